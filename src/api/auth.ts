@@ -1,0 +1,50 @@
+// Bearer-token authentication of the Management API (spec: Authentication, Management API).
+import { FlagwireError } from '../errors.js';
+import { hashSecret, kTokenPrefix } from '../model/ids.js';
+import { isManagementEligible } from '../model/plans.js';
+import type { Org, Project, Token } from '../store/records.js';
+import type { StoreReader } from '../store/store.js';
+
+export interface AuthContext {
+  token: Token;
+  project: Project;
+  org: Org;
+}
+
+const kBearer = new RegExp(`^Bearer\\s+(${kTokenPrefix}_[A-Za-z0-9]{16,128})\\s*$`);
+
+/**
+ * Resolves the token of an `Authorization` header, or throws: 401 for a missing, malformed, unknown,
+ * revoked or expired token, 402 when the token's organisation may not use the API now.
+ */
+export function authenticate(store: StoreReader, header: string, now: number): AuthContext {
+  if (header === '') {
+    throw new FlagwireError('MISSING_TOKEN', 'Send the API token in the header "Authorization: Bearer <token>".');
+  }
+  const match = kBearer.exec(header);
+  if (!match) {
+    throw new FlagwireError('MALFORMED_TOKEN', `The Authorization header must be "Bearer ${kTokenPrefix}_<secret>".`);
+  }
+  const token = store.getTokenByHash(hashSecret(match[1]!));
+  if (!token) throw new FlagwireError('UNKNOWN_TOKEN', 'This token does not exist; create one in the console.');
+  if (token.revokedAt !== null) throw new FlagwireError('TOKEN_REVOKED', 'This token has been revoked; use its replacement or create a new one.');
+  if (token.expiresAt !== 0 && token.expiresAt <= now) {
+    throw new FlagwireError('TOKEN_EXPIRED', 'This token has expired; create a new one in the console.');
+  }
+  const project = store.getProject(token.projectId);
+  const org = project?.orgId ? store.getOrg(project.orgId) : undefined;
+  if (!project || !org) throw new FlagwireError('UNKNOWN_TOKEN', 'This token no longer belongs to a project.');
+  if (!isManagementEligible(org, now)) {
+    throw new FlagwireError(
+      'PLAN_REQUIRED',
+      'The Management API needs the Teams or Enterprise plan (or an active Teams trial) in good standing; this token works again once the organisation is.',
+    );
+  }
+  return { token, project, org };
+}
+
+export function requireWrite(auth: AuthContext): void {
+  if (auth.token.permission !== 'write') {
+    throw new FlagwireError('INSUFFICIENT_PERMISSION', 'This token has read permission; this endpoint needs write permission.');
+  }
+}

@@ -1,0 +1,125 @@
+// Every setting of the service, read from env vars (flags override), validated once, then frozen.
+import { accessSync, constants, mkdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
+import { Type, type Static } from '@sinclair/typebox';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+
+export const Config = Type.Object({
+  port: Type.Integer({ minimum: 0, maximum: 65535 }),
+  host: Type.String({ minLength: 1 }),
+  dataDir: Type.String({ minLength: 1 }),
+  baseUrl: Type.String({ minLength: 1 }),
+  docsUrl: Type.String({ minLength: 1 }),
+  rateLimit: Type.Integer({ minimum: 1 }),
+  authFailLimit: Type.Integer({ minimum: 1 }),
+  evalWorkers: Type.Integer({ minimum: 1, maximum: 64 }),
+  smtpUrl: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
+  logLevel: Type.Union(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'].map((l) => Type.Literal(l))),
+});
+export type Config = Static<typeof Config>;
+
+const kConfigCheck = TypeCompiler.Compile(Config);
+
+/** A setting that cannot be used; the console prints it as one line and exits 2. */
+export class ConfigError extends Error {
+  readonly setting: string;
+  constructor(setting: string, message: string) {
+    super(`invalid ${setting}: ${message}`);
+    this.name = 'ConfigError';
+    this.setting = setting;
+  }
+}
+
+/** Values given on the command line; each overrides its env var. */
+export interface ConfigFlags {
+  port?: string;
+  host?: string;
+  data?: string;
+}
+
+// Each setting: the env var that names it (used in error messages), and its command-line flag if any.
+const kSettings = {
+  port: 'FLAGWIRE_PORT',
+  host: 'FLAGWIRE_HOST',
+  dataDir: 'FLAGWIRE_DATA',
+  baseUrl: 'FLAGWIRE_BASE_URL',
+  docsUrl: 'FLAGWIRE_DOCS_URL',
+  rateLimit: 'FLAGWIRE_RATE_LIMIT',
+  authFailLimit: 'FLAGWIRE_AUTH_FAIL_LIMIT',
+  evalWorkers: 'FLAGWIRE_EVAL_WORKERS',
+  smtpUrl: 'FLAGWIRE_SMTP_URL',
+  logLevel: 'FLAGWIRE_LOG_LEVEL',
+} as const satisfies Record<keyof Config, string>;
+
+function integer(setting: keyof Config, raw: string, min: number, max: number): number {
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(kSettings[setting], `"${raw}" is not a whole number`);
+  const n = Number(raw.trim());
+  if (n < min || n > max) throw new ConfigError(kSettings[setting], `${n} is outside ${min}..${max}`);
+  return n;
+}
+
+/** One eval worker per core left over after the main thread, at least one. */
+export function defaultEvalWorkers(): number {
+  return Math.max(1, Math.min(8, availableParallelism() - 1));
+}
+
+/** Only the data dir setting: what the console needs, without a port or URLs. */
+export function resolveDataDir(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  const dir = resolve(flag ?? env.FLAGWIRE_DATA ?? './data');
+  try {
+    mkdirSync(dir, { recursive: true });
+    accessSync(dir, constants.W_OK | constants.R_OK);
+  } catch (err) {
+    throw new ConfigError(kSettings.dataDir, `data directory ${dir} is not writable (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  return dir;
+}
+
+export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
+  const port = integer('port', flags.port ?? env.FLAGWIRE_PORT ?? '8080', 0, 65535);
+  const host = flags.host ?? env.FLAGWIRE_HOST ?? '127.0.0.1';
+  if (host.trim() === '') throw new ConfigError(kSettings.host, 'must not be empty');
+  const baseUrl = trimSlash(env.FLAGWIRE_BASE_URL ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`);
+  const docsUrl = trimSlash(env.FLAGWIRE_DOCS_URL ?? `${baseUrl}/docs`);
+  for (const [setting, url] of [['baseUrl', baseUrl], ['docsUrl', docsUrl]] as const) {
+    if (!URL.canParse(url)) throw new ConfigError(kSettings[setting], `"${url}" is not an absolute URL`);
+  }
+  const smtpUrl = env.FLAGWIRE_SMTP_URL ?? null;
+  if (smtpUrl !== null && !/^smtps?:\/\//.test(smtpUrl)) {
+    throw new ConfigError(kSettings.smtpUrl, `"${smtpUrl}" must start with smtp:// or smtps://`);
+  }
+  const config: Config = {
+    port,
+    host,
+    dataDir: resolveDataDir(flags.data, env),
+    baseUrl,
+    docsUrl,
+    rateLimit: integer('rateLimit', env.FLAGWIRE_RATE_LIMIT ?? '600', 1, 1_000_000_000),
+    authFailLimit: integer('authFailLimit', env.FLAGWIRE_AUTH_FAIL_LIMIT ?? '20', 1, 1_000_000_000),
+    evalWorkers: integer('evalWorkers', env.FLAGWIRE_EVAL_WORKERS ?? String(defaultEvalWorkers()), 1, 64),
+    smtpUrl,
+    logLevel: (env.FLAGWIRE_LOG_LEVEL ?? 'info') as Config['logLevel'],
+  };
+  const problem = kConfigCheck.Errors(config).First();
+  if (problem) {
+    const key = problem.path.slice(1) as keyof Config;
+    throw new ConfigError(kSettings[key] ?? key, problem.message);
+  }
+  return Object.freeze(config);
+}
+
+/**
+ * The config once the listen port is known: with port 0 (tests) the default base and docs URLs must
+ * name the port actually bound. URLs set explicitly are kept.
+ */
+export function withListenPort(config: Readonly<Config>, port: number, env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
+  if (config.port === port) return config;
+  const baseUrl = trimSlash(env.FLAGWIRE_BASE_URL ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`);
+  const docsUrl = trimSlash(env.FLAGWIRE_DOCS_URL ?? `${baseUrl}/docs`);
+  return Object.freeze({ ...config, port, baseUrl, docsUrl });
+}
+
+function trimSlash(url: string): string {
+  return url.endsWith('/') ? url.slice(0, -1) : url;
+}

@@ -1,0 +1,72 @@
+// Every error Flagwire can report, in one table: HTTP status, the spec's title, and the anchor of the
+// section on the docs page that explains it. Code throws `new FlagwireError(code, detail)`; the API
+// renders `{error, detail, docs}` from it and the console renders `{error, detail}`.
+
+export const kErrors = {
+  INVALID_REQUEST: { status: 400, title: 'Invalid request', anchor: 'invalid-request' },
+  MISSING_TOKEN: { status: 401, title: 'Missing bearer token', anchor: 'missing-bearer-token' },
+  MALFORMED_TOKEN: { status: 401, title: 'Malformed bearer token', anchor: 'malformed-bearer-token' },
+  UNKNOWN_TOKEN: { status: 401, title: 'Invalid token', anchor: 'invalid-token' },
+  TOKEN_REVOKED: { status: 401, title: 'Token revoked', anchor: 'token-revoked' },
+  TOKEN_EXPIRED: { status: 401, title: 'Token expired', anchor: 'token-expired' },
+  PLAN_REQUIRED: { status: 402, title: 'Plan does not include the Management API', anchor: 'plan-required' },
+  INSUFFICIENT_PERMISSION: { status: 403, title: 'Insufficient permission', anchor: 'insufficient-permission' },
+  ENVIRONMENT_NOT_PERMITTED: { status: 403, title: 'Environment not permitted', anchor: 'environment-not-permitted' },
+  FORBIDDEN: { status: 403, title: 'Forbidden', anchor: 'forbidden' },
+  NOT_FOUND: { status: 404, title: 'Not found', anchor: 'not-found' },
+  PAYLOAD_TOO_LARGE: { status: 413, title: 'Request body too large', anchor: 'payload-too-large' },
+  TOO_MANY_AUTH_FAILURES: { status: 429, title: 'Too many failed authentication attempts', anchor: 'too-many-requests' },
+  INTERNAL: { status: 500, title: 'Internal server error', anchor: 'internal-error' },
+  STORE_UNAVAILABLE: { status: 503, title: 'Storage unavailable', anchor: 'storage-unavailable' },
+} as const;
+
+export type ErrorCode = keyof typeof kErrors;
+
+export class FlagwireError extends Error {
+  readonly code: ErrorCode;
+  readonly detail: string;
+
+  constructor(code: ErrorCode, detail: string) {
+    super(`${kErrors[code].title}: ${detail}`);
+    this.name = 'FlagwireError';
+    this.code = code;
+    this.detail = detail;
+  }
+
+  get status(): number {
+    return kErrors[this.code].status;
+  }
+
+  get title(): string {
+    return kErrors[this.code].title;
+  }
+}
+
+/** Plain data form of an error: what crosses a thread boundary (structured clone drops classes). */
+export interface ErrorData {
+  code: ErrorCode;
+  detail: string;
+}
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(kErrors, value);
+}
+
+export function toErrorData(err: unknown): ErrorData {
+  if (err instanceof FlagwireError) return { code: err.code, detail: err.detail };
+  return { code: 'INTERNAL', detail: 'An unexpected error occurred; it has been logged.' };
+}
+
+export function fromErrorData(data: ErrorData): FlagwireError {
+  return new FlagwireError(isErrorCode(data.code) ? data.code : 'INTERNAL', data.detail);
+}
+
+/** `{error, detail, docs}`: the Management API envelope. */
+export function errorEnvelope(err: FlagwireError, docsUrl: string): { error: string; detail: string; docs: string } {
+  return { error: err.title, detail: err.detail, docs: `${docsUrl}#${kErrors[err.code].anchor}` };
+}
+
+/** `{error, detail}`: the console's and the Evaluation API's error body. */
+export function errorBody(err: FlagwireError): { error: string; detail: string } {
+  return { error: err.title, detail: err.detail };
+}

@@ -1,0 +1,14 @@
+// spec: CORS. Preflights are answered without a token, for every path.
+import type { HttpResponse } from 'uWebSockets.js';
+import { kCorsOrigin } from './http.js';
+
+export function answerPreflight(res: HttpResponse): void {
+  res.cork(() => {
+    res.writeStatus('204 No Content');
+    res.writeHeader(kCorsOrigin[0], kCorsOrigin[1]);
+    res.writeHeader('Access-Control-Allow-Methods', 'GET, POST, PATCH, OPTIONS');
+    res.writeHeader('Access-Control-Allow-Headers', 'Content-Type, Authorization');
+    res.writeHeader('Access-Control-Max-Age', '86400');
+    res.endWithoutBody(0);
+  });
+}

@@ -1,0 +1,57 @@
+// Response helpers shared by every route: status lines, CORS headers, JSON bodies, corking.
+import type { HttpResponse, TemplatedApp } from 'uWebSockets.js';
+
+const kStatusText: Record<number, string> = {
+  200: '200 OK', 201: '201 Created', 204: '204 No Content', 400: '400 Bad Request', 401: '401 Unauthorized',
+  402: '402 Payment Required', 403: '403 Forbidden', 404: '404 Not Found', 405: '405 Method Not Allowed',
+  413: '413 Payload Too Large', 429: '429 Too Many Requests', 500: '500 Internal Server Error',
+  503: '503 Service Unavailable',
+};
+
+export function statusLine(status: number): string {
+  return kStatusText[status] ?? `${status} Status`;
+}
+
+/** spec: CORS. Every response allows any origin, without credentials. */
+export const kCorsOrigin = ['Access-Control-Allow-Origin', '*'] as const;
+
+/** A response that may be answered after the handler returned: `aborted` is set by onAborted. */
+export interface PendingResponse extends HttpResponse {
+  aborted?: boolean;
+}
+
+/** Marks the response aborted when the client goes away; anything answering later checks the flag. */
+export function trackAbort(res: PendingResponse): void {
+  res.onAborted(() => {
+    res.aborted = true;
+  });
+}
+
+/**
+ * Writes a whole response. Safe to call outside the handler's synchronous top: it corks, and does
+ * nothing if the client has gone.
+ */
+export function send(
+  res: PendingResponse, status: number, body: string | Uint8Array, contentType = 'application/json',
+  headers?: readonly (readonly [string, string])[], closeConnection = false,
+): void {
+  if (res.aborted) return;
+  res.aborted = true;
+  res.cork(() => {
+    res.writeStatus(statusLine(status));
+    res.writeHeader(kCorsOrigin[0], kCorsOrigin[1]);
+    res.writeHeader('Content-Type', contentType);
+    if (headers) for (const [k, v] of headers) res.writeHeader(k, v);
+    res.end(body, closeConnection);
+  });
+}
+
+export function sendJson(res: PendingResponse, status: number, value: unknown, headers?: readonly (readonly [string, string])[]): void {
+  send(res, status, JSON.stringify(value), 'application/json', headers);
+}
+
+/** A set of routes with resources to release at shutdown (the evaluation pool). */
+export interface RouteGroup {
+  register(app: TemplatedApp): void;
+  close(): Promise<void>;
+}

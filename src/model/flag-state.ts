@@ -1,0 +1,32 @@
+// A flag's state as callers see it: the one place that resolves defaults and cohort inheritance.
+import type { EnvState, Flag, FlagState, GroupFlag } from '../store/records.js';
+
+/** State an environment has until something sets it (spec: "starts disabled at 0% with no cohorts"). */
+export const kDefaultEnvState: Readonly<EnvState> = Object.freeze({
+  enabled: false,
+  trafficPercentage: 0,
+  audienceId: null,
+  cohorts: null,
+});
+
+export interface EffectiveState extends FlagState {
+  cohorts: string[];
+}
+
+export function envEntry(flag: GroupFlag, env: string): EnvState {
+  return flag.environments[env] ?? kDefaultEnvState;
+}
+
+/** The state that applies: a single flag's own, or one environment of a group flag with its effective cohorts. */
+export function effectiveState(flag: Flag, env: string | null): EffectiveState {
+  if (flag.kind === 'flag') {
+    return { ...flag.state, cohorts: flag.cohorts };
+  }
+  const entry = envEntry(flag, env ?? '');
+  return {
+    enabled: entry.enabled,
+    trafficPercentage: entry.trafficPercentage,
+    audienceId: entry.audienceId,
+    cohorts: entry.cohorts ?? flag.cohorts,
+  };
+}

@@ -1,0 +1,112 @@
+// Request schemas of the Management API: the single source for validation, TypeScript types and
+// the OpenAPI document. `x-error` is the text a failed check reports after the field's path.
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+
+export const kLimits = {
+  nameLength: 200,
+  descriptionLength: 2000,
+  tags: 50,
+  tagLength: 64,
+  cohorts: 10_000,
+  cohortLength: 256,
+  environmentNameLength: 64,
+} as const;
+
+const Enabled = Type.Boolean({ 'x-error': 'must be true or false' });
+const TrafficPercentage = Type.Integer({
+  minimum: 0,
+  maximum: 100,
+  'x-error': 'must be a whole number between 0 and 100',
+});
+const Cohorts = Type.Array(
+  Type.String({
+    minLength: 1,
+    maxLength: kLimits.cohortLength,
+    'x-error': `must be a non-empty string of up to ${kLimits.cohortLength} characters`,
+  }),
+  {
+    maxItems: kLimits.cohorts,
+    'x-error': `must be an array of at most ${kLimits.cohorts} strings`,
+  },
+);
+const AudienceId = Type.Union([Type.String({ minLength: 1 }), Type.Null()], {
+  'x-error': 'must be an audience id (string) or null',
+});
+
+/** PATCH /api/v1/flags/{id} body: a merge patch of the four state keys. */
+export const FlagPatch = Type.Object(
+  {
+    enabled: Type.Optional(Enabled),
+    trafficPercentage: Type.Optional(TrafficPercentage),
+    cohorts: Type.Optional(Cohorts),
+    audienceId: Type.Optional(AudienceId),
+  },
+  { additionalProperties: false },
+);
+export type FlagPatch = Static<typeof FlagPatch>;
+export const kPatchKeys = Object.keys(FlagPatch.properties) as (keyof FlagPatch)[];
+
+/** State of one environment in a multi-environment create body. */
+export const EnvironmentState = Type.Object(
+  {
+    enabled: Type.Optional(Enabled),
+    trafficPercentage: Type.Optional(TrafficPercentage),
+    cohorts: Type.Optional(Cohorts),
+    audienceId: Type.Optional(AudienceId),
+  },
+  { additionalProperties: false, 'x-error': 'must be an object with optional enabled, trafficPercentage, cohorts, audienceId' },
+);
+export type EnvironmentState = Static<typeof EnvironmentState>;
+
+const Name = Type.String({
+  minLength: 1,
+  maxLength: kLimits.nameLength,
+  pattern: '\\S',
+  'x-error': `must be a non-blank string of at most ${kLimits.nameLength} characters`,
+});
+const Description = Type.String({
+  maxLength: kLimits.descriptionLength,
+  'x-error': `must be a string of at most ${kLimits.descriptionLength} characters`,
+});
+const Tags = Type.Array(
+  Type.String({
+    minLength: 1,
+    maxLength: kLimits.tagLength,
+    'x-error': `must be a non-empty string of up to ${kLimits.tagLength} characters`,
+  }),
+  {
+    maxItems: kLimits.tags,
+    'x-error': `must be an array of at most ${kLimits.tags} strings`,
+  },
+);
+
+/**
+ * POST /api/v1/flags body. One schema for both project kinds; which of the flat state keys and
+ * `environments` is allowed depends on the project, checked after the schema (see flag-create).
+ */
+export const FlagCreate = Type.Object(
+  {
+    name: Name,
+    description: Type.Optional(Description),
+    tags: Type.Optional(Tags),
+    enabled: Type.Optional(Enabled),
+    trafficPercentage: Type.Optional(TrafficPercentage),
+    cohorts: Type.Optional(Cohorts),
+    audienceId: Type.Optional(AudienceId),
+    environments: Type.Optional(
+      Type.Record(Type.String(), EnvironmentState, {
+        'x-error': 'must be an object keyed by environment name',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type FlagCreate = Static<typeof FlagCreate>;
+
+export const kFlatStateKeys = ['enabled', 'trafficPercentage', 'cohorts', 'audienceId'] as const;
+
+/** The `x-error` text of a schema, if it has one. */
+export function schemaErrorText(schema: TSchema): string | undefined {
+  const text = (schema as { 'x-error'?: unknown })['x-error'];
+  return typeof text === 'string' ? text : undefined;
+}

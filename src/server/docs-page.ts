@@ -1,0 +1,33 @@
+// The page behind `{docs_url}`: one anchor per error, saying what causes it and how to fix it.
+import { kErrors, type ErrorCode } from '../errors.js';
+
+const kExplain: Record<ErrorCode, string> = {
+  INVALID_REQUEST: 'The body or query failed validation. The detail lists every problem with its path; fix them all and resend. An empty PATCH body or {} lists the accepted keys; a flag of a multi-environment project needs ?env=, a single-environment one must not have it.',
+  MISSING_TOKEN: 'No Authorization header was sent. Send "Authorization: Bearer fw_..." with a token created in the console. Tokens are never accepted in the URL.',
+  MALFORMED_TOKEN: 'The Authorization header is not "Bearer fw_<secret>". Check for a missing "Bearer " prefix or a truncated secret.',
+  UNKNOWN_TOKEN: 'No token has this secret. Secrets are shown once at creation; a lost secret needs a new token.',
+  TOKEN_REVOKED: 'The token was revoked (or rotated) in the console. Use its replacement or create a new token.',
+  TOKEN_EXPIRED: 'The token passed its expiry time. Create a new token; the maximum lifetime is 365 days.',
+  PLAN_REQUIRED: 'The organisation is not on Teams or Enterprise (or an active Teams trial), or its subscription lapsed. Every call is refused until it is back in good standing; existing tokens then work again.',
+  INSUFFICIENT_PERMISSION: 'A read token called POST or PATCH. Use a token with write permission.',
+  ENVIRONMENT_NOT_PERMITTED: 'The token is limited to other environments. The detail lists the ones it may use.',
+  FORBIDDEN: 'A create body set state for an environment the token may not change. Leave that environment out or use a token allowed for it.',
+  NOT_FOUND: 'No flag with this id exists in the token\'s project (flags of other projects are never visible), or the path is not a route of the API.',
+  PAYLOAD_TOO_LARGE: 'The request body is over 1 MiB. Send a smaller body.',
+  TOO_MANY_AUTH_FAILURES: 'Too many requests from this address failed authentication (no, malformed or unknown token). Wait a minute before retrying; until then every request from the address is refused.',
+  INTERNAL: 'An unexpected error on the server. It has been logged; retry, and report it if it persists.',
+  STORE_UNAVAILABLE: 'The change could not be written (storage full or read-only, or the server is stopping). Nothing was changed; retry later.',
+};
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+}
+
+export function renderDocsPage(): string {
+  const sections = (Object.keys(kErrors) as ErrorCode[]).map((code) => {
+    const { status, title, anchor } = kErrors[code];
+    return `<section id="${anchor}"><h2>${status} ${escapeHtml(title)}</h2><p>${escapeHtml(kExplain[code])}</p></section>`;
+  });
+  const rateLimit = '<section id="rate-limited"><h2>429 (plain)</h2><p>More than the allowed Management API requests per minute came from this address. Wait for the time in Retry-After (at most a minute) before retrying.</p></section>';
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Flagwire API errors</title></head><body><h1>Flagwire API errors</h1>${sections.join('')}${rateLimit}</body></html>`;
+}

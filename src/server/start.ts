@@ -1,0 +1,95 @@
+// Starts the service: store, writer actor, evaluation pool, HTTP front end; stops it on SIGTERM/SIGINT.
+import * as uWS from 'uWebSockets.js';
+import { Clock } from '../clock.js';
+import { withListenPort, type Config } from '../config.js';
+import { createEvaluation } from '../eval/service.js';
+import { Store } from '../store/store.js';
+import { WriterClient } from '../writer/client.js';
+import { seedDemo, type DemoSeed } from '../writer/demo-seed.js';
+import { createApp } from './app.js';
+import { InFlight } from '../http/in-flight.js';
+import { createLogger } from './logger.js';
+
+export interface RunningServer {
+  port: number;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  demo: boolean;
+  /** Install SIGTERM/SIGINT handlers that stop the server and exit the process. */
+  handleSignals?: boolean;
+}
+
+/** Whole shutdown budget: in-flight requests get most of it, closing the rest. */
+const kShutdownDrainMs = 3500;
+
+export async function startServer(config: Readonly<Config>, options: StartOptions): Promise<RunningServer> {
+  const log = createLogger(config.logLevel);
+  const store = Store.open(config.dataDir);
+  const seed = options.demo ? store.transact((w) => seedDemo(w, {}, Date.now())) : null;
+  const clock = new Clock();
+  const inFlight = new InFlight();
+  const writer = WriterClient.create(config.dataDir, clock, log);
+  const evaluation = await createEvaluation({ config, log, inFlight, clock });
+  const deps = { store, writer, clock, config, log, inFlight, evaluation };
+  const app = createApp(deps);
+
+  const listenSocket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
+    app.listen(config.host, config.port, (socket) => {
+      if (socket) resolve(socket);
+      else reject(new Error(`cannot listen on ${config.host}:${config.port} (address in use or not available)`));
+    });
+  }).catch(async (err: unknown) => {
+    await evaluation.close();
+    await writer.close();
+    await store.close();
+    throw err;
+  });
+  const port = uWS.us_socket_local_port(listenSocket as unknown as uWS.us_socket);
+  deps.config = withListenPort(config, port);
+  log.info({ host: config.host, port, dataDir: config.dataDir }, 'flagwire listening');
+  if (seed) printDemo(seed, `http://${config.host}:${port}`);
+  process.stdout.write(`Flagwire listening on http://${config.host}:${port} (data: ${config.dataDir})\n`);
+
+  let closing: Promise<void> | null = null;
+  const close = () => {
+    closing ??= (async () => {
+      uWS.us_listen_socket_close(listenSocket);
+      await inFlight.drained(kShutdownDrainMs);
+      await evaluation.close();
+      await writer.close();
+      app.close();
+      await store.close();
+      log.info('flagwire stopped');
+    })();
+    return closing;
+  };
+  if (options.handleSignals) {
+    const onSignal = (signal: NodeJS.Signals) => {
+      log.info({ signal }, 'shutting down');
+      close().then(() => process.exit(0), (err: unknown) => {
+        log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      });
+    };
+    process.once('SIGTERM', onSignal);
+    process.once('SIGINT', onSignal);
+  }
+  return { port, close };
+}
+
+function printDemo(seed: DemoSeed | { seeded: false }, base: string): void {
+  if (!seed.seeded) {
+    process.stdout.write('Data directory is not empty: no demo data seeded.\n');
+    return;
+  }
+  const lines = ['Demo data seeded. Token secrets (shown once, keep them):'];
+  for (const t of seed.tokens) lines.push(`  ${t.name.padEnd(20)} ${t.permission.padEnd(5)} ${t.secret}`);
+  const write = seed.tokens.find((t) => t.name === 'demo-write')!;
+  const flag = seed.flags[0]!;
+  lines.push('Try:');
+  lines.push(`  curl -s -H "Authorization: Bearer ${write.secret}" ${base}/api/v1/flags`);
+  lines.push(`  curl -s "${base}/v1/flags/${flag.id}?targetingKey=user-42"`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+}

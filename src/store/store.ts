@@ -1,0 +1,420 @@
+// The LMDB store: the only module that knows database names and key layouts.
+//
+// Layout (one LMDB environment, named sub-databases, msgpack values):
+//   meta             'schemaVersion' -> number, 'commitSeq' -> number (bumped by every write txn),
+//                    'auditSeq' / 'mailSeq' -> last sequence numbers, 'demoSeeded' -> number
+//   orgs             orgId -> Org              users       userId -> User
+//   members          [orgId, userId] -> Role   projects    projectId -> Project
+//   audiences        audienceId -> Audience    flags       flagId -> Flag
+//   tokens           tokenId -> Token          tokenHashes sha256 hex -> tokenId
+//   projectIndex     [projectId, 'a'|'f'|'t', id] -> null  (audiences, flags, tokens of a project)
+//   audit            [projectId, seq] -> AuditEntry        activity  tokenId -> TokenActivity
+//   mail             seq -> MailMessage
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { open, type Database, type RootDatabase } from 'lmdb';
+import type {
+  Audience, AuditEntry, Flag, MailMessage, Membership, Org, Project, Role, Token, TokenActivity, User,
+} from './records.js';
+
+/** Bumped when the layout changes incompatibly; a data dir written by a newer version is refused. */
+export const kSchemaVersion = 1;
+const kFileName = 'flagwire.mdb';
+
+export class StoreOpenError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StoreOpenError';
+  }
+}
+
+export interface AuditPage {
+  limit: number;
+  /** Only entries with a sequence number below this. */
+  before: number | null;
+}
+
+/** Everything the API, the evaluation workers and the console read. */
+export interface StoreReader {
+  commitSeq(): number;
+  schemaVersion(): number;
+  isDemoSeeded(): boolean;
+  isEmpty(): boolean;
+  getOrg(id: string): Org | undefined;
+  listOrgs(): Org[];
+  getUser(id: string): User | undefined;
+  findUserByEmail(email: string): User | undefined;
+  getRole(orgId: string, userId: string): Role | undefined;
+  listMembers(orgId: string): Membership[];
+  getProject(id: string): Project | undefined;
+  listProjects(): Project[];
+  getAudience(id: string): Audience | undefined;
+  listAudiences(projectId: string): Audience[];
+  getFlag(id: string): Flag | undefined;
+  listFlags(projectId: string): Flag[];
+  getToken(id: string): Token | undefined;
+  getTokenByHash(secretHash: string): Token | undefined;
+  listTokens(projectId: string): Token[];
+  listAudit(projectId: string, page: AuditPage): AuditEntry[];
+  getActivity(tokenId: string): TokenActivity | undefined;
+  listMail(): MailMessage[];
+}
+
+/** The write side, only usable inside `Store.transact`. */
+export interface StoreWriter extends StoreReader {
+  putOrg(org: Org): void;
+  putUser(user: User): void;
+  putMember(member: Membership): void;
+  putProject(project: Project): void;
+  putAudience(audience: Audience): void;
+  putFlag(flag: Flag): void;
+  deleteFlag(flag: Flag): void;
+  putToken(token: Token): void;
+  appendAudit(entry: Omit<AuditEntry, 'seq'>): AuditEntry;
+  putActivity(activity: TokenActivity): void;
+  appendMail(message: Omit<MailMessage, 'seq'>): MailMessage;
+  putMail(message: MailMessage): void;
+  markDemoSeeded(at: number): void;
+}
+
+export type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+export interface StoreOptions {
+  readOnly?: boolean;
+}
+
+const kMaxRange = '\uffff';
+
+export class Store implements StoreWriter {
+  readonly path: string;
+  private readonly root: RootDatabase;
+  private readonly meta: Database<unknown, string>;
+  private readonly orgs: Database<Org, string>;
+  private readonly users: Database<User, string>;
+  private readonly members: Database<Role, [string, string]>;
+  private readonly projects: Database<Project, string>;
+  private readonly audiences: Database<Audience, string>;
+  private readonly flags: Database<Flag, string>;
+  private readonly tokens: Database<Token, string>;
+  private readonly tokenHashes: Database<string, string>;
+  private readonly projectIndex: Database<null, [string, string, string]>;
+  private readonly audit: Database<AuditEntry, [string, number]>;
+  private readonly activity: Database<TokenActivity, string>;
+  private readonly mail: Database<MailMessage, number>;
+  private inTxn = false;
+
+  private constructor(dataDir: string, options: StoreOptions) {
+    this.path = join(dataDir, kFileName);
+    refuseForeignFiles(dataDir);
+    try {
+      // overlappingSync off: a committed transactionSync is on disk when it returns, which is what
+      // "answered only after the commit is durable" needs.
+      this.root = open({ path: this.path, maxDbs: 16, overlappingSync: false, readOnly: options.readOnly ?? false });
+    } catch (err) {
+      throw new StoreOpenError(`cannot open the data file ${this.path}: ${(err as Error).message}`);
+    }
+    const db = <V, K extends string | number | (string | number)[]>(name: string) =>
+      this.root.openDB<V, K>({ name }) as unknown as Database<V, K>;
+    this.meta = db('meta');
+    this.orgs = db('orgs');
+    this.users = db('users');
+    this.members = db('members');
+    this.projects = db('projects');
+    this.audiences = db('audiences');
+    this.flags = db('flags');
+    this.tokens = db('tokens');
+    this.tokenHashes = db('tokenHashes');
+    this.projectIndex = db('projectIndex');
+    this.audit = db('audit');
+    this.activity = db('activity');
+    this.mail = db('mail');
+  }
+
+  /** Opens (creating if needed) the store in `dataDir`; refuses a newer or foreign layout. */
+  static open(dataDir: string, options: StoreOptions = {}): Store {
+    const store = new Store(dataDir, options);
+    try {
+      store.checkSchema(options.readOnly ?? false);
+    } catch (err) {
+      void store.root.close();
+      throw err;
+    }
+    return store;
+  }
+
+  private checkSchema(readOnly: boolean): void {
+    const version = this.meta.get('schemaVersion');
+    if (version === undefined) {
+      if (readOnly) return;
+      this.root.transactionSync(() => {
+        if (this.meta.get('schemaVersion') === undefined) this.meta.putSync('schemaVersion', kSchemaVersion);
+      });
+      return;
+    }
+    if (typeof version !== 'number') {
+      throw new StoreOpenError(`${this.path} is not a Flagwire data file (no valid schema version)`);
+    }
+    if (version > kSchemaVersion) {
+      throw new StoreOpenError(
+        `${this.path} was written by a newer Flagwire (schema ${version}; this version reads up to ${kSchemaVersion}); upgrade Flagwire or use another data directory`,
+      );
+    }
+  }
+
+  /**
+   * Runs `fn` in one LMDB write transaction, committed and flushed to disk before this returns.
+   * A thrown error aborts the transaction: nothing of it is written.
+   */
+  transact<T>(fn: (writer: StoreWriter) => T): T {
+    if (this.inTxn) return fn(this);
+    this.inTxn = true;
+    try {
+      return this.root.transactionSync(() => {
+        const result = fn(this);
+        this.meta.putSync('commitSeq', this.commitSeq() + 1);
+        return result;
+      });
+    } finally {
+      this.inTxn = false;
+    }
+  }
+
+  /**
+   * Group commit: runs each function in its own child transaction inside one write transaction, so a
+   * burst of commands shares one flush to disk. A function that throws rolls back only its own writes;
+   * its error is returned in its slot. If the commit itself fails, this throws and nothing is written.
+   */
+  transactEach<T>(fns: readonly ((writer: StoreWriter) => T)[]): Settled<T>[] {
+    return this.transact(() =>
+      fns.map((fn): Settled<T> => {
+        try {
+          return { ok: true, value: this.root.transactionSync(() => fn(this)) };
+        } catch (error) {
+          return { ok: false, error };
+        }
+      }),
+    );
+  }
+
+  /** Drops this thread's read snapshot so the next read sees every committed write. */
+  resetReadTxn(): void {
+    this.root.resetReadTxn();
+  }
+
+  async close(): Promise<void> {
+    await this.root.close();
+  }
+
+  // ---- reads -------------------------------------------------------------------------------
+
+  commitSeq(): number {
+    return (this.meta.get('commitSeq') as number | undefined) ?? 0;
+  }
+
+  schemaVersion(): number {
+    return (this.meta.get('schemaVersion') as number | undefined) ?? kSchemaVersion;
+  }
+
+  isDemoSeeded(): boolean {
+    return this.meta.get('demoSeeded') !== undefined;
+  }
+
+  isEmpty(): boolean {
+    return this.orgs.getKeysCount() === 0 && this.users.getKeysCount() === 0 && this.projects.getKeysCount() === 0;
+  }
+
+  getOrg(id: string): Org | undefined {
+    return this.orgs.get(id);
+  }
+
+  listOrgs(): Org[] {
+    return [...this.orgs.getRange().map(({ value }) => value)];
+  }
+
+  getUser(id: string): User | undefined {
+    return this.users.get(id);
+  }
+
+  findUserByEmail(email: string): User | undefined {
+    const wanted = email.toLowerCase();
+    for (const { value } of this.users.getRange()) if (value.email.toLowerCase() === wanted) return value;
+    return undefined;
+  }
+
+  getRole(orgId: string, userId: string): Role | undefined {
+    return this.members.get([orgId, userId]);
+  }
+
+  listMembers(orgId: string): Membership[] {
+    return [...this.members.getRange({ start: [orgId], end: [orgId, kMaxRange] })].map(({ key, value }) => ({
+      orgId,
+      userId: key[1],
+      role: value,
+    }));
+  }
+
+  getProject(id: string): Project | undefined {
+    return this.projects.get(id);
+  }
+
+  listProjects(): Project[] {
+    return [...this.projects.getRange().map(({ value }) => value)];
+  }
+
+  getAudience(id: string): Audience | undefined {
+    return this.audiences.get(id);
+  }
+
+  listAudiences(projectId: string): Audience[] {
+    return this.indexed(projectId, 'a', this.audiences);
+  }
+
+  getFlag(id: string): Flag | undefined {
+    return this.flags.get(id);
+  }
+
+  /** The project's flags, oldest first. */
+  listFlags(projectId: string): Flag[] {
+    return this.indexed(projectId, 'f', this.flags).sort(byCreation);
+  }
+
+  getToken(id: string): Token | undefined {
+    return this.tokens.get(id);
+  }
+
+  getTokenByHash(secretHash: string): Token | undefined {
+    const id = this.tokenHashes.get(secretHash);
+    return id === undefined ? undefined : this.tokens.get(id);
+  }
+
+  listTokens(projectId: string): Token[] {
+    return this.indexed(projectId, 't', this.tokens).sort(byCreation);
+  }
+
+  /** Newest first. */
+  listAudit(projectId: string, page: AuditPage): AuditEntry[] {
+    const start: [string, number] = [projectId, page.before === null ? Number.MAX_SAFE_INTEGER : page.before - 1];
+    return [
+      ...this.audit.getRange({ start, end: [projectId, -1], reverse: true, limit: page.limit }).map(({ value }) => value),
+    ];
+  }
+
+  getActivity(tokenId: string): TokenActivity | undefined {
+    return this.activity.get(tokenId);
+  }
+
+  listMail(): MailMessage[] {
+    return [...this.mail.getRange().map(({ value }) => value)];
+  }
+
+  private indexed<V>(projectId: string, kind: string, source: Database<V, string>): V[] {
+    const out: V[] = [];
+    for (const key of this.projectIndex.getKeys({ start: [projectId, kind], end: [projectId, kind, kMaxRange] })) {
+      const value = source.get(key[2]);
+      if (value !== undefined) out.push(value);
+    }
+    return out;
+  }
+
+  // ---- writes (inside transact) ------------------------------------------------------------
+
+  private assertTxn(): void {
+    if (!this.inTxn) throw new Error('store writes must run inside Store.transact');
+  }
+
+  putOrg(org: Org): void {
+    this.assertTxn();
+    this.orgs.putSync(org.id, org);
+  }
+
+  putUser(user: User): void {
+    this.assertTxn();
+    this.users.putSync(user.id, user);
+  }
+
+  putMember(member: Membership): void {
+    this.assertTxn();
+    this.members.putSync([member.orgId, member.userId], member.role);
+  }
+
+  putProject(project: Project): void {
+    this.assertTxn();
+    this.projects.putSync(project.id, project);
+  }
+
+  putAudience(audience: Audience): void {
+    this.assertTxn();
+    this.audiences.putSync(audience.id, audience);
+    this.projectIndex.putSync([audience.projectId, 'a', audience.id], null);
+  }
+
+  putFlag(flag: Flag): void {
+    this.assertTxn();
+    this.flags.putSync(flag.id, flag);
+    this.projectIndex.putSync([flag.projectId, 'f', flag.id], null);
+  }
+
+  deleteFlag(flag: Flag): void {
+    this.assertTxn();
+    this.flags.removeSync(flag.id);
+    this.projectIndex.removeSync([flag.projectId, 'f', flag.id]);
+  }
+
+  putToken(token: Token): void {
+    this.assertTxn();
+    this.tokens.putSync(token.id, token);
+    this.tokenHashes.putSync(token.secretHash, token.id);
+    this.projectIndex.putSync([token.projectId, 't', token.id], null);
+  }
+
+  appendAudit(entry: Omit<AuditEntry, 'seq'>): AuditEntry {
+    this.assertTxn();
+    const full: AuditEntry = { seq: this.nextSeq('auditSeq'), ...entry };
+    this.audit.putSync([full.projectId, full.seq], full);
+    return full;
+  }
+
+  putActivity(activity: TokenActivity): void {
+    this.assertTxn();
+    this.activity.putSync(activity.tokenId, activity);
+  }
+
+  appendMail(message: Omit<MailMessage, 'seq'>): MailMessage {
+    this.assertTxn();
+    const full: MailMessage = { seq: this.nextSeq('mailSeq'), ...message };
+    this.mail.putSync(full.seq, full);
+    return full;
+  }
+
+  putMail(message: MailMessage): void {
+    this.assertTxn();
+    this.mail.putSync(message.seq, message);
+  }
+
+  markDemoSeeded(at: number): void {
+    this.assertTxn();
+    this.meta.putSync('demoSeeded', at);
+  }
+
+  private nextSeq(key: 'auditSeq' | 'mailSeq'): number {
+    const next = ((this.meta.get(key) as number | undefined) ?? 0) + 1;
+    this.meta.putSync(key, next);
+    return next;
+  }
+}
+
+function byCreation(a: { createdAt: number; id: string }, b: { createdAt: number; id: string }): number {
+  return a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+/** A data dir holding files that are not ours (or a damaged data file) is refused, never written over. */
+function refuseForeignFiles(dataDir: string): void {
+  if (!existsSync(dataDir)) return;
+  const ours = new Set([kFileName, `${kFileName}-lock`]);
+  const foreign = readdirSync(dataDir).filter((name) => !ours.has(name) && !name.startsWith('.'));
+  if (foreign.length > 0) {
+    throw new StoreOpenError(
+      `data directory ${dataDir} holds files Flagwire did not write (${foreign.slice(0, 3).join(', ')}); use an empty or Flagwire-only directory`,
+    );
+  }
+}

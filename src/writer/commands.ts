@@ -1,0 +1,32 @@
+// Every command the writer applies, by name: the message protocol of the writer actor, and the
+// functions the console runs in its own process. Each takes (store writer, input, now).
+import { seedDemo } from './demo-seed.js';
+import { flagCohorts, flagCreate, flagDelete, flagDescribe, flagPatch, flagRename, flagTags } from './flag-commands.js';
+import { orgAddMember, orgCreate, orgUpdate, userCreate } from './org-commands.js';
+import { audienceCreate, audienceUpdate, envAdd, envRename, projectCreate } from './project-commands.js';
+import { tokenCreate, tokenRevoke, tokenRotate } from './token-commands.js';
+
+export const kCommands = {
+  orgCreate, orgUpdate, userCreate, orgAddMember,
+  projectCreate, envAdd, envRename, audienceCreate, audienceUpdate,
+  flagCreate, flagPatch, flagRename, flagDescribe, flagTags, flagCohorts, flagDelete,
+  tokenCreate, tokenRotate, tokenRevoke,
+  seedDemo,
+} as const;
+
+export type Commands = typeof kCommands;
+export type CommandName = keyof Commands;
+export type CommandInput<N extends CommandName> = Parameters<Commands[N]>[1];
+export type CommandOutput<N extends CommandName> = ReturnType<Commands[N]>;
+
+export function isCommandName(name: unknown): name is CommandName {
+  return typeof name === 'string' && Object.hasOwn(kCommands, name);
+}
+
+/** Runs one command; the caller provides the transaction. */
+export function runCommand<N extends CommandName>(
+  w: Parameters<Commands[N]>[0], name: N, input: CommandInput<N>, now: number,
+): CommandOutput<N> {
+  const fn = kCommands[name] as (w: Parameters<Commands[N]>[0], input: CommandInput<N>, now: number) => CommandOutput<N>;
+  return fn(w, input, now);
+}

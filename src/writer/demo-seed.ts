@@ -1,0 +1,48 @@
+// The demo data set `serve --demo` puts into an empty data dir.
+import type { Flag, Project } from '../store/records.js';
+import type { StoreWriter } from '../store/store.js';
+import { flagCreate, kConsoleActor } from './flag-commands.js';
+import { orgAddMember, orgCreate, userCreate } from './org-commands.js';
+import { audienceCreate, projectCreate } from './project-commands.js';
+import { tokenCreate, type CreatedToken } from './token-commands.js';
+
+export interface DemoSeed {
+  seeded: boolean;
+  orgId: string;
+  projects: Pick<Project, 'id' | 'name' | 'kind' | 'environments'>[];
+  flags: Pick<Flag, 'id' | 'name' | 'projectId'>[];
+  tokens: Pick<CreatedToken, 'id' | 'name' | 'permission' | 'projectId' | 'secret'>[];
+}
+
+/** Seeds only a data dir with nothing in it; otherwise reports `seeded: false` and changes nothing. */
+export function seedDemo(w: StoreWriter, _input: Record<string, never>, now: number): DemoSeed | { seeded: false } {
+  if (!w.isEmpty()) return { seeded: false };
+  const org = orgCreate(w, { name: 'Demo Org', plan: 'teams' }, now);
+  const owner = userCreate(w, { email: 'owner@demo.flagwire.test', name: 'Demo Owner' }, now);
+  orgAddMember(w, { orgId: org.id, userId: owner.id, role: 'owner' });
+  const shop = projectCreate(w, { name: 'Web shop', orgId: org.id, kind: 'single' }, now);
+  const platform = projectCreate(w, { name: 'Platform', orgId: org.id, kind: 'multi', environments: ['staging', 'production'] }, now);
+  const beta = audienceCreate(w, { projectId: shop.id, name: 'Beta testers', rules: [{ attribute: 'plan', values: ['beta'] }] }, now);
+  const create = (projectId: string, body: Parameters<typeof flagCreate>[1]['body']) =>
+    flagCreate(w, { projectId, body, actor: kConsoleActor }, now);
+  const flags = [
+    create(shop.id, { name: 'new-checkout', description: 'The redesigned checkout', enabled: true, trafficPercentage: 50, cohorts: ['alice', 'bob'] }),
+    create(shop.id, { name: 'dark-mode', enabled: true, trafficPercentage: 100, audienceId: beta.id }),
+    create(shop.id, { name: 'holiday-banner', enabled: false }),
+    create(platform.id, {
+      name: 'search-v2',
+      environments: { staging: { enabled: true, trafficPercentage: 100 }, production: { enabled: true, trafficPercentage: 10, cohorts: ['qa-team'] } },
+    }),
+  ];
+  const token = (projectId: string, name: string, permission: 'read' | 'write') =>
+    tokenCreate(w, { projectId, asUserId: owner.id, name, permission }, now);
+  const tokens = [token(shop.id, 'demo-read', 'read'), token(shop.id, 'demo-write', 'write'), token(platform.id, 'demo-platform-write', 'write')];
+  w.markDemoSeeded(now);
+  return {
+    seeded: true,
+    orgId: org.id,
+    projects: [shop, platform].map(({ id, name, kind, environments }) => ({ id, name, kind, environments })),
+    flags: flags.map(({ id, name, projectId }) => ({ id, name, projectId })),
+    tokens: tokens.map(({ id, name, permission, projectId, secret }) => ({ id, name, permission, projectId, secret })),
+  };
+}

@@ -1,0 +1,102 @@
+// Console commands for organisations, users and memberships.
+import { FlagwireError } from '../errors.js';
+import { randomId } from '../model/ids.js';
+import { kPlans, kRoles, type Membership, type Org, type Plan, type Role, type Standing, type User } from '../store/records.js';
+import type { StoreWriter } from '../store/store.js';
+import { requireName } from './checks.js';
+
+export interface OrgCreateInput {
+  name: string;
+  plan?: Plan;
+  trialEndsAt?: number | null;
+}
+
+export function orgCreate(w: StoreWriter, input: OrgCreateInput, now: number): Org {
+  const plan = checkPlan(input.plan ?? 'free');
+  const org: Org = {
+    id: `org_${randomId(12)}`,
+    name: requireName('name', input.name),
+    plan,
+    trialEndsAt: trialEnd(plan, input.trialEndsAt ?? null, now),
+    standing: 'good',
+    createdAt: now,
+  };
+  w.putOrg(org);
+  return org;
+}
+
+export interface OrgUpdateInput {
+  orgId: string;
+  plan?: Plan;
+  trialEndsAt?: number | null;
+  standing?: Standing;
+}
+
+export function orgUpdate(w: StoreWriter, input: OrgUpdateInput, now: number): Org {
+  const org = requireOrg(w, input.orgId);
+  const plan = input.plan === undefined ? org.plan : checkPlan(input.plan);
+  if (input.standing !== undefined && input.standing !== 'good' && input.standing !== 'lapsed') {
+    throw new FlagwireError('INVALID_REQUEST', `standing must be good or lapsed, not "${String(input.standing)}"`);
+  }
+  const trialEndsAt = input.trialEndsAt !== undefined || input.plan !== undefined
+    ? trialEnd(plan, input.trialEndsAt ?? (plan === org.plan ? org.trialEndsAt : null), now)
+    : org.trialEndsAt;
+  const next: Org = { ...org, plan, trialEndsAt, standing: input.standing ?? org.standing };
+  w.putOrg(next);
+  return next;
+}
+
+export interface UserCreateInput {
+  email: string;
+  name?: string;
+}
+
+export function userCreate(w: StoreWriter, input: UserCreateInput, now: number): User {
+  const email = String(input.email ?? '').trim();
+  if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new FlagwireError('INVALID_REQUEST', `"${email}" is not an e-mail address`);
+  if (w.findUserByEmail(email)) throw new FlagwireError('INVALID_REQUEST', `a user with e-mail ${email} already exists`);
+  const user: User = {
+    id: `usr_${randomId(12)}`,
+    email,
+    name: input.name === undefined ? email.split('@')[0]! : requireName('name', input.name),
+    createdAt: now,
+  };
+  w.putUser(user);
+  return user;
+}
+
+export function orgAddMember(w: StoreWriter, input: Membership): Membership {
+  requireOrg(w, input.orgId);
+  if (!w.getUser(input.userId)) throw new FlagwireError('NOT_FOUND', `No user with id "${input.userId}" exists.`);
+  if (!(kRoles as readonly string[]).includes(input.role)) {
+    throw new FlagwireError('INVALID_REQUEST', `role must be one of ${kRoles.join(', ')}`);
+  }
+  const member: Membership = { orgId: input.orgId, userId: input.userId, role: input.role as Role };
+  w.putMember(member);
+  return member;
+}
+
+export function requireOrg(w: StoreWriter, orgId: string): Org {
+  const org = w.getOrg(orgId);
+  if (!org) throw new FlagwireError('NOT_FOUND', `No organisation with id "${orgId}" exists.`);
+  return org;
+}
+
+function checkPlan(plan: string): Plan {
+  if (!(kPlans as readonly string[]).includes(plan)) {
+    throw new FlagwireError('INVALID_REQUEST', `plan must be one of ${kPlans.join(', ')}`);
+  }
+  return plan as Plan;
+}
+
+const kDefaultTrialMs = 14 * 24 * 3600 * 1000;
+
+/** A Teams trial without an end date runs 14 days; other plans have no trial end. */
+function trialEnd(plan: Plan, requested: number | null, now: number): number | null {
+  if (plan !== 'teams-trial') {
+    if (requested !== null) throw new FlagwireError('INVALID_REQUEST', '--trial-ends only applies to the teams-trial plan');
+    return null;
+  }
+  if (requested !== null && !Number.isFinite(requested)) throw new FlagwireError('INVALID_REQUEST', 'trial end is not a valid date');
+  return requested ?? now + kDefaultTrialMs;
+}

@@ -1,0 +1,31 @@
+// Messages between the server's main thread and the writer actor.
+import { FlagwireError, toErrorData, type ErrorData } from '../errors.js';
+
+export interface WriterStart {
+  dataDir: string;
+  /** SharedArrayBuffer of one Int32: seconds added to the clock (tests move time without sleeping). */
+  clock: SharedArrayBuffer;
+}
+
+export interface WriterRequest {
+  id: number;
+  name: string;
+  input: unknown;
+}
+
+export type WriterReply =
+  | { id: number; ok: true; value: unknown }
+  | { id: number; ok: false; error: ErrorData; log?: string };
+
+/** The error half of a reply: a FlagwireError as data; anything else as 500 (or 503 for a failed commit) with its text to log. */
+export function settleError(err: unknown, commitFailed = false): { error: ErrorData; log?: string } {
+  if (err instanceof FlagwireError) return { error: toErrorData(err) };
+  const text = err instanceof Error ? err.stack ?? err.message : String(err);
+  if (commitFailed) {
+    return {
+      error: { code: 'STORE_UNAVAILABLE', detail: 'The change could not be written to storage (disk full or read-only); nothing was changed. Retry later.' },
+      log: text,
+    };
+  }
+  return { error: toErrorData(err), log: text };
+}

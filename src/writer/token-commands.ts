@@ -1,0 +1,142 @@
+// Console commands for API tokens: create, rotate, revoke (spec: Token lifecycle, Authentication).
+import { FlagwireError } from '../errors.js';
+import { hashSecret, kTokenIdLength, newTokenSecret, randomId } from '../model/ids.js';
+import { isManagementEligible } from '../model/plans.js';
+import type { Org, Permission, Project, Token } from '../store/records.js';
+import type { StoreWriter } from '../store/store.js';
+import { cleanList, requireName } from './checks.js';
+import { requireProject } from './project-commands.js';
+
+export const kMaxActiveTokens = 50;
+const kDayMs = 24 * 3600 * 1000;
+export const kExpiryChoices = { never: 0, '30d': 30, '90d': 90, '365d': 365 } as const;
+export type ExpiryChoice = keyof typeof kExpiryChoices;
+
+/** What a caller sees of a token: never the secret or its hash. */
+export interface TokenView {
+  id: string;
+  projectId: string;
+  name: string;
+  permission: Permission;
+  environments: string[];
+  expiresAt: number;
+  createdAt: number;
+  createdBy: string;
+  revokedAt: number | null;
+}
+
+export interface CreatedToken extends TokenView {
+  /** Shown once, at creation. */
+  secret: string;
+}
+
+export function tokenView(token: Token): TokenView {
+  const { secretHash: _hidden, ...view } = token;
+  return view;
+}
+
+export interface TokenCreateInput {
+  projectId: string;
+  asUserId: string;
+  name: string;
+  permission: string;
+  environments?: string[];
+  expires?: string;
+}
+
+export function tokenCreate(w: StoreWriter, input: TokenCreateInput, now: number): CreatedToken {
+  const { project, org } = tokenProject(w, input.projectId, now);
+  const role = w.getRole(org.id, input.asUserId);
+  if (role !== 'editor' && role !== 'admin' && role !== 'owner') {
+    throw new FlagwireError('FORBIDDEN', `Creating a token needs the Editor, Admin or Owner role in organisation ${org.id}; user ${input.asUserId} ${role ? `is ${role}` : 'is not a member'}.`);
+  }
+  if (input.permission !== 'read' && input.permission !== 'write') {
+    throw new FlagwireError('INVALID_REQUEST', 'permission must be read or write');
+  }
+  const expires = input.expires ?? 'never';
+  if (!Object.hasOwn(kExpiryChoices, expires)) {
+    throw new FlagwireError('INVALID_REQUEST', `expiry must be one of never, 30d, 90d, 365d (the maximum lifetime is 365 days), not "${expires}"`);
+  }
+  const environments = cleanList(input.environments ?? []);
+  if (environments.length > 0 && project.kind === 'single') {
+    throw new FlagwireError('INVALID_REQUEST', 'a single-environment project has no environments to limit a token to');
+  }
+  const unknown = environments.filter((e) => !project.environments.includes(e));
+  if (unknown.length > 0) {
+    throw new FlagwireError('INVALID_REQUEST', `unknown environment ${unknown.map((e) => `"${e}"`).join(', ')}; valid environments: ${project.environments.join(', ')}`);
+  }
+  const days = kExpiryChoices[expires as ExpiryChoice];
+  return issueToken(w, {
+    projectId: project.id,
+    name: requireName('name', input.name),
+    permission: input.permission,
+    environments,
+    expiresAt: days === 0 ? 0 : now + days * kDayMs,
+    createdBy: input.asUserId,
+  }, now);
+}
+
+export function tokenRotate(w: StoreWriter, input: { tokenId: string; asUserId: string }, now: number): CreatedToken {
+  const token = requireManageableToken(w, input.tokenId, input.asUserId, 'rotate', now);
+  w.putToken({ ...token, revokedAt: now });
+  return issueToken(w, {
+    projectId: token.projectId,
+    name: token.name,
+    permission: token.permission,
+    environments: token.environments,
+    expiresAt: token.expiresAt,
+    createdBy: token.createdBy,
+  }, now);
+}
+
+export function tokenRevoke(w: StoreWriter, input: { tokenId: string; asUserId: string }, now: number): { id: string; revokedAt: number } {
+  const token = requireManageableToken(w, input.tokenId, input.asUserId, 'revoke', now);
+  w.putToken({ ...token, revokedAt: now });
+  return { id: token.id, revokedAt: now };
+}
+
+type TokenSettings = Pick<Token, 'projectId' | 'name' | 'permission' | 'environments' | 'expiresAt' | 'createdBy'>;
+
+function issueToken(w: StoreWriter, settings: TokenSettings, now: number): CreatedToken {
+  // Expired tokens that were never revoked still hold a slot (spec: Limits).
+  const active = w.listTokens(settings.projectId).filter((t) => t.revokedAt === null).length;
+  if (active >= kMaxActiveTokens) {
+    throw new FlagwireError('INVALID_REQUEST', `This project already has ${kMaxActiveTokens} active tokens (expired tokens that were not revoked count); revoke one first.`);
+  }
+  const secret = newTokenSecret();
+  const token: Token = { id: randomId(kTokenIdLength), ...settings, createdAt: now, revokedAt: null, secretHash: hashSecret(secret) };
+  w.putToken(token);
+  w.appendAudit({
+    at: now, projectId: token.projectId, actor: `user:${settings.createdBy}`, actorName: settings.createdBy, action: 'token.create',
+    flagId: null, env: null, changes: { token: { before: null, after: { id: token.id, name: token.name } } },
+  });
+  return { ...tokenView(token), secret };
+}
+
+/** Tokens belong to organisation projects only, and change only while the organisation may use the API. */
+function tokenProject(w: StoreWriter, projectId: string, now: number): { project: Project; org: Org } {
+  const project = requireProject(w, projectId);
+  if (project.orgId === null) throw new FlagwireError('INVALID_REQUEST', 'A personal project cannot have tokens; tokens belong to organisation projects.');
+  const org = w.getOrg(project.orgId);
+  if (!org) throw new FlagwireError('NOT_FOUND', `No organisation with id "${project.orgId}" exists.`);
+  if (!isManagementEligible(org, now)) {
+    throw new FlagwireError(
+      'PLAN_REQUIRED',
+      `Organisation ${org.id} is not on Teams or Enterprise (or an active Teams trial) in good standing; its tokens are read-only in the console until it is.`,
+    );
+  }
+  return { project, org };
+}
+
+function requireManageableToken(w: StoreWriter, tokenId: string, asUserId: string, verb: 'rotate' | 'revoke', now: number): Token {
+  const token = w.getToken(tokenId);
+  if (!token) throw new FlagwireError('NOT_FOUND', `No token with id "${tokenId}" exists.`);
+  const { org } = tokenProject(w, token.projectId, now);
+  const role = w.getRole(org.id, asUserId);
+  const allowed = role === 'admin' || role === 'owner' || (role !== undefined && token.createdBy === asUserId);
+  if (!allowed) {
+    throw new FlagwireError('FORBIDDEN', `Only the token's creator or an Admin of organisation ${org.id} may ${verb} token ${tokenId}.`);
+  }
+  if (token.revokedAt !== null) throw new FlagwireError('INVALID_REQUEST', `Token ${tokenId} is already revoked.`);
+  return token;
+}
