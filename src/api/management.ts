@@ -152,7 +152,7 @@ function checkEnv(auth: AuthContext, env: string | null, required: boolean): str
 
 function projectFlag(store: StoreReader, auth: AuthContext, flagId: string): Flag {
   const flag = store.getFlag(flagId);
-  if (!flag || flag.projectId !== auth.project.id) throw flagNotFound(flagId);
+  if (!flag || flag.projectId !== auth.project.id) throw flagNotFound();
   return flag;
 }
 

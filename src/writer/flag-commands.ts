@@ -20,14 +20,17 @@ export interface Actor {
 
 export const kConsoleActor: Actor = { id: 'console', name: 'console', environments: [] };
 
-/** The 404 of every flag route: the same text whether the id exists in another project or nowhere. */
-export function flagNotFound(flagId: string): FlagwireError {
-  return new FlagwireError('NOT_FOUND', `No flag with id "${flagId}" exists in this project.`);
+/**
+ * The 404 of every flag route. It does not echo the id, so the body is byte-identical whether the id
+ * exists in another project or nowhere: nothing tells a caller which ids exist elsewhere.
+ */
+export function flagNotFound(): FlagwireError {
+  return new FlagwireError('NOT_FOUND', 'No flag with that id exists in this project.');
 }
 
 export function requireProjectFlag(w: StoreWriter, projectId: string, flagId: string): Flag {
   const flag = w.getFlag(flagId);
-  if (!flag || flag.projectId !== projectId) throw flagNotFound(flagId);
+  if (!flag || flag.projectId !== projectId) throw flagNotFound();
   return flag;
 }
 

@@ -73,7 +73,7 @@ export function tokenCreate(w: StoreWriter, input: TokenCreateInput, now: number
     environments,
     expiresAt: days === 0 ? 0 : now + days * kDayMs,
     createdBy: input.asUserId,
-  }, now);
+  }, now, { userId: input.asUserId, action: 'token.create', replaces: null });
 }
 
 export function tokenRotate(w: StoreWriter, input: { tokenId: string; asUserId: string }, now: number): CreatedToken {
@@ -86,18 +86,34 @@ export function tokenRotate(w: StoreWriter, input: { tokenId: string; asUserId: 
     environments: token.environments,
     expiresAt: token.expiresAt,
     createdBy: token.createdBy,
-  }, now);
+  }, now, { userId: input.asUserId, action: 'token.rotate', replaces: token.id });
 }
 
 export function tokenRevoke(w: StoreWriter, input: { tokenId: string; asUserId: string }, now: number): { id: string; revokedAt: number } {
   const token = requireManageableToken(w, input.tokenId, input.asUserId, 'revoke', now);
   w.putToken({ ...token, revokedAt: now });
+  w.appendAudit({
+    at: now, projectId: token.projectId, ...userActor(w, input.asUserId), action: 'token.revoke', flagId: null, env: null,
+    changes: { token: { before: { id: token.id, name: token.name }, after: null } },
+  });
   return { id: token.id, revokedAt: now };
 }
 
 type TokenSettings = Pick<Token, 'projectId' | 'name' | 'permission' | 'environments' | 'expiresAt' | 'createdBy'>;
 
-function issueToken(w: StoreWriter, settings: TokenSettings, now: number): CreatedToken {
+/** Who acted (audited as `user:<id>` with the user's name, which is not always the token's creator: an Admin may rotate). */
+interface TokenAudit {
+  userId: string;
+  action: 'token.create' | 'token.rotate';
+  /** The token a rotation revoked. */
+  replaces: string | null;
+}
+
+function userActor(w: StoreWriter, userId: string): { actor: string; actorName: string } {
+  return { actor: `user:${userId}`, actorName: w.getUser(userId)?.name ?? userId };
+}
+
+function issueToken(w: StoreWriter, settings: TokenSettings, now: number, audit: TokenAudit): CreatedToken {
   // Expired tokens that were never revoked still hold a slot (spec: Limits).
   const active = w.listTokens(settings.projectId).filter((t) => t.revokedAt === null).length;
   if (active >= kMaxActiveTokens) {
@@ -107,8 +123,8 @@ function issueToken(w: StoreWriter, settings: TokenSettings, now: number): Creat
   const token: Token = { id: randomId(kTokenIdLength), ...settings, createdAt: now, revokedAt: null, secretHash: hashSecret(secret) };
   w.putToken(token);
   w.appendAudit({
-    at: now, projectId: token.projectId, actor: `user:${settings.createdBy}`, actorName: settings.createdBy, action: 'token.create',
-    flagId: null, env: null, changes: { token: { before: null, after: { id: token.id, name: token.name } } },
+    at: now, projectId: token.projectId, ...userActor(w, audit.userId), action: audit.action, flagId: null, env: null,
+    changes: { token: { before: audit.replaces === null ? null : { id: audit.replaces, name: token.name }, after: { id: token.id, name: token.name } } },
   });
   return { ...tokenView(token), secret };
 }

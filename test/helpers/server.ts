@@ -1,0 +1,71 @@
+// Starts the real server (the `flagwire serve` console command) on a free port with its own data dir.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const kCli = fileURLToPath(new URL('../../src/console/cli.js', import.meta.url));
+
+export interface TestServer {
+  baseUrl: string;
+  port: number;
+  dataDir: string;
+  proc: ChildProcess;
+  /** Everything the server printed on stdout so far. */
+  output(): string;
+  /** SIGTERM, then the exit code (null if killed by a signal). */
+  stop(): Promise<number | null>;
+}
+
+export interface TestServerOptions {
+  env?: Record<string, string>;
+  demo?: boolean;
+  dataDir?: string;
+}
+
+export function tempDataDir(): string {
+  return mkdtempSync(join(tmpdir(), 'flagwire-test-'));
+}
+
+export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
+  const dataDir = opts.dataDir ?? tempDataDir();
+  const args = [kCli, 'serve', '--port', '0', '--host', '127.0.0.1', '--data', dataDir];
+  if (opts.demo) args.push('--demo');
+  const proc = spawn(process.execPath, args, {
+    env: { ...process.env, FLAGWIRE_LOG_LEVEL: 'warn', FLAGWIRE_EVAL_WORKERS: '1', ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  proc.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+  proc.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start in 15 s\n${stdout}\n${stderr}`)), 15_000);
+    const onData = () => {
+      const m = /Flagwire listening on http:\/\/[^:]+:(\d+)/.exec(stdout);
+      if (m) {
+        clearTimeout(timer);
+        proc.stdout!.off('data', onData);
+        resolve(Number(m[1]));
+      }
+    };
+    proc.stdout!.on('data', onData);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code} before listening\n${stdout}\n${stderr}`));
+    });
+  });
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    port,
+    dataDir,
+    proc,
+    output: () => stdout,
+    async stop() {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
+      return exited;
+    },
+  };
+}

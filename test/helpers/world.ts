@@ -1,0 +1,97 @@
+// A data set for black-box tests: organisations, projects, flags, audiences and tokens of every kind,
+// written straight into the data dir with the writer's own command functions.
+import { Store } from '../../src/store/store.js';
+import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../../src/writer/commands.js';
+import { kConsoleActor } from '../../src/writer/flag-commands.js';
+
+export interface World {
+  store: Store;
+  run<N extends CommandName>(name: N, input: CommandInput<N>, now?: number): CommandOutput<N>;
+  /** Every record a request could change, read fresh: compare before and after a refused request. */
+  snapshot(): string;
+  ids: {
+    orgA: string; orgB: string; orgFree: string;
+    owner: string; admin: string; editor: string; viewer: string; ownerB: string;
+    single: string; multi: string; singleB: string; free: string;
+    audience: string; multiAudience: string; audienceB: string;
+    flag: string; flag2: string; groupFlag: string; flagB: string; flagFree: string;
+  };
+  secrets: {
+    read: string; write: string; multiWrite: string; multiRead: string; stagingWrite: string;
+    writeB: string; free: string;
+  };
+  tokenIds: Record<string, string>;
+}
+
+export function buildWorld(dataDir: string): World {
+  const store = Store.open(dataDir);
+  const run = <N extends CommandName>(name: N, input: CommandInput<N>, now = Date.now()) =>
+    store.transact((w) => runCommand(w, name, input, now));
+  const orgA = run('orgCreate', { name: 'Org A', plan: 'teams' }).id;
+  const orgB = run('orgCreate', { name: 'Org B', plan: 'enterprise' }).id;
+  const orgFree = run('orgCreate', { name: 'Org Free', plan: 'teams' }).id;
+  const user = (email: string) => run('userCreate', { email }).id;
+  const owner = user('owner@a.test');
+  const admin = user('admin@a.test');
+  const editor = user('editor@a.test');
+  const viewer = user('viewer@a.test');
+  const ownerB = user('owner@b.test');
+  run('orgAddMember', { orgId: orgA, userId: owner, role: 'owner' });
+  run('orgAddMember', { orgId: orgA, userId: admin, role: 'admin' });
+  run('orgAddMember', { orgId: orgA, userId: editor, role: 'editor' });
+  run('orgAddMember', { orgId: orgA, userId: viewer, role: 'viewer' });
+  run('orgAddMember', { orgId: orgB, userId: ownerB, role: 'owner' });
+  run('orgAddMember', { orgId: orgFree, userId: ownerB, role: 'owner' });
+  const single = run('projectCreate', { name: 'Shop', orgId: orgA, kind: 'single' }).id;
+  const multi = run('projectCreate', { name: 'Platform', orgId: orgA, kind: 'multi', environments: ['staging', 'production'] }).id;
+  const singleB = run('projectCreate', { name: 'B shop', orgId: orgB, kind: 'single' }).id;
+  const free = run('projectCreate', { name: 'Free shop', orgId: orgFree, kind: 'single' }).id;
+  const rules = [{ attribute: 'plan', values: ['beta'] }];
+  const audience = run('audienceCreate', { projectId: single, name: 'Beta', rules }).id;
+  const multiAudience = run('audienceCreate', { projectId: multi, name: 'Beta', rules }).id;
+  const audienceB = run('audienceCreate', { projectId: singleB, name: 'Beta', rules }).id;
+  const create = (projectId: string, body: CommandInput<'flagCreate'>['body']) =>
+    run('flagCreate', { projectId, body, actor: kConsoleActor });
+  const flag = create(single, { name: 'checkout', enabled: true, trafficPercentage: 50, cohorts: ['alice'] }).id;
+  const flag2 = create(single, { name: 'banner' }).id;
+  const groupFlag = create(multi, {
+    name: 'search',
+    environments: { staging: { enabled: true, trafficPercentage: 100 }, production: { cohorts: ['qa'] } },
+  }).id;
+  run('flagCohorts', { flagId: groupFlag, cohorts: ['wide-1', 'wide-2'] });
+  const flagB = create(singleB, { name: 'checkout', enabled: true }).id;
+  const flagFree = create(free, { name: 'checkout' }).id;
+  const token = (projectId: string, asUserId: string, name: string, permission: 'read' | 'write', environments?: string[]) =>
+    run('tokenCreate', { projectId, asUserId, name, permission, environments });
+  const made = {
+    read: token(single, editor, 'ci-read', 'read'),
+    write: token(single, editor, 'ci-write', 'write'),
+    multiWrite: token(multi, owner, 'platform-write', 'write'),
+    multiRead: token(multi, owner, 'platform-read', 'read'),
+    stagingWrite: token(multi, owner, 'staging-only', 'write', ['staging']),
+    writeB: token(singleB, ownerB, 'b-write', 'write'),
+    free: token(free, ownerB, 'free-write', 'write'),
+  };
+  // Org Free drops below Teams after its token was made: the token exists but the API refuses it (402).
+  run('orgUpdate', { orgId: orgFree, plan: 'free' });
+  const secrets = Object.fromEntries(Object.entries(made).map(([k, v]) => [k, v.secret])) as World['secrets'];
+  const tokenIds = Object.fromEntries(Object.entries(made).map(([k, v]) => [k, v.id]));
+  const snapshot = () => {
+    store.resetReadTxn();
+    const projects = store.listProjects();
+    return JSON.stringify({
+      orgs: store.listOrgs(),
+      projects,
+      flags: projects.map((p) => store.listFlags(p.id)),
+      audit: projects.map((p) => store.listAudit(p.id, { limit: 1000, before: null })),
+      tokens: projects.map((p) => store.listTokens(p.id)),
+    });
+  };
+  return {
+    store, run, snapshot, secrets, tokenIds,
+    ids: {
+      orgA, orgB, orgFree, owner, admin, editor, viewer, ownerB, single, multi, singleB, free,
+      audience, multiAudience, audienceB, flag, flag2, groupFlag, flagB, flagFree,
+    },
+  };
+}
