@@ -14,10 +14,10 @@ export interface AuthContext {
 const kBearer = new RegExp(`^Bearer\\s+(${kTokenPrefix}_[A-Za-z0-9]{16,128})\\s*$`);
 
 /**
- * Resolves the token of an `Authorization` header, or throws: 401 for a missing, malformed, unknown,
- * revoked or expired token, 402 when the token's organisation may not use the API now.
+ * The token an `Authorization` header names, or a 401 for a missing, malformed or unknown token:
+ * the failures that count toward the per-IP lockout.
  */
-export function authenticate(store: StoreReader, header: string, now: number): AuthContext {
+export function identifyToken(store: StoreReader, header: string): Token {
   if (header === '') {
     throw new FlagwireError('MISSING_TOKEN', 'Send the API token in the header "Authorization: Bearer <token>".');
   }
@@ -27,6 +27,11 @@ export function authenticate(store: StoreReader, header: string, now: number): A
   }
   const token = store.getTokenByHash(hashSecret(match[1]!));
   if (!token) throw new FlagwireError('UNKNOWN_TOKEN', 'This token does not exist; create one in the console.');
+  return token;
+}
+
+/** A real token may still be refused: 401 when revoked or expired, 402 when its organisation may not use the API now. */
+export function authorizeToken(store: StoreReader, token: Token, now: number): AuthContext {
   if (token.revokedAt !== null) throw new FlagwireError('TOKEN_REVOKED', 'This token has been revoked; use its replacement or create a new one.');
   if (token.expiresAt !== 0 && token.expiresAt <= now) {
     throw new FlagwireError('TOKEN_EXPIRED', 'This token has expired; create a new one in the console.');

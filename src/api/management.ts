@@ -7,14 +7,18 @@ import { errorEnvelope, FlagwireError } from '../errors.js';
 import { environmentNotPermitted, isEnvironmentAllowed, resolveEnvParam } from '../model/environments.js';
 import { FlagCreate, FlagPatch } from '../model/schemas.js';
 import { compileValidator } from '../model/validation.js';
-import type { Flag } from '../store/records.js';
+import type { Flag, Token } from '../store/records.js';
 import type { StoreReader } from '../store/store.js';
 import { readBody, kMaxBodyBytes } from '../http/body.js';
 import { send, sendJson, trackAbort, type PendingResponse } from '../http/http.js';
 import type { InFlight } from '../http/in-flight.js';
+import { answerPreflight } from '../http/cors.js';
+import type { RateLimiter } from '../http/rate-limit.js';
 import { flagNotFound } from '../writer/flag-commands.js';
 import type { WriterClient } from '../writer/client.js';
-import { authenticate, requireWrite, type AuthContext } from './auth.js';
+import type { ActivityRecorder } from './activity.js';
+import { authorizeToken, identifyToken, requireWrite, type AuthContext } from './auth.js';
+import type { AuthFailures } from './auth-failures.js';
 import { representFlag, flatFlag, tokenDescription } from './representation.js';
 import { parseJsonObject, type BodyKind } from './request-body.js';
 
@@ -26,6 +30,9 @@ export interface ManagementDeps {
   config: Readonly<Config>;
   log: Logger;
   inFlight: InFlight;
+  rateLimiter: RateLimiter;
+  authFailures: AuthFailures;
+  activity: ActivityRecorder;
 }
 
 /** What a handler gets: everything read off the request before the handler may go async. */
@@ -45,19 +52,45 @@ const kCreateValidator = compileValidator(FlagCreate, { quoteKeys: false });
 // Query parameters that would carry a secret in a URL: refused so the secret is never used from there.
 const kUrlTokenParams = ['token', 'access_token', 'api_key', 'apikey', 'authorization'];
 
+/** Denials that are recorded on the token and e-mailed (spec: Events): a real token refused. */
+const kDenialCodes: ReadonlySet<string> = new Set([
+  'TOKEN_REVOKED', 'TOKEN_EXPIRED', 'INSUFFICIENT_PERMISSION', 'ENVIRONMENT_NOT_PERMITTED', 'FORBIDDEN',
+]);
+const kRateLimited = Buffer.from('Too Many Requests: the Management API allows a limited number of requests per minute per address; wait a minute before retrying.\n');
+const kRateLimitHeaders = [['Retry-After', '60']] as const;
+
 export function registerManagementRoutes(app: TemplatedApp, deps: ManagementDeps): void {
-  const fail = (res: PendingResponse, err: unknown, closeConnection = false) => {
+  const { rateLimiter, authFailures, activity } = deps;
+
+  /** Answers with `err` in the envelope; `token` (when known) gets the request on its activity. */
+  const fail = (res: PendingResponse, request: ApiRequest, token: Token | null, err: unknown, closeConnection = false) => {
     let error: FlagwireError;
     if (err instanceof FlagwireError) {
       error = err;
     } else {
-      deps.log.error({ err }, 'unexpected error in the Management API');
+      deps.log.error({ err, method: request.method, path: request.path }, 'unexpected error in the Management API');
       error = new FlagwireError('INTERNAL', 'An unexpected error occurred; it has been logged. Retry, and report it if it persists.');
+    }
+    if (token !== null) {
+      const now = deps.clock.now();
+      activity.used(token.id, request.method, request.path, error.status, now);
+      if (kDenialCodes.has(error.code)) activity.denied(token.id, `${error.title}: ${error.detail}`, request.method, request.path, now);
     }
     send(res, error.status, JSON.stringify(errorEnvelope(error, deps.config.docsUrl)), 'application/json', undefined, closeConnection);
   };
+  const succeed = (res: PendingResponse, request: ApiRequest, token: Token, status: number, value: unknown) => {
+    activity.used(token.id, request.method, request.path, status, deps.clock.now());
+    sendJson(res, status, value);
+  };
 
   app.any('/api/v1/*', (res: HttpResponse, req: HttpRequest) => {
+    const now = deps.clock.now();
+    const ip = Buffer.from(res.getRemoteAddressAsText()).toString();
+    // spec: Limits. The rate limit runs before anything else of the request, auth and body included.
+    if (req.getMethod() !== 'options' && !rateLimiter.take(ip, now)) {
+      send(res, 429, kRateLimited, 'text/plain; charset=utf-8', kRateLimitHeaders);
+      return;
+    }
     const request: ApiRequest = {
       method: req.getMethod().toUpperCase(),
       path: req.getUrl(),
@@ -66,42 +99,52 @@ export function registerManagementRoutes(app: TemplatedApp, deps: ManagementDeps
       contentType: req.getHeader('content-type'),
       flagId: null,
     };
+    if (request.method === 'OPTIONS') {
+      answerPreflight(res);
+      return;
+    }
     const contentLength = req.getHeader('content-length');
+    let token: Token | null = null;
     try {
+      authFailures.check(ip, now);
       const route = matchRoute(request);
-      if (request.method === 'OPTIONS') return; // answered by the CORS preflight route
       for (const name of kUrlTokenParams) {
         if (request.query.has(name)) {
           throw new FlagwireError('INVALID_REQUEST', `Tokens are never accepted in the URL: remove "${name}" from the query and send "Authorization: Bearer <token>".`);
         }
       }
       deps.store.resetReadTxn();
-      const auth = authenticate(deps.store, request.authorization, deps.clock.now());
+      try {
+        token = identifyToken(deps.store, request.authorization);
+      } catch (err) {
+        authFailures.record(ip, now);
+        throw err;
+      }
+      const auth = authorizeToken(deps.store, token, now);
       if (request.method === 'GET') {
-        sendJson(res, 200, read(route, request, auth, deps));
+        succeed(res, request, token, 200, read(route, request, auth, deps));
         return;
       }
       requireWrite(auth);
-      if (route === 'flag') {
-        // 404 and env problems before reading a body for a flag that cannot be patched.
-        patchTarget(request, auth, deps.store);
-      }
+      // 404 and env problems before reading a body for a flag that cannot be patched.
+      if (route === 'flag') patchTarget(request, auth, deps.store);
       if (Number(contentLength) > kMaxBodyBytes) throw tooLarge();
       trackAbort(res);
       const done = deps.inFlight.start();
+      const known = token;
       readBody(res, kMaxBodyBytes, (body) => {
         if (!body.ok) {
-          fail(res, tooLarge(), true);
+          fail(res, request, known, tooLarge(), true);
           done();
           return;
         }
         write(route, request, auth, body.body, deps).then(
-          ({ status, value }) => sendJson(res, status, value),
-          (err: unknown) => fail(res, err),
+          ({ status, value }) => succeed(res, request, known, status, value),
+          (err: unknown) => fail(res, request, known, err),
         ).finally(done);
       });
     } catch (err) {
-      fail(res, err, err instanceof FlagwireError && err.code === 'PAYLOAD_TOO_LARGE');
+      fail(res, request, token, err, err instanceof FlagwireError && err.code === 'PAYLOAD_TOO_LARGE');
     }
   });
 }
@@ -131,7 +174,7 @@ function matchRoute(request: ApiRequest): Route {
     }
   }
   if (route === null) throw new FlagwireError('NOT_FOUND', `There is no ${path} in the Management API; see the docs for its routes.`);
-  if (method !== 'OPTIONS' && !methods.includes(method)) {
+  if (!methods.includes(method)) {
     throw new FlagwireError('NOT_FOUND', `${method} is not a route of ${path}; it accepts ${methods.join(', ')}.`);
   }
   return route;

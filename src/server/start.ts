@@ -6,7 +6,11 @@ import { createEvaluation } from '../eval/service.js';
 import { Store } from '../store/store.js';
 import { WriterClient } from '../writer/client.js';
 import { seedDemo, type DemoSeed } from '../writer/demo-seed.js';
+import { ActivityRecorder } from '../api/activity.js';
+import { AuthFailures } from '../api/auth-failures.js';
+import { RateLimiter } from '../http/rate-limit.js';
 import { createApp } from './app.js';
+import { registerTestHooks } from './test-hooks.js';
 import { InFlight } from '../http/in-flight.js';
 import { createLogger } from './logger.js';
 
@@ -32,8 +36,15 @@ export async function startServer(config: Readonly<Config>, options: StartOption
   const inFlight = new InFlight();
   const writer = WriterClient.create(config.dataDir, clock, log);
   const evaluation = await createEvaluation({ config, log, inFlight, clock });
-  const deps = { store, writer, clock, config, log, inFlight, evaluation };
+  const activity = new ActivityRecorder(writer, log);
+  activity.start();
+  const deps = {
+    store, writer, clock, config, log, inFlight, evaluation, activity,
+    rateLimiter: new RateLimiter({ limit: config.rateLimit }),
+    authFailures: new AuthFailures(config.authFailLimit),
+  };
   const app = createApp(deps);
+  if (process.env.FLAGWIRE_TEST_HOOKS === '1') registerTestHooks(app, { clock, activity });
 
   const listenSocket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
     app.listen(config.host, config.port, (socket) => {
@@ -42,6 +53,7 @@ export async function startServer(config: Readonly<Config>, options: StartOption
     });
   }).catch(async (err: unknown) => {
     await evaluation.close();
+    await activity.stop();
     await writer.close();
     await store.close();
     throw err;
@@ -58,6 +70,7 @@ export async function startServer(config: Readonly<Config>, options: StartOption
       uWS.us_listen_socket_close(listenSocket);
       await inFlight.drained(kShutdownDrainMs);
       await evaluation.close();
+      await activity.stop();
       await writer.close();
       app.close();
       await store.close();

@@ -1,5 +1,6 @@
 // Every command the writer applies, by name: the message protocol of the writer actor, and the
 // functions the console runs in its own process. Each takes (store writer, input, now).
+import { recordActivity } from './activity-commands.js';
 import { seedDemo } from './demo-seed.js';
 import { flagCohorts, flagCreate, flagDelete, flagDescribe, flagPatch, flagRename, flagTags } from './flag-commands.js';
 import { orgAddMember, orgCreate, orgUpdate, userCreate } from './org-commands.js';
@@ -11,6 +12,7 @@ export const kCommands = {
   projectCreate, envAdd, envRename, audienceCreate, audienceUpdate,
   flagCreate, flagPatch, flagRename, flagDescribe, flagTags, flagCohorts, flagDelete,
   tokenCreate, tokenRotate, tokenRevoke,
+  recordActivity,
   seedDemo,
 } as const;
 

@@ -1,0 +1,65 @@
+// Token activity, denial records and denial e-mail (spec: Authentication 11, Events).
+import type { MailMessage, TokenActivity, TokenDenialRecord, TokenRequestRecord } from '../store/records.js';
+import type { StoreWriter } from '../store/store.js';
+
+/** How many requests and denials each token keeps. */
+export const kActivityKept = 50;
+export const kDenialMailIntervalMs = 24 * 3600 * 1000;
+
+export interface ActivityBatch {
+  tokenId: string;
+  lastUsedAt: number | null;
+  recent: TokenRequestRecord[];
+  denials: TokenDenialRecord[];
+}
+
+/** Merges what the server aggregated since its last flush; queues a denial e-mail at most once per token per 24 h. */
+export function recordActivity(w: StoreWriter, input: { batches: ActivityBatch[] }, now: number): { mailed: number } {
+  let mailed = 0;
+  for (const batch of input.batches) {
+    const token = w.getToken(batch.tokenId);
+    if (!token) continue;
+    const stored: TokenActivity = w.getActivity(token.id)
+      ?? { tokenId: token.id, lastUsedAt: null, recent: [], denials: [], lastDenialMailAt: null };
+    const next: TokenActivity = {
+      ...stored,
+      lastUsedAt: Math.max(stored.lastUsedAt ?? 0, batch.lastUsedAt ?? 0) || null,
+      recent: [...batch.recent.slice().reverse(), ...stored.recent].slice(0, kActivityKept),
+      denials: [...batch.denials.slice().reverse(), ...stored.denials].slice(0, kActivityKept),
+    };
+    const latest = batch.denials[batch.denials.length - 1];
+    if (latest && (stored.lastDenialMailAt === null || now - stored.lastDenialMailAt >= kDenialMailIntervalMs)) {
+      next.lastDenialMailAt = now;
+      mailed += queueDenialMail(w, token.id, latest, now);
+    }
+    w.putActivity(next);
+  }
+  return { mailed };
+}
+
+function queueDenialMail(w: StoreWriter, tokenId: string, denial: TokenDenialRecord, now: number): number {
+  const token = w.getToken(tokenId)!;
+  const project = w.getProject(token.projectId);
+  if (!project || project.orgId === null) return 0;
+  const recipients = new Set<string>();
+  const creator = w.getUser(token.createdBy);
+  if (creator) recipients.add(creator.email);
+  for (const member of w.listMembers(project.orgId)) {
+    if (member.role !== 'owner') continue;
+    const owner = w.getUser(member.userId);
+    if (owner) recipients.add(owner.email);
+  }
+  const text = [
+    `A request with the API token "${token.name}" (${token.id}) of project "${project.name}" was refused.`,
+    `Reason: ${denial.reason}`,
+    `Request: ${denial.method} ${denial.path} at ${new Date(denial.at).toISOString()}`,
+    'The token\'s console page lists recent denials. Further denials of this token are not e-mailed for 24 hours.',
+  ].join('\n');
+  for (const to of recipients) {
+    const message: Omit<MailMessage, 'seq'> = {
+      at: now, to, subject: `Flagwire: API token "${token.name}" was refused`, text, sentAt: null, attempts: 0,
+    };
+    w.appendMail(message);
+  }
+  return recipients.size;
+}
