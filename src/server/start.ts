@@ -9,6 +9,7 @@ import { seedDemo, type DemoSeed } from '../writer/demo-seed.js';
 import { ActivityRecorder } from '../api/activity.js';
 import { AuthFailures } from '../api/auth-failures.js';
 import { RateLimiter } from '../http/rate-limit.js';
+import { Mailer } from '../mail/mailer.js';
 import { createApp } from './app.js';
 import { registerTestHooks } from './test-hooks.js';
 import { InFlight } from '../http/in-flight.js';
@@ -43,6 +44,8 @@ export async function startServer(config: Readonly<Config>, options: StartOption
     rateLimiter: new RateLimiter({ limit: config.rateLimit }),
     authFailures: new AuthFailures(config.authFailLimit),
   };
+  const mailer = config.smtpUrl === null ? null : new Mailer(config.smtpUrl, store, writer, clock, log);
+  mailer?.start();
   const app = createApp(deps);
   if (process.env.FLAGWIRE_TEST_HOOKS === '1') registerTestHooks(app, { clock, activity });
 
@@ -71,6 +74,7 @@ export async function startServer(config: Readonly<Config>, options: StartOption
       await inFlight.drained(kShutdownDrainMs);
       await evaluation.close();
       await activity.stop();
+      await mailer?.stop();
       await writer.close();
       app.close();
       await store.close();

@@ -155,5 +155,10 @@ export interface MailMessage {
   subject: string;
   text: string;
   sentAt: number | null;
+  /** Delivery attempts over SMTP so far, the next one's earliest time, and the last failure. */
   attempts: number;
+  nextAttemptAt: number;
+  lastError: string | null;
+  /** Set when delivery was given up after too many attempts. */
+  failedAt: number | null;
 }

@@ -2,6 +2,7 @@
 // functions the console runs in its own process. Each takes (store writer, input, now).
 import { recordActivity } from './activity-commands.js';
 import { seedDemo } from './demo-seed.js';
+import { mailResult } from './mail-commands.js';
 import { flagCohorts, flagCreate, flagDelete, flagDescribe, flagPatch, flagRename, flagTags } from './flag-commands.js';
 import { orgAddMember, orgCreate, orgUpdate, userCreate } from './org-commands.js';
 import { audienceCreate, audienceUpdate, envAdd, envRename, projectCreate } from './project-commands.js';
@@ -12,7 +13,7 @@ export const kCommands = {
   projectCreate, envAdd, envRename, audienceCreate, audienceUpdate,
   flagCreate, flagPatch, flagRename, flagDescribe, flagTags, flagCohorts, flagDelete,
   tokenCreate, tokenRotate, tokenRevoke,
-  recordActivity,
+  recordActivity, mailResult,
   seedDemo,
 } as const;
 
