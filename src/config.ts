@@ -99,7 +99,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     authFailLimit: integer('authFailLimit', env.FLAGWIRE_AUTH_FAIL_LIMIT ?? '20', 1, 1_000_000_000),
     evalWorkers: integer('evalWorkers', env.FLAGWIRE_EVAL_WORKERS ?? String(defaultEvalWorkers()), 1, 64),
     smtpUrl,
-    logLevel: (env.FLAGWIRE_LOG_LEVEL ?? 'info') as Config['logLevel'],
+    logLevel: logLevel(env.FLAGWIRE_LOG_LEVEL ?? 'info'),
   };
   const problem = kConfigCheck.Errors(config).First();
   if (problem) {
@@ -118,6 +118,13 @@ export function withListenPort(config: Readonly<Config>, port: number, env: Node
   const baseUrl = trimSlash(env.FLAGWIRE_BASE_URL ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`);
   const docsUrl = trimSlash(env.FLAGWIRE_DOCS_URL ?? `${baseUrl}/docs`);
   return Object.freeze({ ...config, port, baseUrl, docsUrl });
+}
+
+const kLogLevels = Config.properties.logLevel.anyOf.map((l) => l.const as string);
+
+function logLevel(raw: string): Config['logLevel'] {
+  if (!kLogLevels.includes(raw)) throw new ConfigError(kSettings.logLevel, `"${raw}" is not one of ${kLogLevels.join(', ')}`);
+  return raw as Config['logLevel'];
 }
 
 function trimSlash(url: string): string {

@@ -1,0 +1,79 @@
+// The server process: /health, demo seed, docs page, unknown routes, config errors, clean SIGTERM.
+import t from 'tap';
+import { spawnSync } from 'node:child_process';
+import { call } from '../helpers/http.js';
+import { kCli, startTestServer, tempDataDir } from '../helpers/server.js';
+import { kErrors } from '../../src/errors.js';
+
+t.test('serve --demo seeds an empty data dir, prints working tokens, and /health answers', async (t) => {
+  const server = await startTestServer({ demo: true });
+  t.teardown(() => server.stop());
+  const health = await call(server.baseUrl, 'GET', '/health');
+  t.equal(health.status, 200);
+  t.same(health.json, { status: 'ok', storeVersion: 1 });
+  const out = server.output();
+  t.match(out, /Demo data seeded/);
+  const secrets = [...out.matchAll(/(demo-[\w-]+)\s+(read|write)\s+(fw_\w+)/g)];
+  t.equal(secrets.length, 3, 'three demo tokens printed');
+  for (const [, name, permission, secret] of secrets) {
+    const r = await call(server.baseUrl, 'GET', '/api/v1/token', { token: secret });
+    t.equal(r.status, 200, `${name} works`);
+    t.equal(r.json.permission, permission);
+  }
+  t.match(out, /curl -s -H "Authorization: Bearer fw_\w+" http:\/\/127\.0\.0\.1:\d+\/api\/v1\/flags/);
+  t.match(out, /curl -s "http:\/\/127\.0\.0\.1:\d+\/v1\/flags\/flg_\w+\?targetingKey=user-42"/);
+});
+
+t.test('serve --demo on a data dir with data seeds nothing', async (t) => {
+  const dataDir = tempDataDir();
+  const first = await startTestServer({ demo: true, dataDir });
+  t.equal(await first.stop(), 0);
+  const second = await startTestServer({ demo: true, dataDir });
+  t.teardown(() => second.stop());
+  t.match(second.output(), /not empty: no demo data seeded/);
+  t.notMatch(second.output(), /fw_/);
+});
+
+t.test('SIGTERM stops the server cleanly and quickly', async (t) => {
+  const server = await startTestServer();
+  const started = Date.now();
+  const code = await server.stop();
+  t.equal(code, 0);
+  t.ok(Date.now() - started < 5000, 'within 5 s');
+});
+
+t.test('unknown routes are JSON 404s; the docs page has an anchor for every error', async (t) => {
+  const server = await startTestServer();
+  t.teardown(() => server.stop());
+  const r = await call(server.baseUrl, 'GET', '/nope');
+  t.equal(r.status, 404);
+  t.equal(r.json.error, 'Not found');
+  t.equal(r.headers.get('access-control-allow-origin'), '*');
+  const docs = await call(server.baseUrl, 'GET', '/docs');
+  t.equal(docs.status, 200);
+  t.match(docs.headers.get('content-type'), /text\/html/);
+  const anchors = [...docs.text.matchAll(/id="([\w-]+)"/g)].map((m) => m[1]);
+  for (const { anchor, title } of Object.values(kErrors)) {
+    t.ok(anchors.includes(anchor), `#${anchor} is on the page`);
+    t.match(docs.text, title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  }
+  const documented = new Set<string>(Object.values(kErrors).map((e) => e.anchor));
+  for (const anchor of anchors) if (anchor !== 'rate-limited') t.ok(documented.has(anchor!), `#${anchor} belongs to an error`);
+});
+
+t.test('a bad setting stops start-up with one line naming it and exit code 2', async (t) => {
+  const cases: [Record<string, string>, RegExp][] = [
+    [{ FLAGWIRE_PORT: '70000' }, /FLAGWIRE_PORT/],
+    [{ FLAGWIRE_PORT: 'eighty' }, /FLAGWIRE_PORT/],
+    [{ FLAGWIRE_RATE_LIMIT: 'lots' }, /FLAGWIRE_RATE_LIMIT/],
+    [{ FLAGWIRE_EVAL_WORKERS: '0' }, /FLAGWIRE_EVAL_WORKERS/],
+    [{ FLAGWIRE_LOG_LEVEL: 'loud' }, /FLAGWIRE_LOG_LEVEL/],
+    [{ FLAGWIRE_DATA: '/etc/hostname/not-a-directory' }, /FLAGWIRE_DATA/],
+  ];
+  for (const [env, expected] of cases) {
+    const r = spawnSync(process.execPath, [kCli, 'serve'], { env: { ...process.env, FLAGWIRE_DATA: tempDataDir(), ...env }, encoding: 'utf8', timeout: 10_000 });
+    t.equal(r.status, 2, JSON.stringify(env));
+    t.match(r.stderr, expected);
+    t.equal(r.stderr.trim().split('\n').length, 1, 'one line');
+  }
+});
