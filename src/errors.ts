@@ -26,8 +26,9 @@ export class FlagwireError extends Error {
   readonly code: ErrorCode;
   readonly detail: string;
 
-  constructor(code: ErrorCode, detail: string) {
-    super(`${kErrors[code].title}: ${detail}`);
+  /** `options.cause`: the underlying error, for the log (never shown to a client). */
+  constructor(code: ErrorCode, detail: string, options?: ErrorOptions) {
+    super(`${kErrors[code].title}: ${detail}`, options);
     this.name = 'FlagwireError';
     this.code = code;
     this.detail = detail;

@@ -129,8 +129,10 @@ export function registerManagementRoutes(app: TemplatedApp, deps: ManagementDeps
       // 404 and env problems before reading a body for a flag that cannot be patched.
       if (route === 'flag') patchTarget(request, auth, deps.store);
       if (Number(contentLength) > kMaxBodyBytes) throw tooLarge();
-      trackAbort(res);
       const done = deps.inFlight.start();
+      // A client that goes away before its body is complete never reaches the callback below: its
+      // in-flight slot is released on abort, or shutdown would wait its whole drain budget for it.
+      trackAbort(res, done);
       const known = token;
       readBody(res, kMaxBodyBytes, (body) => {
         if (!body.ok) {

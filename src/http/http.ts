@@ -20,10 +20,14 @@ export interface PendingResponse extends HttpResponse {
   aborted?: boolean;
 }
 
-/** Marks the response aborted when the client goes away; anything answering later checks the flag. */
-export function trackAbort(res: PendingResponse): void {
+/**
+ * Marks the response aborted when the client goes away; anything answering later checks the flag.
+ * `onAbort` runs then too (uWS keeps one abort handler per response, so this is the only place to add one).
+ */
+export function trackAbort(res: PendingResponse, onAbort?: () => void): void {
   res.onAborted(() => {
     res.aborted = true;
+    onAbort?.();
   });
 }
 

@@ -13,8 +13,12 @@ export interface EffectiveState extends FlagState {
   cohorts: string[];
 }
 
+/**
+ * The stored entry of `env`, own properties only: environment names such as "constructor" or
+ * "toString" are valid, and a plain lookup would return the inherited Object.prototype member.
+ */
 export function envEntry(flag: GroupFlag, env: string): EnvState {
-  return flag.environments[env] ?? kDefaultEnvState;
+  return Object.hasOwn(flag.environments, env) ? flag.environments[env]! : kDefaultEnvState;
 }
 
 /** The state that applies: a single flag's own, or one environment of a group flag with its effective cohorts. */

@@ -3,7 +3,8 @@ import * as uWS from 'uWebSockets.js';
 import { Clock } from '../clock.js';
 import { withListenPort, type Config } from '../config.js';
 import { createEvaluation } from '../eval/service.js';
-import { Store } from '../store/store.js';
+import { dataFilePath, Store } from '../store/store.js';
+import { verifyDataFile } from '../store/verify.js';
 import { WriterClient } from '../writer/client.js';
 import { seedDemo, type DemoSeed } from '../writer/demo-seed.js';
 import { ActivityRecorder } from '../api/activity.js';
@@ -31,12 +32,18 @@ const kShutdownDrainMs = 3500;
 
 export async function startServer(config: Readonly<Config>, options: StartOptions): Promise<RunningServer> {
   const log = createLogger(config.logLevel);
+  // A damaged data file is refused here, with a message, not by a crash at the first request reading it.
+  await verifyDataFile(dataFilePath(config.dataDir));
   const store = Store.open(config.dataDir);
   const seed = options.demo ? store.transact((w) => seedDemo(w, {}, Date.now())) : null;
   const clock = new Clock();
   const inFlight = new InFlight();
   const writer = WriterClient.create(config.dataDir, clock, log);
-  const evaluation = await createEvaluation({ config, log, inFlight, clock });
+  const evaluation = await createEvaluation({ config, log, inFlight, clock }).catch(async (err: unknown) => {
+    await writer.close();
+    await store.close();
+    throw err;
+  });
   const activity = new ActivityRecorder(writer, log);
   activity.start();
   const deps = {

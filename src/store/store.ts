@@ -13,20 +13,29 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
+import { FlagwireError } from '../errors.js';
+import { checkDataFile, StoreOpenError } from './data-file.js';
+
+export { StoreOpenError };
 import type {
   Audience, AuditEntry, Flag, MailMessage, Membership, Org, Project, Role, Token, TokenActivity, User,
 } from './records.js';
 
+/** The LMDB data file in a data dir. */
+export function dataFilePath(dataDir: string): string {
+  return join(dataDir, kFileName);
+}
+
 /** Bumped when the layout changes incompatibly; a data dir written by a newer version is refused. */
 export const kSchemaVersion = 1;
 const kFileName = 'flagwire.mdb';
-
-export class StoreOpenError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'StoreOpenError';
-  }
-}
+/** The named databases of the layout above: anything else in the file's main database is not ours. */
+const kDbNames: ReadonlySet<string> = new Set([
+  'meta', 'orgs', 'users', 'members', 'projects', 'audiences', 'flags', 'tokens', 'tokenHashes', 'projectIndex', 'audit',
+  'activity', 'mail',
+]);
+/** The detail of a write whose commit failed (the writer answers it 503; the console exits 1). */
+export const kCommitFailedDetail = 'The change could not be written to storage (disk full or read-only); nothing was changed. Retry later.';
 
 export interface AuditPage {
   limit: number;
@@ -106,12 +115,22 @@ export class Store implements StoreWriter {
   private constructor(dataDir: string, options: StoreOptions) {
     this.path = join(dataDir, kFileName);
     refuseForeignFiles(dataDir);
+    checkDataFile(this.path);
     try {
       // overlappingSync off: a committed transactionSync is on disk when it returns, which is what
       // "answered only after the commit is durable" needs.
       this.root = open({ path: this.path, maxDbs: 16, overlappingSync: false, readOnly: options.readOnly ?? false });
     } catch (err) {
       throw new StoreOpenError(`cannot open the data file ${this.path}: ${(err as Error).message}`);
+    }
+    // Before any openDB below creates a database: an LMDB file of another application is refused,
+    // never written into.
+    const foreign = [...this.root.getKeys()].map(String).filter((name) => !kDbNames.has(name));
+    if (foreign.length > 0) {
+      void this.root.close();
+      throw new StoreOpenError(
+        `${this.path} is an LMDB file of another application (it holds ${foreign.slice(0, 3).map((n) => `"${n}"`).join(', ')}); Flagwire will not write into it: use an empty or Flagwire-only data directory`,
+      );
     }
     const db = <V, K extends string | number | (string | number)[]>(name: string) =>
       this.root.openDB<V, K>({ name }) as unknown as Database<V, K>;
@@ -168,12 +187,20 @@ export class Store implements StoreWriter {
   transact<T>(fn: (writer: StoreWriter) => T): T {
     if (this.inTxn) return fn(this);
     this.inTxn = true;
+    let applied = false;
     try {
       return this.root.transactionSync(() => {
         const result = fn(this);
         this.meta.putSync('commitSeq', this.commitSeq() + 1);
+        applied = true;
         return result;
       });
+    } catch (err) {
+      // `fn` ran to its end, so the commit itself failed (disk full, read-only filesystem, I/O
+      // error): nothing was written. A defined error, so the API answers 503 and the console
+      // "Storage unavailable", instead of an unexpected-error 500.
+      if (applied) throw new FlagwireError('STORE_UNAVAILABLE', kCommitFailedDetail, { cause: err });
+      throw err;
     } finally {
       this.inTxn = false;
     }

@@ -1,6 +1,7 @@
 // Console commands for projects, their environments and audiences.
 import { FlagwireError } from '../errors.js';
 import { randomId } from '../model/ids.js';
+import { hasAudiences } from '../model/plans.js';
 import { kLimits } from '../model/schemas.js';
 import type { Audience, AudienceRule, Project, ProjectKind } from '../store/records.js';
 import type { StoreWriter } from '../store/store.js';
@@ -65,7 +66,7 @@ export function envRename(w: StoreWriter, input: { projectId: string; from: stri
   const next = { ...project, environments: project.environments.map((e) => (e === input.from ? to : e)) };
   w.putProject(next);
   for (const flag of w.listFlags(project.id)) {
-    if (flag.kind !== 'groupflag' || !(input.from in flag.environments)) continue;
+    if (flag.kind !== 'groupflag' || !Object.hasOwn(flag.environments, input.from)) continue;
     const { [input.from]: moved, ...rest } = flag.environments;
     w.putFlag({ ...flag, environments: { ...rest, [to]: moved! }, updatedAt: Math.max(now, flag.updatedAt + 1) });
   }
@@ -79,7 +80,7 @@ export interface AudienceCreateInput {
 }
 
 export function audienceCreate(w: StoreWriter, input: AudienceCreateInput, now: number): Audience {
-  requireProject(w, input.projectId);
+  requireAudiencePlan(w, requireProject(w, input.projectId), now);
   const audience: Audience = {
     id: `aud_${randomId(12)}`,
     projectId: input.projectId,
@@ -100,6 +101,7 @@ export interface AudienceUpdateInput {
 export function audienceUpdate(w: StoreWriter, input: AudienceUpdateInput, now: number): Audience {
   const audience = w.getAudience(input.audienceId);
   if (!audience) throw new FlagwireError('NOT_FOUND', `No audience with id "${input.audienceId}" exists.`);
+  requireAudiencePlan(w, requireProject(w, audience.projectId), now);
   const next: Audience = {
     ...audience,
     name: input.name === undefined ? audience.name : requireName('name', input.name),
@@ -114,6 +116,14 @@ export function requireProject(w: StoreWriter, projectId: string): Project {
   const project = w.getProject(projectId);
   if (!project) throw new FlagwireError('NOT_FOUND', `No project with id "${projectId}" exists.`);
   return project;
+}
+
+/** Audiences are a Teams and Enterprise feature (spec: Audience); personal projects have none. */
+function requireAudiencePlan(w: StoreWriter, project: Project, now: number): void {
+  const org = project.orgId === null ? undefined : w.getOrg(project.orgId);
+  if (!org || !hasAudiences(org, now)) {
+    throw new FlagwireError('PLAN_REQUIRED', 'Audiences need an organisation project on the Teams or Enterprise plan (or an active Teams trial).');
+  }
 }
 
 function requireMultiProject(w: StoreWriter, projectId: string): Project {

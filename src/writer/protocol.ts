@@ -1,5 +1,6 @@
 // Messages between the server's main thread and the writer actor.
 import { FlagwireError, toErrorData, type ErrorData } from '../errors.js';
+import { kCommitFailedDetail } from '../store/store.js';
 
 export interface WriterStart {
   dataDir: string;
@@ -19,13 +20,14 @@ export type WriterReply =
 
 /** The error half of a reply: a FlagwireError as data; anything else as 500 (or 503 for a failed commit) with its text to log. */
 export function settleError(err: unknown, commitFailed = false): { error: ErrorData; log?: string } {
-  if (err instanceof FlagwireError) return { error: toErrorData(err) };
-  const text = err instanceof Error ? err.stack ?? err.message : String(err);
-  if (commitFailed) {
-    return {
-      error: { code: 'STORE_UNAVAILABLE', detail: 'The change could not be written to storage (disk full or read-only); nothing was changed. Retry later.' },
-      log: text,
-    };
+  if (err instanceof FlagwireError) {
+    // A failed commit carries the filesystem's error as its cause: logged, not sent to the client.
+    return err.cause === undefined ? { error: toErrorData(err) } : { error: toErrorData(err), log: describe(err.cause) };
   }
-  return { error: toErrorData(err), log: text };
+  if (commitFailed) return { error: { code: 'STORE_UNAVAILABLE', detail: kCommitFailedDetail }, log: describe(err) };
+  return { error: toErrorData(err), log: describe(err) };
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.stack ?? err.message : String(err);
 }

@@ -84,7 +84,8 @@ export function tokenRotate(w: StoreWriter, input: { tokenId: string; asUserId: 
     name: token.name,
     permission: token.permission,
     environments: token.environments,
-    expiresAt: token.expiresAt,
+    // Same expiry setting: the replacement lives as long as the original was set to, from now.
+    expiresAt: token.expiresAt === 0 ? 0 : now + (token.expiresAt - token.createdAt),
     createdBy: token.createdBy,
   }, now, { userId: input.asUserId, action: 'token.rotate', replaces: token.id });
 }

@@ -1,0 +1,256 @@
+// Command-line parsing for the console: find the command words, then let node:util parseArgs check
+// that command's options strictly. Everything wrong with the shape of a command line (unknown
+// command or option, missing argument or required option, a value the console itself must convert)
+// is a UsageError: exit 2 with help on stderr. Whether a well-formed value is acceptable (a plan, a
+// role, an expiry) is the writer command's decision, reported as a FlagwireError (exit 1).
+import { parseArgs } from 'node:util';
+
+export interface OptionSpec {
+  type: 'string' | 'boolean';
+  /** May be given more than once (string options only). */
+  multiple?: boolean;
+  short?: string;
+  required?: boolean;
+}
+
+/** The shape of one console command: its words, positional arguments and options. */
+export interface CommandSpec {
+  /** Command words, e.g. `org create`. */
+  name: string;
+  /** The usage line after `flagwire `, e.g. `org create --name NAME [--plan P]`. */
+  usage: string;
+  summary: string;
+  /** Names of the required positional arguments, in order (e.g. `ORG_ID`). */
+  positionals: readonly string[];
+  options: Readonly<Record<string, OptionSpec>>;
+}
+
+/** Options every command accepts. */
+export const kGlobalOptions = {
+  data: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies Record<string, OptionSpec>;
+
+export class UsageError extends Error {
+  /** The help text to show with it: the command's usage, or the list of commands. */
+  readonly help: string;
+  constructor(message: string, help: string) {
+    super(message);
+    this.name = 'UsageError';
+    this.help = help;
+  }
+}
+
+type OptionValue = string | boolean | (string | boolean)[] | undefined;
+
+/** A parsed command line: which command (null with --help and no command), its arguments, the globals. */
+export interface CommandLine<S extends CommandSpec = CommandSpec> {
+  spec: S | null;
+  args: Args;
+  json: boolean;
+  data: string | undefined;
+  /** --help was given: print `helpText` and exit 0 instead of running anything. */
+  help: boolean;
+  helpText: string;
+}
+
+/** Typed, checked access to one command's positionals and option values. */
+export class Args {
+  constructor(
+    private readonly positionalValues: Readonly<Record<string, string>>,
+    private readonly values: Readonly<Record<string, OptionValue>>,
+    private readonly helpText: string,
+  ) {}
+
+  /** A required positional argument (its presence was checked while parsing). */
+  positional(name: string): string {
+    const value = this.positionalValues[name];
+    if (value === undefined) throw new Error(`no positional ${name} in this command's spec`);
+    return value;
+  }
+
+  string(name: string): string | undefined {
+    const value = this.values[name];
+    if (Array.isArray(value)) return value.length === 0 ? undefined : String(value[value.length - 1]);
+    return typeof value === 'string' ? value : undefined;
+  }
+
+  /** A required option (its presence was checked while parsing). */
+  required(name: string): string {
+    const value = this.string(name);
+    if (value === undefined) throw new UsageError(`missing --${name}`, this.helpText);
+    return value;
+  }
+
+  flag(name: string): boolean {
+    return this.values[name] === true;
+  }
+
+  /** Every value of a repeatable option, as given (undefined when the option is absent). */
+  all(name: string): string[] | undefined {
+    const value = this.values[name];
+    if (value === undefined) return undefined;
+    return (Array.isArray(value) ? value : [value]).map(String);
+  }
+
+  /** A repeatable option whose values may also be comma lists: `--env a,b --env c` -> [a, b, c]. */
+  list(name: string): string[] | undefined {
+    return this.all(name)?.flatMap(splitList);
+  }
+
+  /** A whole number option within [min, max]. */
+  integer(name: string, min: number, max: number): number | undefined {
+    const raw = this.string(name);
+    if (raw === undefined) return undefined;
+    const n = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+    if (!Number.isSafeInteger(n) || n < min || n > max) {
+      throw new UsageError(`--${name} must be a whole number from ${min} to ${max}, not "${raw}"`, this.helpText);
+    }
+    return n;
+  }
+
+  /** An ISO-8601 date (`2025-07-01`, taken as UTC midnight) or date-time with a zone, as Unix ms. */
+  isoTime(name: string): number | undefined {
+    const raw = this.string(name);
+    if (raw === undefined) return undefined;
+    const ms = parseIsoTime(raw);
+    if (ms === null) {
+      throw new UsageError(
+        `--${name} must be an ISO-8601 date or date-time with a zone (2025-07-01 or 2025-07-01T12:00:00Z), not "${raw}"`,
+        this.helpText,
+      );
+    }
+    return ms;
+  }
+}
+
+/** `a,b, c` -> [a, b, c]; an empty string is the empty list. */
+export function splitList(text: string): string[] {
+  return text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+}
+
+const kIsoDate = /^\d{4}-\d{2}-\d{2}$/;
+const kIsoDateTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/** A date-time without a zone would silently depend on the machine's time zone: refused. */
+export function parseIsoTime(text: string): number | null {
+  if (!kIsoDate.test(text) && !kIsoDateTime.test(text)) return null;
+  const ms = Date.parse(text);
+  return Number.isFinite(ms) ? ms : null;
+}
+
+/** Help for every command, grouped in table order. */
+export function generalHelp(specs: readonly CommandSpec[]): string {
+  const width = Math.max(...specs.map((s) => s.name.length));
+  return [
+    'Usage: flagwire <command> [arguments] [--data DIR] [--json]',
+    '',
+    'Commands:',
+    ...specs.map((s) => `  ${s.name.padEnd(width)}  ${s.summary}`),
+    '',
+    'Global options:',
+    '  --data DIR   data directory (default: $FLAGWIRE_DATA, else ./data)',
+    '  --json       print exactly one JSON object on stdout; errors as {"error", "detail"}',
+    '  -h, --help   show help (also: flagwire <command> --help)',
+    '',
+    'Exit status: 0 done, 1 the command failed, 2 usage or configuration error.',
+  ].join('\n');
+}
+
+export function commandHelp(spec: CommandSpec): string {
+  return [`Usage: flagwire ${spec.usage}`, '', `  ${spec.summary}`, '', 'Global options: --data DIR, --json, --help'].join('\n');
+}
+
+function groupHelp(group: string, specs: readonly CommandSpec[]): string {
+  return [`Usage:`, ...specs.map((s) => `  flagwire ${s.usage}`), '', `Run "flagwire ${group} <subcommand> --help" for details.`].join('\n');
+}
+
+/** Tokens that are option names taking a value among the global options (their value is skipped). */
+function takesValue(token: string): boolean {
+  return token === '--data';
+}
+
+/**
+ * Parses `argv` (without node and script) against the command table. Command words come first;
+ * global options may appear anywhere. Throws UsageError.
+ */
+export function parseCommandLine<S extends CommandSpec>(argv: readonly string[], specs: readonly S[]): CommandLine<S> {
+  // 1. The command words: the first one or two non-option tokens (global options may precede them).
+  const wordIndexes: number[] = [];
+  let wantHelp = false;
+  for (let i = 0; i < argv.length && wordIndexes.length < 2; i++) {
+    const token = argv[i]!;
+    if (token === '--') break;
+    if (token === '--help' || token === '-h') wantHelp = true;
+    if (token.startsWith('-')) {
+      if (takesValue(token)) i++;
+      continue;
+    }
+    if (wordIndexes.length === 1 && !specs.some((s) => s.name.startsWith(`${argv[wordIndexes[0]!]} `))) break;
+    wordIndexes.push(i);
+  }
+  const words = wordIndexes.map((i) => argv[i]!);
+  const general = generalHelp(specs);
+  const jsonGiven = wantsJson(argv);
+
+  if (words.length === 0 || words[0] === 'help') {
+    if (wantHelp || words[0] === 'help') {
+      return { spec: null, args: new Args({}, {}, general), json: jsonGiven, data: undefined, help: true, helpText: general };
+    }
+    throw new UsageError('no command given', general);
+  }
+  const group = specs.filter((s) => s.name === words[0] || s.name.startsWith(`${words[0]} `));
+  if (group.length === 0) throw new UsageError(`unknown command "${words[0]}"`, general);
+  const spec = group.find((s) => s.name === words.join(' ')) ?? group.find((s) => s.name === words[0]);
+  if (!spec) {
+    const help = groupHelp(words[0]!, group);
+    if (wantHelp && words.length === 1) {
+      return { spec: null, args: new Args({}, {}, help), json: jsonGiven, data: undefined, help: true, helpText: help };
+    }
+    const subcommands = group.map((s) => s.name.split(' ')[1]).join(', ');
+    throw new UsageError(
+      words.length === 1 ? `"${words[0]}" needs a subcommand: ${subcommands}` : `unknown command "${words.join(' ')}"; "${words[0]}" has: ${subcommands}`,
+      help,
+    );
+  }
+  const usedWords = spec.name.split(' ').length;
+  const used = new Set(wordIndexes.slice(0, usedWords));
+  const rest = argv.filter((_, i) => !used.has(i));
+  const help = commandHelp(spec);
+
+  // 2. The command's own options and positionals, strictly.
+  let parsed: { values: Record<string, OptionValue>; positionals: string[] };
+  try {
+    parsed = parseArgs({
+      args: rest,
+      options: { ...spec.options, ...kGlobalOptions },
+      allowPositionals: true,
+      strict: true,
+    }) as typeof parsed;
+  } catch (err) {
+    throw new UsageError((err as Error).message, help);
+  }
+  const values = parsed.values;
+  const json = values.json === true;
+  const data = typeof values.data === 'string' ? values.data : undefined;
+  if (values.help === true) return { spec, args: new Args({}, values, help), json, data, help: true, helpText: help };
+
+  const missing = spec.positionals.slice(parsed.positionals.length);
+  if (missing.length > 0) throw new UsageError(`missing ${missing.join(' ')}`, help);
+  if (parsed.positionals.length > spec.positionals.length) {
+    throw new UsageError(`unexpected argument "${parsed.positionals[spec.positionals.length]}"`, help);
+  }
+  for (const [name, option] of Object.entries(spec.options)) {
+    if (option.required && values[name] === undefined) throw new UsageError(`missing --${name}`, help);
+  }
+  const positionals: Record<string, string> = {};
+  spec.positionals.forEach((name, i) => (positionals[name] = parsed.positionals[i]!));
+  return { spec, args: new Args(positionals, values, help), json, data, help: false, helpText: help };
+}
+
+/** Whether `--json` was asked for, read without parsing (for errors found before parsing finished). */
+export function wantsJson(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
+}

@@ -1,0 +1,113 @@
+#!/usr/bin/env node
+// `flagwire <command> [--data DIR] [--json]`: the console (design §3). Each command opens the store,
+// runs one writer command in one transaction (or reads), closes the store and prints. LMDB serialises
+// these transactions with a running server's writer, so this is safe while the server runs.
+//
+// Exit status and output (a public contract; scripts depend on it):
+//   0  done; with --json exactly one JSON object on stdout
+//   1  the command failed; with --json {"error": title, "detail": text} on stdout
+//   2  usage or configuration error; help or the setting's problem on stderr (and, with --json,
+//      an {"error", "detail"} object on stdout, so a script always has one object to parse)
+import { ConfigError, resolveDataDir } from '../config.js';
+import { errorBody, FlagwireError } from '../errors.js';
+import { Store, StoreOpenError, type StoreReader } from '../store/store.js';
+import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../writer/commands.js';
+import { parseCommandLine, UsageError, wantsJson } from './args.js';
+import { kConsoleCommands, type ConsoleContext } from './commands.js';
+import { renderJson } from './output.js';
+
+const kExitFailed = 1;
+const kExitUsage = 2;
+
+/** Opens the store on first use, so usage errors and --help never touch the data dir. */
+class StoreContext implements ConsoleContext {
+  readonly now = Date.now();
+  private store: Store | null = null;
+
+  constructor(readonly dataFlag: string | undefined) {}
+
+  private open(): Store {
+    this.store ??= Store.open(resolveDataDir(this.dataFlag));
+    return this.store;
+  }
+
+  write<N extends CommandName>(name: N, input: CommandInput<N>): CommandOutput<N> {
+    // One command, one transaction: a thrown error aborts it and nothing is written.
+    return this.open().transact((w) => runCommand(w as never, name, input, this.now));
+  }
+
+  read<T>(fn: (store: StoreReader) => T): T {
+    return fn(this.open());
+  }
+
+  async close(): Promise<void> {
+    const store = this.store;
+    this.store = null;
+    if (store) await store.close();
+  }
+}
+
+interface Outcome {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function failure(json: boolean, err: FlagwireError, code: number, stderr = ''): Outcome {
+  return json
+    ? { code, stdout: renderJson(errorBody(err)), stderr }
+    : { code, stdout: '', stderr: `${stderr}error: ${err.title}: ${err.detail}\n` };
+}
+
+async function run(argv: readonly string[]): Promise<Outcome | null> {
+  const json = wantsJson(argv);
+  let line;
+  try {
+    line = parseCommandLine(argv, kConsoleCommands);
+  } catch (err) {
+    if (err instanceof UsageError) return usageFailure(json, err);
+    throw err;
+  }
+  if (line.help || line.spec === null) return { code: 0, stdout: `${line.helpText}\n`, stderr: '' };
+  const { spec } = line;
+
+  const ctx = new StoreContext(line.data);
+  try {
+    const result = await spec.run(line.args, ctx);
+    if (spec.longRunning) return null;
+    return { code: 0, stdout: line.json ? renderJson(result) : `${spec.human(result, ctx.now)}\n`, stderr: '' };
+  } catch (err) {
+    if (err instanceof UsageError) return usageFailure(line.json, err);
+    if (err instanceof ConfigError) {
+      const problem = new FlagwireError('INVALID_REQUEST', err.message);
+      return line.json
+        ? { code: kExitUsage, stdout: renderJson(errorBody(problem)), stderr: `flagwire: ${err.message}\n` }
+        : { code: kExitUsage, stdout: '', stderr: `flagwire: ${err.message}\n` };
+    }
+    if (err instanceof FlagwireError) return failure(line.json, err, kExitFailed);
+    if (err instanceof StoreOpenError) return failure(line.json, new FlagwireError('STORE_UNAVAILABLE', err.message), kExitFailed);
+    throw err;
+  } finally {
+    await ctx.close();
+  }
+}
+
+function usageFailure(json: boolean, err: UsageError): Outcome {
+  const stderr = `flagwire: ${err.message}\n\n${err.help}\n`;
+  return json
+    ? { code: kExitUsage, stdout: renderJson(errorBody(new FlagwireError('INVALID_REQUEST', `usage: ${err.message}`))), stderr }
+    : { code: kExitUsage, stdout: '', stderr };
+}
+
+const argv = process.argv.slice(2);
+const outcome = await run(argv).catch((err: unknown): Outcome => {
+  // A bug, not a failed command: still one JSON object for scripts, and the stack for people.
+  const text = err instanceof Error ? err.stack ?? err.message : String(err);
+  return failure(wantsJson(argv), new FlagwireError('INTERNAL', `unexpected error: ${err instanceof Error ? err.message : String(err)}`), kExitFailed, `${text}\n`);
+});
+if (outcome !== null) {
+  if (outcome.stderr !== '') process.stderr.write(outcome.stderr);
+  if (outcome.stdout !== '') process.stdout.write(outcome.stdout);
+  // exitCode, not exit(): a piped stdout is flushed before the process ends.
+  process.exitCode = outcome.code;
+}

@@ -1,0 +1,221 @@
+// What the console prints. With --json: one JSON object per run, on one line, values as stored
+// (times are Unix milliseconds, as in the API). Without: text for people, times as ISO-8601 (UTC),
+// lists as aligned tables.
+import type { Audience, AuditEntry, Flag, MailMessage, Membership, Org, Project, TokenActivity, User } from '../store/records.js';
+import type { CreatedToken, TokenView } from '../writer/token-commands.js';
+
+export function renderJson(value: unknown): string {
+  return `${JSON.stringify(value)}\n`;
+}
+
+// ---- building blocks ---------------------------------------------------------------------------
+
+/**
+ * Columns padded to their widest cell, two spaces apart; the last column is not padded, so lines
+ * carry no trailing blanks.
+ *
+ *   ID    NAME     PERMISSION
+ *   t1    deploy   write
+ */
+export function renderTable(headers: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = headers.map((h, col) => Math.max(h.length, ...rows.map((row) => (row[col] ?? '').length)));
+  const line = (cells: readonly string[]) =>
+    cells.map((cell, col) => (col === cells.length - 1 ? cell : cell.padEnd(widths[col]!))).join('  ').trimEnd();
+  return [line(headers), ...rows.map(line)].join('\n');
+}
+
+/** `label  value` lines with the values aligned. */
+export function renderFields(fields: readonly (readonly [string, string])[]): string {
+  const width = Math.max(...fields.map(([label]) => label.length));
+  return fields.map(([label, value]) => `${label.padEnd(width)}  ${value}`.trimEnd()).join('\n');
+}
+
+/** Unix ms as ISO-8601 UTC; `empty` for null (and for 0 where 0 means "never"). */
+export function formatTime(ms: number | null, empty = '-'): string {
+  return ms === null || ms === 0 ? empty : new Date(ms).toISOString();
+}
+
+function formatList(values: readonly string[], empty = '-'): string {
+  return values.length === 0 ? empty : values.join(', ');
+}
+
+function formatValue(value: unknown): string {
+  return value === undefined ? '-' : JSON.stringify(value);
+}
+
+/** Audit changes as `field: before -> after`, several joined with `; `. */
+export function formatChanges(changes: AuditEntry['changes']): string {
+  return Object.entries(changes)
+    .map(([field, { before, after }]) => `${field}: ${formatValue(before)} -> ${formatValue(after)}`)
+    .join('; ');
+}
+
+// ---- records -----------------------------------------------------------------------------------
+
+export function renderOrg(org: Org): string {
+  return renderFields([
+    ['id', org.id],
+    ['name', org.name],
+    ['plan', org.plan],
+    ['trial ends', formatTime(org.trialEndsAt)],
+    ['standing', org.standing],
+    ['created', formatTime(org.createdAt)],
+  ]);
+}
+
+export function renderUser(user: User): string {
+  return renderFields([['id', user.id], ['email', user.email], ['name', user.name], ['created', formatTime(user.createdAt)]]);
+}
+
+export function renderMembership(member: Membership): string {
+  return renderFields([['organisation', member.orgId], ['user', member.userId], ['role', member.role]]);
+}
+
+export function renderProject(project: Project): string {
+  return renderFields([
+    ['id', project.id],
+    ['name', project.name],
+    ['kind', project.kind === 'multi' ? 'multi (environments)' : 'single'],
+    project.orgId === null ? ['owner', `${project.ownerUserId ?? '-'} (personal project)`] : ['organisation', project.orgId],
+    ['environments', project.kind === 'multi' ? formatList(project.environments, '(none yet)') : '-'],
+    ['created', formatTime(project.createdAt)],
+  ]);
+}
+
+export function formatRules(rules: Audience['rules']): string {
+  return rules.map((r) => `${r.attribute}=${r.values.join(',')}`).join('; ');
+}
+
+export function renderAudience(audience: Audience): string {
+  return renderFields([
+    ['id', audience.id],
+    ['project', audience.projectId],
+    ['name', audience.name],
+    ['rules', formatRules(audience.rules)],
+    ['updated', formatTime(audience.updatedAt)],
+  ]);
+}
+
+function formatState(s: { enabled: boolean; trafficPercentage: number; audienceId: string | null }): string {
+  return `${s.enabled ? 'on' : 'off'}, ${s.trafficPercentage}%${s.audienceId === null ? '' : `, audience ${s.audienceId}`}`;
+}
+
+export function renderFlag(flag: Flag): string {
+  const fields: [string, string][] = [
+    ['id', flag.id],
+    ['project', flag.projectId],
+    ['name', flag.name],
+    ['kind', flag.kind],
+    ['description', flag.description === '' ? '-' : flag.description],
+    ['tags', formatList(flag.tags)],
+  ];
+  if (flag.kind === 'flag') {
+    fields.push(['state', formatState(flag.state)], ['cohorts', formatList(flag.cohorts)]);
+  } else {
+    fields.push(['cohorts', `${formatList(flag.cohorts)} (flag-wide)`]);
+    for (const [env, state] of Object.entries(flag.environments)) {
+      const cohorts = state.cohorts === null ? 'inherited' : formatList(state.cohorts);
+      fields.push([`env ${env}`, `${formatState(state)}, cohorts: ${cohorts}`]);
+    }
+  }
+  fields.push(['updated', formatTime(flag.updatedAt)]);
+  return renderFields(fields);
+}
+
+export function renderDeleted(result: { id: string }): string {
+  return `Deleted flag ${result.id}.`;
+}
+
+// ---- tokens ------------------------------------------------------------------------------------
+
+export function tokenStatus(token: TokenView, now: number): 'active' | 'revoked' | 'expired' {
+  if (token.revokedAt !== null) return 'revoked';
+  return token.expiresAt !== 0 && token.expiresAt <= now ? 'expired' : 'active';
+}
+
+function tokenFields(token: TokenView): [string, string][] {
+  return [
+    ['id', token.id],
+    ['project', token.projectId],
+    ['name', token.name],
+    ['permission', token.permission],
+    ['environments', formatList(token.environments, 'all')],
+    ['expires', formatTime(token.expiresAt, 'never')],
+    ['created by', token.createdBy],
+  ];
+}
+
+export function renderCreatedToken(token: CreatedToken): string {
+  return [
+    'Token secret (shown only now; store it in a secret store, it cannot be shown again):',
+    '',
+    `  ${token.secret}`,
+    '',
+    renderFields(tokenFields(token)),
+  ].join('\n');
+}
+
+export function renderRevoked(result: { id: string; revokedAt: number }): string {
+  return `Revoked token ${result.id} at ${formatTime(result.revokedAt)}.`;
+}
+
+export function renderTokens(tokens: readonly TokenView[], now: number): string {
+  if (tokens.length === 0) return 'No tokens.';
+  return renderTable(
+    ['ID', 'NAME', 'PERMISSION', 'ENVIRONMENTS', 'EXPIRES', 'STATUS', 'CREATED BY', 'CREATED'],
+    tokens.map((t) => [
+      t.id, t.name, t.permission, formatList(t.environments, 'all'), formatTime(t.expiresAt, 'never'), tokenStatus(t, now),
+      t.createdBy, formatTime(t.createdAt),
+    ]),
+  );
+}
+
+export type ActivityView = Pick<TokenActivity, 'tokenId' | 'lastUsedAt' | 'recent' | 'denials'>;
+
+export function renderActivity(activity: ActivityView): string {
+  const parts = [renderFields([['token', activity.tokenId], ['last used', formatTime(activity.lastUsedAt, 'never')]])];
+  parts.push('', `Recent activity (${activity.recent.length}):`);
+  if (activity.recent.length > 0) {
+    parts.push(indent(renderTable(['AT', 'METHOD', 'PATH', 'STATUS'], activity.recent.map((r) => [formatTime(r.at), r.method, r.path, String(r.status)]))));
+  }
+  parts.push('', `Recent denials (${activity.denials.length}):`);
+  if (activity.denials.length > 0) {
+    parts.push(indent(renderTable(['AT', 'REASON', 'METHOD', 'PATH'], activity.denials.map((d) => [formatTime(d.at), d.reason, d.method, d.path]))));
+  }
+  return parts.join('\n');
+}
+
+// ---- audit and mail ----------------------------------------------------------------------------
+
+export function renderAudit(entries: readonly AuditEntry[]): string {
+  if (entries.length === 0) return 'No audit entries.';
+  return renderTable(
+    ['SEQ', 'AT', 'ACTOR', 'ACTION', 'FLAG', 'ENV', 'CHANGES'],
+    entries.map((e) => [
+      String(e.seq), formatTime(e.at), e.actorName === e.actor ? e.actor : `${e.actor} (${e.actorName})`, e.action,
+      e.flagId ?? '-', e.env ?? '-', formatChanges(e.changes),
+    ]),
+  );
+}
+
+export function renderMail(messages: readonly MailMessage[]): string {
+  if (messages.length === 0) return 'No mail.';
+  const table = renderTable(
+    ['SEQ', 'AT', 'TO', 'SUBJECT', 'SENT'],
+    messages.map((m) => [String(m.seq), formatTime(m.at), m.to, m.subject, deliveryText(m)]),
+  );
+  const bodies = messages.map((m) =>
+    `--- #${m.seq} to ${m.to}: ${m.subject}\n${indent(m.text)}${m.lastError === null ? '' : `\n  (last delivery error: ${m.lastError})`}`);
+  return [table, '', ...bodies].join('\n');
+}
+
+function deliveryText(m: MailMessage): string {
+  const attempts = `${m.attempts} attempt${m.attempts === 1 ? '' : 's'}`;
+  if (m.sentAt !== null) return formatTime(m.sentAt);
+  if (m.failedAt !== null) return `failed ${formatTime(m.failedAt)} (${attempts})`;
+  return `pending (${attempts})`;
+}
+
+function indent(text: string): string {
+  return text.split('\n').map((line) => (line === '' ? line : `  ${line}`)).join('\n');
+}

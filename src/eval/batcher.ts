@@ -1,0 +1,233 @@
+// Main-thread side of evaluation: collects the requests that arrive in one event-loop turn into a
+// batch, hands each batch to the pool as one task, and answers every response of the batch corked.
+//
+//   uWS handlers (poll phase) ── add() ──▶ open batch ──setImmediate (check phase)──▶ pump()
+//                                              │ full (maxBatchRequests)                │ ≤ maxTasksInFlight
+//                                              ▼                                        ▼
+//                                          full batches ──────────────────────────▶ runner.run(task)
+//                                                                                       │ one ArrayBuffer back
+//   answer(): res.cork → status, CORS, Content-Type, body slice ◀──────────────────────┘
+//
+// While every task slot is taken the open batch stays open and keeps growing, so under load batches
+// get larger (fewer hand-offs) instead of queueing many small tasks. The number of accepted, unanswered
+// requests is bounded; past it a request is answered 503 at once. A task that fails (its worker died,
+// the pool was destroyed) answers every request of its batch with the 500 eval body, and so does a
+// task that has not come back within `taskTimeoutMs` (a stuck worker): never a hang.
+import { statusLine, type PendingResponse } from '../http/http.js';
+import type { InFlight } from '../http/in-flight.js';
+import { kInternalErrorBody } from './bodies.js';
+import { RequestWriter, ResultReader, type EvalTask, type Route } from './protocol.js';
+
+/** Runs one batch on a worker; `task.buffer` is transferred, the answer buffer comes back. */
+export interface BatchRunner {
+  run(task: EvalTask): Promise<ArrayBuffer>;
+}
+
+export interface BatcherOptions {
+  runner: BatchRunner;
+  inFlight: InFlight;
+  /** Batches on workers (running or queued in the pool) at once; more wait and grow on this thread. */
+  maxTasksInFlight: number;
+  /** Requests per task at most. */
+  maxBatchRequests: number;
+  /** Accepted, unanswered requests at most; `add` refuses beyond it. */
+  maxPendingRequests: number;
+  /** A batch not back after this long is answered 500 (checked about once a second). */
+  taskTimeoutMs: number;
+  /** Called once per failed batch. */
+  onBatchError(err: unknown, requests: number): void;
+}
+
+interface Batch {
+  readonly writer: RequestWriter;
+  readonly responses: PendingResponse[];
+  /** InFlight handle: one per batch, not per request (graceful shutdown waits for every batch). */
+  readonly done: () => void;
+  sentAt: number;
+  /** Answered (or failed, or timed out): a late result of a timed-out task is dropped. */
+  settled: boolean;
+}
+
+/** Initial size of a batch buffer; requests and answers of a typical batch fit without growing. */
+const kBufferBytes = 64 * 1024;
+const kMaxFreeBuffers = 16;
+
+// Response writing without a closure per response: uWS runs the cork callback synchronously, so the
+// values it needs are passed through these module variables and one module-level function does the work.
+const kCorsName = Buffer.from('Access-Control-Allow-Origin');
+const kCorsValue = Buffer.from('*');
+const kContentTypeName = Buffer.from('Content-Type');
+const kJson = Buffer.from('application/json');
+const kStatusLines = new Map<number, Buffer>();
+let corkRes: PendingResponse | null = null;
+let corkStatus: Buffer = kJson;
+let corkBody: Uint8Array = kJson;
+
+function writeCorked(): void {
+  const res = corkRes!;
+  res.writeStatus(corkStatus);
+  res.writeHeader(kCorsName, kCorsValue);
+  res.writeHeader(kContentTypeName, kJson);
+  res.end(corkBody);
+}
+
+function statusBytes(status: number): Buffer {
+  let line = kStatusLines.get(status);
+  if (line === undefined) {
+    line = Buffer.from(statusLine(status));
+    kStatusLines.set(status, line);
+  }
+  return line;
+}
+
+/** Writes a whole JSON response, corked; marks it answered so nothing answers it twice. */
+export function answer(res: PendingResponse, status: number, body: Uint8Array): void {
+  if (res.aborted) return;
+  res.aborted = true;
+  corkRes = res;
+  corkStatus = statusBytes(status);
+  corkBody = body;
+  res.cork(writeCorked);
+  corkRes = null;
+}
+
+export class EvalBatcher {
+  private open: Batch | null = null;
+  private readonly full: Batch[] = [];
+  private tasks = 0;
+  private pending = 0;
+  private scheduled = false;
+  private closing = false;
+  private readonly freeBuffers: ArrayBuffer[] = [];
+  private readonly running = new Set<Batch>();
+  // One unref'd interval for the batcher's life (not a timer per batch): checks for stuck tasks.
+  private readonly watchdog: NodeJS.Timeout;
+  private idle: (() => void)[] = [];
+  // Bound once: the per-turn flush is scheduled with the same function every time.
+  private readonly flushTurn = (): void => {
+    this.scheduled = false;
+    this.pump();
+  };
+
+  constructor(private readonly options: BatcherOptions) {
+    this.watchdog = setInterval(() => this.checkTimeouts(), Math.min(1000, options.taskTimeoutMs)).unref();
+  }
+
+  /** Requests accepted and not yet answered. */
+  get size(): number {
+    return this.pending;
+  }
+
+  /**
+   * Queues a request whose `onAborted` is already registered. False when the queue is full or the
+   * server is stopping: the caller answers it (503) at once.
+   */
+  add(res: PendingResponse, route: Route, id: string, query: string): boolean {
+    if (this.closing || this.pending >= this.options.maxPendingRequests) return false;
+    let batch = this.open;
+    if (batch === null) batch = this.open = this.newBatch();
+    batch.writer.add(route, id, query);
+    batch.responses.push(res);
+    this.pending++;
+    if (batch.responses.length >= this.options.maxBatchRequests) {
+      this.full.push(batch);
+      this.open = null;
+    }
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(this.flushTurn);
+    }
+    return true;
+  }
+
+  /** Stops accepting, sends what is queued, and resolves once every accepted request is answered. */
+  close(): Promise<void> {
+    this.closing = true;
+    this.pump();
+    const idle = this.pending === 0 ? Promise.resolve() : new Promise<void>((resolve) => this.idle.push(resolve));
+    return idle.finally(() => clearInterval(this.watchdog));
+  }
+
+  private pump(): void {
+    while (this.tasks < this.options.maxTasksInFlight) {
+      let batch: Batch;
+      if (this.full.length > 0) {
+        batch = this.full.shift()!;
+      } else if (this.open !== null) {
+        batch = this.open;
+        this.open = null;
+      } else {
+        return;
+      }
+      this.send(batch);
+    }
+  }
+
+  private send(batch: Batch): void {
+    this.tasks++;
+    batch.sentAt = performance.now();
+    this.running.add(batch);
+    const task: EvalTask = { buffer: batch.writer.buffer, count: batch.responses.length };
+    let settled: Promise<ArrayBuffer>;
+    try {
+      settled = this.options.runner.run(task);
+    } catch (err) {
+      settled = Promise.reject(err);
+    }
+    settled.then(
+      (buffer) => this.answerBatch(batch, buffer),
+      (err: unknown) => this.failBatch(batch, err),
+    );
+  }
+
+  private checkTimeouts(): void {
+    const limit = performance.now() - this.options.taskTimeoutMs;
+    for (const batch of this.running) {
+      if (batch.sentAt <= limit) this.failBatch(batch, new Error(`eval batch not answered within ${this.options.taskTimeoutMs} ms`));
+    }
+  }
+
+  private answerBatch(batch: Batch, buffer: ArrayBuffer): void {
+    if (batch.settled) return;
+    let reader: ResultReader;
+    try {
+      reader = new ResultReader(buffer);
+      if (reader.count !== batch.responses.length) throw new Error(`eval batch of ${batch.responses.length} came back with ${reader.count} answers`);
+    } catch (err) {
+      this.failBatch(batch, err);
+      return;
+    }
+    const responses = batch.responses;
+    for (let i = 0; i < responses.length; i++) {
+      const res = responses[i]!;
+      // An aborted client's response object is gone: skip it (onAborted set the flag).
+      if (res.aborted) continue;
+      answer(res, reader.status(i), reader.body(i));
+    }
+    // uWS copied every body out before end() returned: the buffer can carry the next batch.
+    if (this.freeBuffers.length < kMaxFreeBuffers) this.freeBuffers.push(buffer);
+    this.finish(batch);
+  }
+
+  private failBatch(batch: Batch, err: unknown): void {
+    if (batch.settled) return;
+    this.options.onBatchError(err, batch.responses.length);
+    for (const res of batch.responses) answer(res, 500, kInternalErrorBody);
+    this.finish(batch);
+  }
+
+  private finish(batch: Batch): void {
+    batch.settled = true;
+    this.running.delete(batch);
+    this.tasks--;
+    this.pending -= batch.responses.length;
+    batch.done();
+    this.pump();
+    if (this.pending === 0 && this.idle.length > 0) for (const resolve of this.idle.splice(0)) resolve();
+  }
+
+  private newBatch(): Batch {
+    const buffer = this.freeBuffers.pop() ?? new ArrayBuffer(kBufferBytes);
+    return { writer: new RequestWriter(buffer), responses: [], done: this.options.inFlight.start(), sentAt: 0, settled: false };
+  }
+}

@@ -1,0 +1,29 @@
+// Evaluation API error bodies: `{error, detail}` (errorBody of the shared error table), as bytes ready
+// to send. The fixed ones are built once at load, never per request.
+import { errorBody, FlagwireError, type ErrorCode } from '../errors.js';
+
+export function evalErrorBody(code: ErrorCode, detail: string): Buffer {
+  return Buffer.from(JSON.stringify(errorBody(new FlagwireError(code, detail))));
+}
+
+/** Decision (README): a flag that applies an audience while its plan has no audiences fails closed. */
+export const kAudiencePlanBody = evalErrorBody(
+  'FORBIDDEN',
+  'This flag applies an audience, and audiences need the Teams or Enterprise plan, which the flag\'s organisation is not on. '
+    + 'It is refused rather than evaluated without its audience: detach the audience from the flag (audienceId: null) or restore the plan.',
+);
+
+/** spec: Evaluation API errors, 500. Also what every request of a batch gets when its worker dies. */
+export const kInternalErrorBody = evalErrorBody(
+  'INTERNAL',
+  'An unexpected error occurred while evaluating; it has been logged. Retry, and report it if it persists.',
+);
+
+/**
+ * The bounded evaluation queue is full, or the server is stopping. 503 with Retry-After (the spec's
+ * error table does not cover overload; a 5xx that tells clients to retry is the honest answer).
+ */
+export const kOverloadedBody = Buffer.from(JSON.stringify({
+  error: 'Service unavailable',
+  detail: 'The evaluation queue is full or the server is stopping; retry after a second.',
+}));

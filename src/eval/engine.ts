@@ -1,0 +1,255 @@
+// The evaluation engine an eval worker runs: reads flags from the store, compiles each flag version
+// once (evaluation states, audiences, and its two possible response bodies), answers requests.
+//
+// Freshness rule (read-your-writes, design §1): every batch starts with `beginBatch()`, which drops
+// this thread's LMDB read snapshot (`resetReadTxn`) and reads the store's commit sequence number,
+// which every write transaction of any process bumps. If it moved, every compiled entry is dropped.
+// A write acknowledged before a request arrived is therefore committed before the batch holding that
+// request starts, and that batch reads it. Piscina's atomics loop keeps lmdb-js's own snapshot reset
+// (a setTimeout) from ever running between tasks, so the explicit reset is required, not an optimisation.
+import { validEnvironmentsText } from '../model/environments.js';
+import { effectiveState } from '../model/flag-state.js';
+import { hasAudiences } from '../model/plans.js';
+import type { Audience, Flag, Org, Project } from '../store/records.js';
+import type { StoreReader } from '../store/store.js';
+import { evalErrorBody, kAudiencePlanBody } from './bodies.js';
+import { compileState, evaluateState, type CompiledState } from './evaluate.js';
+import type { ResultWriter } from './protocol.js';
+import { EvalQuery } from './query.js';
+
+export type EngineStore = Pick<StoreReader, 'commitSeq' | 'getFlag' | 'listFlags' | 'getProject' | 'getAudience' | 'getOrg'> & {
+  resetReadTxn(): void;
+};
+
+/** A flag version, compiled. */
+interface FlagEntry {
+  readonly found: true;
+  readonly id: string;
+  /** The only two 200 bodies this flag version can have: index 0 `enabled: false`, 1 `enabled: true`. */
+  readonly bodies: readonly [Buffer, Buffer];
+  /** A single-environment flag's state; null for a group flag. */
+  readonly state: CompiledState | null;
+  /** A group flag's state per environment of its project; null for a single flag. */
+  readonly envs: ReadonlyMap<string, CompiledState> | null;
+  readonly validEnvs: string;
+  /** The 404 body for a group flag requested without `env`. */
+  readonly envMissing: Buffer | null;
+  /** The owning organisation (null for a personal project): decides whether audiences may apply. */
+  readonly org: Org | null;
+}
+
+interface ProjectEntry {
+  readonly found: true;
+  readonly multi: boolean;
+  readonly envs: ReadonlySet<string>;
+  readonly flags: readonly FlagEntry[];
+  readonly validEnvs: string;
+  readonly envMissing: Buffer;
+  readonly org: Org | null;
+}
+
+/** A lookup that found nothing, with its 404 body (cached too: a client polling a deleted id costs a Map hit). */
+interface Missing {
+  readonly found: false;
+  readonly body: Buffer;
+}
+
+const kOpenBracket = 0x5b;
+const kComma = 0x2c;
+const kCloseBracket = 0x5d;
+/** Past this many cached ids (unknown ids are cached too), the cache starts over: memory stays bounded. */
+const kMaxCachedEntries = 50_000;
+
+export class EvalEngine {
+  private seq = -1;
+  private now = 0;
+  private readonly flags = new Map<string, FlagEntry | Missing>();
+  private readonly projects = new Map<string, ProjectEntry | Missing>();
+  private readonly orgs = new Map<string, Org | null>();
+  private readonly query = new EvalQuery();
+
+  constructor(private readonly store: EngineStore, private readonly clock: () => number) {}
+
+  /** Call before each batch: see the freshness rule at the top of this file. */
+  beginBatch(): void {
+    this.store.resetReadTxn();
+    const seq = this.store.commitSeq();
+    if (seq !== this.seq) {
+      this.seq = seq;
+      this.clearCaches();
+    }
+    this.now = this.clock();
+  }
+
+  /** GET /v1/flags/{flag_id}. */
+  evaluateFlag(rawId: string, rawQuery: string, out: ResultWriter): void {
+    const q = this.query;
+    if (!q.parse(rawQuery)) return out.put(400, evalErrorBody('INVALID_REQUEST', q.error!));
+    const entry = this.flagEntry(decodeId(rawId));
+    if (!entry.found) return out.put(404, entry.body);
+    let state = entry.state;
+    if (state === null) {
+      // Group flag: env is required and must be one of the project's environments (spec: 404).
+      if (q.env === null) return out.put(404, entry.envMissing!);
+      state = entry.envs!.get(q.env) ?? null;
+      if (state === null) return out.put(404, unknownEnvBody('flag', q.env, entry.validEnvs));
+    }
+    if (state.audienceId !== null && !this.audiencesAllowed(entry.org)) return out.put(403, kAudiencePlanBody);
+    out.put(200, entry.bodies[evaluateState(entry.id, state, q) ? 1 : 0]);
+  }
+
+  /** GET /v1/flags/project/{project_id}: every flag of the project, in creation order. */
+  evaluateProject(rawId: string, rawQuery: string, out: ResultWriter): void {
+    const q = this.query;
+    if (!q.parse(rawQuery)) return out.put(400, evalErrorBody('INVALID_REQUEST', q.error!));
+    const project = this.projectEntry(decodeId(rawId));
+    if (!project.found) return out.put(404, project.body);
+    // Decision (README): env is required on a multi-environment project and ignored on a single one.
+    const env = project.multi ? q.env : null;
+    if (project.multi) {
+      if (env === null) return out.put(404, project.envMissing);
+      if (!project.envs.has(env)) return out.put(404, unknownEnvBody('project', env, project.validEnvs));
+    }
+    // Decision (README): a flag whose audience the plan no longer covers is enabled: false here.
+    const audiencesAllowed = this.audiencesAllowed(project.org);
+    out.open();
+    out.pushByte(kOpenBracket);
+    const flags = project.flags;
+    for (let i = 0; i < flags.length; i++) {
+      if (i > 0) out.pushByte(kComma);
+      const flag = flags[i]!;
+      const state = flag.state ?? flag.envs!.get(env!) ?? null;
+      const enabled = state !== null && (state.audienceId === null || audiencesAllowed) && evaluateState(flag.id, state, q);
+      out.push(flag.bodies[enabled ? 1 : 0]);
+    }
+    out.pushByte(kCloseBracket);
+    out.close(200);
+  }
+
+  private audiencesAllowed(org: Org | null): boolean {
+    return org !== null && hasAudiences(org, this.now);
+  }
+
+  private clearCaches(): void {
+    this.flags.clear();
+    this.projects.clear();
+    this.orgs.clear();
+  }
+
+  private flagEntry(id: string): FlagEntry | Missing {
+    let entry = this.flags.get(id);
+    if (entry === undefined) {
+      const flag = this.store.getFlag(id);
+      entry = flag === undefined ? missingFlag(id) : this.compileFlag(flag, this.store.getProject(flag.projectId));
+      this.remember(this.flags, id, entry);
+    }
+    return entry;
+  }
+
+  private projectEntry(id: string): ProjectEntry | Missing {
+    let entry = this.projects.get(id);
+    if (entry === undefined) {
+      const project = this.store.getProject(id);
+      entry = project === undefined ? missingProject(id) : this.compileProject(project);
+      this.remember(this.projects, id, entry);
+    }
+    return entry;
+  }
+
+  private remember<V>(cache: Map<string, V>, id: string, value: V): void {
+    if (cache.size >= kMaxCachedEntries) cache.clear();
+    cache.set(id, value);
+  }
+
+  private compileProject(project: Project): ProjectEntry {
+    const flags: FlagEntry[] = [];
+    for (const flag of this.store.listFlags(project.id)) {
+      const entry = this.compileFlag(flag, project);
+      if (entry.found) flags.push(entry);
+      this.remember(this.flags, flag.id, entry);
+    }
+    const validEnvs = validEnvironmentsText(project);
+    return {
+      found: true,
+      multi: project.kind === 'multi',
+      envs: new Set(project.environments),
+      flags,
+      validEnvs,
+      envMissing: evalErrorBody('NOT_FOUND', `This is a multi-environment project: add the "env" query parameter (${validEnvs}).`),
+      org: this.org(project.orgId),
+    };
+  }
+
+  private compileFlag(flag: Flag, project: Project | undefined): FlagEntry | Missing {
+    if (project === undefined) return missingFlag(flag.id);
+    const audience = (audienceId: string | null) => (audienceId === null ? undefined : this.audience(audienceId, project.id));
+    let state: CompiledState | null = null;
+    let envs: Map<string, CompiledState> | null = null;
+    if (flag.kind === 'flag') {
+      const effective = effectiveState(flag, null);
+      state = compileState(effective, audience(effective.audienceId));
+    } else {
+      envs = new Map();
+      for (const env of project.environments) {
+        const effective = effectiveState(flag, env);
+        envs.set(env, compileState(effective, audience(effective.audienceId)));
+      }
+    }
+    const validEnvs = validEnvironmentsText(project);
+    return {
+      found: true,
+      id: flag.id,
+      bodies: [flagBody(flag, false), flagBody(flag, true)],
+      state,
+      envs,
+      validEnvs,
+      envMissing: envs === null
+        ? null
+        : evalErrorBody('NOT_FOUND', `This flag belongs to a multi-environment project: add the "env" query parameter (${validEnvs}).`),
+      org: this.org(project.orgId),
+    };
+  }
+
+  /** An audience of the flag's own project; one that is missing (or foreign) never matches. */
+  private audience(id: string, projectId: string): Audience | undefined {
+    const audience = this.store.getAudience(id);
+    return audience !== undefined && audience.projectId === projectId ? audience : undefined;
+  }
+
+  private org(orgId: string | null): Org | null {
+    if (orgId === null) return null;
+    let org = this.orgs.get(orgId);
+    if (org === undefined) {
+      org = this.store.getOrg(orgId) ?? null;
+      this.orgs.set(orgId, org);
+    }
+    return org;
+  }
+}
+
+/** `{id, name, enabled}` in that order: built once per flag version, never per request. */
+function flagBody(flag: Flag, enabled: boolean): Buffer {
+  return Buffer.from(JSON.stringify({ id: flag.id, name: flag.name, enabled }));
+}
+
+function missingFlag(id: string): Missing {
+  return { found: false, body: evalErrorBody('NOT_FOUND', `No flag with id "${id}" exists.`) };
+}
+
+function missingProject(id: string): Missing {
+  return { found: false, body: evalErrorBody('NOT_FOUND', `No project with id "${id}" exists.`) };
+}
+
+function unknownEnvBody(what: 'flag' | 'project', env: string, validEnvs: string): Buffer {
+  return evalErrorBody('NOT_FOUND', `Unknown environment "${env}" for this ${what}; ${validEnvs}.`);
+}
+
+/** Path ids are sent as is; one that was percent-encoded anyway is decoded (undecodable: no such id). */
+function decodeId(raw: string): string {
+  if (!raw.includes('%')) return raw;
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}

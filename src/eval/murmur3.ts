@@ -1,0 +1,49 @@
+// MurmurHash3, x86 32-bit variant (Austin Appleby's reference `MurmurHash3_x86_32`), over bytes.
+//
+// This is part of Flagwire's public contract: percentage bucketing is
+// `murmur3_x86_32(utf8(flagId + ":" + key), seed 0) mod 100`, and SDKs in other languages reproduce it
+// bit for bit (test/fixtures/bucket-vectors.json holds the vectors). All arithmetic is on uint32:
+// `Math.imul` is the 32-bit multiply, `>>> 0` turns the final int32 into an unsigned number.
+
+const kC1 = 0xcc9e2d51;
+const kC2 = 0x1b873593;
+
+/** Hash of `bytes[0..length)`; an unsigned 32-bit integer. */
+export function murmur3x86_32(bytes: Uint8Array, length: number = bytes.length, seed = 0): number {
+  let h = seed | 0;
+  const blocks = length & ~3;
+  let i = 0;
+  for (; i < blocks; i += 4) {
+    let k = bytes[i]! | (bytes[i + 1]! << 8) | (bytes[i + 2]! << 16) | (bytes[i + 3]! << 24);
+    k = Math.imul(k, kC1);
+    k = (k << 15) | (k >>> 17);
+    k = Math.imul(k, kC2);
+    h ^= k;
+    h = (h << 13) | (h >>> 19);
+    h = (Math.imul(h, 5) + 0xe6546b64) | 0;
+  }
+  // Tail: the 1 to 3 bytes after the last whole block, little-endian, as in the reference.
+  const tail = length & 3;
+  if (tail !== 0) {
+    let k = bytes[i]!;
+    if (tail > 1) k |= bytes[i + 1]! << 8;
+    if (tail > 2) k |= bytes[i + 2]! << 16;
+    k = Math.imul(k, kC1);
+    k = (k << 15) | (k >>> 17);
+    k = Math.imul(k, kC2);
+    h ^= k;
+  }
+  h ^= length;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/** Hash of a string's UTF-8 bytes (convenience for tests and tools; the hot path uses `bucket`). */
+export function murmur3String(text: string, seed = 0): number {
+  const bytes = Buffer.from(text, 'utf8');
+  return murmur3x86_32(bytes, bytes.length, seed);
+}

@@ -1,0 +1,75 @@
+// The Piscina pool of eval workers (worker.ts). Piscina replaces a worker that dies and rejects the
+// task it held; the batcher turns that rejection into 500s for the batch's requests.
+import { fileURLToPath } from 'node:url';
+import type { Logger } from 'pino';
+import { Piscina } from 'piscina';
+import type { Clock } from '../clock.js';
+import type { BatchRunner } from './batcher.js';
+import type { EvalTask } from './protocol.js';
+import type { EvalWorkerData } from './worker.js';
+
+export interface EvalPoolOptions {
+  dataDir: string;
+  workers: number;
+  clock: Clock;
+  log: Logger;
+  /** Test hook, see EvalWorkerData.crashFlagId. */
+  crashFlagId?: string | null;
+  /** Tasks that may wait in Piscina's queue beyond one per worker (the batcher keeps within it). */
+  maxQueue: number;
+}
+
+const kWorkerFile = fileURLToPath(new URL('./worker.js', import.meta.url));
+
+export class EvalPool implements BatchRunner {
+  private constructor(private readonly piscina: Piscina<EvalTask, ArrayBuffer>) {}
+
+  /** Starts the workers and waits until each has opened the store and answered an empty batch. */
+  static async start(options: EvalPoolOptions): Promise<EvalPool> {
+    const workerData: EvalWorkerData = {
+      dataDir: options.dataDir,
+      clock: options.clock.buffer,
+      crashFlagId: options.crashFlagId ?? null,
+    };
+    const piscina = new Piscina<EvalTask, ArrayBuffer>({
+      filename: kWorkerFile,
+      minThreads: options.workers,
+      maxThreads: options.workers,
+      idleTimeout: 2 ** 31 - 1,
+      maxQueue: options.maxQueue,
+      // Piscina's default 'sync' atomics: an idle worker waits on Atomics.wait and reads the next task
+      // without an event-loop turn. That is why worker.ts renews its LMDB snapshot explicitly.
+      atomics: 'sync',
+      recordTiming: false,
+      workerData,
+    });
+    // A worker error with no task to reject is emitted here; unhandled, it would end the process.
+    piscina.on('error', (err: unknown) => options.log.error({ err }, 'eval worker failed'));
+    piscina.on('message', (message: { evalError?: string }) => {
+      if (message && typeof message.evalError === 'string') options.log.error({ err: message.evalError }, 'evaluation failed');
+    });
+    const pool = new EvalPool(piscina);
+    try {
+      const warmups = [];
+      for (let i = 0; i < options.workers; i++) warmups.push(pool.run({ buffer: new ArrayBuffer(8), count: 0 }));
+      await Promise.all(warmups);
+    } catch (err) {
+      await piscina.destroy().catch(() => {});
+      throw new Error(`the evaluation workers could not start: ${(err as Error).message}`);
+    }
+    return pool;
+  }
+
+  get threads(): number {
+    return this.piscina.threads.length;
+  }
+
+  run(task: EvalTask): Promise<ArrayBuffer> {
+    return this.piscina.run(task, { transferList: [task.buffer] });
+  }
+
+  /** Stops every worker; a task still running is rejected. */
+  async destroy(): Promise<void> {
+    await this.piscina.destroy();
+  }
+}

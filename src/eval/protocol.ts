@@ -1,0 +1,182 @@
+// The batch format between the main thread and an eval worker: one ArrayBuffer goes to the worker
+// (transferred, not copied) holding every request of the batch; the same buffer comes back (or a larger
+// one, if the answers did not fit) holding every answer. One structured-clone-free hand-off per batch
+// each way, instead of one message (and one object graph to clone) per request.
+//
+// Requests, written by the main thread from offset 0, back to back (integers little-endian):
+//
+//   ┌───────┬───────────┬───────────┬────────────────┬──────────────────────┐
+//   │ route │ idBytes   │ queryBytes│ id             │ raw query            │
+//   │ u8    │ u32       │ u32       │ UTF-8, as sent │ UTF-8, undecoded     │  × count
+//   └───────┴───────────┴───────────┴────────────────┴──────────────────────┘
+//
+// Answers, written by the worker over the same buffer once it has read every request (u32, aligned):
+//
+//   ┌───────┬──────────────────────────────────┬─────────────────────────────┐
+//   │ count │ status │ bodyStart │ bodyBytes   │ body bytes, back to back    │
+//   │       │        × count                  │ (JSON, ready to send)       │
+//   └───────┴──────────────────────────────────┴─────────────────────────────┘
+
+import { maxUtf8Bytes, readUtf8, writeUtf8 } from './utf8.js';
+
+export const kRouteFlag = 0;
+export const kRouteProject = 1;
+export type Route = typeof kRouteFlag | typeof kRouteProject;
+
+/** What the main thread sends per batch (the buffer is in the transfer list). */
+export interface EvalTask {
+  buffer: ArrayBuffer;
+  count: number;
+}
+
+const kRequestHeaderBytes = 9;
+
+/** Main thread: appends requests to a buffer, growing it when a request does not fit. */
+export class RequestWriter {
+  private bytes: Buffer;
+  private pos = 0;
+  count = 0;
+
+  constructor(buffer: ArrayBuffer) {
+    this.bytes = Buffer.from(buffer);
+  }
+
+  get buffer(): ArrayBuffer {
+    return this.bytes.buffer as ArrayBuffer;
+  }
+
+  add(route: Route, id: string, query: string): void {
+    // UTF-8 needs at most 3 bytes per UTF-16 code unit; reserve the worst case so writes never truncate.
+    const worst = kRequestHeaderBytes + maxUtf8Bytes(id) + maxUtf8Bytes(query);
+    if (this.pos + worst > this.bytes.length) this.grow(this.pos + worst);
+    const bytes = this.bytes;
+    const at = this.pos;
+    bytes[at] = route;
+    const idBytes = writeUtf8(bytes, id, at + kRequestHeaderBytes);
+    const queryBytes = query.length === 0 ? 0 : writeUtf8(bytes, query, at + kRequestHeaderBytes + idBytes);
+    bytes.writeUInt32LE(idBytes, at + 1);
+    bytes.writeUInt32LE(queryBytes, at + 5);
+    this.pos = at + kRequestHeaderBytes + idBytes + queryBytes;
+    this.count++;
+  }
+
+  private grow(needed: number): void {
+    const next = Buffer.from(new ArrayBuffer(Math.max(needed, this.bytes.length * 2)));
+    this.bytes.copy(next, 0, 0, this.pos);
+    this.bytes = next;
+  }
+}
+
+/** Worker: every request of a batch as strings, read before the buffer is overwritten with answers. */
+export interface DecodedRequests {
+  count: number;
+  routes: Route[];
+  ids: string[];
+  queries: string[];
+}
+
+/** Fills `into` (reused across batches: its arrays are overwritten, not reallocated). */
+export function readRequests(buffer: ArrayBuffer, count: number, into: DecodedRequests): DecodedRequests {
+  const bytes = Buffer.from(buffer);
+  let pos = 0;
+  for (let i = 0; i < count; i++) {
+    const idBytes = bytes.readUInt32LE(pos + 1);
+    const queryBytes = bytes.readUInt32LE(pos + 5);
+    const idStart = pos + kRequestHeaderBytes;
+    const queryStart = idStart + idBytes;
+    into.routes[i] = bytes[pos] as Route;
+    into.ids[i] = readUtf8(bytes, idStart, queryStart);
+    into.queries[i] = queryBytes === 0 ? '' : readUtf8(bytes, queryStart, queryStart + queryBytes);
+    pos = queryStart + queryBytes;
+  }
+  into.count = count;
+  return into;
+}
+
+export function newDecodedRequests(): DecodedRequests {
+  return { count: 0, routes: [], ids: [], queries: [] };
+}
+
+/**
+ * Worker: writes the answers in request order. A body is either one `put` (a precomputed Buffer is
+ * copied in, nothing else allocated) or `open`, any number of `push`/`pushByte`, then `close`.
+ */
+export class ResultWriter {
+  private bytes: Buffer;
+  private header = 4;
+  private pos = 0;
+  private bodyStart = 0;
+
+  constructor(buffer: ArrayBuffer, private readonly count: number) {
+    this.bytes = Buffer.from(buffer);
+    const headerBytes = 4 + 12 * count;
+    if (headerBytes > this.bytes.length) this.grow(headerBytes);
+    this.bytes.writeUInt32LE(count, 0);
+    this.pos = headerBytes;
+  }
+
+  put(status: number, body: Uint8Array): void {
+    this.open();
+    this.push(body);
+    this.close(status);
+  }
+
+  open(): void {
+    this.bodyStart = this.pos;
+  }
+
+  push(body: Uint8Array): void {
+    if (this.pos + body.length > this.bytes.length) this.grow(this.pos + body.length);
+    this.bytes.set(body, this.pos);
+    this.pos += body.length;
+  }
+
+  pushByte(byte: number): void {
+    if (this.pos + 1 > this.bytes.length) this.grow(this.pos + 1);
+    this.bytes[this.pos++] = byte;
+  }
+
+  close(status: number): void {
+    const bytes = this.bytes;
+    bytes.writeUInt32LE(status, this.header);
+    bytes.writeUInt32LE(this.bodyStart, this.header + 4);
+    bytes.writeUInt32LE(this.pos - this.bodyStart, this.header + 8);
+    this.header += 12;
+  }
+
+  /** The buffer holding every answer (after `count` closes). */
+  finish(): ArrayBuffer {
+    if (this.header !== 4 + 12 * this.count) throw new Error(`eval batch answered ${(this.header - 4) / 12} of ${this.count} requests`);
+    return this.bytes.buffer as ArrayBuffer;
+  }
+
+  private grow(needed: number): void {
+    const next = Buffer.from(new ArrayBuffer(Math.max(needed, this.bytes.length * 2)));
+    this.bytes.copy(next, 0, 0, this.pos);
+    this.bytes = next;
+  }
+}
+
+/** Main thread: the answers of a batch, read in place (the header as a Uint32Array view). */
+export class ResultReader {
+  readonly count: number;
+  private readonly header: Uint32Array;
+
+  constructor(readonly buffer: ArrayBuffer) {
+    this.count = new Uint32Array(buffer, 0, 1)[0]!;
+    this.header = new Uint32Array(buffer, 4, this.count * 3);
+  }
+
+  status(i: number): number {
+    return this.header[i * 3]!;
+  }
+
+  /** A view of answer i's body (a small view object; the bytes are not copied: uWS copies them on end). */
+  body(i: number): Uint8Array {
+    return new Uint8Array(this.buffer, this.header[i * 3 + 1]!, this.header[i * 3 + 2]!);
+  }
+
+  bodyText(i: number): string {
+    return Buffer.from(this.buffer, this.header[i * 3 + 1]!, this.header[i * 3 + 2]!).toString('utf8');
+  }
+}

@@ -1,0 +1,115 @@
+// The Evaluation API's query string: `cohort`, `env`, `targetingKey`, and every other parameter as an
+// attribute for audience matching (spec: GET /v1/flags/{flag_id}; the three are never attributes).
+//
+// Decoding is application/x-www-form-urlencoded, as URLSearchParams and HTML forms write it: "+" is a
+// space and %XX escapes are UTF-8 bytes. A parameter that cannot be decoded (a malformed escape such as
+// "%zz" or a lone "%", or escapes that are not valid UTF-8) makes the request a 400 whose detail says how
+// to encode it (spec: Evaluation API errors, 400). That holds for every parameter, not only `cohort`:
+// a silently mis-decoded targetingKey or attribute would give a wrong answer instead of an error.
+// When a parameter repeats, the first occurrence counts. An empty `cohort`, `targetingKey` or `env` is
+// treated as absent.
+import type { EvalContext } from './evaluate.js';
+
+const kPercent = 37; // '%'
+const kPlus = 43; // '+'
+
+/**
+ * One parsed query string. Each eval worker reuses one instance for every request (parse() resets it),
+ * so a request costs the decoded strings and nothing else: no URLSearchParams, no Map, no per-request object.
+ */
+export class EvalQuery implements EvalContext {
+  cohort: string | null = null;
+  targetingKey: string | null = null;
+  env: string | null = null;
+  /** Why the query cannot be decoded (the 400 detail), or null. */
+  error: string | null = null;
+  // Attributes as two parallel arrays; queries are short, so a scan beats building a Map.
+  private readonly names: string[] = [];
+  private readonly values: string[] = [];
+  private count = 0;
+
+  /** Parses `raw` (the part after "?", undecoded); false when it cannot be decoded (see `error`). */
+  parse(raw: string): boolean {
+    this.cohort = null;
+    this.targetingKey = null;
+    this.env = null;
+    this.error = null;
+    this.count = 0;
+    let seenCohort = false;
+    let seenKey = false;
+    let seenEnv = false;
+    const end = raw.length;
+    let start = 0;
+    while (start < end) {
+      let amp = raw.indexOf('&', start);
+      if (amp === -1) amp = end;
+      if (amp > start) {
+        let eq = raw.indexOf('=', start);
+        if (eq === -1 || eq > amp) eq = amp;
+        const name = decodeComponent(raw, start, eq);
+        if (name === null) return this.fail(describeFailure(null, raw.slice(start, eq)));
+        const value = eq < amp ? decodeComponent(raw, eq + 1, amp) : '';
+        if (value === null) return this.fail(describeFailure(name, raw.slice(eq + 1, amp)));
+        if (name === 'cohort') {
+          if (!seenCohort) this.cohort = value === '' ? null : value;
+          seenCohort = true;
+        } else if (name === 'targetingKey') {
+          if (!seenKey) this.targetingKey = value === '' ? null : value;
+          seenKey = true;
+        } else if (name === 'env') {
+          if (!seenEnv) this.env = value === '' ? null : value;
+          seenEnv = true;
+        } else {
+          this.names[this.count] = name;
+          this.values[this.count] = value;
+          this.count++;
+        }
+      }
+      start = amp + 1;
+    }
+    return true;
+  }
+
+  attribute(name: string): string | undefined {
+    for (let i = 0; i < this.count; i++) if (this.names[i] === name) return this.values[i];
+    return undefined;
+  }
+
+  private fail(detail: string): false {
+    this.error = detail;
+    return false;
+  }
+}
+
+/** `raw[start..end)` decoded, or null when it is not decodable. */
+function decodeComponent(raw: string, start: number, end: number): string | null {
+  const text = raw.slice(start, end);
+  // Fast path: nothing to decode, the slice is the value (the common case for ids and keys).
+  let plain = true;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === kPercent || c === kPlus) {
+      plain = false;
+      break;
+    }
+  }
+  if (plain) return text;
+  try {
+    // decodeURIComponent rejects both malformed escapes and invalid UTF-8 (overlong forms, surrogates).
+    return decodeURIComponent(text.includes('+') ? text.replaceAll('+', ' ') : text);
+  } catch {
+    return null;
+  }
+}
+
+const kMalformedEscape = /%(?![0-9A-Fa-f]{2})/;
+
+function describeFailure(name: string | null, raw: string): string {
+  const what = name === null ? `The query parameter name "${raw}"` : `The "${name}" query parameter`;
+  const why = kMalformedEscape.test(raw)
+    ? 'has a "%" that does not start a valid %XX escape'
+    : 'has %XX escapes that are not valid UTF-8';
+  return `${what} cannot be decoded: it ${why}. URL-encode every query value (for example with encodeURIComponent): `
+    + 'a literal "%" must be sent as %25 and a literal "+" as %2B (an unencoded "+" means a space), and '
+    + 'non-ASCII text as its UTF-8 bytes, each as %XX.';
+}

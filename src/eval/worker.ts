@@ -1,0 +1,53 @@
+// Piscina worker entry: opens the LMDB environment read-only (memory-mapped; readers never block the
+// writer) and evaluates one batch per task. See protocol.ts for the batch format and engine.ts for the
+// freshness rule.
+import { parentPort, workerData } from 'node:worker_threads';
+import { move } from 'piscina';
+import { Clock } from '../clock.js';
+import { Store } from '../store/store.js';
+import { kInternalErrorBody } from './bodies.js';
+import { EvalEngine } from './engine.js';
+import { kRouteFlag, newDecodedRequests, readRequests, ResultWriter, type EvalTask } from './protocol.js';
+
+export interface EvalWorkerData {
+  dataDir: string;
+  /** The server's Clock buffer: trial ends are judged by the same (test-adjustable) time everywhere. */
+  clock: SharedArrayBuffer;
+  /**
+   * Test hook for crash recovery (FLAGWIRE_TEST_EVAL_CRASH_ID): a batch holding a request for this
+   * flag id ends the worker thread, as a native fault would. Null in normal operation.
+   */
+  crashFlagId: string | null;
+}
+
+const start = workerData as EvalWorkerData;
+const store = Store.open(start.dataDir, { readOnly: true });
+const clock = new Clock(start.clock);
+const engine = new EvalEngine(store, () => clock.now());
+// Reused for every batch: decoding allocates the strings and nothing else.
+const requests = newDecodedRequests();
+
+export default function evaluateBatch(task: EvalTask): unknown {
+  readRequests(task.buffer, task.count, requests);
+  if (start.crashFlagId !== null) for (let i = 0; i < requests.count; i++) if (requests.ids[i] === start.crashFlagId) process.exit(70);
+  // Renew the read snapshot before answering anything (engine.ts: freshness rule).
+  engine.beginBatch();
+  // The answers overwrite the requests in the same buffer (already decoded above), so the buffer
+  // makes the round trip and the main thread can reuse it: no allocation per batch in the steady state.
+  const out = new ResultWriter(task.buffer, requests.count);
+  const { routes, ids, queries } = requests;
+  let failure: unknown = null;
+  for (let i = 0; i < requests.count; i++) {
+    try {
+      if (routes[i] === kRouteFlag) engine.evaluateFlag(ids[i]!, queries[i]!, out);
+      else engine.evaluateProject(ids[i]!, queries[i]!, out);
+    } catch (err) {
+      // One request's failure (an unreadable record) is that request's 500; the others still get answers.
+      failure ??= err;
+      out.put(500, kInternalErrorBody);
+    }
+  }
+  // The pool logs it (Piscina emits a worker's own messages as 'message'); once per batch at most.
+  if (failure !== null) parentPort!.postMessage({ evalError: failure instanceof Error ? failure.stack ?? failure.message : String(failure) });
+  return move(out.finish());
+}

@@ -1,0 +1,264 @@
+// Main-thread batching with a fake runner and fake uWS responses: one task per event-loop turn,
+// growth while workers are busy, bounds, aborted clients, failed batches, shutdown.
+import t from 'tap';
+import type { PendingResponse } from '../../src/http/http.js';
+import { InFlight } from '../../src/http/in-flight.js';
+import { EvalBatcher, type BatchRunner, type BatcherOptions } from '../../src/eval/batcher.js';
+import { kRouteFlag, kRouteProject, newDecodedRequests, readRequests, ResultWriter, type EvalTask } from '../../src/eval/protocol.js';
+
+interface FakeRes extends PendingResponse {
+  written: { status: string; headers: [string, string][]; body: string } | null;
+  abort(): void;
+}
+
+function fakeRes(): FakeRes {
+  let aborted: (() => void) | null = null;
+  const headers: [string, string][] = [];
+  let status = '';
+  let corked = false;
+  const res = {
+    written: null,
+    onAborted(fn: () => void) {
+      aborted = fn;
+      return res;
+    },
+    abort() {
+      aborted!();
+    },
+    cork(fn: () => void) {
+      corked = true;
+      fn();
+      corked = false;
+      return res;
+    },
+    writeStatus(s: Uint8Array | string) {
+      if (!corked) throw new Error('write outside cork');
+      status = Buffer.from(s).toString();
+      return res;
+    },
+    writeHeader(k: Uint8Array | string, v: Uint8Array | string) {
+      headers.push([Buffer.from(k).toString(), Buffer.from(v).toString()]);
+      return res;
+    },
+    end(body: Uint8Array) {
+      if (res.written) throw new Error('answered twice');
+      res.written = { status, headers, body: Buffer.from(body).toString() };
+      return res;
+    },
+  } as unknown as FakeRes;
+  return res;
+}
+
+/** Answers each request with `<route>:<id>?<query>`, status 200 (or 404 for id "missing"). */
+class EchoRunner implements BatchRunner {
+  tasks: number[] = [];
+  hold = false;
+  private held: (() => void)[] = [];
+  fail: unknown = null;
+
+  run(task: EvalTask): Promise<ArrayBuffer> {
+    this.tasks.push(task.count);
+    if (this.fail !== null) return Promise.reject(this.fail);
+    const reqs = readRequests(task.buffer, task.count, newDecodedRequests());
+    const out = new ResultWriter(task.buffer, task.count);
+    for (let i = 0; i < reqs.count; i++) {
+      out.put(reqs.ids[i] === 'missing' ? 404 : 200, Buffer.from(`${reqs.routes[i]}:${reqs.ids[i]}?${reqs.queries[i]}`));
+    }
+    const result = out.finish();
+    if (!this.hold) return Promise.resolve(result);
+    return new Promise((resolve) => this.held.push(() => resolve(result)));
+  }
+
+  release(): void {
+    for (const fn of this.held.splice(0)) fn();
+  }
+}
+
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+const settle = async () => {
+  for (let i = 0; i < 5; i++) await turn();
+};
+
+function setup(over: Partial<BatcherOptions> = {}) {
+  const runner = new EchoRunner();
+  const inFlight = new InFlight();
+  const errors: unknown[] = [];
+  const batcher = new EvalBatcher({
+    runner, inFlight, maxTasksInFlight: 2, maxBatchRequests: 100, maxPendingRequests: 1000, taskTimeoutMs: 60_000,
+    onBatchError: (err) => errors.push(err), ...over,
+  });
+  const add = (id: string, query = '', route: 0 | 1 = kRouteFlag) => {
+    const res = fakeRes();
+    res.onAborted(() => {
+      res.aborted = true;
+    });
+    return { res, accepted: batcher.add(res, route, id, query) };
+  };
+  return { runner, inFlight, errors, batcher, add };
+}
+
+t.test('requests of one turn go as one task; each response gets its own answer, corked, with CORS', async (t) => {
+  const { runner, add, inFlight } = setup();
+  const a = add('flg_a', 'cohort=x');
+  const b = add('flg_b', '', kRouteProject);
+  const c = add('missing', 'q=é');
+  t.equal(inFlight.size, 1, 'one in-flight handle per batch');
+  await settle();
+  t.same(runner.tasks, [3]);
+  t.same(a.res.written, {
+    status: '200 OK',
+    headers: [['Access-Control-Allow-Origin', '*'], ['Content-Type', 'application/json']],
+    body: '0:flg_a?cohort=x',
+  });
+  t.equal(b.res.written!.body, '1:flg_b?');
+  t.equal(c.res.written!.status, '404 Not Found');
+  t.equal(c.res.written!.body, '0:missing?q=é', 'UTF-8 survives the round trip');
+  t.equal(inFlight.size, 0);
+});
+
+t.test('later turns go in later tasks', async (t) => {
+  const { runner, add } = setup();
+  add('a');
+  await settle();
+  add('b');
+  add('c');
+  await settle();
+  t.same(runner.tasks, [1, 2]);
+});
+
+t.test('while every task slot is taken, the open batch keeps growing', async (t) => {
+  const { runner, add, batcher } = setup({ maxTasksInFlight: 1 });
+  runner.hold = true;
+  const first = add('first');
+  await settle();
+  const later = [];
+  for (let i = 0; i < 5; i++) {
+    later.push(add(`later-${i}`));
+    await turn();
+  }
+  t.same(runner.tasks, [1], 'nothing more sent while the slot is taken');
+  t.equal(batcher.size, 6);
+  runner.release();
+  await settle();
+  runner.release();
+  await settle();
+  t.same(runner.tasks, [1, 5], 'the five requests of five turns went as one batch');
+  t.ok(first.res.written && later.every((l) => l.res.written));
+  t.equal(batcher.size, 0);
+});
+
+t.test('a batch holds at most maxBatchRequests', async (t) => {
+  const { runner, add } = setup({ maxBatchRequests: 4 });
+  for (let i = 0; i < 10; i++) add(`r${i}`);
+  await settle();
+  t.same(runner.tasks, [4, 4, 2]);
+});
+
+t.test('the queue is bounded: past maxPendingRequests add() refuses', async (t) => {
+  const { runner, add, batcher } = setup({ maxPendingRequests: 3, maxTasksInFlight: 1 });
+  runner.hold = true;
+  t.same([add('a').accepted, add('b').accepted, add('c').accepted, add('d').accepted], [true, true, true, false]);
+  await settle();
+  runner.release();
+  await settle();
+  t.equal(batcher.size, 0);
+  t.equal(add('e').accepted, true, 'accepted again once answered');
+});
+
+t.test('an aborted client is skipped, the others answered', async (t) => {
+  const { add } = setup();
+  const a = add('a');
+  const b = add('b');
+  a.res.abort();
+  await settle();
+  t.equal(a.res.written, null);
+  t.equal(b.res.written!.body, '0:b?');
+});
+
+t.test('a failed task answers every request of its batch 500, once, and frees its slot', async (t) => {
+  const { runner, add, errors, inFlight, batcher } = setup();
+  runner.fail = new Error('worker exited with code: 70');
+  const reqs = [add('a'), add('b'), add('c')];
+  reqs[1]!.res.abort();
+  await settle();
+  t.equal(errors.length, 1);
+  t.same(reqs.map((r) => r.res.written?.status ?? null), ['500 Internal Server Error', null, '500 Internal Server Error']);
+  t.same(JSON.parse(reqs[0]!.res.written!.body), {
+    error: 'Internal server error',
+    detail: 'An unexpected error occurred while evaluating; it has been logged. Retry, and report it if it persists.',
+  });
+  t.equal(inFlight.size, 0);
+  t.equal(batcher.size, 0);
+  runner.fail = null;
+  const next = add('d');
+  await settle();
+  t.equal(next.res.written!.status, '200 OK', 'the next batch is served');
+});
+
+t.test('a runner that throws, or an answer of the wrong size, is a failed batch too', async (t) => {
+  const throwing: BatchRunner = {
+    run() {
+      throw new Error('pool destroyed');
+    },
+  };
+  const s1 = setup({ runner: throwing });
+  const r1 = s1.add('a');
+  await settle();
+  t.equal(r1.res.written!.status, '500 Internal Server Error');
+  const short: BatchRunner = {
+    async run(task) {
+      const out = new ResultWriter(task.buffer, 0);
+      return out.finish();
+    },
+  };
+  const s2 = setup({ runner: short });
+  const r2 = s2.add('a');
+  await settle();
+  t.equal(r2.res.written!.status, '500 Internal Server Error');
+  t.match(String(s2.errors[0]), /came back with 0 answers/);
+});
+
+t.test('close: refuses new requests and resolves once the accepted ones are answered', async (t) => {
+  const { runner, add, batcher } = setup({ maxTasksInFlight: 1 });
+  runner.hold = true;
+  const a = add('a');
+  await settle();
+  const b = add('b');
+  let closed = false;
+  const closing = batcher.close().then(() => (closed = true));
+  t.equal(add('c').accepted, false);
+  await settle();
+  t.equal(closed, false);
+  runner.release();
+  await settle();
+  runner.release();
+  await closing;
+  t.ok(a.res.written && b.res.written);
+});
+
+t.test('buffers: a batch larger than the initial buffer grows it', async (t) => {
+  const { add } = setup({ maxBatchRequests: 1000 });
+  const big = 'x'.repeat(2000);
+  const reqs = [];
+  for (let i = 0; i < 100; i++) reqs.push(add(`id${i}`, `k=${big}`));
+  await settle();
+  t.ok(reqs.every((r, i) => r.res.written!.body === `0:id${i}?k=${big}`));
+});
+
+t.test('a batch that never comes back is answered 500 after taskTimeoutMs; its late result is dropped', async (t) => {
+  const { runner, add, errors, batcher, inFlight } = setup({ taskTimeoutMs: 30, maxTasksInFlight: 1 });
+  runner.hold = true;
+  const a = add('a');
+  while (a.res.written === null) await new Promise((resolve) => setTimeout(resolve, 10));
+  t.equal(a.res.written.status, '500 Internal Server Error');
+  t.match(String(errors[0]), /not answered within 30 ms/);
+  t.equal(batcher.size, 0);
+  t.equal(inFlight.size, 0);
+  runner.hold = false;
+  const b = add('b');
+  await settle();
+  t.equal(b.res.written!.body, '0:b?', 'the slot was freed');
+  runner.release();
+  await settle();
+  t.equal(errors.length, 1, 'the late answer of the first batch changes nothing');
+});

@@ -1,0 +1,86 @@
+// The data set of the evaluation tests, written with the writer's own command functions into a data
+// dir (before a server starts on it, or for the engine in-process).
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Store } from '../../src/store/store.js';
+import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../../src/writer/commands.js';
+import { kConsoleActor } from '../../src/writer/flag-commands.js';
+
+export interface EvalWorld {
+  dataDir: string;
+  store: Store;
+  run<N extends CommandName>(name: N, input: CommandInput<N>, now?: number): CommandOutput<N>;
+  ids: {
+    orgTeams: string; orgFree: string; owner: string;
+    single: string; multi: string; freeProject: string; personal: string; empty: string; emptyMulti: string;
+    audience: string; multiAudience: string;
+    on: string; off: string; half: string; zero: string; aud: string; audHalf: string;
+    group: string; groupAud: string; freeAud: string; freePlain: string; personalFlag: string;
+  };
+  /** Write tokens (Management API) of the single and the multi-environment project. */
+  writeToken: string;
+  multiWriteToken: string;
+}
+
+export function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), 'flagwire-eval-'));
+}
+
+export function buildEvalWorld(dataDir: string = tempDir()): EvalWorld {
+  const store = Store.open(dataDir);
+  // Strictly increasing times: flags created one after another have distinct createdAt, so the
+  // project route's creation order is the order of this file.
+  let last = 0;
+  const tick = () => (last = Math.max(Date.now(), last + 1));
+  const run = <N extends CommandName>(name: N, input: CommandInput<N>, now = tick()) =>
+    store.transact((w) => runCommand(w, name, input, now));
+  const orgTeams = run('orgCreate', { name: 'Teams org', plan: 'teams' }).id;
+  const orgFree = run('orgCreate', { name: 'Downgraded org', plan: 'teams' }).id;
+  const owner = run('userCreate', { email: 'owner@eval.test' }).id;
+  run('orgAddMember', { orgId: orgTeams, userId: owner, role: 'owner' });
+  const single = run('projectCreate', { name: 'Shop', orgId: orgTeams }).id;
+  const multi = run('projectCreate', { name: 'Platform', orgId: orgTeams, kind: 'multi', environments: ['staging', 'production', 'dev'] }).id;
+  const freeProject = run('projectCreate', { name: 'Free shop', orgId: orgFree }).id;
+  const personal = run('projectCreate', { name: 'Mine', ownerUserId: owner }).id;
+  const empty = run('projectCreate', { name: 'Empty', orgId: orgTeams }).id;
+  const emptyMulti = run('projectCreate', { name: 'Empty multi', orgId: orgTeams, kind: 'multi', environments: ['prod'] }).id;
+  const rules = [{ attribute: 'plan', values: ['beta', 'alpha'] }, { attribute: 'country', values: ['NL'] }];
+  const audience = run('audienceCreate', { projectId: single, name: 'Beta NL', rules }).id;
+  const multiAudience = run('audienceCreate', { projectId: multi, name: 'Beta', rules: [{ attribute: 'plan', values: ['beta'] }] }).id;
+  const freeAudience = run('audienceCreate', { projectId: freeProject, name: 'Beta', rules: [{ attribute: 'plan', values: ['beta'] }] }).id;
+  const create = (projectId: string, body: CommandInput<'flagCreate'>['body']) =>
+    run('flagCreate', { projectId, body, actor: kConsoleActor }).id;
+  const on = create(single, { name: 'on', enabled: true, trafficPercentage: 100 });
+  const off = create(single, { name: 'off', enabled: false, trafficPercentage: 100, cohorts: ['alice'] });
+  const half = create(single, { name: 'half', enabled: true, trafficPercentage: 50, cohorts: ['alice', 'bob'] });
+  const zero = create(single, { name: 'zero', enabled: true, trafficPercentage: 0, cohorts: ['vip'] });
+  const aud = create(single, { name: 'aud', enabled: true, trafficPercentage: 100, audienceId: audience });
+  const audHalf = create(single, { name: 'aud-half', enabled: true, trafficPercentage: 50, cohorts: ['insider'], audienceId: audience });
+  const group = create(multi, {
+    name: 'group',
+    environments: {
+      staging: { enabled: true, trafficPercentage: 0 },
+      production: { enabled: true, trafficPercentage: 0, cohorts: ['qa'] },
+    },
+  });
+  run('flagCohorts', { flagId: group, cohorts: ['wide-1', 'wide-2'] });
+  const groupAud = create(multi, {
+    name: 'group-aud',
+    environments: { production: { enabled: true, trafficPercentage: 100, audienceId: multiAudience }, staging: { enabled: true, trafficPercentage: 100 } },
+  });
+  const freeAud = create(freeProject, { name: 'aud', enabled: true, trafficPercentage: 100, audienceId: freeAudience });
+  const freePlain = create(freeProject, { name: 'plain', enabled: true, trafficPercentage: 100 });
+  const personalFlag = create(personal, { name: 'mine', enabled: true, trafficPercentage: 100 });
+  // The organisation drops below Teams after its flag got an audience: the case of the eval 403.
+  run('orgUpdate', { orgId: orgFree, plan: 'free' });
+  const writeToken = run('tokenCreate', { projectId: single, asUserId: owner, name: 'eval-tests', permission: 'write' }).secret;
+  const multiWriteToken = run('tokenCreate', { projectId: multi, asUserId: owner, name: 'eval-tests', permission: 'write' }).secret;
+  return {
+    dataDir, store, run, writeToken, multiWriteToken,
+    ids: {
+      orgTeams, orgFree, owner, single, multi, freeProject, personal, empty, emptyMulti, audience, multiAudience,
+      on, off, half, zero, aud, audHalf, group, groupAud, freeAud, freePlain, personalFlag,
+    },
+  };
+}

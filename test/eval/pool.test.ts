@@ -1,0 +1,85 @@
+// The real Piscina pool in-process: workers open the store read-only, batches come back answered,
+// a write committed on another thread is read by the next batch (Piscina's atomics loop + the explicit
+// resetReadTxn), and a worker that dies is replaced while its batch is answered 500.
+import { rmSync } from 'node:fs';
+import t from 'tap';
+import { pino } from 'pino';
+import { Clock } from '../../src/clock.js';
+import { EvalBatcher } from '../../src/eval/batcher.js';
+import { EvalPool } from '../../src/eval/pool.js';
+import { kRouteFlag } from '../../src/eval/protocol.js';
+import type { PendingResponse } from '../../src/http/http.js';
+import { InFlight } from '../../src/http/in-flight.js';
+import { kConsoleActor } from '../../src/writer/flag-commands.js';
+import { buildEvalWorld } from './eval-world.js';
+
+const world = buildEvalWorld();
+const log = pino({ level: 'silent' });
+const errors: unknown[] = [];
+const pool = await EvalPool.start({ dataDir: world.dataDir, workers: 2, clock: new Clock(), log, maxQueue: 4, crashFlagId: 'flg_crash' });
+const batcher = new EvalBatcher({
+  runner: pool, inFlight: new InFlight(), maxTasksInFlight: 4, maxBatchRequests: 256, maxPendingRequests: 10_000, taskTimeoutMs: 60_000,
+  onBatchError: (err) => errors.push(err),
+});
+t.teardown(async () => {
+  await batcher.close();
+  await pool.destroy();
+  await world.store.close();
+  rmSync(world.dataDir, { recursive: true, force: true });
+});
+
+/** Evaluates one request through the pool; resolves with status and parsed body. */
+function evaluate(id: string, query = ''): Promise<{ status: number; json: any }> {
+  return new Promise((resolve) => {
+    let status = 0;
+    const res = {
+      onAborted: () => res,
+      cork: (fn: () => void) => {
+        fn();
+        return res;
+      },
+      writeStatus: (s: Uint8Array) => {
+        status = Number(Buffer.from(s).toString().slice(0, 3));
+        return res;
+      },
+      writeHeader: () => res,
+      end: (body: Uint8Array) => {
+        resolve({ status, json: JSON.parse(Buffer.from(body).toString()) });
+        return res;
+      },
+    } as unknown as PendingResponse;
+    batcher.add(res, kRouteFlag, id, query);
+  });
+}
+
+t.test('workers evaluate batches read from the store', async (t) => {
+  t.equal(pool.threads, 2);
+  const answers = await Promise.all([evaluate(world.ids.on), evaluate(world.ids.group, 'env=staging&cohort=wide-1'), evaluate('flg_nope')]);
+  t.same(answers.map((a) => a.status), [200, 200, 404]);
+  t.same(answers[0]!.json, { id: world.ids.on, name: 'on', enabled: true });
+  t.equal(answers[1]!.json.enabled, true);
+});
+
+t.test('read-your-writes across threads: 200 write-then-evaluate pairs, none stale', async (t) => {
+  let stale = 0;
+  for (let i = 0; i < 200; i++) {
+    const enabled = i % 2 === 0;
+    world.run('flagPatch', { projectId: world.ids.single, flagId: world.ids.half, env: null, patch: { enabled, trafficPercentage: 100 }, actor: kConsoleActor });
+    const r = await evaluate(world.ids.half);
+    if (r.json.enabled !== enabled) stale++;
+  }
+  t.equal(stale, 0);
+});
+
+t.test('a worker that dies: its batch is answered 500, the pool replaces it, later batches work', async (t) => {
+  const answers = await Promise.all([evaluate('flg_crash'), evaluate(world.ids.on), evaluate(world.ids.on)]);
+  t.same(answers.map((a) => a.status), [500, 500, 500], 'every request of the dead batch, not only the culprit');
+  t.equal(answers[1]!.json.error, 'Internal server error');
+  t.match(String(errors[0]), /worker exited/);
+  for (let i = 0; i < 20; i++) {
+    const after = await evaluate(world.ids.on);
+    if (after.status !== 200) t.fail(`status ${after.status} after the crash`);
+  }
+  t.equal(pool.threads, 2, 'back to two workers');
+  t.equal(batcher.size, 0);
+});

@@ -1,0 +1,158 @@
+// Runs the real compiled console (`node dist/src/console/cli.js ...`) in a child process against a
+// data dir, and checks the --json contract on every call: stdout is exactly one JSON object.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Store, type StoreWriter } from '../../src/store/store.js';
+import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../../src/writer/commands.js';
+import { exportStore } from './store-export.js';
+
+export const kCliPath = fileURLToPath(new URL('../../src/console/cli.js', import.meta.url));
+
+export interface CliResult {
+  code: number;
+  /** The one JSON object on stdout (with --json), else undefined. */
+  json: any;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliOptions {
+  /** Add `--json` (default true). */
+  json?: boolean;
+  /** Add `--data <dir>` (default true when a data dir is given). */
+  data?: boolean;
+  /** Extra environment; FLAGWIRE_DATA is removed unless set here. */
+  env?: Record<string, string>;
+  cwd?: string;
+}
+
+/** Thrown when stdout breaks the --json contract; the test fails with the raw output. */
+export class ContractError extends Error {}
+
+function baseEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  delete env.FLAGWIRE_DATA;
+  delete env.NODE_OPTIONS;
+  return { ...env, ...extra };
+}
+
+/** `flagwire <args> --json --data <dataDir>`; resolves with the exit code and output, never rejects on exit status. */
+export function cli(dataDir: string | null, args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
+  const json = options.json ?? true;
+  // Under tap, @tapjs/processinfo hooks every spawn and puts its --import loader back into
+  // NODE_OPTIONS, which makes each console run about 3x slower (~0.7 s instead of ~0.25 s). Coverage
+  // is off (.taprc), so the child runs as it does for users: `env -u` drops the hook's NODE_OPTIONS.
+  const argv = ['-u', 'NODE_OPTIONS', process.execPath, kCliPath, ...args];
+  if (json) argv.push('--json');
+  if (dataDir !== null && (options.data ?? true)) argv.push('--data', dataDir);
+  return new Promise((resolve, reject) => {
+    execFile('env', argv, { env: baseEnv(options.env), cwd: options.cwd, timeout: 15_000, maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
+      const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
+      if (err && typeof err.code !== 'number') {
+        reject(new Error(`flagwire ${args.join(' ')} did not exit normally (${err.message})\n${stderr}`));
+        return;
+      }
+      let parsed: unknown;
+      if (json) {
+        try {
+          parsed = parseOneObject(stdout);
+        } catch (e) {
+          reject(new ContractError(`flagwire ${args.join(' ')}: ${(e as Error).message}; exit ${code}\nstdout: ${stdout}\nstderr: ${stderr}`));
+          return;
+        }
+      }
+      resolve({ code, json: parsed, stdout, stderr });
+    });
+  });
+}
+
+/** Exactly one JSON object (not an array, not several values), one line, newline-terminated. */
+export function parseOneObject(stdout: string): Record<string, unknown> {
+  if (!stdout.endsWith('\n') || stdout.indexOf('\n') !== stdout.length - 1) throw new Error('stdout is not exactly one line');
+  const value: unknown = JSON.parse(stdout);
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error('stdout is not a JSON object');
+  return value as Record<string, unknown>;
+}
+
+/** A fresh, empty data dir, removed at the end of the test. */
+export function tempDir(t: { teardown(fn: () => void): void }, prefix = 'flagwire-cli-'): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/**
+ * Runs writer commands in this process, in one transaction, against the same data dir (the console
+ * has no command for some set-up, such as flags, and 50 tokens are faster this way).
+ */
+export type RunCommand = <N extends CommandName>(name: N, input: CommandInput<N>, now?: number) => CommandOutput<N>;
+
+export async function inStore<T>(dataDir: string, fn: (run: RunCommand, w: StoreWriter) => T): Promise<T> {
+  const store = Store.open(dataDir);
+  try {
+    return store.transact((w) => fn((name, input, now = Date.now()) => runCommand(w, name, input, now), w));
+  } finally {
+    await store.close();
+  }
+}
+
+// ---- assertions --------------------------------------------------------------------------------
+
+type Tap = typeof import('tap').t;
+/** The `t` a tap subtest callback receives. */
+export type TestContext = Parameters<Parameters<Tap['test']>[0]>[0];
+
+export interface Refusal {
+  /** Exit status (default 1). */
+  code?: number;
+  /** The error title, e.g. `Forbidden`. */
+  error: string;
+  detail?: RegExp;
+}
+
+/**
+ * Runs a command that must be refused: exit 1 (or `code`), `{error, detail}` and nothing else on
+ * stdout, and not one byte of the store changed (an export before and after, commit counter included).
+ */
+export async function expectRefused(t: TestContext, dataDir: string, args: readonly string[], expected: Refusal): Promise<CliResult> {
+  const before = await exportStore(dataDir);
+  const r = await cli(dataDir, args);
+  const what = `flagwire ${args.join(' ')}`;
+  t.equal(r.code, expected.code ?? 1, `${what}: exit ${expected.code ?? 1}`);
+  t.strictSame(Object.keys(r.json).sort(), ['detail', 'error'], `${what}: {error, detail}`);
+  t.equal(r.json.error, expected.error, `${what}: error title`);
+  if (expected.detail) t.match(r.json.detail, expected.detail, `${what}: detail`);
+  t.strictSame(await exportStore(dataDir), before, `${what}: store unchanged`);
+  return r;
+}
+
+/** Runs a command that must succeed with --json; fails the test (with its output) otherwise. */
+export async function ok(t: TestContext, dataDir: string, args: readonly string[]): Promise<any> {
+  const r = await cli(dataDir, args);
+  t.equal(r.code, 0, `flagwire ${args.join(' ')}: exit 0${r.code === 0 ? '' : ` (${r.stdout.trim()} ${r.stderr.trim()})`}`);
+  return r.json;
+}
+
+/**
+ * Several commands that must all be refused, run at once (they are independent): each gets exit 1
+ * (or its `code`) and its `{error, detail}`, and the store is unchanged after all of them. That is as
+ * strict as checking each one alone: every committed transaction bumps the store's commit counter,
+ * so no write can hide behind another.
+ */
+export async function expectAllRefused(t: TestContext, dataDir: string, cases: readonly (readonly [readonly string[], Refusal])[]): Promise<CliResult[]> {
+  const before = await exportStore(dataDir);
+  const results = await Promise.all(cases.map(([args]) => cli(dataDir, args)));
+  cases.forEach(([args, expected], i) => {
+    const r = results[i]!;
+    const what = `flagwire ${args.join(' ')}`;
+    t.equal(r.code, expected.code ?? 1, `${what}: exit ${expected.code ?? 1}`);
+    t.strictSame(Object.keys(r.json).sort(), ['detail', 'error'], `${what}: {error, detail}`);
+    t.equal(r.json.error, expected.error, `${what}: error title`);
+    if (expected.detail) t.match(r.json.detail, expected.detail, `${what}: detail`);
+  });
+  t.strictSame(await exportStore(dataDir), before, `store unchanged after: ${cases.map(([args]) => args.slice(0, 2).join(' ')).join(', ')}`);
+  return results;
+}

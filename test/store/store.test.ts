@@ -1,0 +1,226 @@
+// The LMDB store: every record kind survives a write, a close and a reopen unchanged (codecs and key
+// layout), reads order and page as documented, transactions are all-or-nothing (transactEach per
+// function), and a data dir written by a newer Flagwire or holding foreign files is refused.
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { open } from 'lmdb';
+import t from 'tap';
+import type { Audience, AuditEntry, Flag, MailMessage, Org, Project, Token, TokenActivity, User } from '../../src/store/records.js';
+import { kSchemaVersion, Store, StoreOpenError } from '../../src/store/store.js';
+import { tempDir } from '../helpers/cli.js';
+
+const at = Date.UTC(2030, 0, 1);
+
+const org: Org = { id: 'org_1', name: 'Acme', plan: 'teams-trial', trialEndsAt: at + 1, standing: 'good', createdAt: at };
+const org2: Org = { id: 'org_2', name: 'Beta', plan: 'free', trialEndsAt: null, standing: 'lapsed', createdAt: at };
+const user: User = { id: 'usr_1', email: 'Olive@Acme.test', name: 'Olive', createdAt: at };
+const project: Project = { id: 'prj_1', name: 'Shop', kind: 'single', orgId: 'org_1', ownerUserId: null, environments: [], createdAt: at };
+const multi: Project = { id: 'prj_2', name: 'Platform', kind: 'multi', orgId: null, ownerUserId: 'usr_1', environments: ['staging', 'production'], createdAt: at };
+const audience: Audience = { id: 'aud_1', projectId: 'prj_1', name: 'Beta', rules: [{ attribute: 'plan', values: ['beta', 'pro'] }], updatedAt: at };
+const single: Flag = {
+  id: 'flg_b', projectId: 'prj_1', name: 'checkout', description: 'Ünïcode ✓', tags: ['web'], cohorts: ['alice'],
+  createdAt: at + 1, updatedAt: at + 2, kind: 'flag', state: { enabled: true, trafficPercentage: 50, audienceId: 'aud_1' },
+};
+const older: Flag = {
+  id: 'flg_z', projectId: 'prj_1', name: 'banner', description: '', tags: [], cohorts: [],
+  createdAt: at, updatedAt: at, kind: 'flag', state: { enabled: false, trafficPercentage: 0, audienceId: null },
+};
+const group: Flag = {
+  id: 'flg_g', projectId: 'prj_2', name: 'search', description: '', tags: [], cohorts: ['wide'], createdAt: at, updatedAt: at,
+  kind: 'groupflag', environments: {
+    staging: { enabled: true, trafficPercentage: 100, audienceId: null, cohorts: null },
+    production: { enabled: false, trafficPercentage: 10, audienceId: null, cohorts: ['qa'] },
+  },
+};
+const token: Token = {
+  id: 't'.repeat(20), projectId: 'prj_1', name: 'deploy', permission: 'write', environments: [], expiresAt: 0,
+  createdAt: at, createdBy: 'usr_1', revokedAt: null, secretHash: 'ab'.repeat(32),
+};
+const activity: TokenActivity = {
+  tokenId: token.id, lastUsedAt: at, lastDenialMailAt: null,
+  recent: [{ at, method: 'GET', path: '/api/v1/flags', status: 200 }],
+  denials: [{ at, reason: 'revoked', method: 'PATCH', path: '/api/v1/flags/x' }],
+};
+const mail: Omit<MailMessage, 'seq'> = {
+  at, to: 'olive@acme.test', subject: 'Refused', text: 'Line 1\nLine 2', sentAt: null, attempts: 0, nextAttemptAt: at, lastError: null, failedAt: null,
+};
+
+function audit(projectId: string, action: string): Omit<AuditEntry, 'seq'> {
+  return { at, projectId, actor: 'console', actorName: 'console', action, flagId: 'flg_b', env: null, changes: { name: { before: 'a', after: 'b' } } };
+}
+
+t.test('every record kind round-trips through a close and reopen', async (t) => {
+  const dir = tempDir(t, 'flagwire-store-');
+  const store = Store.open(dir);
+  t.ok(store.isEmpty());
+  t.equal(store.schemaVersion(), kSchemaVersion);
+  const seqBefore = store.commitSeq();
+  const written = store.transact((w) => {
+    w.putOrg(org);
+    w.putOrg(org2);
+    w.putUser(user);
+    w.putMember({ orgId: 'org_1', userId: 'usr_1', role: 'admin' });
+    w.putMember({ orgId: 'org_2', userId: 'usr_1', role: 'viewer' });
+    w.putProject(project);
+    w.putProject(multi);
+    w.putAudience(audience);
+    w.putFlag(single);
+    w.putFlag(older);
+    w.putFlag(group);
+    w.putToken(token);
+    w.putActivity(activity);
+    const a1 = w.appendAudit(audit('prj_1', 'one'));
+    const a2 = w.appendAudit(audit('prj_2', 'two'));
+    const a3 = w.appendAudit(audit('prj_1', 'three'));
+    const m1 = w.appendMail(mail);
+    const m2 = w.appendMail({ ...mail, to: 'x@y.test' });
+    w.putMail({ ...m1, sentAt: at + 5, attempts: 1 });
+    w.markDemoSeeded(at);
+    return { a1, a2, a3, m1, m2 };
+  });
+  t.strictSame([written.a1.seq, written.a2.seq, written.a3.seq], [1, 2, 3], 'audit sequence numbers count across projects');
+  t.strictSame([written.m1.seq, written.m2.seq], [1, 2]);
+  t.equal(store.commitSeq(), seqBefore + 1, 'one transaction, one commit');
+  await store.close();
+
+  const again = Store.open(dir);
+  t.teardown(() => again.close());
+  t.notOk(again.isEmpty());
+  t.ok(again.isDemoSeeded());
+  t.strictSame(again.getOrg('org_1'), org);
+  t.strictSame(again.listOrgs(), [org, org2]);
+  t.strictSame(again.getUser('usr_1'), user);
+  t.strictSame(again.findUserByEmail('olive@acme.TEST'), user, 'e-mail lookup ignores case');
+  t.equal(again.findUserByEmail('nobody@acme.test'), undefined);
+  t.equal(again.getRole('org_1', 'usr_1'), 'admin');
+  t.equal(again.getRole('org_1', 'usr_2'), undefined);
+  t.strictSame(again.listMembers('org_2'), [{ orgId: 'org_2', userId: 'usr_1', role: 'viewer' }]);
+  t.strictSame(again.getProject('prj_2'), multi);
+  t.strictSame(again.listProjects(), [project, multi]);
+  t.strictSame(again.getAudience('aud_1'), audience);
+  t.strictSame(again.listAudiences('prj_1'), [audience]);
+  t.strictSame(again.listAudiences('prj_2'), []);
+  t.strictSame(again.getFlag('flg_g'), group, 'a group flag keeps null (inherit) and override cohorts apart');
+  t.strictSame(again.listFlags('prj_1'), [older, single], 'oldest first');
+  t.strictSame(again.getToken(token.id), token);
+  t.strictSame(again.getTokenByHash(token.secretHash), token);
+  t.equal(again.getTokenByHash('cd'.repeat(32)), undefined);
+  t.strictSame(again.listTokens('prj_1'), [token]);
+  t.strictSame(again.listTokens('prj_2'), []);
+  t.strictSame(again.getActivity(token.id), activity);
+  t.equal(again.getActivity('nope'), undefined);
+  t.strictSame(again.listAudit('prj_1', { limit: 10, before: null }), [written.a3, written.a1], 'newest first, one project only');
+  t.strictSame(again.listAudit('prj_1', { limit: 1, before: null }), [written.a3]);
+  t.strictSame(again.listAudit('prj_1', { limit: 10, before: 3 }), [written.a1], 'before pages back');
+  t.strictSame(again.listAudit('prj_2', { limit: 10, before: null }), [written.a2]);
+  t.strictSame(again.listMail(), [{ ...written.m1, sentAt: at + 5, attempts: 1 }, written.m2]);
+});
+
+t.test('updates replace, deletes remove, and indexes follow', async (t) => {
+  const dir = tempDir(t, 'flagwire-store-');
+  const store = Store.open(dir);
+  t.teardown(() => store.close());
+  store.transact((w) => {
+    w.putProject(project);
+    w.putFlag(single);
+    w.putFlag(older);
+    w.putToken(token);
+  });
+  store.transact((w) => {
+    w.putFlag({ ...single, name: 'renamed' });
+    w.deleteFlag(older);
+    w.putToken({ ...token, revokedAt: at });
+  });
+  t.strictSame(store.listFlags('prj_1').map((f) => f.name), ['renamed']);
+  t.equal(store.getFlag(older.id), undefined);
+  t.equal(store.getTokenByHash(token.secretHash)?.revokedAt, at);
+  t.equal(store.listTokens('prj_1').length, 1, 'a token put twice is listed once');
+});
+
+t.test('writes only inside transact; a throwing transaction writes nothing', async (t) => {
+  const dir = tempDir(t, 'flagwire-store-');
+  const store = Store.open(dir);
+  t.teardown(() => store.close());
+  t.throws(() => store.putOrg(org), /store writes must run inside Store\.transact/);
+  const seq = store.commitSeq();
+  t.throws(() => store.transact((w) => {
+    w.putOrg(org);
+    w.appendAudit(audit('prj_1', 'lost'));
+    throw new Error('boom');
+  }), /boom/);
+  t.equal(store.getOrg('org_1'), undefined);
+  t.strictSame(store.listAudit('prj_1', { limit: 10, before: null }), []);
+  t.equal(store.commitSeq(), seq, 'no commit');
+  const entry = store.transact((w) => w.appendAudit(audit('prj_1', 'kept')));
+  t.equal(entry.seq, 1, 'the aborted audit entry did not use up a sequence number');
+});
+
+t.test('transactEach rolls back only the function that throws', async (t) => {
+  const dir = tempDir(t, 'flagwire-store-');
+  const store = Store.open(dir);
+  t.teardown(() => store.close());
+  const seq = store.commitSeq();
+  const failure = new Error('second fails');
+  const results = store.transactEach<string | number>([
+    (w) => { w.putOrg(org); return 'a'; },
+    (w) => { w.putOrg(org2); w.appendAudit(audit('prj_1', 'rolled back')); throw failure; },
+    (w) => { w.putUser(user); return w.appendAudit(audit('prj_1', 'kept')).seq; },
+  ]);
+  t.strictSame(results, [{ ok: true, value: 'a' }, { ok: false, error: failure }, { ok: true, value: 1 }]);
+  t.strictSame(store.getOrg('org_1'), org);
+  t.equal(store.getOrg('org_2'), undefined, 'the failing function\'s writes are gone');
+  t.strictSame(store.getUser('usr_1'), user, 'the later function\'s writes stay');
+  t.strictSame(store.listAudit('prj_1', { limit: 10, before: null }).map((e) => e.action), ['kept']);
+  t.equal(store.commitSeq(), seq + 1, 'one commit for the batch');
+});
+
+t.test('a data file written by a newer Flagwire is refused with a clear message', async (t) => {
+  const dir = tempDir(t, 'flagwire-store-');
+  await Store.open(dir).close();
+  const raw = open({ path: join(dir, 'flagwire.mdb'), maxDbs: 16 });
+  raw.openDB({ name: 'meta' }).putSync('schemaVersion', kSchemaVersion + 1);
+  await raw.close();
+  t.throws(() => Store.open(dir), new StoreOpenError(
+    `${join(dir, 'flagwire.mdb')} was written by a newer Flagwire (schema ${kSchemaVersion + 1}; this version reads up to ${kSchemaVersion}); upgrade Flagwire or use another data directory`,
+  ));
+  t.throws(() => Store.open(dir, { readOnly: true }), StoreOpenError, 'read-only opens are refused too');
+
+  const raw2 = open({ path: join(dir, 'flagwire.mdb'), maxDbs: 16 });
+  raw2.openDB({ name: 'meta' }).putSync('schemaVersion', 'one');
+  await raw2.close();
+  t.throws(() => Store.open(dir), { name: 'StoreOpenError', message: /is not a Flagwire data file \(no valid schema version\)/ });
+
+  const raw3 = open({ path: join(dir, 'flagwire.mdb'), maxDbs: 16 });
+  raw3.openDB({ name: 'meta' }).putSync('schemaVersion', kSchemaVersion);
+  await raw3.close();
+  const store = Store.open(dir);
+  t.equal(store.schemaVersion(), kSchemaVersion, 'the current version opens');
+  await store.close();
+});
+
+t.test('a data dir with files Flagwire did not write is refused, never written over', async (t) => {
+  const dir = tempDir(t, 'flagwire-store-');
+  writeFileSync(join(dir, 'notes.txt'), 'mine');
+  mkdirSync(join(dir, 'backups'));
+  t.throws(() => Store.open(dir), {
+    name: 'StoreOpenError',
+    message: /^data directory .* holds files Flagwire did not write \((backups, notes\.txt|notes\.txt, backups)\); use an empty or Flagwire-only directory$/,
+  });
+  t.strictSame(readdirSync(dir).sort(), ['backups', 'notes.txt'], 'nothing was created');
+
+  const dotted = tempDir(t, 'flagwire-store-');
+  writeFileSync(join(dotted, '.keep'), '');
+  const store = Store.open(dotted);
+  t.ok(store.isEmpty(), 'hidden files (such as .keep) are allowed');
+  await store.close();
+});
+
+t.test('a read-only open sees committed data', async (t) => {
+  const dir = tempDir(t, 'flagwire-store-');
+  const writer = Store.open(dir);
+  writer.transact((w) => w.putOrg(org));
+  await writer.close();
+  const reader = Store.open(dir, { readOnly: true });
+  t.teardown(() => reader.close());
+  t.strictSame(reader.getOrg('org_1'), org);
+});
