@@ -1,13 +1,14 @@
 // Piscina worker entry: opens the LMDB environment read-only (memory-mapped; readers never block the
 // writer) and evaluates one batch per task. See protocol.ts for the batch format and engine.ts for the
 // freshness rule.
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, threadId, workerData } from 'node:worker_threads';
 import { move } from 'piscina';
 import { Clock } from '../clock.js';
 import { Store } from '../store/store.js';
 import { kInternalErrorBody } from './bodies.js';
+import { kOfrepInternalErrorBody, OfrepEvaluator } from '../ofrep/evaluate.js';
 import { EvalEngine } from './engine.js';
-import { kRouteFlag, newDecodedRequests, readRequests, ResultWriter, type EvalTask } from './protocol.js';
+import { kRouteFlag, kRouteOfrepBulk, kRouteOfrepFlag, kRouteProject, newDecodedRequests, readRequests, ResultWriter, type EvalTask } from './protocol.js';
 
 export interface EvalWorkerData {
   dataDir: string;
@@ -24,10 +25,18 @@ const start = workerData as EvalWorkerData;
 const store = Store.open(start.dataDir, { readOnly: true });
 const clock = new Clock(start.clock);
 const engine = new EvalEngine(store, () => clock.now());
+// The OFREP front door over the same engine: same compiled flags, same caches, same freshness rule.
+const ofrep = new OfrepEvaluator(engine);
 // Reused for every batch: decoding allocates the strings and nothing else.
 const requests = newDecodedRequests();
 
 export default function evaluateBatch(task: EvalTask): unknown {
+  if (task.probe === true) {
+    // Readiness probe (pool.ts): this worker can renew its snapshot and read the store; it says which thread it is.
+    engine.beginBatch();
+    new Int32Array(task.buffer, 0, 1)[0] = threadId;
+    return move(task.buffer);
+  }
   readRequests(task.buffer, task.count, requests);
   if (start.crashFlagId !== null) for (let i = 0; i < requests.count; i++) if (requests.ids[i] === start.crashFlagId) process.exit(70);
   // Renew the read snapshot before answering anything (engine.ts: freshness rule).
@@ -35,18 +44,25 @@ export default function evaluateBatch(task: EvalTask): unknown {
   // The answers overwrite the requests in the same buffer (already decoded above), so the buffer
   // makes the round trip and the main thread can reuse it: no allocation per batch in the steady state.
   const out = new ResultWriter(task.buffer, requests.count);
-  const { routes, ids, queries } = requests;
+  const { routes, ids, queries, extras } = requests;
   let failure: unknown = null;
   for (let i = 0; i < requests.count; i++) {
     try {
-      if (routes[i] === kRouteFlag) engine.evaluateFlag(ids[i]!, queries[i]!, out);
-      else engine.evaluateProject(ids[i]!, queries[i]!, out);
+      const route = routes[i];
+      if (route === kRouteFlag) engine.evaluateFlag(ids[i]!, queries[i]!, out);
+      else if (route === kRouteProject) engine.evaluateProject(ids[i]!, queries[i]!, out);
+      else if (route === kRouteOfrepFlag) ofrep.evaluateFlag(ids[i]!, queries[i]!, extras[i]!, out);
+      else ofrep.evaluateBulk(ids[i]!, queries[i]!, extras[i]!, out);
     } catch (err) {
       // One request's failure (an unreadable record) is that request's 500; the others still get answers.
       failure ??= err;
-      out.put(500, kInternalErrorBody);
+      out.put(500, routes[i] === kRouteOfrepFlag || routes[i] === kRouteOfrepBulk ? kOfrepInternalErrorBody : kInternalErrorBody);
     }
   }
+  // Release the snapshot until the next batch: an idle worker waits in Piscina's Atomics.wait, and an
+  // open read snapshot there keeps LMDB from reusing freed pages, so the data file would grow with
+  // every write (measured: 5.4 KB per PATCH instead of 0.4 KB).
+  store.resetReadTxn();
   // The pool logs it (Piscina emits a worker's own messages as 'message'); once per batch at most.
   if (failure !== null) parentPort!.postMessage({ evalError: failure instanceof Error ? failure.stack ?? failure.message : String(failure) });
   return move(out.finish());

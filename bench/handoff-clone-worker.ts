@@ -1,0 +1,40 @@
+// Bench-only eval worker for the naive hand-off that bench/handoff.bench.ts compares against: requests
+// arrive as structured-cloned string arrays and answers go back as arrays of statuses and body strings
+// (what "piscina.run with plain objects" gives), evaluated by the same engine as production.
+import { workerData } from 'node:worker_threads';
+import { Clock } from '../src/clock.js';
+import { EvalEngine } from '../src/eval/engine.js';
+import { ResultReader, ResultWriter } from '../src/eval/protocol.js';
+import { Store } from '../src/store/store.js';
+
+export interface CloneTask {
+  ids: string[];
+  queries: string[];
+}
+
+export interface CloneAnswer {
+  statuses: number[];
+  bodies: string[];
+}
+
+const { dataDir } = workerData as { dataDir: string };
+const store = Store.open(dataDir, { readOnly: true });
+const clock = new Clock();
+const engine = new EvalEngine(store, () => clock.now());
+let scratch = new ArrayBuffer(64 * 1024);
+
+export default function evaluateCloned(task: CloneTask): CloneAnswer {
+  engine.beginBatch();
+  const count = task.ids.length;
+  const out = new ResultWriter(scratch, count);
+  for (let i = 0; i < count; i++) engine.evaluateFlag(task.ids[i]!, task.queries[i]!, out);
+  scratch = out.finish();
+  const reader = new ResultReader(scratch);
+  const statuses: number[] = [];
+  const bodies: string[] = [];
+  for (let i = 0; i < count; i++) {
+    statuses.push(reader.status(i));
+    bodies.push(reader.bodyText(i));
+  }
+  return { statuses, bodies };
+}
