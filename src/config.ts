@@ -16,6 +16,7 @@ export const Config = Type.Object({
   evalWorkers: Type.Integer({ minimum: 1, maximum: 64 }),
   smtpUrl: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
   logLevel: Type.Union(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'].map((l) => Type.Literal(l))),
+  metrics: Type.Boolean(),
 });
 export type Config = Static<typeof Config>;
 
@@ -50,6 +51,7 @@ const kSettings = {
   evalWorkers: 'FLAGWIRE_EVAL_WORKERS',
   smtpUrl: 'FLAGWIRE_SMTP_URL',
   logLevel: 'FLAGWIRE_LOG_LEVEL',
+  metrics: 'FLAGWIRE_METRICS',
 } as const satisfies Record<keyof Config, string>;
 
 function integer(setting: keyof Config, raw: string, min: number, max: number): number {
@@ -100,6 +102,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     evalWorkers: integer('evalWorkers', env.FLAGWIRE_EVAL_WORKERS ?? String(defaultEvalWorkers()), 1, 64),
     smtpUrl,
     logLevel: logLevel(env.FLAGWIRE_LOG_LEVEL ?? 'info'),
+    metrics: onOff('metrics', env.FLAGWIRE_METRICS ?? 'on'),
   };
   const problem = kConfigCheck.Errors(config).First();
   if (problem) {
@@ -125,6 +128,12 @@ const kLogLevels = Config.properties.logLevel.anyOf.map((l) => l.const as string
 function logLevel(raw: string): Config['logLevel'] {
   if (!kLogLevels.includes(raw)) throw new ConfigError(kSettings.logLevel, `"${raw}" is not one of ${kLogLevels.join(', ')}`);
   return raw as Config['logLevel'];
+}
+
+function onOff(setting: keyof Config, raw: string): boolean {
+  if (raw === 'on') return true;
+  if (raw === 'off') return false;
+  throw new ConfigError(kSettings[setting], `"${raw}" is not on or off`);
 }
 
 function trimSlash(url: string): string {

@@ -14,6 +14,7 @@ import { send, sendJson, trackAbort, type PendingResponse } from '../http/http.j
 import type { InFlight } from '../http/in-flight.js';
 import { answerPreflight } from '../http/cors.js';
 import type { RateLimiter } from '../http/rate-limit.js';
+import type { Metrics } from '../metrics/metrics.js';
 import { flagNotFound } from '../writer/flag-commands.js';
 import type { WriterClient } from '../writer/client.js';
 import type { ActivityRecorder } from './activity.js';
@@ -33,6 +34,8 @@ export interface ManagementDeps {
   rateLimiter: RateLimiter;
   authFailures: AuthFailures;
   activity: ActivityRecorder;
+  /** Request, rate-limit and auth-failure counts; null or absent when metrics are off. */
+  metrics?: Metrics | null;
 }
 
 /** What a handler gets: everything read off the request before the handler may go async. */
@@ -76,10 +79,15 @@ export function registerManagementRoutes(app: TemplatedApp, deps: ManagementDeps
       activity.used(token.id, request.method, request.path, error.status, now);
       if (kDenialCodes.has(error.code)) activity.denied(token.id, `${error.title}: ${error.detail}`, request.method, request.path, now);
     }
+    if (deps.metrics) {
+      deps.metrics.apiRequest(request.path, error.status);
+      if (error.code === 'TOO_MANY_AUTH_FAILURES') deps.metrics.authLockouts++;
+    }
     send(res, error.status, JSON.stringify(errorEnvelope(error, deps.config.docsUrl)), 'application/json', undefined, closeConnection);
   };
   const succeed = (res: PendingResponse, request: ApiRequest, token: Token, status: number, value: unknown) => {
     activity.used(token.id, request.method, request.path, status, deps.clock.now());
+    deps.metrics?.apiRequest(request.path, status);
     sendJson(res, status, value);
   };
 
@@ -88,6 +96,10 @@ export function registerManagementRoutes(app: TemplatedApp, deps: ManagementDeps
     const ip = Buffer.from(res.getRemoteAddressAsText()).toString();
     // spec: Limits. The rate limit runs before anything else of the request, auth and body included.
     if (req.getMethod() !== 'options' && !rateLimiter.take(ip, now)) {
+      if (deps.metrics) {
+        deps.metrics.rateLimited++;
+        deps.metrics.apiRequest(req.getUrl(), 429);
+      }
       send(res, 429, kRateLimited, 'text/plain; charset=utf-8', kRateLimitHeaders);
       return;
     }
@@ -118,6 +130,7 @@ export function registerManagementRoutes(app: TemplatedApp, deps: ManagementDeps
         token = identifyToken(deps.store, request.authorization);
       } catch (err) {
         authFailures.record(ip, now);
+        if (deps.metrics) deps.metrics.authFailures++;
         throw err;
       }
       const auth = authorizeToken(deps.store, token, now);
@@ -155,29 +168,39 @@ function tooLarge(): FlagwireError {
   return new FlagwireError('PAYLOAD_TOO_LARGE', `The request body is larger than ${kMaxBodyBytes} bytes (1 MiB); send a smaller body.`);
 }
 
+/** Every route behind /api/v1/* (path template, methods): matchRoute's table; the OpenAPI test reads it too. */
+export const kManagementRoutes = {
+  token: { path: '/api/v1/token', methods: ['GET'] },
+  flags: { path: '/api/v1/flags', methods: ['GET', 'POST'] },
+  flag: { path: '/api/v1/flags/{flag_id}', methods: ['GET', 'PATCH'] },
+} as const satisfies Record<Route, { path: string; methods: readonly string[] }>;
+
 /** Route and method, or 404 (spec: any nonexistent path under /api/v1). */
 function matchRoute(request: ApiRequest): Route {
   const { method, path } = request;
   let route: Route | null = null;
   let methods: readonly string[] = [];
-  if (path === '/api/v1/token') {
+  if (path === kManagementRoutes.token.path) {
     route = 'token';
-    methods = ['GET'];
-  } else if (path === '/api/v1/flags') {
+    methods = kManagementRoutes.token.methods;
+  } else if (path === kManagementRoutes.flags.path) {
     route = 'flags';
-    methods = ['GET', 'POST'];
+    methods = kManagementRoutes.flags.methods;
   } else if (path.startsWith('/api/v1/flags/') && path.indexOf('/', 14) === -1 && path.length > 14) {
     try {
       request.flagId = decodeURIComponent(path.slice(14));
       route = 'flag';
-      methods = ['GET', 'PATCH'];
+      methods = kManagementRoutes.flag.methods;
     } catch {
       route = null;
     }
   }
   if (route === null) throw new FlagwireError('NOT_FOUND', `There is no ${path} in the Management API; see the docs for its routes.`);
   if (!methods.includes(method)) {
-    throw new FlagwireError('NOT_FOUND', `${method} is not a route of ${path}; it accepts ${methods.join(', ')}.`);
+    // The flag route is named by its pattern, not the path: a 404 never echoes a flag id, so its body is
+    // the same whether the id exists in another project or nowhere.
+    const name = route === 'flag' ? '/api/v1/flags/{id}' : path;
+    throw new FlagwireError('NOT_FOUND', `${method} is not a route of ${name}; it accepts ${methods.join(', ')}.`);
   }
   return route;
 }

@@ -13,10 +13,15 @@
 // requests is bounded; past it a request is answered 503 at once. A task that fails (its worker died,
 // the pool was destroyed) answers every request of its batch with the 500 eval body, and so does a
 // task that has not come back within `taskTimeoutMs` (a stuck worker): never a hang.
+//
+// The same batches carry OFREP requests (src/ofrep): their bodies travel in the query slot, and a bulk
+// answer may carry an ETag (protocol.ts), written as a header, with a 304 answered without a body.
 import { statusLine, type PendingResponse } from '../http/http.js';
 import type { InFlight } from '../http/in-flight.js';
+import type { EvalMetrics } from '../metrics/metrics.js';
+import { kOfrepInternalErrorBody } from '../ofrep/evaluate.js';
 import { kInternalErrorBody } from './bodies.js';
-import { RequestWriter, ResultReader, type EvalTask, type Route } from './protocol.js';
+import { kRouteOfrepBulk, kRouteOfrepFlag, RequestWriter, ResultReader, type EvalTask, type Route } from './protocol.js';
 
 /** Runs one batch on a worker; `task.buffer` is transferred, the answer buffer comes back. */
 export interface BatchRunner {
@@ -36,11 +41,17 @@ export interface BatcherOptions {
   taskTimeoutMs: number;
   /** Called once per failed batch. */
   onBatchError(err: unknown, requests: number): void;
+  /** Request, batch and failure counts (null: metrics off, nothing measured). */
+  metrics?: EvalMetrics | null;
 }
 
 interface Batch {
   readonly writer: RequestWriter;
   readonly responses: PendingResponse[];
+  /** Route of each response (metrics labels, and which 500 body a failed batch answers with). */
+  readonly routes: Route[];
+  /** performance.now() when the batch's first request was accepted (metrics only; 0 when off). */
+  readonly openedAt: number;
   /** InFlight handle: one per batch, not per request (graceful shutdown waits for every batch). */
   readonly done: () => void;
   sentAt: number;
@@ -59,14 +70,33 @@ const kCorsValue = Buffer.from('*');
 const kContentTypeName = Buffer.from('Content-Type');
 const kJson = Buffer.from('application/json');
 const kStatusLines = new Map<number, Buffer>();
+const kEtagName = Buffer.from('ETag');
+const kExposeName = Buffer.from('Access-Control-Expose-Headers');
 let corkRes: PendingResponse | null = null;
 let corkStatus: Buffer = kJson;
 let corkBody: Uint8Array = kJson;
+let corkTag: Uint8Array = kJson;
 
 function writeCorked(): void {
   const res = corkRes!;
   res.writeStatus(corkStatus);
   res.writeHeader(kCorsName, kCorsValue);
+  res.writeHeader(kContentTypeName, kJson);
+  res.end(corkBody);
+}
+
+function writeTaggedCorked(): void {
+  const res = corkRes!;
+  res.writeStatus(corkStatus);
+  res.writeHeader(kCorsName, kCorsValue);
+  res.writeHeader(kEtagName, corkTag);
+  // Browser OFREP providers read the ETag to send it back in If-None-Match.
+  res.writeHeader(kExposeName, kEtagName);
+  if (corkStatus === kNotModified) {
+    // RFC 9110 §15.4.5: a 304 has no content.
+    res.endWithoutBody();
+    return;
+  }
   res.writeHeader(kContentTypeName, kJson);
   res.end(corkBody);
 }
@@ -78,6 +108,20 @@ function statusBytes(status: number): Buffer {
     kStatusLines.set(status, line);
   }
   return line;
+}
+
+const kNotModified = statusBytes(304);
+
+/** Like answer(), with an ETag header; a 304 is sent without a body. */
+export function answerTagged(res: PendingResponse, status: number, body: Uint8Array, tag: Uint8Array): void {
+  if (res.aborted) return;
+  res.aborted = true;
+  corkRes = res;
+  corkStatus = statusBytes(status);
+  corkBody = body;
+  corkTag = tag;
+  res.cork(writeTaggedCorked);
+  corkRes = null;
 }
 
 /** Writes a whole JSON response, corked; marks it answered so nothing answers it twice. */
@@ -109,7 +153,10 @@ export class EvalBatcher {
     this.pump();
   };
 
+  private readonly metrics: EvalMetrics | null;
+
   constructor(private readonly options: BatcherOptions) {
+    this.metrics = options.metrics ?? null;
     this.watchdog = setInterval(() => this.checkTimeouts(), Math.min(1000, options.taskTimeoutMs)).unref();
   }
 
@@ -118,16 +165,22 @@ export class EvalBatcher {
     return this.pending;
   }
 
+  /** Batches sent to the pool and not yet answered. */
+  get tasksInFlight(): number {
+    return this.tasks;
+  }
+
   /**
    * Queues a request whose `onAborted` is already registered. False when the queue is full or the
    * server is stopping: the caller answers it (503) at once.
    */
-  add(res: PendingResponse, route: Route, id: string, query: string): boolean {
+  add(res: PendingResponse, route: Route, id: string, query: string | Uint8Array, extra = ''): boolean {
     if (this.closing || this.pending >= this.options.maxPendingRequests) return false;
     let batch = this.open;
     if (batch === null) batch = this.open = this.newBatch();
-    batch.writer.add(route, id, query);
+    batch.writer.add(route, id, query, extra);
     batch.responses.push(res);
+    batch.routes.push(route);
     this.pending++;
     if (batch.responses.length >= this.options.maxBatchRequests) {
       this.full.push(batch);
@@ -198,12 +251,17 @@ export class EvalBatcher {
       return;
     }
     const responses = batch.responses;
+    const metrics = this.metrics;
     for (let i = 0; i < responses.length; i++) {
       const res = responses[i]!;
+      const word = reader.word(i);
+      if (metrics !== null) metrics.request(batch.routes[i]!, word & 0xffff);
       // An aborted client's response object is gone: skip it (onAborted set the flag).
       if (res.aborted) continue;
-      answer(res, reader.status(i), reader.body(i));
+      if (word <= 0xffff) answer(res, word, reader.body(i));
+      else answerTagged(res, word & 0xffff, reader.body(i), reader.tag(i));
     }
+    if (metrics !== null) metrics.batch(responses.length, (performance.now() - batch.openedAt) / 1000);
     // uWS copied every body out before end() returned: the buffer can carry the next batch.
     if (this.freeBuffers.length < kMaxFreeBuffers) this.freeBuffers.push(buffer);
     this.finish(batch);
@@ -212,7 +270,13 @@ export class EvalBatcher {
   private failBatch(batch: Batch, err: unknown): void {
     if (batch.settled) return;
     this.options.onBatchError(err, batch.responses.length);
-    for (const res of batch.responses) answer(res, 500, kInternalErrorBody);
+    const metrics = this.metrics;
+    if (metrics !== null) metrics.batchFailed();
+    for (let i = 0; i < batch.responses.length; i++) {
+      const route = batch.routes[i]!;
+      if (metrics !== null) metrics.request(route, 500);
+      answer(batch.responses[i]!, 500, route === kRouteOfrepFlag || route === kRouteOfrepBulk ? kOfrepInternalErrorBody : kInternalErrorBody);
+    }
     this.finish(batch);
   }
 
@@ -228,6 +292,9 @@ export class EvalBatcher {
 
   private newBatch(): Batch {
     const buffer = this.freeBuffers.pop() ?? new ArrayBuffer(kBufferBytes);
-    return { writer: new RequestWriter(buffer), responses: [], done: this.options.inFlight.start(), sentAt: 0, settled: false };
+    return {
+      writer: new RequestWriter(buffer), responses: [], routes: [], openedAt: this.metrics === null ? 0 : performance.now(),
+      done: this.options.inFlight.start(), sentAt: 0, settled: false,
+    };
   }
 }

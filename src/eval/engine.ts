@@ -15,16 +15,23 @@ import type { StoreReader } from '../store/store.js';
 import { evalErrorBody, kAudiencePlanBody } from './bodies.js';
 import { compileState, evaluateState, type CompiledState } from './evaluate.js';
 import type { ResultWriter } from './protocol.js';
+import { murmur3x86_32 } from './murmur3.js';
 import { EvalQuery } from './query.js';
 
-export type EngineStore = Pick<StoreReader, 'commitSeq' | 'getFlag' | 'listFlags' | 'getProject' | 'getAudience' | 'getOrg'> & {
+export type EngineStore = Pick<StoreReader, 'commitSeq' | 'getFlag' | 'listFlags' | 'getProject' | 'getAudience' | 'listAudiences' | 'getOrg'> & {
   resetReadTxn(): void;
 };
 
-/** A flag version, compiled. */
-interface FlagEntry {
+/**
+ * A flag version, compiled. Other front doors (src/ofrep) read it through `lookupFlag`/`lookupProject`
+ * and may keep their own bodies for it in `ofrepBodies`: dropped with the entry when the store moves.
+ */
+export interface FlagEntry {
   readonly found: true;
   readonly id: string;
+  readonly name: string;
+  readonly projectId: string;
+  readonly updatedAt: number;
   /** The only two 200 bodies this flag version can have: index 0 `enabled: false`, 1 `enabled: true`. */
   readonly bodies: readonly [Buffer, Buffer];
   /** A single-environment flag's state; null for a group flag. */
@@ -36,20 +43,28 @@ interface FlagEntry {
   readonly envMissing: Buffer | null;
   /** The owning organisation (null for a personal project): decides whether audiences may apply. */
   readonly org: Org | null;
+  /** OFREP answers of this version, built on first use (src/ofrep/evaluate.ts); null until then. */
+  ofrepBodies: (Buffer | undefined)[] | null;
 }
 
-interface ProjectEntry {
+export interface ProjectEntry {
   readonly found: true;
+  readonly id: string;
   readonly multi: boolean;
   readonly envs: ReadonlySet<string>;
   readonly flags: readonly FlagEntry[];
   readonly validEnvs: string;
   readonly envMissing: Buffer;
   readonly org: Org | null;
+  /**
+   * Fingerprint of everything that decides this project's answers: its environments, every flag's id
+   * and version (updatedAt), every audience's version, and the organisation's plan. 8 hex digits.
+   */
+  readonly configTag: string;
 }
 
 /** A lookup that found nothing, with its 404 body (cached too: a client polling a deleted id costs a Map hit). */
-interface Missing {
+export interface Missing {
   readonly found: false;
   readonly body: Buffer;
 }
@@ -126,7 +141,18 @@ export class EvalEngine {
     out.close(200);
   }
 
-  private audiencesAllowed(org: Org | null): boolean {
+  /** The compiled flag for a path id as sent (decoded if percent-encoded), or its 404. */
+  lookupFlag(rawId: string): FlagEntry | Missing {
+    return this.flagEntry(decodeId(rawId));
+  }
+
+  /** The compiled project for a path id as sent, or its 404. */
+  lookupProject(rawId: string): ProjectEntry | Missing {
+    return this.projectEntry(decodeId(rawId));
+  }
+
+  /** Whether states with an audience may be evaluated for this organisation now (README decision 1). */
+  audiencesAllowed(org: Org | null): boolean {
     return org !== null && hasAudiences(org, this.now);
   }
 
@@ -169,15 +195,25 @@ export class EvalEngine {
       this.remember(this.flags, flag.id, entry);
     }
     const validEnvs = validEnvironmentsText(project);
+    const org = this.org(project.orgId);
     return {
       found: true,
+      id: project.id,
       multi: project.kind === 'multi',
       envs: new Set(project.environments),
       flags,
       validEnvs,
       envMissing: evalErrorBody('NOT_FOUND', `This is a multi-environment project: add the "env" query parameter (${validEnvs}).`),
-      org: this.org(project.orgId),
+      org,
+      configTag: this.configTag(project, flags, org),
     };
+  }
+
+  private configTag(project: Project, flags: readonly FlagEntry[], org: Org | null): string {
+    const parts = [project.id, project.environments.join(','), org === null ? '-' : `${org.plan}:${org.trialEndsAt}:${org.standing}`];
+    for (const flag of flags) parts.push(`${flag.id}@${flag.updatedAt}`);
+    for (const audience of this.store.listAudiences(project.id)) parts.push(`${audience.id}@${audience.updatedAt}`);
+    return murmur3x86_32(Buffer.from(parts.join('|'))).toString(16).padStart(8, '0');
   }
 
   private compileFlag(flag: Flag, project: Project | undefined): FlagEntry | Missing {
@@ -199,6 +235,9 @@ export class EvalEngine {
     return {
       found: true,
       id: flag.id,
+      name: flag.name,
+      projectId: flag.projectId,
+      updatedAt: flag.updatedAt,
       bodies: [flagBody(flag, false), flagBody(flag, true)],
       state,
       envs,
@@ -207,6 +246,7 @@ export class EvalEngine {
         ? null
         : evalErrorBody('NOT_FOUND', `This flag belongs to a multi-environment project: add the "env" query parameter (${validEnvs}).`),
       org: this.org(project.orgId),
+      ofrepBodies: null,
     };
   }
 

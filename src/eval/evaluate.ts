@@ -78,17 +78,60 @@ export function randomRoll(): number {
   return Math.floor(Math.random() * 100);
 }
 
+// Which rule decided, for front doors that report it (OFREP's `reason`). A decision is one small
+// integer, `reason << 1 | value`, so the hot path returns a number instead of allocating a result.
+//
+//   reason             when                                                         OFREP reason
+//   kDecidedDisabled   the state is not enabled                                     DISABLED
+//   kDecidedCohort     the caller's cohort is in the effective list (true)          TARGETING_MATCH
+//   kDecidedAudience   an audience applies: not matched (false), or matched and     TARGETING_MATCH
+//                      the percentage is 0 or 100 (the same for its whole audience)
+//   kDecidedStatic     no audience, percentage 0 or 100: everyone not in a listed   STATIC
+//                      cohort gets this value
+//   kDecidedSplit      0 < percentage < 100, bucket of targetingKey ?? cohort       SPLIT
+//   kDecidedRoll       0 < percentage < 100 and neither key: a fresh random roll    (TARGETING_KEY_MISSING)
+export const kDecidedDisabled = 0;
+export const kDecidedCohort = 1;
+export const kDecidedAudience = 2;
+export const kDecidedStatic = 3;
+export const kDecidedSplit = 4;
+export const kDecidedRoll = 5;
+export type DecidedBy = 0 | 1 | 2 | 3 | 4 | 5;
+/** `reason << 1 | (value ? 1 : 0)`. */
+export type Decision = number;
+
+export function decisionValue(decision: Decision): boolean {
+  return (decision & 1) === 1;
+}
+
+export function decidedBy(decision: Decision): DecidedBy {
+  return (decision >> 1) as DecidedBy;
+}
+
+/** The rules of design §2, reporting which one decided (see the table above). */
+export function decideState(
+  flagId: string, state: CompiledState, ctx: EvalContext, roll: () => number = randomRoll,
+): Decision {
+  if (!state.enabled) return kDecidedDisabled << 1;
+  const { cohort } = ctx;
+  if (cohort !== null && state.cohorts.has(cohort)) return (kDecidedCohort << 1) | 1;
+  let fixed = kDecidedStatic;
+  if (state.audienceId !== null) {
+    if (state.audience === null || !matchesAudience(state.audience, ctx)) return kDecidedAudience << 1;
+    fixed = kDecidedAudience;
+  }
+  const percentage = state.trafficPercentage;
+  // Both ends are what the formula gives (a bucket or roll is 0..99), answered without hashing or rolling.
+  if (percentage >= 100) return (fixed << 1) | 1;
+  if (percentage <= 0) return fixed << 1;
+  const key = ctx.targetingKey ?? cohort;
+  if (key !== null) return (kDecidedSplit << 1) | (bucket(flagId, key) < percentage ? 1 : 0);
+  return (kDecidedRoll << 1) | (roll() < percentage ? 1 : 0);
+}
+
+/** The Evaluation API's answer: the value alone. */
 export function evaluateState(
   flagId: string, state: CompiledState, ctx: EvalContext, roll: () => number = randomRoll,
 ): boolean {
-  if (!state.enabled) return false;
-  const { cohort } = ctx;
-  if (cohort !== null && state.cohorts.has(cohort)) return true;
-  if (state.audienceId !== null && (state.audience === null || !matchesAudience(state.audience, ctx))) return false;
-  const percentage = state.trafficPercentage;
-  // Both ends are what the formula gives (a bucket or roll is 0..99), answered without hashing or rolling.
-  if (percentage >= 100) return true;
-  if (percentage <= 0) return false;
-  const key = ctx.targetingKey ?? cohort;
-  return (key !== null ? bucket(flagId, key) : roll()) < percentage;
+  return (decideState(flagId, state, ctx, roll) & 1) === 1;
 }

@@ -64,6 +64,47 @@ export class EvalPool implements BatchRunner {
     return this.piscina.threads.length;
   }
 
+  /** Tasks waiting in Piscina's queue for a free worker. */
+  get queueSize(): number {
+    return this.piscina.queueSize;
+  }
+
+  /**
+   * Readiness: sends probe tasks until every current worker thread has answered one, or `timeoutMs`
+   * passes. Piscina cannot address a worker, so probes go out in rounds (one per worker not yet heard
+   * from); an idle pool answers in one round, a busy one when its workers take them from the queue.
+   */
+  async probe(timeoutMs: number): Promise<{ answered: number; workers: number }> {
+    const expected = new Set(this.piscina.threads.map((t) => t.threadId));
+    const seen = new Set<number>();
+    const deadline = performance.now() + timeoutMs;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      while (seen.size < expected.size) {
+        const left = deadline - performance.now();
+        if (left <= 0) break;
+        const round: Promise<void>[] = [];
+        for (let i = seen.size; i < expected.size; i++) {
+          const buffer = new ArrayBuffer(8);
+          round.push(this.piscina.run({ buffer, count: 0, probe: true }, { transferList: [buffer] }).then(
+            (answer) => void seen.add(new Int32Array(answer, 0, 1)[0]!),
+            () => {},
+          ));
+        }
+        const before = seen.size;
+        await Promise.race([Promise.all(round), new Promise<void>((resolve) => (timer = setTimeout(resolve, left)))]);
+        clearTimeout(timer);
+        // A round refused at once (Piscina's queue full) is retried after a pause, not in a busy loop.
+        if (seen.size === before) await new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.min(25, left))));
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+    let answered = 0;
+    for (const id of expected) if (seen.has(id)) answered++;
+    return { answered, workers: expected.size };
+  }
+
   run(task: EvalTask): Promise<ArrayBuffer> {
     return this.piscina.run(task, { transferList: [task.buffer] });
   }

@@ -5,31 +5,45 @@
 //
 // Requests, written by the main thread from offset 0, back to back (integers little-endian):
 //
-//   ┌───────┬───────────┬───────────┬────────────────┬──────────────────────┐
-//   │ route │ idBytes   │ queryBytes│ id             │ raw query            │
-//   │ u8    │ u32       │ u32       │ UTF-8, as sent │ UTF-8, undecoded     │  × count
-//   └───────┴───────────┴───────────┴────────────────┴──────────────────────┘
+//   ┌───────┬─────────┬────────────┬────────────┬────────────────┬──────────────────┬────────────┐
+//   │ route │ idBytes │ queryBytes │ extraBytes │ id             │ query            │ extra      │
+//   │ u8    │ u32     │ u32        │ u32        │ UTF-8, as sent │ UTF-8, undecoded │ UTF-8      │  × count
+//   └───────┴─────────┴────────────┴────────────┴────────────────┴──────────────────┴────────────┘
+//
+//   route            id               query                 extra
+//   kRouteFlag       flag id          raw query string      (empty)
+//   kRouteProject    project id       raw query string      (empty)
+//   kRouteOfrepFlag  flag key         POST body (JSON)      X-Flagwire-Project header (may be empty)
+//   kRouteOfrepBulk  X-Flagwire-Project header            POST body (JSON)      If-None-Match header
 //
 // Answers, written by the worker over the same buffer once it has read every request (u32, aligned):
 //
-//   ┌───────┬──────────────────────────────────┬─────────────────────────────┐
-//   │ count │ status │ bodyStart │ bodyBytes   │ body bytes, back to back    │
-//   │       │        × count                  │ (JSON, ready to send)       │
-//   └───────┴──────────────────────────────────┴─────────────────────────────┘
+//   ┌───────┬──────────────────────────────────┬─────────────────────────────────────────┐
+//   │ count │ word │ bodyStart │ bodyBytes     │ body bytes [+ ETag bytes], back to back │
+//   │       │        × count                  │ (JSON, ready to send)                   │
+//   └───────┴──────────────────────────────────┴─────────────────────────────────────────┘
+//
+// `word` is the HTTP status in its low 16 bits and, for answers that carry an ETag (OFREP bulk), the
+// ETag's length in its high 16 bits; the ETag's bytes are the last ones of the answer's bytes. For
+// the Evaluation API the high bits are 0, so its answers read exactly as before.
 
 import { maxUtf8Bytes, readUtf8, writeUtf8 } from './utf8.js';
 
 export const kRouteFlag = 0;
 export const kRouteProject = 1;
-export type Route = typeof kRouteFlag | typeof kRouteProject;
+export const kRouteOfrepFlag = 2;
+export const kRouteOfrepBulk = 3;
+export type Route = typeof kRouteFlag | typeof kRouteProject | typeof kRouteOfrepFlag | typeof kRouteOfrepBulk;
 
 /** What the main thread sends per batch (the buffer is in the transfer list). */
 export interface EvalTask {
   buffer: ArrayBuffer;
   count: number;
+  /** A readiness probe (pool.ts): no requests; the worker renews its snapshot and answers its threadId. */
+  probe?: true;
 }
 
-const kRequestHeaderBytes = 9;
+const kRequestHeaderBytes = 13;
 
 /** Main thread: appends requests to a buffer, growing it when a request does not fit. */
 export class RequestWriter {
@@ -45,18 +59,29 @@ export class RequestWriter {
     return this.bytes.buffer as ArrayBuffer;
   }
 
-  add(route: Route, id: string, query: string): void {
+  /** `query` is a string (the raw query) or bytes (an OFREP body, copied as is). */
+  add(route: Route, id: string, query: string | Uint8Array, extra = ''): void {
     // UTF-8 needs at most 3 bytes per UTF-16 code unit; reserve the worst case so writes never truncate.
-    const worst = kRequestHeaderBytes + maxUtf8Bytes(id) + maxUtf8Bytes(query);
+    const queryWorst = typeof query === 'string' ? maxUtf8Bytes(query) : query.length;
+    const worst = kRequestHeaderBytes + maxUtf8Bytes(id) + queryWorst + maxUtf8Bytes(extra);
     if (this.pos + worst > this.bytes.length) this.grow(this.pos + worst);
     const bytes = this.bytes;
     const at = this.pos;
     bytes[at] = route;
     const idBytes = writeUtf8(bytes, id, at + kRequestHeaderBytes);
-    const queryBytes = query.length === 0 ? 0 : writeUtf8(bytes, query, at + kRequestHeaderBytes + idBytes);
+    const queryAt = at + kRequestHeaderBytes + idBytes;
+    let queryBytes: number;
+    if (typeof query === 'string') {
+      queryBytes = query.length === 0 ? 0 : writeUtf8(bytes, query, queryAt);
+    } else {
+      bytes.set(query, queryAt);
+      queryBytes = query.length;
+    }
+    const extraBytes = extra.length === 0 ? 0 : writeUtf8(bytes, extra, queryAt + queryBytes);
     bytes.writeUInt32LE(idBytes, at + 1);
     bytes.writeUInt32LE(queryBytes, at + 5);
-    this.pos = at + kRequestHeaderBytes + idBytes + queryBytes;
+    bytes.writeUInt32LE(extraBytes, at + 9);
+    this.pos = queryAt + queryBytes + extraBytes;
     this.count++;
   }
 
@@ -73,6 +98,7 @@ export interface DecodedRequests {
   routes: Route[];
   ids: string[];
   queries: string[];
+  extras: string[];
 }
 
 /** Fills `into` (reused across batches: its arrays are overwritten, not reallocated). */
@@ -82,19 +108,22 @@ export function readRequests(buffer: ArrayBuffer, count: number, into: DecodedRe
   for (let i = 0; i < count; i++) {
     const idBytes = bytes.readUInt32LE(pos + 1);
     const queryBytes = bytes.readUInt32LE(pos + 5);
+    const extraBytes = bytes.readUInt32LE(pos + 9);
     const idStart = pos + kRequestHeaderBytes;
     const queryStart = idStart + idBytes;
+    const extraStart = queryStart + queryBytes;
     into.routes[i] = bytes[pos] as Route;
     into.ids[i] = readUtf8(bytes, idStart, queryStart);
-    into.queries[i] = queryBytes === 0 ? '' : readUtf8(bytes, queryStart, queryStart + queryBytes);
-    pos = queryStart + queryBytes;
+    into.queries[i] = queryBytes === 0 ? '' : readUtf8(bytes, queryStart, extraStart);
+    into.extras[i] = extraBytes === 0 ? '' : readUtf8(bytes, extraStart, extraStart + extraBytes);
+    pos = extraStart + extraBytes;
   }
   into.count = count;
   return into;
 }
 
 export function newDecodedRequests(): DecodedRequests {
-  return { count: 0, routes: [], ids: [], queries: [] };
+  return { count: 0, routes: [], ids: [], queries: [], extras: [] };
 }
 
 /**
@@ -136,9 +165,20 @@ export class ResultWriter {
     this.bytes[this.pos++] = byte;
   }
 
-  close(status: number): void {
+  /** The bytes pushed since `open()` (a view, valid until the next push). */
+  openBody(): Buffer {
+    return this.bytes.subarray(this.bodyStart, this.pos);
+  }
+
+  /** Drops the bytes pushed since `open()` (a 304 answers without the body it hashed). */
+  rewind(): void {
+    this.pos = this.bodyStart;
+  }
+
+  /** `tagBytes`: the last that many bytes pushed are the answer's ETag, not its body. */
+  close(status: number, tagBytes = 0): void {
     const bytes = this.bytes;
-    bytes.writeUInt32LE(status, this.header);
+    bytes.writeUInt32LE(status | (tagBytes << 16), this.header);
     bytes.writeUInt32LE(this.bodyStart, this.header + 4);
     bytes.writeUInt32LE(this.pos - this.bodyStart, this.header + 8);
     this.header += 12;
@@ -168,15 +208,30 @@ export class ResultReader {
   }
 
   status(i: number): number {
+    return this.header[i * 3]! & 0xffff;
+  }
+
+  /** Status and ETag length in one number (see the drawing): > 0xffff when the answer has an ETag. */
+  word(i: number): number {
     return this.header[i * 3]!;
   }
 
   /** A view of answer i's body (a small view object; the bytes are not copied: uWS copies them on end). */
   body(i: number): Uint8Array {
-    return new Uint8Array(this.buffer, this.header[i * 3 + 1]!, this.header[i * 3 + 2]!);
+    return new Uint8Array(this.buffer, this.header[i * 3 + 1]!, this.header[i * 3 + 2]! - (this.header[i * 3]! >>> 16));
+  }
+
+  /** Answer i's ETag bytes (empty when it has none). */
+  tag(i: number): Uint8Array {
+    const tagBytes = this.header[i * 3]! >>> 16;
+    return new Uint8Array(this.buffer, this.header[i * 3 + 1]! + this.header[i * 3 + 2]! - tagBytes, tagBytes);
   }
 
   bodyText(i: number): string {
-    return Buffer.from(this.buffer, this.header[i * 3 + 1]!, this.header[i * 3 + 2]!).toString('utf8');
+    return Buffer.from(this.body(i)).toString('utf8');
+  }
+
+  tagText(i: number): string {
+    return Buffer.from(this.tag(i)).toString('utf8');
   }
 }

@@ -2,12 +2,17 @@
 // GET /v1/flags/project/{project_id}. No credentials. The main thread only routes: it copies the id and
 // the raw query string into the current batch (batcher.ts) and answers when the batch comes back from
 // the eval workers (worker.ts, engine.ts), which parse, read the store and evaluate.
+//
+// OFREP (src/ofrep) is a second front door onto the same batcher, pool and engine: its routes are
+// registered here too, so both doors share one queue bound, one set of workers and one set of caches.
 import type { HttpRequest, TemplatedApp } from 'uWebSockets.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { send, trackAbort, type PendingResponse, type RouteGroup } from '../http/http.js';
 import type { InFlight } from '../http/in-flight.js';
+import type { Metrics } from '../metrics/metrics.js';
+import { registerOfrepRoutes } from '../ofrep/routes.js';
 import { EvalBatcher } from './batcher.js';
 import { kOverloadedBody } from './bodies.js';
 import { EvalPool } from './pool.js';
@@ -18,6 +23,21 @@ export interface EvaluationOptions {
   log: Logger;
   inFlight: InFlight;
   clock: Clock;
+  /** Null when metrics are off. */
+  metrics?: Metrics | null;
+}
+
+/** The evaluation service: its routes, plus what readiness and metrics read. */
+export interface Evaluation extends RouteGroup {
+  /** Readiness probe: every worker answers a probe task within `timeoutMs` (pool.ts). */
+  probe(timeoutMs: number): Promise<{ answered: number; workers: number }>;
+  /** Accepted, unanswered requests (both front doors). */
+  readonly pendingRequests: number;
+  /** Batches on workers or in Piscina's queue. */
+  readonly tasksInFlight: number;
+  /** Tasks waiting in Piscina's queue. */
+  readonly poolQueueSize: number;
+  readonly workers: number;
 }
 
 /** Requests per batch at most (one Piscina task). */
@@ -30,8 +50,9 @@ const kRetryAfter = [['Retry-After', '1']] as const;
 /** How long shutdown waits for queued batches before stopping the workers (their requests then get 500). */
 const kCloseWaitMs = 2000;
 
-export async function createEvaluation(options: EvaluationOptions): Promise<RouteGroup> {
+export async function createEvaluation(options: EvaluationOptions): Promise<Evaluation> {
   const { config, log, inFlight, clock } = options;
+  const metrics = options.metrics ?? null;
   // Two batches per worker: while the main thread answers one, the worker already evaluates the next.
   const maxTasksInFlight = config.evalWorkers * 2;
   const pool = await EvalPool.start({
@@ -50,6 +71,7 @@ export async function createEvaluation(options: EvaluationOptions): Promise<Rout
     maxPendingRequests: kMaxPendingRequests,
     taskTimeoutMs: kTaskTimeoutMs,
     onBatchError: (err, requests) => log.error({ err, requests }, 'evaluation batch failed; its requests were answered 500'),
+    metrics,
   });
 
   // Read everything off `req` first (it is stack-allocated), register onAborted, then hand off.
@@ -60,13 +82,30 @@ export async function createEvaluation(options: EvaluationOptions): Promise<Rout
     const id = req.getParameter(0) ?? '';
     const query = req.getQuery() ?? '';
     trackAbort(res);
-    if (!batcher.add(res, route, id, query)) send(res, 503, kOverloadedBody, 'application/json', kRetryAfter);
+    if (!batcher.add(res, route, id, query)) {
+      metrics?.request(route, 503);
+      send(res, 503, kOverloadedBody, 'application/json', kRetryAfter);
+    }
   };
 
   return {
     register(app: TemplatedApp) {
       app.get('/v1/flags/project/:project_id', (res, req) => handle(res, req, kRouteProject));
       app.get('/v1/flags/:flag_id', (res, req) => handle(res, req, kRouteFlag));
+      registerOfrepRoutes(app, (res, route, id, body, extra) => batcher.add(res, route, id, body, extra), metrics);
+    },
+    probe: (timeoutMs) => pool.probe(timeoutMs),
+    get pendingRequests() {
+      return batcher.size;
+    },
+    get tasksInFlight() {
+      return batcher.tasksInFlight;
+    },
+    get poolQueueSize() {
+      return pool.queueSize;
+    },
+    get workers() {
+      return pool.threads;
     },
     async close() {
       let timer: NodeJS.Timeout | undefined;

@@ -34,6 +34,7 @@ export default function evaluateBatch(task: EvalTask): unknown {
   if (task.probe === true) {
     // Readiness probe (pool.ts): this worker can renew its snapshot and read the store; it says which thread it is.
     engine.beginBatch();
+    store.resetReadTxn();
     new Int32Array(task.buffer, 0, 1)[0] = threadId;
     return move(task.buffer);
   }

@@ -7,7 +7,8 @@ export function answerPreflight(res: HttpResponse): void {
     res.writeStatus('204 No Content');
     res.writeHeader(kCorsOrigin[0], kCorsOrigin[1]);
     res.writeHeader('Access-Control-Allow-Methods', 'GET, POST, PATCH, OPTIONS');
-    res.writeHeader('Access-Control-Allow-Headers', 'Content-Type, Authorization');
+    // X-Flagwire-Project and If-None-Match: OFREP from browsers (README: OFREP).
+    res.writeHeader('Access-Control-Allow-Headers', 'Content-Type, Authorization, X-Flagwire-Project, If-None-Match');
     res.writeHeader('Access-Control-Max-Age', '86400');
     res.endWithoutBody(0);
   });

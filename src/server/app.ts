@@ -5,24 +5,42 @@ import { errorBody, FlagwireError } from '../errors.js';
 import { answerPreflight } from '../http/cors.js';
 import { renderDocsPage } from './docs-page.js';
 import { send, type RouteGroup } from '../http/http.js';
+import { kRouteDocs, kRouteHealth, kRouteUnmatched } from '../metrics/metrics.js';
+import { registerOpenApiRoute } from '../openapi/route.js';
+import { recordRoutes } from './route-recorder.js';
 
 export interface AppDeps extends ManagementDeps {
   evaluation: RouteGroup;
+  /** Readiness, metrics, change stream: each registers its routes (before the catch-all). */
+  features?: readonly { register(app: uWS.TemplatedApp): void }[];
 }
 
 export function createApp(deps: AppDeps): uWS.TemplatedApp {
-  const app = uWS.App();
+  const app = recordRoutes(uWS.App());
+  const metrics = deps.metrics ?? null;
   const docsPage = Buffer.from(renderDocsPage());
   const health = () => Buffer.from(JSON.stringify({ status: 'ok', storeVersion: deps.store.schemaVersion() }));
   let healthBody = health();
 
   app.options('/*', (res) => answerPreflight(res));
-  app.get('/health', (res) => send(res, 200, healthBody));
-  app.get('/docs', (res) => send(res, 200, docsPage, 'text/html; charset=utf-8'));
+  app.get('/health', (res) => {
+    metrics?.request(kRouteHealth, 200);
+    send(res, 200, healthBody);
+  });
+  app.get('/docs', (res) => {
+    metrics?.request(kRouteDocs, 200);
+    send(res, 200, docsPage, 'text/html; charset=utf-8');
+  });
+  // Public, and before /api/v1/* (whose every request needs a token).
+  registerOpenApiRoute(app, metrics);
   registerManagementRoutes(app, deps);
   deps.evaluation.register(app);
+  for (const feature of deps.features ?? []) feature.register(app);
   const notFound = Buffer.from(JSON.stringify(errorBody(new FlagwireError('NOT_FOUND', 'No such route.'))));
-  app.any('/*', (res) => send(res, 404, notFound));
+  app.any('/*', (res) => {
+    metrics?.request(kRouteUnmatched, 404);
+    send(res, 404, notFound);
+  });
   healthBody = health();
   return app;
 }

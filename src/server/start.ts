@@ -15,6 +15,9 @@ import { createApp } from './app.js';
 import { registerTestHooks } from './test-hooks.js';
 import { InFlight } from '../http/in-flight.js';
 import { createLogger } from './logger.js';
+import { Metrics } from '../metrics/metrics.js';
+import { createFeatures } from './features.js';
+import { registeredRoutes } from './route-recorder.js';
 
 export interface RunningServer {
   port: number;
@@ -29,6 +32,12 @@ export interface StartOptions {
 
 /** Whole shutdown budget: in-flight requests get most of it, closing the rest. */
 const kShutdownDrainMs = 3500;
+/**
+ * After a signal the process exits within this time even if some part of closing hangs (a stuck worker
+ * thread): every acknowledged write is already on disk, so nothing is lost by exiting, and an orchestrator
+ * waiting on the process is never held past its grace period (commonly 5 s or more).
+ */
+const kShutdownDeadlineMs = 4500;
 
 export async function startServer(config: Readonly<Config>, options: StartOptions): Promise<RunningServer> {
   const log = createLogger(config.logLevel);
@@ -39,22 +48,27 @@ export async function startServer(config: Readonly<Config>, options: StartOption
   const clock = new Clock();
   const inFlight = new InFlight();
   const writer = WriterClient.create(config.dataDir, clock, log);
-  const evaluation = await createEvaluation({ config, log, inFlight, clock }).catch(async (err: unknown) => {
+  const metrics = config.metrics ? new Metrics() : null;
+  const evaluation = await createEvaluation({ config, log, inFlight, clock, metrics }).catch(async (err: unknown) => {
     await writer.close();
     await store.close();
     throw err;
   });
   const activity = new ActivityRecorder(writer, log);
   activity.start();
+  // Readiness, metrics, change stream (src/server/features.ts).
+  const features = createFeatures({ store, writer, evaluation, metrics, log });
   const deps = {
     store, writer, clock, config, log, inFlight, evaluation, activity,
     rateLimiter: new RateLimiter({ limit: config.rateLimit }),
     authFailures: new AuthFailures(config.authFailLimit),
+    metrics,
+    features: features.routes,
   };
   const mailer = config.smtpUrl === null ? null : new Mailer(config.smtpUrl, store, writer, clock, log);
   mailer?.start();
   const app = createApp(deps);
-  if (process.env.FLAGWIRE_TEST_HOOKS === '1') registerTestHooks(app, { clock, activity });
+  if (process.env.FLAGWIRE_TEST_HOOKS === '1') registerTestHooks(app, { clock, activity, routes: () => registeredRoutes(app) });
 
   const listenSocket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
     app.listen(config.host, config.port, (socket) => {
@@ -77,6 +91,7 @@ export async function startServer(config: Readonly<Config>, options: StartOption
   let closing: Promise<void> | null = null;
   const close = () => {
     closing ??= (async () => {
+      features.stop();
       uWS.us_listen_socket_close(listenSocket);
       await inFlight.drained(kShutdownDrainMs);
       await evaluation.close();
@@ -92,6 +107,10 @@ export async function startServer(config: Readonly<Config>, options: StartOption
   if (options.handleSignals) {
     const onSignal = (signal: NodeJS.Signals) => {
       log.info({ signal }, 'shutting down');
+      setTimeout(() => {
+        log.error({ deadlineMs: kShutdownDeadlineMs }, 'shutdown did not finish in time; exiting');
+        process.exit(1);
+      }, kShutdownDeadlineMs).unref();
       close().then(() => process.exit(0), (err: unknown) => {
         log.error({ err }, 'shutdown failed');
         process.exit(1);

@@ -1,18 +1,40 @@
 // Child process of verifyDataFile (verify.ts): reads every record of a data file once, decoded as the
-// store reads it. It runs in its own process because LMDB may end a process (SIGBUS, SIGSEGV, abort)
-// on a damaged file instead of returning an error; exit 0 means every page it needs was readable.
+// store reads it, and checks that each database holds as many entries as its own header says. It runs
+// in its own process because LMDB may end a process (SIGBUS, SIGSEGV, abort) on a damaged file instead
+// of returning an error; exit 0 means every page it needs was readable and consistent.
+//
+// The entry counts matter: a garbled page can read as a well-formed empty or short page (LMDB then
+// returns fewer records without any error), but the count recorded where the database is anchored
+// (the meta page for the main database, the main database's record for each named one) still tells.
 import { open } from 'lmdb';
+import { kDbNames } from './store.js';
 
 const path = process.argv[2];
 if (path === undefined) {
   process.stderr.write('usage: probe.js DATA_FILE\n');
   process.exit(2);
 }
+
+function count(iterable: Iterable<unknown>): number {
+  let n = 0;
+  for (const entry of iterable) {
+    void entry;
+    n++;
+  }
+  return n;
+}
+
 try {
   const root = open({ path, readOnly: true, maxDbs: 16 });
-  for (const name of [...root.getKeys()].map(String)) {
+  const names = [...root.getKeys()].map(String);
+  const rootEntries = (root.getStats() as { entryCount: number }).entryCount;
+  if (names.length !== rootEntries) throw new Error(`the main database lists ${names.length} entries, its header says ${rootEntries}`);
+  // Unknown names are not read here: Store.open refuses them with its own message.
+  for (const name of names.filter((n) => kDbNames.has(n))) {
     const db = root.openDB({ name });
-    for (const entry of db.getRange()) void entry; // reading (and decoding) every entry is the check
+    const read = count(db.getRange()); // reading and decoding every entry
+    const recorded = (db.getStats() as { entryCount: number }).entryCount;
+    if (read !== recorded) throw new Error(`database "${name}" yields ${read} entries, its header says ${recorded}`);
   }
   await root.close();
 } catch (err) {

@@ -30,7 +30,7 @@ export function dataFilePath(dataDir: string): string {
 export const kSchemaVersion = 1;
 const kFileName = 'flagwire.mdb';
 /** The named databases of the layout above: anything else in the file's main database is not ours. */
-const kDbNames: ReadonlySet<string> = new Set([
+export const kDbNames: ReadonlySet<string> = new Set([
   'meta', 'orgs', 'users', 'members', 'projects', 'audiences', 'flags', 'tokens', 'tokenHashes', 'projectIndex', 'audit',
   'activity', 'mail',
 ]);
@@ -93,6 +93,13 @@ export interface StoreOptions {
 }
 
 const kMaxRange = '\uffff';
+/**
+ * Every id Flagwire makes is a short random string. A longer one (an id taken from a URL or the command
+ * line) cannot be stored, so it is absent; and LMDB keys are limited in size (lmdb-js throws a
+ * RangeError for a key string of a few thousand characters), so it must not reach LMDB at all.
+ */
+const kMaxIdLength = 512;
+const tooLong = (id: string) => id.length > kMaxIdLength;
 
 export class Store implements StoreWriter {
   readonly path: string;
@@ -251,7 +258,7 @@ export class Store implements StoreWriter {
   }
 
   getOrg(id: string): Org | undefined {
-    return this.orgs.get(id);
+    return tooLong(id) ? undefined : this.orgs.get(id);
   }
 
   listOrgs(): Org[] {
@@ -259,7 +266,7 @@ export class Store implements StoreWriter {
   }
 
   getUser(id: string): User | undefined {
-    return this.users.get(id);
+    return tooLong(id) ? undefined : this.users.get(id);
   }
 
   findUserByEmail(email: string): User | undefined {
@@ -269,7 +276,7 @@ export class Store implements StoreWriter {
   }
 
   getRole(orgId: string, userId: string): Role | undefined {
-    return this.members.get([orgId, userId]);
+    return tooLong(orgId) || tooLong(userId) ? undefined : this.members.get([orgId, userId]);
   }
 
   listMembers(orgId: string): Membership[] {
@@ -281,7 +288,7 @@ export class Store implements StoreWriter {
   }
 
   getProject(id: string): Project | undefined {
-    return this.projects.get(id);
+    return tooLong(id) ? undefined : this.projects.get(id);
   }
 
   listProjects(): Project[] {
@@ -289,7 +296,7 @@ export class Store implements StoreWriter {
   }
 
   getAudience(id: string): Audience | undefined {
-    return this.audiences.get(id);
+    return tooLong(id) ? undefined : this.audiences.get(id);
   }
 
   listAudiences(projectId: string): Audience[] {
@@ -297,7 +304,7 @@ export class Store implements StoreWriter {
   }
 
   getFlag(id: string): Flag | undefined {
-    return this.flags.get(id);
+    return tooLong(id) ? undefined : this.flags.get(id);
   }
 
   /** The project's flags, oldest first. */
@@ -306,7 +313,7 @@ export class Store implements StoreWriter {
   }
 
   getToken(id: string): Token | undefined {
-    return this.tokens.get(id);
+    return tooLong(id) ? undefined : this.tokens.get(id);
   }
 
   getTokenByHash(secretHash: string): Token | undefined {
@@ -320,6 +327,7 @@ export class Store implements StoreWriter {
 
   /** Newest first. */
   listAudit(projectId: string, page: AuditPage): AuditEntry[] {
+    if (tooLong(projectId)) return [];
     const start: [string, number] = [projectId, page.before === null ? Number.MAX_SAFE_INTEGER : page.before - 1];
     return [
       ...this.audit.getRange({ start, end: [projectId, -1], reverse: true, limit: page.limit }).map(({ value }) => value),
@@ -327,7 +335,7 @@ export class Store implements StoreWriter {
   }
 
   getActivity(tokenId: string): TokenActivity | undefined {
-    return this.activity.get(tokenId);
+    return tooLong(tokenId) ? undefined : this.activity.get(tokenId);
   }
 
   listMail(): MailMessage[] {
@@ -335,6 +343,7 @@ export class Store implements StoreWriter {
   }
 
   private indexed<V>(projectId: string, kind: string, source: Database<V, string>): V[] {
+    if (tooLong(projectId)) return [];
     const out: V[] = [];
     for (const key of this.projectIndex.getKeys({ start: [projectId, kind], end: [projectId, kind, kMaxRange] })) {
       const value = source.get(key[2]);

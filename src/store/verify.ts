@@ -9,10 +9,12 @@ import { statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { checkDataFile, StoreOpenError } from './data-file.js';
 
+/** A probe that has not read the file within this time is stuck (a damaged page can loop a reader). */
+const kProbeTimeoutMs = 120_000;
 const kProbe = fileURLToPath(new URL('./probe.js', import.meta.url));
 
 /** Resolves when `path` is absent, empty or readable throughout; throws a StoreOpenError otherwise. */
-export async function verifyDataFile(path: string, timeoutMs = 300_000): Promise<void> {
+export async function verifyDataFile(path: string, timeoutMs = kProbeTimeoutMs): Promise<void> {
   try {
     if (statSync(path).size === 0) return;
   } catch {

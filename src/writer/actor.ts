@@ -22,6 +22,10 @@ port.on('message', (msg: WriterRequest | 'close') => {
     void store.close().then(() => process.exit(0));
     return;
   }
+  if (msg.ping === true) {
+    port.postMessage([{ id: msg.id, ok: true, value: true } satisfies WriterReply]);
+    return;
+  }
   queue.push(msg);
   if (!scheduled) {
     scheduled = true;

@@ -10,6 +10,8 @@ import type { WriterReply, WriterRequest, WriterStart } from './protocol.js';
 interface Pending {
   resolve(value: unknown): void;
   reject(err: FlagwireError): void;
+  /** performance.now() when sent (commit latency). */
+  sentAt: number;
 }
 
 export class WriterClient {
@@ -17,6 +19,8 @@ export class WriterClient {
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   private closing = false;
+  /** Called with the milliseconds from sending a command to its reply (metrics); null when nobody measures. */
+  onReply: ((ms: number) => void) | null = null;
 
   constructor(private readonly start: WriterStart, private readonly log: Logger) {
     this.worker = this.spawn();
@@ -34,8 +38,37 @@ export class WriterClient {
     if (this.closing) return Promise.reject(new FlagwireError('STORE_UNAVAILABLE', 'The server is shutting down; retry shortly.'));
     const id = this.nextId++;
     return new Promise<CommandOutput<N>>((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, sentAt: performance.now() });
       const request: WriterRequest = { id, name, input };
+      this.worker.postMessage(request);
+    });
+  }
+
+  /**
+   * Readiness: whether the writer thread answers a ping within `timeoutMs`. The actor answers pings
+   * between transactions, without writing anything (a write would bump commitSeq and drop every eval
+   * worker's compiled flags on each probe).
+   */
+  ping(timeoutMs: number): Promise<boolean> {
+    if (this.closing) return Promise.resolve(false);
+    const id = this.nextId++;
+    return new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        resolve(false);
+      }, timeoutMs);
+      this.pending.set(id, {
+        resolve: () => {
+          clearTimeout(timer);
+          resolve(true);
+        },
+        reject: () => {
+          clearTimeout(timer);
+          resolve(false);
+        },
+        sentAt: -1,
+      });
+      const request: WriterRequest = { id, name: 'ping', input: null, ping: true };
       this.worker.postMessage(request);
     });
   }
@@ -55,6 +88,7 @@ export class WriterClient {
         const pending = this.pending.get(reply.id);
         if (!pending) continue;
         this.pending.delete(reply.id);
+        if (this.onReply !== null && pending.sentAt >= 0) this.onReply(performance.now() - pending.sentAt);
         if (reply.ok) {
           pending.resolve(reply.value);
         } else {

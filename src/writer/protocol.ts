@@ -12,6 +12,8 @@ export interface WriterRequest {
   id: number;
   name: string;
   input: unknown;
+  /** A readiness ping: answered at once, outside any transaction. */
+  ping?: true;
 }
 
 export type WriterReply =

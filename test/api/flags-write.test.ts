@@ -224,5 +224,5 @@ t.test('CORS: every response allows any origin; preflight needs no token', async
   t.equal(pre.status, 204);
   t.equal(pre.headers.get('access-control-allow-origin'), '*');
   t.equal(pre.headers.get('access-control-allow-methods'), 'GET, POST, PATCH, OPTIONS');
-  t.equal(pre.headers.get('access-control-allow-headers'), 'Content-Type, Authorization');
+  t.equal(pre.headers.get('access-control-allow-headers'), 'Content-Type, Authorization, X-Flagwire-Project, If-None-Match');
 });

@@ -1,6 +1,8 @@
 // The batch format between the main thread and an eval worker (src/eval/protocol.ts).
 import t from 'tap';
-import { kRouteFlag, kRouteProject, newDecodedRequests, readRequests, RequestWriter, ResultReader, ResultWriter } from '../../src/eval/protocol.js';
+import {
+  kRouteFlag, kRouteOfrepBulk, kRouteOfrepFlag, kRouteProject, newDecodedRequests, readRequests, RequestWriter, ResultReader, ResultWriter,
+} from '../../src/eval/protocol.js';
 
 t.test('requests round-trip: routes, ids, raw queries (UTF-8, empty), growing past the first buffer', async (t) => {
   const writer = new RequestWriter(new ArrayBuffer(32));
@@ -37,4 +39,34 @@ t.test('finish() refuses a batch with unanswered requests', async (t) => {
   const out = new ResultWriter(new ArrayBuffer(64), 2);
   out.put(200, Buffer.from('{}'));
   t.throws(() => out.finish(), /answered 1 of 2/);
+});
+
+t.test('OFREP requests: bytes in the query slot and an extra string round-trip beside plain ones', async (t) => {
+  const writer = new RequestWriter(new ArrayBuffer(16));
+  writer.add(kRouteFlag, 'flg_a', 'x=1');
+  writer.add(kRouteOfrepFlag, 'flg_b', Buffer.from('{"context":{"city":"München"}}'), 'prj_1');
+  writer.add(kRouteOfrepBulk, 'prj_2', new Uint8Array(0), '"etag-1", W/"etag-2"');
+  const decoded = readRequests(writer.buffer, writer.count, newDecodedRequests());
+  t.same(decoded.routes.slice(0, 3), [kRouteFlag, kRouteOfrepFlag, kRouteOfrepBulk]);
+  t.same(decoded.queries.slice(0, 3), ['x=1', '{"context":{"city":"München"}}', '']);
+  t.same(decoded.extras.slice(0, 3), ['', 'prj_1', '"etag-1", W/"etag-2"']);
+});
+
+t.test('answers with an ETag: status in the low bits, the tag after the body; rewind drops a hashed body', async (t) => {
+  const out = new ResultWriter(new ArrayBuffer(8), 3);
+  out.put(200, Buffer.from('{"a":1}'));
+  out.open();
+  out.push(Buffer.from('{"flags":[]}'));
+  t.equal(out.openBody().toString(), '{"flags":[]}');
+  out.push(Buffer.from('"tag-1"'));
+  out.close(200, 7);
+  out.open();
+  out.push(Buffer.from('{"flags":[]}'));
+  out.rewind();
+  out.push(Buffer.from('"tag-2"'));
+  out.close(304, 7);
+  const reader = new ResultReader(out.finish());
+  t.same([reader.word(0), reader.status(0), reader.bodyText(0), reader.tag(0).length], [200, 200, '{"a":1}', 0]);
+  t.same([reader.word(1) > 0xffff, reader.status(1), reader.bodyText(1), reader.tagText(1)], [true, 200, '{"flags":[]}', '"tag-1"']);
+  t.same([reader.status(2), reader.bodyText(2), reader.tagText(2)], [304, '', '"tag-2"']);
 });

@@ -14,6 +14,8 @@ export interface TestServer {
   proc: ChildProcess;
   /** Everything the server printed on stdout so far. */
   output(): string;
+  /** Everything the server printed on stderr so far (its JSON log lines). */
+  logs(): string;
   /** SIGTERM, then the exit code (null if killed by a signal). */
   stop(): Promise<number | null>;
 }
@@ -65,6 +67,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     dataDir,
     proc,
     output: () => stdout,
+    logs: () => stderr,
     async stop() {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
       return exited;

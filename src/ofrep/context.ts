@@ -1,0 +1,73 @@
+// An OFREP request body, parsed into what the evaluation rules read (the EvalContext of evaluate.ts):
+// `{"context": {"targetingKey", "cohort", "env", ...attributes}}`.
+//
+// Decisions (README: OFREP): an empty body is `{}`; the body is JSON whatever its Content-Type says (every
+// OFREP provider sends JSON); attribute values that are strings match as they are, numbers and booleans
+// by their JSON text (`42`, `true`); null, objects and arrays are never attributes (an OpenFeature context
+// may carry structures, and refusing the whole evaluation for one would be hostile); an empty
+// targetingKey, cohort or env counts as absent, as on the Evaluation API.
+import type { EvalContext } from '../eval/evaluate.js';
+import { compileValidator } from '../model/validation.js';
+import { OfrepEvaluationRequest, type OfrepErrorCode } from './schemas.js';
+
+const kRequestCheck = compileValidator(OfrepEvaluationRequest, { quoteKeys: false });
+const kEmptyContext: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
+const kShape = 'Send a JSON object such as {"context": {"targetingKey": "user-1", "plan": "beta"}}.';
+
+/** One parsed body. Each worker reuses one instance (parse() resets it). */
+export class OfrepContext implements EvalContext {
+  cohort: string | null = null;
+  targetingKey: string | null = null;
+  env: string | null = null;
+  /** Set when parse() returned false. */
+  errorCode: OfrepErrorCode = 'GENERAL';
+  errorDetails = '';
+  private attrs: Record<string, unknown> = kEmptyContext;
+
+  parse(raw: string): boolean {
+    this.cohort = null;
+    this.targetingKey = null;
+    this.env = null;
+    this.attrs = kEmptyContext;
+    if (raw.length === 0 || raw.trim() === '') return true;
+    let body: unknown;
+    try {
+      body = JSON.parse(raw);
+    } catch (err) {
+      return this.fail('PARSE_ERROR', `The request body is not valid JSON (${(err as Error).message}). ${kShape}`);
+    }
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+      return this.fail('PARSE_ERROR', `The request body must be a JSON object, not ${body === null ? 'null' : Array.isArray(body) ? 'an array' : `a ${typeof body}`}. ${kShape}`);
+    }
+    const problems = kRequestCheck.problems(body);
+    if (problems.length > 0) return this.fail('INVALID_CONTEXT', `${problems.join('; ')}. ${kShape}`);
+    const context = (body as { context?: Record<string, unknown> }).context;
+    if (context === undefined) return true;
+    this.attrs = context;
+    this.targetingKey = nonEmpty(context.targetingKey);
+    this.cohort = nonEmpty(context.cohort);
+    this.env = nonEmpty(context.env);
+    return true;
+  }
+
+  attribute(name: string): string | undefined {
+    if (name === 'targetingKey' || name === 'cohort' || name === 'env') return undefined;
+    const attrs = this.attrs;
+    // Own keys only: "constructor" or "toString" must not find Object.prototype's members.
+    if (!Object.hasOwn(attrs, name)) return undefined;
+    const value = attrs[name];
+    if (typeof value === 'string') return value;
+    if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+    return undefined;
+  }
+
+  private fail(code: OfrepErrorCode, details: string): false {
+    this.errorCode = code;
+    this.errorDetails = details;
+    return false;
+  }
+}
+
+function nonEmpty(value: unknown): string | null {
+  return typeof value === 'string' && value !== '' ? value : null;
+}

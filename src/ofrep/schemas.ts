@@ -1,0 +1,86 @@
+// OFREP shapes (open-feature/protocol, service/openapi.yaml) as TypeBox values: the eval workers
+// validate request bodies with them and the OpenAPI document (src/openapi) publishes them. One source.
+import { Type, type Static } from '@sinclair/typebox';
+
+/** OFREP evaluation context. `cohort` and `env` are Flagwire's own keys; every other key is an attribute. */
+export const OfrepContext = Type.Object(
+  {
+    targetingKey: Type.Optional(Type.String({
+      description: 'Sticky bucketing key (the Evaluation API\'s `targetingKey`). An empty string counts as absent.',
+      'x-error': 'must be a string',
+    })),
+    cohort: Type.Optional(Type.String({
+      description: 'The caller\'s cohort: a listed cohort turns the flag on; without targetingKey it is also the bucketing key.',
+      'x-error': 'must be a string',
+    })),
+    env: Type.Optional(Type.String({
+      description: 'Environment name; required for flags of a multi-environment project, ignored otherwise.',
+      'x-error': 'must be a string',
+    })),
+  },
+  {
+    additionalProperties: true,
+    description: 'Every other key is an attribute for audience matching: strings as they are, numbers and booleans as their JSON text '
+      + '(`true`, `42`); null, objects and arrays are not attributes (they never match a rule).',
+    'x-error': 'must be a JSON object',
+  },
+);
+export type OfrepContext = Static<typeof OfrepContext>;
+
+/** POST /ofrep/v1/evaluate/flags/{key} and POST /ofrep/v1/evaluate/flags body. An empty body is `{}`. */
+export const OfrepEvaluationRequest = Type.Object(
+  { context: Type.Optional(OfrepContext) },
+  { additionalProperties: true, description: 'Flag evaluation request' },
+);
+export type OfrepEvaluationRequest = Static<typeof OfrepEvaluationRequest>;
+
+export const kOfrepReasons = ['STATIC', 'TARGETING_MATCH', 'SPLIT', 'DISABLED'] as const;
+export type OfrepReason = (typeof kOfrepReasons)[number];
+
+export const OfrepEvaluationSuccess = Type.Object(
+  {
+    key: Type.String({ description: 'The flag id' }),
+    value: Type.Boolean({ description: 'Flagwire flags are boolean' }),
+    reason: Type.Union(kOfrepReasons.map((r) => Type.Literal(r)), { description: 'Which rule decided (README: OFREP)' }),
+    variant: Type.Union([Type.Literal('on'), Type.Literal('off')]),
+    metadata: Type.Object({ name: Type.String({ description: 'The flag\'s name' }) }),
+  },
+  { description: 'Flag evaluation success response' },
+);
+export type OfrepEvaluationSuccess = Static<typeof OfrepEvaluationSuccess>;
+
+export const kOfrepErrorCodes = ['PARSE_ERROR', 'TARGETING_KEY_MISSING', 'INVALID_CONTEXT', 'GENERAL'] as const;
+export type OfrepErrorCode = (typeof kOfrepErrorCodes)[number] | 'FLAG_NOT_FOUND';
+
+export const OfrepEvaluationFailure = Type.Object(
+  {
+    key: Type.String(),
+    errorCode: Type.Union(kOfrepErrorCodes.map((c) => Type.Literal(c))),
+    errorDetails: Type.String(),
+  },
+  { description: 'Flag evaluation failure response' },
+);
+
+export const OfrepFlagNotFound = Type.Object(
+  { key: Type.String(), errorCode: Type.Literal('FLAG_NOT_FOUND'), errorDetails: Type.String() },
+  { description: 'Flag not found response' },
+);
+
+export const OfrepBulkSuccess = Type.Object(
+  { flags: Type.Array(Type.Union([OfrepEvaluationSuccess, OfrepEvaluationFailure])) },
+  { description: 'Every flag of the project, in creation order' },
+);
+
+export const OfrepBulkFailure = Type.Object(
+  {
+    errorCode: Type.Union([...kOfrepErrorCodes.map((c) => Type.Literal(c))]),
+    errorDetails: Type.String(),
+  },
+  { description: 'Bulk evaluation failure response' },
+);
+
+/** 413, 500 and 503 of both OFREP routes (`key` only on the single-flag route). */
+export const OfrepGeneralError = Type.Object(
+  { key: Type.Optional(Type.String()), errorCode: Type.Literal('GENERAL'), errorDetails: Type.String() },
+  { description: 'A general error response' },
+);

@@ -1,0 +1,24 @@
+// GET /api/v1/openapi.json: public (no token, no rate limit), registered before the Management API's
+// /api/v1/* so uWS routes it here (a static route wins over a wildcard). The body is built once.
+import { readFileSync } from 'node:fs';
+import type { TemplatedApp } from 'uWebSockets.js';
+import { send } from '../http/http.js';
+import { kRouteOpenApi, type Metrics } from '../metrics/metrics.js';
+import { buildOpenApiDocument } from './document.js';
+
+function packageVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version?: string };
+    return pkg.version ?? '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}
+
+export function registerOpenApiRoute(app: TemplatedApp, metrics: Metrics | null): void {
+  const body = Buffer.from(JSON.stringify(buildOpenApiDocument(packageVersion())));
+  app.get('/api/v1/openapi.json', (res) => {
+    metrics?.request(kRouteOpenApi, 200);
+    send(res, 200, body);
+  });
+}

@@ -1,0 +1,60 @@
+// The service features beyond the spec's routes, built once at start-up: metrics (and the gauges they
+// read at scrape time), readiness, and the change stream. start.ts wires them; app.ts registers them.
+import type { TemplatedApp } from 'uWebSockets.js';
+import type { Logger } from 'pino';
+import type { Evaluation } from '../eval/service.js';
+import type { Metrics } from '../metrics/metrics.js';
+import { registerMetricsRoute } from '../metrics/route.js';
+import type { Store } from '../store/store.js';
+import { ChangeFeed } from '../stream/change-feed.js';
+import type { WriterClient } from '../writer/client.js';
+import { Readiness } from './ready.js';
+
+export interface FeatureDeps {
+  store: Store;
+  writer: WriterClient;
+  evaluation: Evaluation;
+  metrics: Metrics | null;
+  log: Logger;
+}
+
+export interface Features {
+  readonly readiness: Readiness;
+  readonly changes: ChangeFeed;
+  /** What app.ts registers. */
+  readonly routes: readonly { register(app: TemplatedApp): void }[];
+  /** Shutdown has started: /ready answers 503 and every change stream ends. */
+  stop(): void;
+}
+
+export function createFeatures(deps: FeatureDeps): Features {
+  const { store, writer, evaluation, metrics, log } = deps;
+  const readiness = new Readiness({ readStore: () => store.commitSeq(), writer, evaluation, metrics });
+  // Test hook: heartbeats every N ms instead of every 15 s (FLAGWIRE_TEST_STREAM_HEARTBEAT_MS).
+  const heartbeatMs = Number(process.env.FLAGWIRE_TEST_STREAM_HEARTBEAT_MS) || undefined;
+  const changes = new ChangeFeed({
+    store, metrics, ...(heartbeatMs ? { heartbeatMs } : {}),
+    onError: (err) => log.error({ err }, 'change stream poll failed'),
+  });
+  const routes: { register(app: TemplatedApp): void }[] = [readiness, changes];
+  if (metrics !== null) {
+    writer.onReply = (ms) => metrics.writerCommit.observe(ms / 1000);
+    metrics.gauge('flagwire_eval_pending_requests', 'Evaluation requests (both front doors) accepted and not yet answered.', () => evaluation.pendingRequests);
+    metrics.gauge('flagwire_eval_tasks_in_flight', 'Evaluation batches on workers or waiting in the pool.', () => evaluation.tasksInFlight);
+    metrics.gauge('flagwire_eval_pool_queue_depth', 'Evaluation batches waiting in the pool for a free worker.', () => evaluation.poolQueueSize);
+    metrics.gauge('flagwire_eval_workers', 'Evaluation worker threads.', () => evaluation.workers);
+    metrics.gauge('flagwire_writer_queue_depth', 'Changes sent to the writer thread and not yet committed.', () => writer.queueDepth);
+    metrics.gauge('flagwire_stream_connections', 'Open change-stream connections.', () => changes.size);
+    metrics.gauge('process_resident_memory_bytes', 'Resident memory of the server process.', () => process.memoryUsage.rss());
+    routes.push({ register: (app) => registerMetricsRoute(app, metrics) });
+  }
+  return {
+    readiness,
+    changes,
+    routes,
+    stop() {
+      readiness.stop();
+      changes.close();
+    },
+  };
+}

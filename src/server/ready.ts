@@ -1,0 +1,86 @@
+// GET /ready: 200 only when the store is open, the writer thread answers a ping and every eval worker
+// has answered a probe (load balancers route on it); 503 otherwise, and from the moment shutdown starts.
+//
+// Concurrent probes share one check, and a result is reused for kReuseMs: a load balancer polling every
+// few hundred milliseconds from several nodes costs one ping and one probe round per interval.
+import type { TemplatedApp } from 'uWebSockets.js';
+import { send, trackAbort } from '../http/http.js';
+import { kRouteReady, type Metrics } from '../metrics/metrics.js';
+
+export interface ReadinessDeps {
+  /** Reads the store's commit sequence number (throws when the store is closed or unreadable). */
+  readStore(): number;
+  writer: { ping(timeoutMs: number): Promise<boolean> };
+  evaluation: { probe(timeoutMs: number): Promise<{ answered: number; workers: number }> };
+  metrics: Metrics | null;
+  /** Each check's budget. */
+  timeoutMs?: number;
+}
+
+export interface ReadinessReport {
+  ready: boolean;
+  store: boolean;
+  writer: boolean;
+  workers: { answered: number; total: number };
+}
+
+const kReuseMs = 250;
+const kNoCache = [['Cache-Control', 'no-store']] as const;
+const kRetry = [['Cache-Control', 'no-store'], ['Retry-After', '1']] as const;
+
+export class Readiness {
+  private stopping = false;
+  private running: Promise<ReadinessReport> | null = null;
+  private last: { at: number; report: ReadinessReport } | null = null;
+  private readonly timeoutMs: number;
+
+  constructor(private readonly deps: ReadinessDeps) {
+    this.timeoutMs = deps.timeoutMs ?? 1000;
+  }
+
+  /** From now on every check answers 503 (shutdown has started). */
+  stop(): void {
+    this.stopping = true;
+  }
+
+  check(): Promise<ReadinessReport> {
+    if (this.last !== null && performance.now() - this.last.at < kReuseMs) return Promise.resolve(this.last.report);
+    this.running ??= this.run().finally(() => (this.running = null));
+    return this.running;
+  }
+
+  private async run(): Promise<ReadinessReport> {
+    let store = false;
+    try {
+      this.deps.readStore();
+      store = true;
+    } catch {
+      store = false;
+    }
+    const [writer, probe] = await Promise.all([
+      this.deps.writer.ping(this.timeoutMs).catch(() => false),
+      this.deps.evaluation.probe(this.timeoutMs).catch(() => ({ answered: 0, workers: 0 })),
+    ]);
+    const workersOk = probe.workers > 0 && probe.answered === probe.workers;
+    const report: ReadinessReport = {
+      ready: !this.stopping && store && writer && workersOk,
+      store,
+      writer,
+      workers: { answered: probe.answered, total: probe.workers },
+    };
+    this.last = { at: performance.now(), report };
+    return report;
+  }
+
+  register(app: TemplatedApp): void {
+    app.get('/ready', (res) => {
+      trackAbort(res);
+      void this.check().then((report) => {
+        const ready = report.ready && !this.stopping;
+        this.deps.metrics?.request(kRouteReady, ready ? 200 : 503);
+        const body = JSON.stringify({ status: ready ? 'ready' : 'not ready', ...report, ready });
+        send(res, ready ? 200 : 503, body, 'application/json', ready ? kNoCache : kRetry);
+      });
+    });
+  }
+}

@@ -1,0 +1,14 @@
+// `node dump-store.js DATA_DIR`: prints every project's flags and audit entries as one JSON object.
+// Run in a child process by fresh-read.ts, so the reader is a process that opened the data file anew
+// (after a crash, what matters is what is on disk, not what a long-lived reader's snapshot shows).
+import { Store } from '../../src/store/store.js';
+
+const store = Store.open(process.argv[2]!, { readOnly: true });
+const projects = store.listProjects().map((p) => ({
+  id: p.id,
+  flags: store.listFlags(p.id),
+  audit: store.listAudit(p.id, { limit: 10_000_000, before: null }),
+}));
+const raw = store as unknown as { meta: { get(key: string): unknown } };
+process.stdout.write(JSON.stringify({ commitSeq: store.commitSeq(), auditSeq: raw.meta.get('auditSeq') ?? 0, projects }));
+await store.close();

@@ -1,0 +1,60 @@
+// A fingerprint of every record in a data dir, taken from the test process while a server runs on it:
+// for each named database, a SHA-256 over every entry's key and the value's raw bytes as stored (the
+// msgpack bytes, not a decoded copy). Two equal fingerprints mean no record was added, removed or
+// changed by a single byte in between.
+//
+// Token activity and the mail outbox are left out on purpose: a request refused with a real token is
+// *supposed* to be recorded there (spec: Events), and activity is flushed every second on its own.
+// So are meta's commit counter and mail sequence, which those writes move. Everything a client could
+// change (orgs, projects, flags, audiences, tokens, audit, indexes, the rest of meta) is compared.
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { open, type Database, type RootDatabase } from 'lmdb';
+
+export type Digest = Record<string, string>;
+
+const kSkippedDbs = new Set(['activity', 'mail']);
+const kSkippedMetaKeys = new Set(['commitSeq', 'mailSeq']);
+
+export class StoreDigest {
+  private readonly root: RootDatabase;
+  private readonly dbs = new Map<string, Database<Buffer, string | number | (string | number)[]>>();
+
+  constructor(dataDir: string) {
+    this.root = open({ path: join(dataDir, 'flagwire.mdb'), readOnly: true, maxDbs: 16 });
+  }
+
+  /** The fingerprint now (a fresh read snapshot: sees every commit so far, from any process). */
+  take(): Digest {
+    this.root.resetReadTxn();
+    const out: Digest = {};
+    for (const name of [...this.root.getKeys()].map(String).sort()) {
+      if (kSkippedDbs.has(name)) continue;
+      let db = this.dbs.get(name);
+      if (db === undefined) {
+        db = this.root.openDB({ name, encoding: 'binary' }) as unknown as Database<Buffer, string | number | (string | number)[]>;
+        this.dbs.set(name, db);
+      }
+      const hash = createHash('sha256');
+      let entries = 0;
+      for (const { key, value } of db.getRange()) {
+        if (name === 'meta' && kSkippedMetaKeys.has(String(key))) continue;
+        const keyText = JSON.stringify(key);
+        hash.update(`${keyText.length}:${keyText}:${value.length}:`);
+        hash.update(value);
+        entries++;
+      }
+      out[name] = `${entries}:${hash.digest('hex')}`;
+    }
+    return out;
+  }
+
+  /** Names of the databases that differ between two fingerprints. */
+  static changed(a: Digest, b: Digest): string[] {
+    return [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => a[k] !== b[k]);
+  }
+
+  async close(): Promise<void> {
+    await this.root.close();
+  }
+}

@@ -1,0 +1,143 @@
+// The OFREP front door over the real engine and store, in-process: bodies, reasons, errors, the bulk
+// route and its ETag (src/ofrep/evaluate.ts).
+import { rmSync } from 'node:fs';
+import t from 'tap';
+import { Clock } from '../../src/clock.js';
+import { bucket } from '../../src/eval/bucket.js';
+import { EvalEngine } from '../../src/eval/engine.js';
+import { ResultReader, ResultWriter } from '../../src/eval/protocol.js';
+import { OfrepEvaluator } from '../../src/ofrep/evaluate.js';
+import { kConsoleActor } from '../../src/writer/flag-commands.js';
+import { buildEvalWorld } from '../eval/eval-world.js';
+
+const world = buildEvalWorld();
+const clock = new Clock();
+const engine = new EvalEngine(world.store, () => clock.now());
+const ofrep = new OfrepEvaluator(engine);
+t.teardown(async () => {
+  await world.store.close();
+  rmSync(world.dataDir, { recursive: true, force: true });
+});
+const { ids } = world;
+
+function one(key: string, context: object | string | null, project = '') {
+  engine.beginBatch();
+  const out = new ResultWriter(new ArrayBuffer(16), 1);
+  const body = context === null ? '' : typeof context === 'string' ? context : JSON.stringify({ context });
+  ofrep.evaluateFlag(key, body, project, out);
+  const r = new ResultReader(out.finish());
+  return { status: r.status(0), json: JSON.parse(r.bodyText(0)) };
+}
+
+function bulk(project: string, context: object | null, ifNoneMatch = '') {
+  engine.beginBatch();
+  const out = new ResultWriter(new ArrayBuffer(16), 1);
+  ofrep.evaluateBulk(project, context === null ? '' : JSON.stringify({ context }), ifNoneMatch, out);
+  const r = new ResultReader(out.finish());
+  const text = r.bodyText(0);
+  return { status: r.status(0), etag: r.tagText(0), text, json: text === '' ? null : JSON.parse(text) };
+}
+
+t.test('success: {key, value, reason, variant, metadata}, reasons from the deciding rule', async (t) => {
+  t.same(one(ids.on, { targetingKey: 'u1' }), {
+    status: 200, json: { key: ids.on, value: true, reason: 'STATIC', variant: 'on', metadata: { name: 'on' } },
+  });
+  t.same(one(ids.off, { cohort: 'alice' }).json, { key: ids.off, value: false, reason: 'DISABLED', variant: 'off', metadata: { name: 'off' } });
+  t.same(one(ids.zero, { cohort: 'vip' }).json.reason, 'TARGETING_MATCH', 'listed cohort');
+  t.same(one(ids.zero, { targetingKey: 'x' }).json, { key: ids.zero, value: false, reason: 'STATIC', variant: 'off', metadata: { name: 'zero' } });
+  for (let i = 0; i < 50; i++) {
+    const r = one(ids.half, { targetingKey: `u${i}` }).json;
+    t.same([r.value, r.reason, r.variant], [bucket(ids.half, `u${i}`) < 50, 'SPLIT', bucket(ids.half, `u${i}`) < 50 ? 'on' : 'off']);
+  }
+  t.same(one(ids.half, { cohort: 'c9' }).json.value, bucket(ids.half, 'c9') < 50, 'cohort is the key without targetingKey');
+  t.same([one(ids.aud, { plan: 'beta', country: 'NL' }).json.value, one(ids.aud, { plan: 'beta', country: 'NL' }).json.reason], [true, 'TARGETING_MATCH']);
+  t.same([one(ids.aud, { plan: 'beta' }).json.value, one(ids.aud, { plan: 'beta' }).json.reason], [false, 'TARGETING_MATCH'], 'audience not matched');
+  t.equal(one(ids.on, null).status, 200, 'an empty body is {}');
+  t.equal(one(encodeURIComponent(ids.on), {}).json.key, ids.on, 'a percent-encoded key is decoded');
+});
+
+t.test('the same answers as GET /v1/flags/{id} for the same caller', async (t) => {
+  for (let i = 0; i < 30; i++) {
+    engine.beginBatch();
+    const out = new ResultWriter(new ArrayBuffer(16), 1);
+    engine.evaluateFlag(ids.audHalf, `targetingKey=k${i}&plan=beta&country=NL`, out);
+    const classic = JSON.parse(new ResultReader(out.finish()).bodyText(0)).enabled;
+    t.equal(one(ids.audHalf, { targetingKey: `k${i}`, plan: 'beta', country: 'NL' }).json.value, classic);
+  }
+});
+
+t.test('400s: PARSE_ERROR, INVALID_CONTEXT (context; env), TARGETING_KEY_MISSING, GENERAL (audience without plan)', async (t) => {
+  const parse = one(ids.on, '{oops');
+  t.same([parse.status, parse.json.key, parse.json.errorCode], [400, ids.on, 'PARSE_ERROR']);
+  t.equal(one('flg_nope', '{oops').status, 400, 'a body that cannot be read is a 400 before the lookup');
+  t.same([one(ids.on, { targetingKey: 1 }).json.errorCode], ['INVALID_CONTEXT']);
+  const noEnv = one(ids.group, { targetingKey: 'u' });
+  t.same([noEnv.status, noEnv.json.errorCode], [400, 'INVALID_CONTEXT']);
+  t.match(noEnv.json.errorDetails, /add "env" to the context \(valid environments: staging, production, dev\)/);
+  t.match(one(ids.group, { env: 'prod' }).json.errorDetails, /Unknown environment "prod"/);
+  t.same(one(ids.group, { env: 'production', cohort: 'qa' }).json.value, true, 'env from the context');
+  const noKey = one(ids.half, {});
+  t.same([noKey.status, noKey.json], [400, { key: ids.half, errorCode: 'TARGETING_KEY_MISSING', errorDetails: noKey.json.errorDetails }]);
+  t.equal(one(ids.on, {}).status, 200, '100% needs no key');
+  const plan = one(ids.freeAud, { plan: 'beta' });
+  t.same([plan.status, plan.json.errorCode], [400, 'GENERAL']);
+  t.match(plan.json.errorDetails, /Teams or Enterprise/);
+});
+
+t.test('404 FLAG_NOT_FOUND: unknown key, or a flag of another project than X-Flagwire-Project', async (t) => {
+  t.same(one('flg_nope', {}), { status: 404, json: { key: 'flg_nope', errorCode: 'FLAG_NOT_FOUND', errorDetails: 'No flag with id "flg_nope" exists. OFREP keys are flag ids.' } });
+  t.equal(one(ids.on, {}, ids.single).status, 200);
+  const other = one(ids.on, {}, ids.multi);
+  t.same([other.status, other.json.errorCode], [404, 'FLAG_NOT_FOUND']);
+});
+
+t.test('bulk: every flag in creation order, per-flag failures inline, an ETag', async (t) => {
+  const r = bulk(ids.single, { targetingKey: 'u1', plan: 'beta', country: 'NL' });
+  t.equal(r.status, 200);
+  t.same(r.json.flags.map((f: { key: string }) => f.key), [ids.on, ids.off, ids.half, ids.zero, ids.aud, ids.audHalf]);
+  t.same(r.json.flags[2], { key: ids.half, value: bucket(ids.half, 'u1') < 50, reason: 'SPLIT', variant: bucket(ids.half, 'u1') < 50 ? 'on' : 'off', metadata: { name: 'half' } });
+  t.match(r.etag, /^"[0-9a-f]{8}-[0-9a-f]{16}"$/);
+  const noKey = bulk(ids.single, {});
+  t.same(noKey.json.flags[2], { key: ids.half, errorCode: 'TARGETING_KEY_MISSING', errorDetails: noKey.json.flags[2].errorDetails });
+  t.same(bulk(ids.freeProject, { plan: 'beta' }).json.flags.map((f: { errorCode?: string; value?: boolean }) => f.errorCode ?? f.value), ['GENERAL', true]);
+  t.same(bulk(ids.empty, {}).json, { flags: [] });
+  t.same(bulk(ids.multi, { env: 'production', cohort: 'qa', plan: 'beta' }).json.flags.map((f: { value: boolean }) => f.value), [true, true]);
+});
+
+t.test('bulk 400s: no project header, unknown project, env missing or unknown, bad body', async (t) => {
+  t.same(bulk('', {}).status, 400);
+  t.match(bulk('', {}).json.errorDetails, /X-Flagwire-Project/);
+  t.same([bulk('prj_nope', {}).status, bulk('prj_nope', {}).json.errorCode], [400, 'GENERAL']);
+  t.same(bulk(ids.multi, {}).json.errorCode, 'INVALID_CONTEXT');
+  t.same(bulk(ids.multi, { env: 'nope' }).json.errorCode, 'INVALID_CONTEXT');
+  engine.beginBatch();
+  const out = new ResultWriter(new ArrayBuffer(16), 1);
+  ofrep.evaluateBulk(ids.single, '[]', '', out);
+  t.same(JSON.parse(new ResultReader(out.finish()).bodyText(0)), { errorCode: 'PARSE_ERROR', errorDetails: 'The request body must be a JSON object, not an array. Send a JSON object such as {"context": {"targetingKey": "user-1", "plan": "beta"}}.' });
+});
+
+t.test('ETag: same answer same tag; If-None-Match gives 304 (empty body, the tag); any change gives a new tag', async (t) => {
+  const ctx = { targetingKey: 'u1', plan: 'beta', country: 'NL' };
+  const first = bulk(ids.single, ctx);
+  t.equal(bulk(ids.single, ctx).etag, first.etag, 'stable');
+  const cached = bulk(ids.single, ctx, first.etag);
+  t.same([cached.status, cached.text, cached.etag], [304, '', first.etag]);
+  t.equal(bulk(ids.single, ctx, `"x", W/${first.etag}`).status, 304, 'weak comparison, lists');
+  t.equal(bulk(ids.single, ctx, '*').status, 304);
+  // A changed context whose results differ must never get a stale 304.
+  const keys = Array.from({ length: 40 }, (_, i) => `k${i}`);
+  const differs = keys.find((k) => (bucket(ids.half, k) < 50) !== (bucket(ids.half, 'u1') < 50))!;
+  const other = bulk(ids.single, { ...ctx, targetingKey: differs }, first.etag);
+  t.same([other.status, other.etag === first.etag], [200, false]);
+  // A configuration change that does not change this caller's results still changes the tag.
+  world.run('flagDescribe', { flagId: ids.zero, text: 'changed' });
+  const afterConfig = bulk(ids.single, ctx, first.etag);
+  t.equal(afterConfig.status, 200);
+  t.not(afterConfig.etag, first.etag);
+  t.equal(afterConfig.text, first.text, 'same results, new configuration: new tag all the same');
+  world.run('flagPatch', { projectId: ids.single, flagId: ids.on, env: null, patch: { enabled: false }, actor: kConsoleActor });
+  const afterPatch = bulk(ids.single, ctx, afterConfig.etag);
+  t.same([afterPatch.status, afterPatch.json.flags[0].reason], [200, 'DISABLED']);
+  world.run('audienceUpdate', { audienceId: ids.audience, rules: [{ attribute: 'plan', values: ['gamma'] }] });
+  t.equal(bulk(ids.single, ctx, afterPatch.etag).status, 200, 'an audience edit changes the tag');
+});

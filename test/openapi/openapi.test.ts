@@ -1,0 +1,117 @@
+// Black-box: GET /api/v1/openapi.json is public, a valid OpenAPI 3.1 document, generated from the
+// schemas the code uses, and documents every route the server registered (and no other).
+import { rmSync } from 'node:fs';
+import t from 'tap';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import type { TSchema } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { kManagementRoutes } from '../../src/api/management.js';
+import { kErrors } from '../../src/errors.js';
+import { FlagCreate, FlagPatch } from '../../src/model/schemas.js';
+import { OfrepBulkSuccess, OfrepEvaluationFailure, OfrepEvaluationSuccess } from '../../src/ofrep/schemas.js';
+import {
+  ErrorEnvelope, EvalError, EvalFlag, EvalFlagList, FlagList, FlagRepresentation, Health, PatchResult, Readiness, TokenDescription,
+} from '../../src/openapi/schemas.js';
+import { call } from '../helpers/http.js';
+import { startTestServer, tempDataDir } from '../helpers/server.js';
+import { buildWorld } from '../helpers/world.js';
+
+const dataDir = tempDataDir();
+const world = buildWorld(dataDir);
+const server = await startTestServer({ dataDir, env: { FLAGWIRE_TEST_HOOKS: '1', FLAGWIRE_RATE_LIMIT: '3' } });
+t.teardown(async () => {
+  await server.stop();
+  await world.store.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const res = await fetch(`${server.baseUrl}/api/v1/openapi.json`);
+const doc = (await res.json()) as any;
+
+t.test('served without a token, as JSON, and not rate limited', async (t) => {
+  t.equal(res.status, 200);
+  t.equal(res.headers.get('content-type'), 'application/json');
+  t.equal(res.headers.get('access-control-allow-origin'), '*');
+  for (let i = 0; i < 5; i++) t.equal((await fetch(`${server.baseUrl}/api/v1/openapi.json`)).status, 200);
+  const statuses = [];
+  for (let i = 0; i < 5; i++) statuses.push((await call(server.baseUrl, 'GET', '/api/v1/flags', { token: world.secrets.read })).status);
+  t.equal(statuses.at(-1), 429, 'the Management API behind it is rate limited as before');
+});
+
+t.test('a valid OpenAPI 3.1 document', async (t) => {
+  const validator = new Validator();
+  const result = await validator.validate(structuredClone(doc));
+  t.same(result.errors ?? [], []);
+  t.ok(result.valid);
+  t.equal(validator.version, '3.1');
+  t.equal(doc.openapi, '3.1.0');
+});
+
+t.test('every registered route is documented, and every documented path is a route', async (t) => {
+  const routes = (await call(server.baseUrl, 'GET', '/__test/routes')).json as { method: string; pattern: string }[];
+  t.ok(routes.length > 10);
+  const documented = new Set<string>();
+  for (const [path, ops] of Object.entries(doc.paths as Record<string, object>)) for (const m of Object.keys(ops)) documented.add(`${m} ${path}`);
+  const expected = new Set<string>();
+  for (const { method, pattern } of routes) {
+    // Not API routes: the catch-alls, CORS preflights, the Management API's entry (its routes are below), test hooks.
+    if (pattern === '/*' || pattern === '/api/v1/*' || method === 'options' || pattern.startsWith('/__test/')) continue;
+    expected.add(`${method} ${pattern.replace(/:([a-z_]+)/g, '{$1}')}`);
+  }
+  for (const route of Object.values(kManagementRoutes)) for (const m of route.methods) expected.add(`${m.toLowerCase()} ${route.path}`);
+  for (const route of expected) t.ok(documented.has(route), `documented: ${route}`);
+  for (const route of documented) t.ok(expected.has(route), `registered: ${route}`);
+  for (const path of ['/ofrep/v1/evaluate/flags', '/metrics', '/ready', '/v1/stream/project/{project_id}']) t.ok(doc.paths[path], path);
+});
+
+t.test('generated from the code\'s schemas, not a second copy', async (t) => {
+  const plain = (schema: TSchema) => JSON.parse(JSON.stringify(schema));
+  t.same(doc.components.schemas.FlagCreate, plain(FlagCreate));
+  t.same(doc.components.schemas.FlagPatch, plain(FlagPatch));
+  const create = doc.paths['/api/v1/flags'].post;
+  t.same(create.requestBody.content['application/json'].schema, { $ref: '#/components/schemas/FlagCreate' });
+});
+
+t.test('the error envelope and every status of the error table', async (t) => {
+  const api = ['/api/v1/token', '/api/v1/flags', '/api/v1/flags/{flag_id}'].flatMap((p) => Object.values(doc.paths[p]) as any[]);
+  const statuses = new Set(api.flatMap((op) => Object.keys(op.responses)));
+  for (const { status, title } of Object.values(kErrors)) {
+    t.ok(statuses.has(String(status)), `status ${status}`);
+    const described = api.some((op) => op.responses[String(status)]?.description.includes(title));
+    t.ok(described, `title "${title}" named`);
+  }
+  for (const op of api) {
+    t.same(op.security, [{ bearerAuth: [] }]);
+    for (const [status, response] of Object.entries(op.responses) as [string, any][]) {
+      if (Number(status) >= 400) t.same(response.content['application/json'].schema, { $ref: '#/components/schemas/ErrorEnvelope' }, status);
+    }
+  }
+  t.same(doc.paths['/v1/flags/{flag_id}'].get.security, [], 'the Evaluation API needs no credentials');
+});
+
+t.test('the response schemas describe what the server really sends', async (t) => {
+  const check = async (schema: TSchema, method: string, path: string, opts: Parameters<typeof call>[3] = {}) => {
+    const r = await call(server.baseUrl, method, path, opts);
+    t.ok(Value.Check(schema, r.json), `${method} ${path} ${r.status}: ${[...Value.Errors(schema, r.json)].map((e) => `${e.path} ${e.message}`).join('; ')}`);
+    return r;
+  };
+  // The rate limit is 3 a minute per address: move the server's clock two minutes on (the window slides) between calls.
+  const nextMinute = () => call(server.baseUrl, 'POST', '/__test/clock?advance=121');
+  const { ids, secrets } = world;
+  await nextMinute();
+  await check(TokenDescription, 'GET', '/api/v1/token', { token: secrets.multiRead });
+  await check(FlagList, 'GET', '/api/v1/flags', { token: secrets.multiRead });
+  await check(FlagRepresentation, 'GET', `/api/v1/flags/${ids.groupFlag}?env=staging`, { token: secrets.multiRead });
+  await nextMinute();
+  await check(PatchResult, 'PATCH', `/api/v1/flags/${ids.flag}`, { token: secrets.write, body: { trafficPercentage: 60 } });
+  await check(FlagRepresentation, 'POST', '/api/v1/flags', { token: secrets.multiWrite, body: { name: 'openapi-made' } });
+  await check(ErrorEnvelope, 'GET', '/api/v1/flags/flg_nope', { token: secrets.write });
+  await check(EvalFlag, 'GET', `/v1/flags/${ids.flag}?targetingKey=u1`);
+  await check(EvalFlagList, 'GET', `/v1/flags/project/${ids.single}`);
+  await check(EvalError, 'GET', '/v1/flags/flg_nope');
+  await check(OfrepEvaluationSuccess, 'POST', `/ofrep/v1/evaluate/flags/${ids.flag}`, { body: { context: { targetingKey: 'u1' } } });
+  await check(OfrepEvaluationFailure, 'POST', `/ofrep/v1/evaluate/flags/${ids.flag}`, { body: { context: {} } });
+  await check(OfrepBulkSuccess, 'POST', '/ofrep/v1/evaluate/flags', { body: {}, headers: { 'x-flagwire-project': ids.single } });
+  await check(Health, 'GET', '/health');
+  await check(Readiness, 'GET', '/ready');
+});

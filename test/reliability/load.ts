@@ -1,0 +1,201 @@
+// Write load that remembers what the server acknowledged, for the crash and shutdown tests.
+//
+// A PatchWriter owns one (flag, environment) and patches it in sequence, each time to a cohort list no
+// earlier patch used, so every acknowledged patch is a real change with its own audit entry; at most
+// one patch is in flight (sent, not answered) when the server dies. A Creator creates flags with
+// unique names. After a crash, `verify*` read the data dir and list every acknowledged change that is
+// missing: a durable store has none.
+import http from 'node:http';
+import type { StoreReader } from '../../src/store/store.js';
+
+/** What verification reads: a Store, or a fresh read by a new process (helpers/fresh-read.ts). */
+export type Reader = Pick<StoreReader, 'getFlag' | 'listFlags' | 'listAudit'>;
+
+export interface PatchTarget {
+  secret: string;
+  flagId: string;
+  projectId: string;
+  env: string | null;
+}
+
+/** One keep-alive connection per worker. node:http never retries: a request the server did not answer fails. */
+function agent(): http.Agent {
+  return new http.Agent({ keepAlive: true, maxSockets: 1 });
+}
+
+/** One request; resolves with the status and body, rejects when the connection fails or closes first. */
+export function request(baseUrl: string, dispatcher: http.Agent, method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${baseUrl}${path}`, { method, headers, agent: dispatcher, timeout: 15_000 }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
+      res.on('error', reject);
+      res.on('aborted', () => reject(new Error('response aborted')));
+    });
+    req.on('timeout', () => req.destroy(new Error('no answer within 15 s')));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+export interface Outcome {
+  startedAt: number;
+  endedAt: number;
+  status: number | null;
+  error: string | null;
+}
+
+abstract class Worker {
+  protected readonly dispatcher = agent();
+  readonly outcomes: Outcome[] = [];
+  private stopped = false;
+  private loop: Promise<void> | null = null;
+
+  constructor(protected readonly baseUrl: string, readonly tag: string) {}
+
+  /** Runs until stop() or until a request fails (the server is gone). */
+  start(): this {
+    this.loop = (async () => {
+      let seq = 0;
+      while (!this.stopped) {
+        const ok = await this.once(++seq);
+        if (!ok) break;
+      }
+    })();
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.loop;
+    this.dispatcher.destroy();
+  }
+
+  protected abstract once(seq: number): Promise<boolean>;
+
+  protected async send(method: string, path: string, secret: string, body: unknown): Promise<{ status: number; json: any } | null> {
+    const outcome: Outcome = { startedAt: performance.now(), endedAt: 0, status: null, error: null };
+    this.outcomes.push(outcome);
+    try {
+      const res = await request(this.baseUrl, this.dispatcher, method, path, { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, JSON.stringify(body));
+      outcome.status = res.status;
+      outcome.endedAt = performance.now();
+      return { status: res.status, json: res.text === '' ? null : JSON.parse(res.text) };
+    } catch (err) {
+      outcome.error = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+      outcome.endedAt = performance.now();
+      return null;
+    }
+  }
+}
+
+export class PatchWriter extends Worker {
+  /** Cohort values the server acknowledged (200, changed), in order. */
+  readonly acked: string[] = [];
+  /** The value of the patch that was sent and never answered, if any. */
+  unanswered: string | null = null;
+  /** Answers other than 200 (a 503 while stopping is fine; anything else is reported). */
+  readonly refused: { status: number; body: unknown }[] = [];
+
+  constructor(baseUrl: string, tag: string, readonly target: PatchTarget) {
+    super(baseUrl, tag);
+  }
+
+  protected async once(seq: number): Promise<boolean> {
+    const value = `${this.tag}-${seq}`;
+    const { flagId, env, secret } = this.target;
+    this.unanswered = value;
+    const reply = await this.send('PATCH', `/api/v1/flags/${flagId}${env === null ? '' : `?env=${env}`}`, secret, { cohorts: [value] });
+    if (reply === null) return false;
+    this.unanswered = null;
+    if (reply.status === 200 && reply.json?.changed === true) {
+      this.acked.push(value);
+    } else {
+      this.refused.push({ status: reply.status, body: reply.json });
+      if (reply.status >= 500) return false;
+    }
+    return true;
+  }
+}
+
+export class Creator extends Worker {
+  /** Flags the server acknowledged (201): name -> id. */
+  readonly acked = new Map<string, string>();
+  unanswered: string | null = null;
+  readonly refused: { status: number; body: unknown }[] = [];
+
+  constructor(baseUrl: string, tag: string, readonly secret: string, readonly projectId: string, readonly multi: boolean) {
+    super(baseUrl, tag);
+  }
+
+  protected async once(seq: number): Promise<boolean> {
+    const name = `${this.tag}-${seq}`;
+    this.unanswered = name;
+    const body = this.multi ? { name, environments: {} } : { name, enabled: true, trafficPercentage: 100 };
+    const reply = await this.send('POST', '/api/v1/flags', this.secret, body);
+    if (reply === null) return false;
+    this.unanswered = null;
+    if (reply.status === 201) this.acked.set(name, reply.json.id);
+    else {
+      this.refused.push({ status: reply.status, body: reply.json });
+      if (reply.status >= 500) return false;
+    }
+    return true;
+  }
+}
+
+export interface Verdict {
+  /** Acknowledged changes checked. */
+  checked: number;
+  /** Acknowledged changes not found on disk (must be 0). */
+  lost: string[];
+  /** Changes sent but never answered that were committed anyway (allowed). */
+  committedUnanswered: number;
+}
+
+/**
+ * Every acknowledged patch has its audit entry (written in the same transaction as the change), and the
+ * flag holds the last acknowledged value, or the unanswered one if that was committed before the crash.
+ */
+export function verifyPatches(store: Reader, writers: readonly PatchWriter[]): Verdict {
+  const verdict: Verdict = { checked: 0, lost: [], committedUnanswered: 0 };
+  for (const w of writers) {
+    const { flagId, projectId, env } = w.target;
+    const audited = new Set<string>();
+    for (const entry of store.listAudit(projectId, { limit: 1_000_000, before: null })) {
+      if (entry.flagId !== flagId || entry.env !== env) continue;
+      const after = (entry.changes.cohorts?.after ?? null) as string[] | null;
+      if (after?.length === 1) audited.add(after[0]!);
+    }
+    for (const value of w.acked) {
+      verdict.checked++;
+      if (!audited.has(value)) verdict.lost.push(`${flagId}${env === null ? '' : `@${env}`}: ${value} (no audit entry)`);
+    }
+    const flag = store.getFlag(flagId);
+    const current = flag === undefined ? null
+      : flag.kind === 'flag' ? flag.cohorts
+        : (Object.hasOwn(flag.environments, env ?? '') ? flag.environments[env ?? '']!.cohorts : null) ?? flag.cohorts;
+    const last = w.acked.at(-1);
+    const expected = [last, w.unanswered].filter((v): v is string => v !== undefined && v !== null);
+    if (expected.length > 0 && !(current?.length === 1 && expected.includes(current[0]!))) {
+      verdict.lost.push(`${flagId}${env === null ? '' : `@${env}`}: holds ${JSON.stringify(current)}, expected ${expected.join(' or ')}`);
+    }
+    if (w.unanswered !== null && audited.has(w.unanswered)) verdict.committedUnanswered++;
+  }
+  return verdict;
+}
+
+/** Every acknowledged create is a flag with that id and name. */
+export function verifyCreates(store: Reader, creators: readonly Creator[]): Verdict {
+  const verdict: Verdict = { checked: 0, lost: [], committedUnanswered: 0 };
+  for (const c of creators) {
+    for (const [name, id] of c.acked) {
+      verdict.checked++;
+      const flag = store.getFlag(id);
+      if (flag?.name !== name || flag.projectId !== c.projectId) verdict.lost.push(`flag ${name} (${id})`);
+    }
+    if (c.unanswered !== null && store.listFlags(c.projectId).some((f) => f.name === c.unanswered)) verdict.committedUnanswered++;
+  }
+  return verdict;
+}
