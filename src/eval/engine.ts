@@ -17,6 +17,7 @@ import { compileState, evaluateState, type CompiledState } from './evaluate.js';
 import type { ResultWriter } from './protocol.js';
 import { murmur3x86_32 } from './murmur3.js';
 import { EvalQuery } from './query.js';
+import { decodePathId } from '../http/path-id.js';
 
 export type EngineStore = Pick<StoreReader, 'commitSeq' | 'getFlag' | 'listFlags' | 'getProject' | 'getAudience' | 'listAudiences' | 'getOrg'> & {
   resetReadTxn(): void;
@@ -100,7 +101,7 @@ export class EvalEngine {
   evaluateFlag(rawId: string, rawQuery: string, out: ResultWriter): void {
     const q = this.query;
     if (!q.parse(rawQuery)) return out.put(400, evalErrorBody('INVALID_REQUEST', q.error!));
-    const entry = this.flagEntry(decodeId(rawId));
+    const entry = this.flagEntry(decodePathId(rawId));
     if (!entry.found) return out.put(404, entry.body);
     let state = entry.state;
     if (state === null) {
@@ -117,7 +118,7 @@ export class EvalEngine {
   evaluateProject(rawId: string, rawQuery: string, out: ResultWriter): void {
     const q = this.query;
     if (!q.parse(rawQuery)) return out.put(400, evalErrorBody('INVALID_REQUEST', q.error!));
-    const project = this.projectEntry(decodeId(rawId));
+    const project = this.projectEntry(decodePathId(rawId));
     if (!project.found) return out.put(404, project.body);
     // Decision (README): env is required on a multi-environment project and ignored on a single one.
     const env = project.multi ? q.env : null;
@@ -143,12 +144,12 @@ export class EvalEngine {
 
   /** The compiled flag for a path id as sent (decoded if percent-encoded), or its 404. */
   lookupFlag(rawId: string): FlagEntry | Missing {
-    return this.flagEntry(decodeId(rawId));
+    return this.flagEntry(decodePathId(rawId));
   }
 
   /** The compiled project for a path id as sent, or its 404. */
   lookupProject(rawId: string): ProjectEntry | Missing {
-    return this.projectEntry(decodeId(rawId));
+    return this.projectEntry(decodePathId(rawId));
   }
 
   /** Whether states with an audience may be evaluated for this organisation now (README decision 1). */
@@ -284,12 +285,3 @@ function unknownEnvBody(what: 'flag' | 'project', env: string, validEnvs: string
   return evalErrorBody('NOT_FOUND', `Unknown environment "${env}" for this ${what}; ${validEnvs}.`);
 }
 
-/** Path ids are sent as is; one that was percent-encoded anyway is decoded (undecodable: no such id). */
-function decodeId(raw: string): string {
-  if (!raw.includes('%')) return raw;
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    return raw;
-  }
-}

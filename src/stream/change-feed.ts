@@ -24,6 +24,7 @@ import { effectiveState } from '../model/flag-state.js';
 import type { Flag, Project } from '../store/records.js';
 import type { StoreReader } from '../store/store.js';
 import { SseConnection } from './sse-connection.js';
+import { decodePathId } from '../http/path-id.js';
 
 export type FeedStore = Pick<StoreReader, 'commitSeq' | 'getProject' | 'listFlags' | 'listAudiences'> & { resetReadTxn(): void };
 
@@ -80,7 +81,7 @@ export class ChangeFeed {
     app.get('/v1/stream/project/:project_id', (res: PendingResponse, req) => {
       const rawId = req.getParameter(0) ?? '';
       const env = new URLSearchParams(req.getQuery() ?? '').get('env') || null;
-      this.open(res, decodeId(rawId), env);
+      this.open(res, decodePathId(rawId), env);
     });
   }
 
@@ -233,11 +234,3 @@ function notFound(detail: string): string {
   return JSON.stringify(errorBody(new FlagwireError('NOT_FOUND', detail)));
 }
 
-function decodeId(raw: string): string {
-  if (!raw.includes('%')) return raw;
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    return raw;
-  }
-}

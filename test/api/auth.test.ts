@@ -1,16 +1,9 @@
 // spec: Authentication, Management API; Errors 401/402/403.
 import t from 'tap';
 import { call } from '../helpers/http.js';
-import { startTestServer, tempDataDir } from '../helpers/server.js';
-import { buildWorld } from '../helpers/world.js';
+import { startWorldServer } from '../helpers/world-server.js';
 
-const dataDir = tempDataDir();
-const world = buildWorld(dataDir);
-const server = await startTestServer({ dataDir });
-t.teardown(async () => {
-  await server.stop();
-  await world.store.close();
-});
+const { server, world } = await startWorldServer(t);
 const get = (path: string, token?: string, headers?: Record<string, string>) => call(server.baseUrl, 'GET', path, { token, headers });
 
 t.test('401 Missing bearer token when the header is absent', async (t) => {

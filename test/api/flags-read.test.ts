@@ -1,16 +1,9 @@
 // spec: GET /api/v1/flags, GET /api/v1/flags/{id}, Flag representation.
 import t from 'tap';
 import { call } from '../helpers/http.js';
-import { startTestServer, tempDataDir } from '../helpers/server.js';
-import { buildWorld } from '../helpers/world.js';
+import { startWorldServer } from '../helpers/world-server.js';
 
-const dataDir = tempDataDir();
-const world = buildWorld(dataDir);
-const server = await startTestServer({ dataDir });
-t.teardown(async () => {
-  await server.stop();
-  await world.store.close();
-});
+const { server, world } = await startWorldServer(t);
 const get = (path: string, token: string) => call(server.baseUrl, 'GET', path, { token });
 
 t.test('list: every flag of the project, flat form for single flags', async (t) => {

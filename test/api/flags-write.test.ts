@@ -1,16 +1,9 @@
 // spec: POST /api/v1/flags, PATCH /api/v1/flags/{id}, audit side effects, "bad input changes nothing".
 import t, { type Test } from 'tap';
 import { call } from '../helpers/http.js';
-import { startTestServer, tempDataDir } from '../helpers/server.js';
-import { buildWorld } from '../helpers/world.js';
+import { startWorldServer } from '../helpers/world-server.js';
 
-const dataDir = tempDataDir();
-const world = buildWorld(dataDir);
-const server = await startTestServer({ dataDir });
-t.teardown(async () => {
-  await server.stop();
-  await world.store.close();
-});
+const { server, world } = await startWorldServer(t);
 const post = (token: string, body: unknown) => call(server.baseUrl, 'POST', '/api/v1/flags', { token, body });
 const patch = (token: string, id: string, body: unknown, query = '') =>
   call(server.baseUrl, 'PATCH', `/api/v1/flags/${id}${query}`, { token, body });

@@ -2,18 +2,11 @@
 import t from 'tap';
 import { call } from '../helpers/http.js';
 import { startTestServer, tempDataDir, type TestServer } from '../helpers/server.js';
-import { buildWorld, type World } from '../helpers/world.js';
+import { buildWorld } from '../helpers/world.js';
+import { startWorldServer } from '../helpers/world-server.js';
 
-async function setup(t: { teardown(fn: () => Promise<unknown>): void }, env: Record<string, string> = {}): Promise<{ server: TestServer; world: World }> {
-  const dataDir = tempDataDir();
-  const world = buildWorld(dataDir);
-  const server = await startTestServer({ dataDir, env: { FLAGWIRE_TEST_HOOKS: '1', ...env } });
-  t.teardown(async () => {
-    await server.stop();
-    await world.store.close();
-  });
-  return { server, world };
-}
+const setup = (t: { teardown(fn: () => Promise<unknown>): void }, env: Record<string, string> = {}) =>
+  startWorldServer(t, { FLAGWIRE_TEST_HOOKS: '1', ...env });
 const advance = (server: TestServer, seconds: number) => call(server.baseUrl, 'POST', `/__test/clock?advance=${seconds}`);
 const flush = (server: TestServer) => call(server.baseUrl, 'POST', '/__test/flush');
 
