@@ -54,8 +54,26 @@ function readMeta(page: Buffer): Meta | string {
   };
 }
 
-/** What is wrong with the data file at `path`, or null when LMDB can open it (or it is empty or absent). */
+/**
+ * What is wrong with the data file at `path`, or null when LMDB can open it (or it is empty or absent).
+ *
+ * Another process (the server, a console command) may be committing while this reads. A commit writes
+ * its pages, growing the file, and then its meta page in place; reading the meta pages before the size
+ * keeps every root a meta names inside the size we compare it with. A problem is reported only when a
+ * second look, a moment later, finds it again: a meta page caught mid-write is whole by then, while a
+ * foreign or damaged file stays what it is.
+ */
 export function inspectDataFile(path: string): DataFileProblem | null {
+  const first = inspectOnce(path);
+  if (first === null) return null;
+  Atomics.wait(kPause, 0, 0, kRecheckAfterMs);
+  return inspectOnce(path);
+}
+
+const kRecheckAfterMs = 50;
+const kPause = new Int32Array(new SharedArrayBuffer(4));
+
+function inspectOnce(path: string): DataFileProblem | null {
   let fd: number;
   try {
     fd = openSync(path, 'r');
@@ -63,22 +81,22 @@ export function inspectDataFile(path: string): DataFileProblem | null {
     return null; // absent (LMDB creates it) or unreadable (LMDB reports that itself)
   }
   try {
-    const stat = fstatSync(fd);
-    // Not a file (a directory): LMDB's own error says so. Empty: LMDB initialises it.
-    if (!stat.isFile() || stat.size === 0) return null;
-    const { size } = stat;
+    if (!fstatSync(fd).isFile()) return null; // a directory: LMDB's own error says so
     const read = (offset: number): Buffer => {
       const buf = Buffer.alloc(kHeaderBytes);
       return buf.subarray(0, readSync(fd, buf, 0, kHeaderBytes, offset));
     };
-    const first = readMeta(read(0));
+    const head = read(0);
+    if (head.length === 0) return null; // empty: LMDB initialises it
+    const first = readMeta(head);
     if (typeof first === 'string') return { kind: 'foreign', reason: `it is not an LMDB data file (${first})` };
     const { pageSize } = first;
     if (pageSize < 512 || pageSize > 65536 || (pageSize & (pageSize - 1)) !== 0) {
       return { kind: 'damaged', reason: `its header names an impossible page size (${pageSize})` };
     }
-    if (size < 2 * pageSize) return { kind: 'damaged', reason: `it is ${size} bytes, shorter than its two header pages` };
     const second = readMeta(read(pageSize));
+    const { size } = fstatSync(fd);
+    if (size < 2 * pageSize) return { kind: 'damaged', reason: `it is ${size} bytes, shorter than its two header pages` };
     if (typeof second === 'string') return { kind: 'damaged', reason: `its second header page is unreadable (${second})` };
     const meta = second.txnId > first.txnId ? second : first;
     const pages = BigInt(Math.floor(size / pageSize));
