@@ -1,7 +1,7 @@
 // Every setting of the service, read from env vars (flags override), validated once, then frozen.
-import { accessSync, constants, mkdirSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 
@@ -70,12 +70,32 @@ export function defaultEvalWorkers(): number {
 export function resolveDataDir(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
   const dir = resolve(flag ?? env.FLAGWIRE_DATA ?? './data');
   try {
-    mkdirSync(dir, { recursive: true });
+    makeDirs(dir);
     accessSync(dir, constants.W_OK | constants.R_OK);
   } catch (err) {
     throw new ConfigError(kSettings.dataDir, `data directory ${dir} is not writable (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
   }
   return dir;
+}
+
+/**
+ * `mkdir -p` one level at a time. Node 20's `mkdirSync(recursive)` never returns for a path under
+ * /proc (mkdir there fails with ENOENT, which it answers by creating the parent again, forever).
+ */
+function makeDirs(dir: string): void {
+  const missing: string[] = [];
+  for (let at = dir; !existsSync(at); at = dirname(at)) {
+    missing.push(at);
+    if (dirname(at) === at) break;
+  }
+  for (const path of missing.reverse()) {
+    try {
+      mkdirSync(path);
+    } catch (err) {
+      // Another process (a second console command) created it first.
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
 }
 
 export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = process.env): Readonly<Config> {

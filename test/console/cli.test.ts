@@ -1,7 +1,7 @@
 // The console's public contract (design §3), black-box: exit status 0/1/2, exactly one JSON object on
 // stdout with --json, {error, detail} on failure, help and usage errors, data dir selection, and the
 // human output. Commands themselves: cli-commands.test.ts; token rules: cli-tokens.test.ts.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { open } from 'lmdb';
 import t from 'tap';
@@ -137,6 +137,17 @@ t.test('a data dir that cannot be used is a configuration error: one line on std
   t.match(json.json, { error: 'Invalid request', detail: /FLAGWIRE_DATA/ });
   const viaEnv = await cli(null, ['mail', 'list'], { env: { FLAGWIRE_DATA: bad } });
   t.equal(viaEnv.code, 2);
+  // Node's own recursive mkdir never returns here; ours must refuse at once.
+  const proc = await cli('/proc/flagwire-test/data', ['mail', 'list'], { json: false });
+  t.equal(proc.code, 2, 'a data dir under /proc is refused');
+  t.match(proc.stderr, /^flagwire: invalid FLAGWIRE_DATA: data directory \/proc\/flagwire-test\/data is not writable \(ENOENT\)\n$/);
+});
+
+t.test('missing parent directories of the data dir are created', async (t) => {
+  const nested = join(tempDir(t), 'a', 'b', 'data');
+  const r = await cli(nested, ['org', 'create', '--name', 'Nested']);
+  t.equal(r.code, 0);
+  t.ok(existsSync(join(nested, 'flagwire.mdb')), 'the data file is in the new directory');
 });
 
 t.test('a data dir the store refuses is a failure (exit 1), not written over', async (t) => {
