@@ -54,7 +54,13 @@ function buildSequence(sequence: setupClient.Sequence, i: number, n: number): se
     case 'rotate': {
       const out: setupClient.BenchRequest[] = [];
       for (let k = i; k < sequence.keys; k += n) {
-        out.push({ method: 'GET', path: sequence.template.replace('{key}', `user-${k}`), ...(sequence.headers ? { headers: sequence.headers } : {}) });
+        const key = `user-${k}`;
+        out.push({
+          method: sequence.method ?? 'GET',
+          path: sequence.template.replace('{key}', key),
+          ...(sequence.headers ? { headers: sequence.headers } : {}),
+          ...(sequence.body === undefined ? {} : { body: sequence.body.replace('{key}', key) }),
+        });
       }
       return out;
     }
@@ -87,8 +93,8 @@ namespace setupClient {
   }
 
   export type Sequence =
-    /** Connection i of n takes keys i, i+n, i+2n … (`{key}` in the template becomes `user-<k>`). */
-    | { kind: 'rotate'; template: string; keys: number; headers?: Record<string, string> }
+    /** Connection i of n takes keys i, i+n, i+2n … (`{key}` in the path template and the body becomes `user-<k>`). */
+    | { kind: 'rotate'; template: string; keys: number; method?: string; headers?: Record<string, string>; body?: string }
     | { kind: 'fixed'; request: BenchRequest }
     /** Connection i owns flag i and alternates it between `value` and `value + 1`: every PATCH is a change. */
     | { kind: 'patch'; flagIds: string[]; value: number; secret: string };

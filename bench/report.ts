@@ -5,7 +5,7 @@
 // side by side with the main run.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 
-export type ScenarioKey = 'hello' | 'a' | 'b' | 'c' | 'd' | 'e' | 'f';
+export type ScenarioKey = 'hello' | 'a' | 'b' | 'c' | 'd' | 'e' | 'f' | 'g' | 'h';
 
 export const kScenarioTitles: Record<ScenarioKey, string> = {
   hello: 'uWS hello world (same body and headers)',
@@ -15,6 +15,8 @@ export const kScenarioTitles: Record<ScenarioKey, string> = {
   d: '(d) GET /api/v1/flags/{id}, read token',
   e: '(e) PATCH /api/v1/flags/{id}, durable changes',
   f: '(f) (a) while (e) writes 50/s',
+  g: '(g) OFREP POST /ofrep/v1/evaluate/flags/{key}, same flag and context as (a)',
+  h: '(h) (a) on a second Flagwire with FLAGWIRE_METRICS=off',
 };
 
 export interface ScenarioSummary {

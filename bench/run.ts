@@ -46,9 +46,9 @@ interface Options {
 
 const kRepo = fileURLToPath(new URL('../../', import.meta.url));
 const kDist = fileURLToPath(new URL('../', import.meta.url));
-const kAllScenarios: ScenarioKey[] = ['a', 'b', 'c', 'd', 'e', 'f'];
+const kAllScenarios: ScenarioKey[] = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
 const kUsage = `usage: npm run bench -- [--quick] [--rounds N] [--duration S] [--warmup S] [--connections 50,200]
-       [--scenarios a,b,c,d,e,f] [--eval-workers N] [--generator-workers N] [--label NAME] [--out DIR]
+       [--scenarios a,b,c,d,e,f,g,h] [--eval-workers N] [--generator-workers N] [--label NAME] [--out DIR]
        [--[no-]micro] [--keep-data] [--profile]
   --quick          1 round of 3 s per run, no micro-benches (default: 3 rounds of 10 s, then the micro-benches)
   --label NAME     block of RESULTS.md to write (default "main"; use one per variant, e.g. workers-2)
@@ -126,6 +126,9 @@ interface Paths {
   b: string;
   c: string;
   d: string;
+  /** OFREP: the path, and the body whose `{key}` rotates like (a)'s targetingKey. */
+  g: string;
+  gBody: string;
 }
 
 /** Request templates; `{key}` rotates over 10,000 targeting keys (each connection takes its share). */
@@ -135,10 +138,13 @@ function scenarioPaths(data: BenchData): Paths {
     b: `/v1/flags/${data.groupFlag.id}?env=${data.groupFlag.env}&targetingKey={key}&plan=beta`,
     c: `/v1/flags/project/${data.projectId}?targetingKey={key}&plan=beta&country=NL`,
     d: `/api/v1/flags/${data.evalFlag.id}`,
+    g: `/ofrep/v1/evaluate/flags/${data.evalFlag.id}`,
+    gBody: '{"context":{"targetingKey":"{key}","plan":"beta"}}',
   };
 }
 
-const rotate = (template: string): Sequence => ({ kind: 'rotate', template, keys: kKeys });
+const rotate = (template: string, post?: { body: string; headers: Record<string, string> }): Sequence => (
+  { kind: 'rotate', template, keys: kKeys, ...(post ? { method: 'POST', ...post } : {}) });
 
 /**
  * PATCH runs: connection i owns flag i and alternates it between two values, so every request is a
@@ -241,6 +247,8 @@ class ThreadRoles {
   }
 }
 
+const kJson = { 'content-type': 'application/json' };
+
 // ---- checks outside the timed runs ---------------------------------------------------------------------
 
 async function expectOk(url: string, init: RequestInit, what: string): Promise<string> {
@@ -251,7 +259,7 @@ async function expectOk(url: string, init: RequestInit, what: string): Promise<s
 }
 
 /** One request of each scenario, before any load: a broken route fails in a second, not after the warm-up. */
-async function probe(hello: Server, flagwire: Server, data: BenchData, paths: Paths, helloBody: string): Promise<void> {
+async function probe(hello: Server, flagwire: Server, quiet: Server | null, data: BenchData, paths: Paths, helloBody: string): Promise<void> {
   const key = (p: string) => p.replace('{key}', 'user-1');
   const body = await expectOk(hello.url + key(paths.a), {}, 'hello world');
   if (body !== helloBody) throw new Error(`hello world answered ${body}`);
@@ -260,6 +268,8 @@ async function probe(hello: Server, flagwire: Server, data: BenchData, paths: Pa
     JSON.parse(text);
   }
   await expectOk(flagwire.url + paths.d, { headers: { authorization: `Bearer ${data.readSecret}` } }, '(d)');
+  await expectOk(flagwire.url + paths.g, { method: 'POST', headers: kJson, body: key(paths.gBody) }, '(g)');
+  if (quiet !== null) await expectOk(quiet.url + key(paths.a), {}, '(h)');
   await expectOk(`${flagwire.url}/api/v1/flags/${data.writeFlagIds[0]!}`, {
     method: 'PATCH',
     headers: { authorization: `Bearer ${data.writeSecret}`, 'content-type': 'application/json' },
@@ -302,7 +312,7 @@ async function main(): Promise<number> {
   const options = parseOptions(process.argv.slice(2));
   // A run lasts its duration, up to 1 s more (autocannon stops on its next 1 s tick), and a pause.
   const perRound = options.connections.length * (options.scenarios.length + 1) * (options.durationSec + 1.5);
-  const warmup = options.connections.length * 6 * (options.warmupSec + 1.5);
+  const warmup = options.connections.length * options.scenarios.length * (options.warmupSec + 1.5);
   const planSec = 30 + warmup + options.rounds * perRound + (options.micro ? 250 : 0);
   const deadline = setTimeout(() => {
     process.stderr.write(`bench: deadline of ${Math.round(planSec * 1.5)} s passed; stopping\n`);
@@ -349,8 +359,19 @@ async function main(): Promise<number> {
       /Flagwire listening on (http:\/\/[\d.:]+)/,
       20_000,
     );
-    log(`hello world pid ${hello.pid} on ${hello.url}; flagwire pid ${flagwire.pid} on ${flagwire.url}`);
-    await probe(hello, flagwire, data, paths, helloBody);
+    // (h): a second Flagwire on the same data dir (LMDB serves several processes), metrics off; it
+    // idles except during its own runs, so (a) against (h) in the same round is the cost of counting.
+    const quiet = options.scenarios.includes('h')
+      ? await startServer(
+        'flagwire-metrics-off',
+        [join(kDist, 'src/console/cli.js'), 'serve', '--port', '0', '--host', '127.0.0.1', '--data', dataDir],
+        { ...env, FLAGWIRE_METRICS: 'off' },
+        /Flagwire listening on (http:\/\/[\d.:]+)/,
+        20_000,
+      )
+      : null;
+    log(`hello world pid ${hello.pid} on ${hello.url}; flagwire pid ${flagwire.pid} on ${flagwire.url}${quiet ? `; metrics-off flagwire pid ${quiet.pid} on ${quiet.url}` : ''}`);
+    await probe(hello, flagwire, quiet, data, paths, helloBody);
 
     const specFor = (key: ScenarioKey, connections: number, seconds: number): LoadSpec => {
       // The GET scenarios may use autocannon workers; the PATCH runs are far from generator-bound.
@@ -362,12 +383,14 @@ async function main(): Promise<number> {
         case 'c': return { ...base, url: flagwire.url, sequence: rotate(paths.c) };
         case 'd': return { ...base, url: flagwire.url, sequence: { kind: 'fixed', request: { method: 'GET', path: paths.d, headers: { authorization: `Bearer ${data.readSecret}` } } } };
         case 'e': return { connections, durationSec: seconds, url: flagwire.url, sequence: patches(data), checkChange: true };
+        case 'g': return { ...base, url: flagwire.url, sequence: rotate(paths.g, { body: paths.gBody, headers: kJson }) };
+        case 'h': return { ...base, url: quiet!.url, sequence: rotate(paths.a) };
       }
     };
 
     const runOne = async (key: ScenarioKey, connections: number, seconds: number): Promise<Omit<RunRecord, 'round'>> => {
-      const server = key === 'hello' ? hello : flagwire;
-      for (const s of [hello, flagwire]) if (!s.alive()) throw new Error(`${s.name} (pid ${s.pid}) has exited:\n${s.stderrTail().trim()}`);
+      const server = key === 'hello' ? hello : key === 'h' ? quiet! : flagwire;
+      for (const s of [hello, flagwire, ...(quiet ? [quiet] : [])]) if (!s.alive()) throw new Error(`${s.name} (pid ${s.pid}) has exited:\n${s.stderrTail().trim()}`);
       if (key === 'e' || key === 'f') writeRuns++;
       const m = await measured(server, async () => {
         if (key !== 'f') return { load: await load(specFor(key, connections, seconds)), writes: null };
@@ -406,7 +429,7 @@ async function main(): Promise<number> {
         for (const key of ['hello', ...options.scenarios] as ScenarioKey[]) {
           const before = key === 'a' ? rssKb(flagwire.pid) : 0;
           const record = { round, ...(await runOne(key, connections, options.durationSec)) };
-          if (key !== 'hello') record.m.serverThreads = roles.relabel(record.m.serverThreads);
+          if (key !== 'hello' && key !== 'h') record.m.serverThreads = roles.relabel(record.m.serverThreads);
           records.push(record);
           if (key === 'a') {
             rssAfterA.push(rssSplitKb(flagwire.pid));
@@ -432,10 +455,10 @@ async function main(): Promise<number> {
 
   // ---- summarise ----
   const summaries = summarise(records, options);
-  const targets = checkTargets(summaries, visibility, warmRss, rssAfterA, rssGrowthInA);
+  const targets = checkTargets(records, summaries, visibility, warmRss, rssAfterA, rssGrowthInA);
   const failed: string[] = [];
   for (const s of summaries) {
-    if (['a', 'b', 'c', 'd', 'f'].includes(s.key) && (s.non2xx > 0 || s.errors > 0)) {
+    if (['a', 'b', 'c', 'd', 'f', 'g', 'h'].includes(s.key) && (s.non2xx > 0 || s.errors > 0)) {
       failed.push(`(${s.key}) @${s.connections}: ${s.non2xx} non-2xx, ${s.errors} errors (${JSON.stringify(s.statusCodes)})`);
     }
   }
@@ -549,8 +572,18 @@ function usPerRequest(r: RunRecord, percent: number): number {
   return answered === 0 ? Number.NaN : ((percent / 100) * r.m.seconds * 1e6) / answered;
 }
 
+/** Median over rounds of x's req/s ÷ y's in the same round and connection count. */
+function pairedRatio(records: RunRecord[], x: ScenarioKey, y: ScenarioKey, connections: number): number {
+  const ratios: number[] = [];
+  for (const rx of records.filter((r) => r.key === x && r.connections === connections)) {
+    const ry = records.find((r) => r.key === y && r.round === rx.round && r.connections === connections);
+    if (ry) ratios.push(rx.load.rps / ry.load.rps);
+  }
+  return ratios.length === 0 ? Number.NaN : median(ratios);
+}
+
 function checkTargets(
-  summaries: ScenarioSummary[], visibility: Visibility | null, warm: RssSplit | null, rssAfterA: RssSplit[], growthInA: number[],
+  records: RunRecord[], summaries: ScenarioSummary[], visibility: Visibility | null, warm: RssSplit | null, rssAfterA: RssSplit[], growthInA: number[],
 ): Target[] {
   const find = (key: ScenarioKey, c: number) => summaries.find((s) => s.key === key && s.connections === c);
   const targets: Target[] = [];
@@ -572,6 +605,15 @@ function checkTargets(
       measured: `${a200.p99Ms.toFixed(2)} ms${hello200 ? ` (hello world in the same rounds: ${hello200.p99Ms.toFixed(2)} ms)` : ''}`,
       met: a200.p99Ms <= 5,
     });
+  }
+  for (const c of conns) {
+    if (find('g', c) && find('a', c)) {
+      targets.push({ what: `(g) OFREP req/s vs (a) GET @${c}`, goal: 'shown beside (a)', measured: pairedRatio(records, 'g', 'a', c).toFixed(2), met: null });
+    }
+    if (find('h', c) && find('a', c)) {
+      const ratio = pairedRatio(records, 'a', 'h', c);
+      targets.push({ what: `metrics cost: (a) metrics on ÷ (h) off @${c}`, goal: '≥ 0.97 (counting costs ≤ 3%)', measured: ratio.toFixed(2), met: ratio >= 0.97 });
+    }
   }
   const e50 = find('e', 50);
   if (e50) {
