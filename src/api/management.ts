@@ -135,7 +135,25 @@ export function registerManagementRoutes(app: TemplatedApp, deps: ManagementDeps
       }
       const auth = authorizeToken(deps.store, token, now);
       if (request.method === 'GET') {
-        succeed(res, request, token, 200, read(route, request, auth, deps));
+        // Answered on a later turn of the event loop, not inside this callback. uWS parses every
+        // request pipelined in one packet in one go; answered synchronously, a client pipelining
+        // hundreds of list requests (each O(flags) to build) would hold the main thread, and every
+        // other client, for seconds. With the answer pending, uWS closes a connection that sends its
+        // next request early, and other clients' requests run in between.
+        trackAbort(res);
+        const done = deps.inFlight.start();
+        const known = token;
+        setImmediate(() => {
+          try {
+            if (res.aborted) return;
+            deps.store.resetReadTxn();
+            succeed(res, request, known, 200, read(route, request, auth, deps));
+          } catch (err) {
+            fail(res, request, known, err);
+          } finally {
+            done();
+          }
+        });
         return;
       }
       requireWrite(auth);

@@ -1,8 +1,9 @@
 // spec: CORS. Preflights are answered without a token, for every path.
-import type { HttpResponse } from 'uWebSockets.js';
-import { kCorsOrigin } from './http.js';
+import { kCorsOrigin, trackAbort, type PendingResponse } from './http.js';
 
-export function answerPreflight(res: HttpResponse): void {
+export function answerPreflight(res: PendingResponse): void {
+  // Pipelined preflights to a client that does not read fill the socket: see send().
+  if (!res.tracked) trackAbort(res);
   res.cork(() => {
     res.writeStatus('204 No Content');
     res.writeHeader(kCorsOrigin[0], kCorsOrigin[1]);

@@ -18,6 +18,8 @@ export const kCorsOrigin = ['Access-Control-Allow-Origin', '*'] as const;
 /** A response that may be answered after the handler returned: `aborted` is set by onAborted. */
 export interface PendingResponse extends HttpResponse {
   aborted?: boolean;
+  /** An abort handler is attached (trackAbort). */
+  tracked?: boolean;
 }
 
 /**
@@ -25,6 +27,7 @@ export interface PendingResponse extends HttpResponse {
  * `onAbort` runs then too (uWS keeps one abort handler per response, so this is the only place to add one).
  */
 export function trackAbort(res: PendingResponse, onAbort?: () => void): void {
+  res.tracked = true;
   res.onAborted(() => {
     res.aborted = true;
     onAbort?.();
@@ -40,6 +43,12 @@ export function send(
   headers?: readonly (readonly [string, string])[], closeConnection = false,
 ): void {
   if (res.aborted) return;
+  // A body the socket cannot take at once (a client that does not read) leaves the response pending
+  // after end(), with the rest buffered until the socket drains or uWS's idle timeout closes it. uWS
+  // allows a handler to return with a pending response only if it has an abort handler; without one it
+  // ends the whole process ("Returning from a request handler without responding or attaching an
+  // abort handler is forbidden"). Answers given inside the handler have none yet.
+  if (!res.tracked) trackAbort(res);
   res.aborted = true;
   res.cork(() => {
     res.writeStatus(statusLine(status));

@@ -1,7 +1,7 @@
 // Shared by the reliability tests: the long-run switch, the server settings that keep the abuse limits
 // out of the way of load and fuzzing, a data set with every kind of project and token, and checks of
 // the spec's response shapes.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { kConsoleActor } from '../../src/writer/flag-commands.js';
 import { buildWorld, type World } from '../helpers/world.js';
 
@@ -77,6 +77,19 @@ export function buildRichWorld(dataDir: string): RichWorld {
 export function rssMiB(pid: number): number {
   const m = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : NaN;
+}
+
+/** Sockets a process holds open (Linux): its listen socket plus one per connection it has not closed. */
+export function socketCount(pid: number): number {
+  let n = 0;
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      if (readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith('socket:')) n++;
+    } catch {
+      // closed while listed
+    }
+  }
+  return n;
 }
 
 // ---- the spec's shapes ---------------------------------------------------------------------------

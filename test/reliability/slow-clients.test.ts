@@ -1,0 +1,177 @@
+// Slow and hostile clients (issue 8, item 6). At the same time, against one server:
+//   - slowloris: connections that send a partial request line or headers and then one byte a second;
+//   - slow bodies: PATCH requests whose body arrives one byte a second, or never;
+//   - idle connections that never send anything;
+//   - clients that ask for a large answer (a project of 1,500 flags) again and again, pipelined, and never
+//     read (uWS closes a connection whose next request comes before the answer); clients that send one
+//     such request and never read; and clients that ask for a 5 MB answer and never read (it cannot
+//     all be written: the server closes the connection after its write deadline, kWriteTimeoutMs);
+//   - a header with a control character (uWS neither answers nor rejects it);
+// while a well-behaved client keeps using the service. Checked: the well-behaved client is never
+// blocked (every request answered, slowest well under a second); the server closes every hostile
+// connection by itself within uWS's idle timeout (10 s, checked every 4 s) or the write deadline
+// (10 s), so 20 s in it holds none of them; its memory stays bounded; shutdown is not held up.
+import t from 'tap';
+import net from 'node:net';
+import { call } from '../helpers/http.js';
+import { startTestServer, tempDataDir } from '../helpers/server.js';
+import { buildWorld } from '../helpers/world.js';
+import { kUnlimited, rssMiB, socketCount } from './support.js';
+
+interface Hostile {
+  kind: string;
+  /** ms from connecting until the server closed the connection; null if it did not within the wait. */
+  closedAfterMs: number | null;
+  bytesReceived: number;
+}
+
+/** Opens a connection, writes `first`, then one byte of `drip` every `everyMs`, until the server closes it. */
+function hostile(port: number, kind: string, first: string | Buffer, drip = '', everyMs = 1000, waitMs = 25_000): Promise<Hostile> {
+  return new Promise((resolve) => {
+    const started = performance.now();
+    const socket = net.connect(port, '127.0.0.1');
+    let bytesReceived = 0;
+    let done = false;
+    let timer: NodeJS.Timeout | null = null;
+    const finish = (closedAfterMs: number | null) => {
+      if (done) return;
+      done = true;
+      if (timer) clearTimeout(timer);
+      clearTimeout(giveUp);
+      socket.destroy();
+      resolve({ kind, closedAfterMs, bytesReceived });
+    };
+    const giveUp = setTimeout(() => finish(null), waitMs);
+    socket.on('data', (d: Buffer) => {
+      bytesReceived += d.length;
+      if (kind.startsWith('never reads')) socket.pause();
+    });
+    socket.on('close', () => finish(performance.now() - started));
+    socket.on('error', () => {});
+    socket.on('connect', () => {
+      if (kind.startsWith('never reads')) socket.pause();
+      if (first.length > 0) socket.write(first);
+      let i = 0;
+      const next = () => {
+        if (done || i >= drip.length) return;
+        socket.write(drip[i++]!);
+        timer = setTimeout(next, everyMs);
+      };
+      if (drip.length > 0) timer = setTimeout(next, everyMs);
+    });
+  });
+}
+
+const kNeverReads = 'never reads: ';
+
+t.setTimeout(120_000);
+
+t.test('slow and hostile clients do not block others, are disconnected by the server, and memory stays bounded', async (t) => {
+  const dataDir = tempDataDir();
+  const world = buildWorld(dataDir);
+  // A project with 1,500 flags: its evaluation list and its Management API list are large answers (~100 KiB).
+  const big = world.run('projectCreate', { name: 'Big', orgId: world.ids.orgA, kind: 'single' }).id;
+  world.store.transact((w) => {
+    for (let i = 0; i < 1500; i++) w.putFlag({ id: `flg_big${String(i).padStart(12, '0')}`, projectId: big, name: `big-flag-number-${i}`, description: '', tags: [], createdAt: i, updatedAt: i, kind: 'flag', cohorts: [], state: { enabled: true, trafficPercentage: 100, audienceId: null } });
+  });
+  const bigToken = world.run('tokenCreate', { projectId: big, asUserId: world.ids.owner, name: 'big-read', permission: 'read' }).secret;
+  // And one whose Management API list is ~5 MB (200 flags of 1,000 cohorts): more than the kernel's
+  // socket buffers hold, so a client that does not read leaves the answer half-written.
+  const huge = world.run('projectCreate', { name: 'Huge', orgId: world.ids.orgA, kind: 'single' }).id;
+  const cohorts = Array.from({ length: 1000 }, (_, i) => `cohort-member-${String(i).padStart(10, '0')}`);
+  world.store.transact((w) => {
+    for (let i = 0; i < 200; i++) w.putFlag({ id: `flg_huge${String(i).padStart(11, '0')}`, projectId: huge, name: `huge-${i}`, description: '', tags: [], createdAt: i, updatedAt: i, kind: 'flag', cohorts, state: { enabled: true, trafficPercentage: 100, audienceId: null } });
+  });
+  const hugeToken = world.run('tokenCreate', { projectId: huge, asUserId: world.ids.owner, name: 'huge-read', permission: 'read' }).secret;
+  await world.store.close();
+  const server = await startTestServer({ dataDir, env: { ...kUnlimited } });
+  t.teardown(() => server.stop());
+  server.proc.once('exit', (code, signal) => {
+    if (code !== 0) t.comment(`server exited ${code} ${signal}; log tail:\n${server.logs().slice(-3000)}\nstdout tail:\n${server.output().slice(-1000)}`);
+  });
+  const pid = server.proc.pid!;
+  const { port } = server;
+  const listAnswer = await call(server.baseUrl, 'GET', `/v1/flags/project/${big}`);
+  t.equal(listAnswer.status, 200);
+  const rssBefore = rssMiB(pid);
+  const socketsBefore = socketCount(pid);
+
+  const patch = `PATCH /api/v1/flags/${world.ids.flag} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${world.secrets.write}\r\nContent-Type: application/json\r\nContent-Length: 64\r\n\r\n`;
+  const evalBig = `GET /v1/flags/project/${big} HTTP/1.1\r\nHost: x\r\n\r\n`;
+  const mgmtBig = `GET /api/v1/flags HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${bigToken}\r\n\r\n`;
+  const attacks: Promise<Hostile>[] = [];
+  const add = (n: number, make: () => Promise<Hostile>) => {
+    for (let i = 0; i < n; i++) attacks.push(make());
+  };
+  add(300, () => hostile(port, 'slowloris: partial request line, then 1 byte/s', 'GET /health HTT', 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'));
+  add(300, () => hostile(port, 'slowloris: request line, headers at 1 byte/s', 'GET /health HTTP/1.1\r\nHost: x\r\n', `X-Slow: ${'y'.repeat(40)}`));
+  add(150, () => hostile(port, 'slow body: 1 byte/s', patch, `{"enabled": true, "cohorts": ["${'z'.repeat(20)}"]}`));
+  add(150, () => hostile(port, 'body never sent', patch));
+  add(300, () => hostile(port, 'idle: connects, sends nothing', ''));
+  add(50, () => hostile(port, 'never reads: 200 pipelined big management lists', mgmtBig.repeat(200)));
+  add(50, () => hostile(port, 'never reads: 200 pipelined big evaluation lists', evalBig.repeat(200)));
+  add(100, () => hostile(port, `${kNeverReads}one big answer`, evalBig));
+  // Answers given inside the request handler, pipelined faster than a non-reading client takes them.
+  add(5, () => hostile(port, `${kNeverReads}5,000 pipelined /health`, 'GET /health HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(5000)));
+  add(5, () => hostile(port, `${kNeverReads}5,000 pipelined CORS preflights`, 'OPTIONS /v1/flags/x HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(5000)));
+  add(3, () => hostile(port, `${kNeverReads}one 5 MB answer`, `GET /api/v1/flags HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${hugeToken}\r\n\r\n`));
+  add(20, () => hostile(port, 'control character in a header', 'GET /health HTTP/1.1\r\nHost: x\r\nX-Bad: a\x01b\r\n\r\n'));
+  // The server's side, 20 s in (past uWS's idle timeout and our write deadline): the hostile clients
+  // still hold their ends, the server must have let go of every one.
+  const serverSideAt20s = new Promise<number>((resolve) => setTimeout(() => resolve(socketCount(pid)), 20_000));
+
+  // Meanwhile, a well-behaved client: /health, an evaluation, a Management read and a PATCH, in turn.
+  const latencies: number[] = [];
+  const failures: string[] = [];
+  let rssPeak = rssBefore;
+  const deadline = performance.now() + 16_000;
+  for (let i = 0; performance.now() < deadline; i++) {
+    const started = performance.now();
+    try {
+      const r = i % 4 === 0 ? await call(server.baseUrl, 'GET', '/health')
+        : i % 4 === 1 ? await call(server.baseUrl, 'GET', `/v1/flags/${world.ids.flag}?targetingKey=k${i}`)
+          : i % 4 === 2 ? await call(server.baseUrl, 'GET', `/api/v1/flags/${world.ids.flag}`, { token: world.secrets.read })
+            : await call(server.baseUrl, 'PATCH', `/api/v1/flags/${world.ids.flag}`, { token: world.secrets.write, body: { trafficPercentage: i % 100 } });
+      if (r.status !== 200) failures.push(`#${i}: ${r.status} ${r.text.slice(0, 100)}`);
+    } catch (err) {
+      const cause = (err as Error & { cause?: Error & { code?: string } }).cause;
+      failures.push(`#${i}: ${(err as Error).message} (${cause?.code ?? cause?.message ?? ''}) after ${(performance.now() - started).toFixed(0)} ms; server ${server.proc.exitCode === null ? 'running' : `exited ${server.proc.exitCode}`}`);
+    }
+    latencies.push(performance.now() - started);
+    rssPeak = Math.max(rssPeak, rssMiB(pid));
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  const results = await Promise.all(attacks);
+  const socketsAt20s = await serverSideAt20s;
+  rssPeak = Math.max(rssPeak, rssMiB(pid));
+  const rssAfter = rssMiB(pid);
+
+  const byKind = new Map<string, Hostile[]>();
+  for (const r of results) byKind.set(r.kind, [...(byKind.get(r.kind) ?? []), r]);
+  for (const [kind, rs] of byKind) {
+    const closed = rs.map((r) => r.closedAfterMs).filter((ms): ms is number => ms !== null).sort((a, b) => a - b);
+    const answered = rs.filter((r) => r.bytesReceived > 0).length;
+    t.comment(`${kind}: ${rs.length} connections, closed by the server after ${closed.length > 0 ? `${(closed[0]! / 1000).toFixed(1)}-${(closed.at(-1)! / 1000).toFixed(1)} s` : '-'}; `
+      + `${rs.length - closed.length} still open after 25 s; ${answered} got some answer bytes`);
+    // A client that never reads cannot see the server's close once answers sit in the kernel's buffers:
+    // the FIN waits behind bytes it does not read. The server's socket count below covers these.
+    if (kind.startsWith(kNeverReads)) continue;
+    t.equal(closed.length, rs.length, `${kind}: every connection closed by the server`);
+    t.ok(closed.length === 0 || closed.at(-1)! < 20_000, `${kind}: within 20 s`);
+  }
+  t.comment(`server sockets: ${socketsBefore} before the attack, ${socketsAt20s} 20 s into it (${attacks.length} hostile connections)`);
+  t.ok(socketsAt20s <= socketsBefore + 2, 'the server holds none of the hostile connections after 20 s');
+  latencies.sort((a, b) => a - b);
+  const p99 = latencies[Math.floor(latencies.length * 0.99)]!;
+  t.comment(`well-behaved client: ${latencies.length} requests during the attack, median ${latencies[latencies.length >> 1]!.toFixed(1)} ms, `
+    + `p99 ${p99.toFixed(1)} ms, slowest ${latencies.at(-1)!.toFixed(1)} ms; ${failures.length} failed`);
+  t.comment(`server memory (RSS): ${rssBefore.toFixed(0)} MiB before, ${rssPeak.toFixed(0)} MiB peak with ${attacks.length} hostile connections, ${rssAfter.toFixed(0)} MiB after`);
+  t.same(failures, [], 'every request of the well-behaved client was answered 200');
+  t.ok(latencies.length > 50, 'it kept making requests');
+  t.ok(latencies.at(-1)! < 1000, `never blocked (slowest ${latencies.at(-1)!.toFixed(0)} ms)`);
+  t.ok(rssPeak - rssBefore < 200, `memory stayed bounded (+${(rssPeak - rssBefore).toFixed(0)} MiB at the peak)`);
+
+  const stopped = performance.now();
+  t.equal(await server.stop(), 0, 'the server stops cleanly afterwards');
+  t.ok(performance.now() - stopped < 3000, `and promptly (${(performance.now() - stopped).toFixed(0)} ms): no abandoned request holds it`);
+});
