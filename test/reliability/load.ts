@@ -98,7 +98,8 @@ export class PatchWriter extends Worker {
   /** Answers other than 200 (a 503 while stopping is fine; anything else is reported). */
   readonly refused: { status: number; body: unknown }[] = [];
 
-  constructor(baseUrl: string, tag: string, readonly target: PatchTarget) {
+  /** `baseline`: the cohorts the target held before this writer started, when known. */
+  constructor(baseUrl: string, tag: string, readonly target: PatchTarget, readonly baseline?: readonly string[] | null) {
     super(baseUrl, tag);
   }
 
@@ -172,18 +173,28 @@ export function verifyPatches(store: Reader, writers: readonly PatchWriter[]): V
       verdict.checked++;
       if (!audited.has(value)) verdict.lost.push(`${flagId}${env === null ? '' : `@${env}`}: ${value} (no audit entry)`);
     }
-    const flag = store.getFlag(flagId);
-    const current = flag === undefined ? null
-      : flag.kind === 'flag' ? flag.cohorts
-        : (Object.hasOwn(flag.environments, env ?? '') ? flag.environments[env ?? '']!.cohorts : null) ?? flag.cohorts;
+    const current = targetCohorts(store, w.target);
+    // The target holds the last acknowledged value, or the unanswered one if it was committed; with
+    // nothing acknowledged, what it held before (when known), or the unanswered one.
     const last = w.acked.at(-1);
-    const expected = [last, w.unanswered].filter((v): v is string => v !== undefined && v !== null);
-    if (expected.length > 0 && !(current?.length === 1 && expected.includes(current[0]!))) {
-      verdict.lost.push(`${flagId}${env === null ? '' : `@${env}`}: holds ${JSON.stringify(current)}, expected ${expected.join(' or ')}`);
+    const allowed: (readonly string[] | null)[] = [];
+    if (last !== undefined) allowed.push([last]);
+    else if (w.baseline !== undefined) allowed.push(w.baseline);
+    if (w.unanswered !== null) allowed.push([w.unanswered]);
+    if ((last !== undefined || w.baseline !== undefined) && !allowed.some((a) => JSON.stringify(a) === JSON.stringify(current))) {
+      verdict.lost.push(`${flagId}${env === null ? '' : `@${env}`}: holds ${JSON.stringify(current)}, expected ${allowed.map((a) => JSON.stringify(a)).join(' or ')}`);
     }
     if (w.unanswered !== null && audited.has(w.unanswered)) verdict.committedUnanswered++;
   }
   return verdict;
+}
+
+/** The cohort list a target's evaluations use: its environment's override, else the flag-wide list. */
+export function targetCohorts(store: Pick<StoreReader, 'getFlag'>, { flagId, env }: PatchTarget): readonly string[] | null {
+  const flag = store.getFlag(flagId);
+  if (flag === undefined) return null;
+  if (flag.kind === 'flag') return flag.cohorts;
+  return (Object.hasOwn(flag.environments, env ?? '') ? flag.environments[env ?? '']!.cohorts : null) ?? flag.cohorts;
 }
 
 /** Every acknowledged create is a flag with that id and name. */
