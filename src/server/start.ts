@@ -3,6 +3,7 @@ import * as uWS from 'uWebSockets.js';
 import { Clock } from '../clock.js';
 import { withListenPort, type Config } from '../config.js';
 import { createEvaluation } from '../eval/service.js';
+import { MemoReader } from '../store/memo-reader.js';
 import { dataFilePath, Store } from '../store/store.js';
 import { verifyDataFile } from '../store/verify.js';
 import { WriterClient } from '../writer/client.js';
@@ -59,7 +60,8 @@ export async function startServer(config: Readonly<Config>, options: StartOption
   // Readiness, metrics, change stream (src/server/features.ts).
   const features = createFeatures({ store, writer, evaluation, metrics, log });
   const deps = {
-    store, writer, clock, config, log, inFlight, evaluation, activity,
+    // The Management API's reads go through a memo renewed per request (src/store/memo-reader.ts).
+    store: new MemoReader(store), writer, clock, config, log, inFlight, evaluation, activity,
     rateLimiter: new RateLimiter({ limit: config.rateLimit }),
     authFailures: new AuthFailures(config.authFailLimit),
     metrics,

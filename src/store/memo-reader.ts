@@ -1,0 +1,95 @@
+// A StoreReader that keeps the records a request reads again and again (its token, project,
+// organisation and flag) decoded, for as long as nothing is committed.
+//
+// Why: a Management API read decodes the same four records on every request, and msgpack decoding
+// was the largest share of its CPU after the socket writes (bench (d), --profile). Every write
+// transaction bumps the store's commit sequence, so a record decoded at sequence N is exactly what any
+// snapshot at sequence N holds. `resetReadTxn()` renews the snapshot and drops every memo when the
+// sequence moved: callers renew before each unit of reads (the Management API does, per request),
+// which is also what makes a revoked token fail on the very next request. Memoised records are shared
+// by every request until the next commit, so they are frozen: code that would change one throws.
+import type { AuditEntry, Audience, Flag, MailMessage, Membership, Org, Project, Role, Token, TokenActivity, User } from './records.js';
+import type { AuditPage, StoreReader } from './store.js';
+
+/** Entries kept per record kind; past it the memo starts over (a bound, not an LRU: hits are per project). */
+const kMaxEntries = 4096;
+
+function deepFreeze(value: object): void {
+  Object.freeze(value);
+  for (const child of Object.values(value)) {
+    if (child !== null && typeof child === 'object' && !Object.isFrozen(child)) deepFreeze(child as object);
+  }
+}
+
+class Memo<V extends object> {
+  private readonly entries = new Map<string, V | undefined>();
+
+  get(key: string, load: (key: string) => V | undefined): V | undefined {
+    if (this.entries.has(key)) return this.entries.get(key);
+    const value = load(key);
+    if (value !== undefined) deepFreeze(value);
+    if (this.entries.size >= kMaxEntries) this.entries.clear();
+    this.entries.set(key, value);
+    return value;
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+}
+
+export class MemoReader implements StoreReader {
+  private seq = -1;
+  private readonly tokens = new Memo<Token>();
+  private readonly projects = new Memo<Project>();
+  private readonly orgs = new Memo<Org>();
+  private readonly flags = new Memo<Flag>();
+
+  constructor(private readonly store: StoreReader & { resetReadTxn(): void }) {}
+
+  resetReadTxn(): void {
+    this.store.resetReadTxn();
+    const seq = this.store.commitSeq();
+    if (seq === this.seq) return;
+    this.seq = seq;
+    this.tokens.clear();
+    this.projects.clear();
+    this.orgs.clear();
+    this.flags.clear();
+  }
+
+  getTokenByHash(secretHash: string): Token | undefined {
+    return this.tokens.get(secretHash, (k) => this.store.getTokenByHash(k));
+  }
+
+  getProject(id: string): Project | undefined {
+    return this.projects.get(id, (k) => this.store.getProject(k));
+  }
+
+  getOrg(id: string): Org | undefined {
+    return this.orgs.get(id, (k) => this.store.getOrg(k));
+  }
+
+  getFlag(id: string): Flag | undefined {
+    return this.flags.get(id, (k) => this.store.getFlag(k));
+  }
+
+  commitSeq(): number { return this.store.commitSeq(); }
+  schemaVersion(): number { return this.store.schemaVersion(); }
+  isDemoSeeded(): boolean { return this.store.isDemoSeeded(); }
+  isEmpty(): boolean { return this.store.isEmpty(); }
+  listOrgs(): Org[] { return this.store.listOrgs(); }
+  getUser(id: string): User | undefined { return this.store.getUser(id); }
+  findUserByEmail(email: string): User | undefined { return this.store.findUserByEmail(email); }
+  getRole(orgId: string, userId: string): Role | undefined { return this.store.getRole(orgId, userId); }
+  listMembers(orgId: string): Membership[] { return this.store.listMembers(orgId); }
+  listProjects(): Project[] { return this.store.listProjects(); }
+  getAudience(id: string): Audience | undefined { return this.store.getAudience(id); }
+  listAudiences(projectId: string): Audience[] { return this.store.listAudiences(projectId); }
+  listFlags(projectId: string): Flag[] { return this.store.listFlags(projectId); }
+  getToken(id: string): Token | undefined { return this.store.getToken(id); }
+  listTokens(projectId: string): Token[] { return this.store.listTokens(projectId); }
+  listAudit(projectId: string, page: AuditPage): AuditEntry[] { return this.store.listAudit(projectId, page); }
+  getActivity(tokenId: string): TokenActivity | undefined { return this.store.getActivity(tokenId); }
+  listMail(): MailMessage[] { return this.store.listMail(); }
+}

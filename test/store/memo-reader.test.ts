@@ -1,0 +1,62 @@
+// The Management API's memo over the store: a record is decoded once per commit, every commit (from
+// any writer) drops the memo at the next renewal, and memoised records cannot be changed by a reader.
+import t from 'tap';
+import type { Flag, Org } from '../../src/store/records.js';
+import { MemoReader } from '../../src/store/memo-reader.js';
+import { Store } from '../../src/store/store.js';
+import { tempDir } from '../helpers/cli.js';
+
+const at = Date.UTC(2030, 0, 1);
+const org: Org = { id: 'org_1', name: 'Acme', plan: 'teams', trialEndsAt: null, standing: 'good', createdAt: at };
+const flag: Flag = {
+  id: 'flg_1', projectId: 'prj_1', name: 'checkout', description: '', tags: ['web'], cohorts: ['alice'],
+  createdAt: at, updatedAt: at, kind: 'flag', state: { enabled: true, trafficPercentage: 50, audienceId: null },
+};
+
+t.test('a record is decoded once per commit and read again after any commit', async (t) => {
+  const store = Store.open(tempDir(t, 'flagwire-memo-'));
+  t.teardown(() => store.close());
+  store.transact((w) => {
+    w.putOrg(org);
+    w.putFlag(flag);
+  });
+  let decodes = 0;
+  const counting = Object.assign(Object.create(store) as Store, {
+    getFlag: (id: string) => {
+      decodes++;
+      return store.getFlag(id);
+    },
+  });
+  const memo = new MemoReader(counting);
+  memo.resetReadTxn();
+  const first = memo.getFlag('flg_1');
+  t.strictSame(first, flag);
+  t.equal(memo.getFlag('flg_1'), first, 'the same object while nothing is committed');
+  memo.resetReadTxn();
+  t.equal(memo.getFlag('flg_1'), first, 'also across renewals without a commit');
+  t.equal(decodes, 1, 'decoded once');
+  t.equal(memo.getFlag('flg_missing'), undefined);
+  t.equal(memo.getFlag('flg_missing'), undefined);
+  t.equal(decodes, 2, 'an absent record is remembered as absent too');
+
+  store.transact((w) => w.putFlag({ ...flag, cohorts: ['bob'], updatedAt: at + 1 }));
+  t.equal(memo.getFlag('flg_1'), first, 'until renewed, a reader keeps its snapshot');
+  memo.resetReadTxn();
+  t.strictSame(memo.getFlag('flg_1')?.cohorts, ['bob'], 'after a commit and a renewal, the new record');
+  store.transact((w) => w.putOrg({ ...org, standing: 'lapsed' }));
+  memo.resetReadTxn();
+  t.equal(memo.getOrg('org_1')?.standing, 'lapsed', 'a commit of any record renews every memo');
+});
+
+t.test('memoised records are frozen: a reader cannot change what the next request reads', async (t) => {
+  const store = Store.open(tempDir(t, 'flagwire-memo-'));
+  t.teardown(() => store.close());
+  store.transact((w) => w.putFlag(flag));
+  const memo = new MemoReader(store);
+  memo.resetReadTxn();
+  const read = memo.getFlag('flg_1')!;
+  t.throws(() => { (read as { name: string }).name = 'x'; }, TypeError);
+  t.throws(() => { (read.cohorts as string[]).push('mallory'); }, TypeError);
+  t.throws(() => { (read as { state: { enabled: boolean } }).state.enabled = false; }, TypeError);
+  t.strictSame(memo.getFlag('flg_1'), flag);
+});
