@@ -5,7 +5,7 @@
 // side by side with the main run.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 
-export type ScenarioKey = 'hello' | 'a' | 'b' | 'c' | 'd' | 'e' | 'f' | 'g' | 'h';
+export type ScenarioKey = 'hello' | 'a' | 'b' | 'c' | 'd' | 'e' | 'f' | 'g' | 'h' | 'i' | 'l';
 
 export const kScenarioTitles: Record<ScenarioKey, string> = {
   hello: 'uWS hello world (same body and headers)',
@@ -16,8 +16,13 @@ export const kScenarioTitles: Record<ScenarioKey, string> = {
   e: '(e) PATCH /api/v1/flags/{id}, durable changes',
   f: '(f) (a) while (e) writes 50/s',
   g: '(g) OFREP POST /ofrep/v1/evaluate/flags/{key}, same flag and context as (a)',
-  h: '(h) (a) on a second Flagwire with FLAGWIRE_METRICS=off',
+  h: '(h) (a) on a twin Flagwire, metrics on',
+  i: '(i) (a) on a twin Flagwire, FLAGWIRE_METRICS=off',
+  l: '(l) (a) offered at a fixed 10,000 req/s (open model): latency below saturation',
 };
+
+/** Runs whose req/s is set by the scenario (writes, a fixed rate): no ratio to the hello world. */
+const kNoRatio: ReadonlySet<ScenarioKey> = new Set(['e', 'l']);
 
 export interface ScenarioSummary {
   key: ScenarioKey;
@@ -96,7 +101,7 @@ export function renderMarkdown(r: Report): string {
   );
   for (const s of r.summaries) {
     const bad = `${s.errors} / ${s.non2xx}${s.mismatches > 0 ? ` (+${s.mismatches} mismatched)` : ''}`;
-    lines.push(`| ${kScenarioTitles[s.key]} | ${s.connections} | ${f0(s.rps)} | ${s.key === 'hello' ? '1.00' : s.key === 'e' ? '–' : f2(s.ratio)} | ${f2(s.p50Ms)} | ${f2(s.p99Ms)} | ${pct(s.serverCpu)} | ${f1(s.serverUsPerRequest)} | ${f0(s.peakRssMb)} MiB | ${pct(s.generatorCpu)} | ${f1(s.generatorUsPerRequest)} | ${bad} |`);
+    lines.push(`| ${kScenarioTitles[s.key]} | ${s.connections} | ${f0(s.rps)} | ${s.key === 'hello' ? '1.00' : kNoRatio.has(s.key) ? '–' : f2(s.ratio)} | ${f2(s.p50Ms)} | ${f2(s.p99Ms)} | ${pct(s.serverCpu)} | ${f1(s.serverUsPerRequest)} | ${f0(s.peakRssMb)} MiB | ${pct(s.generatorCpu)} | ${f1(s.generatorUsPerRequest)} | ${bad} |`);
   }
   lines.push('', 'CPU is % of one core (this machine has ' + (r.machine.cores ?? '?') + '); µs/req is CPU time per answered request, '
     + 'a cost that holds however the cores are shared. "vs hello" is the median over rounds of '
@@ -188,7 +193,7 @@ export function renderSvg(r: Report): string {
         const top = y(s.rps).toFixed(1);
         const h = (plotBottom - y(s.rps)).toFixed(1);
         out.push(`<rect x="${x}" y="${top}" width="28" height="${h}" fill="${kColours[c % kColours.length]}"><title>${escapeXml(`${kScenarioTitles[key]} @${conns[c]}: ${f0(s.rps)} req/s`)}</title></rect>`);
-        const label = key === 'hello' || key === 'e' ? `${(s.rps / 1000).toFixed(1)}k` : `${Math.round(s.ratio * 100)}%`;
+        const label = key === 'hello' || kNoRatio.has(key) ? `${(s.rps / 1000).toFixed(1)}k` : `${Math.round(s.ratio * 100)}%`;
         out.push(`<text x="${x + 14}" y="${(y(s.rps) - 4).toFixed(1)}" text-anchor="middle" font-size="10">${label}</text>`);
       }
       x += 34;
