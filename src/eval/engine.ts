@@ -19,7 +19,7 @@ import { murmur3x86_32 } from './murmur3.js';
 import { EvalQuery } from './query.js';
 import { decodePathId } from '../http/path-id.js';
 
-export type EngineStore = Pick<StoreReader, 'commitSeq' | 'getFlag' | 'listFlags' | 'getProject' | 'getAudience' | 'listAudiences' | 'getOrg'> & {
+export type EngineStore = Pick<StoreReader, 'configSeq' | 'getFlag' | 'listFlags' | 'getProject' | 'getAudience' | 'listAudiences' | 'getOrg'> & {
   resetReadTxn(): void;
 };
 
@@ -89,7 +89,7 @@ export class EvalEngine {
   /** Call before each batch: see the freshness rule at the top of this file. */
   beginBatch(): void {
     this.store.resetReadTxn();
-    const seq = this.store.commitSeq();
+    const seq = this.store.configSeq();
     if (seq !== this.seq) {
       this.seq = seq;
       this.clearCaches();

@@ -29,7 +29,7 @@ export interface Features {
 
 export function createFeatures(deps: FeatureDeps): Features {
   const { store, writer, evaluation, metrics, log } = deps;
-  const readiness = new Readiness({ readStore: () => store.commitSeq(), writer, evaluation, metrics });
+  const readiness = new Readiness({ readStore: () => store.configSeq(), writer, evaluation, metrics });
   // Test hook: heartbeats every N ms instead of every 15 s (FLAGWIRE_TEST_STREAM_HEARTBEAT_MS).
   const heartbeatMs = Number(process.env.FLAGWIRE_TEST_STREAM_HEARTBEAT_MS) || undefined;
   const changes = new ChangeFeed({

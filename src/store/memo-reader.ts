@@ -49,7 +49,7 @@ export class MemoReader implements StoreReader {
 
   resetReadTxn(): void {
     this.store.resetReadTxn();
-    const seq = this.store.commitSeq();
+    const seq = this.store.configSeq();
     if (seq === this.seq) return;
     this.seq = seq;
     this.tokens.clear();
@@ -74,7 +74,7 @@ export class MemoReader implements StoreReader {
     return this.flags.get(id, (k) => this.store.getFlag(k));
   }
 
-  commitSeq(): number { return this.store.commitSeq(); }
+  configSeq(): number { return this.store.configSeq(); }
   schemaVersion(): number { return this.store.schemaVersion(); }
   isDemoSeeded(): boolean { return this.store.isDemoSeeded(); }
   isEmpty(): boolean { return this.store.isEmpty(); }

@@ -1,7 +1,8 @@
 // The LMDB store: the only module that knows database names and key layouts.
 //
 // Layout (one LMDB environment, named sub-databases, msgpack values):
-//   meta             'schemaVersion' -> number, 'commitSeq' -> number (bumped by every write txn),
+//   meta             'schemaVersion' -> number, 'configSeq' -> number (bumped by every write txn that
+//                    changes what readers cache: orgs, users, members, projects, audiences, flags, tokens),
 //                    'auditSeq' / 'mailSeq' -> last sequence numbers, 'demoSeeded' -> number
 //   orgs             orgId -> Org              users       userId -> User
 //   members          [orgId, userId] -> Role   projects    projectId -> Project
@@ -45,7 +46,7 @@ export interface AuditPage {
 
 /** Everything the API, the evaluation workers and the console read. */
 export interface StoreReader {
-  commitSeq(): number;
+  configSeq(): number;
   schemaVersion(): number;
   isDemoSeeded(): boolean;
   isEmpty(): boolean;
@@ -118,6 +119,8 @@ export class Store implements StoreWriter {
   private readonly activity: Database<TokenActivity, string>;
   private readonly mail: Database<MailMessage, number>;
   private inTxn = false;
+  /** Set by the writes of the current transaction that change configuration (see configSeq). */
+  private configChanged = false;
 
   private constructor(dataDir: string, options: StoreOptions) {
     this.path = join(dataDir, kFileName);
@@ -194,11 +197,15 @@ export class Store implements StoreWriter {
   transact<T>(fn: (writer: StoreWriter) => T): T {
     if (this.inTxn) return fn(this);
     this.inTxn = true;
+    this.configChanged = false;
     let applied = false;
     try {
       return this.root.transactionSync(() => {
         const result = fn(this);
-        this.meta.putSync('commitSeq', this.commitSeq() + 1);
+        // Only a configuration change moves the number readers key their caches on: the token
+        // activity flush (every second under Management API traffic), audit and mail writes would
+        // otherwise make every eval worker recompile its flags and the API drop its memo each time.
+        if (this.configChanged) this.meta.putSync('configSeq', this.configSeq() + 1);
         applied = true;
         return result;
       });
@@ -241,8 +248,13 @@ export class Store implements StoreWriter {
 
   // ---- reads -------------------------------------------------------------------------------
 
-  commitSeq(): number {
-    return (this.meta.get('commitSeq') as number | undefined) ?? 0;
+  /**
+   * Moves with every committed transaction that wrote an org, user, membership, project, audience,
+   * flag or token (of any process): a reader that saw the same number can keep what it derived from
+   * those records. Audit entries, token activity and mail do not move it.
+   */
+  configSeq(): number {
+    return (this.meta.get('configSeq') as number | undefined) ?? 0;
   }
 
   schemaVersion(): number {
@@ -358,46 +370,51 @@ export class Store implements StoreWriter {
     if (!this.inTxn) throw new Error('store writes must run inside Store.transact');
   }
 
-  putOrg(org: Org): void {
+  private assertConfigTxn(): void {
     this.assertTxn();
+    this.configChanged = true;
+  }
+
+  putOrg(org: Org): void {
+    this.assertConfigTxn();
     this.orgs.putSync(org.id, org);
   }
 
   putUser(user: User): void {
-    this.assertTxn();
+    this.assertConfigTxn();
     this.users.putSync(user.id, user);
   }
 
   putMember(member: Membership): void {
-    this.assertTxn();
+    this.assertConfigTxn();
     this.members.putSync([member.orgId, member.userId], member.role);
   }
 
   putProject(project: Project): void {
-    this.assertTxn();
+    this.assertConfigTxn();
     this.projects.putSync(project.id, project);
   }
 
   putAudience(audience: Audience): void {
-    this.assertTxn();
+    this.assertConfigTxn();
     this.audiences.putSync(audience.id, audience);
     this.projectIndex.putSync([audience.projectId, 'a', audience.id], null);
   }
 
   putFlag(flag: Flag): void {
-    this.assertTxn();
+    this.assertConfigTxn();
     this.flags.putSync(flag.id, flag);
     this.projectIndex.putSync([flag.projectId, 'f', flag.id], null);
   }
 
   deleteFlag(flag: Flag): void {
-    this.assertTxn();
+    this.assertConfigTxn();
     this.flags.removeSync(flag.id);
     this.projectIndex.removeSync([flag.projectId, 'f', flag.id]);
   }
 
   putToken(token: Token): void {
-    this.assertTxn();
+    this.assertConfigTxn();
     this.tokens.putSync(token.id, token);
     this.tokenHashes.putSync(token.secretHash, token.id);
     this.projectIndex.putSync([token.projectId, 't', token.id], null);

@@ -26,7 +26,7 @@ import type { StoreReader } from '../store/store.js';
 import { SseConnection } from './sse-connection.js';
 import { decodePathId } from '../http/path-id.js';
 
-export type FeedStore = Pick<StoreReader, 'commitSeq' | 'getProject' | 'listFlags' | 'listAudiences'> & { resetReadTxn(): void };
+export type FeedStore = Pick<StoreReader, 'configSeq' | 'getProject' | 'listFlags' | 'listAudiences'> & { resetReadTxn(): void };
 
 export interface ChangeFeedOptions {
   store: FeedStore;
@@ -142,7 +142,7 @@ export class ChangeFeed {
     const { store } = this.options;
     try {
       store.resetReadTxn();
-      const seq = store.commitSeq();
+      const seq = store.configSeq();
       if (seq === this.lastSeq) return;
       this.lastSeq = seq;
       for (const group of this.groups.values()) {
@@ -197,7 +197,7 @@ export class ChangeFeed {
 
   private startTimers(): void {
     if (this.pollTimer !== null) return;
-    this.lastSeq = this.options.store.commitSeq();
+    this.lastSeq = this.options.store.configSeq();
     this.pollTimer = setInterval(() => this.poll(), this.options.pollMs).unref();
     this.heartbeatTimer = setInterval(() => this.heartbeat(), this.options.heartbeatMs).unref();
   }

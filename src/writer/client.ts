@@ -46,7 +46,7 @@ export class WriterClient {
 
   /**
    * Readiness: whether the writer thread answers a ping within `timeoutMs`. The actor answers pings
-   * between transactions, without writing anything (a write would bump commitSeq and drop every eval
+   * between transactions, without writing anything (a write would bump configSeq and drop every eval
    * worker's compiled flags on each probe).
    */
   ping(timeoutMs: number): Promise<boolean> {

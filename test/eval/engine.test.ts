@@ -1,5 +1,5 @@
 // The worker-side engine against a real store, in-process: routes, env handling, the 403 decision,
-// the project route, and the freshness rule (commitSeq invalidation after resetReadTxn).
+// the project route, and the freshness rule (configSeq invalidation after resetReadTxn).
 import { rmSync } from 'node:fs';
 import t from 'tap';
 import { Clock } from '../../src/clock.js';
@@ -142,7 +142,7 @@ t.test('400 comes before 404 on the flag route', async (t) => {
   t.equal(flag(ids.on, 'cohort=%FF').status, 400);
 });
 
-t.test('freshness: a committed write is read by the next batch (commitSeq drops the compiled flag)', async (t) => {
+t.test('freshness: a committed write is read by the next batch (configSeq drops the compiled flag)', async (t) => {
   t.equal(flag(ids.on).json.enabled, true);
   for (let i = 0; i < 50; i++) {
     const enabled = i % 2 === 1;

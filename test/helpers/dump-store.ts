@@ -10,5 +10,5 @@ const projects = store.listProjects().map((p) => ({
   audit: store.listAudit(p.id, { limit: 10_000_000, before: null }),
 }));
 const raw = store as unknown as { meta: { get(key: string): unknown } };
-process.stdout.write(JSON.stringify({ commitSeq: store.commitSeq(), auditSeq: raw.meta.get('auditSeq') ?? 0, projects }));
+process.stdout.write(JSON.stringify({ configSeq: store.configSeq(), auditSeq: raw.meta.get('auditSeq') ?? 0, projects }));
 await store.close();

@@ -8,7 +8,7 @@ import type { AuditPage } from '../../src/store/store.js';
 const kDump = fileURLToPath(new URL('./dump-store.js', import.meta.url));
 
 export interface FreshRead {
-  commitSeq: number;
+  configSeq: number;
   /** The last audit sequence number handed out (meta 'auditSeq'). */
   auditSeq: number;
   /** Audit entries of every project. */
@@ -27,10 +27,10 @@ export function freshRead(dataDir: string): Promise<FreshRead> {
         reject(new Error(`reading ${dataDir} in a new process failed: ${err.message}\n${stderr}`));
         return;
       }
-      const dump = JSON.parse(stdout) as { commitSeq: number; auditSeq: number; projects: { id: string; flags: Flag[]; audit: AuditEntry[] }[] };
+      const dump = JSON.parse(stdout) as { configSeq: number; auditSeq: number; projects: { id: string; flags: Flag[]; audit: AuditEntry[] }[] };
       const flags = new Map(dump.projects.flatMap((p) => p.flags.map((f) => [f.id, f] as const)));
       resolve({
-        commitSeq: dump.commitSeq,
+        configSeq: dump.configSeq,
         auditSeq: dump.auditSeq,
         auditCount: dump.projects.reduce((n, p) => n + p.audit.length, 0),
         getFlag: (id) => flags.get(id),

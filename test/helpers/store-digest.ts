@@ -14,7 +14,7 @@ import { open, type Database, type RootDatabase } from 'lmdb';
 export type Digest = Record<string, string>;
 
 const kSkippedDbs = new Set(['activity', 'mail']);
-const kSkippedMetaKeys = new Set(['commitSeq', 'mailSeq']);
+const kSkippedMetaKeys = new Set(['configSeq', 'mailSeq']);
 
 export class StoreDigest {
   private readonly root: RootDatabase;

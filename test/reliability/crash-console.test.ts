@@ -171,7 +171,7 @@ t.test(`kill -9 of console commands mid-write, with the server running: ${kKills
   if (serverWrites.lost.length > 0 || lost.length > 0) {
     // Tell a loss on disk from a stale reader: the same check through this process's own reader.
     world.store.resetReadTxn();
-    t.comment(`this process's reader sees: ${JSON.stringify(verifyPatches(world.store, writers).lost)}; commitSeq disk ${disk.commitSeq} vs here ${world.store.commitSeq()}`);
+    t.comment(`this process's reader sees: ${JSON.stringify(verifyPatches(world.store, writers).lost)}; configSeq disk ${disk.configSeq} vs here ${world.store.configSeq()}`);
     t.comment(`audit: meta auditSeq ${disk.auditSeq}, entries ${disk.auditCount} (fewer entries than sequence numbers: entries overwritten or missing)`);
     for (const w of writers) {
       const entries = disk.listAudit(w.target.projectId, { limit: 1_000_000, before: null }).sort((a, b) => a.seq - b.seq);

@@ -54,7 +54,7 @@ t.test('every record kind round-trips through a close and reopen', async (t) => 
   const store = Store.open(dir);
   t.ok(store.isEmpty());
   t.equal(store.schemaVersion(), kSchemaVersion);
-  const seqBefore = store.commitSeq();
+  const seqBefore = store.configSeq();
   const written = store.transact((w) => {
     w.putOrg(org);
     w.putOrg(org2);
@@ -80,7 +80,7 @@ t.test('every record kind round-trips through a close and reopen', async (t) => 
   });
   t.strictSame([written.a1.seq, written.a2.seq, written.a3.seq], [1, 2, 3], 'audit sequence numbers count across projects');
   t.strictSame([written.m1.seq, written.m2.seq], [1, 2]);
-  t.equal(store.commitSeq(), seqBefore + 1, 'one transaction, one commit');
+  t.equal(store.configSeq(), seqBefore + 1, 'one transaction, one commit');
   await store.close();
 
   const again = Store.open(dir);
@@ -142,7 +142,7 @@ t.test('writes only inside transact; a throwing transaction writes nothing', asy
   const store = Store.open(dir);
   t.teardown(() => store.close());
   t.throws(() => store.putOrg(org), /store writes must run inside Store\.transact/);
-  const seq = store.commitSeq();
+  const seq = store.configSeq();
   t.throws(() => store.transact((w) => {
     w.putOrg(org);
     w.appendAudit(audit('prj_1', 'lost'));
@@ -150,16 +150,36 @@ t.test('writes only inside transact; a throwing transaction writes nothing', asy
   }), /boom/);
   t.equal(store.getOrg('org_1'), undefined);
   t.strictSame(store.listAudit('prj_1', { limit: 10, before: null }), []);
-  t.equal(store.commitSeq(), seq, 'no commit');
+  t.equal(store.configSeq(), seq, 'no commit');
   const entry = store.transact((w) => w.appendAudit(audit('prj_1', 'kept')));
   t.equal(entry.seq, 1, 'the aborted audit entry did not use up a sequence number');
+});
+
+t.test('configSeq moves only with configuration: audit, activity and mail writes leave it', async (t) => {
+  const dir = tempDir(t, 'flagwire-store-');
+  const store = Store.open(dir);
+  t.teardown(() => store.close());
+  store.transact((w) => w.putOrg(org));
+  const seq = store.configSeq();
+  store.transact((w) => {
+    w.putActivity(activity);
+    w.appendAudit(audit('prj_1', 'noted'));
+    w.putMail({ ...w.appendMail(mail), sentAt: at, attempts: 1 });
+  });
+  t.equal(store.configSeq(), seq, 'eval and API caches stay valid across an activity flush');
+  store.transact((w) => w.putFlag(single));
+  t.equal(store.configSeq(), seq + 1, 'a flag write moves it');
+  store.transact((w) => w.deleteFlag(single));
+  t.equal(store.configSeq(), seq + 2, 'a flag delete moves it');
+  store.transact((w) => w.putToken(token));
+  t.equal(store.configSeq(), seq + 3, 'a token write (revocation) moves it');
 });
 
 t.test('transactEach rolls back only the function that throws', async (t) => {
   const dir = tempDir(t, 'flagwire-store-');
   const store = Store.open(dir);
   t.teardown(() => store.close());
-  const seq = store.commitSeq();
+  const seq = store.configSeq();
   const failure = new Error('second fails');
   const results = store.transactEach<string | number>([
     (w) => { w.putOrg(org); return 'a'; },
@@ -171,7 +191,7 @@ t.test('transactEach rolls back only the function that throws', async (t) => {
   t.equal(store.getOrg('org_2'), undefined, 'the failing function\'s writes are gone');
   t.strictSame(store.getUser('usr_1'), user, 'the later function\'s writes stay');
   t.strictSame(store.listAudit('prj_1', { limit: 10, before: null }).map((e) => e.action), ['kept']);
-  t.equal(store.commitSeq(), seq + 1, 'one commit for the batch');
+  t.equal(store.configSeq(), seq + 1, 'one commit for the batch');
 });
 
 t.test('a data file written by a newer Flagwire is refused with a clear message', async (t) => {
