@@ -6,6 +6,9 @@
 // "%zz" or a lone "%", or escapes that are not valid UTF-8) makes the request a 400 whose detail says how
 // to encode it (spec: Evaluation API errors, 400). That holds for every parameter, not only `cohort`:
 // a silently mis-decoded targetingKey or attribute would give a wrong answer instead of an error.
+// `cohort` is stricter: the spec names an unencoded "+" as the usual cause of its 400, because cohort
+// ids are often e-mail addresses ("bob+beta@example.com") whose "+" would silently become a space and
+// miss the cohort list. So a literal "+" in `cohort` is refused; a space must be sent as %20.
 // When a parameter repeats, the first occurrence counts. An empty `cohort`, `targetingKey` or `env` is
 // treated as absent.
 import type { EvalContext } from './evaluate.js';
@@ -51,6 +54,7 @@ export class EvalQuery implements EvalContext {
         const value = eq < amp ? decodeComponent(raw, eq + 1, amp) : '';
         if (value === null) return this.fail(describeFailure(name, raw.slice(eq + 1, amp)));
         if (name === 'cohort') {
+          if (value.length > 0 && raw.lastIndexOf('+', amp - 1) > eq) return this.fail(kCohortPlusDetail);
           if (!seenCohort) this.cohort = value === '' ? null : value;
           seenCohort = true;
         } else if (name === 'targetingKey') {
@@ -103,6 +107,10 @@ function decodeComponent(raw: string, start: number, end: number): string | null
 }
 
 const kMalformedEscape = /%(?![0-9A-Fa-f]{2})/;
+
+const kCohortPlusDetail = 'The "cohort" query parameter holds an unencoded "+", which cannot be told apart from an '
+  + 'encoded space. URL-encode the cohort value (for example with encodeURIComponent): a literal "+" must be sent '
+  + 'as %2B, a space as %20, and a literal "%" as %25.';
 
 function describeFailure(name: string | null, raw: string): string {
   const what = name === null ? `The query parameter name "${raw}"` : `The "${name}" query parameter`;

@@ -139,7 +139,15 @@ t.test('errors: undecodable cohort is a 400 explaining the encoding, on both rou
     }
   }
   t.equal(await enabled(ids.zero, `cohort=${encodeURIComponent('vip')}`), true);
-  t.equal((await flag(ids.on, 'cohort=a+b')).status, 200, '"+" decodes (to a space)');
+  // spec: an unencoded "+" is the usual cause of the cohort 400 (it would silently become a space).
+  for (const r of [await flag(ids.on, 'cohort=bob+beta@example.com'), await project(ids.single, 'cohort=a+b')]) {
+    t.equal(r.status, 400, 'literal "+" in cohort');
+    t.match(r.json.detail, /unencoded "\+"/);
+    t.match(r.json.detail, /%2B/);
+  }
+  t.equal((await flag(ids.on, 'cohort=a%20b')).status, 200, 'an encoded space is fine');
+  t.equal((await flag(ids.on, 'cohort=a%2Bb')).status, 200, 'an encoded "+" is fine');
+  t.equal((await flag(ids.on, 'targetingKey=a+b')).status, 200, 'other parameters keep form decoding ("+" is a space)');
 });
 
 t.test('errors: 403 for a flag applying an audience on a plan without audiences', async (t) => {

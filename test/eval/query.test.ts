@@ -42,6 +42,18 @@ t.test('percent-decoding and "+" as a space (form encoding)', async (t) => {
   t.equal(parse('cohort=a=b').q.cohort, 'a=b', 'only the first "=" separates');
 });
 
+t.test('a literal "+" in cohort is refused (spec: the usual cause of the cohort 400); elsewhere it is a space', async (t) => {
+  for (const raw of ['cohort=bob+beta@example.com', 'cohort=+', 'plan=x&cohort=a+b&targetingKey=k', 'cohort=a&cohort=b+c']) {
+    const { ok, q } = parse(raw);
+    t.equal(ok, false, raw);
+    t.match(q.error, /"cohort" query parameter holds an unencoded "\+"/);
+    t.match(q.error, /"\+" must be sent as %2B, a space as %20/);
+  }
+  t.equal(parse('cohort=a%20b&plan=a+b').q.cohort, 'a b');
+  t.equal(parse('cohort=a&plan=a+b').q.attribute('plan'), 'a b');
+  t.equal(parse('cohort=&targetingKey=x+y').ok, true, 'an empty cohort is absent');
+});
+
 t.test('a repeated parameter: the first one counts', async (t) => {
   const { q } = parse('cohort=a&cohort=b&plan=x&plan=y&targetingKey=k1&targetingKey=k2');
   t.equal(q.cohort, 'a');
