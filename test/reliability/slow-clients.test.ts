@@ -168,7 +168,10 @@ t.test('slow and hostile clients do not block others, are disconnected by the se
   t.comment(`server memory (RSS): ${rssBefore.toFixed(0)} MiB before, ${rssPeak.toFixed(0)} MiB peak with ${attacks.length} hostile connections, ${rssAfter.toFixed(0)} MiB after`);
   t.same(failures, [], 'every request of the well-behaved client was answered 200');
   t.ok(latencies.length > 50, 'it kept making requests');
-  t.ok(latencies.at(-1)! < 1000, `never blocked (slowest ${latencies.at(-1)!.toFixed(0)} ms)`);
+  // A server blocked by a hostile client would hold this one for as long as the stall lasts (uWS's
+  // idle timeout, about 10 s). 3 s keeps that distinction with room for a loaded 2-core CI machine
+  // (1.2 s seen there while other test files ran beside this one).
+  t.ok(latencies.at(-1)! < 3000, `never blocked (slowest ${latencies.at(-1)!.toFixed(0)} ms)`);
   t.ok(rssPeak - rssBefore < 200, `memory stayed bounded (+${(rssPeak - rssBefore).toFixed(0)} MiB at the peak)`);
 
   const stopped = performance.now();
