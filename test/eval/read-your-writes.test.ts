@@ -37,23 +37,28 @@ async function patch(flagId: string, body: unknown, query = '', token = world.wr
 }
 
 t.test('1,000 Management PATCH -> evaluate pairs, zero stale', async (t) => {
-  // Each step changes one field; the expected answer follows from the state the PATCHes built.
-  let enabled = true;
-  let pct = 100;
+  // Every PATCH flips the answer, so any evaluation served from the state before it is caught: a
+  // four-step cycle over both fields (enabled off, on; percentage 0, 100) from enabled at 100%.
+  // No targetingKey and a cohort not listed: at 0% and 100% the answer is deterministic.
+  const steps = [{ enabled: false }, { enabled: true }, { trafficPercentage: 0 }, { trafficPercentage: 100 }] as const;
+  await patch(ids.half, { enabled: true, trafficPercentage: 100 });
+  let expected = true;
   let stale = 0;
+  let checks = 0;
   for (let i = 0; i < 1000; i++) {
-    if (i % 2 === 0) enabled = !enabled;
-    else pct = pct === 100 ? 0 : 100;
-    await patch(ids.half, i % 2 === 0 ? { enabled } : { trafficPercentage: pct });
-    // No targetingKey and cohort not listed: at 0% and 100% the answer is deterministic.
+    await patch(ids.half, steps[i % 4]);
+    expected = !expected;
     const single = await evaluate(`/v1/flags/${ids.half}?cohort=nobody`);
-    if (single.json.enabled !== (enabled && pct === 100)) stale++;
+    checks++;
+    if (single.json.enabled !== expected) stale++;
     if (i % 10 === 0) {
       const list = await evaluate(`/v1/flags/project/${ids.single}?cohort=nobody`);
       const entry = list.json.find((f: { id: string }) => f.id === ids.half);
-      if (entry.enabled !== (enabled && pct === 100)) stale++;
+      checks++;
+      if (entry.enabled !== expected) stale++;
     }
   }
+  t.equal(checks, 1100);
   t.equal(stale, 0, 'no evaluation answered from a state older than an acknowledged PATCH');
 });
 
