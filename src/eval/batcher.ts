@@ -23,9 +23,19 @@ import { kOfrepInternalErrorBody } from '../ofrep/evaluate.js';
 import { kInternalErrorBody } from './bodies.js';
 import { kRouteOfrepBulk, kRouteOfrepFlag, RequestWriter, ResultReader, type EvalTask, type Route } from './protocol.js';
 
+/**
+ * What a runner listens on to cancel a task (the shape Piscina accepts as `signal`): a batch still out
+ * at `taskTimeoutMs` is aborted, and Piscina then terminates the worker running it and starts a new one.
+ */
+export interface BatchAbortSignal {
+  readonly aborted: boolean;
+  addEventListener(name: 'abort', listener: () => void): void;
+  removeEventListener(name: 'abort', listener: () => void): void;
+}
+
 /** Runs one batch on a worker; `task.buffer` is transferred, the answer buffer comes back. */
 export interface BatchRunner {
-  run(task: EvalTask): Promise<ArrayBuffer>;
+  run(task: EvalTask, signal: BatchAbortSignal): Promise<ArrayBuffer>;
 }
 
 export interface BatcherOptions {
@@ -45,18 +55,44 @@ export interface BatcherOptions {
   metrics?: EvalMetrics | null;
 }
 
-interface Batch {
-  readonly writer: RequestWriter;
-  readonly responses: PendingResponse[];
+/**
+ * One batch: its requests' responses, and its own abort signal (a field and two methods on an object
+ * made per batch anyway, rather than an AbortController per batch on the hot path).
+ */
+class Batch implements BatchAbortSignal {
+  readonly responses: PendingResponse[] = [];
   /** Route of each response (metrics labels, and which 500 body a failed batch answers with). */
-  readonly routes: Route[];
-  /** performance.now() when the batch's first request was accepted (metrics only; 0 when off). */
-  readonly openedAt: number;
-  /** InFlight handle: one per batch, not per request (graceful shutdown waits for every batch). */
-  readonly done: () => void;
-  sentAt: number;
+  readonly routes: Route[] = [];
+  sentAt = 0;
   /** Answered (or failed, or timed out): a late result of a timed-out task is dropped. */
-  settled: boolean;
+  settled = false;
+  aborted = false;
+  private onAbort: (() => void) | null = null;
+
+  constructor(
+    readonly writer: RequestWriter,
+    /** performance.now() when the batch's first request was accepted (metrics only; 0 when off). */
+    readonly openedAt: number,
+    /** InFlight handle: one per batch, not per request (graceful shutdown waits for every batch). */
+    readonly done: () => void,
+  ) {}
+
+  addEventListener(_name: 'abort', listener: () => void): void {
+    this.onAbort = listener;
+  }
+
+  removeEventListener(_name: 'abort', listener: () => void): void {
+    if (this.onAbort === listener) this.onAbort = null;
+  }
+
+  /** Cancels the task running this batch (its worker is replaced). */
+  abort(): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    const listener = this.onAbort;
+    this.onAbort = null;
+    listener?.();
+  }
 }
 
 /** Initial size of a batch buffer; requests and answers of a typical batch fit without growing. */
@@ -223,7 +259,7 @@ export class EvalBatcher {
     const task: EvalTask = { buffer: batch.writer.buffer, count: batch.responses.length };
     let settled: Promise<ArrayBuffer>;
     try {
-      settled = this.options.runner.run(task);
+      settled = this.options.runner.run(task, batch);
     } catch (err) {
       settled = Promise.reject(err);
     }
@@ -236,7 +272,10 @@ export class EvalBatcher {
   private checkTimeouts(): void {
     const limit = performance.now() - this.options.taskTimeoutMs;
     for (const batch of this.running) {
-      if (batch.sentAt <= limit) this.failBatch(batch, new Error(`eval batch not answered within ${this.options.taskTimeoutMs} ms`));
+      if (batch.sentAt > limit) continue;
+      this.failBatch(batch, new Error(`eval batch not answered within ${this.options.taskTimeoutMs} ms`));
+      // A stuck worker would otherwise hold its slot for good: aborting makes Piscina replace it.
+      batch.abort();
     }
   }
 
@@ -292,9 +331,6 @@ export class EvalBatcher {
 
   private newBatch(): Batch {
     const buffer = this.freeBuffers.pop() ?? new ArrayBuffer(kBufferBytes);
-    return {
-      writer: new RequestWriter(buffer), responses: [], routes: [], openedAt: this.metrics === null ? 0 : performance.now(),
-      done: this.options.inFlight.start(), sentAt: 0, settled: false,
-    };
+    return new Batch(new RequestWriter(buffer), this.metrics === null ? 0 : performance.now(), this.options.inFlight.start());
   }
 }

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import { Piscina } from 'piscina';
 import type { Clock } from '../clock.js';
-import type { BatchRunner } from './batcher.js';
+import type { BatchAbortSignal, BatchRunner } from './batcher.js';
 import type { EvalTask } from './protocol.js';
 import type { EvalWorkerData } from './worker.js';
 
@@ -13,8 +13,9 @@ export interface EvalPoolOptions {
   workers: number;
   clock: Clock;
   log: Logger;
-  /** Test hook, see EvalWorkerData.crashFlagId. */
+  /** Test hooks, see EvalWorkerData.crashFlagId and hangFlagId. */
   crashFlagId?: string | null;
+  hangFlagId?: string | null;
   /** Tasks that may wait in Piscina's queue beyond one per worker (the batcher keeps within it). */
   maxQueue: number;
 }
@@ -30,6 +31,7 @@ export class EvalPool implements BatchRunner {
       dataDir: options.dataDir,
       clock: options.clock.buffer,
       crashFlagId: options.crashFlagId ?? null,
+      hangFlagId: options.hangFlagId ?? null,
     };
     const piscina = new Piscina<EvalTask, ArrayBuffer>({
       filename: kWorkerFile,
@@ -105,8 +107,8 @@ export class EvalPool implements BatchRunner {
     return { answered, workers: expected.size };
   }
 
-  run(task: EvalTask): Promise<ArrayBuffer> {
-    return this.piscina.run(task, { transferList: [task.buffer] });
+  run(task: EvalTask, signal?: BatchAbortSignal): Promise<ArrayBuffer> {
+    return this.piscina.run(task, { transferList: [task.buffer], signal });
   }
 
   /** Stops every worker; a task still running is rejected. */

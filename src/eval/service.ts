@@ -49,6 +49,7 @@ const kTaskTimeoutMs = 5000;
 const kRetryAfter = [['Retry-After', '1']] as const;
 /** How long shutdown waits for queued batches before stopping the workers (their requests then get 500). */
 const kCloseWaitMs = 2000;
+const kTestHooks = process.env.FLAGWIRE_TEST_HOOKS === '1';
 
 export async function createEvaluation(options: EvaluationOptions): Promise<Evaluation> {
   const { config, log, inFlight, clock } = options;
@@ -61,7 +62,9 @@ export async function createEvaluation(options: EvaluationOptions): Promise<Eval
     clock,
     log,
     maxQueue: maxTasksInFlight,
-    crashFlagId: process.env.FLAGWIRE_TEST_EVAL_CRASH_ID || null,
+    // Fault injection for the crash and stuck-worker tests: only with the test hooks switched on.
+    crashFlagId: kTestHooks ? process.env.FLAGWIRE_TEST_EVAL_CRASH_ID || null : null,
+    hangFlagId: kTestHooks ? process.env.FLAGWIRE_TEST_EVAL_HANG_ID || null : null,
   });
   const batcher = new EvalBatcher({
     runner: pool,

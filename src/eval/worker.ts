@@ -19,6 +19,11 @@ export interface EvalWorkerData {
    * flag id ends the worker thread, as a native fault would. Null in normal operation.
    */
   crashFlagId: string | null;
+  /**
+   * Test hook for a stuck worker (FLAGWIRE_TEST_EVAL_HANG_ID): a batch holding a request for this flag
+   * id never finishes, as an endless loop in a native call would. Null in normal operation.
+   */
+  hangFlagId: string | null;
 }
 
 const start = workerData as EvalWorkerData;
@@ -40,6 +45,7 @@ export default function evaluateBatch(task: EvalTask): unknown {
   }
   readRequests(task.buffer, task.count, requests);
   if (start.crashFlagId !== null) for (let i = 0; i < requests.count; i++) if (requests.ids[i] === start.crashFlagId) process.exit(70);
+  if (start.hangFlagId !== null) for (let i = 0; i < requests.count; i++) if (requests.ids[i] === start.hangFlagId) for (;;);
   // Renew the read snapshot before answering anything (engine.ts: freshness rule).
   engine.beginBatch();
   // The answers overwrite the requests in the same buffer (already decoded above), so the buffer

@@ -3,7 +3,7 @@
 import t from 'tap';
 import type { PendingResponse } from '../../src/http/http.js';
 import { InFlight } from '../../src/http/in-flight.js';
-import { EvalBatcher, type BatchRunner, type BatcherOptions } from '../../src/eval/batcher.js';
+import { EvalBatcher, type BatchAbortSignal, type BatchRunner, type BatcherOptions } from '../../src/eval/batcher.js';
 import { kRouteFlag, kRouteProject, newDecodedRequests, readRequests, ResultWriter, type EvalTask } from '../../src/eval/protocol.js';
 
 interface FakeRes extends PendingResponse {
@@ -56,8 +56,12 @@ class EchoRunner implements BatchRunner {
   private held: (() => void)[] = [];
   fail: unknown = null;
 
-  run(task: EvalTask): Promise<ArrayBuffer> {
+  /** Tasks whose abort signal fired (the batcher's timeout cancelled them). */
+  aborted = 0;
+
+  run(task: EvalTask, signal: BatchAbortSignal): Promise<ArrayBuffer> {
     this.tasks.push(task.count);
+    signal.addEventListener('abort', () => this.aborted++);
     if (this.fail !== null) return Promise.reject(this.fail);
     const reqs = readRequests(task.buffer, task.count, newDecodedRequests());
     const out = new ResultWriter(task.buffer, task.count);
@@ -252,6 +256,7 @@ t.test('a batch that never comes back is answered 500 after taskTimeoutMs; its l
   while (a.res.written === null) await new Promise((resolve) => setTimeout(resolve, 10));
   t.equal(a.res.written.status, '500 Internal Server Error');
   t.match(String(errors[0]), /not answered within 30 ms/);
+  t.equal(runner.aborted, 1, 'the task was cancelled, so the pool replaces its stuck worker');
   t.equal(batcher.size, 0);
   t.equal(inFlight.size, 0);
   runner.hold = false;

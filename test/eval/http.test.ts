@@ -12,7 +12,7 @@ const { ids } = world;
 const kCrashId = 'flg_crash_test';
 const server = await startTestServer({
   dataDir: world.dataDir,
-  env: { FLAGWIRE_EVAL_WORKERS: '2', FLAGWIRE_TEST_EVAL_CRASH_ID: kCrashId },
+  env: { FLAGWIRE_EVAL_WORKERS: '2', FLAGWIRE_TEST_HOOKS: '1', FLAGWIRE_TEST_EVAL_CRASH_ID: kCrashId },
 });
 t.teardown(async () => {
   await server.stop();

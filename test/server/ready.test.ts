@@ -38,7 +38,7 @@ t.test('concurrent checks share one probe, a result is reused briefly; stop() tu
 
 t.test('the real server: 200 with every worker; back to 200 after a worker dies and is replaced', async (t) => {
   const world = buildEvalWorld();
-  const server = await startTestServer({ dataDir: world.dataDir, env: { FLAGWIRE_EVAL_WORKERS: '2', FLAGWIRE_TEST_EVAL_CRASH_ID: 'flg_crash' } });
+  const server = await startTestServer({ dataDir: world.dataDir, env: { FLAGWIRE_EVAL_WORKERS: '2', FLAGWIRE_TEST_HOOKS: '1', FLAGWIRE_TEST_EVAL_CRASH_ID: 'flg_crash' } });
   t.teardown(async () => {
     await server.stop();
     await world.store.close();

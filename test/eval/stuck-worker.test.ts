@@ -1,0 +1,45 @@
+// Black-box: an eval worker that never finishes its batch (test hook FLAGWIRE_TEST_EVAL_HANG_ID). Its
+// requests get the 500 eval body after the batch timeout (5 s), and the worker is replaced: with a
+// single worker, a stuck one left in place would time out every later request too.
+import { rmSync } from 'node:fs';
+import t from 'tap';
+import { startTestServer } from '../helpers/server.js';
+import { buildEvalWorld } from './eval-world.js';
+
+const world = buildEvalWorld();
+const { ids } = world;
+const kHangId = 'flg_hang_test';
+const server = await startTestServer({
+  dataDir: world.dataDir,
+  env: { FLAGWIRE_EVAL_WORKERS: '1', FLAGWIRE_TEST_HOOKS: '1', FLAGWIRE_TEST_EVAL_HANG_ID: kHangId },
+});
+t.teardown(async () => {
+  await server.stop();
+  await world.store.close();
+  rmSync(world.dataDir, { recursive: true, force: true });
+});
+
+async function flag(id: string): Promise<{ status: number; json: unknown; ms: number }> {
+  const started = performance.now();
+  const res = await fetch(`${server.baseUrl}/v1/flags/${id}`);
+  return { status: res.status, json: await res.json(), ms: performance.now() - started };
+}
+
+t.test('a stuck worker: its batch is answered 500 after the timeout, and the worker is replaced', async (t) => {
+  t.equal((await flag(ids.on)).status, 200, 'the pool works before');
+  const stuck = await flag(kHangId);
+  t.equal(stuck.status, 500);
+  t.same(stuck.json, {
+    error: 'Internal server error',
+    detail: 'An unexpected error occurred while evaluating; it has been logged. Retry, and report it if it persists.',
+  });
+  t.ok(stuck.ms >= 4000 && stuck.ms < 15_000, `answered at the batch timeout (${stuck.ms.toFixed(0)} ms)`);
+  // The only worker was stuck: these are answered only because Piscina replaced it.
+  const after = await Promise.all(Array.from({ length: 20 }, () => flag(ids.on)));
+  t.same(after.map((r) => r.status), Array(20).fill(200), 'later requests are answered by the new worker');
+  t.ok(after.every((r) => r.ms < 4000), `promptly (slowest ${Math.max(...after.map((r) => r.ms)).toFixed(0)} ms)`);
+  const again = await flag(kHangId);
+  t.equal(again.status, 500, 'a second stuck batch is recovered from too');
+  t.equal((await flag(ids.on)).status, 200);
+  t.equal(server.proc.exitCode, null, 'the server kept running');
+});
