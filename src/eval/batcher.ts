@@ -9,8 +9,9 @@
 //   answer(): res.cork → status, CORS, Content-Type, body slice ◀──────────────────────┘
 //
 // While every task slot is taken the open batch stays open and keeps growing, so under load batches
-// get larger (fewer hand-offs) instead of queueing many small tasks. The number of accepted, unanswered
-// requests is bounded; past it a request is answered 503 at once. A task that fails (its worker died,
+// get larger (fewer hand-offs) instead of queueing many small tasks. A batch is closed at
+// maxBatchRequests requests or maxBatchBytes bytes. The number and the bytes of accepted, unanswered
+// requests are bounded; past either bound a request is answered 503 at once. A task that fails (its worker died,
 // the pool was destroyed) answers every request of its batch with the 500 eval body, and so does a
 // task that has not come back within `taskTimeoutMs` (a stuck worker): never a hang.
 //
@@ -47,6 +48,14 @@ export interface BatcherOptions {
   maxBatchRequests: number;
   /** Accepted, unanswered requests at most; `add` refuses beyond it. */
   maxPendingRequests: number;
+  /**
+   * A batch is closed once its requests take this many bytes. Evaluation requests are a few hundred
+   * bytes, but an OFREP body may be 1 MiB: without it one batch (and the buffer it leaves for reuse)
+   * could grow to maxBatchRequests MiB.
+   */
+  maxBatchBytes: number;
+  /** Bytes of accepted, unanswered requests at most; `add` refuses beyond it (memory stays bounded). */
+  maxPendingBytes: number;
   /** A batch not back after this long is answered 500 (checked about once a second). */
   taskTimeoutMs: number;
   /** Called once per failed batch. */
@@ -176,6 +185,7 @@ export class EvalBatcher {
   private readonly full: Batch[] = [];
   private tasks = 0;
   private pending = 0;
+  private pendingBytes = 0;
   private scheduled = false;
   private closing = false;
   private readonly freeBuffers: ArrayBuffer[] = [];
@@ -211,14 +221,18 @@ export class EvalBatcher {
    * server is stopping: the caller answers it (503) at once.
    */
   add(res: PendingResponse, route: Route, id: string, query: string | Uint8Array, extra = ''): boolean {
-    if (this.closing || this.pending >= this.options.maxPendingRequests) return false;
+    const { options } = this;
+    if (this.closing || this.pending >= options.maxPendingRequests || this.pendingBytes >= options.maxPendingBytes) return false;
     let batch = this.open;
     if (batch === null) batch = this.open = this.newBatch();
-    batch.writer.add(route, id, query, extra);
+    const writer = batch.writer;
+    const before = writer.bytesUsed;
+    writer.add(route, id, query, extra);
+    this.pendingBytes += writer.bytesUsed - before;
     batch.responses.push(res);
     batch.routes.push(route);
     this.pending++;
-    if (batch.responses.length >= this.options.maxBatchRequests) {
+    if (batch.responses.length >= options.maxBatchRequests || writer.bytesUsed >= options.maxBatchBytes) {
       this.full.push(batch);
       this.open = null;
     }
@@ -301,8 +315,9 @@ export class EvalBatcher {
       else answerTagged(res, word & 0xffff, reader.body(i), reader.tag(i));
     }
     if (metrics !== null) metrics.batch(responses.length, (performance.now() - batch.openedAt) / 1000);
-    // uWS copied every body out before end() returned: the buffer can carry the next batch.
-    if (this.freeBuffers.length < kMaxFreeBuffers) this.freeBuffers.push(buffer);
+    // uWS copied every body out before end() returned: the buffer can carry the next batch. Only
+    // buffers of the initial size are kept: one grown by large OFREP bodies is left to the GC.
+    if (buffer.byteLength === kBufferBytes && this.freeBuffers.length < kMaxFreeBuffers) this.freeBuffers.push(buffer);
     this.finish(batch);
   }
 
@@ -324,6 +339,7 @@ export class EvalBatcher {
     this.running.delete(batch);
     this.tasks--;
     this.pending -= batch.responses.length;
+    this.pendingBytes -= batch.writer.bytesUsed;
     batch.done();
     this.pump();
     if (this.pending === 0 && this.idle.length > 0) for (const resolve of this.idle.splice(0)) resolve();

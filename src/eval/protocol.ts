@@ -59,6 +59,11 @@ export class RequestWriter {
     return this.bytes.buffer as ArrayBuffer;
   }
 
+  /** Bytes of requests written so far. */
+  get bytesUsed(): number {
+    return this.pos;
+  }
+
   /** `query` is a string (the raw query) or bytes (an OFREP body, copied as is). */
   add(route: Route, id: string, query: string | Uint8Array, extra = ''): void {
     // UTF-8 needs at most 3 bytes per UTF-16 code unit; reserve the worst case so writes never truncate.

@@ -44,6 +44,10 @@ export interface Evaluation extends RouteGroup {
 const kMaxBatchRequests = 1024;
 /** Accepted, unanswered requests at most; beyond, 503 at once (bounded queue). */
 const kMaxPendingRequests = 32 * 1024;
+/** Request bytes per batch; past it the batch is closed (OFREP bodies may be up to 1 MiB each). */
+const kMaxBatchBytes = 1024 * 1024;
+/** Request bytes accepted and unanswered at most; beyond, 503 at once. */
+const kMaxPendingBytes = 64 * 1024 * 1024;
 /** A batch takes micro- to milliseconds; one out this long has a stuck worker: its requests get 500. */
 const kTaskTimeoutMs = 5000;
 const kRetryAfter = [['Retry-After', '1']] as const;
@@ -72,6 +76,8 @@ export async function createEvaluation(options: EvaluationOptions): Promise<Eval
     maxTasksInFlight,
     maxBatchRequests: kMaxBatchRequests,
     maxPendingRequests: kMaxPendingRequests,
+    maxBatchBytes: kMaxBatchBytes,
+    maxPendingBytes: kMaxPendingBytes,
     taskTimeoutMs: kTaskTimeoutMs,
     onBatchError: (err, requests) => log.error({ err, requests }, 'evaluation batch failed; its requests were answered 500'),
     metrics,

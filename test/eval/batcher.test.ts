@@ -88,7 +88,7 @@ function setup(over: Partial<BatcherOptions> = {}) {
   const inFlight = new InFlight();
   const errors: unknown[] = [];
   const batcher = new EvalBatcher({
-    runner, inFlight, maxTasksInFlight: 2, maxBatchRequests: 100, maxPendingRequests: 1000, taskTimeoutMs: 60_000,
+    runner, inFlight, maxTasksInFlight: 2, maxBatchRequests: 100, maxPendingRequests: 1000, maxBatchBytes: 1 << 20, maxPendingBytes: 1 << 26, taskTimeoutMs: 60_000,
     onBatchError: (err) => errors.push(err), ...over,
   });
   const add = (id: string, query = '', route: 0 | 1 = kRouteFlag) => {
@@ -247,6 +247,38 @@ t.test('buffers: a batch larger than the initial buffer grows it', async (t) => 
   for (let i = 0; i < 100; i++) reqs.push(add(`id${i}`, `k=${big}`));
   await settle();
   t.ok(reqs.every((r, i) => r.res.written!.body === `0:id${i}?k=${big}`));
+});
+
+t.test('bytes: a batch closes at maxBatchBytes, add() refuses past maxPendingBytes, grown buffers are not kept', async (t) => {
+  const { runner, add, batcher } = setup({ maxTasksInFlight: 1, maxBatchBytes: 1000, maxPendingBytes: 5000 });
+  runner.hold = true;
+  const big = 'q'.repeat(600);
+  const accepted = Array.from({ length: 10 }, (_, i) => add(`r${i}`, big).accepted);
+  // 615 bytes each (13 header + id + query): two per batch reach 1,000 bytes; 8 take 4,920 bytes, so
+  // the 9th is still taken and the 10th finds 5,535 ≥ 5,000 bytes pending.
+  t.same(accepted, [true, true, true, true, true, true, true, true, true, false], 'bounded by bytes, not only by count');
+  await settle();
+  t.same(runner.tasks, [2], 'the first batch closed at the byte bound');
+  runner.hold = false;
+  runner.release();
+  for (let i = 0; i < 5; i++) await settle();
+  t.same(runner.tasks, [2, 2, 2, 2, 1]);
+  t.equal(batcher.size, 0);
+  t.equal(add('after', big).accepted, true, 'answered requests free their bytes');
+  await settle();
+
+  // One request larger than the initial 64 KiB buffer grows its batch's buffer; that buffer is dropped
+  // after the batch, so the next batch starts from a buffer of the initial size again.
+  const echo = new EchoRunner();
+  const sizes: number[] = [];
+  const seen: BatchRunner = { run: (task, signal) => (sizes.push(task.buffer.byteLength), echo.run(task, signal)) };
+  const s3 = setup({ runner: seen });
+  s3.add('huge', 'h'.repeat(200 * 1024));
+  await settle();
+  s3.add('small');
+  await settle();
+  t.ok(sizes[0]! > 64 * 1024, 'the large request grew its buffer');
+  t.equal(sizes[1], 64 * 1024, 'the next batch does not reuse the grown buffer');
 });
 
 t.test('a batch that never comes back is answered 500 after taskTimeoutMs; its late result is dropped', async (t) => {

@@ -18,7 +18,7 @@ const log = pino({ level: 'silent' });
 const errors: unknown[] = [];
 const pool = await EvalPool.start({ dataDir: world.dataDir, workers: 2, clock: new Clock(), log, maxQueue: 4, crashFlagId: 'flg_crash' });
 const batcher = new EvalBatcher({
-  runner: pool, inFlight: new InFlight(), maxTasksInFlight: 4, maxBatchRequests: 256, maxPendingRequests: 10_000, taskTimeoutMs: 60_000,
+  runner: pool, inFlight: new InFlight(), maxTasksInFlight: 4, maxBatchRequests: 256, maxPendingRequests: 10_000, maxBatchBytes: 1 << 20, maxPendingBytes: 1 << 26, taskTimeoutMs: 60_000,
   onBatchError: (err) => errors.push(err),
 });
 t.teardown(async () => {
