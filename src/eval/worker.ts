@@ -72,5 +72,17 @@ export default function evaluateBatch(task: EvalTask): unknown {
   store.resetReadTxn();
   // The pool logs it (Piscina emits a worker's own messages as 'message'); once per batch at most.
   if (failure !== null) parentPort!.postMessage({ evalError: failure instanceof Error ? failure.stack ?? failure.message : String(failure) });
-  return move(out.finish());
+  const answer = move(out.finish());
+  // Piscina's atomics loop takes task after task without returning to this thread's event loop, so
+  // under sustained load the tasks V8 and Node post to it (finalizers, GC follow-ups) never run and
+  // native memory grows with every batch (measured: RSS +2.5 MiB per million requests, without end).
+  // Every kEventLoopTurnMs the answer is handed back from a setImmediate instead, which lets the loop
+  // run once: one turn per 50 ms costs nothing measurable, and RSS stays flat.
+  const now = performance.now();
+  if (now - lastTurnAt < kEventLoopTurnMs) return answer;
+  lastTurnAt = now;
+  return new Promise((resolve) => setImmediate(resolve, answer));
 }
+
+const kEventLoopTurnMs = 50;
+let lastTurnAt = performance.now();
