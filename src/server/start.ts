@@ -13,6 +13,7 @@ import { AuthFailures } from '../api/auth-failures.js';
 import { RateLimiter } from '../http/rate-limit.js';
 import { Mailer } from '../mail/mailer.js';
 import { createApp } from './app.js';
+import { listenExclusive } from './listen.js';
 import { registerTestHooks } from './test-hooks.js';
 import { InFlight } from '../http/in-flight.js';
 import { createLogger } from './logger.js';
@@ -72,12 +73,10 @@ export async function startServer(config: Readonly<Config>, options: StartOption
   const app = createApp(deps);
   if (process.env.FLAGWIRE_TEST_HOOKS === '1') registerTestHooks(app, { clock, activity, routes: () => registeredRoutes(app) });
 
-  const listenSocket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
-    app.listen(config.host, config.port, (socket) => {
-      if (socket) resolve(socket);
-      else reject(new Error(`cannot listen on ${config.host}:${config.port} (address in use or not available)`));
-    });
-  }).catch(async (err: unknown) => {
+  // A port that cannot be bound is a ConfigError: the console prints one line naming the setting, exit 2.
+  const listenSocket = await listenExclusive(app, config.host, config.port).catch(async (err: unknown) => {
+    features.stop();
+    await mailer?.stop();
     await evaluation.close();
     await activity.stop();
     await writer.close();

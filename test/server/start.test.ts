@@ -77,3 +77,20 @@ t.test('a bad setting stops start-up with one line naming it and exit code 2', a
     t.equal(r.stderr.trim().split('\n').length, 1, 'one line');
   }
 });
+
+t.test('a port already in use stops start-up with one line naming the port setting and exit code 2', async (t) => {
+  const first = await startTestServer();
+  t.teardown(() => first.stop());
+  // Without an exclusive bind (SO_REUSEPORT) the second server would share the port and never exit.
+  const r = spawnSync(process.execPath, [kCli, 'serve', '--port', String(first.port), '--host', '127.0.0.1'], {
+    env: { ...process.env, FLAGWIRE_DATA: tempDataDir(), FLAGWIRE_EVAL_WORKERS: '1' }, encoding: 'utf8', timeout: 15_000,
+  });
+  t.equal(r.status, 2, `exit 2 (stderr: ${r.stderr})`);
+  t.equal(r.stderr.trim().split('\n').length, 1, 'one line');
+  t.match(r.stderr, /FLAGWIRE_PORT/);
+  t.match(r.stderr, /--port/);
+  t.match(r.stderr, new RegExp(`127\\.0\\.0\\.1:${first.port} is already in use`));
+  t.notMatch(r.stderr, /\n\s+at /, 'no stack trace');
+  t.notMatch(r.stdout, /listening/);
+  t.equal((await call(first.baseUrl, 'GET', '/health')).status, 200, 'the first server keeps its port');
+});

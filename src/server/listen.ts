@@ -1,0 +1,58 @@
+// Binds the HTTP port exclusively, and turns a port that cannot be bound into a configuration error.
+import { createServer } from 'node:net';
+import * as uWS from 'uWebSockets.js';
+import { ConfigError } from '../config.js';
+
+// uws-pack's typings declare the listen options only as an enum its runtime does not export, and omit the
+// (host, port, options, cb) overload the native listen accepts: both are typed here once.
+type ListenWithOptions = (
+  host: string, port: number, options: number, cb: (socket: uWS.us_listen_socket | false) => void,
+) => uWS.TemplatedApp;
+const kExclusivePort = exclusivePortOption();
+
+function exclusivePortOption(): number {
+  const value = (uWS as unknown as { LIBUS_LISTEN_EXCLUSIVE_PORT?: unknown }).LIBUS_LISTEN_EXCLUSIVE_PORT;
+  // Passed as undefined, uWS would fall back to its default and share the port again, silently.
+  if (typeof value !== 'number') throw new Error('uWebSockets.js does not export LIBUS_LISTEN_EXCLUSIVE_PORT');
+  return value;
+}
+
+const kPortSetting = 'FLAGWIRE_PORT (--port)';
+const kHostSetting = 'FLAGWIRE_HOST (--host)';
+
+/**
+ * Listens on `host:port` without SO_REUSEPORT (uWS's default sets it): a second server started on a
+ * busy port must fail, not silently share it and take half of the first one's connections.
+ */
+export function listenExclusive(app: uWS.TemplatedApp, host: string, port: number): Promise<uWS.us_listen_socket> {
+  return new Promise((resolve, reject) => {
+    (app.listen as unknown as ListenWithOptions).call(app, host, port, kExclusivePort, (socket) => {
+      if (socket) resolve(socket);
+      else void listenFailure(host, port).then(reject);
+    });
+  });
+}
+
+/**
+ * uWS only says that listening failed. The same bind through node:net gives the reason, so the error
+ * names the setting to change: the port when it is taken or privileged, the host when it is not an
+ * address of this machine.
+ */
+function listenFailure(host: string, port: number): Promise<ConfigError> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EADDRINUSE') {
+        resolve(new ConfigError(kPortSetting, `${host}:${port} is already in use (another Flagwire or another program listens there); stop it or choose another port`));
+      } else if (err.code === 'EACCES') {
+        resolve(new ConfigError(kPortSetting, `port ${port} needs privileges this process does not have; choose a port above 1023`));
+      } else {
+        resolve(new ConfigError(kHostSetting, `cannot listen on ${host} (${err.code ?? err.message}); give an address of this machine`));
+      }
+    });
+    probe.listen({ host, port, exclusive: true }, () => {
+      // Free again by now (the other listener went away in between): still name the port.
+      probe.close(() => resolve(new ConfigError(kPortSetting, `${host}:${port} could not be bound; retry, or choose another port`)));
+    });
+  });
+}
