@@ -112,7 +112,7 @@ export function registerManagementRoutes(app: TemplatedApp, deps: ManagementDeps
       flagId: null,
     };
     if (request.method === 'OPTIONS') {
-      answerPreflight(res);
+      answerPreflight(res, request.path);
       return;
     }
     const contentLength = req.getHeader('content-length');

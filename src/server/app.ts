@@ -22,7 +22,7 @@ export function createApp(deps: AppDeps): uWS.TemplatedApp {
   const health = () => Buffer.from(JSON.stringify({ status: 'ok', storeVersion: deps.store.schemaVersion() }));
   let healthBody = health();
 
-  app.options('/*', (res) => answerPreflight(res));
+  app.options('/*', (res, req) => answerPreflight(res, req.getUrl()));
   app.get('/health', (res) => {
     metrics?.request(kRouteHealth, 200);
     send(res, 200, healthBody);

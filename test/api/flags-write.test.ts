@@ -217,5 +217,16 @@ t.test('CORS: every response allows any origin; preflight needs no token', async
   t.equal(pre.status, 204);
   t.equal(pre.headers.get('access-control-allow-origin'), '*');
   t.equal(pre.headers.get('access-control-allow-methods'), 'GET, POST, PATCH, OPTIONS');
-  t.equal(pre.headers.get('access-control-allow-headers'), 'Content-Type, Authorization, X-Flagwire-Project, If-None-Match');
+  t.equal(pre.headers.get('access-control-allow-headers'), 'Content-Type, Authorization', 'exactly the spec\'s headers');
+  const evalPre = await call(server.baseUrl, 'OPTIONS', `/v1/flags/${world.ids.flag}`, {
+    headers: { origin: 'https://example.test', 'access-control-request-method': 'GET' },
+  });
+  t.equal(evalPre.status, 204);
+  t.equal(evalPre.headers.get('access-control-allow-headers'), 'Content-Type, Authorization', 'the Evaluation API too');
+  const ofrepPre = await call(server.baseUrl, 'OPTIONS', '/ofrep/v1/evaluate/flags', {
+    headers: { origin: 'https://example.test', 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-flagwire-project' },
+  });
+  t.equal(ofrepPre.status, 204);
+  t.equal(ofrepPre.headers.get('access-control-allow-origin'), '*');
+  t.equal(ofrepPre.headers.get('access-control-allow-headers'), 'Content-Type, Authorization, X-Flagwire-Project, If-None-Match', 'OFREP clients send two more');
 });
