@@ -11,7 +11,10 @@ export interface AuthContext {
   org: Org;
 }
 
-const kBearer = new RegExp(`^Bearer\\s+(${kTokenPrefix}_[A-Za-z0-9]{16,128})\\s*$`);
+// `<scheme> <token>`: the scheme is matched case-insensitively (RFC 9110 §11.1: `bearer` is `Bearer`),
+// the token exactly, as its hash is looked up.
+const kCredentials = /^(\S+)\s+(\S+)\s*$/;
+const kTokenShape = new RegExp(`^${kTokenPrefix}_[A-Za-z0-9]{16,128}$`);
 
 /**
  * The token an `Authorization` header names, or a 401 for a missing, malformed or unknown token:
@@ -21,11 +24,12 @@ export function identifyToken(store: StoreReader, header: string): Token {
   if (header === '') {
     throw new FlagwireError('MISSING_TOKEN', 'Send the API token in the header "Authorization: Bearer <token>".');
   }
-  const match = kBearer.exec(header);
-  if (!match) {
+  const match = kCredentials.exec(header);
+  const secret = match !== null && match[1]!.toLowerCase() === 'bearer' ? match[2]! : '';
+  if (!kTokenShape.test(secret)) {
     throw new FlagwireError('MALFORMED_TOKEN', `The Authorization header must be "Bearer ${kTokenPrefix}_<secret>".`);
   }
-  const token = store.getTokenByHash(hashSecret(match[1]!));
+  const token = store.getTokenByHash(hashSecret(secret));
   if (!token) throw new FlagwireError('UNKNOWN_TOKEN', 'This token does not exist; create one in the console.');
   return token;
 }

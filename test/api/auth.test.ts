@@ -25,6 +25,21 @@ t.test('401 for malformed and unknown tokens', async (t) => {
   t.equal(r.json.error, 'Invalid token');
 });
 
+t.test('the Bearer scheme is case-insensitive; the token is not', async (t) => {
+  for (const scheme of ['bearer', 'BEARER', 'bEaReR']) {
+    const r = await get('/api/v1/token', undefined, { authorization: `${scheme} ${world.secrets.read}` });
+    t.equal(r.status, 200, scheme);
+    t.equal(r.json.id, world.tokenIds.read, scheme);
+  }
+  const swapped = world.secrets.read.slice(0, 3) + [...world.secrets.read.slice(3)]
+    .map((c) => (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase())).join('');
+  const r = await get('/api/v1/token', undefined, { authorization: `bearer ${swapped}` });
+  t.equal(r.status, 401);
+  t.equal(r.json.error, 'Invalid token', 'the secret with its letters in the other case is another token');
+  const prefix = await get('/api/v1/token', undefined, { authorization: `Bearer FW_${world.secrets.read.slice(3)}` });
+  t.equal(prefix.json.error, 'Malformed bearer token', 'the fw_ prefix is part of the token: case-sensitive');
+});
+
 t.test('a token in the URL is never accepted', async (t) => {
   const r = await get(`/api/v1/token?token=${world.secrets.read}`);
   t.equal(r.status, 400);
