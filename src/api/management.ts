@@ -4,9 +4,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { errorEnvelope, FlagwireError } from '../errors.js';
-import { environmentNotPermitted, isEnvironmentAllowed, resolveEnvParam } from '../model/environments.js';
-import { FlagCreate, FlagPatch } from '../model/schemas.js';
-import { compileValidator } from '../model/validation.js';
+import { checkEnvParam, environmentNotPermitted, isEnvironmentAllowed, resolveEnvParam } from '../model/environments.js';
 import type { Flag, Token } from '../store/records.js';
 import type { StoreReader } from '../store/store.js';
 import { readBody, kMaxBodyBytes } from '../http/body.js';
@@ -21,7 +19,6 @@ import type { ActivityRecorder } from './activity.js';
 import { authorizeToken, identifyToken, requireWrite, type AuthContext } from './auth.js';
 import type { AuthFailures } from './auth-failures.js';
 import { representFlag, flatFlag, tokenDescription } from './representation.js';
-import { parseJsonObject, type BodyKind } from './request-body.js';
 
 export interface ManagementDeps {
   store: StoreReader & { resetReadTxn(): void };
@@ -50,8 +47,6 @@ interface ApiRequest {
 
 type Route = 'token' | 'flags' | 'flag';
 
-const kPatchValidator = compileValidator(FlagPatch, { quoteKeys: true });
-const kCreateValidator = compileValidator(FlagCreate, { quoteKeys: false });
 // Query parameters that would carry a secret in a URL: refused so the secret is never used from there.
 const kUrlTokenParams = ['token', 'access_token', 'api_key', 'apikey', 'authorization'];
 
@@ -157,7 +152,8 @@ export function registerManagementRoutes(app: TemplatedApp, deps: ManagementDeps
         return;
       }
       requireWrite(auth);
-      // 404 and env problems before reading a body for a flag that cannot be patched.
+      // 404 and 403 before reading a body for a flag that cannot be patched; a problem with `env`
+      // itself is a 400, reported by the writer with the body's problems (spec: PATCH rule 9).
       if (route === 'flag') patchTarget(request, auth, deps.store);
       if (Number(contentLength) > kMaxBodyBytes) throw tooLarge();
       const done = deps.inFlight.start();
@@ -257,25 +253,30 @@ function read(route: Route, request: ApiRequest, auth: AuthContext, deps: Manage
   return representFlag(flag, auth.project, checkEnv(auth, env, false));
 }
 
-function patchTarget(request: ApiRequest, auth: AuthContext, store: StoreReader): string | null {
+/**
+ * What a PATCH is refused for before its body is read: an unknown flag (404) or an environment the
+ * token may not change (403). The writer checks both again, in the transaction that writes.
+ */
+function patchTarget(request: ApiRequest, auth: AuthContext, store: StoreReader): void {
   projectFlag(store, auth, request.flagId!);
-  return checkEnv(auth, queryParam(request.query, 'env'), true);
+  const { env } = checkEnvParam(auth.project, queryParam(request.query, 'env'), true);
+  if (env !== null && !isEnvironmentAllowed(auth.token.environments, env)) throw environmentNotPermitted(auth.token.environments, env);
 }
 
+/**
+ * Hands the body, as received, to the writer: its flagCreate/flagPatch parse it and apply every rule,
+ * and report all problems together (with the `env` problem of a patch).
+ */
 async function write(route: Route, request: ApiRequest, auth: AuthContext, raw: Buffer, deps: ManagementDeps): Promise<{ status: number; value: unknown }> {
-  const kind: BodyKind = route === 'flag' ? 'patch' : 'create';
-  const body = parseJsonObject(raw, request.contentType, kind);
-  const validator = kind === 'patch' ? kPatchValidator : kCreateValidator;
-  const problems = validator.problems(body);
-  if (problems.length > 0) throw new FlagwireError('INVALID_REQUEST', problems.join('; '));
+  const received = { text: raw.toString('utf8'), contentType: request.contentType };
   const actor = { id: `token:${auth.token.id}`, name: auth.token.name, environments: auth.token.environments };
   if (route === 'flags') {
-    const flag = await deps.writer.call('flagCreate', { projectId: auth.project.id, body: body as FlagCreate, actor });
+    const flag = await deps.writer.call('flagCreate', { projectId: auth.project.id, received, actor });
     return { status: 201, value: representFlag(flag, auth.project, null) };
   }
   const env = queryParam(request.query, 'env');
   const result = await deps.writer.call('flagPatch', {
-    projectId: auth.project.id, flagId: request.flagId!, env, patch: body as FlagPatch, actor,
+    projectId: auth.project.id, flagId: request.flagId!, env, received, actor,
   });
   return { status: 200, value: { changed: result.changed, flag: flatFlag(result.flag, env) } };
 }

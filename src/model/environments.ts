@@ -8,32 +8,39 @@ export function validEnvironmentsText(project: Project): string {
     : `valid environments: ${project.environments.join(', ')}`;
 }
 
+/** `env` checked against a project: the environment to use (null: none), or the problem to report. */
+export type EnvParam = { env: string | null; problem: null } | { env: null; problem: string };
+
 /**
- * Checks `env` for a request on `project`: null is returned for a single-environment project (which
- * must not get `env`), the environment name for a multi-environment one. `required` says whether a
+ * Checks `env` for a request on `project`: a single-environment project must not get it, a
+ * multi-environment one must name one of its environments. `required` says whether a
  * multi-environment request must name one (PATCH) or may omit it (GET: environments form).
+ * The problem is returned, not thrown, so that PATCH reports it together with the body's.
  */
-export function resolveEnvParam(project: Project, env: string | null, required: boolean): string | null {
+export function checkEnvParam(project: Project, env: string | null, required: boolean): EnvParam {
   if (project.kind === 'single') {
-    if (env !== null) {
-      throw new FlagwireError(
-        'INVALID_REQUEST',
-        'This flag belongs to a single-environment project, which has no environments; drop the "env" query parameter.',
-      );
-    }
-    return null;
+    if (env === null) return { env: null, problem: null };
+    return {
+      env: null,
+      problem: 'This flag belongs to a single-environment project, which has no environments; drop the "env" query parameter.',
+    };
   }
   if (env === null) {
-    if (!required) return null;
-    throw new FlagwireError(
-      'INVALID_REQUEST',
-      `This flag belongs to a multi-environment project: add the "env" query parameter (${validEnvironmentsText(project)}).`,
-    );
+    if (!required) return { env: null, problem: null };
+    return {
+      env: null,
+      problem: `This flag belongs to a multi-environment project: add the "env" query parameter (${validEnvironmentsText(project)}).`,
+    };
   }
-  if (!project.environments.includes(env)) {
-    throw new FlagwireError('INVALID_REQUEST', `Unknown environment "${env}"; ${validEnvironmentsText(project)}.`);
-  }
-  return env;
+  if (!project.environments.includes(env)) return { env: null, problem: `Unknown environment "${env}"; ${validEnvironmentsText(project)}.` };
+  return { env, problem: null };
+}
+
+/** checkEnvParam, with its problem as the 400. */
+export function resolveEnvParam(project: Project, env: string | null, required: boolean): string | null {
+  const checked = checkEnvParam(project, env, required);
+  if (checked.problem !== null) throw new FlagwireError('INVALID_REQUEST', checked.problem);
+  return checked.env;
 }
 
 /** `allowed` is the token's environment list; [] means every environment. */

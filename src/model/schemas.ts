@@ -29,7 +29,7 @@ const Cohorts = Type.Array(
     'x-error': `must be an array of at most ${kLimits.cohorts} strings`,
   },
 );
-const AudienceId = Type.Union([Type.String({ minLength: 1 }), Type.Null()], {
+export const AudienceId = Type.Union([Type.String({ minLength: 1 }), Type.Null()], {
   'x-error': 'must be an audience id (string) or null',
 });
 

@@ -1,4 +1,5 @@
 // The demo data set `serve --demo` puts into an empty data dir.
+import type { FlagCreate } from '../model/schemas.js';
 import type { Flag, Project } from '../store/records.js';
 import type { StoreWriter } from '../store/store.js';
 import { flagCreate, kConsoleActor } from './flag-commands.js';
@@ -23,7 +24,7 @@ export function seedDemo(w: StoreWriter, _input: Record<string, never>, now: num
   const shop = projectCreate(w, { name: 'Web shop', orgId: org.id, kind: 'single' }, now);
   const platform = projectCreate(w, { name: 'Platform', orgId: org.id, kind: 'multi', environments: ['staging', 'production'] }, now);
   const beta = audienceCreate(w, { projectId: shop.id, name: 'Beta testers', rules: [{ attribute: 'plan', values: ['beta'] }] }, now);
-  const create = (projectId: string, body: Parameters<typeof flagCreate>[1]['body']) =>
+  const create = (projectId: string, body: FlagCreate) =>
     flagCreate(w, { projectId, body, actor: kConsoleActor }, now);
   const flags = [
     create(shop.id, { name: 'new-checkout', description: 'The redesigned checkout', enabled: true, trafficPercentage: 50, cohorts: ['alice', 'bob'] }),

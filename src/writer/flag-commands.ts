@@ -1,9 +1,12 @@
 // Commands that change flags: create and patch (Management API) and the console-only edits.
+import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { FlagwireError } from '../errors.js';
-import { environmentNotPermitted, isEnvironmentAllowed, resolveEnvParam, validEnvironmentsText } from '../model/environments.js';
+import { checkEnvParam, environmentNotPermitted, isEnvironmentAllowed, validEnvironmentsText } from '../model/environments.js';
 import { kDefaultEnvState } from '../model/flag-state.js';
 import { randomId } from '../model/ids.js';
-import { kFlatStateKeys, kLimits, type EnvironmentState, type FlagCreate, type FlagPatch } from '../model/schemas.js';
+import { AudienceId, FlagCreate, FlagPatch, kFlatStateKeys, kLimits, type EnvironmentState } from '../model/schemas.js';
+import { parseJsonObject, type ReceivedBody } from '../model/request-body.js';
+import { compileValidator } from '../model/validation.js';
 import type { EnvState, Flag, Project } from '../store/records.js';
 import type { StoreWriter } from '../store/store.js';
 import { cleanList, requireName } from './checks.js';
@@ -20,6 +23,13 @@ export interface Actor {
 
 export const kConsoleActor: Actor = { id: 'console', name: 'console', environments: [] };
 
+// Every rule of a create and a patch is applied here, on the writer, from the body's JSON syntax and
+// schema to the rules that need the project (which only the writer reads in the transaction that
+// writes): all problems are reported together, and no rule is checked on two threads.
+const kCreateValidator = compileValidator(FlagCreate, { quoteKeys: false });
+const kPatchValidator = compileValidator(FlagPatch, { quoteKeys: true });
+const kAudienceIdCheck = TypeCompiler.Compile(AudienceId);
+
 /**
  * The 404 of every flag route. It does not echo the id, so the body is byte-identical whether the id
  * exists in another project or nowhere: nothing tells a caller which ids exist elsewhere.
@@ -34,36 +44,30 @@ export function requireProjectFlag(w: StoreWriter, projectId: string, flagId: st
   return flag;
 }
 
-export interface FlagCreateInput {
-  projectId: string;
-  body: FlagCreate;
-  actor: Actor;
-}
+/**
+ * The body of a create or patch: from the API as received (`received`, parsed here), or as a value
+ * (`body`/`patch`: the console, the demo seed, tests). Either way it is not yet validated.
+ */
+type BodyInput<K extends string> = { [key in K]: unknown } | { received: ReceivedBody };
 
-/** POST /api/v1/flags after the body passed its schema: the checks that need the project, then the write. */
+/** A body parsed to a value (not yet checked against its schema), or why it is not a JSON object. */
+type Parsed = { ok: true; value: unknown } | { ok: false; problem: string };
+
+export type FlagCreateInput = { projectId: string; actor: Actor } & BodyInput<'body'>;
+
+/** POST /api/v1/flags: every body problem at once (schema and project), the environment limit, then the write. */
 export function flagCreate(w: StoreWriter, input: FlagCreateInput, now: number): Flag {
   const project = requireProject(w, input.projectId);
-  const { body, actor } = input;
-  const problems: string[] = [];
-  const flatKeys = kFlatStateKeys.filter((k) => body[k] !== undefined);
-  if (project.kind === 'multi' && flatKeys.length > 0) {
-    problems.push(
-      `this is a multi-environment project: move ${flatKeys.join(', ')} under "environments" (for example {"environments": {"${project.environments[0] ?? 'production'}": {"enabled": true}}})`,
-    );
-  }
-  if (project.kind === 'single' && body.environments !== undefined) {
-    problems.push('this is a single-environment project: drop "environments" and send enabled, trafficPercentage, cohorts and audienceId at the top level');
-  }
-  const envStates = project.kind === 'multi' ? body.environments ?? {} : {};
-  for (const env of Object.keys(envStates)) {
-    if (!project.environments.includes(env)) problems.push(`environments.${env} is not an environment of this project (${validEnvironmentsText(project)})`);
-  }
-  const audienceIds = project.kind === 'single' ? [body.audienceId] : Object.values(envStates).map((s) => s.audienceId);
-  for (const id of new Set(audienceIds)) if (typeof id === 'string') problems.push(...audienceProblem(w, project, id));
-  const name = body.name.trim();
-  if (w.listFlags(project.id).some((f) => f.name === name)) problems.push(`a flag named "${name}" already exists in this project`);
-  if (problems.length > 0) throw new FlagwireError('INVALID_REQUEST', problems.join('; '));
+  const { actor } = input;
+  const parsed: Parsed = 'received' in input ? parseJsonObject(input.received, 'create') : { ok: true, value: input.body };
+  // A body that is not a JSON object cannot be checked further (and a create has no query parameter).
+  if (!parsed.ok) throw new FlagwireError('INVALID_REQUEST', parsed.problem);
+  const body = kCreateValidator.check(parsed.value) ? parsed.value : null;
+  const problems = body === null ? kCreateValidator.problems(parsed.value) : [];
+  problems.push(...createProjectProblems(w, project, parsed.value));
+  if (body === null || problems.length > 0) throw new FlagwireError('INVALID_REQUEST', problems.join('; '));
 
+  const envStates = project.kind === 'multi' ? body.environments ?? {} : {};
   const denied = Object.keys(envStates).filter((env) => !isEnvironmentAllowed(actor.environments, env));
   if (denied.length > 0) {
     throw new FlagwireError(
@@ -75,7 +79,7 @@ export function flagCreate(w: StoreWriter, input: FlagCreateInput, now: number):
   const base = {
     id: `flg_${randomId(16)}`,
     projectId: project.id,
-    name,
+    name: body.name.trim(),
     description: body.description ?? '',
     tags: cleanList(body.tags ?? []),
     createdAt: now,
@@ -101,30 +105,70 @@ export function flagCreate(w: StoreWriter, input: FlagCreateInput, now: number):
   return flag;
 }
 
-export interface FlagPatchInput {
+/**
+ * The create rules that need the project: flat state against environments, unknown environments,
+ * audiences of another project or none, a taken name. They read the body as sent, which may also have
+ * failed its schema, so that every problem is in the one 400 (spec: all body problems together);
+ * a value of the wrong type is left to the schema's problem.
+ */
+function createProjectProblems(w: StoreWriter, project: Project, raw: unknown): string[] {
+  const body = asRecord(raw) ?? {};
+  const environments = asRecord(body.environments);
+  const problems: string[] = [];
+  const flatKeys = kFlatStateKeys.filter((k) => body[k] !== undefined);
+  if (project.kind === 'multi' && flatKeys.length > 0) {
+    problems.push(
+      `this is a multi-environment project: move ${flatKeys.join(', ')} under "environments" (for example {"environments": {"${project.environments[0] ?? 'production'}": {"enabled": true}}})`,
+    );
+  }
+  if (project.kind === 'single' && body.environments !== undefined) {
+    problems.push('this is a single-environment project: drop "environments" and send enabled, trafficPercentage, cohorts and audienceId at the top level');
+  }
+  if (project.kind === 'multi' && environments !== null) {
+    for (const env of Object.keys(environments)) {
+      if (!project.environments.includes(env)) problems.push(`environments.${env} is not an environment of this project (${validEnvironmentsText(project)})`);
+    }
+  }
+  const audienceIds = [body.audienceId, ...Object.values(environments ?? {}).map((state) => asRecord(state)?.audienceId)];
+  for (const id of new Set(audienceIds)) if (isAudienceId(id)) problems.push(...audienceProblem(w, project, id));
+  const name = typeof body.name === 'string' ? body.name.trim() : '';
+  if (name !== '' && w.listFlags(project.id).some((f) => f.name === name)) problems.push(`a flag named "${name}" already exists in this project`);
+  return problems;
+}
+
+export type FlagPatchInput = {
   projectId: string;
   flagId: string;
+  /** The `env` query parameter as sent. */
   env: string | null;
-  patch: FlagPatch;
   actor: Actor;
-}
+} & BodyInput<'patch'>;
 
 export interface FlagPatchResult {
   changed: boolean;
   flag: Flag;
 }
 
-/** PATCH /api/v1/flags/{id} after the body passed its schema. A no-op writes nothing. */
+/**
+ * PATCH /api/v1/flags/{id}. An unknown flag (404) and a disallowed environment (403) come first; then
+ * the problems of the query, the body and its audience are reported together (spec rule 9). A no-op
+ * writes nothing.
+ */
 export function flagPatch(w: StoreWriter, input: FlagPatchInput, now: number): FlagPatchResult {
   const flag = requireProjectFlag(w, input.projectId, input.flagId);
   const project = requireProject(w, input.projectId);
-  const env = resolveEnvParam(project, input.env, true);
+  const { env, problem } = checkEnvParam(project, input.env, true);
   if (env !== null && !isEnvironmentAllowed(input.actor.environments, env)) throw environmentNotPermitted(input.actor.environments, env);
-  if (typeof input.patch.audienceId === 'string') {
-    const problems = audienceProblem(w, project, input.patch.audienceId);
-    if (problems.length > 0) throw new FlagwireError('INVALID_REQUEST', problems[0]!);
-  }
-  const outcome = applyFlagPatch(flag, env, input.patch, now);
+  const problems = problem === null ? [] : [problem];
+  const parsed: Parsed = 'received' in input ? parseJsonObject(input.received, 'patch') : { ok: true, value: input.patch };
+  // A body that is not a JSON object cannot be checked further: its problem joins the query's.
+  if (!parsed.ok) throw new FlagwireError('INVALID_REQUEST', [...problems, parsed.problem].join('; '));
+  const patch = kPatchValidator.check(parsed.value) ? parsed.value : null;
+  if (patch === null) problems.push(...kPatchValidator.problems(parsed.value));
+  const audienceId = asRecord(parsed.value)?.audienceId;
+  if (isAudienceId(audienceId)) problems.push(...audienceProblem(w, project, audienceId));
+  if (patch === null || problems.length > 0) throw new FlagwireError('INVALID_REQUEST', problems.join('; '));
+  const outcome = applyFlagPatch(flag, env, patch, now);
   if (outcome.changed) {
     w.putFlag(outcome.flag);
     audit(w, input.actor, outcome.flag, 'flag.patch', env, outcome.changes, now);
@@ -135,6 +179,15 @@ export function flagPatch(w: StoreWriter, input: FlagPatchInput, now: number): F
 function audienceProblem(w: StoreWriter, project: Project, audienceId: string): string[] {
   const audience = w.getAudience(audienceId);
   return audience && audience.projectId === project.id ? [] : [`Audience "${audienceId}" does not exist on this project.`];
+}
+
+/** An audience id the schema accepts (a null detaches, and a wrong type is the schema's problem). */
+function isAudienceId(value: unknown): value is string {
+  return typeof value === 'string' && kAudienceIdCheck.Check(value);
+}
+
+function asRecord(value: unknown): Record<string, unknown> | null {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? value as Record<string, unknown> : null;
 }
 
 function toEnvState(state: EnvironmentState): EnvState {

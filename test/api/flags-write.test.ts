@@ -96,6 +96,50 @@ t.test('create: an audience that is not the project\'s is a 400', async (t) => {
   t.equal(nested.detail, 'Audience "aud_nope" does not exist on this project.');
 });
 
+t.test('create: schema problems and the project\'s problems are reported together', async (t) => {
+  const flat = await refused(t, 400, () => post(world.secrets.multiWrite, { name: 'x', enabled: 'yes', trafficPercentage: 10 }));
+  t.equal(flat.error, 'Invalid request');
+  t.equal(flat.detail, [
+    'enabled must be true or false',
+    'this is a multi-environment project: move enabled, trafficPercentage under "environments" (for example {"environments": {"staging": {"enabled": true}}})',
+  ].join('; '));
+  const audience = await refused(t, 400, () => post(world.secrets.write, { trafficPercentage: 500, audienceId: 'aud_nope' }));
+  t.equal(audience.detail, [
+    'name is required',
+    'trafficPercentage must be a whole number between 0 and 100',
+    'Audience "aud_nope" does not exist on this project.',
+  ].join('; '));
+  const unknownEnv = await refused(t, 400, () => post(world.secrets.multiWrite, { name: 'x', environments: { prod: { trafficPercentage: 500 } } }));
+  t.equal(unknownEnv.detail, [
+    'environments.prod.trafficPercentage must be a whole number between 0 and 100',
+    'environments.prod is not an environment of this project (valid environments: staging, production)',
+  ].join('; '));
+  const everything = await refused(t, 400, () => post(world.secrets.multiWrite, {
+    name: 'search', colour: 1, cohorts: ['a'],
+    environments: { staging: { enabled: 'on', audienceId: 'aud_nope' }, qa: {} },
+  }));
+  t.equal(everything.detail, [
+    'unknown field "colour"',
+    'environments.staging.enabled must be true or false',
+    'this is a multi-environment project: move cohorts under "environments" (for example {"environments": {"staging": {"enabled": true}}})',
+    'environments.qa is not an environment of this project (valid environments: staging, production)',
+    'Audience "aud_nope" does not exist on this project.',
+    'a flag named "search" already exists in this project',
+  ].join('; '));
+  const single = await refused(t, 400, () => post(world.secrets.write, { name: 'x', environments: { prod: { enabled: 1 } } }));
+  t.equal(single.detail, [
+    'environments.prod.enabled must be true or false',
+    'this is a single-environment project: drop "environments" and send enabled, trafficPercentage, cohorts and audienceId at the top level',
+  ].join('; '));
+});
+
+t.test('create: a body problem is a 400 even for an environment the token may not change; a valid one is the 403', async (t) => {
+  const bad = await refused(t, 400, () => post(world.secrets.stagingWrite, { name: 'x', environments: { production: { trafficPercentage: 500 } } }));
+  t.equal(bad.detail, 'environments.production.trafficPercentage must be a whole number between 0 and 100');
+  const denied = await refused(t, 403, () => post(world.secrets.stagingWrite, { name: 'x', environments: { production: { trafficPercentage: 50 } } }));
+  t.equal(denied.error, 'Forbidden');
+});
+
 t.test('create: a duplicate name in the project is refused', async (t) => {
   const json = await refused(t, 400, () => post(world.secrets.write, { name: 'checkout' }));
   t.match(json.detail, /already exists/);
@@ -142,6 +186,44 @@ t.test('patch rules 2, 3, 8, 9: null, unknown keys, empty bodies, all problems j
   }
   const many = await refused(t, 400, () => patch(world.secrets.write, id, { trafficPercentage: 150, cohorts: null, colour: 'x' }));
   t.equal(many.detail, 'unknown field "colour"; "trafficPercentage" must be a whole number between 0 and 100; "cohorts" cannot be null');
+});
+
+t.test('patch rule 9: query, schema and audience problems in one detail', async (t) => {
+  const body = await refused(t, 400, () => patch(world.secrets.write, world.ids.flag, { audienceId: 'aud_nope', trafficPercentage: 500 }));
+  t.equal(body.error, 'Invalid request');
+  t.equal(body.detail, '"trafficPercentage" must be a whole number between 0 and 100; Audience "aud_nope" does not exist on this project.');
+  const group = world.ids.groupFlag;
+  const missing = await refused(t, 400, () => patch(world.secrets.multiWrite, group, { trafficPercentage: 500, audienceId: 'aud_nope', colour: 1 }));
+  t.equal(missing.detail, [
+    'This flag belongs to a multi-environment project: add the "env" query parameter (valid environments: staging, production).',
+    'unknown field "colour"',
+    '"trafficPercentage" must be a whole number between 0 and 100',
+    'Audience "aud_nope" does not exist on this project.',
+  ].join('; '));
+  const unknown = await refused(t, 400, () => patch(world.secrets.multiWrite, group, { enabled: 'yes' }, '?env=qa'));
+  t.equal(unknown.detail, 'Unknown environment "qa"; valid environments: staging, production.; "enabled" must be true or false');
+  const single = await refused(t, 400, () => patch(world.secrets.write, world.ids.flag, { cohorts: null }, '?env=staging'));
+  t.equal(single.detail, 'This flag belongs to a single-environment project, which has no environments; drop the "env" query parameter.; "cohorts" cannot be null');
+  const notJson = await refused(t, 400, () => call(server.baseUrl, 'PATCH', `/api/v1/flags/${group}`, { token: world.secrets.multiWrite, raw: '{"enabled":' }));
+  t.match(notJson.detail, /^This flag belongs to a multi-environment project: add the "env" query parameter .*; The request body is not valid JSON/);
+  for (const raw of ['', '{}']) {
+    const empty = await refused(t, 400, () => call(server.baseUrl, 'PATCH', `/api/v1/flags/${group}`, { token: world.secrets.multiWrite, raw }));
+    t.match(empty.detail, /add the "env" query parameter/);
+    t.match(empty.detail, /no fields to update/i);
+    for (const key of ['enabled', 'trafficPercentage', 'cohorts', 'audienceId']) t.match(empty.detail, `"${key}"`);
+  }
+});
+
+t.test('patch: 404 and 403 keep precedence over 400 problems', async (t) => {
+  const bad = { trafficPercentage: 500, colour: 1 };
+  const known404 = (await call(server.baseUrl, 'GET', '/api/v1/flags/flg_doesNotExist01', { token: world.secrets.read })).json;
+  // An id that exists nowhere, another project's single flag, another project's group flag.
+  for (const [id, query] of [['flg_doesNotExist01', '?env=qa'], [world.ids.flagB, ''], [world.ids.groupFlag, '?env=qa']] as const) {
+    const r = await refused(t, 404, () => call(server.baseUrl, 'PATCH', `/api/v1/flags/${id}${query}`, { token: world.secrets.write, body: bad }));
+    t.same(r, known404, `${id}${query}: the 404 of an unknown flag`);
+  }
+  const denied = await refused(t, 403, () => patch(world.secrets.stagingWrite, world.ids.groupFlag, bad, '?env=production'));
+  t.equal(denied.error, 'Environment not permitted');
 });
 
 t.test('patch rules 5 and 10: audienceId attaches, null detaches, unknown is 400', async (t) => {

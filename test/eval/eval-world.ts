@@ -3,6 +3,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { FlagCreate } from '../../src/model/schemas.js';
 import { Store } from '../../src/store/store.js';
 import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../../src/writer/commands.js';
 import { kConsoleActor } from '../../src/writer/flag-commands.js';
@@ -49,7 +50,7 @@ export function buildEvalWorld(dataDir: string = tempDir()): EvalWorld {
   const audience = run('audienceCreate', { projectId: single, name: 'Beta NL', rules }).id;
   const multiAudience = run('audienceCreate', { projectId: multi, name: 'Beta', rules: [{ attribute: 'plan', values: ['beta'] }] }).id;
   const freeAudience = run('audienceCreate', { projectId: freeProject, name: 'Beta', rules: [{ attribute: 'plan', values: ['beta'] }] }).id;
-  const create = (projectId: string, body: CommandInput<'flagCreate'>['body']) =>
+  const create = (projectId: string, body: FlagCreate) =>
     run('flagCreate', { projectId, body, actor: kConsoleActor }).id;
   const on = create(single, { name: 'on', enabled: true, trafficPercentage: 100 });
   const off = create(single, { name: 'off', enabled: false, trafficPercentage: 100, cohorts: ['alice'] });

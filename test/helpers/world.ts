@@ -1,5 +1,6 @@
 // A data set for black-box tests: organisations, projects, flags, audiences and tokens of every kind,
 // written straight into the data dir with the writer's own command functions.
+import type { FlagCreate } from '../../src/model/schemas.js';
 import { Store } from '../../src/store/store.js';
 import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../../src/writer/commands.js';
 import { kConsoleActor } from '../../src/writer/flag-commands.js';
@@ -50,7 +51,7 @@ export function buildWorld(dataDir: string): World {
   const audience = run('audienceCreate', { projectId: single, name: 'Beta', rules }).id;
   const multiAudience = run('audienceCreate', { projectId: multi, name: 'Beta', rules }).id;
   const audienceB = run('audienceCreate', { projectId: singleB, name: 'Beta', rules }).id;
-  const create = (projectId: string, body: CommandInput<'flagCreate'>['body']) =>
+  const create = (projectId: string, body: FlagCreate) =>
     run('flagCreate', { projectId, body, actor: kConsoleActor });
   const flag = create(single, { name: 'checkout', enabled: true, trafficPercentage: 50, cohorts: ['alice'] }).id;
   const flag2 = create(single, { name: 'banner' }).id;

@@ -1,0 +1,42 @@
+// JSON request bodies of POST and PATCH: content type, empty body and syntax, each with a fix in the detail.
+export type BodyKind = 'create' | 'patch';
+
+/**
+ * A request body as the main thread received it. The writer's create and patch commands parse it, so
+ * that a body that is not a JSON object is reported with the request's other problems, and so that no
+ * parsed value (which may nest arbitrarily deep) has to cross to the writer thread by structured clone.
+ */
+export interface ReceivedBody {
+  text: string;
+  contentType: string;
+}
+
+/** The body as a JSON object (at least one key for a patch), or the problem that says what to send instead. */
+export type ParsedBody = { ok: true; value: Record<string, unknown> } | { ok: false; problem: string };
+
+const kNoFields = 'No fields to update: send a JSON object with at least one of "enabled", "trafficPercentage", "cohorts", "audienceId".';
+const kEmptyBody = 'The request body is empty: send a JSON object with Content-Type: application/json.';
+
+export function parseJsonObject(body: ReceivedBody, kind: BodyKind): ParsedBody {
+  const { text, contentType } = body;
+  if (text.trim() === '') return { ok: false, problem: kind === 'patch' ? kNoFields : kEmptyBody };
+  const mediaType = contentType.split(';')[0]!.trim().toLowerCase();
+  if (mediaType !== 'application/json') {
+    return {
+      ok: false,
+      problem: `Content-Type must be application/json${mediaType === '' ? ' (none was sent)' : `, not ${mediaType}`}; send the body as JSON with that header.`,
+    };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    return { ok: false, problem: `The request body is not valid JSON (${(err as Error).message}); send a JSON object.` };
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    const got = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+    return { ok: false, problem: `The request body must be a JSON object, not ${got}.` };
+  }
+  if (kind === 'patch' && Object.keys(value).length === 0) return { ok: false, problem: kNoFields };
+  return { ok: true, value: value as Record<string, unknown> };
+}
