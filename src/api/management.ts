@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { errorEnvelope, FlagwireError } from '../errors.js';
-import { checkEnvParam, environmentNotPermitted, isEnvironmentAllowed, resolveEnvParam } from '../model/environments.js';
+import { checkEnvParam, environmentNotPermitted, isEnvironmentAllowed, resolveEnvParam, type EnvRoute } from '../model/environments.js';
 import type { Flag, Token } from '../store/records.js';
 import type { StoreReader } from '../store/store.js';
 import { readBody, kMaxBodyBytes } from '../http/body.js';
@@ -223,9 +223,9 @@ function queryParam(query: URLSearchParams, name: string): string | null {
   return query.get(name);
 }
 
-/** Checks `env` against the project and the token; returns the environment to read or write. */
-function checkEnv(auth: AuthContext, env: string | null, required: boolean): string | null {
-  const resolved = resolveEnvParam(auth.project, env, required);
+/** Checks `env` of a read against the project and the token; returns the environment to read. */
+function checkEnv(auth: AuthContext, env: string | null, route: EnvRoute): string | null {
+  const resolved = resolveEnvParam(auth.project, env, false, route);
   if (resolved !== null && !isEnvironmentAllowed(auth.token.environments, resolved)) {
     throw environmentNotPermitted(auth.token.environments, resolved);
   }
@@ -244,13 +244,13 @@ function read(route: Route, request: ApiRequest, auth: AuthContext, deps: Manage
   const env = queryParam(request.query, 'env');
   if (route === 'flags') {
     // An environment-restricted token still lists every flag; naming an environment is checked.
-    const resolved = checkEnv(auth, env, false);
+    const resolved = checkEnv(auth, env, 'list');
     const name = queryParam(request.query, 'name');
     const flags = store.listFlags(auth.project.id).filter((f) => name === null || f.name === name);
     return { flags: flags.map((f) => representFlag(f, auth.project, resolved)) };
   }
   const flag = projectFlag(store, auth, request.flagId!);
-  return representFlag(flag, auth.project, checkEnv(auth, env, false));
+  return representFlag(flag, auth.project, checkEnv(auth, env, 'flag'));
 }
 
 /**
@@ -259,7 +259,7 @@ function read(route: Route, request: ApiRequest, auth: AuthContext, deps: Manage
  */
 function patchTarget(request: ApiRequest, auth: AuthContext, store: StoreReader): void {
   projectFlag(store, auth, request.flagId!);
-  const { env } = checkEnvParam(auth.project, queryParam(request.query, 'env'), true);
+  const { env } = checkEnvParam(auth.project, queryParam(request.query, 'env'), true, 'flag');
   if (env !== null && !isEnvironmentAllowed(auth.token.environments, env)) throw environmentNotPermitted(auth.token.environments, env);
 }
 

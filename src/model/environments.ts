@@ -8,8 +8,16 @@ export function validEnvironmentsText(project: Project): string {
     : `valid environments: ${project.environments.join(', ')}`;
 }
 
+/** The route `env` came with: a single flag's (GET or PATCH /api/v1/flags/{id}) or the list's. */
+export type EnvRoute = 'flag' | 'list';
+
 /** `env` checked against a project: the environment to use (null: none), or the problem to report. */
 export type EnvParam = { env: string | null; problem: null } | { env: null; problem: string };
+
+const kDropEnv: Record<EnvRoute, string> = {
+  flag: 'This flag belongs to a single-environment project, which has no environments; drop the "env" query parameter.',
+  list: 'This project is a single-environment project, which has no environments; drop the "env" query parameter.',
+};
 
 /**
  * Checks `env` for a request on `project`: a single-environment project must not get it, a
@@ -17,14 +25,8 @@ export type EnvParam = { env: string | null; problem: null } | { env: null; prob
  * multi-environment request must name one (PATCH) or may omit it (GET: environments form).
  * The problem is returned, not thrown, so that PATCH reports it together with the body's.
  */
-export function checkEnvParam(project: Project, env: string | null, required: boolean): EnvParam {
-  if (project.kind === 'single') {
-    if (env === null) return { env: null, problem: null };
-    return {
-      env: null,
-      problem: 'This flag belongs to a single-environment project, which has no environments; drop the "env" query parameter.',
-    };
-  }
+export function checkEnvParam(project: Project, env: string | null, required: boolean, route: EnvRoute): EnvParam {
+  if (project.kind === 'single') return env === null ? { env: null, problem: null } : { env: null, problem: kDropEnv[route] };
   if (env === null) {
     if (!required) return { env: null, problem: null };
     return {
@@ -37,8 +39,8 @@ export function checkEnvParam(project: Project, env: string | null, required: bo
 }
 
 /** checkEnvParam, with its problem as the 400. */
-export function resolveEnvParam(project: Project, env: string | null, required: boolean): string | null {
-  const checked = checkEnvParam(project, env, required);
+export function resolveEnvParam(project: Project, env: string | null, required: boolean, route: EnvRoute): string | null {
+  const checked = checkEnvParam(project, env, required, route);
   if (checked.problem !== null) throw new FlagwireError('INVALID_REQUEST', checked.problem);
   return checked.env;
 }

@@ -157,7 +157,7 @@ export interface FlagPatchResult {
 export function flagPatch(w: StoreWriter, input: FlagPatchInput, now: number): FlagPatchResult {
   const flag = requireProjectFlag(w, input.projectId, input.flagId);
   const project = requireProject(w, input.projectId);
-  const { env, problem } = checkEnvParam(project, input.env, true);
+  const { env, problem } = checkEnvParam(project, input.env, true, 'flag');
   if (env !== null && !isEnvironmentAllowed(input.actor.environments, env)) throw environmentNotPermitted(input.actor.environments, env);
   const problems = problem === null ? [] : [problem];
   const parsed: Parsed = 'received' in input ? parseJsonObject(input.received, 'patch') : { ok: true, value: input.patch };
