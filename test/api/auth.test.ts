@@ -100,8 +100,14 @@ t.test('402 on every call while the organisation is not eligible, reads included
     t.equal(r.json.error, 'Plan does not include the Management API');
     t.equal(r.json.docs, `${server.baseUrl}/docs#plan-required`);
   }
+  const before = world.snapshot();
   const write = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${world.ids.flagFree}`, { token: world.secrets.free, body: { enabled: true } });
   t.equal(write.status, 402);
+  const create = await call(server.baseUrl, 'POST', '/api/v1/flags', { token: world.secrets.free, body: { name: 'paid-only' } });
+  t.equal(create.status, 402, 'POST');
+  t.equal(create.json.error, 'Plan does not include the Management API');
+  t.equal(create.json.docs, `${server.baseUrl}/docs#plan-required`);
+  t.equal(world.snapshot(), before, 'nothing changed');
 });
 
 t.test('lapsed standing and an ended trial refuse; back in good standing the same token works', async (t) => {
