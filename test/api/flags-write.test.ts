@@ -273,6 +273,28 @@ t.test('patch on a group flag: cohorts [] removes the override and shows the inh
   t.same(full.json.environments.production.cohorts, ['wide-1', 'wide-2']);
 });
 
+t.test('patch on a group flag: the audit entry names the environment; other environments are unchanged', async (t) => {
+  const id = world.ids.groupFlag;
+  const read = async () => (await call(server.baseUrl, 'GET', `/api/v1/flags/${id}`, { token: world.secrets.multiRead })).json;
+  const withoutTime = ({ updatedAt: _, ...state }: { updatedAt: number }) => state;
+  const before = await read();
+  t.equal(before.environments.staging.audienceId, null);
+  const r = await patch(world.secrets.multiWrite, id, { audienceId: world.ids.multiAudience }, '?env=staging');
+  t.equal(r.json.changed, true);
+  const after = await read();
+  t.equal(after.environments.staging.audienceId, world.ids.multiAudience);
+  t.same(withoutTime(after.environments.staging), { ...withoutTime(before.environments.staging), audienceId: world.ids.multiAudience }, 'only audienceId changed in staging');
+  t.same(withoutTime(after.environments.production), withoutTime(before.environments.production), 'production unchanged');
+  const [entry] = audit(world.ids.multi);
+  t.strictSame(
+    { actor: entry!.actor, actorName: entry!.actorName, action: entry!.action, flagId: entry!.flagId, env: entry!.env, changes: entry!.changes },
+    {
+      actor: `token:${world.tokenIds.multiWrite}`, actorName: 'platform-write', action: 'flag.patch', flagId: id, env: 'staging',
+      changes: { audienceId: { before: null, after: world.ids.multiAudience } },
+    },
+  );
+});
+
 t.test('a token of project A can neither read nor change project B\'s flags', async (t) => {
   const before = world.snapshot();
   for (const [method, body] of [['GET', undefined], ['PATCH', { enabled: false }]] as const) {
