@@ -14,7 +14,7 @@ import { RateLimiter } from '../http/rate-limit.js';
 import { Mailer } from '../mail/mailer.js';
 import { createApp } from './app.js';
 import { listenExclusive } from './listen.js';
-import { registerTestHooks } from './test-hooks.js';
+import { Faults, registerTestHooks, withFaults } from './test-hooks.js';
 import { InFlight } from '../http/in-flight.js';
 import { createLogger } from './logger.js';
 import { Metrics } from '../metrics/metrics.js';
@@ -60,9 +60,11 @@ export async function startServer(config: Readonly<Config>, options: StartOption
   activity.start();
   // Readiness, metrics, change stream (src/server/features.ts).
   const features = createFeatures({ store, writer, evaluation, metrics, log });
+  const faults = process.env.FLAGWIRE_TEST_HOOKS === '1' ? new Faults() : null;
+  // The Management API's reads go through a memo renewed per request (src/store/memo-reader.ts).
+  const reader = new MemoReader(store);
   const deps = {
-    // The Management API's reads go through a memo renewed per request (src/store/memo-reader.ts).
-    store: new MemoReader(store), writer, clock, config, log, inFlight, evaluation, activity,
+    store: faults === null ? reader : withFaults(reader, faults), writer, clock, config, log, inFlight, evaluation, activity,
     rateLimiter: new RateLimiter({ limit: config.rateLimit }),
     authFailures: new AuthFailures(config.authFailLimit),
     metrics,
@@ -71,7 +73,7 @@ export async function startServer(config: Readonly<Config>, options: StartOption
   const mailer = config.smtpUrl === null ? null : new Mailer(config.smtpUrl, store, writer, clock, log);
   mailer?.start();
   const app = createApp(deps);
-  if (process.env.FLAGWIRE_TEST_HOOKS === '1') registerTestHooks(app, { clock, activity, routes: () => registeredRoutes(app) });
+  if (faults !== null) registerTestHooks(app, { clock, activity, faults, routes: () => registeredRoutes(app) });
 
   // A port that cannot be bound is a ConfigError: the console prints one line naming the setting, exit 2.
   const listenSocket = await listenExclusive(app, config.host, config.port).catch(async (err: unknown) => {

@@ -1,14 +1,44 @@
 // Routes for black-box tests only, registered when FLAGWIRE_TEST_HOOKS=1 (never in production):
-// move the clock forward instead of sleeping through a 60 s window or 24 hours, and flush token
-// activity now instead of waiting for the next interval.
+// move the clock forward instead of sleeping through a 60 s window or 24 hours, flush token
+// activity now instead of waiting for the next interval, and make the Management API meet an
+// unexpected error (nothing a client can send does: the 500 path is otherwise untestable).
 import type { TemplatedApp } from 'uWebSockets.js';
 import type { ActivityRecorder } from '../api/activity.js';
 import type { Clock } from '../clock.js';
 import { sendJson, trackAbort } from '../http/http.js';
 import type { RegisteredRoute } from './route-recorder.js';
 
+/** Armed by `POST /__test/fault?count=N`: the next N reads through `withFaults` throw a plain Error. */
+export class Faults {
+  private armed = 0;
+
+  arm(count: number): void {
+    this.armed = count;
+  }
+
+  trip(): void {
+    if (this.armed === 0) return;
+    this.armed--;
+    throw new Error('fault injected by POST /__test/fault');
+  }
+}
+
+/** `reader` with every method call first passing `faults.trip()`. */
+export function withFaults<T extends object>(reader: T, faults: Faults): T {
+  return new Proxy(reader, {
+    get(target, key) {
+      const value: unknown = Reflect.get(target, key, target);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        faults.trip();
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+}
+
 export function registerTestHooks(
-  app: TemplatedApp, deps: { clock: Clock; activity: ActivityRecorder; routes?: () => readonly RegisteredRoute[] },
+  app: TemplatedApp, deps: { clock: Clock; activity: ActivityRecorder; faults: Faults; routes?: () => readonly RegisteredRoute[] },
 ): void {
   // Every (method, pattern) registered on the app: the OpenAPI test checks each is documented.
   app.get('/__test/routes', (res) => sendJson(res, 200, deps.routes?.() ?? []));
@@ -16,6 +46,11 @@ export function registerTestHooks(
     const seconds = Number(new URLSearchParams(req.getQuery() ?? '').get('advance'));
     if (Number.isInteger(seconds)) deps.clock.advance(seconds);
     sendJson(res, 200, { now: deps.clock.now() });
+  });
+  app.post('/__test/fault', (res, req) => {
+    const count = Number(new URLSearchParams(req.getQuery() ?? '').get('count') ?? '1');
+    if (Number.isInteger(count) && count >= 0) deps.faults.arm(count);
+    sendJson(res, 200, { armed: count });
   });
   app.post('/__test/flush', (res) => {
     trackAbort(res);
