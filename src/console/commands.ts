@@ -315,18 +315,22 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
   command({
     name: 'audit',
     usage: `audit PROJECT_ID [--limit N] [--before SEQ]`,
-    summary: `a project's audit log, newest first (default ${kDefaultAuditLimit}, at most ${kMaxAuditLimit}; --before pages back) -> {entries}`,
+    summary: `a project's audit log, newest first (default ${kDefaultAuditLimit}, at most ${kMaxAuditLimit}; --before pages back) -> {entries, nextBefore}`,
     positionals: ['PROJECT_ID'],
     options: { limit: str(), before: str() },
     run(args, ctx) {
       const limit = args.integer('limit', 1, kMaxAuditLimit) ?? kDefaultAuditLimit;
       const before = args.integer('before', 1, Number.MAX_SAFE_INTEGER) ?? null;
-      return ctx.read((r) => {
+      return ctx.read((r): out.AuditPageView => {
         const project = requireProject(r, args.positional('PROJECT_ID'));
-        return { entries: r.listAudit(project.id, { limit, before }) };
+        // One entry more than asked says whether an older page exists, so a full page is never taken
+        // for the whole log.
+        const found = r.listAudit(project.id, { limit: limit + 1, before });
+        const entries = found.slice(0, limit);
+        return { entries, nextBefore: found.length > limit ? entries[entries.length - 1]!.seq : null };
       });
     },
-    human: (result: { entries: Parameters<typeof out.renderAudit>[0] }) => out.renderAudit(result.entries),
+    human: out.renderAuditPage,
   }),
   command({
     name: 'mail list',

@@ -187,7 +187,18 @@ export function renderActivity(activity: ActivityView): string {
 
 // ---- audit and mail ----------------------------------------------------------------------------
 
-export function renderAudit(entries: readonly AuditEntry[]): string {
+/** The `audit` result: a page of entries, newest first, and the --before value of the next (older) page, null at the end. */
+export interface AuditPageView {
+  entries: AuditEntry[];
+  nextBefore: number | null;
+}
+
+export function renderAuditPage(page: AuditPageView): string {
+  const table = renderAudit(page.entries);
+  return page.nextBefore === null ? table : `${table}\nOlder entries: add --before ${page.nextBefore}`;
+}
+
+function renderAudit(entries: readonly AuditEntry[]): string {
   if (entries.length === 0) return 'No audit entries.';
   return renderTable(
     ['SEQ', 'AT', 'ACTOR', 'ACTION', 'FLAG', 'ENV', 'CHANGES'],

@@ -184,17 +184,38 @@ t.test('audit: newest first, --limit, --before, field changes', async (t) => {
   });
   const limited = await ok(t, dir, ['audit', ids.single!, '--limit', '2']);
   t.strictSame(limited.entries, entries.slice(0, 2));
+  t.equal(limited.nextBefore, entries[1].seq, 'nextBefore: the --before of the next page');
   const page = await ok(t, dir, ['audit', ids.single!, '--limit', '3', '--before', String(entries[1].seq)]);
   t.strictSame(page.entries, entries.slice(2, 5), '--before pages back');
+  t.equal(page.nextBefore, entries[4].seq);
+  const last = await ok(t, dir, ['audit', ids.single!, '--limit', '3', '--before', String(page.nextBefore)]);
+  t.strictSame(last, { entries: entries.slice(5), nextBefore: null }, 'the last page says the log is exhausted');
+  t.equal((await ok(t, dir, ['audit', ids.single!])).nextBefore, null, `the whole log (${entries.length} entries) fits the default page`);
+  t.equal((await ok(t, dir, ['audit', ids.single!, '--limit', String(entries.length)])).nextBefore, null, 'a page that ends exactly at the oldest entry');
   const multi = await ok(t, dir, ['audit', ids.multi!]);
   t.strictSame(multi.entries.map((e: { action: string }) => e.action), ['flag.cohorts', 'flag.cohorts', 'flag.create']);
   t.strictSame(multi.entries[0].changes, { cohorts: { before: ['alice', 'bob'], after: [] } });
-  t.strictSame(await ok(t, dir, ['audit', ids.personal!]), { entries: [] }, 'an empty log is {entries: []}');
+  t.strictSame(await ok(t, dir, ['audit', ids.personal!]), { entries: [], nextBefore: null }, 'an empty log is {entries: [], nextBefore: null}');
   await expectRefused(t, dir, ['audit', 'prj_missing'], { error: 'Not found', detail: /No project with id "prj_missing"/ });
 
   const human = await cli(dir, ['audit', ids.single!, '--limit', '5'], { json: false });
   t.match(human.stdout, /console +flag\.rename +\S+ +- +name: "checkout" -> "new-checkout"/);
   t.match(human.stdout, /flag\.tags +\S+ +- +tags: \["web","checkout"\] -> \[\]/);
+  t.match(human.stdout, new RegExp(`\\nOlder entries: add --before ${entries[4].seq}\\n$`), 'people are told there is more');
+  t.notMatch((await cli(dir, ['audit', ids.single!], { json: false })).stdout, /Older entries/);
+});
+
+t.test('audit: 50 entries by default, and nextBefore says the log goes on', async (t) => {
+  const project = await ok(t, dir, ['project', 'create', '--name', 'Busy', '--org', ids.teamsOrg!]);
+  const created = await inStore(dir, (run) =>
+    Array.from({ length: 55 }, (_, i) => run('flagCreate', { projectId: project.id, body: { name: `f${i}` }, actor: kConsoleActor }).id));
+  const first = await ok(t, dir, ['audit', project.id]);
+  t.equal(first.entries.length, 50, 'the default page');
+  t.strictSame(first.entries.map((e: { flagId: string }) => e.flagId), created.slice(5).reverse(), 'the 50 newest');
+  t.equal(first.nextBefore, first.entries[49].seq);
+  const rest = await ok(t, dir, ['audit', project.id, '--before', String(first.nextBefore)]);
+  t.strictSame(rest.entries.map((e: { flagId: string }) => e.flagId), created.slice(0, 5).reverse(), 'the 5 older ones');
+  t.equal(rest.nextBefore, null);
 });
 
 t.test('token create, list, rotate, revoke, activity', async (t) => {
