@@ -73,7 +73,7 @@ export async function startServer(config: Readonly<Config>, options: StartOption
   const mailer = config.smtpUrl === null ? null : new Mailer(config.smtpUrl, store, writer, clock, log);
   mailer?.start();
   const app = createApp(deps);
-  if (faults !== null) registerTestHooks(app, { clock, activity, faults, routes: () => registeredRoutes(app) });
+  if (faults !== null) registerTestHooks(app, { clock, activity, faults, writer, routes: () => registeredRoutes(app) });
 
   // A port that cannot be bound is a ConfigError: the console prints one line naming the setting, exit 2.
   const listenSocket = await listenExclusive(app, config.host, config.port).catch(async (err: unknown) => {

@@ -15,6 +15,8 @@ const store = Store.open(start.dataDir);
 const clock = new Clock(start.clock);
 let queue: WriterRequest[] = [];
 let scheduled = false;
+/** Barriers (`idle` requests) that came while commands were queued: answered after those commit. */
+let barriers: number[] = [];
 
 port.on('message', (msg: WriterRequest | 'close') => {
   if (msg === 'close') {
@@ -24,6 +26,13 @@ port.on('message', (msg: WriterRequest | 'close') => {
   }
   if (msg.ping === true) {
     port.postMessage([{ id: msg.id, ok: true, value: true } satisfies WriterReply]);
+    return;
+  }
+  if (msg.idle === true) {
+    // drain() runs whole in one turn, so no transaction is open while a message is handled: with
+    // nothing queued, every earlier command is committed already.
+    if (queue.length === 0) port.postMessage([{ id: msg.id, ok: true, value: true } satisfies WriterReply]);
+    else barriers.push(msg.id);
     return;
   }
   queue.push(msg);
@@ -50,5 +59,9 @@ function drain(): void {
       replies = batch.map((req) => ({ id: req.id, ok: false, ...settleError(err, true) }));
     }
     port.postMessage(replies);
+  }
+  if (barriers.length > 0) {
+    port.postMessage(barriers.map((id): WriterReply => ({ id, ok: true, value: true })));
+    barriers = [];
   }
 }

@@ -73,6 +73,20 @@ export class WriterClient {
     });
   }
 
+  /**
+   * Resolves once every command sent before this call is committed (or refused): a barrier through
+   * the actor's queue, with no transaction of its own. Used by the test hook /__test/writer-idle.
+   */
+  idle(): Promise<void> {
+    if (this.closing) return Promise.resolve();
+    const id = this.nextId++;
+    return new Promise<void>((resolve) => {
+      this.pending.set(id, { resolve: () => resolve(), reject: () => resolve(), sentAt: -1 });
+      const request: WriterRequest = { id, name: 'idle', input: null, idle: true };
+      this.worker.postMessage(request);
+    });
+  }
+
   /** Waits for every command sent so far to be answered, then stops the actor. */
   async close(): Promise<void> {
     this.closing = true;

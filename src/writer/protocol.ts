@@ -14,6 +14,11 @@ export interface WriterRequest {
   input: unknown;
   /** A readiness ping: answered at once, outside any transaction. */
   ping?: true;
+  /**
+   * A barrier: answered once every command sent before it is committed (at once when none is queued),
+   * without a transaction of its own. Tests use it to know a refused request left nothing to commit.
+   */
+  idle?: true;
 }
 
 export type WriterReply =
