@@ -2,7 +2,9 @@
 // bodies (random JSON, wrong types, huge numbers, deep nesting, unicode, duplicated keys, __proto__ and
 // constructor keys, raw bytes), sent as raw HTTP to the real server. Properties checked on every request:
 //   - never a 5xx, never a hang (10 s), never a connection dropped without an answer;
-//   - after every 4xx the store's records are unchanged (store-digest.ts: every record's bytes);
+//   - after every 4xx the store's records are unchanged (store-digest.ts: every record's bytes), compared
+//     once the writer has committed everything sent to it (the /__test/writer-idle barrier), so a write
+//     a refused request set off cannot slip past the comparison and be taken for the next 2xx's change;
 //   - every error under /api/v1/ is the spec's envelope {error, detail, docs}, except the plain 429;
 //   - every flag in a 2xx answer has the spec's shape;
 // and at the end: the server is alive, logged no error, and stops cleanly.
@@ -11,6 +13,7 @@ import t from 'tap';
 import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
 import { startTestServer, tempDataDir } from '../helpers/server.js';
+import { call } from '../helpers/http.js';
 import { HangError, RawClient, rawRequest, type RawReply } from '../helpers/raw-http.js';
 import { StoreDigest } from '../helpers/store-digest.js';
 import { buildRichWorld, flagShapeProblems, kLong, kUnlimited } from './support.js';
@@ -21,8 +24,9 @@ const kSeed = Number(process.env.FLAGWIRE_FUZZ_SEED ?? Date.now() % 2 ** 31);
 t.test(`Management API fuzz: ${kRuns} generated requests (seed ${kSeed})`, async (t) => {
   const dataDir = tempDataDir();
   const world = buildRichWorld(dataDir);
-  // uWS's 4 KiB request-line limit raised, so that long ids and values reach Flagwire's own code.
-  const server = await startTestServer({ dataDir, env: { ...kUnlimited, FLAGWIRE_LOG_LEVEL: 'warn', UWS_HTTP_MAX_HEADERS_SIZE: '131072' } });
+  // uWS's 4 KiB request-line limit raised, so that long ids and values reach Flagwire's own code;
+  // test hooks on for the writer barrier (no generated path reaches /__test/).
+  const server = await startTestServer({ dataDir, env: { ...kUnlimited, FLAGWIRE_LOG_LEVEL: 'warn', FLAGWIRE_TEST_HOOKS: '1', UWS_HTTP_MAX_HEADERS_SIZE: '131072' } });
   const digest = new StoreDigest(dataDir);
   const client = new RawClient(server.port);
   t.teardown(async () => {
@@ -220,7 +224,14 @@ t.test(`Management API fuzz: ${kRuns} generated requests (seed ${kSeed})`, async
   let writes = 0;
   let droppedWellFormed = 0;
   let uws505 = 0;
+  let barriers = 0;
   const details = new Map<string, number>();
+  /** Resolves once the server's writer has committed every command sent to it so far. */
+  const writerIdle = async () => {
+    const r = await call(server.baseUrl, 'POST', '/__test/writer-idle');
+    if (r.status !== 200) throw new Error(`writer barrier answered ${r.status} ${r.text.slice(0, 200)}`);
+    barriers++;
+  };
 
   const property = fc.asyncProperty(request, async (r) => {
     const headers: [string, string][] = [['Host', `127.0.0.1:${server.port}`]];
@@ -297,6 +308,10 @@ t.test(`Management API fuzz: ${kRuns} generated requests (seed ${kSeed})`, async
       droppedWellFormed++;
       throw new Error(`connection dropped without an answer: ${describe()}`);
     }
+    // A 2xx is answered after its own commit; after anything else, wait until the writer has committed
+    // whatever was sent to it, so a write set off by this request (answered before it was committed)
+    // is in the digest now, and fails this request, instead of being absorbed by the next 2xx.
+    if (reply.status < 200 || reply.status >= 300) await writerIdle();
     const now = digest.take();
     if (reply.status >= 200 && reply.status < 300) {
       if (StoreDigest.changed(baseline, now).length > 0) writes++;
@@ -340,7 +355,7 @@ t.test(`Management API fuzz: ${kRuns} generated requests (seed ${kSeed})`, async
   const seconds = (Date.now() - started) / 1000;
   t.comment(`fuzz-management: ${sent} requests in ${seconds.toFixed(1)} s, seed ${kSeed}; 5xx: ${fiveHundreds}; 4xx that changed the store: ${changedOn4xx}; `
     + `connections dropped on well-formed requests: ${droppedWellFormed}; requests that wrote: ${writes}; `
-    + `uWS 505 for request lines that are not HTTP/1.1: ${uws505}`);
+    + `uWS 505 for request lines that are not HTTP/1.1: ${uws505}; writer barriers before comparing the store: ${barriers}`);
   t.comment(`fuzz-management statuses: ${[...statuses].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}:${n}`).join(' ')}`);
   t.comment(`fuzz-management most frequent refusals: ${[...details].sort((a, b) => b[1] - a[1]).slice(0, 8).map(([d, n]) => `${n}× ${d}`).join(' | ')}`);
   t.ok(sent >= kRuns, `${sent} requests sent`);
