@@ -30,10 +30,13 @@ export interface Features {
 export function createFeatures(deps: FeatureDeps): Features {
   const { store, writer, evaluation, metrics, log } = deps;
   const readiness = new Readiness({ readStore: () => store.configSeq(), writer, evaluation, metrics });
-  // Test hook: heartbeats every N ms instead of every 15 s (FLAGWIRE_TEST_STREAM_HEARTBEAT_MS).
+  // Test hooks: heartbeats every N ms instead of every 15 s (FLAGWIRE_TEST_STREAM_HEARTBEAT_MS), and a
+  // reader that has not drained for N ms dropped at the next heartbeat instead of after 30 s
+  // (FLAGWIRE_TEST_STREAM_MAX_STALL_MS), so a test sees a slow reader dropped in seconds.
   const heartbeatMs = Number(process.env.FLAGWIRE_TEST_STREAM_HEARTBEAT_MS) || undefined;
+  const maxStallMs = Number(process.env.FLAGWIRE_TEST_STREAM_MAX_STALL_MS) || undefined;
   const changes = new ChangeFeed({
-    store, metrics, ...(heartbeatMs ? { heartbeatMs } : {}),
+    store, metrics, ...(heartbeatMs ? { heartbeatMs } : {}), ...(maxStallMs ? { maxStallMs } : {}),
     onError: (err) => log.error({ err }, 'change stream poll failed'),
   });
   const routes: { register(app: TemplatedApp): void }[] = [readiness, changes];
