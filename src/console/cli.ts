@@ -15,6 +15,7 @@ import { runCommand, type CommandInput, type CommandName, type CommandOutput } f
 import { parseCommandLine, UsageError, wantsJson } from './args.js';
 import { kConsoleCommands, type ConsoleContext } from './commands.js';
 import { renderJson } from './output.js';
+import { consoleTestHook } from './test-hooks.js';
 
 const kExitFailed = 1;
 const kExitUsage = 2;
@@ -27,13 +28,22 @@ class StoreContext implements ConsoleContext {
   constructor(readonly dataFlag: string | undefined) {}
 
   private open(): Store {
-    this.store ??= Store.open(resolveDataDir(this.dataFlag));
+    if (this.store === null) {
+      this.store = Store.open(resolveDataDir(this.dataFlag));
+      consoleTestHook('store-open');
+    }
     return this.store;
   }
 
   write<N extends CommandName>(name: N, input: CommandInput<N>): CommandOutput<N> {
     // One command, one transaction: a thrown error aborts it and nothing is written.
-    return this.open().transact((w) => runCommand(w as never, name, input, this.now));
+    const output = this.open().transact((w) => {
+      const result = runCommand(w as never, name, input, this.now);
+      consoleTestHook('in-transaction');
+      return result;
+    });
+    consoleTestHook('committed');
+    return output;
   }
 
   read<T>(fn: (store: StoreReader) => T): T {
