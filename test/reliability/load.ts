@@ -44,6 +44,8 @@ export interface Outcome {
   endedAt: number;
   status: number | null;
   error: string | null;
+  /** The body of an answer other than 200 (kept to check refusals have their defined body). */
+  text?: string;
 }
 
 abstract class Worker {
@@ -81,6 +83,7 @@ abstract class Worker {
       const res = await request(this.baseUrl, this.dispatcher, method, path, { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, JSON.stringify(body));
       outcome.status = res.status;
       outcome.endedAt = performance.now();
+      if (res.status !== 200) outcome.text = res.text;
       return { status: res.status, json: res.text === '' ? null : JSON.parse(res.text) };
     } catch (err) {
       outcome.error = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
