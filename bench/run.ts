@@ -6,7 +6,7 @@
 //        for each round, for each connection count: hello, (a) … (f)     (the hello world is
 //        measured in every round, so each ratio compares runs made minutes apart at most)
 //   4. medians → RESULTS.md (only this run's block) + results.svg; raw figures → bench/out/
-//   5. micro-benches (eval.bench.js, handoff.bench.js) as child processes, their output appended
+//   5. micro-benches (eval, handoff, metrics, rate-limit .bench.js) as child processes, their output appended
 //
 // Every step is bounded: servers must listen within 20 s, the whole run has a deadline derived from
 // its plan, and every child is stopped by pid at the end, on error and on SIGINT/SIGTERM.
@@ -707,7 +707,7 @@ function generatorNotes(summaries: ScenarioSummary[]): string[] {
 
 function runMicroBenches(): { name: string; output: string }[] {
   const out: { name: string; output: string }[] = [];
-  for (const name of ['eval.bench.js', 'handoff.bench.js', 'metrics.bench.js']) {
+  for (const name of ['eval.bench.js', 'handoff.bench.js', 'metrics.bench.js', 'rate-limit.bench.js']) {
     const file = join(kDist, 'bench', name);
     try {
       readFileSync(file);
@@ -717,7 +717,8 @@ function runMicroBenches(): { name: string; output: string }[] {
     }
     log(`micro-bench ${name} …`);
     try {
-      const output = execFileSync(process.execPath, [file], { encoding: 'utf8', timeout: 120_000, stdio: ['ignore', 'pipe', 'pipe'] });
+      // --expose-gc: rate-limit.bench.js measures memory per entry after a collection.
+      const output = execFileSync(process.execPath, ['--expose-gc', file], { encoding: 'utf8', timeout: 120_000, stdio: ['ignore', 'pipe', 'pipe'] });
       out.push({ name, output });
     } catch (err) {
       const e = err as { stdout?: string; stderr?: string; message: string };
