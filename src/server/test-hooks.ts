@@ -45,9 +45,17 @@ export function registerTestHooks(
 ): void {
   // Every (method, pattern) registered on the app: the OpenAPI test checks each is documented.
   app.get('/__test/routes', (res) => sendJson(res, 200, deps.routes?.() ?? []));
+  // `advance=S` moves the clock S seconds on; `align=S` moves it to just after the next multiple of S
+  // seconds (within the second after it), so a test can start a run of requests at a window boundary.
   app.post('/__test/clock', (res, req) => {
-    const seconds = Number(new URLSearchParams(req.getQuery() ?? '').get('advance'));
+    const query = new URLSearchParams(req.getQuery() ?? '');
+    const seconds = Number(query.get('advance'));
     if (Number.isInteger(seconds)) deps.clock.advance(seconds);
+    const period = Number(query.get('align'));
+    if (Number.isInteger(period) && period > 0) {
+      const periodMs = period * 1000;
+      deps.clock.advance(Math.ceil((periodMs - (deps.clock.now() % periodMs)) / 1000));
+    }
     sendJson(res, 200, { now: deps.clock.now() });
   });
   app.post('/__test/fault', (res, req) => {
