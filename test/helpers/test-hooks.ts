@@ -1,0 +1,18 @@
+// The server's test-only routes (FLAGWIRE_TEST_HOOKS=1, src/server/test-hooks.ts).
+import { call } from './http.js';
+import type { TestServer } from './server.js';
+
+/** Moves the server's clock `seconds` on; resolves with the clock's time then (Unix ms). */
+export async function advanceClock(server: TestServer, seconds: number): Promise<number> {
+  return (await call(server.baseUrl, 'POST', `/__test/clock?advance=${seconds}`)).json.now as number;
+}
+
+/** Moves the server's clock to just after the next multiple of `seconds`; resolves with its time then. */
+export async function alignClock(server: TestServer, seconds: number): Promise<number> {
+  return (await call(server.baseUrl, 'POST', `/__test/clock?align=${seconds}`)).json.now as number;
+}
+
+/** Writes the token activity the server has aggregated now, instead of at its next interval. */
+export async function flushActivity(server: TestServer): Promise<void> {
+  await call(server.baseUrl, 'POST', '/__test/flush');
+}
