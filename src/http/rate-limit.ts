@@ -19,19 +19,21 @@
 // After a refusal, waiting 60 s always succeeds: by then b-5 … b hold nothing the client sent.
 // test/http/rate-limit.test.ts checks these bounds with adversarial bursts at bucket edges.
 //
-// O(1) per request: one Map lookup, at most seven counters cleared when time moves on, no allocation.
-// The rings live in two typed arrays indexed by a slot number the Map gives each address (the slab
-// grows by doubling up to `maxEntries`), about 40 bytes per address beside its Map entry
-// (bench/rate-limit.bench.ts). Memory is bounded: at most `maxEntries` addresses are tracked. Entries
-// idle for seven buckets hold only zeros and are swept every window, their slots reused; when the table
-// is full, the longest-tracked entry is evicted (Map keeps insertion order, so that is the first key:
-// O(1)). An evicted address starts afresh.
+// O(1) per request, no allocation and no pause: one Map lookup, at most seven counters cleared, and at
+// most two idle entries dropped. The rings live in two typed arrays indexed by the slot number an
+// AddressTable gives each address (they grow by doubling up to `maxEntries`): about 90 bytes per
+// address with its table entry (bench/rate-limit.bench.ts). The table keeps addresses in order of
+// last activity: an address moves to the back when its bucket moves on (at most once per 10 s). So
+// idle entries (seven buckets without a request: only zeros) are at the front, and each request
+// drops up to two of them there; a periodic scan of the whole table instead stalled the event loop
+// for up to 0.3 s per 100,000 entries. Memory is bounded: at most `maxEntries` addresses are tracked;
+// when the table is full, the least recently active address is evicted and starts afresh.
+import { AddressTable } from './address-table.js';
 
 const kSlots = 7;
 /** Per slot in `counts`: the seven buckets, then their sum. */
 const kStride = 8;
 const kSum = 7;
-const kInitialSlots = 256;
 
 export interface RateLimiterOptions {
   limit: number;
@@ -46,49 +48,51 @@ export class RateLimiter {
   readonly burstLimit: number;
   readonly windowMs: number;
   readonly bucketMs: number;
-  readonly maxEntries: number;
-  private readonly slotOf = new Map<string, number>();
+  private readonly table: AddressTable;
   /** The newest bucket counted in each slot's ring. */
-  private buckets: Float64Array;
-  private counts: Uint32Array;
-  private readonly freeSlots: number[] = [];
-  private usedSlots = 0;
-  private lastSweep = 0;
+  private buckets = new Float64Array(0);
+  private counts = new Uint32Array(0);
 
   constructor(options: RateLimiterOptions) {
     this.limit = options.limit;
     this.burstLimit = options.limit + Math.ceil(options.limit / 6);
     this.windowMs = options.windowMs ?? 60_000;
     this.bucketMs = this.windowMs / 6;
-    this.maxEntries = options.maxEntries ?? 100_000;
-    const slots = Math.min(kInitialSlots, this.maxEntries);
-    this.buckets = new Float64Array(slots);
-    this.counts = new Uint32Array(slots * kStride);
+    this.table = new AddressTable(options.maxEntries ?? 100_000, (slots) => {
+      const buckets = new Float64Array(slots);
+      buckets.set(this.buckets);
+      const counts = new Uint32Array(slots * kStride);
+      counts.set(this.counts);
+      this.buckets = buckets;
+      this.counts = counts;
+    });
   }
 
   get size(): number {
-    return this.slotOf.size;
+    return this.table.size;
+  }
+
+  get maxEntries(): number {
+    return this.table.maxEntries;
   }
 
   /** Counts one request from `key`; false when it is over the limit (and then it is not counted). */
   take(key: string, now: number): boolean {
-    if (now - this.lastSweep >= this.windowMs) this.sweep(now);
     const bucket = Math.floor(now / this.bucketMs);
-    const counts = this.counts;
-    let slot = this.slotOf.get(key);
-    let base: number;
+    this.dropIdle(bucket);
+    let slot = this.table.slot(key);
     if (slot === undefined) {
-      slot = this.newSlot();
-      this.slotOf.set(key, slot);
-      base = slot * kStride;
+      slot = this.table.add(key);
+      const base = slot * kStride;
       this.counts.fill(0, base, base + kStride);
       this.buckets[slot] = bucket;
-      return this.admit(this.counts, base, bucket);
+      return this.admit(base, bucket);
     }
-    base = slot * kStride;
+    const base = slot * kStride;
     const newest = this.buckets[slot]!;
     if (bucket > newest) {
       // Clear the buckets that went by without a request, at most the whole ring.
+      const counts = this.counts;
       const last = Math.min(bucket, newest + kSlots);
       for (let b = newest + 1; b <= last; b++) {
         const i = base + (b % kSlots);
@@ -96,13 +100,15 @@ export class RateLimiter {
         counts[i] = 0;
       }
       this.buckets[slot] = bucket;
-      return this.admit(counts, base, bucket);
+      this.table.touch(slot);
+      return this.admit(base, bucket);
     }
     // A clock that stepped back counts into the newest bucket seen, so the ring never runs backwards.
-    return this.admit(counts, base, newest);
+    return this.admit(base, newest);
   }
 
-  private admit(counts: Uint32Array, base: number, bucket: number): boolean {
+  private admit(base: number, bucket: number): boolean {
+    const counts = this.counts;
     const inSeven = counts[base + kSum]!;
     // The slot of bucket b - 6 is (b + 1) % 7.
     const inSix = inSeven - counts[base + ((bucket + 1) % kSlots)]!;
@@ -112,36 +118,12 @@ export class RateLimiter {
     return true;
   }
 
-  private newSlot(): number {
-    if (this.slotOf.size >= this.maxEntries) {
-      const [oldest, slot] = this.slotOf.entries().next().value!;
-      this.slotOf.delete(oldest);
-      return slot;
-    }
-    const reused = this.freeSlots.pop();
-    if (reused !== undefined) return reused;
-    if (this.usedSlots === this.buckets.length) this.grow();
-    return this.usedSlots++;
-  }
-
-  private grow(): void {
-    const slots = Math.min(this.buckets.length * 2, this.maxEntries);
-    const buckets = new Float64Array(slots);
-    buckets.set(this.buckets);
-    const counts = new Uint32Array(slots * kStride);
-    counts.set(this.counts);
-    this.buckets = buckets;
-    this.counts = counts;
-  }
-
-  private sweep(now: number): void {
-    this.lastSweep = now;
-    const stale = Math.floor(now / this.bucketMs) - kSlots;
-    for (const [key, slot] of this.slotOf) {
-      if (this.buckets[slot]! <= stale) {
-        this.slotOf.delete(key);
-        this.freeSlots.push(slot);
-      }
+  /** Drops up to two addresses idle for seven buckets, least recently active first. */
+  private dropIdle(bucket: number): void {
+    for (let n = 0; n < 2; n++) {
+      const slot = this.table.first();
+      if (slot === -1 || this.buckets[slot]! > bucket - kSlots) return;
+      this.table.remove(slot);
     }
   }
 }

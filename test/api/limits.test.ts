@@ -1,13 +1,28 @@
 // spec: Limits (request rate, failed authentication). Token activity, denials and their e-mail:
 // activity.test.ts.
 import t from 'tap';
+import http from 'node:http';
 import { call } from '../helpers/http.js';
+import type { TestServer } from '../helpers/server.js';
 import { advanceClock, alignClock } from '../helpers/test-hooks.js';
 import { startWorldServer } from '../helpers/world-server.js';
 
 const setup = (t: { teardown(fn: () => Promise<unknown>): void }, env: Record<string, string> = {}) =>
   startWorldServer(t, { FLAGWIRE_TEST_HOOKS: '1', ...env });
 const kDaySeconds = 24 * 3600;
+
+/** GET from a given loopback source address (all of 127.0.0.0/8 reaches the server): another client IP. */
+function getFrom(server: TestServer, localAddress: string, path: string, token?: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = token === undefined ? {} : { authorization: `Bearer ${token}` };
+    const req = http.request({ host: '127.0.0.1', port: server.port, path, localAddress, headers, agent: false }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode!));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 t.test('the 601st request in a minute gets a plain 429 (default limit)', async (t) => {
   const { server, world } = await setup(t);
@@ -89,4 +104,15 @@ t.test('valid-but-refused tokens never count toward the lockout', async (t) => {
     t.equal((await call(server.baseUrl, 'GET', `/api/v1/flags/${world.ids.groupFlag}?env=production`, { token: world.secrets.stagingWrite })).status, 403);
   }
   t.equal((await call(server.baseUrl, 'GET', '/api/v1/token', { token: world.secrets.read })).status, 200);
+});
+
+t.test('each client address has its own counts (other loopback addresses are other clients)', async (t) => {
+  const { server, world } = await setup(t, { FLAGWIRE_RATE_LIMIT: '3', FLAGWIRE_AUTH_FAIL_LIMIT: '1' });
+  t.equal(await getFrom(server, '127.0.0.2', '/api/v1/token'), 401);
+  t.equal(await getFrom(server, '127.0.0.2', '/api/v1/token', world.secrets.read), 429, '127.0.0.2 is locked out');
+  t.equal(await getFrom(server, '127.0.0.3', '/api/v1/token', world.secrets.read), 200, '127.0.0.3 is not');
+  t.equal(await getFrom(server, '127.0.0.3', '/api/v1/token', world.secrets.read), 200);
+  t.equal(await getFrom(server, '127.0.0.3', '/api/v1/token', world.secrets.read), 200);
+  t.equal(await getFrom(server, '127.0.0.3', '/api/v1/token', world.secrets.read), 429, '127.0.0.3 is over the rate limit');
+  t.equal(await getFrom(server, '127.0.0.4', '/api/v1/token', world.secrets.read), 200, '127.0.0.4 is not');
 });
