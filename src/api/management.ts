@@ -10,7 +10,6 @@ import type { StoreReader } from '../store/store.js';
 import { readBody, kMaxBodyBytes } from '../http/body.js';
 import { send, sendJson, trackAbort, type PendingResponse } from '../http/http.js';
 import type { InFlight } from '../http/in-flight.js';
-import { answerPreflight } from '../http/cors.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { flagNotFound } from '../writer/flag-commands.js';
@@ -90,7 +89,8 @@ export function registerManagementRoutes(app: TemplatedApp, deps: ManagementDeps
     const now = deps.clock.now();
     const ip = Buffer.from(res.getRemoteAddressAsText()).toString();
     // spec: Limits. The rate limit runs before anything else of the request, auth and body included.
-    if (req.getMethod() !== 'options' && !rateLimiter.take(ip, now)) {
+    // Preflights never get here: the app's OPTIONS route answers them (src/server/app.ts).
+    if (!rateLimiter.take(ip, now)) {
       if (deps.metrics) {
         deps.metrics.rateLimited++;
         deps.metrics.apiRequest(req.getUrl(), 429);
@@ -106,10 +106,6 @@ export function registerManagementRoutes(app: TemplatedApp, deps: ManagementDeps
       contentType: req.getHeader('content-type'),
       flagId: null,
     };
-    if (request.method === 'OPTIONS') {
-      answerPreflight(res, request.path);
-      return;
-    }
     const contentLength = req.getHeader('content-length');
     let token: Token | null = null;
     try {

@@ -22,6 +22,9 @@ export function createApp(deps: AppDeps): uWS.TemplatedApp {
   const health = () => Buffer.from(JSON.stringify({ status: 'ok', storeVersion: deps.store.schemaVersion() }));
   let healthBody = health();
 
+  // Every preflight, /api/v1 included: uWS prefers a route for the request's method to an `any` route,
+  // so the Management API's handler, with its rate limit and failed-auth lockout, never sees an OPTIONS
+  // request (spec: CORS, a preflight needs no token; test/api/limits.test.ts).
   app.options('/*', (res, req) => answerPreflight(res, req.getUrl()));
   app.get('/health', (res) => {
     metrics?.request(kRouteHealth, 200);

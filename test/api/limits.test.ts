@@ -1,5 +1,5 @@
-// spec: Limits (request rate, failed authentication). Token activity, denials and their e-mail:
-// activity.test.ts.
+// spec: Limits (request rate, failed authentication), CORS (preflights). Token activity, denials and
+// their e-mail: activity.test.ts.
 import t from 'tap';
 import http from 'node:http';
 import { call } from '../helpers/http.js';
@@ -104,6 +104,28 @@ t.test('valid-but-refused tokens never count toward the lockout', async (t) => {
     t.equal((await call(server.baseUrl, 'GET', `/api/v1/flags/${world.ids.groupFlag}?env=production`, { token: world.secrets.stagingWrite })).status, 403);
   }
   t.equal((await call(server.baseUrl, 'GET', '/api/v1/token', { token: world.secrets.read })).status, 200);
+});
+
+t.test('CORS preflights are neither counted nor refused by either limit', async (t) => {
+  const { server, world } = await setup(t, { FLAGWIRE_RATE_LIMIT: '4', FLAGWIRE_AUTH_FAIL_LIMIT: '1' });
+  const preflight = () => call(server.baseUrl, 'OPTIONS', '/api/v1/flags', {
+    headers: { origin: 'https://app.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' },
+  });
+  const get = (token?: string) => call(server.baseUrl, 'GET', '/api/v1/token', token === undefined ? {} : { token });
+  for (let i = 0; i < 10; i++) t.equal((await preflight()).status, 204);
+  t.equal((await get()).status, 401, 'request 1: a failed authentication');
+  const locked = await get(world.secrets.read);
+  t.equal(locked.status, 429, 'request 2: locked out');
+  t.equal(locked.json.error, 'Too many failed authentication attempts');
+  t.equal((await preflight()).status, 204, 'a preflight is answered during a lockout');
+  t.equal((await get(world.secrets.read)).json.error, 'Too many failed authentication attempts', 'request 3');
+  t.equal((await get(world.secrets.read)).json.error, 'Too many failed authentication attempts', 'request 4');
+  const limited = await get(world.secrets.read);
+  t.equal(limited.status, 429);
+  t.equal(limited.json, undefined, 'request 5 is over the rate limit: the eleven preflights were not counted');
+  const late = await preflight();
+  t.equal(late.status, 204, 'a preflight is answered over the rate limit');
+  t.equal(late.headers.get('access-control-allow-origin'), '*');
 });
 
 t.test('each client address has its own counts (other loopback addresses are other clients)', async (t) => {
