@@ -138,3 +138,14 @@ t.test('each client address has its own counts (other loopback addresses are oth
   t.equal(await getFrom(server, '127.0.0.3', '/api/v1/token', world.secrets.read), 429, '127.0.0.3 is over the rate limit');
   t.equal(await getFrom(server, '127.0.0.4', '/api/v1/token', world.secrets.read), 200, '127.0.0.4 is not');
 });
+
+t.test('the bench-only switch that drops the rate limiter works only with the test hooks on', async (t) => {
+  const limited = async (env: Record<string, string>) => {
+    const { server, world } = await startWorldServer(t, { FLAGWIRE_RATE_LIMIT: '3', ...env });
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await call(server.baseUrl, 'GET', '/api/v1/token', { token: world.secrets.read })).status);
+    return statuses;
+  };
+  t.same(await limited({ FLAGWIRE_TEST_RATE_LIMIT: 'off' }), [200, 200, 200, 429], 'without the hooks the limit stands');
+  t.same(await limited({ FLAGWIRE_TEST_HOOKS: '1', FLAGWIRE_TEST_RATE_LIMIT: 'off' }), [200, 200, 200, 200], 'the bench twin of (k)');
+});
