@@ -5,7 +5,7 @@
 // side by side with the main run.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 
-export type ScenarioKey = 'hello' | 'a' | 'b' | 'c' | 'd' | 'e' | 'f' | 'g' | 'h' | 'i' | 'l';
+export type ScenarioKey = 'hello' | 'a' | 'b' | 'c' | 'd' | 'e' | 'f' | 'g' | 'h' | 'i' | 'j' | 'k' | 'l' | 'm';
 
 export const kScenarioTitles: Record<ScenarioKey, string> = {
   hello: 'uWS hello world (same body and headers)',
@@ -18,11 +18,14 @@ export const kScenarioTitles: Record<ScenarioKey, string> = {
   g: '(g) OFREP POST /ofrep/v1/evaluate/flags/{key}, same flag and context as (a)',
   h: '(h) (a) on a twin Flagwire, metrics on',
   i: '(i) (a) on a twin Flagwire, FLAGWIRE_METRICS=off',
+  j: '(j) GET /api/v1/token on a twin Flagwire, rate limiter on',
+  k: '(k) GET /api/v1/token on a twin Flagwire, rate limiter off',
   l: '(l) (a) offered at a fixed 10,000 req/s (open model): latency below saturation',
+  m: '(m) the hello world offered (a)\'s requests at 10,000 req/s, same generator as (l): its latency floor',
 };
 
 /** Runs whose req/s is set by the scenario (writes, a fixed rate): no ratio to the hello world. */
-const kNoRatio: ReadonlySet<ScenarioKey> = new Set(['e', 'l']);
+const kNoRatio: ReadonlySet<ScenarioKey> = new Set(['e', 'l', 'm']);
 
 export interface ScenarioSummary {
   key: ScenarioKey;
