@@ -8,6 +8,8 @@ import type { StoreReader } from '../store/store.js';
 import type { WriterClient } from '../writer/client.js';
 
 export const kMailFrom = 'Flagwire <no-reply@flagwire.invalid>';
+/** Messages sent per poll at most; the rest wait for the next poll. */
+const kBatch = 50;
 
 export class Mailer {
   private timer: NodeJS.Timeout | null = null;
@@ -17,7 +19,7 @@ export class Mailer {
   constructor(
     smtpUrl: string,
     private readonly store: StoreReader & { resetReadTxn(): void },
-    private readonly writer: WriterClient,
+    private readonly writer: Pick<WriterClient, 'call'>,
     private readonly clock: Clock,
     private readonly log: Logger,
     private readonly intervalMs = 500,
@@ -41,7 +43,8 @@ export class Mailer {
   private async deliverDue(): Promise<void> {
     this.store.resetReadTxn();
     const now = this.clock.now();
-    const due = this.store.listMail().filter((m) => m.sentAt === null && m.failedAt === null && m.nextAttemptAt <= now);
+    // Only the messages due: the outbox keeps every message ever queued, the index only those to send.
+    const due = this.store.listDueMail(now, kBatch);
     for (const message of due) {
       let error: string | null = null;
       try {

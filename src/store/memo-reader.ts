@@ -92,4 +92,6 @@ export class MemoReader implements StoreReader {
   listAudit(projectId: string, page: AuditPage): AuditEntry[] { return this.store.listAudit(projectId, page); }
   getActivity(tokenId: string): TokenActivity | undefined { return this.store.getActivity(tokenId); }
   listMail(): MailMessage[] { return this.store.listMail(); }
+  getMail(seq: number): MailMessage | undefined { return this.store.getMail(seq); }
+  listDueMail(now: number, limit: number): MailMessage[] { return this.store.listDueMail(now, limit); }
 }

@@ -10,7 +10,9 @@
 //   tokens           tokenId -> Token          tokenHashes sha256 hex -> tokenId
 //   projectIndex     [projectId, 'a'|'f'|'t', id] -> null  (audiences, flags, tokens of a project)
 //   audit            [projectId, seq] -> AuditEntry        activity  tokenId -> TokenActivity
-//   mail             seq -> MailMessage
+//   mail             seq -> MailMessage                    (every message, kept: `mail list`)
+//   mailDue          [nextAttemptAt, seq] -> null          (messages still to send: not sent, not given
+//                                                           up; the mailer's poll reads only these)
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
@@ -27,13 +29,17 @@ export function dataFilePath(dataDir: string): string {
   return join(dataDir, kFileName);
 }
 
-/** Bumped when the layout changes incompatibly; a data dir written by a newer version is refused. */
-export const kSchemaVersion = 1;
+/**
+ * Bumped when the layout changes incompatibly; a data dir written by a newer version is refused, an
+ * older one is migrated when opened for writing. 2: the mailDue index (an older Flagwire would append
+ * mail without indexing it, and that mail would never be sent).
+ */
+export const kSchemaVersion = 2;
 const kFileName = 'flagwire.mdb';
 /** The named databases of the layout above: anything else in the file's main database is not ours. */
 export const kDbNames: ReadonlySet<string> = new Set([
   'meta', 'orgs', 'users', 'members', 'projects', 'audiences', 'flags', 'tokens', 'tokenHashes', 'projectIndex', 'audit',
-  'activity', 'mail',
+  'activity', 'mail', 'mailDue',
 ]);
 /** The detail of a write whose commit failed (the writer answers it 503; the console exits 1). */
 export const kCommitFailedDetail = 'The change could not be written to storage (disk full or read-only); nothing was changed. Retry later.';
@@ -67,7 +73,11 @@ export interface StoreReader {
   listTokens(projectId: string): Token[];
   listAudit(projectId: string, page: AuditPage): AuditEntry[];
   getActivity(tokenId: string): TokenActivity | undefined;
+  /** Every message of the outbox, oldest first. */
   listMail(): MailMessage[];
+  getMail(seq: number): MailMessage | undefined;
+  /** Up to `limit` messages still to send whose next attempt is due at `now`, earliest due first. */
+  listDueMail(now: number, limit: number): MailMessage[];
 }
 
 /** The write side, only usable inside `Store.transact`. */
@@ -118,6 +128,7 @@ export class Store implements StoreWriter {
   private readonly audit: Database<AuditEntry, [string, number]>;
   private readonly activity: Database<TokenActivity, string>;
   private readonly mail: Database<MailMessage, number>;
+  private readonly mailDue: Database<null, [number, number]>;
   private inTxn = false;
   /** Set by the writes of the current transaction that change configuration (see configSeq). */
   private configChanged = false;
@@ -135,7 +146,17 @@ export class Store implements StoreWriter {
     }
     // Before any openDB below creates a database: an LMDB file of another application is refused,
     // never written into.
-    const foreign = [...this.root.getKeys()].map(String).filter((name) => !kDbNames.has(name));
+    const names = [...this.root.getKeys()].map(String);
+    // A newer Flagwire may have added databases: say so, rather than call its file foreign.
+    if (names.includes('meta')) {
+      try {
+        refuseNewerSchema(this.path, this.root.openDB<unknown, string>({ name: 'meta' }).get('schemaVersion'));
+      } catch (err) {
+        void this.root.close();
+        throw err;
+      }
+    }
+    const foreign = names.filter((name) => !kDbNames.has(name));
     if (foreign.length > 0) {
       void this.root.close();
       throw new StoreOpenError(
@@ -157,6 +178,7 @@ export class Store implements StoreWriter {
     this.audit = db('audit');
     this.activity = db('activity');
     this.mail = db('mail');
+    this.mailDue = db('mailDue');
   }
 
   /** Opens (creating if needed) the store in `dataDir`; refuses a newer or foreign layout. */
@@ -183,11 +205,24 @@ export class Store implements StoreWriter {
     if (typeof version !== 'number') {
       throw new StoreOpenError(`${this.path} is not a Flagwire data file (no valid schema version)`);
     }
-    if (version > kSchemaVersion) {
-      throw new StoreOpenError(
-        `${this.path} was written by a newer Flagwire (schema ${version}; this version reads up to ${kSchemaVersion}); upgrade Flagwire or use another data directory`,
-      );
-    }
+    refuseNewerSchema(this.path, version);
+    // A read-only open of a schema 1 file reads it as it is: only the mailer, which runs in a server
+    // that opened the store for writing first, reads the mailDue index.
+    if (version === 1 && !readOnly) this.migrateFrom1();
+  }
+
+  /**
+   * Schema 1 to 2: index the mail still to send. One transaction, re-checked inside it, so a crash
+   * leaves schema 1 (migrated again at the next open) and two processes opening at once migrate once.
+   */
+  private migrateFrom1(): void {
+    this.root.transactionSync(() => {
+      if (this.meta.get('schemaVersion') !== 1) return;
+      for (const { value } of this.mail.getRange()) {
+        if (isPending(value)) this.mailDue.putSync(dueKey(value), null);
+      }
+      this.meta.putSync('schemaVersion', 2);
+    });
   }
 
   /**
@@ -354,6 +389,19 @@ export class Store implements StoreWriter {
     return [...this.mail.getRange().map(({ value }) => value)];
   }
 
+  getMail(seq: number): MailMessage | undefined {
+    return this.mail.get(seq);
+  }
+
+  listDueMail(now: number, limit: number): MailMessage[] {
+    const out: MailMessage[] = [];
+    for (const key of this.mailDue.getKeys({ end: [now, Number.MAX_SAFE_INTEGER], limit })) {
+      const message = this.mail.get(key[1]);
+      if (message !== undefined) out.push(message);
+    }
+    return out;
+  }
+
   private indexed<V>(projectId: string, kind: string, source: Database<V, string>): V[] {
     if (tooLong(projectId)) return [];
     const out: V[] = [];
@@ -436,12 +484,16 @@ export class Store implements StoreWriter {
     this.assertTxn();
     const full: MailMessage = { seq: this.nextSeq('mailSeq'), ...message };
     this.mail.putSync(full.seq, full);
+    if (isPending(full)) this.mailDue.putSync(dueKey(full), null);
     return full;
   }
 
   putMail(message: MailMessage): void {
     this.assertTxn();
+    const before = this.mail.get(message.seq);
+    if (before !== undefined && isPending(before)) this.mailDue.removeSync(dueKey(before));
     this.mail.putSync(message.seq, message);
+    if (isPending(message)) this.mailDue.putSync(dueKey(message), null);
   }
 
   markDemoSeeded(at: number): void {
@@ -453,6 +505,23 @@ export class Store implements StoreWriter {
     const next = ((this.meta.get(key) as number | undefined) ?? 0) + 1;
     this.meta.putSync(key, next);
     return next;
+  }
+}
+
+/** Still to send: neither sent nor given up. */
+function isPending(message: MailMessage): boolean {
+  return message.sentAt === null && message.failedAt === null;
+}
+
+function dueKey(message: MailMessage): [number, number] {
+  return [message.nextAttemptAt, message.seq];
+}
+
+function refuseNewerSchema(path: string, version: unknown): void {
+  if (typeof version === 'number' && version > kSchemaVersion) {
+    throw new StoreOpenError(
+      `${path} was written by a newer Flagwire (schema ${version}; this version reads up to ${kSchemaVersion}); upgrade Flagwire or use another data directory`,
+    );
   }
 }
 

@@ -12,7 +12,7 @@ export function mailRetryDelayMs(attempts: number): number {
 }
 
 export function mailResult(w: StoreWriter, input: { seq: number; error: string | null }, now: number): MailMessage | null {
-  const message = w.listMail().find((m) => m.seq === input.seq);
+  const message = w.getMail(input.seq);
   if (!message || message.sentAt !== null) return null;
   const attempts = message.attempts + 1;
   const next: MailMessage = input.error === null

@@ -3,8 +3,9 @@
 // msgpack bytes, not a decoded copy). Two equal fingerprints mean no record was added, removed or
 // changed by a single byte in between.
 //
-// Token activity and the mail outbox are left out on purpose: a request refused with a real token is
-// *supposed* to be recorded there (spec: Events), and activity is flushed every second on its own.
+// Token activity and the mail outbox (with its index of mail to send) are left out on purpose: a
+// request refused with a real token is *supposed* to be recorded there (spec: Events), and activity is
+// flushed every second on its own.
 // So are meta's commit counter and mail sequence, which those writes move. Everything a client could
 // change (orgs, projects, flags, audiences, tokens, audit, indexes, the rest of meta) is compared.
 import { createHash } from 'node:crypto';
@@ -13,7 +14,7 @@ import { open, type Database, type RootDatabase } from 'lmdb';
 
 export type Digest = Record<string, string>;
 
-const kSkippedDbs = new Set(['activity', 'mail']);
+const kSkippedDbs = new Set(['activity', 'mail', 'mailDue']);
 const kSkippedMetaKeys = new Set(['configSeq', 'mailSeq']);
 
 export class StoreDigest {

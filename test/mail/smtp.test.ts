@@ -1,50 +1,10 @@
 // Denial e-mail delivered over SMTP to a real SMTP server (smtp-server) on a free port, with retry.
 import t from 'tap';
-import { SMTPServer } from 'smtp-server';
-import type { AddressInfo } from 'node:net';
 import { call } from '../helpers/http.js';
 import { startTestServer, tempDataDir } from '../helpers/server.js';
+import { smtpServer, until } from '../helpers/smtp.js';
 import { buildWorld } from '../helpers/world.js';
 import { mailRetryDelayMs } from '../../src/writer/mail-commands.js';
-
-interface Received {
-  to: string[];
-  raw: string;
-}
-
-async function smtpServer(rejectFirst: number): Promise<{ port: number; received: Received[]; attempts: () => number; close(): Promise<void> }> {
-  const received: Received[] = [];
-  let attempts = 0;
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    logger: false,
-    onData(stream, session, callback) {
-      let raw = '';
-      stream.on('data', (d: Buffer) => (raw += d.toString()));
-      stream.on('end', () => {
-        attempts++;
-        if (attempts <= rejectFirst) {
-          callback(Object.assign(new Error('try again later'), { responseCode: 451 }));
-          return;
-        }
-        received.push({ to: session.envelope.rcptTo.map((r) => r.address), raw });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.server.address() as AddressInfo).port;
-  return { port, received, attempts: () => attempts, close: () => new Promise((resolve) => server.close(() => resolve())) };
-}
-
-async function until(what: string, check: () => boolean, timeoutMs = 8000): Promise<void> {
-  const start = Date.now();
-  while (!check()) {
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 t.test('backoff doubles from 1 s and is capped', async (t) => {
   t.same([1, 2, 3, 4].map(mailRetryDelayMs), [1000, 2000, 4000, 8000]);

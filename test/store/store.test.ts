@@ -1,6 +1,7 @@
 // The LMDB store: every record kind survives a write, a close and a reopen unchanged (codecs and key
-// layout), reads order and page as documented, transactions are all-or-nothing (transactEach per
-// function), and a data dir written by a newer Flagwire or holding foreign files is refused.
+// layout), reads order and page as documented, the index of mail to send follows the outbox,
+// transactions are all-or-nothing (transactEach per function), a schema 1 data dir is migrated, and a
+// data dir written by a newer Flagwire or holding foreign files is refused.
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { open } from 'lmdb';
@@ -216,6 +217,62 @@ t.test('a data file written by a newer Flagwire is refused with a clear message'
   const store = Store.open(dir);
   t.equal(store.schemaVersion(), kSchemaVersion, 'the current version opens');
   await store.close();
+
+  // A newer version that added a database: called newer, not "another application".
+  const raw4 = open({ path: join(dir, 'flagwire.mdb'), maxDbs: 16 });
+  raw4.openDB({ name: 'meta' }).putSync('schemaVersion', kSchemaVersion + 1);
+  raw4.openDB({ name: 'futureIndex' }).putSync('k', 1);
+  await raw4.close();
+  t.throws(() => Store.open(dir), { name: 'StoreOpenError', message: /was written by a newer Flagwire/ });
+});
+
+t.test('the index of mail to send: a poll reads only due messages, a result moves one record', async (t) => {
+  const dir = tempDir(t, 'flagwire-store-');
+  const store = Store.open(dir);
+  t.teardown(() => store.close());
+  const [sent, later, due, failing] = store.transact((w) => [
+    w.appendMail(mail),
+    w.appendMail({ ...mail, to: 'later@acme.test', nextAttemptAt: at + 60_000 }),
+    w.appendMail({ ...mail, to: 'due@acme.test', nextAttemptAt: at + 10 }),
+    w.appendMail({ ...mail, to: 'failing@acme.test' }),
+  ]);
+  t.strictSame(store.listDueMail(at + 10, 10).map((m) => m.to), ['olive@acme.test', 'failing@acme.test', 'due@acme.test'], 'earliest due first, the later one not yet');
+  t.strictSame(store.listDueMail(at + 10, 2).map((m) => m.seq), [sent!.seq, failing!.seq], 'at most `limit`');
+  store.transact((w) => {
+    w.putMail({ ...sent!, sentAt: at + 1, attempts: 1 });
+    w.putMail({ ...failing!, attempts: 1, lastError: 'busy', nextAttemptAt: at + 30_000 });
+  });
+  t.strictSame(store.listDueMail(at + 10, 10).map((m) => m.seq), [due!.seq], 'sent and retried-later messages leave the due list');
+  t.strictSame(store.listDueMail(at + 60_000, 10).map((m) => m.seq), [due!.seq, failing!.seq, later!.seq], 'a retry is due at its new time');
+  store.transact((w) => w.putMail({ ...failing!, attempts: 12, lastError: 'busy', nextAttemptAt: at + 60_000, failedAt: at + 30_000 }));
+  t.strictSame(store.listDueMail(Number.MAX_SAFE_INTEGER, 10).map((m) => m.seq), [due!.seq, later!.seq], 'a message given up is never due again');
+  t.equal(store.listMail().length, 4, 'the outbox still lists every message');
+  t.strictSame(store.getMail(failing!.seq), { ...failing!, attempts: 12, lastError: 'busy', nextAttemptAt: at + 60_000, failedAt: at + 30_000 });
+  t.equal(store.getMail(99), undefined);
+});
+
+t.test('a schema 1 data dir (no index of mail to send) is migrated when opened for writing', async (t) => {
+  const dir = tempDir(t, 'flagwire-store-');
+  // What Flagwire wrote before the index: meta and the mail database only, schema 1.
+  const raw = open({ path: join(dir, 'flagwire.mdb'), maxDbs: 16 });
+  raw.openDB({ name: 'meta' }).putSync('schemaVersion', 1);
+  const rawMail = raw.openDB<MailMessage, number>({ name: 'mail' });
+  rawMail.putSync(1, { ...mail, seq: 1, sentAt: at + 1, attempts: 1 });
+  rawMail.putSync(2, { ...mail, seq: 2, to: 'pending@acme.test', attempts: 3, nextAttemptAt: at + 5 });
+  rawMail.putSync(3, { ...mail, seq: 3, failedAt: at + 2, attempts: 12 });
+  await raw.close();
+
+  const reader = Store.open(dir, { readOnly: true });
+  t.equal(reader.schemaVersion(), 1, 'a read-only open reads it as it is');
+  t.equal(reader.listMail().length, 3);
+  await reader.close();
+
+  const store = Store.open(dir);
+  t.teardown(() => store.close());
+  t.equal(store.schemaVersion(), kSchemaVersion);
+  t.equal(kSchemaVersion, 2);
+  t.strictSame(store.listDueMail(at + 5, 10).map((m) => m.seq), [2], 'the pending message is indexed, sent and given-up ones are not');
+  t.equal(store.listMail().length, 3);
 });
 
 t.test('a data dir with files Flagwire did not write is refused, never written over', async (t) => {

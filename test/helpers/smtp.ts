@@ -1,0 +1,53 @@
+// An SMTP server for the mail tests, on a free port of 127.0.0.1: a real one (smtp-server) that can
+// refuse its first deliveries.
+import type { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
+
+export interface Received {
+  to: string[];
+  raw: string;
+}
+
+export interface TestSmtpServer {
+  port: number;
+  received: Received[];
+  /** Messages offered so far, refused ones included. */
+  attempts(): number;
+  close(): Promise<void>;
+}
+
+/** A real SMTP server; the first `rejectFirst` messages are refused with a temporary error (451). */
+export async function smtpServer(rejectFirst = 0): Promise<TestSmtpServer> {
+  const received: Received[] = [];
+  let attempts = 0;
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    logger: false,
+    onData(stream, session, callback) {
+      let raw = '';
+      stream.on('data', (d: Buffer) => (raw += d.toString()));
+      stream.on('end', () => {
+        attempts++;
+        if (attempts <= rejectFirst) {
+          callback(Object.assign(new Error('try again later'), { responseCode: 451 }));
+          return;
+        }
+        received.push({ to: session.envelope.rcptTo.map((r) => r.address), raw });
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.server.address() as AddressInfo).port;
+  return { port, received, attempts: () => attempts, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/** Polls `check` every 50 ms until it holds; throws after `timeoutMs`. */
+export async function until(what: string, check: () => boolean, timeoutMs = 8000): Promise<void> {
+  const start = Date.now();
+  while (!check()) {
+    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
