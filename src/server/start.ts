@@ -97,11 +97,14 @@ export async function startServer(config: Readonly<Config>, options: StartOption
   const close = () => {
     closing ??= (async () => {
       features.stop();
+      // Started first so that its wait for a send in progress (src/mail/mailer.ts) runs during the
+      // drain, not after it; the writer it records through stays open until both are done.
+      const mailStopped = mailer?.stop();
       uWS.us_listen_socket_close(listenSocket);
       await inFlight.drained(kShutdownDrainMs);
       await evaluation.close();
       await activity.stop();
-      await mailer?.stop();
+      await mailStopped;
       await writer.close();
       app.close();
       await store.close();

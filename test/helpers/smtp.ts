@@ -1,6 +1,6 @@
-// An SMTP server for the mail tests, on a free port of 127.0.0.1: a real one (smtp-server) that can
-// refuse its first deliveries.
-import type { AddressInfo } from 'node:net';
+// SMTP servers for the mail tests, on free ports of 127.0.0.1: a real one (smtp-server) that can
+// refuse its first deliveries, and a hung one that accepts connections and never says a word.
+import net, { type AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 
 export interface Received {
@@ -41,6 +41,34 @@ export async function smtpServer(rejectFirst = 0): Promise<TestSmtpServer> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.server.address() as AddressInfo).port;
   return { port, received, attempts: () => attempts, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+export interface HungServer {
+  port: number;
+  /** Connections accepted so far. */
+  connections(): number;
+  close(): Promise<void>;
+}
+
+/** Accepts TCP connections and never greets, reads or closes them: an SMTP server that hangs. */
+export async function hungSmtpServer(): Promise<HungServer> {
+  const sockets = new Set<net.Socket>();
+  let connections = 0;
+  const server = net.createServer((socket) => {
+    connections++;
+    sockets.add(socket);
+    socket.on('error', () => {});
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    connections: () => connections,
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
 }
 
 /** Polls `check` every 50 ms until it holds; throws after `timeoutMs`. */

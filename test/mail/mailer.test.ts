@@ -8,7 +8,7 @@ import type { MailMessage } from '../../src/store/records.js';
 import { Store } from '../../src/store/store.js';
 import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../../src/writer/commands.js';
 import { tempDir } from '../helpers/cli.js';
-import { smtpServer, until } from '../helpers/smtp.js';
+import { hungSmtpServer, smtpServer, until } from '../helpers/smtp.js';
 
 const kSilent = pino({ level: 'silent' });
 
@@ -20,17 +20,20 @@ function setup(t: { teardown(fn: () => unknown): void }) {
     call: <N extends CommandName>(name: N, input: CommandInput<N>): Promise<CommandOutput<N>> =>
       Promise.resolve(store.transact((w) => runCommand(w, name, input, clock.now()))),
   };
-  const queue = (to: string, extra: Partial<MailMessage> = {}) => store.transact((w) => w.appendMail({
+  const message = (to: string, extra: Partial<MailMessage> = {}): Omit<MailMessage, 'seq'> => ({
     at: clock.now(), to, subject: 'Refused', text: 'x', sentAt: null, attempts: 0, nextAttemptAt: clock.now(), lastError: null, failedAt: null, ...extra,
-  }));
-  return { store, clock, writer, queue };
+  });
+  const queue = (to: string, extra: Partial<MailMessage> = {}) => store.transact((w) => w.appendMail(message(to, extra)));
+  return { store, clock, writer, message, queue };
 }
 
 t.test('a poll reads only the messages due, never the whole outbox', async (t) => {
   const smtp = await smtpServer();
   t.teardown(() => smtp.close());
-  const { store, clock, writer, queue } = setup(t);
-  for (let i = 0; i < 2000; i++) queue(`old-${i}@acme.test`, { sentAt: clock.now(), attempts: 1 });
+  const { store, clock, writer, message, queue } = setup(t);
+  store.transact((w) => {
+    for (let i = 0; i < 2000; i++) w.appendMail(message(`old-${i}@acme.test`, { sentAt: clock.now(), attempts: 1 }));
+  });
   queue('later@acme.test', { nextAttemptAt: clock.now() + 3_600_000 });
   queue('due-1@acme.test');
   queue('due-2@acme.test');
@@ -43,7 +46,7 @@ t.test('a poll reads only the messages due, never the whole outbox', async (t) =
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
-  const mailer = new Mailer(`smtp://127.0.0.1:${smtp.port}`, reader, writer, clock, kSilent, 20);
+  const mailer = new Mailer(`smtp://127.0.0.1:${smtp.port}`, reader, writer, clock, kSilent, { intervalMs: 20 });
   mailer.start();
   await until('both due messages delivered', () => smtp.received.length === 2);
   await mailer.stop();
@@ -52,4 +55,40 @@ t.test('a poll reads only the messages due, never the whole outbox', async (t) =
   store.resetReadTxn();
   t.match(store.listMail().filter((m) => m.to.startsWith('due-')), [{ sentAt: Number }, { sentAt: Number }], 'both recorded as sent');
   t.equal(store.listDueMail(Number.MAX_SAFE_INTEGER, 10).map((m) => m.to).join(), 'later@acme.test');
+});
+
+t.test('a hung SMTP server: the send times out, is recorded as failed, and is retried', async (t) => {
+  const hung = await hungSmtpServer();
+  t.teardown(() => hung.close());
+  const { store, clock, writer, queue } = setup(t);
+  const message = queue('olive@acme.test');
+  const mailer = new Mailer(`smtp://127.0.0.1:${hung.port}`, store, writer, clock, kSilent, { intervalMs: 20, timeoutMs: 300 });
+  mailer.start();
+  t.teardown(() => mailer.stop());
+  await until('the timed-out attempt to be recorded', () => {
+    store.resetReadTxn();
+    return store.getMail(message.seq)!.attempts === 1;
+  });
+  t.match(store.getMail(message.seq), { sentAt: null, failedAt: null, lastError: /greeting|timeout/i });
+  await until('a retry after the 1 s backoff', () => hung.connections() >= 2, 4000);
+  t.pass('retried');
+});
+
+t.test('stop() waits only briefly for a hung send; the message stays due', async (t) => {
+  const hung = await hungSmtpServer();
+  t.teardown(() => hung.close());
+  const { store, clock, writer, queue } = setup(t);
+  const message = queue('olive@acme.test');
+  const mailer = new Mailer(`smtp://127.0.0.1:${hung.port}`, store, writer, clock, kSilent, { intervalMs: 20, stopWaitMs: 300 });
+  mailer.start();
+  await until('a send in progress', () => hung.connections() >= 1);
+  const started = performance.now();
+  await mailer.stop();
+  const waited = performance.now() - started;
+  t.ok(waited >= 250 && waited < 1500, `stop() returned after ${waited.toFixed(0)} ms (waits 300 ms at most)`);
+  await hung.close();
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  store.resetReadTxn();
+  t.strictSame(store.getMail(message.seq), message, 'the abandoned send recorded nothing');
+  t.strictSame(store.listDueMail(clock.now(), 10).map((m) => m.seq), [message.seq], 'so it is sent after the restart');
 });
