@@ -5,7 +5,7 @@ import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { kConsoleActor } from '../../src/writer/flag-commands.js';
 import { buildWorld, type World } from '../helpers/world.js';
 
-/** FLAGWIRE_LONG=1 (scripts/reliability-long.sh) runs the bigger versions of every test. */
+/** FLAGWIRE_LONG=1 (scripts/reliability-long.sh) runs the bigger versions of the crash-safety and fuzz tests. */
 export const kLong = process.env.FLAGWIRE_LONG === '1';
 
 /** Load and fuzzing send thousands of requests from one address: lift the rate limit and the lockout. */
