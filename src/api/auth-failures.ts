@@ -10,7 +10,7 @@
 // whose window started first is evicted, with its count and any lockout: freeing one lockout that way
 // takes failures from 100,000 other addresses within a minute.
 import { FlagwireError } from '../errors.js';
-import { AddressTable } from '../http/address-table.js';
+import { AddressTable, grownCopy } from '../http/address-table.js';
 
 const kWindowMs = 60_000;
 
@@ -21,12 +21,8 @@ export class AuthFailures {
 
   constructor(private readonly limit: number, maxEntries = 100_000) {
     this.table = new AddressTable(maxEntries, (slots) => {
-      const starts = new Float64Array(slots);
-      starts.set(this.starts);
-      const counts = new Uint32Array(slots);
-      counts.set(this.counts);
-      this.starts = starts;
-      this.counts = counts;
+      this.starts = grownCopy(this.starts, slots);
+      this.counts = grownCopy(this.counts, slots);
     });
   }
 

@@ -13,6 +13,15 @@
 const kNone = -1;
 const kInitialSlots = 256;
 
+type Grown = Float64Array | Uint32Array | Int32Array;
+
+/** A larger array of the same kind holding `array`'s values at the front: the owners' counters grow with the table. */
+export function grownCopy<T extends Grown>(array: T, length: number): T {
+  const bigger = new (array.constructor as new (n: number) => T)(length);
+  bigger.set(array);
+  return bigger;
+}
+
 export class AddressTable {
   private readonly slotOf = new Map<string, number>();
   private keys: string[] = [];
@@ -71,12 +80,8 @@ export class AddressTable {
   private newSlot(): number {
     if (this.usedSlots === this.prev.length) {
       const slots = Math.min(this.prev.length * 2, this.maxEntries);
-      const prev = new Int32Array(slots);
-      prev.set(this.prev);
-      const next = new Int32Array(slots);
-      next.set(this.next);
-      this.prev = prev;
-      this.next = next;
+      this.prev = grownCopy(this.prev, slots);
+      this.next = grownCopy(this.next, slots);
       this.grow(slots);
     }
     return this.usedSlots++;

@@ -28,7 +28,7 @@
 // drops up to two of them there; a periodic scan of the whole table instead stalled the event loop
 // for up to 0.3 s per 100,000 entries. Memory is bounded: at most `maxEntries` addresses are tracked;
 // when the table is full, the least recently active address is evicted and starts afresh.
-import { AddressTable } from './address-table.js';
+import { AddressTable, grownCopy } from './address-table.js';
 
 const kSlots = 7;
 /** Per slot in `counts`: the seven buckets, then their sum. */
@@ -59,12 +59,8 @@ export class RateLimiter {
     this.windowMs = options.windowMs ?? 60_000;
     this.bucketMs = this.windowMs / 6;
     this.table = new AddressTable(options.maxEntries ?? 100_000, (slots) => {
-      const buckets = new Float64Array(slots);
-      buckets.set(this.buckets);
-      const counts = new Uint32Array(slots * kStride);
-      counts.set(this.counts);
-      this.buckets = buckets;
-      this.counts = counts;
+      this.buckets = grownCopy(this.buckets, slots);
+      this.counts = grownCopy(this.counts, slots * kStride);
     });
   }
 
