@@ -138,9 +138,7 @@ export class Store implements StoreWriter {
     refuseForeignFiles(dataDir);
     checkDataFile(this.path);
     try {
-      // overlappingSync off: a committed transactionSync is on disk when it returns, which is what
-      // "answered only after the commit is durable" needs.
-      this.root = open({ path: this.path, maxDbs: 16, overlappingSync: false, readOnly: options.readOnly ?? false });
+      this.root = openRoot(this.path, options.readOnly ?? false);
     } catch (err) {
       throw new StoreOpenError(`cannot open the data file ${this.path}: ${(err as Error).message}`);
     }
@@ -522,6 +520,23 @@ function refuseNewerSchema(path: string, version: unknown): void {
     throw new StoreOpenError(
       `${path} was written by a newer Flagwire (schema ${version}; this version reads up to ${kSchemaVersion}); upgrade Flagwire or use another data directory`,
     );
+  }
+}
+
+/**
+ * lmdb-js's open() now and then fails at once with "No transaction to renew" (kriszyp/lmdb-js#201, seen
+ * here once in three CI runs, from a console command opening the file beside another process): one
+ * more try opens it; any other error, or a second failure, is reported.
+ */
+function openRoot(path: string, readOnly: boolean): RootDatabase {
+  // overlappingSync off: a committed transactionSync is on disk when it returns, which is what
+  // "answered only after the commit is durable" needs.
+  const openIt = () => open({ path, maxDbs: 16, overlappingSync: false, readOnly });
+  try {
+    return openIt();
+  } catch (err) {
+    if (!/No transaction to renew/.test((err as Error).message)) throw err;
+    return openIt();
   }
 }
 
