@@ -57,6 +57,7 @@ export class Metrics implements EvalMetrics {
   authFailures = 0;
   authLockouts = 0;
   streamDropped = 0;
+  framingRefused = 0;
   private readonly gauges: Gauge[] = [];
 
   request(route: number, status: number): void {
@@ -110,6 +111,8 @@ export class Metrics implements EvalMetrics {
     counter(out, 'flagwire_rate_limited_total', 'Management API requests refused by the per-IP rate limit (plain 429).', this.rateLimited);
     counter(out, 'flagwire_auth_failures_total', 'Failed authentications (no, malformed or unknown token) on the Management API.', this.authFailures);
     counter(out, 'flagwire_auth_lockouts_total', 'Management API requests refused because their address is locked out after failed authentications.', this.authLockouts);
+    counter(out, 'flagwire_http_framing_refused_total',
+      'Requests refused with a 400 and a closed connection for framing a proxy could read differently (conflicting Content-Length, a Transfer-Encoding other than chunked).', this.framingRefused);
     counter(out, 'flagwire_stream_dropped_total', 'Change-stream connections closed because the client read too slowly.', this.streamDropped);
     for (const g of this.gauges) {
       header(out, g.name, 'gauge', g.help);

@@ -1,8 +1,9 @@
 // The uWebSockets.js app: every route of the service, wired to its handlers.
 import * as uWS from 'uWebSockets.js';
 import { registerManagementRoutes, type ManagementDeps } from '../api/management.js';
-import { errorBody, FlagwireError } from '../errors.js';
+import { errorBody, errorEnvelope, FlagwireError } from '../errors.js';
 import { answerPreflight } from '../http/cors.js';
+import { guardFraming } from '../http/framing.js';
 import { renderDocsPage } from './docs-page.js';
 import { send, type RouteGroup } from '../http/http.js';
 import { kRouteDocs, kRouteHealth, kRouteUnmatched } from '../metrics/metrics.js';
@@ -16,8 +17,14 @@ export interface AppDeps extends ManagementDeps {
 }
 
 export function createApp(deps: AppDeps): uWS.TemplatedApp {
-  const app = recordRoutes(uWS.App());
   const metrics = deps.metrics ?? null;
+  // Every route, test hooks included, behind the framing check (src/http/framing.ts); closing the
+  // connection after the 400 drops whatever bytes followed the doubtful request.
+  const app = guardFraming(recordRoutes(uWS.App()), (res, problem) => {
+    if (metrics) metrics.framingRefused++;
+    const body = JSON.stringify(errorEnvelope(new FlagwireError('INVALID_REQUEST', problem), deps.config.docsUrl));
+    send(res, 400, body, 'application/json', undefined, true);
+  });
   const docsPage = Buffer.from(renderDocsPage());
   const health = () => Buffer.from(JSON.stringify({ status: 'ok', storeVersion: deps.store.schemaVersion() }));
   let healthBody = health();

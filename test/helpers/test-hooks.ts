@@ -16,3 +16,9 @@ export async function alignClock(server: TestServer, seconds: number): Promise<n
 export async function flushActivity(server: TestServer): Promise<void> {
   await call(server.baseUrl, 'POST', '/__test/flush');
 }
+
+/** Resolves once the writer has committed (or refused) every command sent to it so far. */
+export async function writerIdle(server: TestServer): Promise<void> {
+  const r = await call(server.baseUrl, 'POST', '/__test/writer-idle');
+  if (r.status !== 200) throw new Error(`writer-idle hook answered ${r.status}: is FLAGWIRE_TEST_HOOKS=1 set?`);
+}
