@@ -7,7 +7,7 @@
 //
 // Batch size 0 is an empty task: the fixed cost of one hop (plus the worker's snapshot renewal).
 // "main µs/req" is the main thread's CPU per request (encode, hop, decode: what uWS competes with);
-// "worker µs/req" is the eval threads' CPU per request. Requests are scenario (a) of bench/run.ts.
+// "worker µs/req" is the eval threads' CPU per request. Requests are scenario (a) of bench/scenarios.ts.
 //
 //   node dist/bench/handoff.bench.js [--seconds S]
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -158,8 +158,14 @@ export function rssKb(pid: number): number {
   return statusKb(pid, 'VmRSS');
 }
 
-/** Resident memory split: anonymous (heaps, buffers) and file-backed (LMDB's memory map, code). */
-export function rssSplitKb(pid: number): { rss: number; anon: number; file: number } {
+/** Resident memory split, kB: anonymous (heaps, buffers) and file-backed (LMDB's memory map, code). */
+export interface RssSplit {
+  rss: number;
+  anon: number;
+  file: number;
+}
+
+export function rssSplitKb(pid: number): RssSplit {
   return { rss: statusKb(pid, 'VmRSS'), anon: statusKb(pid, 'RssAnon'), file: statusKb(pid, 'RssFile') };
 }
 

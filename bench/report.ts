@@ -1,31 +1,15 @@
-// Turns a bench run into the RESULTS.md section and the SVG chart. RESULTS.md may hold hand-written
-// notes (profiles, before/after figures): only the block between this run's markers is replaced,
+// Turns a bench run into the RESULTS.md section, the SVG chart, the raw figures in bench/out/ and the
+// table on stdout. RESULTS.md may hold hand-written notes (profiles, before/after figures): only the
+// block between this run's markers is replaced,
 //   <!-- bench:LABEL:begin --> … <!-- bench:LABEL:end -->
 // and a label that is not in the file yet is appended, so variants (e.g. `--label workers-2`) sit
 // side by side with the main run.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-
-export type ScenarioKey = 'hello' | 'a' | 'b' | 'c' | 'd' | 'e' | 'f' | 'g' | 'h' | 'i' | 'j' | 'k' | 'l' | 'm';
-
-export const kScenarioTitles: Record<ScenarioKey, string> = {
-  hello: 'uWS hello world (same body and headers)',
-  a: '(a) GET /v1/flags/{id}, 10k targetingKeys + audience attribute',
-  b: '(b) same on a group flag with env',
-  c: '(c) GET /v1/flags/project/{id}, 50 flags',
-  d: '(d) GET /api/v1/flags/{id}, read token',
-  e: '(e) PATCH /api/v1/flags/{id}, durable changes',
-  f: '(f) (a) while (e) writes 50/s',
-  g: '(g) OFREP POST /ofrep/v1/evaluate/flags/{key}, same flag and context as (a)',
-  h: '(h) (a) on a twin Flagwire, metrics on',
-  i: '(i) (a) on a twin Flagwire, FLAGWIRE_METRICS=off',
-  j: '(j) GET /api/v1/token on a twin Flagwire, rate limiter on',
-  k: '(k) GET /api/v1/token on a twin Flagwire, rate limiter off',
-  l: '(l) (a) offered at a fixed 10,000 req/s (open model): latency below saturation',
-  m: '(m) the hello world offered (a)\'s requests at 10,000 req/s, same generator as (l): its latency floor',
-};
-
-/** Runs whose req/s is set by the scenario (writes, a fixed rate): no ratio to the hello world. */
-const kNoRatio: ReadonlySet<ScenarioKey> = new Set(['e', 'l', 'm']);
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { kRepo } from './locations.js';
+import { log } from './log.js';
+import type { MicroResult } from './micro.js';
+import { kScenarios, type ScenarioKey } from './scenarios.js';
 
 export interface ScenarioSummary {
   key: ScenarioKey;
@@ -79,7 +63,7 @@ export interface Report {
   summaries: ScenarioSummary[];
   targets: Target[];
   notes: string[];
-  micro: { name: string; output: string }[];
+  micro: MicroResult[];
   chartFile: string;
   failed: string[];
 }
@@ -104,7 +88,7 @@ export function renderMarkdown(r: Report): string {
   );
   for (const s of r.summaries) {
     const bad = `${s.errors} / ${s.non2xx}${s.mismatches > 0 ? ` (+${s.mismatches} mismatched)` : ''}`;
-    lines.push(`| ${kScenarioTitles[s.key]} | ${s.connections} | ${f0(s.rps)} | ${s.key === 'hello' ? '1.00' : kNoRatio.has(s.key) ? '–' : f2(s.ratio)} | ${f2(s.p50Ms)} | ${f2(s.p99Ms)} | ${pct(s.serverCpu)} | ${f1(s.serverUsPerRequest)} | ${f0(s.peakRssMb)} MiB | ${pct(s.generatorCpu)} | ${f1(s.generatorUsPerRequest)} | ${bad} |`);
+    lines.push(`| ${kScenarios[s.key].title} | ${s.connections} | ${f0(s.rps)} | ${s.key === 'hello' ? '1.00' : !kScenarios[s.key].vsHello ? '–' : f2(s.ratio)} | ${f2(s.p50Ms)} | ${f2(s.p99Ms)} | ${pct(s.serverCpu)} | ${f1(s.serverUsPerRequest)} | ${f0(s.peakRssMb)} MiB | ${pct(s.generatorCpu)} | ${f1(s.generatorUsPerRequest)} | ${bad} |`);
   }
   lines.push('', 'CPU is % of one core (this machine has ' + (r.machine.cores ?? '?') + '); µs/req is CPU time per answered request, '
     + 'a cost that holds however the cores are shared. "vs hello" is the median over rounds of '
@@ -158,6 +142,28 @@ export function writeResultsFile(file: string, label: string, section: string): 
   writeFileSync(file, text);
 }
 
+/**
+ * Writes this run's block of RESULTS.md and its chart into `outDir`, and `raw` (every figure, per
+ * thread and per round) into bench/out/.
+ */
+export function writeReport(outDir: string, report: Report, raw: Record<string, unknown>): void {
+  mkdirSync(outDir, { recursive: true });
+  writeResultsFile(join(outDir, 'RESULTS.md'), report.label, renderMarkdown(report));
+  writeFileSync(join(outDir, report.chartFile), renderSvg(report));
+  const rawDir = join(kRepo, 'bench', 'out');
+  mkdirSync(rawDir, { recursive: true });
+  const rawFile = join(rawDir, `${report.label}-${report.date.replace(/[:]/g, '')}.json`);
+  writeFileSync(rawFile, JSON.stringify(raw, null, 2));
+  log(`wrote ${join(outDir, 'RESULTS.md')} (block "${report.label}"), ${join(outDir, report.chartFile)}, ${rawFile}`);
+}
+
+/** The summaries and targets on stdout. */
+export function printTable(summaries: ScenarioSummary[], targets: Target[]): void {
+  const rows = summaries.map((s) => `${s.key.padEnd(5)} @${String(s.connections).padEnd(4)} ${Math.round(s.rps).toString().padStart(7)} req/s  ${s.key === 'hello' ? '     ' : s.ratio.toFixed(2).padStart(5)}  p50 ${s.p50Ms.toFixed(2)}  p99 ${s.p99Ms.toFixed(2)} ms  `
+    + `server ${Math.round(s.serverCpu)}% ${s.serverUsPerRequest.toFixed(1)} µs/req  gen ${Math.round(s.generatorCpu)}% ${s.generatorUsPerRequest.toFixed(1)} µs/req  peak ${Math.round(s.peakRssMb)} MiB  non2xx ${s.non2xx}`);
+  process.stdout.write(`${rows.join('\n')}\n\n${targets.map((t) => `${t.met === null ? ' n/a' : t.met ? '  ok' : 'MISS'}  ${t.what}: ${t.measured} (goal ${t.goal})`).join('\n')}\n`);
+}
+
 // ---- SVG: grouped bars, one group per scenario, one bar per connection count --------------------
 
 const kColours = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759'];
@@ -195,8 +201,8 @@ export function renderSvg(r: Report): string {
       if (s && Number.isFinite(s.rps)) {
         const top = y(s.rps).toFixed(1);
         const h = (plotBottom - y(s.rps)).toFixed(1);
-        out.push(`<rect x="${x}" y="${top}" width="28" height="${h}" fill="${kColours[c % kColours.length]}"><title>${escapeXml(`${kScenarioTitles[key]} @${conns[c]}: ${f0(s.rps)} req/s`)}</title></rect>`);
-        const label = key === 'hello' || kNoRatio.has(key) ? `${(s.rps / 1000).toFixed(1)}k` : `${Math.round(s.ratio * 100)}%`;
+        out.push(`<rect x="${x}" y="${top}" width="28" height="${h}" fill="${kColours[c % kColours.length]}"><title>${escapeXml(`${kScenarios[key].title} @${conns[c]}: ${f0(s.rps)} req/s`)}</title></rect>`);
+        const label = key === 'hello' || !kScenarios[key].vsHello ? `${(s.rps / 1000).toFixed(1)}k` : `${Math.round(s.ratio * 100)}%`;
         out.push(`<text x="${x + 14}" y="${(y(s.rps) - 4).toFixed(1)}" text-anchor="middle" font-size="10">${label}</text>`);
       }
       x += 34;
@@ -214,7 +220,7 @@ export function renderSvg(r: Report): string {
   });
   let ky = plotBottom + 44;
   for (const key of keys) {
-    out.push(`<text x="${left + 160}" y="${ky}" fill="#333">${escapeXml(kScenarioTitles[key])}</text>`);
+    out.push(`<text x="${left + 160}" y="${ky}" fill="#333">${escapeXml(kScenarios[key].title)}</text>`);
     ky += 14;
   }
   out.push('</svg>');

@@ -1,0 +1,45 @@
+// What a report says about where and how it was made: the machine, the versions of what was measured,
+// and the command line that reproduces it.
+import { readFileSync } from 'node:fs';
+import { availableParallelism, cpus, release, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { kRepo } from './locations.js';
+
+export function machineInfo(): Record<string, string> {
+  let model = cpus()[0]?.model ?? '?';
+  try {
+    model = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1]?.trim() ?? model;
+  } catch {
+    // not Linux
+  }
+  return {
+    cores: String(availableParallelism()),
+    cpu: model,
+    memory: `${Math.round(totalmem() / 2 ** 30)} GiB`,
+    kernel: release(),
+    node: process.version,
+  };
+}
+
+export function versions(): Record<string, string> {
+  const version = (pkg: string) => {
+    try {
+      const json = JSON.parse(readFileSync(join(kRepo, 'node_modules', pkg, 'package.json'), 'utf8')) as { name: string; version: string };
+      return json.name === pkg ? json.version : `${json.name}@${json.version}`;
+    } catch {
+      return '?';
+    }
+  };
+  return {
+    'uWebSockets.js': version('uWebSockets.js'),
+    lmdb: version('lmdb'),
+    piscina: version('piscina'),
+    msgpackr: version('msgpackr'),
+    autocannon: version('autocannon'),
+  };
+}
+
+export function commandLine(): string {
+  const args = process.argv.slice(2).join(' ');
+  return process.env.npm_lifecycle_event === 'bench' ? `npm run bench${args ? ` -- ${args}` : ''}` : `node dist/bench/run.js${args ? ` ${args}` : ''}`;
+}
