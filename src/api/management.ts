@@ -265,7 +265,9 @@ function patchTarget(request: ApiRequest, auth: AuthContext, store: StoreReader)
  * and report all problems together (with the `env` problem of a patch).
  */
 async function write(route: Route, request: ApiRequest, auth: AuthContext, raw: Buffer, deps: ManagementDeps): Promise<{ status: number; value: unknown }> {
-  const received = { text: raw.toString('utf8'), contentType: request.contentType };
+  // An exact copy: `raw` may be a view into Buffer's shared 8 KiB pool, which structured clone would
+  // send whole to the writer thread, other requests' bytes included.
+  const received = { bytes: new Uint8Array(raw), contentType: request.contentType };
   const actor = { id: `token:${auth.token.id}`, name: auth.token.name, environments: auth.token.environments };
   if (route === 'flags') {
     const flag = await deps.writer.call('flagCreate', { projectId: auth.project.id, received, actor });

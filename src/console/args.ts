@@ -3,6 +3,7 @@
 // command or option, missing argument or required option, a value the console itself must convert)
 // is a UsageError: exit 2 with help on stderr. Whether a well-formed value is acceptable (a plan, a
 // role, an expiry) is the writer command's decision, reported as a FlagwireError (exit 1).
+import { isUtf8 } from 'node:buffer';
 import { parseArgs } from 'node:util';
 
 export interface OptionSpec {
@@ -253,4 +254,25 @@ export function parseCommandLine<S extends CommandSpec>(argv: readonly string[],
 export function wantsJson(argv: readonly string[]): boolean {
   const end = argv.indexOf('--');
   return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
+}
+
+/**
+ * The positions (0-based in `argv`) of arguments whose bytes are not valid UTF-8. Node decodes the
+ * command line with replacement, so `dup\xff` arrives as `dup\uFFFD` and would be stored so, and
+ * `dup\xfe` would become the same name; only the bytes as given can tell. `rawCommandLine` is the
+ * process's NUL-separated command line (Linux: /proc/self/cmdline), whose last arguments are `argv`;
+ * when it is null or does not match `argv` (another system, a changed process title), nothing can be
+ * seen and nothing is reported.
+ */
+export function undecodableArguments(argv: readonly string[], rawCommandLine: Buffer | null): number[] {
+  if (rawCommandLine === null || argv.length === 0) return [];
+  const raw: Buffer[] = [];
+  for (let start = 0; start < rawCommandLine.length;) {
+    const end = rawCommandLine.indexOf(0, start);
+    raw.push(rawCommandLine.subarray(start, end === -1 ? rawCommandLine.length : end));
+    start = end === -1 ? rawCommandLine.length : end + 1;
+  }
+  const tail = raw.slice(-argv.length);
+  if (tail.length !== argv.length || tail.some((bytes, i) => bytes.toString('utf8') !== argv[i])) return [];
+  return tail.flatMap((bytes, i) => (isUtf8(bytes) ? [] : [i]));
 }

@@ -8,11 +8,12 @@
 //   1  the command failed; with --json {"error": title, "detail": text} on stdout
 //   2  usage or configuration error; help or the setting's problem on stderr (and, with --json,
 //      an {"error", "detail"} object on stdout, so a script always has one object to parse)
+import { readFileSync } from 'node:fs';
 import { ConfigError, resolveDataDir } from '../config.js';
 import { errorBody, FlagwireError } from '../errors.js';
 import { Store, StoreOpenError, type StoreReader } from '../store/store.js';
 import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../writer/commands.js';
-import { parseCommandLine, UsageError, wantsJson } from './args.js';
+import { parseCommandLine, undecodableArguments, UsageError, wantsJson } from './args.js';
 import { kConsoleCommands, type ConsoleContext } from './commands.js';
 import { renderJson } from './output.js';
 import { consoleTestHook } from './test-hooks.js';
@@ -80,6 +81,14 @@ async function run(argv: readonly string[]): Promise<Outcome | null> {
   }
   if (line.help || line.spec === null) return { code: 0, stdout: `${line.helpText}\n`, stderr: '' };
   const { spec } = line;
+  const undecodable = undecodableArguments(argv, commandLineBytes());
+  if (undecodable.length > 0) {
+    const which = undecodable.map((i) => `argument ${i + 1} ("${argv[i]}")`).join(', ');
+    return usageFailure(line.json, new UsageError(
+      `${which} ${undecodable.length === 1 ? 'is' : 'are'} not valid UTF-8 (shown with U+FFFD for the bytes that do not decode); pass text as UTF-8 (check the encoding of the terminal or script)`,
+      line.helpText,
+    ));
+  }
 
   const ctx = new StoreContext(line.data);
   try {
@@ -99,6 +108,15 @@ async function run(argv: readonly string[]): Promise<Outcome | null> {
     throw err;
   } finally {
     await ctx.close();
+  }
+}
+
+/** The command line as the bytes given, where the system shows them (Linux); else null. */
+function commandLineBytes(): Buffer | null {
+  try {
+    return readFileSync('/proc/self/cmdline');
+  } catch {
+    return null;
   }
 }
 

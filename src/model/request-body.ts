@@ -1,4 +1,7 @@
-// JSON request bodies of POST and PATCH: content type, empty body and syntax, each with a fix in the detail.
+// JSON request bodies of POST and PATCH: content type, empty body, encoding and syntax, each with a fix in the detail.
+import { isUtf8 } from 'node:buffer';
+import { unicodeProblems } from './validation.js';
+
 export type BodyKind = 'create' | 'patch';
 
 /**
@@ -7,7 +10,8 @@ export type BodyKind = 'create' | 'patch';
  * parsed value (which may nest arbitrarily deep) has to cross to the writer thread by structured clone.
  */
 export interface ReceivedBody {
-  text: string;
+  /** The bytes as received: decoded here, so that bytes that are not UTF-8 are refused, not replaced. */
+  bytes: Uint8Array;
   contentType: string;
 }
 
@@ -17,8 +21,19 @@ export type ParsedBody = { ok: true; value: Record<string, unknown> } | { ok: fa
 const kNoFields = 'No fields to update: send a JSON object with at least one of "enabled", "trafficPercentage", "cohorts", "audienceId".';
 const kEmptyBody = 'The request body is empty: send a JSON object with Content-Type: application/json.';
 
+const kNotUtf8 = 'The request body is not valid UTF-8; send the JSON encoded as UTF-8 (I-JSON, RFC 7493).';
+
+/**
+ * The body as a JSON object, or its one problem. The encoding and the strings are checked here, for
+ * every body before any field's rule: text that is not valid Unicode (bytes that are not UTF-8, or
+ * lone surrogates written as escapes, anywhere, keys included) is refused, never stored altered.
+ */
 export function parseJsonObject(body: ReceivedBody, kind: BodyKind): ParsedBody {
-  const { text, contentType } = body;
+  const { bytes, contentType } = body;
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  // Decoded with replacement for the checks before the encoding's own (a blank body, the media type);
+  // JSON is parsed only from bytes that isUtf8 accepted, so no U+FFFD stands in for a byte sent.
+  const text = buffer.toString('utf8');
   if (text.trim() === '') return { ok: false, problem: kind === 'patch' ? kNoFields : kEmptyBody };
   const mediaType = contentType.split(';')[0]!.trim().toLowerCase();
   if (mediaType !== 'application/json') {
@@ -27,6 +42,7 @@ export function parseJsonObject(body: ReceivedBody, kind: BodyKind): ParsedBody 
       problem: `Content-Type must be application/json${mediaType === '' ? ' (none was sent)' : `, not ${mediaType}`}; send the body as JSON with that header.`,
     };
   }
+  if (!isUtf8(buffer)) return { ok: false, problem: kNotUtf8 };
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -37,6 +53,8 @@ export function parseJsonObject(body: ReceivedBody, kind: BodyKind): ParsedBody 
     const got = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
     return { ok: false, problem: `The request body must be a JSON object, not ${got}.` };
   }
+  const problems = unicodeProblems(value, { quoteKeys: kind === 'patch' });
+  if (problems.length > 0) return { ok: false, problem: problems.join('; ') };
   if (kind === 'patch' && Object.keys(value).length === 0) return { ok: false, problem: kNoFields };
   return { ok: true, value: value as Record<string, unknown> };
 }

@@ -1,5 +1,7 @@
 // Every command the writer applies, by name: the message protocol of the writer actor, and the
 // functions the console runs in its own process. Each takes (store writer, input, now).
+import { FlagwireError } from '../errors.js';
+import { unicodeProblems } from '../model/validation.js';
 import { recordActivity } from './activity-commands.js';
 import { seedDemo } from './demo-seed.js';
 import { mailResult } from './mail-commands.js';
@@ -26,10 +28,17 @@ export function isCommandName(name: unknown): name is CommandName {
   return typeof name === 'string' && Object.hasOwn(kCommands, name);
 }
 
-/** Runs one command; the caller provides the transaction. */
+/**
+ * Runs one command; the caller provides the transaction. Every string a command is given must be
+ * valid Unicode (the rule in unicodeProblems), checked here once for all commands and callers: the
+ * console, the demo seed and the API's structured inputs (an API body arrives as bytes, and its
+ * strings are checked where it is parsed).
+ */
 export function runCommand<N extends CommandName>(
   w: Parameters<Commands[N]>[0], name: N, input: CommandInput<N>, now: number,
 ): CommandOutput<N> {
+  const problems = unicodeProblems(input, { quoteKeys: false });
+  if (problems.length > 0) throw new FlagwireError('INVALID_REQUEST', problems.join('; '));
   const fn = kCommands[name] as (w: Parameters<Commands[N]>[0], input: CommandInput<N>, now: number) => CommandOutput<N>;
   return fn(w, input, now);
 }

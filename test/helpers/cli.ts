@@ -39,17 +39,32 @@ function baseEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
+/**
+ * A command-line argument: text, or bytes given as they are (an argument that is not UTF-8, which a
+ * string cannot carry: Node would encode it as UTF-8).
+ */
+export type CliArg = string | Buffer;
+
+/** Bytes for bash's `$'...'` quoting, every byte escaped. */
+function bashBytes(arg: CliArg): string {
+  return `$'${[...Buffer.from(arg)].map((b) => `\\x${b.toString(16).padStart(2, '0')}`).join('')}'`;
+}
+
 /** `flagwire <args> --json --data <dataDir>`; resolves with the exit code and output, never rejects on exit status. */
-export function cli(dataDir: string | null, args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
+export function cli(dataDir: string | null, args: readonly CliArg[], options: CliOptions = {}): Promise<CliResult> {
   const json = options.json ?? true;
   // Under tap, @tapjs/processinfo hooks every spawn and puts its --import loader back into
   // NODE_OPTIONS, which makes each console run about 3x slower (~0.7 s instead of ~0.25 s). Coverage
   // is off (.taprc), so the child runs as it does for users: `env -u` drops the hook's NODE_OPTIONS.
-  const argv = ['-u', 'NODE_OPTIONS', process.execPath, kCliPath, ...args];
+  const argv: CliArg[] = ['-u', 'NODE_OPTIONS', process.execPath, kCliPath, ...args];
   if (json) argv.push('--json');
   if (dataDir !== null && (options.data ?? true)) argv.push('--data', dataDir);
+  // Bytes reach the child's command line only through a shell that writes them.
+  const [file, fileArgs] = argv.every((a) => typeof a === 'string')
+    ? ['env', argv as string[]]
+    : ['bash', ['-c', `exec env ${argv.map(bashBytes).join(' ')}`]];
   return new Promise((resolve, reject) => {
-    execFile('env', argv, { env: baseEnv(options.env), cwd: options.cwd, timeout: 15_000, maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
+    execFile(file, fileArgs, { env: baseEnv(options.env), cwd: options.cwd, timeout: 15_000, maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
       const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
       if (err && typeof err.code !== 'number') {
         reject(new Error(`flagwire ${args.join(' ')} did not exit normally (${err.message})\n${stderr}`));
@@ -117,7 +132,7 @@ export interface Refusal {
  * Runs a command that must be refused: exit 1 (or `code`), `{error, detail}` and nothing else on
  * stdout, and not one byte of the store changed (an export before and after, commit counter included).
  */
-export async function expectRefused(t: TestContext, dataDir: string, args: readonly string[], expected: Refusal): Promise<CliResult> {
+export async function expectRefused(t: TestContext, dataDir: string, args: readonly CliArg[], expected: Refusal): Promise<CliResult> {
   const before = await exportStore(dataDir);
   const r = await cli(dataDir, args);
   const what = `flagwire ${args.join(' ')}`;
@@ -142,7 +157,7 @@ export async function ok(t: TestContext, dataDir: string, args: readonly string[
  * strict as checking each one alone: every committed transaction bumps the store's commit counter,
  * so no write can hide behind another.
  */
-export async function expectAllRefused(t: TestContext, dataDir: string, cases: readonly (readonly [readonly string[], Refusal])[]): Promise<CliResult[]> {
+export async function expectAllRefused(t: TestContext, dataDir: string, cases: readonly (readonly [readonly CliArg[], Refusal])[]): Promise<CliResult[]> {
   const before = await exportStore(dataDir);
   const results = await Promise.all(cases.map(([args]) => cli(dataDir, args)));
   cases.forEach(([args, expected], i) => {

@@ -9,15 +9,15 @@ export interface Reply {
 export interface CallOptions {
   token?: string;
   body?: unknown;
-  /** Raw body sent as is (no JSON encoding). */
-  raw?: string;
+  /** Raw body sent as is (no JSON encoding); bytes for a body that is not UTF-8. */
+  raw?: string | Uint8Array<ArrayBuffer>;
   headers?: Record<string, string>;
 }
 
 export async function call(baseUrl: string, method: string, path: string, opts: CallOptions = {}): Promise<Reply> {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.token !== undefined) headers.authorization = `Bearer ${opts.token}`;
-  let body: string | undefined;
+  let body: string | Uint8Array<ArrayBuffer> | undefined;
   if (opts.raw !== undefined) body = opts.raw;
   else if (opts.body !== undefined) body = JSON.stringify(opts.body);
   if (body !== undefined && headers['content-type'] === undefined) headers['content-type'] = 'application/json';

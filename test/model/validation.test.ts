@@ -1,6 +1,6 @@
 import t from 'tap';
 import { FlagCreate, FlagPatch } from '../../src/model/schemas.js';
-import { compileValidator } from '../../src/model/validation.js';
+import { compileValidator, unicodeProblems } from '../../src/model/validation.js';
 
 const patch = compileValidator(FlagPatch, { quoteKeys: true });
 const create = compileValidator(FlagCreate, { quoteKeys: false });
@@ -48,4 +48,43 @@ t.test('create: paths are named, nested environments included', async (t) => {
   t.same(create.problems({ name: 'x', tags: ['a', ''] }), ['tags[1] must be a non-empty string of up to 64 characters']);
   t.same(create.problems({ name: 'x', environments: { prod: null } }), ['environments.prod cannot be null']);
   t.same(create.problems({ name: 'x', audienceId: null }), [], 'audienceId may be null');
+});
+
+t.test('unicodeProblems: well-formed text of any script has none', async (t) => {
+  const value = JSON.parse('{"name":"pair-\\ud83d\\ude00","tags":["新","e\\u0301","\\ufdd0","\\uffff"],"x":{"😀":["Ω"]}}');
+  t.equal(value.name, 'pair-😀', 'an escaped surrogate pair is one character');
+  t.same(unicodeProblems(value, { quoteKeys: false }), []);
+  t.same(unicodeProblems(null, { quoteKeys: false }), []);
+});
+
+t.test('unicodeProblems: every lone surrogate, in values and keys, named by its path', async (t) => {
+  const fix = 'send only well-formed text (I-JSON, RFC 7493)';
+  const value = JSON.parse('{"a\\ud800":{"b":["ok","\\udc00x\\udbff","\\udfff\\ud800"]},"c":"\\ud83d\\ude00\\ud83d"}');
+  t.same(unicodeProblems(value, { quoteKeys: false }), [
+    `the key a\\uD800 is not valid Unicode: it has a lone surrogate (\\uD800); ${fix}`,
+    `a\\uD800.b[1] is not valid Unicode: it has a lone surrogate (\\uDC00, \\uDBFF); ${fix}`,
+    // A low then a high surrogate is two lone ones, not a pair.
+    `a\\uD800.b[2] is not valid Unicode: it has a lone surrogate (\\uDFFF, \\uD800); ${fix}`,
+    `c is not valid Unicode: it has a lone surrogate (\\uD83D); ${fix}`,
+  ]);
+  t.same(unicodeProblems({ cohorts: ['\ud800'] }, { quoteKeys: true }), [`"cohorts[0]" is not valid Unicode: it has a lone surrogate (\\uD800); ${fix}`]);
+  for (const problem of unicodeProblems(value, { quoteKeys: false })) t.notMatch(problem, /[\ud800-\udfff]/, 'the detail itself is well-formed');
+});
+
+t.test('unicodeProblems: at most 10 listed, the rest counted; deep nesting does not overflow', async (t) => {
+  const many = unicodeProblems({ cohorts: Array.from({ length: 25 }, () => '\ud800') }, { quoteKeys: false });
+  t.equal(many.length, 11);
+  t.match(many[9], /^cohorts\[9\] /);
+  t.equal(many[10], 'and 15 more strings that are not valid Unicode');
+  const depth = 100_000;
+  const deep = JSON.parse(`{"x":${'['.repeat(depth)}"\\udc00"${']'.repeat(depth)}}`);
+  const [problem] = unicodeProblems(deep, { quoteKeys: false });
+  t.match(problem, /^x\[0\]\[0\]/);
+  t.match(problem, /\.\.\. is not valid Unicode/, 'the path is cut');
+  t.ok(problem!.length < 400);
+});
+
+t.test('unicodeProblems: only arrays and plain objects are walked (bytes are not text)', async (t) => {
+  t.same(unicodeProblems({ received: { bytes: new Uint8Array(1 << 20), contentType: 'x' } }, { quoteKeys: false }), []);
+  t.same(unicodeProblems({ when: new Date(0), o: Object.assign(Object.create(null), { k: '\ud800' }) }, { quoteKeys: false }).length, 1);
 });
