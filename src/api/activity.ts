@@ -13,7 +13,7 @@ export class ActivityRecorder {
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> | null = null;
 
-  constructor(private readonly writer: WriterClient, private readonly log: Logger, private readonly intervalMs = 1000) {}
+  constructor(private readonly writer: Pick<WriterClient, 'call'>, private readonly log: Logger, private readonly intervalMs = 1000) {}
 
   start(): void {
     // A flush still in flight (the writer waiting for the lock) is not joined by another each interval.
