@@ -17,6 +17,7 @@ export const Config = Type.Object({
   smtpUrl: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
   logLevel: Type.Union(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'].map((l) => Type.Literal(l))),
   metrics: Type.Boolean(),
+  writeTimeoutMs: Type.Integer({ minimum: 1 }),
 });
 export type Config = Static<typeof Config>;
 
@@ -52,6 +53,7 @@ const kSettings = {
   smtpUrl: 'FLAGWIRE_SMTP_URL',
   logLevel: 'FLAGWIRE_LOG_LEVEL',
   metrics: 'FLAGWIRE_METRICS',
+  writeTimeoutMs: 'FLAGWIRE_WRITE_TIMEOUT_MS',
 } as const satisfies Record<keyof Config, string>;
 
 function integer(setting: keyof Config, raw: string, min: number, max: number): number {
@@ -123,6 +125,8 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     smtpUrl,
     logLevel: logLevel(env.FLAGWIRE_LOG_LEVEL ?? 'info'),
     metrics: onOff('metrics', env.FLAGWIRE_METRICS ?? 'on'),
+    // A write not committed in this time is answered 503 Storage busy and never applied (src/writer/client.ts).
+    writeTimeoutMs: integer('writeTimeoutMs', env.FLAGWIRE_WRITE_TIMEOUT_MS ?? '10000', 1, 600_000),
   };
   const problem = kConfigCheck.Errors(config).First();
   if (problem) {

@@ -1,17 +1,25 @@
 // Aggregates token activity in memory and flushes it through the writer every `intervalMs`, so no
 // request pays a disk write for it. A crash loses at most one interval of activity, never flag data.
+// A flush refused with Storage busy (another process holds the write lock; it was not applied) is kept
+// and sent again with the next one; one flush runs at a time, so a long-held lock costs one waiting
+// flush, not one per interval.
 import type { Logger } from 'pino';
+import { FlagwireError } from '../errors.js';
 import type { WriterClient } from '../writer/client.js';
 import { kActivityKept, type ActivityBatch } from '../writer/activity-commands.js';
 
 export class ActivityRecorder {
   private pending = new Map<string, ActivityBatch>();
   private timer: NodeJS.Timeout | null = null;
+  private flushing: Promise<void> | null = null;
 
-  constructor(private readonly writer: WriterClient, private readonly log: Logger, private readonly intervalMs = 1000) {}
+  constructor(private readonly writer: Pick<WriterClient, 'call'>, private readonly log: Logger, private readonly intervalMs = 1000) {}
 
   start(): void {
-    this.timer = setInterval(() => void this.flush(), this.intervalMs);
+    // A flush still in flight (the writer waiting for the lock) is not joined by another each interval.
+    this.timer = setInterval(() => {
+      if (this.flushing === null) void this.flush();
+    }, this.intervalMs);
     this.timer.unref();
   }
 
@@ -25,20 +33,48 @@ export class ActivityRecorder {
     push(this.batch(tokenId).denials, { at, reason, method, path });
   }
 
-  async flush(): Promise<void> {
+  /** Sends everything aggregated so far, after the flush in flight (if any) ends. */
+  flush(): Promise<void> {
+    const run: Promise<void> = (this.flushing ?? Promise.resolve()).then(() => this.send()).finally(() => {
+      if (this.flushing === run) this.flushing = null;
+    });
+    this.flushing = run;
+    return run;
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.flush();
+    if (this.pending.size > 0) this.log.warn({ tokens: this.pending.size }, 'token activity not recorded: the writer was busy at shutdown');
+  }
+
+  private async send(): Promise<void> {
     if (this.pending.size === 0) return;
     const batches = [...this.pending.values()];
     this.pending = new Map();
     try {
       await this.writer.call('recordActivity', { batches });
     } catch (err) {
-      this.log.warn({ err }, 'token activity could not be recorded');
+      // The writer logs the busy episode once; this activity was not written: keep it for the next flush.
+      if (err instanceof FlagwireError && err.code === 'STORE_BUSY') this.restore(batches);
+      else this.log.warn({ err }, 'token activity could not be recorded');
     }
   }
 
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    await this.flush();
+  /** Puts refused batches back, before what was aggregated since. */
+  private restore(batches: ActivityBatch[]): void {
+    const newer = this.pending;
+    this.pending = new Map(batches.map((b) => [b.tokenId, b]));
+    for (const batch of newer.values()) {
+      const older = this.pending.get(batch.tokenId);
+      if (older === undefined) {
+        this.pending.set(batch.tokenId, batch);
+        continue;
+      }
+      older.lastUsedAt = batch.lastUsedAt ?? older.lastUsedAt;
+      for (const item of batch.recent) push(older.recent, item);
+      for (const item of batch.denials) push(older.denials, item);
+    }
   }
 
   private batch(tokenId: string): ActivityBatch {

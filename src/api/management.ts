@@ -78,7 +78,10 @@ export function registerManagementRoutes(app: TemplatedApp, deps: ManagementDeps
       deps.metrics.apiRequest(request.path, error.status);
       if (error.code === 'TOO_MANY_AUTH_FAILURES') deps.metrics.authLockouts++;
     }
-    send(res, error.status, JSON.stringify(errorEnvelope(error, deps.config.docsUrl)), 'application/json', undefined, closeConnection);
+    // Storage busy: the writer waited the whole write timeout for the lock; asking again sooner would
+    // most likely wait just as long.
+    const headers = error.code === 'STORE_BUSY' ? [['Retry-After', String(Math.ceil(deps.config.writeTimeoutMs / 1000))] as const] : undefined;
+    send(res, error.status, JSON.stringify(errorEnvelope(error, deps.config.docsUrl)), 'application/json', headers, closeConnection);
   };
   const succeed = (res: PendingResponse, request: ApiRequest, token: Token, status: number, value: unknown) => {
     activity.used(token.id, request.method, request.path, status, deps.clock.now());

@@ -10,14 +10,18 @@
 // restart, so nothing is lost; if the SMTP server had in fact accepted it, it is sent twice.
 import nodemailer from 'nodemailer';
 import SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
+import { FlagwireError } from '../errors.js';
 import type { StoreReader } from '../store/store.js';
 import type { WriterClient } from '../writer/client.js';
 
 export const kMailFrom = 'Flagwire <no-reply@flagwire.invalid>';
 /** Messages sent per poll at most; the rest wait for the next poll. */
 const kBatch = 50;
+/** Pause before asking again to record an attempt the writer refused as busy. */
+const kRecordRetryMs = 1000;
 
 export interface MailerOptions {
   /** How often the outbox is polled for due messages. */
@@ -104,10 +108,26 @@ export class Mailer {
         this.log.warn({ seq: message.seq, to: message.to, err: error }, 'mail delivery failed; will retry');
       }
       if (this.abandoned) return;
+      await this.record(message.seq, error);
+    }
+  }
+
+  /**
+   * Records a delivery attempt. Refused with Storage busy (another process holds the write lock; not
+   * applied), it is asked again until it is written or the mailer stops: a sent message left unrecorded
+   * would be sent again. No other message is sent meanwhile.
+   */
+  private async record(seq: number, error: string | null): Promise<void> {
+    for (;;) {
       try {
-        await this.writer.call('mailResult', { seq: message.seq, error });
+        await this.writer.call('mailResult', { seq, error });
+        return;
       } catch (err) {
-        this.log.warn({ err }, 'mail delivery could not be recorded');
+        if (!(err instanceof FlagwireError && err.code === 'STORE_BUSY') || this.stopping) {
+          this.log.warn({ err, seq }, 'mail delivery could not be recorded; the message stays due and is sent again');
+          return;
+        }
+        await sleep(kRecordRetryMs);
       }
     }
   }

@@ -46,6 +46,12 @@ function apiErrors(statuses: readonly number[], only?: readonly ErrorCode[]): Re
       };
       continue;
     }
+    if (status === 503) {
+      out['503'] = json('ErrorEnvelope', titles(503, only), {
+        'Retry-After': { schema: { type: 'string' }, description: `Seconds (${kErrors.STORE_BUSY.title} only: the write timeout, rounded up)` },
+      });
+      continue;
+    }
     out[String(status)] = json('ErrorEnvelope', titles(status, only) || 'Error');
   }
   return out;

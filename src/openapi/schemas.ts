@@ -76,7 +76,9 @@ export const Readiness = Type.Object({
   status: Type.Union([Type.Literal('ready'), Type.Literal('not ready')]),
   ready: Type.Boolean(),
   store: Type.Boolean({ description: 'The data file is open and readable' }),
-  writer: Type.Boolean({ description: 'The writer thread answered a ping' }),
+  writer: Type.Union([Type.Literal('ok'), Type.Literal('busy')], {
+    description: 'busy: a change has waited over a second for the writer thread (another process holds the write lock); writes may answer 503 Storage busy, evaluation is unaffected',
+  }),
   workers: Type.Object({
     answered: Type.Integer({ description: 'Eval workers that answered a probe' }),
     total: Type.Integer(),

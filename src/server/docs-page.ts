@@ -17,6 +17,7 @@ const kExplain: Record<ErrorCode, string> = {
   TOO_MANY_AUTH_FAILURES: 'Too many requests from this address failed authentication (no, malformed or unknown token). Wait a minute before retrying; until then every request from the address is refused.',
   INTERNAL: 'An unexpected error on the server. It has been logged; retry, and report it if it persists.',
   STORE_UNAVAILABLE: 'The change could not be written (storage full or read-only, or the server is stopping). Nothing was changed; retry later.',
+  STORE_BUSY: 'The change could not be committed within the write timeout (FLAGWIRE_WRITE_TIMEOUT_MS, 10 s by default), usually because another process (a console command) holds the data file\'s write lock. Nothing was changed, and the change will not be applied later: send it again after the time in Retry-After.',
 };
 
 function escapeHtml(text: string): string {

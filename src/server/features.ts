@@ -46,7 +46,8 @@ export function createFeatures(deps: FeatureDeps): Features {
     metrics.gauge('flagwire_eval_tasks_in_flight', 'Evaluation batches on workers or waiting in the pool.', () => evaluation.tasksInFlight);
     metrics.gauge('flagwire_eval_pool_queue_depth', 'Evaluation batches waiting in the pool for a free worker.', () => evaluation.poolQueueSize);
     metrics.gauge('flagwire_eval_workers', 'Evaluation worker threads.', () => evaluation.workers);
-    metrics.gauge('flagwire_writer_queue_depth', 'Changes sent to the writer thread and not yet committed.', () => writer.queueDepth);
+    metrics.gauge('flagwire_writer_queue_depth', 'Changes sent to the writer thread and not yet answered by it (refused ones included until it skips them).', () => writer.queueDepth);
+    metrics.gauge('flagwire_writer_busy', '1 while a change has waited over a second for the writer thread (another process holds the write lock; writes may be refused with 503 Storage busy), else 0.', () => (writer.busy ? 1 : 0));
     metrics.gauge('flagwire_stream_connections', 'Open change-stream connections.', () => changes.size);
     metrics.gauge('process_resident_memory_bytes', 'Resident memory of the server process.', () => process.memoryUsage.rss());
     routes.push({ register: (app) => registerMetricsRoute(app, metrics) });

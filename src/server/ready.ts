@@ -1,8 +1,12 @@
-// GET /ready: 200 only when the store is open, the writer thread answers a ping and every eval worker
-// has answered a probe (load balancers route on it); 503 otherwise, and from the moment shutdown starts.
+// GET /ready: 200 only when the store is open and every eval worker has answered a probe (load
+// balancers route on it); 503 otherwise, and from the moment shutdown starts.
+//
+// The writer does not decide readiness: while another process holds the data file's write lock, writes
+// are refused with 503 Storage busy, but evaluation, what a balancer routes, works. The body reports
+// the writer's state ("ok" or "busy") for operators, as does the flagwire_writer_busy gauge.
 //
 // Concurrent probes share one check, and a result is reused for kReuseMs: a load balancer polling every
-// few hundred milliseconds from several nodes costs one ping and one probe round per interval.
+// few hundred milliseconds from several nodes costs one probe round per interval.
 import type { TemplatedApp } from 'uWebSockets.js';
 import { send, trackAbort } from '../http/http.js';
 import { kRouteReady, type Metrics } from '../metrics/metrics.js';
@@ -10,7 +14,7 @@ import { kRouteReady, type Metrics } from '../metrics/metrics.js';
 export interface ReadinessDeps {
   /** Reads the store's commit sequence number (throws when the store is closed or unreadable). */
   readStore(): number;
-  writer: { ping(timeoutMs: number): Promise<boolean> };
+  writer: { readonly busy: boolean };
   evaluation: { probe(timeoutMs: number): Promise<{ answered: number; workers: number }> };
   metrics: Metrics | null;
   /** Each check's budget. */
@@ -20,7 +24,7 @@ export interface ReadinessDeps {
 export interface ReadinessReport {
   ready: boolean;
   store: boolean;
-  writer: boolean;
+  writer: 'ok' | 'busy';
   workers: { answered: number; total: number };
 }
 
@@ -57,15 +61,12 @@ export class Readiness {
     } catch {
       store = false;
     }
-    const [writer, probe] = await Promise.all([
-      this.deps.writer.ping(this.timeoutMs).catch(() => false),
-      this.deps.evaluation.probe(this.timeoutMs).catch(() => ({ answered: 0, workers: 0 })),
-    ]);
+    const probe = await this.deps.evaluation.probe(this.timeoutMs).catch(() => ({ answered: 0, workers: 0 }));
     const workersOk = probe.workers > 0 && probe.answered === probe.workers;
     const report: ReadinessReport = {
-      ready: !this.stopping && store && writer && workersOk,
+      ready: !this.stopping && store && workersOk,
       store,
-      writer,
+      writer: this.deps.writer.busy ? 'busy' : 'ok',
       workers: { answered: probe.answered, total: probe.workers },
     };
     this.last = { at: performance.now(), report };

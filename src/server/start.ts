@@ -49,7 +49,7 @@ export async function startServer(config: Readonly<Config>, options: StartOption
   const seed = options.demo ? store.transact((w) => seedDemo(w, {}, Date.now())) : null;
   const clock = new Clock();
   const inFlight = new InFlight();
-  const writer = WriterClient.create(config.dataDir, clock, log);
+  const writer = WriterClient.create(config.dataDir, clock, config.writeTimeoutMs, log);
   const metrics = config.metrics ? new Metrics() : null;
   const evaluation = await createEvaluation({ config, log, inFlight, clock, metrics }).catch(async (err: unknown) => {
     await writer.close();

@@ -2,18 +2,24 @@
 // transaction at a time. Commands that arrive while a transaction runs are applied together in the
 // next one (group commit: each in its own child transaction, one flush to disk for all), and each
 // caller is answered only after that commit is on disk.
+//
+// The transaction waits for LMDB's write lock, which another process (a console command) may hold for
+// long. Meanwhile each caller's deadline may pass (src/writer/client.ts): a command is applied only if
+// this thread claims it once the lock is held, before its caller cancelled it (protocol.ts, kPending).
 import { parentPort, workerData } from 'node:worker_threads';
 import { Clock } from '../clock.js';
 import { Store } from '../store/store.js';
 import { isCommandName, runCommand, type CommandName } from './commands.js';
-import { settleError, type WriterReply, type WriterRequest, type WriterStart } from './protocol.js';
+import {
+  kClaimed, kPending, settleError, type WriterCommand, type WriterReply, type WriterRequest, type WriterStart,
+} from './protocol.js';
 
 const kMaxBatch = 512;
 const start = workerData as WriterStart;
 const port = parentPort!;
 const store = Store.open(start.dataDir);
 const clock = new Clock(start.clock);
-let queue: WriterRequest[] = [];
+let queue: WriterCommand[] = [];
 let scheduled = false;
 /** Barriers (`idle` requests) that came while commands were queued: answered after those commit. */
 let barriers: number[] = [];
@@ -24,11 +30,7 @@ port.on('message', (msg: WriterRequest | 'close') => {
     void store.close().then(() => process.exit(0));
     return;
   }
-  if (msg.ping === true) {
-    port.postMessage([{ id: msg.id, ok: true, value: true } satisfies WriterReply]);
-    return;
-  }
-  if (msg.idle === true) {
+  if ('idle' in msg) {
     // drain() runs whole in one turn, so no transaction is open while a message is handled: with
     // nothing queued, every earlier command is committed already.
     if (queue.length === 0) port.postMessage([{ id: msg.id, ok: true, value: true } satisfies WriterReply]);
@@ -49,11 +51,21 @@ function drain(): void {
     const at = clock.now();
     let replies: WriterReply[];
     try {
-      const results = store.transactEach(batch.map((req) => (w) => {
-        if (!isCommandName(req.name)) throw new Error(`unknown writer command ${String(req.name)}`);
-        return runCommand(w, req.name as CommandName, req.input as never, at);
-      }));
-      replies = results.map((r, i) => (r.ok ? { id: batch[i]!.id, ok: true, value: r.value } : { id: batch[i]!.id, ok: false, ...settleError(r.error) }));
+      replies = store.transact(() => {
+        // The write lock is held from here: only the commit remains for what is claimed now. A command
+        // whose caller gave up while this thread waited for the lock is skipped; its caller has its 503.
+        const claimed = batch.filter((req) => Atomics.compareExchange(req.fate, 0, kPending, kClaimed) === kPending);
+        const results = store.transactEach(claimed.map((req) => (w) => {
+          if (!isCommandName(req.name)) throw new Error(`unknown writer command ${String(req.name)}`);
+          return runCommand(w, req.name as CommandName, req.input as never, at);
+        }));
+        const settled = new Map(claimed.map((req, i) => [req, results[i]!]));
+        return batch.map((req): WriterReply => {
+          const r = settled.get(req);
+          if (r === undefined) return { id: req.id, ok: false, error: { code: 'STORE_BUSY', detail: 'cancelled by its caller; not applied' } };
+          return r.ok ? { id: req.id, ok: true, value: r.value } : { id: req.id, ok: false, ...settleError(r.error) };
+        });
+      });
     } catch (err) {
       // The commit itself failed (disk full, read-only filesystem): nothing of the batch was written.
       replies = batch.map((req) => ({ id: req.id, ok: false, ...settleError(err, true) }));

@@ -1,88 +1,94 @@
 // The main thread's handle on the writer actor: `call` sends a command and resolves with its result
 // once the change is committed to disk, or rejects with a FlagwireError.
+//
+// Every command has a deadline (FLAGWIRE_WRITE_TIMEOUT_MS). The writer thread may be blocked for any
+// time waiting for LMDB's write lock (a console command holding it, stopped or hung); a command still
+// unclaimed at its deadline is cancelled and refused with 503 Storage busy, and the writer skips it
+// when the lock comes free: a 503 means never applied. A command the writer claimed first (it holds the
+// lock, only the commit remains) is waited for as usual. See kPending in protocol.ts.
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { fromErrorData, FlagwireError } from '../errors.js';
 import type { CommandInput, CommandName, CommandOutput } from './commands.js';
-import type { WriterReply, WriterRequest, WriterStart } from './protocol.js';
+import { kCancelled, kPending, type WriterReply, type WriterRequest, type WriterStart } from './protocol.js';
 
 interface Pending {
   resolve(value: unknown): void;
   reject(err: FlagwireError): void;
-  /** performance.now() when sent (commit latency). */
+  /** performance.now() when sent. */
   sentAt: number;
+  /** A command's fate (protocol.ts); null for an idle barrier, which has no deadline and is not measured. */
+  fate: Int32Array | null;
+  timer: NodeJS.Timeout | null;
+  /** Refused at its deadline already; kept until the writer skips it, so the writer still counts as busy. */
+  refused: boolean;
 }
+
+/** The writer is busy once a change has waited this long for it (a commit normally takes milliseconds). */
+const kBusyAfterMs = 1000;
+/**
+ * While the writer is busy, a change beyond this many waiting is refused at once: each waiting change
+ * holds its body in memory until the lock comes free, and would only be refused at its deadline.
+ */
+const kMaxWaitingWhileBusy = 1000;
 
 export class WriterClient {
   private worker: Worker;
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   private closing = false;
+  /** Changes refused with Storage busy since the writer was last seen free (logged once per episode). */
+  private refusedBusy = 0;
   /** Called with the milliseconds from sending a command to its reply (metrics); null when nobody measures. */
   onReply: ((ms: number) => void) | null = null;
 
-  constructor(private readonly start: WriterStart, private readonly log: Logger) {
+  constructor(private readonly start: WriterStart, private readonly writeTimeoutMs: number, private readonly log: Logger) {
     this.worker = this.spawn();
   }
 
-  static create(dataDir: string, clock: Clock, log: Logger): WriterClient {
-    return new WriterClient({ dataDir, clock: clock.buffer }, log);
+  static create(dataDir: string, clock: Clock, writeTimeoutMs: number, log: Logger): WriterClient {
+    return new WriterClient({ dataDir, clock: clock.buffer }, writeTimeoutMs, log);
   }
 
+  /** Commands and barriers sent to the writer thread and not yet answered by it (refused ones included until it skips them). */
   get queueDepth(): number {
     return this.pending.size;
   }
 
+  /**
+   * Whether something has waited over a second for the writer thread: another process holds the write
+   * lock (or a huge transaction runs). Writes may then be refused with Storage busy; reads and
+   * evaluation are unaffected. Readiness and the metrics report it.
+   */
+  get busy(): boolean {
+    const oldest = this.pending.values().next();
+    return oldest.done !== true && performance.now() - oldest.value.sentAt > kBusyAfterMs;
+  }
+
   call<N extends CommandName>(name: N, input: CommandInput<N>): Promise<CommandOutput<N>> {
     if (this.closing) return Promise.reject(new FlagwireError('STORE_UNAVAILABLE', 'The server is shutting down; retry shortly.'));
+    if (this.pending.size >= kMaxWaitingWhileBusy && this.busy) return Promise.reject(this.refuse());
     const id = this.nextId++;
+    const fate = new Int32Array(new SharedArrayBuffer(4));
     return new Promise<CommandOutput<N>>((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, sentAt: performance.now() });
-      const request: WriterRequest = { id, name, input };
+      const timer = setTimeout(() => this.expire(id), this.writeTimeoutMs);
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, sentAt: performance.now(), fate, timer, refused: false });
+      const request: WriterRequest = { id, name, input, fate };
       this.worker.postMessage(request);
     });
   }
 
   /**
-   * Readiness: whether the writer thread answers a ping within `timeoutMs`. The actor answers pings
-   * between transactions, without writing anything (a write would bump configSeq and drop every eval
-   * worker's compiled flags on each probe).
-   */
-  ping(timeoutMs: number): Promise<boolean> {
-    if (this.closing) return Promise.resolve(false);
-    const id = this.nextId++;
-    return new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(id);
-        resolve(false);
-      }, timeoutMs);
-      this.pending.set(id, {
-        resolve: () => {
-          clearTimeout(timer);
-          resolve(true);
-        },
-        reject: () => {
-          clearTimeout(timer);
-          resolve(false);
-        },
-        sentAt: -1,
-      });
-      const request: WriterRequest = { id, name: 'ping', input: null, ping: true };
-      this.worker.postMessage(request);
-    });
-  }
-
-  /**
-   * Resolves once every command sent before this call is committed (or refused): a barrier through
-   * the actor's queue, with no transaction of its own. Used by the test hook /__test/writer-idle.
+   * Resolves once every command sent before this call is committed (or refused and skipped): a barrier
+   * through the actor's queue, with no transaction of its own. Used by the test hook /__test/writer-idle.
    */
   idle(): Promise<void> {
     if (this.closing) return Promise.resolve();
     const id = this.nextId++;
     return new Promise<void>((resolve) => {
-      this.pending.set(id, { resolve: () => resolve(), reject: () => resolve(), sentAt: -1 });
-      const request: WriterRequest = { id, name: 'idle', input: null, idle: true };
+      this.pending.set(id, { resolve: () => resolve(), reject: () => resolve(), sentAt: performance.now(), fate: null, timer: null, refused: false });
+      const request: WriterRequest = { id, idle: true };
       this.worker.postMessage(request);
     });
   }
@@ -95,6 +101,23 @@ export class WriterClient {
     await exited;
   }
 
+  /** A command's deadline: cancelled and refused unless the writer has claimed it (then only its commit remains). */
+  private expire(id: number): void {
+    const entry = this.pending.get(id);
+    if (entry === undefined || entry.fate === null) return;
+    entry.timer = null;
+    if (Atomics.compareExchange(entry.fate, 0, kPending, kCancelled) !== kPending) return;
+    entry.refused = true;
+    entry.reject(this.refuse());
+  }
+
+  private refuse(): FlagwireError {
+    if (this.refusedBusy++ === 0) {
+      this.log.warn({ writeTimeoutMs: this.writeTimeoutMs }, 'writes refused with 503 Storage busy: the writer waits for the data file\'s write lock (held by another process, such as a console command?)');
+    }
+    return new FlagwireError('STORE_BUSY', `The change could not be committed within ${this.writeTimeoutMs} ms: another process holds the data file's write lock. Nothing was changed, and it will not be applied later; retry.`);
+  }
+
   private spawn(): Worker {
     const worker = new Worker(new URL('./actor.js', import.meta.url), { workerData: this.start });
     worker.on('message', (replies: WriterReply[]) => {
@@ -102,7 +125,10 @@ export class WriterClient {
         const pending = this.pending.get(reply.id);
         if (!pending) continue;
         this.pending.delete(reply.id);
-        if (this.onReply !== null && pending.sentAt >= 0) this.onReply(performance.now() - pending.sentAt);
+        if (pending.timer !== null) clearTimeout(pending.timer);
+        // Refused at its deadline: the writer skipped it (that is this reply).
+        if (pending.refused) continue;
+        if (this.onReply !== null && pending.fate !== null) this.onReply(performance.now() - pending.sentAt);
         if (reply.ok) {
           pending.resolve(reply.value);
         } else {
@@ -110,12 +136,18 @@ export class WriterClient {
           pending.reject(fromErrorData(reply.error));
         }
       }
+      if (this.refusedBusy > 0 && !this.busy) {
+        this.log.info({ refused: this.refusedBusy }, 'the writer is free again; writes are accepted');
+        this.refusedBusy = 0;
+      }
     });
     worker.on('error', (err) => this.log.error({ err }, 'writer thread failed'));
     worker.on('exit', (code) => {
       // Commands in flight when the thread died were not acknowledged: fail them, never leave them hanging.
       for (const [id, pending] of this.pending) {
         this.pending.delete(id);
+        if (pending.timer !== null) clearTimeout(pending.timer);
+        if (pending.refused) continue;
         pending.reject(new FlagwireError('STORE_UNAVAILABLE', 'The writer stopped before the change was confirmed; it may not have been applied. Retry.'));
       }
       if (!this.closing) {

@@ -8,18 +8,36 @@ export interface WriterStart {
   clock: SharedArrayBuffer;
 }
 
-export interface WriterRequest {
+/**
+ * A command's fate, one Int32 on a SharedArrayBuffer shared by the caller and the writer thread. It
+ * starts kPending; the writer moves it to kClaimed inside its transaction (the write lock held) before
+ * it applies the command; the caller moves it to kCancelled when the command's deadline passes first.
+ * Both use Atomics.compareExchange, so exactly one wins: a cancelled command is skipped by the writer
+ * (answered 503 Storage busy, never applied later); a claimed one is committed and answered as usual.
+ */
+export const kPending = 0;
+export const kClaimed = 1;
+export const kCancelled = 2;
+
+/** A command to apply. */
+export interface WriterCommand {
   id: number;
   name: string;
   input: unknown;
-  /** A readiness ping: answered at once, outside any transaction. */
-  ping?: true;
-  /**
-   * A barrier: answered once every command sent before it is committed (at once when none is queued),
-   * without a transaction of its own. Tests use it to know a refused request left nothing to commit.
-   */
-  idle?: true;
+  /** The command's fate: kPending, kClaimed or kCancelled. */
+  fate: Int32Array;
 }
+
+/**
+ * A barrier: answered once every command sent before it is committed or skipped (at once when none is
+ * queued), without a transaction of its own. Tests use it to know a refused request left nothing to commit.
+ */
+export interface WriterBarrier {
+  id: number;
+  idle: true;
+}
+
+export type WriterRequest = WriterCommand | WriterBarrier;
 
 export type WriterReply =
   | { id: number; ok: true; value: unknown }

@@ -3,6 +3,7 @@
 import t from 'tap';
 import { pino } from 'pino';
 import { Clock } from '../../src/clock.js';
+import { FlagwireError } from '../../src/errors.js';
 import { Mailer } from '../../src/mail/mailer.js';
 import type { MailMessage } from '../../src/store/records.js';
 import { Store } from '../../src/store/store.js';
@@ -91,4 +92,25 @@ t.test('stop() waits only briefly for a hung send; the message stays due', async
   store.resetReadTxn();
   t.strictSame(store.getMail(message.seq), message, 'the abandoned send recorded nothing');
   t.strictSame(store.listDueMail(clock.now(), 10).map((m) => m.seq), [message.seq], 'so it is sent after the restart');
+});
+
+t.test('a delivery result refused as busy (write lock held elsewhere) is recorded later; the message is sent once', async (t) => {
+  const smtp = await smtpServer();
+  t.teardown(() => smtp.close());
+  const { store, clock, writer, queue } = setup(t);
+  let refusals = 2;
+  const busyWriter = {
+    call: <N extends CommandName>(name: N, input: CommandInput<N>): Promise<CommandOutput<N>> =>
+      refusals-- > 0 ? Promise.reject(new FlagwireError('STORE_BUSY', 'busy')) : writer.call(name, input),
+  };
+  const message = queue('olive@acme.test');
+  const mailer = new Mailer(`smtp://127.0.0.1:${smtp.port}`, store, busyWriter, clock, kSilent, { intervalMs: 20 });
+  mailer.start();
+  t.teardown(() => mailer.stop());
+  await until('the delivery to be recorded', () => {
+    store.resetReadTxn();
+    return store.getMail(message.seq)!.sentAt !== null;
+  }, 8000);
+  t.equal(smtp.received.length, 1, 'sent once: not again while its result waited for the writer');
+  t.match(store.getMail(message.seq), { attempts: 1, lastError: null });
 });

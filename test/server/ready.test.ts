@@ -1,4 +1,4 @@
-// GET /ready: the Readiness checks with fakes (each failure alone gives 503), then the real server:
+// GET /ready: the Readiness checks with fakes (each failure alone gives 503; a busy writer does not), then the real server:
 // 200 when up, and 503 from the moment SIGTERM starts shutdown while it still drains accepted work.
 import { rmSync } from 'node:fs';
 import net from 'node:net';
@@ -11,7 +11,7 @@ import { buildEvalWorld } from '../eval/eval-world.js';
 function readiness(over: Partial<ReadinessDeps> = {}) {
   return new Readiness({
     readStore: () => 1,
-    writer: { ping: async () => true },
+    writer: { busy: false },
     evaluation: { probe: async () => ({ answered: 2, workers: 2 }) },
     metrics: null,
     timeoutMs: 50,
@@ -19,11 +19,10 @@ function readiness(over: Partial<ReadinessDeps> = {}) {
   });
 }
 
-t.test('ready only when the store reads, the writer answers and every worker answered', async (t) => {
-  t.same(await readiness().check(), { ready: true, store: true, writer: true, workers: { answered: 2, total: 2 } });
+t.test('ready only when the store reads and every worker answered; a busy writer is reported, still ready', async (t) => {
+  t.same(await readiness().check(), { ready: true, store: true, writer: 'ok', workers: { answered: 2, total: 2 } });
   t.same((await readiness({ readStore: () => { throw new Error('closed'); } }).check()).ready, false);
-  t.same((await readiness({ writer: { ping: async () => false } }).check()).ready, false);
-  t.same((await readiness({ writer: { ping: () => Promise.reject(new Error('gone')) } }).check()).writer, false);
+  t.same(await readiness({ writer: { busy: true } }).check(), { ready: true, store: true, writer: 'busy', workers: { answered: 2, total: 2 } });
   t.same((await readiness({ evaluation: { probe: async () => ({ answered: 1, workers: 2 }) } }).check()).ready, false);
   t.same((await readiness({ evaluation: { probe: async () => ({ answered: 0, workers: 0 }) } }).check()).ready, false, 'no workers');
 });
@@ -62,7 +61,7 @@ t.test('the real server: 200 with every worker; back to 200 after a worker dies 
     return r;
   };
   const first = await readyWithin(10_000);
-  t.same(first, { status: 200, cache: 'no-store', json: { status: 'ready', ready: true, store: true, writer: true, workers: { answered: 2, total: 2 } } });
+  t.same(first, { status: 200, cache: 'no-store', json: { status: 'ready', ready: true, store: true, writer: 'ok', workers: { answered: 2, total: 2 } } });
   t.equal((await fetch(`${server.baseUrl}/v1/flags/flg_crash`)).status, 500, 'a worker died');
   const again = await readyWithin(10_000);
   t.same([again.status, again.json.workers], [200, { answered: 2, total: 2 }]);
