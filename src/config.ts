@@ -4,6 +4,7 @@ import { availableParallelism } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { parseRange } from './http/client-address.js';
 
 export const Config = Type.Object({
   port: Type.Integer({ minimum: 0, maximum: 65535 }),
@@ -17,6 +18,8 @@ export const Config = Type.Object({
   smtpUrl: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
   logLevel: Type.Union(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'].map((l) => Type.Literal(l))),
   metrics: Type.Boolean(),
+  /** Addresses and CIDR ranges of reverse proxies whose X-Forwarded-For is believed (src/http/client-address.ts). */
+  trustedProxies: Type.Array(Type.String({ minLength: 1 })),
 });
 export type Config = Static<typeof Config>;
 
@@ -52,6 +55,7 @@ const kSettings = {
   smtpUrl: 'FLAGWIRE_SMTP_URL',
   logLevel: 'FLAGWIRE_LOG_LEVEL',
   metrics: 'FLAGWIRE_METRICS',
+  trustedProxies: 'FLAGWIRE_TRUSTED_PROXIES',
 } as const satisfies Record<keyof Config, string>;
 
 function integer(setting: keyof Config, raw: string, min: number, max: number): number {
@@ -111,6 +115,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
   if (smtpUrl !== null && !/^smtps?:\/\//.test(smtpUrl)) {
     throw new ConfigError(kSettings.smtpUrl, `"${smtpUrl}" must start with smtp:// or smtps://`);
   }
+  const trustedProxies = trustedProxyList(env.FLAGWIRE_TRUSTED_PROXIES ?? '');
   const config: Config = {
     port,
     host,
@@ -123,6 +128,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     smtpUrl,
     logLevel: logLevel(env.FLAGWIRE_LOG_LEVEL ?? 'info'),
     metrics: onOff('metrics', env.FLAGWIRE_METRICS ?? 'on'),
+    trustedProxies,
   };
   const problem = kConfigCheck.Errors(config).First();
   if (problem) {
@@ -154,6 +160,16 @@ function onOff(setting: keyof Config, raw: string): boolean {
   if (raw === 'on') return true;
   if (raw === 'off') return false;
   throw new ConfigError(kSettings[setting], `"${raw}" is not on or off`);
+}
+
+/** Comma-separated addresses and CIDR ranges; blanks around and between entries are ignored. */
+function trustedProxyList(raw: string): string[] {
+  const entries = raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  for (const entry of entries) {
+    const range = parseRange(entry);
+    if (typeof range === 'string') throw new ConfigError(kSettings.trustedProxies, range);
+  }
+  return entries;
 }
 
 function trimSlash(url: string): string {
