@@ -28,64 +28,114 @@ export interface AddressRange {
   prefixBits: number;
 }
 
-const kIpv4Part = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
-const kHexGroup = /^[0-9a-fA-F]{1,4}$/;
 const kDecimal = /^(0|[1-9]\d{0,2})$/;
 
 /** An IPv4 or IPv6 address as 16 bytes, or null when `text` is not one (zones and ports are not). */
 export function parseAddress(text: string): Uint8Array | null {
-  return text.includes(':') ? parseIpv6(text) : parseIpv4(text);
-}
-
-function parseIpv4(text: string): Uint8Array | null {
-  const parts = text.split('.');
-  if (parts.length !== 4) return null;
   const bytes = new Uint8Array(16);
-  bytes[10] = 0xff;
-  bytes[11] = 0xff;
-  for (let i = 0; i < 4; i++) {
-    // No leading zeros: some parsers read 010 as octal, so the entry would not mean one address.
-    if (!kIpv4Part.test(parts[i]!)) return null;
-    bytes[12 + i] = Number(parts[i]);
-  }
-  return bytes;
+  return parseAddressInto(text, bytes) ? bytes : null;
 }
 
-function parseIpv6(text: string): Uint8Array | null {
-  const halves = text.split('::');
-  if (halves.length > 2) return null;
-  const groupsOf = (half: string): number[] | null => {
-    if (half === '') return [];
-    const groups: number[] = [];
-    const parts = half.split(':');
-    for (let i = 0; i < parts.length; i++) {
-      const part = parts[i]!;
-      if (i === parts.length - 1 && part.includes('.')) {
-        const v4 = parseIpv4(part);
-        if (v4 === null) return null;
-        groups.push((v4[12]! << 8) | v4[13]!, (v4[14]! << 8) | v4[15]!);
-      } else if (kHexGroup.test(part)) {
-        groups.push(parseInt(part, 16));
-      } else {
-        return null;
-      }
+// The parsers below scan character codes into a reused buffer instead of splitting, matching regular
+// expressions and allocating: behind a proxy they run on every Management API request. Measured for
+// clientAddress (a request from the proxy with a two-entry X-Forwarded-For, both versions in one process,
+// alternating, medians of 9 rounds, on the shared 2-core machine at a load average of 17): 0.88 µs with
+// the split-and-regex parser and the peer parsed each time (1.37 µs for uWS's IPv6 form of the peer),
+// 0.20 µs with these and the last peer's verdict remembered.
+const kV4 = new Uint8Array(4);
+const kGroups = new Uint16Array(8);
+
+/** Writes `text` as 16 bytes into `out`; false (and `out` left partly written) when it is not an address. */
+function parseAddressInto(text: string, out: Uint8Array): boolean {
+  if (text.includes(':')) return parseIpv6Into(text, out);
+  if (!parseIpv4Into(text, 0, out, 12)) return false;
+  out.fill(0, 0, 10);
+  out[10] = 0xff;
+  out[11] = 0xff;
+  return true;
+}
+
+/** Dotted-decimal IPv4 from `start` to the end of `text`, into `out[at..at+3]`. */
+function parseIpv4Into(text: string, start: number, out: Uint8Array, at: number): boolean {
+  let part = 0;
+  let value = 0;
+  let digits = 0;
+  for (let i = start; i <= text.length; i++) {
+    // The end of the text closes the last part as a dot would.
+    const c = i < text.length ? text.charCodeAt(i) : 0x2e;
+    if (c >= 0x30 && c <= 0x39) {
+      // No leading zeros: some parsers read 010 as octal, so the entry would not mean one address.
+      if (digits === 1 && value === 0) return false;
+      value = value * 10 + (c - 0x30);
+      if (++digits > 3 || value > 255) return false;
+    } else if (c === 0x2e) {
+      if (digits === 0 || part === 4) return false;
+      out[at + part++] = value;
+      value = 0;
+      digits = 0;
+    } else {
+      return false;
     }
-    return groups;
-  };
-  const head = groupsOf(halves[0]!);
-  const tail = halves.length === 2 ? groupsOf(halves[1]!) : [];
-  if (head === null || tail === null) return null;
-  // An embedded IPv4 part is only allowed at the very end.
-  if (halves.length === 2 && halves[0]!.includes('.')) return null;
-  const count = head.length + tail.length;
-  if (halves.length === 1 ? count !== 8 : count > 7) return null;
-  const groups = [...head, ...new Array<number>(8 - count).fill(0), ...tail];
-  const bytes = new Uint8Array(16);
-  for (let i = 0; i < 8; i++) {
-    bytes[2 * i] = groups[i]! >> 8;
-    bytes[2 * i + 1] = groups[i]! & 0xff;
   }
-  return bytes;
+  return part === 4;
+}
+
+function hexValue(c: number): number {
+  if (c >= 0x30 && c <= 0x39) return c - 0x30;
+  const lower = c | 0x20;
+  return lower >= 0x61 && lower <= 0x66 ? lower - 0x61 + 10 : -1;
+}
+
+/** IPv6: up to eight groups of 1-4 hex digits, one `::` for a run of zero groups, an IPv4 tail. */
+function parseIpv6Into(text: string, out: Uint8Array): boolean {
+  const n = text.length;
+  let count = 0;
+  /** Where `::` stands among the groups, or -1. */
+  let gap = -1;
+  let i = 0;
+  if (text.startsWith('::')) {
+    gap = 0;
+    i = 2;
+  }
+  while (i < n) {
+    const start = i;
+    let value = 0;
+    for (let h = hexValue(text.charCodeAt(i)); h !== -1 && i < n; h = hexValue(text.charCodeAt(++i))) value = value * 16 + h;
+    if (i < n && text.charCodeAt(i) === 0x2e) {
+      // The IPv4 tail (::ffff:1.2.3.4): the last two groups.
+      if (count > 6 || !parseIpv4Into(text, start, kV4, 0)) return false;
+      kGroups[count++] = (kV4[0]! << 8) | kV4[1]!;
+      kGroups[count++] = (kV4[2]! << 8) | kV4[3]!;
+      break;
+    }
+    const digits = i - start;
+    if (digits === 0 || digits > 4 || count === 8) return false;
+    kGroups[count++] = value;
+    if (i === n) break;
+    if (text.charCodeAt(i) !== 0x3a) return false;
+    i++;
+    if (i < n && text.charCodeAt(i) === 0x3a) {
+      if (gap !== -1) return false;
+      gap = count;
+      i++;
+    } else if (i === n) {
+      return false;
+    }
+  }
+  if (gap === -1 ? count !== 8 : count > 7) return false;
+  const after = gap === -1 ? 0 : count - gap;
+  const before = count - after;
+  out.fill(0);
+  for (let g = 0; g < before; g++) {
+    out[2 * g] = kGroups[g]! >> 8;
+    out[2 * g + 1] = kGroups[g]! & 0xff;
+  }
+  for (let g = 0; g < after; g++) {
+    const to = 8 - after + g;
+    out[2 * to] = kGroups[before + g]! >> 8;
+    out[2 * to + 1] = kGroups[before + g]! & 0xff;
+  }
+  return true;
 }
 
 /**
@@ -135,9 +185,24 @@ function inRange(address: Uint8Array, range: AddressRange): boolean {
 /** Only X-Forwarded-For is read off the request: the module is tested without uWS. */
 export type ForwardedHeaders = Pick<HttpRequest, 'forEach'>;
 
+/** Every X-Forwarded-For line joined in order; null without one. (getHeader returns only the first line.) */
+function forwardedForOf(req: ForwardedHeaders): string | null {
+  let list: string | null = null;
+  req.forEach((name, value) => {
+    if (name === 'x-forwarded-for') list = list === null ? value : `${list},${value}`;
+  });
+  return list;
+}
+
 /** The configured proxies; built once at start, only when FLAGWIRE_TRUSTED_PROXIES is not empty. */
 export class TrustedProxies {
   private readonly ranges: readonly AddressRange[];
+  /** Each address parsed on a request is written here: no allocation per request. */
+  private readonly scratch = new Uint8Array(16);
+  // The last peer and whether it is trusted: behind a proxy nearly every request comes from the same
+  // one or few proxy addresses, so the peer is parsed again only when it changes.
+  private lastPeer = '';
+  private lastPeerTrusted = false;
 
   /** `entries` were validated by the config (parseRange); a bad one here is a programming error. */
   constructor(entries: readonly string[]) {
@@ -148,9 +213,10 @@ export class TrustedProxies {
     });
   }
 
-  /** Whether `address` (16 bytes) lies in one of the ranges. */
-  private contains(address: Uint8Array): boolean {
-    for (const range of this.ranges) if (inRange(address, range)) return true;
+  /** Whether `text` is a well-formed address in one of the ranges; null when it is not an address. */
+  private trusts(text: string): boolean | null {
+    if (!parseAddressInto(text, this.scratch)) return null;
+    for (const range of this.ranges) if (inRange(this.scratch, range)) return true;
     return false;
   }
 
@@ -160,21 +226,22 @@ export class TrustedProxies {
    * headers synchronously: call it before any await (uWS's HttpRequest lives on the stack).
    */
   clientAddress(peer: string, req: ForwardedHeaders): string {
-    const peerAddress = parseAddress(peer);
-    if (peerAddress === null || !this.contains(peerAddress)) return peer;
-    // getHeader returns only the first of several lines with the same name.
-    let forwardedFor: string | null = null;
-    req.forEach((name, value) => {
-      if (name === 'x-forwarded-for') forwardedFor = forwardedFor === null ? value : `${forwardedFor},${value}`;
-    });
-    if (forwardedFor === null) return peer;
-    const entries = (forwardedFor as string).split(',');
-    for (let i = entries.length - 1; i >= 0; i--) {
-      const entry = entries[i]!.trim();
-      const address = parseAddress(entry);
-      if (address === null) return peer;
-      if (!this.contains(address)) return entry;
+    if (peer !== this.lastPeer) {
+      this.lastPeer = peer;
+      this.lastPeerTrusted = this.trusts(peer) === true;
     }
-    return entries[0]!.trim();
+    if (!this.lastPeerTrusted) return peer;
+    const list = forwardedForOf(req);
+    if (list === null) return peer;
+    // Right to left, one entry at a time: the walk usually stops at the last entry.
+    for (let end = list.length; ;) {
+      const comma = list.lastIndexOf(',', end - 1);
+      const entry = list.slice(comma + 1, end).trim();
+      const trusted = this.trusts(entry);
+      if (trusted === null) return peer;
+      // Not a proxy: the client. Every entry a proxy: the left-most.
+      if (!trusted || comma === -1) return entry;
+      end = comma;
+    }
   }
 }

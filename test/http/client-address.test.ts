@@ -2,6 +2,8 @@
 // a real server and its limits: test/api/trusted-proxies.test.ts.
 import t from 'tap';
 import { rmSync } from 'node:fs';
+import { BlockList, isIP } from 'node:net';
+import fc from 'fast-check';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { parseAddress, parseRange, TrustedProxies, type ForwardedHeaders } from '../../src/http/client-address.js';
 import { tempDataDir } from '../helpers/server.js';
@@ -99,4 +101,77 @@ t.test('a malformed entry where the client should be counts the request as the p
     t.equal(proxies.clientAddress('10.0.0.3', xff(value)), '10.0.0.3', JSON.stringify(value));
   }
   t.equal(proxies.clientAddress('10.0.0.3', xff('garbage, 203.0.113.7')), '203.0.113.7', 'junk left of the client is never looked at');
+});
+
+// Node's own parser and matcher as the reference: net.isIP for what is an address, net.BlockList for
+// what lies in a range (it also matches IPv4 rules against IPv4-mapped IPv6 addresses, and IPv6
+// rules against IPv4 addresses, as ours does). Inputs: addresses written every way the syntax allows,
+// then mutated by a character inserted, dropped or replaced.
+const kGroup = fc.integer({ min: 0, max: 0xffff });
+const kIpv4 = fc.tuple(fc.nat(255), fc.nat(255), fc.nat(255), fc.nat(255)).map((b) => b.join('.'));
+const kIpv6 = fc.record({
+  groups: fc.array(fc.oneof(kGroup, fc.constant(0)), { minLength: 8, maxLength: 8 }),
+  pad: fc.boolean(), upper: fc.boolean(), v4Tail: fc.boolean(), gapAt: fc.nat(8), gapLength: fc.nat(8),
+}).map(({ groups, pad, upper, v4Tail, gapAt, gapLength }) => {
+  let parts = groups.map((g) => g.toString(16).padStart(pad ? 4 : 1, '0'));
+  if (v4Tail) parts = [...parts.slice(0, 6), `${groups[6]! >> 8}.${groups[6]! & 255}.${groups[7]! >> 8}.${groups[7]! & 255}`];
+  const length = Math.min(gapLength, parts.length - Math.min(gapAt, parts.length));
+  let text = length === 0 ? parts.join(':') : `${parts.slice(0, gapAt).join(':')}::${parts.slice(gapAt + length).join(':')}`;
+  if (upper) text = text.toUpperCase();
+  return text;
+});
+const kAddress = fc.oneof(kIpv4, kIpv6);
+const kMutated = fc.tuple(kAddress, fc.nat(40), fc.constantFrom('', '0', '9', 'f', 'G', ':', '.', '::', '/', ' ', '00'), fc.constantFrom('insert', 'drop', 'replace'))
+  .map(([text, at, c, how]) => {
+    const i = at % (text.length + 1);
+    if (how === 'insert') return text.slice(0, i) + c + text.slice(i);
+    if (how === 'drop') return text.slice(0, i) + text.slice(i + 1);
+    return text.slice(0, i) + c + text.slice(i + 1);
+  });
+
+t.test('what is an address agrees with node:net on generated and mutated addresses', async (t) => {
+  fc.assert(fc.property(fc.oneof(kAddress, kMutated), (text) => {
+    return (parseAddress(text) !== null) === (isIP(text) !== 0);
+  }), { numRuns: 20_000 });
+  t.pass('20,000 inputs');
+});
+
+t.test('range membership agrees with node:net\'s BlockList', async (t) => {
+  const kMarker = '2001:db8:0:0:0:0:0:beef';
+  const v4 = (b: number[]) => b.join('.');
+  const v6 = (b: number[]) => Array.from({ length: 8 }, (_, i) => ((b[2 * i]! << 8) | b[2 * i + 1]!).toString(16)).join(':');
+  // A range from raw bytes (the bits past the prefix cleared), and peers near it: the same bytes with
+  // one bit flipped (inside the range exactly when the bit lies past the prefix), or any address.
+  const kCase = fc.record({
+    ipv4: fc.boolean(),
+    bytes: fc.array(fc.nat(255), { minLength: 16, maxLength: 16 }),
+    prefixSeed: fc.nat(128),
+    flip: fc.option(fc.nat(127)),
+    mapped: fc.boolean(),
+    other: fc.option(kAddress, { freq: 4 }),
+  });
+  fc.assert(fc.property(kCase, ({ ipv4, bytes, prefixSeed, flip, mapped, other }) => {
+    const size = ipv4 ? 4 : 16;
+    const prefix = prefixSeed % (8 * size + 1);
+    const network = bytes.slice(0, size).map((byte, i) => byte & (0xff << (8 - Math.max(0, Math.min(8, prefix - 8 * i)))) & 0xff);
+    const range = `${ipv4 ? v4(network) : v6(network)}/${prefix}`;
+    let peer = other;
+    if (peer === null) {
+      const near = [...bytes.slice(0, size)];
+      if (flip !== null) near[(flip % (8 * size)) >> 3]! ^= 0x80 >> ((flip % (8 * size)) & 7);
+      peer = ipv4 ? (mapped ? `::ffff:${v4(near)}` : v4(near)) : v6(near);
+    }
+    const reference = new BlockList();
+    reference.addSubnet(ipv4 ? v4(network) : v6(network), prefix, ipv4 ? 'ipv4' : 'ipv6');
+    const trusted = new TrustedProxies([range]).clientAddress(peer, xff(kMarker)) === kMarker;
+    return trusted === reference.check(peer, isIP(peer) === 4 ? 'ipv4' : 'ipv6');
+  }), { numRuns: 20_000 });
+  t.pass('20,000 ranges and peers');
+});
+
+t.test('the last peer\'s verdict is remembered, and replaced when the peer changes', async (t) => {
+  const proxies = new TrustedProxies(['10.0.0.3']);
+  const peers = ['10.0.0.3', '10.0.0.4', '10.0.0.4', '10.0.0.3', '10.0.0.3', '203.0.113.9', '10.0.0.3'];
+  t.same(peers.map((peer) => proxies.clientAddress(peer, xff('198.51.100.1'))),
+    ['198.51.100.1', '10.0.0.4', '10.0.0.4', '198.51.100.1', '198.51.100.1', '203.0.113.9', '198.51.100.1']);
 });
