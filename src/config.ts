@@ -4,6 +4,7 @@ import { availableParallelism } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { parseRange } from './http/client-address.js';
 
 export const Config = Type.Object({
   port: Type.Integer({ minimum: 0, maximum: 65535 }),
@@ -18,6 +19,8 @@ export const Config = Type.Object({
   logLevel: Type.Union(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'].map((l) => Type.Literal(l))),
   metrics: Type.Boolean(),
   writeTimeoutMs: Type.Integer({ minimum: 1 }),
+  /** Addresses and CIDR ranges of reverse proxies whose X-Forwarded-For is believed (src/http/client-address.ts). */
+  trustedProxies: Type.Array(Type.String({ minLength: 1 })),
 });
 export type Config = Static<typeof Config>;
 
@@ -54,6 +57,7 @@ const kSettings = {
   logLevel: 'FLAGWIRE_LOG_LEVEL',
   metrics: 'FLAGWIRE_METRICS',
   writeTimeoutMs: 'FLAGWIRE_WRITE_TIMEOUT_MS',
+  trustedProxies: 'FLAGWIRE_TRUSTED_PROXIES',
 } as const satisfies Record<keyof Config, string>;
 
 function integer(setting: keyof Config, raw: string, min: number, max: number): number {
@@ -113,6 +117,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
   if (smtpUrl !== null && !/^smtps?:\/\//.test(smtpUrl)) {
     throw new ConfigError(kSettings.smtpUrl, `"${smtpUrl}" must start with smtp:// or smtps://`);
   }
+  const trustedProxies = trustedProxyList(env.FLAGWIRE_TRUSTED_PROXIES ?? '');
   const config: Config = {
     port,
     host,
@@ -127,6 +132,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     metrics: onOff('metrics', env.FLAGWIRE_METRICS ?? 'on'),
     // A write not committed in this time is answered 503 Storage busy and never applied (src/writer/client.ts).
     writeTimeoutMs: integer('writeTimeoutMs', env.FLAGWIRE_WRITE_TIMEOUT_MS ?? '10000', 1, 600_000),
+    trustedProxies,
   };
   const problem = kConfigCheck.Errors(config).First();
   if (problem) {
@@ -158,6 +164,16 @@ function onOff(setting: keyof Config, raw: string): boolean {
   if (raw === 'on') return true;
   if (raw === 'off') return false;
   throw new ConfigError(kSettings[setting], `"${raw}" is not on or off`);
+}
+
+/** Comma-separated addresses and CIDR ranges; blanks around and between entries are ignored. */
+function trustedProxyList(raw: string): string[] {
+  const entries = raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  for (const entry of entries) {
+    const range = parseRange(entry);
+    if (typeof range === 'string') throw new ConfigError(kSettings.trustedProxies, range);
+  }
+  return entries;
 }
 
 function trimSlash(url: string): string {

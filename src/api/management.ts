@@ -8,6 +8,7 @@ import { checkEnvParam, environmentNotPermitted, isEnvironmentAllowed, resolveEn
 import type { Flag, Token } from '../store/records.js';
 import type { StoreReader } from '../store/store.js';
 import { readBody, kMaxBodyBytes } from '../http/body.js';
+import { TrustedProxies } from '../http/client-address.js';
 import { send, sendJson, trackAbort, type PendingResponse } from '../http/http.js';
 import type { InFlight } from '../http/in-flight.js';
 import type { RateLimiter } from '../http/rate-limit.js';
@@ -59,6 +60,8 @@ const kRateLimitHeaders = [['Retry-After', '60']] as const;
 
 export function registerManagementRoutes(app: TemplatedApp, deps: ManagementDeps): void {
   const { rateLimiter, authFailures, activity } = deps;
+  // Null without FLAGWIRE_TRUSTED_PROXIES: the limits count by the TCP peer, at no extra cost per request.
+  const proxies = deps.config.trustedProxies.length === 0 ? null : new TrustedProxies(deps.config.trustedProxies);
 
   /** Answers with `err` in the envelope; `token` (when known) gets the request on its activity. */
   const fail = (res: PendingResponse, request: ApiRequest, token: Token | null, err: unknown, closeConnection = false) => {
@@ -91,7 +94,8 @@ export function registerManagementRoutes(app: TemplatedApp, deps: ManagementDeps
 
   app.any('/api/v1/*', (res: HttpResponse, req: HttpRequest) => {
     const now = deps.clock.now();
-    const ip = Buffer.from(res.getRemoteAddressAsText()).toString();
+    const peer = Buffer.from(res.getRemoteAddressAsText()).toString();
+    const ip = proxies === null ? peer : proxies.clientAddress(peer, req);
     // spec: Limits. The rate limit runs before anything else of the request, auth and body included.
     // Preflights never get here: the app's OPTIONS route answers them (src/server/app.ts).
     if (rateLimiter !== null && !rateLimiter.take(ip, now)) {

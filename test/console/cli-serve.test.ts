@@ -67,3 +67,10 @@ t.test('serve: bad --port and --host flags are configuration errors (exit 2, one
     t.equal(r.stderr.trim().split('\n').length, 1, 'one line');
   }
 });
+
+t.test('serve: a bad FLAGWIRE_TRUSTED_PROXIES entry is a configuration error naming the setting and the entry', async (t) => {
+  const env = { FLAGWIRE_DATA: '/nonexistent-flagwire-test-dir-never-used', FLAGWIRE_TRUSTED_PROXIES: '10.0.0.0/8, proxy.internal' };
+  const r = await cli(null, ['serve'], { json: false, env });
+  t.equal(r.code, 2);
+  t.equal(r.stderr, 'flagwire: invalid FLAGWIRE_TRUSTED_PROXIES: "proxy.internal" is not an IPv4 or IPv6 address or CIDR range\n');
+});
