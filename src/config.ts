@@ -17,6 +17,7 @@ export const Config = Type.Object({
   smtpUrl: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
   logLevel: Type.Union(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'].map((l) => Type.Literal(l))),
   metrics: Type.Boolean(),
+  maxBufferedBodyBytes: Type.Integer({ minimum: 1024 * 1024 }),
 });
 export type Config = Static<typeof Config>;
 
@@ -52,7 +53,10 @@ const kSettings = {
   smtpUrl: 'FLAGWIRE_SMTP_URL',
   logLevel: 'FLAGWIRE_LOG_LEVEL',
   metrics: 'FLAGWIRE_METRICS',
+  maxBufferedBodyBytes: 'FLAGWIRE_MAX_BUFFERED_BODY_BYTES',
 } as const satisfies Record<keyof Config, string>;
+
+const kDefaultMaxBufferedBodyBytes = 64 * 1024 * 1024;
 
 function integer(setting: keyof Config, raw: string, min: number, max: number): number {
   if (!/^\d+$/.test(raw.trim())) throw new ConfigError(kSettings[setting], `"${raw}" is not a whole number`);
@@ -123,6 +127,9 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     smtpUrl,
     logLevel: logLevel(env.FLAGWIRE_LOG_LEVEL ?? 'info'),
     metrics: onOff('metrics', env.FLAGWIRE_METRICS ?? 'on'),
+    // At least one body of the 1 MiB cap must fit; 64 MiB by default, the same as the evaluation
+    // batcher's bound on the bytes it queues (README: Limits on request bodies).
+    maxBufferedBodyBytes: integer('maxBufferedBodyBytes', env.FLAGWIRE_MAX_BUFFERED_BODY_BYTES ?? String(kDefaultMaxBufferedBodyBytes), 1024 * 1024, 1024 ** 4),
   };
   const problem = kConfigCheck.Errors(config).First();
   if (problem) {

@@ -18,6 +18,7 @@ export const kErrors = {
   TOO_MANY_AUTH_FAILURES: { status: 429, title: 'Too many failed authentication attempts', anchor: 'too-many-requests' },
   INTERNAL: { status: 500, title: 'Internal server error', anchor: 'internal-error' },
   STORE_UNAVAILABLE: { status: 503, title: 'Storage unavailable', anchor: 'storage-unavailable' },
+  SERVER_BUSY: { status: 503, title: 'Server busy', anchor: 'server-busy' },
 } as const;
 
 export type ErrorCode = keyof typeof kErrors;

@@ -45,7 +45,7 @@ export interface EvalMetrics {
   batchFailed(): void;
 }
 
-type Gauge = { name: string; help: string; read: () => number };
+type Scraped = { name: string; type: 'gauge' | 'counter'; help: string; read: () => number };
 
 export class Metrics implements EvalMetrics {
   private readonly requests = new Float64Array(kRouteLabels.length * kStatuses);
@@ -57,7 +57,7 @@ export class Metrics implements EvalMetrics {
   authFailures = 0;
   authLockouts = 0;
   streamDropped = 0;
-  private readonly gauges: Gauge[] = [];
+  private readonly scraped: Scraped[] = [];
 
   request(route: number, status: number): void {
     this.requests[route * kStatuses + (status < kStatuses ? status : 0)]!++;
@@ -85,7 +85,12 @@ export class Metrics implements EvalMetrics {
 
   /** A value read at scrape time (queue depths, connection counts). */
   gauge(name: string, help: string, read: () => number): void {
-    this.gauges.push({ name, help, read });
+    this.scraped.push({ name, type: 'gauge', help, read });
+  }
+
+  /** A count kept by its owner (it only ever grows), read at scrape time. */
+  scrapedCounter(name: string, help: string, read: () => number): void {
+    this.scraped.push({ name, type: 'counter', help, read });
   }
 
   render(): string {
@@ -111,9 +116,9 @@ export class Metrics implements EvalMetrics {
     counter(out, 'flagwire_auth_failures_total', 'Failed authentications (no, malformed or unknown token) on the Management API.', this.authFailures);
     counter(out, 'flagwire_auth_lockouts_total', 'Management API requests refused because their address is locked out after failed authentications.', this.authLockouts);
     counter(out, 'flagwire_stream_dropped_total', 'Change-stream connections closed because the client read too slowly.', this.streamDropped);
-    for (const g of this.gauges) {
-      header(out, g.name, 'gauge', g.help);
-      out.push(`${g.name} ${g.read()}`);
+    for (const m of this.scraped) {
+      header(out, m.name, m.type, m.help);
+      out.push(`${m.name} ${m.read()}`);
     }
     out.push('');
     return out.join('\n');

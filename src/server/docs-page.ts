@@ -17,6 +17,7 @@ const kExplain: Record<ErrorCode, string> = {
   TOO_MANY_AUTH_FAILURES: 'Too many requests from this address failed authentication (no, malformed or unknown token). Wait a minute before retrying; until then every request from the address is refused.',
   INTERNAL: 'An unexpected error on the server. It has been logged; retry, and report it if it persists.',
   STORE_UNAVAILABLE: 'The change could not be written (storage full or read-only, or the server is stopping). Nothing was changed; retry later.',
+  SERVER_BUSY: 'The server already holds as many request bodies in memory as it allows (FLAGWIRE_MAX_BUFFERED_BODY_BYTES), so this body was refused before it was read and the connection closed. Nothing was changed; retry after the time in Retry-After (a second).',
 };
 
 function escapeHtml(text: string): string {
