@@ -21,6 +21,7 @@ export const Config = Type.Object({
   writeTimeoutMs: Type.Integer({ minimum: 1 }),
   /** Addresses and CIDR ranges of reverse proxies whose X-Forwarded-For is believed (src/http/client-address.ts). */
   trustedProxies: Type.Array(Type.String({ minLength: 1 })),
+  maxBufferedBodyBytes: Type.Integer({ minimum: 1024 * 1024 }),
 });
 export type Config = Static<typeof Config>;
 
@@ -58,7 +59,10 @@ const kSettings = {
   metrics: 'FLAGWIRE_METRICS',
   writeTimeoutMs: 'FLAGWIRE_WRITE_TIMEOUT_MS',
   trustedProxies: 'FLAGWIRE_TRUSTED_PROXIES',
+  maxBufferedBodyBytes: 'FLAGWIRE_MAX_BUFFERED_BODY_BYTES',
 } as const satisfies Record<keyof Config, string>;
+
+const kDefaultMaxBufferedBodyBytes = 64 * 1024 * 1024;
 
 function integer(setting: keyof Config, raw: string, min: number, max: number): number {
   if (!/^\d+$/.test(raw.trim())) throw new ConfigError(kSettings[setting], `"${raw}" is not a whole number`);
@@ -133,6 +137,9 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     // A write not committed in this time is answered 503 Storage busy and never applied (src/writer/client.ts).
     writeTimeoutMs: integer('writeTimeoutMs', env.FLAGWIRE_WRITE_TIMEOUT_MS ?? '10000', 1, 600_000),
     trustedProxies,
+    // At least one body of the 1 MiB cap must fit; 64 MiB by default, the same as the evaluation
+    // batcher's bound on the bytes it queues (README: Limits on request bodies).
+    maxBufferedBodyBytes: integer('maxBufferedBodyBytes', env.FLAGWIRE_MAX_BUFFERED_BODY_BYTES ?? String(kDefaultMaxBufferedBodyBytes), 1024 * 1024, 1024 ** 4),
   };
   const problem = kConfigCheck.Errors(config).First();
   if (problem) {

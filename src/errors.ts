@@ -19,6 +19,7 @@ export const kErrors = {
   INTERNAL: { status: 500, title: 'Internal server error', anchor: 'internal-error' },
   STORE_UNAVAILABLE: { status: 503, title: 'Storage unavailable', anchor: 'storage-unavailable' },
   STORE_BUSY: { status: 503, title: 'Storage busy', anchor: 'storage-busy' },
+  SERVER_BUSY: { status: 503, title: 'Server busy', anchor: 'server-busy' },
 } as const;
 
 export type ErrorCode = keyof typeof kErrors;

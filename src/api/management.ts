@@ -7,7 +7,7 @@ import { errorEnvelope, FlagwireError } from '../errors.js';
 import { checkEnvParam, environmentNotPermitted, isEnvironmentAllowed, resolveEnvParam, type EnvRoute } from '../model/environments.js';
 import type { Flag, Token } from '../store/records.js';
 import type { StoreReader } from '../store/store.js';
-import { readBody, kMaxBodyBytes } from '../http/body.js';
+import { kMaxBodyBytes, type BodyBudget } from '../http/body.js';
 import { TrustedProxies } from '../http/client-address.js';
 import { send, sendJson, trackAbort, type PendingResponse } from '../http/http.js';
 import type { InFlight } from '../http/in-flight.js';
@@ -28,6 +28,8 @@ export interface ManagementDeps {
   config: Readonly<Config>;
   log: Logger;
   inFlight: InFlight;
+  /** The process's request-body budget (POST and PATCH bodies read from it). */
+  bodies: BodyBudget;
   /** Null only in the bench's twin that measures what the limiter costs (a test hook, never in production). */
   rateLimiter: RateLimiter | null;
   authFailures: AuthFailures;
@@ -57,6 +59,7 @@ const kDenialCodes: ReadonlySet<string> = new Set([
 ]);
 const kRateLimited = Buffer.from('Too Many Requests: the Management API allows a limited number of requests per minute per address; wait a minute before retrying.\n');
 const kRateLimitHeaders = [['Retry-After', '60']] as const;
+const kBusyHeaders = [['Retry-After', '1']] as const;
 
 export function registerManagementRoutes(app: TemplatedApp, deps: ManagementDeps): void {
   const { rateLimiter, authFailures, activity } = deps;
@@ -82,8 +85,10 @@ export function registerManagementRoutes(app: TemplatedApp, deps: ManagementDeps
       if (error.code === 'TOO_MANY_AUTH_FAILURES') deps.metrics.authLockouts++;
     }
     // Storage busy: the writer waited the whole write timeout for the lock; asking again sooner would
-    // most likely wait just as long.
-    const headers = error.code === 'STORE_BUSY' ? [['Retry-After', String(Math.ceil(deps.config.writeTimeoutMs / 1000))] as const] : undefined;
+    // most likely wait just as long. Server busy: the body budget frees as bodies are answered.
+    const headers = error.code === 'STORE_BUSY'
+      ? [['Retry-After', String(Math.ceil(deps.config.writeTimeoutMs / 1000))] as const]
+      : error.code === 'SERVER_BUSY' ? kBusyHeaders : undefined;
     send(res, error.status, JSON.stringify(errorEnvelope(error, deps.config.docsUrl)), 'application/json', headers, closeConnection);
   };
   const succeed = (res: PendingResponse, request: ApiRequest, token: Token, status: number, value: unknown) => {
@@ -159,31 +164,37 @@ export function registerManagementRoutes(app: TemplatedApp, deps: ManagementDeps
       // 404 and 403 before reading a body for a flag that cannot be patched; a problem with `env`
       // itself is a 400, reported by the writer with the body's problems (spec: PATCH rule 9).
       if (route === 'flag') patchTarget(request, auth, deps.store);
-      if (Number(contentLength) > kMaxBodyBytes) throw tooLarge();
       const done = deps.inFlight.start();
+      const known = token;
       // A client that goes away before its body is complete never reaches the callback below: its
       // in-flight slot is released on abort, or shutdown would wait its whole drain budget for it.
-      trackAbort(res, done);
-      const known = token;
-      readBody(res, kMaxBodyBytes, (body) => {
+      deps.bodies.read(res, contentLength, (body) => {
         if (!body.ok) {
-          fail(res, request, known, tooLarge(), true);
+          // The rest of the body is not read: close the connection after the answer.
+          fail(res, request, known, body.reason === 'busy' ? serverBusy() : tooLarge(), true);
           done();
           return;
         }
         write(route, request, auth, body.body, deps).then(
           ({ status, value }) => succeed(res, request, known, status, value),
           (err: unknown) => fail(res, request, known, err),
-        ).finally(done);
-      });
+        ).finally(() => {
+          body.release();
+          done();
+        });
+      }, done);
     } catch (err) {
-      fail(res, request, token, err, err instanceof FlagwireError && err.code === 'PAYLOAD_TOO_LARGE');
+      fail(res, request, token, err);
     }
   });
 }
 
 function tooLarge(): FlagwireError {
   return new FlagwireError('PAYLOAD_TOO_LARGE', `The request body is larger than ${kMaxBodyBytes} bytes (1 MiB); send a smaller body.`);
+}
+
+function serverBusy(): FlagwireError {
+  return new FlagwireError('SERVER_BUSY', 'The server is buffering as many request bodies as it allows; this body was not read and nothing was changed. Retry after a second.');
 }
 
 /** Every route behind /api/v1/* (path template, methods): matchRoute's table; the OpenAPI test reads it too. */

@@ -9,6 +9,7 @@ import type { HttpRequest, TemplatedApp } from 'uWebSockets.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
+import type { BodyBudget } from '../http/body.js';
 import { send, trackAbort, type PendingResponse, type RouteGroup } from '../http/http.js';
 import type { InFlight } from '../http/in-flight.js';
 import type { Metrics } from '../metrics/metrics.js';
@@ -23,6 +24,8 @@ export interface EvaluationOptions {
   log: Logger;
   inFlight: InFlight;
   clock: Clock;
+  /** The process's request-body budget (OFREP bodies read from it). */
+  bodies: BodyBudget;
   /** Null when metrics are off. */
   metrics?: Metrics | null;
 }
@@ -101,7 +104,7 @@ export async function createEvaluation(options: EvaluationOptions): Promise<Eval
     register(app: TemplatedApp) {
       app.get('/v1/flags/project/:project_id', (res, req) => handle(res, req, kRouteProject));
       app.get('/v1/flags/:flag_id', (res, req) => handle(res, req, kRouteFlag));
-      registerOfrepRoutes(app, (res, route, id, body, extra) => batcher.add(res, route, id, body, extra), metrics);
+      registerOfrepRoutes(app, (res, route, id, body, extra) => batcher.add(res, route, id, body, extra), options.bodies, metrics);
     },
     probe: (timeoutMs) => pool.probe(timeoutMs),
     get pendingRequests() {

@@ -45,7 +45,7 @@ export interface EvalMetrics {
   batchFailed(): void;
 }
 
-type Gauge = { name: string; help: string; read: () => number };
+type Scraped = { name: string; type: 'gauge' | 'counter'; help: string; read: () => number };
 
 export class Metrics implements EvalMetrics {
   private readonly requests = new Float64Array(kRouteLabels.length * kStatuses);
@@ -58,7 +58,7 @@ export class Metrics implements EvalMetrics {
   authLockouts = 0;
   streamDropped = 0;
   framingRefused = 0;
-  private readonly gauges: Gauge[] = [];
+  private readonly scraped: Scraped[] = [];
 
   request(route: number, status: number): void {
     this.requests[route * kStatuses + (status < kStatuses ? status : 0)]!++;
@@ -86,7 +86,12 @@ export class Metrics implements EvalMetrics {
 
   /** A value read at scrape time (queue depths, connection counts). */
   gauge(name: string, help: string, read: () => number): void {
-    this.gauges.push({ name, help, read });
+    this.scraped.push({ name, type: 'gauge', help, read });
+  }
+
+  /** A count kept by its owner (it only ever grows), read at scrape time. */
+  scrapedCounter(name: string, help: string, read: () => number): void {
+    this.scraped.push({ name, type: 'counter', help, read });
   }
 
   render(): string {
@@ -114,9 +119,9 @@ export class Metrics implements EvalMetrics {
     counter(out, 'flagwire_http_framing_refused_total',
       'Requests refused with a 400 and a closed connection for framing a proxy could read differently (conflicting Content-Length, a Transfer-Encoding other than chunked).', this.framingRefused);
     counter(out, 'flagwire_stream_dropped_total', 'Change-stream connections closed because the client read too slowly.', this.streamDropped);
-    for (const g of this.gauges) {
-      header(out, g.name, 'gauge', g.help);
-      out.push(`${g.name} ${g.read()}`);
+    for (const m of this.scraped) {
+      header(out, m.name, m.type, m.help);
+      out.push(`${m.name} ${m.read()}`);
     }
     out.push('');
     return out.join('\n');

@@ -50,6 +50,8 @@ export function ofrepFailureBody(key: string | null, code: OfrepErrorCode, detai
 export const kOfrepInternalErrorBody = ofrepFailureBody(null, 'GENERAL', 'An unexpected error occurred while evaluating; it has been logged. Retry, and report it if it persists.');
 /** The bounded evaluation queue is full or the server is stopping (503, Retry-After: 1). */
 export const kOfrepOverloadedBody = ofrepFailureBody(null, 'GENERAL', 'The evaluation queue is full or the server is stopping; retry after a second.');
+/** The process's request-body budget is spent (503, Retry-After: 1, connection closed): src/http/body.ts. */
+export const kOfrepBusyBody = ofrepFailureBody(null, 'GENERAL', 'The server is buffering as many request bodies as it allows; the body was not read. Retry after a second.');
 
 export class OfrepEvaluator {
   private readonly ctx = new OfrepContext();

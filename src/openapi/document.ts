@@ -86,7 +86,7 @@ const kEtag = { ETag: { schema: { type: 'string' }, description: 'Covers the pro
 const kOfrepErrors = {
   '413': json('OfrepGeneralError', 'The body is over 1 MiB'),
   '500': json('OfrepGeneralError', 'Internal server error'),
-  '503': json('OfrepGeneralError', 'The evaluation queue is full or the server is stopping (Retry-After: 1)'),
+  '503': json('OfrepGeneralError', 'The evaluation queue is full or the server is stopping, or the server holds as many request bodies as it allows (the body is not read and the connection is closed) (Retry-After: 1)'),
 };
 
 export function buildOpenApiDocument(version: string): object {

@@ -18,6 +18,7 @@ const kExplain: Record<ErrorCode, string> = {
   INTERNAL: 'An unexpected error on the server. It has been logged; retry, and report it if it persists.',
   STORE_UNAVAILABLE: 'The change could not be written (storage full or read-only, or the server is stopping). Nothing was changed; retry later.',
   STORE_BUSY: 'The change could not be committed within the write timeout (FLAGWIRE_WRITE_TIMEOUT_MS, 10 s by default), usually because another process (a console command) holds the data file\'s write lock. Nothing was changed, and the change will not be applied later: send it again after the time in Retry-After.',
+  SERVER_BUSY: 'The server already holds as many request bodies in memory as it allows (FLAGWIRE_MAX_BUFFERED_BODY_BYTES), so this body was refused before it was read and the connection closed. Nothing was changed; retry after the time in Retry-After (a second).',
 };
 
 function escapeHtml(text: string): string {

@@ -3,6 +3,7 @@
 import type { TemplatedApp } from 'uWebSockets.js';
 import type { Logger } from 'pino';
 import type { Evaluation } from '../eval/service.js';
+import type { BodyBudget } from '../http/body.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { registerMetricsRoute } from '../metrics/route.js';
 import type { Store } from '../store/store.js';
@@ -14,6 +15,7 @@ export interface FeatureDeps {
   store: Store;
   writer: WriterClient;
   evaluation: Evaluation;
+  bodies: BodyBudget;
   metrics: Metrics | null;
   log: Logger;
 }
@@ -28,7 +30,7 @@ export interface Features {
 }
 
 export function createFeatures(deps: FeatureDeps): Features {
-  const { store, writer, evaluation, metrics, log } = deps;
+  const { store, writer, evaluation, bodies, metrics, log } = deps;
   const readiness = new Readiness({ readStore: () => store.configSeq(), writer, evaluation, metrics });
   // Test hooks: heartbeats every N ms instead of every 15 s (FLAGWIRE_TEST_STREAM_HEARTBEAT_MS), and a
   // reader that has not drained for N ms dropped at the next heartbeat instead of after 30 s
@@ -49,6 +51,8 @@ export function createFeatures(deps: FeatureDeps): Features {
     metrics.gauge('flagwire_writer_queue_depth', 'Changes sent to the writer thread and not yet answered by it (refused ones included until it skips them).', () => writer.queueDepth);
     metrics.gauge('flagwire_writer_busy', '1 while a change has waited over a second for the writer thread (another process holds the write lock; writes may be refused with 503 Storage busy), else 0.', () => (writer.busy ? 1 : 0));
     metrics.gauge('flagwire_stream_connections', 'Open change-stream connections.', () => changes.size);
+    metrics.gauge('flagwire_http_body_buffered_bytes', 'Request body bytes reserved from the process\'s body budget (bodies being read or held).', () => bodies.bytes);
+    metrics.scrapedCounter('flagwire_http_body_refused_total', 'Requests with a body refused (503, connection closed) because the body budget was spent.', () => bodies.refused);
     metrics.gauge('process_resident_memory_bytes', 'Resident memory of the server process.', () => process.memoryUsage.rss());
     routes.push({ register: (app) => registerMetricsRoute(app, metrics) });
   }

@@ -16,6 +16,7 @@ import { createApp } from './app.js';
 import { listenExclusive } from './listen.js';
 import { Faults, registerTestHooks, withFaults } from './test-hooks.js';
 import { InFlight } from '../http/in-flight.js';
+import { BodyBudget } from '../http/body.js';
 import { createLogger } from './logger.js';
 import { Metrics } from '../metrics/metrics.js';
 import { createFeatures } from './features.js';
@@ -49,9 +50,11 @@ export async function startServer(config: Readonly<Config>, options: StartOption
   const seed = options.demo ? store.transact((w) => seedDemo(w, {}, Date.now())) : null;
   const clock = new Clock();
   const inFlight = new InFlight();
+  // One budget for every request body the process buffers (OFREP and the Management API).
+  const bodies = new BodyBudget(config.maxBufferedBodyBytes);
   const writer = WriterClient.create(config.dataDir, clock, config.writeTimeoutMs, log);
   const metrics = config.metrics ? new Metrics() : null;
-  const evaluation = await createEvaluation({ config, log, inFlight, clock, metrics }).catch(async (err: unknown) => {
+  const evaluation = await createEvaluation({ config, log, inFlight, clock, bodies, metrics }).catch(async (err: unknown) => {
     await writer.close();
     await store.close();
     throw err;
@@ -59,12 +62,12 @@ export async function startServer(config: Readonly<Config>, options: StartOption
   const activity = new ActivityRecorder(writer, log);
   activity.start();
   // Readiness, metrics, change stream (src/server/features.ts).
-  const features = createFeatures({ store, writer, evaluation, metrics, log });
+  const features = createFeatures({ store, writer, evaluation, bodies, metrics, log });
   const faults = process.env.FLAGWIRE_TEST_HOOKS === '1' ? new Faults() : null;
   // The Management API's reads go through a memo renewed per request (src/store/memo-reader.ts).
   const reader = new MemoReader(store);
   const deps = {
-    store: faults === null ? reader : withFaults(reader, faults), writer, clock, config, log, inFlight, evaluation, activity,
+    store: faults === null ? reader : withFaults(reader, faults), writer, clock, config, log, inFlight, bodies, evaluation, activity,
     // The bench measures the limiter's cost against a twin without it (bench/run.ts, (j) and (k)):
     // switched off only together with the test hooks, so no production setting can drop the spec's limit.
     rateLimiter: faults !== null && process.env.FLAGWIRE_TEST_RATE_LIMIT === 'off' ? null : new RateLimiter({ limit: config.rateLimit }),

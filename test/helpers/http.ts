@@ -31,3 +31,16 @@ export async function call(baseUrl: string, method: string, path: string, opts: 
   }
   return { status: res.status, headers: res.headers, text, json };
 }
+
+/** Samples of GET /metrics, `name{labels}` -> value. */
+export async function scrapeMetrics(baseUrl: string): Promise<Map<string, number>> {
+  const r = await fetch(`${baseUrl}/metrics`);
+  if (r.status !== 200) throw new Error(`metrics ${r.status}`);
+  const samples = new Map<string, number>();
+  for (const line of (await r.text()).split('\n')) {
+    if (line === '' || line.startsWith('#')) continue;
+    const at = line.lastIndexOf(' ');
+    samples.set(line.slice(0, at), Number(line.slice(at + 1)));
+  }
+  return samples;
+}

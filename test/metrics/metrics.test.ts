@@ -1,7 +1,7 @@
 // Black-box: GET /metrics on the real server counts what happened; FLAGWIRE_METRICS=off removes it.
 import { rmSync } from 'node:fs';
 import t from 'tap';
-import { call } from '../helpers/http.js';
+import { call, scrapeMetrics } from '../helpers/http.js';
 import { startTestServer, tempDataDir } from '../helpers/server.js';
 import { buildWorld } from '../helpers/world.js';
 
@@ -14,19 +14,6 @@ t.teardown(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** Samples of the exposition, `name{labels}` -> value. */
-async function scrape(base = server.baseUrl): Promise<Map<string, number>> {
-  const r = await fetch(`${base}/metrics`);
-  if (r.status !== 200) throw new Error(`metrics ${r.status}`);
-  const samples = new Map<string, number>();
-  for (const line of (await r.text()).split('\n')) {
-    if (line === '' || line.startsWith('#')) continue;
-    const at = line.lastIndexOf(' ');
-    samples.set(line.slice(0, at), Number(line.slice(at + 1)));
-  }
-  return samples;
-}
-
 t.test('text format, and every family the issue asks for', async (t) => {
   const r = await fetch(`${server.baseUrl}/metrics`);
   t.equal(r.headers.get('content-type'), 'text/plain; version=0.0.4; charset=utf-8');
@@ -35,12 +22,13 @@ t.test('text format, and every family the issue asks for', async (t) => {
     'flagwire_http_requests_total', 'flagwire_eval_duration_seconds', 'flagwire_eval_batch_size', 'flagwire_eval_pool_queue_depth',
     'flagwire_eval_pending_requests', 'flagwire_writer_queue_depth', 'flagwire_writer_commit_duration_seconds', 'flagwire_rate_limited_total',
     'flagwire_auth_failures_total', 'flagwire_auth_lockouts_total', 'flagwire_stream_connections',
+    'flagwire_http_body_buffered_bytes', 'flagwire_http_body_refused_total',
   ]) t.match(text, `# TYPE ${name} `, name);
 });
 
 t.test('counts move: eval requests by status, batches, writer commits, rate limit, auth failures', async (t) => {
   const { ids, secrets } = world;
-  const before = await scrape();
+  const before = await scrapeMetrics(server.baseUrl);
   await Promise.all(Array.from({ length: 20 }, (_, i) => call(server.baseUrl, 'GET', `/v1/flags/${ids.flag}?targetingKey=u${i}`)));
   await call(server.baseUrl, 'GET', '/v1/flags/flg_nope');
   await call(server.baseUrl, 'POST', `/ofrep/v1/evaluate/flags/${ids.flag}`, { body: { context: { targetingKey: 'u' } } });
@@ -49,7 +37,7 @@ t.test('counts move: eval requests by status, batches, writer commits, rate limi
   await call(server.baseUrl, 'GET', '/api/v1/flags', { token: 'fw_unknownunknownunknownunknownunknown1234' });
   await call(server.baseUrl, 'GET', '/api/v1/flags', { token: secrets.read });
   for (let i = 0; i < 3; i++) await call(server.baseUrl, 'GET', '/api/v1/token', { token: secrets.read });
-  const after = await scrape();
+  const after = await scrapeMetrics(server.baseUrl);
   const delta = (key: string) => (after.get(key) ?? 0) - (before.get(key) ?? 0);
   t.equal(delta('flagwire_http_requests_total{route="/v1/flags/{flag_id}",status="200"}'), 20);
   t.equal(delta('flagwire_http_requests_total{route="/v1/flags/{flag_id}",status="404"}'), 1);

@@ -68,6 +68,7 @@ t.test('a bad setting stops start-up with one line naming it and exit code 2', a
     [{ FLAGWIRE_RATE_LIMIT: 'lots' }, /FLAGWIRE_RATE_LIMIT/],
     [{ FLAGWIRE_EVAL_WORKERS: '0' }, /FLAGWIRE_EVAL_WORKERS/],
     [{ FLAGWIRE_LOG_LEVEL: 'loud' }, /FLAGWIRE_LOG_LEVEL/],
+    [{ FLAGWIRE_MAX_BUFFERED_BODY_BYTES: '1000000' }, /FLAGWIRE_MAX_BUFFERED_BODY_BYTES/],
     [{ FLAGWIRE_DATA: '/etc/hostname/not-a-directory' }, /FLAGWIRE_DATA/],
   ];
   for (const [env, expected] of cases) {
