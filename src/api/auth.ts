@@ -2,7 +2,9 @@
 import { FlagwireError } from '../errors.js';
 import { hashSecret, kTokenPrefix } from '../model/ids.js';
 import { isManagementEligible } from '../model/plans.js';
-import type { Org, Project, Token } from '../store/records.js';
+import type { Org } from '../model/accounts.js';
+import type { Project } from '../model/projects.js';
+import type { Token } from '../model/tokens.js';
 import type { StoreReader } from '../store/store.js';
 
 export interface AuthContext {

@@ -10,7 +10,9 @@
 import { validEnvironmentsText } from '../model/environments.js';
 import { effectiveState } from '../model/flag-state.js';
 import { hasAudiences } from '../model/plans.js';
-import type { Audience, Flag, Org, Project } from '../store/records.js';
+import type { Org } from '../model/accounts.js';
+import type { Flag } from '../model/flags.js';
+import type { Audience, Project } from '../model/projects.js';
 import type { StoreReader } from '../store/store.js';
 import { evalErrorBody, kAudiencePlanBody } from './bodies.js';
 import { compileState, evaluateState, type CompiledState } from './evaluate.js';

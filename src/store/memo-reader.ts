@@ -8,7 +8,12 @@
 // sequence moved: callers renew before each unit of reads (the Management API does, per request),
 // which is also what makes a revoked token fail on the very next request. Memoised records are shared
 // by every request until the next commit, so they are frozen: code that would change one throws.
-import type { AuditEntry, Audience, Flag, MailMessage, Membership, Org, Project, Role, Token, TokenActivity, User } from './records.js';
+import type { Membership, Org, Role, User } from '../model/accounts.js';
+import type { AuditEntry } from '../model/audit.js';
+import type { Flag } from '../model/flags.js';
+import type { MailMessage } from '../model/mail.js';
+import type { Audience, Project } from '../model/projects.js';
+import type { Token, TokenActivity } from '../model/tokens.js';
 import type { AuditPage, StoreReader } from './store.js';
 
 /** Entries kept per record kind; past it the memo starts over (a bound, not an LRU: hits are per project). */

@@ -20,9 +20,12 @@ import { FlagwireError } from '../errors.js';
 import { checkDataFile, StoreOpenError } from './data-file.js';
 
 export { StoreOpenError };
-import type {
-  Audience, AuditEntry, Flag, MailMessage, Membership, Org, Project, Role, Token, TokenActivity, User,
-} from './records.js';
+import type { Membership, Org, Role, User } from '../model/accounts.js';
+import type { AuditEntry } from '../model/audit.js';
+import type { Flag } from '../model/flags.js';
+import type { MailMessage } from '../model/mail.js';
+import type { Audience, Project } from '../model/projects.js';
+import type { Token, TokenActivity } from '../model/tokens.js';
 
 /** The LMDB data file in a data dir. */
 export function dataFilePath(dataDir: string): string {

@@ -6,7 +6,12 @@ import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { open } from 'lmdb';
 import t from 'tap';
-import type { Audience, AuditEntry, Flag, MailMessage, Org, Project, Token, TokenActivity, User } from '../../src/store/records.js';
+import type { Org, User } from '../../src/model/accounts.js';
+import type { AuditEntry } from '../../src/model/audit.js';
+import type { Flag } from '../../src/model/flags.js';
+import type { MailMessage } from '../../src/model/mail.js';
+import type { Audience, Project } from '../../src/model/projects.js';
+import type { Token, TokenActivity } from '../../src/model/tokens.js';
 import { kSchemaVersion, Store, StoreOpenError } from '../../src/store/store.js';
 import { tempDir } from '../helpers/cli.js';
 

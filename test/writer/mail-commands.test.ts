@@ -1,7 +1,7 @@
 // Recording one delivery attempt: sent, retried later with backoff, or given up; it reads and writes
 // that message only, never the whole outbox.
 import t from 'tap';
-import type { MailMessage } from '../../src/store/records.js';
+import type { MailMessage } from '../../src/model/mail.js';
 import { Store, type StoreWriter } from '../../src/store/store.js';
 import { kMaxMailAttempts, mailResult } from '../../src/writer/mail-commands.js';
 import { tempDir } from '../helpers/cli.js';
