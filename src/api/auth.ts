@@ -5,7 +5,7 @@ import { isManagementEligible } from '../model/plans.js';
 import type { Org } from '../model/accounts.js';
 import type { Project } from '../model/projects.js';
 import type { Token } from '../model/tokens.js';
-import type { StoreReader } from '../store/store.js';
+import type { StoreReader } from '../store/interfaces.js';
 
 export interface AuthContext {
   token: Token;

@@ -7,7 +7,7 @@ import { errorEnvelope, FlagwireError } from '../errors.js';
 import { checkEnvParam, environmentNotPermitted, isEnvironmentAllowed, resolveEnvParam, type EnvRoute } from '../model/environments.js';
 import type { Flag } from '../model/flags.js';
 import type { Token } from '../model/tokens.js';
-import type { StoreReader } from '../store/store.js';
+import type { SnapshotReader, StoreReader } from '../store/interfaces.js';
 import { readBody, kMaxBodyBytes } from '../http/body.js';
 import { TrustedProxies } from '../http/client-address.js';
 import { send, sendJson, trackAbort, type PendingResponse } from '../http/http.js';
@@ -22,7 +22,7 @@ import type { AuthFailures } from './auth-failures.js';
 import { representFlag, flatFlag, tokenDescription } from './representation.js';
 
 export interface ManagementDeps {
-  store: StoreReader & { resetReadTxn(): void };
+  store: SnapshotReader;
   writer: WriterClient;
   clock: Clock;
   /** Replaced once the listen port is known (see withListenPort). */

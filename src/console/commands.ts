@@ -4,7 +4,7 @@
 import { FlagwireError } from '../errors.js';
 import type { Plan, Role, Standing } from '../model/accounts.js';
 import type { AudienceRule, ProjectKind } from '../model/projects.js';
-import type { StoreReader } from '../store/store.js';
+import type { StoreReader } from '../store/interfaces.js';
 import type { CommandInput, CommandName, CommandOutput } from '../writer/commands.js';
 import { tokenView, type TokenView } from '../writer/token-commands.js';
 import { splitList, UsageError, type Args, type CommandSpec, type OptionSpec } from './args.js';

@@ -13,7 +13,7 @@ import { hasAudiences } from '../model/plans.js';
 import type { Org } from '../model/accounts.js';
 import type { Flag } from '../model/flags.js';
 import type { Audience, Project } from '../model/projects.js';
-import type { StoreReader } from '../store/store.js';
+import type { SnapshotReader } from '../store/interfaces.js';
 import { evalErrorBody, kAudiencePlanBody } from './bodies.js';
 import { compileState, evaluateState, type CompiledState } from './evaluate.js';
 import type { ResultWriter } from './protocol.js';
@@ -21,9 +21,9 @@ import { murmur3x86_32 } from './murmur3.js';
 import { EvalQuery } from './query.js';
 import { decodePathId } from '../http/path-id.js';
 
-export type EngineStore = Pick<StoreReader, 'configSeq' | 'getFlag' | 'listFlags' | 'getProject' | 'getAudience' | 'listAudiences' | 'getOrg'> & {
-  resetReadTxn(): void;
-};
+export type EngineStore = Pick<
+  SnapshotReader, 'resetReadTxn' | 'configSeq' | 'getFlag' | 'listFlags' | 'getProject' | 'getAudience' | 'listAudiences' | 'getOrg'
+>;
 
 /**
  * A flag version, compiled. Other front doors (src/ofrep) read it through `lookupFlag`/`lookupProject`

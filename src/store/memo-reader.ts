@@ -14,7 +14,7 @@ import type { Flag } from '../model/flags.js';
 import type { MailMessage } from '../model/mail.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
-import type { AuditPage, StoreReader } from './store.js';
+import type { AuditPage, SnapshotReader } from './interfaces.js';
 
 /** Entries kept per record kind; past it the memo starts over (a bound, not an LRU: hits are per project). */
 const kMaxEntries = 4096;
@@ -43,14 +43,14 @@ class Memo<V extends object> {
   }
 }
 
-export class MemoReader implements StoreReader {
+export class MemoReader implements SnapshotReader {
   private seq = -1;
   private readonly tokens = new Memo<Token>();
   private readonly projects = new Memo<Project>();
   private readonly orgs = new Memo<Org>();
   private readonly flags = new Memo<Flag>();
 
-  constructor(private readonly store: StoreReader & { resetReadTxn(): void }) {}
+  constructor(private readonly store: SnapshotReader) {}
 
   resetReadTxn(): void {
     this.store.resetReadTxn();

@@ -2,7 +2,7 @@
 import type { FlagCreate } from '../model/schemas.js';
 import type { Flag } from '../model/flags.js';
 import type { Project } from '../model/projects.js';
-import type { StoreWriter } from '../store/store.js';
+import type { StoreWriter } from '../store/interfaces.js';
 import { flagCreate, kConsoleActor } from './flag-commands.js';
 import { orgAddMember, orgCreate, userCreate } from './org-commands.js';
 import { audienceCreate, projectCreate } from './project-commands.js';

@@ -9,7 +9,7 @@ import { parseJsonObject, type ReceivedBody } from '../model/request-body.js';
 import { compileValidator } from '../model/validation.js';
 import type { EnvState, Flag } from '../model/flags.js';
 import type { Project } from '../model/projects.js';
-import type { StoreWriter } from '../store/store.js';
+import type { StoreWriter } from '../store/interfaces.js';
 import { cleanList, requireName } from './checks.js';
 import { applyFlagPatch, normaliseCohorts, type FieldChanges } from './patch-rules.js';
 import { requireProject } from './project-commands.js';

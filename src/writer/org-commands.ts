@@ -2,7 +2,7 @@
 import { FlagwireError } from '../errors.js';
 import { randomId } from '../model/ids.js';
 import { kPlans, kRoles, type Membership, type Org, type Plan, type Role, type Standing, type User } from '../model/accounts.js';
-import type { StoreWriter } from '../store/store.js';
+import type { StoreWriter } from '../store/interfaces.js';
 import { requireName } from './checks.js';
 
 export interface OrgCreateInput {

@@ -5,7 +5,7 @@ import { isManagementEligible } from '../model/plans.js';
 import type { Org } from '../model/accounts.js';
 import type { Project } from '../model/projects.js';
 import type { Permission, Token } from '../model/tokens.js';
-import type { StoreWriter } from '../store/store.js';
+import type { StoreWriter } from '../store/interfaces.js';
 import { cleanList, requireName } from './checks.js';
 import { requireProject } from './project-commands.js';
 

@@ -4,7 +4,7 @@ import t from 'tap';
 import type { Org } from '../../src/model/accounts.js';
 import type { Flag } from '../../src/model/flags.js';
 import { MemoReader } from '../../src/store/memo-reader.js';
-import { Store } from '../../src/store/store.js';
+import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
 import { tempDir } from '../helpers/cli.js';
 
 const at = Date.UTC(2030, 0, 1);

@@ -12,7 +12,9 @@ import type { Flag } from '../../src/model/flags.js';
 import type { MailMessage } from '../../src/model/mail.js';
 import type { Audience, Project } from '../../src/model/projects.js';
 import type { Token, TokenActivity } from '../../src/model/tokens.js';
-import { kSchemaVersion, Store, StoreOpenError } from '../../src/store/store.js';
+import { StoreOpenError } from '../../src/store/data-file.js';
+import { kSchemaVersion } from '../../src/store/layout.js';
+import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
 import { tempDir } from '../helpers/cli.js';
 
 const at = Date.UTC(2030, 0, 1);
