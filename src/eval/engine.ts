@@ -7,11 +7,11 @@
 // A write acknowledged before a request arrived is therefore committed before the batch holding that
 // request starts, and that batch reads it. Piscina's atomics loop keeps lmdb-js's own snapshot reset
 // (a setTimeout) from ever running between tasks, so the explicit reset is required, not an optimisation.
+import type { Org } from '../model/accounts.js';
 import { validEnvironmentsText } from '../model/environments.js';
 import { effectiveState } from '../model/flag-state.js';
-import { hasAudiences } from '../model/plans.js';
-import type { Org } from '../model/accounts.js';
 import type { Flag } from '../model/flags.js';
+import { hasAudiences } from '../model/plans.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { SnapshotReader } from '../store/interfaces.js';
 import { evalErrorBody, kAudiencePlanBody } from './bodies.js';

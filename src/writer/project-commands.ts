@@ -2,8 +2,8 @@
 import { FlagwireError } from '../errors.js';
 import { randomId } from '../model/ids.js';
 import { hasAudiences } from '../model/plans.js';
-import { kLimits } from '../model/schemas.js';
 import type { Audience, AudienceRule, Project, ProjectKind } from '../model/projects.js';
+import { kLimits } from '../model/schemas.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { requireName } from './checks.js';
 import { requireOrg } from './org-commands.js';
