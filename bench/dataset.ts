@@ -10,11 +10,11 @@
 //   p09 "group"  multi (staging, production, canary), 100 group flags; "b" -> (b)
 //   every project: audiences "beta" (plan in beta,pro) and "eu" (country in NL,DE,FR); flags mix
 //   audiences, cohort lists (up to 1,000 ids), percentages 0-100, enabled and disabled
-import { Store } from '../src/store/store.js';
+import { LmdbStore } from '../src/store/lmdb-store.js';
 import type { FlagCreate, EnvironmentState } from '../src/model/schemas.js';
 import { runCommand, type CommandInput, type CommandName } from '../src/writer/commands.js';
 import { kConsoleActor } from '../src/writer/flag-commands.js';
-import type { StoreWriter } from '../src/store/store.js';
+import type { StoreWriter } from '../src/store/interfaces.js';
 
 export interface BenchFlag {
   id: string;
@@ -60,7 +60,7 @@ function mixedState(i: number, audiences: readonly string[]): Required<Omit<Envi
 
 /** Creates the data set in `dataDir` (which must be empty or absent) and closes the store. */
 export async function generateDataset(dataDir: string): Promise<BenchData> {
-  const store = Store.open(dataDir);
+  const store = LmdbStore.open(dataDir);
   try {
     return generate(store);
   } finally {
@@ -68,7 +68,7 @@ export async function generateDataset(dataDir: string): Promise<BenchData> {
   }
 }
 
-function generate(store: Store): BenchData {
+function generate(store: LmdbStore): BenchData {
   const now = Date.now();
   const run = <N extends CommandName>(w: StoreWriter, name: N, input: CommandInput<N>) =>
     runCommand(w, name, input, now);

@@ -5,7 +5,7 @@ import { workerData } from 'node:worker_threads';
 import { Clock } from '../src/clock.js';
 import { EvalEngine } from '../src/eval/engine.js';
 import { ResultReader, ResultWriter } from '../src/eval/protocol.js';
-import { Store } from '../src/store/store.js';
+import { LmdbStore } from '../src/store/lmdb-store.js';
 
 export interface CloneTask {
   ids: string[];
@@ -18,7 +18,7 @@ export interface CloneAnswer {
 }
 
 const { dataDir } = workerData as { dataDir: string };
-const store = Store.open(dataDir, { readOnly: true });
+const store = LmdbStore.open(dataDir, { readOnly: true });
 const clock = new Clock();
 const engine = new EvalEngine(store, () => clock.now());
 let scratch = new ArrayBuffer(64 * 1024);

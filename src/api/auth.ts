@@ -1,9 +1,11 @@
 // Bearer-token authentication of the Management API (spec: Authentication, Management API).
 import { FlagwireError } from '../errors.js';
+import type { Org } from '../model/accounts.js';
 import { hashSecret, kTokenPrefix } from '../model/ids.js';
 import { isManagementEligible } from '../model/plans.js';
-import type { Org, Project, Token } from '../store/records.js';
-import type { StoreReader } from '../store/store.js';
+import type { Project } from '../model/projects.js';
+import type { Token } from '../model/tokens.js';
+import type { StoreReader } from '../store/interfaces.js';
 
 export interface AuthContext {
   token: Token;

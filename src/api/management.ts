@@ -5,8 +5,9 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { errorEnvelope, FlagwireError } from '../errors.js';
 import { checkEnvParam, environmentNotPermitted, isEnvironmentAllowed, resolveEnvParam, type EnvRoute } from '../model/environments.js';
-import type { Flag, Token } from '../store/records.js';
-import type { StoreReader } from '../store/store.js';
+import type { Flag } from '../model/flags.js';
+import type { Token } from '../model/tokens.js';
+import type { SnapshotReader, StoreReader } from '../store/interfaces.js';
 import { kMaxBodyBytes, type BodyBudget } from '../http/body.js';
 import { TrustedProxies } from '../http/client-address.js';
 import { send, sendJson, trackAbort, type PendingResponse } from '../http/http.js';
@@ -21,7 +22,7 @@ import type { AuthFailures } from './auth-failures.js';
 import { representFlag, flatFlag, tokenDescription } from './representation.js';
 
 export interface ManagementDeps {
-  store: StoreReader & { resetReadTxn(): void };
+  store: SnapshotReader;
   writer: WriterClient;
   clock: Clock;
   /** Replaced once the listen port is known (see withListenPort). */

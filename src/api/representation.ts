@@ -1,6 +1,8 @@
 // The spec's response shapes: flag (flat and environments form), flag list, token description.
 import { effectiveState, envEntry } from '../model/flag-state.js';
-import type { Flag, Project, Token } from '../store/records.js';
+import type { Flag } from '../model/flags.js';
+import type { Project } from '../model/projects.js';
+import type { Token } from '../model/tokens.js';
 
 export interface FlatFlag {
   id: string;

@@ -11,7 +11,9 @@
 import { readFileSync } from 'node:fs';
 import { ConfigError, resolveDataDir } from '../config.js';
 import { errorBody, FlagwireError } from '../errors.js';
-import { Store, StoreOpenError, type StoreReader } from '../store/store.js';
+import { StoreOpenError } from '../store/data-file.js';
+import type { Store, StoreReader } from '../store/interfaces.js';
+import { LmdbStore } from '../store/lmdb-store.js';
 import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../writer/commands.js';
 import { parseCommandLine, undecodableArguments, UsageError, wantsJson } from './args.js';
 import { kConsoleCommands, type ConsoleContext } from './commands.js';
@@ -30,7 +32,7 @@ class StoreContext implements ConsoleContext {
 
   private open(): Store {
     if (this.store === null) {
-      this.store = Store.open(resolveDataDir(this.dataFlag));
+      this.store = LmdbStore.open(resolveDataDir(this.dataFlag));
       consoleTestHook('store-open');
     }
     return this.store;

@@ -2,8 +2,9 @@
 // writer command in one transaction, or a store read) and how it prints for people (output.ts).
 // The --json output is the returned value itself.
 import { FlagwireError } from '../errors.js';
-import type { AudienceRule, Plan, ProjectKind, Role, Standing } from '../store/records.js';
-import type { StoreReader } from '../store/store.js';
+import type { Plan, Role, Standing } from '../model/accounts.js';
+import type { AudienceRule, ProjectKind } from '../model/projects.js';
+import type { StoreReader } from '../store/interfaces.js';
 import type { CommandInput, CommandName, CommandOutput } from '../writer/commands.js';
 import { tokenView, type TokenView } from '../writer/token-commands.js';
 import { splitList, UsageError, type Args, type CommandSpec, type OptionSpec } from './args.js';

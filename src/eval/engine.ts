@@ -7,11 +7,13 @@
 // A write acknowledged before a request arrived is therefore committed before the batch holding that
 // request starts, and that batch reads it. Piscina's atomics loop keeps lmdb-js's own snapshot reset
 // (a setTimeout) from ever running between tasks, so the explicit reset is required, not an optimisation.
+import type { Org } from '../model/accounts.js';
 import { validEnvironmentsText } from '../model/environments.js';
 import { effectiveState } from '../model/flag-state.js';
+import type { Flag } from '../model/flags.js';
 import { hasAudiences } from '../model/plans.js';
-import type { Audience, Flag, Org, Project } from '../store/records.js';
-import type { StoreReader } from '../store/store.js';
+import type { Audience, Project } from '../model/projects.js';
+import type { SnapshotReader } from '../store/interfaces.js';
 import { evalErrorBody, kAudiencePlanBody } from './bodies.js';
 import { compileState, evaluateState, type CompiledState } from './evaluate.js';
 import type { ResultWriter } from './protocol.js';
@@ -19,9 +21,9 @@ import { murmur3x86_32 } from './murmur3.js';
 import { EvalQuery } from './query.js';
 import { decodePathId } from '../http/path-id.js';
 
-export type EngineStore = Pick<StoreReader, 'configSeq' | 'getFlag' | 'listFlags' | 'getProject' | 'getAudience' | 'listAudiences' | 'getOrg'> & {
-  resetReadTxn(): void;
-};
+export type EngineStore = Pick<
+  SnapshotReader, 'resetReadTxn' | 'configSeq' | 'getFlag' | 'listFlags' | 'getProject' | 'getAudience' | 'listAudiences' | 'getOrg'
+>;
 
 /**
  * A flag version, compiled. Other front doors (src/ofrep) read it through `lookupFlag`/`lookupProject`

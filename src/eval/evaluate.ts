@@ -6,7 +6,7 @@
 //   key = targetingKey ?? cohort
 //   if key given  -> bucket(flagId, key) < trafficPercentage     (sticky)
 //   else          -> random integer 0..99 < trafficPercentage    (fresh roll each request)
-import type { Audience } from '../store/records.js';
+import type { Audience } from '../model/projects.js';
 import type { EffectiveState } from '../model/flag-state.js';
 import { bucket } from './bucket.js';
 

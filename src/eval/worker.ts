@@ -4,7 +4,7 @@
 import { parentPort, threadId, workerData } from 'node:worker_threads';
 import { move } from 'piscina';
 import { Clock } from '../clock.js';
-import { Store } from '../store/store.js';
+import { LmdbStore } from '../store/lmdb-store.js';
 import { kInternalErrorBody } from './bodies.js';
 import { kOfrepInternalErrorBody, OfrepEvaluator } from '../ofrep/evaluate.js';
 import { EvalEngine } from './engine.js';
@@ -27,7 +27,7 @@ export interface EvalWorkerData {
 }
 
 const start = workerData as EvalWorkerData;
-const store = Store.open(start.dataDir, { readOnly: true });
+const store = LmdbStore.open(start.dataDir, { readOnly: true });
 const clock = new Clock(start.clock);
 const engine = new EvalEngine(store, () => clock.now());
 // The OFREP front door over the same engine: same compiled flags, same caches, same freshness rule.

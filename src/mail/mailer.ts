@@ -14,7 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { FlagwireError } from '../errors.js';
-import type { StoreReader } from '../store/store.js';
+import type { SnapshotReader } from '../store/interfaces.js';
 import type { WriterClient } from '../writer/client.js';
 
 export const kMailFrom = 'Flagwire <no-reply@flagwire.invalid>';
@@ -45,7 +45,7 @@ export class Mailer {
 
   constructor(
     smtpUrl: string,
-    private readonly store: StoreReader & { resetReadTxn(): void },
+    private readonly store: SnapshotReader,
     private readonly writer: Pick<WriterClient, 'call'>,
     private readonly clock: Clock,
     private readonly log: Logger,

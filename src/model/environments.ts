@@ -1,6 +1,6 @@
 // The `env` parameter against a project and a token: the spec's 400s and the 403 in one place.
 import { FlagwireError } from '../errors.js';
-import type { Project } from '../store/records.js';
+import type { Project } from './projects.js';
 
 export function validEnvironmentsText(project: Project): string {
   return project.environments.length === 0

@@ -1,5 +1,5 @@
 // Which organisations may use the Management API (spec: States and transitions, Organisation subscription).
-import type { Org } from '../store/records.js';
+import type { Org } from './accounts.js';
 
 /** Teams or Enterprise, or an unexpired Teams trial; and the subscription in good standing. */
 export function isManagementEligible(org: Org, now: number): boolean {

@@ -6,13 +6,13 @@ import type { Evaluation } from '../eval/service.js';
 import type { BodyBudget } from '../http/body.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { registerMetricsRoute } from '../metrics/route.js';
-import type { Store } from '../store/store.js';
+import type { SnapshotReader } from '../store/interfaces.js';
 import { ChangeFeed } from '../stream/change-feed.js';
 import type { WriterClient } from '../writer/client.js';
 import { Readiness } from './ready.js';
 
 export interface FeatureDeps {
-  store: Store;
+  store: SnapshotReader;
   writer: WriterClient;
   evaluation: Evaluation;
   bodies: BodyBudget;

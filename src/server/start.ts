@@ -4,7 +4,9 @@ import { Clock } from '../clock.js';
 import { withListenPort, type Config } from '../config.js';
 import { createEvaluation } from '../eval/service.js';
 import { MemoReader } from '../store/memo-reader.js';
-import { dataFilePath, Store } from '../store/store.js';
+import type { Store } from '../store/interfaces.js';
+import { dataFilePath } from '../store/layout.js';
+import { LmdbStore } from '../store/lmdb-store.js';
 import { verifyDataFile } from '../store/verify.js';
 import { WriterClient } from '../writer/client.js';
 import { seedDemo, type DemoSeed } from '../writer/demo-seed.js';
@@ -46,7 +48,7 @@ export async function startServer(config: Readonly<Config>, options: StartOption
   const log = createLogger(config.logLevel);
   // A damaged data file is refused here, with a message, not by a crash at the first request reading it.
   await verifyDataFile(dataFilePath(config.dataDir));
-  const store = Store.open(config.dataDir);
+  const store: Store = LmdbStore.open(config.dataDir);
   const seed = options.demo ? store.transact((w) => seedDemo(w, {}, Date.now())) : null;
   const clock = new Clock();
   const inFlight = new InFlight();

@@ -8,8 +8,13 @@
 // sequence moved: callers renew before each unit of reads (the Management API does, per request),
 // which is also what makes a revoked token fail on the very next request. Memoised records are shared
 // by every request until the next commit, so they are frozen: code that would change one throws.
-import type { AuditEntry, Audience, Flag, MailMessage, Membership, Org, Project, Role, Token, TokenActivity, User } from './records.js';
-import type { AuditPage, StoreReader } from './store.js';
+import type { Membership, Org, Role, User } from '../model/accounts.js';
+import type { AuditEntry } from '../model/audit.js';
+import type { Flag } from '../model/flags.js';
+import type { MailMessage } from '../model/mail.js';
+import type { Audience, Project } from '../model/projects.js';
+import type { Token, TokenActivity } from '../model/tokens.js';
+import type { AuditPage, SnapshotReader } from './interfaces.js';
 
 /** Entries kept per record kind; past it the memo starts over (a bound, not an LRU: hits are per project). */
 const kMaxEntries = 4096;
@@ -38,14 +43,14 @@ class Memo<V extends object> {
   }
 }
 
-export class MemoReader implements StoreReader {
+export class MemoReader implements SnapshotReader {
   private seq = -1;
   private readonly tokens = new Memo<Token>();
   private readonly projects = new Memo<Project>();
   private readonly orgs = new Memo<Org>();
   private readonly flags = new Memo<Flag>();
 
-  constructor(private readonly store: StoreReader & { resetReadTxn(): void }) {}
+  constructor(private readonly store: SnapshotReader) {}
 
   resetReadTxn(): void {
     this.store.resetReadTxn();

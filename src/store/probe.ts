@@ -7,7 +7,7 @@
 // returns fewer records without any error), but the count recorded where the database is anchored
 // (the meta page for the main database, the main database's record for each named one) still tells.
 import { open } from 'lmdb';
-import { kDbNames } from './store.js';
+import { kDbNames } from './layout.js';
 
 const path = process.argv[2];
 if (path === undefined) {
@@ -29,7 +29,7 @@ try {
   const names = [...root.getKeys()].map(String);
   const rootEntries = (root.getStats() as { entryCount: number }).entryCount;
   if (names.length !== rootEntries) throw new Error(`the main database lists ${names.length} entries, its header says ${rootEntries}`);
-  // Unknown names are not read here: Store.open refuses them with its own message.
+  // Unknown names are not read here: openDataFile (open.ts) refuses them with its own message.
   for (const name of names.filter((n) => kDbNames.has(n))) {
     const db = root.openDB({ name });
     const read = count(db.getRange()); // reading and decoding every entry

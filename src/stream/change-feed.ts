@@ -21,12 +21,13 @@ import { send, trackAbort, type PendingResponse } from '../http/http.js';
 import { kRouteStream, type Metrics } from '../metrics/metrics.js';
 import { validEnvironmentsText } from '../model/environments.js';
 import { effectiveState } from '../model/flag-state.js';
-import type { Flag, Project } from '../store/records.js';
-import type { StoreReader } from '../store/store.js';
+import type { Flag } from '../model/flags.js';
+import type { Project } from '../model/projects.js';
+import type { SnapshotReader } from '../store/interfaces.js';
 import { SseConnection } from './sse-connection.js';
 import { decodePathId } from '../http/path-id.js';
 
-export type FeedStore = Pick<StoreReader, 'configSeq' | 'getProject' | 'listFlags' | 'listAudiences'> & { resetReadTxn(): void };
+export type FeedStore = Pick<SnapshotReader, 'resetReadTxn' | 'configSeq' | 'getProject' | 'listFlags' | 'listAudiences'>;
 
 export interface ChangeFeedOptions {
   store: FeedStore;

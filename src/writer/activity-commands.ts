@@ -1,6 +1,7 @@
 // Token activity, denial records and denial e-mail (spec: Authentication 11, Events).
-import type { MailMessage, TokenActivity, TokenDenialRecord, TokenRequestRecord } from '../store/records.js';
-import type { StoreWriter } from '../store/store.js';
+import type { MailMessage } from '../model/mail.js';
+import type { TokenActivity, TokenDenialRecord, TokenRequestRecord } from '../model/tokens.js';
+import type { StoreWriter } from '../store/interfaces.js';
 
 /** How many requests and denials each token keeps. */
 export const kActivityKept = 50;

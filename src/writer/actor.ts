@@ -8,7 +8,8 @@
 // this thread claims it once the lock is held, before its caller cancelled it (protocol.ts, kPending).
 import { parentPort, workerData } from 'node:worker_threads';
 import { Clock } from '../clock.js';
-import { Store } from '../store/store.js';
+import type { Store } from '../store/interfaces.js';
+import { LmdbStore } from '../store/lmdb-store.js';
 import { isCommandName, runCommand, type CommandName } from './commands.js';
 import {
   kClaimed, kPending, settleError, type WriterCommand, type WriterReply, type WriterRequest, type WriterStart,
@@ -17,7 +18,7 @@ import {
 const kMaxBatch = 512;
 const start = workerData as WriterStart;
 const port = parentPort!;
-const store = Store.open(start.dataDir);
+const store: Store = LmdbStore.open(start.dataDir);
 const clock = new Clock(start.clock);
 let queue: WriterCommand[] = [];
 let scheduled = false;

@@ -1,7 +1,8 @@
 // The demo data set `serve --demo` puts into an empty data dir.
+import type { Flag } from '../model/flags.js';
+import type { Project } from '../model/projects.js';
 import type { FlagCreate } from '../model/schemas.js';
-import type { Flag, Project } from '../store/records.js';
-import type { StoreWriter } from '../store/store.js';
+import type { StoreWriter } from '../store/interfaces.js';
 import { flagCreate, kConsoleActor } from './flag-commands.js';
 import { orgAddMember, orgCreate, userCreate } from './org-commands.js';
 import { audienceCreate, projectCreate } from './project-commands.js';

@@ -1,6 +1,6 @@
 // Outcome of one SMTP delivery attempt of an outbox message: sent, or retried later with backoff.
-import type { MailMessage } from '../store/records.js';
-import type { StoreWriter } from '../store/store.js';
+import type { MailMessage } from '../model/mail.js';
+import type { StoreWriter } from '../store/interfaces.js';
 
 export const kMaxMailAttempts = 12;
 const kFirstRetryMs = 1000;

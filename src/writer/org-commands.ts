@@ -1,8 +1,8 @@
 // Console commands for organisations, users and memberships.
 import { FlagwireError } from '../errors.js';
+import { kPlans, kRoles, type Membership, type Org, type Plan, type Role, type Standing, type User } from '../model/accounts.js';
 import { randomId } from '../model/ids.js';
-import { kPlans, kRoles, type Membership, type Org, type Plan, type Role, type Standing, type User } from '../store/records.js';
-import type { StoreWriter } from '../store/store.js';
+import type { StoreWriter } from '../store/interfaces.js';
 import { requireName } from './checks.js';
 
 export interface OrgCreateInput {

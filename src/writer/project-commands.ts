@@ -2,9 +2,9 @@
 import { FlagwireError } from '../errors.js';
 import { randomId } from '../model/ids.js';
 import { hasAudiences } from '../model/plans.js';
+import type { Audience, AudienceRule, Project, ProjectKind } from '../model/projects.js';
 import { kLimits } from '../model/schemas.js';
-import type { Audience, AudienceRule, Project, ProjectKind } from '../store/records.js';
-import type { StoreWriter } from '../store/store.js';
+import type { StoreWriter } from '../store/interfaces.js';
 import { requireName } from './checks.js';
 import { requireOrg } from './org-commands.js';
 

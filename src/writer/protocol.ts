@@ -1,6 +1,6 @@
 // Messages between the server's main thread and the writer actor.
 import { FlagwireError, toErrorData, type ErrorData } from '../errors.js';
-import { kCommitFailedDetail } from '../store/store.js';
+import { kCommitFailedDetail } from '../store/interfaces.js';
 
 export interface WriterStart {
   dataDir: string;

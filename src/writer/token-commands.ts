@@ -1,9 +1,11 @@
 // Console commands for API tokens: create, rotate, revoke (spec: Token lifecycle, Authentication).
 import { FlagwireError } from '../errors.js';
+import type { Org } from '../model/accounts.js';
 import { hashSecret, kTokenIdLength, newTokenSecret, randomId } from '../model/ids.js';
 import { isManagementEligible } from '../model/plans.js';
-import type { Org, Permission, Project, Token } from '../store/records.js';
-import type { StoreWriter } from '../store/store.js';
+import type { Project } from '../model/projects.js';
+import type { Permission, Token } from '../model/tokens.js';
+import type { StoreWriter } from '../store/interfaces.js';
 import { cleanList, requireName } from './checks.js';
 import { requireProject } from './project-commands.js';
 

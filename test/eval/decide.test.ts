@@ -6,7 +6,7 @@ import {
   kDecidedSplit, kDecidedStatic, type EvalContext,
 } from '../../src/eval/evaluate.js';
 import type { EffectiveState } from '../../src/model/flag-state.js';
-import type { Audience } from '../../src/store/records.js';
+import type { Audience } from '../../src/model/projects.js';
 
 const kFlag = 'flg_reasons';
 const audience: Audience = { id: 'aud_1', projectId: 'p', name: 'Beta', updatedAt: 0, rules: [{ attribute: 'plan', values: ['beta'] }] };

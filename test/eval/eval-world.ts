@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FlagCreate } from '../../src/model/schemas.js';
-import { Store } from '../../src/store/store.js';
+import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
 import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../../src/writer/commands.js';
 import { kConsoleActor } from '../../src/writer/flag-commands.js';
 

@@ -2,8 +2,9 @@
 // "acknowledged means on disk" should use, rather than a reader this test process kept open.
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { AuditEntry, Flag } from '../../src/store/records.js';
-import type { AuditPage } from '../../src/store/store.js';
+import type { AuditEntry } from '../../src/model/audit.js';
+import type { Flag } from '../../src/model/flags.js';
+import type { AuditPage } from '../../src/store/interfaces.js';
 
 const kDump = fileURLToPath(new URL('./dump-store.js', import.meta.url));
 

@@ -19,7 +19,7 @@
 // count: 20 of them (50 with FLAGWIRE_LONG=1), and at least half of all kills.
 import t from 'tap';
 import { spawn } from 'node:child_process';
-import { dataFilePath } from '../../src/store/store.js';
+import { dataFilePath } from '../../src/store/layout.js';
 import { verifyDataFile } from '../../src/store/verify.js';
 import { kCliPath } from '../helpers/cli.js';
 import { freshRead } from '../helpers/fresh-read.js';

@@ -6,7 +6,7 @@
 // unique names. After a crash, `verify*` read the data dir and list every acknowledged change that is
 // missing: a durable store has none.
 import http from 'node:http';
-import type { StoreReader } from '../../src/store/store.js';
+import type { StoreReader } from '../../src/store/interfaces.js';
 
 /** What verification reads: a Store, or a fresh read by a new process (helpers/fresh-read.ts). */
 export type Reader = Pick<StoreReader, 'getFlag' | 'listFlags' | 'listAudit'>;

@@ -5,7 +5,7 @@
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { hashSecret } from '../../src/model/ids.js';
-import { dataFilePath } from '../../src/store/store.js';
+import { dataFilePath } from '../../src/store/layout.js';
 import { cli } from '../helpers/cli.js';
 import { call } from '../helpers/http.js';
 import { startTestServer, tempDataDir } from '../helpers/server.js';

@@ -6,8 +6,15 @@ import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { open } from 'lmdb';
 import t from 'tap';
-import type { Audience, AuditEntry, Flag, MailMessage, Org, Project, Token, TokenActivity, User } from '../../src/store/records.js';
-import { kSchemaVersion, Store, StoreOpenError } from '../../src/store/store.js';
+import type { Org, User } from '../../src/model/accounts.js';
+import type { AuditEntry } from '../../src/model/audit.js';
+import type { Flag } from '../../src/model/flags.js';
+import type { MailMessage } from '../../src/model/mail.js';
+import type { Audience, Project } from '../../src/model/projects.js';
+import type { Token, TokenActivity } from '../../src/model/tokens.js';
+import { StoreOpenError } from '../../src/store/data-file.js';
+import { kSchemaVersion } from '../../src/store/layout.js';
+import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
 import { tempDir } from '../helpers/cli.js';
 
 const at = Date.UTC(2030, 0, 1);

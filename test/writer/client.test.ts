@@ -4,7 +4,8 @@ import t from 'tap';
 import { open } from 'lmdb';
 import { pino } from 'pino';
 import { Clock } from '../../src/clock.js';
-import { dataFilePath, Store } from '../../src/store/store.js';
+import { dataFilePath } from '../../src/store/layout.js';
+import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
 import { WriterClient } from '../../src/writer/client.js';
 import { tempDataDir } from '../helpers/server.js';
 

@@ -1,5 +1,5 @@
 import t from 'tap';
-import type { GroupFlag, SingleFlag } from '../../src/store/records.js';
+import type { GroupFlag, SingleFlag } from '../../src/model/flags.js';
 import { applyFlagPatch } from '../../src/writer/patch-rules.js';
 
 const single = (): SingleFlag => ({

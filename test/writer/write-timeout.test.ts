@@ -10,7 +10,8 @@ import t from 'tap';
 import { pino } from 'pino';
 import { Clock } from '../../src/clock.js';
 import { FlagwireError } from '../../src/errors.js';
-import { dataFilePath, Store } from '../../src/store/store.js';
+import { dataFilePath } from '../../src/store/layout.js';
+import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
 import { WriterClient } from '../../src/writer/client.js';
 import { tempDataDir } from '../helpers/server.js';
 

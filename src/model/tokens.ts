@@ -1,0 +1,43 @@
+// Management API tokens and what each was last used for (its activity).
+// Plain data, like every record Flagwire keeps: the store writes them as they are and they cross threads as is.
+
+export type Permission = 'read' | 'write';
+
+export interface Token {
+  id: string;
+  projectId: string;
+  name: string;
+  permission: Permission;
+  /** Environment names the token is limited to; [] means every environment. */
+  environments: string[];
+  /** Unix ms; 0 means never. */
+  expiresAt: number;
+  createdAt: number;
+  createdBy: string;
+  revokedAt: number | null;
+  /** Hex SHA-256 of the secret; the secret itself is never stored. */
+  secretHash: string;
+}
+
+export interface TokenRequestRecord {
+  at: number;
+  method: string;
+  path: string;
+  status: number;
+}
+
+export interface TokenDenialRecord {
+  at: number;
+  reason: string;
+  method: string;
+  path: string;
+}
+
+export interface TokenActivity {
+  tokenId: string;
+  lastUsedAt: number | null;
+  recent: TokenRequestRecord[];
+  denials: TokenDenialRecord[];
+  /** When the last denial e-mail was queued; at most one per 24 hours. */
+  lastDenialMailAt: number | null;
+}

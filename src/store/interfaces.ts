@@ -1,0 +1,106 @@
+// The store as the rest of Flagwire sees it: record-level reads and writes, the transactions writes
+// run in, and readers that renew their snapshot. Code above src/store depends on these interfaces;
+// the LMDB implementation (lmdb-store.ts) is named only where a process opens its store.
+import type { Membership, Org, Role, User } from '../model/accounts.js';
+import type { AuditEntry } from '../model/audit.js';
+import type { Flag } from '../model/flags.js';
+import type { MailMessage } from '../model/mail.js';
+import type { Audience, Project } from '../model/projects.js';
+import type { Token, TokenActivity } from '../model/tokens.js';
+
+/** The detail of a write whose commit failed (the writer answers it 503; the console exits 1). */
+export const kCommitFailedDetail = 'The change could not be written to storage (disk full or read-only); nothing was changed. Retry later.';
+
+export interface AuditPage {
+  limit: number;
+  /** Only entries with a sequence number below this. */
+  before: number | null;
+}
+
+/** Everything the API, the evaluation workers and the console read. */
+export interface StoreReader {
+  /**
+   * Moves with every committed transaction that wrote an org, user, membership, project, audience,
+   * flag or token (of any process): a reader that saw the same number can keep what it derived from
+   * those records. Audit entries, token activity and mail do not move it.
+   */
+  configSeq(): number;
+  schemaVersion(): number;
+  isDemoSeeded(): boolean;
+  isEmpty(): boolean;
+  getOrg(id: string): Org | undefined;
+  listOrgs(): Org[];
+  getUser(id: string): User | undefined;
+  findUserByEmail(email: string): User | undefined;
+  getRole(orgId: string, userId: string): Role | undefined;
+  listMembers(orgId: string): Membership[];
+  getProject(id: string): Project | undefined;
+  listProjects(): Project[];
+  getAudience(id: string): Audience | undefined;
+  listAudiences(projectId: string): Audience[];
+  getFlag(id: string): Flag | undefined;
+  /** The project's flags, oldest first. */
+  listFlags(projectId: string): Flag[];
+  getToken(id: string): Token | undefined;
+  getTokenByHash(secretHash: string): Token | undefined;
+  /** The project's tokens, oldest first. */
+  listTokens(projectId: string): Token[];
+  /** Newest first. */
+  listAudit(projectId: string, page: AuditPage): AuditEntry[];
+  getActivity(tokenId: string): TokenActivity | undefined;
+  /** Every message of the outbox, oldest first. */
+  listMail(): MailMessage[];
+  getMail(seq: number): MailMessage | undefined;
+  /** Up to `limit` messages still to send whose next attempt is due at `now`, earliest due first. */
+  listDueMail(now: number, limit: number): MailMessage[];
+}
+
+/**
+ * A reader that keeps seeing one snapshot of the store until it renews it. A reader that lives long
+ * (the eval engine, the Management API's memo, the change feed, the mailer) renews it before each unit
+ * of reads (a batch, a request, a poll), so each unit sees every write committed before it started.
+ */
+export interface SnapshotReader extends StoreReader {
+  /** Drops this thread's read snapshot so the next read sees every committed write. */
+  resetReadTxn(): void;
+}
+
+/** The write side, only usable inside `StoreTransactions.transact`. */
+export interface StoreWriter extends StoreReader {
+  putOrg(org: Org): void;
+  putUser(user: User): void;
+  putMember(member: Membership): void;
+  putProject(project: Project): void;
+  putAudience(audience: Audience): void;
+  putFlag(flag: Flag): void;
+  deleteFlag(flag: Flag): void;
+  putToken(token: Token): void;
+  appendAudit(entry: Omit<AuditEntry, 'seq'>): AuditEntry;
+  putActivity(activity: TokenActivity): void;
+  appendMail(message: Omit<MailMessage, 'seq'>): MailMessage;
+  putMail(message: MailMessage): void;
+  markDemoSeeded(at: number): void;
+}
+
+export type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+/** The transactions every change runs in: what the writer actor and the console write through. */
+export interface StoreTransactions {
+  /**
+   * Runs `fn` in one write transaction, committed and flushed to disk before this returns; called
+   * inside another, `fn` runs in that one. A thrown error aborts the transaction: nothing of it is
+   * written. A commit that fails throws FlagwireError STORE_UNAVAILABLE (kCommitFailedDetail).
+   */
+  transact<T>(fn: (writer: StoreWriter) => T): T;
+  /**
+   * Group commit: runs each function in one transaction, so a burst of commands shares one flush to
+   * disk. A function that throws rolls back only its own writes; its error is returned in its slot.
+   * If the commit itself fails, this throws and nothing is written.
+   */
+  transactEach<T>(fns: readonly ((writer: StoreWriter) => T)[]): Settled<T>[];
+}
+
+/** A store as a process opened it: its reads, its transactions, and closing it. */
+export interface Store extends SnapshotReader, StoreTransactions {
+  close(): Promise<void>;
+}

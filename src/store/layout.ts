@@ -1,0 +1,94 @@
+// The LMDB layout: database names, key formats, the schema version. Shared by opening the file
+// (open.ts: schema check, migration) and the reads and writes (lmdb-store.ts); no code outside
+// src/store knows any of it.
+//
+// Layout (one LMDB environment, named sub-databases, msgpack values):
+//   meta             'schemaVersion' -> number, 'configSeq' -> number (bumped by every write txn that
+//                    changes what readers cache: orgs, users, members, projects, audiences, flags, tokens),
+//                    'auditSeq' / 'mailSeq' -> last sequence numbers, 'demoSeeded' -> number
+//   orgs             orgId -> Org              users       userId -> User
+//   members          [orgId, userId] -> Role   projects    projectId -> Project
+//   audiences        audienceId -> Audience    flags       flagId -> Flag
+//   tokens           tokenId -> Token          tokenHashes sha256 hex -> tokenId
+//   projectIndex     [projectId, 'a'|'f'|'t', id] -> null  (audiences, flags, tokens of a project)
+//   audit            [projectId, seq] -> AuditEntry        activity  tokenId -> TokenActivity
+//   mail             seq -> MailMessage                    (every message, kept: `mail list`)
+//   mailDue          [nextAttemptAt, seq] -> null          (messages still to send: not sent, not given
+//                                                           up; the mailer's poll reads only these)
+import { join } from 'node:path';
+import type { Database, RootDatabase } from 'lmdb';
+import type { Org, Role, User } from '../model/accounts.js';
+import type { AuditEntry } from '../model/audit.js';
+import type { Flag } from '../model/flags.js';
+import type { MailMessage } from '../model/mail.js';
+import type { Audience, Project } from '../model/projects.js';
+import type { Token, TokenActivity } from '../model/tokens.js';
+
+export const kFileName = 'flagwire.mdb';
+
+/** The LMDB data file in a data dir. */
+export function dataFilePath(dataDir: string): string {
+  return join(dataDir, kFileName);
+}
+
+/**
+ * Bumped when the layout changes incompatibly; a data dir written by a newer version is refused, an
+ * older one is migrated when opened for writing. 2: the mailDue index (an older Flagwire would append
+ * mail without indexing it, and that mail would never be sent).
+ */
+export const kSchemaVersion = 2;
+
+/** The named databases of the layout above: anything else in the file's main database is not ours. */
+export const kDbNames: ReadonlySet<string> = new Set([
+  'meta', 'orgs', 'users', 'members', 'projects', 'audiences', 'flags', 'tokens', 'tokenHashes', 'projectIndex', 'audit',
+  'activity', 'mail', 'mailDue',
+]);
+
+export interface Databases {
+  readonly meta: Database<unknown, string>;
+  readonly orgs: Database<Org, string>;
+  readonly users: Database<User, string>;
+  readonly members: Database<Role, [string, string]>;
+  readonly projects: Database<Project, string>;
+  readonly audiences: Database<Audience, string>;
+  readonly flags: Database<Flag, string>;
+  readonly tokens: Database<Token, string>;
+  readonly tokenHashes: Database<string, string>;
+  readonly projectIndex: Database<null, [string, string, string]>;
+  readonly audit: Database<AuditEntry, [string, number]>;
+  readonly activity: Database<TokenActivity, string>;
+  readonly mail: Database<MailMessage, number>;
+  readonly mailDue: Database<null, [number, number]>;
+}
+
+/** Opens (creating if needed) every database of the layout. */
+export function openDatabases(root: RootDatabase): Databases {
+  const db = <V, K extends string | number | (string | number)[]>(name: string) =>
+    root.openDB<V, K>({ name }) as unknown as Database<V, K>;
+  return {
+    meta: db('meta'),
+    orgs: db('orgs'),
+    users: db('users'),
+    members: db('members'),
+    projects: db('projects'),
+    audiences: db('audiences'),
+    flags: db('flags'),
+    tokens: db('tokens'),
+    tokenHashes: db('tokenHashes'),
+    projectIndex: db('projectIndex'),
+    audit: db('audit'),
+    activity: db('activity'),
+    mail: db('mail'),
+    mailDue: db('mailDue'),
+  };
+}
+
+/** Still to send: neither sent nor given up. */
+export function isPending(message: MailMessage): boolean {
+  return message.sentAt === null && message.failedAt === null;
+}
+
+/** The message's key in mailDue. */
+export function dueKey(message: MailMessage): [number, number] {
+  return [message.nextAttemptAt, message.seq];
+}

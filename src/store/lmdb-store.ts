@@ -1,0 +1,313 @@
+// The LMDB store: every read and write of the layout (layout.ts), and the transactions writes run in.
+// Opened by open.ts; code above src/store sees it through the interfaces in interfaces.ts.
+import type { Database, RootDatabase } from 'lmdb';
+import { FlagwireError } from '../errors.js';
+import type { Membership, Org, Role, User } from '../model/accounts.js';
+import type { AuditEntry } from '../model/audit.js';
+import type { Flag } from '../model/flags.js';
+import type { MailMessage } from '../model/mail.js';
+import type { Audience, Project } from '../model/projects.js';
+import type { Token, TokenActivity } from '../model/tokens.js';
+import { kCommitFailedDetail, type AuditPage, type Settled, type Store, type StoreWriter } from './interfaces.js';
+import { dueKey, isPending, kSchemaVersion, type Databases } from './layout.js';
+import { openDataFile, type OpenedDataFile, type StoreOptions } from './open.js';
+
+const kMaxRange = '\uffff';
+/**
+ * Every id Flagwire makes is a short random string. A longer one (an id taken from a URL or the command
+ * line) cannot be stored, so it is absent; and LMDB keys are limited in size (lmdb-js throws a
+ * RangeError for a key string of a few thousand characters), so it must not reach LMDB at all.
+ */
+const kMaxIdLength = 512;
+const tooLong = (id: string) => id.length > kMaxIdLength;
+
+export class LmdbStore implements Store, StoreWriter {
+  readonly path: string;
+  private readonly root: RootDatabase;
+  private readonly db: Databases;
+  private inTxn = false;
+  /** Set by the writes of the current transaction that change configuration (see configSeq). */
+  private configChanged = false;
+
+  private constructor(file: OpenedDataFile) {
+    this.path = file.path;
+    this.root = file.root;
+    this.db = file.dbs;
+  }
+
+  /** Opens (creating if needed) the store in `dataDir`; refuses a newer or foreign layout (open.ts). */
+  static open(dataDir: string, options: StoreOptions = {}): LmdbStore {
+    return new LmdbStore(openDataFile(dataDir, options));
+  }
+
+  /** One LMDB write transaction (the contract: StoreTransactions in interfaces.ts). */
+  transact<T>(fn: (writer: StoreWriter) => T): T {
+    if (this.inTxn) return fn(this);
+    this.inTxn = true;
+    this.configChanged = false;
+    let applied = false;
+    try {
+      return this.root.transactionSync(() => {
+        const result = fn(this);
+        // Only a configuration change moves the number readers key their caches on: the token
+        // activity flush (every second under Management API traffic), audit and mail writes would
+        // otherwise make every eval worker recompile its flags and the API drop its memo each time.
+        if (this.configChanged) this.db.meta.putSync('configSeq', this.configSeq() + 1);
+        applied = true;
+        return result;
+      });
+    } catch (err) {
+      // `fn` ran to its end, so the commit itself failed (disk full, read-only filesystem, I/O
+      // error): nothing was written. A defined error, so the API answers 503 and the console
+      // "Storage unavailable", instead of an unexpected-error 500.
+      if (applied) throw new FlagwireError('STORE_UNAVAILABLE', kCommitFailedDetail, { cause: err });
+      throw err;
+    } finally {
+      this.inTxn = false;
+    }
+  }
+
+  /** Group commit: each function in its own LMDB child transaction inside one write transaction. */
+  transactEach<T>(fns: readonly ((writer: StoreWriter) => T)[]): Settled<T>[] {
+    return this.transact(() =>
+      fns.map((fn): Settled<T> => {
+        try {
+          return { ok: true, value: this.root.transactionSync(() => fn(this)) };
+        } catch (error) {
+          return { ok: false, error };
+        }
+      }),
+    );
+  }
+
+  resetReadTxn(): void {
+    this.root.resetReadTxn();
+  }
+
+  async close(): Promise<void> {
+    await this.root.close();
+  }
+
+  // ---- reads -------------------------------------------------------------------------------
+
+  configSeq(): number {
+    return (this.db.meta.get('configSeq') as number | undefined) ?? 0;
+  }
+
+  schemaVersion(): number {
+    return (this.db.meta.get('schemaVersion') as number | undefined) ?? kSchemaVersion;
+  }
+
+  isDemoSeeded(): boolean {
+    return this.db.meta.get('demoSeeded') !== undefined;
+  }
+
+  isEmpty(): boolean {
+    return this.db.orgs.getKeysCount() === 0 && this.db.users.getKeysCount() === 0 && this.db.projects.getKeysCount() === 0;
+  }
+
+  getOrg(id: string): Org | undefined {
+    return tooLong(id) ? undefined : this.db.orgs.get(id);
+  }
+
+  listOrgs(): Org[] {
+    return [...this.db.orgs.getRange().map(({ value }) => value)];
+  }
+
+  getUser(id: string): User | undefined {
+    return tooLong(id) ? undefined : this.db.users.get(id);
+  }
+
+  findUserByEmail(email: string): User | undefined {
+    const wanted = email.toLowerCase();
+    for (const { value } of this.db.users.getRange()) if (value.email.toLowerCase() === wanted) return value;
+    return undefined;
+  }
+
+  getRole(orgId: string, userId: string): Role | undefined {
+    return tooLong(orgId) || tooLong(userId) ? undefined : this.db.members.get([orgId, userId]);
+  }
+
+  listMembers(orgId: string): Membership[] {
+    return [...this.db.members.getRange({ start: [orgId], end: [orgId, kMaxRange] })].map(({ key, value }) => ({
+      orgId,
+      userId: key[1],
+      role: value,
+    }));
+  }
+
+  getProject(id: string): Project | undefined {
+    return tooLong(id) ? undefined : this.db.projects.get(id);
+  }
+
+  listProjects(): Project[] {
+    return [...this.db.projects.getRange().map(({ value }) => value)];
+  }
+
+  getAudience(id: string): Audience | undefined {
+    return tooLong(id) ? undefined : this.db.audiences.get(id);
+  }
+
+  listAudiences(projectId: string): Audience[] {
+    return this.indexed(projectId, 'a', this.db.audiences);
+  }
+
+  getFlag(id: string): Flag | undefined {
+    return tooLong(id) ? undefined : this.db.flags.get(id);
+  }
+
+  listFlags(projectId: string): Flag[] {
+    return this.indexed(projectId, 'f', this.db.flags).sort(byCreation);
+  }
+
+  getToken(id: string): Token | undefined {
+    return tooLong(id) ? undefined : this.db.tokens.get(id);
+  }
+
+  getTokenByHash(secretHash: string): Token | undefined {
+    const id = this.db.tokenHashes.get(secretHash);
+    return id === undefined ? undefined : this.db.tokens.get(id);
+  }
+
+  listTokens(projectId: string): Token[] {
+    return this.indexed(projectId, 't', this.db.tokens).sort(byCreation);
+  }
+
+  listAudit(projectId: string, page: AuditPage): AuditEntry[] {
+    if (tooLong(projectId)) return [];
+    const start: [string, number] = [projectId, page.before === null ? Number.MAX_SAFE_INTEGER : page.before - 1];
+    return [
+      ...this.db.audit.getRange({ start, end: [projectId, -1], reverse: true, limit: page.limit }).map(({ value }) => value),
+    ];
+  }
+
+  getActivity(tokenId: string): TokenActivity | undefined {
+    return tooLong(tokenId) ? undefined : this.db.activity.get(tokenId);
+  }
+
+  listMail(): MailMessage[] {
+    return [...this.db.mail.getRange().map(({ value }) => value)];
+  }
+
+  getMail(seq: number): MailMessage | undefined {
+    return this.db.mail.get(seq);
+  }
+
+  listDueMail(now: number, limit: number): MailMessage[] {
+    const out: MailMessage[] = [];
+    for (const key of this.db.mailDue.getKeys({ end: [now, Number.MAX_SAFE_INTEGER], limit })) {
+      const message = this.db.mail.get(key[1]);
+      if (message !== undefined) out.push(message);
+    }
+    return out;
+  }
+
+  private indexed<V>(projectId: string, kind: string, source: Database<V, string>): V[] {
+    if (tooLong(projectId)) return [];
+    const out: V[] = [];
+    for (const key of this.db.projectIndex.getKeys({ start: [projectId, kind], end: [projectId, kind, kMaxRange] })) {
+      const value = source.get(key[2]);
+      if (value !== undefined) out.push(value);
+    }
+    return out;
+  }
+
+  // ---- writes (inside transact) ------------------------------------------------------------
+
+  private assertTxn(): void {
+    if (!this.inTxn) throw new Error('store writes must run inside Store.transact');
+  }
+
+  private assertConfigTxn(): void {
+    this.assertTxn();
+    this.configChanged = true;
+  }
+
+  putOrg(org: Org): void {
+    this.assertConfigTxn();
+    this.db.orgs.putSync(org.id, org);
+  }
+
+  putUser(user: User): void {
+    this.assertConfigTxn();
+    this.db.users.putSync(user.id, user);
+  }
+
+  putMember(member: Membership): void {
+    this.assertConfigTxn();
+    this.db.members.putSync([member.orgId, member.userId], member.role);
+  }
+
+  putProject(project: Project): void {
+    this.assertConfigTxn();
+    this.db.projects.putSync(project.id, project);
+  }
+
+  putAudience(audience: Audience): void {
+    this.assertConfigTxn();
+    this.db.audiences.putSync(audience.id, audience);
+    this.db.projectIndex.putSync([audience.projectId, 'a', audience.id], null);
+  }
+
+  putFlag(flag: Flag): void {
+    this.assertConfigTxn();
+    this.db.flags.putSync(flag.id, flag);
+    this.db.projectIndex.putSync([flag.projectId, 'f', flag.id], null);
+  }
+
+  deleteFlag(flag: Flag): void {
+    this.assertConfigTxn();
+    this.db.flags.removeSync(flag.id);
+    this.db.projectIndex.removeSync([flag.projectId, 'f', flag.id]);
+  }
+
+  putToken(token: Token): void {
+    this.assertConfigTxn();
+    this.db.tokens.putSync(token.id, token);
+    this.db.tokenHashes.putSync(token.secretHash, token.id);
+    this.db.projectIndex.putSync([token.projectId, 't', token.id], null);
+  }
+
+  appendAudit(entry: Omit<AuditEntry, 'seq'>): AuditEntry {
+    this.assertTxn();
+    const full: AuditEntry = { seq: this.nextSeq('auditSeq'), ...entry };
+    this.db.audit.putSync([full.projectId, full.seq], full);
+    return full;
+  }
+
+  putActivity(activity: TokenActivity): void {
+    this.assertTxn();
+    this.db.activity.putSync(activity.tokenId, activity);
+  }
+
+  appendMail(message: Omit<MailMessage, 'seq'>): MailMessage {
+    this.assertTxn();
+    const full: MailMessage = { seq: this.nextSeq('mailSeq'), ...message };
+    this.db.mail.putSync(full.seq, full);
+    if (isPending(full)) this.db.mailDue.putSync(dueKey(full), null);
+    return full;
+  }
+
+  putMail(message: MailMessage): void {
+    this.assertTxn();
+    const before = this.db.mail.get(message.seq);
+    if (before !== undefined && isPending(before)) this.db.mailDue.removeSync(dueKey(before));
+    this.db.mail.putSync(message.seq, message);
+    if (isPending(message)) this.db.mailDue.putSync(dueKey(message), null);
+  }
+
+  markDemoSeeded(at: number): void {
+    this.assertTxn();
+    this.db.meta.putSync('demoSeeded', at);
+  }
+
+  private nextSeq(key: 'auditSeq' | 'mailSeq'): number {
+    const next = ((this.db.meta.get(key) as number | undefined) ?? 0) + 1;
+    this.db.meta.putSync(key, next);
+    return next;
+  }
+}
+
+function byCreation(a: { createdAt: number; id: string }, b: { createdAt: number; id: string }): number {
+  return a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}

@@ -1,0 +1,129 @@
+// Opening the LMDB data file: refusing a file or directory that is not ours, or a newer schema;
+// writing the schema version into a new file and migrating an older one.
+import { existsSync, readdirSync } from 'node:fs';
+import { open, type RootDatabase } from 'lmdb';
+import { checkDataFile, StoreOpenError } from './data-file.js';
+import {
+  dataFilePath, dueKey, isPending, kDbNames, kFileName, kSchemaVersion, openDatabases, type Databases,
+} from './layout.js';
+
+export interface StoreOptions {
+  readOnly?: boolean;
+}
+
+/** An opened data file, its schema checked (and migrated if opened for writing). */
+export interface OpenedDataFile {
+  readonly path: string;
+  readonly root: RootDatabase;
+  readonly dbs: Databases;
+}
+
+/** Opens (creating if needed) the data file in `dataDir`; refuses a newer or foreign layout. */
+export function openDataFile(dataDir: string, options: StoreOptions = {}): OpenedDataFile {
+  const readOnly = options.readOnly ?? false;
+  const path = dataFilePath(dataDir);
+  refuseForeignFiles(dataDir);
+  checkDataFile(path);
+  let root: RootDatabase;
+  try {
+    root = openRoot(path, readOnly);
+  } catch (err) {
+    throw new StoreOpenError(`cannot open the data file ${path}: ${(err as Error).message}`);
+  }
+  // Before openDatabases creates any database: an LMDB file of another application is refused,
+  // never written into.
+  const names = [...root.getKeys()].map(String);
+  // A newer Flagwire may have added databases: say so, rather than call its file foreign.
+  if (names.includes('meta')) {
+    try {
+      refuseNewerSchema(path, root.openDB<unknown, string>({ name: 'meta' }).get('schemaVersion'));
+    } catch (err) {
+      void root.close();
+      throw err;
+    }
+  }
+  const foreign = names.filter((name) => !kDbNames.has(name));
+  if (foreign.length > 0) {
+    void root.close();
+    throw new StoreOpenError(
+      `${path} is an LMDB file of another application (it holds ${foreign.slice(0, 3).map((n) => `"${n}"`).join(', ')}); Flagwire will not write into it: use an empty or Flagwire-only data directory`,
+    );
+  }
+  const dbs = openDatabases(root);
+  try {
+    checkSchema(path, root, dbs, readOnly);
+  } catch (err) {
+    void root.close();
+    throw err;
+  }
+  return { path, root, dbs };
+}
+
+function checkSchema(path: string, root: RootDatabase, dbs: Databases, readOnly: boolean): void {
+  const version = dbs.meta.get('schemaVersion');
+  if (version === undefined) {
+    if (readOnly) return;
+    root.transactionSync(() => {
+      if (dbs.meta.get('schemaVersion') === undefined) dbs.meta.putSync('schemaVersion', kSchemaVersion);
+    });
+    return;
+  }
+  if (typeof version !== 'number') {
+    throw new StoreOpenError(`${path} is not a Flagwire data file (no valid schema version)`);
+  }
+  refuseNewerSchema(path, version);
+  // A read-only open of a schema 1 file reads it as it is: only the mailer, which runs in a server
+  // that opened the store for writing first, reads the mailDue index.
+  if (version === 1 && !readOnly) migrateFrom1(root, dbs);
+}
+
+/**
+ * Schema 1 to 2: index the mail still to send. One transaction, re-checked inside it, so a crash
+ * leaves schema 1 (migrated again at the next open) and two processes opening at once migrate once.
+ */
+function migrateFrom1(root: RootDatabase, dbs: Databases): void {
+  root.transactionSync(() => {
+    if (dbs.meta.get('schemaVersion') !== 1) return;
+    for (const { value } of dbs.mail.getRange()) {
+      if (isPending(value)) dbs.mailDue.putSync(dueKey(value), null);
+    }
+    dbs.meta.putSync('schemaVersion', 2);
+  });
+}
+
+function refuseNewerSchema(path: string, version: unknown): void {
+  if (typeof version === 'number' && version > kSchemaVersion) {
+    throw new StoreOpenError(
+      `${path} was written by a newer Flagwire (schema ${version}; this version reads up to ${kSchemaVersion}); upgrade Flagwire or use another data directory`,
+    );
+  }
+}
+
+/**
+ * lmdb-js's open() now and then fails at once with "No transaction to renew" (kriszyp/lmdb-js#201, seen
+ * here once in three CI runs, from a console command opening the file beside another process): one
+ * more try opens it; any other error, or a second failure, is reported.
+ */
+function openRoot(path: string, readOnly: boolean): RootDatabase {
+  // overlappingSync off: a committed transactionSync is on disk when it returns, which is what
+  // "answered only after the commit is durable" needs.
+  const openIt = () => open({ path, maxDbs: 16, overlappingSync: false, readOnly });
+  try {
+    return openIt();
+  } catch (err) {
+    if (!/No transaction to renew/.test((err as Error).message)) throw err;
+    return openIt();
+  }
+}
+
+/** A data dir holding files that are not ours (or a damaged data file) is refused, never written over. */
+function refuseForeignFiles(dataDir: string): void {
+  if (!existsSync(dataDir)) return;
+  const ours = new Set([kFileName, `${kFileName}-lock`]);
+  const foreign = readdirSync(dataDir).filter((name) => !ours.has(name) && !name.startsWith('.'));
+  if (foreign.length > 0) {
+    throw new StoreOpenError(
+      `data directory ${dataDir} holds files Flagwire did not write (${foreign.slice(0, 3).join(', ')}); use an empty or Flagwire-only directory`,
+    );
+  }
+}
