@@ -1,5 +1,5 @@
 // The spec's response shapes: flag (flat and environments form), flag list, token description.
-import { effectiveState, envEntry } from '../model/flag-state.js';
+import { effectiveState } from '../model/flag-state.js';
 import type { Flag, Project, Token } from '../store/records.js';
 
 export interface FlatFlag {
@@ -57,12 +57,12 @@ export function flatFlag(flag: Flag, env: string | null): FlatFlag {
 export function environmentsFlag(flag: Flag & { kind: 'groupflag' }, project: Project): EnvironmentsFlag {
   const environments: Record<string, EnvironmentEntry> = {};
   for (const env of project.environments) {
-    const entry = envEntry(flag, env);
+    const state = effectiveState(flag, env);
     environments[env] = {
-      enabled: entry.enabled,
-      trafficPercentage: entry.trafficPercentage,
-      cohorts: entry.cohorts ?? flag.cohorts,
-      audienceId: entry.audienceId,
+      enabled: state.enabled,
+      trafficPercentage: state.trafficPercentage,
+      cohorts: state.cohorts,
+      audienceId: state.audienceId,
       updatedAt: flag.updatedAt,
     };
   }
