@@ -19,7 +19,7 @@ import type { WriterClient } from '../writer/client.js';
 import type { ActivityRecorder } from './activity.js';
 import { authorizeToken, identifyToken, requireWrite, type AuthContext } from './auth.js';
 import type { AuthFailures } from './auth-failures.js';
-import { representFlag, flatFlag, tokenDescription } from './representation.js';
+import { flagList, patchResult, representFlag, tokenDescription } from './representation.js';
 
 export interface ManagementDeps {
   store: SnapshotReader;
@@ -263,7 +263,7 @@ function read(route: Route, request: ApiRequest, auth: AuthContext, deps: Manage
     const resolved = checkEnv(auth, env, 'list');
     const name = queryParam(request.query, 'name');
     const flags = store.listFlags(auth.project.id).filter((f) => name === null || f.name === name);
-    return { flags: flags.map((f) => representFlag(f, auth.project, resolved)) };
+    return flagList(flags, auth.project, resolved);
   }
   const flag = projectFlag(store, auth, request.flagId!);
   return representFlag(flag, auth.project, checkEnv(auth, env, 'flag'));
@@ -296,5 +296,5 @@ async function write(route: Route, request: ApiRequest, auth: AuthContext, raw: 
   const result = await deps.writer.call('flagPatch', {
     projectId: auth.project.id, flagId: request.flagId!, env, received, actor,
   });
-  return { status: 200, value: { changed: result.changed, flag: flatFlag(result.flag, env) } };
+  return { status: 200, value: patchResult(result.changed, result.flag, env) };
 }

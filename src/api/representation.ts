@@ -1,40 +1,72 @@
-// The spec's response shapes: flag (flat and environments form), flag list, token description.
-import { effectiveState, envEntry } from '../model/flag-state.js';
+// The spec's response shapes: flag (flat and environments form), flag list, patch result, token
+// description. Each is one TypeBox value with its Static type of the same name: the value is the
+// OpenAPI document's schema (src/openapi/document.ts), the type is what the functions below return, so
+// the compiler refuses a representation that drifts from its published schema.
+import { Type, type Static } from '@sinclair/typebox';
+import { effectiveState } from '../model/flag-state.js';
 import type { Flag } from '../model/flags.js';
 import type { Project } from '../model/projects.js';
 import type { Token } from '../model/tokens.js';
 
-export interface FlatFlag {
-  id: string;
-  name: string;
-  kind: Flag['kind'];
-  description: string;
-  tags: string[];
-  updatedAt: number;
-  enabled: boolean;
-  trafficPercentage: number;
-  cohorts: string[];
-  audienceId: string | null;
-  environment?: string;
-}
+const Id = (description: string) => Type.String({ description });
+const Millis = Type.Number({ description: 'Unix time in milliseconds' });
 
-export interface EnvironmentEntry {
-  enabled: boolean;
-  trafficPercentage: number;
-  cohorts: string[];
-  audienceId: string | null;
-  updatedAt: number;
-}
+export const FlatFlag = Type.Object({
+  id: Id('Flag id'),
+  name: Type.String(),
+  kind: Type.Union([Type.Literal('flag'), Type.Literal('groupflag')]),
+  description: Type.String(),
+  tags: Type.Array(Type.String()),
+  updatedAt: Millis,
+  enabled: Type.Boolean(),
+  trafficPercentage: Type.Integer({ minimum: 0, maximum: 100 }),
+  cohorts: Type.Array(Type.String(), { description: 'Effective cohort list (an environment override, else the flag-wide list)' }),
+  audienceId: Type.Union([Type.String(), Type.Null()]),
+  environment: Type.Optional(Type.String({ description: 'Set when a group flag is shown for one environment' })),
+}, { description: 'A flag in flat form: a single-environment flag, or one environment of a group flag' });
+export type FlatFlag = Static<typeof FlatFlag>;
 
-export interface EnvironmentsFlag {
-  id: string;
-  name: string;
-  kind: 'groupflag';
-  description: string;
-  tags: string[];
-  updatedAt: number;
-  environments: Record<string, EnvironmentEntry>;
-}
+export const EnvironmentEntry = Type.Object({
+  enabled: Type.Boolean(),
+  trafficPercentage: Type.Integer({ minimum: 0, maximum: 100 }),
+  cohorts: Type.Array(Type.String()),
+  audienceId: Type.Union([Type.String(), Type.Null()]),
+  updatedAt: Millis,
+});
+export type EnvironmentEntry = Static<typeof EnvironmentEntry>;
+
+export const EnvironmentsFlag = Type.Object({
+  id: Id('Flag id'),
+  name: Type.String(),
+  kind: Type.Literal('groupflag'),
+  description: Type.String(),
+  tags: Type.Array(Type.String()),
+  updatedAt: Millis,
+  environments: Type.Record(Type.String(), EnvironmentEntry),
+}, { description: 'A group flag without `env`: one entry per environment of the project' });
+export type EnvironmentsFlag = Static<typeof EnvironmentsFlag>;
+
+export const FlagRepresentation = Type.Union([FlatFlag, EnvironmentsFlag]);
+export type FlagRepresentation = Static<typeof FlagRepresentation>;
+
+export const FlagList = Type.Object({ flags: Type.Array(FlagRepresentation) });
+export type FlagList = Static<typeof FlagList>;
+
+export const PatchResult = Type.Object({
+  changed: Type.Boolean({ description: 'false when the patch set every key to the value it had' }),
+  flag: FlatFlag,
+});
+export type PatchResult = Static<typeof PatchResult>;
+
+export const TokenDescription = Type.Object({
+  id: Id('Token id'),
+  name: Type.String(),
+  project: Type.Object({ id: Type.String(), name: Type.String() }),
+  permission: Type.Union([Type.Literal('read'), Type.Literal('write')]),
+  environments: Type.Array(Type.String(), { description: 'Environments the token is limited to; [] means all' }),
+  expiresAt: Type.Number({ description: 'Unix ms; 0 means never' }),
+});
+export type TokenDescription = Static<typeof TokenDescription>;
 
 /** Flat form: a single flag, or one environment of a group flag (with `environment` set). */
 export function flatFlag(flag: Flag, env: string | null): FlatFlag {
@@ -59,12 +91,12 @@ export function flatFlag(flag: Flag, env: string | null): FlatFlag {
 export function environmentsFlag(flag: Flag & { kind: 'groupflag' }, project: Project): EnvironmentsFlag {
   const environments: Record<string, EnvironmentEntry> = {};
   for (const env of project.environments) {
-    const entry = envEntry(flag, env);
+    const state = effectiveState(flag, env);
     environments[env] = {
-      enabled: entry.enabled,
-      trafficPercentage: entry.trafficPercentage,
-      cohorts: entry.cohorts ?? flag.cohorts,
-      audienceId: entry.audienceId,
+      enabled: state.enabled,
+      trafficPercentage: state.trafficPercentage,
+      cohorts: state.cohorts,
+      audienceId: state.audienceId,
       updatedAt: flag.updatedAt,
     };
   }
@@ -74,12 +106,22 @@ export function environmentsFlag(flag: Flag & { kind: 'groupflag' }, project: Pr
   };
 }
 
+/** GET /api/v1/flags: every flag of the project, each as `representFlag` shows it. */
+export function flagList(flags: readonly Flag[], project: Project, env: string | null): FlagList {
+  return { flags: flags.map((f) => representFlag(f, project, env)) };
+}
+
+/** PATCH /api/v1/flags/{id}: whether anything changed, and the flag in flat form. */
+export function patchResult(changed: boolean, flag: Flag, env: string | null): PatchResult {
+  return { changed, flag: flatFlag(flag, env) };
+}
+
 /** A group flag without `env` is in environments form; everything else is flat. */
-export function representFlag(flag: Flag, project: Project, env: string | null): FlatFlag | EnvironmentsFlag {
+export function representFlag(flag: Flag, project: Project, env: string | null): FlagRepresentation {
   return flag.kind === 'groupflag' && env === null ? environmentsFlag(flag, project) : flatFlag(flag, env);
 }
 
-export function tokenDescription(token: Token, project: Project) {
+export function tokenDescription(token: Token, project: Project): TokenDescription {
   return {
     id: token.id,
     name: token.name,

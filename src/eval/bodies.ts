@@ -1,6 +1,21 @@
-// Evaluation API error bodies: `{error, detail}` (errorBody of the shared error table), as bytes ready
-// to send. The fixed ones are built once at load, never per request.
-import { errorBody, FlagwireError, type ErrorCode } from '../errors.js';
+// Evaluation API bodies, as bytes ready to send: a flag's `{id, name, enabled}` (built once per flag
+// version) and the error bodies `{error, detail}` (errorBody of the shared error table; the fixed ones
+// built once at load). Never built per request. EvalFlag and EvalFlagList are the 200 shapes, as TypeBox
+// values for the OpenAPI document (src/openapi/document.ts).
+import { Type, type Static } from '@sinclair/typebox';
+import { errorBody, FlagwireError, type ErrorBody, type ErrorCode } from '../errors.js';
+import type { Flag } from '../model/flags.js';
+
+export const EvalFlag = Type.Object({ id: Type.String(), name: Type.String(), enabled: Type.Boolean() });
+export type EvalFlag = Static<typeof EvalFlag>;
+export const EvalFlagList = Type.Array(EvalFlag, { description: 'Every flag of the project, in creation order' });
+export type EvalFlagList = Static<typeof EvalFlagList>;
+
+/** `{id, name, enabled}` in that order: built once per flag version, never per request. */
+export function evalFlagBody(flag: Flag, enabled: boolean): Buffer {
+  const body: EvalFlag = { id: flag.id, name: flag.name, enabled };
+  return Buffer.from(JSON.stringify(body));
+}
 
 export function evalErrorBody(code: ErrorCode, detail: string): Buffer {
   return Buffer.from(JSON.stringify(errorBody(new FlagwireError(code, detail))));
@@ -26,4 +41,4 @@ export const kInternalErrorBody = evalErrorBody(
 export const kOverloadedBody = Buffer.from(JSON.stringify({
   error: 'Service unavailable',
   detail: 'The evaluation queue is full or the server is stopping; retry after a second.',
-}));
+} satisfies ErrorBody));

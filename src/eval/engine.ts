@@ -14,7 +14,7 @@ import type { Flag } from '../model/flags.js';
 import { hasAudiences } from '../model/plans.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { SnapshotReader } from '../store/interfaces.js';
-import { evalErrorBody, kAudiencePlanBody } from './bodies.js';
+import { evalErrorBody, evalFlagBody, kAudiencePlanBody } from './bodies.js';
 import { compileState, evaluateState, type CompiledState } from './evaluate.js';
 import type { ResultWriter } from './protocol.js';
 import { murmur3x86_32 } from './murmur3.js';
@@ -241,7 +241,7 @@ export class EvalEngine {
       name: flag.name,
       projectId: flag.projectId,
       updatedAt: flag.updatedAt,
-      bodies: [flagBody(flag, false), flagBody(flag, true)],
+      bodies: [evalFlagBody(flag, false), evalFlagBody(flag, true)],
       state,
       envs,
       validEnvs,
@@ -268,11 +268,6 @@ export class EvalEngine {
     }
     return org;
   }
-}
-
-/** `{id, name, enabled}` in that order: built once per flag version, never per request. */
-function flagBody(flag: Flag, enabled: boolean): Buffer {
-  return Buffer.from(JSON.stringify({ id: flag.id, name: flag.name, enabled }));
 }
 
 function missingFlag(id: string): Missing {

@@ -1,21 +1,24 @@
 // The OpenAPI 3.1 document of every route, served at GET /api/v1/openapi.json. Built once, from the
-// TypeBox values the code validates with (request bodies: src/model/schemas.ts, OFREP: src/ofrep/
-// schemas.ts) and the response schemas of ./schemas.ts; error statuses and titles come from the error
-// table (src/errors.ts). Nothing here is a second, hand-written copy of a schema.
+// TypeBox values the code validates with or builds its responses to, each beside that code (request
+// bodies: src/model/schemas.ts; representations: src/api/representation.ts; error bodies: src/errors.ts;
+// evaluation bodies: src/eval/bodies.ts; OFREP: src/ofrep/schemas.ts; /health, /ready: src/server/);
+// error statuses and titles come from the error table (src/errors.ts). Nothing here is a second,
+// hand-written copy of a schema.
 import type { TSchema } from '@sinclair/typebox';
-import { kErrors, type ErrorCode } from '../errors.js';
+import { FlagList, FlagRepresentation, FlatFlag, PatchResult, TokenDescription } from '../api/representation.js';
+import { ErrorBody, ErrorEnvelope, kErrors, type ErrorCode } from '../errors.js';
+import { EvalFlag, EvalFlagList } from '../eval/bodies.js';
 import { FlagCreate, FlagPatch } from '../model/schemas.js';
 import {
   OfrepBulkFailure, OfrepBulkSuccess, OfrepEvaluationFailure, OfrepEvaluationRequest, OfrepEvaluationSuccess, OfrepFlagNotFound,
   OfrepGeneralError,
 } from '../ofrep/schemas.js';
-import {
-  ErrorEnvelope, EvalError, EvalFlag, EvalFlagList, FlagList, FlagRepresentation, FlatFlag, Health, PatchResult, Readiness, TokenDescription,
-} from './schemas.js';
+import { Health } from '../server/health.js';
+import { ReadinessBody } from '../server/ready.js';
 
 const kComponents: Record<string, TSchema> = {
   FlagCreate, FlagPatch, FlatFlag, FlagRepresentation, FlagList, PatchResult, TokenDescription, ErrorEnvelope,
-  EvalError, EvalFlag, EvalFlagList, Health, Readiness,
+  EvalError: ErrorBody, EvalFlag, EvalFlagList, Health, Readiness: ReadinessBody,
   OfrepEvaluationRequest, OfrepEvaluationSuccess, OfrepEvaluationFailure, OfrepFlagNotFound, OfrepBulkSuccess, OfrepBulkFailure,
   OfrepGeneralError,
 };

@@ -5,6 +5,7 @@ import { errorBody, errorEnvelope, FlagwireError } from '../errors.js';
 import { answerPreflight } from '../http/cors.js';
 import { guardFraming } from '../http/framing.js';
 import { renderDocsPage } from './docs-page.js';
+import { encodeHealth } from './health.js';
 import { send, type RouteGroup } from '../http/http.js';
 import { kRouteDocs, kRouteHealth, kRouteUnmatched } from '../metrics/metrics.js';
 import { registerOpenApiRoute } from '../openapi/route.js';
@@ -26,7 +27,7 @@ export function createApp(deps: AppDeps): uWS.TemplatedApp {
     send(res, 400, body, 'application/json', undefined, true);
   });
   const docsPage = Buffer.from(renderDocsPage());
-  const health = () => Buffer.from(JSON.stringify({ status: 'ok', storeVersion: deps.store.schemaVersion() }));
+  const health = () => encodeHealth(deps.store.schemaVersion());
   let healthBody = health();
 
   // Every preflight, /api/v1 included: uWS prefers a route for the request's method to an `any` route,

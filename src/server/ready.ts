@@ -7,6 +7,7 @@
 //
 // Concurrent probes share one check, and a result is reused for kReuseMs: a load balancer polling every
 // few hundred milliseconds from several nodes costs one probe round per interval.
+import { Type, type Static } from '@sinclair/typebox';
 import type { TemplatedApp } from 'uWebSockets.js';
 import { send, trackAbort } from '../http/http.js';
 import { kRouteReady, type Metrics } from '../metrics/metrics.js';
@@ -21,12 +22,23 @@ export interface ReadinessDeps {
   timeoutMs?: number;
 }
 
-export interface ReadinessReport {
-  ready: boolean;
-  store: boolean;
-  writer: 'ok' | 'busy';
-  workers: { answered: number; total: number };
-}
+/** The body of GET /ready (the OpenAPI document's "Readiness" schema, src/openapi/document.ts). */
+export const ReadinessBody = Type.Object({
+  status: Type.Union([Type.Literal('ready'), Type.Literal('not ready')]),
+  ready: Type.Boolean(),
+  store: Type.Boolean({ description: 'The data file is open and readable' }),
+  writer: Type.Union([Type.Literal('ok'), Type.Literal('busy')], {
+    description: 'busy: a change has waited over a second for the writer thread (another process holds the write lock); writes may answer 503 Storage busy, evaluation is unaffected',
+  }),
+  workers: Type.Object({
+    answered: Type.Integer({ description: 'Eval workers that answered a probe' }),
+    total: Type.Integer(),
+  }),
+});
+export type ReadinessBody = Static<typeof ReadinessBody>;
+
+/** One check's result; `status` is added when answering, from the state at that moment. */
+export type ReadinessReport = Omit<ReadinessBody, 'status'>;
 
 const kReuseMs = 250;
 const kNoCache = [['Cache-Control', 'no-store']] as const;
@@ -79,8 +91,8 @@ export class Readiness {
       void this.check().then((report) => {
         const ready = report.ready && !this.stopping;
         this.deps.metrics?.request(kRouteReady, ready ? 200 : 503);
-        const body = JSON.stringify({ status: ready ? 'ready' : 'not ready', ...report, ready });
-        send(res, ready ? 200 : 503, body, 'application/json', ready ? kNoCache : kRetry);
+        const body: ReadinessBody = { status: ready ? 'ready' : 'not ready', ...report, ready };
+        send(res, ready ? 200 : 503, JSON.stringify(body), 'application/json', ready ? kNoCache : kRetry);
       });
     });
   }

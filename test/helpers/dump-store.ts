@@ -9,6 +9,6 @@ const projects = store.listProjects().map((p) => ({
   flags: store.listFlags(p.id),
   audit: store.listAudit(p.id, { limit: 10_000_000, before: null }),
 }));
-const raw = store as unknown as { meta: { get(key: string): unknown } };
-process.stdout.write(JSON.stringify({ configSeq: store.configSeq(), auditSeq: raw.meta.get('auditSeq') ?? 0, projects }));
+const raw = store as unknown as { db: { meta: { get(key: string): unknown } } };
+process.stdout.write(JSON.stringify({ configSeq: store.configSeq(), auditSeq: raw.db.meta.get('auditSeq') ?? 0, projects }));
 await store.close();

@@ -6,12 +6,13 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import type { TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { kManagementRoutes } from '../../src/api/management.js';
-import { kErrors } from '../../src/errors.js';
+import { FlagList, FlagRepresentation, PatchResult, TokenDescription } from '../../src/api/representation.js';
+import { ErrorEnvelope, ErrorBody as EvalError, kErrors } from '../../src/errors.js';
+import { EvalFlag, EvalFlagList } from '../../src/eval/bodies.js';
 import { FlagCreate, FlagPatch } from '../../src/model/schemas.js';
 import { OfrepBulkSuccess, OfrepEvaluationFailure, OfrepEvaluationSuccess } from '../../src/ofrep/schemas.js';
-import {
-  ErrorEnvelope, EvalError, EvalFlag, EvalFlagList, FlagList, FlagRepresentation, Health, PatchResult, Readiness, TokenDescription,
-} from '../../src/openapi/schemas.js';
+import { Health } from '../../src/server/health.js';
+import { ReadinessBody as Readiness } from '../../src/server/ready.js';
 import { call } from '../helpers/http.js';
 import { startTestServer, tempDataDir } from '../helpers/server.js';
 import { buildWorld } from '../helpers/world.js';
