@@ -8,6 +8,7 @@
 //   1  the command failed; with --json {"error": title, "detail": text} on stdout
 //   2  usage or configuration error; help or the setting's problem on stderr (and, with --json,
 //      an {"error", "detail"} object on stdout, so a script always has one object to parse)
+import { readFileSync } from 'node:fs';
 import { ConfigError, resolveDataDir } from '../config.js';
 import { errorBody, FlagwireError } from '../errors.js';
 import { Store, StoreOpenError, type StoreReader } from '../store/store.js';
@@ -25,11 +26,12 @@ class StoreContext implements ConsoleContext {
   readonly now = Date.now();
   private store: Store | null = null;
 
-  constructor(readonly dataFlag: string | undefined) {}
+  /** `createsDataDir`: this command may create a missing data directory (serve, org create). */
+  constructor(readonly dataFlag: string | undefined, private readonly createsDataDir: boolean) {}
 
   private open(): Store {
     if (this.store === null) {
-      this.store = Store.open(resolveDataDir(this.dataFlag));
+      this.store = Store.open(resolveDataDir(this.dataFlag, process.env, this.createsDataDir));
       consoleTestHook('store-open');
     }
     return this.store;
@@ -78,10 +80,14 @@ async function run(argv: readonly string[]): Promise<Outcome | null> {
     if (err instanceof UsageError) return usageFailure(json, err);
     throw err;
   }
+  if (line.version) {
+    const version = packageVersion();
+    return { code: 0, stdout: line.json ? renderJson({ version }) : `flagwire ${version}\n`, stderr: '' };
+  }
   if (line.help || line.spec === null) return { code: 0, stdout: `${line.helpText}\n`, stderr: '' };
   const { spec } = line;
 
-  const ctx = new StoreContext(line.data);
+  const ctx = new StoreContext(line.data, spec.createsDataDir === true);
   try {
     const result = await spec.run(line.args, ctx);
     if (spec.longRunning) return null;
@@ -100,6 +106,12 @@ async function run(argv: readonly string[]): Promise<Outcome | null> {
   } finally {
     await ctx.close();
   }
+}
+
+/** The version in package.json (this file is dist/src/console/cli.js). */
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
 }
 
 function usageFailure(json: boolean, err: UsageError): Outcome {

@@ -59,6 +59,7 @@ export interface StoreReader {
   getOrg(id: string): Org | undefined;
   listOrgs(): Org[];
   getUser(id: string): User | undefined;
+  listUsers(): User[];
   findUserByEmail(email: string): User | undefined;
   getRole(orgId: string, userId: string): Role | undefined;
   listMembers(orgId: string): Membership[];
@@ -306,12 +307,18 @@ export class Store implements StoreWriter {
     return tooLong(id) ? undefined : this.orgs.get(id);
   }
 
+  /** Oldest first, as every list the console prints. */
   listOrgs(): Org[] {
-    return [...this.orgs.getRange().map(({ value }) => value)];
+    return [...this.orgs.getRange().map(({ value }) => value)].sort(byCreation);
   }
 
   getUser(id: string): User | undefined {
     return tooLong(id) ? undefined : this.users.get(id);
+  }
+
+  /** Oldest first. */
+  listUsers(): User[] {
+    return [...this.users.getRange().map(({ value }) => value)].sort(byCreation);
   }
 
   findUserByEmail(email: string): User | undefined {
@@ -336,8 +343,9 @@ export class Store implements StoreWriter {
     return tooLong(id) ? undefined : this.projects.get(id);
   }
 
+  /** Oldest first. */
   listProjects(): Project[] {
-    return [...this.projects.getRange().map(({ value }) => value)];
+    return [...this.projects.getRange().map(({ value }) => value)].sort(byCreation);
   }
 
   getAudience(id: string): Audience | undefined {

@@ -10,7 +10,21 @@ export function requireName(what: string, value: unknown, max: number = kLimits.
   return text;
 }
 
+/** A record looked up by id, or the console's 404 for it (one wording for every kind of record). */
+export function found<T>(record: T | undefined, what: 'organisation' | 'user' | 'project' | 'flag' | 'token' | 'audience', id: string): T {
+  if (record === undefined) throw new FlagwireError('NOT_FOUND', `No ${what} with id "${id}" exists.`);
+  return record;
+}
+
 /** A list given as strings: trimmed, blanks dropped, repeats removed. */
 export function cleanList(values: readonly string[]): string[] {
   return [...new Set(values.map((v) => v.trim()).filter((v) => v !== ''))];
+}
+
+/**
+ * Names people tell apart: trimmed and compared without case, so "Acme" and "acme " are one name.
+ * Organisation, project and audience names are unique this way (flag names stay exact, as the API's).
+ */
+export function sameName(a: string, b: string): boolean {
+  return a.trim().toLowerCase() === b.trim().toLowerCase();
 }

@@ -4,7 +4,8 @@ import { hashSecret, kTokenIdLength, newTokenSecret, randomId } from '../model/i
 import { isManagementEligible } from '../model/plans.js';
 import type { Org, Permission, Project, Token } from '../store/records.js';
 import type { StoreWriter } from '../store/store.js';
-import { cleanList, requireName } from './checks.js';
+import { cleanList, found, requireName } from './checks.js';
+import { requireOrg } from './org-commands.js';
 import { requireProject } from './project-commands.js';
 
 export const kMaxActiveTokens = 50;
@@ -134,8 +135,7 @@ function issueToken(w: StoreWriter, settings: TokenSettings, now: number, audit:
 function tokenProject(w: StoreWriter, projectId: string, now: number): { project: Project; org: Org } {
   const project = requireProject(w, projectId);
   if (project.orgId === null) throw new FlagwireError('INVALID_REQUEST', 'A personal project cannot have tokens; tokens belong to organisation projects.');
-  const org = w.getOrg(project.orgId);
-  if (!org) throw new FlagwireError('NOT_FOUND', `No organisation with id "${project.orgId}" exists.`);
+  const org = requireOrg(w, project.orgId);
   if (!isManagementEligible(org, now)) {
     throw new FlagwireError(
       'PLAN_REQUIRED',
@@ -146,8 +146,7 @@ function tokenProject(w: StoreWriter, projectId: string, now: number): { project
 }
 
 function requireManageableToken(w: StoreWriter, tokenId: string, asUserId: string, verb: 'rotate' | 'revoke', now: number): Token {
-  const token = w.getToken(tokenId);
-  if (!token) throw new FlagwireError('NOT_FOUND', `No token with id "${tokenId}" exists.`);
+  const token = found(w.getToken(tokenId), 'token', tokenId);
   const { org } = tokenProject(w, token.projectId, now);
   const role = w.getRole(org.id, asUserId);
   const allowed = role === 'admin' || role === 'owner' || (role !== undefined && token.createdBy === asUserId);
