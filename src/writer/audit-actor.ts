@@ -3,7 +3,7 @@
 import { FlagwireError } from '../errors.js';
 import type { Project } from '../store/records.js';
 import type { StoreWriter } from '../store/store.js';
-import { found } from './checks.js';
+import { found, isEditorOrAbove } from './checks.js';
 
 /** Who makes a change: audit actor (`token:<id>`, `console` or `user:<id>`), its display name, and its environment limit. */
 export interface Actor {
@@ -14,9 +14,6 @@ export interface Actor {
 }
 
 export const kConsoleActor: Actor = { id: 'console', name: 'console', environments: [] };
-
-/** Roles that may change a project's flags from the console (the spec's roles that may create a token). */
-const kFlagEditorRoles: readonly string[] = ['editor', 'admin', 'owner'];
 
 /**
  * Who a console flag edit is audited as: `console` without `--as`; with `--as USER_ID` the person
@@ -32,7 +29,7 @@ export function consoleActor(w: StoreWriter, project: Project, asUserId: string 
     }
   } else {
     const role = w.getRole(project.orgId, user.id);
-    if (role === undefined || !kFlagEditorRoles.includes(role)) {
+    if (!isEditorOrAbove(role)) {
       throw new FlagwireError(
         'FORBIDDEN',
         `Changing flags needs the Editor, Admin or Owner role in organisation ${project.orgId}; user ${user.id} ${role ? `is ${role}` : 'is not a member'}.`,

@@ -1,6 +1,7 @@
 // Input checks shared by the console commands.
 import { FlagwireError } from '../errors.js';
 import { kLimits } from '../model/schemas.js';
+import type { Role } from '../store/records.js';
 
 export function requireName(what: string, value: unknown, max: number = kLimits.nameLength): string {
   const text = typeof value === 'string' ? value.trim() : '';
@@ -14,6 +15,11 @@ export function requireName(what: string, value: unknown, max: number = kLimits.
 export function found<T>(record: T | undefined, what: 'organisation' | 'user' | 'project' | 'flag' | 'token' | 'audience', id: string): T {
   if (record === undefined) throw new FlagwireError('NOT_FOUND', `No ${what} with id "${id}" exists.`);
   return record;
+}
+
+/** Editor, Admin or Owner: the roles that may create a token (spec) and change flags from the console. */
+export function isEditorOrAbove(role: Role | undefined): boolean {
+  return role === 'editor' || role === 'admin' || role === 'owner';
 }
 
 /** A list given as strings: trimmed, blanks dropped, repeats removed. */

@@ -4,7 +4,7 @@ import { hashSecret, kTokenIdLength, newTokenSecret, randomId } from '../model/i
 import { isManagementEligible } from '../model/plans.js';
 import type { Org, Permission, Project, Token } from '../store/records.js';
 import type { StoreWriter } from '../store/store.js';
-import { cleanList, found, requireName } from './checks.js';
+import { cleanList, found, isEditorOrAbove, requireName } from './checks.js';
 import { requireOrg } from './org-commands.js';
 import { requireProject } from './project-commands.js';
 
@@ -48,7 +48,7 @@ export interface TokenCreateInput {
 export function tokenCreate(w: StoreWriter, input: TokenCreateInput, now: number): CreatedToken {
   const { project, org } = tokenProject(w, input.projectId, now);
   const role = w.getRole(org.id, input.asUserId);
-  if (role !== 'editor' && role !== 'admin' && role !== 'owner') {
+  if (!isEditorOrAbove(role)) {
     throw new FlagwireError('FORBIDDEN', `Creating a token needs the Editor, Admin or Owner role in organisation ${org.id}; user ${input.asUserId} ${role ? `is ${role}` : 'is not a member'}.`);
   }
   if (input.permission !== 'read' && input.permission !== 'write') {
