@@ -32,7 +32,9 @@ t.test('serve --demo seeds an empty data dir, prints working tokens, and /health
   t.match(out, new RegExp(`Find the ids again: npx flagwire project list --data ${server.dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
   const listed = await cli(server.dataDir, ['project', 'list', '--org', orgId!]);
   t.equal(listed.code, 0);
-  t.strictSame(listed.json.projects.map((p: { id: string; name: string }) => ({ id: p.id, name: p.name })), printed, 'project list gives the printed ids');
+  // Both were created in the same millisecond, so the list's order (oldest first, then by id) is the ids'.
+  const byId = (a: { id?: string }, b: { id?: string }) => (a.id! < b.id! ? -1 : 1);
+  t.strictSame(listed.json.projects.map((p: { id: string; name: string }) => ({ id: p.id, name: p.name })), printed.sort(byId), 'project list gives the printed ids');
 });
 
 t.test('serve --demo on a data dir with data seeds nothing', async (t) => {
