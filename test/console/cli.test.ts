@@ -64,6 +64,16 @@ t.test('usage errors exit 2 with help on stderr (and one JSON error object with 
     [['audit', 'p1', '--limit', 'ten'], /--limit must be a whole number/],
     [['audit', 'p1', '--before', '-3'], /--before/],
     [['mail', 'list', '--json=yes'], /--json/],
+    [['project', 'show'], /missing PROJECT_ID/],
+    [['project', 'list', '--org', 'o', '--owner', 'u'], /at most one of --org and --owner/],
+    [['flag', 'list'], /missing PROJECT_ID/],
+    [['flag', 'show'], /missing FLAG_ID/],
+    [['flag', 'create', 'p1'], /missing --name/],
+    [['flag', 'create', 'p1', '--name', 'f', '--percentage', 'half'], /--percentage must be a number/],
+    [['flag', 'create', 'p1', '--name', 'f', '--enabled=yes'], /--enabled/],
+    [['flag', 'rename', 'f1', 'n', '--as'], /--as/],
+    [['org', 'list', 'extra'], /unexpected argument "extra"/],
+    [['--version', '--bogus'], /--version takes no other argument \("--bogus"\)/],
   ];
   // Usage errors never open the store, so they can all run at once.
   const results = await Promise.all(cases.map(([args]) => cli(dir, args)));
