@@ -1,5 +1,5 @@
 // Every setting of the service, read from env vars (flags override), validated once, then frozen.
-import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
@@ -76,11 +76,23 @@ export function defaultEvalWorkers(): number {
   return Math.max(1, Math.min(8, availableParallelism() - 1));
 }
 
-/** Only the data dir setting: what the console needs, without a port or URLs. */
-export function resolveDataDir(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+/**
+ * Only the data dir setting: what the console needs, without a port or URLs. Only `serve` and the
+ * console's `org create` may create the directory (`create`): every other command would otherwise make
+ * a new, empty store wherever it happens to run (./data is relative to the working directory) and then
+ * report that nothing exists.
+ */
+export function resolveDataDir(flag: string | undefined, env: NodeJS.ProcessEnv = process.env, create = true): string {
   const dir = resolve(flag ?? env.FLAGWIRE_DATA ?? './data');
+  if (!create && !existsSync(dir)) {
+    throw new ConfigError(
+      kSettings.dataDir,
+      `data directory ${dir} does not exist; pass --data DIR or set FLAGWIRE_DATA to the directory the server uses (only serve and org create create one)`,
+    );
+  }
   try {
-    makeDirs(dir);
+    if (create) makeDirs(dir);
+    if (!statSync(dir).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
     accessSync(dir, constants.W_OK | constants.R_OK);
   } catch (err) {
     throw new ConfigError(kSettings.dataDir, `data directory ${dir} is not writable (${(err as NodeJS.ErrnoException).code ?? 'error'})`);

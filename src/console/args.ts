@@ -8,6 +8,10 @@ import { parseArgs } from 'node:util';
 
 export interface OptionSpec {
   type: 'string' | 'boolean';
+  /** What the command's help says about it: every option is explained. */
+  help: string;
+  /** The value's placeholder in the help (`NAME`); string options only. */
+  value?: string;
   /** May be given more than once (string options only). */
   multiple?: boolean;
   short?: string;
@@ -23,14 +27,18 @@ export interface CommandSpec {
   summary: string;
   /** Names of the required positional arguments, in order (e.g. `ORG_ID`). */
   positionals: readonly string[];
+  /** What each positional is. */
+  argumentHelp?: Readonly<Record<string, string>>;
   options: Readonly<Record<string, OptionSpec>>;
+  /** A last paragraph of help (how options combine). */
+  notes?: string;
 }
 
 /** Options every command accepts. */
 export const kGlobalOptions = {
-  data: { type: 'string' },
-  json: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
+  data: { type: 'string', value: 'DIR', help: 'the data directory (default: $FLAGWIRE_DATA, else ./data); it must exist, except for serve and org create' },
+  json: { type: 'boolean', help: 'print exactly one JSON object on stdout; errors as {"error", "detail"}' },
+  help: { type: 'boolean', short: 'h', help: 'show this help' },
 } as const satisfies Record<string, OptionSpec>;
 
 export class UsageError extends Error {
@@ -53,6 +61,8 @@ export interface CommandLine<S extends CommandSpec = CommandSpec> {
   data: string | undefined;
   /** --help was given: print `helpText` and exit 0 instead of running anything. */
   help: boolean;
+  /** --version was given without a command: print the version and exit 0. */
+  version: boolean;
   helpText: string;
 }
 
@@ -151,16 +161,33 @@ export function generalHelp(specs: readonly CommandSpec[]): string {
     ...specs.map((s) => `  ${s.name.padEnd(width)}  ${s.summary}`),
     '',
     'Global options:',
-    '  --data DIR   data directory (default: $FLAGWIRE_DATA, else ./data)',
-    '  --json       print exactly one JSON object on stdout; errors as {"error", "detail"}',
-    '  -h, --help   show help (also: flagwire <command> --help)',
+    ...optionLines({ ...kGlobalOptions, version: { type: 'boolean', help: 'print the version (with --json: {"version"}); no command' } }),
     '',
+    'Run "flagwire <command> --help" for a command\'s arguments and options.',
     'Exit status: 0 done, 1 the command failed, 2 usage or configuration error.',
   ].join('\n');
 }
 
+/** `  --name NAME   help` lines, help aligned. */
+function optionLines(options: Readonly<Record<string, OptionSpec>>): string[] {
+  const label = (name: string, o: OptionSpec) => `${o.short ? `-${o.short}, ` : ''}--${name}${o.value ? ` ${o.value}` : ''}`;
+  return helpLines(Object.entries(options).map(([name, o]) => [label(name, o), o.help]));
+}
+
+function helpLines(rows: readonly (readonly [string, string])[]): string[] {
+  const width = Math.max(14, ...rows.map(([label]) => label.length));
+  return rows.map(([label, help]) => `  ${label.padEnd(width)}  ${help}`);
+}
+
 export function commandHelp(spec: CommandSpec): string {
-  return [`Usage: flagwire ${spec.usage}`, '', `  ${spec.summary}`, '', 'Global options: --data DIR, --json, --help'].join('\n');
+  const lines = [`Usage: flagwire ${spec.usage}`, '', `  ${spec.summary}`];
+  if (spec.positionals.length > 0) {
+    lines.push('', 'Arguments:', ...helpLines(spec.positionals.map((p) => [p, spec.argumentHelp?.[p] ?? ''])));
+  }
+  if (Object.keys(spec.options).length > 0) lines.push('', 'Options:', ...optionLines(spec.options));
+  if (spec.notes !== undefined) lines.push('', spec.notes);
+  lines.push('', 'Global options:', ...optionLines(kGlobalOptions));
+  return lines.join('\n');
 }
 
 function groupHelp(group: string, specs: readonly CommandSpec[]): string {
@@ -195,9 +222,15 @@ export function parseCommandLine<S extends CommandSpec>(argv: readonly string[],
   const general = generalHelp(specs);
   const jsonGiven = wantsJson(argv);
 
+  if (words.length === 0 && argv.includes('--version')) {
+    // Only global options may go with it: `flagwire --version --json`.
+    const stray = argv.find((a, i) => a !== '--version' && a !== '--json' && !a.startsWith('--data=') && a !== '--data' && argv[i - 1] !== '--data');
+    if (stray !== undefined) throw new UsageError(`--version takes no other argument ("${stray}")`, general);
+    return { spec: null, args: new Args({}, {}, general), json: jsonGiven, data: undefined, help: false, version: true, helpText: general };
+  }
   if (words.length === 0 || words[0] === 'help') {
     if (wantHelp || words[0] === 'help') {
-      return { spec: null, args: new Args({}, {}, general), json: jsonGiven, data: undefined, help: true, helpText: general };
+      return { spec: null, args: new Args({}, {}, general), json: jsonGiven, data: undefined, help: true, version: false, helpText: general };
     }
     throw new UsageError('no command given', general);
   }
@@ -207,7 +240,7 @@ export function parseCommandLine<S extends CommandSpec>(argv: readonly string[],
   if (!spec) {
     const help = groupHelp(words[0]!, group);
     if (wantHelp && words.length === 1) {
-      return { spec: null, args: new Args({}, {}, help), json: jsonGiven, data: undefined, help: true, helpText: help };
+      return { spec: null, args: new Args({}, {}, help), json: jsonGiven, data: undefined, help: true, version: false, helpText: help };
     }
     const subcommands = group.map((s) => s.name.split(' ')[1]).join(', ');
     throw new UsageError(
@@ -235,7 +268,7 @@ export function parseCommandLine<S extends CommandSpec>(argv: readonly string[],
   const values = parsed.values;
   const json = values.json === true;
   const data = typeof values.data === 'string' ? values.data : undefined;
-  if (values.help === true) return { spec, args: new Args({}, values, help), json, data, help: true, helpText: help };
+  if (values.help === true) return { spec, args: new Args({}, values, help), json, data, help: true, version: false, helpText: help };
 
   const missing = spec.positionals.slice(parsed.positionals.length);
   if (missing.length > 0) throw new UsageError(`missing ${missing.join(' ')}`, help);
@@ -247,7 +280,7 @@ export function parseCommandLine<S extends CommandSpec>(argv: readonly string[],
   }
   const positionals: Record<string, string> = {};
   spec.positionals.forEach((name, i) => (positionals[name] = parsed.positionals[i]!));
-  return { spec, args: new Args(positionals, values, help), json, data, help: false, helpText: help };
+  return { spec, args: new Args(positionals, values, help), json, data, help: false, version: false, helpText: help };
 }
 
 /** Whether `--json` was asked for, read without parsing (for errors found before parsing finished). */

@@ -28,11 +28,12 @@ class StoreContext implements ConsoleContext {
   readonly now = Date.now();
   private store: Store | null = null;
 
-  constructor(readonly dataFlag: string | undefined) {}
+  /** `createsDataDir`: this command may create a missing data directory (serve, org create). */
+  constructor(readonly dataFlag: string | undefined, private readonly createsDataDir: boolean) {}
 
   private open(): Store {
     if (this.store === null) {
-      this.store = LmdbStore.open(resolveDataDir(this.dataFlag));
+      this.store = LmdbStore.open(resolveDataDir(this.dataFlag, process.env, this.createsDataDir));
       consoleTestHook('store-open');
     }
     return this.store;
@@ -81,6 +82,10 @@ async function run(argv: readonly string[]): Promise<Outcome | null> {
     if (err instanceof UsageError) return usageFailure(json, err);
     throw err;
   }
+  if (line.version) {
+    const version = packageVersion();
+    return { code: 0, stdout: line.json ? renderJson({ version }) : `flagwire ${version}\n`, stderr: '' };
+  }
   if (line.help || line.spec === null) return { code: 0, stdout: `${line.helpText}\n`, stderr: '' };
   const { spec } = line;
   const undecodable = undecodableArguments(argv, commandLineBytes());
@@ -92,7 +97,7 @@ async function run(argv: readonly string[]): Promise<Outcome | null> {
     ));
   }
 
-  const ctx = new StoreContext(line.data);
+  const ctx = new StoreContext(line.data, spec.createsDataDir === true);
   try {
     const result = await spec.run(line.args, ctx);
     if (spec.longRunning) return null;
@@ -120,6 +125,12 @@ function commandLineBytes(): Buffer | null {
   } catch {
     return null;
   }
+}
+
+/** The version in package.json (this file is dist/src/console/cli.js). */
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
 }
 
 function usageFailure(json: boolean, err: UsageError): Outcome {

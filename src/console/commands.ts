@@ -1,11 +1,15 @@
 // The console's command table: each entry is a command line shape (args.ts), what it runs (one
 // writer command in one transaction, or a store read) and how it prints for people (output.ts).
 // The --json output is the returned value itself.
-import { FlagwireError } from '../errors.js';
-import type { Plan, Role, Standing } from '../model/accounts.js';
-import type { AudienceRule, ProjectKind } from '../model/projects.js';
+import type { Org, Plan, Role, Standing, User } from '../model/accounts.js';
+import type { Flag } from '../model/flags.js';
+import type { Audience, AudienceRule, Project, ProjectKind } from '../model/projects.js';
 import type { StoreReader } from '../store/interfaces.js';
+import { representFlag, type EnvironmentsFlag, type FlatFlag } from '../api/representation.js';
 import type { CommandInput, CommandName, CommandOutput } from '../writer/commands.js';
+import { found } from '../writer/checks.js';
+import { requireOrg } from '../writer/org-commands.js';
+import { requireProject } from '../writer/project-commands.js';
 import { tokenView, type TokenView } from '../writer/token-commands.js';
 import { splitList, UsageError, type Args, type CommandSpec, type OptionSpec } from './args.js';
 import * as out from './output.js';
@@ -26,16 +30,39 @@ export interface ConsoleCommand<R = unknown> extends CommandSpec {
   human(result: R, now: number): string;
   /** Runs until stopped by a signal (serve): nothing is printed when `run` returns. */
   longRunning?: boolean;
+  /** May create a missing data directory (serve, org create); every other command refuses one. */
+  createsDataDir?: boolean;
 }
 
 const kDefaultAuditLimit = 50;
 const kMaxAuditLimit = 1000;
 
-const str = (required = false): OptionSpec => ({ type: 'string', required });
-const many = (required = false): OptionSpec => ({ type: 'string', multiple: true, required });
+const str = (value: string, help: string, required = false): OptionSpec => ({ type: 'string', value, help, required });
+const many = (value: string, help: string, required = false): OptionSpec => ({ type: 'string', value, help, multiple: true, required });
+const bool = (help: string): OptionSpec => ({ type: 'boolean', help });
 
+// Option texts used by several commands.
+const kAsFlagEditor =
+  'the person making the change (a user id): the audit log names them (actor user:<id>) instead of "console". They must be an Editor, Admin or Owner of the project\'s organisation, or the owner of a personal project';
+const kAsTokenUser = 'the person acting (a user id); the audit log names them (actor user:<id>)';
+const kPlanHelp = 'free (default), pro, teams, enterprise or teams-trial; the Management API and audiences need teams, enterprise or an active teams-trial';
+const kTrialEndsHelp = 'when a teams-trial ends: a date (2031-06-30, UTC midnight) or a date-time with a zone; default 14 days from now';
+const kRuleHelp = 'ATTR=V1[,V2...]: the request attribute ATTR must equal one of the values; repeat for more rules (all must match)';
+
+/** Help for positional arguments that mean the same in every command. */
+const kArgumentHelp: Readonly<Record<string, string>> = {
+  ORG_ID: 'an organisation id (org_...; `flagwire org list` shows them)',
+  USER_ID: 'a user id (usr_...; `flagwire user list` shows them)',
+  PROJECT_ID: 'a project id (prj_...; `flagwire project list` shows them)',
+  FLAG_ID: 'a flag id (flg_...; `flagwire flag list PROJECT_ID` shows them)',
+  AUDIENCE_ID: 'an audience id (aud_...; `flagwire audience list PROJECT_ID` shows them)',
+  TOKEN_ID: 'a token id (`flagwire token list PROJECT_ID` shows them)',
+};
+
+/** A table entry; ids among its positionals get the shared help unless it says otherwise. */
 function command<R>(spec: ConsoleCommand<R>): ConsoleCommand {
-  return spec as unknown as ConsoleCommand;
+  const shared = Object.fromEntries(spec.positionals.filter((p) => Object.hasOwn(kArgumentHelp, p)).map((p) => [p, kArgumentHelp[p]!]));
+  return { ...spec, argumentHelp: { ...shared, ...spec.argumentHelp } } as unknown as ConsoleCommand;
 }
 
 /** `--rule plan=beta,pro` -> {attribute: 'plan', values: ['beta', 'pro']}. */
@@ -49,22 +76,39 @@ function rules(args: Args, help: string): AudienceRule[] | undefined {
   return args.all('rule')?.map((r) => parseRule(r, help));
 }
 
-function requireToken(r: StoreReader, tokenId: string) {
-  const token = r.getToken(tokenId);
-  if (!token) throw new FlagwireError('NOT_FOUND', `No token with id "${tokenId}" exists.`);
-  return token;
+/** The Management API's representation of a flag (a group flag in its environments form). */
+function flagView(r: StoreReader, flag: Flag): FlagView {
+  return representFlag(flag, requireProject(r, flag.projectId), null);
 }
 
-function requireProject(r: StoreReader, projectId: string) {
-  const project = r.getProject(projectId);
-  if (!project) throw new FlagwireError('NOT_FOUND', `No project with id "${projectId}" exists.`);
-  return project;
+export type FlagView = FlatFlag | EnvironmentsFlag;
+
+/**
+ * `flag create`'s body for POST /api/v1/flags's rules. On a multi-environment project --env names the
+ * environments that --enabled and --percentage set (every other environment starts off, at 0%); without
+ * --env the values go at the top level, which the API's rules accept only on a single-environment project.
+ */
+function flagCreateBody(args: Args, help: string): Record<string, unknown> {
+  const state: Record<string, unknown> = {};
+  if (args.flag('enabled')) state.enabled = true;
+  const percentage = args.string('percentage');
+  if (percentage !== undefined) {
+    // The console converts the text; the range is the API's rule (same 400 text).
+    if (!/^-?\d+(\.\d+)?$/.test(percentage)) throw new UsageError(`--percentage must be a number, not "${percentage}"`, help);
+    state.trafficPercentage = Number(percentage);
+  }
+  const environments = args.list('env');
+  const body: Record<string, unknown> = { name: args.required('name') };
+  if (environments === undefined) return { ...body, ...state };
+  return { ...body, environments: Object.fromEntries(environments.map((env) => [env, { ...state }])) };
 }
 
 const kOrgCreateUsage = 'org create --name NAME [--plan free|pro|teams|enterprise|teams-trial] [--trial-ends ISO-8601]';
 const kProjectCreateUsage = 'project create --name NAME (--org ORG_ID | --owner USER_ID) [--kind single|multi] [--env NAME]...';
+const kProjectListUsage = 'project list [--org ORG_ID | --owner USER_ID]';
 const kAudienceCreateUsage = 'audience create PROJECT_ID --name NAME --rule ATTR=V1[,V2...] [--rule ...]';
 const kAudienceUpdateUsage = 'audience update AUDIENCE_ID [--name NAME] [--rule ATTR=V1[,V2...]]...';
+const kFlagCreateUsage = 'flag create PROJECT_ID --name NAME [--enabled] [--percentage N] [--env NAME]... [--as USER_ID]';
 
 export const kConsoleCommands: readonly ConsoleCommand[] = [
   command({
@@ -72,7 +116,12 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
     usage: 'serve [--port N] [--host H] [--demo]',
     summary: 'run the service (FLAGWIRE_PORT, default 8080; FLAGWIRE_HOST, default 127.0.0.1); --demo seeds an empty data dir',
     positionals: [],
-    options: { port: str(), host: str(), demo: { type: 'boolean' } },
+    options: {
+      port: str('N', 'the port to listen on (overrides FLAGWIRE_PORT; default 8080; 0 picks a free one)'),
+      host: str('H', 'the address to listen on (overrides FLAGWIRE_HOST; default 127.0.0.1)'),
+      demo: bool('seed demo data into an empty data dir and print its ids and token secrets once (npm start uses it)'),
+    },
+    createsDataDir: true,
     longRunning: true,
     async run(args, ctx) {
       // Loaded only here: the other commands never pay for uWebSockets.js and the worker pool.
@@ -88,9 +137,11 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
   command({
     name: 'org create',
     usage: kOrgCreateUsage,
-    summary: 'create an organisation -> {id, name, plan, trialEndsAt, standing}',
+    summary: 'create an organisation (names are unique, ignoring case) -> {id, name, plan, trialEndsAt, standing}',
     positionals: [],
-    options: { name: str(true), plan: str(), 'trial-ends': str() },
+    options: { name: str('NAME', 'the organisation\'s name', true), plan: str('P', kPlanHelp), 'trial-ends': str('ISO-8601', kTrialEndsHelp) },
+    // A first organisation is how a new installation starts without `serve`.
+    createsDataDir: true,
     run: (args, ctx) =>
       ctx.write('orgCreate', { name: args.required('name'), plan: args.string('plan') as Plan | undefined, trialEndsAt: args.isoTime('trial-ends') }),
     human: out.renderOrg,
@@ -100,7 +151,11 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
     usage: 'org update ORG_ID [--plan P] [--trial-ends ISO-8601] [--standing good|lapsed]',
     summary: 'change an organisation\'s plan, trial end or standing -> org',
     positionals: ['ORG_ID'],
-    options: { plan: str(), 'trial-ends': str(), standing: str() },
+    options: {
+      plan: str('P', kPlanHelp),
+      'trial-ends': str('ISO-8601', kTrialEndsHelp),
+      standing: str('good|lapsed', 'the subscription\'s standing; a lapsed organisation loses the Management API'),
+    },
     run: (args, ctx) =>
       ctx.write('orgUpdate', {
         orgId: args.positional('ORG_ID'),
@@ -115,19 +170,37 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
     usage: 'org add-member ORG_ID USER_ID --role owner|admin|editor|viewer',
     summary: 'add a user to an organisation, or change their role -> {orgId, userId, role}',
     positionals: ['ORG_ID', 'USER_ID'],
-    options: { role: str(true) },
+    options: { role: str('owner|admin|editor|viewer', 'the role: editors and up create tokens and change flags; admins and owners also revoke others\' tokens', true) },
     run: (args, ctx) =>
       ctx.write('orgAddMember', { orgId: args.positional('ORG_ID'), userId: args.positional('USER_ID'), role: args.required('role') as Role }),
     human: out.renderMembership,
   }),
   command({
+    name: 'org list',
+    usage: 'org list',
+    summary: 'every organisation, oldest first -> {orgs}',
+    positionals: [],
+    options: {},
+    run: (_args, ctx) => ctx.read((r) => ({ orgs: r.listOrgs() })),
+    human: (result: { orgs: Org[] }) => out.renderOrgs(result.orgs),
+  }),
+  command({
     name: 'user create',
     usage: 'user create --email EMAIL [--name NAME]',
-    summary: 'create a user -> {id, email, name}',
+    summary: 'create a user (e-mail addresses are unique) -> {id, email, name}',
     positionals: [],
-    options: { email: str(true), name: str() },
+    options: { email: str('EMAIL', 'the user\'s e-mail address (denial notices go there)', true), name: str('NAME', 'display name (default: the part of the e-mail before @)') },
     run: (args, ctx) => ctx.write('userCreate', { email: args.required('email'), name: args.string('name') }),
     human: out.renderUser,
+  }),
+  command({
+    name: 'user list',
+    usage: 'user list',
+    summary: 'every user, oldest first -> {users}',
+    positionals: [],
+    options: {},
+    run: (_args, ctx) => ctx.read((r) => ({ users: r.listUsers() })),
+    human: (result: { users: User[] }) => out.renderUsers(result.users),
   }),
 
   // ---- projects, environments, audiences -------------------------------------------------------
@@ -136,7 +209,13 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
     usage: kProjectCreateUsage,
     summary: 'create an organisation project (--org) or a personal one (--owner) -> {id, name, kind, environments}',
     positionals: [],
-    options: { name: str(true), org: str(), owner: str(), kind: str(), env: many() },
+    options: {
+      name: str('NAME', 'the project\'s name: unique, ignoring case, in its organisation (or among the owner\'s personal projects)', true),
+      org: str('ORG_ID', 'the organisation the project belongs to'),
+      owner: str('USER_ID', 'the user whose personal project this is (personal projects have no tokens or audiences)'),
+      kind: str('single|multi', 'single (default): one state per flag; multi: one state per environment'),
+      env: many('NAME', 'an environment of a multi project (repeat, or a comma list: --env staging,production)'),
+    },
     run(args, ctx) {
       const orgId = args.string('org');
       const ownerUserId = args.string('owner');
@@ -154,10 +233,42 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
     human: out.renderProject,
   }),
   command({
+    name: 'project list',
+    usage: kProjectListUsage,
+    summary: 'projects, oldest first: all, one organisation\'s (--org) or one user\'s personal ones (--owner) -> {projects}',
+    positionals: [],
+    options: { org: str('ORG_ID', 'only this organisation\'s projects'), owner: str('USER_ID', 'only this user\'s personal projects') },
+    run(args, ctx) {
+      const orgId = args.string('org');
+      const ownerUserId = args.string('owner');
+      if (orgId !== undefined && ownerUserId !== undefined) {
+        throw new UsageError('give at most one of --org and --owner', `Usage: flagwire ${kProjectListUsage}`);
+      }
+      return ctx.read((r): { projects: Project[] } => {
+        if (orgId !== undefined) requireOrg(r, orgId);
+        if (ownerUserId !== undefined) found(r.getUser(ownerUserId), 'user', ownerUserId);
+        const projects = r.listProjects().filter((p) =>
+          (orgId === undefined || p.orgId === orgId) && (ownerUserId === undefined || (p.orgId === null && p.ownerUserId === ownerUserId)));
+        return { projects };
+      });
+    },
+    human: (result: { projects: Project[] }) => out.renderProjects(result.projects),
+  }),
+  command({
+    name: 'project show',
+    usage: 'project show PROJECT_ID',
+    summary: 'one project -> {id, name, kind, orgId, ownerUserId, environments, createdAt}',
+    positionals: ['PROJECT_ID'],
+    options: {},
+    run: (args, ctx) => ctx.read((r) => requireProject(r, args.positional('PROJECT_ID'))),
+    human: out.renderProject,
+  }),
+  command({
     name: 'env add',
     usage: 'env add PROJECT_ID NAME',
-    summary: 'add an environment to a multi-environment project -> project',
+    summary: 'add an environment to a multi-environment project (audited) -> project',
     positionals: ['PROJECT_ID', 'NAME'],
+    argumentHelp: { NAME: 'the new environment\'s name (letters, digits, "_", "." or "-")' },
     options: {},
     run: (args, ctx) => ctx.write('envAdd', { projectId: args.positional('PROJECT_ID'), name: args.positional('NAME') }),
     human: out.renderProject,
@@ -165,8 +276,9 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
   command({
     name: 'env rename',
     usage: 'env rename PROJECT_ID OLD NEW',
-    summary: 'rename an environment (tokens limited to the old name are not updated) -> project',
+    summary: 'rename an environment (audited; tokens limited to the old name are not updated) -> project',
     positionals: ['PROJECT_ID', 'OLD', 'NEW'],
+    argumentHelp: { OLD: 'the environment\'s current name', NEW: 'its new name (letters, digits, "_", "." or "-")' },
     options: {},
     run: (args, ctx) =>
       ctx.write('envRename', { projectId: args.positional('PROJECT_ID'), from: args.positional('OLD'), to: args.positional('NEW') }),
@@ -175,9 +287,9 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
   command({
     name: 'audience create',
     usage: kAudienceCreateUsage,
-    summary: 'define an audience: every rule\'s attribute must equal one of its values -> {id, name, rules}',
+    summary: 'define an audience (audited): every rule\'s attribute must equal one of its values -> {id, name, rules}',
     positionals: ['PROJECT_ID'],
-    options: { name: str(true), rule: many(true) },
+    options: { name: str('NAME', 'the audience\'s name, unique in the project ignoring case', true), rule: many('ATTR=V1[,V2...]', kRuleHelp, true) },
     run: (args, ctx) =>
       ctx.write('audienceCreate', {
         projectId: args.positional('PROJECT_ID'),
@@ -189,9 +301,9 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
   command({
     name: 'audience update',
     usage: kAudienceUpdateUsage,
-    summary: 'rename an audience or replace its rules -> audience',
+    summary: 'rename an audience or replace its rules (audited; a change to nothing writes nothing) -> audience',
     positionals: ['AUDIENCE_ID'],
-    options: { name: str(), rule: many() },
+    options: { name: str('NAME', 'the new name, unique in the project ignoring case'), rule: many('ATTR=V1[,V2...]', `${kRuleHelp}; the rules given replace all current ones`) },
     run: (args, ctx) =>
       ctx.write('audienceUpdate', {
         audienceId: args.positional('AUDIENCE_ID'),
@@ -200,51 +312,109 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
       }),
     human: out.renderAudience,
   }),
+  command({
+    name: 'audience list',
+    usage: 'audience list PROJECT_ID',
+    summary: 'a project\'s audiences -> {audiences}',
+    positionals: ['PROJECT_ID'],
+    options: {},
+    run: (args, ctx) =>
+      ctx.read((r) => ({ audiences: r.listAudiences(requireProject(r, args.positional('PROJECT_ID')).id) })),
+    human: (result: { audiences: Audience[] }) => out.renderAudiences(result.audiences),
+  }),
 
-  // ---- flags (console-only edits) --------------------------------------------------------------
+  // ---- flags -----------------------------------------------------------------------------------
+  command({
+    name: 'flag create',
+    usage: kFlagCreateUsage,
+    summary: 'create a flag, on any plan and on personal projects, with POST /api/v1/flags\'s rules -> the flag as the API shows it',
+    positionals: ['PROJECT_ID'],
+    options: {
+      name: str('NAME', 'the flag\'s name, unique in the project (exact)', true),
+      enabled: bool('turn the flag on (default off)'),
+      percentage: str('N', 'the share of traffic it is on for, 0-100 (default 0, as in the API; --percentage 100 turns it on for everyone)'),
+      env: many('NAME', 'multi-environment project: an environment that --enabled and --percentage apply to (repeat, or a comma list); other environments start off at 0%. Not for a single-environment project'),
+      as: str('USER_ID', kAsFlagEditor),
+    },
+    notes: 'Refusals are the Management API\'s 400 texts: on a multi-environment project --enabled/--percentage need --env.',
+    run(args, ctx) {
+      const body = flagCreateBody(args, `Usage: flagwire ${kFlagCreateUsage}`);
+      const flag = ctx.write('consoleFlagCreate', { projectId: args.positional('PROJECT_ID'), body, asUserId: args.string('as') });
+      return ctx.read((r) => flagView(r, flag));
+    },
+    human: out.renderFlagView,
+  }),
+  command({
+    name: 'flag list',
+    usage: 'flag list PROJECT_ID',
+    summary: 'a project\'s flags, oldest first, as the Management API shows them -> {flags}',
+    positionals: ['PROJECT_ID'],
+    options: {},
+    run: (args, ctx) =>
+      ctx.read((r): { flags: FlagView[] } => {
+        const project = requireProject(r, args.positional('PROJECT_ID'));
+        return { flags: r.listFlags(project.id).map((f) => representFlag(f, project, null)) };
+      }),
+    human: (result: { flags: FlagView[] }) => out.renderFlagViews(result.flags),
+  }),
+  command({
+    name: 'flag show',
+    usage: 'flag show FLAG_ID',
+    summary: 'one flag as the Management API shows it (a group flag with every environment) -> flag',
+    positionals: ['FLAG_ID'],
+    options: {},
+    run: (args, ctx) => ctx.read((r) => flagView(r, found(r.getFlag(args.positional('FLAG_ID')), 'flag', args.positional('FLAG_ID')))),
+    human: out.renderFlagView,
+  }),
   command({
     name: 'flag rename',
-    usage: 'flag rename FLAG_ID NAME',
+    usage: 'flag rename FLAG_ID NAME [--as USER_ID]',
     summary: 'rename a flag -> flag',
     positionals: ['FLAG_ID', 'NAME'],
-    options: {},
-    run: (args, ctx) => ctx.write('flagRename', { flagId: args.positional('FLAG_ID'), name: args.positional('NAME') }),
+    argumentHelp: { NAME: 'the new name, unique in the project (exact)' },
+    options: { as: str('USER_ID', kAsFlagEditor) },
+    run: (args, ctx) => ctx.write('flagRename', { flagId: args.positional('FLAG_ID'), name: args.positional('NAME'), asUserId: args.string('as') }),
     human: out.renderFlag,
   }),
   command({
     name: 'flag describe',
-    usage: 'flag describe FLAG_ID TEXT',
+    usage: 'flag describe FLAG_ID TEXT [--as USER_ID]',
     summary: 'set a flag\'s description ("" clears it) -> flag',
     positionals: ['FLAG_ID', 'TEXT'],
-    options: {},
-    run: (args, ctx) => ctx.write('flagDescribe', { flagId: args.positional('FLAG_ID'), text: args.positional('TEXT') }),
+    argumentHelp: { TEXT: 'the description ("" clears it)' },
+    options: { as: str('USER_ID', kAsFlagEditor) },
+    run: (args, ctx) => ctx.write('flagDescribe', { flagId: args.positional('FLAG_ID'), text: args.positional('TEXT'), asUserId: args.string('as') }),
     human: out.renderFlag,
   }),
   command({
     name: 'flag tags',
-    usage: 'flag tags FLAG_ID T1,T2',
+    usage: 'flag tags FLAG_ID T1,T2 [--as USER_ID]',
     summary: 'replace a flag\'s tags ("" clears them) -> flag',
     positionals: ['FLAG_ID', 'TAGS'],
-    options: {},
-    run: (args, ctx) => ctx.write('flagTags', { flagId: args.positional('FLAG_ID'), tags: splitList(args.positional('TAGS')) }),
+    argumentHelp: { TAGS: 'the new tags as a comma list ("" clears them)' },
+    options: { as: str('USER_ID', kAsFlagEditor) },
+    run: (args, ctx) =>
+      ctx.write('flagTags', { flagId: args.positional('FLAG_ID'), tags: splitList(args.positional('TAGS')), asUserId: args.string('as') }),
     human: out.renderFlag,
   }),
   command({
     name: 'flag cohorts',
-    usage: 'flag cohorts FLAG_ID C1,C2',
+    usage: 'flag cohorts FLAG_ID C1,C2 [--as USER_ID]',
     summary: 'set the flag-wide cohort list of a group flag ("" clears it) -> flag',
     positionals: ['FLAG_ID', 'COHORTS'],
-    options: {},
-    run: (args, ctx) => ctx.write('flagCohorts', { flagId: args.positional('FLAG_ID'), cohorts: splitList(args.positional('COHORTS')) }),
+    argumentHelp: { COHORTS: 'the cohorts as a comma list ("" clears them)' },
+    options: { as: str('USER_ID', kAsFlagEditor) },
+    run: (args, ctx) =>
+      ctx.write('flagCohorts', { flagId: args.positional('FLAG_ID'), cohorts: splitList(args.positional('COHORTS')), asUserId: args.string('as') }),
     human: out.renderFlag,
   }),
   command({
     name: 'flag delete',
-    usage: 'flag delete FLAG_ID',
+    usage: 'flag delete FLAG_ID [--as USER_ID]',
     summary: 'delete a flag -> {id, deleted}',
     positionals: ['FLAG_ID'],
-    options: {},
-    run: (args, ctx) => ctx.write('flagDelete', { flagId: args.positional('FLAG_ID') }),
+    options: { as: str('USER_ID', kAsFlagEditor) },
+    run: (args, ctx) => ctx.write('flagDelete', { flagId: args.positional('FLAG_ID'), asUserId: args.string('as') }),
     human: out.renderDeleted,
   }),
 
@@ -254,7 +424,13 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
     usage: 'token create PROJECT_ID --as USER_ID --name NAME --permission read|write [--env E1,E2] [--expires never|30d|90d|365d]',
     summary: 'create an API token; its secret is shown only this once -> {id, secret, name, permission, environments, expiresAt}',
     positionals: ['PROJECT_ID'],
-    options: { as: str(true), name: str(true), permission: str(true), env: many(), expires: str() },
+    options: {
+      as: str('USER_ID', `${kAsTokenUser}; creating needs the Editor, Admin or Owner role`, true),
+      name: str('NAME', 'the token\'s name (shown in the audit log next to its writes)', true),
+      permission: str('read|write', 'read: GET routes only; write: also POST and PATCH (below Teams only read)', true),
+      env: many('E1,E2', 'limit the token to these environments of a multi project (default: all, including future ones)'),
+      expires: str('never|30d|90d|365d', 'lifetime from now (default never; at most 365 days)'),
+    },
     run: (args, ctx) =>
       ctx.write('tokenCreate', {
         projectId: args.positional('PROJECT_ID'),
@@ -271,7 +447,7 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
     usage: 'token rotate TOKEN_ID --as USER_ID',
     summary: 'revoke a token and create its replacement (same settings); the new secret is shown once -> token',
     positionals: ['TOKEN_ID'],
-    options: { as: str(true) },
+    options: { as: str('USER_ID', `${kAsTokenUser}; rotating needs the token's creator, or an Admin or Owner`, true) },
     run: (args, ctx) => ctx.write('tokenRotate', { tokenId: args.positional('TOKEN_ID'), asUserId: args.required('as') }),
     human: out.renderCreatedToken,
   }),
@@ -280,7 +456,7 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
     usage: 'token revoke TOKEN_ID --as USER_ID',
     summary: 'revoke a token (creator, Admin or Owner) -> {id, revokedAt}',
     positionals: ['TOKEN_ID'],
-    options: { as: str(true) },
+    options: { as: str('USER_ID', `${kAsTokenUser}; revoking needs the token's creator, or an Admin or Owner`, true) },
     run: (args, ctx) => ctx.write('tokenRevoke', { tokenId: args.positional('TOKEN_ID'), asUserId: args.required('as') }),
     human: out.renderRevoked,
   }),
@@ -305,7 +481,7 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
     options: {},
     run: (args, ctx) =>
       ctx.read((r): out.ActivityView => {
-        const token = requireToken(r, args.positional('TOKEN_ID'));
+        const token = found(r.getToken(args.positional('TOKEN_ID')), 'token', args.positional('TOKEN_ID'));
         const activity = r.getActivity(token.id);
         return { tokenId: token.id, lastUsedAt: activity?.lastUsedAt ?? null, recent: activity?.recent ?? [], denials: activity?.denials ?? [] };
       }),
@@ -318,7 +494,10 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
     usage: `audit PROJECT_ID [--limit N] [--before SEQ]`,
     summary: `a project's audit log, newest first (default ${kDefaultAuditLimit}, at most ${kMaxAuditLimit}; --before pages back) -> {entries, nextBefore}`,
     positionals: ['PROJECT_ID'],
-    options: { limit: str(), before: str() },
+    options: {
+      limit: str('N', `entries per page (default ${kDefaultAuditLimit}, at most ${kMaxAuditLimit})`),
+      before: str('SEQ', 'only entries older than this sequence number: the nextBefore of the previous page'),
+    },
     run(args, ctx) {
       const limit = args.integer('limit', 1, kMaxAuditLimit) ?? kDefaultAuditLimit;
       const before = args.integer('before', 1, Number.MAX_SAFE_INTEGER) ?? null;

@@ -7,6 +7,7 @@ import type { Flag } from '../model/flags.js';
 import type { MailMessage } from '../model/mail.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { TokenActivity } from '../model/tokens.js';
+import type { EnvironmentsFlag, FlatFlag } from '../api/representation.js';
 import type { CreatedToken, TokenView } from '../writer/token-commands.js';
 
 export function renderJson(value: unknown): string {
@@ -68,6 +69,19 @@ export function renderOrg(org: Org): string {
   ]);
 }
 
+export function renderOrgs(orgs: readonly Org[]): string {
+  if (orgs.length === 0) return 'No organisations.';
+  return renderTable(
+    ['ID', 'NAME', 'PLAN', 'TRIAL ENDS', 'STANDING', 'CREATED'],
+    orgs.map((o) => [o.id, o.name, o.plan, formatTime(o.trialEndsAt), o.standing, formatTime(o.createdAt)]),
+  );
+}
+
+export function renderUsers(users: readonly User[]): string {
+  if (users.length === 0) return 'No users.';
+  return renderTable(['ID', 'EMAIL', 'NAME', 'CREATED'], users.map((u) => [u.id, u.email, u.name, formatTime(u.createdAt)]));
+}
+
 export function renderUser(user: User): string {
   return renderFields([['id', user.id], ['email', user.email], ['name', user.name], ['created', formatTime(user.createdAt)]]);
 }
@@ -87,6 +101,16 @@ export function renderProject(project: Project): string {
   ]);
 }
 
+export function renderProjects(projects: readonly Project[]): string {
+  if (projects.length === 0) return 'No projects.';
+  return renderTable(
+    ['ID', 'NAME', 'KIND', 'ORGANISATION', 'OWNER', 'ENVIRONMENTS', 'CREATED'],
+    projects.map((p) => [
+      p.id, p.name, p.kind, p.orgId ?? '-', p.ownerUserId ?? '-', p.kind === 'multi' ? formatList(p.environments) : '-', formatTime(p.createdAt),
+    ]),
+  );
+}
+
 export function formatRules(rules: Audience['rules']): string {
   return rules.map((r) => `${r.attribute}=${r.values.join(',')}`).join('; ');
 }
@@ -99,6 +123,11 @@ export function renderAudience(audience: Audience): string {
     ['rules', formatRules(audience.rules)],
     ['updated', formatTime(audience.updatedAt)],
   ]);
+}
+
+export function renderAudiences(audiences: readonly Audience[]): string {
+  if (audiences.length === 0) return 'No audiences.';
+  return renderTable(['ID', 'NAME', 'RULES', 'UPDATED'], audiences.map((a) => [a.id, a.name, formatRules(a.rules), formatTime(a.updatedAt)]));
 }
 
 function formatState(s: { enabled: boolean; trafficPercentage: number; audienceId: string | null }): string {
@@ -125,6 +154,46 @@ export function renderFlag(flag: Flag): string {
   }
   fields.push(['updated', formatTime(flag.updatedAt)]);
   return renderFields(fields);
+}
+
+// ---- flags as the Management API shows them ----------------------------------------------------
+
+type FlagView = FlatFlag | EnvironmentsFlag;
+
+/** One state: `on, 50%[, audience A][, cohorts: a, b]`. */
+function formatViewState(s: { enabled: boolean; trafficPercentage: number; audienceId: string | null; cohorts: string[] }): string {
+  return `${formatState(s)}${s.cohorts.length === 0 ? '' : `, cohorts: ${s.cohorts.join(', ')}`}`;
+}
+
+function viewStates(flag: FlagView): [string, string][] {
+  if ('environments' in flag) {
+    const envs = Object.entries(flag.environments);
+    return envs.length === 0 ? [['state', '(no environments yet)']] : envs.map(([env, state]) => [`env ${env}`, formatViewState(state)]);
+  }
+  return [['state', formatViewState(flag)]];
+}
+
+export function renderFlagView(flag: FlagView): string {
+  return renderFields([
+    ['id', flag.id],
+    ['name', flag.name],
+    ['kind', flag.kind],
+    ['description', flag.description === '' ? '-' : flag.description],
+    ['tags', formatList(flag.tags)],
+    ...viewStates(flag),
+    ['updated', formatTime(flag.updatedAt)],
+  ]);
+}
+
+export function renderFlagViews(flags: readonly FlagView[]): string {
+  if (flags.length === 0) return 'No flags.';
+  return renderTable(
+    ['ID', 'NAME', 'KIND', 'STATE', 'UPDATED'],
+    flags.map((f) => [
+      f.id, f.name, f.kind, viewStates(f).map(([label, state]) => (label === 'state' ? state : `${label.slice(4)}: ${state}`)).join('; '),
+      formatTime(f.updatedAt),
+    ]),
+  );
 }
 
 export function renderDeleted(result: { id: string }): string {

@@ -95,7 +95,7 @@ export async function startServer(config: Readonly<Config>, options: StartOption
   const port = uWS.us_socket_local_port(listenSocket as unknown as uWS.us_socket);
   deps.config = withListenPort(config, port);
   log.info({ host: config.host, port, dataDir: config.dataDir }, 'flagwire listening');
-  if (seed) printDemo(seed, `http://${config.host}:${port}`);
+  if (seed) printDemo(seed, `http://${config.host}:${port}`, config.dataDir);
   process.stdout.write(`Flagwire listening on http://${config.host}:${port} (data: ${config.dataDir})\n`);
 
   let closing: Promise<void> | null = null;
@@ -135,17 +135,23 @@ export async function startServer(config: Readonly<Config>, options: StartOption
   return { port, close };
 }
 
-function printDemo(seed: DemoSeed | { seeded: false }, base: string): void {
+function printDemo(seed: DemoSeed | { seeded: false }, base: string, dataDir: string): void {
   if (!seed.seeded) {
     process.stdout.write('Data directory is not empty: no demo data seeded.\n');
     return;
   }
-  const lines = ['Demo data seeded. Token secrets (shown once, keep them):'];
+  const lines = ['Demo data seeded.', `  organisation  ${seed.orgId}  Demo Org (Teams plan)`];
+  for (const p of seed.projects) {
+    lines.push(`  project       ${p.id}  ${p.name} (${p.kind === 'multi' ? `environments: ${p.environments.join(', ')}` : 'single environment'})`);
+  }
+  lines.push('Token secrets (shown once, keep them):');
   for (const t of seed.tokens) lines.push(`  ${t.name.padEnd(20)} ${t.permission.padEnd(5)} ${t.secret}`);
   const write = seed.tokens.find((t) => t.name === 'demo-write')!;
   const flag = seed.flags[0]!;
   lines.push('Try:');
   lines.push(`  curl -s -H "Authorization: Bearer ${write.secret}" ${base}/api/v1/flags`);
   lines.push(`  curl -s "${base}/v1/flags/${flag.id}?targetingKey=user-42"`);
+  // The ids (never the secrets) can be found again later; the data dir is named because ./data is relative.
+  lines.push(`Find the ids again: npx flagwire project list --data ${dataDir}  (then: flag list PROJECT_ID, token list PROJECT_ID)`);
   process.stdout.write(`${lines.join('\n')}\n`);
 }

@@ -31,6 +31,7 @@ export interface StoreReader {
   getOrg(id: string): Org | undefined;
   listOrgs(): Org[];
   getUser(id: string): User | undefined;
+  listUsers(): User[];
   findUserByEmail(email: string): User | undefined;
   getRole(orgId: string, userId: string): Role | undefined;
   listMembers(orgId: string): Membership[];

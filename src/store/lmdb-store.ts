@@ -110,12 +110,18 @@ export class LmdbStore implements Store, StoreWriter {
     return tooLong(id) ? undefined : this.db.orgs.get(id);
   }
 
+  /** Oldest first, as every list the console prints. */
   listOrgs(): Org[] {
-    return [...this.db.orgs.getRange().map(({ value }) => value)];
+    return [...this.db.orgs.getRange().map(({ value }) => value)].sort(byCreation);
   }
 
   getUser(id: string): User | undefined {
     return tooLong(id) ? undefined : this.db.users.get(id);
+  }
+
+  /** Oldest first. */
+  listUsers(): User[] {
+    return [...this.db.users.getRange().map(({ value }) => value)].sort(byCreation);
   }
 
   findUserByEmail(email: string): User | undefined {
@@ -140,8 +146,9 @@ export class LmdbStore implements Store, StoreWriter {
     return tooLong(id) ? undefined : this.db.projects.get(id);
   }
 
+  /** Oldest first. */
   listProjects(): Project[] {
-    return [...this.db.projects.getRange().map(({ value }) => value)];
+    return [...this.db.projects.getRange().map(({ value }) => value)].sort(byCreation);
   }
 
   getAudience(id: string): Audience | undefined {

@@ -85,6 +85,7 @@ export class MemoReader implements SnapshotReader {
   isEmpty(): boolean { return this.store.isEmpty(); }
   listOrgs(): Org[] { return this.store.listOrgs(); }
   getUser(id: string): User | undefined { return this.store.getUser(id); }
+  listUsers(): User[] { return this.store.listUsers(); }
   findUserByEmail(email: string): User | undefined { return this.store.findUserByEmail(email); }
   getRole(orgId: string, userId: string): Role | undefined { return this.store.getRole(orgId, userId); }
   listMembers(orgId: string): Membership[] { return this.store.listMembers(orgId); }

@@ -1,6 +1,7 @@
 // Input checks shared by the console commands.
 import { FlagwireError } from '../errors.js';
 import { kLimits } from '../model/schemas.js';
+import type { Role } from '../model/accounts.js';
 
 export function requireName(what: string, value: unknown, max: number = kLimits.nameLength): string {
   const text = typeof value === 'string' ? value.trim() : '';
@@ -10,7 +11,26 @@ export function requireName(what: string, value: unknown, max: number = kLimits.
   return text;
 }
 
+/** A record looked up by id, or the console's 404 for it (one wording for every kind of record). */
+export function found<T>(record: T | undefined, what: 'organisation' | 'user' | 'project' | 'flag' | 'token' | 'audience', id: string): T {
+  if (record === undefined) throw new FlagwireError('NOT_FOUND', `No ${what} with id "${id}" exists.`);
+  return record;
+}
+
+/** Editor, Admin or Owner: the roles that may create a token (spec) and change flags from the console. */
+export function isEditorOrAbove(role: Role | undefined): boolean {
+  return role === 'editor' || role === 'admin' || role === 'owner';
+}
+
 /** A list given as strings: trimmed, blanks dropped, repeats removed. */
 export function cleanList(values: readonly string[]): string[] {
   return [...new Set(values.map((v) => v.trim()).filter((v) => v !== ''))];
+}
+
+/**
+ * Names people tell apart: trimmed and compared without case, so "Acme" and "acme " are one name.
+ * Organisation, project and audience names are unique this way (flag names stay exact, as the API's).
+ */
+export function sameName(a: string, b: string): boolean {
+  return a.trim().toLowerCase() === b.trim().toLowerCase();
 }

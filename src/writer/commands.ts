@@ -5,7 +5,7 @@ import { unicodeProblems } from '../model/validation.js';
 import { recordActivity } from './activity-commands.js';
 import { seedDemo } from './demo-seed.js';
 import { mailResult } from './mail-commands.js';
-import { flagCohorts, flagCreate, flagDelete, flagDescribe, flagPatch, flagRename, flagTags } from './flag-commands.js';
+import { consoleFlagCreate, flagCohorts, flagCreate, flagDelete, flagDescribe, flagPatch, flagRename, flagTags } from './flag-commands.js';
 import { orgAddMember, orgCreate, orgUpdate, userCreate } from './org-commands.js';
 import { audienceCreate, audienceUpdate, envAdd, envRename, projectCreate } from './project-commands.js';
 import { tokenCreate, tokenRevoke, tokenRotate } from './token-commands.js';
@@ -13,7 +13,7 @@ import { tokenCreate, tokenRevoke, tokenRotate } from './token-commands.js';
 export const kCommands = {
   orgCreate, orgUpdate, userCreate, orgAddMember,
   projectCreate, envAdd, envRename, audienceCreate, audienceUpdate,
-  flagCreate, flagPatch, flagRename, flagDescribe, flagTags, flagCohorts, flagDelete,
+  flagCreate, consoleFlagCreate, flagPatch, flagRename, flagDescribe, flagTags, flagCohorts, flagDelete,
   tokenCreate, tokenRotate, tokenRevoke,
   recordActivity, mailResult,
   seedDemo,

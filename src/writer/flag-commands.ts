@@ -10,19 +10,12 @@ import { parseJsonObject, type ReceivedBody } from '../model/request-body.js';
 import { AudienceId, FlagCreate, FlagPatch, kFlatStateKeys, kLimits, type EnvironmentState } from '../model/schemas.js';
 import { compileValidator } from '../model/validation.js';
 import type { StoreWriter } from '../store/interfaces.js';
-import { cleanList, requireName } from './checks.js';
+import { cleanList, found, requireName } from './checks.js';
 import { applyFlagPatch, normaliseCohorts, type FieldChanges } from './patch-rules.js';
 import { requireProject } from './project-commands.js';
+import { consoleActor, type Actor } from './audit-actor.js';
 
-/** Who makes a change: audit actor (`token:<id>` or `console`), its display name, and its environment limit. */
-export interface Actor {
-  id: string;
-  name: string;
-  /** Environments the actor may change; [] means every environment. */
-  environments: string[];
-}
-
-export const kConsoleActor: Actor = { id: 'console', name: 'console', environments: [] };
+// The audit actor's home is audit-actor.ts (project commands audit too); flag command callers import it here.
 
 // Every rule of a create and a patch is applied here, on the writer, from the body's JSON syntax and
 // schema to the rules that need the project (which only the writer reads in the transaction that
@@ -104,6 +97,12 @@ export function flagCreate(w: StoreWriter, input: FlagCreateInput, now: number):
     changes: { flag: { before: null, after: { name: flag.name } } },
   });
   return flag;
+}
+
+/** `flag create` in the console: POST /api/v1/flags's command and rules, audited as `console` or `--as` user. */
+export function consoleFlagCreate(w: StoreWriter, input: { projectId: string; body: unknown; asUserId?: string }, now: number): Flag {
+  const actor = consoleActor(w, requireProject(w, input.projectId), input.asUserId);
+  return flagCreate(w, { projectId: input.projectId, body: input.body, actor }, now);
 }
 
 /**
@@ -213,67 +212,73 @@ function audit(w: StoreWriter, actor: Actor, flag: Flag, action: string, env: st
 
 // ---- console-only edits ------------------------------------------------------------------------
 
-function requireFlag(w: StoreWriter, flagId: string): Flag {
-  const flag = w.getFlag(flagId);
-  if (!flag) throw new FlagwireError('NOT_FOUND', `No flag with id "${flagId}" exists.`);
-  return flag;
+/** What every console flag edit names: the flag, and optionally the person making the change (`--as`). */
+interface ConsoleFlagInput {
+  flagId: string;
+  asUserId?: string;
+}
+
+/** The flag and who edits it; an unknown flag is refused before the person is checked. */
+function consoleTarget(w: StoreWriter, input: ConsoleFlagInput): { flag: Flag; actor: Actor } {
+  const flag = found(w.getFlag(input.flagId), 'flag', input.flagId);
+  return { flag, actor: consoleActor(w, requireProject(w, flag.projectId), input.asUserId) };
 }
 
 /** Stores `next` if it differs in `field`, with an audit entry; returns the stored flag. */
 function consoleEdit<K extends 'name' | 'description' | 'tags' | 'cohorts'>(
-  w: StoreWriter, flag: Flag, field: K, value: Flag[K], now: number,
+  w: StoreWriter, { flag, actor }: { flag: Flag; actor: Actor }, field: K, value: Flag[K], now: number,
 ): Flag {
   if (JSON.stringify(flag[field]) === JSON.stringify(value)) return flag;
   const next = { ...flag, [field]: value, updatedAt: Math.max(now, flag.updatedAt + 1) } as Flag;
   w.putFlag(next);
-  audit(w, kConsoleActor, next, `flag.${field === 'name' ? 'rename' : field === 'description' ? 'describe' : field}`, null, {
+  audit(w, actor, next, `flag.${field === 'name' ? 'rename' : field === 'description' ? 'describe' : field}`, null, {
     [field]: { before: flag[field], after: value },
   }, now);
   return next;
 }
 
-export function flagRename(w: StoreWriter, input: { flagId: string; name: string }, now: number): Flag {
-  const flag = requireFlag(w, input.flagId);
+export function flagRename(w: StoreWriter, input: ConsoleFlagInput & { name: string }, now: number): Flag {
+  const target = consoleTarget(w, input);
   const name = requireName('name', input.name);
-  if (w.listFlags(flag.projectId).some((f) => f.name === name && f.id !== flag.id)) {
+  if (w.listFlags(target.flag.projectId).some((f) => f.name === name && f.id !== target.flag.id)) {
     throw new FlagwireError('INVALID_REQUEST', `a flag named "${name}" already exists in this project`);
   }
-  return consoleEdit(w, flag, 'name', name, now);
+  return consoleEdit(w, target, 'name', name, now);
 }
 
-export function flagDescribe(w: StoreWriter, input: { flagId: string; text: string }, now: number): Flag {
-  const flag = requireFlag(w, input.flagId);
+export function flagDescribe(w: StoreWriter, input: ConsoleFlagInput & { text: string }, now: number): Flag {
+  const target = consoleTarget(w, input);
   if (typeof input.text !== 'string' || input.text.length > kLimits.descriptionLength) {
     throw new FlagwireError('INVALID_REQUEST', `description must be at most ${kLimits.descriptionLength} characters`);
   }
-  return consoleEdit(w, flag, 'description', input.text, now);
+  return consoleEdit(w, target, 'description', input.text, now);
 }
 
-export function flagTags(w: StoreWriter, input: { flagId: string; tags: string[] }, now: number): Flag {
-  const flag = requireFlag(w, input.flagId);
+export function flagTags(w: StoreWriter, input: ConsoleFlagInput & { tags: string[] }, now: number): Flag {
+  const target = consoleTarget(w, input);
   const tags = cleanList(input.tags);
   if (tags.length > kLimits.tags || tags.some((t) => t.length > kLimits.tagLength)) {
     throw new FlagwireError('INVALID_REQUEST', `at most ${kLimits.tags} tags of up to ${kLimits.tagLength} characters`);
   }
-  return consoleEdit(w, flag, 'tags', tags, now);
+  return consoleEdit(w, target, 'tags', tags, now);
 }
 
 /** Sets the flag-wide cohort list of a group flag ([] clears it). */
-export function flagCohorts(w: StoreWriter, input: { flagId: string; cohorts: string[] }, now: number): Flag {
-  const flag = requireFlag(w, input.flagId);
-  if (flag.kind !== 'groupflag') {
+export function flagCohorts(w: StoreWriter, input: ConsoleFlagInput & { cohorts: string[] }, now: number): Flag {
+  const target = consoleTarget(w, input);
+  if (target.flag.kind !== 'groupflag') {
     throw new FlagwireError('INVALID_REQUEST', 'only a group flag has a flag-wide cohort list; change a single flag\'s cohorts with PATCH');
   }
   const cohorts = cleanList(input.cohorts);
   if (cohorts.length > kLimits.cohorts || cohorts.some((c) => c.length > kLimits.cohortLength)) {
     throw new FlagwireError('INVALID_REQUEST', `at most ${kLimits.cohorts} cohorts of up to ${kLimits.cohortLength} characters`);
   }
-  return consoleEdit(w, flag, 'cohorts', cohorts, now);
+  return consoleEdit(w, target, 'cohorts', cohorts, now);
 }
 
-export function flagDelete(w: StoreWriter, input: { flagId: string }, now: number): { id: string; deleted: true } {
-  const flag = requireFlag(w, input.flagId);
+export function flagDelete(w: StoreWriter, input: ConsoleFlagInput, now: number): { id: string; deleted: true } {
+  const { flag, actor } = consoleTarget(w, input);
   w.deleteFlag(flag);
-  audit(w, kConsoleActor, flag, 'flag.delete', null, { flag: { before: { name: flag.name }, after: null } }, now);
+  audit(w, actor, flag, 'flag.delete', null, { flag: { before: { name: flag.name }, after: null } }, now);
   return { id: flag.id, deleted: true };
 }

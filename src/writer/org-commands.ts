@@ -2,8 +2,8 @@
 import { FlagwireError } from '../errors.js';
 import { kPlans, kRoles, type Membership, type Org, type Plan, type Role, type Standing, type User } from '../model/accounts.js';
 import { randomId } from '../model/ids.js';
-import type { StoreWriter } from '../store/interfaces.js';
-import { requireName } from './checks.js';
+import type { StoreReader, StoreWriter } from '../store/interfaces.js';
+import { found, requireName, sameName } from './checks.js';
 
 export interface OrgCreateInput {
   name: string;
@@ -13,9 +13,12 @@ export interface OrgCreateInput {
 
 export function orgCreate(w: StoreWriter, input: OrgCreateInput, now: number): Org {
   const plan = checkPlan(input.plan ?? 'free');
+  const name = requireName('name', input.name);
+  const taken = w.listOrgs().find((o) => sameName(o.name, name));
+  if (taken) throw new FlagwireError('INVALID_REQUEST', `an organisation named "${taken.name}" already exists (${taken.id}); organisation names are unique, ignoring case`);
   const org: Org = {
     id: `org_${randomId(12)}`,
-    name: requireName('name', input.name),
+    name,
     plan,
     trialEndsAt: trialEnd(plan, input.trialEndsAt ?? null, now),
     standing: 'good',
@@ -67,7 +70,7 @@ export function userCreate(w: StoreWriter, input: UserCreateInput, now: number):
 
 export function orgAddMember(w: StoreWriter, input: Membership): Membership {
   requireOrg(w, input.orgId);
-  if (!w.getUser(input.userId)) throw new FlagwireError('NOT_FOUND', `No user with id "${input.userId}" exists.`);
+  found(w.getUser(input.userId), 'user', input.userId);
   if (!(kRoles as readonly string[]).includes(input.role)) {
     throw new FlagwireError('INVALID_REQUEST', `role must be one of ${kRoles.join(', ')}`);
   }
@@ -76,10 +79,8 @@ export function orgAddMember(w: StoreWriter, input: Membership): Membership {
   return member;
 }
 
-export function requireOrg(w: StoreWriter, orgId: string): Org {
-  const org = w.getOrg(orgId);
-  if (!org) throw new FlagwireError('NOT_FOUND', `No organisation with id "${orgId}" exists.`);
-  return org;
+export function requireOrg(r: StoreReader, orgId: string): Org {
+  return found(r.getOrg(orgId), 'organisation', orgId);
 }
 
 function checkPlan(plan: string): Plan {

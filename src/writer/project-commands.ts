@@ -4,8 +4,10 @@ import { randomId } from '../model/ids.js';
 import { hasAudiences } from '../model/plans.js';
 import type { Audience, AudienceRule, Project, ProjectKind } from '../model/projects.js';
 import { kLimits } from '../model/schemas.js';
-import type { StoreWriter } from '../store/interfaces.js';
-import { requireName } from './checks.js';
+import type { AuditEntry } from '../model/audit.js';
+import type { StoreReader, StoreWriter } from '../store/interfaces.js';
+import { kConsoleActor } from './audit-actor.js';
+import { found, requireName, sameName } from './checks.js';
 import { requireOrg } from './org-commands.js';
 
 const kEnvName = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
@@ -23,9 +25,7 @@ export function projectCreate(w: StoreWriter, input: ProjectCreateInput, now: nu
     throw new FlagwireError('INVALID_REQUEST', 'give exactly one of --org (organisation project) and --owner (personal project)');
   }
   if (input.orgId !== undefined) requireOrg(w, input.orgId);
-  if (input.ownerUserId !== undefined && !w.getUser(input.ownerUserId)) {
-    throw new FlagwireError('NOT_FOUND', `No user with id "${input.ownerUserId}" exists.`);
-  }
+  if (input.ownerUserId !== undefined) found(w.getUser(input.ownerUserId), 'user', input.ownerUserId);
   const kind = input.kind ?? 'single';
   if (kind !== 'single' && kind !== 'multi') throw new FlagwireError('INVALID_REQUEST', 'kind must be single or multi');
   const environments = (input.environments ?? []).map(checkEnvName);
@@ -33,9 +33,15 @@ export function projectCreate(w: StoreWriter, input: ProjectCreateInput, now: nu
     throw new FlagwireError('INVALID_REQUEST', 'a single-environment project has no environments; use --kind multi');
   }
   if (new Set(environments).size !== environments.length) throw new FlagwireError('INVALID_REQUEST', 'environment names repeat');
+  const name = requireName('name', input.name);
+  const taken = w.listProjects().find((p) => p.orgId === (input.orgId ?? null) && p.ownerUserId === (input.ownerUserId ?? null) && sameName(p.name, name));
+  if (taken) {
+    const where = input.orgId !== undefined ? `organisation ${input.orgId}` : `the personal projects of user ${input.ownerUserId}`;
+    throw new FlagwireError('INVALID_REQUEST', `a project named "${taken.name}" already exists in ${where} (${taken.id}); project names are unique there, ignoring case`);
+  }
   const project: Project = {
     id: `prj_${randomId(12)}`,
-    name: requireName('name', input.name),
+    name,
     kind,
     orgId: input.orgId ?? null,
     ownerUserId: input.ownerUserId ?? null,
@@ -46,12 +52,13 @@ export function projectCreate(w: StoreWriter, input: ProjectCreateInput, now: nu
   return project;
 }
 
-export function envAdd(w: StoreWriter, input: { projectId: string; name: string }): Project {
+export function envAdd(w: StoreWriter, input: { projectId: string; name: string }, now: number): Project {
   const project = requireMultiProject(w, input.projectId);
   const name = checkEnvName(input.name);
   if (project.environments.includes(name)) throw new FlagwireError('INVALID_REQUEST', `environment "${name}" already exists`);
   const next = { ...project, environments: [...project.environments, name] };
   w.putProject(next);
+  audit(w, project.id, 'env.add', name, { environment: { before: null, after: name } }, now);
   return next;
 }
 
@@ -70,6 +77,7 @@ export function envRename(w: StoreWriter, input: { projectId: string; from: stri
     const { [input.from]: moved, ...rest } = flag.environments;
     w.putFlag({ ...flag, environments: { ...rest, [to]: moved! }, updatedAt: Math.max(now, flag.updatedAt + 1) });
   }
+  audit(w, project.id, 'env.rename', to, { environment: { before: input.from, after: to } }, now);
   return next;
 }
 
@@ -84,11 +92,12 @@ export function audienceCreate(w: StoreWriter, input: AudienceCreateInput, now: 
   const audience: Audience = {
     id: `aud_${randomId(12)}`,
     projectId: input.projectId,
-    name: requireName('name', input.name),
+    name: uniqueAudienceName(w, input.projectId, input.name, null),
     rules: checkRules(input.rules),
     updatedAt: now,
   };
   w.putAudience(audience);
+  audit(w, audience.projectId, 'audience.create', null, { audience: { before: null, after: audienceFields(audience) } }, now);
   return audience;
 }
 
@@ -99,23 +108,38 @@ export interface AudienceUpdateInput {
 }
 
 export function audienceUpdate(w: StoreWriter, input: AudienceUpdateInput, now: number): Audience {
-  const audience = w.getAudience(input.audienceId);
-  if (!audience) throw new FlagwireError('NOT_FOUND', `No audience with id "${input.audienceId}" exists.`);
+  const audience = found(w.getAudience(input.audienceId), 'audience', input.audienceId);
   requireAudiencePlan(w, requireProject(w, audience.projectId), now);
-  const next: Audience = {
-    ...audience,
-    name: input.name === undefined ? audience.name : requireName('name', input.name),
-    rules: input.rules === undefined ? audience.rules : checkRules(input.rules),
-    updatedAt: now,
-  };
+  const name = input.name === undefined ? audience.name : uniqueAudienceName(w, audience.projectId, input.name, audience.id);
+  const rules = input.rules === undefined ? audience.rules : checkRules(input.rules);
+  // As a flag patch: a change to nothing writes nothing and leaves no audit entry.
+  if (name === audience.name && JSON.stringify(rules) === JSON.stringify(audience.rules)) return audience;
+  const next: Audience = { ...audience, name, rules, updatedAt: now };
   w.putAudience(next);
+  audit(w, audience.projectId, 'audience.update', null, { audience: { before: audienceFields(audience), after: audienceFields(next) } }, now);
   return next;
 }
 
-export function requireProject(w: StoreWriter, projectId: string): Project {
-  const project = w.getProject(projectId);
-  if (!project) throw new FlagwireError('NOT_FOUND', `No project with id "${projectId}" exists.`);
-  return project;
+/** What an audience audit entry records: the whole audience, so the entry says which one and what it matched. */
+function audienceFields(audience: Audience): Pick<Audience, 'id' | 'name' | 'rules'> {
+  return { id: audience.id, name: audience.name, rules: audience.rules };
+}
+
+/** Audience names are unique in their project, ignoring case (`except`: the audience being renamed). */
+function uniqueAudienceName(w: StoreWriter, projectId: string, raw: string, except: string | null): string {
+  const name = requireName('name', raw);
+  const taken = w.listAudiences(projectId).find((a) => a.id !== except && sameName(a.name, name));
+  if (taken) throw new FlagwireError('INVALID_REQUEST', `an audience named "${taken.name}" already exists in this project (${taken.id})`);
+  return name;
+}
+
+/** Project changes made from the console have no person behind them (no `--as`): actor `console`. */
+function audit(w: StoreWriter, projectId: string, action: string, env: string | null, changes: AuditEntry['changes'], now: number): void {
+  w.appendAudit({ at: now, projectId, actor: kConsoleActor.id, actorName: kConsoleActor.name, action, flagId: null, env, changes });
+}
+
+export function requireProject(r: StoreReader, projectId: string): Project {
+  return found(r.getProject(projectId), 'project', projectId);
 }
 
 /** Audiences are a Teams and Enterprise feature (spec: Audience); personal projects have none. */

@@ -6,7 +6,8 @@ import { isManagementEligible } from '../model/plans.js';
 import type { Project } from '../model/projects.js';
 import type { Permission, Token } from '../model/tokens.js';
 import type { StoreWriter } from '../store/interfaces.js';
-import { cleanList, requireName } from './checks.js';
+import { cleanList, found, isEditorOrAbove, requireName } from './checks.js';
+import { requireOrg } from './org-commands.js';
 import { requireProject } from './project-commands.js';
 
 export const kMaxActiveTokens = 50;
@@ -49,7 +50,7 @@ export interface TokenCreateInput {
 export function tokenCreate(w: StoreWriter, input: TokenCreateInput, now: number): CreatedToken {
   const { project, org } = tokenProject(w, input.projectId, now);
   const role = w.getRole(org.id, input.asUserId);
-  if (role !== 'editor' && role !== 'admin' && role !== 'owner') {
+  if (!isEditorOrAbove(role)) {
     throw new FlagwireError('FORBIDDEN', `Creating a token needs the Editor, Admin or Owner role in organisation ${org.id}; user ${input.asUserId} ${role ? `is ${role}` : 'is not a member'}.`);
   }
   if (input.permission !== 'read' && input.permission !== 'write') {
@@ -136,8 +137,7 @@ function issueToken(w: StoreWriter, settings: TokenSettings, now: number, audit:
 function tokenProject(w: StoreWriter, projectId: string, now: number): { project: Project; org: Org } {
   const project = requireProject(w, projectId);
   if (project.orgId === null) throw new FlagwireError('INVALID_REQUEST', 'A personal project cannot have tokens; tokens belong to organisation projects.');
-  const org = w.getOrg(project.orgId);
-  if (!org) throw new FlagwireError('NOT_FOUND', `No organisation with id "${project.orgId}" exists.`);
+  const org = requireOrg(w, project.orgId);
   if (!isManagementEligible(org, now)) {
     throw new FlagwireError(
       'PLAN_REQUIRED',
@@ -148,8 +148,7 @@ function tokenProject(w: StoreWriter, projectId: string, now: number): { project
 }
 
 function requireManageableToken(w: StoreWriter, tokenId: string, asUserId: string, verb: 'rotate' | 'revoke', now: number): Token {
-  const token = w.getToken(tokenId);
-  if (!token) throw new FlagwireError('NOT_FOUND', `No token with id "${tokenId}" exists.`);
+  const token = found(w.getToken(tokenId), 'token', tokenId);
   const { org } = tokenProject(w, token.projectId, now);
   const role = w.getRole(org.id, asUserId);
   const allowed = role === 'admin' || role === 'owner' || (role !== undefined && token.createdBy === asUserId);

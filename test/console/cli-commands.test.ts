@@ -3,7 +3,7 @@
 // in order and build on each other.
 import { createHash } from 'node:crypto';
 import t from 'tap';
-import { kConsoleActor } from '../../src/writer/flag-commands.js';
+import { kConsoleActor } from '../../src/writer/audit-actor.js';
 import { cli, expectAllRefused, expectRefused, inStore, ok, tempDir } from '../helpers/cli.js';
 
 const kDayMs = 24 * 3600 * 1000;
@@ -130,12 +130,11 @@ t.test('audience create and update', async (t) => {
 });
 
 t.test('flag rename, describe, tags, cohorts, delete', async (t) => {
-  // The console has no flag create (flags come from the API); make two with the writer's command.
-  const { single, group, other } = await inStore(dir, (run) => ({
-    single: run('flagCreate', { projectId: ids.single!, body: { name: 'checkout', enabled: true }, actor: kConsoleActor }),
-    other: run('flagCreate', { projectId: ids.single!, body: { name: 'banner' }, actor: kConsoleActor }),
-    group: run('flagCreate', { projectId: ids.multi!, body: { name: 'search', environments: { staging: { enabled: true, cohorts: ['qa-team'] } } }, actor: kConsoleActor }),
-  }));
+  const single = await ok(t, dir, ['flag', 'create', ids.single!, '--name', 'checkout', '--enabled']);
+  const other = await ok(t, dir, ['flag', 'create', ids.single!, '--name', 'banner']);
+  // `flag create` sets no cohorts: this group flag, with an environment's own cohorts, comes from the writer's command.
+  const group = await inStore(dir, (run) =>
+    run('flagCreate', { projectId: ids.multi!, body: { name: 'search', environments: { staging: { enabled: true, cohorts: ['qa-team'] } } }, actor: kConsoleActor }));
   ids.flag = single.id;
   ids.groupFlag = group.id;
 
@@ -174,6 +173,7 @@ t.test('audit: newest first, --limit, --before, field changes', async (t) => {
   const { entries } = await ok(t, dir, ['audit', ids.single!]);
   t.strictSame(entries.map((e: { action: string }) => e.action), [
     'flag.delete', 'flag.tags', 'flag.tags', 'flag.describe', 'flag.rename', 'flag.create', 'flag.create',
+    'audience.update', 'audience.update', 'audience.create',
   ]);
   const seqs = entries.map((e: { seq: number }) => e.seq);
   t.strictSame(seqs, [...seqs].sort((a: number, b: number) => b - a), 'newest first');
@@ -188,12 +188,12 @@ t.test('audit: newest first, --limit, --before, field changes', async (t) => {
   const page = await ok(t, dir, ['audit', ids.single!, '--limit', '3', '--before', String(entries[1].seq)]);
   t.strictSame(page.entries, entries.slice(2, 5), '--before pages back');
   t.equal(page.nextBefore, entries[4].seq);
-  const last = await ok(t, dir, ['audit', ids.single!, '--limit', '3', '--before', String(page.nextBefore)]);
+  const last = await ok(t, dir, ['audit', ids.single!, '--limit', String(entries.length - 4), '--before', String(page.nextBefore)]);
   t.strictSame(last, { entries: entries.slice(5), nextBefore: null }, 'the last page says the log is exhausted');
   t.equal((await ok(t, dir, ['audit', ids.single!])).nextBefore, null, `the whole log (${entries.length} entries) fits the default page`);
   t.equal((await ok(t, dir, ['audit', ids.single!, '--limit', String(entries.length)])).nextBefore, null, 'a page that ends exactly at the oldest entry');
   const multi = await ok(t, dir, ['audit', ids.multi!]);
-  t.strictSame(multi.entries.map((e: { action: string }) => e.action), ['flag.cohorts', 'flag.cohorts', 'flag.create']);
+  t.strictSame(multi.entries.map((e: { action: string }) => e.action), ['flag.cohorts', 'flag.cohorts', 'flag.create', 'env.rename', 'env.add']);
   t.strictSame(multi.entries[0].changes, { cohorts: { before: ['alice', 'bob'], after: [] } });
   t.strictSame(await ok(t, dir, ['audit', ids.personal!]), { entries: [], nextBefore: null }, 'an empty log is {entries: [], nextBefore: null}');
   await expectRefused(t, dir, ['audit', 'prj_missing'], { error: 'Not found', detail: /No project with id "prj_missing"/ });

@@ -7,7 +7,7 @@ import { open } from 'lmdb';
 import t from 'tap';
 import { cli, expectRefused, inStore, ok, parseOneObject, tempDir } from '../helpers/cli.js';
 import { exportStore } from '../helpers/store-export.js';
-import { kConsoleActor } from '../../src/writer/flag-commands.js';
+import { kConsoleActor } from '../../src/writer/audit-actor.js';
 
 t.test('--json success: exactly one JSON object on one line, exit 0, nothing on stderr', async (t) => {
   const dir = tempDir(t);
@@ -41,7 +41,7 @@ t.test('usage errors exit 2 with help on stderr (and one JSON error object with 
   const cases: [string[], RegExp][] = [
     [[], /no command given/],
     [['frobnicate'], /unknown command "frobnicate"/],
-    [['org'], /"org" needs a subcommand: create, update, add-member/],
+    [['org'], /"org" needs a subcommand: create, update, add-member, list/],
     [['org', 'delete'], /unknown command "org delete"/],
     [['org', 'create'], /missing --name/],
     [['org', 'create', '--name'], /Option '--name' argument (missing|is ambiguous)/],
@@ -64,6 +64,16 @@ t.test('usage errors exit 2 with help on stderr (and one JSON error object with 
     [['audit', 'p1', '--limit', 'ten'], /--limit must be a whole number/],
     [['audit', 'p1', '--before', '-3'], /--before/],
     [['mail', 'list', '--json=yes'], /--json/],
+    [['project', 'show'], /missing PROJECT_ID/],
+    [['project', 'list', '--org', 'o', '--owner', 'u'], /at most one of --org and --owner/],
+    [['flag', 'list'], /missing PROJECT_ID/],
+    [['flag', 'show'], /missing FLAG_ID/],
+    [['flag', 'create', 'p1'], /missing --name/],
+    [['flag', 'create', 'p1', '--name', 'f', '--percentage', 'half'], /--percentage must be a number/],
+    [['flag', 'create', 'p1', '--name', 'f', '--enabled=yes'], /--enabled/],
+    [['flag', 'rename', 'f1', 'n', '--as'], /--as/],
+    [['org', 'list', 'extra'], /unexpected argument "extra"/],
+    [['--version', '--bogus'], /--version takes no other argument \("--bogus"\)/],
   ];
   // Usage errors never open the store, so they can all run at once.
   const results = await Promise.all(cases.map(([args]) => cli(dir, args)));
@@ -89,8 +99,9 @@ t.test('--help prints help on stdout and exits 0 without touching the data dir',
   const missing = join(dir, 'never-created');
   const general = await cli(missing, ['--help'], { json: false });
   t.equal(general.code, 0);
-  for (const name of ['serve', 'org create', 'org update', 'org add-member', 'user create', 'project create', 'env add', 'env rename',
-    'audience create', 'audience update', 'flag rename', 'flag describe', 'flag tags', 'flag cohorts', 'flag delete',
+  for (const name of ['serve', 'org create', 'org update', 'org add-member', 'org list', 'user create', 'user list', 'project create',
+    'project list', 'project show', 'env add', 'env rename', 'audience create', 'audience update', 'audience list',
+    'flag create', 'flag list', 'flag show', 'flag rename', 'flag describe', 'flag tags', 'flag cohorts', 'flag delete',
     'token create', 'token rotate', 'token revoke', 'token list', 'token activity', 'audit', 'mail list']) {
     t.match(general.stdout, new RegExp(`\\n  ${name} `), `lists ${name}`);
   }
@@ -111,34 +122,66 @@ t.test('data dir: --data, else FLAGWIRE_DATA, else ./data', async (t) => {
   const fromFlag = join(root, 'flag-dir');
   const cwd = join(root, 'cwd');
   mkdirSync(cwd);
-  const a = await cli(null, ['user', 'create', '--email', 'env@x.test'], { env: { FLAGWIRE_DATA: fromEnv } });
-  t.equal(a.code, 0);
-  const b = await cli(fromFlag, ['user', 'create', '--email', 'flag@x.test'], { env: { FLAGWIRE_DATA: fromEnv } });
-  t.equal(b.code, 0);
-  const c = await cli(null, ['user', 'create', '--email', 'cwd@x.test'], { cwd });
-  t.equal(c.code, 0);
-  const users = async (dir: string) => (await exportStore(dir)).users!.map(([, u]) => (u as { email: string }).email);
-  t.strictSame(await users(fromEnv), ['env@x.test']);
-  t.strictSame(await users(fromFlag), ['flag@x.test'], '--data wins over FLAGWIRE_DATA');
-  t.strictSame(await users(join(cwd, 'data')), ['cwd@x.test']);
+  // org create may create the data dir; the commands after it use the directory it made.
+  t.equal((await cli(null, ['org', 'create', '--name', 'Env'], { env: { FLAGWIRE_DATA: fromEnv } })).code, 0);
+  t.equal((await cli(fromFlag, ['org', 'create', '--name', 'Flag'], { env: { FLAGWIRE_DATA: fromEnv } })).code, 0);
+  t.equal((await cli(null, ['org', 'create', '--name', 'Cwd'], { cwd })).code, 0);
+  t.equal((await cli(null, ['user', 'create', '--email', 'cwd@x.test'], { cwd })).code, 0);
+  const names = async (dir: string) => (await exportStore(dir)).orgs!.map(([, o]) => (o as { name: string }).name);
+  t.strictSame(await names(fromEnv), ['Env']);
+  t.strictSame(await names(fromFlag), ['Flag'], '--data wins over FLAGWIRE_DATA');
+  t.strictSame(await names(join(cwd, 'data')), ['Cwd']);
+  t.strictSame((await exportStore(join(cwd, 'data'))).users!.map(([, u]) => (u as { email: string }).email), ['cwd@x.test']);
+});
+
+t.test('a missing data dir: only serve and org create make one; every other command is refused, naming --data, FLAGWIRE_DATA and the path', async (t) => {
+  const root = tempDir(t);
+  const elsewhere = join(root, 'elsewhere');
+  mkdirSync(elsewhere);
+  const expected = join(elsewhere, 'data');
+  const commands = [
+    ['user', 'create', '--email', 'a@b.test'], ['user', 'list'], ['org', 'list'], ['project', 'list'], ['project', 'show', 'prj_x'],
+    ['flag', 'list', 'prj_x'], ['flag', 'create', 'prj_x', '--name', 'f'], ['mail', 'list'], ['audit', 'prj_x'], ['token', 'list', 'prj_x'],
+  ];
+  const results = await Promise.all(commands.map((args) => cli(null, args, { cwd: elsewhere })));
+  for (const [i, args] of commands.entries()) {
+    const r = results[i]!;
+    const what = `flagwire ${args.join(' ')} run from another directory`;
+    t.equal(r.code, 2, `${what}: exit 2 (configuration)`);
+    t.match(r.json, { error: 'Invalid request', detail: /FLAGWIRE_DATA/ }, `${what}: one JSON error object`);
+    t.match(r.json.detail, /--data DIR/, `${what}: names --data`);
+    t.ok(r.json.detail.includes(`${expected} does not exist`), `${what}: names the path it tried`);
+    t.match(r.stderr, /^flagwire: invalid FLAGWIRE_DATA: data directory .* does not exist; pass --data DIR or set FLAGWIRE_DATA/);
+  }
+  t.notOk(existsSync(expected), 'no data dir was created');
+  const viaEnv = await cli(null, ['user', 'list'], { env: { FLAGWIRE_DATA: join(root, 'typo') } });
+  t.equal(viaEnv.code, 2);
+  t.ok(viaEnv.json.detail.includes(join(root, 'typo')), 'FLAGWIRE_DATA names the path too');
+  t.notOk(existsSync(join(root, 'typo')));
+  // An existing (even empty) directory is used: it was made on purpose.
+  const made = join(root, 'made');
+  mkdirSync(made);
+  t.equal((await cli(made, ['user', 'create', '--email', 'a@b.test'])).code, 0);
 });
 
 t.test('a data dir that cannot be used is a configuration error: one line on stderr, exit 2', async (t) => {
   const root = tempDir(t);
   writeFileSync(join(root, 'a-file'), 'x');
   const bad = join(root, 'a-file', 'sub');
-  const plain = await cli(bad, ['mail', 'list'], { json: false });
+  const plain = await cli(bad, ['org', 'create', '--name', 'A'], { json: false });
   t.equal(plain.code, 2);
   t.equal(plain.stdout, '');
   t.match(plain.stderr, /^flagwire: invalid FLAGWIRE_DATA: data directory .* is not writable \(ENOTDIR\)\n$/);
   t.equal(plain.stderr.split('\n').length, 2, 'one line');
-  const json = await cli(bad, ['mail', 'list']);
+  const json = await cli(bad, ['org', 'create', '--name', 'A']);
   t.equal(json.code, 2);
   t.match(json.json, { error: 'Invalid request', detail: /FLAGWIRE_DATA/ });
-  const viaEnv = await cli(null, ['mail', 'list'], { env: { FLAGWIRE_DATA: bad } });
+  const viaEnv = await cli(null, ['org', 'create', '--name', 'A'], { env: { FLAGWIRE_DATA: bad } });
   t.equal(viaEnv.code, 2);
+  const file = await cli(join(root, 'a-file'), ['mail', 'list'], { json: false });
+  t.match(file.stderr, /^flagwire: invalid FLAGWIRE_DATA: data directory .*a-file is not writable \(ENOTDIR\)\n$/, 'a file is not a data dir');
   // Node's own recursive mkdir never returns here; ours must refuse at once.
-  const proc = await cli('/proc/flagwire-test/data', ['mail', 'list'], { json: false });
+  const proc = await cli('/proc/flagwire-test/data', ['org', 'create', '--name', 'A'], { json: false });
   t.equal(proc.code, 2, 'a data dir under /proc is refused');
   t.match(proc.stderr, /^flagwire: invalid FLAGWIRE_DATA: data directory \/proc\/flagwire-test\/data is not writable \(ENOENT\)\n$/);
 });

@@ -1,6 +1,7 @@
 // The server process: /health, demo seed, docs page, unknown routes, config errors, clean SIGTERM.
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
+import { cli } from '../helpers/cli.js';
 import { call } from '../helpers/http.js';
 import { kCli, startTestServer, tempDataDir } from '../helpers/server.js';
 import { kErrors } from '../../src/errors.js';
@@ -22,6 +23,18 @@ t.test('serve --demo seeds an empty data dir, prints working tokens, and /health
   }
   t.match(out, /curl -s -H "Authorization: Bearer fw_\w+" http:\/\/127\.0\.0\.1:\d+\/api\/v1\/flags/);
   t.match(out, /curl -s "http:\/\/127\.0\.0\.1:\d+\/v1\/flags\/flg_\w+\?targetingKey=user-42"/);
+
+  // The ids are printed too, and the console finds them again (the secrets it never shows again).
+  const orgId = /^ {2}organisation {2}(org_\w+) {2}Demo Org/m.exec(out)?.[1];
+  const printed = [...out.matchAll(/^ {2}project {7}(prj_\w+) {2}(Web shop|Platform) /gm)].map((m) => ({ id: m[1], name: m[2] }));
+  t.ok(orgId, 'the organisation id is printed');
+  t.equal(printed.length, 2, 'both project ids are printed');
+  t.match(out, new RegExp(`Find the ids again: npx flagwire project list --data ${server.dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+  const listed = await cli(server.dataDir, ['project', 'list', '--org', orgId!]);
+  t.equal(listed.code, 0);
+  // Both were created in the same millisecond, so the list's order (oldest first, then by id) is the ids'.
+  const byId = (a: { id?: string }, b: { id?: string }) => (a.id! < b.id! ? -1 : 1);
+  t.strictSame(listed.json.projects.map((p: { id: string; name: string }) => ({ id: p.id, name: p.name })), printed.sort(byId), 'project list gives the printed ids');
 });
 
 t.test('serve --demo on a data dir with data seeds nothing', async (t) => {

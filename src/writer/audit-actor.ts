@@ -1,0 +1,40 @@
+// Who a change is audited as. The Management API acts as its token (`token:<id>`); the console acts as
+// `console`, or with `--as USER_ID` as that person (`user:<id>`, as the web console will).
+import { FlagwireError } from '../errors.js';
+import type { Project } from '../model/projects.js';
+import type { StoreWriter } from '../store/interfaces.js';
+import { found, isEditorOrAbove } from './checks.js';
+
+/** Who makes a change: audit actor (`token:<id>`, `console` or `user:<id>`), its display name, and its environment limit. */
+export interface Actor {
+  id: string;
+  name: string;
+  /** Environments the actor may change; [] means every environment. */
+  environments: string[];
+}
+
+export const kConsoleActor: Actor = { id: 'console', name: 'console', environments: [] };
+
+/**
+ * Who a console flag edit is audited as: `console` without `--as`; with `--as USER_ID` the person
+ * (`user:<id>`, as the web console will write), who must be an Editor, Admin or Owner of the project's
+ * organisation, or the owner of a personal project. A Viewer may read but not change flags.
+ */
+export function consoleActor(w: StoreWriter, project: Project, asUserId: string | undefined): Actor {
+  if (asUserId === undefined) return kConsoleActor;
+  const user = found(w.getUser(asUserId), 'user', asUserId);
+  if (project.orgId === null) {
+    if (project.ownerUserId !== user.id) {
+      throw new FlagwireError('FORBIDDEN', `Only the owner of personal project ${project.id} may change its flags; user ${user.id} is not its owner.`);
+    }
+  } else {
+    const role = w.getRole(project.orgId, user.id);
+    if (!isEditorOrAbove(role)) {
+      throw new FlagwireError(
+        'FORBIDDEN',
+        `Changing flags needs the Editor, Admin or Owner role in organisation ${project.orgId}; user ${user.id} ${role ? `is ${role}` : 'is not a member'}.`,
+      );
+    }
+  }
+  return { id: `user:${user.id}`, name: user.name, environments: [] };
+}
