@@ -5,7 +5,7 @@
 // error statuses and titles come from the error table (src/errors.ts). Nothing here is a second,
 // hand-written copy of a schema.
 import type { TSchema } from '@sinclair/typebox';
-import { FlagList, FlagRepresentation, FlatFlag, PatchResult, TokenDescription } from '../api/representation.js';
+import { FlagList, FlagRepresentation, PatchResult, TokenDescription } from '../api/representation.js';
 import { ErrorBody, ErrorEnvelope, kErrors, type ErrorCode } from '../errors.js';
 import { EvalFlag, EvalFlagList } from '../eval/bodies.js';
 import { FlagCreate, FlagPatch } from '../model/schemas.js';
@@ -17,7 +17,7 @@ import { Health } from '../server/health.js';
 import { ReadinessBody } from '../server/ready.js';
 
 const kComponents: Record<string, TSchema> = {
-  FlagCreate, FlagPatch, FlatFlag, FlagRepresentation, FlagList, PatchResult, TokenDescription, ErrorEnvelope,
+  FlagCreate, FlagPatch, FlagRepresentation, FlagList, PatchResult, TokenDescription, ErrorEnvelope,
   EvalError: ErrorBody, EvalFlag, EvalFlagList, Health, Readiness: ReadinessBody,
   OfrepEvaluationRequest, OfrepEvaluationSuccess, OfrepEvaluationFailure, OfrepFlagNotFound, OfrepBulkSuccess, OfrepBulkFailure,
   OfrepGeneralError,
@@ -60,6 +60,14 @@ function apiErrors(statuses: readonly number[], only?: readonly ErrorCode[]): Re
   return out;
 }
 
+/**
+ * The one 4xx a service route can answer: every route refuses doubtful framing (src/http/framing.ts)
+ * before it runs.
+ */
+const kFramingError = {
+  '400': json('ErrorEnvelope', 'Invalid request: conflicting Content-Length headers or a Transfer-Encoding other than chunked (the connection is closed)'),
+};
+
 const kBearer = [{ bearerAuth: [] }];
 const pathParam = (name: string, description: string) => ({ name, in: 'path', required: true, schema: { type: 'string' }, description });
 const queryParam = (name: string, description: string) => ({ name, in: 'query', required: false, schema: { type: 'string' }, description });
@@ -92,7 +100,7 @@ const kOfrepErrors = {
   '503': json('OfrepGeneralError', 'The evaluation queue is full or the server is stopping, or the server holds as many request bodies as it allows (the body is not read and the connection is closed) (Retry-After: 1)'),
 };
 
-export function buildOpenApiDocument(version: string): object {
+export function buildOpenApiDocument({ version, license }: { version: string; license: string }): object {
   const paths = {
     '/api/v1/token': {
       get: {
@@ -128,7 +136,7 @@ export function buildOpenApiDocument(version: string): object {
     '/api/v1/openapi.json': {
       get: {
         operationId: 'openApi', tags: ['Service'], summary: 'This document', security: [],
-        responses: { '200': { description: 'OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object' } } } } },
+        responses: { '200': { description: 'OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object' } } } }, ...kFramingError },
       },
     },
     '/v1/flags/{flag_id}': {
@@ -193,24 +201,27 @@ export function buildOpenApiDocument(version: string): object {
       },
     },
     '/health': {
-      get: { operationId: 'health', tags: ['Service'], security: [], responses: { '200': json('Health', 'Alive') } },
+      get: {
+        operationId: 'health', tags: ['Service'], summary: 'Liveness: the process answers', security: [],
+        responses: { '200': json('Health', 'Alive'), ...kFramingError },
+      },
     },
     '/ready': {
       get: {
-        operationId: 'ready', tags: ['Service'], security: [],
-        responses: { '200': json('Readiness', 'Ready to serve'), '503': json('Readiness', 'Not ready (or stopping)') },
+        operationId: 'ready', tags: ['Service'], summary: 'Readiness: the store and every eval worker answer (load balancers route on it)', security: [],
+        responses: { '200': json('Readiness', 'Ready to serve'), ...kFramingError, '503': json('Readiness', 'Not ready (or stopping)') },
       },
     },
     '/metrics': {
       get: {
-        operationId: 'metrics', tags: ['Service'], security: [],
-        responses: { '200': { description: 'Prometheus text format 0.0.4', content: { 'text/plain': { schema: { type: 'string' } } } } },
+        operationId: 'metrics', tags: ['Service'], summary: 'Prometheus metrics (absent with FLAGWIRE_METRICS=off)', security: [],
+        responses: { '200': { description: 'Prometheus text format 0.0.4', content: { 'text/plain': { schema: { type: 'string' } } } }, ...kFramingError },
       },
     },
     '/docs': {
       get: {
-        operationId: 'docs', tags: ['Service'], security: [],
-        responses: { '200': { description: 'Error documentation (one anchor per error)', content: { 'text/html': { schema: { type: 'string' } } } } },
+        operationId: 'docs', tags: ['Service'], summary: 'Error documentation, one anchor per error (the envelope\'s docs links)', security: [],
+        responses: { '200': { description: 'Error documentation (one anchor per error)', content: { 'text/html': { schema: { type: 'string' } } } }, ...kFramingError },
       },
     },
   };
@@ -221,10 +232,18 @@ export function buildOpenApiDocument(version: string): object {
       version,
       description: 'Self-hosted feature flags: the token-authenticated Management API, the credential-free Evaluation API, '
         + 'OpenFeature Remote Evaluation (OFREP), the change stream, and service endpoints.',
+      // package.json's license. UNLICENSED (no licence granted) has no SPDX identifier; LicenseRef- is
+      // SPDX's form for a licence not on its list.
+      license: { name: license, identifier: license === 'UNLICENSED' ? 'LicenseRef-UNLICENSED' : license },
     },
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+    // Relative: the server that serves this document (each node of a deployment serves its own).
+    servers: [{ url: '/', description: 'The Flagwire server that serves this document' }],
     tags: [
-      { name: 'Management API' }, { name: 'Evaluation API' }, { name: 'OFREP' }, { name: 'Service' },
+      { name: 'Management API', description: 'Flags of the token\'s project, with a bearer token (Teams and Enterprise plans)' },
+      { name: 'Evaluation API', description: 'Credential-free evaluation of one flag or a whole project, and the change stream' },
+      { name: 'OFREP', description: 'OpenFeature Remote Evaluation Protocol, for the OpenFeature SDKs\' OFREP providers' },
+      { name: 'Service', description: 'Liveness, readiness, metrics, this document and the error documentation' },
     ],
     paths,
     components: {

@@ -6,17 +6,18 @@ import { send } from '../http/http.js';
 import { kRouteOpenApi, type Metrics } from '../metrics/metrics.js';
 import { buildOpenApiDocument } from './document.js';
 
-function packageVersion(): string {
+/** The package's version and license (package.json), which the document's info states. */
+function packageInfo(): { version: string; license: string } {
   try {
-    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version?: string };
-    return pkg.version ?? '0.0.0';
+    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version?: string; license?: string };
+    return { version: pkg.version ?? '0.0.0', license: pkg.license ?? 'UNLICENSED' };
   } catch {
-    return '0.0.0';
+    return { version: '0.0.0', license: 'UNLICENSED' };
   }
 }
 
 export function registerOpenApiRoute(app: TemplatedApp, metrics: Metrics | null): void {
-  const body = Buffer.from(JSON.stringify(buildOpenApiDocument(packageVersion())));
+  const body = Buffer.from(JSON.stringify(buildOpenApiDocument(packageInfo())));
   app.get('/api/v1/openapi.json', (res) => {
     metrics?.request(kRouteOpenApi, 200);
     send(res, 200, body);

@@ -1,6 +1,10 @@
 // Black-box: GET /api/v1/openapi.json is public, a valid OpenAPI 3.1 document, generated from the
 // schemas the code uses, and documents every route the server registered (and no other).
-import { rmSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import type { TSchema } from '@sinclair/typebox';
@@ -115,4 +119,23 @@ t.test('the response schemas describe what the server really sends', async (t) =
   await check(OfrepBulkSuccess, 'POST', '/ofrep/v1/evaluate/flags', { body: {}, headers: { 'x-flagwire-project': ids.single } });
   await check(Health, 'GET', '/health');
   await check(Readiness, 'GET', '/ready');
+});
+
+// Redocly's recommended rules (@redocly/cli lint, no config file): the served document has no error
+// and no warning. Telemetry and the update check are off: the test never leaves this machine.
+t.test('@redocly/cli lint with its recommended rules: 0 errors, 0 warnings', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'flagwire-lint-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'openapi.json');
+  writeFileSync(file, JSON.stringify(doc));
+  const redocly = fileURLToPath(new URL('../../../node_modules/.bin/redocly', import.meta.url));
+  const { stdout } = await new Promise<{ stdout: string }>((resolve) => {
+    execFile(redocly, ['lint', file, '--extends', 'recommended', '--format', 'json'], {
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' }, maxBuffer: 1 << 26,
+    }, (_err, stdout) => resolve({ stdout }));
+  });
+  const report = JSON.parse(stdout) as { totals: { errors: number; warnings: number }; problems: { ruleId: string; message: string; location: { pointer: string }[] }[] };
+  const listed = report.problems.map((p) => `${p.ruleId} at ${p.location[0]?.pointer}: ${p.message}`).join('\n');
+  t.equal(report.totals.errors, 0, `no errors\n${listed}`);
+  t.equal(report.totals.warnings, 0, `no warnings\n${listed}`);
 });
