@@ -17,7 +17,7 @@
 // the flag's name, changed. Each event's `id:` is the commit sequence number it was seen at.
 import type { TemplatedApp } from 'uWebSockets.js';
 import { errorBody, FlagwireError } from '../errors.js';
-import { send, trackAbort, type PendingResponse } from '../http/http.js';
+import { kCorsOrigin, send, trackAbort, type PendingResponse } from '../http/http.js';
 import { kRouteStream, type Metrics } from '../metrics/metrics.js';
 import { validEnvironmentsText } from '../model/environments.js';
 import { effectiveState } from '../model/flag-state.js';
@@ -120,7 +120,7 @@ export class ChangeFeed {
       res.writeStatus('200 OK');
       res.writeHeader('Content-Type', 'text/event-stream');
       res.writeHeader('Cache-Control', 'no-cache');
-      res.writeHeader('Access-Control-Allow-Origin', '*');
+      res.writeHeader(kCorsOrigin[0], kCorsOrigin[1]);
       // Proxies (nginx) must pass events on as they come.
       res.writeHeader('X-Accel-Buffering', 'no');
       connection.send(kHello);
