@@ -5,7 +5,8 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { errorEnvelope, FlagwireError } from '../errors.js';
 import { checkEnvParam, environmentNotPermitted, isEnvironmentAllowed, resolveEnvParam, type EnvRoute } from '../model/environments.js';
-import type { Flag, Token } from '../store/records.js';
+import { requireProjectFlag } from '../model/lookups.js';
+import type { Token } from '../store/records.js';
 import type { StoreReader } from '../store/store.js';
 import { kMaxBodyBytes, type BodyBudget } from '../http/body.js';
 import { TrustedProxies } from '../http/client-address.js';
@@ -13,7 +14,6 @@ import { send, sendJson, trackAbort, type PendingResponse } from '../http/http.j
 import type { InFlight } from '../http/in-flight.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import type { Metrics } from '../metrics/metrics.js';
-import { flagNotFound } from '../writer/flag-commands.js';
 import type { WriterClient } from '../writer/client.js';
 import type { ActivityRecorder } from './activity.js';
 import { authorizeToken, identifyToken, requireWrite, type AuthContext } from './auth.js';
@@ -247,12 +247,6 @@ function checkEnv(auth: AuthContext, env: string | null, route: EnvRoute): strin
   return resolved;
 }
 
-function projectFlag(store: StoreReader, auth: AuthContext, flagId: string): Flag {
-  const flag = store.getFlag(flagId);
-  if (!flag || flag.projectId !== auth.project.id) throw flagNotFound();
-  return flag;
-}
-
 function read(route: Route, request: ApiRequest, auth: AuthContext, deps: ManagementDeps): unknown {
   const { store } = deps;
   if (route === 'token') return tokenDescription(auth.token, auth.project);
@@ -264,7 +258,7 @@ function read(route: Route, request: ApiRequest, auth: AuthContext, deps: Manage
     const flags = store.listFlags(auth.project.id).filter((f) => name === null || f.name === name);
     return { flags: flags.map((f) => representFlag(f, auth.project, resolved)) };
   }
-  const flag = projectFlag(store, auth, request.flagId!);
+  const flag = requireProjectFlag(store, auth.project.id, request.flagId!);
   return representFlag(flag, auth.project, checkEnv(auth, env, 'flag'));
 }
 
@@ -273,7 +267,7 @@ function read(route: Route, request: ApiRequest, auth: AuthContext, deps: Manage
  * token may not change (403). The writer checks both again, in the transaction that writes.
  */
 function patchTarget(request: ApiRequest, auth: AuthContext, store: StoreReader): void {
-  projectFlag(store, auth, request.flagId!);
+  requireProjectFlag(store, auth.project.id, request.flagId!);
   const { env } = checkEnvParam(auth.project, queryParam(request.query, 'env'), true, 'flag');
   if (env !== null && !isEnvironmentAllowed(auth.token.environments, env)) throw environmentNotPermitted(auth.token.environments, env);
 }

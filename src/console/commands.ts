@@ -1,7 +1,7 @@
 // The console's command table: each entry is a command line shape (args.ts), what it runs (one
 // writer command in one transaction, or a store read) and how it prints for people (output.ts).
 // The --json output is the returned value itself.
-import { FlagwireError } from '../errors.js';
+import { requireProject, requireToken } from '../model/lookups.js';
 import type { AudienceRule, Plan, ProjectKind, Role, Standing } from '../store/records.js';
 import type { StoreReader } from '../store/store.js';
 import type { CommandInput, CommandName, CommandOutput } from '../writer/commands.js';
@@ -46,18 +46,6 @@ function parseRule(text: string, help: string): AudienceRule {
 
 function rules(args: Args, help: string): AudienceRule[] | undefined {
   return args.all('rule')?.map((r) => parseRule(r, help));
-}
-
-function requireToken(r: StoreReader, tokenId: string) {
-  const token = r.getToken(tokenId);
-  if (!token) throw new FlagwireError('NOT_FOUND', `No token with id "${tokenId}" exists.`);
-  return token;
-}
-
-function requireProject(r: StoreReader, projectId: string) {
-  const project = r.getProject(projectId);
-  if (!project) throw new FlagwireError('NOT_FOUND', `No project with id "${projectId}" exists.`);
-  return project;
 }
 
 const kOrgCreateUsage = 'org create --name NAME [--plan free|pro|teams|enterprise|teams-trial] [--trial-ends ISO-8601]';

@@ -9,6 +9,7 @@
 // (a setTimeout) from ever running between tasks, so the explicit reset is required, not an optimisation.
 import { validEnvironmentsText } from '../model/environments.js';
 import { effectiveState } from '../model/flag-state.js';
+import { notFoundDetail } from '../model/lookups.js';
 import { hasAudiences } from '../model/plans.js';
 import type { Audience, Flag, Org, Project } from '../store/records.js';
 import type { StoreReader } from '../store/store.js';
@@ -274,11 +275,11 @@ function flagBody(flag: Flag, enabled: boolean): Buffer {
 }
 
 function missingFlag(id: string): Missing {
-  return { found: false, body: evalErrorBody('NOT_FOUND', `No flag with id "${id}" exists.`) };
+  return { found: false, body: evalErrorBody('NOT_FOUND', notFoundDetail('flag', id)) };
 }
 
 function missingProject(id: string): Missing {
-  return { found: false, body: evalErrorBody('NOT_FOUND', `No project with id "${id}" exists.`) };
+  return { found: false, body: evalErrorBody('NOT_FOUND', notFoundDetail('project', id)) };
 }
 
 function unknownEnvBody(what: 'flag' | 'project', env: string, validEnvs: string): Buffer {

@@ -21,6 +21,7 @@ import { kCorsOrigin, send, trackAbort, type PendingResponse } from '../http/htt
 import { kRouteStream, type Metrics } from '../metrics/metrics.js';
 import { validEnvironmentsText } from '../model/environments.js';
 import { effectiveState } from '../model/flag-state.js';
+import { notFoundDetail } from '../model/lookups.js';
 import type { Flag, Project } from '../store/records.js';
 import type { StoreReader } from '../store/store.js';
 import { SseConnection } from './sse-connection.js';
@@ -95,7 +96,7 @@ export class ChangeFeed {
     if (this.closing || this.connections >= this.options.maxConnections) return fail(503, kTooMany);
     store.resetReadTxn();
     const project = store.getProject(projectId);
-    if (project === undefined) return fail(404, notFound(`No project with id "${projectId}" exists.`));
+    if (project === undefined) return fail(404, notFound(notFoundDetail('project', projectId)));
     // Like the project route: env is checked on a multi-environment project and ignored on a single one.
     const watchEnv = project.kind === 'multi' ? env : null;
     if (watchEnv !== null && !project.environments.includes(watchEnv)) {

@@ -4,6 +4,7 @@ import { FlagwireError } from '../errors.js';
 import { checkEnvParam, environmentNotPermitted, isEnvironmentAllowed, validEnvironmentsText } from '../model/environments.js';
 import { kDefaultEnvState } from '../model/flag-state.js';
 import { randomId } from '../model/ids.js';
+import { requireFlag, requireProject, requireProjectFlag } from '../model/lookups.js';
 import { AudienceId, FlagCreate, FlagPatch, kFlatStateKeys, kLimits, type EnvironmentState } from '../model/schemas.js';
 import { parseJsonObject, type ReceivedBody } from '../model/request-body.js';
 import { compileValidator } from '../model/validation.js';
@@ -11,7 +12,6 @@ import type { EnvState, Flag, Project } from '../store/records.js';
 import type { StoreWriter } from '../store/store.js';
 import { cleanList, requireName } from './checks.js';
 import { applyFlagPatch, normaliseCohorts, type FieldChanges } from './patch-rules.js';
-import { requireProject } from './project-commands.js';
 
 /** Who makes a change: audit actor (`token:<id>` or `console`), its display name, and its environment limit. */
 export interface Actor {
@@ -29,20 +29,6 @@ export const kConsoleActor: Actor = { id: 'console', name: 'console', environmen
 const kCreateValidator = compileValidator(FlagCreate, { quoteKeys: false });
 const kPatchValidator = compileValidator(FlagPatch, { quoteKeys: true });
 const kAudienceIdCheck = TypeCompiler.Compile(AudienceId);
-
-/**
- * The 404 of every flag route. It does not echo the id, so the body is byte-identical whether the id
- * exists in another project or nowhere: nothing tells a caller which ids exist elsewhere.
- */
-export function flagNotFound(): FlagwireError {
-  return new FlagwireError('NOT_FOUND', 'No flag with that id exists in this project.');
-}
-
-export function requireProjectFlag(w: StoreWriter, projectId: string, flagId: string): Flag {
-  const flag = w.getFlag(flagId);
-  if (!flag || flag.projectId !== projectId) throw flagNotFound();
-  return flag;
-}
 
 /**
  * The body of a create or patch: from the API as received (`received`, parsed here), or as a value
@@ -211,12 +197,6 @@ function audit(w: StoreWriter, actor: Actor, flag: Flag, action: string, env: st
 }
 
 // ---- console-only edits ------------------------------------------------------------------------
-
-function requireFlag(w: StoreWriter, flagId: string): Flag {
-  const flag = w.getFlag(flagId);
-  if (!flag) throw new FlagwireError('NOT_FOUND', `No flag with id "${flagId}" exists.`);
-  return flag;
-}
 
 /** Stores `next` if it differs in `field`, with an audit entry; returns the stored flag. */
 function consoleEdit<K extends 'name' | 'description' | 'tags' | 'cohorts'>(

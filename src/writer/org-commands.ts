@@ -1,6 +1,7 @@
 // Console commands for organisations, users and memberships.
 import { FlagwireError } from '../errors.js';
 import { randomId } from '../model/ids.js';
+import { requireOrg, requireUser } from '../model/lookups.js';
 import { kPlans, kRoles, type Membership, type Org, type Plan, type Role, type Standing, type User } from '../store/records.js';
 import type { StoreWriter } from '../store/store.js';
 import { requireName } from './checks.js';
@@ -67,19 +68,13 @@ export function userCreate(w: StoreWriter, input: UserCreateInput, now: number):
 
 export function orgAddMember(w: StoreWriter, input: Membership): Membership {
   requireOrg(w, input.orgId);
-  if (!w.getUser(input.userId)) throw new FlagwireError('NOT_FOUND', `No user with id "${input.userId}" exists.`);
+  requireUser(w, input.userId);
   if (!(kRoles as readonly string[]).includes(input.role)) {
     throw new FlagwireError('INVALID_REQUEST', `role must be one of ${kRoles.join(', ')}`);
   }
   const member: Membership = { orgId: input.orgId, userId: input.userId, role: input.role as Role };
   w.putMember(member);
   return member;
-}
-
-export function requireOrg(w: StoreWriter, orgId: string): Org {
-  const org = w.getOrg(orgId);
-  if (!org) throw new FlagwireError('NOT_FOUND', `No organisation with id "${orgId}" exists.`);
-  return org;
 }
 
 function checkPlan(plan: string): Plan {

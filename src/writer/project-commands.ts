@@ -1,12 +1,12 @@
 // Console commands for projects, their environments and audiences.
 import { FlagwireError } from '../errors.js';
 import { randomId } from '../model/ids.js';
+import { requireAudience, requireOrg, requireProject, requireUser } from '../model/lookups.js';
 import { hasAudiences } from '../model/plans.js';
 import { kLimits } from '../model/schemas.js';
 import type { Audience, AudienceRule, Project, ProjectKind } from '../store/records.js';
 import type { StoreWriter } from '../store/store.js';
 import { requireName } from './checks.js';
-import { requireOrg } from './org-commands.js';
 
 const kEnvName = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
@@ -23,9 +23,7 @@ export function projectCreate(w: StoreWriter, input: ProjectCreateInput, now: nu
     throw new FlagwireError('INVALID_REQUEST', 'give exactly one of --org (organisation project) and --owner (personal project)');
   }
   if (input.orgId !== undefined) requireOrg(w, input.orgId);
-  if (input.ownerUserId !== undefined && !w.getUser(input.ownerUserId)) {
-    throw new FlagwireError('NOT_FOUND', `No user with id "${input.ownerUserId}" exists.`);
-  }
+  if (input.ownerUserId !== undefined) requireUser(w, input.ownerUserId);
   const kind = input.kind ?? 'single';
   if (kind !== 'single' && kind !== 'multi') throw new FlagwireError('INVALID_REQUEST', 'kind must be single or multi');
   const environments = (input.environments ?? []).map(checkEnvName);
@@ -99,8 +97,7 @@ export interface AudienceUpdateInput {
 }
 
 export function audienceUpdate(w: StoreWriter, input: AudienceUpdateInput, now: number): Audience {
-  const audience = w.getAudience(input.audienceId);
-  if (!audience) throw new FlagwireError('NOT_FOUND', `No audience with id "${input.audienceId}" exists.`);
+  const audience = requireAudience(w, input.audienceId);
   requireAudiencePlan(w, requireProject(w, audience.projectId), now);
   const next: Audience = {
     ...audience,
@@ -110,12 +107,6 @@ export function audienceUpdate(w: StoreWriter, input: AudienceUpdateInput, now: 
   };
   w.putAudience(next);
   return next;
-}
-
-export function requireProject(w: StoreWriter, projectId: string): Project {
-  const project = w.getProject(projectId);
-  if (!project) throw new FlagwireError('NOT_FOUND', `No project with id "${projectId}" exists.`);
-  return project;
 }
 
 /** Audiences are a Teams and Enterprise feature (spec: Audience); personal projects have none. */

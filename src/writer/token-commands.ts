@@ -1,11 +1,11 @@
 // Console commands for API tokens: create, rotate, revoke (spec: Token lifecycle, Authentication).
 import { FlagwireError } from '../errors.js';
 import { hashSecret, kTokenIdLength, newTokenSecret, randomId } from '../model/ids.js';
+import { requireOrg, requireProject, requireToken } from '../model/lookups.js';
 import { isManagementEligible } from '../model/plans.js';
 import type { Org, Permission, Project, Token } from '../store/records.js';
 import type { StoreWriter } from '../store/store.js';
 import { cleanList, requireName } from './checks.js';
-import { requireProject } from './project-commands.js';
 
 export const kMaxActiveTokens = 50;
 const kDayMs = 24 * 3600 * 1000;
@@ -134,8 +134,7 @@ function issueToken(w: StoreWriter, settings: TokenSettings, now: number, audit:
 function tokenProject(w: StoreWriter, projectId: string, now: number): { project: Project; org: Org } {
   const project = requireProject(w, projectId);
   if (project.orgId === null) throw new FlagwireError('INVALID_REQUEST', 'A personal project cannot have tokens; tokens belong to organisation projects.');
-  const org = w.getOrg(project.orgId);
-  if (!org) throw new FlagwireError('NOT_FOUND', `No organisation with id "${project.orgId}" exists.`);
+  const org = requireOrg(w, project.orgId);
   if (!isManagementEligible(org, now)) {
     throw new FlagwireError(
       'PLAN_REQUIRED',
@@ -146,8 +145,7 @@ function tokenProject(w: StoreWriter, projectId: string, now: number): { project
 }
 
 function requireManageableToken(w: StoreWriter, tokenId: string, asUserId: string, verb: 'rotate' | 'revoke', now: number): Token {
-  const token = w.getToken(tokenId);
-  if (!token) throw new FlagwireError('NOT_FOUND', `No token with id "${tokenId}" exists.`);
+  const token = requireToken(w, tokenId);
   const { org } = tokenProject(w, token.projectId, now);
   const role = w.getRole(org.id, asUserId);
   const allowed = role === 'admin' || role === 'owner' || (role !== undefined && token.createdBy === asUserId);
