@@ -4,8 +4,8 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { errorEnvelope, FlagwireError } from '../errors.js';
-import { checkEnvParam, environmentNotPermitted, isEnvironmentAllowed, resolveEnvParam, type EnvRoute } from '../model/environments.js';
-import { requireProjectFlag } from '../model/lookups.js';
+import { requireEnvironmentAllowed, resolveEnvParam, type EnvRoute } from '../model/environments.js';
+import { requirePatchTarget, requireProjectFlag } from '../model/lookups.js';
 import type { Token } from '../store/records.js';
 import type { StoreReader } from '../store/store.js';
 import { kMaxBodyBytes, type BodyBudget } from '../http/body.js';
@@ -161,9 +161,12 @@ export function registerManagementRoutes(app: TemplatedApp, deps: ManagementDeps
         return;
       }
       requireWrite(auth);
-      // 404 and 403 before reading a body for a flag that cannot be patched; a problem with `env`
-      // itself is a 400, reported by the writer with the body's problems (spec: PATCH rule 9).
-      if (route === 'flag') patchTarget(request, auth, deps.store);
+      // 404 and 403 before reading a body for a flag that cannot be patched (the writer checks both
+      // again, in the transaction that writes); a problem with `env` itself is a 400, reported by the
+      // writer with the body's problems (spec: PATCH rule 9).
+      if (route === 'flag') {
+        requirePatchTarget(deps.store, auth.project.id, request.flagId!, queryParam(request.query, 'env'), auth.token.environments);
+      }
       const done = deps.inFlight.start();
       const known = token;
       // A client that goes away before its body is complete never reaches the callback below: its
@@ -241,9 +244,7 @@ function queryParam(query: URLSearchParams, name: string): string | null {
 /** Checks `env` of a read against the project and the token; returns the environment to read. */
 function checkEnv(auth: AuthContext, env: string | null, route: EnvRoute): string | null {
   const resolved = resolveEnvParam(auth.project, env, false, route);
-  if (resolved !== null && !isEnvironmentAllowed(auth.token.environments, resolved)) {
-    throw environmentNotPermitted(auth.token.environments, resolved);
-  }
+  requireEnvironmentAllowed(auth.token.environments, resolved);
   return resolved;
 }
 
@@ -260,16 +261,6 @@ function read(route: Route, request: ApiRequest, auth: AuthContext, deps: Manage
   }
   const flag = requireProjectFlag(store, auth.project.id, request.flagId!);
   return representFlag(flag, auth.project, checkEnv(auth, env, 'flag'));
-}
-
-/**
- * What a PATCH is refused for before its body is read: an unknown flag (404) or an environment the
- * token may not change (403). The writer checks both again, in the transaction that writes.
- */
-function patchTarget(request: ApiRequest, auth: AuthContext, store: StoreReader): void {
-  requireProjectFlag(store, auth.project.id, request.flagId!);
-  const { env } = checkEnvParam(auth.project, queryParam(request.query, 'env'), true, 'flag');
-  if (env !== null && !isEnvironmentAllowed(auth.token.environments, env)) throw environmentNotPermitted(auth.token.environments, env);
 }
 
 /**

@@ -2,6 +2,7 @@
 // kind. They take a StoreReader, so the main thread, the console and the writer thread (whose
 // StoreWriter is one) call the same functions.
 import { FlagwireError } from '../errors.js';
+import { checkEnvParam, requireEnvironmentAllowed } from './environments.js';
 import type { Audience, Flag, Org, Project, Token, User } from '../store/records.js';
 import type { StoreReader } from '../store/store.js';
 
@@ -58,4 +59,27 @@ export function requireProjectFlag(r: StoreReader, projectId: string, flagId: st
   const flag = r.getFlag(flagId);
   if (!flag || flag.projectId !== projectId) throw flagNotFound();
   return flag;
+}
+
+/** A PATCH's flag, its project, and its `env` checked: the environment, or the 400 problem to report with the body's. */
+export interface PatchTarget {
+  flag: Flag;
+  project: Project;
+  env: string | null;
+  problem: string | null;
+}
+
+/**
+ * What a PATCH of `flagId` is refused for before its body is read, in this order: a flag not of the
+ * project (404), then an environment the actor may not change (403; `allowed` is its environment list).
+ * A problem with `env` itself is returned, for the 400 that lists it with the body's (spec: PATCH rule 9).
+ */
+export function requirePatchTarget(
+  r: StoreReader, projectId: string, flagId: string, env: string | null, allowed: readonly string[],
+): PatchTarget {
+  const flag = requireProjectFlag(r, projectId, flagId);
+  const project = requireProject(r, projectId);
+  const checked = checkEnvParam(project, env, true, 'flag');
+  requireEnvironmentAllowed(allowed, checked.env);
+  return { flag, project, env: checked.env, problem: checked.problem };
 }

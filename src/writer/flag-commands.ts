@@ -1,10 +1,10 @@
 // Commands that change flags: create and patch (Management API) and the console-only edits.
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { FlagwireError } from '../errors.js';
-import { checkEnvParam, environmentNotPermitted, isEnvironmentAllowed, validEnvironmentsText } from '../model/environments.js';
+import { isEnvironmentAllowed, validEnvironmentsText } from '../model/environments.js';
 import { kDefaultEnvState } from '../model/flag-state.js';
 import { randomId } from '../model/ids.js';
-import { requireFlag, requireProject, requireProjectFlag } from '../model/lookups.js';
+import { requireFlag, requirePatchTarget, requireProject } from '../model/lookups.js';
 import { AudienceId, FlagCreate, FlagPatch, kFlatStateKeys, kLimits, type EnvironmentState } from '../model/schemas.js';
 import { parseJsonObject, type ReceivedBody } from '../model/request-body.js';
 import { compileValidator } from '../model/validation.js';
@@ -141,10 +141,7 @@ export interface FlagPatchResult {
  * writes nothing.
  */
 export function flagPatch(w: StoreWriter, input: FlagPatchInput, now: number): FlagPatchResult {
-  const flag = requireProjectFlag(w, input.projectId, input.flagId);
-  const project = requireProject(w, input.projectId);
-  const { env, problem } = checkEnvParam(project, input.env, true, 'flag');
-  if (env !== null && !isEnvironmentAllowed(input.actor.environments, env)) throw environmentNotPermitted(input.actor.environments, env);
+  const { flag, project, env, problem } = requirePatchTarget(w, input.projectId, input.flagId, input.env, input.actor.environments);
   const problems = problem === null ? [] : [problem];
   const parsed: Parsed = 'received' in input ? parseJsonObject(input.received, 'patch') : { ok: true, value: input.patch };
   // A body that is not a JSON object cannot be checked further: its problem joins the query's.
