@@ -14,7 +14,7 @@ import { hasAudiences } from '../model/plans.js';
 import type { Audience, Flag, Org, Project } from '../store/records.js';
 import type { StoreReader } from '../store/store.js';
 import { evalErrorBody, kAudiencePlanBody } from './bodies.js';
-import { compileState, evaluateState, type CompiledState } from './evaluate.js';
+import { blockedByPlan, compileState, evaluateState, type CompiledState } from './evaluate.js';
 import type { ResultWriter } from './protocol.js';
 import { murmur3x86_32 } from './murmur3.js';
 import { EvalQuery } from './query.js';
@@ -111,7 +111,7 @@ export class EvalEngine {
       state = entry.envs!.get(q.env) ?? null;
       if (state === null) return out.put(404, unknownEnvBody('flag', q.env, entry.validEnvs));
     }
-    if (state.audienceId !== null && !this.audiencesAllowed(entry.org)) return out.put(403, kAudiencePlanBody);
+    if (blockedByPlan(state, this.audiencesAllowed(entry.org))) return out.put(403, kAudiencePlanBody);
     out.put(200, entry.bodies[evaluateState(entry.id, state, q) ? 1 : 0]);
   }
 
@@ -136,7 +136,7 @@ export class EvalEngine {
       if (i > 0) out.pushByte(kComma);
       const flag = flags[i]!;
       const state = flag.state ?? flag.envs!.get(env!) ?? null;
-      const enabled = state !== null && (state.audienceId === null || audiencesAllowed) && evaluateState(flag.id, state, q);
+      const enabled = state !== null && !blockedByPlan(state, audiencesAllowed) && evaluateState(flag.id, state, q);
       out.push(flag.bodies[enabled ? 1 : 0]);
     }
     out.pushByte(kCloseBracket);
