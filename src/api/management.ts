@@ -4,17 +4,16 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { errorEnvelope, FlagwireError } from '../errors.js';
-import { checkEnvParam, environmentNotPermitted, isEnvironmentAllowed, resolveEnvParam, type EnvRoute } from '../model/environments.js';
-import type { Flag } from '../model/flags.js';
+import { requireEnvironmentAllowed, resolveEnvParam, type EnvRoute } from '../model/environments.js';
+import { requirePatchTarget, requireProjectFlag } from '../model/lookups.js';
 import type { Token } from '../model/tokens.js';
-import type { SnapshotReader, StoreReader } from '../store/interfaces.js';
+import type { SnapshotReader } from '../store/interfaces.js';
 import { kMaxBodyBytes, type BodyBudget } from '../http/body.js';
 import { TrustedProxies } from '../http/client-address.js';
 import { send, sendJson, trackAbort, type PendingResponse } from '../http/http.js';
 import type { InFlight } from '../http/in-flight.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import type { Metrics } from '../metrics/metrics.js';
-import { flagNotFound } from '../writer/flag-commands.js';
 import type { WriterClient } from '../writer/client.js';
 import type { ActivityRecorder } from './activity.js';
 import { authorizeToken, identifyToken, requireWrite, type AuthContext } from './auth.js';
@@ -162,9 +161,12 @@ export function registerManagementRoutes(app: TemplatedApp, deps: ManagementDeps
         return;
       }
       requireWrite(auth);
-      // 404 and 403 before reading a body for a flag that cannot be patched; a problem with `env`
-      // itself is a 400, reported by the writer with the body's problems (spec: PATCH rule 9).
-      if (route === 'flag') patchTarget(request, auth, deps.store);
+      // 404 and 403 before reading a body for a flag that cannot be patched (the writer checks both
+      // again, in the transaction that writes); a problem with `env` itself is a 400, reported by the
+      // writer with the body's problems (spec: PATCH rule 9).
+      if (route === 'flag') {
+        requirePatchTarget(deps.store, auth.project.id, request.flagId!, queryParam(request.query, 'env'), auth.token.environments);
+      }
       const done = deps.inFlight.start();
       const known = token;
       // A client that goes away before its body is complete never reaches the callback below: its
@@ -242,16 +244,8 @@ function queryParam(query: URLSearchParams, name: string): string | null {
 /** Checks `env` of a read against the project and the token; returns the environment to read. */
 function checkEnv(auth: AuthContext, env: string | null, route: EnvRoute): string | null {
   const resolved = resolveEnvParam(auth.project, env, false, route);
-  if (resolved !== null && !isEnvironmentAllowed(auth.token.environments, resolved)) {
-    throw environmentNotPermitted(auth.token.environments, resolved);
-  }
+  requireEnvironmentAllowed(auth.token.environments, resolved);
   return resolved;
-}
-
-function projectFlag(store: StoreReader, auth: AuthContext, flagId: string): Flag {
-  const flag = store.getFlag(flagId);
-  if (!flag || flag.projectId !== auth.project.id) throw flagNotFound();
-  return flag;
 }
 
 function read(route: Route, request: ApiRequest, auth: AuthContext, deps: ManagementDeps): unknown {
@@ -265,18 +259,8 @@ function read(route: Route, request: ApiRequest, auth: AuthContext, deps: Manage
     const flags = store.listFlags(auth.project.id).filter((f) => name === null || f.name === name);
     return flagList(flags, auth.project, resolved);
   }
-  const flag = projectFlag(store, auth, request.flagId!);
+  const flag = requireProjectFlag(store, auth.project.id, request.flagId!);
   return representFlag(flag, auth.project, checkEnv(auth, env, 'flag'));
-}
-
-/**
- * What a PATCH is refused for before its body is read: an unknown flag (404) or an environment the
- * token may not change (403). The writer checks both again, in the transaction that writes.
- */
-function patchTarget(request: ApiRequest, auth: AuthContext, store: StoreReader): void {
-  projectFlag(store, auth, request.flagId!);
-  const { env } = checkEnvParam(auth.project, queryParam(request.query, 'env'), true, 'flag');
-  if (env !== null && !isEnvironmentAllowed(auth.token.environments, env)) throw environmentNotPermitted(auth.token.environments, env);
 }
 
 /**

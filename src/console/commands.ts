@@ -4,12 +4,10 @@
 import type { Org, Plan, Role, Standing, User } from '../model/accounts.js';
 import type { Flag } from '../model/flags.js';
 import type { Audience, AudienceRule, Project, ProjectKind } from '../model/projects.js';
+import { requireFlag, requireOrg, requireProject, requireToken, requireUser } from '../model/lookups.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { representFlag, type EnvironmentsFlag, type FlatFlag } from '../api/representation.js';
 import type { CommandInput, CommandName, CommandOutput } from '../writer/commands.js';
-import { found } from '../writer/checks.js';
-import { requireOrg } from '../writer/org-commands.js';
-import { requireProject } from '../writer/project-commands.js';
 import { tokenView, type TokenView } from '../writer/token-commands.js';
 import { splitList, UsageError, type Args, type CommandSpec, type OptionSpec } from './args.js';
 import * as out from './output.js';
@@ -246,7 +244,7 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
       }
       return ctx.read((r): { projects: Project[] } => {
         if (orgId !== undefined) requireOrg(r, orgId);
-        if (ownerUserId !== undefined) found(r.getUser(ownerUserId), 'user', ownerUserId);
+        if (ownerUserId !== undefined) requireUser(r, ownerUserId);
         const projects = r.listProjects().filter((p) =>
           (orgId === undefined || p.orgId === orgId) && (ownerUserId === undefined || (p.orgId === null && p.ownerUserId === ownerUserId)));
         return { projects };
@@ -363,7 +361,7 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
     summary: 'one flag as the Management API shows it (a group flag with every environment) -> flag',
     positionals: ['FLAG_ID'],
     options: {},
-    run: (args, ctx) => ctx.read((r) => flagView(r, found(r.getFlag(args.positional('FLAG_ID')), 'flag', args.positional('FLAG_ID')))),
+    run: (args, ctx) => ctx.read((r) => flagView(r, requireFlag(r, args.positional('FLAG_ID')))),
     human: out.renderFlagView,
   }),
   command({
@@ -481,7 +479,7 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
     options: {},
     run: (args, ctx) =>
       ctx.read((r): out.ActivityView => {
-        const token = found(r.getToken(args.positional('TOKEN_ID')), 'token', args.positional('TOKEN_ID'));
+        const token = requireToken(r, args.positional('TOKEN_ID'));
         const activity = r.getActivity(token.id);
         return { tokenId: token.id, lastUsedAt: activity?.lastUsedAt ?? null, recent: activity?.recent ?? [], denials: activity?.denials ?? [] };
       }),

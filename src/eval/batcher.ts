@@ -17,7 +17,7 @@
 //
 // The same batches carry OFREP requests (src/ofrep): their bodies travel in the query slot, and a bulk
 // answer may carry an ETag (protocol.ts), written as a header, with a 304 answered without a body.
-import { statusLine, type PendingResponse } from '../http/http.js';
+import { kCorsOrigin, statusLine, type PendingResponse } from '../http/http.js';
 import type { InFlight } from '../http/in-flight.js';
 import type { EvalMetrics } from '../metrics/metrics.js';
 import { kOfrepInternalErrorBody } from '../ofrep/evaluate.js';
@@ -110,8 +110,8 @@ const kMaxFreeBuffers = 16;
 
 // Response writing without a closure per response: uWS runs the cork callback synchronously, so the
 // values it needs are passed through these module variables and one module-level function does the work.
-const kCorsName = Buffer.from('Access-Control-Allow-Origin');
-const kCorsValue = Buffer.from('*');
+const kCorsName = Buffer.from(kCorsOrigin[0]);
+const kCorsValue = Buffer.from(kCorsOrigin[1]);
 const kContentTypeName = Buffer.from('Content-Type');
 const kJson = Buffer.from('application/json');
 const kStatusLines = new Map<number, Buffer>();

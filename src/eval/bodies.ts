@@ -21,12 +21,13 @@ export function evalErrorBody(code: ErrorCode, detail: string): Buffer {
   return Buffer.from(JSON.stringify(errorBody(new FlagwireError(code, detail))));
 }
 
+/** Why a flag that applies an audience while its plan has no audiences is refused: the Evaluation API's and OFREP's detail. */
+export const kAudiencePlanDetail = 'This flag applies an audience, and audiences need the Teams or Enterprise plan, which the flag\'s '
+  + 'organisation is not on. It is refused rather than evaluated without its audience: detach the audience from the flag '
+  + '(audienceId: null) or restore the plan.';
+
 /** Decision (README): a flag that applies an audience while its plan has no audiences fails closed. */
-export const kAudiencePlanBody = evalErrorBody(
-  'FORBIDDEN',
-  'This flag applies an audience, and audiences need the Teams or Enterprise plan, which the flag\'s organisation is not on. '
-    + 'It is refused rather than evaluated without its audience: detach the audience from the flag (audienceId: null) or restore the plan.',
-);
+export const kAudiencePlanBody = evalErrorBody('FORBIDDEN', kAudiencePlanDetail);
 
 /** spec: Evaluation API errors, 500. Also what every request of a batch gets when its worker dies. */
 export const kInternalErrorBody = evalErrorBody(

@@ -11,11 +11,12 @@ import type { Org } from '../model/accounts.js';
 import { validEnvironmentsText } from '../model/environments.js';
 import { effectiveState } from '../model/flag-state.js';
 import type { Flag } from '../model/flags.js';
+import { notFoundDetail } from '../model/lookups.js';
 import { hasAudiences } from '../model/plans.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { SnapshotReader } from '../store/interfaces.js';
 import { evalErrorBody, evalFlagBody, kAudiencePlanBody } from './bodies.js';
-import { compileState, evaluateState, type CompiledState } from './evaluate.js';
+import { blockedByPlan, compileState, evaluateState, type CompiledState } from './evaluate.js';
 import type { ResultWriter } from './protocol.js';
 import { murmur3x86_32 } from './murmur3.js';
 import { EvalQuery } from './query.js';
@@ -112,7 +113,7 @@ export class EvalEngine {
       state = entry.envs!.get(q.env) ?? null;
       if (state === null) return out.put(404, unknownEnvBody('flag', q.env, entry.validEnvs));
     }
-    if (state.audienceId !== null && !this.audiencesAllowed(entry.org)) return out.put(403, kAudiencePlanBody);
+    if (blockedByPlan(state, this.audiencesAllowed(entry.org))) return out.put(403, kAudiencePlanBody);
     out.put(200, entry.bodies[evaluateState(entry.id, state, q) ? 1 : 0]);
   }
 
@@ -137,7 +138,7 @@ export class EvalEngine {
       if (i > 0) out.pushByte(kComma);
       const flag = flags[i]!;
       const state = flag.state ?? flag.envs!.get(env!) ?? null;
-      const enabled = state !== null && (state.audienceId === null || audiencesAllowed) && evaluateState(flag.id, state, q);
+      const enabled = state !== null && !blockedByPlan(state, audiencesAllowed) && evaluateState(flag.id, state, q);
       out.push(flag.bodies[enabled ? 1 : 0]);
     }
     out.pushByte(kCloseBracket);
@@ -271,11 +272,11 @@ export class EvalEngine {
 }
 
 function missingFlag(id: string): Missing {
-  return { found: false, body: evalErrorBody('NOT_FOUND', `No flag with id "${id}" exists.`) };
+  return { found: false, body: evalErrorBody('NOT_FOUND', notFoundDetail('flag', id)) };
 }
 
 function missingProject(id: string): Missing {
-  return { found: false, body: evalErrorBody('NOT_FOUND', `No project with id "${id}" exists.`) };
+  return { found: false, body: evalErrorBody('NOT_FOUND', notFoundDetail('project', id)) };
 }
 
 function unknownEnvBody(what: 'flag' | 'project', env: string, validEnvs: string): Buffer {

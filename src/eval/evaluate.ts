@@ -73,6 +73,15 @@ export function matchesAudience(audience: CompiledAudience, attributes: Attribut
   return true;
 }
 
+/**
+ * README decision 1: a state that applies an audience is not evaluated while its organisation's plan has
+ * no audiences (`audiencesAllowed`: EvalEngine.audiencesAllowed). Each route answers it its own way (the
+ * README's decisions): the flag route 403, the project route `enabled: false`, OFREP `GENERAL`.
+ */
+export function blockedByPlan(state: CompiledState, audiencesAllowed: boolean): boolean {
+  return state.audienceId !== null && !audiencesAllowed;
+}
+
 /** A fresh integer 0..99 for a request with neither targetingKey nor cohort. */
 export function randomRoll(): number {
   return Math.floor(Math.random() * 100);

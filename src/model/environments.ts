@@ -50,8 +50,10 @@ export function isEnvironmentAllowed(allowed: readonly string[], env: string): b
   return allowed.length === 0 || allowed.includes(env);
 }
 
-export function environmentNotPermitted(allowed: readonly string[], env: string): FlagwireError {
-  return new FlagwireError(
+/** The 403 unless `allowed` (a token's environment list) includes `env`; no environment (null) is never refused. */
+export function requireEnvironmentAllowed(allowed: readonly string[], env: string | null): void {
+  if (env === null || isEnvironmentAllowed(allowed, env)) return;
+  throw new FlagwireError(
     'ENVIRONMENT_NOT_PERMITTED',
     `This token may not access environment "${env}"; it is limited to: ${allowed.join(', ')}.`,
   );

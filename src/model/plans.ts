@@ -1,15 +1,18 @@
 // Which organisations may use the Management API (spec: States and transitions, Organisation subscription).
 import type { Org } from './accounts.js';
 
-/** Teams or Enterprise, or an unexpired Teams trial; and the subscription in good standing. */
-export function isManagementEligible(org: Org, now: number): boolean {
-  if (org.standing !== 'good') return false;
+/** Teams or Enterprise, or an unexpired Teams trial: the plans with the Teams features (API, audiences). */
+function hasTeamsPlan(org: Org, now: number): boolean {
   if (org.plan === 'teams' || org.plan === 'enterprise') return true;
   return org.plan === 'teams-trial' && org.trialEndsAt !== null && org.trialEndsAt > now;
 }
 
+/** A Teams plan (trial included) and the subscription in good standing. */
+export function isManagementEligible(org: Org, now: number): boolean {
+  return org.standing === 'good' && hasTeamsPlan(org, now);
+}
+
 /** Audiences are a Teams and Enterprise feature (trial included), independent of standing. */
 export function hasAudiences(org: Org, now: number): boolean {
-  if (org.plan === 'teams' || org.plan === 'enterprise') return true;
-  return org.plan === 'teams-trial' && org.trialEndsAt !== null && org.trialEndsAt > now;
+  return hasTeamsPlan(org, now);
 }

@@ -10,8 +10,9 @@
 // (the bulk route is built for it), and a roll cached as if it were sticky would be wrong, and would
 // change the bulk ETag on every request.
 import type { EvalEngine, FlagEntry, ProjectEntry } from '../eval/engine.js';
+import { kAudiencePlanDetail } from '../eval/bodies.js';
 import {
-  decideState, decidedBy, kDecidedAudience, kDecidedCohort, kDecidedDisabled, kDecidedRoll, kDecidedSplit, kDecidedStatic,
+  blockedByPlan, decideState, decidedBy, kDecidedAudience, kDecidedCohort, kDecidedDisabled, kDecidedRoll, kDecidedSplit, kDecidedStatic,
   type CompiledState, type Decision,
 } from '../eval/evaluate.js';
 import { murmur3x86_32 } from '../eval/murmur3.js';
@@ -31,8 +32,6 @@ const kSlotAudiencePlan = 12;
 const kSlotKeyMissing = 13;
 const kSlots = 14;
 
-const kAudiencePlanDetails = 'This flag applies an audience, and audiences need the Teams or Enterprise plan, which the flag\'s organisation '
-  + 'is not on. It is refused rather than evaluated without its audience: detach the audience or restore the plan.';
 const kKeyMissingDetails = 'This flag turns on for a percentage of callers, which needs a sticky key: add "targetingKey" '
   + '(or "cohort") to the context.';
 const kProjectHeader = 'X-Flagwire-Project';
@@ -80,7 +79,7 @@ export class OfrepEvaluator {
         return out.put(400, ofrepFailureBody(key, 'INVALID_CONTEXT', `Unknown environment "${ctx.env}" for this flag; ${entry.validEnvs}.`));
       }
     }
-    if (state.audienceId !== null && !this.engine.audiencesAllowed(entry.org)) return out.put(400, flagBody(entry, kSlotAudiencePlan));
+    if (blockedByPlan(state, this.engine.audiencesAllowed(entry.org))) return out.put(400, flagBody(entry, kSlotAudiencePlan));
     const decision = decideState(entry.id, state, ctx, noRoll);
     if (decidedBy(decision) === kDecidedRoll) return out.put(400, flagBody(entry, kSlotKeyMissing));
     out.put(200, flagBody(entry, decision));
@@ -120,7 +119,7 @@ export class OfrepEvaluator {
       if (i > 0) out.pushByte(kComma);
       const flag = flags[i]!;
       const state: CompiledState = flag.state ?? flag.envs!.get(env!)!;
-      if (state.audienceId !== null && !audiencesAllowed) {
+      if (blockedByPlan(state, audiencesAllowed)) {
         out.push(flagBody(flag, kSlotAudiencePlan));
         continue;
       }
@@ -150,7 +149,7 @@ function flagBody(flag: FlagEntry, slot: Decision): Buffer {
   const bodies = (flag.ofrepBodies ??= new Array<Buffer | undefined>(kSlots));
   let body = bodies[slot];
   if (body === undefined) {
-    if (slot === kSlotAudiencePlan) body = ofrepFailureBody(flag.id, 'GENERAL', kAudiencePlanDetails);
+    if (slot === kSlotAudiencePlan) body = ofrepFailureBody(flag.id, 'GENERAL', kAudiencePlanDetail);
     else if (slot === kSlotKeyMissing) body = ofrepFailureBody(flag.id, 'TARGETING_KEY_MISSING', kKeyMissingDetails);
     else {
       const value = (slot & 1) === 1;

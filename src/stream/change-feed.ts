@@ -17,11 +17,12 @@
 // the flag's name, changed. Each event's `id:` is the commit sequence number it was seen at.
 import type { TemplatedApp } from 'uWebSockets.js';
 import { errorBody, FlagwireError } from '../errors.js';
-import { send, trackAbort, type PendingResponse } from '../http/http.js';
+import { kCorsOrigin, send, trackAbort, type PendingResponse } from '../http/http.js';
 import { kRouteStream, type Metrics } from '../metrics/metrics.js';
 import { validEnvironmentsText } from '../model/environments.js';
 import { effectiveState } from '../model/flag-state.js';
 import type { Flag } from '../model/flags.js';
+import { notFoundDetail } from '../model/lookups.js';
 import type { Project } from '../model/projects.js';
 import type { SnapshotReader } from '../store/interfaces.js';
 import { SseConnection } from './sse-connection.js';
@@ -96,7 +97,7 @@ export class ChangeFeed {
     if (this.closing || this.connections >= this.options.maxConnections) return fail(503, kTooMany);
     store.resetReadTxn();
     const project = store.getProject(projectId);
-    if (project === undefined) return fail(404, notFound(`No project with id "${projectId}" exists.`));
+    if (project === undefined) return fail(404, notFound(notFoundDetail('project', projectId)));
     // Like the project route: env is checked on a multi-environment project and ignored on a single one.
     const watchEnv = project.kind === 'multi' ? env : null;
     if (watchEnv !== null && !project.environments.includes(watchEnv)) {
@@ -121,7 +122,7 @@ export class ChangeFeed {
       res.writeStatus('200 OK');
       res.writeHeader('Content-Type', 'text/event-stream');
       res.writeHeader('Cache-Control', 'no-cache');
-      res.writeHeader('Access-Control-Allow-Origin', '*');
+      res.writeHeader(kCorsOrigin[0], kCorsOrigin[1]);
       // Proxies (nginx) must pass events on as they come.
       res.writeHeader('X-Accel-Buffering', 'no');
       connection.send(kHello);

@@ -1,9 +1,10 @@
 // Who a change is audited as. The Management API acts as its token (`token:<id>`); the console acts as
 // `console`, or with `--as USER_ID` as that person (`user:<id>`, as the web console will).
 import { FlagwireError } from '../errors.js';
+import { requireUser } from '../model/lookups.js';
 import type { Project } from '../model/projects.js';
 import type { StoreWriter } from '../store/interfaces.js';
-import { found, isEditorOrAbove } from './checks.js';
+import { isEditorOrAbove } from './checks.js';
 
 /** Who makes a change: audit actor (`token:<id>`, `console` or `user:<id>`), its display name, and its environment limit. */
 export interface Actor {
@@ -22,7 +23,7 @@ export const kConsoleActor: Actor = { id: 'console', name: 'console', environmen
  */
 export function consoleActor(w: StoreWriter, project: Project, asUserId: string | undefined): Actor {
   if (asUserId === undefined) return kConsoleActor;
-  const user = found(w.getUser(asUserId), 'user', asUserId);
+  const user = requireUser(w, asUserId);
   if (project.orgId === null) {
     if (project.ownerUserId !== user.id) {
       throw new FlagwireError('FORBIDDEN', `Only the owner of personal project ${project.id} may change its flags; user ${user.id} is not its owner.`);

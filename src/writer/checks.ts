@@ -11,12 +11,6 @@ export function requireName(what: string, value: unknown, max: number = kLimits.
   return text;
 }
 
-/** A record looked up by id, or the console's 404 for it (one wording for every kind of record). */
-export function found<T>(record: T | undefined, what: 'organisation' | 'user' | 'project' | 'flag' | 'token' | 'audience', id: string): T {
-  if (record === undefined) throw new FlagwireError('NOT_FOUND', `No ${what} with id "${id}" exists.`);
-  return record;
-}
-
 /** Editor, Admin or Owner: the roles that may create a token (spec) and change flags from the console. */
 export function isEditorOrAbove(role: Role | undefined): boolean {
   return role === 'editor' || role === 'admin' || role === 'owner';

@@ -1,18 +1,18 @@
 // Commands that change flags: create and patch (Management API) and the console-only edits.
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { FlagwireError } from '../errors.js';
-import { checkEnvParam, environmentNotPermitted, isEnvironmentAllowed, validEnvironmentsText } from '../model/environments.js';
+import { isEnvironmentAllowed, validEnvironmentsText } from '../model/environments.js';
 import { kDefaultEnvState } from '../model/flag-state.js';
 import type { EnvState, Flag } from '../model/flags.js';
 import { randomId } from '../model/ids.js';
+import { requireFlag, requirePatchTarget, requireProject } from '../model/lookups.js';
 import type { Project } from '../model/projects.js';
-import { parseJsonObject, type ReceivedBody } from '../model/request-body.js';
 import { AudienceId, FlagCreate, FlagPatch, kFlatStateKeys, kLimits, type EnvironmentState } from '../model/schemas.js';
+import { parseJsonObject, type ReceivedBody } from '../model/request-body.js';
 import { compileValidator } from '../model/validation.js';
 import type { StoreWriter } from '../store/interfaces.js';
-import { cleanList, found, requireName } from './checks.js';
+import { cleanList, requireName } from './checks.js';
 import { applyFlagPatch, normaliseCohorts, type FieldChanges } from './patch-rules.js';
-import { requireProject } from './project-commands.js';
 import { consoleActor, type Actor } from './audit-actor.js';
 
 // The audit actor's home is audit-actor.ts (project commands audit too); flag command callers import it here.
@@ -23,20 +23,6 @@ import { consoleActor, type Actor } from './audit-actor.js';
 const kCreateValidator = compileValidator(FlagCreate, { quoteKeys: false });
 const kPatchValidator = compileValidator(FlagPatch, { quoteKeys: true });
 const kAudienceIdCheck = TypeCompiler.Compile(AudienceId);
-
-/**
- * The 404 of every flag route. It does not echo the id, so the body is byte-identical whether the id
- * exists in another project or nowhere: nothing tells a caller which ids exist elsewhere.
- */
-export function flagNotFound(): FlagwireError {
-  return new FlagwireError('NOT_FOUND', 'No flag with that id exists in this project.');
-}
-
-export function requireProjectFlag(w: StoreWriter, projectId: string, flagId: string): Flag {
-  const flag = w.getFlag(flagId);
-  if (!flag || flag.projectId !== projectId) throw flagNotFound();
-  return flag;
-}
 
 /**
  * The body of a create or patch: from the API as received (`received`, parsed here), or as a value
@@ -155,10 +141,7 @@ export interface FlagPatchResult {
  * writes nothing.
  */
 export function flagPatch(w: StoreWriter, input: FlagPatchInput, now: number): FlagPatchResult {
-  const flag = requireProjectFlag(w, input.projectId, input.flagId);
-  const project = requireProject(w, input.projectId);
-  const { env, problem } = checkEnvParam(project, input.env, true, 'flag');
-  if (env !== null && !isEnvironmentAllowed(input.actor.environments, env)) throw environmentNotPermitted(input.actor.environments, env);
+  const { flag, project, env, problem } = requirePatchTarget(w, input.projectId, input.flagId, input.env, input.actor.environments);
   const problems = problem === null ? [] : [problem];
   const parsed: Parsed = 'received' in input ? parseJsonObject(input.received, 'patch') : { ok: true, value: input.patch };
   // A body that is not a JSON object cannot be checked further: its problem joins the query's.
@@ -220,7 +203,7 @@ interface ConsoleFlagInput {
 
 /** The flag and who edits it; an unknown flag is refused before the person is checked. */
 function consoleTarget(w: StoreWriter, input: ConsoleFlagInput): { flag: Flag; actor: Actor } {
-  const flag = found(w.getFlag(input.flagId), 'flag', input.flagId);
+  const flag = requireFlag(w, input.flagId);
   return { flag, actor: consoleActor(w, requireProject(w, flag.projectId), input.asUserId) };
 }
 

@@ -2,8 +2,9 @@
 import { FlagwireError } from '../errors.js';
 import { kPlans, kRoles, type Membership, type Org, type Plan, type Role, type Standing, type User } from '../model/accounts.js';
 import { randomId } from '../model/ids.js';
-import type { StoreReader, StoreWriter } from '../store/interfaces.js';
-import { found, requireName, sameName } from './checks.js';
+import { requireOrg, requireUser } from '../model/lookups.js';
+import type { StoreWriter } from '../store/interfaces.js';
+import { requireName, sameName } from './checks.js';
 
 export interface OrgCreateInput {
   name: string;
@@ -70,17 +71,13 @@ export function userCreate(w: StoreWriter, input: UserCreateInput, now: number):
 
 export function orgAddMember(w: StoreWriter, input: Membership): Membership {
   requireOrg(w, input.orgId);
-  found(w.getUser(input.userId), 'user', input.userId);
+  requireUser(w, input.userId);
   if (!(kRoles as readonly string[]).includes(input.role)) {
     throw new FlagwireError('INVALID_REQUEST', `role must be one of ${kRoles.join(', ')}`);
   }
   const member: Membership = { orgId: input.orgId, userId: input.userId, role: input.role as Role };
   w.putMember(member);
   return member;
-}
-
-export function requireOrg(r: StoreReader, orgId: string): Org {
-  return found(r.getOrg(orgId), 'organisation', orgId);
 }
 
 function checkPlan(plan: string): Plan {

@@ -1,14 +1,14 @@
 // Console commands for projects, their environments and audiences.
 import { FlagwireError } from '../errors.js';
 import { randomId } from '../model/ids.js';
+import { requireAudience, requireOrg, requireProject, requireUser } from '../model/lookups.js';
 import { hasAudiences } from '../model/plans.js';
 import type { Audience, AudienceRule, Project, ProjectKind } from '../model/projects.js';
 import { kLimits } from '../model/schemas.js';
 import type { AuditEntry } from '../model/audit.js';
-import type { StoreReader, StoreWriter } from '../store/interfaces.js';
+import type { StoreWriter } from '../store/interfaces.js';
 import { kConsoleActor } from './audit-actor.js';
-import { found, requireName, sameName } from './checks.js';
-import { requireOrg } from './org-commands.js';
+import { requireName, sameName } from './checks.js';
 
 const kEnvName = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
@@ -25,7 +25,7 @@ export function projectCreate(w: StoreWriter, input: ProjectCreateInput, now: nu
     throw new FlagwireError('INVALID_REQUEST', 'give exactly one of --org (organisation project) and --owner (personal project)');
   }
   if (input.orgId !== undefined) requireOrg(w, input.orgId);
-  if (input.ownerUserId !== undefined) found(w.getUser(input.ownerUserId), 'user', input.ownerUserId);
+  if (input.ownerUserId !== undefined) requireUser(w, input.ownerUserId);
   const kind = input.kind ?? 'single';
   if (kind !== 'single' && kind !== 'multi') throw new FlagwireError('INVALID_REQUEST', 'kind must be single or multi');
   const environments = (input.environments ?? []).map(checkEnvName);
@@ -108,7 +108,7 @@ export interface AudienceUpdateInput {
 }
 
 export function audienceUpdate(w: StoreWriter, input: AudienceUpdateInput, now: number): Audience {
-  const audience = found(w.getAudience(input.audienceId), 'audience', input.audienceId);
+  const audience = requireAudience(w, input.audienceId);
   requireAudiencePlan(w, requireProject(w, audience.projectId), now);
   const name = input.name === undefined ? audience.name : uniqueAudienceName(w, audience.projectId, input.name, audience.id);
   const rules = input.rules === undefined ? audience.rules : checkRules(input.rules);
@@ -136,10 +136,6 @@ function uniqueAudienceName(w: StoreWriter, projectId: string, raw: string, exce
 /** Project changes made from the console have no person behind them (no `--as`): actor `console`. */
 function audit(w: StoreWriter, projectId: string, action: string, env: string | null, changes: AuditEntry['changes'], now: number): void {
   w.appendAudit({ at: now, projectId, actor: kConsoleActor.id, actorName: kConsoleActor.name, action, flagId: null, env, changes });
-}
-
-export function requireProject(r: StoreReader, projectId: string): Project {
-  return found(r.getProject(projectId), 'project', projectId);
 }
 
 /** Audiences are a Teams and Enterprise feature (spec: Audience); personal projects have none. */

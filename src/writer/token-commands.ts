@@ -2,13 +2,12 @@
 import { FlagwireError } from '../errors.js';
 import type { Org } from '../model/accounts.js';
 import { hashSecret, kTokenIdLength, newTokenSecret, randomId } from '../model/ids.js';
+import { requireOrg, requireProject, requireToken } from '../model/lookups.js';
 import { isManagementEligible } from '../model/plans.js';
 import type { Project } from '../model/projects.js';
 import type { Permission, Token } from '../model/tokens.js';
 import type { StoreWriter } from '../store/interfaces.js';
-import { cleanList, found, isEditorOrAbove, requireName } from './checks.js';
-import { requireOrg } from './org-commands.js';
-import { requireProject } from './project-commands.js';
+import { cleanList, isEditorOrAbove, requireName } from './checks.js';
 
 export const kMaxActiveTokens = 50;
 const kDayMs = 24 * 3600 * 1000;
@@ -148,7 +147,7 @@ function tokenProject(w: StoreWriter, projectId: string, now: number): { project
 }
 
 function requireManageableToken(w: StoreWriter, tokenId: string, asUserId: string, verb: 'rotate' | 'revoke', now: number): Token {
-  const token = found(w.getToken(tokenId), 'token', tokenId);
+  const token = requireToken(w, tokenId);
   const { org } = tokenProject(w, token.projectId, now);
   const role = w.getRole(org.id, asUserId);
   const allowed = role === 'admin' || role === 'owner' || (role !== undefined && token.createdBy === asUserId);

@@ -1,0 +1,88 @@
+// Looking a record up by id, or the 404 that says it does not exist: one home and one wording for every
+// kind. They take a StoreReader, so the main thread, the console and the writer thread (whose
+// StoreWriter is one) call the same functions.
+import { FlagwireError } from '../errors.js';
+import { checkEnvParam, requireEnvironmentAllowed } from './environments.js';
+import type { Org, User } from './accounts.js';
+import type { Flag } from './flags.js';
+import type { Audience, Project } from './projects.js';
+import type { Token } from './tokens.js';
+import type { StoreReader } from '../store/interfaces.js';
+
+export type RecordKind = 'flag' | 'project' | 'organisation' | 'user' | 'audience' | 'token';
+
+/**
+ * The 404 detail of a look-up by id: the console's, the writer's, the Evaluation API's and the change
+ * feed's. It echoes the id: none of them is scoped to a project (see flagNotFound for the one that is).
+ */
+export function notFoundDetail(kind: RecordKind, id: string): string {
+  return `No ${kind} with id "${id}" exists.`;
+}
+
+function found<T>(record: T | undefined, kind: RecordKind, id: string): T {
+  if (record === undefined) throw new FlagwireError('NOT_FOUND', notFoundDetail(kind, id));
+  return record;
+}
+
+export function requireFlag(r: StoreReader, id: string): Flag {
+  return found(r.getFlag(id), 'flag', id);
+}
+
+export function requireProject(r: StoreReader, id: string): Project {
+  return found(r.getProject(id), 'project', id);
+}
+
+export function requireOrg(r: StoreReader, id: string): Org {
+  return found(r.getOrg(id), 'organisation', id);
+}
+
+export function requireUser(r: StoreReader, id: string): User {
+  return found(r.getUser(id), 'user', id);
+}
+
+export function requireAudience(r: StoreReader, id: string): Audience {
+  return found(r.getAudience(id), 'audience', id);
+}
+
+export function requireToken(r: StoreReader, id: string): Token {
+  return found(r.getToken(id), 'token', id);
+}
+
+/**
+ * The 404 of every Management API flag route (spec: "the 404 for a flag says no flag with that id exists
+ * in this project"). It does not echo the id, so the body is byte-identical whether the id exists in
+ * another project or nowhere: nothing tells a caller which ids exist elsewhere.
+ */
+export function flagNotFound(): FlagwireError {
+  return new FlagwireError('NOT_FOUND', 'No flag with that id exists in this project.');
+}
+
+/** The flag `flagId` of project `projectId`; a flag of another project is as missing as an unknown id. */
+export function requireProjectFlag(r: StoreReader, projectId: string, flagId: string): Flag {
+  const flag = r.getFlag(flagId);
+  if (!flag || flag.projectId !== projectId) throw flagNotFound();
+  return flag;
+}
+
+/** A PATCH's flag, its project, and its `env` checked: the environment, or the 400 problem to report with the body's. */
+export interface PatchTarget {
+  flag: Flag;
+  project: Project;
+  env: string | null;
+  problem: string | null;
+}
+
+/**
+ * What a PATCH of `flagId` is refused for before its body is read, in this order: a flag not of the
+ * project (404), then an environment the actor may not change (403; `allowed` is its environment list).
+ * A problem with `env` itself is returned, for the 400 that lists it with the body's (spec: PATCH rule 9).
+ */
+export function requirePatchTarget(
+  r: StoreReader, projectId: string, flagId: string, env: string | null, allowed: readonly string[],
+): PatchTarget {
+  const flag = requireProjectFlag(r, projectId, flagId);
+  const project = requireProject(r, projectId);
+  const checked = checkEnvParam(project, env, true, 'flag');
+  requireEnvironmentAllowed(allowed, checked.env);
+  return { flag, project, env: checked.env, problem: checked.problem };
+}
