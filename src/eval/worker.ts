@@ -28,6 +28,9 @@ export interface EvalWorkerData {
 }
 
 const start = workerData as EvalWorkerData;
+// Every door's module is requested at once, before the store opens, not one after the other: a
+// replaced worker (after a crash or a stuck batch) is ready sooner.
+const doorModules = Promise.all(start.doors.map((door) => import(door.workerModule) as Promise<{ default: WorkerDoorFactory }>));
 const store = Store.open(start.dataDir, { readOnly: true });
 const clock = new Clock(start.clock);
 const engine = new EvalEngine(store, () => clock.now());
@@ -36,7 +39,7 @@ const engine = new EvalEngine(store, () => clock.now());
 // evaluator is built once per worker, nothing per request. (Two doors claiming one route make this
 // module throw, and so the pool's start fail: byRoute.)
 const evaluatorOf = new Map<DoorSpec, DoorEvaluator>();
-for (const door of start.doors) evaluatorOf.set(door, ((await import(door.workerModule)) as { default: WorkerDoorFactory }).default(engine));
+(await doorModules).forEach((module, i) => evaluatorOf.set(start.doors[i]!, module.default(engine)));
 const evaluators = byRoute(start.doors, (door) => evaluatorOf.get(door)!);
 const errorBodies = byRoute(start.doors, (door) => door.internalErrorBody);
 // Reused for every batch: decoding allocates the strings and nothing else.
