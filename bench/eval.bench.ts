@@ -4,8 +4,9 @@
 import { rmSync } from 'node:fs';
 import { bucket } from '../src/eval/bucket.js';
 import { EvalEngine } from '../src/eval/engine.js';
-import { kRouteFlag, newDecodedRequests, readRequests, RequestWriter, ResultReader, ResultWriter } from '../src/eval/protocol.js';
+import { newDecodedRequests, readRequests, RequestWriter, ResultReader, ResultWriter } from '../src/eval/protocol.js';
 import { EvalQuery } from '../src/eval/query.js';
+import { kRouteFlag } from '../src/metrics/metrics.js';
 import { buildEvalWorld } from '../test/eval/eval-world.js';
 
 function measure(name: string, iterations: number, fn: (i: number) => void): void {

@@ -5,8 +5,7 @@
 // The end-to-end runs (h)/(i) of `npm run bench` cannot resolve a few per cent on a 2-core machine
 // shared with the load generator; this is the bound to read them against.
 // Run: npx tsc -p . && node dist/bench/metrics.bench.js
-import { Metrics } from '../src/metrics/metrics.js';
-import { kRouteFlag } from '../src/eval/protocol.js';
+import { kRouteFlag, Metrics } from '../src/metrics/metrics.js';
 import { median } from './stats.js';
 
 const kBatch = 64;

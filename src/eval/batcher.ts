@@ -15,14 +15,15 @@
 // the pool was destroyed) answers every request of its batch with the 500 eval body, and so does a
 // task that has not come back within `taskTimeoutMs` (a stuck worker): never a hang.
 //
-// The same batches carry OFREP requests (src/ofrep): their bodies travel in the query slot, and a bulk
-// answer may carry an ETag (protocol.ts), written as a header, with a 304 answered without a body.
+// The same batches carry every front door's requests (door.ts): a request body travels in the query
+// slot, and an answer may carry an ETag (protocol.ts; OFREP's bulk answers do), written as a header,
+// with a 304 answered without a body.
 import { kCorsOrigin, statusLine, type PendingResponse } from '../http/http.js';
 import type { InFlight } from '../http/in-flight.js';
 import type { EvalMetrics } from '../metrics/metrics.js';
-import { kOfrepInternalErrorBody } from '../ofrep/evaluate.js';
-import { kInternalErrorBody } from './bodies.js';
-import { kRouteOfrepBulk, kRouteOfrepFlag, RequestWriter, ResultReader, type EvalTask, type Route } from './protocol.js';
+import { kEvaluationApiDoor } from './api-door.js';
+import { byRoute, type DoorSpec, type EvalQueue } from './door.js';
+import { RequestWriter, ResultReader, type EvalTask, type Route } from './protocol.js';
 
 /**
  * What a runner listens on to cancel a task (the shape Piscina accepts as `signal`): a batch still out
@@ -62,6 +63,8 @@ export interface BatcherOptions {
   onBatchError(err: unknown, requests: number): void;
   /** Request, batch and failure counts (null: metrics off, nothing measured). */
   metrics?: EvalMetrics | null;
+  /** The front doors whose requests it takes (their 500 bodies); the Evaluation API's alone when not given. */
+  doors?: readonly DoorSpec[];
 }
 
 /**
@@ -180,7 +183,7 @@ export function answer(res: PendingResponse, status: number, body: Uint8Array): 
   corkRes = null;
 }
 
-export class EvalBatcher {
+export class EvalBatcher implements EvalQueue {
   private open: Batch | null = null;
   private readonly full: Batch[] = [];
   private tasks = 0;
@@ -200,9 +203,12 @@ export class EvalBatcher {
   };
 
   private readonly metrics: EvalMetrics | null;
+  /** By route: what a request of a failed batch is answered (its door's 500 body). */
+  private readonly internalErrorBodies: Uint8Array[];
 
   constructor(private readonly options: BatcherOptions) {
     this.metrics = options.metrics ?? null;
+    this.internalErrorBodies = byRoute(options.doors ?? [kEvaluationApiDoor], (door) => door.internalErrorBody);
     this.watchdog = setInterval(() => this.checkTimeouts(), Math.min(1000, options.taskTimeoutMs)).unref();
   }
 
@@ -316,7 +322,7 @@ export class EvalBatcher {
     }
     if (metrics !== null) metrics.batch(responses.length, (performance.now() - batch.openedAt) / 1000);
     // uWS copied every body out before end() returned: the buffer can carry the next batch. Only
-    // buffers of the initial size are kept: one grown by large OFREP bodies is left to the GC.
+    // buffers of the initial size are kept: one grown by large request bodies (OFREP's) is left to the GC.
     if (buffer.byteLength === kBufferBytes && this.freeBuffers.length < kMaxFreeBuffers) this.freeBuffers.push(buffer);
     this.finish(batch);
   }
@@ -329,7 +335,7 @@ export class EvalBatcher {
     for (let i = 0; i < batch.responses.length; i++) {
       const route = batch.routes[i]!;
       if (metrics !== null) metrics.request(route, 500);
-      answer(batch.responses[i]!, 500, route === kRouteOfrepFlag || route === kRouteOfrepBulk ? kOfrepInternalErrorBody : kInternalErrorBody);
+      answer(batch.responses[i]!, 500, this.internalErrorBodies[route]!);
     }
     this.finish(batch);
   }

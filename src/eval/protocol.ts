@@ -10,11 +10,9 @@
 //   │ u8    │ u32     │ u32        │ u32        │ UTF-8, as sent │ UTF-8, undecoded │ UTF-8      │  × count
 //   └───────┴─────────┴────────────┴────────────┴────────────────┴──────────────────┴────────────┘
 //
-//   route            id               query                 extra
-//   kRouteFlag       flag id          raw query string      (empty)
-//   kRouteProject    project id       raw query string      (empty)
-//   kRouteOfrepFlag  flag key         POST body (JSON)      X-Flagwire-Project header (may be empty)
-//   kRouteOfrepBulk  X-Flagwire-Project header            POST body (JSON)      If-None-Match header
+// `route` is the request's route number (src/metrics/metrics.ts); its front door (door.ts) decides what
+// its id, query and extra slots hold, and documents it: the Evaluation API's in api-door.ts, OFREP's
+// in src/ofrep/door.ts.
 //
 // Answers, written by the worker over the same buffer once it has read every request (u32, aligned):
 //
@@ -25,15 +23,12 @@
 //
 // `word` is the HTTP status in its low 16 bits and, for answers that carry an ETag (OFREP bulk), the
 // ETag's length in its high 16 bits; the ETag's bytes are the last ones of the answer's bytes. For
-// the Evaluation API the high bits are 0, so its answers read exactly as before.
+// answers without one (the Evaluation API's) the high bits are 0.
 
 import { maxUtf8Bytes, readUtf8, writeUtf8 } from './utf8.js';
 
-export const kRouteFlag = 0;
-export const kRouteProject = 1;
-export const kRouteOfrepFlag = 2;
-export const kRouteOfrepBulk = 3;
-export type Route = typeof kRouteFlag | typeof kRouteProject | typeof kRouteOfrepFlag | typeof kRouteOfrepBulk;
+/** A route number (src/metrics/metrics.ts), 0..255: which front door (door.ts) evaluates the request. */
+export type Route = number;
 
 /** What the main thread sends per batch (the buffer is in the transfer list). */
 export interface EvalTask {
@@ -64,7 +59,7 @@ export class RequestWriter {
     return this.pos;
   }
 
-  /** `query` is a string (the raw query) or bytes (an OFREP body, copied as is). */
+  /** `query` is a string (a raw query) or bytes (a request body, copied as is). */
   add(route: Route, id: string, query: string | Uint8Array, extra = ''): void {
     // UTF-8 needs at most 3 bytes per UTF-16 code unit; reserve the worst case so writes never truncate.
     const queryWorst = typeof query === 'string' ? maxUtf8Bytes(query) : query.length;

@@ -1,19 +1,20 @@
 // Piscina worker entry: opens the LMDB environment read-only (memory-mapped; readers never block the
-// writer) and evaluates one batch per task. See protocol.ts for the batch format and engine.ts for the
-// freshness rule.
+// writer), loads each front door's worker module (door.ts) and evaluates one batch per task. See
+// protocol.ts for the batch format and engine.ts for the freshness rule.
 import { parentPort, threadId, workerData } from 'node:worker_threads';
 import { move } from 'piscina';
 import { Clock } from '../clock.js';
 import { LmdbStore } from '../store/lmdb-store.js';
-import { kInternalErrorBody } from './bodies.js';
-import { kOfrepInternalErrorBody, OfrepEvaluator } from '../ofrep/evaluate.js';
+import { byRoute, type DoorEvaluator, type DoorSpec, type WorkerDoorFactory } from './door.js';
 import { EvalEngine } from './engine.js';
-import { kRouteFlag, kRouteOfrepBulk, kRouteOfrepFlag, kRouteProject, newDecodedRequests, readRequests, ResultWriter, type EvalTask } from './protocol.js';
+import { newDecodedRequests, readRequests, ResultWriter, type EvalTask } from './protocol.js';
 
 export interface EvalWorkerData {
   dataDir: string;
   /** The server's Clock buffer: trial ends are judged by the same (test-adjustable) time everywhere. */
   clock: SharedArrayBuffer;
+  /** The front doors whose requests the batches carry (pool.ts sends their specs; functions cannot cross threads). */
+  doors: DoorSpec[];
   /**
    * Test hook for crash recovery (FLAGWIRE_TEST_EVAL_CRASH_ID): a batch holding a request for this
    * flag id ends the worker thread, as a native fault would. Null in normal operation.
@@ -27,11 +28,20 @@ export interface EvalWorkerData {
 }
 
 const start = workerData as EvalWorkerData;
+// Every door's module is requested at once, before the store opens, not one after the other: a
+// replaced worker (after a crash or a stuck batch) is ready sooner.
+const doorModules = Promise.all(start.doors.map((door) => import(door.workerModule) as Promise<{ default: WorkerDoorFactory }>));
 const store = LmdbStore.open(start.dataDir, { readOnly: true });
 const clock = new Clock(start.clock);
 const engine = new EvalEngine(store, () => clock.now());
-// The OFREP front door over the same engine: same compiled flags, same caches, same freshness rule.
-const ofrep = new OfrepEvaluator(engine);
+// Every door evaluates over this one engine: same compiled flags, same caches, same freshness rule.
+// Both tables are indexed by route number, so choosing a request's door is one array read; each
+// evaluator is built once per worker, nothing per request. (Two doors claiming one route make this
+// module throw, and so the pool's start fail: byRoute.)
+const evaluatorOf = new Map<DoorSpec, DoorEvaluator>();
+(await doorModules).forEach((module, i) => evaluatorOf.set(start.doors[i]!, module.default(engine)));
+const evaluators = byRoute(start.doors, (door) => evaluatorOf.get(door)!);
+const errorBodies = byRoute(start.doors, (door) => door.internalErrorBody);
 // Reused for every batch: decoding allocates the strings and nothing else.
 const requests = newDecodedRequests();
 
@@ -55,15 +65,12 @@ export default function evaluateBatch(task: EvalTask): unknown {
   let failure: unknown = null;
   for (let i = 0; i < requests.count; i++) {
     try {
-      const route = routes[i];
-      if (route === kRouteFlag) engine.evaluateFlag(ids[i]!, queries[i]!, out);
-      else if (route === kRouteProject) engine.evaluateProject(ids[i]!, queries[i]!, out);
-      else if (route === kRouteOfrepFlag) ofrep.evaluateFlag(ids[i]!, queries[i]!, extras[i]!, out);
-      else ofrep.evaluateBulk(ids[i]!, queries[i]!, extras[i]!, out);
+      const route = routes[i]!;
+      evaluators[route]!(route, ids[i]!, queries[i]!, extras[i]!, out);
     } catch (err) {
       // One request's failure (an unreadable record) is that request's 500; the others still get answers.
       failure ??= err;
-      out.put(500, routes[i] === kRouteOfrepFlag || routes[i] === kRouteOfrepBulk ? kOfrepInternalErrorBody : kInternalErrorBody);
+      out.put(500, errorBodies[routes[i]!]!);
     }
   }
   // Release the snapshot until the next batch: an idle worker waits in Piscina's Atomics.wait, and an

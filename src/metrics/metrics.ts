@@ -5,7 +5,11 @@
 // maintained on the hot path. FLAGWIRE_METRICS=off turns all of it off (no object, null checks only).
 import { header, Histogram, kBatchSizeBuckets, kCommitBuckets, kLatencyBuckets, labelValue } from './registry.js';
 
-/** Route labels. The first four are the eval batch routes (src/eval/protocol.ts kRoute*), in that order. */
+/**
+ * Route labels, by route number: every route's number is its index here. A front door's routes onto
+ * evaluation (src/eval/door.ts) carry their number in the batch (a u8, src/eval/protocol.ts), so they
+ * must stay below 256; their doors import them from here like every other route does.
+ */
 export const kRouteLabels = [
   '/v1/flags/{flag_id}',
   '/v1/flags/project/{project_id}',
@@ -23,6 +27,14 @@ export const kRouteLabels = [
   '/docs',
   'unmatched',
 ] as const;
+/** GET /v1/flags/{flag_id}: the Evaluation API's door (src/eval/api-door.ts). */
+export const kRouteFlag = 0;
+/** GET /v1/flags/project/{project_id}: the Evaluation API's door. */
+export const kRouteProject = 1;
+/** POST /ofrep/v1/evaluate/flags/{key}: OFREP's door (src/ofrep/door.ts). */
+export const kRouteOfrepFlag = 2;
+/** POST /ofrep/v1/evaluate/flags: OFREP's door. */
+export const kRouteOfrepBulk = 3;
 export const kRouteApiToken = 4;
 export const kRouteApiFlags = 5;
 export const kRouteApiFlag = 6;

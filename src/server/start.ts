@@ -2,7 +2,9 @@
 import * as uWS from 'uWebSockets.js';
 import { Clock } from '../clock.js';
 import { withListenPort, type Config } from '../config.js';
+import { evaluationApiDoor } from '../eval/api-door.js';
 import { createEvaluation } from '../eval/service.js';
+import { ofrepDoor } from '../ofrep/door.js';
 import { MemoReader } from '../store/memo-reader.js';
 import type { Store } from '../store/interfaces.js';
 import { dataFilePath } from '../store/layout.js';
@@ -56,7 +58,9 @@ export async function startServer(config: Readonly<Config>, options: StartOption
   const bodies = new BodyBudget(config.maxBufferedBodyBytes);
   const writer = WriterClient.create(config.dataDir, clock, config.writeTimeoutMs, log);
   const metrics = config.metrics ? new Metrics() : null;
-  const evaluation = await createEvaluation({ config, log, inFlight, clock, bodies, metrics }).catch(async (err: unknown) => {
+  // The front doors onto evaluation, each from its own module: the Evaluation API's and OFREP's.
+  const doors = [evaluationApiDoor(metrics), ofrepDoor({ bodies, metrics })];
+  const evaluation = await createEvaluation({ config, log, inFlight, clock, metrics, doors }).catch(async (err: unknown) => {
     await writer.close();
     await store.close();
     throw err;

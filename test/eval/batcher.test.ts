@@ -4,7 +4,8 @@ import t from 'tap';
 import type { PendingResponse } from '../../src/http/http.js';
 import { InFlight } from '../../src/http/in-flight.js';
 import { EvalBatcher, type BatchAbortSignal, type BatchRunner, type BatcherOptions } from '../../src/eval/batcher.js';
-import { kRouteFlag, kRouteProject, newDecodedRequests, readRequests, ResultWriter, type EvalTask } from '../../src/eval/protocol.js';
+import { newDecodedRequests, readRequests, ResultWriter, type EvalTask } from '../../src/eval/protocol.js';
+import { kRouteFlag, kRouteProject } from '../../src/metrics/metrics.js';
 
 interface FakeRes extends PendingResponse {
   written: { status: string; headers: [string, string][]; body: string } | null;

@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import { Clock } from '../../src/clock.js';
 import { EvalBatcher } from '../../src/eval/batcher.js';
 import { EvalPool } from '../../src/eval/pool.js';
-import { kRouteFlag } from '../../src/eval/protocol.js';
+import { kRouteFlag } from '../../src/metrics/metrics.js';
 import type { PendingResponse } from '../../src/http/http.js';
 import { InFlight } from '../../src/http/in-flight.js';
 import { kConsoleActor } from '../../src/writer/audit-actor.js';

@@ -1,8 +1,7 @@
 // The batch format between the main thread and an eval worker (src/eval/protocol.ts).
 import t from 'tap';
-import {
-  kRouteFlag, kRouteOfrepBulk, kRouteOfrepFlag, kRouteProject, newDecodedRequests, readRequests, RequestWriter, ResultReader, ResultWriter,
-} from '../../src/eval/protocol.js';
+import { newDecodedRequests, readRequests, RequestWriter, ResultReader, ResultWriter } from '../../src/eval/protocol.js';
+import { kRouteFlag, kRouteOfrepBulk, kRouteOfrepFlag, kRouteProject } from '../../src/metrics/metrics.js';
 
 t.test('requests round-trip: routes, ids, raw queries (UTF-8, empty), growing past the first buffer', async (t) => {
   const writer = new RequestWriter(new ArrayBuffer(32));

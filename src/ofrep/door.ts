@@ -1,27 +1,47 @@
-// Main-thread side of OFREP: read the POST body (1 MiB cap, within the process's body budget) and put
-// the request into the same evaluation batch as GET /v1/flags/{id} (src/eval/batcher.ts). Nothing is
-// parsed here: the eval workers parse the body and evaluate (evaluate.ts). Registered by the evaluation
-// service.
+// OFREP's front door onto evaluation (src/eval/door.ts), given to the evaluation service by the
+// server's start-up. Main thread: read the POST body (1 MiB cap, within the process's body budget) and
+// put the request into the same evaluation batch as GET /v1/flags/{id} (src/eval/batcher.ts). Nothing
+// is parsed here: the eval workers parse the body and evaluate (door-worker.ts, evaluate.ts).
+//
+// Its requests in the batch (src/eval/protocol.ts):
+//
+//   route            id                          query              extra
+//   kRouteOfrepFlag  flag key                    POST body (JSON)   X-Flagwire-Project header (may be empty)
+//   kRouteOfrepBulk  X-Flagwire-Project header   POST body (JSON)   If-None-Match header
 import type { HttpRequest, TemplatedApp } from 'uWebSockets.js';
+import type { EvalQueue, FrontDoor } from '../eval/door.js';
+import type { Route } from '../eval/protocol.js';
 import { kMaxBodyBytes, type BodyBudget } from '../http/body.js';
 import { send, type PendingResponse } from '../http/http.js';
-import { kRouteOfrepBulk, kRouteOfrepFlag, type Route } from '../eval/protocol.js';
-import type { Metrics } from '../metrics/metrics.js';
-import { kOfrepBusyBody, kOfrepOverloadedBody, ofrepFailureBody } from './evaluate.js';
+import { kRouteOfrepBulk, kRouteOfrepFlag, type Metrics } from '../metrics/metrics.js';
+import { kOfrepBusyBody, kOfrepInternalErrorBody, kOfrepOverloadedBody, ofrepFailureBody } from './evaluate.js';
 
-/** The batcher's add(): false when the queue is full or the server is stopping. */
-export type SubmitEvaluation = (res: PendingResponse, route: Route, id: string, body: Uint8Array, extra: string) => boolean;
+export interface OfrepDoorOptions {
+  /** The process's request-body budget: OFREP bodies are read from it. */
+  bodies: BodyBudget;
+  /** Where refused (413, 503) requests are counted; null when metrics are off. */
+  metrics: Metrics | null;
+}
+
+export function ofrepDoor({ bodies, metrics }: OfrepDoorOptions): FrontDoor {
+  return {
+    routes: [kRouteOfrepFlag, kRouteOfrepBulk],
+    workerModule: new URL('./door-worker.js', import.meta.url).href,
+    internalErrorBody: kOfrepInternalErrorBody,
+    register: (app, queue) => registerRoutes(app, queue, bodies, metrics),
+  };
+}
 
 const kRetryAfter = [['Retry-After', '1']] as const;
 const kTooLargeDetails = `The request body is larger than ${kMaxBodyBytes} bytes (1 MiB); send a smaller context.`;
 const kBulkTooLarge = ofrepFailureBody(null, 'GENERAL', kTooLargeDetails);
 
-export function registerOfrepRoutes(app: TemplatedApp, submit: SubmitEvaluation, bodies: BodyBudget, metrics: Metrics | null): void {
+function registerRoutes(app: TemplatedApp, queue: EvalQueue, bodies: BodyBudget, metrics: Metrics | null): void {
   // Read everything off `req` first (stack-allocated), then the body (which attaches onAborted).
   const handle = (res: PendingResponse, route: Route, id: string, extra: string, contentLength: string): void => {
     bodies.read(res, contentLength, (result) => {
       if (result.ok) {
-        const accepted = submit(res, route, id, result.body, extra);
+        const accepted = queue.add(res, route, id, result.body, extra);
         // The batcher copied the body into its batch, where its own byte bound (64 MiB) covers it.
         result.release();
         if (accepted) return;

@@ -1,0 +1,52 @@
+// The Evaluation API's front door (spec: Evaluation API; design §1-§2): GET /v1/flags/{flag_id} and
+// GET /v1/flags/project/{project_id}. No credentials. The main thread only routes: it copies the id and
+// the raw query string into the current batch (batcher.ts) and the eval workers parse, read the store
+// and evaluate (api-door-worker.ts, engine.ts).
+//
+// It lives in src/eval, not in a folder of its own, because its evaluation is the engine's own: the
+// query parser (query.ts), the answer bodies (bodies.ts) and the per-flag caches of those bodies
+// (engine.ts). It is also the door of a pool or batcher that is given none (unit tests, benches).
+//
+// Its requests in the batch (protocol.ts):
+//
+//   route          id           query              extra
+//   kRouteFlag     flag id      raw query string   (empty)
+//   kRouteProject  project id   raw query string   (empty)
+import type { HttpRequest, TemplatedApp } from 'uWebSockets.js';
+import { send, trackAbort, type PendingResponse } from '../http/http.js';
+import { kRouteFlag, kRouteProject, type Metrics } from '../metrics/metrics.js';
+import { kInternalErrorBody, kOverloadedBody } from './bodies.js';
+import type { DoorSpec, EvalQueue, FrontDoor } from './door.js';
+import type { Route } from './protocol.js';
+
+export const kEvaluationApiDoor: DoorSpec = {
+  routes: [kRouteFlag, kRouteProject],
+  workerModule: new URL('./api-door-worker.js', import.meta.url).href,
+  internalErrorBody: kInternalErrorBody,
+};
+
+const kRetryAfter = [['Retry-After', '1']] as const;
+
+/** `metrics`: where a refused (503) request is counted; null when metrics are off. */
+export function evaluationApiDoor(metrics: Metrics | null): FrontDoor {
+  return {
+    ...kEvaluationApiDoor,
+    register(app: TemplatedApp, queue: EvalQueue) {
+      // Read everything off `req` first (it is stack-allocated), register onAborted, then hand off.
+      // Per request the main thread allocates only what uWS makes unavoidable: the id and query strings,
+      // and the onAborted callback (uWS calls it without arguments, so it must close over `res`). The
+      // strings are copied into the batch buffer at once; nothing is parsed here.
+      const handle = (res: PendingResponse, req: HttpRequest, route: Route): void => {
+        const id = req.getParameter(0) ?? '';
+        const query = req.getQuery() ?? '';
+        trackAbort(res);
+        if (!queue.add(res, route, id, query)) {
+          metrics?.request(route, 503);
+          send(res, 503, kOverloadedBody, 'application/json', kRetryAfter);
+        }
+      };
+      app.get('/v1/flags/project/:project_id', (res, req) => handle(res, req, kRouteProject));
+      app.get('/v1/flags/:flag_id', (res, req) => handle(res, req, kRouteFlag));
+    },
+  };
+}
