@@ -6,6 +6,43 @@ import { Type, type Static } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { parseRange } from './http/client-address.js';
 
+/**
+ * Switches for tests and the bench (FLAGWIRE_TEST_*), read once here like every other setting. Fault
+ * injection, the console hold and the rate-limit switch act only with FLAGWIRE_TEST_HOOKS=1, so no
+ * production setting reaches them; the change stream's timings are plain test knobs (shorter
+ * heartbeats, and a reader dropped sooner).
+ */
+export const TestSettings = Type.Object({
+  /** FLAGWIRE_TEST_HOOKS=1: the /__test routes, the console's hook lines and the switches below. */
+  hooks: Type.Boolean(),
+  /** FLAGWIRE_TEST_RATE_LIMIT=off: the bench's twin without the per-IP limit ((j)/(k)). */
+  rateLimitOff: Type.Boolean(),
+  /** FLAGWIRE_TEST_EVAL_CRASH_ID / _HANG_ID: an eval worker asked for this flag id dies / hangs. */
+  evalCrashFlagId: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
+  evalHangFlagId: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
+  /** FLAGWIRE_TEST_CONSOLE_HOLD=1: a console write stops inside its transaction and after its commit until stdin has a byte. */
+  consoleHold: Type.Boolean(),
+  /** FLAGWIRE_TEST_STREAM_HEARTBEAT_MS / _MAX_STALL_MS: the change stream's heartbeat and slow-reader bound. */
+  streamHeartbeatMs: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]),
+  streamMaxStallMs: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]),
+});
+export type TestSettings = Static<typeof TestSettings>;
+
+/** The FLAGWIRE_TEST_* switches (see TestSettings); the console reads them without the rest of the config. */
+export function loadTestSettings(env: NodeJS.ProcessEnv = process.env): Readonly<TestSettings> {
+  const hooks = env.FLAGWIRE_TEST_HOOKS === '1';
+  const positive = (raw: string | undefined) => (Number(raw) > 0 ? Math.floor(Number(raw)) : null);
+  return Object.freeze({
+    hooks,
+    rateLimitOff: hooks && env.FLAGWIRE_TEST_RATE_LIMIT === 'off',
+    evalCrashFlagId: (hooks && env.FLAGWIRE_TEST_EVAL_CRASH_ID) || null,
+    evalHangFlagId: (hooks && env.FLAGWIRE_TEST_EVAL_HANG_ID) || null,
+    consoleHold: hooks && env.FLAGWIRE_TEST_CONSOLE_HOLD === '1',
+    streamHeartbeatMs: positive(env.FLAGWIRE_TEST_STREAM_HEARTBEAT_MS),
+    streamMaxStallMs: positive(env.FLAGWIRE_TEST_STREAM_MAX_STALL_MS),
+  });
+}
+
 export const Config = Type.Object({
   port: Type.Integer({ minimum: 0, maximum: 65535 }),
   host: Type.String({ minLength: 1 }),
@@ -18,6 +55,7 @@ export const Config = Type.Object({
   smtpUrl: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
   logLevel: Type.Union(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'].map((l) => Type.Literal(l))),
   metrics: Type.Boolean(),
+  test: TestSettings,
   writeTimeoutMs: Type.Integer({ minimum: 1 }),
   /** Addresses and CIDR ranges of reverse proxies whose X-Forwarded-For is believed (src/http/client-address.ts). */
   trustedProxies: Type.Array(Type.String({ minLength: 1 })),
@@ -57,6 +95,7 @@ const kSettings = {
   smtpUrl: 'FLAGWIRE_SMTP_URL',
   logLevel: 'FLAGWIRE_LOG_LEVEL',
   metrics: 'FLAGWIRE_METRICS',
+  test: 'FLAGWIRE_TEST_*',
   writeTimeoutMs: 'FLAGWIRE_WRITE_TIMEOUT_MS',
   trustedProxies: 'FLAGWIRE_TRUSTED_PROXIES',
   maxBufferedBodyBytes: 'FLAGWIRE_MAX_BUFFERED_BODY_BYTES',
@@ -146,6 +185,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     smtpUrl,
     logLevel: logLevel(env.FLAGWIRE_LOG_LEVEL ?? 'info'),
     metrics: onOff('metrics', env.FLAGWIRE_METRICS ?? 'on'),
+    test: loadTestSettings(env),
     // A write not committed in this time is answered 503 Storage busy and never applied (src/writer/client.ts).
     writeTimeoutMs: integer('writeTimeoutMs', env.FLAGWIRE_WRITE_TIMEOUT_MS ?? '10000', 1, 600_000),
     trustedProxies,

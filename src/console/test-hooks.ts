@@ -8,11 +8,11 @@
 //   flagwire-test-hook: in-transaction   the command's writes are done, not committed (the write lock is held)
 //   flagwire-test-hook: committed        the transaction is committed and flushed to disk
 import { readSync, writeSync } from 'node:fs';
+import { loadTestSettings } from '../config.js';
 
 export type ConsoleHookPoint = 'store-open' | 'in-transaction' | 'committed';
 
-const kEnabled = process.env.FLAGWIRE_TEST_HOOKS === '1';
-const kHold = kEnabled && process.env.FLAGWIRE_TEST_CONSOLE_HOLD === '1';
+const { hooks: kEnabled, consoleHold: kHold } = loadTestSettings();
 
 /** Reports reaching `point` (synchronously: the line is in the pipe before the next statement runs). */
 export function consoleTestHook(point: ConsoleHookPoint): void {

@@ -51,7 +51,6 @@ const kMaxPendingBytes = 64 * 1024 * 1024;
 const kTaskTimeoutMs = 5000;
 /** How long shutdown waits for queued batches before stopping the workers (their requests then get 500). */
 const kCloseWaitMs = 2000;
-const kTestHooks = process.env.FLAGWIRE_TEST_HOOKS === '1';
 
 export async function createEvaluation(options: EvaluationOptions): Promise<Evaluation> {
   const { config, log, inFlight, clock, doors } = options;
@@ -65,9 +64,9 @@ export async function createEvaluation(options: EvaluationOptions): Promise<Eval
     log,
     doors,
     maxQueue: maxTasksInFlight,
-    // Fault injection for the crash and stuck-worker tests: only with the test hooks switched on.
-    crashFlagId: kTestHooks ? process.env.FLAGWIRE_TEST_EVAL_CRASH_ID || null : null,
-    hangFlagId: kTestHooks ? process.env.FLAGWIRE_TEST_EVAL_HANG_ID || null : null,
+    // Fault injection for the crash and stuck-worker tests (null unless the test hooks are on).
+    crashFlagId: config.test.evalCrashFlagId,
+    hangFlagId: config.test.evalHangFlagId,
   });
   const batcher = new EvalBatcher({
     runner: pool,

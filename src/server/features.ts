@@ -2,6 +2,7 @@
 // read at scrape time), readiness, and the change stream. start.ts wires them; app.ts registers them.
 import type { TemplatedApp } from 'uWebSockets.js';
 import type { Logger } from 'pino';
+import type { TestSettings } from '../config.js';
 import type { Evaluation } from '../eval/service.js';
 import type { BodyBudget } from '../http/body.js';
 import type { Metrics } from '../metrics/metrics.js';
@@ -18,6 +19,7 @@ export interface FeatureDeps {
   bodies: BodyBudget;
   metrics: Metrics | null;
   log: Logger;
+  test: Pick<TestSettings, 'streamHeartbeatMs' | 'streamMaxStallMs'>;
 }
 
 export interface Features {
@@ -30,15 +32,13 @@ export interface Features {
 }
 
 export function createFeatures(deps: FeatureDeps): Features {
-  const { store, writer, evaluation, bodies, metrics, log } = deps;
+  const { store, writer, evaluation, bodies, metrics, log, test } = deps;
   const readiness = new Readiness({ readStore: () => store.configSeq(), writer, evaluation, metrics });
-  // Test hooks: heartbeats every N ms instead of every 15 s (FLAGWIRE_TEST_STREAM_HEARTBEAT_MS), and a
-  // reader that has not drained for N ms dropped at the next heartbeat instead of after 30 s
-  // (FLAGWIRE_TEST_STREAM_MAX_STALL_MS), so a test sees a slow reader dropped in seconds.
-  const heartbeatMs = Number(process.env.FLAGWIRE_TEST_STREAM_HEARTBEAT_MS) || undefined;
-  const maxStallMs = Number(process.env.FLAGWIRE_TEST_STREAM_MAX_STALL_MS) || undefined;
+  // Test knobs: heartbeats every N ms instead of every 15 s, and a reader that has not drained for N ms
+  // dropped at the next heartbeat instead of after 30 s, so a test sees a slow reader dropped in seconds.
+  const { streamHeartbeatMs: heartbeatMs, streamMaxStallMs: maxStallMs } = test;
   const changes = new ChangeFeed({
-    store, metrics, ...(heartbeatMs ? { heartbeatMs } : {}), ...(maxStallMs ? { maxStallMs } : {}),
+    store, metrics, ...(heartbeatMs !== null ? { heartbeatMs } : {}), ...(maxStallMs !== null ? { maxStallMs } : {}),
     onError: (err) => log.error({ err }, 'change stream poll failed'),
   });
   const routes: { register(app: TemplatedApp): void }[] = [readiness, changes];

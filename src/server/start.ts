@@ -68,15 +68,15 @@ export async function startServer(config: Readonly<Config>, options: StartOption
   const activity = new ActivityRecorder(writer, log);
   activity.start();
   // Readiness, metrics, change stream (src/server/features.ts).
-  const features = createFeatures({ store, writer, evaluation, bodies, metrics, log });
-  const faults = process.env.FLAGWIRE_TEST_HOOKS === '1' ? new Faults() : null;
+  const features = createFeatures({ store, writer, evaluation, bodies, metrics, log, test: config.test });
+  const faults = config.test.hooks ? new Faults() : null;
   // The Management API's reads go through a memo renewed per request (src/store/memo-reader.ts).
   const reader = new MemoReader(store);
   const deps = {
     store: faults === null ? reader : withFaults(reader, faults), writer, clock, config, log, inFlight, bodies, evaluation, activity,
     // The bench measures the limiter's cost against a twin without it (bench/run.ts, (j) and (k)):
     // switched off only together with the test hooks, so no production setting can drop the spec's limit.
-    rateLimiter: faults !== null && process.env.FLAGWIRE_TEST_RATE_LIMIT === 'off' ? null : new RateLimiter({ limit: config.rateLimit }),
+    rateLimiter: config.test.rateLimitOff ? null : new RateLimiter({ limit: config.rateLimit }),
     authFailures: new AuthFailures(config.authFailLimit),
     metrics,
     features: features.routes,
