@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# A/B of two builds on scenario (a)'s route, GET /v1/flags/{id} (the demo's first flag), with wrk:
+#   bench/ab-builds.sh BASE_CHECKOUT NEW_CHECKOUT      (each built: dist/ present)
+# Each build serves its own fresh demo data dir; runs alternate ABBA so drift hits both alike. Printed
+# per run: req/s, and the server's CPU per request (utime + stime of every thread, from /proc), which
+# is what a change to the request path moves; req/s on a shared 2-core machine swings more than that.
+# Settings: ROUNDS (6), DUR seconds per run (6), CONN connections (50). wrk is Debian's package,
+# installed when missing. Only 127.0.0.1; both servers are stopped by pid at the end.
+set -euo pipefail
+base=${1:?usage: bench/ab-builds.sh BASE_CHECKOUT NEW_CHECKOUT}
+new=${2:?usage: bench/ab-builds.sh BASE_CHECKOUT NEW_CHECKOUT}
+rounds=${ROUNDS:-6}; dur=${DUR:-6}; conn=${CONN:-50}
+command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
+
+pids=()
+trap 'kill "${pids[@]}" 2>/dev/null || true' EXIT
+start() { # checkout port -> prints the flag URL
+  local dir; dir=$(mktemp -d)
+  FLAGWIRE_LOG_LEVEL=warn FLAGWIRE_RATE_LIMIT=1000000000 node "$1/dist/src/console/cli.js" serve --demo --port "$2" --data "$dir/data" >"$dir/out" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 150); do grep -q 'listening' "$dir/out" 2>/dev/null && break; sleep 0.2; done
+  echo "$! http://127.0.0.1:$2/$(grep -o 'v1/flags/flg_[A-Za-z0-9_-]*' "$dir/out" | head -1)"
+}
+read -r pa ua < <(start "$base" 18301)
+read -r pb ub < <(start "$new" 18302)
+cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+run() { # label pid url
+  local c0 c1 out n
+  c0=$(cpu "$2"); out=$(wrk -t1 -c"$conn" -d"${dur}s" "$3?targetingKey=user-$RANDOM&plan=beta"); c1=$(cpu "$2")
+  n=$(awk '/requests in/ {print $1}' <<<"$out")
+  printf '%-5s req/s %9s  server CPU/request %6s us  non-2xx %s\n' "$1" "$(awk '/Requests\/sec/ {print $2}' <<<"$out")" \
+    "$(awk -v c=$((c1 - c0)) -v n="$n" -v hz="$(getconf CLK_TCK)" 'BEGIN {printf "%.2f", c * 1e6 / hz / n}')" \
+    "$(awk '/Non-2xx/ {print $NF}' <<<"$out" | grep . || echo 0)"
+}
+for r in $(seq "$rounds"); do
+  if ((r % 2)); then run base "$pa" "$ua"; run new "$pb" "$ub"; else run new "$pb" "$ub"; run base "$pa" "$ua"; fi
+done
