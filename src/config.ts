@@ -59,7 +59,7 @@ export const Config = Type.Object({
   writeTimeoutMs: Type.Integer({ minimum: 1 }),
   /** Addresses and CIDR ranges of reverse proxies whose X-Forwarded-For is believed (src/http/client-address.ts). */
   trustedProxies: Type.Array(Type.String({ minLength: 1 })),
-  maxBufferedBodyBytes: Type.Integer({ minimum: 1024 * 1024 }),
+  maxBufferedBodyBytes: Type.Integer({ minimum: 2 * 1024 * 1024 }),
 });
 export type Config = Static<typeof Config>;
 
@@ -191,7 +191,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     trustedProxies,
     // At least one body of the 1 MiB cap must fit; 64 MiB by default, the same as the evaluation
     // batcher's bound on the bytes it queues (README: Limits on request bodies).
-    maxBufferedBodyBytes: integer('maxBufferedBodyBytes', env.FLAGWIRE_MAX_BUFFERED_BODY_BYTES ?? String(kDefaultMaxBufferedBodyBytes), 1024 * 1024, 1024 ** 4),
+    maxBufferedBodyBytes: integer('maxBufferedBodyBytes', env.FLAGWIRE_MAX_BUFFERED_BODY_BYTES ?? String(kDefaultMaxBufferedBodyBytes), 2 * 1024 * 1024, 1024 ** 4),
   };
   const problem = kConfigCheck.Errors(config).First();
   if (problem) {

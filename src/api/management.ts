@@ -28,7 +28,7 @@ export interface ManagementDeps {
   config: Readonly<Config>;
   log: Logger;
   inFlight: InFlight;
-  /** The process's request-body budget (POST and PATCH bodies read from it). */
+  /** The Management API's share of the process's request-body budget (POST and PATCH bodies). */
   bodies: BodyBudget;
   /** Null only in the bench's twin that measures what the limiter costs (a test hook, never in production). */
   rateLimiter: RateLimiter | null;
@@ -178,13 +178,12 @@ export function registerManagementRoutes(app: TemplatedApp, deps: ManagementDeps
           done();
           return;
         }
-        write(route, request, auth, body.body, deps).then(
+        // The body's reservation is released when the writer thread holds its copy no more, not at the
+        // answer: a write refused with Storage busy stays queued there until the lock comes free.
+        write(route, request, auth, body.body, body.release, deps).then(
           ({ status, value }) => succeed(res, request, known, status, value),
           (err: unknown) => fail(res, request, known, err),
-        ).finally(() => {
-          body.release();
-          done();
-        });
+        ).finally(done);
       }, done);
     } catch (err) {
       fail(res, request, token, err);
@@ -267,18 +266,20 @@ function read(route: Route, request: ApiRequest, auth: AuthContext, deps: Manage
  * Hands the body, as received, to the writer: its flagCreate/flagPatch parse it and apply every rule,
  * and report all problems together (with the `env` problem of a patch).
  */
-async function write(route: Route, request: ApiRequest, auth: AuthContext, raw: Buffer, deps: ManagementDeps): Promise<{ status: number; value: unknown }> {
+async function write(
+  route: Route, request: ApiRequest, auth: AuthContext, raw: Buffer, release: () => void, deps: ManagementDeps,
+): Promise<{ status: number; value: unknown }> {
   // An exact copy: `raw` may be a view into Buffer's shared 8 KiB pool, which structured clone would
   // send whole to the writer thread, other requests' bytes included.
   const received = { bytes: new Uint8Array(raw), contentType: request.contentType };
   const actor = { id: `token:${auth.token.id}`, name: auth.token.name, environments: auth.token.environments };
   if (route === 'flags') {
-    const flag = await deps.writer.call('flagCreate', { projectId: auth.project.id, received, actor });
+    const flag = await deps.writer.call('flagCreate', { projectId: auth.project.id, received, actor }, release);
     return { status: 201, value: representFlag(flag, auth.project, null) };
   }
   const env = queryParam(request.query, 'env');
   const result = await deps.writer.call('flagPatch', {
     projectId: auth.project.id, flagId: request.flagId!, env, received, actor,
-  });
+  }, release);
   return { status: 200, value: patchResult(result.changed, result.flag, env) };
 }

@@ -127,3 +127,31 @@ export class BodyBudget {
     return true;
   }
 }
+
+/**
+ * The process's body budget in two shares, so that clients without a token cannot starve writes: the
+ * credential-free routes (OFREP) draw on one, the Management API (which reads a body only after its
+ * token was checked, behind the per-address limits) on the other. The Management API gets a quarter
+ * of the whole, at least one body of the 1 MiB cap; the rest is the credential-free routes'.
+ */
+export class BodyBudgets {
+  readonly credentialFree: BodyBudget;
+  readonly management: BodyBudget;
+
+  /** `totalBytes`: at least two bodies of the cap (config.ts enforces it). */
+  constructor(totalBytes: number) {
+    const management = Math.max(kMaxBodyBytes, Math.floor(totalBytes / 4));
+    this.management = new BodyBudget(management);
+    this.credentialFree = new BodyBudget(totalBytes - management);
+  }
+
+  /** Bytes reserved now, both shares. */
+  get bytes(): number {
+    return this.credentialFree.bytes + this.management.bytes;
+  }
+
+  /** Requests refused because their share was spent, both shares. */
+  get refused(): number {
+    return this.credentialFree.refused + this.management.refused;
+  }
+}

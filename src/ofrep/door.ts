@@ -17,7 +17,7 @@ import { kRouteOfrepBulk, kRouteOfrepFlag, type Metrics } from '../metrics/metri
 import { kOfrepBusyBody, kOfrepInternalErrorBody, kOfrepOverloadedBody, ofrepFailureBody } from './evaluate.js';
 
 export interface OfrepDoorOptions {
-  /** The process's request-body budget: OFREP bodies are read from it. */
+  /** The credential-free share of the process's request-body budget: OFREP bodies are read from it. */
   bodies: BodyBudget;
   /** Where refused (413, 503) requests are counted; null when metrics are off. */
   metrics: Metrics | null;
@@ -41,9 +41,13 @@ function registerRoutes(app: TemplatedApp, queue: EvalQueue, bodies: BodyBudget,
   const handle = (res: PendingResponse, route: Route, id: string, extra: string, contentLength: string): void => {
     bodies.read(res, contentLength, (result) => {
       if (result.ok) {
-        const accepted = queue.add(res, route, id, result.body, extra);
-        // The batcher copied the body into its batch, where its own byte bound (64 MiB) covers it.
-        result.release();
+        let accepted: boolean;
+        try {
+          accepted = queue.add(res, route, id, result.body, extra);
+        } finally {
+          // The batcher copied the body into its batch, where its own byte bound (64 MiB) covers it.
+          result.release();
+        }
         if (accepted) return;
         metrics?.request(route, 503);
         send(res, 503, kOfrepOverloadedBody, 'application/json', kRetryAfter);

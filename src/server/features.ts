@@ -4,7 +4,7 @@ import type { TemplatedApp } from 'uWebSockets.js';
 import type { Logger } from 'pino';
 import type { TestSettings } from '../config.js';
 import type { Evaluation } from '../eval/service.js';
-import type { BodyBudget } from '../http/body.js';
+import type { BodyBudgets } from '../http/body.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { registerMetricsRoute } from '../metrics/route.js';
 import type { SnapshotReader } from '../store/interfaces.js';
@@ -16,7 +16,7 @@ export interface FeatureDeps {
   store: SnapshotReader;
   writer: WriterClient;
   evaluation: Evaluation;
-  bodies: BodyBudget;
+  bodies: BodyBudgets;
   metrics: Metrics | null;
   log: Logger;
   test: Pick<TestSettings, 'streamHeartbeatMs' | 'streamMaxStallMs'>;

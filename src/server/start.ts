@@ -20,7 +20,7 @@ import { createApp } from './app.js';
 import { listenExclusive } from './listen.js';
 import { Faults, registerTestHooks, withFaults } from './test-hooks.js';
 import { InFlight } from '../http/in-flight.js';
-import { BodyBudget } from '../http/body.js';
+import { BodyBudgets } from '../http/body.js';
 import { createLogger } from './logger.js';
 import { Metrics } from '../metrics/metrics.js';
 import { createFeatures } from './features.js';
@@ -55,11 +55,11 @@ export async function startServer(config: Readonly<Config>, options: StartOption
   const clock = new Clock();
   const inFlight = new InFlight();
   // One budget for every request body the process buffers (OFREP and the Management API).
-  const bodies = new BodyBudget(config.maxBufferedBodyBytes);
+  const bodies = new BodyBudgets(config.maxBufferedBodyBytes);
   const writer = WriterClient.create(config.dataDir, clock, config.writeTimeoutMs, log);
   const metrics = config.metrics ? new Metrics() : null;
   // The front doors onto evaluation, each from its own module: the Evaluation API's and OFREP's.
-  const doors = [evaluationApiDoor(metrics), ofrepDoor({ bodies, metrics })];
+  const doors = [evaluationApiDoor(metrics), ofrepDoor({ bodies: bodies.credentialFree, metrics })];
   const evaluation = await createEvaluation({ config, log, inFlight, clock, metrics, doors }).catch(async (err: unknown) => {
     await writer.close();
     await store.close();
@@ -73,7 +73,7 @@ export async function startServer(config: Readonly<Config>, options: StartOption
   // The Management API's reads go through a memo renewed per request (src/store/memo-reader.ts).
   const reader = new MemoReader(store);
   const deps = {
-    store: faults === null ? reader : withFaults(reader, faults), writer, clock, config, log, inFlight, bodies, evaluation, activity,
+    store: faults === null ? reader : withFaults(reader, faults), writer, clock, config, log, inFlight, bodies: bodies.management, evaluation, activity,
     // The bench measures the limiter's cost against a twin without it (bench/run.ts, (j) and (k)):
     // switched off only together with the test hooks, so no production setting can drop the spec's limit.
     rateLimiter: config.test.rateLimitOff ? null : new RateLimiter({ limit: config.rateLimit }),

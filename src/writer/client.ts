@@ -23,6 +23,8 @@ interface Pending {
   timer: NodeJS.Timeout | null;
   /** Refused at its deadline already; kept until the writer skips it, so the writer still counts as busy. */
   refused: boolean;
+  /** Called once the writer thread no longer holds the command's input (its reply came, or the thread ended). */
+  dropped: (() => void) | null;
 }
 
 /** The writer is busy once a change has waited this long for it (a commit normally takes milliseconds). */
@@ -66,14 +68,25 @@ export class WriterClient {
     return oldest.done !== true && performance.now() - oldest.value.sentAt > kBusyAfterMs;
   }
 
-  call<N extends CommandName>(name: N, input: CommandInput<N>): Promise<CommandOutput<N>> {
-    if (this.closing) return Promise.reject(new FlagwireError('STORE_UNAVAILABLE', 'The server is shutting down; retry shortly.'));
-    if (this.pending.size >= kMaxWaitingWhileBusy && this.busy) return Promise.reject(this.refuse());
+  /**
+   * `dropped` runs once the writer thread holds the input no more: when its reply comes, which for a
+   * command refused at its deadline is when the writer skips it, possibly long after the 503. A caller
+   * that accounts for the input's memory (a request body) releases it then, not at the answer.
+   */
+  call<N extends CommandName>(name: N, input: CommandInput<N>, dropped: (() => void) | null = null): Promise<CommandOutput<N>> {
+    if (this.closing) {
+      dropped?.();
+      return Promise.reject(new FlagwireError('STORE_UNAVAILABLE', 'The server is shutting down; retry shortly.'));
+    }
+    if (this.pending.size >= kMaxWaitingWhileBusy && this.busy) {
+      dropped?.();
+      return Promise.reject(this.refuse(false));
+    }
     const id = this.nextId++;
     const fate = new Int32Array(new SharedArrayBuffer(4));
     return new Promise<CommandOutput<N>>((resolve, reject) => {
       const timer = setTimeout(() => this.expire(id), this.writeTimeoutMs);
-      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, sentAt: performance.now(), fate, timer, refused: false });
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, sentAt: performance.now(), fate, timer, refused: false, dropped });
       const request: WriterRequest = { id, name, input, fate };
       this.worker.postMessage(request);
     });
@@ -87,7 +100,7 @@ export class WriterClient {
     if (this.closing) return Promise.resolve();
     const id = this.nextId++;
     return new Promise<void>((resolve) => {
-      this.pending.set(id, { resolve: () => resolve(), reject: () => resolve(), sentAt: performance.now(), fate: null, timer: null, refused: false });
+      this.pending.set(id, { resolve: () => resolve(), reject: () => resolve(), sentAt: performance.now(), fate: null, timer: null, refused: false, dropped: null });
       const request: WriterRequest = { id, idle: true };
       this.worker.postMessage(request);
     });
@@ -108,14 +121,18 @@ export class WriterClient {
     entry.timer = null;
     if (Atomics.compareExchange(entry.fate, 0, kPending, kCancelled) !== kPending) return;
     entry.refused = true;
-    entry.reject(this.refuse());
+    entry.reject(this.refuse(true));
   }
 
-  private refuse(): FlagwireError {
+  /** `waited`: refused at its deadline; otherwise at once, because too many changes already wait. */
+  private refuse(waited: boolean): FlagwireError {
     if (this.refusedBusy++ === 0) {
       this.log.warn({ writeTimeoutMs: this.writeTimeoutMs }, 'writes refused with 503 Storage busy: the writer waits for the data file\'s write lock (held by another process, such as a console command?)');
     }
-    return new FlagwireError('STORE_BUSY', `The change could not be committed within ${this.writeTimeoutMs} ms: another process holds the data file's write lock. Nothing was changed, and it will not be applied later; retry.`);
+    const why = waited
+      ? `The change could not be committed within ${this.writeTimeoutMs} ms: another process holds the data file's write lock.`
+      : `${kMaxWaitingWhileBusy} changes already wait for the data file's write lock, which another process holds.`;
+    return new FlagwireError('STORE_BUSY', `${why} Nothing was changed, and it will not be applied later; retry.`);
   }
 
   private spawn(): Worker {
@@ -126,6 +143,7 @@ export class WriterClient {
         if (!pending) continue;
         this.pending.delete(reply.id);
         if (pending.timer !== null) clearTimeout(pending.timer);
+        pending.dropped?.();
         // Refused at its deadline: the writer skipped it (that is this reply).
         if (pending.refused) continue;
         if (this.onReply !== null && pending.fate !== null) this.onReply(performance.now() - pending.sentAt);
@@ -147,6 +165,7 @@ export class WriterClient {
       for (const [id, pending] of this.pending) {
         this.pending.delete(id);
         if (pending.timer !== null) clearTimeout(pending.timer);
+        pending.dropped?.();
         if (pending.refused) continue;
         pending.reject(new FlagwireError('STORE_UNAVAILABLE', 'The writer stopped before the change was confirmed; it may not have been applied. Retry.'));
       }

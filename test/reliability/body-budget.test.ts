@@ -1,8 +1,10 @@
 // Memory on the credential-free routes (issue 13, item 1). Connections that each send most of a 1 MiB
 // OFREP body and then wait used to hold it all (2,000 of them: +2 GB). Against the real server with a
-// 32 MiB body budget, two waves of such connections: the first 32 bodies fit, every request after them
-// is refused (503 with Retry-After, or the connection closed) before its body is buffered, whether it
-// declares its length (OFREP, PATCH) or sends it chunked; evaluation GETs keep answering quickly
+// 32 MiB body budget (24 MiB for the credential-free routes, 8 MiB for the Management API), two waves of
+// such connections: the first 24 bodies fit, every request after them is refused (503 with Retry-After,
+// or the connection closed) before its body is buffered, whether it declares its length or sends it
+// chunked; a token holder's PATCH still gets through (anonymous clients cannot starve writes), and is
+// refused only when the Management API's own share is spent; evaluation GETs keep answering quickly
 // throughout; server memory stays within the budget plus a margin, and the second wave does not raise
 // the peak; the budget is back to zero once the attackers are gone. Then a trickling sender is cut off
 // by uWS's body-throughput rule, and normal requests work as before.
@@ -16,6 +18,9 @@ import { kUnlimited, rssMiB } from './support.js';
 
 const kMiB = 1024 * 1024;
 const kBudgetMiB = 32;
+/** The Management API's share is a quarter of the budget (src/http/body.ts BodyBudgets); the rest is OFREP's. */
+const kApiShareMiB = kBudgetMiB / 4;
+const kOfrepShareMiB = kBudgetMiB - kApiShareMiB;
 /** Connections per wave: three times what fits, so a server without the budget would hold ~94 MiB more. */
 const kWave = 96;
 /**
@@ -39,8 +44,11 @@ interface Attacker {
   written: boolean;
 }
 
-/** A connection that sends an OFREP POST declaring 1 MiB, then 1,048,000 bytes of it, then waits. */
-function attack(port: number, flagId: string): Attacker {
+/**
+ * A connection that sends a request declaring a 1 MiB body, then 1,048,000 bytes of it, then waits: an
+ * OFREP POST by default, or the request line and headers given.
+ */
+function attack(port: number, flagId: string, head = `POST /ofrep/v1/evaluate/flags/${flagId} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n`): Attacker {
   const socket = net.connect(port, '127.0.0.1');
   const a: Attacker = { socket, status: 0, retryAfter: null, closedByServer: false, written: false };
   let received = '';
@@ -56,7 +64,7 @@ function attack(port: number, flagId: string): Attacker {
   socket.on('close', () => (a.closedByServer = true));
   socket.on('error', () => (a.closedByServer = true));
   socket.on('connect', () => {
-    socket.write(`POST /ofrep/v1/evaluate/flags/${flagId} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${kMiB}\r\n\r\n`);
+    socket.write(`${head}Content-Length: ${kMiB}\r\n\r\n`);
     socket.write(kBody, () => (a.written = true));
   });
   return a;
@@ -182,9 +190,9 @@ t.test('a process-wide body budget bounds memory under many half-sent bodies; GE
     const during = await scrapeMetrics(server.baseUrl);
     t.comment(`wave ${w}: ${held.length} bodies held, ${refused.length} refused (${refused.filter((a) => a.status === 503).length} with a 503, the rest closed); `
       + `budget ${during.get('flagwire_http_body_buffered_bytes')! / kMiB} MiB in use`);
-    t.equal(held.length, kBudgetMiB, `wave ${w}: exactly the bodies that fit the budget are read`);
-    t.equal(during.get('flagwire_http_body_buffered_bytes'), kBudgetMiB * kMiB, 'the gauge shows the budget spent');
-    t.equal(during.get('flagwire_http_body_refused_total')! - before.get('flagwire_http_body_refused_total')!, kWave - kBudgetMiB, 'every refusal is counted');
+    t.equal(held.length, kOfrepShareMiB, `wave ${w}: exactly the bodies that fit the credential-free share are read`);
+    t.equal(during.get('flagwire_http_body_buffered_bytes'), kOfrepShareMiB * kMiB, 'the gauge shows that share spent');
+    t.equal(during.get('flagwire_http_body_refused_total')! - before.get('flagwire_http_body_refused_total')!, kWave - kOfrepShareMiB, 'every refusal is counted');
     for (const a of refused) {
       if (a.status !== 0) {
         t.equal(a.status, 503, 'a refusal is a 503');
@@ -194,15 +202,22 @@ t.test('a process-wide body budget bounds memory under many half-sent bodies; GE
     t.ok(refused.filter((a) => a.status === 503).length > 0, 'refusals are answered when the client can read them');
 
     if (w === 1) {
-      // With the budget spent, other bodies are refused too: a chunked OFREP body (reserved as it
-      // arrives) and a Management API PATCH, which gets the envelope.
+      // With the credential-free share spent, a chunked OFREP body (reserved as it arrives) is refused
+      // too; a token holder's PATCH is not: it draws on the Management API's own share.
       const chunked = await exchange(port, `POST ${ofrepPath} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"con\r\n`);
       t.equal(chunked.status, 503, 'a chunked body is refused when its first chunk does not fit');
-      const patch = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${ids.flag}`, { token: secrets.write, body: { trafficPercentage: 41 } });
-      t.equal(patch.status, 503);
+      const written = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${ids.flag}`, { token: secrets.write, body: { trafficPercentage: 41 } });
+      t.equal(written.status, 200, 'anonymous bodies do not starve a token holder\'s write');
+      // Half-sent PATCH bodies fill the Management API's share; the next PATCH gets the envelope.
+      const patchHead = `PATCH /api/v1/flags/${ids.flag} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${secrets.write}\r\nContent-Type: application/json\r\n`;
+      const writers = Array.from({ length: kApiShareMiB }, () => attack(port, ids.flag, patchHead));
+      await until('the Management API\'s share to fill', async () => (await scrapeMetrics(server.baseUrl)).get('flagwire_http_body_buffered_bytes') === kBudgetMiB * kMiB, 30_000);
+      const patch = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${ids.flag}`, { token: secrets.write, body: { trafficPercentage: 42 } });
+      t.equal(patch.status, 503, 'a PATCH is refused once the Management API\'s share is spent');
       t.equal(patch.json?.error, 'Server busy');
       t.match(patch.json?.docs, /#server-busy$/);
       t.equal(patch.headers.get('retry-after'), '1');
+      for (const a of writers) a.socket.destroy();
     }
 
     const hold = await probe.end();
@@ -249,8 +264,8 @@ t.test('a process-wide body budget bounds memory under many half-sent bodies; GE
   const chunked = await exchange(port, `POST ${ofrepPath} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"con\r\n${(context.length - 5).toString(16)}\r\n${context.slice(5)}\r\n0\r\n\r\n`);
   t.equal(chunked.status, 200, 'a chunked body is read');
   t.equal(JSON.parse(chunked.body).key, ids.flag);
-  const patch = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${ids.flag}`, { token: secrets.write, body: { trafficPercentage: 42 } });
+  const patch = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${ids.flag}`, { token: secrets.write, body: { trafficPercentage: 43 } });
   t.equal(patch.status, 200);
-  t.equal(patch.json.flag.trafficPercentage, 42);
+  t.equal(patch.json.flag.trafficPercentage, 43);
   t.equal((await scrapeMetrics(server.baseUrl)).get('flagwire_http_body_buffered_bytes'), 0, 'and nothing stays reserved');
 });

@@ -9,7 +9,7 @@
 import { spawn } from 'node:child_process';
 import t from 'tap';
 import { freshRead } from '../helpers/fresh-read.js';
-import { call } from '../helpers/http.js';
+import { call, scrapeMetrics } from '../helpers/http.js';
 import { kCli, startTestServer, tempDataDir } from '../helpers/server.js';
 import { buildWorld } from '../helpers/world.js';
 
@@ -84,12 +84,16 @@ t.test('a write refused while a console command holds the write lock: 503, never
   t.match(refused.json?.docs, /#storage-busy$/);
   t.ok(refused.ms >= kTimeoutMs - 50 && refused.ms < kTimeoutMs + 5000, `refused after its bound (${refused.ms.toFixed(0)} ms), with the lock still held`);
   t.equal(console.exitCode, null, 'the console still held the lock when the 503 came');
+  // The refused PATCH's body is still queued in the writer thread (skipped only when the lock comes
+  // free), so its reservation in the body budget stands: refused writes cannot pile up unbounded.
+  t.ok(Number((await scrapeMetrics(server.baseUrl)).get('flagwire_http_body_buffered_bytes')) > 0, 'the refused body still counts against the body budget');
 
   // Let the console go: its own change commits; the refused PATCH is skipped, never applied.
   console.stdin!.end('x');
   t.equal(await exited, 0, 'the console command finished');
   t.match(stderr, /flagwire-test-hook: committed/);
   t.equal((await call(server.baseUrl, 'POST', '/__test/writer-idle')).status, 200);
+  t.equal((await scrapeMetrics(server.baseUrl)).get('flagwire_http_body_buffered_bytes'), 0, 'released once the writer skipped it');
   let disk = await freshRead(dataDir);
   const traffic = () => {
     const flag = disk.getFlag(ids.flag);
