@@ -31,7 +31,7 @@ import type { HttpRequest, TemplatedApp } from 'uWebSockets.js';
 import { projectConfigTag } from '../eval/config-tag.js';
 import { errorBody, FlagwireError } from '../errors.js';
 import { kCorsOrigin, send, trackAbort, type PendingResponse } from '../http/http.js';
-import { kRouteStream, type Metrics } from '../metrics/metrics.js';
+import { kRouteOfrepStream, kRouteStream, type Metrics } from '../metrics/metrics.js';
 import { validEnvironmentsText } from '../model/environments.js';
 import { effectiveState } from '../model/flag-state.js';
 import type { Flag } from '../model/flags.js';
@@ -141,8 +141,9 @@ export class ChangeFeed {
    */
   open(res: PendingResponse, projectId: string, env: string | null, format: StreamFormat = 'flagwire', lastEventId = ''): void {
     const { store, metrics } = this.options;
+    const route = format === 'ofrep' ? kRouteOfrepStream : kRouteStream;
     const fail = (status: number, body: Buffer | string) => {
-      metrics?.request(kRouteStream, status);
+      metrics?.request(route, status);
       send(res, status, body);
     };
     if (this.closing || this.connections >= this.options.maxConnections) return fail(503, kTooMany);
@@ -154,7 +155,7 @@ export class ChangeFeed {
     if (watchEnv !== null && !project.environments.includes(watchEnv)) {
       return fail(404, notFound(`Unknown environment "${watchEnv}" for this project; ${validEnvironmentsText(project)}.`));
     }
-    metrics?.request(kRouteStream, 200);
+    metrics?.request(route, 200);
     const connection = new SseConnection(res, {
       maxQueuedBytes: this.options.maxQueuedBytes,
       maxStallMs: this.options.maxStallMs,
