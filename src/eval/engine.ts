@@ -18,7 +18,7 @@ import type { SnapshotReader } from '../store/interfaces.js';
 import { evalErrorBody, evalFlagBody, kAudiencePlanBody } from './bodies.js';
 import { blockedByPlan, compileState, evaluateState, type CompiledState } from './evaluate.js';
 import type { ResultWriter } from './protocol.js';
-import { murmur3x86_32 } from './murmur3.js';
+import { projectConfigTag } from './config-tag.js';
 import { EvalQuery } from './query.js';
 import { decodePathId } from '../http/path-id.js';
 
@@ -57,13 +57,12 @@ export interface ProjectEntry {
   readonly multi: boolean;
   readonly envs: ReadonlySet<string>;
   readonly flags: readonly FlagEntry[];
+  /** The same flags by name (names are unique in a project): OFREP accepts a name as its key. */
+  readonly byName: ReadonlyMap<string, FlagEntry>;
   readonly validEnvs: string;
   readonly envMissing: Buffer;
   readonly org: Org | null;
-  /**
-   * Fingerprint of everything that decides this project's answers: its environments, every flag's id
-   * and version (updatedAt), every audience's version, and the organisation's plan. 8 hex digits.
-   */
+  /** What decides this project's answers, as 8 hex digits (projectConfigTag, src/eval/config-tag.ts). */
   readonly configTag: string;
 }
 
@@ -155,6 +154,12 @@ export class EvalEngine {
     return this.projectEntry(decodePathId(rawId));
   }
 
+  /** The compiled flag named `name` in a project (both as sent in the path), or undefined. */
+  lookupFlagByName(rawProjectId: string, rawName: string): FlagEntry | undefined {
+    const project = this.projectEntry(decodePathId(rawProjectId));
+    return project.found ? project.byName.get(decodePathId(rawName)) : undefined;
+  }
+
   /** Whether states with an audience may be evaluated for this organisation now (README decision 1). */
   audiencesAllowed(org: Org | null): boolean {
     return org !== null && hasAudiences(org, this.now);
@@ -193,9 +198,13 @@ export class EvalEngine {
 
   private compileProject(project: Project): ProjectEntry {
     const flags: FlagEntry[] = [];
+    const byName = new Map<string, FlagEntry>();
     for (const flag of this.store.listFlags(project.id)) {
       const entry = this.compileFlag(flag, project);
-      if (entry.found) flags.push(entry);
+      if (entry.found) {
+        flags.push(entry);
+        byName.set(entry.name, entry);
+      }
       this.remember(this.flags, flag.id, entry);
     }
     const validEnvs = validEnvironmentsText(project);
@@ -206,18 +215,12 @@ export class EvalEngine {
       multi: project.kind === 'multi',
       envs: new Set(project.environments),
       flags,
+      byName,
       validEnvs,
       envMissing: evalErrorBody('NOT_FOUND', `This is a multi-environment project: add the "env" query parameter (${validEnvs}).`),
       org,
-      configTag: this.configTag(project, flags, org),
+      configTag: projectConfigTag(project, flags, this.store.listAudiences(project.id), org),
     };
-  }
-
-  private configTag(project: Project, flags: readonly FlagEntry[], org: Org | null): string {
-    const parts = [project.id, project.environments.join(','), org === null ? '-' : `${org.plan}:${org.trialEndsAt}:${org.standing}`];
-    for (const flag of flags) parts.push(`${flag.id}@${flag.updatedAt}`);
-    for (const audience of this.store.listAudiences(project.id)) parts.push(`${audience.id}@${audience.updatedAt}`);
-    return murmur3x86_32(Buffer.from(parts.join('|'))).toString(16).padStart(8, '0');
   }
 
   private compileFlag(flag: Flag, project: Project | undefined): FlagEntry | Missing {

@@ -3,12 +3,16 @@ import { kCorsOrigin, trackAbort, type PendingResponse } from './http.js';
 
 /** spec: CORS, allowed request headers: exactly these on the spec's routes (/api/v1, /v1) and any other. */
 const kAllowHeaders = 'Content-Type, Authorization';
-/** OFREP from browsers also sends X-Flagwire-Project and If-None-Match (README: OFREP): only its paths allow them. */
-const kOfrepAllowHeaders = `${kAllowHeaders}, X-Flagwire-Project, If-None-Match`;
+/**
+ * OFREP from browsers also sends X-Flagwire-Project and If-None-Match (README: OFREP), and a reconnecting
+ * EventSource sends Last-Event-ID (README: Change stream): only the OFREP and stream paths allow them.
+ */
+const kOfrepAllowHeaders = `${kAllowHeaders}, X-Flagwire-Project, If-None-Match, Last-Event-ID`;
+const kStreamAllowHeaders = `${kAllowHeaders}, Last-Event-ID`;
 
 /** `path`: the request path, read in the handler (uWS's request is gone once it returns). */
 export function answerPreflight(res: PendingResponse, path: string): void {
-  const allowHeaders = path.startsWith('/ofrep/') ? kOfrepAllowHeaders : kAllowHeaders;
+  const allowHeaders = path.startsWith('/ofrep/') ? kOfrepAllowHeaders : path.startsWith('/v1/stream/') ? kStreamAllowHeaders : kAllowHeaders;
   // Pipelined preflights to a client that does not read fill the socket: see send().
   if (!res.tracked) trackAbort(res);
   res.cork(() => {

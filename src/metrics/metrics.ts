@@ -26,6 +26,7 @@ export const kRouteLabels = [
   '/api/v1/openapi.json',
   '/docs',
   'unmatched',
+  '/ofrep/v1/stream/project/{project_id}',
 ] as const;
 /** GET /v1/flags/{flag_id}: the Evaluation API's door (src/eval/api-door.ts). */
 export const kRouteFlag = 0;
@@ -46,6 +47,8 @@ export const kRouteMetrics = 11;
 export const kRouteOpenApi = 12;
 export const kRouteDocs = 13;
 export const kRouteUnmatched = 14;
+/** GET /ofrep/v1/stream/project/{project_id}: the change stream in OFREP's form (src/stream/change-feed.ts). */
+export const kRouteOfrepStream = 15;
 
 const kStatuses = 600;
 

@@ -2,8 +2,10 @@
 // the same rules and bucketing as GET /v1/flags/{id}, answering in OFREP's shapes. One engine, two
 // front doors: only the request parsing (a JSON body instead of a query) and the bodies differ.
 //
-//   POST /ofrep/v1/evaluate/flags/{key}   key = flag id; X-Flagwire-Project (optional) scopes it
-//   POST /ofrep/v1/evaluate/flags         X-Flagwire-Project (required) picks the project; every flag
+//   POST /ofrep/v1/evaluate/flags/{key}   key = flag id, or flag name with X-Flagwire-Project (which
+//                                         also scopes ids: another project's flag is not found)
+//   POST /ofrep/v1/evaluate/flags         X-Flagwire-Project (required) picks the project; every flag,
+//                                         under its id and under its name
 //
 // Reasons come from which rule decided (decideState in evaluate.ts). A split that would need a random
 // roll (no targetingKey and no cohort) is TARGETING_KEY_MISSING instead: OFREP clients cache answers
@@ -16,6 +18,7 @@ import {
   type CompiledState, type Decision,
 } from '../eval/evaluate.js';
 import { murmur3x86_32 } from '../eval/murmur3.js';
+import { decodePathId } from '../http/path-id.js';
 import type { ResultWriter } from '../eval/protocol.js';
 import { OfrepContext } from './context.js';
 import type { OfrepErrorCode, OfrepReason } from './schemas.js';
@@ -37,7 +40,10 @@ const kKeyMissingDetails = 'This flag turns on for a percentage of callers, whic
 const kProjectHeader = 'X-Flagwire-Project';
 
 const kBulkOpen = Buffer.from('{"flags":[');
-const kBulkClose = Buffer.from(']}');
+/** ADR-0008's default; Flagwire's heartbeat (15 s) keeps a stream alive far inside it. */
+const kInactivityDelaySec = 120;
+/** Past this many cached `eventStreams` tails (one per project and environment asked), start over. */
+const kMaxTails = 10_000;
 const kComma = 0x2c;
 
 /** `{"errorCode", "errorDetails"}` (bulk) or with `key` first (single flag), as bytes. */
@@ -52,22 +58,41 @@ export const kOfrepOverloadedBody = ofrepFailureBody(null, 'GENERAL', 'The evalu
 /** The process's request-body budget is spent (503, Retry-After: 1, connection closed): src/http/body.ts. */
 export const kOfrepBusyBody = ofrepFailureBody(null, 'GENERAL', 'The server is buffering as many request bodies as it allows; the body was not read. Retry after a second.');
 
+/**
+ * The bulk route without X-Flagwire-Project: the most likely first mistake with the web provider, which
+ * shows only "status: 400" and then FLAG_NOT_FOUND for every flag; this body says what to change.
+ */
+export const kMissingProjectBody = ofrepFailureBody(null, 'GENERAL', `The ${kProjectHeader} header is missing. The bulk route evaluates `
+  + `every flag of one project, named by that header: configure the OFREP provider with headers: [['${kProjectHeader}', '<project id>']] `
+  + '(README: OpenFeature). Without it the provider gets no flags, and every flag reads FLAG_NOT_FOUND.');
+
 export class OfrepEvaluator {
   private readonly ctx = new OfrepContext();
+  /** The bulk answer's end (`],"eventStreams":[…]}`) per project and environment. */
+  private readonly tails = new Map<string, Buffer>();
 
   constructor(private readonly engine: EvalEngine) {}
 
-  /** POST /ofrep/v1/evaluate/flags/{key}; `project` is the X-Flagwire-Project header ('' when absent). */
+  /**
+   * POST /ofrep/v1/evaluate/flags/{key}; `project` is the X-Flagwire-Project header ('' when absent).
+   * The key is a flag id, or with the header a flag name of that project (README: OFREP, keys); the
+   * answer's `key` is the key as asked. A flag of another project is not found, with the same bytes as a
+   * key nothing has.
+   */
   evaluateFlag(rawKey: string, body: string, project: string, out: ResultWriter): void {
     const ctx = this.ctx;
-    const entry = this.engine.lookupFlag(rawKey);
-    const key = entry.found ? entry.id : rawKey;
+    const key = decodePathId(rawKey);
     // Like the Evaluation API: a request that cannot be read is a 400 before the flag is looked up.
     if (!ctx.parse(body)) return out.put(400, ofrepFailureBody(key, ctx.errorCode, ctx.errorDetails));
-    if (!entry.found || (project !== '' && entry.projectId !== project)) {
-      const where = project !== '' ? ` in project "${project}"` : '';
-      return out.put(404, ofrepFailureBody(key, 'FLAG_NOT_FOUND', `No flag with id "${key}" exists${where}. OFREP keys are flag ids.`));
+    let entry: FlagEntry | undefined;
+    let byName = false;
+    const byId = this.engine.lookupFlag(rawKey);
+    if (byId.found && (project === '' || byId.projectId === project)) entry = byId;
+    else if (project !== '') {
+      entry = this.engine.lookupFlagByName(project, rawKey);
+      byName = true;
     }
+    if (entry === undefined) return out.put(404, ofrepFailureBody(key, 'FLAG_NOT_FOUND', notFoundDetails(key, project)));
     let state = entry.state;
     if (state === null) {
       // Group flag: the environment comes from the context.
@@ -79,10 +104,10 @@ export class OfrepEvaluator {
         return out.put(400, ofrepFailureBody(key, 'INVALID_CONTEXT', `Unknown environment "${ctx.env}" for this flag; ${entry.validEnvs}.`));
       }
     }
-    if (blockedByPlan(state, this.engine.audiencesAllowed(entry.org))) return out.put(400, flagBody(entry, kSlotAudiencePlan));
+    if (blockedByPlan(state, this.engine.audiencesAllowed(entry.org))) return out.put(400, flagBody(entry, kSlotAudiencePlan, byName));
     const decision = decideState(entry.id, state, ctx, noRoll);
-    if (decidedBy(decision) === kDecidedRoll) return out.put(400, flagBody(entry, kSlotKeyMissing));
-    out.put(200, flagBody(entry, decision));
+    if (decidedBy(decision) === kDecidedRoll) return out.put(400, flagBody(entry, kSlotKeyMissing, byName));
+    out.put(200, flagBody(entry, decision, byName));
   }
 
   /**
@@ -93,7 +118,7 @@ export class OfrepEvaluator {
   evaluateBulk(project: string, body: string, ifNoneMatch: string, out: ResultWriter): void {
     const ctx = this.ctx;
     if (project === '') {
-      return out.put(400, ofrepFailureBody(null, 'GENERAL', `Send the project id in the ${kProjectHeader} header: the bulk route evaluates every flag of one project.`));
+      return out.put(400, kMissingProjectBody);
     }
     if (!ctx.parse(body)) return out.put(400, ofrepFailureBody(null, ctx.errorCode, ctx.errorDetails));
     const entry = this.engine.lookupProject(project);
@@ -119,14 +144,19 @@ export class OfrepEvaluator {
       if (i > 0) out.pushByte(kComma);
       const flag = flags[i]!;
       const state: CompiledState = flag.state ?? flag.envs!.get(env!)!;
-      if (blockedByPlan(state, audiencesAllowed)) {
-        out.push(flagBody(flag, kSlotAudiencePlan));
-        continue;
+      let slot: number;
+      if (blockedByPlan(state, audiencesAllowed)) slot = kSlotAudiencePlan;
+      else {
+        const decision = decideState(flag.id, state, ctx, noRoll);
+        slot = decidedBy(decision) === kDecidedRoll ? kSlotKeyMissing : decision;
       }
-      const decision = decideState(flag.id, state, ctx, noRoll);
-      out.push(flagBody(flag, decidedBy(decision) === kDecidedRoll ? kSlotKeyMissing : decision));
+      // Each flag twice, under its id and under its name: the web provider looks flags up by the key
+      // the application asks for, and either key must work (README: OFREP, keys).
+      out.push(flagBody(flag, slot, false));
+      out.pushByte(kComma);
+      out.push(flagBody(flag, slot, true));
     }
-    out.push(kBulkClose);
+    out.push(this.bulkTail(project.id, env));
     const tag = etag(project.configTag, out.openBody());
     if (matchesIfNoneMatch(ifNoneMatch, tag)) {
       out.rewind();
@@ -137,6 +167,30 @@ export class OfrepEvaluator {
     out.push(tag);
     out.close(200, tag.length);
   }
+
+  /**
+   * `eventStreams` (open-feature/protocol ADR-0008): where a provider hears of changes instead of polling.
+   * An endpoint without origin: the provider resolves it against its own baseUrl, so it works behind any
+   * proxy or host name the provider reached us by.
+   */
+  private bulkTail(projectId: string, env: string | null): Buffer {
+    const cacheKey = env === null ? projectId : `${projectId}\u0000${env}`;
+    let tail = this.tails.get(cacheKey);
+    if (tail === undefined) {
+      const requestUri = ofrepStreamPath(projectId, env);
+      const streams = [{ type: 'sse', endpoint: { requestUri }, inactivityDelaySec: kInactivityDelaySec }];
+      tail = Buffer.from(`],"eventStreams":${JSON.stringify(streams)}}`);
+      if (this.tails.size >= kMaxTails) this.tails.clear();
+      this.tails.set(cacheKey, tail);
+    }
+    return tail;
+  }
+}
+
+/** The OFREP change stream of a project (and environment): src/stream/change-feed.ts. */
+export function ofrepStreamPath(projectId: string, env: string | null): string {
+  const path = `/ofrep/v1/stream/project/${encodeURIComponent(projectId)}`;
+  return env === null ? path : `${path}?env=${encodeURIComponent(env)}`;
 }
 
 /** The roll is never used: a decision that would roll is answered TARGETING_KEY_MISSING. */
@@ -144,22 +198,33 @@ function noRoll(): number {
   return 0;
 }
 
-/** A flag version's OFREP body for a decision or failure slot, built on first use and kept with the version. */
-function flagBody(flag: FlagEntry, slot: Decision): Buffer {
-  const bodies = (flag.ofrepBodies ??= new Array<Buffer | undefined>(kSlots));
-  let body = bodies[slot];
+/**
+ * A flag version's OFREP body for a decision or failure slot, keyed by its id or by its name; built on
+ * first use and kept with the version (slots 0..kSlots-1 by id, kSlots.. by name).
+ */
+function flagBody(flag: FlagEntry, slot: Decision, byName: boolean): Buffer {
+  const bodies = (flag.ofrepBodies ??= new Array<Buffer | undefined>(2 * kSlots));
+  const index = byName ? kSlots + slot : slot;
+  let body = bodies[index];
   if (body === undefined) {
-    if (slot === kSlotAudiencePlan) body = ofrepFailureBody(flag.id, 'GENERAL', kAudiencePlanDetail);
-    else if (slot === kSlotKeyMissing) body = ofrepFailureBody(flag.id, 'TARGETING_KEY_MISSING', kKeyMissingDetails);
+    const key = byName ? flag.name : flag.id;
+    if (slot === kSlotAudiencePlan) body = ofrepFailureBody(key, 'GENERAL', kAudiencePlanDetail);
+    else if (slot === kSlotKeyMissing) body = ofrepFailureBody(key, 'TARGETING_KEY_MISSING', kKeyMissingDetails);
     else {
       const value = (slot & 1) === 1;
       body = Buffer.from(JSON.stringify({
-        key: flag.id, value, reason: kReasons[decidedBy(slot)], variant: value ? 'on' : 'off', metadata: { name: flag.name },
+        key, value, reason: kReasons[decidedBy(slot)], variant: value ? 'on' : 'off', metadata: { id: flag.id, name: flag.name },
       }));
     }
-    bodies[slot] = body;
+    bodies[index] = body;
   }
   return body;
+}
+
+/** FLAG_NOT_FOUND's details: the same text whether the key is unknown or names a flag of another project. */
+function notFoundDetails(key: string, project: string): string {
+  if (project !== '') return `No flag with id or name "${key}" exists in project "${project}".`;
+  return `No flag with id "${key}" exists. A flag name works as the key only with the ${kProjectHeader} header naming its project.`;
 }
 
 /** `"<config tag>-<64-bit hash of the body>"`: strong, since it names these exact bytes. */

@@ -39,11 +39,14 @@ export type OfrepReason = (typeof kOfrepReasons)[number];
 
 export const OfrepEvaluationSuccess = Type.Object(
   {
-    key: Type.String({ description: 'The flag id' }),
+    key: Type.String({ description: 'The key as asked: the flag\'s id, or its name (README: OFREP, keys)' }),
     value: Type.Boolean({ description: 'Flagwire flags are boolean' }),
     reason: Type.Union(kOfrepReasons.map((r) => Type.Literal(r)), { description: 'Which rule decided (README: OFREP)' }),
     variant: Type.Union([Type.Literal('on'), Type.Literal('off')]),
-    metadata: Type.Object({ name: Type.String({ description: 'The flag\'s name' }) }),
+    metadata: Type.Object({
+      id: Type.String({ description: 'The flag\'s id (never changes)' }),
+      name: Type.String({ description: 'The flag\'s name (unique in its project; a rename changes it)' }),
+    }),
   },
   { description: 'Flag evaluation success response' },
 );
@@ -66,9 +69,24 @@ export const OfrepFlagNotFound = Type.Object(
   { description: 'Flag not found response' },
 );
 
+/** open-feature/protocol ADR-0008: a change-notification stream the provider may connect to. */
+export const OfrepEventStream = Type.Object(
+  {
+    type: Type.Literal('sse'),
+    endpoint: Type.Object({
+      requestUri: Type.String({ description: 'GET /ofrep/v1/stream/project/{project_id}[?env=NAME], resolved against the provider\'s baseUrl' }),
+    }),
+    inactivityDelaySec: Type.Integer({ description: 'Seconds a hidden page may stay connected before the provider closes the stream' }),
+  },
+  { description: 'Server-Sent Events stream sending `refetchEvaluation` when the project (and environment) changes' },
+);
+
 export const OfrepBulkSuccess = Type.Object(
-  { flags: Type.Array(Type.Union([OfrepEvaluationSuccess, OfrepEvaluationFailure])) },
-  { description: 'Every flag of the project, in creation order' },
+  {
+    flags: Type.Array(Type.Union([OfrepEvaluationSuccess, OfrepEvaluationFailure])),
+    eventStreams: Type.Array(OfrepEventStream),
+  },
+  { description: 'Every flag of the project, in creation order, each twice: under its id, then under its name' },
 );
 
 export const OfrepBulkFailure = Type.Object(

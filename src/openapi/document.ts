@@ -91,7 +91,15 @@ const kEvalErrors = {
 };
 const kProjectHeader = {
   name: 'X-Flagwire-Project', in: 'header', schema: { type: 'string' },
-  description: 'Project id. Required on the bulk route; on the single-flag route it scopes the key to that project.',
+  description: 'Project id. Required on the bulk route; on the single-flag route it scopes the key to that project, and lets the key be a flag name.',
+};
+const kLastEventId = {
+  name: 'Last-Event-ID', in: 'header', schema: { type: 'string' },
+  description: 'Sent by a reconnecting EventSource: the events missed since that commit number, within the retention (README: Change stream)',
+};
+const kStreamErrors = {
+  '404': json('EvalError', 'Unknown project, or unknown env of a multi-environment project'),
+  '503': json('EvalError', 'Too many open streams, or the server is stopping'),
 };
 const kEtag = { ETag: { schema: { type: 'string' }, description: 'Covers the project\'s flag configuration and these results' } };
 const kOfrepErrors = {
@@ -160,21 +168,42 @@ export function buildOpenApiDocument({ version, license }: { version: string; li
     '/v1/stream/project/{project_id}': {
       get: {
         operationId: 'streamProject', tags: ['Evaluation API'], summary: 'Change stream (Server-Sent Events)', security: [],
-        parameters: [pathParam('project_id', 'Project id'), queryParam('env', 'Only changes that affect this environment (multi-environment projects)')],
+        parameters: [
+          pathParam('project_id', 'Project id'), queryParam('env', 'Only changes that affect this environment (multi-environment projects)'),
+          kLastEventId,
+        ],
         responses: {
           '200': {
-            description: 'Events `flag` {id, updatedAt}, `flag-deleted` {id}, `audience` {id, updatedAt}; a comment heartbeat every 15 s',
+            description: 'First `ready` {seq}; then events `flag` {id, updatedAt}, `flag-deleted` {id}, `audience` {id, updatedAt}, each with '
+              + 'the commit number as its id; `reset` {reason} when Last-Event-ID is beyond retention (README: Change stream); a comment '
+              + 'heartbeat every 15 s',
             content: { 'text/event-stream': { schema: { type: 'string' } } },
           },
-          '404': json('EvalError', 'Unknown project, or unknown env of a multi-environment project'),
-          '503': json('EvalError', 'Too many open streams, or the server is stopping'),
+          ...kStreamErrors,
+        },
+      },
+    },
+    '/ofrep/v1/stream/project/{project_id}': {
+      get: {
+        operationId: 'ofrepStreamProject', tags: ['OFREP'], summary: 'OFREP change events (ADR-0008), advertised in the bulk answer\'s eventStreams', security: [],
+        parameters: [
+          pathParam('project_id', 'Project id'), queryParam('env', 'Only changes that affect this environment (multi-environment projects)'),
+          kLastEventId,
+        ],
+        responses: {
+          '200': {
+            description: 'First `ready` {seq}; then, for every commit that changes the project (and environment), `message` '
+              + '{"type": "refetchEvaluation", "etag": "<configuration tag: the bulk ETag before its dash>"}; a comment heartbeat every 15 s',
+            content: { 'text/event-stream': { schema: { type: 'string' } } },
+          },
+          ...kStreamErrors,
         },
       },
     },
     '/ofrep/v1/evaluate/flags/{key}': {
       post: {
         operationId: 'ofrepEvaluateFlag', tags: ['OFREP'], summary: 'OpenFeature Remote Evaluation Protocol: one flag', security: [],
-        parameters: [pathParam('key', 'Flag id'), kProjectHeader],
+        parameters: [pathParam('key', 'Flag id; or, with X-Flagwire-Project, the flag\'s name in that project'), kProjectHeader],
         requestBody: { required: false, content: { 'application/json': { schema: ref('OfrepEvaluationRequest') } } },
         responses: {
           '200': json('OfrepEvaluationSuccess', 'Evaluated'),
@@ -190,6 +219,8 @@ export function buildOpenApiDocument({ version, license }: { version: string; li
         parameters: [
           { ...kProjectHeader, required: true },
           { name: 'If-None-Match', in: 'header', schema: { type: 'string' }, description: 'ETag of a previous answer: 304 when unchanged' },
+          queryParam('flagConfigEtag', 'Sent by providers after a refetchEvaluation event (ADR-0008); accepted and not needed: answers are always current'),
+          queryParam('flagConfigLastModified', 'Sent by providers after a change event (ADR-0008); accepted and not needed'),
         ],
         requestBody: { required: false, content: { 'application/json': { schema: ref('OfrepEvaluationRequest') } } },
         responses: {

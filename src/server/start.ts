@@ -155,6 +155,7 @@ function printDemo(seed: DemoSeed | { seeded: false }, base: string, dataDir: st
   lines.push('Try:');
   lines.push(`  curl -s -H "Authorization: Bearer ${write.secret}" ${base}/api/v1/flags`);
   lines.push(`  curl -s "${base}/v1/flags/${flag.id}?targetingKey=user-42"`);
+  lines.push(`  curl -s -X POST ${base}/ofrep/v1/evaluate/flags/${flag.name} -H 'X-Flagwire-Project: ${flag.projectId}' -d '{"context": {"targetingKey": "user-42"}}'`);
   // The ids (never the secrets) can be found again later; the data dir is named because ./data is relative.
   lines.push(`Find the ids again: npx flagwire project list --data ${dataDir}  (then: flag list PROJECT_ID, token list PROJECT_ID)`);
   process.stdout.write(`${lines.join('\n')}\n`);

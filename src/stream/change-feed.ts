@@ -1,24 +1,37 @@
-// The change stream: GET /v1/stream/project/{project_id}[?env=NAME] as Server-Sent Events.
+// The change streams, as Server-Sent Events:
+//   GET /v1/stream/project/{project_id}[?env=NAME]         Flagwire's events, one per changed record
+//   GET /ofrep/v1/stream/project/{project_id}[?env=NAME]   OFREP's (ADR-0008): "refetch", one per commit
 //
 // How changes are seen: every write transaction of any process (this server's writer thread, and any
 // console command run beside it) bumps the store's commit sequence number. While at least one stream
 // is open, the main thread reads that number every `pollMs` (one LMDB get after a snapshot renewal);
 // when it moved, each watched project's flags and audiences are read once and compared with the last
-// snapshot, and every connection watching that project gets one event per changed record. Watching
-// the writer's replies instead would miss the console's changes; the commit number sees both.
+// snapshot, and every connection watching that project gets the events. Watching the writer's replies
+// instead would miss the console's changes; the commit number sees both.
 //
+//   event: ready           data: {"seq": 42}                                 first, on every connection
 //   event: flag            data: {"id": "...", "updatedAt": 1700000000000}   created or changed
 //   event: flag-deleted    data: {"id": "..."}
 //   event: audience        data: {"id": "...", "updatedAt": 1700000000000}   rules or name changed
+//   event: reset           data: {"reason": "..."}                           Last-Event-ID beyond retention
 //   : heartbeat                                                             every `heartbeatMs`
+// and on the OFREP stream, for any of those (the web provider listens to `message` only):
+//   event: message         data: {"type": "refetchEvaluation", "etag": "<configuration tag>"}
 //
 // Events carry ids and versions only, never cohorts, rules or tokens: a client refetches what it needs.
 // With `env` (multi-environment projects) a flag event is sent only when that environment's state, or
 // the flag's name, changed. Each event's `id:` is the commit sequence number it was seen at.
-import type { TemplatedApp } from 'uWebSockets.js';
+//
+// Replay (Last-Event-ID): each project (and environment) watched keeps its last `replayCommits` commits'
+// events, and stays known for `replayIdleMs` after its last stream closed (at most `maxIdleGroups` such).
+// A reconnect whose Last-Event-ID is within that gets the events after it (on the OFREP stream: one
+// refetchEvaluation); one beyond it, or unknown to this process, gets `reset` (OFREP: refetchEvaluation
+// without etag): reload everything. A project unwatched meanwhile is compared once, on the reconnect.
+import type { HttpRequest, TemplatedApp } from 'uWebSockets.js';
+import { projectConfigTag } from '../eval/config-tag.js';
 import { errorBody, FlagwireError } from '../errors.js';
 import { kCorsOrigin, send, trackAbort, type PendingResponse } from '../http/http.js';
-import { kRouteStream, type Metrics } from '../metrics/metrics.js';
+import { kRouteOfrepStream, kRouteStream, type Metrics } from '../metrics/metrics.js';
 import { validEnvironmentsText } from '../model/environments.js';
 import { effectiveState } from '../model/flag-state.js';
 import type { Flag } from '../model/flags.js';
@@ -28,7 +41,7 @@ import type { SnapshotReader } from '../store/interfaces.js';
 import { SseConnection } from './sse-connection.js';
 import { decodePathId } from '../http/path-id.js';
 
-export type FeedStore = Pick<SnapshotReader, 'resetReadTxn' | 'configSeq' | 'getProject' | 'listFlags' | 'listAudiences'>;
+export type FeedStore = Pick<SnapshotReader, 'resetReadTxn' | 'configSeq' | 'getProject' | 'listFlags' | 'listAudiences' | 'getOrg'>;
 
 export interface ChangeFeedOptions {
   store: FeedStore;
@@ -38,16 +51,43 @@ export interface ChangeFeedOptions {
   maxConnections?: number;
   maxQueuedBytes?: number;
   maxStallMs?: number;
+  replayCommits?: number;
+  replayIdleMs?: number;
+  maxIdleGroups?: number;
   onError?(err: unknown): void;
 }
 
-/** The connections watching one project (and environment), and what they last saw. */
+/** Which events a connection gets: Flagwire's per record, or OFREP's refetch per commit. */
+export type StreamFormat = 'flagwire' | 'ofrep';
+
+interface Watcher {
+  readonly connection: SseConnection;
+  readonly format: StreamFormat;
+}
+
+/** One commit's events for a group, as sent to Flagwire streams. */
+interface Logged {
+  readonly seq: number;
+  readonly events: string;
+}
+
+/** The connections watching one project (and environment), what they last saw, and its recent events. */
 interface Group {
+  readonly key: string;
   readonly projectId: string;
   readonly env: string | null;
   flags: Map<string, string>;
   audiences: Map<string, number>;
-  readonly connections: Set<SseConnection>;
+  /** projectConfigTag of the snapshot: the OFREP event's etag, the first part of the bulk ETag. */
+  configTag: string;
+  /** The commit number the snapshot reflects. */
+  seenSeq: number;
+  /** A client that has seen commit N >= coveredFrom misses nothing in `log`. */
+  coveredFrom: number;
+  readonly log: Logged[];
+  readonly watchers: Set<Watcher>;
+  /** performance.now() when its last connection closed. */
+  idleSince: number;
 }
 
 const kDefaults = {
@@ -56,14 +96,20 @@ const kDefaults = {
   maxConnections: 10_000,
   maxQueuedBytes: 64 * 1024,
   maxStallMs: 30_000,
+  replayCommits: 256,
+  replayIdleMs: 5 * 60_000,
+  maxIdleGroups: 1000,
 };
 const kHeartbeat = ': heartbeat\n\n';
 // retry: how long EventSource waits before reconnecting after the stream ends (ms).
 const kHello = 'retry: 2000\n: connected\n\n';
+const kResetReason = 'Last-Event-ID is older than this server keeps (README: Change stream): reload every flag.';
 const kTooMany = Buffer.from(JSON.stringify({ error: 'Service unavailable', detail: 'Too many open change streams on this server; retry later.' }));
 
 export class ChangeFeed {
   private readonly groups = new Map<string, Group>();
+  /** Groups without connections, kept for replay; in the order they became idle. */
+  private readonly idle = new Map<string, Group>();
   private connections = 0;
   private lastSeq = -1;
   private pollTimer: NodeJS.Timeout | null = null;
@@ -80,18 +126,24 @@ export class ChangeFeed {
   }
 
   register(app: TemplatedApp): void {
-    app.get('/v1/stream/project/:project_id', (res: PendingResponse, req) => {
+    const route = (format: StreamFormat) => (res: PendingResponse, req: HttpRequest) => {
       const rawId = req.getParameter(0) ?? '';
       const env = new URLSearchParams(req.getQuery() ?? '').get('env') || null;
-      this.open(res, decodePathId(rawId), env);
-    });
+      this.open(res, decodePathId(rawId), env, format, req.getHeader('last-event-id'));
+    };
+    app.get('/v1/stream/project/:project_id', route('flagwire'));
+    app.get('/ofrep/v1/stream/project/:project_id', route('ofrep'));
   }
 
-  /** Answers 404/503 at once, or starts the stream (headers and a first comment) and subscribes. */
-  open(res: PendingResponse, projectId: string, env: string | null): void {
+  /**
+   * Answers 404/503 at once, or starts the stream (headers, a first comment, what `lastEventId` missed,
+   * and `ready`) and subscribes. `lastEventId`: the Last-Event-ID header ('' when absent).
+   */
+  open(res: PendingResponse, projectId: string, env: string | null, format: StreamFormat = 'flagwire', lastEventId = ''): void {
     const { store, metrics } = this.options;
+    const route = format === 'ofrep' ? kRouteOfrepStream : kRouteStream;
     const fail = (status: number, body: Buffer | string) => {
-      metrics?.request(kRouteStream, status);
+      metrics?.request(route, status);
       send(res, status, body);
     };
     if (this.closing || this.connections >= this.options.maxConnections) return fail(503, kTooMany);
@@ -103,7 +155,7 @@ export class ChangeFeed {
     if (watchEnv !== null && !project.environments.includes(watchEnv)) {
       return fail(404, notFound(`Unknown environment "${watchEnv}" for this project; ${validEnvironmentsText(project)}.`));
     }
-    metrics?.request(kRouteStream, 200);
+    metrics?.request(route, 200);
     const connection = new SseConnection(res, {
       maxQueuedBytes: this.options.maxQueuedBytes,
       maxStallMs: this.options.maxStallMs,
@@ -111,12 +163,14 @@ export class ChangeFeed {
         if (metrics) metrics.streamDropped++;
       },
     });
-    const group = this.group(project, watchEnv);
-    group.connections.add(connection);
+    this.expireIdle(performance.now());
+    const group = this.group(project, watchEnv, store.configSeq());
+    const watcher: Watcher = { connection, format };
+    group.watchers.add(watcher);
     this.connections++;
     trackAbort(res, () => {
       connection.aborted();
-      this.unsubscribe(group, connection);
+      this.unsubscribe(group, watcher);
     });
     res.cork(() => {
       res.writeStatus('200 OK');
@@ -125,7 +179,7 @@ export class ChangeFeed {
       res.writeHeader(kCorsOrigin[0], kCorsOrigin[1]);
       // Proxies (nginx) must pass events on as they come.
       res.writeHeader('X-Accel-Buffering', 'no');
-      connection.send(kHello);
+      connection.send(kHello + this.replay(group, format, lastEventId) + event(group.seenSeq, 'ready', { seq: group.seenSeq }));
     });
     this.startTimers();
   }
@@ -134,8 +188,9 @@ export class ChangeFeed {
   close(): void {
     this.closing = true;
     this.stopTimers();
-    for (const group of this.groups.values()) for (const connection of group.connections) connection.end();
+    for (const group of this.groups.values()) for (const { connection } of group.watchers) connection.end();
     this.groups.clear();
+    this.idle.clear();
     this.connections = 0;
   }
 
@@ -147,33 +202,79 @@ export class ChangeFeed {
       const seq = store.configSeq();
       if (seq === this.lastSeq) return;
       this.lastSeq = seq;
-      for (const group of this.groups.values()) {
-        const events = this.diff(group, seq);
-        if (events === '') continue;
-        for (const connection of group.connections) connection.send(events);
-      }
+      // Idle groups catch up when a stream reopens them (group()): nobody is waiting for their events.
+      for (const group of this.groups.values()) if (group.watchers.size > 0) this.advance(group, seq);
     } catch (err) {
       this.options.onError?.(err);
     }
   }
 
-  private group(project: Project, env: string | null): Group {
+  /** Brings a group's snapshot to commit `seq`: logs the events and sends them to its connections. */
+  private advance(group: Group, seq: number): void {
+    if (group.seenSeq === seq) return;
+    const events = this.diff(group, seq);
+    group.seenSeq = seq;
+    if (events === '') return;
+    group.log.push({ seq, events });
+    while (group.log.length > this.options.replayCommits) group.coveredFrom = group.log.shift()!.seq;
+    let refetch: string | null = null;
+    for (const { connection, format } of group.watchers) {
+      if (format === 'flagwire') connection.send(events);
+      else connection.send((refetch ??= refetchEvent(seq, group.configTag)));
+    }
+  }
+
+  /**
+   * What a reconnect missed since `lastEventId`: the logged events after it, or `reset` when the log
+   * does not reach back that far (or the id is not one of this server's commit numbers).
+   */
+  private replay(group: Group, format: StreamFormat, lastEventId: string): string {
+    if (lastEventId === '') return '';
+    const last = /^\d{1,15}$/.test(lastEventId) ? Number(lastEventId) : -1;
+    if (last < group.coveredFrom || last > group.seenSeq) {
+      return format === 'ofrep' ? refetchEvent(group.seenSeq, null) : event(group.seenSeq, 'reset', { reason: kResetReason });
+    }
+    const missed = group.log.filter((logged) => logged.seq > last);
+    if (missed.length === 0) return '';
+    return format === 'ofrep' ? refetchEvent(group.seenSeq, group.configTag) : missed.map((logged) => logged.events).join('');
+  }
+
+  /** The group of a project and environment: a live or idle one brought up to `seq`, or a new baseline. */
+  private group(project: Project, env: string | null, seq: number): Group {
     const key = `${project.id}\u0000${env ?? ''}`;
     let group = this.groups.get(key);
     if (group === undefined) {
-      group = { projectId: project.id, env, flags: new Map(), audiences: new Map(), connections: new Set() };
+      group = {
+        key, projectId: project.id, env, flags: new Map(), audiences: new Map(), configTag: '',
+        seenSeq: seq, coveredFrom: seq, log: [], watchers: new Set(), idleSince: 0,
+      };
       // The baseline: what exists now is not reported, only what changes from here on.
       this.diff(group, -1);
       this.groups.set(key, group);
+    } else {
+      this.idle.delete(key);
+      this.advance(group, seq);
     }
     return group;
   }
 
-  private unsubscribe(group: Group, connection: SseConnection): void {
-    if (!group.connections.delete(connection)) return;
+  private unsubscribe(group: Group, watcher: Watcher): void {
+    if (!group.watchers.delete(watcher)) return;
     this.connections--;
-    if (group.connections.size === 0) this.groups.delete(`${group.projectId}\u0000${group.env ?? ''}`);
+    if (group.watchers.size === 0) {
+      group.idleSince = performance.now();
+      this.idle.set(group.key, group);
+    }
     if (this.connections === 0) this.stopTimers();
+  }
+
+  /** Forgets idle groups past `replayIdleMs`, and the oldest beyond `maxIdleGroups`. */
+  private expireIdle(now: number): void {
+    for (const [key, group] of this.idle) {
+      if (this.idle.size <= this.options.maxIdleGroups && now - group.idleSince <= this.options.replayIdleMs) break;
+      this.idle.delete(key);
+      this.groups.delete(key);
+    }
   }
 
   /** Updates the group's snapshot; returns the events (as one chunk of text) for what changed (none for seq -1: the baseline). */
@@ -181,19 +282,26 @@ export class ChangeFeed {
     const { store } = this.options;
     let events = '';
     const flags = new Map<string, string>();
-    for (const flag of store.listFlags(group.projectId)) {
+    const flagList = store.listFlags(group.projectId);
+    for (const flag of flagList) {
       const signature = flagSignature(flag, group.env);
       flags.set(flag.id, signature);
       if (group.flags.get(flag.id) !== signature) events += event(seq, 'flag', { id: flag.id, updatedAt: flag.updatedAt });
     }
     for (const id of group.flags.keys()) if (!flags.has(id)) events += event(seq, 'flag-deleted', { id });
     const audiences = new Map<string, number>();
-    for (const audience of store.listAudiences(group.projectId)) {
+    const audienceList = store.listAudiences(group.projectId);
+    for (const audience of audienceList) {
       audiences.set(audience.id, audience.updatedAt);
       if (group.audiences.get(audience.id) !== audience.updatedAt) events += event(seq, 'audience', { id: audience.id, updatedAt: audience.updatedAt });
     }
     group.flags = flags;
     group.audiences = audiences;
+    const project = store.getProject(group.projectId);
+    if (project !== undefined) {
+      const org = project.orgId === null ? null : store.getOrg(project.orgId) ?? null;
+      group.configTag = projectConfigTag(project, flagList, audienceList, org);
+    }
     return seq === -1 ? '' : events;
   }
 
@@ -213,8 +321,9 @@ export class ChangeFeed {
 
   private heartbeat(): void {
     const now = performance.now();
+    this.expireIdle(now);
     for (const group of this.groups.values()) {
-      for (const connection of group.connections) {
+      for (const { connection } of group.watchers) {
         connection.checkStall(now);
         connection.send(kHeartbeat);
       }
@@ -230,6 +339,11 @@ function flagSignature(flag: Flag, env: string | null): string {
 
 function event(seq: number, name: string, data: object): string {
   return `id: ${seq}\nevent: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+/** OFREP ADR-0008's change event; without etag when the client must reload whatever it has. */
+function refetchEvent(seq: number, configTag: string | null): string {
+  return event(seq, 'message', configTag === null ? { type: 'refetchEvaluation' } : { type: 'refetchEvaluation', etag: configTag });
 }
 
 function notFound(detail: string): string {

@@ -17,14 +17,20 @@ export interface DemoSeed {
   tokens: Pick<CreatedToken, 'id' | 'name' | 'permission' | 'projectId' | 'secret'>[];
 }
 
+/**
+ * The demo projects' ids, fixed so that README examples (OFREP, change stream) work as pasted on a fresh
+ * `npm start`; every other id is random as usual. Only ever created in an empty data dir.
+ */
+export const kDemoProjectIds = { shop: 'prj_DemoWebShop', platform: 'prj_DemoPlatform' } as const;
+
 /** Seeds only a data dir with nothing in it; otherwise reports `seeded: false` and changes nothing. */
 export function seedDemo(w: StoreWriter, _input: Record<string, never>, now: number): DemoSeed | { seeded: false } {
   if (!w.isEmpty()) return { seeded: false };
   const org = orgCreate(w, { name: 'Demo Org', plan: 'teams' }, now);
   const owner = userCreate(w, { email: 'owner@demo.flagwire.test', name: 'Demo Owner' }, now);
   orgAddMember(w, { orgId: org.id, userId: owner.id, role: 'owner' });
-  const shop = projectCreate(w, { name: 'Web shop', orgId: org.id, kind: 'single' }, now);
-  const platform = projectCreate(w, { name: 'Platform', orgId: org.id, kind: 'multi', environments: ['staging', 'production'] }, now);
+  const shop = projectCreate(w, { name: 'Web shop', orgId: org.id, kind: 'single' }, now, kDemoProjectIds.shop);
+  const platform = projectCreate(w, { name: 'Platform', orgId: org.id, kind: 'multi', environments: ['staging', 'production'] }, now, kDemoProjectIds.platform);
   const beta = audienceCreate(w, { projectId: shop.id, name: 'Beta testers', rules: [{ attribute: 'plan', values: ['beta'] }] }, now);
   const create = (projectId: string, body: FlagCreate) =>
     flagCreate(w, { projectId, body, actor: kConsoleActor }, now);

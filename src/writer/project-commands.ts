@@ -20,7 +20,8 @@ export interface ProjectCreateInput {
   environments?: string[];
 }
 
-export function projectCreate(w: StoreWriter, input: ProjectCreateInput, now: number): Project {
+/** `id`: a fixed id, for the demo seed only (README examples name its projects); otherwise a random one. */
+export function projectCreate(w: StoreWriter, input: ProjectCreateInput, now: number, id = `prj_${randomId(12)}`): Project {
   if ((input.orgId === undefined) === (input.ownerUserId === undefined)) {
     throw new FlagwireError('INVALID_REQUEST', 'give exactly one of --org (organisation project) and --owner (personal project)');
   }
@@ -40,7 +41,7 @@ export function projectCreate(w: StoreWriter, input: ProjectCreateInput, now: nu
     throw new FlagwireError('INVALID_REQUEST', `a project named "${taken.name}" already exists in ${where} (${taken.id}); project names are unique there, ignoring case`);
   }
   const project: Project = {
-    id: `prj_${randomId(12)}`,
+    id,
     name,
     kind,
     orgId: input.orgId ?? null,

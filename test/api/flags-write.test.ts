@@ -373,5 +373,5 @@ t.test('CORS: every response allows any origin; preflight needs no token', async
   });
   t.equal(ofrepPre.status, 204);
   t.equal(ofrepPre.headers.get('access-control-allow-origin'), '*');
-  t.equal(ofrepPre.headers.get('access-control-allow-headers'), 'Content-Type, Authorization, X-Flagwire-Project, If-None-Match', 'OFREP clients send two more');
+  t.equal(ofrepPre.headers.get('access-control-allow-headers'), 'Content-Type, Authorization, X-Flagwire-Project, If-None-Match, Last-Event-ID', 'OFREP clients send three more');
 });

@@ -34,7 +34,7 @@ const ofrep = (path: string, body: unknown, headers: Record<string, string> = {}
 
 t.test('server SDK: values, variants, reasons and metadata from the deciding rule', async (t) => {
   const on = await client.getBooleanDetails(ids.on, false, { targetingKey: 'u1' });
-  t.same([on.value, on.variant, on.reason, on.flagMetadata], [true, 'on', 'STATIC', { name: 'on' }]);
+  t.same([on.value, on.variant, on.reason, on.flagMetadata], [true, 'on', 'STATIC', { id: ids.on, name: 'on' }]);
   t.same((await client.getBooleanDetails(ids.off, true, { targetingKey: 'u1' })).reason, 'DISABLED');
   t.same(await client.getBooleanValue(ids.off, true, { targetingKey: 'u1' }), false);
   const cohort = await client.getBooleanDetails(ids.zero, false, { targetingKey: 'u1', cohort: 'vip' });
@@ -75,12 +75,38 @@ t.test('server SDK with X-Flagwire-Project: flags of other projects are not foun
   t.same((await scoped.getBooleanDetails(ids.group, false, { targetingKey: 'u1', env: 'staging' })).errorCode, ErrorCode.FLAG_NOT_FOUND);
 });
 
+t.test('flag names as keys: with X-Flagwire-Project a name works like the id; ids work everywhere', async (t) => {
+  const byName = await scoped.getBooleanDetails('half', false, { targetingKey: 'user-7' });
+  t.same([byName.value, byName.reason, byName.flagMetadata], [bucket(ids.half, 'user-7') < 50, 'SPLIT', { id: ids.half, name: 'half' }]);
+  t.equal((await scoped.getBooleanDetails(ids.half, false, { targetingKey: 'user-7' })).value, byName.value, 'the id, with the header');
+  t.equal((await client.getBooleanDetails(ids.half, false, { targetingKey: 'user-7' })).value, byName.value, 'the id, without it');
+  const header = { 'x-flagwire-project': ids.single };
+  const raw = await ofrep('/half', { context: { targetingKey: 'user-7' } }, header);
+  t.same([raw.status, raw.json.key], [200, 'half'], 'the answer\'s key is the key asked');
+  // Unknown, and another project's flag by name or by id: the same bytes, key aside.
+  const texts = await Promise.all(['nope', 'group', ids.group].map(async (key) => {
+    const r = await fetch(`${server.baseUrl}/ofrep/v1/evaluate/flags/${key}`, { method: 'POST', headers: header, body: '{}' });
+    return [r.status, (await r.text()).replaceAll(key, 'KEY')];
+  }));
+  t.same(texts, Array(3).fill([404, `{"key":"KEY","errorCode":"FLAG_NOT_FOUND","errorDetails":"No flag with id or name \\"KEY\\" exists in project \\"${ids.single}\\"."}`]));
+  const noHeader = await client.getBooleanDetails('half', true, { targetingKey: 'user-7' });
+  t.same([noHeader.value, noHeader.errorCode], [true, ErrorCode.FLAG_NOT_FOUND]);
+  t.match(noHeader.errorMessage, /A flag name works as the key only with the X-Flagwire-Project header/, 'the SDK shows why');
+  world.run('flagRename', { flagId: ids.zero, name: 'zero-renamed' });
+  t.teardown(() => world.run('flagRename', { flagId: ids.zero, name: 'zero' }));
+  t.same((await scoped.getBooleanDetails('zero', true, { targetingKey: 'u1' })).errorCode, ErrorCode.FLAG_NOT_FOUND, 'after a rename the old name is not found');
+  t.same((await scoped.getBooleanDetails('zero-renamed', true, { targetingKey: 'u1' })).value, false, 'and the new one works');
+  t.equal((await ofrep(`/${ids.zero}`, { context: { targetingKey: 'u1' } })).status, 200, 'the id is unaffected');
+});
+
 t.test('web SDK on the bulk route: every flag at once, then ETag polling (304) until a PATCH changes it', async (t) => {
   const statuses: { ifNoneMatch: string | null; status: number }[] = [];
   const provider = new OFREPWebProvider({
     baseUrl: server.baseUrl,
     headers: [['X-Flagwire-Project', ids.single]],
     pollInterval: 150,
+    // Polling as such (the SSE change events have their own test: events.test.ts).
+    changeDetection: 'polling',
     cacheMode: 'disabled',
     fetchImplementation: async (req: Request) => {
       const res = await fetch(req);
@@ -93,6 +119,7 @@ t.test('web SDK on the bulk route: every flag at once, then ETag polling (304) u
   const web = WebOpenFeature.getClient('web');
   t.same(web.getBooleanDetails(ids.half, false).value, bucket(ids.half, 'user-7') < 50);
   t.same([web.getBooleanValue(ids.on, false), web.getBooleanValue(ids.aud, false), web.getBooleanValue(ids.off, true)], [true, true, false]);
+  t.same([web.getBooleanValue('on', false), web.getBooleanValue('aud', false), web.getBooleanValue('off', true)], [true, true, false], 'names too');
   await new Promise((resolve) => setTimeout(resolve, 500));
   t.ok(statuses.filter((s) => s.status === 304 && s.ifNoneMatch !== null).length >= 2, `polls answered 304: ${JSON.stringify(statuses)}`);
   const changed = new Promise<void>((resolve) => web.addHandler(ClientProviderEvents.ConfigurationChanged, () => resolve()));
@@ -120,6 +147,12 @@ t.test('bulk over fetch: ETag and 304; a changed context never gets a stale 304'
   t.equal(other.status, 200);
   const noProject = await ofrep('', body);
   t.same([noProject.status, noProject.json.errorCode], [400, 'GENERAL']);
+  // What the web provider adds after a change event (ADR-0008) changes nothing.
+  const withSse = await fetch(`${server.baseUrl}/ofrep/v1/evaluate/flags?flagConfigEtag=abc123&flagConfigLastModified=1700000000`, {
+    method: 'POST', body: JSON.stringify(body), headers: { 'x-flagwire-project': ids.single },
+  });
+  t.same([withSse.status, withSse.headers.get('etag')], [200, etag]);
+  t.same((await withSse.json()).eventStreams, [{ type: 'sse', endpoint: { requestUri: `/ofrep/v1/stream/project/${ids.single}` }, inactivityDelaySec: 120 }]);
 });
 
 t.test('the body: 1 MiB cap (413), any content type, empty is {}; GET is not a route', async (t) => {
