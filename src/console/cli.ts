@@ -13,7 +13,7 @@ import { ConfigError, resolveDataDir } from '../config.js';
 import { errorBody, FlagwireError } from '../errors.js';
 import { StoreOpenError } from '../store/data-file.js';
 import type { Store, StoreReader } from '../store/interfaces.js';
-import { LmdbStore } from '../store/lmdb-store.js';
+import { openStore } from '../store/open-store.js';
 import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../writer/commands.js';
 import { parseCommandLine, undecodableArguments, UsageError, wantsJson } from './args.js';
 import { kConsoleCommands, type ConsoleContext } from './commands.js';
@@ -33,7 +33,7 @@ class StoreContext implements ConsoleContext {
 
   private open(): Store {
     if (this.store === null) {
-      this.store = LmdbStore.open(resolveDataDir(this.dataFlag, process.env, this.createsDataDir));
+      this.store = openStore(resolveDataDir(this.dataFlag, process.env, this.createsDataDir));
       consoleTestHook('store-open');
     }
     return this.store;

@@ -31,6 +31,7 @@ const start = workerData as EvalWorkerData;
 // Every door's module is requested at once, before the store opens, not one after the other: a
 // replaced worker (after a crash or a stuck batch) is ready sooner.
 const doorModules = Promise.all(start.doors.map((door) => import(door.workerModule) as Promise<{ default: WorkerDoorFactory }>));
+// Evaluation reads the node's local LMDB copy, whatever the system of record (src/store/open-store.ts).
 const store = LmdbStore.open(start.dataDir, { readOnly: true });
 const clock = new Clock(start.clock);
 const engine = new EvalEngine(store, () => clock.now());

@@ -1,13 +1,23 @@
 // Looking a record up by id, or the 404 that says it does not exist: one home and one wording for every
-// kind. They take a StoreReader, so the main thread, the console and the writer thread (whose
-// StoreWriter is one) call the same functions.
+// kind. They take any reader of records (a StoreReader is one, and so is the writer's StoreWriter), so
+// the main thread, the console and the writer thread call the same functions. The reader is typed here,
+// by what these functions read, so the model does not depend on the store above it.
 import { FlagwireError } from '../errors.js';
 import { checkEnvParam, requireEnvironmentAllowed } from './environments.js';
 import type { Org, User } from './accounts.js';
 import type { Flag } from './flags.js';
 import type { Audience, Project } from './projects.js';
 import type { Token } from './tokens.js';
-import type { StoreReader } from '../store/interfaces.js';
+
+/** What the look-ups read: the matching part of the store's StoreReader. */
+export interface RecordReader {
+  getFlag(id: string): Flag | undefined;
+  getProject(id: string): Project | undefined;
+  getOrg(id: string): Org | undefined;
+  getUser(id: string): User | undefined;
+  getAudience(id: string): Audience | undefined;
+  getToken(id: string): Token | undefined;
+}
 
 export type RecordKind = 'flag' | 'project' | 'organisation' | 'user' | 'audience' | 'token';
 
@@ -24,27 +34,27 @@ function found<T>(record: T | undefined, kind: RecordKind, id: string): T {
   return record;
 }
 
-export function requireFlag(r: StoreReader, id: string): Flag {
+export function requireFlag(r: RecordReader, id: string): Flag {
   return found(r.getFlag(id), 'flag', id);
 }
 
-export function requireProject(r: StoreReader, id: string): Project {
+export function requireProject(r: RecordReader, id: string): Project {
   return found(r.getProject(id), 'project', id);
 }
 
-export function requireOrg(r: StoreReader, id: string): Org {
+export function requireOrg(r: RecordReader, id: string): Org {
   return found(r.getOrg(id), 'organisation', id);
 }
 
-export function requireUser(r: StoreReader, id: string): User {
+export function requireUser(r: RecordReader, id: string): User {
   return found(r.getUser(id), 'user', id);
 }
 
-export function requireAudience(r: StoreReader, id: string): Audience {
+export function requireAudience(r: RecordReader, id: string): Audience {
   return found(r.getAudience(id), 'audience', id);
 }
 
-export function requireToken(r: StoreReader, id: string): Token {
+export function requireToken(r: RecordReader, id: string): Token {
   return found(r.getToken(id), 'token', id);
 }
 
@@ -58,7 +68,7 @@ export function flagNotFound(): FlagwireError {
 }
 
 /** The flag `flagId` of project `projectId`; a flag of another project is as missing as an unknown id. */
-export function requireProjectFlag(r: StoreReader, projectId: string, flagId: string): Flag {
+export function requireProjectFlag(r: RecordReader, projectId: string, flagId: string): Flag {
   const flag = r.getFlag(flagId);
   if (!flag || flag.projectId !== projectId) throw flagNotFound();
   return flag;
@@ -78,7 +88,7 @@ export interface PatchTarget {
  * A problem with `env` itself is returned, for the 400 that lists it with the body's (spec: PATCH rule 9).
  */
 export function requirePatchTarget(
-  r: StoreReader, projectId: string, flagId: string, env: string | null, allowed: readonly string[],
+  r: RecordReader, projectId: string, flagId: string, env: string | null, allowed: readonly string[],
 ): PatchTarget {
   const flag = requireProjectFlag(r, projectId, flagId);
   const project = requireProject(r, projectId);

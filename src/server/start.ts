@@ -7,9 +7,7 @@ import { createEvaluation } from '../eval/service.js';
 import { ofrepDoor } from '../ofrep/door.js';
 import { MemoReader } from '../store/memo-reader.js';
 import type { Store } from '../store/interfaces.js';
-import { dataFilePath } from '../store/layout.js';
-import { LmdbStore } from '../store/lmdb-store.js';
-import { verifyDataFile } from '../store/verify.js';
+import { openStore, verifyStore } from '../store/open-store.js';
 import { WriterClient } from '../writer/client.js';
 import { seedDemo, type DemoSeed } from '../writer/demo-seed.js';
 import { ActivityRecorder } from '../api/activity.js';
@@ -49,8 +47,8 @@ const kShutdownDeadlineMs = 4500;
 export async function startServer(config: Readonly<Config>, options: StartOptions): Promise<RunningServer> {
   const log = createLogger(config.logLevel);
   // A damaged data file is refused here, with a message, not by a crash at the first request reading it.
-  await verifyDataFile(dataFilePath(config.dataDir));
-  const store: Store = LmdbStore.open(config.dataDir);
+  await verifyStore(config.dataDir);
+  const store: Store = openStore(config.dataDir);
   const seed = options.demo ? store.transact((w) => seedDemo(w, {}, Date.now())) : null;
   const clock = new Clock();
   const inFlight = new InFlight();

@@ -9,7 +9,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { Clock } from '../clock.js';
 import type { Store } from '../store/interfaces.js';
-import { LmdbStore } from '../store/lmdb-store.js';
+import { openStore } from '../store/open-store.js';
 import { isCommandName, runCommand, type CommandName } from './commands.js';
 import {
   kClaimed, kPending, settleError, type WriterCommand, type WriterReply, type WriterRequest, type WriterStart,
@@ -18,7 +18,7 @@ import {
 const kMaxBatch = 512;
 const start = workerData as WriterStart;
 const port = parentPort!;
-const store: Store = LmdbStore.open(start.dataDir);
+const store: Store = openStore(start.dataDir);
 const clock = new Clock(start.clock);
 let queue: WriterCommand[] = [];
 let scheduled = false;

@@ -15,8 +15,6 @@ import { cleanList, requireName } from './checks.js';
 import { applyFlagPatch, normaliseCohorts, type FieldChanges } from './patch-rules.js';
 import { consoleActor, type Actor } from './audit-actor.js';
 
-// The audit actor's home is audit-actor.ts (project commands audit too); flag command callers import it here.
-
 // Every rule of a create and a patch is applied here, on the writer, from the body's JSON syntax and
 // schema to the rules that need the project (which only the writer reads in the transaction that
 // writes): all problems are reported together, and no rule is checked on two threads.
