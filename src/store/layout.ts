@@ -61,7 +61,8 @@ export interface Databases {
   readonly activity: Database<TokenActivity, string>;
   readonly mail: Database<MailMessage, number>;
   readonly mailDue: Database<null, [number, number]>;
-  readonly usage: Database<FlagUsage, string>;
+  /** Absent in a read-only open of a schema 2 file (lmdb-js opens no database a read-only file lacks). */
+  readonly usage: Database<FlagUsage, string> | undefined;
 }
 
 /** Opens (creating if needed) every database of the layout. */

@@ -194,7 +194,7 @@ export class LmdbStore implements Store, StoreWriter {
   }
 
   getUsage(flagId: string): FlagUsage | undefined {
-    return tooLong(flagId) ? undefined : this.db.usage.get(flagId);
+    return tooLong(flagId) ? undefined : this.db.usage?.get(flagId);
   }
 
   listMail(): MailMessage[] {
@@ -271,7 +271,7 @@ export class LmdbStore implements Store, StoreWriter {
     this.assertConfigTxn();
     this.db.flags.removeSync(flag.id);
     this.db.projectIndex.removeSync([flag.projectId, 'f', flag.id]);
-    this.db.usage.removeSync(flag.id);
+    this.db.usage!.removeSync(flag.id);
   }
 
   putToken(token: Token): void {
@@ -295,7 +295,7 @@ export class LmdbStore implements Store, StoreWriter {
 
   putUsage(usage: FlagUsage): void {
     this.assertTxn();
-    this.db.usage.putSync(usage.flagId, usage);
+    this.db.usage!.putSync(usage.flagId, usage);
   }
 
   appendMail(message: Omit<MailMessage, 'seq'>): MailMessage {

@@ -74,7 +74,7 @@ function checkSchema(path: string, root: RootDatabase, dbs: Databases, readOnly:
   refuseNewerSchema(path, version);
   // A read-only open of an older file reads it as it is: only the mailer, which runs in a server that
   // opened the store for writing first, reads the mailDue index; a usage database not there yet reads
-  // as empty (lmdb-js answers undefined).
+  // as empty (LmdbStore.getUsage).
   if (readOnly) return;
   if (version === 1) migrateFrom1(root, dbs);
   if (version <= 2) migrateFrom2(root, dbs);
