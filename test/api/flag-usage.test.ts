@@ -3,7 +3,7 @@
 // the Management API and the console show lastEvaluatedAt and evaluations; counts survive a restart;
 // `flag stale` lists the flags not evaluated for N days.
 import t from 'tap';
-import { ok } from '../helpers/cli.js';
+import { cli, ok } from '../helpers/cli.js';
 import { call } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { advanceClock, flushActivity } from '../helpers/test-hooks.js';
@@ -109,4 +109,11 @@ t.test('flag stale: not evaluated for N days, or never evaluated and created bef
   t.same(fifteen.flags.map((f: { id: string }) => f.id), [legacy], 'used 10 days ago is not stale for 15 days');
   t.same((await ok(t, server.dataDir, ['flag', 'stale', project])).flags, [], 'default 30 days: created 20 days ago is not stale');
   t.notOk([...five.flags, ...fifteen.flags].some((f: { id: string }) => f.id === usedNow));
+
+  const human = await cli(server.dataDir, ['flag', 'stale', project, '--days', '5'], { json: false });
+  t.match(human.stdout, new RegExp(`^Not evaluated for 5 days:\\nID +NAME +LAST EVALUATED +EVALUATIONS +UPDATED\\n${legacy} +legacy +never +0 +`));
+  t.equal((await cli(server.dataDir, ['flag', 'stale', project], { json: false })).stdout, 'No flag has gone 30 days without an evaluation.\n');
+  const bad = await cli(server.dataDir, ['flag', 'stale', project, '--days', '0']);
+  t.equal(bad.code, 2, '--days 0 is a usage error');
+  t.match(bad.stderr, /--days must be a whole number from 1 to 3650, not "0"/);
 });
