@@ -7,20 +7,18 @@ import type { Logger } from 'pino';
 import { FlagwireError } from '../errors.js';
 import type { WriterClient } from '../writer/client.js';
 import { kActivityKept, type ActivityBatch } from '../writer/activity-commands.js';
+import { PeriodicFlush } from '../writer/periodic-flush.js';
 
 export class ActivityRecorder {
   private pending = new Map<string, ActivityBatch>();
-  private timer: NodeJS.Timeout | null = null;
-  private flushing: Promise<void> | null = null;
+  private readonly flusher: PeriodicFlush;
 
-  constructor(private readonly writer: Pick<WriterClient, 'call'>, private readonly log: Logger, private readonly intervalMs = 1000) {}
+  constructor(private readonly writer: Pick<WriterClient, 'call'>, private readonly log: Logger, intervalMs = 1000) {
+    this.flusher = new PeriodicFlush(() => this.send(), intervalMs);
+  }
 
   start(): void {
-    // A flush still in flight (the writer waiting for the lock) is not joined by another each interval.
-    this.timer = setInterval(() => {
-      if (this.flushing === null) void this.flush();
-    }, this.intervalMs);
-    this.timer.unref();
+    this.flusher.start();
   }
 
   used(tokenId: string, method: string, path: string, status: number, at: number): void {
@@ -35,16 +33,11 @@ export class ActivityRecorder {
 
   /** Sends everything aggregated so far, after the flush in flight (if any) ends. */
   flush(): Promise<void> {
-    const run: Promise<void> = (this.flushing ?? Promise.resolve()).then(() => this.send()).finally(() => {
-      if (this.flushing === run) this.flushing = null;
-    });
-    this.flushing = run;
-    return run;
+    return this.flusher.flush();
   }
 
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    await this.flush();
+    await this.flusher.stop();
     if (this.pending.size > 0) this.log.warn({ tokens: this.pending.size }, 'token activity not recorded: the writer was busy at shutdown');
   }
 

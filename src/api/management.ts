@@ -256,10 +256,10 @@ function read(route: Route, request: ApiRequest, auth: AuthContext, deps: Manage
     const resolved = checkEnv(auth, env, 'list');
     const name = queryParam(request.query, 'name');
     const flags = store.listFlags(auth.project.id).filter((f) => name === null || f.name === name);
-    return flagList(flags, auth.project, resolved);
+    return flagList(flags, auth.project, resolved, (id) => store.getUsage(id));
   }
   const flag = requireProjectFlag(store, auth.project.id, request.flagId!);
-  return representFlag(flag, auth.project, checkEnv(auth, env, 'flag'));
+  return representFlag(flag, auth.project, checkEnv(auth, env, 'flag'), store.getUsage(flag.id));
 }
 
 /**
@@ -275,11 +275,11 @@ async function write(
   const actor = { id: `token:${auth.token.id}`, name: auth.token.name, environments: auth.token.environments };
   if (route === 'flags') {
     const flag = await deps.writer.call('flagCreate', { projectId: auth.project.id, received, actor }, release);
-    return { status: 201, value: representFlag(flag, auth.project, null) };
+    return { status: 201, value: representFlag(flag, auth.project, null, deps.store.getUsage(flag.id)) };
   }
   const env = queryParam(request.query, 'env');
   const result = await deps.writer.call('flagPatch', {
     projectId: auth.project.id, flagId: request.flagId!, env, received, actor,
   }, release);
-  return { status: 200, value: patchResult(result.changed, result.flag, env) };
+  return { status: 200, value: patchResult(result.changed, result.flag, env, deps.store.getUsage(result.flag.id)) };
 }

@@ -4,12 +4,17 @@
 // the compiler refuses a representation that drifts from its published schema.
 import { Type, type Static } from '@sinclair/typebox';
 import { effectiveState } from '../model/flag-state.js';
-import type { Flag } from '../model/flags.js';
+import type { Flag, FlagUsage } from '../model/flags.js';
 import type { Project } from '../model/projects.js';
 import type { Token } from '../model/tokens.js';
 
 const Id = (description: string) => Type.String({ description });
 const Millis = Type.Number({ description: 'Unix time in milliseconds' });
+// Flag usage (README: Flag usage): written once a minute, so up to a minute behind.
+const LastEvaluatedAt = Type.Union([Type.Number(), Type.Null()], {
+  description: 'Unix time in milliseconds of the latest evaluation counted (Evaluation API or OFREP; up to a minute behind); null if none yet',
+});
+const Evaluations = Type.Integer({ minimum: 0, description: 'Evaluations counted since the flag was created (up to a minute behind)' });
 
 export const FlatFlag = Type.Object({
   id: Id('Flag id'),
@@ -18,6 +23,8 @@ export const FlatFlag = Type.Object({
   description: Type.String(),
   tags: Type.Array(Type.String()),
   updatedAt: Millis,
+  lastEvaluatedAt: LastEvaluatedAt,
+  evaluations: Evaluations,
   enabled: Type.Boolean(),
   trafficPercentage: Type.Integer({ minimum: 0, maximum: 100 }),
   cohorts: Type.Array(Type.String(), { description: 'Effective cohort list (an environment override, else the flag-wide list)' }),
@@ -42,6 +49,8 @@ export const EnvironmentsFlag = Type.Object({
   description: Type.String(),
   tags: Type.Array(Type.String()),
   updatedAt: Millis,
+  lastEvaluatedAt: LastEvaluatedAt,
+  evaluations: Evaluations,
   environments: Type.Record(Type.String(), EnvironmentEntry),
 }, { description: 'A group flag without `env`: one entry per environment of the project' });
 export type EnvironmentsFlag = Static<typeof EnvironmentsFlag>;
@@ -68,8 +77,11 @@ export const TokenDescription = Type.Object({
 });
 export type TokenDescription = Static<typeof TokenDescription>;
 
+/** A flag's usage as read from the store (undefined: none written yet). */
+export type UsageOf = (flagId: string) => FlagUsage | undefined;
+
 /** Flat form: a single flag, or one environment of a group flag (with `environment` set). */
-export function flatFlag(flag: Flag, env: string | null): FlatFlag {
+export function flatFlag(flag: Flag, env: string | null, usage: FlagUsage | undefined): FlatFlag {
   const state = effectiveState(flag, env);
   const out: FlatFlag = {
     id: flag.id,
@@ -78,6 +90,8 @@ export function flatFlag(flag: Flag, env: string | null): FlatFlag {
     description: flag.description,
     tags: flag.tags,
     updatedAt: flag.updatedAt,
+    lastEvaluatedAt: usage?.lastEvaluatedAt ?? null,
+    evaluations: usage?.evaluations ?? 0,
     enabled: state.enabled,
     trafficPercentage: state.trafficPercentage,
     cohorts: state.cohorts,
@@ -88,7 +102,7 @@ export function flatFlag(flag: Flag, env: string | null): FlatFlag {
 }
 
 /** Environments form of a group flag: one entry per environment of the project, effective cohorts. */
-export function environmentsFlag(flag: Flag & { kind: 'groupflag' }, project: Project): EnvironmentsFlag {
+export function environmentsFlag(flag: Flag & { kind: 'groupflag' }, project: Project, usage: FlagUsage | undefined): EnvironmentsFlag {
   const environments: Record<string, EnvironmentEntry> = {};
   for (const env of project.environments) {
     const state = effectiveState(flag, env);
@@ -102,23 +116,23 @@ export function environmentsFlag(flag: Flag & { kind: 'groupflag' }, project: Pr
   }
   return {
     id: flag.id, name: flag.name, kind: 'groupflag', description: flag.description, tags: flag.tags,
-    updatedAt: flag.updatedAt, environments,
+    updatedAt: flag.updatedAt, lastEvaluatedAt: usage?.lastEvaluatedAt ?? null, evaluations: usage?.evaluations ?? 0, environments,
   };
 }
 
 /** GET /api/v1/flags: every flag of the project, each as `representFlag` shows it. */
-export function flagList(flags: readonly Flag[], project: Project, env: string | null): FlagList {
-  return { flags: flags.map((f) => representFlag(f, project, env)) };
+export function flagList(flags: readonly Flag[], project: Project, env: string | null, usageOf: UsageOf): FlagList {
+  return { flags: flags.map((f) => representFlag(f, project, env, usageOf(f.id))) };
 }
 
 /** PATCH /api/v1/flags/{id}: whether anything changed, and the flag in flat form. */
-export function patchResult(changed: boolean, flag: Flag, env: string | null): PatchResult {
-  return { changed, flag: flatFlag(flag, env) };
+export function patchResult(changed: boolean, flag: Flag, env: string | null, usage: FlagUsage | undefined): PatchResult {
+  return { changed, flag: flatFlag(flag, env, usage) };
 }
 
 /** A group flag without `env` is in environments form; everything else is flat. */
-export function representFlag(flag: Flag, project: Project, env: string | null): FlagRepresentation {
-  return flag.kind === 'groupflag' && env === null ? environmentsFlag(flag, project) : flatFlag(flag, env);
+export function representFlag(flag: Flag, project: Project, env: string | null, usage: FlagUsage | undefined): FlagRepresentation {
+  return flag.kind === 'groupflag' && env === null ? environmentsFlag(flag, project, usage) : flatFlag(flag, env, usage);
 }
 
 export function tokenDescription(token: Token, project: Project): TokenDescription {

@@ -33,6 +33,9 @@ export interface ConsoleCommand<R = unknown> extends CommandSpec {
 }
 
 const kDefaultAuditLimit = 50;
+const kDayMs = 24 * 3600 * 1000;
+const kDefaultStaleDays = 30;
+const kMaxStaleDays = 3650;
 const kMaxAuditLimit = 1000;
 
 const str = (value: string, help: string, required = false): OptionSpec => ({ type: 'string', value, help, required });
@@ -76,10 +79,32 @@ function rules(args: Args, help: string): AudienceRule[] | undefined {
 
 /** The Management API's representation of a flag (a group flag in its environments form). */
 function flagView(r: StoreReader, flag: Flag): FlagView {
-  return representFlag(flag, requireProject(r, flag.projectId), null);
+  return representFlag(flag, requireProject(r, flag.projectId), null, r.getUsage(flag.id));
+}
+
+/**
+ * `flag stale`: not evaluated for `days` days, by the usage the server writes once a minute (README:
+ * Flag usage): evaluated last before the cut-off, or never evaluated and created before it (a flag
+ * created since has had no chance to be used).
+ */
+function staleFlags(r: StoreReader, project: Project, days: number, now: number): StaleFlags {
+  const before = now - days * kDayMs;
+  const flags: FlagView[] = [];
+  for (const flag of r.listFlags(project.id)) {
+    const usage = r.getUsage(flag.id);
+    if ((usage?.lastEvaluatedAt ?? flag.createdAt) < before) flags.push(representFlag(flag, project, null, usage));
+  }
+  return { days, before, flags };
 }
 
 export type FlagView = FlatFlag | EnvironmentsFlag;
+
+export interface StaleFlags {
+  days: number;
+  /** The cut-off, Unix ms: evaluated last before it (or never, and created before it). */
+  before: number;
+  flags: FlagView[];
+}
 
 /**
  * `flag create`'s body for POST /api/v1/flags's rules. On a multi-environment project --env names the
@@ -351,9 +376,25 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
     run: (args, ctx) =>
       ctx.read((r): { flags: FlagView[] } => {
         const project = requireProject(r, args.positional('PROJECT_ID'));
-        return { flags: r.listFlags(project.id).map((f) => representFlag(f, project, null)) };
+        return { flags: r.listFlags(project.id).map((f) => representFlag(f, project, null, r.getUsage(f.id))) };
       }),
     human: (result: { flags: FlagView[] }) => out.renderFlagViews(result.flags),
+  }),
+  command({
+    name: 'flag stale',
+    usage: 'flag stale PROJECT_ID [--days N]',
+    summary: `a project's flags not evaluated for N days (default ${kDefaultStaleDays}), oldest first -> {days, before, flags}`,
+    positionals: ['PROJECT_ID'],
+    options: {
+      days: str('N', `whole days without an evaluation, 1 to ${kMaxStaleDays} (default ${kDefaultStaleDays})`),
+    },
+    notes: 'A flag is stale when its latest evaluation (Evaluation API or OFREP, project routes included) is older than N days, '
+      + 'or when it was never evaluated and was created more than N days ago. The server writes evaluation counts once a minute.',
+    run(args, ctx) {
+      const days = args.integer('days', 1, kMaxStaleDays) ?? kDefaultStaleDays;
+      return ctx.read((r) => staleFlags(r, requireProject(r, args.positional('PROJECT_ID')), days, ctx.now));
+    },
+    human: out.renderStaleFlags,
   }),
   command({
     name: 'flag show',

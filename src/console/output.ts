@@ -182,18 +182,29 @@ export function renderFlagView(flag: FlagView): string {
     ['tags', formatList(flag.tags)],
     ...viewStates(flag),
     ['updated', formatTime(flag.updatedAt)],
+    ['last evaluated', formatTime(flag.lastEvaluatedAt, 'never')],
+    ['evaluations', String(flag.evaluations)],
   ]);
 }
 
 export function renderFlagViews(flags: readonly FlagView[]): string {
   if (flags.length === 0) return 'No flags.';
   return renderTable(
-    ['ID', 'NAME', 'KIND', 'STATE', 'UPDATED'],
+    ['ID', 'NAME', 'KIND', 'STATE', 'UPDATED', 'LAST EVALUATED'],
     flags.map((f) => [
       f.id, f.name, f.kind, viewStates(f).map(([label, state]) => (label === 'state' ? state : `${label.slice(4)}: ${state}`)).join('; '),
-      formatTime(f.updatedAt),
+      formatTime(f.updatedAt), formatTime(f.lastEvaluatedAt, 'never'),
     ]),
   );
+}
+
+export function renderStaleFlags(result: { days: number; flags: readonly FlagView[] }): string {
+  const span = `${result.days} day${result.days === 1 ? '' : 's'}`;
+  if (result.flags.length === 0) return `No flag has gone ${span} without an evaluation.`;
+  return `Not evaluated for ${span}:\n${renderTable(
+    ['ID', 'NAME', 'LAST EVALUATED', 'EVALUATIONS', 'UPDATED'],
+    result.flags.map((f) => [f.id, f.name, formatTime(f.lastEvaluatedAt, 'never'), String(f.evaluations), formatTime(f.updatedAt)]),
+  )}`;
 }
 
 export function renderDeleted(result: { id: string }): string {

@@ -7,10 +7,16 @@
 // A write acknowledged before a request arrived is therefore committed before the batch holding that
 // request starts, and that batch reads it. Piscina's atomics loop keeps lmdb-js's own snapshot reset
 // (a setTimeout) from ever running between tasks, so the explicit reset is required, not an optimisation.
+//
+// Usage (README: Flag usage): every request that finds its flag counts one evaluation of it, and one
+// of each flag of the project for the project routes, whichever door and whatever the answer. The
+// count is an increment on the compiled entry (no Map write per request); `takeUsage` sums the
+// entries' counts by flag id when the main thread asks (pool.ts), and entries dropped before that (the
+// store moved, a cache started over) hand their counts to `pending` first.
 import type { Org } from '../model/accounts.js';
 import { validEnvironmentsText } from '../model/environments.js';
 import { effectiveState } from '../model/flag-state.js';
-import type { Flag } from '../model/flags.js';
+import type { Flag, FlagUsage } from '../model/flags.js';
 import { notFoundDetail } from '../model/lookups.js';
 import { hasAudiences } from '../model/plans.js';
 import type { Audience, Project } from '../model/projects.js';
@@ -49,6 +55,9 @@ export interface FlagEntry {
   readonly org: Org | null;
   /** OFREP answers of this version, built on first use (src/ofrep/evaluate.ts); null until then. */
   ofrepBodies: (Buffer | undefined)[] | null;
+  /** Evaluations counted on this entry since its counts were last taken, and the latest one's time. */
+  evaluations: number;
+  lastEvaluatedAt: number;
 }
 
 export interface ProjectEntry {
@@ -85,6 +94,8 @@ export class EvalEngine {
   private readonly projects = new Map<string, ProjectEntry | Missing>();
   private readonly orgs = new Map<string, Org | null>();
   private readonly query = new EvalQuery();
+  /** Counts taken from entries already dropped, by flag id, until the next `takeUsage`. */
+  private readonly pending = new Map<string, FlagUsage>();
 
   constructor(private readonly store: EngineStore, private readonly clock: () => number) {}
 
@@ -94,6 +105,7 @@ export class EvalEngine {
     const seq = this.store.configSeq();
     if (seq !== this.seq) {
       this.seq = seq;
+      this.collectUsage();
       this.clearCaches();
     }
     this.now = this.clock();
@@ -154,10 +166,26 @@ export class EvalEngine {
     return this.projectEntry(decodePathId(rawId));
   }
 
-  /** The compiled flag named `name` in a project (both as sent in the path), or undefined. */
+  /**
+   * The compiled flag named `name` in a project (both as sent in the path), or undefined; counted as
+   * evaluated when found (only it: not the project's other flags).
+   */
   lookupFlagByName(rawProjectId: string, rawName: string): FlagEntry | undefined {
-    const project = this.projectEntry(decodePathId(rawProjectId));
-    return project.found ? project.byName.get(decodePathId(rawName)) : undefined;
+    const project = this.compiledProject(decodePathId(rawProjectId));
+    const entry = project.found ? project.byName.get(decodePathId(rawName)) : undefined;
+    if (entry !== undefined) {
+      entry.evaluations++;
+      entry.lastEvaluatedAt = this.now;
+    }
+    return entry;
+  }
+
+  /** Every evaluation counted since the last call, one total per flag; the counts start again from 0. */
+  takeUsage(): FlagUsage[] {
+    this.collectUsage();
+    const counts = [...this.pending.values()];
+    this.pending.clear();
+    return counts;
   }
 
   /** Whether states with an audience may be evaluated for this organisation now (README decision 1). */
@@ -171,6 +199,7 @@ export class EvalEngine {
     this.orgs.clear();
   }
 
+  /** The flag for a request, counted as evaluated when found (see Usage at the top). */
   private flagEntry(id: string): FlagEntry | Missing {
     let entry = this.flags.get(id);
     if (entry === undefined) {
@@ -178,10 +207,29 @@ export class EvalEngine {
       entry = flag === undefined ? missingFlag(id) : this.compileFlag(flag, this.store.getProject(flag.projectId));
       this.remember(this.flags, id, entry);
     }
+    if (entry.found) {
+      entry.evaluations++;
+      entry.lastEvaluatedAt = this.now;
+    }
     return entry;
   }
 
+  /** The project for a request, each of its flags counted as evaluated when found. */
   private projectEntry(id: string): ProjectEntry | Missing {
+    const entry = this.compiledProject(id);
+    if (entry.found) {
+      const flags = entry.flags;
+      for (let i = 0; i < flags.length; i++) {
+        const flag = flags[i]!;
+        flag.evaluations++;
+        flag.lastEvaluatedAt = this.now;
+      }
+    }
+    return entry;
+  }
+
+  /** The compiled project (from the cache, or compiled now), counting nothing. */
+  private compiledProject(id: string): ProjectEntry | Missing {
     let entry = this.projects.get(id);
     if (entry === undefined) {
       const project = this.store.getProject(id);
@@ -192,20 +240,44 @@ export class EvalEngine {
   }
 
   private remember<V>(cache: Map<string, V>, id: string, value: V): void {
-    if (cache.size >= kMaxCachedEntries) cache.clear();
+    if (cache.size >= kMaxCachedEntries) {
+      this.collectUsage();
+      cache.clear();
+    }
     cache.set(id, value);
+  }
+
+  /** Moves every cached entry's counts into `pending` (an entry may be in both caches: it is zeroed once read). */
+  private collectUsage(): void {
+    for (const entry of this.flags.values()) if (entry.found) this.collectEntry(entry);
+    for (const project of this.projects.values()) if (project.found) for (const entry of project.flags) this.collectEntry(entry);
+  }
+
+  private collectEntry(entry: FlagEntry): void {
+    if (entry.evaluations === 0) return;
+    const total = this.pending.get(entry.id);
+    if (total === undefined) {
+      this.pending.set(entry.id, { flagId: entry.id, evaluations: entry.evaluations, lastEvaluatedAt: entry.lastEvaluatedAt });
+    } else {
+      total.evaluations += entry.evaluations;
+      total.lastEvaluatedAt = Math.max(total.lastEvaluatedAt, entry.lastEvaluatedAt);
+    }
+    entry.evaluations = 0;
   }
 
   private compileProject(project: Project): ProjectEntry {
     const flags: FlagEntry[] = [];
     const byName = new Map<string, FlagEntry>();
     for (const flag of this.store.listFlags(project.id)) {
-      const entry = this.compileFlag(flag, project);
+      // The flag's cached entry if it has one (same snapshot, so the same compilation): replacing it
+      // would drop the evaluations counted on it.
+      const cached = this.flags.get(flag.id);
+      const entry = cached !== undefined && cached.found ? cached : this.compileFlag(flag, project);
       if (entry.found) {
         flags.push(entry);
         byName.set(entry.name, entry);
       }
-      this.remember(this.flags, flag.id, entry);
+      if (entry !== cached) this.remember(this.flags, flag.id, entry);
     }
     const validEnvs = validEnvironmentsText(project);
     const org = this.org(project.orgId);
@@ -254,6 +326,8 @@ export class EvalEngine {
         : evalErrorBody('NOT_FOUND', `This flag belongs to a multi-environment project: add the "env" query parameter (${validEnvs}).`),
       org: this.org(project.orgId),
       ofrepBodies: null,
+      evaluations: 0,
+      lastEvaluatedAt: 0,
     };
   }
 

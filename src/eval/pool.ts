@@ -8,7 +8,8 @@ import type { Clock } from '../clock.js';
 import { kEvaluationApiDoor } from './api-door.js';
 import type { BatchAbortSignal, BatchRunner } from './batcher.js';
 import type { DoorSpec } from './door.js';
-import type { EvalTask } from './protocol.js';
+import type { FlagUsage } from '../model/flags.js';
+import { decodeUsageAnswer, type EvalTask } from './protocol.js';
 import type { EvalWorkerData } from './worker.js';
 
 export interface EvalPoolOptions {
@@ -28,6 +29,9 @@ export interface EvalPoolOptions {
 const kWorkerFile = fileURLToPath(new URL('./worker.js', import.meta.url));
 
 export class EvalPool implements BatchRunner {
+  /** The probe or usage run in progress (eachWorker): the next one starts after it. */
+  private rounds: Promise<void> = Promise.resolve();
+
   private constructor(private readonly piscina: Piscina<EvalTask, ArrayBuffer>) {}
 
   /** Starts the workers and waits until each has opened the store and answered an empty batch. */
@@ -79,12 +83,41 @@ export class EvalPool implements BatchRunner {
     return this.piscina.queueSize;
   }
 
+  /** Readiness: every current worker thread answers a probe task within `timeoutMs` (see eachWorker). */
+  probe(timeoutMs: number): Promise<{ answered: number; workers: number }> {
+    return this.eachWorker(timeoutMs, { probe: true }, (answer) => new Int32Array(answer, 0, 1)[0]!);
+  }
+
   /**
-   * Readiness: sends probe tasks until every current worker thread has answered one, or `timeoutMs`
-   * passes. Piscina cannot address a worker, so probes go out in rounds (one per worker not yet heard
-   * from); an idle pool answers in one round, a busy one when its workers take them from the queue.
+   * Flag usage (usage.ts): every worker's evaluation counts since it was last asked, each answer handed
+   * to `onCounts`, also one that comes after `timeoutMs` (a worker's counts are taken when it answers).
    */
-  async probe(timeoutMs: number): Promise<{ answered: number; workers: number }> {
+  async collectUsage(timeoutMs: number, onCounts: (counts: readonly FlagUsage[]) => void): Promise<void> {
+    await this.eachWorker(timeoutMs, { usage: true }, (answer) => {
+      const { threadId, counts } = decodeUsageAnswer(answer);
+      onCounts(counts);
+      return threadId;
+    });
+  }
+
+  /**
+   * Sends tasks of `kind` until every current worker thread has answered one, or `timeoutMs` passes;
+   * `answered` reads the answer and says which thread it came from. Piscina cannot address a worker, so
+   * tasks go out in rounds (one per worker not yet heard from); an idle pool answers in one round, a
+   * busy one when its workers take them from the queue. One such run at a time (a probe waits for a
+   * usage collection): together they could fill the queue room the batcher leaves (maxQueue).
+   */
+  private eachWorker(
+    timeoutMs: number, kind: Pick<EvalTask, 'probe' | 'usage'>, answered: (answer: ArrayBuffer) => number,
+  ): Promise<{ answered: number; workers: number }> {
+    const run = this.rounds.then(() => this.roundsUntilEach(timeoutMs, kind, answered));
+    this.rounds = run.then(() => {}, () => {});
+    return run;
+  }
+
+  private async roundsUntilEach(
+    timeoutMs: number, kind: Pick<EvalTask, 'probe' | 'usage'>, answered: (answer: ArrayBuffer) => number,
+  ): Promise<{ answered: number; workers: number }> {
     const expected = new Set(this.piscina.threads.map((t) => t.threadId));
     const seen = new Set<number>();
     const deadline = performance.now() + timeoutMs;
@@ -96,8 +129,8 @@ export class EvalPool implements BatchRunner {
         const round: Promise<void>[] = [];
         for (let i = seen.size; i < expected.size; i++) {
           const buffer = new ArrayBuffer(8);
-          round.push(this.piscina.run({ buffer, count: 0, probe: true }, { transferList: [buffer] }).then(
-            (answer) => void seen.add(new Int32Array(answer, 0, 1)[0]!),
+          round.push(this.piscina.run({ buffer, count: 0, ...kind }, { transferList: [buffer] }).then(
+            (answer) => void seen.add(answered(answer)),
             () => {},
           ));
         }
@@ -110,9 +143,9 @@ export class EvalPool implements BatchRunner {
     } finally {
       clearTimeout(timer);
     }
-    let answered = 0;
-    for (const id of expected) if (seen.has(id)) answered++;
-    return { answered, workers: expected.size };
+    let count = 0;
+    for (const id of expected) if (seen.has(id)) count++;
+    return { answered: count, workers: expected.size };
   }
 
   run(task: EvalTask, signal?: BatchAbortSignal): Promise<ArrayBuffer> {

@@ -25,6 +25,7 @@
 // ETag's length in its high 16 bits; the ETag's bytes are the last ones of the answer's bytes. For
 // answers without one (the Evaluation API's) the high bits are 0.
 
+import type { FlagUsage } from '../model/flags.js';
 import { maxUtf8Bytes, readUtf8, writeUtf8 } from './utf8.js';
 
 /** A route number (src/metrics/metrics.ts), 0..255: which front door (door.ts) evaluates the request. */
@@ -36,6 +37,8 @@ export interface EvalTask {
   count: number;
   /** A readiness probe (pool.ts): no requests; the worker renews its snapshot and answers its threadId. */
   probe?: true;
+  /** A usage task (pool.ts): no requests; the worker answers its evaluation counts (usage.ts). */
+  usage?: true;
 }
 
 const kRequestHeaderBytes = 13;
@@ -234,4 +237,20 @@ export class ResultReader {
   tagText(i: number): string {
     return Buffer.from(this.tag(i)).toString('utf8');
   }
+}
+
+/** A worker's answer to a usage task: its thread id (u32), then its counts as JSON. */
+export function encodeUsageAnswer(threadId: number, counts: readonly FlagUsage[]): ArrayBuffer {
+  const json = Buffer.from(JSON.stringify(counts));
+  const buffer = new ArrayBuffer(4 + json.length);
+  new DataView(buffer).setUint32(0, threadId, true);
+  json.copy(Buffer.from(buffer, 4));
+  return buffer;
+}
+
+export function decodeUsageAnswer(buffer: ArrayBuffer): { threadId: number; counts: FlagUsage[] } {
+  return {
+    threadId: new DataView(buffer).getUint32(0, true),
+    counts: JSON.parse(Buffer.from(buffer, 4).toString('utf8')) as FlagUsage[],
+  };
 }

@@ -14,6 +14,8 @@ import type { Metrics } from '../metrics/metrics.js';
 import { EvalBatcher } from './batcher.js';
 import type { FrontDoor } from './door.js';
 import { EvalPool } from './pool.js';
+import { UsageRecorder } from './usage.js';
+import type { WriterClient } from '../writer/client.js';
 
 export interface EvaluationOptions {
   config: Readonly<Config>;
@@ -24,6 +26,8 @@ export interface EvaluationOptions {
   doors: readonly FrontDoor[];
   /** Null when metrics are off. */
   metrics?: Metrics | null;
+  /** Where the flag usage counted by the workers is written, once a minute (usage.ts). */
+  writer: Pick<WriterClient, 'call'>;
 }
 
 /** The evaluation service: its routes, plus what readiness and metrics read. */
@@ -37,6 +41,8 @@ export interface Evaluation extends RouteGroup {
   /** Tasks waiting in Piscina's queue. */
   readonly poolQueueSize: number;
   readonly workers: number;
+  /** Collects the workers' evaluation counts and writes them now (the test hook; otherwise once a minute). */
+  flushUsage(): Promise<void>;
 }
 
 /** Requests per batch at most (one Piscina task). */
@@ -81,6 +87,8 @@ export async function createEvaluation(options: EvaluationOptions): Promise<Eval
     metrics,
     doors,
   });
+  const usage = new UsageRecorder(pool, options.writer, log);
+  usage.start();
 
   return {
     register(app: TemplatedApp) {
@@ -99,10 +107,13 @@ export async function createEvaluation(options: EvaluationOptions): Promise<Eval
     get workers() {
       return pool.threads;
     },
+    flushUsage: () => usage.flush(),
     async close() {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([batcher.close(), new Promise((resolve) => (timer = setTimeout(resolve, kCloseWaitMs)))]);
       clearTimeout(timer);
+      // After the last batches, before the workers stop: their counts are written, not lost.
+      await usage.stop();
       await pool.destroy();
     },
   };

@@ -7,7 +7,7 @@ import { Clock } from '../clock.js';
 import { LmdbStore } from '../store/lmdb-store.js';
 import { byRoute, type DoorEvaluator, type DoorSpec, type WorkerDoorFactory } from './door.js';
 import { EvalEngine } from './engine.js';
-import { newDecodedRequests, readRequests, ResultWriter, type EvalTask } from './protocol.js';
+import { encodeUsageAnswer, newDecodedRequests, readRequests, ResultWriter, type EvalTask } from './protocol.js';
 
 export interface EvalWorkerData {
   dataDir: string;
@@ -54,6 +54,8 @@ export default function evaluateBatch(task: EvalTask): unknown {
     new Int32Array(task.buffer, 0, 1)[0] = threadId;
     return move(task.buffer);
   }
+  // Usage task (usage.ts): the counts since this worker was last asked; nothing is read from the store.
+  if (task.usage === true) return move(encodeUsageAnswer(threadId, engine.takeUsage()));
   readRequests(task.buffer, task.count, requests);
   if (start.crashFlagId !== null) for (let i = 0; i < requests.count; i++) if (requests.ids[i] === start.crashFlagId) process.exit(70);
   if (start.hangFlagId !== null) for (let i = 0; i < requests.count; i++) if (requests.ids[i] === start.hangFlagId) for (;;);

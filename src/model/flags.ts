@@ -36,3 +36,15 @@ export interface GroupFlag extends FlagBase {
 }
 
 export type Flag = SingleFlag | GroupFlag;
+
+/**
+ * How much a flag is evaluated (README: Flag usage): every evaluation through the Evaluation API or
+ * OFREP, counted in the eval workers and written at most once a minute, so at most a minute behind.
+ */
+export interface FlagUsage {
+  flagId: string;
+  /** Evaluations counted since the flag was created. */
+  evaluations: number;
+  /** The latest evaluation counted, Unix ms. */
+  lastEvaluatedAt: number;
+}

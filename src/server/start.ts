@@ -58,7 +58,7 @@ export async function startServer(config: Readonly<Config>, options: StartOption
   const metrics = config.metrics ? new Metrics() : null;
   // The front doors onto evaluation, each from its own module: the Evaluation API's and OFREP's.
   const doors = [evaluationApiDoor(metrics), ofrepDoor({ bodies: bodies.credentialFree, metrics })];
-  const evaluation = await createEvaluation({ config, log, inFlight, clock, metrics, doors }).catch(async (err: unknown) => {
+  const evaluation = await createEvaluation({ config, log, inFlight, clock, metrics, doors, writer }).catch(async (err: unknown) => {
     await writer.close();
     await store.close();
     throw err;
@@ -82,7 +82,7 @@ export async function startServer(config: Readonly<Config>, options: StartOption
   const mailer = config.smtpUrl === null ? null : new Mailer(config.smtpUrl, store, writer, clock, log);
   mailer?.start();
   const app = createApp(deps);
-  if (faults !== null) registerTestHooks(app, { clock, activity, faults, writer, routes: () => registeredRoutes(app) });
+  if (faults !== null) registerTestHooks(app, { clock, activity, usage: evaluation, faults, writer, routes: () => registeredRoutes(app) });
 
   // A port that cannot be bound is a ConfigError: the console prints one line naming the setting, exit 2.
   const listenSocket = await listenExclusive(app, config.host, config.port).catch(async (err: unknown) => {

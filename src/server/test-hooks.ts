@@ -1,12 +1,13 @@
 // Routes for black-box tests only, registered when FLAGWIRE_TEST_HOOKS=1 (never in production):
 // move the clock forward instead of sleeping through a 60 s window or 24 hours, flush token
-// activity now instead of waiting for the next interval, make the Management API meet an
+// activity and flag usage now instead of waiting for the next interval, make the Management API meet an
 // unexpected error (nothing a client can send does: the 500 path is otherwise untestable), and wait
 // until the writer has committed everything sent to it (a fuzz test compares the store after a
 // refused request only once nothing is pending).
 import type { TemplatedApp } from 'uWebSockets.js';
 import type { ActivityRecorder } from '../api/activity.js';
 import type { Clock } from '../clock.js';
+import type { Evaluation } from '../eval/service.js';
 import { sendJson, trackAbort } from '../http/http.js';
 import type { WriterClient } from '../writer/client.js';
 import type { RegisteredRoute } from './route-recorder.js';
@@ -41,7 +42,7 @@ export function withFaults<T extends object>(reader: T, faults: Faults): T {
 }
 
 export function registerTestHooks(
-  app: TemplatedApp, deps: { clock: Clock; activity: ActivityRecorder; faults: Faults; writer?: Pick<WriterClient, 'idle'>; routes?: () => readonly RegisteredRoute[] },
+  app: TemplatedApp, deps: { clock: Clock; activity: ActivityRecorder; usage: Pick<Evaluation, 'flushUsage'>; faults: Faults; writer?: Pick<WriterClient, 'idle'>; routes?: () => readonly RegisteredRoute[] },
 ): void {
   // Every (method, pattern) registered on the app: the OpenAPI test checks each is documented.
   app.get('/__test/routes', (res) => sendJson(res, 200, deps.routes?.() ?? []));
@@ -65,7 +66,7 @@ export function registerTestHooks(
   });
   app.post('/__test/flush', (res) => {
     trackAbort(res);
-    void deps.activity.flush().then(() => sendJson(res, 200, { flushed: true }));
+    void Promise.all([deps.activity.flush(), deps.usage.flushUsage()]).then(() => sendJson(res, 200, { flushed: true }));
   });
   // Answers once every command sent to the writer before this request is committed.
   app.post('/__test/writer-idle', (res) => {

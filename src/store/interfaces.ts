@@ -3,7 +3,7 @@
 // the LMDB implementation (lmdb-store.ts) is named only where a process opens its store.
 import type { Membership, Org, Role, User } from '../model/accounts.js';
 import type { AuditEntry } from '../model/audit.js';
-import type { Flag } from '../model/flags.js';
+import type { Flag, FlagUsage } from '../model/flags.js';
 import type { MailMessage } from '../model/mail.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
@@ -22,7 +22,7 @@ export interface StoreReader {
   /**
    * Moves with every committed transaction that wrote an org, user, membership, project, audience,
    * flag or token (of any process): a reader that saw the same number can keep what it derived from
-   * those records. Audit entries, token activity and mail do not move it.
+   * those records. Audit entries, token activity, flag usage and mail do not move it.
    */
   configSeq(): number;
   schemaVersion(): number;
@@ -49,6 +49,8 @@ export interface StoreReader {
   /** Newest first. */
   listAudit(projectId: string, page: AuditPage): AuditEntry[];
   getActivity(tokenId: string): TokenActivity | undefined;
+  /** Undefined for a flag never evaluated (or evaluated only in the last minute, not yet written). */
+  getUsage(flagId: string): FlagUsage | undefined;
   /** Every message of the outbox, oldest first. */
   listMail(): MailMessage[];
   getMail(seq: number): MailMessage | undefined;
@@ -74,10 +76,13 @@ export interface StoreWriter extends StoreReader {
   putProject(project: Project): void;
   putAudience(audience: Audience): void;
   putFlag(flag: Flag): void;
+  /** Removes the flag and its usage. */
   deleteFlag(flag: Flag): void;
   putToken(token: Token): void;
   appendAudit(entry: Omit<AuditEntry, 'seq'>): AuditEntry;
   putActivity(activity: TokenActivity): void;
+  /** Does not move configSeq: usage is written every minute and no cached configuration depends on it. */
+  putUsage(usage: FlagUsage): void;
   appendMail(message: Omit<MailMessage, 'seq'>): MailMessage;
   putMail(message: MailMessage): void;
   markDemoSeeded(at: number): void;

@@ -15,11 +15,12 @@
 //   mail             seq -> MailMessage                    (every message, kept: `mail list`)
 //   mailDue          [nextAttemptAt, seq] -> null          (messages still to send: not sent, not given
 //                                                           up; the mailer's poll reads only these)
+//   usage            flagId -> FlagUsage                   (evaluation counts: do not move configSeq)
 import { join } from 'node:path';
 import type { Database, RootDatabase } from 'lmdb';
 import type { Org, Role, User } from '../model/accounts.js';
 import type { AuditEntry } from '../model/audit.js';
-import type { Flag } from '../model/flags.js';
+import type { Flag, FlagUsage } from '../model/flags.js';
 import type { MailMessage } from '../model/mail.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
@@ -34,14 +35,15 @@ export function dataFilePath(dataDir: string): string {
 /**
  * Bumped when the layout changes incompatibly; a data dir written by a newer version is refused, an
  * older one is migrated when opened for writing. 2: the mailDue index (an older Flagwire would append
- * mail without indexing it, and that mail would never be sent).
+ * mail without indexing it, and that mail would never be sent). 3: the usage database (an older
+ * Flagwire would call a file holding it foreign; this way it says "written by a newer Flagwire").
  */
-export const kSchemaVersion = 2;
+export const kSchemaVersion = 3;
 
 /** The named databases of the layout above: anything else in the file's main database is not ours. */
 export const kDbNames: ReadonlySet<string> = new Set([
   'meta', 'orgs', 'users', 'members', 'projects', 'audiences', 'flags', 'tokens', 'tokenHashes', 'projectIndex', 'audit',
-  'activity', 'mail', 'mailDue',
+  'activity', 'mail', 'mailDue', 'usage',
 ]);
 
 export interface Databases {
@@ -59,6 +61,8 @@ export interface Databases {
   readonly activity: Database<TokenActivity, string>;
   readonly mail: Database<MailMessage, number>;
   readonly mailDue: Database<null, [number, number]>;
+  /** Absent in a read-only open of a schema 2 file (lmdb-js opens no database a read-only file lacks). */
+  readonly usage: Database<FlagUsage, string> | undefined;
 }
 
 /** Opens (creating if needed) every database of the layout. */
@@ -80,6 +84,7 @@ export function openDatabases(root: RootDatabase): Databases {
     activity: db('activity'),
     mail: db('mail'),
     mailDue: db('mailDue'),
+    usage: db('usage'),
   };
 }
 

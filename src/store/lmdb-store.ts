@@ -4,7 +4,7 @@ import type { Database, RootDatabase } from 'lmdb';
 import { FlagwireError } from '../errors.js';
 import type { Membership, Org, Role, User } from '../model/accounts.js';
 import type { AuditEntry } from '../model/audit.js';
-import type { Flag } from '../model/flags.js';
+import type { Flag, FlagUsage } from '../model/flags.js';
 import type { MailMessage } from '../model/mail.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
@@ -50,7 +50,8 @@ export class LmdbStore implements Store, StoreWriter {
       return this.root.transactionSync(() => {
         const result = fn(this);
         // Only a configuration change moves the number readers key their caches on: the token
-        // activity flush (every second under Management API traffic), audit and mail writes would
+        // activity flush (every second under Management API traffic), the flag usage flush (every
+        // minute under evaluation traffic), audit and mail writes would
         // otherwise make every eval worker recompile its flags and the API drop its memo each time.
         if (this.configChanged) this.db.meta.putSync('configSeq', this.configSeq() + 1);
         applied = true;
@@ -192,6 +193,10 @@ export class LmdbStore implements Store, StoreWriter {
     return tooLong(tokenId) ? undefined : this.db.activity.get(tokenId);
   }
 
+  getUsage(flagId: string): FlagUsage | undefined {
+    return tooLong(flagId) ? undefined : this.db.usage?.get(flagId);
+  }
+
   listMail(): MailMessage[] {
     return [...this.db.mail.getRange().map(({ value }) => value)];
   }
@@ -266,6 +271,7 @@ export class LmdbStore implements Store, StoreWriter {
     this.assertConfigTxn();
     this.db.flags.removeSync(flag.id);
     this.db.projectIndex.removeSync([flag.projectId, 'f', flag.id]);
+    this.db.usage!.removeSync(flag.id);
   }
 
   putToken(token: Token): void {
@@ -285,6 +291,11 @@ export class LmdbStore implements Store, StoreWriter {
   putActivity(activity: TokenActivity): void {
     this.assertTxn();
     this.db.activity.putSync(activity.tokenId, activity);
+  }
+
+  putUsage(usage: FlagUsage): void {
+    this.assertTxn();
+    this.db.usage!.putSync(usage.flagId, usage);
   }
 
   appendMail(message: Omit<MailMessage, 'seq'>): MailMessage {

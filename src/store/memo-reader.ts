@@ -10,7 +10,7 @@
 // by every request until the next commit, so they are frozen: code that would change one throws.
 import type { Membership, Org, Role, User } from '../model/accounts.js';
 import type { AuditEntry } from '../model/audit.js';
-import type { Flag } from '../model/flags.js';
+import type { Flag, FlagUsage } from '../model/flags.js';
 import type { MailMessage } from '../model/mail.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
@@ -97,6 +97,7 @@ export class MemoReader implements SnapshotReader {
   listTokens(projectId: string): Token[] { return this.store.listTokens(projectId); }
   listAudit(projectId: string, page: AuditPage): AuditEntry[] { return this.store.listAudit(projectId, page); }
   getActivity(tokenId: string): TokenActivity | undefined { return this.store.getActivity(tokenId); }
+  getUsage(flagId: string): FlagUsage | undefined { return this.store.getUsage(flagId); }
   listMail(): MailMessage[] { return this.store.listMail(); }
   getMail(seq: number): MailMessage | undefined { return this.store.getMail(seq); }
   listDueMail(now: number, limit: number): MailMessage[] { return this.store.listDueMail(now, limit); }

@@ -72,9 +72,12 @@ function checkSchema(path: string, root: RootDatabase, dbs: Databases, readOnly:
     throw new StoreOpenError(`${path} is not a Flagwire data file (no valid schema version)`);
   }
   refuseNewerSchema(path, version);
-  // A read-only open of a schema 1 file reads it as it is: only the mailer, which runs in a server
-  // that opened the store for writing first, reads the mailDue index.
-  if (version === 1 && !readOnly) migrateFrom1(root, dbs);
+  // A read-only open of an older file reads it as it is: only the mailer, which runs in a server that
+  // opened the store for writing first, reads the mailDue index; a usage database not there yet reads
+  // as empty (LmdbStore.getUsage).
+  if (readOnly) return;
+  if (version === 1) migrateFrom1(root, dbs);
+  if (version <= 2) migrateFrom2(root, dbs);
 }
 
 /**
@@ -88,6 +91,17 @@ function migrateFrom1(root: RootDatabase, dbs: Databases): void {
       if (isPending(value)) dbs.mailDue.putSync(dueKey(value), null);
     }
     dbs.meta.putSync('schemaVersion', 2);
+  });
+}
+
+/**
+ * Schema 2 to 3: the usage database, created empty by openDatabases; only the version moves. Re-checked
+ * inside the transaction, as migrateFrom1.
+ */
+function migrateFrom2(root: RootDatabase, dbs: Databases): void {
+  root.transactionSync(() => {
+    if (dbs.meta.get('schemaVersion') !== 2) return;
+    dbs.meta.putSync('schemaVersion', 3);
   });
 }
 

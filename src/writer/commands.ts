@@ -9,13 +9,14 @@ import { consoleFlagCreate, flagCohorts, flagCreate, flagDelete, flagDescribe, f
 import { orgAddMember, orgCreate, orgUpdate, userCreate } from './org-commands.js';
 import { audienceCreate, audienceUpdate, envAdd, envRename, projectCreate } from './project-commands.js';
 import { tokenCreate, tokenRevoke, tokenRotate } from './token-commands.js';
+import { recordUsage } from './usage-commands.js';
 
 export const kCommands = {
   orgCreate, orgUpdate, userCreate, orgAddMember,
   projectCreate, envAdd, envRename, audienceCreate, audienceUpdate,
   flagCreate, consoleFlagCreate, flagPatch, flagRename, flagDescribe, flagTags, flagCohorts, flagDelete,
   tokenCreate, tokenRotate, tokenRevoke,
-  recordActivity, mailResult,
+  recordActivity, recordUsage, mailResult,
   seedDemo,
 } as const;
 

@@ -97,8 +97,9 @@ t.test('flag create: any plan, personal projects, the API\'s representation; fla
   const shown = await cli(dir, ['flag', 'show', group.id], { json: false });
   t.match(shown.stdout, /\nkind +groupflag\n/);
   t.match(shown.stdout, /\nenv staging +on, 10%\nenv production +off, 0%\n/);
+  t.match(shown.stdout, /\nlast evaluated +never\nevaluations +0$/m, 'never evaluated: said so');
   const listed = await cli(dir, ['flag', 'list', ids.platform!], { json: false });
-  t.match(listed.stdout, new RegExp(`^ID +NAME +KIND +STATE +UPDATED\\n${group.id} +search +groupflag +staging: on, 10%; production: off, 0% +\\d{4}-`));
+  t.match(listed.stdout, new RegExp(`^ID +NAME +KIND +STATE +UPDATED +LAST EVALUATED\\n${group.id} +search +groupflag +staging: on, 10%; production: off, 0% +\\d{4}-\\S+ +never\\n`));
   t.equal((await cli(dir, ['flag', 'list', ids.shop!], { json: false })).stdout, 'No flags.\n');
 
   await expectAllRefused(t, dir, [

@@ -101,7 +101,7 @@ t.test('--help prints help on stdout and exits 0 without touching the data dir',
   t.equal(general.code, 0);
   for (const name of ['serve', 'org create', 'org update', 'org add-member', 'org list', 'user create', 'user list', 'project create',
     'project list', 'project show', 'env add', 'env rename', 'audience create', 'audience update', 'audience list',
-    'flag create', 'flag list', 'flag show', 'flag rename', 'flag describe', 'flag tags', 'flag cohorts', 'flag delete',
+    'flag create', 'flag list', 'flag show', 'flag stale', 'flag rename', 'flag describe', 'flag tags', 'flag cohorts', 'flag delete',
     'token create', 'token rotate', 'token revoke', 'token list', 'token activity', 'audit', 'mail list']) {
     t.match(general.stdout, new RegExp(`\\n  ${name} `), `lists ${name}`);
   }

@@ -12,7 +12,7 @@ export async function alignClock(server: TestServer, seconds: number): Promise<n
   return (await call(server.baseUrl, 'POST', `/__test/clock?align=${seconds}`)).json.now as number;
 }
 
-/** Writes the token activity the server has aggregated now, instead of at its next interval. */
+/** Writes the token activity and flag usage the server has aggregated now, instead of at their next interval. */
 export async function flushActivity(server: TestServer): Promise<void> {
   await call(server.baseUrl, 'POST', '/__test/flush');
 }

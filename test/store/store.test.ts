@@ -277,9 +277,29 @@ t.test('a schema 1 data dir (no index of mail to send) is migrated when opened f
   const store = Store.open(dir);
   t.teardown(() => store.close());
   t.equal(store.schemaVersion(), kSchemaVersion);
-  t.equal(kSchemaVersion, 2);
+  t.equal(kSchemaVersion, 3);
   t.strictSame(store.listDueMail(at + 5, 10).map((m) => m.seq), [2], 'the pending message is indexed, sent and given-up ones are not');
   t.equal(store.listMail().length, 3);
+});
+
+t.test('a schema 2 data dir (no usage database) reads as never evaluated, and is migrated when opened for writing', async (t) => {
+  const dir = tempDir(t, 'flagwire-store-');
+  const raw = open({ path: join(dir, 'flagwire.mdb'), maxDbs: 16 });
+  raw.openDB({ name: 'meta' }).putSync('schemaVersion', 2);
+  await raw.close();
+
+  const reader = Store.open(dir, { readOnly: true });
+  t.equal(reader.schemaVersion(), 2, 'a read-only open reads it as it is');
+  t.equal(reader.getUsage('flg_any'), undefined);
+  await reader.close();
+
+  const store = Store.open(dir);
+  t.teardown(() => store.close());
+  t.equal(store.schemaVersion(), 3);
+  const seq = store.configSeq();
+  store.transact((w) => w.putUsage({ flagId: 'flg_a', evaluations: 2, lastEvaluatedAt: at }));
+  t.strictSame(store.getUsage('flg_a'), { flagId: 'flg_a', evaluations: 2, lastEvaluatedAt: at });
+  t.equal(store.configSeq(), seq, 'a usage write does not move configSeq');
 });
 
 t.test('a data dir with files Flagwire did not write is refused, never written over', async (t) => {

@@ -1,0 +1,80 @@
+// Flag usage (README: Flag usage): the eval workers count evaluations on their compiled flags
+// (engine.ts); once a minute the main thread asks every worker for its counts (pool.ts:
+// collectUsage), sums them by flag and sends one writer command (recordUsage). No request pays a
+// write. What a kill loses: the counts not yet written, at most the last interval's. A flush refused
+// with Storage busy (not applied) is kept and sent with the next one; one flush runs at a time.
+import type { Logger } from 'pino';
+import { FlagwireError } from '../errors.js';
+import type { FlagUsage } from '../model/flags.js';
+import type { WriterClient } from '../writer/client.js';
+import { PeriodicFlush } from '../writer/periodic-flush.js';
+
+/** How often the counts are written: the most a kill loses, and how far behind lastEvaluatedAt may be. */
+export const kUsageFlushMs = 60_000;
+/** How long a flush waits for the workers' counts; a late worker's counts join the next flush. */
+const kCollectTimeoutMs = 5000;
+
+/** Where the counts come from: every eval worker, each answer handed to `onCounts` (even one after the timeout). */
+export interface UsageSource {
+  collectUsage(timeoutMs: number, onCounts: (counts: readonly FlagUsage[]) => void): Promise<void>;
+}
+
+export class UsageRecorder {
+  private pending = new Map<string, FlagUsage>();
+  private readonly flusher: PeriodicFlush;
+
+  constructor(
+    private readonly source: UsageSource,
+    private readonly writer: Pick<WriterClient, 'call'>,
+    private readonly log: Logger,
+    intervalMs = kUsageFlushMs,
+  ) {
+    this.flusher = new PeriodicFlush(() => this.collectAndSend(), intervalMs);
+  }
+
+  start(): void {
+    this.flusher.start();
+  }
+
+  /** Adds counts to what the next flush writes, summed by flag. */
+  add(counts: readonly FlagUsage[]): void {
+    for (const count of counts) {
+      const total = this.pending.get(count.flagId);
+      if (total === undefined) {
+        this.pending.set(count.flagId, { ...count });
+      } else {
+        total.evaluations += count.evaluations;
+        total.lastEvaluatedAt = Math.max(total.lastEvaluatedAt, count.lastEvaluatedAt);
+      }
+    }
+  }
+
+  /** Collects every worker's counts and writes them, after the flush in flight (if any) ends. */
+  flush(): Promise<void> {
+    return this.flusher.flush();
+  }
+
+  /** The last flush: call before the workers stop. */
+  async stop(): Promise<void> {
+    await this.flusher.stop();
+    if (this.pending.size > 0) this.log.warn({ flags: this.pending.size }, 'flag usage not recorded: the writer was busy at shutdown');
+  }
+
+  private async collectAndSend(): Promise<void> {
+    try {
+      await this.source.collectUsage(kCollectTimeoutMs, (counts) => this.add(counts));
+    } catch (err) {
+      this.log.warn({ err }, 'flag usage could not be collected from the eval workers');
+    }
+    if (this.pending.size === 0) return;
+    const counts = [...this.pending.values()];
+    this.pending = new Map();
+    try {
+      await this.writer.call('recordUsage', { counts });
+    } catch (err) {
+      // The writer logs the busy episode once; these counts were not written: keep them for the next flush.
+      if (err instanceof FlagwireError && err.code === 'STORE_BUSY') this.add(counts);
+      else this.log.warn({ err }, 'flag usage could not be recorded');
+    }
+  }
+}

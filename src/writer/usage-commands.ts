@@ -1,0 +1,22 @@
+// Flag usage (README: Flag usage): what the eval workers counted, merged into each flag's totals.
+import type { FlagUsage } from '../model/flags.js';
+import type { StoreWriter } from '../store/interfaces.js';
+
+/** Evaluations of one flag counted since the last flush, and the latest one's time. */
+export type UsageCount = FlagUsage;
+
+/** Adds each count to the flag's totals; a flag deleted since it was evaluated is skipped. */
+export function recordUsage(w: StoreWriter, input: { counts: UsageCount[] }): { flags: number } {
+  let flags = 0;
+  for (const count of input.counts) {
+    if (w.getFlag(count.flagId) === undefined) continue;
+    const stored = w.getUsage(count.flagId);
+    w.putUsage({
+      flagId: count.flagId,
+      evaluations: (stored?.evaluations ?? 0) + count.evaluations,
+      lastEvaluatedAt: Math.max(stored?.lastEvaluatedAt ?? 0, count.lastEvaluatedAt),
+    });
+    flags++;
+  }
+  return { flags };
+}

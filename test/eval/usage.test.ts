@@ -1,0 +1,106 @@
+// Flag usage aggregation, in-process: the engine's per-entry counts summed by takeUsage (entries dropped
+// when the store moves hand theirs over first; a project route counts each flag, on the same entries as
+// the flag route), the recorder's merge and its retry of a flush refused as busy, and the writer's
+// recordUsage totals (a deleted flag's usage goes with it).
+import { rmSync } from 'node:fs';
+import t from 'tap';
+import { pino } from 'pino';
+import { Clock } from '../../src/clock.js';
+import { EvalEngine } from '../../src/eval/engine.js';
+import { ResultWriter } from '../../src/eval/protocol.js';
+import { UsageRecorder, type UsageSource } from '../../src/eval/usage.js';
+import { FlagwireError } from '../../src/errors.js';
+import type { FlagUsage } from '../../src/model/flags.js';
+import { buildEvalWorld } from './eval-world.js';
+
+const world = buildEvalWorld();
+const clock = new Clock();
+const engine = new EvalEngine(world.store, () => clock.now());
+t.teardown(async () => {
+  await world.store.close();
+  rmSync(world.dataDir, { recursive: true, force: true });
+});
+const { ids } = world;
+
+function evaluate(route: 'flag' | 'project', id: string, query = ''): void {
+  engine.beginBatch();
+  const out = new ResultWriter(new ArrayBuffer(16), 1);
+  if (route === 'flag') engine.evaluateFlag(id, query, out);
+  else engine.evaluateProject(id, query, out);
+}
+const byFlag = (counts: readonly FlagUsage[]) => Object.fromEntries(counts.map((c) => [c.flagId, c]));
+
+t.test('the engine counts per flag and hands the totals over once', async (t) => {
+  t.same(engine.takeUsage(), [], 'nothing evaluated yet');
+  const first = clock.now();
+  evaluate('flag', ids.on);
+  evaluate('flag', ids.on);
+  evaluate('flag', 'flg_nope');
+  evaluate('project', ids.single);
+  evaluate('project', ids.empty);
+  const counts = byFlag(engine.takeUsage());
+  t.same(Object.keys(counts).sort(), [ids.on, ids.off, ids.half, ids.zero, ids.aud, ids.audHalf].sort(), 'the project route counts each of its flags; unknown ids nothing');
+  t.equal(counts[ids.on]!.evaluations, 3, 'flag route twice and the project route once, on the same entry');
+  t.equal(counts[ids.off]!.evaluations, 1);
+  t.ok(counts[ids.on]!.lastEvaluatedAt >= first && counts[ids.on]!.lastEvaluatedAt <= clock.now());
+  t.same(engine.takeUsage(), [], 'taken counts start again from 0');
+});
+
+t.test('counts on entries dropped when the store moves are kept', async (t) => {
+  evaluate('flag', ids.half);
+  evaluate('project', ids.multi, 'env=staging');
+  // A configuration write moves configSeq: the next batch drops every compiled entry.
+  world.run('flagDescribe', { flagId: ids.zero, text: 'moved' });
+  clock.advance(3600);
+  evaluate('flag', ids.half);
+  const counts = byFlag(engine.takeUsage());
+  t.equal(counts[ids.half]!.evaluations, 2, 'one before the move, one after');
+  t.ok(counts[ids.half]!.lastEvaluatedAt >= clock.now() - 1000, 'the latest time wins');
+  t.equal(counts[ids.group]!.evaluations, 1);
+  t.equal(counts[ids.groupAud]!.evaluations, 1);
+});
+
+t.test('the recorder sums what the workers answer and keeps a flush refused as busy', async (t) => {
+  const answers: FlagUsage[][] = [
+    [{ flagId: 'flg_a', evaluations: 2, lastEvaluatedAt: 10 }, { flagId: 'flg_b', evaluations: 1, lastEvaluatedAt: 5 }],
+    [{ flagId: 'flg_a', evaluations: 3, lastEvaluatedAt: 7 }],
+  ];
+  const source: UsageSource = {
+    async collectUsage(_timeoutMs, onCounts) {
+      for (const counts of answers.splice(0)) onCounts(counts);
+    },
+  };
+  const sent: FlagUsage[][] = [];
+  let refuse = true;
+  const writer = {
+    call: async (_name: string, input: { counts: FlagUsage[] }) => {
+      if (refuse) throw new FlagwireError('STORE_BUSY', 'busy');
+      sent.push(input.counts);
+      return { flags: input.counts.length };
+    },
+  };
+  const recorder = new UsageRecorder(source, writer as never, pino({ level: 'silent' }));
+  await recorder.flush();
+  t.same(sent, [], 'refused: nothing written');
+  answers.push([{ flagId: 'flg_b', evaluations: 4, lastEvaluatedAt: 20 }]);
+  refuse = false;
+  await recorder.flush();
+  t.same(sent, [[
+    { flagId: 'flg_a', evaluations: 5, lastEvaluatedAt: 10 },
+    { flagId: 'flg_b', evaluations: 5, lastEvaluatedAt: 20 },
+  ]], 'one command: the refused counts and the new ones, summed by flag');
+  await recorder.flush();
+  t.equal(sent.length, 1, 'nothing counted: no command');
+});
+
+t.test('recordUsage adds to the totals; a deleted flag is skipped and its usage removed', async (t) => {
+  world.run('recordUsage', { counts: [{ flagId: ids.on, evaluations: 2, lastEvaluatedAt: 100 }] });
+  world.run('recordUsage', {
+    counts: [{ flagId: ids.on, evaluations: 3, lastEvaluatedAt: 50 }, { flagId: 'flg_gone', evaluations: 1, lastEvaluatedAt: 1 }],
+  });
+  t.same(world.store.getUsage(ids.on), { flagId: ids.on, evaluations: 5, lastEvaluatedAt: 100 }, 'summed; the latest time kept');
+  t.equal(world.store.getUsage('flg_gone'), undefined, 'no usage for a flag that does not exist');
+  world.run('recordUsage', { counts: [{ flagId: ids.off, evaluations: 1, lastEvaluatedAt: 1 }] });
+  world.run('flagDelete', { flagId: ids.off });
+  t.equal(world.store.getUsage(ids.off), undefined, 'deleting the flag deletes its usage');
+});
