@@ -61,12 +61,22 @@ t.test('both doors count, project routes count each flag; written at the flush, 
   t.equal((await read(world.ids.flag)).evaluations, 5, 'a flush with nothing new adds nothing');
 });
 
+t.test('an OFREP key given by name counts that flag, and no other of its project', async (t) => {
+  const r = await call(server.baseUrl, 'POST', '/ofrep/v1/evaluate/flags/checkout', {
+    body: { context: { targetingKey: 'u-1' } }, headers: { 'X-Flagwire-Project': world.ids.single },
+  });
+  t.equal(r.status, 200, 'OFREP by name');
+  await flushActivity(server);
+  t.equal((await read(world.ids.flag)).evaluations, 6, 'checkout: one more');
+  t.equal((await read(world.ids.flag2)).evaluations, 1, 'banner, in the same project: unchanged');
+});
+
 t.test('lastEvaluatedAt follows the server clock; totals add up across flushes', async (t) => {
   const now = await advanceClock(server, kDayS);
   await evaluate(`/v1/flags/${world.ids.flag}`);
   await flushActivity(server);
   const flag = await read(world.ids.flag);
-  t.equal(flag.evaluations, 6);
+  t.equal(flag.evaluations, 7);
   t.ok(flag.lastEvaluatedAt >= now, 'the evaluation a day later is the latest');
   await advanceClock(server, -kDayS);
 });
@@ -82,7 +92,7 @@ t.test('counts survive a restart; a graceful stop writes the last ones', async (
   await evaluate(`/v1/flags/${world.ids.flag}`);
   t.equal(await server.stop(), 0);
   server = await startTestServer({ dataDir: first.server.dataDir, env });
-  t.equal((await read(world.ids.flag)).evaluations, 7, 'the evaluation before the stop was written at shutdown');
+  t.equal((await read(world.ids.flag)).evaluations, 8, 'the evaluation before the stop was written at shutdown');
 });
 
 t.test('flag stale: not evaluated for N days, or never evaluated and created before that', async (t) => {
