@@ -5,7 +5,7 @@ import { hashSecret, kTokenIdLength, newTokenSecret, randomId } from '../model/i
 import { requireOrg, requireProject, requireToken } from '../model/lookups.js';
 import { isManagementEligible } from '../model/plans.js';
 import type { Project } from '../model/projects.js';
-import type { Permission, Token } from '../model/tokens.js';
+import type { Token } from '../model/tokens.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { cleanList, isEditorOrAbove, requireName } from './checks.js';
 
@@ -15,17 +15,7 @@ export const kExpiryChoices = { never: 0, '30d': 30, '90d': 90, '365d': 365 } as
 export type ExpiryChoice = keyof typeof kExpiryChoices;
 
 /** What a caller sees of a token: never the secret or its hash. */
-export interface TokenView {
-  id: string;
-  projectId: string;
-  name: string;
-  permission: Permission;
-  environments: string[];
-  expiresAt: number;
-  createdAt: number;
-  createdBy: string;
-  revokedAt: number | null;
-}
+export type TokenView = Omit<Token, 'secretHash'>;
 
 export interface CreatedToken extends TokenView {
   /** Shown once, at creation. */
