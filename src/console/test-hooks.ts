@@ -21,8 +21,11 @@ export function consoleTestHook(point: ConsoleHookPoint): void {
   if (kHold && point !== 'store-open') waitForStdin();
 }
 
-/** Blocks the whole process (inside the transaction: holding LMDB's write lock) until stdin has a byte or ends. */
-function waitForStdin(): void {
+/**
+ * Blocks the whole process (inside the transaction: holding LMDB's write lock) until stdin has a byte
+ * or ends. Also the write-lock holder of the tests (test/helpers/lock-holder.ts).
+ */
+export function waitForStdin(): void {
   const byte = Buffer.alloc(1);
   const nap = new Int32Array(new SharedArrayBuffer(4));
   for (;;) {
