@@ -3,7 +3,7 @@
 // from load.ts (autocannon, closed loop) or paced.ts (open model); `drive` is where a scenario's
 // `Load` becomes a generator run.
 import { join } from 'node:path';
-import { defaultEvalWorkers } from '../src/config.js';
+import { defaultEvalWorkers, defaultHttpThreads } from '../src/config.js';
 import type { BenchData } from './dataset.js';
 import { runLoad, type LoadResult, type LoadSpec, type Sequence } from './load.js';
 import { kDist } from './locations.js';
@@ -60,7 +60,7 @@ function serverEnv(options: Options): NodeJS.ProcessEnv {
 
 /** The eval workers of the Flagwire server: --eval-workers, or the server's own default. */
 export function evalWorkerCount(options: Options): number {
-  return options.evalWorkers !== null ? Number(options.evalWorkers) : defaultEvalWorkers();
+  return options.evalWorkers !== null ? Number(options.evalWorkers) : defaultEvalWorkers(defaultHttpThreads());
 }
 
 const isTwin = (role: ServerRole) => role !== 'hello' && role !== 'flagwire';

@@ -52,6 +52,8 @@ export const Config = Type.Object({
   rateLimit: Type.Integer({ minimum: 1 }),
   authFailLimit: Type.Integer({ minimum: 1 }),
   evalWorkers: Type.Integer({ minimum: 1, maximum: 64 }),
+  /** Front-end threads serving HTTP, each with its own share of the eval workers (src/server/front-threads.ts). */
+  httpThreads: Type.Integer({ minimum: 1, maximum: 64 }),
   smtpUrl: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
   logLevel: Type.Union(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'].map((l) => Type.Literal(l))),
   metrics: Type.Boolean(),
@@ -92,6 +94,7 @@ const kSettings = {
   rateLimit: 'FLAGWIRE_RATE_LIMIT',
   authFailLimit: 'FLAGWIRE_AUTH_FAIL_LIMIT',
   evalWorkers: 'FLAGWIRE_EVAL_WORKERS',
+  httpThreads: 'FLAGWIRE_HTTP_THREADS',
   smtpUrl: 'FLAGWIRE_SMTP_URL',
   logLevel: 'FLAGWIRE_LOG_LEVEL',
   metrics: 'FLAGWIRE_METRICS',
@@ -110,9 +113,28 @@ function integer(setting: keyof Config, raw: string, min: number, max: number): 
   return n;
 }
 
-/** One eval worker per core left over after the main thread, at least one. */
-export function defaultEvalWorkers(): number {
-  return Math.max(1, Math.min(8, availableParallelism() - 1));
+/**
+ * Half the cores serve HTTP, the other half evaluate: one front-end thread feeds about one eval worker
+ * (issue 16's profile: with one front-end thread, one eval worker was enough, and the front end was the
+ * ceiling). Up to 3 cores, one front-end thread: a second could only take cores from evaluation and
+ * the writer.
+ */
+export function defaultHttpThreads(cores = availableParallelism()): number {
+  return cores <= 3 ? 1 : Math.min(16, Math.floor(cores / 2));
+}
+
+/** One eval worker per core left over after the front-end threads, at least one, at most 8. */
+export function defaultEvalWorkers(httpThreads: number, cores = availableParallelism()): number {
+  return Math.max(1, Math.min(8, cores - httpThreads));
+}
+
+/**
+ * The eval workers of front-end thread `thread` (0-based): `evalWorkers` spread over the threads,
+ * at least one each (each thread batches to its own pool: a batch never hops threads twice).
+ */
+export function evalWorkersOfThread(config: Pick<Config, 'evalWorkers' | 'httpThreads'>, thread: number): number {
+  const { evalWorkers, httpThreads } = config;
+  return Math.max(1, Math.floor(evalWorkers / httpThreads) + (thread < evalWorkers % httpThreads ? 1 : 0));
 }
 
 /**
@@ -173,6 +195,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     throw new ConfigError(kSettings.smtpUrl, `"${smtpUrl}" must start with smtp:// or smtps://`);
   }
   const trustedProxies = trustedProxyList(env.FLAGWIRE_TRUSTED_PROXIES ?? '');
+  const httpThreads = integer('httpThreads', env.FLAGWIRE_HTTP_THREADS ?? String(defaultHttpThreads()), 1, 64);
   const config: Config = {
     port,
     host,
@@ -181,7 +204,8 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     docsUrl,
     rateLimit: integer('rateLimit', env.FLAGWIRE_RATE_LIMIT ?? '600', 1, 1_000_000_000),
     authFailLimit: integer('authFailLimit', env.FLAGWIRE_AUTH_FAIL_LIMIT ?? '20', 1, 1_000_000_000),
-    evalWorkers: integer('evalWorkers', env.FLAGWIRE_EVAL_WORKERS ?? String(defaultEvalWorkers()), 1, 64),
+    evalWorkers: integer('evalWorkers', env.FLAGWIRE_EVAL_WORKERS ?? String(defaultEvalWorkers(httpThreads)), 1, 64),
+    httpThreads,
     smtpUrl,
     logLevel: logLevel(env.FLAGWIRE_LOG_LEVEL ?? 'info'),
     metrics: onOff('metrics', env.FLAGWIRE_METRICS ?? 'on'),

@@ -2,28 +2,48 @@
 // past `limit` failures every request from that IP is refused until the window ends, valid token or
 // not. Only requests with no token, a malformed token or an unknown token count.
 //
-// Memory is bounded: at most `maxEntries` (100,000) addresses are tracked, about 60 bytes each with
-// their table entry. The AddressTable keeps them in order of window start (an address that fails again
+// Memory is bounded: at most `maxEntries` (100,000) addresses are tracked, about 80 bytes each with
+// their table entry. Table and counts are in shared memory, under the table's lock, so every front-end
+// thread counts into the same ones (one process is one server instance; src/http/address-table.ts). The AddressTable keeps them in order of window start (an address that fails again
 // after its window ended moves to the back), so ended windows are at the front and each recorded
 // failure drops up to two of them there: O(1), no pause (a scan of the whole table once a minute
 // stalled the event loop for up to 0.3 s at 100,000 entries). When the table is full, the address
 // whose window started first is evicted, with its count and any lockout: freeing one lockout that way
 // takes failures from 100,000 other addresses within a minute.
 import { FlagwireError } from '../errors.js';
-import { AddressTable, grownCopy } from '../http/address-table.js';
+import { AddressTable, type AddressTableState } from '../http/address-table.js';
 
 const kWindowMs = 60_000;
 
-export class AuthFailures {
-  private readonly table: AddressTable;
-  private starts = new Float64Array(0);
-  private counts = new Uint32Array(0);
+/** The lockout's shared memory and limit: cloned to every front-end thread, which attaches to it. */
+export interface AuthFailuresState {
+  readonly limit: number;
+  readonly table: AddressTableState;
+  readonly starts: SharedArrayBuffer;
+  readonly counts: SharedArrayBuffer;
+}
 
-  constructor(private readonly limit: number, maxEntries = 100_000) {
-    this.table = new AddressTable(maxEntries, (slots) => {
-      this.starts = grownCopy(this.starts, slots);
-      this.counts = grownCopy(this.counts, slots);
-    });
+export class AuthFailures {
+  readonly state: AuthFailuresState;
+  private readonly limit: number;
+  private readonly table: AddressTable;
+  private readonly starts: Float64Array;
+  private readonly counts: Uint32Array;
+
+  /** A new lockout allowing `limit` failures per window, or one more handle on an existing one's shared `state`. */
+  constructor(from: number | AuthFailuresState, maxEntries = 100_000) {
+    this.state = typeof from === 'number'
+      ? {
+        limit: from,
+        table: AddressTable.create(maxEntries).state,
+        starts: new SharedArrayBuffer(8 * maxEntries),
+        counts: new SharedArrayBuffer(4 * maxEntries),
+      }
+      : from;
+    this.limit = this.state.limit;
+    this.table = new AddressTable(this.state.table);
+    this.starts = new Float64Array(this.state.starts);
+    this.counts = new Uint32Array(this.state.counts);
   }
 
   get size(): number {
@@ -36,23 +56,35 @@ export class AuthFailures {
 
   /** Throws the 429 while `ip` is locked out. */
   check(ip: string, now: number): void {
-    const slot = this.table.slot(ip);
-    if (slot !== undefined && now - this.starts[slot]! < kWindowMs && this.counts[slot]! >= this.limit) {
-      throw new FlagwireError('TOO_MANY_AUTH_FAILURES', 'Too many failed authentication attempts from this address; wait a minute before retrying.');
-    }
+    const locked = this.table.withLock(() => {
+      const slot = this.table.slot(ip);
+      return slot !== undefined && now - this.starts[slot]! < kWindowMs && this.counts[slot]! >= this.limit;
+    });
+    if (locked) throw lockedOut();
   }
 
+  /**
+   * Counts one failure; throws the 429 instead when the address had already reached the limit, which
+   * another front-end thread's request can make happen between this request's check() and now: so
+   * exactly `limit` failures are answered as failures, however requests interleave.
+   */
   record(ip: string, now: number): void {
+    if (!this.table.withLock(() => this.recordLocked(ip, now))) throw lockedOut();
+  }
+
+  private recordLocked(ip: string, now: number): boolean {
     this.dropEnded(now);
     let slot = this.table.slot(ip);
     if (slot !== undefined && now - this.starts[slot]! < kWindowMs) {
+      if (this.counts[slot]! >= this.limit) return false;
       this.counts[slot]++;
-      return;
+      return true;
     }
     if (slot === undefined) slot = this.table.add(ip);
     else this.table.touch(slot);
     this.starts[slot] = now;
     this.counts[slot] = 1;
+    return true;
   }
 
   /** Drops up to two addresses whose window has ended, oldest window first. */
@@ -63,4 +95,8 @@ export class AuthFailures {
       this.table.remove(slot);
     }
   }
+}
+
+function lockedOut(): FlagwireError {
+  return new FlagwireError('TOO_MANY_AUTH_FAILURES', 'Too many failed authentication attempts from this address; wait a minute before retrying.');
 }

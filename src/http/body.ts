@@ -35,16 +35,27 @@ const ResizableArrayBuffer = ArrayBuffer as unknown as new (byteLength: number, 
 const kTooLarge: BodyResult = { ok: false, reason: 'tooLarge' };
 const kBusy: BodyResult = { ok: false, reason: 'busy' };
 
-export class BodyBudget {
-  private reserved = 0;
-  /** Requests refused because the budget was spent. */
-  refused = 0;
+/** The reserved bytes and the refusals of a budget, shared by every front-end thread (BigInt64: budgets reach 1 TiB). */
+const kReserved = 0;
+const kRefused = 1;
 
-  constructor(readonly maxBytes: number) {}
+export class BodyBudget {
+  /** [reserved bytes, refused requests], in shared memory: the budget is the process's, whichever thread reads. */
+  private readonly counts: BigInt64Array;
+
+  /** A new budget of `maxBytes`, or, given `shared`, one more handle on an existing budget's memory. */
+  constructor(readonly maxBytes: number, readonly shared = new SharedArrayBuffer(16)) {
+    this.counts = new BigInt64Array(shared);
+  }
 
   /** Bytes reserved now by bodies being read or held. */
   get bytes(): number {
-    return this.reserved;
+    return Number(Atomics.load(this.counts, kReserved));
+  }
+
+  /** Requests refused because the budget was spent. */
+  get refused(): number {
+    return Number(Atomics.load(this.counts, kRefused));
   }
 
   /**
@@ -58,7 +69,7 @@ export class BodyBudget {
     // A body of more than one chunk is copied into one resizable ArrayBuffer (see below).
     let store: ResizableArrayBuffer | null = null;
     const release = () => {
-      this.reserved -= held;
+      if (held > 0) Atomics.sub(this.counts, kReserved, BigInt(held));
       held = 0;
       store?.resize(0);
     };
@@ -119,12 +130,19 @@ export class BodyBudget {
   }
 
   private reserve(bytes: number): boolean {
-    if (this.reserved + bytes > this.maxBytes) {
-      this.refused++;
-      return false;
+    const counts = this.counts;
+    const more = BigInt(bytes);
+    const max = BigInt(this.maxBytes);
+    // Check and add as one step against the other threads: retry when another changed it in between.
+    for (let now = Atomics.load(counts, kReserved); ;) {
+      if (now + more > max) {
+        Atomics.add(counts, kRefused, 1n);
+        return false;
+      }
+      const seen = Atomics.compareExchange(counts, kReserved, now, now + more);
+      if (seen === now) return true;
+      now = seen;
     }
-    this.reserved += bytes;
-    return true;
   }
 }
 
@@ -134,15 +152,28 @@ export class BodyBudget {
  * token was checked, behind the per-address limits) on the other. The Management API gets a quarter
  * of the whole, at least one body of the 1 MiB cap; the rest is the credential-free routes'.
  */
+export interface BodyBudgetsShared {
+  readonly management: SharedArrayBuffer;
+  readonly credentialFree: SharedArrayBuffer;
+}
+
 export class BodyBudgets {
   readonly credentialFree: BodyBudget;
   readonly management: BodyBudget;
 
-  /** `totalBytes`: at least two bodies of the cap (config.ts enforces it). */
-  constructor(totalBytes: number) {
+  /**
+   * `totalBytes`: at least two bodies of the cap (config.ts enforces it). Given `shared` (another
+   * instance's, from a front-end thread), both shares count into that instance's memory.
+   */
+  constructor(readonly totalBytes: number, shared?: BodyBudgetsShared) {
     const management = Math.max(kMaxBodyBytes, Math.floor(totalBytes / 4));
-    this.management = new BodyBudget(management);
-    this.credentialFree = new BodyBudget(totalBytes - management);
+    this.management = new BodyBudget(management, shared?.management);
+    this.credentialFree = new BodyBudget(totalBytes - management, shared?.credentialFree);
+  }
+
+  /** The shared memory of both shares: cloned to the front-end threads. */
+  get shared(): BodyBudgetsShared {
+    return { management: this.management.shared, credentialFree: this.credentialFree.shared };
   }
 
   /** Bytes reserved now, both shares. */

@@ -19,16 +19,18 @@
 // After a refusal, waiting 60 s always succeeds: by then b-5 … b hold nothing the client sent.
 // test/http/rate-limit.test.ts checks these bounds with adversarial bursts at bucket edges.
 //
-// O(1) per request, no allocation and no pause: one Map lookup, at most seven counters cleared, and at
+// O(1) per request, no allocation and no pause: one hash lookup, at most seven counters cleared, and at
 // most two idle entries dropped. The rings live in two typed arrays indexed by the slot number an
-// AddressTable gives each address (they grow by doubling up to `maxEntries`): about 90 bytes per
-// address with its table entry (bench/rate-limit.bench.ts). The table keeps addresses in order of
+// AddressTable gives each address, in shared memory like the table: every front-end thread counts into
+// the same rings under the table's lock (address-table.ts), so the limit holds per process however the
+// connections are spread (about 110 bytes per tracked address with its table entry; the pages are
+// committed as addresses arrive, bench/rate-limit.bench.ts). The table keeps addresses in order of
 // last activity: an address moves to the back when its bucket moves on (at most once per 10 s). So
 // idle entries (seven buckets without a request: only zeros) are at the front, and each request
 // drops up to two of them there; a periodic scan of the whole table instead stalled the event loop
 // for up to 0.3 s per 100,000 entries. Memory is bounded: at most `maxEntries` addresses are tracked;
 // when the table is full, the least recently active address is evicted and starts afresh.
-import { AddressTable, grownCopy } from './address-table.js';
+import { AddressTable, type AddressTableState } from './address-table.js';
 
 const kSlots = 7;
 /** Per slot in `counts`: the seven buckets, then their sum. */
@@ -42,26 +44,48 @@ export interface RateLimiterOptions {
   maxEntries?: number;
 }
 
+/** A limiter's shared memory and settings: cloned to every front-end thread, which attaches to it. */
+export interface RateLimiterState {
+  readonly limit: number;
+  readonly windowMs: number;
+  readonly table: AddressTableState;
+  readonly buckets: SharedArrayBuffer;
+  readonly counts: SharedArrayBuffer;
+}
+
 export class RateLimiter {
   readonly limit: number;
   /** The most admitted in any one window: limit + ceil(limit / 6). */
   readonly burstLimit: number;
   readonly windowMs: number;
   readonly bucketMs: number;
+  readonly state: RateLimiterState;
   private readonly table: AddressTable;
   /** The newest bucket counted in each slot's ring. */
-  private buckets = new Float64Array(0);
-  private counts = new Uint32Array(0);
+  private readonly buckets: Float64Array;
+  private readonly counts: Uint32Array;
 
-  constructor(options: RateLimiterOptions) {
-    this.limit = options.limit;
-    this.burstLimit = options.limit + Math.ceil(options.limit / 6);
-    this.windowMs = options.windowMs ?? 60_000;
+  /** A new limiter from `options`, or one more handle on an existing one's shared `state`. */
+  constructor(from: RateLimiterOptions | RateLimiterState) {
+    if ('table' in from) {
+      this.state = from;
+    } else {
+      const maxEntries = from.maxEntries ?? 100_000;
+      this.state = {
+        limit: from.limit,
+        windowMs: from.windowMs ?? 60_000,
+        table: AddressTable.create(maxEntries).state,
+        buckets: new SharedArrayBuffer(8 * maxEntries),
+        counts: new SharedArrayBuffer(4 * maxEntries * kStride),
+      };
+    }
+    this.limit = this.state.limit;
+    this.burstLimit = this.limit + Math.ceil(this.limit / 6);
+    this.windowMs = this.state.windowMs;
     this.bucketMs = this.windowMs / 6;
-    this.table = new AddressTable(options.maxEntries ?? 100_000, (slots) => {
-      this.buckets = grownCopy(this.buckets, slots);
-      this.counts = grownCopy(this.counts, slots * kStride);
-    });
+    this.table = new AddressTable(this.state.table);
+    this.buckets = new Float64Array(this.state.buckets);
+    this.counts = new Uint32Array(this.state.counts);
   }
 
   get size(): number {
@@ -74,6 +98,10 @@ export class RateLimiter {
 
   /** Counts one request from `key`; false when it is over the limit (and then it is not counted). */
   take(key: string, now: number): boolean {
+    return this.table.withLock(() => this.takeLocked(key, now));
+  }
+
+  private takeLocked(key: string, now: number): boolean {
     const bucket = Math.floor(now / this.bucketMs);
     this.dropIdle(bucket);
     let slot = this.table.slot(key);

@@ -3,7 +3,9 @@
 // What a request costs: one Float64Array increment (route × status). What an evaluation batch costs:
 // two histogram observations and one performance.now(). Queue depths are read when scraped, never
 // maintained on the hot path. FLAGWIRE_METRICS=off turns all of it off (no object, null checks only).
-import { header, Histogram, kBatchSizeBuckets, kCommitBuckets, kLatencyBuckets, labelValue } from './registry.js';
+import {
+  header, Histogram, kBatchSizeBuckets, kCommitBuckets, kLatencyBuckets, labelValue, type HistogramSnapshot,
+} from './registry.js';
 
 /**
  * Route labels, by route number: every route's number is its index here. A front door's routes onto
@@ -60,7 +62,27 @@ export interface EvalMetrics {
   batchFailed(): void;
 }
 
-type Scraped = { name: string; type: 'gauge' | 'counter'; help: string; read: () => number };
+/**
+ * How a scraped value adds up over the front-end threads: 'sum' (each thread counts its own: requests
+ * pending, connections), 'max' (a state: 1 while any thread sees it), 'process' (the same for every
+ * thread: memory, the shared body budget; taken once).
+ */
+export type Merge = 'sum' | 'max' | 'process';
+
+type Scraped = { name: string; type: 'gauge' | 'counter'; help: string; read: () => number; merge: Merge };
+
+/** What one thread's Metrics hold, as plain data: a front-end thread sends it for the process's sum. */
+export interface MetricsSnapshot {
+  requests: Float64Array;
+  evalDuration: HistogramSnapshot;
+  evalBatchSize: HistogramSnapshot;
+  writerCommit: HistogramSnapshot;
+  counters: Record<CounterName, number>;
+  scraped: { name: string; type: 'gauge' | 'counter'; help: string; value: number; merge: Merge }[];
+}
+
+const kCounters = ['evalBatchFailures', 'rateLimited', 'authFailures', 'authLockouts', 'streamDropped', 'framingRefused'] as const;
+type CounterName = typeof kCounters[number];
 
 export class Metrics implements EvalMetrics {
   private readonly requests = new Float64Array(kRouteLabels.length * kStatuses);
@@ -100,47 +122,78 @@ export class Metrics implements EvalMetrics {
   }
 
   /** A value read at scrape time (queue depths, connection counts). */
-  gauge(name: string, help: string, read: () => number): void {
-    this.scraped.push({ name, type: 'gauge', help, read });
+  gauge(name: string, help: string, read: () => number, merge: Merge = 'sum'): void {
+    this.scraped.push({ name, type: 'gauge', help, read, merge });
   }
 
   /** A count kept by its owner (it only ever grows), read at scrape time. */
-  scrapedCounter(name: string, help: string, read: () => number): void {
-    this.scraped.push({ name, type: 'counter', help, read });
+  scrapedCounter(name: string, help: string, read: () => number, merge: Merge = 'sum'): void {
+    this.scraped.push({ name, type: 'counter', help, read, merge });
   }
 
-  render(): string {
-    const out: string[] = [];
-    header(out, 'flagwire_http_requests_total', 'counter', 'HTTP requests answered, by route and status.');
-    for (let r = 0; r < kRouteLabels.length; r++) {
-      const route = labelValue(kRouteLabels[r]!);
-      for (let s = 0; s < kStatuses; s++) {
-        const n = this.requests[r * kStatuses + s]!;
-        if (n !== 0) out.push(`flagwire_http_requests_total{route="${route}",status="${s === 0 ? 'other' : s}"} ${n}`);
-      }
-    }
-    header(out, 'flagwire_eval_duration_seconds', 'histogram',
-      'Evaluation latency on the server (Evaluation API and OFREP): from the moment the first request of a batch was accepted to when the batch was answered, counted once per request.');
-    this.evalDuration.render(out, 'flagwire_eval_duration_seconds');
-    header(out, 'flagwire_eval_batch_size', 'histogram', 'Requests per evaluation batch (one worker task).');
-    this.evalBatchSize.render(out, 'flagwire_eval_batch_size');
-    counter(out, 'flagwire_eval_batch_failures_total', 'Evaluation batches whose worker died or timed out (every request of them got a 500).', this.evalBatchFailures);
-    header(out, 'flagwire_writer_commit_duration_seconds', 'histogram',
-      'Time from a change being sent to the writer until it was committed and flushed to disk (queueing and group commit included).');
-    this.writerCommit.render(out, 'flagwire_writer_commit_duration_seconds');
-    counter(out, 'flagwire_rate_limited_total', 'Management API requests refused by the per-IP rate limit (plain 429).', this.rateLimited);
-    counter(out, 'flagwire_auth_failures_total', 'Failed authentications (no, malformed or unknown token) on the Management API.', this.authFailures);
-    counter(out, 'flagwire_auth_lockouts_total', 'Management API requests refused because their address is locked out after failed authentications.', this.authLockouts);
-    counter(out, 'flagwire_http_framing_refused_total',
-      'Requests refused with a 400 and a closed connection for framing a proxy could read differently (conflicting Content-Length, a Transfer-Encoding other than chunked).', this.framingRefused);
-    counter(out, 'flagwire_stream_dropped_total', 'Change-stream connections closed because the client read too slowly.', this.streamDropped);
-    for (const m of this.scraped) {
-      header(out, m.name, m.type, m.help);
-      out.push(`${m.name} ${m.read()}`);
-    }
-    out.push('');
-    return out.join('\n');
+  snapshot(): MetricsSnapshot {
+    const counters = {} as Record<CounterName, number>;
+    for (const name of kCounters) counters[name] = this[name];
+    return {
+      requests: this.requests.slice(),
+      evalDuration: this.evalDuration.snapshot(),
+      evalBatchSize: this.evalBatchSize.snapshot(),
+      writerCommit: this.writerCommit.snapshot(),
+      counters,
+      scraped: this.scraped.map(({ name, type, help, read, merge }) => ({ name, type, help, value: read(), merge })),
+    };
   }
+
+  /** This thread's metrics in the text format (the process's when it is the only front-end thread). */
+  render(): string {
+    return renderMetrics([this.snapshot()]);
+  }
+}
+
+/**
+ * The text format of the process's metrics: the sum of every front-end thread's `snapshots` (merged
+ * as each scraped value's Merge says), and each thread's request count.
+ */
+export function renderMetrics(snapshots: readonly MetricsSnapshot[]): string {
+  const out: string[] = [];
+  const requests = new Float64Array(kRouteLabels.length * kStatuses);
+  for (const s of snapshots) for (let i = 0; i < requests.length; i++) requests[i]! += s.requests[i]!;
+  const total = (name: CounterName) => snapshots.reduce((sum, s) => sum + s.counters[name], 0);
+  header(out, 'flagwire_http_requests_total', 'counter', 'HTTP requests answered, by route and status.');
+  for (let r = 0; r < kRouteLabels.length; r++) {
+    const route = labelValue(kRouteLabels[r]!);
+    for (let s = 0; s < kStatuses; s++) {
+      const n = requests[r * kStatuses + s]!;
+      if (n !== 0) out.push(`flagwire_http_requests_total{route="${route}",status="${s === 0 ? 'other' : s}"} ${n}`);
+    }
+  }
+  header(out, 'flagwire_http_thread_requests_total', 'counter', 'HTTP requests answered by each front-end thread (FLAGWIRE_HTTP_THREADS), all routes.');
+  snapshots.forEach((s, thread) => out.push(`flagwire_http_thread_requests_total{thread="${thread}"} ${s.requests.reduce((a, b) => a + b, 0)}`));
+  header(out, 'flagwire_eval_duration_seconds', 'histogram',
+    'Evaluation latency on the server (Evaluation API and OFREP): from the moment the first request of a batch was accepted to when the batch was answered, counted once per request.');
+  Histogram.sum(kLatencyBuckets, snapshots.map((s) => s.evalDuration)).render(out, 'flagwire_eval_duration_seconds');
+  header(out, 'flagwire_eval_batch_size', 'histogram', 'Requests per evaluation batch (one worker task).');
+  Histogram.sum(kBatchSizeBuckets, snapshots.map((s) => s.evalBatchSize)).render(out, 'flagwire_eval_batch_size');
+  counter(out, 'flagwire_eval_batch_failures_total', 'Evaluation batches whose worker died or timed out (every request of them got a 500).', total('evalBatchFailures'));
+  header(out, 'flagwire_writer_commit_duration_seconds', 'histogram',
+    'Time from a change being sent to the writer until it was committed and flushed to disk (queueing and group commit included).');
+  Histogram.sum(kCommitBuckets, snapshots.map((s) => s.writerCommit)).render(out, 'flagwire_writer_commit_duration_seconds');
+  counter(out, 'flagwire_rate_limited_total', 'Management API requests refused by the per-IP rate limit (plain 429).', total('rateLimited'));
+  counter(out, 'flagwire_auth_failures_total', 'Failed authentications (no, malformed or unknown token) on the Management API.', total('authFailures'));
+  counter(out, 'flagwire_auth_lockouts_total', 'Management API requests refused because their address is locked out after failed authentications.', total('authLockouts'));
+  counter(out, 'flagwire_http_framing_refused_total',
+    'Requests refused with a 400 and a closed connection for framing a proxy could read differently (conflicting Content-Length, a Transfer-Encoding other than chunked).', total('framingRefused'));
+  counter(out, 'flagwire_stream_dropped_total', 'Change-stream connections closed because the client read too slowly.', total('streamDropped'));
+  header(out, 'flagwire_http_threads', 'gauge', 'Front-end threads serving HTTP (FLAGWIRE_HTTP_THREADS).');
+  out.push(`flagwire_http_threads ${snapshots.length}`);
+  for (const first of snapshots[0]?.scraped ?? []) {
+    const values = snapshots.map((s) => s.scraped.find((m) => m.name === first.name)?.value ?? 0);
+    const value = first.merge === 'process' ? values[0]! : first.merge === 'max' ? Math.max(...values) : values.reduce((a, b) => a + b, 0);
+    header(out, first.name, first.type, first.help);
+    out.push(`${first.name} ${value}`);
+  }
+  out.push('');
+  return out.join('\n');
 }
 
 function counter(out: string[], name: string, help: string, value: number): void {

@@ -4,6 +4,13 @@
 // inc(); see README "Metrics" for the side-by-side figure). Rendering happens only on a scrape.
 
 /** A histogram with fixed upper bounds (le); `+Inf` is implicit. */
+/** A histogram's numbers, as a front-end thread sends them for the process's sum (src/server/front-threads.ts). */
+export interface HistogramSnapshot {
+  counts: Float64Array;
+  sum: number;
+  count: number;
+}
+
 export class Histogram {
   /** Observations per bucket, not cumulative (bucket i: bounds[i-1] < v <= bounds[i]; the last is +Inf). */
   private readonly counts: Float64Array;
@@ -22,6 +29,21 @@ export class Histogram {
     this.counts[i]! += times;
     this.sum += value * times;
     this.count += times;
+  }
+
+  snapshot(): HistogramSnapshot {
+    return { counts: this.counts.slice(), sum: this.sum, count: this.count };
+  }
+
+  /** A histogram holding the sum of `snapshots` (of histograms with these bounds). */
+  static sum(bounds: readonly number[], snapshots: readonly HistogramSnapshot[]): Histogram {
+    const total = new Histogram(bounds);
+    for (const s of snapshots) {
+      for (let i = 0; i < total.counts.length; i++) total.counts[i]! += s.counts[i]!;
+      total.sum += s.sum;
+      total.count += s.count;
+    }
+    return total;
   }
 
   render(out: string[], name: string, labels = ''): void {

@@ -1,12 +1,14 @@
 // GET /metrics (Prometheus text format). Unauthenticated, like most exporters: expose it only to the
 // scraper (bind the service to an internal address, or filter /metrics at the proxy).
 import type { TemplatedApp } from 'uWebSockets.js';
-import { send } from '../http/http.js';
+import { send, trackAbort } from '../http/http.js';
 import { kMetricsContentType, kRouteMetrics, type Metrics } from './metrics.js';
 
-export function registerMetricsRoute(app: TemplatedApp, metrics: Metrics): void {
+/** `render` gives the process's metrics: this thread's own, or every front-end thread's summed. */
+export function registerMetricsRoute(app: TemplatedApp, metrics: Metrics, render: () => Promise<string>): void {
   app.get('/metrics', (res) => {
+    trackAbort(res);
     metrics.request(kRouteMetrics, 200);
-    send(res, 200, metrics.render(), kMetricsContentType);
+    void render().then((text) => send(res, 200, text, kMetricsContentType));
   });
 }

@@ -20,6 +20,10 @@ export interface FeatureDeps {
   metrics: Metrics | null;
   log: Logger;
   test: Pick<TestSettings, 'streamHeartbeatMs' | 'streamMaxStallMs'>;
+  /** Readiness's probe of the eval workers: this front end's own, or every front-end thread's. */
+  probe(timeoutMs: number): Promise<{ answered: number; workers: number }>;
+  /** /metrics for the whole process when there are several front-end threads; null: this front end's own. */
+  renderMetrics: (() => Promise<string>) | null;
 }
 
 export interface Features {
@@ -33,7 +37,7 @@ export interface Features {
 
 export function createFeatures(deps: FeatureDeps): Features {
   const { store, writer, evaluation, bodies, metrics, log, test } = deps;
-  const readiness = new Readiness({ readStore: () => store.configSeq(), writer, evaluation, metrics });
+  const readiness = new Readiness({ readStore: () => store.configSeq(), writer, probe: deps.probe, metrics });
   // Test knobs: heartbeats every N ms instead of every 15 s, and a reader that has not drained for N ms
   // dropped at the next heartbeat instead of after 30 s, so a test sees a slow reader dropped in seconds.
   const { streamHeartbeatMs: heartbeatMs, streamMaxStallMs: maxStallMs } = test;
@@ -49,12 +53,13 @@ export function createFeatures(deps: FeatureDeps): Features {
     metrics.gauge('flagwire_eval_pool_queue_depth', 'Evaluation batches waiting in the pool for a free worker.', () => evaluation.poolQueueSize);
     metrics.gauge('flagwire_eval_workers', 'Evaluation worker threads.', () => evaluation.workers);
     metrics.gauge('flagwire_writer_queue_depth', 'Changes sent to the writer thread and not yet answered by it (refused ones included until it skips them).', () => writer.queueDepth);
-    metrics.gauge('flagwire_writer_busy', '1 while a change has waited over a second for the writer thread (another process holds the write lock; writes may be refused with 503 Storage busy), else 0.', () => (writer.busy ? 1 : 0));
+    metrics.gauge('flagwire_writer_busy', '1 while a change has waited over a second for the writer thread (another process holds the write lock; writes may be refused with 503 Storage busy), else 0.', () => (writer.busy ? 1 : 0), 'max');
     metrics.gauge('flagwire_stream_connections', 'Open change-stream connections.', () => changes.size);
-    metrics.gauge('flagwire_http_body_buffered_bytes', 'Request body bytes reserved from the process\'s body budget (bodies being read or held).', () => bodies.bytes);
-    metrics.scrapedCounter('flagwire_http_body_refused_total', 'Requests with a body refused (503, connection closed) because the body budget was spent.', () => bodies.refused);
-    metrics.gauge('process_resident_memory_bytes', 'Resident memory of the server process.', () => process.memoryUsage.rss());
-    routes.push({ register: (app) => registerMetricsRoute(app, metrics) });
+    metrics.gauge('flagwire_http_body_buffered_bytes', 'Request body bytes reserved from the process\'s body budget (bodies being read or held).', () => bodies.bytes, 'process');
+    metrics.scrapedCounter('flagwire_http_body_refused_total', 'Requests with a body refused (503, connection closed) because the body budget was spent.', () => bodies.refused, 'process');
+    metrics.gauge('process_resident_memory_bytes', 'Resident memory of the server process.', () => process.memoryUsage.rss(), 'process');
+    const render = deps.renderMetrics ?? (() => Promise.resolve(metrics.render()));
+    routes.push({ register: (app) => registerMetricsRoute(app, metrics, render) });
   }
   return {
     readiness,

@@ -56,3 +56,14 @@ function listenFailure(host: string, port: number): Promise<ConfigError> {
     });
   });
 }
+
+/** uWS's acceptor-and-children API, which uws-pack's typings omit: typed here once. */
+interface ChildApps {
+  getDescriptor(): number;
+  addChildAppDescriptor(descriptor: number): void;
+  removeChildAppDescriptor(descriptor: number): void;
+}
+
+export function childApps(app: uWS.TemplatedApp): ChildApps {
+  return app as unknown as ChildApps;
+}

@@ -16,7 +16,8 @@ export interface ReadinessDeps {
   /** Reads the store's commit sequence number (throws when the store is closed or unreadable). */
   readStore(): number;
   writer: { readonly busy: boolean };
-  evaluation: { probe(timeoutMs: number): Promise<{ answered: number; workers: number }> };
+  /** Probes the eval workers (every front-end thread's, when there are several). */
+  probe(timeoutMs: number): Promise<{ answered: number; workers: number }>;
   metrics: Metrics | null;
   /** Each check's budget. */
   timeoutMs?: number;
@@ -73,7 +74,7 @@ export class Readiness {
     } catch {
       store = false;
     }
-    const probe = await this.deps.evaluation.probe(this.timeoutMs).catch(() => ({ answered: 0, workers: 0 }));
+    const probe = await this.deps.probe(this.timeoutMs).catch(() => ({ answered: 0, workers: 0 }));
     const workersOk = probe.workers > 0 && probe.answered === probe.workers;
     const report: ReadinessReport = {
       ready: !this.stopping && store && workersOk,

@@ -1,28 +1,20 @@
-// Starts the service: store, writer actor, evaluation pool, HTTP front end; stops it on SIGTERM/SIGINT.
+// Starts the service: store, writer actor, the front end (one on the main thread, or one per
+// front-end thread behind an acceptor: front-threads.ts), mailer; stops it on SIGTERM/SIGINT.
 import * as uWS from 'uWebSockets.js';
+import { AuthFailures } from '../api/auth-failures.js';
 import { Clock } from '../clock.js';
 import { withListenPort, type Config } from '../config.js';
-import { evaluationApiDoor } from '../eval/api-door.js';
-import { createEvaluation } from '../eval/service.js';
-import { ofrepDoor } from '../ofrep/door.js';
-import { MemoReader } from '../store/memo-reader.js';
+import { BodyBudgets } from '../http/body.js';
+import { RateLimiter } from '../http/rate-limit.js';
+import { Mailer } from '../mail/mailer.js';
 import type { Store } from '../store/interfaces.js';
 import { openStore, verifyStore } from '../store/open-store.js';
 import { WriterClient } from '../writer/client.js';
 import { seedDemo, type DemoSeed } from '../writer/demo-seed.js';
-import { ActivityRecorder } from '../api/activity.js';
-import { AuthFailures } from '../api/auth-failures.js';
-import { RateLimiter } from '../http/rate-limit.js';
-import { Mailer } from '../mail/mailer.js';
-import { createApp } from './app.js';
+import { createFront } from './front.js';
+import { FrontThreads } from './front-threads.js';
 import { listenExclusive } from './listen.js';
-import { Faults, registerTestHooks, withFaults } from './test-hooks.js';
-import { InFlight } from '../http/in-flight.js';
-import { BodyBudgets } from '../http/body.js';
 import { createLogger } from './logger.js';
-import { Metrics } from '../metrics/metrics.js';
-import { createFeatures } from './features.js';
-import { registeredRoutes } from './route-recorder.js';
 
 export interface RunningServer {
   port: number;
@@ -44,6 +36,14 @@ const kShutdownDrainMs = 3500;
  */
 const kShutdownDeadlineMs = 4500;
 
+/** The front end(s) as start-up and shutdown see them, whether on the main thread or on several threads. */
+interface Serving {
+  app: uWS.TemplatedApp;
+  listening(port: number): Promise<void>;
+  stopFeatures(): Promise<void>;
+  close(drainMs: number): Promise<void>;
+}
+
 export async function startServer(config: Readonly<Config>, options: StartOptions): Promise<RunningServer> {
   const log = createLogger(config.logLevel);
   // A damaged data file is refused here, with a message, not by a crash at the first request reading it.
@@ -51,69 +51,49 @@ export async function startServer(config: Readonly<Config>, options: StartOption
   const store: Store = openStore(config.dataDir);
   const seed = options.demo ? store.transact((w) => seedDemo(w, {}, Date.now())) : null;
   const clock = new Clock();
-  const inFlight = new InFlight();
-  // One budget for every request body the process buffers (OFREP and the Management API).
+  // What is the process's, whichever thread serves a request: one body budget (OFREP and the
+  // Management API), the per-address limits (spec: Limits, per server instance), the writer.
   const bodies = new BodyBudgets(config.maxBufferedBodyBytes);
+  // The bench measures the limiter's cost against a twin without it (bench/run.ts, (j) and (k)):
+  // switched off only together with the test hooks, so no production setting can drop the spec's limit.
+  const rateLimiter = config.test.rateLimitOff ? null : new RateLimiter({ limit: config.rateLimit });
+  const authFailures = new AuthFailures(config.authFailLimit);
   const writer = WriterClient.create(config.dataDir, clock, config.writeTimeoutMs, log);
-  const metrics = config.metrics ? new Metrics() : null;
-  // The front doors onto evaluation, each from its own module: the Evaluation API's and OFREP's.
-  const doors = [evaluationApiDoor(metrics), ofrepDoor({ bodies: bodies.credentialFree, metrics })];
-  const evaluation = await createEvaluation({ config, log, inFlight, clock, metrics, doors, writer }).catch(async (err: unknown) => {
+  const shared = { config, log, clock, writer, bodies, rateLimiter, authFailures };
+  const serving = await serve(shared, store).catch(async (err: unknown) => {
     await writer.close();
     await store.close();
     throw err;
   });
-  const activity = new ActivityRecorder(writer, log);
-  activity.start();
-  // Readiness, metrics, change stream (src/server/features.ts).
-  const features = createFeatures({ store, writer, evaluation, bodies, metrics, log, test: config.test });
-  const faults = config.test.hooks ? new Faults() : null;
-  // The Management API's reads go through a memo renewed per request (src/store/memo-reader.ts).
-  const reader = new MemoReader(store);
-  const deps = {
-    store: faults === null ? reader : withFaults(reader, faults), writer, clock, config, log, inFlight, bodies: bodies.management, evaluation, activity,
-    // The bench measures the limiter's cost against a twin without it (bench/run.ts, (j) and (k)):
-    // switched off only together with the test hooks, so no production setting can drop the spec's limit.
-    rateLimiter: config.test.rateLimitOff ? null : new RateLimiter({ limit: config.rateLimit }),
-    authFailures: new AuthFailures(config.authFailLimit),
-    metrics,
-    features: features.routes,
-  };
   const mailer = config.smtpUrl === null ? null : new Mailer(config.smtpUrl, store, writer, clock, log);
   mailer?.start();
-  const app = createApp(deps);
-  if (faults !== null) registerTestHooks(app, { clock, activity, usage: evaluation, faults, writer, routes: () => registeredRoutes(app) });
 
   // A port that cannot be bound is a ConfigError: the console prints one line naming the setting, exit 2.
-  const listenSocket = await listenExclusive(app, config.host, config.port).catch(async (err: unknown) => {
-    features.stop();
+  const listenSocket = await listenExclusive(serving.app, config.host, config.port).catch(async (err: unknown) => {
     await mailer?.stop();
-    await evaluation.close();
-    await activity.stop();
+    await serving.close(0);
     await writer.close();
     await store.close();
     throw err;
   });
   const port = uWS.us_socket_local_port(listenSocket as unknown as uWS.us_socket);
-  deps.config = withListenPort(config, port);
-  log.info({ host: config.host, port, dataDir: config.dataDir }, 'flagwire listening');
+  await serving.listening(port);
+  log.info({ host: config.host, port, dataDir: config.dataDir, httpThreads: config.httpThreads }, 'flagwire listening');
   if (seed) printDemo(seed, `http://${config.host}:${port}`, config.dataDir);
   process.stdout.write(`Flagwire listening on http://${config.host}:${port} (data: ${config.dataDir})\n`);
 
   let closing: Promise<void> | null = null;
   const close = () => {
     closing ??= (async () => {
-      features.stop();
+      const featuresStopped = serving.stopFeatures();
       // Started first so that its wait for a send in progress (src/mail/mailer.ts) runs during the
       // drain, not after it; the writer it records through stays open until both are done.
       const mailStopped = mailer?.stop();
       uWS.us_listen_socket_close(listenSocket);
-      await inFlight.drained(kShutdownDrainMs);
-      await evaluation.close();
-      await activity.stop();
+      await featuresStopped;
+      await serving.close(kShutdownDrainMs);
       await mailStopped;
       await writer.close();
-      app.close();
       await store.close();
       log.info('flagwire stopped');
     })();
@@ -135,6 +115,37 @@ export async function startServer(config: Readonly<Config>, options: StartOption
     process.once('SIGINT', onSignal);
   }
   return { port, close };
+}
+
+type Shared = Pick<Parameters<typeof FrontThreads.start>[0], 'config' | 'log' | 'clock' | 'writer' | 'bodies' | 'rateLimiter' | 'authFailures'>;
+
+/**
+ * One front-end thread: the main thread's own front end listens. Several: an acceptor on the main
+ * thread hands connections to the threads' front ends (front-threads.ts).
+ */
+async function serve(shared: Shared, store: Store): Promise<Serving> {
+  const { config } = shared;
+  if (config.httpThreads === 1) {
+    const front = await createFront({ ...shared, store, evalWorkers: config.evalWorkers, fleet: null });
+    return {
+      app: front.app,
+      listening: async (port) => front.setListenConfig(withListenPort(config, port)),
+      stopFeatures: async () => front.stopFeatures(),
+      close: (drainMs) => front.close(drainMs),
+    };
+  }
+  const threads = await FrontThreads.start(shared);
+  const acceptor = uWS.App();
+  threads.attach(acceptor);
+  return {
+    app: acceptor,
+    listening: (port) => threads.listening(port),
+    stopFeatures: () => threads.stopFeatures(),
+    async close(drainMs) {
+      await threads.close(drainMs);
+      acceptor.close();
+    },
+  };
 }
 
 function printDemo(seed: DemoSeed | { seeded: false }, base: string, dataDir: string): void {

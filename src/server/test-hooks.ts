@@ -5,11 +5,8 @@
 // until the writer has committed everything sent to it (a fuzz test compares the store after a
 // refused request only once nothing is pending).
 import type { TemplatedApp } from 'uWebSockets.js';
-import type { ActivityRecorder } from '../api/activity.js';
 import type { Clock } from '../clock.js';
-import type { Evaluation } from '../eval/service.js';
 import { sendJson, trackAbort } from '../http/http.js';
-import type { WriterClient } from '../writer/client.js';
 import type { RegisteredRoute } from './route-recorder.js';
 
 /** Armed by `POST /__test/fault?count=N`: the next N reads through `withFaults` throw a plain Error. */
@@ -41,9 +38,17 @@ export function withFaults<T extends object>(reader: T, faults: Faults): T {
   });
 }
 
-export function registerTestHooks(
-  app: TemplatedApp, deps: { clock: Clock; activity: ActivityRecorder; usage: Pick<Evaluation, 'flushUsage'>; faults: Faults; writer?: Pick<WriterClient, 'idle'>; routes?: () => readonly RegisteredRoute[] },
-): void {
+export interface TestHookDeps {
+  clock: Clock;
+  faults: Faults;
+  /** Token activity and flag usage written now (every front-end thread's). */
+  flush(): Promise<void>;
+  /** Every write sent so far committed (every front-end thread's). */
+  idle(): Promise<void>;
+  routes?: () => readonly RegisteredRoute[];
+}
+
+export function registerTestHooks(app: TemplatedApp, deps: TestHookDeps): void {
   // Every (method, pattern) registered on the app: the OpenAPI test checks each is documented.
   app.get('/__test/routes', (res) => sendJson(res, 200, deps.routes?.() ?? []));
   // `advance=S` moves the clock S seconds on; `align=S` moves it to just after the next multiple of S
@@ -66,11 +71,11 @@ export function registerTestHooks(
   });
   app.post('/__test/flush', (res) => {
     trackAbort(res);
-    void Promise.all([deps.activity.flush(), deps.usage.flushUsage()]).then(() => sendJson(res, 200, { flushed: true }));
+    void deps.flush().then(() => sendJson(res, 200, { flushed: true }));
   });
   // Answers once every command sent to the writer before this request is committed.
   app.post('/__test/writer-idle', (res) => {
     trackAbort(res);
-    void (deps.writer?.idle() ?? Promise.resolve()).then(() => sendJson(res, 200, { idle: true }));
+    void deps.idle().then(() => sendJson(res, 200, { idle: true }));
   });
 }

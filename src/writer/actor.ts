@@ -6,49 +6,65 @@
 // The transaction waits for LMDB's write lock, which another process (a console command) may hold for
 // long. Meanwhile each caller's deadline may pass (src/writer/client.ts): a command is applied only if
 // this thread claims it once the lock is held, before its caller cancelled it (protocol.ts, kPending).
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { Clock } from '../clock.js';
 import type { Store } from '../store/interfaces.js';
 import { openStore } from '../store/open-store.js';
 import { isCommandName, runCommand, type CommandName } from './commands.js';
 import {
-  kClaimed, kPending, settleError, type WriterCommand, type WriterReply, type WriterRequest, type WriterStart,
+  kClaimed, kPending, settleError, type WriterAttach, type WriterCommand, type WriterReply, type WriterRequest, type WriterStart,
 } from './protocol.js';
+
+/** Where a request came from and its answer goes: the main thread, or a front-end thread's channel. */
+type Origin = MessagePort | NonNullable<typeof parentPort>;
 
 const kMaxBatch = 512;
 const start = workerData as WriterStart;
-const port = parentPort!;
+const main = parentPort!;
 const store: Store = openStore(start.dataDir);
 const clock = new Clock(start.clock);
 let queue: WriterCommand[] = [];
+/** The origin of each queued command (the same index in `queue`). */
+let origins: Origin[] = [];
 let scheduled = false;
 /** Barriers (`idle` requests) that came while commands were queued: answered after those commit. */
-let barriers: number[] = [];
+let barriers: { id: number; from: Origin }[] = [];
 
-port.on('message', (msg: WriterRequest | 'close') => {
+main.on('message', (msg: WriterRequest | WriterAttach | 'close') => {
   if (msg === 'close') {
     drain();
     void store.close().then(() => process.exit(0));
     return;
   }
+  if ('attach' in msg) {
+    const channel = msg.attach;
+    channel.on('message', (request: WriterRequest) => receive(request, channel));
+    return;
+  }
+  receive(msg, main);
+});
+
+function receive(msg: WriterRequest, from: Origin): void {
   if ('idle' in msg) {
     // drain() runs whole in one turn, so no transaction is open while a message is handled: with
     // nothing queued, every earlier command is committed already.
-    if (queue.length === 0) port.postMessage([{ id: msg.id, ok: true, value: true } satisfies WriterReply]);
-    else barriers.push(msg.id);
+    if (queue.length === 0) from.postMessage([{ id: msg.id, ok: true, value: true } satisfies WriterReply]);
+    else barriers.push({ id: msg.id, from });
     return;
   }
   queue.push(msg);
+  origins.push(from);
   if (!scheduled) {
     scheduled = true;
     setImmediate(drain);
   }
-});
+}
 
 function drain(): void {
   scheduled = false;
   while (queue.length > 0) {
     const batch = queue.length > kMaxBatch ? queue.splice(0, kMaxBatch) : queue.splice(0);
+    const from = origins.length > kMaxBatch ? origins.splice(0, kMaxBatch) : origins.splice(0);
     const at = clock.now();
     let replies: WriterReply[];
     try {
@@ -71,10 +87,25 @@ function drain(): void {
       // The commit itself failed (disk full, read-only filesystem): nothing of the batch was written.
       replies = batch.map((req) => ({ id: req.id, ok: false, ...settleError(err, true) }));
     }
-    port.postMessage(replies);
+    answer(replies, from);
   }
   if (barriers.length > 0) {
-    port.postMessage(barriers.map((id): WriterReply => ({ id, ok: true, value: true })));
+    answer(barriers.map(({ id }): WriterReply => ({ id, ok: true, value: true })), barriers.map((b) => b.from));
     barriers = [];
   }
+}
+
+/** Sends each reply to its origin (`from[i]` for `replies[i]`), one message per origin. */
+function answer(replies: WriterReply[], from: Origin[]): void {
+  if (from.every((origin) => origin === from[0])) {
+    from[0]!.postMessage(replies);
+    return;
+  }
+  const byOrigin = new Map<Origin, WriterReply[]>();
+  replies.forEach((reply, i) => {
+    const list = byOrigin.get(from[i]!);
+    if (list === undefined) byOrigin.set(from[i]!, [reply]);
+    else list.push(reply);
+  });
+  for (const [origin, list] of byOrigin) origin.postMessage(list);
 }

@@ -1,17 +1,19 @@
-// The main thread's handle on the writer actor: `call` sends a command and resolves with its result
-// once the change is committed to disk, or rejects with a FlagwireError.
+// A thread's handle on the writer actor: `call` sends a command and resolves with its result once the
+// change is committed to disk, or rejects with a FlagwireError. The main thread's client starts the
+// actor (and restarts it if it dies); a front-end thread's client talks to the same actor over a
+// channel the main thread's client made for it (connect(), src/server/front-threads.ts).
 //
 // Every command has a deadline (FLAGWIRE_WRITE_TIMEOUT_MS). The writer thread may be blocked for any
 // time waiting for LMDB's write lock (a console command holding it, stopped or hung); a command still
 // unclaimed at its deadline is cancelled and refused with 503 Storage busy, and the writer skips it
 // when the lock comes free: a 503 means never applied. A command the writer claimed first (it holds the
 // lock, only the commit remains) is waited for as usual. See kPending in protocol.ts.
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { fromErrorData, FlagwireError } from '../errors.js';
 import type { CommandInput, CommandName, CommandOutput } from './commands.js';
-import { kCancelled, kPending, type WriterReply, type WriterRequest, type WriterStart } from './protocol.js';
+import { kCancelled, kPending, type WriterAttach, type WriterReply, type WriterRequest, type WriterStart } from './protocol.js';
 
 interface Pending {
   resolve(value: unknown): void;
@@ -35,8 +37,14 @@ const kBusyAfterMs = 1000;
  */
 const kMaxWaitingWhileBusy = 1000;
 
+/** The actor's thread (the main thread's client) or a channel to it (a front-end thread's). */
+type Channel = Pick<Worker, 'postMessage'>;
+
 export class WriterClient {
-  private worker: Worker;
+  /** Null while a front-end thread waits for a new channel (the actor was restarted). */
+  private channel: Channel | null;
+  /** The actor, when this client started it. */
+  private readonly worker: { current: Worker } | null;
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   private closing = false;
@@ -44,13 +52,42 @@ export class WriterClient {
   private refusedBusy = 0;
   /** Called with the milliseconds from sending a command to its reply (metrics); null when nobody measures. */
   onReply: ((ms: number) => void) | null = null;
+  /** The main thread's client: called after the actor was restarted (front-end threads need new channels). */
+  onRestart: (() => void) | null = null;
 
-  constructor(private readonly start: WriterStart, private readonly writeTimeoutMs: number, private readonly log: Logger) {
-    this.worker = this.spawn();
+  private constructor(start: WriterStart | MessagePort, private readonly writeTimeoutMs: number, private readonly log: Logger) {
+    if ('dataDir' in start) {
+      this.worker = { current: this.spawn(start) };
+      this.channel = this.worker.current;
+    } else {
+      this.worker = null;
+      this.channel = null;
+      this.useChannel(start);
+    }
   }
 
+  /** Starts the writer actor for `dataDir`. */
   static create(dataDir: string, clock: Clock, writeTimeoutMs: number, log: Logger): WriterClient {
     return new WriterClient({ dataDir, clock: clock.buffer }, writeTimeoutMs, log);
+  }
+
+  /** A client in a front-end thread, over a channel from the main thread's connect(). */
+  static over(channel: MessagePort, writeTimeoutMs: number, log: Logger): WriterClient {
+    return new WriterClient(channel, writeTimeoutMs, log);
+  }
+
+  /** The main thread's client: a new channel to the actor, for a front-end thread's client (`over`). */
+  connect(): MessagePort {
+    if (this.worker === null) throw new Error('only the client that started the writer makes channels to it');
+    const { port1, port2 } = new MessageChannel();
+    const attach: WriterAttach = { attach: port1 };
+    this.worker.current.postMessage(attach, [port1]);
+    return port2;
+  }
+
+  /** A front-end thread's client: the channel to the restarted actor. */
+  reconnect(channel: MessagePort): void {
+    this.useChannel(channel);
   }
 
   /** Commands and barriers sent to the writer thread and not yet answered by it (refused ones included until it skips them). */
@@ -78,6 +115,11 @@ export class WriterClient {
       dropped?.();
       return Promise.reject(new FlagwireError('STORE_UNAVAILABLE', 'The server is shutting down; retry shortly.'));
     }
+    const channel = this.channel;
+    if (channel === null) {
+      dropped?.();
+      return Promise.reject(new FlagwireError('STORE_UNAVAILABLE', 'The writer is restarting; nothing was changed. Retry shortly.'));
+    }
     if (this.pending.size >= kMaxWaitingWhileBusy && this.busy) {
       dropped?.();
       return Promise.reject(this.refuse(false));
@@ -88,7 +130,7 @@ export class WriterClient {
       const timer = setTimeout(() => this.expire(id), this.writeTimeoutMs);
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, sentAt: performance.now(), fate, timer, refused: false, dropped });
       const request: WriterRequest = { id, name, input, fate };
-      this.worker.postMessage(request);
+      channel.postMessage(request);
     });
   }
 
@@ -97,20 +139,29 @@ export class WriterClient {
    * through the actor's queue, with no transaction of its own. Used by the test hook /__test/writer-idle.
    */
   idle(): Promise<void> {
-    if (this.closing) return Promise.resolve();
+    const channel = this.channel;
+    if (this.closing || channel === null) return Promise.resolve();
     const id = this.nextId++;
     return new Promise<void>((resolve) => {
       this.pending.set(id, { resolve: () => resolve(), reject: () => resolve(), sentAt: performance.now(), fate: null, timer: null, refused: false, dropped: null });
       const request: WriterRequest = { id, idle: true };
-      this.worker.postMessage(request);
+      channel.postMessage(request);
     });
   }
 
-  /** Waits for every command sent so far to be answered, then stops the actor. */
+  /**
+   * The main thread's client: waits for every command sent so far to be answered, then stops the actor
+   * (after the front-end threads' clients were closed). A front-end thread's: closes its channel.
+   */
   async close(): Promise<void> {
     this.closing = true;
-    const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
-    this.worker.postMessage('close');
+    if (this.worker === null) {
+      (this.channel as MessagePort | null)?.close();
+      return;
+    }
+    const worker = this.worker.current;
+    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    worker.postMessage('close');
     await exited;
   }
 
@@ -135,45 +186,64 @@ export class WriterClient {
     return new FlagwireError('STORE_BUSY', `${why} Nothing was changed, and it will not be applied later; retry.`);
   }
 
-  private spawn(): Worker {
-    const worker = new Worker(new URL('./actor.js', import.meta.url), { workerData: this.start });
-    worker.on('message', (replies: WriterReply[]) => {
-      for (const reply of replies) {
-        const pending = this.pending.get(reply.id);
-        if (!pending) continue;
-        this.pending.delete(reply.id);
-        if (pending.timer !== null) clearTimeout(pending.timer);
-        pending.dropped?.();
-        // Refused at its deadline: the writer skipped it (that is this reply).
-        if (pending.refused) continue;
-        if (this.onReply !== null && pending.fate !== null) this.onReply(performance.now() - pending.sentAt);
-        if (reply.ok) {
-          pending.resolve(reply.value);
-        } else {
-          if (reply.log) this.log.error({ err: reply.log, code: reply.error.code }, 'writer command failed');
-          pending.reject(fromErrorData(reply.error));
-        }
-      }
-      if (this.refusedBusy > 0 && !this.busy) {
-        this.log.info({ refused: this.refusedBusy }, 'the writer is free again; writes are accepted');
-        this.refusedBusy = 0;
-      }
-    });
+  private spawn(start: WriterStart): Worker {
+    const worker = new Worker(new URL('./actor.js', import.meta.url), { workerData: start });
+    worker.on('message', (replies: WriterReply[]) => this.settle(replies));
     worker.on('error', (err) => this.log.error({ err }, 'writer thread failed'));
     worker.on('exit', (code) => {
-      // Commands in flight when the thread died were not acknowledged: fail them, never leave them hanging.
-      for (const [id, pending] of this.pending) {
-        this.pending.delete(id);
-        if (pending.timer !== null) clearTimeout(pending.timer);
-        pending.dropped?.();
-        if (pending.refused) continue;
-        pending.reject(new FlagwireError('STORE_UNAVAILABLE', 'The writer stopped before the change was confirmed; it may not have been applied. Retry.'));
-      }
+      this.failPending();
       if (!this.closing) {
         this.log.error({ code }, 'writer thread exited; restarting it');
-        this.worker = this.spawn();
+        this.worker!.current = this.spawn(start);
+        this.channel = this.worker!.current;
+        this.onRestart?.();
       }
     });
     return worker;
+  }
+
+  private useChannel(channel: MessagePort): void {
+    this.channel = channel;
+    channel.on('message', (replies: WriterReply[]) => this.settle(replies));
+    // The actor's end closes when its thread ends: what was sent is unconfirmed. The main thread
+    // restarts the actor and sends a new channel (reconnect).
+    channel.once('close', () => {
+      if (this.channel === channel) this.channel = null;
+      this.failPending();
+    });
+  }
+
+  private settle(replies: WriterReply[]): void {
+    for (const reply of replies) {
+      const pending = this.pending.get(reply.id);
+      if (!pending) continue;
+      this.pending.delete(reply.id);
+      if (pending.timer !== null) clearTimeout(pending.timer);
+      pending.dropped?.();
+      // Refused at its deadline: the writer skipped it (that is this reply).
+      if (pending.refused) continue;
+      if (this.onReply !== null && pending.fate !== null) this.onReply(performance.now() - pending.sentAt);
+      if (reply.ok) {
+        pending.resolve(reply.value);
+      } else {
+        if (reply.log) this.log.error({ err: reply.log, code: reply.error.code }, 'writer command failed');
+        pending.reject(fromErrorData(reply.error));
+      }
+    }
+    if (this.refusedBusy > 0 && !this.busy) {
+      this.log.info({ refused: this.refusedBusy }, 'the writer is free again; writes are accepted');
+      this.refusedBusy = 0;
+    }
+  }
+
+  /** Commands in flight when the actor's thread died were not acknowledged: fail them, never leave them hanging. */
+  private failPending(): void {
+    for (const [id, pending] of this.pending) {
+      this.pending.delete(id);
+      if (pending.timer !== null) clearTimeout(pending.timer);
+      pending.dropped?.();
+      if (pending.refused) continue;
+      pending.reject(new FlagwireError('STORE_UNAVAILABLE', 'The writer stopped before the change was confirmed; it may not have been applied. Retry.'));
+    }
   }
 }

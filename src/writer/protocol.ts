@@ -1,4 +1,5 @@
-// Messages between the server's main thread and the writer actor.
+// Messages between the server's threads and the writer actor.
+import type { MessagePort } from 'node:worker_threads';
 import { FlagwireError, toErrorData, type ErrorData } from '../errors.js';
 import { kCommitFailedDetail } from '../store/interfaces.js';
 
@@ -38,6 +39,14 @@ export interface WriterBarrier {
 }
 
 export type WriterRequest = WriterCommand | WriterBarrier;
+
+/**
+ * From the main thread only: one more channel for commands, whose other end a front-end thread holds
+ * (src/server/front-threads.ts). The actor answers every request on the channel it came from.
+ */
+export interface WriterAttach {
+  attach: MessagePort;
+}
 
 export type WriterReply =
   | { id: number; ok: true; value: unknown }

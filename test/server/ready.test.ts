@@ -12,7 +12,7 @@ function readiness(over: Partial<ReadinessDeps> = {}) {
   return new Readiness({
     readStore: () => 1,
     writer: { busy: false },
-    evaluation: { probe: async () => ({ answered: 2, workers: 2 }) },
+    probe: async () => ({ answered: 2, workers: 2 }),
     metrics: null,
     timeoutMs: 50,
     ...over,
@@ -23,13 +23,13 @@ t.test('ready only when the store reads and every worker answered; a busy writer
   t.same(await readiness().check(), { ready: true, store: true, writer: 'ok', workers: { answered: 2, total: 2 } });
   t.same((await readiness({ readStore: () => { throw new Error('closed'); } }).check()).ready, false);
   t.same(await readiness({ writer: { busy: true } }).check(), { ready: true, store: true, writer: 'busy', workers: { answered: 2, total: 2 } });
-  t.same((await readiness({ evaluation: { probe: async () => ({ answered: 1, workers: 2 }) } }).check()).ready, false);
-  t.same((await readiness({ evaluation: { probe: async () => ({ answered: 0, workers: 0 }) } }).check()).ready, false, 'no workers');
+  t.same((await readiness({ probe: async () => ({ answered: 1, workers: 2 }) }).check()).ready, false);
+  t.same((await readiness({ probe: async () => ({ answered: 0, workers: 0 }) }).check()).ready, false, 'no workers');
 });
 
 t.test('concurrent checks share one probe, a result is reused briefly; stop() turns it to 503', async (t) => {
   let probes = 0;
-  const r = readiness({ evaluation: { probe: async () => (probes++, { answered: 1, workers: 1 }) } });
+  const r = readiness({ probe: async () => (probes++, { answered: 1, workers: 1 }) });
   await Promise.all([r.check(), r.check(), r.check()]);
   await r.check();
   t.equal(probes, 1);

@@ -1,0 +1,123 @@
+// One front end: a uWebSockets.js app serving every route, with what its handlers need (evaluation
+// and its pool of eval workers, the Management API's memo and activity, readiness, change stream,
+// metrics). With one front-end thread the main thread builds it and listens on it (start.ts); with
+// several, each front-end thread builds its own (front-thread.ts) and the main thread's acceptor hands
+// it connections (front-threads.ts). What must be the process's, not the thread's (the writer, the
+// per-address limits, the body budget), is given.
+import type { TemplatedApp } from 'uWebSockets.js';
+import type { Logger } from 'pino';
+import { ActivityRecorder } from '../api/activity.js';
+import type { AuthFailures } from '../api/auth-failures.js';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import { evaluationApiDoor } from '../eval/api-door.js';
+import { createEvaluation, type Evaluation } from '../eval/service.js';
+import type { BodyBudgets } from '../http/body.js';
+import { InFlight } from '../http/in-flight.js';
+import type { RateLimiter } from '../http/rate-limit.js';
+import { Metrics } from '../metrics/metrics.js';
+import { ofrepDoor } from '../ofrep/door.js';
+import type { Store } from '../store/interfaces.js';
+import { MemoReader } from '../store/memo-reader.js';
+import type { WriterClient } from '../writer/client.js';
+import { createApp } from './app.js';
+import { createFeatures, type Features } from './features.js';
+import { registeredRoutes } from './route-recorder.js';
+import { Faults, registerTestHooks, withFaults } from './test-hooks.js';
+
+/** The process-wide answers a front end gives when it is one of several threads (front-threads.ts). */
+export interface Fleet {
+  /** Every thread's eval workers probed (readiness). */
+  probe(timeoutMs: number): Promise<{ answered: number; workers: number }>;
+  /** Every thread's metrics, summed, in the text format. */
+  metrics(): Promise<string>;
+  /** Every thread's token activity and flag usage written now (test hook). */
+  flush(): Promise<void>;
+  /** Every thread's writes committed (test hook). */
+  idle(): Promise<void>;
+}
+
+export interface FrontOptions {
+  config: Readonly<Config>;
+  log: Logger;
+  clock: Clock;
+  /** What this front end reads (the Management API, readiness, the change stream); it writes through `writer`. */
+  store: Store;
+  writer: WriterClient;
+  bodies: BodyBudgets;
+  rateLimiter: RateLimiter | null;
+  authFailures: AuthFailures;
+  /** Eval workers of this front end's own pool. */
+  evalWorkers: number;
+  /** Null with one front-end thread: its own figures are the process's. */
+  fleet: Fleet | null;
+}
+
+export interface Front {
+  readonly app: TemplatedApp;
+  readonly evaluation: Evaluation;
+  readonly activity: ActivityRecorder;
+  readonly features: Features;
+  readonly metrics: Metrics | null;
+  /** The port is known once the process listens: the Management API's links name it. */
+  setListenConfig(config: Readonly<Config>): void;
+  /** Readiness 503 and change streams ended: the first step of shutdown. */
+  stopFeatures(): void;
+  /** Waits for in-flight requests (up to `drainMs`), then stops evaluation, activity and the app. */
+  close(drainMs: number): Promise<void>;
+}
+
+export async function createFront(options: FrontOptions): Promise<Front> {
+  const { config, log, clock, store, writer, bodies, fleet } = options;
+  const inFlight = new InFlight();
+  const metrics = config.metrics ? new Metrics() : null;
+  // The front doors onto evaluation, each from its own module: the Evaluation API's and OFREP's.
+  const doors = [evaluationApiDoor(metrics), ofrepDoor({ bodies: bodies.credentialFree, metrics })];
+  const evaluation = await createEvaluation({
+    config: { ...config, evalWorkers: options.evalWorkers }, log, inFlight, clock, metrics, doors, writer,
+  });
+  const activity = new ActivityRecorder(writer, log);
+  activity.start();
+  // Readiness, metrics, change stream (src/server/features.ts).
+  const features = createFeatures({
+    store, writer, evaluation, bodies, metrics, log, test: config.test,
+    probe: fleet === null ? (ms) => evaluation.probe(ms) : (ms) => fleet.probe(ms),
+    renderMetrics: fleet === null ? null : () => fleet.metrics(),
+  });
+  const faults = config.test.hooks ? new Faults() : null;
+  // The Management API's reads go through a memo renewed per request (src/store/memo-reader.ts).
+  const reader = new MemoReader(store);
+  const deps = {
+    store: faults === null ? reader : withFaults(reader, faults), writer, clock, config, log, inFlight, bodies: bodies.management, evaluation, activity,
+    rateLimiter: options.rateLimiter,
+    authFailures: options.authFailures,
+    metrics,
+    features: features.routes,
+  };
+  const app = createApp(deps);
+  if (faults !== null) {
+    registerTestHooks(app, {
+      clock, faults, routes: () => registeredRoutes(app),
+      flush: fleet === null ? () => Promise.all([activity.flush(), evaluation.flushUsage()]).then(() => {}) : () => fleet.flush(),
+      idle: fleet === null ? () => writer.idle() : () => fleet.idle(),
+    });
+  }
+  return {
+    app,
+    evaluation,
+    activity,
+    features,
+    metrics,
+    setListenConfig(listening) {
+      deps.config = listening;
+    },
+    stopFeatures: () => features.stop(),
+    async close(drainMs) {
+      features.stop();
+      await inFlight.drained(drainMs);
+      await evaluation.close();
+      await activity.stop();
+      app.close();
+    },
+  };
+}

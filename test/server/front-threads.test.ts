@@ -1,0 +1,161 @@
+// Several front-end threads (FLAGWIRE_HTTP_THREADS, issue 16): what is per process stays exact across
+// them. Every request here opens a new connection, and the acceptor hands connections to the threads
+// in turn, so consecutive requests land on different threads (checked through the per-thread request
+// counts in /metrics). Three threads on this 2-core machine: what is tested is correctness, not speed.
+import { spawnSync } from 'node:child_process';
+import http from 'node:http';
+import t from 'tap';
+import { scrapeMetrics } from '../helpers/http.js';
+import { kCliPath } from '../helpers/cli.js';
+import { startTestServer, tempDataDir, type TestServer } from '../helpers/server.js';
+import { alignClock } from '../helpers/test-hooks.js';
+import { startWorldServer } from '../helpers/world-server.js';
+
+const kThreads = 3;
+const threaded = (env: Record<string, string> = {}) => ({ FLAGWIRE_HTTP_THREADS: String(kThreads), FLAGWIRE_EVAL_WORKERS: String(kThreads), FLAGWIRE_TEST_HOOKS: '1', ...env });
+
+/** One request on a connection of its own (no keep-alive agent): the acceptor gives it the next thread. */
+function fresh(server: TestServer, method: string, path: string, token?: string, body?: unknown): Promise<{ status: number; json: any }> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = { connection: 'close' };
+    if (token !== undefined) headers.authorization = `Bearer ${token}`;
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    if (payload !== undefined) headers['content-type'] = 'application/json';
+    const req = http.request({ host: '127.0.0.1', port: server.port, path, method, headers, agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (text += d));
+      res.on('end', () => {
+        let json: unknown;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = undefined;
+        }
+        resolve({ status: res.statusCode!, json });
+      });
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+async function threadCounts(server: TestServer): Promise<number[]> {
+  const samples = await scrapeMetrics(server.baseUrl);
+  return Array.from({ length: kThreads }, (_, i) => samples.get(`flagwire_http_thread_requests_total{thread="${i}"}`) ?? -1);
+}
+
+t.test('connections are spread over every thread; /metrics sums them and /ready covers every thread\'s workers', async (t) => {
+  const { server, world } = await startWorldServer(t, threaded());
+  const before = await threadCounts(server);
+  for (let i = 0; i < 30; i++) t.equal((await fresh(server, 'GET', `/v1/flags/${world.ids.flag}?targetingKey=u${i}`)).status, 200);
+  const after = await threadCounts(server);
+  const served = after.map((n, i) => n - before[i]!);
+  t.ok(served.every((n) => n >= 5), `every thread served a share of 30 connections: ${served.join(', ')}`);
+  const samples = await scrapeMetrics(server.baseUrl);
+  t.equal(samples.get('flagwire_http_threads'), kThreads);
+  t.equal(samples.get('flagwire_eval_workers'), kThreads, 'one eval worker per thread, summed');
+  t.ok((samples.get('flagwire_http_requests_total{route="/v1/flags/{flag_id}",status="200"}') ?? 0) >= 30, 'requests summed over the threads');
+  for (let i = 0; i < kThreads; i++) {
+    const ready = await fresh(server, 'GET', '/ready');
+    t.equal(ready.status, 200, `ready, asked on thread ${i}`);
+    t.same(ready.json.workers, { answered: kThreads, total: kThreads }, 'every thread\'s workers answered');
+  }
+});
+
+t.test('the 601st Management API request in a minute is refused, however the requests are spread and interleaved', async (t) => {
+  const { server, world } = await startWorldServer(t, threaded());
+  await alignClock(server, 60);
+  const statuses: number[] = [];
+  // 700 requests, 25 at a time on connections of their own: the threads count into one limit at once.
+  for (let sent = 0; sent < 700; sent += 25) {
+    const wave = await Promise.all(Array.from({ length: 25 }, () => fresh(server, 'GET', '/api/v1/token', world.secrets.read)));
+    statuses.push(...wave.map((r) => r.status));
+  }
+  t.equal(statuses.filter((s) => s === 200).length, 600, 'exactly 600 admitted');
+  t.equal(statuses.filter((s) => s === 429).length, 100, 'the other 100 refused with 429');
+  const samples = await scrapeMetrics(server.baseUrl);
+  t.equal(samples.get('flagwire_rate_limited_total'), 100, 'refusals summed over the threads');
+});
+
+t.test('the 20 failed authentications lockout counts every thread\'s failures, exactly', async (t) => {
+  const { server, world } = await startWorldServer(t, threaded());
+  const bad = await Promise.all(Array.from({ length: 30 }, () => fresh(server, 'GET', '/api/v1/token', 'fw_notATokenAtAll00000000')));
+  t.equal(bad.filter((r) => r.status === 401).length, 20, 'exactly 20 answered as failed authentications');
+  t.equal(bad.filter((r) => r.status === 429).length, 10, 'the rest locked out');
+  for (let i = 0; i < kThreads; i++) {
+    t.equal((await fresh(server, 'GET', '/api/v1/token', world.secrets.read)).status, 429, `a valid token is locked out too (connection ${i})`);
+  }
+});
+
+t.test('a write answered by one thread is seen by the next request on every thread; a revoked token is refused on every thread', async (t) => {
+  const { server, world } = await startWorldServer(t, threaded());
+  for (const percentage of [11, 37, 89]) {
+    const patch = await fresh(server, 'PATCH', `/api/v1/flags/${world.ids.flag}`, world.secrets.write, { trafficPercentage: percentage });
+    t.equal(patch.status, 200);
+    for (let i = 0; i < kThreads * 2; i++) {
+      const read = await fresh(server, 'GET', `/api/v1/flags/${world.ids.flag}`, world.secrets.read);
+      t.equal(read.json?.trafficPercentage, percentage, `Management API read ${i} sees ${percentage}%`);
+    }
+  }
+  t.equal((await fresh(server, 'PATCH', `/api/v1/flags/${world.ids.flag}`, world.secrets.write, { enabled: false })).status, 200);
+  for (let i = 0; i < kThreads * 2; i++) {
+    const evaluation = await fresh(server, 'GET', `/v1/flags/${world.ids.flag}?targetingKey=alice`);
+    t.equal(evaluation.json?.enabled, false, `evaluation ${i} sees the flag off at once`);
+  }
+  // Revoked as the console does, from another process's handle on the data file.
+  world.run('tokenRevoke', { tokenId: world.tokenIds.read!, asUserId: world.ids.owner });
+  for (let i = 0; i < kThreads * 2; i++) {
+    t.equal((await fresh(server, 'GET', '/api/v1/token', world.secrets.read)).status, 401, `the revoked token is refused (connection ${i})`);
+  }
+});
+
+t.test('SIGTERM drains every thread: requests under way on all of them are answered 200, and the process exits 0', async (t) => {
+  const { server, world } = await startWorldServer(t, threaded());
+  let answered = 0;
+  let refused = 0;
+  let broken = 0;
+  const problems = new Set<string>();
+  const load = Array.from({ length: 12 }, async () => {
+    for (let i = 0; i < 200; i++) {
+      try {
+        const r = await fresh(server, 'GET', `/v1/flags/${world.ids.flag}?targetingKey=k${i}`);
+        if (r.status === 200) answered++;
+        else {
+          broken++;
+          problems.add(`status ${r.status}`);
+        }
+      } catch (err) {
+        // Once the listen socket is closed a new connection is refused, and the kernel resets those it
+        // had queued but the server never accepted: neither is a request the server took and dropped.
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'ECONNREFUSED' || code === 'ECONNRESET') refused++;
+        else {
+          broken++;
+          problems.add(String((err as NodeJS.ErrnoException).code ?? (err as Error).message));
+        }
+        return;
+      }
+    }
+  });
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const stopped = performance.now();
+  const code = await server.stop();
+  await Promise.all(load);
+  t.equal(code, 0, 'exit 0');
+  t.ok(performance.now() - stopped < 5000, 'within the shutdown budget');
+  t.ok(answered > 0, `${answered} answered before and during shutdown`);
+  t.equal(broken, 0, `every answer during shutdown is a 200, nothing else failed (${[...problems].join(', ')})`);
+  t.comment(`answered ${answered}, connections refused or reset once the listener closed: ${refused}`);
+});
+
+t.test('a port taken by another process is still a configuration error with several threads', async (t) => {
+  const first = await startTestServer({ env: threaded() });
+  t.teardown(() => first.stop());
+  const env: NodeJS.ProcessEnv = { ...process.env, ...threaded() };
+  delete env.NODE_OPTIONS;
+  const second = spawnSync(process.execPath, [kCliPath, 'serve', '--host', '127.0.0.1', '--port', String(first.port), '--data', tempDataDir()], { env, encoding: 'utf8', timeout: 30_000 });
+  t.equal(second.status, 2, 'the second server exits 2');
+  t.match(second.stderr, /already in use/, 'naming the busy port');
+  t.equal((await fresh(first, 'GET', '/health')).status, 200, 'the first keeps serving');
+});
