@@ -2,10 +2,14 @@
 // headers the evaluation route sends for the bench's flag (status line, CORS, Content-Type, body).
 // Nothing is parsed, nothing is handed off: whatever Flagwire does beyond this is its own cost.
 //
-//   node dist/bench/hello-server.js --port 0 --body '{"id":"flg_…","name":"…","enabled":true}'
+//   node dist/bench/hello-server.js --port 0 --body '{"id":"flg_…","name":"…","enabled":true}' [--threads N]
 //
-// Prints `hello listening on http://127.0.0.1:PORT` once listening; stops on SIGTERM/SIGINT.
+// With --threads N (N > 1) it is built as Flagwire's front-end threads are (src/server/front-threads.ts):
+// an acceptor on the main thread hands connections to N worker threads' apps, so a scaling run compares
+// like with like. Prints `hello listening on http://127.0.0.1:PORT` once listening; stops on SIGTERM/SIGINT.
+import { isMainThread, parentPort, Worker } from 'node:worker_threads';
 import * as uWS from 'uWebSockets.js';
+import { childApps } from '../src/server/listen.js';
 
 function arg(name: string, fallback: string): string {
   const at = process.argv.indexOf(`--${name}`);
@@ -22,6 +26,8 @@ const kCorsValue = Buffer.from('*');
 const kTypeName = Buffer.from('Content-Type');
 const kJson = Buffer.from('application/json');
 
+const threads = Number(arg('threads', '1'));
+
 const app = uWS.App();
 // Answered synchronously, so uWS has corked the socket already (no res.cork needed, no onAborted).
 app.get('/*', (res) => {
@@ -34,18 +40,33 @@ app.any('/*', (res) => {
   res.writeStatus('404 Not Found').end();
 });
 
-app.listen(host, port, (socket) => {
-  if (!socket) {
-    process.stderr.write(`hello: cannot listen on ${host}:${port}\n`);
-    process.exit(1);
+if (!isMainThread) {
+  // A child app: hand the acceptor our descriptor and stay alive (the port keeps the thread running).
+  parentPort!.postMessage(childApps(app).getDescriptor());
+  parentPort!.on('message', () => {});
+} else {
+  const acceptor = threads > 1 ? uWS.App() : app;
+  for (let i = 0; i < (threads > 1 ? threads : 0); i++) {
+    const worker = new Worker(new URL(import.meta.url), { argv: process.argv.slice(2) });
+    childApps(acceptor).addChildAppDescriptor(await new Promise<number>((resolve) => worker.once('message', resolve)));
   }
-  const listening = uWS.us_socket_local_port(socket as unknown as uWS.us_socket);
-  process.stdout.write(`hello listening on http://${host}:${listening}\n`);
-  const stop = () => {
-    uWS.us_listen_socket_close(socket);
-    app.close();
-    process.exit(0);
-  };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
-});
+  listen(acceptor);
+}
+
+function listen(acceptor: uWS.TemplatedApp): void {
+  acceptor.listen(host, port, (socket) => {
+    if (!socket) {
+      process.stderr.write(`hello: cannot listen on ${host}:${port}\n`);
+      process.exit(1);
+    }
+    const listening = uWS.us_socket_local_port(socket as unknown as uWS.us_socket);
+    process.stdout.write(`hello listening on http://${host}:${listening}\n`);
+    const stop = () => {
+      uWS.us_listen_socket_close(socket);
+      acceptor.close();
+      process.exit(0);
+    };
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  });
+}

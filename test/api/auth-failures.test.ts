@@ -49,7 +49,8 @@ t.test('a flood past the bound costs the same per failure as filling the table',
 });
 
 t.test('ended windows are dropped a few per failure, never in one long pause', async (t) => {
-  const af = new AuthFailures(20);
+  // A limit above the 50,001 failures of 'late' below: this is about the sweep, not the lockout.
+  const af = new AuthFailures(100_000);
   const start = 1_700_000_000_000;
   for (let i = 0; i < 100_000; i++) af.record(address(i), start + i / 10);
   const later = start + 10 * 60_000;
@@ -68,4 +69,13 @@ t.test('an address failing again after its window moves behind newer windows', a
   af.record('c', 62_000);
   t.throws(() => af.check('a', 62_000), { code: 'TOO_MANY_AUTH_FAILURES' }, 'a was not evicted: b, whose window is older, was');
   t.equal(af.size, 2);
+});
+
+t.test('a failure recorded once the address is at its limit answers with the lockout, and is not counted', async (t) => {
+  const af = new AuthFailures(2);
+  af.record('x', 0);
+  af.record('x', 1);
+  t.throws(() => af.record('x', 2), { code: 'TOO_MANY_AUTH_FAILURES' }, 'the third, raced past check(), is the lockout');
+  t.throws(() => af.check('x', 3), { code: 'TOO_MANY_AUTH_FAILURES' });
+  t.doesNotThrow(() => af.check('x', 60_001), 'the window still ends a minute after its first failure');
 });

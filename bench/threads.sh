@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Front-end thread scaling (issue 16), with wrk (Debian's package, installed when missing) so the load
+# generator is never the ceiling. For each thread count in THREADS, Flagwire (demo data,
+# FLAGWIRE_HTTP_THREADS=N, one eval worker per front-end thread) and a uWS hello world with as many
+# threads built the same way (bench/hello-server.ts --threads N) run on the SERVER_CPUS cores; wrk runs
+# on WRK_CPUS (taskset, disjoint). Scenarios: (a) GET /v1/flags/{id}, (b) the same on a group flag
+# with env, (d) GET /api/v1/flags/{id} with a read token, (g) OFREP POST for (a)'s flag.
+# Printed per run: req/s, p99, the ratio to the hello world, and the server's CPU per request (every
+# thread's utime + stime from /proc) with the busiest thread's share.
+#
+#   npm run build && bench/threads.sh                       # 2 cores: THREADS="1 2", 1 core each side
+#   THREADS="1 2 4 8" SERVER_CPUS=0-7 WRK_CPUS=8-15 WRK_THREADS=8 CONNS="64 256" bench/threads.sh
+#
+# Only 127.0.0.1; every server is stopped by pid.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+threads_list=${THREADS:-"1 2"}
+server_cpus=${SERVER_CPUS:-0}
+wrk_cpus=${WRK_CPUS:-1}
+wrk_threads=${WRK_THREADS:-1}
+conns=${CONNS:-"64"}
+dur=${DUR:-8}
+command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
+
+pids=()
+trap 'kill "${pids[@]}" 2>/dev/null || true' EXIT
+work=$(mktemp -d)
+cpu_of() { cat /proc/"$1"/task/*/stat 2>/dev/null | awk '{s += $14 + $15} END {print s}'; }
+busiest() { # pid -> ticks of the busiest thread
+  cat /proc/"$1"/task/*/stat 2>/dev/null | awk '{t = $14 + $15; if (t > m) m = t} END {print m + 0}'
+}
+wait_for() { for _ in $(seq 200); do grep -q 'listening' "$1" 2>/dev/null && return 0; sleep 0.2; done; echo "no start: $1" >&2; cat "$1" >&2; exit 1; }
+
+lua="$work/post.lua"
+printf 'wrk.method = "POST"\nwrk.body = %s\nwrk.headers["Content-Type"] = "application/json"\n' \
+  "'{\"context\":{\"targetingKey\":\"user-42\",\"plan\":\"beta\"}}'" > "$lua"
+
+run() { # label pid url conns [lua] -> prints one line, sets $rps
+  local c0 b0 c1 b1 out n script=()
+  [[ -n ${5:-} ]] && script=(-s "$5")
+  c0=$(cpu_of "$2"); b0=$(busiest "$2")
+  out=$(taskset -c "$wrk_cpus" wrk -t"$wrk_threads" -c"$4" -d"${dur}s" --latency "${script[@]}" "$3")
+  c1=$(cpu_of "$2"); b1=$(busiest "$2")
+  n=$(awk '/requests in/ {print $1}' <<<"$out")
+  rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
+  printf '%-34s %10s req/s  p99 %8s  CPU/request %6s us  busiest thread %5s%%  non-2xx %s\n' "$1" "$rps" \
+    "$(awk '$1 == "99%" {print $2}' <<<"$out")" \
+    "$(awk -v c=$((c1 - c0)) -v n="$n" -v hz="$(getconf CLK_TCK)" 'BEGIN {printf "%.2f", c * 1e6 / hz / n}')" \
+    "$(awk -v b=$((b1 - b0)) -v d="$dur" -v hz="$(getconf CLK_TCK)" 'BEGIN {printf "%.0f", b * 100 / hz / d}')" \
+    "$(awk '/Non-2xx/ {print $NF}' <<<"$out" | grep . || echo 0)"
+}
+
+echo "# $(date -u +%FT%TZ) $(nproc) cores, node $(node -v), server on CPUs $server_cpus, wrk -t$wrk_threads on CPUs $wrk_cpus, ${dur}s runs"
+port=18400
+for n in $threads_list; do
+  port=$((port + 2))
+  data="$work/data-$n"
+  FLAGWIRE_HTTP_THREADS=$n FLAGWIRE_EVAL_WORKERS=$n FLAGWIRE_LOG_LEVEL=warn FLAGWIRE_RATE_LIMIT=1000000000 \
+    taskset -c "$server_cpus" node dist/src/console/cli.js serve --demo --port "$port" --data "$data" >"$work/fw-$n.out" 2>&1 &
+  fw=$!; pids+=("$fw")
+  wait_for "$work/fw-$n.out"
+  flag=$(grep -o 'v1/flags/flg_[A-Za-z0-9_-]*' "$work/fw-$n.out" | head -1)
+  flag_id=${flag##*/}
+  read_secret=$(awk '/demo-read/ {print $NF; exit}' "$work/fw-$n.out")
+  project=$(awk '/project / {print $2; exit}' "$work/fw-$n.out")
+  group=$(FLAGWIRE_DATA="$data" node dist/src/console/cli.js flag list prj_DemoPlatform --json 2>/dev/null \
+    | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const f=JSON.parse(s).flags[0];process.stdout.write(f?f.id:"")})')
+  taskset -c "$server_cpus" node dist/bench/hello-server.js --port $((port + 1)) --threads "$n" >"$work/hello-$n.out" 2>&1 &
+  hello=$!; pids+=("$hello")
+  wait_for "$work/hello-$n.out"
+  base="http://127.0.0.1:$port"
+  for c in $conns; do
+    run "hello world, $n thread(s), $c conns" "$hello" "http://127.0.0.1:$((port + 1))/x" "$c"; h=$rps
+    ratio() { awk -v a="$rps" -v b="$h" 'BEGIN {printf "    = %.2f of the hello world\n", a / b}'; }
+    run "(a) $n thread(s), $c conns" "$fw" "$base/$flag?targetingKey=user-42&plan=beta" "$c"; ratio
+    [[ -n $group ]] && { run "(b) $n thread(s), $c conns" "$fw" "$base/v1/flags/$group?targetingKey=user-42&env=production" "$c"; ratio; }
+    cat > "$work/auth.lua" <<EOF
+wrk.headers["Authorization"] = "Bearer $read_secret"
+EOF
+    run "(d) $n thread(s), $c conns" "$fw" "$base/api/v1/flags/$flag_id" "$c" "$work/auth.lua"; ratio
+    cat "$lua" > "$work/ofrep.lua"; echo "wrk.headers[\"X-Flagwire-Project\"] = \"$project\"" >> "$work/ofrep.lua"
+    run "(g) $n thread(s), $c conns" "$fw" "$base/ofrep/v1/evaluate/flags/$flag_id" "$c" "$work/ofrep.lua"; ratio
+  done
+  kill "$fw" "$hello"; wait "$fw" "$hello" 2>/dev/null || true
+done
