@@ -12,14 +12,13 @@
 import { FlagwireError } from '../errors.js';
 import { AddressTable, grownCopy } from '../http/address-table.js';
 
-const kWindowMs = 60_000;
-
 export class AuthFailures {
   private readonly table: AddressTable;
   private starts = new Float64Array(0);
   private counts = new Uint32Array(0);
 
-  constructor(private readonly limit: number, maxEntries = 100_000) {
+  /** `windowMs`: the fixed window from the first failure (the spec's 60 s for the Management API). */
+  constructor(private readonly limit: number, maxEntries = 100_000, private readonly windowMs = 60_000) {
     this.table = new AddressTable(maxEntries, (slots) => {
       this.starts = grownCopy(this.starts, slots);
       this.counts = grownCopy(this.counts, slots);
@@ -36,16 +35,21 @@ export class AuthFailures {
 
   /** Throws the 429 while `ip` is locked out. */
   check(ip: string, now: number): void {
-    const slot = this.table.slot(ip);
-    if (slot !== undefined && now - this.starts[slot]! < kWindowMs && this.counts[slot]! >= this.limit) {
+    if (this.isLocked(ip, now)) {
       throw new FlagwireError('TOO_MANY_AUTH_FAILURES', 'Too many failed authentication attempts from this address; wait a minute before retrying.');
     }
+  }
+
+  /** Whether `key` (an address, or any other key: the web console counts accounts too) is locked out. */
+  isLocked(key: string, now: number): boolean {
+    const slot = this.table.slot(key);
+    return slot !== undefined && now - this.starts[slot]! < this.windowMs && this.counts[slot]! >= this.limit;
   }
 
   record(ip: string, now: number): void {
     this.dropEnded(now);
     let slot = this.table.slot(ip);
-    if (slot !== undefined && now - this.starts[slot]! < kWindowMs) {
+    if (slot !== undefined && now - this.starts[slot]! < this.windowMs) {
       this.counts[slot]++;
       return;
     }
@@ -59,7 +63,7 @@ export class AuthFailures {
   private dropEnded(now: number): void {
     for (let n = 0; n < 2; n++) {
       const slot = this.table.first();
-      if (slot === -1 || now - this.starts[slot]! < kWindowMs) return;
+      if (slot === -1 || now - this.starts[slot]! < this.windowMs) return;
       this.table.remove(slot);
     }
   }

@@ -22,6 +22,8 @@ import { BodyBudgets } from '../http/body.js';
 import { createLogger } from './logger.js';
 import { Metrics } from '../metrics/metrics.js';
 import { createFeatures } from './features.js';
+import { randomId } from '../model/ids.js';
+import { hashPasswordSync } from '../model/passwords.js';
 import { registeredRoutes } from './route-recorder.js';
 
 export interface RunningServer {
@@ -49,7 +51,11 @@ export async function startServer(config: Readonly<Config>, options: StartOption
   // A damaged data file is refused here, with a message, not by a crash at the first request reading it.
   await verifyStore(config.dataDir);
   const store: Store = openStore(config.dataDir);
-  const seed = options.demo ? store.transact((w) => seedDemo(w, {}, Date.now())) : null;
+  // The demo owner's console password: drawn and hashed here (scrypt, 0.1 s), printed once by printDemo.
+  const demoPassword = options.demo && store.isEmpty() ? randomId(16) : null;
+  const seed = options.demo
+    ? store.transact((w) => seedDemo(w, demoPassword === null ? {} : { ownerPasswordHash: hashPasswordSync(demoPassword) }, Date.now()))
+    : null;
   const clock = new Clock();
   const inFlight = new InFlight();
   // One budget for every request body the process buffers (OFREP and the Management API).
@@ -78,6 +84,7 @@ export async function startServer(config: Readonly<Config>, options: StartOption
     authFailures: new AuthFailures(config.authFailLimit),
     metrics,
     features: features.routes,
+    consoleBodies: bodies.credentialFree,
   };
   const mailer = config.smtpUrl === null ? null : new Mailer(config.smtpUrl, store, writer, clock, log);
   mailer?.start();
@@ -97,7 +104,7 @@ export async function startServer(config: Readonly<Config>, options: StartOption
   const port = uWS.us_socket_local_port(listenSocket as unknown as uWS.us_socket);
   deps.config = withListenPort(config, port);
   log.info({ host: config.host, port, dataDir: config.dataDir }, 'flagwire listening');
-  if (seed) printDemo(seed, `http://${config.host}:${port}`, config.dataDir);
+  if (seed) printDemo(seed, `http://${config.host}:${port}`, config.dataDir, demoPassword);
   process.stdout.write(`Flagwire listening on http://${config.host}:${port} (data: ${config.dataDir})\n`);
 
   let closing: Promise<void> | null = null;
@@ -137,7 +144,7 @@ export async function startServer(config: Readonly<Config>, options: StartOption
   return { port, close };
 }
 
-function printDemo(seed: DemoSeed | { seeded: false }, base: string, dataDir: string): void {
+function printDemo(seed: DemoSeed | { seeded: false }, base: string, dataDir: string, password: string | null): void {
   if (!seed.seeded) {
     process.stdout.write('Data directory is not empty: no demo data seeded.\n');
     return;
@@ -148,6 +155,10 @@ function printDemo(seed: DemoSeed | { seeded: false }, base: string, dataDir: st
   }
   lines.push('Token secrets (shown once, keep them):');
   for (const t of seed.tokens) lines.push(`  ${t.name.padEnd(20)} ${t.permission.padEnd(5)} ${t.secret}`);
+  if (password !== null) {
+    lines.push(`Web console (shown once, keep it): ${base}/console`);
+    lines.push(`  email ${seed.ownerEmail}  password ${password}`);
+  }
   const write = seed.tokens.find((t) => t.name === 'demo-write')!;
   const flag = seed.flags[0]!;
   lines.push('Try:');
