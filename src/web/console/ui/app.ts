@@ -138,7 +138,8 @@ async function flagPage(flagId: string): Promise<void> {
   const reload = () => flagPage(flagId).catch(sayError);
   const stateForm = (env: string | null, state: FlatState) => {
     const enabled = h('input', { type: 'checkbox', name: 'enabled', checked: state.enabled });
-    const percentage = h('input', { type: 'number', name: 'trafficPercentage', min: 0, max: 100, value: state.trafficPercentage });
+    // No min, max or step: the browser would refuse the form with its own words; PATCH's rule and text apply.
+    const percentage = h('input', { type: 'number', name: 'trafficPercentage', step: 'any', value: state.trafficPercentage });
     const cohorts = h('input', { type: 'text', name: 'cohorts', value: state.cohorts.join(', ') });
     const audience = h('select', { name: 'audienceId' }, h('option', { value: '' }, 'Everyone (no audience)'),
       data.audiences.map((a) => h('option', { value: a.id, selected: a.id === state.audienceId }, a.name)));
