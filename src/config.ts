@@ -62,6 +62,10 @@ export const Config = Type.Object({
   /** Addresses and CIDR ranges of reverse proxies whose X-Forwarded-For is believed (src/http/client-address.ts). */
   trustedProxies: Type.Array(Type.String({ minLength: 1 })),
   maxBufferedBodyBytes: Type.Integer({ minimum: 2 * 1024 * 1024 }),
+  /** How long a web console session lasts from its sign-in (src/web/console/sessions.ts). */
+  consoleSessionMs: Type.Integer({ minimum: 60_000 }),
+  /** Failed web console sign-ins allowed per address per minute, and per account per 15 minutes. */
+  signInFailLimit: Type.Integer({ minimum: 1 }),
 });
 export type Config = Static<typeof Config>;
 
@@ -102,6 +106,8 @@ const kSettings = {
   writeTimeoutMs: 'FLAGWIRE_WRITE_TIMEOUT_MS',
   trustedProxies: 'FLAGWIRE_TRUSTED_PROXIES',
   maxBufferedBodyBytes: 'FLAGWIRE_MAX_BUFFERED_BODY_BYTES',
+  consoleSessionMs: 'FLAGWIRE_CONSOLE_SESSION_HOURS',
+  signInFailLimit: 'FLAGWIRE_SIGN_IN_FAIL_LIMIT',
 } as const satisfies Record<keyof Config, string>;
 
 const kDefaultMaxBufferedBodyBytes = 64 * 1024 * 1024;
@@ -216,6 +222,9 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     // At least one body of the 1 MiB cap must fit; 64 MiB by default, the same as the evaluation
     // batcher's bound on the bytes it queues (README: Limits on request bodies).
     maxBufferedBodyBytes: integer('maxBufferedBodyBytes', env.FLAGWIRE_MAX_BUFFERED_BODY_BYTES ?? String(kDefaultMaxBufferedBodyBytes), 2 * 1024 * 1024, 1024 ** 4),
+    // A working day and then some; a session ends earlier by signing out (or a new password).
+    consoleSessionMs: integer('consoleSessionMs', env.FLAGWIRE_CONSOLE_SESSION_HOURS ?? '12', 1, 24 * 30) * 3_600_000,
+    signInFailLimit: integer('signInFailLimit', env.FLAGWIRE_SIGN_IN_FAIL_LIMIT ?? '10', 1, 1_000_000),
   };
   const problem = kConfigCheck.Errors(config).First();
   if (problem) {

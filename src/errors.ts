@@ -22,9 +22,15 @@ export const kErrors = {
   STORE_UNAVAILABLE: { status: 503, title: 'Storage unavailable', anchor: 'storage-unavailable' },
   STORE_BUSY: { status: 503, title: 'Storage busy', anchor: 'storage-busy' },
   SERVER_BUSY: { status: 503, title: 'Server busy', anchor: 'server-busy' },
+  NOT_SIGNED_IN: { status: 401, title: 'Not signed in', anchor: 'not-signed-in' },
+  SIGN_IN_FAILED: { status: 401, title: 'Sign-in failed', anchor: 'sign-in-failed' },
+  CROSS_SITE_REQUEST: { status: 403, title: 'Cross-site request refused', anchor: 'cross-site-request' },
 } as const;
 
 export type ErrorCode = keyof typeof kErrors;
+
+/** Errors only the web console's endpoints (/console/api) answer: never a Management API response. */
+export const kConsoleOnlyErrors: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['NOT_SIGNED_IN', 'SIGN_IN_FAILED', 'CROSS_SITE_REQUEST']);
 
 export class FlagwireError extends Error {
   readonly code: ErrorCode;

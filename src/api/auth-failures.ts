@@ -13,11 +13,11 @@
 import { FlagwireError } from '../errors.js';
 import { AddressTable, type AddressTableState } from '../http/address-table.js';
 
-const kWindowMs = 60_000;
-
 /** The lockout's shared memory and limit: cloned to every front-end thread, which attaches to it. */
 export interface AuthFailuresState {
   readonly limit: number;
+  /** The fixed window from the first failure (the spec's 60 s for the Management API). */
+  readonly windowMs: number;
   readonly table: AddressTableState;
   readonly starts: SharedArrayBuffer;
   readonly counts: SharedArrayBuffer;
@@ -26,21 +26,24 @@ export interface AuthFailuresState {
 export class AuthFailures {
   readonly state: AuthFailuresState;
   private readonly limit: number;
+  private readonly windowMs: number;
   private readonly table: AddressTable;
   private readonly starts: Float64Array;
   private readonly counts: Uint32Array;
 
   /** A new lockout allowing `limit` failures per window, or one more handle on an existing one's shared `state`. */
-  constructor(from: number | AuthFailuresState, maxEntries = 100_000) {
+  constructor(from: number | AuthFailuresState, maxEntries = 100_000, windowMs = 60_000) {
     this.state = typeof from === 'number'
       ? {
         limit: from,
+        windowMs,
         table: AddressTable.create(maxEntries).state,
         starts: new SharedArrayBuffer(8 * maxEntries),
         counts: new SharedArrayBuffer(4 * maxEntries),
       }
       : from;
     this.limit = this.state.limit;
+    this.windowMs = this.state.windowMs;
     this.table = new AddressTable(this.state.table);
     this.starts = new Float64Array(this.state.starts);
     this.counts = new Uint32Array(this.state.counts);
@@ -56,11 +59,15 @@ export class AuthFailures {
 
   /** Throws the 429 while `ip` is locked out. */
   check(ip: string, now: number): void {
-    const locked = this.table.withLock(() => {
-      const slot = this.table.slot(ip);
-      return slot !== undefined && now - this.starts[slot]! < kWindowMs && this.counts[slot]! >= this.limit;
+    if (this.isLocked(ip, now)) throw lockedOut();
+  }
+
+  /** Whether `key` (an address, or any other key: the web console counts accounts too) is locked out. */
+  isLocked(key: string, now: number): boolean {
+    return this.table.withLock(() => {
+      const slot = this.table.slot(key);
+      return slot !== undefined && now - this.starts[slot]! < this.windowMs && this.counts[slot]! >= this.limit;
     });
-    if (locked) throw lockedOut();
   }
 
   /**
@@ -75,7 +82,7 @@ export class AuthFailures {
   private recordLocked(ip: string, now: number): boolean {
     this.dropEnded(now);
     let slot = this.table.slot(ip);
-    if (slot !== undefined && now - this.starts[slot]! < kWindowMs) {
+    if (slot !== undefined && now - this.starts[slot]! < this.windowMs) {
       if (this.counts[slot]! >= this.limit) return false;
       this.counts[slot]++;
       return true;
@@ -91,7 +98,7 @@ export class AuthFailures {
   private dropEnded(now: number): void {
     for (let n = 0; n < 2; n++) {
       const slot = this.table.first();
-      if (slot === -1 || now - this.starts[slot]! < kWindowMs) return;
+      if (slot === -1 || now - this.starts[slot]! < this.windowMs) return;
       this.table.remove(slot);
     }
   }

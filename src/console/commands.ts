@@ -2,7 +2,9 @@
 // writer command in one transaction, or a store read) and how it prints for people (output.ts).
 // The --json output is the returned value itself.
 import type { Org, Plan, Role, Standing, User } from '../model/accounts.js';
+import { FlagwireError } from '../errors.js';
 import type { Flag } from '../model/flags.js';
+import { hashPassword, kMinPasswordLength, passwordProblem } from '../model/passwords.js';
 import type { Audience, AudienceRule, Project, ProjectKind } from '../model/projects.js';
 import { requireFlag, requireOrg, requireProject, requireToken, requireUser } from '../model/lookups.js';
 import type { StoreReader } from '../store/interfaces.js';
@@ -11,6 +13,7 @@ import type { CommandInput, CommandName, CommandOutput } from '../writer/command
 import { tokenView, type TokenView } from '../writer/token-commands.js';
 import { splitList, UsageError, type Args, type CommandSpec, type OptionSpec } from './args.js';
 import * as out from './output.js';
+import { readSecretLine } from './read-secret.js';
 
 /** What a command may do: run one writer command (its own transaction), or read the store. */
 export interface ConsoleContext {
@@ -215,6 +218,25 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
     options: { email: str('EMAIL', 'the user\'s e-mail address (denial notices go there)', true), name: str('NAME', 'display name (default: the part of the e-mail before @)') },
     run: (args, ctx) => ctx.write('userCreate', { email: args.required('email'), name: args.string('name') }),
     human: out.renderUser,
+  }),
+  command({
+    name: 'user password',
+    usage: 'user password USER_ID',
+    summary: 'set the user\'s web console password, read from standard input (up to the first newline); ends their sessions -> {userId, updatedAt, sessionsEnded}',
+    positionals: ['USER_ID'],
+    options: {},
+    notes: `The password is never taken from the command line. At least ${kMinPasswordLength} characters, no other rules; kept only as an scrypt hash. `
+      + 'Example: printf \'%s\\n\' "$PASSWORD" | flagwire user password usr_...',
+    async run(args, ctx) {
+      const userId = args.positional('USER_ID');
+      // Before reading standard input: a typo in the id fails at once instead of after the password.
+      ctx.read((r) => requireUser(r, userId));
+      const password = await readSecretLine();
+      const problem = passwordProblem(password);
+      if (problem !== null) throw new FlagwireError('INVALID_REQUEST', problem);
+      return ctx.write('userPassword', { userId, passwordHash: await hashPassword(password) });
+    },
+    human: out.renderPasswordSet,
   }),
   command({
     name: 'user list',

@@ -86,6 +86,10 @@ export function renderUser(user: User): string {
   return renderFields([['id', user.id], ['email', user.email], ['name', user.name], ['created', formatTime(user.createdAt)]]);
 }
 
+export function renderPasswordSet(result: { userId: string; updatedAt: number; sessionsEnded: number }): string {
+  return `Password set for ${result.userId}; ${result.sessionsEnded} web console session${result.sessionsEnded === 1 ? '' : 's'} ended.`;
+}
+
 export function renderMembership(member: Membership): string {
   return renderFields([['organisation', member.orgId], ['user', member.userId], ['role', member.role]]);
 }

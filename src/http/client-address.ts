@@ -213,6 +213,25 @@ export class TrustedProxies {
     });
   }
 
+  private peerTrusted(peer: string): boolean {
+    if (peer !== this.lastPeer) {
+      this.lastPeer = peer;
+      this.lastPeerTrusted = this.trusts(peer) === true;
+    }
+    return this.lastPeerTrusted;
+  }
+
+  /**
+   * The scheme the client used, as a trusted proxy reports it in X-Forwarded-Proto (`header`, its raw
+   * value; the last entry is the nearest proxy's), lower-cased; null when the peer is not a trusted
+   * proxy or sent none. The web console marks its cookie Secure when this is `https`.
+   */
+  forwardedProto(peer: string, header: string): string | null {
+    if (header === '' || !this.peerTrusted(peer)) return null;
+    const last = header.slice(header.lastIndexOf(',') + 1).trim().toLowerCase();
+    return last === '' ? null : last;
+  }
+
   /** Whether `text` is a well-formed address in one of the ranges; null when it is not an address. */
   private trusts(text: string): boolean | null {
     if (!parseAddressInto(text, this.scratch)) return null;
@@ -226,11 +245,7 @@ export class TrustedProxies {
    * headers synchronously: call it before any await (uWS's HttpRequest lives on the stack).
    */
   clientAddress(peer: string, req: ForwardedHeaders): string {
-    if (peer !== this.lastPeer) {
-      this.lastPeer = peer;
-      this.lastPeerTrusted = this.trusts(peer) === true;
-    }
-    if (!this.lastPeerTrusted) return peer;
+    if (!this.peerTrusted(peer)) return peer;
     const list = forwardedForOf(req);
     if (list === null) return peer;
     // Right to left, one entry at a time: the walk usually stops at the last entry.

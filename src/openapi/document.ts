@@ -6,7 +6,7 @@
 // hand-written copy of a schema.
 import type { TSchema } from '@sinclair/typebox';
 import { FlagList, FlagRepresentation, PatchResult, TokenDescription } from '../api/representation.js';
-import { ErrorBody, ErrorEnvelope, kErrors, type ErrorCode } from '../errors.js';
+import { ErrorBody, ErrorEnvelope, kConsoleOnlyErrors, kErrors, type ErrorCode } from '../errors.js';
 import { EvalFlag, EvalFlagList } from '../eval/bodies.js';
 import { FlagCreate, FlagPatch } from '../model/schemas.js';
 import {
@@ -33,7 +33,8 @@ const json = (name: ComponentName, description: string, headers?: object) => ({
 
 /** The titles of every error code with this status (the table in src/errors.ts), for a response's description. */
 function titles(status: number, only?: readonly ErrorCode[]): string {
-  const codes = (Object.keys(kErrors) as ErrorCode[]).filter((c) => kErrors[c].status === status && (!only || only.includes(c)));
+  const codes = (Object.keys(kErrors) as ErrorCode[])
+    .filter((c) => kErrors[c].status === status && !kConsoleOnlyErrors.has(c) && (!only || only.includes(c)));
   return codes.map((c) => kErrors[c].title).join('; ');
 }
 

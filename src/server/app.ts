@@ -10,11 +10,15 @@ import { send, type RouteGroup } from '../http/http.js';
 import { kRouteDocs, kRouteHealth, kRouteUnmatched } from '../metrics/metrics.js';
 import { registerOpenApiRoute } from '../openapi/route.js';
 import { recordRoutes } from './route-recorder.js';
+import type { BodyBudget } from '../http/body.js';
+import { registerConsole } from '../web/console/routes.js';
 
 export interface AppDeps extends ManagementDeps {
   evaluation: RouteGroup;
   /** Readiness, metrics, change stream: each registers its routes (before the catch-all). */
   features?: readonly { register(app: uWS.TemplatedApp): void }[];
+  /** The web console's body budget (the anonymous share: sign-in bodies come before any credential). */
+  consoleBodies: BodyBudget;
 }
 
 export function createApp(deps: AppDeps): uWS.TemplatedApp {
@@ -46,6 +50,9 @@ export function createApp(deps: AppDeps): uWS.TemplatedApp {
   registerOpenApiRoute(app, metrics);
   registerManagementRoutes(app, deps);
   deps.evaluation.register(app);
+  registerConsole(app, {
+    store: deps.store, writer: deps.writer, clock: deps.clock, config: () => deps.config, log: deps.log, inFlight: deps.inFlight, bodies: deps.consoleBodies,
+  });
   for (const feature of deps.features ?? []) feature.register(app);
   const notFound = Buffer.from(JSON.stringify(errorBody(new FlagwireError('NOT_FOUND', 'No such route.'))));
   app.any('/*', (res) => {

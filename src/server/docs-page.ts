@@ -18,6 +18,9 @@ const kExplain: Record<ErrorCode, string> = {
   INTERNAL: 'An unexpected error on the server. It has been logged; retry, and report it if it persists.',
   STORE_UNAVAILABLE: 'The change could not be written (storage full or read-only, or the server is stopping). Nothing was changed; retry later.',
   STORE_BUSY: 'The change could not be committed within the write timeout (FLAGWIRE_WRITE_TIMEOUT_MS, 10 s by default), usually because another process (a console command) holds the data file\'s write lock. Nothing was changed, and the change will not be applied later: send it again after the time in Retry-After.',
+  NOT_SIGNED_IN: 'Web console only: the request has no session cookie, or its session expired or was ended by signing out (or by a new password). Sign in again.',
+  SIGN_IN_FAILED: 'Web console only: the e-mail address or the password is wrong (the answer does not say which). A user gets a password with `flagwire user password USER_ID`.',
+  CROSS_SITE_REQUEST: 'Web console only: a change was sent without this server\'s Origin or without the page\'s CSRF token, as a request forged by another site would be. Reload the console and retry.',
   SERVER_BUSY: 'The server already holds as many request bodies in memory as it allows (FLAGWIRE_MAX_BUFFERED_BODY_BYTES), so this body was refused before it was read and the connection closed. Nothing was changed; retry after the time in Retry-After (a second).',
 };
 

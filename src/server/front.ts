@@ -93,6 +93,8 @@ export async function createFront(options: FrontOptions): Promise<Front> {
     authFailures: options.authFailures,
     metrics,
     features: features.routes,
+    // The web console's sign-in and edit bodies: credential-free until signed in, so that share.
+    consoleBodies: bodies.credentialFree,
   };
   const app = createApp(deps);
   if (faults !== null) {

@@ -15,6 +15,8 @@ import { createFront } from './front.js';
 import { FrontThreads } from './front-threads.js';
 import { listenExclusive } from './listen.js';
 import { createLogger } from './logger.js';
+import { randomId } from '../model/ids.js';
+import { hashPasswordSync } from '../model/passwords.js';
 
 export interface RunningServer {
   port: number;
@@ -49,7 +51,11 @@ export async function startServer(config: Readonly<Config>, options: StartOption
   // A damaged data file is refused here, with a message, not by a crash at the first request reading it.
   await verifyStore(config.dataDir);
   const store: Store = openStore(config.dataDir);
-  const seed = options.demo ? store.transact((w) => seedDemo(w, {}, Date.now())) : null;
+  // The demo owner's console password: drawn and hashed here (scrypt, 0.1 s), printed once by printDemo.
+  const demoPassword = options.demo && store.isEmpty() ? randomId(16) : null;
+  const seed = options.demo
+    ? store.transact((w) => seedDemo(w, demoPassword === null ? {} : { ownerPasswordHash: hashPasswordSync(demoPassword) }, Date.now()))
+    : null;
   const clock = new Clock();
   // What is the process's, whichever thread serves a request: one body budget (OFREP and the
   // Management API), the per-address limits (spec: Limits, per server instance), the writer.
@@ -79,7 +85,7 @@ export async function startServer(config: Readonly<Config>, options: StartOption
   const port = uWS.us_socket_local_port(listenSocket as unknown as uWS.us_socket);
   await serving.listening(port);
   log.info({ host: config.host, port, dataDir: config.dataDir, httpThreads: config.httpThreads }, 'flagwire listening');
-  if (seed) printDemo(seed, `http://${config.host}:${port}`, config.dataDir);
+  if (seed) printDemo(seed, `http://${config.host}:${port}`, config.dataDir, demoPassword);
   process.stdout.write(`Flagwire listening on http://${config.host}:${port} (data: ${config.dataDir})\n`);
 
   let closing: Promise<void> | null = null;
@@ -148,7 +154,7 @@ async function serve(shared: Shared, store: Store): Promise<Serving> {
   };
 }
 
-function printDemo(seed: DemoSeed | { seeded: false }, base: string, dataDir: string): void {
+function printDemo(seed: DemoSeed | { seeded: false }, base: string, dataDir: string, password: string | null): void {
   if (!seed.seeded) {
     process.stdout.write('Data directory is not empty: no demo data seeded.\n');
     return;
@@ -159,6 +165,10 @@ function printDemo(seed: DemoSeed | { seeded: false }, base: string, dataDir: st
   }
   lines.push('Token secrets (shown once, keep them):');
   for (const t of seed.tokens) lines.push(`  ${t.name.padEnd(20)} ${t.permission.padEnd(5)} ${t.secret}`);
+  if (password !== null) {
+    lines.push(`Web console (shown once, keep it): ${base}/console`);
+    lines.push(`  email ${seed.ownerEmail}  password ${password}`);
+  }
   const write = seed.tokens.find((t) => t.name === 'demo-write')!;
   const flag = seed.flags[0]!;
   lines.push('Try:');

@@ -6,6 +6,7 @@ import type { AuditEntry } from '../model/audit.js';
 import type { Flag, FlagUsage } from '../model/flags.js';
 import type { MailMessage } from '../model/mail.js';
 import type { Audience, Project } from '../model/projects.js';
+import type { Credential, Session } from '../model/sessions.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
 
 /** The detail of a write whose commit failed (the writer answers it 503; the console exits 1). */
@@ -56,6 +57,12 @@ export interface StoreReader {
   getMail(seq: number): MailMessage | undefined;
   /** Up to `limit` messages still to send whose next attempt is due at `now`, earliest due first. */
   listDueMail(now: number, limit: number): MailMessage[];
+  /** The user's console password hash, if one was set. */
+  getCredential(userId: string): Credential | undefined;
+  /** A console session by the hash of its id (expired ones included: the caller checks expiresAt). */
+  getSession(idHash: string): Session | undefined;
+  /** Every stored session of the user, expired ones included. */
+  listUserSessions(userId: string): Session[];
 }
 
 /**
@@ -86,6 +93,10 @@ export interface StoreWriter extends StoreReader {
   appendMail(message: Omit<MailMessage, 'seq'>): MailMessage;
   putMail(message: MailMessage): void;
   markDemoSeeded(at: number): void;
+  /** Credentials and sessions do not move configSeq: nothing derived from them is cached. */
+  putCredential(credential: Credential): void;
+  putSession(session: Session): void;
+  deleteSession(session: Session): void;
 }
 
 export type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };

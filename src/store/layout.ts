@@ -16,6 +16,9 @@
 //   mailDue          [nextAttemptAt, seq] -> null          (messages still to send: not sent, not given
 //                                                           up; the mailer's poll reads only these)
 //   usage            flagId -> FlagUsage                   (evaluation counts: do not move configSeq)
+//   auth             ['credential', userId] -> Credential  (web console sign-in; none of it moves
+//                    ['session', idHash] -> Session         configSeq: no reader caches it)
+//                    ['userSession', userId, idHash] -> null (a user's sessions, to end them all)
 import { join } from 'node:path';
 import type { Database, RootDatabase } from 'lmdb';
 import type { Org, Role, User } from '../model/accounts.js';
@@ -23,6 +26,7 @@ import type { AuditEntry } from '../model/audit.js';
 import type { Flag, FlagUsage } from '../model/flags.js';
 import type { MailMessage } from '../model/mail.js';
 import type { Audience, Project } from '../model/projects.js';
+import type { Credential, Session } from '../model/sessions.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
 
 export const kFileName = 'flagwire.mdb';
@@ -37,14 +41,19 @@ export function dataFilePath(dataDir: string): string {
  * older one is migrated when opened for writing. 2: the mailDue index (an older Flagwire would append
  * mail without indexing it, and that mail would never be sent). 3: the usage database (an older
  * Flagwire would call a file holding it foreign; this way it says "written by a newer Flagwire").
+ * 4: the auth database (web console passwords and sessions), for the same reason.
  */
-export const kSchemaVersion = 3;
+export const kSchemaVersion = 4;
 
 /** The named databases of the layout above: anything else in the file's main database is not ours. */
 export const kDbNames: ReadonlySet<string> = new Set([
   'meta', 'orgs', 'users', 'members', 'projects', 'audiences', 'flags', 'tokens', 'tokenHashes', 'projectIndex', 'audit',
-  'activity', 'mail', 'mailDue', 'usage',
+  'activity', 'mail', 'mailDue', 'usage', 'auth',
 ]);
+
+/** Keys of the auth database: one database for both record kinds keeps the file within its 16 named databases. */
+export type AuthKey = ['credential', string] | ['session', string] | ['userSession', string, string];
+export type AuthValue = Credential | Session | null;
 
 export interface Databases {
   readonly meta: Database<unknown, string>;
@@ -63,6 +72,8 @@ export interface Databases {
   readonly mailDue: Database<null, [number, number]>;
   /** Absent in a read-only open of a schema 2 file (lmdb-js opens no database a read-only file lacks). */
   readonly usage: Database<FlagUsage, string> | undefined;
+  /** Absent in a read-only open of a file older than schema 4 (as usage). */
+  readonly auth: Database<AuthValue, AuthKey> | undefined;
 }
 
 /** Opens (creating if needed) every database of the layout. */
@@ -85,6 +96,7 @@ export function openDatabases(root: RootDatabase): Databases {
     mail: db('mail'),
     mailDue: db('mailDue'),
     usage: db('usage'),
+    auth: db('auth'),
   };
 }
 

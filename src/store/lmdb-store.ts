@@ -7,6 +7,7 @@ import type { AuditEntry } from '../model/audit.js';
 import type { Flag, FlagUsage } from '../model/flags.js';
 import type { MailMessage } from '../model/mail.js';
 import type { Audience, Project } from '../model/projects.js';
+import type { Credential, Session } from '../model/sessions.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
 import { kCommitFailedDetail, type AuditPage, type Settled, type Store, type StoreWriter } from './interfaces.js';
 import { dueKey, isPending, kSchemaVersion, type Databases } from './layout.js';
@@ -214,6 +215,25 @@ export class LmdbStore implements Store, StoreWriter {
     return out;
   }
 
+  getCredential(userId: string): Credential | undefined {
+    return tooLong(userId) ? undefined : this.db.auth?.get(['credential', userId]) as Credential | undefined;
+  }
+
+  getSession(idHash: string): Session | undefined {
+    return tooLong(idHash) ? undefined : this.db.auth?.get(['session', idHash]) as Session | undefined;
+  }
+
+  listUserSessions(userId: string): Session[] {
+    const auth = this.db.auth;
+    if (auth === undefined || tooLong(userId)) return [];
+    const out: Session[] = [];
+    for (const key of auth.getKeys({ start: ['userSession', userId], end: ['userSession', userId, kMaxRange] })) {
+      const session = auth.get(['session', (key as string[])[2]!]) as Session | undefined;
+      if (session !== undefined) out.push(session);
+    }
+    return out;
+  }
+
   private indexed<V>(projectId: string, kind: string, source: Database<V, string>): V[] {
     if (tooLong(projectId)) return [];
     const out: V[] = [];
@@ -317,6 +337,23 @@ export class LmdbStore implements Store, StoreWriter {
   markDemoSeeded(at: number): void {
     this.assertTxn();
     this.db.meta.putSync('demoSeeded', at);
+  }
+
+  putCredential(credential: Credential): void {
+    this.assertTxn();
+    this.db.auth!.putSync(['credential', credential.userId], credential);
+  }
+
+  putSession(session: Session): void {
+    this.assertTxn();
+    this.db.auth!.putSync(['session', session.idHash], session);
+    this.db.auth!.putSync(['userSession', session.userId, session.idHash], null);
+  }
+
+  deleteSession(session: Session): void {
+    this.assertTxn();
+    this.db.auth!.removeSync(['session', session.idHash]);
+    this.db.auth!.removeSync(['userSession', session.userId, session.idHash]);
   }
 
   private nextSeq(key: 'auditSeq' | 'mailSeq'): number {

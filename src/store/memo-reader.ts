@@ -13,6 +13,7 @@ import type { AuditEntry } from '../model/audit.js';
 import type { Flag, FlagUsage } from '../model/flags.js';
 import type { MailMessage } from '../model/mail.js';
 import type { Audience, Project } from '../model/projects.js';
+import type { Credential, Session } from '../model/sessions.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
 import type { AuditPage, SnapshotReader } from './interfaces.js';
 
@@ -101,4 +102,7 @@ export class MemoReader implements SnapshotReader {
   listMail(): MailMessage[] { return this.store.listMail(); }
   getMail(seq: number): MailMessage | undefined { return this.store.getMail(seq); }
   listDueMail(now: number, limit: number): MailMessage[] { return this.store.listDueMail(now, limit); }
+  getCredential(userId: string): Credential | undefined { return this.store.getCredential(userId); }
+  getSession(idHash: string): Session | undefined { return this.store.getSession(idHash); }
+  listUserSessions(userId: string): Session[] { return this.store.listUserSessions(userId); }
 }

@@ -73,11 +73,12 @@ function checkSchema(path: string, root: RootDatabase, dbs: Databases, readOnly:
   }
   refuseNewerSchema(path, version);
   // A read-only open of an older file reads it as it is: only the mailer, which runs in a server that
-  // opened the store for writing first, reads the mailDue index; a usage database not there yet reads
-  // as empty (LmdbStore.getUsage).
+  // opened the store for writing first, reads the mailDue index; a usage or auth database not there
+  // yet reads as empty (LmdbStore.getUsage, getCredential, getSession).
   if (readOnly) return;
   if (version === 1) migrateFrom1(root, dbs);
   if (version <= 2) migrateFrom2(root, dbs);
+  if (version <= 3) migrateFrom3(root, dbs);
 }
 
 /**
@@ -102,6 +103,14 @@ function migrateFrom2(root: RootDatabase, dbs: Databases): void {
   root.transactionSync(() => {
     if (dbs.meta.get('schemaVersion') !== 2) return;
     dbs.meta.putSync('schemaVersion', 3);
+  });
+}
+
+/** Schema 3 to 4: the auth database, created empty by openDatabases; only the version moves (as migrateFrom2). */
+function migrateFrom3(root: RootDatabase, dbs: Databases): void {
+  root.transactionSync(() => {
+    if (dbs.meta.get('schemaVersion') !== 3) return;
+    dbs.meta.putSync('schemaVersion', 4);
   });
 }
 

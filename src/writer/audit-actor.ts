@@ -39,3 +39,24 @@ export function consoleActor(w: StoreWriter, project: Project, asUserId: string 
   }
   return { id: `user:${user.id}`, name: user.name, environments: [] };
 }
+
+/**
+ * Who a project configuration change (environments, audiences) is audited as: `console` without a
+ * user; with one (`asUserId`: the web console's signed-in user) that person, who must be an Admin or
+ * Owner of the project's organisation, or the owner of a personal project.
+ */
+export function projectAdminActor(w: StoreWriter, project: Project, asUserId: string | undefined): Actor {
+  if (asUserId === undefined) return kConsoleActor;
+  const user = requireUser(w, asUserId);
+  const role = project.orgId === null ? undefined : w.getRole(project.orgId, user.id);
+  const allowed = project.orgId === null ? project.ownerUserId === user.id : role === 'admin' || role === 'owner';
+  if (!allowed) {
+    throw new FlagwireError(
+      'FORBIDDEN',
+      project.orgId === null
+        ? `Only the owner of personal project ${project.id} may change it; user ${user.id} is not its owner.`
+        : `Changing environments and audiences needs the Admin or Owner role in organisation ${project.orgId}; user ${user.id} ${role ? `is ${role}` : 'is not a member'}.`,
+    );
+  }
+  return { id: `user:${user.id}`, name: user.name, environments: [] };
+}

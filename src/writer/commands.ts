@@ -5,16 +5,18 @@ import { unicodeProblems } from '../model/validation.js';
 import { recordActivity } from './activity-commands.js';
 import { seedDemo } from './demo-seed.js';
 import { mailResult } from './mail-commands.js';
-import { consoleFlagCreate, flagCohorts, flagCreate, flagDelete, flagDescribe, flagPatch, flagRename, flagTags } from './flag-commands.js';
+import { consoleFlagCreate, consoleFlagPatch, flagCohorts, flagCreate, flagDelete, flagDescribe, flagPatch, flagRename, flagTags } from './flag-commands.js';
 import { orgAddMember, orgCreate, orgUpdate, userCreate } from './org-commands.js';
 import { audienceCreate, audienceUpdate, envAdd, envRename, projectCreate } from './project-commands.js';
+import { sessionEnd, sessionStart, userPassword } from './session-commands.js';
 import { tokenCreate, tokenRevoke, tokenRotate } from './token-commands.js';
 import { recordUsage } from './usage-commands.js';
 
 export const kCommands = {
   orgCreate, orgUpdate, userCreate, orgAddMember,
+  userPassword, sessionStart, sessionEnd,
   projectCreate, envAdd, envRename, audienceCreate, audienceUpdate,
-  flagCreate, consoleFlagCreate, flagPatch, flagRename, flagDescribe, flagTags, flagCohorts, flagDelete,
+  flagCreate, consoleFlagCreate, consoleFlagPatch, flagPatch, flagRename, flagDescribe, flagTags, flagCohorts, flagDelete,
   tokenCreate, tokenRotate, tokenRevoke,
   recordActivity, recordUsage, mailResult,
   seedDemo,

@@ -7,11 +7,14 @@ import { kConsoleActor } from './audit-actor.js';
 import { flagCreate } from './flag-commands.js';
 import { orgAddMember, orgCreate, userCreate } from './org-commands.js';
 import { audienceCreate, projectCreate } from './project-commands.js';
+import { userPassword } from './session-commands.js';
 import { tokenCreate, type CreatedToken } from './token-commands.js';
 
 export interface DemoSeed {
   seeded: boolean;
   orgId: string;
+  /** The demo owner's e-mail address: the web console sign-in (with the password start.ts made and printed). */
+  ownerEmail: string;
   projects: Pick<Project, 'id' | 'name' | 'kind' | 'environments'>[];
   flags: Pick<Flag, 'id' | 'name' | 'projectId'>[];
   tokens: Pick<CreatedToken, 'id' | 'name' | 'permission' | 'projectId' | 'secret'>[];
@@ -23,12 +26,16 @@ export interface DemoSeed {
  */
 export const kDemoProjectIds = { shop: 'prj_DemoWebShop', platform: 'prj_DemoPlatform' } as const;
 
-/** Seeds only a data dir with nothing in it; otherwise reports `seeded: false` and changes nothing. */
-export function seedDemo(w: StoreWriter, _input: Record<string, never>, now: number): DemoSeed | { seeded: false } {
+/**
+ * Seeds only a data dir with nothing in it; otherwise reports `seeded: false` and changes nothing.
+ * `ownerPasswordHash`: the demo owner's web console password, hashed by the caller (which prints it once).
+ */
+export function seedDemo(w: StoreWriter, input: { ownerPasswordHash?: string }, now: number): DemoSeed | { seeded: false } {
   if (!w.isEmpty()) return { seeded: false };
   const org = orgCreate(w, { name: 'Demo Org', plan: 'teams' }, now);
   const owner = userCreate(w, { email: 'owner@demo.flagwire.test', name: 'Demo Owner' }, now);
   orgAddMember(w, { orgId: org.id, userId: owner.id, role: 'owner' });
+  if (input.ownerPasswordHash !== undefined) userPassword(w, { userId: owner.id, passwordHash: input.ownerPasswordHash }, now);
   const shop = projectCreate(w, { name: 'Web shop', orgId: org.id, kind: 'single' }, now, kDemoProjectIds.shop);
   const platform = projectCreate(w, { name: 'Platform', orgId: org.id, kind: 'multi', environments: ['staging', 'production'] }, now, kDemoProjectIds.platform);
   const beta = audienceCreate(w, { projectId: shop.id, name: 'Beta testers', rules: [{ attribute: 'plan', values: ['beta'] }] }, now);
@@ -50,6 +57,7 @@ export function seedDemo(w: StoreWriter, _input: Record<string, never>, now: num
   return {
     seeded: true,
     orgId: org.id,
+    ownerEmail: owner.email,
     projects: [shop, platform].map(({ id, name, kind, environments }) => ({ id, name, kind, environments })),
     flags: flags.map(({ id, name, projectId }) => ({ id, name, projectId })),
     tokens: tokens.map(({ id, name, permission, projectId, secret }) => ({ id, name, permission, projectId, secret })),

@@ -83,10 +83,15 @@ export function flagCreate(w: StoreWriter, input: FlagCreateInput, now: number):
   return flag;
 }
 
-/** `flag create` in the console: POST /api/v1/flags's command and rules, audited as `console` or `--as` user. */
-export function consoleFlagCreate(w: StoreWriter, input: { projectId: string; body: unknown; asUserId?: string }, now: number): Flag {
+/**
+ * `flag create` in the console, and the web console's create (which sends the body as received, so its
+ * problems read exactly as the API's): POST /api/v1/flags's command and rules, audited as `console` or
+ * as the user (`--as`, or the signed-in user), who must be allowed to change flags.
+ */
+export function consoleFlagCreate(w: StoreWriter, input: { projectId: string; asUserId?: string } & BodyInput<'body'>, now: number): Flag {
   const actor = consoleActor(w, requireProject(w, input.projectId), input.asUserId);
-  return flagCreate(w, { projectId: input.projectId, body: input.body, actor }, now);
+  const body = 'received' in input ? { received: input.received } : { body: input.body };
+  return flagCreate(w, { projectId: input.projectId, actor, ...body }, now);
 }
 
 /**
@@ -155,6 +160,18 @@ export function flagPatch(w: StoreWriter, input: FlagPatchInput, now: number): F
     audit(w, input.actor, outcome.flag, 'flag.patch', env, outcome.changes, now);
   }
   return { changed: outcome.changed, flag: outcome.flag };
+}
+
+/**
+ * The web console's flag edit: PATCH /api/v1/flags/{id}'s command and rules (same texts, same no-op),
+ * audited as the signed-in user, who must be allowed to change flags (consoleActor).
+ */
+export function consoleFlagPatch(
+  w: StoreWriter, input: { flagId: string; env: string | null; asUserId: string; received: ReceivedBody }, now: number,
+): FlagPatchResult {
+  const flag = requireFlag(w, input.flagId);
+  const actor = consoleActor(w, requireProject(w, flag.projectId), input.asUserId);
+  return flagPatch(w, { projectId: flag.projectId, flagId: flag.id, env: input.env, received: input.received, actor }, now);
 }
 
 function audienceProblem(w: StoreWriter, project: Project, audienceId: string): string[] {

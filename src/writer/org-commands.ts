@@ -69,15 +69,35 @@ export function userCreate(w: StoreWriter, input: UserCreateInput, now: number):
   return user;
 }
 
-export function orgAddMember(w: StoreWriter, input: Membership): Membership {
+/**
+ * `asUserId`: the web console's signed-in user, who must be an Admin or Owner; only an Owner gives or
+ * takes the Owner role, and the last Owner keeps it. The CLI (no `asUserId`) is the operator: no check.
+ */
+export function orgAddMember(w: StoreWriter, input: Membership & { asUserId?: string }): Membership {
   requireOrg(w, input.orgId);
   requireUser(w, input.userId);
   if (!(kRoles as readonly string[]).includes(input.role)) {
     throw new FlagwireError('INVALID_REQUEST', `role must be one of ${kRoles.join(', ')}`);
   }
+  if (input.asUserId !== undefined) checkRoleChange(w, input as Membership & { asUserId: string });
   const member: Membership = { orgId: input.orgId, userId: input.userId, role: input.role as Role };
   w.putMember(member);
   return member;
+}
+
+function checkRoleChange(w: StoreWriter, input: Membership & { asUserId: string }): void {
+  const acting = w.getRole(input.orgId, input.asUserId);
+  if (acting !== 'owner' && acting !== 'admin') {
+    throw new FlagwireError('FORBIDDEN', `Changing members needs the Admin or Owner role in organisation ${input.orgId}; user ${input.asUserId} ${acting ? `is ${acting}` : 'is not a member'}.`);
+  }
+  const current = w.getRole(input.orgId, input.userId);
+  if ((input.role === 'owner' || current === 'owner') && acting !== 'owner') {
+    throw new FlagwireError('FORBIDDEN', 'Only an Owner may give or take the Owner role.');
+  }
+  const owners = w.listMembers(input.orgId).filter((m) => m.role === 'owner');
+  if (current === 'owner' && input.role !== 'owner' && owners.length === 1) {
+    throw new FlagwireError('INVALID_REQUEST', 'An organisation keeps at least one Owner: make someone else Owner first.');
+  }
 }
 
 function checkPlan(plan: string): Plan {

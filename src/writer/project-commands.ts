@@ -7,7 +7,7 @@ import type { Audience, AudienceRule, Project, ProjectKind } from '../model/proj
 import { kLimits } from '../model/schemas.js';
 import type { AuditEntry } from '../model/audit.js';
 import type { StoreWriter } from '../store/interfaces.js';
-import { kConsoleActor } from './audit-actor.js';
+import { projectAdminActor, type Actor } from './audit-actor.js';
 import { requireName, sameName } from './checks.js';
 
 const kEnvName = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
@@ -53,19 +53,26 @@ export function projectCreate(w: StoreWriter, input: ProjectCreateInput, now: nu
   return project;
 }
 
-export function envAdd(w: StoreWriter, input: { projectId: string; name: string }, now: number): Project {
+/** `asUserId`: the web console's signed-in user, audited as `user:<id>` (projectAdminActor); the CLI acts as `console`. */
+interface AsUser {
+  asUserId?: string;
+}
+
+export function envAdd(w: StoreWriter, input: { projectId: string; name: string } & AsUser, now: number): Project {
   const project = requireMultiProject(w, input.projectId);
+  const actor = projectAdminActor(w, project, input.asUserId);
   const name = checkEnvName(input.name);
   if (project.environments.includes(name)) throw new FlagwireError('INVALID_REQUEST', `environment "${name}" already exists`);
   const next = { ...project, environments: [...project.environments, name] };
   w.putProject(next);
-  audit(w, project.id, 'env.add', name, { environment: { before: null, after: name } }, now);
+  audit(w, actor, project.id, 'env.add', name, { environment: { before: null, after: name } }, now);
   return next;
 }
 
 /** Renames the environment in the project and in every flag; tokens keep the old name (spec: Token settings). */
-export function envRename(w: StoreWriter, input: { projectId: string; from: string; to: string }, now: number): Project {
+export function envRename(w: StoreWriter, input: { projectId: string; from: string; to: string } & AsUser, now: number): Project {
   const project = requireMultiProject(w, input.projectId);
+  const actor = projectAdminActor(w, project, input.asUserId);
   const to = checkEnvName(input.to);
   if (!project.environments.includes(input.from)) {
     throw new FlagwireError('INVALID_REQUEST', `unknown environment "${input.from}"; valid environments: ${project.environments.join(', ')}`);
@@ -78,18 +85,20 @@ export function envRename(w: StoreWriter, input: { projectId: string; from: stri
     const { [input.from]: moved, ...rest } = flag.environments;
     w.putFlag({ ...flag, environments: { ...rest, [to]: moved! }, updatedAt: Math.max(now, flag.updatedAt + 1) });
   }
-  audit(w, project.id, 'env.rename', to, { environment: { before: input.from, after: to } }, now);
+  audit(w, actor, project.id, 'env.rename', to, { environment: { before: input.from, after: to } }, now);
   return next;
 }
 
-export interface AudienceCreateInput {
+export interface AudienceCreateInput extends AsUser {
   projectId: string;
   name: string;
   rules: AudienceRule[];
 }
 
 export function audienceCreate(w: StoreWriter, input: AudienceCreateInput, now: number): Audience {
-  requireAudiencePlan(w, requireProject(w, input.projectId), now);
+  const project = requireProject(w, input.projectId);
+  const actor = projectAdminActor(w, project, input.asUserId);
+  requireAudiencePlan(w, project, now);
   const audience: Audience = {
     id: `aud_${randomId(12)}`,
     projectId: input.projectId,
@@ -98,11 +107,11 @@ export function audienceCreate(w: StoreWriter, input: AudienceCreateInput, now: 
     updatedAt: now,
   };
   w.putAudience(audience);
-  audit(w, audience.projectId, 'audience.create', null, { audience: { before: null, after: audienceFields(audience) } }, now);
+  audit(w, actor, audience.projectId, 'audience.create', null, { audience: { before: null, after: audienceFields(audience) } }, now);
   return audience;
 }
 
-export interface AudienceUpdateInput {
+export interface AudienceUpdateInput extends AsUser {
   audienceId: string;
   name?: string;
   rules?: AudienceRule[];
@@ -110,14 +119,16 @@ export interface AudienceUpdateInput {
 
 export function audienceUpdate(w: StoreWriter, input: AudienceUpdateInput, now: number): Audience {
   const audience = requireAudience(w, input.audienceId);
-  requireAudiencePlan(w, requireProject(w, audience.projectId), now);
+  const project = requireProject(w, audience.projectId);
+  const actor = projectAdminActor(w, project, input.asUserId);
+  requireAudiencePlan(w, project, now);
   const name = input.name === undefined ? audience.name : uniqueAudienceName(w, audience.projectId, input.name, audience.id);
   const rules = input.rules === undefined ? audience.rules : checkRules(input.rules);
   // As a flag patch: a change to nothing writes nothing and leaves no audit entry.
   if (name === audience.name && JSON.stringify(rules) === JSON.stringify(audience.rules)) return audience;
   const next: Audience = { ...audience, name, rules, updatedAt: now };
   w.putAudience(next);
-  audit(w, audience.projectId, 'audience.update', null, { audience: { before: audienceFields(audience), after: audienceFields(next) } }, now);
+  audit(w, actor, audience.projectId, 'audience.update', null, { audience: { before: audienceFields(audience), after: audienceFields(next) } }, now);
   return next;
 }
 
@@ -134,9 +145,9 @@ function uniqueAudienceName(w: StoreWriter, projectId: string, raw: string, exce
   return name;
 }
 
-/** Project changes made from the console have no person behind them (no `--as`): actor `console`. */
-function audit(w: StoreWriter, projectId: string, action: string, env: string | null, changes: AuditEntry['changes'], now: number): void {
-  w.appendAudit({ at: now, projectId, actor: kConsoleActor.id, actorName: kConsoleActor.name, action, flagId: null, env, changes });
+/** Project changes from the command line are audited as `console`; from the web console as the user. */
+function audit(w: StoreWriter, actor: Actor, projectId: string, action: string, env: string | null, changes: AuditEntry['changes'], now: number): void {
+  w.appendAudit({ at: now, projectId, actor: actor.id, actorName: actor.name, action, flagId: null, env, changes });
 }
 
 /** Audiences are a Teams and Enterprise feature (spec: Audience); personal projects have none. */

@@ -11,7 +11,7 @@ t.test('serve --demo seeds an empty data dir, prints working tokens, and /health
   t.teardown(() => server.stop());
   const health = await call(server.baseUrl, 'GET', '/health');
   t.equal(health.status, 200);
-  t.same(health.json, { status: 'ok', storeVersion: 3 });
+  t.same(health.json, { status: 'ok', storeVersion: 4 });
   const out = server.output();
   t.match(out, /Demo data seeded/);
   const secrets = [...out.matchAll(/(demo-[\w-]+)\s+(read|write)\s+(fw_\w+)/g)];

@@ -277,7 +277,7 @@ t.test('a schema 1 data dir (no index of mail to send) is migrated when opened f
   const store = Store.open(dir);
   t.teardown(() => store.close());
   t.equal(store.schemaVersion(), kSchemaVersion);
-  t.equal(kSchemaVersion, 3);
+  t.equal(kSchemaVersion, 4);
   t.strictSame(store.listDueMail(at + 5, 10).map((m) => m.seq), [2], 'the pending message is indexed, sent and given-up ones are not');
   t.equal(store.listMail().length, 3);
 });
@@ -295,11 +295,43 @@ t.test('a schema 2 data dir (no usage database) reads as never evaluated, and is
 
   const store = Store.open(dir);
   t.teardown(() => store.close());
-  t.equal(store.schemaVersion(), 3);
+  t.equal(store.schemaVersion(), kSchemaVersion);
   const seq = store.configSeq();
   store.transact((w) => w.putUsage({ flagId: 'flg_a', evaluations: 2, lastEvaluatedAt: at }));
   t.strictSame(store.getUsage('flg_a'), { flagId: 'flg_a', evaluations: 2, lastEvaluatedAt: at });
   t.equal(store.configSeq(), seq, 'a usage write does not move configSeq');
+});
+
+t.test('a schema 3 data dir (no auth database) reads as no passwords or sessions, and is migrated when opened for writing', async (t) => {
+  const dir = tempDir(t, 'flagwire-store-');
+  const raw = open({ path: join(dir, 'flagwire.mdb'), maxDbs: 16 });
+  raw.openDB({ name: 'meta' }).putSync('schemaVersion', 3);
+  await raw.close();
+
+  const reader = Store.open(dir, { readOnly: true });
+  t.equal(reader.schemaVersion(), 3, 'a read-only open reads it as it is');
+  t.equal(reader.getCredential('usr_1'), undefined);
+  t.equal(reader.getSession('ab'.repeat(32)), undefined);
+  t.same(reader.listUserSessions('usr_1'), []);
+  await reader.close();
+
+  const store = Store.open(dir);
+  t.teardown(() => store.close());
+  t.equal(store.schemaVersion(), 4);
+  const seq = store.configSeq();
+  const session = { idHash: 'cd'.repeat(32), userId: 'usr_1', csrfToken: 'csrf', createdAt: at, expiresAt: at + 1 };
+  store.transact((w) => {
+    w.putCredential({ userId: 'usr_1', passwordHash: 'scrypt$2$1$1$AA==$AA==', updatedAt: at });
+    w.putSession(session);
+    w.putSession({ ...session, idHash: 'ef'.repeat(32), userId: 'usr_2' });
+  });
+  t.strictSame(store.getCredential('usr_1'), { userId: 'usr_1', passwordHash: 'scrypt$2$1$1$AA==$AA==', updatedAt: at });
+  t.strictSame(store.getSession(session.idHash), session);
+  t.strictSame(store.listUserSessions('usr_1'), [session], 'only the user\'s own sessions');
+  t.equal(store.configSeq(), seq, 'passwords and sessions do not move configSeq');
+  store.transact((w) => w.deleteSession(session));
+  t.equal(store.getSession(session.idHash), undefined);
+  t.same(store.listUserSessions('usr_1'), [], 'the index entry goes with it');
 });
 
 t.test('a data dir with files Flagwire did not write is refused, never written over', async (t) => {

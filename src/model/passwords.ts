@@ -1,0 +1,70 @@
+// Console passwords: the length rule (NIST SP 800-63B: a minimum length, no composition rules) and the
+// memory-hard hash they are kept as (scrypt from node:crypto; argon2 would need a native dependency).
+//
+// Stored as `scrypt$N$r$p$<salt base64>$<key base64>`, so the cost can be raised later and old hashes
+// still verify with the parameters they were made with. N = 2^15, r = 8: 32 MiB and about 0.1 s per hash,
+// OWASP's scrypt recommendation; hashing runs on libuv's thread pool (async), never on the event loop.
+import { randomBytes, scrypt, scryptSync, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+
+export const kMinPasswordLength = 12;
+/** Long enough for any passphrase; bounds the work a sign-in request can ask for. */
+export const kMaxPasswordLength = 1024;
+
+const kCost = { N: 2 ** 15, r: 8, p: 1 } as const;
+const kKeyBytes = 32;
+const kSaltBytes = 16;
+/** scrypt needs 128 * N * r bytes (32 MiB here); Node's default cap is exactly that, so allow twice it. */
+const kMaxMem = 2 * 128 * kCost.N * kCost.r;
+
+/** Why `password` cannot be used, or null. Length counts characters (code points), as people do. */
+export function passwordProblem(password: string): string | null {
+  const length = [...password].length;
+  if (length < kMinPasswordLength) return `the password must be at least ${kMinPasswordLength} characters long (it has ${length})`;
+  if (length > kMaxPasswordLength) return `the password must be at most ${kMaxPasswordLength} characters long`;
+  return null;
+}
+
+function encode(salt: Buffer, key: Buffer): string {
+  return `scrypt$${kCost.N}$${kCost.r}$${kCost.p}$${salt.toString('base64')}$${key.toString('base64')}`;
+}
+
+function derive(password: string, salt: Buffer, keyBytes: number, options: ScryptOptions): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    scrypt(password.normalize('NFC'), salt, keyBytes, options, (err, key) => (err ? reject(err) : resolve(key)));
+  });
+}
+
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(kSaltBytes);
+  return encode(salt, await derive(password, salt, kKeyBytes, { ...kCost, maxmem: kMaxMem }));
+}
+
+/** The demo seed's hash, made once at start-up before the seed's transaction. */
+export function hashPasswordSync(password: string): string {
+  const salt = randomBytes(kSaltBytes);
+  return encode(salt, scryptSync(password.normalize('NFC'), salt, kKeyBytes, { ...kCost, maxmem: kMaxMem }));
+}
+
+/** Whether `stored` is a hash this module made (the writer refuses anything else). */
+export function isPasswordHash(stored: string): boolean {
+  return parse(stored) !== null;
+}
+
+function parse(stored: string): { N: number; r: number; p: number; salt: Buffer; key: Buffer } | null {
+  const parts = stored.split('$');
+  if (parts.length !== 6 || parts[0] !== 'scrypt') return null;
+  const [N, r, p] = parts.slice(1, 4).map(Number) as [number, number, number];
+  if (![N, r, p].every(Number.isSafeInteger) || N < 2 || r < 1 || p < 1 || 128 * N * r > 16 * kMaxMem) return null;
+  const salt = Buffer.from(parts[4]!, 'base64');
+  const key = Buffer.from(parts[5]!, 'base64');
+  return salt.length === 0 || key.length === 0 ? null : { N, r, p, salt, key };
+}
+
+/** Constant-time compare of the derived key; false for a hash this module cannot read. */
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const parsed = parse(stored);
+  if (parsed === null) return false;
+  const { N, r, p, salt, key } = parsed;
+  const derived = await derive(password, salt, key.length, { N, r, p, maxmem: Math.max(kMaxMem, 2 * 128 * N * r) });
+  return timingSafeEqual(derived, key);
+}

@@ -1,0 +1,59 @@
+// The web console's page, style sheet and scripts. The scripts are plain TypeScript (ui/), compiled by
+// the project's tsc at install (npm's prepare) to ES modules that browsers load as they are: no bundler
+// and no UI library, so nothing is fetched from another origin and there is no second build to keep.
+// They are read from disk once, when the server starts.
+import { readdirSync, readFileSync } from 'node:fs';
+import { kConsoleCss } from './style.js';
+
+export interface Asset {
+  body: Buffer;
+  contentType: string;
+}
+
+export interface Assets {
+  page: Buffer;
+  /** By file name under /console/assets/. */
+  files: ReadonlyMap<string, Asset>;
+}
+
+/**
+ * Nothing from another origin, no inline script or style: a page injected with markup could not run
+ * it, and could not send what it reads anywhere but here.
+ */
+const kContentSecurityPolicy = [
+  "default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self'", "connect-src 'self'",
+  "form-action 'self'", "base-uri 'none'", "frame-ancestors 'none'",
+].join('; ');
+
+export const kPageHeaders = [
+  ['Content-Security-Policy', kContentSecurityPolicy],
+  ['X-Frame-Options', 'DENY'],
+  ['X-Content-Type-Options', 'nosniff'],
+  ['Referrer-Policy', 'no-referrer'],
+] as const;
+
+const kPage = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Flagwire console</title>
+<link rel="stylesheet" href="/console/assets/console.css">
+<script type="module" src="/console/assets/app.js"></script>
+</head>
+<body>
+<header class="top"><a class="brand" href="#/">Flagwire console</a><nav id="account" aria-label="Account"></nav></header>
+<main id="main" tabindex="-1"><p id="status" class="status" role="status" aria-live="polite"></p><div id="page"><p>Loading…</p></div></main>
+</body>
+</html>
+`;
+
+export function loadAssets(): Assets {
+  const files = new Map<string, Asset>();
+  files.set('console.css', { body: Buffer.from(kConsoleCss), contentType: 'text/css; charset=utf-8' });
+  const dir = new URL('./ui/', import.meta.url);
+  for (const name of readdirSync(dir)) {
+    if (name.endsWith('.js')) files.set(name, { body: readFileSync(new URL(name, dir)), contentType: 'text/javascript; charset=utf-8' });
+  }
+  return { page: Buffer.from(kPage), files };
+}

@@ -1,0 +1,210 @@
+// The web console at /console: its page and scripts (assets.ts), and its JSON endpoints under
+// /console/api (api.ts), registered on the app with one call. Same-origin only: no response carries
+// the Management API's Access-Control-Allow-Origin, and every change must come from this origin
+// (Origin header) with the session's CSRF token, beyond the cookie's SameSite=Strict.
+import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
+import type { Logger } from 'pino';
+import type { Clock } from '../../clock.js';
+import type { Config } from '../../config.js';
+import { errorEnvelope, FlagwireError } from '../../errors.js';
+import type { BodyBudget } from '../../http/body.js';
+import { TrustedProxies } from '../../http/client-address.js';
+import { sendSameOrigin, trackAbort, type PendingResponse } from '../../http/http.js';
+import type { InFlight } from '../../http/in-flight.js';
+import type { ReceivedBody } from '../../model/request-body.js';
+import type { SnapshotReader } from '../../store/interfaces.js';
+import type { WriterClient } from '../../writer/client.js';
+import { matchApiRoute, type ApiCall } from './api.js';
+import { loadAssets, kPageHeaders } from './assets.js';
+import { ConsoleSessions, isCsrfToken, sessionCookie, type CurrentSession } from './sessions.js';
+import { SignInLimits } from './sign-in-limits.js';
+
+export interface ConsoleDeps {
+  store: SnapshotReader;
+  writer: WriterClient;
+  clock: Clock;
+  /** Read at each request: the listen port is known only after registration (withListenPort). */
+  config(): Readonly<Config>;
+  log: Logger;
+  inFlight: InFlight;
+  /** The anonymous share of the body budget: sign-in bodies arrive before any credential. */
+  bodies: BodyBudget;
+}
+
+/** The request's values, read in the handler before anything async (uWS's request lives on the stack). */
+interface ConsoleRequest {
+  method: string;
+  /** The path after /console/api/. */
+  rest: string;
+  query: URLSearchParams;
+  cookie: string;
+  origin: string;
+  csrf: string;
+  contentType: string;
+  contentLength: string;
+  address: string;
+  /** Reached over HTTPS: the base URL is https, or a trusted proxy says so (X-Forwarded-Proto). */
+  secure: boolean;
+  /** The origins a change may come from: this server's, as the browser addressed it and as configured. */
+  origins: readonly string[];
+}
+
+const kApiHeaders = [['Cache-Control', 'no-store'], ['X-Content-Type-Options', 'nosniff']] as const;
+export const kCsrfHeader = 'x-flagwire-csrf';
+
+export function registerConsole(app: TemplatedApp, deps: ConsoleDeps): void {
+  const config = deps.config();
+  const proxies = config.trustedProxies.length === 0 ? null : new TrustedProxies(config.trustedProxies);
+  const sessions = new ConsoleSessions(deps.store, deps.writer, deps.clock, new SignInLimits(config.signInFailLimit), config.consoleSessionMs);
+  const assets = loadAssets();
+
+  const page = (res: HttpResponse) => sendSameOrigin(res, 200, assets.page, 'text/html; charset=utf-8', kPageHeaders);
+  app.get('/console', page);
+  app.get('/console/', page);
+  app.get('/console/assets/:file', (res, req) => {
+    const asset = assets.files.get(req.getParameter(0) ?? '');
+    if (asset === undefined) sendSameOrigin(res, 404, 'Not found\n', 'text/plain; charset=utf-8', kPageHeaders);
+    else sendSameOrigin(res, 200, asset.body, asset.contentType, [...kPageHeaders, ['Cache-Control', 'no-cache']]);
+  });
+  // No CORS for the console: a preflight is answered without Access-Control-Allow-*, so a browser never
+  // sends another origin's request with custom headers (the app's catch-all preflight allows any origin).
+  app.options('/console/*', (res) => sendSameOrigin(res, 204, '', 'text/plain', kApiHeaders));
+
+  app.any('/console/api/*', (res: PendingResponse, req: HttpRequest) => {
+    const request = readRequest(res, req, deps.config(), proxies);
+    const fail = (err: unknown, headers: readonly (readonly [string, string])[] = []) => {
+      let error: FlagwireError;
+      if (err instanceof FlagwireError) {
+        error = err;
+      } else {
+        deps.log.error({ err, method: request.method, path: request.rest }, 'unexpected error in the web console');
+        error = new FlagwireError('INTERNAL', 'An unexpected error occurred; it has been logged. Retry, and report it if it persists.');
+      }
+      sendSameOrigin(res, error.status, JSON.stringify(errorEnvelope(error, deps.config().docsUrl)), 'application/json', [...kApiHeaders, ...headers]);
+    };
+    const succeed = (value: unknown, headers: readonly (readonly [string, string])[] = []) =>
+      sendSameOrigin(res, 200, JSON.stringify(value ?? null), 'application/json', [...kApiHeaders, ...headers]);
+
+    try {
+      const changes = request.method !== 'GET' && request.method !== 'HEAD';
+      // spec-beyond: CSRF. Every change must say it comes from this origin; browsers always send Origin on
+      // a POST, PATCH or DELETE, so a missing one is refused too.
+      if (changes && !request.origins.includes(request.origin)) {
+        throw new FlagwireError('CROSS_SITE_REQUEST', `Changes are accepted only from this server's own pages (Origin ${request.origin === '' ? 'missing' : `"${request.origin}"`}).`);
+      }
+      if (request.rest === 'sign-in' && request.method === 'POST') {
+        readBody(res, request, deps, fail, (received) => signIn(received));
+        return;
+      }
+      const current = sessions.current(request.cookie);
+      if (request.rest === 'sign-out' && request.method === 'POST') {
+        // Signing out without a session still clears the cookie; with one, it ends it in the store.
+        trackAbort(res);
+        if (current !== null && !isCsrfToken(current.session, request.csrf)) throw csrfRefused();
+        run(async () => {
+          if (current !== null) await sessions.signOut(current.session);
+          return { signedIn: false };
+        }, [['Set-Cookie', sessionCookie('', 0, request.secure)]]);
+        return;
+      }
+      if (current === null) {
+        throw new FlagwireError('NOT_SIGNED_IN', 'Sign in first: the request has no session, or its session expired or was ended.');
+      }
+      const matched = matchApiRoute(request.method, request.rest);
+      if (changes && !isCsrfToken(current.session, request.csrf)) throw csrfRefused();
+      if (changes) {
+        readBody(res, request, deps, fail, (received) => run(() => call(matched, current, received)));
+      } else {
+        trackAbort(res);
+        run(() => call(matched, current, null));
+      }
+    } catch (err) {
+      fail(err);
+    }
+
+    function call(matched: ReturnType<typeof matchApiRoute>, current: CurrentSession, received: ReceivedBody | null): unknown {
+      deps.store.resetReadTxn();
+      const apiCall: ApiCall = {
+        params: matched.params, query: request.query, received, user: current.user, session: current.session,
+        store: deps.store, writer: deps.writer, now: deps.clock.now(),
+      };
+      return matched.route.run(apiCall);
+    }
+
+    /** Answers with what `work` resolves to; keeps the server's drain waiting for it. */
+    function run(work: () => unknown, headers: readonly (readonly [string, string])[] = []): void {
+      const done = deps.inFlight.start();
+      Promise.resolve().then(work).then((value) => succeed(value, headers), (err: unknown) => fail(err)).finally(done);
+    }
+
+    function signIn(received: ReceivedBody): void {
+      const done = deps.inFlight.start();
+      Promise.resolve().then(() => {
+        const body = parseSignIn(received);
+        return sessions.signIn(body.email, body.password, request.address);
+      }).then((signedIn) => {
+        // The session id goes only into the HttpOnly cookie, never into the JSON the page's script reads.
+        const cookie = sessionCookie(signedIn.id, signedIn.session.expiresAt - deps.clock.now(), request.secure);
+        succeed({ user: signedIn.user, csrfToken: signedIn.session.csrfToken, expiresAt: signedIn.session.expiresAt }, [['Set-Cookie', cookie]]);
+      }, (err: unknown) => fail(err)).finally(done);
+    }
+  });
+}
+
+function csrfRefused(): FlagwireError {
+  return new FlagwireError('CROSS_SITE_REQUEST', 'The request lacks this page\'s CSRF token (X-Flagwire-CSRF); reload the console and retry.');
+}
+
+function parseSignIn(received: ReceivedBody): { email: string; password: string } {
+  let value: unknown = undefined;
+  try {
+    value = JSON.parse(Buffer.from(received.bytes).toString('utf8'));
+  } catch {
+    value = undefined;
+  }
+  const body = (value ?? {}) as Record<string, unknown>;
+  if (typeof body.email !== 'string' || typeof body.password !== 'string') {
+    throw new FlagwireError('INVALID_REQUEST', 'Send {"email": "...", "password": "..."} as JSON.');
+  }
+  return { email: body.email, password: body.password };
+}
+
+function readRequest(res: HttpResponse, req: HttpRequest, config: Readonly<Config>, proxies: TrustedProxies | null): ConsoleRequest {
+  const peer = Buffer.from(res.getRemoteAddressAsText()).toString();
+  const secure = config.baseUrl.startsWith('https:') || proxies?.forwardedProto(peer, req.getHeader('x-forwarded-proto')) === 'https';
+  const host = req.getHeader('host');
+  const origins = [new URL(config.baseUrl).origin];
+  if (host !== '') origins.push(`${secure ? 'https' : 'http'}://${host}`);
+  return {
+    method: req.getMethod().toUpperCase(),
+    rest: req.getUrl().slice('/console/api/'.length),
+    query: new URLSearchParams(req.getQuery() ?? ''),
+    cookie: req.getHeader('cookie'),
+    origin: req.getHeader('origin'),
+    csrf: req.getHeader(kCsrfHeader),
+    contentType: req.getHeader('content-type'),
+    contentLength: req.getHeader('content-length'),
+    address: proxies === null ? peer : proxies.clientAddress(peer, req),
+    secure,
+    origins,
+  };
+}
+
+function readBody(
+  res: PendingResponse, request: ConsoleRequest, deps: ConsoleDeps, fail: (err: unknown) => void, then: (received: ReceivedBody) => void,
+): void {
+  const done = deps.inFlight.start();
+  deps.bodies.read(res, request.contentLength, (body) => {
+    done();
+    if (!body.ok) {
+      fail(new FlagwireError(body.reason === 'busy' ? 'SERVER_BUSY' : 'PAYLOAD_TOO_LARGE', body.reason === 'busy'
+        ? 'The server is buffering as many request bodies as it allows; retry after a second.'
+        : 'The request body is larger than 1 MiB.'));
+      return;
+    }
+    // A copy: the writer thread gets it by structured clone, and `body` may be a view of a shared pool.
+    const received = { bytes: new Uint8Array(body.body), contentType: request.contentType };
+    body.release();
+    then(received);
+  }, done);
+}

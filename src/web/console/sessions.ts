@@ -1,0 +1,114 @@
+// Web console sessions: signing in (password check, rate limits, a fresh session id), finding the
+// session of a request by its cookie, and signing out. Sessions live in the store, so every process and
+// thread serving the console sees the same ones, and a sign-out ends the session everywhere at once.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Clock } from '../../clock.js';
+import { FlagwireError } from '../../errors.js';
+import type { User } from '../../model/accounts.js';
+import { hashSecret, randomId } from '../../model/ids.js';
+import { hashPassword, kMaxPasswordLength, verifyPassword } from '../../model/passwords.js';
+import type { Session } from '../../model/sessions.js';
+import type { SnapshotReader } from '../../store/interfaces.js';
+import type { WriterClient } from '../../writer/client.js';
+import type { SignInLimits } from './sign-in-limits.js';
+
+export const kSessionCookie = 'flagwire_session';
+/** 43 base62 characters: 256 bits. */
+const kSessionIdLength = 43;
+const kCsrfTokenLength = 32;
+/**
+ * Password checks running at once (each 32 MiB and 0.1 s on libuv's pool); more are refused with 503,
+ * so a burst of sign-ins from many addresses cannot take the server's memory.
+ */
+const kMaxVerifying = 8;
+
+export interface SignedIn {
+  /** The new session's id: only ever in the Set-Cookie of this answer. */
+  id: string;
+  session: Session;
+  user: User;
+}
+
+export interface CurrentSession {
+  session: Session;
+  user: User;
+}
+
+export class ConsoleSessions {
+  private verifying = 0;
+  /** Checked against when the e-mail address is unknown, so that answer takes as long as a wrong password. */
+  private readonly decoy = hashPassword(randomId(24));
+
+  constructor(
+    private readonly store: SnapshotReader,
+    private readonly writer: WriterClient,
+    private readonly clock: Clock,
+    private readonly limits: SignInLimits,
+    private readonly sessionMs: number,
+  ) {}
+
+  async signIn(email: string, password: string, address: string): Promise<SignedIn> {
+    const now = this.clock.now();
+    this.limits.check(address, email, now);
+    if (password.length > kMaxPasswordLength * 2) throw new FlagwireError('INVALID_REQUEST', 'the password is longer than any password Flagwire accepts');
+    if (this.verifying >= kMaxVerifying) {
+      throw new FlagwireError('SERVER_BUSY', 'Too many sign-ins are being checked at once; retry in a second.');
+    }
+    this.verifying++;
+    let user: User | undefined;
+    let ok = false;
+    try {
+      this.store.resetReadTxn();
+      user = this.store.findUserByEmail(email.trim());
+      const credential = user === undefined ? undefined : this.store.getCredential(user.id);
+      ok = await verifyPassword(password, credential?.passwordHash ?? await this.decoy) && credential !== undefined;
+    } finally {
+      this.verifying--;
+    }
+    if (!ok || user === undefined) {
+      this.limits.failed(address, email, now);
+      throw new FlagwireError('SIGN_IN_FAILED', 'The e-mail address or the password is not right.');
+    }
+    // A fresh id at every sign-in: an id planted in the browser before sign-in is never the signed-in one.
+    const id = randomId(kSessionIdLength);
+    const session = { userId: user.id, idHash: hashSecret(id), csrfToken: randomId(kCsrfTokenLength), expiresAt: now + this.sessionMs };
+    await this.writer.call('sessionStart', session);
+    return { id, session: { ...session, createdAt: now }, user };
+  }
+
+  /** The request's session, or null when it has none, or one that expired or was ended. */
+  current(cookieHeader: string): CurrentSession | null {
+    const id = cookieValue(cookieHeader, kSessionCookie);
+    if (id === null || id.length !== kSessionIdLength) return null;
+    this.store.resetReadTxn();
+    const session = this.store.getSession(hashSecret(id));
+    if (session === undefined || session.expiresAt <= this.clock.now()) return null;
+    const user = this.store.getUser(session.userId);
+    return user === undefined ? null : { session, user };
+  }
+
+  async signOut(session: Session): Promise<void> {
+    await this.writer.call('sessionEnd', { idHash: session.idHash });
+  }
+}
+
+/** Whether `sent` is the session's CSRF token (compared in constant time). */
+export function isCsrfToken(session: Session, sent: string): boolean {
+  const a = createHash('sha256').update(sent).digest();
+  const b = createHash('sha256').update(session.csrfToken).digest();
+  return timingSafeEqual(a, b);
+}
+
+/** One cookie's value from a Cookie header, or null. */
+export function cookieValue(header: string, name: string): string | null {
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq !== -1 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return null;
+}
+
+/** The Set-Cookie of a session: HttpOnly, SameSite=Strict, only under /console, Secure when served over HTTPS. */
+export function sessionCookie(id: string, maxAgeMs: number, secure: boolean): string {
+  return `${kSessionCookie}=${id}; Path=/console; Max-Age=${Math.max(0, Math.floor(maxAgeMs / 1000))}; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`;
+}

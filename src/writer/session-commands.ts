@@ -1,0 +1,43 @@
+// Web console sign-in: setting a user's password, and starting and ending sessions. The password is
+// hashed by the caller (scrypt takes 0.1 s and 32 MiB: never on the writer thread, which would hold
+// every other change that long); the session id is drawn by the caller, which alone sees it, and
+// arrives here hashed.
+import { FlagwireError } from '../errors.js';
+import { requireUser } from '../model/lookups.js';
+import { isPasswordHash } from '../model/passwords.js';
+import type { Session } from '../model/sessions.js';
+import type { StoreWriter } from '../store/interfaces.js';
+
+/** `user password`: stores the hash and ends every session of the user (a new password signs everyone out). */
+export function userPassword(
+  w: StoreWriter, input: { userId: string; passwordHash: string }, now: number,
+): { userId: string; updatedAt: number; sessionsEnded: number } {
+  const user = requireUser(w, input.userId);
+  if (typeof input.passwordHash !== 'string' || !isPasswordHash(input.passwordHash)) {
+    throw new FlagwireError('INVALID_REQUEST', 'the password hash is not one Flagwire made');
+  }
+  w.putCredential({ userId: user.id, passwordHash: input.passwordHash, updatedAt: now });
+  const sessions = w.listUserSessions(user.id);
+  for (const session of sessions) w.deleteSession(session);
+  return { userId: user.id, updatedAt: now, sessionsEnded: sessions.length };
+}
+
+export type SessionStartInput = Pick<Session, 'userId' | 'idHash' | 'csrfToken' | 'expiresAt'>;
+
+/** A sign-in: stores the new session and drops the user's expired ones, so they do not pile up. */
+export function sessionStart(w: StoreWriter, input: SessionStartInput, now: number): { expiresAt: number } {
+  const user = requireUser(w, input.userId);
+  if (!/^[0-9a-f]{64}$/.test(input.idHash) || input.expiresAt <= now) {
+    throw new FlagwireError('INVALID_REQUEST', 'a session needs the SHA-256 of its id and an expiry in the future');
+  }
+  for (const old of w.listUserSessions(user.id)) if (old.expiresAt <= now) w.deleteSession(old);
+  w.putSession({ idHash: input.idHash, userId: user.id, csrfToken: input.csrfToken, createdAt: now, expiresAt: input.expiresAt });
+  return { expiresAt: input.expiresAt };
+}
+
+/** Sign-out: the session is gone from the store, so its cookie is refused everywhere from now on. */
+export function sessionEnd(w: StoreWriter, input: { idHash: string }): { ended: boolean } {
+  const session = w.getSession(input.idHash);
+  if (session !== undefined) w.deleteSession(session);
+  return { ended: session !== undefined };
+}

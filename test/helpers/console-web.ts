@@ -1,0 +1,63 @@
+// The web console from a test: setting a password with the real CLI (on standard input), signing in over
+// HTTP as the page does, and a headless Chromium (Debian's, installed by scripts/ensure-chromium.sh).
+import { execFileSync, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { kCliPath } from './cli.js';
+
+const kEnsureChromium = fileURLToPath(new URL('../../../scripts/ensure-chromium.sh', import.meta.url));
+export const kChromium = '/usr/bin/chromium';
+
+/** Installs chromium when missing (apt-get; quiet, idempotent). */
+export function ensureChromium(): void {
+  execFileSync('sh', [kEnsureChromium], { stdio: 'inherit', timeout: 600_000 });
+}
+
+/** `flagwire user password USER_ID --json` with `input` on standard input: exit code and the JSON. */
+export function setPassword(dataDir: string, userId: string, input: string): Promise<{ code: number; json: any }> {
+  const { NODE_OPTIONS: _tapLoader, ...env } = process.env;
+  const child = spawn(process.execPath, [kCliPath, 'user', 'password', userId, '--json', '--data', dataDir], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stdin.end(input);
+  return new Promise((resolve) => child.once('exit', (code) => resolve({ code: code ?? -1, json: stdout === '' ? null : JSON.parse(stdout) })));
+}
+
+export interface WebSession {
+  cookie: string;
+  csrf: string;
+  setCookie: string;
+}
+
+/** POST /console/api/sign-in from this origin; throws with the answer when it is not 200. */
+export async function signIn(baseUrl: string, email: string, password: string, headers: Record<string, string> = {}): Promise<WebSession> {
+  const res = await fetch(`${baseUrl}/console/api/sign-in`, {
+    method: 'POST', headers: { origin: baseUrl, 'content-type': 'application/json', ...headers }, body: JSON.stringify({ email, password }),
+  });
+  const body = await res.json() as { csrfToken: string };
+  if (res.status !== 200) throw new Error(`sign-in ${res.status}: ${JSON.stringify(body)}`);
+  const setCookie = res.headers.get('set-cookie') ?? '';
+  return { cookie: setCookie.split(';')[0]!, csrf: body.csrfToken, setCookie };
+}
+
+/** A /console/api call with the session's cookie (and, unless `csrf: false`, its CSRF token and this origin). */
+export async function consoleCall(
+  baseUrl: string, session: WebSession | null, method: string, path: string,
+  opts: { body?: unknown; origin?: string | null; csrf?: boolean } = {},
+): Promise<{ status: number; json: any; headers: Headers }> {
+  const headers: Record<string, string> = {};
+  if (session !== null) headers.cookie = session.cookie;
+  if (session !== null && opts.csrf !== false) headers['x-flagwire-csrf'] = session.csrf;
+  const origin = opts.origin === undefined ? baseUrl : opts.origin;
+  if (origin !== null) headers.origin = origin;
+  if (opts.body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${baseUrl}/console/api/${path}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+  const text = await res.text();
+  return { status: res.status, json: text === '' ? null : JSON.parse(text), headers: res.headers };
+}
+
+/** The demo owner's console password, from what `serve --demo` printed. */
+export function demoPassword(output: string): string {
+  const m = /email (\S+)\s+password (\S+)/.exec(output);
+  if (!m) throw new Error(`no console password in:\n${output}`);
+  return m[2]!;
+}
