@@ -76,7 +76,12 @@ export class AuthFailures {
    * exactly `limit` failures are answered as failures, however requests interleave.
    */
   record(ip: string, now: number): void {
-    if (!this.table.withLock(() => this.recordLocked(ip, now))) throw lockedOut();
+    if (!this.tryRecord(ip, now)) throw lockedOut();
+  }
+
+  /** Counts one failure of `key` and answers true, or answers false when it had already reached the limit. */
+  tryRecord(key: string, now: number): boolean {
+    return this.table.withLock(() => this.recordLocked(key, now));
   }
 
   private recordLocked(ip: string, now: number): boolean {

@@ -12,6 +12,7 @@ import { registerOpenApiRoute } from '../openapi/route.js';
 import { recordRoutes } from './route-recorder.js';
 import type { BodyBudget } from '../http/body.js';
 import { registerConsole } from '../web/console/routes.js';
+import type { SignInLimits } from '../web/console/sign-in-limits.js';
 
 export interface AppDeps extends ManagementDeps {
   evaluation: RouteGroup;
@@ -19,6 +20,8 @@ export interface AppDeps extends ManagementDeps {
   features?: readonly { register(app: uWS.TemplatedApp): void }[];
   /** The web console's body budget (the anonymous share: sign-in bodies come before any credential). */
   consoleBodies: BodyBudget;
+  /** The web console's sign-in limits: the process's, shared by every front-end thread. */
+  signInLimits: SignInLimits;
 }
 
 export function createApp(deps: AppDeps): uWS.TemplatedApp {
@@ -52,6 +55,7 @@ export function createApp(deps: AppDeps): uWS.TemplatedApp {
   deps.evaluation.register(app);
   registerConsole(app, {
     store: deps.store, writer: deps.writer, clock: deps.clock, config: () => deps.config, log: deps.log, inFlight: deps.inFlight, bodies: deps.consoleBodies,
+    signInLimits: deps.signInLimits,
   });
   for (const feature of deps.features ?? []) feature.register(app);
   const notFound = Buffer.from(JSON.stringify(errorBody(new FlagwireError('NOT_FOUND', 'No such route.'))));

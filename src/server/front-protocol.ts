@@ -4,6 +4,7 @@ import type { AuthFailuresState } from '../api/auth-failures.js';
 import type { Config } from '../config.js';
 import type { BodyBudgetsShared } from '../http/body.js';
 import type { RateLimiterState } from '../http/rate-limit.js';
+import type { SignInLimitsState } from '../web/console/sign-in-limits.js';
 
 /** What a front-end thread starts with: the process's shared state, and its channel to the writer. */
 export interface FrontThreadStart {
@@ -15,6 +16,7 @@ export interface FrontThreadStart {
   /** Null only in the bench's twin without the limiter (a test hook). */
   rateLimiter: RateLimiterState | null;
   authFailures: AuthFailuresState;
+  signInLimits: SignInLimitsState;
   bodies: BodyBudgetsShared;
 }
 

@@ -8,6 +8,7 @@ import { Clock } from '../clock.js';
 import { evalWorkersOfThread, withListenPort } from '../config.js';
 import { BodyBudgets } from '../http/body.js';
 import { RateLimiter } from '../http/rate-limit.js';
+import { SignInLimits } from '../web/console/sign-in-limits.js';
 import { renderMetrics, type MetricsSnapshot } from '../metrics/metrics.js';
 import { openStore } from '../store/open-store.js';
 import { WriterClient } from '../writer/client.js';
@@ -44,6 +45,7 @@ try {
     bodies: new BodyBudgets(config.maxBufferedBodyBytes, start.bodies),
     rateLimiter: start.rateLimiter === null ? null : new RateLimiter(start.rateLimiter),
     authFailures: new AuthFailures(start.authFailures),
+    signInLimits: new SignInLimits(start.signInLimits),
     evalWorkers: evalWorkersOfThread(config, start.thread),
     fleet: {
       async probe(timeoutMs) {

@@ -19,6 +19,7 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { BodyBudgets } from '../http/body.js';
 import type { RateLimiter } from '../http/rate-limit.js';
+import type { SignInLimits } from '../web/console/sign-in-limits.js';
 import type { WriterClient } from '../writer/client.js';
 import type { CollectKind, FromFrontThread, FrontThreadStart, ToFrontThread } from './front-protocol.js';
 import { childApps } from './listen.js';
@@ -30,6 +31,7 @@ export interface FrontThreadsOptions {
   writer: WriterClient;
   rateLimiter: RateLimiter | null;
   authFailures: AuthFailures;
+  signInLimits: SignInLimits;
   bodies: BodyBudgets;
 }
 
@@ -58,6 +60,7 @@ export class FrontThreads {
         config: { ...config }, thread, clock: options.clock.buffer, writer: channel,
         rateLimiter: options.rateLimiter?.state ?? null,
         authFailures: options.authFailures.state,
+        signInLimits: options.signInLimits.state,
         bodies: options.bodies.shared,
       };
       const worker = new Worker(new URL('./front-thread.js', import.meta.url), { workerData: start, transferList: [channel] });

@@ -20,6 +20,7 @@ import { ofrepDoor } from '../ofrep/door.js';
 import type { Store } from '../store/interfaces.js';
 import { MemoReader } from '../store/memo-reader.js';
 import type { WriterClient } from '../writer/client.js';
+import type { SignInLimits } from '../web/console/sign-in-limits.js';
 import { createApp } from './app.js';
 import { createFeatures, type Features } from './features.js';
 import { registeredRoutes } from './route-recorder.js';
@@ -47,6 +48,7 @@ export interface FrontOptions {
   bodies: BodyBudgets;
   rateLimiter: RateLimiter | null;
   authFailures: AuthFailures;
+  signInLimits: SignInLimits;
   /** Eval workers of this front end's own pool. */
   evalWorkers: number;
   /** Null with one front-end thread: its own figures are the process's. */
@@ -91,6 +93,7 @@ export async function createFront(options: FrontOptions): Promise<Front> {
     store: faults === null ? reader : withFaults(reader, faults), writer, clock, config, log, inFlight, bodies: bodies.management, evaluation, activity,
     rateLimiter: options.rateLimiter,
     authFailures: options.authFailures,
+    signInLimits: options.signInLimits,
     metrics,
     features: features.routes,
     // The web console's sign-in and edit bodies: credential-free until signed in, so that share.

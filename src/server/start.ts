@@ -6,6 +6,7 @@ import { Clock } from '../clock.js';
 import { withListenPort, type Config } from '../config.js';
 import { BodyBudgets } from '../http/body.js';
 import { RateLimiter } from '../http/rate-limit.js';
+import { SignInLimits } from '../web/console/sign-in-limits.js';
 import { Mailer } from '../mail/mailer.js';
 import type { Store } from '../store/interfaces.js';
 import { openStore, verifyStore } from '../store/open-store.js';
@@ -64,8 +65,9 @@ export async function startServer(config: Readonly<Config>, options: StartOption
   // switched off only together with the test hooks, so no production setting can drop the spec's limit.
   const rateLimiter = config.test.rateLimitOff ? null : new RateLimiter({ limit: config.rateLimit });
   const authFailures = new AuthFailures(config.authFailLimit);
+  const signInLimits = new SignInLimits(config.signInFailLimit);
   const writer = WriterClient.create(config.dataDir, clock, config.writeTimeoutMs, log);
-  const shared = { config, log, clock, writer, bodies, rateLimiter, authFailures };
+  const shared = { config, log, clock, writer, bodies, rateLimiter, authFailures, signInLimits };
   const serving = await serve(shared, store).catch(async (err: unknown) => {
     await writer.close();
     await store.close();
@@ -123,7 +125,7 @@ export async function startServer(config: Readonly<Config>, options: StartOption
   return { port, close };
 }
 
-type Shared = Pick<Parameters<typeof FrontThreads.start>[0], 'config' | 'log' | 'clock' | 'writer' | 'bodies' | 'rateLimiter' | 'authFailures'>;
+type Shared = Pick<Parameters<typeof FrontThreads.start>[0], 'config' | 'log' | 'clock' | 'writer' | 'bodies' | 'rateLimiter' | 'authFailures' | 'signInLimits'>;
 
 /**
  * One front-end thread: the main thread's own front end listens. Several: an acceptor on the main

@@ -22,15 +22,27 @@ export function userPassword(
   return { userId: user.id, updatedAt: now, sessionsEnded: sessions.length };
 }
 
+/**
+ * A user's live sessions at most (browsers, devices): a sign-in beyond it ends the oldest, so signing
+ * in again and again (each a valid sign-in, which no failure limit counts) cannot grow the store.
+ */
+export const kMaxSessionsPerUser = 20;
+
 export type SessionStartInput = Pick<Session, 'userId' | 'idHash' | 'csrfToken' | 'expiresAt'>;
 
-/** A sign-in: stores the new session and drops the user's expired ones, so they do not pile up. */
+/** A sign-in: stores the new session and drops the user's expired ones, and the oldest past kMaxSessionsPerUser. */
 export function sessionStart(w: StoreWriter, input: SessionStartInput, now: number): { expiresAt: number } {
   const user = requireUser(w, input.userId);
   if (!/^[0-9a-f]{64}$/.test(input.idHash) || input.expiresAt <= now) {
     throw new FlagwireError('INVALID_REQUEST', 'a session needs the SHA-256 of its id and an expiry in the future');
   }
-  for (const old of w.listUserSessions(user.id)) if (old.expiresAt <= now) w.deleteSession(old);
+  const live: Session[] = [];
+  for (const old of w.listUserSessions(user.id)) {
+    if (old.expiresAt <= now) w.deleteSession(old);
+    else live.push(old);
+  }
+  live.sort((a, b) => a.createdAt - b.createdAt);
+  for (const old of live.slice(0, Math.max(0, live.length - (kMaxSessionsPerUser - 1)))) w.deleteSession(old);
   w.putSession({ idHash: input.idHash, userId: user.id, csrfToken: input.csrfToken, createdAt: now, expiresAt: input.expiresAt });
   return { expiresAt: input.expiresAt };
 }

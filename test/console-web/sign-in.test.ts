@@ -83,4 +83,19 @@ t.test('sign-in, sessions and their refusals', async (t) => {
   for (const who of ['a@x.test', 'b@x.test']) t.match(await wrong(who, { 'x-forwarded-for': '198.51.100.7' }), /401/);
   t.match(await wrong('c@x.test', { 'x-forwarded-for': '198.51.100.7' }), /401/);
   t.match(await wrong('d@x.test', { 'x-forwarded-for': '198.51.100.7' }), /429.*from this address/, 'the address is locked for every account');
+
+  // At most 8 password checks at once (32 MiB each): 16 sign-ins from 16 addresses at once, each check
+  // taking about 0.1 s, leave some answered 503 with Retry-After, and nothing else but 401.
+  const burst = await Promise.all(Array.from({ length: 16 }, async (_, i) => {
+    const res = await fetch(`${base}/console/api/sign-in`, {
+      method: 'POST',
+      headers: { origin: base, 'content-type': 'application/json', 'x-forwarded-for': `192.0.2.${i + 1}` },
+      body: JSON.stringify({ email: `burst${i}@x.test`, password: 'not the password at all' }),
+    });
+    return { status: res.status, retry: res.headers.get('retry-after'), json: await res.json() as { error: string } };
+  }));
+  const busy = burst.filter((r) => r.status === 503);
+  t.ok(busy.length > 0 && busy.length <= 8, `some refused as busy: ${busy.length}`);
+  t.ok(busy.every((r) => r.retry === '1' && r.json.error === 'Server busy'), 'each with Retry-After: 1 and the envelope');
+  t.equal(burst.filter((r) => r.status === 401).length, 16 - busy.length, 'the rest checked and refused');
 });

@@ -15,9 +15,11 @@ const kThreads = 3;
 const threaded = (env: Record<string, string> = {}) => ({ FLAGWIRE_HTTP_THREADS: String(kThreads), FLAGWIRE_EVAL_WORKERS: String(kThreads), FLAGWIRE_TEST_HOOKS: '1', ...env });
 
 /** One request on a connection of its own (no keep-alive agent): the acceptor gives it the next thread. */
-function fresh(server: TestServer, method: string, path: string, token?: string, body?: unknown): Promise<{ status: number; json: any }> {
+function fresh(
+  server: TestServer, method: string, path: string, token?: string, body?: unknown, extra: Record<string, string> = {},
+): Promise<{ status: number; json: any }> {
   return new Promise((resolve, reject) => {
-    const headers: Record<string, string> = { connection: 'close' };
+    const headers: Record<string, string> = { connection: 'close', ...extra };
     if (token !== undefined) headers.authorization = `Bearer ${token}`;
     const payload = body === undefined ? undefined : JSON.stringify(body);
     if (payload !== undefined) headers['content-type'] = 'application/json';
@@ -86,6 +88,17 @@ t.test('the 20 failed authentications lockout counts every thread\'s failures, e
   for (let i = 0; i < kThreads; i++) {
     t.equal((await fresh(server, 'GET', '/api/v1/token', world.secrets.read)).status, 429, `a valid token is locked out too (connection ${i})`);
   }
+});
+
+t.test('failed web console sign-ins are counted once per process, whatever thread answers them', async (t) => {
+  const server = await startTestServer({ demo: true, env: threaded({ FLAGWIRE_SIGN_IN_FAIL_LIMIT: '4' }) });
+  t.teardown(() => server.stop());
+  // Six accounts from one address, at once: per-thread counts (two each) would answer all six 401.
+  const wrong = await Promise.all(Array.from({ length: 6 }, (_, i) => fresh(
+    server, 'POST', '/console/api/sign-in', undefined, { email: `nobody${i}@x.test`, password: 'not the password at all' }, { origin: server.baseUrl },
+  )));
+  t.same(wrong.map((r) => r.status).sort(), [401, 401, 401, 401, 429, 429], 'exactly the limit answered as failed sign-ins');
+  t.match(wrong.find((r) => r.status === 429)?.json.detail, /from this address/);
 });
 
 t.test('a write answered by one thread is seen by the next request on every thread; a revoked token is refused on every thread', async (t) => {

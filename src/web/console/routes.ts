@@ -17,7 +17,7 @@ import type { WriterClient } from '../../writer/client.js';
 import { matchApiRoute, type ApiCall } from './api.js';
 import { loadAssets, kPageHeaders } from './assets.js';
 import { ConsoleSessions, isCsrfToken, sessionCookie, type CurrentSession } from './sessions.js';
-import { SignInLimits } from './sign-in-limits.js';
+import type { SignInLimits } from './sign-in-limits.js';
 
 export interface ConsoleDeps {
   store: SnapshotReader;
@@ -29,6 +29,7 @@ export interface ConsoleDeps {
   inFlight: InFlight;
   /** The anonymous share of the body budget: sign-in bodies arrive before any credential. */
   bodies: BodyBudget;
+  signInLimits: SignInLimits;
 }
 
 /** The request's values, read in the handler before anything async (uWS's request lives on the stack). */
@@ -50,12 +51,14 @@ interface ConsoleRequest {
 }
 
 const kApiHeaders = [['Cache-Control', 'no-store'], ['X-Content-Type-Options', 'nosniff']] as const;
+/** A busy server (bodies buffered, password checks running) is worth retrying in a second. */
+const kRetryAfter = [['Retry-After', '1']] as const;
 export const kCsrfHeader = 'x-flagwire-csrf';
 
 export function registerConsole(app: TemplatedApp, deps: ConsoleDeps): void {
   const config = deps.config();
   const proxies = config.trustedProxies.length === 0 ? null : new TrustedProxies(config.trustedProxies);
-  const sessions = new ConsoleSessions(deps.store, deps.writer, deps.clock, new SignInLimits(config.signInFailLimit), config.consoleSessionMs);
+  const sessions = new ConsoleSessions(deps.store, deps.writer, deps.clock, deps.signInLimits, config.consoleSessionMs);
   const assets = loadAssets();
 
   const page = (res: HttpResponse) => sendSameOrigin(res, 200, assets.page, 'text/html; charset=utf-8', kPageHeaders);
@@ -80,7 +83,8 @@ export function registerConsole(app: TemplatedApp, deps: ConsoleDeps): void {
         deps.log.error({ err, method: request.method, path: request.rest }, 'unexpected error in the web console');
         error = new FlagwireError('INTERNAL', 'An unexpected error occurred; it has been logged. Retry, and report it if it persists.');
       }
-      sendSameOrigin(res, error.status, JSON.stringify(errorEnvelope(error, deps.config().docsUrl)), 'application/json', [...kApiHeaders, ...headers]);
+      const retry = error.code === 'SERVER_BUSY' ? kRetryAfter : [];
+      sendSameOrigin(res, error.status, JSON.stringify(errorEnvelope(error, deps.config().docsUrl)), 'application/json', [...kApiHeaders, ...retry, ...headers]);
     };
     const succeed = (value: unknown, headers: readonly (readonly [string, string])[] = []) =>
       sendSameOrigin(res, 200, JSON.stringify(value ?? null), 'application/json', [...kApiHeaders, ...headers]);

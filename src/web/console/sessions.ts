@@ -16,11 +16,6 @@ export const kSessionCookie = 'flagwire_session';
 /** 43 base62 characters: 256 bits. */
 const kSessionIdLength = 43;
 const kCsrfTokenLength = 32;
-/**
- * Password checks running at once (each 32 MiB and 0.1 s on libuv's pool); more are refused with 503,
- * so a burst of sign-ins from many addresses cannot take the server's memory.
- */
-const kMaxVerifying = 8;
 
 export interface SignedIn {
   /** The new session's id: only ever in the Set-Cookie of this answer. */
@@ -35,7 +30,6 @@ export interface CurrentSession {
 }
 
 export class ConsoleSessions {
-  private verifying = 0;
   /** Checked against when the e-mail address is unknown, so that answer takes as long as a wrong password. */
   private readonly decoy = hashPassword(randomId(24));
 
@@ -51,21 +45,14 @@ export class ConsoleSessions {
     const now = this.clock.now();
     this.limits.check(address, email, now);
     if (password.length > kMaxPasswordLength * 2) throw new FlagwireError('INVALID_REQUEST', 'the password is longer than any password Flagwire accepts');
-    if (this.verifying >= kMaxVerifying) {
-      throw new FlagwireError('SERVER_BUSY', 'Too many sign-ins are being checked at once; retry in a second.');
-    }
-    this.verifying++;
-    let user: User | undefined;
-    let ok = false;
-    try {
+    const user = await this.limits.checking(async () => {
       this.store.resetReadTxn();
-      user = this.store.findUserByEmail(email.trim());
-      const credential = user === undefined ? undefined : this.store.getCredential(user.id);
-      ok = await verifyPassword(password, credential?.passwordHash ?? await this.decoy) && credential !== undefined;
-    } finally {
-      this.verifying--;
-    }
-    if (!ok || user === undefined) {
+      const found = this.store.findUserByEmail(email.trim());
+      const credential = found === undefined ? undefined : this.store.getCredential(found.id);
+      const ok = await verifyPassword(password, credential?.passwordHash ?? await this.decoy) && credential !== undefined;
+      return ok ? found : undefined;
+    });
+    if (user === undefined) {
       this.limits.failed(address, email, now);
       throw new FlagwireError('SIGN_IN_FAILED', 'The e-mail address or the password is not right.');
     }

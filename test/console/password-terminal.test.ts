@@ -1,0 +1,44 @@
+// `flagwire user password` typed on a terminal: it asks on standard error, the terminal does not echo
+// the password, Backspace erases, and the password set is the one typed. The terminal is a real
+// pseudo-terminal made by util-linux's `script` (Debian's bsdutils, always installed).
+import { spawn } from 'node:child_process';
+import t from 'tap';
+import { cli, kCliPath } from '../helpers/cli.js';
+import { signIn } from '../helpers/console-web.js';
+import { startTestServer } from '../helpers/server.js';
+
+const kOwner = 'owner@demo.flagwire.test';
+
+/** Runs `command` on a pseudo-terminal; `type` is sent once `prompt` has been shown. Everything the terminal showed, and the exit code. */
+function onTerminal(command: string, prompt: string, type: string): Promise<{ code: number; shown: string }> {
+  const { NODE_OPTIONS: _tapLoader, ...env } = process.env;
+  const child = spawn('script', ['-qefc', command, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let shown = '';
+  let typed = false;
+  const onData = (d: Buffer) => {
+    shown += d.toString();
+    if (!typed && shown.includes(prompt)) {
+      typed = true;
+      child.stdin.write(type);
+    }
+  };
+  child.stdout.on('data', onData);
+  child.stderr.on('data', onData);
+  return new Promise((resolve) => child.once('exit', (code) => {
+    child.stdin.destroy();
+    resolve({ code: code ?? -1, shown });
+  }));
+}
+
+t.test('a password typed on a terminal is not echoed, and is the one set', async (t) => {
+  const server = await startTestServer({ demo: true });
+  t.teardown(() => server.stop());
+  const owner = (await cli(server.dataDir, ['user', 'list'])).json.users.find((u: { email: string }) => u.email === kOwner);
+  // "typo" then four Backspaces (DEL, as a terminal sends it) then Enter.
+  const run = await onTerminal(
+    `'${process.execPath}' '${kCliPath}' user password ${owner.id} --data '${server.dataDir}'`, 'Password: ', 'staple battery horsetypo\x7f\x7f\x7f\x7f\r',
+  );
+  t.equal(run.code, 0, run.shown);
+  t.notMatch(run.shown, /staple|battery|typo/, 'nothing typed was shown');
+  await t.resolves(signIn(server.baseUrl, kOwner, 'staple battery horse'), 'the password set is the one typed, less what was erased');
+});
