@@ -9,7 +9,7 @@ import { MemoReader } from '../store/memo-reader.js';
 import type { Store } from '../store/interfaces.js';
 import { openStore, verifyStore } from '../store/open-store.js';
 import { WriterClient } from '../writer/client.js';
-import { seedDemo, type DemoSeed } from '../writer/demo-seed.js';
+import type { DemoSeed } from '../writer/demo-seed.js';
 import { ActivityRecorder } from '../api/activity.js';
 import { AuthFailures } from '../api/auth-failures.js';
 import { RateLimiter } from '../http/rate-limit.js';
@@ -47,14 +47,19 @@ const kShutdownDeadlineMs = 4500;
 export async function startServer(config: Readonly<Config>, options: StartOptions): Promise<RunningServer> {
   const log = createLogger(config.logLevel);
   // A damaged data file is refused here, with a message, not by a crash at the first request reading it.
-  await verifyStore(config.dataDir);
+  await verifyStore(config.dataDir, config.databaseUrl);
   const store: Store = openStore(config.dataDir);
-  const seed = options.demo ? store.transact((w) => seedDemo(w, {}, Date.now())) : null;
   const clock = new Clock();
   const inFlight = new InFlight();
   // One budget for every request body the process buffers (OFREP and the Management API).
   const bodies = new BodyBudgets(config.maxBufferedBodyBytes);
-  const writer = WriterClient.create(config.dataDir, clock, config.writeTimeoutMs, log);
+  const writer = WriterClient.create(config.dataDir, clock, config.writeTimeoutMs, log, config.databaseUrl);
+  // Through the writer, so that with PostgreSQL the seed goes there (and only into an empty database).
+  const seed = options.demo ? await writer.call('seedDemo', {}).catch(async (err: unknown) => {
+    await writer.close();
+    await store.close();
+    throw err;
+  }) : null;
   const metrics = config.metrics ? new Metrics() : null;
   // The front doors onto evaluation, each from its own module: the Evaluation API's and OFREP's.
   const doors = [evaluationApiDoor(metrics), ofrepDoor({ bodies: bodies.credentialFree, metrics })];

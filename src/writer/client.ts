@@ -11,7 +11,8 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { fromErrorData, FlagwireError } from '../errors.js';
 import type { CommandInput, CommandName, CommandOutput } from './commands.js';
-import { kCancelled, kPending, type WriterReply, type WriterRequest, type WriterStart } from './protocol.js';
+import type { ReplicaStatus } from '../store/open-store.js';
+import { kCancelled, kPending, type WriterNotice, type WriterReply, type WriterRequest, type WriterStart } from './protocol.js';
 
 interface Pending {
   resolve(value: unknown): void;
@@ -44,13 +45,20 @@ export class WriterClient {
   private refusedBusy = 0;
   /** Called with the milliseconds from sending a command to its reply (metrics); null when nobody measures. */
   onReply: ((ms: number) => void) | null = null;
+  /**
+   * With PostgreSQL as the system of record: the state of this node's copy, as the writer thread's
+   * follower last reported it (not caught up until its first report); null without PostgreSQL.
+   */
+  replica: ReplicaStatus | null = null;
 
   constructor(private readonly start: WriterStart, private readonly writeTimeoutMs: number, private readonly log: Logger) {
+    if (start.databaseUrl !== null) this.replica = { revision: 0, caughtUp: false, connected: false, lagMs: null };
     this.worker = this.spawn();
   }
 
-  static create(dataDir: string, clock: Clock, writeTimeoutMs: number, log: Logger): WriterClient {
-    return new WriterClient({ dataDir, clock: clock.buffer }, writeTimeoutMs, log);
+  /** `databaseUrl`: PostgreSQL as the system of record (src/store/pg/), or null for the data dir's LMDB. */
+  static create(dataDir: string, clock: Clock, writeTimeoutMs: number, log: Logger, databaseUrl: string | null = null): WriterClient {
+    return new WriterClient({ dataDir, databaseUrl, clock: clock.buffer }, writeTimeoutMs, log);
   }
 
   /** Commands and barriers sent to the writer thread and not yet answered by it (refused ones included until it skips them). */
@@ -135,9 +143,22 @@ export class WriterClient {
     return new FlagwireError('STORE_BUSY', `${why} Nothing was changed, and it will not be applied later; retry.`);
   }
 
+  private noticeReplica(status: ReplicaStatus): void {
+    const before = this.replica;
+    this.replica = status;
+    if (before?.connected !== status.connected) {
+      if (status.connected) this.log.info({ revision: status.revision }, 'following PostgreSQL');
+      else this.log.warn({ revision: status.revision }, 'PostgreSQL cannot be reached: evaluation goes on from this node\'s copy; writes are refused until it is back');
+    }
+  }
+
   private spawn(): Worker {
     const worker = new Worker(new URL('./actor.js', import.meta.url), { workerData: this.start });
-    worker.on('message', (replies: WriterReply[]) => {
+    worker.on('message', (replies: WriterReply[] | WriterNotice) => {
+      if (!Array.isArray(replies)) {
+        this.noticeReplica(replies.replica);
+        return;
+      }
       for (const reply of replies) {
         const pending = this.pending.get(reply.id);
         if (!pending) continue;

@@ -1,9 +1,12 @@
 // Messages between the server's main thread and the writer actor.
 import { FlagwireError, toErrorData, type ErrorData } from '../errors.js';
 import { kCommitFailedDetail } from '../store/interfaces.js';
+import type { ReplicaStatus } from '../store/open-store.js';
 
 export interface WriterStart {
   dataDir: string;
+  /** PostgreSQL as the system of record (the writer also runs the follower), or null. */
+  databaseUrl: string | null;
   /** SharedArrayBuffer of one Int32: seconds added to the clock (tests move time without sleeping). */
   clock: SharedArrayBuffer;
 }
@@ -38,6 +41,11 @@ export interface WriterBarrier {
 }
 
 export type WriterRequest = WriterCommand | WriterBarrier;
+
+/** From the writer thread, besides replies: the state of this node's copy of PostgreSQL (follower.ts). */
+export interface WriterNotice {
+  replica: ReplicaStatus;
+}
 
 export type WriterReply =
   | { id: number; ok: true; value: unknown }
