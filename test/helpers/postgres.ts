@@ -28,7 +28,7 @@ export interface TestPostgres {
   kill9(): void;
   /** Starts the cluster again (after kill9 or stop). */
   start(): Promise<void>;
-  /** Stops the cluster (SIGTERM to its PID, then waits for it to end). */
+  /** Stops the cluster (SIGINT to its PID: fast shutdown, clients disconnected; then waits for it to end). */
   stop(): Promise<void>;
   /** Stops it and removes its directory. */
   destroy(): Promise<void>;
@@ -90,8 +90,17 @@ export async function startPostgres(): Promise<TestPostgres> {
   let pid = 0;
   // fsync off: the tests kill PostgreSQL's processes, never the machine, so the OS keeps what it wrote.
   const start = async () => {
-    run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-t', '60', '-o',
-      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`, 'start']);
+    // After a kill -9 the old backends may hold the shared memory for a moment: the start is retried.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-t', '60', '-o',
+          `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`, 'start']);
+        break;
+      } catch (err) {
+        if (attempt >= 20) throw err;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
     pid = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
   };
   await start();
@@ -108,7 +117,7 @@ export async function startPostgres(): Promise<TestPostgres> {
   let databases = 0;
   const stop = async () => {
     if (pid === 0 || !alive(pid)) return;
-    process.kill(pid, 'SIGTERM');
+    process.kill(pid, 'SIGINT');
     await waitGone(pid, 30_000);
   };
   return {

@@ -6,7 +6,8 @@ import { cli, tempDir } from '../helpers/cli.js';
 import { startPostgres } from '../helpers/postgres.js';
 import { openForConsole } from '../../src/store/open-store.js';
 import { runCommand } from '../../src/writer/commands.js';
-import { seedWithConsole, startNode, waitReady } from './support.js';
+import type { TestServer } from '../helpers/server.js';
+import { seedWithConsole, startReadyNodes } from './support.js';
 
 const pg = await startPostgres();
 t.teardown(() => pg.destroy());
@@ -15,11 +16,7 @@ const kRounds = 10;
 t.test('two nodes racing', async (t) => {
   const url = await pg.newDatabase();
   const seeded = await seedWithConsole(t, url);
-  const [a, b] = await Promise.all([startNode(url), startNode(url)]);
-  t.teardown(async () => {
-    await Promise.all([a.stop(), b.stop()]);
-  });
-  await Promise.all([waitReady(a), waitReady(b)]);
+  const [a, b] = (await startReadyNodes(t, url, 2)) as [TestServer, TestServer];
 
   await t.test('one name: of two nodes creating it at once, exactly one succeeds', async (t) => {
     for (let i = 0; i < kRounds; i++) {

@@ -9,6 +9,16 @@ export async function startNode(databaseUrl: string, dataDir = tempDataDir(), en
   return startTestServer({ dataDir, env: { FLAGWIRE_DATABASE_URL: databaseUrl, ...env } });
 }
 
+/** `count` nodes on `databaseUrl`, each on an empty data dir, ready; stopped at the test's end. */
+export async function startReadyNodes(t: TestContext, databaseUrl: string, count: number): Promise<TestServer[]> {
+  const nodes = await Promise.all(Array.from({ length: count }, () => startNode(databaseUrl)));
+  t.teardown(async () => {
+    await Promise.all(nodes.map((n) => n.stop()));
+  });
+  await Promise.all(nodes.map((n) => waitReady(n)));
+  return nodes;
+}
+
 /** Waits until GET /ready answers 200 (the node's copy has caught up). */
 export async function waitReady(node: TestServer, ms = 40_000): Promise<any> {
   const until = Date.now() + ms;

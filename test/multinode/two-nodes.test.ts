@@ -4,7 +4,8 @@
 import t from 'tap';
 import { call, scrapeMetrics } from '../helpers/http.js';
 import { startPostgres } from '../helpers/postgres.js';
-import { evaluate, seedWithConsole, startNode, until, waitReady } from './support.js';
+import type { TestServer } from '../helpers/server.js';
+import { evaluate, seedWithConsole, startReadyNodes, until, waitReady } from './support.js';
 
 const pg = await startPostgres();
 t.teardown(() => pg.destroy());
@@ -12,12 +13,8 @@ t.teardown(() => pg.destroy());
 t.test('two nodes follow one PostgreSQL', async (t) => {
   const url = await pg.newDatabase();
   const seeded = await seedWithConsole(t, url);
-  const [a, b] = await Promise.all([startNode(url), startNode(url)]);
-  t.teardown(async () => {
-    await Promise.all([a.stop(), b.stop()]);
-  });
+  const [a, b] = (await startReadyNodes(t, url, 2)) as [TestServer, TestServer];
   const readyA = await waitReady(a);
-  await waitReady(b);
   t.equal(readyA.replica.caughtUp, true, '/ready reports the copy caught up');
 
   // The console's token works on both nodes: each copied everything into its empty data dir.

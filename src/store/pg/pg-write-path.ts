@@ -9,7 +9,8 @@
 //   5. apply it to the copy, then answer: read-your-writes on this node.
 // A failure before COMMIT answers 503 and nothing is written. A connection lost during COMMIT leaves
 // the outcome unknown: the writer asks PostgreSQL (by the transaction's write id) until it can tell,
-// so an answer is never a guess.
+// so an answer is not a guess; only if PostgreSQL stays away for kResolveForMs is the answer a 503
+// that says the outcome is unknown.
 import type { Settled, StoreWriter, WritePath } from '../interfaces.js';
 import type { LmdbStore } from '../lmdb-store.js';
 import type { Change } from '../changes.js';
@@ -20,6 +21,10 @@ import { CommitUnknown, kPgUnavailableDetail, PgSystem } from './pg-system.js';
 import { catchUp } from './replica.js';
 
 const kResolveRetryMs = 500;
+/** How long a writer whose COMMIT's outcome is unknown keeps asking PostgreSQL before it answers so. */
+const kResolveForMs = 30_000;
+const kCommitUnknownDetail =
+  'PostgreSQL went away while this change was being committed, and has not come back to say whether it was: read the record back before retrying.';
 /** Every this many revisions, the writer that commits one prunes the change log. */
 const kPruneEvery = 1000;
 
@@ -63,8 +68,13 @@ export class PgWritePath implements WritePath {
     return settled;
   }
 
-  /** After a connection lost during COMMIT: asks PostgreSQL until it can tell whether the write committed. */
+  /**
+   * After a connection lost during COMMIT: asks PostgreSQL whether the write committed, for up to
+   * kResolveForMs. If PostgreSQL stays away that long, the answer says plainly that the outcome is
+   * unknown (the one case where a 503 may have been applied; the follower applies it if it was).
+   */
   private async resolve(writeId: string, lost: CommitUnknown): Promise<number> {
+    const until = Date.now() + kResolveForMs;
     for (;;) {
       try {
         const revision = await this.pg.committed(writeId);
@@ -72,6 +82,7 @@ export class PgWritePath implements WritePath {
         return revision;
       } catch (err) {
         if (err instanceof FlagwireError) throw err;
+        if (Date.now() > until) throw new FlagwireError('STORE_UNAVAILABLE', kCommitUnknownDetail, { cause: lost });
         await new Promise((resolve) => setTimeout(resolve, kResolveRetryMs));
       }
     }
