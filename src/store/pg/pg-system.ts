@@ -279,6 +279,9 @@ function newPool(url: string, max: number): pg.Pool {
   });
   // An idle connection that breaks (PostgreSQL restarted) is dropped from the pool; the next use connects anew.
   pool.on('error', () => undefined);
+  // One that breaks while checked out, between two queries, would otherwise emit an unhandled 'error'
+  // and end the writer thread: its next query fails instead, and the caller handles that.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
 
