@@ -45,6 +45,7 @@ export interface Seeded {
   ownerId: string;
   projectId: string;
   flagId: string;
+  tokenId: string;
   secret: string;
 }
 
@@ -58,7 +59,7 @@ export async function seedWithConsole(t: TestContext, databaseUrl: string): Prom
   const project = await ok(t, dir, ['project', 'create', '--name', 'Shop', '--org', org.id, ...db]);
   const flag = await ok(t, dir, ['flag', 'create', project.id, '--name', 'checkout', ...db]);
   const token = await ok(t, dir, ['token', 'create', project.id, '--as', user.id, '--name', 'ci', '--permission', 'write', ...db]);
-  return { orgId: org.id, ownerId: user.id, projectId: project.id, flagId: flag.id, secret: token.secret };
+  return { orgId: org.id, ownerId: user.id, projectId: project.id, flagId: flag.id, tokenId: token.id, secret: token.secret };
 }
 
 /** Evaluates the flag on `node` for one key: its `enabled`. */

@@ -3,6 +3,7 @@
 // seen by evaluation on the other within a bound; the Management API shows the same representation.
 import t from 'tap';
 import { call, scrapeMetrics } from '../helpers/http.js';
+import { cli, tempDir } from '../helpers/cli.js';
 import { startPostgres } from '../helpers/postgres.js';
 import type { TestServer } from '../helpers/server.js';
 import { evaluate, seedWithConsole, startReadyNodes, until, waitReady } from './support.js';
@@ -53,4 +54,12 @@ t.test('two nodes follow one PostgreSQL', async (t) => {
   t.ok(metrics.has('flagwire_replica_lag_seconds'), 'the lag is a metric');
   t.ok((metrics.get('flagwire_replica_revision') ?? 0) >= 22, 'the copy\'s revision is a metric');
   t.equal(metrics.get('flagwire_replica_connected'), 1);
+
+  // Revocation by the console (its own data dir) reaches both nodes like any change.
+  const revoked = await cli(tempDir(t), ['token', 'revoke', seeded.tokenId, '--as', seeded.ownerId, '--database', url]);
+  t.equal(revoked.code, 0);
+  for (const node of [a, b]) {
+    const ms = await until(async () => (await call(node.baseUrl, 'GET', '/api/v1/flags', { token: seeded.secret })).status === 401, 10_000, 'revocation');
+    t.ok(ms < 5000, `the revoked token is refused on ${node.baseUrl} after ${ms.toFixed(0)} ms`);
+  }
 });
