@@ -154,10 +154,12 @@ export class LmdbStore implements Store, StoreWriter {
 
   /**
    * Replaces everything this copy holds with `records` (a full copy of system of record `source` at
-   * `revision`), in one transaction.
+   * `revision`), in one transaction. A copy of the same source already at or past `revision` (another
+   * thread applied newer revisions meanwhile) is left as it is: a copy never goes back.
    */
   replaceAll(source: string, revision: number, records: readonly Change[]): void {
     this.transact(() => {
+      if (this.replicaOf() === source && this.replicaRevision() >= revision) return;
       for (const name of kReplicatedDbs) {
         const db = this.db[name] as Database<unknown, string> | undefined;
         if (db !== undefined) for (const key of [...db.getKeys()]) db.removeSync(key);

@@ -52,5 +52,7 @@ t.test('replaceAll replaces everything, and keeps the copy\'s configSeq moving',
   t.strictSame(copy.listOrgs().map((o) => o.name), ['New']);
   t.ok(copy.configSeq() > seq, 'readers see a new commit number');
   t.equal(copy.replicaRevision(), 7);
+  copy.replaceAll('db-2', 6, []);
+  t.strictSame(copy.listOrgs().map((o) => o.name), ['New'], 'an older full copy of the same database never replaces a newer one');
   await copy.close();
 });
