@@ -47,6 +47,8 @@ export const Config = Type.Object({
   port: Type.Integer({ minimum: 0, maximum: 65535 }),
   host: Type.String({ minLength: 1 }),
   dataDir: Type.String({ minLength: 1 }),
+  /** PostgreSQL as the system of record (src/store/pg/), the data dir its local copy; null: the data dir's LMDB alone. */
+  databaseUrl: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
   baseUrl: Type.String({ minLength: 1 }),
   docsUrl: Type.String({ minLength: 1 }),
   rateLimit: Type.Integer({ minimum: 1 }),
@@ -86,6 +88,7 @@ export interface ConfigFlags {
   port?: string;
   host?: string;
   data?: string;
+  database?: string;
 }
 
 // Each setting: the env var that names it (used in error messages), and its command-line flag if any.
@@ -93,6 +96,7 @@ const kSettings = {
   port: 'FLAGWIRE_PORT',
   host: 'FLAGWIRE_HOST',
   dataDir: 'FLAGWIRE_DATA',
+  databaseUrl: 'FLAGWIRE_DATABASE_URL',
   baseUrl: 'FLAGWIRE_BASE_URL',
   docsUrl: 'FLAGWIRE_DOCS_URL',
   rateLimit: 'FLAGWIRE_RATE_LIMIT',
@@ -168,6 +172,25 @@ export function resolveDataDir(flag: string | undefined, env: NodeJS.ProcessEnv 
 }
 
 /**
+ * The PostgreSQL URL (`--database` or FLAGWIRE_DATABASE_URL), or null when neither is set: then the
+ * data dir's LMDB is the system of record, as it always was. An empty value counts as unset.
+ */
+export function resolveDatabaseUrl(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string | null {
+  const raw = (flag ?? env.FLAGWIRE_DATABASE_URL ?? '').trim();
+  if (raw === '') return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(kSettings.databaseUrl, 'is not a URL; expected postgres://USER:PASSWORD@HOST:PORT/DATABASE');
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    throw new ConfigError(kSettings.databaseUrl, `must start with postgres:// or postgresql://, not ${url.protocol}//`);
+  }
+  return raw;
+}
+
+/**
  * `mkdir -p` one level at a time. Node 20's `mkdirSync(recursive)` never returns for a path under
  * /proc (mkdir there fails with ENOENT, which it answers by creating the parent again, forever).
  */
@@ -206,6 +229,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     port,
     host,
     dataDir: resolveDataDir(flags.data, env),
+    databaseUrl: resolveDatabaseUrl(flags.database, env),
     baseUrl,
     docsUrl,
     rateLimit: integer('rateLimit', env.FLAGWIRE_RATE_LIMIT ?? '600', 1, 1_000_000_000),

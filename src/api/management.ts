@@ -85,10 +85,11 @@ export function registerManagementRoutes(app: TemplatedApp, deps: ManagementDeps
       if (error.code === 'TOO_MANY_AUTH_FAILURES') deps.metrics.authLockouts++;
     }
     // Storage busy: the writer waited the whole write timeout for the lock; asking again sooner would
-    // most likely wait just as long. Server busy: the body budget frees as bodies are answered.
+    // most likely wait just as long. Server busy: the body budget frees as bodies are answered. Storage
+    // unavailable (PostgreSQL unreachable, a failed commit): worth a retry within seconds.
     const headers = error.code === 'STORE_BUSY'
       ? [['Retry-After', String(Math.ceil(deps.config.writeTimeoutMs / 1000))] as const]
-      : error.code === 'SERVER_BUSY' ? kBusyHeaders : undefined;
+      : error.code === 'SERVER_BUSY' || error.code === 'STORE_UNAVAILABLE' ? kBusyHeaders : undefined;
     send(res, error.status, JSON.stringify(errorEnvelope(error, deps.config.docsUrl)), 'application/json', headers, closeConnection);
   };
   const succeed = (res: PendingResponse, request: ApiRequest, token: Token, status: number, value: unknown) => {

@@ -37,6 +37,10 @@ export interface CommandSpec {
 /** Options every command accepts. */
 export const kGlobalOptions = {
   data: { type: 'string', value: 'DIR', help: 'the data directory (default: $FLAGWIRE_DATA, else ./data); it must exist, except for serve and org create' },
+  database: {
+    type: 'string', value: 'URL',
+    help: 'PostgreSQL as the system of record, postgres://USER:PASSWORD@HOST:PORT/DB (default: $FLAGWIRE_DATABASE_URL, else none: the data directory alone); the data directory is then this machine\'s copy',
+  },
   json: { type: 'boolean', help: 'print exactly one JSON object on stdout; errors as {"error", "detail"}' },
   help: { type: 'boolean', short: 'h', help: 'show this help' },
 } as const satisfies Record<string, OptionSpec>;
@@ -59,6 +63,8 @@ export interface CommandLine<S extends CommandSpec = CommandSpec> {
   args: Args;
   json: boolean;
   data: string | undefined;
+  /** --database as given (FLAGWIRE_DATABASE_URL is read by config.ts). */
+  database: string | undefined;
   /** --help was given: print `helpText` and exit 0 instead of running anything. */
   help: boolean;
   /** --version was given without a command: print the version and exit 0. */
@@ -155,7 +161,7 @@ export function parseIsoTime(text: string): number | null {
 export function generalHelp(specs: readonly CommandSpec[]): string {
   const width = Math.max(...specs.map((s) => s.name.length));
   return [
-    'Usage: flagwire <command> [arguments] [--data DIR] [--json]',
+    'Usage: flagwire <command> [arguments] [--data DIR] [--database URL] [--json]',
     '',
     'Commands:',
     ...specs.map((s) => `  ${s.name.padEnd(width)}  ${s.summary}`),
@@ -196,7 +202,7 @@ function groupHelp(group: string, specs: readonly CommandSpec[]): string {
 
 /** Tokens that are option names taking a value among the global options (their value is skipped). */
 function takesValue(token: string): boolean {
-  return token === '--data';
+  return token === '--data' || token === '--database';
 }
 
 /**
@@ -224,13 +230,13 @@ export function parseCommandLine<S extends CommandSpec>(argv: readonly string[],
 
   if (words.length === 0 && argv.includes('--version')) {
     // Only global options may go with it: `flagwire --version --json`.
-    const stray = argv.find((a, i) => a !== '--version' && a !== '--json' && !a.startsWith('--data=') && a !== '--data' && argv[i - 1] !== '--data');
+    const stray = argv.find((a, i) => a !== '--version' && a !== '--json' && !/^--data(base)?=/.test(a) && !takesValue(a) && !takesValue(argv[i - 1] ?? ''));
     if (stray !== undefined) throw new UsageError(`--version takes no other argument ("${stray}")`, general);
-    return { spec: null, args: new Args({}, {}, general), json: jsonGiven, data: undefined, help: false, version: true, helpText: general };
+    return { spec: null, args: new Args({}, {}, general), json: jsonGiven, data: undefined, database: undefined, help: false, version: true, helpText: general };
   }
   if (words.length === 0 || words[0] === 'help') {
     if (wantHelp || words[0] === 'help') {
-      return { spec: null, args: new Args({}, {}, general), json: jsonGiven, data: undefined, help: true, version: false, helpText: general };
+      return { spec: null, args: new Args({}, {}, general), json: jsonGiven, data: undefined, database: undefined, help: true, version: false, helpText: general };
     }
     throw new UsageError('no command given', general);
   }
@@ -240,7 +246,7 @@ export function parseCommandLine<S extends CommandSpec>(argv: readonly string[],
   if (!spec) {
     const help = groupHelp(words[0]!, group);
     if (wantHelp && words.length === 1) {
-      return { spec: null, args: new Args({}, {}, help), json: jsonGiven, data: undefined, help: true, version: false, helpText: help };
+      return { spec: null, args: new Args({}, {}, help), json: jsonGiven, data: undefined, database: undefined, help: true, version: false, helpText: help };
     }
     const subcommands = group.map((s) => s.name.split(' ')[1]).join(', ');
     throw new UsageError(
@@ -268,7 +274,8 @@ export function parseCommandLine<S extends CommandSpec>(argv: readonly string[],
   const values = parsed.values;
   const json = values.json === true;
   const data = typeof values.data === 'string' ? values.data : undefined;
-  if (values.help === true) return { spec, args: new Args({}, values, help), json, data, help: true, version: false, helpText: help };
+  const database = typeof values.database === 'string' ? values.database : undefined;
+  if (values.help === true) return { spec, args: new Args({}, values, help), json, data, database, help: true, version: false, helpText: help };
 
   const missing = spec.positionals.slice(parsed.positionals.length);
   if (missing.length > 0) throw new UsageError(`missing ${missing.join(' ')}`, help);
@@ -280,7 +287,7 @@ export function parseCommandLine<S extends CommandSpec>(argv: readonly string[],
   }
   const positionals: Record<string, string> = {};
   spec.positionals.forEach((name, i) => (positionals[name] = parsed.positionals[i]!));
-  return { spec, args: new Args(positionals, values, help), json, data, help: false, version: false, helpText: help };
+  return { spec, args: new Args(positionals, values, help), json, data, database, help: false, version: false, helpText: help };
 }
 
 /** Whether `--json` was asked for, read without parsing (for errors found before parsing finished). */

@@ -9,11 +9,11 @@
 //   2  usage or configuration error; help or the setting's problem on stderr (and, with --json,
 //      an {"error", "detail"} object on stdout, so a script always has one object to parse)
 import { readFileSync } from 'node:fs';
-import { ConfigError, resolveDataDir } from '../config.js';
+import { ConfigError, resolveDatabaseUrl, resolveDataDir } from '../config.js';
 import { errorBody, FlagwireError } from '../errors.js';
 import { StoreOpenError } from '../store/data-file.js';
-import type { Store, StoreReader } from '../store/interfaces.js';
-import { openStore } from '../store/open-store.js';
+import type { Store, StoreReader, WritePath } from '../store/interfaces.js';
+import { openForConsole } from '../store/open-store.js';
 import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../writer/commands.js';
 import { parseCommandLine, undecodableArguments, UsageError, wantsJson } from './args.js';
 import { kConsoleCommands, type ConsoleContext } from './commands.js';
@@ -23,41 +23,47 @@ import { consoleTestHook } from './test-hooks.js';
 const kExitFailed = 1;
 const kExitUsage = 2;
 
-/** Opens the store on first use, so usage errors and --help never touch the data dir. */
+/** Opens the store on first use, so usage errors and --help never touch the data dir (or PostgreSQL). */
 class StoreContext implements ConsoleContext {
   readonly now = Date.now();
-  private store: Store | null = null;
+  private opened: Promise<{ store: Store; writes: WritePath }> | null = null;
 
   /** `createsDataDir`: this command may create a missing data directory (serve, org create). */
-  constructor(readonly dataFlag: string | undefined, private readonly createsDataDir: boolean) {}
+  constructor(readonly dataFlag: string | undefined, readonly databaseFlag: string | undefined, private readonly createsDataDir: boolean) {}
 
-  private open(): Store {
-    if (this.store === null) {
-      this.store = openStore(resolveDataDir(this.dataFlag, process.env, this.createsDataDir));
+  private open(): Promise<{ store: Store; writes: WritePath }> {
+    this.opened ??= (async () => {
+      const dataDir = resolveDataDir(this.dataFlag, process.env, this.createsDataDir);
+      const databaseUrl = resolveDatabaseUrl(this.databaseFlag);
+      const opened = await openForConsole(dataDir, databaseUrl);
       consoleTestHook('store-open');
-    }
-    return this.store;
+      return opened;
+    })();
+    return this.opened;
   }
 
-  write<N extends CommandName>(name: N, input: CommandInput<N>): CommandOutput<N> {
+  async write<N extends CommandName>(name: N, input: CommandInput<N>): Promise<CommandOutput<N>> {
     // One command, one transaction: a thrown error aborts it and nothing is written.
-    const output = this.open().transact((w) => {
-      const result = runCommand(w as never, name, input, this.now);
+    const { writes } = await this.open();
+    const [result] = await writes.commit(() => [(w) => {
+      const output = runCommand(w as never, name, input, this.now);
       consoleTestHook('in-transaction');
-      return result;
-    });
+      return output;
+    }]);
     consoleTestHook('committed');
-    return output;
+    if (!result!.ok) throw result!.error;
+    return result!.value;
   }
 
-  read<T>(fn: (store: StoreReader) => T): T {
-    return fn(this.open());
+  async read<T>(fn: (store: StoreReader) => T): Promise<T> {
+    return fn((await this.open()).store);
   }
 
   async close(): Promise<void> {
-    const store = this.store;
-    this.store = null;
-    if (store) await store.close();
+    const opened = this.opened;
+    this.opened = null;
+    // The write path owns the store: closing it closes both.
+    if (opened) await opened.then(({ writes }) => writes.close(), () => undefined);
   }
 }
 
@@ -97,7 +103,7 @@ async function run(argv: readonly string[]): Promise<Outcome | null> {
     ));
   }
 
-  const ctx = new StoreContext(line.data, spec.createsDataDir === true);
+  const ctx = new StoreContext(line.data, line.database, spec.createsDataDir === true);
   try {
     const result = await spec.run(line.args, ctx);
     if (spec.longRunning) return null;

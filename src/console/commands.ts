@@ -15,14 +15,19 @@ import { splitList, UsageError, type Args, type CommandSpec, type OptionSpec } f
 import * as out from './output.js';
 import { readSecretLine } from './read-secret.js';
 
-/** What a command may do: run one writer command (its own transaction), or read the store. */
+/**
+ * What a command may do: run one writer command (its own transaction), or read the store. Both wait
+ * for the store to open: with PostgreSQL, its local copy is brought up to date first.
+ */
 export interface ConsoleContext {
-  write<N extends CommandName>(name: N, input: CommandInput<N>): CommandOutput<N>;
-  read<T>(fn: (store: StoreReader) => T): T;
+  write<N extends CommandName>(name: N, input: CommandInput<N>): Promise<CommandOutput<N>>;
+  read<T>(fn: (store: StoreReader) => T): Promise<T>;
   /** Start time of this run, Unix ms (what the writer commands get as `now`). */
   readonly now: number;
   /** The --data flag as given (serve passes it to loadConfig). */
   readonly dataFlag: string | undefined;
+  /** The --database flag as given (serve passes it to loadConfig). */
+  readonly databaseFlag: string | undefined;
 }
 
 export interface ConsoleCommand<R = unknown> extends CommandSpec {
@@ -152,7 +157,7 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
     async run(args, ctx) {
       // Loaded only here: the other commands never pay for uWebSockets.js and the worker pool.
       const [{ loadConfig }, { startServer }] = await Promise.all([import('../config.js'), import('../server/start.js')]);
-      const config = loadConfig({ port: args.string('port'), host: args.string('host'), data: ctx.dataFlag });
+      const config = loadConfig({ port: args.string('port'), host: args.string('host'), data: ctx.dataFlag, database: ctx.databaseFlag });
       await startServer(config, { demo: args.flag('demo'), handleSignals: true });
       return null;
     },
@@ -230,7 +235,7 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
     async run(args, ctx) {
       const userId = args.positional('USER_ID');
       // Before reading standard input: a typo in the id fails at once instead of after the password.
-      ctx.read((r) => requireUser(r, userId));
+      await ctx.read((r) => requireUser(r, userId));
       const password = await readSecretLine();
       const problem = passwordProblem(password);
       if (problem !== null) throw new FlagwireError('INVALID_REQUEST', problem);
@@ -382,9 +387,9 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
       as: str('USER_ID', kAsFlagEditor),
     },
     notes: 'Refusals are the Management API\'s 400 texts: on a multi-environment project --enabled/--percentage need --env.',
-    run(args, ctx) {
+    async run(args, ctx) {
       const body = flagCreateBody(args, `Usage: flagwire ${kFlagCreateUsage}`);
-      const flag = ctx.write('consoleFlagCreate', { projectId: args.positional('PROJECT_ID'), body, asUserId: args.string('as') });
+      const flag = await ctx.write('consoleFlagCreate', { projectId: args.positional('PROJECT_ID'), body, asUserId: args.string('as') });
       return ctx.read((r) => flagView(r, flag));
     },
     human: out.renderFlagView,
@@ -581,5 +586,23 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
     options: {},
     run: (_args, ctx) => ctx.read((r) => ({ messages: r.listMail() })),
     human: (result: { messages: Parameters<typeof out.renderMail>[0] }) => out.renderMail(result.messages),
+  }),
+
+  // ---- PostgreSQL ------------------------------------------------------------------------------
+  command({
+    name: 'migrate-to-postgres',
+    usage: 'migrate-to-postgres --database URL [--data DIR]',
+    summary: 'copy this data dir into an empty PostgreSQL database, which becomes the system of record -> {revision, records}',
+    positionals: [],
+    options: {},
+    notes: 'Stop the server first: a change it made during the copy would stay behind. A database that already holds Flagwire data is refused. The data dir becomes that database\'s copy: start the node on it with --database URL.',
+    async run(_args, ctx) {
+      const [{ resolveDatabaseUrl, resolveDataDir }, { migrateToPostgres }] = await Promise.all([import('../config.js'), import('../store/open-store.js')]);
+      const databaseUrl = resolveDatabaseUrl(ctx.databaseFlag);
+      if (databaseUrl === null) throw new UsageError('missing --database (or FLAGWIRE_DATABASE_URL)', 'Usage: flagwire migrate-to-postgres --database URL [--data DIR]');
+      return migrateToPostgres(resolveDataDir(ctx.dataFlag, process.env, false), databaseUrl);
+    },
+    human: (result: { revision: number; records: number }) =>
+      `Copied ${result.records} records into PostgreSQL (revision ${result.revision}); this data directory is now its copy: start nodes with --database.`,
   }),
 ];

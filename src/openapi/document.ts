@@ -52,7 +52,7 @@ function apiErrors(statuses: readonly number[], only?: readonly ErrorCode[]): Re
     }
     if (status === 503) {
       out['503'] = json('ErrorEnvelope', titles(503, only), {
-        'Retry-After': { schema: { type: 'string' }, description: `Seconds (${kErrors.STORE_BUSY.title} only: the write timeout, rounded up)` },
+        'Retry-After': { schema: { type: 'string' }, description: `Seconds (${kErrors.STORE_BUSY.title}: the write timeout, rounded up; ${kErrors.SERVER_BUSY.title} and ${kErrors.STORE_UNAVAILABLE.title}: 1)` },
       });
       continue;
     }

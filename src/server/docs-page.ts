@@ -16,7 +16,7 @@ const kExplain: Record<ErrorCode, string> = {
   PAYLOAD_TOO_LARGE: 'The request body is over 1 MiB. Send a smaller body.',
   TOO_MANY_AUTH_FAILURES: 'Too many requests from this address failed authentication (no, malformed or unknown token). Wait a minute before retrying; until then every request from the address is refused.',
   INTERNAL: 'An unexpected error on the server. It has been logged; retry, and report it if it persists.',
-  STORE_UNAVAILABLE: 'The change could not be written (storage full or read-only, or the server is stopping). Nothing was changed; retry later.',
+  STORE_UNAVAILABLE: 'The change could not be written (storage full or read-only, PostgreSQL unreachable when it is the system of record, or the server is stopping). Nothing was changed; retry after the time in Retry-After. Only if PostgreSQL went away during the commit itself and did not come back within 30 seconds does the detail say the outcome is unknown: read the record back before retrying.',
   STORE_BUSY: 'The change could not be committed within the write timeout (FLAGWIRE_WRITE_TIMEOUT_MS, 10 s by default), usually because another process (a console command) holds the data file\'s write lock. Nothing was changed, and the change will not be applied later: send it again after the time in Retry-After.',
   NOT_SIGNED_IN: 'Web console only: the request has no session cookie, or its session expired or was ended by signing out (or by a new password). Sign in again.',
   SIGN_IN_FAILED: 'Web console only: the e-mail address or the password is wrong (the answer does not say which). A user gets a password with `flagwire user password USER_ID`.',

@@ -1,5 +1,7 @@
-// GET /ready: 200 only when the store is open and every eval worker has answered a probe (load
-// balancers route on it); 503 otherwise, and from the moment shutdown starts.
+// GET /ready: 200 only when the store is open, every eval worker has answered a probe and, with
+// PostgreSQL, this node's copy has caught up once since start (load balancers route on it); 503
+// otherwise, and from the moment shutdown starts. PostgreSQL going away later does not make a node
+// unready: evaluation goes on from its copy.
 //
 // The writer does not decide readiness: while another process holds the data file's write lock, writes
 // are refused with 503 Storage busy, but evaluation, what a balancer routes, works. The body reports
@@ -11,11 +13,13 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { TemplatedApp } from 'uWebSockets.js';
 import { send, trackAbort } from '../http/http.js';
 import { kRouteReady, type Metrics } from '../metrics/metrics.js';
+import type { ReplicaStatus } from '../store/open-store.js';
 
 export interface ReadinessDeps {
   /** Reads the store's commit sequence number (throws when the store is closed or unreadable). */
   readStore(): number;
-  writer: { readonly busy: boolean };
+  /** `replica`: with PostgreSQL, this node's copy (not ready until it has first caught up); else null. */
+  writer: { readonly busy: boolean; readonly replica?: ReplicaStatus | null };
   /** Probes the eval workers (every front-end thread's, when there are several). */
   probe(timeoutMs: number): Promise<{ answered: number; workers: number }>;
   metrics: Metrics | null;
@@ -35,6 +39,11 @@ export const ReadinessBody = Type.Object({
     answered: Type.Integer({ description: 'Eval workers that answered a probe' }),
     total: Type.Integer(),
   }),
+  replica: Type.Optional(Type.Object({
+    revision: Type.Integer({ description: 'The revision of PostgreSQL this node\'s copy is at' }),
+    caughtUp: Type.Boolean({ description: 'The copy has caught up with PostgreSQL since the node started (not ready until then)' }),
+    connected: Type.Boolean({ description: 'The last read of PostgreSQL succeeded (when false, evaluation goes on from the copy and writes are refused)' }),
+  }, { description: 'Only with PostgreSQL as the system of record (FLAGWIRE_DATABASE_URL)' })),
 });
 export type ReadinessBody = Static<typeof ReadinessBody>;
 
@@ -76,11 +85,13 @@ export class Readiness {
     }
     const probe = await this.deps.probe(this.timeoutMs).catch(() => ({ answered: 0, workers: 0 }));
     const workersOk = probe.workers > 0 && probe.answered === probe.workers;
+    const replica = this.deps.writer.replica ?? null;
     const report: ReadinessReport = {
-      ready: !this.stopping && store && workersOk,
+      ready: !this.stopping && store && workersOk && (replica === null || replica.caughtUp),
       store,
       writer: this.deps.writer.busy ? 'busy' : 'ok',
       workers: { answered: probe.answered, total: probe.workers },
+      ...(replica === null ? {} : { replica: { revision: replica.revision, caughtUp: replica.caughtUp, connected: replica.connected } }),
     };
     this.last = { at: performance.now(), report };
     return report;

@@ -11,7 +11,7 @@ import { Mailer } from '../mail/mailer.js';
 import type { Store } from '../store/interfaces.js';
 import { openStore, verifyStore } from '../store/open-store.js';
 import { WriterClient } from '../writer/client.js';
-import { seedDemo, type DemoSeed } from '../writer/demo-seed.js';
+import type { DemoSeed } from '../writer/demo-seed.js';
 import { createFront } from './front.js';
 import { FrontThreads } from './front-threads.js';
 import { listenExclusive } from './listen.js';
@@ -50,13 +50,8 @@ interface Serving {
 export async function startServer(config: Readonly<Config>, options: StartOptions): Promise<RunningServer> {
   const log = createLogger(config.logLevel);
   // A damaged data file is refused here, with a message, not by a crash at the first request reading it.
-  await verifyStore(config.dataDir);
+  await verifyStore(config.dataDir, config.databaseUrl);
   const store: Store = openStore(config.dataDir);
-  // The demo owner's console password: drawn and hashed here (scrypt, 0.1 s), printed once by printDemo.
-  const demoPassword = options.demo && store.isEmpty() ? randomId(16) : null;
-  const seed = options.demo
-    ? store.transact((w) => seedDemo(w, demoPassword === null ? {} : { ownerPasswordHash: hashPasswordSync(demoPassword) }, Date.now()))
-    : null;
   const clock = new Clock();
   // What is the process's, whichever thread serves a request: one body budget (OFREP and the
   // Management API), the per-address limits (spec: Limits, per server instance), the writer.
@@ -66,7 +61,16 @@ export async function startServer(config: Readonly<Config>, options: StartOption
   const rateLimiter = config.test.rateLimitOff ? null : new RateLimiter({ limit: config.rateLimit });
   const authFailures = new AuthFailures(config.authFailLimit);
   const signInLimits = new SignInLimits(config.signInFailLimit);
-  const writer = WriterClient.create(config.dataDir, clock, config.writeTimeoutMs, log);
+  const writer = WriterClient.create(config.dataDir, clock, config.writeTimeoutMs, log, config.databaseUrl);
+  // Through the writer, so that with PostgreSQL the seed goes there (and only into an empty database).
+  // The demo owner's console password is drawn and hashed here (scrypt, 0.1 s), never on the writer
+  // thread, and printed once by printDemo when the seed was made.
+  const demoPassword = options.demo ? randomId(16) : null;
+  const seed = demoPassword === null ? null : await writer.call('seedDemo', { ownerPasswordHash: hashPasswordSync(demoPassword) }).catch(async (err: unknown) => {
+    await writer.close();
+    await store.close();
+    throw err;
+  });
   const shared = { config, log, clock, writer, bodies, rateLimiter, authFailures, signInLimits };
   const serving = await serve(shared, store).catch(async (err: unknown) => {
     await writer.close();

@@ -121,3 +121,18 @@ export interface StoreTransactions {
 export interface Store extends SnapshotReader, StoreTransactions {
   close(): Promise<void>;
 }
+
+/**
+ * The path every change of the writer actor and the console takes to the system of record: the LMDB
+ * file itself (write-path.ts), or PostgreSQL and then the node's LMDB copy (pg/pg-write-path.ts).
+ */
+export interface WritePath {
+  /**
+   * Group commit, as StoreTransactions.transactEach. `claim` is called once the write lock is held
+   * (only the commit remains) and returns the functions to run; each runs against the store, and the
+   * result is answered only once what they wrote is committed and readable in this node's LMDB.
+   * Rejects when the commit failed: then nothing of it is written, now or later.
+   */
+  commit<T>(claim: () => readonly ((writer: StoreWriter) => T)[]): Promise<Settled<T>[]>;
+  close(): Promise<void>;
+}

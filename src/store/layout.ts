@@ -6,6 +6,8 @@
 //   meta             'schemaVersion' -> number, 'configSeq' -> number (bumped by every write txn that
 //                    changes what readers cache: orgs, users, members, projects, audiences, flags, tokens),
 //                    'auditSeq' / 'mailSeq' -> last sequence numbers, 'demoSeeded' -> number
+//                    With PostgreSQL as the system of record (src/store/pg/), this file is the node's
+//                    copy: 'revision' -> the last revision applied, 'replicaOf' -> that database's id
 //   orgs             orgId -> Org              users       userId -> User
 //   members          [orgId, userId] -> Role   projects    projectId -> Project
 //   audiences        audienceId -> Audience    flags       flagId -> Flag

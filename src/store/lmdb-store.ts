@@ -1,6 +1,6 @@
 // The LMDB store: every read and write of the layout (layout.ts), and the transactions writes run in.
 // Opened by open.ts; code above src/store sees it through the interfaces in interfaces.ts.
-import type { Database, RootDatabase } from 'lmdb';
+import { ABORT, type Database, type RootDatabase } from 'lmdb';
 import { FlagwireError } from '../errors.js';
 import type { Membership, Org, Role, User } from '../model/accounts.js';
 import type { AuditEntry } from '../model/audit.js';
@@ -9,6 +9,7 @@ import type { MailMessage } from '../model/mail.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { Credential, Session } from '../model/sessions.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
+import type { Change, Revision } from './changes.js';
 import { kCommitFailedDetail, type AuditPage, type Settled, type Store, type StoreWriter } from './interfaces.js';
 import { dueKey, isPending, kSchemaVersion, type Databases } from './layout.js';
 import { openDataFile, type OpenedDataFile, type StoreOptions } from './open.js';
@@ -21,6 +22,11 @@ const kMaxRange = '\uffff';
  */
 const kMaxIdLength = 512;
 const tooLong = (id: string) => id.length > kMaxIdLength;
+/** The databases a full copy of the system of record replaces (everything but meta). */
+const kReplicatedDbs = [
+  'orgs', 'users', 'members', 'projects', 'audiences', 'flags', 'tokens', 'tokenHashes', 'projectIndex', 'audit', 'activity',
+  'mail', 'mailDue', 'usage', 'auth',
+] as const satisfies readonly (keyof Databases)[];
 
 export class LmdbStore implements Store, StoreWriter {
   readonly path: string;
@@ -29,6 +35,8 @@ export class LmdbStore implements Store, StoreWriter {
   private inTxn = false;
   /** Set by the writes of the current transaction that change configuration (see configSeq). */
   private configChanged = false;
+  /** The change set the writes append to while `rehearse` runs; null otherwise. */
+  private recording: Change[] | null = null;
 
   private constructor(file: OpenedDataFile) {
     this.path = file.path;
@@ -80,6 +88,150 @@ export class LmdbStore implements Store, StoreWriter {
         }
       }),
     );
+  }
+
+  /**
+   * Runs each function as transactEach does, then rolls everything back: nothing is written here, and
+   * what the functions wrote (the ones that did not throw) is returned as a change set. PostgreSQL's
+   * write path (src/store/pg/pg-write-path.ts) commits that change set there first, then applies it
+   * here with applyRevisions, so readers never see a change the system of record does not hold.
+   */
+  rehearse<T>(fns: readonly ((writer: StoreWriter) => T)[]): { settled: Settled<T>[]; changes: Change[] } {
+    if (this.inTxn) throw new Error('rehearse runs outside any transaction');
+    const changes: Change[] = [];
+    let settled: Settled<T>[] = [];
+    this.inTxn = true;
+    this.recording = changes;
+    try {
+      this.root.transactionSync(() => {
+        settled = fns.map((fn): Settled<T> => {
+          const mark = changes.length;
+          try {
+            return { ok: true, value: this.root.transactionSync(() => fn(this)) };
+          } catch (error) {
+            changes.length = mark;
+            return { ok: false, error };
+          }
+        });
+        return ABORT;
+      });
+    } finally {
+      this.inTxn = false;
+      this.recording = null;
+    }
+    return { settled, changes };
+  }
+
+  // ---- the local copy of a system of record (src/store/pg/) ----------------------------------
+
+  /** The last revision of the system of record applied to this copy (0: none). */
+  replicaRevision(): number {
+    return (this.db.meta.get('revision') as number | undefined) ?? 0;
+  }
+
+  /** Which system of record this copy follows (its id there), or undefined for a copy of none. */
+  replicaOf(): string | undefined {
+    return this.db.meta.get('replicaOf') as string | undefined;
+  }
+
+  /**
+   * Applies revisions in order, in one transaction: those at or below this copy's revision are
+   * skipped (another thread or process applied them), a gap is an error (nothing is applied). Returns
+   * the copy's revision after.
+   */
+  applyRevisions(revisions: readonly Revision[]): number {
+    return this.transact(() => {
+      let at = this.replicaRevision();
+      for (const { revision, changes } of revisions) {
+        if (revision <= at) continue;
+        if (revision !== at + 1) throw new Error(`revision ${revision} cannot follow ${at}: the change log has a gap`);
+        for (const change of changes) this.applyChange(change);
+        at = revision;
+      }
+      this.db.meta.putSync('revision', at);
+      return at;
+    });
+  }
+
+  /**
+   * Replaces everything this copy holds with `records` (a full copy of system of record `source` at
+   * `revision`), in one transaction. A copy of the same source already at or past `revision` (another
+   * thread applied newer revisions meanwhile) is left as it is: a copy never goes back.
+   */
+  replaceAll(source: string, revision: number, records: readonly Change[]): void {
+    this.transact(() => {
+      if (this.replicaOf() === source && this.replicaRevision() >= revision) return;
+      for (const name of kReplicatedDbs) {
+        const db = this.db[name] as Database<unknown, string> | undefined;
+        if (db !== undefined) for (const key of [...db.getKeys()]) db.removeSync(key);
+      }
+      for (const key of ['auditSeq', 'mailSeq', 'demoSeeded']) this.db.meta.removeSync(key);
+      for (const change of records) this.applyChange(change);
+      this.configChanged = true;
+      this.db.meta.putSync('revision', revision);
+      this.db.meta.putSync('replicaOf', source);
+    });
+  }
+
+  /** Every record, as the changes that would write them into an empty store (migrate-to-postgres). */
+  exportRecords(): Change[] {
+    const out: Change[] = [];
+    const all = <V, K extends string | number | (string | number)[]>(db: Database<V, K> | undefined) => (db === undefined ? [] : [...db.getRange()]);
+    for (const { value } of all(this.db.orgs)) out.push({ kind: 'org', value });
+    for (const { value } of all(this.db.users)) out.push({ kind: 'user', value });
+    for (const { key, value } of this.db.members.getRange()) out.push({ kind: 'member', value: { orgId: key[0], userId: key[1], role: value } });
+    for (const { value } of all(this.db.projects)) out.push({ kind: 'project', value });
+    for (const { value } of all(this.db.audiences)) out.push({ kind: 'audience', value });
+    for (const { value } of all(this.db.flags)) out.push({ kind: 'flag', value });
+    for (const { value } of all(this.db.tokens)) out.push({ kind: 'token', value });
+    for (const { value } of all(this.db.audit)) out.push({ kind: 'audit', value });
+    for (const { value } of all(this.db.activity)) out.push({ kind: 'activity', value });
+    for (const { value } of all(this.db.usage)) out.push({ kind: 'usage', value });
+    for (const { value } of all(this.db.mail)) out.push({ kind: 'mail', value });
+    for (const { key, value } of all(this.db.auth)) {
+      if (key[0] === 'credential') out.push({ kind: 'credential', value: value as Credential });
+      else if (key[0] === 'session') out.push({ kind: 'session', value: value as Session });
+    }
+    const seeded = this.db.meta.get('demoSeeded') as number | undefined;
+    if (seeded !== undefined) out.push({ kind: 'demoSeeded', value: seeded });
+    return out;
+  }
+
+  /** Marks this store as the copy of system of record `source` at `revision` (after migrate-to-postgres copied it there). */
+  adoptAsCopy(source: string, revision: number): void {
+    this.transact(() => {
+      this.db.meta.putSync('revision', revision);
+      this.db.meta.putSync('replicaOf', source);
+    });
+  }
+
+  private applyChange(change: Change): void {
+    switch (change.kind) {
+      case 'org': return this.putOrg(change.value);
+      case 'user': return this.putUser(change.value);
+      case 'member': return this.putMember(change.value);
+      case 'project': return this.putProject(change.value);
+      case 'audience': return this.putAudience(change.value);
+      case 'flag': return this.putFlag(change.value);
+      case 'flagDeleted': return this.deleteFlag(change.value);
+      case 'token': return this.putToken(change.value);
+      case 'activity': return this.putActivity(change.value);
+      case 'usage': return this.putUsage(change.value);
+      case 'demoSeeded': return this.markDemoSeeded(change.value);
+      case 'credential': return this.putCredential(change.value);
+      case 'session': return this.putSession(change.value);
+      case 'sessionEnded': return this.deleteSession(change.value);
+      case 'audit':
+        this.db.audit.putSync([change.value.projectId, change.value.seq], change.value);
+        return this.raiseSeq('auditSeq', change.value.seq);
+      case 'mail':
+        this.putMail(change.value);
+        return this.raiseSeq('mailSeq', change.value.seq);
+    }
+  }
+
+  private raiseSeq(key: 'auditSeq' | 'mailSeq', seq: number): void {
+    if (seq > ((this.db.meta.get(key) as number | undefined) ?? 0)) this.db.meta.putSync(key, seq);
   }
 
   resetReadTxn(): void {
@@ -258,33 +410,39 @@ export class LmdbStore implements Store, StoreWriter {
   putOrg(org: Org): void {
     this.assertConfigTxn();
     this.db.orgs.putSync(org.id, org);
+    this.recording?.push({ kind: 'org', value: org });
   }
 
   putUser(user: User): void {
     this.assertConfigTxn();
     this.db.users.putSync(user.id, user);
+    this.recording?.push({ kind: 'user', value: user });
   }
 
   putMember(member: Membership): void {
     this.assertConfigTxn();
     this.db.members.putSync([member.orgId, member.userId], member.role);
+    this.recording?.push({ kind: 'member', value: member });
   }
 
   putProject(project: Project): void {
     this.assertConfigTxn();
     this.db.projects.putSync(project.id, project);
+    this.recording?.push({ kind: 'project', value: project });
   }
 
   putAudience(audience: Audience): void {
     this.assertConfigTxn();
     this.db.audiences.putSync(audience.id, audience);
     this.db.projectIndex.putSync([audience.projectId, 'a', audience.id], null);
+    this.recording?.push({ kind: 'audience', value: audience });
   }
 
   putFlag(flag: Flag): void {
     this.assertConfigTxn();
     this.db.flags.putSync(flag.id, flag);
     this.db.projectIndex.putSync([flag.projectId, 'f', flag.id], null);
+    this.recording?.push({ kind: 'flag', value: flag });
   }
 
   deleteFlag(flag: Flag): void {
@@ -292,6 +450,7 @@ export class LmdbStore implements Store, StoreWriter {
     this.db.flags.removeSync(flag.id);
     this.db.projectIndex.removeSync([flag.projectId, 'f', flag.id]);
     this.db.usage!.removeSync(flag.id);
+    this.recording?.push({ kind: 'flagDeleted', value: flag });
   }
 
   putToken(token: Token): void {
@@ -299,23 +458,27 @@ export class LmdbStore implements Store, StoreWriter {
     this.db.tokens.putSync(token.id, token);
     this.db.tokenHashes.putSync(token.secretHash, token.id);
     this.db.projectIndex.putSync([token.projectId, 't', token.id], null);
+    this.recording?.push({ kind: 'token', value: token });
   }
 
   appendAudit(entry: Omit<AuditEntry, 'seq'>): AuditEntry {
     this.assertTxn();
     const full: AuditEntry = { seq: this.nextSeq('auditSeq'), ...entry };
     this.db.audit.putSync([full.projectId, full.seq], full);
+    this.recording?.push({ kind: 'audit', value: full });
     return full;
   }
 
   putActivity(activity: TokenActivity): void {
     this.assertTxn();
     this.db.activity.putSync(activity.tokenId, activity);
+    this.recording?.push({ kind: 'activity', value: activity });
   }
 
   putUsage(usage: FlagUsage): void {
     this.assertTxn();
     this.db.usage!.putSync(usage.flagId, usage);
+    this.recording?.push({ kind: 'usage', value: usage });
   }
 
   appendMail(message: Omit<MailMessage, 'seq'>): MailMessage {
@@ -323,6 +486,7 @@ export class LmdbStore implements Store, StoreWriter {
     const full: MailMessage = { seq: this.nextSeq('mailSeq'), ...message };
     this.db.mail.putSync(full.seq, full);
     if (isPending(full)) this.db.mailDue.putSync(dueKey(full), null);
+    this.recording?.push({ kind: 'mail', value: full });
     return full;
   }
 
@@ -332,28 +496,33 @@ export class LmdbStore implements Store, StoreWriter {
     if (before !== undefined && isPending(before)) this.db.mailDue.removeSync(dueKey(before));
     this.db.mail.putSync(message.seq, message);
     if (isPending(message)) this.db.mailDue.putSync(dueKey(message), null);
+    this.recording?.push({ kind: 'mail', value: message });
   }
 
   markDemoSeeded(at: number): void {
     this.assertTxn();
     this.db.meta.putSync('demoSeeded', at);
+    this.recording?.push({ kind: 'demoSeeded', value: at });
   }
 
   putCredential(credential: Credential): void {
     this.assertTxn();
     this.db.auth!.putSync(['credential', credential.userId], credential);
+    this.recording?.push({ kind: 'credential', value: credential });
   }
 
   putSession(session: Session): void {
     this.assertTxn();
     this.db.auth!.putSync(['session', session.idHash], session);
     this.db.auth!.putSync(['userSession', session.userId, session.idHash], null);
+    this.recording?.push({ kind: 'session', value: session });
   }
 
   deleteSession(session: Session): void {
     this.assertTxn();
     this.db.auth!.removeSync(['session', session.idHash]);
     this.db.auth!.removeSync(['userSession', session.userId, session.idHash]);
+    this.recording?.push({ kind: 'sessionEnded', value: session });
   }
 
   private nextSeq(key: 'auditSeq' | 'mailSeq'): number {

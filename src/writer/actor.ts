@@ -1,18 +1,21 @@
 // The writer actor: one worker thread that applies every change of a running server, strictly one
 // transaction at a time. Commands that arrive while a transaction runs are applied together in the
-// next one (group commit: each in its own child transaction, one flush to disk for all), and each
-// caller is answered only after that commit is on disk.
+// next one (group commit: each in its own child transaction, one commit for all), and each caller is
+// answered only after that commit is durable. The transaction runs on the store's write path
+// (open-store.ts): the LMDB file, or PostgreSQL and then this node's copy, whose follower also runs
+// in this thread.
 //
-// The transaction waits for LMDB's write lock, which another process (a console command) may hold for
-// long. Meanwhile each caller's deadline may pass (src/writer/client.ts): a command is applied only if
-// this thread claims it once the lock is held, before its caller cancelled it (protocol.ts, kPending).
+// The transaction waits for the write lock (LMDB's, which a console command may hold for long; or
+// PostgreSQL's revision lock, which other nodes take). Meanwhile each caller's deadline may pass
+// (src/writer/client.ts): a command is applied only if this thread claims it once the lock is held,
+// before its caller cancelled it (protocol.ts, kPending).
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { Clock } from '../clock.js';
-import type { Store } from '../store/interfaces.js';
-import { openStore } from '../store/open-store.js';
+import type { WritePath } from '../store/interfaces.js';
+import { openWritePath } from '../store/open-store.js';
 import { isCommandName, runCommand, type CommandName } from './commands.js';
 import {
-  kClaimed, kPending, settleError, type WriterAttach, type WriterCommand, type WriterReply, type WriterRequest, type WriterStart,
+  kClaimed, kPending, settleError, type WriterAttach, type WriterCommand, type WriterNotice, type WriterReply, type WriterRequest, type WriterStart,
 } from './protocol.js';
 
 /** Where a request came from and its answer goes: the main thread, or a front-end thread's channel. */
@@ -21,24 +24,35 @@ type Origin = MessagePort | NonNullable<typeof parentPort>;
 const kMaxBatch = 512;
 const start = workerData as WriterStart;
 const main = parentPort!;
-const store: Store = openStore(start.dataDir);
+/** Front-end threads' channels (attach): each also hears the replica notices. */
+const channels: MessagePort[] = [];
+/** The follower's last report (PostgreSQL only): a channel attached later hears it at once. */
+let lastNotice: WriterNotice | null = null;
+const writes: WritePath = openWritePath(start.dataDir, start.databaseUrl, (replica) => {
+  const notice: WriterNotice = { replica };
+  lastNotice = notice;
+  main.postMessage(notice);
+  for (const channel of channels) channel.postMessage(notice);
+});
 const clock = new Clock(start.clock);
 let queue: WriterCommand[] = [];
 /** The origin of each queued command (the same index in `queue`). */
 let origins: Origin[] = [];
-let scheduled = false;
+/** A drain is scheduled or running: commands that come now are applied by it. */
+let draining = false;
 /** Barriers (`idle` requests) that came while commands were queued: answered after those commit. */
 let barriers: { id: number; from: Origin }[] = [];
 
 main.on('message', (msg: WriterRequest | WriterAttach | 'close') => {
   if (msg === 'close') {
-    drain();
-    void store.close().then(() => process.exit(0));
+    void closing().then(() => process.exit(0));
     return;
   }
   if ('attach' in msg) {
     const channel = msg.attach;
+    channels.push(channel);
     channel.on('message', (request: WriterRequest) => receive(request, channel));
+    if (lastNotice !== null) channel.postMessage(lastNotice);
     return;
   }
   receive(msg, main);
@@ -46,49 +60,56 @@ main.on('message', (msg: WriterRequest | WriterAttach | 'close') => {
 
 function receive(msg: WriterRequest, from: Origin): void {
   if ('idle' in msg) {
-    // drain() runs whole in one turn, so no transaction is open while a message is handled: with
-    // nothing queued, every earlier command is committed already.
-    if (queue.length === 0) from.postMessage([{ id: msg.id, ok: true, value: true } satisfies WriterReply]);
+    // With nothing queued and no drain under way, every earlier command is committed already.
+    if (!draining) from.postMessage([{ id: msg.id, ok: true, value: true } satisfies WriterReply]);
     else barriers.push({ id: msg.id, from });
     return;
   }
   queue.push(msg);
   origins.push(from);
-  if (!scheduled) {
-    scheduled = true;
-    setImmediate(drain);
+  if (!draining) {
+    draining = true;
+    setImmediate(() => void drain());
   }
 }
 
-function drain(): void {
-  scheduled = false;
+/** Applies what is queued, then closes the write path. */
+async function closing(): Promise<void> {
+  while (draining) await new Promise((resolve) => setImmediate(resolve));
+  await writes.close();
+}
+
+async function drain(): Promise<void> {
   while (queue.length > 0) {
     const batch = queue.length > kMaxBatch ? queue.splice(0, kMaxBatch) : queue.splice(0);
     const from = origins.length > kMaxBatch ? origins.splice(0, kMaxBatch) : origins.splice(0);
     const at = clock.now();
+    let claimed: WriterCommand[] = [];
     let replies: WriterReply[];
     try {
-      replies = store.transact(() => {
+      const results = await writes.commit(() => {
         // The write lock is held from here: only the commit remains for what is claimed now. A command
         // whose caller gave up while this thread waited for the lock is skipped; its caller has its 503.
-        const claimed = batch.filter((req) => Atomics.compareExchange(req.fate, 0, kPending, kClaimed) === kPending);
-        const results = store.transactEach(claimed.map((req) => (w) => {
+        claimed = batch.filter((req) => Atomics.compareExchange(req.fate, 0, kPending, kClaimed) === kPending);
+        return claimed.map((req) => (w) => {
           if (!isCommandName(req.name)) throw new Error(`unknown writer command ${String(req.name)}`);
           return runCommand(w, req.name as CommandName, req.input as never, at);
-        }));
-        const settled = new Map(claimed.map((req, i) => [req, results[i]!]));
-        return batch.map((req): WriterReply => {
-          const r = settled.get(req);
-          if (r === undefined) return { id: req.id, ok: false, error: { code: 'STORE_BUSY', detail: 'cancelled by its caller; not applied' } };
-          return r.ok ? { id: req.id, ok: true, value: r.value } : { id: req.id, ok: false, ...settleError(r.error) };
         });
       });
+      const settled = new Map(claimed.map((req, i) => [req, results[i]!]));
+      replies = batch.map((req): WriterReply => {
+        const r = settled.get(req);
+        if (r === undefined) return { id: req.id, ok: false, error: { code: 'STORE_BUSY', detail: 'cancelled by its caller; not applied' } };
+        return r.ok ? { id: req.id, ok: true, value: r.value } : { id: req.id, ok: false, ...settleError(r.error) };
+      });
     } catch (err) {
-      // The commit itself failed (disk full, read-only filesystem): nothing of the batch was written.
+      // The commit itself failed (disk full, read-only filesystem, PostgreSQL unreachable): nothing of
+      // the batch was written.
       replies = batch.map((req) => ({ id: req.id, ok: false, ...settleError(err, true) }));
     }
     answer(replies, from);
   }
+  draining = false;
   if (barriers.length > 0) {
     answer(barriers.map(({ id }): WriterReply => ({ id, ok: true, value: true })), barriers.map((b) => b.from));
     barriers = [];

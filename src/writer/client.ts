@@ -13,7 +13,10 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { fromErrorData, FlagwireError } from '../errors.js';
 import type { CommandInput, CommandName, CommandOutput } from './commands.js';
-import { kCancelled, kPending, type WriterAttach, type WriterReply, type WriterRequest, type WriterStart } from './protocol.js';
+import type { ReplicaStatus } from '../store/open-store.js';
+import {
+  kCancelled, kPending, type WriterAttach, type WriterNotice, type WriterReply, type WriterRequest, type WriterStart,
+} from './protocol.js';
 
 interface Pending {
   resolve(value: unknown): void;
@@ -54,8 +57,16 @@ export class WriterClient {
   onReply: ((ms: number) => void) | null = null;
   /** The main thread's client: called after the actor was restarted (front-end threads need new channels). */
   onRestart: (() => void) | null = null;
+  /**
+   * With PostgreSQL as the system of record: the state of this node's copy, as the writer thread's
+   * follower last reported it (not caught up until its first report); null without PostgreSQL.
+   */
+  replica: ReplicaStatus | null = null;
 
-  private constructor(start: WriterStart | MessagePort, private readonly writeTimeoutMs: number, private readonly log: Logger) {
+  private constructor(
+    start: WriterStart | MessagePort, replicated: boolean, private readonly writeTimeoutMs: number, private readonly log: Logger,
+  ) {
+    if (replicated) this.replica = { revision: 0, caughtUp: false, connected: false, lagMs: null };
     if ('dataDir' in start) {
       this.worker = { current: this.spawn(start) };
       this.channel = this.worker.current;
@@ -66,14 +77,14 @@ export class WriterClient {
     }
   }
 
-  /** Starts the writer actor for `dataDir`. */
-  static create(dataDir: string, clock: Clock, writeTimeoutMs: number, log: Logger): WriterClient {
-    return new WriterClient({ dataDir, clock: clock.buffer }, writeTimeoutMs, log);
+  /** Starts the writer actor for `dataDir`; `databaseUrl`: PostgreSQL as the system of record (src/store/pg/), or null for the data dir's LMDB. */
+  static create(dataDir: string, clock: Clock, writeTimeoutMs: number, log: Logger, databaseUrl: string | null = null): WriterClient {
+    return new WriterClient({ dataDir, databaseUrl, clock: clock.buffer }, databaseUrl !== null, writeTimeoutMs, log);
   }
 
   /** A client in a front-end thread, over a channel from the main thread's connect(). */
-  static over(channel: MessagePort, writeTimeoutMs: number, log: Logger): WriterClient {
-    return new WriterClient(channel, writeTimeoutMs, log);
+  static over(channel: MessagePort, replicated: boolean, writeTimeoutMs: number, log: Logger): WriterClient {
+    return new WriterClient(channel, replicated, writeTimeoutMs, log);
   }
 
   /** The main thread's client: a new channel to the actor, for a front-end thread's client (`over`). */
@@ -186,9 +197,25 @@ export class WriterClient {
     return new FlagwireError('STORE_BUSY', `${why} Nothing was changed, and it will not be applied later; retry.`);
   }
 
+  private noticeReplica(status: ReplicaStatus): void {
+    const before = this.replica;
+    this.replica = status;
+    // Logged by the main thread's client only: every front-end thread hears the same notice.
+    if (this.worker !== null && before?.connected !== status.connected) {
+      if (status.connected) this.log.info({ revision: status.revision }, 'following PostgreSQL');
+      else this.log.warn({ revision: status.revision }, 'PostgreSQL cannot be reached: evaluation goes on from this node\'s copy; writes are refused until it is back');
+    }
+  }
+
+  /** Replies to settle, or a notice of the replica's state. */
+  private receive(message: WriterReply[] | WriterNotice): void {
+    if (Array.isArray(message)) this.settle(message);
+    else this.noticeReplica(message.replica);
+  }
+
   private spawn(start: WriterStart): Worker {
     const worker = new Worker(new URL('./actor.js', import.meta.url), { workerData: start });
-    worker.on('message', (replies: WriterReply[]) => this.settle(replies));
+    worker.on('message', (message: WriterReply[] | WriterNotice) => this.receive(message));
     worker.on('error', (err) => this.log.error({ err }, 'writer thread failed'));
     worker.on('exit', (code) => {
       this.failPending();
@@ -204,7 +231,7 @@ export class WriterClient {
 
   private useChannel(channel: MessagePort): void {
     this.channel = channel;
-    channel.on('message', (replies: WriterReply[]) => this.settle(replies));
+    channel.on('message', (message: WriterReply[] | WriterNotice) => this.receive(message));
     // The actor's end closes when its thread ends: what was sent is unconfirmed. The main thread
     // restarts the actor and sends a new channel (reconnect).
     channel.once('close', () => {

@@ -2,9 +2,12 @@
 import type { MessagePort } from 'node:worker_threads';
 import { FlagwireError, toErrorData, type ErrorData } from '../errors.js';
 import { kCommitFailedDetail } from '../store/interfaces.js';
+import type { ReplicaStatus } from '../store/open-store.js';
 
 export interface WriterStart {
   dataDir: string;
+  /** PostgreSQL as the system of record (the writer also runs the follower), or null. */
+  databaseUrl: string | null;
   /** SharedArrayBuffer of one Int32: seconds added to the clock (tests move time without sleeping). */
   clock: SharedArrayBuffer;
 }
@@ -46,6 +49,11 @@ export type WriterRequest = WriterCommand | WriterBarrier;
  */
 export interface WriterAttach {
   attach: MessagePort;
+}
+
+/** From the writer thread to every client (main thread and each channel), besides replies: the state of this node's copy of PostgreSQL (follower.ts). */
+export interface WriterNotice {
+  replica: ReplicaStatus;
 }
 
 export type WriterReply =

@@ -1,0 +1,123 @@
+// PostgreSQL as the system of record, measured on one machine: durable PATCHes per second (as (e):
+// each a real change, answered after its commit) on a node with PostgreSQL beside a node on LMDB
+// alone, and the replication lag under that write load: a probe PATCHes a flag on node A and times
+// until evaluation on node B sees it (p50/p99), while the (e) load runs on A.
+// Run: npm run build && node dist/bench/postgres.bench.js [--seconds N]
+// It starts a private PostgreSQL cluster (scripts/ensure-postgres.sh installs it when missing).
+import { setTimeout as sleep } from 'node:timers/promises';
+import { openForConsole } from '../src/store/open-store.js';
+import { runCommand, type CommandInput, type CommandName } from '../src/writer/commands.js';
+import { kConsoleActor } from '../src/writer/audit-actor.js';
+import { startPostgres } from '../test/helpers/postgres.js';
+import { startTestServer, tempDataDir, type TestServer } from '../test/helpers/server.js';
+
+const seconds = Number(process.argv[process.argv.indexOf('--seconds') + 1]) || 10;
+const kConnections = 16;
+const kFlags = 64;
+const kProbes = 200;
+const kUnlimited = { FLAGWIRE_RATE_LIMIT: '1000000000', FLAGWIRE_AUTH_FAIL_LIMIT: '1000000000', FLAGWIRE_LOG_LEVEL: 'error' };
+
+interface Data { secret: string; flags: string[]; probe: string }
+
+/** An org, a project, kFlags flags, a probe flag and a write token, written through the store's write path. */
+async function seed(dataDir: string, databaseUrl: string | null): Promise<Data> {
+  const { writes } = await openForConsole(dataDir, databaseUrl);
+  const run = async <N extends CommandName>(name: N, input: CommandInput<N>) => {
+    const [r] = await writes.commit(() => [(w) => runCommand(w, name, input, Date.now())]);
+    if (!r!.ok) throw r!.error;
+    return r!.value;
+  };
+  const org = await run('orgCreate', { name: 'Bench', plan: 'teams' });
+  const user = await run('userCreate', { email: 'bench@bench.test' });
+  await run('orgAddMember', { orgId: org.id, userId: user.id, role: 'owner' });
+  const project = await run('projectCreate', { name: 'Bench', orgId: org.id, kind: 'single' });
+  const flags: string[] = [];
+  for (let i = 0; i < kFlags; i++) flags.push((await run('flagCreate', { projectId: project.id, body: { name: `f${i}`, enabled: true }, actor: kConsoleActor })).id);
+  const probe = (await run('flagCreate', { projectId: project.id, body: { name: 'probe', trafficPercentage: 100 }, actor: kConsoleActor })).id;
+  const token = await run('tokenCreate', { projectId: project.id, asUserId: user.id, name: 'bench', permission: 'write' });
+  await writes.close();
+  return { secret: token.secret, flags, probe };
+}
+
+async function patch(node: TestServer, data: Data, flagId: string, body: unknown): Promise<number> {
+  const r = await fetch(`${node.baseUrl}/api/v1/flags/${flagId}`, {
+    method: 'PATCH', headers: { authorization: `Bearer ${data.secret}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
+  });
+  await r.arrayBuffer();
+  return r.status;
+}
+
+/** (e): kConnections clients PATCHing distinct flags to new percentages until `stop`; answered 200s per second. */
+async function writeLoad(node: TestServer, data: Data, stop: { done: boolean }): Promise<{ rps: number; failed: number }> {
+  let ok = 0;
+  let failed = 0;
+  const start = performance.now();
+  await Promise.all(Array.from({ length: kConnections }, async (_, c) => {
+    for (let i = 0; !stop.done; i++) {
+      const flag = data.flags[(c * 4 + (i % 4)) % data.flags.length]!;
+      if ((await patch(node, data, flag, { trafficPercentage: (i * 7 + c) % 101 })) === 200) ok++;
+      else failed++;
+    }
+  }));
+  return { rps: ok / ((performance.now() - start) / 1000), failed };
+}
+
+async function timed<T>(ms: number, fn: (stop: { done: boolean }) => Promise<T>): Promise<T> {
+  const stop = { done: false };
+  const running = fn(stop);
+  await sleep(ms);
+  stop.done = true;
+  return running;
+}
+
+async function evaluate(node: TestServer, flagId: string): Promise<boolean> {
+  const r = await fetch(`${node.baseUrl}/v1/flags/${flagId}?targetingKey=k`);
+  return ((await r.json()) as { enabled: boolean }).enabled;
+}
+
+/** PATCH the probe on A, time until evaluation on B sees it; kProbes times. */
+async function lagProbes(a: TestServer, b: TestServer, data: Data): Promise<number[]> {
+  const lags: number[] = [];
+  for (let i = 0; i < kProbes; i++) {
+    const enabled = i % 2 === 0;
+    if ((await patch(a, data, data.probe, { enabled })) !== 200) throw new Error('probe PATCH refused');
+    const start = performance.now();
+    while ((await evaluate(b, data.probe)) !== enabled) {
+      if (performance.now() - start > 10_000) throw new Error('probe not seen in 10 s');
+    }
+    lags.push(performance.now() - start);
+  }
+  return lags.sort((x, y) => x - y);
+}
+
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!;
+
+const pg = await startPostgres();
+const url = await pg.newDatabase();
+const lmdbDir = tempDataDir();
+const [pgData, lmdbData] = await Promise.all([seed(tempDataDir(), url), seed(lmdbDir, null)]);
+const [a, b, solo] = await Promise.all([
+  startTestServer({ env: { ...kUnlimited, FLAGWIRE_DATABASE_URL: url } }),
+  startTestServer({ env: { ...kUnlimited, FLAGWIRE_DATABASE_URL: url } }),
+  startTestServer({ dataDir: lmdbDir, env: kUnlimited }),
+]);
+try {
+  for (const node of [a, b]) {
+    while ((await fetch(`${node.baseUrl}/ready`)).status !== 200) await sleep(50);
+  }
+  const lmdb = await timed(seconds * 1000, (stop) => writeLoad(solo, lmdbData, stop));
+  const onPg = await timed(seconds * 1000, (stop) => writeLoad(a, pgData, stop));
+  const idle = await lagProbes(a, b, pgData);
+  const stop = { done: false };
+  const load = writeLoad(a, pgData, stop);
+  const loaded = { lags: await lagProbes(a, b, pgData), load: await ((stop.done = true), load) };
+  console.log(`durable PATCHes/s, ${kConnections} clients, ${seconds} s:`);
+  console.log(`  LMDB alone        ${lmdb.rps.toFixed(0).padStart(6)}  (refused ${lmdb.failed})`);
+  console.log(`  PostgreSQL        ${onPg.rps.toFixed(0).padStart(6)}  (refused ${onPg.failed})`);
+  console.log(`replication lag, PATCH on node A answered -> evaluation on node B sees it (${kProbes} probes):`);
+  console.log(`  idle              p50 ${pct(idle, 50).toFixed(1)} ms  p99 ${pct(idle, 99).toFixed(1)} ms  max ${pct(idle, 100).toFixed(1)} ms`);
+  console.log(`  under (e) on A    p50 ${pct(loaded.lags, 50).toFixed(1)} ms  p99 ${pct(loaded.lags, 99).toFixed(1)} ms  max ${pct(loaded.lags, 100).toFixed(1)} ms  (load: ${loaded.load.rps.toFixed(0)} PATCH/s)`);
+} finally {
+  await Promise.all([a.stop(), b.stop(), solo.stop()]);
+  await pg.destroy();
+}

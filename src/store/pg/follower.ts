@@ -1,0 +1,122 @@
+// The follower: keeps a node's LMDB copy at PostgreSQL's latest revision. It LISTENs for each commit's
+// NOTIFY (the usual path: a change is applied within milliseconds), and also reads the latest revision
+// every second and after each reconnect, so a notice lost with a connection delays nothing by more
+// than that. Revisions are applied in order, many per LMDB transaction (replica.ts). It runs in the
+// writer thread, beside the write path that applies its own commits to the same copy.
+import type pg from 'pg';
+import type { LmdbStore } from '../lmdb-store.js';
+import { kChannel, parseNotice, type PgSystem } from './pg-system.js';
+import { catchUp } from './replica.js';
+
+/** What the follower reports to the main thread (readiness and metrics). */
+export interface ReplicaStatus {
+  /** The revision this node's copy is at. */
+  revision: number;
+  /** Whether the copy has caught up with PostgreSQL since the node started (/ready waits for it). */
+  caughtUp: boolean;
+  /** Whether the last attempt to read PostgreSQL succeeded. */
+  connected: boolean;
+  /** From a commit (PostgreSQL's clock) to its change applied here (this node's clock), of the last one followed; null before any. */
+  lagMs: number | null;
+}
+
+const kPollMs = 1000;
+const kReconnectMs = 1000;
+
+export class Follower {
+  private status: ReplicaStatus;
+  private running = false;
+  private again = false;
+  /** The highest revision a notice announced, with its commit time. */
+  private notified: { revision: number; committedAt: number } | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private listener: pg.Client | null = null;
+  private stopped = false;
+
+  constructor(private readonly copy: LmdbStore, private readonly pg: PgSystem, private readonly report: (status: ReplicaStatus) => void) {
+    this.status = { revision: copy.replicaRevision(), caughtUp: false, connected: false, lagMs: null };
+  }
+
+  start(): void {
+    this.timer = setInterval(() => this.poke(), kPollMs);
+    void this.listen();
+    this.poke();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer !== null) clearInterval(this.timer);
+    const listener = this.listener;
+    this.listener = null;
+    await listener?.end().catch(() => undefined);
+  }
+
+  /** Catch up now (or right after the catch-up running now). */
+  poke(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = true;
+    void this.run().finally(() => (this.running = false));
+  }
+
+  private async run(): Promise<void> {
+    do {
+      this.again = false;
+      try {
+        const id = await this.pg.databaseId();
+        const notified = this.notified;
+        // A notice names its revision: no query for the latest is needed. The poll asks.
+        const latest = notified !== null && notified.revision > this.copy.replicaRevision()
+          ? notified.revision
+          : (await this.pg.latestRevision()).revision;
+        const revision = await catchUp(this.copy, this.pg, id, latest);
+        const lagMs = notified !== null && revision >= notified.revision && notified.revision > this.status.revision
+          ? Math.max(0, Date.now() - notified.committedAt)
+          : this.status.lagMs;
+        this.publish({ revision, caughtUp: true, connected: true, lagMs });
+      } catch {
+        // PostgreSQL unreachable (or the copy refused): evaluation goes on from the copy; the next
+        // poll or notice tries again.
+        this.publish({ ...this.status, revision: this.copy.replicaRevision(), connected: false });
+      }
+    } while (this.again && !this.stopped);
+  }
+
+  private publish(status: ReplicaStatus): void {
+    const s = this.status;
+    this.status = status;
+    if (s.revision !== status.revision || s.caughtUp !== status.caughtUp || s.connected !== status.connected || s.lagMs !== status.lagMs) {
+      this.report(status);
+    }
+  }
+
+  private async listen(): Promise<void> {
+    if (this.stopped) return;
+    const client = this.pg.listener();
+    this.listener = client;
+    let retried = false;
+    const retry = () => {
+      if (retried) return;
+      retried = true;
+      void client.end().catch(() => undefined);
+      if (!this.stopped) setTimeout(() => void this.listen(), kReconnectMs);
+    };
+    client.on('error', retry);
+    client.on('end', retry);
+    client.on('notification', (msg) => {
+      const notice = parseNotice(msg.payload);
+      if (notice !== null && (this.notified === null || notice.revision > this.notified.revision)) this.notified = notice;
+      this.poke();
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${kChannel}`);
+      this.poke();
+    } catch {
+      retry();
+    }
+  }
+}

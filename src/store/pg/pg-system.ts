@@ -1,0 +1,302 @@
+// PostgreSQL as the system of record: connecting (and migrating), the write transaction that takes
+// the next revision, and the reads a node's copy follows it with (the change log, a full copy).
+// Only this module speaks SQL to the tables of migrations.ts.
+import { randomBytes } from 'node:crypto';
+import { Packr } from 'msgpackr';
+import pg from 'pg';
+import { FlagwireError } from '../../errors.js';
+import { recordsOf, type Change, type Revision } from '../changes.js';
+import { migrate } from './migrate.js';
+
+/**
+ * Change sets are msgpack, as LMDB stores the same records: a value reads back exactly as it was
+ * written (undefined fields included), so every node's copy, and its Management API
+ * representation, is the same.
+ */
+const packr = new Packr({ useRecords: false });
+/** The revisions kept in the change log; a node further behind makes a full copy. */
+export const kChangeRetention = 100_000;
+/** Revisions read per query while catching up (each batch is one LMDB transaction). */
+const kCatchUpBatch = 1000;
+/** The NOTIFY channel; its payload is the revision committed. */
+export const kChannel = 'flagwire_revision';
+
+/** Reads a node's copy follows PostgreSQL with; on the pool, or inside a write transaction. */
+export interface RecordSource {
+  /** The revisions after `after`, in order, at most a batch; null when the log no longer holds `after + 1`. */
+  changesAfter(after: number, upTo: number): Promise<Revision[] | null>;
+  /** Every current record, and the revision they are at. */
+  snapshot(): Promise<{ revision: number; records: Change[] }>;
+}
+
+export interface PgOptions {
+  /** Connections in the pool (the writer's transaction, the follower's reads, the console's). */
+  max?: number;
+}
+
+/** The detail of a write refused because PostgreSQL could not be reached. */
+export const kPgUnavailableDetail = 'PostgreSQL, the system of record, cannot be reached; nothing was changed, and the change will not be applied later. Retry shortly.';
+
+export class PgSystem implements RecordSource {
+  private id: string | null = null;
+  private readying: Promise<string> | null = null;
+
+  private constructor(readonly url: string, private readonly pool: pg.Pool) {}
+
+  /** A pool for `url`; nothing is connected until the first use. */
+  static open(url: string, options: PgOptions = {}): PgSystem {
+    return new PgSystem(url, newPool(url, options.max ?? 4));
+  }
+
+  /**
+   * The database's id, once its schema is migrated (migrate.ts; done once per process). Rejects with
+   * STORE_UNAVAILABLE when PostgreSQL cannot be reached; the next call tries again.
+   */
+  databaseId(): Promise<string> {
+    if (this.id !== null) return Promise.resolve(this.id);
+    this.readying ??= this.migrated().then(
+      (id) => (this.id = id),
+      (err: unknown) => {
+        this.readying = null;
+        throw err instanceof FlagwireError ? err : new FlagwireError('STORE_UNAVAILABLE', kPgUnavailableDetail, { cause: err });
+      },
+    );
+    return this.readying;
+  }
+
+  private async migrated(): Promise<string> {
+    const client = await this.pool.connect();
+    try {
+      await migrate(client);
+      const { rows } = await client.query<{ database_id: string }>('SELECT database_id FROM flagwire_meta');
+      client.release();
+      return rows[0]!.database_id;
+    } catch (err) {
+      client.release(err as Error);
+      throw err;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+
+  /** The last committed revision. */
+  async latestRevision(): Promise<{ revision: number; committedAt: number | null }> {
+    const { rows } = await this.pool.query<{ revision: string; committed_at: Date | null }>(
+      'SELECT m.revision, c.committed_at FROM flagwire_meta m LEFT JOIN flagwire_changes c ON c.revision = m.revision',
+    );
+    return { revision: Number(rows[0]!.revision), committedAt: rows[0]!.committed_at?.getTime() ?? null };
+  }
+
+  changesAfter(after: number, upTo: number): Promise<Revision[] | null> {
+    return changesAfter(this.pool, after, upTo);
+  }
+
+  /** One REPEATABLE READ transaction: the records and the revision agree. */
+  async snapshot(): Promise<{ revision: number; records: Change[] }> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const result = await snapshot(client);
+      await client.query('COMMIT');
+      return result;
+    } finally {
+      client.release();
+    }
+  }
+
+  /** Whether the database holds no record at all (migrate-to-postgres copies only into such a one). */
+  async isEmpty(): Promise<boolean> {
+    const { rows } = await this.pool.query('SELECT 1 FROM flagwire_records LIMIT 1');
+    return rows.length === 0;
+  }
+
+  /**
+   * Opens a write transaction holding the revision lock: every other writer, on any node, waits
+   * until it commits or rolls back. Throws STORE_UNAVAILABLE when PostgreSQL cannot be reached.
+   */
+  async begin(): Promise<WriteTransaction> {
+    await this.databaseId();
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (err) {
+      throw new FlagwireError('STORE_UNAVAILABLE', kPgUnavailableDetail, { cause: err });
+    }
+    try {
+      await client.query('BEGIN');
+      const { rows } = await client.query<{ revision: string }>('SELECT revision FROM flagwire_meta FOR UPDATE');
+      return new WriteTransaction(client, Number(rows[0]!.revision));
+    } catch (err) {
+      client.release(err as Error);
+      throw new FlagwireError('STORE_UNAVAILABLE', kPgUnavailableDetail, { cause: err });
+    }
+  }
+
+  /** Whether the write `writeId` committed (after a connection lost during its COMMIT). */
+  async committed(writeId: string): Promise<number | null> {
+    const client = await this.pool.connect();
+    try {
+      // The revision lock first: a transaction of the lost connection still running holds it, so this
+      // waits until it has committed or rolled back, and the answer is final.
+      await client.query('BEGIN');
+      await client.query('SELECT revision FROM flagwire_meta FOR UPDATE');
+      const { rows } = await client.query<{ revision: string }>('SELECT revision FROM flagwire_changes WHERE write_id = $1', [writeId]);
+      await client.query('COMMIT');
+      client.release();
+      return rows.length === 0 ? null : Number(rows[0]!.revision);
+    } catch (err) {
+      client.release(err as Error);
+      throw err;
+    }
+  }
+
+  /** A client of its own for LISTEN (not from the pool: it stays connected). */
+  listener(): pg.Client {
+    return new pg.Client({ connectionString: this.url, keepAlive: true, connectionTimeoutMillis: 5000 });
+  }
+
+  /** Removes change sets older than the retention (a node that far behind makes a full copy). */
+  async prune(revision: number): Promise<void> {
+    await this.pool.query('DELETE FROM flagwire_changes WHERE revision <= $1', [revision - kChangeRetention]);
+  }
+
+  /** Writes a whole data set as revision 1 of an empty database (migrate-to-postgres). */
+  async importAll(records: readonly Change[]): Promise<number> {
+    const txn = await this.begin();
+    try {
+      const { rows } = await txn.client.query('SELECT 1 FROM flagwire_records LIMIT 1');
+      if (rows.length > 0 || txn.revision !== 0) throw new FlagwireError('INVALID_REQUEST', 'the database already holds Flagwire data; migrate-to-postgres copies only into an empty one');
+      return await txn.commit(records);
+    } catch (err) {
+      await txn.rollback();
+      throw err;
+    }
+  }
+}
+
+/** The connection failed while COMMIT was on its way: whether it committed is known only by asking (PgSystem.committed). */
+export class CommitUnknown extends Error {
+  constructor(cause: unknown) {
+    super('the connection to PostgreSQL failed during COMMIT', { cause });
+  }
+}
+
+/** Parses a NOTIFY payload: the revision committed and PostgreSQL's clock then (Unix ms). */
+export function parseNotice(payload: string | undefined): { revision: number; committedAt: number } | null {
+  const m = /^(\d+):(\d+)$/.exec(payload ?? '');
+  return m === null ? null : { revision: Number(m[1]), committedAt: Number(m[2]) };
+}
+
+/** A write transaction holding the revision lock (PgSystem.begin). */
+export class WriteTransaction implements RecordSource {
+  /** Tells, after a connection lost during COMMIT, whether this transaction committed (PgSystem.committed). */
+  readonly writeId = randomBytes(12).toString('base64url');
+  private done = false;
+
+  /** `revision`: the last committed revision, locked: the next commit takes revision + 1. */
+  constructor(readonly client: pg.PoolClient, readonly revision: number) {}
+
+  changesAfter(after: number, upTo: number): Promise<Revision[] | null> {
+    return changesAfter(this.client, after, upTo);
+  }
+
+  snapshot(): Promise<{ revision: number; records: Change[] }> {
+    return snapshot(this.client);
+  }
+
+  /**
+   * Writes `changes` as the next revision (records, change log, counter), notifies every node, and
+   * commits. Returns the revision. Throws STORE_UNAVAILABLE when nothing was committed, CommitUnknown
+   * when the connection failed during COMMIT.
+   */
+  async commit(changes: readonly Change[]): Promise<number> {
+    const revision = this.revision + 1;
+    const puts: { kind: string; key: string; value: Buffer }[] = [];
+    const removes: { kind: string; key: string }[] = [];
+    for (const change of changes) {
+      const { put, remove } = recordsOf(change);
+      if (put !== null) puts.push({ ...put, value: packr.pack(change.value) });
+      removes.push(...remove);
+    }
+    try {
+      // Each record is written in the order its changes came, so the last write of a key wins.
+      for (const r of removes) await this.client.query('DELETE FROM flagwire_records WHERE kind = $1 AND key = $2', [r.kind, r.key]);
+      const last = new Map(puts.map((p) => [`${p.kind}\u0000${p.key}`, p]));
+      if (last.size > 0) {
+        const rows = [...last.values()];
+        await this.client.query(
+          `INSERT INTO flagwire_records (kind, key, value) SELECT * FROM unnest($1::text[], $2::text[], $3::bytea[])
+           ON CONFLICT (kind, key) DO UPDATE SET value = EXCLUDED.value`,
+          [rows.map((r) => r.kind), rows.map((r) => r.key), rows.map((r) => r.value)],
+        );
+      }
+      await this.client.query('INSERT INTO flagwire_changes (revision, write_id, changes) VALUES ($1, $2, $3)', [revision, this.writeId, packr.pack(changes)]);
+      await this.client.query('UPDATE flagwire_meta SET revision = $1', [revision]);
+      // The payload: the revision and PostgreSQL's clock at the commit, which the followers measure their lag from.
+      await this.client.query(`SELECT pg_notify('${kChannel}', $1 || ':' || floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint)`, [String(revision)]);
+    } catch (err) {
+      // Nothing was committed: the connection failed (the server rolls back) or a statement did.
+      await this.rollback();
+      throw new FlagwireError('STORE_UNAVAILABLE', kPgUnavailableDetail, { cause: err });
+    }
+    try {
+      await this.client.query('COMMIT');
+      this.release();
+      return revision;
+    } catch (err) {
+      this.release(err as Error);
+      throw new CommitUnknown(err);
+    }
+  }
+
+  async rollback(): Promise<void> {
+    if (this.done) return;
+    try {
+      await this.client.query('ROLLBACK');
+      this.release();
+    } catch (err) {
+      this.release(err as Error);
+    }
+  }
+
+  private release(err?: Error): void {
+    if (this.done) return;
+    this.done = true;
+    this.client.release(err);
+  }
+}
+
+function newPool(url: string, max: number): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    keepAlive: true,
+    // A PostgreSQL that does not answer fails a write in bounded time instead of holding the writer.
+    connectionTimeoutMillis: 5000,
+    query_timeout: 30_000,
+  });
+  // An idle connection that breaks (PostgreSQL restarted) is dropped from the pool; the next use connects anew.
+  pool.on('error', () => undefined);
+  // One that breaks while checked out, between two queries, would otherwise emit an unhandled 'error'
+  // and end the writer thread: its next query fails instead, and the caller handles that.
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  return pool;
+}
+
+async function changesAfter(client: pg.Pool | pg.ClientBase, after: number, upTo: number): Promise<Revision[] | null> {
+  const { rows } = await client.query<{ revision: string; changes: Buffer }>(
+    'SELECT revision, changes FROM flagwire_changes WHERE revision > $1 AND revision <= $2 ORDER BY revision LIMIT $3',
+    [after, upTo, kCatchUpBatch],
+  );
+  if (upTo > after && (rows.length === 0 || Number(rows[0]!.revision) !== after + 1)) return null;
+  return rows.map((r) => ({ revision: Number(r.revision), changes: packr.unpack(r.changes) as Change[] }));
+}
+
+async function snapshot(client: pg.ClientBase): Promise<{ revision: number; records: Change[] }> {
+  const meta = await client.query<{ revision: string }>('SELECT revision FROM flagwire_meta');
+  const { rows } = await client.query<{ kind: Change['kind']; value: Buffer }>('SELECT kind, value FROM flagwire_records');
+  const records = rows.map((r) => ({ kind: r.kind, value: packr.unpack(r.value) }) as Change);
+  return { revision: Number(meta.rows[0]!.revision), records };
+}

@@ -1,0 +1,144 @@
+// A private PostgreSQL cluster for tests: initdb into a temporary directory, started on a free port
+// with its unix socket in that directory, stopped by its PID at teardown. PostgreSQL refuses to run
+// as root, so when the tests run as root the cluster runs as the `postgres` system user (Debian's
+// package creates it; scripts/ensure-postgres.sh installs the package when missing).
+//
+// The nodes connect as `flagwire`, a role that is not a superuser and owns its databases: what the
+// README says is enough. Administration (creating roles and databases) goes over the unix socket as
+// the cluster's superuser.
+import { execFileSync } from 'node:child_process';
+import { chownSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+
+const kEnsureScript = fileURLToPath(new URL('../../../scripts/ensure-postgres.sh', import.meta.url));
+const kRole = 'flagwire';
+const kPassword = 'flagwire-test';
+
+export interface TestPostgres {
+  readonly port: number;
+  /** A new empty database owned by the `flagwire` role; its connection URL. */
+  newDatabase(): Promise<string>;
+  /** Runs SQL as the cluster's superuser in `database`. */
+  admin<T extends pg.QueryResultRow = pg.QueryResultRow>(database: string, sql: string, params?: unknown[]): Promise<pg.QueryResult<T>>;
+  /** kill -9 of the postmaster (its backends end when they see it gone). */
+  kill9(): void;
+  /** Starts the cluster again (after kill9 or stop). */
+  start(): Promise<void>;
+  /** Stops the cluster (SIGINT to its PID: fast shutdown, clients disconnected; then waits for it to end). */
+  stop(): Promise<void>;
+  /** Stops it and removes its directory. */
+  destroy(): Promise<void>;
+}
+
+let bindir: string | null = null;
+
+function binaries(): string {
+  bindir ??= execFileSync(kEnsureScript, { encoding: 'utf8' }).trim();
+  return bindir;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function waitGone(pid: number, ms: number): Promise<void> {
+  const until = Date.now() + ms;
+  while (alive(pid)) {
+    if (Date.now() > until) throw new Error(`postgres ${pid} did not stop in ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export async function startPostgres(): Promise<TestPostgres> {
+  const bin = binaries();
+  const dir = mkdtempSync(join(tmpdir(), 'flagwire-pg-'));
+  const asRoot = process.getuid?.() === 0;
+  const run = (cmd: string, args: string[]) => {
+    const file = join(bin, cmd);
+    return asRoot
+      ? execFileSync('runuser', ['-u', 'postgres', '--', file, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+      : execFileSync(file, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  };
+  if (asRoot) {
+    const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
+    const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
+    chownSync(dir, uid, gid);
+  }
+  const data = join(dir, 'data');
+  run('initdb', ['-D', data, '-U', 'postgres', '--auth-local=trust', '--auth-host=scram-sha-256', '-E', 'UTF8', '--no-sync']);
+  const port = await freePort();
+  let pid = 0;
+  // fsync off: the tests kill PostgreSQL's processes, never the machine, so the OS keeps what it wrote.
+  const start = async () => {
+    // After a kill -9 the old backends may hold the shared memory for a moment: the start is retried.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-t', '60', '-o',
+          `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`, 'start']);
+        break;
+      } catch (err) {
+        if (attempt >= 20) throw err;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+    pid = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  };
+  await start();
+  const admin = async <T extends pg.QueryResultRow>(database: string, sql: string, params: unknown[] = []) => {
+    const client = new pg.Client({ host: dir, port, user: 'postgres', database });
+    await client.connect();
+    try {
+      return await client.query<T>(sql, params);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin('postgres', `CREATE ROLE ${kRole} LOGIN NOSUPERUSER PASSWORD '${kPassword}'`);
+  let databases = 0;
+  const stop = async () => {
+    if (pid === 0 || !alive(pid)) return;
+    process.kill(pid, 'SIGINT');
+    await waitGone(pid, 30_000);
+  };
+  return {
+    port,
+    async newDatabase() {
+      const name = `flagwire_${++databases}`;
+      await admin('postgres', `CREATE DATABASE ${name} OWNER ${kRole}`);
+      return `postgres://${kRole}:${kPassword}@127.0.0.1:${port}/${name}`;
+    },
+    admin,
+    kill9() {
+      process.kill(pid, 'SIGKILL');
+    },
+    async start() {
+      await waitGone(pid, 30_000);
+      await start();
+    },
+    stop,
+    async destroy() {
+      await stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

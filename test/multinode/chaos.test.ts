@@ -1,0 +1,99 @@
+// Three nodes on one PostgreSQL, writes on all of them, kill -9 of nodes and of PostgreSQL at random
+// moments. Afterwards every acknowledged write (a 201) is in PostgreSQL and on every node, and every
+// refused one (503 "nothing was changed") is nowhere. Each write creates a flag of a unique name, so
+// a write's presence is a name's presence.
+import t from 'tap';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { call } from '../helpers/http.js';
+import { cli, tempDir } from '../helpers/cli.js';
+import { startPostgres } from '../helpers/postgres.js';
+import type { TestServer } from '../helpers/server.js';
+import { kLong, kUnlimited } from '../reliability/support.js';
+import { seedWithConsole, startNode, startReadyNodes, waitReady } from './support.js';
+
+const kChaosMs = kLong ? 120_000 : 20_000;
+const pg = await startPostgres();
+t.teardown(() => pg.destroy());
+
+t.test('kill -9 of nodes and PostgreSQL under writes on three nodes', async (t) => {
+  const url = await pg.newDatabase();
+  const seeded = await seedWithConsole(t, url);
+  const nodes: (TestServer | null)[] = await startReadyNodes(t, url, 3, kUnlimited);
+  const acked = new Set<string>();
+  const refused = new Set<string>();
+  const unknown = new Map<string, number>();
+  const count = (what: string) => unknown.set(what, (unknown.get(what) ?? 0) + 1);
+  let stopping = false;
+
+  const writer = async (slot: number) => {
+    for (let i = 0; !stopping; i++) {
+      const node = nodes[slot];
+      if (node === null) {
+        await sleep(20);
+        continue;
+      }
+      const name = `n${slot}-${i}`;
+      try {
+        const r = await call(node!.baseUrl, 'POST', '/api/v1/flags', { token: seeded.secret, body: { name } });
+        if (r.status === 201) acked.add(name);
+        else if (r.status === 503 && /nothing was changed/.test(r.json?.detail ?? '')) refused.add(name);
+        else count(`${r.status} ${r.json?.detail ?? r.text}`.slice(0, 80));
+      } catch (err) {
+        // The node died with the request in flight (its outcome unknown to the client), or was down.
+        count(String((err as Error).cause ?? err).slice(0, 80));
+        await sleep(20);
+      }
+    }
+  };
+
+  const chaos = async () => {
+    const end = Date.now() + kChaosMs;
+    while (Date.now() < end) {
+      await sleep(500 + Math.random() * 1500);
+      if (Math.random() < 0.4) {
+        pg.kill9();
+        await sleep(300 + Math.random() * 1500);
+        await pg.start();
+      } else {
+        const slot = Math.floor(Math.random() * 3);
+        const node = nodes[slot]!;
+        nodes[slot] = null;
+        node.proc.kill('SIGKILL');
+        await node.stop();
+        await sleep(Math.random() * 1000);
+        nodes[slot] = await startNode(url, node.dataDir, kUnlimited);
+      }
+    }
+  };
+
+  await Promise.all([chaos().finally(() => (stopping = true)), writer(0), writer(1), writer(2)]);
+  const live = nodes as TestServer[];
+  t.teardown(async () => {
+    await Promise.all(live.map((n) => n.stop()));
+  });
+  t.comment(`acknowledged ${acked.size}, refused ${refused.size}, other: ${JSON.stringify([...unknown])}`);
+  t.ok(acked.size > 20, 'writes were acknowledged');
+  t.ok(refused.size > 0, 'writes were refused while PostgreSQL was down');
+
+  // Every node caught up with PostgreSQL's last revision.
+  const dbName = url.split('/').pop()!;
+  const latest = Number((await pg.admin<{ revision: string }>(dbName, 'SELECT revision FROM flagwire_meta')).rows[0]!.revision);
+  for (const node of live) {
+    await waitReady(node);
+    for (const until = Date.now() + 30_000; (await call(node.baseUrl, 'GET', '/ready')).json.replica.revision < latest;) {
+      if (Date.now() > until) throw new Error('a node did not catch up');
+      await sleep(50);
+    }
+  }
+  const inPg = await cli(tempDir(t), ['flag', 'list', seeded.projectId, '--database', url]);
+  t.equal(inPg.code, 0, `flag list from PostgreSQL: ${inPg.stdout}${inPg.stderr}`);
+  const names = (flags: { name: string }[]) => new Set(flags.map((f) => f.name));
+  const sets = [names(inPg.json.flags)];
+  for (const node of live) sets.push(names((await call(node.baseUrl, 'GET', '/api/v1/flags', { token: seeded.secret })).json.flags));
+  sets.forEach((set, i) => {
+    const where = i === 0 ? 'PostgreSQL' : `node ${i}`;
+    t.strictSame([...acked].filter((n) => !set.has(n)), [], `every acknowledged write in ${where}`);
+    t.strictSame([...refused].filter((n) => set.has(n)), [], `no refused write in ${where}`);
+    t.strictSame([...set].sort(), [...sets[0]!].sort(), `${where} holds what PostgreSQL holds`);
+  });
+});

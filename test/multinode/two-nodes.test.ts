@@ -1,0 +1,65 @@
+// Two nodes on one PostgreSQL: the console works on an empty database before any node ran; each node
+// copies everything into its empty data dir; a write answered by one node is read there at once and
+// seen by evaluation on the other within a bound; the Management API shows the same representation.
+import t from 'tap';
+import { call, scrapeMetrics } from '../helpers/http.js';
+import { cli, tempDir } from '../helpers/cli.js';
+import { startPostgres } from '../helpers/postgres.js';
+import type { TestServer } from '../helpers/server.js';
+import { evaluate, seedWithConsole, startReadyNodes, until, waitReady } from './support.js';
+
+const pg = await startPostgres();
+t.teardown(() => pg.destroy());
+
+t.test('two nodes follow one PostgreSQL', async (t) => {
+  const url = await pg.newDatabase();
+  const seeded = await seedWithConsole(t, url);
+  const [a, b] = (await startReadyNodes(t, url, 2)) as [TestServer, TestServer];
+  const readyA = await waitReady(a);
+  t.equal(readyA.replica.caughtUp, true, '/ready reports the copy caught up');
+
+  // The console's token works on both nodes: each copied everything into its empty data dir.
+  for (const node of [a, b]) {
+    const r = await call(node.baseUrl, 'GET', `/api/v1/flags/${seeded.flagId}`, { token: seeded.secret });
+    t.equal(r.status, 200, `the console's token works on ${node.baseUrl}`);
+  }
+
+  // A PATCH answered by A: A reads it at once (read-your-writes), B within the bound.
+  const patched = await call(a.baseUrl, 'PATCH', `/api/v1/flags/${seeded.flagId}`, { token: seeded.secret, body: { enabled: true, trafficPercentage: 100 } });
+  t.equal(patched.status, 200);
+  t.equal(await evaluate(a, seeded.flagId), true, 'read-your-writes on the node that took the write');
+  await until(() => evaluate(b, seeded.flagId), 10_000, 'the change on the other node');
+  const [onA, onB] = await Promise.all([a, b].map((n) => call(n.baseUrl, 'GET', `/api/v1/flags/${seeded.flagId}`, { token: seeded.secret })));
+  t.strictSame(onB!.json, onA!.json, 'both nodes show the same representation');
+
+  // A write on B is seen on A.
+  const created = await call(b.baseUrl, 'POST', '/api/v1/flags', { token: seeded.secret, body: { name: 'banner', enabled: true, trafficPercentage: 100 } });
+  t.equal(created.status, 201);
+  await until(async () => (await call(a.baseUrl, 'GET', `/v1/flags/${created.json.id}?targetingKey=k`)).status === 200, 10_000, 'B\'s flag on A');
+
+  // Lag: PATCHes on A, each seen by evaluation on B. The target (100 ms at p99) is measured by the
+  // bench; here the bound is generous for a loaded 2-core machine, yet far below the 1 s poll.
+  const lags: number[] = [];
+  for (let i = 0; i < 20; i++) {
+    const enabled = i % 2 === 0 ? false : true;
+    const r = await call(a.baseUrl, 'PATCH', `/api/v1/flags/${seeded.flagId}`, { token: seeded.secret, body: { enabled } });
+    t.equal(r.status, 200);
+    lags.push(await until(async () => (await evaluate(b, seeded.flagId)) === enabled, 10_000, `PATCH ${i} on B`));
+  }
+  lags.sort((x, y) => x - y);
+  t.comment(`seen on the other node after: p50 ${lags[10]!.toFixed(1)} ms, max ${lags[19]!.toFixed(1)} ms`);
+  t.ok(lags[10]! < 500, `median lag ${lags[10]!.toFixed(1)} ms is under 500 ms (notices, not the 1 s poll)`);
+
+  const metrics = await scrapeMetrics(b.baseUrl);
+  t.ok(metrics.has('flagwire_replica_lag_seconds'), 'the lag is a metric');
+  t.ok((metrics.get('flagwire_replica_revision') ?? 0) >= 22, 'the copy\'s revision is a metric');
+  t.equal(metrics.get('flagwire_replica_connected'), 1);
+
+  // Revocation by the console (its own data dir) reaches both nodes like any change.
+  const revoked = await cli(tempDir(t), ['token', 'revoke', seeded.tokenId, '--as', seeded.ownerId, '--database', url]);
+  t.equal(revoked.code, 0);
+  for (const node of [a, b]) {
+    const ms = await until(async () => (await call(node.baseUrl, 'GET', '/api/v1/flags', { token: seeded.secret })).status === 401, 10_000, 'revocation');
+    t.ok(ms < 5000, `the revoked token is refused on ${node.baseUrl} after ${ms.toFixed(0)} ms`);
+  }
+});

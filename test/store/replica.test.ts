@@ -1,0 +1,58 @@
+// The LMDB store as a copy of a system of record (src/store/pg/): rehearse runs commands and leaves
+// nothing written, recording exactly what the functions that succeeded wrote; applyRevisions applies
+// a change set so that a copy reads as the store that recorded it (derived indexes and counters
+// rebuilt), skips revisions already applied and refuses a gap; replaceAll makes a full copy.
+import t from 'tap';
+import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
+import { runCommand } from '../../src/writer/commands.js';
+import { kConsoleActor } from '../../src/writer/audit-actor.js';
+import { tempDir } from '../helpers/cli.js';
+
+const now = Date.UTC(2030, 0, 1);
+
+t.test('rehearse writes nothing and records what the successful functions wrote', async (t) => {
+  const source = Store.open(tempDir(t));
+  const org = source.transact((w) => runCommand(w, 'orgCreate', { name: 'Acme', plan: 'teams' }, now));
+  const project = source.transact((w) => runCommand(w, 'projectCreate', { name: 'Shop', orgId: org.id, kind: 'single' }, now));
+  const before = source.configSeq();
+  const { settled, changes } = source.rehearse([
+    (w) => runCommand(w, 'flagCreate', { projectId: project.id, body: { name: 'a' }, actor: kConsoleActor }, now),
+    (w) => runCommand(w, 'flagCreate', { projectId: project.id, body: { name: 'a' }, actor: kConsoleActor }, now),
+    (w) => runCommand(w, 'flagCreate', { projectId: project.id, body: { name: 'b' }, actor: kConsoleActor }, now),
+  ]);
+  t.strictSame(settled.map((s) => s.ok), [true, false, true], 'the duplicate name fails alone, seeing the first in the same group');
+  t.equal(source.listFlags(project.id).length, 0, 'nothing written');
+  t.equal(source.configSeq(), before, 'no commit');
+  t.strictSame(changes.map((c) => c.kind), ['flag', 'audit', 'flag', 'audit'], 'the failed function\'s writes are not recorded');
+
+  // A copy of the store before, applying the change set, reads exactly as the store applying it.
+  const copy = Store.open(tempDir(t));
+  copy.replaceAll('db-1', 0, source.exportRecords());
+  t.equal(copy.applyRevisions([{ revision: 1, changes }]), 1);
+  source.applyRevisions([{ revision: 1, changes }]);
+  t.strictSame(copy.listFlags(project.id).map((f) => f.name).sort(), ['a', 'b']);
+  t.strictSame(copy.exportRecords(), source.exportRecords(), 'the same records');
+  t.strictSame(copy.listAudit(project.id, { limit: 10, before: null }), source.listAudit(project.id, { limit: 10, before: null }), 'the same audit, sequence numbers included');
+  t.equal(copy.replicaRevision(), 1);
+  t.equal(copy.replicaOf(), 'db-1');
+
+  t.equal(copy.applyRevisions([{ revision: 1, changes }]), 1, 'a revision already applied is skipped');
+  t.equal(copy.listFlags(project.id).length, 2);
+  t.throws(() => copy.applyRevisions([{ revision: 3, changes: [] }]), /gap/, 'a gap is refused');
+  t.equal(copy.replicaRevision(), 1, 'and applies nothing');
+  await source.close();
+  await copy.close();
+});
+
+t.test('replaceAll replaces everything, and keeps the copy\'s configSeq moving', async (t) => {
+  const copy = Store.open(tempDir(t));
+  copy.transact((w) => runCommand(w, 'orgCreate', { name: 'Old', plan: 'teams' }, now));
+  const seq = copy.configSeq();
+  copy.replaceAll('db-2', 7, [{ kind: 'org', value: { id: 'org_new', name: 'New', plan: 'free', trialEndsAt: null, standing: 'good', createdAt: now } }]);
+  t.strictSame(copy.listOrgs().map((o) => o.name), ['New']);
+  t.ok(copy.configSeq() > seq, 'readers see a new commit number');
+  t.equal(copy.replicaRevision(), 7);
+  copy.replaceAll('db-2', 6, []);
+  t.strictSame(copy.listOrgs().map((o) => o.name), ['New'], 'an older full copy of the same database never replaces a newer one');
+  await copy.close();
+});
