@@ -1,4 +1,5 @@
 // The command line of `npm run bench`. A usage error exits 2.
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { kRepo } from './locations.js';
 import { kAllScenarios, type ScenarioKey } from './scenarios.js';
@@ -16,17 +17,26 @@ export interface Options {
   micro: boolean;
   keepData: boolean;
   profile: boolean;
+  /** What drives the GET and POST scenarios: wrk (native, the default) or autocannon. */
+  generator: 'wrk' | 'autocannon';
   generatorWorkers: number;
+  wrkThreads: number;
+  /** taskset CPU list for wrk; null: not pinned. */
+  wrkCpus: string | null;
 }
 
 const kUsage = `usage: npm run bench -- [--quick] [--rounds N] [--duration S] [--warmup S] [--connections 50,200]
-       [--scenarios a,b,c,d,e,f,g,h,i,j,k,l,m] [--eval-workers N] [--generator-workers N] [--label NAME] [--out DIR]
-       [--[no-]micro] [--keep-data] [--profile]
+       [--scenarios a,b,c,d,e,f,g,h,i,j,k,l,m] [--eval-workers N] [--label NAME] [--out DIR]
+       [--generator wrk|autocannon] [--wrk-threads N] [--wrk-cpus LIST] [--generator-workers N] [--[no-]micro] [--keep-data] [--profile]
   --quick          1 round of 3 s per run, no micro-benches (default: 3 rounds of 10 s, then the micro-benches)
   --label NAME     block of RESULTS.md to write (default "main"; use one per variant, e.g. workers-2)
   --out DIR        where RESULTS.md and results.svg go (default bench/)
   --eval-workers N       FLAGWIRE_EVAL_WORKERS for the Flagwire server (default: the server's own default)
-  --generator-workers N  autocannon worker threads for the GET runs (default 0: one generator thread)
+  --generator G          what drives the GET and POST runs: wrk (default; Debian's package, installed when
+                         missing) or autocannon. PATCH runs and the paced runs (l), (m) always use autocannon.
+  --wrk-threads N        wrk threads (default: a quarter of the cores, at least 1)
+  --wrk-cpus LIST        pin wrk to these CPUs with taskset (e.g. 8-15); default: not pinned
+  --generator-workers N  autocannon worker threads for the GET runs with --generator autocannon (default 0)
   --profile        run Flagwire under --cpu-prof (every thread) and summarise where its time went;
                    profiling slows it down, so figures of a profiled run are not comparable`;
 
@@ -45,7 +55,10 @@ export function parseOptions(argv: string[]): Options {
     micro: !quick,
     keepData: false,
     profile: false,
+    generator: 'wrk',
     generatorWorkers: 0,
+    wrkThreads: Math.max(1, Math.floor(availableParallelism() / 4)),
+    wrkCpus: null,
   };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!;
@@ -73,6 +86,14 @@ export function parseOptions(argv: string[]): Options {
       case '--micro': options.micro = true; break;
       case '--keep-data': options.keepData = true; break;
       case '--profile': options.profile = true; break;
+      case '--generator': {
+        const g = value();
+        if (g !== 'wrk' && g !== 'autocannon') usage('--generator is wrk or autocannon');
+        options.generator = g;
+        break;
+      }
+      case '--wrk-threads': options.wrkThreads = Math.round(positive()); break;
+      case '--wrk-cpus': options.wrkCpus = value(); break;
       case '--generator-workers': options.generatorWorkers = Math.round(positive()); break;
       case '--help': case '-h': process.stdout.write(`${kUsage}\n`); process.exit(0);
       default: usage(`unknown option ${flag}`);

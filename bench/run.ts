@@ -33,6 +33,7 @@ import { evalWorkerCount, runRounds, startServers, stopLoads, warmUp, type Bench
 import { helloBody, requestPaths } from './scenarios.js';
 import { summarise } from './summaries.js';
 import { checkTargets, failures, summaryNotes } from './targets.js';
+import { ensureWrk } from './wrk.js';
 
 /** Temporary data dirs of this run, removed at the end, on error and on interruption (not with --keep-data). */
 const scratchDirs = new Set<string>();
@@ -110,7 +111,9 @@ function assembleReport(
       'eval workers': options.evalWorkers ?? `server default (cores − 1 = ${evalWorkerCount(options)})`,
       connections: options.connections.join(', '),
       'warm-up': `${options.warmupSec} s per route`,
-      generator: options.generatorWorkers > 0 ? `autocannon, ${options.generatorWorkers} worker threads for GET runs` : 'autocannon, one thread in the bench process',
+      generator: options.generator === 'wrk'
+        ? `wrk -t${options.wrkThreads}${options.wrkCpus === null ? '' : ` on CPUs ${options.wrkCpus}`} for the GET and POST runs; autocannon (one thread) for PATCH runs and (l), (m)`
+        : options.generatorWorkers > 0 ? `autocannon, ${options.generatorWorkers} worker threads for GET runs` : 'autocannon, one thread in the bench process',
     },
     dataset: `${data.flags} flags in ${data.projects} projects (one multi-environment project with 3 environments), ${data.audiences} audiences, cohort lists of 50-1,000 ids; fresh data dir`,
     summaries,
@@ -124,6 +127,7 @@ function assembleReport(
 
 async function main(): Promise<number> {
   const options = parseOptions(process.argv.slice(2));
+  if (options.generator === 'wrk') ensureWrk();
   const deadline = startDeadline(options);
   const { data, dataDir } = await writeDataset(options);
   const profileDir = options.profile ? join(kRepo, 'bench', 'out', `prof-${options.label}-${Date.now()}`) : null;

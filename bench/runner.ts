@@ -10,8 +10,9 @@ import { kDist } from './locations.js';
 import { log } from './log.js';
 import type { Options } from './options.js';
 import { runPaced } from './paced.js';
+import { runWrk } from './wrk.js';
 import {
-  cpuBetween, cpuSample, peakRssKb, resetPeakRss, rssKb, rssSplitKb, startServer, type RssSplit, type Server,
+  cpuBetween, cpuSample, generatorCpuSeconds, peakRssKb, resetPeakRss, rssKb, rssSplitKb, startServer, type RssSplit, type Server,
 } from './processes.js';
 import { kScenarios, pacedPath, type Load, type RequestPaths, type ScenarioKey, type ServerRole } from './scenarios.js';
 
@@ -132,19 +133,19 @@ async function measured<T>(server: Server, work: () => Promise<T>): Promise<Meas
     }
   }, 200);
   const cpu0 = cpuSample(pid);
-  const gen0 = process.cpuUsage();
+  const gen0 = generatorCpuSeconds();
   const t0 = performance.now();
   try {
     const value = await work();
     const seconds = (performance.now() - t0) / 1000;
-    const gen = process.cpuUsage(gen0);
+    const gen = generatorCpuSeconds() - gen0;
     const cpu = cpuBetween(cpu0, cpuSample(pid), seconds);
     return {
       value,
       seconds,
       serverCpu: cpu.percent,
       serverThreads: cpu.threads,
-      generatorCpu: ((gen.user + gen.system) / 1e6 / seconds) * 100,
+      generatorCpu: (gen / seconds) * 100,
       peakRssKb: Math.max(sampledPeak, hwm ? peakRssKb(pid) : 0),
       endRssKb: rssKb(pid),
     };
@@ -155,13 +156,16 @@ async function measured<T>(server: Server, work: () => Promise<T>): Promise<Meas
 
 const running = new Set<() => void>();
 
-/** Stops the autocannon runs in flight (on a deadline or a signal). */
+/** Stops the load runs in flight (on a deadline or a signal). */
 export function stopLoads(): void {
   for (const stop of running) stop();
 }
 
-async function load(spec: LoadSpec): Promise<LoadResult> {
-  const run = runLoad(spec);
+async function load(spec: LoadSpec, options?: Options): Promise<LoadResult> {
+  // GET and POST runs on wrk when chosen (wrk.ts); PATCH runs check every answer, so autocannon.
+  const run = options?.generator === 'wrk' && spec.sequence.kind !== 'patch' && spec.overallRate === undefined
+    ? runWrk({ url: spec.url, connections: spec.connections, durationSec: spec.durationSec, sequence: spec.sequence, threads: options.wrkThreads, cpus: options.wrkCpus })
+    : runLoad(spec);
   running.add(run.stop);
   try {
     return await run.result;
@@ -179,7 +183,7 @@ async function drive(
   const reads = (sequence: Sequence): LoadSpec => ({ connections, durationSec: seconds, generatorWorkers: options.generatorWorkers, url: server.url, sequence });
   switch (scenario.kind) {
     case 'reads':
-      return { load: await load(reads(scenario.requests(paths, data))), writes: null };
+      return { load: await load(reads(scenario.requests(paths, data)), options), writes: null };
     case 'writes':
       return { load: await load({ connections, durationSec: seconds, url: server.url, sequence: scenario.requests(data, writeRun), checkChange: true }), writes: null };
     case 'mixed': {
@@ -192,7 +196,7 @@ async function drive(
         sequence: scenario.writes(data, writeRun),
         checkChange: true,
       });
-      const [evals, w] = await Promise.all([load(reads(scenario.reads(paths, data))), writes]);
+      const [evals, w] = await Promise.all([load(reads(scenario.reads(paths, data)), options), writes]);
       return { load: evals, writes: w };
     }
     case 'paced':

@@ -55,6 +55,12 @@ export interface FrontOptions {
   fleet: Fleet | null;
 }
 
+/**
+ * Shutdown serves on until no request has started for this long (within the drain budget): a
+ * connection accepted just before the listener closed gets its request answered, not refused.
+ */
+const kDrainQuietMs = 100;
+
 export interface Front {
   readonly app: TemplatedApp;
   readonly evaluation: Evaluation;
@@ -119,7 +125,7 @@ export async function createFront(options: FrontOptions): Promise<Front> {
     stopFeatures: () => features.stop(),
     async close(drainMs) {
       features.stop();
-      await inFlight.drained(drainMs);
+      await inFlight.drained(drainMs, kDrainQuietMs);
       await evaluation.close();
       await activity.stop();
       app.close();

@@ -1,0 +1,32 @@
+// Shutdown's wait: nothing in flight, and then no request started for the quiet time, so a request on a
+// connection accepted just before the listener closed is still served.
+import { setTimeout as sleep } from 'node:timers/promises';
+import t from 'tap';
+import { InFlight } from '../../src/http/in-flight.js';
+
+t.test('drained waits out a request that starts during the quiet time', async (t) => {
+  const inFlight = new InFlight();
+  const first = inFlight.start();
+  let resolved = false;
+  const drained = inFlight.drained(5000, 200).then(() => (resolved = true));
+  first();
+  await sleep(50);
+  const second = inFlight.start();
+  await sleep(300);
+  t.notOk(resolved, 'not drained while the second request is in flight');
+  second();
+  await drained;
+  t.equal(inFlight.size, 0);
+});
+
+t.test('drained gives up at its timeout while a request stays in flight', async (t) => {
+  const inFlight = new InFlight();
+  inFlight.start();
+  await inFlight.drained(50, 10);
+  t.equal(inFlight.size, 1, 'returned with the request still in flight');
+});
+
+t.test('with nothing started at all, drained resolves at once', async (t) => {
+  await new InFlight().drained(5000, 60_000);
+  t.pass();
+});
