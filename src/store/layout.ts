@@ -21,6 +21,7 @@
 //   auth             ['credential', userId] -> Credential  (web console sign-in; none of it moves
 //                    ['session', idHash] -> Session         configSeq: no reader caches it)
 //                    ['userSession', userId, idHash] -> null (a user's sessions, to end them all)
+//                    ['userEmail', lowercased e-mail, userId] -> null (sign-in's lookup; derived from users)
 import { join } from 'node:path';
 import type { Database, RootDatabase } from 'lmdb';
 import type { Org, Role, User } from '../model/accounts.js';
@@ -54,8 +55,13 @@ export const kDbNames: ReadonlySet<string> = new Set([
 ]);
 
 /** Keys of the auth database: one database for both record kinds keeps the file within its 16 named databases. */
-export type AuthKey = ['credential', string] | ['session', string] | ['userSession', string, string];
+export type AuthKey = ['credential', string] | ['session', string] | ['userSession', string, string] | ['userEmail', string, string];
 export type AuthValue = Credential | Session | null;
+
+/** A user's entry in the e-mail index (addresses compare without case). */
+export function userEmailKey(user: Pick<User, 'id' | 'email'>): AuthKey {
+  return ['userEmail', user.email.toLowerCase(), user.id];
+}
 
 export interface Databases {
   readonly meta: Database<unknown, string>;

@@ -11,7 +11,7 @@ import type { Credential, Session } from '../model/sessions.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
 import type { Change, Revision } from './changes.js';
 import { kCommitFailedDetail, type AuditPage, type Settled, type Store, type StoreWriter } from './interfaces.js';
-import { dueKey, isPending, kSchemaVersion, type Databases } from './layout.js';
+import { dueKey, isPending, kSchemaVersion, userEmailKey, type Databases } from './layout.js';
 import { openDataFile, type OpenedDataFile, type StoreOptions } from './open.js';
 
 const kMaxRange = '\uffff';
@@ -22,6 +22,8 @@ const kMaxRange = '\uffff';
  */
 const kMaxIdLength = 512;
 const tooLong = (id: string) => id.length > kMaxIdLength;
+/** Longer than any e-mail address a user can have (userCreate allows 254 characters). */
+const kMaxEmailKeyBytes = 1024;
 /** The databases a full copy of the system of record replaces (everything but meta). */
 const kReplicatedDbs = [
   'orgs', 'users', 'members', 'projects', 'audiences', 'flags', 'tokens', 'tokenHashes', 'projectIndex', 'audit', 'activity',
@@ -278,9 +280,23 @@ export class LmdbStore implements Store, StoreWriter {
     return [...this.db.users.getRange().map(({ value }) => value)].sort(byCreation);
   }
 
+  /**
+   * Without case. Through the e-mail index (a sign-in with an unknown address must not cost a scan of
+   * every user on the front-end thread); a read-only open of a file older than schema 4 has no index
+   * and scans.
+   */
   findUserByEmail(email: string): User | undefined {
     const wanted = email.toLowerCase();
-    for (const { value } of this.db.users.getRange()) if (value.email.toLowerCase() === wanted) return value;
+    const auth = this.db.auth;
+    if (auth === undefined) {
+      for (const { value } of this.db.users.getRange()) if (value.email.toLowerCase() === wanted) return value;
+      return undefined;
+    }
+    // LMDB keys are at most 1,978 bytes: an address this long is no user's (and no valid key).
+    if (Buffer.byteLength(wanted) > kMaxEmailKeyBytes) return undefined;
+    for (const key of auth.getKeys({ start: ['userEmail', wanted], end: ['userEmail', wanted, kMaxRange] })) {
+      return this.db.users.get((key as string[])[2]!);
+    }
     return undefined;
   }
 
@@ -416,6 +432,8 @@ export class LmdbStore implements Store, StoreWriter {
   putUser(user: User): void {
     this.assertConfigTxn();
     this.db.users.putSync(user.id, user);
+    // Derived, as the project index: a replica rebuilds it from the user records it applies.
+    this.db.auth?.putSync(userEmailKey(user), null);
     this.recording?.push({ kind: 'user', value: user });
   }
 

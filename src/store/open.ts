@@ -4,7 +4,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { open, type RootDatabase } from 'lmdb';
 import { checkDataFile, StoreOpenError } from './data-file.js';
 import {
-  dataFilePath, dueKey, isPending, kDbNames, kFileName, kSchemaVersion, openDatabases, type Databases,
+  dataFilePath, dueKey, isPending, kDbNames, kFileName, kSchemaVersion, openDatabases, userEmailKey, type Databases,
 } from './layout.js';
 
 export interface StoreOptions {
@@ -106,10 +106,11 @@ function migrateFrom2(root: RootDatabase, dbs: Databases): void {
   });
 }
 
-/** Schema 3 to 4: the auth database, created empty by openDatabases; only the version moves (as migrateFrom2). */
+/** Schema 3 to 4: the auth database, created empty by openDatabases, and its e-mail index of the users. */
 function migrateFrom3(root: RootDatabase, dbs: Databases): void {
   root.transactionSync(() => {
     if (dbs.meta.get('schemaVersion') !== 3) return;
+    for (const { value: user } of dbs.users.getRange()) dbs.auth!.putSync(userEmailKey(user), null);
     dbs.meta.putSync('schemaVersion', 4);
   });
 }

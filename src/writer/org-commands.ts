@@ -50,6 +50,8 @@ export function orgUpdate(w: StoreWriter, input: OrgUpdateInput, now: number): O
   return next;
 }
 
+export const kMaxEmailLength = 254;
+
 export interface UserCreateInput {
   email: string;
   name?: string;
@@ -58,6 +60,8 @@ export interface UserCreateInput {
 export function userCreate(w: StoreWriter, input: UserCreateInput, now: number): User {
   const email = String(input.email ?? '').trim();
   if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new FlagwireError('INVALID_REQUEST', `"${email}" is not an e-mail address`);
+  // RFC 5321's limit for a path; it also keeps the address a valid key of the store's e-mail index.
+  if (email.length > kMaxEmailLength) throw new FlagwireError('INVALID_REQUEST', `an e-mail address is at most ${kMaxEmailLength} characters`);
   if (w.findUserByEmail(email)) throw new FlagwireError('INVALID_REQUEST', `a user with e-mail ${email} already exists`);
   const user: User = {
     id: `usr_${randomId(12)}`,

@@ -60,6 +60,7 @@ t.test('user create', async (t) => {
   await expectAllRefused(t, dir, [
     [['user', 'create', '--email', 'OLIVE@acme.test'], { error: 'Invalid request', detail: /already exists/ }],
     [['user', 'create', '--email', 'not-an-address'], { error: 'Invalid request', detail: /is not an e-mail address/ }],
+    [['user', 'create', '--email', `${'a'.repeat(250)}@x.test`], { error: 'Invalid request', detail: /at most 254 characters/ }],
   ]);
 });
 

@@ -100,6 +100,8 @@ t.test('every record kind round-trips through a close and reopen', async (t) => 
   t.strictSame(again.getUser('usr_1'), user);
   t.strictSame(again.findUserByEmail('olive@acme.TEST'), user, 'e-mail lookup ignores case');
   t.equal(again.findUserByEmail('nobody@acme.test'), undefined);
+  t.equal(again.findUserByEmail('olive@acme.tes'), undefined, 'a prefix of an address is not it');
+  t.equal(again.findUserByEmail(`${'x'.repeat(3000)}@acme.test`), undefined, 'an address longer than any key is nobody\'s, not an error');
   t.equal(again.getRole('org_1', 'usr_1'), 'admin');
   t.equal(again.getRole('org_1', 'usr_2'), undefined);
   t.strictSame(again.listMembers('org_2'), [{ orgId: 'org_2', userId: 'usr_1', role: 'viewer' }]);
@@ -306,10 +308,12 @@ t.test('a schema 3 data dir (no auth database) reads as no passwords or sessions
   const dir = tempDir(t, 'flagwire-store-');
   const raw = open({ path: join(dir, 'flagwire.mdb'), maxDbs: 16 });
   raw.openDB({ name: 'meta' }).putSync('schemaVersion', 3);
+  raw.openDB({ name: 'users' }).putSync(user.id, user);
   await raw.close();
 
   const reader = Store.open(dir, { readOnly: true });
   t.equal(reader.schemaVersion(), 3, 'a read-only open reads it as it is');
+  t.strictSame(reader.findUserByEmail('OLIVE@acme.test'), user, 'without the e-mail index, the lookup scans');
   t.equal(reader.getCredential('usr_1'), undefined);
   t.equal(reader.getSession('ab'.repeat(32)), undefined);
   t.same(reader.listUserSessions('usr_1'), []);
@@ -318,6 +322,7 @@ t.test('a schema 3 data dir (no auth database) reads as no passwords or sessions
   const store = Store.open(dir);
   t.teardown(() => store.close());
   t.equal(store.schemaVersion(), 4);
+  t.strictSame(store.findUserByEmail('olive@ACME.test'), user, 'the migration indexed the existing users\' addresses');
   const seq = store.configSeq();
   const session = { idHash: 'cd'.repeat(32), userId: 'usr_1', csrfToken: 'csrf', createdAt: at, expiresAt: at + 1 };
   store.transact((w) => {
