@@ -124,5 +124,7 @@ t.test('the parser limits the README states', async (t) => {
   const reply = await noHost.request(Buffer.from('GET /health HTTP/1.1\r\n\r\n'), { timeoutMs: 15_000 }).catch((err: Error) => err);
   noHost.close();
   t.ok(!(reply instanceof Error) && reply.status === 0 && reply.closed, 'HTTP/1.1 without Host: no answer, closed by the idle timeout');
-  t.ok(performance.now() - start >= 9_000, 'after about 10 s');
+  // uSockets rounds a timeout up to its 4 s tick and fires on a tick: 10 s closes after 8 to 12 s.
+  const waited = performance.now() - start;
+  t.ok(waited >= 7_900, `after the idle timeout (10 s on a 4 s tick: 8-12 s), not at once: ${Math.round(waited)} ms`);
 });
