@@ -13,8 +13,7 @@ import {
   OfrepBulkFailure, OfrepBulkSuccess, OfrepEvaluationFailure, OfrepEvaluationRequest, OfrepEvaluationSuccess, OfrepFlagNotFound,
   OfrepGeneralError,
 } from '../ofrep/schemas.js';
-import { Health } from '../server/health.js';
-import { ReadinessBody } from '../server/ready.js';
+import { Health, ReadinessBody } from '../model/probes.js';
 
 const kComponents: Record<string, TSchema> = {
   FlagCreate, FlagPatch, FlagRepresentation, FlagList, PatchResult, TokenDescription, ErrorEnvelope,

@@ -9,10 +9,10 @@
 //
 // Concurrent probes share one check, and a result is reused for kReuseMs: a load balancer polling every
 // few hundred milliseconds from several nodes costs one probe round per interval.
-import { Type, type Static } from '@sinclair/typebox';
 import type { TemplatedApp } from 'uWebSockets.js';
 import { send, trackAbort } from '../http/http.js';
 import { kRouteReady, type Metrics } from '../metrics/metrics.js';
+import type { ReadinessBody } from '../model/probes.js';
 import type { ReplicaStatus } from '../store/open-store.js';
 
 export interface ReadinessDeps {
@@ -27,25 +27,6 @@ export interface ReadinessDeps {
   timeoutMs?: number;
 }
 
-/** The body of GET /ready (the OpenAPI document's "Readiness" schema, src/openapi/document.ts). */
-export const ReadinessBody = Type.Object({
-  status: Type.Union([Type.Literal('ready'), Type.Literal('not ready')]),
-  ready: Type.Boolean(),
-  store: Type.Boolean({ description: 'The data file is open and readable' }),
-  writer: Type.Union([Type.Literal('ok'), Type.Literal('busy')], {
-    description: 'busy: a change has waited over a second for the writer thread (another process holds the write lock); writes may answer 503 Storage busy, evaluation is unaffected',
-  }),
-  workers: Type.Object({
-    answered: Type.Integer({ description: 'Eval workers that answered a probe' }),
-    total: Type.Integer(),
-  }),
-  replica: Type.Optional(Type.Object({
-    revision: Type.Integer({ description: 'The revision of PostgreSQL this node\'s copy is at' }),
-    caughtUp: Type.Boolean({ description: 'The copy has caught up with PostgreSQL since the node started (not ready until then)' }),
-    connected: Type.Boolean({ description: 'The last read of PostgreSQL succeeded (when false, evaluation goes on from the copy and writes are refused)' }),
-  }, { description: 'Only with PostgreSQL as the system of record (FLAGWIRE_DATABASE_URL)' })),
-});
-export type ReadinessBody = Static<typeof ReadinessBody>;
 
 /** One check's result; `status` is added when answering, from the state at that moment. */
 export type ReadinessReport = Omit<ReadinessBody, 'status'>;

@@ -15,8 +15,7 @@ import { ErrorEnvelope, ErrorBody as EvalError, kConsoleOnlyErrors, kErrors, typ
 import { EvalFlag, EvalFlagList } from '../../src/eval/bodies.js';
 import { FlagCreate, FlagPatch } from '../../src/model/schemas.js';
 import { OfrepBulkSuccess, OfrepEvaluationFailure, OfrepEvaluationSuccess } from '../../src/ofrep/schemas.js';
-import { Health } from '../../src/server/health.js';
-import { ReadinessBody as Readiness } from '../../src/server/ready.js';
+import { Health, ReadinessBody as Readiness } from '../../src/model/probes.js';
 import { call } from '../helpers/http.js';
 import { startTestServer, tempDataDir } from '../helpers/server.js';
 import { buildWorld } from '../helpers/world.js';

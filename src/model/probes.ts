@@ -1,0 +1,28 @@
+// The bodies of the probes, GET /health and GET /ready: TypeBox values, the one source of their types and
+// of the OpenAPI document's schemas (src/openapi/document.ts); the server builds them
+// (src/server/health.ts, src/server/ready.ts).
+import { Type, type Static } from '@sinclair/typebox';
+
+/** The body of GET /health. */
+export const Health = Type.Object({ status: Type.Literal('ok'), storeVersion: Type.Integer() });
+export type Health = Static<typeof Health>;
+
+/** The body of GET /ready (the OpenAPI document's "Readiness" schema). */
+export const ReadinessBody = Type.Object({
+  status: Type.Union([Type.Literal('ready'), Type.Literal('not ready')]),
+  ready: Type.Boolean(),
+  store: Type.Boolean({ description: 'The data file is open and readable' }),
+  writer: Type.Union([Type.Literal('ok'), Type.Literal('busy')], {
+    description: 'busy: a change has waited over a second for the writer thread (another process holds the write lock); writes may answer 503 Storage busy, evaluation is unaffected',
+  }),
+  workers: Type.Object({
+    answered: Type.Integer({ description: 'Eval workers that answered a probe' }),
+    total: Type.Integer(),
+  }),
+  replica: Type.Optional(Type.Object({
+    revision: Type.Integer({ description: 'The revision of PostgreSQL this node\'s copy is at' }),
+    caughtUp: Type.Boolean({ description: 'The copy has caught up with PostgreSQL since the node started (not ready until then)' }),
+    connected: Type.Boolean({ description: 'The last read of PostgreSQL succeeded (when false, evaluation goes on from the copy and writes are refused)' }),
+  }, { description: 'Only with PostgreSQL as the system of record (FLAGWIRE_DATABASE_URL)' })),
+});
+export type ReadinessBody = Static<typeof ReadinessBody>;
