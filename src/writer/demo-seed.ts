@@ -34,7 +34,7 @@ export function seedDemo(w: StoreWriter, input: { ownerPasswordHash?: string }, 
   if (!w.isEmpty()) return { seeded: false };
   const org = orgCreate(w, { name: 'Demo Org', plan: 'teams' }, now);
   const owner = userCreate(w, { email: 'owner@demo.flagwire.test', name: 'Demo Owner' }, now);
-  orgAddMember(w, { orgId: org.id, userId: owner.id, role: 'owner' });
+  orgAddMember(w, { orgId: org.id, userId: owner.id, role: 'owner' }, now);
   if (input.ownerPasswordHash !== undefined) userPassword(w, { userId: owner.id, passwordHash: input.ownerPasswordHash }, now);
   const shop = projectCreate(w, { name: 'Web shop', orgId: org.id, kind: 'single' }, now, kDemoProjectIds.shop);
   const platform = projectCreate(w, { name: 'Platform', orgId: org.id, kind: 'multi', environments: ['staging', 'production'] }, now, kDemoProjectIds.platform);

@@ -77,16 +77,34 @@ export function userCreate(w: StoreWriter, input: UserCreateInput, now: number):
  * `asUserId`: the web console's signed-in user, who must be an Admin or Owner; only an Owner gives or
  * takes the Owner role, and the last Owner keeps it. The CLI (no `asUserId`) is the operator: no check.
  */
-export function orgAddMember(w: StoreWriter, input: Membership & { asUserId?: string }): Membership {
+export function orgAddMember(w: StoreWriter, input: Membership & { asUserId?: string }, now: number): Membership {
   requireOrg(w, input.orgId);
   requireUser(w, input.userId);
   if (!(kRoles as readonly string[]).includes(input.role)) {
     throw new FlagwireError('INVALID_REQUEST', `role must be one of ${kRoles.join(', ')}`);
   }
-  if (input.asUserId !== undefined) checkRoleChange(w, input as Membership & { asUserId: string });
+  const before = w.getRole(input.orgId, input.userId) ?? null;
   const member: Membership = { orgId: input.orgId, userId: input.userId, role: input.role as Role };
+  if (input.asUserId !== undefined) {
+    checkRoleChange(w, input as Membership & { asUserId: string });
+    if (before !== member.role) auditRoleChange(w, requireUser(w, input.asUserId), member, before, now);
+  }
   w.putMember(member);
   return member;
+}
+
+/**
+ * A role given in the web console is audited as its user (issue 18: every change). The audit log is
+ * per project and a role reaches every project of the organisation, so each of them gets the entry.
+ */
+function auditRoleChange(w: StoreWriter, actor: User, member: Membership, before: Role | null, now: number): void {
+  for (const project of w.listProjects()) {
+    if (project.orgId !== member.orgId) continue;
+    w.appendAudit({
+      at: now, projectId: project.id, actor: `user:${actor.id}`, actorName: actor.name, action: 'member.role', flagId: null, env: null,
+      changes: { [`role of user:${member.userId}`]: { before, after: member.role } },
+    });
+  }
 }
 
 function checkRoleChange(w: StoreWriter, input: Membership & { asUserId: string }): void {

@@ -5,9 +5,9 @@
 // with the writer's text and changes nothing), describe, tags, a group flag's flag-wide cohorts, delete
 // behind a confirmation (cancel keeps the flag), environment add and rename (a token limited to the old
 // name is refused; a taken name is refused), audience create and update (a taken name is refused),
-// token rotation (the old secret gets 401, the new one works), a member's role (the writer applies it;
-// demoting the last Owner is refused), the project flag list's tag filter, and the audit log's flag and
-// actor filters and paging against the CLI's audit pages.
+// token rotation (the old secret gets 401, the new one works), a member's role (audited in each of the
+// organisation's projects; the writer applies it; demoting the last Owner is refused), the project flag
+// list's tag filter, and the audit log's flag and actor filters and paging against the CLI's audit pages.
 import { chromium, type Browser } from 'playwright-core';
 import t from 'tap';
 import { cli } from '../helpers/cli.js';
@@ -256,6 +256,7 @@ t.test('the web console\'s editing pages in Chromium', async (t) => {
   const roles = async () => Object.fromEntries(((await consoleCall(base, session, 'GET', `orgs/${orgId}/members`)).json.members as { userId: string; role: string }[])
     .map((m) => [m.userId, m.role]));
   t.same(await roles(), { [ownerId]: 'owner', [member]: 'editor' }, 'the members listing has the new role');
+  for (const projectId of [kShop, 'prj_DemoPlatform']) await expectAudited(projectId, 'member.role', { [`role of user:${member}`]: { before: 'viewer', after: 'editor' } });
   t.equal((await cli(dir, asMember)).code, 0, 'the writer applies it: the editor may now describe a flag');
   t.match((await auditLog(kShop))[0], { actor: `user:${member}`, action: 'flag.describe' });
 

@@ -1,0 +1,45 @@
+// A role given in the web console (with the acting user) is an audit entry as that user in every
+// project of the organisation, and only there; a role set to what it already was writes none.
+import t from 'tap';
+import type { Org, User } from '../../src/model/accounts.js';
+import type { Project } from '../../src/model/projects.js';
+import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
+import { orgAddMember } from '../../src/writer/org-commands.js';
+import { tempDir } from '../helpers/cli.js';
+
+const at = Date.UTC(2030, 0, 1);
+const org = (id: string): Org => ({ id, name: id, plan: 'teams', trialEndsAt: null, standing: 'good', createdAt: at });
+const user = (id: string, name: string): User => ({ id, email: `${id}@acme.test`, name, createdAt: at });
+const project = (id: string, orgId: string): Project => ({ id, name: id, kind: 'single', orgId, ownerUserId: null, environments: [], createdAt: at });
+
+t.test('a role change made in the web console is audited in each of the organisation\'s projects', async (t) => {
+  const store = Store.open(tempDir(t, 'flagwire-org-'));
+  t.teardown(() => store.close());
+  store.transact((w) => {
+    w.putOrg(org('org_a'));
+    w.putOrg(org('org_b'));
+    w.putUser(user('usr_owner', 'Olive'));
+    w.putUser(user('usr_ed', 'Ed'));
+    w.putMember({ orgId: 'org_a', userId: 'usr_owner', role: 'owner' });
+    w.putMember({ orgId: 'org_a', userId: 'usr_ed', role: 'viewer' });
+    for (const p of [project('prj_1', 'org_a'), project('prj_2', 'org_a'), project('prj_other', 'org_b')]) w.putProject(p);
+  });
+  const set = (role: string, asUserId?: string) => store.transact((w) => orgAddMember(
+    w, { orgId: 'org_a', userId: 'usr_ed', role: role as never, ...(asUserId === undefined ? {} : { asUserId }) }, at,
+  ));
+
+  t.same(set('editor', 'usr_owner'), { orgId: 'org_a', userId: 'usr_ed', role: 'editor' });
+  for (const projectId of ['prj_1', 'prj_2']) {
+    t.match(store.listAudit(projectId, { limit: 10, before: null }), [{
+      actor: 'user:usr_owner', actorName: 'Olive', action: 'member.role', flagId: null,
+      changes: { 'role of user:usr_ed': { before: 'viewer', after: 'editor' } },
+    }], `audited in ${projectId}`);
+  }
+  t.same(store.listAudit('prj_other', { limit: 10, before: null }), [], 'not in another organisation\'s project');
+
+  set('editor', 'usr_owner');
+  t.equal(store.listAudit('prj_1', { limit: 10, before: null }).length, 1, 'the same role again changes nothing and writes nothing');
+  set('admin');
+  t.equal(store.listAudit('prj_1', { limit: 10, before: null }).length, 1, 'the command line (no acting user) is not audited, as before');
+  t.equal(store.getRole('org_a', 'usr_ed'), 'admin');
+});
