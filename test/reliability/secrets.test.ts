@@ -85,7 +85,7 @@ t.test('token secrets appear only in the output that creates them', async (t) =>
   for (const json of [true, false]) {
     const runs = await Promise.all(commands.map((args) => cli(dataDir, args, { json })));
     runs.forEach((r, i) => {
-      t.equal(r.code, 0, `flagwire ${commands[i]!.join(' ')}`);
+      t.equal(r.code, 0, `flagwire ${commands[i]!.join(' ')}${r.code === 0 ? '' : `: ${r.stdout}${r.stderr}`}`);
       outputs.push(r.stdout + r.stderr);
     });
   }
