@@ -41,8 +41,9 @@ const kErase = new Set([0x7f, 0x08]);
  * erases the last character, Ctrl-C gives up (exit 130, as the shell's own interrupt would).
  */
 async function readTyped(input: ReadStream): Promise<Buffer> {
-  process.stderr.write('Password: ');
+  // Echo off before the prompt shows: whatever is typed once it is visible is never echoed.
   input.setRawMode(true);
+  process.stderr.write('Password: ');
   const typed: number[] = [];
   try {
     for await (const chunk of input) {
