@@ -12,12 +12,12 @@ new=${2:?usage: bench/ab-builds.sh BASE_CHECKOUT NEW_CHECKOUT}
 rounds=${ROUNDS:-6}; dur=${DUR:-6}; conn=${CONN:-50}
 command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
 
-pids=()
-trap 'kill "${pids[@]}" 2>/dev/null || true' EXIT
-start() { # checkout port -> prints the flag URL
+# start() runs in a process substitution (a subshell): it prints its server's pid, which the trap kills.
+pa=; pb=
+trap 'kill $pa $pb 2>/dev/null || true' EXIT
+start() { # checkout port -> prints the server's pid and the flag URL
   local dir; dir=$(mktemp -d)
   FLAGWIRE_LOG_LEVEL=warn FLAGWIRE_RATE_LIMIT=1000000000 node "$1/dist/src/console/cli.js" serve --demo --port "$2" --data "$dir/data" >"$dir/out" 2>&1 &
-  pids+=($!)
   for _ in $(seq 150); do grep -q 'listening' "$dir/out" 2>/dev/null && break; sleep 0.2; done
   echo "$! http://127.0.0.1:$2/$(grep -o 'v1/flags/flg_[A-Za-z0-9_-]*' "$dir/out" | head -1)"
 }
