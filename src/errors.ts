@@ -68,6 +68,27 @@ export function toErrorData(err: unknown): ErrorData {
   return { code: 'INTERNAL', detail: 'An unexpected error occurred; it has been logged.' };
 }
 
+/**
+ * A handler's error as the answer's: a FlagwireError as it is; anything else (a bug) is given to
+ * `logUnexpected` and answered as INTERNAL, its text never shown to the client.
+ */
+export function answerableError(err: unknown, logUnexpected: (err: unknown) => void): FlagwireError {
+  if (err instanceof FlagwireError) return err;
+  logUnexpected(err);
+  return new FlagwireError('INTERNAL', 'An unexpected error occurred; it has been logged. Retry, and report it if it persists.');
+}
+
+/**
+ * The Retry-After (seconds) of a refusal worth retrying, or null. Storage busy: the writer waited the
+ * whole write timeout for the lock, and asking again sooner would most likely wait just as long.
+ * Server busy: the body budget and the password checks free as requests are answered. Storage
+ * unavailable (PostgreSQL unreachable, a failed commit): worth a retry within seconds.
+ */
+export function retryAfterSeconds(error: FlagwireError, writeTimeoutMs: number): number | null {
+  if (error.code === 'STORE_BUSY') return Math.ceil(writeTimeoutMs / 1000);
+  return error.code === 'SERVER_BUSY' || error.code === 'STORE_UNAVAILABLE' ? 1 : null;
+}
+
 export function fromErrorData(data: ErrorData): FlagwireError {
   return new FlagwireError(isErrorCode(data.code) ? data.code : 'INTERNAL', data.detail);
 }

@@ -3,7 +3,7 @@ import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
-import { errorEnvelope, FlagwireError } from '../errors.js';
+import { answerableError, errorEnvelope, FlagwireError, retryAfterSeconds } from '../errors.js';
 import { requireEnvironmentAllowed, resolveEnvParam, type EnvRoute } from '../model/environments.js';
 import { requirePatchTarget, requireProjectFlag } from '../model/lookups.js';
 import type { Token } from '../model/tokens.js';
@@ -59,7 +59,6 @@ const kDenialCodes: ReadonlySet<string> = new Set([
 ]);
 const kRateLimited = Buffer.from('Too Many Requests: the Management API allows a limited number of requests per minute per address; wait a minute before retrying.\n');
 const kRateLimitHeaders = [['Retry-After', '60']] as const;
-const kBusyHeaders = [['Retry-After', '1']] as const;
 
 export function registerManagementRoutes(app: TemplatedApp, deps: ManagementDeps): void {
   const { rateLimiter, authFailures, activity } = deps;
@@ -68,13 +67,7 @@ export function registerManagementRoutes(app: TemplatedApp, deps: ManagementDeps
 
   /** Answers with `err` in the envelope; `token` (when known) gets the request on its activity. */
   const fail = (res: PendingResponse, request: ApiRequest, token: Token | null, err: unknown, closeConnection = false) => {
-    let error: FlagwireError;
-    if (err instanceof FlagwireError) {
-      error = err;
-    } else {
-      deps.log.error({ err, method: request.method, path: request.path }, 'unexpected error in the Management API');
-      error = new FlagwireError('INTERNAL', 'An unexpected error occurred; it has been logged. Retry, and report it if it persists.');
-    }
+    const error = answerableError(err, (e) => deps.log.error({ err: e, method: request.method, path: request.path }, 'unexpected error in the Management API'));
     if (token !== null) {
       const now = deps.clock.now();
       activity.used(token.id, request.method, request.path, error.status, now);
@@ -84,12 +77,8 @@ export function registerManagementRoutes(app: TemplatedApp, deps: ManagementDeps
       deps.metrics.apiRequest(request.path, error.status);
       if (error.code === 'TOO_MANY_AUTH_FAILURES') deps.metrics.authLockouts++;
     }
-    // Storage busy: the writer waited the whole write timeout for the lock; asking again sooner would
-    // most likely wait just as long. Server busy: the body budget frees as bodies are answered. Storage
-    // unavailable (PostgreSQL unreachable, a failed commit): worth a retry within seconds.
-    const headers = error.code === 'STORE_BUSY'
-      ? [['Retry-After', String(Math.ceil(deps.config.writeTimeoutMs / 1000))] as const]
-      : error.code === 'SERVER_BUSY' || error.code === 'STORE_UNAVAILABLE' ? kBusyHeaders : undefined;
+    const retry = retryAfterSeconds(error, deps.config.writeTimeoutMs);
+    const headers = retry === null ? undefined : [['Retry-After', String(retry)] as const];
     send(res, error.status, JSON.stringify(errorEnvelope(error, deps.config.docsUrl)), 'application/json', headers, closeConnection);
   };
   const succeed = (res: PendingResponse, request: ApiRequest, token: Token, status: number, value: unknown) => {

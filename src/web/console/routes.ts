@@ -6,7 +6,7 @@ import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config.js';
-import { errorEnvelope, FlagwireError } from '../../errors.js';
+import { answerableError, errorEnvelope, FlagwireError, retryAfterSeconds } from '../../errors.js';
 import type { BodyBudget } from '../../http/body.js';
 import { TrustedProxies } from '../../http/client-address.js';
 import { sendSameOrigin, trackAbort, type PendingResponse } from '../../http/http.js';
@@ -51,8 +51,6 @@ interface ConsoleRequest {
 }
 
 const kApiHeaders = [['Cache-Control', 'no-store'], ['X-Content-Type-Options', 'nosniff']] as const;
-/** A busy server (bodies buffered, password checks running) is worth retrying in a second. */
-const kRetryAfter = [['Retry-After', '1']] as const;
 export const kCsrfHeader = 'x-flagwire-csrf';
 
 export function registerConsole(app: TemplatedApp, deps: ConsoleDeps): void {
@@ -76,15 +74,11 @@ export function registerConsole(app: TemplatedApp, deps: ConsoleDeps): void {
   app.any('/console/api/*', (res: PendingResponse, req: HttpRequest) => {
     const request = readRequest(res, req, deps.config(), proxies);
     const fail = (err: unknown, headers: readonly (readonly [string, string])[] = []) => {
-      let error: FlagwireError;
-      if (err instanceof FlagwireError) {
-        error = err;
-      } else {
-        deps.log.error({ err, method: request.method, path: request.rest }, 'unexpected error in the web console');
-        error = new FlagwireError('INTERNAL', 'An unexpected error occurred; it has been logged. Retry, and report it if it persists.');
-      }
-      const retry = error.code === 'SERVER_BUSY' ? kRetryAfter : [];
-      sendSameOrigin(res, error.status, JSON.stringify(errorEnvelope(error, deps.config().docsUrl)), 'application/json', [...kApiHeaders, ...retry, ...headers]);
+      const error = answerableError(err, (e) => deps.log.error({ err: e, method: request.method, path: request.rest }, 'unexpected error in the web console'));
+      const config = deps.config();
+      const seconds = retryAfterSeconds(error, config.writeTimeoutMs);
+      const retry = seconds === null ? [] : [['Retry-After', String(seconds)] as const];
+      sendSameOrigin(res, error.status, JSON.stringify(errorEnvelope(error, config.docsUrl)), 'application/json', [...kApiHeaders, ...retry, ...headers]);
     };
     const succeed = (value: unknown, headers: readonly (readonly [string, string])[] = []) =>
       sendSameOrigin(res, 200, JSON.stringify(value ?? null), 'application/json', [...kApiHeaders, ...headers]);
