@@ -5,6 +5,9 @@ export const kPlans = ['free', 'pro', 'teams', 'enterprise', 'teams-trial'] as c
 export type Plan = (typeof kPlans)[number];
 
 export const kRoles = ['owner', 'admin', 'editor', 'viewer'] as const;
+
+/** RFC 5321's limit for a path; it also keeps an address a valid key of the store's e-mail index. */
+export const kMaxEmailLength = 254;
 export type Role = (typeof kRoles)[number];
 
 export type Standing = 'good' | 'lapsed';

@@ -2,7 +2,7 @@
 // Opened by open.ts; code above src/store sees it through the interfaces in interfaces.ts.
 import { ABORT, type Database, type RootDatabase } from 'lmdb';
 import { FlagwireError } from '../errors.js';
-import type { Membership, Org, Role, User } from '../model/accounts.js';
+import { kMaxEmailLength, type Membership, type Org, type Role, type User } from '../model/accounts.js';
 import type { AuditEntry } from '../model/audit.js';
 import type { Flag, FlagUsage } from '../model/flags.js';
 import type { MailMessage } from '../model/mail.js';
@@ -22,8 +22,6 @@ const kMaxRange = '\uffff';
  */
 const kMaxIdLength = 512;
 const tooLong = (id: string) => id.length > kMaxIdLength;
-/** Longer than any e-mail address a user can have (userCreate allows 254 characters). */
-const kMaxEmailKeyBytes = 1024;
 /** The databases a full copy of the system of record replaces (everything but meta). */
 const kReplicatedDbs = [
   'orgs', 'users', 'members', 'projects', 'audiences', 'flags', 'tokens', 'tokenHashes', 'projectIndex', 'audit', 'activity',
@@ -292,12 +290,10 @@ export class LmdbStore implements Store, StoreWriter {
       for (const { value } of this.db.users.getRange()) if (value.email.toLowerCase() === wanted) return value;
       return undefined;
     }
-    // LMDB keys are at most 1,978 bytes: an address this long is no user's (and no valid key).
-    if (Buffer.byteLength(wanted) > kMaxEmailKeyBytes) return undefined;
-    for (const key of auth.getKeys({ start: ['userEmail', wanted], end: ['userEmail', wanted, kMaxRange] })) {
-      return this.db.users.get((key as string[])[2]!);
-    }
-    return undefined;
+    // No user's address is longer (userCreate), and a longer one might not be a valid LMDB key.
+    if (wanted.length > kMaxEmailLength) return undefined;
+    const [key] = auth.getKeys({ start: ['userEmail', wanted], end: ['userEmail', wanted, kMaxRange], limit: 1 });
+    return key === undefined ? undefined : this.db.users.get((key as string[])[2]!);
   }
 
   getRole(orgId: string, userId: string): Role | undefined {

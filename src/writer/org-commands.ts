@@ -1,6 +1,6 @@
 // Console commands for organisations, users and memberships.
 import { FlagwireError } from '../errors.js';
-import { kPlans, kRoles, type Membership, type Org, type Plan, type Role, type Standing, type User } from '../model/accounts.js';
+import { kMaxEmailLength, kPlans, kRoles, type Membership, type Org, type Plan, type Role, type Standing, type User } from '../model/accounts.js';
 import { randomId } from '../model/ids.js';
 import { requireOrg, requireUser } from '../model/lookups.js';
 import type { StoreWriter } from '../store/interfaces.js';
@@ -50,8 +50,6 @@ export function orgUpdate(w: StoreWriter, input: OrgUpdateInput, now: number): O
   return next;
 }
 
-export const kMaxEmailLength = 254;
-
 export interface UserCreateInput {
   email: string;
   name?: string;
@@ -60,7 +58,6 @@ export interface UserCreateInput {
 export function userCreate(w: StoreWriter, input: UserCreateInput, now: number): User {
   const email = String(input.email ?? '').trim();
   if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new FlagwireError('INVALID_REQUEST', `"${email}" is not an e-mail address`);
-  // RFC 5321's limit for a path; it also keeps the address a valid key of the store's e-mail index.
   if (email.length > kMaxEmailLength) throw new FlagwireError('INVALID_REQUEST', `an e-mail address is at most ${kMaxEmailLength} characters`);
   if (w.findUserByEmail(email)) throw new FlagwireError('INVALID_REQUEST', `a user with e-mail ${email} already exists`);
   const user: User = {
