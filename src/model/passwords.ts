@@ -4,7 +4,7 @@
 // Stored as `scrypt$N$r$p$<salt base64>$<key base64>`, so the cost can be raised later and old hashes
 // still verify with the parameters they were made with. N = 2^15, r = 8: 32 MiB and about 0.1 s per hash,
 // OWASP's scrypt recommendation; hashing runs on libuv's thread pool (async), never on the event loop.
-import { randomBytes, scrypt, scryptSync, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
 export const kMinPasswordLength = 12;
 /** Long enough for any passphrase; bounds the work a sign-in request can ask for. */
@@ -37,12 +37,6 @@ function derive(password: string, salt: Buffer, keyBytes: number, options: Scryp
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(kSaltBytes);
   return encode(salt, await derive(password, salt, kKeyBytes, { ...kCost, maxmem: kMaxMem }));
-}
-
-/** The demo seed's hash, made once at start-up before the seed's transaction. */
-export function hashPasswordSync(password: string): string {
-  const salt = randomBytes(kSaltBytes);
-  return encode(salt, scryptSync(password.normalize('NFC'), salt, kKeyBytes, { ...kCost, maxmem: kMaxMem }));
 }
 
 /** Whether `stored` is a hash this module made (the writer refuses anything else). */

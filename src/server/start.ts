@@ -17,7 +17,7 @@ import { FrontThreads } from './front-threads.js';
 import { listenExclusive } from './listen.js';
 import { createLogger } from './logger.js';
 import { randomId } from '../model/ids.js';
-import { hashPasswordSync } from '../model/passwords.js';
+import { hashPassword } from '../model/passwords.js';
 
 export interface RunningServer {
   port: number;
@@ -64,9 +64,12 @@ export async function startServer(config: Readonly<Config>, options: StartOption
   const writer = WriterClient.create(config.dataDir, clock, config.writeTimeoutMs, log, config.databaseUrl);
   // Through the writer, so that with PostgreSQL the seed goes there (and only into an empty database).
   // The demo owner's console password is drawn and hashed here (scrypt, 0.1 s), never on the writer
-  // thread, and printed once by printDemo when the seed was made.
-  const demoPassword = options.demo ? randomId(16) : null;
-  const seed = demoPassword === null ? null : await writer.call('seedDemo', { ownerPasswordHash: hashPasswordSync(demoPassword) }).catch(async (err: unknown) => {
+  // thread, and printed once by printDemo when the seed was made; not drawn for a data dir that has data
+  // (with PostgreSQL the local copy may be empty while the database is not: the writer decides).
+  const seedable = config.databaseUrl !== null || store.isEmpty();
+  const demoPassword = options.demo && seedable ? randomId(16) : null;
+  const seedDemo = async () => writer.call('seedDemo', demoPassword === null ? {} : { ownerPasswordHash: await hashPassword(demoPassword) });
+  const seed = !options.demo ? null : await seedDemo().catch(async (err: unknown) => {
     await writer.close();
     await store.close();
     throw err;
