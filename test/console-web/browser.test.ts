@@ -2,10 +2,13 @@
 // real server: sign in by the form's labels, create a flag and turn it on (the Evaluation API answers
 // the change at once), create a token and use it on /api/v1, revoke it (401), a viewer who can change
 // nothing, axe-core on every page (no serious or critical violation), nothing loaded from another
-// origin. Each page's screenshot is written to docs/screenshots/ (the README shows them).
-import { mkdirSync, readFileSync } from 'node:fs';
+// origin. Each page's screenshot is written to a temporary folder, or to FLAGWIRE_SCREENSHOTS_DIR when
+// set: `npm run screenshots` refreshes the README's pictures in docs/screenshots/, and `npm test` never
+// touches a tracked file.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import t from 'tap';
 import { cli } from '../helpers/cli.js';
@@ -16,7 +19,7 @@ import { startTestServer } from '../helpers/server.js';
 const kOwner = 'owner@demo.flagwire.test';
 const kViewer = 'viewer@demo.flagwire.test';
 const kViewerPassword = 'viewer password 123';
-const kScreenshots = fileURLToPath(new URL('../../../docs/screenshots/', import.meta.url));
+const kScreenshotsDir = process.env['FLAGWIRE_SCREENSHOTS_DIR'];
 const kAxe = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 interface AxeViolation { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }
@@ -35,7 +38,9 @@ async function seriousViolations(page: Page): Promise<string[]> {
 
 t.test('the web console in Chromium', async (t) => {
   ensureChromium();
-  mkdirSync(kScreenshots, { recursive: true });
+  const screenshots = kScreenshotsDir === undefined ? mkdtempSync(join(tmpdir(), 'flagwire-screenshots-')) : resolve(kScreenshotsDir);
+  if (kScreenshotsDir === undefined) t.teardown(() => rmSync(screenshots, { recursive: true, force: true }));
+  mkdirSync(screenshots, { recursive: true });
   const server = await startTestServer({ demo: true });
   t.teardown(() => server.stop());
   const base = server.baseUrl;
@@ -58,7 +63,7 @@ t.test('the web console in Chromium', async (t) => {
   /** Every page: axe-core, then (for the owner's tour) its screenshot. */
   const check = async (page: Page, name: string | null) => {
     t.same(await seriousViolations(page), [], `axe: no serious or critical violation on ${name ?? page.url()}`);
-    if (name !== null) await page.screenshot({ path: `${kScreenshots}${name}.png`, fullPage: true });
+    if (name !== null) await page.screenshot({ path: join(screenshots, `${name}.png`), fullPage: true });
   };
 
   // ---- the owner ----
