@@ -52,7 +52,7 @@ export function freePort(): Promise<number> {
   });
 }
 
-function alive(pid: number): boolean {
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

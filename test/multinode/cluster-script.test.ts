@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { cli } from '../helpers/cli.js';
 import { call } from '../helpers/http.js';
-import { freePort } from '../helpers/postgres.js';
+import { alive, freePort } from '../helpers/postgres.js';
 import { until } from './support.js';
 
 const kScript = fileURLToPath(new URL('../../../scripts/cluster.sh', import.meta.url));
@@ -39,15 +39,6 @@ async function twoFreePorts(): Promise<number> {
   for (;;) {
     const port = await freePort();
     if (port < 65535 && await bindable(port + 1)) return port;
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
 
