@@ -83,6 +83,9 @@ export class ConfigError extends Error {
   }
 }
 
+/** The database setting as a refusal names it, e.g. a data dir that is a database's copy opened without it. */
+export const kDatabaseUrlSetting = 'FLAGWIRE_DATABASE_URL (--database)';
+
 /** Values given on the command line; each overrides its env var. */
 export interface ConfigFlags {
   port?: string;

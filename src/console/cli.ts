@@ -12,8 +12,8 @@ import { readFileSync } from 'node:fs';
 import { ConfigError, resolveDatabaseUrl, resolveDataDir } from '../config.js';
 import { errorBody, FlagwireError } from '../errors.js';
 import { StoreOpenError } from '../store/data-file.js';
-import type { Store, StoreReader, WritePath } from '../store/interfaces.js';
-import { openForConsole } from '../store/open-store.js';
+import type { StoreReader } from '../store/interfaces.js';
+import { openForConsole, type ConsoleStore } from '../store/open-store.js';
 import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../writer/commands.js';
 import { parseCommandLine, undecodableArguments, UsageError, wantsJson } from './args.js';
 import { kConsoleCommands, type ConsoleContext } from './commands.js';
@@ -26,12 +26,14 @@ const kExitUsage = 2;
 /** Opens the store on first use, so usage errors and --help never touch the data dir (or PostgreSQL). */
 class StoreContext implements ConsoleContext {
   readonly now = Date.now();
-  private opened: Promise<{ store: Store; writes: WritePath }> | null = null;
+  private opened: Promise<ConsoleStore> | null = null;
+  /** Said on stderr once a read ran on a database's copy without the database (stdout stays the same). */
+  readNote = '';
 
   /** `createsDataDir`: this command may create a missing data directory (serve, org create). */
   constructor(readonly dataFlag: string | undefined, readonly databaseFlag: string | undefined, private readonly createsDataDir: boolean) {}
 
-  private open(): Promise<{ store: Store; writes: WritePath }> {
+  private open(): Promise<ConsoleStore> {
     this.opened ??= (async () => {
       const dataDir = resolveDataDir(this.dataFlag, process.env, this.createsDataDir);
       const databaseUrl = resolveDatabaseUrl(this.databaseFlag);
@@ -56,7 +58,11 @@ class StoreContext implements ConsoleContext {
   }
 
   async read<T>(fn: (store: StoreReader) => T): Promise<T> {
-    return fn((await this.open()).store);
+    const { store, copyOnly } = await this.open();
+    if (copyOnly) {
+      this.readNote = 'flagwire: read this data directory\'s copy of a PostgreSQL database as it was last brought up to date here; pass --database URL to read the database itself\n';
+    }
+    return fn(store);
   }
 
   async close(): Promise<void> {
@@ -107,7 +113,7 @@ async function run(argv: readonly string[]): Promise<Outcome | null> {
   try {
     const result = await spec.run(line.args, ctx);
     if (spec.longRunning) return null;
-    return { code: 0, stdout: line.json ? renderJson(result) : `${spec.human(result, ctx.now)}\n`, stderr: '' };
+    return { code: 0, stdout: line.json ? renderJson(result) : `${spec.human(result, ctx.now)}\n`, stderr: ctx.readNote };
   } catch (err) {
     if (err instanceof UsageError) return usageFailure(line.json, err);
     if (err instanceof ConfigError) {

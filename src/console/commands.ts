@@ -595,7 +595,7 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
     summary: 'copy this data dir into an empty PostgreSQL database, which becomes the system of record -> {revision, records}',
     positionals: [],
     options: {},
-    notes: 'Stop the server first: a change it made during the copy would stay behind. A database that already holds Flagwire data is refused. The data dir becomes that database\'s copy: start the node on it with --database URL.',
+    notes: 'Refused while a server serves the data dir (a change it made during the copy would stay behind): stop it first. A database that already holds Flagwire data is refused. The data dir becomes that database\'s copy: start the node on it with --database URL.',
     async run(_args, ctx) {
       const [{ resolveDatabaseUrl, resolveDataDir }, { migrateToPostgres }] = await Promise.all([import('../config.js'), import('../store/open-store.js')]);
       const databaseUrl = resolveDatabaseUrl(ctx.databaseFlag);

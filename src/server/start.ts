@@ -9,7 +9,8 @@ import { RateLimiter } from '../http/rate-limit.js';
 import { SignInLimits } from '../web/console/sign-in-limits.js';
 import { Mailer } from '../mail/mailer.js';
 import type { Store } from '../store/interfaces.js';
-import { openStore, verifyStore } from '../store/open-store.js';
+import type { DataDirClaim } from '../store/data-dir-claim.js';
+import { claimForServer, openStore, verifyStore } from '../store/open-store.js';
 import { WriterClient } from '../writer/client.js';
 import type { DemoSeed } from '../writer/demo-seed.js';
 import { createFront } from './front.js';
@@ -48,6 +49,15 @@ interface Serving {
 }
 
 export async function startServer(config: Readonly<Config>, options: StartOptions): Promise<RunningServer> {
+  // Held until the server has stopped: migrate-to-postgres refuses a data dir that a server uses.
+  const claim = claimForServer(config.dataDir);
+  return startClaimed(config, options, claim).catch((err: unknown) => {
+    claim.release();
+    throw err;
+  });
+}
+
+async function startClaimed(config: Readonly<Config>, options: StartOptions, claim: DataDirClaim): Promise<RunningServer> {
   const log = createLogger(config.logLevel);
   // A damaged data file is refused here, with a message, not by a crash at the first request reading it.
   await verifyStore(config.dataDir, config.databaseUrl);
@@ -110,6 +120,7 @@ export async function startServer(config: Readonly<Config>, options: StartOption
       await mailStopped;
       await writer.close();
       await store.close();
+      claim.release();
       log.info('flagwire stopped');
     })();
     return closing;

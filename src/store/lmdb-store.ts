@@ -173,27 +173,36 @@ export class LmdbStore implements Store, StoreWriter {
     });
   }
 
-  /** Every record, as the changes that would write them into an empty store (migrate-to-postgres). */
+  /**
+   * Every record, as the changes that would write them into an empty store (migrate-to-postgres), all
+   * read in one read transaction: a flag and its audit entry, written together, are exported together
+   * even while another process commits, whatever lmdb-js's shared read transaction does meanwhile.
+   */
   exportRecords(): Change[] {
     const out: Change[] = [];
-    const all = <V, K extends string | number | (string | number)[]>(db: Database<V, K> | undefined) => (db === undefined ? [] : [...db.getRange()]);
-    for (const { value } of all(this.db.orgs)) out.push({ kind: 'org', value });
-    for (const { value } of all(this.db.users)) out.push({ kind: 'user', value });
-    for (const { key, value } of this.db.members.getRange()) out.push({ kind: 'member', value: { orgId: key[0], userId: key[1], role: value } });
-    for (const { value } of all(this.db.projects)) out.push({ kind: 'project', value });
-    for (const { value } of all(this.db.audiences)) out.push({ kind: 'audience', value });
-    for (const { value } of all(this.db.flags)) out.push({ kind: 'flag', value });
-    for (const { value } of all(this.db.tokens)) out.push({ kind: 'token', value });
-    for (const { value } of all(this.db.audit)) out.push({ kind: 'audit', value });
-    for (const { value } of all(this.db.activity)) out.push({ kind: 'activity', value });
-    for (const { value } of all(this.db.usage)) out.push({ kind: 'usage', value });
-    for (const { value } of all(this.db.mail)) out.push({ kind: 'mail', value });
-    for (const { key, value } of all(this.db.auth)) {
-      if (key[0] === 'credential') out.push({ kind: 'credential', value: value as Credential });
-      else if (key[0] === 'session') out.push({ kind: 'session', value: value as Session });
+    const transaction = this.root.useReadTransaction();
+    try {
+      const all = <V, K extends string | number | (string | number)[]>(db: Database<V, K> | undefined) => (db === undefined ? [] : [...db.getRange({ transaction })]);
+      for (const { value } of all(this.db.orgs)) out.push({ kind: 'org', value });
+      for (const { value } of all(this.db.users)) out.push({ kind: 'user', value });
+      for (const { key, value } of all(this.db.members)) out.push({ kind: 'member', value: { orgId: key[0], userId: key[1], role: value } });
+      for (const { value } of all(this.db.projects)) out.push({ kind: 'project', value });
+      for (const { value } of all(this.db.audiences)) out.push({ kind: 'audience', value });
+      for (const { value } of all(this.db.flags)) out.push({ kind: 'flag', value });
+      for (const { value } of all(this.db.tokens)) out.push({ kind: 'token', value });
+      for (const { value } of all(this.db.audit)) out.push({ kind: 'audit', value });
+      for (const { value } of all(this.db.activity)) out.push({ kind: 'activity', value });
+      for (const { value } of all(this.db.usage)) out.push({ kind: 'usage', value });
+      for (const { value } of all(this.db.mail)) out.push({ kind: 'mail', value });
+      for (const { key, value } of all(this.db.auth)) {
+        if (key[0] === 'credential') out.push({ kind: 'credential', value: value as Credential });
+        else if (key[0] === 'session') out.push({ kind: 'session', value: value as Session });
+      }
+      const seeded = this.db.meta.get('demoSeeded', { transaction }) as number | undefined;
+      if (seeded !== undefined) out.push({ kind: 'demoSeeded', value: seeded });
+    } finally {
+      transaction.done();
     }
-    const seeded = this.db.meta.get('demoSeeded') as number | undefined;
-    if (seeded !== undefined) out.push({ kind: 'demoSeeded', value: seeded });
     return out;
   }
 

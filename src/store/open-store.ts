@@ -2,8 +2,10 @@
 // Reads always come from the data dir's LMDB file. Writes take the path chosen here: that file itself
 // (the embedded default), or PostgreSQL as the system of record (src/store/pg/), the file then being
 // this node's copy of it. Evaluation workers read the file directly by design (src/eval/worker.ts).
+import { ConfigError, kDatabaseUrlSetting } from '../config.js';
 import { FlagwireError } from '../errors.js';
-import type { Store, WritePath } from './interfaces.js';
+import { claimDataDir, type DataDirClaim } from './data-dir-claim.js';
+import type { Settled, Store, StoreWriter, WritePath } from './interfaces.js';
 import { dataFilePath } from './layout.js';
 import { LmdbStore } from './lmdb-store.js';
 import type { StoreOptions } from './open.js';
@@ -23,15 +25,20 @@ export function openStore(dataDir: string, options: StoreOptions = {}): Store {
 
 /**
  * The server's start-up check before it opens the store: the data file reads end to end (verify.ts);
- * with PostgreSQL, the schema is migrated and this node's copy brought up to date (a full copy into
- * an empty data dir). A data dir holding data of its own is refused. PostgreSQL unreachable is
- * refused only for a copy that has never followed it; a copy that has starts as it is (/ready waits
- * until it has caught up).
+ * without PostgreSQL, the data dir is no database's copy (copyWithoutDatabase); with it, the schema is
+ * migrated and this node's copy brought up to date (a full copy into an empty data dir). A data dir
+ * holding data of its own is refused. PostgreSQL unreachable is refused only for a copy that has never
+ * followed it; a copy that has starts as it is (/ready waits until it has caught up).
  */
 export async function verifyStore(dataDir: string, databaseUrl: string | null = null): Promise<void> {
   await verifyDataFile(dataFilePath(dataDir));
-  if (databaseUrl === null) return;
   const copy = LmdbStore.open(dataDir);
+  if (databaseUrl === null) {
+    const refusal = copyWithoutDatabase(copy, dataDir);
+    await copy.close();
+    if (refusal !== null) throw refusal;
+    return;
+  }
   const pg = PgSystem.open(databaseUrl, { max: 1 });
   try {
     await catchUpLatest(copy, pg);
@@ -44,6 +51,34 @@ export async function verifyStore(dataDir: string, databaseUrl: string | null = 
 }
 
 /**
+ * The one rule for a data dir that is a PostgreSQL database's copy, opened without that database: it
+ * is written only by following its database. A write into the copy alone would reach no other node
+ * (a token revoked here would keep working everywhere else) and would be overwritten by PostgreSQL's
+ * next revisions (audit entries with the same sequence numbers). The refusal, or null for a data dir
+ * that is no copy: a configuration error naming the missing setting, as a missing data dir is.
+ */
+function copyWithoutDatabase(copy: LmdbStore, dataDir: string): ConfigError | null {
+  if (copy.replicaOf() === undefined) return null;
+  return new ConfigError(
+    kDatabaseUrlSetting,
+    `data directory ${dataDir} is the copy of a PostgreSQL database and changes only through it; pass --database URL (or set FLAGWIRE_DATABASE_URL) to write or to serve`,
+  );
+}
+
+/** The write path of a copy opened without its database: every write refused, nothing written. */
+class RefusedWritePath implements WritePath {
+  constructor(private readonly store: Store, private readonly refusal: ConfigError) {}
+
+  commit<T>(_claim: () => readonly ((writer: StoreWriter) => T)[]): Promise<Settled<T>[]> {
+    return Promise.reject(this.refusal);
+  }
+
+  close(): Promise<void> {
+    return this.store.close();
+  }
+}
+
+/**
  * The writer's path for `dataDir`'s store: with `databaseUrl`, PostgreSQL then this node's copy, with
  * its follower (`onReplica` hears the copy's state); else the LMDB file.
  */
@@ -52,14 +87,26 @@ export function openWritePath(dataDir: string, databaseUrl: string | null, onRep
   return new PgWritePath(LmdbStore.open(dataDir), PgSystem.open(databaseUrl), { onReplica });
 }
 
+/** A console command's store and write path; `copyOnly`: a database's copy opened without it (reads only). */
+export interface ConsoleStore {
+  store: Store;
+  writes: WritePath;
+  copyOnly: boolean;
+}
+
 /**
  * A console command's store and write path. With PostgreSQL, its copy is brought to the latest
  * revision first (so reads see every committed change); throws STORE_UNAVAILABLE when PostgreSQL
- * cannot be reached. The write path owns the store: closing it closes both.
+ * cannot be reached. Without it, a data dir that is a database's copy is read as it is and every write
+ * is refused (copyWithoutDatabase). The write path owns the store: closing it closes both.
  */
-export async function openForConsole(dataDir: string, databaseUrl: string | null): Promise<{ store: Store; writes: WritePath }> {
+export async function openForConsole(dataDir: string, databaseUrl: string | null): Promise<ConsoleStore> {
   const copy = LmdbStore.open(dataDir);
-  if (databaseUrl === null) return { store: copy, writes: new LmdbWritePath(copy) };
+  if (databaseUrl === null) {
+    const refusal = copyWithoutDatabase(copy, dataDir);
+    if (refusal === null) return { store: copy, writes: new LmdbWritePath(copy), copyOnly: false };
+    return { store: copy, writes: new RefusedWritePath(copy, refusal), copyOnly: true };
+  }
   const pg = PgSystem.open(databaseUrl, { max: 1 });
   try {
     await catchUpLatest(copy, pg);
@@ -68,28 +115,43 @@ export async function openForConsole(dataDir: string, databaseUrl: string | null
     await copy.close();
     throw err;
   }
-  return { store: copy, writes: new PgWritePath(copy, pg, { onReplica: null }) };
+  return { store: copy, writes: new PgWritePath(copy, pg, { onReplica: null }), copyOnly: false };
+}
+
+/**
+ * Claims `dataDir` for a server's lifetime (data-dir-claim.ts): refused while the data dir is being
+ * migrated to PostgreSQL. Taken before the server opens or writes anything there.
+ */
+export function claimForServer(dataDir: string): DataDirClaim {
+  return claimDataDir(dataDir, 'server');
 }
 
 /**
  * Copies the data dir's store into an empty PostgreSQL database (revision 1) and makes the data dir
  * that database's copy, so a node can start on it at once. Refuses a database holding any Flagwire
- * data. Run it with the server stopped: a write made meanwhile would stay behind.
+ * data, and a data dir a running server uses (its acknowledged writes would go on into a file that has
+ * become a copy, and never reach PostgreSQL); a server does not start on it meanwhile. Everything is
+ * exported from one read snapshot.
  */
 export async function migrateToPostgres(dataDir: string, databaseUrl: string): Promise<{ revision: number; records: number }> {
-  const store = LmdbStore.open(dataDir);
-  const pg = PgSystem.open(databaseUrl, { max: 1 });
+  const claim = claimDataDir(dataDir, 'migration');
   try {
-    if (store.replicaOf() !== undefined) {
-      throw new FlagwireError('INVALID_REQUEST', 'this data directory is already the copy of a PostgreSQL database; there is nothing to migrate');
+    const store = LmdbStore.open(dataDir);
+    const pg = PgSystem.open(databaseUrl, { max: 1 });
+    try {
+      if (store.replicaOf() !== undefined) {
+        throw new FlagwireError('INVALID_REQUEST', 'this data directory is already the copy of a PostgreSQL database; there is nothing to migrate');
+      }
+      const records = store.exportRecords();
+      const databaseId = await pg.databaseId();
+      const revision = await pg.importAll(records);
+      store.adoptAsCopy(databaseId, revision);
+      return { revision, records: records.length };
+    } finally {
+      await pg.close();
+      await store.close();
     }
-    const records = store.exportRecords();
-    const databaseId = await pg.databaseId();
-    const revision = await pg.importAll(records);
-    store.adoptAsCopy(databaseId, revision);
-    return { revision, records: records.length };
   } finally {
-    await pg.close();
-    await store.close();
+    claim.release();
   }
 }

@@ -1,0 +1,56 @@
+// migrate-to-postgres exports the data dir from one read snapshot: with another process creating
+// flags as fast as it can (each flag and its audit entry in one transaction), every export holds an
+// audit entry for each flag it holds and a flag for each creation it audits.
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import t from 'tap';
+import { tempDir } from '../helpers/cli.js';
+import { buildWorld } from '../helpers/world.js';
+import { LmdbStore } from '../../src/store/lmdb-store.js';
+import type { Change } from '../../src/store/changes.js';
+
+const kStore = fileURLToPath(new URL('../../src/store/lmdb-store.js', import.meta.url));
+const kCommands = fileURLToPath(new URL('../../src/writer/commands.js', import.meta.url));
+const kExports = 200;
+
+/** A console-like process that creates flags in `projectId`, one transaction each, until killed. */
+const writerSource = (dataDir: string, projectId: string) => `
+const { LmdbStore } = await import(${JSON.stringify(kStore)});
+const { runCommand } = await import(${JSON.stringify(kCommands)});
+const store = LmdbStore.open(${JSON.stringify(dataDir)});
+process.stdout.write('ready\\n');
+for (let i = 0; ; i++) {
+  store.transact((w) => runCommand(w, 'flagCreate', { projectId: ${JSON.stringify(projectId)}, body: { name: 'race-' + i, description: 'd'.repeat(2000) }, actor: { id: 'console', name: 'console', environments: [] } }, Date.now()));
+}
+`;
+
+t.test('every export is one snapshot: flags and their audit entries agree while another process writes', async (t) => {
+  const dir = tempDir(t);
+  const world = buildWorld(dir);
+  const projectId = world.ids.single;
+  await world.store.close();
+  const writer = spawn(process.execPath, ['--input-type=module', '-e', writerSource(dir, projectId)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  t.teardown(() => {
+    writer.kill('SIGKILL');
+  });
+  await new Promise<void>((resolve, reject) => {
+    writer.stdout!.once('data', () => resolve());
+    writer.once('exit', (code) => reject(new Error(`writer exited with ${code}`)));
+  });
+
+  const store = LmdbStore.open(dir);
+  t.teardown(() => store.close());
+  let torn = 0;
+  let largest = 0;
+  for (let i = 0; i < kExports; i++) {
+    const records = store.exportRecords();
+    const flags = new Set(records.flatMap((c: Change) => (c.kind === 'flag' && c.value.projectId === projectId ? [c.value.id] : [])));
+    const created = new Set(records.flatMap((c: Change) => (c.kind === 'audit' && c.value.action === 'flag.create' && c.value.projectId === projectId ? [c.value.flagId] : [])));
+    if ([...flags].some((id) => !created.has(id)) || [...created].some((id) => !flags.has(id!))) torn++;
+    largest = Math.max(largest, flags.size);
+    // Another event-loop turn between exports, as between two commands' reads.
+    await new Promise((r) => setImmediate(r));
+  }
+  t.ok(largest > 10, `the writer made flags during the exports (${largest} in the last)`);
+  t.equal(torn, 0, `of ${kExports} exports, none holds a flag without its audit entry or the reverse`);
+});
