@@ -62,8 +62,7 @@ export class AuthFailures {
     if (this.isLocked(ip, now)) throw lockedOut();
   }
 
-  /** Whether `key` (an address, or any other key: the web console counts accounts too) is locked out. */
-  isLocked(key: string, now: number): boolean {
+  private isLocked(key: string, now: number): boolean {
     return this.table.withLock(() => {
       const slot = this.table.slot(key);
       return slot !== undefined && now - this.starts[slot]! < this.windowMs && this.counts[slot]! >= this.limit;
@@ -76,27 +75,46 @@ export class AuthFailures {
    * exactly `limit` failures are answered as failures, however requests interleave.
    */
   record(ip: string, now: number): void {
-    if (!this.tryRecord(ip, now)) throw lockedOut();
+    if (this.reserve(ip, now) === null) throw lockedOut();
   }
 
-  /** Counts one failure of `key` and answers true, or answers false when it had already reached the limit. */
-  tryRecord(key: string, now: number): boolean {
+  /**
+   * Counts one attempt of `key` (an address, or any other key: the web console counts accounts too),
+   * possibly before its outcome is known, and answers the start of the window it was counted in (for
+   * giveBack), or null when `key` had already reached the limit. Counting first is what bounds the
+   * attempts checked at once: check-then-count lets every concurrent attempt through.
+   */
+  reserve(key: string, now: number): number | null {
     return this.table.withLock(() => this.recordLocked(key, now));
   }
 
-  private recordLocked(ip: string, now: number): boolean {
+  /**
+   * Uncounts an attempt that reserve() counted and that turned out not to be a failure. Nothing when its
+   * window has ended since (the new window never counted it); the entry goes once nothing is counted in
+   * it, so the next window starts at the next failure, as when nothing had been reserved.
+   */
+  giveBack(key: string, windowStart: number): void {
+    this.table.withLock(() => {
+      const slot = this.table.slot(key);
+      if (slot === undefined || this.starts[slot] !== windowStart || this.counts[slot]! === 0) return;
+      this.counts[slot]--;
+      if (this.counts[slot] === 0) this.table.remove(slot);
+    });
+  }
+
+  private recordLocked(ip: string, now: number): number | null {
     this.dropEnded(now);
     let slot = this.table.slot(ip);
     if (slot !== undefined && now - this.starts[slot]! < this.windowMs) {
-      if (this.counts[slot]! >= this.limit) return false;
+      if (this.counts[slot]! >= this.limit) return null;
       this.counts[slot]++;
-      return true;
+      return this.starts[slot]!;
     }
     if (slot === undefined) slot = this.table.add(ip);
     else this.table.touch(slot);
     this.starts[slot] = now;
     this.counts[slot] = 1;
-    return true;
+    return now;
   }
 
   /** Drops up to two addresses whose window has ended, oldest window first. */

@@ -16,9 +16,17 @@ export function isEditorOrAbove(role: Role | undefined): boolean {
   return role === 'editor' || role === 'admin' || role === 'owner';
 }
 
-/** A list given as strings: trimmed, blanks dropped, repeats removed. */
+/** A list of names given as strings: trimmed, blanks dropped, repeats removed. */
 export function cleanList(values: readonly string[]): string[] {
   return [...new Set(values.map((v) => v.trim()).filter((v) => v !== ''))];
+}
+
+/**
+ * A list of values (tags, cohorts) kept exactly as given, commas and surrounding blanks included, as
+ * every stored string is: only repeats and empty strings (no value at all) are dropped.
+ */
+export function exactList(values: readonly string[]): string[] {
+  return [...new Set(values.filter((v) => v !== ''))];
 }
 
 /**

@@ -11,7 +11,7 @@ import { AudienceId, FlagCreate, FlagPatch, kFlatStateKeys, kLimits, type Enviro
 import { parseJsonObject, type ReceivedBody } from '../model/request-body.js';
 import { compileValidator } from '../model/validation.js';
 import type { StoreWriter } from '../store/interfaces.js';
-import { cleanList, requireName } from './checks.js';
+import { exactList, requireName } from './checks.js';
 import { applyFlagPatch, normaliseCohorts, type FieldChanges } from './patch-rules.js';
 import { consoleActor, type Actor } from './audit-actor.js';
 
@@ -59,7 +59,7 @@ export function flagCreate(w: StoreWriter, input: FlagCreateInput, now: number):
     projectId: project.id,
     name: body.name.trim(),
     description: body.description ?? '',
-    tags: cleanList(body.tags ?? []),
+    tags: exactList(body.tags ?? []),
     createdAt: now,
     updatedAt: now,
   };
@@ -254,7 +254,7 @@ export function flagDescribe(w: StoreWriter, input: ConsoleFlagInput & { text: s
 
 export function flagTags(w: StoreWriter, input: ConsoleFlagInput & { tags: string[] }, now: number): Flag {
   const target = consoleTarget(w, input);
-  const tags = cleanList(input.tags);
+  const tags = exactList(input.tags);
   if (tags.length > kLimits.tags || tags.some((t) => t.length > kLimits.tagLength)) {
     throw new FlagwireError('INVALID_REQUEST', `at most ${kLimits.tags} tags of up to ${kLimits.tagLength} characters`);
   }
@@ -267,7 +267,7 @@ export function flagCohorts(w: StoreWriter, input: ConsoleFlagInput & { cohorts:
   if (target.flag.kind !== 'groupflag') {
     throw new FlagwireError('INVALID_REQUEST', 'only a group flag has a flag-wide cohort list; change a single flag\'s cohorts with PATCH');
   }
-  const cohorts = cleanList(input.cohorts);
+  const cohorts = exactList(input.cohorts);
   if (cohorts.length > kLimits.cohorts || cohorts.some((c) => c.length > kLimits.cohortLength)) {
     throw new FlagwireError('INVALID_REQUEST', `at most ${kLimits.cohorts} cohorts of up to ${kLimits.cohortLength} characters`);
   }

@@ -8,7 +8,7 @@ import { kLimits } from '../model/schemas.js';
 import type { AuditEntry } from '../model/audit.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { projectAdminActor, type Actor } from './audit-actor.js';
-import { requireName, sameName } from './checks.js';
+import { exactList, requireName, sameName } from './checks.js';
 
 const kEnvName = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
@@ -178,7 +178,7 @@ function checkRules(rules: AudienceRule[]): AudienceRule[] {
   if (!Array.isArray(rules) || rules.length === 0) throw new FlagwireError('INVALID_REQUEST', 'an audience needs at least one --rule ATTR=V1[,V2...]');
   return rules.map((rule) => {
     const attribute = typeof rule.attribute === 'string' ? rule.attribute.trim() : '';
-    const values = Array.isArray(rule.values) ? [...new Set(rule.values.filter((v) => typeof v === 'string' && v !== ''))] : [];
+    const values = Array.isArray(rule.values) ? exactList(rule.values.filter((v): v is string => typeof v === 'string')) : [];
     if (attribute === '' || values.length === 0) {
       throw new FlagwireError('INVALID_REQUEST', 'each rule needs an attribute and at least one value (ATTR=V1[,V2...])');
     }

@@ -5,14 +5,13 @@
 // origin. Each page's screenshot is written to a temporary folder, or to FLAGWIRE_SCREENSHOTS_DIR when
 // set: `npm run screenshots` refreshes the README's pictures in docs/screenshots/, and `npm test` never
 // touches a tracked file.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import t from 'tap';
 import { cli } from '../helpers/cli.js';
-import { ensureChromium, kChromium, demoPassword, setPassword } from '../helpers/console-web.js';
+import { ensureChromium, kChromium, demoPassword, seriousViolations, setPassword } from '../helpers/console-web.js';
 import { call } from '../helpers/http.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -20,21 +19,6 @@ const kOwner = 'owner@demo.flagwire.test';
 const kViewer = 'viewer@demo.flagwire.test';
 const kViewerPassword = 'viewer password 123';
 const kScreenshotsDir = process.env['FLAGWIRE_SCREENSHOTS_DIR'];
-const kAxe = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-interface AxeViolation { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }
-
-/** axe-core on the page as it is now: the serious and critical violations (none expected). */
-async function seriousViolations(page: Page): Promise<string[]> {
-  // Evaluated through the DevTools protocol, which the page's Content-Security-Policy does not govern.
-  await page.evaluate(kAxe);
-  const violations = await page.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: unknown[] }> } }).axe;
-    return (await axe.run()).violations;
-  }) as AxeViolation[];
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-}
 
 t.test('the web console in Chromium', async (t) => {
   ensureChromium();

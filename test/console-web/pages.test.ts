@@ -8,23 +8,16 @@
 // token rotation (the old secret gets 401, the new one works), a member's role (audited in each of the
 // organisation's projects; the writer applies it; demoting the last Owner is refused), the project flag
 // list's tag filter, and the audit log's flag and actor filters and paging against the CLI's audit pages.
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Locator } from 'playwright-core';
 import t from 'tap';
 import { cli } from '../helpers/cli.js';
-import { consoleCall, ensureChromium, kChromium, demoPassword, signIn } from '../helpers/console-web.js';
+import { consoleCall, ensureChromium, kChromium, demoPassword, demoSecret, signIn } from '../helpers/console-web.js';
 import { call } from '../helpers/http.js';
 import { startTestServer } from '../helpers/server.js';
 
 const kOwner = 'owner@demo.flagwire.test';
 const kShop = 'prj_DemoWebShop';
 const kPlatform = 'prj_DemoPlatform';
-
-/** A token secret `serve --demo` printed ("  NAME  PERMISSION  SECRET"). */
-function demoSecret(output: string, name: string): string {
-  const m = new RegExp(`^\\s+${name}\\s+(?:read|write)\\s+(fw_\\S+)$`, 'm').exec(output);
-  if (!m) throw new Error(`no secret of ${name} in:\n${output}`);
-  return m[1]!;
-}
 
 /**
  * The audit table's rows as `actor|action|flag name` (the actor is the id in the Actor cell's brackets).
@@ -73,6 +66,13 @@ t.test('the web console\'s editing pages in Chromium', async (t) => {
   };
   const newestSeq = async (projectId: string) => (await auditLog(projectId))[0]!.seq;
   const status = page.locator('#status');
+  /** Adds items to a list editor as a person does: "Add <item>", then the new box, one per value. */
+  const addItems = async (scope: Locator, item: string, values: string[], after = 0) => {
+    for (const [i, value] of values.entries()) {
+      await scope.getByRole('button', { name: `Add ${item.toLowerCase()}`, exact: true }).click();
+      await scope.getByLabel(`${item} ${after + i + 1}`, { exact: true }).fill(value);
+    }
+  };
 
   // ---- one flag: rename, describe, tags ----
   const bannerId = await flagIdOf('holiday-banner', shopWrite);
@@ -100,7 +100,7 @@ t.test('the web console\'s editing pages in Chromium', async (t) => {
   t.equal((await apiFlag(bannerId)).json.description, 'Shown in December');
   await expectAudited(kShop, 'flag.describe', { description: { before: '', after: 'Shown in December' } });
 
-  await page.getByLabel('Tags (comma-separated)').fill('seasonal, marketing');
+  await addItems(page.locator('main'), 'Tag', ['seasonal', 'marketing']);
   await page.getByRole('button', { name: 'Save tags' }).click();
   await page.getByText('Tags saved.').waitFor();
   t.same((await apiFlag(bannerId)).json.tags, ['seasonal', 'marketing']);
@@ -142,7 +142,7 @@ t.test('the web console\'s editing pages in Chromium', async (t) => {
   const searchId = await flagIdOf('search-v2', platformWrite);
   await page.goto(`${base}/console#/flags/${searchId}`);
   await page.getByRole('heading', { name: 'search-v2', level: 1 }).waitFor();
-  await page.getByLabel('Cohorts for every environment without its own (comma-separated)').fill('beta-group, ops');
+  await addItems(page.locator('main'), 'Flag-wide cohort', ['beta-group', 'ops']);
   await page.getByRole('button', { name: 'Save flag-wide cohorts' }).click();
   await page.getByText('Flag-wide cohorts saved.').waitFor();
   const grouped = (await apiFlag(searchId, platformWrite)).json;
@@ -194,7 +194,9 @@ t.test('the web console\'s editing pages in Chromium', async (t) => {
   await page.getByRole('heading', { name: 'Environments and audiences of Web shop' }).waitFor();
   const fresh = page.getByRole('group', { name: 'New audience' });
   await fresh.getByLabel('Audience name').fill('EU customers');
-  await fresh.getByLabel(/^Rules/).fill('country=de,fr');
+  await fresh.getByRole('button', { name: 'Add rule', exact: true }).click();
+  await fresh.getByLabel('Rule 1 attribute').fill('country');
+  await addItems(fresh, 'Rule 1 value', ['de', 'fr']);
   await fresh.getByRole('button', { name: 'Create audience' }).click();
   await page.getByText('Audience EU customers created.').waitFor();
   const audiences = async () => (await cli(dir, ['audience', 'list', kShop])).json.audiences as { id: string; name: string; rules: unknown }[];
@@ -204,7 +206,10 @@ t.test('the web console\'s editing pages in Chromium', async (t) => {
 
   const eu = page.getByRole('group', { name: 'Audience EU customers' });
   await eu.getByLabel('Audience name').fill('EU shoppers');
-  await eu.getByLabel(/^Rules/).fill('country=de,fr,nl\nplan=pro');
+  await addItems(eu, 'Rule 1 value', ['nl'], 2);
+  await eu.getByRole('button', { name: 'Add rule', exact: true }).click();
+  await eu.getByLabel('Rule 2 attribute').fill('plan');
+  await addItems(eu, 'Rule 2 value', ['pro']);
   await eu.getByRole('button', { name: 'Save audience' }).click();
   await page.getByText('Audience EU shoppers saved.').waitFor();
   t.match((await audiences()).find((a) => a.id === created?.id),

@@ -1,7 +1,10 @@
 // The web console from a test: setting a password with the real CLI (on standard input), signing in over
 // HTTP as the page does, and a headless Chromium (Debian's, installed by scripts/ensure-chromium.sh).
 import { execFileSync, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import type { Page } from 'playwright-core';
 import { kCliPath } from './cli.js';
 
 const kEnsureChromium = fileURLToPath(new URL('../../../scripts/ensure-chromium.sh', import.meta.url));
@@ -61,3 +64,27 @@ export function demoPassword(output: string): string {
   if (!m) throw new Error(`no console password in:\n${output}`);
   return m[2]!;
 }
+
+/** A token secret `serve --demo` printed ("  NAME  PERMISSION  SECRET"). */
+export function demoSecret(output: string, name: string): string {
+  const m = new RegExp(`^\\s+${name}\\s+(?:read|write)\\s+(fw_\\S+)$`, 'm').exec(output);
+  if (!m) throw new Error(`no secret of ${name} in:\n${output}`);
+  return m[1]!;
+}
+
+const kAxe = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+interface AxeViolation { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }
+
+/** axe-core on the page as it is now: the serious and critical violations (none expected). */
+export async function seriousViolations(page: Page): Promise<string[]> {
+  // Evaluated through the DevTools protocol, which the page's Content-Security-Policy does not govern.
+  await page.evaluate(kAxe);
+  const violations = await page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: unknown[] }> } }).axe;
+    return (await axe.run()).violations;
+  }) as AxeViolation[];
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+

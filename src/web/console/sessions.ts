@@ -43,19 +43,25 @@ export class ConsoleSessions {
 
   async signIn(email: string, password: string, address: string): Promise<SignedIn> {
     const now = this.clock.now();
-    this.limits.check(address, email, now);
-    if (password.length > kMaxPasswordLength * 2) throw new FlagwireError('INVALID_REQUEST', 'the password is longer than any password Flagwire accepts');
-    const user = await this.limits.checking(async () => {
-      this.store.resetReadTxn();
-      const found = this.store.findUserByEmail(email.trim());
-      const credential = found === undefined ? undefined : this.store.getCredential(found.id);
-      const ok = await verifyPassword(password, credential?.passwordHash ?? await this.decoy) && credential !== undefined;
-      return ok ? found : undefined;
-    });
-    if (user === undefined) {
-      this.limits.failed(address, email, now);
-      throw new FlagwireError('SIGN_IN_FAILED', 'The e-mail address or the password is not right.');
+    const attempt = this.limits.reserve(address, email, now);
+    let user: User | undefined;
+    try {
+      if (password.length > kMaxPasswordLength * 2) throw new FlagwireError('INVALID_REQUEST', 'the password is longer than any password Flagwire accepts');
+      user = await this.limits.checking(async () => {
+        this.store.resetReadTxn();
+        const found = this.store.findUserByEmail(email.trim());
+        const credential = found === undefined ? undefined : this.store.getCredential(found.id);
+        const ok = await verifyPassword(password, credential?.passwordHash ?? await this.decoy) && credential !== undefined;
+        return ok ? found : undefined;
+      });
+    } catch (err) {
+      // Refused unchecked (too long, too many checks at once) or failed for the server's reasons: not a failed sign-in.
+      this.limits.giveBack(attempt);
+      throw err;
     }
+    // A wrong password keeps its reservation: that is the failure counted.
+    if (user === undefined) throw new FlagwireError('SIGN_IN_FAILED', 'The e-mail address or the password is not right.');
+    this.limits.giveBack(attempt);
     // A fresh id at every sign-in: an id planted in the browser before sign-in is never the signed-in one.
     const id = randomId(kSessionIdLength);
     const session = { userId: user.id, idHash: hashSecret(id), csrfToken: randomId(kCsrfTokenLength), expiresAt: now + this.sessionMs };

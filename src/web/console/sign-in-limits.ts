@@ -21,6 +21,14 @@ export interface SignInLimitsState {
   readonly verifying: SharedArrayBuffer;
 }
 
+/** An attempt reserve() counted: where, and in which windows, to give it back. */
+export interface SignInAttempt {
+  readonly address: string;
+  readonly account: string;
+  readonly addressWindow: number;
+  readonly accountWindow: number;
+}
+
 export class SignInLimits {
   readonly state: SignInLimitsState;
   private readonly addresses: AuthFailures;
@@ -38,16 +46,28 @@ export class SignInLimits {
     this.state = { addresses: this.addresses.state, accounts: this.accounts.state, verifying: this.running.buffer as SharedArrayBuffer };
   }
 
-  /** Throws the 429 while the address or the account is locked out; checked before any password is hashed. */
-  check(address: string, account: string, now: number): void {
-    if (this.addresses.isLocked(address, now)) throw tooMany('from this address; wait a minute');
-    if (this.accounts.isLocked(accountKey(account), now)) throw tooMany('for this account; wait 15 minutes');
+  /**
+   * Counts one attempt for the address and for the account before its password is checked, or throws the
+   * 429 when either has reached the limit: so however many sign-ins arrive at once, on whatever thread,
+   * at most the limit's worth are checked per window. The attempt stays counted as a failure unless it is
+   * given back (giveBack).
+   */
+  reserve(address: string, account: string, now: number): SignInAttempt {
+    const addressWindow = this.addresses.reserve(address, now);
+    if (addressWindow === null) throw tooMany('from this address; wait a minute');
+    const key = accountKey(account);
+    const accountWindow = this.accounts.reserve(key, now);
+    if (accountWindow === null) {
+      this.addresses.giveBack(address, addressWindow);
+      throw tooMany('for this account; wait 15 minutes');
+    }
+    return { address, account: key, addressWindow, accountWindow };
   }
 
-  /** Counts one failure for both; throws the 429 when another thread's failure reached the limit first. */
-  failed(address: string, account: string, now: number): void {
-    if (!this.addresses.tryRecord(address, now)) throw tooMany('from this address; wait a minute');
-    if (!this.accounts.tryRecord(accountKey(account), now)) throw tooMany('for this account; wait 15 minutes');
+  /** Uncounts an attempt that was not a failure: the right password, or one never checked. */
+  giveBack(attempt: SignInAttempt): void {
+    this.addresses.giveBack(attempt.address, attempt.addressWindow);
+    this.accounts.giveBack(attempt.account, attempt.accountWindow);
   }
 
   /** Runs one password check, or throws the 503 while kMaxVerifying run already in the process. */

@@ -43,6 +43,10 @@ button:disabled { background: #e5e7eb; color: #374151; border-color: #9ca3af; cu
 .signin { max-width: 380px; }
 .signin label { display: block; margin: 10px 0 2px; }
 .signin input { width: 100%; }
+.list { display: inline-block; margin: 4px 12px 4px 0; }
+.list-items { list-style: none; padding: 0; margin: 4px 0; }
+.list-items li { margin: 2px 0; }
+.rule { border-left: 3px solid var(--line); padding-left: 10px; margin: 8px 0; }
 .row { display: flex; gap: 12px; flex-wrap: wrap; align-items: flex-end; }
 code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 0.9em; }
 pre { white-space: pre-wrap; background: var(--soft); padding: 8px; border-radius: 4px; }

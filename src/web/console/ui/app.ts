@@ -1,7 +1,7 @@
 // The web console's pages, one function each, chosen by the URL's hash (#/projects/ID, ...). Every
 // page reads one /console/api endpoint and renders it; every change is one call, whose refusal (the
 // writer's own text) is shown in the status line.
-import { api, field, formatTime, h, onSubmit, say, sayError, setCsrfToken, splitList, whenSignedOut } from './dom.js';
+import { api, field, formatTime, h, listEditor, type ListEditor, onSubmit, say, sayError, setCsrfToken, whenSignedOut } from './dom.js';
 
 interface User { id: string; name: string; email: string }
 interface Project { id: string; name: string; kind: 'single' | 'multi'; orgId: string | null; environments: string[] }
@@ -114,14 +114,14 @@ async function projectPage(projectId: string): Promise<void> {
   render();
   const name = h('input', { type: 'text', name: 'name', required: true });
   const description = h('input', { type: 'text', name: 'description' });
-  const newTags = h('input', { type: 'text', name: 'tags' });
+  const newTags = listEditor('Tags', 'New flag tag', []);
   const create = can.editFlags ? h('form', {
     onsubmit: onSubmit(async () => {
-      const created = await api<FlagView>('POST', `projects/${project.id}/flags`, { name: name.value, description: description.value, tags: splitList(newTags.value) });
+      const created = await api<FlagView>('POST', `projects/${project.id}/flags`, { name: name.value, description: description.value, tags: newTags.items() });
       say(`Flag ${created.name} created (off).`);
       location.hash = `#/flags/${created.id}`;
     }),
-  }, h('fieldset', {}, h('legend', {}, 'New flag'), h('div', { class: 'row' }, field('Name', name), field('Description', description), field('Tags (comma-separated)', newTags), h('button', { type: 'submit' }, 'Create flag')))) : null;
+  }, h('fieldset', {}, h('legend', {}, 'New flag'), h('div', { class: 'row' }, field('Name', name), field('Description', description), newTags.element, h('button', { type: 'submit' }, 'Create flag')))) : null;
   show(project.name,
     crumbs(), h('h1', {}, project.name), projectTabs(project),
     h('p', { class: 'muted' }, `Your role: ${data.role}${can.editFlags ? '' : ' (read-only)'}`),
@@ -140,42 +140,48 @@ async function flagPage(flagId: string): Promise<void> {
     const enabled = h('input', { type: 'checkbox', name: 'enabled', checked: state.enabled });
     // No min, max or step: the browser would refuse the form with its own words; PATCH's rule and text apply.
     const percentage = h('input', { type: 'number', name: 'trafficPercentage', step: 'any', value: state.trafficPercentage });
-    const cohorts = h('input', { type: 'text', name: 'cohorts', value: state.cohorts.join(', ') });
+    const cohorts = listEditor(env === null ? 'Cohorts' : `Cohorts in ${env}`, env === null ? 'Cohort' : `${env} cohort`, state.cohorts);
     const audience = h('select', { name: 'audienceId' }, h('option', { value: '' }, 'Everyone (no audience)'),
       data.audiences.map((a) => h('option', { value: a.id, selected: a.id === state.audienceId }, a.name)));
     const label = env === null ? 'State' : `Environment ${env}`;
     return h('form', {
       onsubmit: onSubmit(async () => {
-        // The whole state as PATCH takes it; the server says when it changes nothing.
+        // Only what the user edited: a value read back from the form could differ from the stored one
+        // without being edited (and would overwrite a change made elsewhere since the page loaded).
         const raw = percentage.value.trim();
-        const patch = {
-          enabled: enabled.checked,
-          trafficPercentage: raw !== '' && !Number.isNaN(Number(raw)) ? Number(raw) : raw,
-          cohorts: splitList(cohorts.value),
-          audienceId: audience.value === '' ? null : audience.value,
-        };
+        const audienceId = audience.value === '' ? null : audience.value;
+        const patch: Partial<Record<keyof FlatState, unknown>> = {};
+        if (enabled.checked !== state.enabled) patch.enabled = enabled.checked;
+        if (raw !== String(state.trafficPercentage)) patch.trafficPercentage = raw !== '' && !Number.isNaN(Number(raw)) ? Number(raw) : raw;
+        if (cohorts.changed()) patch.cohorts = cohorts.items();
+        if (audienceId !== state.audienceId) patch.audienceId = audienceId;
+        if (Object.keys(patch).length === 0) {
+          say(`Nothing changed: ${flag.name} already had these values.`);
+          return;
+        }
         const query = env === null ? '' : `?env=${encodeURIComponent(env)}`;
         const result = await api<{ changed: boolean }>('PATCH', `flags/${flag.id}${query}`, patch);
         await reload();
         say(result.changed ? `Saved ${label.toLowerCase()} of ${flag.name}.` : `Nothing changed: ${flag.name} already had these values.`);
       }),
     }, h('fieldset', { disabled: !can.editFlags }, h('legend', {}, label),
-      h('div', { class: 'row' }, field('Enabled', enabled), field('Traffic percentage', percentage), field('Cohorts (comma-separated)', cohorts), field('Audience', audience),
+      h('div', { class: 'row' }, field('Enabled', enabled), field('Traffic percentage', percentage), cohorts.element, field('Audience', audience),
         can.editFlags ? h('button', { type: 'submit' }, env === null ? 'Save' : `Save ${env}`) : null)));
   };
   const states = flag.environments
     ? Object.entries(flag.environments).map(([env, s]) => stateForm(env, s))
     : [stateForm(null, flag as FlagView & FlatState)];
-  const edit = (legend: string, label: string, value: string, path: string, body: (v: string) => unknown, multiline = false) => {
-    const input = multiline ? h('textarea', { name: path }, value) : h('input', { type: 'text', name: path, value });
-    return h('form', {
-      onsubmit: onSubmit(async () => {
-        await api('POST', `flags/${flag.id}/${path}`, body(input.value));
-        await reload();
-        say(`${legend} saved.`);
-      }),
-    }, h('fieldset', {}, h('legend', {}, legend), h('div', { class: 'row' }, field(label, input), h('button', { type: 'submit' }, `Save ${legend.toLowerCase()}`))));
-  };
+  const edit = (legend: string, control: HTMLElement, path: string, body: () => unknown) => h('form', {
+    onsubmit: onSubmit(async () => {
+      await api('POST', `flags/${flag.id}/${path}`, body());
+      await reload();
+      say(`${legend} saved.`);
+    }),
+  }, h('fieldset', {}, h('legend', {}, legend), h('div', { class: 'row' }, control, h('button', { type: 'submit' }, `Save ${legend.toLowerCase()}`))));
+  const newName = h('input', { type: 'text', name: 'rename', value: flag.name });
+  const newDescription = h('textarea', { name: 'describe' }, flag.description);
+  const tags = listEditor('Tags', 'Tag', flag.tags);
+  const flagWide = data.flagWideCohorts === null ? null : listEditor('Cohorts for every environment without its own', 'Flag-wide cohort', data.flagWideCohorts);
   const confirmBox = h('div', { class: 'warning', hidden: true },
     h('p', {}, `Delete flag ${flag.name}? Applications asking for it get 404 from now on. This cannot be undone.`),
     h('button', {
@@ -195,10 +201,10 @@ async function flagPage(flagId: string): Promise<void> {
     h('h2', {}, 'State'), ...states,
     can.editFlags ? h('section', { 'aria-label': 'Flag settings' },
       h('h2', {}, 'Settings'),
-      edit('Name', 'New name', flag.name, 'rename', (v) => ({ name: v })),
-      edit('Description', 'Description text', flag.description, 'describe', (v) => ({ description: v }), true),
-      edit('Tags', 'Tags (comma-separated)', flag.tags.join(', '), 'tags', (v) => ({ tags: splitList(v) })),
-      data.flagWideCohorts !== null ? edit('Flag-wide cohorts', 'Cohorts for every environment without its own (comma-separated)', data.flagWideCohorts.join(', '), 'cohorts', (v) => ({ cohorts: splitList(v) })) : null,
+      edit('Name', field('New name', newName), 'rename', () => ({ name: newName.value })),
+      edit('Description', field('Description text', newDescription), 'describe', () => ({ description: newDescription.value })),
+      edit('Tags', tags.element, 'tags', () => ({ tags: tags.items() })),
+      flagWide !== null ? edit('Flag-wide cohorts', flagWide.element, 'cohorts', () => ({ cohorts: flagWide.items() })) : null,
       h('h2', {}, 'Delete'),
       h('button', { type: 'button', class: 'danger', onclick: () => { confirmBox.hidden = false; } }, 'Delete flag…'), confirmBox) : null);
 }
@@ -309,15 +315,33 @@ async function auditPage(projectId: string, params: URLSearchParams): Promise<vo
 
 // ---- environments and audiences ---------------------------------------------------------------------
 
-function rulesText(rules: Audience['rules']): string {
-  return rules.map((r) => `${r.attribute}=${r.values.join(',')}`).join('\n');
-}
-
-function parseRules(text: string): Audience['rules'] {
-  return text.split('\n').map((line) => line.trim()).filter((line) => line !== '').map((line) => {
-    const eq = line.indexOf('=');
-    return { attribute: eq === -1 ? line : line.slice(0, eq).trim(), values: eq === -1 ? [] : splitList(line.slice(eq + 1)) };
-  });
+/**
+ * An audience's rules: per rule its attribute and its values, each value in a box of its own (a value
+ * may hold commas and blanks). A removed rule is dropped from what is saved; the others keep their numbers.
+ */
+function rulesEditor(initial: Audience['rules']): { element: HTMLElement; rules(): Audience['rules'] } {
+  const rules: { attribute: HTMLInputElement; values: ListEditor; removed: boolean }[] = [];
+  const list = h('div', {});
+  const addRule = (rule: Audience['rules'][number]) => {
+    const n = rules.length + 1;
+    const entry = {
+      attribute: h('input', { type: 'text', value: rule.attribute }),
+      values: listEditor(`Values of rule ${n}`, `Rule ${n} value`, rule.values),
+      removed: false,
+    };
+    rules.push(entry);
+    const box: HTMLElement = h('div', { class: 'rule', role: 'group', 'aria-label': `Rule ${n}` },
+      field(`Rule ${n} attribute`, entry.attribute), entry.values.element, ' ',
+      h('button', { type: 'button', class: 'secondary', onclick: () => { entry.removed = true; box.remove(); } }, `Remove rule ${n}`));
+    list.append(box);
+    return entry;
+  };
+  for (const rule of initial) addRule(rule);
+  const add = h('button', { type: 'button', class: 'secondary', onclick: () => addRule({ attribute: '', values: [] }).attribute.focus() }, 'Add rule');
+  return {
+    element: h('div', {}, h('p', { class: 'muted' }, 'Every rule must match: the request\'s attribute equals one of the rule\'s values.'), list, add),
+    rules: () => rules.filter((r) => !r.removed).map((r) => ({ attribute: r.attribute.value, values: r.values.items() })),
+  };
 }
 
 async function settingsPage(projectId: string): Promise<void> {
@@ -338,16 +362,16 @@ async function settingsPage(projectId: string): Promise<void> {
     ] : null) : h('p', { class: 'muted' }, 'A single-environment project has no environments.');
   const audienceForm = (audience: Audience | null) => {
     const name = h('input', { type: 'text', name: 'name', value: audience?.name ?? '' });
-    const rules = h('textarea', { name: 'rules' }, audience === null ? '' : rulesText(audience.rules));
+    const rules = rulesEditor(audience?.rules ?? []);
     return h('form', {
       onsubmit: onSubmit(async () => {
-        const body = { name: name.value, rules: parseRules(rules.value) };
+        const body = { name: name.value, rules: rules.rules() };
         await api('POST', audience === null ? `projects/${project.id}/audiences` : `audiences/${audience.id}`, body);
         await reload();
         say(audience === null ? `Audience ${name.value} created.` : `Audience ${name.value} saved.`);
       }),
     }, h('fieldset', { disabled: !can.configure }, h('legend', {}, audience === null ? 'New audience' : `Audience ${audience.name}`),
-      field('Audience name', name), h('label', { class: 'block' }, 'Rules (one per line: attribute=value1,value2; all must match) ', rules),
+      field('Audience name', name), rules.element,
       can.configure ? h('button', { type: 'submit' }, audience === null ? 'Create audience' : 'Save audience') : null));
   };
   show(`Settings of ${project.name}`,

@@ -68,8 +68,47 @@ export function formatTime(ms: number | null): string {
   return new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
 }
 
-export function splitList(text: string): string[] {
-  return text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+/** A list's editor: its element, the items as they are now, and whether the user changed any. */
+export interface ListEditor {
+  readonly element: HTMLElement;
+  items(): string[];
+  changed(): boolean;
+}
+
+let listIds = 0;
+
+/**
+ * One text box per item, with Remove and Add buttons: an item is kept exactly (commas, blanks, even
+ * characters a text box cannot show) until the user edits that very box, so saving one change never
+ * rewrites the others. `label` names the list, `item` each box ("Cohort 2", "Remove cohort 2").
+ * A box left empty is no item.
+ */
+export function listEditor(label: string, item: string, initial: readonly string[]): ListEditor {
+  const values = [...initial];
+  const labelId = `list-${++listIds}`;
+  const rows = h('ul', { class: 'list-items' });
+  const render = (focus: number | null = null) => {
+    rows.replaceChildren(...values.map((value, i) => {
+      const input = h('input', { type: 'text', value, 'aria-label': `${item} ${i + 1}` });
+      input.addEventListener('input', () => { values[i] = input.value; });
+      const remove = h('button', {
+        type: 'button', class: 'secondary', 'aria-label': `Remove ${item.toLowerCase()} ${i + 1}`,
+        onclick: () => { values.splice(i, 1); render(Math.min(i, values.length - 1)); },
+      }, 'Remove');
+      return h('li', {}, input, ' ', remove);
+    }));
+    if (values.length === 0) rows.append(h('li', { class: 'muted' }, 'None.'));
+    if (focus !== null && focus >= 0) rows.querySelectorAll('input')[focus]?.focus();
+  };
+  render();
+  const add = h('button', { type: 'button', class: 'secondary', onclick: () => { values.push(''); render(values.length - 1); } }, `Add ${item.toLowerCase()}`);
+  const element = h('div', { class: 'list', role: 'group', 'aria-labelledby': labelId }, h('span', { id: labelId }, label), rows, add);
+  const items = () => values.filter((v) => v !== '');
+  return {
+    element,
+    items,
+    changed: () => { const now = items(); return now.length !== initial.length || now.some((v, i) => v !== initial[i]); },
+  };
 }
 
 export function field(label: string, input: HTMLElement, className = ''): HTMLLabelElement {
