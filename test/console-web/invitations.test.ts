@@ -7,7 +7,7 @@
 import { chromium, type Browser } from 'playwright-core';
 import t from 'tap';
 import { cli } from '../helpers/cli.js';
-import { consoleCall, demoPassword, ensureChromium, kChromium, setPassword, signIn, type WebSession } from '../helpers/console-web.js';
+import { consoleCall, demoPassword, demoSecret, ensureChromium, kChromium, setPassword, signIn, type WebSession } from '../helpers/console-web.js';
 import { call } from '../helpers/http.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -15,13 +15,6 @@ const kOwner = 'owner@demo.flagwire.test';
 const kX = 'xavier@other.test';
 const kXPassword = 'xavier password 123';
 const kShop = 'prj_DemoWebShop';
-
-/** A token secret `serve --demo` printed ("  NAME  PERMISSION  SECRET"). */
-function demoSecret(output: string, name: string): string {
-  const m = new RegExp(`^\\s+${name}\\s+(?:read|write)\\s+(fw_\\S+)$`, 'm').exec(output);
-  if (!m) throw new Error(`no secret of ${name} in:\n${output}`);
-  return m[1]!;
-}
 
 interface Message { to: string; subject: string; text: string }
 

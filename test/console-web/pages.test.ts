@@ -11,20 +11,13 @@
 import { chromium, type Browser } from 'playwright-core';
 import t from 'tap';
 import { cli } from '../helpers/cli.js';
-import { consoleCall, ensureChromium, kChromium, demoPassword, signIn } from '../helpers/console-web.js';
+import { consoleCall, ensureChromium, kChromium, demoPassword, demoSecret, signIn } from '../helpers/console-web.js';
 import { call } from '../helpers/http.js';
 import { startTestServer } from '../helpers/server.js';
 
 const kOwner = 'owner@demo.flagwire.test';
 const kShop = 'prj_DemoWebShop';
 const kPlatform = 'prj_DemoPlatform';
-
-/** A token secret `serve --demo` printed ("  NAME  PERMISSION  SECRET"). */
-function demoSecret(output: string, name: string): string {
-  const m = new RegExp(`^\\s+${name}\\s+(?:read|write)\\s+(fw_\\S+)$`, 'm').exec(output);
-  if (!m) throw new Error(`no secret of ${name} in:\n${output}`);
-  return m[1]!;
-}
 
 /**
  * The audit table's rows as `actor|action|flag name` (the actor is the id in the Actor cell's brackets).

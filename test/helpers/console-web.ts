@@ -12,10 +12,10 @@ export function ensureChromium(): void {
   execFileSync('sh', [kEnsureChromium], { stdio: 'inherit', timeout: 600_000 });
 }
 
-/** `flagwire user password USER_ID --json` with `input` on standard input: exit code and the JSON. */
-export function setPassword(dataDir: string, userId: string, input: string): Promise<{ code: number; json: any }> {
+/** `flagwire user password USER_ID --json [...more]` with `input` on standard input: exit code and the JSON. */
+export function setPassword(dataDir: string, userId: string, input: string, more: readonly string[] = []): Promise<{ code: number; json: any }> {
   const { NODE_OPTIONS: _tapLoader, ...env } = process.env;
-  const child = spawn(process.execPath, [kCliPath, 'user', 'password', userId, '--json', '--data', dataDir], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [kCliPath, 'user', 'password', userId, '--json', '--data', dataDir, ...more], { env, stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stdin.end(input);
@@ -60,4 +60,11 @@ export function demoPassword(output: string): string {
   const m = /email (\S+)\s+password (\S+)/.exec(output);
   if (!m) throw new Error(`no console password in:\n${output}`);
   return m[2]!;
+}
+
+/** A token secret `serve --demo` printed ("  NAME  PERMISSION  SECRET"). */
+export function demoSecret(output: string, name: string): string {
+  const m = new RegExp(`^\\s+${name}\\s+(?:read|write)\\s+(fw_\\S+)$`, 'm').exec(output);
+  if (!m) throw new Error(`no secret of ${name} in:\n${output}`);
+  return m[1]!;
 }

@@ -1,10 +1,9 @@
 // Invitations are records of the system of record: on two nodes sharing PostgreSQL, an invitation made
 // on one is seen and accepted on the other, the membership it gives reaches both, and a node started
 // later on an empty data dir (a full copy) holds the pending invitations and none of the answered ones.
-import { spawn } from 'node:child_process';
 import t from 'tap';
-import { kCliPath, ok, tempDir } from '../helpers/cli.js';
-import { consoleCall, signIn } from '../helpers/console-web.js';
+import { ok, tempDir } from '../helpers/cli.js';
+import { consoleCall, setPassword, signIn } from '../helpers/console-web.js';
 import { startPostgres } from '../helpers/postgres.js';
 import type { TestServer } from '../helpers/server.js';
 import { seedWithConsole, startReadyNodes, until } from './support.js';
@@ -12,19 +11,12 @@ import { seedWithConsole, startReadyNodes, until } from './support.js';
 const pg = await startPostgres();
 t.teardown(() => pg.destroy());
 
-function setPassword(dataDir: string, url: string, userId: string, password: string): Promise<number> {
-  const { NODE_OPTIONS: _tapLoader, ...env } = process.env;
-  const child = spawn(process.execPath, [kCliPath, 'user', 'password', userId, '--json', '--data', dataDir, '--database', url], { env, stdio: ['pipe', 'ignore', 'inherit'] });
-  child.stdin.end(`${password}\n`);
-  return new Promise((resolve) => child.once('exit', (code) => resolve(code ?? -1)));
-}
-
 t.test('an invitation made on one node is accepted on another', async (t) => {
   const url = await pg.newDatabase();
   const seeded = await seedWithConsole(t, url);
   const x = await ok(t, tempDir(t), ['user', 'create', '--email', 'x@other.test', '--database', url]);
-  t.equal(await setPassword(tempDir(t), url, seeded.ownerId, 'the owner of acme'), 0);
-  t.equal(await setPassword(tempDir(t), url, x.id, 'x of another org'), 0);
+  t.equal((await setPassword(tempDir(t), seeded.ownerId, 'the owner of acme\n', ['--database', url])).code, 0);
+  t.equal((await setPassword(tempDir(t), x.id, 'x of another org\n', ['--database', url])).code, 0);
   const [a, b] = (await startReadyNodes(t, url, 2)) as [TestServer, TestServer];
 
   const owner = await signIn(a.baseUrl, 'owner@acme.test', 'the owner of acme');
