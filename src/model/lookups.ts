@@ -19,7 +19,7 @@ export interface RecordReader {
   getToken(id: string): Token | undefined;
 }
 
-export type RecordKind = 'flag' | 'project' | 'organisation' | 'user' | 'audience' | 'token';
+export type RecordKind = 'flag' | 'project' | 'organisation' | 'user' | 'audience' | 'token' | 'invitation';
 
 /**
  * The 404 detail of a look-up by id: the console's, the writer's, the Evaluation API's and the change

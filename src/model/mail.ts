@@ -1,10 +1,17 @@
-// The mail outbox: every message queued, with its delivery state.
-// Plain data, like every record Flagwire keeps: the store writes them as they are and they cross threads as is.
+// The mail outbox: every message queued, with its delivery state, and who may read a message in the
+// web console. Plain data, like every record Flagwire keeps: the store writes them as they are and
+// they cross threads as is.
+import type { Role, User } from './accounts.js';
 
 export interface MailMessage {
   seq: number;
   at: number;
   to: string;
+  /**
+   * The organisation the message is about (a denial notice: the token's). Absent on messages queued
+   * before it was recorded: those are shown to no one in the web console (`mail list` shows them).
+   */
+  orgId?: string;
   subject: string;
   text: string;
   sentAt: number | null;
@@ -14,4 +21,23 @@ export interface MailMessage {
   lastError: string | null;
   /** Set when delivery was given up after too many attempts. */
   failedAt: number | null;
+}
+
+/** What the rule reads: the matching part of the store's StoreReader. */
+export interface MailReader {
+  listMail(): MailMessage[];
+  getRole(orgId: string, userId: string): Role | undefined;
+}
+
+/**
+ * The messages `user` may read, newest first: addressed to them (addresses compare without case) and
+ * about an organisation they belong to now. Mail about an organisation they left stays unread until
+ * they belong to it again; no one reads another person's mail, whatever organisations they share.
+ * The one home of the rule: every view of mail asks it.
+ */
+export function readableMail(r: MailReader, user: User): MailMessage[] {
+  const to = user.email.toLowerCase();
+  return r.listMail()
+    .filter((m) => m.to.toLowerCase() === to && m.orgId !== undefined && r.getRole(m.orgId, user.id) !== undefined)
+    .reverse();
 }

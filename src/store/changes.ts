@@ -7,6 +7,7 @@
 import type { Membership, Org, User } from '../model/accounts.js';
 import type { AuditEntry } from '../model/audit.js';
 import type { Flag, FlagUsage } from '../model/flags.js';
+import type { Invitation } from '../model/invitations.js';
 import type { MailMessage } from '../model/mail.js';
 import type { Credential, Session } from '../model/sessions.js';
 import type { Audience, Project } from '../model/projects.js';
@@ -30,6 +31,9 @@ export type Change =
   | { kind: 'credential'; value: Credential }
   | { kind: 'session'; value: Session }
   | { kind: 'sessionEnded'; value: Session }
+  /** An invitation to an organisation made, and one accepted, declined or dropped when expired. */
+  | { kind: 'invitation'; value: Invitation }
+  | { kind: 'invitationEnded'; value: Invitation }
   /** When the demo data was seeded (Unix ms). */
   | { kind: 'demoSeeded'; value: number };
 
@@ -60,6 +64,8 @@ export function recordsOf(change: Change): { put: { kind: string; key: string } 
       return { put: { kind: 'session', key: change.value.idHash }, remove: [] };
     case 'sessionEnded':
       return { put: null, remove: [{ kind: 'session', key: change.value.idHash }] };
+    case 'invitationEnded':
+      return { put: null, remove: [{ kind: 'invitation', key: change.value.id }] };
     case 'demoSeeded':
       return { put: { kind: 'demoSeeded', key: '' }, remove: [] };
     case 'flagDeleted':

@@ -4,6 +4,7 @@
 import type { Membership, Org, Role, User } from '../model/accounts.js';
 import type { AuditEntry } from '../model/audit.js';
 import type { Flag, FlagUsage } from '../model/flags.js';
+import type { Invitation } from '../model/invitations.js';
 import type { MailMessage } from '../model/mail.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { Credential, Session } from '../model/sessions.js';
@@ -63,6 +64,11 @@ export interface StoreReader {
   getSession(idHash: string): Session | undefined;
   /** Every stored session of the user, expired ones included. */
   listUserSessions(userId: string): Session[];
+  /** Invitations, expired ones included (the caller checks expiresAt), oldest first in each list. */
+  getInvitation(id: string): Invitation | undefined;
+  listOrgInvitations(orgId: string): Invitation[];
+  /** Addressed to `email`, compared without case. */
+  listEmailInvitations(email: string): Invitation[];
 }
 
 /**
@@ -97,6 +103,9 @@ export interface StoreWriter extends StoreReader {
   putCredential(credential: Credential): void;
   putSession(session: Session): void;
   deleteSession(session: Session): void;
+  /** Invitations do not move configSeq either: no reader caches them. */
+  putInvitation(invitation: Invitation): void;
+  deleteInvitation(invitation: Invitation): void;
 }
 
 export type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };

@@ -22,11 +22,15 @@
 //                    ['session', idHash] -> Session         configSeq: no reader caches it)
 //                    ['userSession', userId, idHash] -> null (a user's sessions, to end them all)
 //                    ['userEmail', lowercased e-mail, userId] -> null (sign-in's lookup; derived from users)
+//                    ['invitation', id] -> Invitation       (to an organisation; no schema change: an
+//                    ['orgInvitation', orgId, id] -> null    older Flagwire reads none of these keys)
+//                    ['emailInvitation', lowercased e-mail, id] -> null
 import { join } from 'node:path';
 import type { Database, RootDatabase } from 'lmdb';
 import type { Org, Role, User } from '../model/accounts.js';
 import type { AuditEntry } from '../model/audit.js';
 import type { Flag, FlagUsage } from '../model/flags.js';
+import type { Invitation } from '../model/invitations.js';
 import type { MailMessage } from '../model/mail.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { Credential, Session } from '../model/sessions.js';
@@ -55,8 +59,9 @@ export const kDbNames: ReadonlySet<string> = new Set([
 ]);
 
 /** Keys of the auth database: one database for both record kinds keeps the file within its 16 named databases. */
-export type AuthKey = ['credential', string] | ['session', string] | ['userSession', string, string] | ['userEmail', string, string];
-export type AuthValue = Credential | Session | null;
+export type AuthKey = ['credential', string] | ['session', string] | ['userSession', string, string] | ['userEmail', string, string]
+  | ['invitation', string] | ['orgInvitation', string, string] | ['emailInvitation', string, string];
+export type AuthValue = Credential | Session | Invitation | null;
 
 /** A user's entry in the e-mail index (addresses compare without case). */
 export function userEmailKey(user: Pick<User, 'id' | 'email'>): AuthKey {

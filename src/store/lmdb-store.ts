@@ -5,6 +5,7 @@ import { FlagwireError } from '../errors.js';
 import { kMaxEmailLength, type Membership, type Org, type Role, type User } from '../model/accounts.js';
 import type { AuditEntry } from '../model/audit.js';
 import type { Flag, FlagUsage } from '../model/flags.js';
+import type { Invitation } from '../model/invitations.js';
 import type { MailMessage } from '../model/mail.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { Credential, Session } from '../model/sessions.js';
@@ -197,6 +198,7 @@ export class LmdbStore implements Store, StoreWriter {
       for (const { key, value } of all(this.db.auth)) {
         if (key[0] === 'credential') out.push({ kind: 'credential', value: value as Credential });
         else if (key[0] === 'session') out.push({ kind: 'session', value: value as Session });
+        else if (key[0] === 'invitation') out.push({ kind: 'invitation', value: value as Invitation });
       }
       const seeded = this.db.meta.get('demoSeeded', { transaction }) as number | undefined;
       if (seeded !== undefined) out.push({ kind: 'demoSeeded', value: seeded });
@@ -230,6 +232,8 @@ export class LmdbStore implements Store, StoreWriter {
       case 'credential': return this.putCredential(change.value);
       case 'session': return this.putSession(change.value);
       case 'sessionEnded': return this.deleteSession(change.value);
+      case 'invitation': return this.putInvitation(change.value);
+      case 'invitationEnded': return this.deleteInvitation(change.value);
       case 'audit':
         this.db.audit.putSync([change.value.projectId, change.value.seq], change.value);
         return this.raiseSeq('auditSeq', change.value.seq);
@@ -407,6 +411,30 @@ export class LmdbStore implements Store, StoreWriter {
     return out;
   }
 
+  getInvitation(id: string): Invitation | undefined {
+    return tooLong(id) ? undefined : this.db.auth?.get(['invitation', id]) as Invitation | undefined;
+  }
+
+  listOrgInvitations(orgId: string): Invitation[] {
+    return tooLong(orgId) ? [] : this.invitationsIndexed('orgInvitation', orgId);
+  }
+
+  listEmailInvitations(email: string): Invitation[] {
+    const wanted = email.toLowerCase();
+    return wanted.length > kMaxEmailLength ? [] : this.invitationsIndexed('emailInvitation', wanted);
+  }
+
+  private invitationsIndexed(index: 'orgInvitation' | 'emailInvitation', value: string): Invitation[] {
+    const auth = this.db.auth;
+    if (auth === undefined) return [];
+    const out: Invitation[] = [];
+    for (const key of auth.getKeys({ start: [index, value], end: [index, value, kMaxRange] })) {
+      const invitation = auth.get(['invitation', (key as string[])[2]!]) as Invitation | undefined;
+      if (invitation !== undefined) out.push(invitation);
+    }
+    return out.sort(byCreation);
+  }
+
   private indexed<V>(projectId: string, kind: string, source: Database<V, string>): V[] {
     if (tooLong(projectId)) return [];
     const out: V[] = [];
@@ -546,6 +574,22 @@ export class LmdbStore implements Store, StoreWriter {
     this.db.auth!.removeSync(['session', session.idHash]);
     this.db.auth!.removeSync(['userSession', session.userId, session.idHash]);
     this.recording?.push({ kind: 'sessionEnded', value: session });
+  }
+
+  putInvitation(invitation: Invitation): void {
+    this.assertTxn();
+    this.db.auth!.putSync(['invitation', invitation.id], invitation);
+    this.db.auth!.putSync(['orgInvitation', invitation.orgId, invitation.id], null);
+    this.db.auth!.putSync(['emailInvitation', invitation.email, invitation.id], null);
+    this.recording?.push({ kind: 'invitation', value: invitation });
+  }
+
+  deleteInvitation(invitation: Invitation): void {
+    this.assertTxn();
+    this.db.auth!.removeSync(['invitation', invitation.id]);
+    this.db.auth!.removeSync(['orgInvitation', invitation.orgId, invitation.id]);
+    this.db.auth!.removeSync(['emailInvitation', invitation.email, invitation.id]);
+    this.recording?.push({ kind: 'invitationEnded', value: invitation });
   }
 
   private nextSeq(key: 'auditSeq' | 'mailSeq'): number {

@@ -11,6 +11,7 @@
 import type { Membership, Org, Role, User } from '../model/accounts.js';
 import type { AuditEntry } from '../model/audit.js';
 import type { Flag, FlagUsage } from '../model/flags.js';
+import type { Invitation } from '../model/invitations.js';
 import type { MailMessage } from '../model/mail.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { Credential, Session } from '../model/sessions.js';
@@ -105,4 +106,7 @@ export class MemoReader implements SnapshotReader {
   getCredential(userId: string): Credential | undefined { return this.store.getCredential(userId); }
   getSession(idHash: string): Session | undefined { return this.store.getSession(idHash); }
   listUserSessions(userId: string): Session[] { return this.store.listUserSessions(userId); }
+  getInvitation(id: string): Invitation | undefined { return this.store.getInvitation(id); }
+  listOrgInvitations(orgId: string): Invitation[] { return this.store.listOrgInvitations(orgId); }
+  listEmailInvitations(email: string): Invitation[] { return this.store.listEmailInvitations(email); }
 }

@@ -58,7 +58,7 @@ function queueDenialMail(w: StoreWriter, tokenId: string, denial: TokenDenialRec
   ].join('\n');
   for (const to of recipients) {
     const message: Omit<MailMessage, 'seq'> = {
-      at: now, to, subject: `Flagwire: API token "${token.name}" was refused`, text,
+      at: now, to, orgId: project.orgId, subject: `Flagwire: API token "${token.name}" was refused`, text,
       sentAt: null, attempts: 0, nextAttemptAt: now, lastError: null, failedAt: null,
     };
     w.appendMail(message);

@@ -1,7 +1,7 @@
 // Input checks shared by the console commands.
 import { FlagwireError } from '../errors.js';
 import { kLimits } from '../model/schemas.js';
-import type { Role } from '../model/accounts.js';
+import { kMaxEmailLength, type Role } from '../model/accounts.js';
 
 export function requireName(what: string, value: unknown, max: number = kLimits.nameLength): string {
   const text = typeof value === 'string' ? value.trim() : '';
@@ -9,6 +9,14 @@ export function requireName(what: string, value: unknown, max: number = kLimits.
     throw new FlagwireError('INVALID_REQUEST', `${what} must be a non-blank string of at most ${max} characters`);
   }
   return text;
+}
+
+/** An e-mail address as user create and an invitation take it: trimmed, one @, at most kMaxEmailLength. */
+export function requireEmail(value: unknown): string {
+  const email = String(value ?? '').trim();
+  if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new FlagwireError('INVALID_REQUEST', `"${email}" is not an e-mail address`);
+  if (email.length > kMaxEmailLength) throw new FlagwireError('INVALID_REQUEST', `an e-mail address is at most ${kMaxEmailLength} characters`);
+  return email;
 }
 
 /** Editor, Admin or Owner: the roles that may create a token (spec) and change flags from the console. */

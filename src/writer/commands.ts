@@ -4,6 +4,7 @@ import { FlagwireError } from '../errors.js';
 import { unicodeProblems } from '../model/validation.js';
 import { recordActivity } from './activity-commands.js';
 import { seedDemo } from './demo-seed.js';
+import { invitationAccept, invitationDecline, orgInvite } from './invitation-commands.js';
 import { mailResult } from './mail-commands.js';
 import { consoleFlagCreate, consoleFlagPatch, flagCohorts, flagCreate, flagDelete, flagDescribe, flagPatch, flagRename, flagTags } from './flag-commands.js';
 import { orgAddMember, orgCreate, orgUpdate, userCreate } from './org-commands.js';
@@ -13,7 +14,7 @@ import { tokenCreate, tokenRevoke, tokenRotate } from './token-commands.js';
 import { recordUsage } from './usage-commands.js';
 
 export const kCommands = {
-  orgCreate, orgUpdate, userCreate, orgAddMember,
+  orgCreate, orgUpdate, userCreate, orgAddMember, orgInvite, invitationAccept, invitationDecline,
   userPassword, sessionStart, sessionEnd,
   projectCreate, envAdd, envRename, audienceCreate, audienceUpdate,
   flagCreate, consoleFlagCreate, consoleFlagPatch, flagPatch, flagRename, flagDescribe, flagTags, flagCohorts, flagDelete,

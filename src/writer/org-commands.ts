@@ -1,10 +1,10 @@
 // Console commands for organisations, users and memberships.
 import { FlagwireError } from '../errors.js';
-import { kMaxEmailLength, kPlans, kRoles, type Membership, type Org, type Plan, type Role, type Standing, type User } from '../model/accounts.js';
+import { kPlans, kRoles, type Membership, type Org, type Plan, type Role, type Standing, type User } from '../model/accounts.js';
 import { randomId } from '../model/ids.js';
 import { requireOrg, requireUser } from '../model/lookups.js';
 import type { StoreWriter } from '../store/interfaces.js';
-import { requireName, sameName } from './checks.js';
+import { requireEmail, requireName, sameName } from './checks.js';
 
 export interface OrgCreateInput {
   name: string;
@@ -56,9 +56,7 @@ export interface UserCreateInput {
 }
 
 export function userCreate(w: StoreWriter, input: UserCreateInput, now: number): User {
-  const email = String(input.email ?? '').trim();
-  if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new FlagwireError('INVALID_REQUEST', `"${email}" is not an e-mail address`);
-  if (email.length > kMaxEmailLength) throw new FlagwireError('INVALID_REQUEST', `an e-mail address is at most ${kMaxEmailLength} characters`);
+  const email = requireEmail(input.email);
   if (w.findUserByEmail(email)) throw new FlagwireError('INVALID_REQUEST', `a user with e-mail ${email} already exists`);
   const user: User = {
     id: `usr_${randomId(12)}`,
@@ -72,45 +70,65 @@ export function userCreate(w: StoreWriter, input: UserCreateInput, now: number):
 
 /**
  * `asUserId`: the web console's signed-in user, who must be an Admin or Owner; only an Owner gives or
- * takes the Owner role, and the last Owner keeps it. The CLI (no `asUserId`) is the operator: no check.
+ * takes the Owner role, and the last Owner keeps it; and only a member's role changes there: someone
+ * joins an organisation by accepting an invitation (invitation-commands.ts), never by another's say.
+ * The CLI (no `asUserId`) is the operator: no check, and it adds members directly.
  */
 export function orgAddMember(w: StoreWriter, input: Membership & { asUserId?: string }, now: number): Membership {
   requireOrg(w, input.orgId);
   requireUser(w, input.userId);
-  if (!(kRoles as readonly string[]).includes(input.role)) {
-    throw new FlagwireError('INVALID_REQUEST', `role must be one of ${kRoles.join(', ')}`);
-  }
+  const role = requireRole(input.role);
   const before = w.getRole(input.orgId, input.userId) ?? null;
-  const member: Membership = { orgId: input.orgId, userId: input.userId, role: input.role as Role };
+  const member: Membership = { orgId: input.orgId, userId: input.userId, role };
   if (input.asUserId !== undefined) {
     checkRoleChange(w, input as Membership & { asUserId: string });
-    if (before !== member.role) auditRoleChange(w, requireUser(w, input.asUserId), member, before, now);
+    if (before === null) {
+      throw new FlagwireError('INVALID_REQUEST', `User ${input.userId} is not a member of organisation ${input.orgId}: invite them by e-mail address; they become a member when they accept.`);
+    }
+    if (before !== member.role) auditMembership(w, requireUser(w, input.asUserId), 'member.role', member.orgId, `role of user:${member.userId}`, { before, after: member.role }, now);
   }
   w.putMember(member);
   return member;
 }
 
+export function requireRole(role: unknown): Role {
+  if (!(kRoles as readonly unknown[]).includes(role)) {
+    throw new FlagwireError('INVALID_REQUEST', `role must be one of ${kRoles.join(', ')}`);
+  }
+  return role as Role;
+}
+
 /**
- * A role given in the web console is audited as its user (issue 18: every change). The audit log is
- * per project and a role reaches every project of the organisation, so each of them gets the entry.
+ * A membership changed in the web console is audited as its user (issue 18: every change): a role
+ * given (`member.role`), an invitation made, accepted or declined. The audit log is per project and a
+ * membership reaches every project of the organisation, so each of them gets the entry.
  */
-function auditRoleChange(w: StoreWriter, actor: User, member: Membership, before: Role | null, now: number): void {
+export function auditMembership(
+  w: StoreWriter, actor: User, action: string, orgId: string, subject: string, change: { before: Role | null; after: Role | null }, now: number,
+): void {
   for (const project of w.listProjects()) {
-    if (project.orgId !== member.orgId) continue;
+    if (project.orgId !== orgId) continue;
     w.appendAudit({
-      at: now, projectId: project.id, actor: `user:${actor.id}`, actorName: actor.name, action: 'member.role', flagId: null, env: null,
-      changes: { [`role of user:${member.userId}`]: { before, after: member.role } },
+      at: now, projectId: project.id, actor: `user:${actor.id}`, actorName: actor.name, action, flagId: null, env: null,
+      changes: { [subject]: change },
     });
   }
 }
 
-function checkRoleChange(w: StoreWriter, input: Membership & { asUserId: string }): void {
-  const acting = w.getRole(input.orgId, input.asUserId);
+/** The acting user may give `role` in the organisation: an Admin or Owner, and only an Owner gives Owner. */
+export function checkMayGiveRole(w: StoreWriter, orgId: string, asUserId: string, role: Role): Role {
+  const acting = w.getRole(orgId, asUserId);
   if (acting !== 'owner' && acting !== 'admin') {
-    throw new FlagwireError('FORBIDDEN', `Changing members needs the Admin or Owner role in organisation ${input.orgId}; user ${input.asUserId} ${acting ? `is ${acting}` : 'is not a member'}.`);
+    throw new FlagwireError('FORBIDDEN', `Changing members needs the Admin or Owner role in organisation ${orgId}; user ${asUserId} ${acting ? `is ${acting}` : 'is not a member'}.`);
   }
+  if (role === 'owner' && acting !== 'owner') throw new FlagwireError('FORBIDDEN', 'Only an Owner may give or take the Owner role.');
+  return acting;
+}
+
+function checkRoleChange(w: StoreWriter, input: Membership & { asUserId: string }): void {
+  const acting = checkMayGiveRole(w, input.orgId, input.asUserId, input.role);
   const current = w.getRole(input.orgId, input.userId);
-  if ((input.role === 'owner' || current === 'owner') && acting !== 'owner') {
+  if (current === 'owner' && acting !== 'owner') {
     throw new FlagwireError('FORBIDDEN', 'Only an Owner may give or take the Owner role.');
   }
   const owners = w.listMembers(input.orgId).filter((m) => m.role === 'owner');

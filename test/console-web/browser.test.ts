@@ -109,7 +109,7 @@ t.test('the web console in Chromium', async (t) => {
 
   for (const [hash, heading, name] of [
     ['#/projects/prj_DemoPlatform/settings', 'Environments and audiences of Platform', 'settings'],
-    ['#/mail', 'Mail outbox', 'mail'],
+    ['#/mail', 'Your mail', 'mail'],
   ] as const) {
     await page.goto(`${base}/console${hash}`);
     await page.getByRole('heading', { name: heading }).waitFor();

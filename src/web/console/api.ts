@@ -4,7 +4,9 @@
 // user as `asUserId`, so roles, plans and texts are the writer's.
 import { FlagwireError } from '../../errors.js';
 import type { User } from '../../model/accounts.js';
+import { isInvitationLive } from '../../model/invitations.js';
 import { requireFlag, requireToken } from '../../model/lookups.js';
+import { readableMail } from '../../model/mail.js';
 import type { ReceivedBody } from '../../model/request-body.js';
 import type { Session } from '../../model/sessions.js';
 import type { Token } from '../../model/tokens.js';
@@ -112,8 +114,10 @@ export const kApiRoutes: readonly ApiRoute[] = [
         return [{ id: org.id, name: org.name, plan: org.plan, standing: org.standing, role, projects: projects.filter((p) => p.orgId === org.id) }];
       });
       const personal = projects.filter((p) => p.orgId === null && p.ownerUserId === call.user.id);
-      const owner = orgs.some((o) => o.role === 'owner');
-      return { user: call.user, orgs, personal, mailOutbox: owner };
+      const invitations = call.store.listEmailInvitations(call.user.email).filter((i) => isInvitationLive(i, call.now)).map((i) => ({
+        id: i.id, role: i.role, expiresAt: i.expiresAt, orgName: r.getOrg(i.orgId)?.name ?? i.orgId, invitedByName: r.getUser(i.invitedBy)?.name ?? i.invitedBy,
+      }));
+      return { user: call.user, orgs, personal, invitations };
     },
   },
   {
@@ -289,7 +293,12 @@ export const kApiRoutes: readonly ApiRoute[] = [
     run(call) {
       const { org, role } = orgAccess(call.store, call.user, call.params.orgId!);
       const members = call.store.listMembers(org.id).map((m) => ({ ...m, user: call.store.getUser(m.userId) ?? null }));
-      return { org, role, members, canManage: role === 'owner' || role === 'admin' };
+      const canManage = role === 'owner' || role === 'admin';
+      // Pending invitations name addresses: shown to those who may invite, as the writer's rule.
+      const invitations = canManage
+        ? call.store.listOrgInvitations(org.id).filter((i) => isInvitationLive(i, call.now)).map(({ id, email, role: invited, expiresAt }) => ({ id, email, role: invited, expiresAt }))
+        : [];
+      return { org, role, members, invitations, canManage };
     },
   },
   {
@@ -301,21 +310,29 @@ export const kApiRoutes: readonly ApiRoute[] = [
     },
   },
   {
-    // The mail outbox, for organisation owners: the messages sent to members of the organisations they own.
+    // An invitation, not a membership: the person joins by accepting it (invitation-commands.ts).
+    method: 'POST', pattern: 'orgs/:orgId/invitations',
+    run(call) {
+      const { org } = orgAccess(call.store, call.user, call.params.orgId!);
+      const body = form(call);
+      return call.writer.call('orgInvite', { orgId: org.id, email: text(body, 'email'), role: text(body, 'role'), asUserId: call.user.id });
+    },
+  },
+  {
+    method: 'POST', pattern: 'invitations/:invitationId/accept',
+    run: (call) => call.writer.call('invitationAccept', { invitationId: call.params.invitationId!, asUserId: call.user.id }),
+  },
+  {
+    method: 'POST', pattern: 'invitations/:invitationId/decline',
+    run: (call) => call.writer.call('invitationDecline', { invitationId: call.params.invitationId!, asUserId: call.user.id }),
+  },
+  {
+    // The signed-in user's own mail, by the one rule of who reads a message (model/mail.ts).
     method: 'GET', pattern: 'mail',
     run(call) {
-      const r = call.store;
-      const owned = r.listOrgs().filter((o) => r.getRole(o.id, call.user.id) === 'owner');
-      if (owned.length === 0) throw new FlagwireError('FORBIDDEN', 'The mail outbox is for organisation owners.');
-      const addresses = new Set<string>();
-      for (const org of owned) {
-        for (const m of r.listMembers(org.id)) {
-          const email = r.getUser(m.userId)?.email;
-          if (email !== undefined) addresses.add(email.toLowerCase());
-        }
-      }
-      const messages = r.listMail().filter((m) => addresses.has(m.to.toLowerCase())).reverse()
-        .map(({ seq, at, to, subject, text, sentAt, failedAt, attempts }) => ({ seq, at, to, subject, text, sentAt, failedAt, attempts }));
+      const messages = readableMail(call.store, call.user).map(({ seq, at, to, orgId, subject, text, sentAt, failedAt, attempts }) => ({
+        seq, at, to, orgId, orgName: orgId === undefined ? null : call.store.getOrg(orgId)?.name ?? null, subject, text, sentAt, failedAt, attempts,
+      }));
       return { messages };
     },
   },

@@ -69,20 +69,38 @@ function accountBar(user: User): void {
 
 // ---- home: organisations and projects -----------------------------------------------------------
 
+interface InvitationView { id: string; role: string; expiresAt: number; orgName: string; invitedByName: string }
+
+/** An invitation addressed to the signed-in user, with its two answers. */
+function invitationItem(invitation: InvitationView): HTMLElement {
+  const answer = (verb: 'accept' | 'decline', done: string) => h('button', {
+    type: 'button', class: verb === 'accept' ? '' : 'secondary', 'aria-label': `${verb === 'accept' ? 'Accept' : 'Decline'} the invitation to ${invitation.orgName}`,
+    onclick: () => {
+      api('POST', `invitations/${encodeURIComponent(invitation.id)}/${verb}`).then(async () => {
+        await homePage();
+        say(done);
+      }, sayError);
+    },
+  }, verb === 'accept' ? 'Accept' : 'Decline');
+  return h('li', {}, `${invitation.invitedByName} invited you to ${invitation.orgName} as ${invitation.role} (until ${formatTime(invitation.expiresAt)}) `,
+    answer('accept', `You are now ${invitation.role} of ${invitation.orgName}.`), ' ', answer('decline', `You declined the invitation to ${invitation.orgName}.`));
+}
+
 async function homePage(): Promise<void> {
-  const home = await api<{ orgs: (Org & { role: string; projects: Project[] })[]; personal: Project[]; mailOutbox: boolean }>('GET', 'home');
+  const home = await api<{ orgs: (Org & { role: string; projects: Project[] })[]; personal: Project[]; invitations: InvitationView[] }>('GET', 'home');
   const projectList = (projects: Project[]) => projects.length === 0
     ? h('p', { class: 'muted' }, 'No projects yet.')
     : h('ul', {}, projects.map((p) => h('li', {}, h('a', { href: `#/projects/${p.id}` }, p.name), ' ', h('span', { class: 'muted' }, p.kind === 'multi' ? `(environments: ${p.environments.join(', ') || 'none yet'})` : '(single environment)'))));
   show('Organisations and projects',
     h('h1', {}, 'Organisations and projects'),
+    home.invitations.length > 0 ? h('section', { 'aria-label': 'Invitations' }, h('h2', {}, 'Invitations'), h('ul', {}, home.invitations.map(invitationItem))) : null,
     home.orgs.length === 0 ? h('p', {}, 'You are not a member of any organisation.') : null,
     ...home.orgs.map((org) => h('section', { 'aria-label': org.name },
       h('h2', {}, org.name),
       h('p', { class: 'muted' }, `Plan: ${org.plan} · your role: ${org.role} · `, h('a', { href: `#/orgs/${org.id}/members` }, 'Members and roles')),
       projectList(org.projects))),
     home.personal.length > 0 ? h('section', { 'aria-label': 'Personal projects' }, h('h2', {}, 'Personal projects'), projectList(home.personal)) : null,
-    home.mailOutbox ? h('p', {}, h('a', { href: '#/mail' }, 'Mail outbox')) : null);
+    h('p', {}, h('a', { href: '#/mail' }, 'Your mail')));
 }
 
 // ---- a project's flags ----------------------------------------------------------------------------
@@ -382,9 +400,15 @@ async function settingsPage(projectId: string): Promise<void> {
 // ---- members and mail ---------------------------------------------------------------------------
 
 async function membersPage(orgId: string): Promise<void> {
-  const data = await api<{ org: Org; role: string; canManage: boolean; members: { userId: string; role: string; user: User | null }[] }>('GET', `orgs/${encodeURIComponent(orgId)}/members`);
+  const data = await api<{
+    org: Org; role: string; canManage: boolean; members: { userId: string; role: string; user: User | null }[];
+    invitations: { id: string; email: string; role: string; expiresAt: number }[];
+  }>('GET', `orgs/${encodeURIComponent(orgId)}/members`);
+  const roles = () => ['viewer', 'editor', 'admin', 'owner'].map((r) => h('option', { value: r }, r));
   const user = h('input', { type: 'text', name: 'userId' });
-  const role = h('select', { name: 'role' }, ['viewer', 'editor', 'admin', 'owner'].map((r) => h('option', { value: r }, r)));
+  const role = h('select', { name: 'role' }, roles());
+  const email = h('input', { type: 'email', name: 'email', required: true });
+  const invitedRole = h('select', { name: 'invitedRole' }, roles());
   show(`Members of ${data.org.name}`, crumbs(), h('h1', {}, `Members of ${data.org.name}`),
     h('table', {}, h('thead', {}, h('tr', {}, ['Name', 'Email', 'User id', 'Role'].map((c) => h('th', { scope: 'col' }, c)))),
       h('tbody', {}, data.members.map((m) => h('tr', {}, h('td', {}, m.user?.name ?? ''), h('td', {}, m.user?.email ?? ''), h('td', {}, h('code', {}, m.userId)), h('td', {}, m.role))))),
@@ -394,15 +418,29 @@ async function membersPage(orgId: string): Promise<void> {
         await membersPage(orgId);
         say(`User ${user.value.trim()} is now ${role.value}.`);
       }),
-    }, h('fieldset', {}, h('legend', {}, 'Add a member or change a role'), h('div', { class: 'row' }, field('User id', user), field('Role', role), h('button', { type: 'submit' }, 'Set role')))) : null);
+    }, h('fieldset', {}, h('legend', {}, 'Change a member\'s role'), h('div', { class: 'row' }, field('User id', user), field('Role', role), h('button', { type: 'submit' }, 'Set role')))) : null,
+    data.canManage ? h('h2', {}, 'Invitations') : null,
+    data.canManage && data.invitations.length > 0
+      ? h('table', {}, h('thead', {}, h('tr', {}, ['Email', 'Invited as', 'Until'].map((c) => h('th', { scope: 'col' }, c)))),
+        h('tbody', {}, data.invitations.map((i) => h('tr', {}, h('td', {}, i.email), h('td', {}, i.role), h('td', {}, formatTime(i.expiresAt))))))
+      : null,
+    // A person joins by accepting, signed in with the invited address: no one is made a member by another's say.
+    data.canManage ? h('form', {
+      onsubmit: onSubmit(async () => {
+        await api('POST', `orgs/${data.org.id}/invitations`, { email: email.value.trim(), role: invitedRole.value });
+        await membersPage(orgId);
+        say(`${email.value.trim()} is invited as ${invitedRole.value}; they become a member when they accept.`);
+      }),
+    }, h('fieldset', {}, h('legend', {}, 'Invite someone'), h('div', { class: 'row' }, field('E-mail address to invite', email), field('Invite as', invitedRole), h('button', { type: 'submit' }, 'Invite')))) : null);
 }
 
 async function mailPage(): Promise<void> {
-  const data = await api<{ messages: { seq: number; at: number; to: string; subject: string; text: string; sentAt: number | null; failedAt: number | null }[] }>('GET', 'mail');
-  show('Mail outbox', crumbs(), h('h1', {}, 'Mail outbox'),
+  const data = await api<{ messages: { seq: number; at: number; to: string; orgName: string | null; subject: string; text: string; sentAt: number | null; failedAt: number | null }[] }>('GET', 'mail');
+  show('Your mail', crumbs(), h('h1', {}, 'Your mail'),
+    h('p', { class: 'muted' }, 'Messages to you about the organisations you belong to.'),
     data.messages.length === 0 ? h('p', {}, 'No messages.') : null,
     ...data.messages.map((m) => h('article', { 'aria-label': m.subject },
-      h('h2', {}, m.subject), h('p', { class: 'muted' }, `To ${m.to} · ${formatTime(m.at)} · ${m.sentAt !== null ? 'sent' : m.failedAt !== null ? 'given up' : 'recorded, not sent'}`),
+      h('h2', {}, m.subject), h('p', { class: 'muted' }, `To ${m.to} · about ${m.orgName ?? 'an organisation'} · ${formatTime(m.at)} · ${m.sentAt !== null ? 'sent' : m.failedAt !== null ? 'given up' : 'recorded, not sent'}`),
       h('pre', {}, m.text))));
 }
 

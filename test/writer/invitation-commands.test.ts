@@ -1,0 +1,102 @@
+// Invitations and who reads mail, in-process against a real store (the writer's commands and the one
+// mail rule): the cap on pending invitations, expiry, a re-invitation replacing the pending one, an
+// invitation answered only by its addressee and only once, a decline that makes no member, the CLI's
+// direct add unchanged, and mail about an organisation the reader does not belong to (not shown, also
+// not through an organisation they do belong to).
+import t from 'tap';
+import type { User } from '../../src/model/accounts.js';
+import { kInvitationLifetimeMs, kMaxPendingInvitations } from '../../src/model/invitations.js';
+import { readableMail } from '../../src/model/mail.js';
+import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
+import { runCommand } from '../../src/writer/commands.js';
+import type { CommandInput, CommandName, CommandOutput } from '../../src/writer/commands.js';
+import { tempDir, type TestContext } from '../helpers/cli.js';
+
+const at = Date.UTC(2030, 0, 1);
+
+function setUp(t: TestContext) {
+  const store = Store.open(tempDir(t, 'flagwire-invitations-'));
+  t.teardown(() => store.close());
+  const run = <N extends CommandName>(name: N, input: CommandInput<N>, now = at): CommandOutput<N> => store.transact((w) => runCommand(w, name, input, now));
+  const refused = <N extends CommandName>(name: N, input: CommandInput<N>, now = at) => {
+    const before = store.exportRecords();
+    try {
+      run(name, input, now);
+    } catch (err) {
+      t.strictSame(store.exportRecords(), before, `${name} refused: nothing written`);
+      return err as { code: string; message: string };
+    }
+    throw new Error(`${name} was not refused`);
+  };
+  const owner = run('userCreate', { email: 'owner@a.test', name: 'Owner' });
+  const x = run('userCreate', { email: 'X@Other.test', name: 'X' });
+  const org = run('orgCreate', { name: 'A', plan: 'teams' });
+  run('orgAddMember', { orgId: org.id, userId: owner.id, role: 'owner' });
+  run('projectCreate', { name: 'P', orgId: org.id });
+  return { store, run, refused, owner, x, org };
+}
+
+t.test('an organisation holds at most kMaxPendingInvitations pending; expired ones free their slot', async (t) => {
+  const { store, run, refused, owner, org } = setUp(t);
+  for (let i = 0; i < kMaxPendingInvitations; i++) run('orgInvite', { orgId: org.id, email: `p${i}@x.test`, role: 'viewer', asUserId: owner.id });
+  const full = refused('orgInvite', { orgId: org.id, email: 'one-more@x.test', role: 'viewer', asUserId: owner.id });
+  t.equal(full.code, 'INVALID_REQUEST');
+  t.match(full.message, `already has ${kMaxPendingInvitations} pending invitations`);
+  const again = run('orgInvite', { orgId: org.id, email: 'P0@x.test', role: 'editor', asUserId: owner.id });
+  t.equal(store.listOrgInvitations(org.id).length, kMaxPendingInvitations, 'inviting an address again replaces its invitation');
+  t.equal(store.listEmailInvitations('p0@x.test').map((i) => i.id).join(), again.id);
+  const later = at + kInvitationLifetimeMs;
+  run('orgInvite', { orgId: org.id, email: 'after@x.test', role: 'viewer', asUserId: owner.id }, later);
+  t.equal(store.listOrgInvitations(org.id).length, 1, 'expired invitations are dropped when the next one is made');
+});
+
+t.test('only the addressee answers an invitation, once, while it lives', async (t) => {
+  const { store, run, refused, owner, x, org } = setUp(t);
+  const invitation = run('orgInvite', { orgId: org.id, email: 'x@other.test', role: 'editor', asUserId: owner.id });
+  t.equal(refused('invitationAccept', { invitationId: invitation.id, asUserId: owner.id }).code, 'NOT_FOUND', 'someone else cannot accept it');
+  t.equal(refused('invitationAccept', { invitationId: invitation.id, asUserId: x.id }, invitation.expiresAt).code, 'NOT_FOUND', 'an expired one cannot be accepted');
+  t.equal(refused('orgAddMember', { orgId: org.id, userId: x.id, role: 'viewer', asUserId: owner.id }).code, 'INVALID_REQUEST', 'nor made a member by id from the web console');
+  t.equal(store.getRole(org.id, x.id), undefined);
+  t.same(run('invitationAccept', { invitationId: invitation.id, asUserId: x.id }), { orgId: org.id, userId: x.id, role: 'editor' });
+  t.equal(store.getRole(org.id, x.id), 'editor');
+  t.equal(refused('invitationAccept', { invitationId: invitation.id, asUserId: x.id }).code, 'NOT_FOUND', 'accepted once');
+  t.equal(refused('orgInvite', { orgId: org.id, email: 'x@other.test', role: 'viewer', asUserId: owner.id }).code, 'INVALID_REQUEST', 'a member is not invited');
+  const viewer = run('userCreate', { email: 'v@a.test' });
+  run('orgAddMember', { orgId: org.id, userId: viewer.id, role: 'viewer' });
+  t.equal(refused('orgInvite', { orgId: org.id, email: 'y@x.test', role: 'viewer', asUserId: viewer.id }).code, 'FORBIDDEN', 'a viewer may not invite');
+  const admin = run('userCreate', { email: 'adm@a.test' });
+  run('orgAddMember', { orgId: org.id, userId: admin.id, role: 'admin' });
+  t.equal(refused('orgInvite', { orgId: org.id, email: 'y@x.test', role: 'owner', asUserId: admin.id }).code, 'FORBIDDEN', 'only an Owner invites an Owner');
+  const actions = store.listAudit(store.listProjects()[0]!.id, { limit: 10, before: null }).map((e) => `${e.actor}|${e.action}`);
+  t.same(actions.slice(0, 2), [`user:${x.id}|member.accept`, `user:${owner.id}|member.invite`], 'invitation and acceptance are audited');
+});
+
+t.test('a declined invitation makes no member', async (t) => {
+  const { store, run, owner, x, org } = setUp(t);
+  const invitation = run('orgInvite', { orgId: org.id, email: 'x@other.test', role: 'viewer', asUserId: owner.id });
+  t.same(run('invitationDecline', { invitationId: invitation.id, asUserId: x.id }), { declined: true });
+  t.equal(store.getRole(org.id, x.id), undefined);
+  t.same(store.listOrgInvitations(org.id), []);
+  t.equal(store.listAudit(store.listProjects()[0]!.id, { limit: 1, before: null })[0]!.action, 'member.decline');
+});
+
+t.test('mail is read by its addressee, about an organisation they belong to now', async (t) => {
+  const { store, run, owner, x, org } = setUp(t);
+  const other = run('orgCreate', { name: 'B', plan: 'teams' });
+  run('orgAddMember', { orgId: other.id, userId: x.id, role: 'owner' });
+  const message = (to: string, orgId: string | undefined, subject: string) => ({
+    at, to, orgId, subject, text: subject, sentAt: null, attempts: 0, nextAttemptAt: at, lastError: null, failedAt: null,
+  });
+  store.transact((w) => {
+    w.appendMail(message('x@other.test', other.id, 'x about B'));
+    w.appendMail(message('x@other.test', org.id, 'x about A'));
+    w.appendMail(message('x@other.test', undefined, 'x, before messages named their organisation'));
+    w.appendMail(message('owner@a.test', org.id, 'owner about A'));
+  });
+  const subjects = (user: User) => readableMail(store, user).map((m) => m.subject);
+  t.same(subjects(x), ['x about B'], 'X: only about B, the organisation X belongs to');
+  t.same(subjects(owner), ['owner about A'], 'A\'s owner: their own, never X\'s');
+  run('orgAddMember', { orgId: org.id, userId: x.id, role: 'viewer' });
+  t.same(subjects(x), ['x about A', 'x about B'], 'X joins A (the operator\'s add): X reads X\'s mail about A');
+  t.same(subjects(owner), ['owner about A'], 'and A\'s owner still reads none of X\'s');
+});
