@@ -5,7 +5,7 @@ import { unicodeProblems } from '../model/validation.js';
 import { recordActivity } from './activity-commands.js';
 import { seedDemo } from './demo-seed.js';
 import { mailResult } from './mail-commands.js';
-import { consoleFlagCreate, consoleFlagPatch, flagCohorts, flagCreate, flagDelete, flagDescribe, flagPatch, flagRename, flagTags } from './flag-commands.js';
+import { apiFlagCreate, apiFlagPatch, consoleFlagCreate, consoleFlagPatch, flagCohorts, flagCreate, flagDelete, flagDescribe, flagPatch, flagRename, flagTags } from './flag-commands.js';
 import { orgAddMember, orgCreate, orgUpdate, userCreate } from './org-commands.js';
 import { audienceCreate, audienceUpdate, envAdd, envRename, projectCreate } from './project-commands.js';
 import { sessionEnd, sessionStart, userPassword } from './session-commands.js';
@@ -16,7 +16,7 @@ export const kCommands = {
   orgCreate, orgUpdate, userCreate, orgAddMember,
   userPassword, sessionStart, sessionEnd,
   projectCreate, envAdd, envRename, audienceCreate, audienceUpdate,
-  flagCreate, consoleFlagCreate, consoleFlagPatch, flagPatch, flagRename, flagDescribe, flagTags, flagCohorts, flagDelete,
+  apiFlagCreate, apiFlagPatch, flagCreate, consoleFlagCreate, consoleFlagPatch, flagPatch, flagRename, flagDescribe, flagTags, flagCohorts, flagDelete,
   tokenCreate, tokenRotate, tokenRevoke,
   recordActivity, recordUsage, mailResult,
   seedDemo,
