@@ -12,10 +12,10 @@ export function ensureChromium(): void {
   execFileSync('sh', [kEnsureChromium], { stdio: 'inherit', timeout: 600_000 });
 }
 
-/** `flagwire user password USER_ID --json` with `input` on standard input: exit code and the JSON. */
-export function setPassword(dataDir: string, userId: string, input: string): Promise<{ code: number; json: any }> {
+/** `flagwire user password USER_ID --json [args]` with `input` on standard input: exit code and the JSON. */
+export function setPassword(dataDir: string, userId: string, input: string, args: readonly string[] = []): Promise<{ code: number; json: any }> {
   const { NODE_OPTIONS: _tapLoader, ...env } = process.env;
-  const child = spawn(process.execPath, [kCliPath, 'user', 'password', userId, '--json', '--data', dataDir], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [kCliPath, 'user', 'password', userId, '--json', '--data', dataDir, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stdin.end(input);
