@@ -6,6 +6,7 @@ import type { Config } from '../config.js';
 import { answerableError, errorEnvelope, FlagwireError, retryAfterSeconds } from '../errors.js';
 import { requireEnvironmentAllowed, resolveEnvParam, type EnvRoute } from '../model/environments.js';
 import { requirePatchTarget, requireProjectFlag } from '../model/lookups.js';
+import { authorizeToken, requireWrite, type AuthContext } from '../model/token-access.js';
 import type { Token } from '../model/tokens.js';
 import type { SnapshotReader } from '../store/interfaces.js';
 import { kMaxBodyBytes, type BodyBudget } from '../http/body.js';
@@ -16,7 +17,7 @@ import type { RateLimiter } from '../http/rate-limit.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { WriterClient } from '../writer/client.js';
 import type { ActivityRecorder } from './activity.js';
-import { authorizeToken, identifyToken, requireWrite, type AuthContext } from './auth.js';
+import { identifyToken } from './auth.js';
 import type { AuthFailures } from './auth-failures.js';
 import { flagList, patchResult, representFlag, tokenDescription } from './representation.js';
 
@@ -253,8 +254,9 @@ function read(route: Route, request: ApiRequest, auth: AuthContext, deps: Manage
 }
 
 /**
- * Hands the body, as received, to the writer: its flagCreate/flagPatch parse it and apply every rule,
- * and report all problems together (with the `env` problem of a patch).
+ * Hands the body, as received, to the writer with the token's id: its apiFlagCreate/apiFlagPatch
+ * authorise the token again in the transaction that applies the change, parse the body and apply
+ * every rule, and report all problems together (with the `env` problem of a patch).
  */
 async function write(
   route: Route, request: ApiRequest, auth: AuthContext, raw: Buffer, release: () => void, deps: ManagementDeps,
@@ -262,14 +264,12 @@ async function write(
   // An exact copy: `raw` may be a view into Buffer's shared 8 KiB pool, which structured clone would
   // send whole to the writer thread, other requests' bytes included.
   const received = { bytes: new Uint8Array(raw), contentType: request.contentType };
-  const actor = { id: `token:${auth.token.id}`, name: auth.token.name, environments: auth.token.environments };
+  const tokenId = auth.token.id;
   if (route === 'flags') {
-    const flag = await deps.writer.call('flagCreate', { projectId: auth.project.id, received, actor }, release);
+    const flag = await deps.writer.call('apiFlagCreate', { tokenId, received }, release);
     return { status: 201, value: representFlag(flag, auth.project, null, deps.store.getUsage(flag.id)) };
   }
   const env = queryParam(request.query, 'env');
-  const result = await deps.writer.call('flagPatch', {
-    projectId: auth.project.id, flagId: request.flagId!, env, received, actor,
-  }, release);
+  const result = await deps.writer.call('apiFlagPatch', { tokenId, flagId: request.flagId!, env, received }, release);
   return { status: 200, value: patchResult(result.changed, result.flag, env, deps.store.getUsage(result.flag.id)) };
 }

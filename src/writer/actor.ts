@@ -83,7 +83,6 @@ async function drain(): Promise<void> {
   while (queue.length > 0) {
     const batch = queue.length > kMaxBatch ? queue.splice(0, kMaxBatch) : queue.splice(0);
     const from = origins.length > kMaxBatch ? origins.splice(0, kMaxBatch) : origins.splice(0);
-    const at = clock.now();
     let claimed: WriterCommand[] = [];
     let replies: WriterReply[];
     try {
@@ -91,6 +90,9 @@ async function drain(): Promise<void> {
         // The write lock is held from here: only the commit remains for what is claimed now. A command
         // whose caller gave up while this thread waited for the lock is skipped; its caller has its 503.
         claimed = batch.filter((req) => Atomics.compareExchange(req.fate, 0, kPending, kClaimed) === kPending);
+        // The commands' time is read now, not when the batch was taken: what depends on it (a token's
+        // expiry, a trial's end) is judged when the change is applied, however long the lock took.
+        const at = clock.now();
         return claimed.map((req) => (w) => {
           if (!isCommandName(req.name)) throw new Error(`unknown writer command ${String(req.name)}`);
           return runCommand(w, req.name as CommandName, req.input as never, at);

@@ -3,6 +3,7 @@
 import { FlagwireError } from '../errors.js';
 import { requireUser } from '../model/lookups.js';
 import type { Project } from '../model/projects.js';
+import type { Token } from '../model/tokens.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { isEditorOrAbove } from './checks.js';
 
@@ -15,6 +16,11 @@ export interface Actor {
 }
 
 export const kConsoleActor: Actor = { id: 'console', name: 'console', environments: [] };
+
+/** A Management API token, audited as `token:<id>` with its name (spec: Authentication 10), limited to its environments. */
+export function tokenActor(token: Token): Actor {
+  return { id: `token:${token.id}`, name: token.name, environments: token.environments };
+}
 
 /**
  * Who a console flag edit is audited as: `console` without `--as`; with `--as USER_ID` the person

@@ -6,7 +6,7 @@ import { recordActivity } from './activity-commands.js';
 import { seedDemo } from './demo-seed.js';
 import { invitationAccept, invitationDecline, orgInvite } from './invitation-commands.js';
 import { mailResult } from './mail-commands.js';
-import { consoleFlagCreate, consoleFlagPatch, flagCohorts, flagCreate, flagDelete, flagDescribe, flagPatch, flagRename, flagTags } from './flag-commands.js';
+import { apiFlagCreate, apiFlagPatch, consoleFlagCreate, consoleFlagPatch, flagCohorts, flagCreate, flagDelete, flagDescribe, flagPatch, flagRename, flagTags } from './flag-commands.js';
 import { orgAddMember, orgCreate, orgUpdate, userCreate } from './org-commands.js';
 import { audienceCreate, audienceUpdate, envAdd, envRename, projectCreate } from './project-commands.js';
 import { sessionEnd, sessionStart, userPassword } from './session-commands.js';
@@ -17,7 +17,7 @@ export const kCommands = {
   orgCreate, orgUpdate, userCreate, orgAddMember, orgInvite, invitationAccept, invitationDecline,
   userPassword, sessionStart, sessionEnd,
   projectCreate, envAdd, envRename, audienceCreate, audienceUpdate,
-  flagCreate, consoleFlagCreate, consoleFlagPatch, flagPatch, flagRename, flagDescribe, flagTags, flagCohorts, flagDelete,
+  apiFlagCreate, apiFlagPatch, flagCreate, consoleFlagCreate, consoleFlagPatch, flagPatch, flagRename, flagDescribe, flagTags, flagCohorts, flagDelete,
   tokenCreate, tokenRotate, tokenRevoke,
   recordActivity, recordUsage, mailResult,
   seedDemo,

@@ -7,13 +7,14 @@ import type { EnvState, Flag } from '../model/flags.js';
 import { randomId } from '../model/ids.js';
 import { requireFlag, requirePatchTarget, requireProject } from '../model/lookups.js';
 import type { Project } from '../model/projects.js';
+import { authorizeTokenWrite } from '../model/token-access.js';
 import { AudienceId, FlagCreate, FlagPatch, kFlatStateKeys, kLimits, type EnvironmentState } from '../model/schemas.js';
 import { parseJsonObject, type ReceivedBody } from '../model/request-body.js';
 import { compileValidator } from '../model/validation.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { exactList, requireName } from './checks.js';
 import { applyFlagPatch, normaliseCohorts, type FieldChanges } from './patch-rules.js';
-import { consoleActor, type Actor } from './audit-actor.js';
+import { consoleActor, tokenActor, type Actor } from './audit-actor.js';
 
 // Every rule of a create and a patch is applied here, on the writer, from the body's JSON syntax and
 // schema to the rules that need the project (which only the writer reads in the transaction that
@@ -33,7 +34,30 @@ type Parsed = { ok: true; value: unknown } | { ok: false; problem: string };
 
 export type FlagCreateInput = { projectId: string; actor: Actor } & BodyInput<'body'>;
 
-/** POST /api/v1/flags: every body problem at once (schema and project), the environment limit, then the write. */
+/**
+ * What a Management API write names: the token it was sent with, whose project it writes. The token
+ * is authorised again here, in the transaction that applies the write (authorizeTokenWrite): revoked,
+ * expired, its organisation below Teams or gone while the write waited for the lock, the write is
+ * refused with the answer a request sent now gets, and nothing is written.
+ */
+interface TokenWrite {
+  tokenId: string;
+  received: ReceivedBody;
+}
+
+/** POST /api/v1/flags as the writer applies it: the token's check, then flagCreate in its project, audited as the token. */
+export function apiFlagCreate(w: StoreWriter, input: TokenWrite, now: number): Flag {
+  const { token, project } = authorizeTokenWrite(w, input.tokenId, now);
+  return flagCreate(w, { projectId: project.id, actor: tokenActor(token), received: input.received }, now);
+}
+
+/** PATCH /api/v1/flags/{id} as the writer applies it: the token's check, then flagPatch in its project, audited as the token. */
+export function apiFlagPatch(w: StoreWriter, input: TokenWrite & { flagId: string; env: string | null }, now: number): FlagPatchResult {
+  const { token, project } = authorizeTokenWrite(w, input.tokenId, now);
+  return flagPatch(w, { projectId: project.id, flagId: input.flagId, env: input.env, actor: tokenActor(token), received: input.received }, now);
+}
+
+/** A flag create in the project (the API's through apiFlagCreate, the console's, the demo seed's): every body problem at once (schema and project), the environment limit, then the write. */
 export function flagCreate(w: StoreWriter, input: FlagCreateInput, now: number): Flag {
   const project = requireProject(w, input.projectId);
   const { actor } = input;
@@ -139,7 +163,7 @@ export interface FlagPatchResult {
 }
 
 /**
- * PATCH /api/v1/flags/{id}. An unknown flag (404) and a disallowed environment (403) come first; then
+ * A flag patch (the API's through apiFlagPatch, the web console's). An unknown flag (404) and a disallowed environment (403) come first; then
  * the problems of the query, the body and its audience are reported together (spec rule 9). A no-op
  * writes nothing.
  */

@@ -1,0 +1,63 @@
+// A token revoked on node B while node A's PATCH with it waits for PostgreSQL's write lock (issue 23,
+// item 8): A's write is refused, because the writer checks the token in the PostgreSQL transaction
+// that would apply the change, against what PostgreSQL holds at that revision, not against what A's
+// copy held when the request arrived. Order: a console command on PostgreSQL is held inside its
+// transaction (holding the revision row); B's revocation (its web console) waits for that row, then
+// A's PATCH, which passed A's request check (the revocation is not committed yet), waits behind it.
+// PostgreSQL hands a row's lock to its waiters in turn, so once the console lets go, the revocation
+// commits first and A's PATCH gets the 401 a new request gets; the flag is unchanged in PostgreSQL.
+import t from 'tap';
+import { cli, tempDir } from '../helpers/cli.js';
+import { consoleCall, setPassword, signIn } from '../helpers/console-web.js';
+import { holdConsole } from '../helpers/held-console.js';
+import { call, scrapeMetrics } from '../helpers/http.js';
+import { startPostgres } from '../helpers/postgres.js';
+import type { TestServer } from '../helpers/server.js';
+import { seedWithConsole, startReadyNodes, until } from './support.js';
+
+const pg = await startPostgres();
+t.teardown(() => pg.destroy());
+
+t.test('a PATCH queued on node A is refused when B revoked its token first in PostgreSQL', async (t) => {
+  const url = await pg.newDatabase();
+  const database = new URL(url).pathname.slice(1);
+  const seeded = await seedWithConsole(t, url);
+  const db = ['--database', url];
+  t.equal((await setPassword(tempDir(t), seeded.ownerId, 'revokes on node b', db)).code, 0);
+  // A deadline far beyond the test's waits: the queued writes are answered by the writer, never refused as Storage busy.
+  const [a, b] = (await startReadyNodes(t, url, 2, { FLAGWIRE_WRITE_TIMEOUT_MS: '120000' })) as [TestServer, TestServer];
+  const session = await signIn(b.baseUrl, 'owner@acme.test', 'revokes on node b');
+  const flagPath = `/api/v1/flags/${seeded.flagId}`;
+  const auditBefore = (await cli(tempDir(t), ['audit', seeded.projectId, ...db])).json.entries.length as number;
+
+  /** Sessions of this database waiting for a lock: writers queued for the revision row. */
+  const waiting = async () => Number((await pg.admin<{ n: string }>(database,
+    "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")).rows[0]!.n);
+  t.equal(await waiting(), 0, 'nobody waits before');
+
+  const held = await holdConsole(t, ['flag', 'tags', seeded.flagId, 'held', '--data', tempDir(t), ...db]);
+  const revoked = consoleCall(b.baseUrl, session, 'POST', `tokens/${seeded.tokenId}/revoke`);
+  await until(async () => (await waiting()) === 1, 30_000, 'B\'s revocation waiting for the revision row');
+  const patched = call(a.baseUrl, 'PATCH', flagPath, { token: seeded.secret, body: { enabled: true } });
+  await until(async () => (await scrapeMetrics(a.baseUrl)).get('flagwire_writer_queue_depth') === 1, 30_000, 'A\'s PATCH past its request check, in its writer');
+  await until(async () => (await waiting()) === 2, 30_000, 'A\'s PATCH waiting behind B\'s revocation');
+
+  t.equal((await held.release()).code, 0, 'the held console command committed');
+  const revocation = await revoked;
+  t.equal(revocation.status, 200, `B revoked the token: ${JSON.stringify(revocation.json)}`);
+  const answer = await patched;
+  t.equal(answer.status, 401, `A's queued PATCH: ${answer.text}`);
+  t.equal(answer.json?.error, 'Token revoked');
+  const freshA = await call(a.baseUrl, 'PATCH', flagPath, { token: seeded.secret, body: { enabled: true } });
+  t.equal(answer.text, freshA.text, 'the envelope a PATCH sent now to A gets');
+  // B's envelope differs only in its docs link, which names B's own base URL.
+  const freshB = await call(b.baseUrl, 'PATCH', flagPath, { token: seeded.secret, body: { enabled: true } });
+  t.same([freshB.status, freshB.json.error, freshB.json.detail], [answer.status, answer.json.error, answer.json.detail], 'and B');
+
+  // PostgreSQL, read by a new console copy: the flag as the held command left it, and no entry by the token.
+  const flag = (await cli(tempDir(t), ['flag', 'show', seeded.flagId, ...db])).json;
+  t.equal(flag.enabled, false, 'the refused PATCH is not in PostgreSQL');
+  t.same(flag.tags, ['held']);
+  const entries = (await cli(tempDir(t), ['audit', seeded.projectId, ...db])).json.entries as { actor: string; action: string }[];
+  t.same(entries.slice(0, entries.length - auditBefore).map((e) => e.action), ['token.revoke', 'flag.tags'], 'the console\'s change, then B\'s revocation; nothing from the token');
+});
