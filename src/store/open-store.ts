@@ -23,20 +23,22 @@ export function openStore(dataDir: string, options: StoreOptions = {}): Store {
 
 /**
  * The server's start-up check before it opens the store: the data file reads end to end (verify.ts);
- * with PostgreSQL, the schema is migrated and this node's copy brought up to date (a full copy into
- * an empty data dir). A data dir holding data of its own is refused. PostgreSQL unreachable is
- * refused only for a copy that has never followed it; a copy that has starts as it is (/ready waits
- * until it has caught up).
+ * with PostgreSQL, a data dir that has never followed it is brought up to date (the schema migrated,
+ * a full copy into an empty data dir), and refused when it holds data of its own or PostgreSQL cannot
+ * be reached. A copy that has followed it starts as it is, without asking PostgreSQL: the follower
+ * catches up right after (/ready waits for that), so a PostgreSQL that hangs delays no start.
  */
 export async function verifyStore(dataDir: string, databaseUrl: string | null = null): Promise<void> {
   await verifyDataFile(dataFilePath(dataDir));
   if (databaseUrl === null) return;
   const copy = LmdbStore.open(dataDir);
+  if (copy.replicaOf() !== undefined) {
+    await copy.close();
+    return;
+  }
   const pg = PgSystem.open(databaseUrl, { max: 1 });
   try {
     await catchUpLatest(copy, pg);
-  } catch (err) {
-    if (copy.replicaOf() === undefined || !(err instanceof FlagwireError)) throw err;
   } finally {
     await pg.close();
     await copy.close();
