@@ -89,6 +89,19 @@ export function retryAfterSeconds(error: FlagwireError, writeTimeoutMs: number):
   return error.code === 'SERVER_BUSY' || error.code === 'STORE_UNAVAILABLE' ? 1 : null;
 }
 
+/**
+ * A write refused because PostgreSQL, the system of record, did not answer within the write timeout
+ * (hung, unreachable, or its revision lock held that long by another node's write). One text for the
+ * writer's client (a change still waiting at its deadline) and the writer (a transaction it cut off
+ * before its COMMIT was sent): in both, nothing was changed.
+ */
+export function postgresTimeoutError(writeTimeoutMs: number): FlagwireError {
+  return new FlagwireError(
+    'STORE_UNAVAILABLE',
+    `PostgreSQL, the system of record, did not answer within the write timeout (${writeTimeoutMs} ms); nothing was changed, and the change will not be applied later. Retry shortly.`,
+  );
+}
+
 export function fromErrorData(data: ErrorData): FlagwireError {
   return new FlagwireError(isErrorCode(data.code) ? data.code : 'INTERNAL', data.detail);
 }

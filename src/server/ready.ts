@@ -1,7 +1,7 @@
 // GET /ready: 200 only when the store is open, every eval worker has answered a probe and, with
 // PostgreSQL, this node's copy has caught up once since start (load balancers route on it); 503
-// otherwise, and from the moment shutdown starts. PostgreSQL going away later does not make a node
-// unready: evaluation goes on from its copy.
+// otherwise, and from the moment shutdown starts, with a `detail` saying why. PostgreSQL going away (or
+// hanging) later does not make a node unready: evaluation goes on from its copy.
 //
 // The writer does not decide readiness: while another process holds the data file's write lock, writes
 // are refused with 503 Storage busy, but evaluation, what a balancer routes, works. The body reports
@@ -29,7 +29,7 @@ export interface ReadinessDeps {
 
 
 /** One check's result; `status` is added when answering, from the state at that moment. */
-export type ReadinessReport = Omit<ReadinessBody, 'status'>;
+export type ReadinessReport = Omit<ReadinessBody, 'status' | 'detail'>;
 
 const kReuseMs = 250;
 const kNoCache = [['Cache-Control', 'no-store']] as const;
@@ -84,9 +84,27 @@ export class Readiness {
       void this.check().then((report) => {
         const ready = report.ready && !this.stopping;
         this.deps.metrics?.request(kRouteReady, ready ? 200 : 503);
-        const body: ReadinessBody = { status: ready ? 'ready' : 'not ready', ...report, ready };
+        const body: ReadinessBody = ready
+          ? { status: 'ready', ...report, ready }
+          : { status: 'not ready', ...report, ready, detail: whyNotReady(report, this.stopping) };
         send(res, ready ? 200 : 503, JSON.stringify(body), 'application/json', ready ? kNoCache : kRetry);
       });
     });
   }
+}
+
+/** Why a node is not ready, in the words an operator acts on (each failed condition, in order). */
+function whyNotReady(report: ReadinessReport, stopping: boolean): string {
+  const reasons: string[] = [];
+  if (stopping) reasons.push('the server is shutting down');
+  if (!report.store) reasons.push('the data file cannot be read');
+  const { answered, total } = report.workers;
+  if (total === 0 || answered < total) reasons.push(`${answered} of ${total} eval workers answered a probe`);
+  const replica = report.replica;
+  if (replica !== undefined && !replica.caughtUp) {
+    reasons.push(replica.connected
+      ? 'this node\'s copy is catching up with PostgreSQL, the system of record'
+      : 'PostgreSQL, the system of record, does not answer, and this node\'s copy has not caught up with it since the node started (evaluation answers from the copy meanwhile)');
+  }
+  return reasons.join('; ');
 }

@@ -141,7 +141,11 @@ export interface WritePath {
    * (only the commit remains) and returns the functions to run; each runs against the store, and the
    * result is answered only once what they wrote is committed and readable in this node's LMDB.
    * Rejects when the commit failed: then nothing of it is written, now or later.
+   *
+   * `cutOff`: when it aborts before the commit is sent, the path that can stop there (PostgreSQL's)
+   * drops the transaction and rejects with the abort's reason, nothing written; once the commit is
+   * sent, the answer waits for its outcome. The LMDB file's commit runs synchronously and never sees it.
    */
-  commit<T>(claim: () => readonly ((writer: StoreWriter) => T)[]): Promise<Settled<T>[]>;
+  commit<T>(claim: () => readonly ((writer: StoreWriter) => T)[], cutOff?: AbortSignal): Promise<Settled<T>[]>;
   close(): Promise<void>;
 }

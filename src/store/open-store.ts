@@ -25,10 +25,11 @@ export function openStore(dataDir: string, options: StoreOptions = {}): Store {
 
 /**
  * The server's start-up check before it opens the store: the data file reads end to end (verify.ts);
- * without PostgreSQL, the data dir is no database's copy (copyWithoutDatabase); with it, the schema is
- * migrated and this node's copy brought up to date (a full copy into an empty data dir). A data dir
- * holding data of its own is refused. PostgreSQL unreachable is refused only for a copy that has never
- * followed it; a copy that has starts as it is (/ready waits until it has caught up).
+ * without PostgreSQL, the data dir is no database's copy (copyWithoutDatabase); with it, a data dir that
+ * has never followed it is brought up to date (the schema migrated, a full copy into an empty data dir),
+ * and refused when it holds data of its own or PostgreSQL cannot be reached. A copy that has followed it
+ * starts as it is, without asking PostgreSQL: the follower catches up right after (/ready waits for
+ * that), so a PostgreSQL that hangs delays no start.
  */
 export async function verifyStore(dataDir: string, databaseUrl: string | null = null): Promise<void> {
   await verifyDataFile(dataFilePath(dataDir));
@@ -39,11 +40,13 @@ export async function verifyStore(dataDir: string, databaseUrl: string | null = 
     if (refusal !== null) throw refusal;
     return;
   }
+  if (copy.replicaOf() !== undefined) {
+    await copy.close();
+    return;
+  }
   const pg = PgSystem.open(databaseUrl, { max: 1 });
   try {
     await catchUpLatest(copy, pg);
-  } catch (err) {
-    if (copy.replicaOf() === undefined || !(err instanceof FlagwireError)) throw err;
   } finally {
     await pg.close();
     await copy.close();

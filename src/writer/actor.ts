@@ -11,6 +11,7 @@
 // before its caller cancelled it (protocol.ts, kPending).
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { Clock } from '../clock.js';
+import { postgresTimeoutError } from '../errors.js';
 import type { WritePath } from '../store/interfaces.js';
 import { openWritePath } from '../store/open-store.js';
 import { isCommandName, runCommand, type CommandName } from './commands.js';
@@ -85,6 +86,10 @@ async function drain(): Promise<void> {
     const from = origins.length > kMaxBatch ? origins.splice(0, kMaxBatch) : origins.splice(0);
     let claimed: WriterCommand[] = [];
     let replies: WriterReply[];
+    // Its callers wait for what is claimed: the transaction is cut off at the first one's deadline if
+    // it has not committed by then (a PostgreSQL that stopped answering mid-transaction).
+    const cutOff = new AbortController();
+    let deadline: NodeJS.Timeout | null = null;
     try {
       const results = await writes.commit(() => {
         // The write lock is held from here: only the commit remains for what is claimed now. A command
@@ -93,11 +98,15 @@ async function drain(): Promise<void> {
         // The commands' time is read now, not when the batch was taken: what depends on it (a token's
         // expiry, a trial's end) is judged when the change is applied, however long the lock took.
         const at = clock.now();
+        if (claimed.length > 0) {
+          const first = Math.min(...claimed.map((req) => req.deadline));
+          deadline = setTimeout(() => cutOff.abort(postgresTimeoutError(start.writeTimeoutMs)), first - Date.now());
+        }
         return claimed.map((req) => (w) => {
           if (!isCommandName(req.name)) throw new Error(`unknown writer command ${String(req.name)}`);
           return runCommand(w, req.name as CommandName, req.input as never, at);
         });
-      });
+      }, cutOff.signal);
       const settled = new Map(claimed.map((req, i) => [req, results[i]!]));
       replies = batch.map((req): WriterReply => {
         const r = settled.get(req);
@@ -108,6 +117,8 @@ async function drain(): Promise<void> {
       // The commit itself failed (disk full, read-only filesystem, PostgreSQL unreachable): nothing of
       // the batch was written.
       replies = batch.map((req) => ({ id: req.id, ok: false, ...settleError(err, true) }));
+    } finally {
+      if (deadline !== null) clearTimeout(deadline);
     }
     answer(replies, from);
   }

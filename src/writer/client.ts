@@ -11,7 +11,7 @@
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import { fromErrorData, FlagwireError } from '../errors.js';
+import { fromErrorData, FlagwireError, postgresTimeoutError } from '../errors.js';
 import type { CommandInput, CommandName, CommandOutput } from './commands.js';
 import type { ReplicaStatus } from '../store/open-store.js';
 import {
@@ -79,7 +79,7 @@ export class WriterClient {
 
   /** Starts the writer actor for `dataDir`; `databaseUrl`: PostgreSQL as the system of record (src/store/pg/), or null for the data dir's LMDB. */
   static create(dataDir: string, clock: Clock, writeTimeoutMs: number, log: Logger, databaseUrl: string | null = null): WriterClient {
-    return new WriterClient({ dataDir, databaseUrl, clock: clock.buffer }, databaseUrl !== null, writeTimeoutMs, log);
+    return new WriterClient({ dataDir, databaseUrl, clock: clock.buffer, writeTimeoutMs }, databaseUrl !== null, writeTimeoutMs, log);
   }
 
   /** A client in a front-end thread, over a channel from the main thread's connect(). */
@@ -140,7 +140,7 @@ export class WriterClient {
     return new Promise<CommandOutput<N>>((resolve, reject) => {
       const timer = setTimeout(() => this.expire(id), this.writeTimeoutMs);
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, sentAt: performance.now(), fate, timer, refused: false, dropped });
-      const request: WriterRequest = { id, name, input, fate };
+      const request: WriterRequest = { id, name, input, fate, deadline: Date.now() + this.writeTimeoutMs };
       channel.postMessage(request);
     });
   }
@@ -186,10 +186,22 @@ export class WriterClient {
     entry.reject(this.refuse(true));
   }
 
-  /** `waited`: refused at its deadline; otherwise at once, because too many changes already wait. */
+  /**
+   * `waited`: refused at its deadline; otherwise at once, because too many changes already wait. With
+   * PostgreSQL the writer waits on it (not answering, or another node's write holding its revision
+   * lock), never on the data file's lock, and the refusal says so.
+   */
   private refuse(waited: boolean): FlagwireError {
+    const postgres = this.replica !== null;
     if (this.refusedBusy++ === 0) {
-      this.log.warn({ writeTimeoutMs: this.writeTimeoutMs }, 'writes refused with 503 Storage busy: the writer waits for the data file\'s write lock (held by another process, such as a console command?)');
+      this.log.warn({ writeTimeoutMs: this.writeTimeoutMs }, postgres
+        ? 'writes refused with 503 Storage unavailable: PostgreSQL does not answer the writer in time'
+        : 'writes refused with 503 Storage busy: the writer waits for the data file\'s write lock (held by another process, such as a console command?)');
+    }
+    if (postgres) {
+      return waited
+        ? postgresTimeoutError(this.writeTimeoutMs)
+        : new FlagwireError('STORE_UNAVAILABLE', `${kMaxWaitingWhileBusy} changes already wait for PostgreSQL, the system of record, to answer; nothing was changed, and the change will not be applied later. Retry shortly.`);
     }
     const why = waited
       ? `The change could not be committed within ${this.writeTimeoutMs} ms: another process holds the data file's write lock.`

@@ -10,6 +10,8 @@ export interface WriterStart {
   databaseUrl: string | null;
   /** SharedArrayBuffer of one Int32: seconds added to the clock (tests move time without sleeping). */
   clock: SharedArrayBuffer;
+  /** FLAGWIRE_WRITE_TIMEOUT_MS: named in the refusal of a transaction cut off at its deadline. */
+  writeTimeoutMs: number;
 }
 
 /**
@@ -30,6 +32,12 @@ export interface WriterCommand {
   input: unknown;
   /** The command's fate: kPending, kClaimed or kCancelled. */
   fate: Int32Array;
+  /**
+   * When its caller's write timeout ends (Date.now() scale: every thread shares it). A claimed command
+   * is past cancelling by its caller; the writer cuts its transaction off at this moment instead, when
+   * the write path can (PostgreSQL, before COMMIT is sent), so a refusal still comes at the timeout.
+   */
+  deadline: number;
 }
 
 /**

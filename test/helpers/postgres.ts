@@ -7,7 +7,7 @@
 // README says is enough. Administration (creating roles and databases) goes over the unix socket as
 // the cluster's superuser.
 import { execFileSync } from 'node:child_process';
-import { chownSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chownSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,6 +26,13 @@ export interface TestPostgres {
   admin<T extends pg.QueryResultRow = pg.QueryResultRow>(database: string, sql: string, params?: unknown[]): Promise<pg.QueryResult<T>>;
   /** kill -9 of the postmaster (its backends end when they see it gone). */
   kill9(): void;
+  /**
+   * SIGSTOP of every process of the cluster, the postmaster first (so it forks no new backend), then
+   * its children: PostgreSQL hung, not crashed. Connections stay open and nothing answers.
+   */
+  hang(): void;
+  /** SIGCONT of every process hang() stopped. */
+  resume(): void;
   /** Starts the cluster again (after kill9 or stop). */
   start(): Promise<void>;
   /** Stops the cluster (SIGINT to its PID: fast shutdown, clients disconnected; then waits for it to end). */
@@ -67,6 +74,23 @@ async function waitGone(pid: number, ms: number): Promise<void> {
     if (Date.now() > until) throw new Error(`postgres ${pid} did not stop in ${ms} ms`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** The processes whose parent is `pid` (from /proc: the cluster's backends and auxiliary processes). */
+function childrenOf(pid: number): number[] {
+  const children: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // The command name, in parentheses, may hold spaces: the fields after its closing one are fixed.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === pid) children.push(Number(entry));
+    } catch {
+      // The process ended while the list was read.
+    }
+  }
+  return children;
 }
 
 export async function startPostgres(): Promise<TestPostgres> {
@@ -115,7 +139,19 @@ export async function startPostgres(): Promise<TestPostgres> {
   };
   await admin('postgres', `CREATE ROLE ${kRole} LOGIN NOSUPERUSER PASSWORD '${kPassword}'`);
   let databases = 0;
+  let stopped: number[] = [];
+  const resume = () => {
+    for (const p of stopped) {
+      try {
+        process.kill(p, 'SIGCONT');
+      } catch {
+        // Ended meanwhile.
+      }
+    }
+    stopped = [];
+  };
   const stop = async () => {
+    resume();
     if (pid === 0 || !alive(pid)) return;
     process.kill(pid, 'SIGINT');
     await waitGone(pid, 30_000);
@@ -131,6 +167,19 @@ export async function startPostgres(): Promise<TestPostgres> {
     kill9() {
       process.kill(pid, 'SIGKILL');
     },
+    hang() {
+      process.kill(pid, 'SIGSTOP');
+      stopped.push(pid);
+      for (const child of childrenOf(pid)) {
+        try {
+          process.kill(child, 'SIGSTOP');
+          stopped.push(child);
+        } catch {
+          // Ended meanwhile.
+        }
+      }
+    },
+    resume,
     async start() {
       await waitGone(pid, 30_000);
       await start();

@@ -1,5 +1,7 @@
-// Three nodes on one PostgreSQL, writes on all of them, kill -9 of nodes and of PostgreSQL at random
-// moments. Afterwards every acknowledged write (a 201) is in PostgreSQL and on every node, and every
+// Three nodes on one PostgreSQL, writes on all of them, kill -9 of nodes and of PostgreSQL, and hangs
+// of PostgreSQL (SIGSTOP of every process of the cluster, then SIGCONT), at random moments. During a
+// hang every node's /ready says PostgreSQL is not connected within the bound, and connected again
+// after it. Afterwards every acknowledged write (a 201) is in PostgreSQL and on every node, and every
 // refused one (503 "nothing was changed") is nowhere. Each write creates a flag of a unique name, so
 // a write's presence is a name's presence.
 import t from 'tap';
@@ -9,20 +11,27 @@ import { cli, tempDir } from '../helpers/cli.js';
 import { startPostgres } from '../helpers/postgres.js';
 import type { TestServer } from '../helpers/server.js';
 import { kLong, kUnlimited } from '../reliability/support.js';
-import { seedWithConsole, startNode, startReadyNodes, waitReady } from './support.js';
+import { seedWithConsole, startNode, startReadyNodes, until, waitReady } from './support.js';
 
 const kChaosMs = kLong ? 120_000 : 20_000;
+/** Short, so that writes caught by a hang are refused (at their timeout) within it. */
+const kEnv = { ...kUnlimited, FLAGWIRE_WRITE_TIMEOUT_MS: '1500' };
+/** A node says PostgreSQL does not answer within 2 s of a hang (the heartbeat's target); slack for a loaded machine. */
+const kHangSeenMs = 5000;
 const pg = await startPostgres();
 t.teardown(() => pg.destroy());
 
 t.test('kill -9 of nodes and PostgreSQL under writes on three nodes', async (t) => {
   const url = await pg.newDatabase();
   const seeded = await seedWithConsole(t, url);
-  const nodes: (TestServer | null)[] = await startReadyNodes(t, url, 3, kUnlimited);
+  const nodes: (TestServer | null)[] = await startReadyNodes(t, url, 3, kEnv);
   const acked = new Set<string>();
   const refused = new Set<string>();
   const unknown = new Map<string, number>();
   const count = (what: string) => unknown.set(what, (unknown.get(what) ?? 0) + 1);
+  /** Per hang and node: the milliseconds until /ready said not connected, then connected again after SIGCONT. */
+  const hangs: { seen: number; back: number }[] = [];
+  const replicaConnected = async (node: TestServer) => (await call(node.baseUrl, 'GET', '/ready')).json?.replica?.connected as boolean | undefined;
   let stopping = false;
 
   const writer = async (slot: number) => {
@@ -48,14 +57,31 @@ t.test('kill -9 of nodes and PostgreSQL under writes on three nodes', async (t) 
 
   const chaos = async () => {
     const end = Date.now() + kChaosMs;
-    // PostgreSQL and a node in turn, each at a random moment and down for a random time: every run has
-    // both kinds of crash (a coin per round once gave a run without a PostgreSQL kill, so no refusals).
+    // PostgreSQL killed, PostgreSQL hung and a node killed in turn, each at a random moment and for a
+    // random time: every run has every kind (a coin per round once gave a run without a PostgreSQL
+    // kill, so no refusals).
     for (let round = 0; Date.now() < end; round++) {
       await sleep(500 + Math.random() * 1500);
-      if (round % 2 === 0) {
+      if (round % 3 === 0) {
         pg.kill9();
         await sleep(300 + Math.random() * 1500);
         await pg.start();
+      } else if (round % 3 === 1) {
+        const live = nodes.filter((n): n is TestServer => n !== null);
+        pg.hang();
+        const hungAt = performance.now();
+        try {
+          // Each node must say so; the hang is held until all have (or the bound, generously, has passed).
+          const seen = await Promise.all(live.map((n) => until(async () => (await replicaConnected(n)) === false, 20_000, 'not connected during a hang').catch(() => Infinity)));
+          await sleep(Math.random() * 1500);
+          pg.resume();
+          const resumedAt = performance.now();
+          const back = await Promise.all(live.map((n) => until(async () => (await replicaConnected(n)) === true, 30_000, 'connected after a hang').catch(() => Infinity)));
+          seen.forEach((ms, i) => hangs.push({ seen: ms, back: back[i]! }));
+          t.comment(`hang: seen after ${seen.map(Math.round).join(', ')} ms; held ${Math.round(resumedAt - hungAt)} ms; back after ${back.map(Math.round).join(', ')} ms`);
+        } finally {
+          pg.resume();
+        }
       } else {
         const slot = Math.floor(Math.random() * 3);
         const node = nodes[slot]!;
@@ -63,7 +89,7 @@ t.test('kill -9 of nodes and PostgreSQL under writes on three nodes', async (t) 
         node.proc.kill('SIGKILL');
         await node.stop();
         await sleep(Math.random() * 1000);
-        nodes[slot] = await startNode(url, node.dataDir, kUnlimited);
+        nodes[slot] = await startNode(url, node.dataDir, kEnv);
       }
     }
   };
@@ -76,6 +102,11 @@ t.test('kill -9 of nodes and PostgreSQL under writes on three nodes', async (t) 
   t.comment(`acknowledged ${acked.size}, refused ${refused.size}, other: ${JSON.stringify([...unknown])}`);
   t.ok(acked.size > 20, 'writes were acknowledged');
   t.ok(refused.size > 0, 'writes were refused while PostgreSQL was down');
+  t.ok(hangs.length > 0, 'PostgreSQL hung');
+  for (const { seen, back } of hangs) {
+    t.ok(seen < kHangSeenMs, `during a hang /ready says PostgreSQL is not connected (${Math.round(seen)} ms)`);
+    t.ok(back < 30_000, `after it, connected again (${Math.round(back)} ms)`);
+  }
 
   // Every node caught up with PostgreSQL's last revision.
   const dbName = url.split('/').pop()!;

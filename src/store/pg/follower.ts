@@ -1,8 +1,13 @@
 // The follower: keeps a node's LMDB copy at PostgreSQL's latest revision. It LISTENs for each commit's
 // NOTIFY (the usual path: a change is applied within milliseconds), and also reads the latest revision
-// every second and after each reconnect, so a notice lost with a connection delays nothing by more
-// than that. Revisions are applied in order, many per LMDB transaction (replica.ts). It runs in the
-// writer thread, beside the write path that applies its own commits to the same copy.
+// every half second (the heartbeat) and after each reconnect, so a notice lost with a connection delays
+// nothing by more than that. Revisions are applied in order, many per LMDB transaction (replica.ts). It
+// runs in the writer thread, beside the write path that applies its own commits to the same copy.
+//
+// The heartbeat is also how a node knows PostgreSQL answers: a read not answered within kAnswerMs
+// reports it disconnected, whatever the read waits on (a hung server accepts connections and keeps
+// them open, so nothing fails; only time tells). So /ready and flagwire_replica_connected say so
+// within kHeartbeatMs + kAnswerMs of PostgreSQL not answering.
 import type pg from 'pg';
 import type { LmdbStore } from '../lmdb-store.js';
 import { kChannel, parseNotice, type PgSystem } from './pg-system.js';
@@ -20,7 +25,9 @@ export interface ReplicaStatus {
   lagMs: number | null;
 }
 
-const kPollMs = 1000;
+const kHeartbeatMs = 500;
+/** A heartbeat not answered within this is PostgreSQL not answering (an answer normally takes a millisecond). */
+const kAnswerMs = 1000;
 const kReconnectMs = 1000;
 
 export class Follower {
@@ -30,6 +37,8 @@ export class Follower {
   /** The highest revision a notice announced, with its commit time. */
   private notified: { revision: number; committedAt: number } | null = null;
   private timer: NodeJS.Timeout | null = null;
+  /** A heartbeat's read is under way (one at a time: a hung one is not joined by more). */
+  private beating = false;
   private listener: pg.Client | null = null;
   private stopped = false;
 
@@ -38,7 +47,7 @@ export class Follower {
   }
 
   start(): void {
-    this.timer = setInterval(() => this.poke(), kPollMs);
+    this.timer = setInterval(() => void this.beat(), kHeartbeatMs);
     void this.listen();
     this.poke();
   }
@@ -83,6 +92,24 @@ export class Follower {
         this.publish({ ...this.status, revision: this.copy.replicaRevision(), connected: false });
       }
     } while (this.again && !this.stopped);
+  }
+
+  /** Reads the latest revision within kAnswerMs: catches up when behind, reports disconnected when unanswered. */
+  private async beat(): Promise<void> {
+    if (this.beating || this.stopped) return;
+    this.beating = true;
+    const unanswered = setTimeout(() => this.publish({ ...this.status, connected: false }), kAnswerMs);
+    try {
+      const { revision } = await this.pg.latestRevision(kAnswerMs);
+      clearTimeout(unanswered);
+      if (revision > this.copy.replicaRevision() || !this.status.caughtUp) this.poke();
+      else this.publish({ ...this.status, connected: true });
+    } catch {
+      clearTimeout(unanswered);
+      this.publish({ ...this.status, connected: false });
+    } finally {
+      this.beating = false;
+    }
   }
 
   private publish(status: ReplicaStatus): void {

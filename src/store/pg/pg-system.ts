@@ -81,11 +81,15 @@ export class PgSystem implements RecordSource {
     await this.pool.end();
   }
 
-  /** The last committed revision. */
-  async latestRevision(): Promise<{ revision: number; committedAt: number | null }> {
-    const { rows } = await this.pool.query<{ revision: string; committed_at: Date | null }>(
-      'SELECT m.revision, c.committed_at FROM flagwire_meta m LEFT JOIN flagwire_changes c ON c.revision = m.revision',
-    );
+  /**
+   * The last committed revision. `answerMs`: a bound on the query (the follower's heartbeat); one not
+   * answered by then fails, and its connection is dropped rather than returned to the pool still waiting.
+   */
+  async latestRevision(answerMs?: number): Promise<{ revision: number; committedAt: number | null }> {
+    const { rows } = await this.pool.query<{ revision: string; committed_at: Date | null }>({
+      text: 'SELECT m.revision, c.committed_at FROM flagwire_meta m LEFT JOIN flagwire_changes c ON c.revision = m.revision',
+      ...(answerMs === undefined ? {} : { query_timeout: answerMs }),
+    });
     return { revision: Number(rows[0]!.revision), committedAt: rows[0]!.committed_at?.getTime() ?? null };
   }
 
@@ -209,9 +213,11 @@ export class WriteTransaction implements RecordSource {
   /**
    * Writes `changes` as the next revision (records, change log, counter), notifies every node, and
    * commits. Returns the revision. Throws STORE_UNAVAILABLE when nothing was committed, CommitUnknown
-   * when the connection failed during COMMIT.
+   * when the connection failed during COMMIT. `cutOff` aborting before COMMIT is sent drops the
+   * connection at once (no ROLLBACK to wait for: PostgreSQL rolls back a transaction whose connection
+   * is gone, and COMMIT never went) and throws its reason.
    */
-  async commit(changes: readonly Change[]): Promise<number> {
+  async commit(changes: readonly Change[], cutOff?: AbortSignal): Promise<number> {
     const revision = this.revision + 1;
     const puts: { kind: string; key: string; value: Buffer }[] = [];
     const removes: { kind: string; key: string }[] = [];
@@ -222,21 +228,27 @@ export class WriteTransaction implements RecordSource {
     }
     try {
       // Each record is written in the order its changes came, so the last write of a key wins.
-      for (const r of removes) await this.client.query('DELETE FROM flagwire_records WHERE kind = $1 AND key = $2', [r.kind, r.key]);
+      for (const r of removes) await this.statement(cutOff, 'DELETE FROM flagwire_records WHERE kind = $1 AND key = $2', [r.kind, r.key]);
       const last = new Map(puts.map((p) => [`${p.kind}\u0000${p.key}`, p]));
       if (last.size > 0) {
         const rows = [...last.values()];
-        await this.client.query(
+        await this.statement(
+          cutOff,
           `INSERT INTO flagwire_records (kind, key, value) SELECT * FROM unnest($1::text[], $2::text[], $3::bytea[])
            ON CONFLICT (kind, key) DO UPDATE SET value = EXCLUDED.value`,
           [rows.map((r) => r.kind), rows.map((r) => r.key), rows.map((r) => r.value)],
         );
       }
-      await this.client.query('INSERT INTO flagwire_changes (revision, write_id, changes) VALUES ($1, $2, $3)', [revision, this.writeId, packr.pack(changes)]);
-      await this.client.query('UPDATE flagwire_meta SET revision = $1', [revision]);
+      await this.statement(cutOff, 'INSERT INTO flagwire_changes (revision, write_id, changes) VALUES ($1, $2, $3)', [revision, this.writeId, packr.pack(changes)]);
+      await this.statement(cutOff, 'UPDATE flagwire_meta SET revision = $1', [revision]);
       // The payload: the revision and PostgreSQL's clock at the commit, which the followers measure their lag from.
-      await this.client.query(`SELECT pg_notify('${kChannel}', $1 || ':' || floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint)`, [String(revision)]);
+      await this.statement(cutOff, `SELECT pg_notify('${kChannel}', $1 || ':' || floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint)`, [String(revision)]);
+      if (cutOff?.aborted === true) throw cutOff.reason;
     } catch (err) {
+      if (cutOff?.aborted === true) {
+        this.release(new Error('cut off at its deadline'));
+        throw cutOff.reason;
+      }
       // Nothing was committed: the connection failed (the server rolls back) or a statement did.
       await this.rollback();
       throw new FlagwireError('STORE_UNAVAILABLE', kPgUnavailableDetail, { cause: err });
@@ -249,6 +261,23 @@ export class WriteTransaction implements RecordSource {
       this.release(err as Error);
       throw new CommitUnknown(err);
     }
+  }
+
+  /** One statement before COMMIT; `cutOff` aborting drops the connection rather than wait for its answer. */
+  private statement(cutOff: AbortSignal | undefined, text: string, values?: unknown[]): Promise<pg.QueryResult> {
+    if (cutOff?.aborted === true) return Promise.reject(cutOff.reason);
+    const query = this.client.query(text, values);
+    if (cutOff === undefined) return query;
+    return new Promise((resolve, reject) => {
+      const cut = () => {
+        // The query rejects once the connection is dropped; the cut-off's reason is what is answered.
+        query.catch(() => undefined);
+        this.release(new Error('cut off at its deadline'));
+        reject(cutOff.reason);
+      };
+      cutOff.addEventListener('abort', cut, { once: true });
+      query.then(resolve, reject).finally(() => cutOff.removeEventListener('abort', cut));
+    });
   }
 
   async rollback(): Promise<void> {

@@ -7,7 +7,9 @@
 //      recording what they write (LmdbStore.rehearse): the same command functions as without PostgreSQL;
 //   4. write that change set as the next revision, NOTIFY, COMMIT;
 //   5. apply it to the copy, then answer: read-your-writes on this node.
-// A failure before COMMIT answers 503 and nothing is written. A connection lost during COMMIT leaves
+// A failure before COMMIT answers 503 and nothing is written; so does a transaction still short of its
+// COMMIT at its first caller's deadline (a PostgreSQL that stopped answering mid-way): its connection
+// is dropped, so PostgreSQL rolls it back, and a refusal never turns into a change. A connection lost during COMMIT leaves
 // the outcome unknown: the writer asks PostgreSQL (by the transaction's write id) until it can tell,
 // so an answer is not a guess; only if PostgreSQL stays away for kResolveForMs is the answer a 503
 // that says the outcome is unknown.
@@ -40,7 +42,7 @@ export class PgWritePath implements WritePath {
     this.follower?.start();
   }
 
-  async commit<T>(claim: () => readonly ((writer: StoreWriter) => T)[]): Promise<Settled<T>[]> {
+  async commit<T>(claim: () => readonly ((writer: StoreWriter) => T)[], cutOff?: AbortSignal): Promise<Settled<T>[]> {
     const txn = await this.pg.begin();
     let settled: Settled<T>[];
     let changes: Change[];
@@ -58,7 +60,7 @@ export class PgWritePath implements WritePath {
     }
     let revision: number;
     try {
-      revision = await txn.commit(changes);
+      revision = await txn.commit(changes, cutOff);
     } catch (err) {
       if (!(err instanceof CommitUnknown)) throw err;
       revision = await this.resolve(txn.writeId, err);
