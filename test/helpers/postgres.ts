@@ -24,7 +24,7 @@ export interface TestPostgres {
   newDatabase(): Promise<string>;
   /** Runs SQL as the cluster's superuser in `database`. */
   admin<T extends pg.QueryResultRow = pg.QueryResultRow>(database: string, sql: string, params?: unknown[]): Promise<pg.QueryResult<T>>;
-  /** kill -9 of the postmaster (its backends end when they see it gone). */
+  /** kill -9 of every process of the cluster, the postmaster and its backends (a crash). */
   kill9(): void;
   /**
    * SIGSTOP of every process of the cluster, the postmaster first (so it forks no new backend), then
@@ -165,7 +165,18 @@ export async function startPostgres(): Promise<TestPostgres> {
     },
     admin,
     kill9() {
+      // Every process of the cluster, as a crash takes them: a backend outliving its postmaster for a
+      // moment could still commit a write sent after this returned, which would then rightly be answered.
+      process.kill(pid, 'SIGSTOP');
+      for (const child of childrenOf(pid)) {
+        try {
+          process.kill(child, 'SIGKILL');
+        } catch {
+          // Ended meanwhile.
+        }
+      }
       process.kill(pid, 'SIGKILL');
+      stopped = [];
     },
     hang() {
       process.kill(pid, 'SIGSTOP');
