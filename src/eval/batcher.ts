@@ -18,7 +18,7 @@
 // The same batches carry every front door's requests (door.ts): a request body travels in the query
 // slot, and an answer may carry an ETag (protocol.ts; OFREP's bulk answers do), written as a header,
 // with a 304 answered without a body.
-import { kCorsOrigin, statusLine, type PendingResponse } from '../http/http.js';
+import { closesConnection, kCorsOrigin, statusLine, type PendingResponse } from '../http/http.js';
 import type { InFlight } from '../http/in-flight.js';
 import type { EvalMetrics } from '../metrics/metrics.js';
 import { kEvaluationApiDoor } from './api-door.js';
@@ -130,7 +130,7 @@ function writeCorked(): void {
   res.writeStatus(corkStatus);
   res.writeHeader(kCorsName, kCorsValue);
   res.writeHeader(kContentTypeName, kJson);
-  res.end(corkBody);
+  res.end(corkBody, closesConnection(res));
 }
 
 function writeTaggedCorked(): void {
@@ -142,11 +142,11 @@ function writeTaggedCorked(): void {
   res.writeHeader(kExposeName, kEtagName);
   if (corkStatus === kNotModified) {
     // RFC 9110 §15.4.5: a 304 has no content.
-    res.endWithoutBody();
+    res.endWithoutBody(undefined, closesConnection(res));
     return;
   }
   res.writeHeader(kContentTypeName, kJson);
-  res.end(corkBody);
+  res.end(corkBody, closesConnection(res));
 }
 
 function statusBytes(status: number): Buffer {

@@ -1,5 +1,5 @@
 // spec: CORS. Preflights are answered without a token, for every path.
-import { kCorsOrigin, trackAbort, type PendingResponse } from './http.js';
+import { closesConnection, kCorsOrigin, trackAbort, type PendingResponse } from './http.js';
 
 /** spec: CORS, allowed request headers: exactly these on the spec's routes (/api/v1, /v1) and any other. */
 const kAllowHeaders = 'Content-Type, Authorization';
@@ -21,6 +21,6 @@ export function answerPreflight(res: PendingResponse, path: string): void {
     res.writeHeader('Access-Control-Allow-Methods', 'GET, POST, PATCH, OPTIONS');
     res.writeHeader('Access-Control-Allow-Headers', allowHeaders);
     res.writeHeader('Access-Control-Max-Age', '86400');
-    res.endWithoutBody(0);
+    res.endWithoutBody(0, closesConnection(res));
   });
 }

@@ -20,6 +20,13 @@ export interface PendingResponse extends HttpResponse {
   aborted?: boolean;
   /** An abort handler is attached (trackAbort). */
   tracked?: boolean;
+  /** The front end's shutdown, set for every request by guardDrain (src/http/in-flight.ts). */
+  drain?: { readonly draining: boolean };
+}
+
+/** While the front end drains for shutdown, every answer says `Connection: close` and closes. */
+export function closesConnection(res: PendingResponse): boolean {
+  return res.drain?.draining === true;
 }
 
 /**
@@ -72,7 +79,7 @@ function writeResponse(
     if (cors) res.writeHeader(kCorsOrigin[0], kCorsOrigin[1]);
     res.writeHeader('Content-Type', contentType);
     if (headers) for (const [k, v] of headers) res.writeHeader(k, v);
-    res.end(body, closeConnection);
+    res.end(body, closeConnection || closesConnection(res));
   });
 }
 
