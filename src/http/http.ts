@@ -14,6 +14,11 @@ export function statusLine(status: number): string {
 
 /** spec: CORS. Every response allows any origin, without credentials. */
 export const kCorsOrigin = ['Access-Control-Allow-Origin', '*'] as const;
+/**
+ * On every answer, whatever its route or status: a browser must not guess another type than the one
+ * sent (a JSON error echoing a client's text, read as HTML or script, could run it).
+ */
+export const kNoSniff = ['X-Content-Type-Options', 'nosniff'] as const;
 
 /** A response that may be answered after the handler returned: `aborted` is set by onAborted. */
 export interface PendingResponse extends HttpResponse {
@@ -77,6 +82,7 @@ function writeResponse(
   res.cork(() => {
     res.writeStatus(statusLine(status));
     if (cors) res.writeHeader(kCorsOrigin[0], kCorsOrigin[1]);
+    res.writeHeader(kNoSniff[0], kNoSniff[1]);
     res.writeHeader('Content-Type', contentType);
     if (headers) for (const [k, v] of headers) res.writeHeader(k, v);
     res.end(body, closeConnection || closesConnection(res));

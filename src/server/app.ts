@@ -25,6 +25,14 @@ export interface AppDeps extends ManagementDeps {
   signInLimits: SignInLimits;
 }
 
+/**
+ * The docs page is plain HTML with no script, style, image or form: it may load nothing at all, so
+ * markup injected into it could neither run nor send anything anywhere.
+ */
+const kDocsPageHeaders = [
+  ['Content-Security-Policy', "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"],
+] as const;
+
 export function createApp(deps: AppDeps): uWS.TemplatedApp {
   const metrics = deps.metrics ?? null;
   // Every route, test hooks included, behind the shutdown's drain (src/http/in-flight.ts: outermost, so
@@ -50,7 +58,7 @@ export function createApp(deps: AppDeps): uWS.TemplatedApp {
   });
   app.get('/docs', (res) => {
     metrics?.request(kRouteDocs, 200);
-    send(res, 200, docsPage, 'text/html; charset=utf-8');
+    send(res, 200, docsPage, 'text/html; charset=utf-8', kDocsPageHeaders);
   });
   // Public, and before /api/v1/* (whose every request needs a token).
   registerOpenApiRoute(app, metrics);
