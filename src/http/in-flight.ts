@@ -65,7 +65,15 @@ export class InFlight {
         continue;
       }
       const quietFor = performance.now() - this.lastStart;
-      if (quietFor >= quietMs) return;
+      if (quietFor >= quietMs) {
+        // Timers run before the poll phase of their loop turn: requests that reached the sockets while
+        // this thread had no core are read only after this one. A setImmediate runs after that poll, so
+        // they are served (with Connection: close) instead of being closed unread once drained.
+        const lastStart = this.lastStart;
+        await new Promise((resolve) => setImmediate(resolve));
+        if (this.count === 0 && this.lastStart === lastStart) return;
+        continue;
+      }
       await new Promise((resolve) => setTimeout(resolve, Math.min(quietMs - quietFor, left)));
     }
   }
