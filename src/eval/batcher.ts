@@ -18,7 +18,7 @@
 // The same batches carry every front door's requests (door.ts): a request body travels in the query
 // slot, and an answer may carry an ETag (protocol.ts; OFREP's bulk answers do), written as a header,
 // with a 304 answered without a body.
-import { kCorsOrigin, statusLine, type PendingResponse } from '../http/http.js';
+import { closesConnection, kCorsOrigin, kNoSniff, statusLine, type PendingResponse } from '../http/http.js';
 import type { InFlight } from '../http/in-flight.js';
 import type { EvalMetrics } from '../metrics/metrics.js';
 import { kEvaluationApiDoor } from './api-door.js';
@@ -115,6 +115,8 @@ const kMaxFreeBuffers = 16;
 // values it needs are passed through these module variables and one module-level function does the work.
 const kCorsName = Buffer.from(kCorsOrigin[0]);
 const kCorsValue = Buffer.from(kCorsOrigin[1]);
+const kNoSniffName = Buffer.from(kNoSniff[0]);
+const kNoSniffValue = Buffer.from(kNoSniff[1]);
 const kContentTypeName = Buffer.from('Content-Type');
 const kJson = Buffer.from('application/json');
 const kStatusLines = new Map<number, Buffer>();
@@ -129,24 +131,26 @@ function writeCorked(): void {
   const res = corkRes!;
   res.writeStatus(corkStatus);
   res.writeHeader(kCorsName, kCorsValue);
+  res.writeHeader(kNoSniffName, kNoSniffValue);
   res.writeHeader(kContentTypeName, kJson);
-  res.end(corkBody);
+  res.end(corkBody, closesConnection(res));
 }
 
 function writeTaggedCorked(): void {
   const res = corkRes!;
   res.writeStatus(corkStatus);
   res.writeHeader(kCorsName, kCorsValue);
+  res.writeHeader(kNoSniffName, kNoSniffValue);
   res.writeHeader(kEtagName, corkTag);
   // Browser OFREP providers read the ETag to send it back in If-None-Match.
   res.writeHeader(kExposeName, kEtagName);
   if (corkStatus === kNotModified) {
     // RFC 9110 §15.4.5: a 304 has no content.
-    res.endWithoutBody();
+    res.endWithoutBody(undefined, closesConnection(res));
     return;
   }
   res.writeHeader(kContentTypeName, kJson);
-  res.end(corkBody);
+  res.end(corkBody, closesConnection(res));
 }
 
 function statusBytes(status: number): Buffer {

@@ -1,5 +1,5 @@
 // spec: CORS. Preflights are answered without a token, for every path.
-import { kCorsOrigin, trackAbort, type PendingResponse } from './http.js';
+import { closesConnection, kCorsOrigin, kNoSniff, trackAbort, type PendingResponse } from './http.js';
 
 /** spec: CORS, allowed request headers: exactly these on the spec's routes (/api/v1, /v1) and any other. */
 const kAllowHeaders = 'Content-Type, Authorization';
@@ -18,9 +18,10 @@ export function answerPreflight(res: PendingResponse, path: string): void {
   res.cork(() => {
     res.writeStatus('204 No Content');
     res.writeHeader(kCorsOrigin[0], kCorsOrigin[1]);
+    res.writeHeader(kNoSniff[0], kNoSniff[1]);
     res.writeHeader('Access-Control-Allow-Methods', 'GET, POST, PATCH, OPTIONS');
     res.writeHeader('Access-Control-Allow-Headers', allowHeaders);
     res.writeHeader('Access-Control-Max-Age', '86400');
-    res.endWithoutBody(0);
+    res.endWithoutBody(0, closesConnection(res));
   });
 }

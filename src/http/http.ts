@@ -14,12 +14,24 @@ export function statusLine(status: number): string {
 
 /** spec: CORS. Every response allows any origin, without credentials. */
 export const kCorsOrigin = ['Access-Control-Allow-Origin', '*'] as const;
+/**
+ * On every answer, whatever its route or status: a browser must not guess another type than the one
+ * sent (a JSON error echoing a client's text, read as HTML or script, could run it).
+ */
+export const kNoSniff = ['X-Content-Type-Options', 'nosniff'] as const;
 
 /** A response that may be answered after the handler returned: `aborted` is set by onAborted. */
 export interface PendingResponse extends HttpResponse {
   aborted?: boolean;
   /** An abort handler is attached (trackAbort). */
   tracked?: boolean;
+  /** The front end's shutdown, set for every request by guardDrain (src/http/in-flight.ts). */
+  drain?: { readonly draining: boolean };
+}
+
+/** While the front end drains for shutdown, every answer says `Connection: close` and closes. */
+export function closesConnection(res: PendingResponse): boolean {
+  return res.drain?.draining === true;
 }
 
 /**
@@ -70,9 +82,10 @@ function writeResponse(
   res.cork(() => {
     res.writeStatus(statusLine(status));
     if (cors) res.writeHeader(kCorsOrigin[0], kCorsOrigin[1]);
+    res.writeHeader(kNoSniff[0], kNoSniff[1]);
     res.writeHeader('Content-Type', contentType);
     if (headers) for (const [k, v] of headers) res.writeHeader(k, v);
-    res.end(body, closeConnection);
+    res.end(body, closeConnection || closesConnection(res));
   });
 }
 

@@ -1,9 +1,24 @@
-// Counts requests answered after their handler returned, so shutdown can wait for them.
+// Counts requests answered after their handler returned, so shutdown can wait for them, and says where
+// the front end's shutdown is, so that a write is either answered or never applied: while it drains,
+// every answer says `Connection: close` (a kept-alive client would otherwise send its next request into
+// a drain that never goes quiet, and have it cut off unanswered once the drain budget runs out); once
+// drained, a request still arriving on a kept-alive connection is closed unread (guardDrain), so it never
+// reaches the writer, whose answer could no longer be sent.
+import type { HttpRequest, TemplatedApp } from 'uWebSockets.js';
+import { trackAbort, type PendingResponse } from './http.js';
+import { interceptRoutes } from './intercept-routes.js';
+
 export class InFlight {
   private count = 0;
   private idle: (() => void)[] = [];
   /** performance.now() of the last start(). */
   private lastStart = -Infinity;
+  private phase: 'serving' | 'draining' | 'drained' = 'serving';
+
+  /** From the first drained() call on: every answer closes its connection. */
+  get draining(): boolean {
+    return this.phase !== 'serving';
+  }
 
   /** Call when a request goes async; call the returned function once it is answered. */
   start(): () => void {
@@ -27,6 +42,20 @@ export class InFlight {
    * not have sent its request yet, and that request is served too, not refused.
    */
   async drained(timeoutMs: number, quietMs = 0): Promise<void> {
+    this.phase = 'draining';
+    await this.waitQuiet(timeoutMs, quietMs);
+    this.phase = 'drained';
+  }
+
+  /** Closes a request that arrives once drained, before anything of it is read. */
+  refuseIfDrained(res: PendingResponse): boolean {
+    if (this.phase !== 'drained') return false;
+    trackAbort(res);
+    res.close();
+    return true;
+  }
+
+  private async waitQuiet(timeoutMs: number, quietMs: number): Promise<void> {
     const deadline = performance.now() + timeoutMs;
     for (;;) {
       const left = deadline - performance.now();
@@ -36,7 +65,15 @@ export class InFlight {
         continue;
       }
       const quietFor = performance.now() - this.lastStart;
-      if (quietFor >= quietMs) return;
+      if (quietFor >= quietMs) {
+        // Timers run before the poll phase of their loop turn: requests that reached the sockets while
+        // this thread had no core are read only after this one. A setImmediate runs after that poll, so
+        // they are served (with Connection: close) instead of being closed unread once drained.
+        const lastStart = this.lastStart;
+        await new Promise((resolve) => setImmediate(resolve));
+        if (this.count === 0 && this.lastStart === lastStart) return;
+        continue;
+      }
       await new Promise((resolve) => setTimeout(resolve, Math.min(quietMs - quietFor, left)));
     }
   }
@@ -51,4 +88,17 @@ export class InFlight {
       });
     });
   }
+}
+
+/**
+ * Guards every route registered on `app` from now on with `inFlight`'s shutdown: each response learns
+ * whether to close its connection (closesConnection, read when it is answered, so an answer to a request
+ * that arrived before the drain began closes too), and a request arriving once drained is closed unread.
+ */
+export function guardDrain(app: TemplatedApp, inFlight: InFlight): TemplatedApp {
+  return interceptRoutes(app, (_method, _pattern, handler) => (res: PendingResponse, req: HttpRequest) => {
+    if (inFlight.refuseIfDrained(res)) return;
+    res.drain = inFlight;
+    return handler(res, req);
+  });
 }

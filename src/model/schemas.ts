@@ -58,11 +58,21 @@ export const EnvironmentState = Type.Object(
 );
 export type EnvironmentState = Static<typeof EnvironmentState>;
 
+/**
+ * The one rule for every name (flags, organisations, projects, audiences, tokens, users), over the API,
+ * the CLI and the web console: not blank, and without control characters (C0, DEL, C1), which are
+ * invisible in a list, could not be told apart, and act on the terminal that prints them.
+ */
+const kNamePattern = '^(?=[\\s\\S]*\\S)[^\\u0000-\\u001F\\u007F-\\u009F]*$';
+export const kNameRegExp = new RegExp(kNamePattern);
+export function nameRuleText(maxLength: number): string {
+  return `must be a non-blank string of at most ${maxLength} characters, without control characters (U+0000-U+001F, U+007F-U+009F)`;
+}
 const Name = Type.String({
   minLength: 1,
   maxLength: kLimits.nameLength,
-  pattern: '\\S',
-  'x-error': `must be a non-blank string of at most ${kLimits.nameLength} characters`,
+  pattern: kNamePattern,
+  'x-error': nameRuleText(kLimits.nameLength),
 });
 const Description = Type.String({
   maxLength: kLimits.descriptionLength,

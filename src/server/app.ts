@@ -4,6 +4,7 @@ import { registerManagementRoutes, type ManagementDeps } from '../api/management
 import { errorBody, errorEnvelope, FlagwireError } from '../errors.js';
 import { answerPreflight } from '../http/cors.js';
 import { guardFraming } from '../http/framing.js';
+import { guardDrain } from '../http/in-flight.js';
 import { renderDocsPage } from './docs-page.js';
 import { encodeHealth } from './health.js';
 import { send, type RouteGroup } from '../http/http.js';
@@ -24,11 +25,21 @@ export interface AppDeps extends ManagementDeps {
   signInLimits: SignInLimits;
 }
 
+/**
+ * The docs page is plain HTML with no script, style, image or form: it may load nothing at all, so
+ * markup injected into it could neither run nor send anything anywhere.
+ */
+const kDocsPageHeaders = [
+  ['Content-Security-Policy', "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"],
+] as const;
+
 export function createApp(deps: AppDeps): uWS.TemplatedApp {
   const metrics = deps.metrics ?? null;
-  // Every route, test hooks included, behind the framing check (src/http/framing.ts); closing the
-  // connection after the 400 drops whatever bytes followed the doubtful request.
-  const app = guardFraming(recordRoutes(uWS.App()), (res, problem) => {
+  // Every route, test hooks included, behind the shutdown's drain (src/http/in-flight.ts: outermost, so
+  // a request arriving once drained is closed before anything of it is read) and the framing check
+  // (src/http/framing.ts; closing the connection after the 400 drops whatever bytes followed the
+  // doubtful request).
+  const app = guardFraming(guardDrain(recordRoutes(uWS.App()), deps.inFlight), (res, problem) => {
     if (metrics) metrics.framingRefused++;
     const body = JSON.stringify(errorEnvelope(new FlagwireError('INVALID_REQUEST', problem), deps.config.docsUrl));
     send(res, 400, body, 'application/json', undefined, true);
@@ -47,7 +58,7 @@ export function createApp(deps: AppDeps): uWS.TemplatedApp {
   });
   app.get('/docs', (res) => {
     metrics?.request(kRouteDocs, 200);
-    send(res, 200, docsPage, 'text/html; charset=utf-8');
+    send(res, 200, docsPage, 'text/html; charset=utf-8', kDocsPageHeaders);
   });
   // Public, and before /api/v1/* (whose every request needs a token).
   registerOpenApiRoute(app, metrics);

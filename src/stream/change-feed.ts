@@ -30,7 +30,7 @@
 import type { HttpRequest, TemplatedApp } from 'uWebSockets.js';
 import { projectConfigTag } from '../eval/config-tag.js';
 import { errorBody, FlagwireError } from '../errors.js';
-import { kCorsOrigin, send, trackAbort, type PendingResponse } from '../http/http.js';
+import { kCorsOrigin, kNoSniff, send, trackAbort, type PendingResponse } from '../http/http.js';
 import { kRouteOfrepStream, kRouteStream, type Metrics } from '../metrics/metrics.js';
 import { validEnvironmentsText } from '../model/environments.js';
 import { effectiveState } from '../model/flag-state.js';
@@ -177,6 +177,7 @@ export class ChangeFeed {
       res.writeHeader('Content-Type', 'text/event-stream');
       res.writeHeader('Cache-Control', 'no-cache');
       res.writeHeader(kCorsOrigin[0], kCorsOrigin[1]);
+      res.writeHeader(kNoSniff[0], kNoSniff[1]);
       // Proxies (nginx) must pass events on as they come.
       res.writeHeader('X-Accel-Buffering', 'no');
       connection.send(kHello + this.replay(group, format, lastEventId) + event(group.seenSeq, 'ready', { seq: group.seenSeq }));

@@ -1,12 +1,13 @@
 // Input checks shared by the console commands.
 import { FlagwireError } from '../errors.js';
-import { kLimits } from '../model/schemas.js';
+import { kLimits, kNameRegExp, nameRuleText } from '../model/schemas.js';
 import { kMaxEmailLength, type Role } from '../model/accounts.js';
 
+/** A name by the API's rule (kNameRegExp), checked before trimming: a control character anywhere is refused. */
 export function requireName(what: string, value: unknown, max: number = kLimits.nameLength): string {
   const text = typeof value === 'string' ? value.trim() : '';
-  if (text === '' || text.length > max) {
-    throw new FlagwireError('INVALID_REQUEST', `${what} must be a non-blank string of at most ${max} characters`);
+  if (text === '' || text.length > max || !kNameRegExp.test(value as string)) {
+    throw new FlagwireError('INVALID_REQUEST', `${what} ${nameRuleText(max)}`);
   }
   return text;
 }

@@ -40,7 +40,7 @@ t.test('a JSON "__proto__" key is an unknown field, not a prototype', async (t) 
 t.test('create: paths are named, nested environments included', async (t) => {
   t.same(create.problems({ name: 'x' }), []);
   t.same(create.problems({}), ['name is required']);
-  t.same(create.problems({ name: '   ' }), ['name must be a non-blank string of at most 200 characters']);
+  t.same(create.problems({ name: '   ' }), ['name must be a non-blank string of at most 200 characters, without control characters (U+0000-U+001F, U+007F-U+009F)']);
   t.same(create.problems({ name: 'x', environments: { prod: { trafficPercentage: 500, colour: 1 } } }), [
     'unknown field "environments.prod.colour"',
     'environments.prod.trafficPercentage must be a whole number between 0 and 100',

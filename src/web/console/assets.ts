@@ -28,7 +28,6 @@ const kContentSecurityPolicy = [
 export const kPageHeaders = [
   ['Content-Security-Policy', kContentSecurityPolicy],
   ['X-Frame-Options', 'DENY'],
-  ['X-Content-Type-Options', 'nosniff'],
   ['Referrer-Policy', 'no-referrer'],
 ] as const;
 

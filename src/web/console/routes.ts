@@ -50,7 +50,7 @@ interface ConsoleRequest {
   origins: readonly string[];
 }
 
-const kApiHeaders = [['Cache-Control', 'no-store'], ['X-Content-Type-Options', 'nosniff']] as const;
+const kApiHeaders = [['Cache-Control', 'no-store']] as const;
 export const kCsrfHeader = 'x-flagwire-csrf';
 
 export function registerConsole(app: TemplatedApp, deps: ConsoleDeps): void {
