@@ -13,7 +13,7 @@ import { ConfigError, resolveDatabaseUrl, resolveDataDir } from '../config.js';
 import { errorBody, FlagwireError } from '../errors.js';
 import { StoreOpenError } from '../store/data-file.js';
 import type { StoreReader } from '../store/interfaces.js';
-import { openForConsole, type ConsoleStore } from '../store/open-store.js';
+import { openForConsole, writeRefusalOnOpen, type ConsoleStore } from '../store/open-store.js';
 import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../writer/commands.js';
 import { parseCommandLine, undecodableArguments, UsageError, wantsJson } from './args.js';
 import { kConsoleCommands, type ConsoleContext } from './commands.js';
@@ -46,7 +46,9 @@ class StoreContext implements ConsoleContext {
 
   async write<N extends CommandName>(name: N, input: CommandInput<N>): Promise<CommandOutput<N>> {
     // One command, one transaction: a thrown error aborts it and nothing is written.
-    const { writes } = await this.open();
+    const { writes } = await this.open().catch((err: unknown) => {
+      throw writeRefusalOnOpen(err);
+    });
     const [result] = await writes.commit(() => [(w) => {
       const output = runCommand(w as never, name, input, this.now);
       consoleTestHook('in-transaction');

@@ -10,7 +10,7 @@ import { dataFilePath } from './layout.js';
 import { LmdbStore } from './lmdb-store.js';
 import type { StoreOptions } from './open.js';
 import type { ReplicaStatus } from './pg/follower.js';
-import { PgSystem } from './pg/pg-system.js';
+import { kPgUnavailableDetail, PgSystem } from './pg/pg-system.js';
 import { PgWritePath } from './pg/pg-write-path.js';
 import { catchUpLatest } from './pg/replica.js';
 import { verifyDataFile } from './verify.js';
@@ -119,6 +119,17 @@ export async function openForConsole(dataDir: string, databaseUrl: string | null
     throw err;
   }
   return { store: copy, writes: new PgWritePath(copy, pg, { onReplica: null }), copyOnly: false };
+}
+
+/**
+ * What a console write answers when opening its store failed: PostgreSQL unreachable while the copy was
+ * brought up to date is the write's refusal (nothing was changed, and nothing will be), where a read
+ * that met it says only that PostgreSQL cannot be reached.
+ */
+export function writeRefusalOnOpen(err: unknown): unknown {
+  return err instanceof FlagwireError && err.code === 'STORE_UNAVAILABLE'
+    ? new FlagwireError('STORE_UNAVAILABLE', kPgUnavailableDetail, { cause: err })
+    : err;
 }
 
 /**

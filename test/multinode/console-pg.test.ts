@@ -29,10 +29,21 @@ t.test('a bad URL is a configuration error that names the setting, without the U
   t.notMatch(r.stdout + r.stderr, /secret/);
 });
 
-t.test('PostgreSQL unreachable: the command fails with Storage unavailable, exit 1', async (t) => {
-  const r = await cli(tempDir(t), ['org', 'list', '--database', 'postgres://flagwire:x@127.0.0.1:1/none']);
-  t.equal(r.code, 1);
-  t.equal(r.json.error, 'Storage unavailable');
+t.test('PostgreSQL unreachable: the command fails with Storage unavailable, exit 1; only a write says nothing was changed', async (t) => {
+  const unreachable = ['--database', 'postgres://flagwire:x@127.0.0.1:1/none'];
+  for (const read of [['org', 'list'], ['flag', 'show', 'flg_none'], ['flag', 'list', 'prj_none'], ['audit', 'prj_none']]) {
+    const r = await cli(tempDir(t), [...read, ...unreachable]);
+    t.equal(r.code, 1, `${read.join(' ')} exits 1`);
+    t.equal(r.json.error, 'Storage unavailable');
+    t.match(r.json.detail, /PostgreSQL, the system of record, cannot be reached/);
+    t.notMatch(r.json.detail, /changed|applied/, `${read.join(' ')} reads: its refusal speaks of no change`);
+  }
+  for (const write of [['org', 'create', '--name', 'Acme'], ['flag', 'rename', 'flg_none', 'x']]) {
+    const r = await cli(tempDir(t), [...write, ...unreachable]);
+    t.equal(r.code, 1, `${write.join(' ')} exits 1`);
+    t.equal(r.json.error, 'Storage unavailable');
+    t.match(r.json.detail, /nothing was changed, and the change will not be applied later/, `${write.join(' ')} writes: its refusal says nothing was changed`);
+  }
 });
 
 t.test('migrate-to-postgres copies a data dir into an empty database; nodes serve it', async (t) => {

@@ -36,6 +36,8 @@ export interface PgOptions {
 
 /** The detail of a write refused because PostgreSQL could not be reached. */
 export const kPgUnavailableDetail = 'PostgreSQL, the system of record, cannot be reached; nothing was changed, and the change will not be applied later. Retry shortly.';
+/** The detail of anything else that needed PostgreSQL (a console read catching its copy up): no change was asked for. */
+const kPgUnreachableDetail = 'PostgreSQL, the system of record, cannot be reached. Retry shortly.';
 
 export class PgSystem implements RecordSource {
   private id: string | null = null;
@@ -58,7 +60,7 @@ export class PgSystem implements RecordSource {
       (id) => (this.id = id),
       (err: unknown) => {
         this.readying = null;
-        throw err instanceof FlagwireError ? err : new FlagwireError('STORE_UNAVAILABLE', kPgUnavailableDetail, { cause: err });
+        throw err instanceof FlagwireError ? err : new FlagwireError('STORE_UNAVAILABLE', kPgUnreachableDetail, { cause: err });
       },
     );
     return this.readying;
@@ -121,11 +123,13 @@ export class PgSystem implements RecordSource {
    * until it commits or rolls back. Throws STORE_UNAVAILABLE when PostgreSQL cannot be reached.
    */
   async begin(): Promise<WriteTransaction> {
-    await this.databaseId();
     let client: pg.PoolClient;
     try {
+      await this.databaseId();
       client = await this.pool.connect();
     } catch (err) {
+      // A write was asked for: its refusal says that nothing of it was, or will be, applied.
+      if (err instanceof FlagwireError && err.code !== 'STORE_UNAVAILABLE') throw err;
       throw new FlagwireError('STORE_UNAVAILABLE', kPgUnavailableDetail, { cause: err });
     }
     try {
