@@ -112,7 +112,7 @@ t.test('requests of one turn go as one task; each response gets its own answer, 
   t.same(runner.tasks, [3]);
   t.same(a.res.written, {
     status: '200 OK',
-    headers: [['Access-Control-Allow-Origin', '*'], ['Content-Type', 'application/json']],
+    headers: [['Access-Control-Allow-Origin', '*'], ['X-Content-Type-Options', 'nosniff'], ['Content-Type', 'application/json']],
     body: '0:flg_a?cohort=x',
   });
   t.equal(b.res.written!.body, '1:flg_b?');
