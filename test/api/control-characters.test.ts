@@ -4,6 +4,8 @@
 import t from 'tap';
 import { cli } from '../helpers/cli.js';
 import { startWorldServer } from '../helpers/world-server.js';
+import { FlagwireError } from '../../src/errors.js';
+import { requireName } from '../../src/writer/checks.js';
 
 const kRule = 'must be a non-blank string of at most 200 characters, without control characters (U+0000-U+001F, U+007F-U+009F)';
 /** C0 (NUL, BEL, ESC, US), DEL and C1 (NEL, CSI, APC): each alone in the middle of a name. */
@@ -29,30 +31,41 @@ t.test('the Management API refuses a flag name with a control character, and cre
   t.not(world.snapshot(), before, 'the snapshot sees the one create');
 });
 
+t.test('the writer\'s one rule for names (requireName) refuses every control, at either end too', async (t) => {
+  for (const c of kControls) {
+    for (const name of [`a${c}b`, `${c}ab`, `ab${c}`]) {
+      t.throws(() => requireName('name', name), new FlagwireError('INVALID_REQUEST', `name ${kRule}`), `${hex(c)} in ${JSON.stringify(name)}`);
+    }
+  }
+  t.equal(requireName('name', ' a name '), 'a name', 'a name without controls passes, trimmed');
+});
+
 t.test('the CLI refuses a name with a control character for every command that takes one, and changes nothing', async (t) => {
   const { server, world } = await startWorldServer(t);
   await server.stop();
   const dir = server.dataDir;
   const { ids } = world;
   const before = world.snapshot();
-  // NUL cannot be passed in argv: the other controls go through the CLI.
-  for (const c of kControls.filter((x) => x !== '\u0000')) {
-    const name = `a${c}b`;
-    const commands = [
-      ['org', 'create', '--name', name],
-      ['user', 'create', '--email', `x${c.codePointAt(0)}@a.test`, '--name', name],
-      ['project', 'create', '--name', name, '--org', ids.orgA],
-      ['audience', 'create', ids.single, '--name', name, '--rule', 'plan=beta'],
-      ['audience', 'update', ids.audience, '--name', name],
-      ['token', 'create', ids.single, '--as', ids.owner, '--name', name, '--permission', 'read'],
-      ['flag', 'create', ids.single, '--name', name],
-      ['flag', 'rename', ids.flag, name],
-    ];
-    for (const args of commands) {
-      const r = await cli(dir, args);
-      t.equal(r.code, 1, `${args.slice(0, 2).join(' ')} with ${hex(c)}: exit 1`);
-      t.same(r.json, { error: 'Invalid request', detail: `name ${kRule}` }, `${args.slice(0, 2).join(' ')} with ${hex(c)}: the API's text`);
-    }
+  // NUL cannot be passed in argv. Every command gets one of the other controls, in turn, so that each
+  // command and each control is refused at least once (the rule itself is one function, requireName,
+  // over every control in-process); a process per pair would cost a minute for nothing more.
+  const controls = kControls.filter((x) => x !== '\u0000');
+  const name = (i: number) => `a${controls[i % controls.length]}b`;
+  const commands = [
+    ['org', 'create', '--name', name(0)],
+    ['user', 'create', '--email', 'x@a.test', '--name', name(1)],
+    ['project', 'create', '--name', name(2), '--org', ids.orgA],
+    ['audience', 'create', ids.single, '--name', name(3), '--rule', 'plan=beta'],
+    ['audience', 'update', ids.audience, '--name', name(4)],
+    ['token', 'create', ids.single, '--as', ids.owner, '--name', name(5), '--permission', 'read'],
+    ['flag', 'create', ids.single, '--name', name(6)],
+    ['flag', 'rename', ids.flag, name(7)],
+  ];
+  for (const [i, args] of commands.entries()) {
+    const c = controls[i % controls.length]!;
+    const r = await cli(dir, args);
+    t.equal(r.code, 1, `${args.slice(0, 2).join(' ')} with ${hex(c)}: exit 1`);
+    t.same(r.json, { error: 'Invalid request', detail: `name ${kRule}` }, `${args.slice(0, 2).join(' ')} with ${hex(c)}: the API's text`);
   }
   t.equal(world.snapshot(), before, 'nothing was changed');
 });
