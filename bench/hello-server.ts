@@ -4,7 +4,7 @@
 //
 //   node dist/bench/hello-server.js --port 0 --body '{"id":"flg_…","name":"…","enabled":true}' [--threads N]
 //
-// With --threads N (N > 1) it is built as Flagwire's front-end threads are (src/server/front-threads.ts):
+// With --threads N (N > 1) it is built as Flagwire's front-end threads are (src/server/frontend-threads.ts):
 // an acceptor on the main thread hands connections to N worker threads' apps, so a scaling run compares
 // like with like. Prints `hello listening on http://127.0.0.1:PORT` once listening; stops on SIGTERM/SIGINT.
 import { isMainThread, parentPort, Worker } from 'node:worker_threads';

@@ -69,7 +69,7 @@ const isTwin = (role: ServerRole) => role !== 'hello' && role !== 'flagwire';
 /** The hello world, Flagwire on `dataDir` (under --cpu-prof into `profileDir` when given), and the twins when a scenario needs them. */
 export async function startServers(options: Options, dataDir: string, helloBody: string, profileDir: string | null): Promise<Servers> {
   const env = serverEnv(options);
-  const serve = [join(kDist, 'src/console/cli.js'), 'serve', '--port', '0', '--host', '127.0.0.1', '--data', dataDir];
+  const serve = [join(kDist, 'src/cli/cli.js'), 'serve', '--port', '0', '--host', '127.0.0.1', '--data', dataDir];
   const hello = await startServer('hello', [join(kDist, 'bench/hello-server.js'), '--port', '0', '--body', helloBody], env, /hello listening on (http:\/\/\S+)/, kListenWithinMs);
   const flagwire = await startServer('flagwire', [...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []), ...serve], env, kFlagwireListening, kListenWithinMs);
   // (h)-(k): three more Flagwire servers on the same data dir (LMDB serves several processes), the

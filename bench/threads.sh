@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Front-end thread scaling (issue 16), with wrk (Debian's package, installed when missing) so the load
+# Frontend-end thread scaling (issue 16), with wrk (Debian's package, installed when missing) so the load
 # generator is never the ceiling. For each thread count in THREADS, Flagwire (demo data,
 # FLAGWIRE_HTTP_THREADS=N, one eval worker per front-end thread) and a uWS hello world with as many
 # threads built the same way (bench/hello-server.ts --threads N) run on the SERVER_CPUS cores; wrk runs
@@ -56,14 +56,14 @@ for n in $threads_list; do
   port=$((port + 2))
   data="$work/data-$n"
   FLAGWIRE_HTTP_THREADS=$n FLAGWIRE_EVAL_WORKERS=$n FLAGWIRE_LOG_LEVEL=warn FLAGWIRE_RATE_LIMIT=1000000000 \
-    taskset -c "$server_cpus" node dist/src/console/cli.js serve --demo --port "$port" --data "$data" >"$work/fw-$n.out" 2>&1 &
+    taskset -c "$server_cpus" node dist/src/cli/cli.js serve --demo --port "$port" --data "$data" >"$work/fw-$n.out" 2>&1 &
   fw=$!; pids+=("$fw")
   wait_for "$work/fw-$n.out"
   flag=$(grep -o 'v1/flags/flg_[A-Za-z0-9_-]*' "$work/fw-$n.out" | head -1)
   flag_id=${flag##*/}
   read_secret=$(awk '/demo-read/ {print $NF; exit}' "$work/fw-$n.out")
   project=$(awk '/project / {print $2; exit}' "$work/fw-$n.out")
-  group=$(FLAGWIRE_DATA="$data" node dist/src/console/cli.js flag list prj_DemoPlatform --json 2>/dev/null \
+  group=$(FLAGWIRE_DATA="$data" node dist/src/cli/cli.js flag list prj_DemoPlatform --json 2>/dev/null \
     | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const f=JSON.parse(s).flags[0];process.stdout.write(f?f.id:"")})')
   taskset -c "$server_cpus" node dist/bench/hello-server.js --port $((port + 1)) --threads "$n" >"$work/hello-$n.out" 2>&1 &
   hello=$!; pids+=("$hello")

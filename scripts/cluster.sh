@@ -20,7 +20,7 @@ dir=$(realpath -m "${FLAGWIRE_CLUSTER_DIR:-cluster}")
 pg_port=${FLAGWIRE_CLUSTER_PG_PORT:-5433}
 first_port=${FLAGWIRE_CLUSTER_PORT:-8081}
 url="postgres://flagwire:flagwire@127.0.0.1:${pg_port}/flagwire"
-cli="$repo/dist/src/console/cli.js"
+cli="$repo/dist/src/cli/cli.js"
 
 usage() { echo "usage: scripts/cluster.sh start [N] | stop | destroy" >&2; exit 2; }
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Installs Debian's chromium for the web console's browser tests (test/console-web) when it is missing.
+# Installs Debian's chromium for the web console's browser tests (test/web-console) when it is missing.
 # playwright-core drives it through executablePath; we do not use Playwright's own browser downloads,
 # which fetch from a CDN at test time. Idempotent and quiet: does nothing when /usr/bin/chromium exists.
 set -e

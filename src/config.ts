@@ -54,7 +54,7 @@ export const Config = Type.Object({
   rateLimit: Type.Integer({ minimum: 1 }),
   authFailLimit: Type.Integer({ minimum: 1 }),
   evalWorkers: Type.Integer({ minimum: 1, maximum: 64 }),
-  /** Front-end threads serving HTTP, each with its own share of the eval workers (src/server/front-threads.ts). */
+  /** Frontend-end threads serving HTTP, each with its own share of the eval workers (src/server/frontend-threads.ts). */
   httpThreads: Type.Integer({ minimum: 1, maximum: 64 }),
   smtpUrl: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
   logLevel: Type.Union(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'].map((l) => Type.Literal(l))),
@@ -64,7 +64,7 @@ export const Config = Type.Object({
   /** Addresses and CIDR ranges of reverse proxies whose X-Forwarded-For is believed (src/http/client-address.ts). */
   trustedProxies: Type.Array(Type.String({ minLength: 1 })),
   maxBufferedBodyBytes: Type.Integer({ minimum: 2 * 1024 * 1024 }),
-  /** How long a web console session lasts from its sign-in (src/web/console/sessions.ts). */
+  /** How long a web console session lasts from its sign-in (src/web-console/sessions.ts). */
   consoleSessionMs: Type.Integer({ minimum: 60_000 }),
   /** Failed web console sign-ins allowed per address per minute, and per account per 15 minutes. */
   signInFailLimit: Type.Integer({ minimum: 1 }),

@@ -15,14 +15,14 @@
 // the pool was destroyed) answers every request of its batch with the 500 eval body, and so does a
 // task that has not come back within `taskTimeoutMs` (a stuck worker): never a hang.
 //
-// The same batches carry every front door's requests (door.ts): a request body travels in the query
+// The same batches carry every evaluation route set's requests (routes.ts): a request body travels in the query
 // slot, and an answer may carry an ETag (protocol.ts; OFREP's bulk answers do), written as a header,
 // with a 304 answered without a body.
 import { closesConnection, kCorsOrigin, kNoSniff, statusLine, type PendingResponse } from '../http/http.js';
 import type { InFlight } from '../http/in-flight.js';
 import type { EvalMetrics } from '../metrics/metrics.js';
-import { kEvaluationApiDoor } from './api-door.js';
-import { byRoute, type DoorSpec, type EvalQueue } from './door.js';
+import { kEvaluationApiRoutes } from './evaluation-api-routes.js';
+import { byRoute, type EvalRoutesSpec, type EvalQueue } from './routes.js';
 import { RequestWriter, ResultReader, type EvalTask, type Route } from './protocol.js';
 
 /**
@@ -63,8 +63,8 @@ export interface BatcherOptions {
   onBatchError(err: unknown, requests: number): void;
   /** Request, batch and failure counts (null: metrics off, nothing measured). */
   metrics?: EvalMetrics | null;
-  /** The front doors whose requests it takes (their 500 bodies); the Evaluation API's alone when not given. */
-  doors?: readonly DoorSpec[];
+  /** The evaluation route sets whose requests it takes (their 500 bodies); the Evaluation API's alone when not given. */
+  routeSets?: readonly EvalRoutesSpec[];
 }
 
 /**
@@ -207,12 +207,12 @@ export class EvalBatcher implements EvalQueue {
   };
 
   private readonly metrics: EvalMetrics | null;
-  /** By route: what a request of a failed batch is answered (its door's 500 body). */
+  /** By route: what a request of a failed batch is answered (its route set's 500 body). */
   private readonly internalErrorBodies: Uint8Array[];
 
   constructor(private readonly options: BatcherOptions) {
     this.metrics = options.metrics ?? null;
-    this.internalErrorBodies = byRoute(options.doors ?? [kEvaluationApiDoor], (door) => door.internalErrorBody);
+    this.internalErrorBodies = byRoute(options.routeSets ?? [kEvaluationApiRoutes], (routeSet) => routeSet.internalErrorBody);
     this.watchdog = setInterval(() => this.checkTimeouts(), Math.min(1000, options.taskTimeoutMs)).unref();
   }
 

@@ -9,7 +9,7 @@
 // (a setTimeout) from ever running between tasks, so the explicit reset is required, not an optimisation.
 //
 // Usage (README: Flag usage): every request that finds its flag counts one evaluation of it, and one
-// of each flag of the project for the project routes, whichever door and whatever the answer. The
+// of each flag of the project for the project routes, whichever route set and whatever the answer. The
 // count is an increment on the compiled entry (no Map write per request); `takeUsage` sums the
 // entries' counts by flag id when the main thread asks (pool.ts), and entries dropped before that (the
 // store moved, a cache started over) hand their counts to `pending` first.
@@ -33,7 +33,7 @@ export type EngineStore = Pick<
 >;
 
 /**
- * A flag version, compiled. Other front doors (src/ofrep) read it through `lookupFlag`/`lookupProject`
+ * A flag version, compiled. Other evaluation route sets (src/ofrep) read it through `lookupFlag`/`lookupProject`
  * and may keep their own bodies for it in `ofrepBodies`: dropped with the entry when the store moves.
  */
 export interface FlagEntry {

@@ -87,7 +87,7 @@ export function randomRoll(): number {
   return Math.floor(Math.random() * 100);
 }
 
-// Which rule decided, for front doors that report it (OFREP's `reason`). A decision is one small
+// Which rule decided, for evaluation route sets that report it (OFREP's `reason`). A decision is one small
 // integer, `reason << 1 | value`, so the hot path returns a number instead of allocating a result.
 //
 //   reason             when                                                         OFREP reason

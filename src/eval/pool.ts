@@ -1,13 +1,13 @@
 // The Piscina pool of eval workers (worker.ts). Piscina replaces a worker that dies and rejects the
 // task it held; the batcher turns that rejection into 500s for the batch's requests. Each worker
-// imports the worker module of every front door it is given (door.ts).
+// imports the worker module of every evaluation route set it is given (routes.ts).
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import { Piscina } from 'piscina';
 import type { Clock } from '../clock.js';
-import { kEvaluationApiDoor } from './api-door.js';
+import { kEvaluationApiRoutes } from './evaluation-api-routes.js';
 import type { BatchAbortSignal, BatchRunner } from './batcher.js';
-import type { DoorSpec } from './door.js';
+import type { EvalRoutesSpec } from './routes.js';
 import type { FlagUsage } from '../model/flags.js';
 import { decodeUsageAnswer, type EvalTask } from './protocol.js';
 import type { EvalWorkerData } from './worker.js';
@@ -17,8 +17,8 @@ export interface EvalPoolOptions {
   workers: number;
   clock: Clock;
   log: Logger;
-  /** The front doors whose requests the batches carry; the Evaluation API's alone when not given. */
-  doors?: readonly DoorSpec[];
+  /** The evaluation route sets whose requests the batches carry; the Evaluation API's alone when not given. */
+  routeSets?: readonly EvalRoutesSpec[];
   /** Test hooks, see EvalWorkerData.crashFlagId and hangFlagId. */
   crashFlagId?: string | null;
   hangFlagId?: string | null;
@@ -36,12 +36,12 @@ export class EvalPool implements BatchRunner {
 
   /** Starts the workers and waits until each has opened the store and answered an empty batch. */
   static async start(options: EvalPoolOptions): Promise<EvalPool> {
-    const doors = options.doors ?? [kEvaluationApiDoor];
+    const routeSets = options.routeSets ?? [kEvaluationApiRoutes];
     const workerData: EvalWorkerData = {
       dataDir: options.dataDir,
       clock: options.clock.buffer,
-      // Only the plain data: a FrontDoor's register() cannot be cloned to a worker.
-      doors: doors.map(({ routes, workerModule, internalErrorBody }) => ({ routes, workerModule, internalErrorBody })),
+      // Only the plain data: a EvalRoutes's register() cannot be cloned to a worker.
+      routeSets: routeSets.map(({ routes, workerModule, internalErrorBody }) => ({ routes, workerModule, internalErrorBody })),
       crashFlagId: options.crashFlagId ?? null,
       hangFlagId: options.hangFlagId ?? null,
     };

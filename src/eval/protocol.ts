@@ -10,9 +10,9 @@
 //   │ u8    │ u32     │ u32        │ u32        │ UTF-8, as sent │ UTF-8, undecoded │ UTF-8      │  × count
 //   └───────┴─────────┴────────────┴────────────┴────────────────┴──────────────────┴────────────┘
 //
-// `route` is the request's route number (src/metrics/metrics.ts); its front door (door.ts) decides what
-// its id, query and extra slots hold, and documents it: the Evaluation API's in api-door.ts, OFREP's
-// in src/ofrep/door.ts.
+// `route` is the request's route number (src/metrics/metrics.ts); its evaluation route set (routes.ts) decides what
+// its id, query and extra slots hold, and documents it: the Evaluation API's in evaluation-api-routes.ts, OFREP's
+// in src/ofrep/routes.ts.
 //
 // Answers, written by the worker over the same buffer once it has read every request (u32, aligned):
 //
@@ -28,7 +28,7 @@
 import type { FlagUsage } from '../model/flags.js';
 import { maxUtf8Bytes, readUtf8, writeUtf8 } from './utf8.js';
 
-/** A route number (src/metrics/metrics.ts), 0..255: which front door (door.ts) evaluates the request. */
+/** A route number (src/metrics/metrics.ts), 0..255: which evaluation route set (routes.ts) evaluates the request. */
 export type Route = number;
 
 /** What the main thread sends per batch (the buffer is in the transfer list). */

@@ -1,7 +1,7 @@
 // The evaluation service: one batcher, one pool of eval workers and one engine per worker, behind
-// every front door it is given (door.ts; the server's start-up gives it the Evaluation API's,
-// api-door.ts, and OFREP's, src/ofrep/door.ts). The doors share one queue bound, one set of workers
-// and one set of caches. The main thread only routes: each door's handlers copy the request into the
+// every evaluation route set it is given (routes.ts; the server's start-up gives it the Evaluation API's,
+// evaluation-api-routes.ts, and OFREP's, src/ofrep/routes.ts). The route sets share one queue bound, one set of workers
+// and one set of caches. The main thread only routes: each route set's handlers copy the request into the
 // current batch (batcher.ts) and it is answered when the batch comes back from the workers
 // (worker.ts, engine.ts), which parse, read the store and evaluate.
 import type { TemplatedApp } from 'uWebSockets.js';
@@ -12,7 +12,7 @@ import type { RouteGroup } from '../http/http.js';
 import type { InFlight } from '../http/in-flight.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { EvalBatcher } from './batcher.js';
-import type { FrontDoor } from './door.js';
+import type { EvalRoutes } from './routes.js';
 import { EvalPool } from './pool.js';
 import { UsageRecorder } from './usage.js';
 import type { WriterClient } from '../writer/client.js';
@@ -22,8 +22,8 @@ export interface EvaluationOptions {
   log: Logger;
   inFlight: InFlight;
   clock: Clock;
-  /** The front doors, in the order their routes are registered. */
-  doors: readonly FrontDoor[];
+  /** The evaluation route sets, in the order their routes are registered. */
+  routeSets: readonly EvalRoutes[];
   /** Null when metrics are off. */
   metrics?: Metrics | null;
   /** Where the flag usage counted by the workers is written, once a minute (usage.ts). */
@@ -34,7 +34,7 @@ export interface EvaluationOptions {
 export interface Evaluation extends RouteGroup {
   /** Readiness probe: every worker answers a probe task within `timeoutMs` (pool.ts). */
   probe(timeoutMs: number): Promise<{ answered: number; workers: number }>;
-  /** Accepted, unanswered requests (every front door's). */
+  /** Accepted, unanswered requests (every evaluation route set's). */
   readonly pendingRequests: number;
   /** Batches on workers or in Piscina's queue. */
   readonly tasksInFlight: number;
@@ -59,7 +59,7 @@ const kTaskTimeoutMs = 5000;
 const kCloseWaitMs = 2000;
 
 export async function createEvaluation(options: EvaluationOptions): Promise<Evaluation> {
-  const { config, log, inFlight, clock, doors } = options;
+  const { config, log, inFlight, clock, routeSets } = options;
   const metrics = options.metrics ?? null;
   // Two batches per worker: while the main thread answers one, the worker already evaluates the next.
   const maxTasksInFlight = config.evalWorkers * 2;
@@ -68,7 +68,7 @@ export async function createEvaluation(options: EvaluationOptions): Promise<Eval
     workers: config.evalWorkers,
     clock,
     log,
-    doors,
+    routeSets,
     maxQueue: maxTasksInFlight,
     // Fault injection for the crash and stuck-worker tests (null unless the test hooks are on).
     crashFlagId: config.test.evalCrashFlagId,
@@ -85,14 +85,14 @@ export async function createEvaluation(options: EvaluationOptions): Promise<Eval
     taskTimeoutMs: kTaskTimeoutMs,
     onBatchError: (err, requests) => log.error({ err, requests }, 'evaluation batch failed; its requests were answered 500'),
     metrics,
-    doors,
+    routeSets,
   });
   const usage = new UsageRecorder(pool, options.writer, log);
   usage.start();
 
   return {
     register(app: TemplatedApp) {
-      for (const door of doors) door.register(app, batcher);
+      for (const routeSet of routeSets) routeSet.register(app, batcher);
     },
     probe: (timeoutMs) => pool.probe(timeoutMs),
     get pendingRequests() {

@@ -1,11 +1,11 @@
 // Piscina worker entry: opens the LMDB environment read-only (memory-mapped; readers never block the
-// writer), loads each front door's worker module (door.ts) and evaluates one batch per task. See
+// writer), loads each evaluation route set's worker module (routes.ts) and evaluates one batch per task. See
 // protocol.ts for the batch format and engine.ts for the freshness rule.
 import { parentPort, threadId, workerData } from 'node:worker_threads';
 import { move } from 'piscina';
 import { Clock } from '../clock.js';
 import { LmdbStore } from '../store/lmdb-store.js';
-import { byRoute, type DoorEvaluator, type DoorSpec, type WorkerDoorFactory } from './door.js';
+import { byRoute, type RouteEvaluator, type EvalRoutesSpec, type RouteEvaluatorFactory } from './routes.js';
 import { EvalEngine } from './engine.js';
 import { encodeUsageAnswer, newDecodedRequests, readRequests, ResultWriter, type EvalTask } from './protocol.js';
 
@@ -13,8 +13,8 @@ export interface EvalWorkerData {
   dataDir: string;
   /** The server's Clock buffer: trial ends are judged by the same (test-adjustable) time everywhere. */
   clock: SharedArrayBuffer;
-  /** The front doors whose requests the batches carry (pool.ts sends their specs; functions cannot cross threads). */
-  doors: DoorSpec[];
+  /** The evaluation route sets whose requests the batches carry (pool.ts sends their specs; functions cannot cross threads). */
+  routeSets: EvalRoutesSpec[];
   /**
    * Test hook for crash recovery (FLAGWIRE_TEST_EVAL_CRASH_ID): a batch holding a request for this
    * flag id ends the worker thread, as a native fault would. Null in normal operation.
@@ -28,21 +28,21 @@ export interface EvalWorkerData {
 }
 
 const start = workerData as EvalWorkerData;
-// Every door's module is requested at once, before the store opens, not one after the other: a
+// Every route set's module is requested at once, before the store opens, not one after the other: a
 // replaced worker (after a crash or a stuck batch) is ready sooner.
-const doorModules = Promise.all(start.doors.map((door) => import(door.workerModule) as Promise<{ default: WorkerDoorFactory }>));
+const evaluatorModules = Promise.all(start.routeSets.map((routeSet) => import(routeSet.workerModule) as Promise<{ default: RouteEvaluatorFactory }>));
 // Evaluation reads the node's local LMDB copy, whatever the system of record (src/store/open-store.ts).
 const store = LmdbStore.open(start.dataDir, { readOnly: true });
 const clock = new Clock(start.clock);
 const engine = new EvalEngine(store, () => clock.now());
-// Every door evaluates over this one engine: same compiled flags, same caches, same freshness rule.
-// Both tables are indexed by route number, so choosing a request's door is one array read; each
-// evaluator is built once per worker, nothing per request. (Two doors claiming one route make this
+// Every route set evaluates over this one engine: same compiled flags, same caches, same freshness rule.
+// Both tables are indexed by route number, so choosing a request's route set is one array read; each
+// evaluator is built once per worker, nothing per request. (Two route sets claiming one route make this
 // module throw, and so the pool's start fail: byRoute.)
-const evaluatorOf = new Map<DoorSpec, DoorEvaluator>();
-(await doorModules).forEach((module, i) => evaluatorOf.set(start.doors[i]!, module.default(engine)));
-const evaluators = byRoute(start.doors, (door) => evaluatorOf.get(door)!);
-const errorBodies = byRoute(start.doors, (door) => door.internalErrorBody);
+const evaluatorOf = new Map<EvalRoutesSpec, RouteEvaluator>();
+(await evaluatorModules).forEach((module, i) => evaluatorOf.set(start.routeSets[i]!, module.default(engine)));
+const evaluators = byRoute(start.routeSets, (routeSet) => evaluatorOf.get(routeSet)!);
+const errorBodies = byRoute(start.routeSets, (routeSet) => routeSet.internalErrorBody);
 // Reused for every batch: decoding allocates the strings and nothing else.
 const requests = newDecodedRequests();
 

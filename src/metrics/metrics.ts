@@ -8,9 +8,9 @@ import {
 } from './registry.js';
 
 /**
- * Route labels, by route number: every route's number is its index here. A front door's routes onto
- * evaluation (src/eval/door.ts) carry their number in the batch (a u8, src/eval/protocol.ts), so they
- * must stay below 256; their doors import them from here like every other route does.
+ * Route labels, by route number: every route's number is its index here. An evaluation route set's routes onto
+ * evaluation (src/eval/routes.ts) carry their number in the batch (a u8, src/eval/protocol.ts), so they
+ * must stay below 256; their route sets import them from here like every other route does.
  */
 export const kRouteLabels = [
   '/v1/flags/{flag_id}',
@@ -30,13 +30,13 @@ export const kRouteLabels = [
   'unmatched',
   '/ofrep/v1/stream/project/{project_id}',
 ] as const;
-/** GET /v1/flags/{flag_id}: the Evaluation API's door (src/eval/api-door.ts). */
+/** GET /v1/flags/{flag_id}: the Evaluation API's route set (src/eval/evaluation-api-routes.ts). */
 export const kRouteFlag = 0;
-/** GET /v1/flags/project/{project_id}: the Evaluation API's door. */
+/** GET /v1/flags/project/{project_id}: the Evaluation API's route set. */
 export const kRouteProject = 1;
-/** POST /ofrep/v1/evaluate/flags/{key}: OFREP's door (src/ofrep/door.ts). */
+/** POST /ofrep/v1/evaluate/flags/{key}: OFREP's route set (src/ofrep/routes.ts). */
 export const kRouteOfrepFlag = 2;
-/** POST /ofrep/v1/evaluate/flags: OFREP's door. */
+/** POST /ofrep/v1/evaluate/flags: OFREP's route set. */
 export const kRouteOfrepBulk = 3;
 export const kRouteApiToken = 4;
 export const kRouteApiFlags = 5;
@@ -184,7 +184,7 @@ export function renderMetrics(snapshots: readonly MetricsSnapshot[]): string {
   counter(out, 'flagwire_http_framing_refused_total',
     'Requests refused with a 400 and a closed connection for framing a proxy could read differently (conflicting Content-Length, a Transfer-Encoding other than chunked).', total('framingRefused'));
   counter(out, 'flagwire_stream_dropped_total', 'Change-stream connections closed because the client read too slowly.', total('streamDropped'));
-  header(out, 'flagwire_http_threads', 'gauge', 'Front-end threads serving HTTP (FLAGWIRE_HTTP_THREADS).');
+  header(out, 'flagwire_http_threads', 'gauge', 'Frontend-end threads serving HTTP (FLAGWIRE_HTTP_THREADS).');
   out.push(`flagwire_http_threads ${snapshots.length}`);
   for (const first of snapshots[0]?.scraped ?? []) {
     const values = snapshots.map((s) => s.scraped.find((m) => m.name === first.name)?.value ?? 0);

@@ -4,7 +4,7 @@
 // inc(); see README "Metrics" for the side-by-side figure). Rendering happens only on a scrape.
 
 /** A histogram with fixed upper bounds (le); `+Inf` is implicit. */
-/** A histogram's numbers, as a front-end thread sends them for the process's sum (src/server/front-threads.ts). */
+/** A histogram's numbers, as a front-end thread sends them for the process's sum (src/server/frontend-threads.ts). */
 export interface HistogramSnapshot {
   counts: Float64Array;
   sum: number;

@@ -1,6 +1,6 @@
-// The OFREP front door of the eval workers: the same engine (compiled flags, caches, freshness rule),
+// The OFREP evaluation route set of the eval workers: the same engine (compiled flags, caches, freshness rule),
 // the same rules and bucketing as GET /v1/flags/{id}, answering in OFREP's shapes. One engine, two
-// front doors: only the request parsing (a JSON body instead of a query) and the bodies differ.
+// evaluation route sets: only the request parsing (a JSON body instead of a query) and the bodies differ.
 //
 //   POST /ofrep/v1/evaluate/flags/{key}   key = flag id, or flag name with X-Flagwire-Project (which
 //                                         also scopes ids: another project's flag is not found)

@@ -1,20 +1,20 @@
 // Starts the service: store, writer actor, the front end (one on the main thread, or one per
-// front-end thread behind an acceptor: front-threads.ts), mailer; stops it on SIGTERM/SIGINT.
+// front-end thread behind an acceptor: frontend-threads.ts), mailer; stops it on SIGTERM/SIGINT.
 import * as uWS from 'uWebSockets.js';
 import { AuthFailures } from '../api/auth-failures.js';
 import { Clock } from '../clock.js';
 import { withListenPort, type Config } from '../config.js';
 import { BodyBudgets } from '../http/body.js';
 import { RateLimiter } from '../http/rate-limit.js';
-import { SignInLimits } from '../web/console/sign-in-limits.js';
+import { SignInLimits } from '../web-console/sign-in-limits.js';
 import { Mailer } from '../mail/mailer.js';
 import type { Store } from '../store/interfaces.js';
 import type { DataDirClaim } from '../store/data-dir-claim.js';
 import { claimForServer, openStore, verifyStore } from '../store/open-store.js';
 import { WriterClient } from '../writer/client.js';
 import type { DemoSeed } from '../writer/demo-seed.js';
-import { createFront } from './front.js';
-import { FrontThreads } from './front-threads.js';
+import { createFrontend } from './frontend.js';
+import { FrontendThreads } from './frontend-threads.js';
 import { listenExclusive } from './listen.js';
 import { createLogger } from './logger.js';
 import { randomId } from '../model/ids.js';
@@ -44,7 +44,7 @@ const kShutdownDeadlineMs = 4500;
 interface Serving {
   app: uWS.TemplatedApp;
   listening(port: number): Promise<void>;
-  stopFeatures(): Promise<void>;
+  stopServiceRoutes(): Promise<void>;
   close(drainMs: number): Promise<void>;
 }
 
@@ -110,7 +110,7 @@ async function startClaimed(config: Readonly<Config>, options: StartOptions, cla
   let closing: Promise<void> | null = null;
   const close = () => {
     closing ??= (async () => {
-      const featuresStopped = serving.stopFeatures();
+      const featuresStopped = serving.stopServiceRoutes();
       // Started first so that its wait for a send in progress (src/mail/mailer.ts) runs during the
       // drain, not after it; the writer it records through stays open until both are done.
       const mailStopped = mailer?.stop();
@@ -143,30 +143,30 @@ async function startClaimed(config: Readonly<Config>, options: StartOptions, cla
   return { port, close };
 }
 
-type Shared = Pick<Parameters<typeof FrontThreads.start>[0], 'config' | 'log' | 'clock' | 'writer' | 'bodies' | 'rateLimiter' | 'authFailures' | 'signInLimits'>;
+type Shared = Pick<Parameters<typeof FrontendThreads.start>[0], 'config' | 'log' | 'clock' | 'writer' | 'bodies' | 'rateLimiter' | 'authFailures' | 'signInLimits'>;
 
 /**
  * One front-end thread: the main thread's own front end listens. Several: an acceptor on the main
- * thread hands connections to the threads' front ends (front-threads.ts).
+ * thread hands connections to the threads' front ends (frontend-threads.ts).
  */
 async function serve(shared: Shared, store: Store): Promise<Serving> {
   const { config } = shared;
   if (config.httpThreads === 1) {
-    const front = await createFront({ ...shared, store, evalWorkers: config.evalWorkers, fleet: null });
+    const frontend = await createFrontend({ ...shared, store, evalWorkers: config.evalWorkers, fleet: null });
     return {
-      app: front.app,
-      listening: async (port) => front.setListenConfig(withListenPort(config, port)),
-      stopFeatures: async () => front.stopFeatures(),
-      close: (drainMs) => front.close(drainMs),
+      app: frontend.app,
+      listening: async (port) => frontend.setListenConfig(withListenPort(config, port)),
+      stopServiceRoutes: async () => frontend.stopServiceRoutes(),
+      close: (drainMs) => frontend.close(drainMs),
     };
   }
-  const threads = await FrontThreads.start(shared);
+  const threads = await FrontendThreads.start(shared);
   const acceptor = uWS.App();
   threads.attach(acceptor);
   return {
     app: acceptor,
     listening: (port) => threads.listening(port),
-    stopFeatures: () => threads.stopFeatures(),
+    stopServiceRoutes: () => threads.stopServiceRoutes(),
     async close(drainMs) {
       await threads.close(drainMs);
       acceptor.close();

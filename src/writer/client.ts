@@ -1,7 +1,7 @@
 // A thread's handle on the writer actor: `call` sends a command and resolves with its result once the
 // change is committed to disk, or rejects with a FlagwireError. The main thread's client starts the
 // actor (and restarts it if it dies); a front-end thread's client talks to the same actor over a
-// channel the main thread's client made for it (connect(), src/server/front-threads.ts).
+// channel the main thread's client made for it (connect(), src/server/frontend-threads.ts).
 //
 // Every command has a deadline (FLAGWIRE_WRITE_TIMEOUT_MS). The writer thread may be blocked for any
 // time waiting for LMDB's write lock (a console command holding it, stopped or hung); a command still

@@ -53,7 +53,7 @@ export type WriterRequest = WriterCommand | WriterBarrier;
 
 /**
  * From the main thread only: one more channel for commands, whose other end a front-end thread holds
- * (src/server/front-threads.ts). The actor answers every request on the channel it came from.
+ * (src/server/frontend-threads.ts). The actor answers every request on the channel it came from.
  */
 export interface WriterAttach {
   attach: MessagePort;

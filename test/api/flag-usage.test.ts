@@ -1,4 +1,4 @@
-// Flag usage (README: Flag usage): evaluations through both front doors are counted per flag and
+// Flag usage (README: Flag usage): evaluations through both evaluation route sets are counted per flag and
 // written at most once a minute (here: at the flush hook), without moving the configuration sequence;
 // the Management API and the console show lastEvaluatedAt and evaluations; counts survive a restart;
 // `flag stale` lists the flags not evaluated for N days.
@@ -35,7 +35,7 @@ t.test('a flag never evaluated: lastEvaluatedAt null, evaluations 0', async (t) 
   t.ok('environments' in group, 'the environments form has them too');
 });
 
-t.test('both doors count, project routes count each flag; written at the flush, configSeq unmoved', async (t) => {
+t.test('both routeSets count, project routes count each flag; written at the flush, configSeq unmoved', async (t) => {
   world.store.resetReadTxn();
   const seq = world.store.configSeq();
   for (let i = 0; i < 3; i++) await evaluate(`/v1/flags/${world.ids.flag}?targetingKey=u-${i}`);

@@ -1,4 +1,4 @@
-// Runs the real compiled console (`node dist/src/console/cli.js ...`) in a child process against a
+// Runs the real compiled console (`node dist/src/cli/cli.js ...`) in a child process against a
 // data dir, and checks the --json contract on every call: stdout is exactly one JSON object.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -10,7 +10,7 @@ import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
 import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../../src/writer/commands.js';
 import { exportStore } from './store-export.js';
 
-export const kCliPath = fileURLToPath(new URL('../../src/console/cli.js', import.meta.url));
+export const kCliPath = fileURLToPath(new URL('../../src/cli/cli.js', import.meta.url));
 
 export interface CliResult {
   code: number;

@@ -1,5 +1,5 @@
 // A real console command held inside its write transaction (FLAGWIRE_TEST_CONSOLE_HOLD=1, see
-// src/console/test-hooks.ts): it has made its change and holds the write lock (LMDB's, or with
+// src/cli/test-hooks.ts): it has made its change and holds the write lock (LMDB's, or with
 // --database PostgreSQL's revision row) until released, then commits. Whatever another process writes
 // meanwhile queues behind it and is applied after its commit.
 import { spawn } from 'node:child_process';

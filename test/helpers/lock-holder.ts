@@ -3,7 +3,7 @@
 // says "released". The other process that wants to write, for tests of the server's write timeout.
 import { writeSync } from 'node:fs';
 import { open } from 'lmdb';
-import { waitForStdin } from '../../src/console/test-hooks.js';
+import { waitForStdin } from '../../src/cli/test-hooks.js';
 
 const path = process.argv[2];
 if (!path) throw new Error('usage: lock-holder <file>');

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const kCli = fileURLToPath(new URL('../../src/console/cli.js', import.meta.url));
+export const kCli = fileURLToPath(new URL('../../src/cli/cli.js', import.meta.url));
 
 export interface TestServer {
   baseUrl: string;

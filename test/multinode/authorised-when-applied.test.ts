@@ -8,7 +8,7 @@
 // commits first and A's PATCH gets the 401 a new request gets; the flag is unchanged in PostgreSQL.
 import t from 'tap';
 import { cli, tempDir } from '../helpers/cli.js';
-import { consoleCall, setPassword, signIn } from '../helpers/console-web.js';
+import { consoleCall, setPassword, signIn } from '../helpers/web-console.js';
 import { holdConsole } from '../helpers/held-console.js';
 import { call, scrapeMetrics } from '../helpers/http.js';
 import { startPostgres } from '../helpers/postgres.js';

@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import t from 'tap';
 import { kCliPath, tempDir } from '../helpers/cli.js';
-import { consoleCall, signIn } from '../helpers/console-web.js';
+import { consoleCall, signIn } from '../helpers/web-console.js';
 import { scrapeMetrics } from '../helpers/http.js';
 import { startPostgres } from '../helpers/postgres.js';
 import type { TestServer } from '../helpers/server.js';

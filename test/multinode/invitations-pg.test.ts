@@ -3,7 +3,7 @@
 // later on an empty data dir (a full copy) holds the pending invitations and none of the answered ones.
 import t from 'tap';
 import { ok, tempDir } from '../helpers/cli.js';
-import { consoleCall, setPassword, signIn } from '../helpers/console-web.js';
+import { consoleCall, setPassword, signIn } from '../helpers/web-console.js';
 import { startPostgres } from '../helpers/postgres.js';
 import type { TestServer } from '../helpers/server.js';
 import { seedWithConsole, startReadyNodes, until } from './support.js';

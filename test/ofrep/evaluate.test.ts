@@ -1,4 +1,4 @@
-// The OFREP front door over the real engine and store, in-process: bodies, reasons, errors, the bulk
+// The OFREP evaluation route set over the real engine and store, in-process: bodies, reasons, errors, the bulk
 // route and its ETag (src/ofrep/evaluate.ts).
 import { rmSync } from 'node:fs';
 import t from 'tap';

@@ -46,7 +46,7 @@ t.test('server SDK: values, variants, reasons and metadata from the deciding rul
   t.same([group.value, group.reason], [true, 'TARGETING_MATCH'], 'env travels in the context');
 });
 
-t.test('server SDK: the same sticky answers as GET /v1/flags/{id}, concurrently (one engine, two doors)', async (t) => {
+t.test('server SDK: the same sticky answers as GET /v1/flags/{id}, concurrently (one engine, two routeSets)', async (t) => {
   const keys = Array.from({ length: 200 }, (_, i) => `user-${i}`);
   const viaSdk = await Promise.all(keys.map((k) => client.getBooleanDetails(ids.half, false, { targetingKey: k })));
   t.ok(viaSdk.every((d) => d.reason === 'SPLIT' && d.errorCode === undefined));

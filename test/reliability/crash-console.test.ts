@@ -2,7 +2,7 @@
 // cohorts` with a 5,000-entry list for a bigger transaction) run in a loop against the data dir of a
 // running server that is itself under PATCH load, and many of them are killed with SIGKILL. The console
 // runs with FLAGWIRE_TEST_HOOKS=1, so it reports on stderr when it has opened the store, when its writes
-// are done inside the transaction, and when the transaction is committed (src/console/test-hooks.ts);
+// are done inside the transaction, and when the transaction is committed (src/cli/test-hooks.ts);
 // what it wrote there before dying tells where each kill landed. Commands take turns at five fates:
 //   none            runs to its end;
 //   random          killed at a random moment of a typical run (may land in Node's start-up);

@@ -1,8 +1,8 @@
 // One front end: a uWebSockets.js app serving every route, with what its handlers need (evaluation
 // and its pool of eval workers, the Management API's memo and activity, readiness, change stream,
 // metrics). With one front-end thread the main thread builds it and listens on it (start.ts); with
-// several, each front-end thread builds its own (front-thread.ts) and the main thread's acceptor hands
-// it connections (front-threads.ts). What must be the process's, not the thread's (the writer, the
+// several, each front-end thread builds its own (frontend-thread.ts) and the main thread's acceptor hands
+// it connections (frontend-threads.ts). What must be the process's, not the thread's (the writer, the
 // per-address limits, the body budget), is given.
 import type { TemplatedApp } from 'uWebSockets.js';
 import type { Logger } from 'pino';
@@ -10,23 +10,23 @@ import { ActivityRecorder } from '../api/activity.js';
 import type { AuthFailures } from '../api/auth-failures.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
-import { evaluationApiDoor } from '../eval/api-door.js';
+import { evaluationApiRoutes } from '../eval/evaluation-api-routes.js';
 import { createEvaluation, type Evaluation } from '../eval/service.js';
 import type { BodyBudgets } from '../http/body.js';
 import { InFlight } from '../http/in-flight.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import { Metrics } from '../metrics/metrics.js';
-import { ofrepDoor } from '../ofrep/door.js';
+import { ofrepRoutes } from '../ofrep/routes.js';
 import type { Store } from '../store/interfaces.js';
 import { MemoReader } from '../store/memo-reader.js';
 import type { WriterClient } from '../writer/client.js';
-import type { SignInLimits } from '../web/console/sign-in-limits.js';
+import type { SignInLimits } from '../web-console/sign-in-limits.js';
 import { createApp } from './app.js';
-import { createFeatures, type Features } from './features.js';
+import { createServiceRoutes, type ServiceRoutes } from './service-routes.js';
 import { registeredRoutes } from './route-recorder.js';
 import { Faults, registerTestHooks, withFaults } from './test-hooks.js';
 
-/** The process-wide answers a front end gives when it is one of several threads (front-threads.ts). */
+/** The process-wide answers a front end gives when it is one of several threads (frontend-threads.ts). */
 export interface Fleet {
   /** Every thread's eval workers probed (readiness). */
   probe(timeoutMs: number): Promise<{ answered: number; workers: number }>;
@@ -38,7 +38,7 @@ export interface Fleet {
   idle(): Promise<void>;
 }
 
-export interface FrontOptions {
+export interface FrontendOptions {
   config: Readonly<Config>;
   log: Logger;
   clock: Clock;
@@ -61,33 +61,33 @@ export interface FrontOptions {
  */
 const kDrainQuietMs = 100;
 
-export interface Front {
+export interface Frontend {
   readonly app: TemplatedApp;
   readonly evaluation: Evaluation;
   readonly activity: ActivityRecorder;
-  readonly features: Features;
+  readonly features: ServiceRoutes;
   readonly metrics: Metrics | null;
   /** The port is known once the process listens: the Management API's links name it. */
   setListenConfig(config: Readonly<Config>): void;
   /** Readiness 503 and change streams ended: the first step of shutdown. */
-  stopFeatures(): void;
+  stopServiceRoutes(): void;
   /** Waits for in-flight requests (up to `drainMs`), then stops evaluation, activity and the app. */
   close(drainMs: number): Promise<void>;
 }
 
-export async function createFront(options: FrontOptions): Promise<Front> {
+export async function createFrontend(options: FrontendOptions): Promise<Frontend> {
   const { config, log, clock, store, writer, bodies, fleet } = options;
   const inFlight = new InFlight();
   const metrics = config.metrics ? new Metrics() : null;
-  // The front doors onto evaluation, each from its own module: the Evaluation API's and OFREP's.
-  const doors = [evaluationApiDoor(metrics), ofrepDoor({ bodies: bodies.credentialFree, metrics })];
+  // The evaluation route sets onto evaluation, each from its own module: the Evaluation API's and OFREP's.
+  const routeSets = [evaluationApiRoutes(metrics), ofrepRoutes({ bodies: bodies.credentialFree, metrics })];
   const evaluation = await createEvaluation({
-    config: { ...config, evalWorkers: options.evalWorkers }, log, inFlight, clock, metrics, doors, writer,
+    config: { ...config, evalWorkers: options.evalWorkers }, log, inFlight, clock, metrics, routeSets, writer,
   });
   const activity = new ActivityRecorder(writer, log);
   activity.start();
-  // Readiness, metrics, change stream (src/server/features.ts).
-  const features = createFeatures({
+  // Readiness, metrics, change stream (src/server/service-routes.ts).
+  const features = createServiceRoutes({
     store, writer, evaluation, bodies, metrics, log, test: config.test,
     probe: fleet === null ? (ms) => evaluation.probe(ms) : (ms) => fleet.probe(ms),
     renderMetrics: fleet === null ? null : () => fleet.metrics(),
@@ -122,7 +122,7 @@ export async function createFront(options: FrontOptions): Promise<Front> {
     setListenConfig(listening) {
       deps.config = listening;
     },
-    stopFeatures: () => features.stop(),
+    stopServiceRoutes: () => features.stop(),
     async close(drainMs) {
       features.stop();
       await inFlight.drained(drainMs, kDrainQuietMs);

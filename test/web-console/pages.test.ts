@@ -11,7 +11,7 @@
 import { chromium, type Browser, type Locator } from 'playwright-core';
 import t from 'tap';
 import { cli } from '../helpers/cli.js';
-import { consoleCall, ensureChromium, kChromium, demoPassword, demoSecret, signIn } from '../helpers/console-web.js';
+import { consoleCall, ensureChromium, kChromium, demoPassword, demoSecret, signIn } from '../helpers/web-console.js';
 import { call } from '../helpers/http.js';
 import { startTestServer } from '../helpers/server.js';
 

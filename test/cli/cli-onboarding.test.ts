@@ -4,7 +4,7 @@
 // environment and audience changes, --version and per-command help. The subtests build on each other.
 import { readFileSync } from 'node:fs';
 import t from 'tap';
-import { kConsoleCommands } from '../../src/console/commands.js';
+import { kConsoleCommands } from '../../src/cli/commands.js';
 import { cli, expectAllRefused, expectRefused, ok, tempDir, type TestContext } from '../helpers/cli.js';
 import { call } from '../helpers/http.js';
 import { startTestServer } from '../helpers/server.js';

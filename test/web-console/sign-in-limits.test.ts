@@ -8,7 +8,7 @@
 import http from 'node:http';
 import t from 'tap';
 import type { TestContext } from '../helpers/cli.js';
-import { demoPassword } from '../helpers/console-web.js';
+import { demoPassword } from '../helpers/web-console.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 const kOwner = 'owner@demo.flagwire.test';

@@ -19,12 +19,12 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { BodyBudgets } from '../http/body.js';
 import type { RateLimiter } from '../http/rate-limit.js';
-import type { SignInLimits } from '../web/console/sign-in-limits.js';
+import type { SignInLimits } from '../web-console/sign-in-limits.js';
 import type { WriterClient } from '../writer/client.js';
-import type { CollectKind, FromFrontThread, FrontThreadStart, ToFrontThread } from './front-protocol.js';
+import type { CollectKind, FromFrontendThread, FrontendThreadStart, ToFrontendThread } from './frontend-messages.js';
 import { childApps } from './listen.js';
 
-export interface FrontThreadsOptions {
+export interface FrontendThreadsOptions {
   config: Readonly<Config>;
   log: Logger;
   clock: Clock;
@@ -43,7 +43,7 @@ interface Thread {
   descriptor: number;
 }
 
-export class FrontThreads {
+export class FrontendThreads {
   private readonly waiting = new Map<number, { values: unknown[]; left: number; done: (values: unknown[]) => void }>();
   private nextId = 1;
   private closing = false;
@@ -52,20 +52,20 @@ export class FrontThreads {
   private constructor(private readonly threads: Thread[], private readonly log: Logger) {}
 
   /** Starts `config.httpThreads` front-end threads and waits until each has built its app. */
-  static async start(options: FrontThreadsOptions): Promise<FrontThreads> {
+  static async start(options: FrontendThreadsOptions): Promise<FrontendThreads> {
     const { config, log, writer } = options;
     const started = await Promise.allSettled(Array.from({ length: config.httpThreads }, (_, thread) => {
       const channel = writer.connect();
-      const start: FrontThreadStart = {
+      const start: FrontendThreadStart = {
         config: { ...config }, thread, clock: options.clock.buffer, writer: channel,
         rateLimiter: options.rateLimiter?.state ?? null,
         authFailures: options.authFailures.state,
         signInLimits: options.signInLimits.state,
         bodies: options.bodies.shared,
       };
-      const worker = new Worker(new URL('./front-thread.js', import.meta.url), { workerData: start, transferList: [channel] });
+      const worker = new Worker(new URL('./frontend-thread.js', import.meta.url), { workerData: start, transferList: [channel] });
       return new Promise<Thread>((resolve, reject) => {
-        const onMessage = (msg: FromFrontThread) => {
+        const onMessage = (msg: FromFrontendThread) => {
           if (msg.type === 'ready') resolve({ worker, descriptor: msg.descriptor });
           else if (msg.type === 'failed') reject(new Error(msg.message));
           else return;
@@ -81,12 +81,12 @@ export class FrontThreads {
       await Promise.all(started.map((s) => (s.status === 'fulfilled' ? s.value.worker.terminate() : undefined)));
       throw new Error(`the front-end threads could not start: ${(failed.reason as Error).message}`);
     }
-    const fleet = new FrontThreads(started.map((s) => (s as PromiseFulfilledResult<Thread>).value), log);
+    const fleet = new FrontendThreads(started.map((s) => (s as PromiseFulfilledResult<Thread>).value), log);
     fleet.watch();
     // A restarted writer: every thread gets a channel to the new one.
     writer.onRestart = () => fleet.threads.forEach(({ worker }) => {
       const channel = writer.connect();
-      worker.postMessage({ type: 'writer', channel } satisfies ToFrontThread, [channel]);
+      worker.postMessage({ type: 'writer', channel } satisfies ToFrontendThread, [channel]);
     });
     return fleet;
   }
@@ -103,8 +103,8 @@ export class FrontThreads {
   }
 
   /** Shutdown's first step on every thread: readiness 503, change streams ended. */
-  async stopFeatures(): Promise<void> {
-    await this.collect('stopFeatures', 0);
+  async stopServiceRoutes(): Promise<void> {
+    await this.collect('stopServiceRoutes', 0);
   }
 
   /** Stops every thread: in-flight requests get up to `drainMs`, then each closes its pool and channel. */
@@ -114,16 +114,16 @@ export class FrontThreads {
       // No new connection goes to a thread that is stopping (or gone).
       if (this.acceptor !== null) childApps(this.acceptor).removeChildAppDescriptor(descriptor);
       const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-      worker.postMessage({ type: 'stop', drainMs } satisfies ToFrontThread);
+      worker.postMessage({ type: 'stop', drainMs } satisfies ToFrontendThread);
       return exited;
     }));
   }
 
   private watch(): void {
     this.threads.forEach(({ worker }, thread) => {
-      worker.on('message', (msg: FromFrontThread) => {
+      worker.on('message', (msg: FromFrontendThread) => {
         if (msg.type === 'gather') {
-          void this.collect(msg.kind, msg.arg).then((values) => worker.postMessage({ type: 'gathered', id: msg.id, values } satisfies ToFrontThread));
+          void this.collect(msg.kind, msg.arg).then((values) => worker.postMessage({ type: 'gathered', id: msg.id, values } satisfies ToFrontendThread));
         } else if (msg.type === 'collected') {
           this.collected(msg.id, thread, msg.value);
         }
@@ -150,7 +150,7 @@ export class FrontThreads {
         resolve(entry?.values ?? []);
       };
       this.waiting.set(id, { values: new Array<unknown>(count).fill(undefined), left: count, done: finish });
-      for (const { worker } of this.threads) worker.postMessage({ type: 'collect', id, kind, arg } satisfies ToFrontThread);
+      for (const { worker } of this.threads) worker.postMessage({ type: 'collect', id, kind, arg } satisfies ToFrontendThread);
     });
   }
 

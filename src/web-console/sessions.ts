@@ -2,14 +2,14 @@
 // session of a request by its cookie, and signing out. Sessions live in the store, so every process and
 // thread serving the console sees the same ones, and a sign-out ends the session everywhere at once.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Clock } from '../../clock.js';
-import { FlagwireError } from '../../errors.js';
-import type { User } from '../../model/accounts.js';
-import { hashSecret, randomId } from '../../model/ids.js';
-import { hashPassword, kMaxPasswordLength, verifyPassword } from '../../model/passwords.js';
-import type { Session } from '../../model/sessions.js';
-import type { SnapshotReader } from '../../store/interfaces.js';
-import type { WriterClient } from '../../writer/client.js';
+import type { Clock } from '../clock.js';
+import { FlagwireError } from '../errors.js';
+import type { User } from '../model/accounts.js';
+import { hashSecret, randomId } from '../model/ids.js';
+import { hashPassword, kMaxPasswordLength, verifyPassword } from '../model/passwords.js';
+import type { Session } from '../model/sessions.js';
+import type { SnapshotReader } from '../store/interfaces.js';
+import type { WriterClient } from '../writer/client.js';
 import type { SignInLimits } from './sign-in-limits.js';
 
 export const kSessionCookie = 'flagwire_session';

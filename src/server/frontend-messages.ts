@@ -1,13 +1,13 @@
-// Messages between the main thread and the front-end threads (front-threads.ts, front-thread.ts).
+// Messages between the main thread and the front-end threads (frontend-threads.ts, frontend-thread.ts).
 import type { MessagePort } from 'node:worker_threads';
 import type { AuthFailuresState } from '../api/auth-failures.js';
 import type { Config } from '../config.js';
 import type { BodyBudgetsShared } from '../http/body.js';
 import type { RateLimiterState } from '../http/rate-limit.js';
-import type { SignInLimitsState } from '../web/console/sign-in-limits.js';
+import type { SignInLimitsState } from '../web-console/sign-in-limits.js';
 
 /** What a front-end thread starts with: the process's shared state, and its channel to the writer. */
-export interface FrontThreadStart {
+export interface FrontendThreadStart {
   config: Config;
   /** This thread's number, 0-based. */
   thread: number;
@@ -25,9 +25,9 @@ export interface FrontThreadStart {
  * its metrics, token activity and flag usage written now, its writes committed, the listen port, or
  * readiness and change streams stopped (the first step of shutdown).
  */
-export type CollectKind = 'probe' | 'metrics' | 'flush' | 'idle' | 'listening' | 'stopFeatures';
+export type CollectKind = 'probe' | 'metrics' | 'flush' | 'idle' | 'listening' | 'stopServiceRoutes';
 
-export type ToFrontThread =
+export type ToFrontendThread =
   | { type: 'collect'; id: number; kind: CollectKind; arg: number }
   /** The answer to this thread's own `gather`: every thread's value, undefined where one did not answer. */
   | { type: 'gathered'; id: number; values: unknown[] }
@@ -35,7 +35,7 @@ export type ToFrontThread =
   | { type: 'writer'; channel: MessagePort }
   | { type: 'stop'; drainMs: number };
 
-export type FromFrontThread =
+export type FromFrontendThread =
   /** The app is built: its uWS descriptor, for the main thread's acceptor. */
   | { type: 'ready'; descriptor: number }
   | { type: 'failed'; message: string }

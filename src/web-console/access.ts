@@ -1,13 +1,13 @@
 // What a signed-in user may see and do in the web console. Reads check membership here; every change
 // is checked again by its writer command (roles, plans), which is the rule's one home: this module only
 // hides what the user cannot reach and tells the page which controls to offer.
-import { FlagwireError } from '../../errors.js';
-import type { Org, Role, User } from '../../model/accounts.js';
-import { notFoundDetail } from '../../model/lookups.js';
-import { isManagementEligible } from '../../model/plans.js';
-import type { Project } from '../../model/projects.js';
-import type { StoreReader } from '../../store/interfaces.js';
-import { isEditorOrAbove } from '../../writer/checks.js';
+import { FlagwireError } from '../errors.js';
+import type { Org, Role, User } from '../model/accounts.js';
+import { notFoundDetail } from '../model/lookups.js';
+import { isManagementEligible } from '../model/plans.js';
+import type { Project } from '../model/projects.js';
+import type { StoreReader } from '../store/interfaces.js';
+import { isEditorOrAbove } from '../writer/checks.js';
 
 /** The user's standing in a project: a role in its organisation, or `personal` for the owner of a personal project. */
 export type ProjectRole = Role | 'personal';

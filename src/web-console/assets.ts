@@ -50,7 +50,7 @@ const kPage = `<!doctype html>
 export function loadAssets(): Assets {
   const files = new Map<string, Asset>();
   files.set('console.css', { body: Buffer.from(kConsoleCss), contentType: 'text/css; charset=utf-8' });
-  const dir = new URL('./ui/', import.meta.url);
+  const dir = new URL('./browser/', import.meta.url);
   for (const name of readdirSync(dir)) {
     if (name.endsWith('.js')) files.set(name, { body: readFileSync(new URL(name, dir)), contentType: 'text/javascript; charset=utf-8' });
   }

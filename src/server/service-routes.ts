@@ -12,7 +12,7 @@ import { ChangeFeed } from '../stream/change-feed.js';
 import type { WriterClient } from '../writer/client.js';
 import { Readiness } from './ready.js';
 
-export interface FeatureDeps {
+export interface ServiceRouteDeps {
   store: SnapshotReader;
   writer: WriterClient;
   evaluation: Evaluation;
@@ -26,7 +26,7 @@ export interface FeatureDeps {
   renderMetrics: (() => Promise<string>) | null;
 }
 
-export interface Features {
+export interface ServiceRoutes {
   readonly readiness: Readiness;
   readonly changes: ChangeFeed;
   /** What app.ts registers. */
@@ -35,7 +35,7 @@ export interface Features {
   stop(): void;
 }
 
-export function createFeatures(deps: FeatureDeps): Features {
+export function createServiceRoutes(deps: ServiceRouteDeps): ServiceRoutes {
   const { store, writer, evaluation, bodies, metrics, log, test } = deps;
   const readiness = new Readiness({ readStore: () => store.configSeq(), writer, probe: deps.probe, metrics });
   // Test knobs: heartbeats every N ms instead of every 15 s, and a reader that has not drained for N ms
@@ -48,7 +48,7 @@ export function createFeatures(deps: FeatureDeps): Features {
   const routes: { register(app: TemplatedApp): void }[] = [readiness, changes];
   if (metrics !== null) {
     writer.onReply = (ms) => metrics.writerCommit.observe(ms / 1000);
-    metrics.gauge('flagwire_eval_pending_requests', 'Evaluation requests (both front doors) accepted and not yet answered.', () => evaluation.pendingRequests);
+    metrics.gauge('flagwire_eval_pending_requests', 'Evaluation requests (the Evaluation API and OFREP) accepted and not yet answered.', () => evaluation.pendingRequests);
     metrics.gauge('flagwire_eval_tasks_in_flight', 'Evaluation batches on workers or waiting in the pool.', () => evaluation.tasksInFlight);
     metrics.gauge('flagwire_eval_pool_queue_depth', 'Evaluation batches waiting in the pool for a free worker.', () => evaluation.poolQueueSize);
     metrics.gauge('flagwire_eval_workers', 'Evaluation worker threads.', () => evaluation.workers);

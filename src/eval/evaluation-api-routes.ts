@@ -1,11 +1,11 @@
-// The Evaluation API's front door (spec: Evaluation API; design §1-§2): GET /v1/flags/{flag_id} and
+// The Evaluation API's evaluation route set (spec: Evaluation API; design §1-§2): GET /v1/flags/{flag_id} and
 // GET /v1/flags/project/{project_id}. No credentials. The main thread only routes: it copies the id and
 // the raw query string into the current batch (batcher.ts) and the eval workers parse, read the store
-// and evaluate (api-door-worker.ts, engine.ts).
+// and evaluate (evaluation-api-evaluator.ts, engine.ts).
 //
 // It lives in src/eval, not in a folder of its own, because its evaluation is the engine's own: the
 // query parser (query.ts), the answer bodies (bodies.ts) and the per-flag caches of those bodies
-// (engine.ts). It is also the door of a pool or batcher that is given none (unit tests, benches).
+// (engine.ts). It is also the route set of a pool or batcher that is given none (unit tests, benches).
 //
 // Its requests in the batch (protocol.ts):
 //
@@ -16,21 +16,21 @@ import type { HttpRequest, TemplatedApp } from 'uWebSockets.js';
 import { send, trackAbort, type PendingResponse } from '../http/http.js';
 import { kRouteFlag, kRouteProject, type Metrics } from '../metrics/metrics.js';
 import { kInternalErrorBody, kOverloadedBody } from './bodies.js';
-import type { DoorSpec, EvalQueue, FrontDoor } from './door.js';
+import type { EvalRoutesSpec, EvalQueue, EvalRoutes } from './routes.js';
 import type { Route } from './protocol.js';
 
-export const kEvaluationApiDoor: DoorSpec = {
+export const kEvaluationApiRoutes: EvalRoutesSpec = {
   routes: [kRouteFlag, kRouteProject],
-  workerModule: new URL('./api-door-worker.js', import.meta.url).href,
+  workerModule: new URL('./evaluation-api-evaluator.js', import.meta.url).href,
   internalErrorBody: kInternalErrorBody,
 };
 
 const kRetryAfter = [['Retry-After', '1']] as const;
 
 /** `metrics`: where a refused (503) request is counted; null when metrics are off. */
-export function evaluationApiDoor(metrics: Metrics | null): FrontDoor {
+export function evaluationApiRoutes(metrics: Metrics | null): EvalRoutes {
   return {
-    ...kEvaluationApiDoor,
+    ...kEvaluationApiRoutes,
     register(app: TemplatedApp, queue: EvalQueue) {
       // Read everything off `req` first (it is stack-allocated), register onAborted, then hand off.
       // Per request the main thread allocates only what uWS makes unavoidable: the id and query strings,

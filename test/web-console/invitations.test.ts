@@ -7,7 +7,7 @@
 import { chromium, type Browser } from 'playwright-core';
 import t from 'tap';
 import { cli } from '../helpers/cli.js';
-import { consoleCall, demoPassword, demoSecret, ensureChromium, kChromium, setPassword, signIn, type WebSession } from '../helpers/console-web.js';
+import { consoleCall, demoPassword, demoSecret, ensureChromium, kChromium, setPassword, signIn, type WebSession } from '../helpers/web-console.js';
 import { call } from '../helpers/http.js';
 import { startTestServer } from '../helpers/server.js';
 

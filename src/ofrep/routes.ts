@@ -1,7 +1,7 @@
-// OFREP's front door onto evaluation (src/eval/door.ts), given to the evaluation service by the
+// OFREP's evaluation route set (src/eval/routes.ts), given to the evaluation service by the
 // server's start-up. Main thread: read the POST body (1 MiB cap, within the process's body budget) and
 // put the request into the same evaluation batch as GET /v1/flags/{id} (src/eval/batcher.ts). Nothing
-// is parsed here: the eval workers parse the body and evaluate (door-worker.ts, evaluate.ts).
+// is parsed here: the eval workers parse the body and evaluate (ofrep-evaluator.ts, evaluate.ts).
 //
 // Its requests in the batch (src/eval/protocol.ts):
 //
@@ -9,24 +9,24 @@
 //   kRouteOfrepFlag  flag key                    POST body (JSON)   X-Flagwire-Project header (may be empty)
 //   kRouteOfrepBulk  X-Flagwire-Project header   POST body (JSON)   If-None-Match header
 import type { HttpRequest, TemplatedApp } from 'uWebSockets.js';
-import type { EvalQueue, FrontDoor } from '../eval/door.js';
+import type { EvalQueue, EvalRoutes } from '../eval/routes.js';
 import type { Route } from '../eval/protocol.js';
 import { kMaxBodyBytes, type BodyBudget } from '../http/body.js';
 import { send, type PendingResponse } from '../http/http.js';
 import { kRouteOfrepBulk, kRouteOfrepFlag, type Metrics } from '../metrics/metrics.js';
 import { kOfrepBusyBody, kOfrepInternalErrorBody, kOfrepOverloadedBody, ofrepFailureBody } from './evaluate.js';
 
-export interface OfrepDoorOptions {
+export interface OfrepRoutesOptions {
   /** The credential-free share of the process's request-body budget: OFREP bodies are read from it. */
   bodies: BodyBudget;
   /** Where refused (413, 503) requests are counted; null when metrics are off. */
   metrics: Metrics | null;
 }
 
-export function ofrepDoor({ bodies, metrics }: OfrepDoorOptions): FrontDoor {
+export function ofrepRoutes({ bodies, metrics }: OfrepRoutesOptions): EvalRoutes {
   return {
     routes: [kRouteOfrepFlag, kRouteOfrepBulk],
-    workerModule: new URL('./door-worker.js', import.meta.url).href,
+    workerModule: new URL('./ofrep-evaluator.js', import.meta.url).href,
     internalErrorBody: kOfrepInternalErrorBody,
     register: (app, queue) => registerRoutes(app, queue, bodies, metrics),
   };

@@ -141,7 +141,7 @@ function commandLineBytes(): Buffer | null {
   }
 }
 
-/** The version in package.json (this file is dist/src/console/cli.js). */
+/** The version in package.json (this file is dist/src/cli/cli.js). */
 function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
   return pkg.version;

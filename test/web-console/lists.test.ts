@@ -6,7 +6,7 @@
 import { chromium, type Browser } from 'playwright-core';
 import t from 'tap';
 import { cli } from '../helpers/cli.js';
-import { consoleCall, demoPassword, demoSecret, ensureChromium, kChromium, seriousViolations, signIn } from '../helpers/console-web.js';
+import { consoleCall, demoPassword, demoSecret, ensureChromium, kChromium, seriousViolations, signIn } from '../helpers/web-console.js';
 import { call } from '../helpers/http.js';
 import { startTestServer } from '../helpers/server.js';
 

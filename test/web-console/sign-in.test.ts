@@ -4,7 +4,7 @@
 // the per-address and per-account sign-in limits, and no CORS header on any console answer.
 import t from 'tap';
 import { cli } from '../helpers/cli.js';
-import { consoleCall, demoPassword, setPassword, signIn } from '../helpers/console-web.js';
+import { consoleCall, demoPassword, setPassword, signIn } from '../helpers/web-console.js';
 import { startTestServer } from '../helpers/server.js';
 import { advanceClock } from '../helpers/test-hooks.js';
 

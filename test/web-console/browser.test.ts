@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import t from 'tap';
 import { cli } from '../helpers/cli.js';
-import { ensureChromium, kChromium, demoPassword, seriousViolations, setPassword } from '../helpers/console-web.js';
+import { ensureChromium, kChromium, demoPassword, seriousViolations, setPassword } from '../helpers/web-console.js';
 import { call } from '../helpers/http.js';
 import { startTestServer } from '../helpers/server.js';
 

@@ -4,16 +4,16 @@
 // (Origin header) with the session's CSRF token, beyond the cookie's SameSite=Strict.
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import type { Logger } from 'pino';
-import type { Clock } from '../../clock.js';
-import type { Config } from '../../config.js';
-import { answerableError, errorEnvelope, FlagwireError, retryAfterSeconds } from '../../errors.js';
-import type { BodyBudget } from '../../http/body.js';
-import { TrustedProxies } from '../../http/client-address.js';
-import { sendSameOrigin, trackAbort, type PendingResponse } from '../../http/http.js';
-import type { InFlight } from '../../http/in-flight.js';
-import type { ReceivedBody } from '../../model/request-body.js';
-import type { SnapshotReader } from '../../store/interfaces.js';
-import type { WriterClient } from '../../writer/client.js';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import { answerableError, errorEnvelope, FlagwireError, retryAfterSeconds } from '../errors.js';
+import type { BodyBudget } from '../http/body.js';
+import { TrustedProxies } from '../http/client-address.js';
+import { sendSameOrigin, trackAbort, type PendingResponse } from '../http/http.js';
+import type { InFlight } from '../http/in-flight.js';
+import type { ReceivedBody } from '../model/request-body.js';
+import type { SnapshotReader } from '../store/interfaces.js';
+import type { WriterClient } from '../writer/client.js';
 import { matchApiRoute, type ApiCall } from './api.js';
 import { loadAssets, kPageHeaders } from './assets.js';
 import { ConsoleSessions, isCsrfToken, sessionCookie, type CurrentSession } from './sessions.js';

@@ -2,18 +2,18 @@
 // pattern and what it does. Reads check that the user belongs to the project (access.ts); every change
 // is one writer command, the same function the CLI and the Management API call, with the signed-in
 // user as `asUserId`, so roles, plans and texts are the writer's.
-import { FlagwireError } from '../../errors.js';
-import type { User } from '../../model/accounts.js';
-import { isInvitationLive } from '../../model/invitations.js';
-import { requireFlag, requireToken } from '../../model/lookups.js';
-import { readableMail } from '../../model/mail.js';
-import type { ReceivedBody } from '../../model/request-body.js';
-import type { Session } from '../../model/sessions.js';
-import type { Token } from '../../model/tokens.js';
-import { representFlag, patchResult } from '../../api/representation.js';
-import type { StoreReader } from '../../store/interfaces.js';
-import type { WriterClient } from '../../writer/client.js';
-import { kMaxActiveTokens, tokenView } from '../../writer/token-commands.js';
+import { FlagwireError } from '../errors.js';
+import type { User } from '../model/accounts.js';
+import { isInvitationLive } from '../model/invitations.js';
+import { requireFlag, requireToken } from '../model/lookups.js';
+import { readableMail } from '../model/mail.js';
+import type { ReceivedBody } from '../model/request-body.js';
+import type { Session } from '../model/sessions.js';
+import type { Token } from '../model/tokens.js';
+import { representFlag, patchResult } from '../api/representation.js';
+import type { StoreReader } from '../store/interfaces.js';
+import type { WriterClient } from '../writer/client.js';
+import { kMaxActiveTokens, tokenView } from '../writer/token-commands.js';
 import { orgAccess, projectAccess } from './access.js';
 
 /** What a handler gets: the request's values (read before any await), the user and the store. */

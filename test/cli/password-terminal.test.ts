@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import t from 'tap';
 import { cli, kCliPath } from '../helpers/cli.js';
-import { signIn } from '../helpers/console-web.js';
+import { signIn } from '../helpers/web-console.js';
 import { startTestServer } from '../helpers/server.js';
 
 const kOwner = 'owner@demo.flagwire.test';

@@ -1,6 +1,6 @@
-// A front-end thread (FLAGWIRE_HTTP_THREADS > 1): builds its own front end (front.ts) on the process's
+// A front-end thread (FLAGWIRE_HTTP_THREADS > 1): builds its own front end (frontend.ts) on the process's
 // shared state, hands the main thread's acceptor its app, and answers what the main thread collects
-// from every thread (front-threads.ts). It reads the store through its own read-only handle and writes
+// from every thread (frontend-threads.ts). It reads the store through its own read-only handle and writes
 // through its own channel to the one writer thread.
 import { parentPort, workerData } from 'node:worker_threads';
 import { AuthFailures } from '../api/auth-failures.js';
@@ -8,18 +8,18 @@ import { Clock } from '../clock.js';
 import { evalWorkersOfThread, withListenPort } from '../config.js';
 import { BodyBudgets } from '../http/body.js';
 import { RateLimiter } from '../http/rate-limit.js';
-import { SignInLimits } from '../web/console/sign-in-limits.js';
+import { SignInLimits } from '../web-console/sign-in-limits.js';
 import { renderMetrics, type MetricsSnapshot } from '../metrics/metrics.js';
 import { openStore } from '../store/open-store.js';
 import { WriterClient } from '../writer/client.js';
-import { createFront, type Front } from './front.js';
-import type { CollectKind, FromFrontThread, FrontThreadStart, ToFrontThread } from './front-protocol.js';
+import { createFrontend, type Frontend } from './frontend.js';
+import type { CollectKind, FromFrontendThread, FrontendThreadStart, ToFrontendThread } from './frontend-messages.js';
 import { childApps } from './listen.js';
 import { createLogger } from './logger.js';
 
-const start = workerData as FrontThreadStart;
+const start = workerData as FrontendThreadStart;
 const main = parentPort!;
-const post = (msg: FromFrontThread) => main.postMessage(msg);
+const post = (msg: FromFrontendThread) => main.postMessage(msg);
 const { config } = start;
 const log = createLogger(config.logLevel).child({ thread: start.thread });
 const store = openStore(config.dataDir, { readOnly: true });
@@ -34,9 +34,9 @@ const gather = (kind: CollectKind, arg = 0) => new Promise<unknown[]>((resolve) 
   post({ type: 'gather', id, kind, arg });
 });
 
-let front: Front | null = null;
+let frontend: Frontend | null = null;
 try {
-  front = await createFront({
+  frontend = await createFrontend({
     config,
     log,
     clock: new Clock(start.clock),
@@ -68,7 +68,7 @@ try {
   await store.close();
   process.exit(1);
 }
-const ours = front!;
+const ours = frontend!;
 
 async function collect(kind: CollectKind, arg: number): Promise<unknown> {
   switch (kind) {
@@ -85,13 +85,13 @@ async function collect(kind: CollectKind, arg: number): Promise<unknown> {
     case 'listening':
       ours.setListenConfig(withListenPort(config, arg));
       return true;
-    case 'stopFeatures':
-      ours.stopFeatures();
+    case 'stopServiceRoutes':
+      ours.stopServiceRoutes();
       return true;
   }
 }
 
-main.on('message', (msg: ToFrontThread) => {
+main.on('message', (msg: ToFrontendThread) => {
   switch (msg.type) {
     case 'collect':
       void collect(msg.kind, msg.arg).then(

@@ -1,0 +1,65 @@
+// An evaluation route set: HTTP routes whose requests the eval workers answer, in the same
+// batches, with the same engine and caches as every other route set's (service.ts). Evaluation knows a
+// route set only through this contract; the server's start-up gives createEvaluation the list (the
+// Evaluation API's, evaluation-api-routes.ts; OFREP's, src/ofrep/routes.ts). A new route set is a new folder with two
+// modules and a route label per route in src/metrics/metrics.ts:
+//
+//   main thread   a EvalRoutes value: its route numbers, its worker module, its 500 body, and
+//                 register(), whose handlers read each request off uWS and put it on the queue
+//   eval worker   its worker module: the default export (a RouteEvaluatorFactory) builds, once per
+//                 worker, the function that evaluates one request of its routes into the answers
+//
+// A function cannot be sent to a worker thread, so a worker learns a route set by module: the pool sends
+// each route set's EvalRoutesSpec (plain data) and every worker imports the modules they name (worker.ts).
+// Both threads find a request's route set by its route number in an array: one read per request.
+import type { TemplatedApp } from 'uWebSockets.js';
+import type { PendingResponse } from '../http/http.js';
+import type { EvalEngine } from './engine.js';
+import type { ResultWriter, Route } from './protocol.js';
+
+/** What evaluation knows of a route set on both threads: plain data, structured-cloned to every worker. */
+export interface EvalRoutesSpec {
+  /** Its route numbers (src/metrics/metrics.ts; each fits the batch's u8). */
+  readonly routes: readonly Route[];
+  /** URL of its worker module, whose default export is a RouteEvaluatorFactory. */
+  readonly workerModule: string;
+  /** The 500 body its requests get when their evaluation throws or their batch is lost (a dead or stuck worker). */
+  readonly internalErrorBody: Uint8Array;
+}
+
+/** Where a route set's handlers put requests (the batcher). */
+export interface EvalQueue {
+  /**
+   * Queues a request whose onAborted is already attached; `id`, `query` and `extra` reach the route set's
+   * evaluator as they are (protocol.ts). False when the queue is full or the server is stopping: the
+   * route set answers it (503) at once.
+   */
+  add(res: PendingResponse, route: Route, id: string, query: string | Uint8Array, extra?: string): boolean;
+}
+
+/** Main thread: an evaluation route set, given to createEvaluation by the server's start-up. */
+export interface EvalRoutes extends EvalRoutesSpec {
+  /** Registers its HTTP routes; their handlers put each request on `queue`. */
+  register(app: TemplatedApp, queue: EvalQueue): void;
+}
+
+/** Worker: evaluates one request of the route set's routes, writing exactly one answer into `out`. */
+export type RouteEvaluator = (route: Route, id: string, query: string, extra: string, out: ResultWriter) => void;
+
+/** A route set's worker module's default export: called once per worker, with that worker's engine. */
+export type RouteEvaluatorFactory = (engine: EvalEngine) => RouteEvaluator;
+
+/** `pick(route set)` at each of the route set's route numbers. Throws when two route sets claim one route. */
+export function byRoute<T>(routeSets: readonly EvalRoutesSpec[], pick: (routeSet: EvalRoutesSpec) => T): T[] {
+  const table: T[] = [];
+  const claimed = new Set<Route>();
+  for (const routeSet of routeSets) {
+    for (const route of routeSet.routes) {
+      if (!Number.isInteger(route) || route < 0 || route > 255) throw new Error(`evaluation route set route ${route} does not fit the batch's u8 (protocol.ts)`);
+      if (claimed.has(route)) throw new Error(`two evaluation route sets claim route ${route}`);
+      claimed.add(route);
+      table[route] = pick(routeSet);
+    }
+  }
+  return table;
+}
