@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Frontend-end thread scaling (issue 16), with wrk (Debian's package, installed when missing) so the load
+# Front-end thread scaling (issue 16), with wrk (Debian's package, installed when missing) so the load
 # generator is never the ceiling. For each thread count in THREADS, Flagwire (demo data,
 # FLAGWIRE_HTTP_THREADS=N, one eval worker per front-end thread) and a uWS hello world with as many
 # threads built the same way (bench/hello-server.ts --threads N) run on the SERVER_CPUS cores; wrk runs

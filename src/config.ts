@@ -54,7 +54,7 @@ export const Config = Type.Object({
   rateLimit: Type.Integer({ minimum: 1 }),
   authFailLimit: Type.Integer({ minimum: 1 }),
   evalWorkers: Type.Integer({ minimum: 1, maximum: 64 }),
-  /** Frontend-end threads serving HTTP, each with its own share of the eval workers (src/server/frontend-threads.ts). */
+  /** Front-end threads serving HTTP, each with its own share of the eval workers (src/server/frontend-threads.ts). */
   httpThreads: Type.Integer({ minimum: 1, maximum: 64 }),
   smtpUrl: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
   logLevel: Type.Union(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'].map((l) => Type.Literal(l))),

@@ -184,7 +184,7 @@ export function renderMetrics(snapshots: readonly MetricsSnapshot[]): string {
   counter(out, 'flagwire_http_framing_refused_total',
     'Requests refused with a 400 and a closed connection for framing a proxy could read differently (conflicting Content-Length, a Transfer-Encoding other than chunked).', total('framingRefused'));
   counter(out, 'flagwire_stream_dropped_total', 'Change-stream connections closed because the client read too slowly.', total('streamDropped'));
-  header(out, 'flagwire_http_threads', 'gauge', 'Frontend-end threads serving HTTP (FLAGWIRE_HTTP_THREADS).');
+  header(out, 'flagwire_http_threads', 'gauge', 'Front-end threads serving HTTP (FLAGWIRE_HTTP_THREADS).');
   out.push(`flagwire_http_threads ${snapshots.length}`);
   for (const first of snapshots[0]?.scraped ?? []) {
     const values = snapshots.map((s) => s.scraped.find((m) => m.name === first.name)?.value ?? 0);

@@ -25,7 +25,7 @@ type Origin = MessagePort | NonNullable<typeof parentPort>;
 const kMaxBatch = 512;
 const start = workerData as WriterStart;
 const main = parentPort!;
-/** Frontend-end threads' channels (attach): each also hears the replica notices. */
+/** Front-end threads' channels (attach): each also hears the replica notices. */
 const channels: MessagePort[] = [];
 /** The follower's last report (PostgreSQL only): a channel attached later hears it at once. */
 let lastNotice: WriterNotice | null = null;
