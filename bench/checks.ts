@@ -9,7 +9,8 @@ import { median } from './stats.js';
 async function expectOk(url: string, init: RequestInit, what: string): Promise<string> {
   const res = await fetch(url, { ...init, signal: AbortSignal.timeout(5000) });
   const text = await res.text();
-  if (res.status < 200 || res.status > 299) throw new Error(`${what}: ${init.method ?? 'GET'} ${url} answered ${res.status}: ${text.slice(0, 300)}`);
+  if (res.status < 200 || res.status > 299)
+    throw new Error(`${what}: ${init.method ?? 'GET'} ${url} answered ${res.status}: ${text.slice(0, 300)}`);
   return text;
 }
 
@@ -18,7 +19,11 @@ export async function probe({ data, paths, servers: { hello, flagwire, twins } }
   const key = (p: string) => p.replace('{key}', 'user-1');
   const body = await expectOk(hello.url + key(paths.a), {}, 'hello world');
   if (body !== helloBody(data)) throw new Error(`hello world answered ${body}`);
-  for (const [name, path] of [['a', paths.a], ['b', paths.b], ['c', paths.c]] as const) {
+  for (const [name, path] of [
+    ['a', paths.a],
+    ['b', paths.b],
+    ['c', paths.c],
+  ] as const) {
     const text = await expectOk(flagwire.url + key(path), {}, `(${name})`);
     JSON.parse(text);
   }
@@ -26,13 +31,18 @@ export async function probe({ data, paths, servers: { hello, flagwire, twins } }
   await expectOk(flagwire.url + paths.g, { method: 'POST', headers: kJsonHeaders, body: key(paths.gBody) }, '(g)');
   if (twins !== null) {
     for (const s of [twins.metricsOn, twins.metricsOff]) await expectOk(s.url + key(paths.a), {}, s.name);
-    for (const s of [twins.limitOn, twins.limitOff]) await expectOk(s.url + paths.token, { headers: { authorization: `Bearer ${data.readSecret}` } }, s.name);
+    for (const s of [twins.limitOn, twins.limitOff])
+      await expectOk(s.url + paths.token, { headers: { authorization: `Bearer ${data.readSecret}` } }, s.name);
   }
-  await expectOk(`${flagwire.url}/api/v1/flags/${data.writeFlagIds[0]!}`, {
-    method: 'PATCH',
-    headers: { authorization: `Bearer ${data.writeSecret}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ trafficPercentage: 99 }),
-  }, '(e)');
+  await expectOk(
+    `${flagwire.url}/api/v1/flags/${data.writeFlagIds[0]!}`,
+    {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${data.writeSecret}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ trafficPercentage: 99 }),
+    },
+    '(e)',
+  );
 }
 
 export interface Visibility {

@@ -49,7 +49,10 @@ function cohortList(prefix: string, n: number): string[] {
 }
 
 /** A deterministic mix of states: flag i of a project. */
-function mixedState(i: number, audiences: readonly string[]): Required<Omit<EnvironmentState, 'audienceId'>> & { audienceId: string | null } {
+function mixedState(
+  i: number,
+  audiences: readonly string[],
+): Required<Omit<EnvironmentState, 'audienceId'>> & { audienceId: string | null } {
   return {
     enabled: i % 7 !== 0,
     trafficPercentage: [0, 5, 25, 50, 75, 100][i % 6]!,
@@ -70,8 +73,7 @@ export async function generateDataset(dataDir: string): Promise<BenchData> {
 
 function generate(store: LmdbStore): BenchData {
   const now = Date.now();
-  const run = <N extends CommandName>(w: StoreWriter, name: N, input: CommandInput<N>) =>
-    runCommand(w, name, input, now);
+  const run = <N extends CommandName>(w: StoreWriter, name: N, input: CommandInput<N>) => runCommand(w, name, input, now);
 
   const base = store.transact((w) => {
     const org = run(w, 'orgCreate', { name: 'Bench', plan: 'enterprise' });
@@ -86,8 +88,16 @@ function generate(store: LmdbStore): BenchData {
         kind: multi ? 'multi' : 'single',
         environments: multi ? kEnvironments : [],
       });
-      const beta = run(w, 'audienceCreate', { projectId: project.id, name: 'beta', rules: [{ attribute: 'plan', values: ['beta', 'pro'] }] });
-      const eu = run(w, 'audienceCreate', { projectId: project.id, name: 'eu', rules: [{ attribute: 'country', values: ['NL', 'DE', 'FR'] }] });
+      const beta = run(w, 'audienceCreate', {
+        projectId: project.id,
+        name: 'beta',
+        rules: [{ attribute: 'plan', values: ['beta', 'pro'] }],
+      });
+      const eu = run(w, 'audienceCreate', {
+        projectId: project.id,
+        name: 'eu',
+        rules: [{ attribute: 'country', values: ['NL', 'DE', 'FR'] }],
+      });
       projects.push({ id: project.id, multi, audiences: [beta.id, eu.id] });
     }
     return { ownerId: owner.id, projects };
@@ -134,8 +144,9 @@ function generate(store: LmdbStore): BenchData {
     }
     // 100 creates per transaction: each flagCreate lists the project's flags to check the name.
     for (let at = 0; at < bodies.length; at += 100) {
-      const created = store.transact((w) => bodies.slice(at, at + 100).map((body) =>
-        run(w, 'flagCreate', { projectId: project.id, body, actor: kConsoleActor })));
+      const created = store.transact((w) =>
+        bodies.slice(at, at + 100).map((body) => run(w, 'flagCreate', { projectId: project.id, body, actor: kConsoleActor })),
+      );
       for (const flag of created) {
         flags++;
         if (p === 1 && (flag.name === 'a' || flag.name === 'visibility')) special.set(flag.name, { id: flag.id, name: flag.name });

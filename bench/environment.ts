@@ -41,5 +41,7 @@ export function versions(): Record<string, string> {
 
 export function commandLine(): string {
   const args = process.argv.slice(2).join(' ');
-  return process.env.npm_lifecycle_event === 'bench' ? `npm run bench${args ? ` -- ${args}` : ''}` : `node dist/bench/run.js${args ? ` ${args}` : ''}`;
+  return process.env.npm_lifecycle_event === 'bench'
+    ? `npm run bench${args ? ` -- ${args}` : ''}`
+    : `node dist/bench/run.js${args ? ` ${args}` : ''}`;
 }

@@ -19,7 +19,9 @@ function measure(name: string, iterations: number, fn: (i: number) => void): voi
   }
   rates.sort((a, b) => a - b);
   const median = rates[2]!;
-  console.log(`${name.padEnd(52)} ${Math.round(median).toLocaleString('en').padStart(13)} ops/s  ${(1e9 / median).toFixed(0).padStart(6)} ns/op`);
+  console.log(
+    `${name.padEnd(52)} ${Math.round(median).toLocaleString('en').padStart(13)} ops/s  ${(1e9 / median).toFixed(0).padStart(6)} ns/op`,
+  );
 }
 
 const keys = Array.from({ length: 1024 }, (_, i) => `user-${i}-7f3c2a9e`);

@@ -65,29 +65,42 @@ async function measure(variant: string, workers: number, inFlight: number, size:
   const cpu1 = cpuSample(process.pid);
   const main = (cpu1.threads.get('main') ?? 0) - (cpu0.threads.get('main') ?? 0);
   return {
-    variant, workers, inFlight, size, requests: batches * size, batches, seconds: elapsed,
-    mainCpu: main, workerCpu: cpu1.total - cpu0.total - main,
+    variant,
+    workers,
+    inFlight,
+    size,
+    requests: batches * size,
+    batches,
+    seconds: elapsed,
+    mainCpu: main,
+    workerCpu: cpu1.total - cpu0.total - main,
   };
 }
 
 async function production(workers: number, inFlight: number): Promise<Row[]> {
   const pool = await EvalPool.start({
-    dataDir: join(dir, 'data'), workers, clock: new Clock(), log: pino({ level: 'silent' }), maxQueue: inFlight,
+    dataDir: join(dir, 'data'),
+    workers,
+    clock: new Clock(),
+    log: pino({ level: 'silent' }),
+    maxQueue: inFlight,
   });
   const rows: Row[] = [];
   try {
     for (const size of kSizes) {
       let k = 0;
       const free: ArrayBuffer[] = [];
-      rows.push(await measure('production', workers, inFlight, size, async () => {
-        // As the batcher does: encode into a reused buffer, transfer it, read the answers in place.
-        const writer = new RequestWriter(free.pop() ?? new ArrayBuffer(64 * 1024));
-        for (let j = 0; j < size; j++) writer.add(kRouteFlag, flagId, queries[k++ % queries.length]!);
-        const back = await pool.run({ buffer: writer.buffer, count: size });
-        const reader = new ResultReader(back);
-        for (let j = 0; j < size; j++) sink += reader.status(j) + reader.body(j).length;
-        free.push(back);
-      }));
+      rows.push(
+        await measure('production', workers, inFlight, size, async () => {
+          // As the batcher does: encode into a reused buffer, transfer it, read the answers in place.
+          const writer = new RequestWriter(free.pop() ?? new ArrayBuffer(64 * 1024));
+          for (let j = 0; j < size; j++) writer.add(kRouteFlag, flagId, queries[k++ % queries.length]!);
+          const back = await pool.run({ buffer: writer.buffer, count: size });
+          const reader = new ResultReader(back);
+          for (let j = 0; j < size; j++) sink += reader.status(j) + reader.body(j).length;
+          free.push(back);
+        }),
+      );
     }
   } finally {
     await pool.destroy();
@@ -98,23 +111,28 @@ async function production(workers: number, inFlight: number): Promise<Row[]> {
 async function cloned(inFlight: number): Promise<Row[]> {
   const piscina = new Piscina<CloneTask, CloneAnswer>({
     filename: fileURLToPath(new URL('./handoff-clone-worker.js', import.meta.url)),
-    minThreads: 1, maxThreads: 1, idleTimeout: 2 ** 31 - 1, workerData: { dataDir: join(dir, 'data') },
+    minThreads: 1,
+    maxThreads: 1,
+    idleTimeout: 2 ** 31 - 1,
+    workerData: { dataDir: join(dir, 'data') },
   });
   const rows: Row[] = [];
   try {
     await piscina.run({ ids: [], queries: [] });
     for (const size of kSizes) {
       let k = 0;
-      rows.push(await measure('clone', 1, inFlight, size, async () => {
-        const ids: string[] = [];
-        const qs: string[] = [];
-        for (let j = 0; j < size; j++) {
-          ids.push(flagId);
-          qs.push(queries[k++ % queries.length]!);
-        }
-        const answer = await piscina.run({ ids, queries: qs });
-        for (let j = 0; j < size; j++) sink += answer.statuses[j]! + Buffer.byteLength(answer.bodies[j]!);
-      }));
+      rows.push(
+        await measure('clone', 1, inFlight, size, async () => {
+          const ids: string[] = [];
+          const qs: string[] = [];
+          for (let j = 0; j < size; j++) {
+            ids.push(flagId);
+            qs.push(queries[k++ % queries.length]!);
+          }
+          const answer = await piscina.run({ ids, queries: qs });
+          for (let j = 0; j < size; j++) sink += answer.statuses[j]! + Buffer.byteLength(answer.bodies[j]!);
+        }),
+      );
     }
   } finally {
     await piscina.destroy();
@@ -126,22 +144,30 @@ function print(rows: Row[]): void {
   console.log('variant     workers in-flight batch      req/s   batches/s  main µs/req  worker µs/req  main µs/batch');
   for (const r of rows) {
     const perReq = (cpu: number) => (r.requests === 0 ? '–' : ((cpu * 1e6) / r.requests).toFixed(2));
-    console.log([
-      r.variant.padEnd(11),
-      String(r.workers).padStart(7),
-      String(r.inFlight).padStart(9),
-      String(r.size).padStart(5),
-      Math.round(r.requests / r.seconds).toLocaleString('en').padStart(10),
-      Math.round(r.batches / r.seconds).toLocaleString('en').padStart(11),
-      perReq(r.mainCpu).padStart(12),
-      perReq(r.workerCpu).padStart(14),
-      ((r.mainCpu * 1e6) / Math.max(1, r.batches)).toFixed(1).padStart(14),
-    ].join(' '));
+    console.log(
+      [
+        r.variant.padEnd(11),
+        String(r.workers).padStart(7),
+        String(r.inFlight).padStart(9),
+        String(r.size).padStart(5),
+        Math.round(r.requests / r.seconds)
+          .toLocaleString('en')
+          .padStart(10),
+        Math.round(r.batches / r.seconds)
+          .toLocaleString('en')
+          .padStart(11),
+        perReq(r.mainCpu).padStart(12),
+        perReq(r.workerCpu).padStart(14),
+        ((r.mainCpu * 1e6) / Math.max(1, r.batches)).toFixed(1).padStart(14),
+      ].join(' '),
+    );
   }
 }
 
 try {
-  console.log(`hand-off: ${seconds} s per row, requests of scenario (a) (flag with audience + 50%, rotating targetingKey); CPU from /proc at 10 ms resolution`);
+  console.log(
+    `hand-off: ${seconds} s per row, requests of scenario (a) (flag with audience + 50%, rotating targetingKey); CPU from /proc at 10 ms resolution`,
+  );
   const rows: Row[] = [];
   rows.push(...(await production(1, 1)));
   rows.push(...(await production(1, 2)));

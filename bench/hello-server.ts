@@ -13,7 +13,7 @@ import { childApps } from '../src/server/listen.js';
 
 function arg(name: string, fallback: string): string {
   const at = process.argv.indexOf(`--${name}`);
-  return at === -1 ? fallback : process.argv[at + 1] ?? fallback;
+  return at === -1 ? fallback : (process.argv[at + 1] ?? fallback);
 }
 
 const host = arg('host', '127.0.0.1');

@@ -76,16 +76,19 @@ export function runLoad(spec: LoadSpec): { result: Promise<LoadResult>; stop(): 
       });
     };
   });
-  const instance = autocannon({
-    url: spec.url,
-    connections: spec.connections,
-    duration: spec.durationSec,
-    // The request autocannon builds before setupClient gives the connection its own sequence; it
-    // carries the plan to setupClient (and into autocannon's workers).
-    requests: [{ method: 'GET', path: '/', plan } as autocannon.Request],
-    setupClient: workers > 0 ? kClientFile : (setupClient as unknown as (client: autocannon.Client) => void),
-    ...(workers > 0 ? { workers } : {}),
-    ...(spec.overallRate === undefined ? {} : { overallRate: spec.overallRate }),
-  }, (err, r) => settle(err, r));
+  const instance = autocannon(
+    {
+      url: spec.url,
+      connections: spec.connections,
+      duration: spec.durationSec,
+      // The request autocannon builds before setupClient gives the connection its own sequence; it
+      // carries the plan to setupClient (and into autocannon's workers).
+      requests: [{ method: 'GET', path: '/', plan } as autocannon.Request],
+      setupClient: workers > 0 ? kClientFile : (setupClient as unknown as (client: autocannon.Client) => void),
+      ...(workers > 0 ? { workers } : {}),
+      ...(spec.overallRate === undefined ? {} : { overallRate: spec.overallRate }),
+    },
+    (err, r) => settle(err, r),
+  );
   return { result, stop: () => instance.stop() };
 }

@@ -39,6 +39,10 @@ for (let r = 0; r < 11; r++) {
   }
 }
 const cost = median(onNs) - median(offNs);
-console.log(`metrics on: ${median(onNs).toFixed(2)} ns/request, off: ${median(offNs).toFixed(2)} ns/request (loop only), batches of ${kBatch}`);
-console.log(`counting costs ${cost.toFixed(2)} ns per request: ${((cost / 25_000) * 100).toFixed(3)}% of the ~25 µs of server CPU an evaluation request costs end to end (bench (a))`);
+console.log(
+  `metrics on: ${median(onNs).toFixed(2)} ns/request, off: ${median(offNs).toFixed(2)} ns/request (loop only), batches of ${kBatch}`,
+);
+console.log(
+  `counting costs ${cost.toFixed(2)} ns per request: ${((cost / 25_000) * 100).toFixed(3)}% of the ~25 µs of server CPU an evaluation request costs end to end (bench (a))`,
+);
 if (sink === 42) console.log('');

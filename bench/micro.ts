@@ -23,7 +23,11 @@ export function runMicroBenches(): MicroResult[] {
     log(`micro-bench ${name} …`);
     try {
       // --expose-gc: rate-limit.bench.js measures memory per entry after a collection.
-      const output = execFileSync(process.execPath, ['--expose-gc', file], { encoding: 'utf8', timeout: 120_000, stdio: ['ignore', 'pipe', 'pipe'] });
+      const output = execFileSync(process.execPath, ['--expose-gc', file], {
+        encoding: 'utf8',
+        timeout: 120_000,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       out.push({ name, output });
     } catch (err) {
       const e = err as { stdout?: string; stderr?: string; message: string };

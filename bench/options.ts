@@ -73,30 +73,70 @@ export function parseOptions(argv: string[]): Options {
       return n;
     };
     switch (flag) {
-      case '--quick': break;
-      case '--rounds': options.rounds = Math.round(positive()); break;
-      case '--duration': options.durationSec = positive(); break;
-      case '--warmup': options.warmupSec = positive(); break;
-      case '--connections': options.connections = value().split(',').map(Number).filter((n) => n > 0); break;
-      case '--scenarios': options.scenarios = value().split(',').filter((s): s is ScenarioKey => (kAllScenarios as string[]).includes(s)); break;
-      case '--out': options.outDir = value(); break;
-      case '--label': options.label = value().replace(/[^\w.-]/g, '-'); break;
-      case '--eval-workers': options.evalWorkers = String(Math.round(positive())); break;
-      case '--no-micro': options.micro = false; break;
-      case '--micro': options.micro = true; break;
-      case '--keep-data': options.keepData = true; break;
-      case '--profile': options.profile = true; break;
+      case '--quick':
+        break;
+      case '--rounds':
+        options.rounds = Math.round(positive());
+        break;
+      case '--duration':
+        options.durationSec = positive();
+        break;
+      case '--warmup':
+        options.warmupSec = positive();
+        break;
+      case '--connections':
+        options.connections = value()
+          .split(',')
+          .map(Number)
+          .filter((n) => n > 0);
+        break;
+      case '--scenarios':
+        options.scenarios = value()
+          .split(',')
+          .filter((s): s is ScenarioKey => (kAllScenarios as string[]).includes(s));
+        break;
+      case '--out':
+        options.outDir = value();
+        break;
+      case '--label':
+        options.label = value().replace(/[^\w.-]/g, '-');
+        break;
+      case '--eval-workers':
+        options.evalWorkers = String(Math.round(positive()));
+        break;
+      case '--no-micro':
+        options.micro = false;
+        break;
+      case '--micro':
+        options.micro = true;
+        break;
+      case '--keep-data':
+        options.keepData = true;
+        break;
+      case '--profile':
+        options.profile = true;
+        break;
       case '--generator': {
         const g = value();
         if (g !== 'wrk' && g !== 'autocannon') usage('--generator is wrk or autocannon');
         options.generator = g;
         break;
       }
-      case '--wrk-threads': options.wrkThreads = Math.round(positive()); break;
-      case '--wrk-cpus': options.wrkCpus = value(); break;
-      case '--generator-workers': options.generatorWorkers = Math.round(positive()); break;
-      case '--help': case '-h': process.stdout.write(`${kUsage}\n`); process.exit(0);
-      default: usage(`unknown option ${flag}`);
+      case '--wrk-threads':
+        options.wrkThreads = Math.round(positive());
+        break;
+      case '--wrk-cpus':
+        options.wrkCpus = value();
+        break;
+      case '--generator-workers':
+        options.generatorWorkers = Math.round(positive());
+        break;
+      case '--help':
+      case '-h':
+        process.stdout.write(`${kUsage}\n`);
+        return process.exit(0);
+      default:
+        usage(`unknown option ${flag}`);
     }
   }
   if (options.connections.length === 0 || options.scenarios.length === 0) usage('nothing to run');

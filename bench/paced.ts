@@ -32,8 +32,12 @@ class PacedConnection {
   private k = 0;
 
   constructor(
-    private readonly index: number, private readonly spec: PacedSpec, private readonly host: string,
-    port: number, private readonly record: (latencyMs: number, status: number) => void, private readonly onError: () => void,
+    private readonly index: number,
+    private readonly spec: PacedSpec,
+    private readonly host: string,
+    port: number,
+    private readonly record: (latencyMs: number, status: number) => void,
+    private readonly onError: () => void,
   ) {
     this.socket = net.connect(port, host);
     this.socket.setNoDelay(true);
@@ -79,11 +83,22 @@ export async function runPaced(spec: PacedSpec): Promise<LoadResult> {
   const statusCodes: Record<string, number> = {};
   let errors = 0;
   let non2xx = 0;
-  const connections = Array.from({ length: spec.connections }, (_, i) => new PacedConnection(i, spec, hostname, Number(port), (ms, status) => {
-    latencies.push(ms);
-    statusCodes[status] = (statusCodes[status] ?? 0) + 1;
-    if (status < 200 || status > 299) non2xx++;
-  }, () => errors++));
+  const connections = Array.from(
+    { length: spec.connections },
+    (_, i) =>
+      new PacedConnection(
+        i,
+        spec,
+        hostname,
+        Number(port),
+        (ms, status) => {
+          latencies.push(ms);
+          statusCodes[status] = (statusCodes[status] ?? 0) + 1;
+          if (status < 200 || status > 299) non2xx++;
+        },
+        () => errors++,
+      ),
+  );
   await new Promise((resolve) => setTimeout(resolve, 100));
 
   const intervalMs = (1000 * spec.connections) / spec.rate;
@@ -115,7 +130,8 @@ export async function runPaced(spec: PacedSpec): Promise<LoadResult> {
   for (const c of connections) c.close();
 
   latencies.sort((a, b) => a - b);
-  const at = (p: number) => (latencies.length === 0 ? Number.NaN : latencies[Math.min(latencies.length - 1, Math.ceil((p / 100) * latencies.length) - 1)]!);
+  const at = (p: number) =>
+    latencies.length === 0 ? Number.NaN : latencies[Math.min(latencies.length - 1, Math.ceil((p / 100) * latencies.length) - 1)]!;
   return {
     connections: spec.connections,
     durationSec: spec.durationSec,

@@ -58,10 +58,12 @@ async function loadPgJs(): Promise<{ postgres: PgJs; version: string }> {
     const { version } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string };
     return { postgres: mod.default, version };
   } catch (err) {
-    console.error(`postgres.js cannot be loaded (${(err as Error).message.split('\n')[0]}).\n` +
-      'Install it without saving it as a dependency: npm i --no-save postgres\n' +
-      'or install it elsewhere (mkdir /tmp/pgjs && cd /tmp/pgjs && npm init -y && npm i postgres) and set\n' +
-      'PGJS_PATH=/tmp/pgjs/node_modules/postgres/src/index.js');
+    console.error(
+      `postgres.js cannot be loaded (${(err as Error).message.split('\n')[0]}).\n` +
+        'Install it without saving it as a dependency: npm i --no-save postgres\n' +
+        'or install it elsewhere (mkdir /tmp/pgjs && cd /tmp/pgjs && npm init -y && npm i postgres) and set\n' +
+        'PGJS_PATH=/tmp/pgjs/node_modules/postgres/src/index.js',
+    );
     process.exit(2);
   }
 }
@@ -72,20 +74,38 @@ let auditSeq = 0;
 function changeSet(flagKey: string, n: number): { kinds: string[]; keys: string[]; values: Buffer[]; changes: Buffer } {
   const now = Date.now();
   const flag = {
-    id: flagKey, projectId: 'prj_4f9c2a71d0b84e3a', kind: 'flag', name: 'checkout-redesign',
+    id: flagKey,
+    projectId: 'prj_4f9c2a71d0b84e3a',
+    kind: 'flag',
+    name: 'checkout-redesign',
     description: 'New checkout flow with the one-page address form and saved payment methods; rolled out by cohort.',
-    tags: ['checkout', 'web', 'q4'], cohorts: ['beta-testers', 'staff'], createdAt: 1_763_800_000_000, updatedAt: now,
+    tags: ['checkout', 'web', 'q4'],
+    cohorts: ['beta-testers', 'staff'],
+    createdAt: 1_763_800_000_000,
+    updatedAt: now,
     state: { enabled: true, trafficPercentage: n % 101, audienceId: 'aud_91c0d2e4b7a3' },
   };
   const audit = {
-    seq: ++auditSeq, at: now, projectId: flag.projectId, actor: 'tok_7d1e9b20c4', actorName: 'deploy bot',
-    action: 'flag.update', flagId: flagKey, env: null, changes: { trafficPercentage: { before: (n + 100) % 101, after: n % 101 } },
+    seq: ++auditSeq,
+    at: now,
+    projectId: flag.projectId,
+    actor: 'tok_7d1e9b20c4',
+    actorName: 'deploy bot',
+    action: 'flag.update',
+    flagId: flagKey,
+    env: null,
+    changes: { trafficPercentage: { before: (n + 100) % 101, after: n % 101 } },
   };
   const flagBytes = packr.pack(flag);
   const auditBytes = packr.pack(audit);
   return {
-    kinds: ['flag', 'audit'], keys: [flagKey, String(audit.seq)], values: [flagBytes, auditBytes],
-    changes: packr.pack([{ kind: 'flag', value: flag }, { kind: 'audit', value: audit }]),
+    kinds: ['flag', 'audit'],
+    keys: [flagKey, String(audit.seq)],
+    values: [flagBytes, auditBytes],
+    changes: packr.pack([
+      { kind: 'flag', value: flag },
+      { kind: 'audit', value: audit },
+    ]),
   };
 }
 
@@ -151,7 +171,8 @@ function pgJsClient(postgres: PgJs, url: string, pipelined: boolean): Client {
            ON CONFLICT (kind, key) DO UPDATE SET value = EXCLUDED.value`,
           () => tx`INSERT INTO flagwire_changes (revision, write_id, changes) VALUES (${revision}, ${'bench-write-id'}, ${set.changes})`,
           () => tx`UPDATE flagwire_meta SET revision = ${revision}`,
-          () => tx`SELECT pg_notify('flagwire_revision', ${String(revision)} || ':' || floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint)`,
+          () =>
+            tx`SELECT pg_notify('flagwire_revision', ${String(revision)} || ':' || floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint)`,
         ];
         // Pipelined: all four sent at once, their answers awaited together.
         if (pipelined) return Promise.all(writes.map((query) => query()));
@@ -161,7 +182,10 @@ function pgJsClient(postgres: PgJs, url: string, pipelined: boolean): Client {
       });
     },
     async read(after, upTo) {
-      const rows = await sql<{ revision: string; changes: Buffer }>`SELECT revision, changes FROM flagwire_changes WHERE revision > ${after} AND revision <= ${upTo} ORDER BY revision LIMIT ${kCatchUpBatch}`;
+      const rows = await sql<{
+        revision: string;
+        changes: Buffer;
+      }>`SELECT revision, changes FROM flagwire_changes WHERE revision > ${after} AND revision <= ${upTo} ORDER BY revision LIMIT ${kCatchUpBatch}`;
       return rows.map((r) => ({ revision: Number(r.revision), changes: r.changes }));
     },
     close: () => sql.end({ timeout: 5 }),
@@ -170,25 +194,34 @@ function pgJsClient(postgres: PgJs, url: string, pipelined: boolean): Client {
 
 // ---- Running a variant for a fixed time.
 
-interface Sample { count: number; ms: number; latencies: number[] }
+interface Sample {
+  count: number;
+  ms: number;
+  latencies: number[];
+}
 
 async function runFor(ms: number, workers: number, op: (worker: number, i: number) => Promise<void>): Promise<Sample> {
   const latencies: number[] = [];
   let stop = false;
   const start = performance.now();
   const timer = setTimeout(() => (stop = true), ms);
-  await Promise.all(Array.from({ length: workers }, async (_, w) => {
-    for (let i = 0; !stop; i++) {
-      const t0 = performance.now();
-      await op(w, i);
-      latencies.push(performance.now() - t0);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: workers }, async (_, w) => {
+      for (let i = 0; !stop; i++) {
+        const t0 = performance.now();
+        await op(w, i);
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
   clearTimeout(timer);
   return { count: latencies.length, ms: performance.now() - start, latencies };
 }
 
-interface Variant { name: string; op: (worker: number, i: number) => Promise<void> }
+interface Variant {
+  name: string;
+  op: (worker: number, i: number) => Promise<void>;
+}
 
 /** Each variant warmed up, then run kRounds times in turn; the pooled figures and each round's rate. */
 async function compare(title: string, workers: number, variants: Variant[]): Promise<Map<string, Sample & { rounds: number[] }>> {
@@ -212,7 +245,9 @@ async function compare(title: string, workers: number, variants: Variant[]): Pro
   for (const [name, s] of out) {
     const sorted = s.latencies.sort((a, b) => a - b);
     const rate = s.count / (s.ms / 1000);
-    console.log(`| ${name} | ${rate.toFixed(0)} | ${percentile(sorted, 50).toFixed(2)} | ${percentile(sorted, 99).toFixed(2)} | ${s.rounds.map((r) => r.toFixed(0)).join(', ')} | ${(rate / baseRate).toFixed(2)} |`);
+    console.log(
+      `| ${name} | ${rate.toFixed(0)} | ${percentile(sorted, 50).toFixed(2)} | ${percentile(sorted, 99).toFixed(2)} | ${s.rounds.map((r) => r.toFixed(0)).join(', ')} | ${(rate / baseRate).toFixed(2)} |`,
+    );
   }
   return out;
 }
@@ -229,7 +264,9 @@ const setup = new pg.Client({ connectionString: url });
 try {
   await setup.connect();
   await migrate(setup);
-  const { rows: [server] } = await setup.query<{ server_version: string }>('SHOW server_version');
+  const {
+    rows: [server],
+  } = await setup.query<{ server_version: string }>('SHOW server_version');
 
   const pgPlain = pgClient(url, false);
   const pgNamed = pgClient(url, true);
@@ -240,11 +277,18 @@ try {
   clients.push(pgPlain, pgNamed, pgJs, pgJsPipelined, ...pgRacers, ...pgJsRacers);
 
   // Each library's bytes come back as written: the flag record through pg, the change set through each.
-  for (const [name, c] of [['pg', pgPlain], ['pg named', pgNamed], ['postgres.js', pgJs], ['postgres.js pipelined', pgJsPipelined]] as const) {
+  for (const [name, c] of [
+    ['pg', pgPlain],
+    ['pg named', pgNamed],
+    ['postgres.js', pgJs],
+    ['postgres.js pipelined', pgJsPipelined],
+  ] as const) {
     const key = `flag_check_${name}`;
     await c.write(key, 7);
     const { rows } = await setup.query<{ value: Buffer; revision: string }>(
-      "SELECT r.value, m.revision FROM flagwire_records r, flagwire_meta m WHERE r.kind = 'flag' AND r.key = $1", [key]);
+      "SELECT r.value, m.revision FROM flagwire_records r, flagwire_meta m WHERE r.kind = 'flag' AND r.key = $1",
+      [key],
+    );
     const written = packr.unpack(rows[0]!.value) as { id: string; state: { trafficPercentage: number } };
     const revision = Number(rows[0]!.revision);
     const [back] = await c.read(revision - 1, revision);
@@ -256,19 +300,23 @@ try {
   const sample = changeSet('flag_size', 0);
   console.log(`pg ${pgVersion}, postgres.js ${pgJsVersion}, PostgreSQL ${server!.server_version}, Node ${process.version}`);
   console.log(`load average at start: ${loadAtStart.map((l) => l.toFixed(2)).join(' ')}`);
-  console.log(`change set: flag record ${sample.values[0]!.length} B + audit record ${sample.values[1]!.length} B of msgpack; change log row ${sample.changes.length} B`);
+  console.log(
+    `change set: flag record ${sample.values[0]!.length} B + audit record ${sample.values[1]!.length} B of msgpack; change log row ${sample.changes.length} B`,
+  );
 
-  await compare('writer-1: the writer\'s transaction', 1, [
+  await compare("writer-1: the writer's transaction", 1, [
     { name: 'pg', op: (_, i) => pgPlain.write('flag_1', i) },
     { name: 'postgres.js', op: (_, i) => pgJs.write('flag_2', i) },
     { name: 'pg, named statements', op: (_, i) => pgNamed.write('flag_3', i) },
     { name: 'postgres.js, writes pipelined', op: (_, i) => pgJsPipelined.write('flag_4', i) },
   ]);
-  await compare('writer-4: the writer\'s transaction from 4 racing clients', kRacers, [
+  await compare("writer-4: the writer's transaction from 4 racing clients", kRacers, [
     { name: 'pg', op: (w, i) => pgRacers[w]!.write(`flag_r${w}`, i) },
     { name: 'postgres.js', op: (w, i) => pgJsRacers[w]!.write(`flag_r${w}`, i) },
   ]);
-  const { rows: [meta] } = await setup.query<{ revision: string }>('SELECT revision FROM flagwire_meta');
+  const {
+    rows: [meta],
+  } = await setup.query<{ revision: string }>('SELECT revision FROM flagwire_meta');
   const upTo = Number(meta!.revision);
   const readOp = (c: Client) => async () => {
     if ((await c.read(upTo - kReadRows, upTo)).length !== kReadRows) throw new Error('short read');
@@ -278,7 +326,11 @@ try {
     { name: 'postgres.js', op: readOp(pgJs) },
     { name: 'pg, named statements', op: readOp(pgNamed) },
   ]);
-  console.log(`\nload average at end: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(
+    `\nload average at end: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
 } finally {
   await Promise.all([setup.end(), ...clients.map((c) => c.close())]);
   await sleep(100);

@@ -17,7 +17,11 @@ const kFlags = 64;
 const kProbes = 200;
 const kUnlimited = { FLAGWIRE_RATE_LIMIT: '1000000000', FLAGWIRE_AUTH_FAIL_LIMIT: '1000000000', FLAGWIRE_LOG_LEVEL: 'error' };
 
-interface Data { secret: string; flags: string[]; probe: string }
+interface Data {
+  secret: string;
+  flags: string[];
+  probe: string;
+}
 
 /** An org, a project, kFlags flags, a probe flag and a write token, written through the store's write path. */
 async function seed(dataDir: string, databaseUrl: string | null): Promise<Data> {
@@ -32,8 +36,10 @@ async function seed(dataDir: string, databaseUrl: string | null): Promise<Data> 
   await run('orgAddMember', { orgId: org.id, userId: user.id, role: 'owner' });
   const project = await run('projectCreate', { name: 'Bench', orgId: org.id, kind: 'single' });
   const flags: string[] = [];
-  for (let i = 0; i < kFlags; i++) flags.push((await run('flagCreate', { projectId: project.id, body: { name: `f${i}`, enabled: true }, actor: kConsoleActor })).id);
-  const probe = (await run('flagCreate', { projectId: project.id, body: { name: 'probe', trafficPercentage: 100 }, actor: kConsoleActor })).id;
+  for (let i = 0; i < kFlags; i++)
+    flags.push((await run('flagCreate', { projectId: project.id, body: { name: `f${i}`, enabled: true }, actor: kConsoleActor })).id);
+  const probe = (await run('flagCreate', { projectId: project.id, body: { name: 'probe', trafficPercentage: 100 }, actor: kConsoleActor }))
+    .id;
   const token = await run('tokenCreate', { projectId: project.id, asUserId: user.id, name: 'bench', permission: 'write' });
   await writes.close();
   return { secret: token.secret, flags, probe };
@@ -41,7 +47,9 @@ async function seed(dataDir: string, databaseUrl: string | null): Promise<Data> 
 
 async function patch(node: TestServer, data: Data, flagId: string, body: unknown): Promise<number> {
   const r = await fetch(`${node.baseUrl}/api/v1/flags/${flagId}`, {
-    method: 'PATCH', headers: { authorization: `Bearer ${data.secret}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
+    method: 'PATCH',
+    headers: { authorization: `Bearer ${data.secret}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
   });
   await r.arrayBuffer();
   return r.status;
@@ -52,13 +60,15 @@ async function writeLoad(node: TestServer, data: Data, stop: { done: boolean }):
   let ok = 0;
   let failed = 0;
   const start = performance.now();
-  await Promise.all(Array.from({ length: kConnections }, async (_, c) => {
-    for (let i = 0; !stop.done; i++) {
-      const flag = data.flags[(c * 4 + (i % 4)) % data.flags.length]!;
-      if ((await patch(node, data, flag, { trafficPercentage: (i * 7 + c) % 101 })) === 200) ok++;
-      else failed++;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: kConnections }, async (_, c) => {
+      for (let i = 0; !stop.done; i++) {
+        const flag = data.flags[(c * 4 + (i % 4)) % data.flags.length]!;
+        if ((await patch(node, data, flag, { trafficPercentage: (i * 7 + c) % 101 })) === 200) ok++;
+        else failed++;
+      }
+    }),
+  );
   return { rps: ok / ((performance.now() - start) / 1000), failed };
 }
 
@@ -110,13 +120,21 @@ try {
   const idle = await lagProbes(a, b, pgData);
   const stop = { done: false };
   const load = writeLoad(a, pgData, stop);
-  const loaded = { lags: await lagProbes(a, b, pgData), load: await ((stop.done = true), load) };
+  const stopLoad = () => {
+    stop.done = true;
+    return load;
+  };
+  const loaded = { lags: await lagProbes(a, b, pgData), load: await stopLoad() };
   console.log(`durable PATCHes/s, ${kConnections} clients, ${seconds} s:`);
   console.log(`  LMDB alone        ${lmdb.rps.toFixed(0).padStart(6)}  (refused ${lmdb.failed})`);
   console.log(`  PostgreSQL        ${onPg.rps.toFixed(0).padStart(6)}  (refused ${onPg.failed})`);
   console.log(`replication lag, PATCH on node A answered -> evaluation on node B sees it (${kProbes} probes):`);
-  console.log(`  idle              p50 ${pct(idle, 50).toFixed(1)} ms  p99 ${pct(idle, 99).toFixed(1)} ms  max ${pct(idle, 100).toFixed(1)} ms`);
-  console.log(`  under (e) on A    p50 ${pct(loaded.lags, 50).toFixed(1)} ms  p99 ${pct(loaded.lags, 99).toFixed(1)} ms  max ${pct(loaded.lags, 100).toFixed(1)} ms  (load: ${loaded.load.rps.toFixed(0)} PATCH/s)`);
+  console.log(
+    `  idle              p50 ${pct(idle, 50).toFixed(1)} ms  p99 ${pct(idle, 99).toFixed(1)} ms  max ${pct(idle, 100).toFixed(1)} ms`,
+  );
+  console.log(
+    `  under (e) on A    p50 ${pct(loaded.lags, 50).toFixed(1)} ms  p99 ${pct(loaded.lags, 99).toFixed(1)} ms  max ${pct(loaded.lags, 100).toFixed(1)} ms  (load: ${loaded.load.rps.toFixed(0)} PATCH/s)`,
+  );
 } finally {
   await Promise.all([a.stop(), b.stop(), solo.stop()]);
   await pg.destroy();

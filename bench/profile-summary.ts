@@ -66,8 +66,8 @@ export function summariseProfile(profile: CpuProfile, top: number): string {
   }
   const share = (us: number) => `${((us / Math.max(1, busy)) * 100).toFixed(1).padStart(5)}%`;
   const lines = [
-    `${(total / 1e6).toFixed(1)} s profiled, ${(busy / 1e6).toFixed(2)} s busy in JS or native code called from JS `
-      + '(time in uWS/libuv C++ outside JS calls counts as idle); shares below are of the busy time',
+    `${(total / 1e6).toFixed(1)} s profiled, ${(busy / 1e6).toFixed(2)} s busy in JS or native code called from JS ` +
+      '(time in uWS/libuv C++ outside JS calls counts as idle); shares below are of the busy time',
   ];
   lines.push('  by origin:');
   for (const [where, us] of [...byOrigin].sort((a, b) => b[1] - a[1]).slice(0, 12)) lines.push(`    ${share(us)}  ${where}`);
@@ -77,7 +77,9 @@ export function summariseProfile(profile: CpuProfile, top: number): string {
 }
 
 export function summariseProfileDir(dir: string, top = 20): string {
-  const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).sort();
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.cpuprofile'))
+    .sort();
   const parts: string[] = [];
   for (const file of files) {
     const profile = JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile;

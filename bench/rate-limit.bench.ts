@@ -15,7 +15,11 @@ import { median } from './stats.js';
 class SlidingWindowCounter {
   private readonly windows = new Map<string, { start: number; current: number; previous: number }>();
   private lastSweep = 0;
-  constructor(private readonly limit: number, private readonly windowMs = 60_000, private readonly maxEntries = 100_000) {}
+  constructor(
+    private readonly limit: number,
+    private readonly windowMs = 60_000,
+    private readonly maxEntries = 100_000,
+  ) {}
   get size(): number {
     return this.windows.size;
   }
@@ -68,10 +72,19 @@ const variants: Record<string, () => Limiter> = {
   'sliding counter': () => new SlidingWindowCounter(600),
 };
 const results: Record<string, Record<string, number[]>> = {};
+function record(variant: string, stream: string, nsPerTake: number): void {
+  results[variant] ??= {};
+  const streams = results[variant];
+  streams[stream] ??= [];
+  streams[stream].push(nsPerTake);
+}
 for (let r = 0; r < 9; r++) {
   const order = r % 2 === 0 ? Object.keys(variants) : Object.keys(variants).reverse();
-  for (const [streamName, keys] of [['1 address', one], ['100,000 addresses', addresses]] as const) {
-    for (const name of order) ((results[name] ??= {})[streamName] ??= []).push(round(variants[name]!, keys));
+  for (const [streamName, keys] of [
+    ['1 address', one],
+    ['100,000 addresses', addresses],
+  ] as const) {
+    for (const name of order) record(name, streamName, round(variants[name]!, keys));
   }
 }
 const kFlood = 250_000;
@@ -81,10 +94,14 @@ for (const [name, make] of Object.entries(variants)) {
   const start = 1_700_000_000_000;
   const began = process.hrtime.bigint();
   for (let i = 0; i < kFlood; i++) if (limiter.take(flood[i]!, start + i * 0.03)) sink++;
-  ((results[name] ??= {})[`flood of ${kFlood.toLocaleString('en')} new addresses`] ??= []).push(Number(process.hrtime.bigint() - began) / kFlood);
+  record(name, `flood of ${kFlood.toLocaleString('en')} new addresses`, Number(process.hrtime.bigint() - began) / kFlood);
 }
 for (const [name, streams] of Object.entries(results)) {
-  console.log(`${name.padEnd(16)} ${Object.entries(streams).map(([s, ns]) => `${s}: ${median(ns).toFixed(1)} ns/request`).join(', ')}`);
+  console.log(
+    `${name.padEnd(16)} ${Object.entries(streams)
+      .map(([s, ns]) => `${s}: ${median(ns).toFixed(1)} ns/request`)
+      .join(', ')}`,
+  );
 }
 
 /** Bytes per tracked address, table full: the JS heap plus typed-array memory, which lives outside it. */
@@ -103,6 +120,8 @@ function bytesPerEntry(make: () => Limiter): number {
 }
 for (const [name, make] of Object.entries(variants)) {
   const bytes = bytesPerEntry(make);
-  console.log(`${name.padEnd(16)} ${Number.isNaN(bytes) ? 'memory: run with --expose-gc' : `${bytes.toFixed(0)} bytes per address, ${((bytes * kAddresses) / 2 ** 20).toFixed(1)} MiB for a full table of ${kAddresses.toLocaleString('en')}`} (address strings not included)`);
+  console.log(
+    `${name.padEnd(16)} ${Number.isNaN(bytes) ? 'memory: run with --expose-gc' : `${bytes.toFixed(0)} bytes per address, ${((bytes * kAddresses) / 2 ** 20).toFixed(1)} MiB for a full table of ${kAddresses.toLocaleString('en')}`} (address strings not included)`,
+  );
 }
 if (sink === 42) console.log('');

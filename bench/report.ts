@@ -78,9 +78,21 @@ export function renderMarkdown(r: Report): string {
   lines.push(`### Run \`${r.label}\` (${r.mode}, ${r.date})`, '');
   if (r.failed.length > 0) lines.push(`**FAILED:** ${r.failed.join('; ')}`, '');
   lines.push('Command:', '', '```sh', r.command, '```', '');
-  lines.push(`Machine: ${Object.entries(r.machine).map(([k, v]) => `${k} ${v}`).join(' · ')}  `);
-  lines.push(`Versions: ${Object.entries(r.versions).map(([k, v]) => `${k} ${v}`).join(' · ')}  `);
-  lines.push(`Settings: ${Object.entries(r.settings).map(([k, v]) => `${k} ${v}`).join(' · ')}  `);
+  lines.push(
+    `Machine: ${Object.entries(r.machine)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(' · ')}  `,
+  );
+  lines.push(
+    `Versions: ${Object.entries(r.versions)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(' · ')}  `,
+  );
+  lines.push(
+    `Settings: ${Object.entries(r.settings)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(' · ')}  `,
+  );
   lines.push(`Data set: ${r.dataset}`, '');
   lines.push(
     '| scenario | conns | req/s (median) | vs hello | p50 ms | p99 ms | server CPU | server µs/req | server peak RSS | generator CPU | generator µs/req | errors / non-2xx |',
@@ -88,29 +100,51 @@ export function renderMarkdown(r: Report): string {
   );
   for (const s of r.summaries) {
     const bad = `${s.errors} / ${s.non2xx}${s.mismatches > 0 ? ` (+${s.mismatches} mismatched)` : ''}`;
-    lines.push(`| ${kScenarios[s.key].title} | ${s.connections} | ${f0(s.rps)} | ${s.key === 'hello' ? '1.00' : !kScenarios[s.key].vsHello ? '–' : f2(s.ratio)} | ${f2(s.p50Ms)} | ${f2(s.p99Ms)} | ${pct(s.serverCpu)} | ${f1(s.serverUsPerRequest)} | ${f0(s.peakRssMb)} MiB | ${pct(s.generatorCpu)} | ${f1(s.generatorUsPerRequest)} | ${bad} |`);
+    lines.push(
+      `| ${kScenarios[s.key].title} | ${s.connections} | ${f0(s.rps)} | ${s.key === 'hello' ? '1.00' : !kScenarios[s.key].vsHello ? '–' : f2(s.ratio)} | ${f2(s.p50Ms)} | ${f2(s.p99Ms)} | ${pct(s.serverCpu)} | ${f1(s.serverUsPerRequest)} | ${f0(s.peakRssMb)} MiB | ${pct(s.generatorCpu)} | ${f1(s.generatorUsPerRequest)} | ${bad} |`,
+    );
   }
-  lines.push('', 'CPU is % of one core (this machine has ' + (r.machine.cores ?? '?') + '); µs/req is CPU time per answered request, '
-    + 'a cost that holds however the cores are shared. "vs hello" is the median over rounds of '
-    + 'scenario req/s ÷ hello-world req/s measured in the same round at the same connection count.', '');
+  lines.push(
+    '',
+    'CPU is % of one core (this machine has ' +
+      (r.machine.cores ?? '?') +
+      '); µs/req is CPU time per answered request, ' +
+      'a cost that holds however the cores are shared. "vs hello" is the median over rounds of ' +
+      'scenario req/s ÷ hello-world req/s measured in the same round at the same connection count.',
+    '',
+  );
 
   const mixed = r.summaries.filter((s) => s.key === 'f' && s.writes);
   if (mixed.length > 0) {
-    lines.push('Mixed run (f):', '', '| conns | eval req/s | eval p99 with writes | eval p99 without (a) | factor | writes/s | write p50 / p99 ms | write non-2xx / not changed |', '|---:|---:|---:|---:|---:|---:|---:|---:|');
+    lines.push(
+      'Mixed run (f):',
+      '',
+      '| conns | eval req/s | eval p99 with writes | eval p99 without (a) | factor | writes/s | write p50 / p99 ms | write non-2xx / not changed |',
+      '|---:|---:|---:|---:|---:|---:|---:|---:|',
+    );
     for (const s of mixed) {
       const w = s.writes!;
-      lines.push(`| ${s.connections} | ${f0(s.rps)} | ${f2(s.p99Ms)} | ${f2(s.p99WithoutWritesMs ?? Number.NaN)} | ${f2(s.p99Ms / (s.p99WithoutWritesMs ?? Number.NaN))} | ${f0(w.rps)} | ${f2(w.p50Ms)} / ${f2(w.p99Ms)} | ${w.non2xx} / ${w.mismatches} |`);
+      lines.push(
+        `| ${s.connections} | ${f0(s.rps)} | ${f2(s.p99Ms)} | ${f2(s.p99WithoutWritesMs ?? Number.NaN)} | ${f2(s.p99Ms / (s.p99WithoutWritesMs ?? Number.NaN))} | ${f0(w.rps)} | ${f2(w.p50Ms)} / ${f2(w.p99Ms)} | ${w.non2xx} / ${w.mismatches} |`,
+      );
     }
     lines.push('');
   }
 
   const threads = r.summaries.filter((s) => s.key !== 'hello' && Object.keys(s.serverThreads).length > 0);
   if (threads.length > 0) {
-    lines.push('Where the server CPU goes, per thread of the Flagwire process (above 2% of a core; median round): CPU µs per request '
-      + '(and % of a core). `main` is the uWS thread, `eval`/`writer` were recognised in the warm-up, `tNNN` are other threads '
-      + '(libuv pool, V8 GC and compiler):', '');
+    lines.push(
+      'Where the server CPU goes, per thread of the Flagwire process (above 2% of a core; median round): CPU µs per request ' +
+        '(and % of a core). `main` is the uWS thread, `eval`/`writer` were recognised in the warm-up, `tNNN` are other threads ' +
+        '(libuv pool, V8 GC and compiler):',
+      '',
+    );
     for (const s of threads) {
-      lines.push(`- ${s.key} @${s.connections}: ${Object.entries(s.serverThreads).map(([t, p]) => `${t} ${f1(s.threadUsPerRequest[t] ?? Number.NaN)} µs (${p}%)`).join(', ')}`);
+      lines.push(
+        `- ${s.key} @${s.connections}: ${Object.entries(s.serverThreads)
+          .map(([t, p]) => `${t} ${f1(s.threadUsPerRequest[t] ?? Number.NaN)} µs (${p}%)`)
+          .join(', ')}`,
+      );
     }
     lines.push('');
   }
@@ -159,9 +193,14 @@ export function writeReport(outDir: string, report: Report, raw: Record<string, 
 
 /** The summaries and targets on stdout. */
 export function printTable(summaries: ScenarioSummary[], targets: Target[]): void {
-  const rows = summaries.map((s) => `${s.key.padEnd(5)} @${String(s.connections).padEnd(4)} ${Math.round(s.rps).toString().padStart(7)} req/s  ${s.key === 'hello' ? '     ' : s.ratio.toFixed(2).padStart(5)}  p50 ${s.p50Ms.toFixed(2)}  p99 ${s.p99Ms.toFixed(2)} ms  `
-    + `server ${Math.round(s.serverCpu)}% ${s.serverUsPerRequest.toFixed(1)} µs/req  gen ${Math.round(s.generatorCpu)}% ${s.generatorUsPerRequest.toFixed(1)} µs/req  peak ${Math.round(s.peakRssMb)} MiB  non2xx ${s.non2xx}`);
-  process.stdout.write(`${rows.join('\n')}\n\n${targets.map((t) => `${t.met === null ? ' n/a' : t.met ? '  ok' : 'MISS'}  ${t.what}: ${t.measured} (goal ${t.goal})`).join('\n')}\n`);
+  const rows = summaries.map(
+    (s) =>
+      `${s.key.padEnd(5)} @${String(s.connections).padEnd(4)} ${Math.round(s.rps).toString().padStart(7)} req/s  ${s.key === 'hello' ? '     ' : s.ratio.toFixed(2).padStart(5)}  p50 ${s.p50Ms.toFixed(2)}  p99 ${s.p99Ms.toFixed(2)} ms  ` +
+      `server ${Math.round(s.serverCpu)}% ${s.serverUsPerRequest.toFixed(1)} µs/req  gen ${Math.round(s.generatorCpu)}% ${s.generatorUsPerRequest.toFixed(1)} µs/req  peak ${Math.round(s.peakRssMb)} MiB  non2xx ${s.non2xx}`,
+  );
+  process.stdout.write(
+    `${rows.join('\n')}\n\n${targets.map((t) => `${t.met === null ? ' n/a' : t.met ? '  ok' : 'MISS'}  ${t.what}: ${t.measured} (goal ${t.goal})`).join('\n')}\n`,
+  );
 }
 
 // ---- SVG: grouped bars, one group per scenario, one bar per connection count --------------------
@@ -184,10 +223,16 @@ export function renderSvg(r: Report): string {
   const left = 80;
   const y = (v: number) => plotBottom - (v / scale) * (plotBottom - plotTop);
   const out: string[] = [];
-  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`);
+  out.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`,
+  );
   out.push(`<rect width="${width}" height="${height}" fill="#fff"/>`);
-  out.push(`<text x="${left}" y="24" font-size="15" font-weight="bold">Flagwire against a uWS hello world: median req/s per scenario</text>`);
-  out.push(`<text x="${left}" y="42" fill="#555">${escapeXml(`run "${r.label}", ${r.mode.split(',')[0]}; ${r.machine.cores ?? '?'} cores, ${r.machine.cpu ?? ''}, Node ${r.machine.node ?? ''}; above a bar: share of the hello world ((e): changes/s)`)}</text>`);
+  out.push(
+    `<text x="${left}" y="24" font-size="15" font-weight="bold">Flagwire against a uWS hello world: median req/s per scenario</text>`,
+  );
+  out.push(
+    `<text x="${left}" y="42" fill="#555">${escapeXml(`run "${r.label}", ${r.mode.split(',')[0]}; ${r.machine.cores ?? '?'} cores, ${r.machine.cpu ?? ''}, Node ${r.machine.node ?? ''}; above a bar: share of the hello world ((e): changes/s)`)}</text>`,
+  );
   for (let i = 0; i <= 5; i++) {
     const v = (scale / 5) * i;
     out.push(`<line x1="${left}" x2="${width - 20}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}" stroke="#ddd"/>`);
@@ -201,7 +246,9 @@ export function renderSvg(r: Report): string {
       if (s && Number.isFinite(s.rps)) {
         const top = y(s.rps).toFixed(1);
         const h = (plotBottom - y(s.rps)).toFixed(1);
-        out.push(`<rect x="${x}" y="${top}" width="28" height="${h}" fill="${kColours[c % kColours.length]}"><title>${escapeXml(`${kScenarios[key].title} @${conns[c]}: ${f0(s.rps)} req/s`)}</title></rect>`);
+        out.push(
+          `<rect x="${x}" y="${top}" width="28" height="${h}" fill="${kColours[c % kColours.length]}"><title>${escapeXml(`${kScenarios[key].title} @${conns[c]}: ${f0(s.rps)} req/s`)}</title></rect>`,
+        );
         const label = key === 'hello' || !kScenarios[key].vsHello ? `${(s.rps / 1000).toFixed(1)}k` : `${Math.round(s.ratio * 100)}%`;
         out.push(`<text x="${x + 14}" y="${(y(s.rps) - 4).toFixed(1)}" text-anchor="middle" font-size="10">${label}</text>`);
       }

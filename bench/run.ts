@@ -56,7 +56,9 @@ function startDeadline(options: Options): NodeJS.Timeout {
     process.exit(3);
   }, planSec * 1500);
   deadline.unref();
-  log(`plan: ${options.rounds} round(s) × ${options.connections.join('/')} connections × hello + ${options.scenarios.join(',')}, ${options.durationSec} s each (≈ ${Math.round(planSec / 60)} min)`);
+  log(
+    `plan: ${options.rounds} round(s) × ${options.connections.join('/')} connections × hello + ${options.scenarios.join(',')}, ${options.durationSec} s each (≈ ${Math.round(planSec / 60)} min)`,
+  );
   return deadline;
 }
 
@@ -66,7 +68,9 @@ async function writeDataset(options: Options): Promise<{ data: BenchData; dataDi
   const dataDir = join(tmp, 'data');
   const t0 = performance.now();
   const data = await generateDataset(dataDir);
-  log(`data set: ${data.flags} flags in ${data.projects} projects, ${data.audiences} audiences (${Math.round(performance.now() - t0)} ms) in ${dataDir}`);
+  log(
+    `data set: ${data.flags} flags in ${data.projects} projects, ${data.audiences} audiences (${Math.round(performance.now() - t0)} ms) in ${dataDir}`,
+  );
   return { data, dataDir };
 }
 
@@ -87,10 +91,15 @@ async function measure(options: Options, data: BenchData, dataDir: string, profi
     const roles = await warmUp(bench);
     const warmRss = rssSplitKb(servers.flagwire.pid);
     const visibility = await visibilityCheck(servers.flagwire, data, options.quick ? 50 : 100);
-    log(`warm-up done; flagwire RSS ${Math.round(warmRss.rss / 1024)} MiB (anon ${Math.round(warmRss.anon / 1024)}); read-your-writes: ${visibility.stale} stale of ${visibility.checks}, PATCH p50 ${visibility.patchP50Ms.toFixed(2)} ms`);
+    log(
+      `warm-up done; flagwire RSS ${Math.round(warmRss.rss / 1024)} MiB (anon ${Math.round(warmRss.anon / 1024)}); read-your-writes: ${visibility.stale} stale of ${visibility.checks}, PATCH p50 ${visibility.patchP50Ms.toFixed(2)} ms`,
+    );
     const rounds = await runRounds(bench, roles);
     const stderr = servers.flagwire.stderrTail().trim();
-    const notes = stderr === '' ? [] : [`Flagwire wrote to stderr during the run (warn level and above): \`${stderr.split('\n').slice(-3).join(' | ').slice(0, 400)}\``];
+    const notes =
+      stderr === ''
+        ? []
+        : [`Flagwire wrote to stderr during the run (warn level and above): \`${stderr.split('\n').slice(-3).join(' | ').slice(0, 400)}\``];
     return { rounds, visibility, warmRss, notes };
   } finally {
     await stopAll();
@@ -98,7 +107,13 @@ async function measure(options: Options, data: BenchData, dataDir: string, profi
 }
 
 function assembleReport(
-  options: Options, data: BenchData, summaries: ScenarioSummary[], targets: Target[], notes: string[], micro: MicroResult[], failed: string[],
+  options: Options,
+  data: BenchData,
+  summaries: ScenarioSummary[],
+  targets: Target[],
+  notes: string[],
+  micro: MicroResult[],
+  failed: string[],
 ): Report {
   return {
     label: options.label,
@@ -111,9 +126,12 @@ function assembleReport(
       'eval workers': options.evalWorkers ?? `server default (cores − 1 = ${evalWorkerCount(options)})`,
       connections: options.connections.join(', '),
       'warm-up': `${options.warmupSec} s per route`,
-      generator: options.generator === 'wrk'
-        ? `wrk -t${options.wrkThreads}${options.wrkCpus === null ? '' : ` on CPUs ${options.wrkCpus}`} for the GET and POST runs; autocannon (one thread) for PATCH runs and (l), (m)`
-        : options.generatorWorkers > 0 ? `autocannon, ${options.generatorWorkers} worker threads for GET runs` : 'autocannon, one thread in the bench process',
+      generator:
+        options.generator === 'wrk'
+          ? `wrk -t${options.wrkThreads}${options.wrkCpus === null ? '' : ` on CPUs ${options.wrkCpus}`} for the GET and POST runs; autocannon (one thread) for PATCH runs and (l), (m)`
+          : options.generatorWorkers > 0
+            ? `autocannon, ${options.generatorWorkers} worker threads for GET runs`
+            : 'autocannon, one thread in the bench process',
     },
     dataset: `${data.flags} flags in ${data.projects} projects (one multi-environment project with 3 environments), ${data.audiences} audiences, cohort lists of 50-1,000 ids; fresh data dir`,
     summaries,
@@ -147,7 +165,15 @@ async function main(): Promise<number> {
   notes.push(...summaryNotes(summaries, visibility));
   const report = assembleReport(options, data, summaries, targets, notes, micro, failed);
   const { records, rssAfterA, rssGrowthInA } = rounds;
-  writeReport(options.outDir, report, { report, records, visibility, warmRss, rssAfterA, rssGrowthInA, data: { ...data, readSecret: undefined, writeSecret: undefined } });
+  writeReport(options.outDir, report, {
+    report,
+    records,
+    visibility,
+    warmRss,
+    rssAfterA,
+    rssGrowthInA,
+    data: { ...data, readSecret: undefined, writeSecret: undefined },
+  });
   printTable(summaries, targets);
 
   removeScratch();
@@ -175,7 +201,7 @@ process.once('exit', killAllSync);
 main().then(
   (code) => process.exit(code),
   async (err: unknown) => {
-    process.stderr.write(`bench: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+    process.stderr.write(`bench: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     await stopAll();
     removeScratch();
     process.exit(2);

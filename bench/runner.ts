@@ -12,7 +12,16 @@ import type { Options } from './options.js';
 import { runPaced } from './paced.js';
 import { runWrk } from './wrk.js';
 import {
-  cpuBetween, cpuSample, generatorCpuSeconds, peakRssKb, resetPeakRss, rssKb, rssSplitKb, startServer, type RssSplit, type Server,
+  cpuBetween,
+  cpuSample,
+  generatorCpuSeconds,
+  peakRssKb,
+  resetPeakRss,
+  rssKb,
+  rssSplitKb,
+  startServer,
+  type RssSplit,
+  type Server,
 } from './processes.js';
 import { kScenarios, pacedPath, type Load, type RequestPaths, type ScenarioKey, type ServerRole } from './scenarios.js';
 
@@ -70,22 +79,37 @@ const isTwin = (role: ServerRole) => role !== 'hello' && role !== 'flagwire';
 export async function startServers(options: Options, dataDir: string, helloBody: string, profileDir: string | null): Promise<Servers> {
   const env = serverEnv(options);
   const serve = [join(kDist, 'src/cli/cli.js'), 'serve', '--port', '0', '--host', '127.0.0.1', '--data', dataDir];
-  const hello = await startServer('hello', [join(kDist, 'bench/hello-server.js'), '--port', '0', '--body', helloBody], env, /hello listening on (http:\/\/\S+)/, kListenWithinMs);
-  const flagwire = await startServer('flagwire', [...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []), ...serve], env, kFlagwireListening, kListenWithinMs);
+  const hello = await startServer(
+    'hello',
+    [join(kDist, 'bench/hello-server.js'), '--port', '0', '--body', helloBody],
+    env,
+    /hello listening on (http:\/\/\S+)/,
+    kListenWithinMs,
+  );
+  const flagwire = await startServer(
+    'flagwire',
+    [...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []), ...serve],
+    env,
+    kFlagwireListening,
+    kListenWithinMs,
+  );
   // (h)-(k): three more Flagwire servers on the same data dir (LMDB serves several processes), the
   // same but for metrics off on one and the rate limiter off on another. They idle except during
   // their own runs, which come one after the other in every round: (h) against (i) is the cost of
   // counting and nothing else, (j) against (k) the cost of the per-IP rate limiter.
-  const twin = (name: string, extra: NodeJS.ProcessEnv) => startServer(`flagwire-${name}`, serve, { ...env, ...extra }, kFlagwireListening, kListenWithinMs);
+  const twin = (name: string, extra: NodeJS.ProcessEnv) =>
+    startServer(`flagwire-${name}`, serve, { ...env, ...extra }, kFlagwireListening, kListenWithinMs);
   const twins: Twins | null = options.scenarios.some((k) => isTwin(kScenarios[k].server))
     ? {
-      metricsOn: await twin('twin', {}),
-      metricsOff: await twin('metrics-off', { FLAGWIRE_METRICS: 'off' }),
-      limitOn: await twin('rate-limit-on', { FLAGWIRE_TEST_HOOKS: '1' }),
-      limitOff: await twin('rate-limit-off', { FLAGWIRE_TEST_HOOKS: '1', FLAGWIRE_TEST_RATE_LIMIT: 'off' }),
-    }
+        metricsOn: await twin('twin', {}),
+        metricsOff: await twin('metrics-off', { FLAGWIRE_METRICS: 'off' }),
+        limitOn: await twin('rate-limit-on', { FLAGWIRE_TEST_HOOKS: '1' }),
+        limitOff: await twin('rate-limit-off', { FLAGWIRE_TEST_HOOKS: '1', FLAGWIRE_TEST_RATE_LIMIT: 'off' }),
+      }
     : null;
-  log(`hello world pid ${hello.pid} on ${hello.url}; flagwire pid ${flagwire.pid} on ${flagwire.url}${twins ? `; twins: metrics on ${twins.metricsOn.pid}, off ${twins.metricsOff.pid}; rate limiter on ${twins.limitOn.pid}, off ${twins.limitOff.pid}` : ''}`);
+  log(
+    `hello world pid ${hello.pid} on ${hello.url}; flagwire pid ${flagwire.pid} on ${flagwire.url}${twins ? `; twins: metrics on ${twins.metricsOn.pid}, off ${twins.metricsOff.pid}; rate limiter on ${twins.limitOn.pid}, off ${twins.limitOff.pid}` : ''}`,
+  );
   return { hello, flagwire, twins };
 }
 
@@ -163,9 +187,17 @@ export function stopLoads(): void {
 
 async function load(spec: LoadSpec, options?: Options): Promise<LoadResult> {
   // GET and POST runs on wrk when chosen (wrk.ts); PATCH runs check every answer, so autocannon.
-  const run = options?.generator === 'wrk' && spec.sequence.kind !== 'patch' && spec.overallRate === undefined
-    ? runWrk({ url: spec.url, connections: spec.connections, durationSec: spec.durationSec, sequence: spec.sequence, threads: options.wrkThreads, cpus: options.wrkCpus })
-    : runLoad(spec);
+  const run =
+    options?.generator === 'wrk' && spec.sequence.kind !== 'patch' && spec.overallRate === undefined
+      ? runWrk({
+          url: spec.url,
+          connections: spec.connections,
+          durationSec: spec.durationSec,
+          sequence: spec.sequence,
+          threads: options.wrkThreads,
+          cpus: options.wrkCpus,
+        })
+      : runLoad(spec);
   running.add(run.stop);
   try {
     return await run.result;
@@ -176,16 +208,36 @@ async function load(spec: LoadSpec, options?: Options): Promise<LoadResult> {
 
 /** One run of `scenario` against `server`: what the generator saw, and for (f) the writes beside the reads. */
 async function drive(
-  bench: Bench, scenario: Load, server: Server, connections: number, seconds: number, writeRun: number,
+  bench: Bench,
+  scenario: Load,
+  server: Server,
+  connections: number,
+  seconds: number,
+  writeRun: number,
 ): Promise<{ load: LoadResult; writes: LoadResult | null }> {
   const { options, data, paths } = bench;
   // The GET scenarios may use autocannon workers; the PATCH runs are far from generator-bound.
-  const reads = (sequence: Sequence): LoadSpec => ({ connections, durationSec: seconds, generatorWorkers: options.generatorWorkers, url: server.url, sequence });
+  const reads = (sequence: Sequence): LoadSpec => ({
+    connections,
+    durationSec: seconds,
+    generatorWorkers: options.generatorWorkers,
+    url: server.url,
+    sequence,
+  });
   switch (scenario.kind) {
     case 'reads':
       return { load: await load(reads(scenario.requests(paths, data)), options), writes: null };
     case 'writes':
-      return { load: await load({ connections, durationSec: seconds, url: server.url, sequence: scenario.requests(data, writeRun), checkChange: true }), writes: null };
+      return {
+        load: await load({
+          connections,
+          durationSec: seconds,
+          url: server.url,
+          sequence: scenario.requests(data, writeRun),
+          checkChange: true,
+        }),
+        writes: null,
+      };
     case 'mixed': {
       // (f): the evaluations at full load, and beside them writes at a fixed rate (open model).
       const writes = load({
@@ -200,7 +252,16 @@ async function drive(
       return { load: evals, writes: w };
     }
     case 'paced':
-      return { load: await runPaced({ url: server.url, connections, rate: scenario.rate, durationSec: seconds, path: pacedPath(scenario.template(paths), connections) }), writes: null };
+      return {
+        load: await runPaced({
+          url: server.url,
+          connections,
+          rate: scenario.rate,
+          durationSec: seconds,
+          path: pacedPath(scenario.template(paths), connections),
+        }),
+        writes: null,
+      };
   }
 }
 
@@ -210,7 +271,8 @@ let writeRuns = 0;
 async function runOne(bench: Bench, key: ScenarioKey, connections: number, seconds: number): Promise<Omit<RunRecord, 'round'>> {
   const scenario = kScenarios[key];
   const server = serverFor(bench.servers, scenario.server);
-  for (const s of everyServer(bench.servers)) if (!s.alive()) throw new Error(`${s.name} (pid ${s.pid}) has exited:\n${s.stderrTail().trim()}`);
+  for (const s of everyServer(bench.servers))
+    if (!s.alive()) throw new Error(`${s.name} (pid ${s.pid}) has exited:\n${s.stderrTail().trim()}`);
   if (scenario.load.kind === 'writes' || scenario.load.kind === 'mixed') writeRuns++;
   const { value, ...m } = await measured(server, () => drive(bench, scenario.load, server, connections, seconds, writeRuns));
   return { key, connections, load: value.load, writes: value.writes, m };
@@ -232,7 +294,7 @@ export class ThreadRoles {
       .filter(([t, p]) => t !== 'main' && p >= 5 && !this.names.has(t))
       .sort((x, y) => y[1] - x[1])
       .slice(0, count);
-    candidates.forEach(([t], i) => this.names.set(t, role === 'eval' && count > 1 ? `eval${i + 1}` : role));
+    for (const [i, [t]] of candidates.entries()) this.names.set(t, role === 'eval' && count > 1 ? `eval${i + 1}` : role);
   }
 
   relabel(threads: Record<string, number>): Record<string, number> {
@@ -273,7 +335,10 @@ export async function warmUp(bench: Bench): Promise<ThreadRoles> {
  */
 function roundOrder(scenarios: readonly ScenarioKey[], round: number): ScenarioKey[] {
   const order: ScenarioKey[] = ['hello', ...scenarios];
-  for (const [x, y] of [['h', 'i'], ['j', 'k']] as const) {
+  for (const [x, y] of [
+    ['h', 'i'],
+    ['j', 'k'],
+  ] as const) {
     const ix = order.indexOf(x);
     const iy = order.indexOf(y);
     if (round % 2 === 0 && ix >= 0 && iy >= 0) [order[ix], order[iy]] = [order[iy]!, order[ix]!];
@@ -294,7 +359,10 @@ export interface Rounds {
  * measured in every round, so each ratio compares runs made minutes apart at most).
  */
 export async function runRounds(bench: Bench, roles: ThreadRoles): Promise<Rounds> {
-  const { options, servers: { flagwire } } = bench;
+  const {
+    options,
+    servers: { flagwire },
+  } = bench;
   const rounds: Rounds = { records: [], rssAfterA: [], rssGrowthInA: [] };
   for (let round = 1; round <= options.rounds; round++) {
     for (const connections of options.connections) {
@@ -318,9 +386,11 @@ export async function runRounds(bench: Bench, roles: ThreadRoles): Promise<Round
 
 function describeRun(r: RunRecord): string {
   const l = r.load;
-  let line = `round ${r.round} ${r.key.padEnd(5)} @${String(r.connections).padEnd(3)} ${Math.round(l.rps).toString().padStart(7)} req/s  p50 ${l.p50Ms.toFixed(2)} p99 ${l.p99Ms.toFixed(2)} ms  `
-    + `server ${Math.round(r.m.serverCpu)}% gen ${Math.round(r.m.generatorCpu)}%  rss ${Math.round(r.m.peakRssKb / 1024)} MiB`;
-  if (l.errors + l.non2xx + l.mismatches > 0) line += `  errors ${l.errors} non2xx ${l.non2xx} mismatched ${l.mismatches} ${JSON.stringify(l.statusCodes)}`;
+  let line =
+    `round ${r.round} ${r.key.padEnd(5)} @${String(r.connections).padEnd(3)} ${Math.round(l.rps).toString().padStart(7)} req/s  p50 ${l.p50Ms.toFixed(2)} p99 ${l.p99Ms.toFixed(2)} ms  ` +
+    `server ${Math.round(r.m.serverCpu)}% gen ${Math.round(r.m.generatorCpu)}%  rss ${Math.round(r.m.peakRssKb / 1024)} MiB`;
+  if (l.errors + l.non2xx + l.mismatches > 0)
+    line += `  errors ${l.errors} non2xx ${l.non2xx} mismatched ${l.mismatches} ${JSON.stringify(l.statusCodes)}`;
   if (r.writes) line += `  | writes ${Math.round(r.writes.rps)}/s p99 ${r.writes.p99Ms.toFixed(2)} ms non2xx ${r.writes.non2xx}`;
   if (Object.keys(r.m.serverThreads).length > 0 && r.key !== 'hello') line += `  threads ${JSON.stringify(r.m.serverThreads)}`;
   return line;

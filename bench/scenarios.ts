@@ -56,11 +56,17 @@ export function helloBody(data: BenchData): string {
   return JSON.stringify({ id: data.evalFlag.id, name: data.evalFlag.name, enabled: true });
 }
 
-const rotate = (template: string, post?: { body: string; headers: Record<string, string> }): Sequence => (
-  { kind: 'rotate', template, keys: kKeys, ...(post ? { method: 'POST', ...post } : {}) });
+const rotate = (template: string, post?: { body: string; headers: Record<string, string> }): Sequence => ({
+  kind: 'rotate',
+  template,
+  keys: kKeys,
+  ...(post ? { method: 'POST', ...post } : {}),
+});
 
-const readTokenGet = (path: string, data: BenchData): Sequence => (
-  { kind: 'fixed', request: { method: 'GET', path, headers: { authorization: `Bearer ${data.readSecret}` } } });
+const readTokenGet = (path: string, data: BenchData): Sequence => ({
+  kind: 'fixed',
+  request: { method: 'GET', path, headers: { authorization: `Bearer ${data.readSecret}` } },
+});
 
 /**
  * PATCH runs: connection i owns flag i and alternates it between two values, so every request is a
@@ -83,7 +89,13 @@ export type Load =
   /** Closed-loop PATCHes, every answer checked to be a change; far from generator-bound, so one generator thread. */
   | { kind: 'writes'; requests(data: BenchData, writeRun: number): Sequence }
   /** The reads at full load, and beside them writes at a fixed rate in total (open model). */
-  | { kind: 'mixed'; reads(paths: RequestPaths, data: BenchData): Sequence; writes(data: BenchData, writeRun: number): Sequence; writeConnections: number; writeRate: number }
+  | {
+      kind: 'mixed';
+      reads(paths: RequestPaths, data: BenchData): Sequence;
+      writes(data: BenchData, writeRun: number): Sequence;
+      writeConnections: number;
+      writeRate: number;
+    }
   /** Open model (paced.ts): GETs of `template` offered at `rate`, evenly spaced. */
   | { kind: 'paced'; template(paths: RequestPaths): string; rate: number };
 
@@ -103,14 +115,40 @@ const kPacedA: Load = { kind: 'paced', template: (p) => p.a, rate: kLatencyRate 
 export const kScenarios: Record<ScenarioKey, Scenario> = {
   hello: { title: 'uWS hello world (same body and headers)', server: 'hello', load: kReadsA, vsHello: true },
   a: { title: '(a) GET /v1/flags/{id}, 10k targetingKeys + audience attribute', server: 'flagwire', load: kReadsA, vsHello: true },
-  b: { title: '(b) same on a group flag with env', server: 'flagwire', load: { kind: 'reads', requests: (p) => rotate(p.b) }, vsHello: true },
-  c: { title: '(c) GET /v1/flags/project/{id}, 50 flags', server: 'flagwire', load: { kind: 'reads', requests: (p) => rotate(p.c) }, vsHello: true },
-  d: { title: '(d) GET /api/v1/flags/{id}, read token', server: 'flagwire', load: { kind: 'reads', requests: (p, data) => readTokenGet(p.d, data) }, vsHello: true },
-  e: { title: '(e) PATCH /api/v1/flags/{id}, durable changes', server: 'flagwire', load: { kind: 'writes', requests: patches }, vsHello: false },
+  b: {
+    title: '(b) same on a group flag with env',
+    server: 'flagwire',
+    load: { kind: 'reads', requests: (p) => rotate(p.b) },
+    vsHello: true,
+  },
+  c: {
+    title: '(c) GET /v1/flags/project/{id}, 50 flags',
+    server: 'flagwire',
+    load: { kind: 'reads', requests: (p) => rotate(p.c) },
+    vsHello: true,
+  },
+  d: {
+    title: '(d) GET /api/v1/flags/{id}, read token',
+    server: 'flagwire',
+    load: { kind: 'reads', requests: (p, data) => readTokenGet(p.d, data) },
+    vsHello: true,
+  },
+  e: {
+    title: '(e) PATCH /api/v1/flags/{id}, durable changes',
+    server: 'flagwire',
+    load: { kind: 'writes', requests: patches },
+    vsHello: false,
+  },
   f: {
     title: '(f) (a) while (e) writes 50/s',
     server: 'flagwire',
-    load: { kind: 'mixed', reads: (p) => rotate(p.a), writes: patches, writeConnections: kMixedWriteConnections, writeRate: kMixedWriteRate },
+    load: {
+      kind: 'mixed',
+      reads: (p) => rotate(p.a),
+      writes: patches,
+      writeConnections: kMixedWriteConnections,
+      writeRate: kMixedWriteRate,
+    },
     vsHello: true,
   },
   g: {
@@ -123,9 +161,14 @@ export const kScenarios: Record<ScenarioKey, Scenario> = {
   i: { title: '(i) (a) on a twin Flagwire, FLAGWIRE_METRICS=off', server: 'metricsOff', load: kReadsA, vsHello: true },
   j: { title: '(j) GET /api/v1/token on a twin Flagwire, rate limiter on', server: 'limitOn', load: kTokenReads, vsHello: true },
   k: { title: '(k) GET /api/v1/token on a twin Flagwire, rate limiter off', server: 'limitOff', load: kTokenReads, vsHello: true },
-  l: { title: '(l) (a) offered at a fixed 10,000 req/s (open model): latency below saturation', server: 'flagwire', load: kPacedA, vsHello: false },
+  l: {
+    title: '(l) (a) offered at a fixed 10,000 req/s (open model): latency below saturation',
+    server: 'flagwire',
+    load: kPacedA,
+    vsHello: false,
+  },
   m: {
-    title: '(m) the hello world offered (a)\'s requests at 10,000 req/s, same generator as (l): its latency floor',
+    title: "(m) the hello world offered (a)'s requests at 10,000 req/s, same generator as (l): its latency floor",
     server: 'hello',
     load: kPacedA,
     vsHello: false,

@@ -8,7 +8,8 @@ import { max, median } from './stats.js';
 
 export function summarise(records: RunRecord[], options: Options): ScenarioSummary[] {
   const out: ScenarioSummary[] = [];
-  const hellos = (round: number, connections: number) => records.find((r) => r.key === 'hello' && r.round === round && r.connections === connections);
+  const hellos = (round: number, connections: number) =>
+    records.find((r) => r.key === 'hello' && r.round === round && r.connections === connections);
   for (const connections of options.connections) {
     for (const key of ['hello', ...options.scenarios] as ScenarioKey[]) {
       const runs = records.filter((r) => r.key === key && r.connections === connections);
@@ -49,7 +50,9 @@ export function summarise(records: RunRecord[], options: Options): ScenarioSumma
           errors: w.reduce((n, x) => n + x.errors, 0),
           mismatches: w.reduce((n, x) => n + x.mismatches, 0),
         };
-        const withoutWrites = runs.map((r) => records.find((x) => x.key === 'a' && x.round === r.round && x.connections === connections)?.load.p99Ms ?? Number.NaN);
+        const withoutWrites = runs.map(
+          (r) => records.find((x) => x.key === 'a' && x.round === r.round && x.connections === connections)?.load.p99Ms ?? Number.NaN,
+        );
         summary.p99WithoutWritesMs = median(withoutWrites);
       }
       out.push(summary);
@@ -65,7 +68,13 @@ export function usPerRequest(r: RunRecord, percent: number): number {
 }
 
 /** Median over rounds of measure(x) ÷ measure(y) in the same round and connection count (default: req/s). */
-export function pairedRatio(records: RunRecord[], x: ScenarioKey, y: ScenarioKey, connections: number, measure = (r: RunRecord) => r.load.rps): number {
+export function pairedRatio(
+  records: RunRecord[],
+  x: ScenarioKey,
+  y: ScenarioKey,
+  connections: number,
+  measure = (r: RunRecord) => r.load.rps,
+): number {
   const ratios: number[] = [];
   for (const rx of records.filter((r) => r.key === x && r.connections === connections)) {
     const ry = records.find((r) => r.key === y && r.round === rx.round && r.connections === connections);

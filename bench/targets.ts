@@ -29,15 +29,29 @@ function twinCost(records: RunRecord[], on: ScenarioKey, off: ScenarioKey, c: nu
   };
 }
 
-export function checkTargets({ records, rssAfterA, rssGrowthInA }: Rounds, summaries: ScenarioSummary[], visibility: Visibility, warm: RssSplit): Target[] {
+export function checkTargets(
+  { records, rssAfterA, rssGrowthInA }: Rounds,
+  summaries: ScenarioSummary[],
+  visibility: Visibility,
+  warm: RssSplit,
+): Target[] {
   const find = (key: ScenarioKey, c: number) => summaries.find((s) => s.key === key && s.connections === c);
   const targets: Target[] = [];
   const conns = [...new Set(summaries.map((s) => s.connections))];
-  for (const [key, goal] of [['a', 0.6], ['b', 0.55], ['d', 0.35]] as const) {
+  for (const [key, goal] of [
+    ['a', 0.6],
+    ['b', 0.55],
+    ['d', 0.35],
+  ] as const) {
     for (const c of conns) {
       const s = find(key, c);
       if (!s) continue;
-      targets.push({ what: `(${key}) req/s vs hello @${c}`, goal: `≥ ${goal.toFixed(2)}`, measured: s.ratio.toFixed(2), met: s.ratio >= goal });
+      targets.push({
+        what: `(${key}) req/s vs hello @${c}`,
+        goal: `≥ ${goal.toFixed(2)}`,
+        measured: s.ratio.toFixed(2),
+        met: s.ratio >= goal,
+      });
     }
   }
   const a200 = find('a', 200);
@@ -48,24 +62,42 @@ export function checkTargets({ records, rssAfterA, rssGrowthInA }: Rounds, summa
   const m200 = find('m', 200);
   if (a200) {
     const closed = `closed loop ${a200.p99Ms.toFixed(2)} ms (Little's law floor for the mean: 200 ÷ ${Math.round(a200.rps).toLocaleString('en')} req/s = ${(200_000 / a200.rps).toFixed(1)} ms${hello200 ? `; hello world in the same rounds ${hello200.p99Ms.toFixed(2)} ms` : ''})`;
-    const floor = m200 ? ` (the hello world under the same paced load (m): p50 ${m200.p50Ms.toFixed(2)}, p99 ${m200.p99Ms.toFixed(2)} ms)` : '';
+    const floor = m200
+      ? ` (the hello world under the same paced load (m): p50 ${m200.p50Ms.toFixed(2)}, p99 ${m200.p99Ms.toFixed(2)} ms)`
+      : '';
     targets.push({
-      what: '(a) p99 @200', goal: '≤ 5 ms',
+      what: '(a) p99 @200',
+      goal: '≤ 5 ms',
       measured: l200 ? `${l200.p99Ms.toFixed(2)} ms at ${kLatencyRate.toLocaleString('en')} req/s offered (l)${floor}; ${closed}` : closed,
       met: (l200 ?? a200).p99Ms <= 5,
     });
   }
   for (const c of conns) {
     if (find('g', c) && find('a', c)) {
-      targets.push({ what: `(g) OFREP req/s vs (a) GET @${c}`, goal: 'shown beside (a)', measured: pairedRatio(records, 'g', 'a', c).toFixed(2), met: null });
+      targets.push({
+        what: `(g) OFREP req/s vs (a) GET @${c}`,
+        goal: 'shown beside (a)',
+        measured: pairedRatio(records, 'g', 'a', c).toFixed(2),
+        met: null,
+      });
     }
     if (find('h', c) && find('i', c)) {
       const { cost, text } = twinCost(records, 'h', 'i', c);
-      targets.push({ what: `metrics cost: (h) metrics on vs (i) off @${c}`, goal: 'counting costs ≤ 3%', measured: text, met: cost <= 0.03 });
+      targets.push({
+        what: `metrics cost: (h) metrics on vs (i) off @${c}`,
+        goal: 'counting costs ≤ 3%',
+        measured: text,
+        met: cost <= 0.03,
+      });
     }
     if (find('j', c) && find('k', c)) {
       const { text } = twinCost(records, 'j', 'k', c);
-      targets.push({ what: `rate limiter cost: (j) on vs (k) off, GET /api/v1/token @${c}`, goal: 'shown (issue 6)', measured: text, met: null });
+      targets.push({
+        what: `rate limiter cost: (j) on vs (k) off, GET /api/v1/token @${c}`,
+        goal: 'shown (issue 6)',
+        measured: text,
+        met: null,
+      });
     }
   }
   const e50 = find('e', 50);
@@ -94,10 +126,11 @@ export function checkTargets({ records, rssAfterA, rssGrowthInA }: Rounds, summa
     const growth = worst.anon / warm.anon - 1;
     const mb = (kb: number) => Math.round(kb / 1024);
     targets.push({
-      what: 'RSS after (a) vs after warm-up (anonymous: the process\'s own memory)',
+      what: "RSS after (a) vs after warm-up (anonymous: the process's own memory)",
       goal: 'within 10%',
-      measured: `anonymous ${mb(warm.anon)} → ${mb(worst.anon)} MiB (${pctText(growth)}); total ${mb(warm.rss)} → ${mb(worst.rss)} MiB, of which file-backed `
-        + `(the LMDB map, grown by the data the writes added) ${mb(warm.file)} → ${mb(worst.file)}; total RSS over the (a) runs alone at most ${pctText(Math.max(...rssGrowthInA))}`,
+      measured:
+        `anonymous ${mb(warm.anon)} → ${mb(worst.anon)} MiB (${pctText(growth)}); total ${mb(warm.rss)} → ${mb(worst.rss)} MiB, of which file-backed ` +
+        `(the LMDB map, grown by the data the writes added) ${mb(warm.file)} → ${mb(worst.file)}; total RSS over the (a) runs alone at most ${pctText(Math.max(...rssGrowthInA))}`,
       met: Math.abs(growth) <= 0.1,
     });
   }
@@ -110,19 +143,25 @@ function generatorNotes(summaries: ScenarioSummary[]): string[] {
   for (const hello of summaries.filter((x) => x.key === 'hello')) {
     const gen = hello.generatorUsPerRequest;
     if (hello.generatorCpu >= 85) {
-      notes.push(`Generator-bound @${hello.connections}: autocannon used ${Math.round(hello.generatorCpu)}% of a core in the hello-world runs `
-        + `(${gen.toFixed(1)} µs of generator CPU per request, a ceiling of about ${Math.round(1e6 / gen).toLocaleString('en')} req/s for one thread) `
-        + `while the hello world used ${Math.round(hello.serverCpu)}%. The hello-world figure is then the generator's ceiling, not uWS's, and the ratios `
-        + 'are relative to it: they overstate Flagwire\'s share of a uWS server driven by a native tool such as wrk. '
-        + `On ${cores} cores more generator threads (--generator-workers) take CPU from the server under test; compare with such a run before concluding.`);
+      notes.push(
+        `Generator-bound @${hello.connections}: autocannon used ${Math.round(hello.generatorCpu)}% of a core in the hello-world runs ` +
+          `(${gen.toFixed(1)} µs of generator CPU per request, a ceiling of about ${Math.round(1e6 / gen).toLocaleString('en')} req/s for one thread) ` +
+          `while the hello world used ${Math.round(hello.serverCpu)}%. The hello-world figure is then the generator's ceiling, not uWS's, and the ratios ` +
+          "are relative to it: they overstate Flagwire's share of a uWS server driven by a native tool such as wrk. " +
+          `On ${cores} cores more generator threads (--generator-workers) take CPU from the server under test; compare with such a run before concluding.`,
+      );
     }
     const a = summaries.find((x) => x.key === 'a' && x.connections === hello.connections);
     if (a) {
-      const threads = Object.entries(a.threadUsPerRequest).map(([t, us]) => `${t} ${us.toFixed(1)}`).join(' + ');
-      notes.push(`Cost per request @${hello.connections} (CPU µs, independent of how the cores are shared): hello world ${hello.serverUsPerRequest.toFixed(1)}; `
-        + `Flagwire (a) ${a.serverUsPerRequest.toFixed(1)} (${threads}); the generator ${gen.toFixed(1)} (hello) / ${a.generatorUsPerRequest.toFixed(1)} ((a)). `
-        + `With all of it on ${cores} cores, CPU alone bounds the hello world at ≈ ${Math.round((cores * 1e6) / (hello.serverUsPerRequest + gen)).toLocaleString('en')} req/s `
-        + `and (a) at ≈ ${Math.round((cores * 1e6) / (a.serverUsPerRequest + a.generatorUsPerRequest)).toLocaleString('en')} req/s.`);
+      const threads = Object.entries(a.threadUsPerRequest)
+        .map(([t, us]) => `${t} ${us.toFixed(1)}`)
+        .join(' + ');
+      notes.push(
+        `Cost per request @${hello.connections} (CPU µs, independent of how the cores are shared): hello world ${hello.serverUsPerRequest.toFixed(1)}; ` +
+          `Flagwire (a) ${a.serverUsPerRequest.toFixed(1)} (${threads}); the generator ${gen.toFixed(1)} (hello) / ${a.generatorUsPerRequest.toFixed(1)} ((a)). ` +
+          `With all of it on ${cores} cores, CPU alone bounds the hello world at ≈ ${Math.round((cores * 1e6) / (hello.serverUsPerRequest + gen)).toLocaleString('en')} req/s ` +
+          `and (a) at ≈ ${Math.round((cores * 1e6) / (a.serverUsPerRequest + a.generatorUsPerRequest)).toLocaleString('en')} req/s.`,
+      );
     }
   }
   return notes;

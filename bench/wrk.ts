@@ -30,7 +30,10 @@ export function ensureWrk(): void {
   try {
     execFileSync('sh', ['-c', 'command -v wrk'], { stdio: 'ignore' });
   } catch {
-    execFileSync('sh', ['-c', 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk'], { stdio: 'inherit', timeout: 600_000 });
+    execFileSync('sh', ['-c', 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk'], {
+      stdio: 'inherit',
+      timeout: 600_000,
+    });
   }
 }
 
@@ -38,11 +41,14 @@ export function ensureWrk(): void {
 export function wrkScript(sequence: Sequence, threads: number): string {
   if (sequence.kind === 'patch') throw new Error('PATCH runs check every answer: they stay with autocannon');
   const lua = (s: string) => JSON.stringify(s); // a JSON string literal is a valid Lua string literal for these ASCII values
-  const headers = sequence.kind === 'fixed' ? sequence.request.headers ?? {} : sequence.headers ?? {};
-  const headerTable = `{${Object.entries(headers).map(([k, v]) => `[${lua(k)}] = ${lua(v)}`).join(', ')}}`;
-  const build = sequence.kind === 'fixed'
-    ? `requests[1] = wrk.format(${lua(sequence.request.method ?? 'GET')}, ${lua(sequence.request.path ?? '/')}, headers, ${sequence.request.body === undefined ? 'nil' : lua(sequence.request.body)})`
-    : `for k = id, ${sequence.keys - 1}, ${threads} do
+  const headers = sequence.kind === 'fixed' ? (sequence.request.headers ?? {}) : (sequence.headers ?? {});
+  const headerTable = `{${Object.entries(headers)
+    .map(([k, v]) => `[${lua(k)}] = ${lua(v)}`)
+    .join(', ')}}`;
+  const build =
+    sequence.kind === 'fixed'
+      ? `requests[1] = wrk.format(${lua(sequence.request.method ?? 'GET')}, ${lua(sequence.request.path ?? '/')}, headers, ${sequence.request.body === undefined ? 'nil' : lua(sequence.request.body)})`
+      : `for k = id, ${sequence.keys - 1}, ${threads} do
     local key = "user-" .. k
     local path = string.gsub(${lua(sequence.template)}, "{key}", key)
     local body = ${sequence.body === undefined ? 'nil' : `string.gsub(${lua(sequence.body)}, "{key}", key)`}

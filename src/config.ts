@@ -219,7 +219,10 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
   if (host.trim() === '') throw new ConfigError(kSettings.host, 'must not be empty');
   const baseUrl = trimSlash(env.FLAGWIRE_BASE_URL ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`);
   const docsUrl = trimSlash(env.FLAGWIRE_DOCS_URL ?? `${baseUrl}/docs`);
-  for (const [setting, url] of [['baseUrl', baseUrl], ['docsUrl', docsUrl]] as const) {
+  for (const [setting, url] of [
+    ['baseUrl', baseUrl],
+    ['docsUrl', docsUrl],
+  ] as const) {
     if (!URL.canParse(url)) throw new ConfigError(kSettings[setting], `"${url}" is not an absolute URL`);
   }
   const smtpUrl = env.FLAGWIRE_SMTP_URL ?? null;
@@ -248,7 +251,12 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     trustedProxies,
     // At least one body of the 1 MiB cap must fit; 64 MiB by default, the same as the evaluation
     // batcher's bound on the bytes it queues (README: Limits on request bodies).
-    maxBufferedBodyBytes: integer('maxBufferedBodyBytes', env.FLAGWIRE_MAX_BUFFERED_BODY_BYTES ?? String(kDefaultMaxBufferedBodyBytes), 2 * 1024 * 1024, 1024 ** 4),
+    maxBufferedBodyBytes: integer(
+      'maxBufferedBodyBytes',
+      env.FLAGWIRE_MAX_BUFFERED_BODY_BYTES ?? String(kDefaultMaxBufferedBodyBytes),
+      2 * 1024 * 1024,
+      1024 ** 4,
+    ),
     // A working day and then some; a session ends earlier by signing out (or a new password).
     consoleSessionMs: integer('consoleSessionMs', env.FLAGWIRE_CONSOLE_SESSION_HOURS ?? '12', 1, 24 * 30) * 3_600_000,
     signInFailLimit: integer('signInFailLimit', env.FLAGWIRE_SIGN_IN_FAIL_LIMIT ?? '10', 1, 1_000_000),
@@ -287,7 +295,10 @@ function onOff(setting: keyof Config, raw: string): boolean {
 
 /** Comma-separated addresses and CIDR ranges; blanks around and between entries are ignored. */
 function trustedProxyList(raw: string): string[] {
-  const entries = raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const entries = raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
   for (const entry of entries) {
     const range = parseRange(entry);
     if (typeof range === 'string') throw new ConfigError(kSettings.trustedProxies, range);

@@ -60,7 +60,7 @@ export interface ErrorData {
 }
 
 export function isErrorCode(value: unknown): value is ErrorCode {
-  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(kErrors, value);
+  return typeof value === 'string' && Object.hasOwn(kErrors, value);
 }
 
 export function toErrorData(err: unknown): ErrorData {
@@ -106,16 +106,22 @@ export function fromErrorData(data: ErrorData): FlagwireError {
   return new FlagwireError(isErrorCode(data.code) ? data.code : 'INTERNAL', data.detail);
 }
 
-export const ErrorBody = Type.Object({
-  error: Type.String({ description: 'The error\'s title' }),
-  detail: Type.String({ description: 'Cause and fix' }),
-}, { description: 'Evaluation API error body' });
+export const ErrorBody = Type.Object(
+  {
+    error: Type.String({ description: "The error's title" }),
+    detail: Type.String({ description: 'Cause and fix' }),
+  },
+  { description: 'Evaluation API error body' },
+);
 export type ErrorBody = Static<typeof ErrorBody>;
 
-export const ErrorEnvelope = Type.Object({
-  ...ErrorBody.properties,
-  docs: Type.String({ description: 'Link to the section of the docs page explaining it' }),
-}, { description: 'Management API error envelope' });
+export const ErrorEnvelope = Type.Object(
+  {
+    ...ErrorBody.properties,
+    docs: Type.String({ description: 'Link to the section of the docs page explaining it' }),
+  },
+  { description: 'Management API error envelope' },
+);
 export type ErrorEnvelope = Static<typeof ErrorEnvelope>;
 
 /** `{error, detail, docs}`: the Management API envelope. */

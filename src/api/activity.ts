@@ -13,7 +13,11 @@ export class ActivityRecorder {
   private pending = new Map<string, ActivityBatch>();
   private readonly flusher: PeriodicFlush;
 
-  constructor(private readonly writer: Pick<WriterClient, 'call'>, private readonly log: Logger, intervalMs = 1000) {
+  constructor(
+    private readonly writer: Pick<WriterClient, 'call'>,
+    private readonly log: Logger,
+    intervalMs = 1000,
+  ) {
     this.flusher = new PeriodicFlush(() => this.send(), intervalMs);
   }
 

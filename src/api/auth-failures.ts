@@ -33,15 +33,16 @@ export class AuthFailures {
 
   /** A new lockout allowing `limit` failures per window, or one more handle on an existing one's shared `state`. */
   constructor(from: number | AuthFailuresState, maxEntries = 100_000, windowMs = 60_000) {
-    this.state = typeof from === 'number'
-      ? {
-        limit: from,
-        windowMs,
-        table: AddressTable.create(maxEntries).state,
-        starts: new SharedArrayBuffer(8 * maxEntries),
-        counts: new SharedArrayBuffer(4 * maxEntries),
-      }
-      : from;
+    this.state =
+      typeof from === 'number'
+        ? {
+            limit: from,
+            windowMs,
+            table: AddressTable.create(maxEntries).state,
+            starts: new SharedArrayBuffer(8 * maxEntries),
+            counts: new SharedArrayBuffer(4 * maxEntries),
+          }
+        : from;
     this.limit = this.state.limit;
     this.windowMs = this.state.windowMs;
     this.table = new AddressTable(this.state.table);
@@ -128,5 +129,8 @@ export class AuthFailures {
 }
 
 function lockedOut(): FlagwireError {
-  return new FlagwireError('TOO_MANY_AUTH_FAILURES', 'Too many failed authentication attempts from this address; wait a minute before retrying.');
+  return new FlagwireError(
+    'TOO_MANY_AUTH_FAILURES',
+    'Too many failed authentication attempts from this address; wait a minute before retrying.',
+  );
 }

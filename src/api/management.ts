@@ -56,9 +56,15 @@ const kUrlTokenParams = ['token', 'access_token', 'api_key', 'apikey', 'authoriz
 
 /** Denials that are recorded on the token and e-mailed (spec: Events): a real token refused. */
 const kDenialCodes: ReadonlySet<string> = new Set([
-  'TOKEN_REVOKED', 'TOKEN_EXPIRED', 'INSUFFICIENT_PERMISSION', 'ENVIRONMENT_NOT_PERMITTED', 'FORBIDDEN',
+  'TOKEN_REVOKED',
+  'TOKEN_EXPIRED',
+  'INSUFFICIENT_PERMISSION',
+  'ENVIRONMENT_NOT_PERMITTED',
+  'FORBIDDEN',
 ]);
-const kRateLimited = Buffer.from('Too Many Requests: the Management API allows a limited number of requests per minute per address; wait a minute before retrying.\n');
+const kRateLimited = Buffer.from(
+  'Too Many Requests: the Management API allows a limited number of requests per minute per address; wait a minute before retrying.\n',
+);
 const kRateLimitHeaders = [['Retry-After', '60']] as const;
 
 export function registerManagementRoutes(app: TemplatedApp, deps: ManagementDeps): void {
@@ -68,7 +74,9 @@ export function registerManagementRoutes(app: TemplatedApp, deps: ManagementDeps
 
   /** Answers with `err` in the envelope; `token` (when known) gets the request on its activity. */
   const fail = (res: PendingResponse, request: ApiRequest, token: Token | null, err: unknown, closeConnection = false) => {
-    const error = answerableError(err, (e) => deps.log.error({ err: e, method: request.method, path: request.path }, 'unexpected error in the Management API'));
+    const error = answerableError(err, (e) =>
+      deps.log.error({ err: e, method: request.method, path: request.path }, 'unexpected error in the Management API'),
+    );
     if (token !== null) {
       const now = deps.clock.now();
       activity.used(token.id, request.method, request.path, error.status, now);
@@ -117,7 +125,10 @@ export function registerManagementRoutes(app: TemplatedApp, deps: ManagementDeps
       const route = matchRoute(request);
       for (const name of kUrlTokenParams) {
         if (request.query.has(name)) {
-          throw new FlagwireError('INVALID_REQUEST', `Tokens are never accepted in the URL: remove "${name}" from the query and send "Authorization: Bearer <token>".`);
+          throw new FlagwireError(
+            'INVALID_REQUEST',
+            `Tokens are never accepted in the URL: remove "${name}" from the query and send "Authorization: Bearer <token>".`,
+          );
         }
       }
       deps.store.resetReadTxn();
@@ -162,20 +173,27 @@ export function registerManagementRoutes(app: TemplatedApp, deps: ManagementDeps
       const known = token;
       // A client that goes away before its body is complete never reaches the callback below: its
       // in-flight slot is released on abort, or shutdown would wait its whole drain budget for it.
-      deps.bodies.read(res, contentLength, (body) => {
-        if (!body.ok) {
-          // The rest of the body is not read: close the connection after the answer.
-          fail(res, request, known, body.reason === 'busy' ? serverBusy() : tooLarge(), true);
-          done();
-          return;
-        }
-        // The body's reservation is released when the writer thread holds its copy no more, not at the
-        // answer: a write refused with Storage busy stays queued there until the lock comes free.
-        write(route, request, auth, body.body, body.release, deps).then(
-          ({ status, value }) => succeed(res, request, known, status, value),
-          (err: unknown) => fail(res, request, known, err),
-        ).finally(done);
-      }, done);
+      deps.bodies.read(
+        res,
+        contentLength,
+        (body) => {
+          if (!body.ok) {
+            // The rest of the body is not read: close the connection after the answer.
+            fail(res, request, known, body.reason === 'busy' ? serverBusy() : tooLarge(), true);
+            done();
+            return;
+          }
+          // The body's reservation is released when the writer thread holds its copy no more, not at the
+          // answer: a write refused with Storage busy stays queued there until the lock comes free.
+          write(route, request, auth, body.body, body.release, deps)
+            .then(
+              ({ status, value }) => succeed(res, request, known, status, value),
+              (err: unknown) => fail(res, request, known, err),
+            )
+            .finally(done);
+        },
+        done,
+      );
     } catch (err) {
       fail(res, request, token, err);
     }
@@ -187,7 +205,10 @@ function tooLarge(): FlagwireError {
 }
 
 function serverBusy(): FlagwireError {
-  return new FlagwireError('SERVER_BUSY', 'The server is buffering as many request bodies as it allows; this body was not read and nothing was changed. Retry after a second.');
+  return new FlagwireError(
+    'SERVER_BUSY',
+    'The server is buffering as many request bodies as it allows; this body was not read and nothing was changed. Retry after a second.',
+  );
 }
 
 /** Every route behind /api/v1/* (path template, methods): matchRoute's table; the OpenAPI test reads it too. */
@@ -259,7 +280,12 @@ function read(route: Route, request: ApiRequest, auth: AuthContext, deps: Manage
  * every rule, and report all problems together (with the `env` problem of a patch).
  */
 async function write(
-  route: Route, request: ApiRequest, auth: AuthContext, raw: Buffer, release: () => void, deps: ManagementDeps,
+  route: Route,
+  request: ApiRequest,
+  auth: AuthContext,
+  raw: Buffer,
+  release: () => void,
+  deps: ManagementDeps,
 ): Promise<{ status: number; value: unknown }> {
   // An exact copy: `raw` may be a view into Buffer's shared 8 KiB pool, which structured clone would
   // send whole to the writer thread, other requests' bytes included.

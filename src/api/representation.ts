@@ -12,25 +12,29 @@ const Id = (description: string) => Type.String({ description });
 const Millis = Type.Number({ description: 'Unix time in milliseconds' });
 // Flag usage (README: Flag usage): written once a minute, so up to a minute behind.
 const LastEvaluatedAt = Type.Union([Type.Number(), Type.Null()], {
-  description: 'Unix time in milliseconds of the latest evaluation counted (Evaluation API or OFREP; up to a minute behind); null if none yet',
+  description:
+    'Unix time in milliseconds of the latest evaluation counted (Evaluation API or OFREP; up to a minute behind); null if none yet',
 });
 const Evaluations = Type.Integer({ minimum: 0, description: 'Evaluations counted since the flag was created (up to a minute behind)' });
 
-export const FlatFlag = Type.Object({
-  id: Id('Flag id'),
-  name: Type.String(),
-  kind: Type.Union([Type.Literal('flag'), Type.Literal('groupflag')]),
-  description: Type.String(),
-  tags: Type.Array(Type.String()),
-  updatedAt: Millis,
-  lastEvaluatedAt: LastEvaluatedAt,
-  evaluations: Evaluations,
-  enabled: Type.Boolean(),
-  trafficPercentage: Type.Integer({ minimum: 0, maximum: 100 }),
-  cohorts: Type.Array(Type.String(), { description: 'Effective cohort list (an environment override, else the flag-wide list)' }),
-  audienceId: Type.Union([Type.String(), Type.Null()]),
-  environment: Type.Optional(Type.String({ description: 'Set when a group flag is shown for one environment' })),
-}, { description: 'A flag in flat form: a single-environment flag, or one environment of a group flag' });
+export const FlatFlag = Type.Object(
+  {
+    id: Id('Flag id'),
+    name: Type.String(),
+    kind: Type.Union([Type.Literal('flag'), Type.Literal('groupflag')]),
+    description: Type.String(),
+    tags: Type.Array(Type.String()),
+    updatedAt: Millis,
+    lastEvaluatedAt: LastEvaluatedAt,
+    evaluations: Evaluations,
+    enabled: Type.Boolean(),
+    trafficPercentage: Type.Integer({ minimum: 0, maximum: 100 }),
+    cohorts: Type.Array(Type.String(), { description: 'Effective cohort list (an environment override, else the flag-wide list)' }),
+    audienceId: Type.Union([Type.String(), Type.Null()]),
+    environment: Type.Optional(Type.String({ description: 'Set when a group flag is shown for one environment' })),
+  },
+  { description: 'A flag in flat form: a single-environment flag, or one environment of a group flag' },
+);
 export type FlatFlag = Static<typeof FlatFlag>;
 
 export const EnvironmentEntry = Type.Object({
@@ -42,17 +46,20 @@ export const EnvironmentEntry = Type.Object({
 });
 export type EnvironmentEntry = Static<typeof EnvironmentEntry>;
 
-export const EnvironmentsFlag = Type.Object({
-  id: Id('Flag id'),
-  name: Type.String(),
-  kind: Type.Literal('groupflag'),
-  description: Type.String(),
-  tags: Type.Array(Type.String()),
-  updatedAt: Millis,
-  lastEvaluatedAt: LastEvaluatedAt,
-  evaluations: Evaluations,
-  environments: Type.Record(Type.String(), EnvironmentEntry),
-}, { description: 'A group flag without `env`: one entry per environment of the project' });
+export const EnvironmentsFlag = Type.Object(
+  {
+    id: Id('Flag id'),
+    name: Type.String(),
+    kind: Type.Literal('groupflag'),
+    description: Type.String(),
+    tags: Type.Array(Type.String()),
+    updatedAt: Millis,
+    lastEvaluatedAt: LastEvaluatedAt,
+    evaluations: Evaluations,
+    environments: Type.Record(Type.String(), EnvironmentEntry),
+  },
+  { description: 'A group flag without `env`: one entry per environment of the project' },
+);
 export type EnvironmentsFlag = Static<typeof EnvironmentsFlag>;
 
 export const FlagRepresentation = Type.Union([FlatFlag, EnvironmentsFlag]);
@@ -115,8 +122,15 @@ export function environmentsFlag(flag: Flag & { kind: 'groupflag' }, project: Pr
     };
   }
   return {
-    id: flag.id, name: flag.name, kind: 'groupflag', description: flag.description, tags: flag.tags,
-    updatedAt: flag.updatedAt, lastEvaluatedAt: usage?.lastEvaluatedAt ?? null, evaluations: usage?.evaluations ?? 0, environments,
+    id: flag.id,
+    name: flag.name,
+    kind: 'groupflag',
+    description: flag.description,
+    tags: flag.tags,
+    updatedAt: flag.updatedAt,
+    lastEvaluatedAt: usage?.lastEvaluatedAt ?? null,
+    evaluations: usage?.evaluations ?? 0,
+    environments,
   };
 }
 

@@ -36,10 +36,15 @@ export interface CommandSpec {
 
 /** Options every command accepts. */
 export const kGlobalOptions = {
-  data: { type: 'string', value: 'DIR', help: 'the data directory (default: $FLAGWIRE_DATA, else ./data); it must exist, except for serve and org create' },
+  data: {
+    type: 'string',
+    value: 'DIR',
+    help: 'the data directory (default: $FLAGWIRE_DATA, else ./data); it must exist, except for serve and org create',
+  },
   database: {
-    type: 'string', value: 'URL',
-    help: 'PostgreSQL as the system of record, postgres://USER:PASSWORD@HOST:PORT/DB (default: $FLAGWIRE_DATABASE_URL, else none: the data directory alone); the data directory is then this machine\'s copy',
+    type: 'string',
+    value: 'URL',
+    help: "PostgreSQL as the system of record, postgres://USER:PASSWORD@HOST:PORT/DB (default: $FLAGWIRE_DATABASE_URL, else none: the data directory alone); the data directory is then this machine's copy",
   },
   json: { type: 'boolean', help: 'print exactly one JSON object on stdout; errors as {"error", "detail"}' },
   help: { type: 'boolean', short: 'h', help: 'show this help' },
@@ -144,7 +149,10 @@ export class Args {
 
 /** `a,b, c` -> [a, b, c]; an empty string is the empty list. */
 export function splitList(text: string): string[] {
-  return text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  return text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 }
 
 const kIsoDate = /^\d{4}-\d{2}-\d{2}$/;
@@ -197,7 +205,9 @@ export function commandHelp(spec: CommandSpec): string {
 }
 
 function groupHelp(group: string, specs: readonly CommandSpec[]): string {
-  return [`Usage:`, ...specs.map((s) => `  flagwire ${s.usage}`), '', `Run "flagwire ${group} <subcommand> --help" for details.`].join('\n');
+  return [`Usage:`, ...specs.map((s) => `  flagwire ${s.usage}`), '', `Run "flagwire ${group} <subcommand> --help" for details.`].join(
+    '\n',
+  );
 }
 
 /** Tokens that are option names taking a value among the global options (their value is skipped). */
@@ -230,13 +240,33 @@ export function parseCommandLine<S extends CommandSpec>(argv: readonly string[],
 
   if (words.length === 0 && argv.includes('--version')) {
     // Only global options may go with it: `flagwire --version --json`.
-    const stray = argv.find((a, i) => a !== '--version' && a !== '--json' && !/^--data(base)?=/.test(a) && !takesValue(a) && !takesValue(argv[i - 1] ?? ''));
+    const stray = argv.find(
+      (a, i) => a !== '--version' && a !== '--json' && !/^--data(base)?=/.test(a) && !takesValue(a) && !takesValue(argv[i - 1] ?? ''),
+    );
     if (stray !== undefined) throw new UsageError(`--version takes no other argument ("${stray}")`, general);
-    return { spec: null, args: new Args({}, {}, general), json: jsonGiven, data: undefined, database: undefined, help: false, version: true, helpText: general };
+    return {
+      spec: null,
+      args: new Args({}, {}, general),
+      json: jsonGiven,
+      data: undefined,
+      database: undefined,
+      help: false,
+      version: true,
+      helpText: general,
+    };
   }
   if (words.length === 0 || words[0] === 'help') {
     if (wantHelp || words[0] === 'help') {
-      return { spec: null, args: new Args({}, {}, general), json: jsonGiven, data: undefined, database: undefined, help: true, version: false, helpText: general };
+      return {
+        spec: null,
+        args: new Args({}, {}, general),
+        json: jsonGiven,
+        data: undefined,
+        database: undefined,
+        help: true,
+        version: false,
+        helpText: general,
+      };
     }
     throw new UsageError('no command given', general);
   }
@@ -246,11 +276,22 @@ export function parseCommandLine<S extends CommandSpec>(argv: readonly string[],
   if (!spec) {
     const help = groupHelp(words[0]!, group);
     if (wantHelp && words.length === 1) {
-      return { spec: null, args: new Args({}, {}, help), json: jsonGiven, data: undefined, database: undefined, help: true, version: false, helpText: help };
+      return {
+        spec: null,
+        args: new Args({}, {}, help),
+        json: jsonGiven,
+        data: undefined,
+        database: undefined,
+        help: true,
+        version: false,
+        helpText: help,
+      };
     }
     const subcommands = group.map((s) => s.name.split(' ')[1]).join(', ');
     throw new UsageError(
-      words.length === 1 ? `"${words[0]}" needs a subcommand: ${subcommands}` : `unknown command "${words.join(' ')}"; "${words[0]}" has: ${subcommands}`,
+      words.length === 1
+        ? `"${words[0]}" needs a subcommand: ${subcommands}`
+        : `unknown command "${words.join(' ')}"; "${words[0]}" has: ${subcommands}`,
       help,
     );
   }
@@ -275,7 +316,8 @@ export function parseCommandLine<S extends CommandSpec>(argv: readonly string[],
   const json = values.json === true;
   const data = typeof values.data === 'string' ? values.data : undefined;
   const database = typeof values.database === 'string' ? values.database : undefined;
-  if (values.help === true) return { spec, args: new Args({}, values, help), json, data, database, help: true, version: false, helpText: help };
+  if (values.help === true)
+    return { spec, args: new Args({}, values, help), json, data, database, help: true, version: false, helpText: help };
 
   const missing = spec.positionals.slice(parsed.positionals.length);
   if (missing.length > 0) throw new UsageError(`missing ${missing.join(' ')}`, help);
@@ -286,7 +328,7 @@ export function parseCommandLine<S extends CommandSpec>(argv: readonly string[],
     if (option.required && values[name] === undefined) throw new UsageError(`missing --${name}`, help);
   }
   const positionals: Record<string, string> = {};
-  spec.positionals.forEach((name, i) => (positionals[name] = parsed.positionals[i]!));
+  for (const [i, name] of spec.positionals.entries()) positionals[name] = parsed.positionals[i]!;
   return { spec, args: new Args(positionals, values, help), json, data, database, help: false, version: false, helpText: help };
 }
 
@@ -307,7 +349,7 @@ export function wantsJson(argv: readonly string[]): boolean {
 export function undecodableArguments(argv: readonly string[], rawCommandLine: Buffer | null): number[] {
   if (rawCommandLine === null || argv.length === 0) return [];
   const raw: Buffer[] = [];
-  for (let start = 0; start < rawCommandLine.length;) {
+  for (let start = 0; start < rawCommandLine.length; ) {
     const end = rawCommandLine.indexOf(0, start);
     raw.push(rawCommandLine.subarray(start, end === -1 ? rawCommandLine.length : end));
     start = end === -1 ? rawCommandLine.length : end + 1;

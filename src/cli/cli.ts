@@ -15,7 +15,7 @@ import { StoreOpenError } from '../store/data-file.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { openForConsole, writeRefusalOnOpen, type ConsoleStore } from '../store/open-store.js';
 import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../writer/commands.js';
-import { parseCommandLine, undecodableArguments, UsageError, wantsJson } from './args.js';
+import { type CommandLine, parseCommandLine, undecodableArguments, UsageError, wantsJson } from './args.js';
 import { kConsoleCommands, type ConsoleContext } from './commands.js';
 import { renderJson } from './output.js';
 import { consoleTestHook } from './test-hooks.js';
@@ -31,7 +31,11 @@ class StoreContext implements ConsoleContext {
   readNote = '';
 
   /** `createsDataDir`: this command may create a missing data directory (serve, org create). */
-  constructor(readonly dataFlag: string | undefined, readonly databaseFlag: string | undefined, private readonly createsDataDir: boolean) {}
+  constructor(
+    readonly dataFlag: string | undefined,
+    readonly databaseFlag: string | undefined,
+    private readonly createsDataDir: boolean,
+  ) {}
 
   private open(): Promise<ConsoleStore> {
     this.opened ??= (async () => {
@@ -49,11 +53,13 @@ class StoreContext implements ConsoleContext {
     const { writes } = await this.open().catch((err: unknown) => {
       throw writeRefusalOnOpen(err);
     });
-    const [result] = await writes.commit(() => [(w) => {
-      const output = runCommand(w as never, name, input, this.now);
-      consoleTestHook('in-transaction');
-      return output;
-    }]);
+    const [result] = await writes.commit(() => [
+      (w) => {
+        const output = runCommand(w as never, name, input, this.now);
+        consoleTestHook('in-transaction');
+        return output;
+      },
+    ]);
     consoleTestHook('committed');
     if (!result!.ok) throw result!.error;
     return result!.value;
@@ -62,7 +68,8 @@ class StoreContext implements ConsoleContext {
   async read<T>(fn: (store: StoreReader) => T): Promise<T> {
     const { store, copyOnly } = await this.open();
     if (copyOnly) {
-      this.readNote = 'flagwire: read this data directory\'s copy of a PostgreSQL database as it was last brought up to date here; pass --database URL to read the database itself\n';
+      this.readNote =
+        "flagwire: read this data directory's copy of a PostgreSQL database as it was last brought up to date here; pass --database URL to read the database itself\n";
     }
     return fn(store);
   }
@@ -71,7 +78,11 @@ class StoreContext implements ConsoleContext {
     const opened = this.opened;
     this.opened = null;
     // The write path owns the store: closing it closes both.
-    if (opened) await opened.then(({ writes }) => writes.close(), () => undefined);
+    if (opened)
+      await opened.then(
+        ({ writes }) => writes.close(),
+        () => undefined,
+      );
   }
 }
 
@@ -89,7 +100,7 @@ function failure(json: boolean, err: FlagwireError, code: number, stderr = ''): 
 
 async function run(argv: readonly string[]): Promise<Outcome | null> {
   const json = wantsJson(argv);
-  let line;
+  let line: CommandLine<(typeof kConsoleCommands)[number]>;
   try {
     line = parseCommandLine(argv, kConsoleCommands);
   } catch (err) {
@@ -105,10 +116,13 @@ async function run(argv: readonly string[]): Promise<Outcome | null> {
   const undecodable = undecodableArguments(argv, commandLineBytes());
   if (undecodable.length > 0) {
     const which = undecodable.map((i) => `argument ${i + 1} ("${argv[i]}")`).join(', ');
-    return usageFailure(line.json, new UsageError(
-      `${which} ${undecodable.length === 1 ? 'is' : 'are'} not valid UTF-8 (shown with U+FFFD for the bytes that do not decode); pass text as UTF-8 (check the encoding of the terminal or script)`,
-      line.helpText,
-    ));
+    return usageFailure(
+      line.json,
+      new UsageError(
+        `${which} ${undecodable.length === 1 ? 'is' : 'are'} not valid UTF-8 (shown with U+FFFD for the bytes that do not decode); pass text as UTF-8 (check the encoding of the terminal or script)`,
+        line.helpText,
+      ),
+    );
   }
 
   const ctx = new StoreContext(line.data, line.database, spec.createsDataDir === true);
@@ -157,8 +171,13 @@ function usageFailure(json: boolean, err: UsageError): Outcome {
 const argv = process.argv.slice(2);
 const outcome = await run(argv).catch((err: unknown): Outcome => {
   // A bug, not a failed command: still one JSON object for scripts, and the stack for people.
-  const text = err instanceof Error ? err.stack ?? err.message : String(err);
-  return failure(wantsJson(argv), new FlagwireError('INTERNAL', `unexpected error: ${err instanceof Error ? err.message : String(err)}`), kExitFailed, `${text}\n`);
+  const text = err instanceof Error ? (err.stack ?? err.message) : String(err);
+  return failure(
+    wantsJson(argv),
+    new FlagwireError('INTERNAL', `unexpected error: ${err instanceof Error ? err.message : String(err)}`),
+    kExitFailed,
+    `${text}\n`,
+  );
 });
 if (outcome !== null) {
   if (outcome.stderr !== '') process.stderr.write(outcome.stderr);

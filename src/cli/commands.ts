@@ -54,7 +54,8 @@ const bool = (help: string): OptionSpec => ({ type: 'boolean', help });
 const kAsFlagEditor =
   'the person making the change (a user id): the audit log names them (actor user:<id>) instead of "console". They must be an Editor, Admin or Owner of the project\'s organisation, or the owner of a personal project';
 const kAsTokenUser = 'the person acting (a user id); the audit log names them (actor user:<id>)';
-const kPlanHelp = 'free (default), pro, teams, enterprise or teams-trial; the Management API and audiences need teams, enterprise or an active teams-trial';
+const kPlanHelp =
+  'free (default), pro, teams, enterprise or teams-trial; the Management API and audiences need teams, enterprise or an active teams-trial';
 const kTrialEndsHelp = 'when a teams-trial ends: a date (2031-06-30, UTC midnight) or a date-time with a zone; default 14 days from now';
 const kRuleHelp = 'ATTR=V1[,V2...]: the request attribute ATTR must equal one of the values; repeat for more rules (all must match)';
 
@@ -170,22 +171,30 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
     usage: kOrgCreateUsage,
     summary: 'create an organisation (names are unique, ignoring case) -> {id, name, plan, trialEndsAt, standing}',
     positionals: [],
-    options: { name: str('NAME', 'the organisation\'s name', true), plan: str('P', kPlanHelp), 'trial-ends': str('ISO-8601', kTrialEndsHelp) },
+    options: {
+      name: str('NAME', "the organisation's name", true),
+      plan: str('P', kPlanHelp),
+      'trial-ends': str('ISO-8601', kTrialEndsHelp),
+    },
     // A first organisation is how a new installation starts without `serve`.
     createsDataDir: true,
     run: (args, ctx) =>
-      ctx.write('orgCreate', { name: args.required('name'), plan: args.string('plan') as Plan | undefined, trialEndsAt: args.isoTime('trial-ends') }),
+      ctx.write('orgCreate', {
+        name: args.required('name'),
+        plan: args.string('plan') as Plan | undefined,
+        trialEndsAt: args.isoTime('trial-ends'),
+      }),
     human: out.renderOrg,
   }),
   command({
     name: 'org update',
     usage: 'org update ORG_ID [--plan P] [--trial-ends ISO-8601] [--standing good|lapsed]',
-    summary: 'change an organisation\'s plan, trial end or standing -> org',
+    summary: "change an organisation's plan, trial end or standing -> org",
     positionals: ['ORG_ID'],
     options: {
       plan: str('P', kPlanHelp),
       'trial-ends': str('ISO-8601', kTrialEndsHelp),
-      standing: str('good|lapsed', 'the subscription\'s standing; a lapsed organisation loses the Management API'),
+      standing: str('good|lapsed', "the subscription's standing; a lapsed organisation loses the Management API"),
     },
     run: (args, ctx) =>
       ctx.write('orgUpdate', {
@@ -201,9 +210,19 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
     usage: 'org add-member ORG_ID USER_ID --role owner|admin|editor|viewer',
     summary: 'add a user to an organisation, or change their role -> {orgId, userId, role}',
     positionals: ['ORG_ID', 'USER_ID'],
-    options: { role: str('owner|admin|editor|viewer', 'the role: editors and up create tokens and change flags; admins and owners also revoke others\' tokens', true) },
+    options: {
+      role: str(
+        'owner|admin|editor|viewer',
+        "the role: editors and up create tokens and change flags; admins and owners also revoke others' tokens",
+        true,
+      ),
+    },
     run: (args, ctx) =>
-      ctx.write('orgAddMember', { orgId: args.positional('ORG_ID'), userId: args.positional('USER_ID'), role: args.required('role') as Role }),
+      ctx.write('orgAddMember', {
+        orgId: args.positional('ORG_ID'),
+        userId: args.positional('USER_ID'),
+        role: args.required('role') as Role,
+      }),
     human: out.renderMembership,
   }),
   command({
@@ -220,18 +239,23 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
     usage: 'user create --email EMAIL [--name NAME]',
     summary: 'create a user (e-mail addresses are unique) -> {id, email, name}',
     positionals: [],
-    options: { email: str('EMAIL', 'the user\'s e-mail address (denial notices go there)', true), name: str('NAME', 'display name (default: the part of the e-mail before @)') },
+    options: {
+      email: str('EMAIL', "the user's e-mail address (denial notices go there)", true),
+      name: str('NAME', 'display name (default: the part of the e-mail before @)'),
+    },
     run: (args, ctx) => ctx.write('userCreate', { email: args.required('email'), name: args.string('name') }),
     human: out.renderUser,
   }),
   command({
     name: 'user password',
     usage: 'user password USER_ID',
-    summary: 'set the user\'s web console password, read from standard input (up to the first newline); ends their sessions -> {userId, updatedAt, sessionsEnded}',
+    summary:
+      "set the user's web console password, read from standard input (up to the first newline); ends their sessions -> {userId, updatedAt, sessionsEnded}",
     positionals: ['USER_ID'],
     options: {},
-    notes: `The password is never taken from the command line. At least ${kMinPasswordLength} characters, no other rules; kept only as an scrypt hash. `
-      + 'Example: printf \'%s\\n\' "$PASSWORD" | flagwire user password usr_...',
+    notes:
+      `The password is never taken from the command line. At least ${kMinPasswordLength} characters, no other rules; kept only as an scrypt hash. ` +
+      'Example: printf \'%s\\n\' "$PASSWORD" | flagwire user password usr_...',
     async run(args, ctx) {
       const userId = args.positional('USER_ID');
       // Before reading standard input: a typo in the id fails at once instead of after the password.
@@ -260,7 +284,7 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
     summary: 'create an organisation project (--org) or a personal one (--owner) -> {id, name, kind, environments}',
     positionals: [],
     options: {
-      name: str('NAME', 'the project\'s name: unique, ignoring case, in its organisation (or among the owner\'s personal projects)', true),
+      name: str('NAME', "the project's name: unique, ignoring case, in its organisation (or among the owner's personal projects)", true),
       org: str('ORG_ID', 'the organisation the project belongs to'),
       owner: str('USER_ID', 'the user whose personal project this is (personal projects have no tokens or audiences)'),
       kind: str('single|multi', 'single (default): one state per flag; multi: one state per environment'),
@@ -270,7 +294,10 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
       const orgId = args.string('org');
       const ownerUserId = args.string('owner');
       if ((orgId === undefined) === (ownerUserId === undefined)) {
-        throw new UsageError('give exactly one of --org ORG_ID (organisation project) and --owner USER_ID (personal project)', `Usage: flagwire ${kProjectCreateUsage}`);
+        throw new UsageError(
+          'give exactly one of --org ORG_ID (organisation project) and --owner USER_ID (personal project)',
+          `Usage: flagwire ${kProjectCreateUsage}`,
+        );
       }
       return ctx.write('projectCreate', {
         name: args.required('name'),
@@ -285,9 +312,9 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
   command({
     name: 'project list',
     usage: kProjectListUsage,
-    summary: 'projects, oldest first: all, one organisation\'s (--org) or one user\'s personal ones (--owner) -> {projects}',
+    summary: "projects, oldest first: all, one organisation's (--org) or one user's personal ones (--owner) -> {projects}",
     positionals: [],
-    options: { org: str('ORG_ID', 'only this organisation\'s projects'), owner: str('USER_ID', 'only this user\'s personal projects') },
+    options: { org: str('ORG_ID', "only this organisation's projects"), owner: str('USER_ID', "only this user's personal projects") },
     run(args, ctx) {
       const orgId = args.string('org');
       const ownerUserId = args.string('owner');
@@ -297,8 +324,13 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
       return ctx.read((r): { projects: Project[] } => {
         if (orgId !== undefined) requireOrg(r, orgId);
         if (ownerUserId !== undefined) requireUser(r, ownerUserId);
-        const projects = r.listProjects().filter((p) =>
-          (orgId === undefined || p.orgId === orgId) && (ownerUserId === undefined || (p.orgId === null && p.ownerUserId === ownerUserId)));
+        const projects = r
+          .listProjects()
+          .filter(
+            (p) =>
+              (orgId === undefined || p.orgId === orgId) &&
+              (ownerUserId === undefined || (p.orgId === null && p.ownerUserId === ownerUserId)),
+          );
         return { projects };
       });
     },
@@ -328,7 +360,7 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
     usage: 'env rename PROJECT_ID OLD NEW',
     summary: 'rename an environment (audited; tokens limited to the old name are not updated) -> project',
     positionals: ['PROJECT_ID', 'OLD', 'NEW'],
-    argumentHelp: { OLD: 'the environment\'s current name', NEW: 'its new name (letters, digits, "_", "." or "-")' },
+    argumentHelp: { OLD: "the environment's current name", NEW: 'its new name (letters, digits, "_", "." or "-")' },
     options: {},
     run: (args, ctx) =>
       ctx.write('envRename', { projectId: args.positional('PROJECT_ID'), from: args.positional('OLD'), to: args.positional('NEW') }),
@@ -337,9 +369,12 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
   command({
     name: 'audience create',
     usage: kAudienceCreateUsage,
-    summary: 'define an audience (audited): every rule\'s attribute must equal one of its values -> {id, name, rules}',
+    summary: "define an audience (audited): every rule's attribute must equal one of its values -> {id, name, rules}",
     positionals: ['PROJECT_ID'],
-    options: { name: str('NAME', 'the audience\'s name, unique in the project ignoring case', true), rule: many('ATTR=V1[,V2...]', kRuleHelp, true) },
+    options: {
+      name: str('NAME', "the audience's name, unique in the project ignoring case", true),
+      rule: many('ATTR=V1[,V2...]', kRuleHelp, true),
+    },
     run: (args, ctx) =>
       ctx.write('audienceCreate', {
         projectId: args.positional('PROJECT_ID'),
@@ -353,7 +388,10 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
     usage: kAudienceUpdateUsage,
     summary: 'rename an audience or replace its rules (audited; a change to nothing writes nothing) -> audience',
     positionals: ['AUDIENCE_ID'],
-    options: { name: str('NAME', 'the new name, unique in the project ignoring case'), rule: many('ATTR=V1[,V2...]', `${kRuleHelp}; the rules given replace all current ones`) },
+    options: {
+      name: str('NAME', 'the new name, unique in the project ignoring case'),
+      rule: many('ATTR=V1[,V2...]', `${kRuleHelp}; the rules given replace all current ones`),
+    },
     run: (args, ctx) =>
       ctx.write('audienceUpdate', {
         audienceId: args.positional('AUDIENCE_ID'),
@@ -365,11 +403,10 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
   command({
     name: 'audience list',
     usage: 'audience list PROJECT_ID',
-    summary: 'a project\'s audiences -> {audiences}',
+    summary: "a project's audiences -> {audiences}",
     positionals: ['PROJECT_ID'],
     options: {},
-    run: (args, ctx) =>
-      ctx.read((r) => ({ audiences: r.listAudiences(requireProject(r, args.positional('PROJECT_ID')).id) })),
+    run: (args, ctx) => ctx.read((r) => ({ audiences: r.listAudiences(requireProject(r, args.positional('PROJECT_ID')).id) })),
     human: (result: { audiences: Audience[] }) => out.renderAudiences(result.audiences),
   }),
 
@@ -377,16 +414,22 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
   command({
     name: 'flag create',
     usage: kFlagCreateUsage,
-    summary: 'create a flag, on any plan and on personal projects, with POST /api/v1/flags\'s rules -> the flag as the API shows it',
+    summary: "create a flag, on any plan and on personal projects, with POST /api/v1/flags's rules -> the flag as the API shows it",
     positionals: ['PROJECT_ID'],
     options: {
-      name: str('NAME', 'the flag\'s name, unique in the project (exact)', true),
+      name: str('NAME', "the flag's name, unique in the project (exact)", true),
       enabled: bool('turn the flag on (default off)'),
-      percentage: str('N', 'the share of traffic it is on for, 0-100 (default 0, as in the API; --percentage 100 turns it on for everyone)'),
-      env: many('NAME', 'multi-environment project: an environment that --enabled and --percentage apply to (repeat, or a comma list); other environments start off at 0%. Not for a single-environment project'),
+      percentage: str(
+        'N',
+        'the share of traffic it is on for, 0-100 (default 0, as in the API; --percentage 100 turns it on for everyone)',
+      ),
+      env: many(
+        'NAME',
+        'multi-environment project: an environment that --enabled and --percentage apply to (repeat, or a comma list); other environments start off at 0%. Not for a single-environment project',
+      ),
       as: str('USER_ID', kAsFlagEditor),
     },
-    notes: 'Refusals are the Management API\'s 400 texts: on a multi-environment project --enabled/--percentage need --env.',
+    notes: "Refusals are the Management API's 400 texts: on a multi-environment project --enabled/--percentage need --env.",
     async run(args, ctx) {
       const body = flagCreateBody(args, `Usage: flagwire ${kFlagCreateUsage}`);
       const flag = await ctx.write('consoleFlagCreate', { projectId: args.positional('PROJECT_ID'), body, asUserId: args.string('as') });
@@ -397,7 +440,7 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
   command({
     name: 'flag list',
     usage: 'flag list PROJECT_ID',
-    summary: 'a project\'s flags, oldest first, as the Management API shows them -> {flags}',
+    summary: "a project's flags, oldest first, as the Management API shows them -> {flags}",
     positionals: ['PROJECT_ID'],
     options: {},
     run: (args, ctx) =>
@@ -415,8 +458,9 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
     options: {
       days: str('N', `whole days without an evaluation, 1 to ${kMaxStaleDays} (default ${kDefaultStaleDays})`),
     },
-    notes: 'A flag is stale when its latest evaluation (Evaluation API or OFREP, project routes included) is older than N days, '
-      + 'or when it was never evaluated and was created more than N days ago. The server writes evaluation counts once a minute.',
+    notes:
+      'A flag is stale when its latest evaluation (Evaluation API or OFREP, project routes included) is older than N days, ' +
+      'or when it was never evaluated and was created more than N days ago. The server writes evaluation counts once a minute.',
     run(args, ctx) {
       const days = args.integer('days', 1, kMaxStaleDays) ?? kDefaultStaleDays;
       return ctx.read((r) => staleFlags(r, requireProject(r, args.positional('PROJECT_ID')), days, ctx.now));
@@ -439,7 +483,8 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
     positionals: ['FLAG_ID', 'NAME'],
     argumentHelp: { NAME: 'the new name, unique in the project (exact)' },
     options: { as: str('USER_ID', kAsFlagEditor) },
-    run: (args, ctx) => ctx.write('flagRename', { flagId: args.positional('FLAG_ID'), name: args.positional('NAME'), asUserId: args.string('as') }),
+    run: (args, ctx) =>
+      ctx.write('flagRename', { flagId: args.positional('FLAG_ID'), name: args.positional('NAME'), asUserId: args.string('as') }),
     human: out.renderFlag,
   }),
   command({
@@ -449,7 +494,8 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
     positionals: ['FLAG_ID', 'TEXT'],
     argumentHelp: { TEXT: 'the description ("" clears it)' },
     options: { as: str('USER_ID', kAsFlagEditor) },
-    run: (args, ctx) => ctx.write('flagDescribe', { flagId: args.positional('FLAG_ID'), text: args.positional('TEXT'), asUserId: args.string('as') }),
+    run: (args, ctx) =>
+      ctx.write('flagDescribe', { flagId: args.positional('FLAG_ID'), text: args.positional('TEXT'), asUserId: args.string('as') }),
     human: out.renderFlag,
   }),
   command({
@@ -471,7 +517,11 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
     argumentHelp: { COHORTS: 'the cohorts as a comma list ("" clears them)' },
     options: { as: str('USER_ID', kAsFlagEditor) },
     run: (args, ctx) =>
-      ctx.write('flagCohorts', { flagId: args.positional('FLAG_ID'), cohorts: splitList(args.positional('COHORTS')), asUserId: args.string('as') }),
+      ctx.write('flagCohorts', {
+        flagId: args.positional('FLAG_ID'),
+        cohorts: splitList(args.positional('COHORTS')),
+        asUserId: args.string('as'),
+      }),
     human: out.renderFlag,
   }),
   command({
@@ -492,7 +542,7 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
     positionals: ['PROJECT_ID'],
     options: {
       as: str('USER_ID', `${kAsTokenUser}; creating needs the Editor, Admin or Owner role`, true),
-      name: str('NAME', 'the token\'s name (shown in the audit log next to its writes)', true),
+      name: str('NAME', "the token's name (shown in the audit log next to its writes)", true),
       permission: str('read|write', 'read: GET routes only; write: also POST and PATCH (below Teams only read)', true),
       env: many('E1,E2', 'limit the token to these environments of a multi project (default: all, including future ones)'),
       expires: str('never|30d|90d|365d', 'lifetime from now (default never; at most 365 days)'),
@@ -529,7 +579,7 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
   command({
     name: 'token list',
     usage: 'token list PROJECT_ID',
-    summary: 'a project\'s tokens, revoked and expired ones included (never secrets) -> {tokens}',
+    summary: "a project's tokens, revoked and expired ones included (never secrets) -> {tokens}",
     positionals: ['PROJECT_ID'],
     options: {},
     run: (args, ctx) =>
@@ -542,14 +592,19 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
   command({
     name: 'token activity',
     usage: 'token activity TOKEN_ID',
-    summary: 'a token\'s last use, recent requests and recent denials -> {lastUsedAt, recent, denials}',
+    summary: "a token's last use, recent requests and recent denials -> {lastUsedAt, recent, denials}",
     positionals: ['TOKEN_ID'],
     options: {},
     run: (args, ctx) =>
       ctx.read((r): out.ActivityView => {
         const token = requireToken(r, args.positional('TOKEN_ID'));
         const activity = r.getActivity(token.id);
-        return { tokenId: token.id, lastUsedAt: activity?.lastUsedAt ?? null, recent: activity?.recent ?? [], denials: activity?.denials ?? [] };
+        return {
+          tokenId: token.id,
+          lastUsedAt: activity?.lastUsedAt ?? null,
+          recent: activity?.recent ?? [],
+          denials: activity?.denials ?? [],
+        };
       }),
     human: out.renderActivity,
   }),
@@ -595,11 +650,19 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
     summary: 'copy this data dir into an empty PostgreSQL database, which becomes the system of record -> {revision, records}',
     positionals: [],
     options: {},
-    notes: 'Refused while a server serves the data dir (a change it made during the copy would stay behind): stop it first. A database that already holds Flagwire data is refused. The data dir becomes that database\'s copy: start the node on it with --database URL.',
+    notes:
+      "Refused while a server serves the data dir (a change it made during the copy would stay behind): stop it first. A database that already holds Flagwire data is refused. The data dir becomes that database's copy: start the node on it with --database URL.",
     async run(_args, ctx) {
-      const [{ resolveDatabaseUrl, resolveDataDir }, { migrateToPostgres }] = await Promise.all([import('../config.js'), import('../store/open-store.js')]);
+      const [{ resolveDatabaseUrl, resolveDataDir }, { migrateToPostgres }] = await Promise.all([
+        import('../config.js'),
+        import('../store/open-store.js'),
+      ]);
       const databaseUrl = resolveDatabaseUrl(ctx.databaseFlag);
-      if (databaseUrl === null) throw new UsageError('missing --database (or FLAGWIRE_DATABASE_URL)', 'Usage: flagwire migrate-to-postgres --database URL [--data DIR]');
+      if (databaseUrl === null)
+        throw new UsageError(
+          'missing --database (or FLAGWIRE_DATABASE_URL)',
+          'Usage: flagwire migrate-to-postgres --database URL [--data DIR]',
+        );
       return migrateToPostgres(resolveDataDir(ctx.dataFlag, process.env, false), databaseUrl);
     },
     human: (result: { revision: number; records: number }) =>

@@ -26,7 +26,10 @@ export function renderJson(value: unknown): string {
 export function renderTable(headers: readonly string[], rows: readonly (readonly string[])[]): string {
   const widths = headers.map((h, col) => Math.max(h.length, ...rows.map((row) => (row[col] ?? '').length)));
   const line = (cells: readonly string[]) =>
-    cells.map((cell, col) => (col === cells.length - 1 ? cell : cell.padEnd(widths[col]!))).join('  ').trimEnd();
+    cells
+      .map((cell, col) => (col === cells.length - 1 ? cell : cell.padEnd(widths[col]!)))
+      .join('  ')
+      .trimEnd();
   return [line(headers), ...rows.map(line)].join('\n');
 }
 
@@ -79,11 +82,19 @@ export function renderOrgs(orgs: readonly Org[]): string {
 
 export function renderUsers(users: readonly User[]): string {
   if (users.length === 0) return 'No users.';
-  return renderTable(['ID', 'EMAIL', 'NAME', 'CREATED'], users.map((u) => [u.id, u.email, u.name, formatTime(u.createdAt)]));
+  return renderTable(
+    ['ID', 'EMAIL', 'NAME', 'CREATED'],
+    users.map((u) => [u.id, u.email, u.name, formatTime(u.createdAt)]),
+  );
 }
 
 export function renderUser(user: User): string {
-  return renderFields([['id', user.id], ['email', user.email], ['name', user.name], ['created', formatTime(user.createdAt)]]);
+  return renderFields([
+    ['id', user.id],
+    ['email', user.email],
+    ['name', user.name],
+    ['created', formatTime(user.createdAt)],
+  ]);
 }
 
 export function renderPasswordSet(result: { userId: string; updatedAt: number; sessionsEnded: number }): string {
@@ -91,7 +102,11 @@ export function renderPasswordSet(result: { userId: string; updatedAt: number; s
 }
 
 export function renderMembership(member: Membership): string {
-  return renderFields([['organisation', member.orgId], ['user', member.userId], ['role', member.role]]);
+  return renderFields([
+    ['organisation', member.orgId],
+    ['user', member.userId],
+    ['role', member.role],
+  ]);
 }
 
 export function renderProject(project: Project): string {
@@ -110,7 +125,13 @@ export function renderProjects(projects: readonly Project[]): string {
   return renderTable(
     ['ID', 'NAME', 'KIND', 'ORGANISATION', 'OWNER', 'ENVIRONMENTS', 'CREATED'],
     projects.map((p) => [
-      p.id, p.name, p.kind, p.orgId ?? '-', p.ownerUserId ?? '-', p.kind === 'multi' ? formatList(p.environments) : '-', formatTime(p.createdAt),
+      p.id,
+      p.name,
+      p.kind,
+      p.orgId ?? '-',
+      p.ownerUserId ?? '-',
+      p.kind === 'multi' ? formatList(p.environments) : '-',
+      formatTime(p.createdAt),
     ]),
   );
 }
@@ -131,7 +152,10 @@ export function renderAudience(audience: Audience): string {
 
 export function renderAudiences(audiences: readonly Audience[]): string {
   if (audiences.length === 0) return 'No audiences.';
-  return renderTable(['ID', 'NAME', 'RULES', 'UPDATED'], audiences.map((a) => [a.id, a.name, formatRules(a.rules), formatTime(a.updatedAt)]));
+  return renderTable(
+    ['ID', 'NAME', 'RULES', 'UPDATED'],
+    audiences.map((a) => [a.id, a.name, formatRules(a.rules), formatTime(a.updatedAt)]),
+  );
 }
 
 function formatState(s: { enabled: boolean; trafficPercentage: number; audienceId: string | null }): string {
@@ -196,8 +220,14 @@ export function renderFlagViews(flags: readonly FlagView[]): string {
   return renderTable(
     ['ID', 'NAME', 'KIND', 'STATE', 'UPDATED', 'LAST EVALUATED'],
     flags.map((f) => [
-      f.id, f.name, f.kind, viewStates(f).map(([label, state]) => (label === 'state' ? state : `${label.slice(4)}: ${state}`)).join('; '),
-      formatTime(f.updatedAt), formatTime(f.lastEvaluatedAt, 'never'),
+      f.id,
+      f.name,
+      f.kind,
+      viewStates(f)
+        .map(([label, state]) => (label === 'state' ? state : `${label.slice(4)}: ${state}`))
+        .join('; '),
+      formatTime(f.updatedAt),
+      formatTime(f.lastEvaluatedAt, 'never'),
     ]),
   );
 }
@@ -253,8 +283,14 @@ export function renderTokens(tokens: readonly TokenView[], now: number): string 
   return renderTable(
     ['ID', 'NAME', 'PERMISSION', 'ENVIRONMENTS', 'EXPIRES', 'STATUS', 'CREATED BY', 'CREATED'],
     tokens.map((t) => [
-      t.id, t.name, t.permission, formatList(t.environments, 'all'), formatTime(t.expiresAt, 'never'), tokenStatus(t, now),
-      t.createdBy, formatTime(t.createdAt),
+      t.id,
+      t.name,
+      t.permission,
+      formatList(t.environments, 'all'),
+      formatTime(t.expiresAt, 'never'),
+      tokenStatus(t, now),
+      t.createdBy,
+      formatTime(t.createdAt),
     ]),
   );
 }
@@ -262,14 +298,33 @@ export function renderTokens(tokens: readonly TokenView[], now: number): string 
 export type ActivityView = Pick<TokenActivity, 'tokenId' | 'lastUsedAt' | 'recent' | 'denials'>;
 
 export function renderActivity(activity: ActivityView): string {
-  const parts = [renderFields([['token', activity.tokenId], ['last used', formatTime(activity.lastUsedAt, 'never')]])];
+  const parts = [
+    renderFields([
+      ['token', activity.tokenId],
+      ['last used', formatTime(activity.lastUsedAt, 'never')],
+    ]),
+  ];
   parts.push('', `Recent activity (${activity.recent.length}):`);
   if (activity.recent.length > 0) {
-    parts.push(indent(renderTable(['AT', 'METHOD', 'PATH', 'STATUS'], activity.recent.map((r) => [formatTime(r.at), r.method, r.path, String(r.status)]))));
+    parts.push(
+      indent(
+        renderTable(
+          ['AT', 'METHOD', 'PATH', 'STATUS'],
+          activity.recent.map((r) => [formatTime(r.at), r.method, r.path, String(r.status)]),
+        ),
+      ),
+    );
   }
   parts.push('', `Recent denials (${activity.denials.length}):`);
   if (activity.denials.length > 0) {
-    parts.push(indent(renderTable(['AT', 'REASON', 'METHOD', 'PATH'], activity.denials.map((d) => [formatTime(d.at), d.reason, d.method, d.path]))));
+    parts.push(
+      indent(
+        renderTable(
+          ['AT', 'REASON', 'METHOD', 'PATH'],
+          activity.denials.map((d) => [formatTime(d.at), d.reason, d.method, d.path]),
+        ),
+      ),
+    );
   }
   return parts.join('\n');
 }
@@ -292,8 +347,13 @@ function renderAudit(entries: readonly AuditEntry[]): string {
   return renderTable(
     ['SEQ', 'AT', 'ACTOR', 'ACTION', 'FLAG', 'ENV', 'CHANGES'],
     entries.map((e) => [
-      String(e.seq), formatTime(e.at), e.actorName === e.actor ? e.actor : `${e.actor} (${e.actorName})`, e.action,
-      e.flagId ?? '-', e.env ?? '-', formatChanges(e.changes),
+      String(e.seq),
+      formatTime(e.at),
+      e.actorName === e.actor ? e.actor : `${e.actor} (${e.actorName})`,
+      e.action,
+      e.flagId ?? '-',
+      e.env ?? '-',
+      formatChanges(e.changes),
     ]),
   );
 }
@@ -304,8 +364,10 @@ export function renderMail(messages: readonly MailMessage[]): string {
     ['SEQ', 'AT', 'TO', 'SUBJECT', 'SENT'],
     messages.map((m) => [String(m.seq), formatTime(m.at), m.to, m.subject, deliveryText(m)]),
   );
-  const bodies = messages.map((m) =>
-    `--- #${m.seq} to ${m.to}: ${m.subject}\n${indent(m.text)}${m.lastError === null ? '' : `\n  (last delivery error: ${m.lastError})`}`);
+  const bodies = messages.map(
+    (m) =>
+      `--- #${m.seq} to ${m.to}: ${m.subject}\n${indent(m.text)}${m.lastError === null ? '' : `\n  (last delivery error: ${m.lastError})`}`,
+  );
   return [table, '', ...bodies].join('\n');
 }
 
@@ -317,5 +379,8 @@ function deliveryText(m: MailMessage): string {
 }
 
 function indent(text: string): string {
-  return text.split('\n').map((line) => (line === '' ? line : `  ${line}`)).join('\n');
+  return text
+    .split('\n')
+    .map((line) => (line === '' ? line : `  ${line}`))
+    .join('\n');
 }

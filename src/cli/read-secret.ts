@@ -47,7 +47,7 @@ async function readTyped(input: ReadStream): Promise<Buffer> {
   const typed: number[] = [];
   try {
     for await (const chunk of input) {
-      for (const byte of typeof chunk === 'string' ? Buffer.from(chunk) : chunk as Buffer) {
+      for (const byte of typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer)) {
         if (byte === kInterrupt) {
           process.stderr.write('\n');
           input.setRawMode(false);

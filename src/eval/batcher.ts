@@ -308,7 +308,8 @@ export class EvalBatcher implements EvalQueue {
     let reader: ResultReader;
     try {
       reader = new ResultReader(buffer);
-      if (reader.count !== batch.responses.length) throw new Error(`eval batch of ${batch.responses.length} came back with ${reader.count} answers`);
+      if (reader.count !== batch.responses.length)
+        throw new Error(`eval batch of ${batch.responses.length} came back with ${reader.count} answers`);
     } catch (err) {
       this.failBatch(batch, err);
       return;

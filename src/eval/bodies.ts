@@ -22,9 +22,10 @@ export function evalErrorBody(code: ErrorCode, detail: string): Buffer {
 }
 
 /** Why a flag that applies an audience while its plan has no audiences is refused: the Evaluation API's and OFREP's detail. */
-export const kAudiencePlanDetail = 'This flag applies an audience, and audiences need the Teams or Enterprise plan, which the flag\'s '
-  + 'organisation is not on. It is refused rather than evaluated without its audience: detach the audience from the flag '
-  + '(audienceId: null) or restore the plan.';
+export const kAudiencePlanDetail =
+  "This flag applies an audience, and audiences need the Teams or Enterprise plan, which the flag's " +
+  'organisation is not on. It is refused rather than evaluated without its audience: detach the audience from the flag ' +
+  '(audienceId: null) or restore the plan.';
 
 /** Decision (README): a flag that applies an audience while its plan has no audiences fails closed. */
 export const kAudiencePlanBody = evalErrorBody('FORBIDDEN', kAudiencePlanDetail);
@@ -39,7 +40,9 @@ export const kInternalErrorBody = evalErrorBody(
  * The bounded evaluation queue is full, or the server is stopping. 503 with Retry-After (the spec's
  * error table does not cover overload; a 5xx that tells clients to retry is the honest answer).
  */
-export const kOverloadedBody = Buffer.from(JSON.stringify({
-  error: 'Service unavailable',
-  detail: 'The evaluation queue is full or the server is stopping; retry after a second.',
-} satisfies ErrorBody));
+export const kOverloadedBody = Buffer.from(
+  JSON.stringify({
+    error: 'Service unavailable',
+    detail: 'The evaluation queue is full or the server is stopping; retry after a second.',
+  } satisfies ErrorBody),
+);

@@ -18,5 +18,7 @@ export function projectConfigTag(project: Project, flags: Iterable<Versioned>, a
   const parts = [project.id, project.environments.join(','), org === null ? '-' : `${org.plan}:${org.trialEndsAt}:${org.standing}`];
   for (const flag of flags) parts.push(`${flag.id}@${flag.updatedAt}`);
   for (const audience of audiences) parts.push(`${audience.id}@${audience.updatedAt}`);
-  return murmur3x86_32(Buffer.from(parts.join('|'))).toString(16).padStart(8, '0');
+  return murmur3x86_32(Buffer.from(parts.join('|')))
+    .toString(16)
+    .padStart(8, '0');
 }

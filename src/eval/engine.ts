@@ -29,7 +29,8 @@ import { EvalQuery } from './query.js';
 import { decodePathId } from '../http/path-id.js';
 
 export type EngineStore = Pick<
-  SnapshotReader, 'resetReadTxn' | 'configSeq' | 'getFlag' | 'listFlags' | 'getProject' | 'getAudience' | 'listAudiences' | 'getOrg'
+  SnapshotReader,
+  'resetReadTxn' | 'configSeq' | 'getFlag' | 'listFlags' | 'getProject' | 'getAudience' | 'listAudiences' | 'getOrg'
 >;
 
 /**
@@ -97,7 +98,10 @@ export class EvalEngine {
   /** Counts taken from entries already dropped, by flag id, until the next `takeUsage`. */
   private readonly pending = new Map<string, FlagUsage>();
 
-  constructor(private readonly store: EngineStore, private readonly clock: () => number) {}
+  constructor(
+    private readonly store: EngineStore,
+    private readonly clock: () => number,
+  ) {}
 
   /** Call before each batch: see the freshness rule at the top of this file. */
   beginBatch(): void {
@@ -272,7 +276,7 @@ export class EvalEngine {
       // The flag's cached entry if it has one (same snapshot, so the same compilation): replacing it
       // would drop the evaluations counted on it.
       const cached = this.flags.get(flag.id);
-      const entry = cached !== undefined && cached.found ? cached : this.compileFlag(flag, project);
+      const entry = cached?.found ? cached : this.compileFlag(flag, project);
       if (entry.found) {
         flags.push(entry);
         byName.set(entry.name, entry);
@@ -321,9 +325,10 @@ export class EvalEngine {
       state,
       envs,
       validEnvs,
-      envMissing: envs === null
-        ? null
-        : evalErrorBody('NOT_FOUND', `This flag belongs to a multi-environment project: add the "env" query parameter (${validEnvs}).`),
+      envMissing:
+        envs === null
+          ? null
+          : evalErrorBody('NOT_FOUND', `This flag belongs to a multi-environment project: add the "env" query parameter (${validEnvs}).`),
       org: this.org(project.orgId),
       ofrepBodies: null,
       evaluations: 0,
@@ -359,4 +364,3 @@ function missingProject(id: string): Missing {
 function unknownEnvBody(what: 'flag' | 'project', env: string, validEnvs: string): Buffer {
   return evalErrorBody('NOT_FOUND', `Unknown environment "${env}" for this ${what}; ${validEnvs}.`);
 }
-

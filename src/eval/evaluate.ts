@@ -118,9 +118,7 @@ export function decidedBy(decision: Decision): DecidedBy {
 }
 
 /** The rules of design §2, reporting which one decided (see the table above). */
-export function decideState(
-  flagId: string, state: CompiledState, ctx: EvalContext, roll: () => number = randomRoll,
-): Decision {
+export function decideState(flagId: string, state: CompiledState, ctx: EvalContext, roll: () => number = randomRoll): Decision {
   if (!state.enabled) return kDecidedDisabled << 1;
   const { cohort } = ctx;
   if (cohort !== null && state.cohorts.has(cohort)) return (kDecidedCohort << 1) | 1;
@@ -139,8 +137,6 @@ export function decideState(
 }
 
 /** The Evaluation API's answer: the value alone. */
-export function evaluateState(
-  flagId: string, state: CompiledState, ctx: EvalContext, roll: () => number = randomRoll,
-): boolean {
+export function evaluateState(flagId: string, state: CompiledState, ctx: EvalContext, roll: () => number = randomRoll): boolean {
   return (decideState(flagId, state, ctx, roll) & 1) === 1;
 }

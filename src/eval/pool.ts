@@ -108,15 +108,22 @@ export class EvalPool implements BatchRunner {
    * usage collection): together they could fill the queue room the batcher leaves (maxQueue).
    */
   private eachWorker(
-    timeoutMs: number, kind: Pick<EvalTask, 'probe' | 'usage'>, answered: (answer: ArrayBuffer) => number,
+    timeoutMs: number,
+    kind: Pick<EvalTask, 'probe' | 'usage'>,
+    answered: (answer: ArrayBuffer) => number,
   ): Promise<{ answered: number; workers: number }> {
     const run = this.rounds.then(() => this.roundsUntilEach(timeoutMs, kind, answered));
-    this.rounds = run.then(() => {}, () => {});
+    this.rounds = run.then(
+      () => {},
+      () => {},
+    );
     return run;
   }
 
   private async roundsUntilEach(
-    timeoutMs: number, kind: Pick<EvalTask, 'probe' | 'usage'>, answered: (answer: ArrayBuffer) => number,
+    timeoutMs: number,
+    kind: Pick<EvalTask, 'probe' | 'usage'>,
+    answered: (answer: ArrayBuffer) => number,
   ): Promise<{ answered: number; workers: number }> {
     const expected = new Set(this.piscina.threads.map((t) => t.threadId));
     const seen = new Set<number>();
@@ -129,10 +136,12 @@ export class EvalPool implements BatchRunner {
         const round: Promise<void>[] = [];
         for (let i = seen.size; i < expected.size; i++) {
           const buffer = new ArrayBuffer(8);
-          round.push(this.piscina.run({ buffer, count: 0, ...kind }, { transferList: [buffer] }).then(
-            (answer) => void seen.add(answered(answer)),
-            () => {},
-          ));
+          round.push(
+            this.piscina.run({ buffer, count: 0, ...kind }, { transferList: [buffer] }).then(
+              (answer) => void seen.add(answered(answer)),
+              () => {},
+            ),
+          );
         }
         const before = seen.size;
         await Promise.race([Promise.all(round), new Promise<void>((resolve) => (timer = setTimeout(resolve, left)))]);

@@ -139,7 +139,10 @@ export class ResultWriter {
   private pos = 0;
   private bodyStart = 0;
 
-  constructor(buffer: ArrayBuffer, private readonly count: number) {
+  constructor(
+    buffer: ArrayBuffer,
+    private readonly count: number,
+  ) {
     this.bytes = Buffer.from(buffer);
     const headerBytes = 4 + 12 * count;
     if (headerBytes > this.bytes.length) this.grow(headerBytes);

@@ -108,16 +108,17 @@ function decodeComponent(raw: string, start: number, end: number): string | null
 
 const kMalformedEscape = /%(?![0-9A-Fa-f]{2})/;
 
-const kCohortPlusDetail = 'The "cohort" query parameter holds an unencoded "+", which cannot be told apart from an '
-  + 'encoded space. URL-encode the cohort value (for example with encodeURIComponent): a literal "+" must be sent '
-  + 'as %2B, a space as %20, and a literal "%" as %25.';
+const kCohortPlusDetail =
+  'The "cohort" query parameter holds an unencoded "+", which cannot be told apart from an ' +
+  'encoded space. URL-encode the cohort value (for example with encodeURIComponent): a literal "+" must be sent ' +
+  'as %2B, a space as %20, and a literal "%" as %25.';
 
 function describeFailure(name: string | null, raw: string): string {
   const what = name === null ? `The query parameter name "${raw}"` : `The "${name}" query parameter`;
-  const why = kMalformedEscape.test(raw)
-    ? 'has a "%" that does not start a valid %XX escape'
-    : 'has %XX escapes that are not valid UTF-8';
-  return `${what} cannot be decoded: it ${why}. URL-encode every query value (for example with encodeURIComponent): `
-    + 'a literal "%" must be sent as %25 and a literal "+" as %2B (an unencoded "+" means a space), and '
-    + 'non-ASCII text as its UTF-8 bytes, each as %XX.';
+  const why = kMalformedEscape.test(raw) ? 'has a "%" that does not start a valid %XX escape' : 'has %XX escapes that are not valid UTF-8';
+  return (
+    `${what} cannot be decoded: it ${why}. URL-encode every query value (for example with encodeURIComponent): ` +
+    'a literal "%" must be sent as %25 and a literal "+" as %2B (an unencoded "+" means a space), and ' +
+    'non-ASCII text as its UTF-8 bytes, each as %XX.'
+  );
 }

@@ -55,7 +55,8 @@ export function byRoute<T>(routeSets: readonly EvalRoutesSpec[], pick: (routeSet
   const claimed = new Set<Route>();
   for (const routeSet of routeSets) {
     for (const route of routeSet.routes) {
-      if (!Number.isInteger(route) || route < 0 || route > 255) throw new Error(`evaluation route set route ${route} does not fit the batch's u8 (protocol.ts)`);
+      if (!Number.isInteger(route) || route < 0 || route > 255)
+        throw new Error(`evaluation route set route ${route} does not fit the batch's u8 (protocol.ts)`);
       if (claimed.has(route)) throw new Error(`two evaluation route sets claim route ${route}`);
       claimed.add(route);
       table[route] = pick(routeSet);

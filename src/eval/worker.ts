@@ -30,7 +30,9 @@ export interface EvalWorkerData {
 const start = workerData as EvalWorkerData;
 // Every route set's module is requested at once, before the store opens, not one after the other: a
 // replaced worker (after a crash or a stuck batch) is ready sooner.
-const evaluatorModules = Promise.all(start.routeSets.map((routeSet) => import(routeSet.workerModule) as Promise<{ default: RouteEvaluatorFactory }>));
+const evaluatorModules = Promise.all(
+  start.routeSets.map((routeSet) => import(routeSet.workerModule) as Promise<{ default: RouteEvaluatorFactory }>),
+);
 // Evaluation reads the node's local LMDB copy, whatever the system of record (src/store/open-store.ts).
 const store = LmdbStore.open(start.dataDir, { readOnly: true });
 const clock = new Clock(start.clock);
@@ -40,7 +42,7 @@ const engine = new EvalEngine(store, () => clock.now());
 // evaluator is built once per worker, nothing per request. (Two route sets claiming one route make this
 // module throw, and so the pool's start fail: byRoute.)
 const evaluatorOf = new Map<EvalRoutesSpec, RouteEvaluator>();
-(await evaluatorModules).forEach((module, i) => evaluatorOf.set(start.routeSets[i]!, module.default(engine)));
+for (const [i, module] of (await evaluatorModules).entries()) evaluatorOf.set(start.routeSets[i]!, module.default(engine));
 const evaluators = byRoute(start.routeSets, (routeSet) => evaluatorOf.get(routeSet)!);
 const errorBodies = byRoute(start.routeSets, (routeSet) => routeSet.internalErrorBody);
 // Reused for every batch: decoding allocates the strings and nothing else.
@@ -81,7 +83,8 @@ export default function evaluateBatch(task: EvalTask): unknown {
   // every write (measured: 5.4 KB per PATCH instead of 0.4 KB).
   store.resetReadTxn();
   // The pool logs it (Piscina emits a worker's own messages as 'message'); once per batch at most.
-  if (failure !== null) parentPort!.postMessage({ evalError: failure instanceof Error ? failure.stack ?? failure.message : String(failure) });
+  if (failure !== null)
+    parentPort!.postMessage({ evalError: failure instanceof Error ? (failure.stack ?? failure.message) : String(failure) });
   const answer = move(out.finish());
   // Piscina's atomics loop takes task after task without returning to this thread's event loop, so
   // under sustained load the tasks V8 and Node post to it (finalizers, GC follow-ups) never run and

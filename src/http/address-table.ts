@@ -158,7 +158,7 @@ export class AddressTable {
     while (index[i] !== slot + 1) i = (i + 1) & mask;
     // Backward-shift deletion: move later entries of the probe run into the hole when their home
     // position does not lie cyclically in (hole, j]; the run then stays unbroken.
-    for (let j = i; ;) {
+    for (let j = i; ; ) {
       j = (j + 1) & mask;
       const entry = index[j]!;
       if (entry === 0) break;

@@ -44,7 +44,10 @@ export class BodyBudget {
   private readonly counts: BigInt64Array;
 
   /** A new budget of `maxBytes`, or, given `shared`, one more handle on an existing budget's memory. */
-  constructor(readonly maxBytes: number, readonly shared = new SharedArrayBuffer(16)) {
+  constructor(
+    readonly maxBytes: number,
+    readonly shared = new SharedArrayBuffer(16),
+  ) {
     this.counts = new BigInt64Array(shared);
   }
 
@@ -134,7 +137,7 @@ export class BodyBudget {
     const more = BigInt(bytes);
     const max = BigInt(this.maxBytes);
     // Check and add as one step against the other threads: retry when another changed it in between.
-    for (let now = Atomics.load(counts, kReserved); ;) {
+    for (let now = Atomics.load(counts, kReserved); ; ) {
       if (now + more > max) {
         Atomics.add(counts, kRefused, 1n);
         return false;
@@ -165,7 +168,10 @@ export class BodyBudgets {
    * `totalBytes`: at least two bodies of the cap (config.ts enforces it). Given `shared` (another
    * instance's, from a front-end thread), both shares count into that instance's memory.
    */
-  constructor(readonly totalBytes: number, shared?: BodyBudgetsShared) {
+  constructor(
+    readonly totalBytes: number,
+    shared?: BodyBudgetsShared,
+  ) {
     const management = Math.max(kMaxBodyBytes, Math.floor(totalBytes / 4));
     this.management = new BodyBudget(management, shared?.management);
     this.credentialFree = new BodyBudget(totalBytes - management, shared?.credentialFree);

@@ -228,7 +228,10 @@ export class TrustedProxies {
    */
   forwardedProto(peer: string, header: string): string | null {
     if (header === '' || !this.peerTrusted(peer)) return null;
-    const last = header.slice(header.lastIndexOf(',') + 1).trim().toLowerCase();
+    const last = header
+      .slice(header.lastIndexOf(',') + 1)
+      .trim()
+      .toLowerCase();
     return last === '' ? null : last;
   }
 
@@ -249,7 +252,7 @@ export class TrustedProxies {
     const list = forwardedForOf(req);
     if (list === null) return peer;
     // Right to left, one entry at a time: the walk usually stops at the last entry.
-    for (let end = list.length; ;) {
+    for (let end = list.length; ; ) {
       const comma = list.lastIndexOf(',', end - 1);
       const entry = list.slice(comma + 1, end).trim();
       const trusted = this.trusts(entry);

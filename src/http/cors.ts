@@ -12,7 +12,11 @@ const kStreamAllowHeaders = `${kAllowHeaders}, Last-Event-ID`;
 
 /** `path`: the request path, read in the handler (uWS's request is gone once it returns). */
 export function answerPreflight(res: PendingResponse, path: string): void {
-  const allowHeaders = path.startsWith('/ofrep/') ? kOfrepAllowHeaders : path.startsWith('/v1/stream/') ? kStreamAllowHeaders : kAllowHeaders;
+  const allowHeaders = path.startsWith('/ofrep/')
+    ? kOfrepAllowHeaders
+    : path.startsWith('/v1/stream/')
+      ? kStreamAllowHeaders
+      : kAllowHeaders;
   // Pipelined preflights to a client that does not read fill the socket: see send().
   if (!res.tracked) trackAbort(res);
   res.cork(() => {

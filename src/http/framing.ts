@@ -22,7 +22,8 @@ export function framingProblem(req: HttpRequest): string | null {
   req.forEach((name, value) => {
     if (problem !== null) return;
     if (name === 'content-length') {
-      if (length !== null && length !== value) problem = 'The request has several Content-Length headers with different values; send exactly one.';
+      if (length !== null && length !== value)
+        problem = 'The request has several Content-Length headers with different values; send exactly one.';
       length = value;
     } else if (name === 'transfer-encoding') {
       encodings++;

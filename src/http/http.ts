@@ -2,9 +2,20 @@
 import type { HttpResponse, TemplatedApp } from 'uWebSockets.js';
 
 const kStatusText: Record<number, string> = {
-  200: '200 OK', 201: '201 Created', 204: '204 No Content', 303: '303 See Other', 304: '304 Not Modified', 400: '400 Bad Request', 401: '401 Unauthorized',
-  402: '402 Payment Required', 403: '403 Forbidden', 404: '404 Not Found', 405: '405 Method Not Allowed',
-  413: '413 Payload Too Large', 429: '429 Too Many Requests', 500: '500 Internal Server Error',
+  200: '200 OK',
+  201: '201 Created',
+  204: '204 No Content',
+  303: '303 See Other',
+  304: '304 Not Modified',
+  400: '400 Bad Request',
+  401: '401 Unauthorized',
+  402: '402 Payment Required',
+  403: '403 Forbidden',
+  404: '404 Not Found',
+  405: '405 Method Not Allowed',
+  413: '413 Payload Too Large',
+  429: '429 Too Many Requests',
+  500: '500 Internal Server Error',
   503: '503 Service Unavailable',
 };
 
@@ -51,8 +62,12 @@ export function trackAbort(res: PendingResponse, onAbort?: () => void): void {
  * nothing if the client has gone.
  */
 export function send(
-  res: PendingResponse, status: number, body: string | Uint8Array, contentType = 'application/json',
-  headers?: readonly (readonly [string, string])[], closeConnection = false,
+  res: PendingResponse,
+  status: number,
+  body: string | Uint8Array,
+  contentType = 'application/json',
+  headers?: readonly (readonly [string, string])[],
+  closeConnection = false,
 ): void {
   writeResponse(res, status, body, contentType, headers, closeConnection, true);
 }
@@ -62,14 +77,23 @@ export function send(
  * endpoints are same-origin only (another site's script must not read them).
  */
 export function sendSameOrigin(
-  res: PendingResponse, status: number, body: string | Uint8Array, contentType: string, headers?: readonly (readonly [string, string])[],
+  res: PendingResponse,
+  status: number,
+  body: string | Uint8Array,
+  contentType: string,
+  headers?: readonly (readonly [string, string])[],
 ): void {
   writeResponse(res, status, body, contentType, headers, false, false);
 }
 
 function writeResponse(
-  res: PendingResponse, status: number, body: string | Uint8Array, contentType: string,
-  headers: readonly (readonly [string, string])[] | undefined, closeConnection: boolean, cors: boolean,
+  res: PendingResponse,
+  status: number,
+  body: string | Uint8Array,
+  contentType: string,
+  headers: readonly (readonly [string, string])[] | undefined,
+  closeConnection: boolean,
+  cors: boolean,
 ): void {
   if (res.aborted) return;
   // A body the socket cannot take at once (a client that does not read) leaves the response pending

@@ -8,7 +8,10 @@ const kMethods = ['get', 'post', 'patch', 'put', 'del', 'options', 'head', 'any'
 export type RouteMethod = (typeof kMethods)[number];
 
 /** `intercept` gets each registration and returns the handler to register in its place. */
-export function interceptRoutes(app: TemplatedApp, intercept: (method: RouteMethod, pattern: string, handler: RouteHandler) => RouteHandler): TemplatedApp {
+export function interceptRoutes(
+  app: TemplatedApp,
+  intercept: (method: RouteMethod, pattern: string, handler: RouteHandler) => RouteHandler,
+): TemplatedApp {
   const methods = app as unknown as Record<RouteMethod, (pattern: string, handler: RouteHandler) => TemplatedApp>;
   for (const method of kMethods) {
     const register = methods[method].bind(app);

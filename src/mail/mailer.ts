@@ -56,13 +56,16 @@ export class Mailer {
     // The transport class itself, not createTransport({ url, ... }): given a `url`, createTransport
     // builds the options from the URL alone and drops every other key (nodemailer 7.0). Settings in
     // the URL's query (e.g. ?socketTimeout=60000) still win over these.
-    this.transport = nodemailer.createTransport(new SMTPTransport({
-      url: smtpUrl,
-      dnsTimeout: timeoutMs,
-      connectionTimeout: timeoutMs,
-      greetingTimeout: timeoutMs,
-      socketTimeout: timeoutMs,
-    }), { from: kMailFrom });
+    this.transport = nodemailer.createTransport(
+      new SMTPTransport({
+        url: smtpUrl,
+        dnsTimeout: timeoutMs,
+        connectionTimeout: timeoutMs,
+        greetingTimeout: timeoutMs,
+        socketTimeout: timeoutMs,
+      }),
+      { from: kMailFrom },
+    );
   }
 
   start(): void {
@@ -87,7 +90,10 @@ export class Mailer {
       clearTimeout(timer);
       if (!finished) {
         this.abandoned = true;
-        this.log.warn({ waitedMs: this.options.stopWaitMs }, 'stopping with a mail delivery in progress; the message stays in the outbox and is sent after the restart');
+        this.log.warn(
+          { waitedMs: this.options.stopWaitMs },
+          'stopping with a mail delivery in progress; the message stays in the outbox and is sent after the restart',
+        );
       }
     }
     this.transport.close();

@@ -3,9 +3,7 @@
 // What a request costs: one Float64Array increment (route × status). What an evaluation batch costs:
 // two histogram observations and one performance.now(). Queue depths are read when scraped, never
 // maintained on the hot path. FLAGWIRE_METRICS=off turns all of it off (no object, null checks only).
-import {
-  header, Histogram, kBatchSizeBuckets, kCommitBuckets, kLatencyBuckets, labelValue, type HistogramSnapshot,
-} from './registry.js';
+import { header, Histogram, kBatchSizeBuckets, kCommitBuckets, kLatencyBuckets, labelValue, type HistogramSnapshot } from './registry.js';
 
 /**
  * Route labels, by route number: every route's number is its index here. An evaluation route set's routes onto
@@ -82,7 +80,7 @@ export interface MetricsSnapshot {
 }
 
 const kCounters = ['evalBatchFailures', 'rateLimited', 'authFailures', 'authLockouts', 'streamDropped', 'framingRefused'] as const;
-type CounterName = typeof kCounters[number];
+type CounterName = (typeof kCounters)[number];
 
 export class Metrics implements EvalMetrics {
   private readonly requests = new Float64Array(kRouteLabels.length * kStatuses);
@@ -167,23 +165,76 @@ export function renderMetrics(snapshots: readonly MetricsSnapshot[]): string {
       if (n !== 0) out.push(`flagwire_http_requests_total{route="${route}",status="${s === 0 ? 'other' : s}"} ${n}`);
     }
   }
-  header(out, 'flagwire_http_thread_requests_total', 'counter', 'HTTP requests answered by each front-end thread (FLAGWIRE_HTTP_THREADS), all routes.');
-  snapshots.forEach((s, thread) => out.push(`flagwire_http_thread_requests_total{thread="${thread}"} ${s.requests.reduce((a, b) => a + b, 0)}`));
-  header(out, 'flagwire_eval_duration_seconds', 'histogram',
-    'Evaluation latency on the server (Evaluation API and OFREP): from the moment the first request of a batch was accepted to when the batch was answered, counted once per request.');
-  Histogram.sum(kLatencyBuckets, snapshots.map((s) => s.evalDuration)).render(out, 'flagwire_eval_duration_seconds');
+  header(
+    out,
+    'flagwire_http_thread_requests_total',
+    'counter',
+    'HTTP requests answered by each front-end thread (FLAGWIRE_HTTP_THREADS), all routes.',
+  );
+  for (const [thread, s] of snapshots.entries()) {
+    out.push(`flagwire_http_thread_requests_total{thread="${thread}"} ${s.requests.reduce((a, b) => a + b, 0)}`);
+  }
+  header(
+    out,
+    'flagwire_eval_duration_seconds',
+    'histogram',
+    'Evaluation latency on the server (Evaluation API and OFREP): from the moment the first request of a batch was accepted to when the batch was answered, counted once per request.',
+  );
+  Histogram.sum(
+    kLatencyBuckets,
+    snapshots.map((s) => s.evalDuration),
+  ).render(out, 'flagwire_eval_duration_seconds');
   header(out, 'flagwire_eval_batch_size', 'histogram', 'Requests per evaluation batch (one worker task).');
-  Histogram.sum(kBatchSizeBuckets, snapshots.map((s) => s.evalBatchSize)).render(out, 'flagwire_eval_batch_size');
-  counter(out, 'flagwire_eval_batch_failures_total', 'Evaluation batches whose worker died or timed out (every request of them got a 500).', total('evalBatchFailures'));
-  header(out, 'flagwire_writer_commit_duration_seconds', 'histogram',
-    'Time from a change being sent to the writer until it was committed and flushed to disk (queueing and group commit included).');
-  Histogram.sum(kCommitBuckets, snapshots.map((s) => s.writerCommit)).render(out, 'flagwire_writer_commit_duration_seconds');
-  counter(out, 'flagwire_rate_limited_total', 'Management API requests refused by the per-IP rate limit (plain 429).', total('rateLimited'));
-  counter(out, 'flagwire_auth_failures_total', 'Failed authentications (no, malformed or unknown token) on the Management API.', total('authFailures'));
-  counter(out, 'flagwire_auth_lockouts_total', 'Management API requests refused because their address is locked out after failed authentications.', total('authLockouts'));
-  counter(out, 'flagwire_http_framing_refused_total',
-    'Requests refused with a 400 and a closed connection for framing a proxy could read differently (conflicting Content-Length, a Transfer-Encoding other than chunked).', total('framingRefused'));
-  counter(out, 'flagwire_stream_dropped_total', 'Change-stream connections closed because the client read too slowly.', total('streamDropped'));
+  Histogram.sum(
+    kBatchSizeBuckets,
+    snapshots.map((s) => s.evalBatchSize),
+  ).render(out, 'flagwire_eval_batch_size');
+  counter(
+    out,
+    'flagwire_eval_batch_failures_total',
+    'Evaluation batches whose worker died or timed out (every request of them got a 500).',
+    total('evalBatchFailures'),
+  );
+  header(
+    out,
+    'flagwire_writer_commit_duration_seconds',
+    'histogram',
+    'Time from a change being sent to the writer until it was committed and flushed to disk (queueing and group commit included).',
+  );
+  Histogram.sum(
+    kCommitBuckets,
+    snapshots.map((s) => s.writerCommit),
+  ).render(out, 'flagwire_writer_commit_duration_seconds');
+  counter(
+    out,
+    'flagwire_rate_limited_total',
+    'Management API requests refused by the per-IP rate limit (plain 429).',
+    total('rateLimited'),
+  );
+  counter(
+    out,
+    'flagwire_auth_failures_total',
+    'Failed authentications (no, malformed or unknown token) on the Management API.',
+    total('authFailures'),
+  );
+  counter(
+    out,
+    'flagwire_auth_lockouts_total',
+    'Management API requests refused because their address is locked out after failed authentications.',
+    total('authLockouts'),
+  );
+  counter(
+    out,
+    'flagwire_http_framing_refused_total',
+    'Requests refused with a 400 and a closed connection for framing a proxy could read differently (conflicting Content-Length, a Transfer-Encoding other than chunked).',
+    total('framingRefused'),
+  );
+  counter(
+    out,
+    'flagwire_stream_dropped_total',
+    'Change-stream connections closed because the client read too slowly.',
+    total('streamDropped'),
+  );
   header(out, 'flagwire_http_threads', 'gauge', 'Front-end threads serving HTTP (FLAGWIRE_HTTP_THREADS).');
   out.push(`flagwire_http_threads ${snapshots.length}`);
   for (const first of snapshots[0]?.scraped ?? []) {

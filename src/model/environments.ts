@@ -34,7 +34,8 @@ export function checkEnvParam(project: Project, env: string | null, required: bo
       problem: `This flag belongs to a multi-environment project: add the "env" query parameter (${validEnvironmentsText(project)}).`,
     };
   }
-  if (!project.environments.includes(env)) return { env: null, problem: `Unknown environment "${env}"; ${validEnvironmentsText(project)}.` };
+  if (!project.environments.includes(env))
+    return { env: null, problem: `Unknown environment "${env}"; ${validEnvironmentsText(project)}.` };
   return { env, problem: null };
 }
 

@@ -88,7 +88,11 @@ export interface PatchTarget {
  * A problem with `env` itself is returned, for the 400 that lists it with the body's (spec: PATCH rule 9).
  */
 export function requirePatchTarget(
-  r: RecordReader, projectId: string, flagId: string, env: string | null, allowed: readonly string[],
+  r: RecordReader,
+  projectId: string,
+  flagId: string,
+  env: string | null,
+  allowed: readonly string[],
 ): PatchTarget {
   const flag = requireProjectFlag(r, projectId, flagId);
   const project = requireProject(r, projectId);

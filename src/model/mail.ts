@@ -37,7 +37,8 @@ export interface MailReader {
  */
 export function readableMail(r: MailReader, user: User): MailMessage[] {
   const to = user.email.toLowerCase();
-  return r.listMail()
+  return r
+    .listMail()
     .filter((m) => m.to.toLowerCase() === to && m.orgId !== undefined && r.getRole(m.orgId, user.id) !== undefined)
     .reverse();
 }

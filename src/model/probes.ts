@@ -13,17 +13,31 @@ export const ReadinessBody = Type.Object({
   ready: Type.Boolean(),
   store: Type.Boolean({ description: 'The data file is open and readable' }),
   writer: Type.Union([Type.Literal('ok'), Type.Literal('busy')], {
-    description: 'busy: a change has waited over a second for the writer thread (another process holds the data file\'s write lock; with PostgreSQL, the database does not answer or another node\'s write holds its revision lock); writes may answer 503 Storage busy (with PostgreSQL: Storage unavailable), evaluation is unaffected',
+    description:
+      "busy: a change has waited over a second for the writer thread (another process holds the data file's write lock; with PostgreSQL, the database does not answer or another node's write holds its revision lock); writes may answer 503 Storage busy (with PostgreSQL: Storage unavailable), evaluation is unaffected",
   }),
   workers: Type.Object({
     answered: Type.Integer({ description: 'Eval workers that answered a probe' }),
     total: Type.Integer(),
   }),
-  replica: Type.Optional(Type.Object({
-    revision: Type.Integer({ description: 'The revision of PostgreSQL this node\'s copy is at' }),
-    caughtUp: Type.Boolean({ description: 'The copy has caught up with PostgreSQL since the node started (not ready until then)' }),
-    connected: Type.Boolean({ description: 'PostgreSQL answered this node\'s last read, made every half second, within a second (when false, evaluation goes on from the copy and writes are refused)' }),
-  }, { description: 'Only with PostgreSQL as the system of record (FLAGWIRE_DATABASE_URL)' })),
-  detail: Type.Optional(Type.String({ description: 'Only when not ready: why, for the operator (shutting down, the data file, the eval workers, or this node\'s copy of PostgreSQL)' })),
+  replica: Type.Optional(
+    Type.Object(
+      {
+        revision: Type.Integer({ description: "The revision of PostgreSQL this node's copy is at" }),
+        caughtUp: Type.Boolean({ description: 'The copy has caught up with PostgreSQL since the node started (not ready until then)' }),
+        connected: Type.Boolean({
+          description:
+            "PostgreSQL answered this node's last read, made every half second, within a second (when false, evaluation goes on from the copy and writes are refused)",
+        }),
+      },
+      { description: 'Only with PostgreSQL as the system of record (FLAGWIRE_DATABASE_URL)' },
+    ),
+  ),
+  detail: Type.Optional(
+    Type.String({
+      description:
+        "Only when not ready: why, for the operator (shutting down, the data file, the eval workers, or this node's copy of PostgreSQL)",
+    }),
+  ),
 });
 export type ReadinessBody = Static<typeof ReadinessBody>;

@@ -24,7 +24,8 @@ export function unknownToken(): FlagwireError {
 
 /** A real token may still be refused: 401 when revoked or expired, 402 when its organisation may not use the API now. */
 export function authorizeToken(r: AccessReader, token: Token, now: number): AuthContext {
-  if (token.revokedAt !== null) throw new FlagwireError('TOKEN_REVOKED', 'This token has been revoked; use its replacement or create a new one.');
+  if (token.revokedAt !== null)
+    throw new FlagwireError('TOKEN_REVOKED', 'This token has been revoked; use its replacement or create a new one.');
   if (token.expiresAt !== 0 && token.expiresAt <= now) {
     throw new FlagwireError('TOKEN_EXPIRED', 'This token has expired; create a new one in the console.');
   }

@@ -55,9 +55,8 @@ function readablePath(pointer: string, root: unknown): { path: string; leaf: unk
     if (Array.isArray(node)) {
       node = node[Number(segment)];
     } else {
-      node = node !== null && typeof node === 'object' && Object.hasOwn(node, segment)
-        ? (node as Record<string, unknown>)[segment]
-        : undefined;
+      node =
+        node !== null && typeof node === 'object' && Object.hasOwn(node, segment) ? (node as Record<string, unknown>)[segment] : undefined;
     }
   }
   return { path, leaf: node };
@@ -106,7 +105,9 @@ export function unicodeProblems(root: unknown, options: ValidatorOptions): strin
       return;
     }
     const path = visitPath(visit);
-    problems.push(`${what}${options.quoteKeys ? `"${path}"` : path} is not valid Unicode: it has a lone surrogate (${escapes(text)}); send only well-formed text (I-JSON, RFC 7493)`);
+    problems.push(
+      `${what}${options.quoteKeys ? `"${path}"` : path} is not valid Unicode: it has a lone surrogate (${escapes(text)}); send only well-formed text (I-JSON, RFC 7493)`,
+    );
   };
   const stack: Visit[] = [{ value: root, parent: null, segment: '', index: false }];
   while (stack.length > 0) {

@@ -37,7 +37,10 @@ export class OfrepContext implements EvalContext {
       return this.fail('PARSE_ERROR', `The request body is not valid JSON (${(err as Error).message}). ${kShape}`);
     }
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-      return this.fail('PARSE_ERROR', `The request body must be a JSON object, not ${body === null ? 'null' : Array.isArray(body) ? 'an array' : `a ${typeof body}`}. ${kShape}`);
+      return this.fail(
+        'PARSE_ERROR',
+        `The request body must be a JSON object, not ${body === null ? 'null' : Array.isArray(body) ? 'an array' : `a ${typeof body}`}. ${kShape}`,
+      );
     }
     const problems = kRequestCheck.problems(body);
     if (problems.length > 0) return this.fail('INVALID_CONTEXT', `${problems.join('; ')}. ${kShape}`);

@@ -14,8 +14,17 @@
 import type { EvalEngine, FlagEntry, ProjectEntry } from '../eval/engine.js';
 import { kAudiencePlanDetail } from '../eval/bodies.js';
 import {
-  blockedByPlan, decideState, decidedBy, kDecidedAudience, kDecidedCohort, kDecidedDisabled, kDecidedRoll, kDecidedSplit, kDecidedStatic,
-  type CompiledState, type Decision,
+  blockedByPlan,
+  decideState,
+  decidedBy,
+  kDecidedAudience,
+  kDecidedCohort,
+  kDecidedDisabled,
+  kDecidedRoll,
+  kDecidedSplit,
+  kDecidedStatic,
+  type CompiledState,
+  type Decision,
 } from '../eval/evaluate.js';
 import { murmur3x86_32 } from '../eval/murmur3.js';
 import { decodePathId } from '../http/path-id.js';
@@ -35,8 +44,8 @@ const kSlotAudiencePlan = 12;
 const kSlotKeyMissing = 13;
 const kSlots = 14;
 
-const kKeyMissingDetails = 'This flag turns on for a percentage of callers, which needs a sticky key: add "targetingKey" '
-  + '(or "cohort") to the context.';
+const kKeyMissingDetails =
+  'This flag turns on for a percentage of callers, which needs a sticky key: add "targetingKey" ' + '(or "cohort") to the context.';
 const kProjectHeader = 'X-Flagwire-Project';
 
 const kBulkOpen = Buffer.from('{"flags":[');
@@ -48,23 +57,41 @@ const kComma = 0x2c;
 
 /** `{"errorCode", "errorDetails"}` (bulk) or with `key` first (single flag), as bytes. */
 export function ofrepFailureBody(key: string | null, code: OfrepErrorCode, details: string): Buffer {
-  return Buffer.from(JSON.stringify(key === null ? { errorCode: code, errorDetails: details } : { key, errorCode: code, errorDetails: details }));
+  return Buffer.from(
+    JSON.stringify(key === null ? { errorCode: code, errorDetails: details } : { key, errorCode: code, errorDetails: details }),
+  );
 }
 
 /** spec (OFREP): 500 generalErrorResponse. What every OFREP request of a failed batch gets. */
-export const kOfrepInternalErrorBody = ofrepFailureBody(null, 'GENERAL', 'An unexpected error occurred while evaluating; it has been logged. Retry, and report it if it persists.');
+export const kOfrepInternalErrorBody = ofrepFailureBody(
+  null,
+  'GENERAL',
+  'An unexpected error occurred while evaluating; it has been logged. Retry, and report it if it persists.',
+);
 /** The bounded evaluation queue is full or the server is stopping (503, Retry-After: 1). */
-export const kOfrepOverloadedBody = ofrepFailureBody(null, 'GENERAL', 'The evaluation queue is full or the server is stopping; retry after a second.');
+export const kOfrepOverloadedBody = ofrepFailureBody(
+  null,
+  'GENERAL',
+  'The evaluation queue is full or the server is stopping; retry after a second.',
+);
 /** The process's request-body budget is spent (503, Retry-After: 1, connection closed): src/http/body.ts. */
-export const kOfrepBusyBody = ofrepFailureBody(null, 'GENERAL', 'The server is buffering as many request bodies as it allows; the body was not read. Retry after a second.');
+export const kOfrepBusyBody = ofrepFailureBody(
+  null,
+  'GENERAL',
+  'The server is buffering as many request bodies as it allows; the body was not read. Retry after a second.',
+);
 
 /**
  * The bulk route without X-Flagwire-Project: the most likely first mistake with the web provider, which
  * shows only "status: 400" and then FLAG_NOT_FOUND for every flag; this body says what to change.
  */
-export const kMissingProjectBody = ofrepFailureBody(null, 'GENERAL', `The ${kProjectHeader} header is missing. The bulk route evaluates `
-  + `every flag of one project, named by that header: configure the OFREP provider with headers: [['${kProjectHeader}', '<project id>']] `
-  + '(README: OpenFeature). Without it the provider gets no flags, and every flag reads FLAG_NOT_FOUND.');
+export const kMissingProjectBody = ofrepFailureBody(
+  null,
+  'GENERAL',
+  `The ${kProjectHeader} header is missing. The bulk route evaluates ` +
+    `every flag of one project, named by that header: configure the OFREP provider with headers: [['${kProjectHeader}', '<project id>']] ` +
+    '(README: OpenFeature). Without it the provider gets no flags, and every flag reads FLAG_NOT_FOUND.',
+);
 
 export class OfrepEvaluator {
   private readonly ctx = new OfrepContext();
@@ -97,11 +124,21 @@ export class OfrepEvaluator {
     if (state === null) {
       // Group flag: the environment comes from the context.
       if (ctx.env === null) {
-        return out.put(400, ofrepFailureBody(key, 'INVALID_CONTEXT', `This flag belongs to a multi-environment project: add "env" to the context (${entry.validEnvs}).`));
+        return out.put(
+          400,
+          ofrepFailureBody(
+            key,
+            'INVALID_CONTEXT',
+            `This flag belongs to a multi-environment project: add "env" to the context (${entry.validEnvs}).`,
+          ),
+        );
       }
       state = entry.envs!.get(ctx.env) ?? null;
       if (state === null) {
-        return out.put(400, ofrepFailureBody(key, 'INVALID_CONTEXT', `Unknown environment "${ctx.env}" for this flag; ${entry.validEnvs}.`));
+        return out.put(
+          400,
+          ofrepFailureBody(key, 'INVALID_CONTEXT', `Unknown environment "${ctx.env}" for this flag; ${entry.validEnvs}.`),
+        );
       }
     }
     if (blockedByPlan(state, this.engine.audiencesAllowed(entry.org))) return out.put(400, flagBody(entry, kSlotAudiencePlan, byName));
@@ -128,8 +165,16 @@ export class OfrepEvaluator {
     let env: string | null = null;
     if (entry.multi) {
       env = ctx.env;
-      if (env === null) return out.put(400, ofrepFailureBody(null, 'INVALID_CONTEXT', `This is a multi-environment project: add "env" to the context (${entry.validEnvs}).`));
-      if (!entry.envs.has(env)) return out.put(400, ofrepFailureBody(null, 'INVALID_CONTEXT', `Unknown environment "${env}" for this project; ${entry.validEnvs}.`));
+      if (env === null)
+        return out.put(
+          400,
+          ofrepFailureBody(null, 'INVALID_CONTEXT', `This is a multi-environment project: add "env" to the context (${entry.validEnvs}).`),
+        );
+      if (!entry.envs.has(env))
+        return out.put(
+          400,
+          ofrepFailureBody(null, 'INVALID_CONTEXT', `Unknown environment "${env}" for this project; ${entry.validEnvs}.`),
+        );
     }
     this.writeBulk(entry, env, ifNoneMatch, out);
   }
@@ -203,7 +248,8 @@ function noRoll(): number {
  * first use and kept with the version (slots 0..kSlots-1 by id, kSlots.. by name).
  */
 function flagBody(flag: FlagEntry, slot: Decision, byName: boolean): Buffer {
-  const bodies = (flag.ofrepBodies ??= new Array<Buffer | undefined>(2 * kSlots));
+  flag.ofrepBodies ??= new Array<Buffer | undefined>(2 * kSlots);
+  const bodies = flag.ofrepBodies;
   const index = byName ? kSlots + slot : slot;
   let body = bodies[index];
   if (body === undefined) {
@@ -212,9 +258,15 @@ function flagBody(flag: FlagEntry, slot: Decision, byName: boolean): Buffer {
     else if (slot === kSlotKeyMissing) body = ofrepFailureBody(key, 'TARGETING_KEY_MISSING', kKeyMissingDetails);
     else {
       const value = (slot & 1) === 1;
-      body = Buffer.from(JSON.stringify({
-        key, value, reason: kReasons[decidedBy(slot)], variant: value ? 'on' : 'off', metadata: { id: flag.id, name: flag.name },
-      }));
+      body = Buffer.from(
+        JSON.stringify({
+          key,
+          value,
+          reason: kReasons[decidedBy(slot)],
+          variant: value ? 'on' : 'off',
+          metadata: { id: flag.id, name: flag.name },
+        }),
+      );
     }
     bodies[index] = body;
   }

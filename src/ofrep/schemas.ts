@@ -5,23 +5,30 @@ import { Type, type Static } from '@sinclair/typebox';
 /** OFREP evaluation context. `cohort` and `env` are Flagwire's own keys; every other key is an attribute. */
 export const OfrepContext = Type.Object(
   {
-    targetingKey: Type.Optional(Type.String({
-      description: 'Sticky bucketing key (the Evaluation API\'s `targetingKey`). An empty string counts as absent.',
-      'x-error': 'must be a string',
-    })),
-    cohort: Type.Optional(Type.String({
-      description: 'The caller\'s cohort: a listed cohort turns the flag on; without targetingKey it is also the bucketing key.',
-      'x-error': 'must be a string',
-    })),
-    env: Type.Optional(Type.String({
-      description: 'Environment name; required for flags of a multi-environment project, ignored otherwise.',
-      'x-error': 'must be a string',
-    })),
+    targetingKey: Type.Optional(
+      Type.String({
+        description: "Sticky bucketing key (the Evaluation API's `targetingKey`). An empty string counts as absent.",
+        'x-error': 'must be a string',
+      }),
+    ),
+    cohort: Type.Optional(
+      Type.String({
+        description: "The caller's cohort: a listed cohort turns the flag on; without targetingKey it is also the bucketing key.",
+        'x-error': 'must be a string',
+      }),
+    ),
+    env: Type.Optional(
+      Type.String({
+        description: 'Environment name; required for flags of a multi-environment project, ignored otherwise.',
+        'x-error': 'must be a string',
+      }),
+    ),
   },
   {
     additionalProperties: true,
-    description: 'Every other key is an attribute for audience matching: strings as they are, numbers and booleans as their JSON text '
-      + '(`true`, `42`); null, objects and arrays are not attributes (they never match a rule).',
+    description:
+      'Every other key is an attribute for audience matching: strings as they are, numbers and booleans as their JSON text ' +
+      '(`true`, `42`); null, objects and arrays are not attributes (they never match a rule).',
     'x-error': 'must be a JSON object',
   },
 );
@@ -39,13 +46,16 @@ export type OfrepReason = (typeof kOfrepReasons)[number];
 
 export const OfrepEvaluationSuccess = Type.Object(
   {
-    key: Type.String({ description: 'The key as asked: the flag\'s id, or its name (README: OFREP, keys)' }),
+    key: Type.String({ description: "The key as asked: the flag's id, or its name (README: OFREP, keys)" }),
     value: Type.Boolean({ description: 'Flagwire flags are boolean' }),
-    reason: Type.Union(kOfrepReasons.map((r) => Type.Literal(r)), { description: 'Which rule decided (README: OFREP)' }),
+    reason: Type.Union(
+      kOfrepReasons.map((r) => Type.Literal(r)),
+      { description: 'Which rule decided (README: OFREP)' },
+    ),
     variant: Type.Union([Type.Literal('on'), Type.Literal('off')]),
     metadata: Type.Object({
-      id: Type.String({ description: 'The flag\'s id (never changes)' }),
-      name: Type.String({ description: 'The flag\'s name (unique in its project; a rename changes it)' }),
+      id: Type.String({ description: "The flag's id (never changes)" }),
+      name: Type.String({ description: "The flag's name (unique in its project; a rename changes it)" }),
     }),
   },
   { description: 'Flag evaluation success response' },
@@ -74,7 +84,9 @@ export const OfrepEventStream = Type.Object(
   {
     type: Type.Literal('sse'),
     endpoint: Type.Object({
-      requestUri: Type.String({ description: 'GET /ofrep/v1/stream/project/{project_id}[?env=NAME], resolved against the provider\'s baseUrl' }),
+      requestUri: Type.String({
+        description: "GET /ofrep/v1/stream/project/{project_id}[?env=NAME], resolved against the provider's baseUrl",
+      }),
     }),
     inactivityDelaySec: Type.Integer({ description: 'Seconds a hidden page may stay connected before the provider closes the stream' }),
   },

@@ -10,15 +10,35 @@ import { ErrorBody, ErrorEnvelope, kConsoleOnlyErrors, kErrors, type ErrorCode }
 import { EvalFlag, EvalFlagList } from '../eval/bodies.js';
 import { FlagCreate, FlagPatch } from '../model/schemas.js';
 import {
-  OfrepBulkFailure, OfrepBulkSuccess, OfrepEvaluationFailure, OfrepEvaluationRequest, OfrepEvaluationSuccess, OfrepFlagNotFound,
+  OfrepBulkFailure,
+  OfrepBulkSuccess,
+  OfrepEvaluationFailure,
+  OfrepEvaluationRequest,
+  OfrepEvaluationSuccess,
+  OfrepFlagNotFound,
   OfrepGeneralError,
 } from '../ofrep/schemas.js';
 import { Health, ReadinessBody } from '../model/probes.js';
 
 const kComponents: Record<string, TSchema> = {
-  FlagCreate, FlagPatch, FlagRepresentation, FlagList, PatchResult, TokenDescription, ErrorEnvelope,
-  EvalError: ErrorBody, EvalFlag, EvalFlagList, Health, Readiness: ReadinessBody,
-  OfrepEvaluationRequest, OfrepEvaluationSuccess, OfrepEvaluationFailure, OfrepFlagNotFound, OfrepBulkSuccess, OfrepBulkFailure,
+  FlagCreate,
+  FlagPatch,
+  FlagRepresentation,
+  FlagList,
+  PatchResult,
+  TokenDescription,
+  ErrorEnvelope,
+  EvalError: ErrorBody,
+  EvalFlag,
+  EvalFlagList,
+  Health,
+  Readiness: ReadinessBody,
+  OfrepEvaluationRequest,
+  OfrepEvaluationSuccess,
+  OfrepEvaluationFailure,
+  OfrepFlagNotFound,
+  OfrepBulkSuccess,
+  OfrepBulkFailure,
   OfrepGeneralError,
 };
 type ComponentName = keyof typeof kComponents;
@@ -32,8 +52,9 @@ const json = (name: ComponentName, description: string, headers?: object) => ({
 
 /** The titles of every error code with this status (the table in src/errors.ts), for a response's description. */
 function titles(status: number, only?: readonly ErrorCode[]): string {
-  const codes = (Object.keys(kErrors) as ErrorCode[])
-    .filter((c) => kErrors[c].status === status && !kConsoleOnlyErrors.has(c) && (!only || only.includes(c)));
+  const codes = (Object.keys(kErrors) as ErrorCode[]).filter(
+    (c) => kErrors[c].status === status && !kConsoleOnlyErrors.has(c) && (!only || only.includes(c)),
+  );
   return codes.map((c) => kErrors[c].title).join('; ');
 }
 
@@ -51,7 +72,10 @@ function apiErrors(statuses: readonly number[], only?: readonly ErrorCode[]): Re
     }
     if (status === 503) {
       out['503'] = json('ErrorEnvelope', titles(503, only), {
-        'Retry-After': { schema: { type: 'string' }, description: `Seconds (${kErrors.STORE_BUSY.title}: the write timeout, rounded up; ${kErrors.SERVER_BUSY.title} and ${kErrors.STORE_UNAVAILABLE.title}: 1)` },
+        'Retry-After': {
+          schema: { type: 'string' },
+          description: `Seconds (${kErrors.STORE_BUSY.title}: the write timeout, rounded up; ${kErrors.SERVER_BUSY.title} and ${kErrors.STORE_UNAVAILABLE.title}: 1)`,
+        },
       });
       continue;
     }
@@ -65,7 +89,10 @@ function apiErrors(statuses: readonly number[], only?: readonly ErrorCode[]): Re
  * before it runs.
  */
 const kFramingError = {
-  '400': json('ErrorEnvelope', 'Invalid request: conflicting Content-Length headers or a Transfer-Encoding other than chunked (the connection is closed)'),
+  '400': json(
+    'ErrorEnvelope',
+    'Invalid request: conflicting Content-Length headers or a Transfer-Encoding other than chunked (the connection is closed)',
+  ),
 };
 
 const kBearer = [{ bearerAuth: [] }];
@@ -74,11 +101,15 @@ const queryParam = (name: string, description: string) => ({ name, in: 'query', 
 const kEnvParam = queryParam('env', 'Environment name (multi-environment projects)');
 
 const kEvalParams = [
-  queryParam('cohort', 'The caller\'s cohort: a listed cohort turns the flag on; without targetingKey it is the bucketing key'),
+  queryParam('cohort', "The caller's cohort: a listed cohort turns the flag on; without targetingKey it is the bucketing key"),
   queryParam('env', 'Environment name: required for flags of a multi-environment project, ignored otherwise'),
   queryParam('targetingKey', 'Sticky bucketing key'),
   {
-    name: 'attributes', in: 'query', required: false, style: 'form', explode: true,
+    name: 'attributes',
+    in: 'query',
+    required: false,
+    style: 'form',
+    explode: true,
     description: 'Every other query parameter is an attribute for audience matching (exact, case-sensitive)',
     schema: { type: 'object', additionalProperties: { type: 'string' } },
   },
@@ -90,93 +121,157 @@ const kEvalErrors = {
   '503': json('EvalError', 'Service unavailable: the evaluation queue is full or the server is stopping (Retry-After: 1)'),
 };
 const kProjectHeader = {
-  name: 'X-Flagwire-Project', in: 'header', schema: { type: 'string' },
-  description: 'Project id. Required on the bulk route; on the single-flag route it scopes the key to that project, and lets the key be a flag name.',
+  name: 'X-Flagwire-Project',
+  in: 'header',
+  schema: { type: 'string' },
+  description:
+    'Project id. Required on the bulk route; on the single-flag route it scopes the key to that project, and lets the key be a flag name.',
 };
 const kLastEventId = {
-  name: 'Last-Event-ID', in: 'header', schema: { type: 'string' },
-  description: 'Sent by a reconnecting EventSource: the events missed since that commit number, within the retention (README: Change stream)',
+  name: 'Last-Event-ID',
+  in: 'header',
+  schema: { type: 'string' },
+  description:
+    'Sent by a reconnecting EventSource: the events missed since that commit number, within the retention (README: Change stream)',
 };
 const kStreamErrors = {
   '404': json('EvalError', 'Unknown project, or unknown env of a multi-environment project'),
   '503': json('EvalError', 'Too many open streams, or the server is stopping'),
 };
-const kEtag = { ETag: { schema: { type: 'string' }, description: 'Covers the project\'s flag configuration and these results' } };
+const kEtag = { ETag: { schema: { type: 'string' }, description: "Covers the project's flag configuration and these results" } };
 const kOfrepErrors = {
   '413': json('OfrepGeneralError', 'The body is over 1 MiB'),
   '500': json('OfrepGeneralError', 'Internal server error'),
-  '503': json('OfrepGeneralError', 'The evaluation queue is full or the server is stopping, or the server holds as many request bodies as it allows (the body is not read and the connection is closed) (Retry-After: 1)'),
+  '503': json(
+    'OfrepGeneralError',
+    'The evaluation queue is full or the server is stopping, or the server holds as many request bodies as it allows (the body is not read and the connection is closed) (Retry-After: 1)',
+  ),
 };
 
 export function buildOpenApiDocument({ version, license }: { version: string; license: string }): object {
   const paths = {
     '/api/v1/token': {
       get: {
-        operationId: 'getToken', tags: ['Management API'], summary: 'Describe the calling token', security: kBearer,
+        operationId: 'getToken',
+        tags: ['Management API'],
+        summary: 'Describe the calling token',
+        security: kBearer,
         responses: { '200': json('TokenDescription', 'The token'), ...apiErrors([400, 401, 402, 429, 500]) },
       },
     },
     '/api/v1/flags': {
       get: {
-        operationId: 'listFlags', tags: ['Management API'], summary: 'Every flag of the token\'s project', security: kBearer,
+        operationId: 'listFlags',
+        tags: ['Management API'],
+        summary: "Every flag of the token's project",
+        security: kBearer,
         parameters: [kEnvParam, queryParam('name', 'Only the flag with this name')],
-        responses: { '200': json('FlagList', 'The flags'), ...apiErrors([400, 401, 402, 403, 429, 500], ['INVALID_REQUEST', 'MISSING_TOKEN', 'MALFORMED_TOKEN', 'UNKNOWN_TOKEN', 'TOKEN_REVOKED', 'TOKEN_EXPIRED', 'PLAN_REQUIRED', 'ENVIRONMENT_NOT_PERMITTED', 'TOO_MANY_AUTH_FAILURES', 'INTERNAL']) },
+        responses: {
+          '200': json('FlagList', 'The flags'),
+          ...apiErrors(
+            [400, 401, 402, 403, 429, 500],
+            [
+              'INVALID_REQUEST',
+              'MISSING_TOKEN',
+              'MALFORMED_TOKEN',
+              'UNKNOWN_TOKEN',
+              'TOKEN_REVOKED',
+              'TOKEN_EXPIRED',
+              'PLAN_REQUIRED',
+              'ENVIRONMENT_NOT_PERMITTED',
+              'TOO_MANY_AUTH_FAILURES',
+              'INTERNAL',
+            ],
+          ),
+        },
       },
       post: {
-        operationId: 'createFlag', tags: ['Management API'], summary: 'Create a flag', security: kBearer,
+        operationId: 'createFlag',
+        tags: ['Management API'],
+        summary: 'Create a flag',
+        security: kBearer,
         requestBody: { required: true, content: { 'application/json': { schema: ref('FlagCreate') } } },
-        responses: { '201': json('FlagRepresentation', 'Created (a group flag in environments form)'), ...apiErrors([400, 401, 402, 403, 413, 429, 500, 503]) },
+        responses: {
+          '201': json('FlagRepresentation', 'Created (a group flag in environments form)'),
+          ...apiErrors([400, 401, 402, 403, 413, 429, 500, 503]),
+        },
       },
     },
     '/api/v1/flags/{flag_id}': {
       get: {
-        operationId: 'getFlag', tags: ['Management API'], summary: 'One flag', security: kBearer,
+        operationId: 'getFlag',
+        tags: ['Management API'],
+        summary: 'One flag',
+        security: kBearer,
         parameters: [pathParam('flag_id', 'Flag id'), kEnvParam],
         responses: { '200': json('FlagRepresentation', 'The flag'), ...apiErrors([400, 401, 402, 403, 404, 429, 500]) },
       },
       patch: {
-        operationId: 'patchFlag', tags: ['Management API'], summary: 'Change a flag\'s state (merge patch)', security: kBearer,
+        operationId: 'patchFlag',
+        tags: ['Management API'],
+        summary: "Change a flag's state (merge patch)",
+        security: kBearer,
         parameters: [pathParam('flag_id', 'Flag id'), kEnvParam],
         requestBody: { required: true, content: { 'application/json': { schema: ref('FlagPatch') } } },
-        responses: { '200': json('PatchResult', 'Applied (or nothing to change)'), ...apiErrors([400, 401, 402, 403, 404, 413, 429, 500, 503]) },
+        responses: {
+          '200': json('PatchResult', 'Applied (or nothing to change)'),
+          ...apiErrors([400, 401, 402, 403, 404, 413, 429, 500, 503]),
+        },
       },
     },
     '/api/v1/openapi.json': {
       get: {
-        operationId: 'openApi', tags: ['Service'], summary: 'This document', security: [],
-        responses: { '200': { description: 'OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object' } } } }, ...kFramingError },
+        operationId: 'openApi',
+        tags: ['Service'],
+        summary: 'This document',
+        security: [],
+        responses: {
+          '200': { description: 'OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object' } } } },
+          ...kFramingError,
+        },
       },
     },
     '/v1/flags/{flag_id}': {
       get: {
-        operationId: 'evaluateFlag', tags: ['Evaluation API'], summary: 'Evaluate one flag', security: [],
+        operationId: 'evaluateFlag',
+        tags: ['Evaluation API'],
+        summary: 'Evaluate one flag',
+        security: [],
         parameters: [pathParam('flag_id', 'Flag id'), ...kEvalParams],
         responses: {
-          '200': json('EvalFlag', 'The flag\'s value for this caller'),
+          '200': json('EvalFlag', "The flag's value for this caller"),
           ...kEvalErrors,
-          '403': json('EvalError', 'Forbidden: the flag applies an audience and its organisation\'s plan has no audiences'),
+          '403': json('EvalError', "Forbidden: the flag applies an audience and its organisation's plan has no audiences"),
         },
       },
     },
     '/v1/flags/project/{project_id}': {
       get: {
-        operationId: 'evaluateProject', tags: ['Evaluation API'], summary: 'Evaluate every flag of a project', security: [],
+        operationId: 'evaluateProject',
+        tags: ['Evaluation API'],
+        summary: 'Evaluate every flag of a project',
+        security: [],
         parameters: [pathParam('project_id', 'Project id'), ...kEvalParams],
         responses: { '200': json('EvalFlagList', 'Every flag, in creation order'), ...kEvalErrors },
       },
     },
     '/v1/stream/project/{project_id}': {
       get: {
-        operationId: 'streamProject', tags: ['Evaluation API'], summary: 'Change stream (Server-Sent Events)', security: [],
+        operationId: 'streamProject',
+        tags: ['Evaluation API'],
+        summary: 'Change stream (Server-Sent Events)',
+        security: [],
         parameters: [
-          pathParam('project_id', 'Project id'), queryParam('env', 'Only changes that affect this environment (multi-environment projects)'),
+          pathParam('project_id', 'Project id'),
+          queryParam('env', 'Only changes that affect this environment (multi-environment projects)'),
           kLastEventId,
         ],
         responses: {
           '200': {
-            description: 'First `ready` {seq}; then events `flag` {id, updatedAt}, `flag-deleted` {id}, `audience` {id, updatedAt}, each with '
-              + 'the commit number as its id; `reset` {reason} when Last-Event-ID is beyond retention (README: Change stream); a comment '
-              + 'heartbeat every 15 s',
+            description:
+              'First `ready` {seq}; then events `flag` {id, updatedAt}, `flag-deleted` {id}, `audience` {id, updatedAt}, each with ' +
+              'the commit number as its id; `reset` {reason} when Last-Event-ID is beyond retention (README: Change stream); a comment ' +
+              'heartbeat every 15 s',
             content: { 'text/event-stream': { schema: { type: 'string' } } },
           },
           ...kStreamErrors,
@@ -185,15 +280,20 @@ export function buildOpenApiDocument({ version, license }: { version: string; li
     },
     '/ofrep/v1/stream/project/{project_id}': {
       get: {
-        operationId: 'ofrepStreamProject', tags: ['OFREP'], summary: 'OFREP change events (ADR-0008), advertised in the bulk answer\'s eventStreams', security: [],
+        operationId: 'ofrepStreamProject',
+        tags: ['OFREP'],
+        summary: "OFREP change events (ADR-0008), advertised in the bulk answer's eventStreams",
+        security: [],
         parameters: [
-          pathParam('project_id', 'Project id'), queryParam('env', 'Only changes that affect this environment (multi-environment projects)'),
+          pathParam('project_id', 'Project id'),
+          queryParam('env', 'Only changes that affect this environment (multi-environment projects)'),
           kLastEventId,
         ],
         responses: {
           '200': {
-            description: 'First `ready` {seq}; then, for every commit that changes the project (and environment), `message` '
-              + '{"type": "refetchEvaluation", "etag": "<configuration tag: the bulk ETag before its dash>"}; a comment heartbeat every 15 s',
+            description:
+              'First `ready` {seq}; then, for every commit that changes the project (and environment), `message` ' +
+              '{"type": "refetchEvaluation", "etag": "<configuration tag: the bulk ETag before its dash>"}; a comment heartbeat every 15 s',
             content: { 'text/event-stream': { schema: { type: 'string' } } },
           },
           ...kStreamErrors,
@@ -202,8 +302,11 @@ export function buildOpenApiDocument({ version, license }: { version: string; li
     },
     '/ofrep/v1/evaluate/flags/{key}': {
       post: {
-        operationId: 'ofrepEvaluateFlag', tags: ['OFREP'], summary: 'OpenFeature Remote Evaluation Protocol: one flag', security: [],
-        parameters: [pathParam('key', 'Flag id; or, with X-Flagwire-Project, the flag\'s name in that project'), kProjectHeader],
+        operationId: 'ofrepEvaluateFlag',
+        tags: ['OFREP'],
+        summary: 'OpenFeature Remote Evaluation Protocol: one flag',
+        security: [],
+        parameters: [pathParam('key', "Flag id; or, with X-Flagwire-Project, the flag's name in that project"), kProjectHeader],
         requestBody: { required: false, content: { 'application/json': { schema: ref('OfrepEvaluationRequest') } } },
         responses: {
           '200': json('OfrepEvaluationSuccess', 'Evaluated'),
@@ -215,11 +318,17 @@ export function buildOpenApiDocument({ version, license }: { version: string; li
     },
     '/ofrep/v1/evaluate/flags': {
       post: {
-        operationId: 'ofrepEvaluateFlags', tags: ['OFREP'], summary: 'OpenFeature Remote Evaluation Protocol: every flag of a project', security: [],
+        operationId: 'ofrepEvaluateFlags',
+        tags: ['OFREP'],
+        summary: 'OpenFeature Remote Evaluation Protocol: every flag of a project',
+        security: [],
         parameters: [
           { ...kProjectHeader, required: true },
           { name: 'If-None-Match', in: 'header', schema: { type: 'string' }, description: 'ETag of a previous answer: 304 when unchanged' },
-          queryParam('flagConfigEtag', 'Sent by providers after a refetchEvaluation event (ADR-0008); accepted and not needed: answers are always current'),
+          queryParam(
+            'flagConfigEtag',
+            'Sent by providers after a refetchEvaluation event (ADR-0008); accepted and not needed: answers are always current',
+          ),
           queryParam('flagConfigLastModified', 'Sent by providers after a change event (ADR-0008); accepted and not needed'),
         ],
         requestBody: { required: false, content: { 'application/json': { schema: ref('OfrepEvaluationRequest') } } },
@@ -233,26 +342,44 @@ export function buildOpenApiDocument({ version, license }: { version: string; li
     },
     '/health': {
       get: {
-        operationId: 'health', tags: ['Service'], summary: 'Liveness: the process answers', security: [],
+        operationId: 'health',
+        tags: ['Service'],
+        summary: 'Liveness: the process answers',
+        security: [],
         responses: { '200': json('Health', 'Alive'), ...kFramingError },
       },
     },
     '/ready': {
       get: {
-        operationId: 'ready', tags: ['Service'], summary: 'Readiness: the store and every eval worker answer (load balancers route on it)', security: [],
+        operationId: 'ready',
+        tags: ['Service'],
+        summary: 'Readiness: the store and every eval worker answer (load balancers route on it)',
+        security: [],
         responses: { '200': json('Readiness', 'Ready to serve'), ...kFramingError, '503': json('Readiness', 'Not ready (or stopping)') },
       },
     },
     '/metrics': {
       get: {
-        operationId: 'metrics', tags: ['Service'], summary: 'Prometheus metrics (absent with FLAGWIRE_METRICS=off)', security: [],
-        responses: { '200': { description: 'Prometheus text format 0.0.4', content: { 'text/plain': { schema: { type: 'string' } } } }, ...kFramingError },
+        operationId: 'metrics',
+        tags: ['Service'],
+        summary: 'Prometheus metrics (absent with FLAGWIRE_METRICS=off)',
+        security: [],
+        responses: {
+          '200': { description: 'Prometheus text format 0.0.4', content: { 'text/plain': { schema: { type: 'string' } } } },
+          ...kFramingError,
+        },
       },
     },
     '/docs': {
       get: {
-        operationId: 'docs', tags: ['Service'], summary: 'Error documentation, one anchor per error (the envelope\'s docs links)', security: [],
-        responses: { '200': { description: 'Error documentation (one anchor per error)', content: { 'text/html': { schema: { type: 'string' } } } }, ...kFramingError },
+        operationId: 'docs',
+        tags: ['Service'],
+        summary: "Error documentation, one anchor per error (the envelope's docs links)",
+        security: [],
+        responses: {
+          '200': { description: 'Error documentation (one anchor per error)', content: { 'text/html': { schema: { type: 'string' } } } },
+          ...kFramingError,
+        },
       },
     },
   };
@@ -261,8 +388,9 @@ export function buildOpenApiDocument({ version, license }: { version: string; li
     info: {
       title: 'Flagwire',
       version,
-      description: 'Self-hosted feature flags: the token-authenticated Management API, the credential-free Evaluation API, '
-        + 'OpenFeature Remote Evaluation (OFREP), the change stream, and service endpoints.',
+      description:
+        'Self-hosted feature flags: the token-authenticated Management API, the credential-free Evaluation API, ' +
+        'OpenFeature Remote Evaluation (OFREP), the change stream, and service endpoints.',
       // package.json's license. UNLICENSED (no licence granted) has no SPDX identifier; LicenseRef- is
       // SPDX's form for a licence not on its list.
       license: { name: license, identifier: license === 'UNLICENSED' ? 'LicenseRef-UNLICENSED' : license },
@@ -271,9 +399,9 @@ export function buildOpenApiDocument({ version, license }: { version: string; li
     // Relative: the server that serves this document (each node of a deployment serves its own).
     servers: [{ url: '/', description: 'The Flagwire server that serves this document' }],
     tags: [
-      { name: 'Management API', description: 'Flags of the token\'s project, with a bearer token (Teams and Enterprise plans)' },
+      { name: 'Management API', description: "Flags of the token's project, with a bearer token (Teams and Enterprise plans)" },
       { name: 'Evaluation API', description: 'Credential-free evaluation of one flag or a whole project, and the change stream' },
-      { name: 'OFREP', description: 'OpenFeature Remote Evaluation Protocol, for the OpenFeature SDKs\' OFREP providers' },
+      { name: 'OFREP', description: "OpenFeature Remote Evaluation Protocol, for the OpenFeature SDKs' OFREP providers" },
       { name: 'Service', description: 'Liveness, readiness, metrics, this document and the error documentation' },
     ],
     paths,

@@ -9,7 +9,10 @@ import { buildOpenApiDocument } from './document.js';
 /** The package's version and license (package.json), which the document's info states. */
 function packageInfo(): { version: string; license: string } {
   try {
-    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version?: string; license?: string };
+    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
+      version?: string;
+      license?: string;
+    };
     return { version: pkg.version ?? '0.0.0', license: pkg.license ?? 'UNLICENSED' };
   } catch {
     return { version: '0.0.0', license: 'UNLICENSED' };

@@ -65,7 +65,13 @@ export function createApp(deps: AppDeps): uWS.TemplatedApp {
   registerManagementRoutes(app, deps);
   deps.evaluation.register(app);
   registerConsole(app, {
-    store: deps.store, writer: deps.writer, clock: deps.clock, config: () => deps.config, log: deps.log, inFlight: deps.inFlight, bodies: deps.consoleBodies,
+    store: deps.store,
+    writer: deps.writer,
+    clock: deps.clock,
+    config: () => deps.config,
+    log: deps.log,
+    inFlight: deps.inFlight,
+    bodies: deps.consoleBodies,
     signInLimits: deps.signInLimits,
   });
   for (const feature of deps.features ?? []) feature.register(app);

@@ -2,26 +2,38 @@
 import { kErrors, type ErrorCode } from '../errors.js';
 
 const kExplain: Record<ErrorCode, string> = {
-  INVALID_REQUEST: 'The body or query failed validation. The detail lists every problem with its path; fix them all and resend. An empty PATCH body or {} lists the accepted keys; a flag of a multi-environment project needs ?env=, a single-environment one must not have it.',
-  MISSING_TOKEN: 'No Authorization header was sent. Send "Authorization: Bearer fw_..." with a token created in the console. Tokens are never accepted in the URL.',
+  INVALID_REQUEST:
+    'The body or query failed validation. The detail lists every problem with its path; fix them all and resend. An empty PATCH body or {} lists the accepted keys; a flag of a multi-environment project needs ?env=, a single-environment one must not have it.',
+  MISSING_TOKEN:
+    'No Authorization header was sent. Send "Authorization: Bearer fw_..." with a token created in the console. Tokens are never accepted in the URL.',
   MALFORMED_TOKEN: 'The Authorization header is not "Bearer fw_<secret>". Check for a missing "Bearer " prefix or a truncated secret.',
   UNKNOWN_TOKEN: 'No token has this secret. Secrets are shown once at creation; a lost secret needs a new token.',
   TOKEN_REVOKED: 'The token was revoked (or rotated) in the console. Use its replacement or create a new token.',
   TOKEN_EXPIRED: 'The token passed its expiry time. Create a new token; the maximum lifetime is 365 days.',
-  PLAN_REQUIRED: 'The organisation is not on Teams or Enterprise (or an active Teams trial), or its subscription lapsed. Every call is refused until it is back in good standing; existing tokens then work again.',
+  PLAN_REQUIRED:
+    'The organisation is not on Teams or Enterprise (or an active Teams trial), or its subscription lapsed. Every call is refused until it is back in good standing; existing tokens then work again.',
   INSUFFICIENT_PERMISSION: 'A read token called POST or PATCH. Use a token with write permission.',
   ENVIRONMENT_NOT_PERMITTED: 'The token is limited to other environments. The detail lists the ones it may use.',
-  FORBIDDEN: 'A create body set state for an environment the token may not change. Leave that environment out or use a token allowed for it.',
-  NOT_FOUND: 'No flag with this id exists in the token\'s project (flags of other projects are never visible), or the path is not a route of the API.',
+  FORBIDDEN:
+    'A create body set state for an environment the token may not change. Leave that environment out or use a token allowed for it.',
+  NOT_FOUND:
+    "No flag with this id exists in the token's project (flags of other projects are never visible), or the path is not a route of the API.",
   PAYLOAD_TOO_LARGE: 'The request body is over 1 MiB. Send a smaller body.',
-  TOO_MANY_AUTH_FAILURES: 'Too many requests from this address failed authentication (no, malformed or unknown token). Wait a minute before retrying; until then every request from the address is refused.',
+  TOO_MANY_AUTH_FAILURES:
+    'Too many requests from this address failed authentication (no, malformed or unknown token). Wait a minute before retrying; until then every request from the address is refused.',
   INTERNAL: 'An unexpected error on the server. It has been logged; retry, and report it if it persists.',
-  STORE_UNAVAILABLE: 'The change could not be written (storage full or read-only, PostgreSQL unreachable when it is the system of record or not answering within the write timeout, or the server is stopping). Nothing was changed; retry after the time in Retry-After. Only if PostgreSQL went away during the commit itself and did not come back within 30 seconds does the detail say the outcome is unknown: read the record back before retrying.',
-  STORE_BUSY: 'The change could not be committed within the write timeout (FLAGWIRE_WRITE_TIMEOUT_MS, 10 s by default), usually because another process (a console command) holds the data file\'s write lock. Nothing was changed, and the change will not be applied later: send it again after the time in Retry-After.',
-  NOT_SIGNED_IN: 'Web console only: the request has no session cookie, or its session expired or was ended by signing out (or by a new password). Sign in again.',
-  SIGN_IN_FAILED: 'Web console only: the e-mail address or the password is wrong (the answer does not say which). A user gets a password with `flagwire user password USER_ID`.',
-  CROSS_SITE_REQUEST: 'Web console only: a change was sent without this server\'s Origin or without the page\'s CSRF token, as a request forged by another site would be. Reload the console and retry.',
-  SERVER_BUSY: 'The server already holds as many request bodies in memory as it allows (FLAGWIRE_MAX_BUFFERED_BODY_BYTES), so this body was refused before it was read and the connection closed. Nothing was changed; retry after the time in Retry-After (a second).',
+  STORE_UNAVAILABLE:
+    'The change could not be written (storage full or read-only, PostgreSQL unreachable when it is the system of record or not answering within the write timeout, or the server is stopping). Nothing was changed; retry after the time in Retry-After. Only if PostgreSQL went away during the commit itself and did not come back within 30 seconds does the detail say the outcome is unknown: read the record back before retrying.',
+  STORE_BUSY:
+    "The change could not be committed within the write timeout (FLAGWIRE_WRITE_TIMEOUT_MS, 10 s by default), usually because another process (a console command) holds the data file's write lock. Nothing was changed, and the change will not be applied later: send it again after the time in Retry-After.",
+  NOT_SIGNED_IN:
+    'Web console only: the request has no session cookie, or its session expired or was ended by signing out (or by a new password). Sign in again.',
+  SIGN_IN_FAILED:
+    'Web console only: the e-mail address or the password is wrong (the answer does not say which). A user gets a password with `flagwire user password USER_ID`.',
+  CROSS_SITE_REQUEST:
+    "Web console only: a change was sent without this server's Origin or without the page's CSRF token, as a request forged by another site would be. Reload the console and retry.",
+  SERVER_BUSY:
+    'The server already holds as many request bodies in memory as it allows (FLAGWIRE_MAX_BUFFERED_BODY_BYTES), so this body was refused before it was read and the connection closed. Nothing was changed; retry after the time in Retry-After (a second).',
 };
 
 function escapeHtml(text: string): string {
@@ -33,6 +45,7 @@ export function renderDocsPage(): string {
     const { status, title, anchor } = kErrors[code];
     return `<section id="${anchor}"><h2>${status} ${escapeHtml(title)}</h2><p>${escapeHtml(kExplain[code])}</p></section>`;
   });
-  const rateLimit = '<section id="rate-limited"><h2>429 (plain)</h2><p>More than the allowed Management API requests per minute came from this address. Wait for the time in Retry-After (at most a minute) before retrying.</p></section>';
+  const rateLimit =
+    '<section id="rate-limited"><h2>429 (plain)</h2><p>More than the allowed Management API requests per minute came from this address. Wait for the time in Retry-After (at most a minute) before retrying.</p></section>';
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Flagwire API errors</title></head><body><h1>Flagwire API errors</h1>${sections.join('')}${rateLimit}</body></html>`;
 }

@@ -28,11 +28,12 @@ const writer = WriterClient.over(start.writer, config.databaseUrl !== null, conf
 /** This thread's requests that wait for every thread's answer (gather), by id. */
 const gathering = new Map<number, (values: unknown[]) => void>();
 let nextGather = 1;
-const gather = (kind: CollectKind, arg = 0) => new Promise<unknown[]>((resolve) => {
-  const id = nextGather++;
-  gathering.set(id, resolve);
-  post({ type: 'gather', id, kind, arg });
-});
+const gather = (kind: CollectKind, arg = 0) =>
+  new Promise<unknown[]>((resolve) => {
+    const id = nextGather++;
+    gathering.set(id, resolve);
+    post({ type: 'gather', id, kind, arg });
+  });
 
 let frontend: Frontend | null = null;
 try {
@@ -52,9 +53,10 @@ try {
         const values = await gather('probe', timeoutMs);
         return (values as ({ answered: number; workers: number } | undefined)[]).reduce<{ answered: number; workers: number }>(
           // A thread that did not answer counts with its workers unanswered.
-          (sum, v, thread) => (v === undefined
-            ? { answered: sum.answered, workers: sum.workers + evalWorkersOfThread(config, thread) }
-            : { answered: sum.answered + v.answered, workers: sum.workers + v.workers }),
+          (sum, v, thread) =>
+            v === undefined
+              ? { answered: sum.answered, workers: sum.workers + evalWorkersOfThread(config, thread) }
+              : { answered: sum.answered + v.answered, workers: sum.workers + v.workers },
           { answered: 0, workers: 0 },
         );
       },

@@ -49,45 +49,57 @@ export class FrontendThreads {
   private closing = false;
   private acceptor: TemplatedApp | null = null;
 
-  private constructor(private readonly threads: Thread[], private readonly log: Logger) {}
+  private constructor(
+    private readonly threads: Thread[],
+    private readonly log: Logger,
+  ) {}
 
   /** Starts `config.httpThreads` front-end threads and waits until each has built its app. */
   static async start(options: FrontendThreadsOptions): Promise<FrontendThreads> {
     const { config, log, writer } = options;
-    const started = await Promise.allSettled(Array.from({ length: config.httpThreads }, (_, thread) => {
-      const channel = writer.connect();
-      const start: FrontendThreadStart = {
-        config: { ...config }, thread, clock: options.clock.buffer, writer: channel,
-        rateLimiter: options.rateLimiter?.state ?? null,
-        authFailures: options.authFailures.state,
-        signInLimits: options.signInLimits.state,
-        bodies: options.bodies.shared,
-      };
-      const worker = new Worker(new URL('./frontend-thread.js', import.meta.url), { workerData: start, transferList: [channel] });
-      return new Promise<Thread>((resolve, reject) => {
-        const onMessage = (msg: FromFrontendThread) => {
-          if (msg.type === 'ready') resolve({ worker, descriptor: msg.descriptor });
-          else if (msg.type === 'failed') reject(new Error(msg.message));
-          else return;
-          worker.off('message', onMessage);
+    const started = await Promise.allSettled(
+      Array.from({ length: config.httpThreads }, (_, thread) => {
+        const channel = writer.connect();
+        const start: FrontendThreadStart = {
+          config: { ...config },
+          thread,
+          clock: options.clock.buffer,
+          writer: channel,
+          rateLimiter: options.rateLimiter?.state ?? null,
+          authFailures: options.authFailures.state,
+          signInLimits: options.signInLimits.state,
+          bodies: options.bodies.shared,
         };
-        worker.on('message', onMessage);
-        worker.once('error', reject);
-        worker.once('exit', (code) => reject(new Error(`front-end thread ${thread} exited with ${code} while starting`)));
-      });
-    }));
+        const worker = new Worker(new URL('./frontend-thread.js', import.meta.url), { workerData: start, transferList: [channel] });
+        return new Promise<Thread>((resolve, reject) => {
+          const onMessage = (msg: FromFrontendThread) => {
+            if (msg.type === 'ready') resolve({ worker, descriptor: msg.descriptor });
+            else if (msg.type === 'failed') reject(new Error(msg.message));
+            else return;
+            worker.off('message', onMessage);
+          };
+          worker.on('message', onMessage);
+          worker.once('error', reject);
+          worker.once('exit', (code) => reject(new Error(`front-end thread ${thread} exited with ${code} while starting`)));
+        });
+      }),
+    );
     const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (failed !== undefined) {
       await Promise.all(started.map((s) => (s.status === 'fulfilled' ? s.value.worker.terminate() : undefined)));
       throw new Error(`the front-end threads could not start: ${(failed.reason as Error).message}`);
     }
-    const fleet = new FrontendThreads(started.map((s) => (s as PromiseFulfilledResult<Thread>).value), log);
+    const fleet = new FrontendThreads(
+      started.map((s) => (s as PromiseFulfilledResult<Thread>).value),
+      log,
+    );
     fleet.watch();
     // A restarted writer: every thread gets a channel to the new one.
-    writer.onRestart = () => fleet.threads.forEach(({ worker }) => {
-      const channel = writer.connect();
-      worker.postMessage({ type: 'writer', channel } satisfies ToFrontendThread, [channel]);
-    });
+    writer.onRestart = () =>
+      fleet.threads.forEach(({ worker }) => {
+        const channel = writer.connect();
+        worker.postMessage({ type: 'writer', channel } satisfies ToFrontendThread, [channel]);
+      });
     return fleet;
   }
 
@@ -110,20 +122,24 @@ export class FrontendThreads {
   /** Stops every thread: in-flight requests get up to `drainMs`, then each closes its pool and channel. */
   async close(drainMs: number): Promise<void> {
     this.closing = true;
-    await Promise.all(this.threads.map(({ worker, descriptor }) => {
-      // No new connection goes to a thread that is stopping (or gone).
-      if (this.acceptor !== null) childApps(this.acceptor).removeChildAppDescriptor(descriptor);
-      const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-      worker.postMessage({ type: 'stop', drainMs } satisfies ToFrontendThread);
-      return exited;
-    }));
+    await Promise.all(
+      this.threads.map(({ worker, descriptor }) => {
+        // No new connection goes to a thread that is stopping (or gone).
+        if (this.acceptor !== null) childApps(this.acceptor).removeChildAppDescriptor(descriptor);
+        const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+        worker.postMessage({ type: 'stop', drainMs } satisfies ToFrontendThread);
+        return exited;
+      }),
+    );
   }
 
   private watch(): void {
     this.threads.forEach(({ worker }, thread) => {
       worker.on('message', (msg: FromFrontendThread) => {
         if (msg.type === 'gather') {
-          void this.collect(msg.kind, msg.arg).then((values) => worker.postMessage({ type: 'gathered', id: msg.id, values } satisfies ToFrontendThread));
+          void this.collect(msg.kind, msg.arg).then((values) =>
+            worker.postMessage({ type: 'gathered', id: msg.id, values } satisfies ToFrontendThread),
+          );
         } else if (msg.type === 'collected') {
           this.collected(msg.id, thread, msg.value);
         }

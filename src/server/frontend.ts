@@ -82,13 +82,25 @@ export async function createFrontend(options: FrontendOptions): Promise<Frontend
   // The evaluation route sets onto evaluation, each from its own module: the Evaluation API's and OFREP's.
   const routeSets = [evaluationApiRoutes(metrics), ofrepRoutes({ bodies: bodies.credentialFree, metrics })];
   const evaluation = await createEvaluation({
-    config: { ...config, evalWorkers: options.evalWorkers }, log, inFlight, clock, metrics, routeSets, writer,
+    config: { ...config, evalWorkers: options.evalWorkers },
+    log,
+    inFlight,
+    clock,
+    metrics,
+    routeSets,
+    writer,
   });
   const activity = new ActivityRecorder(writer, log);
   activity.start();
   // Readiness, metrics, change stream (src/server/service-routes.ts).
   const features = createServiceRoutes({
-    store, writer, evaluation, bodies, metrics, log, test: config.test,
+    store,
+    writer,
+    evaluation,
+    bodies,
+    metrics,
+    log,
+    test: config.test,
     probe: fleet === null ? (ms) => evaluation.probe(ms) : (ms) => fleet.probe(ms),
     renderMetrics: fleet === null ? null : () => fleet.metrics(),
   });
@@ -96,7 +108,15 @@ export async function createFrontend(options: FrontendOptions): Promise<Frontend
   // The Management API's reads go through a memo renewed per request (src/store/memo-reader.ts).
   const reader = new MemoReader(store);
   const deps = {
-    store: faults === null ? reader : withFaults(reader, faults), writer, clock, config, log, inFlight, bodies: bodies.management, evaluation, activity,
+    store: faults === null ? reader : withFaults(reader, faults),
+    writer,
+    clock,
+    config,
+    log,
+    inFlight,
+    bodies: bodies.management,
+    evaluation,
+    activity,
     rateLimiter: options.rateLimiter,
     authFailures: options.authFailures,
     signInLimits: options.signInLimits,
@@ -108,7 +128,9 @@ export async function createFrontend(options: FrontendOptions): Promise<Frontend
   const app = createApp(deps);
   if (faults !== null) {
     registerTestHooks(app, {
-      clock, faults, routes: () => registeredRoutes(app),
+      clock,
+      faults,
+      routes: () => registeredRoutes(app),
       flush: fleet === null ? () => Promise.all([activity.flush(), evaluation.flushUsage()]).then(() => {}) : () => fleet.flush(),
       idle: fleet === null ? () => writer.idle() : () => fleet.idle(),
     });

@@ -6,7 +6,10 @@ import { ConfigError } from '../config.js';
 // uws-pack's typings declare the listen options only as an enum its runtime does not export, and omit the
 // (host, port, options, cb) overload the native listen accepts: both are typed here once.
 type ListenWithOptions = (
-  host: string, port: number, options: number, cb: (socket: uWS.us_listen_socket | false) => void,
+  host: string,
+  port: number,
+  options: number,
+  cb: (socket: uWS.us_listen_socket | false) => void,
 ) => uWS.TemplatedApp;
 const kExclusivePort = exclusivePortOption();
 
@@ -43,7 +46,12 @@ function listenFailure(host: string, port: number): Promise<ConfigError> {
     const probe = createServer();
     probe.once('error', (err: NodeJS.ErrnoException) => {
       if (err.code === 'EADDRINUSE') {
-        resolve(new ConfigError(kPortSetting, `${host}:${port} is already in use (another Flagwire or another program listens there); stop it or choose another port`));
+        resolve(
+          new ConfigError(
+            kPortSetting,
+            `${host}:${port} is already in use (another Flagwire or another program listens there); stop it or choose another port`,
+          ),
+        );
       } else if (err.code === 'EACCES') {
         resolve(new ConfigError(kPortSetting, `port ${port} needs privileges this process does not have; choose a port above 1023`));
       } else {

@@ -27,13 +27,15 @@ export interface ReadinessDeps {
   timeoutMs?: number;
 }
 
-
 /** One check's result; `status` is added when answering, from the state at that moment. */
 export type ReadinessReport = Omit<ReadinessBody, 'status' | 'detail'>;
 
 const kReuseMs = 250;
 const kNoCache = [['Cache-Control', 'no-store']] as const;
-const kRetry = [['Cache-Control', 'no-store'], ['Retry-After', '1']] as const;
+const kRetry = [
+  ['Cache-Control', 'no-store'],
+  ['Retry-After', '1'],
+] as const;
 
 export class Readiness {
   private stopping = false;
@@ -102,9 +104,11 @@ function whyNotReady(report: ReadinessReport, stopping: boolean): string {
   if (total === 0 || answered < total) reasons.push(`${answered} of ${total} eval workers answered a probe`);
   const replica = report.replica;
   if (replica !== undefined && !replica.caughtUp) {
-    reasons.push(replica.connected
-      ? 'this node\'s copy is catching up with PostgreSQL, the system of record'
-      : 'PostgreSQL, the system of record, does not answer, and this node\'s copy has not caught up with it since the node started (evaluation answers from the copy meanwhile)');
+    reasons.push(
+      replica.connected
+        ? "this node's copy is catching up with PostgreSQL, the system of record"
+        : "PostgreSQL, the system of record, does not answer, and this node's copy has not caught up with it since the node started (evaluation answers from the copy meanwhile)",
+    );
   }
   return reasons.join('; ');
 }

@@ -42,27 +42,72 @@ export function createServiceRoutes(deps: ServiceRouteDeps): ServiceRoutes {
   // dropped at the next heartbeat instead of after 30 s, so a test sees a slow reader dropped in seconds.
   const { streamHeartbeatMs: heartbeatMs, streamMaxStallMs: maxStallMs } = test;
   const changes = new ChangeFeed({
-    store, metrics, ...(heartbeatMs !== null ? { heartbeatMs } : {}), ...(maxStallMs !== null ? { maxStallMs } : {}),
+    store,
+    metrics,
+    ...(heartbeatMs !== null ? { heartbeatMs } : {}),
+    ...(maxStallMs !== null ? { maxStallMs } : {}),
     onError: (err) => log.error({ err }, 'change stream poll failed'),
   });
   const routes: { register(app: TemplatedApp): void }[] = [readiness, changes];
   if (metrics !== null) {
     writer.onReply = (ms) => metrics.writerCommit.observe(ms / 1000);
-    metrics.gauge('flagwire_eval_pending_requests', 'Evaluation requests (the Evaluation API and OFREP) accepted and not yet answered.', () => evaluation.pendingRequests);
+    metrics.gauge(
+      'flagwire_eval_pending_requests',
+      'Evaluation requests (the Evaluation API and OFREP) accepted and not yet answered.',
+      () => evaluation.pendingRequests,
+    );
     metrics.gauge('flagwire_eval_tasks_in_flight', 'Evaluation batches on workers or waiting in the pool.', () => evaluation.tasksInFlight);
-    metrics.gauge('flagwire_eval_pool_queue_depth', 'Evaluation batches waiting in the pool for a free worker.', () => evaluation.poolQueueSize);
+    metrics.gauge(
+      'flagwire_eval_pool_queue_depth',
+      'Evaluation batches waiting in the pool for a free worker.',
+      () => evaluation.poolQueueSize,
+    );
     metrics.gauge('flagwire_eval_workers', 'Evaluation worker threads.', () => evaluation.workers);
-    metrics.gauge('flagwire_writer_queue_depth', 'Changes sent to the writer thread and not yet answered by it (refused ones included until it skips them).', () => writer.queueDepth);
+    metrics.gauge(
+      'flagwire_writer_queue_depth',
+      'Changes sent to the writer thread and not yet answered by it (refused ones included until it skips them).',
+      () => writer.queueDepth,
+    );
     // The replica's state is the writer thread's, heard alike by every front-end thread: counted once.
-    metrics.gauge('flagwire_writer_busy', '1 while a change has waited over a second for the writer thread (another process holds the write lock; writes may be refused with 503 Storage busy), else 0.', () => (writer.busy ? 1 : 0), 'max');
+    metrics.gauge(
+      'flagwire_writer_busy',
+      '1 while a change has waited over a second for the writer thread (another process holds the write lock; writes may be refused with 503 Storage busy), else 0.',
+      () => (writer.busy ? 1 : 0),
+      'max',
+    );
     if (writer.replica !== null) {
-      metrics.gauge('flagwire_replica_revision', 'The revision of PostgreSQL this node\'s copy (its LMDB) is at.', () => writer.replica?.revision ?? 0, 'process');
-      metrics.gauge('flagwire_replica_lag_seconds', 'Replication lag: from the last change followed from another node\'s commit (PostgreSQL\'s clock) to its being readable here (this node\'s clock).', () => (writer.replica?.lagMs ?? 0) / 1000, 'process');
-      metrics.gauge('flagwire_replica_connected', '1 while this node reads PostgreSQL, 0 while it cannot (evaluation goes on from the copy; writes are refused).', () => (writer.replica?.connected === true ? 1 : 0), 'process');
+      metrics.gauge(
+        'flagwire_replica_revision',
+        "The revision of PostgreSQL this node's copy (its LMDB) is at.",
+        () => writer.replica?.revision ?? 0,
+        'process',
+      );
+      metrics.gauge(
+        'flagwire_replica_lag_seconds',
+        "Replication lag: from the last change followed from another node's commit (PostgreSQL's clock) to its being readable here (this node's clock).",
+        () => (writer.replica?.lagMs ?? 0) / 1000,
+        'process',
+      );
+      metrics.gauge(
+        'flagwire_replica_connected',
+        '1 while this node reads PostgreSQL, 0 while it cannot (evaluation goes on from the copy; writes are refused).',
+        () => (writer.replica?.connected === true ? 1 : 0),
+        'process',
+      );
     }
     metrics.gauge('flagwire_stream_connections', 'Open change-stream connections.', () => changes.size);
-    metrics.gauge('flagwire_http_body_buffered_bytes', 'Request body bytes reserved from the process\'s body budget (bodies being read or held).', () => bodies.bytes, 'process');
-    metrics.scrapedCounter('flagwire_http_body_refused_total', 'Requests with a body refused (503, connection closed) because the body budget was spent.', () => bodies.refused, 'process');
+    metrics.gauge(
+      'flagwire_http_body_buffered_bytes',
+      "Request body bytes reserved from the process's body budget (bodies being read or held).",
+      () => bodies.bytes,
+      'process',
+    );
+    metrics.scrapedCounter(
+      'flagwire_http_body_refused_total',
+      'Requests with a body refused (503, connection closed) because the body budget was spent.',
+      () => bodies.refused,
+      'process',
+    );
     metrics.gauge('process_resident_memory_bytes', 'Resident memory of the server process.', () => process.memoryUsage.rss(), 'process');
     const render = deps.renderMetrics ?? (() => Promise.resolve(metrics.render()));
     routes.push({ register: (app) => registerMetricsRoute(app, metrics, render) });

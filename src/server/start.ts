@@ -78,12 +78,15 @@ async function startClaimed(config: Readonly<Config>, options: StartOptions, cla
   // (with PostgreSQL the local copy may be empty while the database is not: the writer decides).
   const seedable = config.databaseUrl !== null || store.isEmpty();
   const demoPassword = options.demo && seedable ? randomId(16) : null;
-  const seedDemo = async () => writer.call('seedDemo', demoPassword === null ? {} : { ownerPasswordHash: await hashPassword(demoPassword) });
-  const seed = !options.demo ? null : await seedDemo().catch(async (err: unknown) => {
-    await writer.close();
-    await store.close();
-    throw err;
-  });
+  const seedDemo = async () =>
+    writer.call('seedDemo', demoPassword === null ? {} : { ownerPasswordHash: await hashPassword(demoPassword) });
+  const seed = !options.demo
+    ? null
+    : await seedDemo().catch(async (err: unknown) => {
+        await writer.close();
+        await store.close();
+        throw err;
+      });
   const shared = { config, log, clock, writer, bodies, rateLimiter, authFailures, signInLimits };
   const serving = await serve(shared, store).catch(async (err: unknown) => {
     await writer.close();
@@ -132,10 +135,13 @@ async function startClaimed(config: Readonly<Config>, options: StartOptions, cla
         log.error({ deadlineMs: kShutdownDeadlineMs }, 'shutdown did not finish in time; exiting');
         process.exit(1);
       }, kShutdownDeadlineMs).unref();
-      close().then(() => process.exit(0), (err: unknown) => {
-        log.error({ err }, 'shutdown failed');
-        process.exit(1);
-      });
+      close().then(
+        () => process.exit(0),
+        (err: unknown) => {
+          log.error({ err }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
     };
     process.once('SIGTERM', onSignal);
     process.once('SIGINT', onSignal);
@@ -143,7 +149,10 @@ async function startClaimed(config: Readonly<Config>, options: StartOptions, cla
   return { port, close };
 }
 
-type Shared = Pick<Parameters<typeof FrontendThreads.start>[0], 'config' | 'log' | 'clock' | 'writer' | 'bodies' | 'rateLimiter' | 'authFailures' | 'signInLimits'>;
+type Shared = Pick<
+  Parameters<typeof FrontendThreads.start>[0],
+  'config' | 'log' | 'clock' | 'writer' | 'bodies' | 'rateLimiter' | 'authFailures' | 'signInLimits'
+>;
 
 /**
  * One front-end thread: the main thread's own front end listens. Several: an acceptor on the main
@@ -181,7 +190,9 @@ function printDemo(seed: DemoSeed | { seeded: false }, base: string, dataDir: st
   }
   const lines = ['Demo data seeded.', `  organisation  ${seed.orgId}  Demo Org (Teams plan)`];
   for (const p of seed.projects) {
-    lines.push(`  project       ${p.id}  ${p.name} (${p.kind === 'multi' ? `environments: ${p.environments.join(', ')}` : 'single environment'})`);
+    lines.push(
+      `  project       ${p.id}  ${p.name} (${p.kind === 'multi' ? `environments: ${p.environments.join(', ')}` : 'single environment'})`,
+    );
   }
   lines.push('Token secrets (shown once, keep them):');
   for (const t of seed.tokens) lines.push(`  ${t.name.padEnd(20)} ${t.permission.padEnd(5)} ${t.secret}`);
@@ -194,7 +205,9 @@ function printDemo(seed: DemoSeed | { seeded: false }, base: string, dataDir: st
   lines.push('Try:');
   lines.push(`  curl -s -H "Authorization: Bearer ${write.secret}" ${base}/api/v1/flags`);
   lines.push(`  curl -s "${base}/v1/flags/${flag.id}?targetingKey=user-42"`);
-  lines.push(`  curl -s -X POST ${base}/ofrep/v1/evaluate/flags/${flag.name} -H 'X-Flagwire-Project: ${flag.projectId}' -d '{"context": {"targetingKey": "user-42"}}'`);
+  lines.push(
+    `  curl -s -X POST ${base}/ofrep/v1/evaluate/flags/${flag.name} -H 'X-Flagwire-Project: ${flag.projectId}' -d '{"context": {"targetingKey": "user-42"}}'`,
+  );
   // The ids (never the secrets) can be found again later; the data dir is named because ./data is relative.
   lines.push(`Find the ids again: npx flagwire project list --data ${dataDir}  (then: flag list PROJECT_ID, token list PROJECT_ID)`);
   process.stdout.write(`${lines.join('\n')}\n`);

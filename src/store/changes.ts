@@ -69,7 +69,13 @@ export function recordsOf(change: Change): { put: { kind: string; key: string } 
     case 'demoSeeded':
       return { put: { kind: 'demoSeeded', key: '' }, remove: [] };
     case 'flagDeleted':
-      return { put: null, remove: [{ kind: 'flag', key: change.value.id }, { kind: 'usage', key: change.value.id }] };
+      return {
+        put: null,
+        remove: [
+          { kind: 'flag', key: change.value.id },
+          { kind: 'usage', key: change.value.id },
+        ],
+      };
     default:
       return { put: { kind: change.kind, key: change.value.id }, remove: [] };
   }

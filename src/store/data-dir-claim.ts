@@ -35,15 +35,19 @@ export function claimDataDir(dataDir: string, role: ClaimRole): DataDirClaim {
   try {
     writeFileSync(own, startTimeOf(process.pid) ?? '');
   } catch (err) {
-    throw new StoreOpenError(`cannot mark data directory ${dataDir} as in use (${(err as NodeJS.ErrnoException).code ?? 'error'}): it must be writable`);
+    throw new StoreOpenError(
+      `cannot mark data directory ${dataDir} as in use (${(err as NodeJS.ErrnoException).code ?? 'error'}): it must be writable`,
+    );
   }
   const release = () => rmSync(own, { force: true });
   const holder = liveClaims(dataDir).find((c) => c.pid !== process.pid && kExcludes[role].includes(c.role));
   if (holder !== undefined) {
     release();
-    throw new StoreOpenError(role === 'migration'
-      ? `data directory ${dataDir} is in use by a running ${holder.role === 'server' ? 'server' : 'migration'} (process ${holder.pid}); stop it and run the migration again`
-      : `data directory ${dataDir} is being migrated to PostgreSQL (process ${holder.pid}); start the server once the migration has ended, with --database`);
+    throw new StoreOpenError(
+      role === 'migration'
+        ? `data directory ${dataDir} is in use by a running ${holder.role === 'server' ? 'server' : 'migration'} (process ${holder.pid}); stop it and run the migration again`
+        : `data directory ${dataDir} is being migrated to PostgreSQL (process ${holder.pid}); start the server once the migration has ended, with --database`,
+    );
   }
   return {
     release() {

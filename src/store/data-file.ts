@@ -44,7 +44,8 @@ function readMeta(page: Buffer): Meta | string {
   if (page.length < kHeaderBytes) return 'its header page is incomplete';
   if ((page.readUInt16LE(18) & kMetaFlag) === 0) return 'its header page is not an LMDB meta page';
   if (page.readUInt32LE(24) !== kMagic) return 'its header page has no LMDB signature';
-  if ((page.readUInt32LE(28) & 0xffff) !== kDataVersion) return `it is LMDB data version ${page.readUInt32LE(28) & 0xffff}, not ${kDataVersion}`;
+  if ((page.readUInt32LE(28) & 0xffff) !== kDataVersion)
+    return `it is LMDB data version ${page.readUInt32LE(28) & 0xffff}, not ${kDataVersion}`;
   return {
     pageSize: page.readUInt32LE(48),
     freeRoot: page.readBigUInt64LE(88),
@@ -115,7 +116,9 @@ function inspectOnce(path: string): DataFileProblem | null {
 export function checkDataFile(path: string): void {
   const problem = inspectDataFile(path);
   if (problem === null) return;
-  throw new StoreOpenError(problem.kind === 'foreign'
-    ? `${path} is not a Flagwire data file: ${problem.reason}; move it away or use another data directory`
-    : `${path} is damaged: ${problem.reason}; restore it from a backup or use another data directory`);
+  throw new StoreOpenError(
+    problem.kind === 'foreign'
+      ? `${path} is not a Flagwire data file: ${problem.reason}; move it away or use another data directory`
+      : `${path} is damaged: ${problem.reason}; restore it from a backup or use another data directory`,
+  );
 }

@@ -54,13 +54,33 @@ export const kSchemaVersion = 4;
 
 /** The named databases of the layout above: anything else in the file's main database is not ours. */
 export const kDbNames: ReadonlySet<string> = new Set([
-  'meta', 'orgs', 'users', 'members', 'projects', 'audiences', 'flags', 'tokens', 'tokenHashes', 'projectIndex', 'audit',
-  'activity', 'mail', 'mailDue', 'usage', 'auth',
+  'meta',
+  'orgs',
+  'users',
+  'members',
+  'projects',
+  'audiences',
+  'flags',
+  'tokens',
+  'tokenHashes',
+  'projectIndex',
+  'audit',
+  'activity',
+  'mail',
+  'mailDue',
+  'usage',
+  'auth',
 ]);
 
 /** Keys of the auth database: one database for both record kinds keeps the file within its 16 named databases. */
-export type AuthKey = ['credential', string] | ['session', string] | ['userSession', string, string] | ['userEmail', string, string]
-  | ['invitation', string] | ['orgInvitation', string, string] | ['emailInvitation', string, string];
+export type AuthKey =
+  | ['credential', string]
+  | ['session', string]
+  | ['userSession', string, string]
+  | ['userEmail', string, string]
+  | ['invitation', string]
+  | ['orgInvitation', string, string]
+  | ['emailInvitation', string, string];
 export type AuthValue = Credential | Session | Invitation | null;
 
 /** A user's entry in the e-mail index (addresses compare without case). */
@@ -91,8 +111,7 @@ export interface Databases {
 
 /** Opens (creating if needed) every database of the layout. */
 export function openDatabases(root: RootDatabase): Databases {
-  const db = <V, K extends string | number | (string | number)[]>(name: string) =>
-    root.openDB<V, K>({ name }) as unknown as Database<V, K>;
+  const db = <V, K extends string | number | (string | number)[]>(name: string) => root.openDB<V, K>({ name }) as unknown as Database<V, K>;
   return {
     meta: db('meta'),
     orgs: db('orgs'),

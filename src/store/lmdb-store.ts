@@ -25,8 +25,21 @@ const kMaxIdLength = 512;
 const tooLong = (id: string) => id.length > kMaxIdLength;
 /** The databases a full copy of the system of record replaces (everything but meta). */
 const kReplicatedDbs = [
-  'orgs', 'users', 'members', 'projects', 'audiences', 'flags', 'tokens', 'tokenHashes', 'projectIndex', 'audit', 'activity',
-  'mail', 'mailDue', 'usage', 'auth',
+  'orgs',
+  'users',
+  'members',
+  'projects',
+  'audiences',
+  'flags',
+  'tokens',
+  'tokenHashes',
+  'projectIndex',
+  'audit',
+  'activity',
+  'mail',
+  'mailDue',
+  'usage',
+  'auth',
 ] as const satisfies readonly (keyof Databases)[];
 
 export class LmdbStore implements Store, StoreWriter {
@@ -183,10 +196,12 @@ export class LmdbStore implements Store, StoreWriter {
     const out: Change[] = [];
     const transaction = this.root.useReadTransaction();
     try {
-      const all = <V, K extends string | number | (string | number)[]>(db: Database<V, K> | undefined) => (db === undefined ? [] : [...db.getRange({ transaction })]);
+      const all = <V, K extends string | number | (string | number)[]>(db: Database<V, K> | undefined) =>
+        db === undefined ? [] : [...db.getRange({ transaction })];
       for (const { value } of all(this.db.orgs)) out.push({ kind: 'org', value });
       for (const { value } of all(this.db.users)) out.push({ kind: 'user', value });
-      for (const { key, value } of all(this.db.members)) out.push({ kind: 'member', value: { orgId: key[0], userId: key[1], role: value } });
+      for (const { key, value } of all(this.db.members))
+        out.push({ kind: 'member', value: { orgId: key[0], userId: key[1], role: value } });
       for (const { value } of all(this.db.projects)) out.push({ kind: 'project', value });
       for (const { value } of all(this.db.audiences)) out.push({ kind: 'audience', value });
       for (const { value } of all(this.db.flags)) out.push({ kind: 'flag', value });
@@ -218,22 +233,38 @@ export class LmdbStore implements Store, StoreWriter {
 
   private applyChange(change: Change): void {
     switch (change.kind) {
-      case 'org': return this.putOrg(change.value);
-      case 'user': return this.putUser(change.value);
-      case 'member': return this.putMember(change.value);
-      case 'project': return this.putProject(change.value);
-      case 'audience': return this.putAudience(change.value);
-      case 'flag': return this.putFlag(change.value);
-      case 'flagDeleted': return this.deleteFlag(change.value);
-      case 'token': return this.putToken(change.value);
-      case 'activity': return this.putActivity(change.value);
-      case 'usage': return this.putUsage(change.value);
-      case 'demoSeeded': return this.markDemoSeeded(change.value);
-      case 'credential': return this.putCredential(change.value);
-      case 'session': return this.putSession(change.value);
-      case 'sessionEnded': return this.deleteSession(change.value);
-      case 'invitation': return this.putInvitation(change.value);
-      case 'invitationEnded': return this.deleteInvitation(change.value);
+      case 'org':
+        return this.putOrg(change.value);
+      case 'user':
+        return this.putUser(change.value);
+      case 'member':
+        return this.putMember(change.value);
+      case 'project':
+        return this.putProject(change.value);
+      case 'audience':
+        return this.putAudience(change.value);
+      case 'flag':
+        return this.putFlag(change.value);
+      case 'flagDeleted':
+        return this.deleteFlag(change.value);
+      case 'token':
+        return this.putToken(change.value);
+      case 'activity':
+        return this.putActivity(change.value);
+      case 'usage':
+        return this.putUsage(change.value);
+      case 'demoSeeded':
+        return this.markDemoSeeded(change.value);
+      case 'credential':
+        return this.putCredential(change.value);
+      case 'session':
+        return this.putSession(change.value);
+      case 'sessionEnded':
+        return this.deleteSession(change.value);
+      case 'invitation':
+        return this.putInvitation(change.value);
+      case 'invitationEnded':
+        return this.deleteInvitation(change.value);
       case 'audit':
         this.db.audit.putSync([change.value.projectId, change.value.seq], change.value);
         return this.raiseSeq('auditSeq', change.value.seq);
@@ -362,9 +393,7 @@ export class LmdbStore implements Store, StoreWriter {
   listAudit(projectId: string, page: AuditPage): AuditEntry[] {
     if (tooLong(projectId)) return [];
     const start: [string, number] = [projectId, page.before === null ? Number.MAX_SAFE_INTEGER : page.before - 1];
-    return [
-      ...this.db.audit.getRange({ start, end: [projectId, -1], reverse: true, limit: page.limit }).map(({ value }) => value),
-    ];
+    return [...this.db.audit.getRange({ start, end: [projectId, -1], reverse: true, limit: page.limit }).map(({ value }) => value)];
   }
 
   getActivity(tokenId: string): TokenActivity | undefined {
@@ -393,11 +422,11 @@ export class LmdbStore implements Store, StoreWriter {
   }
 
   getCredential(userId: string): Credential | undefined {
-    return tooLong(userId) ? undefined : this.db.auth?.get(['credential', userId]) as Credential | undefined;
+    return tooLong(userId) ? undefined : (this.db.auth?.get(['credential', userId]) as Credential | undefined);
   }
 
   getSession(idHash: string): Session | undefined {
-    return tooLong(idHash) ? undefined : this.db.auth?.get(['session', idHash]) as Session | undefined;
+    return tooLong(idHash) ? undefined : (this.db.auth?.get(['session', idHash]) as Session | undefined);
   }
 
   listUserSessions(userId: string): Session[] {
@@ -412,7 +441,7 @@ export class LmdbStore implements Store, StoreWriter {
   }
 
   getInvitation(id: string): Invitation | undefined {
-    return tooLong(id) ? undefined : this.db.auth?.get(['invitation', id]) as Invitation | undefined;
+    return tooLong(id) ? undefined : (this.db.auth?.get(['invitation', id]) as Invitation | undefined);
   }
 
   listOrgInvitations(orgId: string): Invitation[] {

@@ -81,32 +81,88 @@ export class MemoReader implements SnapshotReader {
     return this.flags.get(id, (k) => this.store.getFlag(k));
   }
 
-  configSeq(): number { return this.store.configSeq(); }
-  schemaVersion(): number { return this.store.schemaVersion(); }
-  isDemoSeeded(): boolean { return this.store.isDemoSeeded(); }
-  isEmpty(): boolean { return this.store.isEmpty(); }
-  listOrgs(): Org[] { return this.store.listOrgs(); }
-  getUser(id: string): User | undefined { return this.store.getUser(id); }
-  listUsers(): User[] { return this.store.listUsers(); }
-  findUserByEmail(email: string): User | undefined { return this.store.findUserByEmail(email); }
-  getRole(orgId: string, userId: string): Role | undefined { return this.store.getRole(orgId, userId); }
-  listMembers(orgId: string): Membership[] { return this.store.listMembers(orgId); }
-  listProjects(): Project[] { return this.store.listProjects(); }
-  getAudience(id: string): Audience | undefined { return this.store.getAudience(id); }
-  listAudiences(projectId: string): Audience[] { return this.store.listAudiences(projectId); }
-  listFlags(projectId: string): Flag[] { return this.store.listFlags(projectId); }
-  getToken(id: string): Token | undefined { return this.store.getToken(id); }
-  listTokens(projectId: string): Token[] { return this.store.listTokens(projectId); }
-  listAudit(projectId: string, page: AuditPage): AuditEntry[] { return this.store.listAudit(projectId, page); }
-  getActivity(tokenId: string): TokenActivity | undefined { return this.store.getActivity(tokenId); }
-  getUsage(flagId: string): FlagUsage | undefined { return this.store.getUsage(flagId); }
-  listMail(): MailMessage[] { return this.store.listMail(); }
-  getMail(seq: number): MailMessage | undefined { return this.store.getMail(seq); }
-  listDueMail(now: number, limit: number): MailMessage[] { return this.store.listDueMail(now, limit); }
-  getCredential(userId: string): Credential | undefined { return this.store.getCredential(userId); }
-  getSession(idHash: string): Session | undefined { return this.store.getSession(idHash); }
-  listUserSessions(userId: string): Session[] { return this.store.listUserSessions(userId); }
-  getInvitation(id: string): Invitation | undefined { return this.store.getInvitation(id); }
-  listOrgInvitations(orgId: string): Invitation[] { return this.store.listOrgInvitations(orgId); }
-  listEmailInvitations(email: string): Invitation[] { return this.store.listEmailInvitations(email); }
+  configSeq(): number {
+    return this.store.configSeq();
+  }
+  schemaVersion(): number {
+    return this.store.schemaVersion();
+  }
+  isDemoSeeded(): boolean {
+    return this.store.isDemoSeeded();
+  }
+  isEmpty(): boolean {
+    return this.store.isEmpty();
+  }
+  listOrgs(): Org[] {
+    return this.store.listOrgs();
+  }
+  getUser(id: string): User | undefined {
+    return this.store.getUser(id);
+  }
+  listUsers(): User[] {
+    return this.store.listUsers();
+  }
+  findUserByEmail(email: string): User | undefined {
+    return this.store.findUserByEmail(email);
+  }
+  getRole(orgId: string, userId: string): Role | undefined {
+    return this.store.getRole(orgId, userId);
+  }
+  listMembers(orgId: string): Membership[] {
+    return this.store.listMembers(orgId);
+  }
+  listProjects(): Project[] {
+    return this.store.listProjects();
+  }
+  getAudience(id: string): Audience | undefined {
+    return this.store.getAudience(id);
+  }
+  listAudiences(projectId: string): Audience[] {
+    return this.store.listAudiences(projectId);
+  }
+  listFlags(projectId: string): Flag[] {
+    return this.store.listFlags(projectId);
+  }
+  getToken(id: string): Token | undefined {
+    return this.store.getToken(id);
+  }
+  listTokens(projectId: string): Token[] {
+    return this.store.listTokens(projectId);
+  }
+  listAudit(projectId: string, page: AuditPage): AuditEntry[] {
+    return this.store.listAudit(projectId, page);
+  }
+  getActivity(tokenId: string): TokenActivity | undefined {
+    return this.store.getActivity(tokenId);
+  }
+  getUsage(flagId: string): FlagUsage | undefined {
+    return this.store.getUsage(flagId);
+  }
+  listMail(): MailMessage[] {
+    return this.store.listMail();
+  }
+  getMail(seq: number): MailMessage | undefined {
+    return this.store.getMail(seq);
+  }
+  listDueMail(now: number, limit: number): MailMessage[] {
+    return this.store.listDueMail(now, limit);
+  }
+  getCredential(userId: string): Credential | undefined {
+    return this.store.getCredential(userId);
+  }
+  getSession(idHash: string): Session | undefined {
+    return this.store.getSession(idHash);
+  }
+  listUserSessions(userId: string): Session[] {
+    return this.store.listUserSessions(userId);
+  }
+  getInvitation(id: string): Invitation | undefined {
+    return this.store.getInvitation(id);
+  }
+  listOrgInvitations(orgId: string): Invitation[] {
+    return this.store.listOrgInvitations(orgId);
+  }
+  listEmailInvitations(email: string): Invitation[] {
+    return this.store.listEmailInvitations(email);
+  }
 }

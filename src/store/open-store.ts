@@ -70,7 +70,10 @@ function copyWithoutDatabase(copy: LmdbStore, dataDir: string): ConfigError | nu
 
 /** The write path of a copy opened without its database: every write refused, nothing written. */
 class RefusedWritePath implements WritePath {
-  constructor(private readonly store: Store, private readonly refusal: ConfigError) {}
+  constructor(
+    private readonly store: Store,
+    private readonly refusal: ConfigError,
+  ) {}
 
   commit<T>(_claim: () => readonly ((writer: StoreWriter) => T)[]): Promise<Settled<T>[]> {
     return Promise.reject(this.refusal);
@@ -154,7 +157,10 @@ export async function migrateToPostgres(dataDir: string, databaseUrl: string): P
     const pg = PgSystem.open(databaseUrl, { max: 1 });
     try {
       if (store.replicaOf() !== undefined) {
-        throw new FlagwireError('INVALID_REQUEST', 'this data directory is already the copy of a PostgreSQL database; there is nothing to migrate');
+        throw new FlagwireError(
+          'INVALID_REQUEST',
+          'this data directory is already the copy of a PostgreSQL database; there is nothing to migrate',
+        );
       }
       const records = store.exportRecords();
       const databaseId = await pg.databaseId();

@@ -4,7 +4,15 @@ import { existsSync, readdirSync } from 'node:fs';
 import { open, type RootDatabase } from 'lmdb';
 import { checkDataFile, StoreOpenError } from './data-file.js';
 import {
-  dataFilePath, dueKey, isPending, kDbNames, kFileName, kSchemaVersion, openDatabases, userEmailKey, type Databases,
+  dataFilePath,
+  dueKey,
+  isPending,
+  kDbNames,
+  kFileName,
+  kSchemaVersion,
+  openDatabases,
+  userEmailKey,
+  type Databases,
 } from './layout.js';
 
 export interface StoreOptions {
@@ -46,7 +54,10 @@ export function openDataFile(dataDir: string, options: StoreOptions = {}): Opene
   if (foreign.length > 0) {
     void root.close();
     throw new StoreOpenError(
-      `${path} is an LMDB file of another application (it holds ${foreign.slice(0, 3).map((n) => `"${n}"`).join(', ')}); Flagwire will not write into it: use an empty or Flagwire-only data directory`,
+      `${path} is an LMDB file of another application (it holds ${foreign
+        .slice(0, 3)
+        .map((n) => `"${n}"`)
+        .join(', ')}); Flagwire will not write into it: use an empty or Flagwire-only data directory`,
     );
   }
   const dbs = openDatabases(root);

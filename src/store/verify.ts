@@ -40,8 +40,7 @@ export async function verifyDataFile(path: string, timeoutMs = kProbeTimeoutMs):
   }).finally(() => clearTimeout(timer));
   if (code === 0) return;
   if (timedOut) throw new StoreOpenError(`${path} could not be read through within ${timeoutMs / 1000} s; check the disk`);
-  const why = signal !== null
-    ? `reading it crashed the reader (${signal})`
-    : `reading it failed (${stderr.trim().split('\n')[0] || `exit ${code}`})`;
+  const why =
+    signal !== null ? `reading it crashed the reader (${signal})` : `reading it failed (${stderr.trim().split('\n')[0] || `exit ${code}`})`;
   throw new StoreOpenError(`${path} is damaged: ${why}; restore it from a backup or use another data directory`);
 }

@@ -104,7 +104,9 @@ const kHeartbeat = ': heartbeat\n\n';
 // retry: how long EventSource waits before reconnecting after the stream ends (ms).
 const kHello = 'retry: 2000\n: connected\n\n';
 const kResetReason = 'Last-Event-ID is older than this server keeps (README: Change stream): reload every flag.';
-const kTooMany = Buffer.from(JSON.stringify({ error: 'Service unavailable', detail: 'Too many open change streams on this server; retry later.' }));
+const kTooMany = Buffer.from(
+  JSON.stringify({ error: 'Service unavailable', detail: 'Too many open change streams on this server; retry later.' }),
+);
 
 export class ChangeFeed {
   private readonly groups = new Map<string, Group>();
@@ -221,7 +223,10 @@ export class ChangeFeed {
     let refetch: string | null = null;
     for (const { connection, format } of group.watchers) {
       if (format === 'flagwire') connection.send(events);
-      else connection.send((refetch ??= refetchEvent(seq, group.configTag)));
+      else {
+        refetch ??= refetchEvent(seq, group.configTag);
+        connection.send(refetch);
+      }
     }
   }
 
@@ -246,8 +251,17 @@ export class ChangeFeed {
     let group = this.groups.get(key);
     if (group === undefined) {
       group = {
-        key, projectId: project.id, env, flags: new Map(), audiences: new Map(), configTag: '',
-        seenSeq: seq, coveredFrom: seq, log: [], watchers: new Set(), idleSince: 0,
+        key,
+        projectId: project.id,
+        env,
+        flags: new Map(),
+        audiences: new Map(),
+        configTag: '',
+        seenSeq: seq,
+        coveredFrom: seq,
+        log: [],
+        watchers: new Set(),
+        idleSince: 0,
       };
       // The baseline: what exists now is not reported, only what changes from here on.
       this.diff(group, -1);
@@ -294,13 +308,14 @@ export class ChangeFeed {
     const audienceList = store.listAudiences(group.projectId);
     for (const audience of audienceList) {
       audiences.set(audience.id, audience.updatedAt);
-      if (group.audiences.get(audience.id) !== audience.updatedAt) events += event(seq, 'audience', { id: audience.id, updatedAt: audience.updatedAt });
+      if (group.audiences.get(audience.id) !== audience.updatedAt)
+        events += event(seq, 'audience', { id: audience.id, updatedAt: audience.updatedAt });
     }
     group.flags = flags;
     group.audiences = audiences;
     const project = store.getProject(group.projectId);
     if (project !== undefined) {
-      const org = project.orgId === null ? null : store.getOrg(project.orgId) ?? null;
+      const org = project.orgId === null ? null : (store.getOrg(project.orgId) ?? null);
       group.configTag = projectConfigTag(project, flagList, audienceList, org);
     }
     return seq === -1 ? '' : events;
@@ -350,4 +365,3 @@ function refetchEvent(seq: number, configTag: string | null): string {
 function notFound(detail: string): string {
   return JSON.stringify(errorBody(new FlagwireError('NOT_FOUND', detail)));
 }
-

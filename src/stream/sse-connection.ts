@@ -26,7 +26,10 @@ export class SseConnection {
   private stalledSince = 0;
   private closed = false;
 
-  constructor(private readonly res: SseResponse, private readonly options: SseOptions) {}
+  constructor(
+    private readonly res: SseResponse,
+    private readonly options: SseOptions,
+  ) {}
 
   get isClosed(): boolean {
     return this.closed;

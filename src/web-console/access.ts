@@ -37,7 +37,9 @@ export function projectAccess(r: StoreReader, user: User, projectId: string, now
   if (project.orgId === null) {
     if (project.ownerUserId !== user.id) throw missing();
     return {
-      project, org: null, role: 'personal',
+      project,
+      org: null,
+      role: 'personal',
       can: { editFlags: true, createTokens: false, manageAllTokens: false, tokensReadOnly: true, configure: true },
     };
   }
@@ -47,7 +49,9 @@ export function projectAccess(r: StoreReader, user: User, projectId: string, now
   const eligible = isManagementEligible(org, now);
   const admin = role === 'admin' || role === 'owner';
   return {
-    project, org, role,
+    project,
+    org,
+    role,
     can: {
       editFlags: isEditorOrAbove(role),
       createTokens: eligible && isEditorOrAbove(role),

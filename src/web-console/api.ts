@@ -39,7 +39,7 @@ export interface ApiRoute {
 /** A JSON object body parsed for the console's own forms (not flag bodies: those go to the writer as received). */
 function form(call: ApiCall): Record<string, unknown> {
   const bytes = call.received?.bytes;
-  let value: unknown = undefined;
+  let value: unknown;
   try {
     value = bytes === undefined || bytes.length === 0 ? undefined : JSON.parse(Buffer.from(bytes).toString('utf8'));
   } catch {
@@ -59,7 +59,8 @@ function text(body: Record<string, unknown>, key: string): string {
 
 function texts(body: Record<string, unknown>, key: string): string[] {
   const value = body[key];
-  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) throw new FlagwireError('INVALID_REQUEST', `"${key}" must be an array of strings`);
+  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string'))
+    throw new FlagwireError('INVALID_REQUEST', `"${key}" must be an array of strings`);
   return value as string[];
 }
 
@@ -99,29 +100,48 @@ function pageNumber(query: URLSearchParams, name: string, min: number, max: numb
 
 export const kApiRoutes: readonly ApiRoute[] = [
   {
-    method: 'GET', pattern: 'session',
+    method: 'GET',
+    pattern: 'session',
     run: (call) => ({ user: call.user, csrfToken: call.session.csrfToken, expiresAt: call.session.expiresAt }),
   },
   {
     // The first page: the organisations (with their projects) and the personal projects of the user, by name.
-    method: 'GET', pattern: 'home',
+    method: 'GET',
+    pattern: 'home',
     run(call) {
       const r = call.store;
       const projects = r.listProjects();
       const orgs = r.listOrgs().flatMap((org) => {
         const role = r.getRole(org.id, call.user.id);
         if (role === undefined) return [];
-        return [{ id: org.id, name: org.name, plan: org.plan, standing: org.standing, role, projects: projects.filter((p) => p.orgId === org.id) }];
+        return [
+          {
+            id: org.id,
+            name: org.name,
+            plan: org.plan,
+            standing: org.standing,
+            role,
+            projects: projects.filter((p) => p.orgId === org.id),
+          },
+        ];
       });
       const personal = projects.filter((p) => p.orgId === null && p.ownerUserId === call.user.id);
-      const invitations = call.store.listEmailInvitations(call.user.email).filter((i) => isInvitationLive(i, call.now)).map((i) => ({
-        id: i.id, role: i.role, expiresAt: i.expiresAt, orgName: r.getOrg(i.orgId)?.name ?? i.orgId, invitedByName: r.getUser(i.invitedBy)?.name ?? i.invitedBy,
-      }));
+      const invitations = call.store
+        .listEmailInvitations(call.user.email)
+        .filter((i) => isInvitationLive(i, call.now))
+        .map((i) => ({
+          id: i.id,
+          role: i.role,
+          expiresAt: i.expiresAt,
+          orgName: r.getOrg(i.orgId)?.name ?? i.orgId,
+          invitedByName: r.getUser(i.invitedBy)?.name ?? i.invitedBy,
+        }));
       return { user: call.user, orgs, personal, invitations };
     },
   },
   {
-    method: 'GET', pattern: 'projects/:projectId',
+    method: 'GET',
+    pattern: 'projects/:projectId',
     run(call) {
       const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
       const { project } = access;
@@ -130,15 +150,21 @@ export const kApiRoutes: readonly ApiRoute[] = [
     },
   },
   {
-    method: 'POST', pattern: 'projects/:projectId/flags',
+    method: 'POST',
+    pattern: 'projects/:projectId/flags',
     async run(call) {
       const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
-      const flag = await call.writer.call('consoleFlagCreate', { projectId: access.project.id, received: requireReceived(call), asUserId: call.user.id });
+      const flag = await call.writer.call('consoleFlagCreate', {
+        projectId: access.project.id,
+        received: requireReceived(call),
+        asUserId: call.user.id,
+      });
       return representFlag(flag, access.project, null, undefined);
     },
   },
   {
-    method: 'GET', pattern: 'flags/:flagId',
+    method: 'GET',
+    pattern: 'flags/:flagId',
     run(call) {
       const { flag, access } = flagAccess(call, call.params.flagId!);
       return {
@@ -152,69 +178,120 @@ export const kApiRoutes: readonly ApiRoute[] = [
   },
   {
     // PATCH /api/v1/flags/{id}'s rules and texts: `env` as the API's query parameter, the body as received.
-    method: 'PATCH', pattern: 'flags/:flagId',
+    method: 'PATCH',
+    pattern: 'flags/:flagId',
     async run(call) {
       const { flag } = flagAccess(call, call.params.flagId!);
       const env = call.query.get('env');
-      const result = await call.writer.call('consoleFlagPatch', { flagId: flag.id, env, asUserId: call.user.id, received: requireReceived(call) });
+      const result = await call.writer.call('consoleFlagPatch', {
+        flagId: flag.id,
+        env,
+        asUserId: call.user.id,
+        received: requireReceived(call),
+      });
       return patchResult(result.changed, result.flag, env, call.store.getUsage(flag.id));
     },
   },
   {
-    method: 'POST', pattern: 'flags/:flagId/rename',
-    run: (call) => call.writer.call('flagRename', { flagId: flagAccess(call, call.params.flagId!).flag.id, name: text(form(call), 'name'), asUserId: call.user.id }),
+    method: 'POST',
+    pattern: 'flags/:flagId/rename',
+    run: (call) =>
+      call.writer.call('flagRename', {
+        flagId: flagAccess(call, call.params.flagId!).flag.id,
+        name: text(form(call), 'name'),
+        asUserId: call.user.id,
+      }),
   },
   {
-    method: 'POST', pattern: 'flags/:flagId/describe',
-    run: (call) => call.writer.call('flagDescribe', { flagId: flagAccess(call, call.params.flagId!).flag.id, text: text(form(call), 'description'), asUserId: call.user.id }),
+    method: 'POST',
+    pattern: 'flags/:flagId/describe',
+    run: (call) =>
+      call.writer.call('flagDescribe', {
+        flagId: flagAccess(call, call.params.flagId!).flag.id,
+        text: text(form(call), 'description'),
+        asUserId: call.user.id,
+      }),
   },
   {
-    method: 'POST', pattern: 'flags/:flagId/tags',
-    run: (call) => call.writer.call('flagTags', { flagId: flagAccess(call, call.params.flagId!).flag.id, tags: texts(form(call), 'tags'), asUserId: call.user.id }),
+    method: 'POST',
+    pattern: 'flags/:flagId/tags',
+    run: (call) =>
+      call.writer.call('flagTags', {
+        flagId: flagAccess(call, call.params.flagId!).flag.id,
+        tags: texts(form(call), 'tags'),
+        asUserId: call.user.id,
+      }),
   },
   {
-    method: 'POST', pattern: 'flags/:flagId/cohorts',
-    run: (call) => call.writer.call('flagCohorts', { flagId: flagAccess(call, call.params.flagId!).flag.id, cohorts: texts(form(call), 'cohorts'), asUserId: call.user.id }),
+    method: 'POST',
+    pattern: 'flags/:flagId/cohorts',
+    run: (call) =>
+      call.writer.call('flagCohorts', {
+        flagId: flagAccess(call, call.params.flagId!).flag.id,
+        cohorts: texts(form(call), 'cohorts'),
+        asUserId: call.user.id,
+      }),
   },
   {
-    method: 'DELETE', pattern: 'flags/:flagId',
+    method: 'DELETE',
+    pattern: 'flags/:flagId',
     run: (call) => call.writer.call('flagDelete', { flagId: flagAccess(call, call.params.flagId!).flag.id, asUserId: call.user.id }),
   },
   {
-    method: 'POST', pattern: 'projects/:projectId/environments',
+    method: 'POST',
+    pattern: 'projects/:projectId/environments',
     run(call) {
       const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
       return call.writer.call('envAdd', { projectId: access.project.id, name: text(form(call), 'name'), asUserId: call.user.id });
     },
   },
   {
-    method: 'POST', pattern: 'projects/:projectId/environments/rename',
+    method: 'POST',
+    pattern: 'projects/:projectId/environments/rename',
     run(call) {
       const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
       const body = form(call);
-      return call.writer.call('envRename', { projectId: access.project.id, from: text(body, 'from'), to: text(body, 'to'), asUserId: call.user.id });
+      return call.writer.call('envRename', {
+        projectId: access.project.id,
+        from: text(body, 'from'),
+        to: text(body, 'to'),
+        asUserId: call.user.id,
+      });
     },
   },
   {
-    method: 'POST', pattern: 'projects/:projectId/audiences',
+    method: 'POST',
+    pattern: 'projects/:projectId/audiences',
     run(call) {
       const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
       const body = form(call);
-      return call.writer.call('audienceCreate', { projectId: access.project.id, name: text(body, 'name'), rules: audienceRules(body), asUserId: call.user.id });
+      return call.writer.call('audienceCreate', {
+        projectId: access.project.id,
+        name: text(body, 'name'),
+        rules: audienceRules(body),
+        asUserId: call.user.id,
+      });
     },
   },
   {
-    method: 'POST', pattern: 'audiences/:audienceId',
+    method: 'POST',
+    pattern: 'audiences/:audienceId',
     run(call) {
       const audience = call.store.getAudience(call.params.audienceId!);
       if (audience === undefined) throw new FlagwireError('NOT_FOUND', `No audience with id "${call.params.audienceId}" exists.`);
       projectAccess(call.store, call.user, audience.projectId, call.now);
       const body = form(call);
-      return call.writer.call('audienceUpdate', { audienceId: audience.id, name: text(body, 'name'), rules: audienceRules(body), asUserId: call.user.id });
+      return call.writer.call('audienceUpdate', {
+        audienceId: audience.id,
+        name: text(body, 'name'),
+        rules: audienceRules(body),
+        asUserId: call.user.id,
+      });
     },
   },
   {
-    method: 'GET', pattern: 'projects/:projectId/tokens',
+    method: 'GET',
+    pattern: 'projects/:projectId/tokens',
     run(call) {
       const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
       const tokens = call.store.listTokens(access.project.id).map((t) => ({
@@ -222,7 +299,10 @@ export const kApiRoutes: readonly ApiRoute[] = [
         status: tokenStatus(t, call.now),
         createdByName: call.store.getUser(t.createdBy)?.name ?? t.createdBy,
         // The creator may rotate and revoke their own; Admins and Owners any (the writer checks again).
-        manageable: !access.can.tokensReadOnly && t.revokedAt === null && (access.can.manageAllTokens || (t.createdBy === call.user.id && access.role !== 'viewer')),
+        manageable:
+          !access.can.tokensReadOnly &&
+          t.revokedAt === null &&
+          (access.can.manageAllTokens || (t.createdBy === call.user.id && access.role !== 'viewer')),
       }));
       // Expired tokens that were never revoked still take a slot (spec: Limits).
       const slotsUsed = tokens.filter((t) => t.revokedAt === null).length;
@@ -230,39 +310,50 @@ export const kApiRoutes: readonly ApiRoute[] = [
     },
   },
   {
-    method: 'POST', pattern: 'projects/:projectId/tokens',
+    method: 'POST',
+    pattern: 'projects/:projectId/tokens',
     run(call) {
       const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
       const body = form(call);
       return call.writer.call('tokenCreate', {
-        projectId: access.project.id, asUserId: call.user.id, name: text(body, 'name'), permission: text(body, 'permission'),
+        projectId: access.project.id,
+        asUserId: call.user.id,
+        name: text(body, 'name'),
+        permission: text(body, 'permission'),
         environments: body.environments === undefined ? [] : texts(body, 'environments'),
         expires: body.expires === undefined ? undefined : text(body, 'expires'),
       });
     },
   },
   {
-    method: 'POST', pattern: 'tokens/:tokenId/rotate',
+    method: 'POST',
+    pattern: 'tokens/:tokenId/rotate',
     run: (call) => call.writer.call('tokenRotate', { tokenId: tokenAccess(call, call.params.tokenId!).token.id, asUserId: call.user.id }),
   },
   {
-    method: 'POST', pattern: 'tokens/:tokenId/revoke',
+    method: 'POST',
+    pattern: 'tokens/:tokenId/revoke',
     run: (call) => call.writer.call('tokenRevoke', { tokenId: tokenAccess(call, call.params.tokenId!).token.id, asUserId: call.user.id }),
   },
   {
-    method: 'GET', pattern: 'tokens/:tokenId/activity',
+    method: 'GET',
+    pattern: 'tokens/:tokenId/activity',
     run(call) {
       const { token, access } = tokenAccess(call, call.params.tokenId!);
       const activity = call.store.getActivity(token.id);
       return {
-        project: access.project, token: { ...tokenView(token), status: tokenStatus(token, call.now) },
-        lastUsedAt: activity?.lastUsedAt ?? null, recent: activity?.recent ?? [], denials: activity?.denials ?? [],
+        project: access.project,
+        token: { ...tokenView(token), status: tokenStatus(token, call.now) },
+        lastUsedAt: activity?.lastUsedAt ?? null,
+        recent: activity?.recent ?? [],
+        denials: activity?.denials ?? [],
       };
     },
   },
   {
     // Newest first; `before` pages back (the previous page's nextBefore); `flag` and `actor` filter.
-    method: 'GET', pattern: 'projects/:projectId/audit',
+    method: 'GET',
+    pattern: 'projects/:projectId/audit',
     run(call) {
       const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
       const limit = pageNumber(call.query, 'limit', 1, kMaxAuditLimit) ?? kDefaultAuditLimit;
@@ -283,35 +374,47 @@ export const kApiRoutes: readonly ApiRoute[] = [
         }
         if (batch.length < 100) break;
       }
-      if (entries.length === limit || scanned >= kAuditScan) more = call.store.listAudit(access.project.id, { limit: 1, before }).length > 0;
+      if (entries.length === limit || scanned >= kAuditScan)
+        more = call.store.listAudit(access.project.id, { limit: 1, before }).length > 0;
       const flags = call.store.listFlags(access.project.id).map((f) => ({ id: f.id, name: f.name }));
       return { project: access.project, entries, nextBefore: more ? before : null, flags };
     },
   },
   {
-    method: 'GET', pattern: 'orgs/:orgId/members',
+    method: 'GET',
+    pattern: 'orgs/:orgId/members',
     run(call) {
       const { org, role } = orgAccess(call.store, call.user, call.params.orgId!);
       const members = call.store.listMembers(org.id).map((m) => ({ ...m, user: call.store.getUser(m.userId) ?? null }));
       const canManage = role === 'owner' || role === 'admin';
       // Pending invitations name addresses: shown to those who may invite, as the writer's rule.
       const invitations = canManage
-        ? call.store.listOrgInvitations(org.id).filter((i) => isInvitationLive(i, call.now)).map(({ id, email, role: invited, expiresAt }) => ({ id, email, role: invited, expiresAt }))
+        ? call.store
+            .listOrgInvitations(org.id)
+            .filter((i) => isInvitationLive(i, call.now))
+            .map(({ id, email, role: invited, expiresAt }) => ({ id, email, role: invited, expiresAt }))
         : [];
       return { org, role, members, invitations, canManage };
     },
   },
   {
-    method: 'POST', pattern: 'orgs/:orgId/members',
+    method: 'POST',
+    pattern: 'orgs/:orgId/members',
     run(call) {
       const { org } = orgAccess(call.store, call.user, call.params.orgId!);
       const body = form(call);
-      return call.writer.call('orgAddMember', { orgId: org.id, userId: text(body, 'userId'), role: text(body, 'role') as never, asUserId: call.user.id });
+      return call.writer.call('orgAddMember', {
+        orgId: org.id,
+        userId: text(body, 'userId'),
+        role: text(body, 'role') as never,
+        asUserId: call.user.id,
+      });
     },
   },
   {
     // An invitation, not a membership: the person joins by accepting it (invitation-commands.ts).
-    method: 'POST', pattern: 'orgs/:orgId/invitations',
+    method: 'POST',
+    pattern: 'orgs/:orgId/invitations',
     run(call) {
       const { org } = orgAccess(call.store, call.user, call.params.orgId!);
       const body = form(call);
@@ -319,19 +422,31 @@ export const kApiRoutes: readonly ApiRoute[] = [
     },
   },
   {
-    method: 'POST', pattern: 'invitations/:invitationId/accept',
+    method: 'POST',
+    pattern: 'invitations/:invitationId/accept',
     run: (call) => call.writer.call('invitationAccept', { invitationId: call.params.invitationId!, asUserId: call.user.id }),
   },
   {
-    method: 'POST', pattern: 'invitations/:invitationId/decline',
+    method: 'POST',
+    pattern: 'invitations/:invitationId/decline',
     run: (call) => call.writer.call('invitationDecline', { invitationId: call.params.invitationId!, asUserId: call.user.id }),
   },
   {
     // The signed-in user's own mail, by the one rule of who reads a message (model/mail.ts).
-    method: 'GET', pattern: 'mail',
+    method: 'GET',
+    pattern: 'mail',
     run(call) {
       const messages = readableMail(call.store, call.user).map(({ seq, at, to, orgId, subject, text, sentAt, failedAt, attempts }) => ({
-        seq, at, to, orgId, orgName: orgId === undefined ? null : call.store.getOrg(orgId)?.name ?? null, subject, text, sentAt, failedAt, attempts,
+        seq,
+        at,
+        to,
+        orgId,
+        orgName: orgId === undefined ? null : (call.store.getOrg(orgId)?.name ?? null),
+        subject,
+        text,
+        sentAt,
+        failedAt,
+        attempts,
       }));
       return { messages };
     },
@@ -344,7 +459,10 @@ function audienceRules(body: Record<string, unknown>): { attribute: string; valu
   if (!Array.isArray(rules)) throw new FlagwireError('INVALID_REQUEST', '"rules" must be an array of {attribute, values}');
   return rules.map((rule: unknown) => {
     const r = (rule ?? {}) as Record<string, unknown>;
-    return { attribute: typeof r.attribute === 'string' ? r.attribute : '', values: Array.isArray(r.values) ? r.values.filter((v): v is string => typeof v === 'string') : [] };
+    return {
+      attribute: typeof r.attribute === 'string' ? r.attribute : '',
+      values: Array.isArray(r.values) ? r.values.filter((v): v is string => typeof v === 'string') : [],
+    };
   });
 }
 
@@ -379,5 +497,8 @@ export function matchApiRoute(method: string, rest: string): MatchedRoute {
     pathMatched = true;
     if (route.method === method) return { route, params };
   }
-  throw new FlagwireError('NOT_FOUND', pathMatched ? `${method} is not a method of /console/api/${rest}.` : `There is no /console/api/${rest}.`);
+  throw new FlagwireError(
+    'NOT_FOUND',
+    pathMatched ? `${method} is not a method of /console/api/${rest}.` : `There is no /console/api/${rest}.`,
+  );
 }

@@ -74,11 +74,17 @@ export function registerConsole(app: TemplatedApp, deps: ConsoleDeps): void {
   app.any('/console/api/*', (res: PendingResponse, req: HttpRequest) => {
     const request = readRequest(res, req, deps.config(), proxies);
     const fail = (err: unknown, headers: readonly (readonly [string, string])[] = []) => {
-      const error = answerableError(err, (e) => deps.log.error({ err: e, method: request.method, path: request.rest }, 'unexpected error in the web console'));
+      const error = answerableError(err, (e) =>
+        deps.log.error({ err: e, method: request.method, path: request.rest }, 'unexpected error in the web console'),
+      );
       const config = deps.config();
       const seconds = retryAfterSeconds(error, config.writeTimeoutMs);
       const retry = seconds === null ? [] : [['Retry-After', String(seconds)] as const];
-      sendSameOrigin(res, error.status, JSON.stringify(errorEnvelope(error, config.docsUrl)), 'application/json', [...kApiHeaders, ...retry, ...headers]);
+      sendSameOrigin(res, error.status, JSON.stringify(errorEnvelope(error, config.docsUrl)), 'application/json', [
+        ...kApiHeaders,
+        ...retry,
+        ...headers,
+      ]);
     };
     const succeed = (value: unknown, headers: readonly (readonly [string, string])[] = []) =>
       sendSameOrigin(res, 200, JSON.stringify(value ?? null), 'application/json', [...kApiHeaders, ...headers]);
@@ -88,7 +94,10 @@ export function registerConsole(app: TemplatedApp, deps: ConsoleDeps): void {
       // spec-beyond: CSRF. Every change must say it comes from this origin; browsers always send Origin on
       // a POST, PATCH or DELETE, so a missing one is refused too.
       if (changes && !request.origins.includes(request.origin)) {
-        throw new FlagwireError('CROSS_SITE_REQUEST', `Changes are accepted only from this server's own pages (Origin ${request.origin === '' ? 'missing' : `"${request.origin}"`}).`);
+        throw new FlagwireError(
+          'CROSS_SITE_REQUEST',
+          `Changes are accepted only from this server's own pages (Origin ${request.origin === '' ? 'missing' : `"${request.origin}"`}).`,
+        );
       }
       if (request.rest === 'sign-in' && request.method === 'POST') {
         readBody(res, request, deps, fail, (received) => signIn(received));
@@ -123,8 +132,14 @@ export function registerConsole(app: TemplatedApp, deps: ConsoleDeps): void {
     function call(matched: ReturnType<typeof matchApiRoute>, current: CurrentSession, received: ReceivedBody | null): unknown {
       deps.store.resetReadTxn();
       const apiCall: ApiCall = {
-        params: matched.params, query: request.query, received, user: current.user, session: current.session,
-        store: deps.store, writer: deps.writer, now: deps.clock.now(),
+        params: matched.params,
+        query: request.query,
+        received,
+        user: current.user,
+        session: current.session,
+        store: deps.store,
+        writer: deps.writer,
+        now: deps.clock.now(),
       };
       return matched.route.run(apiCall);
     }
@@ -132,29 +147,46 @@ export function registerConsole(app: TemplatedApp, deps: ConsoleDeps): void {
     /** Answers with what `work` resolves to; keeps the server's drain waiting for it. */
     function run(work: () => unknown, headers: readonly (readonly [string, string])[] = []): void {
       const done = deps.inFlight.start();
-      Promise.resolve().then(work).then((value) => succeed(value, headers), (err: unknown) => fail(err)).finally(done);
+      Promise.resolve()
+        .then(work)
+        .then(
+          (value) => succeed(value, headers),
+          (err: unknown) => fail(err),
+        )
+        .finally(done);
     }
 
     function signIn(received: ReceivedBody): void {
       const done = deps.inFlight.start();
-      Promise.resolve().then(() => {
-        const body = parseSignIn(received);
-        return sessions.signIn(body.email, body.password, request.address);
-      }).then((signedIn) => {
-        // The session id goes only into the HttpOnly cookie, never into the JSON the page's script reads.
-        const cookie = sessionCookie(signedIn.id, signedIn.session.expiresAt - deps.clock.now(), request.secure);
-        succeed({ user: signedIn.user, csrfToken: signedIn.session.csrfToken, expiresAt: signedIn.session.expiresAt }, [['Set-Cookie', cookie]]);
-      }, (err: unknown) => fail(err)).finally(done);
+      Promise.resolve()
+        .then(() => {
+          const body = parseSignIn(received);
+          return sessions.signIn(body.email, body.password, request.address);
+        })
+        .then(
+          (signedIn) => {
+            // The session id goes only into the HttpOnly cookie, never into the JSON the page's script reads.
+            const cookie = sessionCookie(signedIn.id, signedIn.session.expiresAt - deps.clock.now(), request.secure);
+            succeed({ user: signedIn.user, csrfToken: signedIn.session.csrfToken, expiresAt: signedIn.session.expiresAt }, [
+              ['Set-Cookie', cookie],
+            ]);
+          },
+          (err: unknown) => fail(err),
+        )
+        .finally(done);
     }
   });
 }
 
 function csrfRefused(): FlagwireError {
-  return new FlagwireError('CROSS_SITE_REQUEST', 'The request lacks this page\'s CSRF token (X-Flagwire-CSRF); reload the console and retry.');
+  return new FlagwireError(
+    'CROSS_SITE_REQUEST',
+    "The request lacks this page's CSRF token (X-Flagwire-CSRF); reload the console and retry.",
+  );
 }
 
 function parseSignIn(received: ReceivedBody): { email: string; password: string } {
-  let value: unknown = undefined;
+  let value: unknown;
   try {
     value = JSON.parse(Buffer.from(received.bytes).toString('utf8'));
   } catch {
@@ -189,20 +221,34 @@ function readRequest(res: HttpResponse, req: HttpRequest, config: Readonly<Confi
 }
 
 function readBody(
-  res: PendingResponse, request: ConsoleRequest, deps: ConsoleDeps, fail: (err: unknown) => void, then: (received: ReceivedBody) => void,
+  res: PendingResponse,
+  request: ConsoleRequest,
+  deps: ConsoleDeps,
+  fail: (err: unknown) => void,
+  then: (received: ReceivedBody) => void,
 ): void {
   const done = deps.inFlight.start();
-  deps.bodies.read(res, request.contentLength, (body) => {
-    done();
-    if (!body.ok) {
-      fail(new FlagwireError(body.reason === 'busy' ? 'SERVER_BUSY' : 'PAYLOAD_TOO_LARGE', body.reason === 'busy'
-        ? 'The server is buffering as many request bodies as it allows; retry after a second.'
-        : 'The request body is larger than 1 MiB.'));
-      return;
-    }
-    // A copy: the writer thread gets it by structured clone, and `body` may be a view of a shared pool.
-    const received = { bytes: new Uint8Array(body.body), contentType: request.contentType };
-    body.release();
-    then(received);
-  }, done);
+  deps.bodies.read(
+    res,
+    request.contentLength,
+    (body) => {
+      done();
+      if (!body.ok) {
+        fail(
+          new FlagwireError(
+            body.reason === 'busy' ? 'SERVER_BUSY' : 'PAYLOAD_TOO_LARGE',
+            body.reason === 'busy'
+              ? 'The server is buffering as many request bodies as it allows; retry after a second.'
+              : 'The request body is larger than 1 MiB.',
+          ),
+        );
+        return;
+      }
+      // A copy: the writer thread gets it by structured clone, and `body` may be a view of a shared pool.
+      const received = { bytes: new Uint8Array(body.body), contentType: request.contentType };
+      body.release();
+      then(received);
+    },
+    done,
+  );
 }

@@ -46,12 +46,13 @@ export class ConsoleSessions {
     const attempt = this.limits.reserve(address, email, now);
     let user: User | undefined;
     try {
-      if (password.length > kMaxPasswordLength * 2) throw new FlagwireError('INVALID_REQUEST', 'the password is longer than any password Flagwire accepts');
+      if (password.length > kMaxPasswordLength * 2)
+        throw new FlagwireError('INVALID_REQUEST', 'the password is longer than any password Flagwire accepts');
       user = await this.limits.checking(async () => {
         this.store.resetReadTxn();
         const found = this.store.findUserByEmail(email.trim());
         const credential = found === undefined ? undefined : this.store.getCredential(found.id);
-        const ok = await verifyPassword(password, credential?.passwordHash ?? await this.decoy) && credential !== undefined;
+        const ok = (await verifyPassword(password, credential?.passwordHash ?? (await this.decoy))) && credential !== undefined;
         return ok ? found : undefined;
       });
     } catch (err) {

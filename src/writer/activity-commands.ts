@@ -20,8 +20,13 @@ export function recordActivity(w: StoreWriter, input: { batches: ActivityBatch[]
   for (const batch of input.batches) {
     const token = w.getToken(batch.tokenId);
     if (!token) continue;
-    const stored: TokenActivity = w.getActivity(token.id)
-      ?? { tokenId: token.id, lastUsedAt: null, recent: [], denials: [], lastDenialMailAt: null };
+    const stored: TokenActivity = w.getActivity(token.id) ?? {
+      tokenId: token.id,
+      lastUsedAt: null,
+      recent: [],
+      denials: [],
+      lastDenialMailAt: null,
+    };
     const next: TokenActivity = {
       ...stored,
       lastUsedAt: Math.max(stored.lastUsedAt ?? 0, batch.lastUsedAt ?? 0) || null,
@@ -54,12 +59,20 @@ function queueDenialMail(w: StoreWriter, tokenId: string, denial: TokenDenialRec
     `A request with the API token "${token.name}" (${token.id}) of project "${project.name}" was refused.`,
     `Reason: ${denial.reason}`,
     `Request: ${denial.method} ${denial.path} at ${new Date(denial.at).toISOString()}`,
-    'The token\'s console page lists recent denials. Further denials of this token are not e-mailed for 24 hours.',
+    "The token's console page lists recent denials. Further denials of this token are not e-mailed for 24 hours.",
   ].join('\n');
   for (const to of recipients) {
     const message: Omit<MailMessage, 'seq'> = {
-      at: now, to, orgId: project.orgId, subject: `Flagwire: API token "${token.name}" was refused`, text,
-      sentAt: null, attempts: 0, nextAttemptAt: now, lastError: null, failedAt: null,
+      at: now,
+      to,
+      orgId: project.orgId,
+      subject: `Flagwire: API token "${token.name}" was refused`,
+      text,
+      sentAt: null,
+      attempts: 0,
+      nextAttemptAt: now,
+      lastError: null,
+      failedAt: null,
     };
     w.appendMail(message);
   }

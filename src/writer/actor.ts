@@ -16,7 +16,15 @@ import type { WritePath } from '../store/interfaces.js';
 import { openWritePath } from '../store/open-store.js';
 import { isCommandName, runCommand, type CommandName } from './commands.js';
 import {
-  kClaimed, kPending, settleError, type WriterAttach, type WriterCommand, type WriterNotice, type WriterReply, type WriterRequest, type WriterStart,
+  kClaimed,
+  kPending,
+  settleError,
+  type WriterAttach,
+  type WriterCommand,
+  type WriterNotice,
+  type WriterReply,
+  type WriterRequest,
+  type WriterStart,
 } from './protocol.js';
 
 /** Where a request came from and its answer goes: the main thread, or a front-end thread's channel. */
@@ -36,9 +44,9 @@ const writes: WritePath = openWritePath(start.dataDir, start.databaseUrl, (repli
   for (const channel of channels) channel.postMessage(notice);
 });
 const clock = new Clock(start.clock);
-let queue: WriterCommand[] = [];
+const queue: WriterCommand[] = [];
 /** The origin of each queued command (the same index in `queue`). */
-let origins: Origin[] = [];
+const origins: Origin[] = [];
 /** A drain is scheduled or running: commands that come now are applied by it. */
 let draining = false;
 /** Barriers (`idle` requests) that came while commands were queued: answered after those commit. */
@@ -110,7 +118,8 @@ async function drain(): Promise<void> {
       const settled = new Map(claimed.map((req, i) => [req, results[i]!]));
       replies = batch.map((req): WriterReply => {
         const r = settled.get(req);
-        if (r === undefined) return { id: req.id, ok: false, error: { code: 'STORE_BUSY', detail: 'cancelled by its caller; not applied' } };
+        if (r === undefined)
+          return { id: req.id, ok: false, error: { code: 'STORE_BUSY', detail: 'cancelled by its caller; not applied' } };
         return r.ok ? { id: req.id, ok: true, value: r.value } : { id: req.id, ok: false, ...settleError(r.error) };
       });
     } catch (err) {
@@ -124,7 +133,10 @@ async function drain(): Promise<void> {
   }
   draining = false;
   if (barriers.length > 0) {
-    answer(barriers.map(({ id }): WriterReply => ({ id, ok: true, value: true })), barriers.map((b) => b.from));
+    answer(
+      barriers.map(({ id }): WriterReply => ({ id, ok: true, value: true })),
+      barriers.map((b) => b.from),
+    );
     barriers = [];
   }
 }

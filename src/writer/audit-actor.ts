@@ -32,7 +32,10 @@ export function consoleActor(w: StoreWriter, project: Project, asUserId: string 
   const user = requireUser(w, asUserId);
   if (project.orgId === null) {
     if (project.ownerUserId !== user.id) {
-      throw new FlagwireError('FORBIDDEN', `Only the owner of personal project ${project.id} may change its flags; user ${user.id} is not its owner.`);
+      throw new FlagwireError(
+        'FORBIDDEN',
+        `Only the owner of personal project ${project.id} may change its flags; user ${user.id} is not its owner.`,
+      );
     }
   } else {
     const role = w.getRole(project.orgId, user.id);

@@ -16,7 +16,8 @@ export function requireName(what: string, value: unknown, max: number = kLimits.
 export function requireEmail(value: unknown): string {
   const email = String(value ?? '').trim();
   if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new FlagwireError('INVALID_REQUEST', `"${email}" is not an e-mail address`);
-  if (email.length > kMaxEmailLength) throw new FlagwireError('INVALID_REQUEST', `an e-mail address is at most ${kMaxEmailLength} characters`);
+  if (email.length > kMaxEmailLength)
+    throw new FlagwireError('INVALID_REQUEST', `an e-mail address is at most ${kMaxEmailLength} characters`);
   return email;
 }
 

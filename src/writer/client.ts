@@ -15,7 +15,13 @@ import { fromErrorData, FlagwireError, postgresTimeoutError } from '../errors.js
 import type { CommandInput, CommandName, CommandOutput } from './commands.js';
 import type { ReplicaStatus } from '../store/open-store.js';
 import {
-  kCancelled, kPending, type WriterAttach, type WriterNotice, type WriterReply, type WriterRequest, type WriterStart,
+  kCancelled,
+  kPending,
+  type WriterAttach,
+  type WriterNotice,
+  type WriterReply,
+  type WriterRequest,
+  type WriterStart,
 } from './protocol.js';
 
 interface Pending {
@@ -64,7 +70,10 @@ export class WriterClient {
   replica: ReplicaStatus | null = null;
 
   private constructor(
-    start: WriterStart | MessagePort, replicated: boolean, private readonly writeTimeoutMs: number, private readonly log: Logger,
+    start: WriterStart | MessagePort,
+    replicated: boolean,
+    private readonly writeTimeoutMs: number,
+    private readonly log: Logger,
   ) {
     if (replicated) this.replica = { revision: 0, caughtUp: false, connected: false, lagMs: null };
     if ('dataDir' in start) {
@@ -139,7 +148,15 @@ export class WriterClient {
     const fate = new Int32Array(new SharedArrayBuffer(4));
     return new Promise<CommandOutput<N>>((resolve, reject) => {
       const timer = setTimeout(() => this.expire(id), this.writeTimeoutMs);
-      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, sentAt: performance.now(), fate, timer, refused: false, dropped });
+      this.pending.set(id, {
+        resolve: resolve as (v: unknown) => void,
+        reject,
+        sentAt: performance.now(),
+        fate,
+        timer,
+        refused: false,
+        dropped,
+      });
       const request: WriterRequest = { id, name, input, fate, deadline: Date.now() + this.writeTimeoutMs };
       channel.postMessage(request);
     });
@@ -154,7 +171,15 @@ export class WriterClient {
     if (this.closing || channel === null) return Promise.resolve();
     const id = this.nextId++;
     return new Promise<void>((resolve) => {
-      this.pending.set(id, { resolve: () => resolve(), reject: () => resolve(), sentAt: performance.now(), fate: null, timer: null, refused: false, dropped: null });
+      this.pending.set(id, {
+        resolve: () => resolve(),
+        reject: () => resolve(),
+        sentAt: performance.now(),
+        fate: null,
+        timer: null,
+        refused: false,
+        dropped: null,
+      });
       const request: WriterRequest = { id, idle: true };
       channel.postMessage(request);
     });
@@ -194,14 +219,20 @@ export class WriterClient {
   private refuse(waited: boolean): FlagwireError {
     const postgres = this.replica !== null;
     if (this.refusedBusy++ === 0) {
-      this.log.warn({ writeTimeoutMs: this.writeTimeoutMs }, postgres
-        ? 'writes refused with 503 Storage unavailable: PostgreSQL does not answer the writer in time'
-        : 'writes refused with 503 Storage busy: the writer waits for the data file\'s write lock (held by another process, such as a console command?)');
+      this.log.warn(
+        { writeTimeoutMs: this.writeTimeoutMs },
+        postgres
+          ? 'writes refused with 503 Storage unavailable: PostgreSQL does not answer the writer in time'
+          : "writes refused with 503 Storage busy: the writer waits for the data file's write lock (held by another process, such as a console command?)",
+      );
     }
     if (postgres) {
       return waited
         ? postgresTimeoutError(this.writeTimeoutMs)
-        : new FlagwireError('STORE_UNAVAILABLE', `${kMaxWaitingWhileBusy} changes already wait for PostgreSQL, the system of record, to answer; nothing was changed, and the change will not be applied later. Retry shortly.`);
+        : new FlagwireError(
+            'STORE_UNAVAILABLE',
+            `${kMaxWaitingWhileBusy} changes already wait for PostgreSQL, the system of record, to answer; nothing was changed, and the change will not be applied later. Retry shortly.`,
+          );
     }
     const why = waited
       ? `The change could not be committed within ${this.writeTimeoutMs} ms: another process holds the data file's write lock.`
@@ -215,7 +246,11 @@ export class WriterClient {
     // Logged by the main thread's client only: every front-end thread hears the same notice.
     if (this.worker !== null && before?.connected !== status.connected) {
       if (status.connected) this.log.info({ revision: status.revision }, 'following PostgreSQL');
-      else this.log.warn({ revision: status.revision }, 'PostgreSQL cannot be reached: evaluation goes on from this node\'s copy; writes are refused until it is back');
+      else
+        this.log.warn(
+          { revision: status.revision },
+          "PostgreSQL cannot be reached: evaluation goes on from this node's copy; writes are refused until it is back",
+        );
     }
   }
 
@@ -282,7 +317,9 @@ export class WriterClient {
       if (pending.timer !== null) clearTimeout(pending.timer);
       pending.dropped?.();
       if (pending.refused) continue;
-      pending.reject(new FlagwireError('STORE_UNAVAILABLE', 'The writer stopped before the change was confirmed; it may not have been applied. Retry.'));
+      pending.reject(
+        new FlagwireError('STORE_UNAVAILABLE', 'The writer stopped before the change was confirmed; it may not have been applied. Retry.'),
+      );
     }
   }
 }

@@ -6,7 +6,19 @@ import { recordActivity } from './activity-commands.js';
 import { seedDemo } from './demo-seed.js';
 import { invitationAccept, invitationDecline, orgInvite } from './invitation-commands.js';
 import { mailResult } from './mail-commands.js';
-import { apiFlagCreate, apiFlagPatch, consoleFlagCreate, consoleFlagPatch, flagCohorts, flagCreate, flagDelete, flagDescribe, flagPatch, flagRename, flagTags } from './flag-commands.js';
+import {
+  apiFlagCreate,
+  apiFlagPatch,
+  consoleFlagCreate,
+  consoleFlagPatch,
+  flagCohorts,
+  flagCreate,
+  flagDelete,
+  flagDescribe,
+  flagPatch,
+  flagRename,
+  flagTags,
+} from './flag-commands.js';
 import { orgAddMember, orgCreate, orgUpdate, userCreate } from './org-commands.js';
 import { audienceCreate, audienceUpdate, envAdd, envRename, projectCreate } from './project-commands.js';
 import { sessionEnd, sessionStart, userPassword } from './session-commands.js';
@@ -14,12 +26,38 @@ import { tokenCreate, tokenRevoke, tokenRotate } from './token-commands.js';
 import { recordUsage } from './usage-commands.js';
 
 export const kCommands = {
-  orgCreate, orgUpdate, userCreate, orgAddMember, orgInvite, invitationAccept, invitationDecline,
-  userPassword, sessionStart, sessionEnd,
-  projectCreate, envAdd, envRename, audienceCreate, audienceUpdate,
-  apiFlagCreate, apiFlagPatch, flagCreate, consoleFlagCreate, consoleFlagPatch, flagPatch, flagRename, flagDescribe, flagTags, flagCohorts, flagDelete,
-  tokenCreate, tokenRotate, tokenRevoke,
-  recordActivity, recordUsage, mailResult,
+  orgCreate,
+  orgUpdate,
+  userCreate,
+  orgAddMember,
+  orgInvite,
+  invitationAccept,
+  invitationDecline,
+  userPassword,
+  sessionStart,
+  sessionEnd,
+  projectCreate,
+  envAdd,
+  envRename,
+  audienceCreate,
+  audienceUpdate,
+  apiFlagCreate,
+  apiFlagPatch,
+  flagCreate,
+  consoleFlagCreate,
+  consoleFlagPatch,
+  flagPatch,
+  flagRename,
+  flagDescribe,
+  flagTags,
+  flagCohorts,
+  flagDelete,
+  tokenCreate,
+  tokenRotate,
+  tokenRevoke,
+  recordActivity,
+  recordUsage,
+  mailResult,
   seedDemo,
 } as const;
 
@@ -39,7 +77,10 @@ export function isCommandName(name: unknown): name is CommandName {
  * strings are checked where it is parsed).
  */
 export function runCommand<N extends CommandName>(
-  w: Parameters<Commands[N]>[0], name: N, input: CommandInput<N>, now: number,
+  w: Parameters<Commands[N]>[0],
+  name: N,
+  input: CommandInput<N>,
+  now: number,
 ): CommandOutput<N> {
   const problems = unicodeProblems(input, { quoteKeys: false });
   if (problems.length > 0) throw new FlagwireError('INVALID_REQUEST', problems.join('; '));

@@ -37,22 +37,39 @@ export function seedDemo(w: StoreWriter, input: { ownerPasswordHash?: string }, 
   orgAddMember(w, { orgId: org.id, userId: owner.id, role: 'owner' }, now);
   if (input.ownerPasswordHash !== undefined) userPassword(w, { userId: owner.id, passwordHash: input.ownerPasswordHash }, now);
   const shop = projectCreate(w, { name: 'Web shop', orgId: org.id, kind: 'single' }, now, kDemoProjectIds.shop);
-  const platform = projectCreate(w, { name: 'Platform', orgId: org.id, kind: 'multi', environments: ['staging', 'production'] }, now, kDemoProjectIds.platform);
+  const platform = projectCreate(
+    w,
+    { name: 'Platform', orgId: org.id, kind: 'multi', environments: ['staging', 'production'] },
+    now,
+    kDemoProjectIds.platform,
+  );
   const beta = audienceCreate(w, { projectId: shop.id, name: 'Beta testers', rules: [{ attribute: 'plan', values: ['beta'] }] }, now);
-  const create = (projectId: string, body: FlagCreate) =>
-    flagCreate(w, { projectId, body, actor: kConsoleActor }, now);
+  const create = (projectId: string, body: FlagCreate) => flagCreate(w, { projectId, body, actor: kConsoleActor }, now);
   const flags = [
-    create(shop.id, { name: 'new-checkout', description: 'The redesigned checkout', enabled: true, trafficPercentage: 50, cohorts: ['alice', 'bob'] }),
+    create(shop.id, {
+      name: 'new-checkout',
+      description: 'The redesigned checkout',
+      enabled: true,
+      trafficPercentage: 50,
+      cohorts: ['alice', 'bob'],
+    }),
     create(shop.id, { name: 'dark-mode', enabled: true, trafficPercentage: 100, audienceId: beta.id }),
     create(shop.id, { name: 'holiday-banner', enabled: false }),
     create(platform.id, {
       name: 'search-v2',
-      environments: { staging: { enabled: true, trafficPercentage: 100 }, production: { enabled: true, trafficPercentage: 10, cohorts: ['qa-team'] } },
+      environments: {
+        staging: { enabled: true, trafficPercentage: 100 },
+        production: { enabled: true, trafficPercentage: 10, cohorts: ['qa-team'] },
+      },
     }),
   ];
   const token = (projectId: string, name: string, permission: 'read' | 'write') =>
     tokenCreate(w, { projectId, asUserId: owner.id, name, permission }, now);
-  const tokens = [token(shop.id, 'demo-read', 'read'), token(shop.id, 'demo-write', 'write'), token(platform.id, 'demo-platform-write', 'write')];
+  const tokens = [
+    token(shop.id, 'demo-read', 'read'),
+    token(shop.id, 'demo-write', 'write'),
+    token(platform.id, 'demo-platform-write', 'write'),
+  ];
   w.markDemoSeeded(now);
   return {
     seeded: true,

@@ -54,7 +54,11 @@ export function apiFlagCreate(w: StoreWriter, input: TokenWrite, now: number): F
 /** PATCH /api/v1/flags/{id} as the writer applies it: the token's check, then flagPatch in its project, audited as the token. */
 export function apiFlagPatch(w: StoreWriter, input: TokenWrite & { flagId: string; env: string | null }, now: number): FlagPatchResult {
   const { token, project } = authorizeTokenWrite(w, input.tokenId, now);
-  return flagPatch(w, { projectId: project.id, flagId: input.flagId, env: input.env, actor: tokenActor(token), received: input.received }, now);
+  return flagPatch(
+    w,
+    { projectId: project.id, flagId: input.flagId, env: input.env, actor: tokenActor(token), received: input.received },
+    now,
+  );
 }
 
 /** A flag create in the project (the API's through apiFlagCreate, the console's, the demo seed's): every body problem at once (schema and project), the environment limit, then the write. */
@@ -69,7 +73,7 @@ export function flagCreate(w: StoreWriter, input: FlagCreateInput, now: number):
   problems.push(...createProjectProblems(w, project, parsed.value));
   if (body === null || problems.length > 0) throw new FlagwireError('INVALID_REQUEST', problems.join('; '));
 
-  const envStates = project.kind === 'multi' ? body.environments ?? {} : {};
+  const envStates = project.kind === 'multi' ? (body.environments ?? {}) : {};
   const denied = Object.keys(envStates).filter((env) => !isEnvironmentAllowed(actor.environments, env));
   if (denied.length > 0) {
     throw new FlagwireError(
@@ -87,21 +91,28 @@ export function flagCreate(w: StoreWriter, input: FlagCreateInput, now: number):
     createdAt: now,
     updatedAt: now,
   };
-  const flag: Flag = project.kind === 'single'
-    ? {
-      ...base,
-      kind: 'flag',
-      cohorts: normaliseCohorts(body.cohorts ?? []),
-      state: {
-        enabled: body.enabled ?? kDefaultEnvState.enabled,
-        trafficPercentage: body.trafficPercentage ?? kDefaultEnvState.trafficPercentage,
-        audienceId: body.audienceId ?? null,
-      },
-    }
-    : { ...base, kind: 'groupflag', cohorts: [], environments: mapValues(envStates, toEnvState) };
+  const flag: Flag =
+    project.kind === 'single'
+      ? {
+          ...base,
+          kind: 'flag',
+          cohorts: normaliseCohorts(body.cohorts ?? []),
+          state: {
+            enabled: body.enabled ?? kDefaultEnvState.enabled,
+            trafficPercentage: body.trafficPercentage ?? kDefaultEnvState.trafficPercentage,
+            audienceId: body.audienceId ?? null,
+          },
+        }
+      : { ...base, kind: 'groupflag', cohorts: [], environments: mapValues(envStates, toEnvState) };
   w.putFlag(flag);
   w.appendAudit({
-    at: now, projectId: project.id, actor: actor.id, actorName: actor.name, action: 'flag.create', flagId: flag.id, env: null,
+    at: now,
+    projectId: project.id,
+    actor: actor.id,
+    actorName: actor.name,
+    action: 'flag.create',
+    flagId: flag.id,
+    env: null,
     changes: { flag: { before: null, after: { name: flag.name } } },
   });
   return flag;
@@ -135,17 +146,21 @@ function createProjectProblems(w: StoreWriter, project: Project, raw: unknown): 
     );
   }
   if (project.kind === 'single' && body.environments !== undefined) {
-    problems.push('this is a single-environment project: drop "environments" and send enabled, trafficPercentage, cohorts and audienceId at the top level');
+    problems.push(
+      'this is a single-environment project: drop "environments" and send enabled, trafficPercentage, cohorts and audienceId at the top level',
+    );
   }
   if (project.kind === 'multi' && environments !== null) {
     for (const env of Object.keys(environments)) {
-      if (!project.environments.includes(env)) problems.push(`environments.${env} is not an environment of this project (${validEnvironmentsText(project)})`);
+      if (!project.environments.includes(env))
+        problems.push(`environments.${env} is not an environment of this project (${validEnvironmentsText(project)})`);
     }
   }
   const audienceIds = [body.audienceId, ...Object.values(environments ?? {}).map((state) => asRecord(state)?.audienceId)];
   for (const id of new Set(audienceIds)) if (isAudienceId(id)) problems.push(...audienceProblem(w, project, id));
   const name = typeof body.name === 'string' ? body.name.trim() : '';
-  if (name !== '' && w.listFlags(project.id).some((f) => f.name === name)) problems.push(`a flag named "${name}" already exists in this project`);
+  if (name !== '' && w.listFlags(project.id).some((f) => f.name === name))
+    problems.push(`a flag named "${name}" already exists in this project`);
   return problems;
 }
 
@@ -191,7 +206,9 @@ export function flagPatch(w: StoreWriter, input: FlagPatchInput, now: number): F
  * audited as the signed-in user, who must be allowed to change flags (consoleActor).
  */
 export function consoleFlagPatch(
-  w: StoreWriter, input: { flagId: string; env: string | null; asUserId: string; received: ReceivedBody }, now: number,
+  w: StoreWriter,
+  input: { flagId: string; env: string | null; asUserId: string; received: ReceivedBody },
+  now: number,
 ): FlagPatchResult {
   const flag = requireFlag(w, input.flagId);
   const actor = consoleActor(w, requireProject(w, flag.projectId), input.asUserId);
@@ -209,7 +226,7 @@ function isAudienceId(value: unknown): value is string {
 }
 
 function asRecord(value: unknown): Record<string, unknown> | null {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? value as Record<string, unknown> : null;
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
 }
 
 function toEnvState(state: EnvironmentState): EnvState {
@@ -248,14 +265,26 @@ function consoleTarget(w: StoreWriter, input: ConsoleFlagInput): { flag: Flag; a
 
 /** Stores `next` if it differs in `field`, with an audit entry; returns the stored flag. */
 function consoleEdit<K extends 'name' | 'description' | 'tags' | 'cohorts'>(
-  w: StoreWriter, { flag, actor }: { flag: Flag; actor: Actor }, field: K, value: Flag[K], now: number,
+  w: StoreWriter,
+  { flag, actor }: { flag: Flag; actor: Actor },
+  field: K,
+  value: Flag[K],
+  now: number,
 ): Flag {
   if (JSON.stringify(flag[field]) === JSON.stringify(value)) return flag;
   const next = { ...flag, [field]: value, updatedAt: Math.max(now, flag.updatedAt + 1) } as Flag;
   w.putFlag(next);
-  audit(w, actor, next, `flag.${field === 'name' ? 'rename' : field === 'description' ? 'describe' : field}`, null, {
-    [field]: { before: flag[field], after: value },
-  }, now);
+  audit(
+    w,
+    actor,
+    next,
+    `flag.${field === 'name' ? 'rename' : field === 'description' ? 'describe' : field}`,
+    null,
+    {
+      [field]: { before: flag[field], after: value },
+    },
+    now,
+  );
   return next;
 }
 
@@ -289,7 +318,7 @@ export function flagTags(w: StoreWriter, input: ConsoleFlagInput & { tags: strin
 export function flagCohorts(w: StoreWriter, input: ConsoleFlagInput & { cohorts: string[] }, now: number): Flag {
   const target = consoleTarget(w, input);
   if (target.flag.kind !== 'groupflag') {
-    throw new FlagwireError('INVALID_REQUEST', 'only a group flag has a flag-wide cohort list; change a single flag\'s cohorts with PATCH');
+    throw new FlagwireError('INVALID_REQUEST', "only a group flag has a flag-wide cohort list; change a single flag's cohorts with PATCH");
   }
   const cohorts = exactList(input.cohorts);
   if (cohorts.length > kLimits.cohorts || cohorts.some((c) => c.length > kLimits.cohortLength)) {

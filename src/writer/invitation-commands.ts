@@ -39,10 +39,19 @@ export function orgInvite(w: StoreWriter, input: OrgInviteInput, now: number): I
     else pending++;
   }
   if (pending >= kMaxPendingInvitations) {
-    throw new FlagwireError('INVALID_REQUEST', `Organisation ${org.id} already has ${kMaxPendingInvitations} pending invitations; wait for one to be accepted, declined or to expire.`);
+    throw new FlagwireError(
+      'INVALID_REQUEST',
+      `Organisation ${org.id} already has ${kMaxPendingInvitations} pending invitations; wait for one to be accepted, declined or to expire.`,
+    );
   }
   const invitation: Invitation = {
-    id: `inv_${randomId(16)}`, orgId: org.id, email, role, invitedBy: input.asUserId, createdAt: now, expiresAt: now + kInvitationLifetimeMs,
+    id: `inv_${randomId(16)}`,
+    orgId: org.id,
+    email,
+    role,
+    invitedBy: input.asUserId,
+    createdAt: now,
+    expiresAt: now + kInvitationLifetimeMs,
   };
   w.putInvitation(invitation);
   auditMembership(w, requireUser(w, input.asUserId), 'member.invite', org.id, `invitation of ${email}`, { before: null, after: role }, now);
@@ -79,6 +88,14 @@ export function invitationAccept(w: StoreWriter, input: InvitationAnswerInput, n
 export function invitationDecline(w: StoreWriter, input: InvitationAnswerInput, now: number): { declined: true } {
   const invitation = requireOwnInvitation(w, input, now);
   w.deleteInvitation(invitation);
-  auditMembership(w, requireUser(w, input.asUserId), 'member.decline', invitation.orgId, `invitation of ${invitation.email}`, { before: invitation.role, after: null }, now);
+  auditMembership(
+    w,
+    requireUser(w, input.asUserId),
+    'member.decline',
+    invitation.orgId,
+    `invitation of ${invitation.email}`,
+    { before: invitation.role, after: null },
+    now,
+  );
   return { declined: true };
 }

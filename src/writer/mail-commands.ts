@@ -15,15 +15,16 @@ export function mailResult(w: StoreWriter, input: { seq: number; error: string |
   const message = w.getMail(input.seq);
   if (!message || message.sentAt !== null) return null;
   const attempts = message.attempts + 1;
-  const next: MailMessage = input.error === null
-    ? { ...message, attempts, sentAt: now, lastError: null }
-    : {
-      ...message,
-      attempts,
-      lastError: input.error,
-      nextAttemptAt: now + mailRetryDelayMs(attempts),
-      failedAt: attempts >= kMaxMailAttempts ? now : null,
-    };
+  const next: MailMessage =
+    input.error === null
+      ? { ...message, attempts, sentAt: now, lastError: null }
+      : {
+          ...message,
+          attempts,
+          lastError: input.error,
+          nextAttemptAt: now + mailRetryDelayMs(attempts),
+          failedAt: attempts >= kMaxMailAttempts ? now : null,
+        };
   w.putMail(next);
   return next;
 }

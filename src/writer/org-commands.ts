@@ -16,7 +16,11 @@ export function orgCreate(w: StoreWriter, input: OrgCreateInput, now: number): O
   const plan = checkPlan(input.plan ?? 'free');
   const name = requireName('name', input.name);
   const taken = w.listOrgs().find((o) => sameName(o.name, name));
-  if (taken) throw new FlagwireError('INVALID_REQUEST', `an organisation named "${taken.name}" already exists (${taken.id}); organisation names are unique, ignoring case`);
+  if (taken)
+    throw new FlagwireError(
+      'INVALID_REQUEST',
+      `an organisation named "${taken.name}" already exists (${taken.id}); organisation names are unique, ignoring case`,
+    );
   const org: Org = {
     id: `org_${randomId(12)}`,
     name,
@@ -42,9 +46,10 @@ export function orgUpdate(w: StoreWriter, input: OrgUpdateInput, now: number): O
   if (input.standing !== undefined && input.standing !== 'good' && input.standing !== 'lapsed') {
     throw new FlagwireError('INVALID_REQUEST', `standing must be good or lapsed, not "${String(input.standing)}"`);
   }
-  const trialEndsAt = input.trialEndsAt !== undefined || input.plan !== undefined
-    ? trialEnd(plan, input.trialEndsAt ?? (plan === org.plan ? org.trialEndsAt : null), now)
-    : org.trialEndsAt;
+  const trialEndsAt =
+    input.trialEndsAt !== undefined || input.plan !== undefined
+      ? trialEnd(plan, input.trialEndsAt ?? (plan === org.plan ? org.trialEndsAt : null), now)
+      : org.trialEndsAt;
   const next: Org = { ...org, plan, trialEndsAt, standing: input.standing ?? org.standing };
   w.putOrg(next);
   return next;
@@ -83,9 +88,21 @@ export function orgAddMember(w: StoreWriter, input: Membership & { asUserId?: st
   if (input.asUserId !== undefined) {
     checkRoleChange(w, input as Membership & { asUserId: string });
     if (before === null) {
-      throw new FlagwireError('INVALID_REQUEST', `User ${input.userId} is not a member of organisation ${input.orgId}: invite them by e-mail address; they become a member when they accept.`);
+      throw new FlagwireError(
+        'INVALID_REQUEST',
+        `User ${input.userId} is not a member of organisation ${input.orgId}: invite them by e-mail address; they become a member when they accept.`,
+      );
     }
-    if (before !== member.role) auditMembership(w, requireUser(w, input.asUserId), 'member.role', member.orgId, `role of user:${member.userId}`, { before, after: member.role }, now);
+    if (before !== member.role)
+      auditMembership(
+        w,
+        requireUser(w, input.asUserId),
+        'member.role',
+        member.orgId,
+        `role of user:${member.userId}`,
+        { before, after: member.role },
+        now,
+      );
   }
   w.putMember(member);
   return member;
@@ -104,12 +121,24 @@ export function requireRole(role: unknown): Role {
  * membership reaches every project of the organisation, so each of them gets the entry.
  */
 export function auditMembership(
-  w: StoreWriter, actor: User, action: string, orgId: string, subject: string, change: { before: Role | null; after: Role | null }, now: number,
+  w: StoreWriter,
+  actor: User,
+  action: string,
+  orgId: string,
+  subject: string,
+  change: { before: Role | null; after: Role | null },
+  now: number,
 ): void {
   for (const project of w.listProjects()) {
     if (project.orgId !== orgId) continue;
     w.appendAudit({
-      at: now, projectId: project.id, actor: `user:${actor.id}`, actorName: actor.name, action, flagId: null, env: null,
+      at: now,
+      projectId: project.id,
+      actor: `user:${actor.id}`,
+      actorName: actor.name,
+      action,
+      flagId: null,
+      env: null,
       changes: { [subject]: change },
     });
   }
@@ -119,7 +148,10 @@ export function auditMembership(
 export function checkMayGiveRole(w: StoreWriter, orgId: string, asUserId: string, role: Role): Role {
   const acting = w.getRole(orgId, asUserId);
   if (acting !== 'owner' && acting !== 'admin') {
-    throw new FlagwireError('FORBIDDEN', `Changing members needs the Admin or Owner role in organisation ${orgId}; user ${asUserId} ${acting ? `is ${acting}` : 'is not a member'}.`);
+    throw new FlagwireError(
+      'FORBIDDEN',
+      `Changing members needs the Admin or Owner role in organisation ${orgId}; user ${asUserId} ${acting ? `is ${acting}` : 'is not a member'}.`,
+    );
   }
   if (role === 'owner' && acting !== 'owner') throw new FlagwireError('FORBIDDEN', 'Only an Owner may give or take the Owner role.');
   return acting;

@@ -32,9 +32,8 @@ export function applyFlagPatch(flag: Flag, env: string | null, patch: FlagPatch,
   const before = effectiveState(flag, env);
   let next: Flag;
   if (flag.kind === 'flag') {
-    const cohorts = patch.cohorts === undefined || sameCohorts(patch.cohorts, flag.cohorts)
-      ? flag.cohorts
-      : normaliseCohorts(patch.cohorts);
+    const cohorts =
+      patch.cohorts === undefined || sameCohorts(patch.cohorts, flag.cohorts) ? flag.cohorts : normaliseCohorts(patch.cohorts);
     next = {
       ...flag,
       cohorts,
@@ -77,10 +76,12 @@ function overrideFor(current: string[] | null, flagWide: readonly string[], want
 }
 
 function sameEntry(a: EnvState, b: EnvState): boolean {
-  return a.enabled === b.enabled
-    && a.trafficPercentage === b.trafficPercentage
-    && a.audienceId === b.audienceId
-    && (a.cohorts === null ? b.cohorts === null : b.cohorts !== null && sameCohorts(a.cohorts, b.cohorts));
+  return (
+    a.enabled === b.enabled &&
+    a.trafficPercentage === b.trafficPercentage &&
+    a.audienceId === b.audienceId &&
+    (a.cohorts === null ? b.cohorts === null : b.cohorts !== null && sameCohorts(a.cohorts, b.cohorts))
+  );
 }
 
 function diff(before: EffectiveState, after: EffectiveState): FieldChanges {

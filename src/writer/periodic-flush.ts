@@ -6,7 +6,10 @@ export class PeriodicFlush {
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> | null = null;
 
-  constructor(private readonly send: () => Promise<void>, private readonly intervalMs: number) {}
+  constructor(
+    private readonly send: () => Promise<void>,
+    private readonly intervalMs: number,
+  ) {}
 
   start(): void {
     this.timer = setInterval(() => {
@@ -17,9 +20,11 @@ export class PeriodicFlush {
 
   /** Runs `send`, after the flush in flight (if any) ends. */
   flush(): Promise<void> {
-    const run: Promise<void> = (this.flushing ?? Promise.resolve()).then(() => this.send()).finally(() => {
-      if (this.flushing === run) this.flushing = null;
-    });
+    const run: Promise<void> = (this.flushing ?? Promise.resolve())
+      .then(() => this.send())
+      .finally(() => {
+        if (this.flushing === run) this.flushing = null;
+      });
     this.flushing = run;
     return run;
   }

@@ -35,10 +35,15 @@ export function projectCreate(w: StoreWriter, input: ProjectCreateInput, now: nu
   }
   if (new Set(environments).size !== environments.length) throw new FlagwireError('INVALID_REQUEST', 'environment names repeat');
   const name = requireName('name', input.name);
-  const taken = w.listProjects().find((p) => p.orgId === (input.orgId ?? null) && p.ownerUserId === (input.ownerUserId ?? null) && sameName(p.name, name));
+  const taken = w
+    .listProjects()
+    .find((p) => p.orgId === (input.orgId ?? null) && p.ownerUserId === (input.ownerUserId ?? null) && sameName(p.name, name));
   if (taken) {
     const where = input.orgId !== undefined ? `organisation ${input.orgId}` : `the personal projects of user ${input.ownerUserId}`;
-    throw new FlagwireError('INVALID_REQUEST', `a project named "${taken.name}" already exists in ${where} (${taken.id}); project names are unique there, ignoring case`);
+    throw new FlagwireError(
+      'INVALID_REQUEST',
+      `a project named "${taken.name}" already exists in ${where} (${taken.id}); project names are unique there, ignoring case`,
+    );
   }
   const project: Project = {
     id,
@@ -75,7 +80,10 @@ export function envRename(w: StoreWriter, input: { projectId: string; from: stri
   const actor = projectAdminActor(w, project, input.asUserId);
   const to = checkEnvName(input.to);
   if (!project.environments.includes(input.from)) {
-    throw new FlagwireError('INVALID_REQUEST', `unknown environment "${input.from}"; valid environments: ${project.environments.join(', ')}`);
+    throw new FlagwireError(
+      'INVALID_REQUEST',
+      `unknown environment "${input.from}"; valid environments: ${project.environments.join(', ')}`,
+    );
   }
   if (project.environments.includes(to)) throw new FlagwireError('INVALID_REQUEST', `environment "${to}" already exists`);
   const next = { ...project, environments: project.environments.map((e) => (e === input.from ? to : e)) };
@@ -128,7 +136,15 @@ export function audienceUpdate(w: StoreWriter, input: AudienceUpdateInput, now: 
   if (name === audience.name && JSON.stringify(rules) === JSON.stringify(audience.rules)) return audience;
   const next: Audience = { ...audience, name, rules, updatedAt: now };
   w.putAudience(next);
-  audit(w, actor, audience.projectId, 'audience.update', null, { audience: { before: audienceFields(audience), after: audienceFields(next) } }, now);
+  audit(
+    w,
+    actor,
+    audience.projectId,
+    'audience.update',
+    null,
+    { audience: { before: audienceFields(audience), after: audienceFields(next) } },
+    now,
+  );
   return next;
 }
 
@@ -146,7 +162,15 @@ function uniqueAudienceName(w: StoreWriter, projectId: string, raw: string, exce
 }
 
 /** Project changes from the command line are audited as `console`; from the web console as the user. */
-function audit(w: StoreWriter, actor: Actor, projectId: string, action: string, env: string | null, changes: AuditEntry['changes'], now: number): void {
+function audit(
+  w: StoreWriter,
+  actor: Actor,
+  projectId: string,
+  action: string,
+  env: string | null,
+  changes: AuditEntry['changes'],
+  now: number,
+): void {
   w.appendAudit({ at: now, projectId, actor: actor.id, actorName: actor.name, action, flagId: null, env, changes });
 }
 
@@ -154,7 +178,10 @@ function audit(w: StoreWriter, actor: Actor, projectId: string, action: string, 
 function requireAudiencePlan(w: StoreWriter, project: Project, now: number): void {
   const org = project.orgId === null ? undefined : w.getOrg(project.orgId);
   if (!org || !hasAudiences(org, now)) {
-    throw new FlagwireError('PLAN_REQUIRED', 'Audiences need an organisation project on the Teams or Enterprise plan (or an active Teams trial).');
+    throw new FlagwireError(
+      'PLAN_REQUIRED',
+      'Audiences need an organisation project on the Teams or Enterprise plan (or an active Teams trial).',
+    );
   }
 }
 
@@ -175,7 +202,8 @@ function checkEnvName(name: string): string {
 }
 
 function checkRules(rules: AudienceRule[]): AudienceRule[] {
-  if (!Array.isArray(rules) || rules.length === 0) throw new FlagwireError('INVALID_REQUEST', 'an audience needs at least one --rule ATTR=V1[,V2...]');
+  if (!Array.isArray(rules) || rules.length === 0)
+    throw new FlagwireError('INVALID_REQUEST', 'an audience needs at least one --rule ATTR=V1[,V2...]');
   return rules.map((rule) => {
     const attribute = typeof rule.attribute === 'string' ? rule.attribute.trim() : '';
     const values = Array.isArray(rule.values) ? exactList(rule.values.filter((v): v is string => typeof v === 'string')) : [];

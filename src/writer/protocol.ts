@@ -64,9 +64,7 @@ export interface WriterNotice {
   replica: ReplicaStatus;
 }
 
-export type WriterReply =
-  | { id: number; ok: true; value: unknown }
-  | { id: number; ok: false; error: ErrorData; log?: string };
+export type WriterReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: ErrorData; log?: string };
 
 /** The error half of a reply: a FlagwireError as data; anything else as 500 (or 503 for a failed commit) with its text to log. */
 export function settleError(err: unknown, commitFailed = false): { error: ErrorData; log?: string } {
@@ -79,5 +77,5 @@ export function settleError(err: unknown, commitFailed = false): { error: ErrorD
 }
 
 function describe(err: unknown): string {
-  return err instanceof Error ? err.stack ?? err.message : String(err);
+  return err instanceof Error ? (err.stack ?? err.message) : String(err);
 }

@@ -10,7 +10,9 @@ import type { StoreWriter } from '../store/interfaces.js';
 
 /** `user password`: stores the hash and ends every session of the user (a new password signs everyone out). */
 export function userPassword(
-  w: StoreWriter, input: { userId: string; passwordHash: string }, now: number,
+  w: StoreWriter,
+  input: { userId: string; passwordHash: string },
+  now: number,
 ): { userId: string; updatedAt: number; sessionsEnded: number } {
   const user = requireUser(w, input.userId);
   if (typeof input.passwordHash !== 'string' || !isPasswordHash(input.passwordHash)) {

@@ -40,14 +40,20 @@ export function tokenCreate(w: StoreWriter, input: TokenCreateInput, now: number
   const { project, org } = tokenProject(w, input.projectId, now);
   const role = w.getRole(org.id, input.asUserId);
   if (!isEditorOrAbove(role)) {
-    throw new FlagwireError('FORBIDDEN', `Creating a token needs the Editor, Admin or Owner role in organisation ${org.id}; user ${input.asUserId} ${role ? `is ${role}` : 'is not a member'}.`);
+    throw new FlagwireError(
+      'FORBIDDEN',
+      `Creating a token needs the Editor, Admin or Owner role in organisation ${org.id}; user ${input.asUserId} ${role ? `is ${role}` : 'is not a member'}.`,
+    );
   }
   if (input.permission !== 'read' && input.permission !== 'write') {
     throw new FlagwireError('INVALID_REQUEST', 'permission must be read or write');
   }
   const expires = input.expires ?? 'never';
   if (!Object.hasOwn(kExpiryChoices, expires)) {
-    throw new FlagwireError('INVALID_REQUEST', `expiry must be one of never, 30d, 90d, 365d (the maximum lifetime is 365 days), not "${expires}"`);
+    throw new FlagwireError(
+      'INVALID_REQUEST',
+      `expiry must be one of never, 30d, 90d, 365d (the maximum lifetime is 365 days), not "${expires}"`,
+    );
   }
   const environments = cleanList(input.environments ?? []);
   if (environments.length > 0 && project.kind === 'single') {
@@ -55,38 +61,56 @@ export function tokenCreate(w: StoreWriter, input: TokenCreateInput, now: number
   }
   const unknown = environments.filter((e) => !project.environments.includes(e));
   if (unknown.length > 0) {
-    throw new FlagwireError('INVALID_REQUEST', `unknown environment ${unknown.map((e) => `"${e}"`).join(', ')}; valid environments: ${project.environments.join(', ')}`);
+    throw new FlagwireError(
+      'INVALID_REQUEST',
+      `unknown environment ${unknown.map((e) => `"${e}"`).join(', ')}; valid environments: ${project.environments.join(', ')}`,
+    );
   }
   const days = kExpiryChoices[expires as ExpiryChoice];
-  return issueToken(w, {
-    projectId: project.id,
-    name: requireName('name', input.name),
-    permission: input.permission,
-    environments,
-    expiresAt: days === 0 ? 0 : now + days * kDayMs,
-    createdBy: input.asUserId,
-  }, now, { userId: input.asUserId, action: 'token.create', replaces: null });
+  return issueToken(
+    w,
+    {
+      projectId: project.id,
+      name: requireName('name', input.name),
+      permission: input.permission,
+      environments,
+      expiresAt: days === 0 ? 0 : now + days * kDayMs,
+      createdBy: input.asUserId,
+    },
+    now,
+    { userId: input.asUserId, action: 'token.create', replaces: null },
+  );
 }
 
 export function tokenRotate(w: StoreWriter, input: { tokenId: string; asUserId: string }, now: number): CreatedToken {
   const token = requireManageableToken(w, input.tokenId, input.asUserId, 'rotate', now);
   w.putToken({ ...token, revokedAt: now });
-  return issueToken(w, {
-    projectId: token.projectId,
-    name: token.name,
-    permission: token.permission,
-    environments: token.environments,
-    // Same expiry setting: the replacement lives as long as the original was set to, from now.
-    expiresAt: token.expiresAt === 0 ? 0 : now + (token.expiresAt - token.createdAt),
-    createdBy: token.createdBy,
-  }, now, { userId: input.asUserId, action: 'token.rotate', replaces: token.id });
+  return issueToken(
+    w,
+    {
+      projectId: token.projectId,
+      name: token.name,
+      permission: token.permission,
+      environments: token.environments,
+      // Same expiry setting: the replacement lives as long as the original was set to, from now.
+      expiresAt: token.expiresAt === 0 ? 0 : now + (token.expiresAt - token.createdAt),
+      createdBy: token.createdBy,
+    },
+    now,
+    { userId: input.asUserId, action: 'token.rotate', replaces: token.id },
+  );
 }
 
 export function tokenRevoke(w: StoreWriter, input: { tokenId: string; asUserId: string }, now: number): { id: string; revokedAt: number } {
   const token = requireManageableToken(w, input.tokenId, input.asUserId, 'revoke', now);
   w.putToken({ ...token, revokedAt: now });
   w.appendAudit({
-    at: now, projectId: token.projectId, ...userActor(w, input.asUserId), action: 'token.revoke', flagId: null, env: null,
+    at: now,
+    projectId: token.projectId,
+    ...userActor(w, input.asUserId),
+    action: 'token.revoke',
+    flagId: null,
+    env: null,
     changes: { token: { before: { id: token.id, name: token.name }, after: null } },
   });
   return { id: token.id, revokedAt: now };
@@ -110,14 +134,27 @@ function issueToken(w: StoreWriter, settings: TokenSettings, now: number, audit:
   // Expired tokens that were never revoked still hold a slot (spec: Limits).
   const active = w.listTokens(settings.projectId).filter((t) => t.revokedAt === null).length;
   if (active >= kMaxActiveTokens) {
-    throw new FlagwireError('INVALID_REQUEST', `This project already has ${kMaxActiveTokens} active tokens (expired tokens that were not revoked count); revoke one first.`);
+    throw new FlagwireError(
+      'INVALID_REQUEST',
+      `This project already has ${kMaxActiveTokens} active tokens (expired tokens that were not revoked count); revoke one first.`,
+    );
   }
   const secret = newTokenSecret();
   const token: Token = { id: randomId(kTokenIdLength), ...settings, createdAt: now, revokedAt: null, secretHash: hashSecret(secret) };
   w.putToken(token);
   w.appendAudit({
-    at: now, projectId: token.projectId, ...userActor(w, audit.userId), action: audit.action, flagId: null, env: null,
-    changes: { token: { before: audit.replaces === null ? null : { id: audit.replaces, name: token.name }, after: { id: token.id, name: token.name } } },
+    at: now,
+    projectId: token.projectId,
+    ...userActor(w, audit.userId),
+    action: audit.action,
+    flagId: null,
+    env: null,
+    changes: {
+      token: {
+        before: audit.replaces === null ? null : { id: audit.replaces, name: token.name },
+        after: { id: token.id, name: token.name },
+      },
+    },
   });
   return { ...tokenView(token), secret };
 }
@@ -125,7 +162,8 @@ function issueToken(w: StoreWriter, settings: TokenSettings, now: number, audit:
 /** Tokens belong to organisation projects only, and change only while the organisation may use the API. */
 function tokenProject(w: StoreWriter, projectId: string, now: number): { project: Project; org: Org } {
   const project = requireProject(w, projectId);
-  if (project.orgId === null) throw new FlagwireError('INVALID_REQUEST', 'A personal project cannot have tokens; tokens belong to organisation projects.');
+  if (project.orgId === null)
+    throw new FlagwireError('INVALID_REQUEST', 'A personal project cannot have tokens; tokens belong to organisation projects.');
   const org = requireOrg(w, project.orgId);
   if (!isManagementEligible(org, now)) {
     throw new FlagwireError(

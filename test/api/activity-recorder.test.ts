@@ -26,14 +26,24 @@ t.test('a flush refused as busy is kept and sent with the next one, merged in or
   recorder.used('tok_b', 'GET', '/api/v1/token', 200, 4);
   refuse = false;
   await recorder.flush();
-  t.same(sent, [[
-    {
-      tokenId: 'tok_a', lastUsedAt: 3,
-      recent: [{ at: 1, method: 'GET', path: '/api/v1/flags', status: 200 }, { at: 3, method: 'GET', path: '/api/v1/token', status: 200 }],
-      denials: [{ at: 2, reason: 'Token revoked', method: 'PATCH', path: '/api/v1/flags/x' }],
-    },
-    { tokenId: 'tok_b', lastUsedAt: 4, recent: [{ at: 4, method: 'GET', path: '/api/v1/token', status: 200 }], denials: [] },
-  ]], 'the refused activity went with the next flush, before what came since');
+  t.same(
+    sent,
+    [
+      [
+        {
+          tokenId: 'tok_a',
+          lastUsedAt: 3,
+          recent: [
+            { at: 1, method: 'GET', path: '/api/v1/flags', status: 200 },
+            { at: 3, method: 'GET', path: '/api/v1/token', status: 200 },
+          ],
+          denials: [{ at: 2, reason: 'Token revoked', method: 'PATCH', path: '/api/v1/flags/x' }],
+        },
+        { tokenId: 'tok_b', lastUsedAt: 4, recent: [{ at: 4, method: 'GET', path: '/api/v1/token', status: 200 }], denials: [] },
+      ],
+    ],
+    'the refused activity went with the next flush, before what came since',
+  );
 });
 
 t.test('the interval does not start a flush while one waits for the writer', async (t) => {

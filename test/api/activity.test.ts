@@ -20,16 +20,21 @@ t.test('activity: last use and recent requests, flushed through the writer', asy
   world.store.resetReadTxn();
   const activity = world.store.getActivity(world.tokenIds.write!)!;
   t.type(activity.lastUsedAt, 'number');
-  t.match(activity.recent, [
-    { method: 'PATCH', path: `/api/v1/flags/${world.ids.flag}`, status: 200 },
-    { method: 'GET', path: '/api/v1/flags', status: 200 },
-  ], 'newest first, path without the query');
+  t.match(
+    activity.recent,
+    [
+      { method: 'PATCH', path: `/api/v1/flags/${world.ids.flag}`, status: 200 },
+      { method: 'GET', path: '/api/v1/flags', status: 200 },
+    ],
+    'newest first, path without the query',
+  );
   t.same(activity.denials, []);
 });
 
 t.test('a refused real token is recorded and e-mailed once per 24 hours', async (t) => {
   const { server, world } = await setup(t);
-  const deny = () => call(server.baseUrl, 'PATCH', `/api/v1/flags/${world.ids.flag}`, { token: world.secrets.read, body: { enabled: true } });
+  const deny = () =>
+    call(server.baseUrl, 'PATCH', `/api/v1/flags/${world.ids.flag}`, { token: world.secrets.read, body: { enabled: true } });
   const mail = () => {
     world.store.resetReadTxn();
     return world.store.listMail();
@@ -78,10 +83,14 @@ t.test('the e-mail limit holds across restarts', async (t) => {
   t.equal(world.store.getActivity(world.tokenIds.multiRead!)!.denials.length, 2);
 });
 
-t.test('an expired token\'s refusal is a denial on its activity, e-mailed at most once per 24 hours', async (t) => {
+t.test("an expired token's refusal is a denial on its activity, e-mailed at most once per 24 hours", async (t) => {
   const { server, world } = await setup(t);
   const expiring = world.run('tokenCreate', {
-    projectId: world.ids.single, asUserId: world.ids.editor, name: 'nightly-export', permission: 'read', expires: '30d',
+    projectId: world.ids.single,
+    asUserId: world.ids.editor,
+    name: 'nightly-export',
+    permission: 'read',
+    expires: '30d',
   });
   const get = () => call(server.baseUrl, 'GET', '/api/v1/token', { token: expiring.secret });
   const denials = async () => {

@@ -31,8 +31,9 @@ t.test('the Bearer scheme is case-insensitive; the token is not', async (t) => {
     t.equal(r.status, 200, scheme);
     t.equal(r.json.id, world.tokenIds.read, scheme);
   }
-  const swapped = world.secrets.read.slice(0, 3) + [...world.secrets.read.slice(3)]
-    .map((c) => (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase())).join('');
+  const swapped =
+    world.secrets.read.slice(0, 3) +
+    [...world.secrets.read.slice(3)].map((c) => (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase())).join('');
   const r = await get('/api/v1/token', undefined, { authorization: `bearer ${swapped}` });
   t.equal(r.status, 401);
   t.equal(r.json.error, 'Invalid token', 'the secret with its letters in the other case is another token');
@@ -65,7 +66,12 @@ t.test('GET /api/v1/token describes the token', async (t) => {
 });
 
 t.test('revocation takes effect on the very next request', async (t) => {
-  const made = world.run('tokenCreate', { projectId: world.ids.single, asUserId: world.ids.owner, name: 'short-lived', permission: 'read' });
+  const made = world.run('tokenCreate', {
+    projectId: world.ids.single,
+    asUserId: world.ids.owner,
+    name: 'short-lived',
+    permission: 'read',
+  });
   t.equal((await get('/api/v1/token', made.secret)).status, 200);
   world.run('tokenRevoke', { tokenId: made.id, asUserId: world.ids.owner });
   const r = await get('/api/v1/token', made.secret);
@@ -85,9 +91,17 @@ t.test('rotation revokes the original and the replacement works', async (t) => {
 
 t.test('an expired token gets 401 Token expired', async (t) => {
   const longAgo = Date.now() - 31 * 24 * 3600 * 1000;
-  const made = world.run('tokenCreate', {
-    projectId: world.ids.single, asUserId: world.ids.owner, name: 'old', permission: 'read', expires: '30d',
-  }, longAgo);
+  const made = world.run(
+    'tokenCreate',
+    {
+      projectId: world.ids.single,
+      asUserId: world.ids.owner,
+      name: 'old',
+      permission: 'read',
+      expires: '30d',
+    },
+    longAgo,
+  );
   const r = await get('/api/v1/token', made.secret);
   t.equal(r.status, 401);
   t.equal(r.json.error, 'Token expired');
@@ -101,7 +115,10 @@ t.test('402 on every call while the organisation is not eligible, reads included
     t.equal(r.json.docs, `${server.baseUrl}/docs#plan-required`);
   }
   const before = world.snapshot();
-  const write = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${world.ids.flagFree}`, { token: world.secrets.free, body: { enabled: true } });
+  const write = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${world.ids.flagFree}`, {
+    token: world.secrets.free,
+    body: { enabled: true },
+  });
   t.equal(write.status, 402);
   const create = await call(server.baseUrl, 'POST', '/api/v1/flags', { token: world.secrets.free, body: { name: 'paid-only' } });
   t.equal(create.status, 402, 'POST');
@@ -129,7 +146,10 @@ t.test('403 Insufficient permission for a read token on POST and PATCH', async (
   t.equal(post.json.error, 'Insufficient permission');
   t.match(post.json.detail, /read permission/);
   t.match(post.json.detail, /needs write/);
-  const patch = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${world.ids.flag}`, { token: world.secrets.read, body: { enabled: false } });
+  const patch = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${world.ids.flag}`, {
+    token: world.secrets.read,
+    body: { enabled: false },
+  });
   t.equal(patch.status, 403);
   t.equal(world.snapshot(), before, 'nothing changed');
 });
@@ -142,13 +162,15 @@ t.test('403 Environment not permitted names the environment and lists the allowe
   t.match(r.json.detail, /staging/);
   const before = world.snapshot();
   const patch = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${world.ids.groupFlag}?env=production`, {
-    token: world.secrets.stagingWrite, body: { enabled: false },
+    token: world.secrets.stagingWrite,
+    body: { enabled: false },
   });
   t.equal(patch.status, 403);
   t.equal(patch.json.error, 'Environment not permitted');
   t.equal(world.snapshot(), before);
   const ok = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${world.ids.groupFlag}?env=staging`, {
-    token: world.secrets.stagingWrite, body: { trafficPercentage: 40 },
+    token: world.secrets.stagingWrite,
+    body: { trafficPercentage: 40 },
   });
   t.equal(ok.status, 200, 'its own environment is writable');
   const list = await get('/api/v1/flags', world.secrets.stagingWrite);

@@ -17,7 +17,7 @@ const kDaySeconds = 24 * 3600;
 
 /** Resolves once `count` changes wait for the writer: each passed the request's own checks. */
 async function queued(server: TestServer, count: number): Promise<void> {
-  for (const deadline = Date.now() + 30_000; ;) {
+  for (const deadline = Date.now() + 30_000; ; ) {
     if (((await scrapeMetrics(server.baseUrl)).get('flagwire_writer_queue_depth') ?? 0) >= count) return;
     if (Date.now() > deadline) throw new Error(`${count} writes not queued within 30 s`);
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -29,12 +29,19 @@ t.test('a write queued behind a held lock is refused if its token lost its autho
   const world = buildWorld(dataDir);
   t.teardown(() => world.store.close());
   const { ids, secrets, tokenIds } = world;
-  const expiring = world.run('tokenCreate', { projectId: ids.single, asUserId: ids.editor, name: 'expiring', permission: 'write', expires: '30d' });
+  const expiring = world.run('tokenCreate', {
+    projectId: ids.single,
+    asUserId: ids.editor,
+    name: 'expiring',
+    permission: 'write',
+    expires: '30d',
+  });
   // A deadline far beyond the test's waits: the queued writes are answered by the writer, never refused as Storage busy.
   const server = await startTestServer({ dataDir, env: { FLAGWIRE_TEST_HOOKS: '1', FLAGWIRE_WRITE_TIMEOUT_MS: '120000' } });
   t.teardown(() => server.stop());
   const patch = (secret: string, path: string, body: unknown) => call(server.baseUrl, 'PATCH', path, { token: secret, body });
-  const create = (secret: string, name: string) => call(server.baseUrl, 'POST', '/api/v1/flags', { token: secret, body: { name, enabled: true } });
+  const create = (secret: string, name: string) =>
+    call(server.baseUrl, 'POST', '/api/v1/flags', { token: secret, body: { name, enabled: true } });
   const same = (t: TestContext, answer: Reply, fresh: Reply, status: number, title: string, what: string) => {
     t.equal(answer.status, status, `${what}: ${answer.text}`);
     t.equal(answer.json?.error, title, what);
@@ -75,8 +82,18 @@ t.test('a write queued behind a held lock is refused if its token lost its autho
     const created = call(server.baseUrl, 'POST', '/api/v1/flags', { token: secrets.multiWrite, body: { name: 'made-after-downgrade' } });
     await queued(server, 2);
     t.equal((await held.release()).code, 0);
-    same(t, await patched, await patch(secrets.multiWrite, staging, { enabled: false }), 402, 'Plan does not include the Management API', 'the queued PATCH');
-    const fresh = await call(server.baseUrl, 'POST', '/api/v1/flags', { token: secrets.multiWrite, body: { name: 'made-after-downgrade' } });
+    same(
+      t,
+      await patched,
+      await patch(secrets.multiWrite, staging, { enabled: false }),
+      402,
+      'Plan does not include the Management API',
+      'the queued PATCH',
+    );
+    const fresh = await call(server.baseUrl, 'POST', '/api/v1/flags', {
+      token: secrets.multiWrite,
+      body: { name: 'made-after-downgrade' },
+    });
     same(t, await created, fresh, 402, 'Plan does not include the Management API', 'the queued POST');
   });
 
@@ -89,8 +106,13 @@ t.test('a write queued behind a held lock is refused if its token lost its autho
   };
   t.equal(traffic(ids.flag), 40, 'the queued PATCHes were not applied');
   t.strictSame(after.getFlag(ids.groupFlag), before.getFlag(ids.groupFlag), 'the group flag is unchanged');
-  t.same([...after.listFlags(ids.single), ...after.listFlags(ids.multi)].map((f) => f.name).filter((n) => n.startsWith('made-after')), [], 'no queued create was applied');
-  const tokenEntries = [ids.single, ids.multi].flatMap((p) => after.listAudit(p, { limit: 1000, before: null }))
+  t.same(
+    [...after.listFlags(ids.single), ...after.listFlags(ids.multi)].map((f) => f.name).filter((n) => n.startsWith('made-after')),
+    [],
+    'no queued create was applied',
+  );
+  const tokenEntries = [ids.single, ids.multi]
+    .flatMap((p) => after.listAudit(p, { limit: 1000, before: null }))
     .filter((e) => e.actor.startsWith('token:'));
   t.equal(tokenEntries.length, 1, `only the PATCH made before is audited: ${JSON.stringify(tokenEntries)}`);
 });

@@ -18,23 +18,42 @@ t.test('the Management API refuses a flag name with a control character, and cre
   const before = world.snapshot();
   for (const c of kControls) {
     const res = await fetch(`${server.baseUrl}/api/v1/flags`, { method: 'POST', headers: auth, body: JSON.stringify({ name: `a${c}b` }) });
-    const body = await res.json() as { error: string; detail: string; docs: string };
+    const body = (await res.json()) as { error: string; detail: string; docs: string };
     t.equal(res.status, 400, `${hex(c)}: 400`);
-    t.same({ error: body.error, detail: body.detail }, { error: 'Invalid request', detail: `name ${kRule}` }, `${hex(c)}: the usual envelope`);
+    t.same(
+      { error: body.error, detail: body.detail },
+      { error: 'Invalid request', detail: `name ${kRule}` },
+      `${hex(c)}: the usual envelope`,
+    );
   }
-  const ok = await fetch(`${server.baseUrl}/api/v1/flags`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'Ünïcode 名前 ok' }) });
+  const ok = await fetch(`${server.baseUrl}/api/v1/flags`, {
+    method: 'POST',
+    headers: auth,
+    body: JSON.stringify({ name: 'Ünïcode 名前 ok' }),
+  });
   t.equal(ok.status, 201, 'a name without control characters is still created');
-  const created = await ok.json() as { id: string };
-  const after = await fetch(`${server.baseUrl}/api/v1/flags`, { headers: auth }).then((r) => r.json()) as { flags: { id: string; name: string }[] };
-  t.same(after.flags.filter((f) => /[\u0000-\u001f\u007f-\u009f]/.test(f.name)), [], 'no refused name was stored');
+  const created = (await ok.json()) as { id: string };
+  const after = (await fetch(`${server.baseUrl}/api/v1/flags`, { headers: auth }).then((r) => r.json())) as {
+    flags: { id: string; name: string }[];
+  };
+  t.same(
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the test looks for exactly these characters
+    after.flags.filter((f) => /[\u0000-\u001f\u007f-\u009f]/.test(f.name)),
+    [],
+    'no refused name was stored',
+  );
   t.ok(after.flags.some((f) => f.id === created.id));
   t.not(world.snapshot(), before, 'the snapshot sees the one create');
 });
 
-t.test('the writer\'s one rule for names (requireName) refuses every control, at either end too', async (t) => {
+t.test("the writer's one rule for names (requireName) refuses every control, at either end too", async (t) => {
   for (const c of kControls) {
     for (const name of [`a${c}b`, `${c}ab`, `ab${c}`]) {
-      t.throws(() => requireName('name', name), new FlagwireError('INVALID_REQUEST', `name ${kRule}`), `${hex(c)} in ${JSON.stringify(name)}`);
+      t.throws(
+        () => requireName('name', name),
+        new FlagwireError('INVALID_REQUEST', `name ${kRule}`),
+        `${hex(c)} in ${JSON.stringify(name)}`,
+      );
     }
   }
   t.equal(requireName('name', ' a name '), 'a name', 'a name without controls passes, trimmed');

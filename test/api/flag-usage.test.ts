@@ -49,11 +49,17 @@ t.test('both routeSets count, project routes count each flag; written at the flu
   await flushActivity(server);
   const flag = await read(world.ids.flag);
   t.equal(flag.evaluations, 5, '3 flag route + 1 OFREP + 1 project route');
-  t.ok(flag.lastEvaluatedAt >= started && flag.lastEvaluatedAt <= before, `lastEvaluatedAt ${flag.lastEvaluatedAt} is when it was evaluated`);
+  t.ok(
+    flag.lastEvaluatedAt >= started && flag.lastEvaluatedAt <= before,
+    `lastEvaluatedAt ${flag.lastEvaluatedAt} is when it was evaluated`,
+  );
   t.match(await read(world.ids.flag2), { evaluations: 1 }, 'the project route evaluated banner too');
   t.match(await read(world.ids.flagB, world.secrets.writeB), { lastEvaluatedAt: null, evaluations: 0 }, 'another project: nothing');
   const list = (await call(server.baseUrl, 'GET', '/api/v1/flags', { token: world.secrets.read })).json;
-  t.match(list.flags, [{ id: world.ids.flag, evaluations: 5, lastEvaluatedAt: flag.lastEvaluatedAt }, { id: world.ids.flag2, evaluations: 1 }]);
+  t.match(list.flags, [
+    { id: world.ids.flag, evaluations: 5, lastEvaluatedAt: flag.lastEvaluatedAt },
+    { id: world.ids.flag2, evaluations: 1 },
+  ]);
   world.store.resetReadTxn();
   t.equal(world.store.configSeq(), seq, 'usage writes do not move configSeq: workers keep their compiled flags');
 
@@ -63,7 +69,8 @@ t.test('both routeSets count, project routes count each flag; written at the flu
 
 t.test('an OFREP key given by name counts that flag, and no other of its project', async (t) => {
   const r = await call(server.baseUrl, 'POST', '/ofrep/v1/evaluate/flags/checkout', {
-    body: { context: { targetingKey: 'u-1' } }, headers: { 'X-Flagwire-Project': world.ids.single },
+    body: { context: { targetingKey: 'u-1' } },
+    headers: { 'X-Flagwire-Project': world.ids.single },
   });
   t.equal(r.status, 200, 'OFREP by name');
   await flushActivity(server);
@@ -113,16 +120,30 @@ t.test('flag stale: not evaluated for N days, or never evaluated and created bef
   const five = await ok(t, server.dataDir, ['flag', 'stale', project, '--days', '5']);
   t.equal(five.days, 5);
   t.ok(Math.abs(five.before - (Date.now() - 5 * kDayMs)) < 60_000, 'the cut-off is 5 days ago');
-  t.same(five.flags.map((f: { name: string }) => f.name), ['legacy', 'used-long-ago'], 'flagB (created now, never evaluated) is not stale; used-now is not');
+  t.same(
+    five.flags.map((f: { name: string }) => f.name),
+    ['legacy', 'used-long-ago'],
+    'flagB (created now, never evaluated) is not stale; used-now is not',
+  );
   t.match(five.flags[1], { id: usedLongAgo, evaluations: 1, lastEvaluatedAt: Number });
   const fifteen = await ok(t, server.dataDir, ['flag', 'stale', project, '--days', '15']);
-  t.same(fifteen.flags.map((f: { id: string }) => f.id), [legacy], 'used 10 days ago is not stale for 15 days');
+  t.same(
+    fifteen.flags.map((f: { id: string }) => f.id),
+    [legacy],
+    'used 10 days ago is not stale for 15 days',
+  );
   t.same((await ok(t, server.dataDir, ['flag', 'stale', project])).flags, [], 'default 30 days: created 20 days ago is not stale');
   t.notOk([...five.flags, ...fifteen.flags].some((f: { id: string }) => f.id === usedNow));
 
   const human = await cli(server.dataDir, ['flag', 'stale', project, '--days', '5'], { json: false });
-  t.match(human.stdout, new RegExp(`^Not evaluated for 5 days:\\nID +NAME +LAST EVALUATED +EVALUATIONS +UPDATED\\n${legacy} +legacy +never +0 +`));
-  t.equal((await cli(server.dataDir, ['flag', 'stale', project], { json: false })).stdout, 'No flag has gone 30 days without an evaluation.\n');
+  t.match(
+    human.stdout,
+    new RegExp(`^Not evaluated for 5 days:\\nID +NAME +LAST EVALUATED +EVALUATIONS +UPDATED\\n${legacy} +legacy +never +0 +`),
+  );
+  t.equal(
+    (await cli(server.dataDir, ['flag', 'stale', project], { json: false })).stdout,
+    'No flag has gone 30 days without an evaluation.\n',
+  );
   const bad = await cli(server.dataDir, ['flag', 'stale', project, '--days', '0']);
   t.equal(bad.code, 2, '--days 0 is a usage error');
   t.match(bad.stderr, /--days must be a whole number from 1 to 3650, not "0"/);

@@ -9,10 +9,19 @@ const get = (path: string, token: string) => call(server.baseUrl, 'GET', path, {
 t.test('list: every flag of the project, flat form for single flags', async (t) => {
   const r = await get('/api/v1/flags', world.secrets.read);
   t.equal(r.status, 200);
-  t.same(r.json.flags.map((f: { name: string }) => f.name), ['checkout', 'banner']);
+  t.same(
+    r.json.flags.map((f: { name: string }) => f.name),
+    ['checkout', 'banner'],
+  );
   const [checkout] = r.json.flags;
   t.match(checkout, {
-    id: world.ids.flag, name: 'checkout', kind: 'flag', enabled: true, trafficPercentage: 50, cohorts: ['alice'], audienceId: null,
+    id: world.ids.flag,
+    name: 'checkout',
+    kind: 'flag',
+    enabled: true,
+    trafficPercentage: 50,
+    cohorts: ['alice'],
+    audienceId: null,
   });
   t.type(checkout.updatedAt, 'number');
   t.notOk('environments' in checkout);
@@ -22,7 +31,10 @@ t.test('list: every flag of the project, flat form for single flags', async (t) 
 
 t.test('list: ?name= is an exact filter; no match is an empty array', async (t) => {
   const r = await get('/api/v1/flags?name=banner', world.secrets.read);
-  t.same(r.json.flags.map((f: { id: string }) => f.id), [world.ids.flag2]);
+  t.same(
+    r.json.flags.map((f: { id: string }) => f.id),
+    [world.ids.flag2],
+  );
   t.same((await get('/api/v1/flags?name=Banner', world.secrets.read)).json, { flags: [] });
   t.same((await get('/api/v1/flags?name=ban', world.secrets.read)).json, { flags: [] });
 });
@@ -34,10 +46,18 @@ t.test('list: group flags in environments form with effective cohorts', async (t
   t.equal(flag.kind, 'groupflag');
   t.notOk('enabled' in flag, 'no flat state in environments form');
   t.same(flag.environments.staging, {
-    enabled: true, trafficPercentage: 100, cohorts: ['wide-1', 'wide-2'], audienceId: null, updatedAt: flag.updatedAt,
+    enabled: true,
+    trafficPercentage: 100,
+    cohorts: ['wide-1', 'wide-2'],
+    audienceId: null,
+    updatedAt: flag.updatedAt,
   });
   t.same(flag.environments.production, {
-    enabled: false, trafficPercentage: 0, cohorts: ['qa'], audienceId: null, updatedAt: flag.updatedAt,
+    enabled: false,
+    trafficPercentage: 0,
+    cohorts: ['qa'],
+    audienceId: null,
+    updatedAt: flag.updatedAt,
   });
 });
 
@@ -48,7 +68,11 @@ t.test('list: ?env= gives group flags in flat form for that environment', async 
   const single = await get('/api/v1/flags?env=staging', world.secrets.read);
   t.equal(single.status, 400, 'single project: drop env');
   t.equal(single.json.error, 'Invalid request');
-  t.equal(single.json.detail, 'This project is a single-environment project, which has no environments; drop the "env" query parameter.', 'worded for the list, not a flag');
+  t.equal(
+    single.json.detail,
+    'This project is a single-environment project, which has no environments; drop the "env" query parameter.',
+    'worded for the list, not a flag',
+  );
 });
 
 t.test('get: single flag flat; group flag environments form, or flat with ?env=', async (t) => {
@@ -58,7 +82,15 @@ t.test('get: single flag flat; group flag environments form, or flat with ?env='
   const group = await get(`/api/v1/flags/${world.ids.groupFlag}`, world.secrets.multiRead);
   t.same(Object.keys(group.json.environments), ['staging', 'production']);
   const flat = await get(`/api/v1/flags/${world.ids.groupFlag}?env=staging`, world.secrets.multiRead);
-  t.match(flat.json, { id: world.ids.groupFlag, kind: 'groupflag', environment: 'staging', enabled: true, trafficPercentage: 100, cohorts: ['wide-1', 'wide-2'], audienceId: null });
+  t.match(flat.json, {
+    id: world.ids.groupFlag,
+    kind: 'groupflag',
+    environment: 'staging',
+    enabled: true,
+    trafficPercentage: 100,
+    cohorts: ['wide-1', 'wide-2'],
+    audienceId: null,
+  });
   t.notOk('environments' in flat.json);
 });
 
@@ -76,7 +108,7 @@ t.test('get: an unknown environment is a 400 listing the valid ones', async (t) 
   t.match(r.json.detail, /staging, production/);
 });
 
-t.test('get: 404 for an unknown id and for another project\'s flag, byte-identical', async (t) => {
+t.test("get: 404 for an unknown id and for another project's flag, byte-identical", async (t) => {
   const other = await get(`/api/v1/flags/${world.ids.flagB}`, world.secrets.read);
   t.equal(other.status, 404);
   t.equal(other.json.error, 'Not found');
@@ -84,7 +116,10 @@ t.test('get: 404 for an unknown id and for another project\'s flag, byte-identic
   const unknown = await get('/api/v1/flags/flg_doesNotExist01', world.secrets.read);
   t.equal(unknown.status, 404);
   t.equal(unknown.text, other.text, 'identical bytes');
-  const patch = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${world.ids.flagB}`, { token: world.secrets.write, body: { enabled: false } });
+  const patch = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${world.ids.flagB}`, {
+    token: world.secrets.write,
+    body: { enabled: false },
+  });
   t.equal(patch.status, 404);
   t.equal(patch.text, other.text, 'PATCH gives the same bytes');
 });
@@ -98,7 +133,13 @@ t.test('environments is {} for a multi-environment project without environments'
 });
 
 t.test('unknown paths under /api/v1 are 404 Not found in the envelope', async (t) => {
-  for (const [method, path] of [['GET', '/api/v1/nope'], ['GET', '/api/v1/flags/a/b'], ['DELETE', `/api/v1/flags/${world.ids.flag}`], ['PUT', '/api/v1/flags'], ['GET', '/api/v1/']]) {
+  for (const [method, path] of [
+    ['GET', '/api/v1/nope'],
+    ['GET', '/api/v1/flags/a/b'],
+    ['DELETE', `/api/v1/flags/${world.ids.flag}`],
+    ['PUT', '/api/v1/flags'],
+    ['GET', '/api/v1/'],
+  ]) {
     const r = await call(server.baseUrl, method!, path!, { token: world.secrets.write });
     t.equal(r.status, 404, `${method} ${path}`);
     t.equal(r.json.error, 'Not found');

@@ -27,7 +27,16 @@ async function refused(t: Test, status: number, request: () => Promise<{ status:
 t.test('create on a single-environment project: defaults and 201 with the representation', async (t) => {
   const r = await post(world.secrets.write, { name: 'fresh', description: 'd', tags: ['x', 'x', 'y'] });
   t.equal(r.status, 201);
-  t.match(r.json, { name: 'fresh', kind: 'flag', enabled: false, trafficPercentage: 0, cohorts: [], audienceId: null, description: 'd', tags: ['x', 'y'] });
+  t.match(r.json, {
+    name: 'fresh',
+    kind: 'flag',
+    enabled: false,
+    trafficPercentage: 0,
+    cohorts: [],
+    audienceId: null,
+    description: 'd',
+    tags: ['x', 'y'],
+  });
   const got = await call(server.baseUrl, 'GET', `/api/v1/flags/${r.json.id}`, { token: world.secrets.read });
   t.same(got.json, r.json, 'GET returns what POST returned');
   const entry = audit(world.ids.single)[0]!;
@@ -35,13 +44,22 @@ t.test('create on a single-environment project: defaults and 201 with the repres
 });
 
 t.test('create with full state and an audience of the project', async (t) => {
-  const r = await post(world.secrets.write, { name: 'full', enabled: true, trafficPercentage: 100, cohorts: ['a'], audienceId: world.ids.audience });
+  const r = await post(world.secrets.write, {
+    name: 'full',
+    enabled: true,
+    trafficPercentage: 100,
+    cohorts: ['a'],
+    audienceId: world.ids.audience,
+  });
   t.equal(r.status, 201);
   t.match(r.json, { enabled: true, trafficPercentage: 100, cohorts: ['a'], audienceId: world.ids.audience });
 });
 
 t.test('create on a multi-environment project: left-out environments start at defaults', async (t) => {
-  const r = await post(world.secrets.multiWrite, { name: 'g-new', environments: { staging: { enabled: true, trafficPercentage: 30, cohorts: ['s'] }, production: {} } });
+  const r = await post(world.secrets.multiWrite, {
+    name: 'g-new',
+    environments: { staging: { enabled: true, trafficPercentage: 30, cohorts: ['s'] }, production: {} },
+  });
   t.equal(r.status, 201);
   t.equal(r.json.kind, 'groupflag');
   t.match(r.json.environments.staging, { enabled: true, trafficPercentage: 30, cohorts: ['s'], audienceId: null });
@@ -69,9 +87,12 @@ t.test('create: malformed JSON, non-object bodies and wrong content type are 400
 });
 
 t.test('create: every body problem reported together with its path', async (t) => {
-  const json = await refused(t, 400, () => post(world.secrets.multiWrite, {
-    environments: { staging: { trafficPercentage: 101, enabled: 'yes' }, production: { cohorts: 'qa' } }, colour: 1,
-  }));
+  const json = await refused(t, 400, () =>
+    post(world.secrets.multiWrite, {
+      environments: { staging: { trafficPercentage: 101, enabled: 'yes' }, production: { cohorts: 'qa' } },
+      colour: 1,
+    }),
+  );
   t.equal(json.error, 'Invalid request');
   for (const part of [
     'name is required',
@@ -79,7 +100,8 @@ t.test('create: every body problem reported together with its path', async (t) =
     'environments.staging.trafficPercentage must be a whole number between 0 and 100',
     'environments.staging.enabled must be true or false',
     'environments.production.cohorts must be an array',
-  ]) t.match(json.detail, part);
+  ])
+    t.match(json.detail, part);
   t.equal(json.detail.split('; ').length, 5);
 });
 
@@ -92,54 +114,81 @@ t.test('create: flat state on a multi project and environments on a single proje
   t.match(unknownEnv.detail, /environments\.prod is not an environment of this project \(valid environments: staging, production\)/);
 });
 
-t.test('create: an audience that is not the project\'s is a 400', async (t) => {
+t.test("create: an audience that is not the project's is a 400", async (t) => {
   const json = await refused(t, 400, () => post(world.secrets.write, { name: 'x', audienceId: world.ids.audienceB }));
   t.equal(json.detail, `Audience "${world.ids.audienceB}" does not exist on this project.`);
-  const nested = await refused(t, 400, () => post(world.secrets.multiWrite, { name: 'x', environments: { staging: { audienceId: 'aud_nope' } } }));
+  const nested = await refused(t, 400, () =>
+    post(world.secrets.multiWrite, { name: 'x', environments: { staging: { audienceId: 'aud_nope' } } }),
+  );
   t.equal(nested.detail, 'Audience "aud_nope" does not exist on this project.');
 });
 
-t.test('create: schema problems and the project\'s problems are reported together', async (t) => {
+t.test("create: schema problems and the project's problems are reported together", async (t) => {
   const flat = await refused(t, 400, () => post(world.secrets.multiWrite, { name: 'x', enabled: 'yes', trafficPercentage: 10 }));
   t.equal(flat.error, 'Invalid request');
-  t.equal(flat.detail, [
-    'enabled must be true or false',
-    'this is a multi-environment project: move enabled, trafficPercentage under "environments" (for example {"environments": {"staging": {"enabled": true}}})',
-  ].join('; '));
+  t.equal(
+    flat.detail,
+    [
+      'enabled must be true or false',
+      'this is a multi-environment project: move enabled, trafficPercentage under "environments" (for example {"environments": {"staging": {"enabled": true}}})',
+    ].join('; '),
+  );
   const audience = await refused(t, 400, () => post(world.secrets.write, { trafficPercentage: 500, audienceId: 'aud_nope' }));
-  t.equal(audience.detail, [
-    'name is required',
-    'trafficPercentage must be a whole number between 0 and 100',
-    'Audience "aud_nope" does not exist on this project.',
-  ].join('; '));
-  const unknownEnv = await refused(t, 400, () => post(world.secrets.multiWrite, { name: 'x', environments: { prod: { trafficPercentage: 500 } } }));
-  t.equal(unknownEnv.detail, [
-    'environments.prod.trafficPercentage must be a whole number between 0 and 100',
-    'environments.prod is not an environment of this project (valid environments: staging, production)',
-  ].join('; '));
-  const everything = await refused(t, 400, () => post(world.secrets.multiWrite, {
-    name: 'search', colour: 1, cohorts: ['a'],
-    environments: { staging: { enabled: 'on', audienceId: 'aud_nope' }, qa: {} },
-  }));
-  t.equal(everything.detail, [
-    'unknown field "colour"',
-    'environments.staging.enabled must be true or false',
-    'this is a multi-environment project: move cohorts under "environments" (for example {"environments": {"staging": {"enabled": true}}})',
-    'environments.qa is not an environment of this project (valid environments: staging, production)',
-    'Audience "aud_nope" does not exist on this project.',
-    'a flag named "search" already exists in this project',
-  ].join('; '));
+  t.equal(
+    audience.detail,
+    [
+      'name is required',
+      'trafficPercentage must be a whole number between 0 and 100',
+      'Audience "aud_nope" does not exist on this project.',
+    ].join('; '),
+  );
+  const unknownEnv = await refused(t, 400, () =>
+    post(world.secrets.multiWrite, { name: 'x', environments: { prod: { trafficPercentage: 500 } } }),
+  );
+  t.equal(
+    unknownEnv.detail,
+    [
+      'environments.prod.trafficPercentage must be a whole number between 0 and 100',
+      'environments.prod is not an environment of this project (valid environments: staging, production)',
+    ].join('; '),
+  );
+  const everything = await refused(t, 400, () =>
+    post(world.secrets.multiWrite, {
+      name: 'search',
+      colour: 1,
+      cohorts: ['a'],
+      environments: { staging: { enabled: 'on', audienceId: 'aud_nope' }, qa: {} },
+    }),
+  );
+  t.equal(
+    everything.detail,
+    [
+      'unknown field "colour"',
+      'environments.staging.enabled must be true or false',
+      'this is a multi-environment project: move cohorts under "environments" (for example {"environments": {"staging": {"enabled": true}}})',
+      'environments.qa is not an environment of this project (valid environments: staging, production)',
+      'Audience "aud_nope" does not exist on this project.',
+      'a flag named "search" already exists in this project',
+    ].join('; '),
+  );
   const single = await refused(t, 400, () => post(world.secrets.write, { name: 'x', environments: { prod: { enabled: 1 } } }));
-  t.equal(single.detail, [
-    'environments.prod.enabled must be true or false',
-    'this is a single-environment project: drop "environments" and send enabled, trafficPercentage, cohorts and audienceId at the top level',
-  ].join('; '));
+  t.equal(
+    single.detail,
+    [
+      'environments.prod.enabled must be true or false',
+      'this is a single-environment project: drop "environments" and send enabled, trafficPercentage, cohorts and audienceId at the top level',
+    ].join('; '),
+  );
 });
 
 t.test('create: a body problem is a 400 even for an environment the token may not change; a valid one is the 403', async (t) => {
-  const bad = await refused(t, 400, () => post(world.secrets.stagingWrite, { name: 'x', environments: { production: { trafficPercentage: 500 } } }));
+  const bad = await refused(t, 400, () =>
+    post(world.secrets.stagingWrite, { name: 'x', environments: { production: { trafficPercentage: 500 } } }),
+  );
   t.equal(bad.detail, 'environments.production.trafficPercentage must be a whole number between 0 and 100');
-  const denied = await refused(t, 403, () => post(world.secrets.stagingWrite, { name: 'x', environments: { production: { trafficPercentage: 50 } } }));
+  const denied = await refused(t, 403, () =>
+    post(world.secrets.stagingWrite, { name: 'x', environments: { production: { trafficPercentage: 50 } } }),
+  );
   t.equal(denied.error, 'Forbidden');
 });
 
@@ -160,7 +209,10 @@ t.test('patch: a real change is 200 changed:true, moves updatedAt and writes one
   const entries = audit(world.ids.single);
   t.equal(entries.length, auditBefore + 1);
   t.match(entries[0], {
-    actor: `token:${world.tokenIds.write}`, actorName: 'ci-write', action: 'flag.patch', flagId: world.ids.flag,
+    actor: `token:${world.tokenIds.write}`,
+    actorName: 'ci-write',
+    action: 'flag.patch',
+    flagId: world.ids.flag,
     changes: { enabled: { before: true, after: false }, trafficPercentage: { before: 50, after: 75 } },
   });
 });
@@ -196,21 +248,36 @@ t.test('patch rule 9: query, schema and audience problems in one detail', async 
   t.equal(body.error, 'Invalid request');
   t.equal(body.detail, '"trafficPercentage" must be a whole number between 0 and 100; Audience "aud_nope" does not exist on this project.');
   const group = world.ids.groupFlag;
-  const missing = await refused(t, 400, () => patch(world.secrets.multiWrite, group, { trafficPercentage: 500, audienceId: 'aud_nope', colour: 1 }));
-  t.equal(missing.detail, [
-    'This flag belongs to a multi-environment project: add the "env" query parameter (valid environments: staging, production).',
-    'unknown field "colour"',
-    '"trafficPercentage" must be a whole number between 0 and 100',
-    'Audience "aud_nope" does not exist on this project.',
-  ].join('; '));
+  const missing = await refused(t, 400, () =>
+    patch(world.secrets.multiWrite, group, { trafficPercentage: 500, audienceId: 'aud_nope', colour: 1 }),
+  );
+  t.equal(
+    missing.detail,
+    [
+      'This flag belongs to a multi-environment project: add the "env" query parameter (valid environments: staging, production).',
+      'unknown field "colour"',
+      '"trafficPercentage" must be a whole number between 0 and 100',
+      'Audience "aud_nope" does not exist on this project.',
+    ].join('; '),
+  );
   const unknown = await refused(t, 400, () => patch(world.secrets.multiWrite, group, { enabled: 'yes' }, '?env=qa'));
   t.equal(unknown.detail, 'Unknown environment "qa"; valid environments: staging, production.; "enabled" must be true or false');
   const single = await refused(t, 400, () => patch(world.secrets.write, world.ids.flag, { cohorts: null }, '?env=staging'));
-  t.equal(single.detail, 'This flag belongs to a single-environment project, which has no environments; drop the "env" query parameter.; "cohorts" cannot be null');
-  const notJson = await refused(t, 400, () => call(server.baseUrl, 'PATCH', `/api/v1/flags/${group}`, { token: world.secrets.multiWrite, raw: '{"enabled":' }));
-  t.match(notJson.detail, /^This flag belongs to a multi-environment project: add the "env" query parameter .*; The request body is not valid JSON/);
+  t.equal(
+    single.detail,
+    'This flag belongs to a single-environment project, which has no environments; drop the "env" query parameter.; "cohorts" cannot be null',
+  );
+  const notJson = await refused(t, 400, () =>
+    call(server.baseUrl, 'PATCH', `/api/v1/flags/${group}`, { token: world.secrets.multiWrite, raw: '{"enabled":' }),
+  );
+  t.match(
+    notJson.detail,
+    /^This flag belongs to a multi-environment project: add the "env" query parameter .*; The request body is not valid JSON/,
+  );
   for (const raw of ['', '{}']) {
-    const empty = await refused(t, 400, () => call(server.baseUrl, 'PATCH', `/api/v1/flags/${group}`, { token: world.secrets.multiWrite, raw }));
+    const empty = await refused(t, 400, () =>
+      call(server.baseUrl, 'PATCH', `/api/v1/flags/${group}`, { token: world.secrets.multiWrite, raw }),
+    );
     t.match(empty.detail, /add the "env" query parameter/);
     t.match(empty.detail, /no fields to update/i);
     for (const key of ['enabled', 'trafficPercentage', 'cohorts', 'audienceId']) t.match(empty.detail, `"${key}"`);
@@ -221,8 +288,14 @@ t.test('patch: 404 and 403 keep precedence over 400 problems', async (t) => {
   const bad = { trafficPercentage: 500, colour: 1 };
   const known404 = (await call(server.baseUrl, 'GET', '/api/v1/flags/flg_doesNotExist01', { token: world.secrets.read })).json;
   // An id that exists nowhere, another project's single flag, another project's group flag.
-  for (const [id, query] of [['flg_doesNotExist01', '?env=qa'], [world.ids.flagB, ''], [world.ids.groupFlag, '?env=qa']] as const) {
-    const r = await refused(t, 404, () => call(server.baseUrl, 'PATCH', `/api/v1/flags/${id}${query}`, { token: world.secrets.write, body: bad }));
+  for (const [id, query] of [
+    ['flg_doesNotExist01', '?env=qa'],
+    [world.ids.flagB, ''],
+    [world.ids.groupFlag, '?env=qa'],
+  ] as const) {
+    const r = await refused(t, 404, () =>
+      call(server.baseUrl, 'PATCH', `/api/v1/flags/${id}${query}`, { token: world.secrets.write, body: bad }),
+    );
     t.same(r, known404, `${id}${query}: the 404 of an unknown flag`);
   }
   const denied = await refused(t, 403, () => patch(world.secrets.stagingWrite, world.ids.groupFlag, bad, '?env=production'));
@@ -283,26 +356,47 @@ t.test('patch on a group flag: the audit entry names the environment; other envi
   t.equal(r.json.changed, true);
   const after = await read();
   t.equal(after.environments.staging.audienceId, world.ids.multiAudience);
-  t.same(withoutTime(after.environments.staging), { ...withoutTime(before.environments.staging), audienceId: world.ids.multiAudience }, 'only audienceId changed in staging');
+  t.same(
+    withoutTime(after.environments.staging),
+    { ...withoutTime(before.environments.staging), audienceId: world.ids.multiAudience },
+    'only audienceId changed in staging',
+  );
   t.same(withoutTime(after.environments.production), withoutTime(before.environments.production), 'production unchanged');
   const [entry] = audit(world.ids.multi);
   t.strictSame(
-    { actor: entry!.actor, actorName: entry!.actorName, action: entry!.action, flagId: entry!.flagId, env: entry!.env, changes: entry!.changes },
     {
-      actor: `token:${world.tokenIds.multiWrite}`, actorName: 'platform-write', action: 'flag.patch', flagId: id, env: 'staging',
+      actor: entry!.actor,
+      actorName: entry!.actorName,
+      action: entry!.action,
+      flagId: entry!.flagId,
+      env: entry!.env,
+      changes: entry!.changes,
+    },
+    {
+      actor: `token:${world.tokenIds.multiWrite}`,
+      actorName: 'platform-write',
+      action: 'flag.patch',
+      flagId: id,
+      env: 'staging',
       changes: { audienceId: { before: null, after: world.ids.multiAudience } },
     },
   );
 });
 
-t.test('a token of project A can neither read nor change project B\'s flags', async (t) => {
+t.test("a token of project A can neither read nor change project B's flags", async (t) => {
   const before = world.snapshot();
-  for (const [method, body] of [['GET', undefined], ['PATCH', { enabled: false }]] as const) {
+  for (const [method, body] of [
+    ['GET', undefined],
+    ['PATCH', { enabled: false }],
+  ] as const) {
     const r = await call(server.baseUrl, method, `/api/v1/flags/${world.ids.flagB}`, { token: world.secrets.write, body });
     t.equal(r.status, 404, method);
   }
   const list = await call(server.baseUrl, 'GET', '/api/v1/flags', { token: world.secrets.write });
-  t.notOk(list.json.flags.some((f: { id: string }) => f.id === world.ids.flagB), 'not listed');
+  t.notOk(
+    list.json.flags.some((f: { id: string }) => f.id === world.ids.flagB),
+    'not listed',
+  );
   t.equal(world.snapshot(), before);
 });
 
@@ -323,9 +417,14 @@ t.test('413 for a chunked body over 1 MiB without Content-Length: the server sto
   let failure: Error | null = null;
   socket.on('error', (err) => (failure = err));
   const closing = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-  socket.write(rawRequest('POST', '/api/v1/flags', [
-    ['Host', '127.0.0.1'], ['Authorization', `Bearer ${world.secrets.write}`], ['Content-Type', 'application/json'], ['Transfer-Encoding', 'chunked'],
-  ]));
+  socket.write(
+    rawRequest('POST', '/api/v1/flags', [
+      ['Host', '127.0.0.1'],
+      ['Authorization', `Bearer ${world.secrets.write}`],
+      ['Content-Type', 'application/json'],
+      ['Transfer-Encoding', 'chunked'],
+    ]),
+  );
   // Only the byte counter can stop this body: there is no Content-Length to refuse it by, and the body
   // never ends (no last chunk). The client sends just past 1 MiB and then waits: bytes still unread on
   // the server when it closes would turn its FIN into a reset, which can discard the answer unread.
@@ -362,16 +461,24 @@ t.test('CORS: every response allows any origin; preflight needs no token', async
   t.equal(pre.status, 204);
   t.equal(pre.headers.get('access-control-allow-origin'), '*');
   t.equal(pre.headers.get('access-control-allow-methods'), 'GET, POST, PATCH, OPTIONS');
-  t.equal(pre.headers.get('access-control-allow-headers'), 'Content-Type, Authorization', 'exactly the spec\'s headers');
+  t.equal(pre.headers.get('access-control-allow-headers'), 'Content-Type, Authorization', "exactly the spec's headers");
   const evalPre = await call(server.baseUrl, 'OPTIONS', `/v1/flags/${world.ids.flag}`, {
     headers: { origin: 'https://example.test', 'access-control-request-method': 'GET' },
   });
   t.equal(evalPre.status, 204);
   t.equal(evalPre.headers.get('access-control-allow-headers'), 'Content-Type, Authorization', 'the Evaluation API too');
   const ofrepPre = await call(server.baseUrl, 'OPTIONS', '/ofrep/v1/evaluate/flags', {
-    headers: { origin: 'https://example.test', 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-flagwire-project' },
+    headers: {
+      origin: 'https://example.test',
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'x-flagwire-project',
+    },
   });
   t.equal(ofrepPre.status, 204);
   t.equal(ofrepPre.headers.get('access-control-allow-origin'), '*');
-  t.equal(ofrepPre.headers.get('access-control-allow-headers'), 'Content-Type, Authorization, X-Flagwire-Project, If-None-Match, Last-Event-ID', 'OFREP clients send three more');
+  t.equal(
+    ofrepPre.headers.get('access-control-allow-headers'),
+    'Content-Type, Authorization, X-Flagwire-Project, If-None-Match, Last-Event-ID',
+    'OFREP clients send three more',
+  );
 });

@@ -9,7 +9,10 @@ const { server, world } = await startWorldServer(t, { FLAGWIRE_TEST_HOOKS: '1' }
 t.test('an unexpected fault is a 500 in the envelope, without a stack trace, and is logged', async (t) => {
   const before = world.snapshot();
   t.equal((await call(server.baseUrl, 'POST', '/__test/fault?count=1')).status, 200);
-  const r = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${world.ids.flag}`, { token: world.secrets.write, body: { enabled: false } });
+  const r = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${world.ids.flag}`, {
+    token: world.secrets.write,
+    body: { enabled: false },
+  });
   t.equal(r.status, 500);
   t.match(r.headers.get('content-type'), /^application\/json/);
   t.equal(r.headers.get('access-control-allow-origin'), '*');
@@ -26,7 +29,11 @@ t.test('an unexpected fault is a 500 in the envelope, without a stack trace, and
   const deadline = Date.now() + 5000;
   let line: { level: number; msg: string; method: string; path: string; err: { message: string; stack: string } } | undefined;
   while (line === undefined && Date.now() < deadline) {
-    line = server.logs().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l))
+    line = server
+      .logs()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l))
       .find((l) => l.msg === 'unexpected error in the Management API');
     if (line === undefined) await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -37,7 +44,10 @@ t.test('an unexpected fault is a 500 in the envelope, without a stack trace, and
   t.equal(line?.err.message, 'fault injected by POST /__test/fault');
   t.match(line?.err.stack, /\n\s+at /, 'the stack trace goes to the log');
 
-  const again = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${world.ids.flag}`, { token: world.secrets.write, body: { enabled: false } });
+  const again = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${world.ids.flag}`, {
+    token: world.secrets.write,
+    body: { enabled: false },
+  });
   t.equal(again.status, 200, 'the next request is served');
 });
 

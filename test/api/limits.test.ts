@@ -91,7 +91,11 @@ t.test('valid-but-refused tokens never count toward the lockout', async (t) => {
   const { server, world } = await setup(t);
   world.run('tokenRevoke', { tokenId: world.tokenIds.multiRead!, asUserId: world.ids.owner });
   const expiring = world.run('tokenCreate', {
-    projectId: world.ids.single, asUserId: world.ids.editor, name: 'short-lived', permission: 'read', expires: '30d',
+    projectId: world.ids.single,
+    asUserId: world.ids.editor,
+    name: 'short-lived',
+    permission: 'read',
+    expires: '30d',
   });
   t.equal((await call(server.baseUrl, 'GET', '/api/v1/token', { token: expiring.secret })).status, 200, 'works until it expires');
   await advanceClock(server, 30 * kDaySeconds + 1);
@@ -100,17 +104,26 @@ t.test('valid-but-refused tokens never count toward the lockout', async (t) => {
   for (let i = 0; i < 25; i++) {
     t.equal((await call(server.baseUrl, 'GET', '/api/v1/token', { token: world.secrets.multiRead })).status, 401);
     t.equal((await call(server.baseUrl, 'GET', '/api/v1/token', { token: expiring.secret })).status, 401);
-    t.equal((await call(server.baseUrl, 'PATCH', `/api/v1/flags/${world.ids.flag}`, { token: world.secrets.read, body: { enabled: true } })).status, 403);
-    t.equal((await call(server.baseUrl, 'GET', `/api/v1/flags/${world.ids.groupFlag}?env=production`, { token: world.secrets.stagingWrite })).status, 403);
+    t.equal(
+      (await call(server.baseUrl, 'PATCH', `/api/v1/flags/${world.ids.flag}`, { token: world.secrets.read, body: { enabled: true } }))
+        .status,
+      403,
+    );
+    t.equal(
+      (await call(server.baseUrl, 'GET', `/api/v1/flags/${world.ids.groupFlag}?env=production`, { token: world.secrets.stagingWrite }))
+        .status,
+      403,
+    );
   }
   t.equal((await call(server.baseUrl, 'GET', '/api/v1/token', { token: world.secrets.read })).status, 200);
 });
 
 t.test('CORS preflights are neither counted nor refused by either limit', async (t) => {
   const { server, world } = await setup(t, { FLAGWIRE_RATE_LIMIT: '4', FLAGWIRE_AUTH_FAIL_LIMIT: '1' });
-  const preflight = () => call(server.baseUrl, 'OPTIONS', '/api/v1/flags', {
-    headers: { origin: 'https://app.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' },
-  });
+  const preflight = () =>
+    call(server.baseUrl, 'OPTIONS', '/api/v1/flags', {
+      headers: { origin: 'https://app.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' },
+    });
   const get = (token?: string) => call(server.baseUrl, 'GET', '/api/v1/token', token === undefined ? {} : { token });
   for (let i = 0; i < 10; i++) t.equal((await preflight()).status, 204);
   t.equal((await get()).status, 401, 'request 1: a failed authentication');

@@ -34,8 +34,12 @@ async function refused(t: Test, request: () => Promise<{ status: number; json: a
 
 t.test('the report: lone surrogates are refused, so three names can no longer become one', async (t) => {
   await refused(t, () => post(world.secrets.write, '{"name":"vip-flag","cohorts":["vip\\ud800"]}'), lone('cohorts[0]', '\\uD800'));
-  for (const [escape, unit] of [['\\ud800', '\\uD800'], ['\\udbff', '\\uDBFF'], ['\\udc00', '\\uDC00']]) {
-    await refused(t, () => post(world.secrets.write, `{"name":"dup${escape}"}`), lone('name', unit));
+  for (const [escaped, unit] of [
+    ['\\ud800', '\\uD800'],
+    ['\\udbff', '\\uDBFF'],
+    ['\\udc00', '\\uDC00'],
+  ]) {
+    await refused(t, () => post(world.secrets.write, `{"name":"dup${escaped}"}`), lone('name', unit));
   }
   const replaced = await get(`${kFlags}?name=${encodeURIComponent('dup\uFFFD\uFFFD\uFFFD')}`);
   t.same(replaced.json.flags, [], 'no flag was stored under the name the three would have collapsed to');
@@ -54,28 +58,50 @@ t.test('create: every stored string and every key is checked, all problems in on
   await refused(t, () => post(w, '{"name":"a","audienceId":"aud\\ud800"}'), lone('audienceId', '\\uD800'));
   await refused(t, () => post(w, '{"name":"k","col\\ud800our":1}'), lone('the key col\\uD800our', '\\uD800'));
   await refused(t, () => post(w, '{"name":"u","extra":{"deep":["\\udc01"]}}'), lone('extra.deep[0]', '\\uDC01'));
-  await refused(t, () => post(w, '{"tags":["\\ud800"],"name":"n\\udc00","cohorts":["a","b","\\udbff"]}'), [
-    lone('tags[0]', '\\uD800'), lone('name', '\\uDC00'), lone('cohorts[2]', '\\uDBFF'),
-  ].join('; '));
+  await refused(
+    t,
+    () => post(w, '{"tags":["\\ud800"],"name":"n\\udc00","cohorts":["a","b","\\udbff"]}'),
+    [lone('tags[0]', '\\uD800'), lone('name', '\\uDC00'), lone('cohorts[2]', '\\uDBFF')].join('; '),
+  );
 
   const m = world.secrets.multiWrite;
-  await refused(t, () => post(m, '{"name":"g","environments":{"production":{"cohorts":["ok","qa\\ud800"]}}}'),
-    lone('environments.production.cohorts[1]', '\\uD800'));
-  await refused(t, () => post(m, '{"name":"g","environments":{"staging":{"audienceId":"\\udc00"}}}'), lone('environments.staging.audienceId', '\\uDC00'));
-  await refused(t, () => post(m, '{"name":"g","environments":{"prod\\ud800":{"cohorts":["\\udfff"]}}}'), [
-    lone('the key environments.prod\\uD800', '\\uD800'), lone('environments.prod\\uD800.cohorts[0]', '\\uDFFF'),
-  ].join('; '));
+  await refused(
+    t,
+    () => post(m, '{"name":"g","environments":{"production":{"cohorts":["ok","qa\\ud800"]}}}'),
+    lone('environments.production.cohorts[1]', '\\uD800'),
+  );
+  await refused(
+    t,
+    () => post(m, '{"name":"g","environments":{"staging":{"audienceId":"\\udc00"}}}'),
+    lone('environments.staging.audienceId', '\\uDC00'),
+  );
+  await refused(
+    t,
+    () => post(m, '{"name":"g","environments":{"prod\\ud800":{"cohorts":["\\udfff"]}}}'),
+    [lone('the key environments.prod\\uD800', '\\uD800'), lone('environments.prod\\uD800.cohorts[0]', '\\uDFFF')].join('; '),
+  );
 });
 
 t.test('patch: every field, both project kinds, with the env problem in the same detail', async (t) => {
-  await refused(t, () => patch(world.secrets.write, world.ids.flag, '{"enabled":true,"cohorts":["a","\\ud800"]}'), lone('"cohorts[1]"', '\\uD800'));
+  await refused(
+    t,
+    () => patch(world.secrets.write, world.ids.flag, '{"enabled":true,"cohorts":["a","\\ud800"]}'),
+    lone('"cohorts[1]"', '\\uD800'),
+  );
   await refused(t, () => patch(world.secrets.write, world.ids.flag, '{"audienceId":"\\udc00"}'), lone('"audienceId"', '\\uDC00'));
   await refused(t, () => patch(world.secrets.write, world.ids.flag, '{"\\udbffcohorts":[]}'), lone('the key "\\uDBFFcohorts"', '\\uDBFF'));
   const group = world.ids.groupFlag;
-  await refused(t, () => patch(world.secrets.multiWrite, group, '{"cohorts":["qa\\ud800"]}', '?env=production'), lone('"cohorts[0]"', '\\uD800'));
+  await refused(
+    t,
+    () => patch(world.secrets.multiWrite, group, '{"cohorts":["qa\\ud800"]}', '?env=production'),
+    lone('"cohorts[0]"', '\\uD800'),
+  );
   const missing = await patch(world.secrets.multiWrite, group, '{"cohorts":["qa\\ud800"]}');
   t.equal(missing.status, 400);
-  t.match(missing.json.detail, /^This flag belongs to a multi-environment project: add the "env" query parameter .*; "cohorts\[0\]" is not valid Unicode/);
+  t.match(
+    missing.json.detail,
+    /^This flag belongs to a multi-environment project: add the "env" query parameter .*; "cohorts\[0\]" is not valid Unicode/,
+  );
 });
 
 t.test('bytes that are not UTF-8 are refused, never decoded to U+FFFD', async (t) => {
@@ -90,7 +116,10 @@ t.test('bytes that are not UTF-8 are refused, never decoded to U+FFFD', async (t
   await refused(t, () => patch(w, world.ids.flag, bytes('{"cohorts":["', [0xfe], '"]}')), kNotUtf8);
   const missing = await patch(world.secrets.multiWrite, world.ids.groupFlag, bytes('{"enabled":true,"x":"', [0xff], '"}'));
   t.equal(missing.status, 400);
-  t.match(missing.json.detail, /^This flag belongs to a multi-environment project: add the "env" query parameter .*; The request body is not valid UTF-8;/);
+  t.match(
+    missing.json.detail,
+    /^This flag belongs to a multi-environment project: add the "env" query parameter .*; The request body is not valid UTF-8;/,
+  );
 });
 
 t.test('valid text of any script round-trips exactly, and repeating it changes nothing', async (t) => {
@@ -109,7 +138,11 @@ t.test('valid text of any script round-trips exactly, and repeating it changes n
   const read = await get(`${kFlags}/${created.json.id}`);
   t.same(read.json, created.json, 'GET returns exactly what was sent');
   const found = await get(`${kFlags}?name=${encodeURIComponent(name)}`);
-  t.same(found.json.flags.map((f: { id: string }) => f.id), [created.json.id], '?name= finds the one flag by the exact text');
+  t.same(
+    found.json.flags.map((f: { id: string }) => f.id),
+    [created.json.id],
+    '?name= finds the one flag by the exact text',
+  );
 
   // A surrogate pair written as escapes is one valid character: the same name, so a duplicate.
   const pair = await post(world.secrets.write, '{"name":"pair-\\ud83d\\ude00"}');

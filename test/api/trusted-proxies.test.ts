@@ -26,15 +26,18 @@ function get(server: TestServer, { from, xff = [], token }: Sent): Promise<Answe
     // An array value is sent as one header line per element.
     const headers: Record<string, string | string[]> = xff.length === 0 ? {} : { 'x-forwarded-for': xff };
     if (token !== undefined) headers.authorization = `Bearer ${token}`;
-    const req = http.request({ host: '127.0.0.1', port: server.port, path: '/api/v1/token', localAddress: from, headers, agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => {
-        const json = res.headers['content-type']?.startsWith('application/json') ? JSON.parse(body) as { error?: string } : null;
-        resolve({ status: res.statusCode!, error: json?.error });
-      });
-    });
+    const req = http.request(
+      { host: '127.0.0.1', port: server.port, path: '/api/v1/token', localAddress: from, headers, agent: false },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => {
+          const json = res.headers['content-type']?.startsWith('application/json') ? (JSON.parse(body) as { error?: string }) : null;
+          resolve({ status: res.statusCode!, error: json?.error });
+        });
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -65,7 +68,11 @@ t.test('without the setting X-Forwarded-For is ignored: a client cannot leave it
 
 t.test('behind a listed proxy each client has its own buckets', async (t) => {
   // The connection from 127.0.0.1 is the proxy; the addresses it writes are the clients.
-  const { server, world } = await startWorldServer(t, { FLAGWIRE_RATE_LIMIT: '3', FLAGWIRE_AUTH_FAIL_LIMIT: '2', FLAGWIRE_TRUSTED_PROXIES: '127.0.0.1' });
+  const { server, world } = await startWorldServer(t, {
+    FLAGWIRE_RATE_LIMIT: '3',
+    FLAGWIRE_AUTH_FAIL_LIMIT: '2',
+    FLAGWIRE_TRUSTED_PROXIES: '127.0.0.1',
+  });
   const read = world.secrets.read;
   const proxy = '127.0.0.1';
   t.match(await get(server, { from: proxy, xff: ['203.0.113.1'] }), kUnauthorized);
@@ -87,15 +94,35 @@ t.test('through a listed proxy a client cannot pick its bucket: the right-most a
   // The attacker at 203.0.113.66 claims to be the victim 203.0.113.2; the proxy appends the real address.
   t.match(await get(server, { from: proxy, xff: ['203.0.113.2, 203.0.113.66'] }), kUnauthorized);
   t.match(await get(server, { from: proxy, xff: ['203.0.113.2, 203.0.113.66'] }), kUnauthorized);
-  t.same(await get(server, { from: proxy, xff: ['203.0.113.2'], token: read }), kOk, 'the victim was not locked out by failures sent in its name');
+  t.same(
+    await get(server, { from: proxy, xff: ['203.0.113.2'], token: read }),
+    kOk,
+    'the victim was not locked out by failures sent in its name',
+  );
   t.same(await get(server, { from: proxy, xff: ['203.0.113.66'], token: read }), kLockedOut, 'the attacker was');
-  t.same(await get(server, { from: proxy, xff: ['203.0.113.7, 203.0.113.66'], token: read }), kLockedOut, 'claiming another address does not get it out');
-  t.same(await get(server, { from: proxy, xff: ['203.0.113.7', '203.0.113.66'], token: read }), kLockedOut, 'nor in a header line of its own: the lines are joined in order');
-  t.same(await get(server, { from: proxy, xff: ['203.0.113.7, 203.0.113.66, 10.0.0.2'], token: read }), kLockedOut, 'a chain of listed proxies is skipped');
+  t.same(
+    await get(server, { from: proxy, xff: ['203.0.113.7, 203.0.113.66'], token: read }),
+    kLockedOut,
+    'claiming another address does not get it out',
+  );
+  t.same(
+    await get(server, { from: proxy, xff: ['203.0.113.7', '203.0.113.66'], token: read }),
+    kLockedOut,
+    'nor in a header line of its own: the lines are joined in order',
+  );
+  t.same(
+    await get(server, { from: proxy, xff: ['203.0.113.7, 203.0.113.66, 10.0.0.2'], token: read }),
+    kLockedOut,
+    'a chain of listed proxies is skipped',
+  );
   // Every entry listed: the left-most is the client (here a listed address locked out on its own).
   t.match(await get(server, { from: proxy, xff: ['10.0.0.5'] }), kUnauthorized);
   t.match(await get(server, { from: proxy, xff: ['10.0.0.5'] }), kUnauthorized);
-  t.same(await get(server, { from: proxy, xff: ['10.0.0.5, 10.0.0.2'], token: read }), kLockedOut, 'all entries listed: the left-most is the client');
+  t.same(
+    await get(server, { from: proxy, xff: ['10.0.0.5, 10.0.0.2'], token: read }),
+    kLockedOut,
+    'all entries listed: the left-most is the client',
+  );
   t.same(await get(server, { from: proxy, xff: ['10.0.0.2'], token: read }), kOk);
 
   // A malformed entry where the client should be: the request counts as the proxy's, never as the
@@ -108,9 +135,21 @@ t.test('through a listed proxy a client cannot pick its bucket: the right-most a
 
 t.test('a peer that is not a listed proxy cannot pick a bucket with X-Forwarded-For', async (t) => {
   // 10.0.0.0/8 and 127.0.0.2 are listed; 127.0.0.1 and 127.0.0.3 are not.
-  const { server, world } = await startWorldServer(t, { FLAGWIRE_RATE_LIMIT: '3', FLAGWIRE_AUTH_FAIL_LIMIT: '2', FLAGWIRE_TRUSTED_PROXIES: '10.0.0.0/8,127.0.0.2' });
+  const { server, world } = await startWorldServer(t, {
+    FLAGWIRE_RATE_LIMIT: '3',
+    FLAGWIRE_AUTH_FAIL_LIMIT: '2',
+    FLAGWIRE_TRUSTED_PROXIES: '10.0.0.0/8,127.0.0.2',
+  });
   const read = world.secrets.read;
   await checkForwardedForIgnored(t, server, read, '127.0.0.1', '127.0.0.3');
-  t.same(await get(server, { from: '127.0.0.2', xff: ['203.0.113.1'], token: read }), kOk, 'the listed 127.0.0.2 forwards for its own clients');
-  t.same(await get(server, { from: '127.0.0.2', xff: ['127.0.0.3'], token: read }), kRateLimited, 'and names them by the address it writes');
+  t.same(
+    await get(server, { from: '127.0.0.2', xff: ['203.0.113.1'], token: read }),
+    kOk,
+    'the listed 127.0.0.2 forwards for its own clients',
+  );
+  t.same(
+    await get(server, { from: '127.0.0.2', xff: ['127.0.0.3'], token: read }),
+    kRateLimited,
+    'and names them by the address it writes',
+  );
 });

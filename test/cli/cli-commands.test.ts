@@ -16,17 +16,35 @@ t.test('org create', async (t) => {
   t.match(org, { id: /^\S+$/, name: 'Acme', plan: 'free', trialEndsAt: null, standing: 'good', createdAt: Number });
   ids.org = org.id;
 
-  const trial = await ok(t, dir, ['org', 'create', '--name', 'Trial Co', '--plan', 'teams-trial', '--trial-ends', '2031-06-30T12:00:00+02:00']);
+  const trial = await ok(t, dir, [
+    'org',
+    'create',
+    '--name',
+    'Trial Co',
+    '--plan',
+    'teams-trial',
+    '--trial-ends',
+    '2031-06-30T12:00:00+02:00',
+  ]);
   t.equal(trial.plan, 'teams-trial');
   t.equal(trial.trialEndsAt, Date.UTC(2031, 5, 30, 10), 'trialEndsAt is the stored Unix ms');
   const defaultTrial = await ok(t, dir, ['org', 'create', '--name', 'Trial 2', '--plan', 'teams-trial']);
-  t.ok(defaultTrial.trialEndsAt >= before + 14 * kDayMs && defaultTrial.trialEndsAt <= Date.now() + 14 * kDayMs, 'a trial runs 14 days by default');
+  t.ok(
+    defaultTrial.trialEndsAt >= before + 14 * kDayMs && defaultTrial.trialEndsAt <= Date.now() + 14 * kDayMs,
+    'a trial runs 14 days by default',
+  );
   const teams = await ok(t, dir, ['org', 'create', '--name', 'Teams Co', '--plan', 'teams']);
   ids.teamsOrg = teams.id;
 
   await expectAllRefused(t, dir, [
-    [['org', 'create', '--name', 'X', '--plan', 'gold'], { error: 'Invalid request', detail: /plan must be one of free, pro, teams, enterprise, teams-trial/ }],
-    [['org', 'create', '--name', 'X', '--plan', 'teams', '--trial-ends', '2031-01-01'], { error: 'Invalid request', detail: /only applies to the teams-trial plan/ }],
+    [
+      ['org', 'create', '--name', 'X', '--plan', 'gold'],
+      { error: 'Invalid request', detail: /plan must be one of free, pro, teams, enterprise, teams-trial/ },
+    ],
+    [
+      ['org', 'create', '--name', 'X', '--plan', 'teams', '--trial-ends', '2031-01-01'],
+      { error: 'Invalid request', detail: /only applies to the teams-trial plan/ },
+    ],
     [['org', 'create', '--name', '   '], { error: 'Invalid request', detail: /name must be a non-blank string/ }],
   ]);
 });
@@ -65,12 +83,30 @@ t.test('user create', async (t) => {
 });
 
 t.test('org add-member', async (t) => {
-  t.strictSame(await ok(t, dir, ['org', 'add-member', ids.teamsOrg!, ids.owner!, '--role', 'owner']), { orgId: ids.teamsOrg, userId: ids.owner, role: 'owner' });
-  t.strictSame(await ok(t, dir, ['org', 'add-member', ids.teamsOrg!, ids.editor!, '--role', 'viewer']), { orgId: ids.teamsOrg, userId: ids.editor, role: 'viewer' });
-  t.strictSame(await ok(t, dir, ['org', 'add-member', ids.teamsOrg!, ids.editor!, '--role', 'editor']), { orgId: ids.teamsOrg, userId: ids.editor, role: 'editor' }, 'a second call changes the role');
+  t.strictSame(await ok(t, dir, ['org', 'add-member', ids.teamsOrg!, ids.owner!, '--role', 'owner']), {
+    orgId: ids.teamsOrg,
+    userId: ids.owner,
+    role: 'owner',
+  });
+  t.strictSame(await ok(t, dir, ['org', 'add-member', ids.teamsOrg!, ids.editor!, '--role', 'viewer']), {
+    orgId: ids.teamsOrg,
+    userId: ids.editor,
+    role: 'viewer',
+  });
+  t.strictSame(
+    await ok(t, dir, ['org', 'add-member', ids.teamsOrg!, ids.editor!, '--role', 'editor']),
+    { orgId: ids.teamsOrg, userId: ids.editor, role: 'editor' },
+    'a second call changes the role',
+  );
   await expectAllRefused(t, dir, [
-    [['org', 'add-member', ids.teamsOrg!, ids.editor!, '--role', 'superuser'], { error: 'Invalid request', detail: /role must be one of owner, admin, editor, viewer/ }],
-    [['org', 'add-member', ids.teamsOrg!, 'usr_missing', '--role', 'editor'], { error: 'Not found', detail: /No user with id "usr_missing"/ }],
+    [
+      ['org', 'add-member', ids.teamsOrg!, ids.editor!, '--role', 'superuser'],
+      { error: 'Invalid request', detail: /role must be one of owner, admin, editor, viewer/ },
+    ],
+    [
+      ['org', 'add-member', ids.teamsOrg!, 'usr_missing', '--role', 'editor'],
+      { error: 'Not found', detail: /No user with id "usr_missing"/ },
+    ],
     [['org', 'add-member', 'org_missing', ids.editor!, '--role', 'editor'], { error: 'Not found', detail: /No organisation/ }],
   ]);
 });
@@ -78,7 +114,20 @@ t.test('org add-member', async (t) => {
 t.test('project create', async (t) => {
   const single = await ok(t, dir, ['project', 'create', '--name', 'Shop', '--org', ids.teamsOrg!]);
   t.match(single, { id: /^\S+$/, name: 'Shop', kind: 'single', environments: [], orgId: ids.teamsOrg, ownerUserId: null });
-  const multi = await ok(t, dir, ['project', 'create', '--name', 'Platform', '--org', ids.teamsOrg!, '--kind', 'multi', '--env', 'staging', '--env', 'qa,production']);
+  const multi = await ok(t, dir, [
+    'project',
+    'create',
+    '--name',
+    'Platform',
+    '--org',
+    ids.teamsOrg!,
+    '--kind',
+    'multi',
+    '--env',
+    'staging',
+    '--env',
+    'qa,production',
+  ]);
   t.match(multi, { name: 'Platform', kind: 'multi', environments: ['staging', 'qa', 'production'] });
   const bare = await ok(t, dir, ['project', 'create', '--name', 'Bare', '--org', ids.teamsOrg!, '--kind', 'multi']);
   t.strictSame(bare.environments, []);
@@ -87,10 +136,22 @@ t.test('project create', async (t) => {
   Object.assign(ids, { single: single.id, multi: multi.id, personal: personal.id });
 
   await expectAllRefused(t, dir, [
-    [['project', 'create', '--name', 'S', '--org', ids.teamsOrg!, '--env', 'staging'], { error: 'Invalid request', detail: /single-environment project has no environments/ }],
-    [['project', 'create', '--name', 'S', '--org', ids.teamsOrg!, '--kind', 'triple'], { error: 'Invalid request', detail: /kind must be single or multi/ }],
-    [['project', 'create', '--name', 'S', '--org', ids.teamsOrg!, '--kind', 'multi', '--env', 'a', '--env', 'a'], { error: 'Invalid request', detail: /repeat/ }],
-    [['project', 'create', '--name', 'S', '--org', ids.teamsOrg!, '--kind', 'multi', '--env', 'bad name'], { error: 'Invalid request', detail: /environment name "bad name"/ }],
+    [
+      ['project', 'create', '--name', 'S', '--org', ids.teamsOrg!, '--env', 'staging'],
+      { error: 'Invalid request', detail: /single-environment project has no environments/ },
+    ],
+    [
+      ['project', 'create', '--name', 'S', '--org', ids.teamsOrg!, '--kind', 'triple'],
+      { error: 'Invalid request', detail: /kind must be single or multi/ },
+    ],
+    [
+      ['project', 'create', '--name', 'S', '--org', ids.teamsOrg!, '--kind', 'multi', '--env', 'a', '--env', 'a'],
+      { error: 'Invalid request', detail: /repeat/ },
+    ],
+    [
+      ['project', 'create', '--name', 'S', '--org', ids.teamsOrg!, '--kind', 'multi', '--env', 'bad name'],
+      { error: 'Invalid request', detail: /environment name "bad name"/ },
+    ],
     [['project', 'create', '--name', 'S', '--org', 'org_missing'], { error: 'Not found' }],
     [['project', 'create', '--name', 'S', '--owner', 'usr_missing'], { error: 'Not found', detail: /usr_missing/ }],
   ]);
@@ -104,17 +165,35 @@ t.test('env add and env rename', async (t) => {
   await expectAllRefused(t, dir, [
     [['env', 'add', ids.multi!, 'staging'], { error: 'Invalid request', detail: /"staging" already exists/ }],
     [['env', 'add', ids.single!, 'staging'], { error: 'Invalid request', detail: /single-environment project has no environments/ }],
-    [['env', 'rename', ids.multi!, 'nope', 'x'], { error: 'Invalid request', detail: /unknown environment "nope"; valid environments: staging, test, production, eu-1/ }],
+    [
+      ['env', 'rename', ids.multi!, 'nope', 'x'],
+      { error: 'Invalid request', detail: /unknown environment "nope"; valid environments: staging, test, production, eu-1/ },
+    ],
     [['env', 'rename', ids.multi!, 'test', 'staging'], { error: 'Invalid request', detail: /already exists/ }],
     [['env', 'add', 'prj_missing', 'x'], { error: 'Not found', detail: /No project with id "prj_missing"/ }],
   ]);
 });
 
 t.test('audience create and update', async (t) => {
-  const audience = await ok(t, dir, ['audience', 'create', ids.single!, '--name', 'Beta', '--rule', 'plan=beta,pro', '--rule', 'country=DE']);
+  const audience = await ok(t, dir, [
+    'audience',
+    'create',
+    ids.single!,
+    '--name',
+    'Beta',
+    '--rule',
+    'plan=beta,pro',
+    '--rule',
+    'country=DE',
+  ]);
   t.match(audience, {
-    id: /^\S+$/, projectId: ids.single, name: 'Beta',
-    rules: [{ attribute: 'plan', values: ['beta', 'pro'] }, { attribute: 'country', values: ['DE'] }],
+    id: /^\S+$/,
+    projectId: ids.single,
+    name: 'Beta',
+    rules: [
+      { attribute: 'plan', values: ['beta', 'pro'] },
+      { attribute: 'country', values: ['DE'] },
+    ],
   });
   const renamed = await ok(t, dir, ['audience', 'update', audience.id, '--name', 'Beta testers']);
   t.match(renamed, { id: audience.id, name: 'Beta testers', rules: audience.rules });
@@ -123,8 +202,14 @@ t.test('audience create and update', async (t) => {
   t.equal(rerouted.name, 'Beta testers');
 
   await expectAllRefused(t, dir, [
-    [['audience', 'create', ids.single!, '--name', 'A', '--rule', 'cohort=x'], { error: 'Invalid request', detail: /"cohort" is never an attribute/ }],
-    [['audience', 'create', ids.single!, '--name', 'A', '--rule', 'plan='], { error: 'Invalid request', detail: /each rule needs an attribute and at least one value/ }],
+    [
+      ['audience', 'create', ids.single!, '--name', 'A', '--rule', 'cohort=x'],
+      { error: 'Invalid request', detail: /"cohort" is never an attribute/ },
+    ],
+    [
+      ['audience', 'create', ids.single!, '--name', 'A', '--rule', 'plan='],
+      { error: 'Invalid request', detail: /each rule needs an attribute and at least one value/ },
+    ],
     [['audience', 'create', 'prj_missing', '--name', 'A', '--rule', 'a=b'], { error: 'Not found' }],
     [['audience', 'update', 'aud_missing', '--name', 'A'], { error: 'Not found', detail: /No audience with id "aud_missing"/ }],
   ]);
@@ -135,7 +220,12 @@ t.test('flag rename, describe, tags, cohorts, delete', async (t) => {
   const other = await ok(t, dir, ['flag', 'create', ids.single!, '--name', 'banner']);
   // `flag create` sets no cohorts: this group flag, with an environment's own cohorts, comes from the writer's command.
   const group = await inStore(dir, (run) =>
-    run('flagCreate', { projectId: ids.multi!, body: { name: 'search', environments: { staging: { enabled: true, cohorts: ['qa-team'] } } }, actor: kConsoleActor }));
+    run('flagCreate', {
+      projectId: ids.multi!,
+      body: { name: 'search', environments: { staging: { enabled: true, cohorts: ['qa-team'] } } },
+      actor: kConsoleActor,
+    }),
+  );
   ids.flag = single.id;
   ids.groupFlag = group.id;
 
@@ -172,15 +262,36 @@ t.test('flag rename, describe, tags, cohorts, delete', async (t) => {
 
 t.test('audit: newest first, --limit, --before, field changes', async (t) => {
   const { entries } = await ok(t, dir, ['audit', ids.single!]);
-  t.strictSame(entries.map((e: { action: string }) => e.action), [
-    'flag.delete', 'flag.tags', 'flag.tags', 'flag.describe', 'flag.rename', 'flag.create', 'flag.create',
-    'audience.update', 'audience.update', 'audience.create',
-  ]);
+  t.strictSame(
+    entries.map((e: { action: string }) => e.action),
+    [
+      'flag.delete',
+      'flag.tags',
+      'flag.tags',
+      'flag.describe',
+      'flag.rename',
+      'flag.create',
+      'flag.create',
+      'audience.update',
+      'audience.update',
+      'audience.create',
+    ],
+  );
   const seqs = entries.map((e: { seq: number }) => e.seq);
-  t.strictSame(seqs, [...seqs].sort((a: number, b: number) => b - a), 'newest first');
+  t.strictSame(
+    seqs,
+    [...seqs].sort((a: number, b: number) => b - a),
+    'newest first',
+  );
   const rename = entries.find((e: { action: string }) => e.action === 'flag.rename');
   t.match(rename, {
-    seq: Number, at: Number, actor: 'console', actorName: 'console', action: 'flag.rename', flagId: ids.flag, env: null,
+    seq: Number,
+    at: Number,
+    actor: 'console',
+    actorName: 'console',
+    action: 'flag.rename',
+    flagId: ids.flag,
+    env: null,
     changes: { name: { before: 'checkout', after: 'new-checkout' } },
   });
   const limited = await ok(t, dir, ['audit', ids.single!, '--limit', '2']);
@@ -192,11 +303,22 @@ t.test('audit: newest first, --limit, --before, field changes', async (t) => {
   const last = await ok(t, dir, ['audit', ids.single!, '--limit', String(entries.length - 4), '--before', String(page.nextBefore)]);
   t.strictSame(last, { entries: entries.slice(5), nextBefore: null }, 'the last page says the log is exhausted');
   t.equal((await ok(t, dir, ['audit', ids.single!])).nextBefore, null, `the whole log (${entries.length} entries) fits the default page`);
-  t.equal((await ok(t, dir, ['audit', ids.single!, '--limit', String(entries.length)])).nextBefore, null, 'a page that ends exactly at the oldest entry');
+  t.equal(
+    (await ok(t, dir, ['audit', ids.single!, '--limit', String(entries.length)])).nextBefore,
+    null,
+    'a page that ends exactly at the oldest entry',
+  );
   const multi = await ok(t, dir, ['audit', ids.multi!]);
-  t.strictSame(multi.entries.map((e: { action: string }) => e.action), ['flag.cohorts', 'flag.cohorts', 'flag.create', 'env.rename', 'env.add']);
+  t.strictSame(
+    multi.entries.map((e: { action: string }) => e.action),
+    ['flag.cohorts', 'flag.cohorts', 'flag.create', 'env.rename', 'env.add'],
+  );
   t.strictSame(multi.entries[0].changes, { cohorts: { before: ['alice', 'bob'], after: [] } });
-  t.strictSame(await ok(t, dir, ['audit', ids.personal!]), { entries: [], nextBefore: null }, 'an empty log is {entries: [], nextBefore: null}');
+  t.strictSame(
+    await ok(t, dir, ['audit', ids.personal!]),
+    { entries: [], nextBefore: null },
+    'an empty log is {entries: [], nextBefore: null}',
+  );
   await expectRefused(t, dir, ['audit', 'prj_missing'], { error: 'Not found', detail: /No project with id "prj_missing"/ });
 
   const human = await cli(dir, ['audit', ids.single!, '--limit', '5'], { json: false });
@@ -209,21 +331,51 @@ t.test('audit: newest first, --limit, --before, field changes', async (t) => {
 t.test('audit: 50 entries by default, and nextBefore says the log goes on', async (t) => {
   const project = await ok(t, dir, ['project', 'create', '--name', 'Busy', '--org', ids.teamsOrg!]);
   const created = await inStore(dir, (run) =>
-    Array.from({ length: 55 }, (_, i) => run('flagCreate', { projectId: project.id, body: { name: `f${i}` }, actor: kConsoleActor }).id));
+    Array.from({ length: 55 }, (_, i) => run('flagCreate', { projectId: project.id, body: { name: `f${i}` }, actor: kConsoleActor }).id),
+  );
   const first = await ok(t, dir, ['audit', project.id]);
   t.equal(first.entries.length, 50, 'the default page');
-  t.strictSame(first.entries.map((e: { flagId: string }) => e.flagId), created.slice(5).reverse(), 'the 50 newest');
+  t.strictSame(
+    first.entries.map((e: { flagId: string }) => e.flagId),
+    created.slice(5).reverse(),
+    'the 50 newest',
+  );
   t.equal(first.nextBefore, first.entries[49].seq);
   const rest = await ok(t, dir, ['audit', project.id, '--before', String(first.nextBefore)]);
-  t.strictSame(rest.entries.map((e: { flagId: string }) => e.flagId), created.slice(0, 5).reverse(), 'the 5 older ones');
+  t.strictSame(
+    rest.entries.map((e: { flagId: string }) => e.flagId),
+    created.slice(0, 5).reverse(),
+    'the 5 older ones',
+  );
   t.equal(rest.nextBefore, null);
 });
 
 t.test('token create, list, rotate, revoke, activity', async (t) => {
-  const created = await ok(t, dir, ['token', 'create', ids.multi!, '--as', ids.editor!, '--name', 'deploy', '--permission', 'write', '--env', 'staging,production', '--expires', '90d']);
+  const created = await ok(t, dir, [
+    'token',
+    'create',
+    ids.multi!,
+    '--as',
+    ids.editor!,
+    '--name',
+    'deploy',
+    '--permission',
+    'write',
+    '--env',
+    'staging,production',
+    '--expires',
+    '90d',
+  ]);
   t.match(created, {
-    id: /^[0-9A-Za-z]{20}$/, secret: /^fw_[0-9A-Za-z]+$/, name: 'deploy', permission: 'write',
-    environments: ['staging', 'production'], expiresAt: Number, projectId: ids.multi, createdBy: ids.editor, revokedAt: null,
+    id: /^[0-9A-Za-z]{20}$/,
+    secret: /^fw_[0-9A-Za-z]+$/,
+    name: 'deploy',
+    permission: 'write',
+    environments: ['staging', 'production'],
+    expiresAt: Number,
+    projectId: ids.multi,
+    createdBy: ids.editor,
+    revokedAt: null,
   });
   t.notOk('secretHash' in created);
 
@@ -244,20 +396,31 @@ t.test('token create, list, rotate, revoke, activity', async (t) => {
   t.equal(revoked.id, rotated.id);
   t.ok(revoked.revokedAt > 0);
   const after = await ok(t, dir, ['token', 'list', ids.multi!]);
-  t.strictSame(after.tokens.map((x: { id: string; revokedAt: number | null }) => [x.id, x.revokedAt !== null]), [[created.id, true], [rotated.id, true]]);
+  t.strictSame(
+    after.tokens.map((x: { id: string; revokedAt: number | null }) => [x.id, x.revokedAt !== null]),
+    [
+      [created.id, true],
+      [rotated.id, true],
+    ],
+  );
   t.strictSame(await ok(t, dir, ['token', 'list', ids.personal!]), { tokens: [] });
   await expectRefused(t, dir, ['token', 'list', 'prj_missing'], { error: 'Not found' });
 
   const activity = await ok(t, dir, ['token', 'activity', created.id]);
   t.strictSame(activity, { tokenId: created.id, lastUsedAt: null, recent: [], denials: [] }, 'no activity: empty lists');
   const at = Date.now();
-  await inStore(dir, (_run, w) => w.putActivity({
-    tokenId: created.id, lastUsedAt: at, lastDenialMailAt: at,
-    recent: [{ at, method: 'PATCH', path: `/api/v1/flags/${ids.groupFlag}?env=staging`, status: 200 }],
-    denials: [{ at, reason: 'revoked', method: 'GET', path: '/api/v1/flags' }],
-  }));
+  await inStore(dir, (_run, w) =>
+    w.putActivity({
+      tokenId: created.id,
+      lastUsedAt: at,
+      lastDenialMailAt: at,
+      recent: [{ at, method: 'PATCH', path: `/api/v1/flags/${ids.groupFlag}?env=staging`, status: 200 }],
+      denials: [{ at, reason: 'revoked', method: 'GET', path: '/api/v1/flags' }],
+    }),
+  );
   t.strictSame(await ok(t, dir, ['token', 'activity', created.id]), {
-    tokenId: created.id, lastUsedAt: at,
+    tokenId: created.id,
+    lastUsedAt: at,
     recent: [{ at, method: 'PATCH', path: `/api/v1/flags/${ids.groupFlag}?env=staging`, status: 200 }],
     denials: [{ at, reason: 'revoked', method: 'GET', path: '/api/v1/flags' }],
   });
@@ -265,9 +428,23 @@ t.test('token create, list, rotate, revoke, activity', async (t) => {
 
   const { entries } = await ok(t, dir, ['audit', ids.multi!, '--limit', '3']);
   t.match(entries, [
-    { action: 'token.revoke', actor: `user:${ids.owner}`, actorName: 'Olive Owner', changes: { token: { before: { id: rotated.id }, after: null } } },
-    { action: 'token.rotate', actor: `user:${ids.editor}`, actorName: 'ed', changes: { token: { before: { id: created.id }, after: { id: rotated.id } } } },
-    { action: 'token.create', actor: `user:${ids.editor}`, changes: { token: { before: null, after: { id: created.id, name: 'deploy' } } } },
+    {
+      action: 'token.revoke',
+      actor: `user:${ids.owner}`,
+      actorName: 'Olive Owner',
+      changes: { token: { before: { id: rotated.id }, after: null } },
+    },
+    {
+      action: 'token.rotate',
+      actor: `user:${ids.editor}`,
+      actorName: 'ed',
+      changes: { token: { before: { id: created.id }, after: { id: rotated.id } } },
+    },
+    {
+      action: 'token.create',
+      actor: `user:${ids.editor}`,
+      changes: { token: { before: null, after: { id: created.id, name: 'deploy' } } },
+    },
   ]);
 });
 
@@ -275,8 +452,28 @@ t.test('mail list', async (t) => {
   t.strictSame(await ok(t, dir, ['mail', 'list']), { messages: [] });
   const at = Date.now();
   await inStore(dir, (_run, w) => {
-    w.appendMail({ at, to: 'olive@acme.test', subject: 'Token "deploy" was refused', text: 'It was revoked.', sentAt: null, attempts: 0, nextAttemptAt: at, lastError: null, failedAt: null });
-    w.appendMail({ at: at + 1, to: 'ed@acme.test', subject: 'Second', text: 'Two', sentAt: at + 5, attempts: 1, nextAttemptAt: at, lastError: null, failedAt: null });
+    w.appendMail({
+      at,
+      to: 'olive@acme.test',
+      subject: 'Token "deploy" was refused',
+      text: 'It was revoked.',
+      sentAt: null,
+      attempts: 0,
+      nextAttemptAt: at,
+      lastError: null,
+      failedAt: null,
+    });
+    w.appendMail({
+      at: at + 1,
+      to: 'ed@acme.test',
+      subject: 'Second',
+      text: 'Two',
+      sentAt: at + 5,
+      attempts: 1,
+      nextAttemptAt: at,
+      lastError: null,
+      failedAt: null,
+    });
   });
   const { messages } = await ok(t, dir, ['mail', 'list']);
   t.match(messages, [

@@ -17,29 +17,77 @@ t.test('set-up, and the lists: org list, user list, project list [--org | --owne
   const acme = await ok(t, dir, ['org', 'create', '--name', 'Acme', '--plan', 'teams']);
   const free = await ok(t, dir, ['org', 'create', '--name', 'Freebies']);
   const user = (email: string, name: string) => ok(t, dir, ['user', 'create', '--email', email, '--name', name]);
-  const [owner, editor, viewer, outsider] = [await user('o@acme.test', 'Olive'), await user('e@acme.test', 'Eddie'), await user('v@acme.test', 'Vera'), await user('x@else.test', 'Xavier')];
-  for (const [u, role] of [[owner, 'owner'], [editor, 'editor'], [viewer, 'viewer']] as const) await ok(t, dir, ['org', 'add-member', acme.id, u.id, '--role', role]);
+  const [owner, editor, viewer, outsider] = [
+    await user('o@acme.test', 'Olive'),
+    await user('e@acme.test', 'Eddie'),
+    await user('v@acme.test', 'Vera'),
+    await user('x@else.test', 'Xavier'),
+  ];
+  for (const [u, role] of [
+    [owner, 'owner'],
+    [editor, 'editor'],
+    [viewer, 'viewer'],
+  ] as const)
+    await ok(t, dir, ['org', 'add-member', acme.id, u.id, '--role', role]);
   await ok(t, dir, ['org', 'add-member', free.id, owner.id, '--role', 'owner']);
   const shop = await ok(t, dir, ['project', 'create', '--name', 'Shop', '--org', acme.id]);
-  const platform = await ok(t, dir, ['project', 'create', '--name', 'Platform', '--org', acme.id, '--kind', 'multi', '--env', 'staging,production']);
+  const platform = await ok(t, dir, [
+    'project',
+    'create',
+    '--name',
+    'Platform',
+    '--org',
+    acme.id,
+    '--kind',
+    'multi',
+    '--env',
+    'staging,production',
+  ]);
   const freeShop = await ok(t, dir, ['project', 'create', '--name', 'Shop', '--org', free.id]);
   const personal = await ok(t, dir, ['project', 'create', '--name', 'Shop', '--owner', owner.id]);
   Object.assign(ids, {
-    acme: acme.id, free: free.id, owner: owner.id, editor: editor.id, viewer: viewer.id, outsider: outsider.id,
-    shop: shop.id, platform: platform.id, freeShop: freeShop.id, personal: personal.id,
+    acme: acme.id,
+    free: free.id,
+    owner: owner.id,
+    editor: editor.id,
+    viewer: viewer.id,
+    outsider: outsider.id,
+    shop: shop.id,
+    platform: platform.id,
+    freeShop: freeShop.id,
+    personal: personal.id,
   });
 
   const orgs = await ok(t, dir, ['org', 'list']);
-  t.strictSame(orgs.orgs.map((o: { name: string }) => o.name), ['Acme', 'Freebies'], '{orgs}, oldest first');
+  t.strictSame(
+    orgs.orgs.map((o: { name: string }) => o.name),
+    ['Acme', 'Freebies'],
+    '{orgs}, oldest first',
+  );
   t.strictSame(orgs.orgs, [acme, free], '{orgs}: the org records');
   const users = await ok(t, dir, ['user', 'list']);
-  t.strictSame(users.users.map((u: { id: string }) => u.id), [owner.id, editor.id, viewer.id, outsider.id], '{users}, oldest first');
+  t.strictSame(
+    users.users.map((u: { id: string }) => u.id),
+    [owner.id, editor.id, viewer.id, outsider.id],
+    '{users}, oldest first',
+  );
   t.match(users.users[0], { email: 'o@acme.test', name: 'Olive' });
   const all = await ok(t, dir, ['project', 'list']);
-  t.strictSame(all.projects.map((p: { id: string }) => p.id), [shop.id, platform.id, freeShop.id, personal.id], '{projects}, every one');
+  t.strictSame(
+    all.projects.map((p: { id: string }) => p.id),
+    [shop.id, platform.id, freeShop.id, personal.id],
+    '{projects}, every one',
+  );
   t.strictSame(all.projects[1], platform, 'each is the project record');
-  t.strictSame((await ok(t, dir, ['project', 'list', '--org', acme.id])).projects.map((p: { id: string }) => p.id), [shop.id, platform.id]);
-  t.strictSame((await ok(t, dir, ['project', 'list', '--owner', owner.id])).projects.map((p: { id: string }) => p.id), [personal.id], '--owner: personal projects only');
+  t.strictSame(
+    (await ok(t, dir, ['project', 'list', '--org', acme.id])).projects.map((p: { id: string }) => p.id),
+    [shop.id, platform.id],
+  );
+  t.strictSame(
+    (await ok(t, dir, ['project', 'list', '--owner', owner.id])).projects.map((p: { id: string }) => p.id),
+    [personal.id],
+    '--owner: personal projects only',
+  );
   t.strictSame(await ok(t, dir, ['project', 'show', platform.id]), platform);
   await expectAllRefused(t, dir, [
     [['project', 'list', '--org', 'org_missing'], { error: 'Not found', detail: /No organisation with id "org_missing"/ }],
@@ -48,7 +96,10 @@ t.test('set-up, and the lists: org list, user list, project list [--org | --owne
     [['flag', 'list', 'prj_missing'], { error: 'Not found' }],
     [['flag', 'show', 'flg_missing'], { error: 'Not found', detail: /No flag with id "flg_missing"/ }],
     [['audience', 'list', 'prj_missing'], { error: 'Not found' }],
-    [['project', 'list', '--org', acme.id, '--owner', owner.id], { code: 2, error: 'Invalid request', detail: /at most one of --org and --owner/ }],
+    [
+      ['project', 'list', '--org', acme.id, '--owner', owner.id],
+      { code: 2, error: 'Invalid request', detail: /at most one of --org and --owner/ },
+    ],
   ]);
 
   const human = await cli(dir, ['project', 'list'], { json: false });
@@ -56,7 +107,10 @@ t.test('set-up, and the lists: org list, user list, project list [--org | --owne
   t.match(human.stdout, new RegExp(`\\n${platform.id} +Platform +multi +${acme.id} +- +staging, production +\\d{4}-`));
   t.match(human.stdout, new RegExp(`\\n${personal.id} +Shop +single +- +${owner.id} +- +\\d{4}-`));
   t.match((await cli(dir, ['org', 'list'], { json: false })).stdout, new RegExp(`\\n${free.id} +Freebies +free +- +good +\\d{4}-`));
-  t.match((await cli(dir, ['user', 'list'], { json: false })).stdout, new RegExp(`^ID +EMAIL +NAME +CREATED\\n${owner.id} +o@acme\\.test +Olive +`));
+  t.match(
+    (await cli(dir, ['user', 'list'], { json: false })).stdout,
+    new RegExp(`^ID +EMAIL +NAME +CREATED\\n${owner.id} +o@acme\\.test +Olive +`),
+  );
   const empty = tempDir(t);
   await ok(t, empty, ['org', 'create', '--name', 'Only']);
   t.equal((await cli(empty, ['project', 'list'], { json: false })).stdout, 'No projects.\n');
@@ -66,28 +120,68 @@ t.test('set-up, and the lists: org list, user list, project list [--org | --owne
 
 t.test('names people tell apart: organisations unique, projects unique per organisation or owner, ignoring case', async (t) => {
   await expectAllRefused(t, dir, [
-    [['org', 'create', '--name', ' acme '], { error: 'Invalid request', detail: new RegExp(`an organisation named "Acme" already exists \\(${ids.acme}\\)`) }],
-    [['project', 'create', '--name', 'SHOP', '--org', ids.acme!], { error: 'Invalid request', detail: new RegExp(`a project named "Shop" already exists in organisation ${ids.acme} \\(${ids.shop}\\)`) }],
-    [['project', 'create', '--name', 'shop', '--owner', ids.owner!], { error: 'Invalid request', detail: new RegExp(`personal projects of user ${ids.owner} \\(${ids.personal}\\)`) }],
+    [
+      ['org', 'create', '--name', ' acme '],
+      { error: 'Invalid request', detail: new RegExp(`an organisation named "Acme" already exists \\(${ids.acme}\\)`) },
+    ],
+    [
+      ['project', 'create', '--name', 'SHOP', '--org', ids.acme!],
+      {
+        error: 'Invalid request',
+        detail: new RegExp(`a project named "Shop" already exists in organisation ${ids.acme} \\(${ids.shop}\\)`),
+      },
+    ],
+    [
+      ['project', 'create', '--name', 'shop', '--owner', ids.owner!],
+      { error: 'Invalid request', detail: new RegExp(`personal projects of user ${ids.owner} \\(${ids.personal}\\)`) },
+    ],
   ]);
   // The same name elsewhere is fine: another organisation, or another user's personal projects (set-up made "Shop" three times).
   await ok(t, dir, ['project', 'create', '--name', 'Shop', '--owner', ids.editor!]);
 });
 
-t.test('flag create: any plan, personal projects, the API\'s representation; flag list and flag show', async (t) => {
+t.test("flag create: any plan, personal projects, the API's representation; flag list and flag show", async (t) => {
   const onFree = await ok(t, dir, ['flag', 'create', ids.freeShop!, '--name', 'checkout', '--enabled', '--percentage', '25']);
-  t.match(onFree, { id: /^flg_/, name: 'checkout', kind: 'flag', enabled: true, trafficPercentage: 25, cohorts: [], audienceId: null, description: '', tags: [] });
-  t.notOk('projectId' in onFree, 'the Management API\'s representation, not the stored record');
+  t.match(onFree, {
+    id: /^flg_/,
+    name: 'checkout',
+    kind: 'flag',
+    enabled: true,
+    trafficPercentage: 25,
+    cohorts: [],
+    audienceId: null,
+    description: '',
+    tags: [],
+  });
+  t.notOk('projectId' in onFree, "the Management API's representation, not the stored record");
   const onPersonal = await ok(t, dir, ['flag', 'create', ids.personal!, '--name', 'dark-mode']);
-  t.match(onPersonal, { kind: 'flag', enabled: false, trafficPercentage: 0 }, 'the API\'s defaults');
-  const group = await ok(t, dir, ['flag', 'create', ids.platform!, '--name', 'search', '--enabled', '--percentage', '10', '--env', 'staging']);
-  t.strictSame(Object.keys(group.environments), ['staging', 'production'], 'every environment, in the project\'s order');
-  t.match(group.environments, {
-    staging: { enabled: true, trafficPercentage: 10, cohorts: [], audienceId: null },
-    production: { enabled: false, trafficPercentage: 0 },
-  }, '--env names the environments --enabled and --percentage apply to');
+  t.match(onPersonal, { kind: 'flag', enabled: false, trafficPercentage: 0 }, "the API's defaults");
+  const group = await ok(t, dir, [
+    'flag',
+    'create',
+    ids.platform!,
+    '--name',
+    'search',
+    '--enabled',
+    '--percentage',
+    '10',
+    '--env',
+    'staging',
+  ]);
+  t.strictSame(Object.keys(group.environments), ['staging', 'production'], "every environment, in the project's order");
+  t.match(
+    group.environments,
+    {
+      staging: { enabled: true, trafficPercentage: 10, cohorts: [], audienceId: null },
+      production: { enabled: false, trafficPercentage: 0 },
+    },
+    '--env names the environments --enabled and --percentage apply to',
+  );
   const both = await ok(t, dir, ['flag', 'create', ids.platform!, '--name', 'both', '--percentage', '100', '--env', 'staging,production']);
-  t.match(both.environments, { staging: { enabled: false, trafficPercentage: 100 }, production: { enabled: false, trafficPercentage: 100 } });
+  t.match(both.environments, {
+    staging: { enabled: false, trafficPercentage: 100 },
+    production: { enabled: false, trafficPercentage: 100 },
+  });
   Object.assign(ids, { freeFlag: onFree.id, groupFlag: group.id, personalFlag: onPersonal.id });
 
   t.strictSame(await ok(t, dir, ['flag', 'show', group.id]), group, 'flag show: the same representation');
@@ -99,17 +193,37 @@ t.test('flag create: any plan, personal projects, the API\'s representation; fla
   t.match(shown.stdout, /\nenv staging +on, 10%\nenv production +off, 0%\n/);
   t.match(shown.stdout, /\nlast evaluated +never\nevaluations +0$/m, 'never evaluated: said so');
   const listed = await cli(dir, ['flag', 'list', ids.platform!], { json: false });
-  t.match(listed.stdout, new RegExp(`^ID +NAME +KIND +STATE +UPDATED +LAST EVALUATED\\n${group.id} +search +groupflag +staging: on, 10%; production: off, 0% +\\d{4}-\\S+ +never\\n`));
+  t.match(
+    listed.stdout,
+    new RegExp(
+      `^ID +NAME +KIND +STATE +UPDATED +LAST EVALUATED\\n${group.id} +search +groupflag +staging: on, 10%; production: off, 0% +\\d{4}-\\S+ +never\\n`,
+    ),
+  );
   t.equal((await cli(dir, ['flag', 'list', ids.shop!], { json: false })).stdout, 'No flags.\n');
 
   await expectAllRefused(t, dir, [
-    [['flag', 'create', ids.freeShop!, '--name', 'checkout'], { error: 'Invalid request', detail: /^a flag named "checkout" already exists in this project$/ }],
-    [['flag', 'create', ids.platform!, '--name', 'x', '--enabled'], { error: 'Invalid request', detail: /this is a multi-environment project: move enabled under "environments"/ }],
-    [['flag', 'create', ids.freeShop!, '--name', 'x', '--env', 'staging'], { error: 'Invalid request', detail: /this is a single-environment project/ }],
-    [['flag', 'create', ids.platform!, '--name', 'x', '--env', 'nowhere'], { error: 'Invalid request', detail: /environments\.nowhere is not an environment of this project/ }],
+    [
+      ['flag', 'create', ids.freeShop!, '--name', 'checkout'],
+      { error: 'Invalid request', detail: /^a flag named "checkout" already exists in this project$/ },
+    ],
+    [
+      ['flag', 'create', ids.platform!, '--name', 'x', '--enabled'],
+      { error: 'Invalid request', detail: /this is a multi-environment project: move enabled under "environments"/ },
+    ],
+    [
+      ['flag', 'create', ids.freeShop!, '--name', 'x', '--env', 'staging'],
+      { error: 'Invalid request', detail: /this is a single-environment project/ },
+    ],
+    [
+      ['flag', 'create', ids.platform!, '--name', 'x', '--env', 'nowhere'],
+      { error: 'Invalid request', detail: /environments\.nowhere is not an environment of this project/ },
+    ],
     [['flag', 'create', ids.freeShop!, '--name', 'x', '--percentage', '101'], { error: 'Invalid request', detail: /trafficPercentage/ }],
     [['flag', 'create', 'prj_missing', '--name', 'x'], { error: 'Not found', detail: /prj_missing/ }],
-    [['flag', 'create', ids.freeShop!, '--name', 'x', '--percentage', 'half'], { code: 2, error: 'Invalid request', detail: /--percentage must be a number/ }],
+    [
+      ['flag', 'create', ids.freeShop!, '--name', 'x', '--percentage', 'half'],
+      { code: 2, error: 'Invalid request', detail: /--percentage must be a number/ },
+    ],
     [['flag', 'create', ids.freeShop!], { code: 2, error: 'Invalid request', detail: /missing --name/ }],
   ]);
 });
@@ -140,7 +254,7 @@ t.test('flag create and flag list match the Management API: same body rules, sam
   t.strictSame(created, fetched.json, 'the created flag as the API shows it; the running server sees it at once');
 });
 
-t.test('--as on flag edits: the audit names the person; Editor, Admin or Owner (or a personal project\'s owner) only', async (t) => {
+t.test("--as on flag edits: the audit names the person; Editor, Admin or Owner (or a personal project's owner) only", async (t) => {
   await ok(t, dir, ['flag', 'rename', ids.freeFlag!, 'checkout-v2']);
   await ok(t, dir, ['flag', 'describe', ids.freeFlag!, 'New checkout', '--as', ids.owner!]);
   await ok(t, dir, ['flag', 'tags', ids.groupFlag!, 'search', '--as', ids.editor!]);
@@ -150,22 +264,39 @@ t.test('--as on flag edits: the audit names the person; Editor, Admin or Owner (
   t.strictSame(await ok(t, dir, ['flag', 'delete', made.id, '--as', ids.owner!]), { id: made.id, deleted: true });
 
   const actions = async (project: string) =>
-    (await ok(t, dir, ['audit', project])).entries.filter((e: { flagId: string | null }) => e.flagId !== null)
+    (await ok(t, dir, ['audit', project])).entries
+      .filter((e: { flagId: string | null }) => e.flagId !== null)
       .map((e: { action: string; actor: string; actorName: string }) => [e.action, e.actor, e.actorName]);
-  t.strictSame(await actions(ids.freeShop!), [
-    ['flag.describe', `user:${ids.owner}`, 'Olive'],
-    ['flag.rename', 'console', 'console'],
-    ['flag.create', 'console', 'console'],
-  ], 'with --as: user:<id> and the person\'s name; without: console, as before');
-  t.strictSame((await actions(ids.platform!)).slice(0, 2), [['flag.cohorts', `user:${ids.editor}`, 'Eddie'], ['flag.tags', `user:${ids.editor}`, 'Eddie']]);
-  t.strictSame(await actions(ids.shop!), [['flag.delete', `user:${ids.owner}`, 'Olive'], ['flag.create', `user:${ids.editor}`, 'Eddie']]);
-  t.strictSame((await actions(ids.personal!))[0], ['flag.rename', `user:${ids.owner}`, 'Olive'], 'a personal project\'s owner');
+  t.strictSame(
+    await actions(ids.freeShop!),
+    [
+      ['flag.describe', `user:${ids.owner}`, 'Olive'],
+      ['flag.rename', 'console', 'console'],
+      ['flag.create', 'console', 'console'],
+    ],
+    "with --as: user:<id> and the person's name; without: console, as before",
+  );
+  t.strictSame((await actions(ids.platform!)).slice(0, 2), [
+    ['flag.cohorts', `user:${ids.editor}`, 'Eddie'],
+    ['flag.tags', `user:${ids.editor}`, 'Eddie'],
+  ]);
+  t.strictSame(await actions(ids.shop!), [
+    ['flag.delete', `user:${ids.owner}`, 'Olive'],
+    ['flag.create', `user:${ids.editor}`, 'Eddie'],
+  ]);
+  t.strictSame((await actions(ids.personal!))[0], ['flag.rename', `user:${ids.owner}`, 'Olive'], "a personal project's owner");
 
   await expectAllRefused(t, dir, [
-    [['flag', 'rename', ids.groupFlag!, 'x', '--as', ids.viewer!], { error: 'Forbidden', detail: new RegExp(`Editor, Admin or Owner role in organisation ${ids.acme}; user ${ids.viewer} is viewer`) }],
+    [
+      ['flag', 'rename', ids.groupFlag!, 'x', '--as', ids.viewer!],
+      { error: 'Forbidden', detail: new RegExp(`Editor, Admin or Owner role in organisation ${ids.acme}; user ${ids.viewer} is viewer`) },
+    ],
     [['flag', 'delete', ids.groupFlag!, '--as', ids.outsider!], { error: 'Forbidden', detail: /is not a member/ }],
     [['flag', 'create', ids.shop!, '--name', 'x', '--as', ids.viewer!], { error: 'Forbidden', detail: /is viewer/ }],
-    [['flag', 'tags', ids.personalFlag!, 'a', '--as', ids.editor!], { error: 'Forbidden', detail: new RegExp(`Only the owner of personal project ${ids.personal}`) }],
+    [
+      ['flag', 'tags', ids.personalFlag!, 'a', '--as', ids.editor!],
+      { error: 'Forbidden', detail: new RegExp(`Only the owner of personal project ${ids.personal}`) },
+    ],
     [['flag', 'describe', ids.groupFlag!, 'x', '--as', 'usr_missing'], { error: 'Not found', detail: /No user with id "usr_missing"/ }],
     [['flag', 'cohorts', 'flg_missing', 'a', '--as', ids.viewer!], { error: 'Not found', detail: /No flag with id "flg_missing"/ }],
     [['flag', 'rename', ids.groupFlag!, 'x', '--as'], { code: 2, error: 'Invalid request', detail: /--as/ }],
@@ -178,23 +309,43 @@ t.test('audit: env add and env rename, audience create and update (a change to n
   const audience = await ok(t, dir, ['audience', 'create', ids.shop!, '--name', 'Beta', '--rule', 'plan=beta']);
   await ok(t, dir, ['audience', 'update', audience.id, '--name', 'Beta testers', '--rule', 'plan=beta,pro']);
   await expectRefused(t, dir, ['audience', 'create', ids.shop!, '--name', 'beta TESTERS', '--rule', 'a=b'], {
-    error: 'Invalid request', detail: new RegExp(`an audience named "Beta testers" already exists in this project \\(${audience.id}\\)`),
+    error: 'Invalid request',
+    detail: new RegExp(`an audience named "Beta testers" already exists in this project \\(${audience.id}\\)`),
   });
   const other = await ok(t, dir, ['audience', 'create', ids.shop!, '--name', 'Other', '--rule', 'a=b']);
-  await expectRefused(t, dir, ['audience', 'update', other.id, '--name', 'beta testers'], { error: 'Invalid request', detail: /already exists/ });
-  t.match(await ok(t, dir, ['audience', 'update', audience.id, '--name', 'BETA TESTERS']), { name: 'BETA TESTERS' }, 'an audience may change its own name\'s case');
+  await expectRefused(t, dir, ['audience', 'update', other.id, '--name', 'beta testers'], {
+    error: 'Invalid request',
+    detail: /already exists/,
+  });
+  t.match(
+    await ok(t, dir, ['audience', 'update', audience.id, '--name', 'BETA TESTERS']),
+    { name: 'BETA TESTERS' },
+    "an audience may change its own name's case",
+  );
   const unchanged = await expectNoWrite(t, ['audience', 'update', audience.id, '--rule', 'plan=beta,pro']);
   t.equal(unchanged.name, 'BETA TESTERS');
 
   const platform = (await ok(t, dir, ['audit', ids.platform!])).entries;
   t.match(platform.slice(0, 2), [
-    { action: 'env.rename', actor: 'console', actorName: 'console', flagId: null, env: 'test', changes: { environment: { before: 'qa', after: 'test' } } },
+    {
+      action: 'env.rename',
+      actor: 'console',
+      actorName: 'console',
+      flagId: null,
+      env: 'test',
+      changes: { environment: { before: 'qa', after: 'test' } },
+    },
     { action: 'env.add', actor: 'console', flagId: null, env: 'qa', changes: { environment: { before: null, after: 'qa' } } },
   ]);
   const shop = (await ok(t, dir, ['audit', ids.shop!])).entries.filter((e: { action: string }) => e.action.startsWith('audience.'));
-  t.strictSame(shop.map((e: { action: string }) => e.action), ['audience.update', 'audience.create', 'audience.update', 'audience.create']);
+  t.strictSame(
+    shop.map((e: { action: string }) => e.action),
+    ['audience.update', 'audience.create', 'audience.update', 'audience.create'],
+  );
   t.match(shop[3], {
-    actor: 'console', flagId: null, env: null,
+    actor: 'console',
+    flagId: null,
+    env: null,
     changes: { audience: { before: null, after: { id: audience.id, name: 'Beta', rules: [{ attribute: 'plan', values: ['beta'] }] } } },
   });
   t.match(shop[2].changes.audience, {
@@ -221,12 +372,12 @@ t.test('--version: the package version; nothing else may go with it', async (t) 
   t.equal(inCommand.code, 2, 'not an option of a command');
 });
 
-t.test('every command\'s help explains each of its arguments and options, --as included', async (t) => {
+t.test("every command's help explains each of its arguments and options, --as included", async (t) => {
   const results = await Promise.all(kConsoleCommands.map((c) => cli(null, [...c.name.split(' '), '--help'], { json: false })));
   for (const [i, command] of kConsoleCommands.entries()) {
     const r = results[i]!;
     t.equal(r.code, 0, `${command.name} --help: exit 0`);
-    t.match(r.stdout, new RegExp(`^Usage: flagwire ${escape(command.name)}`), `${command.name}: usage line`);
+    t.match(r.stdout, new RegExp(`^Usage: flagwire ${escapeRegExp(command.name)}`), `${command.name}: usage line`);
     for (const positional of command.positionals) {
       t.match(r.stdout, new RegExp(`\\n  ${positional} +\\S`), `${command.name}: explains ${positional}`);
     }
@@ -249,6 +400,6 @@ async function expectNoWrite(t: TestContext, args: string[]) {
   return result;
 }
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -36,7 +36,11 @@ t.test('serve: the CLI changes tokens while the server runs; the server sees eac
     const r = await cli(dir, ['token', 'activity', token.id]);
     return r.json.lastUsedAt === null ? undefined : r.json;
   });
-  t.match(used, { tokenId: token.id, lastUsedAt: Number, recent: [{ method: 'GET', path: '/api/v1/token', status: 200 }], denials: [] }, 'token activity shows the request');
+  t.match(
+    used,
+    { tokenId: token.id, lastUsedAt: Number, recent: [{ method: 'GET', path: '/api/v1/token', status: 200 }], denials: [] },
+    'token activity shows the request',
+  );
 
   await ok(t, dir, ['token', 'revoke', token.id, '--as', owner.id]);
   const refused = await call(server.baseUrl, 'GET', '/api/v1/token', { token: token.secret });
@@ -47,12 +51,16 @@ t.test('serve: the CLI changes tokens while the server runs; the server sees eac
     const r = await cli(dir, ['token', 'activity', token.id]);
     return r.json.denials.length === 0 ? undefined : r.json;
   });
-  t.equal(denied?.denials.length, 1, 'the refused request is on the token\'s activity');
+  t.equal(denied?.denials.length, 1, "the refused request is on the token's activity");
   const mail = await eventually(async () => {
     const r = await cli(dir, ['mail', 'list']);
     return r.json.messages.length === 0 ? undefined : r.json;
   });
-  t.match(mail?.messages[0], { seq: 1, to: 'owner@demo.flagwire.test', subject: String, text: String, at: Number }, 'the creator is mailed');
+  t.match(
+    mail?.messages[0],
+    { seq: 1, to: 'owner@demo.flagwire.test', subject: String, text: String, at: Number },
+    'the creator is mailed',
+  );
 
   const list = await ok(t, dir, ['token', 'list', shop.id]);
   t.equal(list.tokens.length, 3, 'the two demo tokens and the revoked one');
@@ -60,7 +68,11 @@ t.test('serve: the CLI changes tokens while the server runs; the server sees eac
 });
 
 t.test('serve: bad --port and --host flags are configuration errors (exit 2, one line)', async (t) => {
-  for (const args of [['--port', '70000'], ['--port', 'http'], ['--host', '']]) {
+  for (const args of [
+    ['--port', '70000'],
+    ['--port', 'http'],
+    ['--host', ''],
+  ]) {
     const r = await cli(null, ['serve', ...args], { json: false, env: { FLAGWIRE_DATA: '/nonexistent-flagwire-test-dir-never-used' } });
     t.equal(r.code, 2, args.join(' '));
     t.match(r.stderr, /^flagwire: invalid FLAGWIRE_(PORT|HOST): /);

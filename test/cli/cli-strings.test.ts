@@ -23,7 +23,9 @@ t.before(async () => {
   ids.user = (await cli(dir, ['user', 'create', '--email', 'olive@acme.test'])).json.id;
   await cli(dir, ['org', 'add-member', ids.org!, ids.user!, '--role', 'owner']);
   ids.single = (await cli(dir, ['project', 'create', '--name', 'Shop', '--org', ids.org!])).json.id;
-  ids.multi = (await cli(dir, ['project', 'create', '--name', 'Platform', '--org', ids.org!, '--kind', 'multi', '--env', 'staging'])).json.id;
+  ids.multi = (
+    await cli(dir, ['project', 'create', '--name', 'Platform', '--org', ids.org!, '--kind', 'multi', '--env', 'staging'])
+  ).json.id;
   ids.audience = (await cli(dir, ['audience', 'create', ids.single!, '--name', 'Beta', '--rule', 'plan=beta'])).json.id;
   await inStore(dir, (run) => {
     ids.flag = run('flagCreate', { projectId: ids.single!, body: { name: 'checkout' }, actor: kConsoleActor }).id;
@@ -53,7 +55,11 @@ t.test('an argument that is not UTF-8 is refused (exit 2) by every command that 
     [['flag', 'cohorts', ids.group!, bad('alice,vip', 0xed, 0xa0, 0x80)], /argument 4 /],
     [['token', 'create', ids.single!, '--as', ids.user!, '--name', dup, '--permission', 'read'], /argument 7 /],
   ];
-  const results = await expectAllRefused(t, dir, cases.map(([args, where]) => [args, { code: 2, error: 'Invalid request', detail: where }] as const));
+  const results = await expectAllRefused(
+    t,
+    dir,
+    cases.map(([args, where]) => [args, { code: 2, error: 'Invalid request', detail: where }] as const),
+  );
   for (const r of results) t.match(r.stderr, /^flagwire: argument \d+ \(".*"\) is not valid UTF-8/);
   t.equal(results[0]!.json.detail, notUtf8(4, 'dup\uFFFD'), 'the detail names the argument as Node read it');
   t.equal(results[12]!.json.detail, notUtf8(4, 'vip\uFFFD\uFFFD\uFFFD'));
@@ -67,24 +73,40 @@ t.test('an argument that is not UTF-8 is refused (exit 2) by every command that 
   t.match(human.stderr, /^flagwire: argument 4 \("dup\uFFFD"\) is not valid UTF-8 .*\n\nUsage: flagwire flag rename FLAG_ID NAME/);
 });
 
-t.test('undecodableArguments: the bytes of the command line\'s tail, or nothing where they do not match argv', async (t) => {
+t.test("undecodableArguments: the bytes of the command line's tail, or nothing where they do not match argv", async (t) => {
   const line = (...args: Buffer[]) => Buffer.concat(args.flatMap((a) => [a, Buffer.from([0])]));
   const raw = line(Buffer.from('node'), Buffer.from('--flag'), Buffer.from('cli.js'), Buffer.from('ok'), bad('x', 0xff), Buffer.from('né'));
   t.same(undecodableArguments(['ok', 'x\uFFFD', 'né'], raw), [1]);
   t.same(undecodableArguments(['ok', 'x\uFFFD', 'né'], null), [], 'no /proc: nothing seen');
-  t.same(undecodableArguments(['other', 'x\uFFFD', 'né'], raw), [], 'a command line that does not end in argv (a changed process title) is not trusted');
+  t.same(
+    undecodableArguments(['other', 'x\uFFFD', 'né'], raw),
+    [],
+    'a command line that does not end in argv (a changed process title) is not trusted',
+  );
   t.same(undecodableArguments(['a', 'b', 'c', 'd', 'e', 'f', 'g'], raw), [], 'more arguments than the command line holds');
   t.same(undecodableArguments([], raw), []);
 });
 
 t.test('a lone surrogate given to a writer command is refused with its path, as in an API body', async (t) => {
   const before = await exportStore(dir);
-  const refusal = (fn: Parameters<typeof inStore>[1]) => inStore(dir, fn).then(() => null, (err: unknown) => err);
+  const refusal = (fn: Parameters<typeof inStore>[1]) =>
+    inStore(dir, fn).then(
+      () => null,
+      (err: unknown) => err,
+    );
   const renamed = await refusal((run) => run('flagRename', { flagId: ids.flag!, name: 'dup\ud800' }));
   t.ok(renamed instanceof FlagwireError);
-  t.match(renamed, { code: 'INVALID_REQUEST', detail: 'name is not valid Unicode: it has a lone surrogate (\\uD800); send only well-formed text (I-JSON, RFC 7493)' });
-  const rules = await refusal((run) => run('audienceCreate', { projectId: ids.single!, name: 'A', rules: [{ attribute: 'plan', values: ['ok', 'b\udc00'] }] }));
-  t.match(rules, { code: 'INVALID_REQUEST', detail: 'rules[0].values[1] is not valid Unicode: it has a lone surrogate (\\uDC00); send only well-formed text (I-JSON, RFC 7493)' });
+  t.match(renamed, {
+    code: 'INVALID_REQUEST',
+    detail: 'name is not valid Unicode: it has a lone surrogate (\\uD800); send only well-formed text (I-JSON, RFC 7493)',
+  });
+  const rules = await refusal((run) =>
+    run('audienceCreate', { projectId: ids.single!, name: 'A', rules: [{ attribute: 'plan', values: ['ok', 'b\udc00'] }] }),
+  );
+  t.match(rules, {
+    code: 'INVALID_REQUEST',
+    detail: 'rules[0].values[1] is not valid Unicode: it has a lone surrogate (\\uDC00); send only well-formed text (I-JSON, RFC 7493)',
+  });
   const tags = await refusal((run) => run('flagTags', { flagId: ids.flag!, tags: ['\udbff'] }));
   t.match(tags, { code: 'INVALID_REQUEST', detail: /^tags\[0\] is not valid Unicode/ });
   t.strictSame(await exportStore(dir), before, 'nothing written');

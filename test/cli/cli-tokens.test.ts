@@ -17,26 +17,38 @@ const ids: Record<string, string> = {};
 
 // Set-up straight through the writer's commands (the console's org/user/project commands have their
 // own tests): the token commands below are what runs through the CLI.
-t.before(() => inStore(dir, (run) => {
-  const org = run('orgCreate', { name: 'Acme', plan: 'teams' });
-  ids.org = org.id;
-  for (const name of ['owner', 'admin', 'editor', 'editor2', 'viewer', 'outsider']) {
-    ids[name] = run('userCreate', { email: `${name}@acme.test`, name }).id;
-  }
-  for (const role of ['owner', 'admin', 'editor', 'viewer'] as const) run('orgAddMember', { orgId: org.id, userId: ids[role]!, role });
-  run('orgAddMember', { orgId: org.id, userId: ids.editor2!, role: 'editor' });
-  ids.single = run('projectCreate', { name: 'Shop', orgId: org.id }).id;
-  ids.multi = run('projectCreate', { name: 'Platform', orgId: org.id, kind: 'multi', environments: ['staging', 'production'] }).id;
-  ids.personal = run('projectCreate', { name: 'Mine', ownerUserId: ids.owner! }).id;
-  ids.busy = run('projectCreate', { name: 'Busy', orgId: org.id }).id;
-}));
+t.before(() =>
+  inStore(dir, (run) => {
+    const org = run('orgCreate', { name: 'Acme', plan: 'teams' });
+    ids.org = org.id;
+    for (const name of ['owner', 'admin', 'editor', 'editor2', 'viewer', 'outsider']) {
+      ids[name] = run('userCreate', { email: `${name}@acme.test`, name }).id;
+    }
+    for (const role of ['owner', 'admin', 'editor', 'viewer'] as const) run('orgAddMember', { orgId: org.id, userId: ids[role]!, role });
+    run('orgAddMember', { orgId: org.id, userId: ids.editor2!, role: 'editor' });
+    ids.single = run('projectCreate', { name: 'Shop', orgId: org.id }).id;
+    ids.multi = run('projectCreate', { name: 'Platform', orgId: org.id, kind: 'multi', environments: ['staging', 'production'] }).id;
+    ids.personal = run('projectCreate', { name: 'Mine', ownerUserId: ids.owner! }).id;
+    ids.busy = run('projectCreate', { name: 'Busy', orgId: org.id }).id;
+  }),
+);
 
 /** Plan and standing changes between checks (`org update` itself is tested in cli-commands.test.ts). */
 const setOrg = (change: { plan?: Plan; trialEndsAt?: number | null; standing?: Standing }) =>
   inStore(dir, (run) => run('orgUpdate', { orgId: ids.org!, ...change }));
 
-const create = (projectId: string, asUser: string, ...extra: string[]) =>
-  ['token', 'create', projectId, '--as', asUser, '--name', 'ci', '--permission', 'write', ...extra];
+const create = (projectId: string, asUser: string, ...extra: string[]) => [
+  'token',
+  'create',
+  projectId,
+  '--as',
+  asUser,
+  '--name',
+  'ci',
+  '--permission',
+  'write',
+  ...extra,
+];
 
 t.test('create: Editor, Admin or Owner; not a Viewer, not an outsider', async (t) => {
   for (const who of ['owner', 'admin', 'editor'] as const) {
@@ -53,7 +65,14 @@ t.test('create: Editor, Admin or Owner; not a Viewer, not an outsider', async (t
 
 t.test('create: the secret is fw_-prefixed, shown once, and only its hash is stored', async (t) => {
   const token = await ok(t, dir, ['token', 'create', ids.single!, '--as', ids.editor!, '--name', 'read-only', '--permission', 'read']);
-  t.match(token, { id: /^[0-9A-Za-z]{20}$/, secret: /^fw_[0-9A-Za-z]{20,}$/, name: 'read-only', permission: 'read', environments: [], expiresAt: 0 });
+  t.match(token, {
+    id: /^[0-9A-Za-z]{20}$/,
+    secret: /^fw_[0-9A-Za-z]{20,}$/,
+    name: 'read-only',
+    permission: 'read',
+    environments: [],
+    expiresAt: 0,
+  });
   for (const key of ['id', 'secret', 'name', 'permission', 'environments', 'expiresAt']) t.ok(key in token, `has ${key}`);
   const list = await cli(dir, ['token', 'list', ids.single!]);
   const shown = list.json.tokens.find((x: { id: string }) => x.id === token.id);
@@ -65,22 +84,42 @@ t.test('create: the secret is fw_-prefixed, shown once, and only its hash is sto
   const everything = JSON.stringify(await exportStore(dir));
   t.notMatch(everything, token.secret, 'the secret is nowhere in the data file');
   t.match(everything, createHash('sha256').update(token.secret).digest('hex'), 'its SHA-256 is');
-  t.not((await ok(t, dir, ['token', 'create', ids.single!, '--as', ids.editor!, '--name', 'read-only', '--permission', 'read'])).secret, token.secret);
+  t.not(
+    (await ok(t, dir, ['token', 'create', ids.single!, '--as', ids.editor!, '--name', 'read-only', '--permission', 'read'])).secret,
+    token.secret,
+  );
   await expectAllRefused(t, dir, [
-    [['token', 'create', ids.single!, '--as', ids.editor!, '--name', 'x', '--permission', 'admin'], { error: 'Invalid request', detail: /permission must be read or write/ }],
-    [['token', 'create', ids.single!, '--as', ids.editor!, '--name', ' ', '--permission', 'read'], { error: 'Invalid request', detail: /name must be a non-blank string/ }],
+    [
+      ['token', 'create', ids.single!, '--as', ids.editor!, '--name', 'x', '--permission', 'admin'],
+      { error: 'Invalid request', detail: /permission must be read or write/ },
+    ],
+    [
+      ['token', 'create', ids.single!, '--as', ids.editor!, '--name', ' ', '--permission', 'read'],
+      { error: 'Invalid request', detail: /name must be a non-blank string/ },
+    ],
   ]);
 });
 
 t.test('expiry: never, 30d, 90d or 365d; nothing longer', async (t) => {
-  for (const [choice, days] of [['30d', 30], ['90d', 90], ['365d', 365]] as const) {
+  for (const [choice, days] of [
+    ['30d', 30],
+    ['90d', 90],
+    ['365d', 365],
+  ] as const) {
     const before = Date.now();
     const token = await ok(t, dir, create(ids.single!, ids.editor!, '--expires', choice));
-    t.ok(token.expiresAt >= before + days * kDayMs && token.expiresAt <= Date.now() + days * kDayMs, `${choice}: expiresAt = creation + ${days} days`);
+    t.ok(
+      token.expiresAt >= before + days * kDayMs && token.expiresAt <= Date.now() + days * kDayMs,
+      `${choice}: expiresAt = creation + ${days} days`,
+    );
   }
   t.equal((await ok(t, dir, create(ids.single!, ids.editor!, '--expires', 'never'))).expiresAt, 0, 'never is 0');
   const tooLong = { error: 'Invalid request', detail: /never, 30d, 90d, 365d \(the maximum lifetime is 365 days\)/ };
-  await expectAllRefused(t, dir, ['400d', '366d', '1y', '0', ''].map((choice) => [create(ids.single!, ids.editor!, '--expires', choice), tooLong] as const));
+  await expectAllRefused(
+    t,
+    dir,
+    ['400d', '366d', '1y', '0', ''].map((choice) => [create(ids.single!, ids.editor!, '--expires', choice), tooLong] as const),
+  );
 });
 
 t.test('environments: named ones of a multi-environment project only', async (t) => {
@@ -88,21 +127,43 @@ t.test('environments: named ones of a multi-environment project only', async (t)
   t.strictSame((await ok(t, dir, create(ids.multi!, ids.editor!, '--env', 'staging,production'))).environments, ['staging', 'production']);
   t.strictSame((await ok(t, dir, create(ids.multi!, ids.editor!))).environments, [], 'no --env: every environment');
   await expectAllRefused(t, dir, [
-    [create(ids.multi!, ids.editor!, '--env', 'staging,prod'), { error: 'Invalid request', detail: /unknown environment "prod"; valid environments: staging, production/ }],
+    [
+      create(ids.multi!, ids.editor!, '--env', 'staging,prod'),
+      { error: 'Invalid request', detail: /unknown environment "prod"; valid environments: staging, production/ },
+    ],
     [create(ids.single!, ids.editor!, '--env', 'staging'), { error: 'Invalid request', detail: /single-environment project/ }],
   ]);
 });
 
 t.test('a personal project cannot have tokens', async (t) => {
-  await expectRefused(t, dir, create(ids.personal!, ids.owner!), { error: 'Invalid request', detail: /personal project cannot have tokens/ });
+  await expectRefused(t, dir, create(ids.personal!, ids.owner!), {
+    error: 'Invalid request',
+    detail: /personal project cannot have tokens/,
+  });
   t.strictSame((await ok(t, dir, ['token', 'list', ids.personal!])).tokens, []);
 });
 
 t.test('revoke and rotate: the creator, an Admin or the Owner; nobody else', async (t) => {
-  const mk = async () => (await ok(t, dir, create(ids.multi!, ids.editor!, '--env', 'production', '--expires', '30d', '--name', 'deploy'))) as { id: string; secret: string; expiresAt: number };
+  const mk = async () =>
+    (await ok(t, dir, create(ids.multi!, ids.editor!, '--env', 'production', '--expires', '30d', '--name', 'deploy'))) as {
+      id: string;
+      secret: string;
+      expiresAt: number;
+    };
   const a = await mk();
-  await expectAllRefused(t, dir, ['revoke', 'rotate'].flatMap((verb) => ['editor2', 'viewer', 'outsider'].map((who) =>
-    [['token', verb, a.id, '--as', ids[who]!], { error: kForbidden, detail: new RegExp(`Only the token's creator or an Admin .* may ${verb} token ${a.id}`) }] as const)));
+  await expectAllRefused(
+    t,
+    dir,
+    ['revoke', 'rotate'].flatMap((verb) =>
+      ['editor2', 'viewer', 'outsider'].map(
+        (who) =>
+          [
+            ['token', verb, a.id, '--as', ids[who]!],
+            { error: kForbidden, detail: new RegExp(`Only the token's creator or an Admin .* may ${verb} token ${a.id}`) },
+          ] as const,
+      ),
+    ),
+  );
 
   // The creator rotates: same name, permission, environments and expiry setting (30 days, from the
   // rotation); new id and secret; the old one revoked.
@@ -180,9 +241,16 @@ t.test('at most 50 active tokens per project; expired unrevoked ones count, revo
   // writer's own command in this process: 49 CLI runs would only be slower.
   const now = Date.now();
   const made = await inStore(dir, (run) => {
-    const live = Array.from({ length: 40 }, (_, i) => run('tokenCreate', { projectId: ids.busy!, asUserId: ids.owner!, name: `live-${i}`, permission: 'read' }));
+    const live = Array.from({ length: 40 }, (_, i) =>
+      run('tokenCreate', { projectId: ids.busy!, asUserId: ids.owner!, name: `live-${i}`, permission: 'read' }),
+    );
     const expired = Array.from({ length: 9 }, (_, i) =>
-      run('tokenCreate', { projectId: ids.busy!, asUserId: ids.editor!, name: `old-${i}`, permission: 'read', expires: '30d' }, now - 31 * kDayMs));
+      run(
+        'tokenCreate',
+        { projectId: ids.busy!, asUserId: ids.editor!, name: `old-${i}`, permission: 'read', expires: '30d' },
+        now - 31 * kDayMs,
+      ),
+    );
     return { live, expired };
   });
   const before = (await ok(t, dir, ['token', 'list', ids.busy!])).tokens as { id: string; expiresAt: number; revokedAt: number | null }[];

@@ -99,10 +99,39 @@ t.test('--help prints help on stdout and exits 0 without touching the data dir',
   const missing = join(dir, 'never-created');
   const general = await cli(missing, ['--help'], { json: false });
   t.equal(general.code, 0);
-  for (const name of ['serve', 'org create', 'org update', 'org add-member', 'org list', 'user create', 'user list', 'project create',
-    'project list', 'project show', 'env add', 'env rename', 'audience create', 'audience update', 'audience list',
-    'flag create', 'flag list', 'flag show', 'flag stale', 'flag rename', 'flag describe', 'flag tags', 'flag cohorts', 'flag delete',
-    'token create', 'token rotate', 'token revoke', 'token list', 'token activity', 'audit', 'mail list']) {
+  for (const name of [
+    'serve',
+    'org create',
+    'org update',
+    'org add-member',
+    'org list',
+    'user create',
+    'user list',
+    'project create',
+    'project list',
+    'project show',
+    'env add',
+    'env rename',
+    'audience create',
+    'audience update',
+    'audience list',
+    'flag create',
+    'flag list',
+    'flag show',
+    'flag stale',
+    'flag rename',
+    'flag describe',
+    'flag tags',
+    'flag cohorts',
+    'flag delete',
+    'token create',
+    'token rotate',
+    'token revoke',
+    'token list',
+    'token activity',
+    'audit',
+    'mail list',
+  ]) {
     t.match(general.stdout, new RegExp(`\\n  ${name} `), `lists ${name}`);
   }
   t.match((await cli(missing, ['help'], { json: false })).stdout, /Usage: flagwire <command>/);
@@ -131,38 +160,52 @@ t.test('data dir: --data, else FLAGWIRE_DATA, else ./data', async (t) => {
   t.strictSame(await names(fromEnv), ['Env']);
   t.strictSame(await names(fromFlag), ['Flag'], '--data wins over FLAGWIRE_DATA');
   t.strictSame(await names(join(cwd, 'data')), ['Cwd']);
-  t.strictSame((await exportStore(join(cwd, 'data'))).users!.map(([, u]) => (u as { email: string }).email), ['cwd@x.test']);
+  t.strictSame(
+    (await exportStore(join(cwd, 'data'))).users!.map(([, u]) => (u as { email: string }).email),
+    ['cwd@x.test'],
+  );
 });
 
-t.test('a missing data dir: only serve and org create make one; every other command is refused, naming --data, FLAGWIRE_DATA and the path', async (t) => {
-  const root = tempDir(t);
-  const elsewhere = join(root, 'elsewhere');
-  mkdirSync(elsewhere);
-  const expected = join(elsewhere, 'data');
-  const commands = [
-    ['user', 'create', '--email', 'a@b.test'], ['user', 'list'], ['org', 'list'], ['project', 'list'], ['project', 'show', 'prj_x'],
-    ['flag', 'list', 'prj_x'], ['flag', 'create', 'prj_x', '--name', 'f'], ['mail', 'list'], ['audit', 'prj_x'], ['token', 'list', 'prj_x'],
-  ];
-  const results = await Promise.all(commands.map((args) => cli(null, args, { cwd: elsewhere })));
-  for (const [i, args] of commands.entries()) {
-    const r = results[i]!;
-    const what = `flagwire ${args.join(' ')} run from another directory`;
-    t.equal(r.code, 2, `${what}: exit 2 (configuration)`);
-    t.match(r.json, { error: 'Invalid request', detail: /FLAGWIRE_DATA/ }, `${what}: one JSON error object`);
-    t.match(r.json.detail, /--data DIR/, `${what}: names --data`);
-    t.ok(r.json.detail.includes(`${expected} does not exist`), `${what}: names the path it tried`);
-    t.match(r.stderr, /^flagwire: invalid FLAGWIRE_DATA: data directory .* does not exist; pass --data DIR or set FLAGWIRE_DATA/);
-  }
-  t.notOk(existsSync(expected), 'no data dir was created');
-  const viaEnv = await cli(null, ['user', 'list'], { env: { FLAGWIRE_DATA: join(root, 'typo') } });
-  t.equal(viaEnv.code, 2);
-  t.ok(viaEnv.json.detail.includes(join(root, 'typo')), 'FLAGWIRE_DATA names the path too');
-  t.notOk(existsSync(join(root, 'typo')));
-  // An existing (even empty) directory is used: it was made on purpose.
-  const made = join(root, 'made');
-  mkdirSync(made);
-  t.equal((await cli(made, ['user', 'create', '--email', 'a@b.test'])).code, 0);
-});
+t.test(
+  'a missing data dir: only serve and org create make one; every other command is refused, naming --data, FLAGWIRE_DATA and the path',
+  async (t) => {
+    const root = tempDir(t);
+    const elsewhere = join(root, 'elsewhere');
+    mkdirSync(elsewhere);
+    const expected = join(elsewhere, 'data');
+    const commands = [
+      ['user', 'create', '--email', 'a@b.test'],
+      ['user', 'list'],
+      ['org', 'list'],
+      ['project', 'list'],
+      ['project', 'show', 'prj_x'],
+      ['flag', 'list', 'prj_x'],
+      ['flag', 'create', 'prj_x', '--name', 'f'],
+      ['mail', 'list'],
+      ['audit', 'prj_x'],
+      ['token', 'list', 'prj_x'],
+    ];
+    const results = await Promise.all(commands.map((args) => cli(null, args, { cwd: elsewhere })));
+    for (const [i, args] of commands.entries()) {
+      const r = results[i]!;
+      const what = `flagwire ${args.join(' ')} run from another directory`;
+      t.equal(r.code, 2, `${what}: exit 2 (configuration)`);
+      t.match(r.json, { error: 'Invalid request', detail: /FLAGWIRE_DATA/ }, `${what}: one JSON error object`);
+      t.match(r.json.detail, /--data DIR/, `${what}: names --data`);
+      t.ok(r.json.detail.includes(`${expected} does not exist`), `${what}: names the path it tried`);
+      t.match(r.stderr, /^flagwire: invalid FLAGWIRE_DATA: data directory .* does not exist; pass --data DIR or set FLAGWIRE_DATA/);
+    }
+    t.notOk(existsSync(expected), 'no data dir was created');
+    const viaEnv = await cli(null, ['user', 'list'], { env: { FLAGWIRE_DATA: join(root, 'typo') } });
+    t.equal(viaEnv.code, 2);
+    t.ok(viaEnv.json.detail.includes(join(root, 'typo')), 'FLAGWIRE_DATA names the path too');
+    t.notOk(existsSync(join(root, 'typo')));
+    // An existing (even empty) directory is used: it was made on purpose.
+    const made = join(root, 'made');
+    mkdirSync(made);
+    t.equal((await cli(made, ['user', 'create', '--email', 'a@b.test'])).code, 0);
+  },
+);
 
 t.test('a data dir that cannot be used is a configuration error: one line on stderr, exit 2', async (t) => {
   const root = tempDir(t);
@@ -179,7 +222,11 @@ t.test('a data dir that cannot be used is a configuration error: one line on std
   const viaEnv = await cli(null, ['org', 'create', '--name', 'A'], { env: { FLAGWIRE_DATA: bad } });
   t.equal(viaEnv.code, 2);
   const file = await cli(join(root, 'a-file'), ['mail', 'list'], { json: false });
-  t.match(file.stderr, /^flagwire: invalid FLAGWIRE_DATA: data directory .*a-file is not writable \(ENOTDIR\)\n$/, 'a file is not a data dir');
+  t.match(
+    file.stderr,
+    /^flagwire: invalid FLAGWIRE_DATA: data directory .*a-file is not writable \(ENOTDIR\)\n$/,
+    'a file is not a data dir',
+  );
   // Node's own recursive mkdir never returns here; ours must refuse at once.
   const proc = await cli('/proc/flagwire-test/data', ['org', 'create', '--name', 'A'], { json: false });
   t.equal(proc.code, 2, 'a data dir under /proc is refused');
@@ -220,12 +267,32 @@ t.test('without --json: fields for records, aligned tables for lists, errors on 
   const org = await ok(t, dir, ['org', 'create', '--name', 'Acme', '--plan', 'teams-trial', '--trial-ends', '2031-02-03']);
   const r = await cli(dir, ['org', 'update', org.id, '--standing', 'good'], { json: false });
   t.equal(r.code, 0);
-  t.match(r.stdout, new RegExp(`^id          ${org.id}\\nname        Acme\\nplan        teams-trial\\ntrial ends  2031-02-03T00:00:00.000Z\\nstanding    good\\n`));
+  t.match(
+    r.stdout,
+    new RegExp(
+      `^id          ${org.id}\\nname        Acme\\nplan        teams-trial\\ntrial ends  2031-02-03T00:00:00.000Z\\nstanding    good\\n`,
+    ),
+  );
 
   const user = await ok(t, dir, ['user', 'create', '--email', 'owner@acme.test', '--name', 'Olive']);
   await ok(t, dir, ['org', 'add-member', org.id, user.id, '--role', 'owner']);
-  const project = await ok(t, dir, ['project', 'create', '--name', 'Shop', '--org', org.id, '--kind', 'multi', '--env', 'staging,production']);
-  const created = await cli(dir, ['token', 'create', project.id, '--as', user.id, '--name', 'deploy-bot', '--permission', 'write', '--env', 'staging'], { json: false });
+  const project = await ok(t, dir, [
+    'project',
+    'create',
+    '--name',
+    'Shop',
+    '--org',
+    org.id,
+    '--kind',
+    'multi',
+    '--env',
+    'staging,production',
+  ]);
+  const created = await cli(
+    dir,
+    ['token', 'create', project.id, '--as', user.id, '--name', 'deploy-bot', '--permission', 'write', '--env', 'staging'],
+    { json: false },
+  );
   t.equal(created.code, 0);
   const secret = /^ {2}(fw_\S+)$/m.exec(created.stdout)?.[1];
   t.ok(secret, 'the secret is printed on its own line');
@@ -248,7 +315,7 @@ t.test('without --json: fields for records, aligned tables for lists, errors on 
   for (const line of lines) t.equal(line, line.trimEnd(), 'no trailing blanks');
 
   const audit = await cli(dir, ['audit', project.id], { json: false });
-  t.match(audit.stdout, /^SEQ  AT +ACTOR +ACTION +FLAG +ENV +CHANGES\n/);
+  t.match(audit.stdout, /^SEQ {2}AT +ACTOR +ACTION +FLAG +ENV +CHANGES\n/);
   t.match(audit.stdout, /user:\S+ \(Olive\) +token\.create +- +- +token: null -> \{"id":"\w+","name":"deploy-bot"\}/);
 
   const empty = await cli(dir, ['mail', 'list'], { json: false });
@@ -270,39 +337,72 @@ t.test('human output of activity, mail and audit changes', async (t) => {
     const project = run('projectCreate', { name: 'P', orgId: org.id });
     const multi = run('projectCreate', { name: 'M', orgId: org.id, kind: 'multi', environments: ['staging'] });
     const groupFlag = run('flagCreate', {
-      projectId: multi.id, actor: kConsoleActor,
+      projectId: multi.id,
+      actor: kConsoleActor,
       body: { name: 'search', environments: { staging: { enabled: true, trafficPercentage: 30, cohorts: ['qa'] } } },
     });
     const token = run('tokenCreate', { projectId: project.id, asUserId: user.id, name: 'n', permission: 'read' });
     w.putActivity({
-      tokenId: token.id, lastUsedAt: at, lastDenialMailAt: null,
+      tokenId: token.id,
+      lastUsedAt: at,
+      lastDenialMailAt: null,
       recent: [{ at, method: 'GET', path: '/api/v1/flags', status: 200 }],
       denials: [{ at, reason: 'read token on a write route', method: 'PATCH', path: '/api/v1/flags/f1' }],
     });
     w.appendMail({
-      at, to: 'o@a.test', subject: 'Token n was refused', text: 'Line one\nLine two',
-      sentAt: null, attempts: 0, nextAttemptAt: at, lastError: null, failedAt: null,
+      at,
+      to: 'o@a.test',
+      subject: 'Token n was refused',
+      text: 'Line one\nLine two',
+      sentAt: null,
+      attempts: 0,
+      nextAttemptAt: at,
+      lastError: null,
+      failedAt: null,
     });
     w.appendMail({
-      at, to: 'x@a.test', subject: 'Other', text: 'Body',
-      sentAt: null, attempts: 3, nextAttemptAt: at, lastError: 'connection refused', failedAt: at + 1000,
+      at,
+      to: 'x@a.test',
+      subject: 'Other',
+      text: 'Body',
+      sentAt: null,
+      attempts: 3,
+      nextAttemptAt: at,
+      lastError: 'connection refused',
+      failedAt: at + 1000,
     });
     return { tokenId: token.id, projectId: project.id, multiId: multi.id, groupFlagId: groupFlag.id };
   });
   const activity = await cli(dir, ['token', 'activity', tokenId], { json: false });
-  t.match(activity.stdout, /last used  2030-01-02T03:04:05\.000Z/);
-  t.match(activity.stdout, /Recent activity \(1\):\n {2}AT +METHOD +PATH +STATUS\n {2}2030-01-02T03:04:05\.000Z +GET +\/api\/v1\/flags +200/);
-  t.match(activity.stdout, /Recent denials \(1\):\n {2}AT +REASON +METHOD +PATH\n {2}2030-01-02T03:04:05\.000Z +read token on a write route +PATCH/);
+  t.match(activity.stdout, /last used {2}2030-01-02T03:04:05\.000Z/);
+  t.match(
+    activity.stdout,
+    /Recent activity \(1\):\n {2}AT +METHOD +PATH +STATUS\n {2}2030-01-02T03:04:05\.000Z +GET +\/api\/v1\/flags +200/,
+  );
+  t.match(
+    activity.stdout,
+    /Recent denials \(1\):\n {2}AT +REASON +METHOD +PATH\n {2}2030-01-02T03:04:05\.000Z +read token on a write route +PATCH/,
+  );
   const mail = await cli(dir, ['mail', 'list'], { json: false });
-  t.match(mail.stdout, /^SEQ  AT +TO +SUBJECT +SENT\n1 +2030-01-02T03:04:05\.000Z +o@a\.test +Token n was refused +pending \(0 attempts\)\n/);
+  t.match(
+    mail.stdout,
+    /^SEQ {2}AT +TO +SUBJECT +SENT\n1 +2030-01-02T03:04:05\.000Z +o@a\.test +Token n was refused +pending \(0 attempts\)\n/,
+  );
   t.match(mail.stdout, /\n2 +2030-01-02T03:04:05\.000Z +x@a\.test +Other +failed 2030-01-02T03:04:06\.000Z \(3 attempts\)\n/);
   t.match(mail.stdout, /--- #2 to x@a\.test: Other\n {2}Body\n {2}\(last delivery error: connection refused\)/);
   t.match(mail.stdout, /--- #1 to o@a\.test: Token n was refused\n {2}Line one\n {2}Line two/);
 
   const project = await cli(dir, ['env', 'add', multiId, 'production'], { json: false });
-  t.match(project.stdout, new RegExp(`^id            ${multiId}\nname          M\nkind          multi \\(environments\\)\norganisation  \\S+\nenvironments  staging, production\n`));
-  const audience = await cli(dir, ['audience', 'create', projectId, '--name', 'Beta', '--rule', 'plan=beta,pro', '--rule', 'country=DE'], { json: false });
-  t.match(audience.stdout, /^id {7}\S+\nproject  \S+\nname     Beta\nrules    plan=beta,pro; country=DE\n/);
+  t.match(
+    project.stdout,
+    new RegExp(
+      `^id            ${multiId}\nname          M\nkind          multi \\(environments\\)\norganisation  \\S+\nenvironments  staging, production\n`,
+    ),
+  );
+  const audience = await cli(dir, ['audience', 'create', projectId, '--name', 'Beta', '--rule', 'plan=beta,pro', '--rule', 'country=DE'], {
+    json: false,
+  });
+  t.match(audience.stdout, /^id {7}\S+\nproject {2}\S+\nname {5}Beta\nrules {4}plan=beta,pro; country=DE\n/);
   const flag = await cli(dir, ['flag', 'cohorts', groupFlagId, 'alice,bob'], { json: false });
   t.match(flag.stdout, /\nkind +groupflag\n/);
   t.match(flag.stdout, /\ncohorts +alice, bob \(flag-wide\)\nenv staging +on, 30%, cohorts: qa\n/);

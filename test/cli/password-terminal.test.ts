@@ -24,10 +24,12 @@ function onTerminal(command: string, prompt: string, type: string): Promise<{ co
   };
   child.stdout.on('data', onData);
   child.stderr.on('data', onData);
-  return new Promise((resolve) => child.once('exit', (code) => {
-    child.stdin.destroy();
-    resolve({ code: code ?? -1, shown });
-  }));
+  return new Promise((resolve) =>
+    child.once('exit', (code) => {
+      child.stdin.destroy();
+      resolve({ code: code ?? -1, shown });
+    }),
+  );
 }
 
 t.test('a password typed on a terminal is not echoed, and is the one set', async (t) => {
@@ -36,7 +38,9 @@ t.test('a password typed on a terminal is not echoed, and is the one set', async
   const owner = (await cli(server.dataDir, ['user', 'list'])).json.users.find((u: { email: string }) => u.email === kOwner);
   // "typo" then four Backspaces (DEL, as a terminal sends it) then Enter.
   const run = await onTerminal(
-    `'${process.execPath}' '${kCliPath}' user password ${owner.id} --data '${server.dataDir}'`, 'Password: ', 'staple battery horsetypo\x7f\x7f\x7f\x7f\r',
+    `'${process.execPath}' '${kCliPath}' user password ${owner.id} --data '${server.dataDir}'`,
+    'Password: ',
+    'staple battery horsetypo\x7f\x7f\x7f\x7f\r',
   );
   t.equal(run.code, 0, run.shown);
   t.notMatch(run.shown, /staple|battery|typo/, 'nothing typed was shown');

@@ -89,8 +89,16 @@ function setup(over: Partial<BatcherOptions> = {}) {
   const inFlight = new InFlight();
   const errors: unknown[] = [];
   const batcher = new EvalBatcher({
-    runner, inFlight, maxTasksInFlight: 2, maxBatchRequests: 100, maxPendingRequests: 1000, maxBatchBytes: 1 << 20, maxPendingBytes: 1 << 26, taskTimeoutMs: 60_000,
-    onBatchError: (err) => errors.push(err), ...over,
+    runner,
+    inFlight,
+    maxTasksInFlight: 2,
+    maxBatchRequests: 100,
+    maxPendingRequests: 1000,
+    maxBatchBytes: 1 << 20,
+    maxPendingBytes: 1 << 26,
+    taskTimeoutMs: 60_000,
+    onBatchError: (err) => errors.push(err),
+    ...over,
   });
   const add = (id: string, query = '', route: 0 | 1 = kRouteFlag) => {
     const res = fakeRes();
@@ -112,7 +120,11 @@ t.test('requests of one turn go as one task; each response gets its own answer, 
   t.same(runner.tasks, [3]);
   t.same(a.res.written, {
     status: '200 OK',
-    headers: [['Access-Control-Allow-Origin', '*'], ['X-Content-Type-Options', 'nosniff'], ['Content-Type', 'application/json']],
+    headers: [
+      ['Access-Control-Allow-Origin', '*'],
+      ['X-Content-Type-Options', 'nosniff'],
+      ['Content-Type', 'application/json'],
+    ],
     body: '0:flg_a?cohort=x',
   });
   t.equal(b.res.written!.body, '1:flg_b?');
@@ -187,7 +199,10 @@ t.test('a failed task answers every request of its batch 500, once, and frees it
   reqs[1]!.res.abort();
   await settle();
   t.equal(errors.length, 1);
-  t.same(reqs.map((r) => r.res.written?.status ?? null), ['500 Internal Server Error', null, '500 Internal Server Error']);
+  t.same(
+    reqs.map((r) => r.res.written?.status ?? null),
+    ['500 Internal Server Error', null, '500 Internal Server Error'],
+  );
   t.same(JSON.parse(reqs[0]!.res.written!.body), {
     error: 'Internal server error',
     detail: 'An unexpected error occurred while evaluating; it has been logged. Retry, and report it if it persists.',
@@ -272,7 +287,12 @@ t.test('bytes: a batch closes at maxBatchBytes, add() refuses past maxPendingByt
   // after the batch, so the next batch starts from a buffer of the initial size again.
   const echo = new EchoRunner();
   const sizes: number[] = [];
-  const seen: BatchRunner = { run: (task, signal) => (sizes.push(task.buffer.byteLength), echo.run(task, signal)) };
+  const seen: BatchRunner = {
+    run: (task, signal) => {
+      sizes.push(task.buffer.byteLength);
+      return echo.run(task, signal);
+    },
+  };
   const s3 = setup({ runner: seen });
   s3.add('huge', 'h'.repeat(200 * 1024));
   await settle();

@@ -10,9 +10,7 @@ interface Fixture {
 }
 // test/fixtures/bucket-vectors.json is produced by test/fixtures/bucket-vectors.py, an independent
 // Python implementation checked against published MurmurHash3 reference vectors (see that script).
-const fixture = JSON.parse(
-  readFileSync(new URL('../../../test/fixtures/bucket-vectors.json', import.meta.url), 'utf8'),
-) as Fixture;
+const fixture = JSON.parse(readFileSync(new URL('../../../test/fixtures/bucket-vectors.json', import.meta.url), 'utf8')) as Fixture;
 
 t.test('murmur3_x86_32: the design vectors', async (t) => {
   t.equal(murmur3String('', 0), 0);

@@ -2,8 +2,18 @@
 import t from 'tap';
 import { bucket } from '../../src/eval/bucket.js';
 import {
-  compileState, decidedBy, decideState, decisionValue, evaluateState, kDecidedAudience, kDecidedCohort, kDecidedDisabled, kDecidedRoll,
-  kDecidedSplit, kDecidedStatic, type EvalContext,
+  compileState,
+  decidedBy,
+  decideState,
+  decisionValue,
+  evaluateState,
+  kDecidedAudience,
+  kDecidedCohort,
+  kDecidedDisabled,
+  kDecidedRoll,
+  kDecidedSplit,
+  kDecidedStatic,
+  type EvalContext,
 } from '../../src/eval/evaluate.js';
 import type { EffectiveState } from '../../src/model/flag-state.js';
 import type { Audience } from '../../src/model/projects.js';
@@ -30,7 +40,10 @@ t.test('DISABLED: not enabled, whatever the request carries', async (t) => {
 });
 
 t.test('cohort in the list: true, decided by the cohort (even at 0% with an unmatched audience)', async (t) => {
-  t.same(decide(state({ trafficPercentage: 0, cohorts: ['a'], audienceId: audience.id }, audience), ctx({ cohort: 'a' })), [kDecidedCohort, true]);
+  t.same(decide(state({ trafficPercentage: 0, cohorts: ['a'], audienceId: audience.id }, audience), ctx({ cohort: 'a' })), [
+    kDecidedCohort,
+    true,
+  ]);
 });
 
 t.test('audience: not matched is false; matched at 0/100% is the percentage, decided by the audience', async (t) => {
@@ -48,17 +61,35 @@ t.test('static: no audience and 0% or 100%', async (t) => {
 t.test('split: a keyed bucket; a roll when there is no key (reported apart)', async (t) => {
   for (let i = 0; i < 50; i++) {
     t.same(decide(state({ trafficPercentage: 50 }), ctx({ targetingKey: `k${i}` })), [kDecidedSplit, bucket(kFlag, `k${i}`) < 50]);
-    t.same(decide(state({ trafficPercentage: 50, audienceId: audience.id }, audience), ctx({ cohort: `c${i}`, plan: 'beta' })), [kDecidedSplit, bucket(kFlag, `c${i}`) < 50]);
+    t.same(decide(state({ trafficPercentage: 50, audienceId: audience.id }, audience), ctx({ cohort: `c${i}`, plan: 'beta' })), [
+      kDecidedSplit,
+      bucket(kFlag, `c${i}`) < 50,
+    ]);
   }
-  t.same(decide(state({ trafficPercentage: 30 }), ctx(), () => 29), [kDecidedRoll, true]);
-  t.same(decide(state({ trafficPercentage: 30 }), ctx(), () => 30), [kDecidedRoll, false]);
+  t.same(
+    decide(state({ trafficPercentage: 30 }), ctx(), () => 29),
+    [kDecidedRoll, true],
+  );
+  t.same(
+    decide(state({ trafficPercentage: 30 }), ctx(), () => 30),
+    [kDecidedRoll, false],
+  );
 });
 
-t.test('evaluateState is decideState\'s value, for every combination', async (t) => {
+t.test("evaluateState is decideState's value, for every combination", async (t) => {
   const states = [
-    state({ enabled: false }), state({ cohorts: ['a'], trafficPercentage: 0 }), state({ audienceId: audience.id }, audience),
-    state({ trafficPercentage: 37 }), state({ trafficPercentage: 0 }), state({ audienceId: audience.id, trafficPercentage: 60 }, audience),
+    state({ enabled: false }),
+    state({ cohorts: ['a'], trafficPercentage: 0 }),
+    state({ audienceId: audience.id }, audience),
+    state({ trafficPercentage: 37 }),
+    state({ trafficPercentage: 0 }),
+    state({ audienceId: audience.id, trafficPercentage: 60 }, audience),
   ];
   const contexts = [ctx(), ctx({ cohort: 'a' }), ctx({ targetingKey: 'u1', plan: 'beta' }), ctx({ cohort: 'zz', plan: 'beta' })];
-  for (const s of states) for (const c of contexts) t.equal(evaluateState(kFlag, s, c, () => 5), decisionValue(decideState(kFlag, s, c, () => 5)));
+  for (const s of states)
+    for (const c of contexts)
+      t.equal(
+        evaluateState(kFlag, s, c, () => 5),
+        decisionValue(decideState(kFlag, s, c, () => 5)),
+      );
 });

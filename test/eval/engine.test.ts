@@ -30,7 +30,11 @@ const flag = (id: string, query = '') => call('flag', id, query);
 const project = (id: string, query = '') => call('project', id, query);
 
 t.test('single flag: {id, name, enabled}, exactly that body', async (t) => {
-  t.same(flag(ids.on), { status: 200, json: { id: ids.on, name: 'on', enabled: true }, text: `{"id":"${ids.on}","name":"on","enabled":true}` });
+  t.same(flag(ids.on), {
+    status: 200,
+    json: { id: ids.on, name: 'on', enabled: true },
+    text: `{"id":"${ids.on}","name":"on","enabled":true}`,
+  });
   t.same(flag(ids.off, 'cohort=alice').json, { id: ids.off, name: 'off', enabled: false });
   t.equal(flag(ids.on, 'env=whatever').status, 200, 'env is ignored for a single-environment flag');
 });
@@ -58,7 +62,7 @@ t.test('group flag: env required (404), unknown env (404), env without state: de
 t.test('group flag cohorts: env without override inherits the flag-wide list; an override replaces it', async (t) => {
   t.equal(flag(ids.group, 'env=staging&cohort=wide-1').json.enabled, true, 'staging inherits wide-1');
   t.equal(flag(ids.group, 'env=staging&cohort=wide-2').json.enabled, true);
-  t.equal(flag(ids.group, 'env=staging&cohort=qa').json.enabled, false, 'qa is production\'s override only');
+  t.equal(flag(ids.group, 'env=staging&cohort=qa').json.enabled, false, "qa is production's override only");
   t.equal(flag(ids.group, 'env=production&cohort=qa').json.enabled, true);
   t.equal(flag(ids.group, 'env=production&cohort=wide-1').json.enabled, false, 'the override replaces the flag-wide list');
 });
@@ -107,7 +111,10 @@ t.test('403 follows the plan: a lapsed Teams trial loses audiences when its end 
 t.test('project route: every flag in creation order, same rules', async (t) => {
   const r = project(ids.single, 'targetingKey=u1&plan=beta&country=NL');
   t.equal(r.status, 200);
-  t.same(r.json.map((f: { name: string }) => f.name), ['on', 'off', 'half', 'zero', 'aud', 'aud-half']);
+  t.same(
+    r.json.map((f: { name: string }) => f.name),
+    ['on', 'off', 'half', 'zero', 'aud', 'aud-half'],
+  );
   t.same(r.json[0], { id: ids.on, name: 'on', enabled: true });
   t.equal(r.json[2].enabled, bucket(ids.half, 'u1') < 50);
   t.equal(r.json[4].enabled, true, 'audience matched');
@@ -122,7 +129,10 @@ t.test('project route: multi-environment projects need a valid env (404 like the
   t.match(missing.json.detail, /multi-environment project: add the "env" query parameter \(valid environments: staging, production, dev\)/);
   t.equal(project(ids.multi, 'env=nope').status, 404);
   const prod = project(ids.multi, 'env=production&cohort=qa&plan=beta');
-  t.same(prod.json, [{ id: ids.group, name: 'group', enabled: true }, { id: ids.groupAud, name: 'group-aud', enabled: true }]);
+  t.same(prod.json, [
+    { id: ids.group, name: 'group', enabled: true },
+    { id: ids.groupAud, name: 'group-aud', enabled: true },
+  ]);
   t.same(project(ids.emptyMulti, 'env=prod').json, []);
   t.equal(project(ids.emptyMulti, 'env=staging').status, 404);
 });
@@ -134,7 +144,10 @@ t.test('project route: unknown project 404; undecodable cohort 400; audience wit
   t.equal(bad.status, 400);
   t.equal(bad.json.error, 'Invalid request');
   t.match(bad.json.detail, /URL-encode/);
-  t.same(project(ids.freeProject, 'plan=beta').json.map((f: { enabled: boolean }) => f.enabled), [false, true]);
+  t.same(
+    project(ids.freeProject, 'plan=beta').json.map((f: { enabled: boolean }) => f.enabled),
+    [false, true],
+  );
 });
 
 t.test('400 comes before 404 on the flag route', async (t) => {
@@ -146,7 +159,13 @@ t.test('freshness: a committed write is read by the next batch (configSeq drops 
   t.equal(flag(ids.on).json.enabled, true);
   for (let i = 0; i < 50; i++) {
     const enabled = i % 2 === 1;
-    world.run('flagPatch', { projectId: ids.single, flagId: ids.on, env: null, patch: { enabled }, actor: { id: 'console', name: 'console', environments: [] } });
+    world.run('flagPatch', {
+      projectId: ids.single,
+      flagId: ids.on,
+      env: null,
+      patch: { enabled },
+      actor: { id: 'console', name: 'console', environments: [] },
+    });
     t.equal(flag(ids.on).json.enabled, enabled);
   }
   world.run('flagRename', { flagId: ids.on, name: 'on-renamed' });

@@ -13,11 +13,28 @@ export interface EvalWorld {
   store: Store;
   run<N extends CommandName>(name: N, input: CommandInput<N>, now?: number): CommandOutput<N>;
   ids: {
-    orgTeams: string; orgFree: string; owner: string;
-    single: string; multi: string; freeProject: string; personal: string; empty: string; emptyMulti: string;
-    audience: string; multiAudience: string;
-    on: string; off: string; half: string; zero: string; aud: string; audHalf: string;
-    group: string; groupAud: string; freeAud: string; freePlain: string; personalFlag: string;
+    orgTeams: string;
+    orgFree: string;
+    owner: string;
+    single: string;
+    multi: string;
+    freeProject: string;
+    personal: string;
+    empty: string;
+    emptyMulti: string;
+    audience: string;
+    multiAudience: string;
+    on: string;
+    off: string;
+    half: string;
+    zero: string;
+    aud: string;
+    audHalf: string;
+    group: string;
+    groupAud: string;
+    freeAud: string;
+    freePlain: string;
+    personalFlag: string;
   };
   /** Write tokens (Management API) of the single and the multi-environment project. */
   writeToken: string;
@@ -41,17 +58,24 @@ export function buildEvalWorld(dataDir: string = tempDir()): EvalWorld {
   const owner = run('userCreate', { email: 'owner@eval.test' }).id;
   run('orgAddMember', { orgId: orgTeams, userId: owner, role: 'owner' });
   const single = run('projectCreate', { name: 'Shop', orgId: orgTeams }).id;
-  const multi = run('projectCreate', { name: 'Platform', orgId: orgTeams, kind: 'multi', environments: ['staging', 'production', 'dev'] }).id;
+  const multi = run('projectCreate', {
+    name: 'Platform',
+    orgId: orgTeams,
+    kind: 'multi',
+    environments: ['staging', 'production', 'dev'],
+  }).id;
   const freeProject = run('projectCreate', { name: 'Free shop', orgId: orgFree }).id;
   const personal = run('projectCreate', { name: 'Mine', ownerUserId: owner }).id;
   const empty = run('projectCreate', { name: 'Empty', orgId: orgTeams }).id;
   const emptyMulti = run('projectCreate', { name: 'Empty multi', orgId: orgTeams, kind: 'multi', environments: ['prod'] }).id;
-  const rules = [{ attribute: 'plan', values: ['beta', 'alpha'] }, { attribute: 'country', values: ['NL'] }];
+  const rules = [
+    { attribute: 'plan', values: ['beta', 'alpha'] },
+    { attribute: 'country', values: ['NL'] },
+  ];
   const audience = run('audienceCreate', { projectId: single, name: 'Beta NL', rules }).id;
   const multiAudience = run('audienceCreate', { projectId: multi, name: 'Beta', rules: [{ attribute: 'plan', values: ['beta'] }] }).id;
   const freeAudience = run('audienceCreate', { projectId: freeProject, name: 'Beta', rules: [{ attribute: 'plan', values: ['beta'] }] }).id;
-  const create = (projectId: string, body: FlagCreate) =>
-    run('flagCreate', { projectId, body, actor: kConsoleActor }).id;
+  const create = (projectId: string, body: FlagCreate) => run('flagCreate', { projectId, body, actor: kConsoleActor }).id;
   const on = create(single, { name: 'on', enabled: true, trafficPercentage: 100 });
   const off = create(single, { name: 'off', enabled: false, trafficPercentage: 100, cohorts: ['alice'] });
   const half = create(single, { name: 'half', enabled: true, trafficPercentage: 50, cohorts: ['alice', 'bob'] });
@@ -68,7 +92,10 @@ export function buildEvalWorld(dataDir: string = tempDir()): EvalWorld {
   run('flagCohorts', { flagId: group, cohorts: ['wide-1', 'wide-2'] });
   const groupAud = create(multi, {
     name: 'group-aud',
-    environments: { production: { enabled: true, trafficPercentage: 100, audienceId: multiAudience }, staging: { enabled: true, trafficPercentage: 100 } },
+    environments: {
+      production: { enabled: true, trafficPercentage: 100, audienceId: multiAudience },
+      staging: { enabled: true, trafficPercentage: 100 },
+    },
   });
   const freeAud = create(freeProject, { name: 'aud', enabled: true, trafficPercentage: 100, audienceId: freeAudience });
   const freePlain = create(freeProject, { name: 'plain', enabled: true, trafficPercentage: 100 });
@@ -78,10 +105,34 @@ export function buildEvalWorld(dataDir: string = tempDir()): EvalWorld {
   const writeToken = run('tokenCreate', { projectId: single, asUserId: owner, name: 'eval-tests', permission: 'write' }).secret;
   const multiWriteToken = run('tokenCreate', { projectId: multi, asUserId: owner, name: 'eval-tests', permission: 'write' }).secret;
   return {
-    dataDir, store, run, writeToken, multiWriteToken,
+    dataDir,
+    store,
+    run,
+    writeToken,
+    multiWriteToken,
     ids: {
-      orgTeams, orgFree, owner, single, multi, freeProject, personal, empty, emptyMulti, audience, multiAudience,
-      on, off, half, zero, aud, audHalf, group, groupAud, freeAud, freePlain, personalFlag,
+      orgTeams,
+      orgFree,
+      owner,
+      single,
+      multi,
+      freeProject,
+      personal,
+      empty,
+      emptyMulti,
+      audience,
+      multiAudience,
+      on,
+      off,
+      half,
+      zero,
+      aud,
+      audHalf,
+      group,
+      groupAud,
+      freeAud,
+      freePlain,
+      personalFlag,
     },
   };
 }

@@ -7,8 +7,14 @@ import type { Audience } from '../../src/model/projects.js';
 
 const kFlag = 'flg_rules';
 const audience: Audience = {
-  id: 'aud_1', projectId: 'p', name: 'Beta NL', updatedAt: 0,
-  rules: [{ attribute: 'plan', values: ['beta', 'alpha'] }, { attribute: 'country', values: ['NL'] }],
+  id: 'aud_1',
+  projectId: 'p',
+  name: 'Beta NL',
+  updatedAt: 0,
+  rules: [
+    { attribute: 'plan', values: ['beta', 'alpha'] },
+    { attribute: 'country', values: ['NL'] },
+  ],
 };
 
 const state = (over: Partial<EffectiveState> = {}, aud: Audience | undefined = undefined) =>
@@ -91,8 +97,14 @@ t.test('rule: with only cohort, the cohort is the bucketing key (sticky)', async
 
 t.test('rule: neither key -> a fresh roll each request, compared with the percentage', async (t) => {
   const s = state({ trafficPercentage: 30 });
-  t.equal(evaluateState(kFlag, s, ctx(), () => 29), true);
-  t.equal(evaluateState(kFlag, s, ctx(), () => 30), false);
+  t.equal(
+    evaluateState(kFlag, s, ctx(), () => 29),
+    true,
+  );
+  t.equal(
+    evaluateState(kFlag, s, ctx(), () => 30),
+    false,
+  );
   let rolls = 0;
   evaluateState(kFlag, s, ctx(), () => {
     rolls++;
@@ -127,7 +139,8 @@ t.test('raising the percentage only ever adds keys', async (t) => {
   let before = new Set<string>();
   for (let pct = 0; pct <= 100; pct += 5) {
     const on = new Set<string>();
-    for (let i = 0; i < 300; i++) if (evaluateState(kFlag, state({ trafficPercentage: pct }), ctx({ targetingKey: `u${i}` }), never)) on.add(`u${i}`);
+    for (let i = 0; i < 300; i++)
+      if (evaluateState(kFlag, state({ trafficPercentage: pct }), ctx({ targetingKey: `u${i}` }), never)) on.add(`u${i}`);
     for (const k of before) if (!on.has(k)) t.fail(`${k} dropped at ${pct}%`);
     before = on;
   }
@@ -138,6 +151,9 @@ t.test('the same key gets the same bucket in every environment (the flag id is t
   const prod = state({ trafficPercentage: 40 });
   const staging = state({ trafficPercentage: 40, cohorts: ['x'] });
   for (let i = 0; i < 100; i++) {
-    t.equal(evaluateState(kFlag, prod, ctx({ targetingKey: `k${i}` }), never), evaluateState(kFlag, staging, ctx({ targetingKey: `k${i}` }), never));
+    t.equal(
+      evaluateState(kFlag, prod, ctx({ targetingKey: `k${i}` }), never),
+      evaluateState(kFlag, staging, ctx({ targetingKey: `k${i}` }), never),
+    );
   }
 });

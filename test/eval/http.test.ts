@@ -69,7 +69,10 @@ t.test('stickiness: 500 keys at 50% match the reference bucket, and again', asyn
 
 t.test('with only cohort, the cohort is the sticky key; a listed cohort is always on', async (t) => {
   const cohorts = Array.from({ length: 100 }, (_, i) => `team-${i}`);
-  t.same(await inParallel(cohorts, 50, (c) => enabled(ids.half, `cohort=${c}`)), cohorts.map((c) => bucket(ids.half, c) < 50));
+  t.same(
+    await inParallel(cohorts, 50, (c) => enabled(ids.half, `cohort=${c}`)),
+    cohorts.map((c) => bucket(ids.half, c) < 50),
+  );
   t.equal(await enabled(ids.half, 'cohort=alice&targetingKey=someone'), true);
   t.equal(await enabled(ids.zero, 'cohort=vip'), true, 'listed cohort at 0%');
 });
@@ -157,19 +160,32 @@ t.test('errors: 403 for a flag applying an audience on a plan without audiences'
   t.match(r.json.detail, /Teams or Enterprise/);
   t.equal((await flag(ids.freePlain)).status, 200);
   const list = await project(ids.freeProject, 'plan=beta');
-  t.same(list.json, [{ id: ids.freeAud, name: 'aud', enabled: false }, { id: ids.freePlain, name: 'plain', enabled: true }], 'project route: false, not 403');
+  t.same(
+    list.json,
+    [
+      { id: ids.freeAud, name: 'aud', enabled: false },
+      { id: ids.freePlain, name: 'plain', enabled: true },
+    ],
+    'project route: false, not 403',
+  );
 });
 
 t.test('project route: array of {id, name, enabled}; env rules; unknown project 404', async (t) => {
   const r = await project(ids.single, 'targetingKey=user-7&plan=beta&country=NL');
   t.equal(r.status, 200);
   t.equal(r.headers.get('access-control-allow-origin'), '*');
-  t.same(r.json.map((f: { id: string }) => f.id), [ids.on, ids.off, ids.half, ids.zero, ids.aud, ids.audHalf]);
+  t.same(
+    r.json.map((f: { id: string }) => f.id),
+    [ids.on, ids.off, ids.half, ids.zero, ids.aud, ids.audHalf],
+  );
   t.same(r.json[2], { id: ids.half, name: 'half', enabled: bucket(ids.half, 'user-7') < 50 });
   t.same((await project(ids.empty)).json, []);
   t.equal((await project(ids.multi)).status, 404, 'multi-environment project without env');
   t.equal((await project(ids.multi, 'env=nope')).status, 404);
-  t.same((await project(ids.multi, 'env=production&cohort=qa')).json.map((f: { enabled: boolean }) => f.enabled), [true, false]);
+  t.same(
+    (await project(ids.multi, 'env=production&cohort=qa')).json.map((f: { enabled: boolean }) => f.enabled),
+    [true, false],
+  );
   const none = await project('prj_nope');
   t.same([none.status, none.json], [404, { error: 'Not found', detail: 'No project with id "prj_nope" exists.' }]);
 });
@@ -187,16 +203,22 @@ t.test('other /v1 paths and methods: 404 JSON; preflight answered', async (t) =>
 });
 
 t.test('clients that go away before their answer do not crash or stall the server', async (t) => {
-  await Promise.all(Array.from({ length: 50 }, (_, i) => new Promise<void>((resolve) => {
-    const socket = connect(server.port, '127.0.0.1', () => {
-      socket.write(`GET /v1/flags/${ids.half}?targetingKey=gone-${i} HTTP/1.1\r\nHost: x\r\n\r\n`);
-      // Half vanish at once, half right after the server saw the request.
-      if (i % 2 === 0) socket.destroy();
-      else setImmediate(() => socket.destroy());
-    });
-    socket.on('close', () => resolve());
-    socket.on('error', () => {});
-  })));
+  await Promise.all(
+    Array.from(
+      { length: 50 },
+      (_, i) =>
+        new Promise<void>((resolve) => {
+          const socket = connect(server.port, '127.0.0.1', () => {
+            socket.write(`GET /v1/flags/${ids.half}?targetingKey=gone-${i} HTTP/1.1\r\nHost: x\r\n\r\n`);
+            // Half vanish at once, half right after the server saw the request.
+            if (i % 2 === 0) socket.destroy();
+            else setImmediate(() => socket.destroy());
+          });
+          socket.on('close', () => resolve());
+          socket.on('error', () => {});
+        }),
+    ),
+  );
   t.equal(await enabled(ids.on), true);
   t.equal(server.proc.exitCode, null);
 });
@@ -205,14 +227,21 @@ t.test('a worker that dies: its batch gets 500 eval bodies, never a hang; the po
   const batch = await Promise.all([flag(kCrashId), flag(ids.on), flag(ids.on), flag(ids.half, 'targetingKey=x')]);
   const statuses = batch.map((r) => r.status);
   t.equal(statuses[0], 500);
-  t.ok(statuses.every((s) => s === 500 || s === 200), `${statuses}`);
+  t.ok(
+    statuses.every((s) => s === 500 || s === 200),
+    `${statuses}`,
+  );
   t.same(batch[0]!.json, {
     error: 'Internal server error',
     detail: 'An unexpected error occurred while evaluating; it has been logged. Retry, and report it if it persists.',
   });
   t.equal(batch[0]!.headers.get('access-control-allow-origin'), '*');
   // Replacement workers: every later request is answered.
-  const after = await inParallel(Array.from({ length: 100 }, (_, i) => i), 25, (i) => flag(ids.half, `targetingKey=after-${i}`));
+  const after = await inParallel(
+    Array.from({ length: 100 }, (_, i) => i),
+    25,
+    (i) => flag(ids.half, `targetingKey=after-${i}`),
+  );
   t.ok(after.every((r) => r.status === 200));
   const again = await flag(kCrashId);
   t.equal(again.status, 500, 'a second crash is recovered from too');
@@ -220,8 +249,16 @@ t.test('a worker that dies: its batch gets 500 eval bodies, never a hang; the po
 });
 
 t.test('SIGTERM stops the server cleanly: the pool shuts down, exit code 0', async (t) => {
-  const inFlight = Array.from({ length: 20 }, (_, i) => flag(ids.half, `targetingKey=last-${i}`).then((r) => r.status, () => 'closed'));
+  const inFlight = Array.from({ length: 20 }, (_, i) =>
+    flag(ids.half, `targetingKey=last-${i}`).then(
+      (r) => r.status,
+      () => 'closed',
+    ),
+  );
   t.equal(await server.stop(), 0);
   const outcomes = await Promise.all(inFlight);
-  t.ok(outcomes.every((o) => o === 200 || o === 'closed'), `${outcomes}`);
+  t.ok(
+    outcomes.every((o) => o === 200 || o === 'closed'),
+    `${outcomes}`,
+  );
 });

@@ -18,7 +18,14 @@ const log = pino({ level: 'silent' });
 const errors: unknown[] = [];
 const pool = await EvalPool.start({ dataDir: world.dataDir, workers: 2, clock: new Clock(), log, maxQueue: 4, crashFlagId: 'flg_crash' });
 const batcher = new EvalBatcher({
-  runner: pool, inFlight: new InFlight(), maxTasksInFlight: 4, maxBatchRequests: 256, maxPendingRequests: 10_000, maxBatchBytes: 1 << 20, maxPendingBytes: 1 << 26, taskTimeoutMs: 60_000,
+  runner: pool,
+  inFlight: new InFlight(),
+  maxTasksInFlight: 4,
+  maxBatchRequests: 256,
+  maxPendingRequests: 10_000,
+  maxBatchBytes: 1 << 20,
+  maxPendingBytes: 1 << 26,
+  taskTimeoutMs: 60_000,
   onBatchError: (err) => errors.push(err),
 });
 t.teardown(async () => {
@@ -55,7 +62,10 @@ function evaluate(id: string, query = ''): Promise<{ status: number; json: any }
 t.test('workers evaluate batches read from the store', async (t) => {
   t.equal(pool.threads, 2);
   const answers = await Promise.all([evaluate(world.ids.on), evaluate(world.ids.group, 'env=staging&cohort=wide-1'), evaluate('flg_nope')]);
-  t.same(answers.map((a) => a.status), [200, 200, 404]);
+  t.same(
+    answers.map((a) => a.status),
+    [200, 200, 404],
+  );
   t.same(answers[0]!.json, { id: world.ids.on, name: 'on', enabled: true });
   t.equal(answers[1]!.json.enabled, true);
 });
@@ -64,7 +74,13 @@ t.test('read-your-writes across threads: 200 write-then-evaluate pairs, none sta
   let stale = 0;
   for (let i = 0; i < 200; i++) {
     const enabled = i % 2 === 0;
-    world.run('flagPatch', { projectId: world.ids.single, flagId: world.ids.half, env: null, patch: { enabled, trafficPercentage: 100 }, actor: kConsoleActor });
+    world.run('flagPatch', {
+      projectId: world.ids.single,
+      flagId: world.ids.half,
+      env: null,
+      patch: { enabled, trafficPercentage: 100 },
+      actor: kConsoleActor,
+    });
     const r = await evaluate(world.ids.half);
     if (r.json.enabled !== enabled) stale++;
   }
@@ -73,7 +89,11 @@ t.test('read-your-writes across threads: 200 write-then-evaluate pairs, none sta
 
 t.test('a worker that dies: its batch is answered 500, the pool replaces it, later batches work', async (t) => {
   const answers = await Promise.all([evaluate('flg_crash'), evaluate(world.ids.on), evaluate(world.ids.on)]);
-  t.same(answers.map((a) => a.status), [500, 500, 500], 'every request of the dead batch, not only the culprit');
+  t.same(
+    answers.map((a) => a.status),
+    [500, 500, 500],
+    'every request of the dead batch, not only the culprit',
+  );
   t.equal(answers[1]!.json.error, 'Internal server error');
   t.match(String(errors[0]), /worker exited/);
   for (let i = 0; i < 20; i++) {

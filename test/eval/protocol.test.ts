@@ -15,7 +15,10 @@ t.test('requests round-trip: routes, ids, raw queries (UTF-8, empty), growing pa
   t.equal(writer.count, 4);
   t.ok(writer.buffer.byteLength > 10_000);
   const decoded = readRequests(writer.buffer, writer.count, newDecodedRequests());
-  t.same(sent.map((_, i) => [decoded.routes[i], decoded.ids[i], decoded.queries[i]]), sent);
+  t.same(
+    sent.map((_, i) => [decoded.routes[i], decoded.ids[i], decoded.queries[i]]),
+    sent,
+  );
 });
 
 t.test('answers: put and open/push/close, read back in place; the buffer grows when needed', async (t) => {

@@ -36,8 +36,15 @@ t.test('a stuck worker: its batch is answered 500 after the timeout, and the wor
   t.ok(stuck.ms >= 4000 && stuck.ms < 15_000, `answered at the batch timeout (${stuck.ms.toFixed(0)} ms)`);
   // The only worker was stuck: these are answered only because Piscina replaced it.
   const after = await Promise.all(Array.from({ length: 20 }, () => flag(ids.on)));
-  t.same(after.map((r) => r.status), Array(20).fill(200), 'later requests are answered by the new worker');
-  t.ok(after.every((r) => r.ms < 4000), `promptly (slowest ${Math.max(...after.map((r) => r.ms)).toFixed(0)} ms)`);
+  t.same(
+    after.map((r) => r.status),
+    Array(20).fill(200),
+    'later requests are answered by the new worker',
+  );
+  t.ok(
+    after.every((r) => r.ms < 4000),
+    `promptly (slowest ${Math.max(...after.map((r) => r.ms)).toFixed(0)} ms)`,
+  );
   const again = await flag(kHangId);
   t.equal(again.status, 500, 'a second stuck batch is recovered from too');
   t.equal((await flag(ids.on)).status, 200);

@@ -39,7 +39,11 @@ t.test('the engine counts per flag and hands the totals over once', async (t) =>
   evaluate('project', ids.single);
   evaluate('project', ids.empty);
   const counts = byFlag(engine.takeUsage());
-  t.same(Object.keys(counts).sort(), [ids.on, ids.off, ids.half, ids.zero, ids.aud, ids.audHalf].sort(), 'the project route counts each of its flags; unknown ids nothing');
+  t.same(
+    Object.keys(counts).sort(),
+    [ids.on, ids.off, ids.half, ids.zero, ids.aud, ids.audHalf].sort(),
+    'the project route counts each of its flags; unknown ids nothing',
+  );
   t.equal(counts[ids.on]!.evaluations, 3, 'flag route twice and the project route once, on the same entry');
   t.equal(counts[ids.off]!.evaluations, 1);
   t.ok(counts[ids.on]!.lastEvaluatedAt >= first && counts[ids.on]!.lastEvaluatedAt <= clock.now());
@@ -62,7 +66,10 @@ t.test('counts on entries dropped when the store moves are kept', async (t) => {
 
 t.test('the recorder sums what the workers answer and keeps a flush refused as busy', async (t) => {
   const answers: FlagUsage[][] = [
-    [{ flagId: 'flg_a', evaluations: 2, lastEvaluatedAt: 10 }, { flagId: 'flg_b', evaluations: 1, lastEvaluatedAt: 5 }],
+    [
+      { flagId: 'flg_a', evaluations: 2, lastEvaluatedAt: 10 },
+      { flagId: 'flg_b', evaluations: 1, lastEvaluatedAt: 5 },
+    ],
     [{ flagId: 'flg_a', evaluations: 3, lastEvaluatedAt: 7 }],
   ];
   const source: UsageSource = {
@@ -85,10 +92,16 @@ t.test('the recorder sums what the workers answer and keeps a flush refused as b
   answers.push([{ flagId: 'flg_b', evaluations: 4, lastEvaluatedAt: 20 }]);
   refuse = false;
   await recorder.flush();
-  t.same(sent, [[
-    { flagId: 'flg_a', evaluations: 5, lastEvaluatedAt: 10 },
-    { flagId: 'flg_b', evaluations: 5, lastEvaluatedAt: 20 },
-  ]], 'one command: the refused counts and the new ones, summed by flag');
+  t.same(
+    sent,
+    [
+      [
+        { flagId: 'flg_a', evaluations: 5, lastEvaluatedAt: 10 },
+        { flagId: 'flg_b', evaluations: 5, lastEvaluatedAt: 20 },
+      ],
+    ],
+    'one command: the refused counts and the new ones, summed by flag',
+  );
   await recorder.flush();
   t.equal(sent.length, 1, 'nothing counted: no command');
 });
@@ -96,7 +109,10 @@ t.test('the recorder sums what the workers answer and keeps a flush refused as b
 t.test('recordUsage adds to the totals; a deleted flag is skipped and its usage removed', async (t) => {
   world.run('recordUsage', { counts: [{ flagId: ids.on, evaluations: 2, lastEvaluatedAt: 100 }] });
   world.run('recordUsage', {
-    counts: [{ flagId: ids.on, evaluations: 3, lastEvaluatedAt: 50 }, { flagId: 'flg_gone', evaluations: 1, lastEvaluatedAt: 1 }],
+    counts: [
+      { flagId: ids.on, evaluations: 3, lastEvaluatedAt: 50 },
+      { flagId: 'flg_gone', evaluations: 1, lastEvaluatedAt: 1 },
+    ],
   });
   t.same(world.store.getUsage(ids.on), { flagId: ids.on, evaluations: 5, lastEvaluatedAt: 100 }, 'summed; the latest time kept');
   t.equal(world.store.getUsage('flg_gone'), undefined, 'no usage for a flag that does not exist');

@@ -65,23 +65,30 @@ export function cli(dataDir: string | null, args: readonly CliArg[], options: Cl
     ? ['env', argv as string[]]
     : ['bash', ['-c', `exec env ${argv.map(bashBytes).join(' ')}`]];
   return new Promise((resolve, reject) => {
-    execFile(file, fileArgs, { env: baseEnv(options.env), cwd: options.cwd, timeout: 15_000, maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
-      if (err && typeof err.code !== 'number') {
-        reject(new Error(`flagwire ${args.join(' ')} did not exit normally (${err.message})\n${stderr}`));
-        return;
-      }
-      let parsed: unknown;
-      if (json) {
-        try {
-          parsed = parseOneObject(stdout);
-        } catch (e) {
-          reject(new ContractError(`flagwire ${args.join(' ')}: ${(e as Error).message}; exit ${code}\nstdout: ${stdout}\nstderr: ${stderr}`));
+    execFile(
+      file,
+      fileArgs,
+      { env: baseEnv(options.env), cwd: options.cwd, timeout: 15_000, maxBuffer: 16 << 20 },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
+        if (err && typeof err.code !== 'number') {
+          reject(new Error(`flagwire ${args.join(' ')} did not exit normally (${err.message})\n${stderr}`));
           return;
         }
-      }
-      resolve({ code, json: parsed, stdout, stderr });
-    });
+        let parsed: unknown;
+        if (json) {
+          try {
+            parsed = parseOneObject(stdout);
+          } catch (e) {
+            reject(
+              new ContractError(`flagwire ${args.join(' ')}: ${(e as Error).message}; exit ${code}\nstdout: ${stdout}\nstderr: ${stderr}`),
+            );
+            return;
+          }
+        }
+        resolve({ code, json: parsed, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -158,7 +165,11 @@ export async function ok(t: TestContext, dataDir: string, args: readonly string[
  * strict as checking each one alone: every committed transaction bumps the store's commit counter,
  * so no write can hide behind another.
  */
-export async function expectAllRefused(t: TestContext, dataDir: string, cases: readonly (readonly [readonly CliArg[], Refusal])[]): Promise<CliResult[]> {
+export async function expectAllRefused(
+  t: TestContext,
+  dataDir: string,
+  cases: readonly (readonly [readonly CliArg[], Refusal])[],
+): Promise<CliResult[]> {
   const before = await exportStore(dataDir);
   const results = await Promise.all(cases.map(([args]) => cli(dataDir, args)));
   cases.forEach(([args, expected], i) => {
@@ -169,6 +180,10 @@ export async function expectAllRefused(t: TestContext, dataDir: string, cases: r
     t.equal(r.json.error, expected.error, `${what}: error title`);
     if (expected.detail) t.match(r.json.detail, expected.detail, `${what}: detail`);
   });
-  t.strictSame(await exportStore(dataDir), before, `store unchanged after: ${cases.map(([args]) => args.slice(0, 2).join(' ')).join(', ')}`);
+  t.strictSame(
+    await exportStore(dataDir),
+    before,
+    `store unchanged after: ${cases.map(([args]) => args.slice(0, 2).join(' ')).join(', ')}`,
+  );
   return results;
 }

@@ -28,7 +28,11 @@ export function freshRead(dataDir: string): Promise<FreshRead> {
         reject(new Error(`reading ${dataDir} in a new process failed: ${err.message}\n${stderr}`));
         return;
       }
-      const dump = JSON.parse(stdout) as { configSeq: number; auditSeq: number; projects: { id: string; flags: Flag[]; audit: AuditEntry[] }[] };
+      const dump = JSON.parse(stdout) as {
+        configSeq: number;
+        auditSeq: number;
+        projects: { id: string; flags: Flag[]; audit: AuditEntry[] }[];
+      };
       const flags = new Map(dump.projects.flatMap((p) => p.flags.map((f) => [f.id, f] as const)));
       resolve({
         configSeq: dump.configSeq,

@@ -29,7 +29,9 @@ export async function holdConsole(t: { teardown(fn: () => void): void }, args: r
       stderr += d.toString();
       if (stderr.includes('flagwire-test-hook: in-transaction\n')) resolve();
     });
-    void exited.then((code) => reject(new Error(`flagwire ${args.join(' ')} exited ${code} before holding its transaction: ${stdout}${stderr}`)));
+    void exited.then((code) =>
+      reject(new Error(`flagwire ${args.join(' ')} exited ${code} before holding its transaction: ${stdout}${stderr}`)),
+    );
   });
   return {
     async release() {

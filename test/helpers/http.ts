@@ -23,7 +23,7 @@ export async function call(baseUrl: string, method: string, path: string, opts: 
   if (body !== undefined && headers['content-type'] === undefined) headers['content-type'] = 'application/json';
   const res = await fetch(`${baseUrl}${path}`, { method, headers, body });
   const text = await res.text();
-  let json: unknown = undefined;
+  let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {

@@ -29,10 +29,11 @@ type Command = 'begin' | 'end';
 /** Resolves once the worker has made one request (and so is ready to measure). */
 export async function startLatencyProbe(url: string, loops = 2): Promise<LatencyProbe> {
   const worker = new Worker(new URL(import.meta.url), { workerData: { url, loops } satisfies ProbeData });
-  const next = () => new Promise<unknown>((resolve, reject) => {
-    worker.once('message', resolve);
-    worker.once('error', reject);
-  });
+  const next = () =>
+    new Promise<unknown>((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+    });
   await next();
   return {
     begin: () => worker.postMessage('begin' satisfies Command),
@@ -76,9 +77,11 @@ if (!isMainThread && parentPort !== null) {
       running = true;
       latencies = [];
       failures = [];
-      loopsDone = Promise.all(Array.from({ length: loops }, async () => {
-        while (running) latencies.push(await get());
-      }));
+      loopsDone = Promise.all(
+        Array.from({ length: loops }, async () => {
+          while (running) latencies.push(await get());
+        }),
+      );
     } else {
       running = false;
       void loopsDone.then(() => port.postMessage({ latencies: latencies.sort((a, b) => a - b), failures } satisfies ProbeResult));

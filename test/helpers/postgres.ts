@@ -117,8 +117,18 @@ export async function startPostgres(): Promise<TestPostgres> {
     // After a kill -9 the old backends may hold the shared memory for a moment: the start is retried.
     for (let attempt = 1; ; attempt++) {
       try {
-        run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-t', '60', '-o',
-          `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`, 'start']);
+        run('pg_ctl', [
+          '-D',
+          data,
+          '-l',
+          join(dir, 'log'),
+          '-w',
+          '-t',
+          '60',
+          '-o',
+          `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`,
+          'start',
+        ]);
         break;
       } catch (err) {
         if (attempt >= 20) throw err;

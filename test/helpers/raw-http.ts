@@ -27,7 +27,12 @@ export interface RawRequestOptions {
 }
 
 /** Builds a request: `headers` are written as given (repeats and odd values allowed), CRLF line ends. */
-export function rawRequest(method: string, target: string | Buffer, headers: readonly (readonly [string, string])[], body?: Buffer | string): Buffer {
+export function rawRequest(
+  method: string,
+  target: string | Buffer,
+  headers: readonly (readonly [string, string])[],
+  body?: Buffer | string,
+): Buffer {
   const head = Buffer.concat([
     Buffer.from(`${method} `, 'latin1'),
     typeof target === 'string' ? Buffer.from(target, 'latin1') : target,
@@ -46,7 +51,10 @@ interface Connection {
 export class RawClient {
   private conn: Connection | null = null;
 
-  constructor(readonly port: number, readonly host = '127.0.0.1') {}
+  constructor(
+    readonly port: number,
+    readonly host = '127.0.0.1',
+  ) {}
 
   private async connect(): Promise<Connection> {
     if (this.conn !== null && !this.conn.ended) return this.conn;
@@ -84,7 +92,11 @@ export class RawClient {
       return await new Promise<RawReply>((resolve, reject) => {
         const timer = setTimeout(() => {
           conn.onChange = null;
-          reject(new HangError(`no complete response within ${timeoutMs} ms (got ${conn.buffer.length} bytes: ${JSON.stringify(conn.buffer.subarray(0, 120).toString('latin1'))})`));
+          reject(
+            new HangError(
+              `no complete response within ${timeoutMs} ms (got ${conn.buffer.length} bytes: ${JSON.stringify(conn.buffer.subarray(0, 120).toString('latin1'))})`,
+            ),
+          );
         }, timeoutMs);
         const check = () => {
           const reply = parseResponse(conn.buffer, conn.ended, options.head ?? false);

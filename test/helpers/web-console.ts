@@ -16,13 +16,23 @@ export function ensureChromium(): void {
 }
 
 /** `flagwire user password USER_ID --json [...more]` with `input` on standard input: exit code and the JSON. */
-export function setPassword(dataDir: string, userId: string, input: string, more: readonly string[] = []): Promise<{ code: number; json: any }> {
+export function setPassword(
+  dataDir: string,
+  userId: string,
+  input: string,
+  more: readonly string[] = [],
+): Promise<{ code: number; json: any }> {
   const { NODE_OPTIONS: _tapLoader, ...env } = process.env;
-  const child = spawn(process.execPath, [kCliPath, 'user', 'password', userId, '--json', '--data', dataDir, ...more], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [kCliPath, 'user', 'password', userId, '--json', '--data', dataDir, ...more], {
+    env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let stdout = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stdin.end(input);
-  return new Promise((resolve) => child.once('exit', (code) => resolve({ code: code ?? -1, json: stdout === '' ? null : JSON.parse(stdout) })));
+  return new Promise((resolve) =>
+    child.once('exit', (code) => resolve({ code: code ?? -1, json: stdout === '' ? null : JSON.parse(stdout) })),
+  );
 }
 
 export interface WebSession {
@@ -34,9 +44,11 @@ export interface WebSession {
 /** POST /console/api/sign-in from this origin; throws with the answer when it is not 200. */
 export async function signIn(baseUrl: string, email: string, password: string, headers: Record<string, string> = {}): Promise<WebSession> {
   const res = await fetch(`${baseUrl}/console/api/sign-in`, {
-    method: 'POST', headers: { origin: baseUrl, 'content-type': 'application/json', ...headers }, body: JSON.stringify({ email, password }),
+    method: 'POST',
+    headers: { origin: baseUrl, 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ email, password }),
   });
-  const body = await res.json() as { csrfToken: string };
+  const body = (await res.json()) as { csrfToken: string };
   if (res.status !== 200) throw new Error(`sign-in ${res.status}: ${JSON.stringify(body)}`);
   const setCookie = res.headers.get('set-cookie') ?? '';
   return { cookie: setCookie.split(';')[0]!, csrf: body.csrfToken, setCookie };
@@ -44,7 +56,10 @@ export async function signIn(baseUrl: string, email: string, password: string, h
 
 /** A /console/api call with the session's cookie (and, unless `csrf: false`, its CSRF token and this origin). */
 export async function consoleCall(
-  baseUrl: string, session: WebSession | null, method: string, path: string,
+  baseUrl: string,
+  session: WebSession | null,
+  method: string,
+  path: string,
   opts: { body?: unknown; origin?: string | null; csrf?: boolean } = {},
 ): Promise<{ status: number; json: any; headers: Headers }> {
   const headers: Record<string, string> = {};
@@ -53,7 +68,11 @@ export async function consoleCall(
   const origin = opts.origin === undefined ? baseUrl : opts.origin;
   if (origin !== null) headers.origin = origin;
   if (opts.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${baseUrl}/console/api/${path}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+  const res = await fetch(`${baseUrl}/console/api/${path}`, {
+    method,
+    headers,
+    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+  });
   const text = await res.text();
   return { status: res.status, json: text === '' ? null : JSON.parse(text), headers: res.headers };
 }
@@ -74,17 +93,22 @@ export function demoSecret(output: string, name: string): string {
 
 const kAxe = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
-interface AxeViolation { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
 
 /** axe-core on the page as it is now: the serious and critical violations (none expected). */
 export async function seriousViolations(page: Page): Promise<string[]> {
   // Evaluated through the DevTools protocol, which the page's Content-Security-Policy does not govern.
   await page.evaluate(kAxe);
-  const violations = await page.evaluate(async () => {
+  const violations = (await page.evaluate(async () => {
     const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: unknown[] }> } }).axe;
     return (await axe.run()).violations;
-  }) as AxeViolation[];
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+  })) as AxeViolation[];
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }
-

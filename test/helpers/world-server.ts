@@ -3,7 +3,8 @@ import { startTestServer, tempDataDir, type TestServer } from './server.js';
 import { buildWorld, type World } from './world.js';
 
 export async function startWorldServer(
-  t: { teardown(fn: () => Promise<unknown>): void }, env: Record<string, string> = {},
+  t: { teardown(fn: () => Promise<unknown>): void },
+  env: Record<string, string> = {},
 ): Promise<{ server: TestServer; world: World }> {
   const dataDir = tempDataDir();
   const world = buildWorld(dataDir);

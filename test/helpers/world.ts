@@ -11,15 +11,35 @@ export interface World {
   /** Every record a request could change, read fresh: compare before and after a refused request. */
   snapshot(): string;
   ids: {
-    orgA: string; orgB: string; orgFree: string;
-    owner: string; admin: string; editor: string; viewer: string; ownerB: string;
-    single: string; multi: string; singleB: string; free: string;
-    audience: string; multiAudience: string; audienceB: string;
-    flag: string; flag2: string; groupFlag: string; flagB: string; flagFree: string;
+    orgA: string;
+    orgB: string;
+    orgFree: string;
+    owner: string;
+    admin: string;
+    editor: string;
+    viewer: string;
+    ownerB: string;
+    single: string;
+    multi: string;
+    singleB: string;
+    free: string;
+    audience: string;
+    multiAudience: string;
+    audienceB: string;
+    flag: string;
+    flag2: string;
+    groupFlag: string;
+    flagB: string;
+    flagFree: string;
   };
   secrets: {
-    read: string; write: string; multiWrite: string; multiRead: string; stagingWrite: string;
-    writeB: string; free: string;
+    read: string;
+    write: string;
+    multiWrite: string;
+    multiRead: string;
+    stagingWrite: string;
+    writeB: string;
+    free: string;
   };
   tokenIds: Record<string, string>;
 }
@@ -51,8 +71,7 @@ export function buildWorld(dataDir: string): World {
   const audience = run('audienceCreate', { projectId: single, name: 'Beta', rules }).id;
   const multiAudience = run('audienceCreate', { projectId: multi, name: 'Beta', rules }).id;
   const audienceB = run('audienceCreate', { projectId: singleB, name: 'Beta', rules }).id;
-  const create = (projectId: string, body: FlagCreate) =>
-    run('flagCreate', { projectId, body, actor: kConsoleActor });
+  const create = (projectId: string, body: FlagCreate) => run('flagCreate', { projectId, body, actor: kConsoleActor });
   const flag = create(single, { name: 'checkout', enabled: true, trafficPercentage: 50, cohorts: ['alice'] }).id;
   const flag2 = create(single, { name: 'banner' }).id;
   const groupFlag = create(multi, {
@@ -89,10 +108,32 @@ export function buildWorld(dataDir: string): World {
     });
   };
   return {
-    store, run, snapshot, secrets, tokenIds,
+    store,
+    run,
+    snapshot,
+    secrets,
+    tokenIds,
     ids: {
-      orgA, orgB, orgFree, owner, admin, editor, viewer, ownerB, single, multi, singleB, free,
-      audience, multiAudience, audienceB, flag, flag2, groupFlag, flagB, flagFree,
+      orgA,
+      orgB,
+      orgFree,
+      owner,
+      admin,
+      editor,
+      viewer,
+      ownerB,
+      single,
+      multi,
+      singleB,
+      free,
+      audience,
+      multiAudience,
+      audienceB,
+      flag,
+      flag2,
+      groupFlag,
+      flagB,
+      flagFree,
     },
   };
 }

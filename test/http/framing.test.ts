@@ -29,35 +29,60 @@ async function framingRefused(): Promise<number> {
 const body = '{"enabled":false}';
 const chunked = `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`;
 
-const refusedCases: { name: string; method: string; path: string; headers: (readonly [string, string])[]; body?: string; detail: RegExp }[] = [
+const refusedCases: {
+  name: string;
+  method: string;
+  path: string;
+  headers: (readonly [string, string])[];
+  body?: string;
+  detail: RegExp;
+}[] = [
   {
     name: 'two Content-Length headers with different values',
-    method: 'PATCH', path: patchPath, headers: [host, auth, json, ['Content-Length', String(body.length)], ['Content-Length', '2']], body,
+    method: 'PATCH',
+    path: patchPath,
+    headers: [host, auth, json, ['Content-Length', String(body.length)], ['Content-Length', '2']],
+    body,
     detail: /several Content-Length headers with different values/,
   },
   ...['xchunked', 'chunked, identity', 'gzip, chunked', 'identity'].map((te) => ({
     name: `Transfer-Encoding: ${te}`,
-    method: 'PATCH', path: patchPath, headers: [host, auth, json, ['Transfer-Encoding', te] as const], body: chunked,
+    method: 'PATCH',
+    path: patchPath,
+    headers: [host, auth, json, ['Transfer-Encoding', te] as const],
+    body: chunked,
     detail: /Transfer-Encoding is not supported/,
   })),
   {
     name: 'two Transfer-Encoding headers',
-    method: 'PATCH', path: patchPath, headers: [host, auth, json, ['Transfer-Encoding', 'chunked'], ['Transfer-Encoding', 'chunked']], body: chunked,
+    method: 'PATCH',
+    path: patchPath,
+    headers: [host, auth, json, ['Transfer-Encoding', 'chunked'], ['Transfer-Encoding', 'chunked']],
+    body: chunked,
     detail: /Transfer-Encoding is not supported/,
   },
   {
     name: 'a POST creating a flag with conflicting lengths',
-    method: 'POST', path: '/api/v1/flags', headers: [host, auth, json, ['Content-Length', '14'], ['Content-Length', '15']], body: '{"name":"smug"}',
+    method: 'POST',
+    path: '/api/v1/flags',
+    headers: [host, auth, json, ['Content-Length', '14'], ['Content-Length', '15']],
+    body: '{"name":"smug"}',
     detail: /Content-Length/,
   },
   {
     name: 'an OFREP POST (credential-free) with an odd Transfer-Encoding',
-    method: 'POST', path: '/ofrep/v1/evaluate/flags', headers: [host, json, ['X-Flagwire-Project', world.ids.single], ['Transfer-Encoding', 'xchunked']], body: '2\r\n{}\r\n0\r\n\r\n',
+    method: 'POST',
+    path: '/ofrep/v1/evaluate/flags',
+    headers: [host, json, ['X-Flagwire-Project', world.ids.single], ['Transfer-Encoding', 'xchunked']],
+    body: '2\r\n{}\r\n0\r\n\r\n',
     detail: /Transfer-Encoding/,
   },
   {
     name: 'an evaluation GET with conflicting lengths',
-    method: 'GET', path: `/v1/flags/${world.ids.flag}?targetingKey=u`, headers: [host, ['Content-Length', '0'], ['Content-Length', '1']], body: 'x',
+    method: 'GET',
+    path: `/v1/flags/${world.ids.flag}?targetingKey=u`,
+    headers: [host, ['Content-Length', '0'], ['Content-Length', '1']],
+    body: 'x',
     detail: /Content-Length/,
   },
 ];
@@ -83,8 +108,12 @@ t.test('a request smuggled behind "Transfer-Encoding: chunked, identity" is neve
   // A proxy that honours only the last coding (identity) would forward the whole body as one request;
   // uWS would have framed the chunked part and then run the PATCH hidden after it.
   const hidden = rawRequest('PATCH', patchPath, [host, auth, json, ['Content-Length', '16']], '{"enabled":true}');
-  const smuggle = rawRequest('PATCH', patchPath, [host, auth, json, ['Transfer-Encoding', 'chunked, identity']],
-    Buffer.concat([Buffer.from(`0\r\n\r\n`), hidden]));
+  const smuggle = rawRequest(
+    'PATCH',
+    patchPath,
+    [host, auth, json, ['Transfer-Encoding', 'chunked, identity']],
+    Buffer.concat([Buffer.from(`0\r\n\r\n`), hidden]),
+  );
   const snapshot = world.snapshot();
   const reply = await send(smuggle);
   t.equal(reply.status, 400);
@@ -94,7 +123,14 @@ t.test('a request smuggled behind "Transfer-Encoding: chunked, identity" is neve
 });
 
 t.test('well-framed requests still work', async (t) => {
-  const same = await send(rawRequest('PATCH', patchPath, [host, auth, json, ['Content-Length', String(body.length)], ['Content-Length', String(body.length)]], body));
+  const same = await send(
+    rawRequest(
+      'PATCH',
+      patchPath,
+      [host, auth, json, ['Content-Length', String(body.length)], ['Content-Length', String(body.length)]],
+      body,
+    ),
+  );
   t.equal(same.status, 200, 'a repeated Content-Length with the same value is one length (RFC 9112 §6.3)');
   const upper = await send(rawRequest('PATCH', patchPath, [host, auth, json, ['Transfer-Encoding', 'Chunked']], chunked));
   t.equal(upper.status, 200, 'the coding name is case-insensitive');
@@ -113,11 +149,19 @@ t.test('the parser limits the README states', async (t) => {
   t.equal(tls.status, 505, 'a TLS ClientHello: 505 from uWS');
   const h2 = await send(Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'));
   t.equal(h2.status, 505, 'the HTTP/2 preface: 505 from uWS');
-  const extension = await send(rawRequest('PATCH', patchPath, [host, auth, json, ['Transfer-Encoding', 'chunked']],
-    `${body.length.toString(16)};note=1\r\n${body}\r\n0\r\n\r\n`));
+  const extension = await send(
+    rawRequest(
+      'PATCH',
+      patchPath,
+      [host, auth, json, ['Transfer-Encoding', 'chunked']],
+      `${body.length.toString(16)};note=1\r\n${body}\r\n0\r\n\r\n`,
+    ),
+  );
   t.equal(extension.status, 400, 'a chunk extension: 400 from uWS');
   t.ok(extension.closed);
-  const both = await send(rawRequest('PATCH', patchPath, [host, auth, json, ['Transfer-Encoding', 'chunked'], ['Content-Length', '5']], chunked));
+  const both = await send(
+    rawRequest('PATCH', patchPath, [host, auth, json, ['Transfer-Encoding', 'chunked'], ['Content-Length', '5']], chunked),
+  );
   t.equal(both.status, 400, 'Transfer-Encoding with Content-Length: 400 from uWS');
   const noHost = new RawClient(server.port);
   const start = performance.now();

@@ -4,7 +4,10 @@ import { RateLimiter } from '../../src/http/rate-limit.js';
 t.test('allows `limit` requests per window, then refuses without counting', async (t) => {
   const rl = new RateLimiter({ limit: 3 });
   const at = 60_000 * 1000;
-  t.same([1, 2, 3, 4, 5].map(() => rl.take('a', at)), [true, true, true, false, false]);
+  t.same(
+    [1, 2, 3, 4, 5].map(() => rl.take('a', at)),
+    [true, true, true, false, false],
+  );
   t.equal(rl.take('b', at), true, 'other addresses have their own count');
 });
 
@@ -104,7 +107,9 @@ t.test('the documented bound: at most limit + ceil(limit / 6) in any 60 s, at mo
   // The worst case, built by hand: 100 at the last instant of one 10 s bucket, 500 at the first of the
   // next, 100 at the end of the sixth bucket after it: 700 inside one 60 s span.
   const edge = admitted(new RateLimiter({ limit }), [
-    ...burst(start + 9_999, 100), ...burst(start + 10_000, 500), ...burst(start + 69_998, 1000),
+    ...burst(start + 9_999, 100),
+    ...burst(start + 10_000, 500),
+    ...burst(start + 69_998, 1000),
   ]);
   t.equal(maxInSpan(edge, 60_000), 700, 'the bound is reached, so it is the exact worst case');
   t.equal(maxInSpan(edge, 50_000), 600);

@@ -22,7 +22,16 @@ function setup(t: { teardown(fn: () => unknown): void }) {
       Promise.resolve(store.transact((w) => runCommand(w, name, input, clock.now()))),
   };
   const message = (to: string, extra: Partial<MailMessage> = {}): Omit<MailMessage, 'seq'> => ({
-    at: clock.now(), to, subject: 'Refused', text: 'x', sentAt: null, attempts: 0, nextAttemptAt: clock.now(), lastError: null, failedAt: null, ...extra,
+    at: clock.now(),
+    to,
+    subject: 'Refused',
+    text: 'x',
+    sentAt: null,
+    attempts: 0,
+    nextAttemptAt: clock.now(),
+    lastError: null,
+    failedAt: null,
+    ...extra,
   });
   const queue = (to: string, extra: Partial<MailMessage> = {}) => store.transact((w) => w.appendMail(message(to, extra)));
   return { store, clock, writer, message, queue };
@@ -42,7 +51,11 @@ t.test('a poll reads only the messages due, never the whole outbox', async (t) =
   let scans = 0;
   const reader = new Proxy(store, {
     get(target, prop) {
-      if (prop === 'listMail') return () => { scans++; return []; };
+      if (prop === 'listMail')
+        return () => {
+          scans++;
+          return [];
+        };
       const value: unknown = Reflect.get(target, prop);
       return typeof value === 'function' ? value.bind(target) : value;
     },
@@ -54,8 +67,18 @@ t.test('a poll reads only the messages due, never the whole outbox', async (t) =
   t.same(smtp.received.flatMap((m) => m.to).sort(), ['due-1@acme.test', 'due-2@acme.test']);
   t.equal(scans, 0, 'the outbox was never listed');
   store.resetReadTxn();
-  t.match(store.listMail().filter((m) => m.to.startsWith('due-')), [{ sentAt: Number }, { sentAt: Number }], 'both recorded as sent');
-  t.equal(store.listDueMail(Number.MAX_SAFE_INTEGER, 10).map((m) => m.to).join(), 'later@acme.test');
+  t.match(
+    store.listMail().filter((m) => m.to.startsWith('due-')),
+    [{ sentAt: Number }, { sentAt: Number }],
+    'both recorded as sent',
+  );
+  t.equal(
+    store
+      .listDueMail(Number.MAX_SAFE_INTEGER, 10)
+      .map((m) => m.to)
+      .join(),
+    'later@acme.test',
+  );
 });
 
 t.test('a hung SMTP server: the send times out, is recorded as failed, and is retried', async (t) => {
@@ -91,7 +114,11 @@ t.test('stop() waits only briefly for a hung send; the message stays due', async
   await new Promise((resolve) => setTimeout(resolve, 100));
   store.resetReadTxn();
   t.strictSame(store.getMail(message.seq), message, 'the abandoned send recorded nothing');
-  t.strictSame(store.listDueMail(clock.now(), 10).map((m) => m.seq), [message.seq], 'so it is sent after the restart');
+  t.strictSame(
+    store.listDueMail(clock.now(), 10).map((m) => m.seq),
+    [message.seq],
+    'so it is sent after the restart',
+  );
 });
 
 t.test('a delivery result refused as busy (write lock held elsewhere) is recorded later; the message is sent once', async (t) => {
@@ -107,10 +134,14 @@ t.test('a delivery result refused as busy (write lock held elsewhere) is recorde
   const mailer = new Mailer(`smtp://127.0.0.1:${smtp.port}`, store, busyWriter, clock, kSilent, { intervalMs: 20 });
   mailer.start();
   t.teardown(() => mailer.stop());
-  await until('the delivery to be recorded', () => {
-    store.resetReadTxn();
-    return store.getMail(message.seq)!.sentAt !== null;
-  }, 8000);
+  await until(
+    'the delivery to be recorded',
+    () => {
+      store.resetReadTxn();
+      return store.getMail(message.seq)!.sentAt !== null;
+    },
+    8000,
+  );
   t.equal(smtp.received.length, 1, 'sent once: not again while its result waited for the writer');
   t.match(store.getMail(message.seq), { attempts: 1, lastError: null });
 });

@@ -18,7 +18,8 @@ t.test('a denial e-mail reaches the SMTP server; a failed send is retried', asyn
   const dataDir = tempDataDir();
   const world = buildWorld(dataDir);
   const server = await startTestServer({
-    dataDir, env: { FLAGWIRE_TEST_HOOKS: '1', FLAGWIRE_SMTP_URL: `smtp://127.0.0.1:${smtp.port}` },
+    dataDir,
+    env: { FLAGWIRE_TEST_HOOKS: '1', FLAGWIRE_SMTP_URL: `smtp://127.0.0.1:${smtp.port}` },
   });
   t.teardown(async () => {
     await server.stop();
@@ -50,7 +51,8 @@ t.test('an SMTP server that accepts and never greets delays neither API answers 
   const dataDir = tempDataDir();
   const world = buildWorld(dataDir);
   const server = await startTestServer({
-    dataDir, env: { FLAGWIRE_TEST_HOOKS: '1', FLAGWIRE_SMTP_URL: `smtp://127.0.0.1:${hung.port}` },
+    dataDir,
+    env: { FLAGWIRE_TEST_HOOKS: '1', FLAGWIRE_SMTP_URL: `smtp://127.0.0.1:${hung.port}` },
   });
   t.teardown(async () => {
     await server.stop();
@@ -75,7 +77,9 @@ t.test('an SMTP server that accepts and never greets delays neither API answers 
   const [, flushMs] = await timed(() => flushActivity(server));
   const [read, readMs] = await timed(() => call(server.baseUrl, 'GET', '/api/v1/token', { token: world.secrets.multiRead }));
   t.equal(read.status, 200);
-  t.comment(`with a delivery hung: denial ${denyMs.toFixed(0)} ms, flush (queues its mail) ${flushMs.toFixed(0)} ms, read ${readMs.toFixed(0)} ms`);
+  t.comment(
+    `with a delivery hung: denial ${denyMs.toFixed(0)} ms, flush (queues its mail) ${flushMs.toFixed(0)} ms, read ${readMs.toFixed(0)} ms`,
+  );
   t.ok(denyMs < 2000 && flushMs < 2000 && readMs < 2000, 'the API answers without waiting for mail');
   world.store.resetReadTxn();
   t.equal(world.store.listMail().length, 4, 'both denials queued their mail (creator and owner each)');
@@ -86,6 +90,9 @@ t.test('an SMTP server that accepts and never greets delays neither API answers 
   t.ok(stopMs < 5000, 'within 5 s');
   t.notMatch(server.logs(), /shutdown did not finish in time/);
   world.store.resetReadTxn();
-  t.ok(world.store.listMail().every((m) => m.sentAt === null && m.failedAt === null), 'nothing was lost: every message is still to send');
+  t.ok(
+    world.store.listMail().every((m) => m.sentAt === null && m.failedAt === null),
+    'nothing was lost: every message is still to send',
+  );
   t.equal(world.store.listDueMail(Number.MAX_SAFE_INTEGER, 10).length, 4, 'and due, for the next start');
 });

@@ -19,11 +19,21 @@ t.test('text format, and every family the issue asks for', async (t) => {
   t.equal(r.headers.get('content-type'), 'text/plain; version=0.0.4; charset=utf-8');
   const text = await r.text();
   for (const name of [
-    'flagwire_http_requests_total', 'flagwire_eval_duration_seconds', 'flagwire_eval_batch_size', 'flagwire_eval_pool_queue_depth',
-    'flagwire_eval_pending_requests', 'flagwire_writer_queue_depth', 'flagwire_writer_commit_duration_seconds', 'flagwire_rate_limited_total',
-    'flagwire_auth_failures_total', 'flagwire_auth_lockouts_total', 'flagwire_stream_connections',
-    'flagwire_http_body_buffered_bytes', 'flagwire_http_body_refused_total',
-  ]) t.match(text, `# TYPE ${name} `, name);
+    'flagwire_http_requests_total',
+    'flagwire_eval_duration_seconds',
+    'flagwire_eval_batch_size',
+    'flagwire_eval_pool_queue_depth',
+    'flagwire_eval_pending_requests',
+    'flagwire_writer_queue_depth',
+    'flagwire_writer_commit_duration_seconds',
+    'flagwire_rate_limited_total',
+    'flagwire_auth_failures_total',
+    'flagwire_auth_lockouts_total',
+    'flagwire_stream_connections',
+    'flagwire_http_body_buffered_bytes',
+    'flagwire_http_body_refused_total',
+  ])
+    t.match(text, `# TYPE ${name} `, name);
 });
 
 t.test('counts move: eval requests by status, batches, writer commits, rate limit, auth failures', async (t) => {

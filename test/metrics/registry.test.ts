@@ -10,7 +10,13 @@ t.test('histogram: cumulative buckets, +Inf, sum and count; weighted observation
   h.observe(7);
   const out: string[] = [];
   h.render(out, 'x', 'a="b"');
-  t.same(out, ['x_bucket{a="b",le="0.1"} 1', 'x_bucket{a="b",le="1"} 4', 'x_bucket{a="b",le="+Inf"} 5', 'x_sum{a="b"} 8.55', 'x_count{a="b"} 5']);
+  t.same(out, [
+    'x_bucket{a="b",le="0.1"} 1',
+    'x_bucket{a="b",le="1"} 4',
+    'x_bucket{a="b",le="+Inf"} 5',
+    'x_sum{a="b"} 8.55',
+    'x_count{a="b"} 5',
+  ]);
   t.equal(labelValue('a"b\\c\nd'), 'a\\"b\\\\c\\nd');
 });
 

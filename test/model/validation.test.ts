@@ -17,7 +17,11 @@ t.test('spec texts: unknown field, null, percentage', async (t) => {
   t.same(patch.problems({ cohorts: null }), ['"cohorts" cannot be null']);
   t.same(patch.problems({ trafficPercentage: null }), ['"trafficPercentage" cannot be null']);
   for (const bad of [101, -1, 50.5, '50', true, 1e300]) {
-    t.same(patch.problems({ trafficPercentage: bad }), ['"trafficPercentage" must be a whole number between 0 and 100'], `rejects ${String(bad)}`);
+    t.same(
+      patch.problems({ trafficPercentage: bad }),
+      ['"trafficPercentage" must be a whole number between 0 and 100'],
+      `rejects ${String(bad)}`,
+    );
   }
 });
 
@@ -40,7 +44,9 @@ t.test('a JSON "__proto__" key is an unknown field, not a prototype', async (t) 
 t.test('create: paths are named, nested environments included', async (t) => {
   t.same(create.problems({ name: 'x' }), []);
   t.same(create.problems({}), ['name is required']);
-  t.same(create.problems({ name: '   ' }), ['name must be a non-blank string of at most 200 characters, without control characters (U+0000-U+001F, U+007F-U+009F)']);
+  t.same(create.problems({ name: '   ' }), [
+    'name must be a non-blank string of at most 200 characters, without control characters (U+0000-U+001F, U+007F-U+009F)',
+  ]);
   t.same(create.problems({ name: 'x', environments: { prod: { trafficPercentage: 500, colour: 1 } } }), [
     'unknown field "environments.prod.colour"',
     'environments.prod.trafficPercentage must be a whole number between 0 and 100',
@@ -67,8 +73,11 @@ t.test('unicodeProblems: every lone surrogate, in values and keys, named by its 
     `a\\uD800.b[2] is not valid Unicode: it has a lone surrogate (\\uDFFF, \\uD800); ${fix}`,
     `c is not valid Unicode: it has a lone surrogate (\\uD83D); ${fix}`,
   ]);
-  t.same(unicodeProblems({ cohorts: ['\ud800'] }, { quoteKeys: true }), [`"cohorts[0]" is not valid Unicode: it has a lone surrogate (\\uD800); ${fix}`]);
-  for (const problem of unicodeProblems(value, { quoteKeys: false })) t.notMatch(problem, /[\ud800-\udfff]/, 'the detail itself is well-formed');
+  t.same(unicodeProblems({ cohorts: ['\ud800'] }, { quoteKeys: true }), [
+    `"cohorts[0]" is not valid Unicode: it has a lone surrogate (\\uD800); ${fix}`,
+  ]);
+  for (const problem of unicodeProblems(value, { quoteKeys: false }))
+    t.notMatch(problem, /[\ud800-\udfff]/, 'the detail itself is well-formed');
 });
 
 t.test('unicodeProblems: at most 10 listed, the rest counted; deep nesting does not overflow', async (t) => {

@@ -31,16 +31,27 @@ t.test('a PATCH queued on node A is refused when B revoked its token first in Po
   const auditBefore = (await cli(tempDir(t), ['audit', seeded.projectId, ...db])).json.entries.length as number;
 
   /** Sessions of this database waiting for a lock: writers queued for the revision row. */
-  const waiting = async () => Number((await pg.admin<{ n: string }>(database,
-    "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")).rows[0]!.n);
+  const waiting = async () =>
+    Number(
+      (
+        await pg.admin<{ n: string }>(
+          database,
+          "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+        )
+      ).rows[0]!.n,
+    );
   t.equal(await waiting(), 0, 'nobody waits before');
 
   const held = await holdConsole(t, ['flag', 'tags', seeded.flagId, 'held', '--data', tempDir(t), ...db]);
   const revoked = consoleCall(b.baseUrl, session, 'POST', `tokens/${seeded.tokenId}/revoke`);
-  await until(async () => (await waiting()) === 1, 30_000, 'B\'s revocation waiting for the revision row');
+  await until(async () => (await waiting()) === 1, 30_000, "B's revocation waiting for the revision row");
   const patched = call(a.baseUrl, 'PATCH', flagPath, { token: seeded.secret, body: { enabled: true } });
-  await until(async () => (await scrapeMetrics(a.baseUrl)).get('flagwire_writer_queue_depth') === 1, 30_000, 'A\'s PATCH past its request check, in its writer');
-  await until(async () => (await waiting()) === 2, 30_000, 'A\'s PATCH waiting behind B\'s revocation');
+  await until(
+    async () => (await scrapeMetrics(a.baseUrl)).get('flagwire_writer_queue_depth') === 1,
+    30_000,
+    "A's PATCH past its request check, in its writer",
+  );
+  await until(async () => (await waiting()) === 2, 30_000, "A's PATCH waiting behind B's revocation");
 
   t.equal((await held.release()).code, 0, 'the held console command committed');
   const revocation = await revoked;
@@ -59,5 +70,9 @@ t.test('a PATCH queued on node A is refused when B revoked its token first in Po
   t.equal(flag.enabled, false, 'the refused PATCH is not in PostgreSQL');
   t.same(flag.tags, ['held']);
   const entries = (await cli(tempDir(t), ['audit', seeded.projectId, ...db])).json.entries as { actor: string; action: string }[];
-  t.same(entries.slice(0, entries.length - auditBefore).map((e) => e.action), ['token.revoke', 'flag.tags'], 'the console\'s change, then B\'s revocation; nothing from the token');
+  t.same(
+    entries.slice(0, entries.length - auditBefore).map((e) => e.action),
+    ['token.revoke', 'flag.tags'],
+    "the console's change, then B's revocation; nothing from the token",
+  );
 });

@@ -31,7 +31,8 @@ t.test('kill -9 of nodes and PostgreSQL under writes on three nodes', async (t) 
   const count = (what: string) => unknown.set(what, (unknown.get(what) ?? 0) + 1);
   /** Per hang and node: the milliseconds until /ready said not connected, then connected again after SIGCONT. */
   const hangs: { seen: number; back: number }[] = [];
-  const replicaConnected = async (node: TestServer) => (await call(node.baseUrl, 'GET', '/ready')).json?.replica?.connected as boolean | undefined;
+  const replicaConnected = async (node: TestServer) =>
+    (await call(node.baseUrl, 'GET', '/ready')).json?.replica?.connected as boolean | undefined;
   let stopping = false;
 
   const writer = async (slot: number) => {
@@ -72,13 +73,23 @@ t.test('kill -9 of nodes and PostgreSQL under writes on three nodes', async (t) 
         const hungAt = performance.now();
         try {
           // Each node must say so; the hang is held until all have (or the bound, generously, has passed).
-          const seen = await Promise.all(live.map((n) => until(async () => (await replicaConnected(n)) === false, 20_000, 'not connected during a hang').catch(() => Infinity)));
+          const seen = await Promise.all(
+            live.map((n) =>
+              until(async () => (await replicaConnected(n)) === false, 20_000, 'not connected during a hang').catch(() => Infinity),
+            ),
+          );
           await sleep(Math.random() * 1500);
           pg.resume();
           const resumedAt = performance.now();
-          const back = await Promise.all(live.map((n) => until(async () => (await replicaConnected(n)) === true, 30_000, 'connected after a hang').catch(() => Infinity)));
-          seen.forEach((ms, i) => hangs.push({ seen: ms, back: back[i]! }));
-          t.comment(`hang: seen after ${seen.map(Math.round).join(', ')} ms; held ${Math.round(resumedAt - hungAt)} ms; back after ${back.map(Math.round).join(', ')} ms`);
+          const back = await Promise.all(
+            live.map((n) =>
+              until(async () => (await replicaConnected(n)) === true, 30_000, 'connected after a hang').catch(() => Infinity),
+            ),
+          );
+          for (const [i, ms] of seen.entries()) hangs.push({ seen: ms, back: back[i]! });
+          t.comment(
+            `hang: seen after ${seen.map(Math.round).join(', ')} ms; held ${Math.round(resumedAt - hungAt)} ms; back after ${back.map(Math.round).join(', ')} ms`,
+          );
         } finally {
           pg.resume();
         }
@@ -113,7 +124,7 @@ t.test('kill -9 of nodes and PostgreSQL under writes on three nodes', async (t) 
   const latest = Number((await pg.admin<{ revision: string }>(dbName, 'SELECT revision FROM flagwire_meta')).rows[0]!.revision);
   for (const node of live) {
     await waitReady(node);
-    for (const until = Date.now() + 30_000; (await call(node.baseUrl, 'GET', '/ready')).json.replica.revision < latest;) {
+    for (const until = Date.now() + 30_000; (await call(node.baseUrl, 'GET', '/ready')).json.replica.revision < latest; ) {
       if (Date.now() > until) throw new Error('a node did not catch up');
       await sleep(50);
     }
@@ -125,8 +136,16 @@ t.test('kill -9 of nodes and PostgreSQL under writes on three nodes', async (t) 
   for (const node of live) sets.push(names((await call(node.baseUrl, 'GET', '/api/v1/flags', { token: seeded.secret })).json.flags));
   sets.forEach((set, i) => {
     const where = i === 0 ? 'PostgreSQL' : `node ${i}`;
-    t.strictSame([...acked].filter((n) => !set.has(n)), [], `every acknowledged write in ${where}`);
-    t.strictSame([...refused].filter((n) => set.has(n)), [], `no refused write in ${where}`);
+    t.strictSame(
+      [...acked].filter((n) => !set.has(n)),
+      [],
+      `every acknowledged write in ${where}`,
+    );
+    t.strictSame(
+      [...refused].filter((n) => set.has(n)),
+      [],
+      `no refused write in ${where}`,
+    );
     t.strictSame([...set].sort(), [...sets[0]!].sort(), `${where} holds what PostgreSQL holds`);
   });
 });

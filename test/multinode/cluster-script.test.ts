@@ -16,7 +16,11 @@ import { until } from './support.js';
 
 const kScript = fileURLToPath(new URL('../../../scripts/cluster.sh', import.meta.url));
 
-interface Run { code: number; stdout: string; stderr: string }
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
 
 function cluster(env: Record<string, string>, ...args: string[]): Promise<Run> {
   return new Promise((resolve) => {
@@ -38,7 +42,7 @@ function bindable(port: number): Promise<boolean> {
 async function twoFreePorts(): Promise<number> {
   for (;;) {
     const port = await freePort();
-    if (port < 65535 && await bindable(port + 1)) return port;
+    if (port < 65535 && (await bindable(port + 1))) return port;
   }
 }
 
@@ -48,7 +52,9 @@ t.test('scripts/cluster.sh: PostgreSQL and two nodes on one machine', async (t) 
   const dir = join(parent, 'cluster');
   const base = await twoFreePorts();
   const env = { FLAGWIRE_CLUSTER_DIR: dir, FLAGWIRE_CLUSTER_PG_PORT: String(await freePort()), FLAGWIRE_CLUSTER_PORT: String(base) };
-  t.teardown(async () => { await cluster(env, 'destroy'); });
+  t.teardown(async () => {
+    await cluster(env, 'destroy');
+  });
   const [a, b] = [`http://127.0.0.1:${base}`, `http://127.0.0.1:${base + 1}`];
 
   const started = await cluster(env, 'start', '2');
@@ -60,20 +66,34 @@ t.test('scripts/cluster.sh: PostgreSQL and two nodes on one machine', async (t) 
   t.ok(secret !== undefined && flagId !== undefined && settings !== null, 'start prints the demo token, a flag and the console settings');
 
   // The README's example: the demo, seeded by the first node, evaluated through OFREP on the second.
-  const bulk = await call(b, 'POST', '/ofrep/v1/evaluate/flags', { headers: { 'x-flagwire-project': 'prj_DemoWebShop' }, body: { context: { targetingKey: 'user-42' } } });
+  const bulk = await call(b, 'POST', '/ofrep/v1/evaluate/flags', {
+    headers: { 'x-flagwire-project': 'prj_DemoWebShop' },
+    body: { context: { targetingKey: 'user-42' } },
+  });
   t.equal(bulk.status, 200, 'OFREP bulk evaluation of the demo project on the second node');
-  t.ok(bulk.json.flags.some((f: { key: string }) => f.key === flagId), 'it holds the demo flag');
+  t.ok(
+    bulk.json.flags.some((f: { key: string }) => f.key === flagId),
+    'it holds the demo flag',
+  );
 
   // A write answered by the first node is evaluated on the second.
   const patched = await call(a, 'PATCH', `/api/v1/flags/${flagId}`, { token: secret!, body: { enabled: false } });
   t.equal(patched.status, 200);
-  await until(async () => (await call(b, 'GET', `/v1/flags/${flagId}?targetingKey=k`)).json?.enabled === false, 20_000, 'the change on the second node');
+  await until(
+    async () => (await call(b, 'GET', `/v1/flags/${flagId}?targetingKey=k`)).json?.enabled === false,
+    20_000,
+    'the change on the second node',
+  );
 
   // The printed settings let console commands reach the nodes.
   const consoleEnv = Object.fromEntries(settings!.slice(1).map((s) => s.split(/=(.*)/s).slice(0, 2) as [string, string]));
   const renamed = await cli(null, ['flag', 'rename', flagId!, 'renamed-by-console'], { env: consoleEnv });
   t.equal(renamed.code, 0, `the console's rename exits 0\n${renamed.stderr}`);
-  await until(async () => (await call(b, 'GET', `/v1/flags/${flagId}?targetingKey=k`)).json?.name === 'renamed-by-console', 20_000, 'the console\'s rename on the second node');
+  await until(
+    async () => (await call(b, 'GET', `/v1/flags/${flagId}?targetingKey=k`)).json?.name === 'renamed-by-console',
+    20_000,
+    "the console's rename on the second node",
+  );
 
   // stop ends every process it started, PostgreSQL included.
   const pids = [1, 2].map((i) => Number(readFileSync(join(dir, `node-${i}.pid`), 'utf8')));
@@ -84,7 +104,11 @@ t.test('scripts/cluster.sh: PostgreSQL and two nodes on one machine', async (t) 
   // start again serves the same data; destroy removes the folder.
   const again = await cluster(env, 'start', '2');
   t.equal(again.code, 0, `start again exits 0\n${again.stderr}`);
-  t.same((await call(b, 'GET', `/v1/flags/${flagId}?targetingKey=k`)).json, { id: flagId, name: 'renamed-by-console', enabled: false }, 'the data survived stop and start');
+  t.same(
+    (await call(b, 'GET', `/v1/flags/${flagId}?targetingKey=k`)).json,
+    { id: flagId, name: 'renamed-by-console', enabled: false },
+    'the data survived stop and start',
+  );
   t.equal((await cluster(env, 'destroy')).code, 0, 'destroy exits 0');
   t.notOk(existsSync(dir), 'destroy removes the cluster folder');
 });

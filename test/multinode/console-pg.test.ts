@@ -17,12 +17,16 @@ t.test('commands at once on an empty database migrate it once; the env var works
   for (const r of results) t.equal(r.code, 0, `org create: ${r.stdout}${r.stderr}`);
   const listed = await cli(tempDir(t), ['org', 'list'], { env: { FLAGWIRE_DATABASE_URL: url } });
   t.equal(listed.code, 0);
-  t.strictSame(listed.json.orgs.map((o: { name: string }) => o.name).sort(), ['Org 0', 'Org 1', 'Org 2', 'Org 3'], 'every org, read from another data dir');
+  t.strictSame(
+    listed.json.orgs.map((o: { name: string }) => o.name).sort(),
+    ['Org 0', 'Org 1', 'Org 2', 'Org 3'],
+    'every org, read from another data dir',
+  );
   const { rows } = await pg.admin(url.split('/').pop()!, 'SELECT version FROM flagwire_migrations');
   t.equal(rows.length, 1, 'the schema migrated once');
 });
 
-t.test('a bad URL is a configuration error that names the setting, without the URL\'s password', async (t) => {
+t.test("a bad URL is a configuration error that names the setting, without the URL's password", async (t) => {
   const r = await cli(tempDir(t), ['org', 'list', '--database', 'mysql://u:secret@h/db']);
   t.equal(r.code, 2);
   t.match(r.stderr, /FLAGWIRE_DATABASE_URL/);
@@ -31,18 +35,30 @@ t.test('a bad URL is a configuration error that names the setting, without the U
 
 t.test('PostgreSQL unreachable: the command fails with Storage unavailable, exit 1; only a write says nothing was changed', async (t) => {
   const unreachable = ['--database', 'postgres://flagwire:x@127.0.0.1:1/none'];
-  for (const read of [['org', 'list'], ['flag', 'show', 'flg_none'], ['flag', 'list', 'prj_none'], ['audit', 'prj_none']]) {
+  for (const read of [
+    ['org', 'list'],
+    ['flag', 'show', 'flg_none'],
+    ['flag', 'list', 'prj_none'],
+    ['audit', 'prj_none'],
+  ]) {
     const r = await cli(tempDir(t), [...read, ...unreachable]);
     t.equal(r.code, 1, `${read.join(' ')} exits 1`);
     t.equal(r.json.error, 'Storage unavailable');
     t.match(r.json.detail, /PostgreSQL, the system of record, cannot be reached/);
     t.notMatch(r.json.detail, /changed|applied/, `${read.join(' ')} reads: its refusal speaks of no change`);
   }
-  for (const write of [['org', 'create', '--name', 'Acme'], ['flag', 'rename', 'flg_none', 'x']]) {
+  for (const write of [
+    ['org', 'create', '--name', 'Acme'],
+    ['flag', 'rename', 'flg_none', 'x'],
+  ]) {
     const r = await cli(tempDir(t), [...write, ...unreachable]);
     t.equal(r.code, 1, `${write.join(' ')} exits 1`);
     t.equal(r.json.error, 'Storage unavailable');
-    t.match(r.json.detail, /nothing was changed, and the change will not be applied later/, `${write.join(' ')} writes: its refusal says nothing was changed`);
+    t.match(
+      r.json.detail,
+      /nothing was changed, and the change will not be applied later/,
+      `${write.join(' ')} writes: its refusal says nothing was changed`,
+    );
   }
 });
 

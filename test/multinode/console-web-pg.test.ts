@@ -17,7 +17,10 @@ t.teardown(() => pg.destroy());
 /** `flagwire user password USER_ID --database URL`, the password on standard input. */
 function setPassword(dataDir: string, url: string, userId: string, password: string): Promise<number> {
   const { NODE_OPTIONS: _tapLoader, ...env } = process.env;
-  const child = spawn(process.execPath, [kCliPath, 'user', 'password', userId, '--json', '--data', dataDir, '--database', url], { env, stdio: ['pipe', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, [kCliPath, 'user', 'password', userId, '--json', '--data', dataDir, '--database', url], {
+    env,
+    stdio: ['pipe', 'ignore', 'inherit'],
+  });
   child.stdin.end(`${password}\n`);
   return new Promise((resolve) => child.once('exit', (code) => resolve(code ?? -1)));
 }
@@ -37,9 +40,13 @@ t.test('web console sessions are the same on every node', async (t) => {
 
   const onA = await signIn(a.baseUrl, 'owner@acme.test', 'shared across the nodes');
   t.equal((await consoleCall(a.baseUrl, onA, 'GET', 'home')).status, 200, 'signed in on A');
-  await until(async () => (await consoleCall(b.baseUrl, onA, 'GET', 'home')).status === 200, 10_000, 'A\'s session on B');
+  await until(async () => (await consoleCall(b.baseUrl, onA, 'GET', 'home')).status === 200, 10_000, "A's session on B");
   const home = await consoleCall(b.baseUrl, onA, 'GET', 'home');
-  t.same(home.json.orgs.map((o: { name: string }) => o.name), ['Acme'], 'B shows the signed-in user\'s organisations');
+  t.same(
+    home.json.orgs.map((o: { name: string }) => o.name),
+    ['Acme'],
+    "B shows the signed-in user's organisations",
+  );
 
   t.equal((await consoleCall(b.baseUrl, onA, 'POST', 'sign-out')).status, 200, 'signed out on B');
   await until(async () => (await consoleCall(a.baseUrl, onA, 'GET', 'home')).status === 401, 10_000, 'the sign-out on A');
@@ -49,7 +56,19 @@ t.test('web console sessions are the same on every node', async (t) => {
   const onB = await signIn(b.baseUrl, 'owner@acme.test', 'shared across the nodes');
   t.equal(await setPassword(tempDir(t), url, seeded.ownerId, 'a newer one for everyone'), 0);
   for (const node of [a, b]) {
-    await until(async () => (await consoleCall(node.baseUrl, onB, 'GET', 'home')).status === 401, 10_000, `the ended session on ${node.baseUrl}`);
+    await until(
+      async () => (await consoleCall(node.baseUrl, onB, 'GET', 'home')).status === 401,
+      10_000,
+      `the ended session on ${node.baseUrl}`,
+    );
   }
-  await until(async () => signIn(a.baseUrl, 'owner@acme.test', 'a newer one for everyone').then(() => true, () => false), 10_000, 'the new password on A');
+  await until(
+    async () =>
+      signIn(a.baseUrl, 'owner@acme.test', 'a newer one for everyone').then(
+        () => true,
+        () => false,
+      ),
+    10_000,
+    'the new password on A',
+  );
 });

@@ -44,15 +44,30 @@ t.test('a copy without --database: writes refused and nothing changes, reads say
   await waitReady(node);
   const flags = await call(node.baseUrl, 'GET', '/api/v1/flags', { token: seeded.secret });
   t.equal(flags.status, 200, 'the token the copy was asked to revoke still works on a node');
-  t.strictSame(flags.json.flags.map((f: { name: string }) => f.name), ['checkout'], 'no rename, no new flag');
+  t.strictSame(
+    flags.json.flags.map((f: { name: string }) => f.name),
+    ['checkout'],
+    'no rename, no new flag',
+  );
   const orgs = await ok(t, tempDir(t), ['org', 'list', '--database', url]);
-  t.strictSame(orgs.orgs.map((o: { name: string }) => o.name), ['Acme'], 'no new organisation');
+  t.strictSame(
+    orgs.orgs.map((o: { name: string }) => o.name),
+    ['Acme'],
+    'no new organisation',
+  );
 
-  const served = await startTestServer({ dataDir: copy }).then(async (server) => {
-    await server.stop();
-    return 'started';
-  }, (err: Error) => err.message);
-  t.match(served, /exited with 2[\s\S]*FLAGWIRE_DATABASE_URL \(--database\)/, 'serve refuses to start on the copy, exit 2 naming the setting');
+  const served = await startTestServer({ dataDir: copy }).then(
+    async (server) => {
+      await server.stop();
+      return 'started';
+    },
+    (err: Error) => err.message,
+  );
+  t.match(
+    served,
+    /exited with 2[\s\S]*FLAGWIRE_DATABASE_URL \(--database\)/,
+    'serve refuses to start on the copy, exit 2 naming the setting',
+  );
   const after = await cli(copy, ['flag', 'list', seeded.projectId, '--database', url]);
   t.strictSame(after.json, withDb, 'the copy still follows its database');
 });

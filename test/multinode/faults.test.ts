@@ -20,14 +20,20 @@ t.test('PostgreSQL down and back', async (t) => {
   const url = await pg.newDatabase();
   const seeded = await seedWithConsole(t, url);
   const [a, b] = (await startReadyNodes(t, url, 2)) as [TestServer, TestServer];
-  const on = await call(a.baseUrl, 'PATCH', `/api/v1/flags/${seeded.flagId}`, { token: seeded.secret, body: { enabled: true, trafficPercentage: 100 } });
+  const on = await call(a.baseUrl, 'PATCH', `/api/v1/flags/${seeded.flagId}`, {
+    token: seeded.secret,
+    body: { enabled: true, trafficPercentage: 100 },
+  });
   t.equal(on.status, 200);
   await until(() => evaluate(b, seeded.flagId), 10_000, 'the change on B');
 
   pg.kill9();
   for (const node of [a, b]) t.equal(await evaluate(node, seeded.flagId), true, `${node.baseUrl} evaluates from its copy`);
-  const refused = await Promise.all([a, b].map((n, i) =>
-    call(n.baseUrl, 'PATCH', `/api/v1/flags/${seeded.flagId}`, { token: seeded.secret, body: { trafficPercentage: 77 + i } })));
+  const refused = await Promise.all(
+    [a, b].map((n, i) =>
+      call(n.baseUrl, 'PATCH', `/api/v1/flags/${seeded.flagId}`, { token: seeded.secret, body: { trafficPercentage: 77 + i } }),
+    ),
+  );
   for (const r of refused) {
     t.equal(r.status, 503, 'a write is refused');
     t.equal(r.json.error, 'Storage unavailable');
@@ -39,7 +45,12 @@ t.test('PostgreSQL down and back', async (t) => {
 
   await pg.start();
   // Writes are accepted again once the nodes reconnect; B follows without a restart.
-  await until(async () => (await call(a.baseUrl, 'PATCH', `/api/v1/flags/${seeded.flagId}`, { token: seeded.secret, body: { enabled: false } })).status === 200, 20_000, 'a write accepted again');
+  await until(
+    async () =>
+      (await call(a.baseUrl, 'PATCH', `/api/v1/flags/${seeded.flagId}`, { token: seeded.secret, body: { enabled: false } })).status === 200,
+    20_000,
+    'a write accepted again',
+  );
   await until(async () => (await evaluate(b, seeded.flagId)) === false, 10_000, 'B following again');
   await sleep(1500);
   const [onA, onB] = await Promise.all([a, b].map((n) => flagOn(n, seeded.flagId, seeded.secret)));
@@ -56,7 +67,10 @@ t.test('a node killed with kill -9 catches up when started again', async (t) => 
   b.proc.kill('SIGKILL');
   await b.stop();
   for (const enabled of [true, false, true]) {
-    const r = await call(a.baseUrl, 'PATCH', `/api/v1/flags/${seeded.flagId}`, { token: seeded.secret, body: { enabled, trafficPercentage: 100 } });
+    const r = await call(a.baseUrl, 'PATCH', `/api/v1/flags/${seeded.flagId}`, {
+      token: seeded.secret,
+      body: { enabled, trafficPercentage: 100 },
+    });
     t.equal(r.status, 200);
   }
   const again = await startNode(url, b.dataDir);

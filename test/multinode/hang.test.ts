@@ -61,7 +61,10 @@ t.test('PostgreSQL hung: nodes say so within seconds, writes are refused at thei
   const otherUrl = await pgOther.newDatabase();
   const other = await seedWithConsole(t, otherUrl);
   const dDir = tempDataDir();
-  for (const [dbUrl, dir, flagId] of [[url, cDir, seeded.flagId], [otherUrl, dDir, other.flagId]] as const) {
+  for (const [dbUrl, dir, flagId] of [
+    [url, cDir, seeded.flagId],
+    [otherUrl, dDir, other.flagId],
+  ] as const) {
     const first = await startServing(dbUrl, dir, flagId);
     await waitReady(first.node);
     await first.node.stop();
@@ -70,11 +73,19 @@ t.test('PostgreSQL hung: nodes say so within seconds, writes are refused at thei
 
   // A write whose transaction is under way (claimed, inside its INSERT, before COMMIT) when PostgreSQL
   // hangs: a test-only trigger holds it there, and pg_stat_activity says when it is.
-  await pg.admin(dbName, `CREATE FUNCTION test_hold() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(3); RETURN NEW; END $$`);
+  await pg.admin(
+    dbName,
+    `CREATE FUNCTION test_hold() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(3); RETURN NEW; END $$`,
+  );
   await pg.admin(dbName, 'CREATE TRIGGER test_hold BEFORE INSERT ON flagwire_changes FOR EACH ROW EXECUTE FUNCTION test_hold()');
   const underWay = timedPost(a, seeded.secret, 'under-way');
-  await until(async () => (await pg.admin(dbName, `SELECT 1 FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND query LIKE 'INSERT INTO flagwire_changes%'`)).rowCount === 1,
-    20_000, 'the write inside its transaction');
+  await until(
+    async () =>
+      (await pg.admin(dbName, `SELECT 1 FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND query LIKE 'INSERT INTO flagwire_changes%'`))
+        .rowCount === 1,
+    20_000,
+    'the write inside its transaction',
+  );
   pg.hang();
   const hungAt = performance.now();
   let resumed = false;
@@ -82,13 +93,19 @@ t.test('PostgreSQL hung: nodes say so within seconds, writes are refused at thei
   try {
     // Sent during the hang: waits for the revision lock (PostgreSQL does not answer).
     const waiting = timedPost(b, seeded.secret, 'waiting');
-    const flips = await Promise.all([a, b].map((node) => until(async () => (await connected(node)) === false, 20_000, `${node.baseUrl} reporting PostgreSQL gone`)));
-    for (const ms of flips) t.ok(ms < 2000 + kSlackMs, `/ready and the gauge say PostgreSQL does not answer (${Math.round(ms)} ms after the hang)`);
+    const flips = await Promise.all(
+      [a, b].map((node) => until(async () => (await connected(node)) === false, 20_000, `${node.baseUrl} reporting PostgreSQL gone`)),
+    );
+    for (const ms of flips)
+      t.ok(ms < 2000 + kSlackMs, `/ready and the gauge say PostgreSQL does not answer (${Math.round(ms)} ms after the hang)`);
     t.equal((await call(a.baseUrl, 'GET', '/ready')).status, 200, 'a node that caught up stays ready: it evaluates from its copy');
 
     const restarted = startServing(url, cDir, seeded.flagId);
     const baseline = startServing(otherUrl, dDir, other.flagId);
-    for (const [what, write] of [['under way', underWay], ['waiting', waiting]] as const) {
+    for (const [what, write] of [
+      ['under way', underWay],
+      ['waiting', waiting],
+    ] as const) {
       const { reply, ms } = await write;
       t.equal(reply.status, 503, `the write ${what} is refused`);
       t.equal(reply.json.error, 'Storage unavailable');
@@ -99,7 +116,10 @@ t.test('PostgreSQL hung: nodes say so within seconds, writes are refused at thei
     const [c, d] = await Promise.all([restarted, baseline]);
     t.teardown(() => c.node.stop());
     t.teardown(() => d.node.stop());
-    t.ok(c.ms < d.ms + kSlackMs, `a node started during the hang serves evaluation from its copy as soon as one whose PostgreSQL answers, started at the same moment (${Math.round(c.ms)} ms; ${Math.round(d.ms)} ms)`);
+    t.ok(
+      c.ms < d.ms + kSlackMs,
+      `a node started during the hang serves evaluation from its copy as soon as one whose PostgreSQL answers, started at the same moment (${Math.round(c.ms)} ms; ${Math.round(d.ms)} ms)`,
+    );
     const notReady = await call(c.node.baseUrl, 'GET', '/ready');
     t.equal(notReady.status, 503, 'it is not ready: its copy has not caught up');
     t.match(notReady.json.detail, /PostgreSQL/, `/ready says why: ${notReady.json.detail}`);

@@ -20,25 +20,53 @@ t.test('an invitation made on one node is accepted on another', async (t) => {
   const [a, b] = (await startReadyNodes(t, url, 2)) as [TestServer, TestServer];
 
   const owner = await signIn(a.baseUrl, 'owner@acme.test', 'the owner of acme');
-  const invited = await consoleCall(a.baseUrl, owner, 'POST', `orgs/${seeded.orgId}/invitations`, { body: { email: 'x@other.test', role: 'viewer' } });
+  const invited = await consoleCall(a.baseUrl, owner, 'POST', `orgs/${seeded.orgId}/invitations`, {
+    body: { email: 'x@other.test', role: 'viewer' },
+  });
   t.equal(invited.status, 200, `invited on A: ${JSON.stringify(invited.json)}`);
-  t.equal((await consoleCall(a.baseUrl, owner, 'POST', `orgs/${seeded.orgId}/invitations`, { body: { email: 'later@other.test', role: 'editor' } })).status, 200);
+  t.equal(
+    (
+      await consoleCall(a.baseUrl, owner, 'POST', `orgs/${seeded.orgId}/invitations`, {
+        body: { email: 'later@other.test', role: 'editor' },
+      })
+    ).status,
+    200,
+  );
 
   const onB = await signIn(b.baseUrl, 'x@other.test', 'x of another org');
-  const home = async () => (await consoleCall(b.baseUrl, onB, 'GET', 'home')).json as { orgs: { id: string }[]; invitations: { id: string }[] };
+  const home = async () =>
+    (await consoleCall(b.baseUrl, onB, 'GET', 'home')).json as { orgs: { id: string }[]; invitations: { id: string }[] };
   await until(async () => (await home()).invitations.length === 1, 10_000, 'the invitation on B');
   t.same((await home()).orgs, [], 'X is not a member before accepting');
   const accepted = await consoleCall(b.baseUrl, onB, 'POST', `invitations/${invited.json.id}/accept`);
   t.same(accepted.json, { orgId: seeded.orgId, userId: x.id, role: 'viewer' }, 'accepted on B');
-  t.same((await home()).orgs.map((o) => o.id), [seeded.orgId], 'B shows the organisation at once');
-  const membersOnA = async () => (await consoleCall(a.baseUrl, owner, 'GET', `orgs/${seeded.orgId}/members`)).json as
-    { members: { userId: string; role: string }[]; invitations: { email: string }[] };
+  t.same(
+    (await home()).orgs.map((o) => o.id),
+    [seeded.orgId],
+    'B shows the organisation at once',
+  );
+  const membersOnA = async () =>
+    (await consoleCall(a.baseUrl, owner, 'GET', `orgs/${seeded.orgId}/members`)).json as {
+      members: { userId: string; role: string }[];
+      invitations: { email: string }[];
+    };
   await until(async () => (await membersOnA()).members.some((m) => m.userId === x.id), 10_000, 'the membership on A');
-  t.same((await membersOnA()).invitations.map((i) => i.email), ['later@other.test'], 'A lists only the invitation still pending');
+  t.same(
+    (await membersOnA()).invitations.map((i) => i.email),
+    ['later@other.test'],
+    'A lists only the invitation still pending',
+  );
 
   const [c] = (await startReadyNodes(t, url, 1)) as [TestServer];
   const onC = await signIn(c.baseUrl, 'owner@acme.test', 'the owner of acme');
-  const fromCopy = (await consoleCall(c.baseUrl, onC, 'GET', `orgs/${seeded.orgId}/members`)).json as { members: { userId: string; role: string }[]; invitations: { email: string }[] };
+  const fromCopy = (await consoleCall(c.baseUrl, onC, 'GET', `orgs/${seeded.orgId}/members`)).json as {
+    members: { userId: string; role: string }[];
+    invitations: { email: string }[];
+  };
   t.equal(fromCopy.members.find((m) => m.userId === x.id)?.role, 'viewer', 'a node copying everything has the membership');
-  t.same(fromCopy.invitations.map((i) => i.email), ['later@other.test'], 'and the pending invitation, not the accepted one');
+  t.same(
+    fromCopy.invitations.map((i) => i.email),
+    ['later@other.test'],
+    'and the pending invitation, not the accepted one',
+  );
 });

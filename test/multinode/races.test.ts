@@ -34,23 +34,59 @@ t.test('two nodes racing', async (t) => {
   await t.test('the same PATCH on two nodes at once: both 200, one change, one audit entry', async (t) => {
     for (let i = 0; i < kRounds; i++) {
       const body = { trafficPercentage: i + 1 };
-      const replies = await Promise.all([a, b].map((n) => call(n.baseUrl, 'PATCH', `/api/v1/flags/${seeded.flagId}`, { token: seeded.secret, body })));
-      t.strictSame(replies.map((r) => r.status), [200, 200], `round ${i}`);
+      const replies = await Promise.all(
+        [a, b].map((n) => call(n.baseUrl, 'PATCH', `/api/v1/flags/${seeded.flagId}`, { token: seeded.secret, body })),
+      );
+      t.strictSame(
+        replies.map((r) => r.status),
+        [200, 200],
+        `round ${i}`,
+      );
     }
     const audit = await cli(tempDir(t), ['audit', seeded.projectId, '--limit', '1000', '--database', url]);
-    const patches = (audit.json.entries as { action: string; flagId: string }[]).filter((e) => e.action === 'flag.patch' && e.flagId === seeded.flagId);
+    const patches = (audit.json.entries as { action: string; flagId: string }[]).filter(
+      (e) => e.action === 'flag.patch' && e.flagId === seeded.flagId,
+    );
     t.equal(patches.length, kRounds, 'one audit entry per distinct PATCH');
   });
 
   await t.test('the 50th token: of two console commands on different data dirs, exactly one gets it', async (t) => {
     // 48 more tokens (the seed made one), in one transaction through the same write path.
     const { writes } = await openForConsole(tempDir(t), url);
-    const made = await writes.commit(() => Array.from({ length: 48 }, (_, i) => (w) =>
-      runCommand(w, 'tokenCreate', { projectId: seeded.projectId, asUserId: seeded.ownerId, name: `bulk-${i}`, permission: 'read' }, Date.now())));
+    const made = await writes.commit(() =>
+      Array.from(
+        { length: 48 },
+        (_, i) => (w) =>
+          runCommand(
+            w,
+            'tokenCreate',
+            { projectId: seeded.projectId, asUserId: seeded.ownerId, name: `bulk-${i}`, permission: 'read' },
+            Date.now(),
+          ),
+      ),
+    );
     await writes.close();
-    t.ok(made.every((r) => r.ok), '49 active tokens');
-    const race = await Promise.all([0, 1].map((i) =>
-      cli(tempDir(t), ['token', 'create', seeded.projectId, '--as', seeded.ownerId, '--name', `last-${i}`, '--permission', 'read', '--database', url])));
+    t.ok(
+      made.every((r) => r.ok),
+      '49 active tokens',
+    );
+    const race = await Promise.all(
+      [0, 1].map((i) =>
+        cli(tempDir(t), [
+          'token',
+          'create',
+          seeded.projectId,
+          '--as',
+          seeded.ownerId,
+          '--name',
+          `last-${i}`,
+          '--permission',
+          'read',
+          '--database',
+          url,
+        ]),
+      ),
+    );
     t.strictSame(race.map((r) => r.code).sort(), [0, 1], 'one made, one refused');
     t.match(race.find((r) => r.code === 1)!.json.detail, /already has 50 active tokens/);
     const listed = await cli(tempDir(t), ['token', 'list', seeded.projectId, '--database', url]);

@@ -10,7 +10,12 @@ export async function startNode(databaseUrl: string, dataDir = tempDataDir(), en
 }
 
 /** `count` nodes on `databaseUrl`, each on an empty data dir, ready; stopped at the test's end. */
-export async function startReadyNodes(t: TestContext, databaseUrl: string, count: number, env: Record<string, string> = {}): Promise<TestServer[]> {
+export async function startReadyNodes(
+  t: TestContext,
+  databaseUrl: string,
+  count: number,
+  env: Record<string, string> = {},
+): Promise<TestServer[]> {
   const nodes = await Promise.all(Array.from({ length: count }, () => startNode(databaseUrl, tempDataDir(), env)));
   t.teardown(async () => {
     await Promise.all(nodes.map((n) => n.stop()));

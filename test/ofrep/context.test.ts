@@ -29,8 +29,14 @@ t.test('targetingKey, cohort and env; empty strings count as absent; they are ne
 
 t.test('attributes: strings as is, numbers and booleans as text, structures and null never', async (t) => {
   const { ctx } = parse('{"context":{"s":"NL","n":42,"f":1.5,"b":true,"no":false,"nil":null,"o":{"a":1},"a":["x"]}}');
-  t.same(['s', 'n', 'f', 'b', 'no'].map((k) => ctx.attribute(k)), ['NL', '42', '1.5', 'true', 'false']);
-  t.same(['nil', 'o', 'a', 'missing', 'constructor', 'toString', '__proto__'].map((k) => ctx.attribute(k)), Array(7).fill(undefined));
+  t.same(
+    ['s', 'n', 'f', 'b', 'no'].map((k) => ctx.attribute(k)),
+    ['NL', '42', '1.5', 'true', 'false'],
+  );
+  t.same(
+    ['nil', 'o', 'a', 'missing', 'constructor', 'toString', '__proto__'].map((k) => ctx.attribute(k)),
+    Array(7).fill(undefined),
+  );
 });
 
 t.test('PARSE_ERROR: not JSON, or JSON that is not an object', async (t) => {

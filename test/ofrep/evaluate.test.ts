@@ -41,18 +41,38 @@ function bulk(project: string, context: object | null, ifNoneMatch = '') {
 
 t.test('success: {key, value, reason, variant, metadata}, reasons from the deciding rule', async (t) => {
   t.same((({ status, json }) => ({ status, json }))(one(ids.on, { targetingKey: 'u1' })), {
-    status: 200, json: { key: ids.on, value: true, reason: 'STATIC', variant: 'on', metadata: { id: ids.on, name: 'on' } },
+    status: 200,
+    json: { key: ids.on, value: true, reason: 'STATIC', variant: 'on', metadata: { id: ids.on, name: 'on' } },
   });
-  t.same(one(ids.off, { cohort: 'alice' }).json, { key: ids.off, value: false, reason: 'DISABLED', variant: 'off', metadata: { id: ids.off, name: 'off' } });
+  t.same(one(ids.off, { cohort: 'alice' }).json, {
+    key: ids.off,
+    value: false,
+    reason: 'DISABLED',
+    variant: 'off',
+    metadata: { id: ids.off, name: 'off' },
+  });
   t.same(one(ids.zero, { cohort: 'vip' }).json.reason, 'TARGETING_MATCH', 'listed cohort');
-  t.same(one(ids.zero, { targetingKey: 'x' }).json, { key: ids.zero, value: false, reason: 'STATIC', variant: 'off', metadata: { id: ids.zero, name: 'zero' } });
+  t.same(one(ids.zero, { targetingKey: 'x' }).json, {
+    key: ids.zero,
+    value: false,
+    reason: 'STATIC',
+    variant: 'off',
+    metadata: { id: ids.zero, name: 'zero' },
+  });
   for (let i = 0; i < 50; i++) {
     const r = one(ids.half, { targetingKey: `u${i}` }).json;
     t.same([r.value, r.reason, r.variant], [bucket(ids.half, `u${i}`) < 50, 'SPLIT', bucket(ids.half, `u${i}`) < 50 ? 'on' : 'off']);
   }
   t.same(one(ids.half, { cohort: 'c9' }).json.value, bucket(ids.half, 'c9') < 50, 'cohort is the key without targetingKey');
-  t.same([one(ids.aud, { plan: 'beta', country: 'NL' }).json.value, one(ids.aud, { plan: 'beta', country: 'NL' }).json.reason], [true, 'TARGETING_MATCH']);
-  t.same([one(ids.aud, { plan: 'beta' }).json.value, one(ids.aud, { plan: 'beta' }).json.reason], [false, 'TARGETING_MATCH'], 'audience not matched');
+  t.same(
+    [one(ids.aud, { plan: 'beta', country: 'NL' }).json.value, one(ids.aud, { plan: 'beta', country: 'NL' }).json.reason],
+    [true, 'TARGETING_MATCH'],
+  );
+  t.same(
+    [one(ids.aud, { plan: 'beta' }).json.value, one(ids.aud, { plan: 'beta' }).json.reason],
+    [false, 'TARGETING_MATCH'],
+    'audience not matched',
+  );
   t.equal(one(ids.on, null).status, 200, 'an empty body is {}');
   t.equal(one(encodeURIComponent(ids.on), {}).json.key, ids.on, 'a percent-encoded key is decoded');
 });
@@ -87,15 +107,29 @@ t.test('400s: PARSE_ERROR, INVALID_CONTEXT (context; env), TARGETING_KEY_MISSING
 
 t.test('404 FLAG_NOT_FOUND: unknown key, or a flag of another project than X-Flagwire-Project', async (t) => {
   const nope = one('flg_nope', {});
-  t.same([nope.status, nope.json], [404, {
-    key: 'flg_nope', errorCode: 'FLAG_NOT_FOUND',
-    errorDetails: 'No flag with id "flg_nope" exists. A flag name works as the key only with the X-Flagwire-Project header naming its project.',
-  }]);
+  t.same(
+    [nope.status, nope.json],
+    [
+      404,
+      {
+        key: 'flg_nope',
+        errorCode: 'FLAG_NOT_FOUND',
+        errorDetails:
+          'No flag with id "flg_nope" exists. A flag name works as the key only with the X-Flagwire-Project header naming its project.',
+      },
+    ],
+  );
   t.equal(one(ids.on, {}, ids.single).status, 200);
   // Another project's flag, by id or by name, gets exactly the bytes of a key nothing has.
   const notFound = (key: string, project: string) =>
     JSON.stringify({ key, errorCode: 'FLAG_NOT_FOUND', errorDetails: `No flag with id or name "${key}" exists in project "${project}".` });
-  for (const [key, project] of [[ids.on, ids.multi], ['on', ids.multi], ['flg_nope', ids.multi], ['nope', ids.single], ['group', ids.single]] as const) {
+  for (const [key, project] of [
+    [ids.on, ids.multi],
+    ['on', ids.multi],
+    ['flg_nope', ids.multi],
+    ['nope', ids.single],
+    ['group', ids.single],
+  ] as const) {
     const r = one(key, {}, project);
     t.same([r.status, r.text], [404, notFound(key, project)], `${key} in ${project}`);
   }
@@ -108,10 +142,18 @@ t.test('names as keys with X-Flagwire-Project: the same answers as the id, under
   t.same(byName, { ...byId, json: { ...byId.json, key: 'half' }, text: byName.text });
   t.same(byName.json.metadata, { id: ids.half, name: 'half' });
   t.equal(one(ids.half, { targetingKey: 'u3' }).json.key, ids.half, 'an id works without the header');
-  t.same(one('aud', { plan: 'beta' }, ids.freeProject).json, { ...one(ids.freeAud, { plan: 'beta' }).json, key: 'aud' }, 'each project its own "aud"');
+  t.same(
+    one('aud', { plan: 'beta' }, ids.freeProject).json,
+    { ...one(ids.freeAud, { plan: 'beta' }).json, key: 'aud' },
+    'each project its own "aud"',
+  );
   t.same(one('half', {}, ids.single).json.key, 'half', 'failures carry the key as asked');
   t.equal(one('group', { env: 'production', cohort: 'qa' }, ids.multi).json.value, true, 'group flags by name');
-  t.equal(one(encodeURIComponent('aud-half'), { plan: 'beta', country: 'NL', targetingKey: 'k' }, ids.single).json.key, 'aud-half', 'a percent-encoded name is decoded');
+  t.equal(
+    one(encodeURIComponent('aud-half'), { plan: 'beta', country: 'NL', targetingKey: 'k' }, ids.single).json.key,
+    'aud-half',
+    'a percent-encoded name is decoded',
+  );
   world.run('flagRename', { flagId: ids.zero, name: 'zero-renamed' });
   t.equal(one('zero', {}, ids.single).status, 404, 'after a rename the old name is not found');
   t.same(one('zero-renamed', { targetingKey: 'x' }, ids.single).json.metadata, { id: ids.zero, name: 'zero-renamed' });
@@ -123,18 +165,37 @@ t.test('bulk: every flag in creation order, per-flag failures inline, an ETag', 
   const r = bulk(ids.single, { targetingKey: 'u1', plan: 'beta', country: 'NL' });
   t.equal(r.status, 200);
   // Each flag twice: under its id, then under its name.
-  t.same(r.json.flags.map((f: { key: string }) => f.key), [ids.on, 'on', ids.off, 'off', ids.half, 'half', ids.zero, 'zero', ids.aud, 'aud', ids.audHalf, 'aud-half']);
-  const half = { value: bucket(ids.half, 'u1') < 50, reason: 'SPLIT', variant: bucket(ids.half, 'u1') < 50 ? 'on' : 'off', metadata: { id: ids.half, name: 'half' } };
-  t.same(r.json.flags.slice(4, 6), [{ key: ids.half, ...half }, { key: 'half', ...half }]);
+  t.same(
+    r.json.flags.map((f: { key: string }) => f.key),
+    [ids.on, 'on', ids.off, 'off', ids.half, 'half', ids.zero, 'zero', ids.aud, 'aud', ids.audHalf, 'aud-half'],
+  );
+  const half = {
+    value: bucket(ids.half, 'u1') < 50,
+    reason: 'SPLIT',
+    variant: bucket(ids.half, 'u1') < 50 ? 'on' : 'off',
+    metadata: { id: ids.half, name: 'half' },
+  };
+  t.same(r.json.flags.slice(4, 6), [
+    { key: ids.half, ...half },
+    { key: 'half', ...half },
+  ]);
   t.match(r.etag, /^"[0-9a-f]{8}-[0-9a-f]{16}"$/);
   const noKey = bulk(ids.single, {});
   t.same(noKey.json.flags[4], { key: ids.half, errorCode: 'TARGETING_KEY_MISSING', errorDetails: noKey.json.flags[4].errorDetails });
   t.same(noKey.json.flags[5], { ...noKey.json.flags[4], key: 'half' });
-  t.same(bulk(ids.freeProject, { plan: 'beta' }).json.flags.map((f: { errorCode?: string; value?: boolean }) => f.errorCode ?? f.value), ['GENERAL', 'GENERAL', true, true]);
-  const stream = (project: string, query = '') => [{ type: 'sse', endpoint: { requestUri: `/ofrep/v1/stream/project/${project}${query}` }, inactivityDelaySec: 120 }];
+  t.same(
+    bulk(ids.freeProject, { plan: 'beta' }).json.flags.map((f: { errorCode?: string; value?: boolean }) => f.errorCode ?? f.value),
+    ['GENERAL', 'GENERAL', true, true],
+  );
+  const stream = (project: string, query = '') => [
+    { type: 'sse', endpoint: { requestUri: `/ofrep/v1/stream/project/${project}${query}` }, inactivityDelaySec: 120 },
+  ];
   t.same(bulk(ids.empty, {}).json, { flags: [], eventStreams: stream(ids.empty) });
   const multi = bulk(ids.multi, { env: 'production', cohort: 'qa', plan: 'beta' }).json;
-  t.same(multi.flags.map((f: { value: boolean }) => f.value), [true, true, true, true]);
+  t.same(
+    multi.flags.map((f: { value: boolean }) => f.value),
+    [true, true, true, true],
+  );
   t.same(multi.eventStreams, stream(ids.multi, '?env=production'), 'the stream of the environment asked');
 });
 
@@ -147,7 +208,11 @@ t.test('bulk 400s: no project header, unknown project, env missing or unknown, b
   engine.beginBatch();
   const out = new ResultWriter(new ArrayBuffer(16), 1);
   ofrep.evaluateBulk(ids.single, '[]', '', out);
-  t.same(JSON.parse(new ResultReader(out.finish()).bodyText(0)), { errorCode: 'PARSE_ERROR', errorDetails: 'The request body must be a JSON object, not an array. Send a JSON object such as {"context": {"targetingKey": "user-1", "plan": "beta"}}.' });
+  t.same(JSON.parse(new ResultReader(out.finish()).bodyText(0)), {
+    errorCode: 'PARSE_ERROR',
+    errorDetails:
+      'The request body must be a JSON object, not an array. Send a JSON object such as {"context": {"targetingKey": "user-1", "plan": "beta"}}.',
+  });
 });
 
 t.test('ETag: same answer same tag; If-None-Match gives 304 (empty body, the tag); any change gives a new tag', async (t) => {
@@ -160,7 +225,7 @@ t.test('ETag: same answer same tag; If-None-Match gives 304 (empty body, the tag
   t.equal(bulk(ids.single, ctx, '*').status, 304);
   // A changed context whose results differ must never get a stale 304.
   const keys = Array.from({ length: 40 }, (_, i) => `k${i}`);
-  const differs = keys.find((k) => (bucket(ids.half, k) < 50) !== (bucket(ids.half, 'u1') < 50))!;
+  const differs = keys.find((k) => bucket(ids.half, k) < 50 !== bucket(ids.half, 'u1') < 50)!;
   const other = bulk(ids.single, { ...ctx, targetingKey: differs }, first.etag);
   t.same([other.status, other.etag === first.etag], [200, false]);
   // A configuration change that does not change this caller's results still changes the tag.

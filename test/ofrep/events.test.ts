@@ -49,7 +49,10 @@ t.test('web provider: a PATCH reaches ConfigurationChanged within a second, over
   t.equal(bulkUrls.length, 1, 'no polling: one bulk request until something changes');
 
   const changed = new Promise<{ at: number; flagsChanged?: string[] }>((resolve) =>
-    web.addHandler(ClientProviderEvents.ConfigurationChanged, (details) => resolve({ at: performance.now(), flagsChanged: details?.flagsChanged })));
+    web.addHandler(ClientProviderEvents.ConfigurationChanged, (details) =>
+      resolve({ at: performance.now(), flagsChanged: details?.flagsChanged }),
+    ),
+  );
   const started = performance.now();
   const patch = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${ids.on}`, { token: world.writeToken, body: { enabled: false } });
   t.equal(patch.status, 200);
@@ -59,9 +62,14 @@ t.test('web provider: a PATCH reaches ConfigurationChanged within a second, over
   t.same(event.flagsChanged?.sort(), [ids.on, 'on'].sort(), 'the changed flag, under both keys');
   t.same([web.getBooleanDetails('on', true).reason, web.getBooleanValue(ids.on, true)], ['DISABLED', false]);
   const refetch = new URL(bulkUrls.at(-1)!);
-  t.match(refetch.searchParams.get('flagConfigEtag'), /^[0-9a-f]{8}$/, 'the event\'s etag came back as flagConfigEtag');
-  const etag = (await call(server.baseUrl, 'POST', '/ofrep/v1/evaluate/flags', { body: { context: { targetingKey: 'user-1' } }, headers: { 'x-flagwire-project': ids.single } })).headers.get('etag')!;
-  t.ok(etag.startsWith(`"${refetch.searchParams.get('flagConfigEtag')}-`), 'it is the bulk ETag\'s configuration part');
+  t.match(refetch.searchParams.get('flagConfigEtag'), /^[0-9a-f]{8}$/, "the event's etag came back as flagConfigEtag");
+  const etag = (
+    await call(server.baseUrl, 'POST', '/ofrep/v1/evaluate/flags', {
+      body: { context: { targetingKey: 'user-1' } },
+      headers: { 'x-flagwire-project': ids.single },
+    })
+  ).headers.get('etag')!;
+  t.ok(etag.startsWith(`"${refetch.searchParams.get('flagConfigEtag')}-`), "it is the bulk ETag's configuration part");
   await OpenFeature.clearProviders();
 });
 
@@ -76,7 +84,10 @@ t.test('without X-Flagwire-Project: the provider fails with "status: 400" and th
       return res;
     },
   });
-  const failed = await OpenFeature.setProviderAndWait('no-header', provider).then(() => null, (err: Error) => err);
+  const failed = await OpenFeature.setProviderAndWait('no-header', provider).then(
+    () => null,
+    (err: Error) => err,
+  );
   t.match(failed?.message, /status: 400/, 'all the provider itself reports');
   t.equal(answers.length, 1);
   const body = JSON.parse(answers[0]!);
@@ -91,7 +102,10 @@ t.test('without X-Flagwire-Project: the provider fails with "status: 400" and th
 /** Reads a stream's raw text for `ms` (a Last-Event-ID header as a reconnecting EventSource sends it). */
 async function readStream(path: string, ms: number, lastEventId?: string): Promise<string> {
   const controller = new AbortController();
-  const res = await fetch(`${server.baseUrl}${path}`, { signal: controller.signal, headers: lastEventId === undefined ? {} : { 'last-event-id': lastEventId } });
+  const res = await fetch(`${server.baseUrl}${path}`, {
+    signal: controller.signal,
+    headers: lastEventId === undefined ? {} : { 'last-event-id': lastEventId },
+  });
   let text = '';
   const reader = res.body!.getReader();
   const timer = setTimeout(() => controller.abort(), ms);
@@ -113,15 +127,29 @@ const readySeq = (text: string) => Number(/id: (\d+)\nevent: ready\n/.exec(text)
 t.test('Last-Event-ID: a reconnect within retention gets what it missed; beyond it, reset (OFREP: refetch without etag)', async (t) => {
   const path = `/v1/stream/project/${ids.single}`;
   const first = await readStream(path, 300);
-  t.match(first, /^retry: 2000\n: connected\n\nid: \d+\nevent: ready\ndata: \{"seq":\d+\}\n\n$/, 'hello, then ready with the commit number as id');
+  t.match(
+    first,
+    /^retry: 2000\n: connected\n\nid: \d+\nevent: ready\ndata: \{"seq":\d+\}\n\n$/,
+    'hello, then ready with the commit number as id',
+  );
   const seen = readySeq(first);
   // Changes while no stream is open.
   const a = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${ids.half}`, { token: world.writeToken, body: { trafficPercentage: 40 } });
-  const b = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${ids.zero}`, { token: world.writeToken, body: { cohorts: ['vip', 'new'] } });
+  const b = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${ids.zero}`, {
+    token: world.writeToken,
+    body: { cohorts: ['vip', 'new'] },
+  });
   t.same([a.status, b.status], [200, 200]);
   const again = await readStream(path, 400, String(seen));
   const flagEvents = [...again.matchAll(/event: flag\ndata: (.*)\n/g)].map((m) => JSON.parse(m[1]!));
-  t.same(flagEvents, [{ id: ids.half, updatedAt: a.json.flag.updatedAt }, { id: ids.zero, updatedAt: b.json.flag.updatedAt }], 'both missed changes');
+  t.same(
+    flagEvents,
+    [
+      { id: ids.half, updatedAt: a.json.flag.updatedAt },
+      { id: ids.zero, updatedAt: b.json.flag.updatedAt },
+    ],
+    'both missed changes',
+  );
   t.ok(readySeq(again) > seen, 'then ready at the newer commit');
   const upToDate = await readStream(path, 300, String(readySeq(again)));
   t.notMatch(upToDate, /event: (flag|reset)/, 'nothing missed, nothing sent');

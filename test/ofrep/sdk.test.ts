@@ -26,7 +26,10 @@ t.teardown(async () => {
 
 await OpenFeature.setProviderAndWait('flagwire', new OFREPProvider({ baseUrl: server.baseUrl }));
 const client = OpenFeature.getClient('flagwire');
-await OpenFeature.setProviderAndWait('scoped', new OFREPProvider({ baseUrl: server.baseUrl, headers: [['X-Flagwire-Project', ids.single]] }));
+await OpenFeature.setProviderAndWait(
+  'scoped',
+  new OFREPProvider({ baseUrl: server.baseUrl, headers: [['X-Flagwire-Project', ids.single]] }),
+);
 const scoped = OpenFeature.getClient('scoped');
 
 const ofrep = (path: string, body: unknown, headers: Record<string, string> = {}) =>
@@ -50,9 +53,17 @@ t.test('server SDK: the same sticky answers as GET /v1/flags/{id}, concurrently 
   const keys = Array.from({ length: 200 }, (_, i) => `user-${i}`);
   const viaSdk = await Promise.all(keys.map((k) => client.getBooleanDetails(ids.half, false, { targetingKey: k })));
   t.ok(viaSdk.every((d) => d.reason === 'SPLIT' && d.errorCode === undefined));
-  t.same(viaSdk.map((d) => d.value), keys.map((k) => bucket(ids.half, k) < 50));
-  const viaGet = await Promise.all(keys.slice(0, 50).map(async (k) => (await call(server.baseUrl, 'GET', `/v1/flags/${ids.half}?targetingKey=${k}`)).json.enabled));
-  t.same(viaGet, viaSdk.slice(0, 50).map((d) => d.value));
+  t.same(
+    viaSdk.map((d) => d.value),
+    keys.map((k) => bucket(ids.half, k) < 50),
+  );
+  const viaGet = await Promise.all(
+    keys.slice(0, 50).map(async (k) => (await call(server.baseUrl, 'GET', `/v1/flags/${ids.half}?targetingKey=${k}`)).json.enabled),
+  );
+  t.same(
+    viaGet,
+    viaSdk.slice(0, 50).map((d) => d.value),
+  );
 });
 
 t.test('server SDK: errors arrive as OpenFeature error codes with the default value', async (t) => {
@@ -82,19 +93,31 @@ t.test('flag names as keys: with X-Flagwire-Project a name works like the id; id
   t.equal((await client.getBooleanDetails(ids.half, false, { targetingKey: 'user-7' })).value, byName.value, 'the id, without it');
   const header = { 'x-flagwire-project': ids.single };
   const raw = await ofrep('/half', { context: { targetingKey: 'user-7' } }, header);
-  t.same([raw.status, raw.json.key], [200, 'half'], 'the answer\'s key is the key asked');
+  t.same([raw.status, raw.json.key], [200, 'half'], "the answer's key is the key asked");
   // Unknown, and another project's flag by name or by id: the same bytes, key aside.
-  const texts = await Promise.all(['nope', 'group', ids.group].map(async (key) => {
-    const r = await fetch(`${server.baseUrl}/ofrep/v1/evaluate/flags/${key}`, { method: 'POST', headers: header, body: '{}' });
-    return [r.status, (await r.text()).replaceAll(key, 'KEY')];
-  }));
-  t.same(texts, Array(3).fill([404, `{"key":"KEY","errorCode":"FLAG_NOT_FOUND","errorDetails":"No flag with id or name \\"KEY\\" exists in project \\"${ids.single}\\"."}`]));
+  const texts = await Promise.all(
+    ['nope', 'group', ids.group].map(async (key) => {
+      const r = await fetch(`${server.baseUrl}/ofrep/v1/evaluate/flags/${key}`, { method: 'POST', headers: header, body: '{}' });
+      return [r.status, (await r.text()).replaceAll(key, 'KEY')];
+    }),
+  );
+  t.same(
+    texts,
+    Array(3).fill([
+      404,
+      `{"key":"KEY","errorCode":"FLAG_NOT_FOUND","errorDetails":"No flag with id or name \\"KEY\\" exists in project \\"${ids.single}\\"."}`,
+    ]),
+  );
   const noHeader = await client.getBooleanDetails('half', true, { targetingKey: 'user-7' });
   t.same([noHeader.value, noHeader.errorCode], [true, ErrorCode.FLAG_NOT_FOUND]);
   t.match(noHeader.errorMessage, /A flag name works as the key only with the X-Flagwire-Project header/, 'the SDK shows why');
   world.run('flagRename', { flagId: ids.zero, name: 'zero-renamed' });
   t.teardown(() => world.run('flagRename', { flagId: ids.zero, name: 'zero' }));
-  t.same((await scoped.getBooleanDetails('zero', true, { targetingKey: 'u1' })).errorCode, ErrorCode.FLAG_NOT_FOUND, 'after a rename the old name is not found');
+  t.same(
+    (await scoped.getBooleanDetails('zero', true, { targetingKey: 'u1' })).errorCode,
+    ErrorCode.FLAG_NOT_FOUND,
+    'after a rename the old name is not found',
+  );
   t.same((await scoped.getBooleanDetails('zero-renamed', true, { targetingKey: 'u1' })).value, false, 'and the new one works');
   t.equal((await ofrep(`/${ids.zero}`, { context: { targetingKey: 'u1' } })).status, 200, 'the id is unaffected');
 });
@@ -118,8 +141,15 @@ t.test('web SDK on the bulk route: every flag at once, then ETag polling (304) u
   await WebOpenFeature.setProviderAndWait('web', provider);
   const web = WebOpenFeature.getClient('web');
   t.same(web.getBooleanDetails(ids.half, false).value, bucket(ids.half, 'user-7') < 50);
-  t.same([web.getBooleanValue(ids.on, false), web.getBooleanValue(ids.aud, false), web.getBooleanValue(ids.off, true)], [true, true, false]);
-  t.same([web.getBooleanValue('on', false), web.getBooleanValue('aud', false), web.getBooleanValue('off', true)], [true, true, false], 'names too');
+  t.same(
+    [web.getBooleanValue(ids.on, false), web.getBooleanValue(ids.aud, false), web.getBooleanValue(ids.off, true)],
+    [true, true, false],
+  );
+  t.same(
+    [web.getBooleanValue('on', false), web.getBooleanValue('aud', false), web.getBooleanValue('off', true)],
+    [true, true, false],
+    'names too',
+  );
   await new Promise((resolve) => setTimeout(resolve, 500));
   t.ok(statuses.filter((s) => s.status === 304 && s.ifNoneMatch !== null).length >= 2, `polls answered 304: ${JSON.stringify(statuses)}`);
   const changed = new Promise<void>((resolve) => web.addHandler(ClientProviderEvents.ConfigurationChanged, () => resolve()));
@@ -138,21 +168,27 @@ t.test('bulk over fetch: ETag and 304; a changed context never gets a stale 304'
   t.match(etag, /^"[0-9a-f]{8}-[0-9a-f]{16}"$/);
   t.equal(first.headers.get('access-control-expose-headers'), 'ETag');
   const again = await fetch(`${server.baseUrl}/ofrep/v1/evaluate/flags`, {
-    method: 'POST', body: JSON.stringify(body), headers: { 'x-flagwire-project': ids.single, 'if-none-match': etag },
+    method: 'POST',
+    body: JSON.stringify(body),
+    headers: { 'x-flagwire-project': ids.single, 'if-none-match': etag },
   });
   t.same([again.status, again.headers.get('etag'), await again.text()], [304, etag, '']);
   const keys = Array.from({ length: 40 }, (_, i) => `k${i}`);
-  const differs = keys.find((k) => (bucket(ids.half, k) < 50) !== (bucket(ids.half, 'user-1') < 50))!;
+  const differs = keys.find((k) => bucket(ids.half, k) < 50 !== bucket(ids.half, 'user-1') < 50)!;
   const other = await ofrep('', { context: { targetingKey: differs } }, { 'x-flagwire-project': ids.single, 'if-none-match': etag });
   t.equal(other.status, 200);
   const noProject = await ofrep('', body);
   t.same([noProject.status, noProject.json.errorCode], [400, 'GENERAL']);
   // What the web provider adds after a change event (ADR-0008) changes nothing.
   const withSse = await fetch(`${server.baseUrl}/ofrep/v1/evaluate/flags?flagConfigEtag=abc123&flagConfigLastModified=1700000000`, {
-    method: 'POST', body: JSON.stringify(body), headers: { 'x-flagwire-project': ids.single },
+    method: 'POST',
+    body: JSON.stringify(body),
+    headers: { 'x-flagwire-project': ids.single },
   });
   t.same([withSse.status, withSse.headers.get('etag')], [200, etag]);
-  t.same((await withSse.json()).eventStreams, [{ type: 'sse', endpoint: { requestUri: `/ofrep/v1/stream/project/${ids.single}` }, inactivityDelaySec: 120 }]);
+  t.same((await withSse.json()).eventStreams, [
+    { type: 'sse', endpoint: { requestUri: `/ofrep/v1/stream/project/${ids.single}` }, inactivityDelaySec: 120 },
+  ]);
 });
 
 t.test('the body: 1 MiB cap (413), any content type, empty is {}; GET is not a route', async (t) => {
@@ -160,7 +196,10 @@ t.test('the body: 1 MiB cap (413), any content type, empty is {}; GET is not a r
   t.same([big.status, big.json.errorCode, big.json.key], [413, 'GENERAL', ids.on]);
   const bulkBig = await ofrep('', { context: { pad: 'x'.repeat(1024 * 1024) } }, { 'x-flagwire-project': ids.single });
   t.same([bulkBig.status, bulkBig.json.errorCode], [413, 'GENERAL']);
-  const plain = await call(server.baseUrl, 'POST', `/ofrep/v1/evaluate/flags/${ids.on}`, { raw: '{"context":{}}', headers: { 'content-type': 'text/plain' } });
+  const plain = await call(server.baseUrl, 'POST', `/ofrep/v1/evaluate/flags/${ids.on}`, {
+    raw: '{"context":{}}',
+    headers: { 'content-type': 'text/plain' },
+  });
   t.equal(plain.status, 200);
   const empty = await fetch(`${server.baseUrl}/ofrep/v1/evaluate/flags/${ids.off}`, { method: 'POST' });
   t.same([empty.status, (await empty.json()).reason], [200, 'DISABLED']);

@@ -11,7 +11,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { kManagementRoutes } from '../../src/api/management.js';
 import { FlagList, FlagRepresentation, PatchResult, TokenDescription } from '../../src/api/representation.js';
-import { ErrorEnvelope, ErrorBody as EvalError, kConsoleOnlyErrors, kErrors, type ErrorCode } from '../../src/errors.js';
+import { ErrorEnvelope, ErrorBody as EvalErrorBody, kConsoleOnlyErrors, kErrors, type ErrorCode } from '../../src/errors.js';
 import { EvalFlag, EvalFlagList } from '../../src/eval/bodies.js';
 import { FlagCreate, FlagPatch } from '../../src/model/schemas.js';
 import { OfrepBulkSuccess, OfrepEvaluationFailure, OfrepEvaluationSuccess } from '../../src/ofrep/schemas.js';
@@ -55,12 +55,20 @@ t.test('every registered route is documented, and every documented path is a rou
   const routes = (await call(server.baseUrl, 'GET', '/__test/routes')).json as { method: string; pattern: string }[];
   t.ok(routes.length > 10);
   const documented = new Set<string>();
-  for (const [path, ops] of Object.entries(doc.paths as Record<string, object>)) for (const m of Object.keys(ops)) documented.add(`${m} ${path}`);
+  for (const [path, ops] of Object.entries(doc.paths as Record<string, object>))
+    for (const m of Object.keys(ops)) documented.add(`${m} ${path}`);
   const expected = new Set<string>();
   for (const { method, pattern } of routes) {
     // Not API routes: the catch-alls, CORS preflights, the Management API's entry (its routes are below), test hooks,
     // and the web console (its same-origin endpoints are the console page's, not a public API).
-    if (pattern === '/*' || pattern === '/api/v1/*' || method === 'options' || pattern.startsWith('/__test/') || pattern.startsWith('/console')) continue;
+    if (
+      pattern === '/*' ||
+      pattern === '/api/v1/*' ||
+      method === 'options' ||
+      pattern.startsWith('/__test/') ||
+      pattern.startsWith('/console')
+    )
+      continue;
     expected.add(`${method} ${pattern.replace(/:([a-z_]+)/g, '{$1}')}`);
   }
   for (const route of Object.values(kManagementRoutes)) for (const m of route.methods) expected.add(`${m.toLowerCase()} ${route.path}`);
@@ -69,7 +77,7 @@ t.test('every registered route is documented, and every documented path is a rou
   for (const path of ['/ofrep/v1/evaluate/flags', '/metrics', '/ready', '/v1/stream/project/{project_id}']) t.ok(doc.paths[path], path);
 });
 
-t.test('generated from the code\'s schemas, not a second copy', async (t) => {
+t.test("generated from the code's schemas, not a second copy", async (t) => {
   const plain = (schema: TSchema) => JSON.parse(JSON.stringify(schema));
   t.same(doc.components.schemas.FlagCreate, plain(FlagCreate));
   t.same(doc.components.schemas.FlagPatch, plain(FlagPatch));
@@ -92,7 +100,8 @@ t.test('the error envelope and every status of the error table', async (t) => {
   for (const op of api) {
     t.same(op.security, [{ bearerAuth: [] }]);
     for (const [status, response] of Object.entries(op.responses) as [string, any][]) {
-      if (Number(status) >= 400) t.same(response.content['application/json'].schema, { $ref: '#/components/schemas/ErrorEnvelope' }, status);
+      if (Number(status) >= 400)
+        t.same(response.content['application/json'].schema, { $ref: '#/components/schemas/ErrorEnvelope' }, status);
     }
   }
   t.same(doc.paths['/v1/flags/{flag_id}'].get.security, [], 'the Evaluation API needs no credentials');
@@ -101,7 +110,10 @@ t.test('the error envelope and every status of the error table', async (t) => {
 t.test('the response schemas describe what the server really sends', async (t) => {
   const check = async (schema: TSchema, method: string, path: string, opts: Parameters<typeof call>[3] = {}) => {
     const r = await call(server.baseUrl, method, path, opts);
-    t.ok(Value.Check(schema, r.json), `${method} ${path} ${r.status}: ${[...Value.Errors(schema, r.json)].map((e) => `${e.path} ${e.message}`).join('; ')}`);
+    t.ok(
+      Value.Check(schema, r.json),
+      `${method} ${path} ${r.status}: ${[...Value.Errors(schema, r.json)].map((e) => `${e.path} ${e.message}`).join('; ')}`,
+    );
     return r;
   };
   // The rate limit is 3 a minute per address: move the server's clock two minutes on (the window slides) between calls.
@@ -117,7 +129,7 @@ t.test('the response schemas describe what the server really sends', async (t) =
   await check(ErrorEnvelope, 'GET', '/api/v1/flags/flg_nope', { token: secrets.write });
   await check(EvalFlag, 'GET', `/v1/flags/${ids.flag}?targetingKey=u1`);
   await check(EvalFlagList, 'GET', `/v1/flags/project/${ids.single}`);
-  await check(EvalError, 'GET', '/v1/flags/flg_nope');
+  await check(EvalErrorBody, 'GET', '/v1/flags/flg_nope');
   await check(OfrepEvaluationSuccess, 'POST', `/ofrep/v1/evaluate/flags/${ids.flag}`, { body: { context: { targetingKey: 'u1' } } });
   await check(OfrepEvaluationFailure, 'POST', `/ofrep/v1/evaluate/flags/${ids.flag}`, { body: { context: {} } });
   await check(OfrepBulkSuccess, 'POST', '/ofrep/v1/evaluate/flags', { body: {}, headers: { 'x-flagwire-project': ids.single } });
@@ -134,11 +146,20 @@ t.test('@redocly/cli lint with its recommended rules: 0 errors, 0 warnings', asy
   writeFileSync(file, JSON.stringify(doc));
   const redocly = fileURLToPath(new URL('../../../node_modules/.bin/redocly', import.meta.url));
   const { stdout } = await new Promise<{ stdout: string }>((resolve) => {
-    execFile(redocly, ['lint', file, '--extends', 'recommended', '--format', 'json'], {
-      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' }, maxBuffer: 1 << 26,
-    }, (_err, stdout) => resolve({ stdout }));
+    execFile(
+      redocly,
+      ['lint', file, '--extends', 'recommended', '--format', 'json'],
+      {
+        env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+        maxBuffer: 1 << 26,
+      },
+      (_err, stdout) => resolve({ stdout }),
+    );
   });
-  const report = JSON.parse(stdout) as { totals: { errors: number; warnings: number }; problems: { ruleId: string; message: string; location: { pointer: string }[] }[] };
+  const report = JSON.parse(stdout) as {
+    totals: { errors: number; warnings: number };
+    problems: { ruleId: string; message: string; location: { pointer: string }[] }[];
+  };
   const listed = report.problems.map((p) => `${p.ruleId} at ${p.location[0]?.pointer}: ${p.message}`).join('\n');
   t.equal(report.totals.errors, 0, `no errors\n${listed}`);
   t.equal(report.totals.warnings, 0, `no warnings\n${listed}`);

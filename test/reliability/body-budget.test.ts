@@ -48,13 +48,17 @@ interface Attacker {
  * A connection that sends a request declaring a 1 MiB body, then 1,048,000 bytes of it, then waits: an
  * OFREP POST by default, or the request line and headers given.
  */
-function attack(port: number, flagId: string, head = `POST /ofrep/v1/evaluate/flags/${flagId} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n`): Attacker {
+function attack(
+  port: number,
+  flagId: string,
+  head = `POST /ofrep/v1/evaluate/flags/${flagId} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n`,
+): Attacker {
   const socket = net.connect(port, '127.0.0.1');
   const a: Attacker = { socket, status: 0, retryAfter: null, closedByServer: false, written: false };
   let received = '';
   socket.on('data', (d: Buffer) => {
     received += d.toString('latin1');
-    const head = /^HTTP\/1\.1 (\d{3})[^]*?\r\n\r\n/.exec(received);
+    const head = /^HTTP\/1\.1 (\d{3})[\s\S]*?\r\n\r\n/.exec(received);
     if (head && a.status === 0) {
       a.status = Number(head[1]);
       a.retryAfter = /\r\nRetry-After: *(\S+)/i.exec(head[0])?.[1] ?? null;
@@ -109,12 +113,12 @@ function exchange(port: number, bytes: Buffer | string, step = Infinity, everyMs
     const finish = () => {
       if (timer !== null) clearTimeout(timer);
       socket.destroy();
-      const m = /^HTTP\/1\.1 (\d{3})[^]*?\r\n\r\n/.exec(received);
+      const m = /^HTTP\/1\.1 (\d{3})[\s\S]*?\r\n\r\n/.exec(received);
       resolve({ status: m ? Number(m[1]) : 0, body: m ? received.slice(m[0].length) : received, ms: performance.now() - started });
     };
     socket.on('data', (d: Buffer) => {
       received += d.toString('utf8');
-      const m = /^HTTP\/1\.1 \d{3}[^]*?\r\nContent-Length: (\d+)\r\n[^]*?\r\n\r\n/i.exec(received);
+      const m = /^HTTP\/1\.1 \d{3}[\s\S]*?\r\nContent-Length: (\d+)\r\n[\s\S]*?\r\n\r\n/i.exec(received);
       if (m && Buffer.byteLength(received) >= Buffer.byteLength(m[0]) + Number(m[1])) finish();
     });
     socket.on('close', finish);
@@ -155,7 +159,10 @@ t.test('a process-wide body budget bounds memory under many half-sent bodies; GE
     await call(server.baseUrl, 'GET', `/v1/flags/${ids.flag}?targetingKey=w${i}`);
     await call(server.baseUrl, 'POST', ofrepPath, { body: { context: { targetingKey: `w${i}` } } });
   }
-  t.equal((await call(server.baseUrl, 'PATCH', `/api/v1/flags/${ids.flag}`, { token: secrets.write, body: { trafficPercentage: 40 } })).status, 200);
+  t.equal(
+    (await call(server.baseUrl, 'PATCH', `/api/v1/flags/${ids.flag}`, { token: secrets.write, body: { trafficPercentage: 40 } })).status,
+    200,
+  );
   // The same probe without an attack: how fast this machine answers now (a loaded CI machine is slower).
   const probe = await startLatencyProbe(getUrl);
   t.teardown(() => probe.close());
@@ -188,11 +195,17 @@ t.test('a process-wide body budget bounds memory under many half-sent bodies; GE
     const held = attackers.filter((a) => a.status === 0 && !a.closedByServer);
     const refused = attackers.filter((a) => a.status !== 0 || a.closedByServer);
     const during = await scrapeMetrics(server.baseUrl);
-    t.comment(`wave ${w}: ${held.length} bodies held, ${refused.length} refused (${refused.filter((a) => a.status === 503).length} with a 503, the rest closed); `
-      + `budget ${during.get('flagwire_http_body_buffered_bytes')! / kMiB} MiB in use`);
+    t.comment(
+      `wave ${w}: ${held.length} bodies held, ${refused.length} refused (${refused.filter((a) => a.status === 503).length} with a 503, the rest closed); ` +
+        `budget ${during.get('flagwire_http_body_buffered_bytes')! / kMiB} MiB in use`,
+    );
     t.equal(held.length, kOfrepShareMiB, `wave ${w}: exactly the bodies that fit the credential-free share are read`);
     t.equal(during.get('flagwire_http_body_buffered_bytes'), kOfrepShareMiB * kMiB, 'the gauge shows that share spent');
-    t.equal(during.get('flagwire_http_body_refused_total')! - before.get('flagwire_http_body_refused_total')!, kWave - kOfrepShareMiB, 'every refusal is counted');
+    t.equal(
+      during.get('flagwire_http_body_refused_total')! - before.get('flagwire_http_body_refused_total')!,
+      kWave - kOfrepShareMiB,
+      'every refusal is counted',
+    );
     for (const a of refused) {
       if (a.status !== 0) {
         t.equal(a.status, 503, 'a refusal is a 503');
@@ -204,16 +217,29 @@ t.test('a process-wide body budget bounds memory under many half-sent bodies; GE
     if (w === 1) {
       // With the credential-free share spent, a chunked OFREP body (reserved as it arrives) is refused
       // too; a token holder's PATCH is not: it draws on the Management API's own share.
-      const chunked = await exchange(port, `POST ${ofrepPath} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"con\r\n`);
+      const chunked = await exchange(
+        port,
+        `POST ${ofrepPath} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"con\r\n`,
+      );
       t.equal(chunked.status, 503, 'a chunked body is refused when its first chunk does not fit');
-      const written = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${ids.flag}`, { token: secrets.write, body: { trafficPercentage: 41 } });
-      t.equal(written.status, 200, 'anonymous bodies do not starve a token holder\'s write');
+      const written = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${ids.flag}`, {
+        token: secrets.write,
+        body: { trafficPercentage: 41 },
+      });
+      t.equal(written.status, 200, "anonymous bodies do not starve a token holder's write");
       // Half-sent PATCH bodies fill the Management API's share; the next PATCH gets the envelope.
       const patchHead = `PATCH /api/v1/flags/${ids.flag} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${secrets.write}\r\nContent-Type: application/json\r\n`;
       const writers = Array.from({ length: kApiShareMiB }, () => attack(port, ids.flag, patchHead));
-      await until('the Management API\'s share to fill', async () => (await scrapeMetrics(server.baseUrl)).get('flagwire_http_body_buffered_bytes') === kBudgetMiB * kMiB, 30_000);
-      const patch = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${ids.flag}`, { token: secrets.write, body: { trafficPercentage: 42 } });
-      t.equal(patch.status, 503, 'a PATCH is refused once the Management API\'s share is spent');
+      await until(
+        "the Management API's share to fill",
+        async () => (await scrapeMetrics(server.baseUrl)).get('flagwire_http_body_buffered_bytes') === kBudgetMiB * kMiB,
+        30_000,
+      );
+      const patch = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${ids.flag}`, {
+        token: secrets.write,
+        body: { trafficPercentage: 42 },
+      });
+      t.equal(patch.status, 503, "a PATCH is refused once the Management API's share is spent");
       t.equal(patch.json?.error, 'Server busy');
       t.match(patch.json?.docs, /#server-busy$/);
       t.equal(patch.headers.get('retry-after'), '1');
@@ -223,10 +249,16 @@ t.test('a process-wide body budget bounds memory under many half-sent bodies; GE
     const hold = await probe.end();
     clearInterval(sampler);
     for (const a of attackers) a.socket.destroy();
-    await until('the budget to return to zero', async () => (await scrapeMetrics(server.baseUrl)).get('flagwire_http_body_buffered_bytes') === 0, 10_000);
+    await until(
+      'the budget to return to zero',
+      async () => (await scrapeMetrics(server.baseUrl)).get('flagwire_http_body_buffered_bytes') === 0,
+      10_000,
+    );
     t.pass(`wave ${w}: the budget is back to zero once the attackers are gone`);
-    t.comment(`wave ${w}: evaluation GETs during the upload burst: ${summary(burst)}; while the bodies are held: ${summary(hold)}; `
-      + `server RSS peak ${peak.toFixed(0)} MiB (${rssBefore.toFixed(0)} MiB before)`);
+    t.comment(
+      `wave ${w}: evaluation GETs during the upload burst: ${summary(burst)}; while the bodies are held: ${summary(hold)}; ` +
+        `server RSS peak ${peak.toFixed(0)} MiB (${rssBefore.toFixed(0)} MiB before)`,
+    );
     t.same([...burst.failures, ...hold.failures], [], 'every evaluation GET was answered 200');
     // The upload burst (96 MB through loopback, on the machine that also runs the server) competes
     // for the same cores; what is checked there is that nothing is blocked (as slow-clients.test.ts).
@@ -237,7 +269,10 @@ t.test('a process-wide body budget bounds memory under many half-sent bodies; GE
     peaks.push(peak);
   }
   const [first, second] = peaks as [number, number];
-  t.ok(first - rssBefore < kBudgetMiB + kMarginMiB, `memory stayed within the budget plus ${kMarginMiB} MiB (+${(first - rssBefore).toFixed(0)} MiB)`);
+  t.ok(
+    first - rssBefore < kBudgetMiB + kMarginMiB,
+    `memory stayed within the budget plus ${kMarginMiB} MiB (+${(first - rssBefore).toFixed(0)} MiB)`,
+  );
   t.ok(second - first < 8, `a second wave does not raise the peak (${first.toFixed(0)} -> ${second.toFixed(0)} MiB)`);
 
   // A body trickling in at 4 KiB/s is cut off by uWS (less than 160 KiB per 10 s idle timeout): closed
@@ -246,7 +281,11 @@ t.test('a process-wide body budget bounds memory under many half-sent bodies; GE
   const context = JSON.stringify({ context: { targetingKey: 'paced' } });
   const trickling = exchange(port, ofrepPost(ofrepPath, context, 512 * 1024), 4096, 1000);
   const steady = exchange(port, ofrepPost(ofrepPath, context, kMiB), 64 * 1024, 250);
-  await until('the trickling body to be reserved', async () => (await scrapeMetrics(server.baseUrl)).get('flagwire_http_body_buffered_bytes')! >= 512 * 1024, 5000);
+  await until(
+    'the trickling body to be reserved',
+    async () => (await scrapeMetrics(server.baseUrl)).get('flagwire_http_body_buffered_bytes')! >= 512 * 1024,
+    5000,
+  );
   const fair = await steady;
   t.equal(fair.status, 200, `a 1 MiB body sent over ${(fair.ms / 1000).toFixed(1)} s is answered`);
   t.equal(JSON.parse(fair.body).key, ids.flag);
@@ -254,14 +293,21 @@ t.test('a process-wide body budget bounds memory under many half-sent bodies; GE
   t.comment(`trickling body: closed by the server after ${(slow.ms / 1000).toFixed(1)} s`);
   t.equal(slow.status, 0, 'the trickling body gets no answer');
   t.ok(slow.ms > 6000 && slow.ms < 16_000, 'it is cut off by the idle timeout (8-12 s)');
-  await until('the budget to return to zero', async () => (await scrapeMetrics(server.baseUrl)).get('flagwire_http_body_buffered_bytes') === 0, 5000);
+  await until(
+    'the budget to return to zero',
+    async () => (await scrapeMetrics(server.baseUrl)).get('flagwire_http_body_buffered_bytes') === 0,
+    5000,
+  );
   t.pass('the budget is back to zero after the cut-off');
 
   // Afterwards everything works as before: OFREP with a declared and a chunked body, and a PATCH.
   const ofrep = await call(server.baseUrl, 'POST', ofrepPath, { body: { context: { targetingKey: 'after' } } });
   t.equal(ofrep.status, 200);
   t.equal(ofrep.json.key, ids.flag);
-  const chunked = await exchange(port, `POST ${ofrepPath} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"con\r\n${(context.length - 5).toString(16)}\r\n${context.slice(5)}\r\n0\r\n\r\n`);
+  const chunked = await exchange(
+    port,
+    `POST ${ofrepPath} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"con\r\n${(context.length - 5).toString(16)}\r\n${context.slice(5)}\r\n0\r\n\r\n`,
+  );
   t.equal(chunked.status, 200, 'a chunked body is read');
   t.equal(JSON.parse(chunked.body).key, ids.flag);
   const patch = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${ids.flag}`, { token: secrets.write, body: { trafficPercentage: 43 } });

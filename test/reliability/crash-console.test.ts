@@ -88,7 +88,10 @@ function runConsole(args: string[], fate: Fate, typicalMs: number): Promise<Run>
     child.once('close', (code, signal) => {
       if (timer) clearTimeout(timer);
       resolve({
-        code, signal, ms: performance.now() - started, stderr,
+        code,
+        signal,
+        ms: performance.now() - started,
+        stderr,
         opened: stderr.includes(kHook('store-open')),
         inTransaction: stderr.includes(kHook('in-transaction')),
         committed: stderr.includes(kHook('committed')),
@@ -121,15 +124,35 @@ t.test(`kill -9 of console commands mid-write, with the server running: ${kKills
   t.teardown(() => server.stop());
   const writers = [
     new PatchWriter(server.baseUrl, 'srv-single', { secret: secrets.write, flagId: ids.flag, projectId: ids.single, env: null }).start(),
-    new PatchWriter(server.baseUrl, 'srv-group', { secret: secrets.multiWrite, flagId: ids.groupFlag, projectId: ids.multi, env: 'production' }).start(),
+    new PatchWriter(server.baseUrl, 'srv-group', {
+      secret: secrets.multiWrite,
+      flagId: ids.groupFlag,
+      projectId: ids.multi,
+      env: 'production',
+    }).start(),
   ];
 
   const bigList = (n: number) => Array.from({ length: 5000 }, (_, i) => (i === 0 ? `big-${n}` : `c${n}-${i}`));
-  const loop = (name: string, action: Loop['action'], flagId: string, projectId: string, command: Loop['command']): Loop =>
-    ({ name, action, flagId, projectId, command, history: [], acked: 0 });
+  const loop = (name: string, action: Loop['action'], flagId: string, projectId: string, command: Loop['command']): Loop => ({
+    name,
+    action,
+    flagId,
+    projectId,
+    command,
+    history: [],
+    acked: 0,
+  });
   const loops: Loop[] = [
-    loop('tags flag', 'flag.tags', ids.flag, ids.single, (n) => ({ args: ['flag', 'tags', ids.flag, `a-${n}`], value: `a-${n}`, list: [`a-${n}`] })),
-    loop('tags flag2', 'flag.tags', ids.flag2, ids.single, (n) => ({ args: ['flag', 'tags', ids.flag2, `b-${n}`], value: `b-${n}`, list: [`b-${n}`] })),
+    loop('tags flag', 'flag.tags', ids.flag, ids.single, (n) => ({
+      args: ['flag', 'tags', ids.flag, `a-${n}`],
+      value: `a-${n}`,
+      list: [`a-${n}`],
+    })),
+    loop('tags flag2', 'flag.tags', ids.flag2, ids.single, (n) => ({
+      args: ['flag', 'tags', ids.flag2, `b-${n}`],
+      value: `b-${n}`,
+      list: [`b-${n}`],
+    })),
     loop('cohorts group', 'flag.cohorts', ids.groupFlag, ids.multi, (n) => {
       const list = bigList(n);
       return { args: ['flag', 'cohorts', ids.groupFlag, list.join(',')], value: `big-${n}`, list };
@@ -142,33 +165,38 @@ t.test(`kill -9 of console commands mid-write, with the server running: ${kKills
   let turn = 0;
   const failures: string[] = [];
 
-  await Promise.all(loops.map(async (loop) => {
-    for (let n = 1; kills.afterOpen < kKills || loop.acked < 3; n++) {
-      const { args, value, list } = loop.command(n);
-      // The fates take turns across the three loops; once enough kills landed, commands run to their end.
-      const fate: Fate = kills.afterOpen < kKills ? kFates[turn++ % kFates.length]! : 'none';
-      const run = await runConsole([...args, '--json', '--data', dataDir], fate, median());
-      if (run.signal === 'SIGKILL') {
-        kills.all++;
-        if (run.opened) kills.afterOpen++;
-        else kills.beforeOpen++;
-        // Held inside the transaction and killed there (never let go): it cannot have committed.
-        const outcome: Outcome = run.committed ? 'killed-after-commit'
-          : fate === 'in-transaction' && run.inTransaction ? 'killed-in-transaction' : 'killed-unknown';
-        if (outcome === 'killed-after-commit') kills.afterCommit++;
-        if (outcome === 'killed-in-transaction') kills.inTransaction++;
-        // Killed before it opened the store: it wrote nothing and cannot have.
-        if (run.opened) loop.history.push({ value, list, outcome });
-      } else if (run.code === 0) {
-        completed++;
-        durations.push(run.ms);
-        loop.acked++;
-        loop.history.push({ value, list, outcome: 'acknowledged' });
-      } else {
-        failures.push(`${loop.name} #${n} (${fate}): exit ${run.code} ${run.signal ?? ''} ${run.stderr.slice(0, 300)}`);
+  await Promise.all(
+    loops.map(async (loop) => {
+      for (let n = 1; kills.afterOpen < kKills || loop.acked < 3; n++) {
+        const { args, value, list } = loop.command(n);
+        // The fates take turns across the three loops; once enough kills landed, commands run to their end.
+        const fate: Fate = kills.afterOpen < kKills ? kFates[turn++ % kFates.length]! : 'none';
+        const run = await runConsole([...args, '--json', '--data', dataDir], fate, median());
+        if (run.signal === 'SIGKILL') {
+          kills.all++;
+          if (run.opened) kills.afterOpen++;
+          else kills.beforeOpen++;
+          // Held inside the transaction and killed there (never let go): it cannot have committed.
+          const outcome: Outcome = run.committed
+            ? 'killed-after-commit'
+            : fate === 'in-transaction' && run.inTransaction
+              ? 'killed-in-transaction'
+              : 'killed-unknown';
+          if (outcome === 'killed-after-commit') kills.afterCommit++;
+          if (outcome === 'killed-in-transaction') kills.inTransaction++;
+          // Killed before it opened the store: it wrote nothing and cannot have.
+          if (run.opened) loop.history.push({ value, list, outcome });
+        } else if (run.code === 0) {
+          completed++;
+          durations.push(run.ms);
+          loop.acked++;
+          loop.history.push({ value, list, outcome: 'acknowledged' });
+        } else {
+          failures.push(`${loop.name} #${n} (${fate}): exit ${run.code} ${run.signal ?? ''} ${run.stderr.slice(0, 300)}`);
+        }
       }
-    }
-  }));
+    }),
+  );
   await Promise.all(writers.map((w) => w.stop()));
 
   // What a new process reads from the data file: every command that exited 0, or was killed after its
@@ -178,7 +206,13 @@ t.test(`kill -9 of console commands mid-write, with the server running: ${kKills
   const disk = await freshRead(dataDir);
   const lost: string[] = [];
   const partial: string[] = [];
-  const outcomes = { acknowledged: 0, 'killed-after-commit': 0, 'killed-in-transaction': 0, 'killed-unknown': 0, 'killed-unknown-committed': 0 };
+  const outcomes = {
+    acknowledged: 0,
+    'killed-after-commit': 0,
+    'killed-in-transaction': 0,
+    'killed-unknown': 0,
+    'killed-unknown-committed': 0,
+  };
   for (const loop of loops) {
     const audited = new Map<string, number>();
     for (const e of disk.listAudit(loop.projectId, { limit: 1_000_000, before: null })) {
@@ -190,20 +224,25 @@ t.test(`kill -9 of console commands mid-write, with the server running: ${kKills
       outcomes[outcome]++;
       const entries = audited.get(value) ?? 0;
       if (entries > 1) partial.push(`${loop.name}: ${value} has ${entries} audit entries`);
-      if ((outcome === 'acknowledged' || outcome === 'killed-after-commit') && entries === 0) lost.push(`${loop.name}: ${value} (${outcome}) has no audit entry`);
-      if (outcome === 'killed-in-transaction' && entries > 0) partial.push(`${loop.name}: ${value} was killed inside its transaction, yet has an audit entry`);
+      if ((outcome === 'acknowledged' || outcome === 'killed-after-commit') && entries === 0)
+        lost.push(`${loop.name}: ${value} (${outcome}) has no audit entry`);
+      if (outcome === 'killed-in-transaction' && entries > 0)
+        partial.push(`${loop.name}: ${value} was killed inside its transaction, yet has an audit entry`);
       if (outcome === 'killed-unknown' && entries > 0) outcomes['killed-unknown-committed']++;
     }
     let lastKnown = -1;
     for (const [i, h] of loop.history.entries()) if (h.outcome === 'acknowledged' || h.outcome === 'killed-after-commit') lastKnown = i;
-    const allowed = loop.history.slice(Math.max(0, lastKnown)).filter((h, i) => (i === 0 && lastKnown >= 0) || h.outcome === 'killed-unknown');
+    const allowed = loop.history
+      .slice(Math.max(0, lastKnown))
+      .filter((h, i) => (i === 0 && lastKnown >= 0) || h.outcome === 'killed-unknown');
     const flag = disk.getFlag(loop.flagId)!;
     const current = loop.action === 'flag.tags' ? flag.tags : flag.cohorts;
     const match = loop.history.find((h) => h.value === current[0]);
     if (lastKnown >= 0 && !allowed.some((h) => h.value === current[0])) {
       lost.push(`${loop.name}: holds ${current[0]}, expected one of ${allowed.map((h) => h.value).join(', ')}`);
     }
-    if (match !== undefined && JSON.stringify(current) !== JSON.stringify(match.list)) partial.push(`${loop.name}: holds ${current.length} entries of ${match.value}, not its whole list of ${match.list.length}`);
+    if (match !== undefined && JSON.stringify(current) !== JSON.stringify(match.list))
+      partial.push(`${loop.name}: holds ${current.length} entries of ${match.value}, not its whole list of ${match.list.length}`);
     if (match !== undefined && !audited.has(match.value)) partial.push(`${loop.name}: holds ${match.value} without its audit entry`);
   }
   const serverWrites = verifyPatches(disk, writers);
@@ -212,11 +251,13 @@ t.test(`kill -9 of console commands mid-write, with the server running: ${kKills
 
   const failedPatches = writers.flatMap((w) => w.outcomes.filter((o) => o.status === null).map((o) => `${w.tag}: ${o.error}`));
 
-  t.comment(`crash-console: ${kills.all} console commands killed with SIGKILL, ${kills.afterOpen} of them after the command opened the store `
-    + `(${kills.inTransaction} held inside the write transaction, ${kills.afterCommit} after the commit, ${kills.afterOpen - kills.inTransaction - kills.afterCommit} at a random moment) `
-    + `and ${kills.beforeOpen} in Node's start-up; ${outcomes['killed-unknown-committed']} of the ${outcomes['killed-unknown']} killed at a random moment after open had committed; `
-    + `${completed} completed; ${outcomes.acknowledged + outcomes['killed-after-commit']} committed console changes checked, ${lost.length} lost, ${partial.length} partial; `
-    + `meanwhile the server acknowledged ${serverAcks} PATCHes, ${serverWrites.lost.length} lost, slowest ${maxPatchMs.toFixed(0)} ms`);
+  t.comment(
+    `crash-console: ${kills.all} console commands killed with SIGKILL, ${kills.afterOpen} of them after the command opened the store ` +
+      `(${kills.inTransaction} held inside the write transaction, ${kills.afterCommit} after the commit, ${kills.afterOpen - kills.inTransaction - kills.afterCommit} at a random moment) ` +
+      `and ${kills.beforeOpen} in Node's start-up; ${outcomes['killed-unknown-committed']} of the ${outcomes['killed-unknown']} killed at a random moment after open had committed; ` +
+      `${completed} completed; ${outcomes.acknowledged + outcomes['killed-after-commit']} committed console changes checked, ${lost.length} lost, ${partial.length} partial; ` +
+      `meanwhile the server acknowledged ${serverAcks} PATCHes, ${serverWrites.lost.length} lost, slowest ${maxPatchMs.toFixed(0)} ms`,
+  );
   t.same(failures, [], 'no console command failed other than by being killed');
   t.same(lost, [], 'every console command that exited 0 or was killed after its commit is on disk');
   t.same(partial, [], 'a command killed inside its transaction left nothing, and no change is ever partial or without its audit entry');
@@ -224,29 +265,46 @@ t.test(`kill -9 of console commands mid-write, with the server running: ${kKills
   if (serverWrites.lost.length > 0 || lost.length > 0) {
     // Tell a loss on disk from a stale reader: the same check through this process's own reader.
     world.store.resetReadTxn();
-    t.comment(`this process's reader sees: ${JSON.stringify(verifyPatches(world.store, writers).lost)}; configSeq disk ${disk.configSeq} vs here ${world.store.configSeq()}`);
-    t.comment(`audit: meta auditSeq ${disk.auditSeq}, entries ${disk.auditCount} (fewer entries than sequence numbers: entries overwritten or missing)`);
+    t.comment(
+      `this process's reader sees: ${JSON.stringify(verifyPatches(world.store, writers).lost)}; configSeq disk ${disk.configSeq} vs here ${world.store.configSeq()}`,
+    );
+    t.comment(
+      `audit: meta auditSeq ${disk.auditSeq}, entries ${disk.auditCount} (fewer entries than sequence numbers: entries overwritten or missing)`,
+    );
     for (const w of writers) {
       const entries = disk.listAudit(w.target.projectId, { limit: 1_000_000, before: null }).sort((a, b) => a.seq - b.seq);
-      const seqOf = (v: string) => entries.find((e) => e.flagId === w.target.flagId && (e.changes.cohorts?.after as string[] | undefined)?.[0] === v)?.seq;
+      const seqOf = (v: string) =>
+        entries.find((e) => e.flagId === w.target.flagId && (e.changes.cohorts?.after as string[] | undefined)?.[0] === v)?.seq;
       for (const v of w.acked) {
         if (seqOf(v) !== undefined) continue;
         const n = Number(v.split('-').pop());
         const lo = seqOf(`${w.tag}-${n - 1}`) ?? 0;
         const hi = seqOf(`${w.tag}-${n + 1}`) ?? Infinity;
-        const around = entries.filter((e) => e.seq >= lo && e.seq <= hi).map((e) => `${e.seq} ${e.actor} ${e.action} ${JSON.stringify(e.changes).slice(0, 80)}`);
+        const around = entries
+          .filter((e) => e.seq >= lo && e.seq <= hi)
+          .map((e) => `${e.seq} ${e.actor} ${e.action} ${JSON.stringify(e.changes).slice(0, 80)}`);
         t.comment(`missing ${v}; entries between its neighbours:\n${around.join('\n')}`);
       }
     }
     t.comment(`data dir kept for inspection: ${dataDir}`);
   }
-  t.same(writers.flatMap((w) => w.refused), [], 'no PATCH was refused');
+  t.same(
+    writers.flatMap((w) => w.refused),
+    [],
+    'no PATCH was refused',
+  );
   t.ok(serverAcks > 20, 'the server kept writing while consoles were killed');
-  t.same(failedPatches, [], 'every PATCH was answered (none gave up waiting on a killed console\'s write lock)');
-  t.ok(maxPatchMs < kStallMs, `no PATCH stalled on a killed console's write lock (slowest ${maxPatchMs.toFixed(0)} ms, limit ${kStallMs} ms)`);
+  t.same(failedPatches, [], "every PATCH was answered (none gave up waiting on a killed console's write lock)");
+  t.ok(
+    maxPatchMs < kStallMs,
+    `no PATCH stalled on a killed console's write lock (slowest ${maxPatchMs.toFixed(0)} ms, limit ${kStallMs} ms)`,
+  );
   t.ok(kills.afterOpen >= kKills, `${kills.afterOpen} kills after the store was opened (${kKills} required)`);
   t.ok(kills.afterOpen >= kills.all / 2, `at least half of all kills landed after open (${kills.afterOpen} of ${kills.all})`);
-  t.ok(kills.inTransaction > 0 && kills.afterCommit > 0, `kills inside the transaction (${kills.inTransaction}) and after the commit (${kills.afterCommit}) both happened`);
+  t.ok(
+    kills.inTransaction > 0 && kills.afterCommit > 0,
+    `kills inside the transaction (${kills.inTransaction}) and after the commit (${kills.afterCommit}) both happened`,
+  );
 
   t.equal(await server.stop(), 0, 'the server stops cleanly');
   await t.resolves(verifyDataFile(dataFilePath(dataDir)), 'the data file passes the start-up check (read end to end)');

@@ -73,15 +73,19 @@ t.test(`kill -9 of the server under write load: ${kTrials} trials`, async (t) =>
       const { flagId, env: e, secret } = target;
       const r = await call(server.baseUrl, 'GET', `/api/v1/flags/${flagId}${e === null ? '' : `?env=${e}`}`, { token: secret });
       if (r.status !== 200 || JSON.stringify(r.json.cohorts) !== JSON.stringify(baselines[i])) {
-        t.fail(`trial ${trial}: ${flagId} through the API after restart: ${r.status} ${r.text.slice(0, 200)} (on disk: ${JSON.stringify(baselines[i])})`);
+        t.fail(
+          `trial ${trial}: ${flagId} through the API after restart: ${r.status} ${r.text.slice(0, 200)} (on disk: ${JSON.stringify(baselines[i])})`,
+        );
       }
     }
   }
   t.equal(await server.stop(), 0, 'the last restart stops cleanly');
 
-  t.comment(`crash-server: ${kTrials} kill -9 trials (kill after ${Math.min(...killDelays)}-${Math.max(...killDelays)} ms of load), `
-    + `${restarts} restarts, ${acked} acknowledged writes checked, ${lost.length} lost, `
-    + `${committedUnanswered} unanswered writes found committed (allowed)`);
+  t.comment(
+    `crash-server: ${kTrials} kill -9 trials (kill after ${Math.min(...killDelays)}-${Math.max(...killDelays)} ms of load), ` +
+      `${restarts} restarts, ${acked} acknowledged writes checked, ${lost.length} lost, ` +
+      `${committedUnanswered} unanswered writes found committed (allowed)`,
+  );
   t.ok(acked > kTrials * 10, `load was real: ${acked} acknowledged writes`);
   t.same(lost, [], 'no acknowledged write was lost');
 });

@@ -45,11 +45,28 @@ t.test(`Evaluation API fuzz: ${kRuns} generated requests (seed ${kSeed})`, async
     await world.store.close();
   });
 
-  const badEscapes = ['%', '%%', '%z', '%zz', '%G1', '%C3', '%C3%28', '%ED%A0%80', '%F4%90%80%80', '%C0%AF', '%E2%82', '%00', '%FF', '%2', '%u0041'];
+  const badEscapes = [
+    '%',
+    '%%',
+    '%z',
+    '%zz',
+    '%G1',
+    '%C3',
+    '%C3%28',
+    '%ED%A0%80',
+    '%F4%90%80%80',
+    '%C0%AF',
+    '%E2%82',
+    '%00',
+    '%FF',
+    '%2',
+    '%u0041',
+  ];
   const protoWords = ['__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty'];
   const unicode = fc.string({ unit: 'binary', maxLength: 20 });
   // Raw bytes as they go on the wire: anything but the separators that end the request line or the target.
-  const rawBytes = fc.uint8Array({ minLength: 1, maxLength: 24 })
+  const rawBytes = fc
+    .uint8Array({ minLength: 1, maxLength: 24 })
     .map((b) => Buffer.from(b.filter((x) => x > 0x20 && x !== 0x7f && x !== 0x26 && x !== 0x3d && x !== 0x23)).toString('latin1'));
   const id = fc.oneof(
     { weight: 8, arbitrary: fc.constantFrom(...world.flags.map((f) => f.id)) },
@@ -69,14 +86,32 @@ t.test(`Evaluation API fuzz: ${kRuns} generated requests (seed ${kSeed})`, async
     { weight: 1, arbitrary: rawBytes },
   );
   const value = fc.oneof(
-    { weight: 6, arbitrary: fc.constantFrom('staging', 'production', 'constructor', 'toString', 'valueOf', 'beta', 'alice', 'qa', 'wide-1', 'x', 'y', 'user-42', '') },
+    {
+      weight: 6,
+      arbitrary: fc.constantFrom(
+        'staging',
+        'production',
+        'constructor',
+        'toString',
+        'valueOf',
+        'beta',
+        'alice',
+        'qa',
+        'wide-1',
+        'x',
+        'y',
+        'user-42',
+        '',
+      ),
+    },
     { weight: 3, arbitrary: unicode.map(encodeURIComponent) },
     { weight: 2, arbitrary: fc.constantFrom(...badEscapes, '+', '%2B', 'a+b', 'a%20b', 'al+ice', '%61lice') },
     { weight: 2, arbitrary: rawBytes },
     { weight: 1, arbitrary: fc.integer({ min: 1000, max: kMaxHeaders - 2000 }).map((n) => 'v'.repeat(n)) },
   );
   const param = fc.tuple(name, value, fc.boolean()).map(([k, v, eq]) => (eq || v !== '' ? `${k}=${v}` : k));
-  const thousands = fc.tuple(fc.integer({ min: 1000, max: 8000 }), fc.constantFrom('a', 'plan', 'constructor'))
+  const thousands = fc
+    .tuple(fc.integer({ min: 1000, max: 8000 }), fc.constantFrom('a', 'plan', 'constructor'))
     .map(([n, prefix]) => Array.from({ length: n }, (_, i) => `${prefix}${i % 3 === 0 ? '' : i}=${i % 7 === 0 ? 'beta' : i}`).join('&'));
   const query = fc.oneof(
     { weight: 12, arbitrary: fc.array(param, { maxLength: 8 }).map((ps) => ps.join('&')) },
@@ -88,7 +123,10 @@ t.test(`Evaluation API fuzz: ${kRuns} generated requests (seed ${kSeed})`, async
     id,
     projectId,
     query: fc.option(query, { freq: 10, nil: undefined }),
-    method: fc.oneof({ weight: 20, arbitrary: fc.constant('GET') }, { weight: 1, arbitrary: fc.constantFrom('HEAD', 'POST', 'OPTIONS', 'DELETE') }),
+    method: fc.oneof(
+      { weight: 20, arbitrary: fc.constant('GET') },
+      { weight: 1, arbitrary: fc.constantFrom('HEAD', 'POST', 'OPTIONS', 'DELETE') },
+    ),
   });
 
   const baseline = digest.take();
@@ -103,7 +141,8 @@ t.test(`Evaluation API fuzz: ${kRuns} generated requests (seed ${kSeed})`, async
     try {
       return await client.request(bytes, { timeoutMs: 10_000, head, closeAfter: dirty });
     } catch (err) {
-      if (err instanceof HangError) throw new Error(`hang: ${err.message}\nrequest: ${JSON.stringify(bytes.subarray(0, 400).toString('latin1'))}`);
+      if (err instanceof HangError)
+        throw new Error(`hang: ${err.message}\nrequest: ${JSON.stringify(bytes.subarray(0, 400).toString('latin1'))}`);
       throw err;
     }
   };
@@ -117,7 +156,8 @@ t.test(`Evaluation API fuzz: ${kRuns} generated requests (seed ${kSeed})`, async
     sent++;
     if (r.query !== undefined) attributesSent += r.query.split('&').length;
     statuses.set(reply.status, (statuses.get(reply.status) ?? 0) + 1);
-    const describe = () => `${reply.status} ${reply.body.subarray(0, 300).toString()}\nrequest: ${JSON.stringify(bytes.subarray(0, 400).toString('latin1'))}`;
+    const describe = () =>
+      `${reply.status} ${reply.body.subarray(0, 300).toString()}\nrequest: ${JSON.stringify(bytes.subarray(0, 400).toString('latin1'))}`;
     if (server.proc.exitCode !== null || server.proc.signalCode !== null) throw new Error(`server died: ${describe()}`);
     if (reply.status === 505 && bytes.length > kOneSegmentBytes && reply.body.toString().includes(kUws505Title)) {
       // Known upstream defect, not Flagwire's: uWS answers 505 when a request line reaches it in two TCP
@@ -134,8 +174,10 @@ t.test(`Evaluation API fuzz: ${kRuns} generated requests (seed ${kSeed})`, async
     if (reply.status === 0) throw new Error(`connection dropped without an answer: ${describe()}`);
     const changed = StoreDigest.changed(baseline, digest.take());
     if (changed.length > 0) throw new Error(`an evaluation changed the store (${changed.join(', ')}): ${describe()}`);
-    const json = !head && (reply.headers.get('content-type') ?? '').startsWith('application/json') && reply.body.length > 0
-      ? JSON.parse(reply.body.toString()) : undefined;
+    const json =
+      !head && (reply.headers.get('content-type') ?? '').startsWith('application/json') && reply.body.length > 0
+        ? JSON.parse(reply.body.toString())
+        : undefined;
     if (reply.status === 200 && r.method === 'GET') {
       const answers = r.route === 'project' ? json : [json];
       if (!Array.isArray(answers)) throw new Error(`project answer is not an array: ${describe()}`);
@@ -148,11 +190,16 @@ t.test(`Evaluation API fuzz: ${kRuns} generated requests (seed ${kSeed})`, async
       const key = firstParam(q, 'targetingKey');
       const cohort = firstParam(q, 'cohort');
       const literalNames = q.split('&').every((p) => !/[%+]/.test(p.split('=')[0]!));
-      if (literalNames && ((key !== undefined && key !== '') || ((key === undefined || key === '') && cohort !== undefined && cohort !== ''))) {
+      if (
+        literalNames &&
+        ((key !== undefined && key !== '') || ((key === undefined || key === '') && cohort !== undefined && cohort !== ''))
+      ) {
         const again = await send(bytes, false, false);
         repeated++;
         if (again.status !== 200 || !again.body.equals(reply.body)) {
-          throw new Error(`not sticky: ${reply.body.toString()} then ${again.status} ${again.body.toString()}\nrequest: ${JSON.stringify(bytes.subarray(0, 400).toString('latin1'))}`);
+          throw new Error(
+            `not sticky: ${reply.body.toString()} then ${again.status} ${again.body.toString()}\nrequest: ${JSON.stringify(bytes.subarray(0, 400).toString('latin1'))}`,
+          );
         }
       }
     } else if (json !== undefined && reply.status >= 400) {
@@ -164,18 +211,30 @@ t.test(`Evaluation API fuzz: ${kRuns} generated requests (seed ${kSeed})`, async
   const run = await fc.check(property, { numRuns: kRuns, seed: kSeed, endOnFailure: true });
   if (run.failed) {
     const cause = run.errorInstance instanceof Error ? run.errorInstance.message : String(run.errorInstance);
-    t.fail(`property failed after ${run.numRuns} requests (replay: FLAGWIRE_FUZZ_SEED=${run.seed}, path ${run.counterexamplePath}): ${cause.slice(0, 2000)}`);
+    t.fail(
+      `property failed after ${run.numRuns} requests (replay: FLAGWIRE_FUZZ_SEED=${run.seed}, path ${run.counterexamplePath}): ${cause.slice(0, 2000)}`,
+    );
   }
   const seconds = (Date.now() - started) / 1000;
-  t.comment(`fuzz-eval: ${sent} requests (+${repeated} repeats for stickiness) in ${seconds.toFixed(1)} s, seed ${kSeed}; 5xx: ${fiveHundreds}; `
-    + `uWS 505 for a request line of over ${kOneSegmentBytes} bytes read in two parts (uNetworking/uWebSockets#1776): ${fragmented505}; `
-    + `query parameters sent: ${attributesSent}`);
-  t.comment(`fuzz-eval statuses: ${[...statuses].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}:${n}`).join(' ')}`);
+  t.comment(
+    `fuzz-eval: ${sent} requests (+${repeated} repeats for stickiness) in ${seconds.toFixed(1)} s, seed ${kSeed}; 5xx: ${fiveHundreds}; ` +
+      `uWS 505 for a request line of over ${kOneSegmentBytes} bytes read in two parts (uNetworking/uWebSockets#1776): ${fragmented505}; ` +
+      `query parameters sent: ${attributesSent}`,
+  );
+  t.comment(
+    `fuzz-eval statuses: ${[...statuses]
+      .sort((a, b) => a[0] - b[0])
+      .map(([s, n]) => `${s}:${n}`)
+      .join(' ')}`,
+  );
   t.ok(sent >= kRuns, `${sent} requests sent`);
   t.equal(fiveHundreds, 0, 'no 5xx');
   t.ok((statuses.get(200) ?? 0) > kRuns / 5, 'a good share were evaluated (the generators reach the engine)');
   t.ok((statuses.get(400) ?? 0) > 0 && (statuses.get(404) ?? 0) > 0, 'and some were refused (400 undecodable, 404 unknown)');
-  const errors = server.logs().split('\n').filter((line) => /"level":(50|60)/.test(line));
+  const errors = server
+    .logs()
+    .split('\n')
+    .filter((line) => /"level":(50|60)/.test(line));
   t.same(errors, [], 'the server logged no error');
   t.equal(await server.stop(), 0, 'the server stops cleanly afterwards');
 });
@@ -193,7 +252,9 @@ t.test('with uWS defaults, a request line over 4 KiB (thousands of attributes) i
   const attributes = Array.from({ length: 3000 }, (_, i) => `a${i}=${i}`).join('&');
   const big = await client.request(rawRequest('GET', `/v1/flags/${world.ids.flag}?${attributes}`, [['Host', 'x']]), { closeAfter: true });
   t.equal(big.status, 431);
-  const fits = await client.request(rawRequest('GET', `/v1/flags/${world.ids.flag}?${attributes.slice(0, 3500).replace(/&[^&]*$/, '')}`, [['Host', 'x']]));
+  const fits = await client.request(
+    rawRequest('GET', `/v1/flags/${world.ids.flag}?${attributes.slice(0, 3500).replace(/&[^&]*$/, '')}`, [['Host', 'x']]),
+  );
   t.equal(fits.status, 200, 'a few hundred attributes within the limit are evaluated');
   t.equal(server.proc.exitCode, null, 'the server is still running');
 });

@@ -16,7 +16,7 @@ import { startTestServer, tempDataDir } from '../helpers/server.js';
 import { StoreDigest } from '../helpers/store-digest.js';
 import { buildRichWorld, kUnlimited } from './support.js';
 
-t.test('isolation sweep: every route × every token × every other project\'s flag ids', async (t) => {
+t.test("isolation sweep: every route × every token × every other project's flag ids", async (t) => {
   const dataDir = tempDataDir();
   const world = buildRichWorld(dataDir);
   const server = await startTestServer({ dataDir, env: { ...kUnlimited } });
@@ -46,18 +46,54 @@ t.test('isolation sweep: every route × every token × every other project\'s fl
   type Route = { name: string; kind: 'flag' | 'other'; needs: 'read' | 'write'; send(secret: string, flagId: string): Promise<Reply> };
   const routes: Route[] = [
     { name: 'GET', kind: 'flag', needs: 'read', send: (s, id) => call(server.baseUrl, 'GET', `/api/v1/flags/${id}`, { token: s }) },
-    ...['staging', 'production', 'toString', 'nope'].map((env): Route => ({
-      name: `GET ?env=${env}`, kind: 'flag', needs: 'read', send: (s, id) => call(server.baseUrl, 'GET', `/api/v1/flags/${id}?env=${env}`, { token: s }),
-    })),
-    { name: 'PATCH', kind: 'flag', needs: 'write', send: (s, id) => call(server.baseUrl, 'PATCH', `/api/v1/flags/${id}`, { token: s, body: { enabled: true } }) },
-    ...['staging', 'production', 'toString'].map((env): Route => ({
-      name: `PATCH ?env=${env}`, kind: 'flag', needs: 'write', send: (s, id) => call(server.baseUrl, 'PATCH', `/api/v1/flags/${id}?env=${env}`, { token: s, body: { cohorts: ['x'], trafficPercentage: 100 } }),
-    })),
-    { name: 'PATCH invalid body', kind: 'flag', needs: 'write', send: (s, id) => call(server.baseUrl, 'PATCH', `/api/v1/flags/${id}`, { token: s, body: { nope: 1 } }) },
-    { name: 'PATCH empty body', kind: 'flag', needs: 'write', send: (s, id) => call(server.baseUrl, 'PATCH', `/api/v1/flags/${id}`, { token: s, raw: '' }) },
+    ...['staging', 'production', 'toString', 'nope'].map(
+      (env): Route => ({
+        name: `GET ?env=${env}`,
+        kind: 'flag',
+        needs: 'read',
+        send: (s, id) => call(server.baseUrl, 'GET', `/api/v1/flags/${id}?env=${env}`, { token: s }),
+      }),
+    ),
+    {
+      name: 'PATCH',
+      kind: 'flag',
+      needs: 'write',
+      send: (s, id) => call(server.baseUrl, 'PATCH', `/api/v1/flags/${id}`, { token: s, body: { enabled: true } }),
+    },
+    ...['staging', 'production', 'toString'].map(
+      (env): Route => ({
+        name: `PATCH ?env=${env}`,
+        kind: 'flag',
+        needs: 'write',
+        send: (s, id) =>
+          call(server.baseUrl, 'PATCH', `/api/v1/flags/${id}?env=${env}`, { token: s, body: { cohorts: ['x'], trafficPercentage: 100 } }),
+      }),
+    ),
+    {
+      name: 'PATCH invalid body',
+      kind: 'flag',
+      needs: 'write',
+      send: (s, id) => call(server.baseUrl, 'PATCH', `/api/v1/flags/${id}`, { token: s, body: { nope: 1 } }),
+    },
+    {
+      name: 'PATCH empty body',
+      kind: 'flag',
+      needs: 'write',
+      send: (s, id) => call(server.baseUrl, 'PATCH', `/api/v1/flags/${id}`, { token: s, raw: '' }),
+    },
     { name: 'DELETE', kind: 'other', needs: 'read', send: (s, id) => call(server.baseUrl, 'DELETE', `/api/v1/flags/${id}`, { token: s }) },
-    { name: 'PUT', kind: 'other', needs: 'read', send: (s, id) => call(server.baseUrl, 'PUT', `/api/v1/flags/${id}`, { token: s, body: { enabled: true } }) },
-    { name: 'POST', kind: 'other', needs: 'read', send: (s, id) => call(server.baseUrl, 'POST', `/api/v1/flags/${id}`, { token: s, body: { name: 'x' } }) },
+    {
+      name: 'PUT',
+      kind: 'other',
+      needs: 'read',
+      send: (s, id) => call(server.baseUrl, 'PUT', `/api/v1/flags/${id}`, { token: s, body: { enabled: true } }),
+    },
+    {
+      name: 'POST',
+      kind: 'other',
+      needs: 'read',
+      send: (s, id) => call(server.baseUrl, 'POST', `/api/v1/flags/${id}`, { token: s, body: { name: 'x' } }),
+    },
   ];
   const kDocs = `${server.baseUrl}/docs#`;
   /**
@@ -73,10 +109,15 @@ t.test('isolation sweep: every route × every token × every other project\'s fl
       json = undefined;
     }
     const envelope = (status: number, title: string, anchor: string, detail?: string) => {
-      const ok = r.status === status && (r.headers.get('content-type') ?? '').startsWith('application/json')
-        && json !== undefined && Object.keys(json).sort().join(',') === 'detail,docs,error'
-        && json.error === title && typeof json.detail === 'string' && (detail === undefined || json.detail === detail)
-        && json.docs === `${kDocs}${anchor}`;
+      const ok =
+        r.status === status &&
+        (r.headers.get('content-type') ?? '').startsWith('application/json') &&
+        json !== undefined &&
+        Object.keys(json).sort().join(',') === 'detail,docs,error' &&
+        json.error === title &&
+        typeof json.detail === 'string' &&
+        (detail === undefined || json.detail === detail) &&
+        json.docs === `${kDocs}${anchor}`;
       return ok ? '' : `expected ${status} ${title}${detail === undefined ? '' : ` "${detail}"`}, got ${r.status} ${r.text.slice(0, 200)}`;
     };
     // spec: Errors, 404 "no such flag, flag of another project, or any nonexistent path under /api/v1";
@@ -89,7 +130,8 @@ t.test('isolation sweep: every route × every token × every other project\'s fl
   const nowhere = [`flg_${randomId(16)}`, `flg_${randomId(16)}`];
   const before = digest.take();
   const snapshot = world.snapshot();
-  const same = (a: Reply, b: Reply) => a.status === b.status && a.text === b.text && a.headers.get('content-type') === b.headers.get('content-type');
+  const same = (a: Reply, b: Reply) =>
+    a.status === b.status && a.text === b.text && a.headers.get('content-type') === b.headers.get('content-type');
 
   let checks = 0;
   /** Of the checks: answers to live tokens held to the spec's exact status and envelope. */
@@ -109,7 +151,10 @@ t.test('isolation sweep: every route × every token × every other project\'s fl
         const r = await route.send(token.secret, flag.id);
         checks++;
         if (r.status < 400) leaks.push(`${token.name} ${route.name} ${flag.id}: ${r.status} ${r.text.slice(0, 120)}`);
-        else if (!same(r, baseline)) leaks.push(`${token.name} ${route.name} ${flag.id}: ${r.status} ${r.text.slice(0, 160)} differs from ${baseline.status} ${baseline.text.slice(0, 160)}`);
+        else if (!same(r, baseline))
+          leaks.push(
+            `${token.name} ${route.name} ${flag.id}: ${r.status} ${r.text.slice(0, 160)} differs from ${baseline.status} ${baseline.text.slice(0, 160)}`,
+          );
         const problem = specProblem(token, route, r);
         if (problem !== null) {
           specChecks++;
@@ -132,7 +177,8 @@ t.test('isolation sweep: every route × every token × every other project\'s fl
       }
       const own = new Set(world.flags.filter((f) => f.project === token.project).map((f) => f.id));
       const strangers = (list.json?.flags ?? []).filter((f: { id: string }) => !own.has(f.id));
-      if (list.status !== 200 || strangers.length > 0) leaks.push(`${token.name}: list shows ${list.status} ${JSON.stringify(strangers).slice(0, 200)}`);
+      if (list.status !== 200 || strangers.length > 0)
+        leaks.push(`${token.name}: list shows ${list.status} ${JSON.stringify(strangers).slice(0, 200)}`);
     }
     if (live) {
       checks++;
@@ -143,11 +189,41 @@ t.test('isolation sweep: every route × every token × every other project\'s fl
 
   // Another project's audience id is refused exactly like an id that exists nowhere.
   const audienceCases = [
-    { token: secrets.write, project: ids.single, path: `/api/v1/flags/${ids.flag}`, method: 'PATCH', body: (a: string) => ({ audienceId: a }) },
-    { token: secrets.write, project: ids.single, path: '/api/v1/flags', method: 'POST', body: (a: string) => ({ name: `aud-${randomId(6)}`, audienceId: a }) },
-    { token: secrets.multiWrite, project: ids.multi, path: `/api/v1/flags/${ids.groupFlag}?env=staging`, method: 'PATCH', body: (a: string) => ({ audienceId: a }) },
-    { token: secrets.multiWrite, project: ids.multi, path: '/api/v1/flags', method: 'POST', body: (a: string) => ({ name: `aud-${randomId(6)}`, environments: { staging: { audienceId: a } } }) },
-    { token: secrets.writeB, project: ids.singleB, path: `/api/v1/flags/${ids.flagB}`, method: 'PATCH', body: (a: string) => ({ audienceId: a }) },
+    {
+      token: secrets.write,
+      project: ids.single,
+      path: `/api/v1/flags/${ids.flag}`,
+      method: 'PATCH',
+      body: (a: string) => ({ audienceId: a }),
+    },
+    {
+      token: secrets.write,
+      project: ids.single,
+      path: '/api/v1/flags',
+      method: 'POST',
+      body: (a: string) => ({ name: `aud-${randomId(6)}`, audienceId: a }),
+    },
+    {
+      token: secrets.multiWrite,
+      project: ids.multi,
+      path: `/api/v1/flags/${ids.groupFlag}?env=staging`,
+      method: 'PATCH',
+      body: (a: string) => ({ audienceId: a }),
+    },
+    {
+      token: secrets.multiWrite,
+      project: ids.multi,
+      path: '/api/v1/flags',
+      method: 'POST',
+      body: (a: string) => ({ name: `aud-${randomId(6)}`, environments: { staging: { audienceId: a } } }),
+    },
+    {
+      token: secrets.writeB,
+      project: ids.singleB,
+      path: `/api/v1/flags/${ids.flagB}`,
+      method: 'PATCH',
+      body: (a: string) => ({ audienceId: a }),
+    },
   ];
   for (const c of audienceCases) {
     const fake = `aud_${randomId(12)}`;
@@ -156,14 +232,22 @@ t.test('isolation sweep: every route × every token × every other project\'s fl
       const r = await call(server.baseUrl, c.method, c.path, { token: c.token, body: c.body(audience.id) });
       checks++;
       if (r.status !== 400 || r.text.replaceAll(audience.id, fake) !== baseline.text) {
-        leaks.push(`audience ${audience.id} on ${c.method} ${c.path}: ${r.status} ${r.text.slice(0, 200)} vs ${baseline.text.slice(0, 200)}`);
+        leaks.push(
+          `audience ${audience.id} on ${c.method} ${c.path}: ${r.status} ${r.text.slice(0, 200)} vs ${baseline.text.slice(0, 200)}`,
+        );
       }
     }
   }
 
-  t.comment(`isolation: ${tokens.length} tokens × ${routes.length} routes × every other project's flags, plus lists, name lookups and audiences: ${checks} checks, ${leaks.length} leaks; `
-    + `${specChecks} of the checks with a live token held to the spec's exact answer (${notFoundChecks} of them 404 Not found)`);
-  t.same(leaks, [], 'every cross-project request is refused, indistinguishable from a nonexistent id; a live token gets the spec\'s 404 Not found');
+  t.comment(
+    `isolation: ${tokens.length} tokens × ${routes.length} routes × every other project's flags, plus lists, name lookups and audiences: ${checks} checks, ${leaks.length} leaks; ` +
+      `${specChecks} of the checks with a live token held to the spec's exact answer (${notFoundChecks} of them 404 Not found)`,
+  );
+  t.same(
+    leaks,
+    [],
+    "every cross-project request is refused, indistinguishable from a nonexistent id; a live token gets the spec's 404 Not found",
+  );
   t.ok(checks > 1000, `${checks} checks`);
   const live = tokens.filter((k) => k.live);
   const expectedSpecChecks = live.reduce((n, k) => n + routes.length * world.flags.filter((f) => f.project !== k.project).length, 0);

@@ -24,7 +24,14 @@ function agent(): http.Agent {
 }
 
 /** One request; resolves with the status and body, rejects when the connection fails or closes first. */
-export function request(baseUrl: string, dispatcher: http.Agent, method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; text: string }> {
+export function request(
+  baseUrl: string,
+  dispatcher: http.Agent,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const req = http.request(`${baseUrl}${path}`, { method, headers, agent: dispatcher, timeout: 15_000 }, (res) => {
       const chunks: Buffer[] = [];
@@ -54,7 +61,10 @@ abstract class Worker {
   private stopped = false;
   private loop: Promise<void> | null = null;
 
-  constructor(protected readonly baseUrl: string, readonly tag: string) {}
+  constructor(
+    protected readonly baseUrl: string,
+    readonly tag: string,
+  ) {}
 
   /** Runs until stop() or until a request fails (the server is gone). */
   start(): this {
@@ -80,7 +90,14 @@ abstract class Worker {
     const outcome: Outcome = { startedAt: performance.now(), endedAt: 0, status: null, error: null };
     this.outcomes.push(outcome);
     try {
-      const res = await request(this.baseUrl, this.dispatcher, method, path, { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, JSON.stringify(body));
+      const res = await request(
+        this.baseUrl,
+        this.dispatcher,
+        method,
+        path,
+        { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+        JSON.stringify(body),
+      );
       outcome.status = res.status;
       outcome.endedAt = performance.now();
       if (res.status !== 200) outcome.text = res.text;
@@ -102,7 +119,12 @@ export class PatchWriter extends Worker {
   readonly refused: { status: number; body: unknown }[] = [];
 
   /** `baseline`: the cohorts the target held before this writer started, when known. */
-  constructor(baseUrl: string, tag: string, readonly target: PatchTarget, readonly baseline?: readonly string[] | null) {
+  constructor(
+    baseUrl: string,
+    tag: string,
+    readonly target: PatchTarget,
+    readonly baseline?: readonly string[] | null,
+  ) {
     super(baseUrl, tag);
   }
 
@@ -129,7 +151,13 @@ export class Creator extends Worker {
   unanswered: string | null = null;
   readonly refused: { status: number; body: unknown }[] = [];
 
-  constructor(baseUrl: string, tag: string, readonly secret: string, readonly projectId: string, readonly multi: boolean) {
+  constructor(
+    baseUrl: string,
+    tag: string,
+    readonly secret: string,
+    readonly projectId: string,
+    readonly multi: boolean,
+  ) {
     super(baseUrl, tag);
   }
 
@@ -185,7 +213,9 @@ export function verifyPatches(store: Reader, writers: readonly PatchWriter[]): V
     else if (w.baseline !== undefined) allowed.push(w.baseline);
     if (w.unanswered !== null) allowed.push([w.unanswered]);
     if ((last !== undefined || w.baseline !== undefined) && !allowed.some((a) => JSON.stringify(a) === JSON.stringify(current))) {
-      verdict.lost.push(`${flagId}${env === null ? '' : `@${env}`}: holds ${JSON.stringify(current)}, expected ${allowed.map((a) => JSON.stringify(a)).join(' or ')}`);
+      verdict.lost.push(
+        `${flagId}${env === null ? '' : `@${env}`}: holds ${JSON.stringify(current)}, expected ${allowed.map((a) => JSON.stringify(a)).join(' or ')}`,
+      );
     }
     if (w.unanswered !== null && audited.has(w.unanswered)) verdict.committedUnanswered++;
   }

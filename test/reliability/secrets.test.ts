@@ -42,10 +42,24 @@ t.test('token secrets appear only in the output that creates them', async (t) =>
   creations.push(rotated.stdout + rotated.stderr);
 
   const secrets = [
-    ...Object.values(world.secrets), world.proto.secret, world.multiB.secret, world.multiB.readSecret,
-    world.refused.revoked, world.refused.expired, ...created.map((c) => c.secret), newSecret!,
+    ...Object.values(world.secrets),
+    world.proto.secret,
+    world.multiB.secret,
+    world.multiB.readSecret,
+    world.refused.revoked,
+    world.refused.expired,
+    ...created.map((c) => c.secret),
+    newSecret!,
   ];
-  const live = [created[1]!.secret, created[2]!.secret, newSecret!, world.secrets.write, world.secrets.read, world.secrets.multiWrite, world.secrets.stagingWrite];
+  const live = [
+    created[1]!.secret,
+    created[2]!.secret,
+    newSecret!,
+    world.secrets.write,
+    world.secrets.read,
+    world.secrets.multiWrite,
+    world.secrets.stagingWrite,
+  ];
 
   // Every kind of request, with every token: accepted, refused (401, 402, 403, 404, 400), and the
   // secret misplaced in the URL, in a malformed header, or repeated.
@@ -57,10 +71,16 @@ t.test('token secrets appear only in the output that creates them', async (t) =>
   };
   for (const secret of secrets) {
     for (const [method, path, body] of [
-      ['GET', '/api/v1/token'], ['GET', '/api/v1/flags'], ['GET', `/api/v1/flags/${ids.flag}`], ['GET', `/api/v1/flags/${ids.groupFlag}?env=production`],
-      ['PATCH', `/api/v1/flags/${ids.flag}`, { enabled: true }], ['PATCH', `/api/v1/flags/${ids.groupFlag}?env=production`, { trafficPercentage: 5 }],
-      ['PATCH', `/api/v1/flags/${ids.flagB}`, { enabled: true }], ['POST', '/api/v1/flags', { name: `s-${responses.length}` }],
-      ['PATCH', `/api/v1/flags/${ids.flag}`, { nope: true }], ['DELETE', `/api/v1/flags/${ids.flag}`],
+      ['GET', '/api/v1/token'],
+      ['GET', '/api/v1/flags'],
+      ['GET', `/api/v1/flags/${ids.flag}`],
+      ['GET', `/api/v1/flags/${ids.groupFlag}?env=production`],
+      ['PATCH', `/api/v1/flags/${ids.flag}`, { enabled: true }],
+      ['PATCH', `/api/v1/flags/${ids.groupFlag}?env=production`, { trafficPercentage: 5 }],
+      ['PATCH', `/api/v1/flags/${ids.flagB}`, { enabled: true }],
+      ['POST', '/api/v1/flags', { name: `s-${responses.length}` }],
+      ['PATCH', `/api/v1/flags/${ids.flag}`, { nope: true }],
+      ['DELETE', `/api/v1/flags/${ids.flag}`],
     ] as const) {
       record(await call(server.baseUrl, method, path, { token: secret, body }));
     }
@@ -78,8 +98,14 @@ t.test('token secrets appear only in the output that creates them', async (t) =>
   // Console outputs other than creation: lists, activity, audit, mail, revocation, flag edits; json and human.
   const outputs: string[] = [];
   const commands = [
-    ['token', 'list', ids.single], ['token', 'list', ids.multi], ['audit', ids.single], ['audit', ids.multi], ['mail', 'list'],
-    ...created.map((c) => ['token', 'activity', c.id]), ['token', 'activity', world.tokenIds.read!], ['token', 'activity', world.tokenIds.write!],
+    ['token', 'list', ids.single],
+    ['token', 'list', ids.multi],
+    ['audit', ids.single],
+    ['audit', ids.multi],
+    ['mail', 'list'],
+    ...created.map((c) => ['token', 'activity', c.id]),
+    ['token', 'activity', world.tokenIds.read!],
+    ['token', 'activity', world.tokenIds.write!],
     ['flag', 'tags', ids.flag, 'x,y'],
   ];
   for (const json of [true, false]) {
@@ -115,10 +141,18 @@ t.test('token secrets appear only in the output that creates them', async (t) =>
       t.equal(inCreations, 1, `${secret.slice(0, 8)}… shown by exactly one creation output`);
     }
   }
-  t.comment(`secrets: ${secrets.length} secrets × ${places.length} places (${responses.length} API responses, `
-    + `${server.logs().split('\n').length} log lines at trace level, ${outputs.length} console outputs, the data file's ${fileBytes.length} bytes): ${checks} checks, ${leaks.length} leaks`);
+  t.comment(
+    `secrets: ${secrets.length} secrets × ${places.length} places (${responses.length} API responses, ` +
+      `${server.logs().split('\n').length} log lines at trace level, ${outputs.length} console outputs, the data file's ${fileBytes.length} bytes): ${checks} checks, ${leaks.length} leaks`,
+  );
   t.same(leaks, [], 'no secret anywhere but its creation output');
-  t.ok(live.every((s) => fileBytes.includes(hashSecret(s))), 'the data file holds the secrets\' SHA-256 (the check reads the right bytes)');
-  t.ok(responses.some((r) => r.startsWith('200')) && responses.some((r) => r.startsWith('401')) && responses.some((r) => r.startsWith('403')), 'accepted and refused requests were made');
+  t.ok(
+    live.every((s) => fileBytes.includes(hashSecret(s))),
+    "the data file holds the secrets' SHA-256 (the check reads the right bytes)",
+  );
+  t.ok(
+    responses.some((r) => r.startsWith('200')) && responses.some((r) => r.startsWith('401')) && responses.some((r) => r.startsWith('403')),
+    'accepted and refused requests were made',
+  );
   t.match(server.logs(), /flagwire stopped/, 'the server log was captured');
 });

@@ -49,7 +49,8 @@ t.test('SIGTERM under keep-alive PATCH load: no write applied without its answer
       cpSync(template, dataDir, { recursive: true });
       t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
       const server = await startTestServer({
-        dataDir, env: { ...kUnlimited, FLAGWIRE_HTTP_THREADS: String(threads), FLAGWIRE_EVAL_WORKERS: String(threads) },
+        dataDir,
+        env: { ...kUnlimited, FLAGWIRE_HTTP_THREADS: String(threads), FLAGWIRE_EVAL_WORKERS: String(threads) },
       });
       t.teardown(() => void server.stop());
 
@@ -59,10 +60,17 @@ t.test('SIGTERM under keep-alive PATCH load: no write applied without its answer
         try {
           for (let seq = 1; ; seq++) {
             const value = `${tag}-c${c}-${seq}`;
-            const request = rawRequest('PATCH', `/api/v1/flags/${ids.flag}`, [
-              ['Host', 'x'], ['Authorization', `Bearer ${secrets.write}`], ['Content-Type', 'application/json'],
-              ['Content-Length', String(Buffer.byteLength(JSON.stringify({ cohorts: [value] })))],
-            ], JSON.stringify({ cohorts: [value] }));
+            const request = rawRequest(
+              'PATCH',
+              `/api/v1/flags/${ids.flag}`,
+              [
+                ['Host', 'x'],
+                ['Authorization', `Bearer ${secrets.write}`],
+                ['Content-Type', 'application/json'],
+                ['Content-Length', String(Buffer.byteLength(JSON.stringify({ cohorts: [value] })))],
+              ],
+              JSON.stringify({ cohorts: [value] }),
+            );
             const entry: Sent = { value, status: 0, connectionClose: false };
             log.push(entry);
             try {
@@ -71,7 +79,7 @@ t.test('SIGTERM under keep-alive PATCH load: no write applied without its answer
               entry.connectionClose = reply.headers.get('connection')?.toLowerCase() === 'close';
               if (reply.status === 0 || reply.closed) return;
             } catch (err) {
-              entry.error = err instanceof HangError ? err.message : (err as NodeJS.ErrnoException).code ?? String(err);
+              entry.error = err instanceof HangError ? err.message : ((err as NodeJS.ErrnoException).code ?? String(err));
               return;
             }
           }
@@ -102,7 +110,9 @@ t.test('SIGTERM under keep-alive PATCH load: no write applied without its answer
       if (exitMs > 5000) problems.push(`${tag}: exited ${exitMs.toFixed(0)} ms after SIGTERM`);
       for (const s of all) {
         if (audited.has(s.value) && (s.status < 200 || s.status > 299)) {
-          problems.push(`${tag}: ${s.value} applied (in the audit log) but answered ${s.status === 0 ? `nothing${s.error ? ` (${s.error})` : ''}` : s.status}`);
+          problems.push(
+            `${tag}: ${s.value} applied (in the audit log) but answered ${s.status === 0 ? `nothing${s.error ? ` (${s.error})` : ''}` : s.status}`,
+          );
         }
         if (s.status === 200 && !audited.has(s.value)) problems.push(`${tag}: ${s.value} answered 200 but not on disk`);
         if (s.status !== 0 && s.status !== 200) problems.push(`${tag}: ${s.value} answered ${s.status}`);
@@ -115,15 +125,24 @@ t.test('SIGTERM under keep-alive PATCH load: no write applied without its answer
         const answers = log.filter((s) => s.status !== 0);
         const last = log.at(-1)!;
         if (answers.length < kAnsweredEach) problems.push(`${tag}: connection ${c} had only ${answers.length} answers`);
-        else if (last.status !== 0 && !last.connectionClose) problems.push(`${tag}: connection ${c} ended after an answer that did not say Connection: close`);
+        else if (last.status !== 0 && !last.connectionClose)
+          problems.push(`${tag}: connection ${c} ended after an answer that did not say Connection: close`);
       });
       const told = all.filter((s) => s.connectionClose).length;
       if (told === 0) problems.push(`${tag}: no answer said Connection: close`);
       toldClose += told;
-      t.comment(`${tag}: ${threads} front-end thread(s), exit ${code} after ${exitMs.toFixed(0)} ms; ${all.length} PATCHes sent, `
-        + `${all.filter((s) => s.status === 200).length} answered 200, ${audited.size} in the audit log, ${all.filter((s) => s.status === 0).length} closed unanswered`);
+      t.comment(
+        `${tag}: ${threads} front-end thread(s), exit ${code} after ${exitMs.toFixed(0)} ms; ${all.length} PATCHes sent, ` +
+          `${all.filter((s) => s.status === 200).length} answered 200, ${audited.size} in the audit log, ${all.filter((s) => s.status === 0).length} closed unanswered`,
+      );
     }
   }
-  t.same(problems, [], 'every applied PATCH was answered 2xx on its socket; each connection ended on an answer saying Connection: close or on a request closed unread');
-  t.comment(`${kThreadCounts.length * kTrialsPerCount} trials: ${applied} PATCHes applied, ${toldClose} connections told Connection: close, ${closedUnread} requests closed unread (none applied)`);
+  t.same(
+    problems,
+    [],
+    'every applied PATCH was answered 2xx on its socket; each connection ended on an answer saying Connection: close or on a request closed unread',
+  );
+  t.comment(
+    `${kThreadCounts.length * kTrialsPerCount} trials: ${applied} PATCHes applied, ${toldClose} connections told Connection: close, ${closedUnread} requests closed unread (none applied)`,
+  );
 });

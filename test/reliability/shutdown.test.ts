@@ -24,7 +24,10 @@ const kAckedBeforeSignal = 60;
 const kEvalsBeforeSignal = 500;
 /** How long the load may take to reach those counts on a loaded machine. */
 const kLoadDeadlineMs = 90_000;
-const kEvalStopping = JSON.stringify({ error: 'Service unavailable', detail: 'The evaluation queue is full or the server is stopping; retry after a second.' });
+const kEvalStopping = JSON.stringify({
+  error: 'Service unavailable',
+  detail: 'The evaluation queue is full or the server is stopping; retry after a second.',
+});
 
 t.setTimeout(180_000);
 
@@ -44,7 +47,11 @@ t.test('SIGTERM under evaluation and PATCH load', async (t) => {
 
   // Evaluation clients: each its own keep-alive connection, requests back to back until one fails.
   const evalOutcomes: Outcome[] = [];
-  const evalPaths = [`/v1/flags/${ids.flag}?targetingKey=u`, `/v1/flags/${ids.groupFlag}?env=staging&cohort=qa`, `/v1/flags/project/${ids.single}?cohort=alice`];
+  const evalPaths = [
+    `/v1/flags/${ids.flag}?targetingKey=u`,
+    `/v1/flags/${ids.groupFlag}?env=staging&cohort=qa`,
+    `/v1/flags/project/${ids.single}?cohort=alice`,
+  ];
   let stopEval = false;
   const evalLoops = Array.from({ length: kEvalClients }, async (_, i) => {
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -85,13 +92,18 @@ t.test('SIGTERM under evaluation and PATCH load', async (t) => {
   await Promise.all(evalLoops);
   await Promise.all(writers.map((w) => w.stop()));
 
-  const all = [...evalOutcomes.map((o) => ({ ...o, kind: 'eval' })), ...writers.flatMap((w) => w.outcomes.map((o) => ({ ...o, kind: 'patch' })))];
+  const all = [
+    ...evalOutcomes.map((o) => ({ ...o, kind: 'eval' })),
+    ...writers.flatMap((w) => w.outcomes.map((o) => ({ ...o, kind: 'patch' }))),
+  ];
   const before = all.filter((o) => o.startedAt < signalledAt);
   const after = all.filter((o) => o.startedAt >= signalledAt);
   const inFlightAtSignal = before.filter((o) => o.endedAt >= signalledAt);
   const notNormal = before.filter((o) => o.status !== 200);
   // A 200 that did not change the flag (every PATCH sets a new value): never right, before or after.
-  const patchesNotApplied = writers.flatMap((w) => w.refused.filter((r) => r.status === 200).map((r) => `${w.tag}: ${JSON.stringify(r.body).slice(0, 160)}`));
+  const patchesNotApplied = writers.flatMap((w) =>
+    w.refused.filter((r) => r.status === 200).map((r) => `${w.tag}: ${JSON.stringify(r.body).slice(0, 160)}`),
+  );
   // A refusal after the signal: a 503 with its defined body, or the connection refused or closed before an answer.
   const undefinedAfter = after.filter((o) => {
     if (o.status === 200) return false;
@@ -108,21 +120,34 @@ t.test('SIGTERM under evaluation and PATCH load', async (t) => {
 
   const disk = await freshRead(dataDir);
   const verdict = verifyPatches(disk, writers);
-  t.comment(`shutdown: SIGTERM after ${(loadMs / 1000).toFixed(1)} s of load (${kEvalClients} evaluation clients, ${writers.length} PATCH writers), `
-    + `once ${ackedAtSignal} PATCHes were acknowledged and ${evaluatedAtSignal} evaluations answered; exit ${code} after ${exitMs.toFixed(0)} ms; `
-    + `${before.length} requests sent before the signal (${inFlightAtSignal.length} of them still unanswered when it was sent), ${notNormal.length} without their 200; `
-    + `after it ${answeredAfter.length} answered (${after.filter((o) => o.status === 503).length} of them 503) and ${refusedAfter.length} refused at the socket `
-    + `(${[...new Set(refusedAfter.map((o) => o.error))].join(', ')}); last answer ${lastAnswer.toFixed(0)} ms after the signal; `
-    + `${verdict.checked} acknowledged PATCHes checked on disk, ${verdict.lost.length} lost`);
-  t.ok(ackedAtSignal >= kAckedBeforeSignal && evaluatedAtSignal >= kEvalsBeforeSignal,
-    `the load was real: ${ackedAtSignal} PATCHes acknowledged (${kAckedBeforeSignal} required) and ${evaluatedAtSignal} evaluations (${kEvalsBeforeSignal}) before the signal, in ${(loadMs / 1000).toFixed(1)} s`);
+  t.comment(
+    `shutdown: SIGTERM after ${(loadMs / 1000).toFixed(1)} s of load (${kEvalClients} evaluation clients, ${writers.length} PATCH writers), ` +
+      `once ${ackedAtSignal} PATCHes were acknowledged and ${evaluatedAtSignal} evaluations answered; exit ${code} after ${exitMs.toFixed(0)} ms; ` +
+      `${before.length} requests sent before the signal (${inFlightAtSignal.length} of them still unanswered when it was sent), ${notNormal.length} without their 200; ` +
+      `after it ${answeredAfter.length} answered (${after.filter((o) => o.status === 503).length} of them 503) and ${refusedAfter.length} refused at the socket ` +
+      `(${[...new Set(refusedAfter.map((o) => o.error))].join(', ')}); last answer ${lastAnswer.toFixed(0)} ms after the signal; ` +
+      `${verdict.checked} acknowledged PATCHes checked on disk, ${verdict.lost.length} lost`,
+  );
+  t.ok(
+    ackedAtSignal >= kAckedBeforeSignal && evaluatedAtSignal >= kEvalsBeforeSignal,
+    `the load was real: ${ackedAtSignal} PATCHes acknowledged (${kAckedBeforeSignal} required) and ${evaluatedAtSignal} evaluations (${kEvalsBeforeSignal}) before the signal, in ${(loadMs / 1000).toFixed(1)} s`,
+  );
   t.equal(code, 0, 'exit code 0');
   t.ok(exitMs < 5000, `exited within 5 s (${exitMs.toFixed(0)} ms)`);
-  t.same(notNormal.map((o) => `${o.kind} sent ${(signalledAt - o.startedAt).toFixed(1)} ms before the signal: ${o.status ?? o.error} ${o.text?.slice(0, 120) ?? ''}`), [],
-    'every request sent before SIGTERM got its normal 200');
+  t.same(
+    notNormal.map(
+      (o) =>
+        `${o.kind} sent ${(signalledAt - o.startedAt).toFixed(1)} ms before the signal: ${o.status ?? o.error} ${o.text?.slice(0, 120) ?? ''}`,
+    ),
+    [],
+    'every request sent before SIGTERM got its normal 200',
+  );
   t.same(patchesNotApplied, [], 'every PATCH answered 200 was applied (changed)');
-  t.same(undefinedAfter.map((o) => `${o.kind} ${o.status ?? o.error} ${o.text?.slice(0, 160) ?? ''}`), [],
-    'requests sent after SIGTERM got a 200, the defined 503, or were refused at the socket');
+  t.same(
+    undefinedAfter.map((o) => `${o.kind} ${o.status ?? o.error} ${o.text?.slice(0, 160) ?? ''}`),
+    [],
+    'requests sent after SIGTERM got a 200, the defined 503, or were refused at the socket',
+  );
   t.same(verdict.lost, [], 'every acknowledged PATCH is on disk');
   t.ok(verdict.checked >= kAckedBeforeSignal, `${verdict.checked} acknowledged PATCHes checked`);
 });
@@ -135,8 +160,10 @@ t.test('a client that went away in the middle of a request body does not hold up
   // Headers and half a body, then the client disconnects: the request never completes.
   const socket = net.connect(server.port, '127.0.0.1');
   await new Promise((resolve) => socket.once('connect', resolve));
-  socket.write(`PATCH /api/v1/flags/${world.ids.flag} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${world.secrets.write}\r\n`
-    + 'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"enabled":');
+  socket.write(
+    `PATCH /api/v1/flags/${world.ids.flag} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${world.secrets.write}\r\n` +
+      'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"enabled":',
+  );
   await new Promise((resolve) => setTimeout(resolve, 300));
   socket.destroy();
   await new Promise((resolve) => setTimeout(resolve, 300));

@@ -74,7 +74,19 @@ t.test('slow and hostile clients do not block others, are disconnected by the se
   // A project with 1,500 flags: its evaluation list and its Management API list are large answers (~100 KiB).
   const big = world.run('projectCreate', { name: 'Big', orgId: world.ids.orgA, kind: 'single' }).id;
   world.store.transact((w) => {
-    for (let i = 0; i < 1500; i++) w.putFlag({ id: `flg_big${String(i).padStart(12, '0')}`, projectId: big, name: `big-flag-number-${i}`, description: '', tags: [], createdAt: i, updatedAt: i, kind: 'flag', cohorts: [], state: { enabled: true, trafficPercentage: 100, audienceId: null } });
+    for (let i = 0; i < 1500; i++)
+      w.putFlag({
+        id: `flg_big${String(i).padStart(12, '0')}`,
+        projectId: big,
+        name: `big-flag-number-${i}`,
+        description: '',
+        tags: [],
+        createdAt: i,
+        updatedAt: i,
+        kind: 'flag',
+        cohorts: [],
+        state: { enabled: true, trafficPercentage: 100, audienceId: null },
+      });
   });
   const bigToken = world.run('tokenCreate', { projectId: big, asUserId: world.ids.owner, name: 'big-read', permission: 'read' }).secret;
   // And one whose Management API list is ~5 MB (200 flags of 1,000 cohorts): more than the kernel's
@@ -82,14 +94,27 @@ t.test('slow and hostile clients do not block others, are disconnected by the se
   const huge = world.run('projectCreate', { name: 'Huge', orgId: world.ids.orgA, kind: 'single' }).id;
   const cohorts = Array.from({ length: 1000 }, (_, i) => `cohort-member-${String(i).padStart(10, '0')}`);
   world.store.transact((w) => {
-    for (let i = 0; i < 200; i++) w.putFlag({ id: `flg_huge${String(i).padStart(11, '0')}`, projectId: huge, name: `huge-${i}`, description: '', tags: [], createdAt: i, updatedAt: i, kind: 'flag', cohorts, state: { enabled: true, trafficPercentage: 100, audienceId: null } });
+    for (let i = 0; i < 200; i++)
+      w.putFlag({
+        id: `flg_huge${String(i).padStart(11, '0')}`,
+        projectId: huge,
+        name: `huge-${i}`,
+        description: '',
+        tags: [],
+        createdAt: i,
+        updatedAt: i,
+        kind: 'flag',
+        cohorts,
+        state: { enabled: true, trafficPercentage: 100, audienceId: null },
+      });
   });
   const hugeToken = world.run('tokenCreate', { projectId: huge, asUserId: world.ids.owner, name: 'huge-read', permission: 'read' }).secret;
   await world.store.close();
   const server = await startTestServer({ dataDir, env: { ...kUnlimited } });
   t.teardown(() => server.stop());
   server.proc.once('exit', (code, signal) => {
-    if (code !== 0) t.comment(`server exited ${code} ${signal}; log tail:\n${server.logs().slice(-3000)}\nstdout tail:\n${server.output().slice(-1000)}`);
+    if (code !== 0)
+      t.comment(`server exited ${code} ${signal}; log tail:\n${server.logs().slice(-3000)}\nstdout tail:\n${server.output().slice(-1000)}`);
   });
   const pid = server.proc.pid!;
   const { port } = server;
@@ -106,7 +131,9 @@ t.test('slow and hostile clients do not block others, are disconnected by the se
     for (let i = 0; i < n; i++) attacks.push(make());
   };
   add(300, () => hostile(port, 'slowloris: partial request line, then 1 byte/s', 'GET /health HTT', 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'));
-  add(300, () => hostile(port, 'slowloris: request line, headers at 1 byte/s', 'GET /health HTTP/1.1\r\nHost: x\r\n', `X-Slow: ${'y'.repeat(40)}`));
+  add(300, () =>
+    hostile(port, 'slowloris: request line, headers at 1 byte/s', 'GET /health HTTP/1.1\r\nHost: x\r\n', `X-Slow: ${'y'.repeat(40)}`),
+  );
   add(150, () => hostile(port, 'slow body: 1 byte/s', patch, `{"enabled": true, "cohorts": ["${'z'.repeat(20)}"]}`));
   add(150, () => hostile(port, 'body never sent', patch));
   add(300, () => hostile(port, 'idle: connects, sends nothing', ''));
@@ -115,8 +142,12 @@ t.test('slow and hostile clients do not block others, are disconnected by the se
   add(100, () => hostile(port, `${kNeverReads}one big answer`, evalBig));
   // Answers given inside the request handler, pipelined faster than a non-reading client takes them.
   add(5, () => hostile(port, `${kNeverReads}5,000 pipelined /health`, 'GET /health HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(5000)));
-  add(5, () => hostile(port, `${kNeverReads}5,000 pipelined CORS preflights`, 'OPTIONS /v1/flags/x HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(5000)));
-  add(3, () => hostile(port, `${kNeverReads}one 5 MB answer`, `GET /api/v1/flags HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${hugeToken}\r\n\r\n`));
+  add(5, () =>
+    hostile(port, `${kNeverReads}5,000 pipelined CORS preflights`, 'OPTIONS /v1/flags/x HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(5000)),
+  );
+  add(3, () =>
+    hostile(port, `${kNeverReads}one 5 MB answer`, `GET /api/v1/flags HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${hugeToken}\r\n\r\n`),
+  );
   add(20, () => hostile(port, 'control character in a header', 'GET /health HTTP/1.1\r\nHost: x\r\nX-Bad: a\x01b\r\n\r\n'));
   // The server's side, 20 s in (past uWS's idle timeout, which also ends answers nobody reads): the hostile clients
   // still hold their ends, the server must have let go of every one.
@@ -130,14 +161,23 @@ t.test('slow and hostile clients do not block others, are disconnected by the se
   for (let i = 0; performance.now() < deadline; i++) {
     const started = performance.now();
     try {
-      const r = i % 4 === 0 ? await call(server.baseUrl, 'GET', '/health')
-        : i % 4 === 1 ? await call(server.baseUrl, 'GET', `/v1/flags/${world.ids.flag}?targetingKey=k${i}`)
-          : i % 4 === 2 ? await call(server.baseUrl, 'GET', `/api/v1/flags/${world.ids.flag}`, { token: world.secrets.read })
-            : await call(server.baseUrl, 'PATCH', `/api/v1/flags/${world.ids.flag}`, { token: world.secrets.write, body: { trafficPercentage: i % 100 } });
+      const r =
+        i % 4 === 0
+          ? await call(server.baseUrl, 'GET', '/health')
+          : i % 4 === 1
+            ? await call(server.baseUrl, 'GET', `/v1/flags/${world.ids.flag}?targetingKey=k${i}`)
+            : i % 4 === 2
+              ? await call(server.baseUrl, 'GET', `/api/v1/flags/${world.ids.flag}`, { token: world.secrets.read })
+              : await call(server.baseUrl, 'PATCH', `/api/v1/flags/${world.ids.flag}`, {
+                  token: world.secrets.write,
+                  body: { trafficPercentage: i % 100 },
+                });
       if (r.status !== 200) failures.push(`#${i}: ${r.status} ${r.text.slice(0, 100)}`);
     } catch (err) {
       const cause = (err as Error & { cause?: Error & { code?: string } }).cause;
-      failures.push(`#${i}: ${(err as Error).message} (${cause?.code ?? cause?.message ?? ''}) after ${(performance.now() - started).toFixed(0)} ms; server ${server.proc.exitCode === null ? 'running' : `exited ${server.proc.exitCode}`}`);
+      failures.push(
+        `#${i}: ${(err as Error).message} (${cause?.code ?? cause?.message ?? ''}) after ${(performance.now() - started).toFixed(0)} ms; server ${server.proc.exitCode === null ? 'running' : `exited ${server.proc.exitCode}`}`,
+      );
     }
     latencies.push(performance.now() - started);
     rssPeak = Math.max(rssPeak, rssMiB(pid));
@@ -151,10 +191,15 @@ t.test('slow and hostile clients do not block others, are disconnected by the se
   const byKind = new Map<string, Hostile[]>();
   for (const r of results) byKind.set(r.kind, [...(byKind.get(r.kind) ?? []), r]);
   for (const [kind, rs] of byKind) {
-    const closed = rs.map((r) => r.closedAfterMs).filter((ms): ms is number => ms !== null).sort((a, b) => a - b);
+    const closed = rs
+      .map((r) => r.closedAfterMs)
+      .filter((ms): ms is number => ms !== null)
+      .sort((a, b) => a - b);
     const answered = rs.filter((r) => r.bytesReceived > 0).length;
-    t.comment(`${kind}: ${rs.length} connections, closed by the server after ${closed.length > 0 ? `${(closed[0]! / 1000).toFixed(1)}-${(closed.at(-1)! / 1000).toFixed(1)} s` : '-'}; `
-      + `${rs.length - closed.length} still open after 25 s; ${answered} got some answer bytes`);
+    t.comment(
+      `${kind}: ${rs.length} connections, closed by the server after ${closed.length > 0 ? `${(closed[0]! / 1000).toFixed(1)}-${(closed.at(-1)! / 1000).toFixed(1)} s` : '-'}; ` +
+        `${rs.length - closed.length} still open after 25 s; ${answered} got some answer bytes`,
+    );
     // A client that never reads cannot see the server's close once answers sit in the kernel's buffers:
     // the FIN waits behind bytes it does not read. The server's socket count below covers these.
     if (kind.startsWith(kNeverReads)) continue;
@@ -165,9 +210,13 @@ t.test('slow and hostile clients do not block others, are disconnected by the se
   t.ok(socketsAt20s <= socketsBefore + 2, 'the server holds none of the hostile connections after 20 s');
   latencies.sort((a, b) => a - b);
   const p99 = latencies[Math.floor(latencies.length * 0.99)]!;
-  t.comment(`well-behaved client: ${latencies.length} requests during the attack, median ${latencies[latencies.length >> 1]!.toFixed(1)} ms, `
-    + `p99 ${p99.toFixed(1)} ms, slowest ${latencies.at(-1)!.toFixed(1)} ms; ${failures.length} failed`);
-  t.comment(`server memory (RSS): ${rssBefore.toFixed(0)} MiB before, ${rssPeak.toFixed(0)} MiB peak with ${attacks.length} hostile connections, ${rssAfter.toFixed(0)} MiB after`);
+  t.comment(
+    `well-behaved client: ${latencies.length} requests during the attack, median ${latencies[latencies.length >> 1]!.toFixed(1)} ms, ` +
+      `p99 ${p99.toFixed(1)} ms, slowest ${latencies.at(-1)!.toFixed(1)} ms; ${failures.length} failed`,
+  );
+  t.comment(
+    `server memory (RSS): ${rssBefore.toFixed(0)} MiB before, ${rssPeak.toFixed(0)} MiB peak with ${attacks.length} hostile connections, ${rssAfter.toFixed(0)} MiB after`,
+  );
   t.same(failures, [], 'every request of the well-behaved client was answered 200');
   t.ok(latencies.length > 50, 'it kept making requests');
   // A server blocked by a hostile client would hold this one for as long as the stall lasts (uWS's

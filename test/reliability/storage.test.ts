@@ -44,7 +44,12 @@ t.test('the map grows far past its initial size, written from another process an
     world.store.transact((w) => {
       for (let i = 0; i < 10; i++) {
         const tag = `o${batch}-${i}`;
-        const flag = runCommand(w, 'flagCreate', { projectId: world.ids.single, body: { name: `big-${tag}`, enabled: true, cohorts: cohorts(tag) }, actor: kConsoleActor }, Date.now());
+        const flag = runCommand(
+          w,
+          'flagCreate',
+          { projectId: world.ids.single, body: { name: `big-${tag}`, enabled: true, cohorts: cohorts(tag) }, actor: kConsoleActor },
+          Date.now(),
+        );
         outside.push({ id: flag.id, tag });
       }
     });
@@ -54,12 +59,17 @@ t.test('the map grows far past its initial size, written from another process an
   const inside: { id: string; tag: string }[] = [];
   for (let i = 0; i < 20; i++) {
     const tag = `s${i}`;
-    const r = await call(server.baseUrl, 'POST', '/api/v1/flags', { token: world.secrets.write, body: { name: `big-${tag}`, enabled: true, cohorts: cohorts(tag).slice(0, 9000 / 3) } });
+    const r = await call(server.baseUrl, 'POST', '/api/v1/flags', {
+      token: world.secrets.write,
+      body: { name: `big-${tag}`, enabled: true, cohorts: cohorts(tag).slice(0, 9000 / 3) },
+    });
     t.equal(r.status, 201, `POST big-${tag}`);
     inside.push({ id: r.json.id, tag });
   }
   const final = statSync(dataFilePath(dataDir)).size;
-  t.comment(`map growth: data file ${(initial / kMiB).toFixed(2)} MiB -> ${(afterOutside / kMiB).toFixed(1)} MiB (another process) -> ${(final / kMiB).toFixed(1)} MiB (the server); lmdb-js starts with a 0.125 MiB map`);
+  t.comment(
+    `map growth: data file ${(initial / kMiB).toFixed(2)} MiB -> ${(afterOutside / kMiB).toFixed(1)} MiB (another process) -> ${(final / kMiB).toFixed(1)} MiB (the server); lmdb-js starts with a 0.125 MiB map`,
+  );
   t.ok(final > 20 * kMiB && final > 150 * initial, 'tens of MiB written, over 150 times the initial size');
 
   const readBack = async (base: string, label: string) => {
@@ -68,12 +78,22 @@ t.test('the map grows far past its initial size, written from another process an
       const r = await call(base, 'GET', `/api/v1/flags/${id}`, { token: world.secrets.read });
       const expected = inside.some((f) => f.id === id) ? 3000 : 4000;
       const e = await call(base, 'GET', `/v1/flags/${id}?cohort=${tag}-00042-${'x'.repeat(40)}`);
-      if (r.status === 200 && r.json.cohorts.length === expected && r.json.cohorts[expected - 1].startsWith(tag) && e.status === 200 && e.json.enabled === true) ok++;
+      if (
+        r.status === 200 &&
+        r.json.cohorts.length === expected &&
+        r.json.cohorts[expected - 1].startsWith(tag) &&
+        e.status === 200 &&
+        e.json.enabled === true
+      )
+        ok++;
     }
     t.equal(ok, outside.length + inside.length, `${label}: every big flag reads back whole, through the API and evaluation`);
   };
   await readBack(server.baseUrl, 'while running');
-  const patch = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${world.ids.flag}`, { token: world.secrets.write, body: { trafficPercentage: 7 } });
+  const patch = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${world.ids.flag}`, {
+    token: world.secrets.write,
+    body: { trafficPercentage: 7 },
+  });
   t.equal(patch.status, 200, 'the server still writes after another process grew the map');
   t.equal(await server.stop(), 0);
   await t.resolves(verifyDataFile(dataFilePath(dataDir)), 'the grown file passes the start-up check');
@@ -100,13 +120,60 @@ t.test('a corrupt, truncated or foreign data file is refused at start with a cle
   const cases: [string, (file: string) => void, RegExp][] = [
     ['random bytes', (f) => writeFileSync(f, randomBytes(size)), /is not a Flagwire data file: it is not an LMDB data file/],
     ['a short text file', (f) => writeFileSync(f, 'hello, this is not a database\n'), /is not a Flagwire data file/],
-    ['cut to half its size', (f) => { copyFileSync(goodFile, f); truncateSync(f, Math.floor(size / 2)); }, /is damaged: it was cut short/],
-    ['cut after the header pages', (f) => { copyFileSync(goodFile, f); truncateSync(f, 2 * pageSize); }, /is damaged: it was cut short/],
-    ['garbage over the header pages', (f) => { const b = readFileSync(goodFile); randomBytes(2 * pageSize).copy(b, 0); writeFileSync(f, b); }, /is not a Flagwire data file/],
-    ['garbage over the second header page', (f) => { const b = readFileSync(goodFile); randomBytes(pageSize).copy(b, pageSize); writeFileSync(f, b); }, /is damaged: its second header page is unreadable/],
+    [
+      'cut to half its size',
+      (f) => {
+        copyFileSync(goodFile, f);
+        truncateSync(f, Math.floor(size / 2));
+      },
+      /is damaged: it was cut short/,
+    ],
+    [
+      'cut after the header pages',
+      (f) => {
+        copyFileSync(goodFile, f);
+        truncateSync(f, 2 * pageSize);
+      },
+      /is damaged: it was cut short/,
+    ],
+    [
+      'garbage over the header pages',
+      (f) => {
+        const b = readFileSync(goodFile);
+        randomBytes(2 * pageSize).copy(b, 0);
+        writeFileSync(f, b);
+      },
+      /is not a Flagwire data file/,
+    ],
+    [
+      'garbage over the second header page',
+      (f) => {
+        const b = readFileSync(goodFile);
+        randomBytes(pageSize).copy(b, pageSize);
+        writeFileSync(f, b);
+      },
+      /is damaged: its second header page is unreadable/,
+    ],
     // Found by the start-up read (the probe): LMDB errors, counts that disagree, or a crash of the reader.
-    ['garbage over the main database root page', (f) => { const b = readFileSync(goodFile); randomBytes(pageSize).copy(b, rootPage * pageSize); writeFileSync(f, b); }, /is damaged: reading it (failed|crashed the reader)/],
-    ['an LMDB file of another application', (f) => { const db = open({ path: f }); db.putSync('hello', 'world'); db.putSync('answer', 42); void db.close(); }, /is an LMDB file of another application \(it holds "(answer|hello)", "(answer|hello)"\)/],
+    [
+      'garbage over the main database root page',
+      (f) => {
+        const b = readFileSync(goodFile);
+        randomBytes(pageSize).copy(b, rootPage * pageSize);
+        writeFileSync(f, b);
+      },
+      /is damaged: reading it (failed|crashed the reader)/,
+    ],
+    [
+      'an LMDB file of another application',
+      (f) => {
+        const db = open({ path: f });
+        db.putSync('hello', 'world');
+        db.putSync('answer', 42);
+        void db.close();
+      },
+      /is an LMDB file of another application \(it holds "(answer|hello)", "(answer|hello)"\)/,
+    ],
   ];
   for (const [name, make, expected] of cases) {
     const dir = join(base, name.replace(/\W+/g, '-'));
@@ -165,52 +232,69 @@ function unmount(dir: string): void {
 const kTmpfs = mountTmpfs(1);
 if (kTmpfs !== null) unmount(kTmpfs);
 
-t.test('a full file system: writes get a 503, reads and evaluation keep answering, and writes resume once space is back', { skip: kTmpfs === null ? 'needs root and mount (tmpfs) to make a real full file system' : false }, async (t) => {
-  const mountPoint = mountTmpfs(12)!;
-  t.teardown(() => unmount(mountPoint));
-  const dataDir = join(mountPoint, 'data');
-  mkdirSync(dataDir);
-  const world = buildWorld(dataDir);
-  await world.store.close();
-  const server = await startTestServer({ dataDir, env: { ...kUnlimited } });
-  t.teardown(() => server.stop());
-  const filler = join(mountPoint, '.filler');
-  const evalOk = async () => (await call(server.baseUrl, 'GET', `/v1/flags/${world.ids.flag}?targetingKey=a`)).status === 200
-    && (await call(server.baseUrl, 'GET', `/v1/flags/project/${world.ids.single}`)).status === 200;
-  const readOk = async () => (await call(server.baseUrl, 'GET', `/api/v1/flags/${world.ids.flag}`, { token: world.secrets.read })).status === 200;
-  const bigBody = (name: string) => ({ name, cohorts: Array.from({ length: 2500 }, (_, i) => `${name}-${i}-${'y'.repeat(80)}`) });
+t.test(
+  'a full file system: writes get a 503, reads and evaluation keep answering, and writes resume once space is back',
+  { skip: kTmpfs === null ? 'needs root and mount (tmpfs) to make a real full file system' : false },
+  async (t) => {
+    const mountPoint = mountTmpfs(12)!;
+    t.teardown(() => unmount(mountPoint));
+    const dataDir = join(mountPoint, 'data');
+    mkdirSync(dataDir);
+    const world = buildWorld(dataDir);
+    await world.store.close();
+    const server = await startTestServer({ dataDir, env: { ...kUnlimited } });
+    t.teardown(() => server.stop());
+    const filler = join(mountPoint, '.filler');
+    const evalOk = async () =>
+      (await call(server.baseUrl, 'GET', `/v1/flags/${world.ids.flag}?targetingKey=a`)).status === 200 &&
+      (await call(server.baseUrl, 'GET', `/v1/flags/project/${world.ids.single}`)).status === 200;
+    const readOk = async () =>
+      (await call(server.baseUrl, 'GET', `/api/v1/flags/${world.ids.flag}`, { token: world.secrets.read })).status === 200;
+    const bigBody = (name: string) => ({ name, cohorts: Array.from({ length: 2500 }, (_, i) => `${name}-${i}-${'y'.repeat(80)}`) });
 
-  // Full: take the free space with a filler file, then write big flags until the disk refuses.
-  const free = () => Number(execFileSync('df', ['-B1', '--output=avail', mountPoint], { encoding: 'utf8' }).split('\n')[1]);
-  writeFileSync(filler, Buffer.alloc(Math.max(0, free() - 3 * kMiB)));
-  let full: Awaited<ReturnType<typeof call>> | null = null;
-  let created = 0;
-  for (let i = 0; i < 40 && full === null; i++) {
-    const r = await call(server.baseUrl, 'POST', '/api/v1/flags', { token: world.secrets.write, body: bigBody(`fill-${i}`) });
-    if (r.status === 201) created++;
-    else full = r;
-  }
-  t.comment(`full filesystem: ${created} big flags written before the disk was full`);
-  t.ok(full !== null, 'the disk filled up');
-  t.equal(full?.status, 503, 'a write on a full disk is a 503');
-  t.same(Object.keys(full?.json ?? {}).sort(), ['detail', 'docs', 'error'], 'in the envelope');
-  t.equal(full?.json.error, 'Storage unavailable');
-  t.match(full?.json.detail, /could not be written to storage/);
-  t.match(full?.json.docs, /#storage-unavailable$/);
-  t.notOk((await call(server.baseUrl, 'GET', `/api/v1/flags?name=fill-${created}`, { token: world.secrets.read })).json.flags.length, 'the refused write left nothing behind');
-  t.ok(await evalOk(), 'evaluation keeps answering');
-  t.ok(await readOk(), 'Management API reads keep answering');
-  const patch = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${world.ids.flag}`, { token: world.secrets.write, body: { cohorts: Array.from({ length: 3000 }, (_, i) => `full-${i}-${'z'.repeat(60)}`) } });
-  t.equal(patch.status, 503, 'a PATCH that needs space is a 503 too');
-  const consoleFull = await cli(dataDir, ['flag', 'cohorts', world.ids.groupFlag, Array.from({ length: 4000 }, (_, i) => `c-${i}-${'q'.repeat(20)}`).join(',')]);
-  t.equal(consoleFull.code, 1, 'the console exits 1 on a full disk');
-  t.equal(consoleFull.json?.error, 'Storage unavailable', 'with "Storage unavailable"');
-  rmSync(filler);
-  const recovered = await call(server.baseUrl, 'POST', '/api/v1/flags', { token: world.secrets.write, body: bigBody('after-space') });
-  t.equal(recovered.status, 201, 'once space is back, writes work again without a restart');
+    // Full: take the free space with a filler file, then write big flags until the disk refuses.
+    const free = () => Number(execFileSync('df', ['-B1', '--output=avail', mountPoint], { encoding: 'utf8' }).split('\n')[1]);
+    writeFileSync(filler, Buffer.alloc(Math.max(0, free() - 3 * kMiB)));
+    let full: Awaited<ReturnType<typeof call>> | null = null;
+    let created = 0;
+    for (let i = 0; i < 40 && full === null; i++) {
+      const r = await call(server.baseUrl, 'POST', '/api/v1/flags', { token: world.secrets.write, body: bigBody(`fill-${i}`) });
+      if (r.status === 201) created++;
+      else full = r;
+    }
+    t.comment(`full filesystem: ${created} big flags written before the disk was full`);
+    t.ok(full !== null, 'the disk filled up');
+    t.equal(full?.status, 503, 'a write on a full disk is a 503');
+    t.same(Object.keys(full?.json ?? {}).sort(), ['detail', 'docs', 'error'], 'in the envelope');
+    t.equal(full?.json.error, 'Storage unavailable');
+    t.match(full?.json.detail, /could not be written to storage/);
+    t.match(full?.json.docs, /#storage-unavailable$/);
+    t.notOk(
+      (await call(server.baseUrl, 'GET', `/api/v1/flags?name=fill-${created}`, { token: world.secrets.read })).json.flags.length,
+      'the refused write left nothing behind',
+    );
+    t.ok(await evalOk(), 'evaluation keeps answering');
+    t.ok(await readOk(), 'Management API reads keep answering');
+    const patch = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${world.ids.flag}`, {
+      token: world.secrets.write,
+      body: { cohorts: Array.from({ length: 3000 }, (_, i) => `full-${i}-${'z'.repeat(60)}`) },
+    });
+    t.equal(patch.status, 503, 'a PATCH that needs space is a 503 too');
+    const consoleFull = await cli(dataDir, [
+      'flag',
+      'cohorts',
+      world.ids.groupFlag,
+      Array.from({ length: 4000 }, (_, i) => `c-${i}-${'q'.repeat(20)}`).join(','),
+    ]);
+    t.equal(consoleFull.code, 1, 'the console exits 1 on a full disk');
+    t.equal(consoleFull.json?.error, 'Storage unavailable', 'with "Storage unavailable"');
+    rmSync(filler);
+    const recovered = await call(server.baseUrl, 'POST', '/api/v1/flags', { token: world.secrets.write, body: bigBody('after-space') });
+    t.equal(recovered.status, 201, 'once space is back, writes work again without a restart');
 
-  t.equal(await server.stop(), 0, 'the server stops cleanly');
-});
+    t.equal(await server.stop(), 0, 'the server stops cleanly');
+  },
+);
 
 /**
  * An ext4 file system on a loop device, mounted with errors=remount-ro, or null when this process may
@@ -261,38 +345,55 @@ function ext4Loop(sizeMiB: number): { dir: string; fail(): void; remount(): void
 const kExt4 = ext4Loop(16);
 kExt4?.cleanup();
 
-t.test('the file system turns read-only under the running server: writes get a 503, reads and evaluation keep answering', { skip: kExt4 === null ? 'needs root, a loop device, mkfs.ext4 and ext4\'s trigger_fs_error to make a file system fail for real' : false }, async (t) => {
-  const disk = ext4Loop(16)!;
-  t.teardown(() => disk.cleanup());
-  const dataDir = join(disk.dir, 'data');
-  mkdirSync(dataDir);
-  const world = buildWorld(dataDir);
-  await world.store.close();
-  const server = await startTestServer({ dataDir, env: { ...kUnlimited } });
-  t.teardown(() => server.stop());
-  const ok = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${world.ids.flag}`, { token: world.secrets.write, body: { trafficPercentage: 42 } });
-  t.equal(ok.status, 200, 'writes work before the failure');
-  disk.fail();
-  const ro = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${world.ids.flag}`, { token: world.secrets.write, body: { trafficPercentage: 43 } });
-  t.equal(ro.status, 503, 'a write on the read-only file system is a 503');
-  t.equal(ro.json?.error, 'Storage unavailable', 'in the envelope');
-  t.match(ro.json?.detail, /could not be written to storage/);
-  const create = await call(server.baseUrl, 'POST', '/api/v1/flags', { token: world.secrets.write, body: { name: 'after-failure' } });
-  t.equal(create.status, 503, 'and so is a create');
-  t.equal((await call(server.baseUrl, 'GET', `/v1/flags/${world.ids.flag}?targetingKey=a`)).status, 200, 'evaluation keeps answering');
-  t.equal((await call(server.baseUrl, 'GET', `/v1/flags/project/${world.ids.single}`)).status, 200, 'the project list too');
-  const read = await call(server.baseUrl, 'GET', `/api/v1/flags/${world.ids.flag}`, { token: world.secrets.read });
-  t.equal(read.json?.trafficPercentage, 42, 'Management API reads keep answering, from what is stored');
-  const consoleRo = await cli(dataDir, ['flag', 'tags', world.ids.flag, 'ro']);
-  t.not(consoleRo.code, 0, `the console refuses (exit ${consoleRo.code})`);
-  t.match(`${consoleRo.json?.error}: ${consoleRo.json?.detail}`, /Storage unavailable|not writable/, 'saying storage is unavailable or the data directory is not writable');
-  const stopped = performance.now();
-  t.equal(await server.stop(), 0, 'the server still stops cleanly');
-  t.ok(performance.now() - stopped < 5000, 'within 5 s');
-  disk.remount();
-  const after = Store.open(dataDir, { readOnly: true });
-  const flag = after.getFlag(world.ids.flag) as { state: { trafficPercentage: number } } | undefined;
-  t.equal(flag?.state.trafficPercentage, 42, 'after repair and remount, the last acknowledged write is on disk');
-  t.notOk(after.listFlags(world.ids.single).some((f) => f.name === 'after-failure'), 'and nothing refused is');
-  await after.close();
-});
+t.test(
+  'the file system turns read-only under the running server: writes get a 503, reads and evaluation keep answering',
+  { skip: kExt4 === null ? "needs root, a loop device, mkfs.ext4 and ext4's trigger_fs_error to make a file system fail for real" : false },
+  async (t) => {
+    const disk = ext4Loop(16)!;
+    t.teardown(() => disk.cleanup());
+    const dataDir = join(disk.dir, 'data');
+    mkdirSync(dataDir);
+    const world = buildWorld(dataDir);
+    await world.store.close();
+    const server = await startTestServer({ dataDir, env: { ...kUnlimited } });
+    t.teardown(() => server.stop());
+    const ok = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${world.ids.flag}`, {
+      token: world.secrets.write,
+      body: { trafficPercentage: 42 },
+    });
+    t.equal(ok.status, 200, 'writes work before the failure');
+    disk.fail();
+    const ro = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${world.ids.flag}`, {
+      token: world.secrets.write,
+      body: { trafficPercentage: 43 },
+    });
+    t.equal(ro.status, 503, 'a write on the read-only file system is a 503');
+    t.equal(ro.json?.error, 'Storage unavailable', 'in the envelope');
+    t.match(ro.json?.detail, /could not be written to storage/);
+    const create = await call(server.baseUrl, 'POST', '/api/v1/flags', { token: world.secrets.write, body: { name: 'after-failure' } });
+    t.equal(create.status, 503, 'and so is a create');
+    t.equal((await call(server.baseUrl, 'GET', `/v1/flags/${world.ids.flag}?targetingKey=a`)).status, 200, 'evaluation keeps answering');
+    t.equal((await call(server.baseUrl, 'GET', `/v1/flags/project/${world.ids.single}`)).status, 200, 'the project list too');
+    const read = await call(server.baseUrl, 'GET', `/api/v1/flags/${world.ids.flag}`, { token: world.secrets.read });
+    t.equal(read.json?.trafficPercentage, 42, 'Management API reads keep answering, from what is stored');
+    const consoleRo = await cli(dataDir, ['flag', 'tags', world.ids.flag, 'ro']);
+    t.not(consoleRo.code, 0, `the console refuses (exit ${consoleRo.code})`);
+    t.match(
+      `${consoleRo.json?.error}: ${consoleRo.json?.detail}`,
+      /Storage unavailable|not writable/,
+      'saying storage is unavailable or the data directory is not writable',
+    );
+    const stopped = performance.now();
+    t.equal(await server.stop(), 0, 'the server still stops cleanly');
+    t.ok(performance.now() - stopped < 5000, 'within 5 s');
+    disk.remount();
+    const after = Store.open(dataDir, { readOnly: true });
+    const flag = after.getFlag(world.ids.flag) as { state: { trafficPercentage: number } } | undefined;
+    t.equal(flag?.state.trafficPercentage, 42, 'after repair and remount, the last acknowledged write is on disk');
+    t.notOk(
+      after.listFlags(world.ids.single).some((f) => f.name === 'after-failure'),
+      'and nothing refused is',
+    );
+    await after.close();
+  },
+);

@@ -32,11 +32,35 @@ export function buildRichWorld(dataDir: string): RichWorld {
   const world = buildWorld(dataDir);
   const { run, ids } = world;
   const dayMs = 24 * 3600 * 1000;
-  run('flagPatch', { projectId: ids.single, flagId: ids.flag2, env: null, patch: { audienceId: ids.audience, enabled: true, trafficPercentage: 100 }, actor: kConsoleActor });
-  run('flagPatch', { projectId: ids.multi, flagId: ids.groupFlag, env: 'production', patch: { audienceId: ids.multiAudience, enabled: true }, actor: kConsoleActor });
+  run('flagPatch', {
+    projectId: ids.single,
+    flagId: ids.flag2,
+    env: null,
+    patch: { audienceId: ids.audience, enabled: true, trafficPercentage: 100 },
+    actor: kConsoleActor,
+  });
+  run('flagPatch', {
+    projectId: ids.multi,
+    flagId: ids.groupFlag,
+    env: 'production',
+    patch: { audienceId: ids.multiAudience, enabled: true },
+    actor: kConsoleActor,
+  });
 
-  const protoProject = run('projectCreate', { name: 'Proto', orgId: ids.orgA, kind: 'multi', environments: ['constructor', 'toString', 'valueOf'] }).id;
-  const protoAudience = run('audienceCreate', { projectId: protoProject, name: 'Proto', rules: [{ attribute: 'constructor', values: ['x'] }, { attribute: '__proto__', values: ['y'] }] }).id;
+  const protoProject = run('projectCreate', {
+    name: 'Proto',
+    orgId: ids.orgA,
+    kind: 'multi',
+    environments: ['constructor', 'toString', 'valueOf'],
+  }).id;
+  const protoAudience = run('audienceCreate', {
+    projectId: protoProject,
+    name: 'Proto',
+    rules: [
+      { attribute: 'constructor', values: ['x'] },
+      { attribute: '__proto__', values: ['y'] },
+    ],
+  }).id;
   const protoFlag = run('flagCreate', {
     projectId: protoProject,
     body: { name: 'proto', environments: { toString: { enabled: true, trafficPercentage: 100, audienceId: protoAudience } } },
@@ -52,11 +76,21 @@ export function buildRichWorld(dataDir: string): RichWorld {
     actor: kConsoleActor,
   }).id;
   const multiBWrite = run('tokenCreate', { projectId: multiB, asUserId: ids.ownerB, name: 'b-platform-write', permission: 'write' });
-  const multiBRead = run('tokenCreate', { projectId: multiB, asUserId: ids.ownerB, name: 'b-platform-read', permission: 'read', environments: ['production'] });
+  const multiBRead = run('tokenCreate', {
+    projectId: multiB,
+    asUserId: ids.ownerB,
+    name: 'b-platform-read',
+    permission: 'read',
+    environments: ['production'],
+  });
 
   const revoked = run('tokenCreate', { projectId: ids.single, asUserId: ids.admin, name: 'revoked', permission: 'write' });
   run('tokenRevoke', { tokenId: revoked.id, asUserId: ids.admin });
-  const expired = run('tokenCreate', { projectId: ids.single, asUserId: ids.admin, name: 'expired', permission: 'write', expires: '30d' }, Date.now() - 31 * dayMs);
+  const expired = run(
+    'tokenCreate',
+    { projectId: ids.single, asUserId: ids.admin, name: 'expired', permission: 'write', expires: '30d' },
+    Date.now() - 31 * dayMs,
+  );
 
   const projects = [ids.single, ids.multi, ids.singleB, ids.free, protoProject, multiB];
   world.store.resetReadTxn();
@@ -113,10 +147,11 @@ export function flagShapeProblems(flag: any): string[] {
   };
   if (flag.kind === 'groupflag' && flag.environment === undefined) {
     if (flag.environments === null || typeof flag.environments !== 'object') problems.push('environments');
-    else for (const [env, entry] of Object.entries(flag.environments as Record<string, any>)) {
-      flat(entry, `environments.${env}.`);
-      if (!isInt(entry.updatedAt)) problems.push(`environments.${env}.updatedAt`);
-    }
+    else
+      for (const [env, entry] of Object.entries(flag.environments as Record<string, any>)) {
+        flat(entry, `environments.${env}.`);
+        if (!isInt(entry.updatedAt)) problems.push(`environments.${env}.updatedAt`);
+      }
   } else {
     flat(flag, '');
   }

@@ -34,7 +34,7 @@ t.test('a write refused while a console command holds the write lock: 503, never
 
   // Ready first (a probe round can miss its budget on a loaded machine: ask again, as a balancer does).
   let before = await ready();
-  for (const deadline = Date.now() + 20_000; before.status !== 200 && Date.now() < deadline;) {
+  for (const deadline = Date.now() + 20_000; before.status !== 200 && Date.now() < deadline; ) {
     await sleep(100);
     before = await ready();
   }
@@ -46,18 +46,22 @@ t.test('a write refused while a console command holds the write lock: 503, never
   const env: NodeJS.ProcessEnv = { ...process.env, FLAGWIRE_TEST_HOOKS: '1', FLAGWIRE_TEST_CONSOLE_HOLD: '1' };
   delete env.NODE_OPTIONS;
   delete env.FLAGWIRE_DATA;
-  const console = spawn(process.execPath, [kCli, 'flag', 'tags', ids.flag2, 'held-by-console', '--json', '--data', dataDir], { env, stdio: ['pipe', 'ignore', 'pipe'] });
+  const console = spawn(process.execPath, [kCli, 'flag', 'tags', ids.flag2, 'held-by-console', '--json', '--data', dataDir], {
+    env,
+    stdio: ['pipe', 'ignore', 'pipe'],
+  });
   t.teardown(() => void console.kill('SIGKILL'));
   let stderr = '';
-  const reached = (point: string) => new Promise<void>((resolve, reject) => {
-    const check = () => stderr.includes(`flagwire-test-hook: ${point}\n`) && resolve();
-    console.stderr!.on('data', (d: Buffer) => {
-      stderr += d.toString();
+  const reached = (point: string) =>
+    new Promise<void>((resolve, reject) => {
+      const check = () => stderr.includes(`flagwire-test-hook: ${point}\n`) && resolve();
+      console.stderr!.on('data', (d: Buffer) => {
+        stderr += d.toString();
+        check();
+      });
+      console.once('exit', () => reject(new Error(`the console exited before ${point}: ${stderr}`)));
       check();
     });
-    console.once('exit', () => reject(new Error(`the console exited before ${point}: ${stderr}`)));
-    check();
-  });
   const exited = new Promise<number | null>((resolve) => console.once('exit', (code) => resolve(code)));
   await reached('in-transaction');
 
@@ -75,18 +79,27 @@ t.test('a write refused while a console command holds the write lock: 503, never
     await sleep(200);
   }
   t.ok(sawBusy, '/ready reported the writer busy');
-  t.ok(during.every((d) => d.ready === 200 && d.eval === 200 && d.read === 200), `/ready, evaluation and reads answered 200 throughout: ${JSON.stringify(during)}`);
+  t.ok(
+    during.every((d) => d.ready === 200 && d.eval === 200 && d.read === 200),
+    `/ready, evaluation and reads answered 200 throughout: ${JSON.stringify(during)}`,
+  );
   t.equal(await busyGauge(), '1', 'flagwire_writer_busy is 1');
   const refused = await refusedReply;
   t.equal(refused.status, 503);
   t.equal(refused.headers.get('retry-after'), String(kTimeoutMs / 1000));
   t.equal(refused.json?.error, 'Storage busy');
   t.match(refused.json?.docs, /#storage-busy$/);
-  t.ok(refused.ms >= kTimeoutMs - 50 && refused.ms < kTimeoutMs + 5000, `refused after its bound (${refused.ms.toFixed(0)} ms), with the lock still held`);
+  t.ok(
+    refused.ms >= kTimeoutMs - 50 && refused.ms < kTimeoutMs + 5000,
+    `refused after its bound (${refused.ms.toFixed(0)} ms), with the lock still held`,
+  );
   t.equal(console.exitCode, null, 'the console still held the lock when the 503 came');
   // The refused PATCH's body is still queued in the writer thread (skipped only when the lock comes
   // free), so its reservation in the body budget stands: refused writes cannot pile up unbounded.
-  t.ok(Number((await scrapeMetrics(server.baseUrl)).get('flagwire_http_body_buffered_bytes')) > 0, 'the refused body still counts against the body budget');
+  t.ok(
+    Number((await scrapeMetrics(server.baseUrl)).get('flagwire_http_body_buffered_bytes')) > 0,
+    'the refused body still counts against the body budget',
+  );
 
   // Let the console go: its own change commits; the refused PATCH is skipped, never applied.
   console.stdin!.end('x');
@@ -100,15 +113,17 @@ t.test('a write refused while a console command holds the write lock: 503, never
     return flag?.kind === 'flag' ? flag.state.trafficPercentage : undefined;
   };
   t.equal(traffic(), 40, 'the refused PATCH was not applied');
-  const patchedTo = (value: number) => disk.listAudit(ids.single, { limit: 1000, before: null })
-    .filter((e) => e.flagId === ids.flag && e.changes.trafficPercentage?.after === value).length;
+  const patchedTo = (value: number) =>
+    disk
+      .listAudit(ids.single, { limit: 1000, before: null })
+      .filter((e) => e.flagId === ids.flag && e.changes.trafficPercentage?.after === value).length;
   t.equal(patchedTo(77), 0, 'and left no audit entry');
   t.equal(patchedTo(40), 1);
-  t.same(disk.getFlag(ids.flag2)?.tags, ['held-by-console'], 'the console\'s change is committed');
+  t.same(disk.getFlag(ids.flag2)?.tags, ['held-by-console'], "the console's change is committed");
 
   // Free again: /ready says so, and a write gets its 200 and is on disk.
   let after = await ready();
-  for (const deadline = Date.now() + 10_000; after.writer !== 'ok' && Date.now() < deadline;) {
+  for (const deadline = Date.now() + 10_000; after.writer !== 'ok' && Date.now() < deadline; ) {
     await sleep(100);
     after = await ready();
   }

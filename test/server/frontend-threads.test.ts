@@ -12,11 +12,21 @@ import { alignClock } from '../helpers/test-hooks.js';
 import { startWorldServer } from '../helpers/world-server.js';
 
 const kThreads = 3;
-const threaded = (env: Record<string, string> = {}) => ({ FLAGWIRE_HTTP_THREADS: String(kThreads), FLAGWIRE_EVAL_WORKERS: String(kThreads), FLAGWIRE_TEST_HOOKS: '1', ...env });
+const threaded = (env: Record<string, string> = {}) => ({
+  FLAGWIRE_HTTP_THREADS: String(kThreads),
+  FLAGWIRE_EVAL_WORKERS: String(kThreads),
+  FLAGWIRE_TEST_HOOKS: '1',
+  ...env,
+});
 
 /** One request on a connection of its own (no keep-alive agent): the acceptor gives it the next thread. */
 function fresh(
-  server: TestServer, method: string, path: string, token?: string, body?: unknown, extra: Record<string, string> = {},
+  server: TestServer,
+  method: string,
+  path: string,
+  token?: string,
+  body?: unknown,
+  extra: Record<string, string> = {},
 ): Promise<{ status: number; json: any }> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { connection: 'close', ...extra };
@@ -47,21 +57,27 @@ async function threadCounts(server: TestServer): Promise<number[]> {
   return Array.from({ length: kThreads }, (_, i) => samples.get(`flagwire_http_thread_requests_total{thread="${i}"}`) ?? -1);
 }
 
-t.test('connections are spread over every thread; /metrics sums them and /ready covers every thread\'s workers', async (t) => {
+t.test("connections are spread over every thread; /metrics sums them and /ready covers every thread's workers", async (t) => {
   const { server, world } = await startWorldServer(t, threaded());
   const before = await threadCounts(server);
   for (let i = 0; i < 30; i++) t.equal((await fresh(server, 'GET', `/v1/flags/${world.ids.flag}?targetingKey=u${i}`)).status, 200);
   const after = await threadCounts(server);
   const served = after.map((n, i) => n - before[i]!);
-  t.ok(served.every((n) => n >= 5), `every thread served a share of 30 connections: ${served.join(', ')}`);
+  t.ok(
+    served.every((n) => n >= 5),
+    `every thread served a share of 30 connections: ${served.join(', ')}`,
+  );
   const samples = await scrapeMetrics(server.baseUrl);
   t.equal(samples.get('flagwire_http_threads'), kThreads);
   t.equal(samples.get('flagwire_eval_workers'), kThreads, 'one eval worker per thread, summed');
-  t.ok((samples.get('flagwire_http_requests_total{route="/v1/flags/{flag_id}",status="200"}') ?? 0) >= 30, 'requests summed over the threads');
+  t.ok(
+    (samples.get('flagwire_http_requests_total{route="/v1/flags/{flag_id}",status="200"}') ?? 0) >= 30,
+    'requests summed over the threads',
+  );
   for (let i = 0; i < kThreads; i++) {
     const ready = await fresh(server, 'GET', '/ready');
     t.equal(ready.status, 200, `ready, asked on thread ${i}`);
-    t.same(ready.json.workers, { answered: kThreads, total: kThreads }, 'every thread\'s workers answered');
+    t.same(ready.json.workers, { answered: kThreads, total: kThreads }, "every thread's workers answered");
   }
 });
 
@@ -80,13 +96,17 @@ t.test('the 601st Management API request in a minute is refused, however the req
   t.equal(samples.get('flagwire_rate_limited_total'), 100, 'refusals summed over the threads');
 });
 
-t.test('the 20 failed authentications lockout counts every thread\'s failures, exactly', async (t) => {
+t.test("the 20 failed authentications lockout counts every thread's failures, exactly", async (t) => {
   const { server, world } = await startWorldServer(t, threaded());
   const bad = await Promise.all(Array.from({ length: 30 }, () => fresh(server, 'GET', '/api/v1/token', 'fw_notATokenAtAll00000000')));
   t.equal(bad.filter((r) => r.status === 401).length, 20, 'exactly 20 answered as failed authentications');
   t.equal(bad.filter((r) => r.status === 429).length, 10, 'the rest locked out');
   for (let i = 0; i < kThreads; i++) {
-    t.equal((await fresh(server, 'GET', '/api/v1/token', world.secrets.read)).status, 429, `a valid token is locked out too (connection ${i})`);
+    t.equal(
+      (await fresh(server, 'GET', '/api/v1/token', world.secrets.read)).status,
+      429,
+      `a valid token is locked out too (connection ${i})`,
+    );
   }
 });
 
@@ -94,34 +114,50 @@ t.test('failed web console sign-ins are counted once per process, whatever threa
   const server = await startTestServer({ demo: true, env: threaded({ FLAGWIRE_SIGN_IN_FAIL_LIMIT: '4' }) });
   t.teardown(() => server.stop());
   // Six accounts from one address, at once: per-thread counts (two each) would answer all six 401.
-  const wrong = await Promise.all(Array.from({ length: 6 }, (_, i) => fresh(
-    server, 'POST', '/console/api/sign-in', undefined, { email: `nobody${i}@x.test`, password: 'not the password at all' }, { origin: server.baseUrl },
-  )));
+  const wrong = await Promise.all(
+    Array.from({ length: 6 }, (_, i) =>
+      fresh(
+        server,
+        'POST',
+        '/console/api/sign-in',
+        undefined,
+        { email: `nobody${i}@x.test`, password: 'not the password at all' },
+        { origin: server.baseUrl },
+      ),
+    ),
+  );
   t.same(wrong.map((r) => r.status).sort(), [401, 401, 401, 401, 429, 429], 'exactly the limit answered as failed sign-ins');
   t.match(wrong.find((r) => r.status === 429)?.json.detail, /from this address/);
 });
 
-t.test('a write answered by one thread is seen by the next request on every thread; a revoked token is refused on every thread', async (t) => {
-  const { server, world } = await startWorldServer(t, threaded());
-  for (const percentage of [11, 37, 89]) {
-    const patch = await fresh(server, 'PATCH', `/api/v1/flags/${world.ids.flag}`, world.secrets.write, { trafficPercentage: percentage });
-    t.equal(patch.status, 200);
-    for (let i = 0; i < kThreads * 2; i++) {
-      const read = await fresh(server, 'GET', `/api/v1/flags/${world.ids.flag}`, world.secrets.read);
-      t.equal(read.json?.trafficPercentage, percentage, `Management API read ${i} sees ${percentage}%`);
+t.test(
+  'a write answered by one thread is seen by the next request on every thread; a revoked token is refused on every thread',
+  async (t) => {
+    const { server, world } = await startWorldServer(t, threaded());
+    for (const percentage of [11, 37, 89]) {
+      const patch = await fresh(server, 'PATCH', `/api/v1/flags/${world.ids.flag}`, world.secrets.write, { trafficPercentage: percentage });
+      t.equal(patch.status, 200);
+      for (let i = 0; i < kThreads * 2; i++) {
+        const read = await fresh(server, 'GET', `/api/v1/flags/${world.ids.flag}`, world.secrets.read);
+        t.equal(read.json?.trafficPercentage, percentage, `Management API read ${i} sees ${percentage}%`);
+      }
     }
-  }
-  t.equal((await fresh(server, 'PATCH', `/api/v1/flags/${world.ids.flag}`, world.secrets.write, { enabled: false })).status, 200);
-  for (let i = 0; i < kThreads * 2; i++) {
-    const evaluation = await fresh(server, 'GET', `/v1/flags/${world.ids.flag}?targetingKey=alice`);
-    t.equal(evaluation.json?.enabled, false, `evaluation ${i} sees the flag off at once`);
-  }
-  // Revoked as the console does, from another process's handle on the data file.
-  world.run('tokenRevoke', { tokenId: world.tokenIds.read!, asUserId: world.ids.owner });
-  for (let i = 0; i < kThreads * 2; i++) {
-    t.equal((await fresh(server, 'GET', '/api/v1/token', world.secrets.read)).status, 401, `the revoked token is refused (connection ${i})`);
-  }
-});
+    t.equal((await fresh(server, 'PATCH', `/api/v1/flags/${world.ids.flag}`, world.secrets.write, { enabled: false })).status, 200);
+    for (let i = 0; i < kThreads * 2; i++) {
+      const evaluation = await fresh(server, 'GET', `/v1/flags/${world.ids.flag}?targetingKey=alice`);
+      t.equal(evaluation.json?.enabled, false, `evaluation ${i} sees the flag off at once`);
+    }
+    // Revoked as the console does, from another process's handle on the data file.
+    world.run('tokenRevoke', { tokenId: world.tokenIds.read!, asUserId: world.ids.owner });
+    for (let i = 0; i < kThreads * 2; i++) {
+      t.equal(
+        (await fresh(server, 'GET', '/api/v1/token', world.secrets.read)).status,
+        401,
+        `the revoked token is refused (connection ${i})`,
+      );
+    }
+  },
+);
 
 t.test('SIGTERM drains every thread: requests under way on all of them are answered 200, and the process exits 0', async (t) => {
   const { server, world } = await startWorldServer(t, threaded());
@@ -167,7 +203,11 @@ t.test('a port taken by another process is still a configuration error with seve
   t.teardown(() => first.stop());
   const env: NodeJS.ProcessEnv = { ...process.env, ...threaded() };
   delete env.NODE_OPTIONS;
-  const second = spawnSync(process.execPath, [kCliPath, 'serve', '--host', '127.0.0.1', '--port', String(first.port), '--data', tempDataDir()], { env, encoding: 'utf8', timeout: 30_000 });
+  const second = spawnSync(
+    process.execPath,
+    [kCliPath, 'serve', '--host', '127.0.0.1', '--port', String(first.port), '--data', tempDataDir()],
+    { env, encoding: 'utf8', timeout: 30_000 },
+  );
   t.equal(second.status, 2, 'the second server exits 2');
   t.match(second.stderr, /already in use/, 'naming the busy port');
   t.equal((await fresh(first, 'GET', '/health')).status, 200, 'the first keeps serving');

@@ -92,10 +92,23 @@ const examples = curlExamples();
 
 t.test('the README has the examples this test is about', async (t) => {
   const urls = examples.map((e) => parseCurl(e.command).url);
-  for (const path of ['/ofrep/v1/evaluate/flags/', '/ofrep/v1/evaluate/flags', '/v1/stream/project/prj_Demo', '/metrics', '/ready', '/api/v1/openapi.json']) {
-    t.ok(urls.some((u) => u.includes(path)), path);
+  for (const path of [
+    '/ofrep/v1/evaluate/flags/',
+    '/ofrep/v1/evaluate/flags',
+    '/v1/stream/project/prj_Demo',
+    '/metrics',
+    '/ready',
+    '/api/v1/openapi.json',
+  ]) {
+    t.ok(
+      urls.some((u) => u.includes(path)),
+      path,
+    );
   }
-  t.notOk(examples.some((e) => /Authorization|fw_/.test(e.command)), 'credential-free only');
+  t.notOk(
+    examples.some((e) => /Authorization|fw_/.test(e.command)),
+    'credential-free only',
+  );
 });
 
 for (const { command, shown } of examples) {

@@ -21,15 +21,34 @@ function readiness(over: Partial<ReadinessDeps> = {}) {
 
 t.test('ready only when the store reads and every worker answered; a busy writer is reported, still ready', async (t) => {
   t.same(await readiness().check(), { ready: true, store: true, writer: 'ok', workers: { answered: 2, total: 2 } });
-  t.same((await readiness({ readStore: () => { throw new Error('closed'); } }).check()).ready, false);
-  t.same(await readiness({ writer: { busy: true } }).check(), { ready: true, store: true, writer: 'busy', workers: { answered: 2, total: 2 } });
+  t.same(
+    (
+      await readiness({
+        readStore: () => {
+          throw new Error('closed');
+        },
+      }).check()
+    ).ready,
+    false,
+  );
+  t.same(await readiness({ writer: { busy: true } }).check(), {
+    ready: true,
+    store: true,
+    writer: 'busy',
+    workers: { answered: 2, total: 2 },
+  });
   t.same((await readiness({ probe: async () => ({ answered: 1, workers: 2 }) }).check()).ready, false);
   t.same((await readiness({ probe: async () => ({ answered: 0, workers: 0 }) }).check()).ready, false, 'no workers');
 });
 
 t.test('concurrent checks share one probe, a result is reused briefly; stop() turns it to 503', async (t) => {
   let probes = 0;
-  const r = readiness({ probe: async () => (probes++, { answered: 1, workers: 1 }) });
+  const r = readiness({
+    probe: async () => {
+      probes++;
+      return { answered: 1, workers: 1 };
+    },
+  });
   await Promise.all([r.check(), r.check(), r.check()]);
   await r.check();
   t.equal(probes, 1);
@@ -40,7 +59,10 @@ t.test('concurrent checks share one probe, a result is reused briefly; stop() tu
 
 t.test('the real server: 200 with every worker; back to 200 after a worker dies and is replaced', async (t) => {
   const world = buildEvalWorld();
-  const server = await startTestServer({ dataDir: world.dataDir, env: { FLAGWIRE_EVAL_WORKERS: '2', FLAGWIRE_TEST_HOOKS: '1', FLAGWIRE_TEST_EVAL_CRASH_ID: 'flg_crash' } });
+  const server = await startTestServer({
+    dataDir: world.dataDir,
+    env: { FLAGWIRE_EVAL_WORKERS: '2', FLAGWIRE_TEST_HOOKS: '1', FLAGWIRE_TEST_EVAL_CRASH_ID: 'flg_crash' },
+  });
   t.teardown(async () => {
     await server.stop();
     await world.store.close();
@@ -54,14 +76,18 @@ t.test('the real server: 200 with every worker; back to 200 after a worker dies 
   // round can miss it, and a load balancer simply asks again: so does this test.
   const readyWithin = async (ms: number) => {
     let r = await ready();
-    for (const deadline = Date.now() + ms; r.status !== 200 && Date.now() < deadline;) {
+    for (const deadline = Date.now() + ms; r.status !== 200 && Date.now() < deadline; ) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       r = await ready();
     }
     return r;
   };
   const first = await readyWithin(10_000);
-  t.same(first, { status: 200, cache: 'no-store', json: { status: 'ready', ready: true, store: true, writer: 'ok', workers: { answered: 2, total: 2 } } });
+  t.same(first, {
+    status: 200,
+    cache: 'no-store',
+    json: { status: 'ready', ready: true, store: true, writer: 'ok', workers: { answered: 2, total: 2 } },
+  });
   t.equal((await fetch(`${server.baseUrl}/v1/flags/flg_crash`)).status, 500, 'a worker died');
   const again = await readyWithin(10_000);
   t.same([again.status, again.json.workers], [200, { answered: 2, total: 2 }]);
@@ -83,7 +109,7 @@ t.test('the real server: /ready answers 503 after SIGTERM while shutdown drains 
 
   // Ready first (a probe round can miss its budget on a loaded machine: ask again, as a balancer does).
   let before = await ready();
-  for (const deadline = Date.now() + 10_000; before.status !== 200 && Date.now() < deadline;) {
+  for (const deadline = Date.now() + 10_000; before.status !== 200 && Date.now() < deadline; ) {
     await new Promise((resolve) => setTimeout(resolve, 100));
     before = await ready();
   }
@@ -101,8 +127,10 @@ t.test('the real server: /ready answers 503 after SIGTERM while shutdown drains 
     upload.on('error', () => {});
   });
   await new Promise((resolve) => upload!.once('connect', resolve));
-  upload.write(`PATCH /api/v1/flags/${world.ids.half} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${world.writeToken}\r\n`
-    + `Content-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 5)}`);
+  upload.write(
+    `PATCH /api/v1/flags/${world.ids.half} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${world.writeToken}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 5)}`,
+  );
   // The headers reached the handler (it counts the request as in flight before reading the body).
   await new Promise((resolve) => setTimeout(resolve, 300));
 
@@ -118,12 +146,17 @@ t.test('the real server: /ready answers 503 after SIGTERM while shutdown drains 
     else await new Promise((resolve) => setTimeout(resolve, 20));
   }
   const at = performance.now() - signalledAt;
-  t.comment(`/ready after SIGTERM: ${seen.join(', ')} (${notReady === null ? 'no 503' : `first 503 ${at.toFixed(0)} ms after the signal`})`);
+  t.comment(
+    `/ready after SIGTERM: ${seen.join(', ')} (${notReady === null ? 'no 503' : `first 503 ${at.toFixed(0)} ms after the signal`})`,
+  );
   t.ok(notReady !== null, '/ready answered 503 after SIGTERM, before the server exited');
   t.equal(notReady?.headers.get('retry-after'), '1');
   const json = JSON.parse(notReady?.body.toString() ?? '{}');
   t.same([json.status, json.ready], ['not ready', false], 'the body says not ready');
-  t.ok(seen.slice(0, -1).every((s) => s === 200), 'until then it was 200 (no other failure)');
+  t.ok(
+    seen.slice(0, -1).every((s) => s === 200),
+    'until then it was 200 (no other failure)',
+  );
 
   // The accepted PATCH still completes, then the server stops.
   upload.write(body.slice(5));

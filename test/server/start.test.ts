@@ -34,7 +34,11 @@ t.test('serve --demo seeds an empty data dir, prints working tokens, and /health
   t.equal(listed.code, 0);
   // Both were created in the same millisecond, so the list's order (oldest first, then by id) is the ids'.
   const byId = (a: { id?: string }, b: { id?: string }) => (a.id! < b.id! ? -1 : 1);
-  t.strictSame(listed.json.projects.map((p: { id: string; name: string }) => ({ id: p.id, name: p.name })), printed.sort(byId), 'project list gives the printed ids');
+  t.strictSame(
+    listed.json.projects.map((p: { id: string; name: string }) => ({ id: p.id, name: p.name })),
+    printed.sort(byId),
+    'project list gives the printed ids',
+  );
 });
 
 t.test('serve --demo on a data dir with data seeds nothing', async (t) => {
@@ -85,7 +89,11 @@ t.test('a bad setting stops start-up with one line naming it and exit code 2', a
     [{ FLAGWIRE_DATA: '/etc/hostname/not-a-directory' }, /FLAGWIRE_DATA/],
   ];
   for (const [env, expected] of cases) {
-    const r = spawnSync(process.execPath, [kCli, 'serve'], { env: { ...process.env, FLAGWIRE_DATA: tempDataDir(), ...env }, encoding: 'utf8', timeout: 10_000 });
+    const r = spawnSync(process.execPath, [kCli, 'serve'], {
+      env: { ...process.env, FLAGWIRE_DATA: tempDataDir(), ...env },
+      encoding: 'utf8',
+      timeout: 10_000,
+    });
     t.equal(r.status, 2, JSON.stringify(env));
     t.match(r.stderr, expected);
     t.equal(r.stderr.trim().split('\n').length, 1, 'one line');
@@ -97,7 +105,9 @@ t.test('a port already in use stops start-up with one line naming the port setti
   t.teardown(() => first.stop());
   // Without an exclusive bind (SO_REUSEPORT) the second server would share the port and never exit.
   const r = spawnSync(process.execPath, [kCli, 'serve', '--port', String(first.port), '--host', '127.0.0.1'], {
-    env: { ...process.env, FLAGWIRE_DATA: tempDataDir(), FLAGWIRE_EVAL_WORKERS: '1' }, encoding: 'utf8', timeout: 15_000,
+    env: { ...process.env, FLAGWIRE_DATA: tempDataDir(), FLAGWIRE_EVAL_WORKERS: '1' },
+    encoding: 'utf8',
+    timeout: 15_000,
   });
   t.equal(r.status, 2, `exit 2 (stderr: ${r.stderr})`);
   t.equal(r.stderr.trim().split('\n').length, 1, 'one line');

@@ -16,7 +16,10 @@ t.test('a server started during a migration is refused; a migration during a ser
   const dir = tempDir(t);
   // Another process's claims, as files (this process's own claims never exclude it).
   writeFileSync(join(dir, `.flagwire-migration.${process.ppid}`), '');
-  t.throws(() => claimDataDir(dir, 'server'), { name: 'StoreOpenError', message: new RegExp(`being migrated to PostgreSQL \\(process ${process.ppid}\\)`) });
+  t.throws(() => claimDataDir(dir, 'server'), {
+    name: 'StoreOpenError',
+    message: new RegExp(`being migrated to PostgreSQL \\(process ${process.ppid}\\)`),
+  });
   t.throws(() => claimDataDir(dir, 'migration'), { message: /in use by a running migration/ });
   t.strictSame(readdirSync(dir), [`.flagwire-migration.${process.ppid}`], 'the refused claims were taken back');
 

@@ -29,7 +29,9 @@ t.test('every export is one snapshot: flags and their audit entries agree while 
   const world = buildWorld(dir);
   const projectId = world.ids.single;
   await world.store.close();
-  const writer = spawn(process.execPath, ['--input-type=module', '-e', writerSource(dir, projectId)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const writer = spawn(process.execPath, ['--input-type=module', '-e', writerSource(dir, projectId)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   t.teardown(() => {
     writer.kill('SIGKILL');
   });
@@ -45,7 +47,11 @@ t.test('every export is one snapshot: flags and their audit entries agree while 
   for (let i = 0; i < kExports; i++) {
     const records = store.exportRecords();
     const flags = new Set(records.flatMap((c: Change) => (c.kind === 'flag' && c.value.projectId === projectId ? [c.value.id] : [])));
-    const created = new Set(records.flatMap((c: Change) => (c.kind === 'audit' && c.value.action === 'flag.create' && c.value.projectId === projectId ? [c.value.flagId] : [])));
+    const created = new Set(
+      records.flatMap((c: Change) =>
+        c.kind === 'audit' && c.value.action === 'flag.create' && c.value.projectId === projectId ? [c.value.flagId] : [],
+      ),
+    );
     if ([...flags].some((id) => !created.has(id)) || [...created].some((id) => !flags.has(id!))) torn++;
     largest = Math.max(largest, flags.size);
     // Another event-loop turn between exports, as between two commands' reads.

@@ -15,8 +15,12 @@ while (!existsSync(join(lmdbDir, 'package.json'))) lmdbDir = dirname(lmdbDir);
 t.test('no installed lmdb-js binary keeps the overflowing page-write error format', async (t) => {
   const scope = join(lmdbDir, '..', '@lmdb');
   const binaries = existsSync(scope)
-    ? readdirSync(scope).flatMap((pkg) => readdirSync(join(scope, pkg), { recursive: true }).map(String)
-      .filter((f) => f.endsWith('.node')).map((f) => join(scope, pkg, f)))
+    ? readdirSync(scope).flatMap((pkg) =>
+        readdirSync(join(scope, pkg), { recursive: true })
+          .map(String)
+          .filter((f) => f.endsWith('.node'))
+          .map((f) => join(scope, pkg, f)),
+      )
     : [];
   t.ok(binaries.length > 0, `lmdb-js prebuilt binaries found (${binaries.length})`);
   for (const file of binaries) {

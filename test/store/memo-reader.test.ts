@@ -10,8 +10,16 @@ import { tempDir } from '../helpers/cli.js';
 const at = Date.UTC(2030, 0, 1);
 const org: Org = { id: 'org_1', name: 'Acme', plan: 'teams', trialEndsAt: null, standing: 'good', createdAt: at };
 const flag: Flag = {
-  id: 'flg_1', projectId: 'prj_1', name: 'checkout', description: '', tags: ['web'], cohorts: ['alice'],
-  createdAt: at, updatedAt: at, kind: 'flag', state: { enabled: true, trafficPercentage: 50, audienceId: null },
+  id: 'flg_1',
+  projectId: 'prj_1',
+  name: 'checkout',
+  description: '',
+  tags: ['web'],
+  cohorts: ['alice'],
+  createdAt: at,
+  updatedAt: at,
+  kind: 'flag',
+  state: { enabled: true, trafficPercentage: 50, audienceId: null },
 };
 
 t.test('a record is decoded once per commit and read again after any commit', async (t) => {
@@ -56,8 +64,14 @@ t.test('memoised records are frozen: a reader cannot change what the next reques
   const memo = new MemoReader(store);
   memo.resetReadTxn();
   const read = memo.getFlag('flg_1')!;
-  t.throws(() => { (read as { name: string }).name = 'x'; }, TypeError);
-  t.throws(() => { (read.cohorts as string[]).push('mallory'); }, TypeError);
-  t.throws(() => { (read as { state: { enabled: boolean } }).state.enabled = false; }, TypeError);
+  t.throws(() => {
+    (read as { name: string }).name = 'x';
+  }, TypeError);
+  t.throws(() => {
+    (read.cohorts as string[]).push('mallory');
+  }, TypeError);
+  t.throws(() => {
+    (read as { state: { enabled: boolean } }).state.enabled = false;
+  }, TypeError);
   t.strictSame(memo.getFlag('flg_1'), flag);
 });

@@ -20,19 +20,37 @@ t.test('rehearse writes nothing and records what the successful functions wrote'
     (w) => runCommand(w, 'flagCreate', { projectId: project.id, body: { name: 'a' }, actor: kConsoleActor }, now),
     (w) => runCommand(w, 'flagCreate', { projectId: project.id, body: { name: 'b' }, actor: kConsoleActor }, now),
   ]);
-  t.strictSame(settled.map((s) => s.ok), [true, false, true], 'the duplicate name fails alone, seeing the first in the same group');
+  t.strictSame(
+    settled.map((s) => s.ok),
+    [true, false, true],
+    'the duplicate name fails alone, seeing the first in the same group',
+  );
   t.equal(source.listFlags(project.id).length, 0, 'nothing written');
   t.equal(source.configSeq(), before, 'no commit');
-  t.strictSame(changes.map((c) => c.kind), ['flag', 'audit', 'flag', 'audit'], 'the failed function\'s writes are not recorded');
+  t.strictSame(
+    changes.map((c) => c.kind),
+    ['flag', 'audit', 'flag', 'audit'],
+    "the failed function's writes are not recorded",
+  );
 
   // A copy of the store before, applying the change set, reads exactly as the store applying it.
   const copy = Store.open(tempDir(t));
   copy.replaceAll('db-1', 0, source.exportRecords());
   t.equal(copy.applyRevisions([{ revision: 1, changes }]), 1);
   source.applyRevisions([{ revision: 1, changes }]);
-  t.strictSame(copy.listFlags(project.id).map((f) => f.name).sort(), ['a', 'b']);
+  t.strictSame(
+    copy
+      .listFlags(project.id)
+      .map((f) => f.name)
+      .sort(),
+    ['a', 'b'],
+  );
   t.strictSame(copy.exportRecords(), source.exportRecords(), 'the same records');
-  t.strictSame(copy.listAudit(project.id, { limit: 10, before: null }), source.listAudit(project.id, { limit: 10, before: null }), 'the same audit, sequence numbers included');
+  t.strictSame(
+    copy.listAudit(project.id, { limit: 10, before: null }),
+    source.listAudit(project.id, { limit: 10, before: null }),
+    'the same audit, sequence numbers included',
+  );
   t.equal(copy.replicaRevision(), 1);
   t.equal(copy.replicaOf(), 'db-1');
 
@@ -44,15 +62,24 @@ t.test('rehearse writes nothing and records what the successful functions wrote'
   await copy.close();
 });
 
-t.test('replaceAll replaces everything, and keeps the copy\'s configSeq moving', async (t) => {
+t.test("replaceAll replaces everything, and keeps the copy's configSeq moving", async (t) => {
   const copy = Store.open(tempDir(t));
   copy.transact((w) => runCommand(w, 'orgCreate', { name: 'Old', plan: 'teams' }, now));
   const seq = copy.configSeq();
-  copy.replaceAll('db-2', 7, [{ kind: 'org', value: { id: 'org_new', name: 'New', plan: 'free', trialEndsAt: null, standing: 'good', createdAt: now } }]);
-  t.strictSame(copy.listOrgs().map((o) => o.name), ['New']);
+  copy.replaceAll('db-2', 7, [
+    { kind: 'org', value: { id: 'org_new', name: 'New', plan: 'free', trialEndsAt: null, standing: 'good', createdAt: now } },
+  ]);
+  t.strictSame(
+    copy.listOrgs().map((o) => o.name),
+    ['New'],
+  );
   t.ok(copy.configSeq() > seq, 'readers see a new commit number');
   t.equal(copy.replicaRevision(), 7);
   copy.replaceAll('db-2', 6, []);
-  t.strictSame(copy.listOrgs().map((o) => o.name), ['New'], 'an older full copy of the same database never replaces a newer one');
+  t.strictSame(
+    copy.listOrgs().map((o) => o.name),
+    ['New'],
+    'an older full copy of the same database never replaces a newer one',
+  );
   await copy.close();
 });

@@ -23,38 +23,103 @@ const org: Org = { id: 'org_1', name: 'Acme', plan: 'teams-trial', trialEndsAt: 
 const org2: Org = { id: 'org_2', name: 'Beta', plan: 'free', trialEndsAt: null, standing: 'lapsed', createdAt: at };
 const user: User = { id: 'usr_1', email: 'Olive@Acme.test', name: 'Olive', createdAt: at };
 const project: Project = { id: 'prj_1', name: 'Shop', kind: 'single', orgId: 'org_1', ownerUserId: null, environments: [], createdAt: at };
-const multi: Project = { id: 'prj_2', name: 'Platform', kind: 'multi', orgId: null, ownerUserId: 'usr_1', environments: ['staging', 'production'], createdAt: at };
-const audience: Audience = { id: 'aud_1', projectId: 'prj_1', name: 'Beta', rules: [{ attribute: 'plan', values: ['beta', 'pro'] }], updatedAt: at };
+const multi: Project = {
+  id: 'prj_2',
+  name: 'Platform',
+  kind: 'multi',
+  orgId: null,
+  ownerUserId: 'usr_1',
+  environments: ['staging', 'production'],
+  createdAt: at,
+};
+const audience: Audience = {
+  id: 'aud_1',
+  projectId: 'prj_1',
+  name: 'Beta',
+  rules: [{ attribute: 'plan', values: ['beta', 'pro'] }],
+  updatedAt: at,
+};
 const single: Flag = {
-  id: 'flg_b', projectId: 'prj_1', name: 'checkout', description: 'Ünïcode ✓', tags: ['web'], cohorts: ['alice'],
-  createdAt: at + 1, updatedAt: at + 2, kind: 'flag', state: { enabled: true, trafficPercentage: 50, audienceId: 'aud_1' },
+  id: 'flg_b',
+  projectId: 'prj_1',
+  name: 'checkout',
+  description: 'Ünïcode ✓',
+  tags: ['web'],
+  cohorts: ['alice'],
+  createdAt: at + 1,
+  updatedAt: at + 2,
+  kind: 'flag',
+  state: { enabled: true, trafficPercentage: 50, audienceId: 'aud_1' },
 };
 const older: Flag = {
-  id: 'flg_z', projectId: 'prj_1', name: 'banner', description: '', tags: [], cohorts: [],
-  createdAt: at, updatedAt: at, kind: 'flag', state: { enabled: false, trafficPercentage: 0, audienceId: null },
+  id: 'flg_z',
+  projectId: 'prj_1',
+  name: 'banner',
+  description: '',
+  tags: [],
+  cohorts: [],
+  createdAt: at,
+  updatedAt: at,
+  kind: 'flag',
+  state: { enabled: false, trafficPercentage: 0, audienceId: null },
 };
 const group: Flag = {
-  id: 'flg_g', projectId: 'prj_2', name: 'search', description: '', tags: [], cohorts: ['wide'], createdAt: at, updatedAt: at,
-  kind: 'groupflag', environments: {
+  id: 'flg_g',
+  projectId: 'prj_2',
+  name: 'search',
+  description: '',
+  tags: [],
+  cohorts: ['wide'],
+  createdAt: at,
+  updatedAt: at,
+  kind: 'groupflag',
+  environments: {
     staging: { enabled: true, trafficPercentage: 100, audienceId: null, cohorts: null },
     production: { enabled: false, trafficPercentage: 10, audienceId: null, cohorts: ['qa'] },
   },
 };
 const token: Token = {
-  id: 't'.repeat(20), projectId: 'prj_1', name: 'deploy', permission: 'write', environments: [], expiresAt: 0,
-  createdAt: at, createdBy: 'usr_1', revokedAt: null, secretHash: 'ab'.repeat(32),
+  id: 't'.repeat(20),
+  projectId: 'prj_1',
+  name: 'deploy',
+  permission: 'write',
+  environments: [],
+  expiresAt: 0,
+  createdAt: at,
+  createdBy: 'usr_1',
+  revokedAt: null,
+  secretHash: 'ab'.repeat(32),
 };
 const activity: TokenActivity = {
-  tokenId: token.id, lastUsedAt: at, lastDenialMailAt: null,
+  tokenId: token.id,
+  lastUsedAt: at,
+  lastDenialMailAt: null,
   recent: [{ at, method: 'GET', path: '/api/v1/flags', status: 200 }],
   denials: [{ at, reason: 'revoked', method: 'PATCH', path: '/api/v1/flags/x' }],
 };
 const mail: Omit<MailMessage, 'seq'> = {
-  at, to: 'olive@acme.test', subject: 'Refused', text: 'Line 1\nLine 2', sentAt: null, attempts: 0, nextAttemptAt: at, lastError: null, failedAt: null,
+  at,
+  to: 'olive@acme.test',
+  subject: 'Refused',
+  text: 'Line 1\nLine 2',
+  sentAt: null,
+  attempts: 0,
+  nextAttemptAt: at,
+  lastError: null,
+  failedAt: null,
 };
 
 function audit(projectId: string, action: string): Omit<AuditEntry, 'seq'> {
-  return { at, projectId, actor: 'console', actorName: 'console', action, flagId: 'flg_b', env: null, changes: { name: { before: 'a', after: 'b' } } };
+  return {
+    at,
+    projectId,
+    actor: 'console',
+    actorName: 'console',
+    action,
+    flagId: 'flg_b',
+    env: null,
+    changes: { name: { before: 'a', after: 'b' } },
+  };
 }
 
 t.test('every record kind round-trips through a close and reopen', async (t) => {
@@ -101,7 +166,7 @@ t.test('every record kind round-trips through a close and reopen', async (t) => 
   t.strictSame(again.findUserByEmail('olive@acme.TEST'), user, 'e-mail lookup ignores case');
   t.equal(again.findUserByEmail('nobody@acme.test'), undefined);
   t.equal(again.findUserByEmail('olive@acme.tes'), undefined, 'a prefix of an address is not it');
-  t.equal(again.findUserByEmail(`${'x'.repeat(3000)}@acme.test`), undefined, 'an address longer than any key is nobody\'s, not an error');
+  t.equal(again.findUserByEmail(`${'x'.repeat(3000)}@acme.test`), undefined, "an address longer than any key is nobody's, not an error");
   t.equal(again.getRole('org_1', 'usr_1'), 'admin');
   t.equal(again.getRole('org_1', 'usr_2'), undefined);
   t.strictSame(again.listMembers('org_2'), [{ orgId: 'org_2', userId: 'usr_1', role: 'viewer' }]);
@@ -141,7 +206,10 @@ t.test('updates replace, deletes remove, and indexes follow', async (t) => {
     w.deleteFlag(older);
     w.putToken({ ...token, revokedAt: at });
   });
-  t.strictSame(store.listFlags('prj_1').map((f) => f.name), ['renamed']);
+  t.strictSame(
+    store.listFlags('prj_1').map((f) => f.name),
+    ['renamed'],
+  );
   t.equal(store.getFlag(older.id), undefined);
   t.equal(store.getTokenByHash(token.secretHash)?.revokedAt, at);
   t.equal(store.listTokens('prj_1').length, 1, 'a token put twice is listed once');
@@ -153,11 +221,15 @@ t.test('writes only inside transact; a throwing transaction writes nothing', asy
   t.teardown(() => store.close());
   t.throws(() => store.putOrg(org), /store writes must run inside Store\.transact/);
   const seq = store.configSeq();
-  t.throws(() => store.transact((w) => {
-    w.putOrg(org);
-    w.appendAudit(audit('prj_1', 'lost'));
-    throw new Error('boom');
-  }), /boom/);
+  t.throws(
+    () =>
+      store.transact((w) => {
+        w.putOrg(org);
+        w.appendAudit(audit('prj_1', 'lost'));
+        throw new Error('boom');
+      }),
+    /boom/,
+  );
   t.equal(store.getOrg('org_1'), undefined);
   t.strictSame(store.listAudit('prj_1', { limit: 10, before: null }), []);
   t.equal(store.configSeq(), seq, 'no commit');
@@ -192,15 +264,32 @@ t.test('transactEach rolls back only the function that throws', async (t) => {
   const seq = store.configSeq();
   const failure = new Error('second fails');
   const results = store.transactEach<string | number>([
-    (w) => { w.putOrg(org); return 'a'; },
-    (w) => { w.putOrg(org2); w.appendAudit(audit('prj_1', 'rolled back')); throw failure; },
-    (w) => { w.putUser(user); return w.appendAudit(audit('prj_1', 'kept')).seq; },
+    (w) => {
+      w.putOrg(org);
+      return 'a';
+    },
+    (w) => {
+      w.putOrg(org2);
+      w.appendAudit(audit('prj_1', 'rolled back'));
+      throw failure;
+    },
+    (w) => {
+      w.putUser(user);
+      return w.appendAudit(audit('prj_1', 'kept')).seq;
+    },
   ]);
-  t.strictSame(results, [{ ok: true, value: 'a' }, { ok: false, error: failure }, { ok: true, value: 1 }]);
+  t.strictSame(results, [
+    { ok: true, value: 'a' },
+    { ok: false, error: failure },
+    { ok: true, value: 1 },
+  ]);
   t.strictSame(store.getOrg('org_1'), org);
-  t.equal(store.getOrg('org_2'), undefined, 'the failing function\'s writes are gone');
-  t.strictSame(store.getUser('usr_1'), user, 'the later function\'s writes stay');
-  t.strictSame(store.listAudit('prj_1', { limit: 10, before: null }).map((e) => e.action), ['kept']);
+  t.equal(store.getOrg('org_2'), undefined, "the failing function's writes are gone");
+  t.strictSame(store.getUser('usr_1'), user, "the later function's writes stay");
+  t.strictSame(
+    store.listAudit('prj_1', { limit: 10, before: null }).map((e) => e.action),
+    ['kept'],
+  );
   t.equal(store.configSeq(), seq + 1, 'one commit for the batch');
 });
 
@@ -210,9 +299,12 @@ t.test('a data file written by a newer Flagwire is refused with a clear message'
   const raw = open({ path: join(dir, 'flagwire.mdb'), maxDbs: 16 });
   raw.openDB({ name: 'meta' }).putSync('schemaVersion', kSchemaVersion + 1);
   await raw.close();
-  t.throws(() => Store.open(dir), new StoreOpenError(
-    `${join(dir, 'flagwire.mdb')} was written by a newer Flagwire (schema ${kSchemaVersion + 1}; this version reads up to ${kSchemaVersion}); upgrade Flagwire or use another data directory`,
-  ));
+  t.throws(
+    () => Store.open(dir),
+    new StoreOpenError(
+      `${join(dir, 'flagwire.mdb')} was written by a newer Flagwire (schema ${kSchemaVersion + 1}; this version reads up to ${kSchemaVersion}); upgrade Flagwire or use another data directory`,
+    ),
+  );
   t.throws(() => Store.open(dir, { readOnly: true }), StoreOpenError, 'read-only opens are refused too');
 
   const raw2 = open({ path: join(dir, 'flagwire.mdb'), maxDbs: 16 });
@@ -245,18 +337,44 @@ t.test('the index of mail to send: a poll reads only due messages, a result move
     w.appendMail({ ...mail, to: 'due@acme.test', nextAttemptAt: at + 10 }),
     w.appendMail({ ...mail, to: 'failing@acme.test' }),
   ]);
-  t.strictSame(store.listDueMail(at + 10, 10).map((m) => m.to), ['olive@acme.test', 'failing@acme.test', 'due@acme.test'], 'earliest due first, the later one not yet');
-  t.strictSame(store.listDueMail(at + 10, 2).map((m) => m.seq), [sent!.seq, failing!.seq], 'at most `limit`');
+  t.strictSame(
+    store.listDueMail(at + 10, 10).map((m) => m.to),
+    ['olive@acme.test', 'failing@acme.test', 'due@acme.test'],
+    'earliest due first, the later one not yet',
+  );
+  t.strictSame(
+    store.listDueMail(at + 10, 2).map((m) => m.seq),
+    [sent!.seq, failing!.seq],
+    'at most `limit`',
+  );
   store.transact((w) => {
     w.putMail({ ...sent!, sentAt: at + 1, attempts: 1 });
     w.putMail({ ...failing!, attempts: 1, lastError: 'busy', nextAttemptAt: at + 30_000 });
   });
-  t.strictSame(store.listDueMail(at + 10, 10).map((m) => m.seq), [due!.seq], 'sent and retried-later messages leave the due list');
-  t.strictSame(store.listDueMail(at + 60_000, 10).map((m) => m.seq), [due!.seq, failing!.seq, later!.seq], 'a retry is due at its new time');
+  t.strictSame(
+    store.listDueMail(at + 10, 10).map((m) => m.seq),
+    [due!.seq],
+    'sent and retried-later messages leave the due list',
+  );
+  t.strictSame(
+    store.listDueMail(at + 60_000, 10).map((m) => m.seq),
+    [due!.seq, failing!.seq, later!.seq],
+    'a retry is due at its new time',
+  );
   store.transact((w) => w.putMail({ ...failing!, attempts: 12, lastError: 'busy', nextAttemptAt: at + 60_000, failedAt: at + 30_000 }));
-  t.strictSame(store.listDueMail(Number.MAX_SAFE_INTEGER, 10).map((m) => m.seq), [due!.seq, later!.seq], 'a message given up is never due again');
+  t.strictSame(
+    store.listDueMail(Number.MAX_SAFE_INTEGER, 10).map((m) => m.seq),
+    [due!.seq, later!.seq],
+    'a message given up is never due again',
+  );
   t.equal(store.listMail().length, 4, 'the outbox still lists every message');
-  t.strictSame(store.getMail(failing!.seq), { ...failing!, attempts: 12, lastError: 'busy', nextAttemptAt: at + 60_000, failedAt: at + 30_000 });
+  t.strictSame(store.getMail(failing!.seq), {
+    ...failing!,
+    attempts: 12,
+    lastError: 'busy',
+    nextAttemptAt: at + 60_000,
+    failedAt: at + 30_000,
+  });
   t.equal(store.getMail(99), undefined);
 });
 
@@ -280,7 +398,11 @@ t.test('a schema 1 data dir (no index of mail to send) is migrated when opened f
   t.teardown(() => store.close());
   t.equal(store.schemaVersion(), kSchemaVersion);
   t.equal(kSchemaVersion, 4);
-  t.strictSame(store.listDueMail(at + 5, 10).map((m) => m.seq), [2], 'the pending message is indexed, sent and given-up ones are not');
+  t.strictSame(
+    store.listDueMail(at + 5, 10).map((m) => m.seq),
+    [2],
+    'the pending message is indexed, sent and given-up ones are not',
+  );
   t.equal(store.listMail().length, 3);
 });
 
@@ -322,7 +444,7 @@ t.test('a schema 3 data dir (no auth database) reads as no passwords or sessions
   const store = Store.open(dir);
   t.teardown(() => store.close());
   t.equal(store.schemaVersion(), 4);
-  t.strictSame(store.findUserByEmail('olive@ACME.test'), user, 'the migration indexed the existing users\' addresses');
+  t.strictSame(store.findUserByEmail('olive@ACME.test'), user, "the migration indexed the existing users' addresses");
   const seq = store.configSeq();
   const session = { idHash: 'cd'.repeat(32), userId: 'usr_1', csrfToken: 'csrf', createdAt: at, expiresAt: at + 1 };
   store.transact((w) => {
@@ -332,7 +454,7 @@ t.test('a schema 3 data dir (no auth database) reads as no passwords or sessions
   });
   t.strictSame(store.getCredential('usr_1'), { userId: 'usr_1', passwordHash: 'scrypt$2$1$1$AA==$AA==', updatedAt: at });
   t.strictSame(store.getSession(session.idHash), session);
-  t.strictSame(store.listUserSessions('usr_1'), [session], 'only the user\'s own sessions');
+  t.strictSame(store.listUserSessions('usr_1'), [session], "only the user's own sessions");
   t.equal(store.configSeq(), seq, 'passwords and sessions do not move configSeq');
   store.transact((w) => w.deleteSession(session));
   t.equal(store.getSession(session.idHash), undefined);
@@ -345,7 +467,8 @@ t.test('a data dir with files Flagwire did not write is refused, never written o
   mkdirSync(join(dir, 'backups'));
   t.throws(() => Store.open(dir), {
     name: 'StoreOpenError',
-    message: /^data directory .* holds files Flagwire did not write \((backups, notes\.txt|notes\.txt, backups)\); use an empty or Flagwire-only directory$/,
+    message:
+      /^data directory .* holds files Flagwire did not write \((backups, notes\.txt|notes\.txt, backups)\); use an empty or Flagwire-only directory$/,
   });
   t.strictSame(readdirSync(dir).sort(), ['backups', 'notes.txt'], 'nothing was created');
 

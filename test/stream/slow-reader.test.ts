@@ -33,7 +33,18 @@ t.test('a stream client that never reads is dropped and counted; readers beside 
     const at = Date.now() * 10 + version++;
     world.store.transact((w) => {
       for (const [i, id] of flagIds.entries()) {
-        w.putFlag({ id, projectId: big, name: `slow-${i}`, description: '', tags: [], createdAt: 1, updatedAt: at, kind: 'flag', cohorts: [], state: { enabled: true, trafficPercentage: 100, audienceId: null } });
+        w.putFlag({
+          id,
+          projectId: big,
+          name: `slow-${i}`,
+          description: '',
+          tags: [],
+          createdAt: 1,
+          updatedAt: at,
+          kind: 'flag',
+          cohorts: [],
+          state: { enabled: true, trafficPercentage: 100, audienceId: null },
+        });
       }
     });
     return at;
@@ -48,7 +59,7 @@ t.test('a stream client that never reads is dropped and counted; readers beside 
   t.teardown(async () => {
     for (const s of sockets) s.destroy();
     for (const es of sources) es.close();
-    await server.stop(); 
+    await server.stop();
     await world.store.close();
     rmSync(world.dataDir, { recursive: true, force: true });
   });
@@ -56,26 +67,35 @@ t.test('a stream client that never reads is dropped and counted; readers beside 
     const text = (await call(server.baseUrl, 'GET', '/metrics')).text;
     return Number(/^flagwire_stream_dropped_total (\d+)$/m.exec(text)?.[1] ?? NaN);
   };
-    t.equal(await dropped(), 0, 'nothing dropped at the start');
+  t.equal(await dropped(), 0, 'nothing dropped at the start');
 
   // The slow clients: a raw socket each, reading only the response head, then paused for good.
-  const slow = await Promise.all(Array.from({ length: kSlowClients }, () => new Promise<{ socket: net.Socket; closed: Promise<number> }>((resolve, reject) => {
-    const socket = net.connect(server.port, '127.0.0.1');
-    sockets.push(socket);
-    let head = '';
-    const onData = (d: Buffer) => {
-      head += d.toString('latin1');
-      if (head.includes('\r\n\r\n')) {
-        socket.off('data', onData);
-        socket.pause();
-        if (!/^HTTP\/1\.1 200 /.test(head) || !/text\/event-stream/i.test(head)) reject(new Error(`not a stream: ${head.slice(0, 300)}`));
-        resolve({ socket, closed: new Promise<number>((done) => socket.once('close', () => done(performance.now()))) });
-      }
-    };
-    socket.on('data', onData);
-    socket.on('error', () => {});
-    socket.once('connect', () => socket.write(`GET /v1/stream/project/${big} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n`));
-  })));
+  const slow = await Promise.all(
+    Array.from(
+      { length: kSlowClients },
+      () =>
+        new Promise<{ socket: net.Socket; closed: Promise<number> }>((resolve, reject) => {
+          const socket = net.connect(server.port, '127.0.0.1');
+          sockets.push(socket);
+          let head = '';
+          const onData = (d: Buffer) => {
+            head += d.toString('latin1');
+            if (head.includes('\r\n\r\n')) {
+              socket.off('data', onData);
+              socket.pause();
+              if (!/^HTTP\/1\.1 200 /.test(head) || !/text\/event-stream/i.test(head))
+                reject(new Error(`not a stream: ${head.slice(0, 300)}`));
+              resolve({ socket, closed: new Promise<number>((done) => socket.once('close', () => done(performance.now()))) });
+            }
+          };
+          socket.on('data', onData);
+          socket.on('error', () => {});
+          socket.once('connect', () =>
+            socket.write(`GET /v1/stream/project/${big} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n`),
+          );
+        }),
+    ),
+  );
 
   // The well-behaved clients: EventSource on the same project and on another one.
   const watch = async (projectId: string) => {
@@ -113,8 +133,10 @@ t.test('a stream client that never reads is dropped and counted; readers beside 
     if (count >= kSlowClients) break;
   }
   const dropMs = performance.now() - started;
-  t.comment(`slow stream readers: ${kSlowClients} dropped after ${rounds} rounds of ${kFlags} changed flags (${(dropMs / 1000).toFixed(1)} s); `
-    + `the reading client on the same project got ${sameProject.events} events meanwhile`);
+  t.comment(
+    `slow stream readers: ${kSlowClients} dropped after ${rounds} rounds of ${kFlags} changed flags (${(dropMs / 1000).toFixed(1)} s); ` +
+      `the reading client on the same project got ${sameProject.events} events meanwhile`,
+  );
   t.equal(count, kSlowClients, 'flagwire_stream_dropped_total counts the slow clients');
 
   // The server closed them: reading again, each client drains what the kernel held and reaches the end.
@@ -124,17 +146,27 @@ t.test('a stream client that never reads is dropped and counted; readers beside 
     Promise.all(slow.map((s) => s.closed)),
     new Promise<null>((resolve) => setTimeout(() => resolve(null), 15_000)),
   ]);
-  t.ok(closedAt !== null, `both slow connections were closed by the server (end of stream ${closedAt === null ? 'not reached' : `reached ${(Math.max(...closedAt) - resumedAt).toFixed(0)} ms after reading again`})`);
+  t.ok(
+    closedAt !== null,
+    `both slow connections were closed by the server (end of stream ${closedAt === null ? 'not reached' : `reached ${(Math.max(...closedAt) - resumedAt).toFixed(0)} ms after reading again`})`,
+  );
 
   // The readers beside them were never dropped and still get the next change.
-  const patch = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${world.ids.half}`, { token: world.writeToken, body: { trafficPercentage: 61 } });
+  const patch = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${world.ids.half}`, {
+    token: world.writeToken,
+    body: { trafficPercentage: 61 },
+  });
   t.equal(patch.status, 200);
   const deadline = Date.now() + 10_000;
   while (!otherProject.ids.includes(world.ids.half) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
   t.ok(otherProject.ids.includes(world.ids.half), 'the client on another project got the change');
   const lastRound = touchAll();
   while (sameProject.lastRound !== lastRound && Date.now() < deadline + 10_000) await new Promise((resolve) => setTimeout(resolve, 50));
-  t.equal(sameProject.lastRound, lastRound, `the reading client on the same project got the next round to its last flag (${sameProject.events} events in all)`);
+  t.equal(
+    sameProject.lastRound,
+    lastRound,
+    `the reading client on the same project got the next round to its last flag (${sameProject.events} events in all)`,
+  );
   t.same([sameProject.opens, sameProject.errors, otherProject.opens, otherProject.errors], [1, 0, 1, 0], 'neither reader was disconnected');
   t.equal(await dropped(), kSlowClients, 'and neither was counted as dropped');
 });

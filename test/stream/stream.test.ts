@@ -64,7 +64,10 @@ t.test('a PATCH through the API: one event with the flag id and its new updatedA
     stream.close();
     other.close();
   });
-  const patch = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${ids.half}`, { token: world.writeToken, body: { trafficPercentage: 60 } });
+  const patch = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${ids.half}`, {
+    token: world.writeToken,
+    body: { trafficPercentage: 60 },
+  });
   t.equal(patch.status, 200);
   const e = await stream.next((x) => x.type === 'flag');
   t.same(e.data, { id: ids.half, updatedAt: patch.json.flag.updatedAt }, 'id and updatedAt only: never cohorts');
@@ -92,17 +95,23 @@ t.test('changes made outside the server (console): create, rename, audience edit
   t.notOk(stream.events.some((x) => x.data.id === ids.group));
 });
 
-t.test('env: a watcher of one environment hears that environment\'s changes only', async (t) => {
+t.test("env: a watcher of one environment hears that environment's changes only", async (t) => {
   const production = await watch(`/v1/stream/project/${ids.multi}?env=production`);
   const all = await watch(`/v1/stream/project/${ids.multi}`);
   t.teardown(() => {
     production.close();
     all.close();
   });
-  const staging = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${ids.groupAud}?env=staging`, { token: world.multiWriteToken, body: { trafficPercentage: 40 } });
+  const staging = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${ids.groupAud}?env=staging`, {
+    token: world.multiWriteToken,
+    body: { trafficPercentage: 40 },
+  });
   t.equal(staging.status, 200);
   t.equal((await all.next((x) => x.type === 'flag')).data.id, ids.groupAud, 'the watcher without env hears it');
-  const prod = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${ids.groupAud}?env=production`, { token: world.multiWriteToken, body: { trafficPercentage: 40 } });
+  const prod = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${ids.groupAud}?env=production`, {
+    token: world.multiWriteToken,
+    body: { trafficPercentage: 40 },
+  });
   const e = await production.next((x) => x.type === 'flag');
   t.same(e.data, { id: ids.groupAud, updatedAt: prod.json.flag.updatedAt }, 'the first event production hears is its own change');
   await quiet();
@@ -127,7 +136,8 @@ t.test('headers, the retry hint and heartbeats on the wire', async (t) => {
   const reader = res.body!.getReader();
   let text = '';
   const deadline = Date.now() + 3000;
-  while ((text.match(/: heartbeat\n\n/g) ?? []).length < 2 && Date.now() < deadline) text += new TextDecoder().decode((await reader.read()).value);
+  while ((text.match(/: heartbeat\n\n/g) ?? []).length < 2 && Date.now() < deadline)
+    text += new TextDecoder().decode((await reader.read()).value);
   ac.abort();
   t.match(text, /^retry: 2000\n: connected\n\n/);
   t.ok((text.match(/: heartbeat\n\n/g) ?? []).length >= 2, 'heartbeats keep coming');

@@ -18,7 +18,7 @@ import { startTestServer } from '../helpers/server.js';
 const kOwner = 'owner@demo.flagwire.test';
 const kViewer = 'viewer@demo.flagwire.test';
 const kViewerPassword = 'viewer password 123';
-const kScreenshotsDir = process.env['FLAGWIRE_SCREENSHOTS_DIR'];
+const kScreenshotsDir = process.env.FLAGWIRE_SCREENSHOTS_DIR;
 
 t.test('the web console in Chromium', async (t) => {
   ensureChromium();
@@ -36,7 +36,9 @@ t.test('the web console in Chromium', async (t) => {
     const context = await browser.newContext({ viewport: { width: 1200, height: 860 } });
     const page = await context.newPage();
     page.setDefaultTimeout(15_000);
-    page.on('request', (r) => { if (!r.url().startsWith(`${base}/`)) foreign.push(r.url()); });
+    page.on('request', (r) => {
+      if (!r.url().startsWith(`${base}/`)) foreign.push(r.url());
+    });
     await page.goto(`${base}/console`);
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password').fill(password);
@@ -52,7 +54,8 @@ t.test('the web console in Chromium', async (t) => {
 
   // ---- the owner ----
   const page = await open(kOwner, demoPassword(server.output()));
-  for (const name of ['Demo Org', 'Web shop', 'Platform']) t.ok(await page.getByText(name, { exact: true }).first().isVisible(), `the first page names ${name}`);
+  for (const name of ['Demo Org', 'Web shop', 'Platform'])
+    t.ok(await page.getByText(name, { exact: true }).first().isVisible(), `the first page names ${name}`);
   await check(page, 'home');
 
   await page.getByRole('link', { name: 'Web shop' }).click();
@@ -71,7 +74,11 @@ t.test('the web console in Chromium', async (t) => {
   await page.getByLabel('Traffic percentage').fill('100');
   await page.getByRole('button', { name: 'Save', exact: true }).click();
   await page.getByText('Saved state of browser-flag.').waitFor();
-  t.same((await call(base, 'GET', `/v1/flags/${flagId}`)).json, { id: flagId, name: 'browser-flag', enabled: true }, 'the Evaluation API answers the change at once');
+  t.same(
+    (await call(base, 'GET', `/v1/flags/${flagId}`)).json,
+    { id: flagId, name: 'browser-flag', enabled: true },
+    'the Evaluation API answers the change at once',
+  );
   await page.getByRole('button', { name: 'Save', exact: true }).click();
   await page.getByText('Nothing changed: browser-flag already had these values.').waitFor();
   await page.getByLabel('Traffic percentage').fill('150');
@@ -81,7 +88,7 @@ t.test('the web console in Chromium', async (t) => {
 
   await page.goto(`${base}/console#/projects/prj_DemoWebShop/tokens`);
   await page.getByRole('heading', { name: 'Tokens of Web shop' }).waitFor();
-  t.ok(await page.getByText('2 of 50 token slots used').isVisible(), 'the demo shop\'s two tokens take two of the 50 slots');
+  t.ok(await page.getByText('2 of 50 token slots used').isVisible(), "the demo shop's two tokens take two of the 50 slots");
   await page.getByLabel('Token name').fill('browser-token');
   await page.getByLabel('Permission').selectOption('write');
   await page.getByRole('button', { name: 'Create token' }).click();
@@ -104,7 +111,13 @@ t.test('the web console in Chromium', async (t) => {
   await page.goto(`${base}/console#/projects/prj_DemoWebShop/audit`);
   await page.getByRole('heading', { name: 'Audit log of Web shop' }).waitFor();
   t.ok(await page.getByText('token.revoke').isVisible());
-  t.ok(await page.getByText(/Demo Owner \(user:usr_/).first().isVisible(), 'changes are audited as user:<id>');
+  t.ok(
+    await page
+      .getByText(/Demo Owner \(user:usr_/)
+      .first()
+      .isVisible(),
+    'changes are audited as user:<id>',
+  );
   await check(page, 'audit');
 
   for (const [hash, heading, name] of [
@@ -133,18 +146,24 @@ t.test('the web console in Chromium', async (t) => {
   await check(seen, null);
   // Sent by hand from the viewer's page (its cookie and token): the writer refuses it too.
   const refused = await seen.evaluate(async (id) => {
-    const session = await (await fetch('/console/api/session')).json() as { csrfToken: string };
+    const session = (await (await fetch('/console/api/session')).json()) as { csrfToken: string };
     const res = await fetch(`/console/api/flags/${id}`, {
-      method: 'PATCH', headers: { 'Content-Type': 'application/json', 'X-Flagwire-CSRF': session.csrfToken }, body: JSON.stringify({ enabled: false }),
+      method: 'PATCH',
+      headers: { 'Content-Type': 'application/json', 'X-Flagwire-CSRF': session.csrfToken },
+      body: JSON.stringify({ enabled: false }),
     });
-    return { status: res.status, body: await res.json() as { error: string } };
+    return { status: res.status, body: (await res.json()) as { error: string } };
   }, flagId);
   t.equal(refused.status, 403);
   t.equal(refused.body.error, 'Forbidden');
   t.same((await call(base, 'GET', `/v1/flags/${flagId}`)).json.enabled, true, 'the flag is unchanged');
   await seen.goto(`${base}/console#/projects/prj_DemoWebShop/tokens`);
   await seen.getByRole('heading', { name: 'Tokens of Web shop' }).waitFor();
-  t.equal(await seen.getByRole('button', { name: /Create token|Rotate|Revoke/ }).count(), 0, 'a viewer cannot create, rotate or revoke tokens');
+  t.equal(
+    await seen.getByRole('button', { name: /Create token|Rotate|Revoke/ }).count(),
+    0,
+    'a viewer cannot create, rotate or revoke tokens',
+  );
   await seen.getByRole('button', { name: 'Sign out' }).click();
   await seen.getByRole('button', { name: 'Sign in' }).waitFor();
 

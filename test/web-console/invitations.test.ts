@@ -7,7 +7,16 @@
 import { chromium, type Browser } from 'playwright-core';
 import t from 'tap';
 import { cli } from '../helpers/cli.js';
-import { consoleCall, demoPassword, demoSecret, ensureChromium, kChromium, setPassword, signIn, type WebSession } from '../helpers/web-console.js';
+import {
+  consoleCall,
+  demoPassword,
+  demoSecret,
+  ensureChromium,
+  kChromium,
+  setPassword,
+  signIn,
+  type WebSession,
+} from '../helpers/web-console.js';
 import { call } from '../helpers/http.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -16,7 +25,11 @@ const kX = 'xavier@other.test';
 const kXPassword = 'xavier password 123';
 const kShop = 'prj_DemoWebShop';
 
-interface Message { to: string; subject: string; text: string }
+interface Message {
+  to: string;
+  subject: string;
+  text: string;
+}
 
 t.test('an organisation owner cannot add a person without consent, nor read their mail', async (t) => {
   ensureChromium();
@@ -31,26 +44,39 @@ t.test('an organisation owner cannot add a person without consent, nor read thei
   const orgB = (await cli(dir, ['org', 'create', '--name', 'Other Org', '--plan', 'teams'])).json.id as string;
   t.equal((await cli(dir, ['org', 'add-member', orgB, x, '--role', 'owner'])).code, 0);
   const projectB = (await cli(dir, ['project', 'create', '--name', 'Secret project', '--org', orgB])).json.id as string;
-  const tokenB = (await cli(dir, ['token', 'create', projectB, '--as', x, '--name', 'b-deploy', '--permission', 'read'])).json as { id: string; secret: string };
+  const tokenB = (await cli(dir, ['token', 'create', projectB, '--as', x, '--name', 'b-deploy', '--permission', 'read'])).json as {
+    id: string;
+    secret: string;
+  };
   t.equal((await call(base, 'POST', '/api/v1/flags', { token: tokenB.secret, body: { name: 'nope' } })).status, 403);
   // And a read token of A refused the same way: a notice to A's owner about A.
   const readA = demoSecret(server.output(), 'demo-read');
   t.equal((await call(base, 'POST', '/api/v1/flags', { token: readA, body: { name: 'nope' } })).status, 403);
   const outbox = async () => (await cli(dir, ['mail', 'list'])).json.messages as Message[];
   // Token activity reaches the writer every second; 60 s only catches a hang.
-  for (let i = 0; i < 120 && (await outbox()).filter((m) => m.to === kX || m.to === kOwner).length < 2; i++) await new Promise((r) => setTimeout(r, 500));
-  t.ok((await outbox()).some((m) => m.to === kX && m.text.includes(tokenB.id)), 'the outbox holds X\'s notice about B');
+  for (let i = 0; i < 120 && (await outbox()).filter((m) => m.to === kX || m.to === kOwner).length < 2; i++)
+    await new Promise((r) => setTimeout(r, 500));
+  t.ok(
+    (await outbox()).some((m) => m.to === kX && m.text.includes(tokenB.id)),
+    "the outbox holds X's notice about B",
+  );
 
   const owner = await signIn(base, kOwner, demoPassword(server.output()));
-  const members = async () => ((await consoleCall(base, owner, 'GET', `orgs/${orgA}/members`)).json.members as { userId: string; role: string }[])
-    .map((m) => m.userId);
+  const members = async () =>
+    ((await consoleCall(base, owner, 'GET', `orgs/${orgA}/members`)).json.members as { userId: string; role: string }[]).map(
+      (m) => m.userId,
+    );
   /** Nothing of X's mail in A's owner's mail, in any form; A's own notice is there. */
   const expectNoLeak = async (when: string) => {
     const answer = await consoleCall(base, owner, 'GET', 'mail');
     t.equal(answer.status, 200, `${when}: A's owner reads their mail`);
     const raw = JSON.stringify(answer.json);
-    for (const secret of [kX, tokenB.id, 'b-deploy', 'Secret project', orgB]) t.notOk(raw.includes(secret), `${when}: A's owner sees nothing of "${secret}"`);
-    t.ok((answer.json.messages as Message[]).some((m) => m.to === kOwner && m.subject.includes('demo-read')), `${when}: A's owner sees their own notice about A`);
+    for (const secret of [kX, tokenB.id, 'b-deploy', 'Secret project', orgB])
+      t.notOk(raw.includes(secret), `${when}: A's owner sees nothing of "${secret}"`);
+    t.ok(
+      (answer.json.messages as Message[]).some((m) => m.to === kOwner && m.subject.includes('demo-read')),
+      `${when}: A's owner sees their own notice about A`,
+    );
   };
   await expectNoLeak('before anything');
 
@@ -63,10 +89,15 @@ t.test('an organisation owner cannot add a person without consent, nor read thei
   await expectNoLeak('after the refused add');
 
   // ---- an invitation: pending until X accepts ----
-  const invited = await consoleCall(base, owner, 'POST', `orgs/${orgA}/invitations`, { body: { email: 'Xavier@Other.test', role: 'editor' } });
+  const invited = await consoleCall(base, owner, 'POST', `orgs/${orgA}/invitations`, {
+    body: { email: 'Xavier@Other.test', role: 'editor' },
+  });
   t.equal(invited.status, 200, `the invitation is made: ${JSON.stringify(invited.json)}`);
   const listing = await consoleCall(base, owner, 'GET', `orgs/${orgA}/members`);
-  t.notOk((listing.json.members as { userId: string }[]).some((m) => m.userId === x), 'an invitation is not a membership');
+  t.notOk(
+    (listing.json.members as { userId: string }[]).some((m) => m.userId === x),
+    'an invitation is not a membership',
+  );
   t.match(listing.json.invitations, [{ email: 'xavier@other.test', role: 'editor' }], 'the members page lists the pending invitation');
   await expectNoLeak('while the invitation is pending');
   const audit = async () => (await cli(dir, ['audit', kShop, '--limit', '5'])).json.entries as { actor: string; action: string }[];
@@ -89,17 +120,27 @@ t.test('an organisation owner cannot add a person without consent, nor read thei
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { name: 'Organisations and projects' }).waitFor();
   await page.getByRole('heading', { name: 'Invitations' }).waitFor();
-  t.notOk(await page.getByRole('link', { name: 'Web shop' }).isVisible(), 'before accepting, A\'s projects are not X\'s');
+  t.notOk(await page.getByRole('link', { name: 'Web shop' }).isVisible(), "before accepting, A's projects are not X's");
   await page.getByRole('button', { name: 'Accept the invitation to Demo Org' }).click();
   await page.getByText('You are now editor of Demo Org.').waitFor();
   await page.getByRole('link', { name: 'Web shop' }).waitFor();
   t.ok(await page.getByRole('heading', { name: 'Demo Org', level: 2 }).isVisible(), 'X sees organisation A');
   t.equal(await page.getByRole('heading', { name: 'Invitations' }).count(), 0, 'and no pending invitation');
 
-  const roles = Object.fromEntries(((await consoleCall(base, owner, 'GET', `orgs/${orgA}/members`)).json.members as { userId: string; role: string }[]).map((m) => [m.userId, m.role]));
+  const roles = Object.fromEntries(
+    ((await consoleCall(base, owner, 'GET', `orgs/${orgA}/members`)).json.members as { userId: string; role: string }[]).map((m) => [
+      m.userId,
+      m.role,
+    ]),
+  );
   t.equal(roles[x], 'editor', 'X is a member of A with the invited role');
   t.match((await audit())[0], { actor: `user:${x}`, action: 'member.accept' }, 'the acceptance is audited as X');
-  const again = await consoleCall(base, (await signIn(base, kX, kXPassword)) as WebSession, 'POST', `invitations/${invited.json.id}/accept`);
+  const again = await consoleCall(
+    base,
+    (await signIn(base, kX, kXPassword)) as WebSession,
+    'POST',
+    `invitations/${invited.json.id}/accept`,
+  );
   t.equal(again.status, 404, 'an invitation is accepted once');
 
   await expectNoLeak('after X accepted');
@@ -108,5 +149,5 @@ t.test('an organisation owner cannot add a person without consent, nor read thei
   await page.goto(`${base}/console#/mail`);
   await page.getByRole('heading', { name: 'Your mail' }).waitFor();
   await page.getByRole('heading', { name: 'Flagwire: API token "b-deploy" was refused' }).waitFor();
-  t.equal(await page.getByText('demo-read').count(), 0, 'X does not see A\'s owner\'s mail');
+  t.equal(await page.getByText('demo-read').count(), 0, "X does not see A's owner's mail");
 });

@@ -29,14 +29,21 @@ t.test('list fields keep every item exactly; a save sends only what was edited',
   t.equal(created.status, 201, JSON.stringify(created.json));
   const flagId = created.json.id as string;
   t.same([created.json.cohorts, created.json.tags], [kCohorts, kTags], 'the API stores the lists exactly as sent');
-  const group = await call(base, 'POST', '/api/v1/flags', { token: platformWrite, body: { name: 'group-lists', environments: { production: { cohorts: ['x, y'] } } } });
+  const group = await call(base, 'POST', '/api/v1/flags', {
+    token: platformWrite,
+    body: { name: 'group-lists', environments: { production: { cohorts: ['x, y'] } } },
+  });
   t.equal(group.status, 201, JSON.stringify(group.json));
   const groupId = group.json.id as string;
   const session = await signIn(base, kOwner, password);
   t.equal((await consoleCall(base, session, 'POST', `flags/${groupId}/cohorts`, { body: { cohorts: kCohorts } })).status, 200);
-  const audience = await consoleCall(base, session, 'POST', `projects/${kShop}/audiences`, { body: { name: 'people', rules: [{ attribute: 'name', values: kCohorts }] } });
+  const audience = await consoleCall(base, session, 'POST', `projects/${kShop}/audiences`, {
+    body: { name: 'people', rules: [{ attribute: 'name', values: kCohorts }] },
+  });
   t.equal(audience.status, 200, JSON.stringify(audience.json));
-  const audienceRules = async () => (await cli(server.dataDir, ['audience', 'list', kShop])).json.audiences.find((a: { name: string }) => a.name.startsWith('people')).rules;
+  const audienceRules = async () =>
+    (await cli(server.dataDir, ['audience', 'list', kShop])).json.audiences.find((a: { name: string }) => a.name.startsWith('people'))
+      .rules;
   t.same(await audienceRules(), [{ attribute: 'name', values: kCohorts }], 'the audience keeps its values exactly');
 
   const browser: Browser = await chromium.launch({ executablePath: kChromium, headless: true, args: ['--no-sandbox'] });
@@ -45,7 +52,9 @@ t.test('list fields keep every item exactly; a save sends only what was edited',
   // Generous: a loaded 2-core machine; every wait is on a visible outcome.
   page.setDefaultTimeout(30_000);
   const sent: { url: string; body: unknown }[] = [];
-  page.on('request', (r) => { if (r.method() === 'PATCH') sent.push({ url: r.url(), body: JSON.parse(r.postData() ?? 'null') }); });
+  page.on('request', (r) => {
+    if (r.method() === 'PATCH') sent.push({ url: r.url(), body: JSON.parse(r.postData() ?? 'null') });
+  });
   await page.goto(`${base}/console`);
   await page.getByLabel('Email').fill(kOwner);
   await page.getByLabel('Password').fill(password);
@@ -58,7 +67,11 @@ t.test('list fields keep every item exactly; a save sends only what was edited',
   await page.getByLabel('Enabled').check();
   await page.getByRole('button', { name: 'Save', exact: true }).click();
   await page.getByText('Saved state of lists.').waitFor();
-  t.same(sent.map((s) => s.body), [{ enabled: true }], 'the PATCH holds only the field edited');
+  t.same(
+    sent.map((s) => s.body),
+    [{ enabled: true }],
+    'the PATCH holds only the field edited',
+  );
   let flag = await apiFlag(flagId, shopWrite);
   t.equal(flag.enabled, true);
   t.same([flag.cohorts, flag.tags], [kCohorts, kTags], 'cohorts and tags byte-identical after saving only Enabled');
@@ -69,7 +82,11 @@ t.test('list fields keep every item exactly; a save sends only what was edited',
   await page.getByLabel('Cohort 2', { exact: true }).fill('Roe, Richard ');
   await page.getByRole('button', { name: 'Save', exact: true }).click();
   await page.getByText('Saved state of lists.').waitFor();
-  t.same(sent.map((s) => s.body), [{ cohorts: ['Doe, Jane', 'Roe, Richard '] }], 'only the cohorts are sent, the untouched one as it was');
+  t.same(
+    sent.map((s) => s.body),
+    [{ cohorts: ['Doe, Jane', 'Roe, Richard '] }],
+    'only the cohorts are sent, the untouched one as it was',
+  );
   flag = await apiFlag(flagId, shopWrite);
   t.same([flag.cohorts, flag.tags, flag.enabled], [['Doe, Jane', 'Roe, Richard '], kTags, true]);
 
@@ -90,10 +107,17 @@ t.test('list fields keep every item exactly; a save sends only what was edited',
   await staging.getByLabel('Enabled').check();
   await page.getByRole('button', { name: 'Save staging' }).click();
   await page.getByText('Saved environment staging of group-lists.').waitFor();
-  t.same(sent.map((s) => [new URL(s.url).search, s.body]), [['?env=staging', { enabled: true }]], 'the PATCH holds only staging\'s Enabled');
+  t.same(
+    sent.map((s) => [new URL(s.url).search, s.body]),
+    [['?env=staging', { enabled: true }]],
+    "the PATCH holds only staging's Enabled",
+  );
   let grouped = await apiFlag(groupId, platformWrite);
-  t.same([grouped.environments.staging.enabled, grouped.environments.staging.cohorts, grouped.environments.production.cohorts], [true, kCohorts, ['x, y']],
-    'staging still inherits the flag-wide list exactly; production keeps its own');
+  t.same(
+    [grouped.environments.staging.enabled, grouped.environments.staging.cohorts, grouped.environments.production.cohorts],
+    [true, kCohorts, ['x, y']],
+    'staging still inherits the flag-wide list exactly; production keeps its own',
+  );
   await page.getByLabel('Flag-wide cohort 1', { exact: true }).fill('Roe, Richard');
   await page.getByRole('button', { name: 'Save flag-wide cohorts' }).click();
   await page.getByText('Flag-wide cohorts saved.').waitFor();
@@ -107,7 +131,7 @@ t.test('list fields keep every item exactly; a save sends only what was edited',
   await people.getByLabel('Audience name').fill('people, renamed');
   await people.getByRole('button', { name: 'Save audience' }).click();
   await page.getByText('Audience people, renamed saved.').waitFor();
-  t.same(await audienceRules(), [{ attribute: 'name', values: kCohorts }], 'a rename keeps the rule\'s values exactly');
+  t.same(await audienceRules(), [{ attribute: 'name', values: kCohorts }], "a rename keeps the rule's values exactly");
   t.same(await seriousViolations(page), [], 'axe: no serious or critical violation on the settings page');
   const renamed = page.locator('form', { has: page.getByRole('group', { name: 'Audience people, renamed' }) });
   await renamed.getByLabel('Rule 1 value 1', { exact: true }).fill('Roe, Richard');

@@ -30,7 +30,7 @@ function readAuditRows(): string[] {
   });
 }
 
-t.test('the web console\'s editing pages in Chromium', async (t) => {
+t.test("the web console's editing pages in Chromium", async (t) => {
   ensureChromium();
   const server = await startTestServer({ demo: true });
   t.teardown(() => server.stop());
@@ -57,8 +57,15 @@ t.test('the web console\'s editing pages in Chromium', async (t) => {
   const apiFlag = (id: string, token = shopWrite) => call(base, 'GET', `/api/v1/flags/${id}`, { token });
   const flagIdOf = async (name: string, token: string) =>
     ((await call(base, 'GET', `/api/v1/flags?name=${name}`, { token })).json.flags[0] as { id: string }).id;
-  const auditLog = async (projectId: string) => (await cli(dir, ['audit', projectId, '--limit', '200'])).json.entries as
-    { seq: number; actor: string; action: string; flagId: string | null; env: string | null; changes: Record<string, { before: unknown; after: unknown }> }[];
+  const auditLog = async (projectId: string) =>
+    (await cli(dir, ['audit', projectId, '--limit', '200'])).json.entries as {
+      seq: number;
+      actor: string;
+      action: string;
+      flagId: string | null;
+      env: string | null;
+      changes: Record<string, { before: unknown; after: unknown }>;
+    }[];
   /** The project's newest audit entry: the change just made, by the signed-in owner. */
   const expectAudited = async (projectId: string, action: string, changes: Record<string, unknown>) => {
     const [entry] = await auditLog(projectId);
@@ -113,8 +120,14 @@ t.test('the web console\'s editing pages in Chromium', async (t) => {
   t.same((await flagCells()).sort(), ['dark-mode', 'new-checkout', 'seasonal-banner'], 'every flag before filtering');
   await page.getByLabel(/^Tag\b/).selectOption('marketing');
   t.same(await flagCells(), ['seasonal-banner'], 'the tag filter keeps only the flags with that tag');
-  const tagged = (await call(base, 'GET', '/api/v1/flags', { token: shopRead })).json.flags.filter((f: { tags: string[] }) => f.tags.includes('marketing'));
-  t.same(tagged.map((f: { name: string }) => f.name), ['seasonal-banner'], 'as the Management API lists them');
+  const tagged = (await call(base, 'GET', '/api/v1/flags', { token: shopRead })).json.flags.filter((f: { tags: string[] }) =>
+    f.tags.includes('marketing'),
+  );
+  t.same(
+    tagged.map((f: { name: string }) => f.name),
+    ['seasonal-banner'],
+    'as the Management API lists them',
+  );
   await page.getByLabel(/^Tag\b/).selectOption('');
   t.equal(await page.locator('tbody tr').count(), 3, '"Any tag" shows every flag again');
 
@@ -158,24 +171,40 @@ t.test('the web console\'s editing pages in Chromium', async (t) => {
   await page.getByRole('button', { name: 'Create token' }).click();
   await page.getByText('Token staging-only created.').waitFor();
   const stagingOnly = (await page.locator('#token-secret').textContent())!;
-  t.equal((await call(base, 'GET', `/api/v1/flags/${searchId}?env=staging`, { token: stagingOnly })).status, 200, 'the limited token reads staging');
+  t.equal(
+    (await call(base, 'GET', `/api/v1/flags/${searchId}?env=staging`, { token: stagingOnly })).status,
+    200,
+    'the limited token reads staging',
+  );
 
   await page.goto(`${base}/console#/projects/${kPlatform}/settings`);
   await page.getByRole('heading', { name: 'Environments and audiences of Platform' }).waitFor();
   await page.getByLabel('New environment').fill('qa');
   await page.getByRole('button', { name: 'Add environment' }).click();
   await page.getByText('Environment qa added.').waitFor();
-  t.same((await cli(dir, ['project', 'show', kPlatform])).json.environments, ['staging', 'production', 'qa'], 'project show lists the new environment');
+  t.same(
+    (await cli(dir, ['project', 'show', kPlatform])).json.environments,
+    ['staging', 'production', 'qa'],
+    'project show lists the new environment',
+  );
   await expectAudited(kPlatform, 'env.add', { environment: { before: null, after: 'qa' } });
 
-  t.ok(await page.getByText('Tokens limited to the old name are not updated: their requests for that environment are refused until they are replaced.').isVisible(),
-    'the rename form warns about tokens limited to the old name');
+  t.ok(
+    await page
+      .getByText('Tokens limited to the old name are not updated: their requests for that environment are refused until they are replaced.')
+      .isVisible(),
+    'the rename form warns about tokens limited to the old name',
+  );
   await page.getByLabel(/^Environment\b/).selectOption('staging');
   await page.getByLabel('New name').fill('preprod');
   await page.getByRole('button', { name: 'Rename environment' }).click();
   await page.getByText('Environment staging renamed to preprod.').waitFor();
   t.same((await cli(dir, ['project', 'show', kPlatform])).json.environments, ['preprod', 'production', 'qa']);
-  t.match((await cli(dir, ['flag', 'show', searchId])).json.environments, { preprod: { enabled: true, trafficPercentage: 100 } }, 'the flag\'s staging state moved to preprod');
+  t.match(
+    (await cli(dir, ['flag', 'show', searchId])).json.environments,
+    { preprod: { enabled: true, trafficPercentage: 100 } },
+    "the flag's staging state moved to preprod",
+  );
   await expectAudited(kPlatform, 'env.rename', { environment: { before: 'staging', after: 'preprod' } });
   const limited = await call(base, 'GET', `/api/v1/flags/${searchId}?env=preprod`, { token: stagingOnly });
   t.equal(limited.status, 403, 'as warned, the token limited to the old name is refused the renamed environment');
@@ -186,7 +215,11 @@ t.test('the web console\'s editing pages in Chromium', async (t) => {
   await page.getByLabel('New name').fill('qa');
   await page.getByRole('button', { name: 'Rename environment' }).click();
   await page.getByText('Invalid request: environment "qa" already exists').waitFor();
-  t.same((await cli(dir, ['project', 'show', kPlatform])).json.environments, ['preprod', 'production', 'qa'], 'a refused rename changes nothing');
+  t.same(
+    (await cli(dir, ['project', 'show', kPlatform])).json.environments,
+    ['preprod', 'production', 'qa'],
+    'a refused rename changes nothing',
+  );
   t.equal(await newestSeq(kPlatform), beforeEnvRefusal, 'and writes no audit entry');
 
   // ---- audiences: create, update, a refused update ----
@@ -199,7 +232,8 @@ t.test('the web console\'s editing pages in Chromium', async (t) => {
   await addItems(fresh, 'Rule 1 value', ['de', 'fr']);
   await fresh.getByRole('button', { name: 'Create audience' }).click();
   await page.getByText('Audience EU customers created.').waitFor();
-  const audiences = async () => (await cli(dir, ['audience', 'list', kShop])).json.audiences as { id: string; name: string; rules: unknown }[];
+  const audiences = async () =>
+    (await cli(dir, ['audience', 'list', kShop])).json.audiences as { id: string; name: string; rules: unknown }[];
   const created = (await audiences()).find((a) => a.name === 'EU customers');
   t.same(created?.rules, [{ attribute: 'country', values: ['de', 'fr'] }], 'audience list has the new audience and its rule');
   await expectAudited(kShop, 'audience.create', { audience: { before: null, after: { name: 'EU customers' } } });
@@ -212,8 +246,17 @@ t.test('the web console\'s editing pages in Chromium', async (t) => {
   await addItems(eu, 'Rule 2 value', ['pro']);
   await eu.getByRole('button', { name: 'Save audience' }).click();
   await page.getByText('Audience EU shoppers saved.').waitFor();
-  t.match((await audiences()).find((a) => a.id === created?.id),
-    { name: 'EU shoppers', rules: [{ attribute: 'country', values: ['de', 'fr', 'nl'] }, { attribute: 'plan', values: ['pro'] }] }, 'the update is stored');
+  t.match(
+    (await audiences()).find((a) => a.id === created?.id),
+    {
+      name: 'EU shoppers',
+      rules: [
+        { attribute: 'country', values: ['de', 'fr', 'nl'] },
+        { attribute: 'plan', values: ['pro'] },
+      ],
+    },
+    'the update is stored',
+  );
   await expectAudited(kShop, 'audience.update', { audience: { before: { name: 'EU customers' }, after: { name: 'EU shoppers' } } });
 
   const beforeAudienceRefusal = [await newestSeq(kShop), await audiences()];
@@ -239,7 +282,9 @@ t.test('the web console\'s editing pages in Chromium', async (t) => {
   const tokens = (await cli(dir, ['token', 'list', kShop])).json.tokens as { id: string; name: string; revokedAt: number | null }[];
   t.type(tokens.find((x) => x.id === oldReadId)?.revokedAt, 'number', 'token list: the old token is revoked');
   t.equal(tokens.find((x) => x.id === described.json.id)?.revokedAt, null, 'and its replacement active');
-  await expectAudited(kShop, 'token.rotate', { token: { before: { id: oldReadId, name: 'demo-read' }, after: { id: described.json.id, name: 'demo-read' } } });
+  await expectAudited(kShop, 'token.rotate', {
+    token: { before: { id: oldReadId, name: 'demo-read' }, after: { id: described.json.id, name: 'demo-read' } },
+  });
 
   // ---- members: a role change the writer applies; demoting the last Owner is refused ----
   const orgId = (await cli(dir, ['org', 'list'])).json.orgs[0].id as string;
@@ -258,10 +303,16 @@ t.test('the web console\'s editing pages in Chromium', async (t) => {
   await page.getByText(`User ${member} is now editor.`).waitFor();
   t.ok(await page.getByRole('row', { name: /Demo Member .* editor/ }).isVisible(), 'the members table shows the new role');
   const session = await signIn(base, kOwner, ownerPassword);
-  const roles = async () => Object.fromEntries(((await consoleCall(base, session, 'GET', `orgs/${orgId}/members`)).json.members as { userId: string; role: string }[])
-    .map((m) => [m.userId, m.role]));
+  const roles = async () =>
+    Object.fromEntries(
+      ((await consoleCall(base, session, 'GET', `orgs/${orgId}/members`)).json.members as { userId: string; role: string }[]).map((m) => [
+        m.userId,
+        m.role,
+      ]),
+    );
   t.same(await roles(), { [ownerId]: 'owner', [member]: 'editor' }, 'the members listing has the new role');
-  for (const projectId of [kShop, 'prj_DemoPlatform']) await expectAudited(projectId, 'member.role', { [`role of user:${member}`]: { before: 'viewer', after: 'editor' } });
+  for (const projectId of [kShop, 'prj_DemoPlatform'])
+    await expectAudited(projectId, 'member.role', { [`role of user:${member}`]: { before: 'viewer', after: 'editor' } });
   t.equal((await cli(dir, asMember)).code, 0, 'the writer applies it: the editor may now describe a flag');
   t.match((await auditLog(kShop))[0], { actor: `user:${member}`, action: 'flag.describe' });
 
@@ -276,22 +327,29 @@ t.test('the web console\'s editing pages in Chromium', async (t) => {
   for (let p = 51; p <= 80; p++) {
     t.equal((await call(base, 'PATCH', `/api/v1/flags/${checkoutId}`, { token: shopWrite, body: { trafficPercentage: p } })).status, 200);
   }
-  const names = new Map<string, string>([[bannerId, 'seasonal-banner'], [checkoutId, 'new-checkout'], [await flagIdOf('dark-mode', shopWrite), 'dark-mode']]);
-  const row = (e: { actor: string; action: string; flagId: string | null }) => `${e.actor}|${e.action}|${e.flagId === null ? '' : names.get(e.flagId) ?? e.flagId}`;
+  const names = new Map<string, string>([
+    [bannerId, 'seasonal-banner'],
+    [checkoutId, 'new-checkout'],
+    [await flagIdOf('dark-mode', shopWrite), 'dark-mode'],
+  ]);
+  const row = (e: { actor: string; action: string; flagId: string | null }) =>
+    `${e.actor}|${e.action}|${e.flagId === null ? '' : (names.get(e.flagId) ?? e.flagId)}`;
   const all = await auditLog(kShop);
   const firstPage = await cli(dir, ['audit', kShop, '--limit', '25']);
   const secondPage = await cli(dir, ['audit', kShop, '--limit', '25', '--before', String(firstPage.json.nextBefore)]);
   t.ok(all.length > 25 && all.length <= 50, `the shop's log (${all.length} entries) takes two pages`);
   /** Waits for the table to show `expected` (the page re-renders after a hash change), then compares. */
   const expectRows = async (expected: string[], what: string) => {
-    await page.waitForFunction(`JSON.stringify((${readAuditRows.toString()})()) === ${JSON.stringify(JSON.stringify(expected))}`).catch(() => undefined);
+    await page
+      .waitForFunction(`JSON.stringify((${readAuditRows.toString()})()) === ${JSON.stringify(JSON.stringify(expected))}`)
+      .catch(() => undefined);
     t.same(await page.evaluate(readAuditRows), expected, what);
   };
   const older = page.getByRole('button', { name: 'Older entries' });
 
   await page.goto(`${base}/console#/projects/${kShop}/audit`);
   await page.getByRole('heading', { name: 'Audit log of Web shop' }).waitFor();
-  await expectRows(firstPage.json.entries.map(row), 'the first page is the CLI\'s first page');
+  await expectRows(firstPage.json.entries.map(row), "the first page is the CLI's first page");
   await older.click();
   await page.getByRole('link', { name: 'Newest entries' }).waitFor();
   await expectRows(secondPage.json.entries.map(row), '"Older entries" shows the CLI\'s second page');
@@ -303,8 +361,12 @@ t.test('the web console\'s editing pages in Chromium', async (t) => {
   await page.getByRole('button', { name: 'Filter' }).click();
   await page.waitForURL(/flag=/);
   const bannerRows = all.filter((e) => e.flagId === bannerId).map(row);
-  t.same(bannerRows.map((r) => r.split('|')[1]), ['flag.tags', 'flag.describe', 'flag.rename', 'flag.create'], 'the CLI\'s log has the banner\'s four entries');
-  await expectRows(bannerRows, 'the flag filter keeps only that flag\'s entries');
+  t.same(
+    bannerRows.map((r) => r.split('|')[1]),
+    ['flag.tags', 'flag.describe', 'flag.rename', 'flag.create'],
+    "the CLI's log has the banner's four entries",
+  );
+  await expectRows(bannerRows, "the flag filter keeps only that flag's entries");
   t.equal(await older.count(), 0);
 
   await page.getByLabel(/^Flag\b/).selectOption('');
@@ -313,7 +375,7 @@ t.test('the web console\'s editing pages in Chromium', async (t) => {
   await page.waitForURL(/actor=token/);
   const tokenRows = all.filter((e) => e.actor === `token:${writerId}`).map(row);
   t.equal(tokenRows.length, 30);
-  await expectRows(tokenRows.slice(0, 25), 'the actor filter keeps only that actor\'s entries, 25 a page');
+  await expectRows(tokenRows.slice(0, 25), "the actor filter keeps only that actor's entries, 25 a page");
   await older.click();
   await page.waitForURL(/before=/);
   await expectRows(tokenRows.slice(25), 'and pages on with the filter kept');

@@ -28,9 +28,12 @@ t.test('idle() resolves after every earlier command is committed, without a tran
   for (let round = 0; round < 20; round++) {
     const order: string[] = [];
     const commands = Array.from({ length: 30 }, (_, i) =>
-      writer.call('orgCreate', { name: `org ${round}-${i}`, plan: 'teams' }).then(() => order.push(`org${i}`)));
+      writer.call('orgCreate', { name: `org ${round}-${i}`, plan: 'teams' }).then(() => order.push(`org${i}`)),
+    );
     // One refused command among them: a refusal also counts as answered.
-    const refused = writer.call('projectCreate', { name: 'p', orgId: 'org_doesNotExist', kind: 'single' }).catch(() => order.push('refused'));
+    const refused = writer
+      .call('projectCreate', { name: 'p', orgId: 'org_doesNotExist', kind: 'single' })
+      .catch(() => order.push('refused'));
     await writer.idle().then(() => order.push('idle'));
     await Promise.all([...commands, refused]);
     t.equal(order.at(-1), 'idle', `round ${round}: the barrier came after all 31 earlier commands`);

@@ -17,7 +17,8 @@ const at = Date.UTC(2030, 0, 1);
 function setUp(t: TestContext) {
   const store = Store.open(tempDir(t, 'flagwire-invitations-'));
   t.teardown(() => store.close());
-  const run = <N extends CommandName>(name: N, input: CommandInput<N>, now = at): CommandOutput<N> => store.transact((w) => runCommand(w, name, input, now));
+  const run = <N extends CommandName>(name: N, input: CommandInput<N>, now = at): CommandOutput<N> =>
+    store.transact((w) => runCommand(w, name, input, now));
   const refused = <N extends CommandName>(name: N, input: CommandInput<N>, now = at) => {
     const before = store.exportRecords();
     try {
@@ -38,13 +39,20 @@ function setUp(t: TestContext) {
 
 t.test('an organisation holds at most kMaxPendingInvitations pending; expired ones free their slot', async (t) => {
   const { store, run, refused, owner, org } = setUp(t);
-  for (let i = 0; i < kMaxPendingInvitations; i++) run('orgInvite', { orgId: org.id, email: `p${i}@x.test`, role: 'viewer', asUserId: owner.id });
+  for (let i = 0; i < kMaxPendingInvitations; i++)
+    run('orgInvite', { orgId: org.id, email: `p${i}@x.test`, role: 'viewer', asUserId: owner.id });
   const full = refused('orgInvite', { orgId: org.id, email: 'one-more@x.test', role: 'viewer', asUserId: owner.id });
   t.equal(full.code, 'INVALID_REQUEST');
   t.match(full.message, `already has ${kMaxPendingInvitations} pending invitations`);
   const again = run('orgInvite', { orgId: org.id, email: 'P0@x.test', role: 'editor', asUserId: owner.id });
   t.equal(store.listOrgInvitations(org.id).length, kMaxPendingInvitations, 'inviting an address again replaces its invitation');
-  t.equal(store.listEmailInvitations('p0@x.test').map((i) => i.id).join(), again.id);
+  t.equal(
+    store
+      .listEmailInvitations('p0@x.test')
+      .map((i) => i.id)
+      .join(),
+    again.id,
+  );
   const later = at + kInvitationLifetimeMs;
   run('orgInvite', { orgId: org.id, email: 'after@x.test', role: 'viewer', asUserId: owner.id }, later);
   t.equal(store.listOrgInvitations(org.id).length, 1, 'expired invitations are dropped when the next one is made');
@@ -53,20 +61,44 @@ t.test('an organisation holds at most kMaxPendingInvitations pending; expired on
 t.test('only the addressee answers an invitation, once, while it lives', async (t) => {
   const { store, run, refused, owner, x, org } = setUp(t);
   const invitation = run('orgInvite', { orgId: org.id, email: 'x@other.test', role: 'editor', asUserId: owner.id });
-  t.equal(refused('invitationAccept', { invitationId: invitation.id, asUserId: owner.id }).code, 'NOT_FOUND', 'someone else cannot accept it');
-  t.equal(refused('invitationAccept', { invitationId: invitation.id, asUserId: x.id }, invitation.expiresAt).code, 'NOT_FOUND', 'an expired one cannot be accepted');
-  t.equal(refused('orgAddMember', { orgId: org.id, userId: x.id, role: 'viewer', asUserId: owner.id }).code, 'INVALID_REQUEST', 'nor made a member by id from the web console');
+  t.equal(
+    refused('invitationAccept', { invitationId: invitation.id, asUserId: owner.id }).code,
+    'NOT_FOUND',
+    'someone else cannot accept it',
+  );
+  t.equal(
+    refused('invitationAccept', { invitationId: invitation.id, asUserId: x.id }, invitation.expiresAt).code,
+    'NOT_FOUND',
+    'an expired one cannot be accepted',
+  );
+  t.equal(
+    refused('orgAddMember', { orgId: org.id, userId: x.id, role: 'viewer', asUserId: owner.id }).code,
+    'INVALID_REQUEST',
+    'nor made a member by id from the web console',
+  );
   t.equal(store.getRole(org.id, x.id), undefined);
   t.same(run('invitationAccept', { invitationId: invitation.id, asUserId: x.id }), { orgId: org.id, userId: x.id, role: 'editor' });
   t.equal(store.getRole(org.id, x.id), 'editor');
   t.equal(refused('invitationAccept', { invitationId: invitation.id, asUserId: x.id }).code, 'NOT_FOUND', 'accepted once');
-  t.equal(refused('orgInvite', { orgId: org.id, email: 'x@other.test', role: 'viewer', asUserId: owner.id }).code, 'INVALID_REQUEST', 'a member is not invited');
+  t.equal(
+    refused('orgInvite', { orgId: org.id, email: 'x@other.test', role: 'viewer', asUserId: owner.id }).code,
+    'INVALID_REQUEST',
+    'a member is not invited',
+  );
   const viewer = run('userCreate', { email: 'v@a.test' });
   run('orgAddMember', { orgId: org.id, userId: viewer.id, role: 'viewer' });
-  t.equal(refused('orgInvite', { orgId: org.id, email: 'y@x.test', role: 'viewer', asUserId: viewer.id }).code, 'FORBIDDEN', 'a viewer may not invite');
+  t.equal(
+    refused('orgInvite', { orgId: org.id, email: 'y@x.test', role: 'viewer', asUserId: viewer.id }).code,
+    'FORBIDDEN',
+    'a viewer may not invite',
+  );
   const admin = run('userCreate', { email: 'adm@a.test' });
   run('orgAddMember', { orgId: org.id, userId: admin.id, role: 'admin' });
-  t.equal(refused('orgInvite', { orgId: org.id, email: 'y@x.test', role: 'owner', asUserId: admin.id }).code, 'FORBIDDEN', 'only an Owner invites an Owner');
+  t.equal(
+    refused('orgInvite', { orgId: org.id, email: 'y@x.test', role: 'owner', asUserId: admin.id }).code,
+    'FORBIDDEN',
+    'only an Owner invites an Owner',
+  );
   const actions = store.listAudit(store.listProjects()[0]!.id, { limit: 10, before: null }).map((e) => `${e.actor}|${e.action}`);
   t.same(actions.slice(0, 2), [`user:${x.id}|member.accept`, `user:${owner.id}|member.invite`], 'invitation and acceptance are audited');
 });
@@ -85,7 +117,16 @@ t.test('mail is read by its addressee, about an organisation they belong to now'
   const other = run('orgCreate', { name: 'B', plan: 'teams' });
   run('orgAddMember', { orgId: other.id, userId: x.id, role: 'owner' });
   const message = (to: string, orgId: string | undefined, subject: string) => ({
-    at, to, orgId, subject, text: subject, sentAt: null, attempts: 0, nextAttemptAt: at, lastError: null, failedAt: null,
+    at,
+    to,
+    orgId,
+    subject,
+    text: subject,
+    sentAt: null,
+    attempts: 0,
+    nextAttemptAt: at,
+    lastError: null,
+    failedAt: null,
   });
   store.transact((w) => {
     w.appendMail(message('x@other.test', other.id, 'x about B'));
@@ -95,8 +136,8 @@ t.test('mail is read by its addressee, about an organisation they belong to now'
   });
   const subjects = (user: User) => readableMail(store, user).map((m) => m.subject);
   t.same(subjects(x), ['x about B'], 'X: only about B, the organisation X belongs to');
-  t.same(subjects(owner), ['owner about A'], 'A\'s owner: their own, never X\'s');
+  t.same(subjects(owner), ['owner about A'], "A's owner: their own, never X's");
   run('orgAddMember', { orgId: org.id, userId: x.id, role: 'viewer' });
-  t.same(subjects(x), ['x about A', 'x about B'], 'X joins A (the operator\'s add): X reads X\'s mail about A');
-  t.same(subjects(owner), ['owner about A'], 'and A\'s owner still reads none of X\'s');
+  t.same(subjects(x), ['x about A', 'x about B'], "X joins A (the operator's add): X reads X's mail about A");
+  t.same(subjects(owner), ['owner about A'], "and A's owner still reads none of X's");
 });

@@ -9,14 +9,25 @@ import { tempDir } from '../helpers/cli.js';
 
 const at = Date.UTC(2030, 0, 1);
 const mail: Omit<MailMessage, 'seq'> = {
-  at, to: 'olive@acme.test', subject: 'Refused', text: 'x', sentAt: null, attempts: 0, nextAttemptAt: at, lastError: null, failedAt: null,
+  at,
+  to: 'olive@acme.test',
+  subject: 'Refused',
+  text: 'x',
+  sentAt: null,
+  attempts: 0,
+  nextAttemptAt: at,
+  lastError: null,
+  failedAt: null,
 };
 
 /** The store's writer, except that listing the outbox fails the test. */
 function withoutScans(w: StoreWriter): StoreWriter {
   return new Proxy(w, {
     get(target, prop) {
-      if (prop === 'listMail') return () => { throw new Error('the whole outbox was read'); };
+      if (prop === 'listMail')
+        return () => {
+          throw new Error('the whole outbox was read');
+        };
       const value: unknown = Reflect.get(target, prop);
       return typeof value === 'function' ? value.bind(target) : value;
     },
@@ -30,10 +41,15 @@ t.test('a delivery result updates its own message without reading the outbox', a
     for (let i = 0; i < 1000; i++) w.appendMail({ ...mail, sentAt: at, attempts: 1 });
     return [w.appendMail(mail), w.appendMail({ ...mail, to: 'x@acme.test' })];
   });
-  const result = (seq: number, error: string | null, now: number) => store.transact((w) => mailResult(withoutScans(w), { seq, error }, now));
+  const result = (seq: number, error: string | null, now: number) =>
+    store.transact((w) => mailResult(withoutScans(w), { seq, error }, now));
 
   t.match(result(first!.seq, 'busy', at + 5), { attempts: 1, lastError: 'busy', nextAttemptAt: at + 1005, sentAt: null, failedAt: null });
-  t.strictSame(store.listDueMail(at + 5, 10).map((m) => m.seq), [second!.seq], 'the failed one waits for its retry');
+  t.strictSame(
+    store.listDueMail(at + 5, 10).map((m) => m.seq),
+    [second!.seq],
+    'the failed one waits for its retry',
+  );
   t.match(result(first!.seq, null, at + 1005), { attempts: 2, sentAt: at + 1005, lastError: null });
   t.equal(result(first!.seq, null, at + 2000), null, 'a result for a message already sent changes nothing');
   t.equal(result(99_999, null, at), null, 'nor one for a message that does not exist');

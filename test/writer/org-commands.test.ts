@@ -10,9 +10,17 @@ import { tempDir } from '../helpers/cli.js';
 const at = Date.UTC(2030, 0, 1);
 const org = (id: string): Org => ({ id, name: id, plan: 'teams', trialEndsAt: null, standing: 'good', createdAt: at });
 const user = (id: string, name: string): User => ({ id, email: `${id}@acme.test`, name, createdAt: at });
-const project = (id: string, orgId: string): Project => ({ id, name: id, kind: 'single', orgId, ownerUserId: null, environments: [], createdAt: at });
+const project = (id: string, orgId: string): Project => ({
+  id,
+  name: id,
+  kind: 'single',
+  orgId,
+  ownerUserId: null,
+  environments: [],
+  createdAt: at,
+});
 
-t.test('a role change made in the web console is audited in each of the organisation\'s projects', async (t) => {
+t.test("a role change made in the web console is audited in each of the organisation's projects", async (t) => {
   const store = Store.open(tempDir(t, 'flagwire-org-'));
   t.teardown(() => store.close());
   store.transact((w) => {
@@ -24,18 +32,28 @@ t.test('a role change made in the web console is audited in each of the organisa
     w.putMember({ orgId: 'org_a', userId: 'usr_ed', role: 'viewer' });
     for (const p of [project('prj_1', 'org_a'), project('prj_2', 'org_a'), project('prj_other', 'org_b')]) w.putProject(p);
   });
-  const set = (role: string, asUserId?: string) => store.transact((w) => orgAddMember(
-    w, { orgId: 'org_a', userId: 'usr_ed', role: role as never, ...(asUserId === undefined ? {} : { asUserId }) }, at,
-  ));
+  const set = (role: string, asUserId?: string) =>
+    store.transact((w) =>
+      orgAddMember(w, { orgId: 'org_a', userId: 'usr_ed', role: role as never, ...(asUserId === undefined ? {} : { asUserId }) }, at),
+    );
 
   t.same(set('editor', 'usr_owner'), { orgId: 'org_a', userId: 'usr_ed', role: 'editor' });
   for (const projectId of ['prj_1', 'prj_2']) {
-    t.match(store.listAudit(projectId, { limit: 10, before: null }), [{
-      actor: 'user:usr_owner', actorName: 'Olive', action: 'member.role', flagId: null,
-      changes: { 'role of user:usr_ed': { before: 'viewer', after: 'editor' } },
-    }], `audited in ${projectId}`);
+    t.match(
+      store.listAudit(projectId, { limit: 10, before: null }),
+      [
+        {
+          actor: 'user:usr_owner',
+          actorName: 'Olive',
+          action: 'member.role',
+          flagId: null,
+          changes: { 'role of user:usr_ed': { before: 'viewer', after: 'editor' } },
+        },
+      ],
+      `audited in ${projectId}`,
+    );
   }
-  t.same(store.listAudit('prj_other', { limit: 10, before: null }), [], 'not in another organisation\'s project');
+  t.same(store.listAudit('prj_other', { limit: 10, before: null }), [], "not in another organisation's project");
 
   set('editor', 'usr_owner');
   t.equal(store.listAudit('prj_1', { limit: 10, before: null }).length, 1, 'the same role again changes nothing and writes nothing');

@@ -3,13 +3,28 @@ import type { GroupFlag, SingleFlag } from '../../src/model/flags.js';
 import { applyFlagPatch } from '../../src/writer/patch-rules.js';
 
 const single = (): SingleFlag => ({
-  id: 'f1', projectId: 'p1', kind: 'flag', name: 'f', description: '', tags: [], cohorts: ['a', 'b'],
-  createdAt: 1, updatedAt: 1000, state: { enabled: false, trafficPercentage: 10, audienceId: null },
+  id: 'f1',
+  projectId: 'p1',
+  kind: 'flag',
+  name: 'f',
+  description: '',
+  tags: [],
+  cohorts: ['a', 'b'],
+  createdAt: 1,
+  updatedAt: 1000,
+  state: { enabled: false, trafficPercentage: 10, audienceId: null },
 });
 
 const group = (): GroupFlag => ({
-  id: 'g1', projectId: 'p2', kind: 'groupflag', name: 'g', description: '', tags: [], cohorts: ['wide'],
-  createdAt: 1, updatedAt: 1000,
+  id: 'g1',
+  projectId: 'p2',
+  kind: 'groupflag',
+  name: 'g',
+  description: '',
+  tags: [],
+  cohorts: ['wide'],
+  createdAt: 1,
+  updatedAt: 1000,
   environments: {
     prod: { enabled: true, trafficPercentage: 50, audienceId: null, cohorts: ['own'] },
     staging: { enabled: false, trafficPercentage: 0, audienceId: null, cohorts: null },

@@ -13,19 +13,38 @@ t.test('signing in again and again keeps at most kMaxSessionsPerUser sessions, e
   const store = Store.open(tempDir(t, 'flagwire-sessions-'));
   t.teardown(() => store.close());
   store.transact((w) => w.putUser(user));
-  const start = (n: number, now: number, hours = 12) => store.transact((w) => sessionStart(
-    w, { userId: user.id, idHash: hashSecret(`session-${n}`), csrfToken: `csrf-${n}`, expiresAt: now + hours * 3600_000 }, now,
-  ));
+  const start = (n: number, now: number, hours = 12) =>
+    store.transact((w) =>
+      sessionStart(
+        w,
+        { userId: user.id, idHash: hashSecret(`session-${n}`), csrfToken: `csrf-${n}`, expiresAt: now + hours * 3600_000 },
+        now,
+      ),
+    );
 
   start(0, at, 1);
   for (let n = 1; n <= kMaxSessionsPerUser + 5; n++) start(n, at + 2 * 3600_000 + n);
-  const live = store.listUserSessions(user.id).map((s) => s.csrfToken).sort((a, b) => Number(a.slice(5)) - Number(b.slice(5)));
+  const live = store
+    .listUserSessions(user.id)
+    .map((s) => s.csrfToken)
+    .sort((a, b) => Number(a.slice(5)) - Number(b.slice(5)));
   t.equal(live.length, kMaxSessionsPerUser);
-  t.same(live, Array.from({ length: kMaxSessionsPerUser }, (_, i) => `csrf-${i + 6}`), 'the newest are kept');
+  t.same(
+    live,
+    Array.from({ length: kMaxSessionsPerUser }, (_, i) => `csrf-${i + 6}`),
+    'the newest are kept',
+  );
   t.equal(store.getSession(hashSecret('session-0')), undefined, 'the expired one is gone');
   t.equal(store.getSession(hashSecret('session-5')), undefined, 'the oldest live ones were ended');
 
-  t.same(store.transact((w) => sessionEnd(w, { idHash: hashSecret('session-6') })), { ended: true });
-  t.same(store.transact((w) => sessionEnd(w, { idHash: hashSecret('session-6') })), { ended: false }, 'ending it twice finds nothing');
+  t.same(
+    store.transact((w) => sessionEnd(w, { idHash: hashSecret('session-6') })),
+    { ended: true },
+  );
+  t.same(
+    store.transact((w) => sessionEnd(w, { idHash: hashSecret('session-6') })),
+    { ended: false },
+    'ending it twice finds nothing',
+  );
   t.equal(store.listUserSessions(user.id).length, kMaxSessionsPerUser - 1);
 });

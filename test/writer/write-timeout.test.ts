@@ -25,17 +25,18 @@ async function holdLock(dataDir: string): Promise<{ child: ChildProcess; release
   delete env.NODE_OPTIONS;
   const child = spawn(process.execPath, [kHolder, dataFilePath(dataDir)], { env, stdio: ['pipe', 'ignore', 'pipe'] });
   let stderr = '';
-  const seen = (word: string) => new Promise<void>((resolve, reject) => {
-    const check = () => {
-      if (stderr.includes(word)) resolve();
-    };
-    child.stderr!.on('data', (d: Buffer) => {
-      stderr += d.toString();
+  const seen = (word: string) =>
+    new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (stderr.includes(word)) resolve();
+      };
+      child.stderr!.on('data', (d: Buffer) => {
+        stderr += d.toString();
+        check();
+      });
+      child.once('exit', () => (stderr.includes(word) ? resolve() : reject(new Error(`lock holder exited before "${word}": ${stderr}`))));
       check();
     });
-    child.once('exit', () => (stderr.includes(word) ? resolve() : reject(new Error(`lock holder exited before "${word}": ${stderr}`))));
-    check();
-  });
   await seen('held');
   return {
     child,
@@ -67,14 +68,16 @@ t.test('a write not claimed by its deadline is refused and never applied; one cl
     for (let i = 0; i < 60; i++) {
       const name = `org ${round}-${i}`;
       const sentAt = performance.now();
-      calls.push(writer.call('orgCreate', { name, plan: 'teams' }).then(
-        () => void outcomes.set(name, 'ok'),
-        (err: unknown) => {
-          const code = err instanceof FlagwireError ? err.code : String(err);
-          outcomes.set(name, code === 'STORE_BUSY' ? 'busy' : code);
-          if (code === 'STORE_BUSY') answeredAfter.push(performance.now() - sentAt);
-        },
-      ));
+      calls.push(
+        writer.call('orgCreate', { name, plan: 'teams' }).then(
+          () => void outcomes.set(name, 'ok'),
+          (err: unknown) => {
+            const code = err instanceof FlagwireError ? err.code : String(err);
+            outcomes.set(name, code === 'STORE_BUSY' ? 'busy' : code);
+            if (code === 'STORE_BUSY') answeredAfter.push(performance.now() - sentAt);
+          },
+        ),
+      );
       await sleep(2);
     }
     // Let go while the deadlines pass: those of the first commands have passed, the last ones' not yet.
@@ -98,7 +101,9 @@ t.test('a write not claimed by its deadline is refused and never applied; one cl
     if (outcome === 'ok' && !onDisk.has(name)) wrong.push(`${name}: acknowledged, not on disk`);
     if (outcome === 'busy' && onDisk.has(name)) wrong.push(`${name}: refused as busy, yet applied`);
   }
-  t.comment(`${counts.ok} committed, ${counts.busy} refused as busy; refusals answered ${Math.min(...answeredAfter).toFixed(0)}-${Math.max(...answeredAfter).toFixed(0)} ms after sending`);
+  t.comment(
+    `${counts.ok} committed, ${counts.busy} refused as busy; refusals answered ${Math.min(...answeredAfter).toFixed(0)}-${Math.max(...answeredAfter).toFixed(0)} ms after sending`,
+  );
   t.same(wrong, [], 'every answer matches the disk');
   t.equal(outcomes.size, 6 * 60);
   t.ok(counts.busy > 0 && counts.ok > 0, 'the lock was let go while deadlines passed: both outcomes occurred');
@@ -125,6 +130,9 @@ t.test('busy while a change waits over a second for the lock; free again after',
   t.equal(writer.busy, false, 'free once the lock is let go');
   const store = Store.open(dataDir, { readOnly: true });
   t.teardown(() => store.close());
-  t.notOk(store.listOrgs().some((o) => o.name === 'refused'), 'the refused command was skipped');
+  t.notOk(
+    store.listOrgs().some((o) => o.name === 'refused'),
+    'the refused command was skipped',
+  );
   t.ok(await writer.call('orgCreate', { name: 'after', plan: 'teams' }), 'writes work again');
 });

@@ -42,7 +42,11 @@ export class Follower {
   private listener: pg.Client | null = null;
   private stopped = false;
 
-  constructor(private readonly copy: LmdbStore, private readonly pg: PgSystem, private readonly report: (status: ReplicaStatus) => void) {
+  constructor(
+    private readonly copy: LmdbStore,
+    private readonly pg: PgSystem,
+    private readonly report: (status: ReplicaStatus) => void,
+  ) {
     this.status = { revision: copy.replicaRevision(), caughtUp: false, connected: false, lagMs: null };
   }
 
@@ -78,13 +82,15 @@ export class Follower {
         const id = await this.pg.databaseId();
         const notified = this.notified;
         // A notice names its revision: no query for the latest is needed. The poll asks.
-        const latest = notified !== null && notified.revision > this.copy.replicaRevision()
-          ? notified.revision
-          : (await this.pg.latestRevision()).revision;
+        const latest =
+          notified !== null && notified.revision > this.copy.replicaRevision()
+            ? notified.revision
+            : (await this.pg.latestRevision()).revision;
         const revision = await catchUp(this.copy, this.pg, id, latest);
-        const lagMs = notified !== null && revision >= notified.revision && notified.revision > this.status.revision
-          ? Math.max(0, Date.now() - notified.committedAt)
-          : this.status.lagMs;
+        const lagMs =
+          notified !== null && revision >= notified.revision && notified.revision > this.status.revision
+            ? Math.max(0, Date.now() - notified.committedAt)
+            : this.status.lagMs;
         this.publish({ revision, caughtUp: true, connected: true, lagMs });
       } catch {
         // PostgreSQL unreachable (or the copy refused): evaluation goes on from the copy; the next

@@ -12,13 +12,17 @@ export async function migrate(client: pg.ClientBase): Promise<void> {
   await client.query('BEGIN');
   try {
     await client.query('SELECT pg_advisory_xact_lock($1)', [kMigrationLock.toString()]);
-    await client.query('CREATE TABLE IF NOT EXISTS flagwire_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS flagwire_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
+    );
     const { rows } = await client.query<{ version: number }>('SELECT version FROM flagwire_migrations');
     const applied = new Set(rows.map((r) => r.version));
     const newest = Math.max(0, ...applied);
     const known = kMigrations[kMigrations.length - 1]!.version;
     if (newest > known) {
-      throw new Error(`the database was migrated by a newer Flagwire (schema ${newest}; this version knows up to ${known}); upgrade Flagwire`);
+      throw new Error(
+        `the database was migrated by a newer Flagwire (schema ${newest}; this version knows up to ${known}); upgrade Flagwire`,
+      );
     }
     for (const migration of kMigrations) {
       if (applied.has(migration.version)) continue;

@@ -35,7 +35,8 @@ export interface PgOptions {
 }
 
 /** The detail of a write refused because PostgreSQL could not be reached. */
-export const kPgUnavailableDetail = 'PostgreSQL, the system of record, cannot be reached; nothing was changed, and the change will not be applied later. Retry shortly.';
+export const kPgUnavailableDetail =
+  'PostgreSQL, the system of record, cannot be reached; nothing was changed, and the change will not be applied later. Retry shortly.';
 /** The detail of anything else that needed PostgreSQL (a console read catching its copy up): no change was asked for. */
 const kPgUnreachableDetail = 'PostgreSQL, the system of record, cannot be reached. Retry shortly.';
 
@@ -43,7 +44,10 @@ export class PgSystem implements RecordSource {
   private id: string | null = null;
   private readying: Promise<string> | null = null;
 
-  private constructor(readonly url: string, private readonly pool: pg.Pool) {}
+  private constructor(
+    readonly url: string,
+    private readonly pool: pg.Pool,
+  ) {}
 
   /** A pool for `url`; nothing is connected until the first use. */
   static open(url: string, options: PgOptions = {}): PgSystem {
@@ -175,7 +179,11 @@ export class PgSystem implements RecordSource {
     const txn = await this.begin();
     try {
       const { rows } = await txn.client.query('SELECT 1 FROM flagwire_records LIMIT 1');
-      if (rows.length > 0 || txn.revision !== 0) throw new FlagwireError('INVALID_REQUEST', 'the database already holds Flagwire data; migrate-to-postgres copies only into an empty one');
+      if (rows.length > 0 || txn.revision !== 0)
+        throw new FlagwireError(
+          'INVALID_REQUEST',
+          'the database already holds Flagwire data; migrate-to-postgres copies only into an empty one',
+        );
       return await txn.commit(records);
     } catch (err) {
       await txn.rollback();
@@ -204,7 +212,10 @@ export class WriteTransaction implements RecordSource {
   private done = false;
 
   /** `revision`: the last committed revision, locked: the next commit takes revision + 1. */
-  constructor(readonly client: pg.PoolClient, readonly revision: number) {}
+  constructor(
+    readonly client: pg.PoolClient,
+    readonly revision: number,
+  ) {}
 
   changesAfter(after: number, upTo: number): Promise<Revision[] | null> {
     return changesAfter(this.client, after, upTo);
@@ -243,10 +254,18 @@ export class WriteTransaction implements RecordSource {
           [rows.map((r) => r.kind), rows.map((r) => r.key), rows.map((r) => r.value)],
         );
       }
-      await this.statement(cutOff, 'INSERT INTO flagwire_changes (revision, write_id, changes) VALUES ($1, $2, $3)', [revision, this.writeId, packr.pack(changes)]);
+      await this.statement(cutOff, 'INSERT INTO flagwire_changes (revision, write_id, changes) VALUES ($1, $2, $3)', [
+        revision,
+        this.writeId,
+        packr.pack(changes),
+      ]);
       await this.statement(cutOff, 'UPDATE flagwire_meta SET revision = $1', [revision]);
       // The payload: the revision and PostgreSQL's clock at the commit, which the followers measure their lag from.
-      await this.statement(cutOff, `SELECT pg_notify('${kChannel}', $1 || ':' || floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint)`, [String(revision)]);
+      await this.statement(
+        cutOff,
+        `SELECT pg_notify('${kChannel}', $1 || ':' || floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint)`,
+        [String(revision)],
+      );
       if (cutOff?.aborted === true) throw cutOff.reason;
     } catch (err) {
       if (cutOff?.aborted === true) {

@@ -19,7 +19,7 @@ import type { Change } from '../changes.js';
 import { FlagwireError } from '../../errors.js';
 import { StoreOpenError } from '../data-file.js';
 import { Follower, type ReplicaStatus } from './follower.js';
-import { CommitUnknown, kPgUnavailableDetail, PgSystem } from './pg-system.js';
+import { CommitUnknown, kPgUnavailableDetail, type PgSystem } from './pg-system.js';
 import { catchUp } from './replica.js';
 
 const kResolveRetryMs = 500;
@@ -37,7 +37,11 @@ export class PgWritePath implements WritePath {
    * Owns `copy` and `pg` (close closes them). `onReplica`: a server's writer runs the follower, which
    * reports the copy's state there; null for a console command, which caught up once when it opened.
    */
-  constructor(private readonly copy: LmdbStore, private readonly pg: PgSystem, options: { onReplica: ((status: ReplicaStatus) => void) | null }) {
+  constructor(
+    private readonly copy: LmdbStore,
+    private readonly pg: PgSystem,
+    options: { onReplica: ((status: ReplicaStatus) => void) | null },
+  ) {
     this.follower = options.onReplica === null ? null : new Follower(copy, pg, options.onReplica);
     this.follower?.start();
   }

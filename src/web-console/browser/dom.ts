@@ -3,7 +3,11 @@
 type Child = Node | string | number | null | undefined | false;
 type Props = Record<string, string | number | boolean | null | undefined | EventListener>;
 
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Props = {}, ...children: (Child | Child[])[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: Props = {},
+  ...children: (Child | Child[])[]
+): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
   for (const [key, value] of Object.entries(props)) {
     if (value === null || value === undefined || value === false) continue;
@@ -20,7 +24,11 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Props = 
 }
 
 export class ApiError extends Error {
-  constructor(readonly status: number, readonly title: string, readonly detail: string) {
+  constructor(
+    readonly status: number,
+    readonly title: string,
+    readonly detail: string,
+  ) {
     super(`${title}: ${detail}`);
   }
 }
@@ -41,9 +49,12 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   if (method !== 'GET') headers['X-Flagwire-CSRF'] = csrfToken;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   const res = await fetch(`/console/api/${path}`, {
-    method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin',
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    credentials: 'same-origin',
   });
-  const data = await res.json().catch(() => null) as (T & { error?: string; detail?: string }) | null;
+  const data = (await res.json().catch(() => null)) as (T & { error?: string; detail?: string }) | null;
   if (!res.ok) {
     const error = new ApiError(res.status, data?.error ?? `HTTP ${res.status}`, data?.detail ?? '');
     if (res.status === 401 && data?.error === 'Not signed in') onSignedOut();
@@ -65,7 +76,10 @@ export function sayError(err: unknown): void {
 
 export function formatTime(ms: number | null): string {
   if (ms === null || ms === 0) return '—';
-  return new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
+  return new Date(ms)
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, ' UTC');
 }
 
 /** A list's editor: its element, the items as they are now, and whether the user changed any. */
@@ -88,26 +102,53 @@ export function listEditor(label: string, item: string, initial: readonly string
   const labelId = `list-${++listIds}`;
   const rows = h('ul', { class: 'list-items' });
   const render = (focus: number | null = null) => {
-    rows.replaceChildren(...values.map((value, i) => {
-      const input = h('input', { type: 'text', value, 'aria-label': `${item} ${i + 1}` });
-      input.addEventListener('input', () => { values[i] = input.value; });
-      const remove = h('button', {
-        type: 'button', class: 'secondary', 'aria-label': `Remove ${item.toLowerCase()} ${i + 1}`,
-        onclick: () => { values.splice(i, 1); render(Math.min(i, values.length - 1)); },
-      }, 'Remove');
-      return h('li', {}, input, ' ', remove);
-    }));
+    rows.replaceChildren(
+      ...values.map((value, i) => {
+        const input = h('input', { type: 'text', value, 'aria-label': `${item} ${i + 1}` });
+        input.addEventListener('input', () => {
+          values[i] = input.value;
+        });
+        const remove = h(
+          'button',
+          {
+            type: 'button',
+            class: 'secondary',
+            'aria-label': `Remove ${item.toLowerCase()} ${i + 1}`,
+            onclick: () => {
+              values.splice(i, 1);
+              render(Math.min(i, values.length - 1));
+            },
+          },
+          'Remove',
+        );
+        return h('li', {}, input, ' ', remove);
+      }),
+    );
     if (values.length === 0) rows.append(h('li', { class: 'muted' }, 'None.'));
     if (focus !== null && focus >= 0) rows.querySelectorAll('input')[focus]?.focus();
   };
   render();
-  const add = h('button', { type: 'button', class: 'secondary', onclick: () => { values.push(''); render(values.length - 1); } }, `Add ${item.toLowerCase()}`);
+  const add = h(
+    'button',
+    {
+      type: 'button',
+      class: 'secondary',
+      onclick: () => {
+        values.push('');
+        render(values.length - 1);
+      },
+    },
+    `Add ${item.toLowerCase()}`,
+  );
   const element = h('div', { class: 'list', role: 'group', 'aria-labelledby': labelId }, h('span', { id: labelId }, label), rows, add);
   const items = () => values.filter((v) => v !== '');
   return {
     element,
     items,
-    changed: () => { const now = items(); return now.length !== initial.length || now.some((v, i) => v !== initial[i]); },
+    changed: () => {
+      const now = items();
+      return now.length !== initial.length || now.some((v, i) => v !== initial[i]);
+    },
   };
 }
 
