@@ -17,7 +17,9 @@ pa=; pb=
 trap 'kill $pa $pb 2>/dev/null || true' EXIT
 start() { # checkout port -> prints the server's pid and the flag URL
   local dir; dir=$(mktemp -d)
-  FLAGWIRE_LOG_LEVEL=warn FLAGWIRE_RATE_LIMIT=1000000000 node "$1/dist/src/cli/cli.js" serve --demo --port "$2" --data "$dir/data" >"$dir/out" 2>&1 &
+  local cli="$1/dist/src/cli/cli.js"
+  [ -f "$cli" ] || cli="$1/dist/src/console/cli.js" # builds before the CLI's folder was renamed
+  FLAGWIRE_LOG_LEVEL=warn FLAGWIRE_RATE_LIMIT=1000000000 node "$cli" serve --demo --port "$2" --data "$dir/data" >"$dir/out" 2>&1 &
   for _ in $(seq 150); do grep -q 'listening' "$dir/out" 2>/dev/null && break; sleep 0.2; done
   echo "$! http://127.0.0.1:$2/$(grep -o 'v1/flags/flg_[A-Za-z0-9_-]*' "$dir/out" | head -1)"
 }
