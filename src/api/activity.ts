@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import { FlagwireError } from '../errors.js';
 import type { WriterClient } from '../writer/client.js';
-import { kActivityKept, type ActivityBatch } from '../writer/activity-commands.js';
+import { kActivityKept, type ActivityBatch } from '../tokens/activity-commands.js';
 import { PeriodicFlush } from '../writer/periodic-flush.js';
 
 export class ActivityRecorder {

@@ -1,6 +1,6 @@
 // Delivers the mail outbox over SMTP when FLAGWIRE_SMTP_URL is set. It runs beside the request path:
 // a slow or failing SMTP server never delays or fails an API request; failures are retried with
-// backoff (writer/mail-commands.ts) and every outcome is recorded through the writer.
+// backoff (mail/mail-commands.ts) and every outcome is recorded through the writer.
 //
 // Nor may a hung SMTP server hold up shutdown. nodemailer's own timeouts (2 min to connect, 30 s for
 // the greeting, 10 min of socket silence) would keep a send, and a stop() that waited for it, going

@@ -2,10 +2,10 @@
 // is checked again by its writer command (roles, plans), which is the rule's one home: this module only
 // hides what the user cannot reach and tells the page which controls to offer.
 import { FlagwireError } from '../errors.js';
-import type { Org, Role, User } from '../model/accounts.js';
+import type { Org, Role, User } from '../orgs/accounts.js';
 import { notFoundDetail } from '../model/lookups.js';
-import { isManagementEligible } from '../model/plans.js';
-import type { Project } from '../model/projects.js';
+import { isManagementEligible } from '../orgs/plans.js';
+import type { Project } from '../projects/projects.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { isEditorOrAbove } from '../writer/checks.js';
 

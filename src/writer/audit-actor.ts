@@ -2,8 +2,8 @@
 // `console`, or with `--as USER_ID` as that person (`user:<id>`, as the web console will).
 import { FlagwireError } from '../errors.js';
 import { requireUser } from '../model/lookups.js';
-import type { Project } from '../model/projects.js';
-import type { Token } from '../model/tokens.js';
+import type { Project } from '../projects/projects.js';
+import type { Token } from '../tokens/tokens.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { isEditorOrAbove } from './checks.js';
 

@@ -2,10 +2,10 @@
 // functions the console runs in its own process. Each takes (store writer, input, now).
 import { FlagwireError } from '../errors.js';
 import { unicodeProblems } from '../model/validation.js';
-import { recordActivity } from './activity-commands.js';
+import { recordActivity } from '../tokens/activity-commands.js';
 import { seedDemo } from './demo-seed.js';
-import { invitationAccept, invitationDecline, orgInvite } from './invitation-commands.js';
-import { mailResult } from './mail-commands.js';
+import { invitationAccept, invitationDecline, orgInvite } from '../invitations/invitation-commands.js';
+import { mailResult } from '../mail/mail-commands.js';
 import {
   apiFlagCreate,
   apiFlagPatch,
@@ -18,12 +18,12 @@ import {
   flagPatch,
   flagRename,
   flagTags,
-} from './flag-commands.js';
-import { orgAddMember, orgCreate, orgUpdate, userCreate } from './org-commands.js';
-import { audienceCreate, audienceUpdate, envAdd, envRename, projectCreate } from './project-commands.js';
-import { sessionEnd, sessionStart, userPassword } from './session-commands.js';
-import { tokenCreate, tokenRevoke, tokenRotate } from './token-commands.js';
-import { recordUsage } from './usage-commands.js';
+} from '../flags/flag-commands.js';
+import { orgAddMember, orgCreate, orgUpdate, userCreate } from '../orgs/org-commands.js';
+import { audienceCreate, audienceUpdate, envAdd, envRename, projectCreate } from '../projects/project-commands.js';
+import { sessionEnd, sessionStart, userPassword } from '../sessions/session-commands.js';
+import { tokenCreate, tokenRevoke, tokenRotate } from '../tokens/token-commands.js';
+import { recordUsage } from '../flags/usage-commands.js';
 
 export const kCommands = {
   orgCreate,

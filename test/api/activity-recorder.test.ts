@@ -5,7 +5,7 @@ import t from 'tap';
 import { pino } from 'pino';
 import { ActivityRecorder } from '../../src/api/activity.js';
 import { FlagwireError } from '../../src/errors.js';
-import type { ActivityBatch } from '../../src/writer/activity-commands.js';
+import type { ActivityBatch } from '../../src/tokens/activity-commands.js';
 
 t.test('a flush refused as busy is kept and sent with the next one, merged in order', async (t) => {
   const sent: ActivityBatch[][] = [];

@@ -5,7 +5,7 @@ import { pino } from 'pino';
 import { Clock } from '../../src/clock.js';
 import { FlagwireError } from '../../src/errors.js';
 import { Mailer } from '../../src/mail/mailer.js';
-import type { MailMessage } from '../../src/model/mail.js';
+import type { MailMessage } from '../../src/mail/mail.js';
 import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
 import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../../src/writer/commands.js';
 import { tempDir } from '../helpers/cli.js';

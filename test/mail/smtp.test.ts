@@ -6,7 +6,7 @@ import { startTestServer, tempDataDir } from '../helpers/server.js';
 import { hungSmtpServer, smtpServer, until } from '../helpers/smtp.js';
 import { flushActivity } from '../helpers/test-hooks.js';
 import { buildWorld } from '../helpers/world.js';
-import { mailRetryDelayMs } from '../../src/writer/mail-commands.js';
+import { mailRetryDelayMs } from '../../src/mail/mail-commands.js';
 
 t.test('backoff doubles from 1 s and is capped', async (t) => {
   t.same([1, 2, 3, 4].map(mailRetryDelayMs), [1000, 2000, 4000, 8000]);

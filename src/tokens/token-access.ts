@@ -1,13 +1,13 @@
 // Whether a Management API token may act now (spec: Authentication, Management API; States and
 // transitions). One rule for both places that ask it: the request path (src/api/management.ts), and
-// the writer's transaction that applies the token's change (src/writer/flag-commands.ts), which asks
+// the writer's transaction that applies the token's change (src/flags/flag-commands.ts), which asks
 // again because the token, its project or its organisation may have changed while the change waited
 // for the write lock: a write is authorised when it is applied, not only when it arrives.
 import { FlagwireError } from '../errors.js';
-import type { Org } from './accounts.js';
-import type { RecordReader } from './lookups.js';
-import { isManagementEligible } from './plans.js';
-import type { Project } from './projects.js';
+import type { Org } from '../orgs/accounts.js';
+import type { RecordReader } from '../model/lookups.js';
+import { isManagementEligible } from '../orgs/plans.js';
+import type { Project } from '../projects/projects.js';
 import type { Token } from './tokens.js';
 
 export interface AuthContext {

@@ -1,10 +1,10 @@
 // Recording one delivery attempt: sent, retried later with backoff, or given up; it reads and writes
 // that message only, never the whole outbox.
 import t from 'tap';
-import type { MailMessage } from '../../src/model/mail.js';
+import type { MailMessage } from '../../src/mail/mail.js';
 import type { StoreWriter } from '../../src/store/interfaces.js';
 import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
-import { kMaxMailAttempts, mailResult } from '../../src/writer/mail-commands.js';
+import { kMaxMailAttempts, mailResult } from '../../src/mail/mail-commands.js';
 import { tempDir } from '../helpers/cli.js';
 
 const at = Date.UTC(2030, 0, 1);

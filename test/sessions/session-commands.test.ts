@@ -3,7 +3,7 @@
 import t from 'tap';
 import { hashSecret } from '../../src/model/ids.js';
 import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
-import { kMaxSessionsPerUser, sessionEnd, sessionStart } from '../../src/writer/session-commands.js';
+import { kMaxSessionsPerUser, sessionEnd, sessionStart } from '../../src/sessions/session-commands.js';
 import { tempDir } from '../helpers/cli.js';
 
 const at = Date.UTC(2030, 0, 1);

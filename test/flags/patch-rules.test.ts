@@ -1,6 +1,6 @@
 import t from 'tap';
-import type { GroupFlag, SingleFlag } from '../../src/model/flags.js';
-import { applyFlagPatch } from '../../src/writer/patch-rules.js';
+import type { GroupFlag, SingleFlag } from '../../src/flags/flags.js';
+import { applyFlagPatch } from '../../src/flags/patch-rules.js';
 
 const single = (): SingleFlag => ({
   id: 'f1',
