@@ -13,7 +13,7 @@
 import { LmdbStore } from '../src/store/lmdb-store.js';
 import type { FlagCreate, EnvironmentState } from '../src/model/schemas.js';
 import { runCommand, type CommandInput, type CommandName } from '../src/writer/commands.js';
-import { kConsoleActor } from '../src/writer/audit-actor.js';
+import { kConsoleActor } from '../src/audit/audit-actor.js';
 import type { StoreWriter } from '../src/store/interfaces.js';
 
 export interface BenchFlag {

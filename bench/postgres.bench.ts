@@ -7,7 +7,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openForConsole } from '../src/store/open-store.js';
 import { runCommand, type CommandInput, type CommandName } from '../src/writer/commands.js';
-import { kConsoleActor } from '../src/writer/audit-actor.js';
+import { kConsoleActor } from '../src/audit/audit-actor.js';
 import { startPostgres } from '../test/helpers/postgres.js';
 import { startTestServer, tempDataDir, type TestServer } from '../test/helpers/server.js';
 

@@ -1,10 +1,10 @@
 // Bearer-token authentication of the Management API (spec: Authentication, Management API).
-// Whether an identified token may act is the model's rule (src/tokens/token-access.ts), which the
+// Whether an identified token may act is the model's rule (src/model/token-access.ts), which the
 // writer asks again as it applies a write.
 import { FlagwireError } from '../errors.js';
 import { hashSecret, kTokenPrefix } from '../model/ids.js';
-import { unknownToken } from '../tokens/token-access.js';
-import type { Token } from '../tokens/tokens.js';
+import { unknownToken } from '../model/token-access.js';
+import type { Token } from '../model/tokens.js';
 import type { StoreReader } from '../store/interfaces.js';
 
 // `<scheme> <token>`: the scheme is matched case-insensitively (RFC 9110 §11.1: `bearer` is `Bearer`),

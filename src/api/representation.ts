@@ -3,10 +3,10 @@
 // OpenAPI document's schema (src/openapi/document.ts), the type is what the functions below return, so
 // the compiler refuses a representation that drifts from its published schema.
 import { Type, type Static } from '@sinclair/typebox';
-import { effectiveState } from '../flags/flag-state.js';
-import type { Flag, FlagUsage } from '../flags/flags.js';
-import type { Project } from '../projects/projects.js';
-import type { Token } from '../tokens/tokens.js';
+import { effectiveState } from '../model/flag-state.js';
+import type { Flag, FlagUsage } from '../model/flags.js';
+import type { Project } from '../model/projects.js';
+import type { Token } from '../model/tokens.js';
 
 const Id = (description: string) => Type.String({ description });
 const Millis = Type.Number({ description: 'Unix time in milliseconds' });

@@ -1,11 +1,11 @@
 // The console's command table: each entry is a command line shape (args.ts), what it runs (one
 // writer command in one transaction, or a store read) and how it prints for people (output.ts).
 // The --json output is the returned value itself.
-import type { Org, Plan, Role, Standing, User } from '../orgs/accounts.js';
+import type { Org, Plan, Role, Standing, User } from '../model/accounts.js';
 import { FlagwireError } from '../errors.js';
-import type { Flag } from '../flags/flags.js';
+import type { Flag } from '../model/flags.js';
 import { hashPassword, kMinPasswordLength, passwordProblem } from '../model/passwords.js';
-import type { Audience, AudienceRule, Project, ProjectKind } from '../projects/projects.js';
+import type { Audience, AudienceRule, Project, ProjectKind } from '../model/projects.js';
 import { requireFlag, requireOrg, requireProject, requireToken, requireUser } from '../model/lookups.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { representFlag, type EnvironmentsFlag, type FlatFlag } from '../api/representation.js';

@@ -1,12 +1,12 @@
 // What the console prints. With --json: one JSON object per run, on one line, values as stored
 // (times are Unix milliseconds, as in the API). Without: text for people, times as ISO-8601 (UTC),
 // lists as aligned tables.
-import type { Membership, Org, User } from '../orgs/accounts.js';
+import type { Membership, Org, User } from '../model/accounts.js';
 import type { AuditEntry } from '../model/audit.js';
-import type { Flag } from '../flags/flags.js';
-import type { MailMessage } from '../mail/mail.js';
-import type { Audience, Project } from '../projects/projects.js';
-import type { TokenActivity } from '../tokens/tokens.js';
+import type { Flag } from '../model/flags.js';
+import type { MailMessage } from '../model/mail.js';
+import type { Audience, Project } from '../model/projects.js';
+import type { TokenActivity } from '../model/tokens.js';
 import type { EnvironmentsFlag, FlatFlag } from '../api/representation.js';
 import type { CreatedToken, TokenView } from '../tokens/token-commands.js';
 

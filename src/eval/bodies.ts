@@ -4,7 +4,7 @@
 // values for the OpenAPI document (src/openapi/document.ts).
 import { Type, type Static } from '@sinclair/typebox';
 import { errorBody, FlagwireError, type ErrorBody, type ErrorCode } from '../errors.js';
-import type { Flag } from '../flags/flags.js';
+import type { Flag } from '../model/flags.js';
 
 export const EvalFlag = Type.Object({ id: Type.String(), name: Type.String(), enabled: Type.Boolean() });
 export type EvalFlag = Static<typeof EvalFlag>;

@@ -1,8 +1,8 @@
 // A project's configuration tag: one home for the fingerprint that both the OFREP bulk ETag (eval
 // workers, src/ofrep/evaluate.ts) and the OFREP change stream's `refetchEvaluation` events (main thread,
 // src/stream/change-feed.ts) carry, so a provider can compare the two.
-import type { Org } from '../orgs/accounts.js';
-import type { Project } from '../projects/projects.js';
+import type { Org } from '../model/accounts.js';
+import type { Project } from '../model/projects.js';
 import { murmur3x86_32 } from './murmur3.js';
 
 interface Versioned {

@@ -13,13 +13,13 @@
 // count is an increment on the compiled entry (no Map write per request); `takeUsage` sums the
 // entries' counts by flag id when the main thread asks (pool.ts), and entries dropped before that (the
 // store moved, a cache started over) hand their counts to `pending` first.
-import type { Org } from '../orgs/accounts.js';
-import { validEnvironmentsText } from '../projects/environments.js';
-import { effectiveState } from '../flags/flag-state.js';
-import type { Flag, FlagUsage } from '../flags/flags.js';
+import type { Org } from '../model/accounts.js';
+import { validEnvironmentsText } from '../model/environments.js';
+import { effectiveState } from '../model/flag-state.js';
+import type { Flag, FlagUsage } from '../model/flags.js';
 import { notFoundDetail } from '../model/lookups.js';
-import { hasAudiences } from '../orgs/plans.js';
-import type { Audience, Project } from '../projects/projects.js';
+import { hasAudiences } from '../model/plans.js';
+import type { Audience, Project } from '../model/projects.js';
 import type { SnapshotReader } from '../store/interfaces.js';
 import { evalErrorBody, evalFlagBody, kAudiencePlanBody } from './bodies.js';
 import { blockedByPlan, compileState, evaluateState, type CompiledState } from './evaluate.js';

@@ -6,8 +6,8 @@
 //   key = targetingKey ?? cohort
 //   if key given  -> bucket(flagId, key) < trafficPercentage     (sticky)
 //   else          -> random integer 0..99 < trafficPercentage    (fresh roll each request)
-import type { Audience } from '../projects/projects.js';
-import type { EffectiveState } from '../flags/flag-state.js';
+import type { Audience } from '../model/projects.js';
+import type { EffectiveState } from '../model/flag-state.js';
 import { bucket } from './bucket.js';
 
 /** An audience rule with its values in a Set: exact, case-sensitive lookups in O(1). */

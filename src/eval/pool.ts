@@ -8,7 +8,7 @@ import type { Clock } from '../clock.js';
 import { kEvaluationApiRoutes } from './evaluation-api-routes.js';
 import type { BatchAbortSignal, BatchRunner } from './batcher.js';
 import type { EvalRoutesSpec } from './routes.js';
-import type { FlagUsage } from '../flags/flags.js';
+import type { FlagUsage } from '../model/flags.js';
 import { decodeUsageAnswer, type EvalTask } from './protocol.js';
 import type { EvalWorkerData } from './worker.js';
 

@@ -1,20 +1,20 @@
 // Commands that change flags: create and patch (Management API) and the console-only edits.
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { FlagwireError } from '../errors.js';
-import { isEnvironmentAllowed, validEnvironmentsText } from '../projects/environments.js';
-import { kDefaultEnvState } from './flag-state.js';
-import type { EnvState, Flag } from './flags.js';
+import { isEnvironmentAllowed, validEnvironmentsText } from '../model/environments.js';
+import { kDefaultEnvState } from '../model/flag-state.js';
+import type { EnvState, Flag } from '../model/flags.js';
 import { randomId } from '../model/ids.js';
 import { requireFlag, requirePatchTarget, requireProject } from '../model/lookups.js';
-import type { Project } from '../projects/projects.js';
-import { authorizeTokenWrite } from '../tokens/token-access.js';
+import type { Project } from '../model/projects.js';
+import { authorizeTokenWrite } from '../model/token-access.js';
 import { AudienceId, FlagCreate, FlagPatch, kFlatStateKeys, kLimits, type EnvironmentState } from '../model/schemas.js';
 import { parseJsonObject, type ReceivedBody } from '../model/request-body.js';
 import { compileValidator } from '../model/validation.js';
 import type { StoreWriter } from '../store/interfaces.js';
-import { exactList, requireName } from '../writer/checks.js';
+import { exactList, requireName } from '../model/input-checks.js';
 import { applyFlagPatch, normaliseCohorts, type FieldChanges } from './patch-rules.js';
-import { consoleActor, tokenActor, type Actor } from '../writer/audit-actor.js';
+import { consoleActor, tokenActor, type Actor } from '../audit/audit-actor.js';
 
 // Every rule of a create and a patch is applied here, on the writer, from the body's JSON syntax and
 // schema to the rules that need the project (which only the writer reads in the transaction that

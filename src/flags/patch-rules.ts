@@ -1,6 +1,6 @@
 // The merge-patch rules of PATCH /api/v1/flags/{id} (spec rules 1-7 and 11), as a pure function.
-import { envEntry, effectiveState, type EffectiveState } from './flag-state.js';
-import type { EnvState, Flag } from './flags.js';
+import { envEntry, effectiveState, type EffectiveState } from '../model/flag-state.js';
+import type { EnvState, Flag } from '../model/flags.js';
 import type { FlagPatch } from '../model/schemas.js';
 
 export type FieldChanges = Record<string, { before: unknown; after: unknown }>;

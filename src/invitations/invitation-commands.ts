@@ -4,12 +4,12 @@
 // owners see, is never given to a person without their consent. The CLI's `org add-member` stays the
 // operator's direct tool.
 import { FlagwireError } from '../errors.js';
-import type { Membership } from '../orgs/accounts.js';
+import type { Membership } from '../model/accounts.js';
 import { randomId } from '../model/ids.js';
-import { isInvitationLive, kInvitationLifetimeMs, kMaxPendingInvitations, type Invitation } from './invitations.js';
+import { isInvitationLive, kInvitationLifetimeMs, kMaxPendingInvitations, type Invitation } from '../model/invitations.js';
 import { notFoundDetail, requireOrg, requireUser } from '../model/lookups.js';
 import type { StoreWriter } from '../store/interfaces.js';
-import { requireEmail } from '../writer/checks.js';
+import { requireEmail } from '../model/input-checks.js';
 import { auditMembership, checkMayGiveRole, requireRole } from '../orgs/org-commands.js';
 
 export interface OrgInviteInput {

@@ -1,5 +1,5 @@
 // Outcome of one SMTP delivery attempt of an outbox message: sent, or retried later with backoff.
-import type { MailMessage } from './mail.js';
+import type { MailMessage } from '../model/mail.js';
 import type { StoreWriter } from '../store/interfaces.js';
 
 export const kMaxMailAttempts = 12;

@@ -3,11 +3,11 @@
 // the main thread, the console and the writer thread call the same functions. The reader is typed here,
 // by what these functions read, so the model does not depend on the store above it.
 import { FlagwireError } from '../errors.js';
-import { checkEnvParam, requireEnvironmentAllowed } from '../projects/environments.js';
-import type { Org, User } from '../orgs/accounts.js';
-import type { Flag } from '../flags/flags.js';
-import type { Audience, Project } from '../projects/projects.js';
-import type { Token } from '../tokens/tokens.js';
+import { checkEnvParam, requireEnvironmentAllowed } from './environments.js';
+import type { Org, User } from './accounts.js';
+import type { Flag } from './flags.js';
+import type { Audience, Project } from './projects.js';
+import type { Token } from './tokens.js';
 
 /** What the look-ups read: the matching part of the store's StoreReader. */
 export interface RecordReader {

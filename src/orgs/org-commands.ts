@@ -1,10 +1,10 @@
 // Console commands for organisations, users and memberships.
 import { FlagwireError } from '../errors.js';
-import { kPlans, kRoles, type Membership, type Org, type Plan, type Role, type Standing, type User } from './accounts.js';
+import { kPlans, kRoles, type Membership, type Org, type Plan, type Role, type Standing, type User } from '../model/accounts.js';
 import { randomId } from '../model/ids.js';
 import { requireOrg, requireUser } from '../model/lookups.js';
 import type { StoreWriter } from '../store/interfaces.js';
-import { requireEmail, requireName, sameName } from '../writer/checks.js';
+import { requireEmail, requireName, sameName } from '../model/input-checks.js';
 
 export interface OrgCreateInput {
   name: string;

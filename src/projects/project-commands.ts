@@ -2,13 +2,13 @@
 import { FlagwireError } from '../errors.js';
 import { randomId } from '../model/ids.js';
 import { requireAudience, requireOrg, requireProject, requireUser } from '../model/lookups.js';
-import { hasAudiences } from '../orgs/plans.js';
-import type { Audience, AudienceRule, Project, ProjectKind } from './projects.js';
+import { hasAudiences } from '../model/plans.js';
+import type { Audience, AudienceRule, Project, ProjectKind } from '../model/projects.js';
 import { kLimits } from '../model/schemas.js';
 import type { AuditEntry } from '../model/audit.js';
 import type { StoreWriter } from '../store/interfaces.js';
-import { projectAdminActor, type Actor } from '../writer/audit-actor.js';
-import { exactList, requireName, sameName } from '../writer/checks.js';
+import { projectAdminActor, type Actor } from '../audit/audit-actor.js';
+import { exactList, requireName, sameName } from '../model/input-checks.js';
 
 const kEnvName = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 

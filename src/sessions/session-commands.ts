@@ -5,7 +5,7 @@
 import { FlagwireError } from '../errors.js';
 import { requireUser } from '../model/lookups.js';
 import { isPasswordHash } from '../model/passwords.js';
-import type { Session } from './sessions.js';
+import type { Session } from '../model/sessions.js';
 import type { StoreWriter } from '../store/interfaces.js';
 
 /** `user password`: stores the hash and ends every session of the user (a new password signs everyone out). */

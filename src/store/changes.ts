@@ -4,14 +4,14 @@
 // revision, and every node applies it to its LMDB copy (LmdbStore.applyRevisions). Derived entries
 // (token hashes, the project index, the mail due index, sequence counters, configSeq) are not in it:
 // applying a change rebuilds them, so the change set is the records and nothing else.
-import type { Membership, Org, User } from '../orgs/accounts.js';
+import type { Membership, Org, User } from '../model/accounts.js';
 import type { AuditEntry } from '../model/audit.js';
-import type { Flag, FlagUsage } from '../flags/flags.js';
-import type { Invitation } from '../invitations/invitations.js';
-import type { MailMessage } from '../mail/mail.js';
-import type { Credential, Session } from '../sessions/sessions.js';
-import type { Audience, Project } from '../projects/projects.js';
-import type { Token, TokenActivity } from '../tokens/tokens.js';
+import type { Flag, FlagUsage } from '../model/flags.js';
+import type { Invitation } from '../model/invitations.js';
+import type { MailMessage } from '../model/mail.js';
+import type { Credential, Session } from '../model/sessions.js';
+import type { Audience, Project } from '../model/projects.js';
+import type { Token, TokenActivity } from '../model/tokens.js';
 
 export type Change =
   | { kind: 'org'; value: Org }

@@ -1,14 +1,14 @@
 // The store as the rest of Flagwire sees it: record-level reads and writes, the transactions writes
 // run in, and readers that renew their snapshot. Code above src/store depends on these interfaces;
 // the LMDB implementation (lmdb-store.ts) is named only where a process opens its store.
-import type { Membership, Org, Role, User } from '../orgs/accounts.js';
+import type { Membership, Org, Role, User } from '../model/accounts.js';
 import type { AuditEntry } from '../model/audit.js';
-import type { Flag, FlagUsage } from '../flags/flags.js';
-import type { Invitation } from '../invitations/invitations.js';
-import type { MailMessage } from '../mail/mail.js';
-import type { Audience, Project } from '../projects/projects.js';
-import type { Credential, Session } from '../sessions/sessions.js';
-import type { Token, TokenActivity } from '../tokens/tokens.js';
+import type { Flag, FlagUsage } from '../model/flags.js';
+import type { Invitation } from '../model/invitations.js';
+import type { MailMessage } from '../model/mail.js';
+import type { Audience, Project } from '../model/projects.js';
+import type { Credential, Session } from '../model/sessions.js';
+import type { Token, TokenActivity } from '../model/tokens.js';
 
 /** The detail of a write whose commit failed (the writer answers it 503; the console exits 1). */
 export const kCommitFailedDetail = 'The change could not be written to storage (disk full or read-only); nothing was changed. Retry later.';

@@ -27,14 +27,14 @@
 //                    ['emailInvitation', lowercased e-mail, id] -> null
 import { join } from 'node:path';
 import type { Database, RootDatabase } from 'lmdb';
-import type { Org, Role, User } from '../orgs/accounts.js';
+import type { Org, Role, User } from '../model/accounts.js';
 import type { AuditEntry } from '../model/audit.js';
-import type { Flag, FlagUsage } from '../flags/flags.js';
-import type { Invitation } from '../invitations/invitations.js';
-import type { MailMessage } from '../mail/mail.js';
-import type { Audience, Project } from '../projects/projects.js';
-import type { Credential, Session } from '../sessions/sessions.js';
-import type { Token, TokenActivity } from '../tokens/tokens.js';
+import type { Flag, FlagUsage } from '../model/flags.js';
+import type { Invitation } from '../model/invitations.js';
+import type { MailMessage } from '../model/mail.js';
+import type { Audience, Project } from '../model/projects.js';
+import type { Credential, Session } from '../model/sessions.js';
+import type { Token, TokenActivity } from '../model/tokens.js';
 
 export const kFileName = 'flagwire.mdb';
 

@@ -2,14 +2,14 @@
 // Opened by open.ts; code above src/store sees it through the interfaces in interfaces.ts.
 import { ABORT, type Database, type RootDatabase } from 'lmdb';
 import { FlagwireError } from '../errors.js';
-import { kMaxEmailLength, type Membership, type Org, type Role, type User } from '../orgs/accounts.js';
+import { kMaxEmailLength, type Membership, type Org, type Role, type User } from '../model/accounts.js';
 import type { AuditEntry } from '../model/audit.js';
-import type { Flag, FlagUsage } from '../flags/flags.js';
-import type { Invitation } from '../invitations/invitations.js';
-import type { MailMessage } from '../mail/mail.js';
-import type { Audience, Project } from '../projects/projects.js';
-import type { Credential, Session } from '../sessions/sessions.js';
-import type { Token, TokenActivity } from '../tokens/tokens.js';
+import type { Flag, FlagUsage } from '../model/flags.js';
+import type { Invitation } from '../model/invitations.js';
+import type { MailMessage } from '../model/mail.js';
+import type { Audience, Project } from '../model/projects.js';
+import type { Credential, Session } from '../model/sessions.js';
+import type { Token, TokenActivity } from '../model/tokens.js';
 import type { Change, Revision } from './changes.js';
 import { kCommitFailedDetail, type AuditPage, type Settled, type Store, type StoreWriter } from './interfaces.js';
 import { dueKey, isPending, kSchemaVersion, userEmailKey, type Databases } from './layout.js';

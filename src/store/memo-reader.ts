@@ -8,14 +8,14 @@
 // sequence moved: callers renew before each unit of reads (the Management API does, per request),
 // which is also what makes a revoked token fail on the very next request. Memoised records are shared
 // by every request until the next commit, so they are frozen: code that would change one throws.
-import type { Membership, Org, Role, User } from '../orgs/accounts.js';
+import type { Membership, Org, Role, User } from '../model/accounts.js';
 import type { AuditEntry } from '../model/audit.js';
-import type { Flag, FlagUsage } from '../flags/flags.js';
-import type { Invitation } from '../invitations/invitations.js';
-import type { MailMessage } from '../mail/mail.js';
-import type { Audience, Project } from '../projects/projects.js';
-import type { Credential, Session } from '../sessions/sessions.js';
-import type { Token, TokenActivity } from '../tokens/tokens.js';
+import type { Flag, FlagUsage } from '../model/flags.js';
+import type { Invitation } from '../model/invitations.js';
+import type { MailMessage } from '../model/mail.js';
+import type { Audience, Project } from '../model/projects.js';
+import type { Credential, Session } from '../model/sessions.js';
+import type { Token, TokenActivity } from '../model/tokens.js';
 import type { AuditPage, SnapshotReader } from './interfaces.js';
 
 /** Entries kept per record kind; past it the memo starts over (a bound, not an LRU: hits are per project). */

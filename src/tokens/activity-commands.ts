@@ -1,6 +1,6 @@
 // Token activity, denial records and denial e-mail (spec: Authentication 11, Events).
-import type { MailMessage } from '../mail/mail.js';
-import type { TokenActivity, TokenDenialRecord, TokenRequestRecord } from './tokens.js';
+import type { MailMessage } from '../model/mail.js';
+import type { TokenActivity, TokenDenialRecord, TokenRequestRecord } from '../model/tokens.js';
 import type { StoreWriter } from '../store/interfaces.js';
 
 /** How many requests and denials each token keeps. */

@@ -1,13 +1,13 @@
 // Console commands for API tokens: create, rotate, revoke (spec: Token lifecycle, Authentication).
 import { FlagwireError } from '../errors.js';
-import type { Org } from '../orgs/accounts.js';
+import type { Org } from '../model/accounts.js';
 import { hashSecret, kTokenIdLength, newTokenSecret, randomId } from '../model/ids.js';
 import { requireOrg, requireProject, requireToken } from '../model/lookups.js';
-import { isManagementEligible } from '../orgs/plans.js';
-import type { Project } from '../projects/projects.js';
-import type { Token } from './tokens.js';
+import { isManagementEligible } from '../model/plans.js';
+import type { Project } from '../model/projects.js';
+import type { Token } from '../model/tokens.js';
 import type { StoreWriter } from '../store/interfaces.js';
-import { cleanList, isEditorOrAbove, requireName } from '../writer/checks.js';
+import { cleanList, isEditorOrAbove, requireName } from '../model/input-checks.js';
 
 export const kMaxActiveTokens = 50;
 const kDayMs = 24 * 3600 * 1000;

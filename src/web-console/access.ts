@@ -2,12 +2,12 @@
 // is checked again by its writer command (roles, plans), which is the rule's one home: this module only
 // hides what the user cannot reach and tells the page which controls to offer.
 import { FlagwireError } from '../errors.js';
-import type { Org, Role, User } from '../orgs/accounts.js';
+import type { Org, Role, User } from '../model/accounts.js';
 import { notFoundDetail } from '../model/lookups.js';
-import { isManagementEligible } from '../orgs/plans.js';
-import type { Project } from '../projects/projects.js';
+import { isManagementEligible } from '../model/plans.js';
+import type { Project } from '../model/projects.js';
 import type { StoreReader } from '../store/interfaces.js';
-import { isEditorOrAbove } from '../writer/checks.js';
+import { isEditorOrAbove } from '../model/input-checks.js';
 
 /** The user's standing in a project: a role in its organisation, or `personal` for the owner of a personal project. */
 export type ProjectRole = Role | 'personal';

@@ -3,13 +3,13 @@
 // is one writer command, the same function the CLI and the Management API call, with the signed-in
 // user as `asUserId`, so roles, plans and texts are the writer's.
 import { FlagwireError } from '../errors.js';
-import type { User } from '../orgs/accounts.js';
-import { isInvitationLive } from '../invitations/invitations.js';
+import type { User } from '../model/accounts.js';
+import { isInvitationLive } from '../model/invitations.js';
 import { requireFlag, requireToken } from '../model/lookups.js';
-import { readableMail } from '../mail/mail.js';
+import { readableMail } from '../model/mail.js';
 import type { ReceivedBody } from '../model/request-body.js';
-import type { Session } from '../sessions/sessions.js';
-import type { Token } from '../tokens/tokens.js';
+import type { Session } from '../model/sessions.js';
+import type { Token } from '../model/tokens.js';
 import { representFlag, patchResult } from '../api/representation.js';
 import type { StoreReader } from '../store/interfaces.js';
 import type { WriterClient } from '../writer/client.js';
@@ -432,7 +432,7 @@ export const kApiRoutes: readonly ApiRoute[] = [
     run: (call) => call.writer.call('invitationDecline', { invitationId: call.params.invitationId!, asUserId: call.user.id }),
   },
   {
-    // The signed-in user's own mail, by the one rule of who reads a message (mail/mail.ts).
+    // The signed-in user's own mail, by the one rule of who reads a message (model/mail.ts).
     method: 'GET',
     pattern: 'mail',
     run(call) {

@@ -4,10 +4,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { FlagwireError } from '../errors.js';
-import type { User } from '../orgs/accounts.js';
+import type { User } from '../model/accounts.js';
 import { hashSecret, randomId } from '../model/ids.js';
 import { hashPassword, kMaxPasswordLength, verifyPassword } from '../model/passwords.js';
-import type { Session } from '../sessions/sessions.js';
+import type { Session } from '../model/sessions.js';
 import type { SnapshotReader } from '../store/interfaces.js';
 import type { WriterClient } from '../writer/client.js';
 import type { SignInLimits } from './sign-in-limits.js';

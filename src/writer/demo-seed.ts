@@ -1,9 +1,9 @@
 // The demo data set `serve --demo` puts into an empty data dir.
-import type { Flag } from '../flags/flags.js';
-import type { Project } from '../projects/projects.js';
+import type { Flag } from '../model/flags.js';
+import type { Project } from '../model/projects.js';
 import type { FlagCreate } from '../model/schemas.js';
 import type { StoreWriter } from '../store/interfaces.js';
-import { kConsoleActor } from './audit-actor.js';
+import { kConsoleActor } from '../audit/audit-actor.js';
 import { flagCreate } from '../flags/flag-commands.js';
 import { orgAddMember, orgCreate, userCreate } from '../orgs/org-commands.js';
 import { audienceCreate, projectCreate } from '../projects/project-commands.js';

@@ -5,7 +5,7 @@ import t from 'tap';
 import { cli } from '../helpers/cli.js';
 import { startWorldServer } from '../helpers/world-server.js';
 import { FlagwireError } from '../../src/errors.js';
-import { requireName } from '../../src/writer/checks.js';
+import { requireName } from '../../src/model/input-checks.js';
 
 const kRule = 'must be a non-blank string of at most 200 characters, without control characters (U+0000-U+001F, U+007F-U+009F)';
 /** C0 (NUL, BEL, ESC, US), DEL and C1 (NEL, CSI, APC): each alone in the middle of a name. */

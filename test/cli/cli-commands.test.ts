@@ -3,7 +3,7 @@
 // in order and build on each other.
 import { createHash } from 'node:crypto';
 import t from 'tap';
-import { kConsoleActor } from '../../src/writer/audit-actor.js';
+import { kConsoleActor } from '../../src/audit/audit-actor.js';
 import { cli, expectAllRefused, expectRefused, inStore, ok, tempDir } from '../helpers/cli.js';
 
 const kDayMs = 24 * 3600 * 1000;

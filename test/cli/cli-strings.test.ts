@@ -5,7 +5,7 @@
 import t from 'tap';
 import { undecodableArguments } from '../../src/cli/args.js';
 import { FlagwireError } from '../../src/errors.js';
-import { kConsoleActor } from '../../src/writer/audit-actor.js';
+import { kConsoleActor } from '../../src/audit/audit-actor.js';
 import { cli, expectAllRefused, inStore, ok, tempDir, type CliArg } from '../helpers/cli.js';
 import { exportStore } from '../helpers/store-export.js';
 

@@ -4,7 +4,7 @@
 // the store byte-for-byte unchanged.
 import { createHash } from 'node:crypto';
 import t from 'tap';
-import type { Plan, Standing } from '../../src/orgs/accounts.js';
+import type { Plan, Standing } from '../../src/model/accounts.js';
 import { cli, expectAllRefused, expectRefused, inStore, ok, tempDir } from '../helpers/cli.js';
 import { exportStore } from '../helpers/store-export.js';
 

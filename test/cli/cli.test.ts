@@ -7,7 +7,7 @@ import { open } from 'lmdb';
 import t from 'tap';
 import { cli, expectRefused, inStore, ok, parseOneObject, tempDir } from '../helpers/cli.js';
 import { exportStore } from '../helpers/store-export.js';
-import { kConsoleActor } from '../../src/writer/audit-actor.js';
+import { kConsoleActor } from '../../src/audit/audit-actor.js';
 
 t.test('--json success: exactly one JSON object on one line, exit 0, nothing on stderr', async (t) => {
   const dir = tempDir(t);

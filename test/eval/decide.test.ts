@@ -15,8 +15,8 @@ import {
   kDecidedStatic,
   type EvalContext,
 } from '../../src/eval/evaluate.js';
-import type { EffectiveState } from '../../src/flags/flag-state.js';
-import type { Audience } from '../../src/projects/projects.js';
+import type { EffectiveState } from '../../src/model/flag-state.js';
+import type { Audience } from '../../src/model/projects.js';
 
 const kFlag = 'flg_reasons';
 const audience: Audience = { id: 'aud_1', projectId: 'p', name: 'Beta', updatedAt: 0, rules: [{ attribute: 'plan', values: ['beta'] }] };

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { FlagCreate } from '../../src/model/schemas.js';
 import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
 import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../../src/writer/commands.js';
-import { kConsoleActor } from '../../src/writer/audit-actor.js';
+import { kConsoleActor } from '../../src/audit/audit-actor.js';
 
 export interface EvalWorld {
   dataDir: string;

@@ -10,7 +10,7 @@ import { EvalPool } from '../../src/eval/pool.js';
 import { kRouteFlag } from '../../src/metrics/metrics.js';
 import type { PendingResponse } from '../../src/http/http.js';
 import { InFlight } from '../../src/http/in-flight.js';
-import { kConsoleActor } from '../../src/writer/audit-actor.js';
+import { kConsoleActor } from '../../src/audit/audit-actor.js';
 import { buildEvalWorld } from './eval-world.js';
 
 const world = buildEvalWorld();

@@ -10,7 +10,7 @@ import { EvalEngine } from '../../src/eval/engine.js';
 import { ResultWriter } from '../../src/eval/protocol.js';
 import { UsageRecorder, type UsageSource } from '../../src/eval/usage.js';
 import { FlagwireError } from '../../src/errors.js';
-import type { FlagUsage } from '../../src/flags/flags.js';
+import type { FlagUsage } from '../../src/model/flags.js';
 import { buildEvalWorld } from './eval-world.js';
 
 const world = buildEvalWorld();

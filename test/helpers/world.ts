@@ -3,7 +3,7 @@
 import type { FlagCreate } from '../../src/model/schemas.js';
 import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
 import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../../src/writer/commands.js';
-import { kConsoleActor } from '../../src/writer/audit-actor.js';
+import { kConsoleActor } from '../../src/audit/audit-actor.js';
 
 export interface World {
   store: Store;

@@ -4,9 +4,9 @@
 // direct add unchanged, and mail about an organisation the reader does not belong to (not shown, also
 // not through an organisation they do belong to).
 import t from 'tap';
-import type { User } from '../../src/orgs/accounts.js';
-import { kInvitationLifetimeMs, kMaxPendingInvitations } from '../../src/invitations/invitations.js';
-import { readableMail } from '../../src/mail/mail.js';
+import type { User } from '../../src/model/accounts.js';
+import { kInvitationLifetimeMs, kMaxPendingInvitations } from '../../src/model/invitations.js';
+import { readableMail } from '../../src/model/mail.js';
 import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
 import { runCommand } from '../../src/writer/commands.js';
 import type { CommandInput, CommandName, CommandOutput } from '../../src/writer/commands.js';

@@ -1,7 +1,7 @@
 // Recording one delivery attempt: sent, retried later with backoff, or given up; it reads and writes
 // that message only, never the whole outbox.
 import t from 'tap';
-import type { MailMessage } from '../../src/mail/mail.js';
+import type { MailMessage } from '../../src/model/mail.js';
 import type { StoreWriter } from '../../src/store/interfaces.js';
 import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
 import { kMaxMailAttempts, mailResult } from '../../src/mail/mail-commands.js';

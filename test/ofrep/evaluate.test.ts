@@ -7,7 +7,7 @@ import { bucket } from '../../src/eval/bucket.js';
 import { EvalEngine } from '../../src/eval/engine.js';
 import { ResultReader, ResultWriter } from '../../src/eval/protocol.js';
 import { OfrepEvaluator } from '../../src/ofrep/evaluate.js';
-import { kConsoleActor } from '../../src/writer/audit-actor.js';
+import { kConsoleActor } from '../../src/audit/audit-actor.js';
 import { buildEvalWorld } from '../eval/eval-world.js';
 
 const world = buildEvalWorld();

@@ -1,8 +1,8 @@
 // A role given in the web console (with the acting user) is an audit entry as that user in every
 // project of the organisation, and only there; a role set to what it already was writes none.
 import t from 'tap';
-import type { Org, User } from '../../src/orgs/accounts.js';
-import type { Project } from '../../src/projects/projects.js';
+import type { Org, User } from '../../src/model/accounts.js';
+import type { Project } from '../../src/model/projects.js';
 import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
 import { orgAddMember } from '../../src/orgs/org-commands.js';
 import { tempDir } from '../helpers/cli.js';

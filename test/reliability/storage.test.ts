@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { open } from 'lmdb';
-import { kConsoleActor } from '../../src/writer/audit-actor.js';
+import { kConsoleActor } from '../../src/audit/audit-actor.js';
 import { dataFilePath } from '../../src/store/layout.js';
 import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
 import { verifyDataFile } from '../../src/store/verify.js';

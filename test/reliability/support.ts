@@ -2,7 +2,7 @@
 // out of the way of load and fuzzing, a data set with every kind of project and token, and checks of
 // the spec's response shapes.
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { kConsoleActor } from '../../src/writer/audit-actor.js';
+import { kConsoleActor } from '../../src/audit/audit-actor.js';
 import { buildWorld, type World } from '../helpers/world.js';
 
 /** FLAGWIRE_LONG=1 (scripts/reliability-long.sh) runs the bigger versions of the crash-safety and fuzz tests. */

@@ -1,8 +1,8 @@
 // The Management API's memo over the store: a record is decoded once per commit, every commit (from
 // any writer) drops the memo at the next renewal, and memoised records cannot be changed by a reader.
 import t from 'tap';
-import type { Org } from '../../src/orgs/accounts.js';
-import type { Flag } from '../../src/flags/flags.js';
+import type { Org } from '../../src/model/accounts.js';
+import type { Flag } from '../../src/model/flags.js';
 import { MemoReader } from '../../src/store/memo-reader.js';
 import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
 import { tempDir } from '../helpers/cli.js';

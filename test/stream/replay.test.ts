@@ -5,7 +5,7 @@ import { rmSync } from 'node:fs';
 import t from 'tap';
 import type { PendingResponse } from '../../src/http/http.js';
 import { ChangeFeed } from '../../src/stream/change-feed.js';
-import { kConsoleActor } from '../../src/writer/audit-actor.js';
+import { kConsoleActor } from '../../src/audit/audit-actor.js';
 import { buildEvalWorld } from '../eval/eval-world.js';
 
 const world = buildEvalWorld();

@@ -4,10 +4,10 @@
 // again because the token, its project or its organisation may have changed while the change waited
 // for the write lock: a write is authorised when it is applied, not only when it arrives.
 import { FlagwireError } from '../errors.js';
-import type { Org } from '../orgs/accounts.js';
-import type { RecordReader } from '../model/lookups.js';
-import { isManagementEligible } from '../orgs/plans.js';
-import type { Project } from '../projects/projects.js';
+import type { Org } from './accounts.js';
+import type { RecordReader } from './lookups.js';
+import { isManagementEligible } from './plans.js';
+import type { Project } from './projects.js';
 import type { Token } from './tokens.js';
 
 export interface AuthContext {

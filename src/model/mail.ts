@@ -1,7 +1,7 @@
 // The mail outbox: every message queued, with its delivery state, and who may read a message in the
 // web console. Plain data, like every record Flagwire keeps: the store writes them as they are and
 // they cross threads as is.
-import type { Role, User } from '../orgs/accounts.js';
+import type { Role, User } from './accounts.js';
 
 export interface MailMessage {
   seq: number;

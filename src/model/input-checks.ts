@@ -1,7 +1,7 @@
 // Input checks shared by the console commands.
 import { FlagwireError } from '../errors.js';
-import { kLimits, kNameRegExp, nameRuleText } from '../model/schemas.js';
-import { kMaxEmailLength, type Role } from '../orgs/accounts.js';
+import { kLimits, kNameRegExp, nameRuleText } from './schemas.js';
+import { kMaxEmailLength, type Role } from './accounts.js';
 
 /** A name by the API's rule (kNameRegExp), checked before trimming: a control character anywhere is refused. */
 export function requireName(what: string, value: unknown, max: number = kLimits.nameLength): string {

@@ -2,10 +2,10 @@
 // `console`, or with `--as USER_ID` as that person (`user:<id>`, as the web console will).
 import { FlagwireError } from '../errors.js';
 import { requireUser } from '../model/lookups.js';
-import type { Project } from '../projects/projects.js';
-import type { Token } from '../tokens/tokens.js';
+import type { Project } from '../model/projects.js';
+import type { Token } from '../model/tokens.js';
 import type { StoreWriter } from '../store/interfaces.js';
-import { isEditorOrAbove } from './checks.js';
+import { isEditorOrAbove } from '../model/input-checks.js';
 
 /** Who makes a change: audit actor (`token:<id>`, `console` or `user:<id>`), its display name, and its environment limit. */
 export interface Actor {

@@ -1,7 +1,7 @@
 // An invitation to an organisation, made in the web console by its Admin or Owner: the invited person
 // becomes a member only by accepting it, signed in as the user with the invited e-mail address.
 // Plain data, like every record Flagwire keeps: the store writes them as they are and they cross threads as is.
-import type { Role } from '../orgs/accounts.js';
+import type { Role } from './accounts.js';
 
 export interface Invitation {
   id: string;
