@@ -1,0 +1,129 @@
+// The README and the pages under docs/ stay true to the repository: every relative link and image
+// reaches a file of this repository (and a heading, for a `#` anchor), every path named in backticks
+// exists, docs/cli.md lists exactly the command lines the CLI has, and docs/configuration.md names
+// every FLAGWIRE_* setting the code reads.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import t from 'tap';
+import { kConsoleCommands } from '../../src/cli/commands.js';
+
+const kRepo = resolve(fileURLToPath(new URL('../../../', import.meta.url)));
+
+/** Every file under `dir` (relative to the repository), recursively; `dist` and `node_modules` left out. */
+function filesUnder(dir: string): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync(join(kRepo, dir), { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (entry.name !== 'node_modules' && entry.name !== 'dist') out.push(...filesUnder(path));
+    } else out.push(path);
+  }
+  return out;
+}
+
+const kPages = ['README.md', ...filesUnder('docs').filter((f) => f.endsWith('.md'))];
+const read = (path: string) => readFileSync(join(kRepo, path), 'utf8');
+
+/** The text outside fenced code blocks (links and paths in code are examples, not references). */
+function prose(markdown: string): string {
+  return markdown.replace(/^```[^\n]*\n[\s\S]*?^```$/gm, '');
+}
+
+/** GitHub's anchor for a heading: lower case, punctuation dropped, each blank a `-`; repeats get -1, -2. */
+function anchors(markdown: string): Set<string> {
+  const seen = new Map<string, number>();
+  const out = new Set<string>();
+  for (const m of prose(markdown).matchAll(/^#{1,6} +(.+)$/gm)) {
+    const text = m[1]!.replace(/\[([^\]]*)\]\([^)]*\)/g, '$1');
+    const base = text
+      .trim()
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-');
+    const n = seen.get(base) ?? 0;
+    seen.set(base, n + 1);
+    out.add(n === 0 ? base : `${base}-${n}`);
+  }
+  return out;
+}
+
+t.test('every relative link and image of the README and docs/ reaches this repository', async (t) => {
+  let links = 0;
+  for (const page of kPages) {
+    const text = prose(read(page));
+    for (const m of text.matchAll(/!?\[[^\]]*\]\(([^)\s]+)\)/g)) {
+      const target = m[1]!;
+      if (/^[a-z]+:/.test(target)) continue;
+      links++;
+      const [path, anchor] = target.split('#') as [string, string | undefined];
+      const file = path === '' ? join(kRepo, page) : resolve(kRepo, dirname(page), path);
+      const where = `${page}: ${target}`;
+      t.notOk(relative(kRepo, file).startsWith('..'), `${where} stays inside the repository (a clone has nothing beside it)`);
+      t.ok(existsSync(file), `${where} exists`);
+      if (anchor !== undefined && existsSync(file) && statSync(file).isFile() && file.endsWith('.md')) {
+        t.ok(anchors(readFileSync(file, 'utf8')).has(anchor), `${where}: the heading exists`);
+      }
+    }
+  }
+  t.ok(links > 50, `the pages link to each other (${links} links)`);
+  t.notOk(/\]\([^)]*shared\//.test(read('README.md')), 'the README links nothing under shared/');
+});
+
+t.test('every path the pages name in backticks exists', async (t) => {
+  const testFiles = new Set(filesUnder('test').map((f) => f.split('/').pop()!));
+  for (const page of kPages.filter((p) => !p.startsWith('docs/spec/'))) {
+    const text = prose(read(page));
+    for (const m of text.matchAll(/`((?:src|test|scripts|bench|docs)\/[^`\s*]+)`/g)) {
+      t.ok(existsSync(join(kRepo, m[1]!)), `${page}: ${m[1]} exists`);
+    }
+    // The reliability table names the files of test/reliability/ by their name alone.
+    for (const m of text.matchAll(/`([\w-]+\.test\.ts)`/g)) t.ok(testFiles.has(m[1]!), `${page}: ${m[1]} is a test file`);
+  }
+});
+
+t.test('docs/cli.md lists exactly the command lines of the CLI', async (t) => {
+  const cli = read('docs/cli.md');
+  const block = /## Commands\n[\s\S]*?```\n([\s\S]*?)```/.exec(cli)?.[1] ?? '';
+  const lines = block.split('\n').filter((l) => l.trim() !== '');
+  const usages = kConsoleCommands.map((c) => c.usage);
+  for (const usage of usages) {
+    t.ok(
+      lines.some((l) => l === usage || l.startsWith(`${usage}  `) || l.startsWith(`${usage} ->`)),
+      `lists: ${usage}`,
+    );
+  }
+  t.equal(lines.length, usages.length, 'one line per command, nothing else');
+});
+
+t.test('docs/configuration.md names every FLAGWIRE_* setting the code reads, and only real ones', async (t) => {
+  const config = read('docs/configuration.md');
+  const named = (text: string) => new Set([...text.matchAll(/FLAGWIRE_[A-Z0-9_]*[A-Z0-9]/g)].map((m) => m[0]));
+  const src = named(
+    filesUnder('src')
+      .filter((f) => f.endsWith('.ts'))
+      .map(read)
+      .join('\n'),
+  );
+  for (const name of src) {
+    if (name === 'FLAGWIRE_TEST') continue; // the prefix, as in FLAGWIRE_TEST_*
+    t.ok(config.includes(`\`${name}\``), `${name} (read in src/) is documented`);
+  }
+  const everywhere = named(
+    ['src', 'test', 'scripts', 'bench']
+      .flatMap(filesUnder)
+      .filter((f) => /\.(ts|sh|mjs)$/.test(f))
+      .map(read)
+      .join('\n') + read('package.json'),
+  );
+  for (const name of named(config)) t.ok(everywhere.has(name), `${name} (documented) is read somewhere`);
+});
+
+t.test('each page under docs/ says what it is for right below its title', async (t) => {
+  for (const page of kPages.filter((p) => p.startsWith('docs/') && !p.startsWith('docs/spec/'))) {
+    const lines = read(page).split('\n');
+    t.match(lines[0], /^# \S/, `${page} starts with its title`);
+    t.equal(lines[1], '', `${page}: a blank line`);
+    t.match(lines[2], /^\S.*\S$/, `${page}: then one line saying what it is for`);
+  }
+});
