@@ -10,7 +10,7 @@ set -euo pipefail
 base=${1:?usage: bench/ab-builds.sh BASE_CHECKOUT NEW_CHECKOUT}
 new=${2:?usage: bench/ab-builds.sh BASE_CHECKOUT NEW_CHECKOUT}
 rounds=${ROUNDS:-6}; dur=${DUR:-6}; conn=${CONN:-50}
-command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
+command -v wrk >/dev/null || "$(dirname "$0")/../scripts/apt-install.sh" wrk
 
 # start() runs in a process substitution (a subshell): it prints its server's pid, which the trap kills.
 pa=; pb=

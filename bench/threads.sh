@@ -20,7 +20,7 @@ wrk_cpus=${WRK_CPUS:-1}
 wrk_threads=${WRK_THREADS:-1}
 conns=${CONNS:-"64"}
 dur=${DUR:-8}
-command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
+command -v wrk >/dev/null || "$(dirname "$0")/../scripts/apt-install.sh" wrk
 
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null || true' EXIT

@@ -4,12 +4,5 @@
 # which fetch from a CDN at test time. Idempotent and quiet: does nothing when /usr/bin/chromium exists.
 set -e
 [ -x /usr/bin/chromium ] && exit 0
-if [ "$(id -u)" -ne 0 ]; then
-  SUDO=sudo
-else
-  SUDO=
-fi
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq >/dev/null
-$SUDO apt-get install -y -qq --no-install-recommends chromium >/dev/null
+"$(dirname "$0")/apt-install.sh" chromium
 [ -x /usr/bin/chromium ]

@@ -4,12 +4,5 @@
 # does nothing when jq is on PATH.
 set -e
 command -v jq >/dev/null 2>&1 && exit 0
-if [ "$(id -u)" -ne 0 ]; then
-  SUDO=sudo
-else
-  SUDO=
-fi
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq >/dev/null
-$SUDO apt-get install -y -qq --no-install-recommends jq >/dev/null
+"$(dirname "$0")/apt-install.sh" jq
 command -v jq >/dev/null 2>&1

@@ -13,9 +13,7 @@ find_bindir() {
 }
 
 if ! bindir=$(find_bindir); then
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq postgresql >/dev/null
+  "$(dirname "$0")/apt-install.sh" postgresql
   # Debian's package starts a system cluster; the tests run their own, so it is stopped.
   if command -v pg_ctlcluster >/dev/null; then
     for cluster in $(pg_lsclusters -h 2>/dev/null | awk '{print $1"/"$2}'); do pg_ctlcluster ${cluster%/*} ${cluster#*/} stop || true; done
