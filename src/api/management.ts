@@ -9,7 +9,7 @@ import { requirePatchTarget, requireProjectFlag } from '../model/lookups.js';
 import { authorizeToken, requireWrite, type AuthContext } from '../model/token-access.js';
 import type { Token } from '../model/tokens.js';
 import type { SnapshotReader } from '../store/interfaces.js';
-import { kMaxBodyBytes, type BodyBudget } from '../http/body.js';
+import { bodyRefusal, type BodyBudget } from '../http/body.js';
 import { TrustedProxies } from '../http/client-address.js';
 import { send, sendJson, trackAbort, type PendingResponse } from '../http/http.js';
 import type { InFlight } from '../http/in-flight.js';
@@ -179,7 +179,7 @@ export function registerManagementRoutes(app: TemplatedApp, deps: ManagementDeps
         (body) => {
           if (!body.ok) {
             // The rest of the body is not read: close the connection after the answer.
-            fail(res, request, known, body.reason === 'busy' ? serverBusy() : tooLarge(), true);
+            fail(res, request, known, bodyRefusal(body.reason), true);
             done();
             return;
           }
@@ -198,17 +198,6 @@ export function registerManagementRoutes(app: TemplatedApp, deps: ManagementDeps
       fail(res, request, token, err);
     }
   });
-}
-
-function tooLarge(): FlagwireError {
-  return new FlagwireError('PAYLOAD_TOO_LARGE', `The request body is larger than ${kMaxBodyBytes} bytes (1 MiB); send a smaller body.`);
-}
-
-function serverBusy(): FlagwireError {
-  return new FlagwireError(
-    'SERVER_BUSY',
-    'The server is buffering as many request bodies as it allows; this body was not read and nothing was changed. Retry after a second.',
-  );
 }
 
 /** Every route behind /api/v1/* (path template, methods): matchRoute's table; the OpenAPI test reads it too. */

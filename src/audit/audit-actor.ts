@@ -2,10 +2,10 @@
 // `console`, or with `--as USER_ID` as that person (`user:<id>`, as the web console will).
 import { FlagwireError } from '../errors.js';
 import { requireUser } from '../model/lookups.js';
+import { can, describeRole, projectRole } from '../model/permissions.js';
 import type { Project } from '../model/projects.js';
 import type { Token } from '../model/tokens.js';
 import type { StoreWriter } from '../store/interfaces.js';
-import { isEditorOrAbove } from '../model/input-checks.js';
 
 /** Who makes a change: audit actor (`token:<id>`, `console` or `user:<id>`), its display name, and its environment limit. */
 export interface Actor {
@@ -30,21 +30,14 @@ export function tokenActor(token: Token): Actor {
 export function consoleActor(w: StoreWriter, project: Project, asUserId: string | undefined): Actor {
   if (asUserId === undefined) return kConsoleActor;
   const user = requireUser(w, asUserId);
-  if (project.orgId === null) {
-    if (project.ownerUserId !== user.id) {
-      throw new FlagwireError(
-        'FORBIDDEN',
-        `Only the owner of personal project ${project.id} may change its flags; user ${user.id} is not its owner.`,
-      );
-    }
-  } else {
-    const role = w.getRole(project.orgId, user.id);
-    if (!isEditorOrAbove(role)) {
-      throw new FlagwireError(
-        'FORBIDDEN',
-        `Changing flags needs the Editor, Admin or Owner role in organisation ${project.orgId}; user ${user.id} ${role ? `is ${role}` : 'is not a member'}.`,
-      );
-    }
+  const role = projectRole(w, project, user.id);
+  if (!can(role, 'editFlags')) {
+    throw new FlagwireError(
+      'FORBIDDEN',
+      project.orgId === null
+        ? `Only the owner of personal project ${project.id} may change its flags; user ${user.id} is not its owner.`
+        : `Changing flags needs the Editor, Admin or Owner role in organisation ${project.orgId}; user ${user.id} ${describeRole(role)}.`,
+    );
   }
   return { id: `user:${user.id}`, name: user.name, environments: [] };
 }
@@ -57,14 +50,13 @@ export function consoleActor(w: StoreWriter, project: Project, asUserId: string 
 export function projectAdminActor(w: StoreWriter, project: Project, asUserId: string | undefined): Actor {
   if (asUserId === undefined) return kConsoleActor;
   const user = requireUser(w, asUserId);
-  const role = project.orgId === null ? undefined : w.getRole(project.orgId, user.id);
-  const allowed = project.orgId === null ? project.ownerUserId === user.id : role === 'admin' || role === 'owner';
-  if (!allowed) {
+  const role = projectRole(w, project, user.id);
+  if (!can(role, 'configure')) {
     throw new FlagwireError(
       'FORBIDDEN',
       project.orgId === null
         ? `Only the owner of personal project ${project.id} may change it; user ${user.id} is not its owner.`
-        : `Changing environments and audiences needs the Admin or Owner role in organisation ${project.orgId}; user ${user.id} ${role ? `is ${role}` : 'is not a member'}.`,
+        : `Changing environments and audiences needs the Admin or Owner role in organisation ${project.orgId}; user ${user.id} ${describeRole(role)}.`,
     );
   }
   return { id: `user:${user.id}`, name: user.name, environments: [] };

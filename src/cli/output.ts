@@ -5,6 +5,7 @@ import type { Membership, Org, User } from '../model/accounts.js';
 import type { AuditEntry } from '../model/audit.js';
 import type { Flag } from '../model/flags.js';
 import type { MailMessage } from '../model/mail.js';
+import { tokenStatus } from '../model/permissions.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { TokenActivity } from '../model/tokens.js';
 import type { EnvironmentsFlag, FlatFlag } from '../api/representation.js';
@@ -246,11 +247,6 @@ export function renderDeleted(result: { id: string }): string {
 }
 
 // ---- tokens ------------------------------------------------------------------------------------
-
-export function tokenStatus(token: TokenView, now: number): 'active' | 'revoked' | 'expired' {
-  if (token.revokedAt !== null) return 'revoked';
-  return token.expiresAt !== 0 && token.expiresAt <= now ? 'expired' : 'active';
-}
 
 function tokenFields(token: TokenView): [string, string][] {
   return [

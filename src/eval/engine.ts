@@ -16,7 +16,7 @@
 import type { Org } from '../model/accounts.js';
 import { validEnvironmentsText } from '../model/environments.js';
 import { effectiveState } from '../model/flag-state.js';
-import type { Flag, FlagUsage } from '../model/flags.js';
+import { addUsage, type Flag, type FlagUsage } from '../model/flags.js';
 import { notFoundDetail } from '../model/lookups.js';
 import { hasAudiences } from '../model/plans.js';
 import type { Audience, Project } from '../model/projects.js';
@@ -259,13 +259,7 @@ export class EvalEngine {
 
   private collectEntry(entry: FlagEntry): void {
     if (entry.evaluations === 0) return;
-    const total = this.pending.get(entry.id);
-    if (total === undefined) {
-      this.pending.set(entry.id, { flagId: entry.id, evaluations: entry.evaluations, lastEvaluatedAt: entry.lastEvaluatedAt });
-    } else {
-      total.evaluations += entry.evaluations;
-      total.lastEvaluatedAt = Math.max(total.lastEvaluatedAt, entry.lastEvaluatedAt);
-    }
+    addUsage(this.pending, { flagId: entry.id, evaluations: entry.evaluations, lastEvaluatedAt: entry.lastEvaluatedAt });
     entry.evaluations = 0;
   }
 

@@ -5,7 +5,7 @@
 // with Storage busy (not applied) is kept and sent with the next one; one flush runs at a time.
 import type { Logger } from 'pino';
 import { FlagwireError } from '../errors.js';
-import type { FlagUsage } from '../model/flags.js';
+import { addUsage, type FlagUsage } from '../model/flags.js';
 import type { WriterClient } from '../writer/client.js';
 import { PeriodicFlush } from '../writer/periodic-flush.js';
 
@@ -38,15 +38,7 @@ export class UsageRecorder {
 
   /** Adds counts to what the next flush writes, summed by flag. */
   add(counts: readonly FlagUsage[]): void {
-    for (const count of counts) {
-      const total = this.pending.get(count.flagId);
-      if (total === undefined) {
-        this.pending.set(count.flagId, { ...count });
-      } else {
-        total.evaluations += count.evaluations;
-        total.lastEvaluatedAt = Math.max(total.lastEvaluatedAt, count.lastEvaluatedAt);
-      }
-    }
+    for (const count of counts) addUsage(this.pending, count);
   }
 
   /** Collects every worker's counts and writes them, after the flush in flight (if any) ends. */

@@ -1,5 +1,5 @@
 // Flag usage (README: Flag usage): what the eval workers counted, merged into each flag's totals.
-import type { FlagUsage } from '../model/flags.js';
+import { type FlagUsage, mergeUsage } from '../model/flags.js';
 import type { StoreWriter } from '../store/interfaces.js';
 
 /** Evaluations of one flag counted since the last flush, and the latest one's time. */
@@ -10,12 +10,7 @@ export function recordUsage(w: StoreWriter, input: { counts: UsageCount[] }): { 
   let flags = 0;
   for (const count of input.counts) {
     if (w.getFlag(count.flagId) === undefined) continue;
-    const stored = w.getUsage(count.flagId);
-    w.putUsage({
-      flagId: count.flagId,
-      evaluations: (stored?.evaluations ?? 0) + count.evaluations,
-      lastEvaluatedAt: Math.max(stored?.lastEvaluatedAt ?? 0, count.lastEvaluatedAt),
-    });
+    w.putUsage(mergeUsage(w.getUsage(count.flagId), count));
     flags++;
   }
   return { flags };

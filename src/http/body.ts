@@ -10,6 +10,7 @@
 // Slow senders need nothing here: uWS closes a connection whose body brings less than 160 KiB in its
 // 10 s idle timeout (HTTP_RECEIVE_THROUGHPUT_BYTES, 16 KiB/s), which runs onAborted and so releases
 // the reservation (README: Request bodies).
+import { FlagwireError } from '../errors.js';
 import { trackAbort, type PendingResponse } from './http.js';
 
 export const kMaxBodyBytes = 1024 * 1024;
@@ -34,6 +35,20 @@ const ResizableArrayBuffer = ArrayBuffer as unknown as new (byteLength: number, 
 
 const kTooLarge: BodyResult = { ok: false, reason: 'tooLarge' };
 const kBusy: BodyResult = { ok: false, reason: 'busy' };
+
+/**
+ * The answer to a body that was not read, one wording per case for the Management API and the web
+ * console (OFREP answers in its own envelope): 413 over the cap, 503 while the budget is spent. The
+ * rest of the body is not read, so the caller closes the connection after this answer.
+ */
+export function bodyRefusal(reason: 'tooLarge' | 'busy'): FlagwireError {
+  return reason === 'busy'
+    ? new FlagwireError(
+        'SERVER_BUSY',
+        'The server is buffering as many request bodies as it allows; this body was not read and nothing was changed. Retry after a second.',
+      )
+    : new FlagwireError('PAYLOAD_TOO_LARGE', `The request body is larger than ${kMaxBodyBytes} bytes (1 MiB); send a smaller body.`);
+}
 
 /** The reserved bytes and the refusals of a budget, shared by every front-end thread (BigInt64: budgets reach 1 TiB). */
 const kReserved = 0;

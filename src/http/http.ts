@@ -82,8 +82,9 @@ export function sendSameOrigin(
   body: string | Uint8Array,
   contentType: string,
   headers?: readonly (readonly [string, string])[],
+  closeConnection = false,
 ): void {
-  writeResponse(res, status, body, contentType, headers, false, false);
+  writeResponse(res, status, body, contentType, headers, closeConnection, false);
 }
 
 function writeResponse(

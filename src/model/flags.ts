@@ -48,3 +48,22 @@ export interface FlagUsage {
   /** The latest evaluation counted, Unix ms. */
   lastEvaluatedAt: number;
 }
+
+/**
+ * Usage counted since `total` added to it: the one rule for merging counts (the eval workers' totals,
+ * the main thread's pending flush, the writer's stored totals): evaluations add up, the latest time wins.
+ * `total` undefined is no usage yet. Returns a new record; neither argument is changed.
+ */
+export function mergeUsage(total: FlagUsage | undefined, count: FlagUsage): FlagUsage {
+  if (total === undefined) return { flagId: count.flagId, evaluations: count.evaluations, lastEvaluatedAt: count.lastEvaluatedAt };
+  return {
+    flagId: count.flagId,
+    evaluations: total.evaluations + count.evaluations,
+    lastEvaluatedAt: Math.max(total.lastEvaluatedAt, count.lastEvaluatedAt),
+  };
+}
+
+/** mergeUsage into a map of totals by flag id. */
+export function addUsage(totals: Map<string, FlagUsage>, count: FlagUsage): void {
+  totals.set(count.flagId, mergeUsage(totals.get(count.flagId), count));
+}

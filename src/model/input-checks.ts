@@ -1,7 +1,7 @@
 // Input checks shared by the console commands.
 import { FlagwireError } from '../errors.js';
 import { kLimits, kNameRegExp, nameRuleText } from './schemas.js';
-import { kMaxEmailLength, type Role } from './accounts.js';
+import { kMaxEmailLength } from './accounts.js';
 
 /** A name by the API's rule (kNameRegExp), checked before trimming: a control character anywhere is refused. */
 export function requireName(what: string, value: unknown, max: number = kLimits.nameLength): string {
@@ -19,11 +19,6 @@ export function requireEmail(value: unknown): string {
   if (email.length > kMaxEmailLength)
     throw new FlagwireError('INVALID_REQUEST', `an e-mail address is at most ${kMaxEmailLength} characters`);
   return email;
-}
-
-/** Editor, Admin or Owner: the roles that may create a token (spec) and change flags from the console. */
-export function isEditorOrAbove(role: Role | undefined): boolean {
-  return role === 'editor' || role === 'admin' || role === 'owner';
 }
 
 /** A list of names given as strings: trimmed, blanks dropped, repeats removed. */

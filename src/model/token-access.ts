@@ -6,6 +6,7 @@
 import { FlagwireError } from '../errors.js';
 import type { Org } from './accounts.js';
 import type { RecordReader } from './lookups.js';
+import { tokenStatus } from './permissions.js';
 import { isManagementEligible } from './plans.js';
 import type { Project } from './projects.js';
 import type { Token } from './tokens.js';
@@ -24,11 +25,10 @@ export function unknownToken(): FlagwireError {
 
 /** A real token may still be refused: 401 when revoked or expired, 402 when its organisation may not use the API now. */
 export function authorizeToken(r: AccessReader, token: Token, now: number): AuthContext {
-  if (token.revokedAt !== null)
+  const status = tokenStatus(token, now);
+  if (status === 'revoked')
     throw new FlagwireError('TOKEN_REVOKED', 'This token has been revoked; use its replacement or create a new one.');
-  if (token.expiresAt !== 0 && token.expiresAt <= now) {
-    throw new FlagwireError('TOKEN_EXPIRED', 'This token has expired; create a new one in the console.');
-  }
+  if (status === 'expired') throw new FlagwireError('TOKEN_EXPIRED', 'This token has expired; create a new one in the console.');
   const project = r.getProject(token.projectId);
   const org = project?.orgId ? r.getOrg(project.orgId) : undefined;
   if (!project || !org) throw new FlagwireError('UNKNOWN_TOKEN', 'This token no longer belongs to a project.');

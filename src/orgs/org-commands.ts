@@ -3,6 +3,7 @@ import { FlagwireError } from '../errors.js';
 import { kPlans, kRoles, type Membership, type Org, type Plan, type Role, type Standing, type User } from '../model/accounts.js';
 import { randomId } from '../model/ids.js';
 import { requireOrg, requireUser } from '../model/lookups.js';
+import { can, describeRole } from '../model/permissions.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { requireEmail, requireName, sameName } from '../model/input-checks.js';
 
@@ -147,20 +148,21 @@ export function auditMembership(
 /** The acting user may give `role` in the organisation: an Admin or Owner, and only an Owner gives Owner. */
 export function checkMayGiveRole(w: StoreWriter, orgId: string, asUserId: string, role: Role): Role {
   const acting = w.getRole(orgId, asUserId);
-  if (acting !== 'owner' && acting !== 'admin') {
+  if (acting === undefined || !can(acting, 'manageMembers')) {
     throw new FlagwireError(
       'FORBIDDEN',
-      `Changing members needs the Admin or Owner role in organisation ${orgId}; user ${asUserId} ${acting ? `is ${acting}` : 'is not a member'}.`,
+      `Changing members needs the Admin or Owner role in organisation ${orgId}; user ${asUserId} ${describeRole(acting)}.`,
     );
   }
-  if (role === 'owner' && acting !== 'owner') throw new FlagwireError('FORBIDDEN', 'Only an Owner may give or take the Owner role.');
+  if (role === 'owner' && !can(acting, 'grantOwner'))
+    throw new FlagwireError('FORBIDDEN', 'Only an Owner may give or take the Owner role.');
   return acting;
 }
 
 function checkRoleChange(w: StoreWriter, input: Membership & { asUserId: string }): void {
   const acting = checkMayGiveRole(w, input.orgId, input.asUserId, input.role);
   const current = w.getRole(input.orgId, input.userId);
-  if (current === 'owner' && acting !== 'owner') {
+  if (current === 'owner' && !can(acting, 'grantOwner')) {
     throw new FlagwireError('FORBIDDEN', 'Only an Owner may give or take the Owner role.');
   }
   const owners = w.listMembers(input.orgId).filter((m) => m.role === 'owner');

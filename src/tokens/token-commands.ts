@@ -3,11 +3,12 @@ import { FlagwireError } from '../errors.js';
 import type { Org } from '../model/accounts.js';
 import { hashSecret, kTokenIdLength, newTokenSecret, randomId } from '../model/ids.js';
 import { requireOrg, requireProject, requireToken } from '../model/lookups.js';
+import { can, canManageToken, describeRole, holdsTokenSlot, tokenStatus } from '../model/permissions.js';
 import { isManagementEligible } from '../model/plans.js';
 import type { Project } from '../model/projects.js';
 import type { Token } from '../model/tokens.js';
 import type { StoreWriter } from '../store/interfaces.js';
-import { cleanList, isEditorOrAbove, requireName } from '../model/input-checks.js';
+import { cleanList, requireName } from '../model/input-checks.js';
 
 export const kMaxActiveTokens = 50;
 const kDayMs = 24 * 3600 * 1000;
@@ -39,10 +40,10 @@ export interface TokenCreateInput {
 export function tokenCreate(w: StoreWriter, input: TokenCreateInput, now: number): CreatedToken {
   const { project, org } = tokenProject(w, input.projectId, now);
   const role = w.getRole(org.id, input.asUserId);
-  if (!isEditorOrAbove(role)) {
+  if (!can(role, 'createToken')) {
     throw new FlagwireError(
       'FORBIDDEN',
-      `Creating a token needs the Editor, Admin or Owner role in organisation ${org.id}; user ${input.asUserId} ${role ? `is ${role}` : 'is not a member'}.`,
+      `Creating a token needs the Editor, Admin or Owner role in organisation ${org.id}; user ${input.asUserId} ${describeRole(role)}.`,
     );
   }
   if (input.permission !== 'read' && input.permission !== 'write') {
@@ -132,7 +133,7 @@ function userActor(w: StoreWriter, userId: string): { actor: string; actorName: 
 
 function issueToken(w: StoreWriter, settings: TokenSettings, now: number, audit: TokenAudit): CreatedToken {
   // Expired tokens that were never revoked still hold a slot (spec: Limits).
-  const active = w.listTokens(settings.projectId).filter((t) => t.revokedAt === null).length;
+  const active = w.listTokens(settings.projectId).filter(holdsTokenSlot).length;
   if (active >= kMaxActiveTokens) {
     throw new FlagwireError(
       'INVALID_REQUEST',
@@ -178,10 +179,13 @@ function requireManageableToken(w: StoreWriter, tokenId: string, asUserId: strin
   const token = requireToken(w, tokenId);
   const { org } = tokenProject(w, token.projectId, now);
   const role = w.getRole(org.id, asUserId);
-  const allowed = role === 'admin' || role === 'owner' || (role !== undefined && token.createdBy === asUserId);
-  if (!allowed) {
-    throw new FlagwireError('FORBIDDEN', `Only the token's creator or an Admin of organisation ${org.id} may ${verb} token ${tokenId}.`);
+  // A Viewer changes nothing: a creator who is now a Viewer no longer may (model/permissions.ts).
+  if (!canManageToken(role, verb, token, asUserId)) {
+    throw new FlagwireError(
+      'FORBIDDEN',
+      `Only the token's creator or an Admin of organisation ${org.id} may ${verb} token ${tokenId}, and a Viewer may not; user ${asUserId} ${describeRole(role)}.`,
+    );
   }
-  if (token.revokedAt !== null) throw new FlagwireError('INVALID_REQUEST', `Token ${tokenId} is already revoked.`);
+  if (tokenStatus(token, now) === 'revoked') throw new FlagwireError('INVALID_REQUEST', `Token ${tokenId} is already revoked.`);
   return token;
 }

@@ -1,16 +1,17 @@
-// What a signed-in user may see and do in the web console. Reads check membership here; every change
-// is checked again by its writer command (roles, plans), which is the rule's one home: this module only
-// hides what the user cannot reach and tells the page which controls to offer.
+// What a signed-in user may see and do in the web console. Reads check membership here; what a role may
+// do is model/permissions.ts, which the writer commands enforce on every change (with the plans): this
+// module only hides what the user cannot reach and tells the page which controls to offer, so the page
+// itself holds no rule.
 import { FlagwireError } from '../errors.js';
 import type { Org, Role, User } from '../model/accounts.js';
 import { notFoundDetail } from '../model/lookups.js';
+import { can, canManageAnyToken, canManageToken, type ProjectRole, projectRole, tokenStatus } from '../model/permissions.js';
 import { isManagementEligible } from '../model/plans.js';
 import type { Project } from '../model/projects.js';
+import type { Token } from '../model/tokens.js';
 import type { StoreReader } from '../store/interfaces.js';
-import { isEditorOrAbove } from '../model/input-checks.js';
 
-/** The user's standing in a project: a role in its organisation, or `personal` for the owner of a personal project. */
-export type ProjectRole = Role | 'personal';
+export type { ProjectRole };
 
 export interface ProjectAccess {
   project: Project;
@@ -34,32 +35,33 @@ export function projectAccess(r: StoreReader, user: User, projectId: string, now
   const project = r.getProject(projectId);
   const missing = () => new FlagwireError('NOT_FOUND', notFoundDetail('project', projectId));
   if (project === undefined) throw missing();
-  if (project.orgId === null) {
-    if (project.ownerUserId !== user.id) throw missing();
-    return {
-      project,
-      org: null,
-      role: 'personal',
-      can: { editFlags: true, createTokens: false, manageAllTokens: false, tokensReadOnly: true, configure: true },
-    };
-  }
-  const org = r.getOrg(project.orgId);
-  const role = r.getRole(project.orgId, user.id);
+  const org = project.orgId === null ? null : r.getOrg(project.orgId);
+  const role = projectRole(r, project, user.id);
   if (org === undefined || role === undefined) throw missing();
-  const eligible = isManagementEligible(org, now);
-  const admin = role === 'admin' || role === 'owner';
+  // Tokens change only in an organisation allowed the Management API (personal projects have none).
+  const eligible = org !== null && isManagementEligible(org, now);
   return {
     project,
     org,
     role,
     can: {
-      editFlags: isEditorOrAbove(role),
-      createTokens: eligible && isEditorOrAbove(role),
-      manageAllTokens: eligible && admin,
+      editFlags: can(role, 'editFlags'),
+      createTokens: eligible && can(role, 'createToken'),
+      manageAllTokens: eligible && canManageAnyToken(role),
       tokensReadOnly: !eligible,
-      configure: admin,
+      configure: can(role, 'configure'),
     },
   };
+}
+
+/** Whether the page offers Rotate and Revoke on `token`: the writer's rule, as the user stands now. */
+export function mayManageToken(access: ProjectAccess, token: Token, userId: string, now: number): boolean {
+  return (
+    !access.can.tokensReadOnly &&
+    tokenStatus(token, now) !== 'revoked' &&
+    canManageToken(access.role, 'revoke', token, userId) &&
+    canManageToken(access.role, 'rotate', token, userId)
+  );
 }
 
 /** The organisation, if the user is a member; otherwise the 404 of an unknown id. */

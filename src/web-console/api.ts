@@ -6,6 +6,7 @@ import { FlagwireError } from '../errors.js';
 import type { User } from '../model/accounts.js';
 import { isInvitationLive } from '../model/invitations.js';
 import { requireFlag, requireToken } from '../model/lookups.js';
+import { can, holdsTokenSlot, tokenStatus } from '../model/permissions.js';
 import { readableMail } from '../model/mail.js';
 import type { ReceivedBody } from '../model/request-body.js';
 import type { Session } from '../model/sessions.js';
@@ -14,7 +15,7 @@ import { representFlag, patchResult } from '../api/representation.js';
 import type { StoreReader } from '../store/interfaces.js';
 import type { WriterClient } from '../writer/client.js';
 import { kMaxActiveTokens, tokenView } from '../tokens/token-commands.js';
-import { orgAccess, projectAccess } from './access.js';
+import { mayManageToken, orgAccess, projectAccess } from './access.js';
 
 /** What a handler gets: the request's values (read before any await), the user and the store. */
 export interface ApiCall {
@@ -77,11 +78,6 @@ function flagAccess(call: ApiCall, flagId: string) {
 function tokenAccess(call: ApiCall, tokenId: string): { token: Token; access: ReturnType<typeof projectAccess> } {
   const token = requireToken(call.store, tokenId);
   return { token, access: projectAccess(call.store, call.user, token.projectId, call.now) };
-}
-
-function tokenStatus(token: Token, now: number): 'active' | 'revoked' | 'expired' {
-  if (token.revokedAt !== null) return 'revoked';
-  return token.expiresAt !== 0 && token.expiresAt <= now ? 'expired' : 'active';
 }
 
 const kDefaultAuditLimit = 25;
@@ -298,14 +294,11 @@ export const kApiRoutes: readonly ApiRoute[] = [
         ...tokenView(t),
         status: tokenStatus(t, call.now),
         createdByName: call.store.getUser(t.createdBy)?.name ?? t.createdBy,
-        // The creator may rotate and revoke their own; Admins and Owners any (the writer checks again).
-        manageable:
-          !access.can.tokensReadOnly &&
-          t.revokedAt === null &&
-          (access.can.manageAllTokens || (t.createdBy === call.user.id && access.role !== 'viewer')),
+        // The creator (not a Viewer) may rotate and revoke their own; Admins and Owners any (the writer checks again).
+        manageable: mayManageToken(access, t, call.user.id, call.now),
       }));
       // Expired tokens that were never revoked still take a slot (spec: Limits).
-      const slotsUsed = tokens.filter((t) => t.revokedAt === null).length;
+      const slotsUsed = tokens.filter(holdsTokenSlot).length;
       return { ...access, tokens, slotsUsed, slots: kMaxActiveTokens };
     },
   },
@@ -386,7 +379,7 @@ export const kApiRoutes: readonly ApiRoute[] = [
     run(call) {
       const { org, role } = orgAccess(call.store, call.user, call.params.orgId!);
       const members = call.store.listMembers(org.id).map((m) => ({ ...m, user: call.store.getUser(m.userId) ?? null }));
-      const canManage = role === 'owner' || role === 'admin';
+      const canManage = can(role, 'manageMembers');
       // Pending invitations name addresses: shown to those who may invite, as the writer's rule.
       const invitations = canManage
         ? call.store

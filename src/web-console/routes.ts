@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { answerableError, errorEnvelope, FlagwireError, retryAfterSeconds } from '../errors.js';
-import type { BodyBudget } from '../http/body.js';
+import { bodyRefusal, type BodyBudget } from '../http/body.js';
 import { TrustedProxies } from '../http/client-address.js';
 import { sendSameOrigin, trackAbort, type PendingResponse } from '../http/http.js';
 import type { InFlight } from '../http/in-flight.js';
@@ -73,18 +73,21 @@ export function registerConsole(app: TemplatedApp, deps: ConsoleDeps): void {
 
   app.any('/console/api/*', (res: PendingResponse, req: HttpRequest) => {
     const request = readRequest(res, req, deps.config(), proxies);
-    const fail = (err: unknown, headers: readonly (readonly [string, string])[] = []) => {
+    const fail = (err: unknown, headers: readonly (readonly [string, string])[] = [], closeConnection = false) => {
       const error = answerableError(err, (e) =>
         deps.log.error({ err: e, method: request.method, path: request.rest }, 'unexpected error in the web console'),
       );
       const config = deps.config();
       const seconds = retryAfterSeconds(error, config.writeTimeoutMs);
       const retry = seconds === null ? [] : [['Retry-After', String(seconds)] as const];
-      sendSameOrigin(res, error.status, JSON.stringify(errorEnvelope(error, config.docsUrl)), 'application/json', [
-        ...kApiHeaders,
-        ...retry,
-        ...headers,
-      ]);
+      sendSameOrigin(
+        res,
+        error.status,
+        JSON.stringify(errorEnvelope(error, config.docsUrl)),
+        'application/json',
+        [...kApiHeaders, ...retry, ...headers],
+        closeConnection,
+      );
     };
     const succeed = (value: unknown, headers: readonly (readonly [string, string])[] = []) =>
       sendSameOrigin(res, 200, JSON.stringify(value ?? null), 'application/json', [...kApiHeaders, ...headers]);
@@ -224,7 +227,7 @@ function readBody(
   res: PendingResponse,
   request: ConsoleRequest,
   deps: ConsoleDeps,
-  fail: (err: unknown) => void,
+  fail: (err: unknown, headers: readonly (readonly [string, string])[], closeConnection: boolean) => void,
   then: (received: ReceivedBody) => void,
 ): void {
   const done = deps.inFlight.start();
@@ -234,14 +237,8 @@ function readBody(
     (body) => {
       done();
       if (!body.ok) {
-        fail(
-          new FlagwireError(
-            body.reason === 'busy' ? 'SERVER_BUSY' : 'PAYLOAD_TOO_LARGE',
-            body.reason === 'busy'
-              ? 'The server is buffering as many request bodies as it allows; retry after a second.'
-              : 'The request body is larger than 1 MiB.',
-          ),
-        );
+        // The rest of the body is not read: close the connection after the answer.
+        fail(bodyRefusal(body.reason), [], true);
         return;
       }
       // A copy: the writer thread gets it by structured clone, and `body` may be a view of a shared pool.

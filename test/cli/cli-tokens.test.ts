@@ -192,15 +192,15 @@ t.test('revoke and rotate: the creator, an Admin or the Owner; nobody else', asy
   const e = await mk();
   t.match(await ok(t, dir, ['token', 'revoke', e.id, '--as', ids.editor!]), { id: e.id }, 'the creator may revoke');
 
-  // A creator who became a Viewer may no longer create tokens, but may still revoke their own.
+  // A creator who became a Viewer may no longer create tokens, nor revoke their own: a Viewer changes nothing.
   const f = await mk();
   await inStore(dir, (run) => run('orgAddMember', { orgId: ids.org!, userId: ids.editor!, role: 'viewer' }));
   await expectAllRefused(t, dir, [
     [create(ids.multi!, ids.editor!), { error: kForbidden, detail: /is viewer/ }],
     [['token', 'revoke', 'tok_missing', '--as', ids.owner!], { error: 'Not found', detail: /No token with id "tok_missing"/ }],
     [['token', 'rotate', 'tok_missing', '--as', ids.owner!], { error: 'Not found' }],
+    [['token', 'revoke', f.id, '--as', ids.editor!], { error: kForbidden, detail: /a Viewer may not/ }],
   ]);
-  t.match(await ok(t, dir, ['token', 'revoke', f.id, '--as', ids.editor!]), { id: f.id });
   await inStore(dir, (run) => run('orgAddMember', { orgId: ids.org!, userId: ids.editor!, role: 'editor' }));
 });
 
@@ -277,4 +277,28 @@ t.test('at most 50 active tokens per project; expired unrevoked ones count, revo
   const after = (await ok(t, dir, ['token', 'list', ids.busy!])).tokens as { revokedAt: number | null }[];
   t.equal(after.filter((x) => x.revokedAt === null).length, 50);
   t.equal(after.length, 52, 'revoked tokens are still listed');
+});
+
+// The console used to hide Rotate and Revoke from a Viewer while the writer let a token's creator act
+// whatever their role was now: a Viewer changes nothing (model/permissions.ts), creator or not.
+t.test('a creator who is now a Viewer may neither revoke nor rotate; an Admin still may', async (t) => {
+  const token = await ok(t, dir, create(ids.single!, ids.editor2!, '--name', 'demoted'));
+  await inStore(dir, (run) => run('orgAddMember', { orgId: ids.org!, userId: ids.editor2!, role: 'viewer' }));
+  try {
+    await expectAllRefused(
+      t,
+      dir,
+      ['revoke', 'rotate'].map(
+        (verb) =>
+          [
+            ['token', verb, token.id, '--as', ids.editor2!],
+            { error: kForbidden, detail: new RegExp(`may ${verb} token ${token.id}, and a Viewer may not; user ${ids.editor2} is viewer`) },
+          ] as const,
+      ),
+    );
+    const revoked = await ok(t, dir, ['token', 'revoke', token.id, '--as', ids.admin!]);
+    t.equal(revoked.id, token.id, 'an Admin revokes it');
+  } finally {
+    await inStore(dir, (run) => run('orgAddMember', { orgId: ids.org!, userId: ids.editor2!, role: 'editor' }));
+  }
 });

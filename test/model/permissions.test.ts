@@ -1,0 +1,138 @@
+// The one table of who may do what (src/model/permissions.ts): every role × every action × creator or
+// not, written out here independently of the module's table, and every edge of a token's status.
+import t from 'tap';
+import { kRoles } from '../../src/model/accounts.js';
+import {
+  type Action,
+  can,
+  canManageAnyToken,
+  canManageToken,
+  holdsTokenSlot,
+  kActions,
+  type ProjectRole,
+  projectRole,
+  tokenStatus,
+} from '../../src/model/permissions.js';
+
+type Expect = boolean | 'creator';
+// Spec (Authentication 6; States and transitions): create: Editor, Admin or Owner; revoke and rotate:
+// the creator and any Admin (an Owner is at least an Admin); a Viewer changes nothing.
+const kExpected: Record<ProjectRole, Record<Action, Expect>> = {
+  owner: {
+    read: true,
+    editFlags: true,
+    configure: true,
+    createToken: true,
+    rotateToken: true,
+    revokeToken: true,
+    manageMembers: true,
+    grantOwner: true,
+  },
+  admin: {
+    read: true,
+    editFlags: true,
+    configure: true,
+    createToken: true,
+    rotateToken: true,
+    revokeToken: true,
+    manageMembers: true,
+    grantOwner: false,
+  },
+  editor: {
+    read: true,
+    editFlags: true,
+    configure: false,
+    createToken: true,
+    rotateToken: 'creator',
+    revokeToken: 'creator',
+    manageMembers: false,
+    grantOwner: false,
+  },
+  viewer: {
+    read: true,
+    editFlags: false,
+    configure: false,
+    createToken: false,
+    rotateToken: false,
+    revokeToken: false,
+    manageMembers: false,
+    grantOwner: false,
+  },
+  personal: {
+    read: true,
+    editFlags: true,
+    configure: true,
+    createToken: false,
+    rotateToken: false,
+    revokeToken: false,
+    manageMembers: false,
+    grantOwner: false,
+  },
+};
+
+t.test('every role × every action × creator or not', async (t) => {
+  t.strictSame(Object.keys(kExpected).sort(), [...kRoles, 'personal'].sort(), 'every role is in the table');
+  for (const role of Object.keys(kExpected) as ProjectRole[]) {
+    for (const action of kActions) {
+      const expected = kExpected[role][action];
+      for (const isCreator of [false, true]) {
+        const want = expected === 'creator' ? isCreator : expected;
+        t.equal(
+          can(role, action, { isCreator }),
+          want,
+          `${role} ${want ? 'may' : 'may not'} ${action} (${isCreator ? '' : 'not '}creator)`,
+        );
+      }
+      t.equal(can(undefined, action, { isCreator: true }), false, `a non-member may not ${action}`);
+    }
+  }
+});
+
+t.test('a Viewer changes nothing: not even the token they created', async (t) => {
+  for (const action of kActions) t.equal(can('viewer', action, { isCreator: true }), action === 'read', action);
+  const mine = { createdBy: 'u1' };
+  for (const verb of ['rotate', 'revoke'] as const) {
+    t.equal(canManageToken('viewer', verb, mine, 'u1'), false, `viewer creator may not ${verb}`);
+    t.equal(canManageToken('editor', verb, mine, 'u1'), true, `editor creator may ${verb}`);
+    t.equal(canManageToken('editor', verb, mine, 'u2'), false, `editor non-creator may not ${verb}`);
+    t.equal(canManageToken('admin', verb, mine, 'u2'), true, `admin may ${verb} any`);
+    t.equal(canManageToken('owner', verb, mine, 'u2'), true, `owner may ${verb} any`);
+    t.equal(canManageToken(undefined, verb, mine, 'u1'), false, `a creator no longer a member may not ${verb}`);
+  }
+  t.strictSame((['owner', 'admin', 'editor', 'viewer', 'personal', undefined] as const).map(canManageAnyToken), [
+    true,
+    true,
+    false,
+    false,
+    false,
+    false,
+  ]);
+});
+
+t.test('projectRole: the organisation role, or personal for the owner of a personal project', async (t) => {
+  const roles: Record<string, 'editor'> = { u1: 'editor' };
+  const r = { getRole: (_org: string, user: string) => roles[user] };
+  t.equal(projectRole(r, { orgId: 'o1', ownerUserId: null }, 'u1'), 'editor');
+  t.equal(projectRole(r, { orgId: 'o1', ownerUserId: null }, 'u2'), undefined);
+  t.equal(projectRole(r, { orgId: null, ownerUserId: 'u2' }, 'u2'), 'personal');
+  t.equal(projectRole(r, { orgId: null, ownerUserId: 'u2' }, 'u1'), undefined);
+});
+
+t.test('token status: active, expired from the instant of expiry, revoked over expired', async (t) => {
+  const now = 1_700_000_000_000;
+  const cases: [string, { revokedAt: number | null; expiresAt: number }, string][] = [
+    ['never expires', { revokedAt: null, expiresAt: 0 }, 'active'],
+    ['expires a millisecond later', { revokedAt: null, expiresAt: now + 1 }, 'active'],
+    ['expires exactly now', { revokedAt: null, expiresAt: now }, 'expired'],
+    ['expired a millisecond ago', { revokedAt: null, expiresAt: now - 1 }, 'expired'],
+    ['revoked, never expires', { revokedAt: now - 5, expiresAt: 0 }, 'revoked'],
+    ['revoked and expired', { revokedAt: now - 5, expiresAt: now - 1 }, 'revoked'],
+    ['revoked exactly now, expires later', { revokedAt: now, expiresAt: now + 1000 }, 'revoked'],
+  ];
+  for (const [name, token, want] of cases) t.equal(tokenStatus(token, now), want, name);
+});
+
+t.test('token slots: every token not revoked holds one, expired ones included', async (t) => {
+  t.equal(holdsTokenSlot({ revokedAt: null }), true);
+  t.equal(holdsTokenSlot({ revokedAt: 5 }), false);
+});
