@@ -14,6 +14,7 @@
 //   kRouteProject  project id   raw query string   (empty)
 import type { HttpRequest, TemplatedApp } from 'uWebSockets.js';
 import { send, trackAbort, type PendingResponse } from '../http/http.js';
+import { registerRoutes } from '../http/route-table.js';
 import { kRouteFlag, kRouteProject, type Metrics } from '../metrics/metrics.js';
 import { kInternalErrorBody, kOverloadedBody } from './bodies.js';
 import type { EvalRoutesSpec, EvalQueue, EvalRoutes } from './routes.js';
@@ -45,8 +46,10 @@ export function evaluationApiRoutes(metrics: Metrics | null): EvalRoutes {
           send(res, 503, kOverloadedBody, 'application/json', kRetryAfter);
         }
       };
-      app.get('/v1/flags/project/:project_id', (res, req) => handle(res, req, kRouteProject));
-      app.get('/v1/flags/:flag_id', (res, req) => handle(res, req, kRouteFlag));
+      registerRoutes(app, {
+        evaluateProject: (res, req) => handle(res, req, kRouteProject),
+        evaluateFlag: (res, req) => handle(res, req, kRouteFlag),
+      });
     },
   };
 }

@@ -3,52 +3,37 @@
 // What a request costs: one Float64Array increment (route × status). What an evaluation batch costs:
 // two histogram observations and one performance.now(). Queue depths are read when scraped, never
 // maintained on the hot path. FLAGWIRE_METRICS=off turns all of it off (no object, null checks only).
+import { kRoutes, managementRouteNumber, routeLabels } from '../http/route-table.js';
 import { header, Histogram, kBatchSizeBuckets, kCommitBuckets, kLatencyBuckets, labelValue, type HistogramSnapshot } from './registry.js';
 
 /**
- * Route labels, by route number: every route's number is its index here. An evaluation route set's routes onto
- * evaluation (src/eval/routes.ts) carry their number in the batch (a u8, src/eval/protocol.ts), so they
- * must stay below 256; their route sets import them from here like every other route does.
+ * Route labels, by route number: every route's number is its index here, both declared with the route
+ * (src/http/route-table.ts). An evaluation route set's routes onto evaluation (src/eval/routes.ts) carry
+ * their number in the batch (a u8, src/eval/protocol.ts), so they must stay below 256; their route sets
+ * import them from here like every other route does.
  */
-export const kRouteLabels = [
-  '/v1/flags/{flag_id}',
-  '/v1/flags/project/{project_id}',
-  '/ofrep/v1/evaluate/flags/{key}',
-  '/ofrep/v1/evaluate/flags',
-  '/api/v1/token',
-  '/api/v1/flags',
-  '/api/v1/flags/{flag_id}',
-  '/api/v1/*',
-  '/v1/stream/project/{project_id}',
-  '/health',
-  '/ready',
-  '/metrics',
-  '/api/v1/openapi.json',
-  '/docs',
-  'unmatched',
-  '/ofrep/v1/stream/project/{project_id}',
-] as const;
+export const kRouteLabels: readonly string[] = routeLabels();
 /** GET /v1/flags/{flag_id}: the Evaluation API's route set (src/eval/evaluation-api-routes.ts). */
-export const kRouteFlag = 0;
+export const kRouteFlag = kRoutes.evaluateFlag.metric;
 /** GET /v1/flags/project/{project_id}: the Evaluation API's route set. */
-export const kRouteProject = 1;
+export const kRouteProject = kRoutes.evaluateProject.metric;
 /** POST /ofrep/v1/evaluate/flags/{key}: OFREP's route set (src/ofrep/routes.ts). */
-export const kRouteOfrepFlag = 2;
+export const kRouteOfrepFlag = kRoutes.ofrepFlag.metric;
 /** POST /ofrep/v1/evaluate/flags: OFREP's route set. */
-export const kRouteOfrepBulk = 3;
-export const kRouteApiToken = 4;
-export const kRouteApiFlags = 5;
-export const kRouteApiFlag = 6;
-export const kRouteApiOther = 7;
-export const kRouteStream = 8;
-export const kRouteHealth = 9;
-export const kRouteReady = 10;
-export const kRouteMetrics = 11;
-export const kRouteOpenApi = 12;
-export const kRouteDocs = 13;
-export const kRouteUnmatched = 14;
+export const kRouteOfrepBulk = kRoutes.ofrepBulk.metric;
+export const kRouteApiToken = kRoutes.apiToken.metric;
+export const kRouteApiFlags = kRoutes.apiListFlags.metric;
+export const kRouteApiFlag = kRoutes.apiGetFlag.metric;
+export const kRouteApiOther = kRoutes.management.metric;
+export const kRouteStream = kRoutes.stream.metric;
+export const kRouteHealth = kRoutes.health.metric;
+export const kRouteReady = kRoutes.ready.metric;
+export const kRouteMetrics = kRoutes.metrics.metric;
+export const kRouteOpenApi = kRoutes.openApi.metric;
+export const kRouteDocs = kRoutes.docs.metric;
+export const kRouteUnmatched = kRoutes.unmatched.metric;
 /** GET /ofrep/v1/stream/project/{project_id}: the change stream in OFREP's form (src/stream/change-feed.ts). */
-export const kRouteOfrepStream = 15;
+export const kRouteOfrepStream = kRoutes.ofrepStream.metric;
 
 const kStatuses = 600;
 
@@ -99,13 +84,9 @@ export class Metrics implements EvalMetrics {
     this.requests[route * kStatuses + (status < kStatuses ? status : 0)]!++;
   }
 
-  /** A Management API answer, labelled by the path's route (matchRoute's table in src/api/management.ts). */
+  /** A Management API answer, labelled by the route its path has the shape of (src/http/route-table.ts). */
   apiRequest(path: string, status: number): void {
-    let route = kRouteApiOther;
-    if (path === '/api/v1/token') route = kRouteApiToken;
-    else if (path === '/api/v1/flags') route = kRouteApiFlags;
-    else if (path.startsWith('/api/v1/flags/') && path.indexOf('/', 14) === -1 && path.length > 14) route = kRouteApiFlag;
-    this.request(route, status);
+    this.request(managementRouteNumber(path), status);
   }
 
   batch(size: number, seconds: number): void {

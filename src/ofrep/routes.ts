@@ -13,6 +13,7 @@ import type { EvalQueue, EvalRoutes } from '../eval/routes.js';
 import type { Route } from '../eval/protocol.js';
 import { kMaxBodyBytes, type BodyBudget } from '../http/body.js';
 import { send, type PendingResponse } from '../http/http.js';
+import { registerRoutes } from '../http/route-table.js';
 import { kRouteOfrepBulk, kRouteOfrepFlag, type Metrics } from '../metrics/metrics.js';
 import { kOfrepBusyBody, kOfrepInternalErrorBody, kOfrepOverloadedBody, ofrepFailureBody } from './evaluate.js';
 
@@ -28,7 +29,7 @@ export function ofrepRoutes({ bodies, metrics }: OfrepRoutesOptions): EvalRoutes
     routes: [kRouteOfrepFlag, kRouteOfrepBulk],
     workerModule: new URL('./ofrep-evaluator.js', import.meta.url).href,
     internalErrorBody: kOfrepInternalErrorBody,
-    register: (app, queue) => registerRoutes(app, queue, bodies, metrics),
+    register: (app, queue) => registerOfrepRoutes(app, queue, bodies, metrics),
   };
 }
 
@@ -36,7 +37,7 @@ const kRetryAfter = [['Retry-After', '1']] as const;
 const kTooLargeDetails = `The request body is larger than ${kMaxBodyBytes} bytes (1 MiB); send a smaller context.`;
 const kBulkTooLarge = ofrepFailureBody(null, 'GENERAL', kTooLargeDetails);
 
-function registerRoutes(app: TemplatedApp, queue: EvalQueue, bodies: BodyBudget, metrics: Metrics | null): void {
+function registerOfrepRoutes(app: TemplatedApp, queue: EvalQueue, bodies: BodyBudget, metrics: Metrics | null): void {
   // Read everything off `req` first (stack-allocated), then the body (which attaches onAborted).
   const handle = (res: PendingResponse, route: Route, id: string, extra: string, contentLength: string): void => {
     bodies.read(res, contentLength, (result) => {
@@ -63,12 +64,14 @@ function registerRoutes(app: TemplatedApp, queue: EvalQueue, bodies: BodyBudget,
     });
   };
 
-  app.post('/ofrep/v1/evaluate/flags/:key', (res: PendingResponse, req: HttpRequest) => {
-    handle(res, kRouteOfrepFlag, req.getParameter(0) ?? '', req.getHeader('x-flagwire-project'), req.getHeader('content-length'));
-  });
-  // Bulk: the batch request's id slot holds the project (header), its extra slot If-None-Match.
-  app.post('/ofrep/v1/evaluate/flags', (res: PendingResponse, req: HttpRequest) => {
-    const project = req.getHeader('x-flagwire-project');
-    handle(res, kRouteOfrepBulk, project, req.getHeader('if-none-match'), req.getHeader('content-length'));
+  registerRoutes(app, {
+    ofrepFlag: (res: PendingResponse, req: HttpRequest) => {
+      handle(res, kRouteOfrepFlag, req.getParameter(0) ?? '', req.getHeader('x-flagwire-project'), req.getHeader('content-length'));
+    },
+    // Bulk: the batch request's id slot holds the project (header), its extra slot If-None-Match.
+    ofrepBulk: (res: PendingResponse, req: HttpRequest) => {
+      const project = req.getHeader('x-flagwire-project');
+      handle(res, kRouteOfrepBulk, project, req.getHeader('if-none-match'), req.getHeader('content-length'));
+    },
   });
 }

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import type { TemplatedApp } from 'uWebSockets.js';
 import { send } from '../http/http.js';
+import { registerRoutes } from '../http/route-table.js';
 import { kRouteOpenApi, type Metrics } from '../metrics/metrics.js';
 import { buildOpenApiDocument } from './document.js';
 
@@ -21,8 +22,10 @@ function packageInfo(): { version: string; license: string } {
 
 export function registerOpenApiRoute(app: TemplatedApp, metrics: Metrics | null): void {
   const body = Buffer.from(JSON.stringify(buildOpenApiDocument(packageInfo())));
-  app.get('/api/v1/openapi.json', (res) => {
-    metrics?.request(kRouteOpenApi, 200);
-    send(res, 200, body);
+  registerRoutes(app, {
+    openApi: (res) => {
+      metrics?.request(kRouteOpenApi, 200);
+      send(res, 200, body);
+    },
   });
 }

@@ -8,6 +8,7 @@ import { guardDrain } from '../http/in-flight.js';
 import { renderDocsPage } from './docs-page.js';
 import { encodeHealth } from './health.js';
 import { send, type RouteGroup } from '../http/http.js';
+import { registerRoutes } from '../http/route-table.js';
 import { kRouteDocs, kRouteHealth, kRouteUnmatched } from '../metrics/metrics.js';
 import { registerOpenApiRoute } from '../openapi/route.js';
 import { recordRoutes } from './route-recorder.js';
@@ -51,14 +52,16 @@ export function createApp(deps: AppDeps): uWS.TemplatedApp {
   // Every preflight, /api/v1 included: uWS prefers a route for the request's method to an `any` route,
   // so the Management API's handler, with its rate limit and failed-auth lockout, never sees an OPTIONS
   // request (spec: CORS, a preflight needs no token; test/api/limits.test.ts).
-  app.options('/*', (res, req) => answerPreflight(res, req.getUrl()));
-  app.get('/health', (res) => {
-    metrics?.request(kRouteHealth, 200);
-    send(res, 200, healthBody);
-  });
-  app.get('/docs', (res) => {
-    metrics?.request(kRouteDocs, 200);
-    send(res, 200, docsPage, 'text/html; charset=utf-8', kDocsPageHeaders);
+  registerRoutes(app, {
+    preflight: (res, req) => answerPreflight(res, req.getUrl()),
+    health: (res) => {
+      metrics?.request(kRouteHealth, 200);
+      send(res, 200, healthBody);
+    },
+    docs: (res) => {
+      metrics?.request(kRouteDocs, 200);
+      send(res, 200, docsPage, 'text/html; charset=utf-8', kDocsPageHeaders);
+    },
   });
   // Public, and before /api/v1/* (whose every request needs a token).
   registerOpenApiRoute(app, metrics);
@@ -76,9 +79,11 @@ export function createApp(deps: AppDeps): uWS.TemplatedApp {
   });
   for (const feature of deps.features ?? []) feature.register(app);
   const notFound = Buffer.from(JSON.stringify(errorBody(new FlagwireError('NOT_FOUND', 'No such route.'))));
-  app.any('/*', (res) => {
-    metrics?.request(kRouteUnmatched, 404);
-    send(res, 404, notFound);
+  registerRoutes(app, {
+    unmatched: (res) => {
+      metrics?.request(kRouteUnmatched, 404);
+      send(res, 404, notFound);
+    },
   });
   healthBody = health();
   return app;

@@ -11,6 +11,7 @@
 // few hundred milliseconds from several nodes costs one probe round per interval.
 import type { TemplatedApp } from 'uWebSockets.js';
 import { send, trackAbort } from '../http/http.js';
+import { registerRoutes } from '../http/route-table.js';
 import { kRouteReady, type Metrics } from '../metrics/metrics.js';
 import type { ReadinessBody } from '../model/probes.js';
 import type { ReplicaStatus } from '../store/open-store.js';
@@ -81,16 +82,18 @@ export class Readiness {
   }
 
   register(app: TemplatedApp): void {
-    app.get('/ready', (res) => {
-      trackAbort(res);
-      void this.check().then((report) => {
-        const ready = report.ready && !this.stopping;
-        this.deps.metrics?.request(kRouteReady, ready ? 200 : 503);
-        const body: ReadinessBody = ready
-          ? { status: 'ready', ...report, ready }
-          : { status: 'not ready', ...report, ready, detail: whyNotReady(report, this.stopping) };
-        send(res, ready ? 200 : 503, JSON.stringify(body), 'application/json', ready ? kNoCache : kRetry);
-      });
+    registerRoutes(app, {
+      ready: (res) => {
+        trackAbort(res);
+        void this.check().then((report) => {
+          const ready = report.ready && !this.stopping;
+          this.deps.metrics?.request(kRouteReady, ready ? 200 : 503);
+          const body: ReadinessBody = ready
+            ? { status: 'ready', ...report, ready }
+            : { status: 'not ready', ...report, ready, detail: whyNotReady(report, this.stopping) };
+          send(res, ready ? 200 : 503, JSON.stringify(body), 'application/json', ready ? kNoCache : kRetry);
+        });
+      },
     });
   }
 }

@@ -7,6 +7,7 @@
 import type { TemplatedApp } from 'uWebSockets.js';
 import type { Clock } from '../clock.js';
 import { sendJson, trackAbort } from '../http/http.js';
+import { registerRoutes } from '../http/route-table.js';
 import type { RegisteredRoute } from './route-recorder.js';
 
 /** Armed by `POST /__test/fault?count=N`: the next N reads through `withFaults` throw a plain Error. */
@@ -50,32 +51,34 @@ export interface TestHookDeps {
 
 export function registerTestHooks(app: TemplatedApp, deps: TestHookDeps): void {
   // Every (method, pattern) registered on the app: the OpenAPI test checks each is documented.
-  app.get('/__test/routes', (res) => sendJson(res, 200, deps.routes?.() ?? []));
-  // `advance=S` moves the clock S seconds on; `align=S` moves it to just after the next multiple of S
-  // seconds (within the second after it), so a test can start a run of requests at a window boundary.
-  app.post('/__test/clock', (res, req) => {
-    const query = new URLSearchParams(req.getQuery() ?? '');
-    const seconds = Number(query.get('advance'));
-    if (Number.isInteger(seconds)) deps.clock.advance(seconds);
-    const period = Number(query.get('align'));
-    if (Number.isInteger(period) && period > 0) {
-      const periodMs = period * 1000;
-      deps.clock.advance(Math.ceil((periodMs - (deps.clock.now() % periodMs)) / 1000));
-    }
-    sendJson(res, 200, { now: deps.clock.now() });
-  });
-  app.post('/__test/fault', (res, req) => {
-    const count = Number(new URLSearchParams(req.getQuery() ?? '').get('count') ?? '1');
-    if (Number.isInteger(count) && count >= 0) deps.faults.arm(count);
-    sendJson(res, 200, { armed: count });
-  });
-  app.post('/__test/flush', (res) => {
-    trackAbort(res);
-    void deps.flush().then(() => sendJson(res, 200, { flushed: true }));
-  });
-  // Answers once every command sent to the writer before this request is committed.
-  app.post('/__test/writer-idle', (res) => {
-    trackAbort(res);
-    void deps.idle().then(() => sendJson(res, 200, { idle: true }));
+  registerRoutes(app, {
+    testRoutes: (res) => sendJson(res, 200, deps.routes?.() ?? []),
+    // `advance=S` moves the clock S seconds on; `align=S` moves it to just after the next multiple of S
+    // seconds (within the second after it), so a test can start a run of requests at a window boundary.
+    testClock: (res, req) => {
+      const query = new URLSearchParams(req.getQuery() ?? '');
+      const seconds = Number(query.get('advance'));
+      if (Number.isInteger(seconds)) deps.clock.advance(seconds);
+      const period = Number(query.get('align'));
+      if (Number.isInteger(period) && period > 0) {
+        const periodMs = period * 1000;
+        deps.clock.advance(Math.ceil((periodMs - (deps.clock.now() % periodMs)) / 1000));
+      }
+      sendJson(res, 200, { now: deps.clock.now() });
+    },
+    testFault: (res, req) => {
+      const count = Number(new URLSearchParams(req.getQuery() ?? '').get('count') ?? '1');
+      if (Number.isInteger(count) && count >= 0) deps.faults.arm(count);
+      sendJson(res, 200, { armed: count });
+    },
+    testFlush: (res) => {
+      trackAbort(res);
+      void deps.flush().then(() => sendJson(res, 200, { flushed: true }));
+    },
+    // Answers once every command sent to the writer before this request is committed.
+    testWriterIdle: (res) => {
+      trackAbort(res);
+      void deps.idle().then(() => sendJson(res, 200, { idle: true }));
+    },
   });
 }

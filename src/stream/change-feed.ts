@@ -40,6 +40,7 @@ import type { Project } from '../model/projects.js';
 import type { SnapshotReader } from '../store/interfaces.js';
 import { SseConnection } from './sse-connection.js';
 import { decodePathId } from '../http/path-id.js';
+import { registerRoutes } from '../http/route-table.js';
 
 export type FeedStore = Pick<SnapshotReader, 'resetReadTxn' | 'configSeq' | 'getProject' | 'listFlags' | 'listAudiences' | 'getOrg'>;
 
@@ -133,8 +134,7 @@ export class ChangeFeed {
       const env = new URLSearchParams(req.getQuery() ?? '').get('env') || null;
       this.open(res, decodePathId(rawId), env, format, req.getHeader('last-event-id'));
     };
-    app.get('/v1/stream/project/:project_id', route('flagwire'));
-    app.get('/ofrep/v1/stream/project/:project_id', route('ofrep'));
+    registerRoutes(app, { stream: route('flagwire'), ofrepStream: route('ofrep') });
   }
 
   /**

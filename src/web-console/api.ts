@@ -3,6 +3,7 @@
 // is one writer command, the same function the CLI and the Management API call, with the signed-in
 // user as `asUserId`, so roles, plans and texts are the writer's.
 import { FlagwireError } from '../errors.js';
+import { compilePattern, matchPath } from '../http/route-pattern.js';
 import type { User } from '../model/accounts.js';
 import { isInvitationLive } from '../model/invitations.js';
 import { requireFlag, requireToken } from '../model/lookups.js';
@@ -464,29 +465,14 @@ export interface MatchedRoute {
   params: Record<string, string>;
 }
 
+const kCompiledRoutes = kApiRoutes.map((route) => ({ route, path: compilePattern(route.pattern) }));
+
 /** The route for `method` and the path after /console/api/, or why there is none (404 or 405-as-404). */
 export function matchApiRoute(method: string, rest: string): MatchedRoute {
-  const segments = rest.split('/');
   let pathMatched = false;
-  for (const route of kApiRoutes) {
-    const pattern = route.pattern.split('/');
-    if (pattern.length !== segments.length) continue;
-    const params: Record<string, string> = {};
-    let ok = true;
-    for (let i = 0; i < pattern.length && ok; i++) {
-      const p = pattern[i]!;
-      if (p.startsWith(':')) {
-        try {
-          params[p.slice(1)] = decodeURIComponent(segments[i]!);
-        } catch {
-          ok = false;
-        }
-        ok = ok && segments[i] !== '';
-      } else {
-        ok = p === segments[i];
-      }
-    }
-    if (!ok) continue;
+  for (const { route, path } of kCompiledRoutes) {
+    const params = matchPath(path, rest);
+    if (params === null) continue;
     pathMatched = true;
     if (route.method === method) return { route, params };
   }

@@ -9,6 +9,7 @@ import type { Config } from '../config.js';
 import { answerableError, errorEnvelope, FlagwireError, retryAfterSeconds } from '../errors.js';
 import { bodyRefusal, type BodyBudget } from '../http/body.js';
 import { TrustedProxies } from '../http/client-address.js';
+import { registerRoutes } from '../http/route-table.js';
 import { sendSameOrigin, trackAbort, type PendingResponse } from '../http/http.js';
 import type { InFlight } from '../http/in-flight.js';
 import type { ReceivedBody } from '../model/request-body.js';
@@ -60,18 +61,21 @@ export function registerConsole(app: TemplatedApp, deps: ConsoleDeps): void {
   const assets = loadAssets();
 
   const page = (res: HttpResponse) => sendSameOrigin(res, 200, assets.page, 'text/html; charset=utf-8', kPageHeaders);
-  app.get('/console', page);
-  app.get('/console/', page);
-  app.get('/console/assets/:file', (res, req) => {
-    const asset = assets.files.get(req.getParameter(0) ?? '');
-    if (asset === undefined) sendSameOrigin(res, 404, 'Not found\n', 'text/plain; charset=utf-8', kPageHeaders);
-    else sendSameOrigin(res, 200, asset.body, asset.contentType, [...kPageHeaders, ['Cache-Control', 'no-cache']]);
+  registerRoutes(app, {
+    consolePage: page,
+    consolePageSlash: page,
+    consoleAsset: (res, req) => {
+      const asset = assets.files.get(req.getParameter(0) ?? '');
+      if (asset === undefined) sendSameOrigin(res, 404, 'Not found\n', 'text/plain; charset=utf-8', kPageHeaders);
+      else sendSameOrigin(res, 200, asset.body, asset.contentType, [...kPageHeaders, ['Cache-Control', 'no-cache']]);
+    },
+    // No CORS for the console: a preflight is answered without Access-Control-Allow-*, so a browser never
+    // sends another origin's request with custom headers (the app's catch-all preflight allows any origin).
+    consolePreflight: (res) => sendSameOrigin(res, 204, '', 'text/plain', kApiHeaders),
+    consoleApi: (res, req) => handleApi(res, req),
   });
-  // No CORS for the console: a preflight is answered without Access-Control-Allow-*, so a browser never
-  // sends another origin's request with custom headers (the app's catch-all preflight allows any origin).
-  app.options('/console/*', (res) => sendSameOrigin(res, 204, '', 'text/plain', kApiHeaders));
 
-  app.any('/console/api/*', (res: PendingResponse, req: HttpRequest) => {
+  function handleApi(res: PendingResponse, req: HttpRequest): void {
     const request = readRequest(res, req, deps.config(), proxies);
     const fail = (err: unknown, headers: readonly (readonly [string, string])[] = [], closeConnection = false) => {
       const error = answerableError(err, (e) =>
@@ -178,7 +182,7 @@ export function registerConsole(app: TemplatedApp, deps: ConsoleDeps): void {
         )
         .finally(done);
     }
-  });
+  }
 }
 
 function csrfRefused(): FlagwireError {

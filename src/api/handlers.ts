@@ -1,0 +1,100 @@
+// The Management API's handlers, one per route (src/http/route-table.ts), run by its request pipeline
+// (management.ts) once the token is authorised. A read answers 200 with what it returns; a write hands
+// the body, as received, to the writer with the token's id: its apiFlagCreate/apiFlagPatch authorise the
+// token again in the transaction that applies the change, parse the body and apply every rule, and
+// report all problems together (with the `env` problem of a patch).
+import type { ManagementRouteName } from '../http/route-table.js';
+import { requireEnvironmentAllowed, resolveEnvParam, type EnvRoute } from '../model/environments.js';
+import { requirePatchTarget, requireProjectFlag } from '../model/lookups.js';
+import type { ReceivedBody } from '../model/request-body.js';
+import type { AuthContext } from '../model/token-access.js';
+import type { SnapshotReader } from '../store/interfaces.js';
+import type { WriterClient } from '../writer/client.js';
+import { flagList, patchResult, representFlag, tokenDescription } from './representation.js';
+
+/** What a handler gets: everything read off the request before the pipeline may go async. */
+export interface ApiRequest {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  authorization: string;
+  contentType: string;
+  /** The flag route's id, decoded; null on the other routes. */
+  flagId: string | null;
+}
+
+export interface HandlerDeps {
+  store: SnapshotReader;
+  writer: WriterClient;
+}
+
+export interface ReadHandler {
+  readonly kind: 'read';
+  run(request: ApiRequest, auth: AuthContext, deps: HandlerDeps): unknown;
+}
+
+export interface WriteHandler {
+  readonly kind: 'write';
+  /** Checks made before the body is read (404 and 403 of a flag that cannot be patched). */
+  precheck?(request: ApiRequest, auth: AuthContext, deps: HandlerDeps): void;
+  /** `release` frees the body's reservation: the writer calls it when it holds its copy no more. */
+  run(
+    request: ApiRequest,
+    auth: AuthContext,
+    received: ReceivedBody,
+    release: () => void,
+    deps: HandlerDeps,
+  ): Promise<{ status: number; value: unknown }>;
+}
+
+export type ManagementHandler = ReadHandler | WriteHandler;
+
+/** Checks `env` of a read against the project and the token; returns the environment to read. */
+function checkEnv(auth: AuthContext, env: string | null, route: EnvRoute): string | null {
+  const resolved = resolveEnvParam(auth.project, env, false, route);
+  requireEnvironmentAllowed(auth.token.environments, resolved);
+  return resolved;
+}
+
+export const kManagementHandlers: Readonly<Record<ManagementRouteName, ManagementHandler>> = {
+  apiToken: { kind: 'read', run: (_request, auth) => tokenDescription(auth.token, auth.project) },
+  apiListFlags: {
+    kind: 'read',
+    run(request, auth, { store }) {
+      // An environment-restricted token still lists every flag; naming an environment is checked.
+      const resolved = checkEnv(auth, request.query.get('env'), 'list');
+      const name = request.query.get('name');
+      const flags = store.listFlags(auth.project.id).filter((f) => name === null || f.name === name);
+      return flagList(flags, auth.project, resolved, (id) => store.getUsage(id));
+    },
+  },
+  apiCreateFlag: {
+    kind: 'write',
+    async run(_request, auth, received, release, deps) {
+      const flag = await deps.writer.call('apiFlagCreate', { tokenId: auth.token.id, received }, release);
+      return { status: 201, value: representFlag(flag, auth.project, null, deps.store.getUsage(flag.id)) };
+    },
+  },
+  apiGetFlag: {
+    kind: 'read',
+    run(request, auth, { store }) {
+      const flag = requireProjectFlag(store, auth.project.id, request.flagId!);
+      return representFlag(flag, auth.project, checkEnv(auth, request.query.get('env'), 'flag'), store.getUsage(flag.id));
+    },
+  },
+  apiPatchFlag: {
+    kind: 'write',
+    // 404 and 403 before reading a body for a flag that cannot be patched (the writer checks both
+    // again, in the transaction that writes); a problem with `env` itself is a 400, reported by the
+    // writer with the body's problems (spec: PATCH rule 9).
+    precheck(request, auth, { store }) {
+      requirePatchTarget(store, auth.project.id, request.flagId!, request.query.get('env'), auth.token.environments);
+    },
+    async run(request, auth, received, release, deps) {
+      const env = request.query.get('env');
+      const flagId = request.flagId!;
+      const result = await deps.writer.call('apiFlagPatch', { tokenId: auth.token.id, flagId, env, received }, release);
+      return { status: 200, value: patchResult(result.changed, result.flag, env, deps.store.getUsage(result.flag.id)) };
+    },
+  },
+};

@@ -1,0 +1,470 @@
+// Every route of the service, declared once: its method and path pattern, who may call it, its metrics
+// route number and label, and its OpenAPI operation (summary, parameters, request and response schemas).
+// Derived from this table:
+//   - the uWS registration: each route set attaches its handlers by route name (registerRoutes below);
+//   - the metrics' route labels, by route number (kRouteLabels in src/metrics/metrics.ts);
+//   - the OpenAPI document's paths (src/openapi/document.ts);
+//   - the Management API's dispatch behind its /api/v1/* entry, and its metrics label (managementRoutes).
+// test/http/route-table.test.ts and test/openapi check that every declared route is registered,
+// labelled and documented, and that nothing registered is undeclared.
+//
+// Route numbers are fixed: an evaluation route's number travels in the evaluation batch as a u8
+// (src/eval/protocol.ts), so every number stays below 256, and the label table is indexed by them.
+import type { TSchema } from '@sinclair/typebox';
+import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
+import { FlagList, FlagRepresentation, PatchResult, TokenDescription } from '../api/representation.js';
+import { ErrorBody } from '../errors.js';
+import { EvalFlag, EvalFlagList } from '../eval/bodies.js';
+import { Health, ReadinessBody } from '../model/probes.js';
+import { FlagCreate, FlagPatch } from '../model/schemas.js';
+import {
+  OfrepBulkFailure,
+  OfrepBulkSuccess,
+  OfrepEvaluationFailure,
+  OfrepEvaluationRequest,
+  OfrepEvaluationSuccess,
+  OfrepFlagNotFound,
+} from '../ofrep/schemas.js';
+import {
+  apiErrors,
+  json,
+  kEnvParam,
+  kEtag,
+  kEvalErrors,
+  kEvalParams,
+  kFramingError,
+  kLastEventId,
+  kOfrepErrors,
+  kProjectHeader,
+  kStreamErrors,
+  pathParam,
+  queryParam,
+} from '../openapi/parts.js';
+import { compilePattern, matchesShape, type PathPattern } from './route-pattern.js';
+
+/** uWS's registration methods ('del' is DELETE). */
+export type RouteMethod = 'get' | 'post' | 'patch' | 'del' | 'options' | 'any';
+
+/**
+ * Who may call a route: 'none' (public), 'token' (a Management API bearer token), 'session' (a web
+ * console session), 'test' (test hooks, registered only with FLAGWIRE_TEST_HOOKS=1).
+ */
+export type RouteAuth = 'none' | 'token' | 'session' | 'test';
+
+export type OpenApiTag = 'Management API' | 'Evaluation API' | 'OFREP' | 'Service';
+
+/** A route's OpenAPI operation; its security follows from the route's auth. */
+export interface RouteDocs {
+  readonly operationId: string;
+  readonly tag: OpenApiTag;
+  readonly summary: string;
+  readonly parameters?: readonly object[];
+  /** The JSON request body's schema (one of the components, src/openapi/parts.ts). */
+  readonly request?: { readonly schema: TSchema; readonly required: boolean };
+  /** By status: responses whose schemas are components (json() in src/openapi/parts.ts). */
+  readonly responses: Readonly<Record<string, object>>;
+}
+
+export interface RouteDeclaration {
+  readonly method: RouteMethod;
+  /** uWS's form: `:name` is a path parameter, a trailing `*` any rest of the path. */
+  readonly pattern: string;
+  /**
+   * 'uws' (the default): registered on the app. 'management': one of the Management API's routes, which
+   * uWS routes to its /api/v1/* entry and the Management API dispatches (src/api/management.ts).
+   */
+  readonly via?: 'uws' | 'management';
+  readonly auth: RouteAuth;
+  /** Its route number: the index of its label among the metrics' route labels; null: not counted. */
+  readonly metric: number | null;
+  /** Its metrics label, when not the pattern in OpenAPI's form. */
+  readonly label?: string;
+  /** Its OpenAPI operation; absent: not in the document (not a public API). */
+  readonly docs?: RouteDocs;
+}
+
+/** Every route, in the OpenAPI document's order (documented routes first). */
+export const kRoutes = {
+  apiToken: {
+    method: 'get',
+    pattern: '/api/v1/token',
+    via: 'management',
+    auth: 'token',
+    metric: 4,
+    docs: {
+      operationId: 'getToken',
+      tag: 'Management API',
+      summary: 'Describe the calling token',
+      responses: { '200': json(TokenDescription, 'The token'), ...apiErrors([400, 401, 402, 429, 500]) },
+    },
+  },
+  apiListFlags: {
+    method: 'get',
+    pattern: '/api/v1/flags',
+    via: 'management',
+    auth: 'token',
+    metric: 5,
+    docs: {
+      operationId: 'listFlags',
+      tag: 'Management API',
+      summary: "Every flag of the token's project",
+      parameters: [kEnvParam, queryParam('name', 'Only the flag with this name')],
+      responses: {
+        '200': json(FlagList, 'The flags'),
+        ...apiErrors(
+          [400, 401, 402, 403, 429, 500],
+          [
+            'INVALID_REQUEST',
+            'MISSING_TOKEN',
+            'MALFORMED_TOKEN',
+            'UNKNOWN_TOKEN',
+            'TOKEN_REVOKED',
+            'TOKEN_EXPIRED',
+            'PLAN_REQUIRED',
+            'ENVIRONMENT_NOT_PERMITTED',
+            'TOO_MANY_AUTH_FAILURES',
+            'INTERNAL',
+          ],
+        ),
+      },
+    },
+  },
+  apiCreateFlag: {
+    method: 'post',
+    pattern: '/api/v1/flags',
+    via: 'management',
+    auth: 'token',
+    metric: 5,
+    docs: {
+      operationId: 'createFlag',
+      tag: 'Management API',
+      summary: 'Create a flag',
+      request: { schema: FlagCreate, required: true },
+      responses: {
+        '201': json(FlagRepresentation, 'Created (a group flag in environments form)'),
+        ...apiErrors([400, 401, 402, 403, 413, 429, 500, 503]),
+      },
+    },
+  },
+  apiGetFlag: {
+    method: 'get',
+    pattern: '/api/v1/flags/:flag_id',
+    via: 'management',
+    auth: 'token',
+    metric: 6,
+    docs: {
+      operationId: 'getFlag',
+      tag: 'Management API',
+      summary: 'One flag',
+      parameters: [pathParam('flag_id', 'Flag id'), kEnvParam],
+      responses: { '200': json(FlagRepresentation, 'The flag'), ...apiErrors([400, 401, 402, 403, 404, 429, 500]) },
+    },
+  },
+  apiPatchFlag: {
+    method: 'patch',
+    pattern: '/api/v1/flags/:flag_id',
+    via: 'management',
+    auth: 'token',
+    metric: 6,
+    docs: {
+      operationId: 'patchFlag',
+      tag: 'Management API',
+      summary: "Change a flag's state (merge patch)",
+      parameters: [pathParam('flag_id', 'Flag id'), kEnvParam],
+      request: { schema: FlagPatch, required: true },
+      responses: {
+        '200': json(PatchResult, 'Applied (or nothing to change)'),
+        ...apiErrors([400, 401, 402, 403, 404, 413, 429, 500, 503]),
+      },
+    },
+  },
+  // Public, and a static route: uWS routes it here, not to the Management API's /api/v1/* entry.
+  openApi: {
+    method: 'get',
+    pattern: '/api/v1/openapi.json',
+    auth: 'none',
+    metric: 12,
+    docs: {
+      operationId: 'openApi',
+      tag: 'Service',
+      summary: 'This document',
+      responses: {
+        '200': { description: 'OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object' } } } },
+        ...kFramingError,
+      },
+    },
+  },
+  evaluateFlag: {
+    method: 'get',
+    pattern: '/v1/flags/:flag_id',
+    auth: 'none',
+    metric: 0,
+    docs: {
+      operationId: 'evaluateFlag',
+      tag: 'Evaluation API',
+      summary: 'Evaluate one flag',
+      parameters: [pathParam('flag_id', 'Flag id'), ...kEvalParams],
+      responses: {
+        '200': json(EvalFlag, "The flag's value for this caller"),
+        ...kEvalErrors,
+        '403': json(ErrorBody, "Forbidden: the flag applies an audience and its organisation's plan has no audiences"),
+      },
+    },
+  },
+  evaluateProject: {
+    method: 'get',
+    pattern: '/v1/flags/project/:project_id',
+    auth: 'none',
+    metric: 1,
+    docs: {
+      operationId: 'evaluateProject',
+      tag: 'Evaluation API',
+      summary: 'Evaluate every flag of a project',
+      parameters: [pathParam('project_id', 'Project id'), ...kEvalParams],
+      responses: { '200': json(EvalFlagList, 'Every flag, in creation order'), ...kEvalErrors },
+    },
+  },
+  stream: {
+    method: 'get',
+    pattern: '/v1/stream/project/:project_id',
+    auth: 'none',
+    metric: 8,
+    docs: {
+      operationId: 'streamProject',
+      tag: 'Evaluation API',
+      summary: 'Change stream (Server-Sent Events)',
+      parameters: [
+        pathParam('project_id', 'Project id'),
+        queryParam('env', 'Only changes that affect this environment (multi-environment projects)'),
+        kLastEventId,
+      ],
+      responses: {
+        '200': {
+          description:
+            'First `ready` {seq}; then events `flag` {id, updatedAt}, `flag-deleted` {id}, `audience` {id, updatedAt}, each with ' +
+            'the commit number as its id; `reset` {reason} when Last-Event-ID is beyond retention (README: Change stream); a comment ' +
+            'heartbeat every 15 s',
+          content: { 'text/event-stream': { schema: { type: 'string' } } },
+        },
+        ...kStreamErrors,
+      },
+    },
+  },
+  ofrepStream: {
+    method: 'get',
+    pattern: '/ofrep/v1/stream/project/:project_id',
+    auth: 'none',
+    metric: 15,
+    docs: {
+      operationId: 'ofrepStreamProject',
+      tag: 'OFREP',
+      summary: "OFREP change events (ADR-0008), advertised in the bulk answer's eventStreams",
+      parameters: [
+        pathParam('project_id', 'Project id'),
+        queryParam('env', 'Only changes that affect this environment (multi-environment projects)'),
+        kLastEventId,
+      ],
+      responses: {
+        '200': {
+          description:
+            'First `ready` {seq}; then, for every commit that changes the project (and environment), `message` ' +
+            '{"type": "refetchEvaluation", "etag": "<configuration tag: the bulk ETag before its dash>"}; a comment heartbeat every 15 s',
+          content: { 'text/event-stream': { schema: { type: 'string' } } },
+        },
+        ...kStreamErrors,
+      },
+    },
+  },
+  ofrepFlag: {
+    method: 'post',
+    pattern: '/ofrep/v1/evaluate/flags/:key',
+    auth: 'none',
+    metric: 2,
+    docs: {
+      operationId: 'ofrepEvaluateFlag',
+      tag: 'OFREP',
+      summary: 'OpenFeature Remote Evaluation Protocol: one flag',
+      parameters: [pathParam('key', "Flag id; or, with X-Flagwire-Project, the flag's name in that project"), kProjectHeader],
+      request: { schema: OfrepEvaluationRequest, required: false },
+      responses: {
+        '200': json(OfrepEvaluationSuccess, 'Evaluated'),
+        '400': json(OfrepEvaluationFailure, 'PARSE_ERROR, INVALID_CONTEXT, TARGETING_KEY_MISSING or GENERAL'),
+        '404': json(OfrepFlagNotFound, 'FLAG_NOT_FOUND'),
+        ...kOfrepErrors,
+      },
+    },
+  },
+  ofrepBulk: {
+    method: 'post',
+    pattern: '/ofrep/v1/evaluate/flags',
+    auth: 'none',
+    metric: 3,
+    docs: {
+      operationId: 'ofrepEvaluateFlags',
+      tag: 'OFREP',
+      summary: 'OpenFeature Remote Evaluation Protocol: every flag of a project',
+      parameters: [
+        { ...kProjectHeader, required: true },
+        { name: 'If-None-Match', in: 'header', schema: { type: 'string' }, description: 'ETag of a previous answer: 304 when unchanged' },
+        queryParam(
+          'flagConfigEtag',
+          'Sent by providers after a refetchEvaluation event (ADR-0008); accepted and not needed: answers are always current',
+        ),
+        queryParam('flagConfigLastModified', 'Sent by providers after a change event (ADR-0008); accepted and not needed'),
+      ],
+      request: { schema: OfrepEvaluationRequest, required: false },
+      responses: {
+        '200': json(OfrepBulkSuccess, 'Evaluated', kEtag),
+        '304': { description: 'Not modified: the If-None-Match ETag is still current', headers: kEtag },
+        '400': json(OfrepBulkFailure, 'PARSE_ERROR, INVALID_CONTEXT or GENERAL (missing or unknown project)'),
+        ...kOfrepErrors,
+      },
+    },
+  },
+  health: {
+    method: 'get',
+    pattern: '/health',
+    auth: 'none',
+    metric: 9,
+    docs: {
+      operationId: 'health',
+      tag: 'Service',
+      summary: 'Liveness: the process answers',
+      responses: { '200': json(Health, 'Alive'), ...kFramingError },
+    },
+  },
+  ready: {
+    method: 'get',
+    pattern: '/ready',
+    auth: 'none',
+    metric: 10,
+    docs: {
+      operationId: 'ready',
+      tag: 'Service',
+      summary: 'Readiness: the store and every eval worker answer (load balancers route on it)',
+      responses: { '200': json(ReadinessBody, 'Ready to serve'), ...kFramingError, '503': json(ReadinessBody, 'Not ready (or stopping)') },
+    },
+  },
+  metrics: {
+    method: 'get',
+    pattern: '/metrics',
+    auth: 'none',
+    metric: 11,
+    docs: {
+      operationId: 'metrics',
+      tag: 'Service',
+      summary: 'Prometheus metrics (absent with FLAGWIRE_METRICS=off)',
+      responses: {
+        '200': { description: 'Prometheus text format 0.0.4', content: { 'text/plain': { schema: { type: 'string' } } } },
+        ...kFramingError,
+      },
+    },
+  },
+  docs: {
+    method: 'get',
+    pattern: '/docs',
+    auth: 'none',
+    metric: 13,
+    docs: {
+      operationId: 'docs',
+      tag: 'Service',
+      summary: "Error documentation, one anchor per error (the envelope's docs links)",
+      responses: {
+        '200': { description: 'Error documentation (one anchor per error)', content: { 'text/html': { schema: { type: 'string' } } } },
+        ...kFramingError,
+      },
+    },
+  },
+  // Every CORS preflight, /api/v1 included (src/http/cors.ts).
+  preflight: { method: 'options', pattern: '/*', auth: 'none', metric: null },
+  // The Management API's entry: its routes above are dispatched from here; any other path under
+  // /api/v1 is a 404 counted under this label.
+  management: { method: 'any', pattern: '/api/v1/*', auth: 'token', metric: 7 },
+  // The web console (src/web-console/routes.ts): same-origin pages and JSON endpoints, not a public API.
+  consolePage: { method: 'get', pattern: '/console', auth: 'none', metric: null },
+  consolePageSlash: { method: 'get', pattern: '/console/', auth: 'none', metric: null },
+  consoleAsset: { method: 'get', pattern: '/console/assets/:file', auth: 'none', metric: null },
+  consolePreflight: { method: 'options', pattern: '/console/*', auth: 'none', metric: null },
+  consoleApi: { method: 'any', pattern: '/console/api/*', auth: 'session', metric: null },
+  // Test hooks (src/server/test-hooks.ts), with FLAGWIRE_TEST_HOOKS=1 only.
+  testRoutes: { method: 'get', pattern: '/__test/routes', auth: 'test', metric: null },
+  testClock: { method: 'post', pattern: '/__test/clock', auth: 'test', metric: null },
+  testFault: { method: 'post', pattern: '/__test/fault', auth: 'test', metric: null },
+  testFlush: { method: 'post', pattern: '/__test/flush', auth: 'test', metric: null },
+  testWriterIdle: { method: 'post', pattern: '/__test/writer-idle', auth: 'test', metric: null },
+  // Last: every request no route above matched.
+  unmatched: { method: 'any', pattern: '/*', auth: 'none', metric: 14, label: 'unmatched' },
+} as const satisfies Record<string, RouteDeclaration>;
+
+export type RouteName = keyof typeof kRoutes;
+export const kRouteNames = Object.keys(kRoutes) as RouteName[];
+export type ManagementRouteName = { [K in RouteName]: (typeof kRoutes)[K] extends { via: 'management' } ? K : never }[RouteName];
+
+/** `/v1/flags/:flag_id` in OpenAPI's form: `/v1/flags/{flag_id}`. */
+export function openApiPath(pattern: string): string {
+  return pattern.replace(/:([a-z_]+)/g, '{$1}');
+}
+
+/** A counted route's metrics label. */
+export function routeLabel(route: RouteDeclaration): string {
+  return route.label ?? openApiPath(route.pattern);
+}
+
+/** The metrics' route labels, by route number; throws when numbers leave a gap or two labels claim one number. */
+export function routeLabels(): string[] {
+  const labels: string[] = [];
+  for (const name of kRouteNames) {
+    const route: RouteDeclaration = kRoutes[name];
+    if (route.metric === null) continue;
+    const label = routeLabel(route);
+    if (labels[route.metric] !== undefined && labels[route.metric] !== label)
+      throw new Error(`route number ${route.metric} has two labels: ${labels[route.metric]} and ${label}`);
+    labels[route.metric] = label;
+  }
+  for (let i = 0; i < labels.length; i++) if (labels[i] === undefined) throw new Error(`no route has number ${i}`);
+  if (labels.length > 256) throw new Error("route numbers must fit the evaluation batch's u8");
+  return labels;
+}
+
+export type RouteHandler = (res: HttpResponse, req: HttpRequest) => void;
+
+/**
+ * Registers each handler at its route's method and pattern, in the order given (uWS prefers a static
+ * segment to a parameter and a parameter to a wildcard whatever the order).
+ */
+export function registerRoutes(app: TemplatedApp, handlers: { readonly [K in RouteName]?: RouteHandler }): void {
+  for (const [name, handler] of Object.entries(handlers) as [RouteName, RouteHandler][]) {
+    const route: RouteDeclaration = kRoutes[name];
+    if (route.via === 'management') throw new Error(`${name} is dispatched by the Management API, not registered on uWS`);
+    app[route.method](route.pattern, handler);
+  }
+}
+
+/** A Management API route, compiled for its dispatch (src/api/management.ts) and its metrics label. */
+export interface ManagementRoute {
+  readonly name: ManagementRouteName;
+  /** Its HTTP method, as uWS's getMethod() gives it upper-cased. */
+  readonly method: string;
+  readonly path: PathPattern;
+  readonly metric: number;
+}
+
+/** The Management API's routes, in declaration order (a path's methods in that order). */
+export const kManagementRoutes: readonly ManagementRoute[] = kRouteNames.flatMap((name) => {
+  const route: RouteDeclaration = kRoutes[name];
+  if (route.via !== 'management') return [];
+  return [
+    {
+      name: name as ManagementRouteName,
+      method: route.method === 'del' ? 'DELETE' : route.method.toUpperCase(),
+      path: compilePattern(route.pattern),
+      metric: route.metric!,
+    },
+  ];
+});
+
+/** The route number of a Management API request's path, whatever its method: the /api/v1/* entry's when no route has its shape. */
+export function managementRouteNumber(path: string): number {
+  for (const route of kManagementRoutes) if (matchesShape(route.path, path)) return route.metric;
+  return kRoutes.management.metric;
+}

@@ -1,0 +1,169 @@
+// The parts of the OpenAPI document the route declarations (src/http/route-table.ts) are written with:
+// the components (the TypeBox values the code validates with or builds its responses to, each beside that
+// code: request bodies, src/model/schemas.ts; representations, src/api/representation.ts; error bodies,
+// src/errors.ts; evaluation bodies, src/eval/bodies.ts; OFREP, src/ofrep/schemas.ts; /health, /ready,
+// src/model/probes.ts), responses and parameters shared by several routes, and the error responses,
+// whose statuses and titles come from the error table (src/errors.ts).
+import type { TSchema } from '@sinclair/typebox';
+import { FlagList, FlagRepresentation, PatchResult, TokenDescription } from '../api/representation.js';
+import { ErrorBody, ErrorEnvelope, kConsoleOnlyErrors, kErrors, type ErrorCode } from '../errors.js';
+import { EvalFlag, EvalFlagList } from '../eval/bodies.js';
+import { FlagCreate, FlagPatch } from '../model/schemas.js';
+import {
+  OfrepBulkFailure,
+  OfrepBulkSuccess,
+  OfrepEvaluationFailure,
+  OfrepEvaluationRequest,
+  OfrepEvaluationSuccess,
+  OfrepFlagNotFound,
+  OfrepGeneralError,
+} from '../ofrep/schemas.js';
+import { Health, ReadinessBody } from '../model/probes.js';
+
+/** The document's components: every schema a route declares (src/http/route-table.ts) is one of these. */
+export const kComponents: Record<string, TSchema> = {
+  FlagCreate,
+  FlagPatch,
+  FlagRepresentation,
+  FlagList,
+  PatchResult,
+  TokenDescription,
+  ErrorEnvelope,
+  EvalError: ErrorBody,
+  EvalFlag,
+  EvalFlagList,
+  Health,
+  Readiness: ReadinessBody,
+  OfrepEvaluationRequest,
+  OfrepEvaluationSuccess,
+  OfrepEvaluationFailure,
+  OfrepFlagNotFound,
+  OfrepBulkSuccess,
+  OfrepBulkFailure,
+  OfrepGeneralError,
+};
+const kComponentNames = new Map<TSchema, string>(Object.entries(kComponents).map(([name, schema]) => [schema, name]));
+
+/** A reference to `schema`, which must be one of the components. */
+export function ref(schema: TSchema): { $ref: string } {
+  const name = kComponentNames.get(schema);
+  if (name === undefined) throw new Error('an OpenAPI schema that is not one of the components (src/openapi/parts.ts)');
+  return { $ref: `#/components/schemas/${name}` };
+}
+
+/** A JSON response whose body is `schema`. */
+export const json = (schema: TSchema, description: string, headers?: object) => ({
+  description,
+  ...(headers ? { headers } : {}),
+  content: { 'application/json': { schema: ref(schema) } },
+});
+
+/** The titles of every error code with this status (the table in src/errors.ts), for a response's description. */
+function titles(status: number, only?: readonly ErrorCode[]): string {
+  const codes = (Object.keys(kErrors) as ErrorCode[]).filter(
+    (c) => kErrors[c].status === status && !kConsoleOnlyErrors.has(c) && (!only || only.includes(c)),
+  );
+  return codes.map((c) => kErrors[c].title).join('; ');
+}
+
+/** Management API error responses (envelope), for the statuses of one operation. */
+export function apiErrors(statuses: readonly number[], only?: readonly ErrorCode[]): Record<string, object> {
+  const out: Record<string, object> = {};
+  for (const status of statuses) {
+    if (status === 429) {
+      out['429'] = {
+        description: `Too Many Requests (plain text, Retry-After: 60) over the per-IP rate limit; or, in the envelope, ${titles(429)}`,
+        headers: { 'Retry-After': { schema: { type: 'string' }, description: 'Seconds (rate limit only)' } },
+        content: { 'application/json': { schema: ref(ErrorEnvelope) }, 'text/plain': { schema: { type: 'string' } } },
+      };
+      continue;
+    }
+    if (status === 503) {
+      out['503'] = json(ErrorEnvelope, titles(503, only), {
+        'Retry-After': {
+          schema: { type: 'string' },
+          description: `Seconds (${kErrors.STORE_BUSY.title}: the write timeout, rounded up; ${kErrors.SERVER_BUSY.title} and ${kErrors.STORE_UNAVAILABLE.title}: 1)`,
+        },
+      });
+      continue;
+    }
+    out[String(status)] = json(ErrorEnvelope, titles(status, only) || 'Error');
+  }
+  return out;
+}
+
+/**
+ * The one 4xx a service route can answer: every route refuses doubtful framing (src/http/framing.ts)
+ * before it runs.
+ */
+export const kFramingError = {
+  '400': json(
+    ErrorEnvelope,
+    'Invalid request: conflicting Content-Length headers or a Transfer-Encoding other than chunked (the connection is closed)',
+  ),
+};
+
+export const kBearer = [{ bearerAuth: [] }];
+export const pathParam = (name: string, description: string) => ({
+  name,
+  in: 'path',
+  required: true,
+  schema: { type: 'string' },
+  description,
+});
+export const queryParam = (name: string, description: string) => ({
+  name,
+  in: 'query',
+  required: false,
+  schema: { type: 'string' },
+  description,
+});
+export const kEnvParam = queryParam('env', 'Environment name (multi-environment projects)');
+
+export const kEvalParams = [
+  queryParam('cohort', "The caller's cohort: a listed cohort turns the flag on; without targetingKey it is the bucketing key"),
+  queryParam('env', 'Environment name: required for flags of a multi-environment project, ignored otherwise'),
+  queryParam('targetingKey', 'Sticky bucketing key'),
+  {
+    name: 'attributes',
+    in: 'query',
+    required: false,
+    style: 'form',
+    explode: true,
+    description: 'Every other query parameter is an attribute for audience matching (exact, case-sensitive)',
+    schema: { type: 'object', additionalProperties: { type: 'string' } },
+  },
+];
+export const kEvalErrors = {
+  '400': json(ErrorBody, 'Invalid request: a query parameter cannot be decoded'),
+  '404': json(ErrorBody, 'Not found: unknown id; a group flag or multi-environment project without a valid env'),
+  '500': json(ErrorBody, 'Internal server error'),
+  '503': json(ErrorBody, 'Service unavailable: the evaluation queue is full or the server is stopping (Retry-After: 1)'),
+};
+export const kProjectHeader = {
+  name: 'X-Flagwire-Project',
+  in: 'header',
+  schema: { type: 'string' },
+  description:
+    'Project id. Required on the bulk route; on the single-flag route it scopes the key to that project, and lets the key be a flag name.',
+};
+export const kLastEventId = {
+  name: 'Last-Event-ID',
+  in: 'header',
+  schema: { type: 'string' },
+  description:
+    'Sent by a reconnecting EventSource: the events missed since that commit number, within the retention (README: Change stream)',
+};
+export const kStreamErrors = {
+  '404': json(ErrorBody, 'Unknown project, or unknown env of a multi-environment project'),
+  '503': json(ErrorBody, 'Too many open streams, or the server is stopping'),
+};
+export const kEtag = { ETag: { schema: { type: 'string' }, description: "Covers the project's flag configuration and these results" } };
+export const kOfrepErrors = {
+  '413': json(OfrepGeneralError, 'The body is over 1 MiB'),
+  '500': json(OfrepGeneralError, 'Internal server error'),
+  '503': json(
+    OfrepGeneralError,
+    'The evaluation queue is full or the server is stopping, or the server holds as many request bodies as it allows (the body is not read and the connection is closed) (Retry-After: 1)',
+  ),
+};

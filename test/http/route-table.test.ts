@@ -1,0 +1,92 @@
+// The route declarations (src/http/route-table.ts) and what is derived from them: the metrics' labels,
+// the OpenAPI paths, the uWS registration and the Management API's dispatch. test/openapi checks the
+// running server registers exactly the declared routes.
+import t from 'tap';
+import type { TemplatedApp } from 'uWebSockets.js';
+import {
+  kManagementRoutes,
+  kRouteNames,
+  kRoutes,
+  managementRouteNumber,
+  openApiPath,
+  registerRoutes,
+  routeLabel,
+  type RouteDeclaration,
+} from '../../src/http/route-table.js';
+import { compilePattern, matchPath, matchesShape } from '../../src/http/route-pattern.js';
+import { kRouteLabels } from '../../src/metrics/metrics.js';
+import { openApiPaths } from '../../src/openapi/document.js';
+
+const routes = kRouteNames.map((name) => [name, kRoutes[name] as RouteDeclaration] as const);
+
+t.test('every counted route is labelled by its number, and every label is a route', async (t) => {
+  for (const [name, route] of routes) {
+    if (route.metric === null) {
+      t.ok(
+        route.pattern.startsWith('/console') || route.auth === 'test' || route.method === 'options',
+        `${name}: only the console, test hooks and preflights go uncounted`,
+      );
+      continue;
+    }
+    t.equal(kRouteLabels[route.metric], routeLabel(route), name);
+  }
+  for (let i = 0; i < kRouteLabels.length; i++)
+    t.ok(
+      routes.some(([, r]) => r.metric === i),
+      `label ${i} has a route`,
+    );
+  t.ok(kRouteLabels.length <= 256, "numbers fit the evaluation batch's u8");
+});
+
+t.test('every route with docs is one operation of the OpenAPI paths, and there are no others', async (t) => {
+  const paths = openApiPaths();
+  let operations = 0;
+  for (const ops of Object.values(paths)) operations += Object.keys(ops).length;
+  const documented = routes.filter(([, r]) => r.docs !== undefined);
+  t.equal(operations, documented.length);
+  for (const [name, route] of documented) {
+    const op = paths[openApiPath(route.pattern)]?.[route.method] as { operationId: string; security: unknown[] } | undefined;
+    t.equal(op?.operationId, route.docs?.operationId, name);
+    t.same(op?.security, route.auth === 'token' ? [{ bearerAuth: [] }] : [], `${name}: security from its auth`);
+  }
+  for (const [name, route] of routes)
+    if (route.auth === 'none' && route.docs === undefined)
+      t.ok(
+        route.pattern.includes('*') || route.pattern.startsWith('/console'),
+        `${name}: a public route without docs is a catch-all or the console's`,
+      );
+});
+
+t.test('registerRoutes attaches each handler at its declared method and pattern, in the order given', async (t) => {
+  const calls: string[] = [];
+  const record = (method: string) => (pattern: string) => calls.push(`${method} ${pattern}`);
+  const app = { get: record('get'), post: record('post'), any: record('any'), options: record('options') } as unknown as TemplatedApp;
+  const noop = () => {};
+  registerRoutes(app, { evaluateProject: noop, evaluateFlag: noop, ofrepBulk: noop, unmatched: noop });
+  t.same(calls, ['get /v1/flags/project/:project_id', 'get /v1/flags/:flag_id', 'post /ofrep/v1/evaluate/flags', 'any /*']);
+  t.throws(() => registerRoutes(app, { apiToken: noop }), /dispatched by the Management API/);
+});
+
+t.test("the Management API's routes and their labels: by the path's shape, whatever the method", async (t) => {
+  t.same(
+    kManagementRoutes.map((r) => `${r.method} ${r.path.pattern}`),
+    ['GET /api/v1/token', 'GET /api/v1/flags', 'POST /api/v1/flags', 'GET /api/v1/flags/:flag_id', 'PATCH /api/v1/flags/:flag_id'],
+  );
+  const label = (path: string) => kRouteLabels[managementRouteNumber(path)];
+  t.equal(label('/api/v1/token'), '/api/v1/token');
+  t.equal(label('/api/v1/flags'), '/api/v1/flags');
+  t.equal(label('/api/v1/flags/flg_1'), '/api/v1/flags/{flag_id}');
+  t.equal(label('/api/v1/flags/%E0%A4%A'), '/api/v1/flags/{flag_id}', 'an undecodable id is still the flag route');
+  for (const other of ['/api/v1/flags/', '/api/v1/flags/a/b', '/api/v1/token/', '/api/v1/nope', '/api/v1/'])
+    t.equal(label(other), '/api/v1/*', other);
+});
+
+t.test('the path matcher', async (t) => {
+  const p = compilePattern('flags/:flagId/rename');
+  t.same(matchPath(p, 'flags/flg%201/rename'), { flagId: 'flg 1' });
+  t.equal(matchPath(p, 'flags//rename'), null, 'a parameter is never empty');
+  t.equal(matchPath(p, 'flags/%E0%A4%A/rename'), null, 'nor undecodable');
+  t.ok(matchesShape(p, 'flags/%E0%A4%A/rename'), 'though it has the shape');
+  t.equal(matchPath(p, 'flags/x'), null);
+  t.same(matchPath(compilePattern('session'), 'session'), {});
+});
