@@ -61,6 +61,35 @@ export interface FlagEntry {
   lastEvaluatedAt: number;
 }
 
+/**
+ * Which environment a request is evaluated in: one home for the Evaluation API and OFREP, which only
+ * word the refusals differently (a 404 there, INVALID_CONTEXT here). A single-environment flag or
+ * project has one state and ignores `env`; a group flag or a multi-environment project needs `env`,
+ * one of the project's environments. Numbers, not objects, so the hot path allocates nothing.
+ */
+export const kEnvMissing = 0;
+export const kEnvUnknown = 1;
+export type EnvProblem = typeof kEnvMissing | typeof kEnvUnknown;
+
+/** The flag's state in `env`, or why there is none. */
+export function stateInEnv(flag: FlagEntry, env: string | null): CompiledState | EnvProblem {
+  if (flag.state !== null) return flag.state;
+  if (env === null) return kEnvMissing;
+  return flag.envs!.get(env) ?? kEnvUnknown;
+}
+
+/** The environment a project's flags are evaluated in (null: the project has one), or why there is none. */
+export function projectEnv(project: ProjectEntry, env: string | null): string | null | EnvProblem {
+  if (!project.multi) return null;
+  if (env === null) return kEnvMissing;
+  return project.envs.has(env) ? env : kEnvUnknown;
+}
+
+/** A flag's state in the environment projectEnv() accepted for its project (null: it has none there). */
+export function stateInProjectEnv(flag: FlagEntry, env: string | null): CompiledState | null {
+  return flag.state ?? flag.envs!.get(env!) ?? null;
+}
+
 export interface ProjectEntry {
   readonly found: true;
   readonly id: string;
@@ -121,13 +150,10 @@ export class EvalEngine {
     if (!q.parse(rawQuery)) return out.put(400, evalErrorBody('INVALID_REQUEST', q.error!));
     const entry = this.flagEntry(decodePathId(rawId));
     if (!entry.found) return out.put(404, entry.body);
-    let state = entry.state;
-    if (state === null) {
-      // Group flag: env is required and must be one of the project's environments (spec: 404).
-      if (q.env === null) return out.put(404, entry.envMissing!);
-      state = entry.envs!.get(q.env) ?? null;
-      if (state === null) return out.put(404, unknownEnvBody('flag', q.env, entry.validEnvs));
-    }
+    // A group flag: env is required and must be one of the project's environments (spec: 404).
+    const state = stateInEnv(entry, q.env);
+    if (state === kEnvMissing) return out.put(404, entry.envMissing!);
+    if (state === kEnvUnknown) return out.put(404, unknownEnvBody('flag', q.env!, entry.validEnvs));
     if (blockedByPlan(state, this.audiencesAllowed(entry.org))) return out.put(403, kAudiencePlanBody);
     out.put(200, entry.bodies[evaluateState(entry.id, state, q) ? 1 : 0]);
   }
@@ -139,11 +165,9 @@ export class EvalEngine {
     const project = this.projectEntry(decodePathId(rawId));
     if (!project.found) return out.put(404, project.body);
     // Decision (README): env is required on a multi-environment project and ignored on a single one.
-    const env = project.multi ? q.env : null;
-    if (project.multi) {
-      if (env === null) return out.put(404, project.envMissing);
-      if (!project.envs.has(env)) return out.put(404, unknownEnvBody('project', env, project.validEnvs));
-    }
+    const env = projectEnv(project, q.env);
+    if (env === kEnvMissing) return out.put(404, project.envMissing);
+    if (env === kEnvUnknown) return out.put(404, unknownEnvBody('project', q.env!, project.validEnvs));
     // Decision (README): a flag whose audience the plan no longer covers is enabled: false here.
     const audiencesAllowed = this.audiencesAllowed(project.org);
     out.open();
@@ -152,7 +176,7 @@ export class EvalEngine {
     for (let i = 0; i < flags.length; i++) {
       if (i > 0) out.pushByte(kComma);
       const flag = flags[i]!;
-      const state = flag.state ?? flag.envs!.get(env!) ?? null;
+      const state = stateInProjectEnv(flag, env);
       const enabled = state !== null && !blockedByPlan(state, audiencesAllowed) && evaluateState(flag.id, state, q);
       out.push(flag.bodies[enabled ? 1 : 0]);
     }

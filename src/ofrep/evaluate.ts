@@ -11,7 +11,16 @@
 // roll (no targetingKey and no cohort) is TARGETING_KEY_MISSING instead: OFREP clients cache answers
 // (the bulk route is built for it), and a roll cached as if it were sticky would be wrong, and would
 // change the bulk ETag on every request.
-import type { EvalEngine, FlagEntry, ProjectEntry } from '../eval/engine.js';
+import {
+  type EvalEngine,
+  type FlagEntry,
+  kEnvMissing,
+  kEnvUnknown,
+  type ProjectEntry,
+  projectEnv,
+  stateInEnv,
+  stateInProjectEnv,
+} from '../eval/engine.js';
 import { kAudiencePlanDetail } from '../eval/bodies.js';
 import {
   blockedByPlan,
@@ -23,7 +32,6 @@ import {
   kDecidedRoll,
   kDecidedSplit,
   kDecidedStatic,
-  type CompiledState,
   type Decision,
 } from '../eval/evaluate.js';
 import { murmur3x86_32 } from '../eval/murmur3.js';
@@ -120,26 +128,20 @@ export class OfrepEvaluator {
       byName = true;
     }
     if (entry === undefined) return out.put(404, ofrepFailureBody(key, 'FLAG_NOT_FOUND', notFoundDetails(key, project)));
-    let state = entry.state;
-    if (state === null) {
-      // Group flag: the environment comes from the context.
-      if (ctx.env === null) {
-        return out.put(
-          400,
-          ofrepFailureBody(
-            key,
-            'INVALID_CONTEXT',
-            `This flag belongs to a multi-environment project: add "env" to the context (${entry.validEnvs}).`,
-          ),
-        );
-      }
-      state = entry.envs!.get(ctx.env) ?? null;
-      if (state === null) {
-        return out.put(
-          400,
-          ofrepFailureBody(key, 'INVALID_CONTEXT', `Unknown environment "${ctx.env}" for this flag; ${entry.validEnvs}.`),
-        );
-      }
+    // A group flag: the environment comes from the context.
+    const state = stateInEnv(entry, ctx.env);
+    if (state === kEnvMissing) {
+      return out.put(
+        400,
+        ofrepFailureBody(
+          key,
+          'INVALID_CONTEXT',
+          `This flag belongs to a multi-environment project: add "env" to the context (${entry.validEnvs}).`,
+        ),
+      );
+    }
+    if (state === kEnvUnknown) {
+      return out.put(400, ofrepFailureBody(key, 'INVALID_CONTEXT', `Unknown environment "${ctx.env}" for this flag; ${entry.validEnvs}.`));
     }
     if (blockedByPlan(state, this.engine.audiencesAllowed(entry.org))) return out.put(400, flagBody(entry, kSlotAudiencePlan, byName));
     const decision = decideState(entry.id, state, ctx, noRoll);
@@ -162,19 +164,18 @@ export class OfrepEvaluator {
     if (!entry.found) {
       return out.put(400, ofrepFailureBody(null, 'GENERAL', `No project with id "${project}" exists (from the ${kProjectHeader} header).`));
     }
-    let env: string | null = null;
-    if (entry.multi) {
-      env = ctx.env;
-      if (env === null)
-        return out.put(
-          400,
-          ofrepFailureBody(null, 'INVALID_CONTEXT', `This is a multi-environment project: add "env" to the context (${entry.validEnvs}).`),
-        );
-      if (!entry.envs.has(env))
-        return out.put(
-          400,
-          ofrepFailureBody(null, 'INVALID_CONTEXT', `Unknown environment "${env}" for this project; ${entry.validEnvs}.`),
-        );
+    const env = projectEnv(entry, ctx.env);
+    if (env === kEnvMissing) {
+      return out.put(
+        400,
+        ofrepFailureBody(null, 'INVALID_CONTEXT', `This is a multi-environment project: add "env" to the context (${entry.validEnvs}).`),
+      );
+    }
+    if (env === kEnvUnknown) {
+      return out.put(
+        400,
+        ofrepFailureBody(null, 'INVALID_CONTEXT', `Unknown environment "${ctx.env}" for this project; ${entry.validEnvs}.`),
+      );
     }
     this.writeBulk(entry, env, ifNoneMatch, out);
   }
@@ -188,7 +189,7 @@ export class OfrepEvaluator {
     for (let i = 0; i < flags.length; i++) {
       if (i > 0) out.pushByte(kComma);
       const flag = flags[i]!;
-      const state: CompiledState = flag.state ?? flag.envs!.get(env!)!;
+      const state = stateInProjectEnv(flag, env)!;
       let slot: number;
       if (blockedByPlan(state, audiencesAllowed)) slot = kSlotAudiencePlan;
       else {
