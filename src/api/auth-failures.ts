@@ -11,16 +11,16 @@
 // whose window started first is evicted, with its count and any lockout: freeing one lockout that way
 // takes failures from 100,000 other addresses within a minute.
 import { FlagwireError } from '../errors.js';
-import { AddressTable, type AddressTableState } from '../http/address-table.js';
+import { AddressCounters, type AddressCountersState } from '../http/address-counters.js';
+import type { AddressTable } from '../http/address-table.js';
 
 /** The lockout's shared memory and limit: cloned to every front-end thread, which attaches to it. */
 export interface AuthFailuresState {
   readonly limit: number;
   /** The fixed window from the first failure (the spec's 60 s for the Management API). */
   readonly windowMs: number;
-  readonly table: AddressTableState;
-  readonly starts: SharedArrayBuffer;
-  readonly counts: SharedArrayBuffer;
+  /** Per address: the window's start (the time) and the failures counted in it. */
+  readonly counters: AddressCountersState;
 }
 
 export class AuthFailures {
@@ -33,21 +33,13 @@ export class AuthFailures {
 
   /** A new lockout allowing `limit` failures per window, or one more handle on an existing one's shared `state`. */
   constructor(from: number | AuthFailuresState, maxEntries = 100_000, windowMs = 60_000) {
-    this.state =
-      typeof from === 'number'
-        ? {
-            limit: from,
-            windowMs,
-            table: AddressTable.create(maxEntries).state,
-            starts: new SharedArrayBuffer(8 * maxEntries),
-            counts: new SharedArrayBuffer(4 * maxEntries),
-          }
-        : from;
+    this.state = typeof from === 'number' ? { limit: from, windowMs, counters: AddressCounters.create(maxEntries, 1) } : from;
     this.limit = this.state.limit;
     this.windowMs = this.state.windowMs;
-    this.table = new AddressTable(this.state.table);
-    this.starts = new Float64Array(this.state.starts);
-    this.counts = new Uint32Array(this.state.counts);
+    const counters = new AddressCounters(this.state.counters);
+    this.table = counters.table;
+    this.starts = counters.times;
+    this.counts = counters.counts;
   }
 
   get size(): number {

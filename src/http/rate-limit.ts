@@ -30,7 +30,8 @@
 // drops up to two of them there; a periodic scan of the whole table instead stalled the event loop
 // for up to 0.3 s per 100,000 entries. Memory is bounded: at most `maxEntries` addresses are tracked;
 // when the table is full, the least recently active address is evicted and starts afresh.
-import { AddressTable, type AddressTableState } from './address-table.js';
+import { AddressCounters, type AddressCountersState } from './address-counters.js';
+import type { AddressTable } from './address-table.js';
 
 const kSlots = 7;
 /** Per slot in `counts`: the seven buckets, then their sum. */
@@ -48,9 +49,8 @@ export interface RateLimiterOptions {
 export interface RateLimiterState {
   readonly limit: number;
   readonly windowMs: number;
-  readonly table: AddressTableState;
-  readonly buckets: SharedArrayBuffer;
-  readonly counts: SharedArrayBuffer;
+  /** Per address: the newest bucket counted (the time), and the ring of counts with their sum. */
+  readonly counters: AddressCountersState;
 }
 
 export class RateLimiter {
@@ -67,25 +67,18 @@ export class RateLimiter {
 
   /** A new limiter from `options`, or one more handle on an existing one's shared `state`. */
   constructor(from: RateLimiterOptions | RateLimiterState) {
-    if ('table' in from) {
-      this.state = from;
-    } else {
-      const maxEntries = from.maxEntries ?? 100_000;
-      this.state = {
-        limit: from.limit,
-        windowMs: from.windowMs ?? 60_000,
-        table: AddressTable.create(maxEntries).state,
-        buckets: new SharedArrayBuffer(8 * maxEntries),
-        counts: new SharedArrayBuffer(4 * maxEntries * kStride),
-      };
-    }
+    this.state =
+      'counters' in from
+        ? from
+        : { limit: from.limit, windowMs: from.windowMs ?? 60_000, counters: AddressCounters.create(from.maxEntries ?? 100_000, kStride) };
     this.limit = this.state.limit;
     this.burstLimit = this.limit + Math.ceil(this.limit / 6);
     this.windowMs = this.state.windowMs;
     this.bucketMs = this.windowMs / 6;
-    this.table = new AddressTable(this.state.table);
-    this.buckets = new Float64Array(this.state.buckets);
-    this.counts = new Uint32Array(this.state.counts);
+    const counters = new AddressCounters(this.state.counters);
+    this.table = counters.table;
+    this.buckets = counters.times;
+    this.counts = counters.counts;
   }
 
   get size(): number {
