@@ -1,7 +1,7 @@
 // A change set: the records one write transaction put or deleted, as data. When PostgreSQL is the
 // system of record (src/store/pg/), the writer records the change set of each group of commands while
 // it runs them against the node's LMDB copy, stores it in PostgreSQL under the transaction's
-// revision, and every node applies it to its LMDB copy (LmdbStore.applyRevisions). Derived entries
+// revision, and every node applies it to its LMDB copy (StoreCopy.applyRevisions, lmdb-replica.ts). Derived entries
 // (token hashes, the project index, the mail due index, sequence counters, configSeq) are not in it:
 // applying a change rebuilds them, so the change set is the records and nothing else.
 import type { Membership, Org, User } from '../model/accounts.js';

@@ -9,6 +9,7 @@ import type { MailMessage } from '../model/mail.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { Credential, Session } from '../model/sessions.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
+import type { Change, Revision } from './changes.js';
 
 /** The detail of a write whose commit failed (the writer answers it 503; the console exits 1). */
 export const kCommitFailedDetail = 'The change could not be written to storage (disk full or read-only); nothing was changed. Retry later.';
@@ -129,6 +130,39 @@ export interface StoreTransactions {
 /** A store as a process opened it: its reads, its transactions, and closing it. */
 export interface Store extends SnapshotReader, StoreTransactions {
   close(): Promise<void>;
+}
+
+/**
+ * A node's store as the copy of a system of record (PostgreSQL, src/store/pg/): what the PostgreSQL code
+ * does to the copy, and what migrate-to-postgres reads from a store and marks on it. The LMDB store
+ * implements it (lmdb-replica.ts); the PostgreSQL code names only this interface.
+ */
+export interface StoreCopy extends Store {
+  /** The last revision of the system of record applied to this copy (0: none). */
+  replicaRevision(): number;
+  /** Which system of record this copy follows (its id there), or undefined for a copy of none. */
+  replicaOf(): string | undefined;
+  /**
+   * Applies revisions in order, in one transaction: those at or below this copy's revision are
+   * skipped (another thread or process applied them), a gap is an error (nothing is applied). Returns
+   * the copy's revision after.
+   */
+  applyRevisions(revisions: readonly Revision[]): number;
+  /**
+   * Replaces everything this copy holds with `records` (a full copy of system of record `source` at
+   * `revision`), in one transaction; a copy of the same source already at or past `revision` is left as it is.
+   */
+  replaceAll(source: string, revision: number, records: readonly Change[]): void;
+  /**
+   * Runs each function as transactEach does, then rolls everything back: nothing is written, and what
+   * the functions that did not throw wrote is returned as a change set (the write path commits it to
+   * the system of record, then applies it here with applyRevisions).
+   */
+  rehearse<T>(fns: readonly ((writer: StoreWriter) => T)[]): { settled: Settled<T>[]; changes: Change[] };
+  /** Every record, as the changes that would write them into an empty store, read in one snapshot. */
+  exportRecords(): Change[];
+  /** Marks this store as the copy of system of record `source` at `revision`. */
+  adoptAsCopy(source: string, revision: number): void;
 }
 
 /**

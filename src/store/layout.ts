@@ -1,6 +1,6 @@
 // The LMDB layout: database names, key formats, the schema version. Shared by opening the file
-// (open.ts: schema check, migration) and the reads and writes (lmdb-store.ts); no code outside
-// src/store knows any of it.
+// (open.ts: schema check, migration) and the reads and writes (lmdb-records.ts, lmdb-replica.ts); no
+// code outside src/store knows any of it.
 //
 // Layout (one LMDB environment, named sub-databases, msgpack values):
 //   meta             'schemaVersion' -> number, 'configSeq' -> number (bumped by every write txn that

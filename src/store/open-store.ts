@@ -5,7 +5,7 @@
 import { ConfigError, kDatabaseUrlSetting } from '../config.js';
 import { FlagwireError } from '../errors.js';
 import { claimDataDir, type DataDirClaim } from './data-dir-claim.js';
-import type { Settled, Store, StoreWriter, WritePath } from './interfaces.js';
+import type { Settled, Store, StoreCopy, StoreWriter, WritePath } from './interfaces.js';
 import { dataFilePath } from './layout.js';
 import { LmdbStore } from './lmdb-store.js';
 import type { StoreOptions } from './open.js';
@@ -60,7 +60,7 @@ export async function verifyStore(dataDir: string, databaseUrl: string | null = 
  * next revisions (audit entries with the same sequence numbers). The refusal, or null for a data dir
  * that is no copy: a configuration error naming the missing setting, as a missing data dir is.
  */
-function copyWithoutDatabase(copy: LmdbStore, dataDir: string): ConfigError | null {
+function copyWithoutDatabase(copy: StoreCopy, dataDir: string): ConfigError | null {
   if (copy.replicaOf() === undefined) return null;
   return new ConfigError(
     kDatabaseUrlSetting,

@@ -1,4 +1,5 @@
-// The change streams, as Server-Sent Events:
+// The change streams, as Server-Sent Events (this file serves the connections; change-poller.ts polls
+// the store and computes what changed; events.ts writes the events):
 //   GET /v1/stream/project/{project_id}[?env=NAME]         Flagwire's events, one per changed record
 //   GET /ofrep/v1/stream/project/{project_id}[?env=NAME]   OFREP's (ADR-0008): "refetch", one per commit
 //
@@ -28,21 +29,18 @@
 // refetchEvaluation); one beyond it, or unknown to this process, gets `reset` (OFREP: refetchEvaluation
 // without etag): reload everything. A project unwatched meanwhile is compared once, on the reconnect.
 import type { HttpRequest, TemplatedApp } from 'uWebSockets.js';
-import { projectConfigTag } from '../eval/config-tag.js';
 import { errorBody, FlagwireError } from '../errors.js';
 import { kCorsOrigin, kNoSniff, send, trackAbort, type PendingResponse } from '../http/http.js';
 import { kRouteOfrepStream, kRouteStream, type Metrics } from '../metrics/metrics.js';
 import { validEnvironmentsText } from '../model/environments.js';
-import { effectiveState } from '../model/flag-state.js';
-import type { Flag } from '../model/flags.js';
 import { notFoundDetail } from '../model/lookups.js';
-import type { Project } from '../model/projects.js';
-import type { SnapshotReader } from '../store/interfaces.js';
 import { SseConnection } from './sse-connection.js';
 import { decodePathId } from '../http/path-id.js';
 import { registerRoutes } from '../http/route-table.js';
+import { ChangePoller, type FeedStore, type Group } from './change-poller.js';
+import { event, refetchEvent } from './events.js';
 
-export type FeedStore = Pick<SnapshotReader, 'resetReadTxn' | 'configSeq' | 'getProject' | 'listFlags' | 'listAudiences' | 'getOrg'>;
+export type { FeedStore } from './change-poller.js';
 
 export interface ChangeFeedOptions {
   store: FeedStore;
@@ -66,31 +64,6 @@ interface Watcher {
   readonly format: StreamFormat;
 }
 
-/** One commit's events for a group, as sent to Flagwire streams. */
-interface Logged {
-  readonly seq: number;
-  readonly events: string;
-}
-
-/** The connections watching one project (and environment), what they last saw, and its recent events. */
-interface Group {
-  readonly key: string;
-  readonly projectId: string;
-  readonly env: string | null;
-  flags: Map<string, string>;
-  audiences: Map<string, number>;
-  /** projectConfigTag of the snapshot: the OFREP event's etag, the first part of the bulk ETag. */
-  configTag: string;
-  /** The commit number the snapshot reflects. */
-  seenSeq: number;
-  /** A client that has seen commit N >= coveredFrom misses nothing in `log`. */
-  coveredFrom: number;
-  readonly log: Logged[];
-  readonly watchers: Set<Watcher>;
-  /** performance.now() when its last connection closed. */
-  idleSince: number;
-}
-
 const kDefaults = {
   pollMs: 200,
   heartbeatMs: 15_000,
@@ -110,18 +83,23 @@ const kTooMany = Buffer.from(
 );
 
 export class ChangeFeed {
-  private readonly groups = new Map<string, Group>();
-  /** Groups without connections, kept for replay; in the order they became idle. */
-  private readonly idle = new Map<string, Group>();
+  private readonly poller: ChangePoller<Watcher>;
   private connections = 0;
-  private lastSeq = -1;
-  private pollTimer: NodeJS.Timeout | null = null;
   private heartbeatTimer: NodeJS.Timeout | null = null;
   private closing = false;
   private readonly options: Required<Omit<ChangeFeedOptions, 'metrics' | 'onError'>> & Pick<ChangeFeedOptions, 'metrics' | 'onError'>;
 
   constructor(options: ChangeFeedOptions) {
     this.options = { ...kDefaults, ...options };
+    this.poller = new ChangePoller<Watcher>({
+      store: this.options.store,
+      pollMs: this.options.pollMs,
+      replayCommits: this.options.replayCommits,
+      replayIdleMs: this.options.replayIdleMs,
+      maxIdleGroups: this.options.maxIdleGroups,
+      onError: (err) => this.options.onError?.(err),
+      onEvents: (group, seq, events) => this.publish(group, seq, events),
+    });
   }
 
   get size(): number {
@@ -165,8 +143,8 @@ export class ChangeFeed {
         if (metrics) metrics.streamDropped++;
       },
     });
-    this.expireIdle(performance.now());
-    const group = this.group(project, watchEnv, store.configSeq());
+    this.poller.expireIdle(performance.now());
+    const group = this.poller.group(project, watchEnv, store.configSeq());
     const watcher: Watcher = { connection, format };
     group.watchers.add(watcher);
     this.connections++;
@@ -191,35 +169,18 @@ export class ChangeFeed {
   close(): void {
     this.closing = true;
     this.stopTimers();
-    for (const group of this.groups.values()) for (const { connection } of group.watchers) connection.end();
-    this.groups.clear();
-    this.idle.clear();
+    for (const group of this.poller.all()) for (const { connection } of group.watchers) connection.end();
+    this.poller.clear();
     this.connections = 0;
   }
 
-  /** One poll: when the commit number moved, diff every watched project and send the events. */
+  /** One poll: when the commit number moved, diff every watched project and send the events (change-poller.ts). */
   poll(): void {
-    const { store } = this.options;
-    try {
-      store.resetReadTxn();
-      const seq = store.configSeq();
-      if (seq === this.lastSeq) return;
-      this.lastSeq = seq;
-      // Idle groups catch up when a stream reopens them (group()): nobody is waiting for their events.
-      for (const group of this.groups.values()) if (group.watchers.size > 0) this.advance(group, seq);
-    } catch (err) {
-      this.options.onError?.(err);
-    }
+    this.poller.poll();
   }
 
-  /** Brings a group's snapshot to commit `seq`: logs the events and sends them to its connections. */
-  private advance(group: Group, seq: number): void {
-    if (group.seenSeq === seq) return;
-    const events = this.diff(group, seq);
-    group.seenSeq = seq;
-    if (events === '') return;
-    group.log.push({ seq, events });
-    while (group.log.length > this.options.replayCommits) group.coveredFrom = group.log.shift()!.seq;
+  /** Sends a group's events of commit `seq` to its connections (a refetch to OFREP's). */
+  private publish(group: Group<Watcher>, seq: number, events: string): void {
     let refetch: string | null = null;
     for (const { connection, format } of group.watchers) {
       if (format === 'flagwire') connection.send(events);
@@ -234,7 +195,7 @@ export class ChangeFeed {
    * What a reconnect missed since `lastEventId`: the logged events after it, or `reset` when the log
    * does not reach back that far (or the id is not one of this server's commit numbers).
    */
-  private replay(group: Group, format: StreamFormat, lastEventId: string): string {
+  private replay(group: Group<Watcher>, format: StreamFormat, lastEventId: string): string {
     if (lastEventId === '') return '';
     const last = /^\d{1,15}$/.test(lastEventId) ? Number(lastEventId) : -1;
     if (last < group.coveredFrom || last > group.seenSeq) {
@@ -245,121 +206,35 @@ export class ChangeFeed {
     return format === 'ofrep' ? refetchEvent(group.seenSeq, group.configTag) : missed.map((logged) => logged.events).join('');
   }
 
-  /** The group of a project and environment: a live or idle one brought up to `seq`, or a new baseline. */
-  private group(project: Project, env: string | null, seq: number): Group {
-    const key = `${project.id}\u0000${env ?? ''}`;
-    let group = this.groups.get(key);
-    if (group === undefined) {
-      group = {
-        key,
-        projectId: project.id,
-        env,
-        flags: new Map(),
-        audiences: new Map(),
-        configTag: '',
-        seenSeq: seq,
-        coveredFrom: seq,
-        log: [],
-        watchers: new Set(),
-        idleSince: 0,
-      };
-      // The baseline: what exists now is not reported, only what changes from here on.
-      this.diff(group, -1);
-      this.groups.set(key, group);
-    } else {
-      this.idle.delete(key);
-      this.advance(group, seq);
-    }
-    return group;
-  }
-
-  private unsubscribe(group: Group, watcher: Watcher): void {
+  private unsubscribe(group: Group<Watcher>, watcher: Watcher): void {
     if (!group.watchers.delete(watcher)) return;
     this.connections--;
-    if (group.watchers.size === 0) {
-      group.idleSince = performance.now();
-      this.idle.set(group.key, group);
-    }
+    if (group.watchers.size === 0) this.poller.markIdle(group);
     if (this.connections === 0) this.stopTimers();
   }
 
-  /** Forgets idle groups past `replayIdleMs`, and the oldest beyond `maxIdleGroups`. */
-  private expireIdle(now: number): void {
-    for (const [key, group] of this.idle) {
-      if (this.idle.size <= this.options.maxIdleGroups && now - group.idleSince <= this.options.replayIdleMs) break;
-      this.idle.delete(key);
-      this.groups.delete(key);
-    }
-  }
-
-  /** Updates the group's snapshot; returns the events (as one chunk of text) for what changed (none for seq -1: the baseline). */
-  private diff(group: Group, seq: number): string {
-    const { store } = this.options;
-    let events = '';
-    const flags = new Map<string, string>();
-    const flagList = store.listFlags(group.projectId);
-    for (const flag of flagList) {
-      const signature = flagSignature(flag, group.env);
-      flags.set(flag.id, signature);
-      if (group.flags.get(flag.id) !== signature) events += event(seq, 'flag', { id: flag.id, updatedAt: flag.updatedAt });
-    }
-    for (const id of group.flags.keys()) if (!flags.has(id)) events += event(seq, 'flag-deleted', { id });
-    const audiences = new Map<string, number>();
-    const audienceList = store.listAudiences(group.projectId);
-    for (const audience of audienceList) {
-      audiences.set(audience.id, audience.updatedAt);
-      if (group.audiences.get(audience.id) !== audience.updatedAt)
-        events += event(seq, 'audience', { id: audience.id, updatedAt: audience.updatedAt });
-    }
-    group.flags = flags;
-    group.audiences = audiences;
-    const project = store.getProject(group.projectId);
-    if (project !== undefined) {
-      const org = project.orgId === null ? null : (store.getOrg(project.orgId) ?? null);
-      group.configTag = projectConfigTag(project, flagList, audienceList, org);
-    }
-    return seq === -1 ? '' : events;
-  }
-
   private startTimers(): void {
-    if (this.pollTimer !== null) return;
-    this.lastSeq = this.options.store.configSeq();
-    this.pollTimer = setInterval(() => this.poll(), this.options.pollMs).unref();
+    if (this.heartbeatTimer !== null) return;
+    this.poller.start();
     this.heartbeatTimer = setInterval(() => this.heartbeat(), this.options.heartbeatMs).unref();
   }
 
   private stopTimers(): void {
-    if (this.pollTimer !== null) clearInterval(this.pollTimer);
+    this.poller.stop();
     if (this.heartbeatTimer !== null) clearInterval(this.heartbeatTimer);
-    this.pollTimer = null;
     this.heartbeatTimer = null;
   }
 
   private heartbeat(): void {
     const now = performance.now();
-    this.expireIdle(now);
-    for (const group of this.groups.values()) {
+    this.poller.expireIdle(now);
+    for (const group of this.poller.all()) {
       for (const { connection } of group.watchers) {
         connection.checkStall(now);
         connection.send(kHeartbeat);
       }
     }
   }
-}
-
-/** What a watcher compares: the version, or with an environment that environment's state and the name. */
-function flagSignature(flag: Flag, env: string | null): string {
-  if (env === null || flag.kind === 'flag') return String(flag.updatedAt);
-  return JSON.stringify([flag.name, effectiveState(flag, env)]);
-}
-
-function event(seq: number, name: string, data: object): string {
-  return `id: ${seq}\nevent: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
-}
-
-/** OFREP ADR-0008's change event; without etag when the client must reload whatever it has. */
-function refetchEvent(seq: number, configTag: string | null): string {
-  return event(seq, 'message', configTag === null ? { type: 'refetchEvaluation' } : { type: 'refetchEvaluation', etag: configTag });
 }
 
 function notFound(detail: string): string {

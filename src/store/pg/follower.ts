@@ -9,7 +9,7 @@
 // them open, so nothing fails; only time tells). So /ready and flagwire_replica_connected say so
 // within kHeartbeatMs + kAnswerMs of PostgreSQL not answering.
 import type pg from 'pg';
-import type { LmdbStore } from '../lmdb-store.js';
+import type { StoreCopy } from '../interfaces.js';
 import { kChannel, parseNotice, type PgSystem } from './pg-system.js';
 import { catchUp } from './replica.js';
 
@@ -43,7 +43,7 @@ export class Follower {
   private stopped = false;
 
   constructor(
-    private readonly copy: LmdbStore,
+    private readonly copy: StoreCopy,
     private readonly pg: PgSystem,
     private readonly report: (status: ReplicaStatus) => void,
   ) {

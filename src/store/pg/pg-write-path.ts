@@ -4,7 +4,7 @@
 //      the commands read exactly what PostgreSQL holds: every rule (the token cap, unique names, a
 //      PATCH that changes nothing) holds across nodes as on one;
 //   3. claim the commands and run them against the copy in an LMDB transaction that is rolled back,
-//      recording what they write (LmdbStore.rehearse): the same command functions as without PostgreSQL;
+//      recording what they write (StoreCopy.rehearse): the same command functions as without PostgreSQL;
 //   4. write that change set as the next revision, NOTIFY, COMMIT;
 //   5. apply it to the copy, then answer: read-your-writes on this node.
 // A failure before COMMIT answers 503 and nothing is written; so does a transaction still short of its
@@ -13,8 +13,7 @@
 // the outcome unknown: the writer asks PostgreSQL (by the transaction's write id) until it can tell,
 // so an answer is not a guess; only if PostgreSQL stays away for kResolveForMs is the answer a 503
 // that says the outcome is unknown.
-import type { Settled, StoreWriter, WritePath } from '../interfaces.js';
-import type { LmdbStore } from '../lmdb-store.js';
+import type { Settled, StoreCopy, StoreWriter, WritePath } from '../interfaces.js';
 import type { Change } from '../changes.js';
 import { FlagwireError } from '../../errors.js';
 import { StoreOpenError } from '../data-file.js';
@@ -38,7 +37,7 @@ export class PgWritePath implements WritePath {
    * reports the copy's state there; null for a console command, which caught up once when it opened.
    */
   constructor(
-    private readonly copy: LmdbStore,
+    private readonly copy: StoreCopy,
     private readonly pg: PgSystem,
     options: { onReplica: ((status: ReplicaStatus) => void) | null },
   ) {

@@ -1,7 +1,7 @@
 // A node's LMDB as its copy of PostgreSQL: brought to a revision from the change log, or by a full
 // copy when it is empty, follows another database, or is behind the log's retention.
 import { StoreOpenError } from '../data-file.js';
-import type { LmdbStore } from '../lmdb-store.js';
+import type { StoreCopy } from '../interfaces.js';
 import type { PgSystem, RecordSource } from './pg-system.js';
 
 /**
@@ -9,7 +9,7 @@ import type { PgSystem, RecordSource } from './pg-system.js';
  * data directory holding data of its own (not a copy of any database) is refused, never replaced:
  * `flagwire migrate-to-postgres` copies it into an empty database first.
  */
-export async function catchUp(copy: LmdbStore, source: RecordSource, databaseId: string, target: number): Promise<number> {
+export async function catchUp(copy: StoreCopy, source: RecordSource, databaseId: string, target: number): Promise<number> {
   const follows = copy.replicaOf();
   if (follows !== databaseId) {
     if (follows === undefined && !copy.isEmpty()) {
@@ -28,14 +28,14 @@ export async function catchUp(copy: LmdbStore, source: RecordSource, databaseId:
   return at;
 }
 
-async function fullCopy(copy: LmdbStore, source: RecordSource, databaseId: string): Promise<number> {
+async function fullCopy(copy: StoreCopy, source: RecordSource, databaseId: string): Promise<number> {
   const { revision, records } = await source.snapshot();
   copy.replaceAll(databaseId, revision, records);
   return revision;
 }
 
 /** Brings `copy` to PostgreSQL's latest revision (a node's start, a console command); returns the revision. */
-export async function catchUpLatest(copy: LmdbStore, pg: PgSystem): Promise<number> {
+export async function catchUpLatest(copy: StoreCopy, pg: PgSystem): Promise<number> {
   const id = await pg.databaseId();
   return catchUp(copy, pg, id, (await pg.latestRevision()).revision);
 }

@@ -1,0 +1,382 @@
+// The records of the LMDB store: every read and write of orgs, users, projects, flags, tokens, audit,
+// mail and console sign-in, in the layout of layout.ts. The writes check that they run inside a
+// transaction (LmdbStore, lmdb-store.ts, owns the transactions), note when they change configuration
+// (configSeq), and hand what they write to the change recorder (change-recorder.ts).
+import type { Database } from 'lmdb';
+import { kMaxEmailLength, type Membership, type Org, type Role, type User } from '../model/accounts.js';
+import type { AuditEntry } from '../model/audit.js';
+import type { Flag, FlagUsage } from '../model/flags.js';
+import type { Invitation } from '../model/invitations.js';
+import type { MailMessage } from '../model/mail.js';
+import type { Audience, Project } from '../model/projects.js';
+import type { Credential, Session } from '../model/sessions.js';
+import type { Token, TokenActivity } from '../model/tokens.js';
+import { ChangeRecorder } from './change-recorder.js';
+import type { AuditPage, StoreWriter } from './interfaces.js';
+import { dueKey, isPending, kSchemaVersion, userEmailKey, type Databases } from './layout.js';
+
+const kMaxRange = '\uffff';
+
+/**
+ * Every id Flagwire makes is a short random string. A longer one (an id taken from a URL or the command
+ * line) cannot be stored, so it is absent; and LMDB keys are limited in size (lmdb-js throws a
+ * RangeError for a key string of a few thousand characters), so it must not reach LMDB at all.
+ */
+const kMaxIdLength = 512;
+const tooLong = (id: string) => id.length > kMaxIdLength;
+
+export class LmdbRecords implements StoreWriter {
+  /** Whether a write transaction is open (set by LmdbStore's transactions). */
+  protected inTxn = false;
+  /** Set by the writes of the current transaction that change configuration (see configSeq). */
+  protected configChanged = false;
+  /** Collects what the writes write while LmdbStore.rehearse runs. */
+  protected readonly recorder = new ChangeRecorder();
+
+  protected constructor(protected readonly db: Databases) {}
+
+  // ---- reads -------------------------------------------------------------------------------
+
+  configSeq(): number {
+    return (this.db.meta.get('configSeq') as number | undefined) ?? 0;
+  }
+
+  schemaVersion(): number {
+    return (this.db.meta.get('schemaVersion') as number | undefined) ?? kSchemaVersion;
+  }
+
+  isDemoSeeded(): boolean {
+    return this.db.meta.get('demoSeeded') !== undefined;
+  }
+
+  isEmpty(): boolean {
+    return this.db.orgs.getKeysCount() === 0 && this.db.users.getKeysCount() === 0 && this.db.projects.getKeysCount() === 0;
+  }
+
+  getOrg(id: string): Org | undefined {
+    return tooLong(id) ? undefined : this.db.orgs.get(id);
+  }
+
+  /** Oldest first, as every list the console prints. */
+  listOrgs(): Org[] {
+    return [...this.db.orgs.getRange().map(({ value }) => value)].sort(byCreation);
+  }
+
+  getUser(id: string): User | undefined {
+    return tooLong(id) ? undefined : this.db.users.get(id);
+  }
+
+  /** Oldest first. */
+  listUsers(): User[] {
+    return [...this.db.users.getRange().map(({ value }) => value)].sort(byCreation);
+  }
+
+  /**
+   * Without case. Through the e-mail index (a sign-in with an unknown address must not cost a scan of
+   * every user on the front-end thread); a read-only open of a file older than schema 4 has no index
+   * and scans.
+   */
+  findUserByEmail(email: string): User | undefined {
+    const wanted = email.toLowerCase();
+    const auth = this.db.auth;
+    if (auth === undefined) {
+      for (const { value } of this.db.users.getRange()) if (value.email.toLowerCase() === wanted) return value;
+      return undefined;
+    }
+    // No user's address is longer (userCreate), and a longer one might not be a valid LMDB key.
+    if (wanted.length > kMaxEmailLength) return undefined;
+    const [key] = auth.getKeys({ start: ['userEmail', wanted], end: ['userEmail', wanted, kMaxRange], limit: 1 });
+    return key === undefined ? undefined : this.db.users.get((key as string[])[2]!);
+  }
+
+  getRole(orgId: string, userId: string): Role | undefined {
+    return tooLong(orgId) || tooLong(userId) ? undefined : this.db.members.get([orgId, userId]);
+  }
+
+  listMembers(orgId: string): Membership[] {
+    return [...this.db.members.getRange({ start: [orgId], end: [orgId, kMaxRange] })].map(({ key, value }) => ({
+      orgId,
+      userId: key[1],
+      role: value,
+    }));
+  }
+
+  getProject(id: string): Project | undefined {
+    return tooLong(id) ? undefined : this.db.projects.get(id);
+  }
+
+  /** Oldest first. */
+  listProjects(): Project[] {
+    return [...this.db.projects.getRange().map(({ value }) => value)].sort(byCreation);
+  }
+
+  getAudience(id: string): Audience | undefined {
+    return tooLong(id) ? undefined : this.db.audiences.get(id);
+  }
+
+  listAudiences(projectId: string): Audience[] {
+    return this.indexed(projectId, 'a', this.db.audiences);
+  }
+
+  getFlag(id: string): Flag | undefined {
+    return tooLong(id) ? undefined : this.db.flags.get(id);
+  }
+
+  listFlags(projectId: string): Flag[] {
+    return this.indexed(projectId, 'f', this.db.flags).sort(byCreation);
+  }
+
+  getToken(id: string): Token | undefined {
+    return tooLong(id) ? undefined : this.db.tokens.get(id);
+  }
+
+  getTokenByHash(secretHash: string): Token | undefined {
+    const id = this.db.tokenHashes.get(secretHash);
+    return id === undefined ? undefined : this.db.tokens.get(id);
+  }
+
+  listTokens(projectId: string): Token[] {
+    return this.indexed(projectId, 't', this.db.tokens).sort(byCreation);
+  }
+
+  listAudit(projectId: string, page: AuditPage): AuditEntry[] {
+    if (tooLong(projectId)) return [];
+    const start: [string, number] = [projectId, page.before === null ? Number.MAX_SAFE_INTEGER : page.before - 1];
+    return [...this.db.audit.getRange({ start, end: [projectId, -1], reverse: true, limit: page.limit }).map(({ value }) => value)];
+  }
+
+  getActivity(tokenId: string): TokenActivity | undefined {
+    return tooLong(tokenId) ? undefined : this.db.activity.get(tokenId);
+  }
+
+  getUsage(flagId: string): FlagUsage | undefined {
+    return tooLong(flagId) ? undefined : this.db.usage?.get(flagId);
+  }
+
+  listMail(): MailMessage[] {
+    return [...this.db.mail.getRange().map(({ value }) => value)];
+  }
+
+  getMail(seq: number): MailMessage | undefined {
+    return this.db.mail.get(seq);
+  }
+
+  listDueMail(now: number, limit: number): MailMessage[] {
+    const out: MailMessage[] = [];
+    for (const key of this.db.mailDue.getKeys({ end: [now, Number.MAX_SAFE_INTEGER], limit })) {
+      const message = this.db.mail.get(key[1]);
+      if (message !== undefined) out.push(message);
+    }
+    return out;
+  }
+
+  getCredential(userId: string): Credential | undefined {
+    return tooLong(userId) ? undefined : (this.db.auth?.get(['credential', userId]) as Credential | undefined);
+  }
+
+  getSession(idHash: string): Session | undefined {
+    return tooLong(idHash) ? undefined : (this.db.auth?.get(['session', idHash]) as Session | undefined);
+  }
+
+  listUserSessions(userId: string): Session[] {
+    const auth = this.db.auth;
+    if (auth === undefined || tooLong(userId)) return [];
+    const out: Session[] = [];
+    for (const key of auth.getKeys({ start: ['userSession', userId], end: ['userSession', userId, kMaxRange] })) {
+      const session = auth.get(['session', (key as string[])[2]!]) as Session | undefined;
+      if (session !== undefined) out.push(session);
+    }
+    return out;
+  }
+
+  getInvitation(id: string): Invitation | undefined {
+    return tooLong(id) ? undefined : (this.db.auth?.get(['invitation', id]) as Invitation | undefined);
+  }
+
+  listOrgInvitations(orgId: string): Invitation[] {
+    return tooLong(orgId) ? [] : this.invitationsIndexed('orgInvitation', orgId);
+  }
+
+  listEmailInvitations(email: string): Invitation[] {
+    const wanted = email.toLowerCase();
+    return wanted.length > kMaxEmailLength ? [] : this.invitationsIndexed('emailInvitation', wanted);
+  }
+
+  private invitationsIndexed(index: 'orgInvitation' | 'emailInvitation', value: string): Invitation[] {
+    const auth = this.db.auth;
+    if (auth === undefined) return [];
+    const out: Invitation[] = [];
+    for (const key of auth.getKeys({ start: [index, value], end: [index, value, kMaxRange] })) {
+      const invitation = auth.get(['invitation', (key as string[])[2]!]) as Invitation | undefined;
+      if (invitation !== undefined) out.push(invitation);
+    }
+    return out.sort(byCreation);
+  }
+
+  private indexed<V>(projectId: string, kind: string, source: Database<V, string>): V[] {
+    if (tooLong(projectId)) return [];
+    const out: V[] = [];
+    for (const key of this.db.projectIndex.getKeys({ start: [projectId, kind], end: [projectId, kind, kMaxRange] })) {
+      const value = source.get(key[2]);
+      if (value !== undefined) out.push(value);
+    }
+    return out;
+  }
+
+  // ---- writes (inside transact) ------------------------------------------------------------
+
+  private assertTxn(): void {
+    if (!this.inTxn) throw new Error('store writes must run inside Store.transact');
+  }
+
+  private assertConfigTxn(): void {
+    this.assertTxn();
+    this.configChanged = true;
+  }
+
+  putOrg(org: Org): void {
+    this.assertConfigTxn();
+    this.db.orgs.putSync(org.id, org);
+    this.recorder.record({ kind: 'org', value: org });
+  }
+
+  putUser(user: User): void {
+    this.assertConfigTxn();
+    this.db.users.putSync(user.id, user);
+    // Derived, as the project index: a replica rebuilds it from the user records it applies.
+    this.db.auth?.putSync(userEmailKey(user), null);
+    this.recorder.record({ kind: 'user', value: user });
+  }
+
+  putMember(member: Membership): void {
+    this.assertConfigTxn();
+    this.db.members.putSync([member.orgId, member.userId], member.role);
+    this.recorder.record({ kind: 'member', value: member });
+  }
+
+  putProject(project: Project): void {
+    this.assertConfigTxn();
+    this.db.projects.putSync(project.id, project);
+    this.recorder.record({ kind: 'project', value: project });
+  }
+
+  putAudience(audience: Audience): void {
+    this.assertConfigTxn();
+    this.db.audiences.putSync(audience.id, audience);
+    this.db.projectIndex.putSync([audience.projectId, 'a', audience.id], null);
+    this.recorder.record({ kind: 'audience', value: audience });
+  }
+
+  putFlag(flag: Flag): void {
+    this.assertConfigTxn();
+    this.db.flags.putSync(flag.id, flag);
+    this.db.projectIndex.putSync([flag.projectId, 'f', flag.id], null);
+    this.recorder.record({ kind: 'flag', value: flag });
+  }
+
+  deleteFlag(flag: Flag): void {
+    this.assertConfigTxn();
+    this.db.flags.removeSync(flag.id);
+    this.db.projectIndex.removeSync([flag.projectId, 'f', flag.id]);
+    this.db.usage!.removeSync(flag.id);
+    this.recorder.record({ kind: 'flagDeleted', value: flag });
+  }
+
+  putToken(token: Token): void {
+    this.assertConfigTxn();
+    this.db.tokens.putSync(token.id, token);
+    this.db.tokenHashes.putSync(token.secretHash, token.id);
+    this.db.projectIndex.putSync([token.projectId, 't', token.id], null);
+    this.recorder.record({ kind: 'token', value: token });
+  }
+
+  appendAudit(entry: Omit<AuditEntry, 'seq'>): AuditEntry {
+    this.assertTxn();
+    const full: AuditEntry = { seq: this.nextSeq('auditSeq'), ...entry };
+    this.db.audit.putSync([full.projectId, full.seq], full);
+    this.recorder.record({ kind: 'audit', value: full });
+    return full;
+  }
+
+  putActivity(activity: TokenActivity): void {
+    this.assertTxn();
+    this.db.activity.putSync(activity.tokenId, activity);
+    this.recorder.record({ kind: 'activity', value: activity });
+  }
+
+  putUsage(usage: FlagUsage): void {
+    this.assertTxn();
+    this.db.usage!.putSync(usage.flagId, usage);
+    this.recorder.record({ kind: 'usage', value: usage });
+  }
+
+  appendMail(message: Omit<MailMessage, 'seq'>): MailMessage {
+    this.assertTxn();
+    const full: MailMessage = { seq: this.nextSeq('mailSeq'), ...message };
+    this.db.mail.putSync(full.seq, full);
+    if (isPending(full)) this.db.mailDue.putSync(dueKey(full), null);
+    this.recorder.record({ kind: 'mail', value: full });
+    return full;
+  }
+
+  putMail(message: MailMessage): void {
+    this.assertTxn();
+    const before = this.db.mail.get(message.seq);
+    if (before !== undefined && isPending(before)) this.db.mailDue.removeSync(dueKey(before));
+    this.db.mail.putSync(message.seq, message);
+    if (isPending(message)) this.db.mailDue.putSync(dueKey(message), null);
+    this.recorder.record({ kind: 'mail', value: message });
+  }
+
+  markDemoSeeded(at: number): void {
+    this.assertTxn();
+    this.db.meta.putSync('demoSeeded', at);
+    this.recorder.record({ kind: 'demoSeeded', value: at });
+  }
+
+  putCredential(credential: Credential): void {
+    this.assertTxn();
+    this.db.auth!.putSync(['credential', credential.userId], credential);
+    this.recorder.record({ kind: 'credential', value: credential });
+  }
+
+  putSession(session: Session): void {
+    this.assertTxn();
+    this.db.auth!.putSync(['session', session.idHash], session);
+    this.db.auth!.putSync(['userSession', session.userId, session.idHash], null);
+    this.recorder.record({ kind: 'session', value: session });
+  }
+
+  deleteSession(session: Session): void {
+    this.assertTxn();
+    this.db.auth!.removeSync(['session', session.idHash]);
+    this.db.auth!.removeSync(['userSession', session.userId, session.idHash]);
+    this.recorder.record({ kind: 'sessionEnded', value: session });
+  }
+
+  putInvitation(invitation: Invitation): void {
+    this.assertTxn();
+    this.db.auth!.putSync(['invitation', invitation.id], invitation);
+    this.db.auth!.putSync(['orgInvitation', invitation.orgId, invitation.id], null);
+    this.db.auth!.putSync(['emailInvitation', invitation.email, invitation.id], null);
+    this.recorder.record({ kind: 'invitation', value: invitation });
+  }
+
+  deleteInvitation(invitation: Invitation): void {
+    this.assertTxn();
+    this.db.auth!.removeSync(['invitation', invitation.id]);
+    this.db.auth!.removeSync(['orgInvitation', invitation.orgId, invitation.id]);
+    this.db.auth!.removeSync(['emailInvitation', invitation.email, invitation.id]);
+    this.recorder.record({ kind: 'invitationEnded', value: invitation });
+  }
+
+  private nextSeq(key: 'auditSeq' | 'mailSeq'): number {
+    const next = ((this.db.meta.get(key) as number | undefined) ?? 0) + 1;
+    this.db.meta.putSync(key, next);
+    return next;
+  }
+}
+
+function byCreation(a: { createdAt: number; id: string }, b: { createdAt: number; id: string }): number {
+  return a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}

@@ -1,0 +1,187 @@
+// The change streams' polling side: what changed in the store, per watched project (and environment).
+// While at least one stream is open, the store's commit sequence number is read every `pollMs` (one
+// LMDB get after a snapshot renewal); when it moved, each watched project's flags and audiences are
+// read once and compared with the last snapshot, and the events for what changed are logged (for
+// replay) and handed to the project's watchers (change-feed.ts serves them as SSE).
+import { projectConfigTag } from '../eval/config-tag.js';
+import { effectiveState } from '../model/flag-state.js';
+import type { Flag } from '../model/flags.js';
+import type { Project } from '../model/projects.js';
+import type { SnapshotReader } from '../store/interfaces.js';
+import { event } from './events.js';
+
+export type FeedStore = Pick<SnapshotReader, 'resetReadTxn' | 'configSeq' | 'getProject' | 'listFlags' | 'listAudiences' | 'getOrg'>;
+
+/** One commit's events for a group, as sent to Flagwire streams. */
+export interface Logged {
+  readonly seq: number;
+  readonly events: string;
+}
+
+/** The watchers `W` of one project (and environment), what they last saw, and its recent events. */
+export interface Group<W> {
+  readonly key: string;
+  readonly projectId: string;
+  readonly env: string | null;
+  flags: Map<string, string>;
+  audiences: Map<string, number>;
+  /** projectConfigTag of the snapshot: the OFREP event's etag, the first part of the bulk ETag. */
+  configTag: string;
+  /** The commit number the snapshot reflects. */
+  seenSeq: number;
+  /** A client that has seen commit N >= coveredFrom misses nothing in `log`. */
+  coveredFrom: number;
+  readonly log: Logged[];
+  readonly watchers: Set<W>;
+  /** performance.now() when its last watcher left. */
+  idleSince: number;
+}
+
+export interface ChangePollerOptions<W> {
+  store: FeedStore;
+  pollMs: number;
+  replayCommits: number;
+  replayIdleMs: number;
+  maxIdleGroups: number;
+  onError?(err: unknown): void;
+  /** A group's events of commit `seq` (one chunk of text, never empty), for its watchers. */
+  onEvents(group: Group<W>, seq: number, events: string): void;
+}
+
+export class ChangePoller<W> {
+  private readonly groups = new Map<string, Group<W>>();
+  /** Groups without watchers, kept for replay; in the order they became idle. */
+  private readonly idle = new Map<string, Group<W>>();
+  private lastSeq = -1;
+  private pollTimer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly options: ChangePollerOptions<W>) {}
+
+  /** Every group, watched or idle. */
+  all(): IterableIterator<Group<W>> {
+    return this.groups.values();
+  }
+
+  /** Starts polling (if not polling already), from the store's commit number now. */
+  start(): void {
+    if (this.pollTimer !== null) return;
+    this.lastSeq = this.options.store.configSeq();
+    this.pollTimer = setInterval(() => this.poll(), this.options.pollMs).unref();
+  }
+
+  stop(): void {
+    if (this.pollTimer !== null) clearInterval(this.pollTimer);
+    this.pollTimer = null;
+  }
+
+  /** Stops polling and forgets every group. */
+  clear(): void {
+    this.stop();
+    this.groups.clear();
+    this.idle.clear();
+  }
+
+  /** One poll: when the commit number moved, diff every watched project and hand out the events. */
+  poll(): void {
+    const { store } = this.options;
+    try {
+      store.resetReadTxn();
+      const seq = store.configSeq();
+      if (seq === this.lastSeq) return;
+      this.lastSeq = seq;
+      // Idle groups catch up when a stream reopens them (group()): nobody is waiting for their events.
+      for (const group of this.groups.values()) if (group.watchers.size > 0) this.advance(group, seq);
+    } catch (err) {
+      this.options.onError?.(err);
+    }
+  }
+
+  /** Brings a group's snapshot to commit `seq`: logs the events and hands them to its watchers. */
+  private advance(group: Group<W>, seq: number): void {
+    if (group.seenSeq === seq) return;
+    const events = this.diff(group, seq);
+    group.seenSeq = seq;
+    if (events === '') return;
+    group.log.push({ seq, events });
+    while (group.log.length > this.options.replayCommits) group.coveredFrom = group.log.shift()!.seq;
+    this.options.onEvents(group, seq, events);
+  }
+
+  /** The group of a project and environment: a live or idle one brought up to `seq`, or a new baseline. */
+  group(project: Project, env: string | null, seq: number): Group<W> {
+    const key = `${project.id}\u0000${env ?? ''}`;
+    let group = this.groups.get(key);
+    if (group === undefined) {
+      group = {
+        key,
+        projectId: project.id,
+        env,
+        flags: new Map(),
+        audiences: new Map(),
+        configTag: '',
+        seenSeq: seq,
+        coveredFrom: seq,
+        log: [],
+        watchers: new Set(),
+        idleSince: 0,
+      };
+      // The baseline: what exists now is not reported, only what changes from here on.
+      this.diff(group, -1);
+      this.groups.set(key, group);
+    } else {
+      this.idle.delete(key);
+      this.advance(group, seq);
+    }
+    return group;
+  }
+
+  /** Keeps a group whose last watcher left, for replay (expireIdle forgets it later). */
+  markIdle(group: Group<W>): void {
+    group.idleSince = performance.now();
+    this.idle.set(group.key, group);
+  }
+
+  /** Forgets idle groups past `replayIdleMs`, and the oldest beyond `maxIdleGroups`. */
+  expireIdle(now: number): void {
+    for (const [key, group] of this.idle) {
+      if (this.idle.size <= this.options.maxIdleGroups && now - group.idleSince <= this.options.replayIdleMs) break;
+      this.idle.delete(key);
+      this.groups.delete(key);
+    }
+  }
+
+  /** Updates the group's snapshot; returns the events (as one chunk of text) for what changed (none for seq -1: the baseline). */
+  private diff(group: Group<W>, seq: number): string {
+    const { store } = this.options;
+    let events = '';
+    const flags = new Map<string, string>();
+    const flagList = store.listFlags(group.projectId);
+    for (const flag of flagList) {
+      const signature = flagSignature(flag, group.env);
+      flags.set(flag.id, signature);
+      if (group.flags.get(flag.id) !== signature) events += event(seq, 'flag', { id: flag.id, updatedAt: flag.updatedAt });
+    }
+    for (const id of group.flags.keys()) if (!flags.has(id)) events += event(seq, 'flag-deleted', { id });
+    const audiences = new Map<string, number>();
+    const audienceList = store.listAudiences(group.projectId);
+    for (const audience of audienceList) {
+      audiences.set(audience.id, audience.updatedAt);
+      if (group.audiences.get(audience.id) !== audience.updatedAt)
+        events += event(seq, 'audience', { id: audience.id, updatedAt: audience.updatedAt });
+    }
+    group.flags = flags;
+    group.audiences = audiences;
+    const project = store.getProject(group.projectId);
+    if (project !== undefined) {
+      const org = project.orgId === null ? null : (store.getOrg(project.orgId) ?? null);
+      group.configTag = projectConfigTag(project, flagList, audienceList, org);
+    }
+    return seq === -1 ? '' : events;
+  }
+}
+
+/** What a watcher compares: the version, or with an environment that environment's state and the name. */
+function flagSignature(flag: Flag, env: string | null): string {
+  if (env === null || flag.kind === 'flag') return String(flag.updatedAt);
+  return JSON.stringify([flag.name, effectiveState(flag, env)]);
+}

@@ -1,0 +1,118 @@
+// The console's project page (its flags) and flag page: reading them and every change to a flag.
+import { patchResult, representFlag } from '../../api/representation.js';
+import { requireFlag } from '../../model/lookups.js';
+import { projectAccess } from '../access.js';
+import { type ApiCall, type ApiRoute, form, requireReceived, text, texts } from './call.js';
+
+/** The flag, if the user may see its project. */
+function flagAccess(call: ApiCall, flagId: string) {
+  const flag = requireFlag(call.store, flagId);
+  return { flag, access: projectAccess(call.store, call.user, flag.projectId, call.now) };
+}
+
+export function projectView(call: ApiCall) {
+  const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
+  const { project } = access;
+  const flags = call.store.listFlags(project.id).map((f) => representFlag(f, project, null, call.store.getUsage(f.id)));
+  return { ...access, flags, audiences: call.store.listAudiences(project.id) };
+}
+export type ProjectView = ReturnType<typeof projectView>;
+
+export function flagView(call: ApiCall) {
+  const { flag, access } = flagAccess(call, call.params.flagId!);
+  return {
+    ...access,
+    flag: representFlag(flag, access.project, null, call.store.getUsage(flag.id)),
+    // A group flag's flag-wide list, which the API never shows as such (spec: Flag-wide cohort list).
+    flagWideCohorts: flag.kind === 'groupflag' ? flag.cohorts : null,
+    audiences: call.store.listAudiences(access.project.id),
+  };
+}
+export type FlagPageView = ReturnType<typeof flagView>;
+
+export const kFlagRoutes: readonly ApiRoute[] = [
+  {
+    method: 'GET',
+    pattern: 'projects/:projectId',
+    run: projectView,
+  },
+  {
+    method: 'POST',
+    pattern: 'projects/:projectId/flags',
+    async run(call) {
+      const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
+      const flag = await call.writer.call('consoleFlagCreate', {
+        projectId: access.project.id,
+        received: requireReceived(call),
+        asUserId: call.user.id,
+      });
+      return representFlag(flag, access.project, null, undefined);
+    },
+  },
+  {
+    method: 'GET',
+    pattern: 'flags/:flagId',
+    run: flagView,
+  },
+  {
+    // PATCH /api/v1/flags/{id}'s rules and texts: `env` as the API's query parameter, the body as received.
+    method: 'PATCH',
+    pattern: 'flags/:flagId',
+    async run(call) {
+      const { flag } = flagAccess(call, call.params.flagId!);
+      const env = call.query.get('env');
+      const result = await call.writer.call('consoleFlagPatch', {
+        flagId: flag.id,
+        env,
+        asUserId: call.user.id,
+        received: requireReceived(call),
+      });
+      return patchResult(result.changed, result.flag, env, call.store.getUsage(flag.id));
+    },
+  },
+  {
+    method: 'POST',
+    pattern: 'flags/:flagId/rename',
+    run: (call) =>
+      call.writer.call('flagRename', {
+        flagId: flagAccess(call, call.params.flagId!).flag.id,
+        name: text(form(call), 'name'),
+        asUserId: call.user.id,
+      }),
+  },
+  {
+    method: 'POST',
+    pattern: 'flags/:flagId/describe',
+    run: (call) =>
+      call.writer.call('flagDescribe', {
+        flagId: flagAccess(call, call.params.flagId!).flag.id,
+        text: text(form(call), 'description'),
+        asUserId: call.user.id,
+      }),
+  },
+  {
+    method: 'POST',
+    pattern: 'flags/:flagId/tags',
+    run: (call) =>
+      call.writer.call('flagTags', {
+        flagId: flagAccess(call, call.params.flagId!).flag.id,
+        tags: texts(form(call), 'tags'),
+        asUserId: call.user.id,
+      }),
+  },
+  {
+    method: 'POST',
+    pattern: 'flags/:flagId/cohorts',
+    run: (call) =>
+      call.writer.call('flagCohorts', {
+        flagId: flagAccess(call, call.params.flagId!).flag.id,
+        cohorts: texts(form(call), 'cohorts'),
+        asUserId: call.user.id,
+      }),
+  },
+  {
+    method: 'DELETE',
+    pattern: 'flags/:flagId',
+    run: (call) => call.writer.call('flagDelete', { flagId: flagAccess(call, call.params.flagId!).flag.id, asUserId: call.user.id }),
+  },
+];

@@ -1,0 +1,29 @@
+// The console's mail page: the signed-in user's own mail.
+import { readableMail } from '../../model/mail.js';
+import type { ApiCall, ApiRoute } from './call.js';
+
+export function mailView(call: ApiCall) {
+  const messages = readableMail(call.store, call.user).map(({ seq, at, to, orgId, subject, text, sentAt, failedAt, attempts }) => ({
+    seq,
+    at,
+    to,
+    orgId,
+    orgName: orgId === undefined ? null : (call.store.getOrg(orgId)?.name ?? null),
+    subject,
+    text,
+    sentAt,
+    failedAt,
+    attempts,
+  }));
+  return { messages };
+}
+export type MailView = ReturnType<typeof mailView>;
+
+export const kMailRoutes: readonly ApiRoute[] = [
+  {
+    // The signed-in user's own mail, by the one rule of who reads a message (model/mail.ts).
+    method: 'GET',
+    pattern: 'mail',
+    run: mailView,
+  },
+];

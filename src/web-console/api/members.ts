@@ -1,0 +1,62 @@
+// The console's members page: an organisation's members and invitations, and answering an invitation.
+import { isInvitationLive } from '../../model/invitations.js';
+import { can } from '../../model/permissions.js';
+import { orgAccess } from '../access.js';
+import { type ApiCall, type ApiRoute, form, text } from './call.js';
+
+export function membersView(call: ApiCall) {
+  const { org, role } = orgAccess(call.store, call.user, call.params.orgId!);
+  const members = call.store.listMembers(org.id).map((m) => ({ ...m, user: call.store.getUser(m.userId) ?? null }));
+  const canManage = can(role, 'manageMembers');
+  // Pending invitations name addresses: shown to those who may invite, as the writer's rule.
+  const invitations = canManage
+    ? call.store
+        .listOrgInvitations(org.id)
+        .filter((i) => isInvitationLive(i, call.now))
+        .map(({ id, email, role: invited, expiresAt }) => ({ id, email, role: invited, expiresAt }))
+    : [];
+  return { org, role, members, invitations, canManage };
+}
+export type MembersView = ReturnType<typeof membersView>;
+
+export const kMemberRoutes: readonly ApiRoute[] = [
+  {
+    method: 'GET',
+    pattern: 'orgs/:orgId/members',
+    run: membersView,
+  },
+  {
+    method: 'POST',
+    pattern: 'orgs/:orgId/members',
+    run(call) {
+      const { org } = orgAccess(call.store, call.user, call.params.orgId!);
+      const body = form(call);
+      return call.writer.call('orgAddMember', {
+        orgId: org.id,
+        userId: text(body, 'userId'),
+        role: text(body, 'role') as never,
+        asUserId: call.user.id,
+      });
+    },
+  },
+  {
+    // An invitation, not a membership: the person joins by accepting it (invitation-commands.ts).
+    method: 'POST',
+    pattern: 'orgs/:orgId/invitations',
+    run(call) {
+      const { org } = orgAccess(call.store, call.user, call.params.orgId!);
+      const body = form(call);
+      return call.writer.call('orgInvite', { orgId: org.id, email: text(body, 'email'), role: text(body, 'role'), asUserId: call.user.id });
+    },
+  },
+  {
+    method: 'POST',
+    pattern: 'invitations/:invitationId/accept',
+    run: (call) => call.writer.call('invitationAccept', { invitationId: call.params.invitationId!, asUserId: call.user.id }),
+  },
+  {
+    method: 'POST',
+    pattern: 'invitations/:invitationId/decline',
+    run: (call) => call.writer.call('invitationDecline', { invitationId: call.params.invitationId!, asUserId: call.user.id }),
+  },
+];

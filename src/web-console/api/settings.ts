@@ -1,0 +1,72 @@
+// The console's project settings: environments and audiences.
+import { FlagwireError } from '../../errors.js';
+import { projectAccess } from '../access.js';
+import { type ApiRoute, form, text } from './call.js';
+
+/** `rules: [{attribute, values}]` as the audience commands take them (their checks say what is wrong). */
+function audienceRules(body: Record<string, unknown>): { attribute: string; values: string[] }[] {
+  const rules = body.rules;
+  if (!Array.isArray(rules)) throw new FlagwireError('INVALID_REQUEST', '"rules" must be an array of {attribute, values}');
+  return rules.map((rule: unknown) => {
+    const r = (rule ?? {}) as Record<string, unknown>;
+    return {
+      attribute: typeof r.attribute === 'string' ? r.attribute : '',
+      values: Array.isArray(r.values) ? r.values.filter((v): v is string => typeof v === 'string') : [],
+    };
+  });
+}
+
+export const kSettingsRoutes: readonly ApiRoute[] = [
+  {
+    method: 'POST',
+    pattern: 'projects/:projectId/environments',
+    run(call) {
+      const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
+      return call.writer.call('envAdd', { projectId: access.project.id, name: text(form(call), 'name'), asUserId: call.user.id });
+    },
+  },
+  {
+    method: 'POST',
+    pattern: 'projects/:projectId/environments/rename',
+    run(call) {
+      const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
+      const body = form(call);
+      return call.writer.call('envRename', {
+        projectId: access.project.id,
+        from: text(body, 'from'),
+        to: text(body, 'to'),
+        asUserId: call.user.id,
+      });
+    },
+  },
+  {
+    method: 'POST',
+    pattern: 'projects/:projectId/audiences',
+    run(call) {
+      const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
+      const body = form(call);
+      return call.writer.call('audienceCreate', {
+        projectId: access.project.id,
+        name: text(body, 'name'),
+        rules: audienceRules(body),
+        asUserId: call.user.id,
+      });
+    },
+  },
+  {
+    method: 'POST',
+    pattern: 'audiences/:audienceId',
+    run(call) {
+      const audience = call.store.getAudience(call.params.audienceId!);
+      if (audience === undefined) throw new FlagwireError('NOT_FOUND', `No audience with id "${call.params.audienceId}" exists.`);
+      projectAccess(call.store, call.user, audience.projectId, call.now);
+      const body = form(call);
+      return call.writer.call('audienceUpdate', {
+        audienceId: audience.id,
+        name: text(body, 'name'),
+        rules: audienceRules(body),
+        asUserId: call.user.id,
+      });
+    },
+  },
+];

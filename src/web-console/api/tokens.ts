@@ -1,0 +1,79 @@
+// The console's tokens page and a token's activity page: listing, creating, rotating, revoking.
+import { requireToken } from '../../model/lookups.js';
+import { holdsTokenSlot, tokenStatus } from '../../model/permissions.js';
+import type { Token } from '../../model/tokens.js';
+import { kMaxActiveTokens, tokenView } from '../../tokens/token-commands.js';
+import { mayManageToken, projectAccess } from '../access.js';
+import { type ApiCall, type ApiRoute, form, text, texts } from './call.js';
+
+function tokenAccess(call: ApiCall, tokenId: string): { token: Token; access: ReturnType<typeof projectAccess> } {
+  const token = requireToken(call.store, tokenId);
+  return { token, access: projectAccess(call.store, call.user, token.projectId, call.now) };
+}
+
+export function tokensView(call: ApiCall) {
+  const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
+  const tokens = call.store.listTokens(access.project.id).map((t) => ({
+    ...tokenView(t),
+    status: tokenStatus(t, call.now),
+    createdByName: call.store.getUser(t.createdBy)?.name ?? t.createdBy,
+    // The creator (not a Viewer) may rotate and revoke their own; Admins and Owners any (the writer checks again).
+    manageable: mayManageToken(access, t, call.user.id, call.now),
+  }));
+  // Expired tokens that were never revoked still take a slot (spec: Limits).
+  const slotsUsed = tokens.filter(holdsTokenSlot).length;
+  return { ...access, tokens, slotsUsed, slots: kMaxActiveTokens };
+}
+export type TokensView = ReturnType<typeof tokensView>;
+
+export function activityView(call: ApiCall) {
+  const { token, access } = tokenAccess(call, call.params.tokenId!);
+  const activity = call.store.getActivity(token.id);
+  return {
+    project: access.project,
+    token: { ...tokenView(token), status: tokenStatus(token, call.now) },
+    lastUsedAt: activity?.lastUsedAt ?? null,
+    recent: activity?.recent ?? [],
+    denials: activity?.denials ?? [],
+  };
+}
+export type ActivityView = ReturnType<typeof activityView>;
+
+export const kTokenRoutes: readonly ApiRoute[] = [
+  {
+    method: 'GET',
+    pattern: 'projects/:projectId/tokens',
+    run: tokensView,
+  },
+  {
+    method: 'POST',
+    pattern: 'projects/:projectId/tokens',
+    run(call) {
+      const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
+      const body = form(call);
+      return call.writer.call('tokenCreate', {
+        projectId: access.project.id,
+        asUserId: call.user.id,
+        name: text(body, 'name'),
+        permission: text(body, 'permission'),
+        environments: body.environments === undefined ? [] : texts(body, 'environments'),
+        expires: body.expires === undefined ? undefined : text(body, 'expires'),
+      });
+    },
+  },
+  {
+    method: 'POST',
+    pattern: 'tokens/:tokenId/rotate',
+    run: (call) => call.writer.call('tokenRotate', { tokenId: tokenAccess(call, call.params.tokenId!).token.id, asUserId: call.user.id }),
+  },
+  {
+    method: 'POST',
+    pattern: 'tokens/:tokenId/revoke',
+    run: (call) => call.writer.call('tokenRevoke', { tokenId: tokenAccess(call, call.params.tokenId!).token.id, asUserId: call.user.id }),
+  },
+  {
+    method: 'GET',
+    pattern: 'tokens/:tokenId/activity',
+    run: activityView,
+  },
+];

@@ -1,0 +1,270 @@
+// A project's flags, and one flag (its state per environment, texts, deletion).
+import { api, field, formatTime, h, listEditor, onSubmit, say, sayError } from './dom.js';
+import { crumbs, projectTabs, show } from './shell.js';
+import type { FlagPageView, FlagView, FlatState, ProjectView } from './views.js';
+
+export function stateText(state: FlatState): string {
+  return `${state.enabled ? 'on' : 'off'} · ${state.trafficPercentage}%${state.cohorts.length > 0 ? ` · cohorts ${state.cohorts.join(', ')}` : ''}${state.audienceId ? ' · audience' : ''}`;
+}
+
+export async function projectPage(projectId: string): Promise<void> {
+  const data = await api<ProjectView>('GET', `projects/${encodeURIComponent(projectId)}`);
+  const { project, can } = data;
+  const search = h('input', { type: 'search', name: 'search' });
+  const tags = [...new Set(data.flags.flatMap((f) => f.tags))].sort();
+  const tag = h(
+    'select',
+    { name: 'tag' },
+    h('option', { value: '' }, 'Any tag'),
+    tags.map((t) => h('option', { value: t }, t)),
+  );
+  const body = h('tbody');
+  const render = () => {
+    const q = search.value.trim().toLowerCase();
+    const rows = data.flags.filter(
+      (f) =>
+        (q === '' || f.name.toLowerCase().includes(q) || f.description.toLowerCase().includes(q)) &&
+        (tag.value === '' || f.tags.includes(tag.value)),
+    );
+    body.replaceChildren(...rows.map((f) => flagRow(f)));
+    if (rows.length === 0) body.append(h('tr', {}, h('td', { colspan: 3 }, 'No flag matches.')));
+  };
+  search.addEventListener('input', render);
+  tag.addEventListener('change', render);
+  render();
+  const create = can.editFlags ? newFlagForm(project.id) : null;
+  show(
+    project.name,
+    crumbs(),
+    h('h1', {}, project.name),
+    projectTabs(project),
+    h('p', { class: 'muted' }, `Your role: ${data.role}${can.editFlags ? '' : ' (read-only)'}`),
+    create,
+    h('div', { class: 'row' }, field('Search flags', search), field('Tag', tag)),
+    h(
+      'table',
+      {},
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Flag'), h('th', { scope: 'col' }, 'State'), h('th', { scope: 'col' }, 'Tags'))),
+      body,
+    ),
+  );
+}
+
+/** One flag of the project page's table: its name and description, its state (per environment), its tags. */
+function flagRow(f: FlagView): HTMLElement {
+  return h(
+    'tr',
+    {},
+    h('td', {}, h('a', { href: `#/flags/${f.id}` }, f.name), f.description ? h('div', { class: 'muted' }, f.description) : null),
+    h(
+      'td',
+      {},
+      f.environments
+        ? Object.entries(f.environments).map(([env, s]) =>
+            h('div', {}, h('strong', {}, `${env}: `), h('span', { class: `pill ${s.enabled ? 'on' : 'off'}` }, stateText(s))),
+          )
+        : h('span', { class: `pill ${f.enabled ? 'on' : 'off'}` }, stateText(f as FlatState)),
+    ),
+    h('td', {}, f.tags.join(', ')),
+  );
+}
+
+/** The form that creates a flag (off) in the project, then opens its page. */
+function newFlagForm(projectId: string): HTMLFormElement {
+  const name = h('input', { type: 'text', name: 'name', required: true });
+  const description = h('input', { type: 'text', name: 'description' });
+  const newTags = listEditor('Tags', 'New flag tag', []);
+  return h(
+    'form',
+    {
+      onsubmit: onSubmit(async () => {
+        const created = await api<FlagView>('POST', `projects/${projectId}/flags`, {
+          name: name.value,
+          description: description.value,
+          tags: newTags.items(),
+        });
+        say(`Flag ${created.name} created (off).`);
+        location.hash = `#/flags/${created.id}`;
+      }),
+    },
+    h(
+      'fieldset',
+      {},
+      h('legend', {}, 'New flag'),
+      h(
+        'div',
+        { class: 'row' },
+        field('Name', name),
+        field('Description', description),
+        newTags.element,
+        h('button', { type: 'submit' }, 'Create flag'),
+      ),
+    ),
+  );
+}
+
+export async function flagPage(flagId: string): Promise<void> {
+  const data = await api<FlagPageView>('GET', `flags/${encodeURIComponent(flagId)}`);
+  const { flag, project, can } = data;
+  const reload = () => flagPage(flagId).catch(sayError);
+  const states = flag.environments
+    ? Object.entries(flag.environments).map(([env, s]) => stateForm(data, env, s, reload))
+    : [stateForm(data, null, flag as FlagView & FlatState, reload)];
+  show(
+    flag.name,
+    crumbs([`#/projects/${project.id}`, project.name]),
+    h('h1', {}, flag.name),
+    h(
+      'p',
+      { class: 'muted' },
+      `Id ${flag.id} · ${flag.kind === 'groupflag' ? 'group flag' : 'flag'} · updated ${formatTime(flag.updatedAt)}`,
+    ),
+    flag.description ? h('p', {}, flag.description) : null,
+    h('h2', {}, 'State'),
+    ...states,
+    can.editFlags ? flagSettings(data, reload) : null,
+  );
+}
+
+/** The form of the flag's state (flat), or of one environment's (`env`): sends only what was edited. */
+function stateForm(data: FlagPageView, env: string | null, state: FlatState, reload: () => Promise<void>): HTMLFormElement {
+  const { flag, can } = data;
+  const enabled = h('input', { type: 'checkbox', name: 'enabled', checked: state.enabled });
+  // No min, max or step: the browser would refuse the form with its own words; PATCH's rule and text apply.
+  const percentage = h('input', { type: 'number', name: 'trafficPercentage', step: 'any', value: state.trafficPercentage });
+  const cohorts = listEditor(env === null ? 'Cohorts' : `Cohorts in ${env}`, env === null ? 'Cohort' : `${env} cohort`, state.cohorts);
+  const audience = h(
+    'select',
+    { name: 'audienceId' },
+    h('option', { value: '' }, 'Everyone (no audience)'),
+    data.audiences.map((a) => h('option', { value: a.id, selected: a.id === state.audienceId }, a.name)),
+  );
+  const label = env === null ? 'State' : `Environment ${env}`;
+  return h(
+    'form',
+    {
+      onsubmit: onSubmit(async () => {
+        // Only what the user edited: a value read back from the form could differ from the stored one
+        // without being edited (and would overwrite a change made elsewhere since the page loaded).
+        const raw = percentage.value.trim();
+        const audienceId = audience.value === '' ? null : audience.value;
+        const patch: Partial<Record<keyof FlatState, unknown>> = {};
+        if (enabled.checked !== state.enabled) patch.enabled = enabled.checked;
+        if (raw !== String(state.trafficPercentage)) patch.trafficPercentage = raw !== '' && !Number.isNaN(Number(raw)) ? Number(raw) : raw;
+        if (cohorts.changed()) patch.cohorts = cohorts.items();
+        if (audienceId !== state.audienceId) patch.audienceId = audienceId;
+        if (Object.keys(patch).length === 0) {
+          say(`Nothing changed: ${flag.name} already had these values.`);
+          return;
+        }
+        const query = env === null ? '' : `?env=${encodeURIComponent(env)}`;
+        const result = await api<{ changed: boolean }>('PATCH', `flags/${flag.id}${query}`, patch);
+        await reload();
+        say(result.changed ? `Saved ${label.toLowerCase()} of ${flag.name}.` : `Nothing changed: ${flag.name} already had these values.`);
+      }),
+    },
+    h(
+      'fieldset',
+      { disabled: !can.editFlags },
+      h('legend', {}, label),
+      h(
+        'div',
+        { class: 'row' },
+        field('Enabled', enabled),
+        field('Traffic percentage', percentage),
+        cohorts.element,
+        field('Audience', audience),
+        can.editFlags ? h('button', { type: 'submit' }, env === null ? 'Save' : `Save ${env}`) : null,
+      ),
+    ),
+  );
+}
+
+/** The flag's name, description, tags and flag-wide cohorts, each its own form, and its deletion. */
+function flagSettings(data: FlagPageView, reload: () => Promise<void>): HTMLElement {
+  const { flag } = data;
+  const edit = (legend: string, control: HTMLElement, path: string, body: () => unknown) =>
+    h(
+      'form',
+      {
+        onsubmit: onSubmit(async () => {
+          await api('POST', `flags/${flag.id}/${path}`, body());
+          await reload();
+          say(`${legend} saved.`);
+        }),
+      },
+      h(
+        'fieldset',
+        {},
+        h('legend', {}, legend),
+        h('div', { class: 'row' }, control, h('button', { type: 'submit' }, `Save ${legend.toLowerCase()}`)),
+      ),
+    );
+  const newName = h('input', { type: 'text', name: 'rename', value: flag.name });
+  const newDescription = h('textarea', { name: 'describe' }, flag.description);
+  const tags = listEditor('Tags', 'Tag', flag.tags);
+  const flagWide =
+    data.flagWideCohorts === null
+      ? null
+      : listEditor('Cohorts for every environment without its own', 'Flag-wide cohort', data.flagWideCohorts);
+  const confirmBox = deleteConfirmation(data);
+  return h(
+    'section',
+    { 'aria-label': 'Flag settings' },
+    h('h2', {}, 'Settings'),
+    edit('Name', field('New name', newName), 'rename', () => ({ name: newName.value })),
+    edit('Description', field('Description text', newDescription), 'describe', () => ({ description: newDescription.value })),
+    edit('Tags', tags.element, 'tags', () => ({ tags: tags.items() })),
+    flagWide !== null ? edit('Flag-wide cohorts', flagWide.element, 'cohorts', () => ({ cohorts: flagWide.items() })) : null,
+    h('h2', {}, 'Delete'),
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'danger',
+        onclick: () => {
+          confirmBox.hidden = false;
+        },
+      },
+      'Delete flag…',
+    ),
+    confirmBox,
+  );
+}
+
+/** The deletion's confirmation, hidden until the delete button shows it. */
+function deleteConfirmation(data: FlagPageView): HTMLElement {
+  const { flag, project } = data;
+  const confirmBox = h(
+    'div',
+    { class: 'warning', hidden: true },
+    h('p', {}, `Delete flag ${flag.name}? Applications asking for it get 404 from now on. This cannot be undone.`),
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'danger',
+        onclick: () => {
+          api('DELETE', `flags/${flag.id}`).then(() => {
+            say(`Flag ${flag.name} deleted.`);
+            location.hash = `#/projects/${project.id}`;
+          }, sayError);
+        },
+      },
+      'Yes, delete',
+    ),
+    ' ',
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'secondary',
+        onclick: () => {
+          confirmBox.hidden = true;
+        },
+      },
+      'Cancel',
+    ),
+  );
+  return confirmBox;
+}

@@ -1,0 +1,85 @@
+// The home page: organisations, projects and invitations.
+import { api, formatTime, h, say, sayError } from './dom.js';
+import { show } from './shell.js';
+import type { HomeView, Project } from './views.js';
+
+/** An invitation addressed to the signed-in user. */
+export type InvitationView = HomeView['invitations'][number];
+
+/** An invitation addressed to the signed-in user, with its two answers. */
+export function invitationItem(invitation: InvitationView): HTMLElement {
+  const answer = (verb: 'accept' | 'decline', done: string) =>
+    h(
+      'button',
+      {
+        type: 'button',
+        class: verb === 'accept' ? '' : 'secondary',
+        'aria-label': `${verb === 'accept' ? 'Accept' : 'Decline'} the invitation to ${invitation.orgName}`,
+        onclick: () => {
+          api('POST', `invitations/${encodeURIComponent(invitation.id)}/${verb}`).then(async () => {
+            await homePage();
+            say(done);
+          }, sayError);
+        },
+      },
+      verb === 'accept' ? 'Accept' : 'Decline',
+    );
+  return h(
+    'li',
+    {},
+    `${invitation.invitedByName} invited you to ${invitation.orgName} as ${invitation.role} (until ${formatTime(invitation.expiresAt)}) `,
+    answer('accept', `You are now ${invitation.role} of ${invitation.orgName}.`),
+    ' ',
+    answer('decline', `You declined the invitation to ${invitation.orgName}.`),
+  );
+}
+
+export async function homePage(): Promise<void> {
+  const home = await api<HomeView>('GET', 'home');
+  const projectList = (projects: Project[]) =>
+    projects.length === 0
+      ? h('p', { class: 'muted' }, 'No projects yet.')
+      : h(
+          'ul',
+          {},
+          projects.map((p) =>
+            h(
+              'li',
+              {},
+              h('a', { href: `#/projects/${p.id}` }, p.name),
+              ' ',
+              h(
+                'span',
+                { class: 'muted' },
+                p.kind === 'multi' ? `(environments: ${p.environments.join(', ') || 'none yet'})` : '(single environment)',
+              ),
+            ),
+          ),
+        );
+  show(
+    'Organisations and projects',
+    h('h1', {}, 'Organisations and projects'),
+    home.invitations.length > 0
+      ? h('section', { 'aria-label': 'Invitations' }, h('h2', {}, 'Invitations'), h('ul', {}, home.invitations.map(invitationItem)))
+      : null,
+    home.orgs.length === 0 ? h('p', {}, 'You are not a member of any organisation.') : null,
+    ...home.orgs.map((org) =>
+      h(
+        'section',
+        { 'aria-label': org.name },
+        h('h2', {}, org.name),
+        h(
+          'p',
+          { class: 'muted' },
+          `Plan: ${org.plan} · your role: ${org.role} · `,
+          h('a', { href: `#/orgs/${org.id}/members` }, 'Members and roles'),
+        ),
+        projectList(org.projects),
+      ),
+    ),
+    home.personal.length > 0
+      ? h('section', { 'aria-label': 'Personal projects' }, h('h2', {}, 'Personal projects'), projectList(home.personal))
+      : null,
+    h('p', {}, h('a', { href: '#/mail' }, 'Your mail')),
+  );
+}

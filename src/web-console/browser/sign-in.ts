@@ -1,0 +1,52 @@
+// The sign-in form and the account bar.
+import { api, field, h, onSubmit, say, sayError, setCsrfToken } from './dom.js';
+import { route } from './router.js';
+import { show } from './shell.js';
+import type { User } from './views.js';
+
+export function signInPage(): void {
+  document.getElementById('account')!.replaceChildren();
+  const email = h('input', { type: 'email', name: 'email', autocomplete: 'username', required: true });
+  const password = h('input', { type: 'password', name: 'password', autocomplete: 'current-password', required: true });
+  show(
+    'Sign in',
+    h('h1', {}, 'Sign in'),
+    h(
+      'form',
+      {
+        class: 'signin',
+        onsubmit: onSubmit(async () => {
+          const signed = await api<{ user: User; csrfToken: string }>('POST', 'sign-in', { email: email.value, password: password.value });
+          setCsrfToken(signed.csrfToken);
+          accountBar(signed.user);
+          say(`Signed in as ${signed.user.name}.`);
+          if (location.hash === '' || location.hash === '#/') void route();
+          else location.hash = '#/';
+        }),
+      },
+      field('Email', email),
+      field('Password', password),
+      h('p', {}, h('button', { type: 'submit' }, 'Sign in')),
+    ),
+  );
+}
+
+export function accountBar(user: User): void {
+  document.getElementById('account')!.replaceChildren(
+    h('span', {}, `${user.name} (${user.email})`),
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'secondary',
+        onclick: () => {
+          api('POST', 'sign-out').then(() => {
+            say('Signed out.');
+            signInPage();
+          }, sayError);
+        },
+      },
+      'Sign out',
+    ),
+  );
+}

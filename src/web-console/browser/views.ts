@@ -1,0 +1,31 @@
+// The shapes of what /console/api answers, as the console's pages read them: the server's own types
+// (the routes' answers in ../api/*.ts, the records of src/model), imported as types only, so tsc erases
+// every one of these imports and nothing of the server's code reaches the browser.
+import type { EnvironmentEntry, FlagRepresentation } from '../../api/representation.js';
+import type { ProjectAccess } from '../access.js';
+import type { FlagPageView as FlagPageAnswer, ProjectView as ProjectAnswer } from '../api/flags.js';
+
+export type { AuditView } from '../api/audit.js';
+export type { HomeView, SessionView } from '../api/home.js';
+export type { MailView } from '../api/mail.js';
+export type { MembersView } from '../api/members.js';
+export type { ActivityView, TokensView } from '../api/tokens.js';
+export type { Org, User } from '../../model/accounts.js';
+export type { Audience, Project } from '../../model/projects.js';
+
+export type Access = ProjectAccess;
+/** A flag's state, flat or in one environment. */
+export type FlatState = Pick<EnvironmentEntry, 'enabled' | 'trafficPercentage' | 'cohorts' | 'audienceId'>;
+type KeysOfAny<U> = U extends unknown ? keyof U : never;
+/** A union read as one object: the keys every member has as they are, the others optional. */
+type EitherOf<U> = Pick<U, keyof U> & { [K in KeysOfAny<U>]?: U extends Record<K, infer V> ? V : never };
+/**
+ * A flag as the project and flag pages read it: the API's flat or environments form
+ * (FlagRepresentation), read as one shape: the flat state absent from a group flag in environments
+ * form, `environments` absent from a flat one.
+ */
+export type FlagView = EitherOf<FlagRepresentation>;
+/** The project page's answer (GET projects/:projectId), its flags read as FlagView. */
+export type ProjectView = Omit<ProjectAnswer, 'flags'> & { flags: FlagView[] };
+/** The flag page's answer (GET flags/:flagId), its flag read as FlagView. */
+export type FlagPageView = Omit<FlagPageAnswer, 'flag'> & { flag: FlagView };
