@@ -1,10 +1,16 @@
-// Runs the real compiled console (`node dist/src/cli/cli.js ...`) in a child process against a
-// data dir, and checks the --json contract on every call: stdout is exactly one JSON object.
+// Runs the console against a data dir and checks the --json contract on every call: stdout is exactly
+// one JSON object. A run is made in this process (src/cli/main.ts, the same function the binary runs,
+// with the environment given explicitly): a Node start per command was most of the CLI tests' CPU. The
+// real binary (`node dist/src/cli/cli.js ...`) runs where the process itself is what is tested
+// (`process: true`), and where a command reads more of its process than argv and env: bytes that are
+// not UTF-8 on the command line, stdin (user password), a cwd, test-hook settings, PostgreSQL (--database),
+// serve and migrate-to-postgres. test/cli/cli-binary.test.ts proves both give the same exit status and bytes.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { main } from '../../src/cli/main.js';
 import type { StoreWriter } from '../../src/store/interfaces.js';
 import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
 import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../../src/writer/commands.js';
@@ -28,6 +34,8 @@ export interface CliOptions {
   /** Extra environment; FLAGWIRE_DATA is removed unless set here. */
   env?: Record<string, string>;
   cwd?: string;
+  /** Run the real binary in a child process (default: in this process where that is the same run). */
+  process?: boolean;
 }
 
 /** Thrown when stdout breaks the --json contract; the test fails with the raw output. */
@@ -51,9 +59,54 @@ function bashBytes(arg: CliArg): string {
   return `$'${[...Buffer.from(arg)].map((b) => `\\x${b.toString(16).padStart(2, '0')}`).join('')}'`;
 }
 
+/** Commands that read more of their process than argv and env, or run on: always the real binary. */
+const kProcessOnly = new Set(['serve', 'user password', 'migrate-to-postgres']);
+/** The environment an in-process run is given; any other setting a test passes needs a process of its own. */
+const kInProcessEnv = new Set(['FLAGWIRE_DATA']);
+
+function needsProcess(args: readonly CliArg[], options: CliOptions): boolean {
+  if (options.process === true || options.cwd !== undefined) return true;
+  if (Object.keys(options.env ?? {}).some((k) => !kInProcessEnv.has(k))) return true;
+  // A string that is not well-formed UTF-16 reaches a child's argv as other bytes; a NUL cannot reach it at all.
+  if (!args.every((a): a is string => typeof a === 'string' && !/[\uD800-\uDFFF\0]/u.test(a))) return true;
+  const words = args as readonly string[];
+  // PostgreSQL runs (the multinode tests) keep their process: a hung database must not hang the test
+  // process, and the timeout below ends the console as it ended before.
+  if (words.includes('--database')) return true;
+  return kProcessOnly.has(words[0] ?? '') || kProcessOnly.has(`${words[0]} ${words[1]}`);
+}
+
+/** In-process runs go one at a time: each opens and closes the store as a console process would. */
+let inProcessQueue: Promise<unknown> = Promise.resolve();
+
+function runInProcess(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
+  const outcome = inProcessQueue.then(async () => {
+    const o = await main(argv, { env, commandLine: Buffer.from(argv.map((a) => `${a}\0`).join('')) });
+    if (o === null) throw new Error(`flagwire ${argv.join(' ')} is long-running: run it with process: true`);
+    return o;
+  });
+  inProcessQueue = outcome.catch(() => undefined);
+  return outcome;
+}
+
 /** `flagwire <args> --json --data <dataDir>`; resolves with the exit code and output, never rejects on exit status. */
-export function cli(dataDir: string | null, args: readonly CliArg[], options: CliOptions = {}): Promise<CliResult> {
+export async function cli(dataDir: string | null, args: readonly CliArg[], options: CliOptions = {}): Promise<CliResult> {
   const json = options.json ?? true;
+  if (!needsProcess(args, options)) {
+    const argv = [...(args as readonly string[])];
+    if (json) argv.push('--json');
+    if (dataDir !== null && (options.data ?? true)) argv.push('--data', dataDir);
+    const { code, stdout, stderr } = await runInProcess(argv, baseEnv(options.env));
+    let parsed: unknown;
+    if (json) {
+      try {
+        parsed = parseOneObject(stdout);
+      } catch (e) {
+        throw new ContractError(`flagwire ${args.join(' ')}: ${(e as Error).message}; exit ${code}\nstdout: ${stdout}\nstderr: ${stderr}`);
+      }
+    }
+    return { code, json: parsed, stdout, stderr };
+  }
   // Under tap, @tapjs/processinfo hooks every spawn and puts its --import loader back into
   // NODE_OPTIONS, which makes each console run about 3x slower (~0.7 s instead of ~0.25 s). Coverage
   // is off (.taprc), so the child runs as it does for users: `env -u` drops the hook's NODE_OPTIONS.

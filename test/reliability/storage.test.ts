@@ -193,7 +193,8 @@ t.test('a corrupt, truncated or foreign data file is refused at start with a cle
     t.ok(readFileSync(file).equals(before), `${name}: the file is not written to`);
     if (!name.includes('root page')) {
       // The console checks the header on every open (the end-to-end read is the server's start-up check).
-      const r = await cli(dir, ['token', 'list', 'prj_x']);
+      // Here and below the console runs as its own process: a damaged or full store must not reach the test's.
+      const r = await cli(dir, ['token', 'list', 'prj_x'], { process: true });
       t.equal(r.code, 1, `${name}: the console exits 1`);
       t.equal(r.json.error, 'Storage unavailable', `${name}: console error title`);
       t.match(r.json.detail, expected, `${name}: console detail`);
@@ -280,12 +281,11 @@ t.test(
       body: { cohorts: Array.from({ length: 3000 }, (_, i) => `full-${i}-${'z'.repeat(60)}`) },
     });
     t.equal(patch.status, 503, 'a PATCH that needs space is a 503 too');
-    const consoleFull = await cli(dataDir, [
-      'flag',
-      'cohorts',
-      world.ids.groupFlag,
-      Array.from({ length: 4000 }, (_, i) => `c-${i}-${'q'.repeat(20)}`).join(','),
-    ]);
+    const consoleFull = await cli(
+      dataDir,
+      ['flag', 'cohorts', world.ids.groupFlag, Array.from({ length: 4000 }, (_, i) => `c-${i}-${'q'.repeat(20)}`).join(',')],
+      { process: true },
+    );
     t.equal(consoleFull.code, 1, 'the console exits 1 on a full disk');
     t.equal(consoleFull.json?.error, 'Storage unavailable', 'with "Storage unavailable"');
     rmSync(filler);
@@ -376,7 +376,7 @@ t.test(
     t.equal((await call(server.baseUrl, 'GET', `/v1/flags/project/${world.ids.single}`)).status, 200, 'the project list too');
     const read = await call(server.baseUrl, 'GET', `/api/v1/flags/${world.ids.flag}`, { token: world.secrets.read });
     t.equal(read.json?.trafficPercentage, 42, 'Management API reads keep answering, from what is stored');
-    const consoleRo = await cli(dataDir, ['flag', 'tags', world.ids.flag, 'ro']);
+    const consoleRo = await cli(dataDir, ['flag', 'tags', world.ids.flag, 'ro'], { process: true });
     t.not(consoleRo.code, 0, `the console refuses (exit ${consoleRo.code})`);
     t.match(
       `${consoleRo.json?.error}: ${consoleRo.json?.detail}`,

@@ -1,0 +1,178 @@
+// The console's run (cli.ts is its entry point): the command line in, the exit status and output out,
+// with the environment given explicitly, so the same run can be made inside another process (tests).
+import { readFileSync } from 'node:fs';
+import { ConfigError, resolveDatabaseUrl, resolveDataDir } from '../config.js';
+import { errorBody, FlagwireError } from '../errors.js';
+import { StoreOpenError } from '../store/data-file.js';
+import type { StoreReader } from '../store/interfaces.js';
+import { openForConsole, writeRefusalOnOpen, type ConsoleStore } from '../store/open-store.js';
+import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../writer/commands.js';
+import { type CommandLine, parseCommandLine, undecodableArguments, UsageError, wantsJson } from './args.js';
+import { kConsoleCommands, type ConsoleContext } from './commands.js';
+import { renderJson } from './output.js';
+import { consoleTestHook } from './test-hooks.js';
+
+const kExitFailed = 1;
+const kExitUsage = 2;
+
+/** Opens the store on first use, so usage errors and --help never touch the data dir (or PostgreSQL). */
+class StoreContext implements ConsoleContext {
+  readonly now = Date.now();
+  private opened: Promise<ConsoleStore> | null = null;
+  /** Said on stderr once a read ran on a database's copy without the database (stdout stays the same). */
+  readNote = '';
+
+  /** `createsDataDir`: this command may create a missing data directory (serve, org create). */
+  constructor(
+    readonly dataFlag: string | undefined,
+    readonly databaseFlag: string | undefined,
+    private readonly createsDataDir: boolean,
+    private readonly env: NodeJS.ProcessEnv,
+  ) {}
+
+  private open(): Promise<ConsoleStore> {
+    this.opened ??= (async () => {
+      const dataDir = resolveDataDir(this.dataFlag, this.env, this.createsDataDir);
+      const databaseUrl = resolveDatabaseUrl(this.databaseFlag, this.env);
+      const opened = await openForConsole(dataDir, databaseUrl);
+      consoleTestHook('store-open');
+      return opened;
+    })();
+    return this.opened;
+  }
+
+  async write<N extends CommandName>(name: N, input: CommandInput<N>): Promise<CommandOutput<N>> {
+    // One command, one transaction: a thrown error aborts it and nothing is written.
+    const { writes } = await this.open().catch((err: unknown) => {
+      throw writeRefusalOnOpen(err);
+    });
+    const [result] = await writes.commit(() => [
+      (w) => {
+        const output = runCommand(w as never, name, input, this.now);
+        consoleTestHook('in-transaction');
+        return output;
+      },
+    ]);
+    consoleTestHook('committed');
+    if (!result!.ok) throw result!.error;
+    return result!.value;
+  }
+
+  async read<T>(fn: (store: StoreReader) => T): Promise<T> {
+    const { store, copyOnly } = await this.open();
+    if (copyOnly) {
+      this.readNote =
+        "flagwire: read this data directory's copy of a PostgreSQL database as it was last brought up to date here; pass --database URL to read the database itself\n";
+    }
+    return fn(store);
+  }
+
+  async close(): Promise<void> {
+    const opened = this.opened;
+    this.opened = null;
+    // The write path owns the store: closing it closes both.
+    if (opened)
+      await opened.then(
+        ({ writes }) => writes.close(),
+        () => undefined,
+      );
+  }
+}
+
+export interface Outcome {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function failure(json: boolean, err: FlagwireError, code: number, stderr = ''): Outcome {
+  return json
+    ? { code, stdout: renderJson(errorBody(err)), stderr }
+    : { code, stdout: '', stderr: `${stderr}error: ${err.title}: ${err.detail}\n` };
+}
+
+async function run(argv: readonly string[], io: ConsoleIo): Promise<Outcome | null> {
+  const json = wantsJson(argv);
+  let line: CommandLine<(typeof kConsoleCommands)[number]>;
+  try {
+    line = parseCommandLine(argv, kConsoleCommands);
+  } catch (err) {
+    if (err instanceof UsageError) return usageFailure(json, err);
+    throw err;
+  }
+  if (line.version) {
+    const version = packageVersion();
+    return { code: 0, stdout: line.json ? renderJson({ version }) : `flagwire ${version}\n`, stderr: '' };
+  }
+  if (line.help || line.spec === null) return { code: 0, stdout: `${line.helpText}\n`, stderr: '' };
+  const { spec } = line;
+  const undecodable = undecodableArguments(argv, io.commandLine);
+  if (undecodable.length > 0) {
+    const which = undecodable.map((i) => `argument ${i + 1} ("${argv[i]}")`).join(', ');
+    return usageFailure(
+      line.json,
+      new UsageError(
+        `${which} ${undecodable.length === 1 ? 'is' : 'are'} not valid UTF-8 (shown with U+FFFD for the bytes that do not decode); pass text as UTF-8 (check the encoding of the terminal or script)`,
+        line.helpText,
+      ),
+    );
+  }
+
+  const ctx = new StoreContext(line.data, line.database, spec.createsDataDir === true, io.env);
+  try {
+    const result = await spec.run(line.args, ctx);
+    if (spec.longRunning) return null;
+    return { code: 0, stdout: line.json ? renderJson(result) : `${spec.human(result, ctx.now)}\n`, stderr: ctx.readNote };
+  } catch (err) {
+    if (err instanceof UsageError) return usageFailure(line.json, err);
+    if (err instanceof ConfigError) {
+      const problem = new FlagwireError('INVALID_REQUEST', err.message);
+      return line.json
+        ? { code: kExitUsage, stdout: renderJson(errorBody(problem)), stderr: `flagwire: ${err.message}\n` }
+        : { code: kExitUsage, stdout: '', stderr: `flagwire: ${err.message}\n` };
+    }
+    if (err instanceof FlagwireError) return failure(line.json, err, kExitFailed);
+    if (err instanceof StoreOpenError) return failure(line.json, new FlagwireError('STORE_UNAVAILABLE', err.message), kExitFailed);
+    throw err;
+  } finally {
+    await ctx.close();
+  }
+}
+
+/** The version in package.json (this file is dist/src/cli/main.js). */
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+function usageFailure(json: boolean, err: UsageError): Outcome {
+  const stderr = `flagwire: ${err.message}\n\n${err.help}\n`;
+  return json
+    ? { code: kExitUsage, stdout: renderJson(errorBody(new FlagwireError('INVALID_REQUEST', `usage: ${err.message}`))), stderr }
+    : { code: kExitUsage, stdout: '', stderr };
+}
+
+/** What a run reads from its process besides the arguments. */
+export interface ConsoleIo {
+  /** The environment (FLAGWIRE_DATA, FLAGWIRE_DATABASE_URL). */
+  env: NodeJS.ProcessEnv;
+  /** The command line as the bytes given (/proc/self/cmdline), to find arguments that are not UTF-8; null where unknown. */
+  commandLine: Buffer | null;
+}
+
+/**
+ * One console run: the exit status and what goes to stdout and stderr, or null for a long-running
+ * command (serve). Never rejects: an unexpected error is an INTERNAL failure with its stack on stderr.
+ */
+export function main(argv: readonly string[], io: ConsoleIo): Promise<Outcome | null> {
+  return run(argv, io).catch((err: unknown): Outcome => {
+    // A bug, not a failed command: still one JSON object for scripts, and the stack for people.
+    const text = err instanceof Error ? (err.stack ?? err.message) : String(err);
+    return failure(
+      wantsJson(argv),
+      new FlagwireError('INTERNAL', `unexpected error: ${err instanceof Error ? err.message : String(err)}`),
+      kExitFailed,
+      `${text}\n`,
+    );
+  });
+}
