@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Several Flagwire nodes on one machine, sharing a private PostgreSQL: what the README's "Several nodes"
+# Several Flagwire nodes on one machine, sharing a private PostgreSQL: what docs/deployment.md's "Several nodes"
 # walk-through runs. Nothing else is needed: Debian's PostgreSQL is installed when missing
 # (scripts/ensure-postgres.sh), and its cluster lives in the cluster folder, on its own port, not as a
 # system service.

@@ -250,7 +250,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     writeTimeoutMs: integer('writeTimeoutMs', env.FLAGWIRE_WRITE_TIMEOUT_MS ?? '10000', 1, 600_000),
     trustedProxies,
     // At least one body of the 1 MiB cap must fit; 64 MiB by default, the same as the evaluation
-    // batcher's bound on the bytes it queues (README: Limits on request bodies).
+    // batcher's bound on the bytes it queues (docs/operations.md: Request bodies).
     maxBufferedBodyBytes: integer(
       'maxBufferedBodyBytes',
       env.FLAGWIRE_MAX_BUFFERED_BODY_BYTES ?? String(kDefaultMaxBufferedBodyBytes),

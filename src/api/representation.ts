@@ -10,7 +10,7 @@ import type { Token } from '../model/tokens.js';
 
 const Id = (description: string) => Type.String({ description });
 const Millis = Type.Number({ description: 'Unix time in milliseconds' });
-// Flag usage (README: Flag usage): written once a minute, so up to a minute behind.
+// Flag usage (docs/operations.md: Flag usage): written once a minute, so up to a minute behind.
 const LastEvaluatedAt = Type.Union([Type.Number(), Type.Null()], {
   description:
     'Unix time in milliseconds of the latest evaluation counted (Evaluation API or OFREP; up to a minute behind); null if none yet',

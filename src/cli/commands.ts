@@ -92,7 +92,7 @@ function flagView(r: StoreReader, flag: Flag): FlagView {
 }
 
 /**
- * `flag stale`: not evaluated for `days` days, by the usage the server writes once a minute (README:
+ * `flag stale`: not evaluated for `days` days, by the usage the server writes once a minute (docs/operations.md:
  * Flag usage): evaluated last before the cut-off, or never evaluated and created before it (a flag
  * created since has had no chance to be used).
  */

@@ -27,7 +27,7 @@ export const kAudiencePlanDetail =
   'organisation is not on. It is refused rather than evaluated without its audience: detach the audience from the flag ' +
   '(audienceId: null) or restore the plan.';
 
-/** Decision (README): a flag that applies an audience while its plan has no audiences fails closed. */
+/** Decision (docs/decisions.md): a flag that applies an audience while its plan has no audiences fails closed. */
 export const kAudiencePlanBody = evalErrorBody('FORBIDDEN', kAudiencePlanDetail);
 
 /** spec: Evaluation API errors, 500. Also what every request of a batch gets when its worker dies. */

@@ -8,7 +8,7 @@
 // request starts, and that batch reads it. Piscina's atomics loop keeps lmdb-js's own snapshot reset
 // (a setTimeout) from ever running between tasks, so the explicit reset is required, not an optimisation.
 //
-// Usage (README: Flag usage): every request that finds its flag counts one evaluation of it, and one
+// Usage (docs/operations.md: Flag usage): every request that finds its flag counts one evaluation of it, and one
 // of each flag of the project for the project routes, whichever route set and whatever the answer. The
 // count is an increment on the compiled entry (no Map write per request); `takeUsage` sums the
 // entries' counts by flag id when the main thread asks (pool.ts), and entries dropped before that (the
@@ -164,11 +164,11 @@ export class EvalEngine {
     if (!q.parse(rawQuery)) return out.put(400, evalErrorBody('INVALID_REQUEST', q.error!));
     const project = this.projectEntry(decodePathId(rawId));
     if (!project.found) return out.put(404, project.body);
-    // Decision (README): env is required on a multi-environment project and ignored on a single one.
+    // Decision (docs/decisions.md): env is required on a multi-environment project and ignored on a single one.
     const env = projectEnv(project, q.env);
     if (env === kEnvMissing) return out.put(404, project.envMissing);
     if (env === kEnvUnknown) return out.put(404, unknownEnvBody('project', q.env!, project.validEnvs));
-    // Decision (README): a flag whose audience the plan no longer covers is enabled: false here.
+    // Decision (docs/decisions.md): a flag whose audience the plan no longer covers is enabled: false here.
     const audiencesAllowed = this.audiencesAllowed(project.org);
     out.open();
     out.pushByte(kOpenBracket);
@@ -216,7 +216,7 @@ export class EvalEngine {
     return counts;
   }
 
-  /** Whether states with an audience may be evaluated for this organisation now (README decision 1). */
+  /** Whether states with an audience may be evaluated for this organisation now (Decision 1 of docs/decisions.md (Evaluation API)). */
   audiencesAllowed(org: Org | null): boolean {
     return org !== null && hasAudiences(org, this.now);
   }

@@ -74,9 +74,9 @@ export function matchesAudience(audience: CompiledAudience, attributes: Attribut
 }
 
 /**
- * README decision 1: a state that applies an audience is not evaluated while its organisation's plan has
+ * Decision 1 of docs/decisions.md (Evaluation API): a state that applies an audience is not evaluated while its organisation's plan has
  * no audiences (`audiencesAllowed`: EvalEngine.audiencesAllowed). Each route answers it its own way (the
- * README's decisions): the flag route 403, the project route `enabled: false`, OFREP `GENERAL`.
+ * docs/decisions.md): the flag route 403, the project route `enabled: false`, OFREP `GENERAL`.
  */
 export function blockedByPlan(state: CompiledState, audiencesAllowed: boolean): boolean {
   return state.audienceId !== null && !audiencesAllowed;

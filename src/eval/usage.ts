@@ -1,4 +1,4 @@
-// Flag usage (README: Flag usage): the eval workers count evaluations on their compiled flags
+// Flag usage (docs/operations.md: Flag usage): the eval workers count evaluations on their compiled flags
 // (engine.ts); once a minute the main thread asks every worker for its counts (pool.ts:
 // collectUsage), sums them by flag and sends one writer command (recordUsage). No request pays a
 // write. What a kill loses: the counts not yet written, at most the last interval's. A flush refused

@@ -1,4 +1,4 @@
-// Flag usage (README: Flag usage): what the eval workers counted, merged into each flag's totals.
+// Flag usage (docs/operations.md: Flag usage): what the eval workers counted, merged into each flag's totals.
 import { type FlagUsage, mergeUsage } from '../model/flags.js';
 import type { StoreWriter } from '../store/interfaces.js';
 

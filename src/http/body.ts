@@ -9,7 +9,7 @@
 //
 // Slow senders need nothing here: uWS closes a connection whose body brings less than 160 KiB in its
 // 10 s idle timeout (HTTP_RECEIVE_THROUGHPUT_BYTES, 16 KiB/s), which runs onAborted and so releases
-// the reservation (README: Request bodies).
+// the reservation (docs/operations.md: Request bodies).
 import { FlagwireError } from '../errors.js';
 import { trackAbort, type PendingResponse } from './http.js';
 

@@ -4,8 +4,8 @@ import { closesConnection, kCorsOrigin, kNoSniff, trackAbort, type PendingRespon
 /** spec: CORS, allowed request headers: exactly these on the spec's routes (/api/v1, /v1) and any other. */
 const kAllowHeaders = 'Content-Type, Authorization';
 /**
- * OFREP from browsers also sends X-Flagwire-Project and If-None-Match (README: OFREP), and a reconnecting
- * EventSource sends Last-Event-ID (README: Change stream): only the OFREP and stream paths allow them.
+ * OFREP from browsers also sends X-Flagwire-Project and If-None-Match (docs/decisions.md: OFREP), and a reconnecting
+ * EventSource sends Last-Event-ID (docs/operations.md: Change stream): only the OFREP and stream paths allow them.
  */
 const kOfrepAllowHeaders = `${kAllowHeaders}, X-Flagwire-Project, If-None-Match, Last-Event-ID`;
 const kStreamAllowHeaders = `${kAllowHeaders}, Last-Event-ID`;

@@ -242,7 +242,7 @@ export const kRoutes = {
         '200': {
           description:
             'First `ready` {seq}; then events `flag` {id, updatedAt}, `flag-deleted` {id}, `audience` {id, updatedAt}, each with ' +
-            'the commit number as its id; `reset` {reason} when Last-Event-ID is beyond retention (README: Change stream); a comment ' +
+            'the commit number as its id; `reset` {reason} when Last-Event-ID is beyond retention (docs/operations.md: Change stream); a comment ' +
             'heartbeat every 15 s',
           content: { 'text/event-stream': { schema: { type: 'string' } } },
         },

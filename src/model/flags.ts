@@ -38,7 +38,7 @@ export interface GroupFlag extends FlagBase {
 export type Flag = SingleFlag | GroupFlag;
 
 /**
- * How much a flag is evaluated (README: Flag usage): every evaluation through the Evaluation API or
+ * How much a flag is evaluated (docs/operations.md: Flag usage): every evaluation through the Evaluation API or
  * OFREP, counted in the eval workers and written at most once a minute, so at most a minute behind.
  */
 export interface FlagUsage {

@@ -1,7 +1,7 @@
 // An OFREP request body, parsed into what the evaluation rules read (the EvalContext of evaluate.ts):
 // `{"context": {"targetingKey", "cohort", "env", ...attributes}}`.
 //
-// Decisions (README: OFREP): an empty body is `{}`; the body is JSON whatever its Content-Type says (every
+// Decisions (docs/decisions.md: OFREP): an empty body is `{}`; the body is JSON whatever its Content-Type says (every
 // OFREP provider sends JSON); attribute values that are strings match as they are, numbers and booleans
 // by their JSON text (`42`, `true`); null, objects and arrays are never attributes (an OpenFeature context
 // may carry structures, and refusing the whole evaluation for one would be hostile); an empty

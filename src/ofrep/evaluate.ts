@@ -98,7 +98,7 @@ export const kMissingProjectBody = ofrepFailureBody(
   'GENERAL',
   `The ${kProjectHeader} header is missing. The bulk route evaluates ` +
     `every flag of one project, named by that header: configure the OFREP provider with headers: [['${kProjectHeader}', '<project id>']] ` +
-    '(README: OpenFeature). Without it the provider gets no flags, and every flag reads FLAG_NOT_FOUND.',
+    '(docs/api.md: OpenFeature). Without it the provider gets no flags, and every flag reads FLAG_NOT_FOUND.',
 );
 
 export class OfrepEvaluator {
@@ -110,7 +110,7 @@ export class OfrepEvaluator {
 
   /**
    * POST /ofrep/v1/evaluate/flags/{key}; `project` is the X-Flagwire-Project header ('' when absent).
-   * The key is a flag id, or with the header a flag name of that project (README: OFREP, keys); the
+   * The key is a flag id, or with the header a flag name of that project (docs/decisions.md: OFREP, keys); the
    * answer's `key` is the key as asked. A flag of another project is not found, with the same bytes as a
    * key nothing has.
    */
@@ -197,7 +197,7 @@ export class OfrepEvaluator {
         slot = decidedBy(decision) === kDecidedRoll ? kSlotKeyMissing : decision;
       }
       // Each flag twice, under its id and under its name: the web provider looks flags up by the key
-      // the application asks for, and either key must work (README: OFREP, keys).
+      // the application asks for, and either key must work (docs/decisions.md: OFREP, keys).
       out.push(flagBody(flag, slot, false));
       out.pushByte(kComma);
       out.push(flagBody(flag, slot, true));

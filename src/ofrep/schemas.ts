@@ -46,11 +46,11 @@ export type OfrepReason = (typeof kOfrepReasons)[number];
 
 export const OfrepEvaluationSuccess = Type.Object(
   {
-    key: Type.String({ description: "The key as asked: the flag's id, or its name (README: OFREP, keys)" }),
+    key: Type.String({ description: "The key as asked: the flag's id, or its name (docs/decisions.md: OFREP, keys)" }),
     value: Type.Boolean({ description: 'Flagwire flags are boolean' }),
     reason: Type.Union(
       kOfrepReasons.map((r) => Type.Literal(r)),
-      { description: 'Which rule decided (README: OFREP)' },
+      { description: 'Which rule decided (docs/decisions.md: OFREP)' },
     ),
     variant: Type.Union([Type.Literal('on'), Type.Literal('off')]),
     metadata: Type.Object({

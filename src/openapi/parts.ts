@@ -152,7 +152,7 @@ export const kLastEventId = {
   in: 'header',
   schema: { type: 'string' },
   description:
-    'Sent by a reconnecting EventSource: the events missed since that commit number, within the retention (README: Change stream)',
+    'Sent by a reconnecting EventSource: the events missed since that commit number, within the retention (docs/operations.md: Change stream)',
 };
 export const kStreamErrors = {
   '404': json(ErrorBody, 'Unknown project, or unknown env of a multi-environment project'),

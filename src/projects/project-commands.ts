@@ -20,7 +20,7 @@ export interface ProjectCreateInput {
   environments?: string[];
 }
 
-/** `id`: a fixed id, for the demo seed only (README examples name its projects); otherwise a random one. */
+/** `id`: a fixed id, for the demo seed only (the README walk-through names its projects); otherwise a random one. */
 export function projectCreate(w: StoreWriter, input: ProjectCreateInput, now: number, id = `prj_${randomId(12)}`): Project {
   if ((input.orgId === undefined) === (input.ownerUserId === undefined)) {
     throw new FlagwireError('INVALID_REQUEST', 'give exactly one of --org (organisation project) and --owner (personal project)');

@@ -77,7 +77,7 @@ const kDefaults = {
 const kHeartbeat = ': heartbeat\n\n';
 // retry: how long EventSource waits before reconnecting after the stream ends (ms).
 const kHello = 'retry: 2000\n: connected\n\n';
-const kResetReason = 'Last-Event-ID is older than this server keeps (README: Change stream): reload every flag.';
+const kResetReason = 'Last-Event-ID is older than this server keeps (docs/operations.md: Change stream): reload every flag.';
 const kTooMany = Buffer.from(
   JSON.stringify({ error: 'Service unavailable', detail: 'Too many open change streams on this server; retry later.' }),
 );

@@ -1,4 +1,4 @@
-// The web console's page, style sheet and scripts. The scripts are plain TypeScript (ui/), compiled by
+// The web console's page, style sheet and scripts. The scripts are plain TypeScript (browser/), compiled by
 // the project's tsc at install (npm's prepare) to ES modules that browsers load as they are: no bundler
 // and no UI library, so nothing is fetched from another origin and there is no second build to keep.
 // They are read from disk once, when the server starts.

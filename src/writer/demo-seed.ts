@@ -21,7 +21,7 @@ export interface DemoSeed {
 }
 
 /**
- * The demo projects' ids, fixed so that README examples (OFREP, change stream) work as pasted on a fresh
+ * The demo projects' ids, fixed so that the README and docs examples (OFREP, change stream) work as pasted on a fresh
  * `npm start`; every other id is random as usual. Only ever created in an empty data dir.
  */
 export const kDemoProjectIds = { shop: 'prj_DemoWebShop', platform: 'prj_DemoPlatform' } as const;

@@ -1,4 +1,4 @@
-// Flag usage (README: Flag usage): evaluations through both evaluation route sets are counted per flag and
+// Flag usage (docs/operations.md: Flag usage): evaluations through both evaluation route sets are counted per flag and
 // written at most once a minute (here: at the flush hook), without moving the configuration sequence;
 // the Management API and the console show lastEvaluatedAt and evaluations; counts survive a restart;
 // `flag stale` lists the flags not evaluated for N days.

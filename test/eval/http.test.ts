@@ -1,5 +1,5 @@
 // Black-box: the real server (`flagwire serve`) with the real eval pool, over HTTP.
-// spec: Evaluation API; design §2; README decisions (403, project route env, unknown project).
+// spec: Evaluation API; design §2; docs/decisions.md (403, project route env, unknown project).
 import { rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import t from 'tap';

@@ -4,7 +4,7 @@
 // package creates it; scripts/ensure-postgres.sh installs the package when missing).
 //
 // The nodes connect as `flagwire`, a role that is not a superuser and owns its databases: what the
-// README says is enough. Administration (creating roles and databases) goes over the unix socket as
+// docs/deployment.md says is enough. Administration (creating roles and databases) goes over the unix socket as
 // the cluster's superuser.
 import { execFileSync } from 'node:child_process';
 import { chownSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';

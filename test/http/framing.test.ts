@@ -1,5 +1,5 @@
 // Request framing a proxy could read differently (RFC 9112 §6.3): a 400 in the envelope, the connection
-// closed, nothing written; and the limits of uWebSockets.js's own parser that the README states.
+// closed, nothing written; and the limits of uWebSockets.js's own parser that docs/operations.md states.
 import t from 'tap';
 import { call } from '../helpers/http.js';
 import { RawClient, rawRequest } from '../helpers/raw-http.js';
@@ -139,9 +139,9 @@ t.test('well-framed requests still work', async (t) => {
   t.equal(get.status, 200);
 });
 
-// What uws-pack 20.0.8's parser does before Flagwire sees a request (README: "HTTP framing"). These
-// are checked so that the README stays true: a uWS build that changes any of them fails here.
-t.test('the parser limits the README states', async (t) => {
+// What uws-pack 20.0.8's parser does before Flagwire sees a request (docs/operations.md: "HTTP framing"). These
+// are checked so that the docs stay true: a uWS build that changes any of them fails here.
+t.test('the parser limits the docs state', async (t) => {
   const http10 = await send(Buffer.from(`GET /health HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n`));
   t.equal(http10.status, 505, 'HTTP/1.0: 505 from uWS');
   t.ok(http10.closed);

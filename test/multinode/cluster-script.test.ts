@@ -1,4 +1,4 @@
-// scripts/cluster.sh, the README's "Several nodes" walk-through: it starts a private PostgreSQL and N
+// scripts/cluster.sh, the "Several nodes" walk-through of docs/deployment.md: it starts a private PostgreSQL and N
 // nodes on one machine (the first seeds the demo), a write on one node is evaluated on another, a
 // console command with the printed settings reaches them; `stop` ends every process it started,
 // `start` again serves the same data, and `destroy` removes the folder.
@@ -65,7 +65,7 @@ t.test('scripts/cluster.sh: PostgreSQL and two nodes on one machine', async (t) 
   const settings = /export (FLAGWIRE_DATABASE_URL=\S+) (FLAGWIRE_DATA=\S+)/.exec(started.stdout);
   t.ok(secret !== undefined && flagId !== undefined && settings !== null, 'start prints the demo token, a flag and the console settings');
 
-  // The README's example: the demo, seeded by the first node, evaluated through OFREP on the second.
+  // docs/deployment.md's example: the demo, seeded by the first node, evaluated through OFREP on the second.
   const bulk = await call(b, 'POST', '/ofrep/v1/evaluate/flags', {
     headers: { 'x-flagwire-project': 'prj_DemoWebShop' },
     body: { context: { targetingKey: 'user-42' } },

@@ -3,7 +3,7 @@
 // the change at once), create a token and use it on /api/v1, revoke it (401), a viewer who can change
 // nothing, axe-core on every page (no serious or critical violation), nothing loaded from another
 // origin. Each page's screenshot is written to a temporary folder, or to FLAGWIRE_SCREENSHOTS_DIR when
-// set: `npm run screenshots` refreshes the README's pictures in docs/screenshots/, and `npm test` never
+// set: `npm run screenshots` refreshes the pictures in docs/screenshots/ (docs/web-console.md shows them), and `npm test` never
 // touches a tracked file.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
