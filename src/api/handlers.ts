@@ -1,16 +1,16 @@
-// The Management API's handlers, one per route (src/http/route-table.ts), run by its request pipeline
+// The Management API's handlers, one per route (src/routes/route-table.ts), run by its request pipeline
 // (management.ts) once the token is authorised. A read answers 200 with what it returns; a write hands
 // the body, as received, to the writer with the token's id: its apiFlagCreate/apiFlagPatch authorise the
 // token again in the transaction that applies the change, parse the body and apply every rule, and
 // report all problems together (with the `env` problem of a patch).
-import type { ManagementRouteName } from '../http/route-table.js';
+import type { ManagementRouteName } from '../routes/route-table.js';
 import { requireEnvironmentAllowed, resolveEnvParam, type EnvRoute } from '../model/environments.js';
 import { requirePatchTarget, requireProjectFlag } from '../model/lookups.js';
 import type { ReceivedBody } from '../model/request-body.js';
 import type { AuthContext } from '../model/token-access.js';
 import type { SnapshotReader } from '../store/interfaces.js';
 import type { WriterClient } from '../writer/client.js';
-import { flagList, patchResult, representFlag, tokenDescription } from './representation.js';
+import { flagList, patchResult, representFlag, tokenDescription } from '../model/representation.js';
 
 /** What a handler gets: everything read off the request before the pipeline may go async. */
 export interface ApiRequest {

@@ -1,5 +1,5 @@
 // The Management API under /api/v1: its request pipeline (rate limit, auth, body read, error rendering)
-// and its dispatch to the handlers (handlers.ts), one per route declared in src/http/route-table.ts.
+// and its dispatch to the handlers (handlers.ts), one per route declared in src/routes/route-table.ts.
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
@@ -13,7 +13,7 @@ import { TrustedProxies } from '../http/client-address.js';
 import { send, sendJson, trackAbort, type PendingResponse } from '../http/http.js';
 import type { InFlight } from '../http/in-flight.js';
 import type { RateLimiter } from '../http/rate-limit.js';
-import { kManagementRoutes, registerRoutes, type ManagementRoute } from '../http/route-table.js';
+import { kManagementRoutes, registerRoutes, type ManagementRoute } from '../routes/route-table.js';
 import { matchPath } from '../http/route-pattern.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { WriterClient } from '../writer/client.js';

@@ -8,7 +8,7 @@ import { hashPassword, kMinPasswordLength, passwordProblem } from '../model/pass
 import type { Audience, AudienceRule, Project, ProjectKind } from '../model/projects.js';
 import { requireFlag, requireOrg, requireProject, requireToken, requireUser } from '../model/lookups.js';
 import type { StoreReader } from '../store/interfaces.js';
-import { representFlag, type EnvironmentsFlag, type FlatFlag } from '../api/representation.js';
+import { representFlag, type EnvironmentsFlag, type FlatFlag } from '../model/representation.js';
 import type { CommandInput, CommandName, CommandOutput } from '../writer/commands.js';
 import { tokenView, type TokenView } from '../tokens/token-commands.js';
 import { splitList, UsageError, type Args, type CommandSpec, type OptionSpec } from './args.js';

@@ -8,7 +8,7 @@ import type { MailMessage } from '../model/mail.js';
 import { tokenStatus } from '../model/permissions.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { TokenActivity } from '../model/tokens.js';
-import type { EnvironmentsFlag, FlatFlag } from '../api/representation.js';
+import type { EnvironmentsFlag, FlatFlag } from '../model/representation.js';
 import type { CreatedToken, TokenView } from '../tokens/token-commands.js';
 
 export function renderJson(value: unknown): string {

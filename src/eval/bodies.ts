@@ -1,15 +1,9 @@
 // Evaluation API bodies, as bytes ready to send: a flag's `{id, name, enabled}` (built once per flag
 // version) and the error bodies `{error, detail}` (errorBody of the shared error table; the fixed ones
-// built once at load). Never built per request. EvalFlag and EvalFlagList are the 200 shapes, as TypeBox
-// values for the OpenAPI document (src/openapi/document.ts).
-import { Type, type Static } from '@sinclair/typebox';
+// built once at load). Never built per request. The 200 shapes are in src/model/eval-shapes.ts.
 import { errorBody, FlagwireError, type ErrorBody, type ErrorCode } from '../errors.js';
+import type { EvalFlag } from '../model/eval-shapes.js';
 import type { Flag } from '../model/flags.js';
-
-export const EvalFlag = Type.Object({ id: Type.String(), name: Type.String(), enabled: Type.Boolean() });
-export type EvalFlag = Static<typeof EvalFlag>;
-export const EvalFlagList = Type.Array(EvalFlag, { description: 'Every flag of the project, in creation order' });
-export type EvalFlagList = Static<typeof EvalFlagList>;
 
 /** `{id, name, enabled}` in that order: built once per flag version, never per request. */
 export function evalFlagBody(flag: Flag, enabled: boolean): Buffer {

@@ -14,7 +14,7 @@
 //   kRouteProject  project id   raw query string   (empty)
 import type { HttpRequest, TemplatedApp } from 'uWebSockets.js';
 import { send, trackAbort, type PendingResponse } from '../http/http.js';
-import { registerRoutes } from '../http/route-table.js';
+import { registerRoutes } from '../routes/route-table.js';
 import { kRouteFlag, kRouteProject, type Metrics } from '../metrics/metrics.js';
 import { kInternalErrorBody, kOverloadedBody } from './bodies.js';
 import type { EvalRoutesSpec, EvalQueue, EvalRoutes } from './routes.js';

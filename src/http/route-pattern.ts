@@ -1,7 +1,7 @@
 // The one path matcher of the service's own routers: the Management API's dispatch behind /api/v1/*
 // (src/api/management.ts), its metrics label (src/metrics/metrics.ts) and the web console's API router
 // (src/web-console/api.ts). A pattern's `:name` segment is a parameter: it matches one non-empty segment.
-// uWS matches the routes it is given itself (src/http/route-table.ts).
+// uWS matches the routes it is given itself (src/routes/route-table.ts).
 
 export interface PathPattern {
   readonly pattern: string;

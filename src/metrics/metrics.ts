@@ -3,12 +3,12 @@
 // What a request costs: one Float64Array increment (route × status). What an evaluation batch costs:
 // two histogram observations and one performance.now(). Queue depths are read when scraped, never
 // maintained on the hot path. FLAGWIRE_METRICS=off turns all of it off (no object, null checks only).
-import { kRoutes, managementRouteNumber, routeLabels } from '../http/route-table.js';
+import { kRoutes, managementRouteNumber, routeLabels } from '../routes/route-table.js';
 import { header, Histogram, kBatchSizeBuckets, kCommitBuckets, kLatencyBuckets, labelValue, type HistogramSnapshot } from './registry.js';
 
 /**
  * Route labels, by route number: every route's number is its index here, both declared with the route
- * (src/http/route-table.ts). An evaluation route set's routes onto evaluation (src/eval/routes.ts) carry
+ * (src/routes/route-table.ts). An evaluation route set's routes onto evaluation (src/eval/routes.ts) carry
  * their number in the batch (a u8, src/eval/protocol.ts), so they must stay below 256; their route sets
  * import them from here like every other route does.
  */
@@ -84,7 +84,7 @@ export class Metrics implements EvalMetrics {
     this.requests[route * kStatuses + (status < kStatuses ? status : 0)]!++;
   }
 
-  /** A Management API answer, labelled by the route its path has the shape of (src/http/route-table.ts). */
+  /** A Management API answer, labelled by the route its path has the shape of (src/routes/route-table.ts). */
   apiRequest(path: string, status: number): void {
     this.request(managementRouteNumber(path), status);
   }

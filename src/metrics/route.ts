@@ -2,7 +2,7 @@
 // scraper (bind the service to an internal address, or filter /metrics at the proxy).
 import type { TemplatedApp } from 'uWebSockets.js';
 import { send, trackAbort } from '../http/http.js';
-import { registerRoutes } from '../http/route-table.js';
+import { registerRoutes } from '../routes/route-table.js';
 import { kMetricsContentType, kRouteMetrics, type Metrics } from './metrics.js';
 
 /** `render` gives the process's metrics: this thread's own, or every front-end thread's summed. */

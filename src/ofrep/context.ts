@@ -8,7 +8,7 @@
 // targetingKey, cohort or env counts as absent, as on the Evaluation API.
 import type { EvalContext } from '../eval/evaluate.js';
 import { compileValidator } from '../model/validation.js';
-import { OfrepEvaluationRequest, type OfrepErrorCode } from './schemas.js';
+import { OfrepEvaluationRequest, type OfrepErrorCode } from '../model/ofrep-schemas.js';
 
 const kRequestCheck = compileValidator(OfrepEvaluationRequest, { quoteKeys: false });
 const kEmptyContext: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;

@@ -38,7 +38,7 @@ import { murmur3x86_32 } from '../eval/murmur3.js';
 import { decodePathId } from '../http/path-id.js';
 import type { ResultWriter } from '../eval/protocol.js';
 import { OfrepContext } from './context.js';
-import type { OfrepErrorCode, OfrepReason } from './schemas.js';
+import type { OfrepErrorCode, OfrepReason } from '../model/ofrep-schemas.js';
 
 const kReasons: Record<number, OfrepReason> = {
   [kDecidedDisabled]: 'DISABLED',

@@ -13,7 +13,7 @@ import type { EvalQueue, EvalRoutes } from '../eval/routes.js';
 import type { Route } from '../eval/protocol.js';
 import { kMaxBodyBytes, type BodyBudget } from '../http/body.js';
 import { send, type PendingResponse } from '../http/http.js';
-import { registerRoutes } from '../http/route-table.js';
+import { registerRoutes } from '../routes/route-table.js';
 import { kRouteOfrepBulk, kRouteOfrepFlag, type Metrics } from '../metrics/metrics.js';
 import { kOfrepBusyBody, kOfrepInternalErrorBody, kOfrepOverloadedBody, ofrepFailureBody } from './evaluate.js';
 

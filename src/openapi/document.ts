@@ -1,9 +1,9 @@
 // The OpenAPI 3.1 document of every route, served at GET /api/v1/openapi.json. Built once: its paths
-// from the route declarations (src/http/route-table.ts), each operation with the TypeBox values the code
-// validates with or builds its responses to (the components, src/openapi/parts.ts). Nothing here is a
+// from the route declarations (src/routes/route-table.ts), each operation with the TypeBox values the code
+// validates with or builds its responses to (the components, src/routes/openapi-parts.ts). Nothing here is a
 // second, hand-written copy of a route or a schema.
-import { kRouteNames, kRoutes, openApiPath, type RouteDeclaration, type RouteDocs } from '../http/route-table.js';
-import { kBearer, kComponents, ref } from './parts.js';
+import { kRouteNames, kRoutes, openApiPath, type RouteDeclaration, type RouteDocs } from '../routes/route-table.js';
+import { kBearer, kComponents, ref } from '../routes/openapi-parts.js';
 
 /** One documented route's operation: its security follows from its auth. */
 function operation(route: RouteDeclaration, docs: RouteDocs): object {

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import type { TemplatedApp } from 'uWebSockets.js';
 import { send } from '../http/http.js';
-import { registerRoutes } from '../http/route-table.js';
+import { registerRoutes } from '../routes/route-table.js';
 import { kRouteOpenApi, type Metrics } from '../metrics/metrics.js';
 import { buildOpenApiDocument } from './document.js';
 

@@ -8,7 +8,7 @@ import { guardDrain } from '../http/in-flight.js';
 import { renderDocsPage } from './docs-page.js';
 import { encodeHealth } from './health.js';
 import { send, type RouteGroup } from '../http/http.js';
-import { registerRoutes } from '../http/route-table.js';
+import { registerRoutes } from '../routes/route-table.js';
 import { kRouteDocs, kRouteHealth, kRouteUnmatched } from '../metrics/metrics.js';
 import { registerOpenApiRoute } from '../openapi/route.js';
 import { recordRoutes } from './route-recorder.js';

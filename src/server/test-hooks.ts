@@ -7,7 +7,7 @@
 import type { TemplatedApp } from 'uWebSockets.js';
 import type { Clock } from '../clock.js';
 import { sendJson, trackAbort } from '../http/http.js';
-import { registerRoutes } from '../http/route-table.js';
+import { registerRoutes } from '../routes/route-table.js';
 import type { RegisteredRoute } from './route-recorder.js';
 
 /** Armed by `POST /__test/fault?count=N`: the next N reads through `withFaults` throw a plain Error. */

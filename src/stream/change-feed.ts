@@ -36,7 +36,7 @@ import { validEnvironmentsText } from '../model/environments.js';
 import { notFoundDetail } from '../model/lookups.js';
 import { SseConnection } from './sse-connection.js';
 import { decodePathId } from '../http/path-id.js';
-import { registerRoutes } from '../http/route-table.js';
+import { registerRoutes } from '../routes/route-table.js';
 import { ChangePoller, type FeedStore, type Group } from './change-poller.js';
 import { event, refetchEvent } from './events.js';
 

@@ -9,7 +9,7 @@ import type { Config } from '../config.js';
 import { answerableError, errorEnvelope, FlagwireError, retryAfterSeconds } from '../errors.js';
 import { bodyRefusal, type BodyBudget } from '../http/body.js';
 import { TrustedProxies } from '../http/client-address.js';
-import { registerRoutes } from '../http/route-table.js';
+import { registerRoutes } from '../routes/route-table.js';
 import { sendSameOrigin, trackAbort, type PendingResponse } from '../http/http.js';
 import type { InFlight } from '../http/in-flight.js';
 import type { ReceivedBody } from '../model/request-body.js';

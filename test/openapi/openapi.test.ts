@@ -1,5 +1,5 @@
 // Black-box: GET /api/v1/openapi.json is public, a valid OpenAPI 3.1 document, generated from the
-// schemas the code uses, and documents every declared route (src/http/route-table.ts); the server
+// schemas the code uses, and documents every declared route (src/routes/route-table.ts); the server
 // registers exactly the declared routes.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,13 +10,13 @@ import t from 'tap';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import type { TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { FlagList, FlagRepresentation, PatchResult, TokenDescription } from '../../src/api/representation.js';
+import { FlagList, FlagRepresentation, PatchResult, TokenDescription } from '../../src/model/representation.js';
 import { ErrorEnvelope, ErrorBody as EvalErrorBody, kConsoleOnlyErrors, kErrors, type ErrorCode } from '../../src/errors.js';
-import { EvalFlag, EvalFlagList } from '../../src/eval/bodies.js';
+import { EvalFlag, EvalFlagList } from '../../src/model/eval-shapes.js';
 import { FlagCreate, FlagPatch } from '../../src/model/schemas.js';
-import { OfrepBulkSuccess, OfrepEvaluationFailure, OfrepEvaluationSuccess } from '../../src/ofrep/schemas.js';
+import { OfrepBulkSuccess, OfrepEvaluationFailure, OfrepEvaluationSuccess } from '../../src/model/ofrep-schemas.js';
 import { Health, ReadinessBody as Readiness } from '../../src/model/probes.js';
-import { kRouteNames, kRoutes, openApiPath, type RouteDeclaration } from '../../src/http/route-table.js';
+import { kRouteNames, kRoutes, openApiPath, type RouteDeclaration } from '../../src/routes/route-table.js';
 import { call } from '../helpers/http.js';
 import { startTestServer, tempDataDir } from '../helpers/server.js';
 import { buildWorld } from '../helpers/world.js';

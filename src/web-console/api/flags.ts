@@ -1,5 +1,5 @@
 // The console's project page (its flags) and flag page: reading them and every change to a flag.
-import { patchResult, representFlag } from '../../api/representation.js';
+import { patchResult, representFlag } from '../../model/representation.js';
 import { requireFlag } from '../../model/lookups.js';
 import { projectAccess } from '../access.js';
 import { type ApiCall, type ApiRoute, form, requireReceived, text, texts } from './call.js';

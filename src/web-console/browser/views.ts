@@ -1,7 +1,7 @@
 // The shapes of what /console/api answers, as the console's pages read them: the server's own types
 // (the routes' answers in ../api/*.ts, the records of src/model), imported as types only, so tsc erases
 // every one of these imports and nothing of the server's code reaches the browser.
-import type { EnvironmentEntry, FlagRepresentation } from '../../api/representation.js';
+import type { EnvironmentEntry, FlagRepresentation } from '../../model/representation.js';
 import type { ProjectAccess } from '../access.js';
 import type { FlagPageView as FlagPageAnswer, ProjectView as ProjectAnswer } from '../api/flags.js';
 

@@ -3,10 +3,10 @@
 // OpenAPI document's schema (src/openapi/document.ts), the type is what the functions below return, so
 // the compiler refuses a representation that drifts from its published schema.
 import { Type, type Static } from '@sinclair/typebox';
-import { effectiveState } from '../model/flag-state.js';
-import type { Flag, FlagUsage } from '../model/flags.js';
-import type { Project } from '../model/projects.js';
-import type { Token } from '../model/tokens.js';
+import { effectiveState } from './flag-state.js';
+import type { Flag, FlagUsage } from './flags.js';
+import type { Project } from './projects.js';
+import type { Token } from './tokens.js';
 
 const Id = (description: string) => Type.String({ description });
 const Millis = Type.Number({ description: 'Unix time in milliseconds' });

@@ -1,4 +1,4 @@
-// The route declarations (src/http/route-table.ts) and what is derived from them: the metrics' labels,
+// The route declarations (src/routes/route-table.ts) and what is derived from them: the metrics' labels,
 // the OpenAPI paths, the uWS registration and the Management API's dispatch. test/openapi checks the
 // running server registers exactly the declared routes.
 import t from 'tap';
@@ -12,7 +12,7 @@ import {
   registerRoutes,
   routeLabel,
   type RouteDeclaration,
-} from '../../src/http/route-table.js';
+} from '../../src/routes/route-table.js';
 import { compilePattern, matchPath, matchesShape } from '../../src/http/route-pattern.js';
 import { kRouteLabels } from '../../src/metrics/metrics.js';
 import { openApiPaths } from '../../src/openapi/document.js';

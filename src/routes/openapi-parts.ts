@@ -1,13 +1,13 @@
-// The parts of the OpenAPI document the route declarations (src/http/route-table.ts) are written with:
+// The parts of the OpenAPI document the route declarations (src/routes/route-table.ts) are written with:
 // the components (the TypeBox values the code validates with or builds its responses to, each beside that
-// code: request bodies, src/model/schemas.ts; representations, src/api/representation.ts; error bodies,
-// src/errors.ts; evaluation bodies, src/eval/bodies.ts; OFREP, src/ofrep/schemas.ts; /health, /ready,
+// code: request bodies, src/model/schemas.ts; representations, src/model/representation.ts; error bodies,
+// src/errors.ts; evaluation bodies, src/eval/bodies.ts; OFREP, src/model/ofrep-schemas.ts; /health, /ready,
 // src/model/probes.ts), responses and parameters shared by several routes, and the error responses,
 // whose statuses and titles come from the error table (src/errors.ts).
 import type { TSchema } from '@sinclair/typebox';
-import { FlagList, FlagRepresentation, PatchResult, TokenDescription } from '../api/representation.js';
+import { FlagList, FlagRepresentation, PatchResult, TokenDescription } from '../model/representation.js';
 import { ErrorBody, ErrorEnvelope, kConsoleOnlyErrors, kErrors, type ErrorCode } from '../errors.js';
-import { EvalFlag, EvalFlagList } from '../eval/bodies.js';
+import { EvalFlag, EvalFlagList } from '../model/eval-shapes.js';
 import { FlagCreate, FlagPatch } from '../model/schemas.js';
 import {
   OfrepBulkFailure,
@@ -17,10 +17,10 @@ import {
   OfrepEvaluationSuccess,
   OfrepFlagNotFound,
   OfrepGeneralError,
-} from '../ofrep/schemas.js';
+} from '../model/ofrep-schemas.js';
 import { Health, ReadinessBody } from '../model/probes.js';
 
-/** The document's components: every schema a route declares (src/http/route-table.ts) is one of these. */
+/** The document's components: every schema a route declares (src/routes/route-table.ts) is one of these. */
 export const kComponents: Record<string, TSchema> = {
   FlagCreate,
   FlagPatch,
@@ -47,7 +47,7 @@ const kComponentNames = new Map<TSchema, string>(Object.entries(kComponents).map
 /** A reference to `schema`, which must be one of the components. */
 export function ref(schema: TSchema): { $ref: string } {
   const name = kComponentNames.get(schema);
-  if (name === undefined) throw new Error('an OpenAPI schema that is not one of the components (src/openapi/parts.ts)');
+  if (name === undefined) throw new Error('an OpenAPI schema that is not one of the components (src/routes/openapi-parts.ts)');
   return { $ref: `#/components/schemas/${name}` };
 }
 

@@ -5,16 +5,16 @@
 //   - the metrics' route labels, by route number (kRouteLabels in src/metrics/metrics.ts);
 //   - the OpenAPI document's paths (src/openapi/document.ts);
 //   - the Management API's dispatch behind its /api/v1/* entry, and its metrics label (managementRoutes).
-// test/http/route-table.test.ts and test/openapi check that every declared route is registered,
+// test/routes/route-table.test.ts and test/openapi check that every declared route is registered,
 // labelled and documented, and that nothing registered is undeclared.
 //
 // Route numbers are fixed: an evaluation route's number travels in the evaluation batch as a u8
 // (src/eval/protocol.ts), so every number stays below 256, and the label table is indexed by them.
 import type { TSchema } from '@sinclair/typebox';
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
-import { FlagList, FlagRepresentation, PatchResult, TokenDescription } from '../api/representation.js';
+import { FlagList, FlagRepresentation, PatchResult, TokenDescription } from '../model/representation.js';
 import { ErrorBody } from '../errors.js';
-import { EvalFlag, EvalFlagList } from '../eval/bodies.js';
+import { EvalFlag, EvalFlagList } from '../model/eval-shapes.js';
 import { Health, ReadinessBody } from '../model/probes.js';
 import { FlagCreate, FlagPatch } from '../model/schemas.js';
 import {
@@ -24,7 +24,7 @@ import {
   OfrepEvaluationRequest,
   OfrepEvaluationSuccess,
   OfrepFlagNotFound,
-} from '../ofrep/schemas.js';
+} from '../model/ofrep-schemas.js';
 import {
   apiErrors,
   json,
@@ -39,8 +39,8 @@ import {
   kStreamErrors,
   pathParam,
   queryParam,
-} from '../openapi/parts.js';
-import { compilePattern, matchesShape, type PathPattern } from './route-pattern.js';
+} from './openapi-parts.js';
+import { compilePattern, matchesShape, type PathPattern } from '../http/route-pattern.js';
 
 /** uWS's registration methods ('del' is DELETE). */
 export type RouteMethod = 'get' | 'post' | 'patch' | 'del' | 'options' | 'any';
@@ -59,9 +59,9 @@ export interface RouteDocs {
   readonly tag: OpenApiTag;
   readonly summary: string;
   readonly parameters?: readonly object[];
-  /** The JSON request body's schema (one of the components, src/openapi/parts.ts). */
+  /** The JSON request body's schema (one of the components, src/routes/openapi-parts.ts). */
   readonly request?: { readonly schema: TSchema; readonly required: boolean };
-  /** By status: responses whose schemas are components (json() in src/openapi/parts.ts). */
+  /** By status: responses whose schemas are components (json() in src/routes/openapi-parts.ts). */
   readonly responses: Readonly<Record<string, object>>;
 }
 
