@@ -221,19 +221,7 @@ function takesValue(token: string): boolean {
  */
 export function parseCommandLine<S extends CommandSpec>(argv: readonly string[], specs: readonly S[]): CommandLine<S> {
   // 1. The command words: the first one or two non-option tokens (global options may precede them).
-  const wordIndexes: number[] = [];
-  let wantHelp = false;
-  for (let i = 0; i < argv.length && wordIndexes.length < 2; i++) {
-    const token = argv[i]!;
-    if (token === '--') break;
-    if (token === '--help' || token === '-h') wantHelp = true;
-    if (token.startsWith('-')) {
-      if (takesValue(token)) i++;
-      continue;
-    }
-    if (wordIndexes.length === 1 && !specs.some((s) => s.name.startsWith(`${argv[wordIndexes[0]!]} `))) break;
-    wordIndexes.push(i);
-  }
+  const { wordIndexes, wantHelp } = commandWords(argv, specs);
   const words = wordIndexes.map((i) => argv[i]!);
   const general = generalHelp(specs);
   const jsonGiven = wantsJson(argv);
@@ -244,29 +232,11 @@ export function parseCommandLine<S extends CommandSpec>(argv: readonly string[],
       (a, i) => a !== '--version' && a !== '--json' && !/^--data(base)?=/.test(a) && !takesValue(a) && !takesValue(argv[i - 1] ?? ''),
     );
     if (stray !== undefined) throw new UsageError(`--version takes no other argument ("${stray}")`, general);
-    return {
-      spec: null,
-      args: new Args({}, {}, general),
-      json: jsonGiven,
-      data: undefined,
-      database: undefined,
-      help: false,
-      version: true,
-      helpText: general,
-    };
+    return generalAnswer(general, jsonGiven, 'version');
   }
   if (words.length === 0 || words[0] === 'help') {
     if (wantHelp || words[0] === 'help') {
-      return {
-        spec: null,
-        args: new Args({}, {}, general),
-        json: jsonGiven,
-        data: undefined,
-        database: undefined,
-        help: true,
-        version: false,
-        helpText: general,
-      };
+      return generalAnswer(general, jsonGiven, 'help');
     }
     throw new UsageError('no command given', general);
   }
@@ -276,16 +246,7 @@ export function parseCommandLine<S extends CommandSpec>(argv: readonly string[],
   if (!spec) {
     const help = groupHelp(words[0]!, group);
     if (wantHelp && words.length === 1) {
-      return {
-        spec: null,
-        args: new Args({}, {}, help),
-        json: jsonGiven,
-        data: undefined,
-        database: undefined,
-        help: true,
-        version: false,
-        helpText: help,
-      };
+      return generalAnswer(help, jsonGiven, 'help');
     }
     const subcommands = group.map((s) => s.name.split(' ')[1]).join(', ');
     throw new UsageError(
@@ -301,6 +262,43 @@ export function parseCommandLine<S extends CommandSpec>(argv: readonly string[],
   const help = commandHelp(spec);
 
   // 2. The command's own options and positionals, strictly.
+  return parseCommandArgs(spec, rest, help);
+}
+
+/** The indexes of the command words in `argv` (one or two, as the table has them), and whether help was asked for before them. */
+function commandWords(argv: readonly string[], specs: readonly CommandSpec[]): { wordIndexes: number[]; wantHelp: boolean } {
+  const wordIndexes: number[] = [];
+  let wantHelp = false;
+  for (let i = 0; i < argv.length && wordIndexes.length < 2; i++) {
+    const token = argv[i]!;
+    if (token === '--') break;
+    if (token === '--help' || token === '-h') wantHelp = true;
+    if (token.startsWith('-')) {
+      if (takesValue(token)) i++;
+      continue;
+    }
+    if (wordIndexes.length === 1 && !specs.some((s) => s.name.startsWith(`${argv[wordIndexes[0]!]} `))) break;
+    wordIndexes.push(i);
+  }
+  return { wordIndexes, wantHelp };
+}
+
+/** A command line that names no one command: help (general or a group's) or the version. */
+function generalAnswer<S extends CommandSpec>(helpText: string, json: boolean, asked: 'help' | 'version'): CommandLine<S> {
+  return {
+    spec: null,
+    args: new Args({}, {}, helpText),
+    json,
+    data: undefined,
+    database: undefined,
+    help: asked === 'help',
+    version: asked === 'version',
+    helpText,
+  };
+}
+
+/** The command's own options and positionals (`rest`: argv without its command words), strictly. */
+function parseCommandArgs<S extends CommandSpec>(spec: S, rest: string[], help: string): CommandLine<S> {
   let parsed: { values: Record<string, OptionValue>; positionals: string[] };
   try {
     parsed = parseArgs({

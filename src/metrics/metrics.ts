@@ -135,9 +135,17 @@ export class Metrics implements EvalMetrics {
  */
 export function renderMetrics(snapshots: readonly MetricsSnapshot[]): string {
   const out: string[] = [];
+  renderRequests(out, snapshots);
+  renderEvaluationAndCounters(out, snapshots);
+  renderScraped(out, snapshots);
+  out.push('');
+  return out.join('\n');
+}
+
+/** Requests by route and status, summed over the threads, and each thread's total. */
+function renderRequests(out: string[], snapshots: readonly MetricsSnapshot[]): void {
   const requests = new Float64Array(kRouteLabels.length * kStatuses);
   for (const s of snapshots) for (let i = 0; i < requests.length; i++) requests[i]! += s.requests[i]!;
-  const total = (name: CounterName) => snapshots.reduce((sum, s) => sum + s.counters[name], 0);
   header(out, 'flagwire_http_requests_total', 'counter', 'HTTP requests answered, by route and status.');
   for (let r = 0; r < kRouteLabels.length; r++) {
     const route = labelValue(kRouteLabels[r]!);
@@ -155,6 +163,11 @@ export function renderMetrics(snapshots: readonly MetricsSnapshot[]): string {
   for (const [thread, s] of snapshots.entries()) {
     out.push(`flagwire_http_thread_requests_total{thread="${thread}"} ${s.requests.reduce((a, b) => a + b, 0)}`);
   }
+}
+
+/** The histograms (summed bucket by bucket) and the counters (summed). */
+function renderEvaluationAndCounters(out: string[], snapshots: readonly MetricsSnapshot[]): void {
+  const total = (name: CounterName) => snapshots.reduce((sum, s) => sum + s.counters[name], 0);
   header(
     out,
     'flagwire_eval_duration_seconds',
@@ -216,6 +229,10 @@ export function renderMetrics(snapshots: readonly MetricsSnapshot[]): string {
     'Change-stream connections closed because the client read too slowly.',
     total('streamDropped'),
   );
+}
+
+/** The thread count, and the values read at scrape time, merged as each one's Merge says. */
+function renderScraped(out: string[], snapshots: readonly MetricsSnapshot[]): void {
   header(out, 'flagwire_http_threads', 'gauge', 'Front-end threads serving HTTP (FLAGWIRE_HTTP_THREADS).');
   out.push(`flagwire_http_threads ${snapshots.length}`);
   for (const first of snapshots[0]?.scraped ?? []) {
@@ -224,8 +241,6 @@ export function renderMetrics(snapshots: readonly MetricsSnapshot[]): string {
     header(out, first.name, first.type, first.help);
     out.push(`${first.name} ${value}`);
   }
-  out.push('');
-  return out.join('\n');
 }
 
 function counter(out: string[], name: string, help: string, value: number): void {

@@ -1,5 +1,6 @@
 // Starts the service: store, writer actor, the front end (one on the main thread, or one per
 // front-end thread behind an acceptor: frontend-threads.ts), mailer; stops it on SIGTERM/SIGINT.
+import type { Logger } from 'pino';
 import * as uWS from 'uWebSockets.js';
 import { AuthFailures } from '../api/auth-failures.js';
 import { Clock } from '../clock.js';
@@ -72,21 +73,11 @@ async function startClaimed(config: Readonly<Config>, options: StartOptions, cla
   const authFailures = new AuthFailures(config.authFailLimit);
   const signInLimits = new SignInLimits(config.signInFailLimit);
   const writer = WriterClient.create(config.dataDir, clock, config.writeTimeoutMs, log, config.databaseUrl);
-  // Through the writer, so that with PostgreSQL the seed goes there (and only into an empty database).
-  // The demo owner's console password is drawn and hashed here (scrypt, 0.1 s), never on the writer
-  // thread, and printed once by printDemo when the seed was made; not drawn for a data dir that has data
-  // (with PostgreSQL the local copy may be empty while the database is not: the writer decides).
-  const seedable = config.databaseUrl !== null || store.isEmpty();
-  const demoPassword = options.demo && seedable ? randomId(16) : null;
-  const seedDemo = async () =>
-    writer.call('seedDemo', demoPassword === null ? {} : { ownerPasswordHash: await hashPassword(demoPassword) });
-  const seed = !options.demo
-    ? null
-    : await seedDemo().catch(async (err: unknown) => {
-        await writer.close();
-        await store.close();
-        throw err;
-      });
+  const { seed, demoPassword } = await seedIfDemo(config, options, store, writer).catch(async (err: unknown) => {
+    await writer.close();
+    await store.close();
+    throw err;
+  });
   const shared = { config, log, clock, writer, bodies, rateLimiter, authFailures, signInLimits };
   const serving = await serve(shared, store).catch(async (err: unknown) => {
     await writer.close();
@@ -128,25 +119,43 @@ async function startClaimed(config: Readonly<Config>, options: StartOptions, cla
     })();
     return closing;
   };
-  if (options.handleSignals) {
-    const onSignal = (signal: NodeJS.Signals) => {
-      log.info({ signal }, 'shutting down');
-      setTimeout(() => {
-        log.error({ deadlineMs: kShutdownDeadlineMs }, 'shutdown did not finish in time; exiting');
-        process.exit(1);
-      }, kShutdownDeadlineMs).unref();
-      close().then(
-        () => process.exit(0),
-        (err: unknown) => {
-          log.error({ err }, 'shutdown failed');
-          process.exit(1);
-        },
-      );
-    };
-    process.once('SIGTERM', onSignal);
-    process.once('SIGINT', onSignal);
-  }
+  if (options.handleSignals) stopOnSignals(close, log);
   return { port, close };
+}
+
+/**
+ * With --demo: the demo seed, through the writer, so that with PostgreSQL the seed goes there (and only
+ * into an empty database). The demo owner's console password is drawn and hashed here (scrypt, 0.1 s),
+ * never on the writer thread, and printed once by printDemo when the seed was made; not drawn for a
+ * data dir that has data (with PostgreSQL the local copy may be empty while the database is not: the
+ * writer decides).
+ */
+async function seedIfDemo(config: Readonly<Config>, options: StartOptions, store: Store, writer: WriterClient) {
+  if (!options.demo) return { seed: null, demoPassword: null };
+  const seedable = config.databaseUrl !== null || store.isEmpty();
+  const demoPassword = seedable ? randomId(16) : null;
+  const seed = await writer.call('seedDemo', demoPassword === null ? {} : { ownerPasswordHash: await hashPassword(demoPassword) });
+  return { seed, demoPassword };
+}
+
+/** SIGTERM and SIGINT close the server (exit 0), or exit 1 when closing fails or outlasts its deadline. */
+function stopOnSignals(close: () => Promise<void>, log: Logger): void {
+  const onSignal = (signal: NodeJS.Signals) => {
+    log.info({ signal }, 'shutting down');
+    setTimeout(() => {
+      log.error({ deadlineMs: kShutdownDeadlineMs }, 'shutdown did not finish in time; exiting');
+      process.exit(1);
+    }, kShutdownDeadlineMs).unref();
+    close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
 }
 
 type Shared = Pick<
