@@ -72,117 +72,153 @@ export function registerConsole(app: TemplatedApp, deps: ConsoleDeps): void {
     // No CORS for the console: a preflight is answered without Access-Control-Allow-*, so a browser never
     // sends another origin's request with custom headers (the app's catch-all preflight allows any origin).
     consolePreflight: (res) => sendSameOrigin(res, 204, '', 'text/plain', kApiHeaders),
-    consoleApi: (res, req) => handleApi(res, req),
+    consoleApi: (res, req) => handleApi(res, req, { deps, proxies, sessions }),
   });
+}
 
-  function handleApi(res: PendingResponse, req: HttpRequest): void {
-    const request = readRequest(res, req, deps.config(), proxies);
-    const fail = (err: unknown, headers: readonly (readonly [string, string])[] = [], closeConnection = false) => {
-      const error = answerableError(err, (e) =>
-        deps.log.error({ err: e, method: request.method, path: request.rest }, 'unexpected error in the web console'),
-      );
-      const config = deps.config();
-      const seconds = retryAfterSeconds(error, config.writeTimeoutMs);
-      const retry = seconds === null ? [] : [['Retry-After', String(seconds)] as const];
-      sendSameOrigin(
-        res,
-        error.status,
-        JSON.stringify(errorEnvelope(error, config.docsUrl)),
-        'application/json',
-        [...kApiHeaders, ...retry, ...headers],
-        closeConnection,
-      );
-    };
-    const succeed = (value: unknown, headers: readonly (readonly [string, string])[] = []) =>
-      sendSameOrigin(res, 200, JSON.stringify(value ?? null), 'application/json', [...kApiHeaders, ...headers]);
+type Headers = readonly (readonly [string, string])[];
 
-    try {
-      const changes = request.method !== 'GET' && request.method !== 'HEAD';
-      // spec-beyond: CSRF. Every change must say it comes from this origin; browsers always send Origin on
-      // a POST, PATCH or DELETE, so a missing one is refused too.
-      if (changes && !request.origins.includes(request.origin)) {
-        throw new FlagwireError(
-          'CROSS_SITE_REQUEST',
-          `Changes are accepted only from this server's own pages (Origin ${request.origin === '' ? 'missing' : `"${request.origin}"`}).`,
-        );
-      }
-      if (request.rest === 'sign-in' && request.method === 'POST') {
-        readBody(res, request, deps, fail, (received) => signIn(received));
-        return;
-      }
-      const current = sessions.current(request.cookie);
-      if (request.rest === 'sign-out' && request.method === 'POST') {
-        // Signing out without a session still clears the cookie; with one, it ends it in the store.
-        trackAbort(res);
-        if (current !== null && !isCsrfToken(current.session, request.csrf)) throw csrfRefused();
-        run(async () => {
-          if (current !== null) await sessions.signOut(current.session);
-          return { signedIn: false };
-        }, [['Set-Cookie', sessionCookie('', 0, request.secure)]]);
-        return;
-      }
-      if (current === null) {
-        throw new FlagwireError('NOT_SIGNED_IN', 'Sign in first: the request has no session, or its session expired or was ended.');
-      }
-      const matched = matchApiRoute(request.method, request.rest);
-      if (changes && !isCsrfToken(current.session, request.csrf)) throw csrfRefused();
-      if (changes) {
-        readBody(res, request, deps, fail, (received) => run(() => call(matched, current, received)));
-      } else {
-        trackAbort(res);
-        run(() => call(matched, current, null));
-      }
-    } catch (err) {
-      fail(err);
-    }
+/** What every /console/api request is handled with, made once at registration. */
+interface ApiContext {
+  readonly deps: ConsoleDeps;
+  readonly proxies: TrustedProxies | null;
+  readonly sessions: ConsoleSessions;
+}
 
-    function call(matched: ReturnType<typeof matchApiRoute>, current: CurrentSession, received: ReceivedBody | null): unknown {
-      deps.store.resetReadTxn();
-      const apiCall: ApiCall = {
-        params: matched.params,
-        query: request.query,
-        received,
-        user: current.user,
-        session: current.session,
-        store: deps.store,
-        writer: deps.writer,
-        now: deps.clock.now(),
-      };
-      return matched.route.run(apiCall);
-    }
+/** One /console/api request's answers: every path through handleApi ends in exactly one of them. */
+class ApiAnswer {
+  constructor(
+    private readonly res: PendingResponse,
+    private readonly request: ConsoleRequest,
+    private readonly deps: ConsoleDeps,
+  ) {}
 
-    /** Answers with what `work` resolves to; keeps the server's drain waiting for it. */
-    function run(work: () => unknown, headers: readonly (readonly [string, string])[] = []): void {
-      const done = deps.inFlight.start();
-      Promise.resolve()
-        .then(work)
-        .then(
-          (value) => succeed(value, headers),
-          (err: unknown) => fail(err),
-        )
-        .finally(done);
-    }
+  /** The error's envelope (an unexpected one logged and answered as a 500), with Retry-After where it has one. */
+  readonly fail = (err: unknown, headers: Headers = [], closeConnection = false): void => {
+    const { deps, request } = this;
+    const error = answerableError(err, (e) =>
+      deps.log.error({ err: e, method: request.method, path: request.rest }, 'unexpected error in the web console'),
+    );
+    const config = deps.config();
+    const seconds = retryAfterSeconds(error, config.writeTimeoutMs);
+    const retry = seconds === null ? [] : [['Retry-After', String(seconds)] as const];
+    sendSameOrigin(
+      this.res,
+      error.status,
+      JSON.stringify(errorEnvelope(error, config.docsUrl)),
+      'application/json',
+      [...kApiHeaders, ...retry, ...headers],
+      closeConnection,
+    );
+  };
 
-    function signIn(received: ReceivedBody): void {
-      const done = deps.inFlight.start();
-      Promise.resolve()
-        .then(() => {
-          const body = parseSignIn(received);
-          return sessions.signIn(body.email, body.password, request.address);
-        })
-        .then(
-          (signedIn) => {
-            // The session id goes only into the HttpOnly cookie, never into the JSON the page's script reads.
-            const cookie = sessionCookie(signedIn.id, signedIn.session.expiresAt - deps.clock.now(), request.secure);
-            succeed({ user: signedIn.user, csrfToken: signedIn.session.csrfToken, expiresAt: signedIn.session.expiresAt }, [
-              ['Set-Cookie', cookie],
-            ]);
-          },
-          (err: unknown) => fail(err),
-        )
-        .finally(done);
-    }
+  succeed(value: unknown, headers: Headers = []): void {
+    sendSameOrigin(this.res, 200, JSON.stringify(value ?? null), 'application/json', [...kApiHeaders, ...headers]);
   }
+
+  /** Answers with what `work` resolves to; keeps the server's drain waiting for it. */
+  run(work: () => unknown, headers: Headers = []): void {
+    const done = this.deps.inFlight.start();
+    Promise.resolve()
+      .then(work)
+      .then(
+        (value) => this.succeed(value, headers),
+        (err: unknown) => this.fail(err),
+      )
+      .finally(done);
+  }
+}
+
+function handleApi(res: PendingResponse, req: HttpRequest, ctx: ApiContext): void {
+  const request = readRequest(res, req, ctx.deps.config(), ctx.proxies);
+  const answer = new ApiAnswer(res, request, ctx.deps);
+  try {
+    dispatchApi(res, request, ctx, answer);
+  } catch (err) {
+    answer.fail(err);
+  }
+}
+
+/** Checks the origin, then signs in, signs out, or runs the matched route for the signed-in user. */
+function dispatchApi(res: PendingResponse, request: ConsoleRequest, ctx: ApiContext, answer: ApiAnswer): void {
+  const { deps, sessions } = ctx;
+  const changes = request.method !== 'GET' && request.method !== 'HEAD';
+  // spec-beyond: CSRF. Every change must say it comes from this origin; browsers always send Origin on
+  // a POST, PATCH or DELETE, so a missing one is refused too.
+  if (changes && !request.origins.includes(request.origin)) {
+    throw new FlagwireError(
+      'CROSS_SITE_REQUEST',
+      `Changes are accepted only from this server's own pages (Origin ${request.origin === '' ? 'missing' : `"${request.origin}"`}).`,
+    );
+  }
+  if (request.rest === 'sign-in' && request.method === 'POST') {
+    readBody(res, request, deps, answer.fail, (received) => signIn(ctx, request, answer, received));
+    return;
+  }
+  const current = sessions.current(request.cookie);
+  if (request.rest === 'sign-out' && request.method === 'POST') {
+    // Signing out without a session still clears the cookie; with one, it ends it in the store.
+    trackAbort(res);
+    if (current !== null && !isCsrfToken(current.session, request.csrf)) throw csrfRefused();
+    answer.run(async () => {
+      if (current !== null) await sessions.signOut(current.session);
+      return { signedIn: false };
+    }, [['Set-Cookie', sessionCookie('', 0, request.secure)]]);
+    return;
+  }
+  if (current === null) {
+    throw new FlagwireError('NOT_SIGNED_IN', 'Sign in first: the request has no session, or its session expired or was ended.');
+  }
+  const matched = matchApiRoute(request.method, request.rest);
+  if (changes && !isCsrfToken(current.session, request.csrf)) throw csrfRefused();
+  if (changes) {
+    readBody(res, request, deps, answer.fail, (received) => answer.run(() => callRoute(deps, request, matched, current, received)));
+  } else {
+    trackAbort(res);
+    answer.run(() => callRoute(deps, request, matched, current, null));
+  }
+}
+
+function callRoute(
+  deps: ConsoleDeps,
+  request: ConsoleRequest,
+  matched: ReturnType<typeof matchApiRoute>,
+  current: CurrentSession,
+  received: ReceivedBody | null,
+): unknown {
+  deps.store.resetReadTxn();
+  const apiCall: ApiCall = {
+    params: matched.params,
+    query: request.query,
+    received,
+    user: current.user,
+    session: current.session,
+    store: deps.store,
+    writer: deps.writer,
+    now: deps.clock.now(),
+  };
+  return matched.route.run(apiCall);
+}
+
+function signIn(ctx: ApiContext, request: ConsoleRequest, answer: ApiAnswer, received: ReceivedBody): void {
+  const { deps, sessions } = ctx;
+  const done = deps.inFlight.start();
+  Promise.resolve()
+    .then(() => {
+      const body = parseSignIn(received);
+      return sessions.signIn(body.email, body.password, request.address);
+    })
+    .then(
+      (signedIn) => {
+        // The session id goes only into the HttpOnly cookie, never into the JSON the page's script reads.
+        const cookie = sessionCookie(signedIn.id, signedIn.session.expiresAt - deps.clock.now(), request.secure);
+        answer.succeed({ user: signedIn.user, csrfToken: signedIn.session.csrfToken, expiresAt: signedIn.session.expiresAt }, [
+          ['Set-Cookie', cookie],
+        ]);
+      },
+      (err: unknown) => answer.fail(err),
+    )
+    .finally(done);
 }
 
 function csrfRefused(): FlagwireError {

@@ -37,58 +37,6 @@ export async function tokensPage(projectId: string, created: HTMLElement | null 
   const data = await api<TokensView>('GET', `projects/${encodeURIComponent(projectId)}/tokens`);
   const { project, can } = data;
   const reload = (box: HTMLElement | null = null) => tokensPage(projectId, box).catch(sayError);
-  const act = (token: TokenRow, verb: 'rotate' | 'revoke') => () => {
-    api<{ name?: string; secret?: string }>('POST', `tokens/${token.id}/${verb}`).then(async (result) => {
-      await reload(verb === 'rotate' ? secretBox(token.name, result.secret!) : null);
-      say(verb === 'rotate' ? `Token ${token.name} rotated: the old secret no longer works.` : `Token ${token.name} revoked.`);
-    }, sayError);
-  };
-  const name = h('input', { type: 'text', name: 'name', required: true });
-  const permission = h('select', { name: 'permission' }, h('option', { value: 'read' }, 'read'), h('option', { value: 'write' }, 'write'));
-  const expires = h(
-    'select',
-    { name: 'expires' },
-    ['never', '30d', '90d', '365d'].map((e) => h('option', { value: e }, e === 'never' ? 'Never' : `${e.slice(0, -1)} days`)),
-  );
-  const envs = project.environments.map((env) => h('input', { type: 'checkbox', name: 'env', value: env }));
-  const createForm = can.createTokens
-    ? h(
-        'form',
-        {
-          onsubmit: onSubmit(async () => {
-            const token = await api<{ name: string; secret: string }>('POST', `projects/${project.id}/tokens`, {
-              name: name.value,
-              permission: permission.value,
-              expires: expires.value,
-              environments: envs.filter((e) => e.checked).map((e) => e.value),
-            });
-            await reload(secretBox(token.name, token.secret));
-            say(`Token ${token.name} created.`);
-          }),
-        },
-        h(
-          'fieldset',
-          {},
-          h('legend', {}, 'New token'),
-          h(
-            'div',
-            { class: 'row' },
-            field('Token name', name),
-            field('Permission', permission),
-            field('Expires', expires),
-            envs.length > 0
-              ? h(
-                  'span',
-                  {},
-                  'Limit to environments (none checked: all): ',
-                  envs.map((e) => field(e.value, e)),
-                )
-              : null,
-            h('button', { type: 'submit' }, 'Create token'),
-          ),
-        ),
-      )
-    : null;
   show(
     `Tokens of ${project.name}`,
     crumbs([`#/projects/${project.id}`, project.name]),
@@ -105,49 +53,108 @@ export async function tokensPage(projectId: string, created: HTMLElement | null 
         )
       : null,
     created,
-    createForm,
+    can.createTokens ? createTokenForm(project, reload) : null,
+    tokensTable(data.tokens, reload),
+  );
+}
+
+/** The new-token form; the secret is shown once, in a box above it, after the page reloads. */
+function createTokenForm(project: TokensView['project'], reload: (box: HTMLElement) => Promise<void>): HTMLElement {
+  const name = h('input', { type: 'text', name: 'name', required: true });
+  const permission = h('select', { name: 'permission' }, h('option', { value: 'read' }, 'read'), h('option', { value: 'write' }, 'write'));
+  const expires = h(
+    'select',
+    { name: 'expires' },
+    ['never', '30d', '90d', '365d'].map((e) => h('option', { value: e }, e === 'never' ? 'Never' : `${e.slice(0, -1)} days`)),
+  );
+  const envs = project.environments.map((env) => h('input', { type: 'checkbox', name: 'env', value: env }));
+  return h(
+    'form',
+    {
+      onsubmit: onSubmit(async () => {
+        const token = await api<{ name: string; secret: string }>('POST', `projects/${project.id}/tokens`, {
+          name: name.value,
+          permission: permission.value,
+          expires: expires.value,
+          environments: envs.filter((e) => e.checked).map((e) => e.value),
+        });
+        await reload(secretBox(token.name, token.secret));
+        say(`Token ${token.name} created.`);
+      }),
+    },
     h(
-      'table',
+      'fieldset',
+      {},
+      h('legend', {}, 'New token'),
+      h(
+        'div',
+        { class: 'row' },
+        field('Token name', name),
+        field('Permission', permission),
+        field('Expires', expires),
+        envs.length > 0
+          ? h(
+              'span',
+              {},
+              'Limit to environments (none checked: all): ',
+              envs.map((e) => field(e.value, e)),
+            )
+          : null,
+        h('button', { type: 'submit' }, 'Create token'),
+      ),
+    ),
+  );
+}
+
+/** Every token of the project, with Rotate and Revoke where the user may manage it. */
+function tokensTable(tokens: readonly TokenRow[], reload: (box?: HTMLElement | null) => Promise<void>): HTMLElement {
+  const act = (token: TokenRow, verb: 'rotate' | 'revoke') => () => {
+    api<{ name?: string; secret?: string }>('POST', `tokens/${token.id}/${verb}`).then(async (result) => {
+      await reload(verb === 'rotate' ? secretBox(token.name, result.secret!) : null);
+      say(verb === 'rotate' ? `Token ${token.name} rotated: the old secret no longer works.` : `Token ${token.name} revoked.`);
+    }, sayError);
+  };
+  return h(
+    'table',
+    {},
+    h(
+      'thead',
       {},
       h(
-        'thead',
+        'tr',
         {},
+        ['Name', 'Permission', 'Environments', 'Status', 'Created by', 'Expires', 'Actions'].map((c) => h('th', { scope: 'col' }, c)),
+      ),
+    ),
+    h(
+      'tbody',
+      {},
+      tokens.map((t) =>
         h(
           'tr',
           {},
-          ['Name', 'Permission', 'Environments', 'Status', 'Created by', 'Expires', 'Actions'].map((c) => h('th', { scope: 'col' }, c)),
-        ),
-      ),
-      h(
-        'tbody',
-        {},
-        data.tokens.map((t) =>
+          h('td', {}, t.name),
+          h('td', {}, t.permission),
+          h('td', {}, t.environments.join(', ') || 'all'),
+          h('td', {}, h('span', { class: `pill ${t.status}` }, t.status)),
+          h('td', {}, t.createdByName),
+          h('td', {}, t.expiresAt === 0 ? 'never' : formatTime(t.expiresAt)),
           h(
-            'tr',
+            'td',
             {},
-            h('td', {}, t.name),
-            h('td', {}, t.permission),
-            h('td', {}, t.environments.join(', ') || 'all'),
-            h('td', {}, h('span', { class: `pill ${t.status}` }, t.status)),
-            h('td', {}, t.createdByName),
-            h('td', {}, t.expiresAt === 0 ? 'never' : formatTime(t.expiresAt)),
-            h(
-              'td',
-              {},
-              h('a', { href: `#/tokens/${t.id}`, 'aria-label': `Activity of ${t.name}` }, 'Activity'),
-              t.manageable
-                ? [
-                    ' ',
-                    h(
-                      'button',
-                      { type: 'button', class: 'secondary', 'aria-label': `Rotate ${t.name}`, onclick: act(t, 'rotate') },
-                      'Rotate',
-                    ),
-                    ' ',
-                    h('button', { type: 'button', class: 'danger', 'aria-label': `Revoke ${t.name}`, onclick: act(t, 'revoke') }, 'Revoke'),
-                  ]
-                : null,
-            ),
+            h('a', { href: `#/tokens/${t.id}`, 'aria-label': `Activity of ${t.name}` }, 'Activity'),
+            t.manageable
+              ? [
+                  ' ',
+                  h(
+                    'button',
+                    { type: 'button', class: 'secondary', 'aria-label': `Rotate ${t.name}`, onclick: act(t, 'rotate') },
+                    'Rotate',
+                  ),
+                  ' ',
+                  h('button', { type: 'button', class: 'danger', 'aria-label': `Revoke ${t.name}`, onclick: act(t, 'revoke') }, 'Revoke'),
+                ]
+              : null,
           ),
         ),
       ),
