@@ -21,7 +21,7 @@ const kPlatform = 'prj_DemoPlatform';
 
 /**
  * The audit table's rows as `actor|action|flag name` (the actor is the id in the Actor cell's brackets).
- * Run in the page; self-contained, so that its source can also be polled by waitForFunction.
+ * Run in the page (page.evaluate sends its source, so it is self-contained).
  */
 function readAuditRows(): string[] {
   return [...document.querySelectorAll('tbody tr')].map((row) => {
@@ -338,12 +338,22 @@ t.test("the web console's editing pages in Chromium", async (t) => {
   const firstPage = await cli(dir, ['audit', kShop, '--limit', '25']);
   const secondPage = await cli(dir, ['audit', kShop, '--limit', '25', '--before', String(firstPage.json.nextBefore)]);
   t.ok(all.length > 25 && all.length <= 50, `the shop's log (${all.length} entries) takes two pages`);
-  /** Waits for the table to show `expected` (the page re-renders after a hash change), then compares. */
+  /**
+   * Waits for the table to show `expected` (the page re-renders after a hash change), then compares
+   * what it shows. Polled from here rather than with waitForFunction: a poll that throws (the page
+   * between two renders) is retried, not taken as the answer, and the table must hold still for two
+   * reads in a row, so a later render replacing it is seen.
+   */
   const expectRows = async (expected: string[], what: string) => {
-    await page
-      .waitForFunction(`JSON.stringify((${readAuditRows.toString()})()) === ${JSON.stringify(JSON.stringify(expected))}`)
-      .catch(() => undefined);
-    t.same(await page.evaluate(readAuditRows), expected, what);
+    const want = JSON.stringify(expected);
+    const read = () => page.evaluate(readAuditRows).catch((err: Error) => [`(unreadable: ${err.message})`]);
+    let shown = await read();
+    for (let tries = 0; tries < 300 && JSON.stringify(shown) !== want; tries++) {
+      await new Promise((r) => setTimeout(r, 100));
+      shown = await read();
+    }
+    await new Promise((r) => setTimeout(r, 100));
+    t.same(await read(), expected, what);
   };
   const older = page.getByRole('button', { name: 'Older entries' });
 
