@@ -97,9 +97,6 @@ async function startClaimed(config: Readonly<Config>, options: StartOptions, cla
   });
   const port = uWS.us_socket_local_port(listenSocket as unknown as uWS.us_socket);
   await serving.listening(port);
-  log.info({ host: config.host, port, dataDir: config.dataDir, httpThreads: config.httpThreads }, 'flagwire listening');
-  if (seed) printDemo(seed, `http://${config.host}:${port}`, config.dataDir, demoPassword);
-  process.stdout.write(`Flagwire listening on http://${config.host}:${port} (data: ${config.dataDir})\n`);
 
   let closing: Promise<void> | null = null;
   const close = () => {
@@ -120,6 +117,11 @@ async function startClaimed(config: Readonly<Config>, options: StartOptions, cla
     return closing;
   };
   if (options.handleSignals) stopOnSignals(close, log);
+  // Only now say so: a supervisor (or a test) that signals as soon as it reads the line must find the
+  // handlers installed, not the default action, which ends the process without draining or closing the store.
+  log.info({ host: config.host, port, dataDir: config.dataDir, httpThreads: config.httpThreads }, 'flagwire listening');
+  if (seed) printDemo(seed, `http://${config.host}:${port}`, config.dataDir, demoPassword);
+  process.stdout.write(`Flagwire listening on http://${config.host}:${port} (data: ${config.dataDir})\n`);
   return { port, close };
 }
 
