@@ -1,0 +1,126 @@
+// A flag definition compiled for evaluation: its rule as closures and every answer it can give, built
+// once. An evaluation picks one of these answers (evaluate.ts): it allocates no result.
+//
+// What an eval worker holds per revision: the parsed definition (plain data, parse.ts) is what is stored
+// and sent; closures cannot cross a thread, so each worker calls compileFlagSet on the definition of a
+// revision once and keeps the set while that revision is current (the way src/eval/engine.ts keeps a
+// compiled entry per flag version and drops its caches when the store's sequence moves).
+import { type FlagMetadata, type FlagValueType, type VariantValue, variantType } from './definition.js';
+import type { DefinitionProblem } from './problems.js';
+import { type Rule, RuleCompiler } from './compile-rule.js';
+
+/** A flag of a parsed definition: `$ref`s resolved, the default variant null when there is none. */
+export interface ParsedFlag {
+  readonly state: 'ENABLED' | 'DISABLED';
+  readonly variants: Readonly<Record<string, VariantValue>>;
+  readonly defaultVariant: string | null;
+  /** The rule; null when the flag has none (absent, or {}). */
+  readonly targeting: Readonly<Record<string, unknown>> | null;
+  readonly metadata: FlagMetadata;
+}
+
+/** A definition as parse.ts returns it: valid, plain data (storable, and sendable to a worker). */
+export interface ParsedDefinition {
+  readonly flags: Readonly<Record<string, ParsedFlag>>;
+  readonly metadata: FlagMetadata;
+}
+
+/** Why an evaluation ended as it did: OpenFeature's reasons, as flagd-core gives them (never SPLIT). */
+export type ResolutionReason = 'STATIC' | 'TARGETING_MATCH' | 'DEFAULT' | 'DISABLED' | 'ERROR';
+/** flagd-core's error codes, less PARSE_ERROR: a definition whose rule would fail to load is refused instead. */
+export type ResolutionErrorCode = 'FLAG_NOT_FOUND' | 'GENERAL' | 'TYPE_MISMATCH';
+
+/** An evaluation's answer. A value of undefined means "the caller's own default", as in flagd-core. */
+export interface Resolution {
+  readonly value: VariantValue | undefined;
+  readonly variant: string | undefined;
+  readonly reason: ResolutionReason;
+  readonly errorCode: ResolutionErrorCode | undefined;
+  readonly errorMessage: string | undefined;
+  readonly flagMetadata: FlagMetadata;
+}
+
+/** Every answer a flag can give that does not depend on the variant a rule names. */
+export interface FlagAnswers {
+  readonly disabled: Resolution;
+  /** No rule: the default variant (STATIC), or the caller's default when there is none (DEFAULT). */
+  readonly static: Resolution;
+  /** The rule gave null: the default variant, or the caller's default (both DEFAULT). */
+  readonly default: Resolution;
+  /** The rule threw. */
+  readonly ruleFailed: Resolution;
+  /** TARGETING_MATCH for each variant, by name. */
+  readonly matches: ReadonlyMap<string, Resolution>;
+}
+
+export interface CompiledFlag {
+  readonly key: string;
+  readonly enabled: boolean;
+  readonly type: FlagValueType;
+  readonly variants: ReadonlyMap<string, VariantValue>;
+  readonly defaultVariant: string | null;
+  readonly rule: Rule | null;
+  /** The flag set's metadata overlaid with the flag's own. */
+  readonly metadata: FlagMetadata;
+  readonly answers: FlagAnswers;
+}
+
+export interface CompiledFlagSet {
+  readonly flags: ReadonlyMap<string, CompiledFlag>;
+  readonly metadata: FlagMetadata;
+}
+
+function answer(
+  reason: ResolutionReason,
+  flagMetadata: FlagMetadata,
+  value?: VariantValue,
+  variant?: string,
+  errorCode?: ResolutionErrorCode,
+  errorMessage?: string,
+): Resolution {
+  return Object.freeze({ value, variant, reason, errorCode, errorMessage, flagMetadata });
+}
+
+/** The answer for a failed evaluation (made when it happens: an error's message names its cause). */
+export function errorAnswer(code: ResolutionErrorCode, message: string, flagMetadata: FlagMetadata): Resolution {
+  return answer('ERROR', flagMetadata, undefined, undefined, code, message);
+}
+
+function compileAnswers(key: string, flag: ParsedFlag, metadata: FlagMetadata): FlagAnswers {
+  const matches = new Map<string, Resolution>();
+  for (const [name, value] of Object.entries(flag.variants)) matches.set(name, answer('TARGETING_MATCH', metadata, value, name));
+  const fallback = flag.defaultVariant;
+  const noDefault = answer('DEFAULT', metadata);
+  return {
+    disabled: answer('DISABLED', metadata),
+    static: fallback === null ? noDefault : answer('STATIC', metadata, flag.variants[fallback], fallback),
+    default: fallback === null ? noDefault : answer('DEFAULT', metadata, flag.variants[fallback], fallback),
+    ruleFailed: errorAnswer('GENERAL', `Error evaluating targeting rule for flag '${key}'`, metadata),
+    matches,
+  };
+}
+
+/** One flag, compiled; problems in its rule go to `problems` (none for a definition parse.ts accepted). */
+export function compileFlag(key: string, flag: ParsedFlag, setMetadata: FlagMetadata, problems: DefinitionProblem[] = []): CompiledFlag {
+  const metadata = Object.freeze({ ...setMetadata, ...flag.metadata });
+  const rule = flag.targeting === null ? null : new RuleCompiler(problems, key).compile(flag.targeting, ['flags', key, 'targeting']);
+  const first = Object.values(flag.variants)[0]!;
+  return {
+    key,
+    enabled: flag.state === 'ENABLED',
+    type: variantType(first),
+    variants: new Map(Object.entries(flag.variants)),
+    defaultVariant: flag.defaultVariant,
+    rule,
+    metadata,
+    answers: compileAnswers(key, flag, metadata),
+  };
+}
+
+/** Every flag of a parsed definition, compiled: what an evaluation worker holds for one revision. */
+export function compileFlagSet(definition: ParsedDefinition, problems: DefinitionProblem[] = []): CompiledFlagSet {
+  const metadata = Object.freeze({ ...definition.metadata });
+  const flags = new Map<string, CompiledFlag>();
+  for (const [key, flag] of Object.entries(definition.flags)) flags.set(key, compileFlag(key, flag, metadata, problems));
+  return { flags, metadata };
+}
