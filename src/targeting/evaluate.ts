@@ -18,6 +18,7 @@ import { type CompiledFlag, type CompiledFlagSet, errorAnswer, type Resolution }
 import { newScope } from './scope.js';
 
 const scope = newScope();
+const kNoContext: Readonly<Record<string, unknown>> = Object.freeze({});
 
 /** `timestamp` is $flagd.timestamp: the evaluation's time in whole seconds since the epoch. */
 export function evaluateFlag(flag: CompiledFlag, context: Readonly<Record<string, unknown>>, timestamp: number): Resolution {
@@ -43,8 +44,6 @@ export function evaluateFlag(flag: CompiledFlag, context: Readonly<Record<string
     answers.matches.get(variant) ?? errorAnswer('GENERAL', `Variant '${variant}' not found in flag with key '${flag.key}'`, flag.metadata)
   );
 }
-
-const kNoContext: Readonly<Record<string, unknown>> = Object.freeze({});
 
 /** evaluateFlag, for a caller that expects a value of `type` (an OpenFeature SDK's typed resolve). */
 export function evaluateFlagAs(

@@ -90,15 +90,9 @@ export function includes(needle: unknown, haystack: unknown): boolean {
 }
 
 /**
- * Compiled `cat`: `'' + a + b + ...`, so null and undefined become "null" and "undefined". The
- * interpreter's `cat` skips them instead (catInterpreted).
+ * The interpreter's `cat`: null and undefined are skipped. (The compiled `cat` is `'' + a + b ...`,
+ * which writes them as "null" and "undefined": compile-rule.ts builds that one inline.)
  */
-export function catCompiled(parts: readonly unknown[]): string {
-  let out = '';
-  for (let i = 0; i < parts.length; i++) out += parts[i];
-  return out;
-}
-
 export function catInterpreted(parts: readonly unknown[]): string {
   let out = '';
   for (let i = 0; i < parts.length; i++) {

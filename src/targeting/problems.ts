@@ -43,7 +43,6 @@ export const kProblems = {
     `a ${kind}, but variant ${JSON.stringify(firstName)} is a ${firstKind}: a flag's variants are all of one type`,
   unknownDefaultVariant: (name: string, variants: readonly string[]) =>
     `default variant ${JSON.stringify(name)} is not one of the variants (${list(variants)})`,
-  targetingNotObject: () => 'targeting must be an object (a rule, or {} for none)',
   unknownEvaluator: (name: string, known: readonly string[]) =>
     known.length === 0
       ? `$ref ${JSON.stringify(name)} names no evaluator: the document has no $evaluators`
