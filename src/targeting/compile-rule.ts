@@ -401,12 +401,13 @@ const compileIf: OperatorCompiler = (c, args, path, dialect) => {
 function negation(op: '!' | '!!'): OperatorCompiler {
   const negate = op === '!';
   return (c, args, path, dialect) => {
-    const single = !Array.isArray(args) || (args.length === 1 && !Array.isArray(args[0]));
+    const list = Array.isArray(args);
+    // The operand: the first of a list, or the value itself.
+    const operand = () => (list ? c.node(args[0], [...path, 0], dialect).rule : c.node(args, path, dialect).rule);
     let subject: Rule;
-    if (dialect === kCompiled)
-      subject = c.node(Array.isArray(args) ? args[0] : args, [...path, ...(Array.isArray(args) ? [0] : [])], dialect).rule;
-    else if (single) {
-      const inner = c.node(Array.isArray(args) ? args[0] : args, Array.isArray(args) ? [...path, 0] : path, dialect).rule;
+    if (dialect === kCompiled) subject = operand();
+    else if (!list || (args.length === 1 && !Array.isArray(args[0]))) {
+      const inner = operand();
       subject = (s) => {
         const v = inner(s);
         return Array.isArray(v) ? v[0] : v;
