@@ -14,7 +14,7 @@ import {
   userEmailKey,
   type Databases,
 } from './layout.js';
-import { writeTransaction } from './write-txn.js';
+import { settleAfterOpen, writeTransaction } from './write-txn.js';
 
 export interface StoreOptions {
   readOnly?: boolean;
@@ -38,6 +38,14 @@ export function openDataFile(dataDir: string, options: StoreOptions = {}): Opene
     root = openRoot(path, readOnly);
   } catch (err) {
     throw new StoreOpenError(`cannot open the data file ${path}: ${(err as Error).message}`);
+  }
+  if (!readOnly) {
+    try {
+      settleAfterOpen(root, path);
+    } catch (err) {
+      void root.close();
+      throw err;
+    }
   }
   // Before openDatabases creates any database: an LMDB file of another application is refused,
   // never written into.

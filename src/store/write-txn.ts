@@ -60,6 +60,17 @@ export function writeTransaction<T>(root: RootDatabase, path: string, fn: () => 
   }
 }
 
+/**
+ * Called right after this process opened the data file for writing. The open stored in the lock file the
+ * newest commit as it read it a moment before; a commit in that moment left the lock file naming an older
+ * one, and until the next write every reader, in every process, would read that older state (a write
+ * already acknowledged, invisible to evaluation). An empty write transaction checks it and has it
+ * corrected; it writes nothing (LMDB commits no empty transaction).
+ */
+export function settleAfterOpen(root: RootDatabase, path: string): void {
+  writeTransaction(root, path, () => undefined);
+}
+
 /** Returns when this write transaction follows the newest commit; otherwise repairs the lock file and throws. */
 function startsFromNewest(root: RootDatabase, path: string): void {
   const ids = root as unknown as TxnIds;

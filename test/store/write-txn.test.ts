@@ -11,6 +11,7 @@ import t from 'tap';
 import { tempDir } from '../helpers/cli.js';
 import { freshRead } from '../helpers/fresh-read.js';
 import { plainNode } from '../helpers/plain-process.js';
+import { openDataFile } from '../../src/store/open.js';
 import { buildWorld } from '../helpers/world.js';
 
 // LMDB's lock file starts with its magic number (u32), its format (u32) and the newest commit's id (u64).
@@ -59,3 +60,21 @@ for (const behind of [1, 2]) {
     t.equal(disk.auditCount, disk.auditSeq, 'no audit sequence number was handed out twice');
   });
 }
+
+t.test('an open that left the lock file behind corrects it before it returns: readers see the newest commit', async (t) => {
+  const dataDir = tempDir(t, 'flagwire-store-');
+  const world = buildWorld(dataDir);
+  t.teardown(() => world.store.close());
+  const { groupFlag: flag } = world.ids;
+  world.run('flagCohorts', { flagId: flag, cohorts: ['acknowledged'] });
+  leaveLockBehind(dataDir, 1);
+  world.store.resetReadTxn();
+  t.not(world.store.getFlag(flag)?.cohorts[0], 'acknowledged', 'left so, the lock file has readers read the commit before');
+
+  // A second open in this process shares LMDB's environment, so it stores nothing in the lock file
+  // itself: only its check after opening can bring the readers forward.
+  const opened = openDataFile(dataDir);
+  t.teardown(() => opened.root.close());
+  world.store.resetReadTxn();
+  t.same(world.store.getFlag(flag)?.cohorts, ['acknowledged'], 'after a writable open, readers see the acknowledged write');
+});
