@@ -9,6 +9,7 @@ import { kCommitFailedDetail, type Settled, type Store, type StoreCopy, type Sto
 import { LmdbRecords } from './lmdb-records.js';
 import { LmdbReplica } from './lmdb-replica.js';
 import { openDataFile, type OpenedDataFile, type StoreOptions } from './open.js';
+import { writeTransaction } from './write-txn.js';
 
 export class LmdbStore extends LmdbRecords implements Store, StoreWriter, StoreCopy {
   readonly path: string;
@@ -41,7 +42,9 @@ export class LmdbStore extends LmdbRecords implements Store, StoreWriter, StoreC
     this.configChanged = false;
     let applied = false;
     try {
-      return this.root.transactionSync(() => {
+      // Only from the newest commit (write-txn.ts): a process opening the file may have left the lock
+      // file naming an older one.
+      return writeTransaction(this.root, this.path, () => {
         const result = fn(this);
         // Only a configuration change moves the number readers key their caches on: the token
         // activity flush (every second under Management API traffic), the flag usage flush (every
@@ -87,7 +90,7 @@ export class LmdbStore extends LmdbRecords implements Store, StoreWriter, StoreC
     this.inTxn = true;
     try {
       const changes = this.recorder.recordDuring(() =>
-        this.root.transactionSync(() => {
+        writeTransaction(this.root, this.path, () => {
           settled = fns.map((fn): Settled<T> => {
             const mark = this.recorder.mark();
             try {

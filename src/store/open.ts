@@ -14,6 +14,7 @@ import {
   userEmailKey,
   type Databases,
 } from './layout.js';
+import { settleAfterOpen, writeTransaction } from './write-txn.js';
 
 export interface StoreOptions {
   readOnly?: boolean;
@@ -37,6 +38,14 @@ export function openDataFile(dataDir: string, options: StoreOptions = {}): Opene
     root = openRoot(path, readOnly);
   } catch (err) {
     throw new StoreOpenError(`cannot open the data file ${path}: ${(err as Error).message}`);
+  }
+  if (!readOnly) {
+    try {
+      settleAfterOpen(root, path);
+    } catch (err) {
+      void root.close();
+      throw err;
+    }
   }
   // Before openDatabases creates any database: an LMDB file of another application is refused,
   // never written into.
@@ -74,7 +83,7 @@ function checkSchema(path: string, root: RootDatabase, dbs: Databases, readOnly:
   const version = dbs.meta.get('schemaVersion');
   if (version === undefined) {
     if (readOnly) return;
-    root.transactionSync(() => {
+    writeTransaction(root, path, () => {
       if (dbs.meta.get('schemaVersion') === undefined) dbs.meta.putSync('schemaVersion', kSchemaVersion);
     });
     return;
@@ -87,17 +96,17 @@ function checkSchema(path: string, root: RootDatabase, dbs: Databases, readOnly:
   // opened the store for writing first, reads the mailDue index; a usage or auth database not there
   // yet reads as empty (LmdbStore.getUsage, getCredential, getSession).
   if (readOnly) return;
-  if (version === 1) migrateFrom1(root, dbs);
-  if (version <= 2) migrateFrom2(root, dbs);
-  if (version <= 3) migrateFrom3(root, dbs);
+  if (version === 1) migrateFrom1(path, root, dbs);
+  if (version <= 2) migrateFrom2(path, root, dbs);
+  if (version <= 3) migrateFrom3(path, root, dbs);
 }
 
 /**
  * Schema 1 to 2: index the mail still to send. One transaction, re-checked inside it, so a crash
  * leaves schema 1 (migrated again at the next open) and two processes opening at once migrate once.
  */
-function migrateFrom1(root: RootDatabase, dbs: Databases): void {
-  root.transactionSync(() => {
+function migrateFrom1(path: string, root: RootDatabase, dbs: Databases): void {
+  writeTransaction(root, path, () => {
     if (dbs.meta.get('schemaVersion') !== 1) return;
     for (const { value } of dbs.mail.getRange()) {
       if (isPending(value)) dbs.mailDue.putSync(dueKey(value), null);
@@ -110,16 +119,16 @@ function migrateFrom1(root: RootDatabase, dbs: Databases): void {
  * Schema 2 to 3: the usage database, created empty by openDatabases; only the version moves. Re-checked
  * inside the transaction, as migrateFrom1.
  */
-function migrateFrom2(root: RootDatabase, dbs: Databases): void {
-  root.transactionSync(() => {
+function migrateFrom2(path: string, root: RootDatabase, dbs: Databases): void {
+  writeTransaction(root, path, () => {
     if (dbs.meta.get('schemaVersion') !== 2) return;
     dbs.meta.putSync('schemaVersion', 3);
   });
 }
 
 /** Schema 3 to 4: the auth database, created empty by openDatabases, and its e-mail index of the users. */
-function migrateFrom3(root: RootDatabase, dbs: Databases): void {
-  root.transactionSync(() => {
+function migrateFrom3(path: string, root: RootDatabase, dbs: Databases): void {
+  writeTransaction(root, path, () => {
     if (dbs.meta.get('schemaVersion') !== 3) return;
     for (const { value: user } of dbs.users.getRange()) dbs.auth!.putSync(userEmailKey(user), null);
     dbs.meta.putSync('schemaVersion', 4);

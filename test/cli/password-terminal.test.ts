@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import t from 'tap';
 import { cli, kCliPath } from '../helpers/cli.js';
 import { signIn } from '../helpers/web-console.js';
+import { plain } from '../helpers/plain-process.js';
 import { startTestServer } from '../helpers/server.js';
 
 const kOwner = 'owner@demo.flagwire.test';
@@ -12,7 +13,7 @@ const kOwner = 'owner@demo.flagwire.test';
 /** Runs `command` on a pseudo-terminal; `type` is sent once `prompt` has been shown. Everything the terminal showed, and the exit code. */
 function onTerminal(command: string, prompt: string, type: string): Promise<{ code: number; shown: string }> {
   const { NODE_OPTIONS: _tapLoader, ...env } = process.env;
-  const child = spawn('script', ['-qefc', command, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(...plain('script', ['-qefc', command, '/dev/null']), { env, stdio: ['pipe', 'pipe', 'pipe'] });
   let shown = '';
   let typed = false;
   const onData = (d: Buffer) => {

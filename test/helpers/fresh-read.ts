@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { AuditEntry } from '../../src/model/audit.js';
 import type { Flag } from '../../src/model/flags.js';
 import type { AuditPage } from '../../src/store/interfaces.js';
+import { plainNode } from './plain-process.js';
 
 const kDump = fileURLToPath(new URL('./dump-store.js', import.meta.url));
 
@@ -23,7 +24,7 @@ export function freshRead(dataDir: string): Promise<FreshRead> {
   const env = { ...process.env };
   delete env.NODE_OPTIONS;
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [kDump, dataDir], { env, maxBuffer: 1 << 30 }, (err, stdout, stderr) => {
+    execFile(...plainNode([kDump, dataDir]), { env, maxBuffer: 1 << 30 }, (err, stdout, stderr) => {
       if (err) {
         reject(new Error(`reading ${dataDir} in a new process failed: ${err.message}\n${stderr}`));
         return;

@@ -4,6 +4,7 @@
 // meanwhile queues behind it and is applied after its commit.
 import { spawn } from 'node:child_process';
 import { kCli } from './server.js';
+import { plainNode } from './plain-process.js';
 
 export interface HeldConsole {
   /** Lets the command go on: it commits; resolves with its exit code and its stdout. */
@@ -13,7 +14,7 @@ export interface HeldConsole {
 /** Starts `flagwire <args> --json` and resolves once it holds its transaction; killed at the test's end. */
 export async function holdConsole(t: { teardown(fn: () => void): void }, args: readonly string[]): Promise<HeldConsole> {
   const { NODE_OPTIONS: _tapLoader, FLAGWIRE_DATA: _data, ...env } = process.env;
-  const child = spawn(process.execPath, [kCli, ...args, '--json'], {
+  const child = spawn(...plainNode([kCli, ...args, '--json']), {
     env: { ...env, FLAGWIRE_TEST_HOOKS: '1', FLAGWIRE_TEST_CONSOLE_HOLD: '1' },
     stdio: ['pipe', 'pipe', 'pipe'],
   });

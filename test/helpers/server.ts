@@ -4,6 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { plainNode } from './plain-process.js';
 
 export const kCli = fileURLToPath(new URL('../../src/cli/cli.js', import.meta.url));
 
@@ -34,9 +35,9 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   const dataDir = opts.dataDir ?? tempDataDir();
   const args = [kCli, 'serve', '--port', '0', '--host', '127.0.0.1', '--data', dataDir];
   if (opts.demo) args.push('--demo');
-  // tap puts its loader into NODE_OPTIONS; the server runs as users run it, without it.
+  // tap puts its loaders into NODE_OPTIONS; the server runs as users run it, without them (plain-process.ts).
   const { NODE_OPTIONS: _tapLoader, ...env } = process.env;
-  const proc = spawn(process.execPath, args, {
+  const proc = spawn(...plainNode(args), {
     env: { ...env, FLAGWIRE_LOG_LEVEL: 'warn', FLAGWIRE_EVAL_WORKERS: '1', ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

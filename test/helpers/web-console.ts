@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { kCliPath } from './cli.js';
+import { plainNode } from './plain-process.js';
 
 const kEnsureChromium = fileURLToPath(new URL('../../../scripts/ensure-chromium.sh', import.meta.url));
 export const kChromium = '/usr/bin/chromium';
@@ -23,7 +24,7 @@ export function setPassword(
   more: readonly string[] = [],
 ): Promise<{ code: number; json: any }> {
   const { NODE_OPTIONS: _tapLoader, ...env } = process.env;
-  const child = spawn(process.execPath, [kCliPath, 'user', 'password', userId, '--json', '--data', dataDir, ...more], {
+  const child = spawn(...plainNode([kCliPath, 'user', 'password', userId, '--json', '--data', dataDir, ...more]), {
     env,
     stdio: ['pipe', 'pipe', 'pipe'],
   });

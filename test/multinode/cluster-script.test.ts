@@ -12,6 +12,7 @@ import t from 'tap';
 import { cli } from '../helpers/cli.js';
 import { call } from '../helpers/http.js';
 import { alive, freePort } from '../helpers/postgres.js';
+import { plain } from '../helpers/plain-process.js';
 import { until } from './support.js';
 
 const kScript = fileURLToPath(new URL('../../../scripts/cluster.sh', import.meta.url));
@@ -24,7 +25,7 @@ interface Run {
 
 function cluster(env: Record<string, string>, ...args: string[]): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(kScript, args, { env: { ...process.env, ...env }, timeout: 300_000 }, (err, stdout, stderr) => {
+    execFile(...plain(kScript, args), { env: { ...process.env, ...env }, timeout: 300_000 }, (err, stdout, stderr) => {
       resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : 1, stdout, stderr });
     });
   });

@@ -7,6 +7,7 @@ import t from 'tap';
 import { kCliPath, tempDir } from '../helpers/cli.js';
 import { consoleCall, signIn } from '../helpers/web-console.js';
 import { scrapeMetrics } from '../helpers/http.js';
+import { plainNode } from '../helpers/plain-process.js';
 import { startPostgres } from '../helpers/postgres.js';
 import type { TestServer } from '../helpers/server.js';
 import { seedWithConsole, startReadyNodes, until, waitReady } from './support.js';
@@ -17,7 +18,7 @@ t.teardown(() => pg.destroy());
 /** `flagwire user password USER_ID --database URL`, the password on standard input. */
 function setPassword(dataDir: string, url: string, userId: string, password: string): Promise<number> {
   const { NODE_OPTIONS: _tapLoader, ...env } = process.env;
-  const child = spawn(process.execPath, [kCliPath, 'user', 'password', userId, '--json', '--data', dataDir, '--database', url], {
+  const child = spawn(...plainNode([kCliPath, 'user', 'password', userId, '--json', '--data', dataDir, '--database', url]), {
     env,
     stdio: ['pipe', 'ignore', 'inherit'],
   });

@@ -22,6 +22,7 @@ import { verifyDataFile } from '../../src/store/verify.js';
 import { runCommand } from '../../src/writer/commands.js';
 import { cli, kCliPath } from '../helpers/cli.js';
 import { call } from '../helpers/http.js';
+import { plainNode } from '../helpers/plain-process.js';
 import { startTestServer, tempDataDir } from '../helpers/server.js';
 import { buildWorld } from '../helpers/world.js';
 import { kUnlimited } from './support.js';
@@ -184,7 +185,7 @@ t.test('a corrupt, truncated or foreign data file is refused at start with a cle
     const before = readFileSync(file);
     const env: NodeJS.ProcessEnv = { ...process.env, FLAGWIRE_EVAL_WORKERS: '1', FLAGWIRE_PORT: '0' };
     delete env.NODE_OPTIONS;
-    const serve = spawnSync(process.execPath, [kCliPath, 'serve', '--data', dir], { env, encoding: 'utf8', timeout: 20_000 });
+    const serve = spawnSync(...plainNode([kCliPath, 'serve', '--data', dir]), { env, encoding: 'utf8', timeout: 20_000 });
     t.equal(serve.signal, null, `${name}: serve ends by itself, not by a signal (no crash)`);
     t.equal(serve.status, 1, `${name}: serve exits 1`);
     t.match(serve.stderr, expected, `${name}: the message says what is wrong`);

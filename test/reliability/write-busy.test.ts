@@ -10,6 +10,7 @@ import { spawn } from 'node:child_process';
 import t from 'tap';
 import { freshRead } from '../helpers/fresh-read.js';
 import { call, scrapeMetrics } from '../helpers/http.js';
+import { plainNode } from '../helpers/plain-process.js';
 import { kCli, startTestServer, tempDataDir } from '../helpers/server.js';
 import { buildWorld } from '../helpers/world.js';
 
@@ -46,7 +47,7 @@ t.test('a write refused while a console command holds the write lock: 503, never
   const env: NodeJS.ProcessEnv = { ...process.env, FLAGWIRE_TEST_HOOKS: '1', FLAGWIRE_TEST_CONSOLE_HOLD: '1' };
   delete env.NODE_OPTIONS;
   delete env.FLAGWIRE_DATA;
-  const console = spawn(process.execPath, [kCli, 'flag', 'tags', ids.flag2, 'held-by-console', '--json', '--data', dataDir], {
+  const console = spawn(...plainNode([kCli, 'flag', 'tags', ids.flag2, 'held-by-console', '--json', '--data', dataDir]), {
     env,
     stdio: ['pipe', 'ignore', 'pipe'],
   });

@@ -7,6 +7,7 @@ import http from 'node:http';
 import t from 'tap';
 import { scrapeMetrics } from '../helpers/http.js';
 import { kCliPath } from '../helpers/cli.js';
+import { plainNode } from '../helpers/plain-process.js';
 import { startTestServer, tempDataDir, type TestServer } from '../helpers/server.js';
 import { alignClock } from '../helpers/test-hooks.js';
 import { startWorldServer } from '../helpers/world-server.js';
@@ -204,9 +205,12 @@ t.test('a port taken by another process is still a configuration error with seve
   const env: NodeJS.ProcessEnv = { ...process.env, ...threaded() };
   delete env.NODE_OPTIONS;
   const second = spawnSync(
-    process.execPath,
-    [kCliPath, 'serve', '--host', '127.0.0.1', '--port', String(first.port), '--data', tempDataDir()],
-    { env, encoding: 'utf8', timeout: 30_000 },
+    ...plainNode([kCliPath, 'serve', '--host', '127.0.0.1', '--port', String(first.port), '--data', tempDataDir()]),
+    {
+      env,
+      encoding: 'utf8',
+      timeout: 30_000,
+    },
   );
   t.equal(second.status, 2, 'the second server exits 2');
   t.match(second.stderr, /already in use/, 'naming the busy port');

@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import t from 'tap';
+import { plain, plainNode } from '../helpers/plain-process.js';
 import { startTestServer } from '../helpers/server.js';
 import { signIn } from '../helpers/web-console.js';
 
@@ -168,7 +169,7 @@ async function runWalkthrough(): Promise<Run> {
   writeFileSync(join(dir, 'walkthrough.sh'), `${script}\n`);
   // tap puts its loader into NODE_OPTIONS; node runs here as users run it, without it.
   const { NODE_OPTIONS: _tapLoader, ...env } = process.env;
-  const child = spawn('bash', [join(dir, 'walkthrough.sh')], {
+  const child = spawn(...plain('bash', [join(dir, 'walkthrough.sh')]), {
     cwd: kRepo,
     env: { ...env, FLAGWIRE_DATA: server.dataDir },
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -353,6 +354,6 @@ t.test('the OpenFeature snippet of docs/api.md runs as pasted and prints what it
   const code = `${snippet.replaceAll(kReadmeBase, server.baseUrl)}\nawait OpenFeature.close();\n`;
   // Run from the repository root, where `import '@openfeature/…'` resolves as in a user's project.
   const { NODE_OPTIONS: _tapLoader, ...env } = process.env;
-  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', code], { cwd: kRepo, env, timeout: 30_000 });
+  const { stdout } = await promisify(execFile)(...plainNode(['--input-type=module', '-e', code]), { cwd: kRepo, env, timeout: 30_000 });
   t.equal(stdout.trim(), expected);
 });

@@ -14,6 +14,7 @@ import { dataFilePath } from '../../src/store/layout.js';
 import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
 import { WriterClient } from '../../src/writer/client.js';
 import { tempDataDir } from '../helpers/server.js';
+import { plainNode } from '../helpers/plain-process.js';
 
 const kHolder = fileURLToPath(new URL('../helpers/lock-holder.js', import.meta.url));
 const kTimeoutMs = 300;
@@ -23,7 +24,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 async function holdLock(dataDir: string): Promise<{ child: ChildProcess; release(): Promise<void> }> {
   const env = { ...process.env };
   delete env.NODE_OPTIONS;
-  const child = spawn(process.execPath, [kHolder, dataFilePath(dataDir)], { env, stdio: ['pipe', 'ignore', 'pipe'] });
+  const child = spawn(...plainNode([kHolder, dataFilePath(dataDir)]), { env, stdio: ['pipe', 'ignore', 'pipe'] });
   let stderr = '';
   const seen = (word: string) =>
     new Promise<void>((resolve, reject) => {
