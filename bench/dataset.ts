@@ -52,7 +52,7 @@ function cohortList(prefix: string, n: number): string[] {
 function mixedState(
   i: number,
   audiences: readonly string[],
-): Required<Omit<EnvironmentState, 'audienceId'>> & { audienceId: string | null } {
+): Required<Omit<EnvironmentState, 'audienceId' | 'variants' | 'defaultVariant' | 'targeting'>> & { audienceId: string | null } {
   return {
     enabled: i % 7 !== 0,
     trafficPercentage: [0, 5, 25, 50, 75, 100][i % 6]!,

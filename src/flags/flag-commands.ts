@@ -2,18 +2,28 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { FlagwireError } from '../errors.js';
 import { isEnvironmentAllowed, validEnvironmentsText } from '../model/environments.js';
-import { kDefaultEnvState } from '../model/flag-state.js';
-import type { EnvState, Flag } from '../model/flags.js';
+import { envEntry, kDefaultEnvState } from '../model/flag-state.js';
+import type { EnvState, Flag, TypedVariants } from '../model/flags.js';
 import { randomId } from '../model/ids.js';
 import { requireFlag, requirePatchTarget, requireProject } from '../model/lookups.js';
 import type { Project } from '../model/projects.js';
 import { authorizeTokenWrite } from '../model/token-access.js';
-import { AudienceId, FlagCreate, FlagPatch, kFlatStateKeys, kLimits, type EnvironmentState } from '../model/schemas.js';
+import {
+  AudienceId,
+  FlagCreate,
+  FlagPatch,
+  kFlatStateKeys,
+  kLimits,
+  kVariantKeys,
+  TypedFields,
+  type EnvironmentState,
+} from '../model/schemas.js';
 import { parseJsonObject, type ReceivedBody } from '../model/request-body.js';
 import { compileValidator } from '../model/validation.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { exactList, requireName } from '../model/input-checks.js';
-import { applyFlagPatch, normaliseCohorts, type FieldChanges } from './patch-rules.js';
+import { applyFlagPatch, normaliseCohorts, withTyped, type FieldChanges } from './patch-rules.js';
+import { mergeTyped, typedProblems, type TypedInput } from './variant-rules.js';
 import { consoleActor, tokenActor, type Actor } from '../audit/audit-actor.js';
 
 // Every rule of a create and a patch is applied here, on the writer, from the body's JSON syntax and
@@ -22,6 +32,7 @@ import { consoleActor, tokenActor, type Actor } from '../audit/audit-actor.js';
 const kCreateValidator = compileValidator(FlagCreate, { quoteKeys: false });
 const kPatchValidator = compileValidator(FlagPatch, { quoteKeys: true });
 const kAudienceIdCheck = TypeCompiler.Compile(AudienceId);
+const kTypedFieldsCheck = TypeCompiler.Compile(TypedFields);
 
 /**
  * The body of a create or patch: from the API as received (`received`, parsed here), or as a value
@@ -97,11 +108,14 @@ export function flagCreate(w: StoreWriter, input: FlagCreateInput, now: number):
           ...base,
           kind: 'flag',
           cohorts: normaliseCohorts(body.cohorts ?? []),
-          state: {
-            enabled: body.enabled ?? kDefaultEnvState.enabled,
-            trafficPercentage: body.trafficPercentage ?? kDefaultEnvState.trafficPercentage,
-            audienceId: body.audienceId ?? null,
-          },
+          state: withTyped(
+            {
+              enabled: body.enabled ?? kDefaultEnvState.enabled,
+              trafficPercentage: body.trafficPercentage ?? kDefaultEnvState.trafficPercentage,
+              audienceId: body.audienceId ?? null,
+            },
+            createdTyped(body),
+          ),
         }
       : { ...base, kind: 'groupflag', cohorts: [], environments: mapValues(envStates, toEnvState) };
   w.putFlag(flag);
@@ -139,7 +153,7 @@ function createProjectProblems(w: StoreWriter, project: Project, raw: unknown): 
   const body = asRecord(raw) ?? {};
   const environments = asRecord(body.environments);
   const problems: string[] = [];
-  const flatKeys = kFlatStateKeys.filter((k) => body[k] !== undefined);
+  const flatKeys = [...kFlatStateKeys, ...kVariantKeys].filter((k) => body[k] !== undefined);
   if (project.kind === 'multi' && flatKeys.length > 0) {
     problems.push(
       `this is a multi-environment project: move ${flatKeys.join(', ')} under "environments" (for example {"environments": {"${project.environments[0] ?? 'production'}": {"enabled": true}}})`,
@@ -161,7 +175,36 @@ function createProjectProblems(w: StoreWriter, project: Project, raw: unknown): 
   const name = typeof body.name === 'string' ? body.name.trim() : '';
   if (name !== '' && w.listFlags(project.id).some((f) => f.name === name))
     problems.push(`a flag named "${name}" already exists in this project`);
+  if (project.kind === 'single') problems.push(...createTypedProblems(body, ''));
+  else for (const [env, state] of Object.entries(environments ?? {})) problems.push(...createTypedProblems(state, `environments.${env}.`));
   return problems;
+}
+
+/**
+ * The typed variants a create sets on one state (a single flag's body, or one environment's), or
+ * undefined for a boolean flag; the body passed its checks (createTypedProblems).
+ */
+function createdTyped(state: TypedInput): TypedVariants | undefined {
+  const merged = mergeTyped(undefined, state);
+  if (!merged.ok) throw new Error('a create is checked before it is applied');
+  return merged.typed;
+}
+
+/**
+ * The typed-variant problems of one state of a create body as sent (which may have failed its schema
+ * elsewhere), each named by its path from the body, `prefix` included: `environments.prod.targeting.if[0]:
+ * unknown operator "foo"`. Keys of the wrong type are left to the schema's problem.
+ */
+function createTypedProblems(state: unknown, prefix: string): string[] {
+  if (!kTypedFieldsCheck.Check(state)) return [];
+  return typedInputProblems(undefined, state).map((p) => (p.path === '' ? `${prefix}${p.message}` : `${prefix}${p.path}: ${p.message}`));
+}
+
+/** Why the typed-variant keys of `input` cannot be applied to `current`, each problem with its path from the state. */
+function typedInputProblems(current: TypedVariants | undefined, input: TypedInput) {
+  const merged = mergeTyped(current, input);
+  if (!merged.ok) return merged.problems;
+  return merged.typed === undefined || merged.typed === current ? [] : typedProblems(merged.typed);
 }
 
 export type FlagPatchInput = {
@@ -192,6 +235,12 @@ export function flagPatch(w: StoreWriter, input: FlagPatchInput, now: number): F
   if (patch === null) problems.push(...kPatchValidator.problems(parsed.value));
   const audienceId = asRecord(parsed.value)?.audienceId;
   if (isAudienceId(audienceId)) problems.push(...audienceProblem(w, project, audienceId));
+  // The typed variants the patch leaves are checked whole (a new type can orphan the stored default
+  // variant); they depend on the environment's stored ones, so only once `env` is sound.
+  if (problem === null && kTypedFieldsCheck.Check(parsed.value)) {
+    const current = flag.kind === 'flag' ? flag.state.typed : envEntry(flag, env ?? '').typed;
+    for (const p of typedInputProblems(current, parsed.value)) problems.push(p.path === '' ? p.message : `"${p.path}": ${p.message}`);
+  }
   if (patch === null || problems.length > 0) throw new FlagwireError('INVALID_REQUEST', problems.join('; '));
   const outcome = applyFlagPatch(flag, env, patch, now);
   if (outcome.changed) {
@@ -231,12 +280,15 @@ function asRecord(value: unknown): Record<string, unknown> | null {
 
 function toEnvState(state: EnvironmentState): EnvState {
   const cohorts = normaliseCohorts(state.cohorts ?? []);
-  return {
-    enabled: state.enabled ?? kDefaultEnvState.enabled,
-    trafficPercentage: state.trafficPercentage ?? kDefaultEnvState.trafficPercentage,
-    audienceId: state.audienceId ?? null,
-    cohorts: cohorts.length === 0 ? null : cohorts,
-  };
+  return withTyped(
+    {
+      enabled: state.enabled ?? kDefaultEnvState.enabled,
+      trafficPercentage: state.trafficPercentage ?? kDefaultEnvState.trafficPercentage,
+      audienceId: state.audienceId ?? null,
+      cohorts: cohorts.length === 0 ? null : cohorts,
+    },
+    createdTyped(state),
+  );
 }
 
 function mapValues<A, B>(record: Record<string, A>, fn: (a: A) => B): Record<string, B> {

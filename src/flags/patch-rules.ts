@@ -1,7 +1,8 @@
 // The merge-patch rules of PATCH /api/v1/flags/{id} (spec rules 1-7 and 11), as a pure function.
 import { envEntry, effectiveState, type EffectiveState } from '../model/flag-state.js';
-import type { EnvState, Flag } from '../model/flags.js';
+import type { EnvState, Flag, FlagState, TypedVariants } from '../model/flags.js';
 import type { FlagPatch } from '../model/schemas.js';
+import { mergeTyped, sameTyped, typedChanges } from './variant-rules.js';
 
 export type FieldChanges = Record<string, { before: unknown; after: unknown }>;
 
@@ -25,6 +26,21 @@ export function sameCohorts(a: readonly string[], b: readonly string[]): boolean
 }
 
 /**
+ * `typed` on a state made without it: the key only when there are variants, so a boolean flag's record
+ * keeps exactly the keys it had before typed variants existed (the store writes `undefined` too).
+ */
+export function withTyped<S extends FlagState>(state: S, typed: TypedVariants | undefined): S {
+  return typed === undefined ? state : { ...state, typed };
+}
+
+/** The typed variants `patch` leaves on a state; the patch was checked first (flagPatch: mergeTyped, typedProblems). */
+function patchedTyped(current: TypedVariants | undefined, patch: FlagPatch): TypedVariants | undefined {
+  const merged = mergeTyped(current, patch);
+  if (!merged.ok) throw new Error('a typed-variant patch is checked before it is applied');
+  return sameTyped(current, merged.typed) ? current : merged.typed;
+}
+
+/**
  * Applies `patch` to `flag` (to environment `env` of a group flag). A patch whose result equals the
  * stored state reports `changed: false` and returns the flag untouched: nothing is to be written.
  */
@@ -37,21 +53,27 @@ export function applyFlagPatch(flag: Flag, env: string | null, patch: FlagPatch,
     next = {
       ...flag,
       cohorts,
-      state: {
-        enabled: patch.enabled ?? flag.state.enabled,
-        trafficPercentage: patch.trafficPercentage ?? flag.state.trafficPercentage,
-        audienceId: patch.audienceId === undefined ? flag.state.audienceId : patch.audienceId,
-      },
+      state: withTyped(
+        {
+          enabled: patch.enabled ?? flag.state.enabled,
+          trafficPercentage: patch.trafficPercentage ?? flag.state.trafficPercentage,
+          audienceId: patch.audienceId === undefined ? flag.state.audienceId : patch.audienceId,
+        },
+        patchedTyped(flag.state.typed, patch),
+      ),
     };
   } else {
     if (env === null) throw new Error('a group flag is patched one environment at a time');
     const entry = envEntry(flag, env);
-    const nextEntry: EnvState = {
-      enabled: patch.enabled ?? entry.enabled,
-      trafficPercentage: patch.trafficPercentage ?? entry.trafficPercentage,
-      audienceId: patch.audienceId === undefined ? entry.audienceId : patch.audienceId,
-      cohorts: patch.cohorts === undefined ? entry.cohorts : overrideFor(entry.cohorts, flag.cohorts, patch.cohorts),
-    };
+    const nextEntry: EnvState = withTyped(
+      {
+        enabled: patch.enabled ?? entry.enabled,
+        trafficPercentage: patch.trafficPercentage ?? entry.trafficPercentage,
+        audienceId: patch.audienceId === undefined ? entry.audienceId : patch.audienceId,
+        cohorts: patch.cohorts === undefined ? entry.cohorts : overrideFor(entry.cohorts, flag.cohorts, patch.cohorts),
+      },
+      patchedTyped(entry.typed, patch),
+    );
     if (sameEntry(entry, nextEntry)) return { changed: false, flag, changes: {} };
     next = { ...flag, environments: { ...flag.environments, [env]: nextEntry } };
   }
@@ -80,7 +102,8 @@ function sameEntry(a: EnvState, b: EnvState): boolean {
     a.enabled === b.enabled &&
     a.trafficPercentage === b.trafficPercentage &&
     a.audienceId === b.audienceId &&
-    (a.cohorts === null ? b.cohorts === null : b.cohorts !== null && sameCohorts(a.cohorts, b.cohorts))
+    (a.cohorts === null ? b.cohorts === null : b.cohorts !== null && sameCohorts(a.cohorts, b.cohorts)) &&
+    sameTyped(a.typed, b.typed)
   );
 }
 
@@ -90,5 +113,6 @@ function diff(before: EffectiveState, after: EffectiveState): FieldChanges {
     if (before[key] !== after[key]) changes[key] = { before: before[key], after: after[key] };
   }
   if (!sameCohorts(before.cohorts, after.cohorts)) changes.cohorts = { before: before.cohorts, after: after.cohorts };
+  Object.assign(changes, typedChanges(before.typed, after.typed));
   return changes;
 }

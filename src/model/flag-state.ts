@@ -27,10 +27,13 @@ export function effectiveState(flag: Flag, env: string | null): EffectiveState {
     return { ...flag.state, cohorts: flag.cohorts };
   }
   const entry = envEntry(flag, env ?? '');
-  return {
+  const state: EffectiveState = {
     enabled: entry.enabled,
     trafficPercentage: entry.trafficPercentage,
     audienceId: entry.audienceId,
     cohorts: entry.cohorts ?? flag.cohorts,
   };
+  // Only when present: a boolean flag's state has no `typed` key at all.
+  if (entry.typed !== undefined) state.typed = entry.typed;
+  return state;
 }

@@ -1,10 +1,30 @@
 // Flags: a single flag's state, or a group flag's state per environment.
 // Plain data, like every record Flagwire keeps: the store writes them as they are and they cross threads as is.
+import type { VariantValue } from '../targeting/definition.js';
+
+/**
+ * A flag's typed variants (issue 25), in flagd's terms: named values of one type (boolean, string, number
+ * or JSON object), the variant served by default, and a targeting rule that picks a variant from the
+ * evaluation context. Checked by src/targeting/parse.ts before it is stored (src/flags/variant-rules.ts).
+ */
+export interface TypedVariants {
+  /** Variant name -> value; at least one, every value of one type. */
+  variants: Record<string, VariantValue>;
+  /** One of the variants, or null: the caller's own default value is served where it would be. */
+  defaultVariant: string | null;
+  /** A flagd targeting rule (JsonLogic with flagd's operators); {} is no rule. */
+  targeting: Record<string, unknown>;
+}
 
 export interface FlagState {
   enabled: boolean;
   trafficPercentage: number;
   audienceId: string | null;
+  /**
+   * Absent (the key itself, never `undefined`): a boolean flag, stored and shown exactly as before
+   * typed variants existed. Present: the state's typed variants; for a group flag, per environment.
+   */
+  typed?: TypedVariants;
 }
 
 /** One environment of a group flag. `cohorts` is the environment's own override; null inherits the flag-wide list. */

@@ -3,7 +3,7 @@
 // OpenAPI document's schema (src/openapi/document.ts), the type is what the functions below return, so
 // the compiler refuses a representation that drifts from its published schema.
 import { Type, type Static } from '@sinclair/typebox';
-import { effectiveState } from './flag-state.js';
+import { type EffectiveState, effectiveState } from './flag-state.js';
 import type { Flag, FlagUsage } from './flags.js';
 import type { Project } from './projects.js';
 import type { Token } from './tokens.js';
@@ -16,6 +16,33 @@ const LastEvaluatedAt = Type.Union([Type.Number(), Type.Null()], {
     'Unix time in milliseconds of the latest evaluation counted (Evaluation API or OFREP; up to a minute behind); null if none yet',
 });
 const Evaluations = Type.Integer({ minimum: 0, description: 'Evaluations counted since the flag was created (up to a minute behind)' });
+
+// Typed variants (issue 25): present only on a flag (environment) that has them, so a boolean flag's
+// representation is exactly what it was before they existed.
+const kTypedFields = {
+  variants: Type.Optional(
+    Type.Record(Type.String(), Type.Union([Type.Boolean(), Type.String(), Type.Number(), Type.Record(Type.String(), Type.Unknown())]), {
+      description: 'Only on a flag with typed variants: variant name to value, all of one type',
+    }),
+  ),
+  defaultVariant: Type.Optional(
+    Type.Union([Type.String(), Type.Null()], {
+      description: "Only on a flag with typed variants: the variant served when no rule decides; null: the caller's own default",
+    }),
+  ),
+  targeting: Type.Optional(
+    Type.Record(Type.String(), Type.Unknown(), { description: 'Only on a flag with typed variants: the flagd targeting rule; {} is none' }),
+  ),
+};
+type TypedFields = { variants?: Record<string, unknown>; defaultVariant?: string | null; targeting?: Record<string, unknown> };
+
+/** Adds the typed-variant fields of `state` to a representation, when it has them. */
+function addTyped(out: TypedFields, state: EffectiveState): void {
+  if (state.typed === undefined) return;
+  out.variants = state.typed.variants;
+  out.defaultVariant = state.typed.defaultVariant;
+  out.targeting = state.typed.targeting;
+}
 
 export const FlatFlag = Type.Object(
   {
@@ -32,6 +59,7 @@ export const FlatFlag = Type.Object(
     cohorts: Type.Array(Type.String(), { description: 'Effective cohort list (an environment override, else the flag-wide list)' }),
     audienceId: Type.Union([Type.String(), Type.Null()]),
     environment: Type.Optional(Type.String({ description: 'Set when a group flag is shown for one environment' })),
+    ...kTypedFields,
   },
   { description: 'A flag in flat form: a single-environment flag, or one environment of a group flag' },
 );
@@ -43,6 +71,7 @@ export const EnvironmentEntry = Type.Object({
   cohorts: Type.Array(Type.String()),
   audienceId: Type.Union([Type.String(), Type.Null()]),
   updatedAt: Millis,
+  ...kTypedFields,
 });
 export type EnvironmentEntry = Static<typeof EnvironmentEntry>;
 
@@ -105,6 +134,7 @@ export function flatFlag(flag: Flag, env: string | null, usage: FlagUsage | unde
     audienceId: state.audienceId,
   };
   if (flag.kind === 'groupflag' && env !== null) out.environment = env;
+  addTyped(out, state);
   return out;
 }
 
@@ -113,13 +143,15 @@ export function environmentsFlag(flag: Flag & { kind: 'groupflag' }, project: Pr
   const environments: Record<string, EnvironmentEntry> = {};
   for (const env of project.environments) {
     const state = effectiveState(flag, env);
-    environments[env] = {
+    const entry: EnvironmentEntry = {
       enabled: state.enabled,
       trafficPercentage: state.trafficPercentage,
       cohorts: state.cohorts,
       audienceId: state.audienceId,
       updatedAt: flag.updatedAt,
     };
+    addTyped(entry, state);
+    environments[env] = entry;
   }
   return {
     id: flag.id,

@@ -33,13 +33,43 @@ export const AudienceId = Type.Union([Type.String({ minLength: 1 }), Type.Null()
   'x-error': 'must be an audience id (string) or null',
 });
 
-/** PATCH /api/v1/flags/{id} body: a merge patch of the four state keys. */
+// Typed variants (issue 25): flagd's flag definition fields. These schemas check the shape; what a schema
+// cannot say (one type for every variant, a default variant that exists, a rule built from flagd's
+// operators) is checked by src/targeting/parse.ts, through src/flags/variant-rules.ts.
+const VariantValue = Type.Union([Type.Boolean(), Type.String(), Type.Number(), Type.Record(Type.String(), Type.Unknown())], {
+  'x-error': 'must be a boolean, a string, a number or a JSON object',
+});
+const Variants = Type.Record(Type.String(), VariantValue, {
+  description:
+    'Variant name to value, all of one type (boolean, string, number or JSON object), as in a flagd flag definition; {} makes the flag (environment) a boolean flag again',
+  'x-error': 'must be an object of variant name to value',
+});
+const DefaultVariant = Type.Union([Type.String(), Type.Null()], {
+  description: "The variant served when no rule decides; null: the caller's own default value",
+  'x-error': 'must be a variant name (string) or null',
+});
+const Targeting = Type.Record(Type.String(), Type.Unknown(), {
+  description: "A flagd targeting rule (JsonLogic with flagd's operators) choosing a variant from the evaluation context; {} is no rule",
+  'x-error': 'must be a flagd targeting rule (a JSON object)',
+});
+const kTypedProperties = {
+  variants: Type.Optional(Variants),
+  defaultVariant: Type.Optional(DefaultVariant),
+  targeting: Type.Optional(Targeting),
+};
+/** The typed-variant keys alone, other keys allowed: to check them in a body that failed its schema elsewhere. */
+export const TypedFields = Type.Object(kTypedProperties);
+/** The typed-variant keys of a create body's state and of a patch. */
+export const kVariantKeys = Object.keys(kTypedProperties) as (keyof typeof kTypedProperties)[];
+
+/** PATCH /api/v1/flags/{id} body: a merge patch of the four state keys of the spec and the typed-variant keys. */
 export const FlagPatch = Type.Object(
   {
     enabled: Type.Optional(Enabled),
     trafficPercentage: Type.Optional(TrafficPercentage),
     cohorts: Type.Optional(Cohorts),
     audienceId: Type.Optional(AudienceId),
+    ...kTypedProperties,
   },
   { additionalProperties: false },
 );
@@ -53,6 +83,7 @@ export const EnvironmentState = Type.Object(
     trafficPercentage: Type.Optional(TrafficPercentage),
     cohorts: Type.Optional(Cohorts),
     audienceId: Type.Optional(AudienceId),
+    ...kTypedProperties,
   },
   { additionalProperties: false, 'x-error': 'must be an object with optional enabled, trafficPercentage, cohorts, audienceId' },
 );
@@ -103,6 +134,7 @@ export const FlagCreate = Type.Object(
     trafficPercentage: Type.Optional(TrafficPercentage),
     cohorts: Type.Optional(Cohorts),
     audienceId: Type.Optional(AudienceId),
+    ...kTypedProperties,
     environments: Type.Optional(
       Type.Record(Type.String(), EnvironmentState, {
         'x-error': 'must be an object keyed by environment name',

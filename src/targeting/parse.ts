@@ -126,3 +126,27 @@ function parseDocument(document: FlagDefinitionDocument): ParseResult {
   if (evaluatorsOk) compileFlagSet(definition, problems);
   return problems.length === 0 ? { ok: true, definition } : { ok: false, problems };
 }
+
+/** A problem of one flag's definition, its path from the flag (`targeting.if[0]`, `defaultVariant`; '' for the flag itself). */
+export interface FlagProblem {
+  readonly path: string;
+  readonly message: string;
+}
+
+// The key the one flag of parseFlagVariants' document has: plain, so that its paths start `flags.f`.
+const kOneFlagKey = 'f';
+const kOneFlagPrefix = formatPath(['flags', kOneFlagKey]);
+
+/**
+ * One flag's variants, default variant and targeting, checked by the same rules as a whole document
+ * (Flagwire stores each flag's, or each environment's, on its own: no $evaluators, no metadata). Returns
+ * every problem, each with its path from the flag; empty when the flag would parse.
+ */
+export function flagVariantProblems(flag: { variants: unknown; defaultVariant: unknown; targeting: unknown }): FlagProblem[] {
+  const result = parseFlagDefinition({ flags: { [kOneFlagKey]: { state: 'ENABLED', ...flag } } });
+  if (result.ok) return [];
+  return result.problems.map((p) => {
+    const rest = p.path.startsWith(kOneFlagPrefix) ? p.path.slice(kOneFlagPrefix.length) : p.path;
+    return { path: rest.startsWith('.') ? rest.slice(1) : rest, message: p.message };
+  });
+}
