@@ -82,6 +82,19 @@ t.test("generated from the code's schemas, not a second copy", async (t) => {
   t.same(create.requestBody.content['application/json'].schema, { $ref: '#/components/schemas/FlagCreate' });
 });
 
+t.test('typed variants (issue 25) are in the request bodies and in both forms of the representation', async (t) => {
+  const { FlagCreate: create, FlagPatch: patch, FlagRepresentation: representation } = doc.components.schemas;
+  const [flat, environments] = representation.anyOf;
+  for (const key of ['variants', 'defaultVariant', 'targeting']) {
+    t.ok(create.properties[key], `FlagCreate.${key}`);
+    t.ok(create.properties.environments.patternProperties['^(.*)$'].properties[key], `FlagCreate.environments.*.${key}`);
+    t.ok(patch.properties[key], `FlagPatch.${key}`);
+    t.ok(flat.properties[key] && !flat.required.includes(key), `flat form: optional ${key}`);
+    const entry = environments.properties.environments.patternProperties['^(.*)$'];
+    t.ok(entry.properties[key] && !entry.required.includes(key), `environments form: optional ${key}`);
+  }
+});
+
 t.test('the error envelope and every status of the error table', async (t) => {
   const api = ['/api/v1/token', '/api/v1/flags', '/api/v1/flags/{flag_id}'].flatMap((p) => Object.values(doc.paths[p]) as any[]);
   const statuses = new Set(api.flatMap((op) => Object.keys(op.responses)));
