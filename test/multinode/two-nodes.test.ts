@@ -49,6 +49,31 @@ t.test('two nodes follow one PostgreSQL', async (t) => {
     "B's flag on A",
   );
 
+  // Typed variants (issue 25) travel as every record does (msgpack, opaque to PostgreSQL): created on A,
+  // shown alike on B, a patch of them too.
+  const typed = await call(a.baseUrl, 'POST', '/api/v1/flags', {
+    token: seeded.secret,
+    body: {
+      name: 'colour',
+      variants: { red: '#f00', green: '#0f0' },
+      defaultVariant: 'red',
+      targeting: { if: [{ var: 'vip' }, 'green', null] },
+    },
+  });
+  t.equal(typed.status, 201);
+  const typedPatch = await call(a.baseUrl, 'PATCH', `/api/v1/flags/${typed.json.id}`, {
+    token: seeded.secret,
+    body: { defaultVariant: 'green' },
+  });
+  t.equal(typedPatch.status, 200);
+  await until(
+    async () => (await call(b.baseUrl, 'GET', `/api/v1/flags/${typed.json.id}`, { token: seeded.secret })).json?.defaultVariant === 'green',
+    10_000,
+    "A's typed variants on B",
+  );
+  const typedOnB = await call(b.baseUrl, 'GET', `/api/v1/flags/${typed.json.id}`, { token: seeded.secret });
+  t.strictSame(typedOnB.json, typedPatch.json.flag, 'B shows the typed variants as A answered them');
+
   // Lag: PATCHes on A, each seen by evaluation on B. The target (100 ms at p99) is measured by the
   // bench; here the bound is generous for a loaded 2-core machine, yet far below the 1 s poll.
   const lags: number[] = [];
