@@ -12,8 +12,7 @@ const kOwner = 'owner@demo.flagwire.test';
 
 /** Runs `command` on a pseudo-terminal; `type` is sent once `prompt` has been shown. Everything the terminal showed, and the exit code. */
 function onTerminal(command: string, prompt: string, type: string): Promise<{ code: number; shown: string }> {
-  const { NODE_OPTIONS: _tapLoader, ...env } = process.env;
-  const child = spawn(...plain('script', ['-qefc', command, '/dev/null']), { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(...plain('script', ['-qefc', command, '/dev/null']), { stdio: ['pipe', 'pipe', 'pipe'] });
   let shown = '';
   let typed = false;
   const onData = (d: Buffer) => {

@@ -22,9 +22,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Starts a lock holder and resolves once it holds the write lock. */
 async function holdLock(dataDir: string): Promise<{ child: ChildProcess; release(): Promise<void> }> {
-  const env = { ...process.env };
-  delete env.NODE_OPTIONS;
-  const child = spawn(...plainNode([kHolder, dataFilePath(dataDir)]), { env, stdio: ['pipe', 'ignore', 'pipe'] });
+  const child = spawn(...plainNode([kHolder, dataFilePath(dataDir)]), { stdio: ['pipe', 'ignore', 'pipe'] });
   let stderr = '';
   const seen = (word: string) =>
     new Promise<void>((resolve, reject) => {
