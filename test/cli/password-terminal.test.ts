@@ -38,7 +38,7 @@ t.test('a password typed on a terminal is not echoed, and is the one set', async
   const owner = (await cli(server.dataDir, ['user', 'list'])).json.users.find((u: { email: string }) => u.email === kOwner);
   // "typo" then four Backspaces (DEL, as a terminal sends it) then Enter.
   const run = await onTerminal(
-    `'${process.execPath}' '${kCliPath}' user password ${owner.id} --data '${server.dataDir}'`,
+    `env -u NODE_OPTIONS '${process.execPath}' '${kCliPath}' user password ${owner.id} --data '${server.dataDir}'`,
     'Password: ',
     'staple battery horsetypo\x7f\x7f\x7f\x7f\r',
   );

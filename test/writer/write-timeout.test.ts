@@ -52,7 +52,7 @@ type Outcome = 'ok' | 'busy' | string;
 t.test('a write not claimed by its deadline is refused and never applied; one claimed in time is committed', async (t) => {
   const dataDir = tempDataDir();
   await Store.open(dataDir).close();
-  const writer = WriterClient.create(dataDir, new Clock(), kTimeoutMs, pino({ level: 'silent' }));
+  const writer = WriterClient.create(dataDir, Clock.create(), kTimeoutMs, pino({ level: 'silent' }));
   t.teardown(() => writer.close());
   // The thread's start (module loading, opening the store) is not what is measured here.
   await writer.idle();
@@ -113,7 +113,7 @@ t.test('a write not claimed by its deadline is refused and never applied; one cl
 t.test('busy while a change waits over a second for the lock; free again after', async (t) => {
   const dataDir = tempDataDir();
   await Store.open(dataDir).close();
-  const writer = WriterClient.create(dataDir, new Clock(), kTimeoutMs, pino({ level: 'silent' }));
+  const writer = WriterClient.create(dataDir, Clock.create(), kTimeoutMs, pino({ level: 'silent' }));
   t.teardown(() => writer.close());
   // The thread's start (module loading, opening the store) is not what is measured here.
   await writer.idle();
