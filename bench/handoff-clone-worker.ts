@@ -19,7 +19,7 @@ export interface CloneAnswer {
 
 const { dataDir } = workerData as { dataDir: string };
 const store = LmdbStore.open(dataDir, { readOnly: true });
-const clock = new Clock();
+const clock = Clock.create();
 const engine = new EvalEngine(store, () => clock.now());
 let scratch = new ArrayBuffer(64 * 1024);
 

@@ -81,7 +81,7 @@ async function production(workers: number, inFlight: number): Promise<Row[]> {
   const pool = await EvalPool.start({
     dataDir: join(dir, 'data'),
     workers,
-    clock: new Clock(),
+    clock: Clock.create(),
     log: pino({ level: 'silent' }),
     maxQueue: inFlight,
   });

@@ -68,7 +68,7 @@ function round(make: () => Limiter, keys: readonly string[]): number {
 }
 
 const variants: Record<string, () => Limiter> = {
-  ring: () => new RateLimiter({ limit: 600 }),
+  ring: () => RateLimiter.create({ limit: 600 }),
   'sliding counter': () => new SlidingWindowCounter(600),
 };
 const results: Record<string, Record<string, number[]>> = {};

@@ -1,12 +1,16 @@
 // Wall-clock time for every rule that depends on it (expiry, trials, limit windows), with a shared
 // offset in seconds that all threads read, so tests can move time forward without sleeping.
 export class Clock {
-  readonly buffer: SharedArrayBuffer;
   private readonly offset: Int32Array;
 
-  constructor(buffer: SharedArrayBuffer = new SharedArrayBuffer(4)) {
-    this.buffer = buffer;
-    this.offset = new Int32Array(buffer);
+  /** A clock with no offset, in new shared memory. */
+  static create(): Clock {
+    return new Clock(new SharedArrayBuffer(4));
+  }
+
+  /** One more handle on a clock's shared offset (one Int32). */
+  constructor(readonly state: SharedArrayBuffer) {
+    this.offset = new Int32Array(state);
   }
 
   now(): number {

@@ -24,16 +24,19 @@ export interface AuthFailuresState {
 }
 
 export class AuthFailures {
-  readonly state: AuthFailuresState;
   private readonly limit: number;
   private readonly windowMs: number;
   private readonly table: AddressTable;
   private readonly starts: Float64Array;
   private readonly counts: Uint32Array;
 
-  /** A new lockout allowing `limit` failures per window, or one more handle on an existing one's shared `state`. */
-  constructor(from: number | AuthFailuresState, maxEntries = 100_000, windowMs = 60_000) {
-    this.state = typeof from === 'number' ? { limit: from, windowMs, counters: AddressCounters.create(maxEntries, 1) } : from;
+  /** A new lockout allowing `limit` failures per window, in new shared memory. */
+  static create(limit: number, maxEntries = 100_000, windowMs = 60_000): AuthFailures {
+    return new AuthFailures({ limit, windowMs, counters: AddressCounters.create(maxEntries, 1).state });
+  }
+
+  /** One more handle on a lockout's shared `state`. */
+  constructor(readonly state: AuthFailuresState) {
     this.limit = this.state.limit;
     this.windowMs = this.state.windowMs;
     const counters = new AddressCounters(this.state.counters);

@@ -39,7 +39,7 @@ export class EvalPool implements BatchRunner {
     const routeSets = options.routeSets ?? [kEvaluationApiRoutes];
     const workerData: EvalWorkerData = {
       dataDir: options.dataDir,
-      clock: options.clock.buffer,
+      clock: options.clock.state,
       // Only the plain data: a EvalRoutes's register() cannot be cloned to a worker.
       routeSets: routeSets.map(({ routes, workerModule, internalErrorBody }) => ({ routes, workerModule, internalErrorBody })),
       crashFlagId: options.crashFlagId ?? null,

@@ -54,16 +54,27 @@ export function bodyRefusal(reason: 'tooLarge' | 'busy'): FlagwireError {
 const kReserved = 0;
 const kRefused = 1;
 
+/** A budget's size and shared memory: cloned to every front-end thread, which attaches to it. */
+export interface BodyBudgetState {
+  readonly maxBytes: number;
+  /** Two BigInt64: reserved bytes, refused requests. */
+  readonly counts: SharedArrayBuffer;
+}
+
 export class BodyBudget {
+  readonly maxBytes: number;
   /** [reserved bytes, refused requests], in shared memory: the budget is the process's, whichever thread reads. */
   private readonly counts: BigInt64Array;
 
-  /** A new budget of `maxBytes`, or, given `shared`, one more handle on an existing budget's memory. */
-  constructor(
-    readonly maxBytes: number,
-    readonly shared = new SharedArrayBuffer(16),
-  ) {
-    this.counts = new BigInt64Array(shared);
+  /** A new budget of `maxBytes`, in new shared memory. */
+  static create(maxBytes: number): BodyBudget {
+    return new BodyBudget({ maxBytes, counts: new SharedArrayBuffer(16) });
+  }
+
+  /** One more handle on a budget's shared `state`. */
+  constructor(readonly state: BodyBudgetState) {
+    this.maxBytes = state.maxBytes;
+    this.counts = new BigInt64Array(state.counts);
   }
 
   /** Bytes reserved now by bodies being read or held. */
@@ -170,31 +181,28 @@ export class BodyBudget {
  * token was checked, behind the per-address limits) on the other. The Management API gets a quarter
  * of the whole, at least one body of the 1 MiB cap; the rest is the credential-free routes'.
  */
-export interface BodyBudgetsShared {
-  readonly management: SharedArrayBuffer;
-  readonly credentialFree: SharedArrayBuffer;
+export interface BodyBudgetsState {
+  readonly management: BodyBudgetState;
+  readonly credentialFree: BodyBudgetState;
 }
 
 export class BodyBudgets {
   readonly credentialFree: BodyBudget;
   readonly management: BodyBudget;
 
-  /**
-   * `totalBytes`: at least two bodies of the cap (config.ts enforces it). Given `shared` (another
-   * instance's, from a front-end thread), both shares count into that instance's memory.
-   */
-  constructor(
-    readonly totalBytes: number,
-    shared?: BodyBudgetsShared,
-  ) {
+  /** `totalBytes`: at least two bodies of the cap (config.ts enforces it); in new shared memory. */
+  static create(totalBytes: number): BodyBudgets {
     const management = Math.max(kMaxBodyBytes, Math.floor(totalBytes / 4));
-    this.management = new BodyBudget(management, shared?.management);
-    this.credentialFree = new BodyBudget(totalBytes - management, shared?.credentialFree);
+    return new BodyBudgets({
+      management: BodyBudget.create(management).state,
+      credentialFree: BodyBudget.create(totalBytes - management).state,
+    });
   }
 
-  /** The shared memory of both shares: cloned to the front-end threads. */
-  get shared(): BodyBudgetsShared {
-    return { management: this.management.shared, credentialFree: this.credentialFree.shared };
+  /** One more handle on both shares' shared `state`. */
+  constructor(readonly state: BodyBudgetsState) {
+    this.management = new BodyBudget(state.management);
+    this.credentialFree = new BodyBudget(state.credentialFree);
   }
 
   /** Bytes reserved now, both shares. */

@@ -59,18 +59,19 @@ export class RateLimiter {
   readonly burstLimit: number;
   readonly windowMs: number;
   readonly bucketMs: number;
-  readonly state: RateLimiterState;
   private readonly table: AddressTable;
   /** The newest bucket counted in each slot's ring. */
   private readonly buckets: Float64Array;
   private readonly counts: Uint32Array;
 
-  /** A new limiter from `options`, or one more handle on an existing one's shared `state`. */
-  constructor(from: RateLimiterOptions | RateLimiterState) {
-    this.state =
-      'counters' in from
-        ? from
-        : { limit: from.limit, windowMs: from.windowMs ?? 60_000, counters: AddressCounters.create(from.maxEntries ?? 100_000, kStride) };
+  /** A new limiter, in new shared memory. */
+  static create(options: RateLimiterOptions): RateLimiter {
+    const counters = AddressCounters.create(options.maxEntries ?? 100_000, kStride).state;
+    return new RateLimiter({ limit: options.limit, windowMs: options.windowMs ?? 60_000, counters });
+  }
+
+  /** One more handle on a limiter's shared `state`. */
+  constructor(readonly state: RateLimiterState) {
     this.limit = this.state.limit;
     this.burstLimit = this.limit + Math.ceil(this.limit / 6);
     this.windowMs = this.state.windowMs;

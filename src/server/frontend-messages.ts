@@ -2,7 +2,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { AuthFailuresState } from '../api/auth-failures.js';
 import type { Config } from '../config.js';
-import type { BodyBudgetsShared } from '../http/body.js';
+import type { BodyBudgetsState } from '../http/body.js';
 import type { RateLimiterState } from '../http/rate-limit.js';
 import type { SignInLimitsState } from '../web-console/sign-in-limits.js';
 
@@ -17,7 +17,7 @@ export interface FrontendThreadStart {
   rateLimiter: RateLimiterState | null;
   authFailures: AuthFailuresState;
   signInLimits: SignInLimitsState;
-  bodies: BodyBudgetsShared;
+  bodies: BodyBudgetsState;
 }
 
 /**

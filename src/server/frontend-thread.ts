@@ -43,7 +43,7 @@ try {
     clock: new Clock(start.clock),
     store,
     writer,
-    bodies: new BodyBudgets(config.maxBufferedBodyBytes, start.bodies),
+    bodies: new BodyBudgets(start.bodies),
     rateLimiter: start.rateLimiter === null ? null : new RateLimiter(start.rateLimiter),
     authFailures: new AuthFailures(start.authFailures),
     signInLimits: new SignInLimits(start.signInLimits),

@@ -63,12 +63,12 @@ export class FrontendThreads {
         const start: FrontendThreadStart = {
           config: { ...config },
           thread,
-          clock: options.clock.buffer,
+          clock: options.clock.state,
           writer: channel,
           rateLimiter: options.rateLimiter?.state ?? null,
           authFailures: options.authFailures.state,
           signInLimits: options.signInLimits.state,
-          bodies: options.bodies.shared,
+          bodies: options.bodies.state,
         };
         const worker = new Worker(new URL('./frontend-thread.js', import.meta.url), { workerData: start, transferList: [channel] });
         return new Promise<Thread>((resolve, reject) => {

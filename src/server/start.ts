@@ -63,15 +63,15 @@ async function startClaimed(config: Readonly<Config>, options: StartOptions, cla
   // A damaged data file is refused here, with a message, not by a crash at the first request reading it.
   await verifyStore(config.dataDir, config.databaseUrl);
   const store: Store = openStore(config.dataDir);
-  const clock = new Clock();
+  const clock = Clock.create();
   // What is the process's, whichever thread serves a request: one body budget (OFREP and the
   // Management API), the per-address limits (spec: Limits, per server instance), the writer.
-  const bodies = new BodyBudgets(config.maxBufferedBodyBytes);
+  const bodies = BodyBudgets.create(config.maxBufferedBodyBytes);
   // The bench measures the limiter's cost against a twin without it (bench/run.ts, (j) and (k)):
   // switched off only together with the test hooks, so no production setting can drop the spec's limit.
-  const rateLimiter = config.test.rateLimitOff ? null : new RateLimiter({ limit: config.rateLimit });
-  const authFailures = new AuthFailures(config.authFailLimit);
-  const signInLimits = new SignInLimits(config.signInFailLimit);
+  const rateLimiter = config.test.rateLimitOff ? null : RateLimiter.create({ limit: config.rateLimit });
+  const authFailures = AuthFailures.create(config.authFailLimit);
+  const signInLimits = SignInLimits.create(config.signInFailLimit);
   const writer = WriterClient.create(config.dataDir, clock, config.writeTimeoutMs, log, config.databaseUrl);
   const { seed, demoPassword } = await seedIfDemo(config, options, store, writer).catch(async (err: unknown) => {
     await writer.close();

@@ -78,9 +78,7 @@ function startsFromNewest(root: RootDatabase, path: string): void {
   // The newer of the file's two meta pages: no other process writes them while this one holds the lock.
   const newest = ids.env.info().lastTxnId;
   if (txnId === newest + 1) return;
-  const env = { ...process.env };
-  delete env.NODE_OPTIONS;
-  const reopen = spawnSync(process.execPath, [kReopen, path], { env, stdio: ['ignore', 'ignore', 'pipe'], timeout: kReopenTimeoutMs });
+  const reopen = spawnSync(process.execPath, [kReopen, path], { stdio: ['ignore', 'ignore', 'pipe'], timeout: kReopenTimeoutMs });
   const failed = reopen.status === 0 ? '' : `; reopening it failed: ${reopen.error?.message ?? reopen.stderr?.toString().trim() ?? ''}`;
   throw new OutOfDateStart(`write transaction ${txnId} would start from commit ${txnId - 1}, but the newest is ${newest}${failed}`);
 }

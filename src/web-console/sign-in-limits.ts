@@ -30,20 +30,24 @@ export interface SignInAttempt {
 }
 
 export class SignInLimits {
-  readonly state: SignInLimitsState;
   private readonly addresses: AuthFailures;
   private readonly accounts: AuthFailures;
   private readonly running: Int32Array;
 
-  /**
-   * New limits allowing `limit` failures per address in a minute and per account in 15 minutes, or one
-   * more handle on existing ones' shared `state`.
-   */
-  constructor(from: number | SignInLimitsState) {
-    this.addresses = new AuthFailures(typeof from === 'number' ? from : from.addresses);
-    this.accounts = new AuthFailures(typeof from === 'number' ? from : from.accounts, 100_000, kAccountWindowMs);
-    this.running = new Int32Array(typeof from === 'number' ? new SharedArrayBuffer(4) : from.verifying);
-    this.state = { addresses: this.addresses.state, accounts: this.accounts.state, verifying: this.running.buffer as SharedArrayBuffer };
+  /** New limits allowing `limit` failures per address in a minute and per account in 15 minutes, in new shared memory. */
+  static create(limit: number): SignInLimits {
+    return new SignInLimits({
+      addresses: AuthFailures.create(limit).state,
+      accounts: AuthFailures.create(limit, 100_000, kAccountWindowMs).state,
+      verifying: new SharedArrayBuffer(4),
+    });
+  }
+
+  /** One more handle on the limits' shared `state`. */
+  constructor(readonly state: SignInLimitsState) {
+    this.addresses = new AuthFailures(state.addresses);
+    this.accounts = new AuthFailures(state.accounts);
+    this.running = new Int32Array(state.verifying);
   }
 
   /**

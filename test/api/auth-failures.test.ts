@@ -4,7 +4,7 @@ import { AuthFailures } from '../../src/api/auth-failures.js';
 const address = (i: number) => `10.${i >> 16}.${(i >> 8) & 255}.${i & 255}`;
 
 t.test('auth failures: fixed window from the first failure, then locked out until it ends', async (t) => {
-  const af = new AuthFailures(2);
+  const af = AuthFailures.create(2);
   const ip = '1.2.3.4';
   af.check(ip, 0);
   af.record(ip, 0);
@@ -16,7 +16,7 @@ t.test('auth failures: fixed window from the first failure, then locked out unti
 });
 
 t.test('a flood of distinct addresses: at most 100,000 tracked, the newest kept', async (t) => {
-  const af = new AuthFailures(20);
+  const af = AuthFailures.create(20);
   t.equal(af.maxEntries, 100_000, 'the documented default bound');
   const start = 1_700_000_000_000;
   // 250,000 addresses failing once each within 25 s: all inside one window, none has ended.
@@ -34,7 +34,7 @@ t.test('a flood of distinct addresses: at most 100,000 tracked, the newest kept'
 t.test('a flood past the bound costs the same per failure as filling the table', async (t) => {
   // Evicting the first key of a Map costs O(deleted entries) in V8 (src/http/address-table.ts): the
   // table this replaced took ~30 s for this flood, most of it in the last third.
-  const af = new AuthFailures(20);
+  const af = AuthFailures.create(20);
   const start = 1_700_000_000_000;
   const third = (from: number) => {
     const began = performance.now();
@@ -50,7 +50,7 @@ t.test('a flood past the bound costs the same per failure as filling the table',
 
 t.test('ended windows are dropped a few per failure, never in one long pause', async (t) => {
   // A limit above the 50,001 failures of 'late' below: this is about the sweep, not the lockout.
-  const af = new AuthFailures(100_000);
+  const af = AuthFailures.create(100_000);
   const start = 1_700_000_000_000;
   for (let i = 0; i < 100_000; i++) af.record(address(i), start + i / 10);
   const later = start + 10 * 60_000;
@@ -61,7 +61,7 @@ t.test('ended windows are dropped a few per failure, never in one long pause', a
 });
 
 t.test('an address failing again after its window moves behind newer windows', async (t) => {
-  const af = new AuthFailures(1, 2);
+  const af = AuthFailures.create(1, 2);
   af.record('a', 0);
   af.record('b', 30_000);
   af.record('a', 61_000);
@@ -72,7 +72,7 @@ t.test('an address failing again after its window moves behind newer windows', a
 });
 
 t.test('a failure recorded once the address is at its limit answers with the lockout, and is not counted', async (t) => {
-  const af = new AuthFailures(2);
+  const af = AuthFailures.create(2);
   af.record('x', 0);
   af.record('x', 1);
   t.throws(() => af.record('x', 2), { code: 'TOO_MANY_AUTH_FAILURES' }, 'the third, raced past check(), is the lockout');

@@ -7,7 +7,7 @@
 // after another; a clock moved by one only moves forward under the next, whose checks are relative.
 import t from 'tap';
 import http from 'node:http';
-import { call, type CallOptions, type Reply } from '../helpers/http.js';
+import { call, type CallOptions, type Reply, replyOf, requestOf } from '../helpers/http.js';
 import type { TestServer } from '../helpers/server.js';
 import { advanceClock, alignClock } from '../helpers/test-hooks.js';
 import type { World } from '../helpers/world.js';
@@ -43,28 +43,18 @@ const freshAddress = () => `127.0.1.${++lastAddress}`;
 function clientAt(t: { teardown(fn: () => void): void }, server: TestServer, localAddress: string) {
   const agent = new http.Agent({ keepAlive: true });
   t.teardown(() => agent.destroy());
-  return (method: string, path: string, opts: Omit<CallOptions, 'raw'> = {}): Promise<Reply> =>
+  return (method: string, path: string, opts: CallOptions = {}): Promise<Reply> =>
     new Promise((resolve, reject) => {
-      const headers: Record<string, string> = { ...opts.headers };
-      if (opts.token !== undefined) headers.authorization = `Bearer ${opts.token}`;
-      const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
-      if (body !== undefined) headers['content-type'] = 'application/json';
+      const { headers, body } = requestOf(opts);
       const req = http.request({ host: '127.0.0.1', port: server.port, method, path, localAddress, headers, agent }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (d: Buffer) => chunks.push(d));
         res.on('end', () => {
-          const text = Buffer.concat(chunks).toString();
           const replyHeaders = new Headers();
           for (const [name, value] of Object.entries(res.headers)) {
             for (const v of [value ?? []].flat()) replyHeaders.append(name, v);
           }
-          let json: unknown;
-          try {
-            json = JSON.parse(text);
-          } catch {
-            json = undefined;
-          }
-          resolve({ status: res.statusCode!, headers: replyHeaders, text, json });
+          resolve(replyOf(res.statusCode!, replyHeaders, Buffer.concat(chunks).toString()));
         });
       });
       req.on('error', reject);

@@ -12,8 +12,7 @@ const kOwner = 'owner@demo.flagwire.test';
 
 /** Runs `command` on a pseudo-terminal; `type` is sent once `prompt` has been shown. Everything the terminal showed, and the exit code. */
 function onTerminal(command: string, prompt: string, type: string): Promise<{ code: number; shown: string }> {
-  const { NODE_OPTIONS: _tapLoader, ...env } = process.env;
-  const child = spawn(...plain('script', ['-qefc', command, '/dev/null']), { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(...plain('script', ['-qefc', command, '/dev/null']), { stdio: ['pipe', 'pipe', 'pipe'] });
   let shown = '';
   let typed = false;
   const onData = (d: Buffer) => {
@@ -39,7 +38,7 @@ t.test('a password typed on a terminal is not echoed, and is the one set', async
   const owner = (await cli(server.dataDir, ['user', 'list'])).json.users.find((u: { email: string }) => u.email === kOwner);
   // "typo" then four Backspaces (DEL, as a terminal sends it) then Enter.
   const run = await onTerminal(
-    `'${process.execPath}' '${kCliPath}' user password ${owner.id} --data '${server.dataDir}'`,
+    `env -u NODE_OPTIONS '${process.execPath}' '${kCliPath}' user password ${owner.id} --data '${server.dataDir}'`,
     'Password: ',
     'staple battery horsetypo\x7f\x7f\x7f\x7f\r',
   );

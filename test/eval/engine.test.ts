@@ -9,7 +9,7 @@ import { ResultReader, ResultWriter } from '../../src/eval/protocol.js';
 import { buildEvalWorld } from './eval-world.js';
 
 const world = buildEvalWorld();
-const clock = new Clock();
+const clock = Clock.create();
 const engine = new EvalEngine(world.store, () => clock.now());
 t.teardown(async () => {
   await world.store.close();

@@ -16,7 +16,14 @@ import { buildEvalWorld } from './eval-world.js';
 const world = buildEvalWorld();
 const log = pino({ level: 'silent' });
 const errors: unknown[] = [];
-const pool = await EvalPool.start({ dataDir: world.dataDir, workers: 2, clock: new Clock(), log, maxQueue: 4, crashFlagId: 'flg_crash' });
+const pool = await EvalPool.start({
+  dataDir: world.dataDir,
+  workers: 2,
+  clock: Clock.create(),
+  log,
+  maxQueue: 4,
+  crashFlagId: 'flg_crash',
+});
 const batcher = new EvalBatcher({
   runner: pool,
   inFlight: new InFlight(),

@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import t from 'tap';
 import { kCli, startTestServer } from '../helpers/server.js';
 import { buildEvalWorld } from './eval-world.js';
+import { plainNode } from '../helpers/plain-process.js';
 
 const world = buildEvalWorld();
 const { ids } = world;
@@ -94,7 +95,7 @@ t.test('console changes from another process, 100 pairs: flag-wide cohorts, audi
 });
 
 t.test('the console CLI: a command that exited 0 is visible to the next evaluation', async (t) => {
-  const cli = (...args: string[]) => promisify(execFile)(process.execPath, [kCli, ...args, '--json', '--data', world.dataDir]);
+  const cli = (...args: string[]) => promisify(execFile)(...plainNode([kCli, ...args, '--json', '--data', world.dataDir]));
   await cli('flag', 'cohorts', ids.group, 'from-cli');
   t.equal((await evaluate(`/v1/flags/${ids.group}?env=staging&cohort=from-cli`)).json.enabled, true);
   await cli('audience', 'update', ids.audience, '--rule', 'plan=cli');

@@ -14,7 +14,7 @@ import type { FlagUsage } from '../../src/model/flags.js';
 import { buildEvalWorld } from './eval-world.js';
 
 const world = buildEvalWorld();
-const clock = new Clock();
+const clock = Clock.create();
 const engine = new EvalEngine(world.store, () => clock.now());
 t.teardown(async () => {
   await world.store.close();

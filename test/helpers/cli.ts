@@ -14,6 +14,7 @@ import { main } from '../../src/cli/main.js';
 import type { StoreWriter } from '../../src/store/interfaces.js';
 import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
 import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../../src/writer/commands.js';
+import { plainNode } from './plain-process.js';
 import { exportStore } from './store-export.js';
 
 export const kCliPath = fileURLToPath(new URL('../../src/cli/cli.js', import.meta.url));
@@ -44,7 +45,6 @@ export class ContractError extends Error {}
 function baseEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   delete env.FLAGWIRE_DATA;
-  delete env.NODE_OPTIONS;
   return { ...env, ...extra };
 }
 
@@ -107,16 +107,14 @@ export async function cli(dataDir: string | null, args: readonly CliArg[], optio
     }
     return { code, json: parsed, stdout, stderr };
   }
-  // Under tap, @tapjs/processinfo hooks every spawn and puts its --import loader back into
-  // NODE_OPTIONS, which makes each console run about 3x slower (~0.7 s instead of ~0.25 s). Coverage
-  // is off (.taprc), so the child runs as it does for users: `env -u` drops the hook's NODE_OPTIONS.
-  const argv: CliArg[] = ['-u', 'NODE_OPTIONS', process.execPath, kCliPath, ...args];
+  // As users run it, without the test runner's loaders (plain-process.ts).
+  const argv: CliArg[] = [kCliPath, ...args];
   if (json) argv.push('--json');
   if (dataDir !== null && (options.data ?? true)) argv.push('--data', dataDir);
   // Bytes reach the child's command line only through a shell that writes them.
   const [file, fileArgs] = argv.every((a) => typeof a === 'string')
-    ? ['env', argv as string[]]
-    : ['bash', ['-c', `exec env ${argv.map(bashBytes).join(' ')}`]];
+    ? plainNode(argv as string[])
+    : ['bash', ['-c', `exec ${plainNode([]).flat().map(bashBytes).join(' ')} ${argv.map(bashBytes).join(' ')}`]];
   return new Promise((resolve, reject) => {
     execFile(
       file,

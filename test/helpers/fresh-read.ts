@@ -21,10 +21,8 @@ export interface FreshRead {
 }
 
 export function freshRead(dataDir: string): Promise<FreshRead> {
-  const env = { ...process.env };
-  delete env.NODE_OPTIONS;
   return new Promise((resolve, reject) => {
-    execFile(...plainNode([kDump, dataDir]), { env, maxBuffer: 1 << 30 }, (err, stdout, stderr) => {
+    execFile(...plainNode([kDump, dataDir]), { maxBuffer: 1 << 30 }, (err, stdout, stderr) => {
       if (err) {
         reject(new Error(`reading ${dataDir} in a new process failed: ${err.message}\n${stderr}`));
         return;

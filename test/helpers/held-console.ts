@@ -13,7 +13,7 @@ export interface HeldConsole {
 
 /** Starts `flagwire <args> --json` and resolves once it holds its transaction; killed at the test's end. */
 export async function holdConsole(t: { teardown(fn: () => void): void }, args: readonly string[]): Promise<HeldConsole> {
-  const { NODE_OPTIONS: _tapLoader, FLAGWIRE_DATA: _data, ...env } = process.env;
+  const { FLAGWIRE_DATA: _data, ...env } = process.env;
   const child = spawn(...plainNode([kCli, ...args, '--json']), {
     env: { ...env, FLAGWIRE_TEST_HOOKS: '1', FLAGWIRE_TEST_CONSOLE_HOLD: '1' },
     stdio: ['pipe', 'pipe', 'pipe'],

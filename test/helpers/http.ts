@@ -15,21 +15,31 @@ export interface CallOptions {
 }
 
 export async function call(baseUrl: string, method: string, path: string, opts: CallOptions = {}): Promise<Reply> {
+  const { headers, body } = requestOf(opts);
+  const res = await fetch(`${baseUrl}${path}`, { method, headers, body });
+  return replyOf(res.status, res.headers, await res.text());
+}
+
+/** The headers and body a call with `opts` sends (for clients other than fetch, which call uses). */
+export function requestOf(opts: CallOptions): { headers: Record<string, string>; body: string | Uint8Array<ArrayBuffer> | undefined } {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.token !== undefined) headers.authorization = `Bearer ${opts.token}`;
   let body: string | Uint8Array<ArrayBuffer> | undefined;
   if (opts.raw !== undefined) body = opts.raw;
   else if (opts.body !== undefined) body = JSON.stringify(opts.body);
   if (body !== undefined && headers['content-type'] === undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${baseUrl}${path}`, { method, headers, body });
-  const text = await res.text();
+  return { headers, body };
+}
+
+/** A reply from its parts: `json` is the text parsed, when it parses. */
+export function replyOf(status: number, headers: Headers, text: string): Reply {
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
     json = undefined;
   }
-  return { status: res.status, headers: res.headers, text, json };
+  return { status, headers, text, json };
 }
 
 /** Samples of GET /metrics, `name{labels}` -> value. */

@@ -35,10 +35,9 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   const dataDir = opts.dataDir ?? tempDataDir();
   const args = [kCli, 'serve', '--port', '0', '--host', '127.0.0.1', '--data', dataDir];
   if (opts.demo) args.push('--demo');
-  // tap puts its loaders into NODE_OPTIONS; the server runs as users run it, without them (plain-process.ts).
-  const { NODE_OPTIONS: _tapLoader, ...env } = process.env;
+  // plainNode: the server runs as users run it, without the test runner's loaders.
   const proc = spawn(...plainNode(args), {
-    env: { ...env, FLAGWIRE_LOG_LEVEL: 'warn', FLAGWIRE_EVAL_WORKERS: '1', ...opts.env },
+    env: { ...process.env, FLAGWIRE_LOG_LEVEL: 'warn', FLAGWIRE_EVAL_WORKERS: '1', ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

@@ -23,9 +23,7 @@ export function setPassword(
   input: string,
   more: readonly string[] = [],
 ): Promise<{ code: number; json: any }> {
-  const { NODE_OPTIONS: _tapLoader, ...env } = process.env;
   const child = spawn(...plainNode([kCliPath, 'user', 'password', userId, '--json', '--data', dataDir, ...more]), {
-    env,
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stdout = '';

@@ -2,7 +2,7 @@ import t from 'tap';
 import { RateLimiter } from '../../src/http/rate-limit.js';
 
 t.test('allows `limit` requests per window, then refuses without counting', async (t) => {
-  const rl = new RateLimiter({ limit: 3 });
+  const rl = RateLimiter.create({ limit: 3 });
   const at = 60_000 * 1000;
   t.same(
     [1, 2, 3, 4, 5].map(() => rl.take('a', at)),
@@ -12,7 +12,7 @@ t.test('allows `limit` requests per window, then refuses without counting', asyn
 });
 
 t.test('the previous window still weighs on the next one (sliding window)', async (t) => {
-  const rl = new RateLimiter({ limit: 10 });
+  const rl = RateLimiter.create({ limit: 10 });
   for (let i = 0; i < 10; i++) t.equal(rl.take('a', 59_000), true);
   t.equal(rl.take('a', 60_000), false, 'right after the minute boundary the full previous count still counts');
   t.equal(rl.take('a', 109_999), false, 'it counts until its 10 s bucket is six buckets old');
@@ -21,7 +21,7 @@ t.test('the previous window still weighs on the next one (sliding window)', asyn
 });
 
 t.test('memory stays bounded under a flood of distinct addresses', async (t) => {
-  const rl = new RateLimiter({ limit: 600, maxEntries: 1000 });
+  const rl = RateLimiter.create({ limit: 600, maxEntries: 1000 });
   for (let i = 0; i < 200_000; i++) rl.take(`10.${i >> 16}.${(i >> 8) & 255}.${i & 255}`, 1_000_000 + i);
   t.ok(rl.size <= 1000, `tracked ${rl.size} addresses`);
   const late = 1_000_000 + 10 * 60_000;
@@ -32,7 +32,7 @@ t.test('memory stays bounded under a flood of distinct addresses', async (t) => 
 });
 
 t.test('at the default bound of 100,000 addresses', async (t) => {
-  const rl = new RateLimiter({ limit: 600 });
+  const rl = RateLimiter.create({ limit: 600 });
   t.equal(rl.maxEntries, 100_000);
   const start = 1_700_000_000_000;
   for (let i = 0; i < 250_000; i++) rl.take(`10.${i >> 16}.${(i >> 8) & 255}.${i & 255}`, start + i / 10);
@@ -42,7 +42,7 @@ t.test('at the default bound of 100,000 addresses', async (t) => {
 t.test('a flood past the bound costs the same per request as filling the table', async (t) => {
   // Evicting the first key of a Map costs O(deleted entries) in V8 (src/http/address-table.ts): the
   // limiter this replaced took ~30 s for this flood, most of it in the last third.
-  const rl = new RateLimiter({ limit: 600 });
+  const rl = RateLimiter.create({ limit: 600 });
   const start = 1_700_000_000_000;
   const third = (from: number) => {
     const began = performance.now();
@@ -57,7 +57,7 @@ t.test('a flood past the bound costs the same per request as filling the table',
 });
 
 t.test('a full table evicts the least recently active address, not a busy one', async (t) => {
-  const rl = new RateLimiter({ limit: 2, maxEntries: 3 });
+  const rl = RateLimiter.create({ limit: 2, maxEntries: 3 });
   const start = 1_700_000_000_000;
   rl.take('busy', start);
   rl.take('idle-1', start);
@@ -102,11 +102,11 @@ function random(seed: number): () => number {
 t.test('the documented bound: at most limit + ceil(limit / 6) in any 60 s, at most limit in any 50 s', async (t) => {
   const limit = 600;
   const start = 1_700_000_000_000 - (1_700_000_000_000 % 10_000);
-  t.equal(new RateLimiter({ limit }).burstLimit, 700);
+  t.equal(RateLimiter.create({ limit }).burstLimit, 700);
 
   // The worst case, built by hand: 100 at the last instant of one 10 s bucket, 500 at the first of the
   // next, 100 at the end of the sixth bucket after it: 700 inside one 60 s span.
-  const edge = admitted(new RateLimiter({ limit }), [
+  const edge = admitted(RateLimiter.create({ limit }), [
     ...burst(start + 9_999, 100),
     ...burst(start + 10_000, 500),
     ...burst(start + 69_998, 1000),
@@ -116,7 +116,7 @@ t.test('the documented bound: at most limit + ceil(limit / 6) in any 60 s, at mo
 
   // A one-counter sliding window lets about 2x through here: a full burst at the end of one bucket,
   // then another at the end of the sixth bucket after it, less than 60 s on.
-  const twice = admitted(new RateLimiter({ limit }), [...burst(start + 9_999, 1000), ...burst(start + 69_998, 1000)]);
+  const twice = admitted(RateLimiter.create({ limit }), [...burst(start + 9_999, 1000), ...burst(start + 69_998, 1000)]);
   t.equal(maxInSpan(twice, 60_000), 700, 'two full bursts 60 s apart add up to 700, not 1,200');
 
   // Adversarial bursts at bucket edges: for ten minutes, each bucket gets bursts of random size at
@@ -132,7 +132,7 @@ t.test('the documented bound: at most limit + ceil(limit / 6) in any 60 s, at mo
         if (next() < 0.5) attempts.push(...burst(at + offset, Math.floor(next() * 700)));
       }
     }
-    const times = admitted(new RateLimiter({ limit }), attempts);
+    const times = admitted(RateLimiter.create({ limit }), attempts);
     worst60 = Math.max(worst60, maxInSpan(times, 60_000));
     worst50 = Math.max(worst50, maxInSpan(times, 50_000));
   }
@@ -141,7 +141,7 @@ t.test('the documented bound: at most limit + ceil(limit / 6) in any 60 s, at mo
 
   // Other limits, including ones not divisible by 6: the same bounds.
   for (const small of [1, 5, 7, 20, 601]) {
-    const rl = new RateLimiter({ limit: small });
+    const rl = RateLimiter.create({ limit: small });
     const next = random(small);
     const attempts: number[] = [];
     for (let b = 0; b < 60; b++) {
@@ -156,7 +156,7 @@ t.test('the documented bound: at most limit + ceil(limit / 6) in any 60 s, at mo
 t.test('a steady client at exactly the limit per minute is never refused', async (t) => {
   for (const limit of [600, 5, 7, 1, 601]) {
     for (const phase of [0, 1, 37, 4_999, 9_999]) {
-      const rl = new RateLimiter({ limit });
+      const rl = RateLimiter.create({ limit });
       const start = 1_700_000_000_000 + phase;
       let refused = 0;
       // Ten minutes at `limit` per minute, evenly spaced (whole milliseconds, as a clock gives them).
@@ -164,7 +164,7 @@ t.test('a steady client at exactly the limit per minute is never refused', async
       t.equal(refused, 0, `limit ${limit}, phase ${phase} ms`);
     }
   }
-  const rl = new RateLimiter({ limit: 600 });
+  const rl = RateLimiter.create({ limit: 600 });
   const start = 1_700_000_000_000;
   for (let k = 0; k < 600; k++) rl.take('fast', start + k * 90);
   t.equal(rl.take('fast', start + 600 * 90), false, 'faster than the limit is refused');
@@ -172,7 +172,7 @@ t.test('a steady client at exactly the limit per minute is never refused', async
 
 t.test('after a refusal, waiting 60 s is always enough', async (t) => {
   for (const offset of [0, 1, 5_000, 9_999]) {
-    const rl = new RateLimiter({ limit: 600 });
+    const rl = RateLimiter.create({ limit: 600 });
     const at = 1_700_000_000_000 + offset;
     for (let i = 0; i < 600; i++) rl.take('x', at + i);
     t.equal(rl.take('x', at + 600), false);

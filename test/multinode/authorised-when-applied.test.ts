@@ -18,7 +18,7 @@ import { holdConsole } from '../helpers/held-console.js';
 import { call, scrapeMetrics } from '../helpers/http.js';
 import { startPostgres } from '../helpers/postgres.js';
 import type { TestServer } from '../helpers/server.js';
-import { type Seeded, seedWithConsole, startReadyNodes, until } from './support.js';
+import { createTokenWithConsole, type Seeded, seedWithConsole, startReadyNodes, until } from './support.js';
 
 const kAttempts = 5;
 
@@ -88,20 +88,7 @@ t.test('a PATCH queued on node A is refused when B revoked its token first in Po
       t.equal(after.enabled, !before.enabled, `attempt ${n}: the PATCH is in PostgreSQL`);
       t.ok(n < kAttempts, `the revocation committed first within ${kAttempts} attempts`);
       if (n >= kAttempts) return;
-      const next = (
-        await cli(tempDir(t), [
-          'token',
-          'create',
-          seeded.projectId,
-          '--as',
-          seeded.ownerId,
-          '--name',
-          `ci-${n}`,
-          '--permission',
-          'write',
-          ...db,
-        ])
-      ).json;
+      const next = (await createTokenWithConsole(t, url, seeded, `ci-${n}`, 'write')).json;
       token = { tokenId: next.id, secret: next.secret };
       continue;
     }

@@ -17,9 +17,7 @@ t.teardown(() => pg.destroy());
 
 /** `flagwire user password USER_ID --database URL`, the password on standard input. */
 function setPassword(dataDir: string, url: string, userId: string, password: string): Promise<number> {
-  const { NODE_OPTIONS: _tapLoader, ...env } = process.env;
   const child = spawn(...plainNode([kCliPath, 'user', 'password', userId, '--json', '--data', dataDir, '--database', url]), {
-    env,
     stdio: ['pipe', 'ignore', 'inherit'],
   });
   child.stdin.end(`${password}\n`);

@@ -7,7 +7,7 @@ import { startPostgres } from '../helpers/postgres.js';
 import { openForConsole } from '../../src/store/open-store.js';
 import { runCommand } from '../../src/writer/commands.js';
 import type { TestServer } from '../helpers/server.js';
-import { seedWithConsole, startReadyNodes } from './support.js';
+import { createTokenWithConsole, seedWithConsole, startReadyNodes } from './support.js';
 
 const pg = await startPostgres();
 t.teardown(() => pg.destroy());
@@ -70,23 +70,7 @@ t.test('two nodes racing', async (t) => {
       made.every((r) => r.ok),
       '49 active tokens',
     );
-    const race = await Promise.all(
-      [0, 1].map((i) =>
-        cli(tempDir(t), [
-          'token',
-          'create',
-          seeded.projectId,
-          '--as',
-          seeded.ownerId,
-          '--name',
-          `last-${i}`,
-          '--permission',
-          'read',
-          '--database',
-          url,
-        ]),
-      ),
-    );
+    const race = await Promise.all([0, 1].map((i) => createTokenWithConsole(t, url, seeded, `last-${i}`, 'read')));
     t.strictSame(race.map((r) => r.code).sort(), [0, 1], 'one made, one refused');
     t.match(race.find((r) => r.code === 1)!.json.detail, /already has 50 active tokens/);
     const listed = await cli(tempDir(t), ['token', 'list', seeded.projectId, '--database', url]);

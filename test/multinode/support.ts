@@ -67,6 +67,18 @@ export async function seedWithConsole(t: TestContext, databaseUrl: string): Prom
   return { orgId: org.id, ownerId: user.id, projectId: project.id, flagId: flag.id, tokenId: token.id, secret: token.secret };
 }
 
+/** `flagwire token create` in the seeded project as its owner, by the console with --database: its run, not checked. */
+export function createTokenWithConsole(
+  t: TestContext,
+  databaseUrl: string,
+  seeded: Seeded,
+  name: string,
+  permission: 'read' | 'write',
+): ReturnType<typeof cli> {
+  const args = ['token', 'create', seeded.projectId, '--as', seeded.ownerId, '--name', name, '--permission', permission];
+  return cli(tempDir(t), [...args, '--database', databaseUrl]);
+}
+
 /** Evaluates the flag on `node` for one key: its `enabled`. */
 export async function evaluate(node: TestServer, flagId: string): Promise<boolean> {
   const r = await call(node.baseUrl, 'GET', `/v1/flags/${flagId}?targetingKey=k1`);

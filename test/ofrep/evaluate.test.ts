@@ -11,7 +11,7 @@ import { kConsoleActor } from '../../src/audit/audit-actor.js';
 import { buildEvalWorld } from '../eval/eval-world.js';
 
 const world = buildEvalWorld();
-const clock = new Clock();
+const clock = Clock.create();
 const engine = new EvalEngine(world.store, () => clock.now());
 const ofrep = new OfrepEvaluator(engine);
 t.teardown(async () => {

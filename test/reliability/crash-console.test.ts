@@ -59,7 +59,6 @@ interface Run {
 /** Runs the compiled console as users do (no test-runner hooks in NODE_OPTIONS), with its test hooks on. */
 function runConsole(args: string[], fate: Fate, typicalMs: number): Promise<Run> {
   const env: NodeJS.ProcessEnv = { ...process.env, FLAGWIRE_TEST_HOOKS: '1' };
-  delete env.NODE_OPTIONS;
   delete env.FLAGWIRE_DATA;
   const hold = fate === 'in-transaction' || fate === 'after-commit';
   if (hold) env.FLAGWIRE_TEST_CONSOLE_HOLD = '1';

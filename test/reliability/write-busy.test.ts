@@ -45,7 +45,6 @@ t.test('a write refused while a console command holds the write lock: 503, never
 
   // The console command holds the write lock until it reads a byte on stdin.
   const env: NodeJS.ProcessEnv = { ...process.env, FLAGWIRE_TEST_HOOKS: '1', FLAGWIRE_TEST_CONSOLE_HOLD: '1' };
-  delete env.NODE_OPTIONS;
   delete env.FLAGWIRE_DATA;
   const console = spawn(...plainNode([kCli, 'flag', 'tags', ids.flag2, 'held-by-console', '--json', '--data', dataDir]), {
     env,

@@ -203,7 +203,6 @@ t.test('a port taken by another process is still a configuration error with seve
   const first = await startTestServer({ env: threaded() });
   t.teardown(() => first.stop());
   const env: NodeJS.ProcessEnv = { ...process.env, ...threaded() };
-  delete env.NODE_OPTIONS;
   const second = spawnSync(
     ...plainNode([kCliPath, 'serve', '--host', '127.0.0.1', '--port', String(first.port), '--data', tempDataDir()]),
     {

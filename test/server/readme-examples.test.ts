@@ -167,11 +167,10 @@ async function runWalkthrough(): Promise<Run> {
     marker('end'),
   ].join('\n');
   writeFileSync(join(dir, 'walkthrough.sh'), `${script}\n`);
-  // tap puts its loader into NODE_OPTIONS; node runs here as users run it, without it.
-  const { NODE_OPTIONS: _tapLoader, ...env } = process.env;
+  // plain: bash, and the node it runs, as users run them, without the test runner's loaders.
   const child = spawn(...plain('bash', [join(dir, 'walkthrough.sh')]), {
     cwd: kRepo,
-    env: { ...env, FLAGWIRE_DATA: server.dataDir },
+    env: { ...process.env, FLAGWIRE_DATA: server.dataDir },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -353,7 +352,6 @@ t.test('the OpenFeature snippet of docs/api.md runs as pasted and prints what it
   const expected = /console\.log\(\w+\); \/\/ (.*)/.exec(snippet)![1];
   const code = `${snippet.replaceAll(kReadmeBase, server.baseUrl)}\nawait OpenFeature.close();\n`;
   // Run from the repository root, where `import '@openfeature/…'` resolves as in a user's project.
-  const { NODE_OPTIONS: _tapLoader, ...env } = process.env;
-  const { stdout } = await promisify(execFile)(...plainNode(['--input-type=module', '-e', code]), { cwd: kRepo, env, timeout: 30_000 });
+  const { stdout } = await promisify(execFile)(...plainNode(['--input-type=module', '-e', code]), { cwd: kRepo, timeout: 30_000 });
   t.equal(stdout.trim(), expected);
 });

@@ -5,6 +5,7 @@ import { cli } from '../helpers/cli.js';
 import { call } from '../helpers/http.js';
 import { kCli, startTestServer, tempDataDir } from '../helpers/server.js';
 import { kErrors } from '../../src/errors.js';
+import { plainNode } from '../helpers/plain-process.js';
 
 t.test('serve --demo seeds an empty data dir, prints working tokens, and /health answers', async (t) => {
   const server = await startTestServer({ demo: true });
@@ -89,7 +90,7 @@ t.test('a bad setting stops start-up with one line naming it and exit code 2', a
     [{ FLAGWIRE_DATA: '/etc/hostname/not-a-directory' }, /FLAGWIRE_DATA/],
   ];
   for (const [env, expected] of cases) {
-    const r = spawnSync(process.execPath, [kCli, 'serve'], {
+    const r = spawnSync(...plainNode([kCli, 'serve']), {
       env: { ...process.env, FLAGWIRE_DATA: tempDataDir(), ...env },
       encoding: 'utf8',
       timeout: 10_000,
@@ -104,7 +105,7 @@ t.test('a port already in use stops start-up with one line naming the port setti
   const first = await startTestServer();
   t.teardown(() => first.stop());
   // Without an exclusive bind (SO_REUSEPORT) the second server would share the port and never exit.
-  const r = spawnSync(process.execPath, [kCli, 'serve', '--port', String(first.port), '--host', '127.0.0.1'], {
+  const r = spawnSync(...plainNode([kCli, 'serve', '--port', String(first.port), '--host', '127.0.0.1']), {
     env: { ...process.env, FLAGWIRE_DATA: tempDataDir(), FLAGWIRE_EVAL_WORKERS: '1' },
     encoding: 'utf8',
     timeout: 15_000,

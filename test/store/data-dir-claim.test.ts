@@ -6,10 +6,11 @@ import { join } from 'node:path';
 import t from 'tap';
 import { tempDir } from '../helpers/cli.js';
 import { claimDataDir } from '../../src/store/data-dir-claim.js';
+import { plainNode } from '../helpers/plain-process.js';
 
 /** The pid of a process that has ended (a claim it left behind is stale). */
 function endedPid(): number {
-  return Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
+  return Number(spawnSync(...plainNode(['-e', 'process.stdout.write(String(process.pid))']), { encoding: 'utf8' }).stdout);
 }
 
 t.test('a server started during a migration is refused; a migration during a server too', async (t) => {

@@ -8,6 +8,7 @@ import { tempDir } from '../helpers/cli.js';
 import { buildWorld } from '../helpers/world.js';
 import { LmdbStore } from '../../src/store/lmdb-store.js';
 import type { Change } from '../../src/store/changes.js';
+import { plainNode } from '../helpers/plain-process.js';
 
 const kStore = fileURLToPath(new URL('../../src/store/lmdb-store.js', import.meta.url));
 const kCommands = fileURLToPath(new URL('../../src/writer/commands.js', import.meta.url));
@@ -29,7 +30,7 @@ t.test('every export is one snapshot: flags and their audit entries agree while 
   const world = buildWorld(dir);
   const projectId = world.ids.single;
   await world.store.close();
-  const writer = spawn(process.execPath, ['--input-type=module', '-e', writerSource(dir, projectId)], {
+  const writer = spawn(...plainNode(['--input-type=module', '-e', writerSource(dir, projectId)]), {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   t.teardown(() => {

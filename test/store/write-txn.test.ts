@@ -35,8 +35,7 @@ process.stdout.write(String(newest));
  * process (and the other process holds none).
  */
 function leaveLockBehind(dataDir: string, commits: number): number {
-  const { NODE_OPTIONS: _tapLoader, ...env } = process.env;
-  return Number(execFileSync(...plainNode(['-e', kMoveBack, `${dataDir}/flagwire.mdb-lock`, String(commits)]), { env, encoding: 'utf8' }));
+  return Number(execFileSync(...plainNode(['-e', kMoveBack, `${dataDir}/flagwire.mdb-lock`, String(commits)]), { encoding: 'utf8' }));
 }
 
 for (const behind of [1, 2]) {

@@ -3,7 +3,7 @@
 // commas and surrounding blanks included, and a state save sends only the fields the user edited.
 // Values are made through the APIs, edited in Chromium (playwright-core, Debian's chromium), and read
 // back through the Management API and the CLI; the PATCH bodies the page sent are captured as sent.
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Locator } from 'playwright-core';
 import t from 'tap';
 import { cli } from '../helpers/cli.js';
 import { consoleCall, demoPassword, demoSecret, ensureChromium, kChromium, seriousViolations, signIn } from '../helpers/web-console.js';
@@ -55,6 +55,17 @@ t.test('list fields keep every item exactly; a save sends only what was edited',
   page.on('request', (r) => {
     if (r.method() === 'PATCH') sent.push({ url: r.url(), body: JSON.parse(r.postData() ?? 'null') });
   });
+  /**
+   * Clicks a save button and waits for the console's answer to the change it sends, then for `says` in
+   * the status line: the status line may still show the same text from the save before.
+   */
+  const save = async (button: Locator, says: string) => {
+    await Promise.all([
+      page.waitForResponse((r) => r.request().method() !== 'GET' && new URL(r.url()).pathname.startsWith('/console/api/')),
+      button.click(),
+    ]);
+    await page.getByText(says).waitFor();
+  };
   await page.goto(`${base}/console`);
   await page.getByLabel('Email').fill(kOwner);
   await page.getByLabel('Password').fill(password);
@@ -65,8 +76,7 @@ t.test('list fields keep every item exactly; a save sends only what was edited',
   await page.goto(`${base}/console#/flags/${flagId}`);
   await page.getByRole('heading', { name: 'lists', level: 1 }).waitFor();
   await page.getByLabel('Enabled').check();
-  await page.getByRole('button', { name: 'Save', exact: true }).click();
-  await page.getByText('Saved state of lists.').waitFor();
+  await save(page.getByRole('button', { name: 'Save', exact: true }), 'Saved state of lists.');
   t.same(
     sent.map((s) => s.body),
     [{ enabled: true }],
@@ -80,8 +90,7 @@ t.test('list fields keep every item exactly; a save sends only what was edited',
   // ---- one cohort edited: the other kept exactly ----
   sent.length = 0;
   await page.getByLabel('Cohort 2', { exact: true }).fill('Roe, Richard ');
-  await page.getByRole('button', { name: 'Save', exact: true }).click();
-  await page.getByText('Saved state of lists.').waitFor();
+  await save(page.getByRole('button', { name: 'Save', exact: true }), 'Saved state of lists.');
   t.same(
     sent.map((s) => s.body),
     [{ cohorts: ['Doe, Jane', 'Roe, Richard '] }],
@@ -94,8 +103,7 @@ t.test('list fields keep every item exactly; a save sends only what was edited',
   await page.getByRole('button', { name: 'Remove tag 3' }).click();
   await page.getByRole('button', { name: 'Add tag' }).click();
   await page.getByLabel('Tag 3', { exact: true }).fill('new, tag');
-  await page.getByRole('button', { name: 'Save tags' }).click();
-  await page.getByText('Tags saved.').waitFor();
+  await save(page.getByRole('button', { name: 'Save tags' }), 'Tags saved.');
   t.same((await apiFlag(flagId, shopWrite)).tags, ['ops, web', ' spaced ', 'new, tag'], 'the untouched tags are exact');
   t.same((await apiFlag(flagId, shopWrite)).cohorts, ['Doe, Jane', 'Roe, Richard '], 'and the cohorts untouched');
 
@@ -105,8 +113,7 @@ t.test('list fields keep every item exactly; a save sends only what was edited',
   await page.getByRole('heading', { name: 'group-lists', level: 1 }).waitFor();
   const staging = page.locator('form', { has: page.getByRole('button', { name: 'Save staging' }) });
   await staging.getByLabel('Enabled').check();
-  await page.getByRole('button', { name: 'Save staging' }).click();
-  await page.getByText('Saved environment staging of group-lists.').waitFor();
+  await save(page.getByRole('button', { name: 'Save staging' }), 'Saved environment staging of group-lists.');
   t.same(
     sent.map((s) => [new URL(s.url).search, s.body]),
     [['?env=staging', { enabled: true }]],
@@ -119,8 +126,7 @@ t.test('list fields keep every item exactly; a save sends only what was edited',
     'staging still inherits the flag-wide list exactly; production keeps its own',
   );
   await page.getByLabel('Flag-wide cohort 1', { exact: true }).fill('Roe, Richard');
-  await page.getByRole('button', { name: 'Save flag-wide cohorts' }).click();
-  await page.getByText('Flag-wide cohorts saved.').waitFor();
+  await save(page.getByRole('button', { name: 'Save flag-wide cohorts' }), 'Flag-wide cohorts saved.');
   grouped = await apiFlag(groupId, platformWrite);
   t.same(grouped.environments.staging.cohorts, ['Roe, Richard', ' padded '], 'the untouched flag-wide cohort is exact');
   t.same(grouped.environments.production.cohorts, ['x, y']);
@@ -129,13 +135,11 @@ t.test('list fields keep every item exactly; a save sends only what was edited',
   await page.goto(`${base}/console#/projects/${kShop}/settings`);
   const people = page.locator('form', { has: page.getByRole('group', { name: 'Audience people' }) });
   await people.getByLabel('Audience name').fill('people, renamed');
-  await people.getByRole('button', { name: 'Save audience' }).click();
-  await page.getByText('Audience people, renamed saved.').waitFor();
+  await save(people.getByRole('button', { name: 'Save audience' }), 'Audience people, renamed saved.');
   t.same(await audienceRules(), [{ attribute: 'name', values: kCohorts }], "a rename keeps the rule's values exactly");
   t.same(await seriousViolations(page), [], 'axe: no serious or critical violation on the settings page');
   const renamed = page.locator('form', { has: page.getByRole('group', { name: 'Audience people, renamed' }) });
   await renamed.getByLabel('Rule 1 value 1', { exact: true }).fill('Roe, Richard');
-  await renamed.getByRole('button', { name: 'Save audience' }).click();
-  await page.getByText('Audience people, renamed saved.').waitFor();
+  await save(renamed.getByRole('button', { name: 'Save audience' }), 'Audience people, renamed saved.');
   t.same(await audienceRules(), [{ attribute: 'name', values: ['Roe, Richard', ' padded '] }], 'the untouched value is exact');
 });

@@ -13,7 +13,7 @@ t.test('idle() resolves after every earlier command is committed, without a tran
   const dataDir = tempDataDir();
   // Create the data file first, as the server does before it starts the writer.
   await Store.open(dataDir).close();
-  const writer = WriterClient.create(dataDir, new Clock(), 10_000, pino({ level: 'silent' }));
+  const writer = WriterClient.create(dataDir, Clock.create(), 10_000, pino({ level: 'silent' }));
   t.teardown(() => writer.close());
 
   await writer.idle();

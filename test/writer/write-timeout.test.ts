@@ -22,9 +22,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Starts a lock holder and resolves once it holds the write lock. */
 async function holdLock(dataDir: string): Promise<{ child: ChildProcess; release(): Promise<void> }> {
-  const env = { ...process.env };
-  delete env.NODE_OPTIONS;
-  const child = spawn(...plainNode([kHolder, dataFilePath(dataDir)]), { env, stdio: ['pipe', 'ignore', 'pipe'] });
+  const child = spawn(...plainNode([kHolder, dataFilePath(dataDir)]), { stdio: ['pipe', 'ignore', 'pipe'] });
   let stderr = '';
   const seen = (word: string) =>
     new Promise<void>((resolve, reject) => {
@@ -54,7 +52,7 @@ type Outcome = 'ok' | 'busy' | string;
 t.test('a write not claimed by its deadline is refused and never applied; one claimed in time is committed', async (t) => {
   const dataDir = tempDataDir();
   await Store.open(dataDir).close();
-  const writer = WriterClient.create(dataDir, new Clock(), kTimeoutMs, pino({ level: 'silent' }));
+  const writer = WriterClient.create(dataDir, Clock.create(), kTimeoutMs, pino({ level: 'silent' }));
   t.teardown(() => writer.close());
   // The thread's start (module loading, opening the store) is not what is measured here.
   await writer.idle();
@@ -115,7 +113,7 @@ t.test('a write not claimed by its deadline is refused and never applied; one cl
 t.test('busy while a change waits over a second for the lock; free again after', async (t) => {
   const dataDir = tempDataDir();
   await Store.open(dataDir).close();
-  const writer = WriterClient.create(dataDir, new Clock(), kTimeoutMs, pino({ level: 'silent' }));
+  const writer = WriterClient.create(dataDir, Clock.create(), kTimeoutMs, pino({ level: 'silent' }));
   t.teardown(() => writer.close());
   // The thread's start (module loading, opening the store) is not what is measured here.
   await writer.idle();
