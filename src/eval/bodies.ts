@@ -1,13 +1,28 @@
 // Evaluation API bodies, as bytes ready to send: a flag's `{id, name, enabled}` (built once per flag
-// version) and the error bodies `{error, detail}` (errorBody of the shared error table; the fixed ones
+// version), with `variant` and `value` for a state with typed variants (once per answer) and the error bodies `{error, detail}` (errorBody of the shared error table; the fixed ones
 // built once at load). Never built per request. The 200 shapes are in src/model/eval-shapes.ts.
 import { errorBody, FlagwireError, type ErrorBody, type ErrorCode } from '../errors.js';
 import type { EvalFlag } from '../model/eval-shapes.js';
 import type { Flag } from '../model/flags.js';
+import type { Resolution } from '../targeting/compiled-flag.js';
 
 /** `{id, name, enabled}` in that order: built once per flag version, never per request. */
 export function evalFlagBody(flag: Flag, enabled: boolean): Buffer {
   const body: EvalFlag = { id: flag.id, name: flag.name, enabled };
+  return Buffer.from(JSON.stringify(body));
+}
+
+/**
+ * `{id, name, enabled, variant, value}` for a state with typed variants. Where the caller's own default
+ * applies (disabled, no default variant, a rule's error) `variant` and `value` are left out, as OFREP
+ * leaves them out (open-feature/protocol ADR-0006).
+ */
+export function evalVariantBody(flag: { id: string; name: string }, enabled: boolean, answer: Resolution): Buffer {
+  const body: EvalFlag = { id: flag.id, name: flag.name, enabled };
+  if (answer.value !== undefined) {
+    body.variant = answer.variant;
+    body.value = answer.value;
+  }
   return Buffer.from(JSON.stringify(body));
 }
 

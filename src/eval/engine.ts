@@ -21,8 +21,10 @@ import { notFoundDetail } from '../model/lookups.js';
 import { hasAudiences } from '../model/plans.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { SnapshotReader } from '../store/interfaces.js';
-import { evalErrorBody, evalFlagBody, kAudiencePlanBody } from './bodies.js';
-import { blockedByPlan, compileState, evaluateState, type CompiledState } from './evaluate.js';
+import { evalErrorBody, evalFlagBody, evalVariantBody, kAudiencePlanBody } from './bodies.js';
+import { blockedByPlan, compileState, decideState, decisionValue, type CompiledState } from './evaluate.js';
+import { compileVariants, resolveVariant, type CompiledVariants } from './variants.js';
+import type { Resolution } from '../targeting/compiled-flag.js';
 import type { ResultWriter } from './protocol.js';
 import { projectConfigTag } from './config-tag.js';
 import { EvalQuery } from './query.js';
@@ -32,6 +34,12 @@ export type EngineStore = Pick<
   SnapshotReader,
   'resetReadTxn' | 'configSeq' | 'getFlag' | 'listFlags' | 'getProject' | 'getAudience' | 'listAudiences' | 'getOrg'
 >;
+
+/** One state of a flag version (the flag's, or one environment's), compiled: the spec's rules, and its typed variants if it has them. */
+export interface EvalState extends CompiledState {
+  /** Null: a boolean flag state. */
+  readonly variants: CompiledVariants | null;
+}
 
 /**
  * A flag version, compiled. Other evaluation route sets (src/ofrep) read it through `lookupFlag`/`lookupProject`
@@ -43,12 +51,14 @@ export interface FlagEntry {
   readonly name: string;
   readonly projectId: string;
   readonly updatedAt: number;
-  /** The only two 200 bodies this flag version can have: index 0 `enabled: false`, 1 `enabled: true`. */
+  /** The only two 200 bodies a boolean state of this flag version can have: index 0 `enabled: false`, 1 `enabled: true`. */
   readonly bodies: readonly [Buffer, Buffer];
+  /** 200 bodies of its variant states by answer, built on first use (bounded: a state's answers are fixed but for rule errors). */
+  variantBodies: Map<Resolution, Buffer> | null;
   /** A single-environment flag's state; null for a group flag. */
-  readonly state: CompiledState | null;
+  readonly state: EvalState | null;
   /** A group flag's state per environment of its project; null for a single flag. */
-  readonly envs: ReadonlyMap<string, CompiledState> | null;
+  readonly envs: ReadonlyMap<string, EvalState> | null;
   readonly validEnvs: string;
   /** The 404 body for a group flag requested without `env`. */
   readonly envMissing: Buffer | null;
@@ -56,6 +66,8 @@ export interface FlagEntry {
   readonly org: Org | null;
   /** OFREP answers of this version, built on first use (src/ofrep/evaluate.ts); null until then. */
   ofrepBodies: (Buffer | undefined)[] | null;
+  /** OFREP answers of its variant states by answer, keyed by id (0) and by name (1); null until first use. */
+  ofrepVariantBodies: [Map<Resolution, Buffer>, Map<Resolution, Buffer>] | null;
   /** Evaluations counted on this entry since its counts were last taken, and the latest one's time. */
   evaluations: number;
   lastEvaluatedAt: number;
@@ -72,7 +84,7 @@ export const kEnvUnknown = 1;
 export type EnvProblem = typeof kEnvMissing | typeof kEnvUnknown;
 
 /** The flag's state in `env`, or why there is none. */
-export function stateInEnv(flag: FlagEntry, env: string | null): CompiledState | EnvProblem {
+export function stateInEnv(flag: FlagEntry, env: string | null): EvalState | EnvProblem {
   if (flag.state !== null) return flag.state;
   if (env === null) return kEnvMissing;
   return flag.envs!.get(env) ?? kEnvUnknown;
@@ -86,7 +98,7 @@ export function projectEnv(project: ProjectEntry, env: string | null): string | 
 }
 
 /** A flag's state in the environment projectEnv() accepted for its project (null: it has none there). */
-export function stateInProjectEnv(flag: FlagEntry, env: string | null): CompiledState | null {
+export function stateInProjectEnv(flag: FlagEntry, env: string | null): EvalState | null {
   return flag.state ?? flag.envs!.get(env!) ?? null;
 }
 
@@ -155,7 +167,7 @@ export class EvalEngine {
     if (state === kEnvMissing) return out.put(404, entry.envMissing!);
     if (state === kEnvUnknown) return out.put(404, unknownEnvBody('flag', q.env!, entry.validEnvs));
     if (blockedByPlan(state, this.audiencesAllowed(entry.org))) return out.put(403, kAudiencePlanBody);
-    out.put(200, entry.bodies[evaluateState(entry.id, state, q) ? 1 : 0]);
+    out.put(200, this.answerBody(entry, state));
   }
 
   /** GET /v1/flags/project/{project_id}: every flag of the project, in creation order. */
@@ -177,11 +189,27 @@ export class EvalEngine {
       if (i > 0) out.pushByte(kComma);
       const flag = flags[i]!;
       const state = stateInProjectEnv(flag, env);
-      const enabled = state !== null && !blockedByPlan(state, audiencesAllowed) && evaluateState(flag.id, state, q);
-      out.push(flag.bodies[enabled ? 1 : 0]);
+      out.push(state === null || blockedByPlan(state, audiencesAllowed) ? flag.bodies[0] : this.answerBody(flag, state));
     }
     out.pushByte(kCloseBracket);
     out.close(200);
+  }
+
+  /** The 200 body of `state` for the parsed request: one of the flag version's prebuilt bodies. */
+  private answerBody(entry: FlagEntry, state: EvalState): Buffer {
+    const decision = decideState(entry.id, state, this.query);
+    const enabled = decisionValue(decision);
+    if (state.variants === null) return entry.bodies[enabled ? 1 : 0];
+    const resolution = resolveVariant(state.variants, decision, this.query, this.now);
+    // A rule's error names its cause (a new answer each time); the body says only "no value": one per state.
+    const answer = resolution.errorCode === undefined ? resolution : state.variants.flag.answers.ruleFailed;
+    entry.variantBodies ??= new Map();
+    let body = entry.variantBodies.get(answer);
+    if (body === undefined) {
+      body = evalVariantBody(entry, enabled, answer);
+      entry.variantBodies.set(answer, body);
+    }
+    return body;
   }
 
   /** The compiled flag for a path id as sent (decoded if percent-encoded), or its 404. */
@@ -214,6 +242,11 @@ export class EvalEngine {
     const counts = [...this.pending.values()];
     this.pending.clear();
     return counts;
+  }
+
+  /** This batch's time (the clock's ms): `$flagd.timestamp` of every rule it runs. */
+  get batchTime(): number {
+    return this.now;
   }
 
   /** Whether states with an audience may be evaluated for this organisation now (Decision 1 of docs/decisions.md (Evaluation API)). */
@@ -320,17 +353,17 @@ export class EvalEngine {
   private compileFlag(flag: Flag, project: Project | undefined): FlagEntry | Missing {
     if (project === undefined) return missingFlag(flag.id);
     const audience = (audienceId: string | null) => (audienceId === null ? undefined : this.audience(audienceId, project.id));
-    let state: CompiledState | null = null;
-    let envs: Map<string, CompiledState> | null = null;
-    if (flag.kind === 'flag') {
-      const effective = effectiveState(flag, null);
-      state = compileState(effective, audience(effective.audienceId));
-    } else {
+    const compile = (env: string | null): EvalState => {
+      const effective = effectiveState(flag, env);
+      const variants = effective.typed === undefined ? null : compileVariants(effective.typed, flag.name);
+      return { ...compileState(effective, audience(effective.audienceId)), variants };
+    };
+    let state: EvalState | null = null;
+    let envs: Map<string, EvalState> | null = null;
+    if (flag.kind === 'flag') state = compile(null);
+    else {
       envs = new Map();
-      for (const env of project.environments) {
-        const effective = effectiveState(flag, env);
-        envs.set(env, compileState(effective, audience(effective.audienceId)));
-      }
+      for (const env of project.environments) envs.set(env, compile(env));
     }
     const validEnvs = validEnvironmentsText(project);
     return {
@@ -348,7 +381,9 @@ export class EvalEngine {
           ? null
           : evalErrorBody('NOT_FOUND', `This flag belongs to a multi-environment project: add the "env" query parameter (${validEnvs}).`),
       org: this.org(project.orgId),
+      variantBodies: null,
       ofrepBodies: null,
+      ofrepVariantBodies: null,
       evaluations: 0,
       lastEvaluatedAt: 0,
     };

@@ -12,6 +12,7 @@
 // When a parameter repeats, the first occurrence counts. An empty `cohort`, `targetingKey` or `env` is
 // treated as absent.
 import type { EvalContext } from './evaluate.js';
+import type { RuleContext } from './variants.js';
 
 const kPercent = 37; // '%'
 const kPlus = 43; // '+'
@@ -20,7 +21,7 @@ const kPlus = 43; // '+'
  * One parsed query string. Each eval worker reuses one instance for every request (parse() resets it),
  * so a request costs the decoded strings and nothing else: no URLSearchParams, no Map, no per-request object.
  */
-export class EvalQuery implements EvalContext {
+export class EvalQuery implements EvalContext, RuleContext {
   cohort: string | null = null;
   targetingKey: string | null = null;
   env: string | null = null;
@@ -30,6 +31,8 @@ export class EvalQuery implements EvalContext {
   private readonly names: string[] = [];
   private readonly values: string[] = [];
   private count = 0;
+  /** ruleData()'s object for this query, once built. */
+  private data: Record<string, string> | null = null;
 
   /** Parses `raw` (the part after "?", undecoded); false when it cannot be decoded (see `error`). */
   parse(raw: string): boolean {
@@ -38,6 +41,7 @@ export class EvalQuery implements EvalContext {
     this.env = null;
     this.error = null;
     this.count = 0;
+    this.data = null;
     let seenCohort = false;
     let seenKey = false;
     let seenEnv = false;
@@ -77,6 +81,26 @@ export class EvalQuery implements EvalContext {
   attribute(name: string): string | undefined {
     for (let i = 0; i < this.count; i++) if (this.names[i] === name) return this.values[i];
     return undefined;
+  }
+
+  /**
+   * The context a flagd rule reads (docs/design.md §2b): every parameter of the query as a string, the
+   * first of a repeated name, `targetingKey`, `cohort` and `env` included. Built for the first rule
+   * that runs on this request, then reused by the others (the project route runs one per flag).
+   */
+  ruleData(): Readonly<Record<string, string>> {
+    if (this.data !== null) return this.data;
+    const data: Record<string, string> = {};
+    // Defined, not assigned: a parameter named "__proto__" is data, as JSON.parse makes it.
+    const put = (name: string, value: string | null) => {
+      if (value !== null && !Object.hasOwn(data, name)) Object.defineProperty(data, name, { value, enumerable: true, writable: true });
+    };
+    put('targetingKey', this.targetingKey);
+    put('cohort', this.cohort);
+    put('env', this.env);
+    for (let i = 0; i < this.count; i++) put(this.names[i]!, this.values[i]!);
+    this.data = data;
+    return data;
   }
 
   private fail(detail: string): false {

@@ -2,7 +2,15 @@
 // (src/eval/bodies.ts) and the OpenAPI document declares them (src/routes/route-table.ts).
 import { Type, type Static } from '@sinclair/typebox';
 
-export const EvalFlag = Type.Object({ id: Type.String(), name: Type.String(), enabled: Type.Boolean() });
+export const EvalFlag = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  enabled: Type.Boolean(),
+  variant: Type.Optional(
+    Type.String({ description: "Only on a flag with typed variants, when it serves one: the variant's name (docs/design.md §2b)" }),
+  ),
+  value: Type.Optional(Type.Unknown({ description: "Only with `variant`: the variant's value (boolean, string, number or object)" })),
+});
 export type EvalFlag = Static<typeof EvalFlag>;
 export const EvalFlagList = Type.Array(EvalFlag, { description: 'Every flag of the project, in creation order' });
 export type EvalFlagList = Static<typeof EvalFlagList>;

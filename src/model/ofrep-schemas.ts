@@ -41,18 +41,26 @@ export const OfrepEvaluationRequest = Type.Object(
 );
 export type OfrepEvaluationRequest = Static<typeof OfrepEvaluationRequest>;
 
-export const kOfrepReasons = ['STATIC', 'TARGETING_MATCH', 'SPLIT', 'DISABLED'] as const;
+export const kOfrepReasons = ['STATIC', 'TARGETING_MATCH', 'SPLIT', 'DEFAULT', 'DISABLED'] as const;
 export type OfrepReason = (typeof kOfrepReasons)[number];
 
 export const OfrepEvaluationSuccess = Type.Object(
   {
     key: Type.String({ description: "The key as asked: the flag's id, or its name (docs/decisions.md: OFREP, keys)" }),
-    value: Type.Boolean({ description: 'Flagwire flags are boolean' }),
+    value: Type.Optional(
+      Type.Unknown({
+        description:
+          "A boolean flag's value, or the variant's value (boolean, string, number or object) of a flag with typed variants. " +
+          "Absent where the caller's own default applies (open-feature/protocol ADR-0006): a disabled variant flag, or one without a default variant",
+      }),
+    ),
     reason: Type.Union(
       kOfrepReasons.map((r) => Type.Literal(r)),
-      { description: 'Which rule decided (docs/decisions.md: OFREP)' },
+      { description: 'Which rule decided (docs/decisions.md: OFREP; docs/design.md §2b for typed variants)' },
     ),
-    variant: Type.Union([Type.Literal('on'), Type.Literal('off')]),
+    variant: Type.Optional(
+      Type.String({ description: 'on or off for a boolean flag; the variant served by a flag with typed variants; absent with value' }),
+    ),
     metadata: Type.Object({
       id: Type.String({ description: "The flag's id (never changes)" }),
       name: Type.String({ description: "The flag's name (unique in its project; a rename changes it)" }),

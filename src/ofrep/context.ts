@@ -7,6 +7,7 @@
 // may carry structures, and refusing the whole evaluation for one would be hostile); an empty
 // targetingKey, cohort or env counts as absent, as on the Evaluation API.
 import type { EvalContext } from '../eval/evaluate.js';
+import type { RuleContext } from '../eval/variants.js';
 import { compileValidator } from '../model/validation.js';
 import { OfrepEvaluationRequest, type OfrepErrorCode } from '../model/ofrep-schemas.js';
 
@@ -15,7 +16,7 @@ const kEmptyContext: Record<string, unknown> = Object.freeze({}) as Record<strin
 const kShape = 'Send a JSON object such as {"context": {"targetingKey": "user-1", "plan": "beta"}}.';
 
 /** One parsed body. Each worker reuses one instance (parse() resets it). */
-export class OfrepContext implements EvalContext {
+export class OfrepContext implements EvalContext, RuleContext {
   cohort: string | null = null;
   targetingKey: string | null = null;
   env: string | null = null;
@@ -62,6 +63,11 @@ export class OfrepContext implements EvalContext {
     if (typeof value === 'string') return value;
     if (typeof value === 'number' || typeof value === 'boolean') return String(value);
     return undefined;
+  }
+
+  /** What a flagd rule reads: the request's `context` as sent, every key and value (docs/design.md §2b). */
+  ruleData(): Readonly<Record<string, unknown>> {
+    return this.attrs;
   }
 
   private fail(code: OfrepErrorCode, details: string): false {

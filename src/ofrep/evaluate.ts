@@ -38,6 +38,8 @@ import { murmur3x86_32 } from '../eval/murmur3.js';
 import { decodePathId } from '../http/path-id.js';
 import type { ResultWriter } from '../eval/protocol.js';
 import { OfrepContext } from './context.js';
+import { resolveVariant } from '../eval/variants.js';
+import type { Resolution } from '../targeting/compiled-flag.js';
 import type { OfrepErrorCode, OfrepReason } from '../model/ofrep-schemas.js';
 
 const kReasons: Record<number, OfrepReason> = {
@@ -146,7 +148,9 @@ export class OfrepEvaluator {
     if (blockedByPlan(state, this.engine.audiencesAllowed(entry.org))) return out.put(400, flagBody(entry, kSlotAudiencePlan, byName));
     const decision = decideState(entry.id, state, ctx, noRoll);
     if (decidedBy(decision) === kDecidedRoll) return out.put(400, flagBody(entry, kSlotKeyMissing, byName));
-    out.put(200, flagBody(entry, decision, byName));
+    if (state.variants === null) return out.put(200, flagBody(entry, decision, byName));
+    const answer = resolveVariant(state.variants, decision, ctx, this.engine.batchTime);
+    out.put(answer.errorCode === undefined ? 200 : 400, variantBody(entry, answer, byName));
   }
 
   /**
@@ -183,6 +187,7 @@ export class OfrepEvaluator {
   private writeBulk(project: ProjectEntry, env: string | null, ifNoneMatch: string, out: ResultWriter): void {
     const ctx = this.ctx;
     const audiencesAllowed = this.engine.audiencesAllowed(project.org);
+    const now = this.engine.batchTime;
     out.open();
     out.push(kBulkOpen);
     const flags = project.flags;
@@ -191,16 +196,18 @@ export class OfrepEvaluator {
       const flag = flags[i]!;
       const state = stateInProjectEnv(flag, env)!;
       let slot: number;
+      let answer: Resolution | null = null;
       if (blockedByPlan(state, audiencesAllowed)) slot = kSlotAudiencePlan;
       else {
         const decision = decideState(flag.id, state, ctx, noRoll);
         slot = decidedBy(decision) === kDecidedRoll ? kSlotKeyMissing : decision;
+        if (state.variants !== null && slot !== kSlotKeyMissing) answer = resolveVariant(state.variants, decision, ctx, now);
       }
       // Each flag twice, under its id and under its name: the web provider looks flags up by the key
       // the application asks for, and either key must work (docs/decisions.md: OFREP, keys).
-      out.push(flagBody(flag, slot, false));
+      out.push(answer === null ? flagBody(flag, slot, false) : variantBody(flag, answer, false));
       out.pushByte(kComma);
-      out.push(flagBody(flag, slot, true));
+      out.push(answer === null ? flagBody(flag, slot, true) : variantBody(flag, answer, true));
     }
     out.push(this.bulkTail(project.id, env));
     const tag = etag(project.configTag, out.openBody());
@@ -270,6 +277,32 @@ function flagBody(flag: FlagEntry, slot: Decision, byName: boolean): Buffer {
       );
     }
     bodies[index] = body;
+  }
+  return body;
+}
+
+/**
+ * A variant state's OFREP body for `answer`, keyed by id or by name. A success carries the variant and
+ * its value; where the caller's own default applies (DISABLED, DEFAULT without a default variant) it
+ * has neither, as open-feature/protocol ADR-0006 says; a rule's error is GENERAL with flagd's message.
+ * Kept with the version, but for errors (their message may name a variant the request computed).
+ */
+function variantBody(flag: FlagEntry, answer: Resolution, byName: boolean): Buffer {
+  const key = byName ? flag.name : flag.id;
+  if (answer.errorCode !== undefined) return ofrepFailureBody(key, 'GENERAL', answer.errorMessage ?? 'The targeting rule failed.');
+  flag.ofrepVariantBodies ??= [new Map(), new Map()];
+  const bodies = flag.ofrepVariantBodies[byName ? 1 : 0];
+  let body = bodies.get(answer);
+  if (body === undefined) {
+    const metadata = { id: flag.id, name: flag.name };
+    body = Buffer.from(
+      JSON.stringify(
+        answer.value === undefined
+          ? { key, reason: answer.reason, metadata }
+          : { key, value: answer.value, reason: answer.reason, variant: answer.variant, metadata },
+      ),
+    );
+    bodies.set(answer, body);
   }
   return body;
 }

@@ -25,8 +25,11 @@ export interface ParsedDefinition {
   readonly metadata: FlagMetadata;
 }
 
-/** Why an evaluation ended as it did: OpenFeature's reasons, as flagd-core gives them (never SPLIT). */
-export type ResolutionReason = 'STATIC' | 'TARGETING_MATCH' | 'DEFAULT' | 'DISABLED' | 'ERROR';
+/**
+ * Why an evaluation ended as it did: OpenFeature's reasons. flagd-core gives all but SPLIT, which only
+ * Flagwire's percentage gives (src/eval/variants.ts).
+ */
+export type ResolutionReason = 'STATIC' | 'TARGETING_MATCH' | 'SPLIT' | 'DEFAULT' | 'DISABLED' | 'ERROR';
 /** flagd-core's error codes, less PARSE_ERROR: a definition whose rule would fail to load is refused instead. */
 export type ResolutionErrorCode = 'FLAG_NOT_FOUND' | 'GENERAL' | 'TYPE_MISMATCH';
 
@@ -79,6 +82,16 @@ function answer(
   errorMessage?: string,
 ): Resolution {
   return Object.freeze({ value, variant, reason, errorCode, errorMessage, flagMetadata });
+}
+
+/**
+ * The flag's default variant served for `reason`: a fixed answer, built once per compiled flag by its
+ * caller. Without a default variant it is flagd's DEFAULT with no value (the caller's own default).
+ */
+export function defaultVariantAnswer(flag: CompiledFlag, reason: ResolutionReason): Resolution {
+  const name = flag.defaultVariant;
+  if (name === null) return answer('DEFAULT', flag.metadata);
+  return answer(reason, flag.metadata, flag.variants.get(name), name);
 }
 
 /** The answer for a failed evaluation (made when it happens: an error's message names its cause). */

@@ -1,0 +1,67 @@
+// A flag state with typed variants (issue 25): the spec's rules decide whether the caller is in, as
+// for a boolean flag (decideState in evaluate.ts, unchanged: same cohorts, audience, percentage and
+// bucketing); flagd's rules (src/targeting) then pick the variant. docs/design.md §2b:
+//
+//   gate (decideState)                      rule present                    no rule
+//   state disabled                          DISABLED, no value (the caller's default)
+//   out: audience not matched, 0%           the default variant, DEFAULT
+//   out: the percentage split (or roll)     the default variant, SPLIT
+//   in: cohort listed, audience matched     flagd's answer for the rule     the default variant, TARGETING_MATCH
+//   in: 100%, no audience                   flagd's answer for the rule     the default variant, STATIC
+//   in: the percentage split (or roll)      flagd's answer for the rule     the default variant, SPLIT
+//
+// Without a default variant, every "default variant" above is flagd's DEFAULT with no value. `enabled`
+// (the Evaluation API's field) stays the gate's answer. Every answer but a rule's error that names its
+// cause is built once per flag version: an evaluation returns one of them.
+import type { TypedVariants } from '../model/flags.js';
+import { compileFlag, defaultVariantAnswer, type CompiledFlag, type Resolution } from '../targeting/compiled-flag.js';
+import { evaluateFlag } from '../targeting/evaluate.js';
+import { type Decision, decidedBy, decisionValue, kDecidedAudience, kDecidedCohort, kDecidedDisabled, kDecidedStatic } from './evaluate.js';
+
+/** What a request gives a rule: its whole evaluation context, built only when a rule runs. */
+export interface RuleContext {
+  ruleData(): Readonly<Record<string, unknown>>;
+}
+
+export interface CompiledVariants {
+  readonly flag: CompiledFlag;
+  readonly outDefault: Resolution;
+  readonly outSplit: Resolution;
+  readonly inMatch: Resolution;
+  readonly inSplit: Resolution;
+}
+
+/** No flag metadata is stored with a flag's variants: every answer carries none. */
+const kNoMetadata = Object.freeze({});
+
+/**
+ * `flagKey` is `$flagd.flagKey` and the default seed of `fractional`: the flag's name, its key in a
+ * flagd definition, so a definition moved between flagd and Flagwire splits callers the same way.
+ */
+export function compileVariants(typed: TypedVariants, flagKey: string): CompiledVariants {
+  const targeting = Object.keys(typed.targeting).length === 0 ? null : typed.targeting;
+  const flag = compileFlag(
+    flagKey,
+    { state: 'ENABLED', variants: typed.variants, defaultVariant: typed.defaultVariant, targeting, metadata: kNoMetadata },
+    kNoMetadata,
+  );
+  return {
+    flag,
+    outDefault: defaultVariantAnswer(flag, 'DEFAULT'),
+    outSplit: defaultVariantAnswer(flag, 'SPLIT'),
+    inMatch: defaultVariantAnswer(flag, 'TARGETING_MATCH'),
+    inSplit: defaultVariantAnswer(flag, 'SPLIT'),
+  };
+}
+
+/** The answer for a gate `decision` (decideState's); `nowMs` gives `$flagd.timestamp`. */
+export function resolveVariant(variants: CompiledVariants, decision: Decision, context: RuleContext, nowMs: number): Resolution {
+  const by = decidedBy(decision);
+  const flag = variants.flag;
+  if (by === kDecidedDisabled) return flag.answers.disabled;
+  if (!decisionValue(decision)) return by === kDecidedAudience || by === kDecidedStatic ? variants.outDefault : variants.outSplit;
+  if (flag.rule !== null) return evaluateFlag(flag, context.ruleData(), Math.floor(nowMs / 1000));
+  if (by === kDecidedCohort || by === kDecidedAudience) return variants.inMatch;
+  if (by === kDecidedStatic) return flag.answers.static;
+  return variants.inSplit;
+}
