@@ -7,7 +7,8 @@
 // compiled entry per flag version and drops its caches when the store's sequence moves).
 import { type FlagMetadata, type FlagValueType, type VariantValue, variantType } from './definition.js';
 import type { DefinitionProblem } from './problems.js';
-import { type Rule, RuleCompiler } from './compile-rule.js';
+import { RuleCompiler } from './compile-rule.js';
+import type { Rule } from './rule-node.js';
 
 /** A flag of a parsed definition: `$ref`s resolved, the default variant null when there is none. */
 export interface ParsedFlag {
