@@ -1,6 +1,6 @@
 // Sticky percentage bucketing (design §2): bucket(flagId, key) = murmur3_x86_32(utf8(flagId + ":" + key), 0) mod 100.
-import { murmur3x86_32 } from './murmur3.js';
-import { maxUtf8Bytes, writeUtf8 } from './utf8.js';
+import { murmur3x86_32 } from '../bytes/murmur3.js';
+import { maxUtf8Bytes, writeUtf8 } from '../bytes/utf8.js';
 
 const kColon = 0x3a;
 // One scratch buffer per thread: the hashed bytes are written into it instead of building the string

@@ -3,7 +3,7 @@
 // src/stream/change-feed.ts) carry, so a provider can compare the two.
 import type { Org } from '../model/accounts.js';
 import type { Project } from '../model/projects.js';
-import { murmur3x86_32 } from './murmur3.js';
+import { murmur3x86_32 } from '../bytes/murmur3.js';
 
 interface Versioned {
   readonly id: string;

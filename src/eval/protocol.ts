@@ -26,7 +26,7 @@
 // answers without one (the Evaluation API's) the high bits are 0.
 
 import type { FlagUsage } from '../model/flags.js';
-import { maxUtf8Bytes, readUtf8, writeUtf8 } from './utf8.js';
+import { maxUtf8Bytes, readUtf8, writeUtf8 } from '../bytes/utf8.js';
 
 /** A route number (src/metrics/metrics.ts), 0..255: which evaluation route set (routes.ts) evaluates the request. */
 export type Route = number;

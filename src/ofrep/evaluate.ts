@@ -34,7 +34,7 @@ import {
   kDecidedStatic,
   type Decision,
 } from '../eval/evaluate.js';
-import { murmur3x86_32 } from '../eval/murmur3.js';
+import { murmur3x86_32 } from '../bytes/murmur3.js';
 import { decodePathId } from '../http/path-id.js';
 import type { ResultWriter } from '../eval/protocol.js';
 import { OfrepContext } from './context.js';

@@ -16,8 +16,8 @@
 // it, and as Flagwire's percentage bucketing does (src/eval/murmur3.ts). flagd-core (JavaScript) hashes
 // UTF-16 code units instead (imurmurhash), which gives the same answer for text below U+0080 only; see
 // test/targeting/fractional.test.ts for a key where the two differ.
-import { murmur3x86_32 } from '../eval/murmur3.js';
-import { maxUtf8Bytes, writeUtf8 } from '../eval/utf8.js';
+import { murmur3x86_32 } from '../bytes/murmur3.js';
+import { maxUtf8Bytes, writeUtf8 } from '../bytes/utf8.js';
 
 const kMaxTotalWeight = 2147483647;
 const kTwo16 = 65536;

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { bucket } from '../../src/eval/bucket.js';
-import { murmur3String, murmur3x86_32 } from '../../src/eval/murmur3.js';
+import { murmur3String, murmur3x86_32 } from '../../src/bytes/murmur3.js';
 
 interface Fixture {
   strings: { input: string; seed: number; murmur3: number }[];

@@ -2,7 +2,7 @@
 // deliberate difference from flagd-core: non-ASCII bucketing values are hashed as UTF-8, as flagd does.
 import fc from 'fast-check';
 import t from 'tap';
-import { murmur3String } from '../../src/eval/murmur3.js';
+import { murmur3String } from '../../src/bytes/murmur3.js';
 import { bucketPoint, fractional } from '../../src/targeting/fractional.js';
 import { bothAnswers } from './flagd-core-oracle.js';
 
