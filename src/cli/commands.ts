@@ -2,6 +2,7 @@
 // writer command in one transaction, or a store read) and how it prints for people (output.ts).
 // The --json output is the returned value itself.
 import type { Org, Plan, Role, Standing, User } from '../model/accounts.js';
+import { readFileSync } from 'node:fs';
 import { FlagwireError } from '../errors.js';
 import type { Flag } from '../model/flags.js';
 import { hashPassword, kMinPasswordLength, passwordProblem } from '../model/passwords.js';
@@ -140,6 +141,7 @@ const kProjectCreateUsage = 'project create --name NAME (--org ORG_ID | --owner 
 const kProjectListUsage = 'project list [--org ORG_ID | --owner USER_ID]';
 const kAudienceCreateUsage = 'audience create PROJECT_ID --name NAME --rule ATTR=V1[,V2...] [--rule ...]';
 const kAudienceUpdateUsage = 'audience update AUDIENCE_ID [--name NAME] [--rule ATTR=V1[,V2...]]...';
+const kFlagsImportUsage = 'flags import PROJECT_ID --file FILE [--env NAME] [--as USER_ID]';
 const kFlagCreateUsage = 'flag create PROJECT_ID --name NAME [--enabled] [--percentage N] [--env NAME]... [--as USER_ID]';
 
 export const kConsoleCommands: readonly ConsoleCommand[] = [
@@ -532,6 +534,40 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
     options: { as: str('USER_ID', kAsFlagEditor) },
     run: (args, ctx) => ctx.write('flagDelete', { flagId: args.positional('FLAG_ID'), asUserId: args.string('as') }),
     human: out.renderDeleted,
+  }),
+  command({
+    name: 'flags import',
+    usage: kFlagsImportUsage,
+    summary: 'create or update flags by key from a flagd flag-definition file (JSON), all or nothing, audited -> {projectId, env, flags}',
+    positionals: ['PROJECT_ID'],
+    options: {
+      file: str('FILE', 'the flagd flag-definition file (https://flagd.dev/reference/flag-definitions/), JSON', true),
+      env: str('NAME', 'multi-environment project: the environment whose state the file sets (required there)'),
+      as: str('USER_ID', kAsFlagEditor),
+    },
+    notes:
+      "Each flag's key is its name: a new name creates the flag (on for everyone its rule reaches: 100%), an existing one is updated " +
+      '(state, variants, default variant, rule; its percentage, cohorts and audience are kept). Flags the file does not name are left alone. ' +
+      'A refused file names the flag and the place in it, and nothing is written.',
+    run(args, ctx) {
+      const file = args.required('file');
+      let text: string;
+      try {
+        text = readFileSync(file, 'utf8');
+      } catch (err) {
+        throw new UsageError(
+          `cannot read --file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+          `Usage: flagwire ${kFlagsImportUsage}`,
+        );
+      }
+      return ctx.write('flagsImport', {
+        projectId: args.positional('PROJECT_ID'),
+        document: text,
+        env: args.string('env') ?? null,
+        asUserId: args.string('as'),
+      });
+    },
+    human: out.renderImport,
   }),
 
   // ---- tokens ----------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ import type { Audience, Project } from '../model/projects.js';
 import type { TokenActivity } from '../model/tokens.js';
 import type { EnvironmentsFlag, FlatFlag } from '../model/representation.js';
 import type { CreatedToken, TokenView } from '../tokens/token-commands.js';
+import type { FlagsImportResult } from '../flags/import-commands.js';
 
 export function renderJson(value: unknown): string {
   return `${JSON.stringify(value)}\n`;
@@ -240,6 +241,17 @@ export function renderStaleFlags(result: { days: number; flags: readonly FlagVie
     ['ID', 'NAME', 'LAST EVALUATED', 'EVALUATIONS', 'UPDATED'],
     result.flags.map((f) => [f.id, f.name, formatTime(f.lastEvaluatedAt, 'never'), String(f.evaluations), formatTime(f.updatedAt)]),
   )}`;
+}
+
+export function renderImport(result: FlagsImportResult): string {
+  if (result.flags.length === 0) return 'The file defines no flags; nothing changed.';
+  const count = (outcome: string) => result.flags.filter((f) => f.outcome === outcome).length;
+  const where = result.env === null ? result.projectId : `${result.projectId}, environment ${result.env}`;
+  return `${renderTable(
+    ['KEY', 'ID', 'OUTCOME'],
+    result.flags.map((f) => [f.key, f.id, f.outcome]),
+  )}
+Imported into ${where}: ${count('created')} created, ${count('updated')} updated, ${count('unchanged')} unchanged.`;
 }
 
 export function renderDeleted(result: { id: string }): string {

@@ -69,9 +69,13 @@ export class LmdbStore extends LmdbRecords implements Store, StoreWriter, StoreC
   transactEach<T>(fns: readonly ((writer: StoreWriter) => T)[]): Settled<T>[] {
     return this.transact(() =>
       fns.map((fn): Settled<T> => {
+        // A child that fails is rolled back whole, so what it wrote before it failed does not count as
+        // a configuration change either (configSeq moves only for a commit that changes something).
+        const configChanged = this.configChanged;
         try {
           return { ok: true, value: this.root.transactionSync(() => fn(this)) };
         } catch (error) {
+          this.configChanged = configChanged;
           return { ok: false, error };
         }
       }),

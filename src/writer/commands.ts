@@ -24,6 +24,7 @@ import { audienceCreate, audienceUpdate, envAdd, envRename, projectCreate } from
 import { sessionEnd, sessionStart, userPassword } from '../sessions/session-commands.js';
 import { tokenCreate, tokenRevoke, tokenRotate } from '../tokens/token-commands.js';
 import { recordUsage } from '../flags/usage-commands.js';
+import { flagsImport } from '../flags/import-commands.js';
 
 export const kCommands = {
   orgCreate,
@@ -52,6 +53,7 @@ export const kCommands = {
   flagTags,
   flagCohorts,
   flagDelete,
+  flagsImport,
   tokenCreate,
   tokenRotate,
   tokenRevoke,

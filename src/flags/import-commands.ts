@@ -1,0 +1,98 @@
+// `flagwire flags import`: a flagd flag-definition document into a project, in one writer command, so
+// in one transaction: every flag of the file is created or updated by key (the flag's name), or, when
+// anything in the file is refused, nothing is written. docs/decisions.md (Typed variants: import).
+//
+// What the file sets is what flagd expresses: the state (ENABLED is `enabled: true`), the variants, the
+// default variant and the rule, with its `$ref`s resolved (a stored flag holds its own rule). A new flag
+// is on for everyone its rule reaches (trafficPercentage 100, no cohorts, no audience), so it answers as
+// flagd answers; an existing one keeps Flagwire's own gate (percentage, cohorts, audience), which the
+// file cannot express. Each create and update goes through the Management API's own create and patch
+// (flag-commands.ts): the same checks and the same audit entries, one per flag changed; an update that
+// changes nothing writes nothing. Flags of the project that the file does not name are left alone.
+import { FlagwireError } from '../errors.js';
+import type { Flag } from '../model/flags.js';
+import { requireProject } from '../model/lookups.js';
+import type { StoreWriter } from '../store/interfaces.js';
+import { parseFlagDefinition } from '../targeting/parse.js';
+import { formatPath, problemText } from '../targeting/problems.js';
+import { consoleActor } from '../audit/audit-actor.js';
+import { flagCreate, flagPatch } from './flag-commands.js';
+
+/** Problems listed in the refusal at most; the rest are counted. */
+const kMaxListedProblems = 20;
+
+export interface FlagsImportInput {
+  projectId: string;
+  /** The file's content: JSON text, or the value JSON.parse gave (not yet checked). */
+  document: unknown;
+  /** A multi-environment project: the environment whose state the file sets. */
+  env: string | null;
+  asUserId?: string;
+}
+
+export interface ImportedFlag {
+  key: string;
+  id: string;
+  outcome: 'created' | 'updated' | 'unchanged';
+}
+
+export interface FlagsImportResult {
+  projectId: string;
+  env: string | null;
+  flags: ImportedFlag[];
+}
+
+export function flagsImport(w: StoreWriter, input: FlagsImportInput, now: number): FlagsImportResult {
+  const project = requireProject(w, input.projectId);
+  const env = input.env;
+  if (project.kind === 'multi' && env === null) {
+    throw new FlagwireError(
+      'INVALID_REQUEST',
+      `this is a multi-environment project: name the environment the file sets with --env (${project.environments.join(', ')})`,
+    );
+  }
+  if (project.kind === 'single' && env !== null) {
+    throw new FlagwireError('INVALID_REQUEST', 'this is a single-environment project: drop --env');
+  }
+  if (env !== null && !project.environments.includes(env)) {
+    throw new FlagwireError('INVALID_REQUEST', `"${env}" is not an environment of this project (${project.environments.join(', ')})`);
+  }
+  const parsed = parseFlagDefinition(input.document);
+  if (!parsed.ok) throw refusal(parsed.problems.map(problemText));
+
+  const actor = consoleActor(w, project, input.asUserId);
+  const byName = new Map<string, Flag>(w.listFlags(project.id).map((f) => [f.name, f]));
+  const flags: ImportedFlag[] = [];
+  for (const [key, flag] of Object.entries(parsed.definition.flags)) {
+    const state = {
+      enabled: flag.state === 'ENABLED',
+      variants: flag.variants,
+      defaultVariant: flag.defaultVariant,
+      targeting: flag.targeting ?? {},
+    };
+    try {
+      const existing = byName.get(key);
+      if (existing === undefined) {
+        const created = { name: key, ...state, trafficPercentage: 100 };
+        const body = env === null ? created : { name: key, environments: { [env]: { ...state, trafficPercentage: 100 } } };
+        const made = flagCreate(w, { projectId: project.id, actor, body }, now);
+        flags.push({ key, id: made.id, outcome: 'created' });
+      } else {
+        const result = flagPatch(w, { projectId: project.id, flagId: existing.id, env, actor, patch: state }, now);
+        flags.push({ key, id: existing.id, outcome: result.changed ? 'updated' : 'unchanged' });
+      }
+    } catch (err) {
+      // The transaction is abandoned whole: a flag written before this one is not kept either.
+      if (err instanceof FlagwireError && err.code === 'INVALID_REQUEST') throw refusal([`${formatPath(['flags', key])}: ${err.detail}`]);
+      throw err;
+    }
+  }
+  return { projectId: project.id, env, flags };
+}
+
+function refusal(problems: readonly string[]): FlagwireError {
+  const listed = problems.slice(0, kMaxListedProblems);
+  const more = problems.length - listed.length;
+  const text = listed.join('; ') + (more > 0 ? `; and ${more} more` : '');
+  return new FlagwireError('INVALID_REQUEST', `The file was not imported, nothing changed: ${text}`);
+}
