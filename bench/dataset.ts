@@ -4,7 +4,7 @@
 //
 //   organisation "Bench" (enterprise: audiences and tokens allowed), one owner
 //   p00          single, 50 flags                      -> (c) GET /v1/flags/project/{id}
-//   p01          single, 250 flags: "a" (audience + 50%) -> (a), (d); w000..w199 -> (e), (f) writes;
+//   p01          single, 250 flags: "a" (audience + 50%) -> (a), (d); "n" (typed, five rules) -> (n); w000..w199 -> (e), (f) writes;
 //                "visibility" -> the read-your-writes check
 //   p02..p08     single, 90 flags each
 //   p09 "group"  multi (staging, production, canary), 100 group flags; "b" -> (b)
@@ -15,6 +15,7 @@ import type { FlagCreate, EnvironmentState } from '../src/model/schemas.js';
 import { runCommand, type CommandInput, type CommandName } from '../src/writer/commands.js';
 import { kConsoleActor } from '../src/audit/audit-actor.js';
 import type { StoreWriter } from '../src/store/interfaces.js';
+import { kFiveRuleTargeting, kFiveRuleVariants } from './five-rule-flag.js';
 
 export interface BenchFlag {
   id: string;
@@ -27,6 +28,8 @@ export interface BenchData {
   audiences: number;
   /** (a): single flag, audience "beta", 50%, cohorts. */
   evalFlag: BenchFlag;
+  /** (n): single flag with typed variants and the five-rule targeting tree, on for everyone (every request runs the rule). */
+  typedFlag: BenchFlag;
   /** (b): group flag; evaluate with env=production. */
   groupFlag: BenchFlag & { env: string };
   /** (c): the project of 50 flags. */
@@ -115,6 +118,14 @@ function generate(store: LmdbStore): BenchData {
       // (a): passes the audience with plan=beta, then a sticky 50% split on targetingKey.
       bodies.push({ name: 'a', enabled: true, trafficPercentage: 50, audienceId: beta, cohorts: cohortList('qa', 50) });
       bodies.push({ name: 'visibility', enabled: false, trafficPercentage: 100 });
+      bodies.push({
+        name: 'n',
+        enabled: true,
+        trafficPercentage: 100,
+        variants: kFiveRuleVariants,
+        defaultVariant: 'control',
+        targeting: kFiveRuleTargeting,
+      });
       for (let i = 0; i < kWriteFlags; i++) bodies.push({ name: `w${String(i).padStart(3, '0')}`, enabled: true, trafficPercentage: 0 });
     }
     if (project.multi) {
@@ -149,7 +160,8 @@ function generate(store: LmdbStore): BenchData {
       );
       for (const flag of created) {
         flags++;
-        if (p === 1 && (flag.name === 'a' || flag.name === 'visibility')) special.set(flag.name, { id: flag.id, name: flag.name });
+        if (p === 1 && (flag.name === 'a' || flag.name === 'n' || flag.name === 'visibility'))
+          special.set(flag.name, { id: flag.id, name: flag.name });
         if (p === 1 && /^w\d{3}$/.test(flag.name)) writeFlagIds.push(flag.id);
         if (project.multi && flag.name === 'b') special.set('b', { id: flag.id, name: flag.name });
       }
@@ -176,6 +188,7 @@ function generate(store: LmdbStore): BenchData {
     projects: base.projects.length,
     audiences: base.projects.length * 2,
     evalFlag: special.get('a')!,
+    typedFlag: special.get('n')!,
     groupFlag: { ...special.get('b')!, env: 'production' },
     projectId: base.projects[0]!.id,
     projectFlagCount: flagCounts[0]!,

@@ -4,10 +4,10 @@
 import type { BenchData } from './dataset.js';
 import type { Sequence } from './load.js';
 
-export type ScenarioKey = 'hello' | 'a' | 'b' | 'c' | 'd' | 'e' | 'f' | 'g' | 'h' | 'i' | 'j' | 'k' | 'l' | 'm';
+export type ScenarioKey = 'hello' | 'a' | 'b' | 'c' | 'd' | 'e' | 'f' | 'g' | 'h' | 'i' | 'j' | 'k' | 'l' | 'm' | 'n';
 
 /** What `--scenarios` may name; the hello world runs in every round whatever is chosen. */
-export const kAllScenarios: ScenarioKey[] = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l', 'm'];
+export const kAllScenarios: ScenarioKey[] = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l', 'm', 'n'];
 
 const kKeys = 10_000;
 export const kMixedWriteRate = 50;
@@ -36,6 +36,11 @@ export interface RequestPaths {
   /** OFREP: the path, and the body whose `{key}` rotates like (a)'s targetingKey. */
   g: string;
   gBody: string;
+  /**
+   * (n): the typed flag, every request through its five rules down to `fractional` (version 2.3.1,
+   * country US, an e-mail at example.com), keyed like (a).
+   */
+  n: string;
 }
 
 /** Request templates; `{key}` rotates over 10,000 targeting keys (each connection takes its share). */
@@ -48,6 +53,7 @@ export function requestPaths(data: BenchData): RequestPaths {
     token: '/api/v1/token',
     g: `/ofrep/v1/evaluate/flags/${data.evalFlag.id}`,
     gBody: '{"context":{"targetingKey":"{key}","plan":"beta"}}',
+    n: `/v1/flags/${data.typedFlag.id}?targetingKey={key}&userId={key}&version=2.3.1&country=US&email=someone%40example.com&tier=free`,
   };
 }
 
@@ -166,6 +172,13 @@ export const kScenarios: Record<ScenarioKey, Scenario> = {
     server: 'flagwire',
     load: kPacedA,
     vsHello: false,
+  },
+  n: {
+    title:
+      '(n) GET /v1/flags/{id} of a typed flag, five-rule targeting tree (sem_ver, in, starts_with, ends_with, fractional by an attribute)',
+    server: 'flagwire',
+    load: { kind: 'reads', requests: (p) => rotate(p.n) },
+    vsHello: true,
   },
   m: {
     title: "(m) the hello world offered (a)'s requests at 10,000 req/s, same generator as (l): its latency floor",

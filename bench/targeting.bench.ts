@@ -18,21 +18,10 @@ import { fractional } from '../src/targeting/fractional.js';
 import { parseFlagDefinition } from '../src/targeting/parse.js';
 import { newScope } from '../src/targeting/scope.js';
 import { semVer } from '../src/targeting/sem-ver.js';
+import { kFiveRuleTargeting, kFiveRuleVariants } from './five-rule-flag.js';
 
-const kRule = {
-  if: [
-    { sem_ver: [{ var: 'version' }, '<', '2.0.0'] },
-    'legacy',
-    { in: [{ var: 'country' }, ['NL', 'DE', 'BE', 'FR', 'LU']] },
-    'eu',
-    { starts_with: [{ var: 'email' }, 'admin@'] },
-    'staff',
-    { and: [{ ends_with: [{ var: 'email' }, '@faas.com'] }, { '==': [{ var: 'tier' }, 'gold'] }] },
-    'partner',
-    { fractional: [{ var: 'userId' }, ['control', 50], ['treatment', 50]] },
-  ],
-};
-const kVariants = { legacy: 'L', eu: 'E', staff: 'S', partner: 'P', control: 'C', treatment: 'T' };
+const kRule = kFiveRuleTargeting;
+const kVariants = kFiveRuleVariants;
 const kDocument = { flags: { checkout: { state: 'ENABLED', variants: kVariants, defaultVariant: 'control', targeting: kRule } } };
 
 const contexts = Array.from({ length: 1024 }, (_, i) => ({

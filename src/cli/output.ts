@@ -191,8 +191,19 @@ export function renderFlag(flag: Flag): string {
 type FlagView = FlatFlag | EnvironmentsFlag;
 
 /** One state: `on, 50%[, audience A][, cohorts: a, b]`. */
-function formatViewState(s: { enabled: boolean; trafficPercentage: number; audienceId: string | null; cohorts: string[] }): string {
-  return `${formatState(s)}${s.cohorts.length === 0 ? '' : `, cohorts: ${s.cohorts.join(', ')}`}`;
+function formatViewState(s: {
+  enabled: boolean;
+  trafficPercentage: number;
+  audienceId: string | null;
+  cohorts: string[];
+  variants?: Record<string, unknown>;
+  defaultVariant?: string | null;
+  targeting?: Record<string, unknown>;
+}): string {
+  const cohorts = s.cohorts.length === 0 ? '' : `, cohorts: ${s.cohorts.join(', ')}`;
+  if (s.variants === undefined) return `${formatState(s)}${cohorts}`;
+  const rule = s.targeting === undefined || Object.keys(s.targeting).length === 0 ? 'none' : JSON.stringify(s.targeting);
+  return `${formatState(s)}${cohorts}, variants: ${JSON.stringify(s.variants)}, default: ${s.defaultVariant ?? "(the caller's)"}, rule: ${rule}`;
 }
 
 function viewStates(flag: FlagView): [string, string][] {

@@ -251,17 +251,20 @@ export function flagPatch(w: StoreWriter, input: FlagPatchInput, now: number): F
 }
 
 /**
- * The web console's flag edit: PATCH /api/v1/flags/{id}'s command and rules (same texts, same no-op),
- * audited as the signed-in user, who must be allowed to change flags (consoleActor).
+ * A flag edit from the web console (the body as received, audited as the signed-in user) or the
+ * command line (`flag variants`: a value, audited as `console` or the `--as` user): PATCH
+ * /api/v1/flags/{id}'s command and rules (same texts, same no-op); the user must be allowed to change
+ * flags (consoleActor).
  */
 export function consoleFlagPatch(
   w: StoreWriter,
-  input: { flagId: string; env: string | null; asUserId: string; received: ReceivedBody },
+  input: { flagId: string; env: string | null; asUserId?: string } & BodyInput<'patch'>,
   now: number,
 ): FlagPatchResult {
   const flag = requireFlag(w, input.flagId);
   const actor = consoleActor(w, requireProject(w, flag.projectId), input.asUserId);
-  return flagPatch(w, { projectId: flag.projectId, flagId: flag.id, env: input.env, received: input.received, actor }, now);
+  const body = 'received' in input ? { received: input.received } : { patch: input.patch };
+  return flagPatch(w, { projectId: flag.projectId, flagId: flag.id, env: input.env, actor, ...body }, now);
 }
 
 function audienceProblem(w: StoreWriter, project: Project, audienceId: string): string[] {

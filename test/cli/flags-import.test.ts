@@ -203,3 +203,44 @@ t.test('a file that cannot be read is a usage error (exit 2) naming it', async (
   t.equal(r.code, 2);
   t.match(r.stderr, /cannot read --file .*absent\.json: ENOENT/);
 });
+
+t.test('flag variants: sets variants, default and rule with the API rules, shows them, and refuses what the API refuses', async (t) => {
+  const created = await ok(t, dataDir, ['flags', 'import', ids.single, '--file', file('flags.json', kDocument), '--json']);
+  const id = created.flags[1].id;
+  const set = await ok(t, dataDir, [
+    'flag',
+    'variants',
+    id,
+    '--variants',
+    '{"small": 1, "large": 100}',
+    '--default-variant',
+    'small',
+    '--targeting',
+    '{"if": [{"in": [{"var": "plan"}, ["pro"]]}, "large", null]}',
+    '--json',
+  ]);
+  t.equal(set.changed, true);
+  t.match(set.flag, {
+    variants: { small: 1, large: 100 },
+    defaultVariant: 'small',
+    targeting: { if: [{ in: [{ var: 'plan' }, ['pro']] }, 'large', null] },
+  });
+  const shown = await cli(dataDir, ['flag', 'show', id], { json: false });
+  t.match(shown.stdout, /variants: \{"small":1,"large":100\}, default: small, rule: \{"if":/);
+  const none = await ok(t, dataDir, ['flag', 'variants', id, '--default-variant', '', '--json']);
+  t.equal(none.flag.defaultVariant, null, '"" is no default variant');
+  await expectAllRefused(t, dataDir, [
+    [
+      ['flag', 'variants', id, '--targeting', '{"if": [{"var": "plan"}, "huge", null]', '--json'],
+      { code: 2, error: 'Invalid request', detail: /--targeting must be JSON/ },
+    ],
+    [
+      ['flag', 'variants', id, '--targeting', '{"bogus": []}', '--json'],
+      { error: 'Invalid request', detail: /"targeting": unknown operator "bogus"/ },
+    ],
+    [
+      ['flag', 'variants', id, '--default-variant', 'medium', '--json'],
+      { error: 'Invalid request', detail: /default variant "medium" is not one of the variants/ },
+    ],
+  ]);
+});
