@@ -1,10 +1,11 @@
 // A project's flags, and one flag (its state per environment, texts, deletion).
 import { api, field, formatTime, h, listEditor, onSubmit, say, sayError } from './dom.js';
 import { crumbs, projectTabs, show } from './shell.js';
+import { variantsForm } from './variant-editor.js';
 import type { FlagPageView, FlagView, FlatState, ProjectView } from './views.js';
 
 export function stateText(state: FlatState): string {
-  return `${state.enabled ? 'on' : 'off'} · ${state.trafficPercentage}%${state.cohorts.length > 0 ? ` · cohorts ${state.cohorts.join(', ')}` : ''}${state.audienceId ? ' · audience' : ''}`;
+  return `${state.enabled ? 'on' : 'off'} · ${state.trafficPercentage}%${state.cohorts.length > 0 ? ` · cohorts ${state.cohorts.join(', ')}` : ''}${state.audienceId ? ' · audience' : ''}${state.variants ? ` · ${Object.keys(state.variants).length} variants` : ''}`;
 }
 
 export async function projectPage(projectId: string): Promise<void> {
@@ -107,9 +108,14 @@ export async function flagPage(flagId: string): Promise<void> {
   const data = await api<FlagPageView>('GET', `flags/${encodeURIComponent(flagId)}`);
   const { flag, project, can } = data;
   const reload = () => flagPage(flagId).catch(sayError);
+  // Each state's form, then its variants (shown to a reader only where there are some).
+  const withVariants = (env: string | null, s: FlatState) => [
+    stateForm(data, env, s, reload),
+    can.editFlags || s.variants !== undefined ? variantsForm(data, env, s, reload) : null,
+  ];
   const states = flag.environments
-    ? Object.entries(flag.environments).map(([env, s]) => stateForm(data, env, s, reload))
-    : [stateForm(data, null, flag as FlagView & FlatState, reload)];
+    ? Object.entries(flag.environments).flatMap(([env, s]) => withVariants(env, s))
+    : withVariants(null, flag as FlagView & FlatState);
   show(
     flag.name,
     crumbs([`#/projects/${project.id}`, project.name]),

@@ -15,7 +15,10 @@ export type { Audience, Project } from '../../model/projects.js';
 
 export type Access = ProjectAccess;
 /** A flag's state, flat or in one environment. */
-export type FlatState = Pick<EnvironmentEntry, 'enabled' | 'trafficPercentage' | 'cohorts' | 'audienceId'>;
+export type FlatState = Pick<
+  EnvironmentEntry,
+  'enabled' | 'trafficPercentage' | 'cohorts' | 'audienceId' | 'variants' | 'defaultVariant' | 'targeting'
+>;
 type KeysOfAny<U> = U extends unknown ? keyof U : never;
 /** A union read as one object: the keys every member has as they are, the others optional. */
 type EitherOf<U> = Pick<U, keyof U> & { [K in KeysOfAny<U>]?: U extends Record<K, infer V> ? V : never };

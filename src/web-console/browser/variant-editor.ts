@@ -1,0 +1,130 @@
+// A flag state's typed variants on the flag page (issue 25): the variant table (a name and a JSON value
+// per row), the default variant, and the targeting rule (flagd's JsonLogic, as JSON). Before anything
+// is sent, every value and the rule must be JSON, and the rule an object: the status line says which
+// one is not, and where. The server then checks the whole as a flagd definition (PATCH's rules) and
+// refuses with the place (`targeting.if[0]: unknown operator "foo"`): nothing invalid is ever saved.
+import { api, field, h, onSubmit, say } from './dom.js';
+import type { FlagPageView, FlatState } from './views.js';
+
+interface Row {
+  name: HTMLInputElement;
+  value: HTMLInputElement;
+}
+
+/** JSON text, or why it is not: JSON.parse's own words. */
+function parseJson(text: string): { ok: true; value: unknown } | { ok: false; why: string } {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (err) {
+    return { ok: false, why: (err as Error).message };
+  }
+}
+
+export function variantsForm(data: FlagPageView, env: string | null, state: FlatState, reload: () => Promise<void>): HTMLFormElement {
+  const { flag, can } = data;
+  const where = env === null ? '' : ` in ${env}`;
+  const rows: Row[] = [];
+  const table = h('tbody');
+  const render = () => {
+    table.replaceChildren(
+      ...rows.map((row, i) =>
+        h(
+          'tr',
+          {},
+          h('td', {}, row.name),
+          h('td', {}, row.value),
+          h(
+            'td',
+            {},
+            h(
+              'button',
+              {
+                type: 'button',
+                class: 'secondary',
+                'aria-label': `Remove variant ${i + 1}${where}`,
+                onclick: () => {
+                  rows.splice(i, 1);
+                  render();
+                },
+              },
+              'Remove',
+            ),
+          ),
+        ),
+      ),
+    );
+    rows.forEach((row, i) => {
+      row.name.setAttribute('aria-label', `Variant ${i + 1} name${where}`);
+      row.value.setAttribute('aria-label', `Variant ${i + 1} value${where}`);
+    });
+  };
+  const addRow = (name: string, value: string) => {
+    rows.push({ name: h('input', { type: 'text', value: name }), value: h('input', { type: 'text', value }) });
+    render();
+  };
+  for (const [name, value] of Object.entries(state.variants ?? {})) addRow(name, JSON.stringify(value));
+  const fallback = h('input', { type: 'text', name: 'defaultVariant', value: state.defaultVariant ?? '' });
+  const rule = h(
+    'textarea',
+    { name: 'targeting', rows: 6 },
+    state.targeting === undefined || Object.keys(state.targeting).length === 0 ? '' : JSON.stringify(state.targeting, null, 2),
+  );
+  const label = `Variants and rule${where}`;
+  return h(
+    'form',
+    {
+      onsubmit: onSubmit(async () => {
+        const variants: Record<string, unknown> = {};
+        for (const [i, row] of rows.entries()) {
+          const parsed = parseJson(row.value.value);
+          if (!parsed.ok)
+            return say(
+              `Variant ${i + 1}'s value is not JSON (${parsed.why}): write a string in quotes, a number, true or false, or an object.`,
+              'error',
+            );
+          variants[row.name.value] = parsed.value;
+        }
+        // No variants: a boolean flag again; a default or a rule cannot go with that.
+        const patch: Record<string, unknown> = { variants };
+        if (rows.length > 0) {
+          patch.defaultVariant = fallback.value === '' ? null : fallback.value;
+          const text = rule.value.trim();
+          const parsed = text === '' ? { ok: true as const, value: {} } : parseJson(text);
+          if (!parsed.ok) return say(`The rule is not JSON (${parsed.why}); nothing was saved.`, 'error');
+          if (parsed.value === null || typeof parsed.value !== 'object' || Array.isArray(parsed.value))
+            return say('The rule must be a JSON object such as {"if": [...]}; nothing was saved.', 'error');
+          patch.targeting = parsed.value;
+        }
+        const query = env === null ? '' : `?env=${encodeURIComponent(env)}`;
+        const result = await api<{ changed: boolean }>('PATCH', `flags/${flag.id}${query}`, patch);
+        await reload();
+        say(
+          result.changed ? `Saved variants and rule${where} of ${flag.name}.` : `Nothing changed: ${flag.name} already had these variants.`,
+        );
+      }),
+    },
+    h(
+      'fieldset',
+      { disabled: !can.editFlags },
+      h('legend', {}, label),
+      h(
+        'p',
+        { class: 'muted' },
+        'Values are JSON ("#f00", 10, true, {"rows": 5}), all of one type. The rule is a flagd targeting rule (JsonLogic with fractional, sem_ver, starts_with, ends_with) naming a variant; empty: the default variant for everyone the state lets in. No variants: a boolean flag.',
+      ),
+      h(
+        'table',
+        {},
+        h(
+          'thead',
+          {},
+          h('tr', {}, h('th', { scope: 'col' }, 'Variant'), h('th', { scope: 'col' }, 'Value (JSON)'), h('th', { scope: 'col' }, '')),
+        ),
+        table,
+      ),
+      h('button', { type: 'button', class: 'secondary', onclick: () => addRow('', '') }, `Add variant${where}`),
+      h('div', { class: 'row' }, field(`Default variant${where} (empty: none)`, fallback), field(`Targeting rule${where} (JSON)`, rule)),
+      can.editFlags ? h('button', { type: 'submit' }, `Save variants${where}`) : null,
+    ),
+  );
+}
