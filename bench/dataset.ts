@@ -55,7 +55,9 @@ function cohortList(prefix: string, n: number): string[] {
 function mixedState(
   i: number,
   audiences: readonly string[],
-): Required<Omit<EnvironmentState, 'audienceId' | 'variants' | 'defaultVariant' | 'targeting'>> & { audienceId: string | null } {
+): Required<Omit<EnvironmentState, 'audienceId' | 'variants' | 'defaultVariant' | 'targeting' | 'metadata'>> & {
+  audienceId: string | null;
+} {
   return {
     enabled: i % 7 !== 0,
     trafficPercentage: [0, 5, 25, 50, 75, 100][i % 6]!,

@@ -151,7 +151,7 @@ const kProjectListUsage = 'project list [--org ORG_ID | --owner USER_ID]';
 const kAudienceCreateUsage = 'audience create PROJECT_ID --name NAME --rule ATTR=V1[,V2...] [--rule ...]';
 const kAudienceUpdateUsage = 'audience update AUDIENCE_ID [--name NAME] [--rule ATTR=V1[,V2...]]...';
 const kFlagVariantsUsage =
-  'flag variants FLAG_ID [--variants JSON] [--default-variant NAME] [--targeting JSON] [--env NAME] [--as USER_ID]';
+  'flag variants FLAG_ID [--variants JSON] [--default-variant NAME] [--targeting JSON] [--metadata JSON] [--env NAME] [--as USER_ID]';
 const kFlagsImportUsage = 'flags import PROJECT_ID --file FILE [--env NAME] [--as USER_ID]';
 const kFlagCreateUsage = 'flag create PROJECT_ID --name NAME [--enabled] [--percentage N] [--env NAME]... [--as USER_ID]';
 
@@ -547,6 +547,7 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
       variants: str('JSON', 'variant name -> value, all of one type (boolean, string, number or object); {} makes it a boolean flag again'),
       'default-variant': str('NAME', 'the variant served when no rule decides; "" for none (the caller\'s own default)'),
       targeting: str('JSON', "a flagd targeting rule (JsonLogic with flagd's operators); {} removes it"),
+      metadata: str('JSON', "flagd's flag metadata, names to strings, numbers or booleans; {} removes it"),
       env: str('NAME', 'group flag: the environment to set (required there)'),
       as: str('USER_ID', kAsFlagEditor),
     },
@@ -562,7 +563,10 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
       if (fallback !== undefined) patch.defaultVariant = fallback === '' ? null : fallback;
       const targeting = args.string('targeting');
       if (targeting !== undefined) patch.targeting = jsonOption('targeting', targeting, help);
-      if (Object.keys(patch).length === 0) throw new UsageError('give at least one of --variants, --default-variant, --targeting', help);
+      const metadata = args.string('metadata');
+      if (metadata !== undefined) patch.metadata = jsonOption('metadata', metadata, help);
+      if (Object.keys(patch).length === 0)
+        throw new UsageError('give at least one of --variants, --default-variant, --targeting, --metadata', help);
       const result = await ctx.write('consoleFlagPatch', {
         flagId: args.positional('FLAG_ID'),
         env: args.string('env') ?? null,

@@ -31,7 +31,6 @@ export interface CompiledVariants {
   readonly inSplit: Resolution;
 }
 
-/** No flag metadata is stored with a flag's variants: every answer carries none. */
 const kNoMetadata = Object.freeze({});
 
 /**
@@ -40,9 +39,10 @@ const kNoMetadata = Object.freeze({});
  */
 export function compileVariants(typed: TypedVariants, flagKey: string): CompiledVariants {
   const targeting = Object.keys(typed.targeting).length === 0 ? null : typed.targeting;
+  const metadata = typed.metadata ?? kNoMetadata;
   const flag = compileFlag(
     flagKey,
-    { state: 'ENABLED', variants: typed.variants, defaultVariant: typed.defaultVariant, targeting, metadata: kNoMetadata },
+    { state: 'ENABLED', variants: typed.variants, defaultVariant: typed.defaultVariant, targeting, metadata },
     kNoMetadata,
   );
   return {

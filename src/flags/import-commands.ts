@@ -3,7 +3,8 @@
 // anything in the file is refused, nothing is written. docs/decisions.md (Typed variants: import).
 //
 // What the file sets is what flagd expresses: the state (ENABLED is `enabled: true`), the variants, the
-// default variant and the rule, with its `$ref`s resolved (a stored flag holds its own rule). A new flag
+// default variant, the rule, with its `$ref`s resolved (a stored flag holds its own rule), and the
+// metadata, the flag-set's overlaid with the flag's own (a stored flag holds its own). A new flag
 // is on for everyone its rule reaches (trafficPercentage 100, no cohorts, no audience), so it answers as
 // flagd answers; an existing one keeps Flagwire's own gate (percentage, cohorts, audience), which the
 // file cannot express. Each create and update goes through the Management API's own create and patch
@@ -69,6 +70,8 @@ export function flagsImport(w: StoreWriter, input: FlagsImportInput, now: number
       variants: flag.variants,
       defaultVariant: flag.defaultVariant,
       targeting: flag.targeting ?? {},
+      // The flag-set's metadata overlaid with the flag's own, as flagd serves it ({} is none).
+      metadata: { ...parsed.definition.metadata, ...flag.metadata },
     };
     try {
       const existing = byName.get(key);

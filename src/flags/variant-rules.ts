@@ -13,6 +13,7 @@ export interface TypedInput {
   variants?: Record<string, VariantValue>;
   defaultVariant?: string | null;
   targeting?: Record<string, unknown>;
+  metadata?: Record<string, string | number | boolean>;
 }
 
 /**
@@ -36,8 +37,9 @@ function hasKeys(value: Record<string, unknown> | undefined): boolean {
  * is not yet checked as a flagd definition: see typedProblems.
  */
 export function mergeTyped(current: TypedVariants | undefined, input: TypedInput): TypedMerge {
-  const { variants, defaultVariant, targeting } = input;
-  if (variants === undefined && defaultVariant === undefined && targeting === undefined) return { ok: true, typed: current };
+  const { variants, defaultVariant, targeting, metadata } = input;
+  if (variants === undefined && defaultVariant === undefined && targeting === undefined && metadata === undefined)
+    return { ok: true, typed: current };
   const clears = variants !== undefined && !hasKeys(variants);
   const base = clears ? undefined : (variants ?? current?.variants);
   if (base === undefined) {
@@ -46,16 +48,18 @@ export function mergeTyped(current: TypedVariants | undefined, input: TypedInput
     if (defaultVariant !== undefined && defaultVariant !== null)
       problems.push({ path: 'defaultVariant', message: `${why}: send "variants" with it, or drop it` });
     if (hasKeys(targeting)) problems.push({ path: 'targeting', message: `${why}: send "variants" with it, or drop it` });
+    if (hasKeys(metadata)) problems.push({ path: 'metadata', message: `${why}: send "variants" with it, or drop it` });
     return problems.length > 0 ? { ok: false, problems } : { ok: true, typed: undefined };
   }
-  return {
-    ok: true,
-    typed: {
-      variants: base,
-      defaultVariant: defaultVariant !== undefined ? defaultVariant : (current?.defaultVariant ?? null),
-      targeting: targeting ?? current?.targeting ?? {},
-    },
+  const typed: TypedVariants = {
+    variants: base,
+    defaultVariant: defaultVariant !== undefined ? defaultVariant : (current?.defaultVariant ?? null),
+    targeting: targeting ?? current?.targeting ?? {},
   };
+  // Like a list: {} removes it, and a state without metadata has no such key.
+  const kept = metadata ?? current?.metadata;
+  if (kept !== undefined && hasKeys(kept)) typed.metadata = kept;
+  return { ok: true, typed };
 }
 
 /**
@@ -65,7 +69,11 @@ export function mergeTyped(current: TypedVariants | undefined, input: TypedInput
  * would not load.
  */
 export function typedProblems(typed: TypedVariants): FlagProblem[] {
-  const problems = [...storableProblems(typed.variants, ['variants']), ...storableProblems(typed.targeting, ['targeting'])];
+  const problems = [
+    ...storableProblems(typed.variants, ['variants']),
+    ...storableProblems(typed.targeting, ['targeting']),
+    ...storableProblems(typed.metadata ?? {}, ['metadata']),
+  ];
   return problems.length > 0 ? problems : flagVariantProblems(typed);
 }
 
@@ -106,7 +114,12 @@ function storableProblems(root: unknown, at: PathStep[]): FlagProblem[] {
 /** Two typed parts alike: the same variants, default and rule (JSON objects compared without key order). */
 export function sameTyped(a: TypedVariants | undefined, b: TypedVariants | undefined): boolean {
   if (a === undefined || b === undefined) return a === b;
-  return a.defaultVariant === b.defaultVariant && sameJson(a.variants, b.variants) && sameJson(a.targeting, b.targeting);
+  return (
+    a.defaultVariant === b.defaultVariant &&
+    sameJson(a.variants, b.variants) &&
+    sameJson(a.targeting, b.targeting) &&
+    sameJson(a.metadata ?? {}, b.metadata ?? {})
+  );
 }
 
 /** Structural equality of JSON values; object keys in any order. Recurses at most kMaxVariantDepth levels (typedProblems). */
@@ -127,7 +140,7 @@ function sameJson(a: unknown, b: unknown): boolean {
 
 /**
  * The audit's before and after of each typed-variant key that differs: `variants`, `defaultVariant`,
- * `targeting`, each null on the side that has no variants (a boolean flag).
+ * `targeting`, `metadata`, each null on the side that has none (a boolean flag; no metadata).
  */
 export function typedChanges(
   before: TypedVariants | undefined,
@@ -140,5 +153,7 @@ export function typedChanges(
     changes.defaultVariant = { before: before?.defaultVariant ?? null, after: after?.defaultVariant ?? null };
   if (!sameJson(before?.targeting ?? null, after?.targeting ?? null))
     changes.targeting = { before: before?.targeting ?? null, after: after?.targeting ?? null };
+  if (!sameJson(before?.metadata ?? null, after?.metadata ?? null))
+    changes.metadata = { before: before?.metadata ?? null, after: after?.metadata ?? null };
   return changes;
 }

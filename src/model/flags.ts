@@ -14,6 +14,8 @@ export interface TypedVariants {
   defaultVariant: string | null;
   /** A flagd targeting rule (JsonLogic with flagd's operators); {} is no rule. */
   targeting: Record<string, unknown>;
+  /** flagd's flag metadata (string, number or boolean values), served with every answer; absent when none. */
+  metadata?: Record<string, string | number | boolean>;
 }
 
 export interface FlagState {

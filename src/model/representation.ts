@@ -33,8 +33,18 @@ const kTypedFields = {
   targeting: Type.Optional(
     Type.Record(Type.String(), Type.Unknown(), { description: 'Only on a flag with typed variants: the flagd targeting rule; {} is none' }),
   ),
+  metadata: Type.Optional(
+    Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()]), {
+      description: "Only on a flag with typed variants that has some: flagd's flag metadata",
+    }),
+  ),
 };
-type TypedFields = { variants?: Record<string, unknown>; defaultVariant?: string | null; targeting?: Record<string, unknown> };
+type TypedFields = {
+  variants?: Record<string, unknown>;
+  defaultVariant?: string | null;
+  targeting?: Record<string, unknown>;
+  metadata?: Record<string, string | number | boolean>;
+};
 
 /** Adds the typed-variant fields of `state` to a representation, when it has them. */
 function addTyped(out: TypedFields, state: EffectiveState): void {
@@ -42,6 +52,7 @@ function addTyped(out: TypedFields, state: EffectiveState): void {
   out.variants = state.typed.variants;
   out.defaultVariant = state.typed.defaultVariant;
   out.targeting = state.typed.targeting;
+  if (state.typed.metadata !== undefined) out.metadata = state.typed.metadata;
 }
 
 export const FlatFlag = Type.Object(

@@ -52,10 +52,15 @@ const Targeting = Type.Record(Type.String(), Type.Unknown(), {
   description: "A flagd targeting rule (JsonLogic with flagd's operators) choosing a variant from the evaluation context; {} is no rule",
   'x-error': 'must be a flagd targeting rule (a JSON object)',
 });
+const Metadata = Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()]), {
+  description: "flagd's flag metadata, served with every OFREP answer beside the flag's id and name; {} removes it",
+  'x-error': 'must be an object of name to string, number or boolean',
+});
 const kTypedProperties = {
   variants: Type.Optional(Variants),
   defaultVariant: Type.Optional(DefaultVariant),
   targeting: Type.Optional(Targeting),
+  metadata: Type.Optional(Metadata),
 };
 /** The typed-variant keys alone, other keys allowed: to check them in a body that failed its schema elsewhere. */
 export const TypedFields = Type.Object(kTypedProperties);

@@ -294,7 +294,8 @@ function variantBody(flag: FlagEntry, answer: Resolution, byName: boolean): Buff
   const bodies = flag.ofrepVariantBodies[byName ? 1 : 0];
   let body = bodies.get(answer);
   if (body === undefined) {
-    const metadata = { id: flag.id, name: flag.name };
+    // flagd's flag metadata, then the flag's id and name (which win over metadata keys of those names).
+    const metadata = { ...answer.flagMetadata, id: flag.id, name: flag.name };
     body = Buffer.from(
       JSON.stringify(
         answer.value === undefined

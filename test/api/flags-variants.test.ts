@@ -3,6 +3,7 @@
 // parse is the spec's 400 envelope naming the field and the place, and changes nothing; a flag without
 // variants answers exactly as before.
 import t, { type Test } from 'tap';
+import { cli } from '../helpers/cli.js';
 import { call } from '../helpers/http.js';
 import { startWorldServer } from '../helpers/world-server.js';
 
@@ -141,4 +142,35 @@ t.test('a definition that does not parse: 400 naming the field and the place, no
     'unknown field "colour"',
     'unknown keys are still refused by name',
   );
+});
+
+t.test("metadata: flagd's flag metadata set, shown, audited, removed with {}, and served by OFREP beside id and name", async (t) => {
+  const created = await post(world.secrets.write, {
+    name: 'with-metadata',
+    enabled: true,
+    trafficPercentage: 100,
+    variants: kColours,
+    defaultVariant: 'red',
+    metadata: { team: 'checkout', version: 3, internal: true, id: 'not-the-id' },
+  });
+  t.equal(created.status, 201, JSON.stringify(created.json));
+  const id = created.json.id as string;
+  t.same(created.json.metadata, { team: 'checkout', version: 3, internal: true, id: 'not-the-id' });
+  const ofrep = await call(server.baseUrl, 'POST', `/ofrep/v1/evaluate/flags/${id}`, { body: { context: {} } });
+  t.same(ofrep.json.metadata, { team: 'checkout', version: 3, internal: true, id, name: 'with-metadata' }, "the flag's id and name win");
+  const changed = await patch(world.secrets.write, id, { metadata: { team: 'payments' } });
+  t.same([changed.json.changed, changed.json.flag.metadata], [true, { team: 'payments' }]);
+  const cleared = await patch(world.secrets.write, id, { metadata: {} });
+  t.notOk('metadata' in cleared.json.flag, '{} removes it');
+  const [clearedEntry, changedEntry] = (await cli(server.dataDir, ['audit', world.ids.single, '--limit', '2'])).json.entries;
+  t.same(changedEntry.changes.metadata, {
+    before: { team: 'checkout', version: 3, internal: true, id: 'not-the-id' },
+    after: { team: 'payments' },
+  });
+  t.same(clearedEntry.changes.metadata, { before: { team: 'payments' }, after: null }, 'audited with before and after');
+  t.match(
+    await refused(t, () => post(world.secrets.write, { name: 'meta-only', metadata: { team: 'x' } })),
+    /metadata: this flag has no variants: send "variants" with it, or drop it/,
+  );
+  t.match(await refused(t, () => patch(world.secrets.write, id, { metadata: { nested: { no: 1 } } })), /metadata/);
 });

@@ -28,6 +28,7 @@ const kDocument = {
       variants: { on: true, off: false },
       defaultVariant: 'off',
       targeting: { if: [{ $ref: 'is-staff' }, 'on', null] },
+      metadata: { version: 2 },
     },
     'checkout-colour': {
       state: 'DISABLED',
@@ -42,6 +43,7 @@ const kDocument = {
     },
   },
   $evaluators: { 'is-staff': { ends_with: [{ var: 'email' }, '@example.com'] } },
+  metadata: { team: 'growth', version: 1 },
 };
 
 const audit = async (project = ids.single) => (await ok(t, dataDir, ['audit', project, '--json'])).entries;
@@ -66,6 +68,7 @@ t.test('a file creates its flags by key, with state, variants and rule ($ref res
     variants: { on: true, off: false },
     defaultVariant: 'off',
     targeting: { if: [{ ends_with: [{ var: 'email' }, '@example.com'] }, 'on', null] },
+    metadata: { team: 'growth', version: 2 },
   });
   const colour = await ok(t, dataDir, ['flag', 'show', result.flags[1].id, '--json']);
   t.same([colour.enabled, colour.variants], [false, { red: '#f00', blue: '#00f' }], 'DISABLED is enabled: false');
@@ -227,6 +230,8 @@ t.test('flag variants: sets variants, default and rule with the API rules, shows
   });
   const shown = await cli(dataDir, ['flag', 'show', id], { json: false });
   t.match(shown.stdout, /variants: \{"small":1,"large":100\}, default: small, rule: \{"if":/);
+  const meta = await ok(t, dataDir, ['flag', 'variants', id, '--metadata', '{"owner": "growth"}', '--json']);
+  t.same(meta.flag.metadata, { owner: 'growth' }, '--metadata replaces the metadata');
   const none = await ok(t, dataDir, ['flag', 'variants', id, '--default-variant', '', '--json']);
   t.equal(none.flag.defaultVariant, null, '"" is no default variant');
   await expectAllRefused(t, dataDir, [

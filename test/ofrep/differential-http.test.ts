@@ -3,7 +3,8 @@
 // and every generated context is asked of the running server's OFREP route and of @openfeature/flagd-core
 // in this process. Value, variant, reason and error code must agree, fractional bucketing included.
 // A definition the import refuses is not asked (the in-process test checks that flagd-core cannot load
-// it either); flag metadata is not compared (Flagwire does not store it: docs/decisions.md).
+// it either). Metadata is compared on every success (an OFREP error carries none); ours adds the flag's
+// id and name, which are left out of the comparison.
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import t from 'tap';
@@ -22,6 +23,8 @@ interface Compared {
   variant: unknown;
   reason: unknown;
   errorCode: unknown;
+  /** Absent from an error. */
+  metadata?: unknown;
 }
 
 /** Our answer over HTTP in the oracle's terms: a 400 GENERAL is flagd-core's ERROR GENERAL. */
@@ -30,7 +33,10 @@ async function ofrep(key: string, context: Record<string, unknown>): Promise<Com
     body: { context },
     headers: { 'X-Flagwire-Project': project },
   });
-  if (r.status === 200) return { value: r.json.value, variant: r.json.variant, reason: r.json.reason, errorCode: undefined };
+  if (r.status === 200) {
+    const { id: _id, name: _name, ...metadata } = r.json.metadata;
+    return { value: r.json.value, variant: r.json.variant, reason: r.json.reason, errorCode: undefined, metadata };
+  }
   if (r.status === 400 && r.json.errorCode === 'GENERAL')
     return { value: undefined, variant: undefined, reason: 'ERROR', errorCode: 'GENERAL' };
   throw new Error(`${key} ${JSON.stringify(context)}: ${r.status} ${r.text}`);
@@ -43,6 +49,12 @@ async function ofrep(key: string, context: Record<string, unknown>): Promise<Com
 function ofrepContext(context: Record<string, unknown>): Record<string, unknown> {
   const { targetingKey, ...rest } = JSON.parse(JSON.stringify(context)) as Record<string, unknown>;
   return typeof targetingKey === 'string' ? { targetingKey, ...rest } : rest;
+}
+
+/** flagd-core's metadata less `id` and `name`, which Flagwire's own answer sets. */
+function withoutIdName(metadata: unknown): unknown {
+  const { id: _id, name: _name, ...rest } = (metadata ?? {}) as Record<string, unknown>;
+  return rest;
 }
 
 const tally = { definitions: 0, refused: 0, evaluations: 0, byReason: {} as Record<string, number> };
@@ -74,6 +86,7 @@ async function check(c: GeneratedCase): Promise<void> {
         variant: expected.variant,
         reason: expected.reason,
         errorCode: expected.errorCode,
+        ...(expected.errorCode === undefined ? { metadata: withoutIdName(expected.flagMetadata) } : {}),
       });
     if (!same(before) && !same(after)) {
       throw new Error(
