@@ -53,8 +53,11 @@ export interface FlagEntry {
   readonly updatedAt: number;
   /** The only two 200 bodies a boolean state of this flag version can have: index 0 `enabled: false`, 1 `enabled: true`. */
   readonly bodies: readonly [Buffer, Buffer];
-  /** 200 bodies of its variant states by answer, built on first use (bounded: a state's answers are fixed but for rule errors). */
-  variantBodies: Map<Resolution, Buffer> | null;
+  /**
+   * 200 bodies of its variant states by answer, for `enabled: false` (0) and `true` (1), built on first
+   * use; bounded: a state's answers are fixed (a rule's errors all share one body).
+   */
+  variantBodies: [Map<Resolution, Buffer>, Map<Resolution, Buffer>] | null;
   /** A single-environment flag's state; null for a group flag. */
   readonly state: EvalState | null;
   /** A group flag's state per environment of its project; null for a single flag. */
@@ -203,11 +206,12 @@ export class EvalEngine {
     const resolution = resolveVariant(state.variants, decision, this.query, this.now);
     // A rule's error names its cause (a new answer each time); the body says only "no value": one per state.
     const answer = resolution.errorCode === undefined ? resolution : state.variants.flag.answers.ruleFailed;
-    entry.variantBodies ??= new Map();
-    let body = entry.variantBodies.get(answer);
+    entry.variantBodies ??= [new Map(), new Map()];
+    const bodies = entry.variantBodies[enabled ? 1 : 0];
+    let body = bodies.get(answer);
     if (body === undefined) {
       body = evalVariantBody(entry, enabled, answer);
-      entry.variantBodies.set(answer, body);
+      bodies.set(answer, body);
     }
     return body;
   }

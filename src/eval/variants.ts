@@ -12,7 +12,8 @@
 //
 // Without a default variant, every "default variant" above is flagd's DEFAULT with no value. `enabled`
 // (the Evaluation API's field) stays the gate's answer. Every answer but a rule's error that names its
-// cause is built once per flag version: an evaluation returns one of them.
+// cause is built once per flag version: an evaluation returns one of them, most of them flagd's own
+// (compiled-flag.ts), plus the one reason flagd has no answer for, SPLIT.
 import type { TypedVariants } from '../model/flags.js';
 import { compileFlag, defaultVariantAnswer, type CompiledFlag, type Resolution } from '../targeting/compiled-flag.js';
 import { evaluateFlag } from '../targeting/evaluate.js';
@@ -25,10 +26,10 @@ export interface RuleContext {
 
 export interface CompiledVariants {
   readonly flag: CompiledFlag;
-  readonly outDefault: Resolution;
-  readonly outSplit: Resolution;
-  readonly inMatch: Resolution;
-  readonly inSplit: Resolution;
+  /** The default variant, SPLIT: the percentage split decided, in or out. */
+  readonly split: Resolution;
+  /** The default variant, TARGETING_MATCH: a listed cohort or a matched audience let the caller in. */
+  readonly matched: Resolution;
 }
 
 const kNoMetadata = Object.freeze({});
@@ -45,12 +46,11 @@ export function compileVariants(typed: TypedVariants, flagKey: string): Compiled
     { state: 'ENABLED', variants: typed.variants, defaultVariant: typed.defaultVariant, targeting, metadata },
     kNoMetadata,
   );
+  const answers = flag.answers;
   return {
     flag,
-    outDefault: defaultVariantAnswer(flag, 'DEFAULT'),
-    outSplit: defaultVariantAnswer(flag, 'SPLIT'),
-    inMatch: defaultVariantAnswer(flag, 'TARGETING_MATCH'),
-    inSplit: defaultVariantAnswer(flag, 'SPLIT'),
+    split: defaultVariantAnswer(flag, 'SPLIT'),
+    matched: flag.defaultVariant === null ? answers.default : answers.matches.get(flag.defaultVariant)!,
   };
 }
 
@@ -58,10 +58,11 @@ export function compileVariants(typed: TypedVariants, flagKey: string): Compiled
 export function resolveVariant(variants: CompiledVariants, decision: Decision, context: RuleContext, nowMs: number): Resolution {
   const by = decidedBy(decision);
   const flag = variants.flag;
-  if (by === kDecidedDisabled) return flag.answers.disabled;
-  if (!decisionValue(decision)) return by === kDecidedAudience || by === kDecidedStatic ? variants.outDefault : variants.outSplit;
+  const answers = flag.answers;
+  if (by === kDecidedDisabled) return answers.disabled;
+  if (!decisionValue(decision)) return by === kDecidedAudience || by === kDecidedStatic ? answers.default : variants.split;
   if (flag.rule !== null) return evaluateFlag(flag, context.ruleData(), Math.floor(nowMs / 1000));
-  if (by === kDecidedCohort || by === kDecidedAudience) return variants.inMatch;
-  if (by === kDecidedStatic) return flag.answers.static;
-  return variants.inSplit;
+  if (by === kDecidedCohort || by === kDecidedAudience) return variants.matched;
+  if (by === kDecidedStatic) return answers.static;
+  return variants.split;
 }

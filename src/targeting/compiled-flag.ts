@@ -1,10 +1,10 @@
 // A flag definition compiled for evaluation: its rule as closures and every answer it can give, built
 // once. An evaluation picks one of these answers (evaluate.ts): it allocates no result.
 //
-// What an eval worker holds per revision: the parsed definition (plain data, parse.ts) is what is stored
-// and sent; closures cannot cross a thread, so each worker calls compileFlagSet on the definition of a
-// revision once and keeps the set while that revision is current (the way src/eval/engine.ts keeps a
-// compiled entry per flag version and drops its caches when the store's sequence moves).
+// What is stored is plain data (a flag state's typed variants; parse.ts checks them); closures cannot
+// cross a thread, so each eval worker compiles a flag state once when it compiles the flag version
+// (compileFlag through src/eval/variants.ts) and keeps it while the version is current (src/eval/engine.ts
+// drops its caches when the store's sequence moves). compileFlagSet does the same for a whole document.
 import { type FlagMetadata, type FlagValueType, type VariantValue, variantType } from './definition.js';
 import type { DefinitionProblem } from './problems.js';
 import { RuleCompiler } from './compile-rule.js';
