@@ -23,7 +23,7 @@ import { compileValidator } from '../model/validation.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { exactList, requireName } from '../model/input-checks.js';
 import { applyFlagPatch, normaliseCohorts, withTyped, type FieldChanges } from './patch-rules.js';
-import { mergeTyped, typedProblems, type TypedInput } from './variant-rules.js';
+import { appliedTyped, mergeTyped, typedProblems } from './variant-rules.js';
 import { consoleActor, tokenActor, type Actor } from '../audit/audit-actor.js';
 
 // Every rule of a create and a patch is applied here, on the writer, from the body's JSON syntax and
@@ -114,7 +114,7 @@ export function flagCreate(w: StoreWriter, input: FlagCreateInput, now: number):
               trafficPercentage: body.trafficPercentage ?? kDefaultEnvState.trafficPercentage,
               audienceId: body.audienceId ?? null,
             },
-            createdTyped(body),
+            appliedTyped(undefined, body),
           ),
         }
       : { ...base, kind: 'groupflag', cohorts: [], environments: mapValues(envStates, toEnvState) };
@@ -181,16 +181,6 @@ function createProjectProblems(w: StoreWriter, project: Project, raw: unknown): 
 }
 
 /**
- * The typed variants a create sets on one state (a single flag's body, or one environment's), or
- * undefined for a boolean flag; the body passed its checks (createTypedProblems).
- */
-function createdTyped(state: TypedInput): TypedVariants | undefined {
-  const merged = mergeTyped(undefined, state);
-  if (!merged.ok) throw new Error('a create is checked before it is applied');
-  return merged.typed;
-}
-
-/**
  * The typed-variant problems of one state of a create body as sent (which may have failed its schema
  * elsewhere), each named by its path from the body, `prefix` included: `environments.prod.targeting.if[0]:
  * unknown operator "foo"`. Keys of the wrong type are left to the schema's problem.
@@ -201,7 +191,7 @@ function createTypedProblems(state: unknown, prefix: string): string[] {
 }
 
 /** Why the typed-variant keys of `input` cannot be applied to `current`, each problem with its path from the state. */
-function typedInputProblems(current: TypedVariants | undefined, input: TypedInput) {
+function typedInputProblems(current: TypedVariants | undefined, input: TypedFields) {
   const merged = mergeTyped(current, input);
   if (!merged.ok) return merged.problems;
   return merged.typed === undefined || merged.typed === current ? [] : typedProblems(merged.typed);
@@ -290,7 +280,7 @@ function toEnvState(state: EnvironmentState): EnvState {
       audienceId: state.audienceId ?? null,
       cohorts: cohorts.length === 0 ? null : cohorts,
     },
-    createdTyped(state),
+    appliedTyped(undefined, state),
   );
 }
 

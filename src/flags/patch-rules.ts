@@ -2,7 +2,7 @@
 import { envEntry, effectiveState, type EffectiveState } from '../model/flag-state.js';
 import type { EnvState, Flag, FlagState, TypedVariants } from '../model/flags.js';
 import type { FlagPatch } from '../model/schemas.js';
-import { mergeTyped, sameTyped, typedChanges } from './variant-rules.js';
+import { appliedTyped, sameTyped, typedChanges } from './variant-rules.js';
 
 export type FieldChanges = Record<string, { before: unknown; after: unknown }>;
 
@@ -33,13 +33,6 @@ export function withTyped<S extends FlagState>(state: S, typed: TypedVariants | 
   return typed === undefined ? state : { ...state, typed };
 }
 
-/** The typed variants `patch` leaves on a state; the patch was checked first (flagPatch: mergeTyped, typedProblems). */
-function patchedTyped(current: TypedVariants | undefined, patch: FlagPatch): TypedVariants | undefined {
-  const merged = mergeTyped(current, patch);
-  if (!merged.ok) throw new Error('a typed-variant patch is checked before it is applied');
-  return sameTyped(current, merged.typed) ? current : merged.typed;
-}
-
 /**
  * Applies `patch` to `flag` (to environment `env` of a group flag). A patch whose result equals the
  * stored state reports `changed: false` and returns the flag untouched: nothing is to be written.
@@ -59,7 +52,7 @@ export function applyFlagPatch(flag: Flag, env: string | null, patch: FlagPatch,
           trafficPercentage: patch.trafficPercentage ?? flag.state.trafficPercentage,
           audienceId: patch.audienceId === undefined ? flag.state.audienceId : patch.audienceId,
         },
-        patchedTyped(flag.state.typed, patch),
+        appliedTyped(flag.state.typed, patch),
       ),
     };
   } else {
@@ -72,7 +65,7 @@ export function applyFlagPatch(flag: Flag, env: string | null, patch: FlagPatch,
         audienceId: patch.audienceId === undefined ? entry.audienceId : patch.audienceId,
         cohorts: patch.cohorts === undefined ? entry.cohorts : overrideFor(entry.cohorts, flag.cohorts, patch.cohorts),
       },
-      patchedTyped(entry.typed, patch),
+      appliedTyped(entry.typed, patch),
     );
     if (sameEntry(entry, nextEntry)) return { changed: false, flag, changes: {} };
     next = { ...flag, environments: { ...flag.environments, [env]: nextEntry } };

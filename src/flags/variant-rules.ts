@@ -4,17 +4,9 @@
 // one home of that rule); what the store needs beyond it (a bounded depth, keys and numbers that survive
 // msgpack) is checked here first.
 import type { TypedVariants } from '../model/flags.js';
-import type { VariantValue } from '../targeting/definition.js';
+import type { TypedFields } from '../model/schemas.js';
 import { flagVariantProblems, type FlagProblem } from '../targeting/parse.js';
 import { formatPath, type PathStep } from '../targeting/problems.js';
-
-/** The typed-variant keys of a create body's state or of a patch, schema-checked, each possibly absent. */
-export interface TypedInput {
-  variants?: Record<string, VariantValue>;
-  defaultVariant?: string | null;
-  targeting?: Record<string, unknown>;
-  metadata?: Record<string, string | number | boolean>;
-}
 
 /**
  * Nesting levels of arrays and objects allowed in a variant value or a rule. The rule compiler, the
@@ -36,7 +28,7 @@ function hasKeys(value: Record<string, unknown> | undefined): boolean {
  * sent with a default variant or a rule; neither can be set on a state that has no variants. The result
  * is not yet checked as a flagd definition: see typedProblems.
  */
-export function mergeTyped(current: TypedVariants | undefined, input: TypedInput): TypedMerge {
+export function mergeTyped(current: TypedVariants | undefined, input: TypedFields): TypedMerge {
   const { variants, defaultVariant, targeting, metadata } = input;
   if (variants === undefined && defaultVariant === undefined && targeting === undefined && metadata === undefined)
     return { ok: true, typed: current };
@@ -60,6 +52,17 @@ export function mergeTyped(current: TypedVariants | undefined, input: TypedInput
   const kept = metadata ?? current?.metadata;
   if (kept !== undefined && hasKeys(kept)) typed.metadata = kept;
   return { ok: true, typed };
+}
+
+/**
+ * The typed variants a create or patch leaves on a state whose stored ones are `current` (undefined for
+ * a create, or a boolean state): `current` itself when nothing changes. The input was checked first
+ * (mergeTyped, typedProblems), so a problem here is a bug.
+ */
+export function appliedTyped(current: TypedVariants | undefined, input: TypedFields): TypedVariants | undefined {
+  const merged = mergeTyped(current, input);
+  if (!merged.ok) throw new Error('typed variants are checked before they are applied');
+  return sameTyped(current, merged.typed) ? current : merged.typed;
 }
 
 /**

@@ -4,6 +4,7 @@
 // the compiler refuses a representation that drifts from its published schema.
 import { Type, type Static } from '@sinclair/typebox';
 import { type EffectiveState, effectiveState } from './flag-state.js';
+import { kTypedProperties, type TypedFields } from './schemas.js';
 import type { Flag, FlagUsage } from './flags.js';
 import type { Project } from './projects.js';
 import type { Token } from './tokens.js';
@@ -17,36 +18,7 @@ const LastEvaluatedAt = Type.Union([Type.Number(), Type.Null()], {
 });
 const Evaluations = Type.Integer({ minimum: 0, description: 'Evaluations counted since the flag was created (up to a minute behind)' });
 
-// Typed variants (issue 25): present only on a flag (environment) that has them, so a boolean flag's
-// representation is exactly what it was before they existed.
-const kTypedFields = {
-  variants: Type.Optional(
-    Type.Record(Type.String(), Type.Union([Type.Boolean(), Type.String(), Type.Number(), Type.Record(Type.String(), Type.Unknown())]), {
-      description: 'Only on a flag with typed variants: variant name to value, all of one type',
-    }),
-  ),
-  defaultVariant: Type.Optional(
-    Type.Union([Type.String(), Type.Null()], {
-      description: "Only on a flag with typed variants: the variant served when no rule decides; null: the caller's own default",
-    }),
-  ),
-  targeting: Type.Optional(
-    Type.Record(Type.String(), Type.Unknown(), { description: 'Only on a flag with typed variants: the flagd targeting rule; {} is none' }),
-  ),
-  metadata: Type.Optional(
-    Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()]), {
-      description: "Only on a flag with typed variants that has some: flagd's flag metadata",
-    }),
-  ),
-};
-type TypedFields = {
-  variants?: Record<string, unknown>;
-  defaultVariant?: string | null;
-  targeting?: Record<string, unknown>;
-  metadata?: Record<string, string | number | boolean>;
-};
-
-/** Adds the typed-variant fields of `state` to a representation, when it has them. */
+/** Adds the typed-variant fields of `state` to a representation, when it has them (a boolean flag's has none). */
 function addTyped(out: TypedFields, state: EffectiveState): void {
   if (state.typed === undefined) return;
   out.variants = state.typed.variants;
@@ -70,7 +42,7 @@ export const FlatFlag = Type.Object(
     cohorts: Type.Array(Type.String(), { description: 'Effective cohort list (an environment override, else the flag-wide list)' }),
     audienceId: Type.Union([Type.String(), Type.Null()]),
     environment: Type.Optional(Type.String({ description: 'Set when a group flag is shown for one environment' })),
-    ...kTypedFields,
+    ...kTypedProperties,
   },
   { description: 'A flag in flat form: a single-environment flag, or one environment of a group flag' },
 );
@@ -82,7 +54,7 @@ export const EnvironmentEntry = Type.Object({
   cohorts: Type.Array(Type.String()),
   audienceId: Type.Union([Type.String(), Type.Null()]),
   updatedAt: Millis,
-  ...kTypedFields,
+  ...kTypedProperties,
 });
 export type EnvironmentEntry = Static<typeof EnvironmentEntry>;
 

@@ -1,6 +1,7 @@
 // Request schemas of the Management API: the single source for validation, TypeScript types and
 // the OpenAPI document. `x-error` is the text a failed check reports after the field's path.
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { CloneType, Type, type Static, type TSchema } from '@sinclair/typebox';
+import { FlagMetadata, Targeting as FlagdTargeting, VariantValue } from '../targeting/definition.js';
 
 export const kLimits = {
   nameLength: 200,
@@ -36,27 +37,30 @@ export const AudienceId = Type.Union([Type.String({ minLength: 1 }), Type.Null()
 // Typed variants (issue 25): flagd's flag definition fields. These schemas check the shape; what a schema
 // cannot say (one type for every variant, a default variant that exists, a rule built from flagd's
 // operators) is checked by src/targeting/parse.ts, through src/flags/variant-rules.ts.
-const VariantValue = Type.Union([Type.Boolean(), Type.String(), Type.Number(), Type.Record(Type.String(), Type.Unknown())], {
-  'x-error': 'must be a boolean, a string, a number or a JSON object',
-});
-const Variants = Type.Record(Type.String(), VariantValue, {
-  description:
-    'Variant name to value, all of one type (boolean, string, number or JSON object), as in a flagd flag definition; {} makes the flag (environment) a boolean flag again',
-  'x-error': 'must be an object of variant name to value',
-});
+// The value shapes are flagd's own (src/targeting/definition.ts); here they get the API's words. Present
+// in a representation only on a flag (environment) that has typed variants (src/model/representation.ts).
+const Variants = Type.Record(
+  Type.String(),
+  CloneType(VariantValue, { 'x-error': 'must be a boolean, a string, a number or a JSON object' }),
+  {
+    description:
+      'Variant name to value, all of one type (boolean, string, number or JSON object), as in a flagd flag definition; in a create or patch, {} makes the flag (environment) a boolean flag again',
+    'x-error': 'must be an object of variant name to value',
+  },
+);
 const DefaultVariant = Type.Union([Type.String(), Type.Null()], {
   description: "The variant served when no rule decides; null: the caller's own default value",
   'x-error': 'must be a variant name (string) or null',
 });
-const Targeting = Type.Record(Type.String(), Type.Unknown(), {
+const Targeting = CloneType(FlagdTargeting, {
   description: "A flagd targeting rule (JsonLogic with flagd's operators) choosing a variant from the evaluation context; {} is no rule",
   'x-error': 'must be a flagd targeting rule (a JSON object)',
 });
-const Metadata = Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()]), {
-  description: "flagd's flag metadata, served with every OFREP answer beside the flag's id and name; {} removes it",
+const Metadata = CloneType(FlagMetadata, {
+  description: "flagd's flag metadata, served with every OFREP answer beside the flag's id and name; in a create or patch, {} removes it",
   'x-error': 'must be an object of name to string, number or boolean',
 });
-const kTypedProperties = {
+export const kTypedProperties = {
   variants: Type.Optional(Variants),
   defaultVariant: Type.Optional(DefaultVariant),
   targeting: Type.Optional(Targeting),
@@ -64,6 +68,7 @@ const kTypedProperties = {
 };
 /** The typed-variant keys alone, other keys allowed: to check them in a body that failed its schema elsewhere. */
 export const TypedFields = Type.Object(kTypedProperties);
+export type TypedFields = Static<typeof TypedFields>;
 /** The typed-variant keys of a create body's state and of a patch. */
 export const kVariantKeys = Object.keys(kTypedProperties) as (keyof typeof kTypedProperties)[];
 
