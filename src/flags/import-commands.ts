@@ -12,6 +12,7 @@
 // changes nothing writes nothing. Flags of the project that the file does not name are left alone.
 import { FlagwireError } from '../errors.js';
 import type { Flag } from '../model/flags.js';
+import { resolveEnvParam } from '../model/environments.js';
 import { requireProject } from '../model/lookups.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { parseFlagDefinition } from '../targeting/parse.js';
@@ -45,19 +46,7 @@ export interface FlagsImportResult {
 
 export function flagsImport(w: StoreWriter, input: FlagsImportInput, now: number): FlagsImportResult {
   const project = requireProject(w, input.projectId);
-  const env = input.env;
-  if (project.kind === 'multi' && env === null) {
-    throw new FlagwireError(
-      'INVALID_REQUEST',
-      `this is a multi-environment project: name the environment the file sets with --env (${project.environments.join(', ')})`,
-    );
-  }
-  if (project.kind === 'single' && env !== null) {
-    throw new FlagwireError('INVALID_REQUEST', 'this is a single-environment project: drop --env');
-  }
-  if (env !== null && !project.environments.includes(env)) {
-    throw new FlagwireError('INVALID_REQUEST', `"${env}" is not an environment of this project (${project.environments.join(', ')})`);
-  }
+  const env = resolveEnvParam(project, input.env, true, 'import');
   const parsed = parseFlagDefinition(input.document);
   if (!parsed.ok) throw refusal(parsed.problems.map(problemText));
 

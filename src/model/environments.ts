@@ -8,8 +8,11 @@ export function validEnvironmentsText(project: Project): string {
     : `valid environments: ${project.environments.join(', ')}`;
 }
 
-/** The route `env` came with: a single flag's (GET or PATCH /api/v1/flags/{id}) or the list's. */
-export type EnvRoute = 'flag' | 'list';
+/**
+ * Where `env` came from: a single flag's route (GET or PATCH /api/v1/flags/{id}), the list's, or the
+ * console's `flags import --env` (a multi-environment project's environment the file sets).
+ */
+export type EnvRoute = 'flag' | 'list' | 'import';
 
 /** `env` checked against a project: the environment to use (null: none), or the problem to report. */
 export type EnvParam = { env: string | null; problem: null } | { env: null; problem: string };
@@ -17,6 +20,14 @@ export type EnvParam = { env: string | null; problem: null } | { env: null; prob
 const kDropEnv: Record<EnvRoute, string> = {
   flag: 'This flag belongs to a single-environment project, which has no environments; drop the "env" query parameter.',
   list: 'This project is a single-environment project, which has no environments; drop the "env" query parameter.',
+  import: 'This project is a single-environment project, which has no environments; drop --env.',
+};
+
+/** What a request that must name an environment and does not is told (the valid ones follow). */
+const kAddEnv: Record<EnvRoute, string> = {
+  flag: 'This flag belongs to a multi-environment project: add the "env" query parameter',
+  list: 'This project is a multi-environment project: add the "env" query parameter',
+  import: 'This project is a multi-environment project: name the environment the file sets with --env',
 };
 
 /**
@@ -29,10 +40,7 @@ export function checkEnvParam(project: Project, env: string | null, required: bo
   if (project.kind === 'single') return env === null ? { env: null, problem: null } : { env: null, problem: kDropEnv[route] };
   if (env === null) {
     if (!required) return { env: null, problem: null };
-    return {
-      env: null,
-      problem: `This flag belongs to a multi-environment project: add the "env" query parameter (${validEnvironmentsText(project)}).`,
-    };
+    return { env: null, problem: `${kAddEnv[route]} (${validEnvironmentsText(project)}).` };
   }
   if (!project.environments.includes(env))
     return { env: null, problem: `Unknown environment "${env}"; ${validEnvironmentsText(project)}.` };

@@ -190,12 +190,17 @@ t.test('a bad file is refused naming the flag and the place, and nothing changes
       ['flags', 'import', ids.multi, '--file', file('flags.json', kDocument), '--json'],
       {
         error: 'Invalid request',
-        detail: /multi-environment project: name the environment the file sets with --env \(staging, production\)/,
+        detail:
+          /^This project is a multi-environment project: name the environment the file sets with --env \(valid environments: staging, production\)\.$/,
       },
     ],
     [
       ['flags', 'import', ids.multi, '--env', 'qa', '--file', file('flags.json', kDocument), '--json'],
-      { error: 'Invalid request', detail: /"qa" is not an environment of this project/ },
+      { error: 'Invalid request', detail: /^Unknown environment "qa"; valid environments: staging, production\.$/ },
+    ],
+    [
+      ['flags', 'import', ids.single, '--env', 'staging', '--file', file('flags.json', kDocument), '--json'],
+      { error: 'Invalid request', detail: /single-environment project, which has no environments; drop --env\.$/ },
     ],
     [['flags', 'import', ids.single, '--file', file('flags.json', kDocument), '--as', ids.viewer, '--json'], { error: 'Forbidden' }],
   ]);
