@@ -541,7 +541,7 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
     name: 'flag variants',
     usage: kFlagVariantsUsage,
     summary:
-      "set a flag's typed variants, default variant and targeting rule (flagd's), as PATCH /api/v1/flags/{id} does -> {changed, flag}",
+      "set a flag's typed variants, default variant, targeting rule and metadata (flagd's), as PATCH /api/v1/flags/{id} does -> {changed, flag}",
     positionals: ['FLAG_ID'],
     options: {
       variants: str('JSON', 'variant name -> value, all of one type (boolean, string, number or object); {} makes it a boolean flag again'),
@@ -599,7 +599,7 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
     },
     notes:
       "Each flag's key is its name: a new name creates the flag (on for everyone its rule reaches: 100%), an existing one is updated " +
-      '(state, variants, default variant, rule; its percentage, cohorts and audience are kept). Flags the file does not name are left alone. ' +
+      '(state, variants, default variant, rule, metadata; its percentage, cohorts and audience are kept). Flags the file does not name are left alone. ' +
       'A refused file names the flag and the place in it, and nothing is written.',
     run(args, ctx) {
       const file = args.required('file');

@@ -8,7 +8,7 @@ import type { MailMessage } from '../model/mail.js';
 import { tokenStatus } from '../model/permissions.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { TokenActivity } from '../model/tokens.js';
-import type { EnvironmentsFlag, FlatFlag } from '../model/representation.js';
+import type { EnvironmentEntry, EnvironmentsFlag, FlatFlag } from '../model/representation.js';
 import type { CreatedToken, TokenView } from '../tokens/token-commands.js';
 import type { FlagsImportResult } from '../flags/import-commands.js';
 
@@ -191,15 +191,7 @@ export function renderFlag(flag: Flag): string {
 type FlagView = FlatFlag | EnvironmentsFlag;
 
 /** One state: `on, 50%[, audience A][, cohorts: a, b]`. */
-function formatViewState(s: {
-  enabled: boolean;
-  trafficPercentage: number;
-  audienceId: string | null;
-  cohorts: string[];
-  variants?: Record<string, unknown>;
-  defaultVariant?: string | null;
-  targeting?: Record<string, unknown>;
-}): string {
+function formatViewState(s: Omit<EnvironmentEntry, 'updatedAt'>): string {
   const cohorts = s.cohorts.length === 0 ? '' : `, cohorts: ${s.cohorts.join(', ')}`;
   if (s.variants === undefined) return `${formatState(s)}${cohorts}`;
   const rule = s.targeting === undefined || Object.keys(s.targeting).length === 0 ? 'none' : JSON.stringify(s.targeting);

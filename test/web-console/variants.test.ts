@@ -63,7 +63,7 @@ t.test('variants and a rule edited in the flag page, checked before they are sav
   t.same((await call(base, 'GET', `/v1/flags/${flagId}?email=ada%40example.com`)).json.value, '#0f0', 'evaluation serves the rule at once');
   t.same(await seriousViolations(page), [], 'axe: no serious or critical violation on the flag page with variants');
 
-  // ---- not JSON: refused in the page, nothing sent ----
+  // ---- not JSON, or two variants of one name: refused in the page, nothing sent ----
   const before = patches;
   await page.getByLabel('Variant 2 value').fill('#0f0');
   await saveVariants.click();
@@ -72,6 +72,10 @@ t.test('variants and a rule edited in the flag page, checked before they are sav
   await page.getByLabel('Targeting rule (JSON)').fill('{"if": [');
   await saveVariants.click();
   await page.getByText(/The rule is not JSON/).waitFor();
+  await page.getByLabel('Variant 2 name').fill('red');
+  await saveVariants.click();
+  await page.getByText('Two variants are named "red": each needs its own name; nothing was saved.').waitFor();
+  await page.getByLabel('Variant 2 name').fill('green');
   t.equal(patches, before, 'nothing was sent');
 
   // ---- a rule flagd would not load: the server's refusal names the place, nothing saved ----

@@ -74,16 +74,21 @@ export function variantsForm(data: FlagPageView, env: string | null, state: Flat
     'form',
     {
       onsubmit: onSubmit(async () => {
-        const variants: Record<string, unknown> = {};
+        const entries: [string, unknown][] = [];
         for (const [i, row] of rows.entries()) {
+          const name = row.name.value;
+          if (entries.some(([other]) => other === name))
+            return say(`Two variants are named "${name}": each needs its own name; nothing was saved.`, 'error');
           const parsed = parseJson(row.value.value);
           if (!parsed.ok)
             return say(
               `Variant ${i + 1}'s value is not JSON (${parsed.why}): write a string in quotes, a number, true or false, or an object.`,
               'error',
             );
-          variants[row.name.value] = parsed.value;
+          entries.push([name, parsed.value]);
         }
+        // fromEntries defines every name as data, "__proto__" too (which the server then refuses by name).
+        const variants = Object.fromEntries(entries);
         // No variants: a boolean flag again; a default or a rule cannot go with that.
         const patch: Record<string, unknown> = { variants };
         if (rows.length > 0) {
