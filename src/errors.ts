@@ -16,6 +16,7 @@ export const kErrors = {
   ENVIRONMENT_NOT_PERMITTED: { status: 403, title: 'Environment not permitted', anchor: 'environment-not-permitted' },
   FORBIDDEN: { status: 403, title: 'Forbidden', anchor: 'forbidden' },
   NOT_FOUND: { status: 404, title: 'Not found', anchor: 'not-found' },
+  REVISION_CONFLICT: { status: 409, title: 'Revision conflict', anchor: 'revision-conflict' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Request body too large', anchor: 'payload-too-large' },
   TOO_MANY_AUTH_FAILURES: { status: 429, title: 'Too many failed authentication attempts', anchor: 'too-many-requests' },
   INTERNAL: { status: 500, title: 'Internal server error', anchor: 'internal-error' },

@@ -11,6 +11,10 @@ import type { AuthContext } from '../model/token-access.js';
 import type { SnapshotReader } from '../store/interfaces.js';
 import type { WriterClient } from '../writer/client.js';
 import { flagList, patchResult, representFlag, tokenDescription } from '../model/representation.js';
+import { FlagwireError } from '../errors.js';
+import { apiFlagsPlan } from '../flags-as-code/apply-commands.js';
+import { type ExportFormat, exportProject, kExportFormats } from '../flags-as-code/export.js';
+import { fileText } from '../flags-as-code/flag-file.js';
 
 /** What a handler gets: everything read off the request before the pipeline may go async. */
 export interface ApiRequest {
@@ -35,6 +39,8 @@ export interface ReadHandler {
 
 export interface WriteHandler {
   readonly kind: 'write';
+  /** A POST that only reads (plan): a read token may call it. Absent: the route needs a write token. */
+  readonly permission?: 'read';
   /** Checks made before the body is read (404 and 403 of a flag that cannot be patched). */
   precheck?(request: ApiRequest, auth: AuthContext, deps: HandlerDeps): void;
   /** `release` frees the body's reservation: the writer calls it when it holds its copy no more. */
@@ -48,6 +54,28 @@ export interface WriteHandler {
 }
 
 export type ManagementHandler = ReadHandler | WriteHandler;
+
+/** An answer already written as JSON text (an export: its bytes are the file's), sent as it is. */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
+/** A true/false query parameter (absent: false); anything else is a 400 naming it. */
+function booleanParam(query: URLSearchParams, name: string): boolean {
+  const value = query.get(name);
+  if (value === null || value === 'false') return false;
+  if (value === 'true') return true;
+  throw new FlagwireError('INVALID_REQUEST', `"${name}" must be true or false, not "${value}".`);
+}
+
+/** apply's `ifRevision`: a revision number from a plan, or null when absent. */
+function revisionParam(query: URLSearchParams): number | null {
+  const value = query.get('ifRevision');
+  if (value === null) return null;
+  if (!/^\d{1,15}$/.test(value))
+    throw new FlagwireError('INVALID_REQUEST', `"ifRevision" must be a revision number (from a plan), not "${value}".`);
+  return Number(value);
+}
 
 /** Checks `env` of a read against the project and the token; returns the environment to read. */
 function checkEnv(auth: AuthContext, env: string | null, route: EnvRoute): string | null {
@@ -95,6 +123,39 @@ export const kManagementHandlers: Readonly<Record<ManagementRouteName, Managemen
       const flagId = request.flagId!;
       const result = await deps.writer.call('apiFlagPatch', { tokenId: auth.token.id, flagId, env, received }, release);
       return { status: 200, value: patchResult(result.changed, result.flag, env, deps.store.getUsage(result.flag.id)) };
+    },
+  },
+  apiExport: {
+    kind: 'read',
+    run(request, auth, { store }) {
+      const format = request.query.get('format') ?? 'flagwire';
+      if (!(kExportFormats as readonly string[]).includes(format))
+        throw new FlagwireError('INVALID_REQUEST', `"format" must be flagwire or flagd, not "${format}".`);
+      // A read that names an environment is limited as every such read is (spec: GET /api/v1/flags).
+      const env = request.query.get('env');
+      requireEnvironmentAllowed(auth.token.environments, env);
+      return new JsonText(fileText(exportProject(store, auth.project, { format: format as ExportFormat, env }, 'api')));
+    },
+  },
+  apiPlan: {
+    kind: 'write',
+    permission: 'read',
+    async run(request, auth, received, release, { store }) {
+      try {
+        store.resetReadTxn();
+        return { status: 200, value: apiFlagsPlan(store, auth.project, received, booleanParam(request.query, 'prune')) };
+      } finally {
+        release();
+      }
+    },
+  },
+  apiApply: {
+    kind: 'write',
+    async run(request, auth, received, release, deps) {
+      const prune = booleanParam(request.query, 'prune');
+      const ifRevision = revisionParam(request.query);
+      const result = await deps.writer.call('apiFlagsApply', { tokenId: auth.token.id, received, prune, ifRevision }, release);
+      return { status: 200, value: result };
     },
   },
 };

@@ -20,7 +20,7 @@ import type { WriterClient } from '../writer/client.js';
 import type { ActivityRecorder } from './activity.js';
 import { identifyToken } from './auth.js';
 import type { AuthFailures } from './auth-failures.js';
-import { kManagementHandlers, type ApiRequest, type ReadHandler, type WriteHandler } from './handlers.js';
+import { JsonText, kManagementHandlers, type ApiRequest, type ReadHandler, type WriteHandler } from './handlers.js';
 
 export interface ManagementDeps {
   store: SnapshotReader;
@@ -144,7 +144,7 @@ class ManagementPipeline {
 
   private answerWrite(res: PendingResponse, request: ApiRequest, auth: AuthContext, handler: WriteHandler, contentLength: string): void {
     const { deps } = this;
-    requireWrite(auth);
+    if (handler.permission !== 'read') requireWrite(auth);
     handler.precheck?.(request, auth, deps);
     const done = deps.inFlight.start();
     const known = auth.token;
@@ -201,7 +201,8 @@ class ManagementPipeline {
   private succeed(res: PendingResponse, request: ApiRequest, token: Token, status: number, value: unknown): void {
     this.deps.activity.used(token.id, request.method, request.path, status, this.deps.clock.now());
     this.deps.metrics?.apiRequest(request.path, status);
-    sendJson(res, status, value);
+    if (value instanceof JsonText) send(res, status, value.text, 'application/json');
+    else sendJson(res, status, value);
   }
 }
 

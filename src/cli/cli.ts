@@ -4,10 +4,12 @@
 // these transactions with a running server's writer, so this is safe while the server runs.
 //
 // Exit status and output (a public contract; scripts depend on it):
-//   0  done; with --json exactly one JSON object on stdout
+//   0  done; with --json exactly one JSON object on stdout (`plan`: nothing would change)
 //   1  the command failed; with --json {"error": title, "detail": text} on stdout
 //   2  usage or configuration error; help or the setting's problem on stderr (and, with --json,
-//      an {"error", "detail"} object on stdout, so a script always has one object to parse)
+//      an {"error", "detail"} object on stdout, so a script always has one object to parse);
+//      `plan` also exits 2 when applying the file would change something (its plan on stdout; with
+//      --json the plan object has `changed`, an error object does not)
 import { readFileSync } from 'node:fs';
 import { main, type Outcome } from './main.js';
 

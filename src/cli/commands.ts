@@ -12,6 +12,11 @@ import type { StoreReader } from '../store/interfaces.js';
 import { representFlag, type EnvironmentsFlag, type FlatFlag } from '../model/representation.js';
 import type { CommandInput, CommandName, CommandOutput } from '../writer/commands.js';
 import { tokenView, type TokenView } from '../tokens/token-commands.js';
+import { flagsPlan } from '../flags-as-code/apply-commands.js';
+import type { PlanResult } from '../flags-as-code/schemas.js';
+import { type ExportFormat, exportProject, kExportFormats } from '../flags-as-code/export.js';
+import { fileText } from '../flags-as-code/flag-file.js';
+import { renderApplied, renderPlan } from '../flags-as-code/plan-text.js';
 import { splitList, UsageError, type Args, type CommandSpec, type OptionSpec } from './args.js';
 import * as out from './output.js';
 import { readSecretLine } from './read-secret.js';
@@ -35,6 +40,8 @@ export interface ConsoleCommand<R = unknown> extends CommandSpec {
   run(args: Args, ctx: ConsoleContext): R | Promise<R>;
   /** The text for people; the JSON output is the result itself. */
   human(result: R, now: number): string;
+  /** The exit status of a run that succeeded, when not 0 (plan: 2 when the file would change something). */
+  exitCode?(result: R): number;
   /** Runs until stopped by a signal (serve): nothing is printed when `run` returns. */
   longRunning?: boolean;
   /** May create a missing data directory (serve, org create); every other command refuses one. */
@@ -153,6 +160,22 @@ const kAudienceUpdateUsage = 'audience update AUDIENCE_ID [--name NAME] [--rule 
 const kFlagVariantsUsage =
   'flag variants FLAG_ID [--variants JSON] [--default-variant NAME] [--targeting JSON] [--metadata JSON] [--env NAME] [--as USER_ID]';
 const kFlagsImportUsage = 'flags import PROJECT_ID --file FILE [--env NAME] [--as USER_ID]';
+const kExportUsage = 'export PROJECT_ID [--format flagwire|flagd] [--env NAME]';
+const kPlanUsage = 'plan PROJECT_ID --file FILE [--prune]';
+const kApplyUsage = 'apply PROJECT_ID --file FILE [--prune] [--if-revision N] [--as USER_ID]';
+
+/** The text of the --file option's file; a usage error naming it when it cannot be read. */
+function readFileOption(args: Args, usage: string): string {
+  const file = args.required('file');
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(
+      `cannot read --file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      `Usage: flagwire ${usage}`,
+    );
+  }
+}
 const kFlagCreateUsage = 'flag create PROJECT_ID --name NAME [--enabled] [--percentage N] [--env NAME]... [--as USER_ID]';
 
 export const kConsoleCommands: readonly ConsoleCommand[] = [
@@ -602,24 +625,94 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
       '(state, variants, default variant, rule, metadata; its percentage, cohorts and audience are kept). Flags the file does not name are left alone. ' +
       'A refused file names the flag and the place in it, and nothing is written.',
     run(args, ctx) {
-      const file = args.required('file');
-      let text: string;
-      try {
-        text = readFileSync(file, 'utf8');
-      } catch (err) {
-        throw new UsageError(
-          `cannot read --file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
-          `Usage: flagwire ${kFlagsImportUsage}`,
-        );
-      }
       return ctx.write('flagsImport', {
         projectId: args.positional('PROJECT_ID'),
-        document: text,
+        document: readFileOption(args, kFlagsImportUsage),
         env: args.string('env') ?? null,
         asUserId: args.string('as'),
       });
     },
     human: out.renderImport,
+  }),
+
+  // ---- flags as code (src/flags-as-code) ---------------------------------------------------------
+  command({
+    name: 'export',
+    usage: kExportUsage,
+    summary: "write a project's flags, audiences and environments as a file (Flagwire's format, or flagd's) -> the file",
+    positionals: ['PROJECT_ID'],
+    options: {
+      format: str(
+        'flagwire|flagd',
+        'flagwire (default): everything, applies back with `flagwire apply`; flagd: what flagd can express, each flag naming in x-flagwire-omitted what it could not',
+      ),
+      env: str('NAME', "flagd's format of a multi-environment project: the environment to export (flagd has none)"),
+    },
+    notes: 'The same project state always gives the same bytes: commit the file, and `flagwire plan` shows what changed since.',
+    run(args, ctx) {
+      const format = args.string('format') ?? 'flagwire';
+      if (!(kExportFormats as readonly string[]).includes(format))
+        throw new UsageError(`--format must be flagwire or flagd, not "${format}"`, `Usage: flagwire ${kExportUsage}`);
+      return ctx.read((r) =>
+        exportProject(
+          r,
+          requireProject(r, args.positional('PROJECT_ID')),
+          { format: format as ExportFormat, env: args.string('env') ?? null },
+          'console',
+        ),
+      );
+    },
+    human: (document: Record<string, unknown>) => fileText(document).trimEnd(),
+  }),
+  command({
+    name: 'plan',
+    usage: kPlanUsage,
+    summary:
+      'what applying a flag file would change, field by field; exit status 0: nothing, 2: something (drift) -> {projectId, revision, changed, changes, notInFile, ignored}',
+    positionals: ['PROJECT_ID'],
+    options: {
+      file: str('FILE', 'a Flagwire flag file (as `flagwire export` writes it)', true),
+      prune: bool('also plan to delete the flags the file does not name'),
+    },
+    notes:
+      'The plan names the revision it was made at: `flagwire apply --if-revision N` applies only if the project has not changed since.',
+    run: (args, ctx) =>
+      ctx.read((r) =>
+        flagsPlan(r, { projectId: args.positional('PROJECT_ID'), document: readFileOption(args, kPlanUsage), prune: args.flag('prune') }),
+      ),
+    human: renderPlan,
+    exitCode: (result: PlanResult) => (result.changed ? 2 : 0),
+  }),
+  command({
+    name: 'apply',
+    usage: kApplyUsage,
+    summary:
+      'make a project what a flag file says, all or nothing, each change audited -> {projectId, revision, changed, changes, notInFile, ignored}',
+    positionals: ['PROJECT_ID'],
+    options: {
+      file: str('FILE', 'a Flagwire flag file (as `flagwire export` writes it)', true),
+      prune: bool('also delete the flags the file does not name'),
+      'if-revision': str('N', 'refuse (nothing applied) unless the project is still at revision N, the one `flagwire plan` showed'),
+      as: str('USER_ID', kAsFlagEditor),
+    },
+    notes:
+      'Applying the same file again changes nothing and writes no audit entry. A refused file names the place in it, and nothing is written.',
+    run(args, ctx) {
+      const revision = args.string('if-revision');
+      if (revision !== undefined && !/^\d+$/.test(revision))
+        throw new UsageError(
+          `--if-revision must be a revision number (from \`flagwire plan\`), not "${revision}"`,
+          `Usage: flagwire ${kApplyUsage}`,
+        );
+      return ctx.write('flagsApply', {
+        projectId: args.positional('PROJECT_ID'),
+        document: readFileOption(args, kApplyUsage),
+        prune: args.flag('prune'),
+        ifRevision: revision === undefined ? null : Number(revision),
+        asUserId: args.string('as'),
+      });
+    },
+    human: renderApplied,
   }),
 
   // ---- tokens ----------------------------------------------------------------------------------

@@ -122,7 +122,11 @@ async function run(argv: readonly string[], io: ConsoleIo): Promise<Outcome | nu
   try {
     const result = await spec.run(line.args, ctx);
     if (spec.longRunning) return null;
-    return { code: 0, stdout: line.json ? renderJson(result) : `${spec.human(result, ctx.now)}\n`, stderr: ctx.readNote };
+    return {
+      code: spec.exitCode?.(result) ?? 0,
+      stdout: line.json ? renderJson(result) : `${spec.human(result, ctx.now)}\n`,
+      stderr: ctx.readNote,
+    };
   } catch (err) {
     if (err instanceof UsageError) return usageFailure(line.json, err);
     if (err instanceof ConfigError) {

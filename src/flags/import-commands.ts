@@ -16,12 +16,9 @@ import { resolveEnvParam } from '../model/environments.js';
 import { requireProject } from '../model/lookups.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { parseFlagDefinition } from '../targeting/parse.js';
-import { formatPath, problemText } from '../targeting/problems.js';
+import { formatPath, listedProblems, problemText } from '../targeting/problems.js';
 import { consoleActor } from '../audit/audit-actor.js';
 import { flagCreate, flagPatch } from './flag-commands.js';
-
-/** Problems listed in the refusal at most; the rest are counted. */
-const kMaxListedProblems = 20;
 
 export interface FlagsImportInput {
   projectId: string;
@@ -83,8 +80,5 @@ export function flagsImport(w: StoreWriter, input: FlagsImportInput, now: number
 }
 
 function refusal(problems: readonly string[]): FlagwireError {
-  const listed = problems.slice(0, kMaxListedProblems);
-  const more = problems.length - listed.length;
-  const text = listed.join('; ') + (more > 0 ? `; and ${more} more` : '');
-  return new FlagwireError('INVALID_REQUEST', `The file was not imported, nothing changed: ${text}`);
+  return new FlagwireError('INVALID_REQUEST', `The file was not imported, nothing changed: ${listedProblems(problems)}`);
 }

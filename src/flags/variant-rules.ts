@@ -126,7 +126,7 @@ export function sameTyped(a: TypedVariants | undefined, b: TypedVariants | undef
 }
 
 /** Structural equality of JSON values; object keys in any order. Recurses at most kMaxVariantDepth levels (typedProblems). */
-function sameJson(a: unknown, b: unknown): boolean {
+export function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
   if (Array.isArray(a) !== Array.isArray(b)) return false;

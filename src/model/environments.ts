@@ -10,9 +10,10 @@ export function validEnvironmentsText(project: Project): string {
 
 /**
  * Where `env` came from: a single flag's route (GET or PATCH /api/v1/flags/{id}), the list's, or the
- * console's `flags import --env` (a multi-environment project's environment the file sets).
+ * console's `flags import --env` (a multi-environment project's environment the file sets), or an
+ * export in flagd's format (`flagwire export --env`, GET /api/v1/export?env=).
  */
-export type EnvRoute = 'flag' | 'list' | 'import';
+export type EnvRoute = 'flag' | 'list' | 'import' | 'export';
 
 /** `env` checked against a project: the environment to use (null: none), or the problem to report. */
 export type EnvParam = { env: string | null; problem: null } | { env: null; problem: string };
@@ -21,6 +22,8 @@ const kDropEnv: Record<EnvRoute, string> = {
   flag: 'This flag belongs to a single-environment project, which has no environments; drop the "env" query parameter.',
   list: 'This project is a single-environment project, which has no environments; drop the "env" query parameter.',
   import: 'This project is a single-environment project, which has no environments; drop --env.',
+  export:
+    'This project is a single-environment project, which has no environments; drop the environment (--env, or the "env" query parameter).',
 };
 
 /** What a request that must name an environment and does not is told (the valid ones follow). */
@@ -28,6 +31,8 @@ const kAddEnv: Record<EnvRoute, string> = {
   flag: 'This flag belongs to a multi-environment project: add the "env" query parameter',
   list: 'This project is a multi-environment project: add the "env" query parameter',
   import: 'This project is a multi-environment project: name the environment the file sets with --env',
+  export:
+    'This project is a multi-environment project and flagd\'s format has none: name the environment to export (--env, or the "env" query parameter)',
 };
 
 /**

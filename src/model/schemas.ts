@@ -13,13 +13,13 @@ export const kLimits = {
   environmentNameLength: 64,
 } as const;
 
-const Enabled = Type.Boolean({ 'x-error': 'must be true or false' });
-const TrafficPercentage = Type.Integer({
+export const Enabled = Type.Boolean({ 'x-error': 'must be true or false' });
+export const TrafficPercentage = Type.Integer({
   minimum: 0,
   maximum: 100,
   'x-error': 'must be a whole number between 0 and 100',
 });
-const Cohorts = Type.Array(
+export const Cohorts = Type.Array(
   Type.String({
     minLength: 1,
     maxLength: kLimits.cohortLength,
@@ -109,17 +109,17 @@ export const kNameRegExp = new RegExp(kNamePattern);
 export function nameRuleText(maxLength: number): string {
   return `must be a non-blank string of at most ${maxLength} characters, without control characters (U+0000-U+001F, U+007F-U+009F)`;
 }
-const Name = Type.String({
+export const Name = Type.String({
   minLength: 1,
   maxLength: kLimits.nameLength,
   pattern: kNamePattern,
   'x-error': nameRuleText(kLimits.nameLength),
 });
-const Description = Type.String({
+export const Description = Type.String({
   maxLength: kLimits.descriptionLength,
   'x-error': `must be a string of at most ${kLimits.descriptionLength} characters`,
 });
-const Tags = Type.Array(
+export const Tags = Type.Array(
   Type.String({
     minLength: 1,
     maxLength: kLimits.tagLength,

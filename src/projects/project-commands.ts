@@ -191,7 +191,7 @@ function requireMultiProject(w: StoreWriter, projectId: string): Project {
   return project;
 }
 
-function checkEnvName(name: string): string {
+export function checkEnvName(name: string): string {
   if (typeof name !== 'string' || name.length > kLimits.environmentNameLength || !kEnvName.test(name)) {
     throw new FlagwireError(
       'INVALID_REQUEST',
@@ -201,7 +201,7 @@ function checkEnvName(name: string): string {
   return name;
 }
 
-function checkRules(rules: AudienceRule[]): AudienceRule[] {
+export function checkRules(rules: AudienceRule[]): AudienceRule[] {
   if (!Array.isArray(rules) || rules.length === 0)
     throw new FlagwireError('INVALID_REQUEST', 'an audience needs at least one --rule ATTR=V1[,V2...]');
   return rules.map((rule) => {

@@ -19,6 +19,8 @@ import {
   OfrepGeneralError,
 } from '../model/ofrep-schemas.js';
 import { Health, ReadinessBody } from '../model/probes.js';
+import { FlagFile } from '../flags-as-code/flag-file.js';
+import { PlanResult } from '../flags-as-code/schemas.js';
 
 /** The document's components: every schema a route declares (src/routes/route-table.ts) is one of these. */
 export const kComponents: Record<string, TSchema> = {
@@ -41,6 +43,8 @@ export const kComponents: Record<string, TSchema> = {
   OfrepBulkSuccess,
   OfrepBulkFailure,
   OfrepGeneralError,
+  FlagFile,
+  PlanResult,
 };
 const kComponentNames = new Map<TSchema, string>(Object.entries(kComponents).map(([name, schema]) => [schema, name]));
 
@@ -166,4 +170,13 @@ export const kOfrepErrors = {
     OfrepGeneralError,
     'The evaluation queue is full or the server is stopping, or the server holds as many request bodies as it allows (the body is not read and the connection is closed) (Retry-After: 1)',
   ),
+};
+
+/** `prune` of plan and apply: true also deletes the flags the file does not name. */
+export const kPruneParam = {
+  name: 'prune',
+  in: 'query',
+  required: false,
+  schema: { type: 'string', enum: ['true', 'false'] },
+  description: 'true: also delete the flags of the project the file does not name (deleting is console-only: apply refuses it with 403)',
 };

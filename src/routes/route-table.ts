@@ -36,11 +36,15 @@ import {
   kLastEventId,
   kOfrepErrors,
   kProjectHeader,
+  kPruneParam,
   kStreamErrors,
   pathParam,
   queryParam,
+  ref,
 } from './openapi-parts.js';
 import { compilePattern, matchesShape, type PathPattern } from '../http/route-pattern.js';
+import { FlagFile } from '../flags-as-code/flag-file.js';
+import { PlanResult } from '../flags-as-code/schemas.js';
 
 /** uWS's registration methods ('del' is DELETE). */
 export type RouteMethod = 'get' | 'post' | 'patch' | 'del' | 'options' | 'any';
@@ -175,6 +179,73 @@ export const kRoutes = {
       responses: {
         '200': json(PatchResult, 'Applied (or nothing to change)'),
         ...apiErrors([400, 401, 402, 403, 404, 413, 429, 500, 503]),
+      },
+    },
+  },
+  // Flags as code (src/flags-as-code): a project's flags as a file, and a file planned and applied.
+  apiExport: {
+    method: 'get',
+    pattern: '/api/v1/export',
+    via: 'management',
+    auth: 'token',
+    metric: 16,
+    docs: {
+      operationId: 'exportFlags',
+      tag: 'Management API',
+      summary: "The token's project as a flag file (Flagwire's format or flagd's); the same state gives the same bytes",
+      parameters: [
+        queryParam(
+          'format',
+          'flagwire (default): a Flagwire flag file (FlagFile), which plan and apply read; flagd: a flagd flag-definition file',
+        ),
+        queryParam('env', "flagd's format of a multi-environment project: the environment to export (flagd has none)"),
+      ],
+      responses: {
+        '200': {
+          description:
+            'The file (two-space JSON, a final newline). A group flag-wide cohort list and audience definitions are left out: the API neither reads nor sets them',
+          content: { 'application/json': { schema: ref(FlagFile) } },
+        },
+        ...apiErrors([400, 401, 402, 429, 500]),
+      },
+    },
+  },
+  apiPlan: {
+    method: 'post',
+    pattern: '/api/v1/plan',
+    via: 'management',
+    auth: 'token',
+    metric: 17,
+    docs: {
+      operationId: 'planFlags',
+      tag: 'Management API',
+      summary: 'What applying a flag file would change, field by field (a read token may plan)',
+      parameters: [kPruneParam],
+      request: { schema: FlagFile, required: true },
+      responses: {
+        '200': json(PlanResult, 'The plan (changed: false when the project matches the file)'),
+        ...apiErrors([400, 401, 402, 413, 429, 500]),
+      },
+    },
+  },
+  apiApply: {
+    method: 'post',
+    pattern: '/api/v1/apply',
+    via: 'management',
+    auth: 'token',
+    metric: 18,
+    docs: {
+      operationId: 'applyFlags',
+      tag: 'Management API',
+      summary: 'Make the project what a flag file says: all or nothing, in one transaction, each change audited as the token',
+      parameters: [
+        kPruneParam,
+        queryParam('ifRevision', 'Refuse (409, nothing applied) unless the project is still at this revision, the one the plan showed'),
+      ],
+      request: { schema: FlagFile, required: true },
+      responses: {
+        '200': json(PlanResult, 'Applied (changed: false when there was nothing to change); revision is the one it left'),
+        ...apiErrors([400, 401, 402, 403, 409, 413, 429, 500, 503]),
       },
     },
   },

@@ -30,6 +30,16 @@ export function problemText(problem: DefinitionProblem): string {
   return problem.path === '' ? problem.message : `${problem.path}: ${problem.message}`;
 }
 
+/** Problems listed in a refusal at most; the rest are counted. */
+const kMaxListedProblems = 20;
+
+/** A file's problems as one detail: `a; b; and 3 more` (a file with thousands of problems gets a short answer). */
+export function listedProblems(problems: readonly string[]): string {
+  const listed = problems.slice(0, kMaxListedProblems);
+  const more = problems.length - listed.length;
+  return listed.join('; ') + (more > 0 ? `; and ${more} more` : '');
+}
+
 function list(values: readonly string[]): string {
   return values.map((v) => JSON.stringify(v)).join(', ');
 }

@@ -25,6 +25,7 @@ import { sessionEnd, sessionStart, userPassword } from '../sessions/session-comm
 import { tokenCreate, tokenRevoke, tokenRotate } from '../tokens/token-commands.js';
 import { recordUsage } from '../flags/usage-commands.js';
 import { flagsImport } from '../flags/import-commands.js';
+import { apiFlagsApply, flagsApply } from '../flags-as-code/apply-commands.js';
 
 export const kCommands = {
   orgCreate,
@@ -54,6 +55,8 @@ export const kCommands = {
   flagCohorts,
   flagDelete,
   flagsImport,
+  flagsApply,
+  apiFlagsApply,
   tokenCreate,
   tokenRotate,
   tokenRevoke,

@@ -70,13 +70,23 @@ t.test('registerRoutes attaches each handler at its declared method and pattern,
 t.test("the Management API's routes and their labels: by the path's shape, whatever the method", async (t) => {
   t.same(
     kManagementRoutes.map((r) => `${r.method} ${r.path.pattern}`),
-    ['GET /api/v1/token', 'GET /api/v1/flags', 'POST /api/v1/flags', 'GET /api/v1/flags/:flag_id', 'PATCH /api/v1/flags/:flag_id'],
+    [
+      'GET /api/v1/token',
+      'GET /api/v1/flags',
+      'POST /api/v1/flags',
+      'GET /api/v1/flags/:flag_id',
+      'PATCH /api/v1/flags/:flag_id',
+      'GET /api/v1/export',
+      'POST /api/v1/plan',
+      'POST /api/v1/apply',
+    ],
   );
   const label = (path: string) => kRouteLabels[managementRouteNumber(path)];
   t.equal(label('/api/v1/token'), '/api/v1/token');
   t.equal(label('/api/v1/flags'), '/api/v1/flags');
   t.equal(label('/api/v1/flags/flg_1'), '/api/v1/flags/{flag_id}');
   t.equal(label('/api/v1/flags/%E0%A4%A'), '/api/v1/flags/{flag_id}', 'an undecodable id is still the flag route');
+  for (const path of ['/api/v1/export', '/api/v1/plan', '/api/v1/apply']) t.equal(label(path), path);
   for (const other of ['/api/v1/flags/', '/api/v1/flags/a/b', '/api/v1/token/', '/api/v1/nope', '/api/v1/'])
     t.equal(label(other), '/api/v1/*', other);
 });

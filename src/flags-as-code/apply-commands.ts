@@ -1,0 +1,290 @@
+// Plan and apply a flag file (docs/flags-as-code.md). Plan reads; apply is one writer command, so one
+// transaction (one revision of PostgreSQL): every change of the file is written, or, when anything is
+// refused, nothing is. Each change goes through the command that makes it by hand (flag create and
+// patch, the console's edits, environments, audiences), with the same checks and the same audit entries
+// under the same actor; a change to nothing writes nothing, so applying a file twice writes once.
+import { FlagwireError } from '../errors.js';
+import type { Actor } from '../audit/audit-actor.js';
+import { consoleActor, tokenActor } from '../audit/audit-actor.js';
+import type { Project } from '../model/projects.js';
+import { requireProject } from '../model/lookups.js';
+import { parseJsonObject, type ReceivedBody } from '../model/request-body.js';
+import { authorizeTokenWrite } from '../model/token-access.js';
+import { audienceCreate, audienceUpdate, envAdd } from '../projects/project-commands.js';
+import { flagCohorts, flagCreate, flagDelete, flagDescribe, flagPatch, flagTags } from '../flags/flag-commands.js';
+import { sameCohorts } from '../flags/patch-rules.js';
+import { sameJson, sameTyped } from '../flags/variant-rules.js';
+import type { StoreReader, StoreWriter } from '../store/interfaces.js';
+import { fileRefusal, parseFlagFile } from './flag-file.js';
+import { planChanges, projectRevision } from './plan.js';
+import type { PlannedChange, PlanResult } from './schemas.js';
+import {
+  apiView,
+  defaultModelState,
+  type ModelFlag,
+  type ModelGroupFlag,
+  type ModelState,
+  type ModelView,
+  type ProjectModel,
+  projectModel,
+} from './project-model.js';
+
+export interface PlanInput {
+  projectId: string;
+  /** The file: JSON text, or the value JSON.parse gave. */
+  document: unknown;
+  prune: boolean;
+}
+
+/** `flagwire plan`: the changes applying the file would make. */
+export function flagsPlan(r: StoreReader, input: PlanInput): PlanResult {
+  return plan(r, requireProject(r, input.projectId), input.document, input.prune, 'console').result;
+}
+
+/** The Management API's plan: as flagsPlan, in the token's project, in the API's view. */
+export function apiFlagsPlan(r: StoreReader, project: Project, received: ReceivedBody, prune: boolean): PlanResult {
+  return plan(r, project, receivedDocument(received), prune, 'api').result;
+}
+
+export interface ApplyInput extends PlanInput {
+  /** Refuse when the project's revision is no longer this one (a lost update otherwise). */
+  ifRevision: number | null;
+  asUserId?: string;
+}
+
+/** `flagwire apply` (and a node following a file, serve --flags-file): audited as `console` or the `--as` user. */
+export function flagsApply(w: StoreWriter, input: ApplyInput, now: number): PlanResult {
+  const project = requireProject(w, input.projectId);
+  const actor = consoleActor(w, project, input.asUserId);
+  return apply(w, project, input.document, input, { view: 'console', actor, asUserId: input.asUserId }, now);
+}
+
+export interface ApiApplyInput {
+  tokenId: string;
+  received: ReceivedBody;
+  prune: boolean;
+  ifRevision: number | null;
+}
+
+/** POST /api/v1/apply as the writer applies it: the token authorised again here, audited as the token. */
+export function apiFlagsApply(w: StoreWriter, input: ApiApplyInput, now: number): PlanResult {
+  const { token, project } = authorizeTokenWrite(w, input.tokenId, now);
+  return apply(w, project, receivedDocument(input.received), input, { view: 'api', actor: tokenActor(token) }, now);
+}
+
+interface Applier {
+  view: ModelView;
+  actor: Actor;
+  /** The console's `--as`: the console-only edits check that person's role themselves. */
+  asUserId?: string;
+}
+
+function plan(r: StoreReader, project: Project, document: unknown, prune: boolean, view: ModelView) {
+  const parsed = parseFlagFile(document);
+  if (!parsed.ok) throw fileRefusal(parsed.problems);
+  const ignored = view === 'api' ? apiView(parsed.model) : [];
+  const current = projectModel(r, project);
+  const planned = planChanges(current, parsed.model, { prune });
+  if (!planned.ok) throw fileRefusal(planned.problems);
+  const result: PlanResult = {
+    projectId: project.id,
+    revision: projectRevision(r, project.id),
+    changed: planned.changes.length > 0,
+    changes: planned.changes,
+    notInFile: planned.notInFile,
+    ignored,
+  };
+  return { result, current, desired: parsed.model };
+}
+
+function apply(
+  w: StoreWriter,
+  project: Project,
+  document: unknown,
+  options: { prune: boolean; ifRevision: number | null },
+  applier: Applier,
+  now: number,
+): PlanResult {
+  const { result, current, desired } = plan(w, project, document, options.prune, applier.view);
+  if (options.ifRevision !== null && options.ifRevision !== result.revision) {
+    throw new FlagwireError(
+      'REVISION_CONFLICT',
+      `The project changed since revision ${options.ifRevision} (it is at revision ${result.revision}); nothing was applied. Plan again, review the changes, and apply with --if-revision ${result.revision}.`,
+    );
+  }
+  if (applier.view === 'api') refuseConsoleOnly(result.changes);
+  const run = new ChangeRunner(w, project, applier, now);
+  for (const change of result.changes) {
+    if (change.kind === 'environment') run.environment(change.name);
+    else if (change.kind === 'audience') run.audience(change, desired);
+  }
+  for (const change of result.changes) {
+    if (change.kind !== 'flag') continue;
+    run.inFlag(change.name, () => {
+      if (change.op === 'delete') run.deleteFlag(change.name);
+      else if (change.op === 'create') run.createFlag(change.name, desired.flags[change.name]!);
+      else run.updateFlag(change.name, current.flags[change.name]!, desired.flags[change.name]!);
+    });
+  }
+  return result.changed ? { ...result, revision: projectRevision(w, project.id) } : result;
+}
+
+function refuseConsoleOnly(changes: readonly PlannedChange[]): void {
+  const refused = changes.filter((c) => c.consoleOnly).map(describeConsoleOnly);
+  if (refused.length === 0) return;
+  throw new FlagwireError(
+    'FORBIDDEN',
+    `Only the console may make these changes (the Management API cannot delete flags, edit descriptions, tags or flag-wide cohort lists, or define environments and audiences): ${refused.join('; ')}. Nothing was applied: apply the file with \`flagwire apply\`, or change the file.`,
+  );
+}
+
+function describeConsoleOnly(change: PlannedChange): string {
+  if (change.kind !== 'flag') return `${change.op} ${change.kind} "${change.name}"`;
+  if (change.op === 'delete') return `delete flag "${change.name}" (--prune)`;
+  if (change.op === 'create') return `create flag "${change.name}" with a flag-wide cohort list`;
+  const fields = change.fields.filter((f) => f.path === 'description' || f.path === 'tags' || f.path === 'cohorts').map((f) => f.path);
+  return `change ${fields.join(', ')} of flag "${change.name}"`;
+}
+
+/** Runs the changes, each through the command a person would use. */
+class ChangeRunner {
+  constructor(
+    private readonly w: StoreWriter,
+    private readonly project: Project,
+    private readonly applier: Applier,
+    private readonly now: number,
+  ) {}
+
+  environment(name: string): void {
+    envAdd(this.w, { projectId: this.project.id, name, asUserId: this.applier.asUserId }, this.now);
+  }
+
+  audience(change: PlannedChange, desired: ProjectModel): void {
+    const rules = desired.audiences![change.name]!;
+    const input = { asUserId: this.applier.asUserId, rules };
+    if (change.op === 'create') audienceCreate(this.w, { ...input, projectId: this.project.id, name: change.name }, this.now);
+    else audienceUpdate(this.w, { ...input, audienceId: this.audienceId(change.name)! }, this.now);
+  }
+
+  /** A refusal of a change to one flag, named by the flag (the file's path): the transaction is abandoned whole. */
+  inFlag(name: string, fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      if (err instanceof FlagwireError && err.code === 'INVALID_REQUEST') throw fileRefusal([`flags.${name}: ${err.detail}`]);
+      throw err;
+    }
+  }
+
+  deleteFlag(name: string): void {
+    flagDelete(this.w, { flagId: this.flagId(name), asUserId: this.applier.asUserId }, this.now);
+  }
+
+  createFlag(name: string, flag: ModelFlag): void {
+    const base = { name, description: flag.description, tags: flag.tags };
+    const body =
+      flag.kind === 'flag'
+        ? { ...base, ...this.stateBody(flag.state, null) }
+        : {
+            ...base,
+            // Environments at their defaults are left out: a token limited to some environments may create the flag.
+            environments: Object.fromEntries(
+              Object.entries(flag.environments)
+                .filter(([, state]) => !isDefaultState(state))
+                .map(([env, state]) => [env, this.stateBody(state, flag.cohorts ?? [])]),
+            ),
+          };
+    const made = flagCreate(this.w, { projectId: this.project.id, actor: this.applier.actor, body }, this.now);
+    if (flag.kind === 'groupflag' && (flag.cohorts?.length ?? 0) > 0)
+      flagCohorts(this.w, { flagId: made.id, cohorts: flag.cohorts!, asUserId: this.applier.asUserId }, this.now);
+  }
+
+  updateFlag(name: string, stored: ModelFlag, flag: ModelFlag): void {
+    const flagId = this.flagId(name);
+    const edit = { flagId, asUserId: this.applier.asUserId };
+    if (flag.description !== stored.description) flagDescribe(this.w, { ...edit, text: flag.description }, this.now);
+    if (!sameJson(flag.tags, stored.tags)) flagTags(this.w, { ...edit, tags: flag.tags }, this.now);
+    if (flag.kind === 'flag' && stored.kind === 'flag') {
+      this.patch(flagId, null, stored.state, flag.state, null);
+      return;
+    }
+    const group = flag as ModelGroupFlag;
+    const storedGroup = stored as ModelGroupFlag;
+    const wideChanged = group.cohorts !== null && !sameJson(group.cohorts, storedGroup.cohorts);
+    if (wideChanged) flagCohorts(this.w, { ...edit, cohorts: group.cohorts! }, this.now);
+    const wide = group.cohorts ?? storedGroup.cohorts ?? [];
+    for (const [env, state] of Object.entries(group.environments)) {
+      // An environment the file adds starts as every new one does: disabled, 0%, inheriting.
+      const was = Object.hasOwn(storedGroup.environments, env)
+        ? storedGroup.environments[env]!
+        : { ...defaultModelState(), cohorts: [...(storedGroup.cohorts ?? [])] };
+      // Only the environments that change: a token limited to some environments may apply the others'.
+      // A new flag-wide list changes what every inheriting environment has, so each is set again.
+      if (wideChanged || !sameState(was, state)) this.patch(flagId, env, was, state, wide);
+    }
+  }
+
+  /** PATCH of the fields of one state that differ. */
+  private patch(flagId: string, env: string | null, was: ModelState, state: ModelState, wide: string[] | null): void {
+    const body = this.stateBody(state, wide);
+    const patch: Record<string, unknown> = {};
+    if (was.enabled !== state.enabled) patch.enabled = body.enabled;
+    if (was.trafficPercentage !== state.trafficPercentage) patch.trafficPercentage = body.trafficPercentage;
+    // A group flag's environment inherits the flag-wide list by `cohorts: []`; the flag-wide list may
+    // have changed above, so its cohorts are always sent (an equal list changes nothing).
+    if (wide !== null || !sameCohorts(was.cohorts, state.cohorts)) patch.cohorts = body.cohorts;
+    if (was.audience !== state.audience) patch.audienceId = body.audienceId;
+    if (!sameTyped(was.typed, state.typed)) Object.assign(patch, typedBody(state, true));
+    flagPatch(this.w, { projectId: this.project.id, flagId, env, actor: this.applier.actor, patch }, this.now);
+  }
+
+  /** A state as a create or patch body; `wide`: a group flag's flag-wide list (an environment equal to it inherits). */
+  private stateBody(state: ModelState, wide: string[] | null): Record<string, unknown> {
+    const inherits = wide !== null && wide.length > 0 && sameCohorts(state.cohorts, wide);
+    return {
+      enabled: state.enabled,
+      trafficPercentage: state.trafficPercentage,
+      cohorts: inherits ? [] : state.cohorts,
+      audienceId: state.audience === null ? null : this.audienceId(state.audience),
+      ...typedBody(state, false),
+    };
+  }
+
+  private audienceId(name: string): string | undefined {
+    return this.w.listAudiences(this.project.id).find((a) => a.name === name)?.id;
+  }
+
+  private flagId(name: string): string {
+    return this.w.listFlags(this.project.id).find((f) => f.name === name)!.id;
+  }
+}
+
+/** The typed-variant keys of a body; `clear`: a boolean state in a patch is `variants: {}`. */
+function typedBody(state: ModelState, clear: boolean): Record<string, unknown> {
+  const { typed } = state;
+  if (typed === undefined) return clear ? { variants: {} } : {};
+  return { variants: typed.variants, defaultVariant: typed.defaultVariant, targeting: typed.targeting, metadata: typed.metadata ?? {} };
+}
+
+function sameState(a: ModelState, b: ModelState): boolean {
+  return (
+    a.enabled === b.enabled &&
+    a.trafficPercentage === b.trafficPercentage &&
+    a.audience === b.audience &&
+    sameCohorts(a.cohorts, b.cohorts) &&
+    sameTyped(a.typed, b.typed)
+  );
+}
+
+function isDefaultState(state: ModelState): boolean {
+  return (
+    !state.enabled && state.trafficPercentage === 0 && state.audience === null && state.cohorts.length === 0 && state.typed === undefined
+  );
+}
+
+/** The file the API was sent as its body: a JSON object, by the rules of every request body. */
+function receivedDocument(received: ReceivedBody): Record<string, unknown> {
+  const parsed = parseJsonObject(received, 'create');
+  if (!parsed.ok) throw new FlagwireError('INVALID_REQUEST', parsed.problem);
+  return parsed.value;
+}

@@ -1,0 +1,322 @@
+// Flagwire's own flag file (docs/flags-as-code.md): everything a project's flags are, in a file that
+// export writes and plan and apply read. Keys are names; a value the file leaves out is its default,
+// except the two parts a file may leave unmanaged (project-model.ts): `audiences`, and a group flag's
+// flag-wide `cohorts`. A group flag's environment without cohorts (or with `[]`) inherits the flag-wide
+// list, as a PATCH with `cohorts: []` does (plan.ts resolves it).
+//
+//   {
+//     "flagwire": 1,
+//     "kind": "multi",
+//     "environments": ["staging", "production"],
+//     "audiences": { "beta-testers": { "rules": [{ "attribute": "plan", "values": ["beta"] }] } },
+//     "flags": {
+//       "new-checkout": {
+//         "description": "", "tags": [], "cohorts": [],
+//         "environments": {
+//           "production": { "enabled": true, "trafficPercentage": 50, "cohorts": [], "audience": "beta-testers" }
+//         }
+//       }
+//     }
+//   }
+//
+// A state may carry typed variants as flagd writes them (variants, defaultVariant, targeting,
+// metadata), and a file may share rules through flagd's `$evaluators` (`{"$ref": "name"}`), resolved
+// when the file is read: a stored flag holds its own rule, so an export writes it resolved.
+import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import { FlagwireError } from '../errors.js';
+import type { TypedVariants } from '../model/flags.js';
+import type { AudienceRule, ProjectKind } from '../model/projects.js';
+import {
+  Cohorts,
+  Description,
+  Enabled,
+  kLimits,
+  kNameRegExp,
+  kTypedProperties,
+  nameRuleText,
+  Tags,
+  TrafficPercentage,
+} from '../model/schemas.js';
+import { compileValidator, unicodeProblems } from '../model/validation.js';
+import { checkEnvName, checkRules } from '../projects/project-commands.js';
+import { mergeTyped, typedProblems } from '../flags/variant-rules.js';
+import { sameName } from '../model/input-checks.js';
+import { RefResolver } from '../targeting/refs.js';
+import { type DefinitionProblem, formatPath, listedProblems, problemText } from '../targeting/problems.js';
+import { Targeting as FlagdTargeting } from '../targeting/definition.js';
+import { byCodePoint, defaultModelState, type ModelFlag, type ModelState, type ProjectModel } from './project-model.js';
+
+/** The format's version: a file says which it is written in. */
+export const kFileVersion = 1;
+
+const AudienceName = Type.String({ 'x-error': 'must be the name of an audience (string) or null' });
+
+const StateFields = {
+  enabled: Enabled,
+  trafficPercentage: TrafficPercentage,
+  cohorts: Type.Optional(Cohorts),
+  audience: Type.Optional(Type.Union([AudienceName, Type.Null()], { 'x-error': 'must be the name of an audience (string) or null' })),
+  ...kTypedProperties,
+};
+
+const FlagFields = { description: Type.Optional(Description), tags: Type.Optional(Tags) };
+
+const SingleFileFlag = Type.Object({ ...FlagFields, ...StateFields }, { additionalProperties: false });
+const EnvFileState = Type.Object(StateFields, { additionalProperties: false });
+const GroupFileFlag = Type.Object(
+  {
+    ...FlagFields,
+    cohorts: Type.Optional(Cohorts),
+    environments: Type.Record(Type.String(), EnvFileState, { 'x-error': 'must be an object keyed by environment name' }),
+  },
+  { additionalProperties: false },
+);
+
+const FileAudience = Type.Object(
+  {
+    rules: Type.Array(Type.Object({ attribute: Type.String(), values: Type.Array(Type.String()) }, { additionalProperties: false }), {
+      minItems: 1,
+      'x-error': 'must be a non-empty array of {attribute, values}',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+function fileSchema<F extends TSchema>(kind: ProjectKind, flag: F) {
+  return Type.Object(
+    {
+      flagwire: Type.Literal(kFileVersion, { 'x-error': `must be ${kFileVersion}, the version of the flag file this Flagwire reads` }),
+      kind: Type.Literal(kind),
+      environments: Type.Optional(Type.Array(Type.String(), { 'x-error': 'must be an array of environment names' })),
+      audiences: Type.Optional(Type.Record(Type.String(), FileAudience)),
+      $evaluators: Type.Optional(Type.Record(Type.String(), FlagdTargeting)),
+      flags: Type.Record(Type.String(), flag, { 'x-error': 'must be an object keyed by flag name' }),
+    },
+    { additionalProperties: false },
+  );
+}
+
+const SingleFile = fileSchema('single', SingleFileFlag);
+const MultiFile = fileSchema('multi', GroupFileFlag);
+/** A Flagwire flag file, of either kind of project (the OpenAPI document's component; plan and apply check it by its kind). */
+export const FlagFile = Type.Union([SingleFile, MultiFile], {
+  description: 'A Flagwire flag file (docs/flags-as-code.md), as GET /api/v1/export writes it',
+});
+type SingleFile = Static<typeof SingleFile>;
+type MultiFile = Static<typeof MultiFile>;
+type FileState = Static<typeof EnvFileState>;
+
+const kValidators = {
+  single: compileValidator(SingleFile, { quoteKeys: false }),
+  multi: compileValidator(MultiFile, { quoteKeys: false }),
+};
+
+export type FileParse = { ok: true; model: ProjectModel } | { ok: false; problems: string[] };
+
+/** Reads a flag file: JSON text, or the value JSON.parse gave. Every problem is listed, each with its path. */
+export function parseFlagFile(input: unknown): FileParse {
+  let value: unknown = input;
+  if (typeof input === 'string') {
+    try {
+      value = JSON.parse(input);
+    } catch (err) {
+      return { ok: false, problems: [`the file is not valid JSON (${(err as Error).message})`] };
+    }
+  }
+  // Every string stored must be valid Unicode: a lone surrogate written as an escape is refused, not stored.
+  const unicode = unicodeProblems(value, { quoteKeys: false });
+  if (unicode.length > 0) return { ok: false, problems: unicode };
+  const kind = isRecord(value) ? value.kind : undefined;
+  if (kind !== 'single' && kind !== 'multi') return { ok: false, problems: [kindProblem(value)] };
+  const validator = kValidators[kind];
+  if (!validator.check(value)) return { ok: false, problems: validator.problems(value) };
+  return new FileReader(value).read();
+}
+
+function kindProblem(value: unknown): string {
+  if (isRecord(value) && isRecord(value.flags) && value.flagwire === undefined)
+    return 'this looks like a flagd flag-definition file: import it with `flagwire flags import`; plan and apply read a Flagwire flag file (`flagwire export`)';
+  if (!isRecord(value)) return 'the file must be a JSON object (a Flagwire flag file, as `flagwire export` writes)';
+  return 'kind must be "single" or "multi" (the kind of project the file describes)';
+}
+
+/** The checks a schema cannot make, and the model they leave. */
+class FileReader {
+  private readonly problems: string[] = [];
+  private readonly refs: RefResolver;
+  private readonly refProblems: DefinitionProblem[] = [];
+
+  constructor(private readonly file: SingleFile | MultiFile) {
+    this.refs = new RefResolver(file.$evaluators ?? {}, this.refProblems);
+  }
+
+  read(): FileParse {
+    const { file } = this;
+    this.refs.resolveAll();
+    const environments = this.environments();
+    const audiences = file.audiences === undefined ? null : this.audiences(file.audiences);
+    const flags: Record<string, ModelFlag> = {};
+    for (const name of Object.keys(file.flags).sort(byCodePoint)) {
+      this.checkName(['flags', name], name);
+      flags[name] =
+        file.kind === 'single'
+          ? this.singleFlag(name, (file as SingleFile).flags[name]!)
+          : this.groupFlag(name, (file as MultiFile).flags[name]!, environments);
+    }
+    this.problems.push(...this.refProblems.map(problemText));
+    if (this.problems.length > 0) return { ok: false, problems: this.problems };
+    return { ok: true, model: { kind: file.kind, environments, audiences, flags } };
+  }
+
+  private environments(): string[] {
+    const list = this.file.environments ?? [];
+    if (this.file.kind === 'single' && list.length > 0)
+      this.problems.push('environments: a single-environment project has none; drop the list, or write "kind": "multi"');
+    if (this.file.kind === 'multi' && this.file.environments === undefined)
+      this.problems.push('environments is required in a file of a multi-environment project (the names of its environments, in order)');
+    const seen = new Set<string>();
+    list.forEach((env, i) => {
+      this.attempt(`environments[${i}]`, () => checkEnvName(env));
+      if (seen.has(env)) this.problems.push(`environments[${i}]: "${env}" is listed twice`);
+      seen.add(env);
+    });
+    return list;
+  }
+
+  private audiences(audiences: Record<string, Static<typeof FileAudience>>): Record<string, AudienceRule[]> {
+    const out: Record<string, AudienceRule[]> = {};
+    const names = Object.keys(audiences).sort(byCodePoint);
+    for (const name of names) {
+      const path = ['audiences', name];
+      this.checkName(path, name);
+      const other = names.find((n) => n !== name && sameName(n, name));
+      if (other !== undefined && other < name)
+        this.problems.push(`${formatPath(path)}: "${other}" is the same audience name (names are compared without case)`);
+      out[name] = this.attempt(`${formatPath([...path, 'rules'])}`, () => checkRules(audiences[name]!.rules)) ?? [];
+    }
+    return out;
+  }
+
+  private singleFlag(name: string, flag: Static<typeof SingleFileFlag>): ModelFlag {
+    return { kind: 'flag', description: flag.description ?? '', tags: flag.tags ?? [], state: this.state(['flags', name], flag) };
+  }
+
+  private groupFlag(name: string, flag: Static<typeof GroupFileFlag>, environments: readonly string[]): ModelFlag {
+    for (const env of Object.keys(flag.environments)) {
+      if (!environments.includes(env))
+        this.problems.push(
+          `${formatPath(['flags', name, 'environments', env])}: "${env}" is not in the file's environments (${environments.join(', ')})`,
+        );
+    }
+    const states: Record<string, ModelState> = {};
+    for (const env of environments) {
+      const given = Object.hasOwn(flag.environments, env) ? flag.environments[env] : undefined;
+      states[env] = given === undefined ? defaultModelState() : this.state(['flags', name, 'environments', env], given);
+    }
+    return {
+      kind: 'groupflag',
+      description: flag.description ?? '',
+      tags: flag.tags ?? [],
+      cohorts: flag.cohorts ?? null,
+      environments: states,
+    };
+  }
+
+  private state(path: (string | number)[], state: FileState): ModelState {
+    const out: ModelState = {
+      enabled: state.enabled,
+      trafficPercentage: state.trafficPercentage,
+      audience: state.audience ?? null,
+      cohorts: state.cohorts ?? [],
+    };
+    const typed = this.typed(path, state);
+    if (typed !== undefined) out.typed = typed;
+    return out;
+  }
+
+  /** The state's typed variants, its rule's `$ref`s resolved, checked as flagd would load them. */
+  private typed(path: (string | number)[], state: FileState): TypedVariants | undefined {
+    const targeting =
+      state.targeting === undefined
+        ? undefined
+        : (this.refs.resolve(state.targeting, null, [...path, 'targeting']) as Record<string, unknown>);
+    const merged = mergeTyped(undefined, { ...state, targeting });
+    const where = (p: string) => formatPath(path) + (p === '' ? '' : `.${p}`);
+    if (!merged.ok) {
+      for (const p of merged.problems) this.problems.push(`${where(p.path)}: ${p.message}`);
+      return undefined;
+    }
+    if (merged.typed === undefined) return undefined;
+    for (const p of typedProblems(merged.typed)) this.problems.push(`${where(p.path)}: ${p.message}`);
+    return merged.typed;
+  }
+
+  /** A flag or audience name as the API stores it: trimmed already (a name with spaces at either end would never match). */
+  private checkName(path: string[], name: string): void {
+    if (name.length === 0 || name.length > kLimits.nameLength || !kNameRegExp.test(name))
+      this.problems.push(`${formatPath(path)}: the name ${nameRuleText(kLimits.nameLength)}`);
+    else if (name.trim() !== name) this.problems.push(`${formatPath(path)}: a name has no spaces at either end ("${name.trim()}")`);
+  }
+
+  private attempt<T>(path: string, fn: () => T): T | undefined {
+    try {
+      return fn();
+    } catch (err) {
+      if (!(err instanceof FlagwireError)) throw err;
+      this.problems.push(`${path}: ${err.detail}`);
+      return undefined;
+    }
+  }
+}
+
+/** The model as a file's content, every key in one order: the same model gives the same bytes. */
+export function fileDocument(model: ProjectModel): Record<string, unknown> {
+  const doc: Record<string, unknown> = { flagwire: kFileVersion, kind: model.kind };
+  if (model.kind === 'multi') doc.environments = model.environments;
+  if (model.audiences !== null) {
+    doc.audiences = Object.fromEntries(Object.entries(model.audiences).map(([name, rules]) => [name, { rules }]));
+  }
+  doc.flags = Object.fromEntries(Object.entries(model.flags).map(([name, flag]) => [name, fileFlag(flag)]));
+  return doc;
+}
+
+export function fileFlag(flag: ModelFlag): Record<string, unknown> {
+  const base = { description: flag.description, tags: flag.tags };
+  if (flag.kind === 'flag') return { ...base, ...fileState(flag.state) };
+  return {
+    ...base,
+    ...(flag.cohorts === null ? {} : { cohorts: flag.cohorts }),
+    environments: Object.fromEntries(Object.entries(flag.environments).map(([env, state]) => [env, fileState(state)])),
+  };
+}
+
+function fileState(state: ModelState): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    enabled: state.enabled,
+    trafficPercentage: state.trafficPercentage,
+    cohorts: state.cohorts,
+    audience: state.audience,
+  };
+  const { typed } = state;
+  if (typed !== undefined) {
+    out.variants = typed.variants;
+    out.defaultVariant = typed.defaultVariant;
+    if (Object.keys(typed.targeting).length > 0) out.targeting = typed.targeting;
+    if (typed.metadata !== undefined && Object.keys(typed.metadata).length > 0) out.metadata = typed.metadata;
+  }
+  return out;
+}
+
+/** A file refused: nothing of it was applied, and why. */
+export function fileRefusal(problems: readonly string[]): FlagwireError {
+  return new FlagwireError('INVALID_REQUEST', `The file cannot be applied, nothing changed: ${listedProblems(problems)}`);
+}
+
+/** A file's text: two-space JSON with a final newline (what Git diffs well). */
+export function fileText(document: unknown): string {
+  return `${JSON.stringify(document, null, 2)}\n`;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}

@@ -1,0 +1,160 @@
+// What applying a flag file to a project would change: the project's model (project-model.ts) against
+// the file's, field by field. One function for `flagwire plan`, the API's plan and apply itself, so that
+// what plan shows is what apply does.
+import type { AuditEntry } from '../model/audit.js';
+import { sameCohorts } from '../flags/patch-rules.js';
+import { sameJson } from '../flags/variant-rules.js';
+import type { StoreReader } from '../store/interfaces.js';
+import { fileFlag } from './flag-file.js';
+import { formatPath } from '../targeting/problems.js';
+import type { FieldChange, PlannedChange } from './schemas.js';
+import { defaultModelState, type ModelFlag, type ModelState, type ProjectModel } from './project-model.js';
+
+export interface PlanOptions {
+  /** Delete the project's flags that the file does not name. */
+  prune: boolean;
+}
+
+export type PlanOutcome = { ok: true; changes: PlannedChange[]; notInFile: string[] } | { ok: false; problems: string[] };
+
+/** The changes that make `current` what `desired` says, environments first, then audiences, then flags, each by name. */
+export function planChanges(current: ProjectModel, desired: ProjectModel, options: PlanOptions): PlanOutcome {
+  const problems = projectProblems(current, desired);
+  if (problems.length > 0) return { ok: false, problems };
+  inheritCohorts(current, desired);
+  const changes: PlannedChange[] = [];
+  for (const env of desired.environments) {
+    if (!current.environments.includes(env)) changes.push({ op: 'create', kind: 'environment', name: env, fields: [], consoleOnly: true });
+  }
+  for (const [name, rules] of Object.entries(desired.audiences ?? {})) {
+    const stored = current.audiences?.[name];
+    if (stored === undefined)
+      changes.push({ op: 'create', kind: 'audience', name, fields: [{ path: 'rules', before: null, after: rules }], consoleOnly: true });
+    else if (!sameJson(stored, rules))
+      changes.push({ op: 'update', kind: 'audience', name, fields: [{ path: 'rules', before: stored, after: rules }], consoleOnly: true });
+  }
+  for (const [name, flag] of Object.entries(desired.flags)) {
+    const stored = Object.hasOwn(current.flags, name) ? current.flags[name] : undefined;
+    if (stored === undefined) {
+      const fields = leafChanges(null, fileFlag(flag));
+      changes.push({ op: 'create', kind: 'flag', name, fields, consoleOnly: flag.kind === 'groupflag' && (flag.cohorts?.length ?? 0) > 0 });
+      continue;
+    }
+    const fields = leafChanges(fileFlag(comparable(stored, flag)), fileFlag(flag));
+    if (fields.length > 0) changes.push({ op: 'update', kind: 'flag', name, fields, consoleOnly: fields.some(isConsoleOnlyField) });
+  }
+  const notInFile = Object.keys(current.flags).filter((name) => !Object.hasOwn(desired.flags, name));
+  if (options.prune) for (const name of notInFile) changes.push({ op: 'delete', kind: 'flag', name, fields: [], consoleOnly: true });
+  return { ok: true, changes, notInFile: options.prune ? [] : notInFile };
+}
+
+/** Why the file cannot be applied to this project at all. */
+function projectProblems(current: ProjectModel, desired: ProjectModel): string[] {
+  const problems: string[] = [];
+  if (current.kind !== desired.kind) {
+    const what = (k: string) => (k === 'multi' ? 'a multi-environment project' : 'a single-environment project');
+    return [`the file describes ${what(desired.kind)} ("kind": "${desired.kind}"), and this is ${what(current.kind)}`];
+  }
+  const missing = current.environments.filter((env) => !desired.environments.includes(env));
+  if (missing.length > 0)
+    problems.push(
+      `environments: the project has ${missing.map((e) => `"${e}"`).join(', ')}, which the file does not list; environments are never removed, so add ${missing.length > 1 ? 'them' : 'it'} to the file`,
+    );
+  const audiences = new Set([...Object.keys(current.audiences ?? {}), ...Object.keys(desired.audiences ?? {})]);
+  for (const [name, flag] of Object.entries(desired.flags)) {
+    for (const [where, state] of statesOf(name, flag)) {
+      if (state.audience !== null && !audiences.has(state.audience))
+        problems.push(`${where}.audience: there is no audience "${state.audience}" in the project or the file`);
+    }
+  }
+  return problems;
+}
+
+/**
+ * A group flag's environment whose file gives no cohorts (or `[]`) inherits the flag-wide list, as
+ * `cohorts: []` in a PATCH does (spec: "an empty list always means inherit"): the file's list where it
+ * has one, else the stored one. Sets those environments' effective lists in `desired`.
+ */
+function inheritCohorts(current: ProjectModel, desired: ProjectModel): void {
+  for (const [name, flag] of Object.entries(desired.flags)) {
+    if (flag.kind !== 'groupflag') continue;
+    const stored = Object.hasOwn(current.flags, name) ? current.flags[name] : undefined;
+    const wide = flag.cohorts ?? (stored?.kind === 'groupflag' ? stored.cohorts : null) ?? [];
+    for (const state of Object.values(flag.environments)) if (state.cohorts.length === 0) state.cohorts = [...wide];
+  }
+}
+
+/** Each state of a flag with the path that names it in the file (`flags.name`, `flags.name.environments.prod`). */
+function statesOf(name: string, flag: ModelFlag): [string, ModelState][] {
+  if (flag.kind === 'flag') return [[formatPath(['flags', name]), flag.state]];
+  return Object.entries(flag.environments).map(([env, state]) => [formatPath(['flags', name, 'environments', env]), state]);
+}
+
+/**
+ * The stored flag as the file sees it: without the parts the file leaves unmanaged, and with the
+ * environments the file adds at the state a new environment starts in (disabled, 0%, inheriting).
+ */
+function comparable(stored: ModelFlag, desired: ModelFlag): ModelFlag {
+  if (stored.kind !== 'groupflag' || desired.kind !== 'groupflag') return stored;
+  const environments = { ...stored.environments };
+  for (const env of Object.keys(desired.environments)) {
+    if (!Object.hasOwn(environments, env)) environments[env] = { ...defaultModelState(), cohorts: [...(stored.cohorts ?? [])] };
+  }
+  return { ...stored, cohorts: desired.cohorts === null ? null : stored.cohorts, environments };
+}
+
+/** Description, tags and a group flag's flag-wide list: console-only edits (spec). */
+function isConsoleOnlyField(change: FieldChange): boolean {
+  return change.path === 'description' || change.path === 'tags' || change.path === 'cohorts';
+}
+
+/** The leaves that differ, in the file's key order; objects nest only under `environments`. */
+function leafChanges(before: Record<string, unknown> | null, after: Record<string, unknown>, prefix = ''): FieldChange[] {
+  const out: FieldChange[] = [];
+  const keys = [...Object.keys(after), ...Object.keys(before ?? {}).filter((k) => !Object.hasOwn(after, k))];
+  for (const key of keys) {
+    const a = before === null || !Object.hasOwn(before, key) ? null : before[key];
+    const b = Object.hasOwn(after, key) ? after[key] : null;
+    const path = `${prefix}${key}`;
+    if (key === 'environments' && prefix === '' && isRecord(b)) {
+      for (const [env, state] of Object.entries(b)) {
+        const was = isRecord(a) && Object.hasOwn(a, env) ? a[env] : null;
+        out.push(...leafChanges(isRecord(was) ? was : null, state as Record<string, unknown>, `environments.${env}.`));
+      }
+      continue;
+    }
+    if (before !== null && sameLeaf(key, a, b)) continue;
+    out.push({ path, before: a, after: b });
+  }
+  return out;
+}
+
+function sameLeaf(key: string, a: unknown, b: unknown): boolean {
+  if (key === 'cohorts' && Array.isArray(a) && Array.isArray(b)) return sameCohorts(a as string[], b as string[]);
+  return sameJson(a, b);
+}
+
+/** Audited actions that change what a flag file describes: flags, environments, audiences. */
+const kFileActionPrefixes = ['flag.', 'env.', 'audience.'];
+const kRevisionPage = 100;
+
+/**
+ * The project's revision as flag files see it: the sequence number of its newest audit entry that
+ * changed a flag, an environment or an audience (0: none yet). Every such change is audited, in the
+ * transaction that makes it, so the number moves with each of them and with nothing else (a token
+ * created does not make a planned file stale). The same on every node: audit entries are records.
+ */
+export function projectRevision(r: StoreReader, projectId: string): number {
+  let before: number | null = null;
+  for (;;) {
+    const page: AuditEntry[] = r.listAudit(projectId, { limit: kRevisionPage, before });
+    const hit = page.find((entry) => kFileActionPrefixes.some((p) => entry.action.startsWith(p)));
+    if (hit !== undefined) return hit.seq;
+    if (page.length < kRevisionPage) return 0;
+    before = page[page.length - 1]!.seq;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
