@@ -68,6 +68,8 @@ export const Config = Type.Object({
   consoleSessionMs: Type.Integer({ minimum: 60_000 }),
   /** Failed web console sign-ins allowed per address per minute, and per account per 15 minutes. */
   signInFailLimit: Type.Integer({ minimum: 1 }),
+  /** A flag file this node follows for one project (src/flags-as-code/file-follower.ts); null: none. */
+  flagsFile: Type.Union([Type.Object({ path: Type.String({ minLength: 1 }), projectId: Type.String({ minLength: 1 }) }), Type.Null()]),
 });
 export type Config = Static<typeof Config>;
 
@@ -92,6 +94,8 @@ export interface ConfigFlags {
   host?: string;
   data?: string;
   database?: string;
+  flagsFile?: string;
+  flagsProject?: string;
 }
 
 // Each setting: the env var that names it (used in error messages), and its command-line flag if any.
@@ -115,6 +119,7 @@ const kSettings = {
   maxBufferedBodyBytes: 'FLAGWIRE_MAX_BUFFERED_BODY_BYTES',
   consoleSessionMs: 'FLAGWIRE_CONSOLE_SESSION_HOURS',
   signInFailLimit: 'FLAGWIRE_SIGN_IN_FAIL_LIMIT',
+  flagsFile: 'FLAGWIRE_FLAGS_FILE',
 } as const satisfies Record<keyof Config, string>;
 
 const kDefaultMaxBufferedBodyBytes = 64 * 1024 * 1024;
@@ -260,6 +265,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     // A working day and then some; a session ends earlier by signing out (or a new password).
     consoleSessionMs: integer('consoleSessionMs', env.FLAGWIRE_CONSOLE_SESSION_HOURS ?? '12', 1, 24 * 30) * 3_600_000,
     signInFailLimit: integer('signInFailLimit', env.FLAGWIRE_SIGN_IN_FAIL_LIMIT ?? '10', 1, 1_000_000),
+    flagsFile: flagsFile(flags, env),
   };
   const problem = kConfigCheck.Errors(config).First();
   if (problem) {
@@ -267,6 +273,22 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     throw new ConfigError(kSettings[key] ?? key, problem.message);
   }
   return Object.freeze(config);
+}
+
+/**
+ * The flag file to follow (--flags-file or FLAGWIRE_FLAGS_FILE) and the project it sets (--flags-project
+ * or FLAGWIRE_FLAGS_PROJECT): both or neither. The path is made absolute once, here. The file itself may
+ * not exist yet: the follower waits for it.
+ */
+function flagsFile(flags: ConfigFlags, env: NodeJS.ProcessEnv): Config['flagsFile'] {
+  const path = flags.flagsFile ?? env.FLAGWIRE_FLAGS_FILE ?? '';
+  const projectId = flags.flagsProject ?? env.FLAGWIRE_FLAGS_PROJECT ?? '';
+  if (path === '' && projectId === '') return null;
+  if (path === '')
+    throw new ConfigError('FLAGWIRE_FLAGS_FILE (--flags-file)', 'a project to follow was given (FLAGWIRE_FLAGS_PROJECT) without the file');
+  if (projectId === '')
+    throw new ConfigError('FLAGWIRE_FLAGS_PROJECT (--flags-project)', 'name the project the flag file sets (a project id, prj_...)');
+  return { path: resolve(path), projectId };
 }
 
 /**

@@ -181,20 +181,32 @@ const kFlagCreateUsage = 'flag create PROJECT_ID --name NAME [--enabled] [--perc
 export const kConsoleCommands: readonly ConsoleCommand[] = [
   command({
     name: 'serve',
-    usage: 'serve [--port N] [--host H] [--demo]',
+    usage: 'serve [--port N] [--host H] [--demo] [--flags-file PATH --flags-project PROJECT_ID]',
     summary: 'run the service (FLAGWIRE_PORT, default 8080; FLAGWIRE_HOST, default 127.0.0.1); --demo seeds an empty data dir',
     positionals: [],
     options: {
       port: str('N', 'the port to listen on (overrides FLAGWIRE_PORT; default 8080; 0 picks a free one)'),
       host: str('H', 'the address to listen on (overrides FLAGWIRE_HOST; default 127.0.0.1)'),
       demo: bool('seed demo data into an empty data dir and print its ids and token secrets once (npm start uses it)'),
+      'flags-file': str(
+        'PATH',
+        'follow this Flagwire flag file: applied at start and on every change, as `apply --prune` (overrides FLAGWIRE_FLAGS_FILE)',
+      ),
+      'flags-project': str('PROJECT_ID', 'the project the flag file sets (overrides FLAGWIRE_FLAGS_PROJECT)'),
     },
     createsDataDir: true,
     longRunning: true,
     async run(args, ctx) {
       // Loaded only here: the other commands never pay for uWebSockets.js and the worker pool.
       const [{ loadConfig }, { startServer }] = await Promise.all([import('../config.js'), import('../server/start.js')]);
-      const config = loadConfig({ port: args.string('port'), host: args.string('host'), data: ctx.dataFlag, database: ctx.databaseFlag });
+      const config = loadConfig({
+        port: args.string('port'),
+        host: args.string('host'),
+        data: ctx.dataFlag,
+        database: ctx.databaseFlag,
+        flagsFile: args.string('flags-file'),
+        flagsProject: args.string('flags-project'),
+      });
       await startServer(config, { demo: args.flag('demo'), handleSignals: true });
       return null;
     },

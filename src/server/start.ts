@@ -4,7 +4,8 @@ import type { Logger } from 'pino';
 import * as uWS from 'uWebSockets.js';
 import { AuthFailures } from '../api/auth-failures.js';
 import { Clock } from '../clock.js';
-import { withListenPort, type Config } from '../config.js';
+import { ConfigError, withListenPort, type Config } from '../config.js';
+import { FileFollower } from '../flags-as-code/file-follower.js';
 import { BodyBudgets } from '../http/body.js';
 import { RateLimiter } from '../http/rate-limit.js';
 import { SignInLimits } from '../web-console/sign-in-limits.js';
@@ -86,9 +87,18 @@ async function startClaimed(config: Readonly<Config>, options: StartOptions, cla
   });
   const mailer = config.smtpUrl === null ? null : new Mailer(config.smtpUrl, store, writer, clock, log);
   mailer?.start();
+  // Before listening: the first answers already reflect the file.
+  const follower = await followFlagsFile(config, store, writer, log).catch(async (err: unknown) => {
+    await mailer?.stop();
+    await serving.close(0);
+    await writer.close();
+    await store.close();
+    throw err;
+  });
 
   // A port that cannot be bound is a ConfigError: the console prints one line naming the setting, exit 2.
   const listenSocket = await listenExclusive(serving.app, config.host, config.port).catch(async (err: unknown) => {
+    await follower?.stop();
     await mailer?.stop();
     await serving.close(0);
     await writer.close();
@@ -105,8 +115,10 @@ async function startClaimed(config: Readonly<Config>, options: StartOptions, cla
       // Started first so that its wait for a send in progress (src/smtp/mailer.ts) runs during the
       // drain, not after it; the writer it records through stays open until both are done.
       const mailStopped = mailer?.stop();
+      const followStopped = follower?.stop();
       uWS.us_listen_socket_close(listenSocket);
       await featuresStopped;
+      await followStopped;
       await serving.close(kShutdownDrainMs);
       await mailStopped;
       await writer.close();
@@ -138,6 +150,19 @@ async function seedIfDemo(config: Readonly<Config>, options: StartOptions, store
   const demoPassword = seedable ? randomId(16) : null;
   const seed = await writer.call('seedDemo', demoPassword === null ? {} : { ownerPasswordHash: await hashPassword(demoPassword) });
   return { seed, demoPassword };
+}
+
+/** With --flags-file: the follower of that file, started (it has applied the file as it is now). */
+async function followFlagsFile(config: Readonly<Config>, store: Store, writer: WriterClient, log: Logger): Promise<FileFollower | null> {
+  if (config.flagsFile === null) return null;
+  if (store.getProject(config.flagsFile.projectId) === undefined)
+    throw new ConfigError(
+      'FLAGWIRE_FLAGS_PROJECT (--flags-project)',
+      `no project ${config.flagsFile.projectId} exists (\`flagwire project list\` shows them)`,
+    );
+  const follower = new FileFollower(config.flagsFile, writer, log);
+  await follower.start();
+  return follower;
 }
 
 /** SIGTERM and SIGINT close the server (exit 0), or exit 1 when closing fails or outlasts its deadline. */
