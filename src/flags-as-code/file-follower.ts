@@ -11,7 +11,7 @@ import { type FSWatcher, readFileSync, statSync, watch } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import { FlagwireError } from '../errors.js';
-import type { WriterClient } from '../writer/client.js';
+import type { PlanResult } from './schemas.js';
 
 const kPollMs = 1000;
 /** Events of one save (write, rename, chmod) arrive together: one read after they settle. */
@@ -21,6 +21,9 @@ export interface FollowedFile {
   path: string;
   projectId: string;
 }
+
+/** Applies the file's text to the project as `flagwire apply --prune` does (the writer's flagsApply); rejects with its refusal. */
+export type ApplyFile = (file: FollowedFile, text: string) => Promise<PlanResult>;
 
 export class FileFollower {
   private watcher: FSWatcher | null = null;
@@ -37,7 +40,7 @@ export class FileFollower {
 
   constructor(
     private readonly file: FollowedFile,
-    private readonly writer: WriterClient,
+    private readonly applyFile: ApplyFile,
     private readonly log: Logger,
   ) {}
 
@@ -108,7 +111,7 @@ export class FileFollower {
     if (text === this.seenText) return;
     this.seenText = text;
     try {
-      const result = await this.writer.call('flagsApply', { projectId, document: text, prune: true, ifRevision: null });
+      const result = await this.applyFile(this.file, text);
       const count = (op: string) => result.changes.filter((c) => c.op === op).length;
       this.log.info(
         { file: path, projectId, revision: result.revision, created: count('create'), changed: count('update'), deleted: count('delete') },

@@ -160,7 +160,9 @@ async function followFlagsFile(config: Readonly<Config>, store: Store, writer: W
       'FLAGWIRE_FLAGS_PROJECT (--flags-project)',
       `no project ${config.flagsFile.projectId} exists (\`flagwire project list\` shows them)`,
     );
-  const follower = new FileFollower(config.flagsFile, writer, log);
+  const apply = (file: { projectId: string }, text: string) =>
+    writer.call('flagsApply', { projectId: file.projectId, document: text, prune: true, ifRevision: null });
+  const follower = new FileFollower(config.flagsFile, apply, log);
   await follower.start();
   return follower;
 }
