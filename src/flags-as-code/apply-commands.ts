@@ -107,9 +107,11 @@ function apply(
 ): PlanResult {
   const { result, current, desired } = plan(w, project, document, options.prune, applier.view);
   if (options.ifRevision !== null && options.ifRevision !== result.revision) {
+    // The fix names the caller's own way to give the revision: an API client has no command-line flag.
+    const retry = applier.view === 'api' ? `ifRevision=${result.revision}` : `--if-revision ${result.revision}`;
     throw new FlagwireError(
       'REVISION_CONFLICT',
-      `The project changed since revision ${options.ifRevision} (it is at revision ${result.revision}); nothing was applied. Plan again, review the changes, and apply with --if-revision ${result.revision}.`,
+      `The project changed since revision ${options.ifRevision} (it is at revision ${result.revision}); nothing was applied. Plan again, review the changes, and apply with ${retry}.`,
     );
   }
   if (applier.view === 'api') refuseConsoleOnly(result.changes);
