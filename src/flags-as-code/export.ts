@@ -30,10 +30,10 @@ export function exportProject(r: StoreReader, project: Project, options: ExportO
     return fileDocument(model);
   }
   const env = resolveEnvParam(project, options.env, true, 'export');
-  const flags: Record<string, unknown> = {};
-  for (const [name, flag] of Object.entries(model.flags)) {
-    flags[name] = flagdFlag(flag.kind === 'flag' ? flag.state : flag.environments[env!]!);
-  }
+  // fromEntries, not assignment: a flag named "__proto__" is a key like any other.
+  const flags = Object.fromEntries(
+    Object.entries(model.flags).map(([name, flag]) => [name, flagdFlag(flag.kind === 'flag' ? flag.state : flag.environments[env!]!)]),
+  );
   return { $schema: kFlagdSchema, flags };
 }
 

@@ -40,7 +40,8 @@ import {
 import { compileValidator, unicodeProblems } from '../model/validation.js';
 import { checkEnvName, checkRules } from '../projects/project-commands.js';
 import { mergeTyped, typedProblems } from '../flags/variant-rules.js';
-import { sameName } from '../model/input-checks.js';
+import { normaliseCohorts } from '../flags/patch-rules.js';
+import { exactList, sameName } from '../model/input-checks.js';
 import { RefResolver } from '../targeting/refs.js';
 import { type DefinitionProblem, formatPath, listedProblems, problemText } from '../targeting/problems.js';
 import { Targeting as FlagdTargeting } from '../targeting/definition.js';
@@ -155,14 +156,19 @@ class FileReader {
     this.refs.resolveAll();
     const environments = this.environments();
     const audiences = file.audiences === undefined ? null : this.audiences(file.audiences);
-    const flags: Record<string, ModelFlag> = {};
-    for (const name of Object.keys(file.flags).sort(byCodePoint)) {
-      this.checkName(['flags', name], name);
-      flags[name] =
-        file.kind === 'single'
-          ? this.singleFlag(name, (file as SingleFile).flags[name]!)
-          : this.groupFlag(name, (file as MultiFile).flags[name]!, environments);
-    }
+    // fromEntries, not assignment: a flag named "__proto__" is a key like any other (assigned, it would set the prototype).
+    const flags: Record<string, ModelFlag> = Object.fromEntries(
+      Object.keys(file.flags)
+        .sort(byCodePoint)
+        .map((name) => {
+          this.checkName(['flags', name], name);
+          const flag =
+            file.kind === 'single'
+              ? this.singleFlag(name, (file as SingleFile).flags[name]!)
+              : this.groupFlag(name, (file as MultiFile).flags[name]!, environments);
+          return [name, flag];
+        }),
+    );
     this.problems.push(...this.refProblems.map(problemText));
     if (this.problems.length > 0) return { ok: false, problems: this.problems };
     return { ok: true, model: { kind: file.kind, environments, audiences, flags } };
@@ -184,21 +190,22 @@ class FileReader {
   }
 
   private audiences(audiences: Record<string, Static<typeof FileAudience>>): Record<string, AudienceRule[]> {
-    const out: Record<string, AudienceRule[]> = {};
     const names = Object.keys(audiences).sort(byCodePoint);
-    for (const name of names) {
-      const path = ['audiences', name];
-      this.checkName(path, name);
-      const other = names.find((n) => n !== name && sameName(n, name));
-      if (other !== undefined && other < name)
-        this.problems.push(`${formatPath(path)}: "${other}" is the same audience name (names are compared without case)`);
-      out[name] = this.attempt(`${formatPath([...path, 'rules'])}`, () => checkRules(audiences[name]!.rules)) ?? [];
-    }
-    return out;
+    // fromEntries, not assignment: an audience named "__proto__" is a key like any other.
+    return Object.fromEntries(
+      names.map((name) => {
+        const path = ['audiences', name];
+        this.checkName(path, name);
+        const other = names.find((n) => n !== name && sameName(n, name));
+        if (other !== undefined && other < name)
+          this.problems.push(`${formatPath(path)}: "${other}" is the same audience name (names are compared without case)`);
+        return [name, this.attempt(`${formatPath([...path, 'rules'])}`, () => checkRules(audiences[name]!.rules)) ?? []];
+      }),
+    );
   }
 
   private singleFlag(name: string, flag: Static<typeof SingleFileFlag>): ModelFlag {
-    return { kind: 'flag', description: flag.description ?? '', tags: flag.tags ?? [], state: this.state(['flags', name], flag) };
+    return { kind: 'flag', description: flag.description ?? '', tags: fileTags(flag.tags), state: this.state(['flags', name], flag) };
   }
 
   private groupFlag(name: string, flag: Static<typeof GroupFileFlag>, environments: readonly string[]): ModelFlag {
@@ -216,8 +223,8 @@ class FileReader {
     return {
       kind: 'groupflag',
       description: flag.description ?? '',
-      tags: flag.tags ?? [],
-      cohorts: flag.cohorts ?? null,
+      tags: fileTags(flag.tags),
+      cohorts: flag.cohorts === undefined ? null : normaliseCohorts(flag.cohorts),
       environments: states,
     };
   }
@@ -227,7 +234,7 @@ class FileReader {
       enabled: state.enabled,
       trafficPercentage: state.trafficPercentage,
       audience: state.audience ?? null,
-      cohorts: state.cohorts ?? [],
+      cohorts: normaliseCohorts(state.cohorts ?? []),
     };
     const typed = this.typed(path, state);
     if (typed !== undefined) out.typed = typed;
@@ -267,6 +274,15 @@ class FileReader {
       return undefined;
     }
   }
+}
+
+/**
+ * A file's tags as the commands store them (each once, in order). Lists are read as the API reads
+ * them, cohorts included (normaliseCohorts), as audience rules are (checkRules): a list that repeats
+ * a value would otherwise differ from the stored one on every plan, and never apply.
+ */
+function fileTags(tags: readonly string[] | undefined): string[] {
+  return exactList(tags ?? []);
 }
 
 /** The model as a file's content, every key in one order: the same model gives the same bytes. */

@@ -4,6 +4,7 @@
 import type { AuditEntry } from '../model/audit.js';
 import { sameCohorts } from '../flags/patch-rules.js';
 import { sameJson } from '../flags/variant-rules.js';
+import { sameName } from '../model/input-checks.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { fileFlag } from './flag-file.js';
 import { formatPath } from '../targeting/problems.js';
@@ -27,7 +28,8 @@ export function planChanges(current: ProjectModel, desired: ProjectModel, option
     if (!current.environments.includes(env)) changes.push({ op: 'create', kind: 'environment', name: env, fields: [], consoleOnly: true });
   }
   for (const [name, rules] of Object.entries(desired.audiences ?? {})) {
-    const stored = current.audiences?.[name];
+    // By own key: an audience may be named "toString" (names are data, not an object's properties).
+    const stored = current.audiences !== null && Object.hasOwn(current.audiences, name) ? current.audiences[name] : undefined;
     if (stored === undefined)
       changes.push({ op: 'create', kind: 'audience', name, fields: [{ path: 'rules', before: null, after: rules }], consoleOnly: true });
     else if (!sameJson(stored, rules))
@@ -60,7 +62,17 @@ function projectProblems(current: ProjectModel, desired: ProjectModel): string[]
     problems.push(
       `environments: the project has ${missing.map((e) => `"${e}"`).join(', ')}, which the file does not list; environments are never removed, so add ${missing.length > 1 ? 'them' : 'it'} to the file`,
     );
-  const audiences = new Set([...Object.keys(current.audiences ?? {}), ...Object.keys(desired.audiences ?? {})]);
+  const stored = Object.keys(current.audiences ?? {});
+  for (const name of Object.keys(desired.audiences ?? {})) {
+    // Audience names are unique without case: the file's "beta" cannot be created beside the project's
+    // "Beta", and a file does not rename one (it names audiences, it has no ids).
+    const other = stored.find((n) => n !== name && sameName(n, name));
+    if (other !== undefined)
+      problems.push(
+        `${formatPath(['audiences', name])}: the project has the audience "${other}" (names are compared without case); write its name as the project does`,
+      );
+  }
+  const audiences = new Set([...stored, ...Object.keys(desired.audiences ?? {})]);
   for (const [name, flag] of Object.entries(desired.flags)) {
     for (const [where, state] of statesOf(name, flag)) {
       if (state.audience !== null && !audiences.has(state.audience))

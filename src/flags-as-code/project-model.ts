@@ -65,8 +65,10 @@ export function defaultModelState(): ModelState {
 export function projectModel(r: StoreReader, project: Project): ProjectModel {
   const audiences = r.listAudiences(project.id);
   const audienceName = new Map(audiences.map((a) => [a.id, a.name]));
-  const flags: Record<string, ModelFlag> = {};
-  for (const flag of sortedByName(r.listFlags(project.id))) flags[flag.name] = modelFlag(flag, project, audienceName);
+  // fromEntries, not assignment: a flag named "__proto__" is a key like any other (assigned, it would set the prototype).
+  const flags: Record<string, ModelFlag> = Object.fromEntries(
+    sortedByName(r.listFlags(project.id)).map((flag) => [flag.name, modelFlag(flag, project, audienceName)]),
+  );
   return {
     kind: project.kind,
     environments: [...project.environments],
