@@ -16,7 +16,7 @@ import { sameCohorts } from '../flags/patch-rules.js';
 import { sameJson, sameTyped } from '../flags/variant-rules.js';
 import type { StoreReader, StoreWriter } from '../store/interfaces.js';
 import { fileRefusal, parseFlagFile } from './flag-file.js';
-import { planChanges, projectRevision } from './plan.js';
+import { isConsoleOnlyField, planChanges, projectRevision } from './plan.js';
 import type { PlannedChange, PlanResult } from './schemas.js';
 import {
   apiView,
@@ -114,7 +114,7 @@ function apply(
       `The project changed since revision ${options.ifRevision} (it is at revision ${result.revision}); nothing was applied. Plan again, review the changes, and apply with ${retry}.`,
     );
   }
-  if (applier.view === 'api') refuseConsoleOnly(result.changes);
+  if (applier.view === 'api') refuseConsoleOnly(result.changes, desired);
   const run = new ChangeRunner(w, project, applier, now);
   for (const change of result.changes) {
     if (change.kind === 'environment') run.environment(change.name);
@@ -131,8 +131,8 @@ function apply(
   return result.changed ? { ...result, revision: projectRevision(w, project.id) } : result;
 }
 
-function refuseConsoleOnly(changes: readonly PlannedChange[]): void {
-  const refused = changes.filter((c) => c.consoleOnly).map(describeConsoleOnly);
+function refuseConsoleOnly(changes: readonly PlannedChange[], desired: ProjectModel): void {
+  const refused = changes.filter((c) => c.consoleOnly).map((c) => describeConsoleOnly(c, desired));
   if (refused.length === 0) return;
   throw new FlagwireError(
     'FORBIDDEN',
@@ -140,11 +140,12 @@ function refuseConsoleOnly(changes: readonly PlannedChange[]): void {
   );
 }
 
-function describeConsoleOnly(change: PlannedChange): string {
+function describeConsoleOnly(change: PlannedChange, desired: ProjectModel): string {
   if (change.kind !== 'flag') return `${change.op} ${change.kind} "${change.name}"`;
   if (change.op === 'delete') return `delete flag "${change.name}" (--prune)`;
   if (change.op === 'create') return `create flag "${change.name}" with a flag-wide cohort list`;
-  const fields = change.fields.filter((f) => f.path === 'description' || f.path === 'tags' || f.path === 'cohorts').map((f) => f.path);
+  const flag = desired.flags[change.name]!;
+  const fields = change.fields.filter((f) => isConsoleOnlyField(f, flag)).map((f) => (f.path === 'cohorts' ? 'flag-wide cohorts' : f.path));
   return `change ${fields.join(', ')} of flag "${change.name}"`;
 }
 

@@ -43,7 +43,8 @@ export function planChanges(current: ProjectModel, desired: ProjectModel, option
       continue;
     }
     const fields = leafChanges(fileFlag(comparable(stored, flag)), fileFlag(flag));
-    if (fields.length > 0) changes.push({ op: 'update', kind: 'flag', name, fields, consoleOnly: fields.some(isConsoleOnlyField) });
+    if (fields.length > 0)
+      changes.push({ op: 'update', kind: 'flag', name, fields, consoleOnly: fields.some((f) => isConsoleOnlyField(f, flag)) });
   }
   const notInFile = Object.keys(current.flags).filter((name) => !Object.hasOwn(desired.flags, name));
   if (options.prune) for (const name of notInFile) changes.push({ op: 'delete', kind: 'flag', name, fields: [], consoleOnly: true });
@@ -115,9 +116,12 @@ function comparable(stored: ModelFlag, desired: ModelFlag): ModelFlag {
   return { ...stored, cohorts: desired.cohorts === null ? null : stored.cohorts, environments };
 }
 
-/** Description, tags and a group flag's flag-wide list: console-only edits (spec). */
-function isConsoleOnlyField(change: FieldChange): boolean {
-  return change.path === 'description' || change.path === 'tags' || change.path === 'cohorts';
+/**
+ * Description, tags and a group flag's flag-wide list: console-only edits (spec). A single flag's
+ * `cohorts` is its state's, which PATCH sets.
+ */
+export function isConsoleOnlyField(change: FieldChange, flag: ModelFlag): boolean {
+  return change.path === 'description' || change.path === 'tags' || (change.path === 'cohorts' && flag.kind === 'groupflag');
 }
 
 /** The leaves that differ, in the file's key order; objects nest only under `environments`. */

@@ -143,7 +143,8 @@ t.test('a read token plans, changes nothing, and cannot apply', async (t) => {
 
 t.test('a write token applies: created and updated, served at once, audited as the token; twice writes once', async (t) => {
   const file = await current(world.secrets.read);
-  file.flags.banner = { ...file.flags.banner, enabled: true, trafficPercentage: 100 };
+  // A single flag's cohorts are its state's (PATCH sets them), not the console-only flag-wide list.
+  file.flags.banner = { ...file.flags.banner, enabled: true, trafficPercentage: 100, cohorts: ['carol'] };
   file.flags['fac-on'] = { enabled: true, trafficPercentage: 100, cohorts: ['bob'] };
   file.flags['fac-off'] = { enabled: false, trafficPercentage: 0 };
   file.flags['fac-colour'] = {
@@ -170,6 +171,7 @@ t.test('a write token applies: created and updated, served at once, audited as t
   t.ok(on, 'fac-on created');
   t.equal(await evaluate(on.id), true, 'a created flag is served at once');
   t.equal(await evaluate(banner.id), true, 'an updated flag is served at once');
+  t.strictSame((await flagByName('banner', world.secrets.read)).cohorts, ['carol'], "a single flag's cohorts applied");
   t.match(on, { kind: 'flag', enabled: true, trafficPercentage: 100, cohorts: ['bob'], audienceId: null });
   const off = await flagByName('fac-off', world.secrets.read);
   t.equal(await evaluate(off.id), false);
