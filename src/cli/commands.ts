@@ -708,7 +708,8 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
       as: str('USER_ID', kAsFlagEditor),
     },
     notes:
-      'Applying the same file again changes nothing and writes no audit entry. A refused file names the place in it, and nothing is written.',
+      'Applying the same file again changes nothing and writes no audit entry. A refused file names the place in it, and nothing is written. ' +
+      'With --as, flag changes need the Editor role (or higher); adding environments and defining audiences need Admin or Owner.',
     run(args, ctx) {
       const revision = args.string('if-revision');
       if (revision !== undefined && !/^\d+$/.test(revision))
