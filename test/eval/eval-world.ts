@@ -1,12 +1,10 @@
 // The data set of the evaluation tests, written with the writer's own command functions into a data
 // dir (before a server starts on it, or for the engine in-process).
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { FlagCreate } from '../../src/model/schemas.js';
 import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
 import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../../src/writer/commands.js';
 import { kConsoleActor } from '../../src/audit/audit-actor.js';
+import { scratchDir } from '../helpers/scratch-dir.js';
 
 export interface EvalWorld {
   dataDir: string;
@@ -41,8 +39,9 @@ export interface EvalWorld {
   multiWriteToken: string;
 }
 
+/** A fresh data dir, removed when the test process exits. */
 export function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), 'flagwire-eval-'));
+  return scratchDir('flagwire-eval-');
 }
 
 export function buildEvalWorld(dataDir: string = tempDir()): EvalWorld {

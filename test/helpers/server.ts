@@ -1,10 +1,8 @@
 // Starts the real server (the `flagwire serve` console command) on a free port with its own data dir.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { plainNode } from './plain-process.js';
+import { scratchDir } from './scratch-dir.js';
 
 export const kCli = fileURLToPath(new URL('../../src/cli/cli.js', import.meta.url));
 
@@ -27,8 +25,9 @@ export interface TestServerOptions {
   dataDir?: string;
 }
 
+/** A fresh data dir, removed when the test process exits. */
 export function tempDataDir(): string {
-  return mkdtempSync(join(tmpdir(), 'flagwire-test-'));
+  return scratchDir('flagwire-test-');
 }
 
 export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {

@@ -1,0 +1,15 @@
+// Temporary directories a test process makes and removes when it exits, whatever the test did with them:
+// a data dir handed to a server, a store opened in process. Removed at exit (not at a test's teardown)
+// because some outlive the test that made them (a store closed by a later teardown).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const made: string[] = [];
+
+export function scratchDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  if (made.length === 0) process.once('exit', () => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
+  made.push(dir);
+  return dir;
+}
