@@ -9,7 +9,11 @@ const made: string[] = [];
 
 export function scratchDir(prefix: string): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  if (made.length === 0) process.once('exit', () => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
+  if (made.length === 0) {
+    process.once('exit', () => {
+      for (const d of made) rmSync(d, { recursive: true, force: true });
+    });
+  }
   made.push(dir);
   return dir;
 }
