@@ -92,7 +92,9 @@ export const kManagementHandlers: Readonly<Record<ManagementRouteName, Managemen
       // An environment-restricted token still lists every flag; naming an environment is checked.
       const resolved = checkEnv(auth, request.query.get('env'), 'list');
       const name = request.query.get('name');
-      const flags = store.listFlags(auth.project.id).filter((f) => name === null || f.name === name);
+      // `?name=` finds one flag by the index of names (unique in a project), not by reading every flag.
+      const named = name === null ? undefined : store.findFlagByName(auth.project.id, name);
+      const flags = name === null ? store.listFlags(auth.project.id) : named === undefined ? [] : [named];
       return flagList(flags, auth.project, resolved, (id) => store.getUsage(id));
     },
   },

@@ -173,7 +173,7 @@ function createProjectProblems(w: StoreWriter, project: Project, raw: unknown): 
   const audienceIds = [body.audienceId, ...Object.values(environments ?? {}).map((state) => asRecord(state)?.audienceId)];
   for (const id of new Set(audienceIds)) if (isAudienceId(id)) problems.push(...audienceProblem(w, project, id));
   const name = typeof body.name === 'string' ? body.name.trim() : '';
-  if (name !== '' && w.listFlags(project.id).some((f) => f.name === name))
+  if (name !== '' && w.findFlagByName(project.id, name) !== undefined)
     problems.push(`a flag named "${name}" already exists in this project`);
   if (project.kind === 'single') problems.push(...createTypedProblems(body, ''));
   else for (const [env, state] of Object.entries(environments ?? {})) problems.push(...createTypedProblems(state, `environments.${env}.`));
@@ -336,7 +336,8 @@ function consoleEdit<K extends 'name' | 'description' | 'tags' | 'cohorts'>(
 export function flagRename(w: StoreWriter, input: ConsoleFlagInput & { name: string }, now: number): Flag {
   const target = consoleTarget(w, input);
   const name = requireName('name', input.name);
-  if (w.listFlags(target.flag.projectId).some((f) => f.name === name && f.id !== target.flag.id)) {
+  const taken = w.findFlagByName(target.flag.projectId, name);
+  if (taken !== undefined && taken.id !== target.flag.id) {
     throw new FlagwireError('INVALID_REQUEST', `a flag named "${name}" already exists in this project`);
   }
   return consoleEdit(w, target, 'name', name, now);

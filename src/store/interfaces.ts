@@ -45,6 +45,8 @@ export interface StoreReader {
   getFlag(id: string): Flag | undefined;
   /** The project's flags, oldest first. */
   listFlags(projectId: string): Flag[];
+  /** The project's flag of that name (names are unique in a project), by an index: no scan of the project's flags. */
+  findFlagByName(projectId: string, name: string): Flag | undefined;
   getToken(id: string): Token | undefined;
   getTokenByHash(secretHash: string): Token | undefined;
   /** The project's tokens, oldest first. */

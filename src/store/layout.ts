@@ -13,6 +13,7 @@
 //   audiences        audienceId -> Audience    flags       flagId -> Flag
 //   tokens           tokenId -> Token          tokenHashes sha256 hex -> tokenId
 //   projectIndex     [projectId, 'a'|'f'|'t', id] -> null  (audiences, flags, tokens of a project)
+//                    [projectId, 'n', flag name] -> flagId (a flag by its name: unique in its project)
 //   audit            [projectId, seq] -> AuditEntry        activity  tokenId -> TokenActivity
 //   mail             seq -> MailMessage                    (every message, kept: `mail list`)
 //   mailDue          [nextAttemptAt, seq] -> null          (messages still to send: not sent, not given
@@ -48,9 +49,10 @@ export function dataFilePath(dataDir: string): string {
  * older one is migrated when opened for writing. 2: the mailDue index (an older Flagwire would append
  * mail without indexing it, and that mail would never be sent). 3: the usage database (an older
  * Flagwire would call a file holding it foreign; this way it says "written by a newer Flagwire").
- * 4: the auth database (web console passwords and sessions), for the same reason.
+ * 4: the auth database (web console passwords and sessions), for the same reason. 5: flags by name in
+ * projectIndex (an older Flagwire would rename or delete a flag without moving its entry).
  */
-export const kSchemaVersion = 4;
+export const kSchemaVersion = 5;
 
 /** The named databases of the layout above: anything else in the file's main database is not ours. */
 export const kDbNames: ReadonlySet<string> = new Set([
@@ -98,7 +100,8 @@ export interface Databases {
   readonly flags: Database<Flag, string>;
   readonly tokens: Database<Token, string>;
   readonly tokenHashes: Database<string, string>;
-  readonly projectIndex: Database<null, [string, string, string]>;
+  /** Values: null for the lists ('a', 'f', 't'), the flag's id for a name ('n'). */
+  readonly projectIndex: Database<string | null, [string, string, string]>;
   readonly audit: Database<AuditEntry, [string, number]>;
   readonly activity: Database<TokenActivity, string>;
   readonly mail: Database<MailMessage, number>;
@@ -140,4 +143,9 @@ export function isPending(message: MailMessage): boolean {
 /** The message's key in mailDue. */
 export function dueKey(message: MailMessage): [number, number] {
   return [message.nextAttemptAt, message.seq];
+}
+
+/** A flag's entry in projectIndex's names. */
+export function flagNameKey(flag: Pick<Flag, 'projectId' | 'name'>): [string, string, string] {
+  return [flag.projectId, 'n', flag.name];
 }

@@ -13,7 +13,7 @@ import type { Credential, Session } from '../model/sessions.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
 import { ChangeRecorder } from './change-recorder.js';
 import type { AuditPage, StoreWriter } from './interfaces.js';
-import { dueKey, isPending, kSchemaVersion, userEmailKey, type Databases } from './layout.js';
+import { dueKey, flagNameKey, isPending, kSchemaVersion, userEmailKey, type Databases } from './layout.js';
 
 const kMaxRange = '\uffff';
 
@@ -124,6 +124,14 @@ export class LmdbRecords implements StoreWriter {
 
   listFlags(projectId: string): Flag[] {
     return this.indexed(projectId, 'f', this.db.flags).sort(byCreation);
+  }
+
+  findFlagByName(projectId: string, name: string): Flag | undefined {
+    // A read-only open of a file older than schema 5 (not migrated: migration needs a write open) has no names.
+    if (this.schemaVersion() < 5) return this.listFlags(projectId).find((f) => f.name === name);
+    if (tooLong(projectId) || tooLong(name)) return undefined;
+    const id = this.db.projectIndex.get([projectId, 'n', name]);
+    return typeof id === 'string' ? this.db.flags.get(id) : undefined;
   }
 
   getToken(id: string): Token | undefined {
@@ -269,8 +277,12 @@ export class LmdbRecords implements StoreWriter {
 
   putFlag(flag: Flag): void {
     this.assertConfigTxn();
+    // A rename moves the flag's entry among the names.
+    const before = this.db.flags.get(flag.id);
+    if (before !== undefined && before.name !== flag.name) this.db.projectIndex.removeSync(flagNameKey(before));
     this.db.flags.putSync(flag.id, flag);
     this.db.projectIndex.putSync([flag.projectId, 'f', flag.id], null);
+    this.db.projectIndex.putSync(flagNameKey(flag), flag.id);
     this.recorder.record({ kind: 'flag', value: flag });
   }
 
@@ -278,6 +290,7 @@ export class LmdbRecords implements StoreWriter {
     this.assertConfigTxn();
     this.db.flags.removeSync(flag.id);
     this.db.projectIndex.removeSync([flag.projectId, 'f', flag.id]);
+    this.db.projectIndex.removeSync(flagNameKey(flag));
     this.db.usage!.removeSync(flag.id);
     this.recorder.record({ kind: 'flagDeleted', value: flag });
   }

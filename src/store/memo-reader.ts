@@ -123,6 +123,10 @@ export class MemoReader implements SnapshotReader {
   listFlags(projectId: string): Flag[] {
     return this.store.listFlags(projectId);
   }
+
+  findFlagByName(projectId: string, name: string): Flag | undefined {
+    return this.store.findFlagByName(projectId, name);
+  }
   getToken(id: string): Token | undefined {
     return this.store.getToken(id);
   }

@@ -11,6 +11,7 @@ import {
   kFileName,
   kSchemaVersion,
   openDatabases,
+  flagNameKey,
   userEmailKey,
   type Databases,
 } from './layout.js';
@@ -99,6 +100,7 @@ function checkSchema(path: string, root: RootDatabase, dbs: Databases, readOnly:
   if (version === 1) migrateFrom1(path, root, dbs);
   if (version <= 2) migrateFrom2(path, root, dbs);
   if (version <= 3) migrateFrom3(path, root, dbs);
+  if (version <= 4) migrateFrom4(path, root, dbs);
 }
 
 /**
@@ -132,6 +134,15 @@ function migrateFrom3(path: string, root: RootDatabase, dbs: Databases): void {
     if (dbs.meta.get('schemaVersion') !== 3) return;
     for (const { value: user } of dbs.users.getRange()) dbs.auth!.putSync(userEmailKey(user), null);
     dbs.meta.putSync('schemaVersion', 4);
+  });
+}
+
+/** Schema 4 to 5: every flag's entry in the names of projectIndex. */
+function migrateFrom4(path: string, root: RootDatabase, dbs: Databases): void {
+  writeTransaction(root, path, () => {
+    if (dbs.meta.get('schemaVersion') !== 4) return;
+    for (const { value: flag } of dbs.flags.getRange()) dbs.projectIndex.putSync(flagNameKey(flag), flag.id);
+    dbs.meta.putSync('schemaVersion', 5);
   });
 }
 

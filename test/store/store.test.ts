@@ -397,7 +397,7 @@ t.test('a schema 1 data dir (no index of mail to send) is migrated when opened f
   const store = Store.open(dir);
   t.teardown(() => store.close());
   t.equal(store.schemaVersion(), kSchemaVersion);
-  t.equal(kSchemaVersion, 4);
+  t.equal(kSchemaVersion, 5);
   t.strictSame(
     store.listDueMail(at + 5, 10).map((m) => m.seq),
     [2],
@@ -443,7 +443,7 @@ t.test('a schema 3 data dir (no auth database) reads as no passwords or sessions
 
   const store = Store.open(dir);
   t.teardown(() => store.close());
-  t.equal(store.schemaVersion(), 4);
+  t.equal(store.schemaVersion(), kSchemaVersion);
   t.strictSame(store.findUserByEmail('olive@ACME.test'), user, "the migration indexed the existing users' addresses");
   const seq = store.configSeq();
   const session = { idHash: 'cd'.repeat(32), userId: 'usr_1', csrfToken: 'csrf', createdAt: at, expiresAt: at + 1 };
@@ -459,6 +459,44 @@ t.test('a schema 3 data dir (no auth database) reads as no passwords or sessions
   store.transact((w) => w.deleteSession(session));
   t.equal(store.getSession(session.idHash), undefined);
   t.same(store.listUserSessions('usr_1'), [], 'the index entry goes with it');
+});
+
+t.test('a schema 4 data dir (no index of flag names) finds flags by name, and is migrated when opened for writing', async (t) => {
+  const dir = tempDir(t, 'flagwire-store-');
+  const flag = {
+    id: 'flg_1',
+    projectId: 'prj_1',
+    name: 'checkout',
+    kind: 'flag' as const,
+    description: '',
+    tags: [],
+    cohorts: [],
+    createdAt: at,
+    updatedAt: at,
+    state: { enabled: true, trafficPercentage: 100, audienceId: null },
+  };
+  const raw = open({ path: join(dir, 'flagwire.mdb'), maxDbs: 16 });
+  raw.openDB({ name: 'meta' }).putSync('schemaVersion', 4);
+  raw.openDB({ name: 'flags' }).putSync(flag.id, flag);
+  raw.openDB({ name: 'projectIndex' }).putSync([flag.projectId, 'f', flag.id], null);
+  await raw.close();
+
+  const reader = Store.open(dir, { readOnly: true });
+  t.equal(reader.schemaVersion(), 4, 'a read-only open reads it as it is');
+  t.strictSame(reader.findFlagByName('prj_1', 'checkout'), flag, 'without the index, the lookup scans');
+  await reader.close();
+
+  const store = Store.open(dir);
+  t.teardown(() => store.close());
+  t.equal(store.schemaVersion(), kSchemaVersion);
+  t.strictSame(store.findFlagByName('prj_1', 'checkout'), flag, "the migration indexed the existing flags' names");
+  store.transact((w) => w.putFlag({ ...flag, name: 'checkout-v2', updatedAt: at + 1 }));
+  t.equal(store.findFlagByName('prj_1', 'checkout'), undefined, 'a rename moves the entry');
+  t.equal(store.findFlagByName('prj_1', 'checkout-v2')?.id, 'flg_1');
+  t.equal(store.findFlagByName('prj_2', 'checkout-v2'), undefined, 'names are per project');
+  store.transact((w) => w.deleteFlag(store.getFlag('flg_1')!));
+  t.equal(store.findFlagByName('prj_1', 'checkout-v2'), undefined, 'a deleted flag is found no more');
+  t.equal(store.findFlagByName('prj_1', 'x'.repeat(5000)), undefined, 'a name longer than any key is no flag');
 });
 
 t.test('a data dir with files Flagwire did not write is refused, never written over', async (t) => {
