@@ -15,6 +15,7 @@ import { FlagwireError } from '../errors.js';
 import { apiFlagsPlan } from '../flags-as-code/apply-commands.js';
 import { type ExportFormat, exportProject, kExportFormats } from '../flags-as-code/export.js';
 import { fileText } from '../flags-as-code/flag-file.js';
+import { scheduleView } from '../release-plans/schemas.js';
 
 /** What a handler gets: everything read off the request before the pipeline may go async. */
 export interface ApiRequest {
@@ -25,6 +26,8 @@ export interface ApiRequest {
   contentType: string;
   /** The flag route's id, decoded; null on the other routes. */
   flagId: string | null;
+  /** The scheduled change routes' id, decoded; null on the other routes. */
+  scheduleId: string | null;
 }
 
 export interface HandlerDeps {
@@ -149,6 +152,28 @@ export const kManagementHandlers: Readonly<Record<ManagementRouteName, Managemen
       } finally {
         release();
       }
+    },
+  },
+  apiScheduleFlag: {
+    kind: 'write',
+    // As a PATCH: 404 and 403 before reading a body for a flag that cannot be changed.
+    precheck(request, auth, { store }) {
+      requirePatchTarget(store, auth.project.id, request.flagId!, request.query.get('env'), auth.token.environments);
+    },
+    async run(request, auth, received, release, deps) {
+      const input = { tokenId: auth.token.id, flagId: request.flagId!, env: request.query.get('env'), received };
+      return { status: 201, value: scheduleView(await deps.writer.call('apiScheduleCreate', input, release)) };
+    },
+  },
+  apiListSchedules: {
+    kind: 'read',
+    run: (_request, auth, { store }) => ({ schedules: store.listSchedules(auth.project.id).map(scheduleView) }),
+  },
+  apiCancelSchedule: {
+    kind: 'write',
+    async run(request, auth, _received, release, deps) {
+      const input = { tokenId: auth.token.id, scheduleId: request.scheduleId! };
+      return { status: 200, value: scheduleView(await deps.writer.call('apiScheduleCancel', input, release)) };
     },
   },
   apiApply: {

@@ -17,6 +17,8 @@ import type { PlanResult } from '../flags-as-code/schemas.js';
 import { type ExportFormat, exportProject, kExportFormats } from '../flags-as-code/export.js';
 import { fileText } from '../flags-as-code/flag-file.js';
 import { renderApplied, renderPlan } from '../flags-as-code/plan-text.js';
+import type { ScheduledChange } from '../model/schedules.js';
+import { renderSchedule, renderSchedules } from '../release-plans/schedule-text.js';
 import { splitList, UsageError, type Args, type CommandSpec, type OptionSpec } from './args.js';
 import * as out from './output.js';
 import { readSecretLine } from './read-secret.js';
@@ -75,6 +77,7 @@ const kArgumentHelp: Readonly<Record<string, string>> = {
   FLAG_ID: 'a flag id (flg_...; `flagwire flag list PROJECT_ID` shows them)',
   AUDIENCE_ID: 'an audience id (aud_...; `flagwire audience list PROJECT_ID` shows them)',
   TOKEN_ID: 'a token id (`flagwire token list PROJECT_ID` shows them)',
+  SCHEDULE_ID: 'a scheduled change id (sch_...; `flagwire schedule list PROJECT_ID` shows them)',
 };
 
 /** A table entry; ids among its positionals get the shared help unless it says otherwise. */
@@ -160,6 +163,19 @@ const kAudienceUpdateUsage = 'audience update AUDIENCE_ID [--name NAME] [--rule 
 const kFlagVariantsUsage =
   'flag variants FLAG_ID [--variants JSON] [--default-variant NAME] [--targeting JSON] [--metadata JSON] [--env NAME] [--as USER_ID]';
 const kFlagsImportUsage = 'flags import PROJECT_ID --file FILE [--env NAME] [--as USER_ID]';
+const kFlagScheduleUsage = 'flag schedule FLAG_ID --at TIME --patch JSON [--env NAME] [--as USER_ID]';
+const kRelativeTime = /^\+(\d{1,9})(s|m|h|d)$/;
+const kUnitMs: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** --at: an ISO-8601 date-time with a zone, or `+N` seconds, minutes, hours or days from now (`+30m`). */
+function scheduleTime(args: Args, now: number): number {
+  const raw = args.required('at');
+  const relative = kRelativeTime.exec(raw);
+  if (relative) return now + Number(relative[1]) * kUnitMs[relative[2]!]!;
+  const at = args.isoTime('at');
+  if (at === undefined) throw new UsageError('--at is required', `Usage: flagwire ${kFlagScheduleUsage}`);
+  return at;
+}
 const kExportUsage = 'export PROJECT_ID [--format flagwire|flagd] [--env NAME]';
 const kPlanUsage = 'plan PROJECT_ID --file FILE [--prune]';
 const kApplyUsage = 'apply PROJECT_ID --file FILE [--prune] [--if-revision N] [--as USER_ID]';
@@ -645,6 +661,52 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
       });
     },
     human: out.renderImport,
+  }),
+
+  // ---- release plans (src/release-plans) --------------------------------------------------------
+  command({
+    name: 'flag schedule',
+    usage: kFlagScheduleUsage,
+    summary: 'schedule a change of a flag: a PATCH body applied at a time, audited as plan:<id> -> the scheduled change',
+    positionals: ['FLAG_ID'],
+    options: {
+      at: str('TIME', 'when: an ISO-8601 date-time with a zone (2031-06-30T09:00:00Z), or +N s/m/h/d from now (+30m, +2d)', true),
+      patch: str('JSON', 'what to change: a PATCH body ({"enabled": true}, {"trafficPercentage": 50}, variants, rules ...)', true),
+      env: str('NAME', "a group flag's environment (required there)"),
+      as: str('USER_ID', kAsFlagEditor),
+    },
+    notes:
+      'The running server applies it when it falls due (a change due while no server ran is applied when one starts, logged as late), once, even with several nodes; it is checked now and again then. `schedule cancel` cancels it until then.',
+    run(args, ctx) {
+      const help = `Usage: flagwire ${kFlagScheduleUsage}`;
+      const at = scheduleTime(args, ctx.now);
+      const patch = jsonOption('patch', args.required('patch'), help);
+      return ctx.write('consoleScheduleCreate', {
+        flagId: args.positional('FLAG_ID'),
+        env: args.string('env') ?? null,
+        body: { at, patch },
+        asUserId: args.string('as'),
+      });
+    },
+    human: (change: ScheduledChange) => renderSchedule(change, out.renderTable),
+  }),
+  command({
+    name: 'schedule list',
+    usage: 'schedule list PROJECT_ID',
+    summary: "a project's scheduled changes, pending and done, by due time -> {schedules: [...]}",
+    positionals: ['PROJECT_ID'],
+    options: {},
+    run: (args, ctx) => ctx.read((r) => ({ schedules: r.listSchedules(requireProject(r, args.positional('PROJECT_ID')).id) })),
+    human: (result: { schedules: ScheduledChange[] }) => renderSchedules(result.schedules, out.renderTable),
+  }),
+  command({
+    name: 'schedule cancel',
+    usage: 'schedule cancel SCHEDULE_ID [--as USER_ID]',
+    summary: 'cancel a pending scheduled change -> the scheduled change',
+    positionals: ['SCHEDULE_ID'],
+    options: { as: str('USER_ID', kAsFlagEditor) },
+    run: (args, ctx) => ctx.write('consoleScheduleCancel', { scheduleId: args.positional('SCHEDULE_ID'), asUserId: args.string('as') }),
+    human: (change: ScheduledChange) => renderSchedule(change, out.renderTable),
   }),
 
   // ---- flags as code (src/flags-as-code) ---------------------------------------------------------

@@ -20,7 +20,7 @@ import {
 } from '../model/schemas.js';
 import { parseJsonObject, type ReceivedBody } from '../model/request-body.js';
 import { compileValidator } from '../model/validation.js';
-import type { StoreWriter } from '../store/interfaces.js';
+import type { StoreReader, StoreWriter } from '../store/interfaces.js';
 import { exactList, requireName } from '../model/input-checks.js';
 import { applyFlagPatch, normaliseCohorts, withTyped, type FieldChanges } from './patch-rules.js';
 import { appliedTyped, mergeTyped, typedProblems } from './variant-rules.js';
@@ -217,20 +217,11 @@ export interface FlagPatchResult {
  */
 export function flagPatch(w: StoreWriter, input: FlagPatchInput, now: number): FlagPatchResult {
   const { flag, project, env, problem } = requirePatchTarget(w, input.projectId, input.flagId, input.env, input.actor.environments);
-  const problems = problem === null ? [] : [problem];
   const parsed: Parsed = 'received' in input ? parseJsonObject(input.received, 'patch') : { ok: true, value: input.patch };
   // A body that is not a JSON object cannot be checked further: its problem joins the query's.
-  if (!parsed.ok) throw new FlagwireError('INVALID_REQUEST', [...problems, parsed.problem].join('; '));
-  const patch = kPatchValidator.check(parsed.value) ? parsed.value : null;
-  if (patch === null) problems.push(...kPatchValidator.problems(parsed.value));
-  const audienceId = asRecord(parsed.value)?.audienceId;
-  if (isAudienceId(audienceId)) problems.push(...audienceProblem(w, project, audienceId));
-  // The typed variants the patch leaves are checked whole (a new type can orphan the stored default
-  // variant); they depend on the environment's stored ones, so only once `env` is sound.
-  if (problem === null && kTypedFieldsCheck.Check(parsed.value)) {
-    const current = flag.kind === 'flag' ? flag.state.typed : envEntry(flag, env ?? '').typed;
-    for (const p of typedInputProblems(current, parsed.value)) problems.push(p.path === '' ? p.message : `"${p.path}": ${p.message}`);
-  }
+  if (!parsed.ok) throw new FlagwireError('INVALID_REQUEST', [...(problem === null ? [] : [problem]), parsed.problem].join('; '));
+  const { patch, problems } = checkPatch(w, project, flag, problem === null ? { env } : null, parsed.value);
+  if (problem !== null) problems.unshift(problem);
   if (patch === null || problems.length > 0) throw new FlagwireError('INVALID_REQUEST', problems.join('; '));
   const outcome = applyFlagPatch(flag, env, patch, now);
   if (outcome.changed) {
@@ -238,6 +229,35 @@ export function flagPatch(w: StoreWriter, input: FlagPatchInput, now: number): F
     audit(w, input.actor, outcome.flag, 'flag.patch', env, outcome.changes, now);
   }
   return { changed: outcome.changed, flag: outcome.flag };
+}
+
+/**
+ * A patch body (parsed, not yet checked) against a flag: the schema's problems, an audience not of the
+ * project, and typed variants the patch would leave unloadable (spec rule 9: every problem at once). The
+ * one home of these checks: a patch now, and a scheduled change when it is made (and again when it runs).
+ * `target.env`: the environment (null on a single flag) whose stored typed variants the patch merges with;
+ * `target` null when the request's `env` is unsound (its problem is the caller's; typed variants are then
+ * not checked).
+ */
+export function checkPatch(
+  w: StoreReader,
+  project: Project,
+  flag: Flag,
+  target: { env: string | null } | null,
+  value: unknown,
+): { patch: FlagPatch | null; problems: string[] } {
+  const problems: string[] = [];
+  const patch = kPatchValidator.check(value) ? value : null;
+  if (patch === null) problems.push(...kPatchValidator.problems(value));
+  const audienceId = asRecord(value)?.audienceId;
+  if (isAudienceId(audienceId)) problems.push(...audienceProblem(w, project, audienceId));
+  // The typed variants the patch leaves are checked whole (a new type can orphan the stored default
+  // variant); they depend on the environment's stored ones, so only once `env` is sound.
+  if (target !== null && kTypedFieldsCheck.Check(value)) {
+    const current = flag.kind === 'flag' ? flag.state.typed : envEntry(flag, target.env ?? '').typed;
+    for (const p of typedInputProblems(current, value)) problems.push(p.path === '' ? p.message : `"${p.path}": ${p.message}`);
+  }
+  return { patch, problems };
 }
 
 /**
@@ -257,7 +277,7 @@ export function consoleFlagPatch(
   return flagPatch(w, { projectId: flag.projectId, flagId: flag.id, env: input.env, actor, ...body }, now);
 }
 
-function audienceProblem(w: StoreWriter, project: Project, audienceId: string): string[] {
+function audienceProblem(w: StoreReader, project: Project, audienceId: string): string[] {
   const audience = w.getAudience(audienceId);
   return audience && audience.projectId === project.id ? [] : [`Audience "${audienceId}" does not exist on this project.`];
 }

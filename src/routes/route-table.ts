@@ -45,6 +45,7 @@ import {
 import { compilePattern, matchesShape, type PathPattern } from '../http/route-pattern.js';
 import { FlagFile } from '../flags-as-code/flag-file.js';
 import { PlanResult } from '../flags-as-code/schemas.js';
+import { ScheduleCreate, ScheduledChangeBody, ScheduleList } from '../release-plans/schemas.js';
 
 /** uWS's registration methods ('del' is DELETE). */
 export type RouteMethod = 'get' | 'post' | 'patch' | 'del' | 'options' | 'any';
@@ -246,6 +247,55 @@ export const kRoutes = {
       responses: {
         '200': json(PlanResult, 'Applied (changed: false when there was nothing to change); revision is the one it left'),
         ...apiErrors([400, 401, 402, 403, 409, 413, 429, 500, 503]),
+      },
+    },
+  },
+  // Release plans (src/release-plans): scheduled changes.
+  apiScheduleFlag: {
+    method: 'post',
+    pattern: '/api/v1/flags/:flag_id/schedules',
+    via: 'management',
+    auth: 'token',
+    metric: 19,
+    docs: {
+      operationId: 'scheduleFlagChange',
+      tag: 'Management API',
+      summary: 'Schedule a change of a flag: a PATCH body applied at a given time, audited as plan:<id>',
+      parameters: [pathParam('flag_id', 'Flag id'), kEnvParam],
+      request: { schema: ScheduleCreate, required: true },
+      responses: {
+        '201': json(ScheduledChangeBody, 'Scheduled'),
+        ...apiErrors([400, 401, 402, 403, 404, 413, 429, 500, 503]),
+      },
+    },
+  },
+  apiListSchedules: {
+    method: 'get',
+    pattern: '/api/v1/schedules',
+    via: 'management',
+    auth: 'token',
+    metric: 20,
+    docs: {
+      operationId: 'listSchedules',
+      tag: 'Management API',
+      summary: "The token's project's scheduled changes, pending and done, by due time",
+      responses: { '200': json(ScheduleList, 'The scheduled changes'), ...apiErrors([401, 402, 429, 500]) },
+    },
+  },
+  apiCancelSchedule: {
+    method: 'post',
+    pattern: '/api/v1/schedules/:schedule_id/cancel',
+    via: 'management',
+    auth: 'token',
+    metric: 21,
+    docs: {
+      operationId: 'cancelSchedule',
+      tag: 'Management API',
+      summary: 'Cancel a pending scheduled change',
+      parameters: [pathParam('schedule_id', 'Scheduled change id')],
+      responses: {
+        '200': json(ScheduledChangeBody, 'Cancelled'),
+        ...apiErrors([400, 401, 402, 403, 404, 429, 500, 503]),
       },
     },
   },

@@ -6,6 +6,7 @@ import { AuthFailures } from '../api/auth-failures.js';
 import { Clock } from '../clock.js';
 import { ConfigError, withListenPort, type Config } from '../config.js';
 import { FileFollower } from '../flags-as-code/file-follower.js';
+import { Scheduler } from '../release-plans/scheduler.js';
 import { BodyBudgets } from '../http/body.js';
 import { RateLimiter } from '../http/rate-limit.js';
 import { SignInLimits } from '../web-console/sign-in-limits.js';
@@ -87,8 +88,12 @@ async function startClaimed(config: Readonly<Config>, options: StartOptions, cla
   });
   const mailer = config.smtpUrl === null ? null : new Mailer(config.smtpUrl, store, writer, clock, log);
   mailer?.start();
+  // Changes that fell due while the node was down run now, before it listens (then every poll).
+  const scheduler = new Scheduler(store, (scheduleId) => writer.call('scheduleRun', { scheduleId }), clock, log);
+  await scheduler.start();
   // Before listening: the first answers already reflect the file.
   const follower = await followFlagsFile(config, store, writer, log).catch(async (err: unknown) => {
+    await scheduler.stop();
     await mailer?.stop();
     await serving.close(0);
     await writer.close();
@@ -99,6 +104,7 @@ async function startClaimed(config: Readonly<Config>, options: StartOptions, cla
   // A port that cannot be bound is a ConfigError: the console prints one line naming the setting, exit 2.
   const listenSocket = await listenExclusive(serving.app, config.host, config.port).catch(async (err: unknown) => {
     await follower?.stop();
+    await scheduler.stop();
     await mailer?.stop();
     await serving.close(0);
     await writer.close();
@@ -116,9 +122,11 @@ async function startClaimed(config: Readonly<Config>, options: StartOptions, cla
       // drain, not after it; the writer it records through stays open until both are done.
       const mailStopped = mailer?.stop();
       const followStopped = follower?.stop();
+      const schedulerStopped = scheduler.stop();
       uWS.us_listen_socket_close(listenSocket);
       await featuresStopped;
       await followStopped;
+      await schedulerStopped;
       await serving.close(kShutdownDrainMs);
       await mailStopped;
       await writer.close();

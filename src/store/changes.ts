@@ -11,6 +11,7 @@ import type { Invitation } from '../model/invitations.js';
 import type { MailMessage } from '../model/mail.js';
 import type { Credential, Session } from '../model/sessions.js';
 import type { Audience, Project } from '../model/projects.js';
+import type { ScheduledChange } from '../model/schedules.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
 
 export type Change =
@@ -34,6 +35,8 @@ export type Change =
   /** An invitation to an organisation made, and one accepted, declined or dropped when expired. */
   | { kind: 'invitation'; value: Invitation }
   | { kind: 'invitationEnded'; value: Invitation }
+  /** A scheduled change made, applied, failed or cancelled (src/release-plans). */
+  | { kind: 'schedule'; value: ScheduledChange }
   /** When the demo data was seeded (Unix ms). */
   | { kind: 'demoSeeded'; value: number };
 

@@ -7,6 +7,7 @@ import type { Flag, FlagUsage } from '../model/flags.js';
 import type { Invitation } from '../model/invitations.js';
 import type { MailMessage } from '../model/mail.js';
 import type { Audience, Project } from '../model/projects.js';
+import type { ScheduledChange } from '../model/schedules.js';
 import type { Credential, Session } from '../model/sessions.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
 import type { Change, Revision } from './changes.js';
@@ -72,6 +73,10 @@ export interface StoreReader {
   listOrgInvitations(orgId: string): Invitation[];
   /** Addressed to `email`, compared without case. */
   listEmailInvitations(email: string): Invitation[];
+  /** Scheduled changes (src/release-plans): one; a project's, by due time; those still pending and due at `now`, earliest first. */
+  getSchedule(id: string): ScheduledChange | undefined;
+  listSchedules(projectId: string): ScheduledChange[];
+  listDueSchedules(now: number, limit: number): ScheduledChange[];
 }
 
 /**
@@ -108,6 +113,8 @@ export interface StoreWriter extends StoreReader {
   deleteSession(session: Session): void;
   /** Invitations do not move configSeq either: no reader caches them. */
   putInvitation(invitation: Invitation): void;
+  /** Scheduled changes do not move configSeq either: evaluation never reads them. */
+  putSchedule(change: ScheduledChange): void;
   deleteInvitation(invitation: Invitation): void;
 }
 

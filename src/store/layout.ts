@@ -26,6 +26,9 @@
 //                    ['invitation', id] -> Invitation       (to an organisation; no schema change: an
 //                    ['orgInvitation', orgId, id] -> null    older Flagwire reads none of these keys)
 //                    ['emailInvitation', lowercased e-mail, id] -> null
+//   plans            ['change', id] -> ScheduledChange     (release plans: scheduled changes)
+//                    ['due', at, id] -> null                (pending changes by due time: the scheduler's poll)
+//                    ['project', projectId, id] -> null     (a project's scheduled changes)
 import { join } from 'node:path';
 import type { Database, RootDatabase } from 'lmdb';
 import type { Org, Role, User } from '../model/accounts.js';
@@ -35,6 +38,7 @@ import type { Invitation } from '../model/invitations.js';
 import type { MailMessage } from '../model/mail.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { Credential, Session } from '../model/sessions.js';
+import type { ScheduledChange } from '../model/schedules.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
 
 export const kFileName = 'flagwire.mdb';
@@ -50,9 +54,16 @@ export function dataFilePath(dataDir: string): string {
  * mail without indexing it, and that mail would never be sent). 3: the usage database (an older
  * Flagwire would call a file holding it foreign; this way it says "written by a newer Flagwire").
  * 4: the auth database (web console passwords and sessions), for the same reason. 5: flags by name in
- * projectIndex (an older Flagwire would rename or delete a flag without moving its entry).
+ * projectIndex (an older Flagwire would rename or delete a flag without moving its entry). 6: the plans
+ * database (scheduled changes), as usage.
  */
-export const kSchemaVersion = 5;
+export const kSchemaVersion = 6;
+
+/**
+ * Named databases an environment may open: the layout's 17, with room for more (LMDB fixes the limit
+ * per open, not in the file, so raising it never changes a file).
+ */
+export const kMaxDbs = 32;
 
 /** The named databases of the layout above: anything else in the file's main database is not ours. */
 export const kDbNames: ReadonlySet<string> = new Set([
@@ -72,6 +83,7 @@ export const kDbNames: ReadonlySet<string> = new Set([
   'mailDue',
   'usage',
   'auth',
+  'plans',
 ]);
 
 /** Keys of the auth database: one database for both record kinds keeps the file within its 16 named databases. */
@@ -110,6 +122,15 @@ export interface Databases {
   readonly usage: Database<FlagUsage, string> | undefined;
   /** Absent in a read-only open of a file older than schema 4 (as usage). */
   readonly auth: Database<AuthValue, AuthKey> | undefined;
+  /** Absent in a read-only open of a file older than schema 6 (as usage). */
+  readonly plans: Database<ScheduledChange | null, PlanKey> | undefined;
+}
+
+export type PlanKey = ['change', string] | ['due', number, string] | ['project', string, string];
+
+/** A pending change's entry in the due index. */
+export function dueChangeKey(change: Pick<ScheduledChange, 'at' | 'id'>): PlanKey {
+  return ['due', change.at, change.id];
 }
 
 /** Opens (creating if needed) every database of the layout. */
@@ -132,6 +153,7 @@ export function openDatabases(root: RootDatabase): Databases {
     mailDue: db('mailDue'),
     usage: db('usage'),
     auth: db('auth'),
+    plans: db('plans'),
   };
 }
 

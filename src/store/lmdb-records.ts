@@ -7,13 +7,14 @@ import { kMaxEmailLength, type Membership, type Org, type Role, type User } from
 import type { AuditEntry } from '../model/audit.js';
 import type { Flag, FlagUsage } from '../model/flags.js';
 import type { Invitation } from '../model/invitations.js';
+import type { ScheduledChange } from '../model/schedules.js';
 import type { MailMessage } from '../model/mail.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { Credential, Session } from '../model/sessions.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
 import { ChangeRecorder } from './change-recorder.js';
 import type { AuditPage, StoreWriter } from './interfaces.js';
-import { dueKey, flagNameKey, isPending, kSchemaVersion, userEmailKey, type Databases } from './layout.js';
+import { dueChangeKey, dueKey, flagNameKey, isPending, kSchemaVersion, userEmailKey, type Databases } from './layout.js';
 
 const kMaxRange = '\uffff';
 
@@ -210,6 +211,32 @@ export class LmdbRecords implements StoreWriter {
     return wanted.length > kMaxEmailLength ? [] : this.invitationsIndexed('emailInvitation', wanted);
   }
 
+  getSchedule(id: string): ScheduledChange | undefined {
+    return tooLong(id) ? undefined : (this.db.plans?.get(['change', id]) ?? undefined);
+  }
+
+  listSchedules(projectId: string): ScheduledChange[] {
+    const plans = this.db.plans;
+    if (plans === undefined || tooLong(projectId)) return [];
+    const out: ScheduledChange[] = [];
+    for (const key of plans.getKeys({ start: ['project', projectId], end: ['project', projectId, kMaxRange] })) {
+      const change = plans.get(['change', (key as string[])[2]!]);
+      if (change) out.push(change);
+    }
+    return out.sort((a, b) => a.at - b.at || byCreation(a, b));
+  }
+
+  listDueSchedules(now: number, limit: number): ScheduledChange[] {
+    const plans = this.db.plans;
+    if (plans === undefined) return [];
+    const out: ScheduledChange[] = [];
+    for (const key of plans.getKeys({ start: ['due'], end: ['due', now, kMaxRange], limit })) {
+      const change = plans.get(['change', (key as [string, number, string])[2]]);
+      if (change) out.push(change);
+    }
+    return out;
+  }
+
   private invitationsIndexed(index: 'orgInvitation' | 'emailInvitation', value: string): Invitation[] {
     const auth = this.db.auth;
     if (auth === undefined) return [];
@@ -339,6 +366,17 @@ export class LmdbRecords implements StoreWriter {
     this.db.mail.putSync(message.seq, message);
     if (isPending(message)) this.db.mailDue.putSync(dueKey(message), null);
     this.recorder.record({ kind: 'mail', value: message });
+  }
+
+  putSchedule(change: ScheduledChange): void {
+    this.assertTxn();
+    const plans = this.db.plans!;
+    const before = plans.get(['change', change.id]);
+    if (before && before.status === 'pending') plans.removeSync(dueChangeKey(before));
+    plans.putSync(['change', change.id], change);
+    plans.putSync(['project', change.projectId, change.id], null);
+    if (change.status === 'pending') plans.putSync(dueChangeKey(change), null);
+    this.recorder.record({ kind: 'schedule', value: change });
   }
 
   markDemoSeeded(at: number): void {

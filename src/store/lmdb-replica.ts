@@ -26,6 +26,7 @@ const kReplicatedDbs = [
   'mailDue',
   'usage',
   'auth',
+  'plans',
 ] as const satisfies readonly (keyof Databases)[];
 
 export class LmdbReplica {
@@ -117,6 +118,7 @@ export class LmdbReplica {
         else if (key[0] === 'session') out.push({ kind: 'session', value: value as Session });
         else if (key[0] === 'invitation') out.push({ kind: 'invitation', value: value as Invitation });
       }
+      for (const { key, value } of all(this.db.plans)) if (key[0] === 'change' && value) out.push({ kind: 'schedule', value });
       const seeded = this.db.meta.get('demoSeeded', { transaction }) as number | undefined;
       if (seeded !== undefined) out.push({ kind: 'demoSeeded', value: seeded });
     } finally {
@@ -157,6 +159,8 @@ export class LmdbReplica {
         return writer.putUsage(change.value);
       case 'demoSeeded':
         return writer.markDemoSeeded(change.value);
+      case 'schedule':
+        return writer.putSchedule(change.value);
       case 'credential':
         return writer.putCredential(change.value);
       case 'session':

@@ -17,6 +17,7 @@ import type { Audience, Project } from '../model/projects.js';
 import type { Credential, Session } from '../model/sessions.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
 import type { AuditPage, SnapshotReader } from './interfaces.js';
+import type { ScheduledChange } from '../model/schedules.js';
 
 /** Entries kept per record kind; past it the memo starts over (a bound, not an LRU: hits are per project). */
 const kMaxEntries = 4096;
@@ -126,6 +127,18 @@ export class MemoReader implements SnapshotReader {
 
   findFlagByName(projectId: string, name: string): Flag | undefined {
     return this.store.findFlagByName(projectId, name);
+  }
+
+  getSchedule(id: string): ScheduledChange | undefined {
+    return this.store.getSchedule(id);
+  }
+
+  listSchedules(projectId: string): ScheduledChange[] {
+    return this.store.listSchedules(projectId);
+  }
+
+  listDueSchedules(now: number, limit: number): ScheduledChange[] {
+    return this.store.listDueSchedules(now, limit);
   }
   getToken(id: string): Token | undefined {
     return this.store.getToken(id);

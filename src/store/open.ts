@@ -8,6 +8,7 @@ import {
   dueKey,
   isPending,
   kDbNames,
+  kMaxDbs,
   kFileName,
   kSchemaVersion,
   openDatabases,
@@ -101,6 +102,7 @@ function checkSchema(path: string, root: RootDatabase, dbs: Databases, readOnly:
   if (version <= 2) migrateFrom2(path, root, dbs);
   if (version <= 3) migrateFrom3(path, root, dbs);
   if (version <= 4) migrateFrom4(path, root, dbs);
+  if (version <= 5) migrateFrom5(path, root, dbs);
 }
 
 /**
@@ -146,6 +148,14 @@ function migrateFrom4(path: string, root: RootDatabase, dbs: Databases): void {
   });
 }
 
+/** Schema 5 to 6: the plans database, created empty by openDatabases; only the version moves. */
+function migrateFrom5(path: string, root: RootDatabase, dbs: Databases): void {
+  writeTransaction(root, path, () => {
+    if (dbs.meta.get('schemaVersion') !== 5) return;
+    dbs.meta.putSync('schemaVersion', 6);
+  });
+}
+
 function refuseNewerSchema(path: string, version: unknown): void {
   if (typeof version === 'number' && version > kSchemaVersion) {
     throw new StoreOpenError(
@@ -162,7 +172,7 @@ function refuseNewerSchema(path: string, version: unknown): void {
 function openRoot(path: string, readOnly: boolean): RootDatabase {
   // overlappingSync off: a committed transactionSync is on disk when it returns, which is what
   // "answered only after the commit is durable" needs.
-  const openIt = () => open({ path, maxDbs: 16, overlappingSync: false, readOnly });
+  const openIt = () => open({ path, maxDbs: kMaxDbs, overlappingSync: false, readOnly });
   try {
     return openIt();
   } catch (err) {

@@ -7,7 +7,7 @@
 // returns fewer records without any error), but the count recorded where the database is anchored
 // (the meta page for the main database, the main database's record for each named one) still tells.
 import { open } from 'lmdb';
-import { kDbNames } from './layout.js';
+import { kDbNames, kMaxDbs } from './layout.js';
 
 const path = process.argv[2];
 if (path === undefined) {
@@ -25,7 +25,7 @@ function count(iterable: Iterable<unknown>): number {
 }
 
 try {
-  const root = open({ path, readOnly: true, maxDbs: 16 });
+  const root = open({ path, readOnly: true, maxDbs: kMaxDbs });
   const names = [...root.getKeys()].map(String);
   const rootEntries = (root.getStats() as { entryCount: number }).entryCount;
   if (names.length !== rootEntries) throw new Error(`the main database lists ${names.length} entries, its header says ${rootEntries}`);

@@ -26,6 +26,13 @@ import { tokenCreate, tokenRevoke, tokenRotate } from '../tokens/token-commands.
 import { recordUsage } from '../flags/usage-commands.js';
 import { flagsImport } from '../flags/import-commands.js';
 import { apiFlagsApply, flagsApply } from '../flags-as-code/apply-commands.js';
+import {
+  apiScheduleCancel,
+  apiScheduleCreate,
+  consoleScheduleCancel,
+  consoleScheduleCreate,
+  scheduleRun,
+} from '../release-plans/schedule-commands.js';
 
 export const kCommands = {
   orgCreate,
@@ -57,6 +64,11 @@ export const kCommands = {
   flagsImport,
   flagsApply,
   apiFlagsApply,
+  consoleScheduleCreate,
+  apiScheduleCreate,
+  consoleScheduleCancel,
+  apiScheduleCancel,
+  scheduleRun,
   tokenCreate,
   tokenRotate,
   tokenRevoke,

@@ -11,6 +11,7 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
+import { kMaxDbs } from '../../src/store/layout.js';
 
 export type Digest = Record<string, string>;
 
@@ -22,7 +23,7 @@ export class StoreDigest {
   private readonly dbs = new Map<string, Database<Buffer, string | number | (string | number)[]>>();
 
   constructor(dataDir: string) {
-    this.root = open({ path: join(dataDir, 'flagwire.mdb'), readOnly: true, maxDbs: 16 });
+    this.root = open({ path: join(dataDir, 'flagwire.mdb'), readOnly: true, maxDbs: kMaxDbs });
   }
 
   /** The fingerprint now (a fresh read snapshot: sees every commit so far, from any process). */

@@ -4,11 +4,12 @@
 // mean nothing was written in between.
 import { join } from 'node:path';
 import { open } from 'lmdb';
+import { kMaxDbs } from '../../src/store/layout.js';
 
 export type StoreExport = Record<string, [unknown, unknown][]>;
 
 export async function exportStore(dataDir: string): Promise<StoreExport> {
-  const root = open({ path: join(dataDir, 'flagwire.mdb'), readOnly: true, maxDbs: 16 });
+  const root = open({ path: join(dataDir, 'flagwire.mdb'), readOnly: true, maxDbs: kMaxDbs });
   try {
     const out: StoreExport = {};
     for (const name of [...root.getKeys()].map(String).sort()) {

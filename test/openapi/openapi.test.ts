@@ -96,9 +96,17 @@ t.test('typed variants (issue 25) are in the request bodies and in both forms of
 });
 
 t.test('the error envelope and every status of the error table', async (t) => {
-  const api = ['/api/v1/token', '/api/v1/flags', '/api/v1/flags/{flag_id}', '/api/v1/export', '/api/v1/plan', '/api/v1/apply'].flatMap(
-    (p) => Object.values(doc.paths[p]) as any[],
-  );
+  const api = [
+    '/api/v1/token',
+    '/api/v1/flags',
+    '/api/v1/flags/{flag_id}',
+    '/api/v1/export',
+    '/api/v1/plan',
+    '/api/v1/apply',
+    '/api/v1/flags/{flag_id}/schedules',
+    '/api/v1/schedules',
+    '/api/v1/schedules/{schedule_id}/cancel',
+  ].flatMap((p) => Object.values(doc.paths[p]) as any[]);
   const statuses = new Set(api.flatMap((op) => Object.keys(op.responses)));
   for (const [code, { status, title }] of Object.entries(kErrors)) {
     const described = api.some((op) => op.responses[String(status)]?.description.includes(title));

@@ -79,6 +79,9 @@ t.test("the Management API's routes and their labels: by the path's shape, whate
       'GET /api/v1/export',
       'POST /api/v1/plan',
       'POST /api/v1/apply',
+      'POST /api/v1/flags/:flag_id/schedules',
+      'GET /api/v1/schedules',
+      'POST /api/v1/schedules/:schedule_id/cancel',
     ],
   );
   const label = (path: string) => kRouteLabels[managementRouteNumber(path)];
@@ -86,7 +89,9 @@ t.test("the Management API's routes and their labels: by the path's shape, whate
   t.equal(label('/api/v1/flags'), '/api/v1/flags');
   t.equal(label('/api/v1/flags/flg_1'), '/api/v1/flags/{flag_id}');
   t.equal(label('/api/v1/flags/%E0%A4%A'), '/api/v1/flags/{flag_id}', 'an undecodable id is still the flag route');
-  for (const path of ['/api/v1/export', '/api/v1/plan', '/api/v1/apply']) t.equal(label(path), path);
+  for (const path of ['/api/v1/export', '/api/v1/plan', '/api/v1/apply', '/api/v1/schedules']) t.equal(label(path), path);
+  t.equal(label('/api/v1/flags/flg_1/schedules'), '/api/v1/flags/{flag_id}/schedules');
+  t.equal(label('/api/v1/schedules/sch_1/cancel'), '/api/v1/schedules/{schedule_id}/cancel');
   for (const other of ['/api/v1/flags/', '/api/v1/flags/a/b', '/api/v1/token/', '/api/v1/nope', '/api/v1/'])
     t.equal(label(other), '/api/v1/*', other);
 });

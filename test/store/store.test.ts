@@ -397,7 +397,7 @@ t.test('a schema 1 data dir (no index of mail to send) is migrated when opened f
   const store = Store.open(dir);
   t.teardown(() => store.close());
   t.equal(store.schemaVersion(), kSchemaVersion);
-  t.equal(kSchemaVersion, 5);
+  t.equal(kSchemaVersion, 6);
   t.strictSame(
     store.listDueMail(at + 5, 10).map((m) => m.seq),
     [2],
@@ -497,6 +497,48 @@ t.test('a schema 4 data dir (no index of flag names) finds flags by name, and is
   store.transact((w) => w.deleteFlag(store.getFlag('flg_1')!));
   t.equal(store.findFlagByName('prj_1', 'checkout-v2'), undefined, 'a deleted flag is found no more');
   t.equal(store.findFlagByName('prj_1', 'x'.repeat(5000)), undefined, 'a name longer than any key is no flag');
+});
+
+t.test('a schema 5 data dir (no plans database) reads as no scheduled changes, and is migrated when opened for writing', async (t) => {
+  const dir = tempDir(t, 'flagwire-store-');
+  const raw = open({ path: join(dir, 'flagwire.mdb'), maxDbs: 16 });
+  raw.openDB({ name: 'meta' }).putSync('schemaVersion', 5);
+  await raw.close();
+
+  const reader = Store.open(dir, { readOnly: true });
+  t.equal(reader.schemaVersion(), 5, 'a read-only open reads it as it is');
+  t.same(reader.listSchedules('prj_1'), []);
+  t.same(reader.listDueSchedules(Date.now(), 10), []);
+  t.equal(reader.getSchedule('sch_1'), undefined);
+  await reader.close();
+
+  const store = Store.open(dir);
+  t.teardown(() => store.close());
+  t.equal(store.schemaVersion(), kSchemaVersion);
+  const change = {
+    id: 'sch_1',
+    projectId: 'prj_1',
+    flagId: 'flg_1',
+    env: null,
+    patch: { enabled: true },
+    at: at + 1000,
+    createdAt: at,
+    createdBy: 'console',
+    createdByName: 'console',
+    status: 'pending' as const,
+    doneAt: null,
+    outcome: null,
+  };
+  const seq = store.configSeq();
+  store.transact((w) => w.putSchedule(change));
+  t.strictSame(store.getSchedule('sch_1'), change);
+  t.strictSame(store.listSchedules('prj_1'), [change]);
+  t.same(store.listDueSchedules(at + 999, 10), [], 'not due before its time');
+  t.strictSame(store.listDueSchedules(at + 1000, 10), [change], 'due at its time');
+  store.transact((w) => w.putSchedule({ ...change, status: 'applied', doneAt: at + 1000, outcome: 'changed' }));
+  t.same(store.listDueSchedules(at + 5000, 10), [], 'done: no longer due');
+  t.equal(store.listSchedules('prj_1')[0]!.status, 'applied', 'still listed');
+  t.equal(store.configSeq(), seq, 'scheduled changes do not move configSeq');
 });
 
 t.test('a data dir with files Flagwire did not write is refused, never written over', async (t) => {

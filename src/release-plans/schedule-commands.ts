@@ -1,0 +1,181 @@
+// Scheduled changes (issue 27, item 1): any change a flag accepts (a PATCH body: state, percentage,
+// variants, rules; per environment on a group flag) applied at a given time, listed and cancellable until
+// then. Each is a record (src/model/schedules.ts), so it survives restarts and kill -9; the scheduler
+// (scheduler.ts) asks the writer to run the ones due, and scheduleRun applies one exactly once: it runs
+// in a write transaction that first checks the change is still pending, and with PostgreSQL that
+// transaction holds the database's revision lock with the node's copy brought up to date, so when every
+// node's scheduler asks for the same change, one applies it and the others find it done.
+import { FlagwireError } from '../errors.js';
+import { type Actor, consoleActor, tokenActor } from '../audit/audit-actor.js';
+import { checkPatch, flagPatch } from '../flags/flag-commands.js';
+import { randomId } from '../model/ids.js';
+import { requireFlag, requirePatchTarget, requireProject } from '../model/lookups.js';
+import { parseJsonObject, type ReceivedBody } from '../model/request-body.js';
+import type { ScheduledChange } from '../model/schedules.js';
+import { authorizeTokenWrite } from '../model/token-access.js';
+import { compileValidator } from '../model/validation.js';
+import type { StoreWriter } from '../store/interfaces.js';
+import { ScheduleCreate } from './schemas.js';
+
+/** Pending changes a project may hold: the scheduler's work and the store stay bounded whatever clients do. */
+export const kMaxPendingSchedules = 1000;
+/** How far ahead a change may be scheduled. */
+export const kMaxScheduleAheadMs = 5 * 366 * 24 * 3600 * 1000;
+
+const kCreateValidator = compileValidator(ScheduleCreate, { quoteKeys: false });
+
+export interface ScheduleTarget {
+  flagId: string;
+  /** The `env` query parameter (or --env) as given. */
+  env: string | null;
+}
+
+/** A scheduled change made by `actor` in `projectId`: checked as the PATCH it will be, then recorded and audited. */
+export function scheduleCreate(
+  w: StoreWriter,
+  input: ScheduleTarget & { projectId: string; actor: Actor; body: unknown },
+  now: number,
+): ScheduledChange {
+  const { flag, project, env, problem } = requirePatchTarget(w, input.projectId, input.flagId, input.env, input.actor.environments);
+  const problems = problem === null ? [] : [problem];
+  const body = kCreateValidator.check(input.body) ? input.body : null;
+  if (body === null) problems.push(...kCreateValidator.problems(input.body));
+  else {
+    if (body.at <= now) problems.push(`at must be in the future (now is ${now})`);
+    if (body.at > now + kMaxScheduleAheadMs) problems.push('at must be at most five years ahead');
+    const checked = checkPatch(w, project, flag, problem === null ? { env } : null, body.patch);
+    problems.push(...checked.problems.map((p) => `patch: ${p}`));
+    if (Object.keys(body.patch).length === 0) problems.push('patch has no fields: send at least one key PATCH accepts');
+  }
+  const pending = w.listSchedules(project.id).filter((s) => s.status === 'pending').length;
+  if (pending >= kMaxPendingSchedules)
+    problems.push(`this project already has ${kMaxPendingSchedules} pending scheduled changes; cancel some first`);
+  if (body === null || problems.length > 0) throw new FlagwireError('INVALID_REQUEST', problems.join('; '));
+  const change: ScheduledChange = {
+    id: `sch_${randomId(12)}`,
+    projectId: project.id,
+    flagId: flag.id,
+    env,
+    patch: body.patch,
+    at: body.at,
+    createdAt: now,
+    createdBy: input.actor.id,
+    createdByName: input.actor.name,
+    status: 'pending',
+    doneAt: null,
+    outcome: null,
+  };
+  w.putSchedule(change);
+  audit(
+    w,
+    input.actor,
+    change,
+    'schedule.create',
+    { schedule: { before: null, after: { id: change.id, at: change.at, patch: change.patch } } },
+    now,
+  );
+  return change;
+}
+
+/** `flagwire flag schedule`: audited as `console` or the `--as` user, who must be allowed to change flags. */
+export function consoleScheduleCreate(w: StoreWriter, input: ScheduleTarget & { body: unknown; asUserId?: string }, now: number) {
+  const flag = requireFlag(w, input.flagId);
+  const actor = consoleActor(w, requireProject(w, flag.projectId), input.asUserId);
+  return scheduleCreate(w, { ...input, projectId: flag.projectId, actor }, now);
+}
+
+/** POST /api/v1/flags/{id}/schedules as the writer applies it: the token authorised again, audited as the token. */
+export function apiScheduleCreate(w: StoreWriter, input: ScheduleTarget & { tokenId: string; received: ReceivedBody }, now: number) {
+  const { token, project } = authorizeTokenWrite(w, input.tokenId, now);
+  const parsed = parseJsonObject(input.received, 'create');
+  if (!parsed.ok) throw new FlagwireError('INVALID_REQUEST', parsed.problem);
+  return scheduleCreate(
+    w,
+    { flagId: input.flagId, env: input.env, projectId: project.id, actor: tokenActor(token), body: parsed.value },
+    now,
+  );
+}
+
+/** Cancels a pending change; one already applied, failed or cancelled is a 400 saying which. */
+export function scheduleCancel(
+  w: StoreWriter,
+  input: { scheduleId: string; projectId: string; actor: Actor },
+  now: number,
+): ScheduledChange {
+  const change = w.getSchedule(input.scheduleId);
+  if (change === undefined || change.projectId !== input.projectId) {
+    throw new FlagwireError('NOT_FOUND', 'No scheduled change with this id exists in this project.');
+  }
+  if (change.env !== null && input.actor.environments.length > 0 && !input.actor.environments.includes(change.env)) {
+    throw new FlagwireError(
+      'ENVIRONMENT_NOT_PERMITTED',
+      `This token may not access environment "${change.env}"; it is limited to: ${input.actor.environments.join(', ')}.`,
+    );
+  }
+  if (change.status !== 'pending') {
+    throw new FlagwireError(
+      'INVALID_REQUEST',
+      `Scheduled change ${change.id} is ${change.status} (${change.outcome}); only a pending one can be cancelled.`,
+    );
+  }
+  const next: ScheduledChange = { ...change, status: 'cancelled', doneAt: now, outcome: `cancelled by ${input.actor.name}` };
+  w.putSchedule(next);
+  audit(w, input.actor, next, 'schedule.cancel', { schedule: { before: 'pending', after: 'cancelled' } }, now);
+  return next;
+}
+
+export function consoleScheduleCancel(w: StoreWriter, input: { scheduleId: string; asUserId?: string }, now: number) {
+  const change = w.getSchedule(input.scheduleId);
+  if (change === undefined) throw new FlagwireError('NOT_FOUND', `No scheduled change ${input.scheduleId} exists.`);
+  const actor = consoleActor(w, requireProject(w, change.projectId), input.asUserId);
+  return scheduleCancel(w, { scheduleId: change.id, projectId: change.projectId, actor }, now);
+}
+
+export function apiScheduleCancel(w: StoreWriter, input: { tokenId: string; scheduleId: string }, now: number) {
+  const { token, project } = authorizeTokenWrite(w, input.tokenId, now);
+  return scheduleCancel(w, { scheduleId: input.scheduleId, projectId: project.id, actor: tokenActor(token) }, now);
+}
+
+/**
+ * Applies a due change, once: null when it is not pending (another node's scheduler applied it, or it
+ * was cancelled) or not yet due. The change goes through the flag's PATCH with its own actor
+ * (`plan:<id>`), so it is checked, audited and served like any write; a change the flag no longer
+ * accepts (the flag deleted, a variant gone) is recorded as failed, with why, and audited.
+ */
+export function scheduleRun(w: StoreWriter, input: { scheduleId: string }, now: number): ScheduledChange | null {
+  const change = w.getSchedule(input.scheduleId);
+  if (change === undefined || change.status !== 'pending' || change.at > now) return null;
+  const actor: Actor = { id: `plan:${change.id}`, name: `scheduled change ${change.id}`, environments: [] };
+  let next: ScheduledChange;
+  try {
+    const result = flagPatch(w, { projectId: change.projectId, flagId: change.flagId, env: change.env, actor, patch: change.patch }, now);
+    next = { ...change, status: 'applied', doneAt: now, outcome: result.changed ? 'changed' : 'no change' };
+  } catch (err) {
+    // flagPatch checks everything before it writes: a refusal left nothing half-written.
+    if (!(err instanceof FlagwireError)) throw err;
+    next = { ...change, status: 'failed', doneAt: now, outcome: `${err.title}: ${err.detail}` };
+    audit(w, actor, next, 'schedule.fail', { schedule: { before: 'pending', after: next.outcome } }, now);
+  }
+  w.putSchedule(next);
+  return next;
+}
+
+function audit(
+  w: StoreWriter,
+  actor: Actor,
+  change: ScheduledChange,
+  action: string,
+  changes: Record<string, { before: unknown; after: unknown }>,
+  now: number,
+): void {
+  w.appendAudit({
+    at: now,
+    projectId: change.projectId,
+    actor: actor.id,
+    actorName: actor.name,
+    action,
+    flagId: change.flagId,
+    env: change.env,
+    changes,
+  });
+}

@@ -1,0 +1,76 @@
+// The node's scheduler: every kPollMs it reads the scheduled changes due now and asks the writer to run
+// each (schedule-commands.ts: scheduleRun applies one exactly once, whichever node asks, however often).
+// It runs beside the request path on the main thread, as the mailer does: a write that fails (storage
+// busy, PostgreSQL away) is retried at the next poll, and a change that fell due while the node was down
+// runs at its first poll, the log saying how late. Time is the service clock's, which tests move forward.
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.js';
+import type { ScheduledChange } from '../model/schedules.js';
+import type { SnapshotReader } from '../store/interfaces.js';
+
+const kPollMs = 500;
+/** Changes run per poll at most; the rest wait for the next one. */
+const kBatch = 50;
+/** A change run later than this after it fell due is logged as late (the node was down, or busy). */
+const kLateMs = 5000;
+
+/** Runs one scheduled change (the writer's scheduleRun); null when there was nothing to do. */
+export type RunScheduled = (scheduleId: string) => Promise<ScheduledChange | null>;
+
+export class Scheduler {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private stopped = false;
+
+  constructor(
+    private readonly store: SnapshotReader,
+    private readonly run: RunScheduled,
+    private readonly clock: Clock,
+    private readonly log: Logger,
+    private readonly pollMs = kPollMs,
+  ) {}
+
+  /** Runs what is due now (changes that fell due while the node was down), then polls. */
+  async start(): Promise<void> {
+    await this.poll();
+    this.timer = setInterval(() => {
+      if (this.running === null) this.running = this.poll().finally(() => (this.running = null));
+    }, this.pollMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer !== null) clearInterval(this.timer);
+    await this.running;
+  }
+
+  private async poll(): Promise<void> {
+    this.store.resetReadTxn();
+    const due = this.store.listDueSchedules(this.clock.now(), kBatch);
+    for (const change of due) {
+      if (this.stopped) return;
+      try {
+        const done = await this.run(change.id);
+        if (done !== null) this.report(done);
+      } catch (err) {
+        this.log.warn({ err, scheduleId: change.id }, 'scheduled change: the write failed; retrying at the next poll');
+      }
+    }
+  }
+
+  private report(change: ScheduledChange): void {
+    const lateMs = (change.doneAt ?? change.at) - change.at;
+    const fields = {
+      scheduleId: change.id,
+      flagId: change.flagId,
+      env: change.env,
+      status: change.status,
+      outcome: change.outcome,
+      lateMs,
+    };
+    if (change.status === 'failed') this.log.warn(fields, 'scheduled change failed');
+    else if (lateMs > kLateMs) this.log.warn(fields, `scheduled change applied late, ${Math.round(lateMs / 1000)} s after it fell due`);
+    else this.log.info(fields, 'scheduled change applied');
+  }
+}
