@@ -5,6 +5,7 @@ import { cli } from '../helpers/cli.js';
 import { call } from '../helpers/http.js';
 import { kCli, startTestServer, tempDataDir } from '../helpers/server.js';
 import { kErrors } from '../../src/errors.js';
+import { kSchemaVersion } from '../../src/store/layout.js';
 import { plainNode } from '../helpers/plain-process.js';
 
 t.test('serve --demo seeds an empty data dir, prints working tokens, and /health answers', async (t) => {
@@ -12,7 +13,7 @@ t.test('serve --demo seeds an empty data dir, prints working tokens, and /health
   t.teardown(() => server.stop());
   const health = await call(server.baseUrl, 'GET', '/health');
   t.equal(health.status, 200);
-  t.same(health.json, { status: 'ok', storeVersion: 4 });
+  t.same(health.json, { status: 'ok', storeVersion: kSchemaVersion });
   const out = server.output();
   t.match(out, /Demo data seeded/);
   const secrets = [...out.matchAll(/(demo-[\w-]+)\s+(read|write)\s+(fw_\w+)/g)];
