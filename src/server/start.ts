@@ -88,29 +88,25 @@ async function startClaimed(config: Readonly<Config>, options: StartOptions, cla
   });
   const mailer = config.smtpUrl === null ? null : new Mailer(config.smtpUrl, store, writer, clock, log);
   mailer?.start();
-  // Changes that fell due while the node was down run now, before it listens (then every poll).
-  const scheduler = new Scheduler(store, (scheduleId) => writer.call('scheduleRun', { scheduleId }), clock, log);
-  await scheduler.start();
-  // Before listening: the first answers already reflect the file.
-  const follower = await followFlagsFile(config, store, writer, log).catch(async (err: unknown) => {
-    await scheduler.stop();
-    await mailer?.stop();
-    await serving.close(0);
-    await writer.close();
-    await store.close();
-    throw err;
-  });
-
-  // A port that cannot be bound is a ConfigError: the console prints one line naming the setting, exit 2.
-  const listenSocket = await listenExclusive(serving.app, config.host, config.port).catch(async (err: unknown) => {
+  // What start-up opened so far, closed again when a later step fails.
+  let scheduler: Scheduler | null = null;
+  let follower: FileFollower | null = null;
+  const abandon = async (err: unknown): Promise<never> => {
     await follower?.stop();
-    await scheduler.stop();
+    await scheduler?.stop();
     await mailer?.stop();
     await serving.close(0);
     await writer.close();
     await store.close();
     throw err;
-  });
+  };
+  // Changes that fell due while the node was down run now, before it listens (then every poll).
+  scheduler = new Scheduler(store, (scheduleId) => writer.call('scheduleRun', { scheduleId }), clock, log);
+  await scheduler.start().catch(abandon);
+  // Before listening: the first answers already reflect the file.
+  follower = await followFlagsFile(config, store, writer, log).catch(abandon);
+  // A port that cannot be bound is a ConfigError: the console prints one line naming the setting, exit 2.
+  const listenSocket = await listenExclusive(serving.app, config.host, config.port).catch(abandon);
   const port = uWS.us_socket_local_port(listenSocket as unknown as uWS.us_socket);
   await serving.listening(port);
 
@@ -122,7 +118,7 @@ async function startClaimed(config: Readonly<Config>, options: StartOptions, cla
       // drain, not after it; the writer it records through stays open until both are done.
       const mailStopped = mailer?.stop();
       const followStopped = follower?.stop();
-      const schedulerStopped = scheduler.stop();
+      const schedulerStopped = scheduler?.stop();
       uWS.us_listen_socket_close(listenSocket);
       await featuresStopped;
       await followStopped;
