@@ -2,6 +2,7 @@
 import { patchResult, representFlag } from '../../model/representation.js';
 import { requireFlag } from '../../model/lookups.js';
 import { projectAccess } from '../access.js';
+import { scheduleView } from '../../release-plans/schemas.js';
 import { type ApiCall, type ApiRoute, form, requireReceived, text, texts } from './call.js';
 
 /** The flag, if the user may see its project. */
@@ -26,6 +27,11 @@ export function flagView(call: ApiCall) {
     // A group flag's flag-wide list, which the API never shows as such (spec: Flag-wide cohort list).
     flagWideCohorts: flag.kind === 'groupflag' ? flag.cohorts : null,
     audiences: call.store.listAudiences(access.project.id),
+    // The flag's scheduled changes (docs/release-plans.md), pending and done, by due time.
+    schedules: call.store
+      .listSchedules(access.project.id)
+      .filter((s) => s.flagId === flag.id)
+      .map(scheduleView),
   };
 }
 export type FlagPageView = ReturnType<typeof flagView>;
@@ -109,6 +115,31 @@ export const kFlagRoutes: readonly ApiRoute[] = [
         cohorts: texts(form(call), 'cohorts'),
         asUserId: call.user.id,
       }),
+  },
+  {
+    // A scheduled change: the JSON body {at, patch} as the API's, `env` as its query parameter.
+    method: 'POST',
+    pattern: 'flags/:flagId/schedules',
+    async run(call) {
+      const { flag } = flagAccess(call, call.params.flagId!);
+      const change = await call.writer.call('consoleScheduleCreate', {
+        flagId: flag.id,
+        env: call.query.get('env'),
+        body: form(call),
+        asUserId: call.user.id,
+      });
+      return scheduleView(change);
+    },
+  },
+  {
+    method: 'POST',
+    pattern: 'schedules/:scheduleId/cancel',
+    async run(call) {
+      const change = call.store.getSchedule(call.params.scheduleId!);
+      // Another project's change reads as none, as an unknown id does (projectAccess refuses it otherwise).
+      if (change !== undefined) projectAccess(call.store, call.user, change.projectId, call.now);
+      return scheduleView(await call.writer.call('consoleScheduleCancel', { scheduleId: call.params.scheduleId!, asUserId: call.user.id }));
+    },
   },
   {
     method: 'DELETE',

@@ -1,0 +1,97 @@
+// Scheduled changes on the web console's flag page (docs/release-plans.md), in Chromium: a change is
+// scheduled from the page (checked as JSON before anything is sent, then by the server as the PATCH it
+// will be), listed, applied by the server once due (the test moves the service clock instead of waiting)
+// and shown as applied; a pending one is cancelled with one click. Checked from outside the browser too.
+import { chromium, type Browser } from 'playwright-core';
+import t from 'tap';
+import { demoPassword, demoSecret, ensureChromium, kChromium, seriousViolations } from '../helpers/web-console.js';
+import { call } from '../helpers/http.js';
+import { startTestServer } from '../helpers/server.js';
+
+const kOwner = 'owner@demo.flagwire.test';
+const kHourMs = 3_600_000;
+
+/** A datetime-local value (the browser's local time) for Unix ms, to the minute. */
+function localInput(ms: number): string {
+  const d = new Date(ms);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
+t.test('a change scheduled, listed, applied when due and a pending one cancelled, on the flag page', async (t) => {
+  ensureChromium();
+  const server = await startTestServer({ demo: true, env: { FLAGWIRE_TEST_HOOKS: '1' } });
+  t.teardown(() => server.stop());
+  const base = server.baseUrl;
+  const shopWrite = demoSecret(server.output(), 'demo-write');
+  const created = await call(base, 'POST', '/api/v1/flags', { token: shopWrite, body: { name: 'launch', trafficPercentage: 100 } });
+  t.equal(created.status, 201, JSON.stringify(created.json));
+  const flagId = created.json.id as string;
+  const schedules = async () =>
+    (await call(base, 'GET', '/api/v1/schedules', { token: shopWrite })).json.schedules as { status: string; patch: unknown }[];
+
+  const browser: Browser = await chromium.launch({ executablePath: kChromium, headless: true, args: ['--no-sandbox'] });
+  t.teardown(() => browser.close());
+  const page = await (await browser.newContext({ viewport: { width: 1200, height: 900 } })).newPage();
+  page.setDefaultTimeout(30_000);
+  let posts = 0;
+  page.on('request', (r) => {
+    if (r.method() === 'POST' && r.url().includes('/schedules')) posts++;
+  });
+  await page.goto(`${base}/console`);
+  await page.getByLabel('Email').fill(kOwner);
+  await page.getByLabel('Password').fill(demoPassword(server.output()));
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Organisations and projects' }).waitFor();
+  await page.goto(`${base}/console#/flags/${flagId}`);
+  await page.getByRole('heading', { name: 'launch', level: 1 }).waitFor();
+  await page.getByText('No scheduled changes.').waitFor();
+
+  // ---- not JSON: refused in the page, nothing sent; a bad PATCH: refused by the server, naming it ----
+  const due = Date.now() + 2 * kHourMs;
+  await page.getByLabel('Due (local time)').fill(localInput(due));
+  await page.getByLabel('Change (a PATCH body, JSON)').fill('{"enabled": tru');
+  await page.getByRole('button', { name: 'Schedule' }).click();
+  await page.getByText(/The change is not JSON .*nothing was scheduled/).waitFor();
+  t.equal(posts, 0, 'nothing was sent');
+  await page.getByLabel('Change (a PATCH body, JSON)').fill('{"trafficPercentage": 500}');
+  await page.getByRole('button', { name: 'Schedule' }).click();
+  await page.getByText(/patch: "trafficPercentage" must be a whole number between 0 and 100/).waitFor();
+  t.same(await schedules(), [], 'nothing scheduled');
+
+  // ---- two changes scheduled from the page ----
+  await page.getByLabel('Change (a PATCH body, JSON)').fill('{"enabled": true}');
+  await page.getByRole('button', { name: 'Schedule' }).click();
+  await page.getByText(/Scheduled a change of launch for/).waitFor();
+  await page.getByLabel('Due (local time)').fill(localInput(due + kHourMs));
+  await page.getByLabel('Change (a PATCH body, JSON)').fill('{"trafficPercentage": 10}');
+  await page.getByRole('button', { name: 'Schedule' }).click();
+  await page.getByText(/Scheduled a change of launch for/).waitFor();
+  t.match(await schedules(), [
+    { status: 'pending', patch: { enabled: true } },
+    { status: 'pending', patch: { trafficPercentage: 10 } },
+  ]);
+  t.same(await seriousViolations(page), [], 'axe: no serious or critical violation on the flag page with scheduled changes');
+
+  // ---- the later one cancelled with one click ----
+  await page
+    .getByRole('button', { name: /Cancel the change due/ })
+    .nth(1)
+    .click();
+  await page.getByText(/Cancelled the change due/).waitFor();
+  t.match(await schedules(), [{ status: 'pending' }, { status: 'cancelled' }]);
+
+  // ---- the service clock moved past the first: the server applies it, the page shows it applied ----
+  const moved = await call(base, 'POST', `/__test/clock?advance=${Math.ceil((3 * kHourMs) / 1000)}`);
+  t.equal(moved.status, 200);
+  const deadline = Date.now() + 60_000;
+  while ((await schedules())[0]!.status === 'pending') {
+    if (Date.now() > deadline) throw new Error('the scheduled change was never applied');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  t.match(await schedules(), [{ status: 'applied' }, { status: 'cancelled' }], 'applied once; the cancelled one never');
+  t.equal((await call(base, 'GET', `/v1/flags/${flagId}`)).json.enabled, true, 'evaluation serves it');
+  await page.reload();
+  await page.getByRole('cell', { name: 'applied', exact: true }).waitFor();
+  t.equal(await page.getByRole('button', { name: /Cancel the change due/ }).count(), 0, 'nothing left to cancel');
+});
