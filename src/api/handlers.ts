@@ -15,7 +15,7 @@ import { FlagwireError } from '../errors.js';
 import { apiFlagsPlan } from '../flags-as-code/apply-commands.js';
 import { type ExportFormat, exportProject, kExportFormats } from '../flags-as-code/export.js';
 import { fileText } from '../flags-as-code/flag-file.js';
-import { scheduleView } from '../release-plans/schemas.js';
+import { kRolloutActions, type RolloutAction, rolloutView, scheduleView } from '../release-plans/schemas.js';
 
 /** What a handler gets: everything read off the request before the pipeline may go async. */
 export interface ApiRequest {
@@ -26,8 +26,8 @@ export interface ApiRequest {
   contentType: string;
   /** The flag route's id, decoded; null on the other routes. */
   flagId: string | null;
-  /** The scheduled change routes' id, decoded; null on the other routes. */
-  scheduleId: string | null;
+  /** The route's other path parameters, decoded (`schedule_id`, `rollout_id`, `action`). */
+  params: Readonly<Record<string, string>>;
 }
 
 export interface HandlerDeps {
@@ -172,8 +172,32 @@ export const kManagementHandlers: Readonly<Record<ManagementRouteName, Managemen
   apiCancelSchedule: {
     kind: 'write',
     async run(request, auth, _received, release, deps) {
-      const input = { tokenId: auth.token.id, scheduleId: request.scheduleId! };
+      const input = { tokenId: auth.token.id, scheduleId: request.params.schedule_id! };
       return { status: 200, value: scheduleView(await deps.writer.call('apiScheduleCancel', input, release)) };
+    },
+  },
+  apiStartRollout: {
+    kind: 'write',
+    precheck(request, auth, { store }) {
+      requirePatchTarget(store, auth.project.id, request.flagId!, request.query.get('env'), auth.token.environments);
+    },
+    async run(request, auth, received, release, deps) {
+      const input = { tokenId: auth.token.id, flagId: request.flagId!, env: request.query.get('env'), received };
+      return { status: 201, value: rolloutView(await deps.writer.call('apiRolloutStart', input, release)) };
+    },
+  },
+  apiListRollouts: {
+    kind: 'read',
+    run: (_request, auth, { store }) => ({ rollouts: store.listRollouts(auth.project.id).map(rolloutView) }),
+  },
+  apiActOnRollout: {
+    kind: 'write',
+    async run(request, auth, _received, release, deps) {
+      const action = request.params.action!;
+      if (!(kRolloutActions as readonly string[]).includes(action))
+        throw new FlagwireError('NOT_FOUND', `There is no rollout action "${action}"; the actions are ${kRolloutActions.join(', ')}.`);
+      const input = { tokenId: auth.token.id, rolloutId: request.params.rollout_id!, action: action as RolloutAction };
+      return { status: 200, value: rolloutView(await deps.writer.call('apiRolloutAct', input, release)) };
     },
   },
   apiApply: {

@@ -91,7 +91,7 @@ class ManagementPipeline {
       authorization: req.getHeader('authorization'),
       contentType: req.getHeader('content-type'),
       flagId: null,
-      scheduleId: null,
+      params: {},
     };
     const contentLength = req.getHeader('content-length');
     let token: Token | null = null;
@@ -228,7 +228,7 @@ function matchRoute(request: ApiRequest): ManagementRoute {
     if (params === null) continue;
     if (route.method === method) {
       request.flagId = params.flag_id ?? null;
-      request.scheduleId = params.schedule_id ?? null;
+      request.params = params;
       return route;
     }
     pattern = route.path.pattern;

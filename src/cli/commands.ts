@@ -18,7 +18,9 @@ import { type ExportFormat, exportProject, kExportFormats } from '../flags-as-co
 import { fileText } from '../flags-as-code/flag-file.js';
 import { renderApplied, renderPlan } from '../flags-as-code/plan-text.js';
 import type { ScheduledChange } from '../model/schedules.js';
-import { renderSchedule, renderSchedules } from '../release-plans/schedule-text.js';
+import { kRolloutActionSummary, renderRollouts, renderSchedule, renderSchedules } from '../release-plans/schedule-text.js';
+import type { RolloutPlan } from '../model/rollouts.js';
+import { kRolloutActions } from '../release-plans/schemas.js';
 import { splitList, UsageError, type Args, type CommandSpec, type OptionSpec } from './args.js';
 import * as out from './output.js';
 import { readSecretLine } from './read-secret.js';
@@ -78,6 +80,7 @@ const kArgumentHelp: Readonly<Record<string, string>> = {
   AUDIENCE_ID: 'an audience id (aud_...; `flagwire audience list PROJECT_ID` shows them)',
   TOKEN_ID: 'a token id (`flagwire token list PROJECT_ID` shows them)',
   SCHEDULE_ID: 'a scheduled change id (sch_...; `flagwire schedule list PROJECT_ID` shows them)',
+  ROLLOUT_ID: 'a rollout id (rol_...; `flagwire rollout list PROJECT_ID` shows them)',
 };
 
 /** A table entry; ids among its positionals get the shared help unless it says otherwise. */
@@ -176,6 +179,23 @@ function scheduleTime(args: Args, now: number): number {
   if (at === undefined) throw new UsageError('--at is required', `Usage: flagwire ${kFlagScheduleUsage}`);
   return at;
 }
+const kFlagRolloutUsage = 'flag rollout FLAG_ID --steps P1:HOLD,P2:HOLD,...,PN [--env NAME] [--as USER_ID]';
+
+/** --steps `10:1h,50:30m,100`: percentages, each but the last held for a duration (N s/m/h/d). */
+function rolloutSteps(text: string): { trafficPercentage: number; holdMs?: number }[] {
+  return splitList(text).map((part) => {
+    const m = /^(\d{1,3})(?::(\d{1,9})(s|m|h|d))?$/.exec(part);
+    if (!m)
+      throw new UsageError(
+        `--steps: "${part}" is not PERCENT or PERCENT:HOLD (10:1h, 50:30m, 100)`,
+        `Usage: flagwire ${kFlagRolloutUsage}`,
+      );
+    const step: { trafficPercentage: number; holdMs?: number } = { trafficPercentage: Number(m[1]) };
+    if (m[2] !== undefined) step.holdMs = Number(m[2]) * kUnitMs[m[3]!]!;
+    return step;
+  });
+}
+
 const kExportUsage = 'export PROJECT_ID [--format flagwire|flagd] [--env NAME]';
 const kPlanUsage = 'plan PROJECT_ID --file FILE [--prune]';
 const kApplyUsage = 'apply PROJECT_ID --file FILE [--prune] [--if-revision N] [--as USER_ID]';
@@ -690,6 +710,47 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
     },
     human: (change: ScheduledChange) => renderSchedule(change, out.renderTable),
   }),
+  command({
+    name: 'flag rollout',
+    usage: kFlagRolloutUsage,
+    summary: "start a progressive rollout of a flag's traffic percentage: the first step now, each next after its hold -> the rollout",
+    positionals: ['FLAG_ID'],
+    options: {
+      steps: str('P:HOLD,...', 'percentages in order, each but the last held for a duration (N s/m/h/d): 10:1h,50:1h,100', true),
+      env: str('NAME', "a group flag's environment (required there)"),
+      as: str('USER_ID', kAsFlagEditor),
+    },
+    notes:
+      'The running server takes each next step when its hold ends, audited as plan:<id>. A change made by hand to the percentage pauses the rollout (it says why); `rollout resume` sets its step again.',
+    run: (args, ctx) =>
+      ctx.write('consoleRolloutStart', {
+        flagId: args.positional('FLAG_ID'),
+        env: args.string('env') ?? null,
+        body: { steps: rolloutSteps(args.required('steps')) },
+        asUserId: args.string('as'),
+      }),
+    human: (plan: RolloutPlan) => renderRollouts([plan], out.renderTable),
+  }),
+  command({
+    name: 'rollout list',
+    usage: 'rollout list PROJECT_ID',
+    summary: "a project's rollouts, oldest first -> {rollouts: [...]}",
+    positionals: ['PROJECT_ID'],
+    options: {},
+    run: (args, ctx) => ctx.read((r) => ({ rollouts: r.listRollouts(requireProject(r, args.positional('PROJECT_ID')).id) })),
+    human: (result: { rollouts: RolloutPlan[] }) => renderRollouts(result.rollouts, out.renderTable),
+  }),
+  ...kRolloutActions.map((action) =>
+    command({
+      name: `rollout ${action}`,
+      usage: `rollout ${action} ROLLOUT_ID [--as USER_ID]`,
+      summary: kRolloutActionSummary[action],
+      positionals: ['ROLLOUT_ID'],
+      options: { as: str('USER_ID', kAsFlagEditor) },
+      run: (args, ctx) => ctx.write('consoleRolloutAct', { rolloutId: args.positional('ROLLOUT_ID'), action, asUserId: args.string('as') }),
+      human: (plan: RolloutPlan) => renderRollouts([plan], out.renderTable),
+    }),
+  ),
   command({
     name: 'schedule list',
     usage: 'schedule list PROJECT_ID',

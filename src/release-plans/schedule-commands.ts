@@ -6,15 +6,16 @@
 // transaction holds the database's revision lock with the node's copy brought up to date, so when every
 // node's scheduler asks for the same change, one applies it and the others find it done.
 import { FlagwireError } from '../errors.js';
-import { type Actor, consoleActor, tokenActor } from '../audit/audit-actor.js';
+import type { Actor } from '../audit/audit-actor.js';
+import { requireEnvironmentAllowed } from '../model/environments.js';
 import { checkPatch, flagPatch } from '../flags/flag-commands.js';
 import { randomId } from '../model/ids.js';
-import { requireFlag, requirePatchTarget, requireProject } from '../model/lookups.js';
-import { parseJsonObject, type ReceivedBody } from '../model/request-body.js';
+import { requirePatchTarget } from '../model/lookups.js';
+import type { ReceivedBody } from '../model/request-body.js';
 import type { ScheduledChange } from '../model/schedules.js';
-import { authorizeTokenWrite } from '../model/token-access.js';
 import { compileValidator } from '../model/validation.js';
 import type { StoreWriter } from '../store/interfaces.js';
+import { apiActor, apiPlanRequest, auditPlan, consoleActorOf, consolePlanRequest, planActor } from './plan-actors.js';
 import { ScheduleCreate } from './schemas.js';
 
 /** Pending changes a project may hold: the scheduler's work and the store stay bounded whatever clients do. */
@@ -66,7 +67,7 @@ export function scheduleCreate(
     outcome: null,
   };
   w.putSchedule(change);
-  audit(
+  auditPlan(
     w,
     input.actor,
     change,
@@ -79,21 +80,12 @@ export function scheduleCreate(
 
 /** `flagwire flag schedule`: audited as `console` or the `--as` user, who must be allowed to change flags. */
 export function consoleScheduleCreate(w: StoreWriter, input: ScheduleTarget & { body: unknown; asUserId?: string }, now: number) {
-  const flag = requireFlag(w, input.flagId);
-  const actor = consoleActor(w, requireProject(w, flag.projectId), input.asUserId);
-  return scheduleCreate(w, { ...input, projectId: flag.projectId, actor }, now);
+  return scheduleCreate(w, { ...input, ...consolePlanRequest(w, input.flagId, input.asUserId) }, now);
 }
 
 /** POST /api/v1/flags/{id}/schedules as the writer applies it: the token authorised again, audited as the token. */
 export function apiScheduleCreate(w: StoreWriter, input: ScheduleTarget & { tokenId: string; received: ReceivedBody }, now: number) {
-  const { token, project } = authorizeTokenWrite(w, input.tokenId, now);
-  const parsed = parseJsonObject(input.received, 'create');
-  if (!parsed.ok) throw new FlagwireError('INVALID_REQUEST', parsed.problem);
-  return scheduleCreate(
-    w,
-    { flagId: input.flagId, env: input.env, projectId: project.id, actor: tokenActor(token), body: parsed.value },
-    now,
-  );
+  return scheduleCreate(w, { flagId: input.flagId, env: input.env, ...apiPlanRequest(w, input.tokenId, input.received, now) }, now);
 }
 
 /** Cancels a pending change; one already applied, failed or cancelled is a 400 saying which. */
@@ -106,12 +98,7 @@ export function scheduleCancel(
   if (change === undefined || change.projectId !== input.projectId) {
     throw new FlagwireError('NOT_FOUND', 'No scheduled change with this id exists in this project.');
   }
-  if (change.env !== null && input.actor.environments.length > 0 && !input.actor.environments.includes(change.env)) {
-    throw new FlagwireError(
-      'ENVIRONMENT_NOT_PERMITTED',
-      `This token may not access environment "${change.env}"; it is limited to: ${input.actor.environments.join(', ')}.`,
-    );
-  }
+  requireEnvironmentAllowed(input.actor.environments, change.env);
   if (change.status !== 'pending') {
     throw new FlagwireError(
       'INVALID_REQUEST',
@@ -120,20 +107,22 @@ export function scheduleCancel(
   }
   const next: ScheduledChange = { ...change, status: 'cancelled', doneAt: now, outcome: `cancelled by ${input.actor.name}` };
   w.putSchedule(next);
-  audit(w, input.actor, next, 'schedule.cancel', { schedule: { before: 'pending', after: 'cancelled' } }, now);
+  auditPlan(w, input.actor, next, 'schedule.cancel', { schedule: { before: 'pending', after: 'cancelled' } }, now);
   return next;
 }
 
 export function consoleScheduleCancel(w: StoreWriter, input: { scheduleId: string; asUserId?: string }, now: number) {
   const change = w.getSchedule(input.scheduleId);
   if (change === undefined) throw new FlagwireError('NOT_FOUND', `No scheduled change ${input.scheduleId} exists.`);
-  const actor = consoleActor(w, requireProject(w, change.projectId), input.asUserId);
-  return scheduleCancel(w, { scheduleId: change.id, projectId: change.projectId, actor }, now);
+  return scheduleCancel(
+    w,
+    { scheduleId: change.id, projectId: change.projectId, actor: consoleActorOf(w, change.projectId, input.asUserId) },
+    now,
+  );
 }
 
 export function apiScheduleCancel(w: StoreWriter, input: { tokenId: string; scheduleId: string }, now: number) {
-  const { token, project } = authorizeTokenWrite(w, input.tokenId, now);
-  return scheduleCancel(w, { scheduleId: input.scheduleId, projectId: project.id, actor: tokenActor(token) }, now);
+  return scheduleCancel(w, { scheduleId: input.scheduleId, ...apiActor(w, input.tokenId, now) }, now);
 }
 
 /**
@@ -145,7 +134,7 @@ export function apiScheduleCancel(w: StoreWriter, input: { tokenId: string; sche
 export function scheduleRun(w: StoreWriter, input: { scheduleId: string }, now: number): ScheduledChange | null {
   const change = w.getSchedule(input.scheduleId);
   if (change === undefined || change.status !== 'pending' || change.at > now) return null;
-  const actor: Actor = { id: `plan:${change.id}`, name: `scheduled change ${change.id}`, environments: [] };
+  const actor = planActor(change, 'scheduled change');
   let next: ScheduledChange;
   try {
     const result = flagPatch(w, { projectId: change.projectId, flagId: change.flagId, env: change.env, actor, patch: change.patch }, now);
@@ -154,28 +143,8 @@ export function scheduleRun(w: StoreWriter, input: { scheduleId: string }, now: 
     // flagPatch checks everything before it writes: a refusal left nothing half-written.
     if (!(err instanceof FlagwireError)) throw err;
     next = { ...change, status: 'failed', doneAt: now, outcome: `${err.title}: ${err.detail}` };
-    audit(w, actor, next, 'schedule.fail', { schedule: { before: 'pending', after: next.outcome } }, now);
+    auditPlan(w, actor, next, 'schedule.fail', { schedule: { before: 'pending', after: next.outcome } }, now);
   }
   w.putSchedule(next);
   return next;
-}
-
-function audit(
-  w: StoreWriter,
-  actor: Actor,
-  change: ScheduledChange,
-  action: string,
-  changes: Record<string, { before: unknown; after: unknown }>,
-  now: number,
-): void {
-  w.appendAudit({
-    at: now,
-    projectId: change.projectId,
-    actor: actor.id,
-    actorName: actor.name,
-    action,
-    flagId: change.flagId,
-    env: change.env,
-    changes,
-  });
 }

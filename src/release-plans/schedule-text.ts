@@ -1,5 +1,7 @@
-// Scheduled changes as people read them (`flagwire flag schedule`, `schedule list`, `schedule cancel`).
+// Scheduled changes and rollouts as people read them (`flagwire flag schedule`, `schedule list`, `flag rollout`, ...).
+import type { RolloutPlan } from '../model/rollouts.js';
 import type { ScheduledChange } from '../model/schedules.js';
+import type { RolloutAction } from './schemas.js';
 
 const time = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString());
 
@@ -24,3 +26,24 @@ export function renderSchedule(
     change.status === 'pending' ? `Scheduled for ${time(change.at)}.` : `${change.status[0]!.toUpperCase()}${change.status.slice(1)}.`;
   return `${said}\n${table(kHeaders, [row(change)])}`;
 }
+
+type Table = (h: readonly string[], r: readonly (readonly string[])[]) => string;
+
+function stepsText(plan: RolloutPlan): string {
+  return plan.steps.map((s, i) => `${i === plan.current ? '[' : ''}${s.trafficPercentage}%${i === plan.current ? ']' : ''}`).join(' -> ');
+}
+
+export function renderRollouts(plans: readonly RolloutPlan[], table: Table): string {
+  if (plans.length === 0) return 'No rollouts.';
+  return table(
+    ['ID', 'FLAG', 'ENV', 'STEPS', 'STATUS', 'NEXT STEP', 'WHY PAUSED'],
+    plans.map((p) => [p.id, p.flagId, p.env ?? '-', stepsText(p), p.status, time(p.nextAt), p.pausedReason ?? '-']),
+  );
+}
+
+export const kRolloutActionSummary: Readonly<Record<RolloutAction, string>> = {
+  pause: 'pause a running rollout: it holds its step until resumed -> the rollout',
+  resume: 'resume a paused rollout: its step is set again and held anew -> the rollout',
+  skip: 'take the next step of a rollout now -> the rollout',
+  rollback: 'roll a rollout back: the percentage before its first step; it ends -> the rollout',
+};

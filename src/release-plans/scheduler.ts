@@ -1,10 +1,12 @@
-// The node's scheduler: every kPollMs it reads the scheduled changes due now and asks the writer to run
-// each (schedule-commands.ts: scheduleRun applies one exactly once, whichever node asks, however often).
+// The node's scheduler: every kPollMs it reads the scheduled changes and rollout steps due now and asks
+// the writer to run each (scheduleRun and rolloutAdvance apply one exactly once, whichever node asks,
+// however often).
 // It runs beside the request path on the main thread, as the mailer does: a write that fails (storage
 // busy, PostgreSQL away) is retried at the next poll, and a change that fell due while the node was down
 // runs at its first poll, the log saying how late. Time is the service clock's, which tests move forward.
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
+import type { RolloutPlan } from '../model/rollouts.js';
 import type { ScheduledChange } from '../model/schedules.js';
 import type { SnapshotReader } from '../store/interfaces.js';
 
@@ -14,8 +16,11 @@ const kBatch = 50;
 /** A change run later than this after it fell due is logged as late (the node was down, or busy). */
 const kLateMs = 5000;
 
-/** Runs one scheduled change (the writer's scheduleRun); null when there was nothing to do. */
-export type RunScheduled = (scheduleId: string) => Promise<ScheduledChange | null>;
+/** What the scheduler asks the writer: run one scheduled change, advance one rollout; null when there was nothing to do. */
+export interface ScheduledWork {
+  runSchedule(scheduleId: string): Promise<ScheduledChange | null>;
+  advanceRollout(rolloutId: string): Promise<RolloutPlan | null>;
+}
 
 export class Scheduler {
   private timer: NodeJS.Timeout | null = null;
@@ -24,7 +29,7 @@ export class Scheduler {
 
   constructor(
     private readonly store: SnapshotReader,
-    private readonly run: RunScheduled,
+    private readonly work: ScheduledWork,
     private readonly clock: Clock,
     private readonly log: Logger,
     private readonly pollMs = kPollMs,
@@ -47,16 +52,44 @@ export class Scheduler {
 
   private async poll(): Promise<void> {
     this.store.resetReadTxn();
-    const due = this.store.listDueSchedules(this.clock.now(), kBatch);
-    for (const change of due) {
+    const now = this.clock.now();
+    const changes = this.store.listDueSchedules(now, kBatch);
+    const rollouts = this.store.listDueRollouts(now, kBatch);
+    for (const change of changes) {
       if (this.stopped) return;
       try {
-        const done = await this.run(change.id);
+        const done = await this.work.runSchedule(change.id);
         if (done !== null) this.report(done);
       } catch (err) {
         this.log.warn({ err, scheduleId: change.id }, 'scheduled change: the write failed; retrying at the next poll');
       }
     }
+    for (const plan of rollouts) {
+      if (this.stopped) return;
+      try {
+        const done = await this.work.advanceRollout(plan.id);
+        if (done !== null) this.reportRollout(plan, done);
+      } catch (err) {
+        this.log.warn({ err, rolloutId: plan.id }, 'rollout: the write failed; retrying at the next poll');
+      }
+    }
+  }
+
+  private reportRollout(before: RolloutPlan, plan: RolloutPlan): void {
+    const lateMs = plan.updatedAt - (before.nextAt ?? plan.updatedAt);
+    const step = plan.steps[plan.current]!;
+    const fields = {
+      rolloutId: plan.id,
+      flagId: plan.flagId,
+      env: plan.env,
+      status: plan.status,
+      step: plan.current + 1,
+      trafficPercentage: step.trafficPercentage,
+      lateMs,
+    };
+    if (plan.status === 'paused') this.log.warn({ ...fields, reason: plan.pausedReason }, 'rollout paused');
+    else if (lateMs > kLateMs) this.log.warn(fields, `rollout step applied late, ${Math.round(lateMs / 1000)} s after it fell due`);
+    else this.log.info(fields, 'rollout step applied');
   }
 
   private report(change: ScheduledChange): void {

@@ -1,6 +1,7 @@
 // The shapes release plans answer with, as TypeBox values: the single source of their types and of
 // the OpenAPI document's components.
 import { type Static, Type } from '@sinclair/typebox';
+import type { RolloutPlan } from '../model/rollouts.js';
 import type { ScheduledChange } from '../model/schedules.js';
 
 /** The body of POST /api/v1/flags/{id}/schedules: when, and the PATCH body to apply then. */
@@ -44,5 +45,57 @@ export type ScheduleList = Static<typeof ScheduleList>;
 /** A scheduled change as every answer shows it (the record, without its project: the token's). */
 export function scheduleView(change: ScheduledChange): ScheduledChangeBody {
   const { projectId: _project, ...view } = change;
+  return view;
+}
+
+/** The body of POST /api/v1/flags/{id}/rollouts: the steps, the first applied at once. */
+export const RolloutCreate = Type.Object(
+  {
+    steps: Type.Array(
+      Type.Object(
+        {
+          trafficPercentage: Type.Integer({ minimum: 0, maximum: 100, 'x-error': 'must be a whole number between 0 and 100' }),
+          holdMs: Type.Optional(
+            Type.Integer({
+              minimum: 1000,
+              description: 'How long the step is held (ms); absent on the last step',
+              'x-error': 'must be at least 1000 ms',
+            }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+      { minItems: 1, 'x-error': 'must be a non-empty array of {trafficPercentage, holdMs}' },
+    ),
+  },
+  { additionalProperties: false },
+);
+export type RolloutCreate = Static<typeof RolloutCreate>;
+
+export const kRolloutActions = ['pause', 'resume', 'skip', 'rollback'] as const;
+export type RolloutAction = (typeof kRolloutActions)[number];
+
+export const RolloutBody = Type.Object({
+  id: Type.String({ description: 'rol_…; the audit names the changes it makes as actor plan:<id>' }),
+  flagId: Type.String(),
+  env: Type.Union([Type.String(), Type.Null()]),
+  steps: RolloutCreate.properties.steps,
+  initialPercentage: Type.Integer({ description: 'The percentage before the first step: what a rollback restores' }),
+  current: Type.Integer({ description: 'The step applied last (0: the first)' }),
+  nextAt: Type.Union([Type.Integer(), Type.Null()], { description: 'When the next step is due (Unix ms); null unless running' }),
+  status: Type.Union([Type.Literal('running'), Type.Literal('paused'), Type.Literal('completed'), Type.Literal('rolled-back')]),
+  pausedReason: Type.Union([Type.String(), Type.Null()], { description: 'Why it is paused: a person, or a change made by hand' }),
+  createdAt: Type.Integer(),
+  updatedAt: Type.Integer(),
+  createdBy: Type.String(),
+  createdByName: Type.String(),
+});
+export type RolloutBody = Static<typeof RolloutBody>;
+
+export const RolloutList = Type.Object({ rollouts: Type.Array(RolloutBody, { description: "The project's rollouts, oldest first" }) });
+
+/** A rollout as every answer shows it (the record, without its project: the token's). */
+export function rolloutView(plan: RolloutPlan): RolloutBody {
+  const { projectId: _project, ...view } = plan;
   return view;
 }

@@ -21,7 +21,7 @@ import {
 import { Health, ReadinessBody } from '../model/probes.js';
 import { FlagFile } from '../flags-as-code/flag-file.js';
 import { PlanResult } from '../flags-as-code/schemas.js';
-import { ScheduleCreate, ScheduledChangeBody, ScheduleList } from '../release-plans/schemas.js';
+import { RolloutBody, RolloutCreate, RolloutList, ScheduleCreate, ScheduledChangeBody, ScheduleList } from '../release-plans/schemas.js';
 
 /** The document's components: every schema a route declares (src/routes/route-table.ts) is one of these. */
 export const kComponents: Record<string, TSchema> = {
@@ -49,6 +49,9 @@ export const kComponents: Record<string, TSchema> = {
   ScheduleCreate,
   ScheduledChange: ScheduledChangeBody,
   ScheduleList,
+  RolloutCreate,
+  Rollout: RolloutBody,
+  RolloutList,
 };
 const kComponentNames = new Map<TSchema, string>(Object.entries(kComponents).map(([name, schema]) => [schema, name]));
 

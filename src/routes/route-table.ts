@@ -45,7 +45,7 @@ import {
 import { compilePattern, matchesShape, type PathPattern } from '../http/route-pattern.js';
 import { FlagFile } from '../flags-as-code/flag-file.js';
 import { PlanResult } from '../flags-as-code/schemas.js';
-import { ScheduleCreate, ScheduledChangeBody, ScheduleList } from '../release-plans/schemas.js';
+import { RolloutBody, RolloutCreate, RolloutList, ScheduleCreate, ScheduledChangeBody, ScheduleList } from '../release-plans/schemas.js';
 
 /** uWS's registration methods ('del' is DELETE). */
 export type RouteMethod = 'get' | 'post' | 'patch' | 'del' | 'options' | 'any';
@@ -297,6 +297,49 @@ export const kRoutes = {
         '200': json(ScheduledChangeBody, 'Cancelled'),
         ...apiErrors([400, 401, 402, 403, 404, 429, 500, 503]),
       },
+    },
+  },
+  // Release plans: progressive rollouts.
+  apiStartRollout: {
+    method: 'post',
+    pattern: '/api/v1/flags/:flag_id/rollouts',
+    via: 'management',
+    auth: 'token',
+    metric: 22,
+    docs: {
+      operationId: 'startRollout',
+      tag: 'Management API',
+      summary: "Start a progressive rollout of a flag's traffic percentage: the first step now, each next one after its hold",
+      parameters: [pathParam('flag_id', 'Flag id'), kEnvParam],
+      request: { schema: RolloutCreate, required: true },
+      responses: { '201': json(RolloutBody, 'Started'), ...apiErrors([400, 401, 402, 403, 404, 413, 429, 500, 503]) },
+    },
+  },
+  apiListRollouts: {
+    method: 'get',
+    pattern: '/api/v1/rollouts',
+    via: 'management',
+    auth: 'token',
+    metric: 23,
+    docs: {
+      operationId: 'listRollouts',
+      tag: 'Management API',
+      summary: "The token's project's rollouts, oldest first",
+      responses: { '200': json(RolloutList, 'The rollouts'), ...apiErrors([401, 402, 429, 500]) },
+    },
+  },
+  apiActOnRollout: {
+    method: 'post',
+    pattern: '/api/v1/rollouts/:rollout_id/:action',
+    via: 'management',
+    auth: 'token',
+    metric: 24,
+    docs: {
+      operationId: 'actOnRollout',
+      tag: 'Management API',
+      summary: 'Pause, resume, skip a step of, or roll back a rollout',
+      parameters: [pathParam('rollout_id', 'Rollout id'), pathParam('action', 'pause, resume, skip or rollback')],
+      responses: { '200': json(RolloutBody, 'Done'), ...apiErrors([400, 401, 402, 403, 404, 429, 500, 503]) },
     },
   },
   // Public, and a static route: uWS routes it here, not to the Management API's /api/v1/* entry.

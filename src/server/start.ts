@@ -100,8 +100,12 @@ async function startClaimed(config: Readonly<Config>, options: StartOptions, cla
     await store.close();
     throw err;
   };
-  // Changes that fell due while the node was down run now, before it listens (then every poll).
-  scheduler = new Scheduler(store, (scheduleId) => writer.call('scheduleRun', { scheduleId }), clock, log);
+  // Changes and rollout steps that fell due while the node was down run now, before it listens (then every poll).
+  const work = {
+    runSchedule: (scheduleId: string) => writer.call('scheduleRun', { scheduleId }),
+    advanceRollout: (rolloutId: string) => writer.call('rolloutAdvance', { rolloutId }),
+  };
+  scheduler = new Scheduler(store, work, clock, log);
   await scheduler.start().catch(abandon);
   // Before listening: the first answers already reflect the file.
   follower = await followFlagsFile(config, store, writer, log).catch(abandon);

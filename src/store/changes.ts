@@ -11,6 +11,7 @@ import type { Invitation } from '../model/invitations.js';
 import type { MailMessage } from '../model/mail.js';
 import type { Credential, Session } from '../model/sessions.js';
 import type { Audience, Project } from '../model/projects.js';
+import type { RolloutPlan } from '../model/rollouts.js';
 import type { ScheduledChange } from '../model/schedules.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
 
@@ -37,6 +38,8 @@ export type Change =
   | { kind: 'invitationEnded'; value: Invitation }
   /** A scheduled change made, applied, failed or cancelled (src/release-plans). */
   | { kind: 'schedule'; value: ScheduledChange }
+  /** A progressive rollout started, stepped, paused, resumed, completed or rolled back. */
+  | { kind: 'rollout'; value: RolloutPlan }
   /** When the demo data was seeded (Unix ms). */
   | { kind: 'demoSeeded'; value: number };
 

@@ -7,6 +7,7 @@ import type { Flag, FlagUsage } from '../model/flags.js';
 import type { Invitation } from '../model/invitations.js';
 import type { MailMessage } from '../model/mail.js';
 import type { Audience, Project } from '../model/projects.js';
+import type { RolloutPlan } from '../model/rollouts.js';
 import type { ScheduledChange } from '../model/schedules.js';
 import type { Credential, Session } from '../model/sessions.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
@@ -77,6 +78,10 @@ export interface StoreReader {
   getSchedule(id: string): ScheduledChange | undefined;
   listSchedules(projectId: string): ScheduledChange[];
   listDueSchedules(now: number, limit: number): ScheduledChange[];
+  /** Progressive rollouts: one; a project's, oldest first; those running whose next step is due at `now`, earliest first. */
+  getRollout(id: string): RolloutPlan | undefined;
+  listRollouts(projectId: string): RolloutPlan[];
+  listDueRollouts(now: number, limit: number): RolloutPlan[];
 }
 
 /**
@@ -115,6 +120,8 @@ export interface StoreWriter extends StoreReader {
   putInvitation(invitation: Invitation): void;
   /** Scheduled changes do not move configSeq either: evaluation never reads them. */
   putSchedule(change: ScheduledChange): void;
+  /** Rollouts do not move configSeq either (the flag changes they make do). */
+  putRollout(plan: RolloutPlan): void;
   deleteInvitation(invitation: Invitation): void;
 }
 

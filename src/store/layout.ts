@@ -29,6 +29,9 @@
 //   plans            ['change', id] -> ScheduledChange     (release plans: scheduled changes)
 //                    ['due', at, id] -> null                (pending changes by due time: the scheduler's poll)
 //                    ['project', projectId, id] -> null     (a project's scheduled changes)
+//                    ['rollout', id] -> RolloutPlan         (release plans: progressive rollouts)
+//                    ['rolloutDue', nextAt, id] -> null     (running rollouts by their next step's time)
+//                    ['rolloutProject', projectId, id] -> null
 import { join } from 'node:path';
 import type { Database, RootDatabase } from 'lmdb';
 import type { Org, Role, User } from '../model/accounts.js';
@@ -38,6 +41,7 @@ import type { Invitation } from '../model/invitations.js';
 import type { MailMessage } from '../model/mail.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { Credential, Session } from '../model/sessions.js';
+import type { RolloutPlan } from '../model/rollouts.js';
 import type { ScheduledChange } from '../model/schedules.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
 
@@ -123,10 +127,21 @@ export interface Databases {
   /** Absent in a read-only open of a file older than schema 4 (as usage). */
   readonly auth: Database<AuthValue, AuthKey> | undefined;
   /** Absent in a read-only open of a file older than schema 6 (as usage). */
-  readonly plans: Database<ScheduledChange | null, PlanKey> | undefined;
+  readonly plans: Database<ScheduledChange | RolloutPlan | null, PlanKey> | undefined;
 }
 
-export type PlanKey = ['change', string] | ['due', number, string] | ['project', string, string];
+export type PlanKey =
+  | ['change', string]
+  | ['due', number, string]
+  | ['project', string, string]
+  | ['rollout', string]
+  | ['rolloutDue', number, string]
+  | ['rolloutProject', string, string];
+
+/** A running rollout's entry in its due index; null when it has no step to come. */
+export function dueRolloutKey(plan: Pick<RolloutPlan, 'nextAt' | 'id' | 'status'>): PlanKey | null {
+  return plan.status === 'running' && plan.nextAt !== null ? ['rolloutDue', plan.nextAt, plan.id] : null;
+}
 
 /** A pending change's entry in the due index. */
 export function dueChangeKey(change: Pick<ScheduledChange, 'at' | 'id'>): PlanKey {

@@ -7,6 +7,7 @@ import { kMaxEmailLength, type Membership, type Org, type Role, type User } from
 import type { AuditEntry } from '../model/audit.js';
 import type { Flag, FlagUsage } from '../model/flags.js';
 import type { Invitation } from '../model/invitations.js';
+import type { RolloutPlan } from '../model/rollouts.js';
 import type { ScheduledChange } from '../model/schedules.js';
 import type { MailMessage } from '../model/mail.js';
 import type { Audience, Project } from '../model/projects.js';
@@ -14,7 +15,7 @@ import type { Credential, Session } from '../model/sessions.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
 import { ChangeRecorder } from './change-recorder.js';
 import type { AuditPage, StoreWriter } from './interfaces.js';
-import { dueChangeKey, dueKey, flagNameKey, isPending, kSchemaVersion, userEmailKey, type Databases } from './layout.js';
+import { dueChangeKey, dueKey, dueRolloutKey, flagNameKey, isPending, kSchemaVersion, userEmailKey, type Databases } from './layout.js';
 
 const kMaxRange = '\uffff';
 
@@ -212,7 +213,33 @@ export class LmdbRecords implements StoreWriter {
   }
 
   getSchedule(id: string): ScheduledChange | undefined {
-    return tooLong(id) ? undefined : (this.db.plans?.get(['change', id]) ?? undefined);
+    return tooLong(id) ? undefined : ((this.db.plans?.get(['change', id]) as ScheduledChange | null | undefined) ?? undefined);
+  }
+
+  getRollout(id: string): RolloutPlan | undefined {
+    return tooLong(id) ? undefined : ((this.db.plans?.get(['rollout', id]) as RolloutPlan | null | undefined) ?? undefined);
+  }
+
+  listRollouts(projectId: string): RolloutPlan[] {
+    const plans = this.db.plans;
+    if (plans === undefined || tooLong(projectId)) return [];
+    const out: RolloutPlan[] = [];
+    for (const key of plans.getKeys({ start: ['rolloutProject', projectId], end: ['rolloutProject', projectId, kMaxRange] })) {
+      const plan = this.getRollout((key as string[])[2]!);
+      if (plan) out.push(plan);
+    }
+    return out.sort(byCreation);
+  }
+
+  listDueRollouts(now: number, limit: number): RolloutPlan[] {
+    const plans = this.db.plans;
+    if (plans === undefined) return [];
+    const out: RolloutPlan[] = [];
+    for (const key of plans.getKeys({ start: ['rolloutDue'], end: ['rolloutDue', now, kMaxRange], limit })) {
+      const plan = this.getRollout((key as [string, number, string])[2]);
+      if (plan) out.push(plan);
+    }
+    return out;
   }
 
   listSchedules(projectId: string): ScheduledChange[] {
@@ -220,7 +247,7 @@ export class LmdbRecords implements StoreWriter {
     if (plans === undefined || tooLong(projectId)) return [];
     const out: ScheduledChange[] = [];
     for (const key of plans.getKeys({ start: ['project', projectId], end: ['project', projectId, kMaxRange] })) {
-      const change = plans.get(['change', (key as string[])[2]!]);
+      const change = this.getSchedule((key as string[])[2]!);
       if (change) out.push(change);
     }
     return out.sort((a, b) => a.at - b.at || byCreation(a, b));
@@ -231,7 +258,7 @@ export class LmdbRecords implements StoreWriter {
     if (plans === undefined) return [];
     const out: ScheduledChange[] = [];
     for (const key of plans.getKeys({ start: ['due'], end: ['due', now, kMaxRange], limit })) {
-      const change = plans.get(['change', (key as [string, number, string])[2]]);
+      const change = this.getSchedule((key as [string, number, string])[2]);
       if (change) out.push(change);
     }
     return out;
@@ -371,12 +398,25 @@ export class LmdbRecords implements StoreWriter {
   putSchedule(change: ScheduledChange): void {
     this.assertTxn();
     const plans = this.db.plans!;
-    const before = plans.get(['change', change.id]);
+    const before = this.getSchedule(change.id);
     if (before && before.status === 'pending') plans.removeSync(dueChangeKey(before));
     plans.putSync(['change', change.id], change);
     plans.putSync(['project', change.projectId, change.id], null);
     if (change.status === 'pending') plans.putSync(dueChangeKey(change), null);
     this.recorder.record({ kind: 'schedule', value: change });
+  }
+
+  putRollout(plan: RolloutPlan): void {
+    this.assertTxn();
+    const plans = this.db.plans!;
+    const before = this.getRollout(plan.id);
+    const beforeKey = before === undefined ? null : dueRolloutKey(before);
+    if (beforeKey !== null) plans.removeSync(beforeKey);
+    plans.putSync(['rollout', plan.id], plan);
+    plans.putSync(['rolloutProject', plan.projectId, plan.id], null);
+    const dueKey = dueRolloutKey(plan);
+    if (dueKey !== null) plans.putSync(dueKey, null);
+    this.recorder.record({ kind: 'rollout', value: plan });
   }
 
   markDemoSeeded(at: number): void {

@@ -4,6 +4,8 @@
 // them in its transactions.
 import type { Database, RootDatabase } from 'lmdb';
 import type { Invitation } from '../model/invitations.js';
+import type { RolloutPlan } from '../model/rollouts.js';
+import type { ScheduledChange } from '../model/schedules.js';
 import type { Credential, Session } from '../model/sessions.js';
 import type { Change, Revision } from './changes.js';
 import type { StoreWriter } from './interfaces.js';
@@ -118,7 +120,10 @@ export class LmdbReplica {
         else if (key[0] === 'session') out.push({ kind: 'session', value: value as Session });
         else if (key[0] === 'invitation') out.push({ kind: 'invitation', value: value as Invitation });
       }
-      for (const { key, value } of all(this.db.plans)) if (key[0] === 'change' && value) out.push({ kind: 'schedule', value });
+      for (const { key, value } of all(this.db.plans)) {
+        if (key[0] === 'change' && value) out.push({ kind: 'schedule', value: value as ScheduledChange });
+        else if (key[0] === 'rollout' && value) out.push({ kind: 'rollout', value: value as RolloutPlan });
+      }
       const seeded = this.db.meta.get('demoSeeded', { transaction }) as number | undefined;
       if (seeded !== undefined) out.push({ kind: 'demoSeeded', value: seeded });
     } finally {
@@ -161,6 +166,8 @@ export class LmdbReplica {
         return writer.markDemoSeeded(change.value);
       case 'schedule':
         return writer.putSchedule(change.value);
+      case 'rollout':
+        return writer.putRollout(change.value);
       case 'credential':
         return writer.putCredential(change.value);
       case 'session':

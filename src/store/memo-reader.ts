@@ -17,6 +17,7 @@ import type { Audience, Project } from '../model/projects.js';
 import type { Credential, Session } from '../model/sessions.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
 import type { AuditPage, SnapshotReader } from './interfaces.js';
+import type { RolloutPlan } from '../model/rollouts.js';
 import type { ScheduledChange } from '../model/schedules.js';
 
 /** Entries kept per record kind; past it the memo starts over (a bound, not an LRU: hits are per project). */
@@ -139,6 +140,18 @@ export class MemoReader implements SnapshotReader {
 
   listDueSchedules(now: number, limit: number): ScheduledChange[] {
     return this.store.listDueSchedules(now, limit);
+  }
+
+  getRollout(id: string): RolloutPlan | undefined {
+    return this.store.getRollout(id);
+  }
+
+  listRollouts(projectId: string): RolloutPlan[] {
+    return this.store.listRollouts(projectId);
+  }
+
+  listDueRollouts(now: number, limit: number): RolloutPlan[] {
+    return this.store.listDueRollouts(now, limit);
   }
   getToken(id: string): Token | undefined {
     return this.store.getToken(id);

@@ -33,6 +33,13 @@ import {
   consoleScheduleCreate,
   scheduleRun,
 } from '../release-plans/schedule-commands.js';
+import {
+  apiRolloutAct,
+  apiRolloutStart,
+  consoleRolloutAct,
+  consoleRolloutStart,
+  rolloutAdvance,
+} from '../release-plans/rollout-commands.js';
 
 export const kCommands = {
   orgCreate,
@@ -69,6 +76,11 @@ export const kCommands = {
   consoleScheduleCancel,
   apiScheduleCancel,
   scheduleRun,
+  consoleRolloutStart,
+  apiRolloutStart,
+  consoleRolloutAct,
+  apiRolloutAct,
+  rolloutAdvance,
   tokenCreate,
   tokenRotate,
   tokenRevoke,

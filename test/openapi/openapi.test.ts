@@ -106,6 +106,9 @@ t.test('the error envelope and every status of the error table', async (t) => {
     '/api/v1/flags/{flag_id}/schedules',
     '/api/v1/schedules',
     '/api/v1/schedules/{schedule_id}/cancel',
+    '/api/v1/flags/{flag_id}/rollouts',
+    '/api/v1/rollouts',
+    '/api/v1/rollouts/{rollout_id}/{action}',
   ].flatMap((p) => Object.values(doc.paths[p]) as any[]);
   const statuses = new Set(api.flatMap((op) => Object.keys(op.responses)));
   for (const [code, { status, title }] of Object.entries(kErrors)) {

@@ -3,9 +3,9 @@
 // never twice; a cancelled one never; one the flag no longer accepts is recorded as failed, with why.
 import t, { type Test } from 'tap';
 import { kConsoleActor, tokenActor } from '../../src/audit/audit-actor.js';
-import type { FlagwireError } from '../../src/errors.js';
 import { kMaxPendingSchedules, scheduleCancel, scheduleCreate } from '../../src/release-plans/schedule-commands.js';
 import { tempDataDir } from '../helpers/server.js';
+import { refusedCommand } from '../helpers/refused.js';
 import { buildWorld } from '../helpers/world.js';
 
 const world = buildWorld(tempDataDir());
@@ -23,22 +23,7 @@ const read = () => {
 };
 const audit = (projectId: string) => read().listAudit(projectId, { limit: 1000, before: null });
 
-/** The detail of a refused command, after checking that nothing was written. */
-function refused(t: Test, code: string, fn: () => unknown): string {
-  const before = world.snapshot();
-  let detail = '';
-  t.throws(() => {
-    try {
-      fn();
-    } catch (err) {
-      detail = (err as FlagwireError).detail;
-      t.equal((err as FlagwireError).code, code);
-      throw err;
-    }
-  });
-  t.equal(world.snapshot(), before, 'nothing written');
-  return detail;
-}
+const refused = (t: Test, code: string, fn: () => unknown) => refusedCommand(t, world, code, fn);
 
 t.test('made: recorded pending, audited, listed by due time; applied once when due, as plan:<id>', async (t) => {
   const later = schedule(ids.flag, null, t0 + 2 * kHour, { enabled: false });

@@ -82,6 +82,9 @@ t.test("the Management API's routes and their labels: by the path's shape, whate
       'POST /api/v1/flags/:flag_id/schedules',
       'GET /api/v1/schedules',
       'POST /api/v1/schedules/:schedule_id/cancel',
+      'POST /api/v1/flags/:flag_id/rollouts',
+      'GET /api/v1/rollouts',
+      'POST /api/v1/rollouts/:rollout_id/:action',
     ],
   );
   const label = (path: string) => kRouteLabels[managementRouteNumber(path)];
@@ -92,6 +95,8 @@ t.test("the Management API's routes and their labels: by the path's shape, whate
   for (const path of ['/api/v1/export', '/api/v1/plan', '/api/v1/apply', '/api/v1/schedules']) t.equal(label(path), path);
   t.equal(label('/api/v1/flags/flg_1/schedules'), '/api/v1/flags/{flag_id}/schedules');
   t.equal(label('/api/v1/schedules/sch_1/cancel'), '/api/v1/schedules/{schedule_id}/cancel');
+  t.equal(label('/api/v1/rollouts'), '/api/v1/rollouts');
+  t.equal(label('/api/v1/rollouts/rol_1/pause'), '/api/v1/rollouts/{rollout_id}/{action}');
   for (const other of ['/api/v1/flags/', '/api/v1/flags/a/b', '/api/v1/token/', '/api/v1/nope', '/api/v1/'])
     t.equal(label(other), '/api/v1/*', other);
 });

@@ -1,0 +1,167 @@
+// Progressive rollouts (issue 27, item 2) through the writer's own commands, in process: the first step
+// at once, each next one when its hold ends (never before, never twice), pause, resume, skip, roll back;
+// one rollout per flag (environment); a change made by hand to the percentage pauses it, saying who.
+import t, { type Test } from 'tap';
+import { kConsoleActor, tokenActor } from '../../src/audit/audit-actor.js';
+import { rolloutAct, rolloutStart } from '../../src/release-plans/rollout-commands.js';
+import { tempDataDir } from '../helpers/server.js';
+import { refusedCommand } from '../helpers/refused.js';
+import { buildWorld } from '../helpers/world.js';
+
+const world = buildWorld(tempDataDir());
+t.teardown(() => world.store.close());
+const { ids } = world;
+const kHour = 3_600_000;
+const t0 = Date.now();
+
+const read = () => {
+  world.store.resetReadTxn();
+  return world.store;
+};
+const percentage = (flagId: string) => (read().getFlag(flagId) as { state: { trafficPercentage: number } }).state.trafficPercentage;
+const audit = (projectId: string) => read().listAudit(projectId, { limit: 1000, before: null });
+const start = (flagId: string, steps: unknown, env: string | null = null, now = t0) =>
+  world.run('consoleRolloutStart', { flagId, env, body: { steps } }, now);
+const advance = (rolloutId: string, now: number) => world.run('rolloutAdvance', { rolloutId }, now);
+const act = (rolloutId: string, action: 'pause' | 'resume' | 'skip' | 'rollback', now: number) =>
+  world.run('consoleRolloutAct', { rolloutId, action }, now);
+
+const refused = (t: Test, code: string, fn: () => unknown) => refusedCommand(t, world, code, fn);
+
+const kSteps = [{ trafficPercentage: 10, holdMs: kHour }, { trafficPercentage: 50, holdMs: kHour }, { trafficPercentage: 100 }];
+
+t.test('steps taken in order, each when its hold ends, once, audited as plan:<id>; then completed', async (t) => {
+  const flag = world.run('flagCreate', {
+    projectId: ids.single,
+    actor: kConsoleActor,
+    body: { name: 'ramp', enabled: true, trafficPercentage: 0 },
+  });
+  const plan = start(flag.id, kSteps);
+  t.match(plan, { status: 'running', current: 0, nextAt: t0 + kHour, initialPercentage: 0, createdBy: 'console' });
+  t.equal(percentage(flag.id), 10, 'the first step at once');
+  t.match(audit(ids.single)[0], {
+    action: 'flag.patch',
+    actor: `plan:${plan.id}`,
+    changes: { trafficPercentage: { before: 0, after: 10 } },
+  });
+  t.match(audit(ids.single)[1], { action: 'rollout.start', actor: 'console' });
+
+  t.equal(advance(plan.id, t0 + kHour - 1), null, 'not before its hold ends');
+  t.same(
+    read()
+      .listDueRollouts(t0 + kHour, 10)
+      .map((p) => p.id),
+    [plan.id],
+  );
+  t.match(advance(plan.id, t0 + kHour), { current: 1, status: 'running', nextAt: t0 + 2 * kHour });
+  t.equal(percentage(flag.id), 50);
+  const entries = audit(ids.single).length;
+  t.equal(advance(plan.id, t0 + kHour + 1), null, 'a second ask (another node) does nothing');
+  t.equal(audit(ids.single).length, entries, 'and writes nothing');
+  t.match(advance(plan.id, t0 + 2 * kHour), { current: 2, status: 'completed', nextAt: null });
+  t.equal(percentage(flag.id), 100);
+  t.same(read().listDueRollouts(t0 + 10 * kHour, 10), [], 'a completed rollout is due no more');
+
+  // Rolled back after completing: the percentage before the first step.
+  t.match(act(plan.id, 'rollback', t0 + 3 * kHour), { status: 'rolled-back' });
+  t.equal(percentage(flag.id), 0);
+  t.match(
+    refused(t, 'INVALID_REQUEST', () => act(plan.id, 'resume', t0 + 3 * kHour)),
+    /is rolled-back: it cannot resume now/,
+  );
+});
+
+t.test('pause holds the step; resume sets it again; skip takes the next now; one rollout per flag', async (t) => {
+  const flag = world.run('flagCreate', {
+    projectId: ids.single,
+    actor: kConsoleActor,
+    body: { name: 'ramp-2', enabled: true, trafficPercentage: 5 },
+  });
+  const plan = start(flag.id, kSteps);
+  t.match(
+    refused(t, 'INVALID_REQUEST', () => start(flag.id, kSteps)),
+    /already has a running rollout/,
+  );
+  t.match(act(plan.id, 'pause', t0 + 10), { status: 'paused', nextAt: null, pausedReason: 'paused by console' });
+  t.equal(advance(plan.id, t0 + 5 * kHour), null, 'a paused rollout takes no step');
+  t.equal(percentage(flag.id), 10);
+  t.match(
+    refused(t, 'INVALID_REQUEST', () => start(flag.id, kSteps)),
+    /already has a paused rollout/,
+  );
+  t.match(act(plan.id, 'resume', t0 + 5 * kHour), { status: 'running', current: 0, nextAt: t0 + 6 * kHour, pausedReason: null });
+  t.match(act(plan.id, 'skip', t0 + 5 * kHour + 1), { current: 1, nextAt: t0 + 6 * kHour + 1 });
+  t.equal(percentage(flag.id), 50);
+  t.match(act(plan.id, 'rollback', t0 + 5 * kHour + 2), { status: 'rolled-back' });
+  t.equal(percentage(flag.id), 5, 'back to the percentage before the first step');
+  t.match(start(flag.id, kSteps, null, t0 + 6 * kHour), { status: 'running' }, 'a new rollout once the last ended');
+});
+
+t.test('a change made by hand pauses the rollout at its next step, naming who, and is not overwritten', async (t) => {
+  const flag = world.run('flagCreate', { projectId: ids.single, actor: kConsoleActor, body: { name: 'ramp-3', enabled: true } });
+  const plan = start(flag.id, kSteps);
+  world.run('flagPatch', {
+    projectId: ids.single,
+    flagId: flag.id,
+    env: null,
+    actor: tokenActor(read().getToken(world.tokenIds.write!)!),
+    patch: { trafficPercentage: 30 },
+  });
+  const paused = advance(plan.id, t0 + kHour);
+  t.match(paused, {
+    status: 'paused',
+    current: 0,
+    pausedReason: /changed by hand to 30 \(step 1 set 10\) by ci-write \(token:/,
+  });
+  t.equal(percentage(flag.id), 30, "the hand's change stands");
+  t.match(audit(ids.single)[0], { action: 'rollout.pause', actor: `plan:${plan.id}` });
+  t.match(act(plan.id, 'resume', t0 + kHour + 1), { status: 'running' });
+  t.equal(percentage(flag.id), 10, 'resume sets its step again');
+});
+
+t.test('per environment on a group flag, and a token limited to staging acts on staging only', async (t) => {
+  const actor = tokenActor(read().getToken(world.tokenIds.stagingWrite!)!);
+  const begin = (env: string) =>
+    world.store.transact((w) => rolloutStart(w, { projectId: ids.multi, flagId: ids.groupFlag, env, actor, body: { steps: kSteps } }, t0));
+  const staging = begin('staging');
+  t.match(staging, { env: 'staging', status: 'running', createdBy: `token:${world.tokenIds.stagingWrite}` });
+  t.match(read().getFlag(ids.groupFlag), { environments: { staging: { trafficPercentage: 10 } } });
+  refused(t, 'ENVIRONMENT_NOT_PERMITTED', () => begin('production'));
+  const production = start(ids.groupFlag, kSteps, 'production');
+  refused(t, 'ENVIRONMENT_NOT_PERMITTED', () =>
+    world.store.transact((w) => rolloutAct(w, { rolloutId: production.id, projectId: ids.multi, action: 'pause', actor }, t0)),
+  );
+  refused(t, 'NOT_FOUND', () =>
+    world.store.transact((w) =>
+      rolloutAct(w, { rolloutId: production.id, projectId: ids.single, action: 'pause', actor: kConsoleActor }, t0),
+    ),
+  );
+});
+
+t.test('steps are checked: holds, the order, the bounds; nothing written when refused', async (t) => {
+  t.match(
+    refused(t, 'INVALID_REQUEST', () => start(ids.flag2, [{ trafficPercentage: 10 }, { trafficPercentage: 50 }])),
+    /steps\[0\]\.holdMs is required/,
+  );
+  t.match(
+    refused(t, 'INVALID_REQUEST', () => start(ids.flag2, [{ trafficPercentage: 50, holdMs: kHour }, { trafficPercentage: 10 }])),
+    /steps\[1\]\.trafficPercentage goes down \(50 to 10\)/,
+  );
+  t.match(
+    refused(t, 'INVALID_REQUEST', () => start(ids.flag2, [{ trafficPercentage: 100, holdMs: kHour }])),
+    /the last step is held for good/,
+  );
+  t.match(
+    refused(t, 'INVALID_REQUEST', () => start(ids.flag2, [{ trafficPercentage: 101 }])),
+    /steps\/0\/trafficPercentage|steps\[0\]\.trafficPercentage must be a whole number/,
+  );
+  t.match(
+    refused(t, 'INVALID_REQUEST', () => start(ids.flag2, [])),
+    /steps must be a non-empty array/,
+  );
+  t.match(
+    refused(t, 'INVALID_REQUEST', () => start(ids.groupFlag, kSteps)),
+    /add the "env" query parameter/,
+  );
+  refused(t, 'NOT_FOUND', () => start('flg_nope', kSteps));
+});
