@@ -21,7 +21,7 @@ import type { ScheduledChange } from '../model/schedules.js';
 import { kRolloutActionSummary, renderRollouts, renderSchedule, renderSchedules } from '../release-plans/schedule-text.js';
 import type { RolloutPlan } from '../model/rollouts.js';
 import { kRolloutActions } from '../release-plans/schemas.js';
-import { splitList, UsageError, type Args, type CommandSpec, type OptionSpec } from './args.js';
+import { parseIsoTime, splitList, UsageError, type Args, type CommandSpec, type OptionSpec } from './args.js';
 import * as out from './output.js';
 import { readSecretLine } from './read-secret.js';
 
@@ -175,8 +175,12 @@ function scheduleTime(args: Args, now: number): number {
   const raw = args.required('at');
   const relative = kRelativeTime.exec(raw);
   if (relative) return now + Number(relative[1]) * kUnitMs[relative[2]!]!;
-  const at = args.isoTime('at');
-  if (at === undefined) throw new UsageError('--at is required', `Usage: flagwire ${kFlagScheduleUsage}`);
+  const at = parseIsoTime(raw);
+  if (at === null)
+    throw new UsageError(
+      `--at must be an ISO-8601 date-time with a zone (2031-06-30T09:00:00Z) or +N s, m, h or d from now (+30m), not "${raw}"`,
+      `Usage: flagwire ${kFlagScheduleUsage}`,
+    );
   return at;
 }
 const kFlagRolloutUsage = 'flag rollout FLAG_ID --steps P1:HOLD,P2:HOLD,...,PN [--env NAME] [--as USER_ID]';

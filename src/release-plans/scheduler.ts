@@ -13,6 +13,8 @@ import type { SnapshotReader } from '../store/interfaces.js';
 const kPollMs = 500;
 /** Changes run per poll at most; the rest wait for the next one. */
 const kBatch = 50;
+/** Batches run at start, before the node listens, at most. */
+const kStartRounds = 100;
 /** A change run later than this after it fell due is logged as late (the node was down, or busy). */
 const kLateMs = 5000;
 
@@ -35,11 +37,18 @@ export class Scheduler {
     private readonly pollMs = kPollMs,
   ) {}
 
-  /** Runs what is due now (changes that fell due while the node was down), then polls. */
+  /**
+   * Runs what is due now (changes that fell due while the node was down), batch after batch, then polls.
+   * At most kStartRounds batches: a write that keeps failing leaves its change due, and must not keep the
+   * node from listening; what is left runs at the next polls.
+   */
   async start(): Promise<void> {
-    await this.poll();
+    for (let round = 0; round < kStartRounds; round++) if ((await this.poll()) < kBatch) break;
     this.timer = setInterval(() => {
-      if (this.running === null) this.running = this.poll().finally(() => (this.running = null));
+      if (this.running !== null) return;
+      this.running = this.poll()
+        .then(() => undefined)
+        .finally(() => (this.running = null));
     }, this.pollMs);
     this.timer.unref();
   }
@@ -50,11 +59,17 @@ export class Scheduler {
     await this.running;
   }
 
-  private async poll(): Promise<void> {
+  /** Runs one batch of what is due; returns the largest count found due of either kind. */
+  private async poll(): Promise<number> {
     this.store.resetReadTxn();
     const now = this.clock.now();
     const changes = this.store.listDueSchedules(now, kBatch);
     const rollouts = this.store.listDueRollouts(now, kBatch);
+    await this.runAll(changes, rollouts);
+    return Math.max(changes.length, rollouts.length);
+  }
+
+  private async runAll(changes: readonly ScheduledChange[], rollouts: readonly RolloutPlan[]): Promise<void> {
     for (const change of changes) {
       if (this.stopped) return;
       try {
