@@ -1,0 +1,82 @@
+// A progressive rollout on two nodes of one PostgreSQL (issue 27, item 4): both nodes' schedulers ask
+// for each due step, and each step is taken once (the writer's transaction holds the revision lock and
+// checks the step is still due), so PostgreSQL's change log holds exactly one flag.patch by plan:<id>
+// per step, in order, and both nodes serve the completed rollout. Nodes run on real time, so the holds
+// are short; the bounds below only catch a hang.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Packr } from 'msgpackr';
+import t from 'tap';
+import type { Change } from '../../src/store/changes.js';
+import { tempDir } from '../helpers/cli.js';
+import { call } from '../helpers/http.js';
+import { startPostgres } from '../helpers/postgres.js';
+import { kUnlimited } from '../reliability/support.js';
+import { seedWithConsole, startNode, waitReady } from './support.js';
+
+const pg = await startPostgres();
+t.teardown(() => pg.destroy());
+const kHangMs = 60_000;
+// Change sets are stored as msgpack (src/store/pg/pg-system.ts): read back the same way.
+const packr = new Packr({ useRecords: false });
+
+t.test('two nodes: every step of a rollout taken once, in order, and both serve the end', async (t) => {
+  const url = await pg.newDatabase();
+  const database = new URL(url).pathname.slice(1);
+  const seeded = await seedWithConsole(t, url);
+  const nodes = await Promise.all(
+    [0, 1].map(async () => {
+      const server = await startNode(url, tempDir(t, 'flagwire-node-'), kUnlimited);
+      t.teardown(() => server.stop());
+      await waitReady(server, kHangMs);
+      return server;
+    }),
+  );
+  const api = (i: number, method: string, path: string, body?: unknown) =>
+    call(nodes[i]!.baseUrl, method, path, { token: seeded.secret, body });
+  t.equal((await api(0, 'PATCH', `/api/v1/flags/${seeded.flagId}`, { enabled: true })).status, 200);
+
+  const steps = [
+    { trafficPercentage: 10, holdMs: 1500 },
+    { trafficPercentage: 40, holdMs: 1500 },
+    { trafficPercentage: 70, holdMs: 1500 },
+    { trafficPercentage: 100 },
+  ];
+  const started = await api(1, 'POST', `/api/v1/flags/${seeded.flagId}/rollouts`, { steps });
+  t.equal(started.status, 201, started.text);
+  const id = started.json.id as string;
+
+  const deadline = Date.now() + kHangMs;
+  // A node's copy may not have the rollout yet (it was started on node 1): absent reads as not completed.
+  const status = async (i: number) =>
+    (await api(i, 'GET', '/api/v1/rollouts')).json.rollouts.find((r: { id: string }) => r.id === id)?.status as string | undefined;
+  for (const i of [0, 1]) {
+    while ((await status(i)) !== 'completed') {
+      if (Date.now() > deadline) throw new Error(`the rollout never completed on node ${i}`);
+      await sleep(100);
+    }
+    t.match(
+      (await api(i, 'GET', `/api/v1/flags/${seeded.flagId}`)).json,
+      { enabled: true, trafficPercentage: 100 },
+      `node ${i} serves the end`,
+    );
+  }
+
+  // PostgreSQL's change log: one flag.patch by plan:<id> per step, in order, each in its own revision.
+  const { rows } = await pg.admin<{ revision: string; changes: Buffer }>(
+    database,
+    'SELECT revision, changes FROM flagwire_changes ORDER BY revision',
+  );
+  const patches: { revision: number; after: unknown }[] = [];
+  for (const row of rows) {
+    for (const change of packr.unpack(row.changes) as Change[]) {
+      if (change.kind === 'audit' && change.value.actor === `plan:${id}` && change.value.action === 'flag.patch')
+        patches.push({ revision: Number(row.revision), after: change.value.changes.trafficPercentage?.after });
+    }
+  }
+  t.same(
+    patches.map((p) => p.after),
+    [10, 40, 70, 100],
+    'each step patched once, in order',
+  );
+  t.equal(new Set(patches.map((p) => p.revision)).size, 4, 'each in its own revision');
+});
