@@ -87,6 +87,20 @@ function checkEnv(auth: AuthContext, env: string | null, route: EnvRoute): strin
   return resolved;
 }
 
+/**
+ * A write to one flag (PATCH, a scheduled change, a rollout): 404 and 403 before its body is read for a
+ * flag that cannot be changed (the writer checks both again, in the transaction that writes); a problem
+ * with `env` itself is a 400, reported by the writer with the body's problems (spec: PATCH rule 9).
+ */
+function precheckFlagChange(request: ApiRequest, auth: AuthContext, { store }: HandlerDeps): void {
+  requirePatchTarget(store, auth.project.id, request.flagId!, request.query.get('env'), auth.token.environments);
+}
+
+/** What the writer's command for a write to one flag is given: the token, the flag, `env` as sent, the body as received. */
+function flagWrite(request: ApiRequest, auth: AuthContext, received: ReceivedBody) {
+  return { tokenId: auth.token.id, flagId: request.flagId!, env: request.query.get('env'), received };
+}
+
 export const kManagementHandlers: Readonly<Record<ManagementRouteName, ManagementHandler>> = {
   apiToken: { kind: 'read', run: (_request, auth) => tokenDescription(auth.token, auth.project) },
   apiListFlags: {
@@ -117,17 +131,11 @@ export const kManagementHandlers: Readonly<Record<ManagementRouteName, Managemen
   },
   apiPatchFlag: {
     kind: 'write',
-    // 404 and 403 before reading a body for a flag that cannot be patched (the writer checks both
-    // again, in the transaction that writes); a problem with `env` itself is a 400, reported by the
-    // writer with the body's problems (spec: PATCH rule 9).
-    precheck(request, auth, { store }) {
-      requirePatchTarget(store, auth.project.id, request.flagId!, request.query.get('env'), auth.token.environments);
-    },
+    precheck: precheckFlagChange,
     async run(request, auth, received, release, deps) {
-      const env = request.query.get('env');
-      const flagId = request.flagId!;
-      const result = await deps.writer.call('apiFlagPatch', { tokenId: auth.token.id, flagId, env, received }, release);
-      return { status: 200, value: patchResult(result.changed, result.flag, env, deps.store.getUsage(result.flag.id)) };
+      const input = flagWrite(request, auth, received);
+      const result = await deps.writer.call('apiFlagPatch', input, release);
+      return { status: 200, value: patchResult(result.changed, result.flag, input.env, deps.store.getUsage(result.flag.id)) };
     },
   },
   apiExport: {
@@ -156,13 +164,9 @@ export const kManagementHandlers: Readonly<Record<ManagementRouteName, Managemen
   },
   apiScheduleFlag: {
     kind: 'write',
-    // As a PATCH: 404 and 403 before reading a body for a flag that cannot be changed.
-    precheck(request, auth, { store }) {
-      requirePatchTarget(store, auth.project.id, request.flagId!, request.query.get('env'), auth.token.environments);
-    },
+    precheck: precheckFlagChange,
     async run(request, auth, received, release, deps) {
-      const input = { tokenId: auth.token.id, flagId: request.flagId!, env: request.query.get('env'), received };
-      return { status: 201, value: scheduleView(await deps.writer.call('apiScheduleCreate', input, release)) };
+      return { status: 201, value: scheduleView(await deps.writer.call('apiScheduleCreate', flagWrite(request, auth, received), release)) };
     },
   },
   apiListSchedules: {
@@ -178,12 +182,9 @@ export const kManagementHandlers: Readonly<Record<ManagementRouteName, Managemen
   },
   apiStartRollout: {
     kind: 'write',
-    precheck(request, auth, { store }) {
-      requirePatchTarget(store, auth.project.id, request.flagId!, request.query.get('env'), auth.token.environments);
-    },
+    precheck: precheckFlagChange,
     async run(request, auth, received, release, deps) {
-      const input = { tokenId: auth.token.id, flagId: request.flagId!, env: request.query.get('env'), received };
-      return { status: 201, value: rolloutView(await deps.writer.call('apiRolloutStart', input, release)) };
+      return { status: 201, value: rolloutView(await deps.writer.call('apiRolloutStart', flagWrite(request, auth, received), release)) };
     },
   },
   apiListRollouts: {

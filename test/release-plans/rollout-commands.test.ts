@@ -153,7 +153,7 @@ t.test('steps are checked: holds, the order, the bounds; nothing written when re
   );
   t.match(
     refused(t, 'INVALID_REQUEST', () => start(ids.flag2, [{ trafficPercentage: 101 }])),
-    /steps\/0\/trafficPercentage|steps\[0\]\.trafficPercentage must be a whole number/,
+    /^steps\[0\]\.trafficPercentage must be a whole number between 0 and 100$/,
   );
   t.match(
     refused(t, 'INVALID_REQUEST', () => start(ids.flag2, [])),
