@@ -70,6 +70,8 @@ export const Config = Type.Object({
   signInFailLimit: Type.Integer({ minimum: 1 }),
   /** A flag file this node follows for one project (src/flags-as-code/file-follower.ts); null: none. */
   flagsFile: Type.Union([Type.Object({ path: Type.String({ minLength: 1 }), projectId: Type.String({ minLength: 1 }) }), Type.Null()]),
+  /** The Prometheus server that rollout guards' PromQL expressions are asked of (src/release-plans/guard-reader.ts); null: none. */
+  prometheusUrl: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
 });
 export type Config = Static<typeof Config>;
 
@@ -120,6 +122,7 @@ const kSettings = {
   consoleSessionMs: 'FLAGWIRE_CONSOLE_SESSION_HOURS',
   signInFailLimit: 'FLAGWIRE_SIGN_IN_FAIL_LIMIT',
   flagsFile: 'FLAGWIRE_FLAGS_FILE',
+  prometheusUrl: 'FLAGWIRE_PROMETHEUS_URL',
 } as const satisfies Record<keyof Config, string>;
 
 const kDefaultMaxBufferedBodyBytes = 64 * 1024 * 1024;
@@ -234,6 +237,10 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
   if (smtpUrl !== null && !/^smtps?:\/\//.test(smtpUrl)) {
     throw new ConfigError(kSettings.smtpUrl, `"${smtpUrl}" must start with smtp:// or smtps://`);
   }
+  const prometheusUrl = env.FLAGWIRE_PROMETHEUS_URL ? trimSlash(env.FLAGWIRE_PROMETHEUS_URL) : null;
+  if (prometheusUrl !== null && !/^https?:\/\/./.test(prometheusUrl)) {
+    throw new ConfigError(kSettings.prometheusUrl, `"${prometheusUrl}" must start with http:// or https://`);
+  }
   const trustedProxies = trustedProxyList(env.FLAGWIRE_TRUSTED_PROXIES ?? '');
   const httpThreads = integer('httpThreads', env.FLAGWIRE_HTTP_THREADS ?? String(defaultHttpThreads()), 1, 64);
   const config: Config = {
@@ -266,6 +273,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     consoleSessionMs: integer('consoleSessionMs', env.FLAGWIRE_CONSOLE_SESSION_HOURS ?? '12', 1, 24 * 30) * 3_600_000,
     signInFailLimit: integer('signInFailLimit', env.FLAGWIRE_SIGN_IN_FAIL_LIMIT ?? '10', 1, 1_000_000),
     flagsFile: flagsFile(flags, env),
+    prometheusUrl,
   };
   const problem = kConfigCheck.Errors(config).First();
   if (problem) {

@@ -21,6 +21,7 @@ import type { ScheduledChange } from '../model/schedules.js';
 import { kRolloutActionSummary, renderRollouts, renderSchedule, renderSchedules } from '../release-plans/schedule-text.js';
 import type { RolloutPlan } from '../model/rollouts.js';
 import { kRolloutActions } from '../release-plans/schemas.js';
+import type { GuardInput } from '../release-plans/guards.js';
 import { parseIsoTime, splitList, UsageError, type Args, type CommandSpec, type OptionSpec } from './args.js';
 import * as out from './output.js';
 import { readSecretLine } from './read-secret.js';
@@ -183,7 +184,45 @@ function scheduleTime(args: Args, now: number): number {
     );
   return at;
 }
-const kFlagRolloutUsage = 'flag rollout FLAG_ID --steps P1:HOLD,P2:HOLD,...,PN [--env NAME] [--as USER_ID]';
+const kFlagRolloutUsage =
+  'flag rollout FLAG_ID --steps P1:HOLD,P2:HOLD,...,PN [--guard-prometheus EXPR | --guard-metric SELECTOR] [--guard-max N] [--guard-min N] [--guard-every 30s] [--on-breach pause|rollback] [--env NAME] [--as USER_ID]';
+
+/** The guard the --guard-* options describe; undefined when none is given (checked by the writer, as the API's). */
+function rolloutGuard(args: Args): GuardInput | undefined {
+  const prometheus = args.string('guard-prometheus');
+  const flagwire = args.string('guard-metric');
+  const given = ['guard-prometheus', 'guard-metric', 'guard-max', 'guard-min', 'guard-every', 'on-breach'].filter(
+    (o) => args.string(o) !== undefined,
+  );
+  if (given.length === 0) return undefined;
+  const usage = `Usage: flagwire ${kFlagRolloutUsage}`;
+  const number = (option: string) => {
+    const raw = args.string(option);
+    if (raw === undefined) return undefined;
+    const n = Number(raw);
+    if (raw.trim() === '' || !Number.isFinite(n)) throw new UsageError(`--${option}: "${raw}" is not a number`, usage);
+    return n;
+  };
+  const guard: GuardInput = {};
+  if (prometheus !== undefined) guard.prometheus = prometheus;
+  if (flagwire !== undefined) guard.flagwire = flagwire;
+  const max = number('guard-max');
+  const min = number('guard-min');
+  if (max !== undefined) guard.max = max;
+  if (min !== undefined) guard.min = min;
+  const every = args.string('guard-every');
+  if (every !== undefined) {
+    const m = /^(\d{1,9})(s|m|h)$/.exec(every);
+    if (!m) throw new UsageError(`--guard-every: "${every}" is not a duration (N s/m/h: 30s, 1m)`, usage);
+    guard.intervalMs = Number(m[1]) * kUnitMs[m[2]!]!;
+  }
+  const onBreach = args.string('on-breach');
+  if (onBreach !== undefined) {
+    if (onBreach !== 'pause' && onBreach !== 'rollback') throw new UsageError(`--on-breach: "${onBreach}" is not pause or rollback`, usage);
+    guard.onBreach = onBreach;
+  }
+  return guard;
+}
 
 /** --steps `10:1h,50:30m,100`: percentages, each but the last held for a duration (N s/m/h/d). */
 function rolloutSteps(text: string): { trafficPercentage: number; holdMs?: number }[] {
@@ -721,16 +760,25 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
     positionals: ['FLAG_ID'],
     options: {
       steps: str('P:HOLD,...', 'percentages in order, each but the last held for a duration (N s/m/h/d): 10:1h,50:1h,100', true),
+      'guard-prometheus': str('EXPR', 'guard: a PromQL expression asked of FLAGWIRE_PROMETHEUS_URL by the running server'),
+      'guard-metric': str(
+        'SELECTOR',
+        'guard: a metric of the running server, name{label="value"} (a counter is read as its rate per second)',
+      ),
+      'guard-max': str('N', 'a reading above N is a breach'),
+      'guard-min': str('N', 'a reading below N is a breach'),
+      'guard-every': str('DURATION', 'how often the guard is read (N s/m/h; default 30s)'),
+      'on-breach': str('pause|rollback', 'what a breach does (default pause)'),
       env: str('NAME', "a group flag's environment (required there)"),
       as: str('USER_ID', kAsFlagEditor),
     },
     notes:
-      'The running server takes each next step when its hold ends, audited as plan:<id>. A change made by hand to the percentage pauses the rollout (it says why); `rollout resume` sets its step again.',
+      'The running server takes each next step when its hold ends, audited as plan:<id>. A change made by hand to the percentage pauses the rollout (it says why); `rollout resume` sets its step again. With a guard, the server reads it every interval while the rollout runs; a reading above --guard-max or below --guard-min pauses it (or rolls it back with --on-breach rollback), the reading in the audit entry.',
     run: (args, ctx) =>
       ctx.write('consoleRolloutStart', {
         flagId: args.positional('FLAG_ID'),
         env: args.string('env') ?? null,
-        body: { steps: rolloutSteps(args.required('steps')) },
+        body: { steps: rolloutSteps(args.required('steps')), guard: rolloutGuard(args) },
         asUserId: args.string('as'),
       }),
     human: (plan: RolloutPlan) => renderRollouts([plan], out.renderTable),

@@ -8,6 +8,36 @@ export interface RolloutStep {
   holdMs?: number;
 }
 
+/**
+ * A rollout's guard (issue 27, item 3): a reading taken every `intervalMs` while the rollout runs; a
+ * reading outside [min, max] is a breach, which pauses the rollout or, with onBreach 'rollback', rolls
+ * it back. Exactly one source: a PromQL expression asked of the Prometheus server the node is set up
+ * with, or a selector of this node's own metrics (`name{label="value",...}`, as GET /metrics serves
+ * them: a counter read as its rate per second, a gauge as its value).
+ */
+export interface RolloutGuard {
+  prometheus?: string;
+  flagwire?: string;
+  /** Breach above this; null: no upper bound. */
+  max: number | null;
+  /** Breach below this; null: no lower bound. */
+  min: number | null;
+  intervalMs: number;
+  onBreach: 'pause' | 'rollback';
+}
+
+/** The guard's last reading, kept on the plan (the web console's timeline shows it). */
+export interface GuardReading {
+  at: number;
+  /** The number read; null when there was none (no data yet, or the source could not be read). */
+  value: number | null;
+  breached: boolean;
+  /** Why there is no value, or what the breach was; null on a plain healthy reading. */
+  note: string | null;
+  /** Readings in a row that failed (the source could not be read): kGuardMaxFailures of them is a breach. */
+  failures: number;
+}
+
 export type RolloutStatus = 'running' | 'paused' | 'completed' | 'rolled-back';
 
 export interface RolloutPlan {
@@ -27,6 +57,11 @@ export interface RolloutPlan {
   status: RolloutStatus;
   /** Why it is paused (a person, or a change made by hand to what it drives); null otherwise. */
   pausedReason: string | null;
+  /** Absent on rollouts made before guards existed: read as null. */
+  guard?: RolloutGuard | null;
+  /** When the guard is read next (Unix ms); null unless running with a guard. */
+  guardNextAt?: number | null;
+  guardReading?: GuardReading | null;
   createdAt: number;
   updatedAt: number;
   createdBy: string;

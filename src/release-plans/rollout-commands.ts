@@ -19,6 +19,7 @@ import type { RolloutPlan } from '../model/rollouts.js';
 import { compileValidator } from '../model/validation.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { apiActor, apiPlanRequest, auditPlan, consoleActorOf, consolePlanRequest, planActor } from './plan-actors.js';
+import { describeGuard, guardProblems, judgeReading, type RawReading, storedGuard } from './guards.js';
 import { RolloutCreate, type RolloutAction } from './schemas.js';
 
 const kCreateValidator = compileValidator(RolloutCreate, { quoteKeys: false });
@@ -36,7 +37,10 @@ export function rolloutStart(
   const problems = problem === null ? [] : [problem];
   const body = kCreateValidator.check(input.body) ? input.body : null;
   if (body === null) problems.push(...kCreateValidator.problems(input.body));
-  else problems.push(...stepProblems(body.steps));
+  else {
+    problems.push(...stepProblems(body.steps));
+    if (body.guard !== undefined) problems.push(...guardProblems(body.guard));
+  }
   const running = w
     .listRollouts(project.id)
     .find((p) => p.flagId === flag.id && p.env === env && (p.status === 'running' || p.status === 'paused'));
@@ -56,12 +60,17 @@ export function rolloutStart(
     nextAt: null,
     status: 'running',
     pausedReason: null,
+    // The first reading at the scheduler's next poll: a guard that cannot be read shows it at once.
+    guard: body.guard === undefined ? null : storedGuard(body.guard),
+    guardNextAt: body.guard === undefined ? null : now,
+    guardReading: null,
     createdAt: now,
     updatedAt: now,
     createdBy: input.actor.id,
     createdByName: input.actor.name,
   };
-  auditPlan(w, input.actor, plan, 'rollout.start', { rollout: { before: null, after: { id: plan.id, steps: plan.steps } } }, now);
+  const started = { id: plan.id, steps: plan.steps, ...(plan.guard === null ? {} : { guard: describeGuard(plan.guard!) }) };
+  auditPlan(w, input.actor, plan, 'rollout.start', { rollout: { before: null, after: started } }, now);
   return applyStep(w, plan, 0, now);
 }
 
@@ -124,16 +133,54 @@ export function rolloutAct(
   auditPlan(w, input.actor, plan, `rollout.${input.action}`, { rollout: { before: plan.status, after: input.action } }, now);
   switch (input.action) {
     case 'pause':
-      return save(w, { ...plan, status: 'paused', nextAt: null, pausedReason: `paused by ${input.actor.name}` }, now);
+      return save(w, { ...plan, status: 'paused', nextAt: null, guardNextAt: null, pausedReason: `paused by ${input.actor.name}` }, now);
     case 'resume':
-      return applyStep(w, { ...plan, status: 'running', pausedReason: null }, plan.current, now);
+      return applyStep(w, { ...plan, status: 'running', pausedReason: null, ...guardRestart(plan, now) }, plan.current, now);
     case 'skip':
       if (plan.current + 1 >= plan.steps.length) throw new FlagwireError('INVALID_REQUEST', `Rollout ${plan.id} is at its last step.`);
-      return applyStep(w, { ...plan, status: 'running', pausedReason: null }, plan.current + 1, now);
+      return applyStep(w, { ...plan, status: 'running', pausedReason: null, ...guardRestart(plan, now) }, plan.current + 1, now);
     case 'rollback':
-      patchPercentage(w, plan, plan.initialPercentage, now);
-      return save(w, { ...plan, status: 'rolled-back', nextAt: null, pausedReason: null }, now);
+      return rollBack(w, plan, null, now);
   }
+}
+
+/** A resumed rollout's guard is read again at once, its failed readings forgotten. */
+function guardRestart(plan: RolloutPlan, now: number): Pick<RolloutPlan, 'guardNextAt' | 'guardReading'> {
+  const reading = plan.guardReading ?? null;
+  return {
+    guardNextAt: plan.guard ? now : null,
+    guardReading: reading === null ? null : { ...reading, failures: 0 },
+  };
+}
+
+/** The percentage before the first step, set again; the rollout ends (`why`: its guard's breach, or null for a person). */
+function rollBack(w: StoreWriter, plan: RolloutPlan, why: string | null, now: number): RolloutPlan {
+  patchPercentage(w, plan, plan.initialPercentage, now);
+  return save(w, { ...plan, status: 'rolled-back', nextAt: null, guardNextAt: null, pausedReason: why }, now);
+}
+
+/**
+ * A guard's reading, taken by a node's scheduler for the reading due at `dueAt`, judged and recorded
+ * once (null when there was nothing to do: another node recorded it, or the rollout no longer runs). A
+ * breach pauses the rollout, or rolls it back when its guard says so; the audit entry holds the reading.
+ */
+export function rolloutGuardRecord(
+  w: StoreWriter,
+  input: { rolloutId: string; dueAt: number; reading: RawReading },
+  now: number,
+): RolloutPlan | null {
+  const plan = w.getRollout(input.rolloutId);
+  const guard = plan?.guard ?? null;
+  if (plan === undefined || guard === null || plan.status !== 'running' || plan.guardNextAt !== input.dueAt) return null;
+  const reading = judgeReading(guard, input.reading, plan.guardReading?.failures ?? 0, now);
+  if (!reading.breached) return save(w, { ...plan, guardReading: reading, guardNextAt: now + guard.intervalMs }, now);
+  const why = `guard breached: ${reading.note}`;
+  const after = guard.onBreach === 'rollback' ? 'rolled-back' : 'paused';
+  const changes = { guard: { before: describeGuard(guard), after: reading }, rollout: { before: 'running', after } };
+  auditPlan(w, planActor(plan, 'rollout'), plan, 'rollout.guard-breach', changes, now);
+  const breached = { ...plan, guardReading: reading };
+  if (guard.onBreach === 'rollback') return rollBack(w, breached, why, now);
+  return save(w, { ...breached, status: 'paused', nextAt: null, guardNextAt: null, pausedReason: why }, now);
 }
 
 export function consoleRolloutAct(w: StoreWriter, input: { rolloutId: string; action: RolloutAction; asUserId?: string }, now: number) {
@@ -168,7 +215,7 @@ export function rolloutAdvance(w: StoreWriter, input: { rolloutId: string }, now
         : `the traffic percentage was changed by hand to ${actual} (step ${plan.current + 1} set ${expected})${lastChangedBy(w, plan)}`;
     const actor = planActor(plan, 'rollout');
     auditPlan(w, actor, plan, 'rollout.pause', { rollout: { before: 'running', after: why } }, now);
-    return save(w, { ...plan, status: 'paused', nextAt: null, pausedReason: why }, now);
+    return save(w, { ...plan, status: 'paused', nextAt: null, guardNextAt: null, pausedReason: why }, now);
   }
   return applyStep(w, plan, plan.current + 1, now);
 }
@@ -185,7 +232,10 @@ function applyStep(w: StoreWriter, plan: RolloutPlan, index: number, now: number
   const step = plan.steps[index]!;
   patchPercentage(w, plan, step.trafficPercentage, now);
   const last = index === plan.steps.length - 1;
-  return save(w, { ...plan, current: index, status: last ? 'completed' : 'running', nextAt: last ? null : now + step.holdMs! }, now);
+  const next = last
+    ? { status: 'completed' as const, nextAt: null, guardNextAt: null }
+    : { status: 'running' as const, nextAt: now + step.holdMs! };
+  return save(w, { ...plan, current: index, ...next }, now);
 }
 
 function patchPercentage(w: StoreWriter, plan: RolloutPlan, trafficPercentage: number, now: number): void {

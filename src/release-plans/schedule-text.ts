@@ -33,11 +33,20 @@ function stepsText(plan: RolloutPlan): string {
   return plan.steps.map((s, i) => `${i === plan.current ? '[' : ''}${s.trafficPercentage}%${i === plan.current ? ']' : ''}`).join(' -> ');
 }
 
+/** The guard's last reading: its value (or why none), `breached` when it tripped. */
+function guardText(plan: RolloutPlan): string {
+  if (!plan.guard) return '-';
+  const reading = plan.guardReading ?? null;
+  if (reading === null) return 'not read yet';
+  const said = reading.value === null ? (reading.note ?? 'no data') : String(reading.value);
+  return reading.breached ? `breached: ${reading.note}` : `${said} at ${time(reading.at)}`;
+}
+
 export function renderRollouts(plans: readonly RolloutPlan[], table: Table): string {
   if (plans.length === 0) return 'No rollouts.';
   return table(
-    ['ID', 'FLAG', 'ENV', 'STEPS', 'STATUS', 'NEXT STEP', 'WHY PAUSED'],
-    plans.map((p) => [p.id, p.flagId, p.env ?? '-', stepsText(p), p.status, time(p.nextAt), p.pausedReason ?? '-']),
+    ['ID', 'FLAG', 'ENV', 'STEPS', 'STATUS', 'NEXT STEP', 'GUARD', 'WHY PAUSED'],
+    plans.map((p) => [p.id, p.flagId, p.env ?? '-', stepsText(p), p.status, time(p.nextAt), guardText(p), p.pausedReason ?? '-']),
   );
 }
 

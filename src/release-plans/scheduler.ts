@@ -1,6 +1,7 @@
-// The node's scheduler: every kPollMs it reads the scheduled changes and rollout steps due now and asks
-// the writer to run each (scheduleRun and rolloutAdvance apply one exactly once, whichever node asks,
-// however often).
+// The node's scheduler: every kPollMs it reads the scheduled changes, rollout steps and guard readings
+// due now and asks the writer to run each (scheduleRun, rolloutAdvance and rolloutGuardRecord apply one
+// exactly once, whichever node asks, however often). A rollout's guard is read before its step is taken,
+// so a breach found at the step's time stops the step.
 // It runs beside the request path on the main thread, as the mailer does: a write that fails (storage
 // busy, PostgreSQL away) is retried at the next poll, and a change that fell due while the node was down
 // runs at its first poll, the log saying how late. Time is the service clock's, which tests move forward.
@@ -9,6 +10,8 @@ import type { Clock } from '../clock.js';
 import type { RolloutPlan } from '../model/rollouts.js';
 import type { ScheduledChange } from '../model/schedules.js';
 import type { SnapshotReader } from '../store/interfaces.js';
+import type { GuardReader } from './guard-reader.js';
+import type { RawReading } from './guards.js';
 
 const kPollMs = 500;
 /** Changes run per poll at most; the rest wait for the next one. */
@@ -22,6 +25,7 @@ const kLateMs = 5000;
 export interface ScheduledWork {
   runSchedule(scheduleId: string): Promise<ScheduledChange | null>;
   advanceRollout(rolloutId: string): Promise<RolloutPlan | null>;
+  recordGuardReading(rolloutId: string, dueAt: number, reading: RawReading): Promise<RolloutPlan | null>;
 }
 
 export class Scheduler {
@@ -34,6 +38,7 @@ export class Scheduler {
     private readonly work: ScheduledWork,
     private readonly clock: Clock,
     private readonly log: Logger,
+    private readonly guards: GuardReader,
     private readonly pollMs = kPollMs,
   ) {}
 
@@ -65,11 +70,11 @@ export class Scheduler {
     const now = this.clock.now();
     const changes = this.store.listDueSchedules(now, kBatch);
     const rollouts = this.store.listDueRollouts(now, kBatch);
-    await this.runAll(changes, rollouts);
+    await this.runAll(changes, rollouts, now);
     return Math.max(changes.length, rollouts.length);
   }
 
-  private async runAll(changes: readonly ScheduledChange[], rollouts: readonly RolloutPlan[]): Promise<void> {
+  private async runAll(changes: readonly ScheduledChange[], rollouts: readonly RolloutPlan[], now: number): Promise<void> {
     for (const change of changes) {
       if (this.stopped) return;
       try {
@@ -79,14 +84,44 @@ export class Scheduler {
         this.log.warn({ err, scheduleId: change.id }, 'scheduled change: the write failed; retrying at the next poll');
       }
     }
-    for (const plan of rollouts) {
+    // Read at once, not one after another: one slow source must not hold the others' readings.
+    const guarded = await Promise.all(rollouts.map((plan) => this.guard(plan, now)));
+    for (const plan of guarded) {
       if (this.stopped) return;
+      if (plan === null || plan.nextAt === null || plan.nextAt > now) continue;
       try {
         const done = await this.work.advanceRollout(plan.id);
         if (done !== null) this.reportRollout(plan, done);
       } catch (err) {
         this.log.warn({ err, rolloutId: plan.id }, 'rollout: the write failed; retrying at the next poll');
       }
+    }
+  }
+
+  /** The plan's guard read and recorded when due; the plan as it is after (null: it no longer runs here). */
+  private async guard(plan: RolloutPlan, now: number): Promise<RolloutPlan | null> {
+    const dueAt = plan.guardNextAt ?? null;
+    if (plan.guard == null || dueAt === null || dueAt > now) return plan;
+    const reading = await this.guards.read(plan.id, plan.guard);
+    if (this.stopped) return null;
+    try {
+      const recorded = await this.work.recordGuardReading(plan.id, dueAt, reading);
+      // null: another node recorded this reading; the step is still this poll's to try (it runs once).
+      if (recorded === null) return plan;
+      if (recorded.status !== 'running') {
+        this.guards.forget(plan.id);
+        this.log.warn(
+          { rolloutId: plan.id, flagId: plan.flagId, env: plan.env, status: recorded.status, reading: recorded.guardReading },
+          `rollout ${recorded.status}: ${recorded.pausedReason}`,
+        );
+        return null;
+      }
+      if (recorded.guardReading?.failures)
+        this.log.warn({ rolloutId: plan.id, reading: recorded.guardReading }, 'rollout guard: no reading');
+      return recorded;
+    } catch (err) {
+      this.log.warn({ err, rolloutId: plan.id }, 'rollout guard: the write failed; reading again at the next poll');
+      return null;
     }
   }
 

@@ -3,6 +3,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { RolloutPlan } from '../model/rollouts.js';
 import type { ScheduledChange } from '../model/schedules.js';
+import { kDefaultGuardIntervalMs, kMaxGuardExpressionLength, kMaxGuardIntervalMs, kMinGuardIntervalMs } from './guards.js';
 
 /** The body of POST /api/v1/flags/{id}/schedules: when, and the PATCH body to apply then. */
 export const ScheduleCreate = Type.Object(
@@ -48,6 +49,69 @@ export function scheduleView(change: ScheduledChange): ScheduledChangeBody {
   return view;
 }
 
+const guardBound = (what: string) =>
+  Type.Union([Type.Number(), Type.Null()], {
+    description: `A reading ${what} this is a breach; null or absent: no bound`,
+    'x-error': 'must be a number or null',
+  });
+
+/** A rollout's guard as a request gives it (src/release-plans/guards.ts says what makes one valid). */
+export const RolloutGuardInput = Type.Object(
+  {
+    prometheus: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: kMaxGuardExpressionLength,
+        description: 'A PromQL expression asked of the Prometheus server (FLAGWIRE_PROMETHEUS_URL); a number or an instant vector',
+        'x-error': `must be a PromQL expression of 1 to ${kMaxGuardExpressionLength} characters`,
+      }),
+    ),
+    flagwire: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 1024,
+        description:
+          'A metric of the server reading it, as its GET /metrics serves it: name{label="value",...}; a counter is read as its rate per second',
+        'x-error': 'must be a metric selector, e.g. flagwire_http_requests_total{status="500"}',
+      }),
+    ),
+    max: Type.Optional(guardBound('above')),
+    min: Type.Optional(guardBound('below')),
+    intervalMs: Type.Optional(
+      Type.Integer({
+        minimum: kMinGuardIntervalMs,
+        maximum: kMaxGuardIntervalMs,
+        description: `How often it is read while the rollout runs (ms); default ${kDefaultGuardIntervalMs}`,
+        'x-error': `must be a whole number of ms from ${kMinGuardIntervalMs} to ${kMaxGuardIntervalMs}`,
+      }),
+    ),
+    onBreach: Type.Optional(
+      Type.Union([Type.Literal('pause'), Type.Literal('rollback')], {
+        description: 'What a breach does: pause the rollout (default) or roll it back',
+        'x-error': 'must be "pause" or "rollback"',
+      }),
+    ),
+  },
+  { additionalProperties: false, 'x-error': 'must be an object: {prometheus or flagwire, max and/or min, intervalMs, onBreach}' },
+);
+
+export const RolloutGuardBody = Type.Object({
+  prometheus: Type.Optional(Type.String()),
+  flagwire: Type.Optional(Type.String()),
+  max: Type.Union([Type.Number(), Type.Null()]),
+  min: Type.Union([Type.Number(), Type.Null()]),
+  intervalMs: Type.Integer(),
+  onBreach: Type.Union([Type.Literal('pause'), Type.Literal('rollback')]),
+});
+
+export const GuardReadingBody = Type.Object({
+  at: Type.Integer({ description: 'When it was read, Unix ms' }),
+  value: Type.Union([Type.Number(), Type.Null()], { description: 'The number read; null when there was none' }),
+  breached: Type.Boolean(),
+  note: Type.Union([Type.String(), Type.Null()], { description: 'Why there is no value, or what the breach was' }),
+  failures: Type.Integer({ description: 'Readings in a row that could not be taken' }),
+});
+
 /** The body of POST /api/v1/flags/{id}/rollouts: the steps, the first applied at once. */
 export const RolloutCreate = Type.Object(
   {
@@ -67,6 +131,7 @@ export const RolloutCreate = Type.Object(
       ),
       { minItems: 1, 'x-error': 'must be a non-empty array of {trafficPercentage, holdMs}' },
     ),
+    guard: Type.Optional(RolloutGuardInput),
   },
   { additionalProperties: false },
 );
@@ -84,7 +149,12 @@ export const RolloutBody = Type.Object({
   current: Type.Integer({ description: 'The step applied last (0: the first)' }),
   nextAt: Type.Union([Type.Integer(), Type.Null()], { description: 'When the next step is due (Unix ms); null unless running' }),
   status: Type.Union([Type.Literal('running'), Type.Literal('paused'), Type.Literal('completed'), Type.Literal('rolled-back')]),
-  pausedReason: Type.Union([Type.String(), Type.Null()], { description: 'Why it is paused: a person, or a change made by hand' }),
+  pausedReason: Type.Union([Type.String(), Type.Null()], {
+    description: 'Why it is paused or was rolled back: a person, a change made by hand, or its guard',
+  }),
+  guard: Type.Union([RolloutGuardBody, Type.Null()], { description: 'What it is guarded by; null: nothing' }),
+  guardNextAt: Type.Union([Type.Integer(), Type.Null()], { description: 'When the guard is read next (Unix ms); null unless running' }),
+  guardReading: Type.Union([GuardReadingBody, Type.Null()], { description: "The guard's last reading; null before the first" }),
   createdAt: Type.Integer(),
   updatedAt: Type.Integer(),
   createdBy: Type.String(),
@@ -97,5 +167,5 @@ export const RolloutList = Type.Object({ rollouts: Type.Array(RolloutBody, { des
 /** A rollout as every answer shows it (the record, without its project: the token's). */
 export function rolloutView(plan: RolloutPlan): RolloutBody {
   const { projectId: _project, ...view } = plan;
-  return view;
+  return { ...view, guard: plan.guard ?? null, guardNextAt: plan.guardNextAt ?? null, guardReading: plan.guardReading ?? null };
 }

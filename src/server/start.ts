@@ -7,6 +7,8 @@ import { Clock } from '../clock.js';
 import { ConfigError, withListenPort, type Config } from '../config.js';
 import { FileFollower } from '../flags-as-code/file-follower.js';
 import { Scheduler } from '../release-plans/scheduler.js';
+import { GuardReader } from '../release-plans/guard-reader.js';
+import type { RawReading } from '../release-plans/guards.js';
 import { BodyBudgets } from '../http/body.js';
 import { RateLimiter } from '../http/rate-limit.js';
 import { SignInLimits } from '../web-console/sign-in-limits.js';
@@ -104,8 +106,12 @@ async function startClaimed(config: Readonly<Config>, options: StartOptions, cla
   const work = {
     runSchedule: (scheduleId: string) => writer.call('scheduleRun', { scheduleId }),
     advanceRollout: (rolloutId: string) => writer.call('rolloutAdvance', { rolloutId }),
+    recordGuardReading: (rolloutId: string, dueAt: number, reading: RawReading) =>
+      writer.call('rolloutGuardRecord', { rolloutId, dueAt, reading }),
   };
-  scheduler = new Scheduler(store, work, clock, log);
+  let metricsUrl: string | null = null;
+  const guards = new GuardReader({ prometheusUrl: config.prometheusUrl, metrics: config.metrics, ownMetricsUrl: () => metricsUrl });
+  scheduler = new Scheduler(store, work, clock, log, guards);
   await scheduler.start().catch(abandon);
   // Before listening: the first answers already reflect the file.
   follower = await followFlagsFile(config, store, writer, log).catch(abandon);
@@ -113,6 +119,7 @@ async function startClaimed(config: Readonly<Config>, options: StartOptions, cla
   const listenSocket = await listenExclusive(serving.app, config.host, config.port).catch(abandon);
   const port = uWS.us_socket_local_port(listenSocket as unknown as uWS.us_socket);
   await serving.listening(port);
+  metricsUrl = `${localUrl(config.host, port)}/metrics`;
 
   let closing: Promise<void> | null = null;
   const close = () => {
@@ -173,6 +180,13 @@ async function followFlagsFile(config: Readonly<Config>, store: Store, writer: W
   const follower = new FileFollower(config.flagsFile, apply, log);
   await follower.start();
   return follower;
+}
+
+/** This node as it reaches itself: a wildcard address is reached through loopback. */
+function localUrl(host: string, port: number): string {
+  if (host === '0.0.0.0' || host === '') return `http://127.0.0.1:${port}`;
+  if (host === '::') return `http://[::1]:${port}`;
+  return host.includes(':') ? `http://[${host}]:${port}` : `http://${host}:${port}`;
 }
 
 /** SIGTERM and SIGINT close the server (exit 0), or exit 1 when closing fails or outlasts its deadline. */

@@ -30,7 +30,7 @@
 //                    ['due', at, id] -> null                (pending changes by due time: the scheduler's poll)
 //                    ['project', projectId, id] -> null     (a project's scheduled changes)
 //                    ['rollout', id] -> RolloutPlan         (release plans: progressive rollouts)
-//                    ['rolloutDue', nextAt, id] -> null     (running rollouts by their next step's time)
+//                    ['rolloutDue', at, id] -> null         (running rollouts by their next step's or guard reading's time)
 //                    ['rolloutProject', projectId, id] -> null
 import { join } from 'node:path';
 import type { Database, RootDatabase } from 'lmdb';
@@ -138,9 +138,14 @@ export type PlanKey =
   | ['rolloutDue', number, string]
   | ['rolloutProject', string, string];
 
-/** A running rollout's entry in its due index; null when it has no step to come. */
-export function dueRolloutKey(plan: Pick<RolloutPlan, 'nextAt' | 'id' | 'status'>): PlanKey | null {
-  return plan.status === 'running' && plan.nextAt !== null ? ['rolloutDue', plan.nextAt, plan.id] : null;
+/**
+ * A running rollout's entry in its due index, at the sooner of its next step and its guard's next
+ * reading; null when it has neither to come.
+ */
+export function dueRolloutKey(plan: Pick<RolloutPlan, 'nextAt' | 'guardNextAt' | 'id' | 'status'>): PlanKey | null {
+  if (plan.status !== 'running') return null;
+  const times = [plan.nextAt, plan.guardNextAt].filter((t): t is number => typeof t === 'number');
+  return times.length === 0 ? null : ['rolloutDue', Math.min(...times), plan.id];
 }
 
 /** A pending change's entry in the due index. */

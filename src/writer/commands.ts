@@ -39,6 +39,7 @@ import {
   consoleRolloutAct,
   consoleRolloutStart,
   rolloutAdvance,
+  rolloutGuardRecord,
 } from '../release-plans/rollout-commands.js';
 
 export const kCommands = {
@@ -81,6 +82,7 @@ export const kCommands = {
   consoleRolloutAct,
   apiRolloutAct,
   rolloutAdvance,
+  rolloutGuardRecord,
   tokenCreate,
   tokenRotate,
   tokenRevoke,

@@ -5,6 +5,7 @@ import pino from 'pino';
 import t from 'tap';
 import { kConsoleActor } from '../../src/audit/audit-actor.js';
 import { Clock } from '../../src/clock.js';
+import { GuardReader } from '../../src/release-plans/guard-reader.js';
 import { Scheduler } from '../../src/release-plans/scheduler.js';
 import { tempDataDir } from '../helpers/server.js';
 import { buildWorld } from '../helpers/world.js';
@@ -42,9 +43,11 @@ t.test('everything due at start runs before start returns, past one batch; later
         return world.run('scheduleRun', { scheduleId }, clock.now());
       },
       advanceRollout: async (rolloutId) => world.run('rolloutAdvance', { rolloutId }, clock.now()),
+      recordGuardReading: async (rolloutId, dueAt, reading) => world.run('rolloutGuardRecord', { rolloutId, dueAt, reading }, clock.now()),
     },
     clock,
     log,
+    new GuardReader({ prometheusUrl: null, metrics: false, ownMetricsUrl: () => null }),
     20,
   );
   await scheduler.start();

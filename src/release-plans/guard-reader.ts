@@ -1,0 +1,113 @@
+// Takes a guard's readings for the scheduler: asks the Prometheus server (its instant-query API,
+// GET /api/v1/query) or reads this node's own GET /metrics, and returns the numbers or why there are
+// none. It judges nothing (guards.ts does, in the writer's transaction) and never throws.
+import { performance } from 'node:perf_hooks';
+import type { RolloutGuard } from '../model/rollouts.js';
+import type { RawReading } from './guards.js';
+import { parseSelector, selectSamples } from './metric-selector.js';
+
+/** A reading that takes longer than this failed: a hanging Prometheus must not hold the scheduler. */
+const kReadTimeoutMs = 5000;
+/** Answers larger than this are refused: a guard's expression is meant to give a few numbers. */
+const kMaxAnswerBytes = 4 * 1024 * 1024;
+
+export interface GuardSources {
+  /** The Prometheus server's base URL (FLAGWIRE_PROMETHEUS_URL); null: none set. */
+  prometheusUrl: string | null;
+  /** False with FLAGWIRE_METRICS=off: this node keeps no metrics to read. */
+  metrics: boolean;
+  /** This node's own GET /metrics URL; null until it listens. */
+  ownMetricsUrl(): string | null;
+}
+
+export class GuardReader {
+  /** A counter's previous reading per rollout: its rate is the change since then. Only this node's. */
+  private readonly previous = new Map<string, { sum: number; at: number }>();
+
+  constructor(private readonly sources: GuardSources) {}
+
+  async read(rolloutId: string, guard: RolloutGuard): Promise<RawReading> {
+    try {
+      return guard.prometheus !== undefined ? await this.prometheus(guard.prometheus) : await this.own(rolloutId, guard.flagwire!);
+    } catch (err) {
+      const why =
+        err instanceof Error && err.name === 'TimeoutError' ? `no answer in ${kReadTimeoutMs} ms` : String((err as Error).message ?? err);
+      return {
+        error: `${guard.prometheus !== undefined ? 'Prometheus' : "this server's metrics"} could not be read: ${why}`,
+        invalid: false,
+      };
+    }
+  }
+
+  /** Forgets a rollout's previous counter reading (it ended, or is no longer this node's to read). */
+  forget(rolloutId: string): void {
+    this.previous.delete(rolloutId);
+  }
+
+  private async prometheus(expression: string): Promise<RawReading> {
+    const base = this.sources.prometheusUrl;
+    if (base === null) return { error: 'this server has no Prometheus server to ask (set FLAGWIRE_PROMETHEUS_URL)', invalid: false };
+    const url = `${base}/api/v1/query?query=${encodeURIComponent(expression)}`;
+    const response = await fetch(url, { signal: AbortSignal.timeout(kReadTimeoutMs) });
+    const text = await response.text();
+    if (text.length > kMaxAnswerBytes) return { error: `Prometheus answered more than ${kMaxAnswerBytes} bytes`, invalid: true };
+    const answer = parseAnswer(text);
+    if (answer === null) return { error: `Prometheus answered ${response.status} without its JSON`, invalid: false };
+    if (answer.status !== 'success') {
+      // Prometheus answers 400 (bad_data) or 422 (execution) for an expression it will never accept.
+      const invalid = response.status === 400 || response.status === 422;
+      return { error: `Prometheus refused the expression: ${answer.error ?? response.status}`, invalid };
+    }
+    return vectorValues(answer.data);
+  }
+
+  private async own(rolloutId: string, selectorText: string): Promise<RawReading> {
+    const selector = parseSelector(selectorText);
+    if (typeof selector === 'string') return { error: selector, invalid: true };
+    if (!this.sources.metrics) return { error: 'this server keeps no metrics (FLAGWIRE_METRICS=off)', invalid: false };
+    const url = this.sources.ownMetricsUrl();
+    if (url === null) return { values: [], note: 'no data yet: the server is not listening' };
+    const response = await fetch(url, { signal: AbortSignal.timeout(kReadTimeoutMs) });
+    if (response.status !== 200) return { error: `GET /metrics answered ${response.status}`, invalid: false };
+    const found = selectSamples(await response.text(), selector);
+    if (found.series === 0) return { values: [], note: `no data: this server has no series ${selectorText}` };
+    if (!found.counter) return { values: [found.sum], note: null };
+    const now = performance.now();
+    const before = this.previous.get(rolloutId);
+    this.previous.set(rolloutId, { sum: found.sum, at: now });
+    if (before === undefined || now <= before.at)
+      return { values: [], note: 'no data yet: a counter is read as its rate per second from its second reading' };
+    // A counter that went down was reset (the node restarted its count): its whole value is the increase.
+    const increase = found.sum >= before.sum ? found.sum - before.sum : found.sum;
+    return { values: [increase / ((now - before.at) / 1000)], note: null };
+  }
+}
+
+interface PromAnswer {
+  status: string;
+  error?: string;
+  data?: { resultType?: string; result?: unknown };
+}
+
+function parseAnswer(text: string): PromAnswer | null {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && typeof (value as PromAnswer).status === 'string' ? (value as PromAnswer) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The numbers of an instant query's result: a scalar's value, or each sample's of a vector. */
+function vectorValues(data: PromAnswer['data']): RawReading {
+  const result = data?.result;
+  if (data?.resultType === 'scalar' && Array.isArray(result)) return { values: [Number(result[1])], note: null };
+  if (data?.resultType === 'vector' && Array.isArray(result)) {
+    const values = result.map((sample) => Number((sample as { value?: unknown[] }).value?.[1]));
+    return { values, note: values.length === 0 ? 'no data: the expression gave an empty result' : null };
+  }
+  return {
+    error: `the expression gives a ${data?.resultType ?? 'result of no known type'}; a guard needs a number or an instant vector`,
+    invalid: true,
+  };
+}

@@ -1,0 +1,90 @@
+// A rollout's guard (issue 27, item 3): what makes one valid, and what a reading means. Pure rules, one
+// home: the writer checks a guard with guardProblems when a rollout starts and judges each reading with
+// judgeReading in the transaction that records it; guard-reader.ts only fetches numbers.
+import type { GuardReading, RolloutGuard } from '../model/rollouts.js';
+import { parseSelector } from './metric-selector.js';
+
+/** Readings in a row that could not be taken before that is a breach: a guard that cannot see must not wave a rollout on for long. */
+export const kGuardMaxFailures = 3;
+export const kDefaultGuardIntervalMs = 30_000;
+export const kMinGuardIntervalMs = 1000;
+export const kMaxGuardIntervalMs = 24 * 3600 * 1000;
+export const kMaxGuardExpressionLength = 4096;
+
+/** A guard as a request states it: bounds, interval and action may be left out. */
+export interface GuardInput {
+  prometheus?: string;
+  flagwire?: string;
+  max?: number | null;
+  min?: number | null;
+  intervalMs?: number;
+  onBreach?: 'pause' | 'rollback';
+}
+
+/**
+ * What a reader brought back: the samples read (a Prometheus vector's values, or one number), or why
+ * none could be read. `invalid`: the source refused the expression itself (it will never read), which
+ * is a breach at once; otherwise a failure counts towards kGuardMaxFailures.
+ */
+export type RawReading = { values: number[]; note: string | null } | { error: string; invalid: boolean };
+
+/** What is wrong with a guard (empty: nothing), each naming its field under `guard.`. */
+export function guardProblems(guard: GuardInput): string[] {
+  const problems: string[] = [];
+  const sources = [guard.prometheus, guard.flagwire].filter((s) => s !== undefined);
+  if (sources.length !== 1)
+    problems.push('guard: give exactly one of prometheus (a PromQL expression) or flagwire (a metric of this server)');
+  if (guard.flagwire !== undefined) {
+    const selector = parseSelector(guard.flagwire);
+    if (typeof selector === 'string') problems.push(`guard.flagwire: ${selector}`);
+  }
+  const max = guard.max ?? null;
+  const min = guard.min ?? null;
+  if (max === null && min === null) problems.push('guard: give max, min or both (a reading above max or below min is a breach)');
+  if (max !== null && min !== null && min > max) problems.push(`guard.min (${min}) is above guard.max (${max})`);
+  return problems;
+}
+
+/** The guard as stored: every field present. Call after guardProblems found nothing. */
+export function storedGuard(guard: GuardInput): RolloutGuard {
+  const stored: RolloutGuard = {
+    max: guard.max ?? null,
+    min: guard.min ?? null,
+    intervalMs: guard.intervalMs ?? kDefaultGuardIntervalMs,
+    onBreach: guard.onBreach ?? 'pause',
+  };
+  if (guard.prometheus !== undefined) stored.prometheus = guard.prometheus;
+  if (guard.flagwire !== undefined) stored.flagwire = guard.flagwire;
+  return stored;
+}
+
+/** The guard in a line: `prometheus: EXPR` or `flagwire: SELECTOR`, and its bounds. */
+export function describeGuard(guard: RolloutGuard): string {
+  const source = guard.prometheus !== undefined ? `prometheus: ${guard.prometheus}` : `flagwire: ${guard.flagwire}`;
+  const bounds = [guard.min === null ? null : `min ${guard.min}`, guard.max === null ? null : `max ${guard.max}`].filter((b) => b !== null);
+  return `${source} (${bounds.join(', ')}; on breach: ${guard.onBreach})`;
+}
+
+/**
+ * A reading judged against the guard. Several samples (a Prometheus vector): the one farthest out of
+ * bounds is the reading. None (no data): healthy, as a Prometheus alert does not fire on an empty result.
+ */
+export function judgeReading(guard: RolloutGuard, raw: RawReading, failuresBefore: number, at: number): GuardReading {
+  if ('error' in raw) {
+    const failures = failuresBefore + 1;
+    const breached = raw.invalid || failures >= kGuardMaxFailures;
+    const why = raw.invalid
+      ? `the guard cannot be read: ${raw.error}`
+      : `${raw.error} (${failures} reading${failures === 1 ? '' : 's'} in a row)`;
+    return { at, value: null, breached, note: why, failures };
+  }
+  const values = raw.values.filter((v) => !Number.isNaN(v));
+  if (values.length === 0) return { at, value: null, breached: false, note: raw.note ?? 'no data', failures: 0 };
+  const highest = Math.max(...values);
+  const lowest = Math.min(...values);
+  if (guard.max !== null && highest > guard.max)
+    return { at, value: highest, breached: true, note: `read ${highest}, above max ${guard.max}`, failures: 0 };
+  if (guard.min !== null && lowest < guard.min)
+    return { at, value: lowest, breached: true, note: `read ${lowest}, below min ${guard.min}`, failures: 0 };
+  return { at, value: guard.max !== null ? highest : lowest, breached: false, note: null, failures: 0 };
+}

@@ -1,0 +1,60 @@
+// Progressive rollouts from the command line: `flagwire flag rollout` with steps and a guard, `rollout
+// list` showing the guard's reading, the actions; bad options refused with usage (exit 2) and nothing written.
+import t from 'tap';
+import { kConsoleActor } from '../../src/audit/audit-actor.js';
+import { cli, expectRefused, ok, tempDir } from '../helpers/cli.js';
+import { exportStore } from '../helpers/store-export.js';
+import { buildWorld } from '../helpers/world.js';
+
+const dataDir = tempDir(t);
+const world = buildWorld(dataDir);
+t.teardown(() => world.store.close());
+const { ids } = world;
+const flag = world.run('flagCreate', { projectId: ids.single, actor: kConsoleActor, body: { name: 'cli-ramp', enabled: true } });
+
+t.test('a rollout with a guard, listed with its reading, then rolled back', async (t) => {
+  const plan = await ok(t, dataDir, [
+    'flag',
+    'rollout',
+    flag.id,
+    '--steps',
+    '10:1h,50:2h,100',
+    '--guard-prometheus',
+    'sum(rate(http_errors_total[5m]))',
+    '--guard-max',
+    '0.05',
+    '--guard-every',
+    '1m',
+    '--on-breach',
+    'rollback',
+  ]);
+  t.match(plan, {
+    status: 'running',
+    steps: [{ trafficPercentage: 10, holdMs: 3_600_000 }, { trafficPercentage: 50, holdMs: 7_200_000 }, { trafficPercentage: 100 }],
+    guard: { prometheus: 'sum(rate(http_errors_total[5m]))', max: 0.05, min: null, intervalMs: 60_000, onBreach: 'rollback' },
+    guardReading: null,
+  });
+  const listed = await cli(dataDir, ['rollout', 'list', ids.single], { json: false });
+  t.equal(listed.code, 0);
+  t.match(listed.stdout, /GUARD/);
+  t.match(listed.stdout, /not read yet/);
+  t.match(await ok(t, dataDir, ['rollout', 'rollback', plan.id]), { status: 'rolled-back' });
+});
+
+t.test('bad guard options: usage, exit 2, nothing written', async (t) => {
+  const before = await exportStore(dataDir);
+  for (const [option, value, said] of [
+    ['--guard-max', 'lots', /--guard-max: "lots" is not a number/],
+    ['--guard-every', '5 minutes', /--guard-every: "5 minutes" is not a duration/],
+    ['--on-breach', 'explode', /--on-breach: "explode" is not pause or rollback/],
+  ] as const) {
+    const r = await cli(dataDir, ['flag', 'rollout', flag.id, '--steps', '10:1h,100', '--guard-metric', 'up', option, value]);
+    t.equal(r.code, 2, `${option} ${value}: exit 2`);
+    t.match(r.stderr, said);
+  }
+  t.strictSame(await exportStore(dataDir), before, 'store unchanged');
+  await expectRefused(t, dataDir, ['flag', 'rollout', flag.id, '--steps', '10:1h,100', '--guard-metric', 'up'], {
+    error: 'Invalid request',
+    detail: /guard: give max, min or both/,
+  });
+});
