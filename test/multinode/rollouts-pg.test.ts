@@ -1,8 +1,9 @@
 // A progressive rollout on two nodes of one PostgreSQL (issue 27, item 4): both nodes' schedulers ask
 // for each due step, and each step is taken once (the writer's transaction holds the revision lock and
 // checks the step is still due), so PostgreSQL's change log holds exactly one flag.patch by plan:<id>
-// per step, in order, and both nodes serve the completed rollout. Nodes run on real time, so the holds
-// are short; the bounds below only catch a hang.
+// per step, in order, and both nodes serve the completed rollout. A guard read by both nodes from one
+// Prometheus breaches once: one audit entry, one rollback. Nodes run on real time, so the holds are
+// short; the bounds below only catch a hang.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Packr } from 'msgpackr';
 import t from 'tap';
@@ -10,6 +11,7 @@ import type { Change } from '../../src/store/changes.js';
 import { tempDir } from '../helpers/cli.js';
 import { call } from '../helpers/http.js';
 import { startPostgres } from '../helpers/postgres.js';
+import { prometheusPort, startExporter, startPrometheus } from '../helpers/prometheus.js';
 import { kUnlimited } from '../reliability/support.js';
 import { seedWithConsole, startNode, waitReady } from './support.js';
 
@@ -18,6 +20,15 @@ t.teardown(() => pg.destroy());
 const kHangMs = 60_000;
 // Change sets are stored as msgpack (src/store/pg/pg-system.ts): read back the same way.
 const packr = new Packr({ useRecords: false });
+
+/** The changes of PostgreSQL's change log, with their revisions. */
+async function changeLog(database: string): Promise<{ revision: number; change: Change }[]> {
+  const { rows } = await pg.admin<{ revision: string; changes: Buffer }>(
+    database,
+    'SELECT revision, changes FROM flagwire_changes ORDER BY revision',
+  );
+  return rows.flatMap((row) => (packr.unpack(row.changes) as Change[]).map((change) => ({ revision: Number(row.revision), change })));
+}
 
 t.test('two nodes: every step of a rollout taken once, in order, and both serve the end', async (t) => {
   const url = await pg.newDatabase();
@@ -62,16 +73,10 @@ t.test('two nodes: every step of a rollout taken once, in order, and both serve 
   }
 
   // PostgreSQL's change log: one flag.patch by plan:<id> per step, in order, each in its own revision.
-  const { rows } = await pg.admin<{ revision: string; changes: Buffer }>(
-    database,
-    'SELECT revision, changes FROM flagwire_changes ORDER BY revision',
-  );
   const patches: { revision: number; after: unknown }[] = [];
-  for (const row of rows) {
-    for (const change of packr.unpack(row.changes) as Change[]) {
-      if (change.kind === 'audit' && change.value.actor === `plan:${id}` && change.value.action === 'flag.patch')
-        patches.push({ revision: Number(row.revision), after: change.value.changes.trafficPercentage?.after });
-    }
+  for (const { revision, change } of await changeLog(database)) {
+    if (change.kind === 'audit' && change.value.actor === `plan:${id}` && change.value.action === 'flag.patch')
+      patches.push({ revision, after: change.value.changes.trafficPercentage?.after });
   }
   t.same(
     patches.map((p) => p.after),
@@ -79,4 +84,56 @@ t.test('two nodes: every step of a rollout taken once, in order, and both serve 
     'each step patched once, in order',
   );
   t.equal(new Set(patches.map((p) => p.revision)).size, 4, 'each in its own revision');
+});
+
+t.test('two nodes read one guard from one Prometheus: the breach is acted on once', async (t) => {
+  const url = await pg.newDatabase();
+  const database = new URL(url).pathname.slice(1);
+  const seeded = await seedWithConsole(t, url);
+  const exporter = await startExporter('errors_ratio', 0);
+  t.teardown(() => exporter.close());
+  const promPort = await prometheusPort();
+  const env = { ...kUnlimited, FLAGWIRE_PROMETHEUS_URL: `http://127.0.0.1:${promPort}` };
+  const nodes = await Promise.all(
+    [0, 1].map(async () => {
+      const server = await startNode(url, tempDir(t, 'flagwire-node-'), env);
+      t.teardown(() => server.stop());
+      await waitReady(server, kHangMs);
+      return server;
+    }),
+  );
+  const prometheus = await startPrometheus(promPort, { exporter: exporter.target });
+  t.teardown(() => prometheus.stop());
+  const api = (i: number, method: string, path: string, body?: unknown) =>
+    call(nodes[i]!.baseUrl, method, path, { token: seeded.secret, body });
+  const steps = [{ trafficPercentage: 20, holdMs: 3_600_000 }, { trafficPercentage: 100 }];
+  const guard = { prometheus: 'max(errors_ratio)', max: 0.5, intervalMs: 1000, onBreach: 'rollback' };
+  const started = await api(0, 'POST', `/api/v1/flags/${seeded.flagId}/rollouts`, { steps, guard });
+  t.equal(started.status, 201, started.text);
+  const id = started.json.id as string;
+  const rollout = async (i: number) =>
+    (await api(i, 'GET', '/api/v1/rollouts')).json.rollouts.find((r: { id: string }) => r.id === id) as Record<string, unknown> | undefined;
+
+  const deadline = Date.now() + kHangMs;
+  // Healthy readings first (Prometheus has scraped the exporter), taken by either node.
+  const readValue = async () => ((await rollout(1))?.guardReading as { value?: unknown } | null | undefined)?.value;
+  while ((await readValue()) !== 0) {
+    if (Date.now() > deadline) throw new Error(`no healthy reading: ${JSON.stringify(await rollout(1))}`);
+    await sleep(100);
+  }
+  exporter.set(0.9);
+  for (const i of [0, 1]) {
+    while ((await rollout(i))?.status !== 'rolled-back') {
+      if (Date.now() > deadline) throw new Error(`never rolled back on node ${i}: ${JSON.stringify(await rollout(i))}`);
+      await sleep(100);
+    }
+    t.match((await api(i, 'GET', `/api/v1/flags/${seeded.flagId}`)).json, { trafficPercentage: 0 }, `node ${i} serves the rollback`);
+  }
+  // A few more intervals: no node acts on the breach again.
+  await sleep(2500);
+  const breaches = (await changeLog(database)).filter(
+    ({ change }) => change.kind === 'audit' && change.value.actor === `plan:${id}` && change.value.action === 'rollout.guard-breach',
+  );
+  t.equal(breaches.length, 1, 'one breach recorded, by one node');
+  t.match(breaches[0]!.change, { value: { changes: { guard: { after: { value: 0.9, breached: true } } } } });
 });
