@@ -2,7 +2,8 @@
 // at once, each next one when its hold ends (never before, never twice), pause, resume, skip, roll back;
 // one rollout per flag (environment); a change made by hand to the percentage pauses it, saying who.
 // Rollouts by variant weights: each step the flag's `fractional` split, evaluated by the eval engine;
-// their refusals, a hand change to the targeting or the variants, and a rollback to the targeting before.
+// their refusals, a hand change to the targeting or the variants, and a rollback to the targeting before;
+// `flagwire flag rollout --steps` with weights, and `rollout list` showing them.
 import t, { type Test } from 'tap';
 import { kConsoleActor, tokenActor } from '../../src/audit/audit-actor.js';
 import { EvalEngine } from '../../src/eval/engine.js';
@@ -11,10 +12,12 @@ import type { TypedVariants } from '../../src/model/flags.js';
 import { rolloutAct, rolloutStart } from '../../src/release-plans/rollout-commands.js';
 import { rolloutView } from '../../src/release-plans/schemas.js';
 import { tempDataDir } from '../helpers/server.js';
+import { cli, expectAllRefused, ok } from '../helpers/cli.js';
 import { refusedCommand } from '../helpers/refused.js';
 import { buildWorld } from '../helpers/world.js';
 
-const world = buildWorld(tempDataDir());
+const dataDir = tempDataDir();
+const world = buildWorld(dataDir);
 t.teardown(() => world.store.close());
 const { ids } = world;
 const kHour = 3_600_000;
@@ -421,4 +424,36 @@ t.test('a rollout stored before weight steps existed (no initialTargeting) reads
   t.equal(rolloutView(stored).initialTargeting, null);
   t.match(act(old.id, 'rollback', t0 + 1), { status: 'rolled-back' });
   t.equal(percentage(flag.id), 0);
+});
+
+t.test('the console: flag rollout --steps with variant weights; rollout list shows them', async (t) => {
+  const flag = createTyped('split-cli');
+  const plan = await ok(t, dataDir, ['flag', 'rollout', flag.id, '--steps', 'on=10/off=90:1h,on=50/off=50:30m,on=100/off=0']);
+  t.match(plan, { flagId: flag.id, status: 'running', current: 0, initialTargeting: {}, createdBy: 'console' });
+  t.same(plan.steps, [
+    { variantWeights: { on: 10, off: 90 }, holdMs: kHour },
+    { variantWeights: { on: 50, off: 50 }, holdMs: 1_800_000 },
+    { variantWeights: { on: 100, off: 0 } },
+  ]);
+  t.same(typed(flag.id).targeting, {
+    fractional: [
+      ['on', 10],
+      ['off', 90],
+    ],
+  });
+  const human = await cli(dataDir, ['rollout', 'list', ids.single], { json: false });
+  t.equal(human.code, 0);
+  const row = human.stdout.split('\n').find((line) => line.startsWith(plan.id));
+  t.strictSame(row?.split(/\s{2,}/).slice(0, 5), [plan.id, flag.id, '-', '[on=10/off=90] -> on=50/off=50 -> on=100/off=0', 'running']);
+  await expectAllRefused(t, dataDir, [
+    [
+      ['flag', 'rollout', flag.id, '--steps', 'on=ten/off=90'],
+      {
+        code: 2,
+        error: 'Invalid request',
+        detail: /^usage: --steps: "on=ten\/off=90" is not PERCENT or VARIANT=WEIGHT\/VARIANT=WEIGHT\/\.\.\./,
+      },
+    ],
+    [['flag', 'rollout', ids.flag2, '--steps', 'on=1'], { error: 'Invalid request', detail: /^this flag has no variants/ }],
+  ]);
 });
