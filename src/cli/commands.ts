@@ -19,7 +19,7 @@ import { fileText } from '../flags-as-code/flag-file.js';
 import { renderApplied, renderPlan } from '../flags-as-code/plan-text.js';
 import type { ScheduledChange } from '../model/schedules.js';
 import { kRolloutActionSummary, renderRollouts, renderSchedule, renderSchedules } from '../release-plans/schedule-text.js';
-import type { RolloutPlan } from '../model/rollouts.js';
+import type { RolloutPlan, RolloutStep } from '../model/rollouts.js';
 import { kRolloutActions } from '../release-plans/schemas.js';
 import type { GuardInput } from '../release-plans/guards.js';
 import { parseIsoTime, splitList, UsageError, type Args, type CommandSpec, type OptionSpec } from './args.js';
@@ -185,7 +185,7 @@ function scheduleTime(args: Args, now: number): number {
   return at;
 }
 const kFlagRolloutUsage =
-  'flag rollout FLAG_ID --steps P1:HOLD,P2:HOLD,...,PN [--guard-prometheus EXPR | --guard-metric SELECTOR] [--guard-max N] [--guard-min N] [--guard-every 30s] [--on-breach pause|rollback] [--env NAME] [--as USER_ID]';
+  'flag rollout FLAG_ID --steps STEP:HOLD,...,STEP [--guard-prometheus EXPR | --guard-metric SELECTOR] [--guard-max N] [--guard-min N] [--guard-every 30s] [--on-breach pause|rollback] [--env NAME] [--as USER_ID]';
 
 /** The guard the --guard-* options describe; undefined when none is given (checked by the writer, as the API's). */
 function rolloutGuard(args: Args): GuardInput | undefined {
@@ -224,19 +224,31 @@ function rolloutGuard(args: Args): GuardInput | undefined {
   return guard;
 }
 
-/** --steps `10:1h,50:30m,100`: percentages, each but the last held for a duration (N s/m/h/d). */
-function rolloutSteps(text: string): { trafficPercentage: number; holdMs?: number }[] {
+/**
+ * --steps `10:1h,50:30m,100`: percentages; or `on=10/off=90:1h,on=100/off=0`: variant weights
+ * (VARIANT=WEIGHT joined by `/`); each step but the last held for a duration (N s/m/h/d).
+ */
+function rolloutSteps(text: string): RolloutStep[] {
   return splitList(text).map((part) => {
-    const m = /^(\d{1,3})(?::(\d{1,9})(s|m|h|d))?$/.exec(part);
-    if (!m)
+    const m = /^(.+?)(?::(\d{1,9})(s|m|h|d))?$/.exec(part);
+    const step = m === null ? null : rolloutStep(m[1]!);
+    if (m === null || step === null)
       throw new UsageError(
-        `--steps: "${part}" is not PERCENT or PERCENT:HOLD (10:1h, 50:30m, 100)`,
+        `--steps: "${part}" is not PERCENT or VARIANT=WEIGHT/VARIANT=WEIGHT/..., each with :HOLD but the last (10:1h, 50:30m, 100; on=10/off=90:1h, on=100/off=0)`,
         `Usage: flagwire ${kFlagRolloutUsage}`,
       );
-    const step: { trafficPercentage: number; holdMs?: number } = { trafficPercentage: Number(m[1]) };
     if (m[2] !== undefined) step.holdMs = Number(m[2]) * kUnitMs[m[3]!]!;
     return step;
   });
+}
+
+/** One step of --steps without its hold: `50`, or `on=10/off=90`; null when it is neither. */
+function rolloutStep(text: string): RolloutStep | null {
+  if (/^\d{1,3}$/.test(text)) return { trafficPercentage: Number(text) };
+  const pairs = text.split('/').map((pair) => /^(.+)=(\d{1,10})$/.exec(pair));
+  if (pairs.some((m) => m === null)) return null;
+  // fromEntries: every name an own key, `__proto__` too (refused then as no variant of the flag).
+  return { variantWeights: Object.fromEntries(pairs.map((m) => [m![1]!, Number(m![2])])) };
 }
 
 const kExportUsage = 'export PROJECT_ID [--format flagwire|flagd] [--env NAME]';
@@ -756,10 +768,15 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
   command({
     name: 'flag rollout',
     usage: kFlagRolloutUsage,
-    summary: "start a progressive rollout of a flag's traffic percentage: the first step now, each next after its hold -> the rollout",
+    summary:
+      "start a progressive rollout of a flag's traffic percentage or of its variant weights: the first step now, each next after its hold -> the rollout",
     positionals: ['FLAG_ID'],
     options: {
-      steps: str('P:HOLD,...', 'percentages in order, each but the last held for a duration (N s/m/h/d): 10:1h,50:1h,100', true),
+      steps: str(
+        'STEP:HOLD,...',
+        'steps in order, each but the last held for a duration (N s/m/h/d): percentages (10:1h,50:1h,100), or variant weights, VARIANT=WEIGHT joined by / (on=10/off=90:1h,on=50/off=50:1h,on=100/off=0)',
+        true,
+      ),
       'guard-prometheus': str('EXPR', 'guard: a PromQL expression asked of FLAGWIRE_PROMETHEUS_URL by the running server'),
       'guard-metric': str(
         'SELECTOR',
@@ -773,7 +790,7 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
       as: str('USER_ID', kAsFlagEditor),
     },
     notes:
-      'The running server takes each next step when its hold ends, audited as plan:<id>. A change made by hand to the percentage pauses the rollout (it says why); `rollout resume` sets its step again. With a guard, the server reads it every interval while the rollout runs; a reading above --guard-max or below --guard-min pauses it (or rolls it back with --on-breach rollback), the reading in the audit entry.',
+      'The running server takes each next step when its hold ends, audited as plan:<id>. A step of variant weights sets the flag\'s targeting to flagd\'s split, {"fractional": [[VARIANT, WEIGHT], ...]}: the flag needs typed variants and a targeting of {} or a bare fractional. A change made by hand to the percentage (or the targeting) pauses the rollout (it says why); `rollout resume` sets its step again. With a guard, the server reads it every interval while the rollout runs; a reading above --guard-max or below --guard-min pauses it (or rolls it back with --on-breach rollback), the reading in the audit entry.',
     run: (args, ctx) =>
       ctx.write('consoleRolloutStart', {
         flagId: args.positional('FLAG_ID'),

@@ -1,7 +1,7 @@
 // Turns a compiled TypeBox check into the spec's problem texts: every problem, each naming its path.
-import type { TSchema, Static } from '@sinclair/typebox';
+import type { TSchema, Static, TUnion } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
-import { ValueErrorType } from '@sinclair/typebox/errors';
+import { type ValueError, ValueErrorType } from '@sinclair/typebox/errors';
 import { schemaErrorText } from './schemas.js';
 
 export interface Validator<T extends TSchema> {
@@ -25,7 +25,7 @@ export function compileValidator<T extends TSchema>(schema: T, options: Validato
       const seen = new Set<string>();
       const out: string[] = [];
       // Errors() is lazy and costs a walk of the value: only called once Check has failed.
-      for (const error of checker.Errors(value)) {
+      for (const error of chosenErrors(checker.Errors(value))) {
         const { path, leaf } = readablePath(error.path, value);
         if (seen.has(path)) continue;
         seen.add(path);
@@ -43,6 +43,28 @@ export function compileValidator<T extends TSchema>(schema: T, options: Validato
       return out;
     },
   };
+}
+
+/**
+ * The errors, a union of objects' error replaced by those of the one object it was meant to be: the only
+ * branch whose required keys the value has (a rollout step with `trafficPercentage` is a percentage step,
+ * and its problem is that step's: `steps[0].trafficPercentage must be ...`). When no branch or several
+ * have their keys, the union's own error stands (its x-error says which shapes it takes).
+ */
+function* chosenErrors(errors: Iterable<ValueError>): Iterable<ValueError> {
+  for (const error of errors) {
+    const branch = error.type === ValueErrorType.Union ? objectBranchErrors(error) : null;
+    if (branch === null) yield error;
+    else yield* chosenErrors(branch);
+  }
+}
+
+function objectBranchErrors(error: ValueError): ValueError[] | null {
+  const branches = (error.schema as TUnion).anyOf;
+  if (!branches.every((b) => b.type === 'object')) return null;
+  const keysMissing = (e: ValueError) => e.type === ValueErrorType.ObjectRequiredProperty && e.path.lastIndexOf('/') === error.path.length;
+  const fitting = error.errors.map((branch) => [...branch]).filter((list) => !list.some(keysMissing));
+  return fitting.length === 1 ? fitting[0]! : null;
 }
 
 /** `/environments/prod/cohorts/2` -> `environments.prod.cohorts[2]`, and the value found there. */

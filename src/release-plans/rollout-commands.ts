@@ -1,9 +1,10 @@
-// Progressive rollouts (issue 27, item 2): a flag's traffic percentage raised in steps, each held for a
-// duration, then the next; pause, resume, skip a step, roll back to the percentage before the first. A
-// flag (an environment of a group flag) has at most one rollout running or paused. Every step is a PATCH
-// of the flag by the actor `plan:<id>`, so it is checked, audited and served like any write.
+// Progressive rollouts (issue 27, item 2): a flag's traffic percentage raised in steps, or the weights of
+// its typed variants set in steps (rollout-weights.ts), each held for a duration, then the next; pause,
+// resume, skip a step, roll back to the percentage (or the targeting) before the first. A flag (an
+// environment of a group flag) has at most one rollout running or paused. Every step is a PATCH of the
+// flag by the actor `plan:<id>`, so it is checked, audited and served like any write.
 //
-// A change made by hand to what a rollout drives (its flag's percentage) pauses it, and the plan says
+// A change made by hand to what a rollout drives (its flag's percentage, or its targeting) pauses it, and the plan says
 // why: before each step the rollout compares the flag with what its last step set, and when someone else
 // changed it, it stops there rather than overwrite their change. Steps are run by the node's scheduler
 // (scheduler.ts) through rolloutAdvance, which applies a due step exactly once as scheduleRun does.
@@ -11,15 +12,23 @@ import { FlagwireError } from '../errors.js';
 import type { Actor } from '../audit/audit-actor.js';
 import { requireEnvironmentAllowed } from '../model/environments.js';
 import { flagPatch } from '../flags/flag-commands.js';
-import { effectiveState } from '../model/flag-state.js';
+import { effectiveState, type EffectiveState } from '../model/flag-state.js';
 import { randomId } from '../model/ids.js';
 import { requirePatchTarget } from '../model/lookups.js';
 import type { ReceivedBody } from '../model/request-body.js';
-import type { RolloutPlan } from '../model/rollouts.js';
+import type { RolloutPlan, WeightsStep } from '../model/rollouts.js';
 import { compileValidator } from '../model/validation.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { apiActor, apiPlanRequest, auditPlan, consoleActorOf, consolePlanRequest, planActor } from './plan-actors.js';
 import { describeGuard, guardProblems, judgeReading, type RawReading, storedGuard } from './guards.js';
+import {
+  isWeightsStep,
+  unknownVariants,
+  weightsHandChange,
+  weightStepProblems,
+  weightsTargeting,
+  weightTargetProblems,
+} from './rollout-weights.js';
 import { RolloutCreate, type RolloutAction } from './schemas.js';
 
 const kCreateValidator = compileValidator(RolloutCreate, { quoteKeys: false });
@@ -41,6 +50,9 @@ export function rolloutStart(
     problems.push(...stepProblems(body.steps));
     if (body.guard !== undefined) problems.push(...guardProblems(body.guard));
   }
+  const typed = effectiveState(flag, env).typed;
+  const byWeights = (body?.steps ?? []).some(isWeightsStep);
+  if (body !== null && byWeights && problem === null) problems.push(...weightTargetProblems(typed, body.steps, env));
   const running = w
     .listRollouts(project.id)
     .find((p) => p.flagId === flag.id && p.env === env && (p.status === 'running' || p.status === 'paused'));
@@ -56,6 +68,7 @@ export function rolloutStart(
     env,
     steps: body.steps,
     initialPercentage: effectiveState(flag, env).trafficPercentage,
+    initialTargeting: byWeights ? (typed?.targeting ?? {}) : null,
     current: 0,
     nextAt: null,
     status: 'running',
@@ -82,11 +95,13 @@ function stepProblems(steps: RolloutPlan['steps']): string[] {
     if (!last && step.holdMs === undefined) problems.push(`steps[${i}].holdMs is required (how long the step is held before the next)`);
     if (last && step.holdMs !== undefined) problems.push(`steps[${i}].holdMs: the last step is held for good; drop it`);
     if (step.holdMs !== undefined && step.holdMs > kMaxHoldMs) problems.push(`steps[${i}].holdMs must be at most a year`);
-    if (i > 0 && step.trafficPercentage < steps[i - 1]!.trafficPercentage)
+    const before = steps[i - 1];
+    if (before !== undefined && !isWeightsStep(before) && !isWeightsStep(step) && step.trafficPercentage < before.trafficPercentage)
       problems.push(
-        `steps[${i}].trafficPercentage goes down (${steps[i - 1]!.trafficPercentage} to ${step.trafficPercentage}): a rollout only raises it; roll back instead`,
+        `steps[${i}].trafficPercentage goes down (${before.trafficPercentage} to ${step.trafficPercentage}): a rollout only raises it; roll back instead`,
       );
   });
+  problems.push(...weightStepProblems(steps));
   return problems;
 }
 
@@ -108,7 +123,8 @@ export function apiRolloutStart(
 
 /**
  * A person's action on a rollout: pause (it holds its step), resume (its step is set again and held
- * anew), skip (the next step now), roll back (the percentage before the first step; the rollout ends).
+ * anew), skip (the next step now), roll back (the percentage, or the targeting, before the first step;
+ * the rollout ends).
  */
 export function rolloutAct(
   w: StoreWriter,
@@ -155,7 +171,7 @@ function guardRestart(plan: RolloutPlan, now: number): Pick<RolloutPlan, 'guardN
 
 /** The percentage before the first step, set again; the rollout ends (`why`: its guard's breach, or null for a person). */
 function rollBack(w: StoreWriter, plan: RolloutPlan, why: string | null, now: number): RolloutPlan {
-  patchPercentage(w, plan, plan.initialPercentage, now);
+  restoreInitial(w, plan, now);
   return save(w, { ...plan, status: 'rolled-back', nextAt: null, guardNextAt: null, pausedReason: why }, now);
 }
 
@@ -199,20 +215,16 @@ export function apiRolloutAct(w: StoreWriter, input: { tokenId: string; rolloutI
 
 /**
  * The scheduler's step: the next step of a running rollout whose time has come, once (null when there
- * is nothing to do: another node took it, or it was paused). When the flag's percentage is no longer
- * what the last step set, someone changed it by hand: the rollout pauses and says so instead.
+ * is nothing to do: another node took it, or it was paused). When the flag's percentage (or targeting)
+ * is no longer what the last step set, someone changed it by hand: the rollout pauses and says so instead.
  */
 export function rolloutAdvance(w: StoreWriter, input: { rolloutId: string }, now: number): RolloutPlan | null {
   const plan = w.getRollout(input.rolloutId);
   if (plan === undefined || plan.status !== 'running' || plan.nextAt === null || plan.nextAt > now) return null;
   const flag = w.getFlag(plan.flagId);
-  const expected = plan.steps[plan.current]!.trafficPercentage;
-  const actual = flag === undefined ? null : effectiveState(flag, plan.env).trafficPercentage;
-  if (actual !== expected) {
-    const why =
-      actual === null
-        ? 'the flag was deleted'
-        : `the traffic percentage was changed by hand to ${actual} (step ${plan.current + 1} set ${expected})${lastChangedBy(w, plan)}`;
+  const changed = flag === undefined ? null : handChange(plan, effectiveState(flag, plan.env));
+  if (flag === undefined || changed !== null) {
+    const why = changed === null ? 'the flag was deleted' : `${changed}${lastChangedBy(w, plan)}`;
     const actor = planActor(plan, 'rollout');
     auditPlan(w, actor, plan, 'rollout.pause', { rollout: { before: 'running', after: why } }, now);
     return save(w, { ...plan, status: 'paused', nextAt: null, guardNextAt: null, pausedReason: why }, now);
@@ -220,17 +232,34 @@ export function rolloutAdvance(w: StoreWriter, input: { rolloutId: string }, now
   return applyStep(w, plan, plan.current + 1, now);
 }
 
-/** Who last changed the flag other than the rollout: the audit says it. */
+/** What was changed by hand since the last step, or null when the flag is as that step left it. */
+function handChange(plan: RolloutPlan, state: EffectiveState): string | null {
+  const step = plan.steps[plan.current]!;
+  if (isWeightsStep(step)) return weightsHandChange(plan.initialTargeting ?? {}, plan.steps, plan.current, state.typed);
+  if (state.trafficPercentage === step.trafficPercentage) return null;
+  return `the traffic percentage was changed by hand to ${state.trafficPercentage} (step ${plan.current + 1} set ${step.trafficPercentage})`;
+}
+
+/** Who last changed what the rollout drives, other than the rollout: the audit says it. */
 function lastChangedBy(w: StoreWriter, plan: RolloutPlan): string {
+  const fields = isWeightsStep(plan.steps[0]!) ? ['targeting', 'variants'] : ['trafficPercentage'];
   const entry = w
     .listAudit(plan.projectId, { limit: 100, before: null })
-    .find((e) => e.flagId === plan.flagId && e.action === 'flag.patch' && e.env === plan.env && e.actor !== `plan:${plan.id}`);
+    .find(
+      (e) =>
+        e.flagId === plan.flagId &&
+        e.action === 'flag.patch' &&
+        e.env === plan.env &&
+        e.actor !== `plan:${plan.id}` &&
+        fields.some((f) => Object.hasOwn(e.changes, f)),
+    );
   return entry === undefined ? '' : ` by ${entry.actorName} (${entry.actor})`;
 }
 
 function applyStep(w: StoreWriter, plan: RolloutPlan, index: number, now: number): RolloutPlan {
   const step = plan.steps[index]!;
-  patchPercentage(w, plan, step.trafficPercentage, now);
+  if (isWeightsStep(step)) patchWeights(w, plan, index, now);
+  else patchPercentage(w, plan, step.trafficPercentage, now);
   const last = index === plan.steps.length - 1;
   const next = last
     ? { status: 'completed' as const, nextAt: null, guardNextAt: null }
@@ -239,11 +268,28 @@ function applyStep(w: StoreWriter, plan: RolloutPlan, index: number, now: number
 }
 
 function patchPercentage(w: StoreWriter, plan: RolloutPlan, trafficPercentage: number, now: number): void {
-  flagPatch(
-    w,
-    { projectId: plan.projectId, flagId: plan.flagId, env: plan.env, actor: planActor(plan, 'rollout'), patch: { trafficPercentage } },
-    now,
-  );
+  patchFlag(w, plan, { trafficPercentage }, now);
+}
+
+/** A step by variant weights: refused when the flag no longer has a variant it names (a resume or skip after a hand change). */
+function patchWeights(w: StoreWriter, plan: RolloutPlan, index: number, now: number): void {
+  const step = plan.steps[index] as WeightsStep;
+  const flag = w.getFlag(plan.flagId);
+  const typed = flag === undefined ? undefined : effectiveState(flag, plan.env).typed;
+  const problems = typed === undefined ? [] : unknownVariants(typed, step, index, plan.env);
+  if (problems.length > 0) throw new FlagwireError('INVALID_REQUEST', problems.join('; '));
+  patchFlag(w, plan, { targeting: weightsTargeting(plan.initialTargeting ?? {}, step.variantWeights) }, now);
+}
+
+/** A rollback's write: the percentage before the first step, or for a rollout by variant weights the targeting. */
+function restoreInitial(w: StoreWriter, plan: RolloutPlan, now: number): void {
+  if (isWeightsStep(plan.steps[0]!)) patchFlag(w, plan, { targeting: plan.initialTargeting ?? {} }, now);
+  else patchPercentage(w, plan, plan.initialPercentage, now);
+}
+
+/** A step (or the rollback) as a PATCH of the flag by `plan:<id>`: checked, audited and served like any write. */
+function patchFlag(w: StoreWriter, plan: RolloutPlan, patch: Record<string, unknown>, now: number): void {
+  flagPatch(w, { projectId: plan.projectId, flagId: plan.flagId, env: plan.env, actor: planActor(plan, 'rollout'), patch }, now);
 }
 
 function save(w: StoreWriter, plan: RolloutPlan, now: number): RolloutPlan {

@@ -1,6 +1,7 @@
 // Scheduled changes and rollouts as people read them (`flagwire flag schedule`, `schedule list`, `flag rollout`, ...).
 import type { RolloutPlan } from '../model/rollouts.js';
 import type { ScheduledChange } from '../model/schedules.js';
+import { isWeightsStep, weightsText } from './rollout-weights.js';
 import type { RolloutAction } from './schemas.js';
 
 const time = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString());
@@ -30,7 +31,12 @@ export function renderSchedule(
 type Table = (h: readonly string[], r: readonly (readonly string[])[]) => string;
 
 function stepsText(plan: RolloutPlan): string {
-  return plan.steps.map((s, i) => `${i === plan.current ? '[' : ''}${s.trafficPercentage}%${i === plan.current ? ']' : ''}`).join(' -> ');
+  return plan.steps
+    .map((s, i) => {
+      const text = isWeightsStep(s) ? weightsText(s.variantWeights) : `${s.trafficPercentage}%`;
+      return i === plan.current ? `[${text}]` : text;
+    })
+    .join(' -> ');
 }
 
 /** The guard's last reading: its value (or why none), `breached` when it tripped. */
@@ -54,5 +60,5 @@ export const kRolloutActionSummary: Readonly<Record<RolloutAction, string>> = {
   pause: 'pause a running rollout: it holds its step until resumed -> the rollout',
   resume: 'resume a paused rollout: its step is set again and held anew -> the rollout',
   skip: 'take the next step of a rollout now -> the rollout',
-  rollback: 'roll a rollout back: the percentage before its first step; it ends -> the rollout',
+  rollback: 'roll a rollout back: the percentage (or the targeting) before its first step; it ends -> the rollout',
 };

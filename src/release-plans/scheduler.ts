@@ -134,7 +134,7 @@ export class Scheduler {
       env: plan.env,
       status: plan.status,
       step: plan.current + 1,
-      trafficPercentage: step.trafficPercentage,
+      ...('variantWeights' in step ? { variantWeights: step.variantWeights } : { trafficPercentage: step.trafficPercentage }),
       lateMs,
     };
     if (plan.status === 'paused') this.log.warn({ ...fields, reason: plan.pausedReason }, 'rollout paused');

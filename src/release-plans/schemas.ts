@@ -112,24 +112,44 @@ export const GuardReadingBody = Type.Object({
   failures: Type.Integer({ description: 'Readings in a row that could not be taken' }),
 });
 
-/** The body of POST /api/v1/flags/{id}/rollouts: the steps, the first applied at once. */
+const kHoldMs = Type.Optional(
+  Type.Integer({
+    minimum: 1000,
+    description: 'How long the step is held (ms); absent on the last step',
+    'x-error': 'must be at least 1000 ms',
+  }),
+);
+
+/** A step of a rollout of the traffic percentage. */
+const PercentageStep = Type.Object(
+  {
+    trafficPercentage: Type.Integer({ minimum: 0, maximum: 100, 'x-error': 'must be a whole number between 0 and 100' }),
+    holdMs: kHoldMs,
+  },
+  { additionalProperties: false },
+);
+
+/** A step of a rollout by variant weights: the flag's targeting becomes flagd's `fractional` split of these. */
+const WeightsStep = Type.Object(
+  {
+    variantWeights: Type.Record(Type.String(), Type.Integer({ minimum: 0, 'x-error': 'must be a whole number, 0 or more' }), {
+      description:
+        'Variant name -> weight: the step sets the flag\'s targeting to {"fractional": [[name, weight], ...]}, in this order (a leading bucketing expression of the rule it replaces is kept)',
+      'x-error': 'must be an object of variant names to weights',
+    }),
+    holdMs: kHoldMs,
+  },
+  { additionalProperties: false },
+);
+
+/** The body of POST /api/v1/flags/{id}/rollouts: the steps, the first applied at once; every step of one kind. */
 export const RolloutCreate = Type.Object(
   {
     steps: Type.Array(
-      Type.Object(
-        {
-          trafficPercentage: Type.Integer({ minimum: 0, maximum: 100, 'x-error': 'must be a whole number between 0 and 100' }),
-          holdMs: Type.Optional(
-            Type.Integer({
-              minimum: 1000,
-              description: 'How long the step is held (ms); absent on the last step',
-              'x-error': 'must be at least 1000 ms',
-            }),
-          ),
-        },
-        { additionalProperties: false },
-      ),
-      { minItems: 1, 'x-error': 'must be a non-empty array of {trafficPercentage, holdMs}' },
+      Type.Union([PercentageStep, WeightsStep], {
+        'x-error': 'must be {trafficPercentage, holdMs} or {variantWeights, holdMs}: one of the two',
+      }),
+      { minItems: 1, 'x-error': 'must be a non-empty array of {trafficPercentage, holdMs} or of {variantWeights, holdMs}' },
     ),
     guard: Type.Optional(RolloutGuardInput),
   },
@@ -145,7 +165,12 @@ export const RolloutBody = Type.Object({
   flagId: Type.String(),
   env: Type.Union([Type.String(), Type.Null()]),
   steps: RolloutCreate.properties.steps,
-  initialPercentage: Type.Integer({ description: 'The percentage before the first step: what a rollback restores' }),
+  initialPercentage: Type.Integer({
+    description: 'The percentage before the first step: what a rollback of a percentage rollout restores',
+  }),
+  initialTargeting: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], {
+    description: "A rollout by variant weights: the flag's targeting before the first step, what a rollback restores; null otherwise",
+  }),
   current: Type.Integer({ description: 'The step applied last (0: the first)' }),
   nextAt: Type.Union([Type.Integer(), Type.Null()], { description: 'When the next step is due (Unix ms); null unless running' }),
   status: Type.Union([Type.Literal('running'), Type.Literal('paused'), Type.Literal('completed'), Type.Literal('rolled-back')]),
@@ -167,5 +192,11 @@ export const RolloutList = Type.Object({ rollouts: Type.Array(RolloutBody, { des
 /** A rollout as every answer shows it (the record, without its project: the token's). */
 export function rolloutView(plan: RolloutPlan): RolloutBody {
   const { projectId: _project, ...view } = plan;
-  return { ...view, guard: plan.guard ?? null, guardNextAt: plan.guardNextAt ?? null, guardReading: plan.guardReading ?? null };
+  return {
+    ...view,
+    initialTargeting: plan.initialTargeting ?? null,
+    guard: plan.guard ?? null,
+    guardNextAt: plan.guardNextAt ?? null,
+    guardReading: plan.guardReading ?? null,
+  };
 }

@@ -309,7 +309,8 @@ export const kRoutes = {
     docs: {
       operationId: 'startRollout',
       tag: 'Management API',
-      summary: "Start a progressive rollout of a flag's traffic percentage: the first step now, each next one after its hold",
+      summary:
+        "Start a progressive rollout of a flag's traffic percentage, or of its typed variants' weights: the first step now, each next one after its hold",
       parameters: [pathParam('flag_id', 'Flag id'), kEnvParam],
       request: { schema: RolloutCreate, required: true },
       responses: { '201': json(RolloutBody, 'Started'), ...apiErrors([400, 401, 402, 403, 404, 413, 429, 500, 503]) },

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { Type } from '@sinclair/typebox';
 import { FlagCreate, FlagPatch } from '../../src/model/schemas.js';
 import { compileValidator, unicodeProblems } from '../../src/model/validation.js';
 
@@ -54,6 +55,21 @@ t.test('create: paths are named, nested environments included', async (t) => {
   t.same(create.problems({ name: 'x', tags: ['a', ''] }), ['tags[1] must be a non-empty string of up to 64 characters']);
   t.same(create.problems({ name: 'x', environments: { prod: null } }), ['environments.prod cannot be null']);
   t.same(create.problems({ name: 'x', audienceId: null }), [], 'audienceId may be null');
+});
+
+t.test("a union of objects: the problems of the one branch whose keys the value has, else the union's own text", async (t) => {
+  const A = Type.Object({ a: Type.Integer({ 'x-error': 'must be an integer' }) }, { additionalProperties: false });
+  const B = Type.Object({ b: Type.String() }, { additionalProperties: false });
+  const shape = compileValidator(Type.Object({ x: Type.Union([A, B], { 'x-error': 'must be {a} or {b}' }) }), { quoteKeys: false });
+  t.same(shape.problems({ x: { a: 'one' } }), ['x.a must be an integer']);
+  t.same(shape.problems({ x: { a: 1, c: 2 } }), ['unknown field "x.c"']);
+  t.same(shape.problems({ x: { a: 1, b: 'two' } }), ['x must be {a} or {b}'], 'both keys: either branch');
+  t.same(shape.problems({ x: {} }), ['x must be {a} or {b}'], 'neither');
+  t.same(shape.problems({ x: 5 }), ['x must be {a} or {b}']);
+  const nullable = compileValidator(Type.Object({ y: Type.Union([A, Type.Null()], { 'x-error': 'must be {a} or null' }) }), {
+    quoteKeys: false,
+  });
+  t.same(nullable.problems({ y: {} }), ['y must be {a} or null'], 'a union with a branch that is no object: as before');
 });
 
 t.test('unicodeProblems: well-formed text of any script has none', async (t) => {

@@ -78,3 +78,53 @@ t.test('started, stepped when the hold ends, paused, resumed, skipped, rolled ba
   t.equal(bad.status, 400);
   t.match(bad.json.detail, /steps\[0\]\.holdMs is required \(.*\); steps\[1\]\.trafficPercentage goes down \(10 to 5\)/);
 });
+
+t.test(
+  'by variant weights: started (201, the steps and the targeting before), served at once, rolled back; refused in the envelope',
+  async (t) => {
+    const created = await call(base, 'POST', '/api/v1/flags', {
+      token: secrets.write,
+      body: { name: 'split', enabled: true, trafficPercentage: 100, variants: { on: 'ON', off: 'OFF' }, defaultVariant: 'off' },
+    });
+    t.equal(created.status, 201, created.text);
+    const flagId = created.json.id as string;
+    const variant = async () => (await call(base, 'GET', `/v1/flags/${flagId}?targetingKey=u1`)).json.variant as string;
+    t.equal(await variant(), 'off');
+
+    const steps = [{ variantWeights: { on: 1, off: 0 }, holdMs: kHourS * 1000 }, { variantWeights: { on: 1, off: 1 } }];
+    const started = await call(base, 'POST', `/api/v1/flags/${flagId}/rollouts`, { token: secrets.write, body: { steps } });
+    t.equal(started.status, 201, started.text);
+    t.match(started.json, { flagId, env: null, steps, initialTargeting: {}, current: 0, status: 'running', createdByName: 'ci-write' });
+    t.equal(await variant(), 'on', 'the first step at once: every caller on');
+    const flag = await call(base, 'GET', `/api/v1/flags/${flagId}`, { token: secrets.read });
+    t.same(flag.json.targeting, {
+      fractional: [
+        ['on', 1],
+        ['off', 0],
+      ],
+    });
+    t.match(await rollouts(), [{}, { id: started.json.id, initialTargeting: {} }], 'listed with the targeting before');
+
+    t.match((await act(started.json.id, 'rollback')).json, { status: 'rolled-back' });
+    t.same((await call(base, 'GET', `/api/v1/flags/${flagId}`, { token: secrets.read })).json.targeting, {});
+    t.equal(await variant(), 'off');
+
+    const bad = await call(base, 'POST', `/api/v1/flags/${flagId}/rollouts`, {
+      token: secrets.write,
+      body: { steps: [{ variantWeights: { on: 1, blue: 1 }, holdMs: kHourS * 1000 }, { trafficPercentage: 100 }] },
+    });
+    t.equal(bad.status, 400);
+    t.same(bad.json, {
+      error: 'Invalid request',
+      docs: `${base}/docs#invalid-request`,
+      detail:
+        'steps[1] sets a traffic percentage but steps[0] sets variant weights: every step of a rollout is of one kind; steps[0].variantWeights: "blue" is not a variant of this flag (its variants: on, off)',
+    });
+    const boolean = await call(base, 'POST', `/api/v1/flags/${ids.flag}/rollouts`, {
+      token: secrets.write,
+      body: { steps: [{ variantWeights: { on: 1 } }] },
+    });
+    t.equal(boolean.status, 400);
+    t.match(boolean.json.detail, /^this flag has no variants: a rollout by variant weights/);
+  },
+);
