@@ -19,7 +19,7 @@ import type { RolloutPlan } from '../model/rollouts.js';
 import { compileValidator } from '../model/validation.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { apiActor, apiPlanRequest, auditPlan, consoleActorOf, consolePlanRequest, planActor } from './plan-actors.js';
-import { RolloutCreate, type RolloutAction } from './schemas.js';
+import { kRolloutActionFrom, RolloutCreate, type RolloutAction } from './schemas.js';
 
 const kCreateValidator = compileValidator(RolloutCreate, { quoteKeys: false });
 /** Steps a rollout may have, and how long one may be held: a rollout is bounded like everything a client makes. */
@@ -110,13 +110,7 @@ export function rolloutAct(
   if (plan === undefined || plan.projectId !== input.projectId)
     throw new FlagwireError('NOT_FOUND', 'No rollout with this id exists in this project.');
   requireEnvironmentAllowed(input.actor.environments, plan.env);
-  const allowed: Record<RolloutAction, RolloutPlan['status'][]> = {
-    pause: ['running'],
-    resume: ['paused'],
-    skip: ['running', 'paused'],
-    rollback: ['running', 'paused', 'completed'],
-  };
-  if (!allowed[input.action].includes(plan.status))
+  if (!kRolloutActionFrom[input.action].includes(plan.status))
     throw new FlagwireError(
       'INVALID_REQUEST',
       `Rollout ${plan.id} is ${plan.status}: it cannot ${input.action === 'rollback' ? 'roll back' : input.action} now.`,
@@ -185,7 +179,12 @@ function applyStep(w: StoreWriter, plan: RolloutPlan, index: number, now: number
   const step = plan.steps[index]!;
   patchPercentage(w, plan, step.trafficPercentage, now);
   const last = index === plan.steps.length - 1;
-  return save(w, { ...plan, current: index, status: last ? 'completed' : 'running', nextAt: last ? null : now + step.holdMs! }, now);
+  const appliedAt = [...plan.steps.slice(0, index).map((_, i) => plan.appliedAt?.[i] ?? null), now];
+  return save(
+    w,
+    { ...plan, current: index, appliedAt, status: last ? 'completed' : 'running', nextAt: last ? null : now + step.holdMs! },
+    now,
+  );
 }
 
 function patchPercentage(w: StoreWriter, plan: RolloutPlan, trafficPercentage: number, now: number): void {
