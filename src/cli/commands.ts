@@ -18,8 +18,15 @@ import { type ExportFormat, exportProject, kExportFormats } from '../flags-as-co
 import { fileText } from '../flags-as-code/flag-file.js';
 import { renderApplied, renderPlan } from '../flags-as-code/plan-text.js';
 import type { ScheduledChange } from '../model/schedules.js';
-import { kRolloutActionSummary, renderRollouts, renderSchedule, renderSchedules } from '../release-plans/schedule-text.js';
-import type { RolloutPlan } from '../model/rollouts.js';
+import {
+  kRolloutActionSummary,
+  kUnitMs,
+  renderRollouts,
+  renderSchedule,
+  renderSchedules,
+  rolloutStepsFromText,
+} from '../release-plans/schedule-text.js';
+import type { RolloutPlan, RolloutStep } from '../model/rollouts.js';
 import { kRolloutActions } from '../release-plans/schemas.js';
 import { parseIsoTime, splitList, UsageError, type Args, type CommandSpec, type OptionSpec } from './args.js';
 import * as out from './output.js';
@@ -168,7 +175,6 @@ const kFlagVariantsUsage =
 const kFlagsImportUsage = 'flags import PROJECT_ID --file FILE [--env NAME] [--as USER_ID]';
 const kFlagScheduleUsage = 'flag schedule FLAG_ID --at TIME --patch JSON [--env NAME] [--as USER_ID]';
 const kRelativeTime = /^\+(\d{1,9})(s|m|h|d)$/;
-const kUnitMs: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /** --at: an ISO-8601 date-time with a zone, or `+N` seconds, minutes, hours or days from now (`+30m`). */
 function scheduleTime(args: Args, now: number): number {
@@ -186,18 +192,10 @@ function scheduleTime(args: Args, now: number): number {
 const kFlagRolloutUsage = 'flag rollout FLAG_ID --steps P1:HOLD,P2:HOLD,...,PN [--env NAME] [--as USER_ID]';
 
 /** --steps `10:1h,50:30m,100`: percentages, each but the last held for a duration (N s/m/h/d). */
-function rolloutSteps(text: string): { trafficPercentage: number; holdMs?: number }[] {
-  return splitList(text).map((part) => {
-    const m = /^(\d{1,3})(?::(\d{1,9})(s|m|h|d))?$/.exec(part);
-    if (!m)
-      throw new UsageError(
-        `--steps: "${part}" is not PERCENT or PERCENT:HOLD (10:1h, 50:30m, 100)`,
-        `Usage: flagwire ${kFlagRolloutUsage}`,
-      );
-    const step: { trafficPercentage: number; holdMs?: number } = { trafficPercentage: Number(m[1]) };
-    if (m[2] !== undefined) step.holdMs = Number(m[2]) * kUnitMs[m[3]!]!;
-    return step;
-  });
+function rolloutSteps(text: string): RolloutStep[] {
+  const read = rolloutStepsFromText(text);
+  if ('problem' in read) throw new UsageError(`--steps: ${read.problem}`, `Usage: flagwire ${kFlagRolloutUsage}`);
+  return read.steps;
 }
 
 const kExportUsage = 'export PROJECT_ID [--format flagwire|flagd] [--env NAME]';
