@@ -18,7 +18,14 @@ import { type ExportFormat, exportProject, kExportFormats } from '../flags-as-co
 import { fileText } from '../flags-as-code/flag-file.js';
 import { renderApplied, renderPlan } from '../flags-as-code/plan-text.js';
 import type { ScheduledChange } from '../model/schedules.js';
-import { kRolloutActionSummary, renderRollouts, renderSchedule, renderSchedules } from '../release-plans/schedule-text.js';
+import {
+  kRolloutActionSummary,
+  kUnitMs,
+  renderRollouts,
+  renderSchedule,
+  renderSchedules,
+  rolloutStepsFromText,
+} from '../release-plans/schedule-text.js';
 import type { RolloutPlan, RolloutStep } from '../model/rollouts.js';
 import { kRolloutActions } from '../release-plans/schemas.js';
 import type { GuardInput } from '../release-plans/guards.js';
@@ -169,7 +176,6 @@ const kFlagVariantsUsage =
 const kFlagsImportUsage = 'flags import PROJECT_ID --file FILE [--env NAME] [--as USER_ID]';
 const kFlagScheduleUsage = 'flag schedule FLAG_ID --at TIME --patch JSON [--env NAME] [--as USER_ID]';
 const kRelativeTime = /^\+(\d{1,9})(s|m|h|d)$/;
-const kUnitMs: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /** --at: an ISO-8601 date-time with a zone, or `+N` seconds, minutes, hours or days from now (`+30m`). */
 function scheduleTime(args: Args, now: number): number {
@@ -224,33 +230,14 @@ function rolloutGuard(args: Args): GuardInput | undefined {
   return guard;
 }
 
-/**
- * --steps `10:1h,50:30m,100`: percentages; or `on=10/off=90:1h,on=100/off=0`: variant weights
- * (VARIANT=WEIGHT joined by `/`); each step but the last held for a duration (N s/m/h/d).
- */
+/** --steps: percentages or variant weights, each but the last held for a duration (rolloutStepsFromText). */
 function rolloutSteps(text: string): RolloutStep[] {
-  return splitList(text).map((part) => {
-    const m = /^(.+?)(?::(\d{1,9})(s|m|h|d))?$/.exec(part);
-    const step = m === null ? null : rolloutStep(m[1]!);
-    if (m === null || step === null)
-      throw new UsageError(
-        `--steps: "${part}" is not PERCENT or VARIANT=WEIGHT/VARIANT=WEIGHT/..., each with :HOLD but the last (10:1h, 50:30m, 100; on=10/off=90:1h, on=100/off=0)`,
-        `Usage: flagwire ${kFlagRolloutUsage}`,
-      );
-    if (m[2] !== undefined) step.holdMs = Number(m[2]) * kUnitMs[m[3]!]!;
-    return step;
-  });
+  const read = rolloutStepsFromText(text);
+  if ('problem' in read) throw new UsageError(`--steps: ${read.problem}`, `Usage: flagwire ${kFlagRolloutUsage}`);
+  return read.steps;
 }
 
 /** One step of --steps without its hold: `50`, or `on=10/off=90`; null when it is neither. */
-function rolloutStep(text: string): RolloutStep | null {
-  if (/^\d{1,3}$/.test(text)) return { trafficPercentage: Number(text) };
-  const pairs = text.split('/').map((pair) => /^(.+)=(\d{1,10})$/.exec(pair));
-  if (pairs.some((m) => m === null)) return null;
-  // fromEntries: every name an own key, `__proto__` too (refused then as no variant of the flag).
-  return { variantWeights: Object.fromEntries(pairs.map((m) => [m![1]!, Number(m![2])])) };
-}
-
 const kExportUsage = 'export PROJECT_ID [--format flagwire|flagd] [--env NAME]';
 const kPlanUsage = 'plan PROJECT_ID --file FILE [--prune]';
 const kApplyUsage = 'apply PROJECT_ID --file FILE [--prune] [--if-revision N] [--as USER_ID]';

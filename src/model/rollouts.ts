@@ -72,6 +72,11 @@ export interface RolloutPlan {
   initialTargeting?: Record<string, unknown> | null;
   /** The step applied last (0: the first). */
   current: number;
+  /**
+   * When each step up to `current` was applied (Unix ms; a resumed step: when it was set again); null
+   * where not known. Absent on rollouts started before these times were kept.
+   */
+  appliedAt?: (number | null)[];
   /** When the next step is due (Unix ms); null unless running with a step to come. */
   nextAt: number | null;
   status: RolloutStatus;

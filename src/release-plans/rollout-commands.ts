@@ -29,7 +29,7 @@ import {
   weightsTargeting,
   weightTargetProblems,
 } from './rollout-weights.js';
-import { RolloutCreate, type RolloutAction } from './schemas.js';
+import { kRolloutActionFrom, RolloutCreate, type RolloutAction } from './schemas.js';
 
 const kCreateValidator = compileValidator(RolloutCreate, { quoteKeys: false });
 /** Steps a rollout may have, and how long one may be held: a rollout is bounded like everything a client makes. */
@@ -135,13 +135,7 @@ export function rolloutAct(
   if (plan === undefined || plan.projectId !== input.projectId)
     throw new FlagwireError('NOT_FOUND', 'No rollout with this id exists in this project.');
   requireEnvironmentAllowed(input.actor.environments, plan.env);
-  const allowed: Record<RolloutAction, RolloutPlan['status'][]> = {
-    pause: ['running'],
-    resume: ['paused'],
-    skip: ['running', 'paused'],
-    rollback: ['running', 'paused', 'completed'],
-  };
-  if (!allowed[input.action].includes(plan.status))
+  if (!kRolloutActionFrom[input.action].includes(plan.status))
     throw new FlagwireError(
       'INVALID_REQUEST',
       `Rollout ${plan.id} is ${plan.status}: it cannot ${input.action === 'rollback' ? 'roll back' : input.action} now.`,
@@ -261,10 +255,11 @@ function applyStep(w: StoreWriter, plan: RolloutPlan, index: number, now: number
   if (isWeightsStep(step)) patchWeights(w, plan, index, now);
   else patchPercentage(w, plan, step.trafficPercentage, now);
   const last = index === plan.steps.length - 1;
+  const appliedAt = [...plan.steps.slice(0, index).map((_, i) => plan.appliedAt?.[i] ?? null), now];
   const next = last
     ? { status: 'completed' as const, nextAt: null, guardNextAt: null }
     : { status: 'running' as const, nextAt: now + step.holdMs! };
-  return save(w, { ...plan, current: index, ...next }, now);
+  return save(w, { ...plan, current: index, appliedAt, ...next }, now);
 }
 
 function patchPercentage(w: StoreWriter, plan: RolloutPlan, trafficPercentage: number, now: number): void {

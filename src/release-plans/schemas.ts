@@ -1,7 +1,7 @@
 // The shapes release plans answer with, as TypeBox values: the single source of their types and of
 // the OpenAPI document's components.
 import { type Static, Type } from '@sinclair/typebox';
-import type { RolloutPlan } from '../model/rollouts.js';
+import type { RolloutPlan, RolloutStatus } from '../model/rollouts.js';
 import type { ScheduledChange } from '../model/schedules.js';
 import { kDefaultGuardIntervalMs, kMaxGuardExpressionLength, kMaxGuardIntervalMs, kMinGuardIntervalMs } from './guards.js';
 
@@ -160,6 +160,14 @@ export type RolloutCreate = Static<typeof RolloutCreate>;
 export const kRolloutActions = ['pause', 'resume', 'skip', 'rollback'] as const;
 export type RolloutAction = (typeof kRolloutActions)[number];
 
+/** The statuses each action may be taken from: rolloutAct's rule, and the buttons the web console offers. */
+export const kRolloutActionFrom: Readonly<Record<RolloutAction, readonly RolloutStatus[]>> = {
+  pause: ['running'],
+  resume: ['paused'],
+  skip: ['running', 'paused'],
+  rollback: ['running', 'paused', 'completed'],
+};
+
 export const RolloutBody = Type.Object({
   id: Type.String({ description: 'rol_…; the audit names the changes it makes as actor plan:<id>' }),
   flagId: Type.String(),
@@ -172,6 +180,12 @@ export const RolloutBody = Type.Object({
     description: "A rollout by variant weights: the flag's targeting before the first step, what a rollback restores; null otherwise",
   }),
   current: Type.Integer({ description: 'The step applied last (0: the first)' }),
+  appliedAt: Type.Optional(
+    Type.Array(Type.Union([Type.Integer(), Type.Null()]), {
+      description:
+        'When each step up to `current` was applied, Unix ms (a resumed step: when it was set again); null where not known. Absent on rollouts started before these times were kept',
+    }),
+  ),
   nextAt: Type.Union([Type.Integer(), Type.Null()], { description: 'When the next step is due (Unix ms); null unless running' }),
   status: Type.Union([Type.Literal('running'), Type.Literal('paused'), Type.Literal('completed'), Type.Literal('rolled-back')]),
   pausedReason: Type.Union([Type.String(), Type.Null()], {

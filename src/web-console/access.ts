@@ -8,6 +8,8 @@ import { notFoundDetail } from '../model/lookups.js';
 import { can, canManageAnyToken, canManageToken, type ProjectRole, projectRole, tokenStatus } from '../model/permissions.js';
 import { isManagementEligible } from '../model/plans.js';
 import type { Project } from '../model/projects.js';
+import type { RolloutPlan } from '../model/rollouts.js';
+import { kRolloutActionFrom, kRolloutActions, type RolloutAction } from '../release-plans/schemas.js';
 import type { Token } from '../model/tokens.js';
 import type { StoreReader } from '../store/interfaces.js';
 
@@ -62,6 +64,11 @@ export function mayManageToken(access: ProjectAccess, token: Token, userId: stri
     canManageToken(access.role, 'revoke', token, userId) &&
     canManageToken(access.role, 'rotate', token, userId)
   );
+}
+
+/** The buttons the page offers on a rollout: the actions its status allows (rolloutAct's rule), to a user who may change flags. */
+export function offeredRolloutActions(access: ProjectAccess, plan: Pick<RolloutPlan, 'status'>): RolloutAction[] {
+  return access.can.editFlags ? kRolloutActions.filter((action) => kRolloutActionFrom[action].includes(plan.status)) : [];
 }
 
 /** The organisation, if the user is a member; otherwise the 404 of an unknown id. */

@@ -47,6 +47,11 @@ button:disabled { background: #e5e7eb; color: #374151; border-color: #9ca3af; cu
 .list-items { list-style: none; padding: 0; margin: 4px 0; }
 .list-items li { margin: 2px 0; }
 .rule { border-left: 3px solid var(--line); padding-left: 10px; margin: 8px 0; }
+.timeline p { margin: 4px 0; }
+.timeline ol { list-style: none; margin: 6px 0 10px; padding-left: 12px; border-left: 3px solid var(--line); }
+.timeline li { margin: 3px 0; }
+.timeline li.current { font-weight: 600; }
+.timeline li.taken { color: var(--muted); }
 .row { display: flex; gap: 12px; flex-wrap: wrap; align-items: flex-end; }
 code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 0.9em; }
 pre { white-space: pre-wrap; background: var(--soft); padding: 8px; border-radius: 4px; }

@@ -4,7 +4,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import type { Page } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 import { kCliPath } from './cli.js';
 import { plainNode } from './plain-process.js';
 
@@ -14,6 +14,26 @@ export const kChromium = '/usr/bin/chromium';
 /** Installs chromium when missing (apt-get; quiet, idempotent). */
 export function ensureChromium(): void {
   execFileSync('sh', [kEnsureChromium], { stdio: 'inherit', timeout: 600_000 });
+}
+
+/** Debian's Chromium (installed when missing), headless, closed when the test `t` ends. */
+export async function launchChromium(t: { teardown(fn: () => unknown): void }): Promise<Browser> {
+  ensureChromium();
+  const browser = await chromium.launch({ executablePath: kChromium, headless: true, args: ['--no-sandbox'] });
+  t.teardown(() => browser.close());
+  return browser;
+}
+
+/** A page of its own (its own cookies) signed in to the console at `baseUrl` by the form, on the first page. */
+export async function signedInPage(browser: Browser, baseUrl: string, email: string, password: string): Promise<Page> {
+  const page = await (await browser.newContext({ viewport: { width: 1200, height: 900 } })).newPage();
+  page.setDefaultTimeout(30_000);
+  await page.goto(`${baseUrl}/console`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Organisations and projects' }).waitFor();
+  return page;
 }
 
 /** `flagwire user password USER_ID --json [...more]` with `input` on standard input: exit code and the JSON. */

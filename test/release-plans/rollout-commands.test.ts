@@ -47,6 +47,7 @@ t.test('steps taken in order, each when its hold ends, once, audited as plan:<id
   });
   const plan = start(flag.id, kSteps);
   t.match(plan, { status: 'running', current: 0, nextAt: t0 + kHour, initialPercentage: 0, createdBy: 'console' });
+  t.same(plan.appliedAt, [t0], 'when each step was applied');
   t.equal(percentage(flag.id), 10, 'the first step at once');
   t.match(audit(ids.single)[0], {
     action: 'flag.patch',
@@ -67,7 +68,8 @@ t.test('steps taken in order, each when its hold ends, once, audited as plan:<id
   const entries = audit(ids.single).length;
   t.equal(advance(plan.id, t0 + kHour + 1), null, 'a second ask (another node) does nothing');
   t.equal(audit(ids.single).length, entries, 'and writes nothing');
-  t.match(advance(plan.id, t0 + 2 * kHour), { current: 2, status: 'completed', nextAt: null });
+  t.same(advance(plan.id, t0 + 2 * kHour)?.appliedAt, [t0, t0 + kHour, t0 + 2 * kHour]);
+  t.match(read().getRollout(plan.id), { current: 2, status: 'completed', nextAt: null });
   t.equal(percentage(flag.id), 100);
   t.same(read().listDueRollouts(t0 + 10 * kHour, 10), [], 'a completed rollout is due no more');
 
@@ -98,8 +100,16 @@ t.test('pause holds the step; resume sets it again; skip takes the next now; one
     refused(t, 'INVALID_REQUEST', () => start(flag.id, kSteps)),
     /already has a paused rollout/,
   );
-  t.match(act(plan.id, 'resume', t0 + 5 * kHour), { status: 'running', current: 0, nextAt: t0 + 6 * kHour, pausedReason: null });
-  t.match(act(plan.id, 'skip', t0 + 5 * kHour + 1), { current: 1, nextAt: t0 + 6 * kHour + 1 });
+  t.match(
+    act(plan.id, 'resume', t0 + 5 * kHour),
+    { status: 'running', current: 0, nextAt: t0 + 6 * kHour, pausedReason: null, appliedAt: [t0 + 5 * kHour] },
+    'the step set again: applied anew',
+  );
+  t.match(act(plan.id, 'skip', t0 + 5 * kHour + 1), {
+    current: 1,
+    nextAt: t0 + 6 * kHour + 1,
+    appliedAt: [t0 + 5 * kHour, t0 + 5 * kHour + 1],
+  });
   t.equal(percentage(flag.id), 50);
   t.match(act(plan.id, 'rollback', t0 + 5 * kHour + 2), { status: 'rolled-back' });
   t.equal(percentage(flag.id), 5, 'back to the percentage before the first step');

@@ -1,14 +1,22 @@
 // The console's project page (its flags) and flag page: reading them and every change to a flag.
 import { patchResult, representFlag } from '../../model/representation.js';
 import { requireFlag } from '../../model/lookups.js';
-import { projectAccess } from '../access.js';
-import { scheduleView } from '../../release-plans/schemas.js';
+import { offeredRolloutActions, projectAccess } from '../access.js';
+import { guardReadingText, rolloutStepsFromText, stepText } from '../../release-plans/schedule-text.js';
+import { describeGuard } from '../../release-plans/guards.js';
+import { kRolloutActions, rolloutView, scheduleView } from '../../release-plans/schemas.js';
+import { FlagwireError } from '../../errors.js';
 import { type ApiCall, type ApiRoute, form, requireReceived, text, texts } from './call.js';
 
 /** The flag, if the user may see its project. */
 function flagAccess(call: ApiCall, flagId: string) {
   const flag = requireFlag(call.store, flagId);
   return { flag, access: projectAccess(call.store, call.user, flag.projectId, call.now) };
+}
+
+/** A plan (scheduled change, rollout) acted on by id: another project's reads as none, as an unknown id does (the writer's 404). */
+function checkPlanAccess(call: ApiCall, plan: { projectId: string } | undefined): void {
+  if (plan !== undefined) projectAccess(call.store, call.user, plan.projectId, call.now);
 }
 
 export function projectView(call: ApiCall) {
@@ -32,6 +40,17 @@ export function flagView(call: ApiCall) {
       .listSchedules(access.project.id)
       .filter((s) => s.flagId === flag.id)
       .map(scheduleView),
+    // Its progressive rollouts (docs/release-plans.md), oldest first, each with the actions the page offers.
+    rollouts: call.store
+      .listRollouts(access.project.id)
+      .filter((p) => p.flagId === flag.id)
+      .map((p) => ({
+        ...rolloutView(p),
+        actions: offeredRolloutActions(access, p),
+        // As the CLI writes them, so the page declares no second text of a step or a reading.
+        stepLabels: p.steps.map(stepText),
+        guardLine: p.guard ? `${describeGuard(p.guard)}; last reading: ${guardReadingText(p)}` : null,
+      })),
   };
 }
 export type FlagPageView = ReturnType<typeof flagView>;
@@ -135,12 +154,39 @@ export const kFlagRoutes: readonly ApiRoute[] = [
     method: 'POST',
     pattern: 'schedules/:scheduleId/cancel',
     async run(call) {
-      const change = call.store.getSchedule(call.params.scheduleId!);
-      // Another project's change reads as none, as an unknown id does (projectAccess refuses it otherwise).
-      if (change !== undefined) projectAccess(call.store, call.user, change.projectId, call.now);
+      checkPlanAccess(call, call.store.getSchedule(call.params.scheduleId!));
       return scheduleView(await call.writer.call('consoleScheduleCancel', { scheduleId: call.params.scheduleId!, asUserId: call.user.id }));
     },
   },
+  {
+    // A progressive rollout: the steps as the CLI's --steps (`10:1h,50:1h,100`), read by its parser; `env` as the API's.
+    method: 'POST',
+    pattern: 'flags/:flagId/rollouts',
+    async run(call) {
+      const { flag } = flagAccess(call, call.params.flagId!);
+      const read = rolloutStepsFromText(text(form(call), 'steps'));
+      if ('problem' in read) throw new FlagwireError('INVALID_REQUEST', `steps: ${read.problem}`);
+      const plan = await call.writer.call('consoleRolloutStart', {
+        flagId: flag.id,
+        env: call.query.get('env'),
+        body: { steps: read.steps },
+        asUserId: call.user.id,
+      });
+      return rolloutView(plan);
+    },
+  },
+  ...kRolloutActions.map(
+    (action): ApiRoute => ({
+      method: 'POST',
+      pattern: `rollouts/:rolloutId/${action}`,
+      async run(call) {
+        checkPlanAccess(call, call.store.getRollout(call.params.rolloutId!));
+        return rolloutView(
+          await call.writer.call('consoleRolloutAct', { rolloutId: call.params.rolloutId!, action, asUserId: call.user.id }),
+        );
+      },
+    }),
+  ),
   {
     method: 'DELETE',
     pattern: 'flags/:flagId',

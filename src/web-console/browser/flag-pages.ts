@@ -1,6 +1,7 @@
 // A project's flags, and one flag (its state per environment, texts, deletion).
 import { api, field, formatTime, h, listEditor, onSubmit, say, sayError } from './dom.js';
 import { crumbs, projectTabs, show } from './shell.js';
+import { rolloutSection } from './rollout-section.js';
 import { scheduleSection } from './schedule-section.js';
 import { variantsForm } from './variant-editor.js';
 import type { FlagPageView, FlagView, FlatState, ProjectView } from './views.js';
@@ -130,6 +131,7 @@ export async function flagPage(flagId: string): Promise<void> {
     h('h2', {}, 'State'),
     ...states,
     scheduleSection(data, reload),
+    rolloutSection(data, reload),
     can.editFlags ? flagSettings(data, reload) : null,
   );
 }

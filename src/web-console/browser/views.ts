@@ -10,6 +10,7 @@ export type { HomeView, SessionView } from '../api/home.js';
 export type { MailView } from '../api/mail.js';
 export type { MembersView } from '../api/members.js';
 export type { ActivityView, TokensView } from '../api/tokens.js';
+export type { RolloutAction, RolloutBody } from '../../release-plans/schemas.js';
 export type { Org, User } from '../../model/accounts.js';
 export type { Audience, Project } from '../../model/projects.js';
 
@@ -32,3 +33,5 @@ export type FlagView = EitherOf<FlagRepresentation>;
 export type ProjectView = Omit<ProjectAnswer, 'flags'> & { flags: FlagView[] };
 /** The flag page's answer (GET flags/:flagId), its flag read as FlagView. */
 export type FlagPageView = Omit<FlagPageAnswer, 'flag'> & { flag: FlagView };
+/** One of the flag's rollouts, with the actions the page offers on it. */
+export type RolloutView = FlagPageView['rollouts'][number];

@@ -1,0 +1,253 @@
+// Progressive rollouts on the web console's flag page (docs/release-plans.md), in Chromium: a rollout
+// started from the page (its steps as the CLI's --steps), shown as a timeline with its current step,
+// stepped by the server when a hold ends (the test moves the service clock instead of waiting), paused,
+// resumed, skipped and rolled back through its buttons (the rollback confirmed in a dialog), a refusal
+// shown in the status line, a group flag's environments each with their own, and a viewer who sees the
+// timeline and no control. Checked from outside the browser (the Management API) too.
+import type { Page } from 'playwright-core';
+import t from 'tap';
+import { cli } from '../helpers/cli.js';
+import { demoPassword, demoSecret, launchChromium, seriousViolations, setPassword, signedInPage } from '../helpers/web-console.js';
+import { call } from '../helpers/http.js';
+import { startTestServer } from '../helpers/server.js';
+
+const kOwner = 'owner@demo.flagwire.test';
+const kViewer = 'viewer@demo.flagwire.test';
+const kViewerPassword = 'viewer password 123';
+const kHourMs = 3_600_000;
+
+t.test('a rollout started, shown as a timeline, stepped, paused, resumed, skipped and rolled back from the flag page', async (t) => {
+  const browser = await launchChromium(t);
+  const server = await startTestServer({ demo: true, env: { FLAGWIRE_TEST_HOOKS: '1' } });
+  t.teardown(() => server.stop());
+  const base = server.baseUrl;
+  const shopWrite = demoSecret(server.output(), 'demo-write');
+  const created = await call(base, 'POST', '/api/v1/flags', {
+    token: shopWrite,
+    body: { name: 'ramp', enabled: true, trafficPercentage: 0 },
+  });
+  t.equal(created.status, 201, JSON.stringify(created.json));
+  const flagId = created.json.id as string;
+  const rollouts = async (token = shopWrite) =>
+    (await call(base, 'GET', '/api/v1/rollouts', { token })).json.rollouts as Record<string, any>[];
+  const served = async () => (await call(base, 'GET', `/api/v1/flags/${flagId}`, { token: shopWrite })).json.trafficPercentage as number;
+
+  const open = async (email: string, password: string): Promise<Page> => {
+    const page = await signedInPage(browser, base, email, password);
+    await page.goto(`${base}/console#/flags/${flagId}`);
+    await page.getByRole('heading', { name: 'ramp', level: 1 }).waitFor();
+    return page;
+  };
+  const page = await open(kOwner, demoPassword(server.output()));
+  const current = page.locator('li[aria-current="step"]');
+  const button = (name: string) => page.getByRole('button', { name, exact: true });
+  const start = async (steps: string) => {
+    await page.getByLabel('Steps', { exact: true }).fill(steps);
+    await page.getByRole('button', { name: 'Start rollout' }).click();
+  };
+  await page.getByText('No rollout yet.').waitFor();
+
+  // ---- refused: a part that is not a step (the CLI's parser, on the server), a percentage going down ----
+  await start('10:1h,fifty');
+  await page
+    .getByText(
+      'Invalid request: steps: "fifty" is not PERCENT or VARIANT=WEIGHT/VARIANT=WEIGHT/..., each with :HOLD but the last (10:1h, 50:30m, 100; on=10/off=90:1h, on=100/off=0)',
+    )
+    .waitFor();
+  await start('50:1h,10');
+  await page
+    .getByText('steps[1].trafficPercentage goes down (50 to 10): a rollout only raises it; roll back instead', { exact: false })
+    .waitFor();
+  t.same(await rollouts(), [], 'nothing started');
+
+  // ---- started: the timeline, its first step current, the next one's due time ----
+  await start('10:1h,50:90m,100');
+  await page.getByText(/Started rollout rol_\w+ of ramp: its first step now\./).waitFor();
+  const [plan] = await rollouts();
+  t.match(plan, {
+    flagId,
+    env: null,
+    status: 'running',
+    current: 0,
+    initialPercentage: 0,
+    createdBy: /^user:/,
+    createdByName: 'Demo Owner',
+  });
+  t.same(plan!.steps, [
+    { trafficPercentage: 10, holdMs: kHourMs },
+    { trafficPercentage: 50, holdMs: 90 * 60_000 },
+    { trafficPercentage: 100 },
+  ]);
+  t.equal(await served(), 10, 'the first step at once');
+  const id = plan!.id as string;
+  const steps = page.getByRole('list', { name: `Steps of rollout ${id}` }).getByRole('listitem');
+  t.equal(await steps.count(), 3);
+  t.match(await current.textContent(), /^Step 1: 10% · held 1h · applied \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC current$/);
+  t.match(await steps.nth(1).textContent(), /^Step 2: 50% · held 90m · due \d{4}-.* UTC$/);
+  t.equal(await steps.nth(2).textContent(), 'Step 3: 100% · held for good');
+  await page.getByText('Status: running').waitFor();
+  t.same(
+    await page.getByRole('button', { name: /Pause|Resume|Skip|Roll back/ }).allInnerTexts(),
+    ['Pause', 'Skip to the next step', 'Roll back'],
+    'the actions a running rollout allows',
+  );
+  t.equal(await page.getByLabel('Steps', { exact: true }).count(), 0, 'no second rollout while one runs');
+  t.same(await seriousViolations(page), [], 'axe: no serious or critical violation on the flag page with a timeline');
+
+  // ---- the service clock moved past the hold: the server takes the next step, the page shows it ----
+  t.equal((await call(base, 'POST', `/__test/clock?advance=${kHourMs / 1000}`)).status, 200);
+  const deadline = Date.now() + 60_000;
+  while ((await rollouts())[0]!.current !== 1) {
+    if (Date.now() > deadline) throw new Error('the second step was never taken');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  await page.reload();
+  await current.filter({ hasText: 'Step 2: 50%' }).waitFor();
+  t.match(await steps.nth(0).textContent(), /^Step 1: 10% · held 1h · applied .* UTC$/, 'the step before: applied');
+  t.equal(await served(), 50);
+
+  // ---- pause, resume, skip through the buttons ----
+  await button('Pause').click();
+  await page.getByText(`Rollout ${id} paused: paused at step 2 (50%).`).waitFor();
+  await page.getByText('Why paused: paused by Demo Owner').waitFor();
+  t.match(await steps.nth(2).textContent(), /waits until the rollout is resumed/);
+  t.same(await page.getByRole('button', { name: /Pause|Resume|Skip|Roll back/ }).allInnerTexts(), [
+    'Resume',
+    'Skip to the next step',
+    'Roll back',
+  ]);
+  await button('Resume').click();
+  await page.getByText(`Rollout ${id} resumed: running at step 2 (50%).`).waitFor();
+  await button('Skip to the next step').click();
+  await page.getByText(`Rollout ${id} moved to its next step: completed at step 3 (100%).`).waitFor();
+  await current.filter({ hasText: 'Step 3: 100%' }).waitFor();
+  t.equal(await served(), 100);
+  t.same(
+    await page.getByRole('button', { name: /Pause|Resume|Skip|Roll back/ }).allInnerTexts(),
+    ['Roll back'],
+    'completed: only a rollback',
+  );
+
+  // ---- roll back: a dialog asks first; dismissed, nothing happens; accepted, it rolls back ----
+  const dialogs: string[] = [];
+  page.once('dialog', (d) => {
+    dialogs.push(d.message());
+    void d.dismiss();
+  });
+  await button('Roll back').click();
+  await page.waitForTimeout(300);
+  t.equal(dialogs.length, 1);
+  t.match(dialogs[0], `Roll back rollout ${id}? ramp goes back to 0%`);
+  t.match(await rollouts(), [{ id, status: 'completed' }], 'dismissed: nothing sent');
+  page.once('dialog', (d) => void d.accept());
+  await button('Roll back').click();
+  await page.getByText(`Rollout ${id} rolled back: ramp is back at 0% (the percentage before its first step).`).waitFor();
+  await page.getByText(/^Rolled back .* UTC to 0% \(the percentage before its first step\)\.$/).waitFor();
+  t.equal(await current.count(), 0, 'a rolled-back rollout holds no step');
+  t.equal(await served(), 0);
+  t.match(await rollouts(), [{ id, status: 'rolled-back' }]);
+
+  // ---- a second rollout: the first listed under it ----
+  await start('20:1h,100');
+  await page.getByText(/Started rollout rol_\w+ of ramp: its first step now\./).waitFor();
+  await page.getByText('Earlier rollouts, newest first:').waitFor();
+  t.match(await page.locator('ul.earlier li').textContent(), `${id} · 10% → 50% → 100% · rolled-back · started`);
+  t.match(await rollouts(), [
+    { id, status: 'rolled-back' },
+    { status: 'running', steps: [{ trafficPercentage: 20 }, { trafficPercentage: 100 }] },
+  ]);
+
+  // ---- a refusal from an action: the rollout changed elsewhere since the page was loaded ----
+  const second = (await rollouts())[1]!.id as string;
+  t.equal((await call(base, 'POST', `/api/v1/rollouts/${second}/pause`, { token: shopWrite })).status, 200);
+  await button('Pause').click();
+  await page.getByText(`Invalid request: Rollout ${second} is paused: it cannot pause now.`).waitFor();
+
+  // ---- a viewer: the timeline, no control ----
+  const orgId = (await cli(server.dataDir, ['org', 'list'])).json.orgs[0].id as string;
+  const viewer = await cli(server.dataDir, ['user', 'create', '--email', kViewer, '--name', 'Demo Viewer']);
+  t.equal((await cli(server.dataDir, ['org', 'add-member', orgId, viewer.json.id, '--role', 'viewer'])).code, 0);
+  t.equal((await setPassword(server.dataDir, viewer.json.id, `${kViewerPassword}\n`)).code, 0);
+  const seen = await open(kViewer, kViewerPassword);
+  await seen.locator('li[aria-current="step"]').filter({ hasText: 'Step 1: 20%' }).waitFor();
+  t.equal(await seen.getByRole('button', { name: /Pause|Resume|Skip|Roll back|Start rollout/ }).count(), 0, 'a viewer gets no button');
+  t.equal(await seen.getByLabel('Steps', { exact: true }).count(), 0, 'and no form');
+  t.same(await seriousViolations(seen), [], 'axe: none on the viewer’s page either');
+});
+
+t.test('a group flag: a rollout per environment', async (t) => {
+  const browser = await launchChromium(t);
+  const server = await startTestServer({ demo: true });
+  t.teardown(() => server.stop());
+  const base = server.baseUrl;
+  const platformWrite = demoSecret(server.output(), 'demo-platform-write');
+  const off = { enabled: true, trafficPercentage: 0 };
+  const created = await call(base, 'POST', '/api/v1/flags', {
+    token: platformWrite,
+    body: { name: 'ramp-group', environments: { staging: off, production: off } },
+  });
+  t.equal(created.status, 201, JSON.stringify(created.json));
+  const page = await signedInPage(browser, base, kOwner, demoPassword(server.output()));
+  await page.goto(`${base}/console#/flags/${created.json.id}`);
+  await page.getByRole('heading', { name: 'In production' }).waitFor();
+
+  await page.getByLabel('Steps in production').fill('25:2h,100');
+  await page.getByRole('button', { name: 'Start rollout in production' }).click();
+  await page.getByText(/Started rollout rol_\w+ of ramp-group in production: its first step now\./).waitFor();
+  await page.getByText('No rollout in staging yet.').waitFor();
+  await page.getByRole('button', { name: 'Pause in production' }).waitFor();
+  t.equal(await page.getByLabel('Steps in staging').count(), 1, 'staging can still start its own');
+  const rollouts = (await call(base, 'GET', '/api/v1/rollouts', { token: platformWrite })).json.rollouts;
+  t.match(rollouts, [
+    { env: 'production', status: 'running', steps: [{ trafficPercentage: 25, holdMs: 2 * kHourMs }, { trafficPercentage: 100 }] },
+  ]);
+  t.same(await seriousViolations(page), [], 'axe: no serious or critical violation with a timeline per environment');
+});
+
+t.test("a guarded rollout's timeline shows its guard and the guard's last reading, and why a breach paused it", async (t) => {
+  const browser = await launchChromium(t);
+  const server = await startTestServer({ demo: true });
+  t.teardown(() => server.stop());
+  const base = server.baseUrl;
+  const shopWrite = demoSecret(server.output(), 'demo-write');
+  const steps = [{ trafficPercentage: 10, holdMs: kHourMs }, { trafficPercentage: 100 }];
+  // The server's own gauge of its evaluation workers (1 here): healthy below 100, a breach below 5.
+  const guarded = async (name: string, guard: Record<string, unknown>) => {
+    const flag = await call(base, 'POST', '/api/v1/flags', { token: shopWrite, body: { name, enabled: true } });
+    const started = await call(base, 'POST', `/api/v1/flags/${flag.json.id}/rollouts`, {
+      token: shopWrite,
+      body: { steps, guard: { flagwire: 'flagwire_eval_workers', intervalMs: 1000, ...guard } },
+    });
+    t.equal(started.status, 201, started.text);
+    return flag.json.id as string;
+  };
+  const healthy = await guarded('guarded-ok', { max: 100 });
+  const breached = await guarded('guarded-breach', { min: 5 });
+  const page = await signedInPage(browser, base, kOwner, demoPassword(server.output()));
+
+  await page.goto(`${base}/console#/flags/${breached}`);
+  await page.getByRole('heading', { name: 'guarded-breach', level: 1 }).waitFor();
+  // The reading is taken within a poll of the start; the page shows what the server had when it loaded.
+  for (let i = 0; (await page.getByText('Why paused: guard breached: read 1, below min 5').count()) === 0; i++) {
+    if (i > 300) throw new Error('the breach never showed');
+    await new Promise((r) => setTimeout(r, 200));
+    await page.reload();
+    await page.getByRole('heading', { name: 'guarded-breach', level: 1 }).waitFor();
+  }
+  await page
+    .getByText('Guard: flagwire: flagwire_eval_workers (min 5; on breach: pause); last reading: breached: read 1, below min 5')
+    .waitFor();
+
+  await page.goto(`${base}/console#/flags/${healthy}`);
+  await page.getByRole('heading', { name: 'guarded-ok', level: 1 }).waitFor();
+  const line = page.getByText(/^Guard: flagwire: flagwire_eval_workers \(max 100; on breach: pause\); last reading: /);
+  await line.waitFor();
+  for (let i = 0; /not read yet/.test((await line.textContent()) ?? ''); i++) {
+    if (i > 300) throw new Error('no reading ever showed');
+    await new Promise((r) => setTimeout(r, 200));
+    await page.reload();
+    await line.waitFor();
+  }
+  t.match((await line.textContent()) ?? '', /last reading: 1 at \d{4}-/);
+  t.same(await seriousViolations(page), [], 'axe: no serious or critical violation with a guard line');
+});
