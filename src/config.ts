@@ -72,6 +72,12 @@ export const Config = Type.Object({
   flagsFile: Type.Union([Type.Object({ path: Type.String({ minLength: 1 }), projectId: Type.String({ minLength: 1 }) }), Type.Null()]),
   /** The Prometheus server that rollout guards' PromQL expressions are asked of (src/release-plans/guard-reader.ts); null: none. */
   prometheusUrl: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
+  /** Host names, addresses and ranges webhooks may reach although private or loopback (src/webhooks/url-safety.ts). */
+  webhookAllow: Type.Array(Type.String({ minLength: 1 })),
+  /** How long a webhook delivery is retried before it is given up (src/webhooks/webhook-commands.ts). */
+  webhookGiveUpMs: Type.Integer({ minimum: 3_600_000 }),
+  /** How long one delivery attempt may take before it counts as failed (src/webhooks/deliverer.ts). */
+  webhookTimeoutMs: Type.Integer({ minimum: 100 }),
 });
 export type Config = Static<typeof Config>;
 
@@ -123,6 +129,9 @@ const kSettings = {
   signInFailLimit: 'FLAGWIRE_SIGN_IN_FAIL_LIMIT',
   flagsFile: 'FLAGWIRE_FLAGS_FILE',
   prometheusUrl: 'FLAGWIRE_PROMETHEUS_URL',
+  webhookAllow: 'FLAGWIRE_WEBHOOK_ALLOW',
+  webhookGiveUpMs: 'FLAGWIRE_WEBHOOK_GIVE_UP_HOURS',
+  webhookTimeoutMs: 'FLAGWIRE_WEBHOOK_TIMEOUT_MS',
 } as const satisfies Record<keyof Config, string>;
 
 const kDefaultMaxBufferedBodyBytes = 64 * 1024 * 1024;
@@ -274,6 +283,9 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     signInFailLimit: integer('signInFailLimit', env.FLAGWIRE_SIGN_IN_FAIL_LIMIT ?? '10', 1, 1_000_000),
     flagsFile: flagsFile(flags, env),
     prometheusUrl,
+    webhookAllow: webhookAllowList(env.FLAGWIRE_WEBHOOK_ALLOW ?? ''),
+    webhookGiveUpMs: integer('webhookGiveUpMs', env.FLAGWIRE_WEBHOOK_GIVE_UP_HOURS ?? '24', 1, 24 * 30) * 3_600_000,
+    webhookTimeoutMs: integer('webhookTimeoutMs', env.FLAGWIRE_WEBHOOK_TIMEOUT_MS ?? '10000', 100, 600_000),
   };
   const problem = kConfigCheck.Errors(config).First();
   if (problem) {
@@ -323,15 +335,31 @@ function onOff(setting: keyof Config, raw: string): boolean {
   throw new ConfigError(kSettings[setting], `"${raw}" is not on or off`);
 }
 
-/** Comma-separated addresses and CIDR ranges; blanks around and between entries are ignored. */
-function trustedProxyList(raw: string): string[] {
-  const entries = raw
+/** A comma-separated setting's entries; blanks around and between entries are ignored. */
+function commaList(raw: string): string[] {
+  return raw
     .split(',')
     .map((entry) => entry.trim())
     .filter((entry) => entry !== '');
+}
+
+/** Comma-separated addresses and CIDR ranges. */
+function trustedProxyList(raw: string): string[] {
+  const entries = commaList(raw);
   for (const entry of entries) {
     const range = parseRange(entry);
     if (typeof range === 'string') throw new ConfigError(kSettings.trustedProxies, range);
+  }
+  return entries;
+}
+
+/** Host names as they are; an entry that looks like an address or a range must be one. */
+function webhookAllowList(raw: string): string[] {
+  const entries = commaList(raw);
+  for (const entry of entries) {
+    if (!/^[\d.:/a-fA-F]+$/.test(entry) || /^[a-fA-F]+$/.test(entry)) continue;
+    const range = parseRange(entry);
+    if (typeof range === 'string') throw new ConfigError(kSettings.webhookAllow, range);
   }
   return entries;
 }

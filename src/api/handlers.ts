@@ -6,7 +6,8 @@
 import type { ManagementRouteName } from '../routes/route-table.js';
 import { requireEnvironmentAllowed, resolveEnvParam, type EnvRoute } from '../model/environments.js';
 import { requirePatchTarget, requireProjectFlag } from '../model/lookups.js';
-import type { ReceivedBody } from '../model/request-body.js';
+import { parseJsonObject, type ReceivedBody } from '../model/request-body.js';
+import type { Config } from '../config.js';
 import type { AuthContext } from '../model/token-access.js';
 import type { SnapshotReader } from '../store/interfaces.js';
 import type { WriterClient } from '../writer/client.js';
@@ -16,6 +17,9 @@ import { apiFlagsPlan } from '../flags-as-code/apply-commands.js';
 import { type ExportFormat, exportProject, kExportFormats } from '../flags-as-code/export.js';
 import { fileText } from '../flags-as-code/flag-file.js';
 import { kRolloutActions, type RolloutAction, rolloutView, scheduleView } from '../release-plans/schemas.js';
+import { deliveryView, webhookView } from '../webhooks/schemas.js';
+import { UrlGuard, urlSyntaxProblem } from '../webhooks/url-safety.js';
+import { kKeptDeliveries } from '../webhooks/webhook-commands.js';
 
 /** What a handler gets: everything read off the request before the pipeline may go async. */
 export interface ApiRequest {
@@ -33,6 +37,7 @@ export interface ApiRequest {
 export interface HandlerDeps {
   store: SnapshotReader;
   writer: WriterClient;
+  config: Readonly<Pick<Config, 'webhookAllow'>>;
 }
 
 export interface ReadHandler {
@@ -99,6 +104,18 @@ function precheckFlagChange(request: ApiRequest, auth: AuthContext, { store }: H
 /** What the writer's command for a write to one flag is given: the token, the flag, `env` as sent, the body as received. */
 function flagWrite(request: ApiRequest, auth: AuthContext, received: ReceivedBody) {
   return { tokenId: auth.token.id, flagId: request.flagId!, env: request.query.get('env'), received };
+}
+
+/**
+ * A webhook whose URL resolves to an address it may not reach is refused before it is made (the writer
+ * cannot resolve names); the deliverer checks again at every send, as names move.
+ */
+async function refuseUnreachableUrl(received: ReceivedBody, deps: HandlerDeps): Promise<void> {
+  const parsed = parseJsonObject(received, 'create');
+  const url = parsed.ok ? parsed.value.url : undefined;
+  if (typeof url !== 'string' || urlSyntaxProblem(url) !== null) return;
+  const destination = await new UrlGuard(deps.config.webhookAllow).destination(url);
+  if ('refused' in destination) throw new FlagwireError('INVALID_REQUEST', `url: ${destination.refused}`);
 }
 
 export const kManagementHandlers: Readonly<Record<ManagementRouteName, ManagementHandler>> = {
@@ -199,6 +216,40 @@ export const kManagementHandlers: Readonly<Record<ManagementRouteName, Managemen
         throw new FlagwireError('NOT_FOUND', `There is no rollout action "${action}"; the actions are ${kRolloutActions.join(', ')}.`);
       const input = { tokenId: auth.token.id, rolloutId: request.params.rollout_id!, action: action as RolloutAction };
       return { status: 200, value: rolloutView(await deps.writer.call('apiRolloutAct', input, release)) };
+    },
+  },
+  apiCreateWebhook: {
+    kind: 'write',
+    async run(_request, auth, received, release, deps) {
+      await refuseUnreachableUrl(received, deps);
+      return { status: 201, value: await deps.writer.call('apiWebhookCreate', { tokenId: auth.token.id, received }, release) };
+    },
+  },
+  apiListWebhooks: {
+    kind: 'read',
+    run: (_request, auth, { store }) => ({ webhooks: store.listWebhooks(auth.project.id).map(webhookView) }),
+  },
+  apiDeleteWebhook: {
+    kind: 'write',
+    async run(request, auth, _received, release, deps) {
+      const input = { tokenId: auth.token.id, webhookId: request.params.webhook_id! };
+      return { status: 200, value: await deps.writer.call('apiWebhookDelete', input, release) };
+    },
+  },
+  apiListDeliveries: {
+    kind: 'read',
+    run(request, auth, { store }) {
+      const hook = store.getWebhook(request.params.webhook_id!);
+      if (hook === undefined || hook.projectId !== auth.project.id)
+        throw new FlagwireError('NOT_FOUND', 'No webhook with this id exists in this project.');
+      return { deliveries: store.listDeliveries(hook.id, kKeptDeliveries).map(deliveryView) };
+    },
+  },
+  apiRedeliver: {
+    kind: 'write',
+    async run(request, auth, _received, release, deps) {
+      const input = { tokenId: auth.token.id, deliveryId: request.params.delivery_id! };
+      return { status: 200, value: deliveryView(await deps.writer.call('apiWebhookRedeliver', input, release)) };
     },
   },
   apiApply: {

@@ -28,6 +28,9 @@ import {
 } from '../release-plans/schedule-text.js';
 import type { RolloutPlan, RolloutStep } from '../model/rollouts.js';
 import { kRolloutActions } from '../release-plans/schemas.js';
+import { type DeliveryBody, deliveryView, type WebhookBody, type WebhookCreated, webhookView } from '../webhooks/schemas.js';
+import { renderCreatedWebhook, renderDeliveries, renderWebhooks } from '../webhooks/webhook-text.js';
+import { kKeptDeliveries } from '../webhooks/webhook-commands.js';
 import type { GuardInput } from '../release-plans/guards.js';
 import { parseIsoTime, splitList, UsageError, type Args, type CommandSpec, type OptionSpec } from './args.js';
 import * as out from './output.js';
@@ -89,6 +92,8 @@ const kArgumentHelp: Readonly<Record<string, string>> = {
   TOKEN_ID: 'a token id (`flagwire token list PROJECT_ID` shows them)',
   SCHEDULE_ID: 'a scheduled change id (sch_...; `flagwire schedule list PROJECT_ID` shows them)',
   ROLLOUT_ID: 'a rollout id (rol_...; `flagwire rollout list PROJECT_ID` shows them)',
+  WEBHOOK_ID: 'a webhook id (whk_...; `flagwire webhook list PROJECT_ID` shows them)',
+  DELIVERY_ID: 'a delivery id (msg_...; `flagwire webhook deliveries WEBHOOK_ID` shows them)',
 };
 
 /** A table entry; ids among its positionals get the shared help unless it says otherwise. */
@@ -824,6 +829,76 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
     options: { as: str('USER_ID', kAsFlagEditor) },
     run: (args, ctx) => ctx.write('consoleScheduleCancel', { scheduleId: args.positional('SCHEDULE_ID'), asUserId: args.string('as') }),
     human: (change: ScheduledChange) => renderSchedule(change, out.renderTable),
+  }),
+
+  // ---- webhooks (src/webhooks) --------------------------------------------------------------------
+  command({
+    name: 'webhook create',
+    usage: 'webhook create PROJECT_ID --url URL [--events flag,token,plan] [--format standard|slack] [--as USER_ID]',
+    summary: 'POST every change of a project to a URL, signed as Standard Webhooks says -> the webhook, with its secret (shown only now)',
+    positionals: ['PROJECT_ID'],
+    options: {
+      url: str(
+        'URL',
+        'where deliveries are POSTed (http:// or https://); a running server refuses to send to a private or loopback address unless FLAGWIRE_WEBHOOK_ALLOW names it',
+        true,
+      ),
+      events: str('LIST', 'flag, token and/or plan, comma-separated (default: all)'),
+      format: str('standard|slack', 'the change as JSON (default), or a Slack-compatible {text} message'),
+      as: str('USER_ID', kAsFlagEditor),
+    },
+    run: (args, ctx) => {
+      const events = args.string('events');
+      const body: Record<string, unknown> = { url: args.required('url') };
+      if (events !== undefined) body.events = splitList(events);
+      const format = args.string('format');
+      if (format !== undefined) body.format = format;
+      return ctx.write('consoleWebhookCreate', { projectId: args.positional('PROJECT_ID'), body, asUserId: args.string('as') });
+    },
+    human: (hook: WebhookCreated) => renderCreatedWebhook(hook, out.renderTable),
+  }),
+  command({
+    name: 'webhook list',
+    usage: 'webhook list PROJECT_ID',
+    summary: "a project's webhooks, without their secrets -> {webhooks: [...]}",
+    positionals: ['PROJECT_ID'],
+    options: {},
+    run: (args, ctx) =>
+      ctx.read((r) => ({ webhooks: r.listWebhooks(requireProject(r, args.positional('PROJECT_ID')).id).map(webhookView) })),
+    human: (result: { webhooks: WebhookBody[] }) => renderWebhooks(result.webhooks, out.renderTable),
+  }),
+  command({
+    name: 'webhook delete',
+    usage: 'webhook delete WEBHOOK_ID [--as USER_ID]',
+    summary: 'delete a webhook and its delivery log -> {id, deleted}',
+    positionals: ['WEBHOOK_ID'],
+    options: { as: str('USER_ID', kAsFlagEditor) },
+    run: (args, ctx) => ctx.write('consoleWebhookDelete', { webhookId: args.positional('WEBHOOK_ID'), asUserId: args.string('as') }),
+    human: (result: { id: string }) => `Deleted webhook ${result.id}.`,
+  }),
+  command({
+    name: 'webhook deliveries',
+    usage: 'webhook deliveries WEBHOOK_ID',
+    summary: "a webhook's delivery log, newest first: status, attempts, the last answer, latency, the next try -> {deliveries: [...]}",
+    positionals: ['WEBHOOK_ID'],
+    options: {},
+    run: (args, ctx) =>
+      ctx.read((r) => {
+        const hook = r.getWebhook(args.positional('WEBHOOK_ID'));
+        if (hook === undefined) throw new FlagwireError('NOT_FOUND', `No webhook ${args.positional('WEBHOOK_ID')} exists.`);
+        return { deliveries: r.listDeliveries(hook.id, kKeptDeliveries).map(deliveryView) };
+      }),
+    human: (result: { deliveries: DeliveryBody[] }) => renderDeliveries(result.deliveries, out.renderTable),
+  }),
+  command({
+    name: 'webhook redeliver',
+    usage: 'webhook redeliver DELIVERY_ID [--as USER_ID]',
+    summary: 'send a delivery again now: the same message (webhook-id and body), newly signed -> the delivery',
+    positionals: ['DELIVERY_ID'],
+    options: { as: str('USER_ID', kAsFlagEditor) },
+    run: async (args, ctx) =>
+      deliveryView(await ctx.write('consoleWebhookRedeliver', { deliveryId: args.positional('DELIVERY_ID'), asUserId: args.string('as') })),
+    human: (delivery: DeliveryBody) => renderDeliveries([delivery], out.renderTable),
   }),
 
   // ---- flags as code (src/flags-as-code) ---------------------------------------------------------

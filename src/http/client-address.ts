@@ -172,7 +172,7 @@ function masked(address: Uint8Array, prefixBits: number): Uint8Array {
   return out;
 }
 
-function inRange(address: Uint8Array, range: AddressRange): boolean {
+export function inRange(address: Uint8Array, range: AddressRange): boolean {
   const { network, prefixBits } = range;
   const whole = prefixBits >> 3;
   for (let i = 0; i < whole; i++) if (address[i] !== network[i]) return false;

@@ -22,6 +22,7 @@ import { Health, ReadinessBody } from '../model/probes.js';
 import { FlagFile } from '../flags-as-code/flag-file.js';
 import { PlanResult } from '../flags-as-code/schemas.js';
 import { RolloutBody, RolloutCreate, RolloutList, ScheduleCreate, ScheduledChangeBody, ScheduleList } from '../release-plans/schemas.js';
+import { DeliveryBody, DeliveryList, WebhookCreate, WebhookCreated, WebhookDeleted, WebhookList } from '../webhooks/schemas.js';
 
 /** The document's components: every schema a route declares (src/routes/route-table.ts) is one of these. */
 export const kComponents: Record<string, TSchema> = {
@@ -52,6 +53,12 @@ export const kComponents: Record<string, TSchema> = {
   RolloutCreate,
   Rollout: RolloutBody,
   RolloutList,
+  WebhookCreate,
+  WebhookCreated,
+  WebhookList,
+  WebhookDeleted,
+  Delivery: DeliveryBody,
+  DeliveryList,
 };
 const kComponentNames = new Map<TSchema, string>(Object.entries(kComponents).map(([name, schema]) => [schema, name]));
 

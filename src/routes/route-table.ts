@@ -46,6 +46,7 @@ import { compilePattern, matchesShape, type PathPattern } from '../http/route-pa
 import { FlagFile } from '../flags-as-code/flag-file.js';
 import { PlanResult } from '../flags-as-code/schemas.js';
 import { RolloutBody, RolloutCreate, RolloutList, ScheduleCreate, ScheduledChangeBody, ScheduleList } from '../release-plans/schemas.js';
+import { DeliveryBody, DeliveryList, WebhookCreate, WebhookCreated, WebhookDeleted, WebhookList } from '../webhooks/schemas.js';
 
 /** uWS's registration methods ('del' is DELETE). */
 export type RouteMethod = 'get' | 'post' | 'patch' | 'del' | 'options' | 'any';
@@ -341,6 +342,80 @@ export const kRoutes = {
       summary: 'Pause, resume, skip a step of, or roll back a rollout',
       parameters: [pathParam('rollout_id', 'Rollout id'), pathParam('action', 'pause, resume, skip or rollback')],
       responses: { '200': json(RolloutBody, 'Done'), ...apiErrors([400, 401, 402, 403, 404, 429, 500, 503]) },
+    },
+  },
+  // Webhooks (src/webhooks).
+  apiCreateWebhook: {
+    method: 'post',
+    pattern: '/api/v1/webhooks',
+    via: 'management',
+    auth: 'token',
+    metric: 25,
+    docs: {
+      operationId: 'createWebhook',
+      tag: 'Management API',
+      summary:
+        "Make a webhook of the token's project: every change of the events it names is POSTed to its URL, signed as Standard Webhooks says",
+      request: { schema: WebhookCreate, required: true },
+      responses: {
+        '201': json(WebhookCreated, 'Made; its secret is shown only now'),
+        ...apiErrors([400, 401, 402, 403, 413, 429, 500, 503]),
+      },
+    },
+  },
+  apiListWebhooks: {
+    method: 'get',
+    pattern: '/api/v1/webhooks',
+    via: 'management',
+    auth: 'token',
+    metric: 26,
+    docs: {
+      operationId: 'listWebhooks',
+      tag: 'Management API',
+      summary: "The token's project's webhooks (without their secrets), oldest first",
+      responses: { '200': json(WebhookList, 'The webhooks'), ...apiErrors([401, 402, 429, 500]) },
+    },
+  },
+  apiDeleteWebhook: {
+    method: 'post',
+    pattern: '/api/v1/webhooks/:webhook_id/delete',
+    via: 'management',
+    auth: 'token',
+    metric: 27,
+    docs: {
+      operationId: 'deleteWebhook',
+      tag: 'Management API',
+      summary: "Delete a webhook and its delivery log (a POST: the spec's CORS allows no DELETE)",
+      parameters: [pathParam('webhook_id', 'Webhook id')],
+      responses: { '200': json(WebhookDeleted, 'Deleted'), ...apiErrors([401, 402, 403, 404, 429, 500, 503]) },
+    },
+  },
+  apiListDeliveries: {
+    method: 'get',
+    pattern: '/api/v1/webhooks/:webhook_id/deliveries',
+    via: 'management',
+    auth: 'token',
+    metric: 28,
+    docs: {
+      operationId: 'listDeliveries',
+      tag: 'Management API',
+      summary: "A webhook's delivery log, newest first: status, attempts, the receiver's last answer and latency, the next try",
+      parameters: [pathParam('webhook_id', 'Webhook id')],
+      responses: { '200': json(DeliveryList, 'The deliveries'), ...apiErrors([401, 402, 404, 429, 500]) },
+    },
+  },
+  apiRedeliver: {
+    method: 'post',
+    pattern: '/api/v1/deliveries/:delivery_id/redeliver',
+    via: 'management',
+    auth: 'token',
+    metric: 29,
+    docs: {
+      operationId: 'redeliver',
+      tag: 'Management API',
+      summary: 'Send a delivery again, now: the same message (webhook-id and body), newly signed',
+      parameters: [pathParam('delivery_id', 'Delivery id (msg_…)')],
+      responses: { '200': json(DeliveryBody, 'Queued'), ...apiErrors([401, 402, 403, 404, 429, 500, 503]) },
     },
   },
   // Public, and a static route: uWS routes it here, not to the Management API's /api/v1/* entry.

@@ -8,6 +8,9 @@ import { ConfigError, withListenPort, type Config } from '../config.js';
 import { FileFollower } from '../flags-as-code/file-follower.js';
 import { Scheduler } from '../release-plans/scheduler.js';
 import { GuardReader } from '../release-plans/guard-reader.js';
+import { Deliverer } from '../webhooks/deliverer.js';
+import { UrlGuard } from '../webhooks/url-safety.js';
+import type { AttemptOutcome } from '../webhooks/webhook-commands.js';
 import type { RawReading } from '../release-plans/guards.js';
 import { BodyBudgets } from '../http/body.js';
 import { RateLimiter } from '../http/rate-limit.js';
@@ -90,12 +93,14 @@ async function startClaimed(config: Readonly<Config>, options: StartOptions, cla
   });
   const mailer = config.smtpUrl === null ? null : new Mailer(config.smtpUrl, store, writer, clock, log);
   mailer?.start();
+  const deliverer = startDeliverer(config, store, writer, clock, log);
   // What start-up opened so far, closed again when a later step fails.
   let scheduler: Scheduler | null = null;
   let follower: FileFollower | null = null;
   const abandon = async (err: unknown): Promise<never> => {
     await follower?.stop();
     await scheduler?.stop();
+    await deliverer.stop(0);
     await mailer?.stop();
     await serving.close(0);
     await writer.close();
@@ -128,6 +133,7 @@ async function startClaimed(config: Readonly<Config>, options: StartOptions, cla
       // Started first so that its wait for a send in progress (src/smtp/mailer.ts) runs during the
       // drain, not after it; the writer it records through stays open until both are done.
       const mailStopped = mailer?.stop();
+      const deliveriesStopped = deliverer.stop();
       const followStopped = follower?.stop();
       const schedulerStopped = scheduler?.stop();
       uWS.us_listen_socket_close(listenSocket);
@@ -136,6 +142,7 @@ async function startClaimed(config: Readonly<Config>, options: StartOptions, cla
       await schedulerStopped;
       await serving.close(kShutdownDrainMs);
       await mailStopped;
+      await deliveriesStopped;
       await writer.close();
       await store.close();
       claim.release();
@@ -165,6 +172,18 @@ async function seedIfDemo(config: Readonly<Config>, options: StartOptions, store
   const demoPassword = seedable ? randomId(16) : null;
   const seed = await writer.call('seedDemo', demoPassword === null ? {} : { ownerPasswordHash: await hashPassword(demoPassword) });
   return { seed, demoPassword };
+}
+
+/** The webhook outbox's sender, polling from now on (src/webhooks/deliverer.ts). */
+function startDeliverer(config: Readonly<Config>, store: Store, writer: WriterClient, clock: Clock, log: Logger): Deliverer {
+  const work = {
+    claim: (deliveryId: string, nodeId: string, claimMs: number) => writer.call('webhookClaim', { deliveryId, nodeId, claimMs }),
+    result: (deliveryId: string, outcome: AttemptOutcome) =>
+      writer.call('webhookResult', { deliveryId, outcome, giveUpMs: config.webhookGiveUpMs }),
+  };
+  const deliverer = new Deliverer(store, work, new UrlGuard(config.webhookAllow), clock, log, { timeoutMs: config.webhookTimeoutMs });
+  deliverer.start();
+  return deliverer;
 }
 
 /** With --flags-file: the follower of that file, started (it has applied the file as it is now). */

@@ -13,6 +13,7 @@ import type { Credential, Session } from '../model/sessions.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { RolloutPlan } from '../model/rollouts.js';
 import type { ScheduledChange } from '../model/schedules.js';
+import type { Webhook, WebhookDelivery } from '../model/webhooks.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
 
 export type Change =
@@ -40,6 +41,12 @@ export type Change =
   | { kind: 'schedule'; value: ScheduledChange }
   /** A progressive rollout started, stepped, paused, resumed, completed or rolled back. */
   | { kind: 'rollout'; value: RolloutPlan }
+  /** A webhook made (src/webhooks); one deleted, with its delivery log. */
+  | { kind: 'webhook'; value: Webhook }
+  | { kind: 'webhookDeleted'; value: Webhook }
+  /** A delivery queued, claimed, tried, delivered or given up; one dropped from the log. */
+  | { kind: 'delivery'; value: WebhookDelivery }
+  | { kind: 'deliveryDeleted'; value: WebhookDelivery }
   /** When the demo data was seeded (Unix ms). */
   | { kind: 'demoSeeded'; value: number };
 
@@ -72,6 +79,10 @@ export function recordsOf(change: Change): { put: { kind: string; key: string } 
       return { put: null, remove: [{ kind: 'session', key: change.value.idHash }] };
     case 'invitationEnded':
       return { put: null, remove: [{ kind: 'invitation', key: change.value.id }] };
+    case 'deliveryDeleted':
+      return { put: null, remove: [{ kind: 'delivery', key: change.value.id }] };
+    case 'webhookDeleted':
+      return { put: null, remove: [{ kind: 'webhook', key: change.value.id }] };
     case 'demoSeeded':
       return { put: { kind: 'demoSeeded', key: '' }, remove: [] };
     case 'flagDeleted':

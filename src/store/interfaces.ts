@@ -8,6 +8,7 @@ import type { Invitation } from '../model/invitations.js';
 import type { MailMessage } from '../model/mail.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { RolloutPlan } from '../model/rollouts.js';
+import type { Webhook, WebhookDelivery } from '../model/webhooks.js';
 import type { ScheduledChange } from '../model/schedules.js';
 import type { Credential, Session } from '../model/sessions.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
@@ -82,6 +83,13 @@ export interface StoreReader {
   getRollout(id: string): RolloutPlan | undefined;
   listRollouts(projectId: string): RolloutPlan[];
   listDueRollouts(now: number, limit: number): RolloutPlan[];
+  /** Webhooks (src/webhooks): one; a project's, oldest first. */
+  getWebhook(id: string): Webhook | undefined;
+  listWebhooks(projectId: string): Webhook[];
+  /** A delivery; a webhook's, newest first, `limit` of them after skipping `offset`; those pending and due at `now`, earliest first. */
+  getDelivery(id: string): WebhookDelivery | undefined;
+  listDeliveries(webhookId: string, limit: number, offset?: number): WebhookDelivery[];
+  listDueDeliveries(now: number, limit: number): WebhookDelivery[];
 }
 
 /**
@@ -122,6 +130,14 @@ export interface StoreWriter extends StoreReader {
   putSchedule(change: ScheduledChange): void;
   /** Rollouts do not move configSeq either (the flag changes they make do). */
   putRollout(plan: RolloutPlan): void;
+  /** Webhooks and their deliveries do not move configSeq either: evaluation never reads them. */
+  putWebhook(hook: Webhook): void;
+  /** The webhook alone: its deliveries are deleted one by one first (each a change of its own). */
+  deleteWebhook(hook: Webhook): void;
+  putDelivery(delivery: WebhookDelivery): void;
+  deleteDelivery(delivery: WebhookDelivery): void;
+  /** Runs `fn`, returning what it returned and the audit entries it appended (the webhook outbox's input). */
+  collectAudit<T>(fn: () => T): { value: T; entries: AuditEntry[] };
   deleteInvitation(invitation: Invitation): void;
 }
 

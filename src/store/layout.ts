@@ -32,6 +32,11 @@
 //                    ['rollout', id] -> RolloutPlan         (release plans: progressive rollouts)
 //                    ['rolloutDue', at, id] -> null         (running rollouts by their next step's or guard reading's time)
 //                    ['rolloutProject', projectId, id] -> null
+//   hooks            ['hook', id] -> Webhook                (webhooks: a project's subscriptions)
+//                    ['projectHook', projectId, id] -> null
+//                    ['delivery', id] -> WebhookDelivery    (the delivery outbox, written with the change)
+//                    ['hookDelivery', webhookId, createdAt, id] -> null (a webhook's delivery log)
+//                    ['deliveryDue', nextAttemptAt, id] -> null (pending deliveries by their next try)
 import { join } from 'node:path';
 import type { Database, RootDatabase } from 'lmdb';
 import type { Org, Role, User } from '../model/accounts.js';
@@ -43,6 +48,7 @@ import type { Audience, Project } from '../model/projects.js';
 import type { Credential, Session } from '../model/sessions.js';
 import type { RolloutPlan } from '../model/rollouts.js';
 import type { ScheduledChange } from '../model/schedules.js';
+import type { Webhook, WebhookDelivery } from '../model/webhooks.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
 
 export const kFileName = 'flagwire.mdb';
@@ -59,9 +65,9 @@ export function dataFilePath(dataDir: string): string {
  * Flagwire would call a file holding it foreign; this way it says "written by a newer Flagwire").
  * 4: the auth database (web console passwords and sessions), for the same reason. 5: flags by name in
  * projectIndex (an older Flagwire would rename or delete a flag without moving its entry). 6: the plans
- * database (scheduled changes), as usage.
+ * database (scheduled changes), as usage. 7: the hooks database (webhooks and their outbox), as usage.
  */
-export const kSchemaVersion = 6;
+export const kSchemaVersion = 7;
 
 /**
  * Named databases an environment may open: the layout's 17, with room for more (LMDB fixes the limit
@@ -88,6 +94,7 @@ export const kDbNames: ReadonlySet<string> = new Set([
   'usage',
   'auth',
   'plans',
+  'hooks',
 ]);
 
 /** Keys of the auth database: one database for both record kinds keeps the file within its 16 named databases. */
@@ -128,6 +135,20 @@ export interface Databases {
   readonly auth: Database<AuthValue, AuthKey> | undefined;
   /** Absent in a read-only open of a file older than schema 6 (as usage). */
   readonly plans: Database<ScheduledChange | RolloutPlan | null, PlanKey> | undefined;
+  /** Absent in a read-only open of a file older than schema 7 (as usage). */
+  readonly hooks: Database<Webhook | WebhookDelivery | null, HookKey> | undefined;
+}
+
+export type HookKey =
+  | ['hook', string]
+  | ['projectHook', string, string]
+  | ['delivery', string]
+  | ['hookDelivery', string, number, string]
+  | ['deliveryDue', number, string];
+
+/** A pending delivery's entry in the due index; null once it is delivered or given up. */
+export function dueDeliveryKey(delivery: Pick<WebhookDelivery, 'status' | 'nextAttemptAt' | 'id'>): HookKey | null {
+  return delivery.status === 'pending' && delivery.nextAttemptAt !== null ? ['deliveryDue', delivery.nextAttemptAt, delivery.id] : null;
 }
 
 export type PlanKey =
@@ -174,6 +195,7 @@ export function openDatabases(root: RootDatabase): Databases {
     usage: db('usage'),
     auth: db('auth'),
     plans: db('plans'),
+    hooks: db('hooks'),
   };
 }
 

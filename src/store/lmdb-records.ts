@@ -9,13 +9,24 @@ import type { Flag, FlagUsage } from '../model/flags.js';
 import type { Invitation } from '../model/invitations.js';
 import type { RolloutPlan } from '../model/rollouts.js';
 import type { ScheduledChange } from '../model/schedules.js';
+import type { Webhook, WebhookDelivery } from '../model/webhooks.js';
 import type { MailMessage } from '../model/mail.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { Credential, Session } from '../model/sessions.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
 import { ChangeRecorder } from './change-recorder.js';
 import type { AuditPage, StoreWriter } from './interfaces.js';
-import { dueChangeKey, dueKey, dueRolloutKey, flagNameKey, isPending, kSchemaVersion, userEmailKey, type Databases } from './layout.js';
+import {
+  dueChangeKey,
+  dueDeliveryKey,
+  dueKey,
+  dueRolloutKey,
+  flagNameKey,
+  isPending,
+  kSchemaVersion,
+  userEmailKey,
+  type Databases,
+} from './layout.js';
 
 const kMaxRange = '\uffff';
 
@@ -34,6 +45,8 @@ export class LmdbRecords implements StoreWriter {
   protected configChanged = false;
   /** Collects what the writes write while LmdbStore.rehearse runs. */
   protected readonly recorder = new ChangeRecorder();
+  /** The audit entries appended while collectAudit runs; null otherwise. */
+  private auditCollector: AuditEntry[] | null = null;
 
   protected constructor(protected readonly db: Databases) {}
 
@@ -242,6 +255,48 @@ export class LmdbRecords implements StoreWriter {
     return out;
   }
 
+  getWebhook(id: string): Webhook | undefined {
+    return tooLong(id) ? undefined : ((this.db.hooks?.get(['hook', id]) as Webhook | null | undefined) ?? undefined);
+  }
+
+  listWebhooks(projectId: string): Webhook[] {
+    const hooks = this.db.hooks;
+    if (hooks === undefined || tooLong(projectId)) return [];
+    const out: Webhook[] = [];
+    for (const key of hooks.getKeys({ start: ['projectHook', projectId], end: ['projectHook', projectId, kMaxRange] })) {
+      const hook = this.getWebhook((key as string[])[2]!);
+      if (hook) out.push(hook);
+    }
+    return out.sort(byCreation);
+  }
+
+  getDelivery(id: string): WebhookDelivery | undefined {
+    return tooLong(id) ? undefined : ((this.db.hooks?.get(['delivery', id]) as WebhookDelivery | null | undefined) ?? undefined);
+  }
+
+  listDeliveries(webhookId: string, limit: number, offset = 0): WebhookDelivery[] {
+    const hooks = this.db.hooks;
+    if (hooks === undefined || tooLong(webhookId)) return [];
+    const out: WebhookDelivery[] = [];
+    const range = { start: ['hookDelivery', webhookId, kMaxRange], end: ['hookDelivery', webhookId], reverse: true, limit, offset };
+    for (const key of hooks.getKeys(range as never)) {
+      const delivery = this.getDelivery((key as [string, string, number, string])[3]);
+      if (delivery) out.push(delivery);
+    }
+    return out;
+  }
+
+  listDueDeliveries(now: number, limit: number): WebhookDelivery[] {
+    const hooks = this.db.hooks;
+    if (hooks === undefined) return [];
+    const out: WebhookDelivery[] = [];
+    for (const key of hooks.getKeys({ start: ['deliveryDue'], end: ['deliveryDue', now, kMaxRange], limit })) {
+      const delivery = this.getDelivery((key as [string, number, string])[2]);
+      if (delivery) out.push(delivery);
+    }
+    return out;
+  }
+
   listSchedules(projectId: string): ScheduledChange[] {
     const plans = this.db.plans;
     if (plans === undefined || tooLong(projectId)) return [];
@@ -362,6 +417,7 @@ export class LmdbRecords implements StoreWriter {
     const full: AuditEntry = { seq: this.nextSeq('auditSeq'), ...entry };
     this.db.audit.putSync([full.projectId, full.seq], full);
     this.recorder.record({ kind: 'audit', value: full });
+    this.auditCollector?.push(full);
     return full;
   }
 
@@ -417,6 +473,56 @@ export class LmdbRecords implements StoreWriter {
     const dueKey = dueRolloutKey(plan);
     if (dueKey !== null) plans.putSync(dueKey, null);
     this.recorder.record({ kind: 'rollout', value: plan });
+  }
+
+  putWebhook(hook: Webhook): void {
+    this.assertTxn();
+    const hooks = this.db.hooks!;
+    hooks.putSync(['hook', hook.id], hook);
+    hooks.putSync(['projectHook', hook.projectId, hook.id], null);
+    this.recorder.record({ kind: 'webhook', value: hook });
+  }
+
+  deleteWebhook(hook: Webhook): void {
+    this.assertTxn();
+    const hooks = this.db.hooks!;
+    hooks.removeSync(['hook', hook.id]);
+    hooks.removeSync(['projectHook', hook.projectId, hook.id]);
+    this.recorder.record({ kind: 'webhookDeleted', value: hook });
+  }
+
+  putDelivery(delivery: WebhookDelivery): void {
+    this.assertTxn();
+    const hooks = this.db.hooks!;
+    const before = this.getDelivery(delivery.id);
+    const beforeKey = before === undefined ? null : dueDeliveryKey(before);
+    if (beforeKey !== null) hooks.removeSync(beforeKey);
+    hooks.putSync(['delivery', delivery.id], delivery);
+    hooks.putSync(['hookDelivery', delivery.webhookId, delivery.createdAt, delivery.id], null);
+    const dueKey = dueDeliveryKey(delivery);
+    if (dueKey !== null) hooks.putSync(dueKey, null);
+    this.recorder.record({ kind: 'delivery', value: delivery });
+  }
+
+  deleteDelivery(delivery: WebhookDelivery): void {
+    this.assertTxn();
+    const hooks = this.db.hooks!;
+    const dueKey = dueDeliveryKey(delivery);
+    if (dueKey !== null) hooks.removeSync(dueKey);
+    hooks.removeSync(['delivery', delivery.id]);
+    hooks.removeSync(['hookDelivery', delivery.webhookId, delivery.createdAt, delivery.id]);
+    this.recorder.record({ kind: 'deliveryDeleted', value: delivery });
+  }
+
+  collectAudit<T>(fn: () => T): { value: T; entries: AuditEntry[] } {
+    const entries: AuditEntry[] = [];
+    const outer = this.auditCollector;
+    this.auditCollector = entries;
+    try {
+      return { value: fn(), entries };
+    } finally {
+      this.auditCollector = outer;
+    }
   }
 
   markDemoSeeded(at: number): void {

@@ -6,6 +6,7 @@ import type { Database, RootDatabase } from 'lmdb';
 import type { Invitation } from '../model/invitations.js';
 import type { RolloutPlan } from '../model/rollouts.js';
 import type { ScheduledChange } from '../model/schedules.js';
+import type { Webhook, WebhookDelivery } from '../model/webhooks.js';
 import type { Credential, Session } from '../model/sessions.js';
 import type { Change, Revision } from './changes.js';
 import type { StoreWriter } from './interfaces.js';
@@ -124,6 +125,10 @@ export class LmdbReplica {
         if (key[0] === 'change' && value) out.push({ kind: 'schedule', value: value as ScheduledChange });
         else if (key[0] === 'rollout' && value) out.push({ kind: 'rollout', value: value as RolloutPlan });
       }
+      for (const { key, value } of all(this.db.hooks)) {
+        if (key[0] === 'hook' && value) out.push({ kind: 'webhook', value: value as Webhook });
+        else if (key[0] === 'delivery' && value) out.push({ kind: 'delivery', value: value as WebhookDelivery });
+      }
       const seeded = this.db.meta.get('demoSeeded', { transaction }) as number | undefined;
       if (seeded !== undefined) out.push({ kind: 'demoSeeded', value: seeded });
     } finally {
@@ -168,6 +173,14 @@ export class LmdbReplica {
         return writer.putSchedule(change.value);
       case 'rollout':
         return writer.putRollout(change.value);
+      case 'webhook':
+        return writer.putWebhook(change.value);
+      case 'webhookDeleted':
+        return writer.deleteWebhook(change.value);
+      case 'delivery':
+        return writer.putDelivery(change.value);
+      case 'deliveryDeleted':
+        return writer.deleteDelivery(change.value);
       case 'credential':
         return writer.putCredential(change.value);
       case 'session':

@@ -18,6 +18,7 @@ import type { Credential, Session } from '../model/sessions.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
 import type { AuditPage, SnapshotReader } from './interfaces.js';
 import type { RolloutPlan } from '../model/rollouts.js';
+import type { Webhook, WebhookDelivery } from '../model/webhooks.js';
 import type { ScheduledChange } from '../model/schedules.js';
 
 /** Entries kept per record kind; past it the memo starts over (a bound, not an LRU: hits are per project). */
@@ -152,6 +153,26 @@ export class MemoReader implements SnapshotReader {
 
   listDueRollouts(now: number, limit: number): RolloutPlan[] {
     return this.store.listDueRollouts(now, limit);
+  }
+
+  getWebhook(id: string): Webhook | undefined {
+    return this.store.getWebhook(id);
+  }
+
+  listWebhooks(projectId: string): Webhook[] {
+    return this.store.listWebhooks(projectId);
+  }
+
+  getDelivery(id: string): WebhookDelivery | undefined {
+    return this.store.getDelivery(id);
+  }
+
+  listDeliveries(webhookId: string, limit: number, offset = 0): WebhookDelivery[] {
+    return this.store.listDeliveries(webhookId, limit, offset);
+  }
+
+  listDueDeliveries(now: number, limit: number): WebhookDelivery[] {
+    return this.store.listDueDeliveries(now, limit);
   }
   getToken(id: string): Token | undefined {
     return this.store.getToken(id);

@@ -103,6 +103,7 @@ function checkSchema(path: string, root: RootDatabase, dbs: Databases, readOnly:
   if (version <= 3) migrateFrom3(path, root, dbs);
   if (version <= 4) migrateFrom4(path, root, dbs);
   if (version <= 5) migrateFrom5(path, root, dbs);
+  if (version <= 6) migrateFrom6(path, root, dbs);
 }
 
 /**
@@ -153,6 +154,14 @@ function migrateFrom5(path: string, root: RootDatabase, dbs: Databases): void {
   writeTransaction(root, path, () => {
     if (dbs.meta.get('schemaVersion') !== 5) return;
     dbs.meta.putSync('schemaVersion', 6);
+  });
+}
+
+/** Schema 6 to 7: the hooks database, created empty by openDatabases; only the version moves. */
+function migrateFrom6(path: string, root: RootDatabase, dbs: Databases): void {
+  writeTransaction(root, path, () => {
+    if (dbs.meta.get('schemaVersion') !== 6) return;
+    dbs.meta.putSync('schemaVersion', 7);
   });
 }
 

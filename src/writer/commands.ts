@@ -41,6 +41,17 @@ import {
   rolloutAdvance,
   rolloutGuardRecord,
 } from '../release-plans/rollout-commands.js';
+import {
+  apiWebhookCreate,
+  apiWebhookDelete,
+  apiWebhookRedeliver,
+  consoleWebhookCreate,
+  consoleWebhookDelete,
+  consoleWebhookRedeliver,
+  queueWebhookDeliveries,
+  webhookClaim,
+  webhookResult,
+} from '../webhooks/webhook-commands.js';
 
 export const kCommands = {
   orgCreate,
@@ -83,6 +94,14 @@ export const kCommands = {
   apiRolloutAct,
   rolloutAdvance,
   rolloutGuardRecord,
+  apiWebhookCreate,
+  consoleWebhookCreate,
+  apiWebhookDelete,
+  consoleWebhookDelete,
+  apiWebhookRedeliver,
+  consoleWebhookRedeliver,
+  webhookClaim,
+  webhookResult,
   tokenCreate,
   tokenRotate,
   tokenRevoke,
@@ -116,5 +135,9 @@ export function runCommand<N extends CommandName>(
   const problems = unicodeProblems(input, { quoteKeys: false });
   if (problems.length > 0) throw new FlagwireError('INVALID_REQUEST', problems.join('; '));
   const fn = kCommands[name] as (w: Parameters<Commands[N]>[0], input: CommandInput<N>, now: number) => CommandOutput<N>;
-  return fn(w, input, now);
+  // Every change the command audits is offered to its project's webhooks in this same transaction: the
+  // outbox holds a delivery exactly when the change was committed (src/webhooks/webhook-commands.ts).
+  const { value, entries } = w.collectAudit(() => fn(w, input, now));
+  if (entries.length > 0) queueWebhookDeliveries(w, entries, now);
+  return value;
 }

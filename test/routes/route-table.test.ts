@@ -85,6 +85,11 @@ t.test("the Management API's routes and their labels: by the path's shape, whate
       'POST /api/v1/flags/:flag_id/rollouts',
       'GET /api/v1/rollouts',
       'POST /api/v1/rollouts/:rollout_id/:action',
+      'POST /api/v1/webhooks',
+      'GET /api/v1/webhooks',
+      'POST /api/v1/webhooks/:webhook_id/delete',
+      'GET /api/v1/webhooks/:webhook_id/deliveries',
+      'POST /api/v1/deliveries/:delivery_id/redeliver',
     ],
   );
   const label = (path: string) => kRouteLabels[managementRouteNumber(path)];
@@ -97,6 +102,10 @@ t.test("the Management API's routes and their labels: by the path's shape, whate
   t.equal(label('/api/v1/schedules/sch_1/cancel'), '/api/v1/schedules/{schedule_id}/cancel');
   t.equal(label('/api/v1/rollouts'), '/api/v1/rollouts');
   t.equal(label('/api/v1/rollouts/rol_1/pause'), '/api/v1/rollouts/{rollout_id}/{action}');
+  t.equal(label('/api/v1/webhooks'), '/api/v1/webhooks');
+  t.equal(label('/api/v1/webhooks/whk_1/deliveries'), '/api/v1/webhooks/{webhook_id}/deliveries');
+  t.equal(label('/api/v1/webhooks/whk_1/delete'), '/api/v1/webhooks/{webhook_id}/delete');
+  t.equal(label('/api/v1/deliveries/msg_1/redeliver'), '/api/v1/deliveries/{delivery_id}/redeliver');
   for (const other of ['/api/v1/flags/', '/api/v1/flags/a/b', '/api/v1/token/', '/api/v1/nope', '/api/v1/'])
     t.equal(label(other), '/api/v1/*', other);
 });

@@ -397,7 +397,7 @@ t.test('a schema 1 data dir (no index of mail to send) is migrated when opened f
   const store = Store.open(dir);
   t.teardown(() => store.close());
   t.equal(store.schemaVersion(), kSchemaVersion);
-  t.equal(kSchemaVersion, 6);
+  t.equal(kSchemaVersion, 7);
   t.strictSame(
     store.listDueMail(at + 5, 10).map((m) => m.seq),
     [2],
@@ -567,4 +567,35 @@ t.test('a read-only open sees committed data', async (t) => {
   const reader = Store.open(dir, { readOnly: true });
   t.teardown(() => reader.close());
   t.strictSame(reader.getOrg('org_1'), org);
+});
+
+t.test('a schema 6 data dir (no hooks database) reads as no webhooks, and is migrated when opened for writing', async (t) => {
+  const dir = tempDir(t, 'flagwire-store-');
+  const raw = open({ path: join(dir, 'flagwire.mdb'), maxDbs: 32 });
+  raw.openDB({ name: 'meta' }).putSync('schemaVersion', 6);
+  await raw.close();
+
+  const reader = Store.open(dir, { readOnly: true });
+  t.equal(reader.schemaVersion(), 6, 'a read-only open reads it as it is');
+  t.same(reader.listWebhooks('prj_1'), []);
+  t.same(reader.listDueDeliveries(Date.now(), 10), []);
+  t.equal(reader.getDelivery('msg_1'), undefined);
+  await reader.close();
+
+  const store = Store.open(dir);
+  t.teardown(() => store.close());
+  t.equal(store.schemaVersion(), kSchemaVersion);
+  const hook = {
+    id: 'whk_1',
+    projectId: 'prj_1',
+    url: 'https://example.com/hook',
+    secret: 'whsec_AAAA',
+    events: ['flag' as const],
+    format: 'standard' as const,
+    createdAt: at,
+    createdBy: 'console',
+    createdByName: 'console',
+  };
+  store.transact((w) => w.putWebhook(hook));
+  t.same(store.listWebhooks('prj_1'), [hook]);
 });

@@ -1,0 +1,62 @@
+// Webhooks (issue 28): a project's subscriptions to its changes, and the outbox of their deliveries.
+// Plain data, like every record Flagwire keeps: the store writes them as they are and they cross threads as is.
+
+/** What a webhook may subscribe to, each a family of audit actions (webhookEventOf). */
+export const kWebhookEvents = ['flag', 'token', 'plan'] as const;
+export type WebhookEvent = (typeof kWebhookEvents)[number];
+
+export interface Webhook {
+  /** `whk_…`. */
+  id: string;
+  projectId: string;
+  url: string;
+  /** Standard Webhooks' secret: `whsec_` and the base64 of the signing key's bytes. Shown once, when made. */
+  secret: string;
+  events: WebhookEvent[];
+  /** `standard`: the change as JSON, signed; `slack`: a Slack-compatible `{text}` message, signed the same way. */
+  format: 'standard' | 'slack';
+  createdAt: number;
+  createdBy: string;
+  createdByName: string;
+}
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+/** One change sent to one webhook: written in the transaction of the change, then sent until it succeeds or is given up. */
+export interface WebhookDelivery {
+  /** `msg_…`: the webhook-id header, the same on every attempt (a receiver dedupes by it). */
+  id: string;
+  webhookId: string;
+  projectId: string;
+  /** The audit action it tells of (`flag.patch`, `token.revoke`, `rollout.guard-breach`, …). */
+  event: string;
+  auditSeq: number;
+  /** The body sent, as sent: what the signature covers. */
+  body: string;
+  createdAt: number;
+  /** When it was last queued (made, or asked to be redelivered): the give-up age counts from here. */
+  queuedAt: number;
+  status: DeliveryStatus;
+  attempts: number;
+  /** When it may be tried next (Unix ms); null once delivered or given up. */
+  nextAttemptAt: number | null;
+  /** The node sending it now, until claimUntil: another node leaves it alone until then. */
+  claimedBy: string | null;
+  claimUntil: number;
+  /** The last attempt: the receiver's status code (null: no answer), why it failed, how long it took. */
+  lastStatus: number | null;
+  lastError: string | null;
+  lastLatencyMs: number | null;
+  lastAttemptAt: number | null;
+  /** When it was delivered or given up; null while pending. */
+  doneAt: number | null;
+}
+
+/** The family an audit action belongs to; null: no webhook hears of it (webhook and session bookkeeping). */
+export function webhookEventOf(action: string): WebhookEvent | null {
+  const kind = action.slice(0, action.indexOf('.'));
+  if (kind === 'flag' || kind === 'env' || kind === 'audience') return 'flag';
+  if (kind === 'token') return 'token';
+  if (kind === 'schedule' || kind === 'rollout') return 'plan';
+  return null;
+}

@@ -1,0 +1,34 @@
+// What a delivery says: the audit entry of the change and, for a flag, the flag as the API represents it
+// now, in Standard Webhooks' envelope `{type, timestamp, data}`; or, for a Slack-compatible webhook, one
+// line of text. Built in the transaction of the change, so the body is the change as it was committed.
+import type { AuditEntry } from '../model/audit.js';
+import type { Flag } from '../model/flags.js';
+import type { Project } from '../model/projects.js';
+import { representFlag } from '../model/representation.js';
+import type { Webhook } from '../model/webhooks.js';
+
+export function deliveryBody(hook: Webhook, entry: AuditEntry, flag: Flag | undefined, project: Project): string {
+  if (hook.format === 'slack') return JSON.stringify({ text: slackText(entry, flag) });
+  const data = {
+    projectId: entry.projectId,
+    audit: entry,
+    // The flag after the change (a group flag with every environment); null when it was deleted or the change is not a flag's.
+    flag: flag === undefined ? null : representFlag(flag, project, null, undefined),
+  };
+  return JSON.stringify({ type: entry.action, timestamp: new Date(entry.at).toISOString(), data });
+}
+
+/** `ci-write (token:…) flag.patch checkout [production]: trafficPercentage 10 → 50; enabled false → true` */
+function slackText(entry: AuditEntry, flag: Flag | undefined): string {
+  const what = flag === undefined ? (entry.flagId ?? '') : `${flag.name} (${flag.id})`;
+  const where = entry.env === null ? '' : ` [${entry.env}]`;
+  const fields = Object.entries(entry.changes)
+    .map(([field, { before, after }]) => `${field} ${short(before)} → ${short(after)}`)
+    .join('; ');
+  return `Flagwire: ${entry.actorName} (${entry.actor}) ${entry.action} ${what}${where}${fields === '' ? '' : `: ${fields}`}`;
+}
+
+function short(value: unknown): string {
+  const text = JSON.stringify(value) ?? 'null';
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}

@@ -1,0 +1,231 @@
+// Webhooks as writer commands: made and deleted by a person or a token, and the outbox. Every audited
+// change is offered to the project's webhooks in the transaction that makes it (queueWebhookDeliveries,
+// called by runCommand), so a delivery exists exactly when its change does, once per change and webhook,
+// on one node or on PostgreSQL. The deliverer (deliverer.ts) claims a delivery, sends it and records the
+// outcome, each a transaction that checks the delivery's state first: one node sends it at a time.
+import { FlagwireError } from '../errors.js';
+import { type Actor, consoleActor, tokenActor } from '../audit/audit-actor.js';
+import type { AuditEntry } from '../model/audit.js';
+import { randomId } from '../model/ids.js';
+import { requireProject } from '../model/lookups.js';
+import { parseJsonObject, type ReceivedBody } from '../model/request-body.js';
+import { authorizeTokenWrite } from '../model/token-access.js';
+import { compileValidator } from '../model/validation.js';
+import { kWebhookEvents, type Webhook, type WebhookDelivery, webhookEventOf } from '../model/webhooks.js';
+import type { StoreWriter } from '../store/interfaces.js';
+import { deliveryBody } from './payload.js';
+import { WebhookCreate, type WebhookCreated, webhookView } from './schemas.js';
+import { newWebhookSecret } from './signature.js';
+import { urlSyntaxProblem } from './url-safety.js';
+
+const kCreateValidator = compileValidator(WebhookCreate, { quoteKeys: false });
+/** Webhooks a project may have: each change is queued once per webhook, in the change's transaction. */
+export const kMaxWebhooks = 20;
+/** Deliveries kept per webhook in its log; older ones that are done are dropped as new ones come. */
+export const kKeptDeliveries = 1000;
+/** The first retry's delay; each next one doubles, up to kMaxBackoffMs, each drawn between half and all of it. */
+const kFirstBackoffMs = 5000;
+const kMaxBackoffMs = 3_600_000;
+
+export function webhookCreate(w: StoreWriter, input: { projectId: string; actor: Actor; body: unknown }, now: number): WebhookCreated {
+  const project = requireProject(w, input.projectId);
+  if (!kCreateValidator.check(input.body)) throw new FlagwireError('INVALID_REQUEST', kCreateValidator.problems(input.body).join('; '));
+  const body = input.body;
+  const problems: string[] = [];
+  const urlProblem = urlSyntaxProblem(body.url);
+  if (urlProblem !== null) problems.push(`url: ${urlProblem}`);
+  if (w.listWebhooks(project.id).length >= kMaxWebhooks) problems.push(`a project has at most ${kMaxWebhooks} webhooks: delete one first`);
+  if (problems.length > 0) throw new FlagwireError('INVALID_REQUEST', problems.join('; '));
+  const hook: Webhook = {
+    id: `whk_${randomId(12)}`,
+    projectId: project.id,
+    url: body.url,
+    secret: newWebhookSecret(),
+    events: body.events === undefined ? [...kWebhookEvents] : [...new Set(body.events)],
+    format: body.format ?? 'standard',
+    createdAt: now,
+    createdBy: input.actor.id,
+    createdByName: input.actor.name,
+  };
+  w.putWebhook(hook);
+  audit(w, input.actor, hook, 'webhook.create', { webhook: { before: null, after: webhookView(hook) } }, now);
+  return { ...webhookView(hook), secret: hook.secret };
+}
+
+export function webhookDelete(w: StoreWriter, input: { projectId: string; webhookId: string; actor: Actor }, now: number) {
+  const hook = requireWebhook(w, input.projectId, input.webhookId);
+  for (;;) {
+    const batch = w.listDeliveries(hook.id, 500);
+    if (batch.length === 0) break;
+    for (const delivery of batch) w.deleteDelivery(delivery);
+  }
+  w.deleteWebhook(hook);
+  audit(w, input.actor, hook, 'webhook.delete', { webhook: { before: webhookView(hook), after: null } }, now);
+  return { id: hook.id, deleted: true as const };
+}
+
+/** A delivery sent again (delivered, given up or pending): the same message, webhook-id and body, tried now. */
+export function webhookRedeliver(
+  w: StoreWriter,
+  input: { projectId: string; deliveryId: string; actor: Actor },
+  now: number,
+): WebhookDelivery {
+  const delivery = w.getDelivery(input.deliveryId);
+  if (delivery === undefined || delivery.projectId !== input.projectId)
+    throw new FlagwireError('NOT_FOUND', 'No delivery with this id exists in this project.');
+  const hook = requireWebhook(w, input.projectId, delivery.webhookId);
+  const again: WebhookDelivery = {
+    ...delivery,
+    status: 'pending',
+    queuedAt: now,
+    nextAttemptAt: now,
+    claimUntil: 0,
+    claimedBy: null,
+    doneAt: null,
+  };
+  w.putDelivery(again);
+  audit(w, input.actor, hook, 'webhook.redeliver', { delivery: { before: delivery.status, after: delivery.id } }, now);
+  return again;
+}
+
+/** The deliveries of the changes just made (`entries`, audited in this transaction), one per webhook that subscribes. */
+export function queueWebhookDeliveries(w: StoreWriter, entries: readonly AuditEntry[], now: number): void {
+  for (const entry of entries) {
+    const event = webhookEventOf(entry.action);
+    if (event === null) continue;
+    const hooks = w.listWebhooks(entry.projectId).filter((h) => h.events.includes(event));
+    if (hooks.length === 0) continue;
+    const project = w.getProject(entry.projectId)!;
+    const flag = entry.flagId === null ? undefined : w.getFlag(entry.flagId);
+    for (const hook of hooks) {
+      w.putDelivery({
+        id: `msg_${randomId(20)}`,
+        webhookId: hook.id,
+        projectId: hook.projectId,
+        event: entry.action,
+        auditSeq: entry.seq,
+        body: deliveryBody(hook, entry, flag, project),
+        createdAt: now,
+        queuedAt: now,
+        status: 'pending',
+        attempts: 0,
+        nextAttemptAt: now,
+        claimedBy: null,
+        claimUntil: 0,
+        lastStatus: null,
+        lastError: null,
+        lastLatencyMs: null,
+        lastAttemptAt: null,
+        doneAt: null,
+      });
+      // The log stays bounded: what is past the newest kKeptDeliveries and done is dropped.
+      for (const old of w.listDeliveries(hook.id, 10, kKeptDeliveries)) if (old.status !== 'pending') w.deleteDelivery(old);
+    }
+  }
+}
+
+/**
+ * The deliverer of `nodeId` takes a due delivery for `claimMs` (longer than an attempt may take): null when
+ * it is not due, done, or another node holds it. The delivery and its webhook are what it sends.
+ */
+export function webhookClaim(
+  w: StoreWriter,
+  input: { deliveryId: string; nodeId: string; claimMs: number },
+  now: number,
+): { delivery: WebhookDelivery; webhook: Webhook } | null {
+  const delivery = w.getDelivery(input.deliveryId);
+  if (delivery === undefined || delivery.status !== 'pending' || (delivery.nextAttemptAt ?? Infinity) > now || delivery.claimUntil > now)
+    return null;
+  const webhook = w.getWebhook(delivery.webhookId);
+  if (webhook === undefined) return null;
+  const claimed = { ...delivery, claimedBy: input.nodeId, claimUntil: now + input.claimMs };
+  w.putDelivery(claimed);
+  return { delivery: claimed, webhook };
+}
+
+export interface AttemptOutcome {
+  /** The receiver's status code; null when there was no answer. */
+  status: number | null;
+  error: string | null;
+  latencyMs: number;
+}
+
+/**
+ * An attempt's outcome recorded: a 2xx is delivered; otherwise it is tried again after a backoff, or
+ * given up once it has been queued for `giveUpMs`. Null when the delivery is gone or no longer pending.
+ */
+export function webhookResult(
+  w: StoreWriter,
+  input: { deliveryId: string; outcome: AttemptOutcome; giveUpMs: number },
+  now: number,
+): WebhookDelivery | null {
+  const delivery = w.getDelivery(input.deliveryId);
+  if (delivery === undefined || delivery.status !== 'pending') return null;
+  const { status, error, latencyMs } = input.outcome;
+  const attempts = delivery.attempts + 1;
+  const ok = status !== null && status >= 200 && status < 300;
+  const tried = { ...delivery, attempts, lastStatus: status, lastError: ok ? null : error, lastLatencyMs: latencyMs, lastAttemptAt: now };
+  const free = { claimedBy: null, claimUntil: 0 };
+  let next: WebhookDelivery;
+  if (ok) next = { ...tried, ...free, status: 'delivered', nextAttemptAt: null, doneAt: now };
+  else {
+    const backoff = Math.min(kMaxBackoffMs, kFirstBackoffMs * 2 ** (attempts - 1));
+    const at = now + Math.round(backoff * (0.5 + Math.random() / 2));
+    next =
+      at - delivery.queuedAt > input.giveUpMs
+        ? { ...tried, ...free, status: 'failed', nextAttemptAt: null, doneAt: now }
+        : { ...tried, ...free, nextAttemptAt: at };
+  }
+  w.putDelivery(next);
+  return next;
+}
+
+function requireWebhook(w: StoreWriter, projectId: string, webhookId: string): Webhook {
+  const hook = w.getWebhook(webhookId);
+  if (hook === undefined || hook.projectId !== projectId)
+    throw new FlagwireError('NOT_FOUND', 'No webhook with this id exists in this project.');
+  return hook;
+}
+
+function audit(w: StoreWriter, actor: Actor, hook: Webhook, action: string, changes: AuditEntry['changes'], now: number): void {
+  w.appendAudit({ at: now, projectId: hook.projectId, actor: actor.id, actorName: actor.name, action, flagId: null, env: null, changes });
+}
+
+// The API acts as its token (a write token of the project, authorised again here); the console as
+// `console` or the --as user.
+
+export function apiWebhookCreate(w: StoreWriter, input: { tokenId: string; received: ReceivedBody }, now: number) {
+  const { token, project } = authorizeTokenWrite(w, input.tokenId, now);
+  const parsed = parseJsonObject(input.received, 'create');
+  if (!parsed.ok) throw new FlagwireError('INVALID_REQUEST', parsed.problem);
+  return webhookCreate(w, { projectId: project.id, actor: tokenActor(token), body: parsed.value }, now);
+}
+
+export function consoleWebhookCreate(w: StoreWriter, input: { projectId: string; body: unknown; asUserId?: string }, now: number) {
+  const project = requireProject(w, input.projectId);
+  return webhookCreate(w, { projectId: project.id, actor: consoleActor(w, project, input.asUserId), body: input.body }, now);
+}
+
+export function apiWebhookDelete(w: StoreWriter, input: { tokenId: string; webhookId: string }, now: number) {
+  const { token, project } = authorizeTokenWrite(w, input.tokenId, now);
+  return webhookDelete(w, { projectId: project.id, webhookId: input.webhookId, actor: tokenActor(token) }, now);
+}
+
+export function consoleWebhookDelete(w: StoreWriter, input: { webhookId: string; asUserId?: string }, now: number) {
+  const hook = w.getWebhook(input.webhookId);
+  if (hook === undefined) throw new FlagwireError('NOT_FOUND', `No webhook ${input.webhookId} exists.`);
+  const actor = consoleActor(w, requireProject(w, hook.projectId), input.asUserId);
+  return webhookDelete(w, { projectId: hook.projectId, webhookId: hook.id, actor }, now);
+}
+
+export function apiWebhookRedeliver(w: StoreWriter, input: { tokenId: string; deliveryId: string }, now: number) {
+  const { token, project } = authorizeTokenWrite(w, input.tokenId, now);
+  return webhookRedeliver(w, { projectId: project.id, deliveryId: input.deliveryId, actor: tokenActor(token) }, now);
+}
+
+export function consoleWebhookRedeliver(w: StoreWriter, input: { deliveryId: string; asUserId?: string }, now: number) {
+  const delivery = w.getDelivery(input.deliveryId);
+  if (delivery === undefined) throw new FlagwireError('NOT_FOUND', `No delivery ${input.deliveryId} exists.`);
+  const actor = consoleActor(w, requireProject(w, delivery.projectId), input.asUserId);
+  return webhookRedeliver(w, { projectId: delivery.projectId, deliveryId: delivery.id, actor }, now);
+}

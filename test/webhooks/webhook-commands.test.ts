@@ -1,0 +1,170 @@
+// Webhooks through the writer's own commands, in process: every audited change is queued for the
+// project's webhooks that subscribe to it, in the change's transaction (a refused change queues nothing);
+// a delivery is claimed by one node at a time, delivered on a 2xx, retried with a growing backoff
+// otherwise and given up after its age; redelivered as the same message; the log stays bounded.
+import t from 'tap';
+import { Webhook as Verifier } from 'standardwebhooks';
+import { kConsoleActor } from '../../src/audit/audit-actor.js';
+import { signedHeaders, verifySignature } from '../../src/webhooks/signature.js';
+import { kKeptDeliveries } from '../../src/webhooks/webhook-commands.js';
+import { refusedCommand } from '../helpers/refused.js';
+import { tempDataDir } from '../helpers/server.js';
+import { buildWorld } from '../helpers/world.js';
+
+const world = buildWorld(tempDataDir());
+t.teardown(() => world.store.close());
+const { ids } = world;
+const t0 = Date.now();
+const read = () => {
+  world.store.resetReadTxn();
+  return world.store;
+};
+const create = (body: unknown, projectId = ids.single) => world.run('consoleWebhookCreate', { projectId, body }, t0);
+const patch = (flagId: string, body: Record<string, unknown>, now = t0) =>
+  world.run('flagPatch', { projectId: ids.single, flagId, env: null, actor: kConsoleActor, patch: body } as never, now);
+const deliveries = (webhookId: string) => read().listDeliveries(webhookId, 10_000);
+
+t.test('a change is queued for each webhook that subscribes, in its transaction, its body the change as committed', async (t) => {
+  const all = create({ url: 'https://hooks.example.com/all' });
+  t.match(all, { id: /^whk_/, secret: /^whsec_/, events: ['flag', 'token', 'plan'], format: 'standard' });
+  const tokens = create({ url: 'https://hooks.example.com/tokens', events: ['token'] });
+  const slack = create({ url: 'https://hooks.slack.example.com/x', events: ['flag'], format: 'slack' });
+  t.same(
+    read()
+      .listWebhooks(ids.single)
+      .map((h) => h.id)
+      .sort(),
+    [all.id, tokens.id, slack.id].sort(),
+  );
+
+  patch(ids.flag, { trafficPercentage: 42 });
+  const [sent] = deliveries(all.id);
+  t.match(sent, { id: /^msg_/, event: 'flag.patch', status: 'pending', attempts: 0, nextAttemptAt: t0, projectId: ids.single });
+  const body = JSON.parse(sent!.body);
+  t.match(body, {
+    type: 'flag.patch',
+    timestamp: new Date(t0).toISOString(),
+    data: {
+      projectId: ids.single,
+      audit: { action: 'flag.patch', flagId: ids.flag, changes: { trafficPercentage: { after: 42 } } },
+      flag: { id: ids.flag, trafficPercentage: 42 },
+    },
+  });
+  t.equal(body.data.audit.seq, sent!.auditSeq);
+  t.same(deliveries(tokens.id), [], 'a token-only webhook hears nothing of a flag');
+  t.match(JSON.parse(deliveries(slack.id)[0]!.body), { text: /^Flagwire: console \(console\) flag\.patch .* trafficPercentage 50 → 42$/ });
+
+  const before = world.snapshot();
+  refusedCommand(t, world, 'INVALID_REQUEST', () => patch(ids.flag, { trafficPercentage: 101 }));
+  t.equal(world.snapshot(), before, 'a refused change queues nothing');
+  t.equal(deliveries(all.id).length, 1);
+
+  world.run('tokenCreate', { projectId: ids.single, asUserId: ids.owner, name: 'hooked', permission: 'read' }, t0);
+  t.match(deliveries(tokens.id), [{ event: 'token.create' }], 'a token event reaches the token webhook');
+  t.equal(deliveries(all.id).length, 2);
+});
+
+t.test('claimed by one node at a time; delivered on a 2xx; retried with backoff; given up after its age', async (t) => {
+  const hook = create({ url: 'https://hooks.example.com/retry', events: ['flag'] });
+  patch(ids.flag2, { enabled: true });
+  const [queued] = deliveries(hook.id);
+  const claim = (nodeId: string, now: number) => world.run('webhookClaim', { deliveryId: queued!.id, nodeId, claimMs: 30_000 }, now);
+  const result = (status: number | null, now: number, giveUpMs = 24 * 3_600_000) =>
+    world.run(
+      'webhookResult',
+      {
+        deliveryId: queued!.id,
+        outcome: { status, error: status === null ? 'ECONNREFUSED' : `answered ${status}`, latencyMs: 12.3 },
+        giveUpMs,
+      },
+      now,
+    );
+
+  t.match(claim('node_a', t0 + 1), { delivery: { claimedBy: 'node_a', claimUntil: t0 + 30_001 }, webhook: { id: hook.id } });
+  t.equal(claim('node_b', t0 + 2), null, 'another node leaves a claimed delivery alone');
+  const failed = result(500, t0 + 100)!;
+  t.match(failed, { status: 'pending', attempts: 1, lastStatus: 500, lastError: 'answered 500', claimedBy: null, claimUntil: 0 });
+  t.ok(
+    failed.nextAttemptAt! >= t0 + 100 + 2500 && failed.nextAttemptAt! <= t0 + 100 + 5000,
+    `first backoff 2.5-5 s: ${failed.nextAttemptAt! - t0 - 100}`,
+  );
+  t.equal(claim('node_b', t0 + 200), null, 'not before its next try');
+  t.ok(claim('node_b', failed.nextAttemptAt!), 'node b takes it when due');
+  const second = result(null, failed.nextAttemptAt! + 10)!;
+  const secondDelay = second.nextAttemptAt! - (failed.nextAttemptAt! + 10);
+  t.ok(secondDelay >= 5000 && secondDelay <= 10_000, `the next backoff doubles: ${secondDelay}`);
+  claim('node_a', second.nextAttemptAt!);
+  t.match(result(204, second.nextAttemptAt! + 5), {
+    status: 'delivered',
+    attempts: 3,
+    lastStatus: 204,
+    lastError: null,
+    nextAttemptAt: null,
+  });
+  t.equal(result(200, second.nextAttemptAt! + 6), null, 'a second outcome of a delivered one is ignored');
+  t.same(
+    read()
+      .listDueDeliveries(t0 + 100 * 3_600_000, 100)
+      .filter((d) => d.id === queued!.id),
+    [],
+    'no longer due',
+  );
+
+  const again = world.run('consoleWebhookRedeliver', { deliveryId: queued!.id }, t0 + 1000);
+  t.match(again, { id: queued!.id, body: queued!.body, status: 'pending', nextAttemptAt: t0 + 1000, queuedAt: t0 + 1000, doneAt: null });
+  world.run('webhookClaim', { deliveryId: queued!.id, nodeId: 'node_a', claimMs: 1 }, t0 + 1000);
+  t.match(result(503, t0 + 2000, 3_600_000), { status: 'pending' });
+  world.run('webhookClaim', { deliveryId: queued!.id, nodeId: 'node_a', claimMs: 1 }, t0 + 2 * 3_600_000);
+  t.match(
+    result(503, t0 + 2 * 3_600_000, 3_600_000),
+    { status: 'failed', nextAttemptAt: null },
+    'given up once queued longer than the give-up age',
+  );
+  t.match(read().listAudit(ids.single, { limit: 1, before: null })[0], { action: 'webhook.redeliver' });
+});
+
+t.test('refusals: a URL that is not http(s), unknown events, too many webhooks; nothing written', async (t) => {
+  for (const [body, said] of [
+    [{ url: 'ftp://example.com/x' }, /url: "ftp:\/\/example.com\/x" must start with http:\/\/ or https:\/\//],
+    [{ url: 'not a url' }, /is not a URL/],
+    [{ url: 'https://example.com', events: ['flags'] }, /events/],
+    [{ url: 'https://example.com', format: 'xml' }, /format/],
+    [{ url: 'https://example.com', secret: 'mine' }, /secret/],
+  ] as const)
+    t.match(
+      refusedCommand(t, world, 'INVALID_REQUEST', () => create(body, ids.multi)),
+      said,
+    );
+  for (let i = read().listWebhooks(ids.multi).length; i < 20; i++) create({ url: `https://example.com/${i}` }, ids.multi);
+  t.match(
+    refusedCommand(t, world, 'INVALID_REQUEST', () => create({ url: 'https://example.com/21' }, ids.multi)),
+    /at most 20 webhooks/,
+  );
+});
+
+t.test('the log stays bounded; deleting a webhook deletes its log', async (t) => {
+  const hook = create({ url: 'https://hooks.example.com/bounded', events: ['flag'] });
+  for (let i = 0; i < kKeptDeliveries + 15; i++) {
+    patch(ids.flag, { trafficPercentage: i % 100 }, t0 + i + 1);
+    const [latest] = read().listDeliveries(hook.id, 1);
+    world.run('webhookClaim', { deliveryId: latest!.id, nodeId: 'n', claimMs: 1 }, t0 + i + 1);
+    world.run(
+      'webhookResult',
+      { deliveryId: latest!.id, outcome: { status: 200, error: null, latencyMs: 1 }, giveUpMs: 3_600_000 },
+      t0 + i + 1,
+    );
+  }
+  t.ok(deliveries(hook.id).length <= kKeptDeliveries + 10, `kept about ${kKeptDeliveries}: ${deliveries(hook.id).length}`);
+  t.match(world.run('consoleWebhookDelete', { webhookId: hook.id }, t0), { id: hook.id, deleted: true });
+  t.same(deliveries(hook.id), []);
+  t.equal(read().getWebhook(hook.id), undefined);
+});
+
+t.test('the signature is Standard Webhooks: a reference verifier accepts it, and refuses a changed body', async (t) => {
+  const { secret } = create({ url: 'https://hooks.example.com/sig' });
+  const body = '{"type":"flag.patch"}';
+  const headers = signedHeaders(secret, 'msg_abc', Math.floor(Date.now() / 1000), body);
+  t.same(new Verifier(secret).verify(body, headers), { type: 'flag.patch' });
+  t.throws(() => new Verifier(secret).verify('{"type":"flag.delete"}', headers));
+  t.ok(verifySignature(secret, 'msg_abc', Number(headers['webhook-timestamp']), body, headers['webhook-signature']!));
+});
