@@ -86,6 +86,9 @@ export class MemoReader implements SnapshotReader {
   configSeq(): number {
     return this.store.configSeq();
   }
+  revision(): number {
+    return this.store.revision();
+  }
   schemaVersion(): number {
     return this.store.schemaVersion();
   }
