@@ -180,3 +180,27 @@ t.test('CORS: OFREP preflights allow Flagwire-Min-Revision; the spec routes keep
     t.equal((await preflight(path, 'GET')).headers.get('access-control-allow-headers'), 'Content-Type, Authorization', path);
   }
 });
+
+t.test('the OpenAPI document names both headers on each operation of the three APIs', async (t) => {
+  const doc = (await call(server.baseUrl, 'GET', '/api/v1/openapi.json')).json;
+  for (const [path, method] of [
+    ['/api/v1/flags/{flag_id}', 'get'],
+    ['/api/v1/flags/{flag_id}', 'patch'],
+    ['/v1/flags/{flag_id}', 'get'],
+    ['/ofrep/v1/evaluate/flags', 'post'],
+  ] as const) {
+    const op = doc.paths[path][method];
+    t.ok(
+      op.parameters.some((p: { name: string; in: string }) => p.name === 'Flagwire-Min-Revision' && p.in === 'header'),
+      `${method} ${path}: the request header`,
+    );
+    for (const [status, response] of Object.entries(op.responses) as [string, any][])
+      t.ok(response.headers?.['Flagwire-Revision'], `${method} ${path} ${status}: the response header`);
+    t.match(op.responses['503'].description, /Revision not reached|Flagwire-Min-Revision/, `${method} ${path}: its 503`);
+  }
+  const stream = doc.paths['/v1/stream/project/{project_id}'].get;
+  t.notOk(
+    stream.parameters.some((p: { name: string }) => p.name === 'Flagwire-Min-Revision'),
+    "the stream's ids are revisions: no header",
+  );
+});
