@@ -49,7 +49,7 @@ export function requireMinRevision(raw: string): number {
 export interface RevisionWaiterOptions {
   /** This thread's revision now: renews its store snapshot and reads it. */
   current(): number;
-  /** How long a request waits for its revision at most (ms); 0: never waits. */
+  /** How long a request waits for its revision at most (ms); 0: until the next read (pollMs). */
   waitMs: number;
   /** Requests waiting at most; beyond, wait() refuses. */
   maxWaiting: number;
