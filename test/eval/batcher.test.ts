@@ -4,10 +4,10 @@
 import t from 'tap';
 import type { PendingResponse } from '../../src/http/http.js';
 import { InFlight } from '../../src/http/in-flight.js';
-import { RevisionWaiter } from '../../src/http/revisions.js';
 import { EvalBatcher, type BatchAbortSignal, type BatchRunner, type BatcherOptions } from '../../src/eval/batcher.js';
 import { newDecodedRequests, readRequests, ResultWriter, type EvalTask } from '../../src/eval/protocol.js';
 import { kRouteFlag, kRouteProject } from '../../src/metrics/metrics.js';
+import { waiterAt } from '../helpers/revision-waiter.js';
 
 interface FakeRes extends PendingResponse {
   written: { status: string; headers: [string, string][]; body: string } | null;
@@ -325,21 +325,6 @@ t.test('a batch that never comes back is answered 500 after taskTimeoutMs; its l
   await settle();
   t.equal(errors.length, 1, 'the late answer of the first batch changes nothing');
 });
-
-/** A waiter over a revision the test moves, read every millisecond. */
-function waiterAt(initial: number, waitMs: number, maxWaiting = 100) {
-  const at = { revision: initial, reads: 0 };
-  const waiter = new RevisionWaiter({
-    current: () => {
-      at.reads++;
-      return at.revision;
-    },
-    waitMs,
-    maxWaiting,
-    pollMs: 1,
-  });
-  return { at, waiter };
-}
 
 const header = (res: FakeRes, name: string) => res.written?.headers.find(([k]) => k === name)?.[1];
 

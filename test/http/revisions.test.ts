@@ -2,6 +2,7 @@
 // (a read only when needed, answers never synchronous, the bound, deadlines, close).
 import t from 'tap';
 import { kInvalidMinRevision, minRevisionOf, RevisionValue, RevisionWaiter } from '../../src/http/revisions.js';
+import { waiterAt } from '../helpers/revision-waiter.js';
 
 t.test('minRevisionOf: absent is 0 (always met), whole numbers of up to 15 digits, anything else invalid', async (t) => {
   t.equal(minRevisionOf(''), 0);
@@ -21,18 +22,10 @@ t.test('RevisionValue: the same bytes for the same revision', async (t) => {
   t.equal(value.of(2 ** 40).toString(), '1099511627776');
 });
 
+/** A waiter whose store is at revision 5 until the test moves it. */
 function waiter(waitMs: number, maxWaiting = 10) {
-  const store = { revision: 5, reads: 0 };
-  const w = new RevisionWaiter({
-    current: () => {
-      store.reads++;
-      return store.revision;
-    },
-    waitMs,
-    maxWaiting,
-    pollMs: 1,
-  });
-  return { store, w };
+  const { at, waiter } = waiterAt(5, waitMs, maxWaiting);
+  return { store: at, w: waiter };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
