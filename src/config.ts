@@ -61,6 +61,8 @@ export const Config = Type.Object({
   metrics: Type.Boolean(),
   test: TestSettings,
   writeTimeoutMs: Type.Integer({ minimum: 1 }),
+  /** How long a request with Flagwire-Min-Revision waits for this node's copy to have it (src/http/revisions.ts). */
+  minRevisionWaitMs: Type.Integer({ minimum: 0 }),
   /** Addresses and CIDR ranges of reverse proxies whose X-Forwarded-For is believed (src/http/client-address.ts). */
   trustedProxies: Type.Array(Type.String({ minLength: 1 })),
   maxBufferedBodyBytes: Type.Integer({ minimum: 2 * 1024 * 1024 }),
@@ -123,6 +125,7 @@ const kSettings = {
   metrics: 'FLAGWIRE_METRICS',
   test: 'FLAGWIRE_TEST_*',
   writeTimeoutMs: 'FLAGWIRE_WRITE_TIMEOUT_MS',
+  minRevisionWaitMs: 'FLAGWIRE_MIN_REVISION_WAIT_MS',
   trustedProxies: 'FLAGWIRE_TRUSTED_PROXIES',
   maxBufferedBodyBytes: 'FLAGWIRE_MAX_BUFFERED_BODY_BYTES',
   consoleSessionMs: 'FLAGWIRE_CONSOLE_SESSION_HOURS',
@@ -269,6 +272,8 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     test: loadTestSettings(env),
     // A write not committed in this time is answered 503 Storage busy and never applied (src/writer/client.ts).
     writeTimeoutMs: integer('writeTimeoutMs', env.FLAGWIRE_WRITE_TIMEOUT_MS ?? '10000', 1, 600_000),
+    // Well past the replication lag's tail (deployment.md: p99 45 ms under write load), short enough for a client to retry elsewhere.
+    minRevisionWaitMs: integer('minRevisionWaitMs', env.FLAGWIRE_MIN_REVISION_WAIT_MS ?? '2000', 0, 60_000),
     trustedProxies,
     // At least one body of the 1 MiB cap must fit; 64 MiB by default, the same as the evaluation
     // batcher's bound on the bytes it queues (docs/operations.md: Request bodies).

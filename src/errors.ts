@@ -23,6 +23,7 @@ export const kErrors = {
   STORE_UNAVAILABLE: { status: 503, title: 'Storage unavailable', anchor: 'storage-unavailable' },
   STORE_BUSY: { status: 503, title: 'Storage busy', anchor: 'storage-busy' },
   SERVER_BUSY: { status: 503, title: 'Server busy', anchor: 'server-busy' },
+  REVISION_NOT_REACHED: { status: 503, title: 'Revision not reached', anchor: 'revision-not-reached' },
   NOT_SIGNED_IN: { status: 401, title: 'Not signed in', anchor: 'not-signed-in' },
   SIGN_IN_FAILED: { status: 401, title: 'Sign-in failed', anchor: 'sign-in-failed' },
   CROSS_SITE_REQUEST: { status: 403, title: 'Cross-site request refused', anchor: 'cross-site-request' },
@@ -83,11 +84,12 @@ export function answerableError(err: unknown, logUnexpected: (err: unknown) => v
  * The Retry-After (seconds) of a refusal worth retrying, or null. Storage busy: the writer waited the
  * whole write timeout for the lock, and asking again sooner would most likely wait just as long.
  * Server busy: the body budget and the password checks free as requests are answered. Storage
- * unavailable (PostgreSQL unreachable, a failed commit): worth a retry within seconds.
+ * unavailable (PostgreSQL unreachable, a failed commit): worth a retry within seconds. Revision not
+ * reached: this node's copy is behind (src/http/revisions.ts); it follows within milliseconds normally.
  */
 export function retryAfterSeconds(error: FlagwireError, writeTimeoutMs: number): number | null {
   if (error.code === 'STORE_BUSY') return Math.ceil(writeTimeoutMs / 1000);
-  return error.code === 'SERVER_BUSY' || error.code === 'STORE_UNAVAILABLE' ? 1 : null;
+  return error.code === 'SERVER_BUSY' || error.code === 'STORE_UNAVAILABLE' || error.code === 'REVISION_NOT_REACHED' ? 1 : null;
 }
 
 /**

@@ -51,14 +51,18 @@ export interface WriteHandler {
   readonly permission?: 'read';
   /** Checks made before the body is read (404 and 403 of a flag that cannot be patched). */
   precheck?(request: ApiRequest, auth: AuthContext, deps: HandlerDeps): void;
-  /** `release` frees the body's reservation: the writer calls it when it holds its copy no more. */
+  /**
+   * `release` frees the body's reservation: the writer calls it when it holds its copy no more.
+   * `revision`: the store revision the answer was computed at, a write's the one it committed at
+   * (WriterClient.callAt); absent, the answer names this node's when it is sent.
+   */
   run(
     request: ApiRequest,
     auth: AuthContext,
     received: ReceivedBody,
     release: () => void,
     deps: HandlerDeps,
-  ): Promise<{ status: number; value: unknown }>;
+  ): Promise<{ status: number; value: unknown; revision?: number }>;
 }
 
 export type ManagementHandler = ReadHandler | WriteHandler;
@@ -135,8 +139,8 @@ export const kManagementHandlers: Readonly<Record<ManagementRouteName, Managemen
   apiCreateFlag: {
     kind: 'write',
     async run(_request, auth, received, release, deps) {
-      const flag = await deps.writer.call('apiFlagCreate', { tokenId: auth.token.id, received }, release);
-      return { status: 201, value: representFlag(flag, auth.project, null, deps.store.getUsage(flag.id)) };
+      const { value: flag, revision } = await deps.writer.callAt('apiFlagCreate', { tokenId: auth.token.id, received }, release);
+      return { status: 201, value: representFlag(flag, auth.project, null, deps.store.getUsage(flag.id)), revision };
     },
   },
   apiGetFlag: {
@@ -151,8 +155,8 @@ export const kManagementHandlers: Readonly<Record<ManagementRouteName, Managemen
     precheck: precheckFlagChange,
     async run(request, auth, received, release, deps) {
       const input = flagWrite(request, auth, received);
-      const result = await deps.writer.call('apiFlagPatch', input, release);
-      return { status: 200, value: patchResult(result.changed, result.flag, input.env, deps.store.getUsage(result.flag.id)) };
+      const { value: result, revision } = await deps.writer.callAt('apiFlagPatch', input, release);
+      return { status: 200, value: patchResult(result.changed, result.flag, input.env, deps.store.getUsage(result.flag.id)), revision };
     },
   },
   apiExport: {
@@ -173,7 +177,8 @@ export const kManagementHandlers: Readonly<Record<ManagementRouteName, Managemen
     async run(request, auth, received, release, { store }) {
       try {
         store.resetReadTxn();
-        return { status: 200, value: apiFlagsPlan(store, auth.project, received, booleanParam(request.query, 'prune')) };
+        const revision = store.revision();
+        return { status: 200, value: apiFlagsPlan(store, auth.project, received, booleanParam(request.query, 'prune')), revision };
       } finally {
         release();
       }
@@ -183,7 +188,8 @@ export const kManagementHandlers: Readonly<Record<ManagementRouteName, Managemen
     kind: 'write',
     precheck: precheckFlagChange,
     async run(request, auth, received, release, deps) {
-      return { status: 201, value: scheduleView(await deps.writer.call('apiScheduleCreate', flagWrite(request, auth, received), release)) };
+      const { value, revision } = await deps.writer.callAt('apiScheduleCreate', flagWrite(request, auth, received), release);
+      return { status: 201, value: scheduleView(value), revision };
     },
   },
   apiListSchedules: {
@@ -194,14 +200,16 @@ export const kManagementHandlers: Readonly<Record<ManagementRouteName, Managemen
     kind: 'write',
     async run(request, auth, _received, release, deps) {
       const input = { tokenId: auth.token.id, scheduleId: request.params.schedule_id! };
-      return { status: 200, value: scheduleView(await deps.writer.call('apiScheduleCancel', input, release)) };
+      const { value, revision } = await deps.writer.callAt('apiScheduleCancel', input, release);
+      return { status: 200, value: scheduleView(value), revision };
     },
   },
   apiStartRollout: {
     kind: 'write',
     precheck: precheckFlagChange,
     async run(request, auth, received, release, deps) {
-      return { status: 201, value: rolloutView(await deps.writer.call('apiRolloutStart', flagWrite(request, auth, received), release)) };
+      const { value, revision } = await deps.writer.callAt('apiRolloutStart', flagWrite(request, auth, received), release);
+      return { status: 201, value: rolloutView(value), revision };
     },
   },
   apiListRollouts: {
@@ -215,7 +223,8 @@ export const kManagementHandlers: Readonly<Record<ManagementRouteName, Managemen
       if (!(kRolloutActions as readonly string[]).includes(action))
         throw new FlagwireError('NOT_FOUND', `There is no rollout action "${action}"; the actions are ${kRolloutActions.join(', ')}.`);
       const input = { tokenId: auth.token.id, rolloutId: request.params.rollout_id!, action: action as RolloutAction };
-      return { status: 200, value: rolloutView(await deps.writer.call('apiRolloutAct', input, release)) };
+      const { value, revision } = await deps.writer.callAt('apiRolloutAct', input, release);
+      return { status: 200, value: rolloutView(value), revision };
     },
   },
   apiCreateWebhook: {
@@ -257,8 +266,9 @@ export const kManagementHandlers: Readonly<Record<ManagementRouteName, Managemen
     async run(request, auth, received, release, deps) {
       const prune = booleanParam(request.query, 'prune');
       const ifRevision = revisionParam(request.query);
-      const result = await deps.writer.call('apiFlagsApply', { tokenId: auth.token.id, received, prune, ifRevision }, release);
-      return { status: 200, value: result };
+      const input = { tokenId: auth.token.id, received, prune, ifRevision };
+      const { value, revision } = await deps.writer.callAt('apiFlagsApply', input, release);
+      return { status: 200, value, revision };
     },
   },
 };

@@ -10,9 +10,17 @@ import type { Token } from '../model/tokens.js';
 import type { SnapshotReader } from '../store/interfaces.js';
 import { bodyRefusal, type BodyBudget } from '../http/body.js';
 import { TrustedProxies } from '../http/client-address.js';
-import { send, sendJson, trackAbort, type PendingResponse } from '../http/http.js';
+import { send, trackAbort, type PendingResponse } from '../http/http.js';
 import type { InFlight } from '../http/in-flight.js';
 import type { RateLimiter } from '../http/rate-limit.js';
+import {
+  kMinRevisionHeader,
+  kRevisionNotReachedDetail,
+  kTooManyWaitingDetail,
+  requireMinRevision,
+  revisionHeaders,
+  type RevisionWaiter,
+} from '../http/revisions.js';
 import { kManagementRoutes, registerRoutes, type ManagementRoute } from '../routes/route-table.js';
 import { matchPath } from '../http/route-pattern.js';
 import type { Metrics } from '../metrics/metrics.js';
@@ -32,6 +40,8 @@ export interface ManagementDeps {
   inFlight: InFlight;
   /** The Management API's share of the process's request-body budget (POST and PATCH bodies). */
   bodies: BodyBudget;
+  /** Where requests with a Flagwire-Min-Revision wait (the front end's, src/http/revisions.ts). */
+  revisions: RevisionWaiter;
   /** Null only in the bench's twin that measures what the limiter costs (a test hook, never in production). */
   rateLimiter: RateLimiter | null;
   authFailures: AuthFailures;
@@ -54,14 +64,20 @@ const kDenialCodes: ReadonlySet<string> = new Set([
 const kRateLimited = Buffer.from(
   'Too Many Requests: the Management API allows a limited number of requests per minute per address; wait a minute before retrying.\n',
 );
-const kRateLimitHeaders = [['Retry-After', '60']] as const;
+const kRateLimitRetry = ['Retry-After', '60'] as const;
 
 export function registerManagementRoutes(app: TemplatedApp, deps: ManagementDeps): void {
   const pipeline = new ManagementPipeline(deps);
   registerRoutes(app, { management: (res, req) => pipeline.handle(res, req) });
 }
 
-/** Every request under /api/v1/* (preflights aside: the app's OPTIONS route answers them, src/server/app.ts). */
+/**
+ * Every request under /api/v1/* (preflights aside: the app's OPTIONS route answers them, src/server/app.ts).
+ * Every answer names a store revision (Flagwire-Revision, src/http/revisions.ts): a read's, the snapshot it
+ * read; a write's, the revision it committed at (the writer's reply); an error's, this node's when it is
+ * answered. A request with Flagwire-Min-Revision is served once this node's copy has that revision: it
+ * waits after its token was checked, before anything else is read (a write's precheck, a read's handler).
+ */
 class ManagementPipeline {
   // Null without FLAGWIRE_TRUSTED_PROXIES: the limits count by the TCP peer, at no extra cost per request.
   private readonly proxies: TrustedProxies | null;
@@ -81,7 +97,7 @@ class ManagementPipeline {
         deps.metrics.rateLimited++;
         deps.metrics.apiRequest(req.getUrl(), 429);
       }
-      send(res, 429, kRateLimited, 'text/plain; charset=utf-8', kRateLimitHeaders);
+      send(res, 429, kRateLimited, 'text/plain; charset=utf-8', revisionHeaders(this.revisionNow(), kRateLimitRetry));
       return;
     }
     const request: ApiRequest = {
@@ -94,20 +110,59 @@ class ManagementPipeline {
       params: {},
     };
     const contentLength = req.getHeader('content-length');
+    const rawMinRevision = req.getHeader(kMinRevisionHeader);
     let token: Token | null = null;
     try {
       deps.authFailures.check(ip, now);
       const route = matchRoute(request);
       refuseUrlTokens(request.query);
+      const minRevision = requireMinRevision(rawMinRevision);
       deps.store.resetReadTxn();
       token = this.identify(request, ip, now);
       const auth = authorizeToken(deps.store, token, now);
       const handler = kManagementHandlers[route.name];
-      if (handler.kind === 'read') this.answerRead(res, request, auth, handler);
-      else this.answerWrite(res, request, auth, handler, contentLength);
+      if (handler.kind === 'read') this.answerRead(res, request, auth, handler, minRevision);
+      else this.answerWrite(res, request, auth, handler, contentLength, minRevision);
     } catch (err) {
       this.fail(res, request, token, err);
     }
+  }
+
+  /** This node's revision now (a fresh snapshot): what an answer computed from no particular snapshot names. */
+  private revisionNow(): number {
+    const { store, revisions } = this.deps;
+    try {
+      store.resetReadTxn();
+      return store.revision();
+    } catch {
+      // An answer (an error's, maybe this very failure's) is never lost to the read: the newest one seen.
+      return revisions.latest;
+    }
+  }
+
+  /**
+   * Runs `then` once this node's copy has `minRevision` (at once when it has it, or when none was asked
+   * for), or answers 503 Revision not reached when the wait runs out (Server busy when as many requests
+   * wait as the node allows). `finished` runs when the request ends without `then`.
+   */
+  private atRevision(
+    res: PendingResponse,
+    request: ApiRequest,
+    token: Token,
+    minRevision: number,
+    then: () => void,
+    finished: () => void,
+  ): void {
+    const { revisions } = this.deps;
+    if (minRevision === 0 || revisions.has(minRevision)) return then();
+    const waiting = revisions.wait(minRevision, (reached) => {
+      if (reached && !res.aborted) return then();
+      if (!res.aborted) this.fail(res, request, token, new FlagwireError('REVISION_NOT_REACHED', kRevisionNotReachedDetail));
+      finished();
+    });
+    if (waiting) return;
+    this.fail(res, request, token, new FlagwireError('SERVER_BUSY', kTooManyWaitingDetail));
+    finished();
   }
 
   /** The request's token; an absent, malformed or unknown one counts as a failed authentication of `ip`. */
@@ -121,7 +176,7 @@ class ManagementPipeline {
     }
   }
 
-  private answerRead(res: PendingResponse, request: ApiRequest, auth: AuthContext, handler: ReadHandler): void {
+  private answerRead(res: PendingResponse, request: ApiRequest, auth: AuthContext, handler: ReadHandler, minRevision: number): void {
     const { deps } = this;
     // Answered on a later turn of the event loop, not inside the request's callback. uWS parses every
     // request pipelined in one packet in one go; answered synchronously, a client pipelining
@@ -130,23 +185,36 @@ class ManagementPipeline {
     // next request early, and other clients' requests run in between.
     trackAbort(res);
     const done = deps.inFlight.start();
-    setImmediate(() => {
+    const answer = () => {
       try {
         if (res.aborted) return;
         deps.store.resetReadTxn();
-        this.succeed(res, request, auth.token, 200, handler.run(request, auth, deps));
+        const revision = deps.store.revision();
+        this.succeed(res, request, auth.token, 200, handler.run(request, auth, deps), revision);
       } catch (err) {
         this.fail(res, request, auth.token, err);
       } finally {
         done();
       }
-    });
+    };
+    this.atRevision(res, request, auth.token, minRevision, () => setImmediate(answer), done);
   }
 
-  private answerWrite(res: PendingResponse, request: ApiRequest, auth: AuthContext, handler: WriteHandler, contentLength: string): void {
+  private answerWrite(
+    res: PendingResponse,
+    request: ApiRequest,
+    auth: AuthContext,
+    handler: WriteHandler,
+    contentLength: string,
+    minRevision: number,
+  ): void {
     const { deps } = this;
     if (handler.permission !== 'read') requireWrite(auth);
-    handler.precheck?.(request, auth, deps);
+    // A write that must wait for its revision reads its body first (uWS hands a body over only while
+    // the request is read; its token is checked, as the body budget wants), and is prechecked after the
+    // wait, against the copy at that revision.
+    const waits = minRevision > 0 && !deps.revisions.has(minRevision);
+    if (!waits) handler.precheck?.(request, auth, deps);
     const done = deps.inFlight.start();
     const known = auth.token;
     // A client that goes away before its body is complete never reaches the callback below: its
@@ -166,13 +234,37 @@ class ManagementPipeline {
         // is released when the writer thread holds its copy no more, not at the answer: a write refused
         // with Storage busy stays queued there until the lock comes free.
         const received = { bytes: new Uint8Array(body.body), contentType: request.contentType };
-        handler
-          .run(request, auth, received, body.release, deps)
-          .then(
-            ({ status, value }) => this.succeed(res, request, known, status, value),
-            (err: unknown) => this.fail(res, request, known, err),
-          )
-          .finally(done);
+        const run = () =>
+          handler
+            .run(request, auth, received, body.release, deps)
+            .then(
+              // A handler that names no revision (one that does not write): this node's at the answer.
+              ({ status, value, revision }) => this.succeed(res, request, known, status, value, revision ?? this.revisionNow()),
+              (err: unknown) => this.fail(res, request, known, err),
+            )
+            .finally(done);
+        if (!waits) return void run();
+        const gone = () => {
+          body.release();
+          done();
+        };
+        this.atRevision(
+          res,
+          request,
+          known,
+          minRevision,
+          () => {
+            try {
+              deps.store.resetReadTxn();
+              handler.precheck?.(request, auth, deps);
+            } catch (err) {
+              this.fail(res, request, known, err);
+              return gone();
+            }
+            void run();
+          },
+          gone,
+        );
       },
       done,
     );
@@ -195,15 +287,16 @@ class ManagementPipeline {
       if (error.code === 'TOO_MANY_AUTH_FAILURES') deps.metrics.authLockouts++;
     }
     const retry = retryAfterSeconds(error, deps.config.writeTimeoutMs);
-    const headers = retry === null ? undefined : [['Retry-After', String(retry)] as const];
+    const headers = revisionHeaders(this.revisionNow(), ...(retry === null ? [] : [['Retry-After', String(retry)] as const]));
     send(res, error.status, JSON.stringify(errorEnvelope(error, deps.config.docsUrl)), 'application/json', headers, closeConnection);
   }
 
-  private succeed(res: PendingResponse, request: ApiRequest, token: Token, status: number, value: unknown): void {
+  /** `revision`: the store revision the answer was computed at (Flagwire-Revision). */
+  private succeed(res: PendingResponse, request: ApiRequest, token: Token, status: number, value: unknown, revision: number): void {
     this.deps.activity.used(token.id, request.method, request.path, status, this.deps.clock.now());
     this.deps.metrics?.apiRequest(request.path, status);
-    if (value instanceof JsonText) send(res, status, value.text, 'application/json');
-    else sendJson(res, status, value);
+    const text = value instanceof JsonText ? value.text : JSON.stringify(value);
+    send(res, status, text, 'application/json', revisionHeaders(revision));
   }
 }
 

@@ -18,8 +18,16 @@
 // The same batches carry every evaluation route set's requests (routes.ts): a request body travels in the query
 // slot, and an answer may carry an ETag (protocol.ts; OFREP's bulk answers do), written as a header,
 // with a 304 answered without a body.
-import { closesConnection, kCorsOrigin, kNoSniff, statusLine, type PendingResponse } from '../http/http.js';
+//
+// Every answer names the store revision it was computed at (Flagwire-Revision, src/http/revisions.ts):
+// its batch's, which the worker read in the batch's snapshot and sent back once in the buffer. A
+// request asking for at least a revision this node's copy does not have yet waits outside any batch
+// (RevisionWaiter), counted against the same bounds as every accepted request, then joins a batch,
+// or is answered 503 when the wait runs out.
+import { maxUtf8Bytes } from '../bytes/utf8.js';
+import { closesConnection, kCorsOrigin, kNoSniff, statusLine, trackAbort, type PendingResponse } from '../http/http.js';
 import type { InFlight } from '../http/in-flight.js';
+import { kRevisionHeader, RevisionValue, type RevisionWaiter } from '../http/revisions.js';
 import type { EvalMetrics } from '../metrics/metrics.js';
 import { kEvaluationApiRoutes } from './evaluation-api-routes.js';
 import { byRoute, type EvalRoutesSpec, type EvalQueue } from './routes.js';
@@ -65,6 +73,8 @@ export interface BatcherOptions {
   metrics?: EvalMetrics | null;
   /** The evaluation route sets whose requests it takes (their 500 bodies); the Evaluation API's alone when not given. */
   routeSets?: readonly EvalRoutesSpec[];
+  /** Where requests with a Flagwire-Min-Revision wait (the front end's); absent: served at once (unit tests, benches). */
+  revisions?: RevisionWaiter | null;
 }
 
 /**
@@ -122,28 +132,45 @@ const kJson = Buffer.from('application/json');
 const kStatusLines = new Map<number, Buffer>();
 const kEtagName = Buffer.from('ETag');
 const kExposeName = Buffer.from('Access-Control-Expose-Headers');
+const kRevisionName = Buffer.from(kRevisionHeader);
+const kExposeTagAndRevision = Buffer.from(`ETag, ${kRevisionHeader}`);
+const kRetryAfterName = Buffer.from('Retry-After');
+const kOneSecond = Buffer.from('1');
 let corkRes: PendingResponse | null = null;
 let corkStatus: Buffer = kJson;
 let corkBody: Uint8Array = kJson;
 let corkTag: Uint8Array = kJson;
+let corkRevision: Buffer = kJson;
+/** Only for refusals (refuse()): Retry-After: 1, and the connection closed after the answer. */
+let corkRetry = false;
+let corkClose = false;
 
-function writeCorked(): void {
-  const res = corkRes!;
+/**
+ * Hot path: two headers more than before per answer, Flagwire-Revision and its exposure to browsers,
+ * both constant bytes: the revision's are made once per revision (RevisionValue), not per answer.
+ */
+function writeHead(res: PendingResponse): void {
   res.writeStatus(corkStatus);
   res.writeHeader(kCorsName, kCorsValue);
   res.writeHeader(kNoSniffName, kNoSniffValue);
+  res.writeHeader(kRevisionName, corkRevision);
+}
+
+function writeCorked(): void {
+  const res = corkRes!;
+  writeHead(res);
+  res.writeHeader(kExposeName, kRevisionName);
+  if (corkRetry) res.writeHeader(kRetryAfterName, kOneSecond);
   res.writeHeader(kContentTypeName, kJson);
-  res.end(corkBody, closesConnection(res));
+  res.end(corkBody, corkClose || closesConnection(res));
 }
 
 function writeTaggedCorked(): void {
   const res = corkRes!;
-  res.writeStatus(corkStatus);
-  res.writeHeader(kCorsName, kCorsValue);
-  res.writeHeader(kNoSniffName, kNoSniffValue);
+  writeHead(res);
   res.writeHeader(kEtagName, corkTag);
   // Browser OFREP providers read the ETag to send it back in If-None-Match.
-  res.writeHeader(kExposeName, kEtagName);
+  res.writeHeader(kExposeName, kExposeTagAndRevision);
   if (corkStatus === kNotModified) {
     // RFC 9110 §15.4.5: a 304 has no content.
     res.endWithoutBody(undefined, closesConnection(res));
@@ -165,24 +192,29 @@ function statusBytes(status: number): Buffer {
 const kNotModified = statusBytes(304);
 
 /** Like answer(), with an ETag header; a 304 is sent without a body. */
-export function answerTagged(res: PendingResponse, status: number, body: Uint8Array, tag: Uint8Array): void {
+export function answerTagged(res: PendingResponse, status: number, body: Uint8Array, tag: Uint8Array, revision: Buffer): void {
   if (res.aborted) return;
   res.aborted = true;
   corkRes = res;
   corkStatus = statusBytes(status);
   corkBody = body;
   corkTag = tag;
+  corkRevision = revision;
   res.cork(writeTaggedCorked);
   corkRes = null;
 }
 
-/** Writes a whole JSON response, corked; marks it answered so nothing answers it twice. */
-export function answer(res: PendingResponse, status: number, body: Uint8Array): void {
+/**
+ * Writes a whole JSON response, corked; marks it answered so nothing answers it twice. `revision`: the
+ * Flagwire-Revision value (RevisionValue's bytes).
+ */
+export function answer(res: PendingResponse, status: number, body: Uint8Array, revision: Buffer): void {
   if (res.aborted) return;
   res.aborted = true;
   corkRes = res;
   corkStatus = statusBytes(status);
   corkBody = body;
+  corkRevision = revision;
   res.cork(writeCorked);
   corkRes = null;
 }
@@ -209,10 +241,19 @@ export class EvalBatcher implements EvalQueue {
   private readonly metrics: EvalMetrics | null;
   /** By route: what a request of a failed batch is answered (its route set's 500 body). */
   private readonly internalErrorBodies: Uint8Array[];
+  /** By route: what a request whose revision was not reached in time is answered (its route set's 503 body). */
+  private readonly notReachedBodies: Uint8Array[];
+  private readonly revisions: RevisionWaiter | null;
+  /** The newest revision a batch came back at: what an answer computed from no snapshot names (a refusal, a lost batch). */
+  private latest = 0;
+  private readonly revisionValue = new RevisionValue();
 
   constructor(private readonly options: BatcherOptions) {
     this.metrics = options.metrics ?? null;
-    this.internalErrorBodies = byRoute(options.routeSets ?? [kEvaluationApiRoutes], (routeSet) => routeSet.internalErrorBody);
+    const routeSets = options.routeSets ?? [kEvaluationApiRoutes];
+    this.internalErrorBodies = byRoute(routeSets, (routeSet) => routeSet.internalErrorBody);
+    this.notReachedBodies = byRoute(routeSets, (routeSet) => routeSet.revisionNotReachedBody);
+    this.revisions = options.revisions ?? null;
     this.watchdog = setInterval(() => this.checkTimeouts(), Math.min(1000, options.taskTimeoutMs)).unref();
   }
 
@@ -230,9 +271,74 @@ export class EvalBatcher implements EvalQueue {
    * Queues a request whose `onAborted` is already registered. False when the queue is full or the
    * server is stopping: the caller answers it (503) at once.
    */
-  add(res: PendingResponse, route: Route, id: string, query: string | Uint8Array, extra = ''): boolean {
+  add(res: PendingResponse, route: Route, id: string, query: string | Uint8Array, extra = '', minRevision = 0): boolean {
     const { options } = this;
     if (this.closing || this.pending >= options.maxPendingRequests || this.pendingBytes >= options.maxPendingBytes) return false;
+    // Hot path: a request without Flagwire-Min-Revision (0) costs this one comparison.
+    if (minRevision > 0 && this.revisions !== null && !this.revisions.has(minRevision))
+      return this.waitForRevision(res, route, id, query, extra, minRevision, this.revisions);
+    this.enqueue(res, route, id, query, extra);
+    return true;
+  }
+
+  /** Answers at once what a route set refuses itself (413, 503), with the headers of every evaluation answer. */
+  refuse(res: PendingResponse, status: number, body: Uint8Array, retryAfter = false, closeConnection = false): void {
+    // Answered inside its handler, maybe with more than the socket takes at once: see send() in http.ts.
+    if (!res.tracked) trackAbort(res);
+    corkRetry = retryAfter;
+    corkClose = closeConnection;
+    answer(res, status, body, this.revisionValue.of(this.latestRevision()));
+    corkRetry = false;
+    corkClose = false;
+  }
+
+  /**
+   * A request that waits for its revision outside any batch: accepted (counted in the queue's bounds,
+   * and by the shutdown's drain) from now on; it joins the open batch once this node's copy has the
+   * revision, or is answered 503 when the wait runs out. False, nothing kept, when as many wait already
+   * as the waiter allows: the route set refuses it as a full queue.
+   */
+  private waitForRevision(
+    res: PendingResponse,
+    route: Route,
+    id: string,
+    query: string | Uint8Array,
+    extra: string,
+    minRevision: number,
+    revisions: RevisionWaiter,
+  ): boolean {
+    // A body is copied: the route set frees its own as soon as add() returns.
+    const held = typeof query === 'string' ? query : query.slice();
+    const bytes = maxUtf8Bytes(id) + (typeof held === 'string' ? maxUtf8Bytes(held) : held.length) + maxUtf8Bytes(extra);
+    const done = this.options.inFlight.start();
+    const waiting = revisions.wait(minRevision, (reached) => {
+      this.pending--;
+      this.pendingBytes -= bytes;
+      done();
+      if (reached && !res.aborted) this.enqueue(res, route, id, held, extra);
+      else if (!res.aborted) {
+        this.metrics?.request(route, 503);
+        this.refuse(res, 503, this.notReachedBodies[route]!, true);
+      }
+      this.settleIdle();
+    });
+    if (!waiting) {
+      done();
+      return false;
+    }
+    this.pending++;
+    this.pendingBytes += bytes;
+    return true;
+  }
+
+  /** The newest revision this front end knows (its batches', and what the waiter read). */
+  private latestRevision(): number {
+    return this.revisions === null ? this.latest : this.revisions.latest;
+  }
+
+  /** Puts an accepted request into the open batch. */
+  private enqueue(res: PendingResponse, route: Route, id: string, query: string | Uint8Array, extra: string): void {
+    const { options } = this;
     let batch = this.open;
     if (batch === null) batch = this.open = this.newBatch();
     const writer = batch.writer;
@@ -250,7 +356,6 @@ export class EvalBatcher implements EvalQueue {
       this.scheduled = true;
       setImmediate(this.flushTurn);
     }
-    return true;
   }
 
   /** Stops accepting, sends what is queued, and resolves once every accepted request is answered. */
@@ -316,14 +421,22 @@ export class EvalBatcher implements EvalQueue {
     }
     const responses = batch.responses;
     const metrics = this.metrics;
+    // Every answer of the batch names its revision: the same bytes for all of them (and, until the next
+    // write, for the batches after), so naming it allocates nothing per answer.
+    if (reader.revision > this.latest) {
+      this.latest = reader.revision;
+      // This node's copy has it: a request asking for no more is served without a read.
+      this.revisions?.saw(reader.revision);
+    }
+    const revision = this.revisionValue.of(reader.revision);
     for (let i = 0; i < responses.length; i++) {
       const res = responses[i]!;
       const word = reader.word(i);
       if (metrics !== null) metrics.request(batch.routes[i]!, word & 0xffff);
       // An aborted client's response object is gone: skip it (onAborted set the flag).
       if (res.aborted) continue;
-      if (word <= 0xffff) answer(res, word, reader.body(i));
-      else answerTagged(res, word & 0xffff, reader.body(i), reader.tag(i));
+      if (word <= 0xffff) answer(res, word, reader.body(i), revision);
+      else answerTagged(res, word & 0xffff, reader.body(i), reader.tag(i), revision);
     }
     if (metrics !== null) metrics.batch(responses.length, (performance.now() - batch.openedAt) / 1000);
     // uWS copied every body out before end() returned: the buffer can carry the next batch. Only
@@ -337,10 +450,12 @@ export class EvalBatcher implements EvalQueue {
     this.options.onBatchError(err, batch.responses.length);
     const metrics = this.metrics;
     if (metrics !== null) metrics.batchFailed();
+    // Computed from no snapshot: the newest revision known.
+    const revision = this.revisionValue.of(this.latestRevision());
     for (let i = 0; i < batch.responses.length; i++) {
       const route = batch.routes[i]!;
       if (metrics !== null) metrics.request(route, 500);
-      answer(batch.responses[i]!, 500, this.internalErrorBodies[route]!);
+      answer(batch.responses[i]!, 500, this.internalErrorBodies[route]!, revision);
     }
     this.finish(batch);
   }
@@ -353,6 +468,11 @@ export class EvalBatcher implements EvalQueue {
     this.pendingBytes -= batch.writer.bytesUsed;
     batch.done();
     this.pump();
+    this.settleIdle();
+  }
+
+  /** Resolves close() once nothing accepted is left unanswered. */
+  private settleIdle(): void {
     if (this.pending === 0 && this.idle.length > 0) for (const resolve of this.idle.splice(0)) resolve();
   }
 

@@ -3,6 +3,7 @@
 // bodies `{error, detail}` (errorBody of the shared error table; the fixed ones built once at load).
 // Never built per request. The 200 shapes are in src/model/eval-shapes.ts.
 import { errorBody, FlagwireError, type ErrorBody, type ErrorCode } from '../errors.js';
+import { kInvalidMinRevisionDetail, kRevisionNotReachedDetail } from '../http/revisions.js';
 import type { EvalFlag } from '../model/eval-shapes.js';
 import type { Flag } from '../model/flags.js';
 import type { Resolution } from '../targeting/compiled-flag.js';
@@ -56,3 +57,9 @@ export const kOverloadedBody = Buffer.from(
     detail: 'The evaluation queue is full or the server is stopping; retry after a second.',
   } satisfies ErrorBody),
 );
+
+/** A Flagwire-Min-Revision that is not a revision (400; src/http/revisions.ts). */
+export const kInvalidMinRevisionBody = evalErrorBody('INVALID_REQUEST', kInvalidMinRevisionDetail);
+
+/** A Flagwire-Min-Revision this node's copy did not reach within the wait (503, Retry-After: 1). */
+export const kRevisionNotReachedBody = evalErrorBody('REVISION_NOT_REACHED', kRevisionNotReachedDetail);

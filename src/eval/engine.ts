@@ -4,6 +4,7 @@
 // Freshness rule (read-your-writes, design §1): every batch starts with `beginBatch()`, which drops
 // this thread's LMDB read snapshot (`resetReadTxn`) and reads the store's commit sequence number,
 // which every write transaction of any process bumps. If it moved, every compiled entry is dropped.
+// It also reads the store's revision in that snapshot: the one every answer of the batch names.
 // A write acknowledged before a request arrived is therefore committed before the batch holding that
 // request starts, and that batch reads it. Piscina's atomics loop keeps lmdb-js's own snapshot reset
 // (a setTimeout) from ever running between tasks, so the explicit reset is required, not an optimisation.
@@ -32,7 +33,7 @@ import { decodePathId } from '../http/path-id.js';
 
 export type EngineStore = Pick<
   SnapshotReader,
-  'resetReadTxn' | 'configSeq' | 'getFlag' | 'listFlags' | 'getProject' | 'getAudience' | 'listAudiences' | 'getOrg'
+  'resetReadTxn' | 'configSeq' | 'revision' | 'getFlag' | 'listFlags' | 'getProject' | 'getAudience' | 'listAudiences' | 'getOrg'
 >;
 
 /** One state of a flag version (the flag's, or one environment's), compiled: the spec's rules, and its typed variants if it has them. */
@@ -134,6 +135,8 @@ const kMaxCachedEntries = 50_000;
 
 export class EvalEngine {
   private seq = -1;
+  /** The store revision of this batch's snapshot (read once per batch): every answer of the batch names it. */
+  private batchRevision = 0;
   private now = 0;
   private readonly flags = new Map<string, FlagEntry | Missing>();
   private readonly projects = new Map<string, ProjectEntry | Missing>();
@@ -151,6 +154,8 @@ export class EvalEngine {
   beginBatch(): void {
     this.store.resetReadTxn();
     const seq = this.store.configSeq();
+    // In the same snapshot as every read of the batch: the revision its answers were computed at.
+    this.batchRevision = this.store.revision();
     if (seq !== this.seq) {
       this.seq = seq;
       this.collectUsage();
@@ -246,6 +251,11 @@ export class EvalEngine {
     const counts = [...this.pending.values()];
     this.pending.clear();
     return counts;
+  }
+
+  /** This batch's store revision (Flagwire-Revision of its answers, src/http/revisions.ts). */
+  get revision(): number {
+    return this.batchRevision;
   }
 
   /** This batch's time (the clock's ms): `$flagd.timestamp` of every rule it runs. */

@@ -13,10 +13,11 @@
 //   kRouteFlag     flag id      raw query string   (empty)
 //   kRouteProject  project id   raw query string   (empty)
 import type { HttpRequest, TemplatedApp } from 'uWebSockets.js';
-import { send, trackAbort, type PendingResponse } from '../http/http.js';
+import { trackAbort, type PendingResponse } from '../http/http.js';
+import { kInvalidMinRevision, kMinRevisionHeader, minRevisionOf } from '../http/revisions.js';
 import { registerRoutes } from '../routes/route-table.js';
 import { kRouteFlag, kRouteProject, type Metrics } from '../metrics/metrics.js';
-import { kInternalErrorBody, kOverloadedBody } from './bodies.js';
+import { kInternalErrorBody, kInvalidMinRevisionBody, kOverloadedBody, kRevisionNotReachedBody } from './bodies.js';
 import type { EvalRoutesSpec, EvalQueue, EvalRoutes } from './routes.js';
 import type { Route } from './protocol.js';
 
@@ -24,9 +25,8 @@ export const kEvaluationApiRoutes: EvalRoutesSpec = {
   routes: [kRouteFlag, kRouteProject],
   workerModule: new URL('./evaluation-api-evaluator.js', import.meta.url).href,
   internalErrorBody: kInternalErrorBody,
+  revisionNotReachedBody: kRevisionNotReachedBody,
 };
-
-const kRetryAfter = [['Retry-After', '1']] as const;
 
 /** `metrics`: where a refused (503) request is counted; null when metrics are off. */
 export function evaluationApiRoutes(metrics: Metrics | null): EvalRoutes {
@@ -36,14 +36,19 @@ export function evaluationApiRoutes(metrics: Metrics | null): EvalRoutes {
       // Read everything off `req` first (it is stack-allocated), register onAborted, then hand off.
       // Per request the main thread allocates only what uWS makes unavoidable: the id and query strings,
       // and the onAborted callback (uWS calls it without arguments, so it must close over `res`). The
-      // strings are copied into the batch buffer at once; nothing is parsed here.
+      // strings are copied into the batch buffer at once; nothing is parsed here but Flagwire-Min-Revision,
+      // whose look-up is one header scan, and whose absence ('') is parsed without allocating.
       const handle = (res: PendingResponse, req: HttpRequest, route: Route): void => {
         const id = req.getParameter(0) ?? '';
         const query = req.getQuery() ?? '';
+        const minRevision = minRevisionOf(req.getHeader(kMinRevisionHeader));
         trackAbort(res);
-        if (!queue.add(res, route, id, query)) {
+        if (minRevision === kInvalidMinRevision) {
+          metrics?.request(route, 400);
+          queue.refuse(res, 400, kInvalidMinRevisionBody);
+        } else if (!queue.add(res, route, id, query, '', minRevision)) {
           metrics?.request(route, 503);
-          send(res, 503, kOverloadedBody, 'application/json', kRetryAfter);
+          queue.refuse(res, 503, kOverloadedBody, true);
         }
       };
       registerRoutes(app, {

@@ -41,7 +41,12 @@ export class EvalPool implements BatchRunner {
       dataDir: options.dataDir,
       clock: options.clock.state,
       // Only the plain data: a EvalRoutes's register() cannot be cloned to a worker.
-      routeSets: routeSets.map(({ routes, workerModule, internalErrorBody }) => ({ routes, workerModule, internalErrorBody })),
+      routeSets: routeSets.map(({ routes, workerModule, internalErrorBody, revisionNotReachedBody }) => ({
+        routes,
+        workerModule,
+        internalErrorBody,
+        revisionNotReachedBody,
+      })),
       crashFlagId: options.crashFlagId ?? null,
       hangFlagId: options.hangFlagId ?? null,
     };

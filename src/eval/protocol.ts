@@ -16,11 +16,13 @@
 //
 // Answers, written by the worker over the same buffer once it has read every request (u32, aligned):
 //
-//   ┌───────┬──────────────────────────────────┬─────────────────────────────────────────┐
-//   │ count │ word │ bodyStart │ bodyBytes     │ body bytes [+ ETag bytes], back to back │
-//   │       │        × count                  │ (JSON, ready to send)                   │
-//   └───────┴──────────────────────────────────┴─────────────────────────────────────────┘
+//   ┌───────┬──────────────────┬──────────────────────────────────┬─────────────────────────────────────────┐
+//   │ count │ revision         │ word │ bodyStart │ bodyBytes     │ body bytes [+ ETag bytes], back to back │
+//   │       │ low u32, high u32│        × count                  │ (JSON, ready to send)                   │
+//   └───────┴──────────────────┴──────────────────────────────────┴─────────────────────────────────────────┘
 //
+// `revision` is the store revision of the batch's snapshot (engine.ts): every answer of the batch was
+// computed at it, and says so (Flagwire-Revision, src/http/revisions.ts). Once per batch, not per answer.
 // `word` is the HTTP status in its low 16 bits and, for answers that carry an ETag (OFREP bulk), the
 // ETag's length in its high 16 bits; the ETag's bytes are the last ones of the answer's bytes. For
 // answers without one (the Evaluation API's) the high bits are 0.
@@ -42,6 +44,8 @@ export interface EvalTask {
 }
 
 const kRequestHeaderBytes = 13;
+/** Bytes before the answers' entries: count, revision (two u32). */
+const kAnswersHeaderBytes = 12;
 
 /** Main thread: appends requests to a buffer, growing it when a request does not fit. */
 export class RequestWriter {
@@ -135,18 +139,22 @@ export function newDecodedRequests(): DecodedRequests {
  */
 export class ResultWriter {
   private bytes: Buffer;
-  private header = 4;
+  private header = kAnswersHeaderBytes;
   private pos = 0;
   private bodyStart = 0;
 
+  /** `revision`: the store revision of the batch's snapshot (engine.ts), which every answer names. */
   constructor(
     buffer: ArrayBuffer,
     private readonly count: number,
+    revision = 0,
   ) {
     this.bytes = Buffer.from(buffer);
-    const headerBytes = 4 + 12 * count;
+    const headerBytes = kAnswersHeaderBytes + 12 * count;
     if (headerBytes > this.bytes.length) this.grow(headerBytes);
     this.bytes.writeUInt32LE(count, 0);
+    this.bytes.writeUInt32LE(revision % 2 ** 32, 4);
+    this.bytes.writeUInt32LE(Math.floor(revision / 2 ** 32), 8);
     this.pos = headerBytes;
   }
 
@@ -192,7 +200,8 @@ export class ResultWriter {
 
   /** The buffer holding every answer (after `count` closes). */
   finish(): ArrayBuffer {
-    if (this.header !== 4 + 12 * this.count) throw new Error(`eval batch answered ${(this.header - 4) / 12} of ${this.count} requests`);
+    if (this.header !== kAnswersHeaderBytes + 12 * this.count)
+      throw new Error(`eval batch answered ${(this.header - kAnswersHeaderBytes) / 12} of ${this.count} requests`);
     return this.bytes.buffer as ArrayBuffer;
   }
 
@@ -206,11 +215,15 @@ export class ResultWriter {
 /** Main thread: the answers of a batch, read in place (the header as a Uint32Array view). */
 export class ResultReader {
   readonly count: number;
+  /** The store revision every answer of the batch was computed at. */
+  readonly revision: number;
   private readonly header: Uint32Array;
 
   constructor(readonly buffer: ArrayBuffer) {
-    this.count = new Uint32Array(buffer, 0, 1)[0]!;
-    this.header = new Uint32Array(buffer, 4, this.count * 3);
+    const head = new Uint32Array(buffer, 0, 3);
+    this.count = head[0]!;
+    this.revision = head[1]! + head[2]! * 2 ** 32;
+    this.header = new Uint32Array(buffer, kAnswersHeaderBytes, this.count * 3);
   }
 
   status(i: number): number {

@@ -25,6 +25,11 @@ export interface EvalRoutesSpec {
   readonly workerModule: string;
   /** The 500 body its requests get when their evaluation throws or their batch is lost (a dead or stuck worker). */
   readonly internalErrorBody: Uint8Array;
+  /**
+   * The 503 body its requests get when this node's copy does not reach their Flagwire-Min-Revision within
+   * the wait (src/http/revisions.ts): the main thread answers it (batcher.ts).
+   */
+  readonly revisionNotReachedBody: Uint8Array;
 }
 
 /** Where a route set's handlers put requests (the batcher). */
@@ -32,9 +37,16 @@ export interface EvalQueue {
   /**
    * Queues a request whose onAborted is already attached; `id`, `query` and `extra` reach the route set's
    * evaluator as they are (protocol.ts). False when the queue is full or the server is stopping: the
-   * route set answers it (503) at once.
+   * route set answers it (503) at once. `minRevision`: its Flagwire-Min-Revision (src/http/revisions.ts,
+   * minRevisionOf; 0 when absent): it is evaluated once this node's copy has that revision, or answered
+   * 503 (revisionNotReachedBody) when the wait runs out.
    */
-  add(res: PendingResponse, route: Route, id: string, query: string | Uint8Array, extra?: string): boolean;
+  add(res: PendingResponse, route: Route, id: string, query: string | Uint8Array, extra?: string, minRevision?: number): boolean;
+  /**
+   * Answers at once what the route set refuses itself (a bad header, 413, a full queue), with the
+   * headers every evaluation answer has (Flagwire-Revision: the newest this front end knows).
+   */
+  refuse(res: PendingResponse, status: number, body: Uint8Array, retryAfter?: boolean, closeConnection?: boolean): void;
 }
 
 /** Main thread: an evaluation route set, given to createEvaluation by the server's start-up. */

@@ -10,6 +10,7 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { RouteGroup } from '../http/http.js';
 import type { InFlight } from '../http/in-flight.js';
+import type { RevisionWaiter } from '../http/revisions.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { EvalBatcher } from './batcher.js';
 import type { EvalRoutes } from './routes.js';
@@ -28,6 +29,8 @@ export interface EvaluationOptions {
   metrics?: Metrics | null;
   /** Where the flag usage counted by the workers is written, once a minute (usage.ts). */
   writer: Pick<WriterClient, 'call'>;
+  /** Where requests with a Flagwire-Min-Revision wait (the front end's, shared with the Management API). */
+  revisions: RevisionWaiter;
 }
 
 /** The evaluation service: its routes, plus what readiness and metrics read. */
@@ -86,6 +89,7 @@ export async function createEvaluation(options: EvaluationOptions): Promise<Eval
     onBatchError: (err, requests) => log.error({ err, requests }, 'evaluation batch failed; its requests were answered 500'),
     metrics,
     routeSets,
+    revisions: options.revisions,
   });
   const usage = new UsageRecorder(pool, options.writer, log);
   usage.start();

@@ -65,7 +65,8 @@ export default function evaluateBatch(task: EvalTask): unknown {
   engine.beginBatch();
   // The answers overwrite the requests in the same buffer (already decoded above), so the buffer
   // makes the round trip and the main thread can reuse it: no allocation per batch in the steady state.
-  const out = new ResultWriter(task.buffer, requests.count);
+  // The batch's revision goes back once in the buffer's header, for the main thread to name in every answer.
+  const out = new ResultWriter(task.buffer, requests.count, engine.revision);
   const { routes, ids, queries, extras } = requests;
   let failure: unknown = null;
   for (let i = 0; i < requests.count; i++) {

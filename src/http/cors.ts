@@ -1,13 +1,19 @@
 // spec: CORS. Preflights are answered without a token, for every path.
 import { closesConnection, kCorsOrigin, kNoSniff, trackAbort, type PendingResponse } from './http.js';
+import { kMinRevisionName } from './revisions.js';
 
-/** spec: CORS, allowed request headers: exactly these on the spec's routes (/api/v1, /v1) and any other. */
+/**
+ * spec: CORS, allowed request headers: exactly these on the spec's routes (/api/v1, /v1) and any other.
+ * So a page may not send Flagwire-Min-Revision there (docs/decisions.md: Revisions); it reads
+ * Flagwire-Revision everywhere (each answer exposes it: the spec says nothing of exposed headers).
+ */
 const kAllowHeaders = 'Content-Type, Authorization';
 /**
- * OFREP from browsers also sends X-Flagwire-Project and If-None-Match (docs/decisions.md: OFREP), and a reconnecting
- * EventSource sends Last-Event-ID (docs/operations.md: Change stream): only the OFREP and stream paths allow them.
+ * OFREP from browsers also sends X-Flagwire-Project and If-None-Match (docs/decisions.md: OFREP), and a
+ * reconnecting EventSource sends Last-Event-ID (docs/operations.md: Change stream): only the OFREP and
+ * stream paths allow them. OFREP's also allow Flagwire-Min-Revision: a page's read-your-writes.
  */
-const kOfrepAllowHeaders = `${kAllowHeaders}, X-Flagwire-Project, If-None-Match, Last-Event-ID`;
+const kOfrepAllowHeaders = `${kAllowHeaders}, X-Flagwire-Project, If-None-Match, Last-Event-ID, ${kMinRevisionName}`;
 const kStreamAllowHeaders = `${kAllowHeaders}, Last-Event-ID`;
 
 /** `path`: the request path, read in the handler (uWS's request is gone once it returns). */

@@ -36,6 +36,7 @@ import {
 } from '../eval/evaluate.js';
 import { murmur3x86_32 } from '../bytes/murmur3.js';
 import { decodePathId } from '../http/path-id.js';
+import { kRevisionNotReachedDetail } from '../http/revisions.js';
 import type { ResultWriter } from '../eval/protocol.js';
 import { OfrepContext } from './context.js';
 import { resolveVariant } from '../eval/variants.js';
@@ -84,6 +85,8 @@ export const kOfrepOverloadedBody = ofrepFailureBody(
   'GENERAL',
   'The evaluation queue is full or the server is stopping; retry after a second.',
 );
+/** This node's copy did not reach the Flagwire-Min-Revision asked for within the wait (503, Retry-After: 1): src/http/revisions.ts. */
+export const kOfrepRevisionNotReachedBody = ofrepFailureBody(null, 'GENERAL', kRevisionNotReachedDetail);
 /** The process's request-body budget is spent (503, Retry-After: 1, connection closed): src/http/body.ts. */
 export const kOfrepBusyBody = ofrepFailureBody(
   null,

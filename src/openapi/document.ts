@@ -3,20 +3,44 @@
 // validates with or builds its responses to (the components, src/routes/openapi-parts.ts). Nothing here is a
 // second, hand-written copy of a route or a schema.
 import { kRouteNames, kRoutes, openApiPath, type RouteDeclaration, type RouteDocs } from '../routes/route-table.js';
-import { kBearer, kComponents, ref } from '../routes/openapi-parts.js';
+import { apiErrors, kBearer, kComponents, kMinRevisionParam, kRevisionResponseHeader, ref } from '../routes/openapi-parts.js';
+
+/**
+ * Whether an operation answers with Flagwire-Revision and takes Flagwire-Min-Revision (src/http/revisions.ts):
+ * every one of the Management API, the Evaluation API and OFREP but their event streams, whose event ids
+ * are the revisions.
+ */
+function namesRevisions(docs: RouteDocs): boolean {
+  const ok = docs.responses['200'] as { content?: Record<string, unknown> } | undefined;
+  return docs.tag !== 'Service' && ok?.content?.['text/event-stream'] === undefined;
+}
+
+/** The operation's responses with Flagwire-Revision on each; a Management API read gains the 503 of a revision not reached. */
+function withRevisions(docs: RouteDocs): Record<string, object> {
+  const responses: Record<string, object> = { ...docs.responses };
+  if (docs.tag === 'Management API' && responses['503'] === undefined)
+    Object.assign(responses, apiErrors([503], ['REVISION_NOT_REACHED', 'SERVER_BUSY']));
+  for (const [status, response] of Object.entries(responses)) {
+    const { headers } = response as { headers?: object };
+    responses[status] = { ...response, headers: { ...headers, ...kRevisionResponseHeader } };
+  }
+  return responses;
+}
 
 /** One documented route's operation: its security follows from its auth. */
 function operation(route: RouteDeclaration, docs: RouteDocs): object {
+  const revisions = namesRevisions(docs);
+  const parameters = [...(docs.parameters ?? []), ...(revisions ? [kMinRevisionParam] : [])];
   return {
     operationId: docs.operationId,
     tags: [docs.tag],
     summary: docs.summary,
     security: route.auth === 'token' ? kBearer : [],
-    ...(docs.parameters ? { parameters: docs.parameters } : {}),
+    ...(parameters.length > 0 ? { parameters } : {}),
     ...(docs.request
       ? { requestBody: { required: docs.request.required, content: { 'application/json': { schema: ref(docs.request.schema) } } } }
       : {}),
-    responses: docs.responses,
+    responses: revisions ? withRevisions(docs) : docs.responses,
   };
 }
 

@@ -7,6 +7,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import { FlagList, FlagRepresentation, PatchResult, TokenDescription } from '../model/representation.js';
 import { ErrorBody, ErrorEnvelope, kConsoleOnlyErrors, kErrors, type ErrorCode } from '../errors.js';
+import { kMinRevisionName, kRevisionHeader } from '../http/revisions.js';
 import { EvalFlag, EvalFlagList } from '../model/eval-shapes.js';
 import { FlagCreate, FlagPatch } from '../model/schemas.js';
 import {
@@ -100,7 +101,7 @@ export function apiErrors(statuses: readonly number[], only?: readonly ErrorCode
       out['503'] = json(ErrorEnvelope, titles(503, only), {
         'Retry-After': {
           schema: { type: 'string' },
-          description: `Seconds (${kErrors.STORE_BUSY.title}: the write timeout, rounded up; ${kErrors.SERVER_BUSY.title} and ${kErrors.STORE_UNAVAILABLE.title}: 1)`,
+          description: `Seconds (${kErrors.STORE_BUSY.title}: the write timeout, rounded up; ${kErrors.SERVER_BUSY.title}, ${kErrors.STORE_UNAVAILABLE.title} and ${kErrors.REVISION_NOT_REACHED.title}: 1)`,
         },
       });
       continue;
@@ -153,10 +154,13 @@ export const kEvalParams = [
   },
 ];
 export const kEvalErrors = {
-  '400': json(ErrorBody, 'Invalid request: a query parameter cannot be decoded'),
+  '400': json(ErrorBody, `Invalid request: a query parameter cannot be decoded, or ${kMinRevisionName} is not a revision`),
   '404': json(ErrorBody, 'Not found: unknown id; a group flag or multi-environment project without a valid env'),
   '500': json(ErrorBody, 'Internal server error'),
-  '503': json(ErrorBody, 'Service unavailable: the evaluation queue is full or the server is stopping (Retry-After: 1)'),
+  '503': json(
+    ErrorBody,
+    `Service unavailable: the evaluation queue is full or the server is stopping; or ${kErrors.REVISION_NOT_REACHED.title}: this node's copy did not reach the ${kMinRevisionName} asked for within the wait (Retry-After: 1)`,
+  ),
 };
 export const kProjectHeader = {
   name: 'X-Flagwire-Project',
@@ -182,8 +186,27 @@ export const kOfrepErrors = {
   '500': json(OfrepGeneralError, 'Internal server error'),
   '503': json(
     OfrepGeneralError,
-    'The evaluation queue is full or the server is stopping, or the server holds as many request bodies as it allows (the body is not read and the connection is closed) (Retry-After: 1)',
+    `The evaluation queue is full or the server is stopping, or the server holds as many request bodies as it allows (the body is not read and the connection is closed), or this node's copy did not reach the ${kMinRevisionName} asked for within the wait (Retry-After: 1)`,
   ),
+};
+
+/** Flagwire-Min-Revision, on every Management API, Evaluation API and OFREP operation (src/openapi/document.ts). */
+export const kMinRevisionParam = {
+  name: kMinRevisionName,
+  in: 'header',
+  required: false,
+  schema: { type: 'string', pattern: '^[0-9]{1,15}$' },
+  description:
+    "Answer at this store revision or a later one (read-your-writes across nodes: a Flagwire-Revision another node answered with). Served once this node's copy has it; 503 with Retry-After when it does not within FLAGWIRE_MIN_REVISION_WAIT_MS (2 s by default); 400 when it is not a whole number (docs/api.md: Revisions)",
+};
+
+/** Flagwire-Revision, on every response of those operations (src/openapi/document.ts). */
+export const kRevisionResponseHeader = {
+  [kRevisionHeader]: {
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+    description:
+      "The store revision the answer was computed at: a write's, the one it committed at; an error's or a refusal's, this node's when it answered (docs/api.md: Revisions)",
+  },
 };
 
 /** `prune` of plan and apply: true also deletes the flags the file does not name. */

@@ -35,7 +35,9 @@ const kExplain: Record<ErrorCode, string> = {
   CROSS_SITE_REQUEST:
     "Web console only: a change was sent without this server's Origin or without the page's CSRF token, as a request forged by another site would be. Reload the console and retry.",
   SERVER_BUSY:
-    'The server already holds as many request bodies in memory as it allows (FLAGWIRE_MAX_BUFFERED_BODY_BYTES), so this body was refused before it was read and the connection closed. Nothing was changed; retry after the time in Retry-After (a second).',
+    'The server already holds as many request bodies in memory as it allows (FLAGWIRE_MAX_BUFFERED_BODY_BYTES), so this body was refused before it was read and the connection closed; or as many requests already wait for a revision (Flagwire-Min-Revision) as it allows. Nothing was changed; retry after the time in Retry-After (a second).',
+  REVISION_NOT_REACHED:
+    "The request's Flagwire-Min-Revision header asked for a revision this node's copy did not have within the wait (FLAGWIRE_MIN_REVISION_WAIT_MS, 2 s by default): the node is behind PostgreSQL (or cannot reach it), or the revision is not one the system of record has made yet. Nothing was read or changed. Retry after the time in Retry-After, possibly on another node; send only revisions that a Flagwire-Revision header gave.",
 };
 
 function escapeHtml(text: string): string {

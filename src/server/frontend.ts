@@ -14,6 +14,7 @@ import { evaluationApiRoutes } from '../eval/evaluation-api-routes.js';
 import { createEvaluation, type Evaluation } from '../eval/service.js';
 import type { BodyBudgets } from '../http/body.js';
 import { InFlight } from '../http/in-flight.js';
+import { RevisionWaiter } from '../http/revisions.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import { Metrics } from '../metrics/metrics.js';
 import { ofrepRoutes } from '../ofrep/routes.js';
@@ -60,6 +61,12 @@ export interface FrontendOptions {
  * connection accepted just before the listener closed gets its request answered, not refused.
  */
 const kDrainQuietMs = 100;
+/**
+ * Requests (Management API, Evaluation API, OFREP) that may wait for a revision at once per front end:
+ * past it they are refused 503 at once. Evaluation's also count in its queue's bounds, the Management
+ * API's bodies in its body budget.
+ */
+const kMaxWaitingForRevision = 10_000;
 
 export interface Frontend {
   readonly app: TemplatedApp;
@@ -79,6 +86,15 @@ export async function createFrontend(options: FrontendOptions): Promise<Frontend
   const { config, log, clock, store, writer, bodies, fleet } = options;
   const inFlight = new InFlight();
   const metrics = config.metrics ? new Metrics() : null;
+  // Flagwire-Min-Revision's waits (src/http/revisions.ts), read from this front end's snapshot.
+  const revisions = new RevisionWaiter({
+    current: () => {
+      store.resetReadTxn();
+      return store.revision();
+    },
+    waitMs: config.minRevisionWaitMs,
+    maxWaiting: kMaxWaitingForRevision,
+  });
   // The evaluation route sets onto evaluation, each from its own module: the Evaluation API's and OFREP's.
   const routeSets = [evaluationApiRoutes(metrics), ofrepRoutes({ bodies: bodies.credentialFree, metrics })];
   const evaluation = await createEvaluation({
@@ -89,6 +105,7 @@ export async function createFrontend(options: FrontendOptions): Promise<Frontend
     metrics,
     routeSets,
     writer,
+    revisions,
   });
   const activity = new ActivityRecorder(writer, log);
   activity.start();
@@ -115,6 +132,7 @@ export async function createFrontend(options: FrontendOptions): Promise<Frontend
     log,
     inFlight,
     bodies: bodies.management,
+    revisions,
     evaluation,
     activity,
     rateLimiter: options.rateLimiter,
@@ -148,6 +166,8 @@ export async function createFrontend(options: FrontendOptions): Promise<Frontend
     async close(drainMs) {
       features.stop();
       await inFlight.drained(drainMs, kDrainQuietMs);
+      // Requests still waiting for a revision past the drain budget are answered 503 now.
+      revisions.close();
       await evaluation.close();
       await activity.stop();
       app.close();

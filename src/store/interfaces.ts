@@ -31,6 +31,12 @@ export interface StoreReader {
    * those records. Audit entries, token activity, flag usage and mail do not move it.
    */
   configSeq(): number;
+  /**
+   * The store's revision (docs/api.md: Revisions), which every answer of the APIs names and a request
+   * may ask for at least: on a copy of PostgreSQL the revision of PostgreSQL it has applied (the same
+   * number for the same state on every node), otherwise configSeq.
+   */
+  revision(): number;
   schemaVersion(): number;
   isDemoSeeded(): boolean;
   isEmpty(): boolean;
@@ -157,6 +163,8 @@ export interface StoreTransactions {
    * If the commit itself fails, this throws and nothing is written.
    */
   transactEach<T>(fns: readonly ((writer: StoreWriter) => T)[]): Settled<T>[];
+  /** The revision (StoreReader.revision) the last transaction this handle committed left the store at, read inside it. */
+  committedRevision(): number;
 }
 
 /** A store as a process opened it: its reads, its transactions, and closing it. */
@@ -213,5 +221,10 @@ export interface WritePath {
    * sent, the answer waits for its outcome. The LMDB file's commit runs synchronously and never sees it.
    */
   commit<T>(claim: () => readonly ((writer: StoreWriter) => T)[], cutOff?: AbortSignal): Promise<Settled<T>[]>;
+  /**
+   * The revision (StoreReader.revision) the last commit that resolved answers its changes at: the one it
+   * committed, or for one that changed nothing, the one it read. The writer names it in each reply.
+   */
+  revision(): number;
   close(): Promise<void>;
 }

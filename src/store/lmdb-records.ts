@@ -56,6 +56,11 @@ export class LmdbRecords implements StoreWriter {
     return (this.db.meta.get('configSeq') as number | undefined) ?? 0;
   }
 
+  /** A copy's 'revision' (layout.ts: only a copy of PostgreSQL has one), else configSeq. */
+  revision(): number {
+    return (this.db.meta.get('revision') as number | undefined) ?? this.configSeq();
+  }
+
   schemaVersion(): number {
     return (this.db.meta.get('schemaVersion') as number | undefined) ?? kSchemaVersion;
   }

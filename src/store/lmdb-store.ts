@@ -15,6 +15,8 @@ export class LmdbStore extends LmdbRecords implements Store, StoreWriter, StoreC
   readonly path: string;
   private readonly root: RootDatabase;
   private readonly replica: LmdbReplica;
+  /** committedRevision(): read inside the last transaction this handle committed. */
+  private lastCommitted = 0;
 
   private constructor(file: OpenedDataFile) {
     super(file.dbs);
@@ -51,6 +53,7 @@ export class LmdbStore extends LmdbRecords implements Store, StoreWriter, StoreC
         // minute under evaluation traffic), audit and mail writes would
         // otherwise make every eval worker recompile its flags and the API drop its memo each time.
         if (this.configChanged) this.db.meta.putSync('configSeq', this.configSeq() + 1);
+        this.lastCommitted = this.revision();
         applied = true;
         return result;
       });
@@ -111,6 +114,10 @@ export class LmdbStore extends LmdbRecords implements Store, StoreWriter, StoreC
     } finally {
       this.inTxn = false;
     }
+  }
+
+  committedRevision(): number {
+    return this.lastCommitted;
   }
 
   // ---- the local copy of a system of record (lmdb-replica.ts) ---------------------------------

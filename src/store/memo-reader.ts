@@ -87,6 +87,9 @@ export class MemoReader implements SnapshotReader {
   configSeq(): number {
     return this.store.configSeq();
   }
+  revision(): number {
+    return this.store.revision();
+  }
   schemaVersion(): number {
     return this.store.schemaVersion();
   }

@@ -79,6 +79,11 @@ class RefusedWritePath implements WritePath {
     return Promise.reject(this.refusal);
   }
 
+  /** Nothing is ever committed here: the copy's own. */
+  revision(): number {
+    return this.store.revision();
+  }
+
   close(): Promise<void> {
     return this.store.close();
   }

@@ -14,6 +14,11 @@ export class LmdbWritePath implements WritePath {
     }
   }
 
+  /** Read inside the transaction, after its commit number moved: exactly this commit's. */
+  revision(): number {
+    return this.store.committedRevision();
+  }
+
   close(): Promise<void> {
     return this.store.close();
   }

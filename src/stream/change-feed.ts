@@ -10,7 +10,7 @@
 // snapshot, and every connection watching that project gets the events. Watching the writer's replies
 // instead would miss the console's changes; the commit number sees both.
 //
-//   event: ready           data: {"seq": 42}                                 first, on every connection
+//   event: ready           data: {"seq": 42}                                 first, on every connection (seq: the revision)
 //   event: flag            data: {"id": "...", "updatedAt": 1700000000000}   created or changed
 //   event: flag-deleted    data: {"id": "..."}
 //   event: audience        data: {"id": "...", "updatedAt": 1700000000000}   rules or name changed
@@ -21,13 +21,17 @@
 //
 // Events carry ids and versions only, never cohorts, rules or tokens: a client refetches what it needs.
 // With `env` (multi-environment projects) a flag event is sent only when that environment's state, or
-// the flag's name, changed. Each event's `id:` is the commit sequence number it was seen at.
+// the flag's name, changed. Each event's `id:` is the store revision it was seen at (StoreReader.revision:
+// the commit number on one node, PostgreSQL's revision on every node of a cluster), the number every API
+// answer names in Flagwire-Revision (src/http/revisions.ts).
 //
 // Replay (Last-Event-ID): each project (and environment) watched keeps its last `replayCommits` commits'
 // events, and stays known for `replayIdleMs` after its last stream closed (at most `maxIdleGroups` such).
 // A reconnect whose Last-Event-ID is within that gets the events after it (on the OFREP stream: one
 // refetchEvaluation); one beyond it, or unknown to this process, gets `reset` (OFREP: refetchEvaluation
 // without etag): reload everything. A project unwatched meanwhile is compared once, on the reconnect.
+// Revisions being the cluster's, a reconnect to another node is replayed as well when that node has
+// kept the project's events since the id (events may then come twice: each names a flag to refetch).
 import type { HttpRequest, TemplatedApp } from 'uWebSockets.js';
 import { errorBody, FlagwireError } from '../errors.js';
 import { kCorsOrigin, kNoSniff, send, trackAbort, type PendingResponse } from '../http/http.js';
@@ -98,7 +102,7 @@ export class ChangeFeed {
       replayIdleMs: this.options.replayIdleMs,
       maxIdleGroups: this.options.maxIdleGroups,
       onError: (err) => this.options.onError?.(err),
-      onEvents: (group, seq, events) => this.publish(group, seq, events),
+      onEvents: (group, revision, events) => this.publish(group, revision, events),
     });
   }
 
@@ -144,7 +148,7 @@ export class ChangeFeed {
       },
     });
     this.poller.expireIdle(performance.now());
-    const group = this.poller.group(project, watchEnv, store.configSeq());
+    const group = this.poller.group(project, watchEnv, store.revision());
     const watcher: Watcher = { connection, format };
     group.watchers.add(watcher);
     this.connections++;
@@ -160,7 +164,8 @@ export class ChangeFeed {
       res.writeHeader(kNoSniff[0], kNoSniff[1]);
       // Proxies (nginx) must pass events on as they come.
       res.writeHeader('X-Accel-Buffering', 'no');
-      connection.send(kHello + this.replay(group, format, lastEventId) + event(group.seenSeq, 'ready', { seq: group.seenSeq }));
+      const ready = event(group.seenRevision, 'ready', { seq: group.seenRevision });
+      connection.send(kHello + this.replay(group, format, lastEventId) + ready);
     });
     this.startTimers();
   }
@@ -179,13 +184,13 @@ export class ChangeFeed {
     this.poller.poll();
   }
 
-  /** Sends a group's events of commit `seq` to its connections (a refetch to OFREP's). */
-  private publish(group: Group<Watcher>, seq: number, events: string): void {
+  /** Sends a group's events seen at `revision` to its connections (a refetch to OFREP's). */
+  private publish(group: Group<Watcher>, revision: number, events: string): void {
     let refetch: string | null = null;
     for (const { connection, format } of group.watchers) {
       if (format === 'flagwire') connection.send(events);
       else {
-        refetch ??= refetchEvent(seq, group.configTag);
+        refetch ??= refetchEvent(revision, group.configTag);
         connection.send(refetch);
       }
     }
@@ -193,17 +198,19 @@ export class ChangeFeed {
 
   /**
    * What a reconnect missed since `lastEventId`: the logged events after it, or `reset` when the log
-   * does not reach back that far (or the id is not one of this server's commit numbers).
+   * does not reach back that far, or the id is not a revision this node's copy has (another data dir's,
+   * or on PostgreSQL a node further on than this one: the client then reloads, and may ask for its
+   * revision with Flagwire-Min-Revision).
    */
   private replay(group: Group<Watcher>, format: StreamFormat, lastEventId: string): string {
     if (lastEventId === '') return '';
     const last = /^\d{1,15}$/.test(lastEventId) ? Number(lastEventId) : -1;
-    if (last < group.coveredFrom || last > group.seenSeq) {
-      return format === 'ofrep' ? refetchEvent(group.seenSeq, null) : event(group.seenSeq, 'reset', { reason: kResetReason });
+    if (last < group.coveredFrom || last > group.seenRevision) {
+      return format === 'ofrep' ? refetchEvent(group.seenRevision, null) : event(group.seenRevision, 'reset', { reason: kResetReason });
     }
-    const missed = group.log.filter((logged) => logged.seq > last);
+    const missed = group.log.filter((logged) => logged.revision > last);
     if (missed.length === 0) return '';
-    return format === 'ofrep' ? refetchEvent(group.seenSeq, group.configTag) : missed.map((logged) => logged.events).join('');
+    return format === 'ofrep' ? refetchEvent(group.seenRevision, group.configTag) : missed.map((logged) => logged.events).join('');
   }
 
   private unsubscribe(group: Group<Watcher>, watcher: Watcher): void {

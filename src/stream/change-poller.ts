@@ -2,7 +2,9 @@
 // While at least one stream is open, the store's commit sequence number is read every `pollMs` (one
 // LMDB get after a snapshot renewal); when it moved, each watched project's flags and audiences are
 // read once and compared with the last snapshot, and the events for what changed are logged (for
-// replay) and handed to the project's watchers (change-feed.ts serves them as SSE).
+// replay) and handed to the project's watchers (change-feed.ts serves them as SSE). Events are
+// labelled with the store's revision of that snapshot (StoreReader.revision: PostgreSQL's on every node
+// of a cluster), the number every API answer names too (src/http/revisions.ts).
 import { projectConfigTag } from '../eval/config-tag.js';
 import { effectiveState } from '../model/flag-state.js';
 import type { Flag } from '../model/flags.js';
@@ -10,11 +12,14 @@ import type { Project } from '../model/projects.js';
 import type { SnapshotReader } from '../store/interfaces.js';
 import { event } from './events.js';
 
-export type FeedStore = Pick<SnapshotReader, 'resetReadTxn' | 'configSeq' | 'getProject' | 'listFlags' | 'listAudiences' | 'getOrg'>;
+export type FeedStore = Pick<
+  SnapshotReader,
+  'resetReadTxn' | 'configSeq' | 'revision' | 'getProject' | 'listFlags' | 'listAudiences' | 'getOrg'
+>;
 
-/** One commit's events for a group, as sent to Flagwire streams. */
+/** One commit's events for a group, as sent to Flagwire streams; `revision`: the store revision they were seen at, their ids. */
 export interface Logged {
-  readonly seq: number;
+  readonly revision: number;
   readonly events: string;
 }
 
@@ -27,9 +32,9 @@ export interface Group<W> {
   audiences: Map<string, number>;
   /** projectConfigTag of the snapshot: the OFREP event's etag, the first part of the bulk ETag. */
   configTag: string;
-  /** The commit number the snapshot reflects. */
-  seenSeq: number;
-  /** A client that has seen commit N >= coveredFrom misses nothing in `log`. */
+  /** The store revision the snapshot reflects. */
+  seenRevision: number;
+  /** A client that has seen revision N >= coveredFrom misses nothing in `log`. */
   coveredFrom: number;
   readonly log: Logged[];
   readonly watchers: Set<W>;
@@ -44,8 +49,8 @@ export interface ChangePollerOptions<W> {
   replayIdleMs: number;
   maxIdleGroups: number;
   onError?(err: unknown): void;
-  /** A group's events of commit `seq` (one chunk of text, never empty), for its watchers. */
-  onEvents(group: Group<W>, seq: number, events: string): void;
+  /** A group's events seen at store revision `revision` (one chunk of text, never empty), for its watchers. */
+  onEvents(group: Group<W>, revision: number, events: string): void;
 }
 
 export class ChangePoller<W> {
@@ -89,26 +94,29 @@ export class ChangePoller<W> {
       const seq = store.configSeq();
       if (seq === this.lastSeq) return;
       this.lastSeq = seq;
+      // The commit number says whether anything a stream reports changed; the events are labelled with
+      // the revision (on PostgreSQL it also moves for commits no stream reports: token activity, usage).
+      const revision = store.revision();
       // Idle groups catch up when a stream reopens them (group()): nobody is waiting for their events.
-      for (const group of this.groups.values()) if (group.watchers.size > 0) this.advance(group, seq);
+      for (const group of this.groups.values()) if (group.watchers.size > 0) this.advance(group, revision);
     } catch (err) {
       this.options.onError?.(err);
     }
   }
 
-  /** Brings a group's snapshot to commit `seq`: logs the events and hands them to its watchers. */
-  private advance(group: Group<W>, seq: number): void {
-    if (group.seenSeq === seq) return;
-    const events = this.diff(group, seq);
-    group.seenSeq = seq;
+  /** Brings a group's snapshot to store revision `revision`: logs the events and hands them to its watchers. */
+  private advance(group: Group<W>, revision: number): void {
+    if (group.seenRevision === revision) return;
+    const events = this.diff(group, revision);
+    group.seenRevision = revision;
     if (events === '') return;
-    group.log.push({ seq, events });
-    while (group.log.length > this.options.replayCommits) group.coveredFrom = group.log.shift()!.seq;
-    this.options.onEvents(group, seq, events);
+    group.log.push({ revision, events });
+    while (group.log.length > this.options.replayCommits) group.coveredFrom = group.log.shift()!.revision;
+    this.options.onEvents(group, revision, events);
   }
 
-  /** The group of a project and environment: a live or idle one brought up to `seq`, or a new baseline. */
-  group(project: Project, env: string | null, seq: number): Group<W> {
+  /** The group of a project and environment: a live or idle one brought up to `revision`, or a new baseline. */
+  group(project: Project, env: string | null, revision: number): Group<W> {
     const key = `${project.id}\u0000${env ?? ''}`;
     let group = this.groups.get(key);
     if (group === undefined) {
@@ -119,8 +127,8 @@ export class ChangePoller<W> {
         flags: new Map(),
         audiences: new Map(),
         configTag: '',
-        seenSeq: seq,
-        coveredFrom: seq,
+        seenRevision: revision,
+        coveredFrom: revision,
         log: [],
         watchers: new Set(),
         idleSince: 0,
@@ -130,7 +138,7 @@ export class ChangePoller<W> {
       this.groups.set(key, group);
     } else {
       this.idle.delete(key);
-      this.advance(group, seq);
+      this.advance(group, revision);
     }
     return group;
   }
@@ -150,8 +158,8 @@ export class ChangePoller<W> {
     }
   }
 
-  /** Updates the group's snapshot; returns the events (as one chunk of text) for what changed (none for seq -1: the baseline). */
-  private diff(group: Group<W>, seq: number): string {
+  /** Updates the group's snapshot; returns the events (as one chunk of text) for what changed (none for revision -1: the baseline). */
+  private diff(group: Group<W>, revision: number): string {
     const { store } = this.options;
     let events = '';
     const flags = new Map<string, string>();
@@ -159,15 +167,15 @@ export class ChangePoller<W> {
     for (const flag of flagList) {
       const signature = flagSignature(flag, group.env);
       flags.set(flag.id, signature);
-      if (group.flags.get(flag.id) !== signature) events += event(seq, 'flag', { id: flag.id, updatedAt: flag.updatedAt });
+      if (group.flags.get(flag.id) !== signature) events += event(revision, 'flag', { id: flag.id, updatedAt: flag.updatedAt });
     }
-    for (const id of group.flags.keys()) if (!flags.has(id)) events += event(seq, 'flag-deleted', { id });
+    for (const id of group.flags.keys()) if (!flags.has(id)) events += event(revision, 'flag-deleted', { id });
     const audiences = new Map<string, number>();
     const audienceList = store.listAudiences(group.projectId);
     for (const audience of audienceList) {
       audiences.set(audience.id, audience.updatedAt);
       if (group.audiences.get(audience.id) !== audience.updatedAt)
-        events += event(seq, 'audience', { id: audience.id, updatedAt: audience.updatedAt });
+        events += event(revision, 'audience', { id: audience.id, updatedAt: audience.updatedAt });
     }
     group.flags = flags;
     group.audiences = audiences;
@@ -176,7 +184,7 @@ export class ChangePoller<W> {
       const org = project.orgId === null ? null : (store.getOrg(project.orgId) ?? null);
       group.configTag = projectConfigTag(project, flagList, audienceList, org);
     }
-    return seq === -1 ? '' : events;
+    return revision === -1 ? '' : events;
   }
 }
 

@@ -25,7 +25,8 @@ import {
 } from './protocol.js';
 
 interface Pending {
-  resolve(value: unknown): void;
+  /** `revision`: the store revision the change committed at (WriterReply). */
+  resolve(value: unknown, revision: number): void;
   reject(err: FlagwireError): void;
   /** performance.now() when sent. */
   sentAt: number;
@@ -131,6 +132,19 @@ export class WriterClient {
    * that accounts for the input's memory (a request body) releases it then, not at the answer.
    */
   call<N extends CommandName>(name: N, input: CommandInput<N>, dropped: (() => void) | null = null): Promise<CommandOutput<N>> {
+    return this.callAt(name, input, dropped).then(({ value }) => value);
+  }
+
+  /**
+   * As call, with the store revision the change committed at (for a command that changed nothing, the
+   * one it read): this node's copy has it once the promise resolves. The Management API answers with it
+   * (Flagwire-Revision, src/http/revisions.ts).
+   */
+  callAt<N extends CommandName>(
+    name: N,
+    input: CommandInput<N>,
+    dropped: (() => void) | null = null,
+  ): Promise<{ value: CommandOutput<N>; revision: number }> {
     if (this.closing) {
       dropped?.();
       return Promise.reject(new FlagwireError('STORE_UNAVAILABLE', 'The server is shutting down; retry shortly.'));
@@ -146,10 +160,10 @@ export class WriterClient {
     }
     const id = this.nextId++;
     const fate = new Int32Array(new SharedArrayBuffer(4));
-    return new Promise<CommandOutput<N>>((resolve, reject) => {
+    return new Promise<{ value: CommandOutput<N>; revision: number }>((resolve, reject) => {
       const timer = setTimeout(() => this.expire(id), this.writeTimeoutMs);
       this.pending.set(id, {
-        resolve: resolve as (v: unknown) => void,
+        resolve: (value, revision) => resolve({ value: value as CommandOutput<N>, revision }),
         reject,
         sentAt: performance.now(),
         fate,
@@ -298,7 +312,7 @@ export class WriterClient {
       if (pending.refused) continue;
       if (this.onReply !== null && pending.fate !== null) this.onReply(performance.now() - pending.sentAt);
       if (reply.ok) {
-        pending.resolve(reply.value);
+        pending.resolve(reply.value, reply.revision ?? 0);
       } else {
         if (reply.log) this.log.error({ err: reply.log, code: reply.error.code }, 'writer command failed');
         pending.reject(fromErrorData(reply.error));

@@ -64,7 +64,13 @@ export interface WriterNotice {
   replica: ReplicaStatus;
 }
 
-export type WriterReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: ErrorData; log?: string };
+/**
+ * A command's `revision`: the store revision its commit answers at (WritePath.revision), which the
+ * Management API names in the answer (src/http/revisions.ts). A barrier's reply has none.
+ */
+export type WriterReply =
+  | { id: number; ok: true; value: unknown; revision?: number }
+  | { id: number; ok: false; error: ErrorData; log?: string };
 
 /** The error half of a reply: a FlagwireError as data; anything else as 500 (or 503 for a failed commit) with its text to log. */
 export function settleError(err: unknown, commitFailed = false): { error: ErrorData; log?: string } {

@@ -478,7 +478,7 @@ t.test('CORS: every response allows any origin; preflight needs no token', async
   t.equal(ofrepPre.headers.get('access-control-allow-origin'), '*');
   t.equal(
     ofrepPre.headers.get('access-control-allow-headers'),
-    'Content-Type, Authorization, X-Flagwire-Project, If-None-Match, Last-Event-ID',
-    'OFREP clients send three more',
+    'Content-Type, Authorization, X-Flagwire-Project, If-None-Match, Last-Event-ID, Flagwire-Min-Revision',
+    'OFREP clients send four more',
   );
 });

@@ -1,11 +1,13 @@
 // Main-thread batching with a fake runner and fake uWS responses: one task per event-loop turn,
-// growth while workers are busy, bounds, aborted clients, failed batches, shutdown.
+// growth while workers are busy, bounds, aborted clients, failed batches, shutdown; the batch's
+// revision on every answer, and requests that wait for a revision.
 import t from 'tap';
 import type { PendingResponse } from '../../src/http/http.js';
 import { InFlight } from '../../src/http/in-flight.js';
 import { EvalBatcher, type BatchAbortSignal, type BatchRunner, type BatcherOptions } from '../../src/eval/batcher.js';
 import { newDecodedRequests, readRequests, ResultWriter, type EvalTask } from '../../src/eval/protocol.js';
 import { kRouteFlag, kRouteProject } from '../../src/metrics/metrics.js';
+import { waiterAt } from '../helpers/revision-waiter.js';
 
 interface FakeRes extends PendingResponse {
   written: { status: string; headers: [string, string][]; body: string } | null;
@@ -50,9 +52,10 @@ function fakeRes(): FakeRes {
   return res;
 }
 
-/** Answers each request with `<route>:<id>?<query>`, status 200 (or 404 for id "missing"). */
+/** Answers each request with `<route>:<id>?<query>`, status 200 (or 404 for id "missing"), at `revision`. */
 class EchoRunner implements BatchRunner {
   tasks: number[] = [];
+  revision = 42;
   hold = false;
   private held: (() => void)[] = [];
   fail: unknown = null;
@@ -65,7 +68,7 @@ class EchoRunner implements BatchRunner {
     signal.addEventListener('abort', () => this.aborted++);
     if (this.fail !== null) return Promise.reject(this.fail);
     const reqs = readRequests(task.buffer, task.count, newDecodedRequests());
-    const out = new ResultWriter(task.buffer, task.count);
+    const out = new ResultWriter(task.buffer, task.count, this.revision);
     for (let i = 0; i < reqs.count; i++) {
       out.put(reqs.ids[i] === 'missing' ? 404 : 200, Buffer.from(`${reqs.routes[i]}:${reqs.ids[i]}?${reqs.queries[i]}`));
     }
@@ -100,12 +103,12 @@ function setup(over: Partial<BatcherOptions> = {}) {
     onBatchError: (err) => errors.push(err),
     ...over,
   });
-  const add = (id: string, query = '', route: 0 | 1 = kRouteFlag) => {
+  const add = (id: string, query = '', route: 0 | 1 = kRouteFlag, minRevision = 0) => {
     const res = fakeRes();
     res.onAborted(() => {
       res.aborted = true;
     });
-    return { res, accepted: batcher.add(res, route, id, query) };
+    return { res, accepted: batcher.add(res, route, id, query, '', minRevision) };
   };
   return { runner, inFlight, errors, batcher, add };
 }
@@ -123,6 +126,8 @@ t.test('requests of one turn go as one task; each response gets its own answer, 
     headers: [
       ['Access-Control-Allow-Origin', '*'],
       ['X-Content-Type-Options', 'nosniff'],
+      ['Flagwire-Revision', '42'],
+      ['Access-Control-Expose-Headers', 'Flagwire-Revision'],
       ['Content-Type', 'application/json'],
     ],
     body: '0:flg_a?cohort=x',
@@ -319,4 +324,99 @@ t.test('a batch that never comes back is answered 500 after taskTimeoutMs; its l
   runner.release();
   await settle();
   t.equal(errors.length, 1, 'the late answer of the first batch changes nothing');
+});
+
+const header = (res: FakeRes, name: string) => res.written?.headers.find(([k]) => k === name)?.[1];
+
+t.test('every answer of a batch names its revision; a later batch its own', async (t) => {
+  const { runner, add } = setup();
+  const first = add('flg_a');
+  await settle();
+  t.equal(header(first.res, 'Flagwire-Revision'), '42');
+  runner.revision = 2 ** 32 + 7;
+  const [b, c] = [add('flg_b'), add('missing')];
+  await settle();
+  t.same(
+    [header(b.res, 'Flagwire-Revision'), header(c.res, 'Flagwire-Revision')],
+    ['4294967303', '4294967303'],
+    'past 32 bits, errors too',
+  );
+});
+
+t.test('Flagwire-Min-Revision: at or below what a batch answered at, no read; above, a read of the store', async (t) => {
+  const { at, waiter } = waiterAt(42, 1000);
+  const { add } = setup({ revisions: waiter });
+  const warm = add('flg_a');
+  await settle();
+  t.equal(header(warm.res, 'Flagwire-Revision'), '42');
+  const reads = at.reads;
+  const same = add('flg_b', '', kRouteFlag, 42);
+  await settle();
+  t.same([same.accepted, same.res.written?.status, at.reads], [true, '200 OK', reads], 'served at once, without a read');
+  at.revision = 50;
+  const newer = add('flg_c', '', kRouteFlag, 45);
+  t.equal(at.reads, reads + 1, 'one read says the store has it');
+  await settle();
+  t.equal(newer.res.written?.status, '200 OK');
+});
+
+t.test('a request above the store waits, counted as accepted, then joins a batch once the store has it', async (t) => {
+  const { at, waiter } = waiterAt(42, 5000);
+  const inFlight = new InFlight();
+  const { runner, add, batcher } = setup({ revisions: waiter, inFlight });
+  const waiting = add('flg_wait', '', kRouteFlag, 44);
+  t.equal(waiting.accepted, true);
+  t.equal(batcher.size, 1, 'accepted: within the queue bounds');
+  t.equal(inFlight.size, 1, 'shutdown waits for it');
+  await new Promise((resolve) => setTimeout(resolve, 30));
+  t.same([runner.tasks, waiting.res.written], [[], null], 'not sent while the store is behind');
+  at.revision = 44;
+  runner.revision = 44;
+  await new Promise((resolve) => setTimeout(resolve, 30));
+  await settle();
+  t.same(runner.tasks, [1]);
+  t.same([waiting.res.written?.status, waiting.res.written?.body], ['200 OK', '0:flg_wait?']);
+  t.equal(header(waiting.res, 'Flagwire-Revision'), '44');
+  t.same([batcher.size, inFlight.size], [0, 0]);
+});
+
+t.test("a wait that runs out: 503 with Retry-After and the route set's body; an aborted one is dropped", async (t) => {
+  const { waiter } = waiterAt(42, 40);
+  const { runner, add, batcher } = setup({ revisions: waiter });
+  const late = add('flg_late', '', kRouteFlag, 1000);
+  const gone = add('flg_gone', '', kRouteFlag, 1000);
+  gone.res.abort();
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  t.equal(late.res.written?.status, '503 Service Unavailable');
+  t.equal(header(late.res, 'Retry-After'), '1');
+  t.equal(header(late.res, 'Flagwire-Revision'), '42', "this node's revision");
+  t.same(JSON.parse(late.res.written!.body).error, 'Revision not reached');
+  t.equal(gone.res.written, null);
+  t.same([runner.tasks, batcher.size], [[], 0], 'neither was evaluated; nothing left pending');
+});
+
+t.test("waiting is bounded: past the waiter's bound add() refuses (the route set answers 503)", async (t) => {
+  const { waiter } = waiterAt(0, 5000, 2);
+  const { add, batcher } = setup({ revisions: waiter });
+  t.same(
+    [add('a', '', kRouteFlag, 9).accepted, add('b', '', kRouteFlag, 9).accepted, add('c', '', kRouteFlag, 9).accepted],
+    [true, true, false],
+  );
+  t.equal(batcher.size, 2);
+  waiter.close();
+  await settle();
+  t.equal(batcher.size, 0, 'close answers the waiting ones');
+});
+
+t.test("refuse(): a route set's own answer, with the newest revision known, Retry-After and closing on request", async (t) => {
+  const { batcher, add } = setup();
+  add('flg_a');
+  await settle();
+  const res = fakeRes();
+  batcher.refuse(res, 503, Buffer.from('{}'), true, false);
+  t.equal(header(res, 'Flagwire-Revision'), '42');
+  t.equal(header(res, 'Retry-After'), '1');
+  const plain = fakeRes();
+  batcher.refuse(plain, 400, Buffer.from('{}'));
+  t.equal(header(plain, 'Retry-After'), undefined);
 });

@@ -433,7 +433,7 @@ t.test('the OpenAPI document has the three routes, FlagFile and PlanResult', asy
   t.same(exp?.responses['200'].content['application/json'].schema, fileRef);
   t.same(
     exp?.parameters.map((p: any) => p.name),
-    ['format', 'env'],
+    ['format', 'env', 'Flagwire-Min-Revision'],
   );
   for (const path of ['/api/v1/plan', '/api/v1/apply']) {
     const op = doc.paths[path]?.post;
@@ -445,7 +445,7 @@ t.test('the OpenAPI document has the three routes, FlagFile and PlanResult', asy
   const applyOp = doc.paths['/api/v1/apply'].post;
   t.same(
     applyOp.parameters.map((p: any) => p.name),
-    ['prune', 'ifRevision'],
+    ['prune', 'ifRevision', 'Flagwire-Min-Revision'],
   );
   t.match(applyOp.responses['409'].description, 'Revision conflict');
   t.match(applyOp.responses['403'].description, 'Insufficient permission');

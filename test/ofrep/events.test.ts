@@ -10,6 +10,7 @@ import { OFREPWebProvider } from '@openfeature/ofrep-web-provider';
 import { buildEvalWorld } from '../eval/eval-world.js';
 import { call } from '../helpers/http.js';
 import { startTestServer } from '../helpers/server.js';
+import { readyId, readStream as readStreamOf } from '../helpers/sse.js';
 
 // The provider uses the global EventSource, as in a browser (Node 20 has none).
 (globalThis as { EventSource?: unknown }).EventSource = EventSource;
@@ -100,29 +101,7 @@ t.test('without X-Flagwire-Project: the provider fails with "status: 400" and th
 });
 
 /** Reads a stream's raw text for `ms` (a Last-Event-ID header as a reconnecting EventSource sends it). */
-async function readStream(path: string, ms: number, lastEventId?: string): Promise<string> {
-  const controller = new AbortController();
-  const res = await fetch(`${server.baseUrl}${path}`, {
-    signal: controller.signal,
-    headers: lastEventId === undefined ? {} : { 'last-event-id': lastEventId },
-  });
-  let text = '';
-  const reader = res.body!.getReader();
-  const timer = setTimeout(() => controller.abort(), ms);
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      text += Buffer.from(value).toString();
-    }
-  } catch {
-    // aborted: the time is up
-  }
-  clearTimeout(timer);
-  return text;
-}
-
-const readySeq = (text: string) => Number(/id: (\d+)\nevent: ready\n/.exec(text)![1]);
+const readStream = (path: string, ms: number, lastEventId?: string) => readStreamOf(server.baseUrl, path, ms, lastEventId);
 
 t.test('Last-Event-ID: a reconnect within retention gets what it missed; beyond it, reset (OFREP: refetch without etag)', async (t) => {
   const path = `/v1/stream/project/${ids.single}`;
@@ -132,7 +111,7 @@ t.test('Last-Event-ID: a reconnect within retention gets what it missed; beyond 
     /^retry: 2000\n: connected\n\nid: \d+\nevent: ready\ndata: \{"seq":\d+\}\n\n$/,
     'hello, then ready with the commit number as id',
   );
-  const seen = readySeq(first);
+  const seen = readyId(first);
   // Changes while no stream is open.
   const a = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${ids.half}`, { token: world.writeToken, body: { trafficPercentage: 40 } });
   const b = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${ids.zero}`, {
@@ -150,19 +129,28 @@ t.test('Last-Event-ID: a reconnect within retention gets what it missed; beyond 
     ],
     'both missed changes',
   );
-  t.ok(readySeq(again) > seen, 'then ready at the newer commit');
-  const upToDate = await readStream(path, 300, String(readySeq(again)));
+  t.ok(readyId(again) > seen, 'then ready at the newer commit');
+  // Ids are store revisions, the number every answer names (Flagwire-Revision): what a reconnect missed
+  // is labelled with the revision it was seen at, here the last write's (compared once, on the reconnect).
+  const written = Number(b.headers.get('flagwire-revision'));
+  t.equal(readyId(again), written, "ready's id is the revision the last PATCH answered with");
+  t.same(
+    [...again.matchAll(/id: (\d+)\nevent: flag\n/g)].map((m) => Number(m[1])),
+    [written, written],
+    'so are the replayed events',
+  );
+  const upToDate = await readStream(path, 300, String(readyId(again)));
   t.notMatch(upToDate, /event: (flag|reset)/, 'nothing missed, nothing sent');
 
   const ofrepPath = `/ofrep/v1/stream/project/${ids.single}`;
   const ofrepFirst = await readStream(ofrepPath, 300);
   await call(server.baseUrl, 'PATCH', `/api/v1/flags/${ids.half}`, { token: world.writeToken, body: { trafficPercentage: 45 } });
-  const ofrepAgain = await readStream(ofrepPath, 400, String(readySeq(ofrepFirst)));
+  const ofrepAgain = await readStream(ofrepPath, 400, String(readyId(ofrepFirst)));
   t.match(ofrepAgain, /event: message\ndata: \{"type":"refetchEvaluation","etag":"[0-9a-f]{8}"\}\n\n/, 'one refetch for what it missed');
 
   // Beyond retention: an id older than what the server keeps for the project (commit 1: before its first
   // stream opened), or not one of its commits.
-  for (const old of ['1', 'garbage', String(readySeq(again) + 1000)]) {
+  for (const old of ['1', 'garbage', String(readyId(again) + 1000)]) {
     const reset = await readStream(path, 300, old);
     t.match(reset, /event: reset\ndata: \{"reason":"Last-Event-ID is older than this server keeps/, `reset for ${old}`);
     t.notMatch(reset, /event: flag\n/);

@@ -166,7 +166,7 @@ t.test('bulk over fetch: ETag and 304; a changed context never gets a stale 304'
   t.equal(first.status, 200);
   const etag = first.headers.get('etag')!;
   t.match(etag, /^"[0-9a-f]{8}-[0-9a-f]{16}"$/);
-  t.equal(first.headers.get('access-control-expose-headers'), 'ETag');
+  t.equal(first.headers.get('access-control-expose-headers'), 'ETag, Flagwire-Revision');
   const again = await fetch(`${server.baseUrl}/ofrep/v1/evaluate/flags`, {
     method: 'POST',
     body: JSON.stringify(body),

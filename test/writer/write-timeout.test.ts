@@ -4,48 +4,17 @@
 // committed and acknowledged. The race is driven on purpose: commands are sent 2 ms apart and the lock
 // is let go while their deadlines pass, so some are cancelled just before the writer could claim them
 // and some are claimed just before their deadline. Every outcome must match the disk.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { pino } from 'pino';
 import { Clock } from '../../src/clock.js';
 import { FlagwireError } from '../../src/errors.js';
-import { dataFilePath } from '../../src/store/layout.js';
 import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
 import { WriterClient } from '../../src/writer/client.js';
+import { holdLock } from '../helpers/hold-lock.js';
 import { tempDataDir } from '../helpers/server.js';
-import { plainNode } from '../helpers/plain-process.js';
 
-const kHolder = fileURLToPath(new URL('../helpers/lock-holder.js', import.meta.url));
 const kTimeoutMs = 300;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Starts a lock holder and resolves once it holds the write lock. */
-async function holdLock(dataDir: string): Promise<{ child: ChildProcess; release(): Promise<void> }> {
-  const child = spawn(...plainNode([kHolder, dataFilePath(dataDir)]), { stdio: ['pipe', 'ignore', 'pipe'] });
-  let stderr = '';
-  const seen = (word: string) =>
-    new Promise<void>((resolve, reject) => {
-      const check = () => {
-        if (stderr.includes(word)) resolve();
-      };
-      child.stderr!.on('data', (d: Buffer) => {
-        stderr += d.toString();
-        check();
-      });
-      child.once('exit', () => (stderr.includes(word) ? resolve() : reject(new Error(`lock holder exited before "${word}": ${stderr}`))));
-      check();
-    });
-  await seen('held');
-  return {
-    child,
-    release: async () => {
-      const released = seen('released');
-      child.stdin!.end('x');
-      await released;
-    },
-  };
-}
 
 type Outcome = 'ok' | 'busy' | string;
 

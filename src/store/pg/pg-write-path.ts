@@ -31,6 +31,8 @@ const kPruneEvery = 1000;
 
 export class PgWritePath implements WritePath {
   private readonly follower: Follower | null;
+  /** revision(): set by each commit (the follower, in this thread too, may move the copy on meanwhile). */
+  private lastRevision = 0;
 
   /**
    * Owns `copy` and `pg` (close closes them). `onReplica`: a server's writer runs the follower, which
@@ -59,6 +61,8 @@ export class PgWritePath implements WritePath {
     }
     if (changes.length === 0) {
       await txn.rollback();
+      // Nothing to commit: the commands read the copy at the revision the lock was taken at.
+      this.lastRevision = txn.revision;
       return settled;
     }
     let revision: number;
@@ -69,8 +73,13 @@ export class PgWritePath implements WritePath {
       revision = await this.resolve(txn.writeId, err);
     }
     this.copy.applyRevisions([{ revision, changes }]);
+    this.lastRevision = revision;
     if (revision % kPruneEvery === 0) void this.pg.prune(revision).catch(() => undefined);
     return settled;
+  }
+
+  revision(): number {
+    return this.lastRevision;
   }
 
   /**
