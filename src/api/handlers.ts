@@ -18,7 +18,7 @@ import { type ExportFormat, exportProject, kExportFormats } from '../flags-as-co
 import { fileText } from '../flags-as-code/flag-file.js';
 import { kRolloutActions, type RolloutAction, rolloutView, scheduleView } from '../release-plans/schemas.js';
 import { deliveryView, webhookView } from '../webhooks/schemas.js';
-import { UrlGuard, urlSyntaxProblem } from '../webhooks/url-safety.js';
+import { refuseUnreachableUrl } from '../webhooks/url-safety.js';
 import { kKeptDeliveries } from '../webhooks/webhook-commands.js';
 
 /** What a handler gets: everything read off the request before the pipeline may go async. */
@@ -108,18 +108,6 @@ function precheckFlagChange(request: ApiRequest, auth: AuthContext, { store }: H
 /** What the writer's command for a write to one flag is given: the token, the flag, `env` as sent, the body as received. */
 function flagWrite(request: ApiRequest, auth: AuthContext, received: ReceivedBody) {
   return { tokenId: auth.token.id, flagId: request.flagId!, env: request.query.get('env'), received };
-}
-
-/**
- * A webhook whose URL resolves to an address it may not reach is refused before it is made (the writer
- * cannot resolve names); the deliverer checks again at every send, as names move.
- */
-async function refuseUnreachableUrl(received: ReceivedBody, deps: HandlerDeps): Promise<void> {
-  const parsed = parseJsonObject(received, 'create');
-  const url = parsed.ok ? parsed.value.url : undefined;
-  if (typeof url !== 'string' || urlSyntaxProblem(url) !== null) return;
-  const destination = await new UrlGuard(deps.config.webhookAllow).destination(url);
-  if ('refused' in destination) throw new FlagwireError('INVALID_REQUEST', `url: ${destination.refused}`);
 }
 
 export const kManagementHandlers: Readonly<Record<ManagementRouteName, ManagementHandler>> = {
@@ -230,7 +218,8 @@ export const kManagementHandlers: Readonly<Record<ManagementRouteName, Managemen
   apiCreateWebhook: {
     kind: 'write',
     async run(_request, auth, received, release, deps) {
-      await refuseUnreachableUrl(received, deps);
+      const parsed = parseJsonObject(received, 'create');
+      await refuseUnreachableUrl(parsed.ok ? parsed.value.url : undefined, deps.config.webhookAllow);
       return { status: 201, value: await deps.writer.call('apiWebhookCreate', { tokenId: auth.token.id, received }, release) };
     },
   },

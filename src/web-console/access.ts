@@ -29,6 +29,8 @@ export interface ProjectAccess {
     tokensReadOnly: boolean;
     /** Environments and audiences. */
     configure: boolean;
+    /** Make and delete webhooks, send a delivery again: whoever may change flags (the writer's consoleActor). */
+    manageWebhooks: boolean;
   };
 }
 
@@ -52,6 +54,7 @@ export function projectAccess(r: StoreReader, user: User, projectId: string, now
       manageAllTokens: eligible && canManageAnyToken(role),
       tokensReadOnly: !eligible,
       configure: can(role, 'configure'),
+      manageWebhooks: can(role, 'editFlags'),
     },
   };
 }

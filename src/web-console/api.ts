@@ -13,6 +13,7 @@ import { kMailRoutes } from './api/mail.js';
 import { kMemberRoutes } from './api/members.js';
 import { kSettingsRoutes } from './api/settings.js';
 import { kTokenRoutes } from './api/tokens.js';
+import { kWebhookRoutes } from './api/webhooks.js';
 
 export type { ApiCall, ApiRoute } from './api/call.js';
 
@@ -21,6 +22,7 @@ export const kApiRoutes: readonly ApiRoute[] = [
   ...kFlagRoutes,
   ...kSettingsRoutes,
   ...kTokenRoutes,
+  ...kWebhookRoutes,
   ...kAuditRoutes,
   ...kMemberRoutes,
   ...kMailRoutes,

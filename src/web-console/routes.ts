@@ -195,6 +195,7 @@ function callRoute(
     session: current.session,
     store: deps.store,
     writer: deps.writer,
+    config: deps.config(),
     now: deps.clock.now(),
   };
   return matched.route.run(apiCall);

@@ -24,7 +24,7 @@ fieldset { border: 1px solid var(--line); border-radius: 6px; padding: 10px 14px
 legend { font-weight: 600; padding: 0 4px; }
 label { display: inline-block; margin: 4px 12px 4px 0; }
 label.block { display: block; }
-input[type=text], input[type=email], input[type=password], input[type=number], input[type=search], select, textarea {
+input[type=text], input[type=url], input[type=email], input[type=password], input[type=number], input[type=search], select, textarea {
   font: inherit; padding: 5px 8px; border: 1px solid #6b7280; border-radius: 4px; color: var(--fg); background: #fff; }
 textarea { width: 100%; min-height: 60px; }
 button { font: inherit; padding: 5px 12px; border-radius: 4px; border: 1px solid var(--accent); background: var(--accent); color: #fff; cursor: pointer; }
@@ -36,8 +36,8 @@ button:disabled { background: #e5e7eb; color: #374151; border-color: #9ca3af; cu
 .ok { color: var(--ok); font-weight: 600; }
 .muted { color: var(--muted); }
 .pill { display: inline-block; padding: 0 8px; border-radius: 10px; font-size: 0.85rem; border: 1px solid var(--line); }
-.pill.on, .pill.active { background: #dafbe1; color: #0f5323; border-color: #4ac26b; }
-.pill.off, .pill.revoked, .pill.expired { background: #ffebe9; color: #82071e; border-color: #ff8182; }
+.pill.on, .pill.active, .pill.delivered { background: #dafbe1; color: #0f5323; border-color: #4ac26b; }
+.pill.off, .pill.revoked, .pill.expired, .pill.failed { background: #ffebe9; color: #82071e; border-color: #ff8182; }
 .secret { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; background: #fff8c5; padding: 8px; border: 1px solid #d4a72c; border-radius: 4px; word-break: break-all; }
 .warning { background: #fff8c5; border: 1px solid #d4a72c; padding: 8px 12px; border-radius: 4px; color: #4d2d00; }
 .signin { max-width: 380px; }

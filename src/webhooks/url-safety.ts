@@ -5,6 +5,7 @@
 // checked when a delivery is sent, every time, and the connection goes to the address checked (a name
 // that resolves elsewhere a moment later changes nothing).
 import { lookup } from 'node:dns/promises';
+import { FlagwireError } from '../errors.js';
 import { type AddressRange, inRange, parseAddress, parseRange } from '../http/client-address.js';
 
 const kBlocked: readonly [string, string][] = [
@@ -88,4 +89,16 @@ export class UrlGuard {
     if (this.ranges.some((r) => inRange(bytes, r))) return null;
     return kBlockedRanges.find((b) => inRange(bytes, b.range))?.what ?? null;
   }
+}
+
+/**
+ * A webhook's URL refused before it is made (a 400 naming the address) when it resolves where a webhook
+ * may not send: the writer cannot resolve names, so the Management API and the web console ask this
+ * first; the deliverer checks again at every send, as names move. A URL that is not one is left to the
+ * writer, which reports it with the body's other problems.
+ */
+export async function refuseUnreachableUrl(url: unknown, allow: readonly string[]): Promise<void> {
+  if (typeof url !== 'string' || urlSyntaxProblem(url) !== null) return;
+  const destination = await new UrlGuard(allow).destination(url);
+  if ('refused' in destination) throw new FlagwireError('INVALID_REQUEST', `url: ${destination.refused}`);
 }

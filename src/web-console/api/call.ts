@@ -1,5 +1,6 @@
 // What every console API route is: its call (the request's values, the user, the store, the writer),
 // its table entry, and the reading of the console's own form bodies.
+import type { Config } from '../../config.js';
 import { FlagwireError } from '../../errors.js';
 import type { User } from '../../model/accounts.js';
 import type { ReceivedBody } from '../../model/request-body.js';
@@ -17,6 +18,8 @@ export interface ApiCall {
   session: Session;
   store: StoreReader;
   writer: WriterClient;
+  /** The server's settings a route needs (a webhook's URL is checked against FLAGWIRE_WEBHOOK_ALLOW). */
+  config: Readonly<Pick<Config, 'webhookAllow'>>;
   now: number;
 }
 

@@ -8,6 +8,7 @@ import { membersPage } from './members-page.js';
 import { settingsPage } from './settings-page.js';
 import { show } from './shell.js';
 import { activityPage, tokensPage } from './token-pages.js';
+import { webhooksPage } from './webhooks-page.js';
 
 export async function route(): Promise<void> {
   const [path, query] = location.hash.replace(/^#/, '').split('?') as [string, string | undefined];
@@ -20,6 +21,7 @@ export async function route(): Promise<void> {
     if (parts.length === 0) await homePage();
     else if (parts[0] === 'projects' && parts.length === 2) await projectPage(parts[1]!);
     else if (parts[0] === 'projects' && parts[2] === 'tokens') await tokensPage(parts[1]!);
+    else if (parts[0] === 'projects' && parts[2] === 'webhooks') await webhooksPage(parts[1]!);
     else if (parts[0] === 'projects' && parts[2] === 'audit') await auditPage(parts[1]!, params);
     else if (parts[0] === 'projects' && parts[2] === 'settings') await settingsPage(parts[1]!);
     else if (parts[0] === 'flags') await flagPage(parts[1]!);

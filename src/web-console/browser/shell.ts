@@ -1,5 +1,6 @@
-// What every page of the web console is drawn in: the page element, breadcrumbs and the project's tabs.
-import { h } from './dom.js';
+// What every page of the web console is drawn in: the page element, breadcrumbs, the project's tabs, and
+// the box that shows a new secret once.
+import { h, say } from './dom.js';
 import type { Project } from './views.js';
 
 export const page = () => document.getElementById('page')!;
@@ -24,7 +25,33 @@ export function projectTabs(project: Project): HTMLElement {
     { 'aria-label': 'Project', class: 'tabs' },
     h('a', { href: `#/projects/${project.id}` }, 'Flags'),
     h('a', { href: `#/projects/${project.id}/tokens` }, 'Tokens'),
+    h('a', { href: `#/projects/${project.id}/webhooks` }, 'Webhooks'),
     h('a', { href: `#/projects/${project.id}/audit` }, 'Audit log'),
     h('a', { href: `#/projects/${project.id}/settings` }, 'Environments and audiences'),
+  );
+}
+
+/** A secret shown only this once (a token's, a webhook's), with a button that copies it. */
+export function secretBox(opts: { label: string; heading: string; advice: string; id: string; secret: string }): HTMLElement {
+  const { secret } = opts;
+  return h(
+    'section',
+    { class: 'warning', 'aria-label': opts.label },
+    h('h2', {}, opts.heading),
+    h('p', {}, opts.advice),
+    h('p', { class: 'secret', id: opts.id }, secret),
+    h(
+      'button',
+      {
+        type: 'button',
+        onclick: () => {
+          navigator.clipboard.writeText(secret).then(
+            () => say('Secret copied to the clipboard.'),
+            () => say('Could not copy: select the secret and copy it by hand.', 'error'),
+          );
+        },
+      },
+      'Copy secret',
+    ),
   );
 }

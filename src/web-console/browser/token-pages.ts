@@ -1,36 +1,21 @@
 // A project's tokens, and one token's activity.
 import { api, field, formatTime, h, onSubmit, say, sayError } from './dom.js';
-import { crumbs, projectTabs, show } from './shell.js';
+import { crumbs, projectTabs, secretBox, show } from './shell.js';
 import type { ActivityView, TokensView } from './views.js';
 
 /** One token of the tokens page. */
 export type TokenRow = TokensView['tokens'][number];
 
-export function secretBox(name: string, secret: string): HTMLElement {
-  return h(
-    'section',
-    { class: 'warning', 'aria-label': 'New token secret' },
-    h('h2', {}, `Secret of ${name}`),
-    h(
-      'p',
-      {},
+/** A new or rotated token's secret, shown once. */
+function tokenSecretBox(name: string, secret: string): HTMLElement {
+  return secretBox({
+    label: 'New token secret',
+    heading: `Secret of ${name}`,
+    advice:
       'Copy it now: it is shown only this once and cannot be shown again. Keep it in server-side code or a secret store, never in a browser bundle or a URL. A lost secret needs a new token.',
-    ),
-    h('p', { class: 'secret', id: 'token-secret' }, secret),
-    h(
-      'button',
-      {
-        type: 'button',
-        onclick: () => {
-          navigator.clipboard.writeText(secret).then(
-            () => say('Secret copied to the clipboard.'),
-            () => say('Could not copy: select the secret and copy it by hand.', 'error'),
-          );
-        },
-      },
-      'Copy secret',
-    ),
-  );
+    id: 'token-secret',
+    secret,
+  });
 }
 
 export async function tokensPage(projectId: string, created: HTMLElement | null = null): Promise<void> {
@@ -78,7 +63,7 @@ function createTokenForm(project: TokensView['project'], reload: (box: HTMLEleme
           expires: expires.value,
           environments: envs.filter((e) => e.checked).map((e) => e.value),
         });
-        await reload(secretBox(token.name, token.secret));
+        await reload(tokenSecretBox(token.name, token.secret));
         say(`Token ${token.name} created.`);
       }),
     },
@@ -110,7 +95,7 @@ function createTokenForm(project: TokensView['project'], reload: (box: HTMLEleme
 function tokensTable(tokens: readonly TokenRow[], reload: (box?: HTMLElement | null) => Promise<void>): HTMLElement {
   const act = (token: TokenRow, verb: 'rotate' | 'revoke') => () => {
     api<{ name?: string; secret?: string }>('POST', `tokens/${token.id}/${verb}`).then(async (result) => {
-      await reload(verb === 'rotate' ? secretBox(token.name, result.secret!) : null);
+      await reload(verb === 'rotate' ? tokenSecretBox(token.name, result.secret!) : null);
       say(verb === 'rotate' ? `Token ${token.name} rotated: the old secret no longer works.` : `Token ${token.name} revoked.`);
     }, sayError);
   };

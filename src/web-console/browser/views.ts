@@ -10,6 +10,7 @@ export type { HomeView, SessionView } from '../api/home.js';
 export type { MailView } from '../api/mail.js';
 export type { MembersView } from '../api/members.js';
 export type { ActivityView, TokensView } from '../api/tokens.js';
+export type { WebhooksView } from '../api/webhooks.js';
 export type { RolloutAction, RolloutBody } from '../../release-plans/schemas.js';
 export type { Org, User } from '../../model/accounts.js';
 export type { Audience, Project } from '../../model/projects.js';
