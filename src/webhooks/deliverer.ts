@@ -39,7 +39,7 @@ export interface DelivererOptions {
   timeoutMs: number;
 }
 
-const kDefaults: DelivererOptions = { pollMs: 250, timeoutMs: 10_000 };
+const kDefaults: DelivererOptions = { pollMs: 100, timeoutMs: 10_000 };
 
 export class Deliverer {
   /** This process: the name its claims carry. */

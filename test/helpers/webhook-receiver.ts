@@ -14,6 +14,8 @@ export interface Receiver {
   readonly received: Received[];
   /** What the next requests get: a status code, or 'hang' (no answer until the receiver closes). */
   answer: number | 'hang';
+  /** Called with each request's body as it arrives (the bench times deliveries with it). */
+  onRequest: ((body: string) => void) | null;
   /** Resolves once `count` requests have arrived (the bound only catches a hang). */
   waitFor(count: number, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -27,6 +29,7 @@ export async function startReceiver(): Promise<Receiver> {
     req.on('data', (chunk: Buffer) => (body += chunk.toString()));
     req.on('end', () => {
       received.push({ headers: req.headers, body, path: req.url ?? '' });
+      receiver.onRequest?.(body);
       if (receiver.answer === 'hang') hanging.push(res);
       else res.writeHead(receiver.answer).end('ok');
     });
@@ -36,6 +39,7 @@ export async function startReceiver(): Promise<Receiver> {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
     received,
     answer: 200,
+    onRequest: null,
     async waitFor(count, timeoutMs = 60_000) {
       const deadline = Date.now() + timeoutMs;
       while (received.length < count) {
