@@ -13,6 +13,7 @@ import type { Change } from '../../src/store/changes.js';
 import type { WebhookDelivery } from '../../src/model/webhooks.js';
 import { tempDir, type TestContext } from '../helpers/cli.js';
 import { call } from '../helpers/http.js';
+import { pollUntil } from '../helpers/poll.js';
 import { startPostgres } from '../helpers/postgres.js';
 import type { TestServer } from '../helpers/server.js';
 import { type Received, startReceiver } from '../helpers/webhook-receiver.js';
@@ -32,16 +33,6 @@ async function changeLog(database: string): Promise<{ revision: number; change: 
     'SELECT revision, changes FROM flagwire_changes ORDER BY revision',
   );
   return rows.flatMap((row) => (packr.unpack(row.changes) as Change[]).map((change) => ({ revision: Number(row.revision), change })));
-}
-
-async function eventually<T>(what: string, get: () => Promise<T>, ok: (v: T) => boolean): Promise<T> {
-  const deadline = Date.now() + kHangMs;
-  for (;;) {
-    const v = await get();
-    if (ok(v)) return v;
-    if (Date.now() > deadline) throw new Error(`never: ${what} (${JSON.stringify(v)})`);
-    await sleep(50);
-  }
 }
 
 /** `count` nodes on `url`, each on a data dir of its own, ready; stopped at the test's end. */
@@ -115,7 +106,7 @@ t.test('two nodes, twenty changes made on both: each reaches the receiver once, 
   await receiver.waitFor(kChanges, kHangMs);
   const logs = await Promise.all(
     [0, 1].map((i) =>
-      eventually(
+      pollUntil(
         `every delivery delivered, read from node ${i}`,
         () => log(i, webhookId),
         (l) => l.length === kChanges && l.every((d) => d.status === 'delivered'),
@@ -205,7 +196,7 @@ t.test('the node sending a delivery killed (kill -9) before the answer: another 
   await receiver.waitFor(2, kHangMs);
   const again = receiver.received[1]!;
   t.equal(senderOf(nodes, again.remotePort, receiverPort), nodes[survivor], 'sent again by the surviving node');
-  const [delivered] = await eventually(
+  const [delivered] = await pollUntil(
     'delivered, read from the surviving node',
     () => log(survivor, webhookId),
     (l) => l[0]?.status === 'delivered',
