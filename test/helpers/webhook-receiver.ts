@@ -7,6 +7,10 @@ export interface Received {
   headers: IncomingHttpHeaders;
   body: string;
   path: string;
+  /** The sender's port of the connection it came on (which process sent it: see senderPid in the multinode tests). */
+  remotePort: number;
+  /** When it arrived (Date.now()). */
+  at: number;
 }
 
 export interface Receiver {
@@ -21,20 +25,22 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(): Promise<Receiver> {
+/** `port`: 0 for a free one; a given one to come up where a receiver was down (connections refused). */
+export async function startReceiver(port = 0): Promise<Receiver> {
   const received: Received[] = [];
   const hanging: ServerResponse[] = [];
   const server = createServer((req, res) => {
+    const remotePort = req.socket.remotePort ?? 0;
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString()));
     req.on('end', () => {
-      received.push({ headers: req.headers, body, path: req.url ?? '' });
+      received.push({ headers: req.headers, body, path: req.url ?? '', remotePort, at: Date.now() });
       receiver.onRequest?.(body);
       if (receiver.answer === 'hang') hanging.push(res);
       else res.writeHead(receiver.answer).end('ok');
     });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
   const receiver: Receiver = {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
     received,

@@ -6,6 +6,7 @@
 import t from 'tap';
 import { Webhook as Verifier } from 'standardwebhooks';
 import { call } from '../helpers/http.js';
+import { pollUntil } from '../helpers/poll.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
 import { startWorldServer } from '../helpers/world-server.js';
 
@@ -21,16 +22,6 @@ const api = (method: string, path: string, body?: unknown, token = secrets.write
 const patchFlag = (body: unknown) => api('PATCH', `/api/v1/flags/${ids.flag}`, body);
 const log = async (webhookId: string) =>
   (await api('GET', `/api/v1/webhooks/${webhookId}/deliveries`, undefined, secrets.read)).json.deliveries as Record<string, any>[];
-
-async function until<T>(what: string, get: () => Promise<T>, ok: (v: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const v = await get();
-    if (ok(v)) return v;
-    if (Date.now() > deadline) throw new Error(`never: ${what} (${JSON.stringify(v)})`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 t.test('made, listed, a change delivered signed; a failing receiver retried; redelivered as the same message', async (t) => {
   const receiver = await startReceiver();
@@ -63,7 +54,7 @@ t.test('made, listed, a change delivered signed; a failing receiver retried; red
     data: { audit: { flagId: ids.flag, actor: `token:${world.tokenIds.write}` }, flag: { id: ids.flag, trafficPercentage: 70 } },
   });
   t.equal(first!.headers['content-type'], 'application/json');
-  const [delivered] = await until(
+  const [delivered] = await pollUntil(
     'delivered in the log',
     () => log(id),
     (l) => l[0]?.status === 'delivered',
@@ -74,7 +65,7 @@ t.test('made, listed, a change delivered signed; a failing receiver retried; red
   receiver.answer = 500;
   await patchFlag({ trafficPercentage: 71 });
   await receiver.waitFor(2);
-  const failing = await until(
+  const failing = await pollUntil(
     'a failed attempt logged',
     () => log(id),
     (l) => l[0]?.attempts === 1 && l[0]?.status === 'pending',
@@ -85,7 +76,7 @@ t.test('made, listed, a change delivered signed; a failing receiver retried; red
   await call(base, 'POST', '/__test/clock?advance=6');
   await receiver.waitFor(3);
   t.equal(receiver.received[2]!.headers['webhook-id'], receiver.received[1]!.headers['webhook-id'], 'a retry is the same message');
-  const retried = await until(
+  const retried = await pollUntil(
     'delivered after a retry',
     () => log(id),
     (l) => l[0]?.status === 'delivered',
@@ -117,7 +108,7 @@ t.test('a hanging receiver delays neither a write nor another receiver', async (
   for (let i = 0; i < 5; i++) t.equal((await patchFlag({ trafficPercentage: 80 + i })).status, 200, `write ${i} answered`);
   await healthy.waitFor(5);
   t.ok(hanging.received.length <= 2, `at most two sends at once to one webhook: ${hanging.received.length}`);
-  const timedOut = await until(
+  const timedOut = await pollUntil(
     'the hanging receiver cut off',
     () => log(slow),
     (l) => l.some((d) => d.lastError === 'no answer in 2000 ms'),
