@@ -50,7 +50,6 @@ async function seed(dataDir: string, databaseUrl: string | null): Promise<Data> 
 }
 
 async function patch(node: TestServer, data: Data, flagId: string, body: unknown): Promise<number> {
-  if (node.proc.exitCode !== null || node.proc.signalCode !== null) throw new Error(`the node on port ${node.port} exited:\n${node.logs().slice(-4000)}`);
   const r = await fetch(`${node.baseUrl}/api/v1/flags/${flagId}`, {
     method: 'PATCH',
     headers: { authorization: `Bearer ${data.secret}`, 'content-type': 'application/json' },
@@ -92,6 +91,7 @@ async function evaluate(node: TestServer, flagId: string): Promise<boolean> {
 
 /** When the receiver got the probe's delivery with `enabled` (performance.now()), by the probe's number. */
 const probeArrivals = new Map<number, number>();
+let deliveredCount = () => 0;
 
 /**
  * PATCH the probe on A, time until evaluation on B sees it and until the webhook's receiver has its
@@ -110,7 +110,10 @@ async function lagProbes(a: TestServer, b: TestServer, data: Data, round: number
     }
     lags.push(performance.now() - start);
     while (!probeArrivals.has(id)) {
-      if (performance.now() - start > 30_000) throw new Error('probe delivery not received in 30 s');
+      if (performance.now() - start > 30_000)
+        throw new Error(
+          `probe ${id}'s delivery not received in 30 s (${probeArrivals.size} probe deliveries so far, ${deliveredCount()} in all)`,
+        );
       await sleep(1);
     }
     deliveries.push(probeArrivals.get(id)! - start);
@@ -138,6 +141,7 @@ try {
   // A webhook of every flag change, to a receiver that answers at once: under (e) it hears every PATCH.
   const receiver = await startReceiver();
   let probeSeq = 0;
+  deliveredCount = () => receiver.received.length;
   receiver.onRequest = (body) => {
     const { audit } = (JSON.parse(body) as { data: { audit: { flagId: string } } }).data;
     if (audit.flagId === pgData.probe) probeArrivals.set(probeSeq++, performance.now());
@@ -155,7 +159,9 @@ try {
     stop.done = true;
     return load;
   };
-  const loaded = { ...(await lagProbes(a, b, pgData, 1)), load: await stopLoad() };
+  // The load is stopped whatever the probes do: a probe that fails must not leave it running.
+  const probes = await lagProbes(a, b, pgData, 1).finally(stopLoad);
+  const loaded = { ...probes, load: await load };
   await receiver.close();
   console.log(`durable PATCHes/s, ${kConnections} clients, ${seconds} s:`);
   console.log(`  LMDB alone        ${lmdb.rps.toFixed(0).padStart(6)}  (refused ${lmdb.failed})`);
@@ -172,7 +178,11 @@ try {
   line('under (e) on A', loaded.deliveries, '  (every PATCH of the load is delivered too)');
 } catch (err) {
   // A node that stopped answering says why in its log.
-  for (const [name, node] of [['A', a], ['B', b], ['LMDB', solo]] as const)
+  for (const [name, node] of [
+    ['A', a],
+    ['B', b],
+    ['LMDB', solo],
+  ] as const)
     if (node.proc.exitCode !== null || node.proc.signalCode !== null) console.error(`node ${name} exited:\n${node.logs().slice(-4000)}`);
   throw err;
 } finally {

@@ -177,9 +177,9 @@ async function seedIfDemo(config: Readonly<Config>, options: StartOptions, store
 /** The webhook outbox's sender, polling from now on (src/webhooks/deliverer.ts). */
 function startDeliverer(config: Readonly<Config>, store: Store, writer: WriterClient, clock: Clock, log: Logger): Deliverer {
   const work = {
-    claim: (deliveryId: string, nodeId: string, claimMs: number) => writer.call('webhookClaim', { deliveryId, nodeId, claimMs }),
-    result: (deliveryId: string, outcome: AttemptOutcome) =>
-      writer.call('webhookResult', { deliveryId, outcome, giveUpMs: config.webhookGiveUpMs }),
+    claim: (deliveryIds: string[], nodeId: string, claimMs: number) => writer.call('webhookClaimMany', { deliveryIds, nodeId, claimMs }),
+    result: (results: { deliveryId: string; outcome: AttemptOutcome }[]) =>
+      writer.call('webhookResultMany', { results, giveUpMs: config.webhookGiveUpMs }),
   };
   const deliverer = new Deliverer(store, work, new UrlGuard(config.webhookAllow), clock, log, { timeoutMs: config.webhookTimeoutMs });
   deliverer.start();

@@ -92,10 +92,12 @@ export interface StoreReader {
   /** Webhooks (src/webhooks): one; a project's, oldest first. */
   getWebhook(id: string): Webhook | undefined;
   listWebhooks(projectId: string): Webhook[];
-  /** A delivery; a webhook's, newest first, `limit` of them after skipping `offset`; those pending and due at `now`, earliest first. */
+  /** A delivery; a webhook's, newest first, `limit` of them after skipping `offset`. */
   getDelivery(id: string): WebhookDelivery | undefined;
   listDeliveries(webhookId: string, limit: number, offset?: number): WebhookDelivery[];
-  listDueDeliveries(now: number, limit: number): WebhookDelivery[];
+  /** The webhooks with a delivery due at `now` (at most `limit`); a webhook's deliveries due at `now`, earliest first. */
+  listDueWebhooks(now: number, limit: number): string[];
+  listDueDeliveries(webhookId: string, now: number, limit: number): WebhookDelivery[];
 }
 
 /**

@@ -36,7 +36,9 @@
 //                    ['projectHook', projectId, id] -> null
 //                    ['delivery', id] -> WebhookDelivery    (the delivery outbox, written with the change)
 //                    ['hookDelivery', webhookId, createdAt, id] -> null (a webhook's delivery log)
-//                    ['deliveryDue', nextAttemptAt, id] -> null (pending deliveries by their next try)
+//                    ['deliveryDue', webhookId, nextAttemptAt, id] -> null (pending deliveries, per webhook
+//                                                           by their next try: one webhook's backlog never
+//                                                           hides another's due deliveries from the deliverer)
 import { join } from 'node:path';
 import type { Database, RootDatabase } from 'lmdb';
 import type { Org, Role, User } from '../model/accounts.js';
@@ -144,11 +146,13 @@ export type HookKey =
   | ['projectHook', string, string]
   | ['delivery', string]
   | ['hookDelivery', string, number, string]
-  | ['deliveryDue', number, string];
+  | ['deliveryDue', string, number, string];
 
 /** A pending delivery's entry in the due index; null once it is delivered or given up. */
-export function dueDeliveryKey(delivery: Pick<WebhookDelivery, 'status' | 'nextAttemptAt' | 'id'>): HookKey | null {
-  return delivery.status === 'pending' && delivery.nextAttemptAt !== null ? ['deliveryDue', delivery.nextAttemptAt, delivery.id] : null;
+export function dueDeliveryKey(delivery: Pick<WebhookDelivery, 'status' | 'nextAttemptAt' | 'id' | 'webhookId'>): HookKey | null {
+  return delivery.status === 'pending' && delivery.nextAttemptAt !== null
+    ? ['deliveryDue', delivery.webhookId, delivery.nextAttemptAt, delivery.id]
+    : null;
 }
 
 export type PlanKey =

@@ -291,12 +291,29 @@ export class LmdbRecords implements StoreWriter {
     return out;
   }
 
-  listDueDeliveries(now: number, limit: number): WebhookDelivery[] {
+  listDueWebhooks(now: number, limit: number): string[] {
     const hooks = this.db.hooks;
     if (hooks === undefined) return [];
+    const out: string[] = [];
+    // A skip scan: each webhook's first entry is its earliest try; then on past all of its entries.
+    let start: (string | number)[] = ['deliveryDue'];
+    while (out.length < limit) {
+      let found: [string, string, number, string] | undefined;
+      for (const key of hooks.getKeys({ start: start as never, end: ['deliveryDue', kMaxRange] as never, limit: 1 }))
+        found = key as [string, string, number, string];
+      if (found === undefined) break;
+      if (found[2] <= now) out.push(found[1]);
+      start = ['deliveryDue', found[1], kMaxRange];
+    }
+    return out;
+  }
+
+  listDueDeliveries(webhookId: string, now: number, limit: number): WebhookDelivery[] {
+    const hooks = this.db.hooks;
+    if (hooks === undefined || tooLong(webhookId)) return [];
     const out: WebhookDelivery[] = [];
-    for (const key of hooks.getKeys({ start: ['deliveryDue'], end: ['deliveryDue', now, kMaxRange], limit })) {
-      const delivery = this.getDelivery((key as [string, number, string])[2]);
+    for (const key of hooks.getKeys({ start: ['deliveryDue', webhookId], end: ['deliveryDue', webhookId, now, kMaxRange], limit })) {
+      const delivery = this.getDelivery((key as [string, string, number, string])[3]);
       if (delivery) out.push(delivery);
     }
     return out;

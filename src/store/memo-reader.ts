@@ -174,8 +174,12 @@ export class MemoReader implements SnapshotReader {
     return this.store.listDeliveries(webhookId, limit, offset);
   }
 
-  listDueDeliveries(now: number, limit: number): WebhookDelivery[] {
-    return this.store.listDueDeliveries(now, limit);
+  listDueWebhooks(now: number, limit: number): string[] {
+    return this.store.listDueWebhooks(now, limit);
+  }
+
+  listDueDeliveries(webhookId: string, now: number, limit: number): WebhookDelivery[] {
+    return this.store.listDueDeliveries(webhookId, now, limit);
   }
   getToken(id: string): Token | undefined {
     return this.store.getToken(id);

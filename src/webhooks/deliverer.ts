@@ -2,8 +2,12 @@
 // or failing receiver never delays a write, and never another receiver. Every poll reads the deliveries
 // due; each is claimed through the writer (one node sends it at a time: the claim is a transaction that
 // checks no other node holds it), sent with its Standard Webhooks signature, and its outcome recorded.
-// At most kConcurrency sends run at once, at most kPerWebhook of them to one webhook, each cut off after
-// timeoutMs: a receiver that hangs holds two slots for a while, never the deliverer.
+// A webhook's due deliveries go in batches of at most kBatch, one batch at a time per webhook: claimed in
+// one transaction, sent kSendsPerWebhook at a time, their outcomes recorded in one transaction. At most
+// kSends sends run at once on a node, each cut off after timeoutMs: a receiver that hangs holds its own
+// batch for a while, never another webhook's. The due deliveries are read per webhook (the store's index
+// is), so one webhook's backlog never hides another's, and a batch that ends starts the next at once
+// while a backlog is left (not at the next poll): a webhook keeps up with the write rate.
 //
 // At least once: a node killed mid-send leaves its claim, which runs out (claimMs), and another node
 // sends the delivery again, with the same webhook-id; a receiver that dedupes by it sees it once.
@@ -20,17 +24,22 @@ import { signedHeaders } from './signature.js';
 import type { Destination, UrlGuard } from './url-safety.js';
 import type { AttemptOutcome } from './webhook-commands.js';
 
-const kConcurrency = 16;
-const kPerWebhook = 2;
+const kBatch = 64;
+const kSendsPerWebhook = 8;
+const kSends = 64;
 /** The receiver's answer is read this far, then dropped: only its status counts. */
 const kMaxAnswerBytes = 64 * 1024;
-/** Due deliveries read per poll. */
-const kBatch = 100;
+/** Webhooks with due deliveries read per poll. */
+const kWebhooksPerPoll = 1000;
 
-/** What the deliverer asks the writer (src/webhooks/webhook-commands.ts: webhookClaim, webhookResult). */
+/**
+ * What the deliverer asks the writer (src/webhooks/webhook-commands.ts: webhookClaimMany,
+ * webhookResultMany): a webhook's due deliveries are claimed in one transaction and their outcomes
+ * recorded in one, so delivering costs the writer two transactions per batch, not per change.
+ */
 export interface DeliveryWork {
-  claim(deliveryId: string, nodeId: string, claimMs: number): Promise<{ delivery: WebhookDelivery; webhook: Webhook } | null>;
-  result(deliveryId: string, outcome: AttemptOutcome): Promise<WebhookDelivery | null>;
+  claim(deliveryIds: string[], nodeId: string, claimMs: number): Promise<{ delivery: WebhookDelivery; webhook: Webhook }[]>;
+  result(results: { deliveryId: string; outcome: AttemptOutcome }[]): Promise<(WebhookDelivery | null)[]>;
 }
 
 export interface DelivererOptions {
@@ -47,8 +56,16 @@ export class Deliverer {
   private readonly options: DelivererOptions;
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
+  /** Deliveries being claimed, sent or recorded by this node, and their batch's end. */
   private readonly sending = new Map<string, Promise<void>>();
-  private readonly perWebhook = new Map<string, number>();
+  /** Webhooks with a batch under way on this node. */
+  private readonly busy = new Set<string>();
+  /** Sends running now, and those waiting for one of the kSends places. */
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+  /** Set when a poll left due deliveries for want of a slot: the next send that ends polls again. */
+  private backlog = false;
+  private pollQueued = false;
 
   constructor(
     private readonly store: SnapshotReader,
@@ -76,41 +93,81 @@ export class Deliverer {
   }
 
   private poll(): void {
-    if (this.stopped || this.sending.size >= kConcurrency) return;
+    this.backlog = false;
+    if (this.stopped) return;
     this.store.resetReadTxn();
-    for (const delivery of this.store.listDueDeliveries(this.clock.now(), kBatch)) {
-      if (this.sending.size >= kConcurrency) return;
-      if (this.sending.has(delivery.id) || (this.perWebhook.get(delivery.webhookId) ?? 0) >= kPerWebhook) continue;
-      if (delivery.claimUntil > this.clock.now()) continue;
-      this.perWebhook.set(delivery.webhookId, (this.perWebhook.get(delivery.webhookId) ?? 0) + 1);
-      const sent = this.send(delivery.id)
-        .catch((err: unknown) =>
-          this.log.warn({ err, deliveryId: delivery.id }, 'webhook delivery: could not be recorded; it is sent again'),
-        )
-        .finally(() => {
-          this.sending.delete(delivery.id);
-          const left = (this.perWebhook.get(delivery.webhookId) ?? 1) - 1;
-          if (left === 0) this.perWebhook.delete(delivery.webhookId);
-          else this.perWebhook.set(delivery.webhookId, left);
-        });
-      this.sending.set(delivery.id, sent);
+    const now = this.clock.now();
+    for (const webhookId of this.store.listDueWebhooks(now, kWebhooksPerPoll)) {
+      if (this.busy.has(webhookId)) {
+        this.backlog = true;
+        continue;
+      }
+      // A claimed delivery is out of the due window until its claim runs out (the claim writes so).
+      const due = this.store.listDueDeliveries(webhookId, now, kBatch + 1).filter((d) => !this.sending.has(d.id));
+      if (due.length > kBatch) this.backlog = true;
+      if (due.length > 0) this.begin(webhookId, due.slice(0, kBatch));
     }
   }
 
-  private async send(deliveryId: string): Promise<void> {
-    // The claim outlasts an attempt with room to record it: no other node sends it meanwhile.
-    const claimed = await this.work.claim(deliveryId, this.nodeId, this.options.timeoutMs * 3);
-    if (claimed === null || this.stopped) return;
-    const { delivery, webhook } = claimed;
-    const destination = await this.guard.destination(webhook.url);
-    const outcome =
-      'refused' in destination
-        ? { status: null, error: destination.refused, latencyMs: 0 }
-        : await this.attempt(webhook, delivery, destination);
-    const recorded = await this.work.result(delivery.id, outcome);
-    const fields = { deliveryId: delivery.id, webhookId: webhook.id, event: delivery.event, ...outcome };
-    if (recorded?.status === 'failed') this.log.warn(fields, 'webhook delivery given up');
-    else if (outcome.error !== null) this.log.info(fields, 'webhook delivery failed; will retry');
+  /** Another poll as soon as this turn ends, once however many sends end in it. */
+  private pollSoon(): void {
+    if (this.pollQueued || this.stopped) return;
+    this.pollQueued = true;
+    setImmediate(() => {
+      this.pollQueued = false;
+      this.poll();
+    });
+  }
+
+  /** One webhook's batch: claimed together, sent kSendsPerWebhook at a time, recorded together. */
+  private begin(webhookId: string, batch: WebhookDelivery[]): void {
+    this.busy.add(webhookId);
+    const done = this.send(batch.map((d) => d.id))
+      .catch((err: unknown) => this.log.warn({ err, webhookId }, 'webhook delivery: could not be recorded; it is sent again'))
+      .finally(() => {
+        this.busy.delete(webhookId);
+        for (const delivery of batch) this.sending.delete(delivery.id);
+        if (this.backlog) this.pollSoon();
+      });
+    for (const delivery of batch) this.sending.set(delivery.id, done);
+  }
+
+  /** Runs `fn` once one of the node's kSends places is free. */
+  private async place<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.running >= kSends) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.running++;
+    try {
+      return await fn();
+    } finally {
+      this.running--;
+      this.waiting.shift()?.();
+    }
+  }
+
+  private async send(deliveryIds: string[]): Promise<void> {
+    // The claim outlasts an attempt with room to record it: no other node sends these meanwhile.
+    const claimed = await this.work.claim(deliveryIds, this.nodeId, this.options.timeoutMs * 3);
+    if (claimed.length === 0 || this.stopped) return;
+    const outcomes: { deliveryId: string; outcome: AttemptOutcome }[] = new Array(claimed.length);
+    let next = 0;
+    const lane = async () => {
+      for (let i = next++; i < claimed.length; i = next++) {
+        const { delivery, webhook } = claimed[i]!;
+        const destination = await this.guard.destination(webhook.url);
+        const outcome: AttemptOutcome =
+          'refused' in destination
+            ? { status: null, error: destination.refused, latencyMs: 0 }
+            : await this.place(() => this.attempt(webhook, delivery, destination));
+        outcomes[i] = { deliveryId: delivery.id, outcome };
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(kSendsPerWebhook, claimed.length) }, lane));
+    const recorded = await this.work.result(outcomes);
+    outcomes.forEach(({ deliveryId, outcome }, i) => {
+      const fields = { deliveryId, webhookId: claimed[i]!.webhook.id, event: claimed[i]!.delivery.event, ...outcome };
+      if (recorded[i]?.status === 'failed') this.log.warn(fields, 'webhook delivery given up');
+      else if (outcome.error !== null) this.log.info(fields, 'webhook delivery failed; will retry');
+    });
   }
 
   private attempt(

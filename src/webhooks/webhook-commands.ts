@@ -138,9 +138,22 @@ export function webhookClaim(
     return null;
   const webhook = w.getWebhook(delivery.webhookId);
   if (webhook === undefined) return null;
-  const claimed = { ...delivery, claimedBy: input.nodeId, claimUntil: now + input.claimMs };
+  // Its next try moves to the claim's end: out of every node's due window until then, and due again
+  // then if the node that holds it died (webhookResult sets the next try it really has).
+  const claimed = { ...delivery, claimedBy: input.nodeId, claimUntil: now + input.claimMs, nextAttemptAt: now + input.claimMs };
   w.putDelivery(claimed);
   return { delivery: claimed, webhook };
+}
+
+/** Several claims in one transaction: the deliverer takes a webhook's due deliveries together. */
+export function webhookClaimMany(
+  w: StoreWriter,
+  input: { deliveryIds: string[]; nodeId: string; claimMs: number },
+  now: number,
+): { delivery: WebhookDelivery; webhook: Webhook }[] {
+  return input.deliveryIds.flatMap(
+    (deliveryId) => webhookClaim(w, { deliveryId, nodeId: input.nodeId, claimMs: input.claimMs }, now) ?? [],
+  );
 }
 
 export interface AttemptOutcome {
@@ -178,6 +191,15 @@ export function webhookResult(
   }
   w.putDelivery(next);
   return next;
+}
+
+/** Several outcomes in one transaction (a webhook's deliveries sent together). */
+export function webhookResultMany(
+  w: StoreWriter,
+  input: { results: { deliveryId: string; outcome: AttemptOutcome }[]; giveUpMs: number },
+  now: number,
+): (WebhookDelivery | null)[] {
+  return input.results.map(({ deliveryId, outcome }) => webhookResult(w, { deliveryId, outcome, giveUpMs: input.giveUpMs }, now));
 }
 
 function requireWebhook(w: StoreWriter, projectId: string, webhookId: string): Webhook {

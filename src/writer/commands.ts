@@ -50,7 +50,9 @@ import {
   consoleWebhookRedeliver,
   queueWebhookDeliveries,
   webhookClaim,
+  webhookClaimMany,
   webhookResult,
+  webhookResultMany,
 } from '../webhooks/webhook-commands.js';
 
 export const kCommands = {
@@ -101,7 +103,9 @@ export const kCommands = {
   apiWebhookRedeliver,
   consoleWebhookRedeliver,
   webhookClaim,
+  webhookClaimMany,
   webhookResult,
+  webhookResultMany,
   tokenCreate,
   tokenRotate,
   tokenRevoke,

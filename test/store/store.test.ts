@@ -578,7 +578,7 @@ t.test('a schema 6 data dir (no hooks database) reads as no webhooks, and is mig
   const reader = Store.open(dir, { readOnly: true });
   t.equal(reader.schemaVersion(), 6, 'a read-only open reads it as it is');
   t.same(reader.listWebhooks('prj_1'), []);
-  t.same(reader.listDueDeliveries(Date.now(), 10), []);
+  t.same(reader.listDueWebhooks(Date.now(), 10), []);
   t.equal(reader.getDelivery('msg_1'), undefined);
   await reader.close();
 

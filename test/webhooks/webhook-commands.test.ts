@@ -80,8 +80,16 @@ t.test('claimed by one node at a time; delivered on a 2xx; retried with backoff;
       now,
     );
 
+  t.ok(read().listDueWebhooks(t0, 1000).includes(hook.id), 'the webhook has a delivery due');
+  t.same(
+    read()
+      .listDueDeliveries(hook.id, t0, 10)
+      .map((d) => d.id),
+    [queued!.id],
+  );
   t.match(claim('node_a', t0 + 1), { delivery: { claimedBy: 'node_a', claimUntil: t0 + 30_001 }, webhook: { id: hook.id } });
   t.equal(claim('node_b', t0 + 2), null, 'another node leaves a claimed delivery alone');
+  t.same(read().listDueDeliveries(hook.id, t0 + 2, 10), [], 'claimed: out of the due window until its claim ends');
   const failed = result(500, t0 + 100)!;
   t.match(failed, { status: 'pending', attempts: 1, lastStatus: 500, lastError: 'answered 500', claimedBy: null, claimUntil: 0 });
   t.ok(
@@ -104,7 +112,7 @@ t.test('claimed by one node at a time; delivered on a 2xx; retried with backoff;
   t.equal(result(200, second.nextAttemptAt! + 6), null, 'a second outcome of a delivered one is ignored');
   t.same(
     read()
-      .listDueDeliveries(t0 + 100 * 3_600_000, 100)
+      .listDueDeliveries(hook.id, t0 + 100 * 3_600_000, 100)
       .filter((d) => d.id === queued!.id),
     [],
     'no longer due',
