@@ -38,11 +38,13 @@ export interface WebhookDelivery {
   queuedAt: number;
   status: DeliveryStatus;
   attempts: number;
-  /** When it may be tried next (Unix ms); null once delivered or given up. */
+  /** When it may be tried next (Unix ms; while claimed, when the claim runs out); null once delivered or given up. */
   nextAttemptAt: number | null;
-  /** The node sending it now, until claimUntil: another node leaves it alone until then. */
+  /**
+   * The node that claimed it last (null: none since its last outcome). A claim moves nextAttemptAt to
+   * the claim's end: no node takes it before then, and any node may after (its sender died).
+   */
   claimedBy: string | null;
-  claimUntil: number;
   /** The last attempt: the receiver's status code (null: no answer), why it failed, how long it took. */
   lastStatus: number | null;
   lastError: string | null;

@@ -86,6 +86,6 @@ export function webhookView(hook: Webhook): WebhookBody {
 
 /** A delivery as the log shows it: without the body (it is the change as sent), the claim or the project. */
 export function deliveryView(delivery: WebhookDelivery): DeliveryBody {
-  const { body: _body, claimedBy: _by, claimUntil: _until, projectId: _project, ...view } = delivery;
+  const { body: _body, claimedBy: _by, projectId: _project, ...view } = delivery;
   return { ...view, lastLatencyMs: view.lastLatencyMs === null ? null : Math.round(view.lastLatencyMs) };
 }

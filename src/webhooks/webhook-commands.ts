@@ -79,7 +79,6 @@ export function webhookRedeliver(
     status: 'pending',
     queuedAt: now,
     nextAttemptAt: now,
-    claimUntil: 0,
     claimedBy: null,
     doneAt: null,
   };
@@ -111,7 +110,6 @@ export function queueWebhookDeliveries(w: StoreWriter, entries: readonly AuditEn
         attempts: 0,
         nextAttemptAt: now,
         claimedBy: null,
-        claimUntil: 0,
         lastStatus: null,
         lastError: null,
         lastLatencyMs: null,
@@ -134,13 +132,12 @@ export function webhookClaim(
   now: number,
 ): { delivery: WebhookDelivery; webhook: Webhook } | null {
   const delivery = w.getDelivery(input.deliveryId);
-  if (delivery === undefined || delivery.status !== 'pending' || (delivery.nextAttemptAt ?? Infinity) > now || delivery.claimUntil > now)
-    return null;
+  if (delivery === undefined || delivery.status !== 'pending' || (delivery.nextAttemptAt ?? Infinity) > now) return null;
   const webhook = w.getWebhook(delivery.webhookId);
   if (webhook === undefined) return null;
   // Its next try moves to the claim's end: out of every node's due window until then, and due again
   // then if the node that holds it died (webhookResult sets the next try it really has).
-  const claimed = { ...delivery, claimedBy: input.nodeId, claimUntil: now + input.claimMs, nextAttemptAt: now + input.claimMs };
+  const claimed = { ...delivery, claimedBy: input.nodeId, nextAttemptAt: now + input.claimMs };
   w.putDelivery(claimed);
   return { delivery: claimed, webhook };
 }
@@ -178,7 +175,7 @@ export function webhookResult(
   const attempts = delivery.attempts + 1;
   const ok = status !== null && status >= 200 && status < 300;
   const tried = { ...delivery, attempts, lastStatus: status, lastError: ok ? null : error, lastLatencyMs: latencyMs, lastAttemptAt: now };
-  const free = { claimedBy: null, claimUntil: 0 };
+  const free = { claimedBy: null };
   let next: WebhookDelivery;
   if (ok) next = { ...tried, ...free, status: 'delivered', nextAttemptAt: null, doneAt: now };
   else {
