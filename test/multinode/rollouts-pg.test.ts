@@ -5,43 +5,22 @@
 // Prometheus breaches once: one audit entry, one rollback. Nodes run on real time, so the holds are
 // short; the bounds below only catch a hang.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Packr } from 'msgpackr';
 import t from 'tap';
-import type { Change } from '../../src/store/changes.js';
-import { tempDir } from '../helpers/cli.js';
 import { call } from '../helpers/http.js';
 import { startPostgres } from '../helpers/postgres.js';
 import { prometheusPort, startExporter, startPrometheus } from '../helpers/prometheus.js';
 import { kUnlimited } from '../reliability/support.js';
-import { seedWithConsole, startNode, waitReady } from './support.js';
+import { changeLog, seedWithConsole, startReadyNodes } from './support.js';
 
 const pg = await startPostgres();
 t.teardown(() => pg.destroy());
 const kHangMs = 60_000;
-// Change sets are stored as msgpack (src/store/pg/pg-system.ts): read back the same way.
-const packr = new Packr({ useRecords: false });
-
-/** The changes of PostgreSQL's change log, with their revisions. */
-async function changeLog(database: string): Promise<{ revision: number; change: Change }[]> {
-  const { rows } = await pg.admin<{ revision: string; changes: Buffer }>(
-    database,
-    'SELECT revision, changes FROM flagwire_changes ORDER BY revision',
-  );
-  return rows.flatMap((row) => (packr.unpack(row.changes) as Change[]).map((change) => ({ revision: Number(row.revision), change })));
-}
 
 t.test('two nodes: every step of a rollout taken once, in order, and both serve the end', async (t) => {
   const url = await pg.newDatabase();
   const database = new URL(url).pathname.slice(1);
   const seeded = await seedWithConsole(t, url);
-  const nodes = await Promise.all(
-    [0, 1].map(async () => {
-      const server = await startNode(url, tempDir(t, 'flagwire-node-'), kUnlimited);
-      t.teardown(() => server.stop());
-      await waitReady(server, kHangMs);
-      return server;
-    }),
-  );
+  const nodes = await startReadyNodes(t, url, 2, kUnlimited);
   const api = (i: number, method: string, path: string, body?: unknown) =>
     call(nodes[i]!.baseUrl, method, path, { token: seeded.secret, body });
   t.equal((await api(0, 'PATCH', `/api/v1/flags/${seeded.flagId}`, { enabled: true })).status, 200);
@@ -74,7 +53,7 @@ t.test('two nodes: every step of a rollout taken once, in order, and both serve 
 
   // PostgreSQL's change log: one flag.patch by plan:<id> per step, in order, each in its own revision.
   const patches: { revision: number; after: unknown }[] = [];
-  for (const { revision, change } of await changeLog(database)) {
+  for (const { revision, change } of await changeLog(pg, database)) {
     if (change.kind === 'audit' && change.value.actor === `plan:${id}` && change.value.action === 'flag.patch')
       patches.push({ revision, after: change.value.changes.trafficPercentage?.after });
   }
@@ -94,14 +73,7 @@ t.test('two nodes read one guard from one Prometheus: the breach is acted on onc
   t.teardown(() => exporter.close());
   const promPort = await prometheusPort();
   const env = { ...kUnlimited, FLAGWIRE_PROMETHEUS_URL: `http://127.0.0.1:${promPort}` };
-  const nodes = await Promise.all(
-    [0, 1].map(async () => {
-      const server = await startNode(url, tempDir(t, 'flagwire-node-'), env);
-      t.teardown(() => server.stop());
-      await waitReady(server, kHangMs);
-      return server;
-    }),
-  );
+  const nodes = await startReadyNodes(t, url, 2, env);
   const prometheus = await startPrometheus(promPort, { exporter: exporter.target });
   t.teardown(() => prometheus.stop());
   const api = (i: number, method: string, path: string, body?: unknown) =>
@@ -131,7 +103,7 @@ t.test('two nodes read one guard from one Prometheus: the breach is acted on onc
   }
   // A few more intervals: no node acts on the breach again.
   await sleep(2500);
-  const breaches = (await changeLog(database)).filter(
+  const breaches = (await changeLog(pg, database)).filter(
     ({ change }) => change.kind === 'audit' && change.value.actor === `plan:${id}` && change.value.action === 'rollout.guard-breach',
   );
   t.equal(breaches.length, 1, 'one breach recorded, by one node');

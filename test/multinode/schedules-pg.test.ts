@@ -13,19 +13,17 @@
 // Nodes run on real time (each has its own clock), so changes are scheduled a few seconds ahead. The
 // bounds below only catch a hang: nothing here measures speed.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Packr } from 'msgpackr';
 import pgLib from 'pg';
 import t from 'tap';
 import type { AuditEntry } from '../../src/model/audit.js';
 import type { ScheduledChange } from '../../src/model/schedules.js';
-import type { Change } from '../../src/store/changes.js';
 import { cli, tempDir, type TestContext } from '../helpers/cli.js';
 import { call } from '../helpers/http.js';
 import { startPostgres } from '../helpers/postgres.js';
 import type { TestServer } from '../helpers/server.js';
 import { consoleCall, setPassword, signIn } from '../helpers/web-console.js';
 import { kUnlimited } from '../reliability/support.js';
-import { seedWithConsole, startNode, waitReady } from './support.js';
+import { changeLog, seedWithConsole, startNode, waitReady } from './support.js';
 
 const pg = await startPostgres();
 t.teardown(() => pg.destroy());
@@ -83,9 +81,6 @@ function appliers(nodes: readonly Node[], id: string): string[] {
   );
 }
 
-// Change sets are stored as msgpack (src/store/pg/pg-system.ts): read back the same way.
-const packr = new Packr({ useRecords: false });
-
 interface ScheduleTrail {
   /** Per schedule id: the revisions that wrote its record as applied, failed or cancelled. */
   done: Map<string, { revision: number; status: string }[]>;
@@ -95,21 +90,14 @@ interface ScheduleTrail {
 
 /** What PostgreSQL's change log holds of scheduled changes: every revision since the database began. */
 async function scheduleTrail(database: string): Promise<ScheduleTrail> {
-  const { rows } = await pg.admin<{ revision: string; changes: Buffer }>(
-    database,
-    'SELECT revision, changes FROM flagwire_changes ORDER BY revision',
-  );
   const trail: ScheduleTrail = { done: new Map(), audited: new Map() };
   const push = <V>(map: Map<string, V[]>, key: string, value: V) => map.set(key, [...(map.get(key) ?? []), value]);
-  for (const row of rows) {
-    const revision = Number(row.revision);
-    for (const change of packr.unpack(row.changes) as Change[]) {
-      if (change.kind === 'schedule' && change.value.status !== 'pending') {
-        push(trail.done, change.value.id, { revision, status: change.value.status });
-      }
-      if (change.kind === 'audit' && change.value.actor.startsWith('plan:')) {
-        push(trail.audited, change.value.actor.slice('plan:'.length), { revision, entry: change.value });
-      }
+  for (const { revision, change } of await changeLog(pg, database)) {
+    if (change.kind === 'schedule' && change.value.status !== 'pending') {
+      push(trail.done, change.value.id, { revision, status: change.value.status });
+    }
+    if (change.kind === 'audit' && change.value.actor.startsWith('plan:')) {
+      push(trail.audited, change.value.actor.slice('plan:'.length), { revision, entry: change.value });
     }
   }
   return trail;

@@ -1,9 +1,24 @@
 // Nodes on one PostgreSQL: a private cluster (test/helpers/postgres.ts), nodes started as users run
 // them (`serve --database URL --data DIR`), and the console with --database.
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Packr } from 'msgpackr';
+import type { Change } from '../../src/store/changes.js';
 import { call } from '../helpers/http.js';
 import { cli, ok, tempDir, type TestContext } from '../helpers/cli.js';
+import type { TestPostgres } from '../helpers/postgres.js';
 import { startTestServer, tempDataDir, type TestServer } from '../helpers/server.js';
+
+// Change sets are stored as msgpack (src/store/pg/pg-system.ts): read back the same way.
+const packr = new Packr({ useRecords: false });
+
+/** Every change of PostgreSQL's change log in `database`, with its revision, oldest first. */
+export async function changeLog(pg: TestPostgres, database: string): Promise<{ revision: number; change: Change }[]> {
+  const { rows } = await pg.admin<{ revision: string; changes: Buffer }>(
+    database,
+    'SELECT revision, changes FROM flagwire_changes ORDER BY revision',
+  );
+  return rows.flatMap((row) => (packr.unpack(row.changes) as Change[]).map((change) => ({ revision: Number(row.revision), change })));
+}
 
 export async function startNode(databaseUrl: string, dataDir = tempDataDir(), env: Record<string, string> = {}): Promise<TestServer> {
   return startTestServer({ dataDir, env: { FLAGWIRE_DATABASE_URL: databaseUrl, ...env } });

@@ -7,7 +7,8 @@
 import t, { type Test } from 'tap';
 import { cli, expectAllRefused, expectRefused, ok } from '../helpers/cli.js';
 import { call } from '../helpers/http.js';
-import { startTestServer, tempDataDir, type TestServer } from '../helpers/server.js';
+import { tempDataDir, type TestServer } from '../helpers/server.js';
+import { restartableServer } from '../helpers/restartable.js';
 import { buildWorld } from '../helpers/world.js';
 
 const dataDir = tempDataDir();
@@ -18,15 +19,7 @@ const kEnv = { FLAGWIRE_LOG_LEVEL: 'info' };
 /** The scheduler logs a change run more than this after it fell due as late (src/release-plans/scheduler.ts). */
 const kLateMs = 5000;
 
-let running: TestServer | null = null;
-t.teardown(async () => {
-  await running?.stop();
-});
-
-async function start(): Promise<TestServer> {
-  running = await startTestServer({ dataDir, env: kEnv });
-  return running;
-}
+const start = restartableServer(t, dataDir, kEnv);
 
 async function stop(t: Test, server: TestServer, how: 'SIGTERM' | 'SIGKILL'): Promise<void> {
   if (how === 'SIGTERM') t.equal(await server.stop(), 0, 'SIGTERM: a clean exit');
@@ -35,7 +28,6 @@ async function stop(t: Test, server: TestServer, how: 'SIGTERM' | 'SIGKILL'): Pr
     server.proc.kill('SIGKILL');
     t.equal(await exited, 'SIGKILL', 'killed by kill -9');
   }
-  running = null;
 }
 
 /** The data dir's scheduled change `id`, read by the console (a process of its own would read the same). */

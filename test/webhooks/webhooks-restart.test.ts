@@ -9,9 +9,10 @@ import { ok } from '../helpers/cli.js';
 import { call } from '../helpers/http.js';
 import { pollUntil } from '../helpers/poll.js';
 import { freePort } from '../helpers/postgres.js';
-import { startTestServer, tempDataDir, type TestServer } from '../helpers/server.js';
+import { tempDataDir } from '../helpers/server.js';
 import { advanceClock } from '../helpers/test-hooks.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
+import { restartableServer } from '../helpers/restartable.js';
 import { buildWorld } from '../helpers/world.js';
 
 const dataDir = tempDataDir();
@@ -20,15 +21,7 @@ const { ids, secrets } = world;
 t.teardown(() => world.store.close());
 const kEnv = { FLAGWIRE_TEST_HOOKS: '1', FLAGWIRE_WEBHOOK_ALLOW: '127.0.0.1', FLAGWIRE_WEBHOOK_TIMEOUT_MS: '1000' };
 
-let running: TestServer | null = null;
-t.teardown(async () => {
-  await running?.stop();
-});
-
-async function start(): Promise<TestServer> {
-  running = await startTestServer({ dataDir, env: kEnv });
-  return running;
-}
+const start = restartableServer(t, dataDir, kEnv);
 
 t.test('deliveries pending when the server is killed are all delivered, once each, by the next one', async (t) => {
   // Nothing listens on the receiver's port yet: every attempt is refused.
@@ -63,7 +56,6 @@ t.test('deliveries pending when the server is killed are all delivered, once eac
   const exited = new Promise((resolve) => server.proc.once('exit', (_code, signal) => resolve(signal)));
   server.proc.kill('SIGKILL');
   t.equal(await exited, 'SIGKILL', 'killed by kill -9');
-  running = null;
   // What the crash left on disk, read by the console: every delivery still pending.
   const pending = (await ok(t, dataDir, ['webhook', 'deliveries', webhookId])).deliveries as Record<string, any>[];
   t.same(
