@@ -3,7 +3,7 @@
 // none. It judges nothing (guards.ts does, in the writer's transaction) and never throws.
 import { performance } from 'node:perf_hooks';
 import type { RolloutGuard } from '../model/rollouts.js';
-import type { RawReading } from './guards.js';
+import { kMaxGuardIntervalMs, type RawReading } from './guards.js';
 import { parseSelector, selectSamples } from './metric-selector.js';
 
 /** A reading that takes longer than this failed: a hanging Prometheus must not hold the scheduler. */
@@ -21,14 +21,20 @@ export interface GuardSources {
 }
 
 export class GuardReader {
-  /** A counter's previous reading per rollout: its rate is the change since then. Only this node's. */
+  /**
+   * A counter's previous reading per rollout: its rate is the change since then. Only this node's. One
+   * older than twice its guard's interval (the rollout was paused, or other nodes took the readings) is
+   * no baseline, and is dropped: the map holds only the rollouts this node reads now.
+   */
   private readonly previous = new Map<string, { sum: number; at: number }>();
 
   constructor(private readonly sources: GuardSources) {}
 
   async read(rolloutId: string, guard: RolloutGuard): Promise<RawReading> {
     try {
-      return guard.prometheus !== undefined ? await this.prometheus(guard.prometheus) : await this.own(rolloutId, guard.flagwire!);
+      return guard.prometheus !== undefined
+        ? await this.prometheus(guard.prometheus)
+        : await this.own(rolloutId, guard.flagwire!, guard.intervalMs);
     } catch (err) {
       const why =
         err instanceof Error && err.name === 'TimeoutError' ? `no answer in ${kReadTimeoutMs} ms` : String((err as Error).message ?? err);
@@ -37,11 +43,6 @@ export class GuardReader {
         invalid: false,
       };
     }
-  }
-
-  /** Forgets a rollout's previous counter reading (it ended, or is no longer this node's to read). */
-  forget(rolloutId: string): void {
-    this.previous.delete(rolloutId);
   }
 
   private async prometheus(expression: string): Promise<RawReading> {
@@ -61,7 +62,7 @@ export class GuardReader {
     return vectorValues(answer.data);
   }
 
-  private async own(rolloutId: string, selectorText: string): Promise<RawReading> {
+  private async own(rolloutId: string, selectorText: string, intervalMs: number): Promise<RawReading> {
     const selector = parseSelector(selectorText);
     if (typeof selector === 'string') return { error: selector, invalid: true };
     if (!this.sources.metrics) return { error: 'this server keeps no metrics (FLAGWIRE_METRICS=off)', invalid: false };
@@ -74,8 +75,9 @@ export class GuardReader {
     if (!found.counter) return { values: [found.sum], note: null };
     const now = performance.now();
     const before = this.previous.get(rolloutId);
+    for (const [id, baseline] of this.previous) if (now - baseline.at > 2 * kMaxGuardIntervalMs) this.previous.delete(id);
     this.previous.set(rolloutId, { sum: found.sum, at: now });
-    if (before === undefined || now <= before.at)
+    if (before === undefined || now <= before.at || now - before.at > 2 * intervalMs)
       return { values: [], note: 'no data yet: a counter is read as its rate per second from its second reading' };
     // A counter that went down was reset (the node restarted its count): its whole value is the increase.
     const increase = found.sum >= before.sum ? found.sum - before.sum : found.sum;

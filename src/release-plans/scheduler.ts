@@ -109,7 +109,6 @@ export class Scheduler {
       // null: another node recorded this reading; the step is still this poll's to try (it runs once).
       if (recorded === null) return plan;
       if (recorded.status !== 'running') {
-        this.guards.forget(plan.id);
         this.log.warn(
           { rolloutId: plan.id, flagId: plan.flagId, env: plan.env, status: recorded.status, reading: recorded.guardReading },
           `rollout ${recorded.status}: ${recorded.pausedReason}`,

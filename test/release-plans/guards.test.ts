@@ -210,6 +210,13 @@ t.test('the reader: Prometheus answers, refusals and silence; a counter of this 
   state.metrics = '# TYPE req counter\nreq{status="500"} 30\n';
   const rate = await reader.read('r2', own);
   t.ok('values' in rate && rate.values[0]! > 0 && rate.values[0]! <= 100, `20 more in about 0.2 s: ${JSON.stringify(rate)}`);
+  // A baseline older than twice the guard's interval (the rollout was paused, another node read it) is none.
+  const quick = storedGuard({ flagwire: 'req{status="500"}', max: 1, intervalMs: 1000 });
+  t.match(await reader.read('r4', quick), { values: [], note: /from its second reading/ });
+  await new Promise((r) => setTimeout(r, 50));
+  t.match(await reader.read('r4', quick), { note: null }, 'a rate from the second reading');
+  await new Promise((r) => setTimeout(r, 2100));
+  t.match(await reader.read('r4', quick), { values: [], note: /from its second reading/ }, 'a stale baseline is none');
   state.metrics = '# TYPE g gauge\ng 7\n';
   t.same(await reader.read('r3', storedGuard({ flagwire: 'g', max: 1 })), { values: [7], note: null });
 });
