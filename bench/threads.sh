@@ -11,6 +11,11 @@
 #   npm run build && bench/threads.sh                       # 2 cores: THREADS="1 2", 1 core each side
 #   THREADS="1 2 4 8" SERVER_CPUS=0-7 WRK_CPUS=8-15 WRK_THREADS=8 CONNS="64 256" bench/threads.sh
 #
+# With PERF=1 every run is also recorded by perf (Linux's, from Debian's linux-perf) and broken down by
+# activity in microseconds of CPU per request (bench/perf-breakdown.ts): where Flagwire's time goes
+# beyond the hello world's (issue 30). Recording costs some CPU: compare the breakdowns with each other,
+# the plain runs' figures with each other.
+#
 # Only 127.0.0.1; every server is stopped by pid.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,12 +24,18 @@ server_cpus=${SERVER_CPUS:-0}
 wrk_cpus=${WRK_CPUS:-1}
 wrk_threads=${WRK_THREADS:-1}
 conns=${CONNS:-"64"}
+scenarios=${SCENARIOS:-"a b d g"}
 dur=${DUR:-8}
+warmup=${WARMUP:-3}
+perf=${PERF:-0}
 command -v wrk >/dev/null || "$(dirname "$0")/../scripts/apt-install.sh" wrk
+if [[ $perf == 1 ]]; then command -v perf >/dev/null || "$(dirname "$0")/../scripts/apt-install.sh" linux-perf; fi
 
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null || true' EXIT
 work=$(mktemp -d)
+# JS frames are named in perf's report only when V8 writes its map (/tmp/perf-PID.map).
+node_flags=(); [[ $perf == 1 ]] && node_flags=(--perf-basic-prof --no-logfile-per-isolate "--logfile=$work/v8.log")
 cpu_of() { cat /proc/"$1"/task/*/stat 2>/dev/null | awk '{s += $14 + $15} END {print s}'; }
 busiest() { # pid -> ticks of the busiest thread
   cat /proc/"$1"/task/*/stat 2>/dev/null | awk '{t = $14 + $15; if (t > m) m = t} END {print m + 0}'
@@ -35,19 +46,28 @@ lua="$work/post.lua"
 printf 'wrk.method = "POST"\nwrk.body = %s\nwrk.headers["Content-Type"] = "application/json"\n' \
   "'{\"context\":{\"targetingKey\":\"user-42\",\"plan\":\"beta\"}}'" > "$lua"
 
-run() { # label pid url conns [lua] -> prints one line, sets $rps
+run() { # label pid url conns [lua] -> prints one line, sets $rps and $cpr (CPU us per request)
   local c0 b0 c1 b1 out n script=()
   [[ -n ${5:-} ]] && script=(-s "$5")
+  local rec=
+  if [[ $perf == 1 ]]; then
+    perf record -q -F 2000 -g -p "$2" -o "$work/perf.data" 2>/dev/null & rec=$!
+    sleep 0.5
+  fi
   c0=$(cpu_of "$2"); b0=$(busiest "$2")
   out=$(taskset -c "$wrk_cpus" wrk -t"$wrk_threads" -c"$4" -d"${dur}s" --latency "${script[@]}" "$3")
   c1=$(cpu_of "$2"); b1=$(busiest "$2")
+  if [[ -n $rec ]]; then kill -INT "$rec"; wait "$rec" 2>/dev/null || true; fi
   n=$(awk '/requests in/ {print $1}' <<<"$out")
   rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
+  cpr=$(awk -v c=$((c1 - c0)) -v n="$n" -v hz="$(getconf CLK_TCK)" 'BEGIN {printf "%.2f", c * 1e6 / hz / n}')
   printf '%-34s %10s req/s  p99 %8s  CPU/request %6s us  busiest thread %5s%%  non-2xx %s\n' "$1" "$rps" \
-    "$(awk '$1 == "99%" {print $2}' <<<"$out")" \
-    "$(awk -v c=$((c1 - c0)) -v n="$n" -v hz="$(getconf CLK_TCK)" 'BEGIN {printf "%.2f", c * 1e6 / hz / n}')" \
+    "$(awk '$1 == "99%" {print $2}' <<<"$out")" "$cpr" \
     "$(awk -v b=$((b1 - b0)) -v d="$dur" -v hz="$(getconf CLK_TCK)" 'BEGIN {printf "%.0f", b * 100 / hz / d}')" \
     "$(awk '/Non-2xx/ {print $NF}' <<<"$out" | grep . || echo 0)"
+  if [[ -n $rec ]]; then
+    perf script -F +pid -i "$work/perf.data" 2>/dev/null | node dist/bench/perf-breakdown.js --requests "$n" --period-us 500 | sed 's/^/    /'
+  fi
 }
 
 echo "# $(date -u +%FT%TZ) $(nproc) cores, node $(node -v), server on CPUs $server_cpus, wrk -t$wrk_threads on CPUs $wrk_cpus, ${dur}s runs"
@@ -56,7 +76,7 @@ for n in $threads_list; do
   port=$((port + 2))
   data="$work/data-$n"
   FLAGWIRE_HTTP_THREADS=$n FLAGWIRE_EVAL_WORKERS=$n FLAGWIRE_LOG_LEVEL=warn FLAGWIRE_RATE_LIMIT=1000000000 \
-    taskset -c "$server_cpus" node dist/src/cli/cli.js serve --demo --port "$port" --data "$data" >"$work/fw-$n.out" 2>&1 &
+    taskset -c "$server_cpus" node "${node_flags[@]}" dist/src/cli/cli.js serve --demo --port "$port" --data "$data" >"$work/fw-$n.out" 2>&1 &
   fw=$!; pids+=("$fw")
   wait_for "$work/fw-$n.out"
   flag=$(grep -o 'v1/flags/flg_[A-Za-z0-9_-]*' "$work/fw-$n.out" | head -1)
@@ -65,21 +85,31 @@ for n in $threads_list; do
   project=$(awk '/project / {print $2; exit}' "$work/fw-$n.out")
   group=$(FLAGWIRE_DATA="$data" node dist/src/cli/cli.js flag list prj_DemoPlatform --json 2>/dev/null \
     | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const f=JSON.parse(s).flags[0];process.stdout.write(f?f.id:"")})')
-  taskset -c "$server_cpus" node dist/bench/hello-server.js --port $((port + 1)) --threads "$n" >"$work/hello-$n.out" 2>&1 &
+  taskset -c "$server_cpus" node "${node_flags[@]}" dist/bench/hello-server.js --port $((port + 1)) --threads "$n" >"$work/hello-$n.out" 2>&1 &
   hello=$!; pids+=("$hello")
   wait_for "$work/hello-$n.out"
   base="http://127.0.0.1:$port"
   for c in $conns; do
-    run "hello world, $n thread(s), $c conns" "$hello" "http://127.0.0.1:$((port + 1))/x" "$c"; h=$rps
-    ratio() { awk -v a="$rps" -v b="$h" 'BEGIN {printf "    = %.2f of the hello world\n", a / b}'; }
-    run "(a) $n thread(s), $c conns" "$fw" "$base/$flag?targetingKey=user-42&plan=beta" "$c"; ratio
-    [[ -n $group ]] && { run "(b) $n thread(s), $c conns" "$fw" "$base/v1/flags/$group?targetingKey=user-42&env=production" "$c"; ratio; }
-    cat > "$work/auth.lua" <<EOF
-wrk.headers["Authorization"] = "Bearer $read_secret"
-EOF
-    run "(d) $n thread(s), $c conns" "$fw" "$base/api/v1/flags/$flag_id" "$c" "$work/auth.lua"; ratio
-    cat "$lua" > "$work/ofrep.lua"; echo "wrk.headers[\"X-Flagwire-Project\"] = \"$project\"" >> "$work/ofrep.lua"
-    run "(g) $n thread(s), $c conns" "$fw" "$base/ofrep/v1/evaluate/flags/$flag_id" "$c" "$work/ofrep.lua"; ratio
+    # Unmeasured: each route's first seconds (JIT, the engine's caches) would count against it.
+    for url in "http://127.0.0.1:$((port + 1))/x" "$base/$flag?targetingKey=user-42&plan=beta"; do
+      taskset -c "$wrk_cpus" wrk -t"$wrk_threads" -c"$c" -d"${warmup}s" "$url" >/dev/null
+    done
+    run "hello world, $n thread(s), $c conns" "$hello" "http://127.0.0.1:$((port + 1))/x" "$c"; h=$rps; hc=$cpr
+    ratio() {
+      awk -v a="$rps" -v b="$h" -v c="$cpr" -v d="$hc" \
+        'BEGIN {printf "    = %.2f of the hello world'\''s req/s, %.2fx its CPU per request\n", a / b, c / d}'
+    }
+    printf 'wrk.headers["Authorization"] = "Bearer %s"\n' "$read_secret" > "$work/auth.lua"
+    { cat "$lua"; printf 'wrk.headers["X-Flagwire-Project"] = "%s"\n' "$project"; } > "$work/ofrep.lua"
+    for s in $scenarios; do
+      case $s in
+        a) run "(a) $n thread(s), $c conns" "$fw" "$base/$flag?targetingKey=user-42&plan=beta" "$c"; ratio ;;
+        b) if [[ -n $group ]]; then run "(b) $n thread(s), $c conns" "$fw" "$base/v1/flags/$group?targetingKey=user-42&env=production" "$c"; ratio; fi ;;
+        d) run "(d) $n thread(s), $c conns" "$fw" "$base/api/v1/flags/$flag_id" "$c" "$work/auth.lua"; ratio ;;
+        g) run "(g) $n thread(s), $c conns" "$fw" "$base/ofrep/v1/evaluate/flags/$flag_id" "$c" "$work/ofrep.lua"; ratio ;;
+        *) echo "unknown scenario $s (a, b, d, g)" >&2; exit 2 ;;
+      esac
+    done
   done
   kill "$fw" "$hello"; wait "$fw" "$hello" 2>/dev/null || true
 done

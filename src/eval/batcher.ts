@@ -6,7 +6,7 @@
 //                                              ▼                                        ▼
 //                                          full batches ──────────────────────────▶ runner.run(task)
 //                                                                                       │ one ArrayBuffer back
-//   answer(): res.cork → status, CORS, Content-Type, body slice ◀──────────────────────┘
+//   answer() (answer-writer.ts): res.cork → headers, body slice ◀──────────────────────┘
 //
 // While every task slot is taken the open batch stays open and keeps growing, so under load batches
 // get larger (fewer hand-offs) instead of queueing many small tasks. A batch is closed at
@@ -25,11 +25,12 @@
 // (RevisionWaiter), counted against the same bounds as every accepted request, then joins a batch,
 // or is answered 503 when the wait runs out.
 import { maxUtf8Bytes } from '../bytes/utf8.js';
-import { closesConnection, kCorsOrigin, kNoSniff, statusLine, trackAbort, type PendingResponse } from '../http/http.js';
+import { trackAbort, type PendingResponse } from '../http/http.js';
 import type { InFlight } from '../http/in-flight.js';
-import { kRevisionHeader, RevisionValue, type RevisionWaiter } from '../http/revisions.js';
+import type { RevisionWaiter } from '../http/revisions.js';
 import type { EvalMetrics } from '../metrics/metrics.js';
 import { kEvaluationApiRoutes } from './evaluation-api-routes.js';
+import { AnswerHeads, answer, answerRefusal, answerTagged } from './answer-writer.js';
 import { byRoute, type EvalRoutesSpec, type EvalQueue } from './routes.js';
 import { RequestWriter, ResultReader, type EvalTask, type Route } from './protocol.js';
 
@@ -121,104 +122,6 @@ class Batch implements BatchAbortSignal {
 const kBufferBytes = 64 * 1024;
 const kMaxFreeBuffers = 16;
 
-// Response writing without a closure per response: uWS runs the cork callback synchronously, so the
-// values it needs are passed through these module variables and one module-level function does the work.
-const kCorsName = Buffer.from(kCorsOrigin[0]);
-const kCorsValue = Buffer.from(kCorsOrigin[1]);
-const kNoSniffName = Buffer.from(kNoSniff[0]);
-const kNoSniffValue = Buffer.from(kNoSniff[1]);
-const kContentTypeName = Buffer.from('Content-Type');
-const kJson = Buffer.from('application/json');
-const kStatusLines = new Map<number, Buffer>();
-const kEtagName = Buffer.from('ETag');
-const kExposeName = Buffer.from('Access-Control-Expose-Headers');
-const kRevisionName = Buffer.from(kRevisionHeader);
-const kExposeTagAndRevision = Buffer.from(`ETag, ${kRevisionHeader}`);
-const kRetryAfterName = Buffer.from('Retry-After');
-const kOneSecond = Buffer.from('1');
-let corkRes: PendingResponse | null = null;
-let corkStatus: Buffer = kJson;
-let corkBody: Uint8Array = kJson;
-let corkTag: Uint8Array = kJson;
-let corkRevision: Buffer = kJson;
-/** Only for refusals (refuse()): Retry-After: 1, and the connection closed after the answer. */
-let corkRetry = false;
-let corkClose = false;
-
-/**
- * Hot path: two headers more than before per answer, Flagwire-Revision and its exposure to browsers,
- * both constant bytes: the revision's are made once per revision (RevisionValue), not per answer.
- */
-function writeHead(res: PendingResponse): void {
-  res.writeStatus(corkStatus);
-  res.writeHeader(kCorsName, kCorsValue);
-  res.writeHeader(kNoSniffName, kNoSniffValue);
-  res.writeHeader(kRevisionName, corkRevision);
-}
-
-function writeCorked(): void {
-  const res = corkRes!;
-  writeHead(res);
-  res.writeHeader(kExposeName, kRevisionName);
-  if (corkRetry) res.writeHeader(kRetryAfterName, kOneSecond);
-  res.writeHeader(kContentTypeName, kJson);
-  res.end(corkBody, corkClose || closesConnection(res));
-}
-
-function writeTaggedCorked(): void {
-  const res = corkRes!;
-  writeHead(res);
-  res.writeHeader(kEtagName, corkTag);
-  // Browser OFREP providers read the ETag to send it back in If-None-Match.
-  res.writeHeader(kExposeName, kExposeTagAndRevision);
-  if (corkStatus === kNotModified) {
-    // RFC 9110 §15.4.5: a 304 has no content.
-    res.endWithoutBody(undefined, closesConnection(res));
-    return;
-  }
-  res.writeHeader(kContentTypeName, kJson);
-  res.end(corkBody, closesConnection(res));
-}
-
-function statusBytes(status: number): Buffer {
-  let line = kStatusLines.get(status);
-  if (line === undefined) {
-    line = Buffer.from(statusLine(status));
-    kStatusLines.set(status, line);
-  }
-  return line;
-}
-
-const kNotModified = statusBytes(304);
-
-/** Like answer(), with an ETag header; a 304 is sent without a body. */
-export function answerTagged(res: PendingResponse, status: number, body: Uint8Array, tag: Uint8Array, revision: Buffer): void {
-  if (res.aborted) return;
-  res.aborted = true;
-  corkRes = res;
-  corkStatus = statusBytes(status);
-  corkBody = body;
-  corkTag = tag;
-  corkRevision = revision;
-  res.cork(writeTaggedCorked);
-  corkRes = null;
-}
-
-/**
- * Writes a whole JSON response, corked; marks it answered so nothing answers it twice. `revision`: the
- * Flagwire-Revision value (RevisionValue's bytes).
- */
-export function answer(res: PendingResponse, status: number, body: Uint8Array, revision: Buffer): void {
-  if (res.aborted) return;
-  res.aborted = true;
-  corkRes = res;
-  corkStatus = statusBytes(status);
-  corkBody = body;
-  corkRevision = revision;
-  res.cork(writeCorked);
-  corkRes = null;
-}
-
 export class EvalBatcher implements EvalQueue {
   private open: Batch | null = null;
   private readonly full: Batch[] = [];
@@ -246,7 +149,8 @@ export class EvalBatcher implements EvalQueue {
   private readonly revisions: RevisionWaiter | null;
   /** The newest revision a batch came back at: what an answer computed from no snapshot names (a refusal, a lost batch). */
   private latest = 0;
-  private readonly revisionValue = new RevisionValue();
+  /** The header lines every answer has, made once per revision (answer-writer.ts). */
+  private readonly heads = new AnswerHeads();
 
   constructor(private readonly options: BatcherOptions) {
     this.metrics = options.metrics ?? null;
@@ -285,11 +189,7 @@ export class EvalBatcher implements EvalQueue {
   refuse(res: PendingResponse, status: number, body: Uint8Array, retryAfter = false, closeConnection = false): void {
     // Answered inside its handler, maybe with more than the socket takes at once: see send() in http.ts.
     if (!res.tracked) trackAbort(res);
-    corkRetry = retryAfter;
-    corkClose = closeConnection;
-    answer(res, status, body, this.revisionValue.of(this.latestRevision()));
-    corkRetry = false;
-    corkClose = false;
+    answerRefusal(res, status, body, this.heads.at(this.latestRevision()), retryAfter, closeConnection);
   }
 
   /**
@@ -428,15 +328,15 @@ export class EvalBatcher implements EvalQueue {
       // This node's copy has it: a request asking for no more is served without a read.
       this.revisions?.saw(reader.revision);
     }
-    const revision = this.revisionValue.of(reader.revision);
+    const heads = this.heads.at(reader.revision);
     for (let i = 0; i < responses.length; i++) {
       const res = responses[i]!;
       const word = reader.word(i);
       if (metrics !== null) metrics.request(batch.routes[i]!, word & 0xffff);
       // An aborted client's response object is gone: skip it (onAborted set the flag).
       if (res.aborted) continue;
-      if (word <= 0xffff) answer(res, word, reader.body(i), revision);
-      else answerTagged(res, word & 0xffff, reader.body(i), reader.tag(i), revision);
+      if (word <= 0xffff) answer(res, word, reader.body(i), heads);
+      else answerTagged(res, word & 0xffff, reader.body(i), reader.tag(i), heads);
     }
     if (metrics !== null) metrics.batch(responses.length, (performance.now() - batch.openedAt) / 1000);
     // uWS copied every body out before end() returned: the buffer can carry the next batch. Only
@@ -451,11 +351,11 @@ export class EvalBatcher implements EvalQueue {
     const metrics = this.metrics;
     if (metrics !== null) metrics.batchFailed();
     // Computed from no snapshot: the newest revision known.
-    const revision = this.revisionValue.of(this.latestRevision());
+    const heads = this.heads.at(this.latestRevision());
     for (let i = 0; i < batch.responses.length; i++) {
       const route = batch.routes[i]!;
       if (metrics !== null) metrics.request(route, 500);
-      answer(batch.responses[i]!, 500, this.internalErrorBodies[route]!, revision);
+      answer(batch.responses[i]!, 500, this.internalErrorBodies[route]!, heads);
     }
     this.finish(batch);
   }

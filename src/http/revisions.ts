@@ -153,20 +153,3 @@ export class RevisionWaiter {
 export function revisionHeaders(revision: number, ...more: (readonly [string, string])[]): (readonly [string, string])[] {
   return [[kRevisionHeader, String(revision)], ['Access-Control-Expose-Headers', kRevisionHeader], ...more];
 }
-
-/**
- * A revision's header value as bytes, made once per revision: the evaluation hot path names the same
- * revision for every answer of a batch, and for batch after batch until the next write.
- */
-export class RevisionValue {
-  private revision = 0;
-  private bytes = Buffer.from('0');
-
-  of(revision: number): Buffer {
-    if (revision !== this.revision) {
-      this.revision = revision;
-      this.bytes = Buffer.from(String(revision));
-    }
-    return this.bytes;
-  }
-}

@@ -1,7 +1,7 @@
 // The revision headers' parts, in-process: what Flagwire-Min-Revision accepts, and the waiter's rules
 // (a read only when needed, answers never synchronous, the bound, deadlines, close).
 import t from 'tap';
-import { kInvalidMinRevision, minRevisionOf, RevisionValue, RevisionWaiter } from '../../src/http/revisions.js';
+import { kInvalidMinRevision, minRevisionOf, RevisionWaiter } from '../../src/http/revisions.js';
 import { waiterAt } from '../helpers/revision-waiter.js';
 
 t.test('minRevisionOf: absent is 0 (always met), whole numbers of up to 15 digits, anything else invalid', async (t) => {
@@ -12,14 +12,6 @@ t.test('minRevisionOf: absent is 0 (always met), whole numbers of up to 15 digit
   t.equal(minRevisionOf('999999999999999'), 999_999_999_999_999);
   for (const bad of ['-1', '1.5', '1e3', ' 1', 'abc', '0x1', '1234567890123456', '１'])
     t.equal(minRevisionOf(bad), kInvalidMinRevision, bad);
-});
-
-t.test('RevisionValue: the same bytes for the same revision', async (t) => {
-  const value = new RevisionValue();
-  const a = value.of(7);
-  t.equal(a.toString(), '7');
-  t.equal(value.of(7), a, 'not made again');
-  t.equal(value.of(2 ** 40).toString(), '1099511627776');
 });
 
 /** A waiter whose store is at revision 5 until the test moves it. */
