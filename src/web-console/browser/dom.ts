@@ -63,15 +63,43 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   return data as T;
 }
 
-/** The live status line under the header: what the last action did, or why it was refused. */
+/**
+ * The live status line under the header: what the last action did, or why it was refused. It belongs to
+ * the page it was said on: a navigation clears it (newPageStatus), unless it was said for that page.
+ */
 export function say(message: string, kind: 'ok' | 'error' = 'ok'): void {
+  statusLine(`status ${kind}`, message);
+}
+
+function statusLine(className: string, text: string): void {
   const status = document.getElementById('status')!;
-  status.className = `status ${kind}`;
-  status.textContent = message;
+  status.className = className;
+  status.textContent = text;
+}
+
+/** What an action said just before it navigated (a flag created, then its page), for the page it leads to. */
+let forNextPage: string | null = null;
+
+/** Says `message` on the page the next navigation shows (call it before changing location.hash). */
+export function sayOnNextPage(message: string): void {
+  forNextPage = message;
+}
+
+/** A navigation began: the status line shows only what was said for the new page, so no message outlives its page. */
+export function newPageStatus(): void {
+  const message = forNextPage;
+  forNextPage = null;
+  if (message === null) statusLine('status', '');
+  else say(message);
+}
+
+/** An error as the user reads it: the server's title and detail, or what the browser said. */
+export function errorText(err: unknown): string {
+  return err instanceof ApiError ? `${err.title}: ${err.detail}` : String(err);
 }
 
 export function sayError(err: unknown): void {
-  say(err instanceof ApiError ? `${err.title}: ${err.detail}` : String(err), 'error');
+  say(errorText(err), 'error');
 }
 
 export function formatTime(ms: number | null): string {

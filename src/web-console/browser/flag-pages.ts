@@ -1,5 +1,5 @@
 // A project's flags, and one flag (its state per environment, texts, deletion).
-import { api, field, formatTime, h, listEditor, onSubmit, say, sayError } from './dom.js';
+import { api, field, formatTime, h, listEditor, onSubmit, say, sayError, sayOnNextPage } from './dom.js';
 import { crumbs, projectTabs, show } from './shell.js';
 import { rolloutSection } from './rollout-section.js';
 import { scheduleSection } from './schedule-section.js';
@@ -86,7 +86,7 @@ function newFlagForm(projectId: string): HTMLFormElement {
           description: description.value,
           tags: newTags.items(),
         });
-        say(`Flag ${created.name} created (off).`);
+        sayOnNextPage(`Flag ${created.name} created (off).`);
         location.hash = `#/flags/${created.id}`;
       }),
     },
@@ -256,7 +256,7 @@ function deleteConfirmation(data: FlagPageView): HTMLElement {
         class: 'danger',
         onclick: () => {
           api('DELETE', `flags/${flag.id}`).then(() => {
-            say(`Flag ${flag.name} deleted.`);
+            sayOnNextPage(`Flag ${flag.name} deleted.`);
             location.hash = `#/projects/${project.id}`;
           }, sayError);
         },
