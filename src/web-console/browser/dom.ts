@@ -180,6 +180,32 @@ export function listEditor(label: string, item: string, initial: readonly string
   };
 }
 
+/**
+ * A table under `columns` in a box of its own that scrolls sideways when the table is wider than the
+ * screen (a phone), so the page itself never does. The box is a named region the keyboard can reach,
+ * so it can be scrolled without a pointer too.
+ */
+export function dataTable(label: string, columns: readonly string[], body: HTMLTableSectionElement): HTMLElement {
+  return h(
+    'div',
+    { class: 'table-box', role: 'region', 'aria-label': label, tabindex: 0 },
+    h(
+      'table',
+      {},
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          columns.map((c) => h('th', { scope: 'col' }, c)),
+        ),
+      ),
+      body,
+    ),
+  );
+}
+
 export function field(label: string, input: HTMLElement, className = ''): HTMLLabelElement {
   return h('label', { class: className }, `${label} `, input);
 }

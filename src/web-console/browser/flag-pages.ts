@@ -1,6 +1,6 @@
 // A project's flags, and one flag (its state per environment, texts, deletion).
-import { api, field, formatTime, h, listEditor, onSubmit, say, sayError, sayOnNextPage } from './dom.js';
-import { crumbs, projectTabs, show } from './shell.js';
+import { api, dataTable, field, formatTime, h, listEditor, onSubmit, say, sayError, sayOnNextPage } from './dom.js';
+import { crumbs, emptyState, projectTabs, show, toForm } from './shell.js';
 import { rolloutSection } from './rollout-section.js';
 import { scheduleSection } from './schedule-section.js';
 import { variantsForm } from './variant-editor.js';
@@ -22,6 +22,20 @@ export async function projectPage(projectId: string): Promise<void> {
     tags.map((t) => h('option', { value: t }, t)),
   );
   const body = h('tbody');
+  const clear = h(
+    'button',
+    {
+      type: 'button',
+      class: 'secondary',
+      onclick: () => {
+        search.value = '';
+        tag.value = '';
+        render();
+        search.focus();
+      },
+    },
+    'Show every flag',
+  );
   const render = () => {
     const q = search.value.trim().toLowerCase();
     const rows = data.flags.filter(
@@ -30,7 +44,7 @@ export async function projectPage(projectId: string): Promise<void> {
         (tag.value === '' || f.tags.includes(tag.value)),
     );
     body.replaceChildren(...rows.map((f) => flagRow(f)));
-    if (rows.length === 0) body.append(h('tr', {}, h('td', { colspan: 3 }, 'No flag matches.')));
+    if (rows.length === 0) body.append(h('tr', {}, h('td', { colspan: 3 }, emptyState('No flag matches the search and tag.', clear))));
   };
   search.addEventListener('input', render);
   tag.addEventListener('change', render);
@@ -43,13 +57,17 @@ export async function projectPage(projectId: string): Promise<void> {
     projectTabs(project),
     h('p', { class: 'muted' }, `Your role: ${data.role}${can.editFlags ? '' : ' (read-only)'}`),
     create,
-    h('div', { class: 'row' }, field('Search flags', search), field('Tag', tag)),
-    h(
-      'table',
-      {},
-      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Flag'), h('th', { scope: 'col' }, 'State'), h('th', { scope: 'col' }, 'Tags'))),
-      body,
-    ),
+    data.flags.length === 0
+      ? emptyState(
+          create === null
+            ? 'This project has no flags yet. An Editor, Admin or Owner of its organisation can create them.'
+            : 'This project has no flags yet. Create the first one with the New flag form: a new flag is off, so nothing changes for your users until you turn it on.',
+          create === null ? null : toForm('Create a flag', create),
+        )
+      : [
+          h('div', { class: 'row' }, field('Search flags', search), field('Tag', tag)),
+          dataTable(`Flags of ${project.name}`, ['Flag', 'State', 'Tags'], body),
+        ],
   );
 }
 
