@@ -10,16 +10,20 @@ export function stateText(state: FlatState): string {
   return `${state.enabled ? 'on' : 'off'} · ${state.trafficPercentage}%${state.cohorts.length > 0 ? ` · cohorts ${state.cohorts.join(', ')}` : ''}${state.audienceId ? ' · audience' : ''}${state.variants ? ` · ${Object.keys(state.variants).length} variants` : ''}`;
 }
 
-export async function projectPage(projectId: string): Promise<void> {
+/**
+ * The project's flags, filtered by the search text and the tag as the user types; both are kept in the
+ * address (#/projects/ID?q=...&tag=...), so a reload or coming back to the list shows the same rows.
+ */
+export async function projectPage(projectId: string, params: URLSearchParams): Promise<void> {
   const data = await api<ProjectView>('GET', `projects/${encodeURIComponent(projectId)}`);
   const { project, can } = data;
-  const search = h('input', { type: 'search', name: 'search' });
+  const search = h('input', { type: 'search', name: 'search', value: params.get('q') ?? '', 'aria-keyshortcuts': '/' });
   const tags = [...new Set(data.flags.flatMap((f) => f.tags))].sort();
   const tag = h(
     'select',
     { name: 'tag' },
     h('option', { value: '' }, 'Any tag'),
-    tags.map((t) => h('option', { value: t }, t)),
+    tags.map((t) => h('option', { value: t, selected: t === params.get('tag') }, t)),
   );
   const body = h('tbody');
   const clear = h(
@@ -30,7 +34,7 @@ export async function projectPage(projectId: string): Promise<void> {
       onclick: () => {
         search.value = '';
         tag.value = '';
-        render();
+        filter();
         search.focus();
       },
     },
@@ -46,8 +50,17 @@ export async function projectPage(projectId: string): Promise<void> {
     body.replaceChildren(...rows.map((f) => flagRow(f)));
     if (rows.length === 0) body.append(h('tr', {}, h('td', { colspan: 3 }, emptyState('No flag matches the search and tag.', clear))));
   };
-  search.addEventListener('input', render);
-  tag.addEventListener('change', render);
+  // The address is replaced, not pushed: typing is no navigation (hashchange would re-read the page).
+  const filter = () => {
+    const next = new URLSearchParams();
+    if (search.value !== '') next.set('q', search.value);
+    if (tag.value !== '') next.set('tag', tag.value);
+    const query = String(next);
+    history.replaceState(history.state, '', `#/projects/${encodeURIComponent(project.id)}${query === '' ? '' : `?${query}`}`);
+    render();
+  };
+  search.addEventListener('input', filter);
+  tag.addEventListener('change', filter);
   render();
   const create = can.editFlags ? newFlagForm(project.id) : null;
   show(

@@ -20,7 +20,7 @@ export async function route(): Promise<void> {
   newPageStatus();
   try {
     if (parts.length === 0) await homePage();
-    else if (parts[0] === 'projects' && parts.length === 2) await projectPage(parts[1]!);
+    else if (parts[0] === 'projects' && parts.length === 2) await projectPage(parts[1]!, params);
     else if (parts[0] === 'projects' && parts[2] === 'tokens') await tokensPage(parts[1]!);
     else if (parts[0] === 'projects' && parts[2] === 'webhooks') await webhooksPage(parts[1]!);
     else if (parts[0] === 'projects' && parts[2] === 'audit') await auditPage(parts[1]!, params);
