@@ -39,7 +39,7 @@ export function auditView(call: ApiCall) {
   }
   if (entries.length === limit || scanned >= kAuditScan) more = call.store.listAudit(access.project.id, { limit: 1, before }).length > 0;
   const flags = call.store.listFlags(access.project.id).map((f) => ({ id: f.id, name: f.name }));
-  return { project: access.project, entries, nextBefore: more ? before : null, flags };
+  return { project: access.project, can: access.can, entries, nextBefore: more ? before : null, flags };
 }
 export type AuditView = ReturnType<typeof auditView>;
 

@@ -20,6 +20,20 @@ async function boot(): Promise<void> {
   await route();
 }
 
+/**
+ * "/" takes the keyboard to the page's search field, as on many sites; typed in a field, it is only
+ * the character it is.
+ */
+function focusSearch(event: KeyboardEvent): void {
+  if (event.key !== '/' || event.ctrlKey || event.metaKey || event.altKey || event.defaultPrevented) return;
+  if (event.target instanceof Element && event.target.closest('input, textarea, select, [contenteditable]')) return;
+  const search = document.querySelector<HTMLInputElement>('#page input[type="search"]');
+  if (search === null) return;
+  event.preventDefault();
+  search.focus();
+}
+
 // A page that is not signed in answers every route with the sign-in form (api() calls whenSignedOut).
 window.addEventListener('hashchange', () => void route());
+document.addEventListener('keydown', focusSearch);
 void boot();

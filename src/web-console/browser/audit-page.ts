@@ -1,6 +1,6 @@
 // A project's audit log.
-import { api, field, formatTime, h, onSubmit } from './dom.js';
-import { crumbs, projectTabs, show } from './shell.js';
+import { api, dataTable, field, formatTime, h, onSubmit } from './dom.js';
+import { crumbs, emptyState, projectTabs, show } from './shell.js';
 import type { AuditView } from './views.js';
 
 export type AuditEntry = AuditView['entries'][number];
@@ -33,24 +33,15 @@ export async function auditPage(projectId: string, params: URLSearchParams): Pro
       { onsubmit: onSubmit(async () => go({})) },
       h('div', { class: 'row' }, field('Flag', flag), field('Actor', actor), h('button', { type: 'submit' }, 'Filter')),
     ),
-    h(
-      'table',
-      {},
-      h(
-        'thead',
-        {},
-        h(
-          'tr',
-          {},
-          ['At', 'Actor', 'Action', 'Flag', 'Environment', 'Changes'].map((c) => h('th', { scope: 'col' }, c)),
-        ),
-      ),
-      h(
-        'tbody',
-        {},
-        data.entries.length === 0
-          ? h('tr', {}, h('td', { colspan: 6 }, 'No entries.'))
-          : data.entries.map((e) =>
+    data.entries.length === 0
+      ? noEntries(data, params)
+      : dataTable(
+          'Audit entries',
+          ['At', 'Actor', 'Action', 'Flag', 'Environment', 'Changes'],
+          h(
+            'tbody',
+            {},
+            data.entries.map((e) =>
               h(
                 'tr',
                 {},
@@ -68,8 +59,8 @@ export async function auditPage(projectId: string, params: URLSearchParams): Pro
                 ),
               ),
             ),
-      ),
-    ),
+          ),
+        ),
     h(
       'p',
       {},
@@ -80,4 +71,14 @@ export async function auditPage(projectId: string, params: URLSearchParams): Pro
         : null,
     ),
   );
+}
+
+/** An empty page of the log: filters that match nothing, or a project nothing has been done in yet. */
+function noEntries(data: AuditView, params: URLSearchParams): HTMLElement {
+  const { project, can } = data;
+  if (params.has('flag') || params.has('actor'))
+    return emptyState('No entries match these filters.', h('a', { href: `#/projects/${project.id}/audit` }, 'Show every entry'));
+  const text =
+    'Nothing has been changed in this project yet: every change to its flags, environments, audiences, tokens and webhooks is listed here, newest first.';
+  return can.editFlags ? emptyState(text, h('a', { href: `#/projects/${project.id}` }, 'Go to the flags')) : emptyState(text);
 }

@@ -63,15 +63,43 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   return data as T;
 }
 
-/** The live status line under the header: what the last action did, or why it was refused. */
+/**
+ * The live status line under the header: what the last action did, or why it was refused. It belongs to
+ * the page it was said on: a navigation clears it (newPageStatus), unless it was said for that page.
+ */
 export function say(message: string, kind: 'ok' | 'error' = 'ok'): void {
+  statusLine(`status ${kind}`, message);
+}
+
+function statusLine(className: string, text: string): void {
   const status = document.getElementById('status')!;
-  status.className = `status ${kind}`;
-  status.textContent = message;
+  status.className = className;
+  status.textContent = text;
+}
+
+/** What an action said just before it navigated (a flag created, then its page), for the page it leads to. */
+let forNextPage: string | null = null;
+
+/** Says `message` on the page the next navigation shows (call it before changing location.hash). */
+export function sayOnNextPage(message: string): void {
+  forNextPage = message;
+}
+
+/** A navigation began: the status line shows only what was said for the new page, so no message outlives its page. */
+export function newPageStatus(): void {
+  const message = forNextPage;
+  forNextPage = null;
+  if (message === null) statusLine('status', '');
+  else say(message);
+}
+
+/** An error as the user reads it: the server's title and detail, or what the browser said. */
+export function errorText(err: unknown): string {
+  return err instanceof ApiError ? `${err.title}: ${err.detail}` : String(err);
 }
 
 export function sayError(err: unknown): void {
-  say(err instanceof ApiError ? `${err.title}: ${err.detail}` : String(err), 'error');
+  say(errorText(err), 'error');
 }
 
 export function formatTime(ms: number | null): string {
@@ -150,6 +178,32 @@ export function listEditor(label: string, item: string, initial: readonly string
       return now.length !== initial.length || now.some((v, i) => v !== initial[i]);
     },
   };
+}
+
+/**
+ * A table under `columns` in a box of its own that scrolls sideways when the table is wider than the
+ * screen (a phone), so the page itself never does. The box is a named region the keyboard can reach,
+ * so it can be scrolled without a pointer too.
+ */
+export function dataTable(label: string, columns: readonly string[], body: HTMLTableSectionElement): HTMLElement {
+  return h(
+    'div',
+    { class: 'table-box', role: 'region', 'aria-label': label, tabindex: 0 },
+    h(
+      'table',
+      {},
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          columns.map((c) => h('th', { scope: 'col' }, c)),
+        ),
+      ),
+      body,
+    ),
+  );
 }
 
 export function field(label: string, input: HTMLElement, className = ''): HTMLLabelElement {

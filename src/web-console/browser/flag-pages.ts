@@ -1,6 +1,6 @@
 // A project's flags, and one flag (its state per environment, texts, deletion).
-import { api, field, formatTime, h, listEditor, onSubmit, say, sayError } from './dom.js';
-import { crumbs, projectTabs, show } from './shell.js';
+import { api, dataTable, field, formatTime, h, listEditor, onSubmit, say, sayError, sayOnNextPage } from './dom.js';
+import { crumbs, emptyState, projectTabs, show, toForm } from './shell.js';
 import { rolloutSection } from './rollout-section.js';
 import { scheduleSection } from './schedule-section.js';
 import { variantsForm } from './variant-editor.js';
@@ -10,18 +10,36 @@ export function stateText(state: FlatState): string {
   return `${state.enabled ? 'on' : 'off'} · ${state.trafficPercentage}%${state.cohorts.length > 0 ? ` · cohorts ${state.cohorts.join(', ')}` : ''}${state.audienceId ? ' · audience' : ''}${state.variants ? ` · ${Object.keys(state.variants).length} variants` : ''}`;
 }
 
-export async function projectPage(projectId: string): Promise<void> {
+/**
+ * The project's flags, filtered by the search text and the tag as the user types; both are kept in the
+ * address (#/projects/ID?q=...&tag=...), so a reload or coming back to the list shows the same rows.
+ */
+export async function projectPage(projectId: string, params: URLSearchParams): Promise<void> {
   const data = await api<ProjectView>('GET', `projects/${encodeURIComponent(projectId)}`);
   const { project, can } = data;
-  const search = h('input', { type: 'search', name: 'search' });
+  const search = h('input', { type: 'search', name: 'search', value: params.get('q') ?? '', 'aria-keyshortcuts': '/' });
   const tags = [...new Set(data.flags.flatMap((f) => f.tags))].sort();
   const tag = h(
     'select',
     { name: 'tag' },
     h('option', { value: '' }, 'Any tag'),
-    tags.map((t) => h('option', { value: t }, t)),
+    tags.map((t) => h('option', { value: t, selected: t === params.get('tag') }, t)),
   );
   const body = h('tbody');
+  const clear = h(
+    'button',
+    {
+      type: 'button',
+      class: 'secondary',
+      onclick: () => {
+        search.value = '';
+        tag.value = '';
+        filter();
+        search.focus();
+      },
+    },
+    'Show every flag',
+  );
   const render = () => {
     const q = search.value.trim().toLowerCase();
     const rows = data.flags.filter(
@@ -30,10 +48,19 @@ export async function projectPage(projectId: string): Promise<void> {
         (tag.value === '' || f.tags.includes(tag.value)),
     );
     body.replaceChildren(...rows.map((f) => flagRow(f)));
-    if (rows.length === 0) body.append(h('tr', {}, h('td', { colspan: 3 }, 'No flag matches.')));
+    if (rows.length === 0) body.append(h('tr', {}, h('td', { colspan: 3 }, emptyState('No flag matches the search and tag.', clear))));
   };
-  search.addEventListener('input', render);
-  tag.addEventListener('change', render);
+  // The address is replaced, not pushed: typing is no navigation (hashchange would re-read the page).
+  const filter = () => {
+    const next = new URLSearchParams();
+    if (search.value !== '') next.set('q', search.value);
+    if (tag.value !== '') next.set('tag', tag.value);
+    const query = String(next);
+    history.replaceState(history.state, '', `#/projects/${encodeURIComponent(project.id)}${query === '' ? '' : `?${query}`}`);
+    render();
+  };
+  search.addEventListener('input', filter);
+  tag.addEventListener('change', filter);
   render();
   const create = can.editFlags ? newFlagForm(project.id) : null;
   show(
@@ -43,13 +70,17 @@ export async function projectPage(projectId: string): Promise<void> {
     projectTabs(project),
     h('p', { class: 'muted' }, `Your role: ${data.role}${can.editFlags ? '' : ' (read-only)'}`),
     create,
-    h('div', { class: 'row' }, field('Search flags', search), field('Tag', tag)),
-    h(
-      'table',
-      {},
-      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Flag'), h('th', { scope: 'col' }, 'State'), h('th', { scope: 'col' }, 'Tags'))),
-      body,
-    ),
+    data.flags.length === 0
+      ? emptyState(
+          create === null
+            ? 'This project has no flags yet. An Editor, Admin or Owner of its organisation can create them.'
+            : 'This project has no flags yet. Create the first one with the New flag form: a new flag is off, so nothing changes for your users until you turn it on.',
+          create === null ? null : toForm('Create a flag', create),
+        )
+      : [
+          h('div', { class: 'row' }, field('Search flags', search), field('Tag', tag)),
+          dataTable(`Flags of ${project.name}`, ['Flag', 'State', 'Tags'], body),
+        ],
   );
 }
 
@@ -86,7 +117,7 @@ function newFlagForm(projectId: string): HTMLFormElement {
           description: description.value,
           tags: newTags.items(),
         });
-        say(`Flag ${created.name} created (off).`);
+        sayOnNextPage(`Flag ${created.name} created (off).`);
         location.hash = `#/flags/${created.id}`;
       }),
     },
@@ -256,7 +287,7 @@ function deleteConfirmation(data: FlagPageView): HTMLElement {
         class: 'danger',
         onclick: () => {
           api('DELETE', `flags/${flag.id}`).then(() => {
-            say(`Flag ${flag.name} deleted.`);
+            sayOnNextPage(`Flag ${flag.name} deleted.`);
             location.hash = `#/projects/${project.id}`;
           }, sayError);
         },

@@ -1,6 +1,6 @@
 // The home page: organisations, projects and invitations.
 import { api, formatTime, h, say, sayError } from './dom.js';
-import { show } from './shell.js';
+import { emptyState, show } from './shell.js';
 import type { HomeView, Project } from './views.js';
 
 /** An invitation addressed to the signed-in user. */
@@ -38,7 +38,7 @@ export async function homePage(): Promise<void> {
   const home = await api<HomeView>('GET', 'home');
   const projectList = (projects: Project[]) =>
     projects.length === 0
-      ? h('p', { class: 'muted' }, 'No projects yet.')
+      ? emptyState("No projects here yet: the server's operator creates them with flagwire project create.")
       : h(
           'ul',
           {},
@@ -62,7 +62,11 @@ export async function homePage(): Promise<void> {
     home.invitations.length > 0
       ? h('section', { 'aria-label': 'Invitations' }, h('h2', {}, 'Invitations'), h('ul', {}, home.invitations.map(invitationItem)))
       : null,
-    home.orgs.length === 0 ? h('p', {}, 'You are not a member of any organisation.') : null,
+    home.orgs.length === 0
+      ? emptyState(
+          'You are not a member of any organisation yet. Ask an Admin or Owner of one to invite your e-mail address: the invitation appears on this page.',
+        )
+      : null,
     ...home.orgs.map((org) =>
       h(
         'section',

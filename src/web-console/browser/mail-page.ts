@@ -1,6 +1,6 @@
 // The signed-in user's mail.
 import { api, formatTime, h } from './dom.js';
-import { crumbs, show } from './shell.js';
+import { crumbs, emptyState, show } from './shell.js';
 import type { MailView } from './views.js';
 
 export async function mailPage(): Promise<void> {
@@ -10,7 +10,9 @@ export async function mailPage(): Promise<void> {
     crumbs(),
     h('h1', {}, 'Your mail'),
     h('p', { class: 'muted' }, 'Messages to you about the organisations you belong to.'),
-    data.messages.length === 0 ? h('p', {}, 'No messages.') : null,
+    data.messages.length === 0
+      ? emptyState('No messages. When an API token of one of your organisations is refused, the notice sent to you is shown here.')
+      : null,
     ...data.messages.map((m) =>
       h(
         'article',

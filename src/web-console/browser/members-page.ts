@@ -1,38 +1,39 @@
 // An organisation's members and invitations.
-import { api, field, formatTime, h, onSubmit, say } from './dom.js';
-import { crumbs, show } from './shell.js';
+import { api, dataTable, field, formatTime, h, onSubmit, say } from './dom.js';
+import { crumbs, emptyState, show, toForm } from './shell.js';
 import type { MembersView } from './views.js';
 
 export async function membersPage(orgId: string): Promise<void> {
   const data = await api<MembersView>('GET', `orgs/${encodeURIComponent(orgId)}/members`);
+  // A person joins by accepting, signed in with the invited address: no one is made a member by another's say.
+  const invite = data.canManage ? inviteForm(data, orgId) : null;
   show(
     `Members of ${data.org.name}`,
     crumbs(),
     h('h1', {}, `Members of ${data.org.name}`),
     membersTable(data),
     data.canManage ? roleForm(data, orgId) : null,
-    data.canManage ? h('h2', {}, 'Invitations') : null,
-    data.canManage && data.invitations.length > 0 ? invitationsTable(data) : null,
-    // A person joins by accepting, signed in with the invited address: no one is made a member by another's say.
-    data.canManage ? inviteForm(data, orgId) : null,
+    invite === null
+      ? null
+      : [
+          h('h2', {}, 'Invitations'),
+          data.invitations.length > 0
+            ? invitationsTable(data)
+            : emptyState(
+                'No pending invitations. Invite someone by e-mail address with the form below: they become a member when they accept.',
+                toForm('Invite someone', invite),
+              ),
+          invite,
+        ],
   );
 }
 
 const roles = () => ['viewer', 'editor', 'admin', 'owner'].map((r) => h('option', { value: r }, r));
 
 function membersTable(data: MembersView): HTMLElement {
-  return h(
-    'table',
-    {},
-    h(
-      'thead',
-      {},
-      h(
-        'tr',
-        {},
-        ['Name', 'Email', 'User id', 'Role'].map((c) => h('th', { scope: 'col' }, c)),
-      ),
-    ),
+  return dataTable(
+    `Members of ${data.org.name}`,
+    ['Name', 'Email', 'User id', 'Role'],
     h(
       'tbody',
       {},
@@ -72,18 +73,9 @@ function roleForm(data: MembersView, orgId: string): HTMLElement {
 }
 
 function invitationsTable(data: MembersView): HTMLElement {
-  return h(
-    'table',
-    {},
-    h(
-      'thead',
-      {},
-      h(
-        'tr',
-        {},
-        ['Email', 'Invited as', 'Until'].map((c) => h('th', { scope: 'col' }, c)),
-      ),
-    ),
+  return dataTable(
+    'Pending invitations',
+    ['Email', 'Invited as', 'Until'],
     h(
       'tbody',
       {},

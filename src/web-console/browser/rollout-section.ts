@@ -4,6 +4,7 @@
 // server offers for its status, and the earlier ones a line each. A form starts one, its steps written
 // as the CLI's --steps (`10:1h,50:1h,100`), which the server reads with the CLI's own parser.
 import { api, field, formatTime, h, onSubmit, say, sayError } from './dom.js';
+import { emptyState } from './shell.js';
 import type { FlagPageView, RolloutAction, RolloutBody, RolloutView } from './views.js';
 
 /** How many earlier rollouts a timeline lists under it. */
@@ -33,7 +34,9 @@ function rolloutPart(data: FlagPageView, env: string | null, reload: () => Promi
     'div',
     {},
     env === null ? null : h('h3', {}, `In ${env}`),
-    last === undefined ? h('p', { class: 'muted' }, `No rollout${where} yet.`) : timeline(data, last, where, reload),
+    last === undefined
+      ? emptyState(`No rollout${where} yet.${data.can.editFlags ? ' Start one with the form below: the traffic rises step by step.' : ''}`)
+      : timeline(data, last, where, reload),
     earlier.length === 0
       ? null
       : [

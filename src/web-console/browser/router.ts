@@ -1,5 +1,5 @@
 // Which page the URL's hash (#/projects/ID, ...) shows.
-import { h, sayError } from './dom.js';
+import { ApiError, errorText, h, newPageStatus, sayError } from './dom.js';
 import { auditPage } from './audit-page.js';
 import { flagPage, projectPage } from './flag-pages.js';
 import { homePage } from './home-page.js';
@@ -17,9 +17,10 @@ export async function route(): Promise<void> {
     .filter((p) => p !== '')
     .map(decodeURIComponent);
   const params = new URLSearchParams(query ?? '');
+  newPageStatus();
   try {
     if (parts.length === 0) await homePage();
-    else if (parts[0] === 'projects' && parts.length === 2) await projectPage(parts[1]!);
+    else if (parts[0] === 'projects' && parts.length === 2) await projectPage(parts[1]!, params);
     else if (parts[0] === 'projects' && parts[2] === 'tokens') await tokensPage(parts[1]!);
     else if (parts[0] === 'projects' && parts[2] === 'webhooks') await webhooksPage(parts[1]!);
     else if (parts[0] === 'projects' && parts[2] === 'audit') await auditPage(parts[1]!, params);
@@ -28,8 +29,27 @@ export async function route(): Promise<void> {
     else if (parts[0] === 'tokens') await activityPage(parts[1]!);
     else if (parts[0] === 'orgs' && parts[2] === 'members') await membersPage(parts[1]!);
     else if (parts[0] === 'mail') await mailPage();
-    else show('Not found', h('h1', {}, 'Not found'), h('p', {}, h('a', { href: '#/' }, 'Back to your projects')));
+    else notFound('No page of the console has this address.');
   } catch (err) {
-    sayError(err);
+    pageFailed(err);
   }
 }
+
+/**
+ * A page that could not be read replaces the one before it, which would otherwise stay on screen
+ * under the error as if it were the page asked for.
+ */
+function pageFailed(err: unknown): void {
+  // Signed out: api() has shown the sign-in form; the status line says why.
+  if (err instanceof ApiError && err.status === 401) sayError(err);
+  // An unknown id and one of a project the user is not a member of are the same 404 (access.ts).
+  else if (err instanceof ApiError && err.status === 404)
+    notFound(`${err.detail} Check the address: it may have been deleted, or belong to an organisation you are not a member of.`);
+  else show('Page not loaded', h('h1', {}, 'This page could not be loaded'), h('p', { class: 'error' }, errorText(err)), backHome());
+}
+
+function notFound(text: string): void {
+  show('Not found', h('h1', {}, 'Not found'), h('p', {}, text), backHome());
+}
+
+const backHome = () => h('p', {}, h('a', { href: '#/' }, 'Back to your projects'));

@@ -2,7 +2,8 @@
 // a pending one cancelled with one click, and a form to schedule one: when (the browser's local time,
 // sent as Unix ms), for a group flag the environment, and the change as a PATCH body in JSON. The JSON is
 // checked in the page before anything is sent; the server then checks it as the PATCH it will be.
-import { api, field, formatTime, h, onSubmit, say, sayError } from './dom.js';
+import { api, dataTable, field, formatTime, h, onSubmit, say, sayError } from './dom.js';
+import { emptyState } from './shell.js';
 import type { FlagPageView } from './views.js';
 
 export function scheduleSection(data: FlagPageView, reload: () => Promise<void>): HTMLElement {
@@ -39,24 +40,12 @@ export function scheduleSection(data: FlagPageView, reload: () => Promise<void>)
   );
   const table =
     rows.length === 0
-      ? h('p', { class: 'muted' }, 'No scheduled changes.')
-      : h(
-          'table',
-          {},
-          h(
-            'thead',
-            {},
-            h(
-              'tr',
-              {},
-              h('th', {}, 'Due'),
-              flag.environments ? h('th', {}, 'Environment') : null,
-              h('th', {}, 'Change'),
-              h('th', {}, 'Status'),
-              h('th', {}, 'Outcome'),
-              h('th', {}, ''),
-            ),
-          ),
+      ? emptyState(
+          `No scheduled changes.${can.editFlags ? ' Schedule one with the form below: a change applied at the time you choose.' : ''}`,
+        )
+      : dataTable(
+          'Scheduled changes',
+          ['Due', ...(flag.environments ? ['Environment'] : []), 'Change', 'Status', 'Outcome', 'Actions'],
           h('tbody', {}, rows),
         );
   return h('section', {}, h('h2', {}, 'Scheduled changes'), table, can.editFlags ? scheduleForm(data, reload) : null);

@@ -1,6 +1,6 @@
 // A project's environments and audiences.
 import { api, field, h, listEditor, type ListEditor, onSubmit, say, sayError } from './dom.js';
-import { crumbs, projectTabs, show } from './shell.js';
+import { crumbs, emptyState, projectTabs, show, toForm } from './shell.js';
 import type { Audience, ProjectView } from './views.js';
 
 /**
@@ -62,6 +62,7 @@ export async function settingsPage(projectId: string): Promise<void> {
   const data = await api<ProjectView>('GET', `projects/${encodeURIComponent(projectId)}`);
   const { project, can } = data;
   const reload = () => settingsPage(projectId).catch(sayError);
+  const create = can.configure ? audienceForm(data, null, reload) : null;
   show(
     `Settings of ${project.name}`,
     crumbs([`#/projects/${project.id}`, project.name]),
@@ -69,9 +70,16 @@ export async function settingsPage(projectId: string): Promise<void> {
     projectTabs(project),
     environmentsSection(data, reload),
     h('h2', {}, 'Audiences'),
-    ...data.audiences.map((a) => audienceForm(data, a, reload)),
-    can.configure ? audienceForm(data, null, reload) : null,
+    data.audiences.length > 0 ? data.audiences.map((a) => audienceForm(data, a, reload)) : noAudiences(create),
+    create,
   );
+}
+
+function noAudiences(create: HTMLElement | null): HTMLElement {
+  const text = 'No audiences yet. An audience is the users whose attributes match its rules; a flag state can be limited to one.';
+  return create === null
+    ? emptyState(`${text} An Admin or Owner can create one.`)
+    : emptyState(`${text} Create one with the New audience form below.`, toForm('Create an audience', create));
 }
 
 /** A multi-environment project's environments, with the forms that add and rename one. */
@@ -89,7 +97,13 @@ function environmentsSection(data: ProjectView, reload: () => Promise<void>): HT
         'section',
         { 'aria-label': 'Environments' },
         h('h2', {}, 'Environments'),
-        h('p', {}, project.environments.join(', ') || 'None yet.'),
+        project.environments.length > 0
+          ? h('p', {}, project.environments.join(', '))
+          : emptyState(
+              can.configure
+                ? 'No environments yet: add the first one with the form below; each flag then has a state of its own in each environment.'
+                : 'No environments yet. An Admin or Owner can add them.',
+            ),
         can.configure
           ? [
               h(

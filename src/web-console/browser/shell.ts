@@ -5,9 +5,10 @@ import type { Project } from './views.js';
 
 export const page = () => document.getElementById('page')!;
 
-export function show(title: string, ...content: (Node | null)[]): void {
+/** Shows a page: its title and its content (a part of it absent: null; a few in a row: an array). */
+export function show(title: string, ...content: (Node | null | (Node | null)[])[]): void {
   document.title = `${title} · Flagwire console`;
-  page().replaceChildren(...content.filter((n): n is Node => n !== null));
+  page().replaceChildren(...content.flat().filter((n): n is Node => n !== null));
 }
 
 export function crumbs(...links: [string, string][]): HTMLElement {
@@ -29,6 +30,20 @@ export function projectTabs(project: Project): HTMLElement {
     h('a', { href: `#/projects/${project.id}/audit` }, 'Audit log'),
     h('a', { href: `#/projects/${project.id}/settings` }, 'Environments and audiences'),
   );
+}
+
+/**
+ * What an empty list shows instead: a sentence saying what to do next and, to a user who may do it,
+ * the control that starts it (`action`); a user who may not gets the sentence alone.
+ */
+export function emptyState(text: string, action: HTMLElement | null = null): HTMLElement {
+  return h('p', { class: 'empty' }, text, action === null ? null : [' ', action]);
+}
+
+/** An empty list's action when the form that fills it is on the page: a button that takes the user to the form's first field. */
+export function toForm(label: string, form: HTMLElement): HTMLButtonElement {
+  const first = () => form.querySelector<HTMLElement>('input, select, textarea');
+  return h('button', { type: 'button', class: 'secondary', onclick: () => first()?.focus() }, label);
 }
 
 /** A secret shown only this once (a token's, a webhook's), with a button that copies it. */

@@ -1,5 +1,5 @@
 // The sign-in form and the account bar.
-import { api, field, h, onSubmit, say, sayError, setCsrfToken } from './dom.js';
+import { api, field, h, onSubmit, say, sayError, sayOnNextPage, setCsrfToken } from './dom.js';
 import { route } from './router.js';
 import { show } from './shell.js';
 import type { User } from './views.js';
@@ -19,7 +19,7 @@ export function signInPage(): void {
           const signed = await api<{ user: User; csrfToken: string }>('POST', 'sign-in', { email: email.value, password: password.value });
           setCsrfToken(signed.csrfToken);
           accountBar(signed.user);
-          say(`Signed in as ${signed.user.name}.`);
+          sayOnNextPage(`Signed in as ${signed.user.name}.`);
           if (location.hash === '' || location.hash === '#/') void route();
           else location.hash = '#/';
         }),

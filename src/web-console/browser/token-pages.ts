@@ -1,6 +1,6 @@
 // A project's tokens, and one token's activity.
-import { api, field, formatTime, h, onSubmit, say, sayError } from './dom.js';
-import { crumbs, projectTabs, secretBox, show } from './shell.js';
+import { api, dataTable, field, formatTime, h, onSubmit, say, sayError } from './dom.js';
+import { crumbs, emptyState, projectTabs, secretBox, show, toForm } from './shell.js';
 import type { ActivityView, TokensView } from './views.js';
 
 /** One token of the tokens page. */
@@ -22,6 +22,7 @@ export async function tokensPage(projectId: string, created: HTMLElement | null 
   const data = await api<TokensView>('GET', `projects/${encodeURIComponent(projectId)}/tokens`);
   const { project, can } = data;
   const reload = (box: HTMLElement | null = null) => tokensPage(projectId, box).catch(sayError);
+  const create = can.createTokens ? createTokenForm(project, reload) : null;
   show(
     `Tokens of ${project.name}`,
     crumbs([`#/projects/${project.id}`, project.name]),
@@ -38,9 +39,21 @@ export async function tokensPage(projectId: string, created: HTMLElement | null 
         )
       : null,
     created,
-    can.createTokens ? createTokenForm(project, reload) : null,
-    tokensTable(data.tokens, reload),
+    create,
+    data.tokens.length > 0 ? tokensTable(project.name, data.tokens, reload) : noTokens(data, create),
   );
+}
+
+/** The tokens page of a project without tokens: how to make one, and who may. */
+function noTokens(data: TokensView, create: HTMLElement | null): HTMLElement | null {
+  if (create !== null)
+    return emptyState(
+      "No tokens yet. Create one with the New token form: an application reads this project's flags with a read token's secret, and changes them with a write token's.",
+      toForm('Create a token', create),
+    );
+  // A personal project, or a plan without the Management API: the warning above says why.
+  if (data.can.tokensReadOnly) return null;
+  return emptyState('No tokens yet. An Editor, Admin or Owner of the organisation can create one.');
 }
 
 /** The new-token form; the secret is shown once, in a box above it, after the page reloads. */
@@ -92,25 +105,16 @@ function createTokenForm(project: TokensView['project'], reload: (box: HTMLEleme
 }
 
 /** Every token of the project, with Rotate and Revoke where the user may manage it. */
-function tokensTable(tokens: readonly TokenRow[], reload: (box?: HTMLElement | null) => Promise<void>): HTMLElement {
+function tokensTable(projectName: string, tokens: readonly TokenRow[], reload: (box?: HTMLElement | null) => Promise<void>): HTMLElement {
   const act = (token: TokenRow, verb: 'rotate' | 'revoke') => () => {
     api<{ name?: string; secret?: string }>('POST', `tokens/${token.id}/${verb}`).then(async (result) => {
       await reload(verb === 'rotate' ? tokenSecretBox(token.name, result.secret!) : null);
       say(verb === 'rotate' ? `Token ${token.name} rotated: the old secret no longer works.` : `Token ${token.name} revoked.`);
     }, sayError);
   };
-  return h(
-    'table',
-    {},
-    h(
-      'thead',
-      {},
-      h(
-        'tr',
-        {},
-        ['Name', 'Permission', 'Environments', 'Status', 'Created by', 'Expires', 'Actions'].map((c) => h('th', { scope: 'col' }, c)),
-      ),
-    ),
+  return dataTable(
+    `Tokens of ${projectName}`,
+    ['Name', 'Permission', 'Environments', 'Status', 'Created by', 'Expires', 'Actions'],
     h(
       'tbody',
       {},
@@ -149,21 +153,12 @@ function tokensTable(tokens: readonly TokenRow[], reload: (box?: HTMLElement | n
 
 export async function activityPage(tokenId: string): Promise<void> {
   const data = await api<ActivityView>('GET', `tokens/${encodeURIComponent(tokenId)}/activity`);
-  const table = (head: string[], rows: (string | number)[][]) =>
+  const table = (label: string, empty: string, head: string[], rows: (string | number)[][]) =>
     rows.length === 0
-      ? h('p', { class: 'muted' }, 'None.')
-      : h(
-          'table',
-          {},
-          h(
-            'thead',
-            {},
-            h(
-              'tr',
-              {},
-              head.map((c) => h('th', { scope: 'col' }, c)),
-            ),
-          ),
+      ? emptyState(empty)
+      : dataTable(
+          label,
+          head,
           h(
             'tbody',
             {},
@@ -183,11 +178,15 @@ export async function activityPage(tokenId: string): Promise<void> {
     h('p', {}, `Status: ${data.token.status} · last use: ${formatTime(data.lastUsedAt)}`),
     h('h2', {}, 'Recent requests'),
     table(
+      'Recent requests',
+      'No requests with this token yet: an application sends its secret in the Authorization header of its Management API calls.',
       ['At', 'Method', 'Path', 'Status'],
       data.recent.map((r) => [formatTime(r.at), r.method, r.path, r.status]),
     ),
     h('h2', {}, 'Recent denials'),
     table(
+      'Recent denials',
+      'No refused requests.',
       ['At', 'Method', 'Path', 'Reason'],
       data.denials.map((d) => [formatTime(d.at), d.method, d.path, d.reason]),
     ),

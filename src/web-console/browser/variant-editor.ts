@@ -3,7 +3,7 @@
 // is sent, every value and the rule must be JSON, and the rule an object: the status line says which
 // one is not, and where. The server then checks the whole as a flagd definition (PATCH's rules) and
 // refuses with the place (`targeting.if[0]: unknown operator "foo"`): nothing invalid is ever saved.
-import { api, field, h, onSubmit, say } from './dom.js';
+import { api, dataTable, field, h, onSubmit, say } from './dom.js';
 import type { FlagPageView, FlatState } from './views.js';
 
 interface Row {
@@ -117,16 +117,7 @@ export function variantsForm(data: FlagPageView, env: string | null, state: Flat
         { class: 'muted' },
         'Values are JSON ("#f00", 10, true, {"rows": 5}), all of one type. The rule is a flagd targeting rule (JsonLogic with fractional, sem_ver, starts_with, ends_with) naming a variant; empty: the default variant for everyone the state lets in. No variants: a boolean flag.',
       ),
-      h(
-        'table',
-        {},
-        h(
-          'thead',
-          {},
-          h('tr', {}, h('th', { scope: 'col' }, 'Variant'), h('th', { scope: 'col' }, 'Value (JSON)'), h('th', { scope: 'col' }, '')),
-        ),
-        table,
-      ),
+      dataTable(`Variants${where}`, ['Variant', 'Value (JSON)', 'Actions'], table),
       h('button', { type: 'button', class: 'secondary', onclick: () => addRow('', '') }, `Add variant${where}`),
       h('div', { class: 'row' }, field(`Default variant${where} (empty: none)`, fallback), field(`Targeting rule${where} (JSON)`, rule)),
       can.editFlags ? h('button', { type: 'submit' }, `Save variants${where}`) : null,

@@ -1,8 +1,8 @@
 // A project's webhooks (docs/webhooks.md): each with the newest of its delivery log and a Redeliver
 // button per delivery; a form to make one (its secret shown once, above the form, after the page
 // reloads); Delete confirmed in a dialog. Forms and buttons are offered to those who may change flags.
-import { api, field, formatTime, h, onSubmit, say, sayError } from './dom.js';
-import { crumbs, projectTabs, secretBox, show } from './shell.js';
+import { api, dataTable, field, formatTime, h, onSubmit, say, sayError } from './dom.js';
+import { crumbs, emptyState, projectTabs, secretBox, show, toForm } from './shell.js';
 import type { WebhooksView } from './views.js';
 
 type WebhookRow = WebhooksView['webhooks'][number];
@@ -19,6 +19,7 @@ export async function webhooksPage(projectId: string, created: HTMLElement | nul
   const data = await api<WebhooksView>('GET', `projects/${encodeURIComponent(projectId)}/webhooks`);
   const { project, can } = data;
   const reload = (box: HTMLElement | null = null) => webhooksPage(projectId, box);
+  const create = can.manageWebhooks ? createWebhookForm(project.id, reload) : null;
   show(
     `Webhooks of ${project.name}`,
     crumbs([`#/projects/${project.id}`, project.name]),
@@ -33,8 +34,15 @@ export async function webhooksPage(projectId: string, created: HTMLElement | nul
       ? null
       : h('p', { class: 'muted' }, 'Making, deleting and redelivering webhooks needs a role that may change flags (Editor, Admin, Owner).'),
     created,
-    can.manageWebhooks ? createWebhookForm(project.id, reload) : null,
-    data.webhooks.length === 0 ? h('p', { class: 'muted' }, 'No webhooks yet.') : webhooksTable(data.webhooks, can.manageWebhooks, reload),
+    create,
+    data.webhooks.length > 0
+      ? webhooksTable(data.webhooks, can.manageWebhooks, reload)
+      : create === null
+        ? emptyState('No webhooks yet. An Editor, Admin or Owner can create one.')
+        : emptyState(
+            "No webhooks yet. Create one with the New webhook form to have this project's changes sent to your URL as they happen.",
+            toForm('Create a webhook', create),
+          ),
     ...data.webhooks.map((hook) => deliveryLog(hook, data.shown, can.manageWebhooks, reload)),
   );
 }
@@ -91,18 +99,6 @@ function createWebhookForm(projectId: string, reload: (box: HTMLElement) => Prom
   );
 }
 
-function headRow(columns: readonly string[]): HTMLElement {
-  return h(
-    'thead',
-    {},
-    h(
-      'tr',
-      {},
-      columns.map((c) => h('th', { scope: 'col' }, c)),
-    ),
-  );
-}
-
 function webhooksTable(hooks: readonly WebhookRow[], manage: boolean, reload: () => Promise<void>): HTMLElement {
   const remove = (hook: WebhookRow) => () => {
     if (!confirm(`Delete the webhook to ${hook.url}? Nothing more is sent to it, and its delivery log goes with it.`)) return;
@@ -111,10 +107,9 @@ function webhooksTable(hooks: readonly WebhookRow[], manage: boolean, reload: ()
       .then(() => say(`Webhook to ${hook.url} deleted.`))
       .catch(sayError);
   };
-  return h(
-    'table',
-    {},
-    headRow(['URL', 'Events', 'Format', 'Created by', 'Created', manage ? 'Actions' : null].filter((c): c is string => c !== null)),
+  return dataTable(
+    'Webhooks',
+    ['URL', 'Events', 'Format', 'Created by', 'Created', manage ? 'Actions' : null].filter((c): c is string => c !== null),
     h(
       'tbody',
       {},
@@ -164,11 +159,10 @@ function deliveryLog(hook: WebhookRow, shown: number, manage: boolean, reload: (
     { 'aria-label': `Deliveries to ${hook.url}` },
     h('h2', {}, 'Deliveries to ', h('code', {}, hook.url)),
     hook.deliveries.length === 0
-      ? h('p', { class: 'muted' }, 'No deliveries yet.')
-      : h(
-          'table',
-          {},
-          headRow(manage ? [...columns, 'Actions'] : columns),
+      ? emptyState('No deliveries yet: one is sent each time a change this webhook subscribes to is made.')
+      : dataTable(
+          `Delivery log of ${hook.url}`,
+          manage ? [...columns, 'Actions'] : columns,
           h(
             'tbody',
             {},
