@@ -4,7 +4,7 @@
 import type { Org, Plan, Role, Standing, User } from '../model/accounts.js';
 import { readFileSync } from 'node:fs';
 import { FlagwireError } from '../errors.js';
-import type { Flag } from '../model/flags.js';
+import { isStale, kDefaultStaleDays, kMaxStaleDays, staleBefore, type Flag } from '../model/flags.js';
 import { hashPassword, kMinPasswordLength, passwordProblem } from '../model/passwords.js';
 import type { Audience, AudienceRule, Project, ProjectKind } from '../model/projects.js';
 import { requireFlag, requireOrg, requireProject, requireToken, requireUser } from '../model/lookups.js';
@@ -64,9 +64,6 @@ export interface ConsoleCommand<R = unknown> extends CommandSpec {
 }
 
 const kDefaultAuditLimit = 50;
-const kDayMs = 24 * 3600 * 1000;
-const kDefaultStaleDays = 30;
-const kMaxStaleDays = 3650;
 const kMaxAuditLimit = 1000;
 
 const str = (value: string, help: string, required = false): OptionSpec => ({ type: 'string', value, help, required });
@@ -133,11 +130,11 @@ function flagView(r: StoreReader, flag: Flag): FlagView {
  * created since has had no chance to be used).
  */
 function staleFlags(r: StoreReader, project: Project, days: number, now: number): StaleFlags {
-  const before = now - days * kDayMs;
+  const before = staleBefore(now, days);
   const flags: FlagView[] = [];
   for (const flag of r.listFlags(project.id)) {
     const usage = r.getUsage(flag.id);
-    if ((usage?.lastEvaluatedAt ?? flag.createdAt) < before) flags.push(representFlag(flag, project, null, usage));
+    if (isStale(flag, usage, before)) flags.push(representFlag(flag, project, null, usage));
   }
   return { days, before, flags };
 }

@@ -71,6 +71,24 @@ export interface FlagUsage {
   lastEvaluatedAt: number;
 }
 
+/** A flag is stale (docs/operations.md: Flag usage) when not evaluated for this many days, unless told otherwise. */
+export const kDefaultStaleDays = 30;
+export const kMaxStaleDays = 3650;
+const kDayMs = 24 * 3600 * 1000;
+
+/** The cut-off of "not evaluated for `days` days" at `now`, Unix ms. */
+export function staleBefore(now: number, days: number): number {
+  return now - days * kDayMs;
+}
+
+/**
+ * The stale rule, one home for the CLI and the web console: evaluated last before the cut-off, or never
+ * evaluated and created before it (a flag created since has had no chance to be used).
+ */
+export function isStale(flag: { createdAt: number }, usage: FlagUsage | undefined, before: number): boolean {
+  return (usage?.lastEvaluatedAt ?? flag.createdAt) < before;
+}
+
 /**
  * Usage counted since `total` added to it: the one rule for merging counts (the eval workers' totals,
  * the main thread's pending flush, the writer's stored totals): evaluations add up, the latest time wins.

@@ -63,6 +63,10 @@ button:disabled { background: var(--disabled-bg); color: var(--disabled-fg); bor
 .pill { display: inline-block; padding: 0 8px; border-radius: 10px; font-size: 0.85rem; border: 1px solid var(--line); }
 .pill.on, .pill.active, .pill.delivered { background: var(--on-bg); color: var(--on-fg); border-color: var(--on-line); }
 .pill.off, .pill.revoked, .pill.expired, .pill.failed { background: var(--off-bg); color: var(--off-fg); border-color: var(--off-line); }
+.pill.stale { background: var(--off-bg); color: var(--off-fg); border-color: var(--off-line); font-style: italic; }
+button.toggle { min-width: 3.5em; }
+button.toggle.on { background: var(--on-bg); color: var(--on-fg); border-color: var(--on-line); }
+button.toggle.off { background: var(--off-bg); color: var(--off-fg); border-color: var(--off-line); }
 .secret { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; background: var(--warn-bg); color: var(--warn-fg); padding: 8px; border: 1px solid var(--warn-line); border-radius: 4px; word-break: break-all; }
 .warning { background: var(--warn-bg); border: 1px solid var(--warn-line); padding: 8px 12px; border-radius: 4px; color: var(--warn-fg); }
 .signin { max-width: 380px; }

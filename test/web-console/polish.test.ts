@@ -157,7 +157,7 @@ t.test('the web console: not found, status per page, empty states, dark scheme, 
   t.match(await main.locator('.empty').textContent(), /^No messages\. When an API token of one of your organisations is refused/);
   await visit(page, `#/projects/${kShop}`, 'Web shop');
   await page.getByLabel('Search flags').fill('nothing-like-this');
-  t.match(await main.locator('.empty').textContent(), 'No flag matches the search and tag.');
+  t.match(await main.locator('.empty').textContent(), 'No flag matches the search, the tag and the choice shown.');
   await main.getByRole('button', { name: 'Show every flag' }).click();
   t.equal(await main.locator('tbody tr').count(), 4, '"Show every flag" clears the search');
 

@@ -1,6 +1,7 @@
 // The console's project page (its flags) and flag page: reading them and every change to a flag.
 import { patchResult, representFlag } from '../../model/representation.js';
 import { requireFlag } from '../../model/lookups.js';
+import { isStale, kDefaultStaleDays, staleBefore } from '../../model/flags.js';
 import { offeredRolloutActions, projectAccess } from '../access.js';
 import { guardReadingText, rolloutStepsFromText, stepText } from '../../release-plans/schedule-text.js';
 import { describeGuard } from '../../release-plans/guards.js';
@@ -22,8 +23,15 @@ function checkPlanAccess(call: ApiCall, plan: { projectId: string } | undefined)
 export function projectView(call: ApiCall) {
   const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
   const { project } = access;
-  const flags = call.store.listFlags(project.id).map((f) => representFlag(f, project, null, call.store.getUsage(f.id)));
-  return { ...access, flags, audiences: call.store.listAudiences(project.id) };
+  const before = staleBefore(call.now, kDefaultStaleDays);
+  const stale: string[] = [];
+  const flags = call.store.listFlags(project.id).map((f) => {
+    const usage = call.store.getUsage(f.id);
+    // The CLI's `flag stale` rule (src/model/flags.ts), at its default of days: the list's badge and filter.
+    if (isStale(f, usage, before)) stale.push(f.id);
+    return representFlag(f, project, null, usage);
+  });
+  return { ...access, flags, stale, staleDays: kDefaultStaleDays, audiences: call.store.listAudiences(project.id) };
 }
 export type ProjectView = ReturnType<typeof projectView>;
 

@@ -7,8 +7,17 @@ import { variantsForm } from './variant-editor.js';
 import type { FlagPageView, FlagView, FlatState, ProjectView } from './views.js';
 
 export function stateText(state: FlatState): string {
-  return `${state.enabled ? 'on' : 'off'} · ${state.trafficPercentage}%${state.cohorts.length > 0 ? ` · cohorts ${state.cohorts.join(', ')}` : ''}${state.audienceId ? ' · audience' : ''}${state.variants ? ` · ${Object.keys(state.variants).length} variants` : ''}`;
+  return `${state.enabled ? 'on' : 'off'} · ${stateDetail(state)}`;
 }
+
+/** A state's percentage, cohorts, audience and variants at a glance (without on/off). */
+function stateDetail(state: FlatState): string {
+  return `${state.trafficPercentage}%${state.cohorts.length > 0 ? ` · cohorts ${state.cohorts.join(', ')}` : ''}${state.audienceId ? ' · audience' : ''}${state.variants ? ` · ${Object.keys(state.variants).length} variants` : ''}`;
+}
+
+/** The list's "Show" choices: every flag, the stale ones (the CLI's `flag stale` rule), the never evaluated. */
+const kShows = { all: 'All flags', stale: 'Stale', never: 'Never evaluated' } as const;
+type Show = keyof typeof kShows;
 
 /**
  * The project's flags, filtered by the search text and the tag as the user types; both are kept in the
@@ -25,6 +34,19 @@ export async function projectPage(projectId: string, params: URLSearchParams): P
     h('option', { value: '' }, 'Any tag'),
     tags.map((t) => h('option', { value: t, selected: t === params.get('tag') }, t)),
   );
+  const shown = h(
+    'select',
+    { name: 'show' },
+    Object.entries(kShows).map(([value, label]) =>
+      h(
+        'option',
+        { value, selected: value === params.get('show') },
+        value === 'stale' ? `${label} (no evaluation for ${data.staleDays} days)` : label,
+      ),
+    ),
+  );
+  const stale = new Set(data.stale);
+  const envs = project.environments;
   const body = h('tbody');
   const clear = h(
     'button',
@@ -34,33 +56,64 @@ export async function projectPage(projectId: string, params: URLSearchParams): P
       onclick: () => {
         search.value = '';
         tag.value = '';
+        shown.value = 'all';
         filter();
         search.focus();
       },
     },
     'Show every flag',
   );
+  const matches = (f: FlagView): boolean => {
+    const show = shown.value as Show;
+    return show === 'all' || (show === 'stale' ? stale.has(f.id) : f.lastEvaluatedAt === null);
+  };
   const render = () => {
     const q = search.value.trim().toLowerCase();
     const rows = data.flags.filter(
       (f) =>
         (q === '' || f.name.toLowerCase().includes(q) || f.description.toLowerCase().includes(q)) &&
-        (tag.value === '' || f.tags.includes(tag.value)),
+        (tag.value === '' || f.tags.includes(tag.value)) &&
+        matches(f),
     );
-    body.replaceChildren(...rows.map((f) => flagRow(f)));
-    if (rows.length === 0) body.append(h('tr', {}, h('td', { colspan: 3 }, emptyState('No flag matches the search and tag.', clear))));
+    body.replaceChildren(...rows.map((f) => flagRow(f, envs, stale.has(f.id), can.editFlags ? toggle : null)));
+    if (rows.length === 0)
+      body.append(
+        h(
+          'tr',
+          {},
+          h(
+            'td',
+            { colspan: Math.max(1, envs.length) + 3 },
+            emptyState('No flag matches the search, the tag and the choice shown.', clear),
+          ),
+        ),
+      );
+  };
+  // One click turns a flag on or off (in one environment): the same PATCH as the flag page's form.
+  const toggle = async (f: FlagView, env: string | null, enabled: boolean): Promise<void> => {
+    const query = env === null ? '' : `?env=${encodeURIComponent(env)}`;
+    const result = await api<{ flag: FlatState }>('PATCH', `flags/${f.id}${query}`, { enabled });
+    // Only `enabled` was sent: the rest of the state is as the page read it.
+    const entry = env === null ? null : f.environments?.[env];
+    if (entry) entry.enabled = result.flag.enabled;
+    else f.enabled = result.flag.enabled;
+    render();
+    body.querySelector<HTMLButtonElement>(`button[data-toggle="${f.id}:${env ?? ''}"]`)?.focus();
+    say(`${f.name} turned ${result.flag.enabled ? 'on' : 'off'}${env === null ? '' : ` in ${env}`}.`);
   };
   // The address is replaced, not pushed: typing is no navigation (hashchange would re-read the page).
   const filter = () => {
     const next = new URLSearchParams();
     if (search.value !== '') next.set('q', search.value);
     if (tag.value !== '') next.set('tag', tag.value);
+    if (shown.value !== 'all') next.set('show', shown.value);
     const query = String(next);
     history.replaceState(history.state, '', `#/projects/${encodeURIComponent(project.id)}${query === '' ? '' : `?${query}`}`);
     render();
   };
   search.addEventListener('input', filter);
   tag.addEventListener('change', filter);
+  shown.addEventListener('change', filter);
   render();
   const create = can.editFlags ? newFlagForm(project.id) : null;
   show(
@@ -78,29 +131,63 @@ export async function projectPage(projectId: string, params: URLSearchParams): P
           create === null ? null : toForm('Create a flag', create),
         )
       : [
-          h('div', { class: 'row' }, field('Search flags', search), field('Tag', tag)),
-          dataTable(`Flags of ${project.name}`, ['Flag', 'State', 'Tags'], body),
+          h('div', { class: 'row' }, field('Search flags', search), field('Tag', tag), field('Show', shown)),
+          dataTable(`Flags of ${project.name}`, ['Flag', ...(envs.length > 0 ? envs : ['State']), 'Evaluations', 'Tags'], body),
         ],
   );
 }
 
-/** One flag of the project page's table: its name and description, its state (per environment), its tags. */
-function flagRow(f: FlagView): HTMLElement {
+type Toggle = (f: FlagView, env: string | null, enabled: boolean) => Promise<void>;
+
+/**
+ * One flag of the project page's table: its name and description, its state in a column per
+ * environment (a flag without environments spans them), its evaluations, its tags. `toggle`: null for
+ * a user who may not change flags (the states are read-only pills).
+ */
+function flagRow(f: FlagView, envs: readonly string[], stale: boolean, toggle: Toggle | null): HTMLElement {
+  const states: HTMLElement[] = f.environments
+    ? envs.map((env) => h('td', {}, f.environments?.[env] ? stateCell(f, env, f.environments[env], toggle) : '—'))
+    : [h('td', { colspan: Math.max(1, envs.length) }, stateCell(f, null, f as FlatState, toggle))];
   return h(
     'tr',
     {},
     h('td', {}, h('a', { href: `#/flags/${f.id}` }, f.name), f.description ? h('div', { class: 'muted' }, f.description) : null),
+    states,
     h(
       'td',
       {},
-      f.environments
-        ? Object.entries(f.environments).map(([env, s]) =>
-            h('div', {}, h('strong', {}, `${env}: `), h('span', { class: `pill ${s.enabled ? 'on' : 'off'}` }, stateText(s))),
-          )
-        : h('span', { class: `pill ${f.enabled ? 'on' : 'off'}` }, stateText(f as FlatState)),
+      f.lastEvaluatedAt === null
+        ? h('span', { class: 'muted' }, 'never evaluated')
+        : [h('div', {}, f.evaluations.toLocaleString('en')), h('div', { class: 'muted' }, `last ${formatTime(f.lastEvaluatedAt)}`)],
+      stale ? [' ', h('span', { class: 'pill stale' }, 'stale')] : null,
     ),
     h('td', {}, f.tags.join(', ')),
   );
+}
+
+/** One state: a toggle (aria-pressed) for an editor, a pill for a viewer, then its percentage, cohorts, variants. */
+function stateCell(f: FlagView, env: string | null, state: FlatState, toggle: Toggle | null): HTMLElement[] {
+  const where = env === null ? f.name : `${f.name} in ${env}`;
+  const onOff =
+    toggle === null
+      ? h('span', { class: `pill ${state.enabled ? 'on' : 'off'}` }, state.enabled ? 'on' : 'off')
+      : h(
+          'button',
+          {
+            type: 'button',
+            class: `toggle ${state.enabled ? 'on' : 'off'}`,
+            'aria-pressed': String(state.enabled),
+            // The visible word first (WCAG 2.5.3: the name holds the text shown), then which flag and where.
+            'aria-label': `${state.enabled ? 'On' : 'Off'}: ${where}`,
+            'data-toggle': `${f.id}:${env ?? ''}`,
+            onclick: (event: Event) => {
+              (event.currentTarget as HTMLButtonElement).disabled = true;
+              toggle(f, env, !state.enabled).catch(sayError);
+            },
+          },
+          state.enabled ? 'On' : 'Off',
+        );
+  return [onOff, h('div', { class: 'muted' }, stateDetail(state))];
 }
 
 /** The form that creates a flag (off) in the project, then opens its page. */
