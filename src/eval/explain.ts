@@ -8,6 +8,7 @@ import { bucket } from './bucket.js';
 import type { EvalState } from './engine.js';
 import {
   blockedByPlan,
+  type DecidedBy,
   type Decision,
   decidedBy,
   decideState,
@@ -90,7 +91,7 @@ export function explainState(
   return { enabled, decision, why: whyOf(flagId, state, ctx, decidedBy(decision), enabled, rolled), resolution };
 }
 
-function whyOf(flagId: string, state: EvalState, ctx: EvalContext, by: number, enabled: boolean, rolled: number): Why {
+function whyOf(flagId: string, state: EvalState, ctx: EvalContext, by: DecidedBy, enabled: boolean, rolled: number): Why {
   const percentage = state.trafficPercentage;
   if (by === kDecidedDisabled) return { by: 'disabled' };
   if (by === kDecidedCohort) return { by: 'cohort', cohort: ctx.cohort! };

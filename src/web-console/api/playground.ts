@@ -12,6 +12,7 @@ import { type EngineStore, EvalEngine, kEnvMissing, kEnvUnknown, projectEnv, sta
 import { decidedBy } from '../../eval/evaluate.js';
 import { type Explanation, explainState, type Why } from '../../eval/explain.js';
 import { EvalQuery } from '../../eval/query.js';
+import { notFoundDetail } from '../../model/lookups.js';
 import type { Audience } from '../../model/projects.js';
 import { compileValidator } from '../../model/validation.js';
 import { kReasons } from '../../ofrep/evaluate.js';
@@ -81,7 +82,8 @@ function playground(call: ApiCall): PlaygroundView {
   const engine = new EvalEngine(sameSnapshot(call.store), () => call.now);
   engine.beginBatch();
   const project = engine.lookupProject(access.project.id);
-  if (!project.found) throw new FlagwireError('NOT_FOUND', `No project with id "${access.project.id}" exists.`);
+  // Found: the access check read it in this same snapshot.
+  if (!project.found) throw new FlagwireError('NOT_FOUND', notFoundDetail('project', access.project.id));
   const env = projectEnv(project, ctx.env);
   if (env === kEnvMissing)
     throw new FlagwireError('INVALID_REQUEST', `This is a multi-environment project: choose "env" (${project.validEnvs}).`);

@@ -42,7 +42,7 @@ export async function playgroundPage(projectId: string, params: URLSearchParams)
         ? 'This project has no flags yet.'
         : `${answer.results.length} flags evaluated${answer.env === null ? '' : ` in ${answer.env}`}: ${on} enabled, ${answer.results.length - on} not. Same as GET /v1/flags/{id}${suffix}.`;
     results.replaceChildren(
-      dataTable(`Answers for this context`, ['Flag', 'Enabled', 'Value', 'Reason', 'Why'], h('tbody', {}, answer.results.map(resultRow))),
+      dataTable('Answers for this context', ['Flag', 'Enabled', 'Value', 'Reason', 'Why'], h('tbody', {}, answer.results.map(resultRow))),
     );
   };
 
