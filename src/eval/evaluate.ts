@@ -66,11 +66,20 @@ export function compileState(state: EffectiveState, audience: Audience | undefin
 
 /** Every rule's attribute is present and equals one of the rule's values (exact, case-sensitive). */
 export function matchesAudience(audience: CompiledAudience, attributes: Attributes): boolean {
+  return unmatchedRule(audience, attributes) === null;
+}
+
+/**
+ * The first rule of `audience` the attributes do not meet (absent, or none of its values), or null when
+ * every rule is met. The one implementation of audience matching: matchesAudience asks it, and so does
+ * the console's playground (explain.ts) to say which rule failed.
+ */
+export function unmatchedRule(audience: CompiledAudience, attributes: Attributes): CompiledRule | null {
   for (const rule of audience.rules) {
     const value = attributes.attribute(rule.attribute);
-    if (value === undefined || !rule.values.has(value)) return false;
+    if (value === undefined || !rule.values.has(value)) return rule;
   }
-  return true;
+  return null;
 }
 
 /**

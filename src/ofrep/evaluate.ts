@@ -43,7 +43,8 @@ import { resolveVariant } from '../eval/variants.js';
 import type { Resolution } from '../targeting/compiled-flag.js';
 import type { OfrepErrorCode, OfrepReason } from '../model/ofrep-schemas.js';
 
-const kReasons: Record<number, OfrepReason> = {
+/** OFREP's reason for each rule that can decide a boolean state (decideState's DecidedBy); a roll has none. */
+export const kReasons: Record<number, OfrepReason> = {
   [kDecidedDisabled]: 'DISABLED',
   [kDecidedCohort]: 'TARGETING_MATCH',
   [kDecidedAudience]: 'TARGETING_MATCH',

@@ -11,6 +11,7 @@ import { kFlagRoutes } from './api/flags.js';
 import { kHomeRoutes } from './api/home.js';
 import { kMailRoutes } from './api/mail.js';
 import { kMemberRoutes } from './api/members.js';
+import { kPlaygroundRoutes } from './api/playground.js';
 import { kSettingsRoutes } from './api/settings.js';
 import { kTokenRoutes } from './api/tokens.js';
 import { kWebhookRoutes } from './api/webhooks.js';
@@ -20,6 +21,7 @@ export type { ApiCall, ApiRoute } from './api/call.js';
 export const kApiRoutes: readonly ApiRoute[] = [
   ...kHomeRoutes,
   ...kFlagRoutes,
+  ...kPlaygroundRoutes,
   ...kSettingsRoutes,
   ...kTokenRoutes,
   ...kWebhookRoutes,

@@ -29,6 +29,7 @@ export function projectTabs(project: Project): HTMLElement {
     h('a', { href: `#/projects/${project.id}/webhooks` }, 'Webhooks'),
     h('a', { href: `#/projects/${project.id}/audit` }, 'Audit log'),
     h('a', { href: `#/projects/${project.id}/settings` }, 'Environments and audiences'),
+    h('a', { href: `#/projects/${project.id}/playground` }, 'Playground'),
   );
 }
 

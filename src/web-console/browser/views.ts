@@ -9,6 +9,7 @@ export type { AuditView } from '../api/audit.js';
 export type { HomeView, SessionView } from '../api/home.js';
 export type { MailView } from '../api/mail.js';
 export type { MembersView } from '../api/members.js';
+export type { PlaygroundResult, PlaygroundView } from '../api/playground.js';
 export type { ActivityView, TokensView } from '../api/tokens.js';
 export type { WebhooksView } from '../api/webhooks.js';
 export type { RolloutAction, RolloutBody } from '../../release-plans/schemas.js';

@@ -1,0 +1,112 @@
+// Why a flag state gives what it gives for one context: the web console's playground
+// (docs/web-console.md). It runs the engine's own functions again (decideState, unmatchedRule, bucket,
+// resolveVariant) and keeps what they found along the way, so there is no second implementation of the
+// rules to drift from the first. Nothing on the Evaluation API's or OFREP's path calls it: they keep
+// deciding with bare numbers and prebuilt answers, while this path allocates freely.
+import type { Resolution } from '../targeting/compiled-flag.js';
+import { bucket } from './bucket.js';
+import type { EvalState } from './engine.js';
+import {
+  blockedByPlan,
+  type DecidedBy,
+  type Decision,
+  decidedBy,
+  decideState,
+  decisionValue,
+  type EvalContext,
+  kDecidedAudience,
+  kDecidedCohort,
+  kDecidedDisabled,
+  kDecidedRoll,
+  kDecidedSplit,
+  randomRoll,
+  unmatchedRule,
+} from './evaluate.js';
+import { resolveVariant, type RuleContext } from './variants.js';
+
+/** An audience rule as the playground shows it. */
+export interface RuleView {
+  readonly attribute: string;
+  readonly values: readonly string[];
+}
+
+/** Which of the rules of design §2 decided, with what it read. */
+export type Why =
+  /** The state applies an audience its organisation's plan no longer has (decision 1 of docs/decisions.md). */
+  | { readonly by: 'plan'; readonly audienceId: string }
+  | { readonly by: 'disabled' }
+  | { readonly by: 'cohort'; readonly cohort: string }
+  /**
+   * An audience applies. Not matched: `unmatched` is the first rule the context does not meet (null
+   * when the audience no longer exists, which never matches). Matched: the percentage is 0 or 100.
+   */
+  | {
+      readonly by: 'audience';
+      readonly audienceId: string;
+      readonly matched: boolean;
+      readonly unmatched: RuleView | null;
+      readonly percentage: number;
+    }
+  /** No audience, and 0% or 100%: the same for everyone not in a listed cohort. */
+  | { readonly by: 'static'; readonly percentage: number }
+  /** The sticky bucket of `key` (the targetingKey, else the cohort) against the percentage. */
+  | {
+      readonly by: 'split';
+      readonly key: string;
+      readonly keyFrom: 'targetingKey' | 'cohort';
+      readonly bucket: number;
+      readonly percentage: number;
+    }
+  /** A split without a key: the Evaluation API rolls afresh on each request; `roll` is this one's. */
+  | { readonly by: 'roll'; readonly roll: number; readonly percentage: number };
+
+export interface Explanation {
+  /** The Evaluation API's `enabled`; null where its flag route refuses the state (403: `by: 'plan'`). */
+  readonly enabled: boolean | null;
+  /** decideState's decision (OFREP's reason comes from it); null where the plan refuses the state. */
+  readonly decision: Decision | null;
+  readonly why: Why;
+  /** A state with typed variants: its answer (the Evaluation API's `variant` and `value`); null otherwise. */
+  readonly resolution: Resolution | null;
+}
+
+/**
+ * The answer of `state` (flag `flagId`) for `ctx`, and why: what EvalEngine.evaluateFlag answers for the
+ * same state and context (`audiencesAllowed` and `nowMs` as the engine's for its batch).
+ */
+export function explainState(
+  flagId: string,
+  state: EvalState,
+  ctx: EvalContext & RuleContext,
+  audiencesAllowed: boolean,
+  nowMs: number,
+  roll: () => number = randomRoll,
+): Explanation {
+  if (blockedByPlan(state, audiencesAllowed))
+    return { enabled: null, decision: null, why: { by: 'plan', audienceId: state.audienceId! }, resolution: null };
+  let rolled = -1;
+  const decision = decideState(flagId, state, ctx, () => (rolled = roll()));
+  const enabled = decisionValue(decision);
+  const resolution = state.variants === null ? null : resolveVariant(state.variants, decision, ctx, nowMs);
+  return { enabled, decision, why: whyOf(flagId, state, ctx, decidedBy(decision), enabled, rolled), resolution };
+}
+
+function whyOf(flagId: string, state: EvalState, ctx: EvalContext, by: DecidedBy, enabled: boolean, rolled: number): Why {
+  const percentage = state.trafficPercentage;
+  if (by === kDecidedDisabled) return { by: 'disabled' };
+  if (by === kDecidedCohort) return { by: 'cohort', cohort: ctx.cohort! };
+  if (by === kDecidedAudience) {
+    const rule = enabled || state.audience === null ? null : unmatchedRule(state.audience, ctx);
+    const unmatched = rule === null ? null : { attribute: rule.attribute, values: [...rule.values] };
+    // An existing audience that let the caller in, or kept them out at 0%, has no unmatched rule.
+    const matched = state.audience !== null && (enabled || rule === null);
+    return { by: 'audience', audienceId: state.audienceId!, matched, unmatched, percentage };
+  }
+  if (by === kDecidedSplit) {
+    const keyFrom = ctx.targetingKey !== null ? 'targetingKey' : 'cohort';
+    const key = (ctx.targetingKey ?? ctx.cohort)!;
+    return { by: 'split', key, keyFrom, bucket: bucket(flagId, key), percentage };
+  }
+  if (by === kDecidedRoll) return { by: 'roll', roll: rolled, percentage };
+  return { by: 'static', percentage };
+}

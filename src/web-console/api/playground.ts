@@ -1,0 +1,217 @@
+// The console's playground (docs/web-console.md): a project's every flag evaluated for one context, with
+// why each gives what it gives. The context becomes the Evaluation API's query string and is parsed by
+// its own parser (EvalQuery), and the flags are compiled and decided by the eval workers' engine
+// (EvalEngine, explain.ts), so the playground answers what GET /v1/flags/{id}?<that query> answers.
+//
+// It runs in-process on the main thread, in the request's own store snapshot (docs/decisions.md: Web
+// console playground): a throwaway engine per request, whose evaluation counts are never taken, so
+// trying a context does not mark flags as used.
+import { type Static, Type } from '@sinclair/typebox';
+import { FlagwireError } from '../../errors.js';
+import { type EngineStore, EvalEngine, kEnvMissing, kEnvUnknown, projectEnv, stateInProjectEnv } from '../../eval/engine.js';
+import { decidedBy } from '../../eval/evaluate.js';
+import { type Explanation, explainState, type Why } from '../../eval/explain.js';
+import { EvalQuery } from '../../eval/query.js';
+import { notFoundDetail } from '../../model/lookups.js';
+import type { Audience } from '../../model/projects.js';
+import { compileValidator } from '../../model/validation.js';
+import { kReasons } from '../../ofrep/evaluate.js';
+import type { StoreReader } from '../../store/interfaces.js';
+import type { VariantValue } from '../../targeting/definition.js';
+import { projectAccess } from '../access.js';
+import { type ApiCall, type ApiRoute, form } from './call.js';
+
+/**
+ * The Evaluation API's context is a query string, which uWebSockets.js holds to 4 KiB with the request
+ * line and headers (docs/operations.md): a context longer than that could not be asked of it either.
+ */
+export const kMaxPlaygroundQueryBytes = 4096;
+export const kMaxPlaygroundAttributes = 100;
+/** Query parameters that are never attributes (spec: GET /v1/flags/{flag_id}). */
+const kReserved = new Set(['targetingKey', 'cohort', 'env']);
+
+export const PlaygroundRequest = Type.Object(
+  {
+    targetingKey: Type.Optional(Type.String()),
+    cohort: Type.Optional(Type.String()),
+    env: Type.Optional(Type.String()),
+    attributes: Type.Optional(
+      Type.Array(Type.Object({ name: Type.String({ minLength: 1 }), value: Type.String() }, { additionalProperties: false }), {
+        maxItems: kMaxPlaygroundAttributes,
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type PlaygroundRequest = Static<typeof PlaygroundRequest>;
+
+const kRequestCheck = compileValidator(PlaygroundRequest, { quoteKeys: true });
+
+/** One flag's answer: the Evaluation API's fields, OFREP's reason, and why in words and as data. */
+export interface PlaygroundResult {
+  id: string;
+  name: string;
+  /** GET /v1/flags/{id}'s `enabled`; null where it answers 403 (the plan has no audiences). */
+  enabled: boolean | null;
+  /** A boolean state's `enabled`; a typed state's variant value; absent where the caller's default applies. */
+  value?: VariantValue;
+  variant?: string;
+  /** OFREP's reason, or ERROR where OFREP answers an error (`errorCode`). */
+  reason: string;
+  errorCode?: string;
+  why: Why;
+  /** `why` in words, audiences by name. */
+  because: string;
+}
+
+export interface PlaygroundView {
+  /** The context as the Evaluation API's query string: GET /v1/flags/{id}?<query> gives each result's `enabled`. */
+  query: string;
+  env: string | null;
+  results: PlaygroundResult[];
+}
+
+export const kPlaygroundRoutes: readonly ApiRoute[] = [{ method: 'POST', pattern: 'projects/:projectId/playground', run: playground }];
+
+function playground(call: ApiCall): PlaygroundView {
+  const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
+  const query = contextQuery(form(call));
+  const ctx = new EvalQuery();
+  // contextQuery encodes every value, so the parser cannot refuse it; checked all the same.
+  if (!ctx.parse(query)) throw new FlagwireError('INVALID_REQUEST', ctx.error!);
+  const engine = new EvalEngine(sameSnapshot(call.store), () => call.now);
+  engine.beginBatch();
+  const project = engine.lookupProject(access.project.id);
+  // Found: the access check read it in this same snapshot.
+  if (!project.found) throw new FlagwireError('NOT_FOUND', notFoundDetail('project', access.project.id));
+  const env = projectEnv(project, ctx.env);
+  if (env === kEnvMissing)
+    throw new FlagwireError('INVALID_REQUEST', `This is a multi-environment project: choose "env" (${project.validEnvs}).`);
+  if (env === kEnvUnknown)
+    throw new FlagwireError('INVALID_REQUEST', `Unknown environment "${ctx.env}" for this project; ${project.validEnvs}.`);
+  const audiences = new Map(call.store.listAudiences(access.project.id).map((a) => [a.id, a]));
+  const allowed = engine.audiencesAllowed(project.org);
+  const results = project.flags.map((flag) => {
+    const state = stateInProjectEnv(flag, env)!;
+    const explained = explainState(flag.id, state, ctx, allowed, engine.batchTime);
+    const ruleRan = explained.enabled === true && state.variants !== null && state.variants.flag.rule !== null;
+    return result(flag, explained, ruleRan, audiences, env);
+  });
+  return { query, env, results };
+}
+
+/** The context as the Evaluation API's query string, each name and value percent-encoded; 400 for what it could not carry. */
+function contextQuery(body: Record<string, unknown>): string {
+  const problems = kRequestCheck.problems(body);
+  if (problems.length > 0) throw new FlagwireError('INVALID_REQUEST', problems.join('; '));
+  const request = body as PlaygroundRequest;
+  const pairs: [string, string][] = [];
+  // Empty means absent, as on the Evaluation API: left out of the query altogether.
+  for (const name of ['targetingKey', 'cohort', 'env'] as const) {
+    const value = request[name];
+    if (value !== undefined && value !== '') pairs.push([name, value]);
+  }
+  const seen = new Set<string>();
+  for (const { name, value } of request.attributes ?? []) {
+    if (kReserved.has(name)) throw new FlagwireError('INVALID_REQUEST', `"${name}" is not an attribute: it has a field of its own.`);
+    if (seen.has(name)) throw new FlagwireError('INVALID_REQUEST', `The attribute "${name}" is given twice.`);
+    seen.add(name);
+    pairs.push([name, value]);
+  }
+  let query: string;
+  try {
+    query = pairs.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`).join('&');
+  } catch {
+    throw new FlagwireError('INVALID_REQUEST', 'The context holds text that is not valid Unicode (a lone surrogate).');
+  }
+  if (Buffer.byteLength(query) > kMaxPlaygroundQueryBytes) {
+    throw new FlagwireError(
+      'INVALID_REQUEST',
+      `The context is ${Buffer.byteLength(query)} bytes as a query string; the Evaluation API takes at most ${kMaxPlaygroundQueryBytes}.`,
+    );
+  }
+  return query;
+}
+
+/**
+ * The store as the engine reads it, in the snapshot the console took for this request: the engine's
+ * batch start resets the snapshot, which here would read past the access check just made.
+ */
+function sameSnapshot(store: StoreReader): EngineStore {
+  return {
+    resetReadTxn: () => {},
+    configSeq: () => store.configSeq(),
+    revision: () => store.revision(),
+    getFlag: (id) => store.getFlag(id),
+    listFlags: (projectId) => store.listFlags(projectId),
+    getProject: (id) => store.getProject(id),
+    getAudience: (id) => store.getAudience(id),
+    listAudiences: (projectId) => store.listAudiences(projectId),
+    getOrg: (id) => store.getOrg(id),
+  };
+}
+
+function result(
+  flag: { id: string; name: string },
+  explained: Explanation,
+  ruleRan: boolean,
+  audiences: ReadonlyMap<string, Audience>,
+  env: string | null,
+): PlaygroundResult {
+  const { enabled, why, resolution } = explained;
+  const out: PlaygroundResult = { id: flag.id, name: flag.name, enabled, reason: 'ERROR', why, because: gateText(why, audiences, env) };
+  if (why.by === 'plan') out.errorCode = 'GENERAL';
+  else if (why.by === 'roll') out.errorCode = 'TARGETING_KEY_MISSING';
+  if (out.errorCode !== undefined) return out;
+  if (resolution === null) {
+    out.value = enabled!;
+    out.variant = enabled ? 'on' : 'off';
+    out.reason = kReasons[decidedBy(explained.decision!)]!;
+    return out;
+  }
+  if (resolution.errorCode !== undefined) {
+    out.errorCode = resolution.errorCode;
+    out.because += `; the targeting rule failed: ${resolution.errorMessage}`;
+    return out;
+  }
+  out.reason = resolution.reason;
+  if (resolution.value !== undefined) {
+    out.value = resolution.value;
+    out.variant = resolution.variant!;
+  }
+  out.because += variantText(resolution.variant, resolution.value !== undefined, ruleRan, resolution.reason);
+  return out;
+}
+
+function gateText(why: Why, audiences: ReadonlyMap<string, Audience>, env: string | null): string {
+  const audience = (id: string) => {
+    const found = audiences.get(id);
+    return found === undefined ? 'an audience that no longer exists' : `audience "${found.name}"`;
+  };
+  switch (why.by) {
+    case 'plan':
+      return `${audience(why.audienceId)} applies, and the organisation's plan has no audiences: the Evaluation API refuses this flag (403)`;
+    case 'disabled':
+      return env === null ? 'flag off' : `flag off in ${env}`;
+    case 'cohort':
+      return `cohort "${why.cohort}" is listed`;
+    case 'audience':
+      if (why.matched) return `${audience(why.audienceId)} matched (${why.percentage}% of it)`;
+      if (why.unmatched === null) return `${audience(why.audienceId)} never matches`;
+      return `${audience(why.audienceId)} not matched (${why.unmatched.attribute} is not one of [${why.unmatched.values.join(', ')}])`;
+    case 'static':
+      return `${why.percentage}% for everyone`;
+    case 'split':
+      return `${why.bucket < why.percentage ? 'in' : 'not in'} the ${why.percentage}% rollout (bucket ${why.bucket} of 100, from the ${why.keyFrom})`;
+    case 'roll':
+      return `no targetingKey or cohort: each request rolls afresh against the ${why.percentage}% rollout (this roll: ${why.roll} of 100); OFREP asks for a key`;
+  }
+}
+
+function variantText(variant: string | undefined, hasValue: boolean, ruleRan: boolean, reason: string): string {
+  if (!ruleRan) return hasValue ? `; variant "${variant}"` : "; the caller's default value";
+  if (reason === 'TARGETING_MATCH') return `; the targeting rule picked variant "${variant}"`;
+  return hasValue
+    ? `; the targeting rule gave no variant: the default "${variant}"`
+    : "; the targeting rule gave no variant: the caller's default value";
+}

@@ -1,0 +1,151 @@
+// A project's playground: a context in (targeting key, cohort, environment, attributes), every flag's
+// answer and why out, as the server's Evaluation API gives it (docs/web-console.md). The context is kept
+// in the address as the Evaluation API's own query string (#/projects/ID/playground?targetingKey=u&plan=beta),
+// so a shared link shows the same answers and the query can be pasted after GET /v1/flags/{id}?.
+import { api, dataTable, field, h, onSubmit } from './dom.js';
+import { crumbs, projectTabs, show } from './shell.js';
+import type { PlaygroundResult, PlaygroundView, ProjectView } from './views.js';
+
+/** Query parameters that are fields of their own, never attributes (spec: GET /v1/flags/{flag_id}). */
+const kFields = ['targetingKey', 'cohort', 'env'];
+
+export async function playgroundPage(projectId: string, params: URLSearchParams): Promise<void> {
+  const data = await api<ProjectView>('GET', `projects/${encodeURIComponent(projectId)}`);
+  const { project } = data;
+  const targetingKey = h('input', { type: 'text', name: 'targetingKey', value: params.get('targetingKey') ?? '' });
+  const cohort = h('input', { type: 'text', name: 'cohort', value: params.get('cohort') ?? '' });
+  const env =
+    project.kind === 'multi'
+      ? h(
+          'select',
+          { name: 'env' },
+          project.environments.map((e) => h('option', { value: e, selected: e === params.get('env') }, e)),
+        )
+      : null;
+  const attributes = attributeRows([...params].filter(([name]) => !kFields.includes(name)));
+  const summary = h('p', { role: 'status', class: 'muted' });
+  const results = h('div');
+
+  const evaluate = async () => {
+    const answer = await api<PlaygroundView>('POST', `projects/${encodeURIComponent(project.id)}/playground`, {
+      targetingKey: targetingKey.value,
+      cohort: cohort.value,
+      ...(env === null ? {} : { env: env.value }),
+      attributes: attributes.rows(),
+    });
+    // Replaced, not pushed: evaluating is no navigation (hashchange would read the page again).
+    const suffix = answer.query === '' ? '' : `?${answer.query}`;
+    history.replaceState(history.state, '', `#/projects/${encodeURIComponent(project.id)}/playground${suffix}`);
+    const on = answer.results.filter((r) => r.enabled === true).length;
+    summary.textContent =
+      answer.results.length === 0
+        ? 'This project has no flags yet.'
+        : `${answer.results.length} flags evaluated${answer.env === null ? '' : ` in ${answer.env}`}: ${on} enabled, ${answer.results.length - on} not. Same as GET /v1/flags/{id}${suffix}.`;
+    results.replaceChildren(
+      dataTable('Answers for this context', ['Flag', 'Enabled', 'Value', 'Reason', 'Why'], h('tbody', {}, answer.results.map(resultRow))),
+    );
+  };
+
+  show(
+    `Playground of ${project.name}`,
+    crumbs([`#/projects/${project.id}`, project.name]),
+    h('h1', {}, `Playground of ${project.name}`),
+    projectTabs(project),
+    h(
+      'p',
+      { class: 'muted' },
+      'Try a context: every flag of the project is evaluated for it as the Evaluation API and OFREP would, and each says which rule decided. Nothing is changed, and no flag is counted as used.',
+    ),
+    h(
+      'form',
+      { onsubmit: onSubmit(evaluate) },
+      h(
+        'fieldset',
+        {},
+        h('legend', {}, 'Context'),
+        h(
+          'div',
+          { class: 'row' },
+          field('Targeting key', targetingKey),
+          field('Cohort', cohort),
+          env === null ? null : field('Environment', env),
+        ),
+        attributes.element,
+        h('button', { type: 'submit' }, 'Evaluate'),
+      ),
+    ),
+    summary,
+    results,
+  );
+  // A shared link (or a reload) with a context shows its answers at once.
+  if (params.size > 0) await evaluate();
+}
+
+function resultRow(r: PlaygroundResult): HTMLElement {
+  const enabled = r.enabled === null ? 'refused' : r.enabled ? 'on' : 'off';
+  return h(
+    'tr',
+    {},
+    h('td', {}, h('a', { href: `#/flags/${r.id}` }, r.name)),
+    h('td', {}, h('span', { class: `pill ${r.enabled ? 'on' : 'off'}` }, enabled)),
+    h('td', {}, r.value === undefined ? h('span', { class: 'muted' }, "caller's default") : h('code', {}, JSON.stringify(r.value))),
+    h('td', {}, r.errorCode === undefined ? r.reason : `${r.reason} (${r.errorCode})`),
+    h('td', {}, r.because),
+  );
+}
+
+/** The attributes as name and value rows, with Remove and Add: each row one query parameter. */
+function attributeRows(initial: [string, string][]): { element: HTMLElement; rows(): { name: string; value: string }[] } {
+  const rows = [...initial];
+  const list = h('ul', { class: 'list-items' });
+  const render = (focus: number | null = null) => {
+    list.replaceChildren(
+      ...rows.map((row, i) => {
+        const name = h('input', { type: 'text', value: row[0], 'aria-label': `Attribute ${i + 1} name` });
+        const value = h('input', { type: 'text', value: row[1], 'aria-label': `Attribute ${i + 1} value` });
+        name.addEventListener('input', () => (row[0] = name.value));
+        value.addEventListener('input', () => (row[1] = value.value));
+        const remove = h(
+          'button',
+          {
+            type: 'button',
+            class: 'secondary',
+            'aria-label': `Remove attribute ${i + 1}`,
+            onclick: () => {
+              rows.splice(i, 1);
+              render(Math.min(i, rows.length - 1));
+            },
+          },
+          'Remove',
+        );
+        return h('li', {}, name, ' = ', value, ' ', remove);
+      }),
+    );
+    if (rows.length === 0) list.append(h('li', { class: 'muted' }, 'No attributes.'));
+    if (focus !== null && focus >= 0) list.querySelectorAll('input')[focus * 2]?.focus();
+  };
+  render();
+  const add = h(
+    'button',
+    {
+      type: 'button',
+      class: 'secondary',
+      onclick: () => {
+        rows.push(['', '']);
+        render(rows.length - 1);
+      },
+    },
+    'Add attribute',
+  );
+  return {
+    element: h(
+      'div',
+      { class: 'list', role: 'group', 'aria-labelledby': 'playground-attributes' },
+      h('span', { id: 'playground-attributes' }, 'Attributes'),
+      list,
+      add,
+    ),
+    // A row without a name is no attribute (as an empty box is no item in the console's lists).
+    rows: () => rows.filter(([name]) => name !== '').map(([name, value]) => ({ name, value })),
+  };
+}
