@@ -128,6 +128,11 @@ t.test('the web console in Chromium', async (t) => {
     await page.getByRole('heading', { name: heading }).waitFor();
     await check(page, name);
   }
+  // The playground with a context in its address: evaluated as the page opens.
+  await page.goto(`${base}/console#/projects/prj_DemoWebShop/playground?targetingKey=user-42&plan=beta`);
+  await page.getByRole('heading', { name: 'Playground of Web shop' }).waitFor();
+  await page.getByRole('status').filter({ hasText: 'targetingKey=user-42&plan=beta.' }).waitFor();
+  await check(page, 'playground');
   const orgs = await cli(server.dataDir, ['org', 'list']);
   const orgId = orgs.json.orgs[0].id as string;
   await page.goto(`${base}/console#/orgs/${orgId}/members`);
