@@ -12,6 +12,11 @@ export interface Project {
   ownerUserId: string | null;
   /** Environment names in creation order; always [] on a single-environment project. */
   environments: string[];
+  /**
+   * The environments whose changes the web console asks to confirm (docs/web-console.md: Protected
+   * environments); absent when none is, so a project that never used it keeps its record as it was.
+   */
+  protectedEnvironments?: string[];
   createdAt: number;
 }
 

@@ -86,7 +86,9 @@ export function envRename(w: StoreWriter, input: { projectId: string; from: stri
     );
   }
   if (project.environments.includes(to)) throw new FlagwireError('INVALID_REQUEST', `environment "${to}" already exists`);
-  const next = { ...project, environments: project.environments.map((e) => (e === input.from ? to : e)) };
+  const rename = (e: string) => (e === input.from ? to : e);
+  const next: Project = { ...project, environments: project.environments.map(rename) };
+  if (project.protectedEnvironments) next.protectedEnvironments = project.protectedEnvironments.map(rename);
   w.putProject(next);
   for (const flag of w.listFlags(project.id)) {
     if (flag.kind !== 'groupflag' || !Object.hasOwn(flag.environments, input.from)) continue;
@@ -94,6 +96,29 @@ export function envRename(w: StoreWriter, input: { projectId: string; from: stri
     w.putFlag({ ...flag, environments: { ...rest, [to]: moved! }, updatedAt: Math.max(now, flag.updatedAt + 1) });
   }
   audit(w, actor, project.id, 'env.rename', to, { environment: { before: input.from, after: to } }, now);
+  return next;
+}
+
+/**
+ * Marks an environment protected or not (docs/web-console.md: Protected environments): the web console
+ * asks to confirm a change to a protected one. An Admin's or Owner's setting, audited; nothing else reads it.
+ */
+export function envProtect(w: StoreWriter, input: { projectId: string; env: string; protect: boolean } & AsUser, now: number): Project {
+  const project = requireMultiProject(w, input.projectId);
+  const actor = projectAdminActor(w, project, input.asUserId);
+  if (!project.environments.includes(input.env)) {
+    throw new FlagwireError(
+      'INVALID_REQUEST',
+      `unknown environment "${input.env}"; valid environments: ${project.environments.join(', ')}`,
+    );
+  }
+  const before = project.protectedEnvironments ?? [];
+  if (before.includes(input.env) === input.protect) return project;
+  const after = input.protect ? [...before, input.env] : before.filter((e) => e !== input.env);
+  const { protectedEnvironments: _, ...rest } = project;
+  const next: Project = after.length > 0 ? { ...rest, protectedEnvironments: after } : rest;
+  w.putProject(next);
+  audit(w, actor, project.id, 'env.protect', input.env, { protected: { before: !input.protect, after: input.protect } }, now);
   return next;
 }
 

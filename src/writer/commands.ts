@@ -20,7 +20,7 @@ import {
   flagTags,
 } from '../flags/flag-commands.js';
 import { orgAddMember, orgCreate, orgUpdate, userCreate } from '../orgs/org-commands.js';
-import { audienceCreate, audienceUpdate, envAdd, envRename, projectCreate } from '../projects/project-commands.js';
+import { audienceCreate, audienceUpdate, envAdd, envProtect, envRename, projectCreate } from '../projects/project-commands.js';
 import { sessionEnd, sessionStart, userPassword } from '../sessions/session-commands.js';
 import { tokenCreate, tokenRevoke, tokenRotate } from '../tokens/token-commands.js';
 import { recordUsage } from '../flags/usage-commands.js';
@@ -69,6 +69,7 @@ export const kCommands = {
   projectCreate,
   envAdd,
   envRename,
+  envProtect,
   audienceCreate,
   audienceUpdate,
   apiFlagCreate,

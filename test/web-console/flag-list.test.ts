@@ -1,8 +1,8 @@
 // The project page's flag list (issue 29, item 1), in Chromium against the real server: a column per
 // environment with a one-click toggle for those who may change flags (checked from outside through the
-// Evaluation API), the state's percentage at a glance, evaluations and the last one, the stale badge
-// and the Show filter (the CLI's `flag stale` rule, src/model/flags.ts isStale, kept in the address),
-// read-only pills for a viewer.
+// Evaluation API) that asks first in a protected environment, the state's percentage at a glance,
+// evaluations and the last one, the stale badge and the Show filter (the CLI's `flag stale` rule,
+// src/model/flags.ts isStale, kept in the address), read-only pills for a viewer.
 import type { Page } from 'playwright-core';
 import t from 'tap';
 import { cli } from '../helpers/cli.js';
@@ -64,6 +64,38 @@ t.test('the flag list: toggles per environment, evaluations, stale flags', async
   await off.click();
   await main.getByRole('button', { name: 'On: search-v2 in production' }).waitFor();
   t.equal(await evaluated('search-v2', 'env=production&cohort=qa-team'), true, 'on again');
+
+  // ---- a protected environment asks first; cancelled, nothing changes ----
+  await visit(page, `#/projects/${kPlatform}/settings`, 'Environments and audiences of Platform');
+  await main.getByLabel('production', { exact: true }).check();
+  await main.getByRole('button', { name: 'Save protection' }).click();
+  await page.locator('#status').filter({ hasText: 'Protected environments: production.' }).waitFor();
+  t.match(await main.getByText('staging, production (protected)').count(), 1);
+  await visit(page, `#/projects/${kPlatform}`, 'Platform');
+  const asked: string[] = [];
+  page.once('dialog', (dialog) => {
+    asked.push(dialog.message());
+    void dialog.dismiss();
+  });
+  await main.getByRole('button', { name: 'On: search-v2 in production' }).click();
+  await main.getByRole('button', { name: 'On: search-v2 in production', disabled: false }).waitFor();
+  t.same(asked, ['production is a protected environment. Turn search-v2 off in production?']);
+  t.equal(await evaluated('search-v2', 'env=production&cohort=qa-team'), true, 'cancelled: still on');
+  page.once('dialog', (dialog) => void dialog.accept());
+  await main.getByRole('button', { name: 'On: search-v2 in production' }).click();
+  await main.getByRole('button', { name: 'Off: search-v2 in production' }).waitFor();
+  t.equal(await evaluated('search-v2', 'env=production&cohort=qa-team'), false, 'confirmed: off');
+  page.once('dialog', (dialog) => void dialog.accept());
+  await main.getByRole('button', { name: 'Off: search-v2 in production' }).click();
+  await main.getByRole('button', { name: 'On: search-v2 in production' }).waitFor();
+  let staging = 0;
+  const count = () => staging++;
+  page.on('dialog', count);
+  await main.getByRole('button', { name: 'On: search-v2 in staging' }).click();
+  await main.getByRole('button', { name: 'Off: search-v2 in staging' }).click();
+  await main.getByRole('button', { name: 'On: search-v2 in staging' }).waitFor();
+  page.off('dialog', count);
+  t.equal(staging, 0, 'an environment not protected asks nothing');
 
   // ---- a single-environment project: one State column ----
   await visit(page, `#/projects/${kShop}`, 'Web shop');

@@ -40,6 +40,22 @@ export const kSettingsRoutes: readonly ApiRoute[] = [
     },
   },
   {
+    // `protected`: true or false; anything else is refused as the command refuses a bad name.
+    method: 'POST',
+    pattern: 'projects/:projectId/environments/protect',
+    run(call) {
+      const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
+      const body = form(call);
+      if (typeof body.protected !== 'boolean') throw new FlagwireError('INVALID_REQUEST', '"protected" must be true or false');
+      return call.writer.call('envProtect', {
+        projectId: access.project.id,
+        env: text(body, 'environment'),
+        protect: body.protected,
+        asUserId: call.user.id,
+      });
+    },
+  },
+  {
     method: 'POST',
     pattern: 'projects/:projectId/audiences',
     run(call) {

@@ -1,6 +1,6 @@
 // A project's flags, and one flag (its state per environment, texts, deletion).
 import { api, dataTable, field, formatTime, h, listEditor, onSubmit, say, sayError, sayOnNextPage } from './dom.js';
-import { crumbs, emptyState, projectTabs, show, toForm } from './shell.js';
+import { confirmProtected, crumbs, emptyState, projectTabs, show, toForm } from './shell.js';
 import { rolloutSection } from './rollout-section.js';
 import { scheduleSection } from './schedule-section.js';
 import { variantsForm } from './variant-editor.js';
@@ -91,6 +91,10 @@ export async function projectPage(projectId: string, params: URLSearchParams): P
   };
   // One click turns a flag on or off (in one environment): the same PATCH as the flag page's form.
   const toggle = async (f: FlagView, env: string | null, enabled: boolean): Promise<void> => {
+    if (!confirmProtected(project, env, `Turn ${f.name} ${enabled ? 'on' : 'off'} in ${env}`)) {
+      render();
+      return;
+    }
     const query = env === null ? '' : `?env=${encodeURIComponent(env)}`;
     const result = await api<{ flag: FlatState }>('PATCH', `flags/${f.id}${query}`, { enabled });
     // Only `enabled` was sent: the rest of the state is as the page read it.
@@ -285,6 +289,7 @@ function stateForm(data: FlagPageView, env: string | null, state: FlatState, rel
           say(`Nothing changed: ${flag.name} already had these values.`);
           return;
         }
+        if (!confirmProtected(data.project, env, `Save ${label.toLowerCase()} of ${flag.name}`)) return;
         const query = env === null ? '' : `?env=${encodeURIComponent(env)}`;
         const result = await api<{ changed: boolean }>('PATCH', `flags/${flag.id}${query}`, patch);
         await reload();

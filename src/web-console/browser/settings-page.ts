@@ -1,6 +1,6 @@
 // A project's environments and audiences.
 import { api, field, h, listEditor, type ListEditor, onSubmit, say, sayError } from './dom.js';
-import { crumbs, emptyState, projectTabs, show, toForm } from './shell.js';
+import { crumbs, emptyState, isProtectedEnv, projectTabs, show, toForm } from './shell.js';
 import type { Audience, ProjectView } from './views.js';
 
 /**
@@ -82,6 +82,50 @@ function noAudiences(create: HTMLElement | null): HTMLElement {
     : emptyState(`${text} Create one with the New audience form below.`, toForm('Create an audience', create));
 }
 
+/**
+ * Which environments are protected: a change to one of them asks to confirm in the flag list and on
+ * the flag page (docs/web-console.md: Protected environments). One checkbox per environment.
+ */
+function protectForm(data: ProjectView, reload: () => Promise<void>): HTMLElement {
+  const { project } = data;
+  const boxes = project.environments.map((env) => ({
+    env,
+    box: h('input', { type: 'checkbox', name: 'protected', value: env, checked: isProtectedEnv(project, env) }),
+  }));
+  return h(
+    'form',
+    {
+      onsubmit: onSubmit(async () => {
+        const changed = boxes.filter(({ env, box }) => box.checked !== isProtectedEnv(project, env));
+        for (const { env, box } of changed)
+          await api('POST', `projects/${project.id}/environments/protect`, { environment: env, protected: box.checked });
+        await reload();
+        say(
+          changed.length === 0
+            ? 'Nothing changed.'
+            : `Protected environments: ${
+                boxes
+                  .filter((b) => b.box.checked)
+                  .map((b) => b.env)
+                  .join(', ') || 'none'
+              }.`,
+        );
+      }),
+    },
+    h(
+      'fieldset',
+      {},
+      h('legend', {}, 'Protected environments (changes ask to confirm)'),
+      h(
+        'div',
+        { class: 'row' },
+        boxes.map(({ env, box }) => field(env, box)),
+        h('button', { type: 'submit' }, 'Save protection'),
+      ),
+    ),
+  );
+}
+
 /** A multi-environment project's environments, with the forms that add and rename one. */
 function environmentsSection(data: ProjectView, reload: () => Promise<void>): HTMLElement {
   const { project, can } = data;
@@ -98,7 +142,7 @@ function environmentsSection(data: ProjectView, reload: () => Promise<void>): HT
         { 'aria-label': 'Environments' },
         h('h2', {}, 'Environments'),
         project.environments.length > 0
-          ? h('p', {}, project.environments.join(', '))
+          ? h('p', {}, project.environments.map((e) => (isProtectedEnv(project, e) ? `${e} (protected)` : e)).join(', '))
           : emptyState(
               can.configure
                 ? 'No environments yet: add the first one with the form below; each flag then has a state of its own in each environment.'
@@ -117,6 +161,7 @@ function environmentsSection(data: ProjectView, reload: () => Promise<void>): HT
                 },
                 h('div', { class: 'row' }, field('New environment', newEnv), h('button', { type: 'submit' }, 'Add environment')),
               ),
+              project.environments.length > 0 ? protectForm(data, reload) : null,
               project.environments.length > 0
                 ? h(
                     'form',

@@ -71,3 +71,13 @@ export function secretBox(opts: { label: string; heading: string; advice: string
     ),
   );
 }
+
+/** Whether a change to `env` of `project` asks to confirm first (docs/web-console.md: Protected environments). */
+export function isProtectedEnv(project: Pick<Project, 'protectedEnvironments'>, env: string | null): boolean {
+  return env !== null && (project.protectedEnvironments?.includes(env) ?? false);
+}
+
+/** Asks before a change to a protected environment; true to go on (always, for any other). */
+export function confirmProtected(project: Pick<Project, 'protectedEnvironments'>, env: string | null, change: string): boolean {
+  return !isProtectedEnv(project, env) || confirm(`${env} is a protected environment. ${change}?`);
+}

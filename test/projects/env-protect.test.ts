@@ -1,0 +1,68 @@
+// Protected environments (docs/web-console.md), in-process against a real store: the writer command
+// that marks an environment protected or not, who may, what it refuses with nothing written, the audit
+// entry, a record left as it was when nothing is protected, and a rename that keeps the protection.
+import t from 'tap';
+import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
+import { runCommand } from '../../src/writer/commands.js';
+import type { CommandInput, CommandName, CommandOutput } from '../../src/writer/commands.js';
+import { tempDir, type TestContext } from '../helpers/cli.js';
+
+const at = Date.UTC(2030, 0, 1);
+
+function setUp(t: TestContext) {
+  const store = Store.open(tempDir(t, 'flagwire-env-protect-'));
+  t.teardown(() => store.close());
+  const run = <N extends CommandName>(name: N, input: CommandInput<N>, now = at): CommandOutput<N> =>
+    store.transact((w) => runCommand(w, name, input, now));
+  const refused = <N extends CommandName>(name: N, input: CommandInput<N>) => {
+    const before = store.exportRecords();
+    try {
+      run(name, input);
+    } catch (err) {
+      t.strictSame(store.exportRecords(), before, `${name} refused: nothing written`);
+      return err as { code: string; message: string };
+    }
+    throw new Error(`${name} was not refused`);
+  };
+  const admin = run('userCreate', { email: 'admin@a.test', name: 'Admin' });
+  const editor = run('userCreate', { email: 'editor@a.test', name: 'Editor' });
+  const org = run('orgCreate', { name: 'A', plan: 'teams' });
+  run('orgAddMember', { orgId: org.id, userId: admin.id, role: 'admin' });
+  run('orgAddMember', { orgId: org.id, userId: editor.id, role: 'editor' });
+  const multi = run('projectCreate', { name: 'M', orgId: org.id, kind: 'multi', environments: ['staging', 'production'] });
+  const single = run('projectCreate', { name: 'S', orgId: org.id });
+  return { store, run, refused, admin, editor, multi, single };
+}
+
+t.test('an Admin protects and unprotects an environment, audited; the record is as before once none is', async (t) => {
+  const { store, run, admin, multi } = setUp(t);
+  const before = store.getProject(multi.id);
+  const on = run('envProtect', { projectId: multi.id, env: 'production', protect: true, asUserId: admin.id });
+  t.same(on.protectedEnvironments, ['production']);
+  t.same(store.getProject(multi.id)?.protectedEnvironments, ['production'], 'written');
+  t.same(run('envProtect', { projectId: multi.id, env: 'production', protect: true, asUserId: admin.id }), on, 'again: no change');
+  const entries = store.listAudit(multi.id, { limit: 10, before: null }).filter((e) => e.action === 'env.protect');
+  t.equal(entries.length, 1, 'one entry for one change');
+  t.match(entries[0], { actor: `user:${admin.id}`, env: 'production', changes: { protected: { before: false, after: true } } });
+  run('envProtect', { projectId: multi.id, env: 'production', protect: false, asUserId: admin.id });
+  t.strictSame(store.getProject(multi.id), before, 'nothing protected: the record as it was');
+});
+
+t.test('a rename keeps the protection under the new name', async (t) => {
+  const { store, run, admin, multi } = setUp(t);
+  run('envProtect', { projectId: multi.id, env: 'production', protect: true, asUserId: admin.id });
+  run('envRename', { projectId: multi.id, from: 'production', to: 'prod', asUserId: admin.id });
+  t.same(store.getProject(multi.id)?.protectedEnvironments, ['prod']);
+});
+
+t.test('refused, nothing written: an Editor, an unknown environment, a single-environment project', async (t) => {
+  const { refused, editor, admin, multi, single } = setUp(t);
+  t.match(refused('envProtect', { projectId: multi.id, env: 'production', protect: true, asUserId: editor.id }), { code: 'FORBIDDEN' });
+  t.match(refused('envProtect', { projectId: multi.id, env: 'nope', protect: true, asUserId: admin.id }), {
+    code: 'INVALID_REQUEST',
+    message: 'unknown environment "nope"; valid environments: staging, production',
+  });
+  t.match(refused('envProtect', { projectId: single.id, env: 'production', protect: true, asUserId: admin.id }), {
+    code: 'INVALID_REQUEST',
+  });
+});
