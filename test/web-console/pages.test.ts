@@ -273,7 +273,9 @@ t.test("the web console's editing pages in Chromium", async (t) => {
   t.same([await newestSeq(kShop), await audiences()], beforeAudienceRefusal, 'a refused update changes nothing and writes no audit entry');
 
   // ---- tokens: rotation ----
+  // The refused name is still in its form, unsaved: leaving asks first.
   await page.goto(`${base}/console#/projects/${kShop}/tokens`);
+  await page.getByRole('alertdialog', { name: 'Leave this page?' }).getByRole('button', { name: 'Leave page' }).click();
   await page.getByRole('heading', { name: 'Tokens of Web shop' }).waitFor();
   const oldReadId = (await call(base, 'GET', '/api/v1/token', { token: shopRead })).json.id as string;
   await page.getByRole('button', { name: 'Rotate demo-read' }).click();
@@ -364,7 +366,9 @@ t.test("the web console's editing pages in Chromium", async (t) => {
   };
   const older = page.getByRole('button', { name: 'Older entries' });
 
+  // The refused role is still chosen in its form, unsaved: leaving asks first.
   await page.goto(`${base}/console#/projects/${kShop}/audit`);
+  await page.getByRole('alertdialog', { name: 'Leave this page?' }).getByRole('button', { name: 'Leave page' }).click();
   await page.getByRole('heading', { name: 'Audit log of Web shop' }).waitFor();
   await expectRows(firstPage.json.entries.map(row), "the first page is the CLI's first page");
   await older.click();
