@@ -11,7 +11,7 @@ import { requireFlag, requireOrg, requireProject, requireToken, requireUser } fr
 import type { StoreReader } from '../store/interfaces.js';
 import { representFlag, type EnvironmentsFlag, type FlatFlag } from '../model/representation.js';
 import type { CommandInput, CommandName, CommandOutput } from '../writer/commands.js';
-import { tokenView, type TokenView } from '../tokens/token-commands.js';
+import { kMaxGracePeriodSeconds, tokenView, type TokenView } from '../tokens/token-commands.js';
 import { flagsPlan } from '../flags-as-code/apply-commands.js';
 import type { PlanResult } from '../flags-as-code/schemas.js';
 import { type ExportFormat, exportProject, kExportFormats } from '../flags-as-code/export.js';
@@ -1005,12 +1005,21 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
   }),
   command({
     name: 'token rotate',
-    usage: 'token rotate TOKEN_ID --as USER_ID',
-    summary: 'revoke a token and create its replacement (same settings); the new secret is shown once -> token',
+    usage: 'token rotate TOKEN_ID --as USER_ID [--grace-seconds N]',
+    summary:
+      'revoke a token and create its replacement (same settings); the new secret is shown once, the old one works N seconds more (default 0) -> token, replaced',
     positionals: ['TOKEN_ID'],
-    options: { as: str('USER_ID', `${kAsTokenUser}; rotating needs the token's creator, or an Admin or Owner`, true) },
-    run: (args, ctx) => ctx.write('tokenRotate', { tokenId: args.positional('TOKEN_ID'), asUserId: args.required('as') }),
-    human: out.renderCreatedToken,
+    options: {
+      as: str('USER_ID', `${kAsTokenUser}; rotating needs the token's creator, or an Admin or Owner`, true),
+      'grace-seconds': str('N', `seconds the old secret keeps working, 0 (default) to ${kMaxGracePeriodSeconds} (7 days)`),
+    },
+    run: (args, ctx) =>
+      ctx.write('tokenRotate', {
+        tokenId: args.positional('TOKEN_ID'),
+        asUserId: args.required('as'),
+        gracePeriodSeconds: args.integer('grace-seconds', 0, kMaxGracePeriodSeconds),
+      }),
+    human: out.renderRotatedToken,
   }),
   command({
     name: 'token revoke',

@@ -5,11 +5,11 @@ import type { Membership, Org, User } from '../model/accounts.js';
 import type { AuditEntry } from '../model/audit.js';
 import type { Flag } from '../model/flags.js';
 import type { MailMessage } from '../model/mail.js';
-import { tokenStatus } from '../model/permissions.js';
+import { inRotationGrace, tokenStatus } from '../model/permissions.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { TokenActivity } from '../model/tokens.js';
 import type { EnvironmentEntry, EnvironmentsFlag, FlatFlag } from '../model/representation.js';
-import type { CreatedToken, TokenView } from '../tokens/token-commands.js';
+import type { CreatedToken, RotatedToken, TokenView } from '../tokens/token-commands.js';
 import type { FlagsImportResult } from '../flags/import-commands.js';
 
 export function renderJson(value: unknown): string {
@@ -285,6 +285,11 @@ export function renderCreatedToken(token: CreatedToken): string {
   ].join('\n');
 }
 
+export function renderRotatedToken(token: RotatedToken): string {
+  const old = token.replaced.graceEndsAt === null ? 'no longer works' : `works until ${formatTime(token.replaced.graceEndsAt)}`;
+  return `${renderCreatedToken(token)}\n\nThe old secret (token ${token.replaced.id}) ${old}.`;
+}
+
 export function renderRevoked(result: { id: string; revokedAt: number }): string {
   return `Revoked token ${result.id} at ${formatTime(result.revokedAt)}.`;
 }
@@ -299,7 +304,7 @@ export function renderTokens(tokens: readonly TokenView[], now: number): string 
       t.permission,
       formatList(t.environments, 'all'),
       formatTime(t.expiresAt, 'never'),
-      tokenStatus(t, now),
+      inRotationGrace(t, now) ? `revoked, old secret works until ${formatTime(t.graceEndsAt!)}` : tokenStatus(t, now),
       t.createdBy,
       formatTime(t.createdAt),
     ]),

@@ -133,6 +133,14 @@ export function describeRole(role: ProjectRole | undefined): string {
 
 export type TokenStatus = 'active' | 'revoked' | 'expired';
 
+/**
+ * Whether a revoked token's secret still authenticates: a rotation with a grace period keeps the old
+ * secret working until `graceEndsAt`, so applications can move to the new one without an outage.
+ */
+export function inRotationGrace(token: Pick<Token, 'revokedAt' | 'graceEndsAt'>, now: number): boolean {
+  return token.revokedAt !== null && token.graceEndsAt !== undefined && now < token.graceEndsAt;
+}
+
 /** A revoked token is revoked whatever its expiry; otherwise it has expired from the instant `expiresAt` is reached (0: never). */
 export function tokenStatus(token: Pick<Token, 'revokedAt' | 'expiresAt'>, now: number): TokenStatus {
   if (token.revokedAt !== null) return 'revoked';

@@ -15,6 +15,11 @@ export interface Token {
   createdAt: number;
   createdBy: string;
   revokedAt: number | null;
+  /**
+   * Unix ms until which a rotated token's old secret still authenticates (rotate's grace period); absent
+   * when there was none. Optional: records written before grace periods existed have none.
+   */
+  graceEndsAt?: number;
   /** Hex SHA-256 of the secret; the secret itself is never stored. */
   secretHash: string;
 }

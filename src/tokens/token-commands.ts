@@ -3,7 +3,7 @@ import { FlagwireError } from '../errors.js';
 import type { Org } from '../model/accounts.js';
 import { hashSecret, kTokenIdLength, newTokenSecret, randomId } from '../model/ids.js';
 import { requireOrg, requireProject, requireToken } from '../model/lookups.js';
-import { can, canManageToken, describeRole, holdsTokenSlot, tokenStatus } from '../model/permissions.js';
+import { can, canManageToken, describeRole, holdsTokenSlot, inRotationGrace, tokenStatus } from '../model/permissions.js';
 import { isManagementEligible } from '../model/plans.js';
 import type { Project } from '../model/projects.js';
 import type { Token } from '../model/tokens.js';
@@ -83,10 +83,30 @@ export function tokenCreate(w: StoreWriter, input: TokenCreateInput, now: number
   );
 }
 
-export function tokenRotate(w: StoreWriter, input: { tokenId: string; asUserId: string }, now: number): CreatedToken {
+/**
+ * The longest a rotated token's old secret may keep working: long enough to roll a change out over a
+ * week's deploys, short enough that a leaked secret rotated away is dead within the week.
+ */
+export const kMaxGracePeriodSeconds = 7 * 24 * 3600;
+
+export interface TokenRotateInput {
+  tokenId: string;
+  asUserId: string;
+  /** How long the old secret keeps authenticating, in whole seconds from 0 (none, the default) to 7 days. */
+  gracePeriodSeconds?: unknown;
+}
+
+/** A rotation's answer: the replacement with its secret, and until when the old secret works (null: it no longer does). */
+export interface RotatedToken extends CreatedToken {
+  replaced: { id: string; graceEndsAt: number | null };
+}
+
+export function tokenRotate(w: StoreWriter, input: TokenRotateInput, now: number): RotatedToken {
+  const graceSeconds = gracePeriodSeconds(input.gracePeriodSeconds);
   const token = requireManageableToken(w, input.tokenId, input.asUserId, 'rotate', now);
-  w.putToken({ ...token, revokedAt: now });
-  return issueToken(
+  const graceEndsAt = graceSeconds === 0 ? null : now + graceSeconds * 1000;
+  w.putToken({ ...token, revokedAt: now, ...(graceEndsAt === null ? {} : { graceEndsAt }) });
+  const created = issueToken(
     w,
     {
       projectId: token.projectId,
@@ -98,13 +118,28 @@ export function tokenRotate(w: StoreWriter, input: { tokenId: string; asUserId: 
       createdBy: token.createdBy,
     },
     now,
-    { userId: input.asUserId, action: 'token.rotate', replaces: token.id },
+    { userId: input.asUserId, action: 'token.rotate', replaces: token.id, gracePeriodSeconds: graceSeconds },
   );
+  return { ...created, replaced: { id: token.id, graceEndsAt } };
 }
 
+/** The rotation's grace period, checked before anything is read or written: a bad one changes nothing. */
+function gracePeriodSeconds(value: unknown): number {
+  if (value === undefined) return 0;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > kMaxGracePeriodSeconds) {
+    throw new FlagwireError(
+      'INVALID_REQUEST',
+      `gracePeriodSeconds must be a whole number of seconds from 0 (none) to ${kMaxGracePeriodSeconds} (7 days)`,
+    );
+  }
+  return value;
+}
+
+/** Revokes a token; one still in a rotation's grace period has its grace ended now. */
 export function tokenRevoke(w: StoreWriter, input: { tokenId: string; asUserId: string }, now: number): { id: string; revokedAt: number } {
   const token = requireManageableToken(w, input.tokenId, input.asUserId, 'revoke', now);
-  w.putToken({ ...token, revokedAt: now });
+  const inGrace = inRotationGrace(token, now);
+  w.putToken(inGrace ? { ...token, graceEndsAt: now } : { ...token, revokedAt: now });
   w.appendAudit({
     at: now,
     projectId: token.projectId,
@@ -112,9 +147,12 @@ export function tokenRevoke(w: StoreWriter, input: { tokenId: string; asUserId: 
     action: 'token.revoke',
     flagId: null,
     env: null,
-    changes: { token: { before: { id: token.id, name: token.name }, after: null } },
+    changes: {
+      token: { before: { id: token.id, name: token.name }, after: null },
+      ...(inGrace ? { graceEndsAt: { before: token.graceEndsAt, after: now } } : {}),
+    },
   });
-  return { id: token.id, revokedAt: now };
+  return { id: token.id, revokedAt: inGrace ? token.revokedAt! : now };
 }
 
 type TokenSettings = Pick<Token, 'projectId' | 'name' | 'permission' | 'environments' | 'expiresAt' | 'createdBy'>;
@@ -125,6 +163,8 @@ interface TokenAudit {
   action: 'token.create' | 'token.rotate';
   /** The token a rotation revoked. */
   replaces: string | null;
+  /** A rotation's grace period for the old secret (0: none). */
+  gracePeriodSeconds?: number;
 }
 
 function userActor(w: StoreWriter, userId: string): { actor: string; actorName: string } {
@@ -155,6 +195,7 @@ function issueToken(w: StoreWriter, settings: TokenSettings, now: number, audit:
         before: audit.replaces === null ? null : { id: audit.replaces, name: token.name },
         after: { id: token.id, name: token.name },
       },
+      ...(audit.gracePeriodSeconds === undefined ? {} : { gracePeriodSeconds: { before: null, after: audit.gracePeriodSeconds } }),
     },
   });
   return { ...tokenView(token), secret };
@@ -186,6 +227,8 @@ function requireManageableToken(w: StoreWriter, tokenId: string, asUserId: strin
       `Only the token's creator or an Admin of organisation ${org.id} may ${verb} token ${tokenId}, and a Viewer may not; user ${asUserId} ${describeRole(role)}.`,
     );
   }
-  if (tokenStatus(token, now) === 'revoked') throw new FlagwireError('INVALID_REQUEST', `Token ${tokenId} is already revoked.`);
+  // A rotated token still in its grace period may be revoked (ending the grace now), not rotated again.
+  if (tokenStatus(token, now) === 'revoked' && !(verb === 'revoke' && inRotationGrace(token, now)))
+    throw new FlagwireError('INVALID_REQUEST', `Token ${tokenId} is already revoked.`);
   return token;
 }

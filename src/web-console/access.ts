@@ -69,6 +69,11 @@ export function mayManageToken(access: ProjectAccess, token: Token, userId: stri
   );
 }
 
+/** Whether the page offers Revoke on a rotated token still in its grace period (the writer ends the grace). */
+export function mayEndGrace(access: ProjectAccess, token: Token, userId: string): boolean {
+  return !access.can.tokensReadOnly && canManageToken(access.role, 'revoke', token, userId);
+}
+
 /** The buttons the page offers on a rollout: the actions its status allows (rolloutAct's rule), to a user who may change flags. */
 export function offeredRolloutActions(access: ProjectAccess, plan: Pick<RolloutPlan, 'status'>): RolloutAction[] {
   return access.can.editFlags ? kRolloutActions.filter((action) => kRolloutActionFrom[action].includes(plan.status)) : [];

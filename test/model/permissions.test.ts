@@ -8,11 +8,15 @@ import {
   canManageAnyToken,
   canManageToken,
   holdsTokenSlot,
+  inRotationGrace,
   kActions,
   type ProjectRole,
   projectRole,
   tokenStatus,
 } from '../../src/model/permissions.js';
+import type { FlagwireError } from '../../src/errors.js';
+import { authorizeToken } from '../../src/model/token-access.js';
+import type { Token } from '../../src/model/tokens.js';
 
 type Expect = boolean | 'creator';
 // Spec (Authentication 6; States and transitions): create: Editor, Admin or Owner; revoke and rotate:
@@ -135,4 +139,46 @@ t.test('token status: active, expired from the instant of expiry, revoked over e
 t.test('token slots: every token not revoked holds one, expired ones included', async (t) => {
   t.equal(holdsTokenSlot({ revokedAt: null }), true);
   t.equal(holdsTokenSlot({ revokedAt: 5 }), false);
+});
+
+t.test("a rotation's grace period: the old secret works until graceEndsAt, not at it", async (t) => {
+  const now = 1_700_000_000_000;
+  t.equal(inRotationGrace({ revokedAt: now - 5, graceEndsAt: now + 1 }, now), true, 'a millisecond before the end');
+  t.equal(inRotationGrace({ revokedAt: now - 5, graceEndsAt: now }, now), false, 'at the end');
+  t.equal(inRotationGrace({ revokedAt: now - 5 }, now), false, 'rotated without one');
+  t.equal(inRotationGrace({ revokedAt: null, graceEndsAt: now + 1 }, now), false, 'a token not revoked has no grace');
+});
+
+t.test('a token in its grace period authenticates as it did; expiry and the plan still apply', async (t) => {
+  const now = 1_700_000_000_000;
+  const project = { id: 'p1', orgId: 'o1' };
+  const org = { id: 'o1', plan: 'teams', standing: 'good' };
+  const reader = { getProject: () => project, getOrg: () => org, getToken: () => undefined } as unknown as Parameters<
+    typeof authorizeToken
+  >[0];
+  const token = (more: Partial<Token>): Token => ({
+    id: 't1',
+    projectId: 'p1',
+    name: 'ci',
+    permission: 'write',
+    environments: [],
+    expiresAt: 0,
+    createdAt: now - 1000,
+    createdBy: 'u1',
+    revokedAt: now - 10,
+    secretHash: 'h',
+    ...more,
+  });
+  const codeOf = (tk: Token) => {
+    try {
+      authorizeToken(reader, tk, now);
+      return 'ok';
+    } catch (err) {
+      return (err as FlagwireError).code;
+    }
+  };
+  t.equal(codeOf(token({ graceEndsAt: now + 1 })), 'ok', 'during the grace');
+  t.equal(codeOf(token({ graceEndsAt: now })), 'TOKEN_REVOKED', 'after it: revoked');
+  t.equal(codeOf(token({})), 'TOKEN_REVOKED', 'rotated without one: revoked');
+  t.equal(codeOf(token({ graceEndsAt: now + 1, expiresAt: now })), 'TOKEN_EXPIRED', 'expired during the grace');
 });

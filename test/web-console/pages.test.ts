@@ -20,13 +20,17 @@ const kShop = 'prj_DemoWebShop';
 const kPlatform = 'prj_DemoPlatform';
 
 /**
- * The audit table's rows as `actor|action|flag name` (the actor is the id in the Actor cell's brackets).
- * Run in the page (page.evaluate sends its source, so it is self-contained).
+ * The audit table's rows as `actor|action|flag name`: a name's cell holds the name, then its id (as
+ * smaller text and as the title). Run in the page (page.evaluate sends its source, so it is self-contained).
  */
 function readAuditRows(): string[] {
   return [...document.querySelectorAll('tbody tr')].map((row) => {
-    const cells = [...row.querySelectorAll('td')].map((td) => td.textContent ?? '');
-    return cells.length < 4 ? cells.join('|') : `${/\(([^()]*)\)$/.exec(cells[1]!)?.[1] ?? cells[1]}|${cells[2]}|${cells[3]}`;
+    const cells = [...row.querySelectorAll('td')];
+    if (cells.length < 4) return cells.map((td) => td.textContent ?? '').join('|');
+    const named = (td: Element) => td.querySelector('[title]');
+    const actor = named(cells[1]!)?.getAttribute('title') ?? cells[1]!.textContent;
+    const flag = named(cells[3]!)?.firstChild?.textContent ?? cells[3]!.textContent;
+    return `${actor}|${cells[2]!.textContent}|${flag}`;
   });
 }
 
@@ -223,7 +227,9 @@ t.test("the web console's editing pages in Chromium", async (t) => {
   t.equal(await newestSeq(kPlatform), beforeEnvRefusal, 'and writes no audit entry');
 
   // ---- audiences: create, update, a refused update ----
+  // The refused rename is still in its form, unsaved: leaving asks first.
   await page.goto(`${base}/console#/projects/${kShop}/settings`);
+  await page.getByRole('alertdialog', { name: 'Leave this page?' }).getByRole('button', { name: 'Leave page' }).click();
   await page.getByRole('heading', { name: 'Environments and audiences of Web shop' }).waitFor();
   const fresh = page.getByRole('group', { name: 'New audience' });
   await fresh.getByLabel('Audience name').fill('EU customers');
@@ -267,10 +273,13 @@ t.test("the web console's editing pages in Chromium", async (t) => {
   t.same([await newestSeq(kShop), await audiences()], beforeAudienceRefusal, 'a refused update changes nothing and writes no audit entry');
 
   // ---- tokens: rotation ----
+  // The refused name is still in its form, unsaved: leaving asks first.
   await page.goto(`${base}/console#/projects/${kShop}/tokens`);
+  await page.getByRole('alertdialog', { name: 'Leave this page?' }).getByRole('button', { name: 'Leave page' }).click();
   await page.getByRole('heading', { name: 'Tokens of Web shop' }).waitFor();
   const oldReadId = (await call(base, 'GET', '/api/v1/token', { token: shopRead })).json.id as string;
   await page.getByRole('button', { name: 'Rotate demo-read' }).click();
+  await page.getByRole('alertdialog', { name: 'Rotate token demo-read?' }).getByRole('button', { name: 'Rotate' }).click();
   await page.getByText('Token demo-read rotated: the old secret no longer works.').waitFor();
   const rotated = (await page.locator('#token-secret').textContent())!;
   t.not(rotated, shopRead);
@@ -357,7 +366,9 @@ t.test("the web console's editing pages in Chromium", async (t) => {
   };
   const older = page.getByRole('button', { name: 'Older entries' });
 
+  // The refused role is still chosen in its form, unsaved: leaving asks first.
   await page.goto(`${base}/console#/projects/${kShop}/audit`);
+  await page.getByRole('alertdialog', { name: 'Leave this page?' }).getByRole('button', { name: 'Leave page' }).click();
   await page.getByRole('heading', { name: 'Audit log of Web shop' }).waitFor();
   await expectRows(firstPage.json.entries.map(row), "the first page is the CLI's first page");
   await older.click();

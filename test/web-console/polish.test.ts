@@ -121,6 +121,8 @@ t.test('the web console: not found, status per page, empty states, dark scheme, 
   await page.getByText('Invalid request: "trafficPercentage" must be a whole number between 0 and 100').waitFor();
   t.equal(await status.getAttribute('class'), 'status error');
   await page.getByRole('navigation', { name: 'Breadcrumbs' }).getByRole('link', { name: 'Home' }).click();
+  // The refused 150 is still in the form, unsaved: leaving asks first.
+  await page.getByRole('alertdialog', { name: 'Leave this page?' }).getByRole('button', { name: 'Leave page' }).click();
   await page.getByRole('heading', { level: 1, name: 'Organisations and projects' }).waitFor();
   t.same([await status.textContent(), await status.getAttribute('class')], ['', 'status'], 'and so is an error');
   // A message about the navigation itself is the new page's: a flag created, then its page.

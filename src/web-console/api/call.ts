@@ -45,6 +45,11 @@ export function form(call: ApiCall): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
+/** A body the route may go without (an empty one reads as {}); anything sent must be a JSON object. */
+export function optionalForm(call: ApiCall): Record<string, unknown> {
+  return call.received === null || call.received.bytes.length === 0 ? {} : form(call);
+}
+
 export function text(body: Record<string, unknown>, key: string): string {
   const value = body[key];
   if (typeof value !== 'string') throw new FlagwireError('INVALID_REQUEST', `"${key}" must be a string`);

@@ -1,10 +1,10 @@
 // The console's tokens page and a token's activity page: listing, creating, rotating, revoking.
 import { requireToken } from '../../model/lookups.js';
-import { holdsTokenSlot, tokenStatus } from '../../model/permissions.js';
+import { holdsTokenSlot, inRotationGrace, tokenStatus } from '../../model/permissions.js';
 import type { Token } from '../../model/tokens.js';
 import { kMaxActiveTokens, tokenView } from '../../tokens/token-commands.js';
-import { mayManageToken, projectAccess } from '../access.js';
-import { type ApiCall, type ApiRoute, form, text, texts } from './call.js';
+import { mayEndGrace, mayManageToken, projectAccess } from '../access.js';
+import { type ApiCall, type ApiRoute, form, optionalForm, text, texts } from './call.js';
 
 function tokenAccess(call: ApiCall, tokenId: string): { token: Token; access: ReturnType<typeof projectAccess> } {
   const token = requireToken(call.store, tokenId);
@@ -19,6 +19,9 @@ export function tokensView(call: ApiCall) {
     createdByName: call.store.getUser(t.createdBy)?.name ?? t.createdBy,
     // The creator (not a Viewer) may rotate and revoke their own; Admins and Owners any (the writer checks again).
     manageable: mayManageToken(access, t, call.user.id, call.now),
+    // A rotated token's old secret still working: until when, and whether this user may end it now (Revoke).
+    secretWorksUntil: inRotationGrace(t, call.now) ? t.graceEndsAt! : null,
+    graceRevocable: inRotationGrace(t, call.now) && mayEndGrace(access, t, call.user.id),
   }));
   // Expired tokens that were never revoked still take a slot (spec: Limits).
   const slotsUsed = tokens.filter(holdsTokenSlot).length;
@@ -64,7 +67,13 @@ export const kTokenRoutes: readonly ApiRoute[] = [
   {
     method: 'POST',
     pattern: 'tokens/:tokenId/rotate',
-    run: (call) => call.writer.call('tokenRotate', { tokenId: tokenAccess(call, call.params.tokenId!).token.id, asUserId: call.user.id }),
+    // The body is optional (no body: no grace period); `gracePeriodSeconds` is checked by the writer.
+    run: (call) =>
+      call.writer.call('tokenRotate', {
+        tokenId: tokenAccess(call, call.params.tokenId!).token.id,
+        asUserId: call.user.id,
+        gracePeriodSeconds: optionalForm(call).gracePeriodSeconds,
+      }),
   },
   {
     method: 'POST',

@@ -5,6 +5,7 @@
 import { api, setCsrfToken, whenSignedOut } from './dom.js';
 import { route } from './router.js';
 import { accountBar, signInPage } from './sign-in.js';
+import { mayLeave } from './unsaved-edits.js';
 import type { SessionView } from './views.js';
 
 async function boot(): Promise<void> {
@@ -34,6 +35,9 @@ function focusSearch(event: KeyboardEvent): void {
 }
 
 // A page that is not signed in answers every route with the sign-in form (api() calls whenSignedOut).
-window.addEventListener('hashchange', () => void route());
+// A page with unsaved edits asks before it is left (unsaved-edits.ts).
+window.addEventListener('hashchange', (event) => {
+  if (mayLeave(event)) void route();
+});
 document.addEventListener('keydown', focusSearch);
 void boot();

@@ -30,7 +30,8 @@ export async function auditPage(projectId: string, params: URLSearchParams): Pro
     projectTabs(project),
     h(
       'form',
-      { onsubmit: onSubmit(async () => go({})) },
+      // A search form: its fields are filters, not edits to keep (unsaved-edits.ts).
+      { role: 'search', 'aria-label': 'Filter the audit log', onsubmit: onSubmit(async () => go({})) },
       h('div', { class: 'row' }, field('Flag', flag), field('Actor', actor), h('button', { type: 'submit' }, 'Filter')),
     ),
     data.entries.length === 0
@@ -46,15 +47,15 @@ export async function auditPage(projectId: string, params: URLSearchParams): Pro
                 'tr',
                 {},
                 h('td', {}, formatTime(e.at)),
-                h('td', {}, `${e.actorName} (${e.actor})`),
+                h('td', {}, named(e.actorName, e.actor)),
                 h('td', {}, e.action),
-                h('td', {}, e.flagId === null ? '' : (flagNames.get(e.flagId) ?? e.flagId)),
+                h('td', {}, e.flagId === null ? '' : named(flagNames.get(e.flagId) ?? null, e.flagId)),
                 h('td', {}, e.env ?? ''),
                 h(
                   'td',
                   {},
                   Object.entries(e.changes).map(([k, c]) =>
-                    h('div', {}, h('code', {}, `${k}: ${JSON.stringify(c.before)} → ${JSON.stringify(c.after)}`)),
+                    h('div', { class: 'change' }, `${k}: `, valueText(c.before), ' → ', valueText(c.after)),
                   ),
                 ),
               ),
@@ -71,6 +72,26 @@ export async function auditPage(projectId: string, params: URLSearchParams): Pro
         : null,
     ),
   );
+}
+
+/** Something by its name, its id kept as the tooltip and as smaller text after it (an unknown name: the id alone). */
+function named(name: string | null, id: string): HTMLElement {
+  if (name === null || name === id) return h('span', {}, id);
+  return h('span', { title: id }, name, ' ', h('span', { class: 'muted id' }, id));
+}
+
+/**
+ * A changed field's value as a reader reads it: text, numbers and true/false as they are, nothing as
+ * "none", a list joined, a record with a name (a token's) by that name; any other value as JSON.
+ */
+function valueText(value: unknown): HTMLElement {
+  if (value === null || value === undefined) return h('em', {}, 'none');
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return h('span', {}, String(value));
+  if (Array.isArray(value) && value.every((v) => typeof v === 'string'))
+    return value.length === 0 ? h('em', {}, 'none') : h('span', {}, value.join(', '));
+  const record = value as { id?: unknown; name?: unknown };
+  if (typeof record.name === 'string' && typeof record.id === 'string') return named(record.name, record.id);
+  return h('code', {}, JSON.stringify(value));
 }
 
 /** An empty page of the log: filters that match nothing, or a project nothing has been done in yet. */

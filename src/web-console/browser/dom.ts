@@ -71,6 +71,17 @@ export function say(message: string, kind: 'ok' | 'error' = 'ok'): void {
   statusLine(`status ${kind}`, message);
 }
 
+/** Says `message` with a button after it that runs `action` (Undo); a failure of the action is said in its place. */
+export function sayWithAction(message: string, label: string, action: () => Promise<void>): void {
+  say(message);
+  const button = h('button', { type: 'button', class: 'secondary' }, label);
+  button.addEventListener('click', () => {
+    button.disabled = true;
+    action().catch(sayError);
+  });
+  document.getElementById('status')!.append(' ', button);
+}
+
 function statusLine(className: string, text: string): void {
   const status = document.getElementById('status')!;
   status.className = className;
@@ -210,11 +221,14 @@ export function field(label: string, input: HTMLElement, className = ''): HTMLLa
   return h('label', { class: className }, `${label} `, input);
 }
 
+/** Fired (bubbling) at a form whose submit's work succeeded: its edits are saved (unsaved-edits.ts). */
+export const kSavedEvent = 'flagwire-saved';
+
 /** Runs `work` from a form's submit: the page does not reload; errors go to the status line. */
 export function onSubmit(work: (form: HTMLFormElement) => Promise<void>): EventListener {
   return (event) => {
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;
-    work(form).catch(sayError);
+    work(form).then(() => form.dispatchEvent(new Event(kSavedEvent, { bubbles: true })), sayError);
   };
 }

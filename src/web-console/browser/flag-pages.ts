@@ -1,6 +1,7 @@
 // A project's flags, and one flag (its state per environment, texts, deletion).
 import { api, dataTable, field, formatTime, h, listEditor, onSubmit, say, sayError, sayOnNextPage } from './dom.js';
 import { confirmProtected, crumbs, emptyState, projectTabs, show, toForm } from './shell.js';
+import { savedWithUndo } from './flag-undo.js';
 import { rolloutSection } from './rollout-section.js';
 import { scheduleSection } from './schedule-section.js';
 import { variantsForm } from './variant-editor.js';
@@ -293,7 +294,10 @@ function stateForm(data: FlagPageView, env: string | null, state: FlatState, rel
         const query = env === null ? '' : `?env=${encodeURIComponent(env)}`;
         const result = await api<{ changed: boolean }>('PATCH', `flags/${flag.id}${query}`, patch);
         await reload();
-        say(result.changed ? `Saved ${label.toLowerCase()} of ${flag.name}.` : `Nothing changed: ${flag.name} already had these values.`);
+        if (!result.changed) return say(`Nothing changed: ${flag.name} already had these values.`);
+        // What the page showed before, for each field sent: Undo puts exactly those back.
+        const previous = Object.fromEntries(Object.keys(patch).map((key) => [key, state[key as keyof FlatState]]));
+        savedWithUndo(`Saved ${label.toLowerCase()} of ${flag.name}.`, data, env, previous, reload);
       }),
     },
     h(

@@ -1,6 +1,7 @@
 // What every page of the web console is drawn in: the page element, breadcrumbs, the project's tabs, and
 // the box that shows a new secret once.
 import { h, say } from './dom.js';
+import { rememberForms } from './unsaved-edits.js';
 import type { Project } from './views.js';
 
 export const page = () => document.getElementById('page')!;
@@ -9,6 +10,7 @@ export const page = () => document.getElementById('page')!;
 export function show(title: string, ...content: (Node | null | (Node | null)[])[]): void {
   document.title = `${title} · Flagwire console`;
   page().replaceChildren(...content.flat().filter((n): n is Node => n !== null));
+  rememberForms(page());
 }
 
 export function crumbs(...links: [string, string][]): HTMLElement {

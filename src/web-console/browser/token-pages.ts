@@ -1,4 +1,5 @@
 // A project's tokens, and one token's activity.
+import { askToConfirm } from './confirm-dialog.js';
 import { api, dataTable, field, formatTime, h, onSubmit, say, sayError } from './dom.js';
 import { crumbs, emptyState, projectTabs, secretBox, show, toForm } from './shell.js';
 import type { ActivityView, TokensView } from './views.js';
@@ -104,14 +105,60 @@ function createTokenForm(project: TokensView['project'], reload: (box: HTMLEleme
   );
 }
 
-/** Every token of the project, with Rotate and Revoke where the user may manage it. */
+/** The rotate dialog's choices of how long the old secret keeps working (the server takes 0 to 7 days). */
+const kGraceChoices: readonly [number, string][] = [
+  [0, 'None: it stops now'],
+  [3600, '1 hour'],
+  [86_400, '1 day'],
+  [604_800, '7 days'],
+];
+
+/** Asks before rotating (with the old secret's grace period) or revoking: one click must not kill a secret in use. */
+async function confirmTokenAction(token: TokenRow, verb: 'rotate' | 'revoke'): Promise<{ gracePeriodSeconds?: number } | null> {
+  if (verb === 'revoke') {
+    const yes = await askToConfirm({
+      title: token.secretWorksUntil === null ? `Revoke token ${token.name}?` : `Revoke the old secret of token ${token.name}?`,
+      text:
+        token.secretWorksUntil === null
+          ? 'Applications using its secret are refused from now on (401 Token revoked). This cannot be undone.'
+          : 'Its old secret, still working after a rotation, is refused from now on (401 Token revoked). Its replacement is not affected.',
+      confirm: 'Revoke',
+      danger: true,
+    });
+    return yes ? {} : null;
+  }
+  const grace = h(
+    'select',
+    { name: 'gracePeriodSeconds' },
+    kGraceChoices.map(([seconds, text]) => h('option', { value: seconds }, text)),
+  );
+  const yes = await askToConfirm({
+    title: `Rotate token ${token.name}?`,
+    text: 'A new secret replaces this one, with the same name, permission, environments and expiry. The new secret is shown once.',
+    confirm: 'Rotate',
+    danger: true,
+    extra: field('Old secret keeps working for', grace),
+  });
+  return yes ? { gracePeriodSeconds: Number(grace.value) } : null;
+}
+
+/** What the status line says once a token was rotated: when its old secret stops working. */
+function rotatedText(name: string, graceEndsAt: number | null): string {
+  return graceEndsAt === null
+    ? `Token ${name} rotated: the old secret no longer works.`
+    : `Token ${name} rotated: the old secret works until ${formatTime(graceEndsAt)}.`;
+}
+
+/** Every token of the project, with Rotate and Revoke where the user may manage it, each confirmed in a dialog. */
 function tokensTable(projectName: string, tokens: readonly TokenRow[], reload: (box?: HTMLElement | null) => Promise<void>): HTMLElement {
-  const act = (token: TokenRow, verb: 'rotate' | 'revoke') => () => {
-    api<{ name?: string; secret?: string }>('POST', `tokens/${token.id}/${verb}`).then(async (result) => {
-      await reload(verb === 'rotate' ? tokenSecretBox(token.name, result.secret!) : null);
-      say(verb === 'rotate' ? `Token ${token.name} rotated: the old secret no longer works.` : `Token ${token.name} revoked.`);
-    }, sayError);
+  const act = (token: TokenRow, verb: 'rotate' | 'revoke') => async () => {
+    const body = await confirmTokenAction(token, verb);
+    if (body === null) return;
+    const result = await api<{ secret?: string; replaced?: { graceEndsAt: number | null } }>('POST', `tokens/${token.id}/${verb}`, body);
+    await reload(verb === 'rotate' ? tokenSecretBox(token.name, result.secret!) : null);
+    say(verb === 'rotate' ? rotatedText(token.name, result.replaced!.graceEndsAt) : `Token ${token.name} revoked.`);
   };
+  const run = (work: () => Promise<void>) => () => void work().catch(sayError);
   return dataTable(
     `Tokens of ${projectName}`,
     ['Name', 'Permission', 'Environments', 'Status', 'Created by', 'Expires', 'Actions'],
@@ -125,7 +172,12 @@ function tokensTable(projectName: string, tokens: readonly TokenRow[], reload: (
           h('td', {}, t.name),
           h('td', {}, t.permission),
           h('td', {}, t.environments.join(', ') || 'all'),
-          h('td', {}, h('span', { class: `pill ${t.status}` }, t.status)),
+          h(
+            'td',
+            {},
+            h('span', { class: `pill ${t.status}` }, t.status),
+            t.secretWorksUntil === null ? null : h('div', { class: 'muted' }, `old secret works until ${formatTime(t.secretWorksUntil)}`),
+          ),
           h('td', {}, t.createdByName),
           h('td', {}, t.expiresAt === 0 ? 'never' : formatTime(t.expiresAt)),
           h(
@@ -137,11 +189,26 @@ function tokensTable(projectName: string, tokens: readonly TokenRow[], reload: (
                   ' ',
                   h(
                     'button',
-                    { type: 'button', class: 'secondary', 'aria-label': `Rotate ${t.name}`, onclick: act(t, 'rotate') },
+                    { type: 'button', class: 'secondary', 'aria-label': `Rotate ${t.name}`, onclick: run(act(t, 'rotate')) },
                     'Rotate',
                   ),
+                ]
+              : null,
+            t.manageable || t.graceRevocable
+              ? [
                   ' ',
-                  h('button', { type: 'button', class: 'danger', 'aria-label': `Revoke ${t.name}`, onclick: act(t, 'revoke') }, 'Revoke'),
+                  t.manageable
+                    ? h(
+                        'button',
+                        { type: 'button', class: 'danger', 'aria-label': `Revoke ${t.name}`, onclick: run(act(t, 'revoke')) },
+                        'Revoke',
+                      )
+                    : // Beside its replacement of the same name: the label says which secret goes.
+                      h(
+                        'button',
+                        { type: 'button', class: 'danger', 'aria-label': `Revoke old secret of ${t.name}`, onclick: run(act(t, 'revoke')) },
+                        'Revoke old secret',
+                      ),
                 ]
               : null,
           ),

@@ -3,6 +3,7 @@
 // is sent, every value and the rule must be JSON, and the rule an object: the status line says which
 // one is not, and where. The server then checks the whole as a flagd definition (PATCH's rules) and
 // refuses with the place (`targeting.if[0]: unknown operator "foo"`): nothing invalid is ever saved.
+import { savedWithUndo } from './flag-undo.js';
 import { api, dataTable, field, h, onSubmit, say } from './dom.js';
 import type { FlagPageView, FlatState } from './views.js';
 
@@ -103,9 +104,13 @@ export function variantsForm(data: FlagPageView, env: string | null, state: Flat
         const query = env === null ? '' : `?env=${encodeURIComponent(env)}`;
         const result = await api<{ changed: boolean }>('PATCH', `flags/${flag.id}${query}`, patch);
         await reload();
-        say(
-          result.changed ? `Saved variants and rule${where} of ${flag.name}.` : `Nothing changed: ${flag.name} already had these variants.`,
-        );
+        if (!result.changed) return say(`Nothing changed: ${flag.name} already had these variants.`);
+        // No variants before: Undo makes the state boolean again, as a save with no variants does.
+        const previous =
+          state.variants === undefined
+            ? { variants: {} }
+            : { variants: state.variants, defaultVariant: state.defaultVariant ?? null, targeting: state.targeting ?? {} };
+        savedWithUndo(`Saved variants and rule${where} of ${flag.name}.`, data, env, previous, reload);
       }),
     },
     h(
