@@ -58,7 +58,8 @@ export async function playgroundPage(projectId: string, params: URLSearchParams)
     ),
     h(
       'form',
-      { onsubmit: onSubmit(evaluate) },
+      // role=search: a context to try, not data to save, so leaving the page with it typed asks nothing (unsaved-edits.ts).
+      { role: 'search', 'aria-label': 'Context to evaluate', onsubmit: onSubmit(evaluate) },
       h(
         'fieldset',
         {},
