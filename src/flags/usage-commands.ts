@@ -1,16 +1,17 @@
 // Flag usage (docs/operations.md: Flag usage): what the eval workers counted, merged into each flag's totals.
-import { type FlagUsage, mergeUsage } from '../model/flags.js';
+import { addToHours, type FlagUsage, mergeUsage } from '../model/flags.js';
 import type { StoreWriter } from '../store/interfaces.js';
 
 /** Evaluations of one flag counted since the last flush, and the latest one's time. */
 export type UsageCount = FlagUsage;
 
-/** Adds each count to the flag's totals; a flag deleted since it was evaluated is skipped. */
+/** Adds each count to the flag's totals and its hour; a flag deleted since it was evaluated is skipped. */
 export function recordUsage(w: StoreWriter, input: { counts: UsageCount[] }): { flags: number } {
   let flags = 0;
   for (const count of input.counts) {
     if (w.getFlag(count.flagId) === undefined) continue;
-    w.putUsage(mergeUsage(w.getUsage(count.flagId), count));
+    const total = w.getUsage(count.flagId);
+    w.putUsage({ ...mergeUsage(total, count), hours: addToHours(total?.hours, count.evaluations, count.lastEvaluatedAt) });
     flags++;
   }
   return { flags };

@@ -69,6 +69,54 @@ export interface FlagUsage {
   evaluations: number;
   /** The latest evaluation counted, Unix ms. */
   lastEvaluatedAt: number;
+  /**
+   * The stored totals only (the writer's): evaluations per hour over the last kUsageHours hours, for the
+   * web console's chart. Absent on the counts the workers send, and on totals written before it was kept.
+   */
+  hours?: UsageHours;
+}
+
+/** Evaluations per hour: `counts[i]` is the hour `lastHour - (counts.length - 1 - i)` (hours since 1970, UTC). */
+export interface UsageHours {
+  lastHour: number;
+  counts: number[];
+}
+
+/** How many hours of per-hour counts a flag keeps: a week (the record stays small: at most 168 numbers). */
+export const kUsageHours = 168;
+const kHourMs = 3600 * 1000;
+
+/**
+ * `evaluations` more in the hour of `at`, over `hours` (undefined: none yet): a new record, at most
+ * kUsageHours long. A flush's counts span at most a minute, so they are put in the hour of its latest
+ * evaluation; counts for an hour older than the record's newest are added to that older hour while it is
+ * kept (two nodes flush in any order), and dropped once it is not.
+ */
+export function addToHours(hours: UsageHours | undefined, evaluations: number, at: number): UsageHours {
+  const hour = Math.floor(at / kHourMs);
+  if (hours === undefined) return { lastHour: hour, counts: [evaluations] };
+  if (hour <= hours.lastHour) {
+    const index = hours.counts.length - 1 - (hours.lastHour - hour);
+    if (index < 0) return hours;
+    const counts = [...hours.counts];
+    counts[index]! += evaluations;
+    return { lastHour: hours.lastHour, counts };
+  }
+  const gap = Math.min(hour - hours.lastHour, kUsageHours);
+  const counts = [...hours.counts, ...new Array<number>(gap - 1).fill(0), evaluations].slice(-kUsageHours);
+  return { lastHour: hour, counts };
+}
+
+/** The last `n` hours up to `now`'s, oldest first, as evaluations per hour (0 for an hour with none). */
+export function hourlySeries(hours: UsageHours | undefined, now: number, n: number): number[] {
+  const series = new Array<number>(n).fill(0);
+  if (hours === undefined) return series;
+  const nowHour = Math.floor(now / kHourMs);
+  for (let i = 0; i < hours.counts.length; i++) {
+    const age = nowHour - (hours.lastHour - (hours.counts.length - 1 - i));
+    if (age >= 0 && age < n) series[n - 1 - age] = hours.counts[i]!;
+  }
+  return series;
 }
 
 /** A flag is stale (docs/operations.md: Flag usage) when not evaluated for this many days, unless told otherwise. */

@@ -65,6 +65,8 @@ button:disabled { background: var(--disabled-bg); color: var(--disabled-fg); bor
 .pill.off, .pill.revoked, .pill.expired, .pill.failed { background: var(--off-bg); color: var(--off-fg); border-color: var(--off-line); }
 .pill.stale { background: var(--off-bg); color: var(--off-fg); border-color: var(--off-line); font-style: italic; }
 button.toggle { min-width: 3.5em; }
+svg.hourly { display: block; margin-top: 4px; }
+svg.hourly rect { fill: var(--accent); }
 button.toggle.on { background: var(--on-bg); color: var(--on-fg); border-color: var(--on-line); }
 button.toggle.off { background: var(--off-bg); color: var(--off-fg); border-color: var(--off-line); }
 .secret { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; background: var(--warn-bg); color: var(--warn-fg); padding: 8px; border: 1px solid var(--warn-line); border-radius: 4px; word-break: break-all; }

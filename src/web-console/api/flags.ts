@@ -1,7 +1,10 @@
 // The console's project page (its flags) and flag page: reading them and every change to a flag.
 import { patchResult, representFlag } from '../../model/representation.js';
 import { requireFlag } from '../../model/lookups.js';
-import { isStale, kDefaultStaleDays, staleBefore } from '../../model/flags.js';
+import { hourlySeries, isStale, kDefaultStaleDays, staleBefore } from '../../model/flags.js';
+
+/** The flag list's chart: evaluations per hour over the last day. */
+const kListHours = 24;
 import { offeredRolloutActions, projectAccess } from '../access.js';
 import { guardReadingText, rolloutStepsFromText, stepText } from '../../release-plans/schedule-text.js';
 import { describeGuard } from '../../release-plans/guards.js';
@@ -25,13 +28,15 @@ export function projectView(call: ApiCall) {
   const { project } = access;
   const before = staleBefore(call.now, kDefaultStaleDays);
   const stale: string[] = [];
+  const hourly: Record<string, number[]> = {};
   const flags = call.store.listFlags(project.id).map((f) => {
     const usage = call.store.getUsage(f.id);
     // The CLI's `flag stale` rule (src/model/flags.ts), at its default of days: the list's badge and filter.
     if (isStale(f, usage, before)) stale.push(f.id);
+    hourly[f.id] = hourlySeries(usage?.hours, call.now, kListHours);
     return representFlag(f, project, null, usage);
   });
-  return { ...access, flags, stale, staleDays: kDefaultStaleDays, audiences: call.store.listAudiences(project.id) };
+  return { ...access, flags, stale, staleDays: kDefaultStaleDays, hourly, audiences: call.store.listAudiences(project.id) };
 }
 export type ProjectView = ReturnType<typeof projectView>;
 

@@ -3,6 +3,7 @@ import { api, dataTable, field, formatTime, h, listEditor, onSubmit, say, sayErr
 import { confirmProtected, crumbs, emptyState, projectTabs, show, toForm } from './shell.js';
 import { savedWithUndo } from './flag-undo.js';
 import { rolloutSection } from './rollout-section.js';
+import { hourlyChart } from './usage-chart.js';
 import { scheduleSection } from './schedule-section.js';
 import { variantsForm } from './variant-editor.js';
 import type { FlagPageView, FlagView, FlatState, ProjectView } from './views.js';
@@ -76,7 +77,7 @@ export async function projectPage(projectId: string, params: URLSearchParams): P
         (tag.value === '' || f.tags.includes(tag.value)) &&
         matches(f),
     );
-    body.replaceChildren(...rows.map((f) => flagRow(f, envs, stale.has(f.id), can.editFlags ? toggle : null)));
+    body.replaceChildren(...rows.map((f) => flagRow(f, envs, stale.has(f.id), data.hourly[f.id], can.editFlags ? toggle : null)));
     if (rows.length === 0)
       body.append(
         h(
@@ -146,10 +147,10 @@ type Toggle = (f: FlagView, env: string | null, enabled: boolean) => Promise<voi
 
 /**
  * One flag of the project page's table: its name and description, its state in a column per
- * environment (a flag without environments spans them), its evaluations, its tags. `toggle`: null for
+ * environment (a flag without environments spans them), its evaluations (with their last day per hour), its tags. `toggle`: null for
  * a user who may not change flags (the states are read-only pills).
  */
-function flagRow(f: FlagView, envs: readonly string[], stale: boolean, toggle: Toggle | null): HTMLElement {
+function flagRow(f: FlagView, envs: readonly string[], stale: boolean, hourly: number[] | undefined, toggle: Toggle | null): HTMLElement {
   const states: HTMLElement[] = f.environments
     ? envs.map((env) => h('td', {}, f.environments?.[env] ? stateCell(f, env, f.environments[env], toggle) : '—'))
     : [h('td', { colspan: Math.max(1, envs.length) }, stateCell(f, null, f as FlatState, toggle))];
@@ -165,6 +166,7 @@ function flagRow(f: FlagView, envs: readonly string[], stale: boolean, toggle: T
         ? h('span', { class: 'muted' }, 'never evaluated')
         : [h('div', {}, f.evaluations.toLocaleString('en')), h('div', { class: 'muted' }, `last ${formatTime(f.lastEvaluatedAt)}`)],
       stale ? [' ', h('span', { class: 'pill stale' }, 'stale')] : null,
+      hourly && f.lastEvaluatedAt !== null ? hourlyChart(hourly) : null,
     ),
     h('td', {}, f.tags.join(', ')),
   );
