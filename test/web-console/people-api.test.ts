@@ -42,7 +42,8 @@ t.test('invitation links, projects and organisations (FLAGWIRE_CONSOLE_CREATE_OR
   t.equal(wrong.status, 404);
   const unknown = await join({ ...good, invitationId: 'inv_nope' });
   t.equal(unknown.status, 404);
-  t.equal(wrong.json.error, unknown.json.error, 'a wrong token is told apart from nothing');
+  t.equal(wrong.json.error, unknown.json.error, 'a wrong token is answered as an unknown invitation is');
+  t.equal((await join({ ...good, invitationId: 'i'.repeat(5000) })).status, 404, 'an id too long for a key');
   const joined = await join(good);
   t.equal(joined.status, 200);
   t.equal(joined.json.user.email, 'nia@new.test');
