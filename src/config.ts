@@ -68,6 +68,8 @@ export const Config = Type.Object({
   maxBufferedBodyBytes: Type.Integer({ minimum: 2 * 1024 * 1024 }),
   /** How long a web console session lasts from its sign-in (src/web-console/sessions.ts). */
   consoleSessionMs: Type.Integer({ minimum: 60_000 }),
+  /** Whether any signed-in console user may create an organisation, becoming its Owner (src/web-console/api/orgs.ts). */
+  consoleCreateOrgs: Type.Boolean(),
   /** Failed web console sign-ins allowed per address per minute, and per account per 15 minutes. */
   signInFailLimit: Type.Integer({ minimum: 1 }),
   /** A flag file this node follows for one project (src/flags-as-code/file-follower.ts); null: none. */
@@ -129,6 +131,7 @@ const kSettings = {
   trustedProxies: 'FLAGWIRE_TRUSTED_PROXIES',
   maxBufferedBodyBytes: 'FLAGWIRE_MAX_BUFFERED_BODY_BYTES',
   consoleSessionMs: 'FLAGWIRE_CONSOLE_SESSION_HOURS',
+  consoleCreateOrgs: 'FLAGWIRE_CONSOLE_CREATE_ORGS',
   signInFailLimit: 'FLAGWIRE_SIGN_IN_FAIL_LIMIT',
   flagsFile: 'FLAGWIRE_FLAGS_FILE',
   prometheusUrl: 'FLAGWIRE_PROMETHEUS_URL',
@@ -285,6 +288,8 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     ),
     // A working day and then some; a session ends earlier by signing out (or a new password).
     consoleSessionMs: integer('consoleSessionMs', env.FLAGWIRE_CONSOLE_SESSION_HOURS ?? '12', 1, 24 * 30) * 3_600_000,
+    // Off: organisations are the operator's to make (`flagwire org create`), as they were before the console could.
+    consoleCreateOrgs: onOff('consoleCreateOrgs', env.FLAGWIRE_CONSOLE_CREATE_ORGS ?? 'off'),
     signInFailLimit: integer('signInFailLimit', env.FLAGWIRE_SIGN_IN_FAIL_LIMIT ?? '10', 1, 1_000_000),
     flagsFile: flagsFile(flags, env),
     prometheusUrl,

@@ -4,27 +4,42 @@
 // owners see, is never given to a person without their consent. The CLI's `org add-member` stays the
 // operator's direct tool.
 import { FlagwireError } from '../errors.js';
-import type { Membership } from '../model/accounts.js';
-import { randomId } from '../model/ids.js';
-import { isInvitationLive, kInvitationLifetimeMs, kMaxPendingInvitations, type Invitation } from '../model/invitations.js';
+import type { Membership, User } from '../model/accounts.js';
+import { hashSecret, randomId } from '../model/ids.js';
+import {
+  isInvitationLive,
+  kInvitationLifetimeMs,
+  kJoinTokenLength,
+  kMaxPendingInvitations,
+  type Invitation,
+} from '../model/invitations.js';
 import { notFoundDetail, requireOrg, requireUser } from '../model/lookups.js';
+import { isPasswordHash } from '../model/passwords.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { requireEmail } from '../model/input-checks.js';
-import { auditMembership, checkMayGiveRole, requireRole } from '../orgs/org-commands.js';
+import { auditMembership, checkMayGiveRole, requireRole, userCreate } from '../orgs/org-commands.js';
+import { invitationMail } from './invitation-mail.js';
 
 export interface OrgInviteInput {
   orgId: string;
   email: string;
   role: string;
   asUserId: string;
+  /** The console's address (…/console/), for the mail's link: the route knows it, the writer does not. */
+  consoleUrl: string;
 }
+
+/** What the inviter is answered: never the join link's hash. */
+export type InvitationView = Omit<Invitation, 'linkHash'>;
 
 /**
  * A new invitation, answered the same whether or not a user has the address (the inviter learns
  * nothing about accounts). Inviting an address again replaces its pending invitation; expired ones are
- * dropped here, so an organisation holds at most kMaxPendingInvitations records.
+ * dropped here, so an organisation holds at most kMaxPendingInvitations records. The addressee is
+ * mailed; an address no user has gets a one-time link that creates the user (invitationJoin), whose
+ * token is kept only as its hash, on the invitation, so it ends with it.
  */
-export function orgInvite(w: StoreWriter, input: OrgInviteInput, now: number): Invitation {
+export function orgInvite(w: StoreWriter, input: OrgInviteInput, now: number): InvitationView {
   const org = requireOrg(w, input.orgId);
   const role = requireRole(input.role);
   checkMayGiveRole(w, org.id, input.asUserId, role);
@@ -53,9 +68,49 @@ export function orgInvite(w: StoreWriter, input: OrgInviteInput, now: number): I
     createdAt: now,
     expiresAt: now + kInvitationLifetimeMs,
   };
-  w.putInvitation(invitation);
-  auditMembership(w, requireUser(w, input.asUserId), 'member.invite', org.id, `invitation of ${email}`, { before: null, after: role }, now);
+  const joinToken = existing === undefined ? randomId(kJoinTokenLength) : null;
+  w.putInvitation(joinToken === null ? invitation : { ...invitation, linkHash: hashSecret(joinToken) });
+  const inviter = requireUser(w, input.asUserId);
+  w.appendMail(invitationMail(invitation, org, inviter, input.consoleUrl, joinToken));
+  auditMembership(w, inviter, 'member.invite', org.id, `invitation of ${email}`, { before: null, after: role }, now);
   return invitation;
+}
+
+export interface InvitationJoinInput {
+  invitationId: string;
+  /** SHA-256 of the link's token: the token itself never reaches the writer. */
+  tokenHash: string;
+  name: string;
+  /** Hashed by the caller (scrypt is never run on the writer thread: session-commands.ts). */
+  passwordHash: string;
+}
+
+/**
+ * The mailed link, used: creates the invited address's user with its name and password and makes it a
+ * member, in one change, so there is never a user without the membership nor a second use of the link.
+ * An unknown, expired, answered or replaced invitation, a wrong token, and an address that has a user by
+ * now (they sign in instead) are the same 404: the link tells its holder nothing more.
+ */
+export function invitationJoin(w: StoreWriter, input: InvitationJoinInput, now: number): { user: User; member: Membership } {
+  const invitation = w.getInvitation(input.invitationId);
+  if (
+    invitation?.linkHash === undefined ||
+    invitation.linkHash !== input.tokenHash ||
+    !isInvitationLive(invitation, now) ||
+    w.findUserByEmail(invitation.email) !== undefined
+  ) {
+    throw new FlagwireError('NOT_FOUND', notFoundDetail('invitation', input.invitationId));
+  }
+  if (typeof input.passwordHash !== 'string' || !isPasswordHash(input.passwordHash)) {
+    throw new FlagwireError('INVALID_REQUEST', 'the password hash is not one Flagwire made');
+  }
+  const user = userCreate(w, { email: invitation.email, name: input.name }, now);
+  w.putCredential({ userId: user.id, passwordHash: input.passwordHash, updatedAt: now });
+  w.deleteInvitation(invitation);
+  const member: Membership = { orgId: invitation.orgId, userId: user.id, role: invitation.role };
+  w.putMember(member);
+  auditMembership(w, user, 'member.accept', member.orgId, `role of user:${user.id}`, { before: null, after: member.role }, now);
+  return { user, member };
 }
 
 export interface InvitationAnswerInput {

@@ -14,7 +14,15 @@ export interface Invitation {
   createdAt: number;
   /** Unix ms; from then on it can no longer be accepted and no longer takes one of the organisation's slots. */
   expiresAt: number;
+  /**
+   * SHA-256 (hex) of the one-time token in the link mailed to an address no user had when invited:
+   * the link creates that user. Absent when the address had a user (they sign in and accept).
+   */
+  linkHash?: string;
 }
+
+/** 32 base62 characters: 190 bits. */
+export const kJoinTokenLength = 32;
 
 /** Pending (unexpired) invitations an organisation may hold at once. */
 export const kMaxPendingInvitations = 20;

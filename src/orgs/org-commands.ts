@@ -11,9 +11,16 @@ export interface OrgCreateInput {
   name: string;
   plan?: Plan;
   trialEndsAt?: number | null;
+  /**
+   * The web console's signed-in user, who becomes the new organisation's Owner in the same change (the
+   * console offers this only where FLAGWIRE_CONSOLE_CREATE_ORGS allows it). The CLI gives none: the
+   * operator adds members with `org add-member`.
+   */
+  asUserId?: string;
 }
 
 export function orgCreate(w: StoreWriter, input: OrgCreateInput, now: number): Org {
+  const owner = input.asUserId === undefined ? null : requireUser(w, input.asUserId);
   const plan = checkPlan(input.plan ?? 'free');
   const name = requireName('name', input.name);
   const taken = w.listOrgs().find((o) => sameName(o.name, name));
@@ -31,6 +38,7 @@ export function orgCreate(w: StoreWriter, input: OrgCreateInput, now: number): O
     createdAt: now,
   };
   w.putOrg(org);
+  if (owner !== null) w.putMember({ orgId: org.id, userId: owner.id, role: 'owner' });
   return org;
 }
 

@@ -9,6 +9,7 @@ import type { AuditEntry } from '../model/audit.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { projectAdminActor, type Actor } from '../audit/audit-actor.js';
 import { exactList, requireName, sameName } from '../model/input-checks.js';
+import { can, describeRole } from '../model/permissions.js';
 
 const kEnvName = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
@@ -18,6 +19,11 @@ export interface ProjectCreateInput {
   ownerUserId?: string;
   kind?: ProjectKind;
   environments?: string[];
+  /**
+   * The web console's signed-in user: an organisation's project only, made by its Admin or Owner (the
+   * roles that change who belongs to it). The CLI gives none: it is the operator.
+   */
+  asUserId?: string;
 }
 
 /** `id`: a fixed id, for the demo seed only (the README walk-through names its projects); otherwise a random one. */
@@ -27,6 +33,7 @@ export function projectCreate(w: StoreWriter, input: ProjectCreateInput, now: nu
   }
   if (input.orgId !== undefined) requireOrg(w, input.orgId);
   if (input.ownerUserId !== undefined) requireUser(w, input.ownerUserId);
+  if (input.asUserId !== undefined) checkMayCreateProject(w, input.orgId, input.asUserId);
   const kind = input.kind ?? 'single';
   if (kind !== 'single' && kind !== 'multi') throw new FlagwireError('INVALID_REQUEST', 'kind must be single or multi');
   const environments = (input.environments ?? []).map(checkEnvName);
@@ -56,6 +63,18 @@ export function projectCreate(w: StoreWriter, input: ProjectCreateInput, now: nu
   };
   w.putProject(project);
   return project;
+}
+
+function checkMayCreateProject(w: StoreWriter, orgId: string | undefined, asUserId: string): void {
+  requireUser(w, asUserId);
+  if (orgId === undefined) throw new FlagwireError('INVALID_REQUEST', 'the web console creates projects of organisations only');
+  const role = w.getRole(orgId, asUserId);
+  if (role === undefined || !can(role, 'manageMembers')) {
+    throw new FlagwireError(
+      'FORBIDDEN',
+      `Creating a project needs the Admin or Owner role in organisation ${orgId}; user ${asUserId} ${describeRole(role)}.`,
+    );
+  }
 }
 
 /** `asUserId`: the web console's signed-in user, audited as `user:<id>` (projectAdminActor); the CLI acts as `console`. */

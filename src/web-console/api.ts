@@ -11,6 +11,7 @@ import { kFlagRoutes } from './api/flags.js';
 import { kHomeRoutes } from './api/home.js';
 import { kMailRoutes } from './api/mail.js';
 import { kMemberRoutes } from './api/members.js';
+import { kOrgRoutes } from './api/orgs.js';
 import { kPlaygroundRoutes } from './api/playground.js';
 import { kSettingsRoutes } from './api/settings.js';
 import { kTokenRoutes } from './api/tokens.js';
@@ -27,6 +28,7 @@ export const kApiRoutes: readonly ApiRoute[] = [
   ...kWebhookRoutes,
   ...kAuditRoutes,
   ...kMemberRoutes,
+  ...kOrgRoutes,
   ...kMailRoutes,
 ];
 

@@ -17,7 +17,7 @@ import type { SnapshotReader } from '../store/interfaces.js';
 import type { WriterClient } from '../writer/client.js';
 import { matchApiRoute, type ApiCall } from './api.js';
 import { loadAssets, kPageHeaders } from './assets.js';
-import { ConsoleSessions, isCsrfToken, sessionCookie, type CurrentSession } from './sessions.js';
+import { ConsoleSessions, isCsrfToken, sessionCookie, type CurrentSession, type JoinRequest, type SignedIn } from './sessions.js';
 import type { SignInLimits } from './sign-in-limits.js';
 
 export interface ConsoleDeps {
@@ -152,7 +152,17 @@ function dispatchApi(res: PendingResponse, request: ConsoleRequest, ctx: ApiCont
     );
   }
   if (request.rest === 'sign-in' && request.method === 'POST') {
-    readBody(res, request, deps, answer.fail, (received) => signIn(ctx, request, answer, received));
+    readBody(res, request, deps, answer.fail, (received) =>
+      startSession(ctx, request, answer, () => {
+        const body = parseSignIn(received);
+        return sessions.signIn(body.email, body.password, request.address);
+      }),
+    );
+    return;
+  }
+  // The invitation link's page: no session yet, the link's token is the credential (sessions.join).
+  if (request.rest === 'join' && request.method === 'POST') {
+    readBody(res, request, deps, answer.fail, (received) => startSession(ctx, request, answer, () => sessions.join(parseJoin(received))));
     return;
   }
   const current = sessions.current(request.cookie);
@@ -201,14 +211,12 @@ function callRoute(
   return matched.route.run(apiCall);
 }
 
-function signIn(ctx: ApiContext, request: ConsoleRequest, answer: ApiAnswer, received: ReceivedBody): void {
-  const { deps, sessions } = ctx;
+/** A sign-in or a join: the new session's cookie, and the user and CSRF token for the page. */
+function startSession(ctx: ApiContext, request: ConsoleRequest, answer: ApiAnswer, work: () => Promise<SignedIn>): void {
+  const { deps } = ctx;
   const done = deps.inFlight.start();
   Promise.resolve()
-    .then(() => {
-      const body = parseSignIn(received);
-      return sessions.signIn(body.email, body.password, request.address);
-    })
+    .then(work)
     .then(
       (signedIn) => {
         // The session id goes only into the HttpOnly cookie, never into the JSON the page's script reads.
@@ -229,18 +237,37 @@ function csrfRefused(): FlagwireError {
   );
 }
 
-function parseSignIn(received: ReceivedBody): { email: string; password: string } {
+/** The body's JSON object; anything else reads as an empty one, which no form accepts. */
+function jsonObject(received: ReceivedBody): Record<string, unknown> {
   let value: unknown;
   try {
     value = JSON.parse(Buffer.from(received.bytes).toString('utf8'));
   } catch {
     value = undefined;
   }
-  const body = (value ?? {}) as Record<string, unknown>;
+  return (value ?? {}) as Record<string, unknown>;
+}
+
+function parseSignIn(received: ReceivedBody): { email: string; password: string } {
+  const body = jsonObject(received);
   if (typeof body.email !== 'string' || typeof body.password !== 'string') {
     throw new FlagwireError('INVALID_REQUEST', 'Send {"email": "...", "password": "..."} as JSON.');
   }
   return { email: body.email, password: body.password };
+}
+
+function parseJoin(received: ReceivedBody): JoinRequest {
+  const body = jsonObject(received);
+  const fields = ['invitationId', 'token', 'name', 'password'] as const;
+  if (!fields.every((key) => typeof body[key] === 'string')) {
+    throw new FlagwireError('INVALID_REQUEST', 'Send {"invitationId", "token", "name", "password"} as JSON strings.');
+  }
+  return {
+    invitationId: body.invitationId as string,
+    token: body.token as string,
+    name: body.name as string,
+    password: body.password as string,
+  };
 }
 
 function readRequest(res: HttpResponse, req: HttpRequest, config: Readonly<Config>, proxies: TrustedProxies | null): ConsoleRequest {

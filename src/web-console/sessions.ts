@@ -6,7 +6,9 @@ import type { Clock } from '../clock.js';
 import { FlagwireError } from '../errors.js';
 import type { User } from '../model/accounts.js';
 import { hashSecret, randomId } from '../model/ids.js';
-import { hashPassword, kMaxPasswordLength, verifyPassword } from '../model/passwords.js';
+import { isInvitationLive } from '../model/invitations.js';
+import { notFoundDetail } from '../model/lookups.js';
+import { hashPassword, kMaxPasswordLength, passwordProblem, verifyPassword } from '../model/passwords.js';
 import type { Session } from '../model/sessions.js';
 import type { SnapshotReader } from '../store/interfaces.js';
 import type { WriterClient } from '../writer/client.js';
@@ -22,6 +24,14 @@ export interface SignedIn {
   id: string;
   session: Session;
   user: User;
+}
+
+/** What the join page sends: the mailed link's invitation id and token, and the new user's name and password. */
+export interface JoinRequest {
+  invitationId: string;
+  token: string;
+  name: string;
+  password: string;
 }
 
 export interface CurrentSession {
@@ -63,6 +73,36 @@ export class ConsoleSessions {
     // A wrong password keeps its reservation: that is the failure counted.
     if (user === undefined) throw new FlagwireError('SIGN_IN_FAILED', 'The e-mail address or the password is not right.');
     this.limits.giveBack(attempt);
+    return this.start(user, now);
+  }
+
+  /**
+   * The mailed invitation link used (invitationJoin): the new user, a member, signed in. The password
+   * rules are `flagwire user password`'s. The token is not guessable (190 bits), so no failure limit
+   * counts here; a link that cannot work is refused before any scrypt, and the writer checks it again,
+   * in the change that uses it up.
+   */
+  async join(request: JoinRequest): Promise<SignedIn> {
+    const now = this.clock.now();
+    const problem = passwordProblem(request.password);
+    if (problem !== null) throw new FlagwireError('INVALID_REQUEST', problem);
+    const tokenHash = hashSecret(request.token);
+    this.store.resetReadTxn();
+    const invitation = this.store.getInvitation(request.invitationId);
+    if (invitation?.linkHash !== tokenHash || !isInvitationLive(invitation, now)) {
+      throw new FlagwireError('NOT_FOUND', notFoundDetail('invitation', request.invitationId));
+    }
+    const passwordHash = await this.limits.checking(() => hashPassword(request.password));
+    const { user } = await this.writer.call('invitationJoin', {
+      invitationId: request.invitationId,
+      tokenHash,
+      name: request.name,
+      passwordHash,
+    });
+    return this.start(user, this.clock.now());
+  }
+
+  private async start(user: User, now: number): Promise<SignedIn> {
     // A fresh id at every sign-in: an id planted in the browser before sign-in is never the signed-in one.
     const id = randomId(kSessionIdLength);
     const session = { userId: user.id, idHash: hashSecret(id), csrfToken: randomId(kCsrfTokenLength), expiresAt: now + this.sessionMs };

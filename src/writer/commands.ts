@@ -4,7 +4,7 @@ import { FlagwireError } from '../errors.js';
 import { unicodeProblems } from '../model/validation.js';
 import { recordActivity } from '../tokens/activity-commands.js';
 import { seedDemo } from './demo-seed.js';
-import { invitationAccept, invitationDecline, orgInvite } from '../invitations/invitation-commands.js';
+import { invitationAccept, invitationDecline, invitationJoin, orgInvite } from '../invitations/invitation-commands.js';
 import { mailResult } from '../mail/mail-commands.js';
 import {
   apiFlagCreate,
@@ -63,6 +63,7 @@ export const kCommands = {
   orgInvite,
   invitationAccept,
   invitationDecline,
+  invitationJoin,
   userPassword,
   sessionStart,
   sessionEnd,

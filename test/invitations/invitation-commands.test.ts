@@ -13,6 +13,7 @@ import type { CommandInput, CommandName, CommandOutput } from '../../src/writer/
 import { tempDir, type TestContext } from '../helpers/cli.js';
 
 const at = Date.UTC(2030, 0, 1);
+const kConsoleUrl = 'http://flagwire.test/console/';
 
 function setUp(t: TestContext) {
   const store = Store.open(tempDir(t, 'flagwire-invitations-'));
@@ -40,11 +41,17 @@ function setUp(t: TestContext) {
 t.test('an organisation holds at most kMaxPendingInvitations pending; expired ones free their slot', async (t) => {
   const { store, run, refused, owner, org } = setUp(t);
   for (let i = 0; i < kMaxPendingInvitations; i++)
-    run('orgInvite', { orgId: org.id, email: `p${i}@x.test`, role: 'viewer', asUserId: owner.id });
-  const full = refused('orgInvite', { orgId: org.id, email: 'one-more@x.test', role: 'viewer', asUserId: owner.id });
+    run('orgInvite', { orgId: org.id, email: `p${i}@x.test`, role: 'viewer', asUserId: owner.id, consoleUrl: kConsoleUrl });
+  const full = refused('orgInvite', {
+    orgId: org.id,
+    email: 'one-more@x.test',
+    role: 'viewer',
+    asUserId: owner.id,
+    consoleUrl: kConsoleUrl,
+  });
   t.equal(full.code, 'INVALID_REQUEST');
   t.match(full.message, `already has ${kMaxPendingInvitations} pending invitations`);
-  const again = run('orgInvite', { orgId: org.id, email: 'P0@x.test', role: 'editor', asUserId: owner.id });
+  const again = run('orgInvite', { orgId: org.id, email: 'P0@x.test', role: 'editor', asUserId: owner.id, consoleUrl: kConsoleUrl });
   t.equal(store.listOrgInvitations(org.id).length, kMaxPendingInvitations, 'inviting an address again replaces its invitation');
   t.equal(
     store
@@ -54,13 +61,19 @@ t.test('an organisation holds at most kMaxPendingInvitations pending; expired on
     again.id,
   );
   const later = at + kInvitationLifetimeMs;
-  run('orgInvite', { orgId: org.id, email: 'after@x.test', role: 'viewer', asUserId: owner.id }, later);
+  run('orgInvite', { orgId: org.id, email: 'after@x.test', role: 'viewer', asUserId: owner.id, consoleUrl: kConsoleUrl }, later);
   t.equal(store.listOrgInvitations(org.id).length, 1, 'expired invitations are dropped when the next one is made');
 });
 
 t.test('only the addressee answers an invitation, once, while it lives', async (t) => {
   const { store, run, refused, owner, x, org } = setUp(t);
-  const invitation = run('orgInvite', { orgId: org.id, email: 'x@other.test', role: 'editor', asUserId: owner.id });
+  const invitation = run('orgInvite', {
+    orgId: org.id,
+    email: 'x@other.test',
+    role: 'editor',
+    asUserId: owner.id,
+    consoleUrl: kConsoleUrl,
+  });
   t.equal(
     refused('invitationAccept', { invitationId: invitation.id, asUserId: owner.id }).code,
     'NOT_FOUND',
@@ -81,21 +94,21 @@ t.test('only the addressee answers an invitation, once, while it lives', async (
   t.equal(store.getRole(org.id, x.id), 'editor');
   t.equal(refused('invitationAccept', { invitationId: invitation.id, asUserId: x.id }).code, 'NOT_FOUND', 'accepted once');
   t.equal(
-    refused('orgInvite', { orgId: org.id, email: 'x@other.test', role: 'viewer', asUserId: owner.id }).code,
+    refused('orgInvite', { orgId: org.id, email: 'x@other.test', role: 'viewer', asUserId: owner.id, consoleUrl: kConsoleUrl }).code,
     'INVALID_REQUEST',
     'a member is not invited',
   );
   const viewer = run('userCreate', { email: 'v@a.test' });
   run('orgAddMember', { orgId: org.id, userId: viewer.id, role: 'viewer' });
   t.equal(
-    refused('orgInvite', { orgId: org.id, email: 'y@x.test', role: 'viewer', asUserId: viewer.id }).code,
+    refused('orgInvite', { orgId: org.id, email: 'y@x.test', role: 'viewer', asUserId: viewer.id, consoleUrl: kConsoleUrl }).code,
     'FORBIDDEN',
     'a viewer may not invite',
   );
   const admin = run('userCreate', { email: 'adm@a.test' });
   run('orgAddMember', { orgId: org.id, userId: admin.id, role: 'admin' });
   t.equal(
-    refused('orgInvite', { orgId: org.id, email: 'y@x.test', role: 'owner', asUserId: admin.id }).code,
+    refused('orgInvite', { orgId: org.id, email: 'y@x.test', role: 'owner', asUserId: admin.id, consoleUrl: kConsoleUrl }).code,
     'FORBIDDEN',
     'only an Owner invites an Owner',
   );
@@ -105,7 +118,13 @@ t.test('only the addressee answers an invitation, once, while it lives', async (
 
 t.test('a declined invitation makes no member', async (t) => {
   const { store, run, owner, x, org } = setUp(t);
-  const invitation = run('orgInvite', { orgId: org.id, email: 'x@other.test', role: 'viewer', asUserId: owner.id });
+  const invitation = run('orgInvite', {
+    orgId: org.id,
+    email: 'x@other.test',
+    role: 'viewer',
+    asUserId: owner.id,
+    consoleUrl: kConsoleUrl,
+  });
   t.same(run('invitationDecline', { invitationId: invitation.id, asUserId: x.id }), { declined: true });
   t.equal(store.getRole(org.id, x.id), undefined);
   t.same(store.listOrgInvitations(org.id), []);

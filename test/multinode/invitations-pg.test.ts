@@ -1,6 +1,7 @@
 // Invitations are records of the system of record: on two nodes sharing PostgreSQL, an invitation made
 // on one is seen and accepted on the other, the membership it gives reaches both, and a node started
-// later on an empty data dir (a full copy) holds the pending invitations and none of the answered ones.
+// later on an empty data dir (a full copy) holds the pending invitations and none of the answered ones;
+// the link mailed to an address with no user, made on one node, creates that user on the copy.
 import t from 'tap';
 import { ok, tempDir } from '../helpers/cli.js';
 import { consoleCall, setPassword, signIn } from '../helpers/web-console.js';
@@ -69,4 +70,18 @@ t.test('an invitation made on one node is accepted on another', async (t) => {
     ['later@other.test'],
     'and the pending invitation, not the accepted one',
   );
+
+  // The join link's hash travels with the invitation: the link made on A works on the full copy C.
+  const mail = (await ok(t, tempDir(t), ['mail', 'list', '--database', url])).messages as { to: string; text: string }[];
+  const [, invitationId, token] = /#\/join\/(\S+)\/(\S+)/.exec(mail.find((m) => m.to === 'later@other.test')!.text)!;
+  const joined = await consoleCall(c.baseUrl, null, 'POST', 'join', {
+    body: { invitationId, token, name: 'Later', password: 'later of another org' },
+  });
+  t.equal(joined.status, 200, `joined on C: ${JSON.stringify(joined.json)}`);
+  await until(
+    async () => (await membersOnA()).members.some((m) => m.userId === joined.json.user.id && m.role === 'editor'),
+    10_000,
+    'the new member on A',
+  );
+  t.same((await membersOnA()).invitations, [], 'and no invitation pending');
 });

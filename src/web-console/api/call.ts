@@ -18,8 +18,11 @@ export interface ApiCall {
   session: Session;
   store: StoreReader;
   writer: WriterClient;
-  /** The server's settings a route needs (a webhook's URL is checked against FLAGWIRE_WEBHOOK_ALLOW). */
-  config: Readonly<Pick<Config, 'webhookAllow'>>;
+  /**
+   * The server's settings a route needs: a webhook's URL is checked against FLAGWIRE_WEBHOOK_ALLOW, an
+   * invitation's mail links to the base URL, organisations are made where FLAGWIRE_CONSOLE_CREATE_ORGS allows.
+   */
+  config: Readonly<Pick<Config, 'webhookAllow' | 'baseUrl' | 'consoleCreateOrgs'>>;
   now: number;
 }
 
@@ -61,6 +64,11 @@ export function texts(body: Record<string, unknown>, key: string): string[] {
   if (!Array.isArray(value) || !value.every((v) => typeof v === 'string'))
     throw new FlagwireError('INVALID_REQUEST', `"${key}" must be an array of strings`);
   return value as string[];
+}
+
+/** The console's own address, for links in mail: under the configured base URL, whoever asked. */
+export function consoleUrl(call: ApiCall): string {
+  return new URL('/console/', call.config.baseUrl).href;
 }
 
 export function requireReceived(call: ApiCall): ReceivedBody {

@@ -1,5 +1,6 @@
 // The console's session and home page: who is signed in, their organisations, projects and invitations.
 import { isInvitationLive } from '../../model/invitations.js';
+import { can } from '../../model/permissions.js';
 import type { ApiCall, ApiRoute } from './call.js';
 
 export function sessionView(call: ApiCall) {
@@ -20,6 +21,8 @@ export function homeView(call: ApiCall) {
         plan: org.plan,
         standing: org.standing,
         role,
+        // As projectCreate's rule: the roles that manage the organisation's members.
+        canCreateProjects: can(role, 'manageMembers'),
         projects: projects.filter((p) => p.orgId === org.id),
       },
     ];
@@ -35,7 +38,7 @@ export function homeView(call: ApiCall) {
       orgName: r.getOrg(i.orgId)?.name ?? i.orgId,
       invitedByName: r.getUser(i.invitedBy)?.name ?? i.invitedBy,
     }));
-  return { user: call.user, orgs, personal, invitations };
+  return { user: call.user, orgs, personal, invitations, canCreateOrgs: call.config.consoleCreateOrgs };
 }
 export type HomeView = ReturnType<typeof homeView>;
 

@@ -2,7 +2,7 @@
 import { isInvitationLive } from '../../model/invitations.js';
 import { can } from '../../model/permissions.js';
 import { orgAccess } from '../access.js';
-import { type ApiCall, type ApiRoute, form, text } from './call.js';
+import { type ApiCall, type ApiRoute, consoleUrl, form, text } from './call.js';
 
 export function membersView(call: ApiCall) {
   const { org, role } = orgAccess(call.store, call.user, call.params.orgId!);
@@ -46,7 +46,13 @@ export const kMemberRoutes: readonly ApiRoute[] = [
     run(call) {
       const { org } = orgAccess(call.store, call.user, call.params.orgId!);
       const body = form(call);
-      return call.writer.call('orgInvite', { orgId: org.id, email: text(body, 'email'), role: text(body, 'role'), asUserId: call.user.id });
+      return call.writer.call('orgInvite', {
+        orgId: org.id,
+        email: text(body, 'email'),
+        role: text(body, 'role'),
+        asUserId: call.user.id,
+        consoleUrl: consoleUrl(call),
+      });
     },
   },
   {

@@ -10,6 +10,11 @@ import type { SessionView } from './views.js';
 
 async function boot(): Promise<void> {
   whenSignedOut(signInPage);
+  // An invitation's link is for someone with no user yet: its page needs no session.
+  if (location.hash.startsWith('#/join/')) {
+    await route();
+    return;
+  }
   try {
     const session = await api<SessionView>('GET', 'session');
     setCsrfToken(session.csrfToken);

@@ -1,6 +1,7 @@
 // The home page: organisations, projects and invitations.
 import { api, formatTime, h, say, sayError } from './dom.js';
-import { emptyState, show } from './shell.js';
+import { orgForm, projectForm } from './create-forms.js';
+import { emptyState, show, toForm } from './shell.js';
 import type { HomeView, Project } from './views.js';
 
 /** An invitation addressed to the signed-in user. */
@@ -36,9 +37,11 @@ export function invitationItem(invitation: InvitationView): HTMLElement {
 
 export async function homePage(): Promise<void> {
   const home = await api<HomeView>('GET', 'home');
-  const projectList = (projects: Project[]) =>
+  const projectList = (projects: Project[], create: HTMLElement | null) =>
     projects.length === 0
-      ? emptyState("No projects here yet: the server's operator creates them with flagwire project create.")
+      ? create === null
+        ? emptyState('No projects here yet: an Admin or Owner of the organisation creates them.')
+        : emptyState('No projects here yet.', toForm('Create a project', create))
       : h(
           'ul',
           {},
@@ -67,8 +70,9 @@ export async function homePage(): Promise<void> {
           'You are not a member of any organisation yet. Ask an Admin or Owner of one to invite your e-mail address: the invitation appears on this page.',
         )
       : null,
-    ...home.orgs.map((org) =>
-      h(
+    ...home.orgs.map((org) => {
+      const create = org.canCreateProjects ? projectForm(org, homePage) : null;
+      return h(
         'section',
         { 'aria-label': org.name },
         h('h2', {}, org.name),
@@ -78,12 +82,14 @@ export async function homePage(): Promise<void> {
           `Plan: ${org.plan} · your role: ${org.role} · `,
           h('a', { href: `#/orgs/${org.id}/members` }, 'Members and roles'),
         ),
-        projectList(org.projects),
-      ),
-    ),
+        projectList(org.projects, create),
+        create,
+      );
+    }),
     home.personal.length > 0
-      ? h('section', { 'aria-label': 'Personal projects' }, h('h2', {}, 'Personal projects'), projectList(home.personal))
+      ? h('section', { 'aria-label': 'Personal projects' }, h('h2', {}, 'Personal projects'), projectList(home.personal, null))
       : null,
+    home.canCreateOrgs ? orgForm(homePage) : null,
     h('p', {}, h('a', { href: '#/mail' }, 'Your mail')),
   );
 }

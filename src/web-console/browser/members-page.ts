@@ -93,7 +93,7 @@ function inviteForm(data: MembersView, orgId: string): HTMLElement {
       onsubmit: onSubmit(async () => {
         await api('POST', `orgs/${data.org.id}/invitations`, { email: email.value.trim(), role: invitedRole.value });
         await membersPage(orgId);
-        say(`${email.value.trim()} is invited as ${invitedRole.value}; they become a member when they accept.`);
+        say(`${email.value.trim()} is invited as ${invitedRole.value} and sent an e-mail; they become a member when they accept.`);
       }),
     },
     h(

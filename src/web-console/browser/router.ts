@@ -3,6 +3,7 @@ import { ApiError, errorText, h, newPageStatus, sayError } from './dom.js';
 import { auditPage } from './audit-page.js';
 import { flagPage, projectPage } from './flag-pages.js';
 import { homePage } from './home-page.js';
+import { joinPage } from './join-page.js';
 import { mailPage } from './mail-page.js';
 import { membersPage } from './members-page.js';
 import { playgroundPage } from './playground-page.js';
@@ -31,6 +32,7 @@ export async function route(): Promise<void> {
     else if (parts[0] === 'tokens') await activityPage(parts[1]!);
     else if (parts[0] === 'orgs' && parts[2] === 'members') await membersPage(parts[1]!);
     else if (parts[0] === 'mail') await mailPage();
+    else if (parts[0] === 'join' && parts.length === 3) joinPage(parts[1]!, parts[2]!);
     else notFound('No page of the console has this address.');
   } catch (err) {
     pageFailed(err);
