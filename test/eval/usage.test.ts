@@ -106,7 +106,7 @@ t.test('the recorder sums what the workers answer and keeps a flush refused as b
   t.equal(sent.length, 1, 'nothing counted: no command');
 });
 
-t.test('recordUsage adds to the totals; a deleted flag is skipped and its usage removed', async (t) => {
+t.test('recordUsage adds to the totals and their hour; a deleted flag is skipped and its usage removed', async (t) => {
   world.run('recordUsage', { counts: [{ flagId: ids.on, evaluations: 2, lastEvaluatedAt: 100 }] });
   world.run('recordUsage', {
     counts: [
@@ -114,7 +114,11 @@ t.test('recordUsage adds to the totals; a deleted flag is skipped and its usage 
       { flagId: 'flg_gone', evaluations: 1, lastEvaluatedAt: 1 },
     ],
   });
-  t.same(world.store.getUsage(ids.on), { flagId: ids.on, evaluations: 5, lastEvaluatedAt: 100 }, 'summed; the latest time kept');
+  t.same(
+    world.store.getUsage(ids.on),
+    { flagId: ids.on, evaluations: 5, lastEvaluatedAt: 100, hours: { lastHour: 0, counts: [5] } },
+    'summed; the latest time kept; both in the first hour of 1970 (their times are ms)',
+  );
   t.equal(world.store.getUsage('flg_gone'), undefined, 'no usage for a flag that does not exist');
   world.run('recordUsage', { counts: [{ flagId: ids.off, evaluations: 1, lastEvaluatedAt: 1 }] });
   world.run('flagDelete', { flagId: ids.off });

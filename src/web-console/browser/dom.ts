@@ -223,6 +223,11 @@ export function field(label: string, input: HTMLElement, className = ''): HTMLLa
 
 /** Fired (bubbling) at a form whose submit's work succeeded: its edits are saved (unsaved-edits.ts). */
 export const kSavedEvent = 'flagwire-saved';
+/**
+ * Dispatched on window once a sign-in succeeded on the address it was made at: the app routes it again
+ * (app.ts listens), so the sign-in page needs no import of the router, which imports it.
+ */
+export const kSignedInEvent = 'flagwire-signed-in';
 
 /** Runs `work` from a form's submit: the page does not reload; errors go to the status line. */
 export function onSubmit(work: (form: HTMLFormElement) => Promise<void>): EventListener {

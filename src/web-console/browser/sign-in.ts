@@ -1,6 +1,5 @@
 // The sign-in form and the account bar.
-import { api, field, h, onSubmit, say, sayError, sayOnNextPage, setCsrfToken } from './dom.js';
-import { route } from './router.js';
+import { api, field, h, kSignedInEvent, onSubmit, say, sayError, sayOnNextPage, setCsrfToken } from './dom.js';
 import { show } from './shell.js';
 import type { User } from './views.js';
 
@@ -20,7 +19,7 @@ export function signInPage(): void {
           setCsrfToken(signed.csrfToken);
           accountBar(signed.user);
           sayOnNextPage(`Signed in as ${signed.user.name}.`);
-          if (location.hash === '' || location.hash === '#/') void route();
+          if (location.hash === '' || location.hash === '#/') window.dispatchEvent(new Event(kSignedInEvent));
           else location.hash = '#/';
         }),
       },
