@@ -122,8 +122,11 @@ export function weightsHandChange(
   return `the flag's variants were changed by hand: step ${index + 2} sets ${gone.map((n) => `"${n}"`).join(', ')}, no longer a variant`;
 }
 
-/** A bare split's weights as weightsText writes them (a bucket without a weight weighs 1); null for any other rule. */
-function splitWeights(targeting: Targeting): string | null {
+/**
+ * A bare split's weights as weightsText writes them (a bucket without a weight weighs 1); null for any
+ * other rule. Also the web console's flag list, which shows a split at a glance.
+ */
+export function splitWeights(targeting: Targeting): string | null {
   const kept = keptArguments(targeting);
   if (kept === null || Object.keys(targeting).length === 0) return null;
   const buckets = (targeting.fractional as unknown[][]).slice(kept.length);

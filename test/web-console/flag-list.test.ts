@@ -9,7 +9,7 @@ import { cli } from '../helpers/cli.js';
 import { call } from '../helpers/http.js';
 import { startTestServer } from '../helpers/server.js';
 import { advanceClock, flushActivity } from '../helpers/test-hooks.js';
-import { demoPassword, launchChromium, setPassword, signedInPage } from '../helpers/web-console.js';
+import { demoPassword, demoSecret, launchChromium, setPassword, signedInPage } from '../helpers/web-console.js';
 
 const kOwner = 'owner@demo.flagwire.test';
 const kViewer = 'viewer@demo.flagwire.test';
@@ -108,6 +108,32 @@ t.test('the flag list: toggles per environment, evaluations, stale flags', async
   t.equal(await stored('holiday-banner'), true, 'turned on with one click');
   const audit = (await cli(dir, ['audit', kShop, '--limit', '5'])).json.entries[0];
   t.match(audit, { action: 'flag.patch', flagId: id('holiday-banner'), changes: { enabled: { before: false, after: true } } }, 'audited');
+
+  // ---- a split at a glance: a typed flag whose rule is a bare fractional ----
+  const split = await call(base, 'POST', '/api/v1/flags', {
+    token: demoSecret(server.output(), 'demo-write'),
+    body: {
+      name: 'split-flag',
+      enabled: true,
+      trafficPercentage: 100,
+      variants: { on: 'ON', off: 'OFF' },
+      defaultVariant: 'off',
+      targeting: {
+        fractional: [
+          ['on', 10],
+          ['off', 90],
+        ],
+      },
+    },
+  });
+  t.equal(split.status, 201, split.text);
+  await visit(page, '#/', 'Organisations and projects');
+  await visit(page, `#/projects/${kShop}`, 'Web shop');
+  t.match(
+    await main.getByRole('button', { name: 'On: split-flag' }).locator('xpath=..').textContent(),
+    /100% · 2 variants · split on=10\/off=90$/,
+  );
+  t.equal((await cli(dir, ['flag', 'delete', split.json.id])).code, 0, 'gone again: the list below is the demo list');
 
   // ---- evaluations: the count and the last one, or never ----
   for (let i = 0; i < 3; i++) t.equal(await evaluated('dark-mode', 'plan=beta'), true);

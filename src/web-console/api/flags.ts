@@ -1,7 +1,8 @@
 // The console's project page (its flags) and flag page: reading them and every change to a flag.
 import { patchResult, representFlag } from '../../model/representation.js';
 import { requireFlag } from '../../model/lookups.js';
-import { hourlySeries, isStale, kDefaultStaleDays, staleBefore } from '../../model/flags.js';
+import { type FlagState, hourlySeries, isStale, kDefaultStaleDays, staleBefore } from '../../model/flags.js';
+import { splitWeights } from '../../release-plans/rollout-weights.js';
 
 /** The flag list's chart: evaluations per hour over the last day. */
 const kListHours = 24;
@@ -29,14 +30,22 @@ export function projectView(call: ApiCall) {
   const before = staleBefore(call.now, kDefaultStaleDays);
   const stale: string[] = [];
   const hourly: Record<string, number[]> = {};
+  // A state whose rule is a bare fractional split, as `on=10/off=90`: by `flagId` or `flagId:env`.
+  const splits: Record<string, string> = {};
   const flags = call.store.listFlags(project.id).map((f) => {
+    const states: [string, FlagState][] =
+      f.kind === 'groupflag' ? Object.entries(f.environments).map(([e, s]) => [`${f.id}:${e}`, s]) : [[f.id, f.state]];
+    for (const [key, state] of states) {
+      const split = state.typed === undefined ? null : splitWeights(state.typed.targeting);
+      if (split !== null) splits[key] = split;
+    }
     const usage = call.store.getUsage(f.id);
     // The CLI's `flag stale` rule (src/model/flags.ts), at its default of days: the list's badge and filter.
     if (isStale(f, usage, before)) stale.push(f.id);
     hourly[f.id] = hourlySeries(usage?.hours, call.now, kListHours);
     return representFlag(f, project, null, usage);
   });
-  return { ...access, flags, stale, staleDays: kDefaultStaleDays, hourly, audiences: call.store.listAudiences(project.id) };
+  return { ...access, flags, stale, staleDays: kDefaultStaleDays, hourly, splits, audiences: call.store.listAudiences(project.id) };
 }
 export type ProjectView = ReturnType<typeof projectView>;
 

@@ -77,7 +77,9 @@ export async function projectPage(projectId: string, params: URLSearchParams): P
         (tag.value === '' || f.tags.includes(tag.value)) &&
         matches(f),
     );
-    body.replaceChildren(...rows.map((f) => flagRow(f, envs, stale.has(f.id), data.hourly[f.id], can.editFlags ? toggle : null)));
+    body.replaceChildren(
+      ...rows.map((f) => flagRow(f, envs, stale.has(f.id), data.hourly[f.id], data.splits, can.editFlags ? toggle : null)),
+    );
     if (rows.length === 0)
       body.append(
         h(
@@ -150,10 +152,17 @@ type Toggle = (f: FlagView, env: string | null, enabled: boolean) => Promise<voi
  * environment (a flag without environments spans them), its evaluations (with their last day per hour), its tags. `toggle`: null for
  * a user who may not change flags (the states are read-only pills).
  */
-function flagRow(f: FlagView, envs: readonly string[], stale: boolean, hourly: number[] | undefined, toggle: Toggle | null): HTMLElement {
+function flagRow(
+  f: FlagView,
+  envs: readonly string[],
+  stale: boolean,
+  hourly: number[] | undefined,
+  splits: Readonly<Record<string, string>>,
+  toggle: Toggle | null,
+): HTMLElement {
   const states: HTMLElement[] = f.environments
-    ? envs.map((env) => h('td', {}, f.environments?.[env] ? stateCell(f, env, f.environments[env], toggle) : '—'))
-    : [h('td', { colspan: Math.max(1, envs.length) }, stateCell(f, null, f as FlatState, toggle))];
+    ? envs.map((env) => h('td', {}, f.environments?.[env] ? stateCell(f, env, f.environments[env], splits[`${f.id}:${env}`], toggle) : '—'))
+    : [h('td', { colspan: Math.max(1, envs.length) }, stateCell(f, null, f as FlatState, splits[f.id], toggle))];
   return h(
     'tr',
     {},
@@ -172,8 +181,11 @@ function flagRow(f: FlagView, envs: readonly string[], stale: boolean, hourly: n
   );
 }
 
-/** One state: a toggle (aria-pressed) for an editor, a pill for a viewer, then its percentage, cohorts, variants. */
-function stateCell(f: FlagView, env: string | null, state: FlatState, toggle: Toggle | null): HTMLElement[] {
+/**
+ * One state: a toggle (aria-pressed) for an editor, a pill for a viewer, then its percentage, cohorts,
+ * variants and, when its rule is a bare split, the split (`split`, as the server wrote it).
+ */
+function stateCell(f: FlagView, env: string | null, state: FlatState, split: string | undefined, toggle: Toggle | null): HTMLElement[] {
   const where = env === null ? f.name : `${f.name} in ${env}`;
   const onOff =
     toggle === null
@@ -194,7 +206,7 @@ function stateCell(f: FlagView, env: string | null, state: FlatState, toggle: To
           },
           state.enabled ? 'On' : 'Off',
         );
-  return [onOff, h('div', { class: 'muted' }, stateDetail(state))];
+  return [onOff, h('div', { class: 'muted' }, split === undefined ? stateDetail(state) : `${stateDetail(state)} · split ${split}`)];
 }
 
 /** The form that creates a flag (off) in the project, then opens its page. */
