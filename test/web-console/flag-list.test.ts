@@ -58,12 +58,17 @@ t.test('the flag list: toggles per environment, evaluations, stale flags', async
   const off = main.getByRole('button', { name: 'Off: search-v2 in production' });
   await off.waitFor();
   t.equal(await off.getAttribute('aria-pressed'), 'false');
-  t.equal(await page.locator('#status').textContent(), 'search-v2 turned off in production.');
+  t.equal(await page.locator('#status').textContent(), 'search-v2 turned off in production. Undo');
   t.equal(await evaluated('search-v2', 'env=production&cohort=qa-team'), false, 'off in production, as the Evaluation API answers');
   t.equal(await evaluated('search-v2', 'env=staging'), true, 'staging untouched');
-  await off.click();
+  await page.locator('#status').getByRole('button', { name: 'Undo' }).click();
+  await page.locator('#status').filter({ hasText: 'Undone: search-v2 in production has its previous enabled again.' }).waitFor();
   await main.getByRole('button', { name: 'On: search-v2 in production' }).waitFor();
-  t.equal(await evaluated('search-v2', 'env=production&cohort=qa-team'), true, 'on again');
+  t.equal(await evaluated('search-v2', 'env=production&cohort=qa-team'), true, 'undone from the status line: on again');
+  await main.getByRole('button', { name: 'On: search-v2 in production' }).click();
+  await main.getByRole('button', { name: 'Off: search-v2 in production' }).click();
+  await main.getByRole('button', { name: 'On: search-v2 in production' }).waitFor();
+  t.equal(await evaluated('search-v2', 'env=production&cohort=qa-team'), true, 'off and on again by the toggle itself');
 
   // ---- a protected environment asks first; cancelled, nothing changes ----
   await visit(page, `#/projects/${kPlatform}/settings`, 'Environments and audiences of Platform');

@@ -107,7 +107,9 @@ export async function projectPage(projectId: string, params: URLSearchParams): P
     else f.enabled = result.flag.enabled;
     render();
     body.querySelector<HTMLButtonElement>(`button[data-toggle="${f.id}:${env ?? ''}"]`)?.focus();
-    say(`${f.name} turned ${result.flag.enabled ? 'on' : 'off'}${env === null ? '' : ` in ${env}`}.`);
+    const turned = `${f.name} turned ${result.flag.enabled ? 'on' : 'off'}${env === null ? '' : ` in ${env}`}.`;
+    // Undo from the status line, as on the flag page; the list is read again after it.
+    savedWithUndo(turned, f, env, { enabled: !enabled }, () => projectPage(projectId, params));
   };
   // The address is replaced, not pushed: typing is no navigation (hashchange would re-read the page).
   const filter = () => {
@@ -311,7 +313,7 @@ function stateForm(data: FlagPageView, env: string | null, state: FlatState, rel
         if (!result.changed) return say(`Nothing changed: ${flag.name} already had these values.`);
         // What the page showed before, for each field sent: Undo puts exactly those back.
         const previous = Object.fromEntries(Object.keys(patch).map((key) => [key, state[key as keyof FlatState]]));
-        savedWithUndo(`Saved ${label.toLowerCase()} of ${flag.name}.`, data, env, previous, reload);
+        savedWithUndo(`Saved ${label.toLowerCase()} of ${flag.name}.`, flag, env, previous, reload);
       }),
     },
     h(

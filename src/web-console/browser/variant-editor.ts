@@ -110,7 +110,7 @@ export function variantsForm(data: FlagPageView, env: string | null, state: Flat
           state.variants === undefined
             ? { variants: {} }
             : { variants: state.variants, defaultVariant: state.defaultVariant ?? null, targeting: state.targeting ?? {} };
-        savedWithUndo(`Saved variants and rule${where} of ${flag.name}.`, data, env, previous, reload);
+        savedWithUndo(`Saved variants and rule${where} of ${flag.name}.`, flag, env, previous, reload);
       }),
     },
     h(
