@@ -68,9 +68,24 @@ export function alive(pid: number): boolean {
   }
 }
 
-async function waitGone(pid: number, ms: number): Promise<void> {
+/**
+ * Whether `pid` is the postmaster of the cluster in `data`: by its command line, not only by being
+ * alive. A postmaster killed with kill -9 leaves its number behind, and on a busy machine the kernel
+ * soon gives it to another process (another test file's): a signal sent by number alone would then
+ * stop that process (once it was a test file whose end tap never saw, and the suite hung).
+ */
+function isPostmaster(pid: number, data: string): boolean {
+  if (pid === 0) return false;
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(data);
+  } catch {
+    return false;
+  }
+}
+
+async function waitGone(pid: number, data: string, ms: number): Promise<void> {
   const until = Date.now() + ms;
-  while (alive(pid)) {
+  while (isPostmaster(pid, data)) {
     if (Date.now() > until) throw new Error(`postgres ${pid} did not stop in ${ms} ms`);
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -162,9 +177,9 @@ export async function startPostgres(): Promise<TestPostgres> {
   };
   const stop = async () => {
     resume();
-    if (pid === 0 || !alive(pid)) return;
+    if (!isPostmaster(pid, data)) return;
     process.kill(pid, 'SIGINT');
-    await waitGone(pid, 30_000);
+    await waitGone(pid, data, 30_000);
   };
   return {
     port,
@@ -175,6 +190,7 @@ export async function startPostgres(): Promise<TestPostgres> {
     },
     admin,
     kill9() {
+      if (!isPostmaster(pid, data)) throw new Error('kill9: the cluster is not running');
       // Every process of the cluster, as a crash takes them: a backend outliving its postmaster for a
       // moment could still commit a write sent after this returned, which would then rightly be answered.
       process.kill(pid, 'SIGSTOP');
@@ -189,6 +205,7 @@ export async function startPostgres(): Promise<TestPostgres> {
       stopped = [];
     },
     hang() {
+      if (!isPostmaster(pid, data)) throw new Error('hang: the cluster is not running');
       process.kill(pid, 'SIGSTOP');
       stopped.push(pid);
       for (const child of childrenOf(pid)) {
@@ -202,7 +219,7 @@ export async function startPostgres(): Promise<TestPostgres> {
     },
     resume,
     async start() {
-      await waitGone(pid, 30_000);
+      await waitGone(pid, data, 30_000);
       await start();
     },
     stop,
