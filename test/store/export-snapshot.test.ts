@@ -14,13 +14,17 @@ const kStore = fileURLToPath(new URL('../../src/store/lmdb-store.js', import.met
 const kCommands = fileURLToPath(new URL('../../src/writer/commands.js', import.meta.url));
 const kExports = 200;
 
-/** A console-like process that creates flags in `projectId`, one transaction each, until killed. */
-const writerSource = (dataDir: string, projectId: string) => `
+/**
+ * A console-like process that creates flags in `projectId`, one transaction each, until killed, or until
+ * its parent (this test, `parent`) is gone: an orphan would write for ever and hold the runner's pipe.
+ */
+const writerSource = (dataDir: string, projectId: string, parent: number) => `
 const { LmdbStore } = await import(${JSON.stringify(kStore)});
 const { runCommand } = await import(${JSON.stringify(kCommands)});
 const store = LmdbStore.open(${JSON.stringify(dataDir)});
 process.stdout.write('ready\\n');
 for (let i = 0; ; i++) {
+  if (i % 100 === 0 && process.ppid !== ${parent}) process.exit(0);
   store.transact((w) => runCommand(w, 'flagCreate', { projectId: ${JSON.stringify(projectId)}, body: { name: 'race-' + i, description: 'd'.repeat(2000) }, actor: { id: 'console', name: 'console', environments: [] } }, Date.now()));
 }
 `;
@@ -30,7 +34,7 @@ t.test('every export is one snapshot: flags and their audit entries agree while 
   const world = buildWorld(dir);
   const projectId = world.ids.single;
   await world.store.close();
-  const writer = spawn(...plainNode(['--input-type=module', '-e', writerSource(dir, projectId)]), {
+  const writer = spawn(...plainNode(['--input-type=module', '-e', writerSource(dir, projectId, process.pid)]), {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   t.teardown(() => {
