@@ -14,6 +14,13 @@
 import type { EvalContext } from './evaluate.js';
 import type { RuleContext } from './variants.js';
 
+/**
+ * The parameters that are fields of the request, never attributes (spec: GET /v1/flags/{flag_id}):
+ * parse() tells them apart by direct compares (the hot path); the web console's playground refuses them
+ * as attribute names from this list.
+ */
+export const kContextFields: ReadonlySet<string> = new Set(['targetingKey', 'cohort', 'env']);
+
 const kPercent = 37; // '%'
 const kPlus = 43; // '+'
 

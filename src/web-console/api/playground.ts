@@ -11,7 +11,7 @@ import { FlagwireError } from '../../errors.js';
 import { type EngineStore, EvalEngine, kEnvMissing, kEnvUnknown, projectEnv, stateInProjectEnv } from '../../eval/engine.js';
 import { decidedBy } from '../../eval/evaluate.js';
 import { type Explanation, explainState, type Why } from '../../eval/explain.js';
-import { EvalQuery } from '../../eval/query.js';
+import { EvalQuery, kContextFields } from '../../eval/query.js';
 import { notFoundDetail } from '../../model/lookups.js';
 import type { Audience } from '../../model/projects.js';
 import { compileValidator } from '../../model/validation.js';
@@ -27,8 +27,6 @@ import { type ApiCall, type ApiRoute, form } from './call.js';
  */
 export const kMaxPlaygroundQueryBytes = 4096;
 export const kMaxPlaygroundAttributes = 100;
-/** Query parameters that are never attributes (spec: GET /v1/flags/{flag_id}). */
-const kReserved = new Set(['targetingKey', 'cohort', 'env']);
 
 export const PlaygroundRequest = Type.Object(
   {
@@ -113,7 +111,7 @@ function contextQuery(body: Record<string, unknown>): string {
   }
   const seen = new Set<string>();
   for (const { name, value } of request.attributes ?? []) {
-    if (kReserved.has(name)) throw new FlagwireError('INVALID_REQUEST', `"${name}" is not an attribute: it has a field of its own.`);
+    if (kContextFields.has(name)) throw new FlagwireError('INVALID_REQUEST', `"${name}" is not an attribute: it has a field of its own.`);
     if (seen.has(name)) throw new FlagwireError('INVALID_REQUEST', `The attribute "${name}" is given twice.`);
     seen.add(name);
     pairs.push([name, value]);
