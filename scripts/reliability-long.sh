@@ -27,5 +27,6 @@ for f in "${files[@]}"; do
   paths+=("dist/test/reliability/${f}.test.js")
 done
 
-# The tap reporter keeps every comment line (the figures); tap's per-file timeout is lifted for the long run.
-FLAGWIRE_LONG=1 npx tap --reporter=tap --jobs=1 --timeout=3600 "${paths[@]}"
+# Every file's whole output (its comment lines are the figures), one file at a time, the per-file bound
+# lifted for the long run.
+FLAGWIRE_LONG=1 FLAGWIRE_TEST_OUTPUT=all FLAGWIRE_TEST_JOBS=1 TAP_TIMEOUT=3600 node scripts/run-tests.mjs "${paths[@]}"

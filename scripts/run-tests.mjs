@@ -1,0 +1,131 @@
+// Runs the test files (dist/test/**/*.test.js, or the files and folders given) as plain Node processes,
+// JOBS at a time, parses each one's TAP and ends with one summary line; exit status 1 when any fails.
+//
+// Why not tap's own runner: it starts every test file with a module hook of its coverage recorder
+// (@tapjs/processinfo), which it adds whatever the configuration says, coverage off included. Node
+// then routes every import of the test process through a hooks thread: about 1 CPU second more per
+// file (api/auth-failures.test.js: 2.9 CPU s under tap's runner, 1.4 run by node), a sixth of the
+// suite's CPU on a 2-core machine. The test files themselves are tap's (`import t from 'tap'`): run
+// alone they print TAP, exit non-zero on a failure and honour TAP_TIMEOUT.
+import { spawn } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { Parser } from 'tap-parser';
+
+// Three files at once on a 2-core machine: many files spend much of their time waiting on the servers,
+// PostgreSQL and Chromium they started (the whole suite, same tree: 660 s with two, 579-602 s with three).
+const kJobs = Number(process.env.FLAGWIRE_TEST_JOBS ?? 3);
+// A file's own bound, the one tap's runner gave (seconds): t.setTimeout in a file overrides it.
+const kFileTimeoutS = Number(process.env.TAP_TIMEOUT ?? 300);
+// Past its own bound, tap in the file reports and ends it; a file that cannot (a hung event loop) is
+// ended by this runner this much later.
+const kKillGraceS = 60;
+// FLAGWIRE_TEST_OUTPUT=all prints every file's output (the long reliability run's figures are comment
+// lines); by default only a failed file's.
+const kAllOutput = process.env.FLAGWIRE_TEST_OUTPUT === 'all';
+
+const root = process.cwd();
+// Folders whose files start servers, nodes, PostgreSQL or Chromium, many of them a minute or more each:
+// started first, so that the quick files fill in at the end instead of one slow file running alone.
+const kSlowFolders = ['reliability', 'multinode', 'web-console', 'server', 'release-plans'];
+
+function testFiles(paths) {
+  const found = [];
+  const visit = (path) => {
+    if (statSync(path).isDirectory()) {
+      for (const entry of readdirSync(path).sort()) visit(join(path, entry));
+    } else if (path.endsWith('.test.js')) {
+      found.push(path);
+    }
+  };
+  for (const path of paths.length > 0 ? paths : ['dist/test']) visit(path);
+  const rank = (file) => {
+    const i = kSlowFolders.indexOf(relative('dist/test', file).split('/')[0]);
+    return i === -1 ? kSlowFolders.length : i;
+  };
+  return found.sort((a, b) => rank(a) - rank(b));
+}
+
+/** Counts every test point of the file's TAP, nested subtests' included. */
+function countPoints(parser, totals) {
+  parser.on('assert', (result) => {
+    if (result.todo || result.skip) totals.skipped++;
+    else if (result.ok) totals.passed++;
+    else totals.failed++;
+  });
+  parser.on('child', (child) => countPoints(child, totals));
+}
+
+function runFile(file) {
+  return new Promise((resolve) => {
+    const started = Date.now();
+    const counts = { passed: 0, failed: 0, skipped: 0 };
+    const parser = new Parser();
+    countPoints(parser, counts);
+    let output = '';
+    const child = spawn(process.execPath, ['--enable-source-maps', file], {
+      cwd: root,
+      env: { ...process.env, TAP_TIMEOUT: String(kFileTimeoutS) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+      parser.write(chunk);
+    });
+    child.stderr.on('data', (chunk) => (output += chunk));
+    let timedOut = false;
+    const timer = setTimeout(
+      () => {
+        timedOut = true;
+        child.kill('SIGTERM');
+        setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+      },
+      (kFileTimeoutS + kKillGraceS) * 1000,
+    );
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      parser.end();
+      const ok = code === 0 && parser.ok && !timedOut;
+      resolve({ file, ok, code, signal, timedOut, counts, output, seconds: (Date.now() - started) / 1000 });
+    });
+  });
+}
+
+const files = testFiles(process.argv.slice(2));
+const totals = { passed: 0, failed: 0, skipped: 0 };
+const failedFiles = [];
+const started = Date.now();
+let next = 0;
+let done = 0;
+
+async function worker() {
+  while (next < files.length) {
+    const r = await runFile(files[next++]);
+    done++;
+    totals.passed += r.counts.passed;
+    totals.failed += r.counts.failed;
+    totals.skipped += r.counts.skipped;
+    const name = relative(root, r.file);
+    const time = `# time=${r.seconds.toFixed(1)}s`;
+    if (r.ok) {
+      console.log(`ok ${done} - ${name} ${time}`);
+      if (kAllOutput) console.log(r.output.replace(/^/gm, '    '));
+      continue;
+    }
+    // A file can fail without a failing test point (a crash, a timeout): it counts as one failure.
+    if (r.counts.failed === 0) totals.failed++;
+    failedFiles.push(name);
+    const why = r.timedOut ? `ended after ${kFileTimeoutS + kKillGraceS} s` : `exit ${r.code ?? r.signal}`;
+    console.log(`not ok ${done} - ${name} (${why}) ${time}`);
+    console.log(r.output.replace(/^/gm, '    '));
+  }
+}
+
+await Promise.all(Array.from({ length: Math.min(kJobs, files.length) }, worker));
+console.log(`1..${files.length}`);
+for (const name of failedFiles) console.log(`# failed: ${name}`);
+console.log(`# files: ${files.length}, failed files: ${failedFiles.length}, time=${((Date.now() - started) / 1000).toFixed(1)}s`);
+console.log(
+  `# { total: ${totals.passed + totals.failed + totals.skipped}, pass: ${totals.passed}, fail: ${totals.failed}, skip: ${totals.skipped} }`,
+);
+process.exitCode = failedFiles.length > 0 ? 1 : 0;
