@@ -77,29 +77,24 @@ t.test('the flag list: toggles per environment, evaluations, stale flags', async
   await page.locator('#status').filter({ hasText: 'Protected environments: production.' }).waitFor();
   t.match(await main.getByText('staging, production (protected)').count(), 1);
   await visit(page, `#/projects/${kPlatform}`, 'Platform');
-  const asked: string[] = [];
-  page.once('dialog', (dialog) => {
-    asked.push(dialog.message());
-    void dialog.dismiss();
-  });
+  const protectedDialog = page.getByRole('alertdialog', { name: 'Turn search-v2 off in production?' });
   await main.getByRole('button', { name: 'On: search-v2 in production' }).click();
+  t.equal(await protectedDialog.getByText('production is a protected environment.').count(), 1, 'the dialog says why it asks');
+  await protectedDialog.getByRole('button', { name: 'Cancel' }).click();
   await main.getByRole('button', { name: 'On: search-v2 in production', disabled: false }).waitFor();
-  t.same(asked, ['production is a protected environment. Turn search-v2 off in production?']);
+  t.equal(await protectedDialog.count(), 0, 'cancelled: the dialog is gone');
   t.equal(await evaluated('search-v2', 'env=production&cohort=qa-team'), true, 'cancelled: still on');
-  page.once('dialog', (dialog) => void dialog.accept());
   await main.getByRole('button', { name: 'On: search-v2 in production' }).click();
+  await protectedDialog.getByRole('button', { name: 'Go ahead' }).click();
   await main.getByRole('button', { name: 'Off: search-v2 in production' }).waitFor();
   t.equal(await evaluated('search-v2', 'env=production&cohort=qa-team'), false, 'confirmed: off');
-  page.once('dialog', (dialog) => void dialog.accept());
   await main.getByRole('button', { name: 'Off: search-v2 in production' }).click();
+  await page.getByRole('alertdialog', { name: 'Turn search-v2 on in production?' }).getByRole('button', { name: 'Go ahead' }).click();
   await main.getByRole('button', { name: 'On: search-v2 in production' }).waitFor();
-  let staging = 0;
-  const count = () => staging++;
-  page.on('dialog', count);
   await main.getByRole('button', { name: 'On: search-v2 in staging' }).click();
   await main.getByRole('button', { name: 'Off: search-v2 in staging' }).click();
   await main.getByRole('button', { name: 'On: search-v2 in staging' }).waitFor();
-  page.off('dialog', count);
+  const staging = await page.getByRole('alertdialog').count();
   t.equal(staging, 0, 'an environment not protected asks nothing');
 
   // ---- a single-environment project: one State column ----

@@ -129,18 +129,14 @@ t.test('a rollout started, shown as a timeline, stepped, paused, resumed, skippe
   );
 
   // ---- roll back: a dialog asks first; dismissed, nothing happens; accepted, it rolls back ----
-  const dialogs: string[] = [];
-  page.once('dialog', (d) => {
-    dialogs.push(d.message());
-    void d.dismiss();
-  });
+  const rollBack = page.getByRole('alertdialog', { name: `Roll back rollout ${id}?` });
   await button('Roll back').click();
-  await page.waitForTimeout(300);
-  t.equal(dialogs.length, 1);
-  t.match(dialogs[0], `Roll back rollout ${id}? ramp goes back to 0%`);
+  t.equal(await rollBack.getByText('ramp goes back to 0%', { exact: false }).count(), 1, 'the dialog says what rolling back does');
+  await rollBack.getByRole('button', { name: 'Cancel' }).click();
+  await rollBack.waitFor({ state: 'detached' });
   t.match(await rollouts(), [{ id, status: 'completed' }], 'dismissed: nothing sent');
-  page.once('dialog', (d) => void d.accept());
   await button('Roll back').click();
+  await rollBack.getByRole('button', { name: 'Roll back' }).click();
   await page.getByText(`Rollout ${id} rolled back: ramp is back at 0% (the percentage before its first step).`).waitFor();
   await page.getByText(/^Rolled back .* UTC to 0% \(the percentage before its first step\)\.$/).waitFor();
   t.equal(await current.count(), 0, 'a rolled-back rollout holds no step');

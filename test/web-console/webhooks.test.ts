@@ -134,16 +134,13 @@ t.test('webhooks made, delivered, redelivered and deleted from the webhooks page
   t.equal((await webhooks()).length, 1, 'nothing made by the viewer');
 
   // ---- Delete: a dialog asks first; dismissed, nothing happens; accepted, it is gone ----
-  const dialogs: string[] = [];
-  page.once('dialog', (d) => {
-    dialogs.push(d.message());
-    void d.dismiss();
-  });
+  const deleteDialog = page.getByRole('alertdialog', { name: `Delete the webhook to ${receiver.url}?` });
   await page.getByRole('button', { name: `Delete webhook ${receiver.url}` }).click();
-  t.match(dialogs, [`Delete the webhook to ${receiver.url}?`]);
+  await deleteDialog.getByRole('button', { name: 'Cancel' }).click();
+  await deleteDialog.waitFor({ state: 'detached' });
   t.equal((await webhooks()).length, 1, 'dismissed: still there');
-  page.once('dialog', (d) => void d.accept());
   await page.getByRole('button', { name: `Delete webhook ${receiver.url}` }).click();
+  await deleteDialog.getByRole('button', { name: 'Delete' }).click();
   await page.getByText(`Webhook to ${receiver.url} deleted.`).waitFor();
   await page.getByText('No webhooks yet.').waitFor();
   t.same(await webhooks(), [], 'the API lists none');

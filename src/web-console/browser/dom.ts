@@ -130,23 +130,27 @@ export interface ListEditor {
 
 let listIds = 0;
 
+/** How `rowsEditor` shows a row and makes a new one. */
+interface RowsOptions<R> {
+  /** The row's text boxes, each writing what is typed into `row`. */
+  boxes(row: R, n: number): HTMLInputElement[];
+  /** Put between a row's boxes (" = " for a name and its value). */
+  between: string;
+  blank(): R;
+  /** Shown in place of the rows when there are none. */
+  none: string;
+}
+
 /**
- * One text box per item, with Remove and Add buttons: an item is kept exactly (commas, blanks, even
- * characters a text box cannot show) until the user edits that very box, so saving one change never
- * rewrites the others. `label` names the list, `item` each box ("Cohort 2", "Remove cohort 2").
- * A box left empty is no item.
+ * Rows of text boxes with Remove and Add buttons, editing `rows` in place; `label` names the whole,
+ * `item` each row ("Remove cohort 2", "Add cohort"). Focus follows the row removed or added.
  */
-export function listEditor(label: string, item: string, initial: readonly string[]): ListEditor {
-  const values = [...initial];
+function rowsEditor<R>(label: string, item: string, rows: R[], options: RowsOptions<R>): HTMLElement {
   const labelId = `list-${++listIds}`;
-  const rows = h('ul', { class: 'list-items' });
+  const list = h('ul', { class: 'list-items' });
   const render = (focus: number | null = null) => {
-    rows.replaceChildren(
-      ...values.map((value, i) => {
-        const input = h('input', { type: 'text', value, 'aria-label': `${item} ${i + 1}` });
-        input.addEventListener('input', () => {
-          values[i] = input.value;
-        });
+    list.replaceChildren(
+      ...rows.map((row, i) => {
         const remove = h(
           'button',
           {
@@ -154,17 +158,18 @@ export function listEditor(label: string, item: string, initial: readonly string
             class: 'secondary',
             'aria-label': `Remove ${item.toLowerCase()} ${i + 1}`,
             onclick: () => {
-              values.splice(i, 1);
-              render(Math.min(i, values.length - 1));
+              rows.splice(i, 1);
+              render(Math.min(i, rows.length - 1));
             },
           },
           'Remove',
         );
-        return h('li', {}, input, ' ', remove);
+        const boxes = options.boxes(row, i + 1).flatMap((box, b) => (b === 0 ? [box] : [options.between, box]));
+        return h('li', {}, ...boxes, ' ', remove);
       }),
     );
-    if (values.length === 0) rows.append(h('li', { class: 'muted' }, 'None.'));
-    if (focus !== null && focus >= 0) rows.querySelectorAll('input')[focus]?.focus();
+    if (rows.length === 0) list.append(h('li', { class: 'muted' }, options.none));
+    if (focus !== null && focus >= 0) list.children[focus]?.querySelector('input')?.focus();
   };
   render();
   const add = h(
@@ -173,14 +178,37 @@ export function listEditor(label: string, item: string, initial: readonly string
       type: 'button',
       class: 'secondary',
       onclick: () => {
-        values.push('');
-        render(values.length - 1);
+        rows.push(options.blank());
+        render(rows.length - 1);
       },
     },
     `Add ${item.toLowerCase()}`,
   );
-  const element = h('div', { class: 'list', role: 'group', 'aria-labelledby': labelId }, h('span', { id: labelId }, label), rows, add);
-  const items = () => values.filter((v) => v !== '');
+  return h('div', { class: 'list', role: 'group', 'aria-labelledby': labelId }, h('span', { id: labelId }, label), list, add);
+}
+
+/** A text box for `rows`' editor whose typing goes to `write`. */
+function rowBox(value: string, label: string, write: (value: string) => void): HTMLInputElement {
+  const box = h('input', { type: 'text', value, 'aria-label': label });
+  box.addEventListener('input', () => write(box.value));
+  return box;
+}
+
+/**
+ * One text box per item, with Remove and Add buttons: an item is kept exactly (commas, blanks, even
+ * characters a text box cannot show) until the user edits that very box, so saving one change never
+ * rewrites the others. `label` names the list, `item` each box ("Cohort 2", "Remove cohort 2").
+ * A box left empty is no item.
+ */
+export function listEditor(label: string, item: string, initial: readonly string[]): ListEditor {
+  const rows = initial.map((value) => ({ value }));
+  const element = rowsEditor(label, item, rows, {
+    boxes: (row, n) => [rowBox(row.value, `${item} ${n}`, (value) => (row.value = value))],
+    between: '',
+    blank: () => ({ value: '' }),
+    none: 'None.',
+  });
+  const items = () => rows.map((row) => row.value).filter((v) => v !== '');
   return {
     element,
     items,
@@ -189,6 +217,25 @@ export function listEditor(label: string, item: string, initial: readonly string
       return now.length !== initial.length || now.some((v, i) => v !== initial[i]);
     },
   };
+}
+
+/** Name and value pairs, one row each, with Remove and Add; a row without a name is no pair. */
+export function pairsEditor(
+  label: string,
+  item: string,
+  initial: readonly (readonly [string, string])[],
+): { element: HTMLElement; pairs(): { name: string; value: string }[] } {
+  const rows = initial.map(([name, value]) => ({ name, value }));
+  const element = rowsEditor(label, item, rows, {
+    boxes: (row, n) => [
+      rowBox(row.name, `${item} ${n} name`, (name) => (row.name = name)),
+      rowBox(row.value, `${item} ${n} value`, (value) => (row.value = value)),
+    ],
+    between: ' = ',
+    blank: () => ({ name: '', value: '' }),
+    none: `No ${item.toLowerCase()}s.`,
+  });
+  return { element, pairs: () => rows.filter((row) => row.name !== '').map(({ name, value }) => ({ name, value })) };
 }
 
 /**

@@ -95,7 +95,7 @@ export async function projectPage(projectId: string, params: URLSearchParams): P
   };
   // One click turns a flag on or off (in one environment): the same PATCH as the flag page's form.
   const toggle = async (f: FlagView, env: string | null, enabled: boolean): Promise<void> => {
-    if (!confirmProtected(project, env, `Turn ${f.name} ${enabled ? 'on' : 'off'} in ${env}`)) {
+    if (!(await confirmProtected(project, env, `Turn ${f.name} ${enabled ? 'on' : 'off'} in ${env}`))) {
       render();
       return;
     }
@@ -306,7 +306,7 @@ function stateForm(data: FlagPageView, env: string | null, state: FlatState, rel
           say(`Nothing changed: ${flag.name} already had these values.`);
           return;
         }
-        if (!confirmProtected(data.project, env, `Save ${label.toLowerCase()} of ${flag.name}`)) return;
+        if (!(await confirmProtected(data.project, env, `Save ${label.toLowerCase()} of ${flag.name}`))) return;
         const query = env === null ? '' : `?env=${encodeURIComponent(env)}`;
         const result = await api<{ changed: boolean }>('PATCH', `flags/${flag.id}${query}`, patch);
         await reload();

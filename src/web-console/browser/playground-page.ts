@@ -2,7 +2,7 @@
 // answer and why out, as the server's Evaluation API gives it (docs/web-console.md). The context is kept
 // in the address as the Evaluation API's own query string (#/projects/ID/playground?targetingKey=u&plan=beta),
 // so a shared link shows the same answers and the query can be pasted after GET /v1/flags/{id}?.
-import { api, dataTable, field, h, onSubmit } from './dom.js';
+import { api, dataTable, field, h, onSubmit, pairsEditor } from './dom.js';
 import { crumbs, projectTabs, show } from './shell.js';
 import type { PlaygroundResult, PlaygroundView, ProjectView } from './views.js';
 
@@ -22,7 +22,11 @@ export async function playgroundPage(projectId: string, params: URLSearchParams)
           project.environments.map((e) => h('option', { value: e, selected: e === params.get('env') }, e)),
         )
       : null;
-  const attributes = attributeRows([...params].filter(([name]) => !kFields.includes(name)));
+  const attributes = pairsEditor(
+    'Attributes',
+    'Attribute',
+    [...params].filter(([name]) => !kFields.includes(name)),
+  );
   const summary = h('p', { role: 'status', class: 'muted' });
   const results = h('div');
 
@@ -31,7 +35,7 @@ export async function playgroundPage(projectId: string, params: URLSearchParams)
       targetingKey: targetingKey.value,
       cohort: cohort.value,
       ...(env === null ? {} : { env: env.value }),
-      attributes: attributes.rows(),
+      attributes: attributes.pairs(),
     });
     // Replaced, not pushed: evaluating is no navigation (hashchange would read the page again).
     const suffix = answer.query === '' ? '' : `?${answer.query}`;
@@ -93,60 +97,4 @@ function resultRow(r: PlaygroundResult): HTMLElement {
     h('td', {}, r.errorCode === undefined ? r.reason : `${r.reason} (${r.errorCode})`),
     h('td', {}, r.because),
   );
-}
-
-/** The attributes as name and value rows, with Remove and Add: each row one query parameter. */
-function attributeRows(initial: [string, string][]): { element: HTMLElement; rows(): { name: string; value: string }[] } {
-  const rows = [...initial];
-  const list = h('ul', { class: 'list-items' });
-  const render = (focus: number | null = null) => {
-    list.replaceChildren(
-      ...rows.map((row, i) => {
-        const name = h('input', { type: 'text', value: row[0], 'aria-label': `Attribute ${i + 1} name` });
-        const value = h('input', { type: 'text', value: row[1], 'aria-label': `Attribute ${i + 1} value` });
-        name.addEventListener('input', () => (row[0] = name.value));
-        value.addEventListener('input', () => (row[1] = value.value));
-        const remove = h(
-          'button',
-          {
-            type: 'button',
-            class: 'secondary',
-            'aria-label': `Remove attribute ${i + 1}`,
-            onclick: () => {
-              rows.splice(i, 1);
-              render(Math.min(i, rows.length - 1));
-            },
-          },
-          'Remove',
-        );
-        return h('li', {}, name, ' = ', value, ' ', remove);
-      }),
-    );
-    if (rows.length === 0) list.append(h('li', { class: 'muted' }, 'No attributes.'));
-    if (focus !== null && focus >= 0) list.querySelectorAll('input')[focus * 2]?.focus();
-  };
-  render();
-  const add = h(
-    'button',
-    {
-      type: 'button',
-      class: 'secondary',
-      onclick: () => {
-        rows.push(['', '']);
-        render(rows.length - 1);
-      },
-    },
-    'Add attribute',
-  );
-  return {
-    element: h(
-      'div',
-      { class: 'list', role: 'group', 'aria-labelledby': 'playground-attributes' },
-      h('span', { id: 'playground-attributes' }, 'Attributes'),
-      list,
-      add,
-    ),
-    // A row without a name is no attribute (as an empty box is no item in the console's lists).
-    rows: () => rows.filter(([name]) => name !== '').map(([name, value]) => ({ name, value })),
-  };
 }

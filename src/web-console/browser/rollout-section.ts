@@ -3,6 +3,7 @@
 // when each step taken was applied, the current one marked, when the next is due), the actions the
 // server offers for its status, and the earlier ones a line each. A form starts one, its steps written
 // as the CLI's --steps (`10:1h,50:1h,100`), which the server reads with the CLI's own parser.
+import { askToConfirm } from './confirm-dialog.js';
 import { api, field, formatTime, h, onSubmit, say, sayError } from './dom.js';
 import { emptyState } from './shell.js';
 import type { FlagPageView, RolloutAction, RolloutBody, RolloutView } from './views.js';
@@ -140,10 +141,15 @@ function actionButton(
     {
       type: 'button',
       class: action === 'rollback' ? 'danger' : null,
-      onclick: () => {
+      onclick: async () => {
         if (
           action === 'rollback' &&
-          !confirm(`Roll back rollout ${plan.id}? ${data.flag.name}${where} goes back to ${rolledBackTo(plan)} and the rollout ends.`)
+          !(await askToConfirm({
+            title: `Roll back rollout ${plan.id}?`,
+            text: `${data.flag.name}${where} goes back to ${rolledBackTo(plan)} and the rollout ends.`,
+            confirm: 'Roll back',
+            danger: true,
+          }))
         )
           return;
         api<RolloutBody>('POST', `rollouts/${plan.id}/${action}`)

@@ -1,5 +1,6 @@
 // What every page of the web console is drawn in: the page element, breadcrumbs, the project's tabs, and
 // the box that shows a new secret once.
+import { askToConfirm } from './confirm-dialog.js';
 import { h, say } from './dom.js';
 import { rememberForms } from './unsaved-edits.js';
 import type { Project } from './views.js';
@@ -80,6 +81,11 @@ export function isProtectedEnv(project: Pick<Project, 'protectedEnvironments'>, 
 }
 
 /** Asks before a change to a protected environment; true to go on (always, for any other). */
-export function confirmProtected(project: Pick<Project, 'protectedEnvironments'>, env: string | null, change: string): boolean {
-  return !isProtectedEnv(project, env) || confirm(`${env} is a protected environment. ${change}?`);
+export async function confirmProtected(
+  project: Pick<Project, 'protectedEnvironments'>,
+  env: string | null,
+  change: string,
+): Promise<boolean> {
+  if (!isProtectedEnv(project, env)) return true;
+  return askToConfirm({ title: `${change}?`, text: `${env} is a protected environment.`, confirm: 'Go ahead' });
 }

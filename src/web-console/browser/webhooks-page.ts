@@ -1,6 +1,7 @@
 // A project's webhooks (docs/webhooks.md): each with the newest of its delivery log and a Redeliver
 // button per delivery; a form to make one (its secret shown once, above the form, after the page
 // reloads); Delete confirmed in a dialog. Forms and buttons are offered to those who may change flags.
+import { askToConfirm } from './confirm-dialog.js';
 import { api, dataTable, field, formatTime, h, onSubmit, say, sayError } from './dom.js';
 import { crumbs, emptyState, projectTabs, secretBox, show, toForm } from './shell.js';
 import type { WebhooksView } from './views.js';
@@ -100,8 +101,14 @@ function createWebhookForm(projectId: string, reload: (box: HTMLElement) => Prom
 }
 
 function webhooksTable(hooks: readonly WebhookRow[], manage: boolean, reload: () => Promise<void>): HTMLElement {
-  const remove = (hook: WebhookRow) => () => {
-    if (!confirm(`Delete the webhook to ${hook.url}? Nothing more is sent to it, and its delivery log goes with it.`)) return;
+  const remove = (hook: WebhookRow) => async () => {
+    const confirmed = await askToConfirm({
+      title: `Delete the webhook to ${hook.url}?`,
+      text: 'Nothing more is sent to it, and its delivery log goes with it.',
+      confirm: 'Delete',
+      danger: true,
+    });
+    if (!confirmed) return;
     api('POST', `webhooks/${hook.id}/delete`)
       .then(() => reload())
       .then(() => say(`Webhook to ${hook.url} deleted.`))
