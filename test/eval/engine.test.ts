@@ -1,31 +1,11 @@
 // The worker-side engine against a real store, in-process: routes, env handling, the 403 decision,
 // the project route, and the freshness rule (configSeq invalidation after resetReadTxn).
-import { rmSync } from 'node:fs';
 import t from 'tap';
-import { Clock } from '../../src/clock.js';
 import { bucket } from '../../src/eval/bucket.js';
-import { EvalEngine } from '../../src/eval/engine.js';
-import { ResultReader, ResultWriter } from '../../src/eval/protocol.js';
-import { buildEvalWorld } from './eval-world.js';
+import { engineOverWorld } from './eval-world.js';
 
-const world = buildEvalWorld();
-const clock = Clock.create();
-const engine = new EvalEngine(world.store, () => clock.now());
-t.teardown(async () => {
-  await world.store.close();
-  rmSync(world.dataDir, { recursive: true, force: true });
-});
-const { ids } = world;
+const { world, ids, clock, answer: call } = engineOverWorld(t);
 
-function call(route: 'flag' | 'project', id: string, query = ''): { status: number; json: any; text: string } {
-  engine.beginBatch();
-  const out = new ResultWriter(new ArrayBuffer(16), 1);
-  if (route === 'flag') engine.evaluateFlag(id, query, out);
-  else engine.evaluateProject(id, query, out);
-  const reader = new ResultReader(out.finish());
-  const text = reader.bodyText(0);
-  return { status: reader.status(0), text, json: JSON.parse(text) };
-}
 const flag = (id: string, query = '') => call('flag', id, query);
 const project = (id: string, query = '') => call('project', id, query);
 

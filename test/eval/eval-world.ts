@@ -1,5 +1,9 @@
 // The data set of the evaluation tests, written with the writer's own command functions into a data
 // dir (before a server starts on it, or for the engine in-process).
+import { rmSync } from 'node:fs';
+import { Clock } from '../../src/clock.js';
+import { EvalEngine } from '../../src/eval/engine.js';
+import { ResultReader, ResultWriter } from '../../src/eval/protocol.js';
 import type { FlagCreate } from '../../src/model/schemas.js';
 import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
 import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../../src/writer/commands.js';
@@ -134,4 +138,34 @@ export function buildEvalWorld(dataDir: string = tempDir()): EvalWorld {
       personalFlag,
     },
   };
+}
+
+export interface EngineWorld {
+  world: EvalWorld;
+  ids: EvalWorld['ids'];
+  clock: Clock;
+  engine: EvalEngine;
+  /** One evaluation as a batch of one, the way a worker answers it: status, body text and its JSON. */
+  answer(route: 'flag' | 'project', id: string, query?: string): { status: number; text: string; json: any };
+}
+
+/** The evaluation world and an engine reading it in this process, both gone when `t` ends. */
+export function engineOverWorld(t: { teardown(fn: () => unknown): void }): EngineWorld {
+  const world = buildEvalWorld();
+  const clock = Clock.create();
+  const engine = new EvalEngine(world.store, () => clock.now());
+  t.teardown(async () => {
+    await world.store.close();
+    rmSync(world.dataDir, { recursive: true, force: true });
+  });
+  const answer = (route: 'flag' | 'project', id: string, query = '') => {
+    engine.beginBatch();
+    const out = new ResultWriter(new ArrayBuffer(16), 1);
+    if (route === 'flag') engine.evaluateFlag(id, query, out);
+    else engine.evaluateProject(id, query, out);
+    const reader = new ResultReader(out.finish());
+    const text = reader.bodyText(0);
+    return { status: reader.status(0), text, json: JSON.parse(text) };
+  };
+  return { world, ids: world.ids, clock, engine, answer };
 }

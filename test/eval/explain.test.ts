@@ -1,25 +1,15 @@
 // The playground's explanation (src/eval/explain.ts) against a real store, in-process: every rule that can
 // decide, named with what it read, and its answer equal to the engine's own (GET /v1/flags/{id}) for the
 // same query string, over many targeting keys and attribute sets, boolean and typed flags alike.
-import { rmSync } from 'node:fs';
 import t from 'tap';
-import { Clock } from '../../src/clock.js';
 import { bucket } from '../../src/eval/bucket.js';
-import { EvalEngine, type EvalState, stateInEnv } from '../../src/eval/engine.js';
+import { type EvalState, stateInEnv } from '../../src/eval/engine.js';
 import { explainState } from '../../src/eval/explain.js';
-import { ResultReader, ResultWriter } from '../../src/eval/protocol.js';
 import { EvalQuery } from '../../src/eval/query.js';
 import { kConsoleActor } from '../../src/audit/audit-actor.js';
-import { buildEvalWorld } from './eval-world.js';
+import { engineOverWorld } from './eval-world.js';
 
-const world = buildEvalWorld();
-const clock = Clock.create();
-const engine = new EvalEngine(world.store, () => clock.now());
-t.teardown(async () => {
-  await world.store.close();
-  rmSync(world.dataDir, { recursive: true, force: true });
-});
-const { ids } = world;
+const { world, ids, engine, answer } = engineOverWorld(t);
 const create = (body: Record<string, unknown>) =>
   world.run('flagCreate', { projectId: ids.single, body: body as never, actor: kConsoleActor }).id;
 const tier = create({
@@ -55,13 +45,7 @@ function explain(flagId: string, query: string, roll?: () => number) {
   const state = stateInEnv(entry, q.env) as EvalState;
   return explainState(entry.id, state, q, engine.audiencesAllowed(entry.org), engine.batchTime, roll);
 }
-function evaluated(flagId: string, query: string): { status: number; json: any } {
-  engine.beginBatch();
-  const out = new ResultWriter(new ArrayBuffer(16), 1);
-  engine.evaluateFlag(flagId, query, out);
-  const reader = new ResultReader(out.finish());
-  return { status: reader.status(0), json: JSON.parse(reader.bodyText(0)) };
-}
+const evaluated = (flagId: string, query: string) => answer('flag', flagId, query);
 
 t.test('every rule that decides, with what it read', async (t) => {
   t.same(explain(ids.off, 'cohort=alice'), { enabled: false, decision: 0, why: { by: 'disabled' }, resolution: null });

@@ -2,32 +2,15 @@
 // when the store moves hand theirs over first; a project route counts each flag, on the same entries as
 // the flag route), the recorder's merge and its retry of a flush refused as busy, and the writer's
 // recordUsage totals (a deleted flag's usage goes with it).
-import { rmSync } from 'node:fs';
 import t from 'tap';
 import { pino } from 'pino';
-import { Clock } from '../../src/clock.js';
-import { EvalEngine } from '../../src/eval/engine.js';
-import { ResultWriter } from '../../src/eval/protocol.js';
 import { UsageRecorder, type UsageSource } from '../../src/eval/usage.js';
 import { FlagwireError } from '../../src/errors.js';
 import type { FlagUsage } from '../../src/model/flags.js';
-import { buildEvalWorld } from './eval-world.js';
+import { engineOverWorld } from './eval-world.js';
 
-const world = buildEvalWorld();
-const clock = Clock.create();
-const engine = new EvalEngine(world.store, () => clock.now());
-t.teardown(async () => {
-  await world.store.close();
-  rmSync(world.dataDir, { recursive: true, force: true });
-});
-const { ids } = world;
-
-function evaluate(route: 'flag' | 'project', id: string, query = ''): void {
-  engine.beginBatch();
-  const out = new ResultWriter(new ArrayBuffer(16), 1);
-  if (route === 'flag') engine.evaluateFlag(id, query, out);
-  else engine.evaluateProject(id, query, out);
-}
+const { world, ids, clock, engine, answer } = engineOverWorld(t);
+const evaluate = (route: 'flag' | 'project', id: string, query = ''): void => void answer(route, id, query);
 const byFlag = (counts: readonly FlagUsage[]) => Object.fromEntries(counts.map((c) => [c.flagId, c]));
 
 t.test('the engine counts per flag and hands the totals over once', async (t) => {

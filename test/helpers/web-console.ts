@@ -119,15 +119,28 @@ interface AxeViolation {
   nodes: { target: string[] }[];
 }
 
-/** axe-core on the page as it is now: the serious and critical violations (none expected). */
-export async function seriousViolations(page: Page): Promise<string[]> {
+const kWcag22AA = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
+
+/** axe-core on the page as it is now, with its default rules or only those of `tags`. */
+async function axeViolations(page: Page, tags: readonly string[] | null): Promise<AxeViolation[]> {
   // Evaluated through the DevTools protocol, which the page's Content-Security-Policy does not govern.
-  await page.evaluate(kAxe);
-  const violations = (await page.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: unknown[] }> } }).axe;
-    return (await axe.run()).violations;
-  })) as AxeViolation[];
-  return violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(kAxe);
+  return page.evaluate(async (only) => {
+    const axe = (globalThis as unknown as { axe: { run(o: unknown): Promise<{ violations: AxeViolation[] }> } }).axe;
+    return (await axe.run(only === null ? {} : { runOnly: { type: 'tag', values: only } })).violations;
+  }, tags);
+}
+
+function describe(v: AxeViolation): string {
+  return `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`;
+}
+
+/** axe-core's default rules on the page as it is now: the serious and critical violations (none expected). */
+export async function seriousViolations(page: Page): Promise<string[]> {
+  return (await axeViolations(page, null)).filter((v) => v.impact === 'serious' || v.impact === 'critical').map(describe);
+}
+
+/** axe-core's WCAG 2.2 AA rules on the page as it is now: every violation, of any impact. */
+export async function wcagViolations(page: Page): Promise<string[]> {
+  return (await axeViolations(page, kWcag22AA)).map(describe);
 }

@@ -7,29 +7,14 @@ import t from 'tap';
 import type { User } from '../../src/model/accounts.js';
 import { kInvitationLifetimeMs, kMaxPendingInvitations } from '../../src/model/invitations.js';
 import { readableMail } from '../../src/model/mail.js';
-import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
-import { runCommand } from '../../src/writer/commands.js';
-import type { CommandInput, CommandName, CommandOutput } from '../../src/writer/commands.js';
-import { tempDir, type TestContext } from '../helpers/cli.js';
+import type { TestContext } from '../helpers/cli.js';
+import { commandStore } from '../helpers/command-store.js';
 
 const at = Date.UTC(2030, 0, 1);
 const kConsoleUrl = 'http://flagwire.test/console/';
 
 function setUp(t: TestContext) {
-  const store = Store.open(tempDir(t, 'flagwire-invitations-'));
-  t.teardown(() => store.close());
-  const run = <N extends CommandName>(name: N, input: CommandInput<N>, now = at): CommandOutput<N> =>
-    store.transact((w) => runCommand(w, name, input, now));
-  const refused = <N extends CommandName>(name: N, input: CommandInput<N>, now = at) => {
-    const before = store.exportRecords();
-    try {
-      run(name, input, now);
-    } catch (err) {
-      t.strictSame(store.exportRecords(), before, `${name} refused: nothing written`);
-      return err as { code: string; message: string };
-    }
-    throw new Error(`${name} was not refused`);
-  };
+  const { store, run, refused } = commandStore(t, 'flagwire-invitations-', at);
   const owner = run('userCreate', { email: 'owner@a.test', name: 'Owner' });
   const x = run('userCreate', { email: 'X@Other.test', name: 'X' });
   const org = run('orgCreate', { name: 'A', plan: 'teams' });

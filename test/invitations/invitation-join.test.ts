@@ -7,29 +7,14 @@ import t from 'tap';
 import { hashSecret } from '../../src/model/ids.js';
 import { kInvitationLifetimeMs } from '../../src/model/invitations.js';
 import { hashPassword } from '../../src/model/passwords.js';
-import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
-import { runCommand } from '../../src/writer/commands.js';
-import type { CommandInput, CommandName, CommandOutput } from '../../src/writer/commands.js';
-import { tempDir, type TestContext } from '../helpers/cli.js';
+import type { TestContext } from '../helpers/cli.js';
+import { commandStore } from '../helpers/command-store.js';
 
 const at = Date.UTC(2030, 0, 1);
 const kConsoleUrl = 'http://flagwire.test/console/';
 
 async function setUp(t: TestContext) {
-  const store = Store.open(tempDir(t, 'flagwire-join-'));
-  t.teardown(() => store.close());
-  const run = <N extends CommandName>(name: N, input: CommandInput<N>, now = at): CommandOutput<N> =>
-    store.transact((w) => runCommand(w, name, input, now));
-  const refused = <N extends CommandName>(name: N, input: CommandInput<N>, now = at) => {
-    const before = store.exportRecords();
-    try {
-      run(name, input, now);
-    } catch (err) {
-      t.strictSame(store.exportRecords(), before, `${name} refused: nothing written`);
-      return err as { code: string; message: string };
-    }
-    throw new Error(`${name} was not refused`);
-  };
+  const { store, run, refused } = commandStore(t, 'flagwire-join-', at);
   const owner = run('userCreate', { email: 'owner@a.test', name: 'Olive Owner' });
   const org = run('orgCreate', { name: 'Acme', plan: 'teams' });
   run('orgAddMember', { orgId: org.id, userId: owner.id, role: 'owner' });

@@ -2,28 +2,13 @@
 // that marks an environment protected or not, who may, what it refuses with nothing written, the audit
 // entry, a record left as it was when nothing is protected, and a rename that keeps the protection.
 import t from 'tap';
-import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
-import { runCommand } from '../../src/writer/commands.js';
-import type { CommandInput, CommandName, CommandOutput } from '../../src/writer/commands.js';
-import { tempDir, type TestContext } from '../helpers/cli.js';
+import type { TestContext } from '../helpers/cli.js';
+import { commandStore } from '../helpers/command-store.js';
 
 const at = Date.UTC(2030, 0, 1);
 
 function setUp(t: TestContext) {
-  const store = Store.open(tempDir(t, 'flagwire-env-protect-'));
-  t.teardown(() => store.close());
-  const run = <N extends CommandName>(name: N, input: CommandInput<N>, now = at): CommandOutput<N> =>
-    store.transact((w) => runCommand(w, name, input, now));
-  const refused = <N extends CommandName>(name: N, input: CommandInput<N>) => {
-    const before = store.exportRecords();
-    try {
-      run(name, input);
-    } catch (err) {
-      t.strictSame(store.exportRecords(), before, `${name} refused: nothing written`);
-      return err as { code: string; message: string };
-    }
-    throw new Error(`${name} was not refused`);
-  };
+  const { store, run, refused } = commandStore(t, 'flagwire-env-protect-', at);
   const admin = run('userCreate', { email: 'admin@a.test', name: 'Admin' });
   const editor = run('userCreate', { email: 'editor@a.test', name: 'Editor' });
   const org = run('orgCreate', { name: 'A', plan: 'teams' });

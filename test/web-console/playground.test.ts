@@ -3,30 +3,14 @@
 // /v1/flags/{id} gives for the same context, asked from outside the browser. The context is kept in the
 // address, so a reload shows the same answers; the results are announced; axe-core's WCAG 2.2 AA rules
 // pass at desktop and phone widths, and a phone does not scroll sideways.
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
 import t from 'tap';
 import { call } from '../helpers/http.js';
 import { startTestServer } from '../helpers/server.js';
-import { demoPassword, launchChromium, signedInPage } from '../helpers/web-console.js';
+import { demoPassword, launchChromium, signedInPage, wcagViolations } from '../helpers/web-console.js';
 
 const kShop = 'prj_DemoWebShop';
 const kPlatform = 'prj_DemoPlatform';
-const kWcag22AA = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
-const kAxe = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-/** axe-core's WCAG 2.2 AA rules on the page as it is now: every violation, of any impact. */
-async function wcagViolations(page: Page): Promise<string[]> {
-  if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(kAxe);
-  return page.evaluate(async (tags) => {
-    type Result = { violations: { id: string; help: string; nodes: { target: string[] }[] }[] };
-    const axe = (globalThis as unknown as { axe: { run(o: unknown): Promise<Result> } }).axe;
-    const { violations } = await axe.run({ runOnly: { type: 'tag', values: tags } });
-    return violations.map((v) => `${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-  }, kWcag22AA);
-}
-
 interface Row {
   id: string;
   name: string;

@@ -4,14 +4,21 @@
 // follows prefers-color-scheme; no page wider than a 390-pixel phone; axe-core's WCAG 2.2 AA rules pass
 // on every page at desktop and phone widths in both schemes; "/" focuses the flag search, whose text
 // is kept in the address. One server, one browser, the pages visited by their hash (no reload).
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
 import t from 'tap';
 import { cli } from '../helpers/cli.js';
 import { call } from '../helpers/http.js';
 import { startTestServer } from '../helpers/server.js';
-import { consoleCall, demoPassword, demoSecret, launchChromium, setPassword, signedInPage, signIn } from '../helpers/web-console.js';
+import {
+  consoleCall,
+  demoPassword,
+  demoSecret,
+  launchChromium,
+  setPassword,
+  signedInPage,
+  signIn,
+  wcagViolations,
+} from '../helpers/web-console.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
 
 const kOwner = 'owner@demo.flagwire.test';
@@ -21,21 +28,6 @@ const kShop = 'prj_DemoWebShop';
 const kPlatform = 'prj_DemoPlatform';
 const kDesktop = { width: 1280, height: 800 };
 const kPhone = { width: 390, height: 844 };
-const kWcag22AA = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
-const kAxe = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-/** axe-core's WCAG 2.2 AA rules on the page as it is now: every violation, of any impact. */
-async function wcagViolations(page: Page): Promise<string[]> {
-  // Evaluated through the DevTools protocol, which the page's Content-Security-Policy does not govern.
-  if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(kAxe);
-  return page.evaluate(async (tags) => {
-    type Result = { violations: { id: string; help: string; nodes: { target: string[] }[] }[] };
-    const axe = (globalThis as unknown as { axe: { run(o: unknown): Promise<Result> } }).axe;
-    const { violations } = await axe.run({ runOnly: { type: 'tag', values: tags } });
-    return violations.map((v) => `${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-  }, kWcag22AA);
-}
-
 /** Goes to `hash` the way a link does (a hash change, no reload), then waits for the page's heading. */
 async function visit(page: Page, hash: string, heading: string): Promise<void> {
   await page.evaluate((h) => {
