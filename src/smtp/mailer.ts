@@ -8,17 +8,22 @@
 // store. So the transport gets short timeouts, and stop() waits for a send in progress only briefly.
 // A send cut short is not recorded: its message stays due in the outbox and is sent after the
 // restart, so nothing is lost; if the SMTP server had in fact accepted it, it is sent twice.
-import nodemailer from 'nodemailer';
-import SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
+import type nodemailer from 'nodemailer';
+import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { FlagwireError } from '../errors.js';
 import type { SnapshotReader } from '../store/interfaces.js';
 import type { WriterClient } from '../writer/client.js';
+import { loadOnUse } from '../load-on-use.js';
 
 export const kMailFrom = 'Flagwire <no-reply@flagwire.invalid>';
 /** Messages sent per poll at most; the rest wait for the next poll. */
+/** nodemailer, loaded when a server is configured with SMTP (src/load-on-use.ts). */
+const nodemailerLib = loadOnUse<typeof nodemailer>('nodemailer');
+const smtpTransportLib = loadOnUse<typeof SMTPTransport>('nodemailer/lib/smtp-transport/index.js');
+
 const kBatch = 50;
 /** Pause before asking again to record an attempt the writer refused as busy. */
 const kRecordRetryMs = 1000;
@@ -56,8 +61,8 @@ export class Mailer {
     // The transport class itself, not createTransport({ url, ... }): given a `url`, createTransport
     // builds the options from the URL alone and drops every other key (nodemailer 7.0). Settings in
     // the URL's query (e.g. ?socketTimeout=60000) still win over these.
-    this.transport = nodemailer.createTransport(
-      new SMTPTransport({
+    this.transport = nodemailerLib().createTransport(
+      new (smtpTransportLib())({
         url: smtpUrl,
         dnsTimeout: timeoutMs,
         connectionTimeout: timeoutMs,

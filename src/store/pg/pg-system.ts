@@ -3,8 +3,9 @@
 // Only this module speaks SQL to the tables of migrations.ts.
 import { randomBytes } from 'node:crypto';
 import { Packr } from 'msgpackr';
-import pg from 'pg';
+import type pg from 'pg';
 import { FlagwireError } from '../../errors.js';
+import { loadOnUse } from '../../load-on-use.js';
 import { recordsOf, type Change, type Revision } from '../changes.js';
 import { migrate } from './migrate.js';
 
@@ -14,6 +15,8 @@ import { migrate } from './migrate.js';
  * representation, is the same.
  */
 const packr = new Packr({ useRecords: false });
+/** node-postgres, loaded when a node first connects (src/load-on-use.ts). */
+const pgLib = loadOnUse<typeof pg>('pg');
 /** The revisions kept in the change log; a node further behind makes a full copy. */
 export const kChangeRetention = 100_000;
 /** Revisions read per query while catching up (each batch is one LMDB transaction). */
@@ -166,7 +169,7 @@ export class PgSystem implements RecordSource {
 
   /** A client of its own for LISTEN (not from the pool: it stays connected). */
   listener(): pg.Client {
-    return new pg.Client({ connectionString: this.url, keepAlive: true, connectionTimeoutMillis: 5000 });
+    return new (pgLib().Client)({ connectionString: this.url, keepAlive: true, connectionTimeoutMillis: 5000 });
   }
 
   /** Removes change sets older than the retention (a node that far behind makes a full copy). */
@@ -321,7 +324,7 @@ export class WriteTransaction implements RecordSource {
 }
 
 function newPool(url: string, max: number): pg.Pool {
-  const pool = new pg.Pool({
+  const pool = new (pgLib().Pool)({
     connectionString: url,
     max,
     keepAlive: true,
