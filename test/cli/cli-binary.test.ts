@@ -5,7 +5,8 @@
 // the same bytes on stdout and stderr; and the binary's writes, made after in-process runs on the same
 // data dir, land (an in-process run leaves no store handle open).
 import t from 'tap';
-import { type CliArg, cli, inStore, ok, type TestContext, tempDir } from '../helpers/cli.js';
+import { type CliArg, cli, inStore, ok, type TestContext } from '../helpers/cli.js';
+import { tempDir } from '../helpers/scratch-dir.js';
 
 const dir = tempDir(t);
 const ids: Record<string, string> = {};

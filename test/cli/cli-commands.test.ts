@@ -4,7 +4,8 @@
 import { createHash } from 'node:crypto';
 import t from 'tap';
 import { kConsoleActor } from '../../src/audit/audit-actor.js';
-import { cli, expectAllRefused, expectRefused, inStore, ok, tempDir } from '../helpers/cli.js';
+import { cli, expectAllRefused, expectRefused, inStore, ok } from '../helpers/cli.js';
+import { tempDir } from '../helpers/scratch-dir.js';
 
 const kDayMs = 24 * 3600 * 1000;
 const dir = tempDir(t);

@@ -5,7 +5,8 @@
 import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { kConsoleCommands } from '../../src/cli/commands.js';
-import { cli, expectAllRefused, expectRefused, ok, tempDir, type TestContext } from '../helpers/cli.js';
+import { cli, expectAllRefused, expectRefused, ok, type TestContext } from '../helpers/cli.js';
+import { tempDir } from '../helpers/scratch-dir.js';
 import { call } from '../helpers/http.js';
 import { startTestServer } from '../helpers/server.js';
 import { exportStore } from '../helpers/store-export.js';

@@ -4,7 +4,8 @@
 import t from 'tap';
 import { call } from '../helpers/http.js';
 import { startTestServer } from '../helpers/server.js';
-import { cli, ok, tempDir } from '../helpers/cli.js';
+import { cli, ok } from '../helpers/cli.js';
+import { tempDir } from '../helpers/scratch-dir.js';
 import { exportStore } from '../helpers/store-export.js';
 
 /** Polls `fn` until it returns a value, for at most `ms` (the server flushes activity once a second). */

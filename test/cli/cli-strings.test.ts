@@ -6,7 +6,8 @@ import t from 'tap';
 import { undecodableArguments } from '../../src/cli/args.js';
 import { FlagwireError } from '../../src/errors.js';
 import { kConsoleActor } from '../../src/audit/audit-actor.js';
-import { cli, expectAllRefused, inStore, ok, tempDir, type CliArg } from '../helpers/cli.js';
+import { cli, expectAllRefused, inStore, ok, type CliArg } from '../helpers/cli.js';
+import { tempDir } from '../helpers/scratch-dir.js';
 import { exportStore } from '../helpers/store-export.js';
 
 const dir = tempDir(t);

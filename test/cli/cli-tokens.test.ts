@@ -5,7 +5,8 @@
 import { createHash } from 'node:crypto';
 import t from 'tap';
 import type { Plan, Standing } from '../../src/model/accounts.js';
-import { cli, expectAllRefused, expectRefused, inStore, ok, tempDir } from '../helpers/cli.js';
+import { cli, expectAllRefused, expectRefused, inStore, ok } from '../helpers/cli.js';
+import { tempDir } from '../helpers/scratch-dir.js';
 import { exportStore } from '../helpers/store-export.js';
 
 const kDayMs = 24 * 3600 * 1000;

@@ -5,7 +5,8 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { open } from 'lmdb';
 import t from 'tap';
-import { cli, expectRefused, inStore, ok, parseOneObject, tempDir } from '../helpers/cli.js';
+import { cli, expectRefused, inStore, ok, parseOneObject } from '../helpers/cli.js';
+import { tempDir } from '../helpers/scratch-dir.js';
 import { exportStore } from '../helpers/store-export.js';
 import { kConsoleActor } from '../../src/audit/audit-actor.js';
 

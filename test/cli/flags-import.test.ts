@@ -5,7 +5,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { kConsoleActor } from '../../src/audit/audit-actor.js';
-import { cli, expectAllRefused, inStore, ok, tempDir } from '../helpers/cli.js';
+import { cli, expectAllRefused, inStore, ok } from '../helpers/cli.js';
+import { tempDir } from '../helpers/scratch-dir.js';
 import { buildWorld } from '../helpers/world.js';
 
 const dataDir = tempDir(t);

@@ -3,10 +3,10 @@
 // pseudo-terminal made by util-linux's `script` (Debian's bsdutils, always installed).
 import { spawn } from 'node:child_process';
 import t from 'tap';
-import { cli, kCliPath } from '../helpers/cli.js';
+import { cli } from '../helpers/cli.js';
+import { kCli, startTestServer } from '../helpers/server.js';
 import { signIn } from '../helpers/web-console.js';
 import { plain } from '../helpers/plain-process.js';
-import { startTestServer } from '../helpers/server.js';
 
 const kOwner = 'owner@demo.flagwire.test';
 
@@ -38,7 +38,7 @@ t.test('a password typed on a terminal is not echoed, and is the one set', async
   const owner = (await cli(server.dataDir, ['user', 'list'])).json.users.find((u: { email: string }) => u.email === kOwner);
   // "typo" then four Backspaces (DEL, as a terminal sends it) then Enter.
   const run = await onTerminal(
-    `env -u NODE_OPTIONS '${process.execPath}' '${kCliPath}' user password ${owner.id} --data '${server.dataDir}'`,
+    `env -u NODE_OPTIONS '${process.execPath}' '${kCli}' user password ${owner.id} --data '${server.dataDir}'`,
     'Password: ',
     'staple battery horsetypo\x7f\x7f\x7f\x7f\r',
   );

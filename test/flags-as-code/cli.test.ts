@@ -10,7 +10,8 @@ import { kConsoleActor } from '../../src/audit/audit-actor.js';
 import { fileText } from '../../src/flags-as-code/flag-file.js';
 import type { FlagCreate } from '../../src/model/schemas.js';
 import { parseFlagDefinition } from '../../src/targeting/parse.js';
-import { cli, expectAllRefused, expectRefused, ok, tempDir } from '../helpers/cli.js';
+import { cli, expectAllRefused, expectRefused, ok } from '../helpers/cli.js';
+import { tempDir } from '../helpers/scratch-dir.js';
 import { exportStore } from '../helpers/store-export.js';
 import { buildWorld } from '../helpers/world.js';
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { exportProject } from '../../src/flags-as-code/export.js';
 import { fileText } from '../../src/flags-as-code/flag-file.js';
-import { tempDir } from '../helpers/cli.js';
+import { tempDir } from '../helpers/scratch-dir.js';
 import { call } from '../helpers/http.js';
 import { startTestServer, tempDataDir } from '../helpers/server.js';
 import { buildWorld } from '../helpers/world.js';

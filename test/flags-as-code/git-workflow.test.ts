@@ -7,7 +7,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { fileText } from '../../src/flags-as-code/flag-file.js';
-import { cli, ok, tempDir } from '../helpers/cli.js';
+import { cli, ok } from '../helpers/cli.js';
+import { tempDir } from '../helpers/scratch-dir.js';
 
 const dataDir = tempDir(t);
 const repo = tempDir(t, 'flagwire-git-');

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import t from 'tap';
-import { tempDir } from '../helpers/cli.js';
+import { tempDir } from '../helpers/scratch-dir.js';
 import { call } from '../helpers/http.js';
 import { plain } from '../helpers/plain-process.js';
 import { startWorldServer } from '../helpers/world-server.js';

@@ -6,18 +6,13 @@
 // not UTF-8 on the command line, stdin (user password), a cwd, test-hook settings, PostgreSQL (--database),
 // serve and migrate-to-postgres. test/cli/cli-binary.test.ts proves both give the same exit status and bytes.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { main } from '../../src/cli/main.js';
 import type { StoreWriter } from '../../src/store/interfaces.js';
 import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
 import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../../src/writer/commands.js';
 import { plainNode } from './plain-process.js';
+import { kCli } from './server.js';
 import { exportStore } from './store-export.js';
-
-export const kCliPath = fileURLToPath(new URL('../../src/cli/cli.js', import.meta.url));
 
 export interface CliResult {
   code: number;
@@ -108,7 +103,7 @@ export async function cli(dataDir: string | null, args: readonly CliArg[], optio
     return { code, json: parsed, stdout, stderr };
   }
   // As users run it, without the test runner's loaders (plain-process.ts).
-  const argv: CliArg[] = [kCliPath, ...args];
+  const argv: CliArg[] = [kCli, ...args];
   if (json) argv.push('--json');
   if (dataDir !== null && (options.data ?? true)) argv.push('--data', dataDir);
   // Bytes reach the child's command line only through a shell that writes them.
@@ -149,13 +144,6 @@ export function parseOneObject(stdout: string): Record<string, unknown> {
   const value: unknown = JSON.parse(stdout);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error('stdout is not a JSON object');
   return value as Record<string, unknown>;
-}
-
-/** A fresh, empty data dir, removed at the end of the test. */
-export function tempDir(t: { teardown(fn: () => void): void }, prefix = 'flagwire-cli-'): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
 }
 
 /**

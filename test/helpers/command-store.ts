@@ -3,7 +3,8 @@
 // was written, and returns the error for the test to match.
 import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
 import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../../src/writer/commands.js';
-import { tempDir, type TestContext } from './cli.js';
+import type { TestContext } from './cli.js';
+import { tempDir } from './scratch-dir.js';
 
 export interface CommandStore {
   store: Store;

@@ -17,3 +17,10 @@ export function scratchDir(prefix: string): string {
   made.push(dir);
   return dir;
 }
+
+/** A fresh, empty directory, removed at the end of the test `t`. */
+export function tempDir(t: { teardown(fn: () => void): void }, prefix = 'flagwire-test-'): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { kCliPath } from './cli.js';
+import { kCli } from './server.js';
 import { plainNode } from './plain-process.js';
 
 const kEnsureChromium = fileURLToPath(new URL('../../../scripts/ensure-chromium.sh', import.meta.url));
@@ -43,7 +43,7 @@ export function setPassword(
   input: string,
   more: readonly string[] = [],
 ): Promise<{ code: number; json: any }> {
-  const child = spawn(...plainNode([kCliPath, 'user', 'password', userId, '--json', '--data', dataDir, ...more]), {
+  const child = spawn(...plainNode([kCli, 'user', 'password', userId, '--json', '--data', dataDir, ...more]), {
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stdout = '';

@@ -5,7 +5,7 @@ import type { MailMessage } from '../../src/model/mail.js';
 import type { StoreWriter } from '../../src/store/interfaces.js';
 import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
 import { kMaxMailAttempts, mailResult } from '../../src/mail/mail-commands.js';
-import { tempDir } from '../helpers/cli.js';
+import { tempDir } from '../helpers/scratch-dir.js';
 
 const at = Date.UTC(2030, 0, 1);
 const mail: Omit<MailMessage, 'seq'> = {

@@ -12,7 +12,8 @@
 // too: the test checks that outcome whole and runs the scenario again with a new token, until the
 // revocation commits first (at most kAttempts times).
 import t from 'tap';
-import { cli, tempDir } from '../helpers/cli.js';
+import { cli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/scratch-dir.js';
 import { consoleCall, setPassword, signIn } from '../helpers/web-console.js';
 import { holdConsole } from '../helpers/held-console.js';
 import { call, scrapeMetrics } from '../helpers/http.js';

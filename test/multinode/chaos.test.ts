@@ -7,7 +7,8 @@
 import t from 'tap';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { call } from '../helpers/http.js';
-import { cli, tempDir } from '../helpers/cli.js';
+import { cli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/scratch-dir.js';
 import { startPostgres } from '../helpers/postgres.js';
 import type { TestServer } from '../helpers/server.js';
 import { kLong, kUnlimited } from '../reliability/support.js';

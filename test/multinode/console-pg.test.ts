@@ -3,7 +3,8 @@
 // data dir holding data of its own refused rather than replaced.
 import t from 'tap';
 import { call } from '../helpers/http.js';
-import { cli, ok, tempDir } from '../helpers/cli.js';
+import { cli, ok } from '../helpers/cli.js';
+import { tempDir } from '../helpers/scratch-dir.js';
 import { startPostgres } from '../helpers/postgres.js';
 import { buildWorld } from '../helpers/world.js';
 import { startNode, waitReady } from './support.js';

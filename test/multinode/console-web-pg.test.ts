@@ -4,7 +4,8 @@
 // (the writer's notices reach every thread) in /ready and once in /metrics.
 import { spawn } from 'node:child_process';
 import t from 'tap';
-import { kCliPath, tempDir } from '../helpers/cli.js';
+import { kCli } from '../helpers/server.js';
+import { tempDir } from '../helpers/scratch-dir.js';
 import { consoleCall, signIn } from '../helpers/web-console.js';
 import { scrapeMetrics } from '../helpers/http.js';
 import { plainNode } from '../helpers/plain-process.js';
@@ -17,7 +18,7 @@ t.teardown(() => pg.destroy());
 
 /** `flagwire user password USER_ID --database URL`, the password on standard input. */
 function setPassword(dataDir: string, url: string, userId: string, password: string): Promise<number> {
-  const child = spawn(...plainNode([kCliPath, 'user', 'password', userId, '--json', '--data', dataDir, '--database', url]), {
+  const child = spawn(...plainNode([kCli, 'user', 'password', userId, '--json', '--data', dataDir, '--database', url]), {
     stdio: ['pipe', 'ignore', 'inherit'],
   });
   child.stdin.end(`${password}\n`);

@@ -3,7 +3,8 @@
 // PostgreSQL; reads run and say on stderr that they read a copy; `serve` refuses to start on it.
 import t from 'tap';
 import { call } from '../helpers/http.js';
-import { cli, expectRefused, ok, tempDir } from '../helpers/cli.js';
+import { cli, expectRefused, ok } from '../helpers/cli.js';
+import { tempDir } from '../helpers/scratch-dir.js';
 import { startPostgres } from '../helpers/postgres.js';
 import { startTestServer } from '../helpers/server.js';
 import { seedWithConsole, startNode, waitReady } from './support.js';

@@ -7,7 +7,7 @@ import { Packr } from 'msgpackr';
 import t from 'tap';
 import type { Change } from '../../src/store/changes.js';
 import { call, scrapeMetrics } from '../helpers/http.js';
-import { tempDir } from '../helpers/cli.js';
+import { tempDir } from '../helpers/scratch-dir.js';
 import { startPostgres } from '../helpers/postgres.js';
 import type { TestServer } from '../helpers/server.js';
 import { seedWithConsole, startNode, waitReady } from './support.js';

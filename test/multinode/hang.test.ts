@@ -7,7 +7,8 @@
 import t from 'tap';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { call, scrapeMetrics, type Reply } from '../helpers/http.js';
-import { cli, tempDir } from '../helpers/cli.js';
+import { cli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/scratch-dir.js';
 import { startPostgres } from '../helpers/postgres.js';
 import { tempDataDir, type TestServer } from '../helpers/server.js';
 import { kUnlimited } from '../reliability/support.js';

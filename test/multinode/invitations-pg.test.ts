@@ -3,7 +3,8 @@
 // later on an empty data dir (a full copy) holds the pending invitations and none of the answered ones;
 // the link mailed to an address with no user, made on one node, creates that user on the copy.
 import t from 'tap';
-import { ok, tempDir } from '../helpers/cli.js';
+import { ok } from '../helpers/cli.js';
+import { tempDir } from '../helpers/scratch-dir.js';
 import { consoleCall, setPassword, signIn } from '../helpers/web-console.js';
 import { startPostgres } from '../helpers/postgres.js';
 import type { TestServer } from '../helpers/server.js';

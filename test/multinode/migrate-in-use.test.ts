@@ -3,7 +3,8 @@
 // stopped, or was killed, the migration runs and PostgreSQL has every acknowledged write.
 import t from 'tap';
 import { call } from '../helpers/http.js';
-import { cli, ok, tempDir } from '../helpers/cli.js';
+import { cli, ok } from '../helpers/cli.js';
+import { tempDir } from '../helpers/scratch-dir.js';
 import { startPostgres } from '../helpers/postgres.js';
 import { startTestServer } from '../helpers/server.js';
 import { buildWorld } from '../helpers/world.js';

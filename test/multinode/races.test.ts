@@ -2,7 +2,8 @@
 // serialises the writers, and each runs its commands on a copy brought to the locked revision.
 import t from 'tap';
 import { call } from '../helpers/http.js';
-import { cli, tempDir } from '../helpers/cli.js';
+import { cli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/scratch-dir.js';
 import { startPostgres } from '../helpers/postgres.js';
 import { openForConsole } from '../../src/store/open-store.js';
 import { runCommand } from '../../src/writer/commands.js';

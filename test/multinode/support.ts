@@ -4,7 +4,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Packr } from 'msgpackr';
 import type { Change } from '../../src/store/changes.js';
 import { call } from '../helpers/http.js';
-import { cli, ok, tempDir, type TestContext } from '../helpers/cli.js';
+import { cli, ok, type TestContext } from '../helpers/cli.js';
+import { tempDir } from '../helpers/scratch-dir.js';
 import type { TestPostgres } from '../helpers/postgres.js';
 import { startTestServer, tempDataDir, type TestServer } from '../helpers/server.js';
 

@@ -3,7 +3,8 @@
 // seen by evaluation on the other within a bound; the Management API shows the same representation.
 import t from 'tap';
 import { call, scrapeMetrics } from '../helpers/http.js';
-import { cli, tempDir } from '../helpers/cli.js';
+import { cli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/scratch-dir.js';
 import { startPostgres } from '../helpers/postgres.js';
 import type { TestServer } from '../helpers/server.js';
 import { evaluate, seedWithConsole, startReadyNodes, until, waitReady } from './support.js';

@@ -5,7 +5,7 @@ import type { Org, User } from '../../src/model/accounts.js';
 import type { Project } from '../../src/model/projects.js';
 import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
 import { orgAddMember } from '../../src/orgs/org-commands.js';
-import { tempDir } from '../helpers/cli.js';
+import { tempDir } from '../helpers/scratch-dir.js';
 
 const at = Date.UTC(2030, 0, 1);
 const org = (id: string): Org => ({ id, name: id, plan: 'teams', trialEndsAt: null, standing: 'good', createdAt: at });

@@ -2,7 +2,8 @@
 // list` showing the guard's reading, the actions; bad options refused with usage (exit 2) and nothing written.
 import t from 'tap';
 import { kConsoleActor } from '../../src/audit/audit-actor.js';
-import { cli, expectRefused, ok, tempDir } from '../helpers/cli.js';
+import { cli, expectRefused, ok } from '../helpers/cli.js';
+import { tempDir } from '../helpers/scratch-dir.js';
 import { exportStore } from '../helpers/store-export.js';
 import { buildWorld } from '../helpers/world.js';
 

@@ -21,10 +21,9 @@ import t from 'tap';
 import { spawn } from 'node:child_process';
 import { dataFilePath } from '../../src/store/layout.js';
 import { verifyDataFile } from '../../src/store/verify.js';
-import { kCliPath } from '../helpers/cli.js';
+import { kCli, startTestServer, tempDataDir } from '../helpers/server.js';
 import { freshRead } from '../helpers/fresh-read.js';
 import { plainNode } from '../helpers/plain-process.js';
-import { startTestServer, tempDataDir } from '../helpers/server.js';
 import { PatchWriter, verifyPatches } from './load.js';
 import { buildRichWorld, kLong, kUnlimited } from './support.js';
 
@@ -63,7 +62,7 @@ function runConsole(args: string[], fate: Fate, typicalMs: number): Promise<Run>
   const hold = fate === 'in-transaction' || fate === 'after-commit';
   if (hold) env.FLAGWIRE_TEST_CONSOLE_HOLD = '1';
   const started = performance.now();
-  const child = spawn(...plainNode([kCliPath, ...args]), { env, stdio: [hold ? 'pipe' : 'ignore', 'ignore', 'pipe'] });
+  const child = spawn(...plainNode([kCli, ...args]), { env, stdio: [hold ? 'pipe' : 'ignore', 'ignore', 'pipe'] });
   child.stdin?.on('error', () => {});
   let stderr = '';
   let timer: NodeJS.Timeout | null = null;

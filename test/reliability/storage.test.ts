@@ -20,10 +20,10 @@ import { dataFilePath } from '../../src/store/layout.js';
 import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
 import { verifyDataFile } from '../../src/store/verify.js';
 import { runCommand } from '../../src/writer/commands.js';
-import { cli, kCliPath } from '../helpers/cli.js';
+import { cli } from '../helpers/cli.js';
+import { kCli, startTestServer, tempDataDir } from '../helpers/server.js';
 import { call } from '../helpers/http.js';
 import { plainNode } from '../helpers/plain-process.js';
-import { startTestServer, tempDataDir } from '../helpers/server.js';
 import { buildWorld } from '../helpers/world.js';
 import { kUnlimited } from './support.js';
 
@@ -184,7 +184,7 @@ t.test('a corrupt, truncated or foreign data file is refused at start with a cle
     await new Promise((resolve) => setTimeout(resolve, 50));
     const before = readFileSync(file);
     const env: NodeJS.ProcessEnv = { ...process.env, FLAGWIRE_EVAL_WORKERS: '1', FLAGWIRE_PORT: '0' };
-    const serve = spawnSync(...plainNode([kCliPath, 'serve', '--data', dir]), { env, encoding: 'utf8', timeout: 20_000 });
+    const serve = spawnSync(...plainNode([kCli, 'serve', '--data', dir]), { env, encoding: 'utf8', timeout: 20_000 });
     t.equal(serve.signal, null, `${name}: serve ends by itself, not by a signal (no crash)`);
     t.equal(serve.status, 1, `${name}: serve exits 1`);
     t.match(serve.stderr, expected, `${name}: the message says what is wrong`);

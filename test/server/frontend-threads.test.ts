@@ -6,9 +6,8 @@ import { spawnSync } from 'node:child_process';
 import http from 'node:http';
 import t from 'tap';
 import { scrapeMetrics } from '../helpers/http.js';
-import { kCliPath } from '../helpers/cli.js';
+import { kCli, startTestServer, tempDataDir, type TestServer } from '../helpers/server.js';
 import { plainNode } from '../helpers/plain-process.js';
-import { startTestServer, tempDataDir, type TestServer } from '../helpers/server.js';
 import { alignClock } from '../helpers/test-hooks.js';
 import { startWorldServer } from '../helpers/world-server.js';
 
@@ -58,8 +57,13 @@ async function threadCounts(server: TestServer): Promise<number[]> {
   return Array.from({ length: kThreads }, (_, i) => samples.get(`flagwire_http_thread_requests_total{thread="${i}"}`) ?? -1);
 }
 
+// One threaded server for the tests that leave it as the next expects, in this order (spread, port
+// taken, writes seen, SIGTERM drain, which stops it): a start of three threads and three eval workers
+// costs about 4 CPU s. Those that use up a per-address limit or need the demo start their own.
+const shared = startWorldServer(t, threaded());
+
 t.test("connections are spread over every thread; /metrics sums them and /ready covers every thread's workers", async (t) => {
-  const { server, world } = await startWorldServer(t, threaded());
+  const { server, world } = await shared;
   const before = await threadCounts(server);
   for (let i = 0; i < 30; i++) t.equal((await fresh(server, 'GET', `/v1/flags/${world.ids.flag}?targetingKey=u${i}`)).status, 200);
   const after = await threadCounts(server);
@@ -131,10 +135,23 @@ t.test('failed web console sign-ins are counted once per process, whatever threa
   t.match(wrong.find((r) => r.status === 429)?.json.detail, /from this address/);
 });
 
+t.test('a port taken by another process is still a configuration error with several threads', async (t) => {
+  const { server: first } = await shared;
+  const env: NodeJS.ProcessEnv = { ...process.env, ...threaded() };
+  const second = spawnSync(...plainNode([kCli, 'serve', '--host', '127.0.0.1', '--port', String(first.port), '--data', tempDataDir()]), {
+    env,
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  t.equal(second.status, 2, 'the second server exits 2');
+  t.match(second.stderr, /already in use/, 'naming the busy port');
+  t.equal((await fresh(first, 'GET', '/health')).status, 200, 'the first keeps serving');
+});
+
 t.test(
   'a write answered by one thread is seen by the next request on every thread; a revoked token is refused on every thread',
   async (t) => {
-    const { server, world } = await startWorldServer(t, threaded());
+    const { server, world } = await shared;
     for (const percentage of [11, 37, 89]) {
       const patch = await fresh(server, 'PATCH', `/api/v1/flags/${world.ids.flag}`, world.secrets.write, { trafficPercentage: percentage });
       t.equal(patch.status, 200);
@@ -161,7 +178,7 @@ t.test(
 );
 
 t.test('SIGTERM drains every thread: requests under way on all of them are answered 200, and the process exits 0', async (t) => {
-  const { server, world } = await startWorldServer(t, threaded());
+  const { server, world } = await shared;
   let answered = 0;
   let refused = 0;
   let broken = 0;
@@ -197,21 +214,4 @@ t.test('SIGTERM drains every thread: requests under way on all of them are answe
   t.ok(answered > 0, `${answered} answered before and during shutdown`);
   t.equal(broken, 0, `every answer during shutdown is a 200, nothing else failed (${[...problems].join(', ')})`);
   t.comment(`answered ${answered}, connections refused or reset once the listener closed: ${refused}`);
-});
-
-t.test('a port taken by another process is still a configuration error with several threads', async (t) => {
-  const first = await startTestServer({ env: threaded() });
-  t.teardown(() => first.stop());
-  const env: NodeJS.ProcessEnv = { ...process.env, ...threaded() };
-  const second = spawnSync(
-    ...plainNode([kCliPath, 'serve', '--host', '127.0.0.1', '--port', String(first.port), '--data', tempDataDir()]),
-    {
-      env,
-      encoding: 'utf8',
-      timeout: 30_000,
-    },
-  );
-  t.equal(second.status, 2, 'the second server exits 2');
-  t.match(second.stderr, /already in use/, 'naming the busy port');
-  t.equal((await fresh(first, 'GET', '/health')).status, 200, 'the first keeps serving');
 });

@@ -4,7 +4,7 @@ import t from 'tap';
 import { hashSecret } from '../../src/model/ids.js';
 import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
 import { kMaxSessionsPerUser, sessionEnd, sessionStart } from '../../src/sessions/session-commands.js';
-import { tempDir } from '../helpers/cli.js';
+import { tempDir } from '../helpers/scratch-dir.js';
 
 const at = Date.UTC(2030, 0, 1);
 const user = { id: 'usr_1', email: 'ada@acme.test', name: 'Ada', createdAt: at };

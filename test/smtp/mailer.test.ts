@@ -8,7 +8,7 @@ import { Mailer } from '../../src/smtp/mailer.js';
 import type { MailMessage } from '../../src/model/mail.js';
 import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
 import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../../src/writer/commands.js';
-import { tempDir } from '../helpers/cli.js';
+import { tempDir } from '../helpers/scratch-dir.js';
 import { hungSmtpServer, smtpServer, until } from '../helpers/smtp.js';
 
 const kSilent = pino({ level: 'silent' });

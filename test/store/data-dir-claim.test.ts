@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { tempDir } from '../helpers/cli.js';
+import { tempDir } from '../helpers/scratch-dir.js';
 import { claimDataDir } from '../../src/store/data-dir-claim.js';
 import { plainNode } from '../helpers/plain-process.js';
 

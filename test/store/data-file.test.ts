@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { open } from 'lmdb';
 import t from 'tap';
 import { inspectDataFile } from '../../src/store/data-file.js';
-import { tempDir } from '../helpers/cli.js';
+import { tempDir } from '../helpers/scratch-dir.js';
 
 const kWriter = fileURLToPath(new URL('../helpers/busy-writer.js', import.meta.url));
 

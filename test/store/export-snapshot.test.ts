@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
-import { tempDir } from '../helpers/cli.js';
+import { tempDir } from '../helpers/scratch-dir.js';
 import { buildWorld } from '../helpers/world.js';
 import { LmdbStore } from '../../src/store/lmdb-store.js';
 import type { Change } from '../../src/store/changes.js';

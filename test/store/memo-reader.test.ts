@@ -5,7 +5,7 @@ import type { Org } from '../../src/model/accounts.js';
 import type { Flag } from '../../src/model/flags.js';
 import { MemoReader } from '../../src/store/memo-reader.js';
 import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
-import { tempDir } from '../helpers/cli.js';
+import { tempDir } from '../helpers/scratch-dir.js';
 
 const at = Date.UTC(2030, 0, 1);
 const org: Org = { id: 'org_1', name: 'Acme', plan: 'teams', trialEndsAt: null, standing: 'good', createdAt: at };

@@ -6,7 +6,7 @@ import t from 'tap';
 import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
 import { runCommand } from '../../src/writer/commands.js';
 import { kConsoleActor } from '../../src/audit/audit-actor.js';
-import { tempDir } from '../helpers/cli.js';
+import { tempDir } from '../helpers/scratch-dir.js';
 
 const now = Date.UTC(2030, 0, 1);
 

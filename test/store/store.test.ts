@@ -15,7 +15,7 @@ import type { Token, TokenActivity } from '../../src/model/tokens.js';
 import { StoreOpenError } from '../../src/store/data-file.js';
 import { kSchemaVersion } from '../../src/store/layout.js';
 import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
-import { tempDir } from '../helpers/cli.js';
+import { tempDir } from '../helpers/scratch-dir.js';
 
 const at = Date.UTC(2030, 0, 1);
 

@@ -8,7 +8,7 @@
 // the newest: LMDB fails it). Either way both writes must be on disk, as a new process reads the file.
 import { execFileSync } from 'node:child_process';
 import t from 'tap';
-import { tempDir } from '../helpers/cli.js';
+import { tempDir } from '../helpers/scratch-dir.js';
 import { freshRead } from '../helpers/fresh-read.js';
 import { plainNode } from '../helpers/plain-process.js';
 import { openDataFile } from '../../src/store/open.js';
