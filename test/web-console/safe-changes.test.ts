@@ -2,7 +2,8 @@
 // outside the browser too: rotate and revoke ask in a dialog naming the token (focus in it, Escape and
 // Cancel change nothing; axe on the dialog), a rotation's grace period chosen there keeps the old secret
 // working; leaving a page with unsaved edits asks (Cancel keeps the page and the edits) and arms
-// beforeunload; the status line's Undo puts a flag's previous values back with one audited PATCH; the
+// beforeunload; the status line's Undo puts a flag's previous values back with one audited PATCH (a
+// setting's, such as its name or tags, through that setting's own route); the
 // audit log reads by names, one line per changed field.
 import type { Page } from 'playwright-core';
 import t from 'tap';
@@ -102,9 +103,29 @@ t.test('confirm dialogs, grace period, unsaved edits, undo and a readable audit 
   t.match(await apiFlag(), { enabled: false, trafficPercentage: 0 }, 'undone');
   t.equal(await page.getByLabel('Enabled').isChecked(), false, 'the page shows the previous values');
 
+  // ---- the settings' forms offer Undo too: the same route, with the value the page showed before ----
+  await page.getByLabel('New name').fill('winter-banner');
+  await page.getByRole('button', { name: 'Save name' }).click();
+  await page.getByRole('heading', { name: 'winter-banner', level: 1 }).waitFor();
+  t.equal((await apiFlag()).name, 'winter-banner', 'renamed');
+  await page.getByRole('status').getByRole('button', { name: 'Undo' }).click();
+  await page.getByText('Undone: name of holiday-banner put back.').waitFor();
+  await page.getByRole('heading', { name: 'holiday-banner', level: 1 }).waitFor();
+  t.equal((await apiFlag()).name, 'holiday-banner', 'the rename undone');
+  const tagsBefore = (await apiFlag()).tags;
+  await page.getByRole('button', { name: 'Add tag' }).click();
+  await page.getByLabel(`Tag ${tagsBefore.length + 1}`, { exact: true }).fill('winter');
+  await page.getByRole('button', { name: 'Save tags' }).click();
+  await page.getByText('Tags saved.').waitFor();
+  t.same((await apiFlag()).tags, [...tagsBefore, 'winter'], 'tagged');
+  await page.getByRole('status').getByRole('button', { name: 'Undo' }).click();
+  await page.getByText('Undone: tags of holiday-banner put back.').waitFor();
+  t.same((await apiFlag()).tags, tagsBefore, 'the tags as they were');
+
   // ---- the audit log: names, and one line per changed field ----
   await page.goto(`${base}/console#/projects/${kShop}/audit`);
   await page.getByRole('heading', { name: 'Audit log of Web shop' }).waitFor();
+  t.equal(await page.getByRole('row').filter({ hasText: 'flag.rename' }).count(), 2, 'the rename and its undo are both audited');
   const rows = page.getByRole('row').filter({ hasText: 'flag.patch' });
   t.equal(await rows.count(), 2, 'the change and its undo are both audited');
   const undo = rows.first();

@@ -1,7 +1,7 @@
 // A project's flags, and one flag (its state per environment, texts, deletion).
 import { api, dataTable, field, formatTime, h, listEditor, onSubmit, say, sayError, sayOnNextPage } from './dom.js';
 import { confirmProtected, crumbs, emptyState, projectTabs, show, toForm } from './shell.js';
-import { savedWithUndo } from './flag-undo.js';
+import { savedWithUndo, settingSavedWithUndo } from './flag-undo.js';
 import { rolloutSection } from './rollout-section.js';
 import { hourlyChart } from './usage-chart.js';
 import { scheduleSection } from './schedule-section.js';
@@ -336,14 +336,15 @@ function stateForm(data: FlagPageView, env: string | null, state: FlatState, rel
 /** The flag's name, description, tags and flag-wide cohorts, each its own form, and its deletion. */
 function flagSettings(data: FlagPageView, reload: () => Promise<void>): HTMLElement {
   const { flag } = data;
-  const edit = (legend: string, control: HTMLElement, path: string, body: () => unknown) =>
+  // `before`: the form's body as the page read it, which Undo sends back.
+  const edit = (legend: string, control: HTMLElement, path: string, body: () => Record<string, unknown>, before: Record<string, unknown>) =>
     h(
       'form',
       {
         onsubmit: onSubmit(async () => {
           await api('POST', `flags/${flag.id}/${path}`, body());
           await reload();
-          say(`${legend} saved.`);
+          settingSavedWithUndo(legend, flag, path, before, reload);
         }),
       },
       h(
@@ -365,10 +366,14 @@ function flagSettings(data: FlagPageView, reload: () => Promise<void>): HTMLElem
     'section',
     { 'aria-label': 'Flag settings' },
     h('h2', {}, 'Settings'),
-    edit('Name', field('New name', newName), 'rename', () => ({ name: newName.value })),
-    edit('Description', field('Description text', newDescription), 'describe', () => ({ description: newDescription.value })),
-    edit('Tags', tags.element, 'tags', () => ({ tags: tags.items() })),
-    flagWide !== null ? edit('Flag-wide cohorts', flagWide.element, 'cohorts', () => ({ cohorts: flagWide.items() })) : null,
+    edit('Name', field('New name', newName), 'rename', () => ({ name: newName.value }), { name: flag.name }),
+    edit('Description', field('Description text', newDescription), 'describe', () => ({ description: newDescription.value }), {
+      description: flag.description,
+    }),
+    edit('Tags', tags.element, 'tags', () => ({ tags: tags.items() }), { tags: flag.tags }),
+    flagWide !== null
+      ? edit('Flag-wide cohorts', flagWide.element, 'cohorts', () => ({ cohorts: flagWide.items() }), { cohorts: data.flagWideCohorts })
+      : null,
     h('h2', {}, 'Delete'),
     h(
       'button',
