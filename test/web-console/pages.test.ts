@@ -322,9 +322,21 @@ t.test("the web console's editing pages in Chromium", async (t) => {
   t.same(await roles(), { [ownerId]: 'owner', [member]: 'editor' }, 'the members listing has the new role');
   for (const projectId of [kShop, 'prj_DemoPlatform'])
     await expectAudited(projectId, 'member.role', { [`role of user:${member}`]: { before: 'viewer', after: 'editor' } });
+  // The audit log names the member whose role changed (the key holds their id), the id after the name.
+  t.same(
+    (await consoleCall(base, session, 'GET', `projects/${kShop}/audit`)).json.people,
+    [{ ref: `user:${member}`, name: 'Demo Member' }],
+    'the audit page is given the name of the user its change keys name',
+  );
+  await page.goto(`${base}/console#/projects/${kShop}/audit`);
+  const roleRow = page.getByRole('row').filter({ hasText: 'member.role' });
+  t.equal(await roleRow.locator('.change').textContent(), `role of Demo Member user:${member}: viewer → editor`);
+  t.equal(await roleRow.locator('.change [title]').getAttribute('title'), `user:${member}`, 'the id as the tooltip');
   t.equal((await cli(dir, asMember)).code, 0, 'the writer applies it: the editor may now describe a flag');
   t.match((await auditLog(kShop))[0], { actor: `user:${member}`, action: 'flag.describe' });
 
+  await page.goto(`${base}/console#/orgs/${orgId}/members`);
+  await page.getByRole('heading', { name: 'Members of Demo Org' }).waitFor();
   await page.getByLabel('User id').fill(ownerId);
   await page.getByLabel('Role').selectOption('viewer');
   await page.getByRole('button', { name: 'Set role' }).click();

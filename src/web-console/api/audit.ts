@@ -7,6 +7,8 @@ const kDefaultAuditLimit = 25;
 const kMaxAuditLimit = 200;
 /** Entries read per page when filtering, at most, before the page is answered short (with nextBefore). */
 const kAuditScan = 2000;
+/** A user named inside a change's key (org-commands.ts: `role of user:<id>`). */
+const kUserInKey = /\buser:(usr_[A-Za-z0-9_-]+)/g;
 
 function pageNumber(query: URLSearchParams, name: string, min: number, max: number): number | null {
   const raw = query.get(name);
@@ -39,9 +41,34 @@ export function auditView(call: ApiCall) {
   }
   if (entries.length === limit || scanned >= kAuditScan) more = call.store.listAudit(access.project.id, { limit: 1, before }).length > 0;
   const flags = call.store.listFlags(access.project.id).map((f) => ({ id: f.id, name: f.name }));
-  return { project: access.project, can: access.can, entries, nextBefore: more ? before : null, flags };
+  return {
+    project: access.project,
+    can: access.can,
+    entries,
+    nextBefore: more ? before : null,
+    flags,
+    people: peopleInKeys(call, access.project.orgId, entries),
+  };
 }
 export type AuditView = ReturnType<typeof auditView>;
+
+/**
+ * The users that the entries' change keys name by id (a member's role: `role of user:<id>`), as the
+ * text in the key (`ref`) and the name to show for it: only those who are members of the project's
+ * organisation now, whose names its members see on the Members page anyway; anyone else stays an id.
+ */
+function peopleInKeys(
+  call: ApiCall,
+  orgId: string | null,
+  entries: readonly { changes: Record<string, unknown> }[],
+): { ref: string; name: string }[] {
+  if (orgId === null) return [];
+  const ids = new Set(entries.flatMap((e) => Object.keys(e.changes).flatMap((key) => [...key.matchAll(kUserInKey)].map((m) => m[1]!))));
+  return [...ids].flatMap((id) => {
+    const user = call.store.getRole(orgId, id) === undefined ? undefined : call.store.getUser(id);
+    return user === undefined ? [] : [{ ref: `user:${user.id}`, name: user.name }];
+  });
+}
 
 export const kAuditRoutes: readonly ApiRoute[] = [
   {

@@ -9,6 +9,7 @@ export async function auditPage(projectId: string, params: URLSearchParams): Pro
   const data = await api<AuditView>('GET', `projects/${encodeURIComponent(projectId)}/audit?${params}`);
   const { project } = data;
   const flagNames = new Map(data.flags.map((f) => [f.id, f.name]));
+  const peopleNames = new Map(data.people.map((p) => [p.ref, p.name]));
   const flag = h(
     'select',
     { name: 'flag' },
@@ -55,7 +56,7 @@ export async function auditPage(projectId: string, params: URLSearchParams): Pro
                   'td',
                   {},
                   Object.entries(e.changes).map(([k, c]) =>
-                    h('div', { class: 'change' }, `${k}: `, valueText(c.before), ' → ', valueText(c.after)),
+                    h('div', { class: 'change' }, changeKey(k, peopleNames), ': ', valueText(c.before), ' → ', valueText(c.after)),
                   ),
                 ),
               ),
@@ -78,6 +79,15 @@ export async function auditPage(projectId: string, params: URLSearchParams): Pro
 function named(name: string | null, id: string): HTMLElement {
   if (name === null || name === id) return h('span', {}, id);
   return h('span', { title: id }, name, ' ', h('span', { class: 'muted id' }, id));
+}
+
+/** A change's key, a user it names by id (`role of user:usr_…`, the API's `people`) by their name, the id after it. */
+function changeKey(key: string, peopleNames: ReadonlyMap<string, string>): HTMLElement {
+  for (const [ref, name] of peopleNames) {
+    const at = key.indexOf(ref);
+    if (at !== -1) return h('span', {}, key.slice(0, at), named(name, ref), key.slice(at + ref.length));
+  }
+  return h('span', {}, key);
 }
 
 /**
