@@ -4,6 +4,7 @@
 // rules to drift from the first. Nothing on the Evaluation API's or OFREP's path calls it: they keep
 // deciding with bare numbers and prebuilt answers, while this path allocates freely.
 import type { Resolution } from '../targeting/compiled-flag.js';
+import { type IfBranch, ifBranch } from '../targeting/if-branch.js';
 import { bucket } from './bucket.js';
 import type { EvalState } from './engine.js';
 import {
@@ -68,6 +69,8 @@ export interface Explanation {
   readonly why: Why;
   /** A state with typed variants: its answer (the Evaluation API's `variant` and `value`); null otherwise. */
   readonly resolution: Resolution | null;
+  /** The branch of the targeting rule that ran, when its top is an `if` (src/targeting/if-branch.ts); else null. */
+  readonly ruleBranch: IfBranch | null;
 }
 
 /**
@@ -83,12 +86,18 @@ export function explainState(
   roll: () => number = randomRoll,
 ): Explanation {
   if (blockedByPlan(state, audiencesAllowed))
-    return { enabled: null, decision: null, why: { by: 'plan', audienceId: state.audienceId! }, resolution: null };
+    return { enabled: null, decision: null, why: { by: 'plan', audienceId: state.audienceId! }, resolution: null, ruleBranch: null };
   let rolled = -1;
   const decision = decideState(flagId, state, ctx, () => (rolled = roll()));
   const enabled = decisionValue(decision);
-  const resolution = state.variants === null ? null : resolveVariant(state.variants, decision, ctx, nowMs);
-  return { enabled, decision, why: whyOf(flagId, state, ctx, decidedBy(decision), enabled, rolled), resolution };
+  const variants = state.variants;
+  const resolution = variants === null ? null : resolveVariant(variants, decision, ctx, nowMs);
+  // The rule runs only for a caller the gate let in (variants.ts).
+  const ruleBranch =
+    variants === null || !enabled || variants.flag.rule === null
+      ? null
+      : ifBranch(variants.targeting, variants.flag.key, ctx.ruleData(), Math.floor(nowMs / 1000));
+  return { enabled, decision, why: whyOf(flagId, state, ctx, decidedBy(decision), enabled, rolled), resolution, ruleBranch };
 }
 
 function whyOf(flagId: string, state: EvalState, ctx: EvalContext, by: DecidedBy, enabled: boolean, rolled: number): Why {

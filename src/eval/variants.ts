@@ -26,6 +26,8 @@ export interface RuleContext {
 
 export interface CompiledVariants {
   readonly flag: CompiledFlag;
+  /** The rule as written (flagd's JSON), null for none: kept for the playground's explanation only. */
+  readonly targeting: Readonly<Record<string, unknown>> | null;
   /** The default variant, SPLIT: the percentage split decided, in or out. */
   readonly split: Resolution;
   /** The default variant, TARGETING_MATCH: a listed cohort or a matched audience let the caller in. */
@@ -49,6 +51,7 @@ export function compileVariants(typed: TypedVariants, flagKey: string): Compiled
   const answers = flag.answers;
   return {
     flag,
+    targeting,
     split: defaultVariantAnswer(flag, 'SPLIT'),
     matched: flag.defaultVariant === null ? answers.default : answers.matches.get(flag.defaultVariant)!,
   };

@@ -47,8 +47,23 @@ function explain(flagId: string, query: string, roll?: () => number) {
 }
 const evaluated = (flagId: string, query: string) => answer('flag', flagId, query);
 
+const plans = create({
+  name: 'plans',
+  enabled: true,
+  trafficPercentage: 100,
+  variants: { free: 'F', pro: 'P', ent: 'E' },
+  defaultVariant: 'free',
+  targeting: { if: [{ '==': [{ var: 'plan' }, 'pro'] }, 'pro', { in: [{ var: 'country' }, ['NL', 'DE']] }, 'ent', 'free'] },
+});
+/** The variant each branch of `plans`' rule gives (null: its else). */
+const kPlansBranches = new Map<number | null, string>([
+  [1, 'pro'],
+  [2, 'ent'],
+  [null, 'free'],
+]);
+
 t.test('every rule that decides, with what it read', async (t) => {
-  t.same(explain(ids.off, 'cohort=alice'), { enabled: false, decision: 0, why: { by: 'disabled' }, resolution: null });
+  t.same(explain(ids.off, 'cohort=alice'), { enabled: false, decision: 0, why: { by: 'disabled' }, resolution: null, ruleBranch: null });
   t.match(explain(ids.half, 'cohort=alice&targetingKey=zz'), { enabled: true, why: { by: 'cohort', cohort: 'alice' } });
   t.match(explain(ids.aud, 'plan=alpha&country=NL'), {
     enabled: true,
@@ -104,9 +119,25 @@ t.test("typed variants: the gate's reason, then the rule's answer", async (t) =>
   t.match(explain(broken, 'pick=c'), { enabled: true, resolution: { errorCode: 'GENERAL', value: undefined } });
 });
 
+t.test('typed variants: which condition of a rule whose top is an `if` held', async (t) => {
+  t.same(explain(tier, 'plan=beta').ruleBranch, { held: 1, conditions: 1 });
+  t.same(explain(tier, 'plan=free').ruleBranch, { held: null, conditions: 1 }, 'none held: the rule gave no variant');
+  t.match(
+    explain(plans, 'plan=pro&country=NL'),
+    { ruleBranch: { held: 1, conditions: 2 }, resolution: { variant: 'pro' } },
+    'the first that holds',
+  );
+  t.match(explain(plans, 'plan=free&country=DE'), { ruleBranch: { held: 2, conditions: 2 }, resolution: { variant: 'ent' } });
+  t.match(explain(plans, 'country=FR'), { ruleBranch: { held: null, conditions: 2 }, resolution: { variant: 'free' } }, 'its else');
+  t.equal(explain(broken, 'pick=a').ruleBranch, null, 'a rule whose top is not an `if` has no branches to name');
+  const key = Array.from({ length: 100 }, (_, i) => `k${i}`).find((k) => bucket(tierHalf, k) >= 40)!;
+  t.equal(explain(tierHalf, `targetingKey=${key}&country=NL`).ruleBranch, null, 'the gate kept the caller out: no rule ran');
+  t.equal(explain(ids.on, '').ruleBranch, null, 'a boolean flag has no rule');
+});
+
 t.test("the explanation's answer is the engine's, over many keys and contexts", async (t) => {
-  const flags = [ids.on, ids.off, ids.half, ids.zero, ids.aud, ids.audHalf, tier, tierHalf, broken, ids.freePlain];
-  const contexts = ['', 'plan=beta&country=NL', 'plan=alpha&country=DE', 'cohort=insider&plan=beta&country=NL', 'cohort=alice'];
+  const flags = [ids.on, ids.off, ids.half, ids.zero, ids.aud, ids.audHalf, tier, tierHalf, broken, ids.freePlain, plans];
+  const contexts = ['', 'plan=beta&country=NL', 'plan=alpha&country=DE', 'cohort=insider&plan=beta&country=NL', 'cohort=alice', 'plan=pro'];
   let checked = 0;
   for (let i = 0; i < 300; i++) {
     for (const extra of contexts) {
@@ -122,6 +153,9 @@ t.test("the explanation's answer is the engine's, over many keys and contexts", 
           (resolution.value !== answer.value || (resolution.value !== undefined && resolution.variant !== answer.variant))
         )
           t.fail(`${flag}?${query}: ${resolution.variant} but the engine says ${answer.variant}`);
+        // The branch named is the one whose variant the engine gave.
+        if (flag === plans && kPlansBranches.get(explained.ruleBranch!.held) !== answer.variant)
+          t.fail(`${flag}?${query}: branch ${explained.ruleBranch!.held} named, but the engine gave ${answer.variant}`);
         checked++;
       }
     }

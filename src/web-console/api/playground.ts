@@ -18,6 +18,7 @@ import { compileValidator } from '../../model/validation.js';
 import { kReasons } from '../../ofrep/evaluate.js';
 import type { StoreReader } from '../../store/interfaces.js';
 import type { VariantValue } from '../../targeting/definition.js';
+import type { IfBranch } from '../../targeting/if-branch.js';
 import { projectAccess } from '../access.js';
 import { type ApiCall, type ApiRoute, form } from './call.js';
 
@@ -177,7 +178,7 @@ function result(
     out.value = resolution.value;
     out.variant = resolution.variant!;
   }
-  out.because += variantText(resolution.variant, resolution.value !== undefined, ruleRan, resolution.reason);
+  out.because += variantText(resolution.variant, resolution.value !== undefined, ruleRan, resolution.reason, explained.ruleBranch);
   return out;
 }
 
@@ -206,10 +207,17 @@ function gateText(why: Why, audiences: ReadonlyMap<string, Audience>, env: strin
   }
 }
 
-function variantText(variant: string | undefined, hasValue: boolean, ruleRan: boolean, reason: string): string {
+function variantText(variant: string | undefined, hasValue: boolean, ruleRan: boolean, reason: string, branch: IfBranch | null): string {
   if (!ruleRan) return hasValue ? `; variant "${variant}"` : "; the caller's default value";
-  if (reason === 'TARGETING_MATCH') return `; the targeting rule picked variant "${variant}"`;
+  // Which condition of a rule whose top is an `if` held (the playground's addition to OFREP's reason).
+  const which =
+    branch === null
+      ? ''
+      : branch.held === null
+        ? ` (none of its ${branch.conditions} conditions held)`
+        : ` (its condition ${branch.held} of ${branch.conditions} held)`;
+  if (reason === 'TARGETING_MATCH') return `; the targeting rule${which} picked variant "${variant}"`;
   return hasValue
-    ? `; the targeting rule gave no variant: the default "${variant}"`
-    : "; the targeting rule gave no variant: the caller's default value";
+    ? `; the targeting rule${which} gave no variant: the default "${variant}"`
+    : `; the targeting rule${which} gave no variant: the caller's default value`;
 }
