@@ -59,7 +59,11 @@ export interface EvalRoutes extends EvalRoutesSpec {
 export type RouteEvaluator = (route: Route, id: string, query: string, extra: string, out: ResultWriter) => void;
 
 /** A route set's worker module's default export: called once per worker, with that worker's engine. */
-export type RouteEvaluatorFactory = (engine: EvalEngine) => RouteEvaluator;
+/**
+ * `routes`: the route set's route numbers, in the order its EvalRoutesSpec lists them. Given here, not
+ * imported from the route table, so a worker loads no more of the server than evaluation needs.
+ */
+export type RouteEvaluatorFactory = (engine: EvalEngine, routes: readonly Route[]) => RouteEvaluator;
 
 /** `pick(route set)` at each of the route set's route numbers. Throws when two route sets claim one route. */
 export function byRoute<T>(routeSets: readonly EvalRoutesSpec[], pick: (routeSet: EvalRoutesSpec) => T): T[] {

@@ -42,7 +42,8 @@ const engine = new EvalEngine(store, () => clock.now());
 // evaluator is built once per worker, nothing per request. (Two route sets claiming one route make this
 // module throw, and so the pool's start fail: byRoute.)
 const evaluatorOf = new Map<EvalRoutesSpec, RouteEvaluator>();
-for (const [i, module] of (await evaluatorModules).entries()) evaluatorOf.set(start.routeSets[i]!, module.default(engine));
+for (const [i, module] of (await evaluatorModules).entries())
+  evaluatorOf.set(start.routeSets[i]!, module.default(engine, start.routeSets[i]!.routes));
 const evaluators = byRoute(start.routeSets, (routeSet) => evaluatorOf.get(routeSet)!);
 const errorBodies = byRoute(start.routeSets, (routeSet) => routeSet.internalErrorBody);
 // Reused for every batch: decoding allocates the strings and nothing else.
