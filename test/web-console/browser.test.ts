@@ -8,10 +8,10 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import t from 'tap';
 import { cli } from '../helpers/cli.js';
-import { ensureChromium, kChromium, demoPassword, seriousViolations, setPassword } from '../helpers/web-console.js';
+import { ensureChromium, launchChromium, demoPassword, seriousViolations, setPassword } from '../helpers/web-console.js';
 import { call } from '../helpers/http.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -28,8 +28,7 @@ t.test('the web console in Chromium', async (t) => {
   const server = await startTestServer({ demo: true });
   t.teardown(() => server.stop());
   const base = server.baseUrl;
-  const browser: Browser = await chromium.launch({ executablePath: kChromium, headless: true, args: ['--no-sandbox'] });
-  t.teardown(() => browser.close());
+  const browser: Browser = await launchChromium(t);
 
   const foreign: string[] = [];
   const open = async (email: string, password: string) => {

@@ -4,7 +4,7 @@
 // own browser, makes X a member. At no point, before or after the acceptance, does A's owner see any of
 // X's mail (here a denial notice about organisation B: its token's name and id, B's project, the
 // request path); X sees it, and A's owner still sees the mail addressed to them about A.
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import t from 'tap';
 import { cli } from '../helpers/cli.js';
 import {
@@ -12,7 +12,7 @@ import {
   demoPassword,
   demoSecret,
   ensureChromium,
-  kChromium,
+  launchChromium,
   setPassword,
   signIn,
   type WebSession,
@@ -110,8 +110,7 @@ t.test('an organisation owner cannot add a person without consent, nor read thei
 
   // ---- X accepts in the browser ----
   t.equal((await setPassword(dir, x, `${kXPassword}\n`)).code, 0);
-  const browser: Browser = await chromium.launch({ executablePath: kChromium, headless: true, args: ['--no-sandbox'] });
-  t.teardown(() => browser.close());
+  const browser: Browser = await launchChromium(t);
   const page = await (await browser.newContext()).newPage();
   page.setDefaultTimeout(30_000);
   await page.goto(`${base}/console`);

@@ -3,10 +3,18 @@
 // commas and surrounding blanks included, and a state save sends only the fields the user edited.
 // Values are made through the APIs, edited in Chromium (playwright-core, Debian's chromium), and read
 // back through the Management API and the CLI; the PATCH bodies the page sent are captured as sent.
-import { chromium, type Browser, type Locator } from 'playwright-core';
+import type { Browser, Locator } from 'playwright-core';
 import t from 'tap';
 import { cli } from '../helpers/cli.js';
-import { consoleCall, demoPassword, demoSecret, ensureChromium, kChromium, seriousViolations, signIn } from '../helpers/web-console.js';
+import {
+  consoleCall,
+  demoPassword,
+  demoSecret,
+  ensureChromium,
+  launchChromium,
+  seriousViolations,
+  signIn,
+} from '../helpers/web-console.js';
 import { call } from '../helpers/http.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -46,8 +54,7 @@ t.test('list fields keep every item exactly; a save sends only what was edited',
       .rules;
   t.same(await audienceRules(), [{ attribute: 'name', values: kCohorts }], 'the audience keeps its values exactly');
 
-  const browser: Browser = await chromium.launch({ executablePath: kChromium, headless: true, args: ['--no-sandbox'] });
-  t.teardown(() => browser.close());
+  const browser: Browser = await launchChromium(t);
   const page = await (await browser.newContext({ viewport: { width: 1200, height: 900 } })).newPage();
   // Generous: a loaded 2-core machine; every wait is on a visible outcome.
   page.setDefaultTimeout(30_000);

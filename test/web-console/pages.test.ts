@@ -8,10 +8,10 @@
 // token rotation (the old secret gets 401, the new one works), a member's role (audited in each of the
 // organisation's projects; the writer applies it; demoting the last Owner is refused), the project flag
 // list's tag filter, and the audit log's flag and actor filters and paging against the CLI's audit pages.
-import { chromium, type Browser, type Locator } from 'playwright-core';
+import type { Browser, Locator } from 'playwright-core';
 import t from 'tap';
 import { cli } from '../helpers/cli.js';
-import { consoleCall, ensureChromium, kChromium, demoPassword, demoSecret, signIn } from '../helpers/web-console.js';
+import { consoleCall, ensureChromium, launchChromium, demoPassword, demoSecret, signIn } from '../helpers/web-console.js';
 import { call } from '../helpers/http.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -47,8 +47,7 @@ t.test("the web console's editing pages in Chromium", async (t) => {
   const ownerId = (await cli(dir, ['user', 'list'])).json.users.find((u: { email: string }) => u.email === kOwner).id as string;
   const actor = `user:${ownerId}`;
 
-  const browser: Browser = await chromium.launch({ executablePath: kChromium, headless: true, args: ['--no-sandbox'] });
-  t.teardown(() => browser.close());
+  const browser: Browser = await launchChromium(t);
   const page = await (await browser.newContext({ viewport: { width: 1200, height: 900 } })).newPage();
   // Generous: a loaded 2-core machine; every wait is on a visible outcome.
   page.setDefaultTimeout(30_000);

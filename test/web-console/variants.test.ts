@@ -2,9 +2,9 @@
 // typed variants, a default and a flagd rule, which evaluation then serves; a value or a rule that is
 // not JSON is refused in the page with nothing sent; a rule flagd would not load is refused by the
 // server naming the place, and nothing is saved; removing every variant makes it a boolean flag again.
-import { chromium, type Browser, type Locator } from 'playwright-core';
+import type { Browser, Locator } from 'playwright-core';
 import t from 'tap';
-import { demoPassword, demoSecret, ensureChromium, kChromium, seriousViolations } from '../helpers/web-console.js';
+import { demoPassword, demoSecret, ensureChromium, launchChromium, seriousViolations } from '../helpers/web-console.js';
 import { call } from '../helpers/http.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -24,8 +24,7 @@ t.test('variants and a rule edited in the flag page, checked before they are sav
   const flagId = created.json.id as string;
   const apiFlag = async () => (await call(base, 'GET', `/api/v1/flags/${flagId}`, { token: shopWrite })).json;
 
-  const browser: Browser = await chromium.launch({ executablePath: kChromium, headless: true, args: ['--no-sandbox'] });
-  t.teardown(() => browser.close());
+  const browser: Browser = await launchChromium(t);
   const page = await (await browser.newContext({ viewport: { width: 1200, height: 900 } })).newPage();
   page.setDefaultTimeout(30_000);
   let patches = 0;
