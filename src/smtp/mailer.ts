@@ -19,11 +19,10 @@ import type { WriterClient } from '../writer/client.js';
 import { loadOnUse } from '../load-on-use.js';
 
 export const kMailFrom = 'Flagwire <no-reply@flagwire.invalid>';
-/** Messages sent per poll at most; the rest wait for the next poll. */
 /** nodemailer, loaded when a server is configured with SMTP (src/load-on-use.ts). */
 const nodemailerLib = loadOnUse<typeof nodemailer>('nodemailer');
 const smtpTransportLib = loadOnUse<typeof SMTPTransport>('nodemailer/lib/smtp-transport/index.js');
-
+/** Messages sent per poll at most; the rest wait for the next poll. */
 const kBatch = 50;
 /** Pause before asking again to record an attempt the writer refused as busy. */
 const kRecordRetryMs = 1000;

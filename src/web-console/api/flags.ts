@@ -3,15 +3,15 @@ import { patchResult, representFlag } from '../../model/representation.js';
 import { requireFlag } from '../../model/lookups.js';
 import { type FlagState, hourlySeries, isStale, kDefaultStaleDays, staleBefore } from '../../model/flags.js';
 import { splitWeights } from '../../release-plans/rollout-weights.js';
-
-/** The flag list's chart: evaluations per hour over the last day. */
-const kListHours = 24;
 import { offeredRolloutActions, projectAccess } from '../access.js';
 import { guardReadingText, rolloutStepsFromText, stepText } from '../../release-plans/schedule-text.js';
 import { describeGuard } from '../../release-plans/guards.js';
 import { kRolloutActions, rolloutView, scheduleView } from '../../release-plans/schemas.js';
 import { FlagwireError } from '../../errors.js';
 import { type ApiCall, type ApiRoute, form, requireReceived, text, texts } from './call.js';
+
+/** The flag list's chart: evaluations per hour over the last day. */
+const kListHours = 24;
 
 /** The flag, if the user may see its project. */
 function flagAccess(call: ApiCall, flagId: string) {

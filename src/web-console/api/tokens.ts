@@ -13,16 +13,19 @@ function tokenAccess(call: ApiCall, tokenId: string): { token: Token; access: Re
 
 export function tokensView(call: ApiCall) {
   const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
-  const tokens = call.store.listTokens(access.project.id).map((t) => ({
-    ...tokenView(t),
-    status: tokenStatus(t, call.now),
-    createdByName: call.store.getUser(t.createdBy)?.name ?? t.createdBy,
-    // The creator (not a Viewer) may rotate and revoke their own; Admins and Owners any (the writer checks again).
-    manageable: mayManageToken(access, t, call.user.id, call.now),
-    // A rotated token's old secret still working: until when, and whether this user may end it now (Revoke).
-    secretWorksUntil: inRotationGrace(t, call.now) ? t.graceEndsAt! : null,
-    graceRevocable: inRotationGrace(t, call.now) && mayEndGrace(access, t, call.user.id),
-  }));
+  const tokens = call.store.listTokens(access.project.id).map((t) => {
+    const inGrace = inRotationGrace(t, call.now);
+    return {
+      ...tokenView(t),
+      status: tokenStatus(t, call.now),
+      createdByName: call.store.getUser(t.createdBy)?.name ?? t.createdBy,
+      // The creator (not a Viewer) may rotate and revoke their own; Admins and Owners any (the writer checks again).
+      manageable: mayManageToken(access, t, call.user.id, call.now),
+      // A rotated token's old secret still working: until when, and whether this user may end it now (Revoke).
+      secretWorksUntil: inGrace ? t.graceEndsAt! : null,
+      graceRevocable: inGrace && mayEndGrace(access, t, call.user.id),
+    };
+  });
   // Expired tokens that were never revoked still take a slot (spec: Limits).
   const slotsUsed = tokens.filter(holdsTokenSlot).length;
   return { ...access, tokens, slotsUsed, slots: kMaxActiveTokens };
