@@ -2,8 +2,7 @@
 import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, resolve } from 'node:path';
-import { Type, type Static } from '@sinclair/typebox';
-import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { type Static, Type, TypeCompiler } from './typebox.js';
 import { parseRange } from './http/client-address.js';
 
 /**

@@ -2,7 +2,7 @@
 // section on the docs page that explains it. Code throws `new FlagwireError(code, detail)`; the API
 // renders `{error, detail, docs}` from it and the console renders `{error, detail}`. Both bodies are
 // TypeBox values (the OpenAPI document's schemas) whose Static types the render functions return.
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from './typebox.js';
 
 export const kErrors = {
   INVALID_REQUEST: { status: 400, title: 'Invalid request', anchor: 'invalid-request' },

@@ -22,7 +22,7 @@
 // A state may carry typed variants as flagd writes them (variants, defaultVariant, targeting,
 // metadata), and a file may share rules through flagd's `$evaluators` (`{"$ref": "name"}`), resolved
 // when the file is read: a stored flag holds its own rule, so an export writes it resolved.
-import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import { type Static, type TSchema, Type } from '../typebox.js';
 import { FlagwireError } from '../errors.js';
 import type { TypedVariants } from '../model/flags.js';
 import type { AudienceRule, ProjectKind } from '../model/projects.js';

@@ -1,6 +1,6 @@
 // The shapes flags as code answers with, as TypeBox values: the single source of their types and of
 // the OpenAPI document's components (the file itself is flag-file.ts's FlagFile).
-import { type Static, Type } from '@sinclair/typebox';
+import { type Static, Type } from '../typebox.js';
 
 export const FieldChange = Type.Object({
   path: Type.String({ description: 'From the flag (or audience): `trafficPercentage`, `environments.production.variants`, `rules`' }),

@@ -1,5 +1,5 @@
 // Commands that change flags: create and patch (Management API) and the console-only edits.
-import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { TypeCompiler } from '../typebox.js';
 import { FlagwireError } from '../errors.js';
 import { isEnvironmentAllowed, validEnvironmentsText } from '../model/environments.js';
 import { envEntry, kDefaultEnvState } from '../model/flag-state.js';

@@ -1,6 +1,6 @@
 // OFREP shapes (open-feature/protocol, service/openapi.yaml) as TypeBox values: the eval workers
 // validate request bodies with them and the OpenAPI document (src/openapi) publishes them. One source.
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from '../typebox.js';
 
 /** OFREP evaluation context. `cohort` and `env` are Flagwire's own keys; every other key is an attribute. */
 export const OfrepContext = Type.Object(

@@ -1,7 +1,7 @@
 // The bodies of the probes, GET /health and GET /ready: TypeBox values, the one source of their types and
 // of the OpenAPI document's schemas (src/openapi/document.ts); the server builds them
 // (src/server/health.ts, src/server/ready.ts).
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from '../typebox.js';
 
 /** The body of GET /health. */
 export const Health = Type.Object({ status: Type.Literal('ok'), storeVersion: Type.Integer() });

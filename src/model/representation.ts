@@ -2,7 +2,7 @@
 // description. Each is one TypeBox value with its Static type of the same name: the value is the
 // OpenAPI document's schema (src/openapi/document.ts), the type is what the functions below return, so
 // the compiler refuses a representation that drifts from its published schema.
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from '../typebox.js';
 import { type EffectiveState, effectiveState } from './flag-state.js';
 import { kTypedProperties, type TypedFields } from './schemas.js';
 import type { Flag, FlagUsage } from './flags.js';

@@ -1,6 +1,6 @@
 // Request schemas of the Management API: the single source for validation, TypeScript types and
 // the OpenAPI document. `x-error` is the text a failed check reports after the field's path.
-import { CloneType, Type, type Static, type TSchema } from '@sinclair/typebox';
+import { CloneType, Type, type Static, type TSchema } from '../typebox.js';
 import { FlagMetadata, Targeting as FlagdTargeting, VariantValue } from '../targeting/definition.js';
 
 export const kLimits = {

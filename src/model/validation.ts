@@ -1,7 +1,5 @@
 // Turns a compiled TypeBox check into the spec's problem texts: every problem, each naming its path.
-import type { TSchema, Static, TUnion } from '@sinclair/typebox';
-import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
-import { type ValueError, ValueErrorType } from '@sinclair/typebox/errors';
+import { type Static, type TSchema, type TUnion, type TypeCheck, TypeCompiler, type ValueError, ValueErrorType } from '../typebox.js';
 import { schemaErrorText } from './schemas.js';
 
 export interface Validator<T extends TSchema> {

@@ -1,6 +1,6 @@
 // The shapes release plans answer with, as TypeBox values: the single source of their types and of
 // the OpenAPI document's components.
-import { type Static, Type } from '@sinclair/typebox';
+import { type Static, Type } from '../typebox.js';
 import type { RolloutPlan, RolloutStatus } from '../model/rollouts.js';
 import type { ScheduledChange } from '../model/schedules.js';
 import { kDefaultGuardIntervalMs, kMaxGuardExpressionLength, kMaxGuardIntervalMs, kMinGuardIntervalMs } from './guards.js';

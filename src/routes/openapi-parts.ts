@@ -4,7 +4,7 @@
 // src/errors.ts; evaluation bodies, src/eval/bodies.ts; OFREP, src/model/ofrep-schemas.ts; /health, /ready,
 // src/model/probes.ts), responses and parameters shared by several routes, and the error responses,
 // whose statuses and titles come from the error table (src/errors.ts).
-import type { TSchema } from '@sinclair/typebox';
+import type { TSchema } from '../typebox.js';
 import { FlagList, FlagRepresentation, PatchResult, TokenDescription } from '../model/representation.js';
 import { ErrorBody, ErrorEnvelope, kConsoleOnlyErrors, kErrors, type ErrorCode } from '../errors.js';
 import { kMinRevisionName, kRevisionHeader } from '../http/revisions.js';

@@ -10,7 +10,7 @@
 //
 // Route numbers are fixed: an evaluation route's number travels in the evaluation batch as a u8
 // (src/eval/protocol.ts), so every number stays below 256, and the label table is indexed by them.
-import type { TSchema } from '@sinclair/typebox';
+import type { TSchema } from '../typebox.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import { FlagList, FlagRepresentation, PatchResult, TokenDescription } from '../model/representation.js';
 import { ErrorBody } from '../errors.js';

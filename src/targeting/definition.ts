@@ -17,8 +17,7 @@
 //   }
 //
 // Unknown properties are allowed where flagd allows them ("$schema", properties of a flag), and ignored.
-import { type Static, Type } from '@sinclair/typebox';
-import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { type Static, Type, TypeCompiler } from '../typebox.js';
 
 /** Metadata values: string, number or boolean (flag-set metadata and each flag's). */
 export const FlagMetadata = Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()]));

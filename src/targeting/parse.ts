@@ -7,7 +7,7 @@
 // is not a variant, a `$ref` to no evaluator or in a cycle, and every rule flagd-core would fail to load
 // (an unknown operator, wrong arity, a constant sub-expression that fails). A rule is compiled here once
 // to find those; what is stored is the definition, compiled again by each worker (compiled-flag.ts).
-import { type ValueError, ValueErrorType } from '@sinclair/typebox/errors';
+import { type ValueError, ValueErrorType } from '../typebox.js';
 import { compileFlagSet, type ParsedDefinition, type ParsedFlag } from './compiled-flag.js';
 import { RuleCompiler } from './compile-rule.js';
 import {

@@ -6,7 +6,7 @@
 // It runs in-process on the main thread, in the request's own store snapshot (docs/decisions.md: Web
 // console playground): a throwaway engine per request, whose evaluation counts are never taken, so
 // trying a context does not mark flags as used.
-import { type Static, Type } from '@sinclair/typebox';
+import { type Static, Type } from '../../typebox.js';
 import { FlagwireError } from '../../errors.js';
 import { type EngineStore, EvalEngine, kEnvMissing, kEnvUnknown, projectEnv, stateInProjectEnv } from '../../eval/engine.js';
 import { decidedBy } from '../../eval/evaluate.js';
