@@ -28,7 +28,8 @@ export default function evaluateCloned(task: CloneTask): CloneAnswer {
   const count = task.ids.length;
   const out = new ResultWriter(scratch, count);
   for (let i = 0; i < count; i++) engine.evaluateFlag(task.ids[i]!, task.queries[i]!, out);
-  scratch = out.finish();
+  // Over an ArrayBuffer, the answers come back in one (the same, or a grown one).
+  scratch = out.finish() as ArrayBuffer;
   const reader = new ResultReader(scratch);
   const statuses: number[] = [];
   const bodies: string[] = [];

@@ -1,7 +1,7 @@
 // Hand-off micro-bench: the main thread ↔ eval worker round trip, without HTTP, by requests per batch.
 //
-//   production  EvalPool (Piscina, atomics) + the batch protocol: requests encoded into one
-//               ArrayBuffer, transferred, answered in place, transferred back (src/eval/protocol.ts)
+//   production  EvalPool + the batch protocol: requests encoded into one buffer, copied into a slot
+//               of the worker's batch channel, answered in place (src/eval/batch-channel.ts, protocol.ts)
 //   clone       the naive variant: string arrays in, arrays of statuses and body strings out,
 //               structured-cloned both ways (bench/handoff-clone-worker.ts), same engine
 //
@@ -33,6 +33,7 @@ const data = await generateDataset(join(dir, 'data'));
 const flagId = data.evalFlag.id;
 const queries = Array.from({ length: 10_000 }, (_, k) => `targetingKey=user-${k}&plan=beta`);
 let sink = 0;
+const kNeverAborted = { aborted: false, addEventListener() {}, removeEventListener() {} };
 
 interface Row {
   variant: string;
@@ -83,7 +84,7 @@ async function production(workers: number, inFlight: number): Promise<Row[]> {
     workers,
     clock: Clock.create(),
     log: pino({ level: 'silent' }),
-    maxQueue: inFlight,
+    batchesPerWorker: Math.ceil(inFlight / workers),
   });
   const rows: Row[] = [];
   try {
@@ -92,13 +93,18 @@ async function production(workers: number, inFlight: number): Promise<Row[]> {
       const free: ArrayBuffer[] = [];
       rows.push(
         await measure('production', workers, inFlight, size, async () => {
-          // As the batcher does: encode into a reused buffer, transfer it, read the answers in place.
+          // As the batcher does: encode into a reused buffer, hand it to the pool, read the answers in place.
           const writer = new RequestWriter(free.pop() ?? new ArrayBuffer(64 * 1024));
           for (let j = 0; j < size; j++) writer.add(kRouteFlag, flagId, queries[k++ % queries.length]!);
-          const back = await pool.run({ buffer: writer.buffer, count: size });
-          const reader = new ResultReader(back);
-          for (let j = 0; j < size; j++) sink += reader.status(j) + reader.body(j).length;
-          free.push(back);
+          await new Promise<void>((resolve, reject) => {
+            pool.run({ buffer: writer.buffer, bytes: writer.bytesUsed, count: size }, kNeverAborted, (err, answers) => {
+              if (answers === null) return reject(err);
+              const reader = new ResultReader(answers);
+              for (let j = 0; j < size; j++) sink += reader.status(j) + reader.body(j).length;
+              resolve();
+            });
+          });
+          free.push(writer.buffer);
         }),
       );
     }

@@ -35,8 +35,8 @@ import { byRoute, type EvalRoutesSpec, type EvalQueue } from './routes.js';
 import { RequestWriter, ResultReader, type EvalTask, type Route } from './protocol.js';
 
 /**
- * What a runner listens on to cancel a task (the shape Piscina accepts as `signal`): a batch still out
- * at `taskTimeoutMs` is aborted, and Piscina then terminates the worker running it and starts a new one.
+ * What a runner listens on to cancel a task: a batch still out at `taskTimeoutMs` is aborted, and the
+ * pool then ends the worker running it and starts a new one (pool.ts).
  */
 export interface BatchAbortSignal {
   readonly aborted: boolean;
@@ -44,9 +44,15 @@ export interface BatchAbortSignal {
   removeEventListener(name: 'abort', listener: () => void): void;
 }
 
-/** Runs one batch on a worker; `task.buffer` is transferred, the answer buffer comes back. */
+/** How a runner answers a batch: the answers (readable during the call only), or the error that lost them. */
+export type BatchDone = (err: unknown, answers: ArrayBufferLike | null) => void;
+
+/**
+ * Runs one batch on a worker. The requests are copied before run() returns (`task.buffer` stays the
+ * caller's); `done` is called once, never from inside run().
+ */
 export interface BatchRunner {
-  run(task: EvalTask, signal: BatchAbortSignal): Promise<ArrayBuffer>;
+  run(task: EvalTask, signal: BatchAbortSignal, done: BatchDone): void;
 }
 
 export interface BatcherOptions {
@@ -285,17 +291,15 @@ export class EvalBatcher implements EvalQueue {
     this.tasks++;
     batch.sentAt = performance.now();
     this.running.add(batch);
-    const task: EvalTask = { buffer: batch.writer.buffer, count: batch.responses.length };
-    let settled: Promise<ArrayBuffer>;
+    const { writer } = batch;
+    const task: EvalTask = { buffer: writer.buffer, bytes: writer.bytesUsed, count: batch.responses.length };
     try {
-      settled = this.options.runner.run(task, batch);
+      this.options.runner.run(task, batch, (err, answers) =>
+        answers === null ? this.failBatch(batch, err) : this.answerBatch(batch, answers),
+      );
     } catch (err) {
-      settled = Promise.reject(err);
+      this.failBatch(batch, err);
     }
-    settled.then(
-      (buffer) => this.answerBatch(batch, buffer),
-      (err: unknown) => this.failBatch(batch, err),
-    );
   }
 
   private checkTimeouts(): void {
@@ -303,12 +307,12 @@ export class EvalBatcher implements EvalQueue {
     for (const batch of this.running) {
       if (batch.sentAt > limit) continue;
       this.failBatch(batch, new Error(`eval batch not answered within ${this.options.taskTimeoutMs} ms`));
-      // A stuck worker would otherwise hold its slot for good: aborting makes Piscina replace it.
+      // A stuck worker would otherwise hold its slot for good: aborting makes the pool replace it.
       batch.abort();
     }
   }
 
-  private answerBatch(batch: Batch, buffer: ArrayBuffer): void {
+  private answerBatch(batch: Batch, buffer: ArrayBufferLike): void {
     if (batch.settled) return;
     let reader: ResultReader;
     try {
@@ -339,9 +343,6 @@ export class EvalBatcher implements EvalQueue {
       else answerTagged(res, word & 0xffff, reader.body(i), reader.tag(i), heads);
     }
     if (metrics !== null) metrics.batch(responses.length, (performance.now() - batch.openedAt) / 1000);
-    // uWS copied every body out before end() returned: the buffer can carry the next batch. Only
-    // buffers of the initial size are kept: one grown by large request bodies (OFREP's) is left to the GC.
-    if (buffer.byteLength === kBufferBytes && this.freeBuffers.length < kMaxFreeBuffers) this.freeBuffers.push(buffer);
     this.finish(batch);
   }
 
@@ -362,6 +363,10 @@ export class EvalBatcher implements EvalQueue {
 
   private finish(batch: Batch): void {
     batch.settled = true;
+    // The runner copied the requests: the buffer can carry the next batch. Only buffers of the initial
+    // size are kept: one grown by large request bodies (OFREP's) is left to the GC.
+    const { buffer } = batch.writer;
+    if (buffer.byteLength === kBufferBytes && this.freeBuffers.length < kMaxFreeBuffers) this.freeBuffers.push(buffer);
     this.running.delete(batch);
     this.tasks--;
     this.pending -= batch.responses.length;

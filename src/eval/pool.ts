@@ -1,15 +1,19 @@
-// The Piscina pool of eval workers (worker.ts). Piscina replaces a worker that dies and rejects the
-// task it held; the batcher turns that rejection into 500s for the batch's requests. Each worker
+// The pool of eval workers (worker.ts). Piscina starts them and replaces one that dies or is stopped;
+// batches do not go through Piscina's task queue but through each worker's batch channel
+// (batch-channel.ts): every worker runs one Piscina task for its life, serving its channel. So the pool
+// is the one that notices a worker's end (that task fails) and decides what became of its batches: one
+// it had taken is answered 500 by the batcher, one it never took goes to another worker. Each worker
 // imports the worker module of every evaluation route set it is given (routes.ts).
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import { Piscina } from 'piscina';
 import type { Clock } from '../clock.js';
 import { kEvaluationApiRoutes } from './evaluation-api-routes.js';
-import type { BatchAbortSignal, BatchRunner } from './batcher.js';
+import type { BatchAbortSignal, BatchDone, BatchRunner } from './batcher.js';
+import { ChannelEnd, type ChannelShared, SlotKind, type SlotWork } from './batch-channel.js';
 import type { EvalRoutesSpec } from './routes.js';
 import type { FlagUsage } from '../model/flags.js';
-import { decodeUsageAnswer, type EvalTask } from './protocol.js';
+import { decodeUsage, type EvalTask } from './protocol.js';
 import type { EvalWorkerData } from './worker.js';
 
 export interface EvalPoolOptions {
@@ -22,19 +26,73 @@ export interface EvalPoolOptions {
   /** Test hooks, see EvalWorkerData.crashFlagId and hangFlagId. */
   crashFlagId?: string | null;
   hangFlagId?: string | null;
-  /** Tasks that may wait in Piscina's queue beyond one per worker (the batcher keeps within it). */
-  maxQueue: number;
+  /** Batches on one worker at once (its channel's batch slots): while the main thread answers one, the worker evaluates the next. */
+  batchesPerWorker: number;
 }
 
 const kWorkerFile = fileURLToPath(new URL('./worker.js', import.meta.url));
+/** How long destroy() lets the workers finish what they took before Piscina ends them. */
+const kStopWaitMs = 1000;
+const kEmpty = new ArrayBuffer(0);
+
+/** A batch on its way through the pool: the slot work, the channel it was posted to, and whether the batcher gave up on it. */
+interface BatchWork extends SlotWork {
+  channel: ChannelEnd | null;
+  abandoned: boolean;
+}
+
+/**
+ * One worker's place: its channel (batch slots, then one slot for probes and usage) and its Piscina task.
+ * Each worker gets a channel of its own (see ChannelEnd.detach).
+ */
+class Seat {
+  channel: ChannelEnd;
+  /** Ends this seat's current worker (Piscina terminates a worker whose task is aborted). */
+  stopper = new AbortController();
+  /** The worker's one task: settles when the worker ends. */
+  task: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    readonly batchSlots: number,
+    private readonly onFree: () => void,
+  ) {
+    this.channel = new ChannelEnd(batchSlots + 1, onFree);
+  }
+
+  /** A channel for the seat's next worker. */
+  renewChannel(): void {
+    this.channel = new ChannelEnd(this.batchSlots + 1, this.onFree);
+  }
+
+  get controlSlot(): number {
+    return this.batchSlots;
+  }
+
+  /** A free batch slot, or -1. */
+  freeSlot(): number {
+    for (let slot = 0; slot < this.batchSlots; slot++) if (this.channel.isFree(slot)) return slot;
+    return -1;
+  }
+
+  /** Batch slots taken (pump() spreads batches over the workers). */
+  busySlots(): number {
+    let busy = 0;
+    for (let slot = 0; slot < this.batchSlots; slot++) if (!this.channel.isFree(slot)) busy++;
+    return busy;
+  }
+}
 
 export class EvalPool implements BatchRunner {
+  private readonly seats: Seat[] = [];
+  /** Batches waiting for a free slot (every worker's are taken, or a worker is being replaced). */
+  private readonly waiting: BatchWork[] = [];
+  private closing = false;
   /** The probe or usage run in progress (eachWorker): the next one starts after it. */
-  private rounds: Promise<void> = Promise.resolve();
+  private rounds: Promise<unknown> = Promise.resolve();
 
-  private constructor(private readonly piscina: Piscina<EvalTask, ArrayBuffer>) {}
+  private constructor(private readonly piscina: Piscina<ChannelShared, void>) {}
 
-  /** Starts the workers and waits until each has opened the store and answered an empty batch. */
+  /** Starts the workers and waits until each has opened the store and answered a probe. */
   static async start(options: EvalPoolOptions): Promise<EvalPool> {
     const routeSets = options.routeSets ?? [kEvaluationApiRoutes];
     const workerData: EvalWorkerData = {
@@ -50,30 +108,34 @@ export class EvalPool implements BatchRunner {
       crashFlagId: options.crashFlagId ?? null,
       hangFlagId: options.hangFlagId ?? null,
     };
-    const piscina = new Piscina<EvalTask, ArrayBuffer>({
+    const piscina = new Piscina<ChannelShared, void>({
       filename: kWorkerFile,
       minThreads: options.workers,
       maxThreads: options.workers,
       idleTimeout: 2 ** 31 - 1,
-      maxQueue: options.maxQueue,
-      // Piscina's default 'sync' atomics: an idle worker waits on Atomics.wait and reads the next task
-      // without an event-loop turn. That is why worker.ts renews its LMDB snapshot explicitly.
-      atomics: 'sync',
+      // A replaced worker's task waits here while Piscina starts the new worker.
+      maxQueue: options.workers,
+      // Piscina delivers one task per worker life: its own atomics wait would gain nothing.
+      atomics: 'disabled',
       recordTiming: false,
       workerData,
     });
+    const { log } = options;
     // A worker error with no task to reject is emitted here; unhandled, it would end the process.
-    piscina.on('error', (err: unknown) => options.log.error({ err }, 'eval worker failed'));
+    piscina.on('error', (err: unknown) => log.error({ err }, 'eval worker failed'));
     piscina.on('message', (message: { evalError?: string }) => {
-      if (message && typeof message.evalError === 'string') options.log.error({ err: message.evalError }, 'evaluation failed');
+      if (message && typeof message.evalError === 'string') log.error({ err: message.evalError }, 'evaluation failed');
     });
     const pool = new EvalPool(piscina);
+    for (let i = 0; i < options.workers; i++) {
+      const seat = new Seat(options.batchesPerWorker, () => pool.pump());
+      pool.seats.push(seat);
+      pool.serve(seat);
+    }
     try {
-      const warmups = [];
-      for (let i = 0; i < options.workers; i++) warmups.push(pool.run({ buffer: new ArrayBuffer(8), count: 0 }));
-      await Promise.all(warmups);
+      await Promise.all(pool.seats.map((seat) => pool.control(seat, SlotKind.Probe, () => {})));
     } catch (err) {
-      await piscina.destroy().catch(() => {});
+      await pool.destroy();
       throw new Error(`the evaluation workers could not start: ${(err as Error).message}`);
     }
     return pool;
@@ -83,14 +145,34 @@ export class EvalPool implements BatchRunner {
     return this.piscina.threads.length;
   }
 
-  /** Tasks waiting in Piscina's queue for a free worker. */
+  /** Batches waiting for a worker's free slot. */
   get queueSize(): number {
-    return this.piscina.queueSize;
+    return this.waiting.length;
   }
 
-  /** Readiness: every current worker thread answers a probe task within `timeoutMs` (see eachWorker). */
+  /**
+   * Runs one batch (the batcher's): its requests are copied into a worker's slot, so `task.buffer` stays
+   * the caller's. `signal` aborting ends the worker holding it (a stuck batch; Piscina starts another).
+   */
+  run(task: EvalTask, signal: BatchAbortSignal, done: BatchDone): void {
+    const work: BatchWork = {
+      kind: SlotKind.Batch,
+      requests: task.buffer,
+      bytes: task.bytes,
+      count: task.count,
+      channel: null,
+      abandoned: false,
+      answered: (answer) => done(null, answer),
+      lost: (err) => done(err, null),
+    };
+    signal.addEventListener('abort', () => this.abandon(work));
+    this.waiting.push(work);
+    this.pump();
+  }
+
+  /** Readiness: every current worker answers a probe within `timeoutMs` (see eachWorker). */
   probe(timeoutMs: number): Promise<{ answered: number; workers: number }> {
-    return this.eachWorker(timeoutMs, { probe: true }, (answer) => new Int32Array(answer, 0, 1)[0]!);
+    return this.eachWorker(timeoutMs, SlotKind.Probe, () => {});
   }
 
   /**
@@ -98,76 +180,128 @@ export class EvalPool implements BatchRunner {
    * to `onCounts`, also one that comes after `timeoutMs` (a worker's counts are taken when it answers).
    */
   async collectUsage(timeoutMs: number, onCounts: (counts: readonly FlagUsage[]) => void): Promise<void> {
-    await this.eachWorker(timeoutMs, { usage: true }, (answer) => {
-      const { threadId, counts } = decodeUsageAnswer(answer);
-      onCounts(counts);
-      return threadId;
-    });
+    await this.eachWorker(timeoutMs, SlotKind.Usage, (answer) => onCounts(decodeUsage(answer)));
+  }
+
+  /** Stops every worker once it has answered what it took; after kStopWaitMs, Piscina ends it. */
+  async destroy(): Promise<void> {
+    this.closing = true;
+    for (const seat of this.seats) seat.channel.stop();
+    let timer: NodeJS.Timeout | undefined;
+    const stopped = Promise.allSettled(this.seats.map((seat) => seat.task));
+    await Promise.race([stopped, new Promise((resolve) => (timer = setTimeout(resolve, kStopWaitMs)))]);
+    clearTimeout(timer);
+    await this.piscina.destroy();
+    for (const work of this.waiting.splice(0)) work.lost(new Error('the evaluation workers were stopped'));
+  }
+
+  /** Gives `seat` a worker: a Piscina task serving the seat's channel for the worker's life. */
+  private serve(seat: Seat): void {
+    const shared = seat.channel.forWorker();
+    seat.stopper = new AbortController();
+    seat.task = this.piscina.run(shared, { transferList: [shared.port], signal: seat.stopper.signal });
+    seat.task.then(
+      () => this.workerGone(seat, new Error('eval worker stopped')),
+      (err: unknown) => this.workerGone(seat, err),
+    );
+  }
+
+  /** A seat's worker ended: settle what it held, post again what it never took, and give the seat a new worker. */
+  private workerGone(seat: Seat, err: unknown): void {
+    const untaken = seat.channel.detach(err);
+    for (let i = untaken.length - 1; i >= 0; i--) {
+      const work = untaken[i]!;
+      // A probe or usage run asks the workers there are now; a batch goes first in line, unless the batcher gave up on it.
+      if (work.kind !== SlotKind.Batch) work.lost(err);
+      else if (!(work as BatchWork).abandoned) this.waiting.unshift(work as BatchWork);
+    }
+    seat.renewChannel();
+    if (!this.closing) this.serve(seat);
+    this.pump();
+  }
+
+  /** Posts waiting batches into free slots, each to the worker with the fewest batches. */
+  private pump(): void {
+    while (this.waiting.length > 0 && !this.closing) {
+      let best: Seat | null = null;
+      let bestBusy = Infinity;
+      for (const seat of this.seats) {
+        if (seat.freeSlot() === -1) continue;
+        const busy = seat.busySlots();
+        if (busy < bestBusy) {
+          best = seat;
+          bestBusy = busy;
+        }
+      }
+      if (best === null) return;
+      const work = this.waiting.shift()!;
+      work.channel = best.channel;
+      best.channel.post(best.freeSlot(), work);
+    }
   }
 
   /**
-   * Sends tasks of `kind` until every current worker thread has answered one, or `timeoutMs` passes;
-   * `answered` reads the answer and says which thread it came from. Piscina cannot address a worker, so
-   * tasks go out in rounds (one per worker not yet heard from); an idle pool answers in one round, a
-   * busy one when its workers take them from the queue. One such run at a time (a probe waits for a
-   * usage collection): together they could fill the queue room the batcher leaves (maxQueue).
+   * A batch the batcher gave up on (stuck): dropped if it still waits, else the worker it was posted to
+   * is ended, if that worker still holds it. Never posted again: the batcher reuses its buffer.
+   */
+  private abandon(work: BatchWork): void {
+    work.abandoned = true;
+    const at = this.waiting.indexOf(work);
+    if (at !== -1) {
+      this.waiting.splice(at, 1);
+      return;
+    }
+    for (const seat of this.seats) if (seat.channel === work.channel && seat.channel.holds(work)) seat.stopper.abort();
+  }
+
+  /**
+   * Runs `kind` on every current worker until each has answered or `timeoutMs` passes; `onAnswer` reads
+   * each answer, also one that comes later. One such run at a time (a probe waits for a usage collection).
    */
   private eachWorker(
     timeoutMs: number,
-    kind: Pick<EvalTask, 'probe' | 'usage'>,
-    answered: (answer: ArrayBuffer) => number,
+    kind: SlotKind,
+    onAnswer: (answer: ArrayBufferLike) => void,
   ): Promise<{ answered: number; workers: number }> {
-    const run = this.rounds.then(() => this.roundsUntilEach(timeoutMs, kind, answered));
-    this.rounds = run.then(
-      () => {},
-      () => {},
-    );
+    const run = this.rounds.then(async () => {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, timeoutMs, false)));
+      const answers = await Promise.all(
+        this.seats.map((seat) =>
+          Promise.race([
+            this.control(seat, kind, onAnswer).then(
+              () => true,
+              () => false,
+            ),
+            timeout,
+          ]),
+        ),
+      );
+      clearTimeout(timer);
+      return { answered: answers.filter(Boolean).length, workers: this.seats.length };
+    });
+    this.rounds = run.catch(() => {});
     return run;
   }
 
-  private async roundsUntilEach(
-    timeoutMs: number,
-    kind: Pick<EvalTask, 'probe' | 'usage'>,
-    answered: (answer: ArrayBuffer) => number,
-  ): Promise<{ answered: number; workers: number }> {
-    const expected = new Set(this.piscina.threads.map((t) => t.threadId));
-    const seen = new Set<number>();
-    const deadline = performance.now() + timeoutMs;
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      while (seen.size < expected.size) {
-        const left = deadline - performance.now();
-        if (left <= 0) break;
-        const round: Promise<void>[] = [];
-        for (let i = seen.size; i < expected.size; i++) {
-          const buffer = new ArrayBuffer(8);
-          round.push(
-            this.piscina.run({ buffer, count: 0, ...kind }, { transferList: [buffer] }).then(
-              (answer) => void seen.add(answered(answer)),
-              () => {},
-            ),
-          );
-        }
-        const before = seen.size;
-        await Promise.race([Promise.all(round), new Promise<void>((resolve) => (timer = setTimeout(resolve, left)))]);
-        clearTimeout(timer);
-        // A round refused at once (Piscina's queue full) is retried after a pause, not in a busy loop.
-        if (seen.size === before) await new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.min(25, left))));
-      }
-    } finally {
-      clearTimeout(timer);
-    }
-    let count = 0;
-    for (const id of expected) if (seen.has(id)) count++;
-    return { answered: count, workers: expected.size };
-  }
-
-  run(task: EvalTask, signal?: BatchAbortSignal): Promise<ArrayBuffer> {
-    return this.piscina.run(task, { transferList: [task.buffer], signal });
-  }
-
-  /** Stops every worker; a task still running is rejected. */
-  async destroy(): Promise<void> {
-    await this.piscina.destroy();
+  /**
+   * Posts `kind` into `seat`'s control slot; resolves once answered (after `onAnswer`), rejects if the
+   * worker ended first or the slot is still taken by an earlier post that was never answered (a stuck worker).
+   */
+  private control(seat: Seat, kind: SlotKind, onAnswer: (answer: ArrayBufferLike) => void): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (!seat.channel.isFree(seat.controlSlot)) return reject(new Error('the worker has not answered the last probe'));
+      seat.channel.post(seat.controlSlot, {
+        kind,
+        requests: kEmpty,
+        bytes: 0,
+        count: 0,
+        answered: (answer) => {
+          onAnswer(answer);
+          resolve();
+        },
+        lost: reject,
+      });
+    });
   }
 }

@@ -1,7 +1,7 @@
-// The batch format between the main thread and an eval worker: one ArrayBuffer goes to the worker
-// (transferred, not copied) holding every request of the batch; the same buffer comes back (or a larger
-// one, if the answers did not fit) holding every answer. One structured-clone-free hand-off per batch
-// each way, instead of one message (and one object graph to clone) per request.
+// The batch format between the main thread and an eval worker: one buffer holds every request of the
+// batch (the slot of a batch channel, batch-channel.ts), and the worker writes every answer over it (or
+// into a larger one, if the answers did not fit). One structured-clone-free hand-off per batch each way,
+// instead of one message (and one object graph to clone) per request.
 //
 // Requests, written by the main thread from offset 0, back to back (integers little-endian):
 //
@@ -33,14 +33,11 @@ import { maxUtf8Bytes, readUtf8, writeUtf8 } from '../bytes/utf8.js';
 /** A route number (src/metrics/metrics.ts), 0..255: which evaluation route set (routes.ts) evaluates the request. */
 export type Route = number;
 
-/** What the main thread sends per batch (the buffer is in the transfer list). */
+/** A batch as the main thread hands it to the pool: `count` requests in the first `bytes` bytes of `buffer`. */
 export interface EvalTask {
   buffer: ArrayBuffer;
+  bytes: number;
   count: number;
-  /** A readiness probe (pool.ts): no requests; the worker renews its snapshot and answers its threadId. */
-  probe?: true;
-  /** A usage task (pool.ts): no requests; the worker answers its evaluation counts (usage.ts). */
-  usage?: true;
 }
 
 const kRequestHeaderBytes = 13;
@@ -109,7 +106,7 @@ export interface DecodedRequests {
 }
 
 /** Fills `into` (reused across batches: its arrays are overwritten, not reallocated). */
-export function readRequests(buffer: ArrayBuffer, count: number, into: DecodedRequests): DecodedRequests {
+export function readRequests(buffer: ArrayBufferLike, count: number, into: DecodedRequests): DecodedRequests {
   const bytes = Buffer.from(buffer);
   let pos = 0;
   for (let i = 0; i < count; i++) {
@@ -145,7 +142,7 @@ export class ResultWriter {
 
   /** `revision`: the store revision of the batch's snapshot (engine.ts), which every answer names. */
   constructor(
-    buffer: ArrayBuffer,
+    buffer: ArrayBufferLike,
     private readonly count: number,
     revision = 0,
   ) {
@@ -198,11 +195,11 @@ export class ResultWriter {
     this.header += 12;
   }
 
-  /** The buffer holding every answer (after `count` closes). */
-  finish(): ArrayBuffer {
+  /** The buffer holding every answer (after `count` closes): the one given, unless the answers outgrew it. */
+  finish(): ArrayBufferLike {
     if (this.header !== kAnswersHeaderBytes + 12 * this.count)
       throw new Error(`eval batch answered ${(this.header - kAnswersHeaderBytes) / 12} of ${this.count} requests`);
-    return this.bytes.buffer as ArrayBuffer;
+    return this.bytes.buffer;
   }
 
   private grow(needed: number): void {
@@ -219,7 +216,7 @@ export class ResultReader {
   readonly revision: number;
   private readonly header: Uint32Array;
 
-  constructor(readonly buffer: ArrayBuffer) {
+  constructor(readonly buffer: ArrayBufferLike) {
     const head = new Uint32Array(buffer, 0, 3);
     this.count = head[0]!;
     this.revision = head[1]! + head[2]! * 2 ** 32;
@@ -255,18 +252,17 @@ export class ResultReader {
   }
 }
 
-/** A worker's answer to a usage task: its thread id (u32), then its counts as JSON. */
-export function encodeUsageAnswer(threadId: number, counts: readonly FlagUsage[]): ArrayBuffer {
+/** A worker's answer to a usage collection: the length of its counts' JSON (u32), then the JSON. */
+export function encodeUsage(counts: readonly FlagUsage[]): ArrayBuffer {
   const json = Buffer.from(JSON.stringify(counts));
   const buffer = new ArrayBuffer(4 + json.length);
-  new DataView(buffer).setUint32(0, threadId, true);
+  new DataView(buffer).setUint32(0, json.length, true);
   json.copy(Buffer.from(buffer, 4));
   return buffer;
 }
 
-export function decodeUsageAnswer(buffer: ArrayBuffer): { threadId: number; counts: FlagUsage[] } {
-  return {
-    threadId: new DataView(buffer).getUint32(0, true),
-    counts: JSON.parse(Buffer.from(buffer, 4).toString('utf8')) as FlagUsage[],
-  };
+/** Reads encodeUsage's answer (at the start of a possibly larger buffer). */
+export function decodeUsage(buffer: ArrayBufferLike): FlagUsage[] {
+  const length = new DataView(buffer).getUint32(0, true);
+  return JSON.parse(Buffer.from(buffer, 4, length).toString('utf8')) as FlagUsage[];
 }

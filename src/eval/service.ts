@@ -39,16 +39,16 @@ export interface Evaluation extends RouteGroup {
   probe(timeoutMs: number): Promise<{ answered: number; workers: number }>;
   /** Accepted, unanswered requests (every evaluation route set's). */
   readonly pendingRequests: number;
-  /** Batches on workers or in Piscina's queue. */
+  /** Batches on workers or waiting for one. */
   readonly tasksInFlight: number;
-  /** Tasks waiting in Piscina's queue. */
+  /** Batches waiting for a worker's free slot (pool.ts). */
   readonly poolQueueSize: number;
   readonly workers: number;
   /** Collects the workers' evaluation counts and writes them now (the test hook; otherwise once a minute). */
   flushUsage(): Promise<void>;
 }
 
-/** Requests per batch at most (one Piscina task). */
+/** Requests per batch at most. */
 const kMaxBatchRequests = 1024;
 /** Accepted, unanswered requests at most; beyond, 503 at once (bounded queue). */
 const kMaxPendingRequests = 32 * 1024;
@@ -65,14 +65,15 @@ export async function createEvaluation(options: EvaluationOptions): Promise<Eval
   const { config, log, inFlight, clock, routeSets } = options;
   const metrics = options.metrics ?? null;
   // Two batches per worker: while the main thread answers one, the worker already evaluates the next.
-  const maxTasksInFlight = config.evalWorkers * 2;
+  const batchesPerWorker = 2;
+  const maxTasksInFlight = config.evalWorkers * batchesPerWorker;
   const pool = await EvalPool.start({
     dataDir: config.dataDir,
     workers: config.evalWorkers,
     clock,
     log,
     routeSets,
-    maxQueue: maxTasksInFlight,
+    batchesPerWorker,
     // Fault injection for the crash and stuck-worker tests (null unless the test hooks are on).
     crashFlagId: config.test.evalCrashFlagId,
     hangFlagId: config.test.evalHangFlagId,

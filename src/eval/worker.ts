@@ -1,13 +1,14 @@
 // Piscina worker entry: opens the LMDB environment read-only (memory-mapped; readers never block the
-// writer), loads each evaluation route set's worker module (routes.ts) and evaluates one batch per task. See
-// protocol.ts for the batch format and engine.ts for the freshness rule.
-import { parentPort, threadId, workerData } from 'node:worker_threads';
-import { move } from 'piscina';
+// writer), loads each evaluation route set's worker module (routes.ts), then serves its batch channel
+// (batch-channel.ts): one batch at a time, for the worker's life. See protocol.ts for the batch format
+// and engine.ts for the freshness rule.
+import { parentPort, workerData } from 'node:worker_threads';
 import { Clock } from '../clock.js';
 import { LmdbStore } from '../store/lmdb-store.js';
 import { byRoute, type RouteEvaluator, type EvalRoutesSpec, type RouteEvaluatorFactory } from './routes.js';
 import { EvalEngine } from './engine.js';
-import { encodeUsageAnswer, newDecodedRequests, readRequests, ResultWriter, type EvalTask } from './protocol.js';
+import { type ChannelShared, serveChannel, SlotKind } from './batch-channel.js';
+import { encodeUsage, newDecodedRequests, readRequests, ResultWriter } from './protocol.js';
 
 export interface EvalWorkerData {
   dataDir: string;
@@ -49,25 +50,32 @@ const errorBodies = byRoute(start.routeSets, (routeSet) => routeSet.internalErro
 // Reused for every batch: decoding allocates the strings and nothing else.
 const requests = newDecodedRequests();
 
-export default function evaluateBatch(task: EvalTask): unknown {
-  if (task.probe === true) {
-    // Readiness probe (pool.ts): this worker can renew its snapshot and read the store; it says which thread it is.
+/** The worker's one Piscina task (pool.ts): serves its batch channel until the pool stops it. */
+export default function serve(shared: ChannelShared): Promise<void> {
+  return serveChannel(shared, handleSlot);
+}
+
+function handleSlot(kind: SlotKind, buffer: ArrayBufferLike, count: number): ArrayBufferLike {
+  if (kind === SlotKind.Probe) {
+    // Readiness probe (pool.ts): this worker can renew its snapshot and read the store.
     engine.beginBatch();
     store.resetReadTxn();
-    new Int32Array(task.buffer, 0, 1)[0] = threadId;
-    return move(task.buffer);
+    return buffer;
   }
-  // Usage task (usage.ts): the counts since this worker was last asked; nothing is read from the store.
-  if (task.usage === true) return move(encodeUsageAnswer(threadId, engine.takeUsage()));
-  readRequests(task.buffer, task.count, requests);
+  // Usage (usage.ts): the counts since this worker was last asked; nothing is read from the store.
+  if (kind === SlotKind.Usage) return encodeUsage(engine.takeUsage());
+  return evaluateBatch(buffer, count);
+}
+
+function evaluateBatch(buffer: ArrayBufferLike, count: number): ArrayBufferLike {
+  readRequests(buffer, count, requests);
   if (start.crashFlagId !== null) for (let i = 0; i < requests.count; i++) if (requests.ids[i] === start.crashFlagId) process.exit(70);
   if (start.hangFlagId !== null) for (let i = 0; i < requests.count; i++) if (requests.ids[i] === start.hangFlagId) for (;;);
   // Renew the read snapshot before answering anything (engine.ts: freshness rule).
   engine.beginBatch();
-  // The answers overwrite the requests in the same buffer (already decoded above), so the buffer
-  // makes the round trip and the main thread can reuse it: no allocation per batch in the steady state.
+  // The answers overwrite the requests in the same buffer (already decoded above).
   // The batch's revision goes back once in the buffer's header, for the main thread to name in every answer.
-  const out = new ResultWriter(task.buffer, requests.count, engine.revision);
+  const out = new ResultWriter(buffer, requests.count, engine.revision);
   const { routes, ids, queries, extras } = requests;
   let failure: unknown = null;
   for (let i = 0; i < requests.count; i++) {
@@ -80,24 +88,12 @@ export default function evaluateBatch(task: EvalTask): unknown {
       out.put(500, errorBodies[routes[i]!]!);
     }
   }
-  // Release the snapshot until the next batch: an idle worker waits in Piscina's Atomics.wait, and an
-  // open read snapshot there keeps LMDB from reusing freed pages, so the data file would grow with
-  // every write (measured: 5.4 KB per PATCH instead of 0.4 KB).
+  // Release the snapshot until the next batch: an idle worker waits on its channel, and an open read
+  // snapshot there keeps LMDB from reusing freed pages, so the data file would grow with every write
+  // (measured: 5.4 KB per PATCH instead of 0.4 KB).
   store.resetReadTxn();
   // The pool logs it (Piscina emits a worker's own messages as 'message'); once per batch at most.
   if (failure !== null)
     parentPort!.postMessage({ evalError: failure instanceof Error ? (failure.stack ?? failure.message) : String(failure) });
-  const answer = move(out.finish());
-  // Piscina's atomics loop takes task after task without returning to this thread's event loop, so
-  // under sustained load the tasks V8 and Node post to it (finalizers, GC follow-ups) never run and
-  // native memory grows with every batch (measured: RSS +2.5 MiB per million requests, without end).
-  // Every kEventLoopTurnMs the answer is handed back from a setImmediate instead, which lets the loop
-  // run once: at most 20 turns a second, and RSS stays flat (the same soak: flat over 23 M requests).
-  const now = performance.now();
-  if (now - lastTurnAt < kEventLoopTurnMs) return answer;
-  lastTurnAt = now;
-  return new Promise((resolve) => setImmediate(resolve, answer));
+  return out.finish();
 }
-
-const kEventLoopTurnMs = 50;
-let lastTurnAt = performance.now();

@@ -4,7 +4,7 @@
 import t from 'tap';
 import type { PendingResponse } from '../../src/http/http.js';
 import { InFlight } from '../../src/http/in-flight.js';
-import { EvalBatcher, type BatchAbortSignal, type BatchRunner, type BatcherOptions } from '../../src/eval/batcher.js';
+import { EvalBatcher, type BatchAbortSignal, type BatchDone, type BatchRunner, type BatcherOptions } from '../../src/eval/batcher.js';
 import { newDecodedRequests, readRequests, ResultWriter, type EvalTask } from '../../src/eval/protocol.js';
 import { kRouteFlag, kRouteProject } from '../../src/metrics/metrics.js';
 import { waiterAt } from '../helpers/revision-waiter.js';
@@ -68,18 +68,25 @@ class EchoRunner implements BatchRunner {
   /** Tasks whose abort signal fired (the batcher's timeout cancelled them). */
   aborted = 0;
 
-  run(task: EvalTask, signal: BatchAbortSignal): Promise<ArrayBuffer> {
+  run(task: EvalTask, signal: BatchAbortSignal, done: BatchDone): void {
     this.tasks.push(task.count);
     signal.addEventListener('abort', () => this.aborted++);
-    if (this.fail !== null) return Promise.reject(this.fail);
-    const reqs = readRequests(task.buffer, task.count, newDecodedRequests());
-    const out = new ResultWriter(task.buffer, task.count, this.revision);
+    // As the pool: the requests are copied at once, the answer comes from a later task.
+    const requests = task.buffer.slice(0, task.bytes);
+    if (this.fail !== null) {
+      const err = this.fail;
+      queueMicrotask(() => done(err, null));
+      return;
+    }
+    const reqs = readRequests(requests, task.count, newDecodedRequests());
+    const out = new ResultWriter(requests, task.count, this.revision);
     for (let i = 0; i < reqs.count; i++) {
       out.put(reqs.ids[i] === 'missing' ? 404 : 200, Buffer.from(`${reqs.routes[i]}:${reqs.ids[i]}?${reqs.queries[i]}`));
     }
     const result = out.finish();
-    if (!this.hold) return Promise.resolve(result);
-    return new Promise((resolve) => this.held.push(() => resolve(result)));
+    const answer = () => done(null, result);
+    if (this.hold) this.held.push(answer);
+    else queueMicrotask(answer);
   }
 
   release(): void {
@@ -236,9 +243,9 @@ t.test('a runner that throws, or an answer of the wrong size, is a failed batch 
   await settle();
   t.equal(r1.res.written!.status, '500 Internal Server Error');
   const short: BatchRunner = {
-    async run(task) {
-      const out = new ResultWriter(task.buffer, 0);
-      return out.finish();
+    run(task, _signal, done) {
+      const out = new ResultWriter(task.buffer.slice(0), 0);
+      queueMicrotask(() => done(null, out.finish()));
     },
   };
   const s2 = setup({ runner: short });
@@ -298,9 +305,9 @@ t.test('bytes: a batch closes at maxBatchBytes, add() refuses past maxPendingByt
   const echo = new EchoRunner();
   const sizes: number[] = [];
   const seen: BatchRunner = {
-    run: (task, signal) => {
+    run: (task, signal, done) => {
       sizes.push(task.buffer.byteLength);
-      return echo.run(task, signal);
+      echo.run(task, signal, done);
     },
   };
   const s3 = setup({ runner: seen });

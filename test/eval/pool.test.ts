@@ -1,6 +1,7 @@
-// The real Piscina pool in-process: workers open the store read-only, batches come back answered,
-// a write committed on another thread is read by the next batch (Piscina's atomics loop + the explicit
-// resetReadTxn), and a worker that dies is replaced while its batch is answered 500.
+// The real pool in-process: workers open the store read-only, batches come back answered, a write
+// committed on another thread is read by the next batch (the snapshot renewed per batch), and a worker
+// that dies is replaced while its batch is answered 500 and a batch it never took goes to its successor;
+// probes and usage collections reach every worker.
 import { rmSync } from 'node:fs';
 import t from 'tap';
 import { pino } from 'pino';
@@ -16,25 +17,32 @@ import { buildEvalWorld } from './eval-world.js';
 const world = buildEvalWorld();
 const log = pino({ level: 'silent' });
 const errors: unknown[] = [];
-const pool = await EvalPool.start({
-  dataDir: world.dataDir,
-  workers: 2,
-  clock: Clock.create(),
-  log,
-  maxQueue: 4,
-  crashFlagId: 'flg_crash',
-});
-const batcher = new EvalBatcher({
-  runner: pool,
-  inFlight: new InFlight(),
-  maxTasksInFlight: 4,
-  maxBatchRequests: 256,
-  maxPendingRequests: 10_000,
-  maxBatchBytes: 1 << 20,
-  maxPendingBytes: 1 << 26,
-  taskTimeoutMs: 60_000,
-  onBatchError: (err) => errors.push(err),
-});
+
+/** A pool of `workers` over the world's store (flg_crash ends the worker evaluating it), two batches per worker, and a batcher before it. */
+async function poolAndBatcher(workers: number, maxBatchRequests: number, onBatchError: (err: unknown) => void) {
+  const pool = await EvalPool.start({
+    dataDir: world.dataDir,
+    workers,
+    clock: Clock.create(),
+    log,
+    batchesPerWorker: 2,
+    crashFlagId: 'flg_crash',
+  });
+  const batcher = new EvalBatcher({
+    runner: pool,
+    inFlight: new InFlight(),
+    maxTasksInFlight: workers * 2,
+    maxBatchRequests,
+    maxPendingRequests: 10_000,
+    maxBatchBytes: 1 << 20,
+    maxPendingBytes: 1 << 26,
+    taskTimeoutMs: 60_000,
+    onBatchError,
+  });
+  return { pool, batcher };
+}
+
+const { pool, batcher } = await poolAndBatcher(2, 256, (err) => errors.push(err));
 t.teardown(async () => {
   await batcher.close();
   await pool.destroy();
@@ -42,8 +50,8 @@ t.teardown(async () => {
   rmSync(world.dataDir, { recursive: true, force: true });
 });
 
-/** Evaluates one request through the pool; resolves with status and parsed body. */
-function evaluate(id: string, query = ''): Promise<{ status: number; json: any }> {
+/** Evaluates one request through the pool (`via` batcher); resolves with status and parsed body. */
+function evaluate(id: string, query = '', via = batcher): Promise<{ status: number; json: any }> {
   return new Promise((resolve) => {
     // As uWS: an answer whose status was not written is a 200.
     let status = 200;
@@ -63,7 +71,7 @@ function evaluate(id: string, query = ''): Promise<{ status: number; json: any }
         return res;
       },
     } as unknown as PendingResponse;
-    batcher.add(res, kRouteFlag, id, query);
+    via.add(res, kRouteFlag, id, query);
   });
 }
 
@@ -110,4 +118,36 @@ t.test('a worker that dies: its batch is answered 500, the pool replaces it, lat
   }
   t.equal(pool.threads, 2, 'back to two workers');
   t.equal(batcher.size, 0);
+});
+
+t.test('a worker that dies with a second batch posted to it: that batch is answered by its successor, not 500', async (t) => {
+  const failed: unknown[] = [];
+  const { pool: single, batcher: oneByOne } = await poolAndBatcher(1, 1, (err) => failed.push(err));
+  t.teardown(async () => {
+    await oneByOne.close();
+    await single.destroy();
+  });
+  // Both batches go out in one turn: the crash into the worker's first slot, the other into its second.
+  const [crashed, waited] = await Promise.all([evaluate('flg_crash', '', oneByOne), evaluate(world.ids.on, '', oneByOne)]);
+  t.equal(crashed.status, 500);
+  t.equal(waited.status, 200, 'the batch the dead worker never took');
+  t.same(waited.json, { id: world.ids.on, name: 'on', enabled: true });
+  t.equal(failed.length, 1, 'one failed batch');
+  t.equal(single.threads, 1);
+  t.same(await single.probe(5000), { answered: 1, workers: 1 }, 'the new worker answers probes');
+});
+
+t.test('probes and usage collections reach every worker', async (t) => {
+  t.same(await pool.probe(5000), { answered: 2, workers: 2 });
+  await Promise.all(Array.from({ length: 50 }, () => evaluate(world.ids.on)));
+  const counts: number[] = [];
+  await pool.collectUsage(5000, (usage) => {
+    for (const one of usage) if (one.flagId === world.ids.on) counts.push(one.evaluations);
+  });
+  t.ok(counts.reduce((a, b) => a + b, 0) >= 50, `the 50 evaluations are counted (${counts.join(' + ')})`);
+  const again: number[] = [];
+  await pool.collectUsage(5000, (usage) => {
+    for (const one of usage) if (one.flagId === world.ids.on) again.push(one.evaluations);
+  });
+  t.same(again, [], 'and taken: a second collection has none of them');
 });
