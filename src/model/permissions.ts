@@ -143,7 +143,19 @@ export function inRotationGrace(token: Pick<Token, 'revokedAt' | 'graceEndsAt'>,
 
 /** A revoked token is revoked whatever its expiry; otherwise it has expired from the instant `expiresAt` is reached (0: never). */
 export function tokenStatus(token: Pick<Token, 'revokedAt' | 'expiresAt'>, now: number): TokenStatus {
-  if (token.revokedAt !== null) return 'revoked';
+  return token.revokedAt !== null ? 'revoked' : expiryStatus(token, now);
+}
+
+/**
+ * The status a token's secret authenticates with (the Management API's 401s): in a rotation's grace
+ * period the old secret acts as the token did before (its expiry still counts); after it, and for any
+ * other revoked token, revoked.
+ */
+export function secretStatus(token: Pick<Token, 'revokedAt' | 'expiresAt' | 'graceEndsAt'>, now: number): TokenStatus {
+  return token.revokedAt === null || inRotationGrace(token, now) ? expiryStatus(token, now) : 'revoked';
+}
+
+function expiryStatus(token: Pick<Token, 'expiresAt'>, now: number): 'active' | 'expired' {
   return token.expiresAt !== 0 && token.expiresAt <= now ? 'expired' : 'active';
 }
 

@@ -6,7 +6,7 @@
 import { FlagwireError } from '../errors.js';
 import type { Org } from './accounts.js';
 import type { RecordReader } from './lookups.js';
-import { inRotationGrace, tokenStatus } from './permissions.js';
+import { secretStatus } from './permissions.js';
 import { isManagementEligible } from './plans.js';
 import type { Project } from './projects.js';
 import type { Token } from './tokens.js';
@@ -25,9 +25,7 @@ export function unknownToken(): FlagwireError {
 
 /** A real token may still be refused: 401 when revoked or expired, 402 when its organisation may not use the API now. */
 export function authorizeToken(r: AccessReader, token: Token, now: number): AuthContext {
-  // In a rotation's grace period the old secret acts as the token did (expiry, plan), no more; after
-  // it, exactly as a revoked token.
-  const status = inRotationGrace(token, now) ? tokenStatus({ ...token, revokedAt: null }, now) : tokenStatus(token, now);
+  const status = secretStatus(token, now);
   if (status === 'revoked')
     throw new FlagwireError('TOKEN_REVOKED', 'This token has been revoked; use its replacement or create a new one.');
   if (status === 'expired') throw new FlagwireError('TOKEN_EXPIRED', 'This token has expired; create a new one in the console.');

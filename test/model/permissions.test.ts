@@ -12,6 +12,7 @@ import {
   kActions,
   type ProjectRole,
   projectRole,
+  secretStatus,
   tokenStatus,
 } from '../../src/model/permissions.js';
 import type { FlagwireError } from '../../src/errors.js';
@@ -135,6 +136,25 @@ t.test('token status: active, expired from the instant of expiry, revoked over e
   ];
   for (const [name, token, want] of cases) t.equal(tokenStatus(token, now), want, name);
 });
+
+t.test(
+  "the status a secret authenticates with: a token's own, except in a rotation's grace period (as before it was revoked)",
+  async (t) => {
+    const now = 1_700_000_000_000;
+    type Case = [string, { revokedAt: number | null; expiresAt: number; graceEndsAt?: number }, string];
+    const cases: Case[] = [
+      ['active', { revokedAt: null, expiresAt: 0 }, 'active'],
+      ['expired', { revokedAt: null, expiresAt: now }, 'expired'],
+      ['revoked, no grace', { revokedAt: now - 5, expiresAt: 0 }, 'revoked'],
+      ['in its grace period', { revokedAt: now - 5, expiresAt: 0, graceEndsAt: now + 1 }, 'active'],
+      ['in its grace period, expiring later', { revokedAt: now - 5, expiresAt: now + 1, graceEndsAt: now + 10 }, 'active'],
+      ['in its grace period but expired', { revokedAt: now - 5, expiresAt: now, graceEndsAt: now + 10 }, 'expired'],
+      ['its grace period ending now', { revokedAt: now - 5, expiresAt: 0, graceEndsAt: now }, 'revoked'],
+      ['its grace period over, expired too', { revokedAt: now - 5, expiresAt: now - 1, graceEndsAt: now - 1 }, 'revoked'],
+    ];
+    for (const [name, token, want] of cases) t.equal(secretStatus(token, now), want, name);
+  },
+);
 
 t.test('token slots: every token not revoked holds one, expired ones included', async (t) => {
   t.equal(holdsTokenSlot({ revokedAt: null }), true);
