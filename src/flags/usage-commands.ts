@@ -1,5 +1,5 @@
 // Flag usage (docs/operations.md: Flag usage): what the eval workers counted, merged into each flag's totals.
-import { addToHours, type FlagUsage, mergeUsage } from '../model/flags.js';
+import { type FlagUsage, recordedUsage } from '../model/flags.js';
 import type { StoreWriter } from '../store/interfaces.js';
 
 /** Evaluations of one flag counted since the last flush, and the latest one's time. */
@@ -10,8 +10,7 @@ export function recordUsage(w: StoreWriter, input: { counts: UsageCount[] }): { 
   let flags = 0;
   for (const count of input.counts) {
     if (w.getFlag(count.flagId) === undefined) continue;
-    const total = w.getUsage(count.flagId);
-    w.putUsage({ ...mergeUsage(total, count), hours: addToHours(total?.hours, count.evaluations, count.lastEvaluatedAt) });
+    w.putUsage(recordedUsage(w.getUsage(count.flagId), count));
     flags++;
   }
   return { flags };

@@ -151,6 +151,11 @@ export function mergeUsage(total: FlagUsage | undefined, count: FlagUsage): Flag
   };
 }
 
+/** A flag's stored totals after a count is recorded: mergeUsage, and the count added to its hour (the console's chart). */
+export function recordedUsage(total: FlagUsage | undefined, count: FlagUsage): FlagUsage {
+  return { ...mergeUsage(total, count), hours: addToHours(total?.hours, count.evaluations, count.lastEvaluatedAt) };
+}
+
 /** mergeUsage into a map of totals by flag id. */
 export function addUsage(totals: Map<string, FlagUsage>, count: FlagUsage): void {
   totals.set(count.flagId, mergeUsage(totals.get(count.flagId), count));

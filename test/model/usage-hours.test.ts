@@ -1,8 +1,8 @@
 // Evaluations per hour (src/model/flags.ts): the writer adds each flush's count to its hour, keeps a
 // week, takes a late count from another node into its own hour while kept; the console reads the last
-// n hours up to now.
+// n hours up to now; a recorded count updates both the totals and the hours.
 import t from 'tap';
-import { addToHours, hourlySeries, kUsageHours } from '../../src/model/flags.js';
+import { addToHours, hourlySeries, kUsageHours, recordedUsage } from '../../src/model/flags.js';
 
 const kHour = 3_600_000;
 const at = (hour: number, minute = 0) => hour * kHour + minute * 60_000;
@@ -35,4 +35,17 @@ t.test('hourlySeries: the last n hours up to now, oldest first, zeros where none
   t.same(hourlySeries(hours, at(1005), 3), [1, 0, 0], 'two hours on: the last count two hours back');
   t.same(hourlySeries(undefined, at(5), 3), [0, 0, 0]);
   t.same(hourlySeries(hours, at(2000), 24), new Array(24).fill(0), 'all older than the window');
+});
+
+t.test("recordedUsage: a count merged into a flag's stored totals, and into its hour", async (t) => {
+  const first = recordedUsage(undefined, { flagId: 'f', evaluations: 5, lastEvaluatedAt: at(1000, 10) });
+  t.same(first, { flagId: 'f', evaluations: 5, lastEvaluatedAt: at(1000, 10), hours: { lastHour: 1000, counts: [5] } });
+  const next = recordedUsage(first, { flagId: 'f', evaluations: 3, lastEvaluatedAt: at(1002) });
+  t.same(next, { flagId: 'f', evaluations: 8, lastEvaluatedAt: at(1002), hours: { lastHour: 1002, counts: [5, 0, 3] } });
+  const late = recordedUsage(next, { flagId: 'f', evaluations: 1, lastEvaluatedAt: at(1001) });
+  t.same(
+    late,
+    { flagId: 'f', evaluations: 9, lastEvaluatedAt: at(1002), hours: { lastHour: 1002, counts: [5, 1, 3] } },
+    'the latest time kept',
+  );
 });
