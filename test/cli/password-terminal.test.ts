@@ -5,10 +5,8 @@ import { spawn } from 'node:child_process';
 import t from 'tap';
 import { cli } from '../helpers/cli.js';
 import { kCli, startTestServer } from '../helpers/server.js';
-import { signIn } from '../helpers/web-console.js';
+import { kDemoOwner, signIn } from '../helpers/web-console.js';
 import { plain } from '../helpers/plain-process.js';
-
-const kOwner = 'owner@demo.flagwire.test';
 
 /** Runs `command` on a pseudo-terminal; `type` is sent once `prompt` has been shown. Everything the terminal showed, and the exit code. */
 function onTerminal(command: string, prompt: string, type: string): Promise<{ code: number; shown: string }> {
@@ -35,7 +33,7 @@ function onTerminal(command: string, prompt: string, type: string): Promise<{ co
 t.test('a password typed on a terminal is not echoed, and is the one set', async (t) => {
   const server = await startTestServer({ demo: true });
   t.teardown(() => server.stop());
-  const owner = (await cli(server.dataDir, ['user', 'list'])).json.users.find((u: { email: string }) => u.email === kOwner);
+  const owner = (await cli(server.dataDir, ['user', 'list'])).json.users.find((u: { email: string }) => u.email === kDemoOwner);
   // "typo" then four Backspaces (DEL, as a terminal sends it) then Enter.
   const run = await onTerminal(
     `env -u NODE_OPTIONS '${process.execPath}' '${kCli}' user password ${owner.id} --data '${server.dataDir}'`,
@@ -44,5 +42,5 @@ t.test('a password typed on a terminal is not echoed, and is the one set', async
   );
   t.equal(run.code, 0, run.shown);
   t.notMatch(run.shown, /staple|battery|typo/, 'nothing typed was shown');
-  await t.resolves(signIn(server.baseUrl, kOwner, 'staple battery horse'), 'the password set is the one typed, less what was erased');
+  await t.resolves(signIn(server.baseUrl, kDemoOwner, 'staple battery horse'), 'the password set is the one typed, less what was erased');
 });

@@ -1,6 +1,8 @@
 // Writer commands run in process against a real store in a temporary folder: `run` applies one in its
 // own transaction at a fixed time (or the one given); `refused` expects a refusal, checks that nothing
-// was written, and returns the error for the test to match.
+// was written, and returns the error for the test to match; `member` makes a user a member of an
+// organisation, the set-up most command tests start with.
+import type { Role } from '../../src/model/accounts.js';
 import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
 import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../../src/writer/commands.js';
 import type { TestContext } from './cli.js';
@@ -10,6 +12,8 @@ export interface CommandStore {
   store: Store;
   run<N extends CommandName>(name: N, input: CommandInput<N>, now?: number): CommandOutput<N>;
   refused<N extends CommandName>(name: N, input: CommandInput<N>, now?: number): { code: string; message: string };
+  /** A new user (`email`, `name`) added to `orgId` with `role`. */
+  member(orgId: string, role: Role, email: string, name?: string): CommandOutput<'userCreate'>;
 }
 
 export function commandStore(t: TestContext, prefix: string, at: number): CommandStore {
@@ -27,5 +31,10 @@ export function commandStore(t: TestContext, prefix: string, at: number): Comman
     }
     throw new Error(`${name} was not refused`);
   };
-  return { store, run, refused };
+  const member = (orgId: string, role: Role, email: string, name?: string) => {
+    const user = run('userCreate', name === undefined ? { email } : { email, name });
+    run('orgAddMember', { orgId, userId: user.id, role });
+    return user;
+  };
+  return { store, run, refused, member };
 }

@@ -8,7 +8,7 @@ import { plainNode } from './plain-process.js';
 const kHolder = fileURLToPath(new URL('./lock-holder.js', import.meta.url));
 
 /** Starts a lock holder on `dataDir`'s data file and resolves once it holds the write lock. */
-export async function holdLock(dataDir: string): Promise<{ child: ChildProcess; release(): Promise<void> }> {
+export async function holdLock(dataDir: string): Promise<{ child: ChildProcess; stillHeld(): boolean; release(): Promise<void> }> {
   const child = spawn(...plainNode([kHolder, dataFilePath(dataDir)]), { stdio: ['pipe', 'ignore', 'pipe'] });
   let stderr = '';
   const seen = (word: string) =>
@@ -24,8 +24,12 @@ export async function holdLock(dataDir: string): Promise<{ child: ChildProcess; 
       check();
     });
   await seen('held');
+  let exited = false;
+  child.once('exit', () => (exited = true));
   return {
     child,
+    // False once the holder has let go or ended before release() (what a test's premise rests on).
+    stillHeld: () => !exited && !stderr.includes('released'),
     release: async () => {
       const released = seen('released');
       child.stdin!.end('x');

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { kCli } from './server.js';
+import { kCli, startTestServer, type TestServer } from './server.js';
 import { plainNode } from './plain-process.js';
 
 const kEnsureChromium = fileURLToPath(new URL('../../../scripts/ensure-chromium.sh', import.meta.url));
@@ -108,6 +108,34 @@ export function demoSecret(output: string, name: string): string {
   const m = new RegExp(`^\\s+${name}\\s+(?:read|write)\\s+(fw_\\S+)$`, 'm').exec(output);
   if (!m) throw new Error(`no secret of ${name} in:\n${output}`);
   return m[1]!;
+}
+
+/** The demo's owner, whose console password `serve --demo` prints. */
+export const kDemoOwner = 'owner@demo.flagwire.test';
+
+export interface DemoConsole {
+  browser: Browser;
+  server: TestServer;
+  base: string;
+  /** A token secret the demo printed (demoSecret). */
+  secret(name: string): string;
+  /** A page signed in as the demo's owner. */
+  ownerPage(): Promise<Page>;
+}
+
+/** What most browser tests start with: Chromium and a demo server (`env` added), both ended with the test. */
+export async function demoConsole(t: { teardown(fn: () => unknown): void }, env: Record<string, string> = {}): Promise<DemoConsole> {
+  const browser = await launchChromium(t);
+  const server = await startTestServer({ demo: true, env });
+  t.teardown(() => server.stop());
+  const base = server.baseUrl;
+  return {
+    browser,
+    server,
+    base,
+    secret: (name) => demoSecret(server.output(), name),
+    ownerPage: () => signedInPage(browser, base, kDemoOwner, demoPassword(server.output())),
+  };
 }
 
 const kAxe = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');

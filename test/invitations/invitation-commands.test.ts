@@ -14,13 +14,12 @@ const at = Date.UTC(2030, 0, 1);
 const kConsoleUrl = 'http://flagwire.test/console/';
 
 function setUp(t: TestContext) {
-  const { store, run, refused } = commandStore(t, 'flagwire-invitations-', at);
-  const owner = run('userCreate', { email: 'owner@a.test', name: 'Owner' });
-  const x = run('userCreate', { email: 'X@Other.test', name: 'X' });
+  const { store, run, refused, member } = commandStore(t, 'flagwire-invitations-', at);
   const org = run('orgCreate', { name: 'A', plan: 'teams' });
-  run('orgAddMember', { orgId: org.id, userId: owner.id, role: 'owner' });
+  const owner = member(org.id, 'owner', 'owner@a.test', 'Owner');
+  const x = run('userCreate', { email: 'X@Other.test', name: 'X' });
   run('projectCreate', { name: 'P', orgId: org.id });
-  return { store, run, refused, owner, x, org };
+  return { store, run, refused, member, owner, x, org };
 }
 
 t.test('an organisation holds at most kMaxPendingInvitations pending; expired ones free their slot', async (t) => {
@@ -51,7 +50,7 @@ t.test('an organisation holds at most kMaxPendingInvitations pending; expired on
 });
 
 t.test('only the addressee answers an invitation, once, while it lives', async (t) => {
-  const { store, run, refused, owner, x, org } = setUp(t);
+  const { store, run, refused, member, owner, x, org } = setUp(t);
   const invitation = run('orgInvite', {
     orgId: org.id,
     email: 'x@other.test',
@@ -83,15 +82,13 @@ t.test('only the addressee answers an invitation, once, while it lives', async (
     'INVALID_REQUEST',
     'a member is not invited',
   );
-  const viewer = run('userCreate', { email: 'v@a.test' });
-  run('orgAddMember', { orgId: org.id, userId: viewer.id, role: 'viewer' });
+  const viewer = member(org.id, 'viewer', 'v@a.test');
   t.equal(
     refused('orgInvite', { orgId: org.id, email: 'y@x.test', role: 'viewer', asUserId: viewer.id, consoleUrl: kConsoleUrl }).code,
     'FORBIDDEN',
     'a viewer may not invite',
   );
-  const admin = run('userCreate', { email: 'adm@a.test' });
-  run('orgAddMember', { orgId: org.id, userId: admin.id, role: 'admin' });
+  const admin = member(org.id, 'admin', 'adm@a.test');
   t.equal(
     refused('orgInvite', { orgId: org.id, email: 'y@x.test', role: 'owner', asUserId: admin.id, consoleUrl: kConsoleUrl }).code,
     'FORBIDDEN',

@@ -14,10 +14,9 @@ const at = Date.UTC(2030, 0, 1);
 const kConsoleUrl = 'http://flagwire.test/console/';
 
 async function setUp(t: TestContext) {
-  const { store, run, refused } = commandStore(t, 'flagwire-join-', at);
-  const owner = run('userCreate', { email: 'owner@a.test', name: 'Olive Owner' });
+  const { store, run, refused, member } = commandStore(t, 'flagwire-join-', at);
   const org = run('orgCreate', { name: 'Acme', plan: 'teams' });
-  run('orgAddMember', { orgId: org.id, userId: owner.id, role: 'owner' });
+  const owner = member(org.id, 'owner', 'owner@a.test', 'Olive Owner');
   const project = run('projectCreate', { name: 'P', orgId: org.id });
   const invite = (email: string, role = 'editor', now = at) =>
     run('orgInvite', { orgId: org.id, email, role, asUserId: owner.id, consoleUrl: kConsoleUrl }, now);

@@ -85,6 +85,7 @@ t.test('a revision answered by one node is read at, or waited for, on the other'
     void waiting.then(() => (answered = true));
     await new Promise((resolve) => setTimeout(resolve, 400));
     t.notOk(answered, 'the reads at R wait while B cannot have it');
+    t.ok(lock.stillHeld(), "B's write lock was held throughout (the premise)");
     await lock.release();
     released = true;
     const [evaluation, management, bulk] = await waiting;
@@ -109,6 +110,7 @@ t.test('a revision answered by one node is read at, or waited for, on the other'
       call(b.baseUrl, 'PATCH', `/api/v1/flags/${flagId}`, { token: secret, body: { trafficPercentage: 12 }, headers: atLeast(revision) }),
     ]);
     const ms = performance.now() - start;
+    t.ok(lock.stillHeld(), "B's write lock was held throughout (the premise)");
     await lock.release();
     released = true;
     for (const r of [evaluation, management, write]) {

@@ -8,12 +8,10 @@ import { commandStore } from '../helpers/command-store.js';
 const at = Date.UTC(2030, 0, 1);
 
 function setUp(t: TestContext) {
-  const { store, run, refused } = commandStore(t, 'flagwire-env-protect-', at);
-  const admin = run('userCreate', { email: 'admin@a.test', name: 'Admin' });
-  const editor = run('userCreate', { email: 'editor@a.test', name: 'Editor' });
+  const { store, run, refused, member } = commandStore(t, 'flagwire-env-protect-', at);
   const org = run('orgCreate', { name: 'A', plan: 'teams' });
-  run('orgAddMember', { orgId: org.id, userId: admin.id, role: 'admin' });
-  run('orgAddMember', { orgId: org.id, userId: editor.id, role: 'editor' });
+  const admin = member(org.id, 'admin', 'admin@a.test', 'Admin');
+  const editor = member(org.id, 'editor', 'editor@a.test', 'Editor');
   const multi = run('projectCreate', { name: 'M', orgId: org.id, kind: 'multi', environments: ['staging', 'production'] });
   const single = run('projectCreate', { name: 'S', orgId: org.id });
   return { store, run, refused, admin, editor, multi, single };

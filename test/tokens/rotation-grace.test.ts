@@ -6,13 +6,13 @@ import t from 'tap';
 import { call } from '../helpers/http.js';
 import { startTestServer } from '../helpers/server.js';
 import { advanceClock } from '../helpers/test-hooks.js';
-import { consoleCall, demoPassword, demoSecret, signIn } from '../helpers/web-console.js';
+import { consoleCall, demoPassword, demoSecret, kDemoOwner, signIn } from '../helpers/web-console.js';
 
 t.test('the old secret works during the grace period and is refused after it', async (t) => {
   const server = await startTestServer({ demo: true, env: { FLAGWIRE_TEST_HOOKS: '1' } });
   t.teardown(() => server.stop());
   const base = server.baseUrl;
-  const session = await signIn(base, 'owner@demo.flagwire.test', demoPassword(server.output()));
+  const session = await signIn(base, kDemoOwner, demoPassword(server.output()));
   const writeSecret = demoSecret(server.output(), 'demo-write');
   const readSecret = demoSecret(server.output(), 'demo-read');
   const whoAmI = (secret: string) => call(base, 'GET', '/api/v1/token', { token: secret });

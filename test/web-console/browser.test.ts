@@ -11,11 +11,10 @@ import { join, resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import t from 'tap';
 import { cli } from '../helpers/cli.js';
-import { ensureChromium, launchChromium, demoPassword, seriousViolations, setPassword } from '../helpers/web-console.js';
+import { demoPassword, ensureChromium, kDemoOwner, launchChromium, seriousViolations, setPassword } from '../helpers/web-console.js';
 import { call } from '../helpers/http.js';
 import { startTestServer } from '../helpers/server.js';
 
-const kOwner = 'owner@demo.flagwire.test';
 const kViewer = 'viewer@demo.flagwire.test';
 const kViewerPassword = 'viewer password 123';
 const kScreenshotsDir = process.env.FLAGWIRE_SCREENSHOTS_DIR;
@@ -52,7 +51,7 @@ t.test('the web console in Chromium', async (t) => {
   };
 
   // ---- the owner ----
-  const page = await open(kOwner, demoPassword(server.output()));
+  const page = await open(kDemoOwner, demoPassword(server.output()));
   for (const name of ['Demo Org', 'Web shop', 'Platform'])
     t.ok(await page.getByText(name, { exact: true }).first().isVisible(), `the first page names ${name}`);
   await check(page, 'home');

@@ -7,11 +7,9 @@ import type { Page } from 'playwright-core';
 import t from 'tap';
 import { cli } from '../helpers/cli.js';
 import { call } from '../helpers/http.js';
-import { startTestServer } from '../helpers/server.js';
 import { advanceClock, flushActivity } from '../helpers/test-hooks.js';
-import { demoPassword, demoSecret, launchChromium, setPassword, signedInPage } from '../helpers/web-console.js';
+import { demoConsole, setPassword, signedInPage } from '../helpers/web-console.js';
 
-const kOwner = 'owner@demo.flagwire.test';
 const kViewer = 'viewer@demo.flagwire.test';
 const kViewerPassword = 'viewer password 123';
 const kShop = 'prj_DemoWebShop';
@@ -32,10 +30,7 @@ async function rowNames(page: Page): Promise<string[]> {
 }
 
 t.test('the flag list: toggles per environment, evaluations, stale flags', async (t) => {
-  const browser = await launchChromium(t);
-  const server = await startTestServer({ demo: true, env: { FLAGWIRE_TEST_HOOKS: '1' } });
-  t.teardown(() => server.stop());
-  const base = server.baseUrl;
+  const { browser, server, base, secret, ownerPage } = await demoConsole(t, { FLAGWIRE_TEST_HOOKS: '1' });
   const dir = server.dataDir;
   const flags = (await cli(dir, ['flag', 'list', kShop])).json.flags.concat((await cli(dir, ['flag', 'list', kPlatform])).json.flags) as {
     id: string;
@@ -45,7 +40,7 @@ t.test('the flag list: toggles per environment, evaluations, stale flags', async
   const evaluated = async (name: string, query: string) =>
     (await call(base, 'GET', `/v1/flags/${id(name)}?targetingKey=u-1&${query}`)).json.enabled;
 
-  let page = await signedInPage(browser, base, kOwner, demoPassword(server.output()));
+  let page = await ownerPage();
   let main = page.locator('main');
 
   // ---- a multi-environment project: a column per environment, one click each ----
@@ -111,7 +106,7 @@ t.test('the flag list: toggles per environment, evaluations, stale flags', async
 
   // ---- a split at a glance: a typed flag whose rule is a bare fractional ----
   const split = await call(base, 'POST', '/api/v1/flags', {
-    token: demoSecret(server.output(), 'demo-write'),
+    token: secret('demo-write'),
     body: {
       name: 'split-flag',
       enabled: true,
@@ -158,7 +153,7 @@ t.test('the flag list: toggles per environment, evaluations, stale flags', async
   // By the server's clock (the CLI's `flag stale` would judge by this machine's, a month behind).
   const stale = ['holiday-banner', 'new-checkout'];
   // A month on, the session has ended: signed in again.
-  page = await signedInPage(browser, base, kOwner, demoPassword(server.output()));
+  page = await ownerPage();
   main = page.locator('main');
   await visit(page, `#/projects/${kShop}`, 'Web shop');
   await main.getByLabel('Show').selectOption('stale');

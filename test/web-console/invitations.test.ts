@@ -12,6 +12,7 @@ import {
   demoPassword,
   demoSecret,
   ensureChromium,
+  kDemoOwner,
   launchChromium,
   setPassword,
   signIn,
@@ -20,7 +21,6 @@ import {
 import { call } from '../helpers/http.js';
 import { startTestServer } from '../helpers/server.js';
 
-const kOwner = 'owner@demo.flagwire.test';
 const kX = 'xavier@other.test';
 const kXPassword = 'xavier password 123';
 const kShop = 'prj_DemoWebShop';
@@ -54,14 +54,14 @@ t.test('an organisation owner cannot add a person without consent, nor read thei
   t.equal((await call(base, 'POST', '/api/v1/flags', { token: readA, body: { name: 'nope' } })).status, 403);
   const outbox = async () => (await cli(dir, ['mail', 'list'])).json.messages as Message[];
   // Token activity reaches the writer every second; 60 s only catches a hang.
-  for (let i = 0; i < 120 && (await outbox()).filter((m) => m.to === kX || m.to === kOwner).length < 2; i++)
+  for (let i = 0; i < 120 && (await outbox()).filter((m) => m.to === kX || m.to === kDemoOwner).length < 2; i++)
     await new Promise((r) => setTimeout(r, 500));
   t.ok(
     (await outbox()).some((m) => m.to === kX && m.text.includes(tokenB.id)),
     "the outbox holds X's notice about B",
   );
 
-  const owner = await signIn(base, kOwner, demoPassword(server.output()));
+  const owner = await signIn(base, kDemoOwner, demoPassword(server.output()));
   const members = async () =>
     ((await consoleCall(base, owner, 'GET', `orgs/${orgA}/members`)).json.members as { userId: string; role: string }[]).map(
       (m) => m.userId,
@@ -74,7 +74,7 @@ t.test('an organisation owner cannot add a person without consent, nor read thei
     for (const secret of [kX, tokenB.id, 'b-deploy', 'Secret project', orgB])
       t.notOk(raw.includes(secret), `${when}: A's owner sees nothing of "${secret}"`);
     t.ok(
-      (answer.json.messages as Message[]).some((m) => m.to === kOwner && m.subject.includes('demo-read')),
+      (answer.json.messages as Message[]).some((m) => m.to === kDemoOwner && m.subject.includes('demo-read')),
       `${when}: A's owner sees their own notice about A`,
     );
   };

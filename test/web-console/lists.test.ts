@@ -11,6 +11,7 @@ import {
   demoPassword,
   demoSecret,
   ensureChromium,
+  kDemoOwner,
   launchChromium,
   seriousViolations,
   signIn,
@@ -18,7 +19,6 @@ import {
 import { call } from '../helpers/http.js';
 import { startTestServer } from '../helpers/server.js';
 
-const kOwner = 'owner@demo.flagwire.test';
 const kShop = 'prj_DemoWebShop';
 const kCohorts = ['Doe, Jane', ' padded '];
 const kTags = ['ops, web', ' spaced ', 'plain'];
@@ -43,7 +43,7 @@ t.test('list fields keep every item exactly; a save sends only what was edited',
   });
   t.equal(group.status, 201, JSON.stringify(group.json));
   const groupId = group.json.id as string;
-  const session = await signIn(base, kOwner, password);
+  const session = await signIn(base, kDemoOwner, password);
   t.equal((await consoleCall(base, session, 'POST', `flags/${groupId}/cohorts`, { body: { cohorts: kCohorts } })).status, 200);
   const audience = await consoleCall(base, session, 'POST', `projects/${kShop}/audiences`, {
     body: { name: 'people', rules: [{ attribute: 'name', values: kCohorts }] },
@@ -74,7 +74,7 @@ t.test('list fields keep every item exactly; a save sends only what was edited',
     await page.getByText(says).waitFor();
   };
   await page.goto(`${base}/console`);
-  await page.getByLabel('Email').fill(kOwner);
+  await page.getByLabel('Email').fill(kDemoOwner);
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { name: 'Organisations and projects' }).waitFor();

@@ -11,11 +11,10 @@
 import type { Browser, Locator } from 'playwright-core';
 import t from 'tap';
 import { cli } from '../helpers/cli.js';
-import { consoleCall, ensureChromium, launchChromium, demoPassword, demoSecret, signIn } from '../helpers/web-console.js';
+import { consoleCall, demoPassword, demoSecret, ensureChromium, kDemoOwner, launchChromium, signIn } from '../helpers/web-console.js';
 import { call } from '../helpers/http.js';
 import { startTestServer } from '../helpers/server.js';
 
-const kOwner = 'owner@demo.flagwire.test';
 const kShop = 'prj_DemoWebShop';
 const kPlatform = 'prj_DemoPlatform';
 
@@ -44,7 +43,7 @@ t.test("the web console's editing pages in Chromium", async (t) => {
   const shopRead = demoSecret(server.output(), 'demo-read');
   const platformWrite = demoSecret(server.output(), 'demo-platform-write');
   const ownerPassword = demoPassword(server.output());
-  const ownerId = (await cli(dir, ['user', 'list'])).json.users.find((u: { email: string }) => u.email === kOwner).id as string;
+  const ownerId = (await cli(dir, ['user', 'list'])).json.users.find((u: { email: string }) => u.email === kDemoOwner).id as string;
   const actor = `user:${ownerId}`;
 
   const browser: Browser = await launchChromium(t);
@@ -52,7 +51,7 @@ t.test("the web console's editing pages in Chromium", async (t) => {
   // Generous: a loaded 2-core machine; every wait is on a visible outcome.
   page.setDefaultTimeout(30_000);
   await page.goto(`${base}/console`);
-  await page.getByLabel('Email').fill(kOwner);
+  await page.getByLabel('Email').fill(kDemoOwner);
   await page.getByLabel('Password').fill(ownerPassword);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { name: 'Organisations and projects' }).waitFor();
@@ -310,7 +309,7 @@ t.test("the web console's editing pages in Chromium", async (t) => {
   await page.getByRole('button', { name: 'Set role' }).click();
   await page.getByText(`User ${member} is now editor.`).waitFor();
   t.ok(await page.getByRole('row', { name: /Demo Member .* editor/ }).isVisible(), 'the members table shows the new role');
-  const session = await signIn(base, kOwner, ownerPassword);
+  const session = await signIn(base, kDemoOwner, ownerPassword);
   const roles = async () =>
     Object.fromEntries(
       ((await consoleCall(base, session, 'GET', `orgs/${orgId}/members`)).json.members as { userId: string; role: string }[]).map((m) => [

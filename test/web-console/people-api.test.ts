@@ -4,10 +4,8 @@
 // 404, bad input 400), and creating an organisation, on only where FLAGWIRE_CONSOLE_CREATE_ORGS is.
 import t from 'tap';
 import { cli } from '../helpers/cli.js';
-import { consoleCall, demoPassword, setPassword, signIn, type WebSession } from '../helpers/web-console.js';
+import { consoleCall, demoPassword, kDemoOwner, setPassword, signIn, type WebSession } from '../helpers/web-console.js';
 import { startTestServer } from '../helpers/server.js';
-
-const kOwner = 'owner@demo.flagwire.test';
 
 /** The join link's parts in the newest mail to `to`, read from the outbox as the operator does. */
 async function joinLink(dir: string, to: string): Promise<{ invitationId: string; token: string }> {
@@ -23,7 +21,7 @@ t.test('invitation links, projects and organisations (FLAGWIRE_CONSOLE_CREATE_OR
   t.teardown(() => server.stop());
   const base = server.baseUrl;
   const dir = server.dataDir;
-  const owner = await signIn(base, kOwner, demoPassword(server.output()));
+  const owner = await signIn(base, kDemoOwner, demoPassword(server.output()));
   const orgA = (await cli(dir, ['org', 'list'])).json.orgs[0].id as string;
 
   t.equal(
@@ -93,7 +91,7 @@ t.test('invitation links, projects and organisations (FLAGWIRE_CONSOLE_CREATE_OR
 t.test('FLAGWIRE_CONSOLE_CREATE_ORGS off (the default): no organisations from the console', async (t) => {
   const server = await startTestServer({ demo: true });
   t.teardown(() => server.stop());
-  const owner = await signIn(server.baseUrl, kOwner, demoPassword(server.output()));
+  const owner = await signIn(server.baseUrl, kDemoOwner, demoPassword(server.output()));
   t.equal((await consoleCall(server.baseUrl, owner, 'GET', 'home')).json.canCreateOrgs, false);
   const refused = await consoleCall(server.baseUrl, owner, 'POST', 'orgs', { body: { name: 'Nope' } });
   t.equal(refused.status, 403);

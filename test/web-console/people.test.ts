@@ -5,10 +5,9 @@
 // project with environments in it. axe-core finds nothing serious or critical on the new pages.
 import t from 'tap';
 import { cli } from '../helpers/cli.js';
-import { demoPassword, ensureChromium, launchChromium, seriousViolations, signedInPage } from '../helpers/web-console.js';
+import { demoPassword, ensureChromium, kDemoOwner, launchChromium, seriousViolations, signedInPage } from '../helpers/web-console.js';
 import { startTestServer } from '../helpers/server.js';
 
-const kOwner = 'owner@demo.flagwire.test';
 const kPia = 'pia@new.test';
 
 t.test('invite a new address, join by the mailed link, create an organisation and a project', async (t) => {
@@ -19,7 +18,7 @@ t.test('invite a new address, join by the mailed link, create an organisation an
   const browser = await launchChromium(t);
   const orgA = (await cli(server.dataDir, ['org', 'list'])).json.orgs[0].id as string;
 
-  const owner = await signedInPage(browser, base, kOwner, demoPassword(server.output()));
+  const owner = await signedInPage(browser, base, kDemoOwner, demoPassword(server.output()));
   await owner.goto(`${base}/console/#/orgs/${orgA}/members`);
   await owner.getByLabel('E-mail address to invite').fill(kPia);
   await owner.getByLabel('Invite as').selectOption('editor');

@@ -6,7 +6,7 @@ import t from 'tap';
 import { cli } from '../helpers/cli.js';
 import { call } from '../helpers/http.js';
 import { startTestServer } from '../helpers/server.js';
-import { consoleCall, demoPassword, setPassword, signIn } from '../helpers/web-console.js';
+import { consoleCall, demoPassword, kDemoOwner, setPassword, signIn } from '../helpers/web-console.js';
 
 const kShop = 'prj_DemoWebShop';
 const kPlatform = 'prj_DemoPlatform';
@@ -16,7 +16,7 @@ t.test('the playground endpoint: same answers as the Evaluation API, members onl
   t.teardown(() => server.stop());
   const base = server.baseUrl;
   const dir = server.dataDir;
-  const owner = await signIn(base, 'owner@demo.flagwire.test', demoPassword(server.output()));
+  const owner = await signIn(base, kDemoOwner, demoPassword(server.output()));
   const orgId = (await cli(dir, ['org', 'list'])).json.orgs[0].id as string;
   const viewerId = (await cli(dir, ['user', 'create', '--email', 'viewer@demo.flagwire.test'])).json.id as string;
   await cli(dir, ['org', 'add-member', orgId, viewerId, '--role', 'viewer']);

@@ -6,8 +6,7 @@
 import type { Page } from 'playwright-core';
 import t from 'tap';
 import { call } from '../helpers/http.js';
-import { startTestServer } from '../helpers/server.js';
-import { demoPassword, launchChromium, signedInPage, wcagViolations } from '../helpers/web-console.js';
+import { demoConsole, wcagViolations } from '../helpers/web-console.js';
 
 const kShop = 'prj_DemoWebShop';
 const kPlatform = 'prj_DemoPlatform';
@@ -32,11 +31,8 @@ function rows(page: Page): Promise<Row[]> {
 }
 
 t.test('the playground: a context in, every answer and why out, the same as the Evaluation API', async (t) => {
-  const browser = await launchChromium(t);
-  const server = await startTestServer({ demo: true });
-  t.teardown(() => server.stop());
-  const base = server.baseUrl;
-  const page = await signedInPage(browser, base, 'owner@demo.flagwire.test', demoPassword(server.output()));
+  const { base, ownerPage } = await demoConsole(t);
+  const page = await ownerPage();
   const status = page.getByRole('status').filter({ hasText: 'flags evaluated' });
 
   /** Each row's `enabled` against GET /v1/flags/{id}?<query>, the query written here, not taken from the page. */

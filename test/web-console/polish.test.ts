@@ -13,6 +13,7 @@ import {
   consoleCall,
   demoPassword,
   demoSecret,
+  kDemoOwner,
   launchChromium,
   setPassword,
   signedInPage,
@@ -21,7 +22,6 @@ import {
 } from '../helpers/web-console.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
 
-const kOwner = 'owner@demo.flagwire.test';
 const kViewer = 'viewer@demo.flagwire.test';
 const kViewerPassword = 'viewer password 123';
 const kShop = 'prj_DemoWebShop';
@@ -71,14 +71,14 @@ t.test('the web console: not found, status per page, empty states, dark scheme, 
     body: { steps: [{ trafficPercentage: 10, holdMs: 3_600_000 }, { trafficPercentage: 100 }] },
   });
   t.equal(rollout.status, 201, rollout.text);
-  const session = await signIn(base, kOwner, ownerPassword);
+  const session = await signIn(base, kDemoOwner, ownerPassword);
   const tokens = (await consoleCall(base, session, 'GET', `projects/${kShop}/tokens`)).json.tokens as { id: string; name: string }[];
   const tokenId = tokens.find((tk) => tk.name === 'demo-read')!.id;
   // The changes made above are delivered to the webhook, so its page has a delivery log to show.
   for (let tries = 0; tries < 600 && receiver.received.length === 0; tries++) await new Promise((r) => setTimeout(r, 50));
   t.ok(receiver.received.length > 0, 'the webhook has a delivery to list');
 
-  const page = await signedInPage(browser, base, kOwner, ownerPassword);
+  const page = await signedInPage(browser, base, kDemoOwner, ownerPassword);
   const status = page.locator('#status');
   const main = page.locator('#page');
 

@@ -7,21 +7,16 @@
 import type { Page } from 'playwright-core';
 import t from 'tap';
 import { cli } from '../helpers/cli.js';
-import { demoPassword, demoSecret, launchChromium, seriousViolations, setPassword, signedInPage } from '../helpers/web-console.js';
+import { demoConsole, demoPassword, kDemoOwner, seriousViolations, setPassword, signedInPage } from '../helpers/web-console.js';
 import { call } from '../helpers/http.js';
-import { startTestServer } from '../helpers/server.js';
 
-const kOwner = 'owner@demo.flagwire.test';
 const kViewer = 'viewer@demo.flagwire.test';
 const kViewerPassword = 'viewer password 123';
 const kHourMs = 3_600_000;
 
 t.test('a rollout started, shown as a timeline, stepped, paused, resumed, skipped and rolled back from the flag page', async (t) => {
-  const browser = await launchChromium(t);
-  const server = await startTestServer({ demo: true, env: { FLAGWIRE_TEST_HOOKS: '1' } });
-  t.teardown(() => server.stop());
-  const base = server.baseUrl;
-  const shopWrite = demoSecret(server.output(), 'demo-write');
+  const { browser, server, base, secret } = await demoConsole(t, { FLAGWIRE_TEST_HOOKS: '1' });
+  const shopWrite = secret('demo-write');
   const created = await call(base, 'POST', '/api/v1/flags', {
     token: shopWrite,
     body: { name: 'ramp', enabled: true, trafficPercentage: 0 },
@@ -38,7 +33,7 @@ t.test('a rollout started, shown as a timeline, stepped, paused, resumed, skippe
     await page.getByRole('heading', { name: 'ramp', level: 1 }).waitFor();
     return page;
   };
-  const page = await open(kOwner, demoPassword(server.output()));
+  const page = await open(kDemoOwner, demoPassword(server.output()));
   const current = page.locator('li[aria-current="step"]');
   const button = (name: string) => page.getByRole('button', { name, exact: true });
   const start = async (steps: string) => {
@@ -172,18 +167,15 @@ t.test('a rollout started, shown as a timeline, stepped, paused, resumed, skippe
 });
 
 t.test('a group flag: a rollout per environment', async (t) => {
-  const browser = await launchChromium(t);
-  const server = await startTestServer({ demo: true });
-  t.teardown(() => server.stop());
-  const base = server.baseUrl;
-  const platformWrite = demoSecret(server.output(), 'demo-platform-write');
+  const { base, secret, ownerPage } = await demoConsole(t);
+  const platformWrite = secret('demo-platform-write');
   const off = { enabled: true, trafficPercentage: 0 };
   const created = await call(base, 'POST', '/api/v1/flags', {
     token: platformWrite,
     body: { name: 'ramp-group', environments: { staging: off, production: off } },
   });
   t.equal(created.status, 201, JSON.stringify(created.json));
-  const page = await signedInPage(browser, base, kOwner, demoPassword(server.output()));
+  const page = await ownerPage();
   await page.goto(`${base}/console#/flags/${created.json.id}`);
   await page.getByRole('heading', { name: 'In production' }).waitFor();
 
@@ -201,11 +193,8 @@ t.test('a group flag: a rollout per environment', async (t) => {
 });
 
 t.test("a guarded rollout's timeline shows its guard and the guard's last reading, and why a breach paused it", async (t) => {
-  const browser = await launchChromium(t);
-  const server = await startTestServer({ demo: true });
-  t.teardown(() => server.stop());
-  const base = server.baseUrl;
-  const shopWrite = demoSecret(server.output(), 'demo-write');
+  const { base, secret, ownerPage } = await demoConsole(t);
+  const shopWrite = secret('demo-write');
   const steps = [{ trafficPercentage: 10, holdMs: kHourMs }, { trafficPercentage: 100 }];
   // The server's own gauge of its evaluation workers (1 here): healthy below 100, a breach below 5.
   const guarded = async (name: string, guard: Record<string, unknown>) => {
@@ -219,7 +208,7 @@ t.test("a guarded rollout's timeline shows its guard and the guard's last readin
   };
   const healthy = await guarded('guarded-ok', { max: 100 });
   const breached = await guarded('guarded-breach', { min: 5 });
-  const page = await signedInPage(browser, base, kOwner, demoPassword(server.output()));
+  const page = await ownerPage();
 
   await page.goto(`${base}/console#/flags/${breached}`);
   await page.getByRole('heading', { name: 'guarded-breach', level: 1 }).waitFor();

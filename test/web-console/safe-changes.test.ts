@@ -8,8 +8,7 @@
 import type { Page } from 'playwright-core';
 import t from 'tap';
 import { call } from '../helpers/http.js';
-import { startTestServer } from '../helpers/server.js';
-import { demoPassword, demoSecret, launchChromium, seriousViolations, signedInPage } from '../helpers/web-console.js';
+import { demoConsole, seriousViolations } from '../helpers/web-console.js';
 
 const kShop = 'prj_DemoWebShop';
 
@@ -23,14 +22,11 @@ function beforeUnloadPrevented(page: Page): Promise<boolean> {
 }
 
 t.test('confirm dialogs, grace period, unsaved edits, undo and a readable audit log', async (t) => {
-  const browser = await launchChromium(t);
-  const server = await startTestServer({ demo: true });
-  t.teardown(() => server.stop());
-  const base = server.baseUrl;
-  const readSecret = demoSecret(server.output(), 'demo-read');
-  const writeSecret = demoSecret(server.output(), 'demo-write');
-  const whoAmI = (secret: string) => call(base, 'GET', '/api/v1/token', { token: secret });
-  const page = await signedInPage(browser, base, 'owner@demo.flagwire.test', demoPassword(server.output()));
+  const { base, secret, ownerPage } = await demoConsole(t);
+  const readSecret = secret('demo-read');
+  const writeSecret = secret('demo-write');
+  const whoAmI = (token: string) => call(base, 'GET', '/api/v1/token', { token });
+  const page = await ownerPage();
 
   // ---- rotate and revoke ask first; Escape and Cancel change nothing ----
   await page.goto(`${base}/console#/projects/${kShop}/tokens`);

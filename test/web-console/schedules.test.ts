@@ -3,11 +3,9 @@
 // will be), listed, applied by the server once due (the test moves the service clock instead of waiting)
 // and shown as applied; a pending one is cancelled with one click. Checked from outside the browser too.
 import t from 'tap';
-import { demoPassword, demoSecret, launchChromium, seriousViolations, signedInPage } from '../helpers/web-console.js';
+import { demoConsole, seriousViolations } from '../helpers/web-console.js';
 import { call } from '../helpers/http.js';
-import { startTestServer } from '../helpers/server.js';
 
-const kOwner = 'owner@demo.flagwire.test';
 const kHourMs = 3_600_000;
 
 /** A datetime-local value (the browser's local time) for Unix ms, to the minute. */
@@ -18,18 +16,15 @@ function localInput(ms: number): string {
 }
 
 t.test('a change scheduled, listed, applied when due and a pending one cancelled, on the flag page', async (t) => {
-  const browser = await launchChromium(t);
-  const server = await startTestServer({ demo: true, env: { FLAGWIRE_TEST_HOOKS: '1' } });
-  t.teardown(() => server.stop());
-  const base = server.baseUrl;
-  const shopWrite = demoSecret(server.output(), 'demo-write');
+  const { base, secret, ownerPage } = await demoConsole(t, { FLAGWIRE_TEST_HOOKS: '1' });
+  const shopWrite = secret('demo-write');
   const created = await call(base, 'POST', '/api/v1/flags', { token: shopWrite, body: { name: 'launch', trafficPercentage: 100 } });
   t.equal(created.status, 201, JSON.stringify(created.json));
   const flagId = created.json.id as string;
   const schedules = async () =>
     (await call(base, 'GET', '/api/v1/schedules', { token: shopWrite })).json.schedules as { status: string; patch: unknown }[];
 
-  const page = await signedInPage(browser, base, kOwner, demoPassword(server.output()));
+  const page = await ownerPage();
   let posts = 0;
   page.on('request', (r) => {
     if (r.method() === 'POST' && r.url().includes('/schedules')) posts++;

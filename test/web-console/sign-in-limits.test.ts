@@ -8,10 +8,9 @@
 import http from 'node:http';
 import t from 'tap';
 import type { TestContext } from '../helpers/cli.js';
-import { demoPassword } from '../helpers/web-console.js';
+import { demoPassword, kDemoOwner } from '../helpers/web-console.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
-const kOwner = 'owner@demo.flagwire.test';
 const kWrong = 'not the password at all';
 
 interface Answer {
@@ -88,13 +87,13 @@ for (const threads of [1, 3]) {
       const address = '198.51.100.20';
       for (let i = 0; i < 3; i++) t.equal((await signInFrom(server, address, `before${i}@x.test`, kWrong)).status, 401);
       const byAddress = await burst((i) =>
-        i === 4 ? signInFrom(server, address, kOwner, password) : signInFrom(server, address, `burst${i}@x.test`, kWrong),
+        i === 4 ? signInFrom(server, address, kDemoOwner, password) : signInFrom(server, address, `burst${i}@x.test`, kWrong),
       );
       expectAtMostOneChecked(t, byAddress, /from this address/);
 
       // Per account: three failures of the owner from three addresses, then eight at once from eight more.
-      for (let i = 0; i < 3; i++) t.equal((await signInFrom(server, `203.0.113.${i + 1}`, kOwner, kWrong)).status, 401);
-      const byAccount = await burst((i) => signInFrom(server, `192.0.2.${i + 1}`, kOwner, i === 4 ? password : kWrong));
+      for (let i = 0; i < 3; i++) t.equal((await signInFrom(server, `203.0.113.${i + 1}`, kDemoOwner, kWrong)).status, 401);
+      const byAccount = await burst((i) => signInFrom(server, `192.0.2.${i + 1}`, kDemoOwner, i === 4 ? password : kWrong));
       expectAtMostOneChecked(t, byAccount, /for this account/);
     },
   );

@@ -4,11 +4,9 @@
 // the per-address and per-account sign-in limits, and no CORS header on any console answer.
 import t from 'tap';
 import { cli } from '../helpers/cli.js';
-import { consoleCall, demoPassword, setPassword, signIn } from '../helpers/web-console.js';
+import { consoleCall, demoPassword, kDemoOwner, setPassword, signIn } from '../helpers/web-console.js';
 import { startTestServer } from '../helpers/server.js';
 import { advanceClock } from '../helpers/test-hooks.js';
-
-const kOwner = 'owner@demo.flagwire.test';
 
 t.test('sign-in, sessions and their refusals', async (t) => {
   const server = await startTestServer({
@@ -20,13 +18,13 @@ t.test('sign-in, sessions and their refusals', async (t) => {
   const password = demoPassword(server.output());
   t.ok(password.length >= 12, 'the demo password printed once is long enough');
 
-  const first = await signIn(base, kOwner, password);
+  const first = await signIn(base, kDemoOwner, password);
   t.match(
     first.setCookie,
     /^flagwire_session=[0-9A-Za-z]{43}; Path=\/console; Max-Age=\d+; HttpOnly; SameSite=Strict$/,
     'HttpOnly, SameSite=Strict, not Secure over plain HTTP',
   );
-  const second = await signIn(base, kOwner, password);
+  const second = await signIn(base, kDemoOwner, password);
   t.not(second.cookie, first.cookie, 'every sign-in gets a fresh session id');
 
   const home = await consoleCall(base, first, 'GET', 'home');
@@ -39,7 +37,7 @@ t.test('sign-in, sessions and their refusals', async (t) => {
   t.equal(home.headers.get('access-control-allow-origin'), null, 'no CORS header on a console answer');
 
   // Behind a trusted HTTPS proxy the cookie is Secure.
-  const proxied = await signIn(base, kOwner, password, { 'x-forwarded-proto': 'https', host: server.baseUrl.slice(7) });
+  const proxied = await signIn(base, kDemoOwner, password, { 'x-forwarded-proto': 'https', host: server.baseUrl.slice(7) });
   t.match(proxied.setCookie, /; Secure$/);
 
   // Changes: this origin and the session's CSRF token, both.
@@ -78,8 +76,8 @@ t.test('sign-in, sessions and their refusals', async (t) => {
 
   // A new password (CLI, standard input) ends every session of the user; short ones are refused.
   const users = await cli(server.dataDir, ['user', 'list']);
-  const owner = users.json.users.find((u: { email: string }) => u.email === kOwner);
-  const third = await signIn(base, kOwner, password);
+  const owner = users.json.users.find((u: { email: string }) => u.email === kDemoOwner);
+  const third = await signIn(base, kDemoOwner, password);
   const short = await setPassword(server.dataDir, owner.id, 'eleven char\n');
   t.equal(short.code, 1);
   t.match(short.json.detail, /at least 12 characters/);
@@ -88,17 +86,21 @@ t.test('sign-in, sessions and their refusals', async (t) => {
   // The expired sessions were dropped when `third` signed in: only it was left to end.
   t.equal(set.json.sessionsEnded, 1);
   t.equal((await consoleCall(base, third, 'GET', 'home')).status, 401, 'a new password signs the user out');
-  await t.resolves(signIn(base, kOwner, 'correct horse battery'), 'the password is the first line only');
-  await t.rejects(signIn(base, kOwner, password), /sign-in 401.*Sign-in failed/, 'the old password no longer works');
+  await t.resolves(signIn(base, kDemoOwner, 'correct horse battery'), 'the password is the first line only');
+  await t.rejects(signIn(base, kDemoOwner, password), /sign-in 401.*Sign-in failed/, 'the old password no longer works');
 
   // Limits: per account (any address), then per address (any account). The limit is 3 here.
   const wrong = (email: string, headers: Record<string, string> = {}) =>
     signIn(base, email, 'not the password at all', headers).catch((e: Error) => e.message);
-  t.match(await wrong(kOwner), /401/, 'a second failure for the owner');
-  t.match(await wrong(kOwner, { 'x-forwarded-for': '203.0.113.9' }), /401/);
-  t.match(await wrong(kOwner, { 'x-forwarded-for': '203.0.113.10' }), /429.*for this account/, 'the account is locked, from any address');
+  t.match(await wrong(kDemoOwner), /401/, 'a second failure for the owner');
+  t.match(await wrong(kDemoOwner, { 'x-forwarded-for': '203.0.113.9' }), /401/);
+  t.match(
+    await wrong(kDemoOwner, { 'x-forwarded-for': '203.0.113.10' }),
+    /429.*for this account/,
+    'the account is locked, from any address',
+  );
   await t.rejects(
-    signIn(base, kOwner, 'correct horse battery', { 'x-forwarded-for': '203.0.113.11' }),
+    signIn(base, kDemoOwner, 'correct horse battery', { 'x-forwarded-for': '203.0.113.11' }),
     /429/,
     'even with the right password',
   );

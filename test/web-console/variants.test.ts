@@ -4,11 +4,9 @@
 // server naming the place, and nothing is saved; removing every variant makes it a boolean flag again.
 import type { Browser, Locator } from 'playwright-core';
 import t from 'tap';
-import { demoPassword, demoSecret, ensureChromium, launchChromium, seriousViolations } from '../helpers/web-console.js';
+import { demoPassword, demoSecret, ensureChromium, kDemoOwner, launchChromium, seriousViolations } from '../helpers/web-console.js';
 import { call } from '../helpers/http.js';
 import { startTestServer } from '../helpers/server.js';
-
-const kOwner = 'owner@demo.flagwire.test';
 
 t.test('variants and a rule edited in the flag page, checked before they are saved', async (t) => {
   ensureChromium();
@@ -36,7 +34,7 @@ t.test('variants and a rule edited in the flag page, checked before they are sav
     await page.getByText(says).waitFor();
   };
   await page.goto(`${base}/console`);
-  await page.getByLabel('Email').fill(kOwner);
+  await page.getByLabel('Email').fill(kDemoOwner);
   await page.getByLabel('Password').fill(demoPassword(server.output()));
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { name: 'Organisations and projects' }).waitFor();

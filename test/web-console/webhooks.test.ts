@@ -12,15 +12,15 @@ import {
   consoleCall,
   demoPassword,
   demoSecret,
+  kDemoOwner,
   launchChromium,
   seriousViolations,
   setPassword,
-  signIn,
   signedInPage,
+  signIn,
 } from '../helpers/web-console.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
 
-const kOwner = 'owner@demo.flagwire.test';
 const kViewer = 'viewer@demo.flagwire.test';
 const kViewerPassword = 'viewer password 123';
 
@@ -43,7 +43,7 @@ t.test('webhooks made, delivered, redelivered and deleted from the webhooks page
     await page.getByRole('heading', { name: /^Webhooks of /, level: 1 }).waitFor();
     return page;
   };
-  const page = await open(kOwner, demoPassword(server.output()));
+  const page = await open(kDemoOwner, demoPassword(server.output()));
   await page.getByText('No webhooks yet.').waitFor();
   const create = async (url: string) => {
     await page.getByLabel('URL').fill(url);
