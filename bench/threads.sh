@@ -10,6 +10,11 @@
 #
 #   npm run build && bench/threads.sh                       # 2 cores: THREADS="1 2", 1 core each side
 #   THREADS="1 2 4 8" SERVER_CPUS=0-7 WRK_CPUS=8-15 WRK_THREADS=8 CONNS="64 256" bench/threads.sh
+#   ROUNDS=10 SCENARIOS=a THREADS=1 bench/threads.sh       # hello world and (a) ten times in turn: the median ratio
+#
+# With ROUNDS=N the hello world and the scenarios run N times in turn on the same servers, and each
+# scenario's ratio to the hello world's CPU per request is printed as a median with its range: on a
+# shared machine one run's ratio moves by a tenth or more.
 #
 # With PERF=1 every run is also recorded by perf (Linux's, from Debian's linux-perf) and broken down by
 # activity in microseconds of CPU per request (bench/perf-breakdown.ts): where Flagwire's time goes
@@ -26,6 +31,7 @@ wrk_threads=${WRK_THREADS:-1}
 conns=${CONNS:-"64"}
 scenarios=${SCENARIOS:-"a b d g"}
 dur=${DUR:-8}
+rounds=${ROUNDS:-1}
 warmup=${WARMUP:-3}
 perf=${PERF:-0}
 command -v wrk >/dev/null || "$(dirname "$0")/../scripts/apt-install.sh" wrk
@@ -94,22 +100,34 @@ for n in $threads_list; do
     for url in "http://127.0.0.1:$((port + 1))/x" "$base/$flag?targetingKey=user-42&plan=beta"; do
       taskset -c "$wrk_cpus" wrk -t"$wrk_threads" -c"$c" -d"${warmup}s" "$url" >/dev/null
     done
-    run "hello world, $n thread(s), $c conns" "$hello" "http://127.0.0.1:$((port + 1))/x" "$c"; h=$rps; hc=$cpr
-    ratio() {
+    declare -A ratios=()
+    ratio() { # scenario: prints this run's ratios, and keeps the CPU one for the rounds' median
       awk -v a="$rps" -v b="$h" -v c="$cpr" -v d="$hc" \
         'BEGIN {printf "    = %.2f of the hello world'\''s req/s, %.2fx its CPU per request\n", a / b, c / d}'
+      ratios[$1]+="$(awk -v c="$cpr" -v d="$hc" 'BEGIN {printf "%.3f", c / d}') "
     }
     printf 'wrk.headers["Authorization"] = "Bearer %s"\n' "$read_secret" > "$work/auth.lua"
     { cat "$lua"; printf 'wrk.headers["X-Flagwire-Project"] = "%s"\n' "$project"; } > "$work/ofrep.lua"
-    for s in $scenarios; do
-      case $s in
-        a) run "(a) $n thread(s), $c conns" "$fw" "$base/$flag?targetingKey=user-42&plan=beta" "$c"; ratio ;;
-        b) if [[ -n $group ]]; then run "(b) $n thread(s), $c conns" "$fw" "$base/v1/flags/$group?targetingKey=user-42&env=production" "$c"; ratio; fi ;;
-        d) run "(d) $n thread(s), $c conns" "$fw" "$base/api/v1/flags/$flag_id" "$c" "$work/auth.lua"; ratio ;;
-        g) run "(g) $n thread(s), $c conns" "$fw" "$base/ofrep/v1/evaluate/flags/$flag_id" "$c" "$work/ofrep.lua"; ratio ;;
-        *) echo "unknown scenario $s (a, b, d, g)" >&2; exit 2 ;;
-      esac
+    for ((round = 1; round <= rounds; round++)); do
+      run "hello world, $n thread(s), $c conns" "$hello" "http://127.0.0.1:$((port + 1))/x" "$c"; h=$rps; hc=$cpr
+      for s in $scenarios; do
+        case $s in
+          a) run "(a) $n thread(s), $c conns" "$fw" "$base/$flag?targetingKey=user-42&plan=beta" "$c"; ratio a ;;
+          b) if [[ -n $group ]]; then run "(b) $n thread(s), $c conns" "$fw" "$base/v1/flags/$group?targetingKey=user-42&env=production" "$c"; ratio b; fi ;;
+          d) run "(d) $n thread(s), $c conns" "$fw" "$base/api/v1/flags/$flag_id" "$c" "$work/auth.lua"; ratio d ;;
+          g) run "(g) $n thread(s), $c conns" "$fw" "$base/ofrep/v1/evaluate/flags/$flag_id" "$c" "$work/ofrep.lua"; ratio g ;;
+          *) echo "unknown scenario $s (a, b, d, g)" >&2; exit 2 ;;
+        esac
+      done
     done
+    if ((rounds > 1)); then
+      for s in "${!ratios[@]}"; do
+        tr ' ' '\n' <<<"${ratios[$s]}" | grep . | sort -n | awk -v s="$s" -v n="$n" -v c="$c" '{v[NR] = $1}
+          END {m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+               printf "(%s) %s thread(s), %s conns: median %.2fx the hello world'\''s CPU per request over %d rounds (%.2f-%.2f)\n", s, n, c, m, NR, v[1], v[NR]}'
+      done
+    fi
+    unset ratios
   done
   kill "$fw" "$hello"; wait "$fw" "$hello" 2>/dev/null || true
 done
