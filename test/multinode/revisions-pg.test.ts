@@ -102,6 +102,7 @@ t.test('a revision answered by one node is read at, or waited for, on the other'
     let released = false;
     t.teardown(() => (released ? undefined : lock.release()));
     const patched = await patchOn(a, { trafficPercentage: 37 });
+    t.equal(patched.status, 200, "A's write goes through while B's lock is held");
     const revision = revisionOf(patched);
     const start = performance.now();
     const [evaluation, management, write] = await Promise.all([

@@ -23,6 +23,17 @@ export const kChangeRetention = 100_000;
 const kCatchUpBatch = 1000;
 /** The NOTIFY channel; its payload is the revision committed. */
 export const kChannel = 'flagwire_revision';
+/**
+ * A write transaction holds the cluster's write lock (the revision row) from its first statement to
+ * its COMMIT. A writer that stops talking meanwhile (its node's LMDB write lock held by another process,
+ * which the writer thread waits for synchronously; a frozen process or machine) would hold it, and so
+ * stop every node's writes, for as long as it stays stuck. PostgreSQL ends such a session after this
+ * long idle in its transaction: the lock comes free, and the stuck write is rolled back, so its refusal
+ * is never applied. A write's statements follow each other within milliseconds (a node so far behind
+ * that its write must first copy the whole database into LMDB is the one case that may take longer:
+ * that write fails, and the node's follower makes the copy outside any write).
+ */
+export const kIdleInWriteMs = 5000;
 
 /** Reads a node's copy follows PostgreSQL with; on the pool, or inside a write transaction. */
 export interface RecordSource {
@@ -140,7 +151,7 @@ export class PgSystem implements RecordSource {
       throw new FlagwireError('STORE_UNAVAILABLE', kPgUnavailableDetail, { cause: err });
     }
     try {
-      await client.query('BEGIN');
+      await client.query(`BEGIN; SET LOCAL idle_in_transaction_session_timeout = ${kIdleInWriteMs}`);
       const { rows } = await client.query<{ revision: string }>('SELECT revision FROM flagwire_meta FOR UPDATE');
       return new WriteTransaction(client, Number(rows[0]!.revision));
     } catch (err) {
