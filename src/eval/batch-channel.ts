@@ -7,15 +7,15 @@
 //
 //   main thread (ChannelEnd)                         worker (serveChannel)
 //   requests → slot's SharedArrayBuffer
-//   state := POSTED, doorbell++, notify  ──────────▶ Atomics.wait on the doorbell wakes
-//                                                    state := TAKEN, evaluates, answers → same buffer
-//   Atomics.waitAsync on the state wakes ◀────────── state := ANSWERED, notify
-//   reads the answers in place; state := FREE
+//   state := Posted, doorbell++, notify  ──────────▶ Atomics.wait on the doorbell wakes
+//                                                    state := Taken, evaluates, answers → same buffer
+//   Atomics.waitAsync on the state wakes ◀────────── state := Answered, notify
+//   reads the answers in place; state := Free
 //
-// A channel has a few slots, each a SharedArrayBuffer of kSlotBytes and four words of the control
+// A channel has a few slots, each a SharedArrayBuffer of kSlotBytes and three words of the control
 // array (state, kind, count); the worker takes posted slots in slot order, one at a time. What
 // does not fit a slot (a batch of large OFREP bodies, a project's bulk answer) travels as a transferred
-// ArrayBuffer on the channel's MessagePort instead, its state saying so (POSTED_PORT, ANSWERED_PORT):
+// ArrayBuffer on the channel's MessagePort instead, its state saying so (PostedOnPort, AnsweredOnPort):
 // both sides read those messages synchronously (receiveMessageOnPort), so no order of events matters.
 //
 // The worker waits with the blocking Atomics.wait (as Piscina's 'sync' atomics did): a worker that is
@@ -210,10 +210,6 @@ export class ChannelEnd {
     return { control: this.shared.control, slots: this.shared.slots, port: this.workerPort };
   }
 
-  get slots(): number {
-    return this.work.length;
-  }
-
   /** A slot post() may use: free, on a channel whose worker is not known to be gone. */
   isFree(slot: number): boolean {
     return this.work[slot] === null && !this.detached;
@@ -281,13 +277,10 @@ export class ChannelEnd {
   }
 
   private release(slot: number): void {
-    const index = kHeaderWords + slot * kSlotWords + kState;
     this.work[slot] = null;
     unhold();
     this.tickets[slot]!++;
-    Atomics.store(this.control, index, State.Free);
-    // Wakes a wait of the settled post still pending (the worker died before answering): it sees the new ticket and ends.
-    Atomics.notify(this.control, index);
+    Atomics.store(this.control, kHeaderWords + slot * kSlotWords + kState, State.Free);
   }
 
   /**
@@ -310,6 +303,8 @@ export class ChannelEnd {
       }
       (state === State.Taken ? lost : untaken).push(work);
       this.release(slot);
+      // Wakes the slot's wait, still pending (the worker never answered): it sees the new ticket and ends.
+      Atomics.notify(this.control, kHeaderWords + slot * kSlotWords + kState);
     }
     this.port.close();
     for (const work of lost) work.lost(err);

@@ -6,9 +6,9 @@
 // which every write transaction of any process bumps. If it moved, every compiled entry is dropped.
 // It also reads the store's revision in that snapshot: the one every answer of the batch names.
 // A write acknowledged before a request arrived is therefore committed before the batch holding that
-// request starts, and that batch reads it. A worker waiting on its batch channel blocks its event loop
-// (batch-channel.ts), which keeps lmdb-js's own snapshot reset (a setTimeout) from running between
-// batches, so the explicit reset is required, not an optimisation.
+// request starts, and that batch reads it. A worker waiting on its batch channel blocks its event loop,
+// which turns only now and then (batch-channel.ts), so lmdb-js's own snapshot reset (a setTimeout)
+// cannot be relied on between batches: the explicit reset is required, not an optimisation.
 //
 // Usage (docs/operations.md: Flag usage): every request that finds its flag counts one evaluation of it, and one
 // of each flag of the project for the project routes, whichever route set and whatever the answer. The

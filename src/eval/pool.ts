@@ -74,7 +74,7 @@ class Seat {
     return -1;
   }
 
-  /** Batch slots taken (pump() spreads batches over the workers). */
+  /** Batch slots taken (pump() spreads batches over the workers); batchSlots when none is free. */
   busySlots(): number {
     let busy = 0;
     for (let slot = 0; slot < this.batchSlots; slot++) if (!this.channel.isFree(slot)) busy++;
@@ -226,9 +226,8 @@ export class EvalPool implements BatchRunner {
       let best: Seat | null = null;
       let bestBusy = Infinity;
       for (const seat of this.seats) {
-        if (seat.freeSlot() === -1) continue;
         const busy = seat.busySlots();
-        if (busy < bestBusy) {
+        if (busy < seat.batchSlots && busy < bestBusy) {
           best = seat;
           bestBusy = busy;
         }

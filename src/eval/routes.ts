@@ -58,8 +58,8 @@ export interface EvalRoutes extends EvalRoutesSpec {
 /** Worker: evaluates one request of the route set's routes, writing exactly one answer into `out`. */
 export type RouteEvaluator = (route: Route, id: string, query: string, extra: string, out: ResultWriter) => void;
 
-/** A route set's worker module's default export: called once per worker, with that worker's engine. */
 /**
+ * A route set's worker module's default export: called once per worker, with that worker's engine.
  * `routes`: the route set's route numbers, in the order its EvalRoutesSpec lists them. Given here, not
  * imported from the route table, so a worker loads no more of the server than evaluation needs.
  */
