@@ -82,9 +82,9 @@ export class RequestWriter {
       queryBytes = query.length;
     }
     const extraBytes = extra.length === 0 ? 0 : writeUtf8(bytes, extra, queryAt + queryBytes);
-    bytes.writeUInt32LE(idBytes, at + 1);
-    bytes.writeUInt32LE(queryBytes, at + 5);
-    bytes.writeUInt32LE(extraBytes, at + 9);
+    putU32(bytes, at + 1, idBytes);
+    putU32(bytes, at + 5, queryBytes);
+    putU32(bytes, at + 9, extraBytes);
     this.pos = queryAt + queryBytes + extraBytes;
     this.count++;
   }
@@ -103,6 +103,10 @@ export interface DecodedRequests {
   ids: string[];
   queries: string[];
   extras: string[];
+  /** The id read last, and its bytes: see idAt(). */
+  lastId: string;
+  lastIdBytes: Buffer;
+  lastIdLength: number;
 }
 
 /** Fills `into` (reused across batches: its arrays are overwritten, not reallocated). */
@@ -110,14 +114,14 @@ export function readRequests(buffer: ArrayBufferLike, count: number, into: Decod
   const bytes = Buffer.from(buffer);
   let pos = 0;
   for (let i = 0; i < count; i++) {
-    const idBytes = bytes.readUInt32LE(pos + 1);
-    const queryBytes = bytes.readUInt32LE(pos + 5);
-    const extraBytes = bytes.readUInt32LE(pos + 9);
+    const idBytes = getU32(bytes, pos + 1);
+    const queryBytes = getU32(bytes, pos + 5);
+    const extraBytes = getU32(bytes, pos + 9);
     const idStart = pos + kRequestHeaderBytes;
     const queryStart = idStart + idBytes;
     const extraStart = queryStart + queryBytes;
     into.routes[i] = bytes[pos] as Route;
-    into.ids[i] = readUtf8(bytes, idStart, queryStart);
+    into.ids[i] = idAt(bytes, idStart, idBytes, into);
     into.queries[i] = queryBytes === 0 ? '' : readUtf8(bytes, queryStart, extraStart);
     into.extras[i] = extraBytes === 0 ? '' : readUtf8(bytes, extraStart, extraStart + extraBytes);
     pos = extraStart + extraBytes;
@@ -126,8 +130,54 @@ export function readRequests(buffer: ArrayBufferLike, count: number, into: Decod
   return into;
 }
 
+/** Ids up to this many bytes are remembered by idAt(); longer ones are read every time. */
+const kRememberedIdBytes = 128;
+
+/**
+ * The id at `bytes[start..start + length)`. Most requests of a batch, and of the batches after it, name
+ * the same few flags: an id whose bytes equal the last one read is that same string, which costs no
+ * decoding, and whose hash V8 has already computed for the engine's flag look-up.
+ */
+function idAt(bytes: Buffer, start: number, length: number, into: DecodedRequests): string {
+  const last = into.lastIdBytes;
+  if (length === into.lastIdLength) {
+    let i = 0;
+    while (i < length && bytes[start + i] === last[i]) i++;
+    if (i === length) return into.lastId;
+  }
+  const id = readUtf8(bytes, start, start + length);
+  if (length <= kRememberedIdBytes) {
+    bytes.copy(last, 0, start, start + length);
+    into.lastId = id;
+    into.lastIdLength = length;
+  }
+  return id;
+}
+
 export function newDecodedRequests(): DecodedRequests {
-  return { count: 0, routes: [], ids: [], queries: [], extras: [] };
+  return {
+    count: 0,
+    routes: [],
+    ids: [],
+    queries: [],
+    extras: [],
+    lastId: '',
+    lastIdBytes: Buffer.alloc(kRememberedIdBytes),
+    lastIdLength: -1,
+  };
+}
+
+// The requests' lengths, little-endian, read and written in place: Buffer's readUInt32LE and
+// writeUInt32LE check their arguments on every call, these compile to four byte moves.
+function getU32(bytes: Uint8Array, at: number): number {
+  return (bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24)) >>> 0;
+}
+
+function putU32(bytes: Uint8Array, at: number, value: number): void {
+  bytes[at] = value;
+  bytes[at + 1] = value >>> 8;
+  bytes[at + 2] = value >>> 16;
+  bytes[at + 3] = value >>> 24;
 }
 
 /**
@@ -149,9 +199,9 @@ export class ResultWriter {
     this.bytes = Buffer.from(buffer);
     const headerBytes = kAnswersHeaderBytes + 12 * count;
     if (headerBytes > this.bytes.length) this.grow(headerBytes);
-    this.bytes.writeUInt32LE(count, 0);
-    this.bytes.writeUInt32LE(revision % 2 ** 32, 4);
-    this.bytes.writeUInt32LE(Math.floor(revision / 2 ** 32), 8);
+    putU32(this.bytes, 0, count);
+    putU32(this.bytes, 4, revision % 2 ** 32);
+    putU32(this.bytes, 8, Math.floor(revision / 2 ** 32));
     this.pos = headerBytes;
   }
 
@@ -189,9 +239,9 @@ export class ResultWriter {
   /** `tagBytes`: the last that many bytes pushed are the answer's ETag, not its body. */
   close(status: number, tagBytes = 0): void {
     const bytes = this.bytes;
-    bytes.writeUInt32LE(status | (tagBytes << 16), this.header);
-    bytes.writeUInt32LE(this.bodyStart, this.header + 4);
-    bytes.writeUInt32LE(this.pos - this.bodyStart, this.header + 8);
+    putU32(bytes, this.header, status | (tagBytes << 16));
+    putU32(bytes, this.header + 4, this.bodyStart);
+    putU32(bytes, this.header + 8, this.pos - this.bodyStart);
     this.header += 12;
   }
 

@@ -72,3 +72,32 @@ t.test('answers with an ETag: status in the low bits, the tag after the body; re
   t.same([reader.word(1) > 0xffff, reader.status(1), reader.bodyText(1), reader.tagText(1)], [true, 200, '{"flags":[]}', '"tag-1"']);
   t.same([reader.status(2), reader.bodyText(2), reader.tagText(2)], [304, '', '"tag-2"']);
 });
+
+t.test('ids: one decoding reused across requests and batches reads every id right (same length, other bytes; long; UTF-8)', async (t) => {
+  const decoded = newDecodedRequests();
+  const long = `flg_${'x'.repeat(200)}`;
+  const batches = [
+    ['flg_aaaa', 'flg_aaaa', 'flg_aaab', 'flg_aaaa', 'prj_aaaa', long, long, 'flg_ü', 'flg_ü'],
+    ['flg_ü', 'flg_aaaa', 'flg_aaab', 'flg_aaab', `${long}y`, long, 'flg_aaaa'],
+  ];
+  for (const ids of batches) {
+    const writer = new RequestWriter(new ArrayBuffer(64));
+    for (const id of ids) writer.add(kRouteFlag, id, `k=${id}`);
+    readRequests(writer.buffer, writer.count, decoded);
+    t.same(decoded.ids.slice(0, ids.length), ids);
+    t.same(
+      decoded.queries.slice(0, ids.length),
+      ids.map((id) => `k=${id}`),
+    );
+  }
+});
+
+t.test('request lengths past 16 bits read back (a large body in the query slot)', async (t) => {
+  const body = Buffer.alloc(70_000, 0x61);
+  const writer = new RequestWriter(new ArrayBuffer(16));
+  writer.add(kRouteOfrepFlag, 'flg_a', body, 'prj_1');
+  writer.add(kRouteFlag, 'flg_b', 'x=1');
+  const decoded = readRequests(writer.buffer, writer.count, newDecodedRequests());
+  t.equal(decoded.queries[0], body.toString());
+  t.same([decoded.ids[1], decoded.queries[1], decoded.extras[0]], ['flg_b', 'x=1', 'prj_1']);
+});

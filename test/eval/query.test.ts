@@ -97,3 +97,21 @@ t.test('one instance is reused: parse() forgets the previous query', async (t) =
   t.equal(q.error, null);
   t.equal(q.cohort, 'b');
 });
+
+t.test('the three names are matched exactly, whether or not the query needs decoding', async (t) => {
+  for (const raw of ['targetingKeY=a&cohorts=b&en=c&envv=d', 'targetingKeY=a&cohorts=b&en=c&envv=d&x=%41']) {
+    const { ok, q } = parse(raw);
+    t.equal(ok, true);
+    t.same([q.targetingKey, q.cohort, q.env], [null, null, null], raw);
+    t.same(
+      ['targetingKeY', 'cohorts', 'en', 'envv'].map((name) => q.attribute(name)),
+      ['a', 'b', 'c', 'd'],
+      raw,
+    );
+  }
+  // Encoded names are the same parameters once decoded.
+  const { q } = parse('targeting%4Bey=k&%63ohort=c&en%76=production&pl%61n=beta');
+  t.same([q.targetingKey, q.cohort, q.env, q.attribute('plan')], ['k', 'c', 'production', 'beta']);
+  const plain = parse('targetingKey=k&cohort=c&env=production&plan=beta').q;
+  t.same([plain.targetingKey, plain.cohort, plain.env, plain.attribute('plan')], ['k', 'c', 'production', 'beta']);
+});
