@@ -3,7 +3,8 @@
 #   bench/ab-builds.sh BASE_CHECKOUT NEW_CHECKOUT      (each built: dist/ present)
 # Each build serves its own fresh demo data dir; runs alternate ABBA so drift hits both alike. Printed
 # per run: req/s, and the server's CPU per request (utime + stime of every thread, from /proc), which
-# is what a change to the request path moves; req/s on a shared 2-core machine swings more than that.
+# is what a change to the request path moves; req/s on a shared 2-core machine swings more than that;
+# wrk's p99, and the server's resident memory after the run (VmRSS), to check that neither grew.
 # Settings: ROUNDS (6), DUR seconds per run (6), CONN connections (50), SERVER_CPUS (0) and WRK_CPUS
 # (1): both servers run on SERVER_CPUS and wrk on WRK_CPUS (taskset), so the server's CPU per request is
 # not diluted by the generator's. wrk is Debian's package, installed when missing. Only 127.0.0.1;
@@ -31,11 +32,12 @@ read -r pb ub < <(start "$new" 18302)
 cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 run() { # label pid url
   local c0 c1 out n
-  c0=$(cpu "$2"); out=$(taskset -c "$wrk_cpus" wrk -t1 -c"$conn" -d"${dur}s" "$3?targetingKey=user-$RANDOM&plan=beta"); c1=$(cpu "$2")
+  c0=$(cpu "$2"); out=$(taskset -c "$wrk_cpus" wrk -t1 -c"$conn" -d"${dur}s" --latency "$3?targetingKey=user-$RANDOM&plan=beta"); c1=$(cpu "$2")
   n=$(awk '/requests in/ {print $1}' <<<"$out")
   cpr=$(awk -v c=$((c1 - c0)) -v n="$n" -v hz="$(getconf CLK_TCK)" 'BEGIN {printf "%.2f", c * 1e6 / hz / n}')
-  printf '%-5s req/s %9s  server CPU/request %6s us  non-2xx %s\n' "$1" "$(awk '/Requests\/sec/ {print $2}' <<<"$out")" \
-    "$cpr" "$(awk '/Non-2xx/ {print $NF}' <<<"$out" | grep . || echo 0)"
+  printf '%-5s req/s %9s  server CPU/request %6s us  p99 %8s  RSS %4s MB  non-2xx %s\n' "$1" \
+    "$(awk '/Requests\/sec/ {print $2}' <<<"$out")" "$cpr" "$(awk '$1 == "99%" {print $2}' <<<"$out")" \
+    "$(awk '/^VmRSS/ {printf "%.0f", $2 / 1024}' "/proc/$2/status")" "$(awk '/Non-2xx/ {print $NF}' <<<"$out" | grep . || echo 0)"
 }
 # Each round's two runs are neighbours in time, so their ratio is what a drifting shared machine
 # disturbs least: the summary is the median of the rounds' new/base CPU per request.
