@@ -167,8 +167,9 @@ export function newDecodedRequests(): DecodedRequests {
   };
 }
 
-// The requests' lengths, little-endian, read and written in place: Buffer's readUInt32LE and
-// writeUInt32LE check their arguments on every call, these compile to four byte moves.
+// The batch's u32s (the requests' lengths, the answers' header), little-endian, read and written in
+// place: Buffer's readUInt32LE and writeUInt32LE check their arguments on every call, these compile to
+// four byte moves.
 function getU32(bytes: Uint8Array, at: number): number {
   return (bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24)) >>> 0;
 }

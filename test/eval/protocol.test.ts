@@ -101,3 +101,33 @@ t.test('request lengths past 16 bits read back (a large body in the query slot)'
   t.equal(decoded.queries[0], body.toString());
   t.same([decoded.ids[1], decoded.queries[1], decoded.extras[0]], ['flg_b', 'x=1', 'prj_1']);
 });
+
+t.test('one buffer reused for the next batch: an id of the same length with other bytes is read anew', async (t) => {
+  const decoded = newDecodedRequests();
+  const buffer = new SharedArrayBuffer(256);
+  for (const ids of [
+    ['flg_aaaa', 'flg_aaaa'],
+    ['flg_bbbb', 'flg_aaaa'],
+    ['flg_aaaa', 'flg_bbbb'],
+  ]) {
+    const writer = new RequestWriter(buffer as unknown as ArrayBuffer);
+    for (const id of ids) writer.add(kRouteFlag, id, '');
+    t.equal(writer.buffer, buffer, 'no growth: the same bytes are overwritten');
+    readRequests(buffer, ids.length, decoded);
+    t.same(decoded.ids.slice(0, ids.length), ids);
+  }
+});
+
+t.test('the integers are little-endian u32s, all 32 bits of them', async (t) => {
+  const writer = new RequestWriter(new ArrayBuffer(64));
+  writer.add(kRouteFlag, 'flg_a', 'x=12');
+  const view = new DataView(writer.buffer);
+  t.same([view.getUint8(0), view.getUint32(1, true), view.getUint32(5, true), view.getUint32(9, true)], [kRouteFlag, 5, 4, 0]);
+  // A revision whose low word has its top bit set, and a high word: read back through the reader's own view.
+  const revision = 3 * 2 ** 32 + 0xf1234567;
+  const out = new ResultWriter(new ArrayBuffer(64), 1, revision);
+  out.put(200, Buffer.from('{}'));
+  const answers = out.finish();
+  t.equal(new ResultReader(answers).revision, revision);
+  t.same([new DataView(answers).getUint32(4, true), new DataView(answers).getUint32(8, true)], [0xf1234567, 3]);
+});
