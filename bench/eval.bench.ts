@@ -4,7 +4,7 @@
 import { rmSync } from 'node:fs';
 import { bucket } from '../src/eval/bucket.js';
 import { EvalEngine } from '../src/eval/engine.js';
-import { newDecodedRequests, readRequests, RequestWriter, ResultReader, ResultWriter } from '../src/eval/protocol.js';
+import { DecodedRequests, RequestWriter, ResultReader, ResultWriter } from '../src/eval/protocol.js';
 import { EvalQuery } from '../src/eval/query.js';
 import { kRouteFlag } from '../src/metrics/metrics.js';
 import { buildEvalWorld } from '../test/eval/eval-world.js';
@@ -66,11 +66,11 @@ measure('engine.evaluateProject (6 flags)', 200_000, (i) => {
 });
 
 // A whole batch of 64 as the main thread and a worker see it (minus the thread hop).
-const decoded = newDecodedRequests();
+const decoded = new DecodedRequests();
 measure('batch of 64: encode, decode, evaluate, read answers (per batch)', 20_000, () => {
   const writer = new RequestWriter(new ArrayBuffer(64 * 1024));
   for (let j = 0; j < 64; j++) writer.add(kRouteFlag, world.ids.half, flagQueries[j]!);
-  readRequests(writer.buffer, 64, decoded);
+  decoded.readRequests(writer.buffer, 64);
   engine.beginBatch();
   const out = new ResultWriter(writer.buffer, 64);
   for (let j = 0; j < 64; j++) engine.evaluateFlag(decoded.ids[j]!, decoded.queries[j]!, out);

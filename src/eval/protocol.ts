@@ -96,75 +96,65 @@ export class RequestWriter {
   }
 }
 
-/** Worker: every request of a batch as strings, read before the buffer is overwritten with answers. */
-export interface DecodedRequests {
-  count: number;
-  routes: Route[];
-  ids: string[];
-  queries: string[];
-  extras: string[];
-  /** The id read last, and its bytes: see idAt(). */
-  lastId: string;
-  lastIdBytes: Buffer;
-  lastIdLength: number;
-}
-
-/** Fills `into` (reused across batches: its arrays are overwritten, not reallocated). */
-export function readRequests(buffer: ArrayBufferLike, count: number, into: DecodedRequests): DecodedRequests {
-  const bytes = Buffer.from(buffer);
-  let pos = 0;
-  for (let i = 0; i < count; i++) {
-    const idBytes = getU32(bytes, pos + 1);
-    const queryBytes = getU32(bytes, pos + 5);
-    const extraBytes = getU32(bytes, pos + 9);
-    const idStart = pos + kRequestHeaderBytes;
-    const queryStart = idStart + idBytes;
-    const extraStart = queryStart + queryBytes;
-    into.routes[i] = bytes[pos] as Route;
-    into.ids[i] = idAt(bytes, idStart, idBytes, into);
-    into.queries[i] = queryBytes === 0 ? '' : readUtf8(bytes, queryStart, extraStart);
-    into.extras[i] = extraBytes === 0 ? '' : readUtf8(bytes, extraStart, extraStart + extraBytes);
-    pos = extraStart + extraBytes;
-  }
-  into.count = count;
-  return into;
-}
-
-/** Ids up to this many bytes are remembered by idAt(); longer ones are read every time. */
+/** Ids up to this many bytes are remembered by DecodedRequests (see idAt); longer ones are read every time. */
 const kRememberedIdBytes = 128;
 
 /**
- * The id at `bytes[start..start + length)`. Most requests of a batch, and of the batches after it, name
- * the same few flags: an id whose bytes equal the last one read is that same string, which costs no
- * decoding, and whose hash V8 has already computed for the engine's flag look-up.
+ * Worker: every request of a batch as strings, read before the buffer is overwritten with answers. One
+ * instance serves every batch: its arrays are overwritten, not reallocated.
  */
-function idAt(bytes: Buffer, start: number, length: number, into: DecodedRequests): string {
-  const last = into.lastIdBytes;
-  if (length === into.lastIdLength) {
-    let i = 0;
-    while (i < length && bytes[start + i] === last[i]) i++;
-    if (i === length) return into.lastId;
-  }
-  const id = readUtf8(bytes, start, start + length);
-  if (length <= kRememberedIdBytes) {
-    bytes.copy(last, 0, start, start + length);
-    into.lastId = id;
-    into.lastIdLength = length;
-  }
-  return id;
-}
+export class DecodedRequests {
+  count = 0;
+  readonly routes: Route[] = [];
+  readonly ids: string[] = [];
+  readonly queries: string[] = [];
+  readonly extras: string[] = [];
+  /** The id read last, and its bytes (see idAt). */
+  private lastId = '';
+  private readonly lastIdBytes = Buffer.alloc(kRememberedIdBytes);
+  private lastIdLength = -1;
 
-export function newDecodedRequests(): DecodedRequests {
-  return {
-    count: 0,
-    routes: [],
-    ids: [],
-    queries: [],
-    extras: [],
-    lastId: '',
-    lastIdBytes: Buffer.alloc(kRememberedIdBytes),
-    lastIdLength: -1,
-  };
+  /** Reads the `count` requests of `buffer`. */
+  readRequests(buffer: ArrayBufferLike, count: number): this {
+    const bytes = Buffer.from(buffer);
+    let pos = 0;
+    for (let i = 0; i < count; i++) {
+      const idBytes = getU32(bytes, pos + 1);
+      const queryBytes = getU32(bytes, pos + 5);
+      const extraBytes = getU32(bytes, pos + 9);
+      const idStart = pos + kRequestHeaderBytes;
+      const queryStart = idStart + idBytes;
+      const extraStart = queryStart + queryBytes;
+      this.routes[i] = bytes[pos] as Route;
+      this.ids[i] = this.idAt(bytes, idStart, idBytes);
+      this.queries[i] = queryBytes === 0 ? '' : readUtf8(bytes, queryStart, extraStart);
+      this.extras[i] = extraBytes === 0 ? '' : readUtf8(bytes, extraStart, extraStart + extraBytes);
+      pos = extraStart + extraBytes;
+    }
+    this.count = count;
+    return this;
+  }
+
+  /**
+   * The id at `bytes[start..start + length)`. Most requests of a batch, and of the batches after it, name
+   * the same few flags: an id whose bytes equal the last one read is that same string, which costs no
+   * decoding, and whose hash V8 has already computed for the engine's flag look-up.
+   */
+  private idAt(bytes: Buffer, start: number, length: number): string {
+    const last = this.lastIdBytes;
+    if (length === this.lastIdLength) {
+      let i = 0;
+      while (i < length && bytes[start + i] === last[i]) i++;
+      if (i === length) return this.lastId;
+    }
+    const id = readUtf8(bytes, start, start + length);
+    if (length <= kRememberedIdBytes) {
+      bytes.copy(last, 0, start, start + length);
+      this.lastId = id;
+      this.lastIdLength = length;
+    }
+    return id;
+  }
 }
 
 // The batch's u32s (the requests' lengths, the answers' header), little-endian, read and written in

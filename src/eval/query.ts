@@ -73,7 +73,7 @@ export class EvalQuery implements EvalContext, RuleContext {
         } else {
           name = decodeComponent(raw, start, eq);
           if (name === null) return this.fail(describeFailure(null, raw.slice(start, eq)));
-          field = fieldNamed(name);
+          field = fieldAt(name, 0, name.length);
           value = eq < amp ? decodeComponent(raw, eq + 1, amp) : '';
           if (value === null) return this.fail(describeFailure(name, raw.slice(eq + 1, amp)));
           if (field === kFieldCohort && value.length > 0 && raw.lastIndexOf('+', amp - 1) > eq) return this.fail(kCohortPlusDetail);
@@ -140,14 +140,7 @@ const kFieldTargetingKey = 2;
 const kFieldEnv = 3;
 type Field = typeof kFieldAttribute | typeof kFieldCohort | typeof kFieldTargetingKey | typeof kFieldEnv;
 
-function fieldNamed(name: string): Field {
-  if (name === 'targetingKey') return kFieldTargetingKey;
-  if (name === 'cohort') return kFieldCohort;
-  if (name === 'env') return kFieldEnv;
-  return kFieldAttribute;
-}
-
-/** fieldNamed(raw[start..end)) for a name that needs no decoding, without slicing it out. */
+/** The field `raw[start..end)` names (a name as sent, or a decoded one whole), without slicing it out. */
 function fieldAt(raw: string, start: number, end: number): Field {
   switch (end - start) {
     case 12:

@@ -8,7 +8,7 @@ import { LmdbStore } from '../store/lmdb-store.js';
 import { byRoute, type RouteEvaluator, type EvalRoutesSpec, type RouteEvaluatorFactory } from './routes.js';
 import { EvalEngine } from './engine.js';
 import { type ChannelShared, serveChannel, SlotKind } from './batch-channel.js';
-import { encodeUsage, newDecodedRequests, readRequests, ResultWriter } from './protocol.js';
+import { DecodedRequests, encodeUsage, ResultWriter } from './protocol.js';
 
 export interface EvalWorkerData {
   dataDir: string;
@@ -48,7 +48,7 @@ for (const [i, module] of (await evaluatorModules).entries())
 const evaluators = byRoute(start.routeSets, (routeSet) => evaluatorOf.get(routeSet)!);
 const errorBodies = byRoute(start.routeSets, (routeSet) => routeSet.internalErrorBody);
 // Reused for every batch: decoding allocates the strings and nothing else.
-const requests = newDecodedRequests();
+const requests = new DecodedRequests();
 
 /** The worker's one Piscina task (pool.ts): serves its batch channel until the pool stops it. */
 export default function serve(shared: ChannelShared): Promise<void> {
@@ -68,7 +68,7 @@ function handleSlot(kind: SlotKind, buffer: ArrayBufferLike, count: number): Arr
 }
 
 function evaluateBatch(buffer: ArrayBufferLike, count: number): ArrayBufferLike {
-  readRequests(buffer, count, requests);
+  requests.readRequests(buffer, count);
   if (start.crashFlagId !== null) for (let i = 0; i < requests.count; i++) if (requests.ids[i] === start.crashFlagId) process.exit(70);
   if (start.hangFlagId !== null) for (let i = 0; i < requests.count; i++) if (requests.ids[i] === start.hangFlagId) for (;;);
   // Renew the read snapshot before answering anything (engine.ts: freshness rule).

@@ -5,7 +5,7 @@ import t from 'tap';
 import type { PendingResponse } from '../../src/http/http.js';
 import { InFlight } from '../../src/http/in-flight.js';
 import { EvalBatcher, type BatchAbortSignal, type BatchDone, type BatchRunner, type BatcherOptions } from '../../src/eval/batcher.js';
-import { newDecodedRequests, readRequests, ResultWriter, type EvalTask } from '../../src/eval/protocol.js';
+import { DecodedRequests, ResultWriter, type EvalTask } from '../../src/eval/protocol.js';
 import { kRouteFlag, kRouteProject } from '../../src/metrics/metrics.js';
 import { waiterAt } from '../helpers/revision-waiter.js';
 
@@ -78,7 +78,7 @@ class EchoRunner implements BatchRunner {
       queueMicrotask(() => done(err, null));
       return;
     }
-    const reqs = readRequests(requests, task.count, newDecodedRequests());
+    const reqs = new DecodedRequests().readRequests(requests, task.count);
     const out = new ResultWriter(requests, task.count, this.revision);
     for (let i = 0; i < reqs.count; i++) {
       out.put(reqs.ids[i] === 'missing' ? 404 : 200, Buffer.from(`${reqs.routes[i]}:${reqs.ids[i]}?${reqs.queries[i]}`));

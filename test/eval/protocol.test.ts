@@ -1,6 +1,6 @@
 // The batch format between the main thread and an eval worker (src/eval/protocol.ts).
 import t from 'tap';
-import { newDecodedRequests, readRequests, RequestWriter, ResultReader, ResultWriter } from '../../src/eval/protocol.js';
+import { DecodedRequests, RequestWriter, ResultReader, ResultWriter } from '../../src/eval/protocol.js';
 import { kRouteFlag, kRouteOfrepBulk, kRouteOfrepFlag, kRouteProject } from '../../src/metrics/metrics.js';
 
 t.test('requests round-trip: routes, ids, raw queries (UTF-8, empty), growing past the first buffer', async (t) => {
@@ -14,7 +14,7 @@ t.test('requests round-trip: routes, ids, raw queries (UTF-8, empty), growing pa
   for (const [route, id, query] of sent) writer.add(route, id, query);
   t.equal(writer.count, 4);
   t.ok(writer.buffer.byteLength > 10_000);
-  const decoded = readRequests(writer.buffer, writer.count, newDecodedRequests());
+  const decoded = new DecodedRequests().readRequests(writer.buffer, writer.count);
   t.same(
     sent.map((_, i) => [decoded.routes[i], decoded.ids[i], decoded.queries[i]]),
     sent,
@@ -48,7 +48,7 @@ t.test('OFREP requests: bytes in the query slot and an extra string round-trip b
   writer.add(kRouteFlag, 'flg_a', 'x=1');
   writer.add(kRouteOfrepFlag, 'flg_b', Buffer.from('{"context":{"city":"München"}}'), 'prj_1');
   writer.add(kRouteOfrepBulk, 'prj_2', new Uint8Array(0), '"etag-1", W/"etag-2"');
-  const decoded = readRequests(writer.buffer, writer.count, newDecodedRequests());
+  const decoded = new DecodedRequests().readRequests(writer.buffer, writer.count);
   t.same(decoded.routes.slice(0, 3), [kRouteFlag, kRouteOfrepFlag, kRouteOfrepBulk]);
   t.same(decoded.queries.slice(0, 3), ['x=1', '{"context":{"city":"München"}}', '']);
   t.same(decoded.extras.slice(0, 3), ['', 'prj_1', '"etag-1", W/"etag-2"']);
@@ -74,7 +74,7 @@ t.test('answers with an ETag: status in the low bits, the tag after the body; re
 });
 
 t.test('ids: one decoding reused across requests and batches reads every id right (same length, other bytes; long; UTF-8)', async (t) => {
-  const decoded = newDecodedRequests();
+  const decoded = new DecodedRequests();
   const long = `flg_${'x'.repeat(200)}`;
   const batches = [
     ['flg_aaaa', 'flg_aaaa', 'flg_aaab', 'flg_aaaa', 'prj_aaaa', long, long, 'flg_ü', 'flg_ü'],
@@ -83,7 +83,7 @@ t.test('ids: one decoding reused across requests and batches reads every id righ
   for (const ids of batches) {
     const writer = new RequestWriter(new ArrayBuffer(64));
     for (const id of ids) writer.add(kRouteFlag, id, `k=${id}`);
-    readRequests(writer.buffer, writer.count, decoded);
+    decoded.readRequests(writer.buffer, writer.count);
     t.same(decoded.ids.slice(0, ids.length), ids);
     t.same(
       decoded.queries.slice(0, ids.length),
@@ -97,13 +97,13 @@ t.test('request lengths past 16 bits read back (a large body in the query slot)'
   const writer = new RequestWriter(new ArrayBuffer(16));
   writer.add(kRouteOfrepFlag, 'flg_a', body, 'prj_1');
   writer.add(kRouteFlag, 'flg_b', 'x=1');
-  const decoded = readRequests(writer.buffer, writer.count, newDecodedRequests());
+  const decoded = new DecodedRequests().readRequests(writer.buffer, writer.count);
   t.equal(decoded.queries[0], body.toString());
   t.same([decoded.ids[1], decoded.queries[1], decoded.extras[0]], ['flg_b', 'x=1', 'prj_1']);
 });
 
 t.test('one buffer reused for the next batch: an id of the same length with other bytes is read anew', async (t) => {
-  const decoded = newDecodedRequests();
+  const decoded = new DecodedRequests();
   const buffer = new SharedArrayBuffer(256);
   for (const ids of [
     ['flg_aaaa', 'flg_aaaa'],
@@ -113,7 +113,7 @@ t.test('one buffer reused for the next batch: an id of the same length with othe
     const writer = new RequestWriter(buffer as unknown as ArrayBuffer);
     for (const id of ids) writer.add(kRouteFlag, id, '');
     t.equal(writer.buffer, buffer, 'no growth: the same bytes are overwritten');
-    readRequests(buffer, ids.length, decoded);
+    decoded.readRequests(buffer, ids.length);
     t.same(decoded.ids.slice(0, ids.length), ids);
   }
 });
