@@ -75,6 +75,10 @@ export const Config = Type.Object({
   flagsFile: Type.Union([Type.Object({ path: Type.String({ minLength: 1 }), projectId: Type.String({ minLength: 1 }) }), Type.Null()]),
   /** The Prometheus server that rollout guards' PromQL expressions are asked of (src/release-plans/guard-reader.ts); null: none. */
   prometheusUrl: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
+  /** The metrics PromQL guards may read: names, or prefixes ending in `*` (src/release-plans/promql-metrics.ts); empty: none. */
+  prometheusMetrics: Type.Array(Type.String({ minLength: 1 })),
+  /** How long one guard reading may take before it counts as failed (src/release-plans/guard-reader.ts). */
+  guardTimeoutMs: Type.Integer({ minimum: 100 }),
   /** Host names, addresses and ranges webhooks may reach although private or loopback (src/webhooks/url-safety.ts). */
   webhookAllow: Type.Array(Type.String({ minLength: 1 })),
   /** How long a webhook delivery is retried before it is given up (src/webhooks/webhook-commands.ts). */
@@ -134,6 +138,8 @@ const kSettings = {
   signInFailLimit: 'FLAGWIRE_SIGN_IN_FAIL_LIMIT',
   flagsFile: 'FLAGWIRE_FLAGS_FILE',
   prometheusUrl: 'FLAGWIRE_PROMETHEUS_URL',
+  prometheusMetrics: 'FLAGWIRE_PROMETHEUS_METRICS',
+  guardTimeoutMs: 'FLAGWIRE_GUARD_TIMEOUT_MS',
   webhookAllow: 'FLAGWIRE_WEBHOOK_ALLOW',
   webhookGiveUpMs: 'FLAGWIRE_WEBHOOK_GIVE_UP_HOURS',
   webhookTimeoutMs: 'FLAGWIRE_WEBHOOK_TIMEOUT_MS',
@@ -292,6 +298,9 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     signInFailLimit: integer('signInFailLimit', env.FLAGWIRE_SIGN_IN_FAIL_LIMIT ?? '10', 1, 1_000_000),
     flagsFile: flagsFile(flags, env),
     prometheusUrl,
+    prometheusMetrics: metricAllowList(env.FLAGWIRE_PROMETHEUS_METRICS ?? ''),
+    // Short against a guard's shortest interval (1 s is the least; 30 s the default), long for a PromQL query.
+    guardTimeoutMs: integer('guardTimeoutMs', env.FLAGWIRE_GUARD_TIMEOUT_MS ?? '5000', 100, 600_000),
     webhookAllow: webhookAllowList(env.FLAGWIRE_WEBHOOK_ALLOW ?? ''),
     webhookGiveUpMs: integer('webhookGiveUpMs', env.FLAGWIRE_WEBHOOK_GIVE_UP_HOURS ?? '24', 1, 24 * 30) * 3_600_000,
     webhookTimeoutMs: integer('webhookTimeoutMs', env.FLAGWIRE_WEBHOOK_TIMEOUT_MS ?? '10000', 100, 600_000),
@@ -369,6 +378,16 @@ function webhookAllowList(raw: string): string[] {
     if (!/^[\d.:/a-fA-F]+$/.test(entry) || /^[a-fA-F]+$/.test(entry)) continue;
     const range = parseRange(entry);
     if (typeof range === 'string') throw new ConfigError(kSettings.webhookAllow, range);
+  }
+  return entries;
+}
+
+/** Metric names (PromQL's identifiers) or prefixes ending in `*`; `*` alone allows every metric. */
+function metricAllowList(raw: string): string[] {
+  const entries = commaList(raw);
+  for (const entry of entries) {
+    if (!/^([a-zA-Z_:][a-zA-Z0-9_:]*\*?|\*)$/.test(entry))
+      throw new ConfigError(kSettings.prometheusMetrics, `"${entry}" is not a metric name or a prefix ending in *`);
   }
   return entries;
 }

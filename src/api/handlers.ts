@@ -37,7 +37,7 @@ export interface ApiRequest {
 export interface HandlerDeps {
   store: SnapshotReader;
   writer: WriterClient;
-  config: Readonly<Pick<Config, 'webhookAllow'>>;
+  config: Readonly<Pick<Config, 'webhookAllow' | 'prometheusMetrics'>>;
 }
 
 export interface ReadHandler {
@@ -196,7 +196,8 @@ export const kManagementHandlers: Readonly<Record<ManagementRouteName, Managemen
     kind: 'write',
     precheck: precheckFlagChange,
     async run(request, auth, received, release, deps) {
-      const { value, revision } = await deps.writer.callAt('apiRolloutStart', flagWrite(request, auth, received), release);
+      const input = { ...flagWrite(request, auth, received), guardMetrics: deps.config.prometheusMetrics };
+      const { value, revision } = await deps.writer.callAt('apiRolloutStart', input, release);
       return { status: 201, value: rolloutView(value), revision };
     },
   },

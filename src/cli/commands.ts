@@ -786,6 +786,8 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
         env: args.string('env') ?? null,
         body: { steps: rolloutSteps(args.required('steps')), guard: rolloutGuard(args) },
         asUserId: args.string('as'),
+        // The operator's own command: not held to FLAGWIRE_PROMETHEUS_METRICS here (the server is, at every reading).
+        guardMetrics: null,
       }),
     human: (plan: RolloutPlan) => renderRollouts([plan], out.renderTable),
   }),

@@ -5,15 +5,18 @@ import { performance } from 'node:perf_hooks';
 import type { RolloutGuard } from '../model/rollouts.js';
 import { kMaxGuardIntervalMs, type RawReading } from './guards.js';
 import { parseSelector, selectSamples } from './metric-selector.js';
+import type { MetricAllowList } from './promql-metrics.js';
 
-/** A reading that takes longer than this failed: a hanging Prometheus must not hold the scheduler. */
-const kReadTimeoutMs = 5000;
-/** Answers larger than this are refused: a guard's expression is meant to give a few numbers. */
-const kMaxAnswerBytes = 4 * 1024 * 1024;
+/** Answers larger than this are refused, and read no further: a guard's expression is meant to give a few numbers. */
+export const kMaxAnswerBytes = 4 * 1024 * 1024;
 
 export interface GuardSources {
   /** The Prometheus server's base URL (FLAGWIRE_PROMETHEUS_URL); null: none set. */
   prometheusUrl: string | null;
+  /** The metrics a PromQL guard may read (FLAGWIRE_PROMETHEUS_METRICS): checked again at every reading. */
+  prometheusMetrics: MetricAllowList;
+  /** How long one reading may take (FLAGWIRE_GUARD_TIMEOUT_MS). */
+  timeoutMs: number;
   /** False with FLAGWIRE_METRICS=off: this node keeps no metrics to read. */
   metrics: boolean;
   /** This node's own GET /metrics URL; null until it listens. */
@@ -37,7 +40,9 @@ export class GuardReader {
         : await this.own(rolloutId, guard.flagwire!, guard.intervalMs);
     } catch (err) {
       const why =
-        err instanceof Error && err.name === 'TimeoutError' ? `no answer in ${kReadTimeoutMs} ms` : String((err as Error).message ?? err);
+        err instanceof Error && err.name === 'TimeoutError'
+          ? `no answer in ${this.sources.timeoutMs} ms`
+          : String((err as Error).message ?? err);
       return {
         error: `${guard.prometheus !== undefined ? 'Prometheus' : "this server's metrics"} could not be read: ${why}`,
         invalid: false,
@@ -48,10 +53,13 @@ export class GuardReader {
   private async prometheus(expression: string): Promise<RawReading> {
     const base = this.sources.prometheusUrl;
     if (base === null) return { error: 'this server has no Prometheus server to ask (set FLAGWIRE_PROMETHEUS_URL)', invalid: false };
+    // Checked at every reading, not only when the guard was made: the operator may narrow the list since.
+    const refused = this.sources.prometheusMetrics.problem(expression);
+    if (refused !== null) return { error: refused, invalid: true };
     const url = `${base}/api/v1/query?query=${encodeURIComponent(expression)}`;
-    const response = await fetch(url, { signal: AbortSignal.timeout(kReadTimeoutMs) });
-    const text = await response.text();
-    if (text.length > kMaxAnswerBytes) return { error: `Prometheus answered more than ${kMaxAnswerBytes} bytes`, invalid: true };
+    const response = await fetch(url, { signal: AbortSignal.timeout(this.sources.timeoutMs) });
+    const text = await readAtMost(response, kMaxAnswerBytes);
+    if (text === null) return { error: `Prometheus answered more than ${kMaxAnswerBytes} bytes`, invalid: true };
     const answer = parseAnswer(text);
     if (answer === null) return { error: `Prometheus answered ${response.status} without its JSON`, invalid: false };
     if (answer.status !== 'success') {
@@ -68,7 +76,7 @@ export class GuardReader {
     if (!this.sources.metrics) return { error: 'this server keeps no metrics (FLAGWIRE_METRICS=off)', invalid: false };
     const url = this.sources.ownMetricsUrl();
     if (url === null) return { values: [], note: 'no data yet: the server is not listening' };
-    const response = await fetch(url, { signal: AbortSignal.timeout(kReadTimeoutMs) });
+    const response = await fetch(url, { signal: AbortSignal.timeout(this.sources.timeoutMs) });
     if (response.status !== 200) return { error: `GET /metrics answered ${response.status}`, invalid: false };
     const found = selectSamples(await response.text(), selector);
     if (found.series === 0) return { values: [], note: `no data: this server has no series ${selectorText}` };
@@ -83,6 +91,33 @@ export class GuardReader {
     const increase = found.sum >= before.sum ? found.sum - before.sum : found.sum;
     return { values: [increase / ((now - before.at) / 1000)], note: null };
   }
+}
+
+/**
+ * The answer's text, or null once it passes `maxBytes`: the rest is never read (the connection is
+ * dropped), so an answer of any size costs at most that much memory.
+ */
+async function readAtMost(response: Response, maxBytes: number): Promise<string | null> {
+  const declared = Number(response.headers.get('content-length'));
+  if (declared > maxBytes) {
+    await response.body?.cancel();
+    return null;
+  }
+  if (response.body === null) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      return null;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks, total).toString('utf8');
 }
 
 interface PromAnswer {
@@ -100,12 +135,22 @@ function parseAnswer(text: string): PromAnswer | null {
   }
 }
 
+/**
+ * A sample's value as Prometheus's JSON writes it: a string, `+Inf`, `-Inf` and `NaN` included (which
+ * Number() would all read as NaN, and an infinite reading would pass for "no data").
+ */
+export function sampleValue(raw: unknown): number {
+  if (raw === '+Inf' || raw === 'Inf') return Number.POSITIVE_INFINITY;
+  if (raw === '-Inf') return Number.NEGATIVE_INFINITY;
+  return typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : Number.NaN;
+}
+
 /** The numbers of an instant query's result: a scalar's value, or each sample's of a vector. */
 function vectorValues(data: PromAnswer['data']): RawReading {
   const result = data?.result;
-  if (data?.resultType === 'scalar' && Array.isArray(result)) return { values: [Number(result[1])], note: null };
+  if (data?.resultType === 'scalar' && Array.isArray(result)) return { values: [sampleValue(result[1])], note: null };
   if (data?.resultType === 'vector' && Array.isArray(result)) {
-    const values = result.map((sample) => Number((sample as { value?: unknown[] }).value?.[1]));
+    const values = result.map((sample) => sampleValue((sample as { value?: unknown[] }).value?.[1]));
     return { values, note: values.length === 0 ? 'no data: the expression gave an empty result' : null };
   }
   return {

@@ -3,6 +3,7 @@
 // judgeReading in the transaction that records it; guard-reader.ts only fetches numbers.
 import type { GuardReading, RolloutGuard } from '../model/rollouts.js';
 import { parseSelector } from './metric-selector.js';
+import type { MetricAllowList } from './promql-metrics.js';
 
 /** Readings in a row that could not be taken before that is a breach: a guard that cannot see must not wave a rollout on for long. */
 export const kGuardMaxFailures = 3;
@@ -28,12 +29,28 @@ export interface GuardInput {
  */
 export type RawReading = { values: number[]; note: string | null } | { error: string; invalid: boolean };
 
-/** What is wrong with a guard (empty: nothing), each naming its field under `guard.`. */
-export function guardProblems(guard: GuardInput): string[] {
+/** +Inf, -Inf or NaN as Prometheus writes them; any other number as JavaScript does. */
+function numberText(value: number): string {
+  if (Number.isNaN(value)) return 'NaN';
+  if (value === Number.POSITIVE_INFINITY) return '+Inf';
+  if (value === Number.NEGATIVE_INFINITY) return '-Inf';
+  return String(value);
+}
+
+/**
+ * What is wrong with a guard (empty: nothing), each naming its field under `guard.`. `metrics`: the
+ * operator's list of what a PromQL guard may read, where the caller is held to it (the Management API);
+ * null where the caller is the operator (the command line, on the data directory).
+ */
+export function guardProblems(guard: GuardInput, metrics: MetricAllowList | null): string[] {
   const problems: string[] = [];
   const sources = [guard.prometheus, guard.flagwire].filter((s) => s !== undefined);
   if (sources.length !== 1)
     problems.push('guard: give exactly one of prometheus (a PromQL expression) or flagwire (a metric of this server)');
+  if (guard.prometheus !== undefined && metrics !== null) {
+    const refused = metrics.problem(guard.prometheus);
+    if (refused !== null) problems.push(`guard.prometheus: ${refused}`);
+  }
   if (guard.flagwire !== undefined) {
     const selector = parseSelector(guard.flagwire);
     if (typeof selector === 'string') problems.push(`guard.flagwire: ${selector}`);
@@ -78,7 +95,12 @@ export function judgeReading(guard: RolloutGuard, raw: RawReading, failuresBefor
       : `${raw.error} (${failures} reading${failures === 1 ? '' : 's'} in a row)`;
     return { at, value: null, breached, note: why, failures };
   }
-  const values = raw.values.filter((v) => !Number.isNaN(v));
+  // +Inf, -Inf and NaN are out of any bounds: a ratio over no traffic (0/0) or an unbounded latency is no
+  // sign of health, and must not pass for "no data" (release-plans.md says how to let no traffic pass).
+  const unbounded = raw.values.find((v) => !Number.isFinite(v));
+  if (unbounded !== undefined)
+    return { at, value: null, breached: true, note: `read ${numberText(unbounded)}, which no bound admits`, failures: 0 };
+  const values = raw.values;
   if (values.length === 0) return { at, value: null, breached: false, note: raw.note ?? 'no data', failures: 0 };
   const highest = Math.max(...values);
   const lowest = Math.min(...values);

@@ -20,6 +20,7 @@ import type { RolloutPlan, WeightsStep } from '../model/rollouts.js';
 import { compileValidator } from '../model/validation.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { apiActor, apiPlanRequest, auditPlan, consoleActorOf, consolePlanRequest, planActor } from './plan-actors.js';
+import { MetricAllowList } from './promql-metrics.js';
 import { describeGuard, guardProblems, judgeReading, type RawReading, storedGuard } from './guards.js';
 import {
   isWeightsStep,
@@ -39,7 +40,7 @@ export const kMaxHoldMs = 366 * 24 * 3600 * 1000;
 /** A rollout started by `actor`: its first step is applied now. */
 export function rolloutStart(
   w: StoreWriter,
-  input: { projectId: string; flagId: string; env: string | null; actor: Actor; body: unknown },
+  input: { projectId: string; flagId: string; env: string | null; actor: Actor; body: unknown; guardMetrics: readonly string[] | null },
   now: number,
 ): RolloutPlan {
   const { flag, project, env, problem } = requirePatchTarget(w, input.projectId, input.flagId, input.env, input.actor.environments);
@@ -48,7 +49,8 @@ export function rolloutStart(
   if (body === null) problems.push(...kCreateValidator.problems(input.body));
   else {
     problems.push(...stepProblems(body.steps));
-    if (body.guard !== undefined) problems.push(...guardProblems(body.guard));
+    const metrics = input.guardMetrics === null ? null : new MetricAllowList(input.guardMetrics);
+    if (body.guard !== undefined) problems.push(...guardProblems(body.guard, metrics));
   }
   const typed = effectiveState(flag, env).typed;
   const byWeights = (body?.steps ?? []).some(isWeightsStep);
@@ -105,9 +107,13 @@ function stepProblems(steps: RolloutPlan['steps']): string[] {
   return problems;
 }
 
+/**
+ * `guardMetrics`: the metrics a PromQL guard may read (FLAGWIRE_PROMETHEUS_METRICS) for the web console's
+ * users; null for the command line, whose user is the operator (the server still checks every reading).
+ */
 export function consoleRolloutStart(
   w: StoreWriter,
-  input: { flagId: string; env: string | null; body: unknown; asUserId?: string },
+  input: { flagId: string; env: string | null; body: unknown; asUserId?: string; guardMetrics: readonly string[] | null },
   now: number,
 ) {
   return rolloutStart(w, { ...input, ...consolePlanRequest(w, input.flagId, input.asUserId) }, now);
@@ -115,10 +121,11 @@ export function consoleRolloutStart(
 
 export function apiRolloutStart(
   w: StoreWriter,
-  input: { tokenId: string; flagId: string; env: string | null; received: ReceivedBody },
+  input: { tokenId: string; flagId: string; env: string | null; received: ReceivedBody; guardMetrics: readonly string[] },
   now: number,
 ) {
-  return rolloutStart(w, { flagId: input.flagId, env: input.env, ...apiPlanRequest(w, input.tokenId, input.received, now) }, now);
+  const request = apiPlanRequest(w, input.tokenId, input.received, now);
+  return rolloutStart(w, { flagId: input.flagId, env: input.env, guardMetrics: input.guardMetrics, ...request }, now);
 }
 
 /**

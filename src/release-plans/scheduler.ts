@@ -1,7 +1,9 @@
 // The node's scheduler: every kPollMs it reads the scheduled changes, rollout steps and guard readings
 // due now and asks the writer to run each (scheduleRun, rolloutAdvance and rolloutGuardRecord apply one
 // exactly once, whichever node asks, however often). A rollout's guard is read before its step is taken,
-// so a breach found at the step's time stops the step.
+// so a breach found at the step's time stops the step. Guards are read beside the schedule, not in front
+// of it: a reading runs on its own time (at most the read timeout), one at a time per rollout, and only
+// that rollout's step waits for it; scheduled changes and other rollouts go on at every poll.
 // It runs beside the request path on the main thread, as the mailer does: a write that fails (storage
 // busy, PostgreSQL away) is retried at the next poll, and a change that fell due while the node was down
 // runs at its first poll, the log saying how late. Time is the service clock's, which tests move forward.
@@ -28,8 +30,15 @@ export interface ScheduledWork {
   recordGuardReading(rolloutId: string, dueAt: number, reading: RawReading): Promise<RolloutPlan | null>;
 }
 
+/** Whether the plan's guard is due a reading at `now`. */
+function guardDue(plan: RolloutPlan, now: number): boolean {
+  return plan.guard != null && plan.guardNextAt != null && plan.guardNextAt <= now;
+}
+
 export class Scheduler {
   private timer: NodeJS.Timeout | null = null;
+  /** Guard readings under way, by rollout: one at a time each, however many polls pass meanwhile. */
+  private readonly reading = new Map<string, Promise<void>>();
   private running: Promise<void> | null = null;
   private stopped = false;
 
@@ -45,13 +54,14 @@ export class Scheduler {
   /**
    * Runs what is due now (changes that fell due while the node was down), batch after batch, then polls.
    * At most kStartRounds batches: a write that keeps failing leaves its change due, and must not keep the
-   * node from listening; what is left runs at the next polls.
+   * node from listening; what is left runs at the next polls. Before listening the guards' readings are
+   * awaited, so a step due at start is taken (or stopped) at start.
    */
   async start(): Promise<void> {
-    for (let round = 0; round < kStartRounds; round++) if ((await this.poll()) < kBatch) break;
+    for (let round = 0; round < kStartRounds; round++) if ((await this.poll(true)) < kBatch) break;
     this.timer = setInterval(() => {
       if (this.running !== null) return;
-      this.running = this.poll()
+      this.running = this.poll(false)
         .then(() => undefined)
         .finally(() => (this.running = null));
     }, this.pollMs);
@@ -62,19 +72,33 @@ export class Scheduler {
     this.stopped = true;
     if (this.timer !== null) clearInterval(this.timer);
     await this.running;
+    // Readings still out are not awaited (each ends within the read timeout) and record nothing now.
   }
 
-  /** Runs one batch of what is due; returns the largest count found due of either kind. */
-  private async poll(): Promise<number> {
+  /**
+   * Runs one batch of what is due; returns the largest count found due of either kind. `awaitGuards`:
+   * wait for the guard readings this poll started (at start); otherwise they finish on their own time,
+   * so a slow or hanging Prometheus never holds the next poll's scheduled changes.
+   */
+  private async poll(awaitGuards: boolean): Promise<number> {
     this.store.resetReadTxn();
     const now = this.clock.now();
     const changes = this.store.listDueSchedules(now, kBatch);
     const rollouts = this.store.listDueRollouts(now, kBatch);
-    await this.runAll(changes, rollouts, now);
+    const readings = rollouts.filter((plan) => guardDue(plan, now) && !this.reading.has(plan.id)).map((plan) => this.readGuard(plan));
+    await this.runChanges(changes);
+    let stepping = rollouts;
+    if (awaitGuards && readings.length > 0) {
+      await Promise.all(readings);
+      // The readings just recorded (a breach pauses the rollout): read again what is due.
+      this.store.resetReadTxn();
+      stepping = this.store.listDueRollouts(now, kBatch);
+    }
+    await this.advanceRollouts(stepping, now);
     return Math.max(changes.length, rollouts.length);
   }
 
-  private async runAll(changes: readonly ScheduledChange[], rollouts: readonly RolloutPlan[], now: number): Promise<void> {
+  private async runChanges(changes: readonly ScheduledChange[]): Promise<void> {
     for (const change of changes) {
       if (this.stopped) return;
       try {
@@ -84,11 +108,17 @@ export class Scheduler {
         this.log.warn({ err, scheduleId: change.id }, 'scheduled change: the write failed; retrying at the next poll');
       }
     }
-    // Read at once, not one after another: one slow source must not hold the others' readings.
-    const guarded = await Promise.all(rollouts.map((plan) => this.guard(plan, now)));
-    for (const plan of guarded) {
+  }
+
+  /**
+   * Takes the steps due. A rollout whose guard reading is due or still being read waits for it: its
+   * guard is read before its step, so a breach found when the step falls due stops the step.
+   */
+  private async advanceRollouts(rollouts: readonly RolloutPlan[], now: number): Promise<void> {
+    for (const plan of rollouts) {
       if (this.stopped) return;
-      if (plan === null || plan.nextAt === null || plan.nextAt > now) continue;
+      if (plan.status !== 'running' || plan.nextAt === null || plan.nextAt > now) continue;
+      if (guardDue(plan, now) || this.reading.has(plan.id)) continue;
       try {
         const done = await this.work.advanceRollout(plan.id);
         if (done !== null) this.reportRollout(plan, done);
@@ -98,30 +128,28 @@ export class Scheduler {
     }
   }
 
-  /** The plan's guard read and recorded when due; the plan as it is after (null: it no longer runs here). */
-  private async guard(plan: RolloutPlan, now: number): Promise<RolloutPlan | null> {
-    const dueAt = plan.guardNextAt ?? null;
-    if (plan.guard == null || dueAt === null || dueAt > now) return plan;
-    const reading = await this.guards.read(plan.id, plan.guard);
-    if (this.stopped) return null;
-    try {
-      const recorded = await this.work.recordGuardReading(plan.id, dueAt, reading);
-      // null: another node recorded this reading; the step is still this poll's to try (it runs once).
-      if (recorded === null) return plan;
-      if (recorded.status !== 'running') {
-        this.log.warn(
-          { rolloutId: plan.id, flagId: plan.flagId, env: plan.env, status: recorded.status, reading: recorded.guardReading },
-          `rollout ${recorded.status}: ${recorded.pausedReason}`,
-        );
-        return null;
-      }
-      if (recorded.guardReading?.failures)
-        this.log.warn({ rolloutId: plan.id, reading: recorded.guardReading }, 'rollout guard: no reading');
-      return recorded;
-    } catch (err) {
-      this.log.warn({ err, rolloutId: plan.id }, 'rollout guard: the write failed; reading again at the next poll');
-      return null;
-    }
+  /** Reads the plan's guard and records the reading, once at a time per rollout; never throws. */
+  private readGuard(plan: RolloutPlan): Promise<void> {
+    const dueAt = plan.guardNextAt!;
+    const done = this.guards
+      .read(plan.id, plan.guard!)
+      .then((reading) => (this.stopped ? null : this.work.recordGuardReading(plan.id, dueAt, reading)))
+      .then((recorded) => {
+        // null: stopped, or another node recorded this reading; the step is then any poll's to try (it runs once).
+        if (recorded === null || recorded === undefined) return;
+        if (recorded.status !== 'running') {
+          this.log.warn(
+            { rolloutId: plan.id, flagId: plan.flagId, env: plan.env, status: recorded.status, reading: recorded.guardReading },
+            `rollout ${recorded.status}: ${recorded.pausedReason}`,
+          );
+        } else if (recorded.guardReading?.failures) {
+          this.log.warn({ rolloutId: plan.id, reading: recorded.guardReading }, 'rollout guard: no reading');
+        }
+      })
+      .catch((err) => this.log.warn({ err, rolloutId: plan.id }, 'rollout guard: the write failed; reading again at the next poll'))
+      .finally(() => this.reading.delete(plan.id));
+    this.reading.set(plan.id, done);
+    return done;
   }
 
   private reportRollout(before: RolloutPlan, plan: RolloutPlan): void {

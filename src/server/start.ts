@@ -7,6 +7,7 @@ import { Clock } from '../clock.js';
 import { ConfigError, withListenPort, type Config } from '../config.js';
 import { FileFollower } from '../flags-as-code/file-follower.js';
 import { Scheduler } from '../release-plans/scheduler.js';
+import { MetricAllowList } from '../release-plans/promql-metrics.js';
 import { GuardReader } from '../release-plans/guard-reader.js';
 import { Deliverer } from '../webhooks/deliverer.js';
 import { UrlGuard } from '../webhooks/url-safety.js';
@@ -115,7 +116,13 @@ async function startClaimed(config: Readonly<Config>, options: StartOptions, cla
       writer.call('rolloutGuardRecord', { rolloutId, dueAt, reading }),
   };
   let metricsUrl: string | null = null;
-  const guards = new GuardReader({ prometheusUrl: config.prometheusUrl, metrics: config.metrics, ownMetricsUrl: () => metricsUrl });
+  const guards = new GuardReader({
+    prometheusUrl: config.prometheusUrl,
+    prometheusMetrics: new MetricAllowList(config.prometheusMetrics),
+    timeoutMs: config.guardTimeoutMs,
+    metrics: config.metrics,
+    ownMetricsUrl: () => metricsUrl,
+  });
   scheduler = new Scheduler(store, work, clock, log, guards);
   await scheduler.start().catch(abandon);
   // Before listening: the first answers already reflect the file.

@@ -72,7 +72,7 @@ t.test('two nodes read one guard from one Prometheus: the breach is acted on onc
   const exporter = await startExporter('errors_ratio', 0);
   t.teardown(() => exporter.close());
   const promPort = await prometheusPort();
-  const env = { ...kUnlimited, FLAGWIRE_PROMETHEUS_URL: `http://127.0.0.1:${promPort}` };
+  const env = { ...kUnlimited, FLAGWIRE_PROMETHEUS_URL: `http://127.0.0.1:${promPort}`, FLAGWIRE_PROMETHEUS_METRICS: 'errors_ratio' };
   const nodes = await startReadyNodes(t, url, 2, env);
   const prometheus = await startPrometheus(promPort, { exporter: exporter.target });
   t.teardown(() => prometheus.stop());

@@ -10,7 +10,10 @@ import { startWorldServer } from '../helpers/world-server.js';
 const promPort = await prometheusPort();
 const exporter = await startExporter('checkout_error_ratio', 0.01);
 t.teardown(() => exporter.close());
-const { server, world } = await startWorldServer(t, { FLAGWIRE_PROMETHEUS_URL: `http://127.0.0.1:${promPort}` });
+const { server, world } = await startWorldServer(t, {
+  FLAGWIRE_PROMETHEUS_URL: `http://127.0.0.1:${promPort}`,
+  FLAGWIRE_PROMETHEUS_METRICS: 'checkout_*',
+});
 const prometheus = await startPrometheus(promPort, { flagwire: `127.0.0.1:${server.port}`, exporter: exporter.target });
 t.teardown(() => prometheus.stop());
 const { ids, secrets } = world;

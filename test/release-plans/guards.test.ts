@@ -6,9 +6,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
 import { kConsoleActor } from '../../src/audit/audit-actor.js';
-import { GuardReader } from '../../src/release-plans/guard-reader.js';
+import { GuardReader, sampleValue } from '../../src/release-plans/guard-reader.js';
 import { guardProblems, judgeReading, kGuardMaxFailures, storedGuard } from '../../src/release-plans/guards.js';
 import { parseSelector, selectSamples } from '../../src/release-plans/metric-selector.js';
+import { MetricAllowList, promqlMetricNames } from '../../src/release-plans/promql-metrics.js';
 import { tempDataDir } from '../helpers/server.js';
 import { refusedCommand } from '../helpers/refused.js';
 import { buildWorld } from '../helpers/world.js';
@@ -18,6 +19,8 @@ t.teardown(() => world.store.close());
 const { ids } = world;
 const kHour = 3_600_000;
 const t0 = Date.now();
+/** A reader's sources that allow every metric (the allow-list is tested on its own). */
+const kEverySource = { prometheusMetrics: new MetricAllowList(['*']), timeoutMs: 5000 };
 const read = () => {
   world.store.resetReadTxn();
   return world.store;
@@ -29,7 +32,7 @@ let flags = 0;
 const newFlag = () =>
   world.run('flagCreate', { projectId: ids.single, actor: kConsoleActor, body: { name: `guarded-${flags++}`, enabled: true } });
 const start = (flagId: string, guard: unknown, now = t0) =>
-  world.run('consoleRolloutStart', { flagId, env: null, body: { steps: kSteps, guard } }, now);
+  world.run('consoleRolloutStart', { flagId, env: null, body: { steps: kSteps, guard }, guardMetrics: null }, now);
 const record = (rolloutId: string, dueAt: number, reading: unknown, now: number) =>
   world.run('rolloutGuardRecord', { rolloutId, dueAt, reading: reading as never }, now);
 
@@ -52,7 +55,7 @@ t.test('a guard is checked when the rollout starts; nothing written when refused
   t.equal(audit().length, before, 'nothing audited');
   t.equal(percentage(flag.id), 0, 'no step taken');
   t.same(storedGuard({ prometheus: 'up', max: 1 }), { prometheus: 'up', max: 1, min: null, intervalMs: 30_000, onBreach: 'pause' });
-  t.same(guardProblems({ flagwire: 'flagwire_http_requests_total{status="500", route="x"}', min: 0 }), []);
+  t.same(guardProblems({ flagwire: 'flagwire_http_requests_total{status="500", route="x"}', min: 0 }, null), []);
 });
 
 t.test('a reading is judged against its bounds; no data is healthy; failures in a row breach', async (t) => {
@@ -61,7 +64,25 @@ t.test('a reading is judged against its bounds; no data is healthy; failures in 
   t.match(judgeReading(guard, { values: [0.01, 0.2], note: null }, 0, 1), { value: 0.2, breached: true, note: 'read 0.2, above max 0.05' });
   t.match(judgeReading(guard, { values: [-1], note: null }, 0, 1), { value: -1, breached: true, note: 'read -1, below min 0' });
   t.match(judgeReading(guard, { values: [], note: 'no data' }, 2, 1), { value: null, breached: false, failures: 0 });
-  t.match(judgeReading(guard, { values: [Number.NaN], note: null }, 0, 1), { value: null, breached: false });
+  // Issue 42: a reading no bound admits is a breach, whichever bound the guard has.
+  for (const [value, text] of [
+    [Number.NaN, 'NaN'],
+    [Number.POSITIVE_INFINITY, '+Inf'],
+    [Number.NEGATIVE_INFINITY, '-Inf'],
+  ] as const) {
+    for (const bounded of [guard, storedGuard({ prometheus: 'x', max: 1 }), storedGuard({ prometheus: 'x', min: 0 })])
+      t.match(judgeReading(bounded, { values: [0.01, value], note: null }, 2, 1), {
+        value: null,
+        breached: true,
+        note: `read ${text}, which no bound admits`,
+        failures: 0,
+      });
+  }
+  t.equal(sampleValue('+Inf'), Number.POSITIVE_INFINITY);
+  t.equal(sampleValue('-Inf'), Number.NEGATIVE_INFINITY);
+  t.ok(Number.isNaN(sampleValue('NaN')));
+  t.equal(sampleValue('0.25'), 0.25);
+  t.ok(Number.isNaN(sampleValue(undefined)), 'a sample without a value');
   const down = { error: 'Prometheus could not be read: connection refused', invalid: false };
   t.match(judgeReading(guard, down, 0, 1), { breached: false, failures: 1 });
   t.match(judgeReading(guard, down, kGuardMaxFailures - 1, 1), {
@@ -73,6 +94,37 @@ t.test('a reading is judged against its bounds; no data is healthy; failures in 
     breached: true,
     note: 'the guard cannot be read: parse error',
   });
+});
+
+t.test('the metrics a PromQL expression reads, and the allow-list', async (t) => {
+  const names = (expression: string) => promqlMetricNames(expression);
+  const cases: [string, string[]][] = [
+    ['up', ['up']],
+    ['sum(rate(http_requests_total{code=~"5.."}[5m])) / sum(rate(http_requests_total[5m]))', ['http_requests_total']],
+    ['histogram_quantile(0.99, sum by (le, job) (rate(req_seconds_bucket[5m])))', ['req_seconds_bucket']],
+    ['sum without (instance) (a) and on(job) group_left(team) b:recorded offset 5m', ['a', 'b:recorded']],
+    ['max_over_time(x[1h:5m]) > bool 0.5 unless y @ start()', ['x', 'y']],
+    ['label_replace(z, "dst", "$1 up", "src", "(.*)") or vector(0)', ['z']],
+    ['count_values("value", w) # a comment naming secret_total', ['w']],
+    ['-Inf < q * 1e3 + 0x1f - NaN', ['q']],
+  ];
+  for (const [expression, expected] of cases) t.same(names(expression), { names: expected }, expression);
+  t.match(names('{job="x"}'), { problem: /name its metric/ });
+  t.match(names('sum({__name__=~".+"})'), { problem: /name its metric/ });
+  t.match(names('x{__name__!="y"}'), { problem: /__name__/ });
+  t.match(names('vector(1)'), { problem: /reads no metric/ });
+  t.match(names('x{a="1"'), { problem: /unclosed/ });
+
+  const list = new MetricAllowList(['http_requests_total', 'checkout_*']);
+  t.equal(list.problem('sum(rate(http_requests_total[5m])) / max(checkout_error_ratio)'), null);
+  t.match(list.problem('up + checkout_x + node_load1'), /^up, node_load1 are not among the metrics/);
+  t.match(new MetricAllowList([]).problem('up'), /allows no Prometheus metrics/);
+  t.equal(new MetricAllowList(['*']).problem('anything_at_all'), null);
+  t.match(new MetricAllowList(['*']).problem('{job="x"}'), /name its metric/, 'even * names its metrics');
+  t.same(guardProblems({ prometheus: 'up', max: 1 }, list), [
+    "guard.prometheus: up is not among the metrics this server's guards may read (FLAGWIRE_PROMETHEUS_METRICS: http_requests_total, checkout_*)",
+  ]);
+  t.same(guardProblems({ prometheus: 'up', max: 1 }, null), [], 'the command line (the operator) is not held to it');
 });
 
 t.test('readings recorded once; a breach pauses, its reading in the audit entry; resume reads again', async (t) => {
@@ -184,7 +236,7 @@ async function fakeSources(t: Test) {
 
 t.test('the reader: Prometheus answers, refusals and silence; a counter of this server read as a rate', async (t) => {
   const { state, base } = await fakeSources(t);
-  const reader = new GuardReader({ prometheusUrl: base, metrics: true, ownMetricsUrl: () => `${base}/metrics` });
+  const reader = new GuardReader({ ...kEverySource, prometheusUrl: base, metrics: true, ownMetricsUrl: () => `${base}/metrics` });
   const prom = storedGuard({ prometheus: 'x', max: 1 });
   state.answer = {
     status: 200,
@@ -199,7 +251,7 @@ t.test('the reader: Prometheus answers, refusals and silence; a counter of this 
   t.same(await reader.read('r1', prom), { error: 'Prometheus refused the expression: parse error at char 3', invalid: true });
   state.answer = { status: 503, body: 'unavailable' };
   t.match(await reader.read('r1', prom), { error: /answered 503/, invalid: false });
-  const none = new GuardReader({ prometheusUrl: null, metrics: true, ownMetricsUrl: () => null });
+  const none = new GuardReader({ ...kEverySource, prometheusUrl: null, metrics: true, ownMetricsUrl: () => null });
   t.match(await none.read('r1', prom), { error: /FLAGWIRE_PROMETHEUS_URL/, invalid: false });
   t.match(await none.read('r1', storedGuard({ flagwire: 'up', max: 1 })), { values: [], note: /not listening/ });
 

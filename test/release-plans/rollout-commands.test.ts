@@ -30,7 +30,7 @@ const read = () => {
 const percentage = (flagId: string) => (read().getFlag(flagId) as { state: { trafficPercentage: number } }).state.trafficPercentage;
 const audit = (projectId: string) => read().listAudit(projectId, { limit: 1000, before: null });
 const start = (flagId: string, steps: unknown, env: string | null = null, now = t0) =>
-  world.run('consoleRolloutStart', { flagId, env, body: { steps } }, now);
+  world.run('consoleRolloutStart', { flagId, env, body: { steps }, guardMetrics: null }, now);
 const advance = (rolloutId: string, now: number) => world.run('rolloutAdvance', { rolloutId }, now);
 const act = (rolloutId: string, action: 'pause' | 'resume' | 'skip' | 'rollback', now: number) =>
   world.run('consoleRolloutAct', { rolloutId, action }, now);
@@ -141,7 +141,9 @@ t.test('a change made by hand pauses the rollout at its next step, naming who, a
 t.test('per environment on a group flag, and a token limited to staging acts on staging only', async (t) => {
   const actor = tokenActor(read().getToken(world.tokenIds.stagingWrite!)!);
   const begin = (env: string) =>
-    world.store.transact((w) => rolloutStart(w, { projectId: ids.multi, flagId: ids.groupFlag, env, actor, body: { steps: kSteps } }, t0));
+    world.store.transact((w) =>
+      rolloutStart(w, { projectId: ids.multi, flagId: ids.groupFlag, env, actor, body: { steps: kSteps }, guardMetrics: null }, t0),
+    );
   const staging = begin('staging');
   t.match(staging, { env: 'staging', status: 'running', createdBy: `token:${world.tokenIds.stagingWrite}` });
   t.match(read().getFlag(ids.groupFlag), { environments: { staging: { trafficPercentage: 10 } } });

@@ -6,6 +6,7 @@ import t from 'tap';
 import { kConsoleActor } from '../../src/audit/audit-actor.js';
 import { Clock } from '../../src/clock.js';
 import { GuardReader } from '../../src/release-plans/guard-reader.js';
+import { MetricAllowList } from '../../src/release-plans/promql-metrics.js';
 import { Scheduler } from '../../src/release-plans/scheduler.js';
 import { tempDataDir } from '../helpers/server.js';
 import { buildWorld } from '../helpers/world.js';
@@ -47,7 +48,13 @@ t.test('everything due at start runs before start returns, past one batch; later
     },
     clock,
     log,
-    new GuardReader({ prometheusUrl: null, metrics: false, ownMetricsUrl: () => null }),
+    new GuardReader({
+      prometheusUrl: null,
+      prometheusMetrics: new MetricAllowList([]),
+      timeoutMs: 5000,
+      metrics: false,
+      ownMetricsUrl: () => null,
+    }),
     20,
   );
   await scheduler.start();

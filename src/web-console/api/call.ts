@@ -22,7 +22,7 @@ export interface ApiCall {
    * The server's settings a route needs: a webhook's URL is checked against FLAGWIRE_WEBHOOK_ALLOW, an
    * invitation's mail links to the base URL, organisations are made where FLAGWIRE_CONSOLE_CREATE_ORGS allows.
    */
-  config: Readonly<Pick<Config, 'webhookAllow' | 'baseUrl' | 'consoleCreateOrgs'>>;
+  config: Readonly<Pick<Config, 'webhookAllow' | 'prometheusMetrics' | 'baseUrl' | 'consoleCreateOrgs'>>;
   now: number;
 }
 

@@ -193,6 +193,7 @@ export const kFlagRoutes: readonly ApiRoute[] = [
         env: call.query.get('env'),
         body: { steps: read.steps },
         asUserId: call.user.id,
+        guardMetrics: call.config.prometheusMetrics,
       });
       return rolloutView(plan);
     },
