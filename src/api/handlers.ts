@@ -16,6 +16,7 @@ import { FlagwireError } from '../errors.js';
 import { apiFlagsPlan } from '../flags-as-code/apply-commands.js';
 import { type ExportFormat, exportProject, kExportFormats } from '../flags-as-code/export.js';
 import { fileText } from '../flags-as-code/flag-file.js';
+import { pageAnswer, pageRequest } from '../release-plans/list-pages.js';
 import { kRolloutActions, type RolloutAction, rolloutView, scheduleView } from '../release-plans/schemas.js';
 import { deliveryView, webhookView } from '../webhooks/schemas.js';
 import { refuseUnreachableUrl } from '../webhooks/url-safety.js';
@@ -182,7 +183,13 @@ export const kManagementHandlers: Readonly<Record<ManagementRouteName, Managemen
   },
   apiListSchedules: {
     kind: 'read',
-    run: (_request, auth, { store }) => ({ schedules: store.listSchedules(auth.project.id).map(scheduleView) }),
+    run(request, auth, { store }) {
+      const { status } = Object.fromEntries(request.query);
+      if (status !== undefined && status !== 'pending')
+        throw new FlagwireError('INVALID_REQUEST', `status must be pending (or left out, for every change), not "${status}"`);
+      const page = pageRequest(request.query.get('limit'), request.query.get('after'));
+      return pageAnswer('schedules', store.listSchedules(auth.project.id, { ...page, pendingOnly: status === 'pending' }), scheduleView);
+    },
   },
   apiCancelSchedule: {
     kind: 'write',
@@ -203,7 +210,10 @@ export const kManagementHandlers: Readonly<Record<ManagementRouteName, Managemen
   },
   apiListRollouts: {
     kind: 'read',
-    run: (_request, auth, { store }) => ({ rollouts: store.listRollouts(auth.project.id).map(rolloutView) }),
+    run(request, auth, { store }) {
+      const page = pageRequest(request.query.get('limit'), request.query.get('after'));
+      return pageAnswer('rollouts', store.listRollouts(auth.project.id, page), rolloutView);
+    },
   },
   apiActOnRollout: {
     kind: 'write',

@@ -2,6 +2,7 @@
 // writer command in one transaction, or a store read) and how it prints for people (output.ts).
 // The --json output is the returned value itself.
 import type { Org, Plan, Role, Standing, User } from '../model/accounts.js';
+import { kDefaultPage, kMaxPage, pageAnswer, pageRequest } from '../release-plans/list-pages.js';
 import { readFileSync } from 'node:fs';
 import { FlagwireError } from '../errors.js';
 import { isStale, kDefaultStaleDays, kMaxStaleDays, staleBefore, type Flag } from '../model/flags.js';
@@ -69,6 +70,17 @@ const kMaxAuditLimit = 1000;
 const str = (value: string, help: string, required = false): OptionSpec => ({ type: 'string', value, help, required });
 const many = (value: string, help: string, required = false): OptionSpec => ({ type: 'string', value, help, multiple: true, required });
 const bool = (help: string): OptionSpec => ({ type: 'boolean', help });
+
+/** The options of a list read a page at a time (src/release-plans/list-pages.ts). */
+const kPageOptions = {
+  limit: str('N', `entries per page, 1 to ${kMaxPage} (default ${kDefaultPage}); past the first, a page stops at 4 MiB`),
+  after: str('NEXT', "where the page starts: the previous page's next"),
+};
+
+/** Under a page printed for a person: how to get the next one. */
+function nextPageLine(next: string | null): string {
+  return next === null ? '' : `\nMore: add --after ${next}`;
+}
 
 // Option texts used by several commands.
 const kAsFlagEditor =
@@ -793,12 +805,17 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
   }),
   command({
     name: 'rollout list',
-    usage: 'rollout list PROJECT_ID',
-    summary: "a project's rollouts, oldest first -> {rollouts: [...]}",
+    usage: 'rollout list PROJECT_ID [--limit N] [--after NEXT]',
+    summary: "a page of a project's rollouts, oldest first -> {rollouts: [...], next}",
     positionals: ['PROJECT_ID'],
-    options: {},
-    run: (args, ctx) => ctx.read((r) => ({ rollouts: r.listRollouts(requireProject(r, args.positional('PROJECT_ID')).id) })),
-    human: (result: { rollouts: RolloutPlan[] }) => renderRollouts(result.rollouts, out.renderTable),
+    options: kPageOptions,
+    run: (args, ctx) =>
+      ctx.read((r) => {
+        const page = pageRequest(args.string('limit'), args.string('after'));
+        return pageAnswer('rollouts', r.listRollouts(requireProject(r, args.positional('PROJECT_ID')).id, page), (p) => p);
+      }),
+    human: (result: { rollouts: RolloutPlan[]; next: string | null }) =>
+      renderRollouts(result.rollouts, out.renderTable) + nextPageLine(result.next),
   }),
   ...kRolloutActions.map((action) =>
     command({
@@ -813,12 +830,17 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
   ),
   command({
     name: 'schedule list',
-    usage: 'schedule list PROJECT_ID',
-    summary: "a project's scheduled changes, pending and done, by due time -> {schedules: [...]}",
+    usage: 'schedule list PROJECT_ID [--pending] [--limit N] [--after NEXT]',
+    summary: "a page of a project's scheduled changes, pending and done, by due time -> {schedules: [...], next}",
     positionals: ['PROJECT_ID'],
-    options: {},
-    run: (args, ctx) => ctx.read((r) => ({ schedules: r.listSchedules(requireProject(r, args.positional('PROJECT_ID')).id) })),
-    human: (result: { schedules: ScheduledChange[] }) => renderSchedules(result.schedules, out.renderTable),
+    options: { ...kPageOptions, pending: bool('only the changes still to apply') },
+    run: (args, ctx) =>
+      ctx.read((r) => {
+        const page = { ...pageRequest(args.string('limit'), args.string('after')), pendingOnly: args.flag('pending') };
+        return pageAnswer('schedules', r.listSchedules(requireProject(r, args.positional('PROJECT_ID')).id, page), (c) => c);
+      }),
+    human: (result: { schedules: ScheduledChange[]; next: string | null }) =>
+      renderSchedules(result.schedules, out.renderTable) + nextPageLine(result.next),
   }),
   command({
     name: 'schedule cancel',

@@ -18,7 +18,7 @@ import { requirePatchTarget } from '../model/lookups.js';
 import type { ReceivedBody } from '../model/request-body.js';
 import type { RolloutPlan, WeightsStep } from '../model/rollouts.js';
 import { compileValidator } from '../model/validation.js';
-import type { StoreWriter } from '../store/interfaces.js';
+import type { PageRequest, StoreWriter } from '../store/interfaces.js';
 import { apiActor, apiPlanRequest, auditPlan, consoleActorOf, consolePlanRequest, planActor } from './plan-actors.js';
 import { MetricAllowList } from './promql-metrics.js';
 import { describeGuard, guardProblems, judgeReading, type RawReading, storedGuard } from './guards.js';
@@ -36,6 +36,22 @@ const kCreateValidator = compileValidator(RolloutCreate, { quoteKeys: false });
 /** Steps a rollout may have, and how long one may be held: a rollout is bounded like everything a client makes. */
 export const kMaxRolloutSteps = 20;
 export const kMaxHoldMs = 366 * 24 * 3600 * 1000;
+
+/**
+ * The flag's (environment's) running or paused rollout, if any. Only the newest rollout of an
+ * environment can be one (another cannot start beside it), so the flag's are read newest first until
+ * the environment's newest is found.
+ */
+function activeRollout(w: StoreWriter, flagId: string, env: string | null): RolloutPlan | undefined {
+  let page: PageRequest = { limit: 50, maxBytes: Number.POSITIVE_INFINITY, after: null, newestFirst: true };
+  for (;;) {
+    const { items, next } = w.listFlagRollouts(flagId, page);
+    const newest = items.find((p) => p.env === env);
+    if (newest !== undefined) return newest.status === 'running' || newest.status === 'paused' ? newest : undefined;
+    if (next === null) return undefined;
+    page = { ...page, after: next };
+  }
+}
 
 /** A rollout started by `actor`: its first step is applied now. */
 export function rolloutStart(
@@ -55,9 +71,7 @@ export function rolloutStart(
   const typed = effectiveState(flag, env).typed;
   const byWeights = (body?.steps ?? []).some(isWeightsStep);
   if (body !== null && byWeights && problem === null) problems.push(...weightTargetProblems(typed, body.steps, env));
-  const running = w
-    .listRollouts(project.id)
-    .find((p) => p.flagId === flag.id && p.env === env && (p.status === 'running' || p.status === 'paused'));
+  const running = activeRollout(w, flag.id, env);
   if (running !== undefined)
     problems.push(
       `this flag${env === null ? '' : ` (environment ${env})`} already has a ${running.status} rollout, ${running.id}: roll it back or let it complete first`,

@@ -12,7 +12,7 @@ import { checkPatch, flagPatch } from '../flags/flag-commands.js';
 import { randomId } from '../model/ids.js';
 import { requirePatchTarget } from '../model/lookups.js';
 import type { ReceivedBody } from '../model/request-body.js';
-import type { ScheduledChange } from '../model/schedules.js';
+import { listedBytes, type ScheduledChange } from '../model/schedules.js';
 import { compileValidator } from '../model/validation.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { apiActor, apiPlanRequest, auditPlan, consoleActorOf, consolePlanRequest, planActor } from './plan-actors.js';
@@ -20,6 +20,8 @@ import { ScheduleCreate } from './schemas.js';
 
 /** Pending changes a project may hold: the scheduler's work and the store stay bounded whatever clients do. */
 export const kMaxPendingSchedules = 1000;
+/** Their size together, as JSON: each may carry a patch of up to a request body's 1 MiB. */
+export const kMaxPendingScheduleBytes = 16 * 1024 * 1024;
 /** How far ahead a change may be scheduled. */
 export const kMaxScheduleAheadMs = 5 * 366 * 24 * 3600 * 1000;
 
@@ -48,9 +50,6 @@ export function scheduleCreate(
     problems.push(...checked.problems.map((p) => `patch: ${p}`));
     if (Object.keys(body.patch).length === 0) problems.push('patch has no fields: send at least one key PATCH accepts');
   }
-  const pending = w.listSchedules(project.id).filter((s) => s.status === 'pending').length;
-  if (pending >= kMaxPendingSchedules)
-    problems.push(`this project already has ${kMaxPendingSchedules} pending scheduled changes; cancel some first`);
   if (body === null || problems.length > 0) throw new FlagwireError('INVALID_REQUEST', problems.join('; '));
   const change: ScheduledChange = {
     id: `sch_${randomId(12)}`,
@@ -66,6 +65,19 @@ export function scheduleCreate(
     doneAt: null,
     outcome: null,
   };
+  // From the index of pending changes alone: making one never reads the project's other changes.
+  const pending = w.pendingSchedules(project.id);
+  if (pending.count >= kMaxPendingSchedules)
+    throw new FlagwireError(
+      'INVALID_REQUEST',
+      `this project already has ${kMaxPendingSchedules} pending scheduled changes; cancel some first`,
+    );
+  const bytes = listedBytes(change);
+  if (pending.bytes + bytes > kMaxPendingScheduleBytes)
+    throw new FlagwireError(
+      'INVALID_REQUEST',
+      `this project's pending scheduled changes would hold ${pending.bytes + bytes} bytes, more than ${kMaxPendingScheduleBytes}; cancel some first, or schedule smaller changes`,
+    );
   w.putSchedule(change);
   auditPlan(
     w,

@@ -38,8 +38,14 @@ export const ScheduledChangeBody = Type.Object({
 });
 export type ScheduledChangeBody = Static<typeof ScheduledChangeBody>;
 
+/** Where the next page starts (`after`), or null on the last page. */
+const NextPage = Type.Union([Type.String(), Type.Null()], {
+  description: 'Where the next page starts: send it as ?after= (null: this is the last page)',
+});
+
 export const ScheduleList = Type.Object({
-  schedules: Type.Array(ScheduledChangeBody, { description: "The project's scheduled changes, by due time" }),
+  schedules: Type.Array(ScheduledChangeBody, { description: "A page of the project's scheduled changes, by due time" }),
+  next: NextPage,
 });
 export type ScheduleList = Static<typeof ScheduleList>;
 
@@ -201,7 +207,10 @@ export const RolloutBody = Type.Object({
 });
 export type RolloutBody = Static<typeof RolloutBody>;
 
-export const RolloutList = Type.Object({ rollouts: Type.Array(RolloutBody, { description: "The project's rollouts, oldest first" }) });
+export const RolloutList = Type.Object({
+  rollouts: Type.Array(RolloutBody, { description: "A page of the project's rollouts, oldest first" }),
+  next: NextPage,
+});
 
 /** A rollout as every answer shows it (the record, without its project: the token's). */
 export function rolloutView(plan: RolloutPlan): RolloutBody {

@@ -138,6 +138,11 @@ export const queryParam = (name: string, description: string) => ({
   description,
 });
 export const kEnvParam = queryParam('env', 'Environment name (multi-environment projects)');
+/** A list read a page at a time (docs/release-plans.md#lists-a-page-at-a-time). */
+export const kPageParams = [
+  queryParam('limit', 'Entries per page, 1 to 500 (default 100); past its first entry a page stops at 4 MiB'),
+  queryParam('after', "Where this page starts: the previous page's next"),
+];
 
 export const kEvalParams = [
   queryParam('cohort', "The caller's cohort: a listed cohort turns the flag on; without targetingKey it is the bucketing key"),

@@ -35,6 +35,7 @@ import {
   kFramingError,
   kLastEventId,
   kOfrepErrors,
+  kPageParams,
   kProjectHeader,
   kPruneParam,
   kStreamErrors,
@@ -279,8 +280,9 @@ export const kRoutes = {
     docs: {
       operationId: 'listSchedules',
       tag: 'Management API',
-      summary: "The token's project's scheduled changes, pending and done, by due time",
-      responses: { '200': json(ScheduleList, 'The scheduled changes'), ...apiErrors([401, 402, 429, 500]) },
+      summary: "The token's project's scheduled changes, pending and done, by due time, a page at a time",
+      parameters: [...kPageParams, queryParam('status', 'pending: only the changes still to apply')],
+      responses: { '200': json(ScheduleList, 'The scheduled changes'), ...apiErrors([400, 401, 402, 429, 500]) },
     },
   },
   apiCancelSchedule: {
@@ -326,8 +328,9 @@ export const kRoutes = {
     docs: {
       operationId: 'listRollouts',
       tag: 'Management API',
-      summary: "The token's project's rollouts, oldest first",
-      responses: { '200': json(RolloutList, 'The rollouts'), ...apiErrors([401, 402, 429, 500]) },
+      summary: "The token's project's rollouts, oldest first, a page at a time",
+      parameters: kPageParams,
+      responses: { '200': json(RolloutList, 'The rollouts'), ...apiErrors([400, 401, 402, 429, 500]) },
     },
   },
   apiActOnRollout: {

@@ -24,6 +24,29 @@ export interface AuditPage {
 }
 
 /** Everything the API, the evaluation workers and the console read. */
+/** Where a page of a list by time starts: after the entry at this time with this id. */
+export interface PagePosition {
+  time: number;
+  id: string;
+}
+
+/**
+ * A page of a list read in time order: at most `limit` entries and, past the first, no more than
+ * `maxBytes` of them (as JSON); `after`: where the previous page ended; `newestFirst`: the reverse order.
+ */
+export interface PageRequest {
+  limit: number;
+  maxBytes: number;
+  after: PagePosition | null;
+  newestFirst?: boolean;
+}
+
+/** A page and where the next one starts (null: this was the last). */
+export interface Page<T> {
+  items: T[];
+  next: PagePosition | null;
+}
+
 export interface StoreReader {
   /**
    * Moves with every committed transaction that wrote an org, user, membership, project, audience,
@@ -81,13 +104,23 @@ export interface StoreReader {
   listOrgInvitations(orgId: string): Invitation[];
   /** Addressed to `email`, compared without case. */
   listEmailInvitations(email: string): Invitation[];
-  /** Scheduled changes (src/release-plans): one; a project's, by due time; those still pending and due at `now`, earliest first. */
+  /**
+   * Scheduled changes (src/release-plans): one; a page of a project's by due time (`pendingOnly`: those
+   * still pending); a page of a flag's; how many of a project's are pending and their size in bytes (as
+   * JSON), read from the index alone; those pending and due at `now`, earliest first.
+   */
   getSchedule(id: string): ScheduledChange | undefined;
-  listSchedules(projectId: string): ScheduledChange[];
+  listSchedules(projectId: string, page: PageRequest & { pendingOnly: boolean }): Page<ScheduledChange>;
+  listFlagSchedules(flagId: string, page: PageRequest): Page<ScheduledChange>;
+  pendingSchedules(projectId: string): { count: number; bytes: number };
   listDueSchedules(now: number, limit: number): ScheduledChange[];
-  /** Progressive rollouts: one; a project's, oldest first; those running whose next step is due at `now`, earliest first. */
+  /**
+   * Progressive rollouts: one; a page of a project's by creation; a page of a flag's; those running
+   * whose next step is due at `now`, earliest first.
+   */
   getRollout(id: string): RolloutPlan | undefined;
-  listRollouts(projectId: string): RolloutPlan[];
+  listRollouts(projectId: string, page: PageRequest): Page<RolloutPlan>;
+  listFlagRollouts(flagId: string, page: PageRequest): Page<RolloutPlan>;
   listDueRollouts(now: number, limit: number): RolloutPlan[];
   /** Webhooks (src/webhooks): one; a project's, oldest first. */
   getWebhook(id: string): Webhook | undefined;

@@ -28,10 +28,16 @@
 //                    ['emailInvitation', lowercased e-mail, id] -> null
 //   plans            ['change', id] -> ScheduledChange     (release plans: scheduled changes)
 //                    ['due', at, id] -> null                (pending changes by due time: the scheduler's poll)
-//                    ['project', projectId, id] -> null     (a project's scheduled changes)
+//                    ['project', projectId, at, id] -> bytes (a project's scheduled changes by due time, each
+//                                                           entry holding the change's size as JSON: a page
+//                                                           is measured before any change is read)
+//                    ['flagChange', flagId, at, id] -> bytes (a flag's, likewise)
+//                    ['pending', projectId, at, id] -> bytes (a project's pending ones: their count and
+//                                                           size, its bound, without reading them)
 //                    ['rollout', id] -> RolloutPlan         (release plans: progressive rollouts)
 //                    ['rolloutDue', at, id] -> null         (running rollouts by their next step's or guard reading's time)
-//                    ['rolloutProject', projectId, id] -> null
+//                    ['rolloutProject', projectId, createdAt, id] -> bytes (a project's, oldest first)
+//                    ['flagRollout', flagId, createdAt, id] -> bytes       (a flag's)
 //   hooks            ['hook', id] -> Webhook                (webhooks: a project's subscriptions)
 //                    ['projectHook', projectId, id] -> null
 //                    ['delivery', id] -> WebhookDelivery    (the delivery outbox, written with the change)
@@ -68,8 +74,10 @@ export function dataFilePath(dataDir: string): string {
  * 4: the auth database (web console passwords and sessions), for the same reason. 5: flags by name in
  * projectIndex (an older Flagwire would rename or delete a flag without moving its entry). 6: the plans
  * database (scheduled changes), as usage. 7: the hooks database (webhooks and their outbox), as usage.
+ * 8: the plans database's indexes by time, by flag and of pending changes, with their sizes (an older
+ * Flagwire would write changes without them).
  */
-export const kSchemaVersion = 7;
+export const kSchemaVersion = 8;
 
 /**
  * Named databases an environment may open: the layout's 17, with room for more (LMDB fixes the limit
@@ -136,7 +144,7 @@ export interface Databases {
   /** Absent in a read-only open of a file older than schema 4 (as usage). */
   readonly auth: Database<AuthValue, AuthKey> | undefined;
   /** Absent in a read-only open of a file older than schema 6 (as usage). */
-  readonly plans: Database<ScheduledChange | RolloutPlan | null, PlanKey> | undefined;
+  readonly plans: Database<ScheduledChange | RolloutPlan | number | null, PlanKey> | undefined;
   /** Absent in a read-only open of a file older than schema 7 (as usage). */
   readonly hooks: Database<Webhook | WebhookDelivery | null, HookKey> | undefined;
 }
@@ -158,10 +166,31 @@ export function dueDeliveryKey(delivery: Pick<WebhookDelivery, 'status' | 'nextA
 export type PlanKey =
   | ['change', string]
   | ['due', number, string]
-  | ['project', string, string]
+  | ['project', string, number, string]
+  | ['flagChange', string, number, string]
+  | ['pending', string, number, string]
   | ['rollout', string]
   | ['rolloutDue', number, string]
-  | ['rolloutProject', string, string];
+  | ['rolloutProject', string, number, string]
+  | ['flagRollout', string, number, string];
+
+/** The lists a scheduled change is in besides the due index, each entry holding its size (pending: while it is). */
+export function changeListKeys(change: Pick<ScheduledChange, 'projectId' | 'flagId' | 'at' | 'id' | 'status'>): PlanKey[] {
+  const keys: PlanKey[] = [
+    ['project', change.projectId, change.at, change.id],
+    ['flagChange', change.flagId, change.at, change.id],
+  ];
+  if (change.status === 'pending') keys.push(['pending', change.projectId, change.at, change.id]);
+  return keys;
+}
+
+/** The lists a rollout is in besides the due index, each entry holding its size. */
+export function rolloutListKeys(plan: Pick<RolloutPlan, 'projectId' | 'flagId' | 'createdAt' | 'id'>): PlanKey[] {
+  return [
+    ['rolloutProject', plan.projectId, plan.createdAt, plan.id],
+    ['flagRollout', plan.flagId, plan.createdAt, plan.id],
+  ];
+}
 
 /**
  * A running rollout's entry in its due index, at the sooner of its next step and its guard's next

@@ -14,13 +14,16 @@ import type { MailMessage } from '../model/mail.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { Credential, Session } from '../model/sessions.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
+import { listedBytes } from '../model/schedules.js';
 import { ChangeRecorder } from './change-recorder.js';
-import type { AuditPage, StoreWriter } from './interfaces.js';
+import type { AuditPage, Page, PagePosition, PageRequest, StoreWriter } from './interfaces.js';
 import {
   dueChangeKey,
   dueDeliveryKey,
   dueKey,
+  changeListKeys,
   dueRolloutKey,
+  rolloutListKeys,
   flagNameKey,
   isPending,
   kSchemaVersion,
@@ -29,6 +32,7 @@ import {
 } from './layout.js';
 
 const kMaxRange = '\uffff';
+const kNoPage: Page<never> = { items: [], next: null };
 
 /**
  * Every id Flagwire makes is a short random string. A longer one (an id taken from a URL or the command
@@ -238,15 +242,12 @@ export class LmdbRecords implements StoreWriter {
     return tooLong(id) ? undefined : ((this.db.plans?.get(['rollout', id]) as RolloutPlan | null | undefined) ?? undefined);
   }
 
-  listRollouts(projectId: string): RolloutPlan[] {
-    const plans = this.db.plans;
-    if (plans === undefined || tooLong(projectId)) return [];
-    const out: RolloutPlan[] = [];
-    for (const key of plans.getKeys({ start: ['rolloutProject', projectId], end: ['rolloutProject', projectId, kMaxRange] })) {
-      const plan = this.getRollout((key as string[])[2]!);
-      if (plan) out.push(plan);
-    }
-    return out.sort(byCreation);
+  listRollouts(projectId: string, page: PageRequest): Page<RolloutPlan> {
+    return tooLong(projectId) ? kNoPage : this.planPage(['rolloutProject', projectId], page, (id) => this.getRollout(id));
+  }
+
+  listFlagRollouts(flagId: string, page: PageRequest): Page<RolloutPlan> {
+    return tooLong(flagId) ? kNoPage : this.planPage(['flagRollout', flagId], page, (id) => this.getRollout(id));
   }
 
   listDueRollouts(now: number, limit: number): RolloutPlan[] {
@@ -319,15 +320,52 @@ export class LmdbRecords implements StoreWriter {
     return out;
   }
 
-  listSchedules(projectId: string): ScheduledChange[] {
+  listSchedules(projectId: string, page: PageRequest & { pendingOnly: boolean }): Page<ScheduledChange> {
+    if (tooLong(projectId)) return kNoPage;
+    return this.planPage([page.pendingOnly ? 'pending' : 'project', projectId], page, (id) => this.getSchedule(id));
+  }
+
+  listFlagSchedules(flagId: string, page: PageRequest): Page<ScheduledChange> {
+    return tooLong(flagId) ? kNoPage : this.planPage(['flagChange', flagId], page, (id) => this.getSchedule(id));
+  }
+
+  pendingSchedules(projectId: string): { count: number; bytes: number } {
     const plans = this.db.plans;
-    if (plans === undefined || tooLong(projectId)) return [];
-    const out: ScheduledChange[] = [];
-    for (const key of plans.getKeys({ start: ['project', projectId], end: ['project', projectId, kMaxRange] })) {
-      const change = this.getSchedule((key as string[])[2]!);
-      if (change) out.push(change);
+    const totals = { count: 0, bytes: 0 };
+    if (plans === undefined || tooLong(projectId)) return totals;
+    for (const { value } of plans.getRange({ start: ['pending', projectId], end: ['pending', projectId, kMaxRange] as never })) {
+      totals.count++;
+      totals.bytes += value as number;
     }
-    return out.sort((a, b) => a.at - b.at || byCreation(a, b));
+    return totals;
+  }
+
+  /**
+   * A page of one of the plans database's lists, [list, owner, time, id] -> bytes: entries are counted
+   * and measured from the index, and only those on the page are read.
+   */
+  private planPage<T>(list: [string, string], page: PageRequest, get: (id: string) => T | undefined): Page<T> {
+    const plans = this.db.plans;
+    if (plans === undefined) return kNoPage;
+    const after = page.after === null ? null : [...list, page.after.time, page.after.id];
+    const range = page.newestFirst
+      ? { start: after ?? [...list, kMaxRange], end: list, reverse: true }
+      : { start: after ?? list, end: [...list, kMaxRange] };
+    const items: T[] = [];
+    let bytes = 0;
+    let last: PagePosition | null = null;
+    for (const { key, value } of plans.getRange(range as never)) {
+      const [, , time, id] = key as [string, string, number, string];
+      if (page.after !== null && time === page.after.time && id === page.after.id) continue;
+      const size = value as number;
+      if (items.length === page.limit || (items.length > 0 && bytes + size > page.maxBytes)) return { items, next: last };
+      const item = get(id);
+      if (item === undefined) continue;
+      items.push(item);
+      bytes += size;
+      last = { time, id };
+    }
+    return { items, next: null };
   }
 
   listDueSchedules(now: number, limit: number): ScheduledChange[] {
@@ -477,9 +515,13 @@ export class LmdbRecords implements StoreWriter {
     this.assertTxn();
     const plans = this.db.plans!;
     const before = this.getSchedule(change.id);
-    if (before && before.status === 'pending') plans.removeSync(dueChangeKey(before));
+    if (before) {
+      if (before.status === 'pending') plans.removeSync(dueChangeKey(before));
+      for (const key of changeListKeys(before)) plans.removeSync(key);
+    }
     plans.putSync(['change', change.id], change);
-    plans.putSync(['project', change.projectId, change.id], null);
+    const bytes = listedBytes(change);
+    for (const key of changeListKeys(change)) plans.putSync(key, bytes);
     if (change.status === 'pending') plans.putSync(dueChangeKey(change), null);
     this.recorder.record({ kind: 'schedule', value: change });
   }
@@ -491,7 +533,8 @@ export class LmdbRecords implements StoreWriter {
     const beforeKey = before === undefined ? null : dueRolloutKey(before);
     if (beforeKey !== null) plans.removeSync(beforeKey);
     plans.putSync(['rollout', plan.id], plan);
-    plans.putSync(['rolloutProject', plan.projectId, plan.id], null);
+    const bytes = listedBytes(plan);
+    for (const key of rolloutListKeys(plan)) plans.putSync(key, bytes);
     const dueKey = dueRolloutKey(plan);
     if (dueKey !== null) plans.putSync(dueKey, null);
     this.recorder.record({ kind: 'rollout', value: plan });

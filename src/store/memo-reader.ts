@@ -16,7 +16,7 @@ import type { MailMessage } from '../model/mail.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { Credential, Session } from '../model/sessions.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
-import type { AuditPage, SnapshotReader } from './interfaces.js';
+import type { AuditPage, Page, PageRequest, SnapshotReader } from './interfaces.js';
 import type { RolloutPlan } from '../model/rollouts.js';
 import type { Webhook, WebhookDelivery } from '../model/webhooks.js';
 import type { ScheduledChange } from '../model/schedules.js';
@@ -138,8 +138,16 @@ export class MemoReader implements SnapshotReader {
     return this.store.getSchedule(id);
   }
 
-  listSchedules(projectId: string): ScheduledChange[] {
-    return this.store.listSchedules(projectId);
+  listSchedules(projectId: string, page: PageRequest & { pendingOnly: boolean }): Page<ScheduledChange> {
+    return this.store.listSchedules(projectId, page);
+  }
+
+  listFlagSchedules(flagId: string, page: PageRequest): Page<ScheduledChange> {
+    return this.store.listFlagSchedules(flagId, page);
+  }
+
+  pendingSchedules(projectId: string): { count: number; bytes: number } {
+    return this.store.pendingSchedules(projectId);
   }
 
   listDueSchedules(now: number, limit: number): ScheduledChange[] {
@@ -150,8 +158,12 @@ export class MemoReader implements SnapshotReader {
     return this.store.getRollout(id);
   }
 
-  listRollouts(projectId: string): RolloutPlan[] {
-    return this.store.listRollouts(projectId);
+  listRollouts(projectId: string, page: PageRequest): Page<RolloutPlan> {
+    return this.store.listRollouts(projectId, page);
+  }
+
+  listFlagRollouts(flagId: string, page: PageRequest): Page<RolloutPlan> {
+    return this.store.listFlagRollouts(flagId, page);
   }
 
   listDueRollouts(now: number, limit: number): RolloutPlan[] {

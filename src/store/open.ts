@@ -3,9 +3,13 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { open, type RootDatabase } from 'lmdb';
 import { checkDataFile, StoreOpenError } from './data-file.js';
+import type { RolloutPlan } from '../model/rollouts.js';
+import { listedBytes, type ScheduledChange } from '../model/schedules.js';
 import {
+  changeListKeys,
   dataFilePath,
   dueKey,
+  rolloutListKeys,
   isPending,
   kDbNames,
   kMaxDbs,
@@ -104,6 +108,7 @@ function checkSchema(path: string, root: RootDatabase, dbs: Databases, readOnly:
   if (version <= 4) migrateFrom4(path, root, dbs);
   if (version <= 5) migrateFrom5(path, root, dbs);
   if (version <= 6) migrateFrom6(path, root, dbs);
+  if (version <= 7) migrateFrom7(path, root, dbs);
 }
 
 /**
@@ -162,6 +167,30 @@ function migrateFrom6(path: string, root: RootDatabase, dbs: Databases): void {
   writeTransaction(root, path, () => {
     if (dbs.meta.get('schemaVersion') !== 6) return;
     dbs.meta.putSync('schemaVersion', 7);
+  });
+}
+
+/**
+ * Schema 7 to 8: the plans database's lists by time (a project's changes and rollouts, a flag's, a
+ * project's pending changes) with each entry's size, in place of the project lists by id.
+ */
+function migrateFrom7(path: string, root: RootDatabase, dbs: Databases): void {
+  writeTransaction(root, path, () => {
+    if (dbs.meta.get('schemaVersion') !== 7) return;
+    const plans = dbs.plans!;
+    for (const list of ['project', 'rolloutProject'] as const)
+      for (const key of [...plans.getKeys({ start: [list], end: [list, '\uffff'] } as never)]) plans.removeSync(key);
+    for (const { key, value } of plans.getRange({ start: ['change'], end: ['change', '\uffff'] } as never)) {
+      if (key[0] !== 'change' || value === null) continue;
+      const change = value as ScheduledChange;
+      for (const listKey of changeListKeys(change)) plans.putSync(listKey, listedBytes(change));
+    }
+    for (const { key, value } of plans.getRange({ start: ['rollout'], end: ['rollout', '\uffff'] } as never)) {
+      if (key[0] !== 'rollout' || value === null) continue;
+      const plan = value as RolloutPlan;
+      for (const listKey of rolloutListKeys(plan)) plans.putSync(listKey, listedBytes(plan));
+    }
+    dbs.meta.putSync('schemaVersion', 8);
   });
 }
 

@@ -7,6 +7,7 @@ import { kMaxPendingSchedules, scheduleCancel, scheduleCreate } from '../../src/
 import { tempDataDir } from '../helpers/server.js';
 import { refusedCommand } from '../helpers/refused.js';
 import { buildWorld } from '../helpers/world.js';
+import { kEveryChange } from '../helpers/store-pages.js';
 
 const world = buildWorld(tempDataDir());
 t.teardown(() => world.store.close());
@@ -31,8 +32,8 @@ t.test('made: recorded pending, audited, listed by due time; applied once when d
   t.match(sooner, { status: 'pending', flagId: ids.flag, env: null, patch: { trafficPercentage: 80 }, createdBy: 'console', doneAt: null });
   t.same(
     read()
-      .listSchedules(ids.single)
-      .map((s) => s.id),
+      .listSchedules(ids.single, kEveryChange)
+      .items.map((s) => s.id),
     [sooner.id, later.id],
     'by due time',
   );

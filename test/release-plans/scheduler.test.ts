@@ -10,6 +10,7 @@ import { MetricAllowList } from '../../src/release-plans/promql-metrics.js';
 import { Scheduler } from '../../src/release-plans/scheduler.js';
 import { tempDataDir } from '../helpers/server.js';
 import { buildWorld } from '../helpers/world.js';
+import { kEveryChange } from '../helpers/store-pages.js';
 
 const world = buildWorld(tempDataDir());
 t.teardown(() => world.store.close());
@@ -60,7 +61,7 @@ t.test('everything due at start runs before start returns, past one batch; later
   await scheduler.start();
   t.teardown(() => scheduler.stop());
   world.store.resetReadTxn();
-  const statuses = world.store.listSchedules(world.ids.single).filter((s) => s.flagId === flag.id);
+  const statuses = world.store.listSchedules(world.ids.single, kEveryChange).items.filter((s) => s.flagId === flag.id);
   t.equal(
     statuses.filter((s) => s.status === 'applied').length,
     120,

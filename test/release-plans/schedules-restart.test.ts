@@ -215,7 +215,7 @@ t.test('the console: flag schedule, schedule list, schedule cancel', async (t) =
   }
 
   const listed = await ok(t, dataDir, ['schedule', 'list', ids.single]);
-  t.strictSame(Object.keys(listed), ['schedules']);
+  t.strictSame(Object.keys(listed), ['schedules', 'next']);
   const mine = listed.schedules.filter((s: { flagId: string }) => s.flagId === ids.flag2);
   t.strictSame(
     mine.map((s: { at: number }) => s.at),

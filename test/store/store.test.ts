@@ -16,6 +16,7 @@ import { StoreOpenError } from '../../src/store/data-file.js';
 import { kSchemaVersion } from '../../src/store/layout.js';
 import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
 import { tempDir } from '../helpers/scratch-dir.js';
+import { kEveryChange } from '../helpers/store-pages.js';
 
 const at = Date.UTC(2030, 0, 1);
 
@@ -397,7 +398,7 @@ t.test('a schema 1 data dir (no index of mail to send) is migrated when opened f
   const store = Store.open(dir);
   t.teardown(() => store.close());
   t.equal(store.schemaVersion(), kSchemaVersion);
-  t.equal(kSchemaVersion, 7);
+  t.equal(kSchemaVersion, 8);
   t.strictSame(
     store.listDueMail(at + 5, 10).map((m) => m.seq),
     [2],
@@ -507,7 +508,7 @@ t.test('a schema 5 data dir (no plans database) reads as no scheduled changes, a
 
   const reader = Store.open(dir, { readOnly: true });
   t.equal(reader.schemaVersion(), 5, 'a read-only open reads it as it is');
-  t.same(reader.listSchedules('prj_1'), []);
+  t.same(reader.listSchedules('prj_1', kEveryChange).items, []);
   t.same(reader.listDueSchedules(Date.now(), 10), []);
   t.equal(reader.getSchedule('sch_1'), undefined);
   await reader.close();
@@ -532,13 +533,82 @@ t.test('a schema 5 data dir (no plans database) reads as no scheduled changes, a
   const seq = store.configSeq();
   store.transact((w) => w.putSchedule(change));
   t.strictSame(store.getSchedule('sch_1'), change);
-  t.strictSame(store.listSchedules('prj_1'), [change]);
+  t.strictSame(store.listSchedules('prj_1', kEveryChange).items, [change]);
   t.same(store.listDueSchedules(at + 999, 10), [], 'not due before its time');
   t.strictSame(store.listDueSchedules(at + 1000, 10), [change], 'due at its time');
   store.transact((w) => w.putSchedule({ ...change, status: 'applied', doneAt: at + 1000, outcome: 'changed' }));
   t.same(store.listDueSchedules(at + 5000, 10), [], 'done: no longer due');
-  t.equal(store.listSchedules('prj_1')[0]!.status, 'applied', 'still listed');
+  t.equal(store.listSchedules('prj_1', kEveryChange).items[0]!.status, 'applied', 'still listed');
   t.equal(store.configSeq(), seq, 'scheduled changes do not move configSeq');
+});
+
+t.test('a schema 7 data dir: its plans are listed by time once migrated, pending ones counted from the index', async (t) => {
+  const dir = tempDir(t, 'flagwire-store-');
+  const raw = open({ path: join(dir, 'flagwire.mdb'), maxDbs: 32 });
+  const at = Date.now();
+  const change = (id: string, due: number, status: 'pending' | 'applied') => ({
+    id,
+    projectId: 'prj_1',
+    flagId: 'flg_1',
+    env: null,
+    patch: { trafficPercentage: 5 },
+    at: due,
+    createdAt: at,
+    createdBy: 'console',
+    createdByName: 'console',
+    status,
+    doneAt: status === 'pending' ? null : at,
+    outcome: status === 'pending' ? null : 'changed',
+  });
+  const later = change('sch_b', at + 2000, 'pending');
+  const sooner = change('sch_a', at + 1000, 'pending');
+  const done = change('sch_c', at - 1000, 'applied');
+  const plan = { id: 'rol_1', projectId: 'prj_1', flagId: 'flg_1', env: null, createdAt: at, status: 'completed' };
+  raw.openDB({ name: 'meta' }).putSync('schemaVersion', 7);
+  const plans = raw.openDB({ name: 'plans' });
+  // Schema 7's lists: by project and id.
+  for (const c of [later, sooner, done]) {
+    plans.putSync(['change', c.id], c);
+    plans.putSync(['project', c.projectId, c.id], null);
+    if (c.status === 'pending') plans.putSync(['due', c.at, c.id], null);
+  }
+  plans.putSync(['rollout', plan.id], plan);
+  plans.putSync(['rolloutProject', plan.projectId, plan.id], null);
+  await raw.close();
+
+  const store = Store.open(dir);
+  t.teardown(() => store.close());
+  t.equal(store.schemaVersion(), kSchemaVersion);
+  t.strictSame(
+    store.listSchedules('prj_1', kEveryChange).items.map((c) => c.id),
+    ['sch_c', 'sch_a', 'sch_b'],
+    'by due time',
+  );
+  t.strictSame(
+    store.listSchedules('prj_1', { ...kEveryChange, pendingOnly: true }).items.map((c) => c.id),
+    ['sch_a', 'sch_b'],
+  );
+  t.strictSame(
+    store.listFlagSchedules('flg_1', { ...kEveryChange, newestFirst: true }).items.map((c) => c.id),
+    ['sch_b', 'sch_a', 'sch_c'],
+  );
+  const pending = store.pendingSchedules('prj_1');
+  t.equal(pending.count, 2);
+  t.equal(pending.bytes, Buffer.byteLength(JSON.stringify(sooner)) + Buffer.byteLength(JSON.stringify(later)));
+  t.strictSame(store.listRollouts('prj_1', kEveryChange).items, [plan]);
+  t.strictSame(store.listFlagRollouts('flg_1', kEveryChange).items, [plan]);
+  const firstPage = store.listSchedules('prj_1', { ...kEveryChange, limit: 2 });
+  t.same(firstPage.next, { time: sooner.at, id: 'sch_a' });
+  t.strictSame(
+    store.listSchedules('prj_1', { ...kEveryChange, limit: 2, after: firstPage.next }).items.map((c) => c.id),
+    ['sch_b'],
+    'the next page starts after the last entry',
+  );
+  const byBytes = store.listSchedules('prj_1', { ...kEveryChange, maxBytes: 1 });
+  t.equal(byBytes.items.length, 1, 'past the first entry, a page stops at its bytes');
+  store.transact((w) => w.putSchedule({ ...sooner, status: 'applied', doneAt: at + 1000, outcome: 'changed' }));
+  t.equal(store.pendingSchedules('prj_1').count, 1, 'applied: no longer pending');
+  t.equal(store.listSchedules('prj_1', kEveryChange).items.length, 3, 'still listed, once');
 });
 
 t.test('a data dir with files Flagwire did not write is refused, never written over', async (t) => {

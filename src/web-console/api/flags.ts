@@ -7,6 +7,7 @@ import { offeredRolloutActions, projectAccess } from '../access.js';
 import { guardReadingText, rolloutStepsFromText, stepText } from '../../release-plans/schedule-text.js';
 import { describeGuard } from '../../release-plans/guards.js';
 import { kRolloutActions, rolloutView, scheduleView } from '../../release-plans/schemas.js';
+import { kDefaultPage, kMaxPageBytes } from '../../release-plans/list-pages.js';
 import { FlagwireError } from '../../errors.js';
 import { type ApiCall, type ApiRoute, form, requireReceived, text, texts } from './call.js';
 
@@ -49,6 +50,9 @@ export function projectView(call: ApiCall) {
 }
 export type ProjectView = ReturnType<typeof projectView>;
 
+/** The flag page's scheduled changes and rollouts: the newest page of each (the API and CLI list them all). */
+const kFlagPageLists = { limit: kDefaultPage, maxBytes: kMaxPageBytes, after: null, newestFirst: true } as const;
+
 export function flagView(call: ApiCall) {
   const { flag, access } = flagAccess(call, call.params.flagId!);
   return {
@@ -57,15 +61,13 @@ export function flagView(call: ApiCall) {
     // A group flag's flag-wide list, which the API never shows as such (spec: Flag-wide cohort list).
     flagWideCohorts: flag.kind === 'groupflag' ? flag.cohorts : null,
     audiences: call.store.listAudiences(access.project.id),
-    // The flag's scheduled changes (docs/release-plans.md), pending and done, by due time.
-    schedules: call.store
-      .listSchedules(access.project.id)
-      .filter((s) => s.flagId === flag.id)
-      .map(scheduleView),
-    // Its progressive rollouts (docs/release-plans.md), oldest first, each with the actions the page offers.
+    // The flag's scheduled changes (docs/release-plans.md), pending and done, by due time: the page of the
+    // latest due (the pending ones and the last done), as the Management API pages them.
+    schedules: call.store.listFlagSchedules(flag.id, kFlagPageLists).items.reverse().map(scheduleView),
+    // Its latest progressive rollouts (docs/release-plans.md), oldest first, each with the actions the page offers.
     rollouts: call.store
-      .listRollouts(access.project.id)
-      .filter((p) => p.flagId === flag.id)
+      .listFlagRollouts(flag.id, kFlagPageLists)
+      .items.reverse()
       .map((p) => ({
         ...rolloutView(p),
         actions: offeredRolloutActions(access, p),
