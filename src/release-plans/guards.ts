@@ -83,6 +83,14 @@ export function describeGuard(guard: RolloutGuard): string {
 }
 
 /**
+ * A reading as people read it: 4 significant digits (0.01234567 reads 0.01235, 1234567 reads 1235000),
+ * enough to compare with a bound as people write one; the exact value stays in `guardReading.value`.
+ */
+export function readingText(value: number): string {
+  return String(Number(value.toPrecision(4)));
+}
+
+/**
  * A reading judged against the guard. Several samples (a Prometheus vector): the one farthest out of
  * bounds is the reading. None (no data): healthy, as a Prometheus alert does not fire on an empty result.
  */
@@ -105,8 +113,8 @@ export function judgeReading(guard: RolloutGuard, raw: RawReading, failuresBefor
   const highest = Math.max(...values);
   const lowest = Math.min(...values);
   if (guard.max !== null && highest > guard.max)
-    return { at, value: highest, breached: true, note: `read ${highest}, above max ${guard.max}`, failures: 0 };
+    return { at, value: highest, breached: true, note: `read ${readingText(highest)}, above max ${guard.max}`, failures: 0 };
   if (guard.min !== null && lowest < guard.min)
-    return { at, value: lowest, breached: true, note: `read ${lowest}, below min ${guard.min}`, failures: 0 };
+    return { at, value: lowest, breached: true, note: `read ${readingText(lowest)}, below min ${guard.min}`, failures: 0 };
   return { at, value: guard.max !== null ? highest : lowest, breached: false, note: null, failures: 0 };
 }

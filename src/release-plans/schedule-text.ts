@@ -2,6 +2,7 @@
 // and a rollout's steps as people write them (`flag rollout --steps`, the web console's rollout form).
 import type { RolloutPlan, RolloutStep } from '../model/rollouts.js';
 import type { ScheduledChange } from '../model/schedules.js';
+import { readingText } from './guards.js';
 import { isWeightsStep, weightsText } from './rollout-weights.js';
 import type { RolloutAction } from './schemas.js';
 
@@ -36,11 +37,13 @@ export function stepText(step: RolloutStep): string {
   return isWeightsStep(step) ? weightsText(step.variantWeights) : `${step.trafficPercentage}%`;
 }
 
+/** The steps, the one in force in brackets: none once rolled back (the flag is back where it was before the first). */
 function stepsText(plan: RolloutPlan): string {
+  const current = plan.status === 'rolled-back' ? -1 : plan.current;
   return plan.steps
     .map((s, i) => {
       const text = stepText(s);
-      return i === plan.current ? `[${text}]` : text;
+      return i === current ? `[${text}]` : text;
     })
     .join(' -> ');
 }
@@ -50,7 +53,7 @@ export function guardReadingText(plan: RolloutPlan): string | null {
   if (!plan.guard) return null;
   const reading = plan.guardReading ?? null;
   if (reading === null) return 'not read yet';
-  const said = reading.value === null ? (reading.note ?? 'no data') : String(reading.value);
+  const said = reading.value === null ? (reading.note ?? 'no data') : readingText(reading.value);
   return reading.breached ? `breached: ${reading.note}` : `${said} at ${time(reading.at)}`;
 }
 

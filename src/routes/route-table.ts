@@ -629,6 +629,10 @@ export const kRoutes = {
   consoleAsset: { method: 'get', pattern: '/console/assets/:file', auth: 'none', metric: null },
   consolePreflight: { method: 'options', pattern: '/console/*', auth: 'none', metric: null },
   consoleApi: { method: 'any', pattern: '/console/api/*', auth: 'session', metric: null },
+  // What a browser asks of the origin itself: `/` typed in the address bar (HTML: to the console; an API
+  // client keeps the catch-all's 404, counted as unmatched) and the tab's icon (docs/decisions.md).
+  browserRoot: { method: 'get', pattern: '/', auth: 'none', metric: null },
+  favicon: { method: 'get', pattern: '/favicon.ico', auth: 'none', metric: null },
   // Test hooks (src/server/test-hooks.ts), with FLAGWIRE_TEST_HOOKS=1 only.
   testRoutes: { method: 'get', pattern: '/__test/routes', auth: 'test', metric: null },
   testClock: { method: 'post', pattern: '/__test/clock', auth: 'test', metric: null },

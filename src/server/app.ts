@@ -34,6 +34,10 @@ const kDocsPageHeaders = [
   ['Content-Security-Policy', "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"],
 ] as const;
 
+/** `/` answers by the request's Accept: a cache must not give a browser's answer to an API client. */
+const kVaryAccept = [['Vary', 'Accept']] as const;
+const kToConsole = [['Location', '/console'], ...kVaryAccept] as const;
+
 export function createApp(deps: AppDeps): uWS.TemplatedApp {
   const metrics = deps.metrics ?? null;
   // Every route, test hooks included, behind the shutdown's drain (src/http/in-flight.ts: outermost, so
@@ -80,6 +84,16 @@ export function createApp(deps: AppDeps): uWS.TemplatedApp {
   for (const feature of deps.features ?? []) feature.register(app);
   const notFound = Buffer.from(JSON.stringify(errorBody(new FlagwireError('NOT_FOUND', 'No such route.'))));
   registerRoutes(app, {
+    // The spec defines no `/`: a browser (it asks for HTML) is sent to the console, anything else gets
+    // the 404 any other path gets, counted as unmatched.
+    browserRoot: (res, req) => {
+      if (req.getHeader('accept').includes('text/html')) {
+        send(res, 302, '', 'text/plain', kToConsole);
+        return;
+      }
+      metrics?.request(kRouteUnmatched, 404);
+      send(res, 404, notFound, 'application/json', kVaryAccept);
+    },
     unmatched: (res) => {
       metrics?.request(kRouteUnmatched, 404);
       send(res, 404, notFound);

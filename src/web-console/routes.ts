@@ -17,6 +17,7 @@ import type { SnapshotReader } from '../store/interfaces.js';
 import type { WriterClient } from '../writer/client.js';
 import { matchApiRoute, type ApiCall } from './api.js';
 import { loadAssets, kPageHeaders } from './assets.js';
+import { kFavicon } from './favicon.js';
 import { ConsoleSessions, isCsrfToken, sessionCookie, type CurrentSession, type JoinRequest, type SignedIn } from './sessions.js';
 import type { SignInLimits } from './sign-in-limits.js';
 
@@ -52,6 +53,7 @@ interface ConsoleRequest {
 }
 
 const kApiHeaders = [['Cache-Control', 'no-store']] as const;
+const kIconHeaders = [['Cache-Control', 'public, max-age=86400']] as const;
 export const kCsrfHeader = 'x-flagwire-csrf';
 
 export function registerConsole(app: TemplatedApp, deps: ConsoleDeps): void {
@@ -71,6 +73,8 @@ export function registerConsole(app: TemplatedApp, deps: ConsoleDeps): void {
     },
     // No CORS for the console: a preflight is answered without Access-Control-Allow-*, so a browser never
     // sends another origin's request with custom headers (the app's catch-all preflight allows any origin).
+    // Asked by the browser on every page of the origin: the console's tab gets an icon, not a 404.
+    favicon: (res) => sendSameOrigin(res, 200, kFavicon, 'image/x-icon', kIconHeaders),
     consolePreflight: (res) => sendSameOrigin(res, 204, '', 'text/plain', kApiHeaders),
     consoleApi: (res, req) => handleApi(res, req, { deps, proxies, sessions }),
   });

@@ -86,6 +86,8 @@ button.toggle.off { background: var(--off-bg); color: var(--off-fg); border-colo
 .row { display: flex; gap: 12px; flex-wrap: wrap; align-items: flex-end; }
 code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 0.9em; }
 .id { font-size: 0.8rem; }
+/* An audit entry's values (ids, addresses, expressions) break anywhere rather than widen the table. */
+.change { overflow-wrap: anywhere; }
 dialog.confirm { max-width: min(480px, calc(100vw - 32px)); color: var(--fg); background: var(--bg); border: 1px solid var(--line); border-radius: 6px; }
 dialog.confirm::backdrop { background: rgb(0 0 0 / 0.45); }
 dialog.confirm h2 { margin-top: 0; }

@@ -1,7 +1,9 @@
 // Progressive rollouts from the command line: `flagwire flag rollout` with steps and a guard, `rollout
-// list` showing the guard's reading, the actions; bad options refused with usage (exit 2) and nothing written.
+// list` showing the guard's reading (4 significant digits) and the step in force (none once rolled back),
+// the actions; bad options refused with usage (exit 2) and nothing written.
 import t from 'tap';
 import { kConsoleActor } from '../../src/audit/audit-actor.js';
+import type { RolloutPlan } from '../../src/model/rollouts.js';
 import { cli, expectRefused, ok } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { exportStore } from '../helpers/store-export.js';
@@ -40,6 +42,52 @@ t.test('a rollout with a guard, listed with its reading, then rolled back', asyn
   t.match(listed.stdout, /GUARD/);
   t.match(listed.stdout, /not read yet/);
   t.match(await ok(t, dataDir, ['rollout', 'rollback', plan.id]), { status: 'rolled-back' });
+});
+
+t.test('rollout list: readings to 4 significant digits, no step in force once rolled back', async (t) => {
+  const guarded = (name: string) => {
+    const f = world.run('flagCreate', { projectId: ids.single, actor: kConsoleActor, body: { name, enabled: true } });
+    const guard = { prometheus: 'max(error_ratio)', max: 0.05, intervalMs: 60_000, onBreach: 'pause' as const };
+    return world.run('consoleRolloutStart', {
+      flagId: f.id,
+      env: null,
+      body: { steps: [{ trafficPercentage: 10, holdMs: 3_600_000 }, { trafficPercentage: 100 }], guard },
+    });
+  };
+  const record = (plan: RolloutPlan, value: number) =>
+    world.run('rolloutGuardRecord', { rolloutId: plan.id, dueAt: plan.guardNextAt!, reading: { values: [value], note: null } });
+  const rowOf = async (id: string) => {
+    const listed = await cli(dataDir, ['rollout', 'list', ids.single], { json: false });
+    t.equal(listed.code, 0);
+    return listed.stdout.split('\n').find((line) => line.startsWith(id)) ?? '';
+  };
+
+  const healthy = guarded('cli-ramp-healthy');
+  record(healthy, 0.012345678901234);
+  t.match(
+    await rowOf(healthy.id),
+    /\[10%\] -> 100%\s+running .* 0\.01235 at \d{4}-/,
+    'a healthy reading, rounded; the first step in force',
+  );
+  t.notMatch(await rowOf(healthy.id), /0\.0123456/, 'not at full precision');
+  t.equal(
+    (await cli(dataDir, ['rollout', 'list', ids.single])).json.rollouts.find((r: { id: string }) => r.id === healthy.id).guardReading.value,
+    0.012345678901234,
+    'the JSON keeps the exact value',
+  );
+
+  const breached = guarded('cli-ramp-breached');
+  record(breached, 0.123456789);
+  t.match(
+    await rowOf(breached.id),
+    /paused .* breached: read 0\.1235, above max 0\.05 .*guard breached: read 0\.1235, above max 0\.05/,
+    'a breach, rounded in the reading and in why it paused',
+  );
+
+  await ok(t, dataDir, ['rollout', 'rollback', healthy.id]);
+  const rolledBack = await rowOf(healthy.id);
+  t.match(rolledBack, /10% -> 100%\s+rolled-back/, 'rolled back: the steps listed');
+  t.notMatch(rolledBack, /\[/, 'rolled back: no step marked as the one in force');
 });
 
 t.test('bad guard options: usage, exit 2, nothing written', async (t) => {

@@ -17,14 +17,19 @@ import { compilePattern, matchPath, matchesShape } from '../../src/http/route-pa
 import { kRouteLabels } from '../../src/metrics/metrics.js';
 import { openApiPaths } from '../../src/openapi/document.js';
 
+/** What a browser asks of the origin itself, not part of any API (docs/decisions.md: The origin's root). */
+const kAskedByBrowsers = ['/', '/favicon.ico'];
 const routes = kRouteNames.map((name) => [name, kRoutes[name] as RouteDeclaration] as const);
 
 t.test('every counted route is labelled by its number, and every label is a route', async (t) => {
   for (const [name, route] of routes) {
     if (route.metric === null) {
       t.ok(
-        route.pattern.startsWith('/console') || route.auth === 'test' || route.method === 'options',
-        `${name}: only the console, test hooks and preflights go uncounted`,
+        route.pattern.startsWith('/console') ||
+          kAskedByBrowsers.includes(route.pattern) ||
+          route.auth === 'test' ||
+          route.method === 'options',
+        `${name}: only the console (and what browsers ask of the origin), test hooks and preflights go uncounted`,
       );
       continue;
     }
@@ -52,8 +57,8 @@ t.test('every route with docs is one operation of the OpenAPI paths, and there a
   for (const [name, route] of routes)
     if (route.auth === 'none' && route.docs === undefined)
       t.ok(
-        route.pattern.includes('*') || route.pattern.startsWith('/console'),
-        `${name}: a public route without docs is a catch-all or the console's`,
+        route.pattern.includes('*') || route.pattern.startsWith('/console') || kAskedByBrowsers.includes(route.pattern),
+        `${name}: a public route without docs is a catch-all, the console's or one browsers ask of the origin`,
       );
 });
 

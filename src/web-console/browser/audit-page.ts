@@ -1,5 +1,5 @@
 // A project's audit log.
-import { api, dataTable, field, formatTime, h, onSubmit } from './dom.js';
+import { api, dataTable, field, h, onSubmit, timeElement } from './dom.js';
 import { crumbs, emptyState, projectTabs, show } from './shell.js';
 import type { AuditView } from './views.js';
 
@@ -47,7 +47,7 @@ export async function auditPage(projectId: string, params: URLSearchParams): Pro
               h(
                 'tr',
                 {},
-                h('td', {}, formatTime(e.at)),
+                h('td', {}, timeElement(e.at)),
                 h('td', {}, named(e.actorName, e.actor)),
                 h('td', {}, e.action),
                 h('td', {}, e.flagId === null ? '' : named(flagNames.get(e.flagId) ?? null, e.flagId)),
@@ -56,7 +56,7 @@ export async function auditPage(projectId: string, params: URLSearchParams): Pro
                   'td',
                   {},
                   Object.entries(e.changes).map(([k, c]) =>
-                    h('div', { class: 'change' }, changeKey(k, peopleNames), ': ', valueText(c.before), ' → ', valueText(c.after)),
+                    h('div', { class: 'change' }, changeKey(k, peopleNames), ': ', valueText(c.before, k), ' → ', valueText(c.after, k)),
                   ),
                 ),
               ),
@@ -90,18 +90,30 @@ function changeKey(key: string, peopleNames: ReadonlyMap<string, string>): HTMLE
   return h('span', {}, key);
 }
 
+/** A field that holds a time (`at`, `expiresAt`, `graceEndsAt`, ...): Unix ms in the log. */
+const isTimeKey = (key: string) => key === 'at' || /[a-z]At$/.test(key);
+
 /**
- * A changed field's value as a reader reads it: text, numbers and true/false as they are, nothing as
- * "none", a list joined, a record with a name (a token's) by that name; any other value as JSON.
+ * A changed field's value as a reader reads it: text, numbers and true/false as they are, a time (a
+ * number under a key such as `at` or `expiresAt`) as a date, nothing as "none", a list of text joined,
+ * a record with a name (a token's) by that name; any other list or record field by field, `{key: value,
+ * ...}`, each value read the same way, so a long one wraps between its fields (the table fits the page).
  */
-function valueText(value: unknown): HTMLElement {
+function valueText(value: unknown, key: string): HTMLElement {
   if (value === null || value === undefined) return h('em', {}, 'none');
+  if (typeof value === 'number' && isTimeKey(key)) return timeElement(value);
   if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return h('span', {}, String(value));
   if (Array.isArray(value) && value.every((v) => typeof v === 'string'))
     return value.length === 0 ? h('em', {}, 'none') : h('span', {}, value.join(', '));
-  const record = value as { id?: unknown; name?: unknown };
+  if (Array.isArray(value)) return h('span', {}, '[', joined(value.map((v) => valueText(v, key))), ']');
+  const record = value as Record<string, unknown>;
   if (typeof record.name === 'string' && typeof record.id === 'string') return named(record.name, record.id);
-  return h('code', {}, JSON.stringify(value));
+  return h('span', {}, '{', joined(Object.entries(record).map(([k, v]) => h('span', {}, `${k}: `, valueText(v, k)))), '}');
+}
+
+/** Parts with ", " between them. */
+function joined(parts: HTMLElement[]): (HTMLElement | string)[] {
+  return parts.flatMap((part, i) => (i === 0 ? [part] : [', ', part]));
 }
 
 /** An empty page of the log: filters that match nothing, or a project nothing has been done in yet. */

@@ -44,6 +44,34 @@ export function whenSignedOut(fn: () => void): void {
   onSignedOut = fn;
 }
 
+/**
+ * The page shown, or being loaded: a navigation aborts the one before (newPage), so an answer that comes
+ * after the user went on is never drawn over the page they asked for since (its read rejects: pageLeft).
+ */
+let pageLoad = new AbortController();
+
+/** A navigation began (router.ts): the reads of the page before it are abandoned. */
+export function newPage(): void {
+  pageLoad.abort();
+  pageLoad = new AbortController();
+}
+
+/** Whether `err` is a read abandoned because the user left its page: nothing to show, the next page draws itself. */
+export function pageLeft(err: unknown): boolean {
+  return err instanceof DOMException && err.name === 'AbortError';
+}
+
+/**
+ * `load` for the page now shown, called later (a reload after a save): it does nothing once the user has
+ * left the page, so a save answered after they went on does not draw its page over the next.
+ */
+export function onThisPage<A extends unknown[]>(load: (...args: A) => Promise<void>): (...args: A) => Promise<void> {
+  const { signal } = pageLoad;
+  return async (...args) => {
+    if (!signal.aborted) await load(...args);
+  };
+}
+
 export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = {};
   if (method !== 'GET') headers['X-Flagwire-CSRF'] = csrfToken;
@@ -53,6 +81,8 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
     headers,
     body: body === undefined ? undefined : JSON.stringify(body),
     credentials: 'same-origin',
+    // A read belongs to its page; a change is never abandoned halfway: its answer says whether it was made.
+    signal: method === 'GET' ? pageLoad.signal : null,
   });
   const data = (await res.json().catch(() => null)) as (T & { error?: string; detail?: string }) | null;
   if (!res.ok) {
@@ -110,7 +140,7 @@ export function errorText(err: unknown): string {
 }
 
 export function sayError(err: unknown): void {
-  say(errorText(err), 'error');
+  if (!pageLeft(err)) say(errorText(err), 'error');
 }
 
 export function formatTime(ms: number | null): string {
@@ -119,6 +149,18 @@ export function formatTime(ms: number | null): string {
     .toISOString()
     .replace('T', ' ')
     .replace(/\.\d+Z$/, ' UTC');
+}
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/**
+ * A time as the reader's clock reads it (`2026-11-24 17:05:09`, local), in a <time> whose `datetime`
+ * is the exact instant (UTC) and whose tooltip says it in UTC.
+ */
+export function timeElement(ms: number): HTMLTimeElement {
+  const d = new Date(ms);
+  const local = `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+  return h('time', { datetime: d.toISOString(), title: formatTime(ms) }, local);
 }
 
 /** A list's editor: its element, the items as they are now, and whether the user changed any. */

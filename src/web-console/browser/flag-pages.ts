@@ -1,5 +1,5 @@
 // A project's flags, and one flag (its state per environment, texts, deletion).
-import { api, dataTable, field, formatTime, h, listEditor, onSubmit, say, sayError, sayOnNextPage } from './dom.js';
+import { api, dataTable, field, formatTime, h, listEditor, onSubmit, onThisPage, say, sayError, sayOnNextPage } from './dom.js';
 import { confirmProtected, crumbs, emptyState, projectTabs, show, toForm } from './shell.js';
 import { savedWithUndo, settingSavedWithUndo } from './flag-undo.js';
 import { rolloutSection } from './rollout-section.js';
@@ -93,6 +93,7 @@ export async function projectPage(projectId: string, params: URLSearchParams): P
         ),
       );
   };
+  const reload = onThisPage(() => projectPage(projectId, params));
   // One click turns a flag on or off (in one environment): the same PATCH as the flag page's form.
   const toggle = async (f: FlagView, env: string | null, enabled: boolean): Promise<void> => {
     if (!(await confirmProtected(project, env, `Turn ${f.name} ${enabled ? 'on' : 'off'} in ${env}`))) {
@@ -109,7 +110,7 @@ export async function projectPage(projectId: string, params: URLSearchParams): P
     body.querySelector<HTMLButtonElement>(`button[data-toggle="${f.id}:${env ?? ''}"]`)?.focus();
     const turned = `${f.name} turned ${result.flag.enabled ? 'on' : 'off'}${env === null ? '' : ` in ${env}`}.`;
     // Undo from the status line, as on the flag page; the list is read again after it.
-    savedWithUndo(turned, f, env, { enabled: !enabled }, () => projectPage(projectId, params));
+    savedWithUndo(turned, f, env, { enabled: !enabled }, reload);
   };
   // The address is replaced, not pushed: typing is no navigation (hashchange would re-read the page).
   const filter = () => {
@@ -248,7 +249,7 @@ function newFlagForm(projectId: string): HTMLFormElement {
 export async function flagPage(flagId: string): Promise<void> {
   const data = await api<FlagPageView>('GET', `flags/${encodeURIComponent(flagId)}`);
   const { flag, project, can } = data;
-  const reload = () => flagPage(flagId).catch(sayError);
+  const reload = onThisPage(() => flagPage(flagId).catch(sayError));
   // Each state's form, then its variants (shown to a reader only where there are some).
   const withVariants = (env: string | null, s: FlatState) => [
     stateForm(data, env, s, reload),

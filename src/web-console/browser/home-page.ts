@@ -1,5 +1,5 @@
 // The home page: organisations, projects and invitations.
-import { api, formatTime, h, say, sayError } from './dom.js';
+import { api, formatTime, h, onThisPage, say, sayError } from './dom.js';
 import { orgForm, projectForm } from './create-forms.js';
 import { emptyState, show, toForm } from './shell.js';
 import type { HomeView, Project } from './views.js';
@@ -9,6 +9,7 @@ export type InvitationView = HomeView['invitations'][number];
 
 /** An invitation addressed to the signed-in user, with its two answers. */
 export function invitationItem(invitation: InvitationView): HTMLElement {
+  const reload = onThisPage(homePage);
   const answer = (verb: 'accept' | 'decline', done: string) =>
     h(
       'button',
@@ -18,7 +19,7 @@ export function invitationItem(invitation: InvitationView): HTMLElement {
         'aria-label': `${verb === 'accept' ? 'Accept' : 'Decline'} the invitation to ${invitation.orgName}`,
         onclick: () => {
           api('POST', `invitations/${encodeURIComponent(invitation.id)}/${verb}`).then(async () => {
-            await homePage();
+            await reload();
             say(done);
           }, sayError);
         },

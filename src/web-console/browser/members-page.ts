@@ -1,5 +1,5 @@
 // An organisation's members and invitations.
-import { api, dataTable, field, formatTime, h, onSubmit, say } from './dom.js';
+import { api, dataTable, field, formatTime, h, onSubmit, onThisPage, say } from './dom.js';
 import { crumbs, emptyState, show, toForm } from './shell.js';
 import type { MembersView } from './views.js';
 
@@ -52,6 +52,7 @@ function membersTable(data: MembersView): HTMLElement {
 }
 
 function roleForm(data: MembersView, orgId: string): HTMLElement {
+  const reload = onThisPage(membersPage);
   const user = h('input', { type: 'text', name: 'userId' });
   const role = h('select', { name: 'role' }, roles());
   return h(
@@ -59,7 +60,7 @@ function roleForm(data: MembersView, orgId: string): HTMLElement {
     {
       onsubmit: onSubmit(async () => {
         await api('POST', `orgs/${data.org.id}/members`, { userId: user.value.trim(), role: role.value });
-        await membersPage(orgId);
+        await reload(orgId);
         say(`User ${user.value.trim()} is now ${role.value}.`);
       }),
     },
@@ -85,6 +86,7 @@ function invitationsTable(data: MembersView): HTMLElement {
 }
 
 function inviteForm(data: MembersView, orgId: string): HTMLElement {
+  const reload = onThisPage(membersPage);
   const email = h('input', { type: 'email', name: 'email', required: true });
   const invitedRole = h('select', { name: 'invitedRole' }, roles());
   return h(
@@ -92,7 +94,7 @@ function inviteForm(data: MembersView, orgId: string): HTMLElement {
     {
       onsubmit: onSubmit(async () => {
         await api('POST', `orgs/${data.org.id}/invitations`, { email: email.value.trim(), role: invitedRole.value });
-        await membersPage(orgId);
+        await reload(orgId);
         say(`${email.value.trim()} is invited as ${invitedRole.value} and sent an e-mail; they become a member when they accept.`);
       }),
     },

@@ -1,5 +1,5 @@
 // Which page the URL's hash (#/projects/ID, ...) shows.
-import { ApiError, errorText, h, newPageStatus, sayError } from './dom.js';
+import { ApiError, errorText, h, newPage, newPageStatus, pageLeft, sayError } from './dom.js';
 import { auditPage } from './audit-page.js';
 import { flagPage, projectPage } from './flag-pages.js';
 import { homePage } from './home-page.js';
@@ -12,7 +12,12 @@ import { show } from './shell.js';
 import { activityPage, tokensPage } from './token-pages.js';
 import { webhooksPage } from './webhooks-page.js';
 
+/** Navigations so far: a page's failure is shown only if no navigation came after it. */
+let navigations = 0;
+
 export async function route(): Promise<void> {
+  const navigation = ++navigations;
+  newPage();
   const [path, query] = location.hash.replace(/^#/, '').split('?') as [string, string | undefined];
   const parts = path
     .split('/')
@@ -35,7 +40,8 @@ export async function route(): Promise<void> {
     else if (parts[0] === 'join' && parts.length === 3) joinPage(parts[1]!, parts[2]!);
     else notFound('No page of the console has this address.');
   } catch (err) {
-    pageFailed(err);
+    // A page left before it loaded (its read aborted, or it failed late): the newer page is drawn instead.
+    if (navigation === navigations && !pageLeft(err)) pageFailed(err);
   }
 }
 

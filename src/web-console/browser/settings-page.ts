@@ -1,5 +1,5 @@
 // A project's environments and audiences.
-import { api, field, h, listEditor, type ListEditor, onSubmit, say, sayError } from './dom.js';
+import { api, field, h, listEditor, type ListEditor, onSubmit, onThisPage, say, sayError } from './dom.js';
 import { crumbs, emptyState, isProtectedEnv, projectTabs, show, toForm } from './shell.js';
 import type { Audience, ProjectView } from './views.js';
 
@@ -61,7 +61,7 @@ export function rulesEditor(initial: Audience['rules']): { element: HTMLElement;
 export async function settingsPage(projectId: string): Promise<void> {
   const data = await api<ProjectView>('GET', `projects/${encodeURIComponent(projectId)}`);
   const { project, can } = data;
-  const reload = () => settingsPage(projectId).catch(sayError);
+  const reload = onThisPage(() => settingsPage(projectId).catch(sayError));
   const create = can.configure ? audienceForm(data, null, reload) : null;
   show(
     `Settings of ${project.name}`,

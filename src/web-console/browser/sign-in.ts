@@ -1,6 +1,7 @@
 // The sign-in form and the account bar.
 import { api, field, h, kSignedInEvent, onSubmit, say, sayError, sayOnNextPage, setCsrfToken } from './dom.js';
 import { show } from './shell.js';
+import { kNotAnEdit } from './unsaved-edits.js';
 import type { User } from './views.js';
 
 export function signInPage(): void {
@@ -14,6 +15,8 @@ export function signInPage(): void {
       'form',
       {
         class: 'signin',
+        // An address and a password: nothing to lose by leaving (unsaved-edits.ts).
+        ...kNotAnEdit,
         onsubmit: onSubmit(async () => {
           const signed = await api<{ user: User; csrfToken: string }>('POST', 'sign-in', { email: email.value, password: password.value });
           setCsrfToken(signed.csrfToken);

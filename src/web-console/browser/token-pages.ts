@@ -1,6 +1,6 @@
 // A project's tokens, and one token's activity.
 import { askToConfirm } from './confirm-dialog.js';
-import { api, dataTable, field, formatTime, h, onSubmit, say, sayError } from './dom.js';
+import { api, dataTable, field, formatTime, h, onSubmit, onThisPage, say, sayError } from './dom.js';
 import { crumbs, emptyState, projectTabs, secretBox, show, toForm } from './shell.js';
 import type { ActivityView, TokensView } from './views.js';
 
@@ -22,7 +22,7 @@ function tokenSecretBox(name: string, secret: string): HTMLElement {
 export async function tokensPage(projectId: string, created: HTMLElement | null = null): Promise<void> {
   const data = await api<TokensView>('GET', `projects/${encodeURIComponent(projectId)}/tokens`);
   const { project, can } = data;
-  const reload = (box: HTMLElement | null = null) => tokensPage(projectId, box).catch(sayError);
+  const reload = onThisPage((box: HTMLElement | null = null) => tokensPage(projectId, box).catch(sayError));
   const create = can.createTokens ? createTokenForm(project, reload) : null;
   show(
     `Tokens of ${project.name}`,

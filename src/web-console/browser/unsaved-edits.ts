@@ -17,10 +17,20 @@ function fieldsOf(form: HTMLFormElement): string {
   return JSON.stringify(values);
 }
 
-/** The page's forms that hold edits; a search form (role=search: filters, not data) never does. */
+/**
+ * Marks a form whose fields are no data to keep (the sign-in form's address and password): typing in it
+ * is no unsaved edit, and leaving it never asks.
+ */
+export const kNotAnEdit = { 'data-not-an-edit': true } as const;
+
+/** The page's forms that hold edits; a search form (role=search: filters, not data) and one marked kNotAnEdit never do. */
 function editedForms(): HTMLFormElement[] {
   return Array.from(document.querySelectorAll<HTMLFormElement>('#page form')).filter(
-    (form) => form.getAttribute('role') !== 'search' && drawn.has(form) && drawn.get(form) !== fieldsOf(form),
+    (form) =>
+      form.getAttribute('role') !== 'search' &&
+      !form.hasAttribute('data-not-an-edit') &&
+      drawn.has(form) &&
+      drawn.get(form) !== fieldsOf(form),
   );
 }
 

@@ -2,7 +2,7 @@
 // button per delivery; a form to make one (its secret shown once, above the form, after the page
 // reloads); Delete confirmed in a dialog. Forms and buttons are offered to those who may change flags.
 import { askToConfirm } from './confirm-dialog.js';
-import { api, dataTable, field, formatTime, h, onSubmit, say, sayError } from './dom.js';
+import { api, dataTable, field, formatTime, h, onSubmit, onThisPage, say, sayError } from './dom.js';
 import { crumbs, emptyState, projectTabs, secretBox, show, toForm } from './shell.js';
 import type { WebhooksView } from './views.js';
 
@@ -19,7 +19,7 @@ const kEvents: readonly [string, string][] = [
 export async function webhooksPage(projectId: string, created: HTMLElement | null = null): Promise<void> {
   const data = await api<WebhooksView>('GET', `projects/${encodeURIComponent(projectId)}/webhooks`);
   const { project, can } = data;
-  const reload = (box: HTMLElement | null = null) => webhooksPage(projectId, box);
+  const reload = onThisPage((box: HTMLElement | null = null) => webhooksPage(projectId, box));
   const create = can.manageWebhooks ? createWebhookForm(project.id, reload) : null;
   show(
     `Webhooks of ${project.name}`,

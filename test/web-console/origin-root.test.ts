@@ -1,0 +1,41 @@
+// What a browser asks of the server's origin itself (issue 41, item 7): `/` typed in the address bar is
+// sent to the console, while an API client (no text/html in Accept) keeps the JSON 404 any unknown path
+// gets; /favicon.ico is a real 16 x 16 icon, not a JSON 404. Black-box: the real server and fetch.
+import t from 'tap';
+import { startWorldServer } from '../helpers/world-server.js';
+
+/** What Chromium sends when the user opens an address. */
+const kBrowserAccept = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
+
+t.test('/ sends a browser to the console and API clients a 404; /favicon.ico is an icon', async (t) => {
+  const { server } = await startWorldServer(t);
+  const base = server.baseUrl;
+
+  const browser = await fetch(`${base}/`, { headers: { accept: kBrowserAccept }, redirect: 'manual' });
+  t.equal(browser.status, 302, 'a browser is redirected');
+  t.equal(browser.headers.get('location'), '/console', 'to the console');
+  t.equal(browser.headers.get('vary'), 'Accept', 'an answer that depends on Accept says so');
+  const followed = await fetch(`${base}/`, { headers: { accept: kBrowserAccept } });
+  t.equal(followed.status, 200);
+  t.match(followed.headers.get('content-type'), /^text\/html/);
+  t.match(await followed.text(), /<title>Flagwire console<\/title>/, 'and lands on the console page');
+
+  const unknown = await fetch(`${base}/nowhere`);
+  const unknownBody = await unknown.text();
+  for (const accept of [null, '*/*', 'application/json']) {
+    const res = await fetch(`${base}/`, { headers: accept === null ? {} : { accept }, redirect: 'manual' });
+    t.equal(res.status, 404, `Accept ${accept}: 404`);
+    t.match(res.headers.get('content-type'), /^application\/json/);
+    t.equal(await res.text(), unknownBody, `Accept ${accept}: the body any unknown path gets`);
+    t.equal(res.headers.get('vary'), 'Accept');
+  }
+
+  const icon = await fetch(`${base}/favicon.ico`, { headers: { accept: 'image/avif,image/webp,image/*,*/*;q=0.8' } });
+  t.equal(icon.status, 200);
+  t.equal(icon.headers.get('content-type'), 'image/x-icon');
+  const bytes = Buffer.from(await icon.arrayBuffer());
+  t.same([bytes.readUInt16LE(0), bytes.readUInt16LE(2), bytes.readUInt16LE(4)], [0, 1, 1], 'an ICO with one image');
+  t.same([bytes[6], bytes[7], bytes.readUInt16LE(12)], [16, 16, 32], '16 x 16, 32 bits per pixel');
+  t.equal(bytes.readUInt32LE(18) + bytes.readUInt32LE(14), bytes.length, 'the image fills the file as its entry says');
+  t.equal(bytes.readUInt32LE(22), 40, 'a BMP image (BITMAPINFOHEADER)');
+});
