@@ -17,6 +17,7 @@ export const kErrors = {
   FORBIDDEN: { status: 403, title: 'Forbidden', anchor: 'forbidden' },
   NOT_FOUND: { status: 404, title: 'Not found', anchor: 'not-found' },
   REVISION_CONFLICT: { status: 409, title: 'Revision conflict', anchor: 'revision-conflict' },
+  PLAN_CONFLICT: { status: 409, title: 'Plan changed', anchor: 'plan-changed' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Request body too large', anchor: 'payload-too-large' },
   TOO_MANY_AUTH_FAILURES: { status: 429, title: 'Too many failed authentication attempts', anchor: 'too-many-requests' },
   INTERNAL: { status: 500, title: 'Internal server error', anchor: 'internal-error' },

@@ -90,6 +90,15 @@ function revisionParam(query: URLSearchParams): number | null {
   return Number(value);
 }
 
+/** apply's `ifPlan`: the digest of a plan (a plan's `digest`), or null when absent. */
+function planDigestParam(query: URLSearchParams): string | null {
+  const value = query.get('ifPlan');
+  if (value === null) return null;
+  if (!/^[0-9a-f]{64}$/.test(value))
+    throw new FlagwireError('INVALID_REQUEST', `"ifPlan" must be a plan's digest (64 hexadecimal digits, from a plan), not "${value}".`);
+  return value;
+}
+
 /** Checks `env` of a read against the project and the token; returns the environment to read. */
 function checkEnv(auth: AuthContext, env: string | null, route: EnvRoute): string | null {
   const resolved = resolveEnvParam(auth.project, env, false, route);
@@ -266,7 +275,8 @@ export const kManagementHandlers: Readonly<Record<ManagementRouteName, Managemen
     async run(request, auth, received, release, deps) {
       const prune = booleanParam(request.query, 'prune');
       const ifRevision = revisionParam(request.query);
-      const input = { tokenId: auth.token.id, received, prune, ifRevision };
+      const ifPlan = planDigestParam(request.query);
+      const input = { tokenId: auth.token.id, received, prune, ifRevision, ifPlan };
       const { value, revision } = await deps.writer.callAt('apiFlagsApply', input, release);
       return { status: 200, value, revision };
     },

@@ -3,7 +3,7 @@
 // The --json output is the returned value itself.
 import type { Org, Plan, Role, Standing, User } from '../model/accounts.js';
 import { kDefaultPage, kMaxPage, pageAnswer, pageRequest } from '../release-plans/list-pages.js';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { FlagwireError } from '../errors.js';
 import { isStale, kDefaultStaleDays, kMaxStaleDays, staleBefore, type Flag } from '../model/flags.js';
 import { hashPassword, kMinPasswordLength, passwordProblem } from '../model/passwords.js';
@@ -18,6 +18,8 @@ import type { PlanResult } from '../flags-as-code/schemas.js';
 import { type ExportFormat, exportProject, kExportFormats } from '../flags-as-code/export.js';
 import { fileText } from '../flags-as-code/flag-file.js';
 import { renderApplied, renderPlan } from '../flags-as-code/plan-text.js';
+import { savedPlanConditions } from '../flags-as-code/saved-plan.js';
+import type { ApplyConditions } from '../flags-as-code/apply-commands.js';
 import type { ScheduledChange } from '../model/schedules.js';
 import {
   kRolloutActionSummary,
@@ -253,21 +255,37 @@ function rolloutSteps(text: string): RolloutStep[] {
 
 /** One step of --steps without its hold: `50`, or `on=10/off=90`; null when it is neither. */
 const kExportUsage = 'export PROJECT_ID [--format flagwire|flagd] [--env NAME]';
-const kPlanUsage = 'plan PROJECT_ID --file FILE [--prune]';
-const kApplyUsage = 'apply PROJECT_ID --file FILE [--prune] [--if-revision N] [--as USER_ID]';
+const kPlanUsage = 'plan PROJECT_ID --file FILE [--prune] [--out PLAN_FILE]';
+const kApplyUsage = 'apply PROJECT_ID --file FILE [--prune] [--if-revision N | --plan PLAN_FILE] [--as USER_ID]';
 
-/** The text of the --file option's file; a usage error naming it when it cannot be read. */
-function readFileOption(args: Args, usage: string): string {
-  const file = args.required('file');
+/** The text of an option's file (--file unless named); a usage error naming it when it cannot be read. */
+function readFileOption(args: Args, usage: string, option = 'file'): string {
+  const file = args.required(option);
   try {
     return readFileSync(file, 'utf8');
   } catch (err) {
     throw new UsageError(
-      `cannot read --file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      `cannot read --${option} ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
       `Usage: flagwire ${usage}`,
     );
   }
 }
+
+/** apply's conditions: `--if-revision N`, or a saved plan's revision and digest (`--plan PLAN_FILE`). */
+function applyConditions(args: Args, projectId: string): ApplyConditions {
+  const usage = `Usage: flagwire ${kApplyUsage}`;
+  const revision = args.string('if-revision');
+  if (args.string('plan') !== undefined) {
+    if (revision !== undefined) throw new UsageError('--plan already names the revision: leave out --if-revision', usage);
+    const saved = savedPlanConditions(readFileOption(args, kApplyUsage, 'plan'), projectId);
+    if (!saved.ok) throw new UsageError(`--plan ${args.string('plan')} ${saved.problem}`, usage);
+    return saved.conditions;
+  }
+  if (revision !== undefined && !/^\d+$/.test(revision))
+    throw new UsageError(`--if-revision must be a revision number (from \`flagwire plan\`), not "${revision}"`, usage);
+  return { ifRevision: revision === undefined ? null : Number(revision), ifPlan: null };
+}
+
 const kFlagCreateUsage = 'flag create PROJECT_ID --name NAME [--enabled] [--percentage N] [--env NAME]... [--as USER_ID]';
 
 export const kConsoleCommands: readonly ConsoleCommand[] = [
@@ -955,18 +973,32 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
     name: 'plan',
     usage: kPlanUsage,
     summary:
-      'what applying a flag file would change, field by field; exit status 0: nothing, 2: something (drift) -> {projectId, revision, changed, changes, notInFile, ignored}',
+      'what applying a flag file would change, field by field; exit status 0: nothing, 2: something (drift) -> {projectId, revision, changed, changes, digest, notInFile, ignored}',
     positionals: ['PROJECT_ID'],
     options: {
       file: str('FILE', 'a Flagwire flag file (as `flagwire export` writes it)', true),
       prune: bool('also plan to delete the flags the file does not name'),
+      out: str('PLAN_FILE', 'also save the plan there, as --json prints it, for `flagwire apply --plan PLAN_FILE`'),
     },
     notes:
-      'The plan names the revision it was made at: `flagwire apply --if-revision N` applies only if the project has not changed since.',
-    run: (args, ctx) =>
-      ctx.read((r) =>
+      'The plan names the revision it was made at: `flagwire apply --if-revision N` applies only if the project has not changed since; `apply --plan PLAN_FILE` applies the saved plan and no other.',
+    async run(args, ctx) {
+      const result = await ctx.read((r) =>
         flagsPlan(r, { projectId: args.positional('PROJECT_ID'), document: readFileOption(args, kPlanUsage), prune: args.flag('prune') }),
-      ),
+      );
+      const saveTo = args.string('out');
+      if (saveTo !== undefined) {
+        try {
+          writeFileSync(saveTo, `${JSON.stringify(result, null, 2)}\n`);
+        } catch (err) {
+          throw new UsageError(
+            `cannot write --out ${saveTo}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+            `Usage: flagwire ${kPlanUsage}`,
+          );
+        }
+      }
+      return result;
+    },
     human: renderPlan,
     exitCode: (result: PlanResult) => (result.changed ? 2 : 0),
   }),
@@ -974,29 +1006,28 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
     name: 'apply',
     usage: kApplyUsage,
     summary:
-      'make a project what a flag file says, all or nothing, each change audited -> {projectId, revision, changed, changes, notInFile, ignored}',
+      'make a project what a flag file says, all or nothing, each change audited -> {projectId, revision, changed, changes, digest, notInFile, ignored}',
     positionals: ['PROJECT_ID'],
     options: {
       file: str('FILE', 'a Flagwire flag file (as `flagwire export` writes it)', true),
       prune: bool('also delete the flags the file does not name'),
       'if-revision': str('N', 'refuse (nothing applied) unless the project is still at revision N, the one `flagwire plan` showed'),
+      plan: str(
+        'PLAN_FILE',
+        'a plan saved by `flagwire plan --out` (or --json, or the API): refuse (nothing applied) unless the project is still at its revision and the file makes exactly its changes',
+      ),
       as: str('USER_ID', kAsFlagEditor),
     },
     notes:
       'Applying the same file again changes nothing and writes no audit entry. A refused file names the place in it, and nothing is written. ' +
       'With --as, flag changes need the Editor role (or higher); adding environments and defining audiences need Admin or Owner.',
     run(args, ctx) {
-      const revision = args.string('if-revision');
-      if (revision !== undefined && !/^\d+$/.test(revision))
-        throw new UsageError(
-          `--if-revision must be a revision number (from \`flagwire plan\`), not "${revision}"`,
-          `Usage: flagwire ${kApplyUsage}`,
-        );
+      const projectId = args.positional('PROJECT_ID');
       return ctx.write('flagsApply', {
-        projectId: args.positional('PROJECT_ID'),
+        projectId,
         document: readFileOption(args, kApplyUsage),
         prune: args.flag('prune'),
-        ifRevision: revision === undefined ? null : Number(revision),
+        ...applyConditions(args, projectId),
         asUserId: args.string('as'),
       });
     },

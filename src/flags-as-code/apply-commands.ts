@@ -16,7 +16,7 @@ import { sameCohorts } from '../flags/patch-rules.js';
 import { sameJson, sameTyped } from '../flags/variant-rules.js';
 import type { StoreReader, StoreWriter } from '../store/interfaces.js';
 import { fileRefusal, parseFlagFile } from './flag-file.js';
-import { isConsoleOnlyField, planChanges, projectRevision } from './plan.js';
+import { isConsoleOnlyField, planChanges, planDigest, projectRevision } from './plan.js';
 import type { PlannedChange, PlanResult } from './schemas.js';
 import {
   apiView,
@@ -46,9 +46,15 @@ export function apiFlagsPlan(r: StoreReader, project: Project, received: Receive
   return plan(r, project, receivedDocument(received), prune, 'api').result;
 }
 
-export interface ApplyInput extends PlanInput {
+/** What an apply insists on: the plan someone saw (docs/flags-as-code.md, "A saved plan"). */
+export interface ApplyConditions {
   /** Refuse when the project's revision is no longer this one (a lost update otherwise). */
   ifRevision: number | null;
+  /** Refuse when the changes to make are not the ones of the plan with this digest (another file, or prune). */
+  ifPlan: string | null;
+}
+
+export interface ApplyInput extends PlanInput, ApplyConditions {
   asUserId?: string;
 }
 
@@ -59,11 +65,10 @@ export function flagsApply(w: StoreWriter, input: ApplyInput, now: number): Plan
   return apply(w, project, input.document, input, { view: 'console', actor, asUserId: input.asUserId }, now);
 }
 
-export interface ApiApplyInput {
+export interface ApiApplyInput extends ApplyConditions {
   tokenId: string;
   received: ReceivedBody;
   prune: boolean;
-  ifRevision: number | null;
 }
 
 /** POST /api/v1/apply as the writer applies it: the token authorised again here, audited as the token. */
@@ -91,6 +96,7 @@ function plan(r: StoreReader, project: Project, document: unknown, prune: boolea
     revision: projectRevision(r, project.id),
     changed: planned.changes.length > 0,
     changes: planned.changes,
+    digest: planDigest(project.id, planned.changes),
     notInFile: planned.notInFile,
     ignored,
   };
@@ -101,19 +107,12 @@ function apply(
   w: StoreWriter,
   project: Project,
   document: unknown,
-  options: { prune: boolean; ifRevision: number | null },
+  options: { prune: boolean } & ApplyConditions,
   applier: Applier,
   now: number,
 ): PlanResult {
   const { result, current, desired } = plan(w, project, document, options.prune, applier.view);
-  if (options.ifRevision !== null && options.ifRevision !== result.revision) {
-    // The fix names the caller's own way to give the revision: an API client has no command-line flag.
-    const retry = applier.view === 'api' ? `ifRevision=${result.revision}` : `--if-revision ${result.revision}`;
-    throw new FlagwireError(
-      'REVISION_CONFLICT',
-      `The project changed since revision ${options.ifRevision} (it is at revision ${result.revision}); nothing was applied. Plan again, review the changes, and apply with ${retry}.`,
-    );
-  }
+  refuseUnplanned(result, options, applier.view);
   if (applier.view === 'api') refuseConsoleOnly(result.changes, desired);
   const run = new ChangeRunner(w, project, applier, now);
   for (const change of result.changes) {
@@ -129,6 +128,24 @@ function apply(
     });
   }
   return result.changed ? { ...result, revision: projectRevision(w, project.id) } : result;
+}
+
+/** The conditions of a saved plan, checked in the transaction that applies it: a change made since stops it. */
+function refuseUnplanned(result: PlanResult, conditions: ApplyConditions, view: ModelView): void {
+  if (conditions.ifRevision !== null && conditions.ifRevision !== result.revision) {
+    // The fix names the caller's own way to give the revision: an API client has no command-line flag.
+    const retry = view === 'api' ? `ifRevision=${result.revision}` : `--if-revision ${result.revision}`;
+    throw new FlagwireError(
+      'REVISION_CONFLICT',
+      `The project changed since revision ${conditions.ifRevision} (it is at revision ${result.revision}); nothing was applied. Plan again, review the changes, and apply with ${retry}.`,
+    );
+  }
+  if (conditions.ifPlan !== null && conditions.ifPlan !== result.digest) {
+    throw new FlagwireError(
+      'PLAN_CONFLICT',
+      `The changes this file makes now are not those of the plan ${conditions.ifPlan} (they are the plan ${result.digest}: ${result.changes.length} change${result.changes.length === 1 ? '' : 's'}); nothing was applied. Apply the file the plan was made of, with the same prune, or plan again and review.`,
+    );
+  }
 }
 
 function refuseConsoleOnly(changes: readonly PlannedChange[], desired: ProjectModel): void {

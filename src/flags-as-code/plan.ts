@@ -1,6 +1,7 @@
 // What applying a flag file to a project would change: the project's model (project-model.ts) against
 // the file's, field by field. One function for `flagwire plan`, the API's plan and apply itself, so that
 // what plan shows is what apply does.
+import { createHash } from 'node:crypto';
 import type { AuditEntry } from '../model/audit.js';
 import { sameCohorts } from '../flags/patch-rules.js';
 import { sameJson } from '../flags/variant-rules.js';
@@ -148,6 +149,28 @@ function leafChanges(before: Record<string, unknown> | null, after: Record<strin
 function sameLeaf(key: string, a: unknown, b: unknown): boolean {
   if (key === 'cohorts' && Array.isArray(a) && Array.isArray(b)) return sameCohorts(a as string[], b as string[]);
   return sameJson(a, b);
+}
+
+/**
+ * A plan's digest: SHA-256 of its project and changes, object keys sorted (a value's key order is not
+ * part of the change). Apply recomputes it from the changes it would make, so a saved plan is applied
+ * only if those are exactly the changes its reader saw (docs/flags-as-code.md, "A saved plan").
+ */
+export function planDigest(projectId: string, changes: readonly PlannedChange[]): string {
+  return createHash('sha256')
+    .update(JSON.stringify(sortedKeys({ projectId, changes })))
+    .digest('hex');
+}
+
+/** A JSON value with every object's keys in order; values are bounded in depth by the file's checks. */
+function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (!isRecord(value)) return value;
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((key) => [key, sortedKeys(value[key])]),
+  );
 }
 
 /** Audited actions that change what a flag file describes: flags, environments, audiences. */

@@ -28,6 +28,11 @@ export const PlanResult = Type.Object({
   }),
   changed: Type.Boolean({ description: 'Whether applying the file changes (changed) anything' }),
   changes: Type.Array(PlannedChange),
+  digest: Type.String({
+    pattern: '^[0-9a-f]{64}$',
+    description:
+      "SHA-256 (hex) of the project id and `changes`: the same changes give the same digest; apply's ifPlan takes it, so that what is applied is the plan that was reviewed",
+  }),
   notInFile: Type.Array(Type.String(), { description: 'Flags of the project the file does not name, kept (prune deletes them)' }),
   ignored: Type.Array(Type.String(), { description: 'Parts of the file the Management API leaves to the console, left as they are' }),
 });

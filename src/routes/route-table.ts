@@ -244,6 +244,10 @@ export const kRoutes = {
       parameters: [
         kPruneParam,
         queryParam('ifRevision', 'Refuse (409, nothing applied) unless the project is still at this revision, the one the plan showed'),
+        queryParam(
+          'ifPlan',
+          "Refuse (409, nothing applied) unless the changes to make are those of the plan with this digest (the plan's `digest`): the plan that was reviewed",
+        ),
       ],
       request: { schema: FlagFile, required: true },
       responses: {

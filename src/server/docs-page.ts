@@ -20,6 +20,8 @@ const kExplain: Record<ErrorCode, string> = {
     "No flag with this id exists in the token's project (flags of other projects are never visible), or the path is not a route of the API.",
   REVISION_CONFLICT:
     'An apply named the project revision its plan was made at (`ifRevision`, `--if-revision`), and the project has changed since: someone else changed a flag, an environment or an audience. Nothing was applied. Plan again, review what changed, and apply with the new revision.',
+  PLAN_CONFLICT:
+    'An apply named the digest of the plan it must make (`ifPlan`, `--plan`), and the changes the sent file would make now are other ones: the file is not the one that plan was made of, or `prune` differs. Nothing was applied. Apply the file the plan was made of, or plan again and review the new plan.',
   PAYLOAD_TOO_LARGE: 'The request body is over 1 MiB. Send a smaller body.',
   TOO_MANY_AUTH_FAILURES:
     'Too many requests from this address failed authentication (no, malformed or unknown token). Wait a minute before retrying; until then every request from the address is refused.',

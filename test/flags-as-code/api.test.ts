@@ -205,6 +205,35 @@ t.test('a write token applies: created and updated, served at once, audited as t
   t.match(ofrep.json, { value: '#0f0', variant: 'green' }, 'the rule is served as the file wrote it');
 });
 
+t.test('ifPlan: the plan a reviewer saw is applied, or nothing (409 Plan changed); a bad digest is 400', async (t) => {
+  const file = await current(world.secrets.read);
+  file.flags.checkout.trafficPercentage = 35;
+  delete file.flags.banner; // kept without prune
+  const planned = await plan(world.secrets.read, file);
+  t.equal(planned.status, 200);
+  t.match(planned.json, { changed: true, digest: /^[0-9a-f]{64}$/, notInFile: ['banner'] });
+  t.equal((await plan(world.secrets.read, file)).json.digest, planned.json.digest, 'the same changes: the same digest');
+  const conditions = `?ifRevision=${planned.json.revision}&ifPlan=${planned.json.digest}`;
+
+  // The same revision, another file (or prune): other changes than the reviewed plan's.
+  const other = structuredClone(file);
+  other.flags.checkout.trafficPercentage = 40;
+  const detail = await refused(t, 409, 'Plan changed', () => apply(world.secrets.write, other, conditions));
+  t.match(detail, `not those of the plan ${planned.json.digest}`);
+  // With prune, banner would be deleted: a change the reviewed plan did not have.
+  await refused(t, 409, 'Plan changed', () => apply(world.secrets.write, file, `${conditions}&prune=true`));
+  for (const bad of ['abc', planned.json.digest.toUpperCase(), `${planned.json.digest}0`]) {
+    const text = await refused(t, 400, 'Invalid request', () => apply(world.secrets.write, file, `?ifPlan=${bad}`));
+    t.match(text, '"ifPlan" must be a plan\'s digest');
+  }
+
+  const applied = await apply(world.secrets.write, file, conditions);
+  t.equal(applied.status, 200, applied.text);
+  t.strictSame(applied.json.changes, planned.json.changes, 'the reviewed changes');
+  t.equal(applied.json.digest, planned.json.digest, 'the answer names the plan it applied');
+  t.equal((await flagByName('checkout', world.secrets.read)).trafficPercentage, 35);
+});
+
 t.test('ifRevision: a stale one is 409 and nothing applied; the current one applies', async (t) => {
   const file = await current(world.secrets.read);
   const planned = await plan(world.secrets.read, file);
@@ -445,9 +474,10 @@ t.test('the OpenAPI document has the three routes, FlagFile and PlanResult', asy
   const applyOp = doc.paths['/api/v1/apply'].post;
   t.same(
     applyOp.parameters.map((p: any) => p.name),
-    ['prune', 'ifRevision', 'Flagwire-Min-Revision'],
+    ['prune', 'ifRevision', 'ifPlan', 'Flagwire-Min-Revision'],
   );
   t.match(applyOp.responses['409'].description, 'Revision conflict');
+  t.match(applyOp.responses['409'].description, 'Plan changed');
   t.match(applyOp.responses['403'].description, 'Insufficient permission');
   t.notOk(doc.paths['/api/v1/plan'].post.responses['403'], 'a read token may plan');
 });

@@ -3,11 +3,12 @@
 // applying a file would change (exit 0: nothing, 2: something); `flagwire apply` makes the project what
 // the file says in one transaction, audited, and a second time changes nothing and writes nothing;
 // --prune, --if-revision and --as; a refused file names the place in it and not one byte changes.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { kConsoleActor } from '../../src/audit/audit-actor.js';
 import { fileText } from '../../src/flags-as-code/flag-file.js';
+import { planDigest } from '../../src/flags-as-code/plan.js';
 import type { FlagCreate } from '../../src/model/schemas.js';
 import { parseFlagDefinition } from '../../src/targeting/parse.js';
 import { cli, expectAllRefused, expectRefused, ok } from '../helpers/cli.js';
@@ -158,7 +159,8 @@ t.test('plan: exit 0 when nothing would change, 2 when something would, each fie
 
   const json = await cli(dataDir, ['plan', ids.multi, '--file', path, '--json']);
   t.equal(json.code, 2, '--json: exit 2 as well');
-  t.strictSame(Object.keys(json.json), ['projectId', 'revision', 'changed', 'changes', 'notInFile', 'ignored']);
+  t.strictSame(Object.keys(json.json), ['projectId', 'revision', 'changed', 'changes', 'digest', 'notInFile', 'ignored']);
+  t.equal(json.json.digest, planDigest(ids.multi, json.json.changes), 'the digest of its changes');
   t.match(json.json, { projectId: ids.multi, revision, changed: true, notInFile: [], ignored: [] });
   t.strictSame(
     json.json.changes.map((c: { op: string; kind: string; name: string; consoleOnly: boolean }) => [c.op, c.kind, c.name, c.consoleOnly]),
@@ -250,7 +252,15 @@ t.test('apply: creates and updates, audited; the same file again changes nothing
   );
 
   const again = await ok(t, dataDir, ['apply', code, '--file', path, '--json']);
-  t.strictSame(again, { projectId: code, revision: applied.revision, changed: false, changes: [], notInFile: [], ignored: [] });
+  t.strictSame(again, {
+    projectId: code,
+    revision: applied.revision,
+    changed: false,
+    changes: [],
+    digest: planDigest(code, []),
+    notInFile: [],
+    ignored: [],
+  });
   t.strictSame(await audit(code), entries, 'no audit entry');
   const human = await cli(dataDir, ['apply', code, '--file', path], { json: false });
   t.equal(human.code, 0);
@@ -358,6 +368,66 @@ t.test('--if-revision: a stale revision is refused and nothing is written; the c
   t.ok(applied.revision > current);
   t.equal(await exportText(code), fileText(changed));
   await ok(t, dataDir, ['apply', code, '--file', file('code.json', kFile), '--if-revision', String(applied.revision), '--json']);
+});
+
+t.test('a saved plan (plan --out, apply --plan): applied as saved; refused once the project moved or the changes differ', async (t) => {
+  const changed = structuredClone(kFile);
+  changed.flags['new-checkout'].environments.staging.trafficPercentage = 30;
+  const path = file('code-4.json', changed);
+  const saved = join(files, 'plan-4.json');
+  const planned = await cli(dataDir, ['plan', code, '--file', path, '--out', saved], { json: false });
+  t.equal(planned.code, 2, 'a change: exit 2, as without --out');
+  t.match(planned.stdout, /^~ flag new-checkout$/m, 'the plan is printed');
+  const plan = JSON.parse(readFileSync(saved, 'utf8'));
+  t.strictSame(plan, (await cli(dataDir, ['plan', code, '--file', path, '--json'])).json, 'the saved plan is what --json prints');
+
+  // Another file, or prune, at the same revision: other changes than the saved plan's.
+  const other = structuredClone(changed);
+  other.flags['new-checkout'].environments.staging.trafficPercentage = 35;
+  const before = await exportStore(dataDir);
+  await expectRefused(t, dataDir, ['apply', code, '--file', file('code-4b.json', other), '--plan', saved, '--json'], {
+    error: 'Plan changed',
+    detail: new RegExp(
+      `^The changes this file makes now are not those of the plan ${plan.digest} \\(they are the plan [0-9a-f]{64}: 1 change\\); nothing was applied\\.`,
+    ),
+  });
+  t.strictSame(await exportStore(dataDir), before, 'nothing written');
+
+  // A project that moved since the plan: refused, nothing written.
+  const flagId = (await ok(t, dataDir, ['flag', 'list', code, '--json'])).flags.find(
+    (f: { name: string }) => f.name === 'button-colour',
+  ).id;
+  await ok(t, dataDir, ['flag', 'tags', flagId, 'moved', '--json']);
+  const moved = await exportStore(dataDir);
+  await expectRefused(t, dataDir, ['apply', code, '--file', path, '--plan', saved, '--json'], {
+    error: 'Revision conflict',
+    detail: new RegExp(`^The project changed since revision ${plan.revision} `),
+  });
+  t.strictSame(await exportStore(dataDir), moved, 'nothing written');
+
+  // Planned again and saved: applied as saved, the changes and digest the saved plan's.
+  await cli(dataDir, ['plan', code, '--file', path, '--out', saved], { json: false });
+  const fresh = JSON.parse(readFileSync(saved, 'utf8'));
+  const applied = await ok(t, dataDir, ['apply', code, '--file', path, '--plan', saved, '--json']);
+  t.strictSame(applied.changes, fresh.changes);
+  t.equal(applied.digest, fresh.digest);
+  t.equal(await exportText(code), fileText(changed));
+
+  const usage = async (args: string[], message: RegExp) => {
+    const r = await cli(dataDir, ['apply', code, '--file', path, ...args], { json: false });
+    t.equal(r.code, 2, `${args.join(' ')}: a usage error`);
+    t.match(r.stderr, message);
+  };
+  await usage(['--plan', saved, '--if-revision', '1'], /--plan already names the revision: leave out --if-revision/);
+  await usage(['--plan', path], /--plan \S+ is not a saved plan \(.*digest is required/);
+  await usage(['--plan', join(files, 'absent.json')], /cannot read --plan \S+absent\.json: ENOENT/);
+  await usage(
+    ['--plan', file('other-project.json', JSON.stringify({ ...fresh, projectId: ids.multi }))],
+    new RegExp(`is a plan of project ${ids.multi}, not ${code}`),
+  );
+  const unwritable = await cli(dataDir, ['plan', code, '--file', path, '--out', join(files, 'no-dir', 'p.json')], { json: false });
+  t.match(unwritable.stderr, /cannot write --out \S+p\.json: ENOENT/, 'an --out that cannot be written: a usage error');
+  await ok(t, dataDir, ['apply', code, '--file', file('code.json', kFile), '--json']);
 });
 
 t.test('a refused file names the place in it, and nothing is written', async (t) => {
