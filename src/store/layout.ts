@@ -80,32 +80,41 @@ export function dataFilePath(dataDir: string): string {
 export const kSchemaVersion = 8;
 
 /**
- * Named databases an environment may open: the layout's 17, with room for more (LMDB fixes the limit
+ * Named databases an environment may open: the layout's 18, with room for more (LMDB fixes the limit
  * per open, not in the file, so raising it never changes a file).
  */
 export const kMaxDbs = 32;
 
-/** The named databases of the layout above: anything else in the file's main database is not ours. */
-export const kDbNames: ReadonlySet<string> = new Set([
-  'meta',
-  'orgs',
-  'users',
-  'members',
-  'projects',
-  'audiences',
-  'flags',
-  'tokens',
-  'tokenHashes',
-  'projectIndex',
-  'audit',
-  'activity',
-  'mail',
-  'mailDue',
-  'usage',
-  'auth',
-  'plans',
-  'hooks',
-]);
+/**
+ * The named databases of the layout above, each once: opening (openDatabases), the foreign-file check
+ * (open.ts, probe.ts) and a full copy (lmdb-replica.ts) all read this one list. `satisfies` makes a
+ * database of Databases missing here, or a name here that Databases lacks, a compile error.
+ */
+const kDbNameSet = {
+  meta: true,
+  orgs: true,
+  users: true,
+  members: true,
+  projects: true,
+  audiences: true,
+  flags: true,
+  tokens: true,
+  tokenHashes: true,
+  projectIndex: true,
+  audit: true,
+  activity: true,
+  mail: true,
+  mailDue: true,
+  usage: true,
+  auth: true,
+  plans: true,
+  hooks: true,
+} as const satisfies Record<keyof Databases, true>;
+export type DbName = keyof Databases;
+export const kDbNameList = Object.keys(kDbNameSet) as readonly DbName[];
+
+/** The named databases of the layout: anything else in the file's main database is not ours. */
+export const kDbNames: ReadonlySet<string> = new Set(kDbNameList);
 
 /** Keys of the auth database: one database for both record kinds keeps the file within its 16 named databases. */
 export type AuthKey =
@@ -209,27 +218,7 @@ export function dueChangeKey(change: Pick<ScheduledChange, 'at' | 'id'>): PlanKe
 
 /** Opens (creating if needed) every database of the layout. */
 export function openDatabases(root: RootDatabase): Databases {
-  const db = <V, K extends string | number | (string | number)[]>(name: string) => root.openDB<V, K>({ name }) as unknown as Database<V, K>;
-  return {
-    meta: db('meta'),
-    orgs: db('orgs'),
-    users: db('users'),
-    members: db('members'),
-    projects: db('projects'),
-    audiences: db('audiences'),
-    flags: db('flags'),
-    tokens: db('tokens'),
-    tokenHashes: db('tokenHashes'),
-    projectIndex: db('projectIndex'),
-    audit: db('audit'),
-    activity: db('activity'),
-    mail: db('mail'),
-    mailDue: db('mailDue'),
-    usage: db('usage'),
-    auth: db('auth'),
-    plans: db('plans'),
-    hooks: db('hooks'),
-  };
+  return Object.fromEntries(kDbNameList.map((name) => [name, root.openDB({ name })])) as unknown as Databases;
 }
 
 /** Still to send: neither sent nor given up. */

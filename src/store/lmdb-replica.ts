@@ -10,27 +10,15 @@ import type { Webhook, WebhookDelivery } from '../model/webhooks.js';
 import type { Credential, Session } from '../model/sessions.js';
 import type { Change, Revision } from './changes.js';
 import type { StoreWriter } from './interfaces.js';
-import type { Databases } from './layout.js';
+import { type Databases, kDbNameList } from './layout.js';
 
-/** The databases a full copy of the system of record replaces (everything but meta). */
-const kReplicatedDbs = [
-  'orgs',
-  'users',
-  'members',
-  'projects',
-  'audiences',
-  'flags',
-  'tokens',
-  'tokenHashes',
-  'projectIndex',
-  'audit',
-  'activity',
-  'mail',
-  'mailDue',
-  'usage',
-  'auth',
-  'plans',
-] as const satisfies readonly (keyof Databases)[];
+/**
+ * The databases a full copy of the system of record replaces: every one of the layout but meta (the
+ * schema version, configSeq and the copy's own revision). Each holds only records the system of record
+ * keeps (webhooks and their delivery outbox included) and entries derived from them, which applying
+ * the copy's records rebuilds; none holds anything of this node alone.
+ */
+const kReplicatedDbs = kDbNameList.filter((name) => name !== 'meta');
 
 export class LmdbReplica {
   /**

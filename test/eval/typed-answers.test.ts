@@ -229,3 +229,64 @@ t.test("OpenFeature's web SDK reads typed flags from the bulk route", async (t) 
   t.same(client.getObjectValue(theme, {}), { bg: 'black', fg: 'white' });
   t.equal(client.getNumberValue('upload-limit', 0), 10);
 });
+
+t.test("where the caller's own default applies (disabled, no default variant): what each stock provider makes of it", async (t) => {
+  // The answer has no value (open-feature/protocol ADR-0006): a caller of any type gets its own default back.
+  const defaults = { string: 'mine', number: 7, object: { mine: true }, boolean: true } as const;
+  const cases = [
+    { keys: [off, 'typed-off'], reason: 'DISABLED' },
+    { keys: [noDefault, 'no-default'], reason: 'DEFAULT' },
+  ];
+
+  // The web provider (bulk route; ofrep-core 2.x reads a success without value as the code default).
+  const provider = new OFREPWebProvider({ baseUrl: server.baseUrl, headers: [['X-Flagwire-Project', ids.single]], pollInterval: 0 });
+  await WebOpenFeature.setContext({ targetingKey: 'u1' });
+  await WebOpenFeature.setProviderAndWait('defaults-web', provider);
+  const web = WebOpenFeature.getClient('defaults-web');
+  for (const { keys, reason } of cases) {
+    for (const key of keys) {
+      const got = [
+        web.getStringDetails(key, defaults.string),
+        web.getNumberDetails(key, defaults.number),
+        web.getObjectDetails(key, defaults.object),
+        web.getBooleanDetails(key, defaults.boolean),
+      ].map((d) => ({ value: d.value, reason: d.reason, errorCode: d.errorCode }));
+      t.same(
+        got,
+        Object.values(defaults).map((value) => ({ value, reason, errorCode: undefined })),
+        `web provider, ${key}: the caller's default of every type, ${reason}, no error`,
+      );
+    }
+  }
+
+  // The server provider (single-flag route). @openfeature/ofrep-provider 0.1.3 predates ADR-0006: it
+  // takes a success only with a value of the caller's type, and it never sends the caller's default, so
+  // no answer can give it that default without an error. It still returns the caller's default, as a
+  // GENERAL error (docs/decisions.md: OFREP, values).
+  await OpenFeature.setProviderAndWait(
+    'defaults-server',
+    new OFREPProvider({ baseUrl: server.baseUrl, headers: [['X-Flagwire-Project', ids.single]] }),
+  );
+  const client = OpenFeature.getClient('defaults-server');
+  for (const { keys } of cases) {
+    for (const key of keys) {
+      const context = { targetingKey: 'u1' };
+      const got = [
+        await client.getStringDetails(key, defaults.string, context),
+        await client.getNumberDetails(key, defaults.number, context),
+        await client.getObjectDetails(key, defaults.object, context),
+        await client.getBooleanDetails(key, defaults.boolean, context),
+      ].map((d) => ({ value: d.value, reason: d.reason, errorCode: d.errorCode, errorMessage: d.errorMessage }));
+      t.same(
+        got,
+        Object.values(defaults).map((value) => ({
+          value,
+          reason: 'ERROR',
+          errorCode: ErrorCode.GENERAL,
+          errorMessage: 'The OFREP response does not match the expected format',
+        })),
+        `server provider 0.1.3, ${key}: the caller's default of every type, reported as an error`,
+      );
+    }
+  }
+});

@@ -8,8 +8,9 @@
 //   what it must print (`…` stands for any text); the password the last step asks for comes on standard
 //   input, and the test then signs in to the web console with it.
 // - docs/*.md: every `curl` line aimed at 127.0.0.1:8080 in a ```sh block (the credential-free
-//   examples: OFREP, change stream, OpenAPI, metrics, readiness), with the `# {…}` answer shown under it,
-//   and the OpenFeature snippet.
+//   examples: OFREP, change stream, OpenAPI, metrics, readiness), with the `# {…}` answer shown under it;
+//   a block that keeps an answer in a shell variable (the OFREP ETag sent back) runs whole in bash, as
+//   the walk-through does; and the OpenFeature snippet.
 //
 // So the examples cannot drift from what a new user gets: the demo's fixed ids and user, the command
 // line's options and output, the answers shown.
@@ -155,15 +156,18 @@ interface Run {
   stderr: string;
 }
 
-/** Every step in one bash, as pasted into one terminal, each step's output framed by a marker line. */
-async function runWalkthrough(): Promise<Run> {
+/**
+ * Every step in one bash, as pasted into one terminal, each step's output framed by a marker line;
+ * `input` is what the terminal is given on standard input.
+ */
+async function runSteps(allSteps: readonly Step[], input: string): Promise<Run> {
   const dir = mkdtempSync(join(tmpdir(), 'flagwire-walkthrough-'));
   const marker = (i: number | 'end') => `printf '\\n@@step %s@@\\n' ${i}`;
   const script = [
     'set -eo pipefail',
     // npx flagwire in a clone runs the package's bin; nothing else of npx is part of the walk-through.
     `npx() { if [ "$1" = flagwire ]; then shift; node ${JSON.stringify(join(kRepo, kBin))} "$@"; else echo "npx $1 is not part of the walk-through" >&2; return 127; fi; }`,
-    ...kSteps.flatMap((step, i) => [marker(i), step.command.replaceAll(kReadmeBase, server.baseUrl)]),
+    ...allSteps.flatMap((step, i) => [marker(i), step.command.replaceAll(kReadmeBase, server.baseUrl)]),
     marker('end'),
   ].join('\n');
   writeFileSync(join(dir, 'walkthrough.sh'), `${script}\n`);
@@ -177,7 +181,7 @@ async function runWalkthrough(): Promise<Run> {
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  child.stdin.end(`${kPassword}\n`);
+  child.stdin.end(input);
   const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
   const code = await new Promise<number | null>((resolve) => child.once('close', (c) => resolve(c)));
   clearTimeout(timer);
@@ -221,7 +225,7 @@ t.test("the README's walk-through runs as pasted, in order, and prints what it s
     t.fail(`the walk-through needs jq, and scripts/ensure-jq.sh could not install it: ${jq.message}`);
     return;
   }
-  const run = await runWalkthrough();
+  const run = await runSteps(kSteps, `${kPassword}\n`);
   const reached = run.outputs.length;
   t.equal(
     run.code,
@@ -252,11 +256,25 @@ interface Example {
   shown: string | undefined;
 }
 
-/** Every curl command (continuation lines joined) of the docs' ```sh blocks that calls the demo server. */
+/** Whether a docs ```sh block calls the demo server through shell variables (run whole: scriptExamples). */
+function usesVariables(block: string): boolean {
+  return block.includes(kReadmeBase) && block.includes('$');
+}
+
+/** The docs' ```sh blocks that call the demo server through shell variables (an ETag kept and sent back). */
+const scriptExamples = kDocs.flatMap(({ file, text }) =>
+  shBlocks(text).flatMap((block) => (usesVariables(block) ? [{ file, block }] : [])),
+);
+
+/**
+ * Every curl command (continuation lines joined) of the docs' ```sh blocks that calls the demo server,
+ * but for the blocks that use shell variables, which run whole (below).
+ */
 function curlExamples(): Example[] {
   const examples: Example[] = [];
   for (const { file, text } of kDocs) {
     for (const block of shBlocks(text)) {
+      if (usesVariables(block)) continue;
       for (const { command, shown } of steps(block)) {
         if (!command.startsWith('curl ') || !command.includes(kReadmeBase)) continue;
         const first = shown.split('\n')[0]!;
@@ -320,8 +338,8 @@ t.test('the docs have the examples this test is about', async (t) => {
     );
   }
   t.notOk(
-    examples.some((e) => /Authorization|fw_|\$/.test(e.command)),
-    'credential-free, no shell variables',
+    examples.some((e) => /Authorization|fw_/.test(e.command)),
+    'credential-free',
   );
 });
 
@@ -343,6 +361,32 @@ for (const { file, command, shown } of examples) {
     }
     const text = await res.text();
     if (shown !== undefined) t.ok(outputMatches(text, shown), `answer as shown: ${text}`);
+  });
+}
+
+t.test('the OFREP ETag example of docs/api.md is one of the blocks run whole', async (t) => {
+  t.ok(
+    scriptExamples.some(({ file, block }) => file === 'docs/api.md' && block.includes('If-None-Match')),
+    'docs/api.md sends the ETag back',
+  );
+  t.notOk(
+    scriptExamples.some(({ block }) => /Authorization|fw_/.test(block)),
+    'credential-free',
+  );
+});
+
+for (const { file, block } of scriptExamples) {
+  const blockSteps = steps(block);
+  t.test(`${file}: the block runs as pasted and prints what it shows: ${blockSteps[0]!.command.split('\n')[0]}`, async (t) => {
+    const run = await runSteps(blockSteps, '');
+    t.equal(run.code, 0, `bash exits 0${run.code === 0 ? '' : `\n${run.stderr}`}`);
+    blockSteps.forEach((step, i) => {
+      const output = run.outputs[i];
+      t.not(output, undefined, `ran: ${step.command.split('\n')[0]}`);
+      if (output !== undefined && step.shown !== '') {
+        t.ok(outputMatches(output, step.shown), `${step.command.split('\n')[0]}\n  prints: ${output}\n  shown:  ${step.shown}`);
+      }
+    });
   });
 }
 

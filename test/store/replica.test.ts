@@ -1,11 +1,15 @@
 // The LMDB store as a copy of a system of record (src/store/pg/): rehearse runs commands and leaves
 // nothing written, recording exactly what the functions that succeeded wrote; applyRevisions applies
 // a change set so that a copy reads as the store that recorded it (derived indexes and counters
-// rebuilt), skips revisions already applied and refuses a gap; replaceAll makes a full copy.
+// rebuilt), skips revisions already applied and refuses a gap; replaceAll makes a full copy, which
+// replaces every database of the layout but meta.
 import t from 'tap';
+import { kConsoleActor } from '../../src/audit/audit-actor.js';
+import { kDbNameList } from '../../src/store/layout.js';
+import { exportStore } from '../helpers/store-export.js';
+import { buildWorld } from '../helpers/world.js';
 import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
 import { runCommand } from '../../src/writer/commands.js';
-import { kConsoleActor } from '../../src/audit/audit-actor.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 
 const now = Date.UTC(2030, 0, 1);
@@ -82,4 +86,55 @@ t.test("replaceAll replaces everything, and keeps the copy's configSeq moving", 
     'an older full copy of the same database never replaces a newer one',
   );
   await copy.close();
+});
+
+t.test('a full copy of an empty source leaves every database empty (issue 41)', async (t) => {
+  const dir = tempDir(t);
+  // Every database of the layout holds entries: the world's accounts, projects, flags and tokens, and
+  // a webhook with a pending delivery, a scheduled change, an invitation (its mail queued), a session,
+  // usage and token activity.
+  const world = buildWorld(dir);
+  const { ids } = world;
+  const at = Date.now();
+  world.run('consoleWebhookCreate', { projectId: ids.single, body: { url: 'https://hooks.example.com/gone' } }, at);
+  world.run(
+    'flagPatch',
+    { projectId: ids.single, flagId: ids.flag, env: null, actor: kConsoleActor, patch: { trafficPercentage: 40 } } as never,
+    at,
+  );
+  world.run('consoleScheduleCreate', { flagId: ids.flag, env: null, body: { at: at + 3_600_000, patch: { enabled: false } } }, at);
+  world.run(
+    'orgInvite',
+    { orgId: ids.orgA, email: 'new@a.test', role: 'viewer', asUserId: ids.owner, consoleUrl: 'http://127.0.0.1/console/' },
+    at,
+  );
+  world.run('sessionStart', { userId: ids.owner, idHash: 'a'.repeat(64), csrfToken: 'csrf', expiresAt: at + 3_600_000 }, at);
+  world.run('recordUsage', { counts: [{ flagId: ids.flag, evaluations: 3, lastEvaluatedAt: at }] });
+  world.run('recordActivity', { batches: [{ tokenId: world.tokenIds.read!, lastUsedAt: at, recent: [], denials: [] }] }, at);
+  await world.store.close();
+
+  const before = await exportStore(dir);
+  t.strictSame(Object.keys(before).sort(), [...kDbNameList].sort(), "the file holds the layout's databases");
+  const replicated = kDbNameList.filter((name) => name !== 'meta');
+  t.strictSame(
+    replicated.filter((name) => before[name]!.length === 0),
+    [],
+    'before: every database but meta holds entries',
+  );
+
+  const copy = Store.open(dir);
+  copy.replaceAll('db-empty', 1, []);
+  await copy.close();
+
+  const after = await exportStore(dir);
+  t.strictSame(
+    replicated.filter((name) => after[name]!.length > 0),
+    [],
+    'after: every database but meta is empty (webhooks and their deliveries included)',
+  );
+  t.strictSame(
+    after.meta!.map(([key]) => key).sort(),
+    ['configSeq', 'replicaOf', 'revision', 'schemaVersion'],
+    "meta keeps only the file's own keys and the copy's source and revision",
+  );
 });
