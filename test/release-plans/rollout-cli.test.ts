@@ -52,6 +52,7 @@ t.test('rollout list: readings to 4 significant digits, no step in force once ro
       flagId: f.id,
       env: null,
       body: { steps: [{ trafficPercentage: 10, holdMs: 3_600_000 }, { trafficPercentage: 100 }], guard },
+      guardMetrics: null,
     });
   };
   const record = (plan: RolloutPlan, value: number) =>
