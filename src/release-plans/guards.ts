@@ -29,14 +29,6 @@ export interface GuardInput {
  */
 export type RawReading = { values: number[]; note: string | null } | { error: string; invalid: boolean };
 
-/** +Inf, -Inf or NaN as Prometheus writes them; any other number as JavaScript does. */
-function numberText(value: number): string {
-  if (Number.isNaN(value)) return 'NaN';
-  if (value === Number.POSITIVE_INFINITY) return '+Inf';
-  if (value === Number.NEGATIVE_INFINITY) return '-Inf';
-  return String(value);
-}
-
 /**
  * What is wrong with a guard (empty: nothing), each naming its field under `guard.`. `metrics`: the
  * operator's list of what a PromQL guard may read, where the caller is held to it (the Management API);
@@ -87,6 +79,10 @@ export function describeGuard(guard: RolloutGuard): string {
  * enough to compare with a bound as people write one; the exact value stays in `guardReading.value`.
  */
 export function readingText(value: number): string {
+  // +Inf, -Inf and NaN as Prometheus writes them (String() would say Infinity).
+  if (Number.isNaN(value)) return 'NaN';
+  if (value === Number.POSITIVE_INFINITY) return '+Inf';
+  if (value === Number.NEGATIVE_INFINITY) return '-Inf';
   return String(Number(value.toPrecision(4)));
 }
 
@@ -107,7 +103,7 @@ export function judgeReading(guard: RolloutGuard, raw: RawReading, failuresBefor
   // sign of health, and must not pass for "no data" (release-plans.md says how to let no traffic pass).
   const unbounded = raw.values.find((v) => !Number.isFinite(v));
   if (unbounded !== undefined)
-    return { at, value: null, breached: true, note: `read ${numberText(unbounded)}, which no bound admits`, failures: 0 };
+    return { at, value: null, breached: true, note: `read ${readingText(unbounded)}, which no bound admits`, failures: 0 };
   const values = raw.values;
   if (values.length === 0) return { at, value: null, breached: false, note: raw.note ?? 'no data', failures: 0 };
   const highest = Math.max(...values);
