@@ -131,6 +131,40 @@ t.test('claimed by one node at a time; delivered on a 2xx; retried with backoff;
   t.match(read().listAudit(ids.single, { limit: 1, before: null })[0], { action: 'webhook.redeliver' });
 });
 
+t.test('the writer refuses a token limited to some environments every change to a webhook, as it is applied', async (t) => {
+  const received = (body: unknown) => ({ bytes: new TextEncoder().encode(JSON.stringify(body)), contentType: 'application/json' });
+  const limited = world.tokenIds.stagingWrite!;
+  const hook = create({ url: 'https://hooks.example.com/multi', events: ['flag'] }, ids.multi);
+  world.run(
+    'flagPatch',
+    { projectId: ids.multi, flagId: ids.groupFlag, env: 'staging', actor: kConsoleActor, patch: { trafficPercentage: 7 } } as never,
+    t0,
+  );
+  const [delivery] = deliveries(hook.id);
+  const said =
+    /^A webhook carries the changes of every environment; this token is limited to: staging\. Use a token for every environment\.$/;
+  for (const [name, input] of [
+    ['apiWebhookCreate', { tokenId: limited, received: received({ url: 'https://hooks.example.com/mine' }) }],
+    ['apiWebhookDelete', { tokenId: limited, webhookId: hook.id }],
+    ['apiWebhookRedeliver', { tokenId: limited, deliveryId: delivery!.id }],
+  ] as const) {
+    t.match(
+      refusedCommand(t, world, 'ENVIRONMENT_NOT_PERMITTED', () => world.run(name, input as never, t0)),
+      said,
+      name,
+    );
+  }
+  t.same(
+    read()
+      .listWebhooks(ids.multi)
+      .map((h) => h.id),
+    [hook.id],
+    'none made, none deleted',
+  );
+  t.match(deliveries(hook.id), [{ id: delivery!.id, queuedAt: t0 }], 'not queued again');
+  t.match(world.run('apiWebhookDelete', { tokenId: world.tokenIds.multiWrite!, webhookId: hook.id }, t0), { deleted: true });
+});
+
 t.test('refusals: a URL that is not http(s), unknown events, too many webhooks; nothing written', async (t) => {
   for (const [body, said] of [
     [{ url: 'ftp://example.com/x' }, /url: "ftp:\/\/example.com\/x" must start with http:\/\/ or https:\/\//],

@@ -3,7 +3,7 @@
 // a reference verifier); a failing receiver retried until it answers 2xx, the log saying so; redelivery
 // as the same message; a hanging receiver delays neither the write nor another receiver; URLs that
 // resolve to private, loopback or metadata addresses (or an IPv6 form of one) refused unless allowed, when
-// made and when sent; Slack's format.
+// made and when sent; Slack's format; a token limited to some environments refused.
 import t from 'tap';
 import { Webhook as Verifier } from 'standardwebhooks';
 import { call } from '../helpers/http.js';
@@ -175,4 +175,41 @@ t.test('an address refused when sending: a webhook the console made to an IPv6 f
       '64:ff9b::a9fe:a9fe is a NAT64 form of 169.254.169.254, a link-local (cloud metadata) address: not sent (FLAGWIRE_WEBHOOK_ALLOW can let it through)',
   });
   t.equal((await api('POST', `/api/v1/webhooks/${hook.id}/delete`)).status, 200);
+});
+
+t.test('a token limited to some environments may not make, delete or redeliver a webhook, which carries every environment', async (t) => {
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
+  const limited = secrets.stagingWrite;
+  const refusal = {
+    error: 'Environment not permitted',
+    detail: 'A webhook carries the changes of every environment; this token is limited to: staging. Use a token for every environment.',
+  };
+  const refused = await api('POST', '/api/v1/webhooks', { url: receiver.url, events: ['flag'] }, limited);
+  t.equal(refused.status, 403);
+  t.match(refused.json, refusal);
+  // Refused before the URL is looked at: a private one gets the same answer.
+  t.match((await api('POST', '/api/v1/webhooks', { url: 'http://10.1.2.3/' }, limited)).json, refusal);
+  t.same((await api('GET', '/api/v1/webhooks', undefined, limited)).json.webhooks, [], 'none made');
+
+  const made = await api('POST', '/api/v1/webhooks', { url: receiver.url, events: ['flag'] }, secrets.multiWrite);
+  t.equal(made.status, 201, 'a token for every environment makes one');
+  const { id } = made.json as { id: string };
+  t.match((await api('GET', '/api/v1/webhooks', undefined, limited)).json.webhooks, [{ id }], 'listing is a read, as for plans');
+  const patched = await api('PATCH', `/api/v1/flags/${ids.groupFlag}?env=staging`, { trafficPercentage: 40 }, limited);
+  t.equal(patched.status, 200, patched.text);
+  await receiver.waitFor(1);
+  const [delivery] = (await api('GET', `/api/v1/webhooks/${id}/deliveries`, undefined, limited)).json.deliveries as { id: string }[];
+
+  const again = await api('POST', `/api/v1/deliveries/${delivery!.id}/redeliver`, undefined, limited);
+  t.equal(again.status, 403);
+  t.match(again.json, refusal);
+  const deleted = await api('POST', `/api/v1/webhooks/${id}/delete`, undefined, limited);
+  t.equal(deleted.status, 403);
+  t.match(deleted.json, refusal);
+  t.match((await api('GET', '/api/v1/webhooks', undefined, limited)).json.webhooks, [{ id }], 'still there');
+  t.equal(receiver.received.length, 1, 'nothing sent again');
+
+  t.equal((await api('POST', `/api/v1/deliveries/${delivery!.id}/redeliver`, undefined, secrets.multiWrite)).status, 200);
+  t.equal((await api('POST', `/api/v1/webhooks/${id}/delete`, undefined, secrets.multiWrite)).status, 200);
 });
