@@ -165,6 +165,21 @@ t.test('the writer refuses a token limited to some environments every change to 
   t.match(world.run('apiWebhookDelete', { tokenId: world.tokenIds.multiWrite!, webhookId: hook.id }, t0), { deleted: true });
 });
 
+t.test('Slack: names and values are escaped as its formatting says (&, <, >), so none mentions or links', async (t) => {
+  const hook = create({ url: 'https://hooks.slack.example.com/escape', events: ['flag'], format: 'slack' });
+  const flag = world.run(
+    'flagCreate',
+    { projectId: ids.single, actor: kConsoleActor, body: { name: '<!channel> <@U024BE7LH> & <https://evil.example|x>' } } as never,
+    t0,
+  );
+  patch(flag.id, { cohorts: ['<!here>', 'a&b'] });
+  const text = (event: string) => (JSON.parse(deliveries(hook.id).find((d) => d.event === event)!.body) as { text: string }).text;
+  const name = '&lt;!channel&gt; &lt;@U024BE7LH&gt; &amp; &lt;https://evil.example|x&gt;';
+  t.equal(text('flag.create'), `Flagwire: console (console) flag.create ${name} (${flag.id}): flag null → {"name":"${name}"}`);
+  t.equal(text('flag.patch'), `Flagwire: console (console) flag.patch ${name} (${flag.id}): cohorts [] → ["&lt;!here&gt;","a&amp;b"]`);
+  world.run('consoleWebhookDelete', { webhookId: hook.id }, t0);
+});
+
 t.test('refusals: a URL that is not http(s), unknown events, too many webhooks; nothing written', async (t) => {
   for (const [body, said] of [
     [{ url: 'ftp://example.com/x' }, /url: "ftp:\/\/example.com\/x" must start with http:\/\/ or https:\/\//],

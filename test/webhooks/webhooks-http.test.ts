@@ -3,7 +3,7 @@
 // a reference verifier); a failing receiver retried until it answers 2xx, the log saying so; redelivery
 // as the same message; a hanging receiver delays neither the write nor another receiver; URLs that
 // resolve to private, loopback or metadata addresses (or an IPv6 form of one) refused unless allowed, when
-// made and when sent; Slack's format; a token limited to some environments refused.
+// made and when sent; Slack's format, names escaped; a token limited to some environments refused.
 import t from 'tap';
 import { Webhook as Verifier } from 'standardwebhooks';
 import { call } from '../helpers/http.js';
@@ -154,6 +154,15 @@ t.test('URLs that reach the server’s own network are refused unless allowed; S
   await receiver.waitFor(1);
   t.match(JSON.parse(receiver.received[0]!.body), { text: /^Flagwire: ci-write \(token:\w+\) flag\.patch .*: enabled true → false$/ });
   t.ok(new Verifier(slack.json.secret).verify(receiver.received[0]!.body, receiver.received[0]!.headers as Record<string, string>));
+
+  // Slack reads <...> as a mention or link and & as an escape: a name is sent as text, escaped as Slack's formatting says.
+  const named = await api('POST', '/api/v1/flags', { name: '<!channel> & <@U024BE7LH>' });
+  t.equal(named.status, 201, named.text);
+  await receiver.waitFor(2);
+  const { text } = JSON.parse(receiver.received[1]!.body) as { text: string };
+  t.match(text, /^Flagwire: ci-write \(token:\w+\) flag\.create &lt;!channel&gt; &amp; &lt;@U024BE7LH&gt; \(flg_\w+\)/);
+  t.notMatch(text, /[<>]|&(?!amp;|lt;|gt;)/, 'no <, > or bare & is left');
+  await api('POST', `/api/v1/webhooks/${slack.json.id}/delete`);
 });
 
 t.test('an address refused when sending: a webhook the console made to an IPv6 form of the metadata address', async (t) => {
