@@ -4,7 +4,7 @@
 // token again in the transaction that applies the change, parse the body and apply every rule, and
 // report all problems together (with the `env` problem of a patch).
 import type { ManagementRouteName } from '../routes/route-table.js';
-import { requireEnvironmentAllowed, resolveEnvParam, type EnvRoute } from '../model/environments.js';
+import { requireEnvironmentAllowed, requireEveryEnvironment, resolveEnvParam, type EnvRoute } from '../model/environments.js';
 import { requirePatchTarget, requireProjectFlag } from '../model/lookups.js';
 import { parseJsonObject, type ReceivedBody } from '../model/request-body.js';
 import type { Config } from '../config.js';
@@ -20,7 +20,7 @@ import { pageAnswer, pageRequest } from '../release-plans/list-pages.js';
 import { kRolloutActions, type RolloutAction, rolloutView, scheduleView } from '../release-plans/schemas.js';
 import { deliveryView, webhookView } from '../webhooks/schemas.js';
 import { refuseUnreachableUrl } from '../webhooks/url-safety.js';
-import { kKeptDeliveries } from '../webhooks/webhook-commands.js';
+import { kKeptDeliveries, kWebhookWhat } from '../webhooks/webhook-commands.js';
 
 /** What a handler gets: everything read off the request before the pipeline may go async. */
 export interface ApiRequest {
@@ -113,6 +113,14 @@ function checkEnv(auth: AuthContext, env: string | null, route: EnvRoute): strin
  */
 function precheckFlagChange(request: ApiRequest, auth: AuthContext, { store }: HandlerDeps): void {
   requirePatchTarget(store, auth.project.id, request.flagId!, request.query.get('env'), auth.token.environments);
+}
+
+/**
+ * A change to a webhook (make, delete, redeliver) by a token limited to some environments: the 403 before
+ * the body is read or the URL resolved (the writer checks again, as it does for every webhook change).
+ */
+function precheckWebhookChange(_request: ApiRequest, auth: AuthContext): void {
+  requireEveryEnvironment(auth.token.environments, kWebhookWhat);
 }
 
 /** What the writer's command for a write to one flag is given: the token, the flag, `env` as sent, the body as received. */
@@ -237,6 +245,7 @@ export const kManagementHandlers: Readonly<Record<ManagementRouteName, Managemen
   },
   apiCreateWebhook: {
     kind: 'write',
+    precheck: precheckWebhookChange,
     async run(_request, auth, received, release, deps) {
       const parsed = parseJsonObject(received, 'create');
       await refuseUnreachableUrl(parsed.ok ? parsed.value.url : undefined, deps.config.webhookAllow);
@@ -249,6 +258,7 @@ export const kManagementHandlers: Readonly<Record<ManagementRouteName, Managemen
   },
   apiDeleteWebhook: {
     kind: 'write',
+    precheck: precheckWebhookChange,
     async run(request, auth, _received, release, deps) {
       const input = { tokenId: auth.token.id, webhookId: request.params.webhook_id! };
       return { status: 200, value: await deps.writer.call('apiWebhookDelete', input, release) };
@@ -265,6 +275,7 @@ export const kManagementHandlers: Readonly<Record<ManagementRouteName, Managemen
   },
   apiRedeliver: {
     kind: 'write',
+    precheck: precheckWebhookChange,
     async run(request, auth, _received, release, deps) {
       const input = { tokenId: auth.token.id, deliveryId: request.params.delivery_id! };
       return { status: 200, value: deliveryView(await deps.writer.call('apiWebhookRedeliver', input, release)) };

@@ -61,7 +61,25 @@ export function resolveEnvParam(project: Project, env: string | null, required: 
 
 /** `allowed` is the token's environment list; [] means every environment. */
 export function isEnvironmentAllowed(allowed: readonly string[], env: string): boolean {
-  return allowed.length === 0 || allowed.includes(env);
+  return coversEveryEnvironment(allowed) || allowed.includes(env);
+}
+
+/** Whether `allowed` (a token's environment list) covers every environment, those added later included. */
+function coversEveryEnvironment(allowed: readonly string[]): boolean {
+  return allowed.length === 0;
+}
+
+/**
+ * The 403 unless `allowed` (a token's environment list) covers every environment: for what carries the
+ * changes of every environment, those added later included (a webhook), as a plan in an environment
+ * outside the list is refused. Listing every current environment is not enough: a new one is not in it.
+ */
+export function requireEveryEnvironment(allowed: readonly string[], what: string): void {
+  if (coversEveryEnvironment(allowed)) return;
+  throw new FlagwireError(
+    'ENVIRONMENT_NOT_PERMITTED',
+    `${what} carries the changes of every environment; this token is limited to: ${allowed.join(', ')}. Use a token for every environment.`,
+  );
 }
 
 /** The 403 unless `allowed` (a token's environment list) includes `env`; no environment (null) is never refused. */

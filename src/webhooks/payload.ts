@@ -8,7 +8,7 @@ import { representFlag } from '../model/representation.js';
 import type { Webhook } from '../model/webhooks.js';
 
 export function deliveryBody(hook: Webhook, entry: AuditEntry, flag: Flag | undefined, project: Project): string {
-  if (hook.format === 'slack') return JSON.stringify({ text: slackText(entry, flag) });
+  if (hook.format === 'slack') return JSON.stringify({ text: escapeSlack(slackText(entry, flag)) });
   const data = {
     projectId: entry.projectId,
     audit: entry,
@@ -26,6 +26,16 @@ function slackText(entry: AuditEntry, flag: Flag | undefined): string {
     .map(([field, { before, after }]) => `${field} ${short(before)} → ${short(after)}`)
     .join('; ');
   return `Flagwire: ${entry.actorName} (${entry.actor}) ${entry.action} ${what}${where}${fields === '' ? '' : `: ${fields}`}`;
+}
+
+/**
+ * Slack reads `<...>` in a message as a mention or link (`<!channel>` notifies everyone in the channel)
+ * and `&` as the start of an escape, so its formatting guide says to send exactly these three as
+ * `&amp;`, `&lt;` and `&gt;`. Nothing in our text is markup (its fixed words hold none of the three; the
+ * rest are names and values someone chose: a flag's, a token's, a cohort), so the whole text is escaped.
+ */
+function escapeSlack(text: string): string {
+  return text.replace(/[&<>]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : '&gt;'));
 }
 
 function short(value: unknown): string {

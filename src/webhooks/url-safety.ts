@@ -1,30 +1,14 @@
 // Where a webhook may send: an http(s) URL whose host resolves to public addresses only. A URL that
-// resolves to a loopback, private, link-local (cloud metadata: 169.254.169.254), shared, multicast or
-// unspecified address is refused, unless FLAGWIRE_WEBHOOK_ALLOW names its host or a range holding the
-// address: a project's webhook must not become a way to reach the server's own network. The address is
-// checked when a delivery is sent, every time, and the connection goes to the address checked (a name
-// that resolves elsewhere a moment later changes nothing).
+// resolves to a special-purpose address (loopback, private, link-local such as the cloud metadata
+// 169.254.169.254, shared, reserved, multicast, ..., or an IPv6 form of one: special-addresses.ts) is
+// refused, unless FLAGWIRE_WEBHOOK_ALLOW names its host or a range holding the address: a project's
+// webhook must not become a way to reach the server's own network. The address is checked when a
+// delivery is sent, every time, and the connection goes to the address checked (a name that resolves
+// elsewhere a moment later changes nothing).
 import { lookup } from 'node:dns/promises';
 import { FlagwireError } from '../errors.js';
 import { type AddressRange, inRange, parseAddress, parseRange } from '../http/client-address.js';
-
-const kBlocked: readonly [string, string][] = [
-  ['127.0.0.0/8', 'loopback'],
-  ['::1/128', 'loopback'],
-  ['0.0.0.0/8', 'unspecified'],
-  ['::/128', 'unspecified'],
-  ['10.0.0.0/8', 'private'],
-  ['172.16.0.0/12', 'private'],
-  ['192.168.0.0/16', 'private'],
-  ['fc00::/7', 'private'],
-  ['100.64.0.0/10', 'shared (carrier-grade NAT)'],
-  ['169.254.0.0/16', 'link-local (cloud metadata)'],
-  ['fe80::/10', 'link-local'],
-  ['224.0.0.0/4', 'multicast'],
-  ['ff00::/8', 'multicast'],
-  ['255.255.255.255/32', 'broadcast'],
-];
-const kBlockedRanges = kBlocked.map(([text, what]) => ({ range: parseRange(text) as AddressRange, what }));
+import { specialAddress } from './special-addresses.js';
 
 /** What is wrong with a webhook URL as written (null: nothing); where it resolves is checked when sending. */
 export function urlSyntaxProblem(url: string): string | null {
@@ -72,9 +56,8 @@ export class UrlGuard {
     if (addresses.length === 0) return { refused: `${host} does not resolve` };
     const named = this.hosts.has(host.toLowerCase());
     for (const { address } of addresses) {
-      const why = named ? null : this.blocked(address);
-      if (why === null) continue;
-      const what = `${/^[aeiou]/.test(why) ? 'an' : 'a'} ${why} address`;
+      const what = named ? null : this.blocked(address);
+      if (what === null) continue;
       const where = address === host ? `${host} is ${what}` : `${host} resolves to ${address}, ${what}`;
       return { refused: `${where}: not sent (FLAGWIRE_WEBHOOK_ALLOW can let it through)` };
     }
@@ -82,12 +65,12 @@ export class UrlGuard {
     return { address: first.address, family: first.family === 6 ? 6 : 4 };
   }
 
-  /** The kind of blocked address `address` is, or null when it may be reached. */
+  /** What kind of address `address` is when it may not be reached ("a private address"), or null. */
   private blocked(address: string): string | null {
     const bytes = parseAddress(address);
-    if (bytes === null) return 'unreadable';
+    if (bytes === null) return 'an unreadable address';
     if (this.ranges.some((r) => inRange(bytes, r))) return null;
-    return kBlockedRanges.find((b) => inRange(bytes, b.range))?.what ?? null;
+    return specialAddress(address);
   }
 }
 

@@ -6,6 +6,7 @@
 import { FlagwireError } from '../errors.js';
 import { type Actor, consoleActor, tokenActor } from '../audit/audit-actor.js';
 import type { AuditEntry } from '../model/audit.js';
+import { requireEveryEnvironment } from '../model/environments.js';
 import { randomId } from '../model/ids.js';
 import { requireProject } from '../model/lookups.js';
 import { parseJsonObject, type ReceivedBody } from '../model/request-body.js';
@@ -26,9 +27,12 @@ export const kKeptDeliveries = 1000;
 /** The first retry's delay; each next one doubles, up to kMaxBackoffMs, each drawn between half and all of it. */
 const kFirstBackoffMs = 5000;
 const kMaxBackoffMs = 3_600_000;
+/** What the environment limit's refusal calls a webhook (requireEveryEnvironment): the API's precheck and the writer say the same. */
+export const kWebhookWhat = 'A webhook';
 
 export function webhookCreate(w: StoreWriter, input: { projectId: string; actor: Actor; body: unknown }, now: number): WebhookCreated {
   const project = requireProject(w, input.projectId);
+  requireEveryEnvironment(input.actor.environments, kWebhookWhat);
   if (!kCreateValidator.check(input.body)) throw new FlagwireError('INVALID_REQUEST', kCreateValidator.problems(input.body).join('; '));
   const body = input.body;
   const problems: string[] = [];
@@ -53,6 +57,7 @@ export function webhookCreate(w: StoreWriter, input: { projectId: string; actor:
 }
 
 export function webhookDelete(w: StoreWriter, input: { projectId: string; webhookId: string; actor: Actor }, now: number) {
+  requireEveryEnvironment(input.actor.environments, kWebhookWhat);
   const hook = requireWebhook(w, input.projectId, input.webhookId);
   for (;;) {
     const batch = w.listDeliveries(hook.id, 500);
@@ -70,6 +75,7 @@ export function webhookRedeliver(
   input: { projectId: string; deliveryId: string; actor: Actor },
   now: number,
 ): WebhookDelivery {
+  requireEveryEnvironment(input.actor.environments, kWebhookWhat);
   const delivery = w.getDelivery(input.deliveryId);
   if (delivery === undefined || delivery.projectId !== input.projectId)
     throw new FlagwireError('NOT_FOUND', 'No delivery with this id exists in this project.');

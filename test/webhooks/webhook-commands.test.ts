@@ -131,6 +131,55 @@ t.test('claimed by one node at a time; delivered on a 2xx; retried with backoff;
   t.match(read().listAudit(ids.single, { limit: 1, before: null })[0], { action: 'webhook.redeliver' });
 });
 
+t.test('the writer refuses a token limited to some environments every change to a webhook, as it is applied', async (t) => {
+  const received = (body: unknown) => ({ bytes: new TextEncoder().encode(JSON.stringify(body)), contentType: 'application/json' });
+  const limited = world.tokenIds.stagingWrite!;
+  const hook = create({ url: 'https://hooks.example.com/multi', events: ['flag'] }, ids.multi);
+  world.run(
+    'flagPatch',
+    { projectId: ids.multi, flagId: ids.groupFlag, env: 'staging', actor: kConsoleActor, patch: { trafficPercentage: 7 } } as never,
+    t0,
+  );
+  const [delivery] = deliveries(hook.id);
+  const said =
+    /^A webhook carries the changes of every environment; this token is limited to: staging\. Use a token for every environment\.$/;
+  for (const [name, input] of [
+    ['apiWebhookCreate', { tokenId: limited, received: received({ url: 'https://hooks.example.com/mine' }) }],
+    ['apiWebhookDelete', { tokenId: limited, webhookId: hook.id }],
+    ['apiWebhookRedeliver', { tokenId: limited, deliveryId: delivery!.id }],
+  ] as const) {
+    t.match(
+      refusedCommand(t, world, 'ENVIRONMENT_NOT_PERMITTED', () => world.run(name, input as never, t0)),
+      said,
+      name,
+    );
+  }
+  t.same(
+    read()
+      .listWebhooks(ids.multi)
+      .map((h) => h.id),
+    [hook.id],
+    'none made, none deleted',
+  );
+  t.match(deliveries(hook.id), [{ id: delivery!.id, queuedAt: t0 }], 'not queued again');
+  t.match(world.run('apiWebhookDelete', { tokenId: world.tokenIds.multiWrite!, webhookId: hook.id }, t0), { deleted: true });
+});
+
+t.test('Slack: names and values are escaped as its formatting says (&, <, >), so none mentions or links', async (t) => {
+  const hook = create({ url: 'https://hooks.slack.example.com/escape', events: ['flag'], format: 'slack' });
+  const flag = world.run(
+    'flagCreate',
+    { projectId: ids.single, actor: kConsoleActor, body: { name: '<!channel> <@U024BE7LH> & <https://evil.example|x>' } } as never,
+    t0,
+  );
+  patch(flag.id, { cohorts: ['<!here>', 'a&b'] });
+  const text = (event: string) => (JSON.parse(deliveries(hook.id).find((d) => d.event === event)!.body) as { text: string }).text;
+  const name = '&lt;!channel&gt; &lt;@U024BE7LH&gt; &amp; &lt;https://evil.example|x&gt;';
+  t.equal(text('flag.create'), `Flagwire: console (console) flag.create ${name} (${flag.id}): flag null → {"name":"${name}"}`);
+  t.equal(text('flag.patch'), `Flagwire: console (console) flag.patch ${name} (${flag.id}): cohorts [] → ["&lt;!here&gt;","a&amp;b"]`);
+  world.run('consoleWebhookDelete', { webhookId: hook.id }, t0);
+});
+
 t.test('refusals: a URL that is not http(s), unknown events, too many webhooks; nothing written', async (t) => {
   for (const [body, said] of [
     [{ url: 'ftp://example.com/x' }, /url: "ftp:\/\/example.com\/x" must start with http:\/\/ or https:\/\//],

@@ -2,7 +2,8 @@
 // once, listed without it; a change POSTed to the receiver signed as Standard Webhooks says (checked with
 // a reference verifier); a failing receiver retried until it answers 2xx, the log saying so; redelivery
 // as the same message; a hanging receiver delays neither the write nor another receiver; URLs that
-// resolve to private, loopback or metadata addresses refused unless allowed; Slack's format.
+// resolve to private, loopback or metadata addresses (or an IPv6 form of one) refused unless allowed, when
+// made and when sent; Slack's format, names escaped; a token limited to some environments refused.
 import t from 'tap';
 import { Webhook as Verifier } from 'standardwebhooks';
 import { call } from '../helpers/http.js';
@@ -126,6 +127,17 @@ t.test('URLs that reach the server’s own network are refused unless allowed; S
     ['http://10.1.2.3/hook', /a private address/],
     ['http://[::1]:9/hook', /::1 is a loopback address/],
     ['http://0.0.0.0:9/hook', /an unspecified address/],
+    // IPv6 forms that carry a forbidden IPv4 address, and the IPv4 ranges the hand-kept list missed (issue 41).
+    [
+      'http://[::ffff:169.254.169.254]/latest',
+      /::ffff:a9fe:a9fe is an IPv4-mapped form of 169\.254\.169\.254, a link-local \(cloud metadata\) address/,
+    ],
+    ['http://[64:ff9b::a9fe:a9fe]/latest', /64:ff9b::a9fe:a9fe is a NAT64 form of 169\.254\.169\.254, a link-local/],
+    ['http://[2002:a00:1::1]/hook', /2002:a00:1::1 is a 6to4 form of 10\.0\.0\.1, a private address/],
+    ['http://[2001:0:808:808::80ff:fffe]/hook', /is a Teredo \(client\) form of 127\.0\.0\.1, a loopback address/],
+    ['http://[::7f00:1]/hook', /::7f00:1 is an IPv4-compatible form of 127\.0\.0\.1, a loopback address/],
+    ['http://198.18.0.1/hook', /198\.18\.0\.1 is a reserved/],
+    ['http://240.0.0.1/hook', /240\.0\.0\.1 is a reserved/],
     ['gopher://example.com/', /must start with http:\/\/ or https:\/\//],
   ] as const) {
     const r = await api('POST', '/api/v1/webhooks', { url });
@@ -142,4 +154,71 @@ t.test('URLs that reach the server’s own network are refused unless allowed; S
   await receiver.waitFor(1);
   t.match(JSON.parse(receiver.received[0]!.body), { text: /^Flagwire: ci-write \(token:\w+\) flag\.patch .*: enabled true → false$/ });
   t.ok(new Verifier(slack.json.secret).verify(receiver.received[0]!.body, receiver.received[0]!.headers as Record<string, string>));
+
+  // Slack reads <...> as a mention or link and & as an escape: a name is sent as text, escaped as Slack's formatting says.
+  const named = await api('POST', '/api/v1/flags', { name: '<!channel> & <@U024BE7LH>' });
+  t.equal(named.status, 201, named.text);
+  await receiver.waitFor(2);
+  const { text } = JSON.parse(receiver.received[1]!.body) as { text: string };
+  t.match(text, /^Flagwire: ci-write \(token:\w+\) flag\.create &lt;!channel&gt; &amp; &lt;@U024BE7LH&gt; \(flg_\w+\)/);
+  t.notMatch(text, /[<>]|&(?!amp;|lt;|gt;)/, 'no <, > or bare & is left');
+  await api('POST', `/api/v1/webhooks/${slack.json.id}/delete`);
+});
+
+t.test('an address refused when sending: a webhook the console made to an IPv6 form of the metadata address', async (t) => {
+  // The CLI checks only a URL's form (the operator runs it), so the deliverer's own check is what stops this one.
+  const hook = world.run('consoleWebhookCreate', {
+    projectId: ids.single,
+    body: { url: 'http://[64:ff9b::a9fe:a9fe]/latest/meta-data', events: ['flag'] },
+  });
+  t.equal((await patchFlag({ trafficPercentage: 33 })).status, 200);
+  const [refused] = await pollUntil(
+    'the attempt logged as refused',
+    () => log(hook.id),
+    (l) => l[0]?.attempts === 1,
+  );
+  t.match(refused, {
+    status: 'pending',
+    lastStatus: null,
+    lastError:
+      '64:ff9b::a9fe:a9fe is a NAT64 form of 169.254.169.254, a link-local (cloud metadata) address: not sent (FLAGWIRE_WEBHOOK_ALLOW can let it through)',
+  });
+  t.equal((await api('POST', `/api/v1/webhooks/${hook.id}/delete`)).status, 200);
+});
+
+t.test('a token limited to some environments may not make, delete or redeliver a webhook, which carries every environment', async (t) => {
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
+  const limited = secrets.stagingWrite;
+  const refusal = {
+    error: 'Environment not permitted',
+    detail: 'A webhook carries the changes of every environment; this token is limited to: staging. Use a token for every environment.',
+  };
+  const refused = await api('POST', '/api/v1/webhooks', { url: receiver.url, events: ['flag'] }, limited);
+  t.equal(refused.status, 403);
+  t.match(refused.json, refusal);
+  // Refused before the URL is looked at: a private one gets the same answer.
+  t.match((await api('POST', '/api/v1/webhooks', { url: 'http://10.1.2.3/' }, limited)).json, refusal);
+  t.same((await api('GET', '/api/v1/webhooks', undefined, limited)).json.webhooks, [], 'none made');
+
+  const made = await api('POST', '/api/v1/webhooks', { url: receiver.url, events: ['flag'] }, secrets.multiWrite);
+  t.equal(made.status, 201, 'a token for every environment makes one');
+  const { id } = made.json as { id: string };
+  t.match((await api('GET', '/api/v1/webhooks', undefined, limited)).json.webhooks, [{ id }], 'listing is a read, as for plans');
+  const patched = await api('PATCH', `/api/v1/flags/${ids.groupFlag}?env=staging`, { trafficPercentage: 40 }, limited);
+  t.equal(patched.status, 200, patched.text);
+  await receiver.waitFor(1);
+  const [delivery] = (await api('GET', `/api/v1/webhooks/${id}/deliveries`, undefined, limited)).json.deliveries as { id: string }[];
+
+  const again = await api('POST', `/api/v1/deliveries/${delivery!.id}/redeliver`, undefined, limited);
+  t.equal(again.status, 403);
+  t.match(again.json, refusal);
+  const deleted = await api('POST', `/api/v1/webhooks/${id}/delete`, undefined, limited);
+  t.equal(deleted.status, 403);
+  t.match(deleted.json, refusal);
+  t.match((await api('GET', '/api/v1/webhooks', undefined, limited)).json.webhooks, [{ id }], 'still there');
+  t.equal(receiver.received.length, 1, 'nothing sent again');
+
+  t.equal((await api('POST', `/api/v1/deliveries/${delivery!.id}/redeliver`, undefined, secrets.multiWrite)).status, 200);
+  t.equal((await api('POST', `/api/v1/webhooks/${id}/delete`, undefined, secrets.multiWrite)).status, 200);
 });
