@@ -13,9 +13,9 @@ import type { SnapshotReader } from '../store/interfaces.js';
 import type { WriterClient } from '../writer/client.js';
 import { flagList, patchResult, representFlag, tokenDescription } from '../model/representation.js';
 import { FlagwireError } from '../errors.js';
-import { apiFlagsPlan } from '../flags-as-code/apply-commands.js';
 import { type ExportFormat, exportProject, kExportFormats } from '../flags-as-code/export.js';
 import { fileText } from '../flags-as-code/flag-file.js';
+import type { Planner } from '../flags-as-code/planner.js';
 import { pageAnswer, pageRequest } from '../release-plans/list-pages.js';
 import { kRolloutActions, type RolloutAction, rolloutView, scheduleView } from '../release-plans/schemas.js';
 import { deliveryView, webhookView } from '../webhooks/schemas.js';
@@ -38,6 +38,8 @@ export interface ApiRequest {
 export interface HandlerDeps {
   store: SnapshotReader;
   writer: WriterClient;
+  /** Where plans run: never on the front end's thread (planner.ts). */
+  planner: Planner;
   config: Readonly<Pick<Config, 'webhookAllow' | 'prometheusMetrics'>>;
 }
 
@@ -180,14 +182,9 @@ export const kManagementHandlers: Readonly<Record<ManagementRouteName, Managemen
   apiPlan: {
     kind: 'write',
     permission: 'read',
-    async run(request, auth, received, release, { store }) {
-      try {
-        store.resetReadTxn();
-        const revision = store.revision();
-        return { status: 200, value: apiFlagsPlan(store, auth.project, received, booleanParam(request.query, 'prune')), revision };
-      } finally {
-        release();
-      }
+    async run(request, auth, received, release, { planner }) {
+      const { value, revision } = await planner.plan(auth.project.id, received, booleanParam(request.query, 'prune'), release);
+      return { status: 200, value, revision };
     },
   },
   apiScheduleFlag: {

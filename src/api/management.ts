@@ -25,6 +25,7 @@ import { kManagementRoutes, registerRoutes, type ManagementRoute } from '../rout
 import { matchPath } from '../http/route-pattern.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { WriterClient } from '../writer/client.js';
+import type { Planner } from '../flags-as-code/planner.js';
 import type { ActivityRecorder } from './activity.js';
 import { identifyToken } from './auth.js';
 import type { AuthFailures } from './auth-failures.js';
@@ -33,6 +34,8 @@ import { JsonText, kManagementHandlers, type ApiRequest, type ReadHandler, type 
 export interface ManagementDeps {
   store: SnapshotReader;
   writer: WriterClient;
+  /** Plans of flag files, on a thread of their own (src/flags-as-code/planner.ts). */
+  planner: Planner;
   clock: Clock;
   /** Replaced once the listen port is known (see withListenPort). */
   config: Readonly<Config>;

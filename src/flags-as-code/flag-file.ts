@@ -246,7 +246,10 @@ class FileReader {
     const targeting =
       state.targeting === undefined
         ? undefined
-        : (this.refs.resolve(state.targeting, null, [...path, 'targeting']) as Record<string, unknown>);
+        : (this.refs.resolve(state.targeting, null, [...path, 'targeting']) as Record<string, unknown> | null);
+    // Null: the rule's problem is reported already (a $ref to nothing, a rule over the size limit), and
+    // nothing more may walk it.
+    if (targeting === null) return undefined;
     const merged = mergeTyped(undefined, { ...state, targeting });
     const where = (p: string) => formatPath(path) + (p === '' ? '' : `.${p}`);
     if (!merged.ok) {

@@ -11,6 +11,7 @@ import type { AuthFailures } from '../api/auth-failures.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { evaluationApiRoutes } from '../eval/evaluation-api-routes.js';
+import { Planner } from '../flags-as-code/planner.js';
 import { createEvaluation, type Evaluation } from '../eval/service.js';
 import type { BodyBudgets } from '../http/body.js';
 import { InFlight } from '../http/in-flight.js';
@@ -124,9 +125,11 @@ export async function createFrontend(options: FrontendOptions): Promise<Frontend
   const faults = config.test.hooks ? new Faults() : null;
   // The Management API's reads go through a memo renewed per request (src/store/memo-reader.ts).
   const reader = new MemoReader(store);
+  const planner = new Planner(config.dataDir);
   const deps = {
     store: faults === null ? reader : withFaults(reader, faults),
     writer,
+    planner,
     clock,
     config,
     log,
@@ -170,6 +173,7 @@ export async function createFrontend(options: FrontendOptions): Promise<Frontend
       revisions.close();
       await evaluation.close();
       await activity.stop();
+      await planner.close();
       app.close();
     },
   };

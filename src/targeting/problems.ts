@@ -40,6 +40,13 @@ export function listedProblems(problems: readonly string[]): string {
   return listed.join('; ') + (more > 0 ? `; and ${more} more` : '');
 }
 
+/** `1048576 bytes (1 MiB)`; past 2^53 bytes a count is no longer exact, so it is not given. */
+function byteCount(bytes: number): string {
+  if (!Number.isSafeInteger(bytes)) return 'more than 8 PiB';
+  const mib = bytes / (1024 * 1024);
+  return mib < 0.1 ? `${bytes} bytes` : `${bytes} bytes (${Number.isInteger(mib) ? mib : mib.toFixed(1)} MiB)`;
+}
+
 function list(values: readonly string[]): string {
   return values.map((v) => JSON.stringify(v)).join(', ');
 }
@@ -58,6 +65,10 @@ export const kProblems = {
       ? `$ref ${JSON.stringify(name)} names no evaluator: the document has no $evaluators`
       : `$ref ${JSON.stringify(name)} names no evaluator (known: ${list(known)})`,
   refCycle: (chain: readonly string[]) => `$ref cycle: ${chain.join(' -> ')}`,
+  ruleTooLarge: (bytes: number, limit: number) =>
+    `resolves to ${byteCount(bytes)} of JSON with its $refs replaced; a rule may be at most ${byteCount(limit)} resolved`,
+  refsAddTooMuch: (bytes: number, total: number, limit: number) =>
+    `its $refs add ${byteCount(bytes)} to it, and the document's references ${byteCount(total)} to its rules in all; they may add at most ${byteCount(limit)}`,
   refNotString: () => '$ref must be the name of an evaluator (a string)',
   severalOperators: (keys: readonly string[]) => `an operation has exactly one operator, found ${keys.length} (${list(keys)})`,
   unknownOperator: (name: string) => `unknown operator ${JSON.stringify(name)}`,

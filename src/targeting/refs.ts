@@ -3,12 +3,57 @@
 // the document; a reference to no evaluator, or a cycle, is a problem. (flagd-core replaces the text
 // `{"$ref":"name"}` one evaluator after the other, so there an evaluator that refers to one declared
 // before it stays unresolved and fails its flags: the only difference, and in our favour.)
+//
+// Bounded work (docs/operations.md, "Rules: resolved size"). References form a DAG, so a kilobyte of
+// evaluators that each refer to the level below twice, 20 levels deep, resolves to tens of megabytes:
+// everything after this (the check of its operators, the store, an export, each worker's compiled
+// closures, a plan's diff) works on the rule resolved, not as written. So a rule is measured resolved,
+// as the bytes of its compact JSON, without writing it out: each evaluator's size is counted once and
+// memoised, and a reference counts its evaluator's size. A resolved evaluator is shared, not copied, so
+// resolving costs what the text does; a rule over a limit is a problem before anything walks it.
+//
+//   l0:  {"==":[{"var":"plan"},"pro"]}         29 bytes
+//   l1:  {"or":[{"$ref":"l0"},{"$ref":"l0"}]}   10 + 2 * 29 bytes resolved (l0 counted once)
+//   l20: ...                                   about 2^20 * 39 bytes: refused, naming it and each flag using it
 import { type DefinitionProblem, formatPath, kProblems, type PathStep } from './problems.js';
 
+/**
+ * The most one rule (a flag's, or an evaluator) may weigh resolved: its compact JSON, `$ref`s replaced,
+ * in UTF-8. The request body's limit: a rule can be no larger than a body could carry written out.
+ */
+export const kMaxRuleBytes = 1024 * 1024;
+/**
+ * The most the references of one document may add to its rules, in all: each rule's resolved bytes less
+ * its written ones, summed over its flags' rules and its evaluators (each is checked resolved). Each flag
+ * stores its own rule, so 10,000 flags that each refer to a 1 MiB evaluator would store 10 GB from a
+ * 1 MiB file, and 1,000 evaluators that each refer to one would be checked as 1 GB. With it, a
+ * document's rules resolved are at most 1 MiB more than it wrote.
+ */
+export const kMaxAddedRuleBytes = 1024 * 1024;
+
+/** Compact JSON bytes of a reference as written, less its name: `{"$ref":}`. */
+const kRefBytes = 9;
+
+/** The compact JSON bytes (UTF-8) of a string, number, boolean or null. */
+function scalarBytes(value: unknown): number {
+  if (typeof value === 'string') return Buffer.byteLength(JSON.stringify(value));
+  return (JSON.stringify(value) ?? 'null').length;
+}
+
+/** What a walk counted: the bytes of what it resolved, and what references added to them. */
+interface Measure {
+  bytes: number;
+  added: number;
+}
+
 export class RefResolver {
-  /** Evaluators already resolved, by name (a reference used by many flags is resolved once). */
+  /** Evaluators already resolved, by name (a reference used by many flags is resolved once); null when refused. */
   private readonly resolved = new Map<string, unknown>();
+  /** Each resolved evaluator's size (kMaxRuleBytes), refused ones included: a rule using one is as large. */
+  private readonly sizes = new Map<string, number>();
   private readonly names: string[];
+  /** What references added to the rules resolved so far (kMaxAddedRuleBytes). */
+  private added = 0;
 
   constructor(
     private readonly evaluators: Readonly<Record<string, unknown>>,
@@ -22,40 +67,74 @@ export class RefResolver {
     for (const name of this.names) this.evaluator(name, []);
   }
 
-  /** An evaluator's rule with its own references replaced. */
+  /** An evaluator's rule with its own references replaced; null when it was refused. */
   resolvedEvaluator(name: string): unknown {
     return this.evaluator(name, []);
   }
 
-  /** `rule` with every reference replaced; `path` is where `rule` sits, for problems in `flag`. */
+  /**
+   * `rule` with every reference replaced; `path` is where `rule` sits, for problems in `flag`. A rule
+   * over a limit is reported and resolves to null (nothing after this may walk it).
+   */
   resolve(rule: unknown, flag: string | null, path: PathStep[]): unknown {
-    return this.walk(rule, flag, path, []);
+    const measure: Measure = { bytes: 0, added: 0 };
+    return this.bounded(this.walk(rule, flag, path, [], measure), measure, flag, path);
   }
 
   private evaluator(name: string, chain: readonly string[]): unknown {
     const done = this.resolved.get(name);
     if (done !== undefined) return done;
-    const body = this.walk(this.evaluators[name], null, ['$evaluators', name], [...chain, name]);
+    const measure: Measure = { bytes: 0, added: 0 };
+    const path = ['$evaluators', name];
+    const body = this.bounded(this.walk(this.evaluators[name], null, path, [...chain, name], measure), measure, null, path);
     this.resolved.set(name, body);
+    this.sizes.set(name, measure.bytes);
     return body;
   }
 
-  private walk(node: unknown, flag: string | null, path: PathStep[], chain: readonly string[]): unknown {
-    if (Array.isArray(node)) return node.map((item, i) => this.walk(item, flag, [...path, i], chain));
-    if (node === null || typeof node !== 'object') return node;
+  /** `body` when its measure is within both limits; else the problem is reported and it is null. */
+  private bounded(body: unknown, measure: Measure, flag: string | null, path: PathStep[]): unknown {
+    if (measure.bytes > kMaxRuleBytes) return this.report(flag, formatPath(path), kProblems.ruleTooLarge(measure.bytes, kMaxRuleBytes));
+    this.added += measure.added;
+    if (measure.added > 0 && this.added > kMaxAddedRuleBytes)
+      return this.report(flag, formatPath(path), kProblems.refsAddTooMuch(measure.added, this.added, kMaxAddedRuleBytes));
+    return body;
+  }
+
+  private walk(node: unknown, flag: string | null, path: PathStep[], chain: readonly string[], measure: Measure): unknown {
+    if (Array.isArray(node)) {
+      measure.bytes += node.length === 0 ? 2 : node.length + 1;
+      return node.map((item, i) => this.walk(item, flag, [...path, i], chain, measure));
+    }
+    if (node === null || typeof node !== 'object') {
+      measure.bytes += scalarBytes(node);
+      return node;
+    }
     const keys = Object.keys(node);
     const object = node as Record<string, unknown>;
-    if (keys.length === 1 && keys[0] === '$ref') {
-      const name = object.$ref;
-      const at = formatPath(path);
-      if (typeof name !== 'string') return this.report(flag, at, kProblems.refNotString());
-      if (!Object.hasOwn(this.evaluators, name)) return this.report(flag, at, kProblems.unknownEvaluator(name, this.names));
-      if (chain.includes(name)) return this.report(flag, at, kProblems.refCycle([...chain, name]));
-      return this.evaluator(name, chain);
-    }
-    const out: Record<string, unknown> = {};
-    for (const key of keys) out[key] = this.walk(object[key], flag, [...path, key], chain);
-    return out;
+    if (keys.length === 1 && keys[0] === '$ref') return this.reference(object.$ref, flag, path, chain, measure);
+    measure.bytes += keys.length === 0 ? 2 : keys.length + 1;
+    // fromEntries, not assignment: a key "__proto__" is a key like any other (assigned, it would set the prototype).
+    return Object.fromEntries(
+      keys.map((key) => {
+        measure.bytes += scalarBytes(key) + 1;
+        return [key, this.walk(object[key], flag, [...path, key], chain, measure)];
+      }),
+    );
+  }
+
+  /** A `{"$ref": name}`: the evaluator's resolved rule, counted at its resolved size; null after a problem. */
+  private reference(name: unknown, flag: string | null, path: PathStep[], chain: readonly string[], measure: Measure): unknown {
+    const at = formatPath(path);
+    let body: unknown = null;
+    if (typeof name !== 'string') this.report(flag, at, kProblems.refNotString());
+    else if (!Object.hasOwn(this.evaluators, name)) this.report(flag, at, kProblems.unknownEvaluator(name, this.names));
+    else if (chain.includes(name)) this.report(flag, at, kProblems.refCycle([...chain, name]));
+    else body = this.evaluator(name, chain);
+    const bytes = typeof name === 'string' && this.sizes.has(name) ? this.sizes.get(name)! : scalarBytes(null);
+    measure.bytes += bytes;
+    measure.added += bytes - (kRefBytes + scalarBytes(name));
+    return body;
   }
 
   /** Records a problem; the reference stays a null rule so that the walk goes on and finds the others. */
