@@ -69,6 +69,8 @@ export const kProblems = {
     `resolves to ${byteCount(bytes)} of JSON with its $refs replaced; a rule may be at most ${byteCount(limit)} resolved`,
   refsAddTooMuch: (bytes: number, total: number, limit: number) =>
     `its $refs add ${byteCount(bytes)} to it, and the document's references ${byteCount(total)} to its rules in all; they may add at most ${byteCount(limit)}`,
+  ruleTooDeep: (limit: number) => `nests deeper than ${limit} levels with its $refs replaced`,
+  refChainTooLong: (limit: number) => `refers through more than ${limit} evaluators in a row`,
   refNotString: () => '$ref must be the name of an evaluator (a string)',
   severalOperators: (keys: readonly string[]) => `an operation has exactly one operator, found ${keys.length} (${list(keys)})`,
   unknownOperator: (name: string) => `unknown operator ${JSON.stringify(name)}`,

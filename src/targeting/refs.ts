@@ -31,6 +31,14 @@ export const kMaxRuleBytes = 1024 * 1024;
  */
 export const kMaxAddedRuleBytes = 1024 * 1024;
 
+/**
+ * How deep one rule may nest resolved (arrays and objects, through its references), and how long a
+ * chain of evaluators referring to each other may be. The walk, the rule check and the compiler recurse
+ * per level: without a bound, a rule nested some thousands of levels deep (or an evaluator chain as long)
+ * overflowed the stack and answered 500. Real rules nest a handful of levels.
+ */
+export const kMaxRuleDepth = 64;
+
 /** Compact JSON bytes of a reference as written, less its name: `{"$ref":}`. */
 const kRefBytes = 9;
 
@@ -44,6 +52,10 @@ function scalarBytes(value: unknown): number {
 interface Measure {
   bytes: number;
   added: number;
+  /** The deepest level reached resolved (the rule itself is level 0). */
+  depth: number;
+  /** The rule as written nests past kMaxRuleDepth: the walk stopped there, so its bytes are not all counted. */
+  truncated: boolean;
 }
 
 export class RefResolver {
@@ -51,6 +63,8 @@ export class RefResolver {
   private readonly resolved = new Map<string, unknown>();
   /** Each resolved evaluator's size (kMaxRuleBytes), refused ones included: a rule using one is as large. */
   private readonly sizes = new Map<string, number>();
+  /** Each resolved evaluator's depth (kMaxRuleDepth): a reference nests it where the reference stands. */
+  private readonly depths = new Map<string, number>();
   private readonly names: string[];
   /** What references added to the rules resolved so far (kMaxAddedRuleBytes). */
   private added = 0;
@@ -77,34 +91,45 @@ export class RefResolver {
    * over a limit is reported and resolves to null (nothing after this may walk it).
    */
   resolve(rule: unknown, flag: string | null, path: PathStep[]): unknown {
-    const measure: Measure = { bytes: 0, added: 0 };
-    return this.bounded(this.walk(rule, flag, path, [], measure), measure, flag, path);
+    const measure: Measure = { bytes: 0, added: 0, depth: 0, truncated: false };
+    return this.bounded(this.walk(rule, flag, path, [], measure, 0), measure, flag, path);
   }
 
   private evaluator(name: string, chain: readonly string[]): unknown {
     const done = this.resolved.get(name);
     if (done !== undefined) return done;
-    const measure: Measure = { bytes: 0, added: 0 };
+    const measure: Measure = { bytes: 0, added: 0, depth: 0, truncated: false };
     const path = ['$evaluators', name];
-    const body = this.bounded(this.walk(this.evaluators[name], null, path, [...chain, name], measure), measure, null, path);
+    const body = this.bounded(this.walk(this.evaluators[name], null, path, [...chain, name], measure, 0), measure, null, path);
     this.resolved.set(name, body);
     this.sizes.set(name, measure.bytes);
+    this.depths.set(name, measure.depth);
     return body;
   }
 
   /** `body` when its measure is within both limits; else the problem is reported and it is null. */
   private bounded(body: unknown, measure: Measure, flag: string | null, path: PathStep[]): unknown {
-    if (measure.bytes > kMaxRuleBytes) return this.report(flag, formatPath(path), kProblems.ruleTooLarge(measure.bytes, kMaxRuleBytes));
+    const at = formatPath(path);
+    if (measure.truncated) return this.report(flag, at, kProblems.ruleTooDeep(kMaxRuleDepth));
+    if (measure.bytes > kMaxRuleBytes) return this.report(flag, at, kProblems.ruleTooLarge(measure.bytes, kMaxRuleBytes));
     this.added += measure.added;
     if (measure.added > 0 && this.added > kMaxAddedRuleBytes)
-      return this.report(flag, formatPath(path), kProblems.refsAddTooMuch(measure.added, this.added, kMaxAddedRuleBytes));
+      return this.report(flag, at, kProblems.refsAddTooMuch(measure.added, this.added, kMaxAddedRuleBytes));
+    // Deep only through its references: sizes first, which say more (a doubling chain is both).
+    if (measure.depth > kMaxRuleDepth) return this.report(flag, at, kProblems.ruleTooDeep(kMaxRuleDepth));
     return body;
   }
 
-  private walk(node: unknown, flag: string | null, path: PathStep[], chain: readonly string[], measure: Measure): unknown {
+  private walk(node: unknown, flag: string | null, path: PathStep[], chain: readonly string[], measure: Measure, depth: number): unknown {
+    if (depth > measure.depth) measure.depth = depth;
+    // Past the limit the rule is refused (bounded); walking on would only risk the stack.
+    if (depth > kMaxRuleDepth) {
+      measure.truncated = true;
+      return null;
+    }
     if (Array.isArray(node)) {
       measure.bytes += node.length === 0 ? 2 : node.length + 1;
-      return node.map((item, i) => this.walk(item, flag, [...path, i], chain, measure));
+      return node.map((item, i) => this.walk(item, flag, [...path, i], chain, measure, depth + 1));
     }
     if (node === null || typeof node !== 'object') {
       measure.bytes += scalarBytes(node);
@@ -112,25 +137,35 @@ export class RefResolver {
     }
     const keys = Object.keys(node);
     const object = node as Record<string, unknown>;
-    if (keys.length === 1 && keys[0] === '$ref') return this.reference(object.$ref, flag, path, chain, measure);
+    if (keys.length === 1 && keys[0] === '$ref') return this.reference(object.$ref, flag, path, chain, measure, depth);
     measure.bytes += keys.length === 0 ? 2 : keys.length + 1;
     // fromEntries, not assignment: a key "__proto__" is a key like any other (assigned, it would set the prototype).
     return Object.fromEntries(
       keys.map((key) => {
         measure.bytes += scalarBytes(key) + 1;
-        return [key, this.walk(object[key], flag, [...path, key], chain, measure)];
+        return [key, this.walk(object[key], flag, [...path, key], chain, measure, depth + 1)];
       }),
     );
   }
 
   /** A `{"$ref": name}`: the evaluator's resolved rule, counted at its resolved size; null after a problem. */
-  private reference(name: unknown, flag: string | null, path: PathStep[], chain: readonly string[], measure: Measure): unknown {
+  private reference(
+    name: unknown,
+    flag: string | null,
+    path: PathStep[],
+    chain: readonly string[],
+    measure: Measure,
+    depth: number,
+  ): unknown {
     const at = formatPath(path);
     let body: unknown = null;
     if (typeof name !== 'string') this.report(flag, at, kProblems.refNotString());
     else if (!Object.hasOwn(this.evaluators, name)) this.report(flag, at, kProblems.unknownEvaluator(name, this.names));
     else if (chain.includes(name)) this.report(flag, at, kProblems.refCycle([...chain, name]));
+    else if (chain.length >= kMaxRuleDepth && !this.resolved.has(name)) this.report(flag, at, kProblems.refChainTooLong(kMaxRuleDepth));
     else body = this.evaluator(name, chain);
+    const nested = typeof name === 'string' ? (this.depths.get(name) ?? 0) : 0;
+    if (depth + nested > measure.depth) measure.depth = depth + nested;
     const bytes = typeof name === 'string' && this.sizes.has(name) ? this.sizes.get(name)! : scalarBytes(null);
     measure.bytes += bytes;
     measure.added += bytes - (kRefBytes + scalarBytes(name));

@@ -54,6 +54,16 @@ t.test("the probe's 20-level file: plan refused with the spec's 400 naming the f
   t.ok(peakBytes() < kPeakBytes, `peak memory ${peakBytes()} bytes`);
 });
 
+t.test('a rule nested thousands of levels deep: a 400 naming the flag, not a 500', { timeout: kHangMs }, async (t) => {
+  // Written out as text: JSON.stringify itself recurses per level.
+  const rule = `${'{"!":['.repeat(5000)}{"var":"x"}${']}'.repeat(5000)}`;
+  const flag = `{"enabled":true,"trafficPercentage":100,"variants":{"on":true,"off":false},"defaultVariant":"off","targeting":{"if":[${rule},"on","off"]}}`;
+  const raw = `{"flagwire":1,"kind":"single","flags":{"deep":${flag}}}`;
+  const r = await call(server.baseUrl, 'POST', '/api/v1/plan', { token: world.secrets.read, raw });
+  t.equal(r.status, 400, r.text.slice(0, 300));
+  t.match(r.json, { error: 'Invalid request', detail: /flags\.deep\.targeting: nests deeper than 64 levels/ });
+});
+
 t.test("the probe's 20-level file: apply refused, nothing changed", { timeout: kHangMs }, async (t) => {
   const before = world.snapshot();
   const r = await apply(world.secrets.write, probeFlagFile(20));
