@@ -352,6 +352,6 @@ t.test('the OpenFeature snippet of docs/api.md runs as pasted and prints what it
   const expected = /console\.log\(\w+\); \/\/ (.*)/.exec(snippet)![1];
   const code = `${snippet.replaceAll(kReadmeBase, server.baseUrl)}\nawait OpenFeature.close();\n`;
   // Run from the repository root, where `import '@openfeature/…'` resolves as in a user's project.
-  const { stdout } = await promisify(execFile)(...plainNode(['--input-type=module', '-e', code]), { cwd: kRepo, timeout: 30_000 });
+  const { stdout } = await promisify(execFile)(...plainNode(['--input-type=module', '-e', code]), { cwd: kRepo, timeout: 60_000 });
   t.equal(stdout.trim(), expected);
 });

@@ -49,7 +49,7 @@ t.test("the web console's editing pages in Chromium", async (t) => {
   const browser: Browser = await launchChromium(t);
   const page = await (await browser.newContext({ viewport: { width: 1200, height: 900 } })).newPage();
   // Generous: a loaded 2-core machine; every wait is on a visible outcome.
-  page.setDefaultTimeout(30_000);
+  page.setDefaultTimeout(60_000);
   await page.goto(`${base}/console`);
   await page.getByLabel('Email').fill(kDemoOwner);
   await page.getByLabel('Password').fill(ownerPassword);
