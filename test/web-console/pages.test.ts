@@ -367,7 +367,7 @@ t.test("the web console's editing pages in Chromium", async (t) => {
     const want = JSON.stringify(expected);
     const read = () => page.evaluate(readAuditRows).catch((err: Error) => [`(unreadable: ${err.message})`]);
     let shown = await read();
-    for (let tries = 0; tries < 300 && JSON.stringify(shown) !== want; tries++) {
+    for (let tries = 0; tries < 600 && JSON.stringify(shown) !== want; tries++) {
       await new Promise((r) => setTimeout(r, 100));
       shown = await read();
     }
