@@ -17,9 +17,9 @@ const kDaySeconds = 24 * 3600;
 
 /** Resolves once `count` changes wait for the writer: each passed the request's own checks. */
 async function queued(server: TestServer, count: number): Promise<void> {
-  for (const deadline = Date.now() + 30_000; ; ) {
+  for (const deadline = Date.now() + 60_000; ; ) {
     if (((await scrapeMetrics(server.baseUrl)).get('flagwire_writer_queue_depth') ?? 0) >= count) return;
-    if (Date.now() > deadline) throw new Error(`${count} writes not queued within 30 s`);
+    if (Date.now() > deadline) throw new Error(`${count} writes not queued within 60 s`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }

@@ -8,8 +8,8 @@ import { cli, ok } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { exportStore } from '../helpers/store-export.js';
 
-/** Polls `fn` until it returns a value, for at most `ms` (the server flushes activity once a second). */
-async function eventually<T>(fn: () => Promise<T | undefined>, ms = 8000): Promise<T | undefined> {
+/** Polls `fn` until it returns a value, for at most `ms` (the server flushes activity once a second; the bound only catches a hang). */
+async function eventually<T>(fn: () => Promise<T | undefined>, ms = 60_000): Promise<T | undefined> {
   const end = Date.now() + ms;
   for (;;) {
     const value = await fn();

@@ -66,7 +66,7 @@ function needsProcess(args: readonly CliArg[], options: CliOptions): boolean {
   if (!args.every((a): a is string => typeof a === 'string' && !/[\uD800-\uDFFF\0]/u.test(a))) return true;
   const words = args as readonly string[];
   // PostgreSQL runs (the multinode tests) keep their process: a hung database must not hang the test
-  // process, and the timeout below ends the console as it ended before.
+  // process, and the hang bound below ends the console as it ended before.
   if (words.includes('--database')) return true;
   return kProcessOnly.has(words[0] ?? '') || kProcessOnly.has(`${words[0]} ${words[1]}`);
 }
@@ -114,7 +114,8 @@ export async function cli(dataDir: string | null, args: readonly CliArg[], optio
     execFile(
       file,
       fileArgs,
-      { env: baseEnv(options.env), cwd: options.cwd, timeout: 15_000, maxBuffer: 16 << 20 },
+      // The bound only catches a hang: a command at load 15 on two cores has taken over 15 s.
+      { env: baseEnv(options.env), cwd: options.cwd, timeout: 60_000, maxBuffer: 16 << 20 },
       (err, stdout, stderr) => {
         const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
         if (err && typeof err.code !== 'number') {

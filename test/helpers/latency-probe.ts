@@ -14,6 +14,8 @@ export interface ProbeResult {
 
 export interface LatencyProbe {
   begin(): void;
+  /** GETs answered since begin(), read at any time (the worker counts them in shared memory). */
+  answered(): number;
   end(): Promise<ProbeResult>;
   close(): Promise<void>;
 }
@@ -22,13 +24,17 @@ interface ProbeData {
   /** The URL to GET; `{i}` is replaced by the request's number. */
   url: string;
   loops: number;
+  /** One Int32: GETs answered since the last begin(). */
+  answered: SharedArrayBuffer;
 }
 
 type Command = 'begin' | 'end';
 
 /** Resolves once the worker has made one request (and so is ready to measure). */
 export async function startLatencyProbe(url: string, loops = 2): Promise<LatencyProbe> {
-  const worker = new Worker(new URL(import.meta.url), { workerData: { url, loops } satisfies ProbeData });
+  const answered = new SharedArrayBuffer(4);
+  const count = new Int32Array(answered);
+  const worker = new Worker(new URL(import.meta.url), { workerData: { url, loops, answered } satisfies ProbeData });
   const next = () =>
     new Promise<unknown>((resolve, reject) => {
       worker.once('message', resolve);
@@ -36,7 +42,12 @@ export async function startLatencyProbe(url: string, loops = 2): Promise<Latency
     });
   await next();
   return {
-    begin: () => worker.postMessage('begin' satisfies Command),
+    begin() {
+      // Reset here, not in the worker: answered() right after begin() must not see the last period's count.
+      Atomics.store(count, 0, 0);
+      worker.postMessage('begin' satisfies Command);
+    },
+    answered: () => Atomics.load(count, 0),
     async end() {
       const result = next();
       worker.postMessage('end' satisfies Command);
@@ -55,7 +66,8 @@ export function percentile(sorted: readonly number[], p: number): number {
 
 if (!isMainThread && parentPort !== null) {
   const port = parentPort;
-  const { url, loops } = workerData as ProbeData;
+  const { url, loops, answered } = workerData as ProbeData;
+  const count = new Int32Array(answered);
   let n = 0;
   let running = false;
   let latencies: number[] = [];
@@ -79,7 +91,10 @@ if (!isMainThread && parentPort !== null) {
       failures = [];
       loopsDone = Promise.all(
         Array.from({ length: loops }, async () => {
-          while (running) latencies.push(await get());
+          while (running) {
+            latencies.push(await get());
+            Atomics.add(count, 0, 1);
+          }
         }),
       );
     } else {

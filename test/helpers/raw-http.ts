@@ -18,7 +18,7 @@ export interface RawReply {
 export class HangError extends Error {}
 
 export interface RawRequestOptions {
-  /** Fail with HangError when no complete response arrives within this time (default 10 s). */
+  /** Fail with HangError when no complete response arrives within this time (default 60 s: the bound only catches a hang). */
   timeoutMs?: number;
   /** The request is HEAD: the response has no body whatever its Content-Length says. */
   head?: boolean;
@@ -87,7 +87,7 @@ export class RawClient {
     const conn = await this.connect();
     conn.buffer = Buffer.alloc(0);
     conn.socket.write(bytes);
-    const timeoutMs = options.timeoutMs ?? 10_000;
+    const timeoutMs = options.timeoutMs ?? 60_000;
     try {
       return await new Promise<RawReply>((resolve, reject) => {
         const timer = setTimeout(() => {

@@ -71,8 +71,8 @@ export async function hungSmtpServer(): Promise<HungServer> {
   };
 }
 
-/** Polls `check` every 50 ms until it holds; throws after `timeoutMs`. */
-export async function until(what: string, check: () => boolean, timeoutMs = 8000): Promise<void> {
+/** Polls `check` every 50 ms until it holds; throws after `timeoutMs` (the bound only catches a hang). */
+export async function until(what: string, check: () => boolean, timeoutMs = 60_000): Promise<void> {
   const start = Date.now();
   while (!check()) {
     if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);

@@ -27,7 +27,7 @@ export async function launchChromium(t: { teardown(fn: () => unknown): void }): 
 /** A page of its own (its own cookies) signed in to the console at `baseUrl` by the form, on the first page. */
 export async function signedInPage(browser: Browser, baseUrl: string, email: string, password: string): Promise<Page> {
   const page = await (await browser.newContext({ viewport: { width: 1200, height: 900 } })).newPage();
-  page.setDefaultTimeout(30_000);
+  page.setDefaultTimeout(60_000);
   await page.goto(`${baseUrl}/console`);
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(password);

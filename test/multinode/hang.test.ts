@@ -138,7 +138,7 @@ t.test('PostgreSQL hung: nodes say so within seconds, writes are refused at thei
     const inPg = await cli(tempDir(t), ['flag', 'list', seeded.projectId, '--database', url]);
     for (const f of inPg.json.flags as { name: string }[]) names.add(`PostgreSQL:${f.name}`);
     for (const [i, node] of [a, b, c.node].entries()) {
-      await until(async () => (await call(node.baseUrl, 'GET', '/ready')).json.replica.revision >= latest, 20_000, 'caught up');
+      await until(async () => (await call(node.baseUrl, 'GET', '/ready')).json.replica.revision >= latest, 60_000, 'caught up');
       const listed = await call(node.baseUrl, 'GET', '/api/v1/flags', { token: seeded.secret });
       for (const f of listed.json.flags as { name: string }[]) names.add(`node ${i}:${f.name}`);
     }

@@ -38,7 +38,7 @@ t.test('an invitation made on one node is accepted on another', async (t) => {
   const onB = await signIn(b.baseUrl, 'x@other.test', 'x of another org');
   const home = async () =>
     (await consoleCall(b.baseUrl, onB, 'GET', 'home')).json as { orgs: { id: string }[]; invitations: { id: string }[] };
-  await until(async () => (await home()).invitations.length === 1, 10_000, 'the invitation on B');
+  await until(async () => (await home()).invitations.length === 1, 60_000, 'the invitation on B');
   t.same((await home()).orgs, [], 'X is not a member before accepting');
   const accepted = await consoleCall(b.baseUrl, onB, 'POST', `invitations/${invited.json.id}/accept`);
   t.same(accepted.json, { orgId: seeded.orgId, userId: x.id, role: 'viewer' }, 'accepted on B');
@@ -52,7 +52,7 @@ t.test('an invitation made on one node is accepted on another', async (t) => {
       members: { userId: string; role: string }[];
       invitations: { email: string }[];
     };
-  await until(async () => (await membersOnA()).members.some((m) => m.userId === x.id), 10_000, 'the membership on A');
+  await until(async () => (await membersOnA()).members.some((m) => m.userId === x.id), 60_000, 'the membership on A');
   t.same(
     (await membersOnA()).invitations.map((i) => i.email),
     ['later@other.test'],

@@ -41,7 +41,7 @@ t.test("a node stuck inside its write does not hold the other nodes' writes", as
   t.equal(refused.status, 503, `B's stalled write is refused: ${refused.text}`);
   for (const node of [a, b]) {
     let read = await call(node.baseUrl, 'GET', `/api/v1/flags/${flagId}`, { token: secret });
-    for (let i = 0; i < 100 && read.json.trafficPercentage !== 22; i++) {
+    for (let i = 0; i < 1200 && read.json.trafficPercentage !== 22; i++) {
       await new Promise((resolve) => setTimeout(resolve, 50));
       read = await call(node.baseUrl, 'GET', `/api/v1/flags/${flagId}`, { token: secret });
     }

@@ -41,7 +41,7 @@ export async function startReadyNodes(
 }
 
 /** Waits until GET /ready answers 200 (the node's copy has caught up). */
-export async function waitReady(node: TestServer, ms = 40_000): Promise<any> {
+export async function waitReady(node: TestServer, ms = 60_000): Promise<any> {
   const until = Date.now() + ms;
   for (;;) {
     const r = await call(node.baseUrl, 'GET', '/ready');
@@ -51,8 +51,8 @@ export async function waitReady(node: TestServer, ms = 40_000): Promise<any> {
   }
 }
 
-/** Polls `probe` until it returns true; returns the milliseconds it took. */
-export async function until(probe: () => Promise<boolean>, ms = 20_000, what = 'condition'): Promise<number> {
+/** Polls `probe` until it returns true; returns the milliseconds it took (the bound only catches a hang). */
+export async function until(probe: () => Promise<boolean>, ms = 60_000, what = 'condition'): Promise<number> {
   const start = performance.now();
   for (;;) {
     if (await probe()) return performance.now() - start;

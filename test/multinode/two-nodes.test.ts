@@ -32,7 +32,7 @@ t.test('two nodes follow one PostgreSQL', async (t) => {
   });
   t.equal(patched.status, 200);
   t.equal(await evaluate(a, seeded.flagId), true, 'read-your-writes on the node that took the write');
-  await until(() => evaluate(b, seeded.flagId), 10_000, 'the change on the other node');
+  await until(() => evaluate(b, seeded.flagId), 60_000, 'the change on the other node');
   const [onA, onB] = await Promise.all(
     [a, b].map((n) => call(n.baseUrl, 'GET', `/api/v1/flags/${seeded.flagId}`, { token: seeded.secret })),
   );

@@ -139,7 +139,7 @@ t.test(`Evaluation API fuzz: ${kRuns} generated requests (seed ${kSeed})`, async
 
   const send = async (bytes: Buffer, head: boolean, dirty: boolean): Promise<RawReply> => {
     try {
-      return await client.request(bytes, { timeoutMs: 10_000, head, closeAfter: dirty });
+      return await client.request(bytes, { timeoutMs: 60_000, head, closeAfter: dirty });
     } catch (err) {
       if (err instanceof HangError)
         throw new Error(`hang: ${err.message}\nrequest: ${JSON.stringify(bytes.subarray(0, 400).toString('latin1'))}`);

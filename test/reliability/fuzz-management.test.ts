@@ -471,7 +471,7 @@ t.test(`Management API fuzz: ${kRuns} generated requests (seed ${kSeed})`, async
     const bytes = rawRequest(method, target, headers, payload);
     let reply: RawReply;
     try {
-      reply = await client.request(bytes, { timeoutMs: 10_000, head: method === 'HEAD', closeAfter: dirty });
+      reply = await client.request(bytes, { timeoutMs: 60_000, head: method === 'HEAD', closeAfter: dirty });
     } catch (err) {
       if (err instanceof HangError)
         throw new Error(`hang: ${err.message}\nrequest: ${JSON.stringify(bytes.subarray(0, 600).toString('latin1'))}`);

@@ -33,14 +33,14 @@ export function request(
   body?: string,
 ): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = http.request(`${baseUrl}${path}`, { method, headers, agent: dispatcher, timeout: 15_000 }, (res) => {
+    const req = http.request(`${baseUrl}${path}`, { method, headers, agent: dispatcher, timeout: 60_000 }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
       res.on('error', reject);
       res.on('aborted', () => reject(new Error('response aborted')));
     });
-    req.on('timeout', () => req.destroy(new Error('no answer within 15 s')));
+    req.on('timeout', () => req.destroy(new Error('no answer within 60 s')));
     req.on('error', reject);
     req.end(body);
   });

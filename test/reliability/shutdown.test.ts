@@ -29,7 +29,7 @@ const kEvalStopping = JSON.stringify({
   detail: 'The evaluation queue is full or the server is stopping; retry after a second.',
 });
 
-t.setTimeout(180_000);
+t.setTimeout(600_000);
 
 t.test('SIGTERM under evaluation and PATCH load', async (t) => {
   const dataDir = tempDataDir();

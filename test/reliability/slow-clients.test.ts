@@ -9,10 +9,12 @@
 //     takes some of it, so a client that takes nothing is closed by that timeout, 10 s);
 //   - a header with a control character (uWS neither answers nor rejects it);
 // while a well-behaved client keeps using the service. Checked: the well-behaved client is never
-// blocked (every request answered, slowest well under a second); the server closes every hostile
-// connection by itself within uWS's idle timeout (10 s without progress, checked every 4 s: it covers
-// answers nobody reads as well as requests that never complete), so 20 s in it holds none of them; its
-// memory stays bounded; shutdown is not held up.
+// blocked (every request answered, none waiting as long as uWS's idle timeout, the stall a blocking
+// client would cause); the server closes every hostile connection by itself at uWS's idle timeout (10 s
+// without progress, checked every 4 s: it covers answers nobody reads as well as requests that never
+// complete), so it lets go of all of them while their clients still hold their ends; its memory stays
+// bounded; shutdown is not held up. No bound here is a speed: on a loaded machine the idle timeout
+// fires late too, and the clients hold their ends until the server has let go (a minute at most).
 import t from 'tap';
 import net from 'node:net';
 import { call } from '../helpers/http.js';
@@ -20,15 +22,30 @@ import { startTestServer, tempDataDir } from '../helpers/server.js';
 import { buildWorld } from '../helpers/world.js';
 import { kUnlimited, rssMiB, socketCount } from './support.js';
 
+const kNeverReads = 'never reads: ';
+const kIdle = 'idle: connects, sends nothing';
+
 interface Hostile {
   kind: string;
-  /** ms from connecting until the server closed the connection; null if it did not within the wait. */
+  /** ms from connecting until the server closed the connection; null if it had not when released. */
   closedAfterMs: number | null;
   bytesReceived: number;
 }
 
-/** Opens a connection, writes `first`, then one byte of `drip` every `everyMs`, until the server closes it. */
-function hostile(port: number, kind: string, first: string | Buffer, drip = '', everyMs = 1000, waitMs = 25_000): Promise<Hostile> {
+/** What the hostile clients share: they hold their ends until `released`. */
+interface Hold {
+  released: Promise<void>;
+  /** Connections that can see the server's close (not the never-reading ones) and have not yet. */
+  open: number;
+}
+
+/**
+ * Opens a connection, writes `first`, then one byte of `drip` every `everyMs`, until the server closes it
+ * or the hold is released (the test has seen the server's side).
+ */
+function hostile(port: number, kind: string, first: string | Buffer, hold: Hold, drip = '', everyMs = 1000): Promise<Hostile> {
+  const seesClose = !kind.startsWith(kNeverReads);
+  if (seesClose) hold.open++;
   return new Promise((resolve) => {
     const started = performance.now();
     const socket = net.connect(port, '127.0.0.1');
@@ -39,11 +56,11 @@ function hostile(port: number, kind: string, first: string | Buffer, drip = '', 
       if (done) return;
       done = true;
       if (timer) clearTimeout(timer);
-      clearTimeout(giveUp);
       socket.destroy();
+      if (seesClose && closedAfterMs !== null) hold.open--;
       resolve({ kind, closedAfterMs, bytesReceived });
     };
-    const giveUp = setTimeout(() => finish(null), waitMs);
+    void hold.released.then(() => finish(null));
     socket.on('data', (d: Buffer) => {
       bytesReceived += d.length;
       if (kind.startsWith('never reads')) socket.pause();
@@ -64,9 +81,7 @@ function hostile(port: number, kind: string, first: string | Buffer, drip = '', 
   });
 }
 
-const kNeverReads = 'never reads: ';
-
-t.setTimeout(120_000);
+t.setTimeout(600_000);
 
 t.test('slow and hostile clients do not block others, are disconnected by the server, and memory stays bounded', async (t) => {
   const dataDir = tempDataDir();
@@ -127,38 +142,48 @@ t.test('slow and hostile clients do not block others, are disconnected by the se
   const evalBig = `GET /v1/flags/project/${big} HTTP/1.1\r\nHost: x\r\n\r\n`;
   const mgmtBig = `GET /api/v1/flags HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${bigToken}\r\n\r\n`;
   const attacks: Promise<Hostile>[] = [];
+  // The hostile clients hold their ends until the test has seen the server's side (a minute at most).
+  let release = () => {};
+  const hold: Hold = { released: new Promise<void>((resolve) => (release = resolve)), open: 0 };
   const add = (n: number, make: () => Promise<Hostile>) => {
     for (let i = 0; i < n; i++) attacks.push(make());
   };
-  add(300, () => hostile(port, 'slowloris: partial request line, then 1 byte/s', 'GET /health HTT', 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'));
+  const attackedAt = performance.now();
   add(300, () =>
-    hostile(port, 'slowloris: request line, headers at 1 byte/s', 'GET /health HTTP/1.1\r\nHost: x\r\n', `X-Slow: ${'y'.repeat(40)}`),
+    hostile(port, 'slowloris: partial request line, then 1 byte/s', 'GET /health HTT', hold, 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'),
   );
-  add(150, () => hostile(port, 'slow body: 1 byte/s', patch, `{"enabled": true, "cohorts": ["${'z'.repeat(20)}"]}`));
-  add(150, () => hostile(port, 'body never sent', patch));
-  add(300, () => hostile(port, 'idle: connects, sends nothing', ''));
-  add(50, () => hostile(port, 'never reads: 200 pipelined big management lists', mgmtBig.repeat(200)));
-  add(50, () => hostile(port, 'never reads: 200 pipelined big evaluation lists', evalBig.repeat(200)));
-  add(100, () => hostile(port, `${kNeverReads}one big answer`, evalBig));
+  add(300, () =>
+    hostile(port, 'slowloris: request line, headers at 1 byte/s', 'GET /health HTTP/1.1\r\nHost: x\r\n', hold, `X-Slow: ${'y'.repeat(40)}`),
+  );
+  add(150, () => hostile(port, 'slow body: 1 byte/s', patch, hold, `{"enabled": true, "cohorts": ["${'z'.repeat(20)}"]}`));
+  add(150, () => hostile(port, 'body never sent', patch, hold));
+  add(300, () => hostile(port, kIdle, '', hold));
+  add(50, () => hostile(port, 'never reads: 200 pipelined big management lists', mgmtBig.repeat(200), hold));
+  add(50, () => hostile(port, 'never reads: 200 pipelined big evaluation lists', evalBig.repeat(200), hold));
+  add(100, () => hostile(port, `${kNeverReads}one big answer`, evalBig, hold));
   // Answers given inside the request handler, pipelined faster than a non-reading client takes them.
-  add(5, () => hostile(port, `${kNeverReads}5,000 pipelined /health`, 'GET /health HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(5000)));
+  add(5, () => hostile(port, `${kNeverReads}5,000 pipelined /health`, 'GET /health HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(5000), hold));
   add(5, () =>
-    hostile(port, `${kNeverReads}5,000 pipelined CORS preflights`, 'OPTIONS /v1/flags/x HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(5000)),
+    hostile(port, `${kNeverReads}5,000 pipelined CORS preflights`, 'OPTIONS /v1/flags/x HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(5000), hold),
   );
   add(3, () =>
-    hostile(port, `${kNeverReads}one 5 MB answer`, `GET /api/v1/flags HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${hugeToken}\r\n\r\n`),
+    hostile(
+      port,
+      `${kNeverReads}one 5 MB answer`,
+      `GET /api/v1/flags HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${hugeToken}\r\n\r\n`,
+      hold,
+    ),
   );
-  add(20, () => hostile(port, 'control character in a header', 'GET /health HTTP/1.1\r\nHost: x\r\nX-Bad: a\x01b\r\n\r\n'));
-  // The server's side, 20 s in (past uWS's idle timeout, which also ends answers nobody reads): the hostile clients
-  // still hold their ends, the server must have let go of every one.
-  const serverSideAt20s = new Promise<number>((resolve) => setTimeout(() => resolve(socketCount(pid)), 20_000));
+  add(20, () => hostile(port, 'control character in a header', 'GET /health HTTP/1.1\r\nHost: x\r\nX-Bad: a\x01b\r\n\r\n', hold));
 
-  // Meanwhile, a well-behaved client: /health, an evaluation, a Management read and a PATCH, in turn.
+  // Meanwhile, a well-behaved client: /health, an evaluation, a Management read and a PATCH, in turn, for
+  // 16 s and at least kWellBehaved requests (a count, not a count per time: that is the machine's speed).
+  const kWellBehaved = 51;
   const latencies: number[] = [];
   const failures: string[] = [];
   let rssPeak = rssBefore;
   const deadline = performance.now() + 16_000;
-  for (let i = 0; performance.now() < deadline; i++) {
+  for (let i = 0; performance.now() < deadline || i < kWellBehaved; i++) {
     const started = performance.now();
     try {
       const r =
@@ -183,8 +208,17 @@ t.test('slow and hostile clients do not block others, are disconnected by the se
     rssPeak = Math.max(rssPeak, rssMiB(pid));
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+  // The server's side: with the hostile clients still holding their ends, it must let go of every one by
+  // itself (uWS's idle timeout, which also ends answers nobody reads), and each client that reads sees
+  // its close. The bound only catches a hang.
+  let socketsLeft = socketCount(pid);
+  for (const deadline = performance.now() + 60_000; (socketsLeft > socketsBefore + 2 || hold.open > 0) && performance.now() < deadline; ) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    socketsLeft = socketCount(pid);
+  }
+  const letGoAt = performance.now() - attackedAt;
+  release();
   const results = await Promise.all(attacks);
-  const socketsAt20s = await serverSideAt20s;
   rssPeak = Math.max(rssPeak, rssMiB(pid));
   const rssAfter = rssMiB(pid);
 
@@ -198,16 +232,17 @@ t.test('slow and hostile clients do not block others, are disconnected by the se
     const answered = rs.filter((r) => r.bytesReceived > 0).length;
     t.comment(
       `${kind}: ${rs.length} connections, closed by the server after ${closed.length > 0 ? `${(closed[0]! / 1000).toFixed(1)}-${(closed.at(-1)! / 1000).toFixed(1)} s` : '-'}; ` +
-        `${rs.length - closed.length} still open after 25 s; ${answered} got some answer bytes`,
+        `${rs.length - closed.length} still open when released; ${answered} got some answer bytes`,
     );
     // A client that never reads cannot see the server's close once answers sit in the kernel's buffers:
     // the FIN waits behind bytes it does not read. The server's socket count below covers these.
     if (kind.startsWith(kNeverReads)) continue;
     t.equal(closed.length, rs.length, `${kind}: every connection closed by the server`);
-    t.ok(closed.length === 0 || closed.at(-1)! < 20_000, `${kind}: within 20 s`);
   }
-  t.comment(`server sockets: ${socketsBefore} before the attack, ${socketsAt20s} 20 s into it (${attacks.length} hostile connections)`);
-  t.ok(socketsAt20s <= socketsBefore + 2, 'the server holds none of the hostile connections after 20 s');
+  t.comment(
+    `server sockets: ${socketsBefore} before the attack, ${socketsLeft} ${(letGoAt / 1000).toFixed(1)} s into it (${attacks.length} hostile connections)`,
+  );
+  t.ok(socketsLeft <= socketsBefore + 2, 'the server let go of every hostile connection while their clients held their ends');
   latencies.sort((a, b) => a - b);
   const p99 = latencies[Math.floor(latencies.length * 0.99)]!;
   t.comment(
@@ -218,11 +253,15 @@ t.test('slow and hostile clients do not block others, are disconnected by the se
     `server memory (RSS): ${rssBefore.toFixed(0)} MiB before, ${rssPeak.toFixed(0)} MiB peak with ${attacks.length} hostile connections, ${rssAfter.toFixed(0)} MiB after`,
   );
   t.same(failures, [], 'every request of the well-behaved client was answered 200');
-  t.ok(latencies.length > 50, 'it kept making requests');
-  // A server blocked by a hostile client would hold this one for as long as the stall lasts (uWS's
-  // idle timeout, about 10 s). 3 s keeps that distinction with room for a loaded 2-core CI machine
-  // (1.2 s seen there while other test files ran beside this one).
-  t.ok(latencies.at(-1)! < 3000, `never blocked (slowest ${latencies.at(-1)!.toFixed(0)} ms)`);
+  // A server blocked by a hostile client would hold this one for as long as the stall lasts: until uWS's
+  // idle timeout ends that client (10 s on a 4 s tick). The idle connections' own closes measure that
+  // timeout on this machine as it is now (8-12 s quiet; 15-16 s beside eight busy loops, where a request
+  // of this client once took 7.8 s with nothing blocked), so the distinction holds at any load.
+  const idleTimeoutMs = Math.min(...byKind.get(kIdle)!.map((r) => r.closedAfterMs ?? Infinity));
+  t.ok(
+    latencies.at(-1)! < idleTimeoutMs,
+    `never blocked (slowest ${latencies.at(-1)!.toFixed(0)} ms, under the idle timeout as it fired here: ${idleTimeoutMs.toFixed(0)} ms)`,
+  );
   t.ok(rssPeak - rssBefore < 200, `memory stayed bounded (+${(rssPeak - rssBefore).toFixed(0)} MiB at the peak)`);
 
   const stopped = performance.now();

@@ -184,7 +184,7 @@ t.test('a corrupt, truncated or foreign data file is refused at start with a cle
     await new Promise((resolve) => setTimeout(resolve, 50));
     const before = readFileSync(file);
     const env: NodeJS.ProcessEnv = { ...process.env, FLAGWIRE_EVAL_WORKERS: '1', FLAGWIRE_PORT: '0' };
-    const serve = spawnSync(...plainNode([kCli, 'serve', '--data', dir]), { env, encoding: 'utf8', timeout: 20_000 });
+    const serve = spawnSync(...plainNode([kCli, 'serve', '--data', dir]), { env, encoding: 'utf8', timeout: 60_000 });
     t.equal(serve.signal, null, `${name}: serve ends by itself, not by a signal (no crash)`);
     t.equal(serve.status, 1, `${name}: serve exits 1`);
     t.match(serve.stderr, expected, `${name}: the message says what is wrong`);

@@ -35,7 +35,7 @@ t.test('a write refused while a console command holds the write lock: 503, never
 
   // Ready first (a probe round can miss its budget on a loaded machine: ask again, as a balancer does).
   let before = await ready();
-  for (const deadline = Date.now() + 20_000; before.status !== 200 && Date.now() < deadline; ) {
+  for (const deadline = Date.now() + 60_000; before.status !== 200 && Date.now() < deadline; ) {
     await sleep(100);
     before = await ready();
   }
@@ -123,7 +123,7 @@ t.test('a write refused while a console command holds the write lock: 503, never
 
   // Free again: /ready says so, and a write gets its 200 and is on disk.
   let after = await ready();
-  for (const deadline = Date.now() + 10_000; after.writer !== 'ok' && Date.now() < deadline; ) {
+  for (const deadline = Date.now() + 60_000; after.writer !== 'ok' && Date.now() < deadline; ) {
     await sleep(100);
     after = await ready();
   }

@@ -141,7 +141,7 @@ t.test('a port taken by another process is still a configuration error with seve
   const second = spawnSync(...plainNode([kCli, 'serve', '--host', '127.0.0.1', '--port', String(first.port), '--data', tempDataDir()]), {
     env,
     encoding: 'utf8',
-    timeout: 30_000,
+    timeout: 60_000,
   });
   t.equal(second.status, 2, 'the second server exits 2');
   t.match(second.stderr, /already in use/, 'naming the busy port');

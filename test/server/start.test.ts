@@ -94,7 +94,7 @@ t.test('a bad setting stops start-up with one line naming it and exit code 2', a
     const r = spawnSync(...plainNode([kCli, 'serve']), {
       env: { ...process.env, FLAGWIRE_DATA: tempDataDir(), ...env },
       encoding: 'utf8',
-      timeout: 10_000,
+      timeout: 60_000,
     });
     t.equal(r.status, 2, JSON.stringify(env));
     t.match(r.stderr, expected);
@@ -109,7 +109,7 @@ t.test('a port already in use stops start-up with one line naming the port setti
   const r = spawnSync(...plainNode([kCli, 'serve', '--port', String(first.port), '--host', '127.0.0.1']), {
     env: { ...process.env, FLAGWIRE_DATA: tempDataDir(), FLAGWIRE_EVAL_WORKERS: '1' },
     encoding: 'utf8',
-    timeout: 15_000,
+    timeout: 60_000,
   });
   t.equal(r.status, 2, `exit 2 (stderr: ${r.stderr})`);
   t.equal(r.stderr.trim().split('\n').length, 1, 'one line');

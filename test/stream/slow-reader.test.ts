@@ -20,7 +20,7 @@ import { startTestServer } from '../helpers/server.js';
 const kFlags = 4000;
 const kSlowClients = 2;
 
-t.setTimeout(120_000);
+t.setTimeout(600_000);
 
 t.test('a stream client that never reads is dropped and counted; readers beside it are not', async (t) => {
   const world = buildEvalWorld();
@@ -144,7 +144,7 @@ t.test('a stream client that never reads is dropped and counted; readers beside 
   for (const { socket } of slow) socket.resume();
   const closedAt = await Promise.race([
     Promise.all(slow.map((s) => s.closed)),
-    new Promise<null>((resolve) => setTimeout(() => resolve(null), 15_000)),
+    new Promise<null>((resolve) => setTimeout(() => resolve(null), 60_000)),
   ]);
   t.ok(
     closedAt !== null,
@@ -157,11 +157,11 @@ t.test('a stream client that never reads is dropped and counted; readers beside 
     body: { trafficPercentage: 61 },
   });
   t.equal(patch.status, 200);
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + 60_000;
   while (!otherProject.ids.includes(world.ids.half) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
   t.ok(otherProject.ids.includes(world.ids.half), 'the client on another project got the change');
   const lastRound = touchAll();
-  while (sameProject.lastRound !== lastRound && Date.now() < deadline + 10_000) await new Promise((resolve) => setTimeout(resolve, 50));
+  while (sameProject.lastRound !== lastRound && Date.now() < deadline + 60_000) await new Promise((resolve) => setTimeout(resolve, 50));
   t.equal(
     sameProject.lastRound,
     lastRound,

@@ -116,42 +116,45 @@ t.test('cycles are still refused, and a cycle beside a doubling chain costs no m
   t.ok(found.some((p) => p.startsWith('$evaluators.a: resolves to ')));
 });
 
-t.test('a rule nested deeper than 64 levels, written or through a chain of evaluators, is refused without overflowing the stack', async (t) => {
-  // {"!": [{"!": [ ... {"var": "x"} ... ]}]}: two levels a "!" (the object and its array).
-  const nested = (levels: number) => {
-    let rule: unknown = { var: 'x' };
-    for (let i = 0; i < levels; i++) rule = { '!': [rule] };
-    return rule;
-  };
-  const flag = (targeting: unknown, $evaluators: Record<string, unknown> = {}) => ({
-    $evaluators,
-    flags: { deep: { state: 'ENABLED', variants: kBool, defaultVariant: 'off', targeting: { if: [targeting, 'on', 'off'] } } },
-  });
-  t.strictSame(problems(flag(nested(30))), [], '60 levels and the if around them: accepted');
-  for (const levels of [40, 3000, 50_000])
-    t.strictSame(
-      problems(flag(nested(levels))),
-      [`flags.deep.targeting: nests deeper than ${kMaxRuleDepth} levels with its $refs replaced`],
-      `${levels * 2} levels written`,
+t.test(
+  'a rule nested deeper than 64 levels, written or through a chain of evaluators, is refused without overflowing the stack',
+  async (t) => {
+    // {"!": [{"!": [ ... {"var": "x"} ... ]}]}: two levels a "!" (the object and its array).
+    const nested = (levels: number) => {
+      let rule: unknown = { var: 'x' };
+      for (let i = 0; i < levels; i++) rule = { '!': [rule] };
+      return rule;
+    };
+    const flag = (targeting: unknown, $evaluators: Record<string, unknown> = {}) => ({
+      $evaluators,
+      flags: { deep: { state: 'ENABLED', variants: kBool, defaultVariant: 'off', targeting: { if: [targeting, 'on', 'off'] } } },
+    });
+    t.strictSame(problems(flag(nested(30))), [], '60 levels and the if around them: accepted');
+    for (const levels of [40, 3000, 50_000])
+      t.strictSame(
+        problems(flag(nested(levels))),
+        [`flags.deep.targeting: nests deeper than ${kMaxRuleDepth} levels with its $refs replaced`],
+        `${levels * 2} levels written`,
+      );
+    // Evaluators e0 <- e1 <- ... each one level around the one before: shallow written, deep resolved.
+    const chain = (length: number) => {
+      const $evaluators: Record<string, unknown> = { e0: { var: 'x' } };
+      for (let i = 1; i < length; i++) $evaluators[`e${i}`] = { '!': { $ref: `e${i - 1}` } };
+      return $evaluators;
+    };
+    t.strictSame(problems(flag({ $ref: 'e20' }, chain(21))), [], 'a chain of 21: accepted');
+    const long = problems(flag({ $ref: 'e4999' }, chain(5000)));
+    t.ok(long.length > 0, `a chain of 5,000 refused: ${long.slice(0, 2).join(' | ')}`);
+    t.ok(
+      long.some((p) => p.startsWith('flags.deep.targeting: ')),
+      'naming the flag',
     );
-  // Evaluators e0 <- e1 <- ... each one level around the one before: shallow written, deep resolved.
-  const chain = (length: number) => {
-    const $evaluators: Record<string, unknown> = { e0: { var: 'x' } };
-    for (let i = 1; i < length; i++) $evaluators[`e${i}`] = { '!': { $ref: `e${i - 1}` } };
-    return $evaluators;
-  };
-  t.strictSame(problems(flag({ $ref: 'e20' }, chain(21))), [], 'a chain of 21: accepted');
-  const long = problems(flag({ $ref: 'e4999' }, chain(5000)));
-  t.ok(long.length > 0, `a chain of 5,000 refused: ${long.slice(0, 2).join(' | ')}`);
-  t.ok(
-    long.some((p) => p.startsWith('flags.deep.targeting: ')),
-    'naming the flag',
-  );
-  t.ok(
-    long.every((p) => /nests deeper than 64 levels|refers through more than 64 evaluators in a row|they may add at most/.test(p)),
-    'and why (a chain this long also passes what references may add)',
-  );
-});
+    t.ok(
+      long.every((p) => /nests deeper than 64 levels|refers through more than 64 evaluators in a row|they may add at most/.test(p)),
+      'and why (a chain this long also passes what references may add)',
+    );
+  },
+);
 
 t.test('a rule sent without references (a typed create or PATCH) is held to the same limit', async (t) => {
   const rule = (length: number) => ({ if: [{ in: [{ var: 'email' }, 'x'.repeat(length)] }, 'on', 'off'] });

@@ -33,7 +33,7 @@ t.test('the web console in Chromium', async (t) => {
   const open = async (email: string, password: string) => {
     const context = await browser.newContext({ viewport: { width: 1200, height: 860 } });
     const page = await context.newPage();
-    page.setDefaultTimeout(15_000);
+    page.setDefaultTimeout(60_000);
     page.on('request', (r) => {
       if (!r.url().startsWith(`${base}/`)) foreign.push(r.url());
     });

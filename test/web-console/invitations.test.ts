@@ -112,7 +112,7 @@ t.test('an organisation owner cannot add a person without consent, nor read thei
   t.equal((await setPassword(dir, x, `${kXPassword}\n`)).code, 0);
   const browser: Browser = await launchChromium(t);
   const page = await (await browser.newContext()).newPage();
-  page.setDefaultTimeout(30_000);
+  page.setDefaultTimeout(60_000);
   await page.goto(`${base}/console`);
   await page.getByLabel('Email').fill(kX);
   await page.getByLabel('Password').fill(kXPassword);

@@ -57,7 +57,7 @@ t.test('list fields keep every item exactly; a save sends only what was edited',
   const browser: Browser = await launchChromium(t);
   const page = await (await browser.newContext({ viewport: { width: 1200, height: 900 } })).newPage();
   // Generous: a loaded 2-core machine; every wait is on a visible outcome.
-  page.setDefaultTimeout(30_000);
+  page.setDefaultTimeout(60_000);
   const sent: { url: string; body: unknown }[] = [];
   page.on('request', (r) => {
     if (r.method() === 'PATCH') sent.push({ url: r.url(), body: JSON.parse(r.postData() ?? 'null') });

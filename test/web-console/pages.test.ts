@@ -49,7 +49,7 @@ t.test("the web console's editing pages in Chromium", async (t) => {
   const browser: Browser = await launchChromium(t);
   const page = await (await browser.newContext({ viewport: { width: 1200, height: 900 } })).newPage();
   // Generous: a loaded 2-core machine; every wait is on a visible outcome.
-  page.setDefaultTimeout(30_000);
+  page.setDefaultTimeout(60_000);
   await page.goto(`${base}/console`);
   await page.getByLabel('Email').fill(kDemoOwner);
   await page.getByLabel('Password').fill(ownerPassword);
@@ -367,7 +367,7 @@ t.test("the web console's editing pages in Chromium", async (t) => {
     const want = JSON.stringify(expected);
     const read = () => page.evaluate(readAuditRows).catch((err: Error) => [`(unreadable: ${err.message})`]);
     let shown = await read();
-    for (let tries = 0; tries < 300 && JSON.stringify(shown) !== want; tries++) {
+    for (let tries = 0; tries < 600 && JSON.stringify(shown) !== want; tries++) {
       await new Promise((r) => setTimeout(r, 100));
       shown = await read();
     }

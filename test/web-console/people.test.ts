@@ -31,7 +31,7 @@ t.test('invite a new address, join by the mailed link, create an organisation an
   const link = /http:\/\/\S+\/console\/#\/join\/\S+/.exec(mail.text)![0];
 
   const pia = await (await browser.newContext({ viewport: { width: 1200, height: 900 } })).newPage();
-  pia.setDefaultTimeout(30_000);
+  pia.setDefaultTimeout(60_000);
   await pia.goto(link);
   await pia.getByRole('heading', { name: 'Join your organisation' }).waitFor();
   t.strictSame(await seriousViolations(pia), [], 'the join page');

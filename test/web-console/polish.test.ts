@@ -75,7 +75,7 @@ t.test('the web console: not found, status per page, empty states, dark scheme, 
   const tokens = (await consoleCall(base, session, 'GET', `projects/${kShop}/tokens`)).json.tokens as { id: string; name: string }[];
   const tokenId = tokens.find((tk) => tk.name === 'demo-read')!.id;
   // The changes made above are delivered to the webhook, so its page has a delivery log to show.
-  for (let tries = 0; tries < 600 && receiver.received.length === 0; tries++) await new Promise((r) => setTimeout(r, 50));
+  for (let tries = 0; tries < 1200 && receiver.received.length === 0; tries++) await new Promise((r) => setTimeout(r, 50));
   t.ok(receiver.received.length > 0, 'the webhook has a delivery to list');
 
   const page = await signedInPage(browser, base, kDemoOwner, ownerPassword);

@@ -24,7 +24,7 @@ t.test('variants and a rule edited in the flag page, checked before they are sav
 
   const browser: Browser = await launchChromium(t);
   const page = await (await browser.newContext({ viewport: { width: 1200, height: 900 } })).newPage();
-  page.setDefaultTimeout(30_000);
+  page.setDefaultTimeout(60_000);
   let patches = 0;
   page.on('request', (r) => {
     if (r.method() === 'PATCH') patches++;
