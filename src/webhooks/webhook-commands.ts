@@ -103,7 +103,7 @@ export function queueWebhookDeliveries(w: StoreWriter, entries: readonly AuditEn
         projectId: hook.projectId,
         event: entry.action,
         auditSeq: entry.seq,
-        body: deliveryBody(hook, entry, flag, project),
+        body: deliveryBody(hook, entry, flag, flag === undefined ? undefined : w.getUsage(flag.id), project),
         createdAt: now,
         queuedAt: now,
         status: 'pending',
