@@ -1,8 +1,11 @@
 // The webhook outbox against a real server and real receivers: the flag in a delivery is what
-// GET /api/v1/flags/{id} answers at that revision, usage included.
+// GET /api/v1/flags/{id} answers at that revision, usage included; one project's hanging receivers hold
+// at most its share of the node's send places, and another project's deliveries go by them.
 import t from 'tap';
+import { kSendsPerProject, kSendsPerWebhook } from '../../src/webhooks/deliverer.js';
 import { call } from '../helpers/http.js';
-import { flushActivity } from '../helpers/test-hooks.js';
+import { pollUntil } from '../helpers/poll.js';
+import { advanceClock, flushActivity } from '../helpers/test-hooks.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
 import { startWorldServer } from '../helpers/world-server.js';
 
@@ -10,10 +13,14 @@ const { server, world } = await startWorldServer(t, {
   FLAGWIRE_TEST_HOOKS: '1',
   // The receivers listen on loopback: the allow-list lets exactly that through.
   FLAGWIRE_WEBHOOK_ALLOW: '127.0.0.1',
+  // A hanging receiver holds a send for a minute: longer than anything here may take on a busy machine.
+  FLAGWIRE_WEBHOOK_TIMEOUT_MS: '60000',
 });
 const { ids, secrets } = world;
 const base = server.baseUrl;
 const api = (method: string, path: string, body?: unknown, token = secrets.write) => call(base, method, path, { token, body });
+const log = async (webhookId: string, token = secrets.read) =>
+  (await api('GET', `/api/v1/webhooks/${webhookId}/deliveries`, undefined, token)).json.deliveries as Record<string, any>[];
 
 t.test("the flag in a delivery is GET /api/v1/flags/{id}'s answer at that revision, its usage included", async (t) => {
   const receiver = await startReceiver();
@@ -27,4 +34,52 @@ t.test("the flag in a delivery is GET /api/v1/flags/{id}'s answer at that revisi
   t.match(shown, { evaluations: 3, lastEvaluatedAt: Number, trafficPercentage: 33 });
   t.same(JSON.parse(receiver.received[0]!.body).data.flag, shown);
   await api('POST', `/api/v1/webhooks/${hook}/delete`);
+});
+
+t.test("eight hanging webhooks of one project hold its share of the send places; another project's deliveries go by them", async (t) => {
+  const hanging = await Promise.all(Array.from({ length: 8 }, () => startReceiver()));
+  const healthy = await startReceiver();
+  t.teardown(() => Promise.all([...hanging, healthy].map((r) => r.close())));
+  const hooksA: string[] = [];
+  for (const r of hanging) hooksA.push((await api('POST', '/api/v1/webhooks', { url: r.url, events: ['flag'] })).json.id);
+  const hookB = (await api('POST', '/api/v1/webhooks', { url: healthy.url, events: ['flag'] }, secrets.writeB)).json.id as string;
+
+  // Ten changes of project A, each tried once and failed (500), so that all 80 are due together when
+  // the clock moves past their backoff: every webhook then has a batch of ten to send at once.
+  for (const r of hanging) r.answer = 500;
+  for (let i = 0; i < 10; i++) t.equal((await api('PATCH', `/api/v1/flags/${ids.flag}`, { trafficPercentage: 60 + i })).status, 200);
+  for (const id of hooksA)
+    await pollUntil(
+      'every change tried once',
+      () => log(id),
+      (l) => l.length === 10 && l.every((d) => d.attempts >= 1 && d.status === 'pending'),
+    );
+  for (const r of hanging) r.answer = 'hang';
+  const triedBefore = hanging.map((r) => r.received.length);
+  await advanceClock(server, 3600);
+  const sentA = () => hanging.reduce((n, r, i) => n + r.received.length - triedBefore[i]!, 0);
+  await pollUntil(
+    'project A holds its places',
+    async () => sentA(),
+    (n) => n >= kSendsPerProject,
+  );
+
+  for (let i = 0; i < 5; i++)
+    t.equal((await api('PATCH', `/api/v1/flags/${ids.flagB}`, { enabled: i % 2 === 1 }, secrets.writeB)).status, 200);
+  await healthy.waitFor(5);
+  t.equal(
+    hanging.reduce((n, r) => n + r.cutOff, 0),
+    0,
+    "all of B's deliveries arrived while A's sends still hung: none waited for one of A's timeouts",
+  );
+  t.ok(sentA() <= kSendsPerProject, `project A had ${sentA()} sends at once, at most ${kSendsPerProject}`);
+  const perWebhook = hanging.map((r, i) => r.received.length - triedBefore[i]!);
+  t.ok(Math.max(...perWebhook) <= kSendsPerWebhook, `at most ${kSendsPerWebhook} at once to one webhook: ${perWebhook}`);
+  await pollUntil(
+    "B's deliveries all delivered once",
+    () => log(hookB, secrets.writeB),
+    (l) => l.length === 5 && l.every((d) => d.status === 'delivered' && d.attempts === 1),
+  );
+  for (const id of hooksA) await api('POST', `/api/v1/webhooks/${id}/delete`);
+  await api('POST', `/api/v1/webhooks/${hookB}/delete`, undefined, secrets.writeB);
 });
