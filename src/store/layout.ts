@@ -39,6 +39,13 @@
 //                    ['deliveryDue', webhookId, nextAttemptAt, id] -> null (pending deliveries, per webhook
 //                                                           by their next try: one webhook's backlog never
 //                                                           hides another's due deliveries from the deliverer)
+//                    ['payload', auditSeq] -> DeliveryPayload (a change's bodies, once for all its deliveries)
+//                    ['projectPayload', projectId, auditSeq] -> null (a project's payloads, oldest change first:
+//                                                           what its outbox bound drops first)
+//                    ['payloadDelivery', auditSeq, deliveryId] -> null (the deliveries that send a payload)
+//                    ['outbox', projectId] -> OutboxUsage    (its pending deliveries and payload bytes, kept
+//                                                           by every write of a delivery or payload: the bound's
+//                                                           check reads one record, not the project's outbox)
 import { join } from 'node:path';
 import type { Database, RootDatabase } from 'lmdb';
 import type { Org, Role, User } from '../model/accounts.js';
@@ -50,7 +57,7 @@ import type { Audience, Project } from '../model/projects.js';
 import type { Credential, Session } from '../model/sessions.js';
 import type { RolloutPlan } from '../model/rollouts.js';
 import type { ScheduledChange } from '../model/schedules.js';
-import type { Webhook, WebhookDelivery } from '../model/webhooks.js';
+import type { DeliveryPayload, OutboxUsage, Webhook, WebhookDelivery } from '../model/webhooks.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
 
 export const kFileName = 'flagwire.mdb';
@@ -68,8 +75,10 @@ export function dataFilePath(dataDir: string): string {
  * 4: the auth database (web console passwords and sessions), for the same reason. 5: flags by name in
  * projectIndex (an older Flagwire would rename or delete a flag without moving its entry). 6: the plans
  * database (scheduled changes), as usage. 7: the hooks database (webhooks and their outbox), as usage.
+ * 8: a change's delivery bodies stored once in a payload (an older Flagwire would find deliveries without
+ * a body).
  */
-export const kSchemaVersion = 7;
+export const kSchemaVersion = 8;
 
 /**
  * Named databases an environment may open: the layout's 17, with room for more (LMDB fixes the limit
@@ -138,7 +147,7 @@ export interface Databases {
   /** Absent in a read-only open of a file older than schema 6 (as usage). */
   readonly plans: Database<ScheduledChange | RolloutPlan | null, PlanKey> | undefined;
   /** Absent in a read-only open of a file older than schema 7 (as usage). */
-  readonly hooks: Database<Webhook | WebhookDelivery | null, HookKey> | undefined;
+  readonly hooks: Database<HookValue, HookKey> | undefined;
 }
 
 export type HookKey =
@@ -146,7 +155,12 @@ export type HookKey =
   | ['projectHook', string, string]
   | ['delivery', string]
   | ['hookDelivery', string, number, string]
-  | ['deliveryDue', string, number, string];
+  | ['deliveryDue', string, number, string]
+  | ['payload', number]
+  | ['projectPayload', string, number]
+  | ['payloadDelivery', number, string]
+  | ['outbox', string];
+export type HookValue = Webhook | WebhookDelivery | DeliveryPayload | OutboxUsage | null;
 
 /** A pending delivery's entry in the due index; null once it is delivered or given up. */
 export function dueDeliveryKey(delivery: Pick<WebhookDelivery, 'status' | 'nextAttemptAt' | 'id' | 'webhookId'>): HookKey | null {

@@ -29,7 +29,7 @@ import type { SnapshotReader } from '../store/interfaces.js';
 import { SendPlaces } from './send-places.js';
 import { signedHeaders } from './signature.js';
 import type { Destination, UrlGuard } from './url-safety.js';
-import type { AttemptOutcome } from './webhook-commands.js';
+import type { AttemptOutcome, ClaimedDelivery } from './webhook-commands.js';
 
 const kBatch = 64;
 export const kSendsPerWebhook = 4;
@@ -51,7 +51,7 @@ const kWebhooksPerPoll = 1000;
  * recorded in one, so delivering costs the writer two transactions per batch, not per change.
  */
 export interface DeliveryWork {
-  claim(deliveryIds: string[], nodeId: string, claimMs: number): Promise<{ delivery: WebhookDelivery; webhook: Webhook }[]>;
+  claim(deliveryIds: string[], nodeId: string, claimMs: number): Promise<ClaimedDelivery[]>;
   result(results: { deliveryId: string; outcome: AttemptOutcome }[]): Promise<(WebhookDelivery | null)[]>;
 }
 
@@ -156,12 +156,12 @@ export class Deliverer {
     let next = 0;
     const lane = async () => {
       for (let i = next++; i < claimed.length; i = next++) {
-        const { delivery, webhook } = claimed[i]!;
+        const { delivery, webhook, body } = claimed[i]!;
         const destination = await this.guard.destination(webhook.url);
         const outcome: AttemptOutcome =
           'refused' in destination
             ? { status: null, error: destination.refused, latencyMs: 0 }
-            : await this.places.run(webhook.projectId, () => this.attempt(webhook, delivery, destination));
+            : await this.places.run(webhook.projectId, () => this.attempt(webhook, delivery, body, destination));
         outcomes[i] = { deliveryId: delivery.id, outcome };
       }
     };
@@ -177,6 +177,7 @@ export class Deliverer {
   private attempt(
     webhook: Webhook,
     delivery: WebhookDelivery,
+    body: string,
     destination: Exclude<Destination, { refused: string }>,
   ): Promise<AttemptOutcome> {
     const started = performance.now();
@@ -184,7 +185,7 @@ export class Deliverer {
     const headers = {
       'content-type': 'application/json',
       'user-agent': 'Flagwire-Webhooks',
-      ...signedHeaders(webhook.secret, delivery.id, Math.floor(this.clock.now() / 1000), delivery.body),
+      ...signedHeaders(webhook.secret, delivery.id, Math.floor(this.clock.now() / 1000), body),
     };
     // The connection goes to the address the guard checked, whatever the name resolves to now.
     const lookup: LookupFunction = (_host, options, callback) => {
@@ -224,7 +225,7 @@ export class Deliverer {
         const timedOut = err.name === 'AbortError' || err.name === 'TimeoutError';
         done(null, timedOut ? kTimedOut : ((err as NodeJS.ErrnoException).code ?? err.message));
       });
-      request.end(delivery.body);
+      request.end(body);
     });
   }
 }

@@ -1,11 +1,14 @@
 // The webhook outbox against a real server and real receivers: the flag in a delivery is what
 // GET /api/v1/flags/{id} answers at that revision, usage included; one project's hanging receivers hold
-// at most its share of the node's send places, and another project's deliveries go by them.
+// at most its share of the node's send places, and another project's deliveries go by them; a change is
+// stored once however many webhooks it goes to.
+import { statSync } from 'node:fs';
 import t from 'tap';
+import { dataFilePath } from '../../src/store/layout.js';
 import { kSendsPerProject, kSendsPerWebhook } from '../../src/webhooks/deliverer.js';
 import { call } from '../helpers/http.js';
 import { pollUntil } from '../helpers/poll.js';
-import { advanceClock, flushActivity } from '../helpers/test-hooks.js';
+import { advanceClock, flushActivity, writerIdle } from '../helpers/test-hooks.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
 import { startWorldServer } from '../helpers/world-server.js';
 
@@ -82,4 +85,46 @@ t.test("eight hanging webhooks of one project hold its share of the send places;
   );
   for (const id of hooksA) await api('POST', `/api/v1/webhooks/${id}/delete`);
   await api('POST', `/api/v1/webhooks/${hookB}/delete`, undefined, secrets.writeB);
+});
+
+t.test('a change of a large flag to twenty failing webhooks grows the data file by about one body, not twenty', async (t) => {
+  const receivers = await Promise.all(Array.from({ length: 20 }, () => startReceiver()));
+  t.teardown(() => Promise.all(receivers.map((r) => r.close())));
+  for (const r of receivers) r.answer = 500;
+  const variant = 'x'.repeat(900_000);
+  const made = await api('POST', '/api/v1/flags', {
+    name: 'large',
+    enabled: true,
+    variants: { big: variant, small: 'y' },
+    defaultVariant: 'big',
+  });
+  t.equal(made.status, 201, made.text);
+  const flagId = made.json.id as string;
+  const hooks: string[] = [];
+  for (const r of receivers) hooks.push((await api('POST', '/api/v1/webhooks', { url: r.url, events: ['flag'] })).json.id);
+  const received = () => receivers.reduce((n, r) => n + r.received.length, 0);
+  const changeAndWait = async (i: number) => {
+    t.equal((await api('PATCH', `/api/v1/flags/${flagId}`, { trafficPercentage: 10 + i })).status, 200);
+    await pollUntil(
+      'every webhook tried',
+      async () => received(),
+      (n) => n >= 20 * (i + 1),
+    );
+  };
+  await changeAndWait(0);
+  await writerIdle(server);
+  const before = statSync(dataFilePath(server.dataDir)).size;
+  for (let i = 1; i <= 10; i++) await changeAndWait(i);
+  await writerIdle(server);
+  const grown = statSync(dataFilePath(server.dataDir)).size - before;
+  // A body per webhook was 20 x 900 KB a change (180 MB for these ten, and more as each attempt rewrote
+  // its delivery); one per change is 9 MB beside the flag's own versions.
+  t.ok(grown < 60 * 1024 * 1024, `the data file grew ${(grown / 1024 / 1024).toFixed(1)} MiB over ten changes`);
+  world.store.resetReadTxn();
+  const outbox = world.store.getOutboxUsage(ids.single);
+  t.equal(outbox.pending, 20 * 11, 'every delivery pending, retried');
+  t.ok(outbox.bytes > 11 * variant.length && outbox.bytes < 11 * (variant.length + 10_000), `one body a change: ${outbox.bytes} bytes`);
+  for (const id of hooks) await api('POST', `/api/v1/webhooks/${id}/delete`);
+  world.store.resetReadTxn();
+  t.same(world.store.getOutboxUsage(ids.single), { pending: 0, bytes: 0 }, 'deleted with the webhooks');
 });
