@@ -40,6 +40,8 @@ const kShortestTimeoutMs = 1000;
 const kRememberedTimeouts = 10_000;
 /** The receiver's answer is read this far, then dropped: only its status counts. */
 const kMaxAnswerBytes = 64 * 1024;
+/** A send's body dropped since its claim (its webhook deleted, or its change by the outbox bound): nothing sent. */
+const kBodyGone = 'not sent: its body was dropped';
 /** What `attempt` reports for an attempt cut off at its timeout (then said with the time it had). */
 const kTimedOut = 'timed out';
 /** Webhooks with due deliveries read per poll. */
@@ -156,12 +158,18 @@ export class Deliverer {
     let next = 0;
     const lane = async () => {
       for (let i = next++; i < claimed.length; i = next++) {
-        const { delivery, webhook, body } = claimed[i]!;
+        const { delivery, webhook } = claimed[i]!;
         const destination = await this.guard.destination(webhook.url);
         const outcome: AttemptOutcome =
           'refused' in destination
             ? { status: null, error: destination.refused, latencyMs: 0 }
-            : await this.places.run(webhook.projectId, () => this.attempt(webhook, delivery, body, destination));
+            : await this.places.run(webhook.projectId, () => {
+                // Read in its place: a node holds the bodies of the sends it runs, no more.
+                const body = this.store.getPayload(delivery.auditSeq)?.bodies[webhook.format];
+                return body === undefined
+                  ? Promise.resolve({ status: null, error: kBodyGone, latencyMs: 0 })
+                  : this.attempt(webhook, delivery, body, destination);
+              });
         outcomes[i] = { deliveryId: delivery.id, outcome };
       }
     };

@@ -190,8 +190,7 @@ export function webhookClaim(
   if (delivery === undefined || delivery.status !== 'pending' || (delivery.nextAttemptAt ?? Infinity) > now) return null;
   const webhook = w.getWebhook(delivery.webhookId);
   if (webhook === undefined) return null;
-  const body = w.getPayload(delivery.auditSeq)?.bodies[webhook.format];
-  if (body === undefined) {
+  if (w.getPayload(delivery.auditSeq)?.bodies[webhook.format] === undefined) {
     // Written by a Flagwire that kept a body per delivery and lost in the move (a PostgreSQL node's
     // records): nothing to send, so it is given up, saying why.
     const lost = { claimedBy: null, nextAttemptAt: null, doneAt: now, lastError: 'its body was not kept' };
@@ -202,14 +201,16 @@ export function webhookClaim(
   // then if the node that holds it died (webhookResult sets the next try it really has).
   const claimed = { ...delivery, claimedBy: input.nodeId, nextAttemptAt: now + input.claimMs };
   w.putDelivery(claimed);
-  return { delivery: claimed, webhook, body };
+  return { delivery: claimed, webhook };
 }
 
-/** A claimed delivery, its webhook, and the body it sends (its change's, in the webhook's format). */
+/**
+ * A claimed delivery and its webhook. Not its body: the deliverer reads that from the store when it
+ * sends (a batch's bodies at once would be 64 times a flag, for each webhook with a batch under way).
+ */
 export interface ClaimedDelivery {
   delivery: WebhookDelivery;
   webhook: Webhook;
-  body: string;
 }
 
 /** Several claims in one transaction: the deliverer takes a webhook's due deliveries together. */

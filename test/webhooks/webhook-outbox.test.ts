@@ -1,10 +1,12 @@
 // The webhook outbox against a real server and real receivers: the flag in a delivery is what
 // GET /api/v1/flags/{id} answers at that revision, usage included; one project's hanging receivers hold
 // at most its share of the node's send places, and another project's deliveries go by them; a change is
-// stored once however many webhooks it goes to.
+// stored once however many webhooks it goes to, and a project's outbox past its bound drops its oldest
+// changes, as docs/webhooks.md says, while another project's deliveries go on.
 import { statSync } from 'node:fs';
 import t from 'tap';
 import { dataFilePath } from '../../src/store/layout.js';
+import { kDroppedError, kMaxOutboxBytes } from '../../src/webhooks/webhook-commands.js';
 import { kSendsPerProject, kSendsPerWebhook } from '../../src/webhooks/deliverer.js';
 import { call } from '../helpers/http.js';
 import { pollUntil } from '../helpers/poll.js';
@@ -127,4 +129,58 @@ t.test('a change of a large flag to twenty failing webhooks grows the data file 
   for (const id of hooks) await api('POST', `/api/v1/webhooks/${id}/delete`);
   world.store.resetReadTxn();
   t.same(world.store.getOutboxUsage(ids.single), { pending: 0, bytes: 0 }, 'deleted with the webhooks');
+});
+
+t.test("past its outbox's 64 MiB a project's oldest changes are dropped; another project's deliveries go on", async (t) => {
+  const receivers = await Promise.all(Array.from({ length: 20 }, () => startReceiver()));
+  const healthy = await startReceiver();
+  t.teardown(() => Promise.all([...receivers, healthy].map((r) => r.close())));
+  // Hanging: each webhook's first sends hold their places, the rest stay pending (and unsent: no retry
+  // rounds of 71 MB to wait for).
+  for (const r of receivers) r.answer = 'hang';
+  const variant = 'z'.repeat(950_000);
+  const made = await api('POST', '/api/v1/flags', {
+    name: 'larger',
+    enabled: true,
+    variants: { big: variant, small: 'y' },
+    defaultVariant: 'big',
+  });
+  t.equal(made.status, 201, made.text);
+  const flagId = made.json.id as string;
+  const hooks: string[] = [];
+  for (const r of receivers) hooks.push((await api('POST', '/api/v1/webhooks', { url: r.url, events: ['flag'] })).json.id);
+  const hookB = (await api('POST', '/api/v1/webhooks', { url: healthy.url, events: ['flag'] }, secrets.writeB)).json.id as string;
+  // 75 changes of 950 KB: 71 MB, past the bound.
+  for (let i = 0; i < 75; i++) t.equal((await api('PATCH', `/api/v1/flags/${flagId}`, { trafficPercentage: 1 + i })).status, 200);
+  await writerIdle(server);
+  world.store.resetReadTxn();
+  const outbox = world.store.getOutboxUsage(ids.single);
+  t.ok(outbox.bytes <= kMaxOutboxBytes, `the outbox keeps ${outbox.bytes} bytes, at most ${kMaxOutboxBytes}`);
+  t.ok(outbox.bytes > kMaxOutboxBytes - 2 * variant.length, 'and drops no more than it must');
+  const logged = await log(hooks[0]!);
+  t.equal(logged.length, 75, 'every change is in the log');
+  const dropped = logged.filter((d) => d.lastError === kDroppedError);
+  t.ok(dropped.length >= 4 && dropped.length <= 6, `the oldest changes dropped: ${dropped.length}`);
+  t.match(dropped, Array(dropped.length).fill({ status: 'failed', nextAttemptAt: null }));
+  t.same(
+    logged.slice(-dropped.length).map((d) => d.id),
+    dropped.map((d) => d.id),
+    'the oldest ones, none newer',
+  );
+  t.equal(logged[0]!.status, 'pending', 'the newest change waits');
+  const again = await api('POST', `/api/v1/deliveries/${dropped[0]!.id}/redeliver`);
+  t.equal(again.status, 400);
+  t.match(again.json, { error: 'Invalid request', detail: /body is no longer kept/ });
+
+  t.equal((await api('PATCH', `/api/v1/flags/${ids.flagB}`, { trafficPercentage: 9 }, secrets.writeB)).status, 200);
+  await healthy.waitFor(1);
+  await pollUntil(
+    "project B's change delivered",
+    () => log(hookB, secrets.writeB),
+    (l) => l[0]?.status === 'delivered',
+  );
+  for (const id of hooks) await api('POST', `/api/v1/webhooks/${id}/delete`);
+  await api('POST', `/api/v1/webhooks/${hookB}/delete`, undefined, secrets.writeB);
+  world.store.resetReadTxn();
+  t.same(world.store.getOutboxUsage(ids.single), { pending: 0, bytes: 0 });
 });
