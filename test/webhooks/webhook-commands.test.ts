@@ -238,3 +238,18 @@ t.test("past a project's outbox bound its oldest changes are dropped: pending on
   for (const h of hooks) world.run('consoleWebhookDelete', { webhookId: h.id }, t0);
   t.same(read().getOutboxUsage(ids.singleB), { pending: 0, bytes: 0 }, 'every count back to nothing');
 });
+
+t.test('a delivery whose body was never kept (an older node on PostgreSQL) is given up when claimed, saying so', async (t) => {
+  const hook = create({ url: 'https://hooks.example.com/lost', events: ['flag'] }, ids.singleB);
+  world.run(
+    'flagPatch',
+    { projectId: ids.singleB, flagId: ids.flagB, env: null, actor: kConsoleActor, patch: { trafficPercentage: 3 } } as never,
+    t0,
+  );
+  const [queued] = deliveries(hook.id);
+  world.store.transact((w) => w.deletePayload(w.getPayload(queued!.auditSeq)!));
+  t.equal(world.run('webhookClaim', { deliveryId: queued!.id, nodeId: 'n', claimMs: 1 }, t0 + 1), null, 'nothing to send');
+  t.match(read().getDelivery(queued!.id), { status: 'failed', lastError: 'its body was not kept', nextAttemptAt: null, doneAt: t0 + 1 });
+  t.same(read().getOutboxUsage(ids.singleB), { pending: 0, bytes: 0 });
+  world.run('consoleWebhookDelete', { webhookId: hook.id }, t0);
+});
