@@ -30,9 +30,8 @@ export interface WebhookDelivery {
   projectId: string;
   /** The audit action it tells of (`flag.patch`, `token.revoke`, `rollout.guard-breach`, …). */
   event: string;
+  /** The change it tells of: its body is that change's DeliveryPayload, in the webhook's format. */
   auditSeq: number;
-  /** The body sent, as sent: what the signature covers. */
-  body: string;
   createdAt: number;
   /** When it was last queued (made, or asked to be redelivered): the give-up age counts from here. */
   queuedAt: number;
@@ -52,6 +51,29 @@ export interface WebhookDelivery {
   lastAttemptAt: number | null;
   /** When it was delivered or given up; null while pending. */
   doneAt: number | null;
+}
+
+/**
+ * What a change's deliveries send, stored once however many webhooks it goes to (issue 42: a copy per
+ * delivery grew the data file by the flag's size times the webhooks, at every change). Written in the
+ * transaction of the change; kept while a delivery that refers to it is in a webhook's log (redeliver
+ * sends the same body), and dropped with the last one, or when the project's outbox passes its bound
+ * (webhook-commands.ts: kMaxPendingDeliveries, kMaxOutboxBytes).
+ */
+export interface DeliveryPayload {
+  /** The change's audit entry's seq (unique across projects). */
+  auditSeq: number;
+  projectId: string;
+  /** The body in each format the change's webhooks use, as sent: what the signature covers. */
+  bodies: Partial<Record<Webhook['format'], string>>;
+  /** The bodies' UTF-8 bytes: what the project's outbox bound counts. */
+  bytes: number;
+}
+
+/** A project's outbox, as its bound counts it: its pending deliveries, and the bytes of the payloads it keeps. */
+export interface OutboxUsage {
+  pending: number;
+  bytes: number;
 }
 
 /** The family an audit action belongs to; null: no webhook hears of it (webhook and session bookkeeping). */

@@ -13,7 +13,7 @@ import type { Credential, Session } from '../model/sessions.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { RolloutPlan } from '../model/rollouts.js';
 import type { ScheduledChange } from '../model/schedules.js';
-import type { Webhook, WebhookDelivery } from '../model/webhooks.js';
+import type { DeliveryPayload, Webhook, WebhookDelivery } from '../model/webhooks.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
 
 export type Change =
@@ -47,6 +47,9 @@ export type Change =
   /** A delivery queued, claimed, tried, delivered or given up; one dropped from the log. */
   | { kind: 'delivery'; value: WebhookDelivery }
   | { kind: 'deliveryDeleted'; value: WebhookDelivery }
+  /** A change's delivery bodies stored (once for all its webhooks); dropped with its last delivery or by the bound. */
+  | { kind: 'deliveryPayload'; value: DeliveryPayload }
+  | { kind: 'deliveryPayloadDeleted'; value: DeliveryPayload }
   /** When the demo data was seeded (Unix ms). */
   | { kind: 'demoSeeded'; value: number };
 
@@ -83,6 +86,10 @@ export function recordsOf(change: Change): { put: { kind: string; key: string } 
       return { put: null, remove: [{ kind: 'delivery', key: change.value.id }] };
     case 'webhookDeleted':
       return { put: null, remove: [{ kind: 'webhook', key: change.value.id }] };
+    case 'deliveryPayload':
+      return { put: { kind: 'deliveryPayload', key: String(change.value.auditSeq) }, remove: [] };
+    case 'deliveryPayloadDeleted':
+      return { put: null, remove: [{ kind: 'deliveryPayload', key: String(change.value.auditSeq) }] };
     case 'demoSeeded':
       return { put: { kind: 'demoSeeded', key: '' }, remove: [] };
     case 'flagDeleted':

@@ -8,7 +8,7 @@ import type { Invitation } from '../model/invitations.js';
 import type { MailMessage } from '../model/mail.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { RolloutPlan } from '../model/rollouts.js';
-import type { Webhook, WebhookDelivery } from '../model/webhooks.js';
+import type { DeliveryPayload, OutboxUsage, Webhook, WebhookDelivery } from '../model/webhooks.js';
 import type { ScheduledChange } from '../model/schedules.js';
 import type { Credential, Session } from '../model/sessions.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
@@ -131,6 +131,12 @@ export interface StoreReader {
   /** The webhooks with a delivery due at `now` (at most `limit`); a webhook's deliveries due at `now`, earliest first. */
   listDueWebhooks(now: number, limit: number): string[];
   listDueDeliveries(webhookId: string, now: number, limit: number): WebhookDelivery[];
+  /** A change's delivery payload; the deliveries that send it (pending or done). */
+  getPayload(auditSeq: number): DeliveryPayload | undefined;
+  listPayloadDeliveries(auditSeq: number): WebhookDelivery[];
+  /** The project's payloads' changes, oldest first (at most `limit`); its outbox's pending deliveries and payload bytes. */
+  listPayloadSeqs(projectId: string, limit: number): number[];
+  getOutboxUsage(projectId: string): OutboxUsage;
 }
 
 /**
@@ -177,6 +183,9 @@ export interface StoreWriter extends StoreReader {
   deleteWebhook(hook: Webhook): void;
   putDelivery(delivery: WebhookDelivery): void;
   deleteDelivery(delivery: WebhookDelivery): void;
+  /** A payload is written once and deleted once (its deliveries are deleted or given up first). */
+  putPayload(payload: DeliveryPayload): void;
+  deletePayload(payload: DeliveryPayload): void;
   /** Runs `fn`, returning what it returned and the audit entries it appended (the webhook outbox's input). */
   collectAudit<T>(fn: () => T): { value: T; entries: AuditEntry[] };
   deleteInvitation(invitation: Invitation): void;

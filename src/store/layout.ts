@@ -45,6 +45,13 @@
 //                    ['deliveryDue', webhookId, nextAttemptAt, id] -> null (pending deliveries, per webhook
 //                                                           by their next try: one webhook's backlog never
 //                                                           hides another's due deliveries from the deliverer)
+//                    ['payload', auditSeq] -> DeliveryPayload (a change's bodies, once for all its deliveries)
+//                    ['projectPayload', projectId, auditSeq] -> null (a project's payloads, oldest change first:
+//                                                           what its outbox bound drops first)
+//                    ['payloadDelivery', auditSeq, deliveryId] -> null (the deliveries that send a payload)
+//                    ['outbox', projectId] -> OutboxUsage    (its pending deliveries and payload bytes, kept
+//                                                           by every write of a delivery or payload: the bound's
+//                                                           check reads one record, not the project's outbox)
 import { join } from 'node:path';
 import type { Database, RootDatabase } from 'lmdb';
 import type { Org, Role, User } from '../model/accounts.js';
@@ -56,7 +63,7 @@ import type { Audience, Project } from '../model/projects.js';
 import type { Credential, Session } from '../model/sessions.js';
 import type { RolloutPlan } from '../model/rollouts.js';
 import type { ScheduledChange } from '../model/schedules.js';
-import type { Webhook, WebhookDelivery } from '../model/webhooks.js';
+import type { DeliveryPayload, OutboxUsage, Webhook, WebhookDelivery } from '../model/webhooks.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
 
 export const kFileName = 'flagwire.mdb';
@@ -76,8 +83,10 @@ export function dataFilePath(dataDir: string): string {
  * database (scheduled changes), as usage. 7: the hooks database (webhooks and their outbox), as usage.
  * 8: the plans database's indexes by time, by flag and of pending changes, with their sizes (an older
  * Flagwire would write changes without them).
+ * 9: a change's delivery bodies stored once in a payload (an older Flagwire would find deliveries without
+ * a body).
  */
-export const kSchemaVersion = 8;
+export const kSchemaVersion = 9;
 
 /**
  * Named databases an environment may open: the layout's 18, with room for more (LMDB fixes the limit
@@ -155,7 +164,7 @@ export interface Databases {
   /** Absent in a read-only open of a file older than schema 6 (as usage). */
   readonly plans: Database<ScheduledChange | RolloutPlan | number | null, PlanKey> | undefined;
   /** Absent in a read-only open of a file older than schema 7 (as usage). */
-  readonly hooks: Database<Webhook | WebhookDelivery | null, HookKey> | undefined;
+  readonly hooks: Database<HookValue, HookKey> | undefined;
 }
 
 export type HookKey =
@@ -163,7 +172,12 @@ export type HookKey =
   | ['projectHook', string, string]
   | ['delivery', string]
   | ['hookDelivery', string, number, string]
-  | ['deliveryDue', string, number, string];
+  | ['deliveryDue', string, number, string]
+  | ['payload', number]
+  | ['projectPayload', string, number]
+  | ['payloadDelivery', number, string]
+  | ['outbox', string];
+export type HookValue = Webhook | WebhookDelivery | DeliveryPayload | OutboxUsage | null;
 
 /** A pending delivery's entry in the due index; null once it is delivered or given up. */
 export function dueDeliveryKey(delivery: Pick<WebhookDelivery, 'status' | 'nextAttemptAt' | 'id' | 'webhookId'>): HookKey | null {

@@ -9,7 +9,7 @@ import type { Flag, FlagUsage } from '../model/flags.js';
 import type { Invitation } from '../model/invitations.js';
 import type { RolloutPlan } from '../model/rollouts.js';
 import type { ScheduledChange } from '../model/schedules.js';
-import type { Webhook, WebhookDelivery } from '../model/webhooks.js';
+import type { DeliveryPayload, OutboxUsage, Webhook, WebhookDelivery } from '../model/webhooks.js';
 import type { MailMessage } from '../model/mail.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { Credential, Session } from '../model/sessions.js';
@@ -309,6 +309,33 @@ export class LmdbRecords implements StoreWriter {
     return out;
   }
 
+  getPayload(auditSeq: number): DeliveryPayload | undefined {
+    return (this.db.hooks?.get(['payload', auditSeq]) as DeliveryPayload | null | undefined) ?? undefined;
+  }
+
+  listPayloadDeliveries(auditSeq: number): WebhookDelivery[] {
+    const hooks = this.db.hooks;
+    if (hooks === undefined) return [];
+    const out: WebhookDelivery[] = [];
+    for (const key of hooks.getKeys({ start: ['payloadDelivery', auditSeq], end: ['payloadDelivery', auditSeq, kMaxRange] })) {
+      const delivery = this.getDelivery((key as [string, number, string])[2]);
+      if (delivery) out.push(delivery);
+    }
+    return out;
+  }
+
+  listPayloadSeqs(projectId: string, limit: number): number[] {
+    const hooks = this.db.hooks;
+    if (hooks === undefined || tooLong(projectId)) return [];
+    const range = { start: ['projectPayload', projectId], end: ['projectPayload', projectId, kMaxRange], limit };
+    return [...hooks.getKeys(range as never)].map((key) => (key as [string, string, number])[2]);
+  }
+
+  getOutboxUsage(projectId: string): OutboxUsage {
+    const usage = tooLong(projectId) ? undefined : (this.db.hooks?.get(['outbox', projectId]) as OutboxUsage | null | undefined);
+    return usage ?? { pending: 0, bytes: 0 };
+  }
+
   listDueDeliveries(webhookId: string, now: number, limit: number): WebhookDelivery[] {
     const hooks = this.db.hooks;
     if (hooks === undefined || tooLong(webhookId)) return [];
@@ -564,19 +591,55 @@ export class LmdbRecords implements StoreWriter {
     if (beforeKey !== null) hooks.removeSync(beforeKey);
     hooks.putSync(['delivery', delivery.id], delivery);
     hooks.putSync(['hookDelivery', delivery.webhookId, delivery.createdAt, delivery.id], null);
+    hooks.putSync(['payloadDelivery', delivery.auditSeq, delivery.id], null);
     const dueKey = dueDeliveryKey(delivery);
     if (dueKey !== null) hooks.putSync(dueKey, null);
+    const pending = Number(delivery.status === 'pending') - Number(before?.status === 'pending');
+    if (pending !== 0) this.addToOutbox(delivery.projectId, pending, 0);
     this.recorder.record({ kind: 'delivery', value: delivery });
   }
 
   deleteDelivery(delivery: WebhookDelivery): void {
     this.assertTxn();
     const hooks = this.db.hooks!;
-    const dueKey = dueDeliveryKey(delivery);
+    // The stored delivery's state decides which index entries and counts go (the caller's copy may be older).
+    const stored = this.getDelivery(delivery.id) ?? delivery;
+    const dueKey = dueDeliveryKey(stored);
     if (dueKey !== null) hooks.removeSync(dueKey);
-    hooks.removeSync(['delivery', delivery.id]);
-    hooks.removeSync(['hookDelivery', delivery.webhookId, delivery.createdAt, delivery.id]);
+    hooks.removeSync(['delivery', stored.id]);
+    hooks.removeSync(['hookDelivery', stored.webhookId, stored.createdAt, stored.id]);
+    hooks.removeSync(['payloadDelivery', stored.auditSeq, stored.id]);
+    if (stored.status === 'pending') this.addToOutbox(stored.projectId, -1, 0);
     this.recorder.record({ kind: 'deliveryDeleted', value: delivery });
+  }
+
+  putPayload(payload: DeliveryPayload): void {
+    this.assertTxn();
+    const hooks = this.db.hooks!;
+    const before = this.getPayload(payload.auditSeq);
+    hooks.putSync(['payload', payload.auditSeq], payload);
+    hooks.putSync(['projectPayload', payload.projectId, payload.auditSeq], null);
+    this.addToOutbox(payload.projectId, 0, payload.bytes - (before?.bytes ?? 0));
+    this.recorder.record({ kind: 'deliveryPayload', value: payload });
+  }
+
+  deletePayload(payload: DeliveryPayload): void {
+    this.assertTxn();
+    const hooks = this.db.hooks!;
+    const stored = this.getPayload(payload.auditSeq);
+    if (stored === undefined) return;
+    hooks.removeSync(['payload', stored.auditSeq]);
+    hooks.removeSync(['projectPayload', stored.projectId, stored.auditSeq]);
+    this.addToOutbox(stored.projectId, 0, -stored.bytes);
+    this.recorder.record({ kind: 'deliveryPayloadDeleted', value: stored });
+  }
+
+  /** The project's outbox counts moved (derived, as the indexes are: not in a change set; every copy keeps its own). */
+  private addToOutbox(projectId: string, pending: number, bytes: number): void {
+    const usage = this.getOutboxUsage(projectId);
+    const next = { pending: usage.pending + pending, bytes: usage.bytes + bytes };
+    if (next.pending === 0 && next.bytes === 0) this.db.hooks!.removeSync(['outbox', projectId]);
+    else this.db.hooks!.putSync(['outbox', projectId], next);
   }
 
   collectAudit<T>(fn: () => T): { value: T; entries: AuditEntry[] } {

@@ -6,7 +6,7 @@ import type { Database, RootDatabase } from 'lmdb';
 import type { Invitation } from '../model/invitations.js';
 import type { RolloutPlan } from '../model/rollouts.js';
 import type { ScheduledChange } from '../model/schedules.js';
-import type { Webhook, WebhookDelivery } from '../model/webhooks.js';
+import type { DeliveryPayload, Webhook, WebhookDelivery } from '../model/webhooks.js';
 import type { Credential, Session } from '../model/sessions.js';
 import type { Change, Revision } from './changes.js';
 import type { StoreWriter } from './interfaces.js';
@@ -116,6 +116,7 @@ export class LmdbReplica {
       for (const { key, value } of all(this.db.hooks)) {
         if (key[0] === 'hook' && value) out.push({ kind: 'webhook', value: value as Webhook });
         else if (key[0] === 'delivery' && value) out.push({ kind: 'delivery', value: value as WebhookDelivery });
+        else if (key[0] === 'payload' && value) out.push({ kind: 'deliveryPayload', value: value as DeliveryPayload });
       }
       const seeded = this.db.meta.get('demoSeeded', { transaction }) as number | undefined;
       if (seeded !== undefined) out.push({ kind: 'demoSeeded', value: seeded });
@@ -169,6 +170,10 @@ export class LmdbReplica {
         return writer.putDelivery(change.value);
       case 'deliveryDeleted':
         return writer.deleteDelivery(change.value);
+      case 'deliveryPayload':
+        return writer.putPayload(change.value);
+      case 'deliveryPayloadDeleted':
+        return writer.deletePayload(change.value);
       case 'credential':
         return writer.putCredential(change.value);
       case 'session':

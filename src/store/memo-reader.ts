@@ -18,7 +18,7 @@ import type { Credential, Session } from '../model/sessions.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
 import type { AuditPage, Page, PageRequest, SnapshotReader } from './interfaces.js';
 import type { RolloutPlan } from '../model/rollouts.js';
-import type { Webhook, WebhookDelivery } from '../model/webhooks.js';
+import type { DeliveryPayload, OutboxUsage, Webhook, WebhookDelivery } from '../model/webhooks.js';
 import type { ScheduledChange } from '../model/schedules.js';
 
 /** Entries kept per record kind; past it the memo starts over (a bound, not an LRU: hits are per project). */
@@ -192,6 +192,22 @@ export class MemoReader implements SnapshotReader {
 
   listDueDeliveries(webhookId: string, now: number, limit: number): WebhookDelivery[] {
     return this.store.listDueDeliveries(webhookId, now, limit);
+  }
+
+  getPayload(auditSeq: number): DeliveryPayload | undefined {
+    return this.store.getPayload(auditSeq);
+  }
+
+  listPayloadDeliveries(auditSeq: number): WebhookDelivery[] {
+    return this.store.listPayloadDeliveries(auditSeq);
+  }
+
+  listPayloadSeqs(projectId: string, limit: number): number[] {
+    return this.store.listPayloadSeqs(projectId, limit);
+  }
+
+  getOutboxUsage(projectId: string): OutboxUsage {
+    return this.store.getOutboxUsage(projectId);
   }
   getToken(id: string): Token | undefined {
     return this.store.getToken(id);

@@ -20,6 +20,7 @@ import {
   userEmailKey,
   type Databases,
 } from './layout.js';
+import type { DeliveryPayload, OutboxUsage, Webhook, WebhookDelivery } from '../model/webhooks.js';
 import { settleAfterOpen, writeTransaction } from './write-txn.js';
 
 export interface StoreOptions {
@@ -109,6 +110,7 @@ function checkSchema(path: string, root: RootDatabase, dbs: Databases, readOnly:
   if (version <= 5) migrateFrom5(path, root, dbs);
   if (version <= 6) migrateFrom6(path, root, dbs);
   if (version <= 7) migrateFrom7(path, root, dbs);
+  if (version <= 8) migrateFrom8(path, root, dbs);
 }
 
 /**
@@ -191,6 +193,48 @@ function migrateFrom7(path: string, root: RootDatabase, dbs: Databases): void {
       for (const listKey of rolloutListKeys(plan)) plans.putSync(listKey, listedBytes(plan));
     }
     dbs.meta.putSync('schemaVersion', 8);
+  });
+}
+
+/**
+ * Schema 8 to 9: each delivery's body moves into its change's payload (stored once for all its
+ * webhooks), with the indexes and the projects' outbox counts (lmdb-records.ts keeps them after).
+ */
+function migrateFrom8(path: string, root: RootDatabase, dbs: Databases): void {
+  writeTransaction(root, path, () => {
+    if (dbs.meta.get('schemaVersion') !== 8) return;
+    const hooks = dbs.hooks!;
+    const payloads = new Map<number, DeliveryPayload>();
+    const outbox = new Map<string, OutboxUsage>();
+    const usageOf = (projectId: string) => outbox.get(projectId) ?? outbox.set(projectId, { pending: 0, bytes: 0 }).get(projectId)!;
+    // Read whole before any write: the loop rewrites the records it reads.
+    for (const { key, value } of [...hooks.getRange({ start: ['delivery'], end: ['delivery', '\uffff'] })]) {
+      const { body, ...delivery } = value as WebhookDelivery & { body: string };
+      const hook = hooks.get(['hook', delivery.webhookId]) as Webhook | undefined;
+      if (hook !== undefined) {
+        const payload = payloads.get(delivery.auditSeq) ?? {
+          auditSeq: delivery.auditSeq,
+          projectId: delivery.projectId,
+          bodies: {},
+          bytes: 0,
+        };
+        if (payload.bodies[hook.format] === undefined) {
+          payload.bodies[hook.format] = body;
+          payload.bytes += Buffer.byteLength(body);
+        }
+        payloads.set(delivery.auditSeq, payload);
+      }
+      if (delivery.status === 'pending') usageOf(delivery.projectId).pending++;
+      hooks.putSync(key, delivery);
+      hooks.putSync(['payloadDelivery', delivery.auditSeq, delivery.id], null);
+    }
+    for (const payload of payloads.values()) {
+      hooks.putSync(['payload', payload.auditSeq], payload);
+      hooks.putSync(['projectPayload', payload.projectId, payload.auditSeq], null);
+      usageOf(payload.projectId).bytes += payload.bytes;
+    }
+    for (const [projectId, usage] of outbox) hooks.putSync(['outbox', projectId], usage);
+    dbs.meta.putSync('schemaVersion', 9);
   });
 }
 

@@ -3,11 +3,17 @@
 // due; each is claimed through the writer (one node sends it at a time: the claim is a transaction that
 // checks no other node holds it), sent with its Standard Webhooks signature, and its outcome recorded.
 // A webhook's due deliveries go in batches of at most kBatch, one batch at a time per webhook: claimed in
-// one transaction, sent kSendsPerWebhook at a time, their outcomes recorded in one transaction. At most
-// kSends sends run at once on a node, each cut off after timeoutMs: a receiver that hangs holds its own
-// batch for a while, never another webhook's. The due deliveries are read per webhook (the store's index
-// is), so one webhook's backlog never hides another's, and a batch that ends starts the next at once
-// while a backlog is left (not at the next poll): a webhook keeps up with the write rate.
+// one transaction, sent kSendsPerWebhook at a time, their outcomes recorded in one transaction. The due
+// deliveries are read per webhook (the store's index is), so one webhook's backlog never hides another's,
+// and a batch that ends starts the next at once while a backlog is left (not at the next poll): a webhook
+// keeps up with the write rate.
+//
+// Send places (issue 42): at most kSends sends run at once on a node, at most kSendsPerProject of them for
+// one project, handed out in turn between the projects that wait (send-places.ts): a project's hanging
+// receivers hold at most a quarter of the node's places, never the places another project's deliveries
+// need, and a waiting project's next send goes before a project that already holds places sends again. A
+// receiver that keeps timing out is given less time on each try (attemptTimeoutMs), so its sends hold
+// their places briefly.
 //
 // At least once: a node killed mid-send leaves its claim, which runs out (claimMs), and another node
 // sends the delivery again, with the same webhook-id; a receiver that dedupes by it sees it once.
@@ -20,15 +26,24 @@ import type { Clock } from '../clock.js';
 import { randomId } from '../model/ids.js';
 import type { Webhook, WebhookDelivery } from '../model/webhooks.js';
 import type { SnapshotReader } from '../store/interfaces.js';
+import { SendPlaces } from './send-places.js';
 import { signedHeaders } from './signature.js';
 import type { Destination, UrlGuard } from './url-safety.js';
-import type { AttemptOutcome } from './webhook-commands.js';
+import type { AttemptOutcome, ClaimedDelivery } from './webhook-commands.js';
 
 const kBatch = 64;
-const kSendsPerWebhook = 8;
-const kSends = 64;
+export const kSendsPerWebhook = 4;
+export const kSendsPerProject = 16;
+export const kSends = 64;
+/** The shortest time a receiver that keeps timing out is given (unless the configured timeout is shorter). */
+const kShortestTimeoutMs = 1000;
+const kRememberedTimeouts = 10_000;
 /** The receiver's answer is read this far, then dropped: only its status counts. */
 const kMaxAnswerBytes = 64 * 1024;
+/** A send's body dropped since its claim (its webhook deleted, or its change by the outbox bound): nothing sent. */
+const kBodyGone = 'not sent: its body was dropped';
+/** What `attempt` reports for an attempt cut off at its timeout (then said with the time it had). */
+const kTimedOut = 'timed out';
 /** Webhooks with due deliveries read per poll. */
 const kWebhooksPerPoll = 1000;
 
@@ -38,7 +53,7 @@ const kWebhooksPerPoll = 1000;
  * recorded in one, so delivering costs the writer two transactions per batch, not per change.
  */
 export interface DeliveryWork {
-  claim(deliveryIds: string[], nodeId: string, claimMs: number): Promise<{ delivery: WebhookDelivery; webhook: Webhook }[]>;
+  claim(deliveryIds: string[], nodeId: string, claimMs: number): Promise<ClaimedDelivery[]>;
   result(results: { deliveryId: string; outcome: AttemptOutcome }[]): Promise<(WebhookDelivery | null)[]>;
 }
 
@@ -60,9 +75,12 @@ export class Deliverer {
   private readonly sending = new Map<string, Promise<void>>();
   /** Webhooks with a batch under way on this node. */
   private readonly busy = new Set<string>();
-  /** Sends running now, and those waiting for one of the kSends places. */
-  private running = 0;
-  private readonly waiting: (() => void)[] = [];
+  private readonly places = new SendPlaces(kSends, kSendsPerProject);
+  /**
+   * Webhooks whose last attempts on this node had no answer in time: how many in a row (kept per node:
+   * what a node saw of a receiver is its own; an answer of any kind clears it).
+   */
+  private readonly timeouts = new Map<string, number>();
   /** Set when a poll left due deliveries for want of a slot: the next send that ends polls again. */
   private backlog = false;
   private pollQueued = false;
@@ -132,18 +150,6 @@ export class Deliverer {
     for (const delivery of batch) this.sending.set(delivery.id, done);
   }
 
-  /** Runs `fn` once one of the node's kSends places is free. */
-  private async place<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.running >= kSends) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    this.running++;
-    try {
-      return await fn();
-    } finally {
-      this.running--;
-      this.waiting.shift()?.();
-    }
-  }
-
   private async send(deliveryIds: string[]): Promise<void> {
     // The claim outlasts an attempt with room to record it: no other node sends these meanwhile.
     const claimed = await this.work.claim(deliveryIds, this.nodeId, this.options.timeoutMs * 3);
@@ -157,7 +163,13 @@ export class Deliverer {
         const outcome: AttemptOutcome =
           'refused' in destination
             ? { status: null, error: destination.refused, latencyMs: 0 }
-            : await this.place(() => this.attempt(webhook, delivery, destination));
+            : await this.places.run(webhook.projectId, () => {
+                // Read in its place: a node holds the bodies of the sends it runs, no more.
+                const body = this.store.getPayload(delivery.auditSeq)?.bodies[webhook.format];
+                return body === undefined
+                  ? Promise.resolve({ status: null, error: kBodyGone, latencyMs: 0 })
+                  : this.attempt(webhook, delivery, body, destination);
+              });
         outcomes[i] = { deliveryId: delivery.id, outcome };
       }
     };
@@ -173,13 +185,15 @@ export class Deliverer {
   private attempt(
     webhook: Webhook,
     delivery: WebhookDelivery,
+    body: string,
     destination: Exclude<Destination, { refused: string }>,
   ): Promise<AttemptOutcome> {
     const started = performance.now();
+    const timeoutMs = attemptTimeoutMs(this.options.timeoutMs, this.timeouts.get(webhook.id) ?? 0);
     const headers = {
       'content-type': 'application/json',
       'user-agent': 'Flagwire-Webhooks',
-      ...signedHeaders(webhook.secret, delivery.id, Math.floor(this.clock.now() / 1000), delivery.body),
+      ...signedHeaders(webhook.secret, delivery.id, Math.floor(this.clock.now() / 1000), body),
     };
     // The connection goes to the address the guard checked, whatever the name resolves to now.
     const lookup: LookupFunction = (_host, options, callback) => {
@@ -189,12 +203,19 @@ export class Deliverer {
     };
     const url = new URL(webhook.url);
     return new Promise<AttemptOutcome>((resolve) => {
-      const done = (status: number | null, error: string | null) => resolve({ status, error, latencyMs: performance.now() - started });
+      const done = (status: number | null, error: string | null) => {
+        if (status === null && error === kTimedOut) {
+          // Bounded: a node that saw this many receivers time out forgets them all (each starts again at the whole timeout).
+          if (this.timeouts.size >= kRememberedTimeouts) this.timeouts.clear();
+          this.timeouts.set(webhook.id, (this.timeouts.get(webhook.id) ?? 0) + 1);
+        } else this.timeouts.delete(webhook.id);
+        resolve({ status, error: error === kTimedOut ? `no answer in ${timeoutMs} ms` : error, latencyMs: performance.now() - started });
+      };
       const request = (url.protocol === 'https:' ? https : http).request(url, {
         method: 'POST',
         headers,
         lookup,
-        signal: AbortSignal.timeout(this.options.timeoutMs),
+        signal: AbortSignal.timeout(timeoutMs),
       });
       request.on('response', (response) => {
         let read = 0;
@@ -210,9 +231,18 @@ export class Deliverer {
       });
       request.on('error', (err) => {
         const timedOut = err.name === 'AbortError' || err.name === 'TimeoutError';
-        done(null, timedOut ? `no answer in ${this.options.timeoutMs} ms` : ((err as NodeJS.ErrnoException).code ?? err.message));
+        done(null, timedOut ? kTimedOut : ((err as NodeJS.ErrnoException).code ?? err.message));
       });
-      request.end(delivery.body);
+      request.end(body);
     });
   }
+}
+
+/**
+ * The time an attempt has, after `timedOut` attempts in a row to the same webhook had no answer in
+ * theirs: the configured timeout, halved after each, down to kShortestTimeoutMs (10 s, 5 s, 2.5 s,
+ * 1.25 s, then 1 s by default). A receiver that answers anything gets the whole timeout again.
+ */
+export function attemptTimeoutMs(timeoutMs: number, timedOut: number): number {
+  return Math.max(Math.min(timeoutMs, kShortestTimeoutMs), Math.round(timeoutMs / 2 ** Math.min(timedOut, 30)));
 }

@@ -1,19 +1,26 @@
 // What a delivery says: the audit entry of the change and, for a flag, the flag as the API represents it
-// now, in Standard Webhooks' envelope `{type, timestamp, data}`; or, for a Slack-compatible webhook, one
-// line of text. Built in the transaction of the change, so the body is the change as it was committed.
+// now (GET /api/v1/flags/{id}: its usage included), in Standard Webhooks' envelope `{type, timestamp,
+// data}`; or, for a Slack-compatible webhook, one line of text. Built in the transaction of the change,
+// so the body is the change as it was committed.
 import type { AuditEntry } from '../model/audit.js';
-import type { Flag } from '../model/flags.js';
+import type { Flag, FlagUsage } from '../model/flags.js';
 import type { Project } from '../model/projects.js';
 import { representFlag } from '../model/representation.js';
 import type { Webhook } from '../model/webhooks.js';
 
-export function deliveryBody(hook: Webhook, entry: AuditEntry, flag: Flag | undefined, project: Project): string {
+export function deliveryBody(
+  hook: Webhook,
+  entry: AuditEntry,
+  flag: Flag | undefined,
+  usage: FlagUsage | undefined,
+  project: Project,
+): string {
   if (hook.format === 'slack') return JSON.stringify({ text: escapeSlack(slackText(entry, flag)) });
   const data = {
     projectId: entry.projectId,
     audit: entry,
     // The flag after the change (a group flag with every environment); null when it was deleted or the change is not a flag's.
-    flag: flag === undefined ? null : representFlag(flag, project, null, undefined),
+    flag: flag === undefined ? null : representFlag(flag, project, null, usage),
   };
   return JSON.stringify({ type: entry.action, timestamp: new Date(entry.at).toISOString(), data });
 }

@@ -84,8 +84,8 @@ export function webhookView(hook: Webhook): WebhookBody {
   return view;
 }
 
-/** A delivery as the log shows it: without the body (it is the change as sent), the claim or the project. */
+/** A delivery as the log shows it: without the claim or the project (its body is its change's, not shown). */
 export function deliveryView(delivery: WebhookDelivery): DeliveryBody {
-  const { body: _body, claimedBy: _by, projectId: _project, ...view } = delivery;
+  const { claimedBy: _by, projectId: _project, ...view } = delivery;
   return { ...view, lastLatencyMs: view.lastLatencyMs === null ? null : Math.round(view.lastLatencyMs) };
 }

@@ -12,7 +12,7 @@ import { requireProject } from '../model/lookups.js';
 import { parseJsonObject, type ReceivedBody } from '../model/request-body.js';
 import { authorizeTokenWrite } from '../model/token-access.js';
 import { compileValidator } from '../model/validation.js';
-import { kWebhookEvents, type Webhook, type WebhookDelivery, webhookEventOf } from '../model/webhooks.js';
+import { type DeliveryPayload, kWebhookEvents, type Webhook, type WebhookDelivery, webhookEventOf } from '../model/webhooks.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { deliveryBody } from './payload.js';
 import { WebhookCreate, type WebhookCreated, webhookView } from './schemas.js';
@@ -24,6 +24,15 @@ const kCreateValidator = compileValidator(WebhookCreate, { quoteKeys: false });
 export const kMaxWebhooks = 20;
 /** Deliveries kept per webhook in its log; older ones that are done are dropped as new ones come. */
 export const kKeptDeliveries = 1000;
+/**
+ * A project's outbox bound (issue 42): at most this many deliveries pending, and this many bytes of the
+ * change bodies it keeps (pending or in a log). Past either, the project's oldest changes are dropped
+ * from the outbox (dropOldestChanges) until the new one fits.
+ */
+export const kMaxPendingDeliveries = 10_000;
+export const kMaxOutboxBytes = 64 * 1024 * 1024;
+/** The reason a delivery given up by the bound shows in the log. */
+export const kDroppedError = `dropped: the project's webhook outbox was full (${kMaxPendingDeliveries} pending deliveries or ${kMaxOutboxBytes / 1024 / 1024} MiB of bodies)`;
 /** The first retry's delay; each next one doubles, up to kMaxBackoffMs, each drawn between half and all of it. */
 const kFirstBackoffMs = 5000;
 const kMaxBackoffMs = 3_600_000;
@@ -62,7 +71,7 @@ export function webhookDelete(w: StoreWriter, input: { projectId: string; webhoo
   for (;;) {
     const batch = w.listDeliveries(hook.id, 500);
     if (batch.length === 0) break;
-    for (const delivery of batch) w.deleteDelivery(delivery);
+    for (const delivery of batch) dropDelivery(w, delivery);
   }
   w.deleteWebhook(hook);
   audit(w, input.actor, hook, 'webhook.delete', { webhook: { before: webhookView(hook), after: null } }, now);
@@ -80,6 +89,13 @@ export function webhookRedeliver(
   if (delivery === undefined || delivery.projectId !== input.projectId)
     throw new FlagwireError('NOT_FOUND', 'No delivery with this id exists in this project.');
   const hook = requireWebhook(w, input.projectId, delivery.webhookId);
+  if (w.getPayload(delivery.auditSeq) === undefined)
+    throw new FlagwireError('INVALID_REQUEST', `This delivery's body is no longer kept (${kDroppedError}): it cannot be sent again.`);
+  if (delivery.status !== 'pending' && w.getOutboxUsage(hook.projectId).pending >= kMaxPendingDeliveries)
+    throw new FlagwireError(
+      'INVALID_REQUEST',
+      `The project has ${kMaxPendingDeliveries} webhook deliveries pending, its most: redeliver once some are delivered or given up.`,
+    );
   const again: WebhookDelivery = {
     ...delivery,
     status: 'pending',
@@ -93,7 +109,10 @@ export function webhookRedeliver(
   return again;
 }
 
-/** The deliveries of the changes just made (`entries`, audited in this transaction), one per webhook that subscribes. */
+/**
+ * The deliveries of the changes just made (`entries`, audited in this transaction), one per webhook that
+ * subscribes; the change's body stored once for them all, in each format they use (DeliveryPayload).
+ */
 export function queueWebhookDeliveries(w: StoreWriter, entries: readonly AuditEntry[], now: number): void {
   for (const entry of entries) {
     const event = webhookEventOf(entry.action);
@@ -102,6 +121,12 @@ export function queueWebhookDeliveries(w: StoreWriter, entries: readonly AuditEn
     if (hooks.length === 0) continue;
     const project = w.getProject(entry.projectId)!;
     const flag = entry.flagId === null ? undefined : w.getFlag(entry.flagId);
+    const usage = flag === undefined ? undefined : w.getUsage(flag.id);
+    const bodies: DeliveryPayload['bodies'] = {};
+    for (const hook of hooks) bodies[hook.format] ??= deliveryBody(hook, entry, flag, usage, project);
+    const bytes = Object.values(bodies).reduce((sum, body) => sum + Buffer.byteLength(body), 0);
+    dropOldestChanges(w, entry.projectId, hooks.length, bytes, now);
+    w.putPayload({ auditSeq: entry.seq, projectId: entry.projectId, bodies, bytes });
     for (const hook of hooks) {
       w.putDelivery({
         id: `msg_${randomId(20)}`,
@@ -109,7 +134,6 @@ export function queueWebhookDeliveries(w: StoreWriter, entries: readonly AuditEn
         projectId: hook.projectId,
         event: entry.action,
         auditSeq: entry.seq,
-        body: deliveryBody(hook, entry, flag, project),
         createdAt: now,
         queuedAt: now,
         status: 'pending',
@@ -123,9 +147,40 @@ export function queueWebhookDeliveries(w: StoreWriter, entries: readonly AuditEn
         doneAt: null,
       });
       // The log stays bounded: what is past the newest kKeptDeliveries and done is dropped.
-      for (const old of w.listDeliveries(hook.id, 10, kKeptDeliveries)) if (old.status !== 'pending') w.deleteDelivery(old);
+      for (const old of w.listDeliveries(hook.id, 10, kKeptDeliveries)) if (old.status !== 'pending') dropDelivery(w, old);
     }
   }
+}
+
+/**
+ * Makes room in the project's outbox for `count` more pending deliveries and `bytes` more of bodies: while
+ * either bound would be passed, its oldest change is dropped: its body deleted, its deliveries still
+ * pending given up (kDroppedError; the log keeps them and every done one, none can be redelivered). The
+ * newest changes are what a receiver that comes back needs most (each tells the flag as it is then), and
+ * a change is always queued: one alone never passes the bounds (a flag is far smaller than they are).
+ */
+function dropOldestChanges(w: StoreWriter, projectId: string, count: number, bytes: number, now: number): void {
+  const fits = () => {
+    const usage = w.getOutboxUsage(projectId);
+    return usage.pending + count <= kMaxPendingDeliveries && usage.bytes + bytes <= kMaxOutboxBytes;
+  };
+  while (!fits()) {
+    const [oldest] = w.listPayloadSeqs(projectId, 1);
+    if (oldest === undefined) return;
+    for (const delivery of w.listPayloadDeliveries(oldest)) {
+      if (delivery.status !== 'pending') continue;
+      const done = { claimedBy: null, nextAttemptAt: null, doneAt: now };
+      w.putDelivery({ ...delivery, ...done, status: 'failed', lastError: kDroppedError });
+    }
+    w.deletePayload(w.getPayload(oldest)!);
+  }
+}
+
+/** A delivery deleted from its log, and its change's body with it when no other delivery sends that. */
+function dropDelivery(w: StoreWriter, delivery: WebhookDelivery): void {
+  w.deleteDelivery(delivery);
+  const payload = w.getPayload(delivery.auditSeq);
+  if (payload !== undefined && w.listPayloadDeliveries(delivery.auditSeq).length === 0) w.deletePayload(payload);
 }
 
 /**
@@ -136,11 +191,18 @@ export function webhookClaim(
   w: StoreWriter,
   input: { deliveryId: string; nodeId: string; claimMs: number },
   now: number,
-): { delivery: WebhookDelivery; webhook: Webhook } | null {
+): ClaimedDelivery | null {
   const delivery = w.getDelivery(input.deliveryId);
   if (delivery === undefined || delivery.status !== 'pending' || (delivery.nextAttemptAt ?? Infinity) > now) return null;
   const webhook = w.getWebhook(delivery.webhookId);
   if (webhook === undefined) return null;
+  if (w.getPayload(delivery.auditSeq)?.bodies[webhook.format] === undefined) {
+    // Written by a Flagwire that kept a body per delivery and lost in the move (a PostgreSQL node's
+    // records): nothing to send, so it is given up, saying why.
+    const lost = { claimedBy: null, nextAttemptAt: null, doneAt: now, lastError: 'its body was not kept' };
+    w.putDelivery({ ...delivery, ...lost, status: 'failed' });
+    return null;
+  }
   // Its next try moves to the claim's end: out of every node's due window until then, and due again
   // then if the node that holds it died (webhookResult sets the next try it really has).
   const claimed = { ...delivery, claimedBy: input.nodeId, nextAttemptAt: now + input.claimMs };
@@ -148,12 +210,21 @@ export function webhookClaim(
   return { delivery: claimed, webhook };
 }
 
+/**
+ * A claimed delivery and its webhook. Not its body: the deliverer reads that from the store when it
+ * sends (a batch's bodies at once would be 64 times a flag, for each webhook with a batch under way).
+ */
+export interface ClaimedDelivery {
+  delivery: WebhookDelivery;
+  webhook: Webhook;
+}
+
 /** Several claims in one transaction: the deliverer takes a webhook's due deliveries together. */
 export function webhookClaimMany(
   w: StoreWriter,
   input: { deliveryIds: string[]; nodeId: string; claimMs: number },
   now: number,
-): { delivery: WebhookDelivery; webhook: Webhook }[] {
+): ClaimedDelivery[] {
   return input.deliveryIds.flatMap(
     (deliveryId) => webhookClaim(w, { deliveryId, nodeId: input.nodeId, claimMs: input.claimMs }, now) ?? [],
   );

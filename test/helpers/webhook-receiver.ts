@@ -18,6 +18,8 @@ export interface Receiver {
   readonly received: Received[];
   /** What the next requests get: a status code, or 'hang' (no answer until the receiver closes). */
   answer: number | 'hang';
+  /** Requests left unanswered ('hang') that the sender gave up on (closed its side) so far. */
+  readonly cutOff: number;
   /** Called with each request's body as it arrives (the bench times deliveries with it). */
   onRequest: ((body: string) => void) | null;
   /** Resolves once `count` requests have arrived (the bound only catches a hang). */
@@ -29,6 +31,8 @@ export interface Receiver {
 export async function startReceiver(port = 0): Promise<Receiver> {
   const received: Received[] = [];
   const hanging: ServerResponse[] = [];
+  let cutOff = 0;
+  let closing = false;
   const server = createServer((req, res) => {
     const remotePort = req.socket.remotePort ?? 0;
     let body = '';
@@ -36,8 +40,12 @@ export async function startReceiver(port = 0): Promise<Receiver> {
     req.on('end', () => {
       received.push({ headers: req.headers, body, path: req.url ?? '', remotePort, at: Date.now() });
       receiver.onRequest?.(body);
-      if (receiver.answer === 'hang') hanging.push(res);
-      else res.writeHead(receiver.answer).end('ok');
+      if (receiver.answer === 'hang') {
+        hanging.push(res);
+        res.on('close', () => {
+          if (!closing) cutOff++;
+        });
+      } else res.writeHead(receiver.answer).end('ok');
     });
   });
   await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
@@ -45,6 +53,9 @@ export async function startReceiver(port = 0): Promise<Receiver> {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
     received,
     answer: 200,
+    get cutOff() {
+      return cutOff;
+    },
     onRequest: null,
     async waitFor(count, timeoutMs = 60_000) {
       const deadline = Date.now() + timeoutMs;
@@ -55,6 +66,7 @@ export async function startReceiver(port = 0): Promise<Receiver> {
     },
     close: () =>
       new Promise<void>((r) => {
+        closing = true;
         for (const res of hanging) res.destroy();
         server.closeAllConnections();
         server.close(() => r());

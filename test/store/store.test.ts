@@ -398,7 +398,7 @@ t.test('a schema 1 data dir (no index of mail to send) is migrated when opened f
   const store = Store.open(dir);
   t.teardown(() => store.close());
   t.equal(store.schemaVersion(), kSchemaVersion);
-  t.equal(kSchemaVersion, 8);
+  t.equal(kSchemaVersion, 9);
   t.strictSame(
     store.listDueMail(at + 5, 10).map((m) => m.seq),
     [2],
@@ -668,4 +668,75 @@ t.test('a schema 6 data dir (no hooks database) reads as no webhooks, and is mig
   };
   store.transact((w) => w.putWebhook(hook));
   t.same(store.listWebhooks('prj_1'), [hook]);
+});
+
+t.test("a schema 8 data dir (a body in every delivery) is migrated: each change's body stored once, the outbox counted", async (t) => {
+  const dir = tempDir(t, 'flagwire-store-');
+  const raw = open({ path: join(dir, 'flagwire.mdb'), maxDbs: 32 });
+  raw.openDB({ name: 'meta' }).putSync('schemaVersion', 8);
+  const hooks = raw.openDB<unknown, (string | number)[]>({ name: 'hooks' });
+  const hook = (id: string, format: 'standard' | 'slack') => ({
+    id,
+    projectId: 'prj_1',
+    url: 'https://example.com/hook',
+    secret: 'whsec_AAAA',
+    events: ['flag'],
+    format,
+    createdAt: at,
+    createdBy: 'console',
+    createdByName: 'console',
+  });
+  const delivery = (id: string, webhookId: string, auditSeq: number, body: string, status: string) => ({
+    id,
+    webhookId,
+    projectId: 'prj_1',
+    event: 'flag.patch',
+    auditSeq,
+    body,
+    createdAt: at,
+    queuedAt: at,
+    status,
+    attempts: 0,
+    nextAttemptAt: status === 'pending' ? at : null,
+    claimedBy: null,
+    lastStatus: null,
+    lastError: null,
+    lastLatencyMs: null,
+    lastAttemptAt: null,
+    doneAt: status === 'pending' ? null : at,
+  });
+  const rows = [
+    delivery('msg_1', 'whk_a', 5, '{"five":1}', 'pending'),
+    delivery('msg_2', 'whk_b', 5, '{"five":1}', 'pending'),
+    delivery('msg_3', 'whk_s', 5, '{"text":"five"}', 'pending'),
+    delivery('msg_4', 'whk_a', 6, '{"six":1}', 'delivered'),
+  ];
+  for (const h of [hook('whk_a', 'standard'), hook('whk_b', 'standard'), hook('whk_s', 'slack')]) hooks.putSync(['hook', h.id], h);
+  for (const d of rows) {
+    hooks.putSync(['delivery', d.id], d);
+    hooks.putSync(['hookDelivery', d.webhookId, d.createdAt, d.id], null);
+    if (d.status === 'pending') hooks.putSync(['deliveryDue', d.webhookId, at, d.id], null);
+  }
+  await raw.close();
+
+  const store = Store.open(dir);
+  t.teardown(() => store.close());
+  t.equal(store.schemaVersion(), 9);
+  t.same(store.getPayload(5), { auditSeq: 5, projectId: 'prj_1', bodies: { standard: '{"five":1}', slack: '{"text":"five"}' }, bytes: 25 });
+  t.same(store.getPayload(6), { auditSeq: 6, projectId: 'prj_1', bodies: { standard: '{"six":1}' }, bytes: 9 });
+  t.notOk('body' in store.getDelivery('msg_1')!, 'the delivery holds no body now');
+  t.same(
+    store
+      .listPayloadDeliveries(5)
+      .map((d) => d.id)
+      .sort(),
+    ['msg_1', 'msg_2', 'msg_3'],
+  );
+  t.same(store.getOutboxUsage('prj_1'), { pending: 3, bytes: 34 });
+  t.same(store.listPayloadSeqs('prj_1', 10), [5, 6]);
+  t.same(
+    store.listDueDeliveries('whk_a', at, 10).map((d) => d.id),
+    ['msg_1'],
+    'still due',
+  );
 });

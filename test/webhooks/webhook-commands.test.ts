@@ -6,7 +6,8 @@ import t from 'tap';
 import { Webhook as Verifier } from 'standardwebhooks';
 import { kConsoleActor } from '../../src/audit/audit-actor.js';
 import { signedHeaders, verifySignature } from '../../src/webhooks/signature.js';
-import { kKeptDeliveries } from '../../src/webhooks/webhook-commands.js';
+import type { WebhookDelivery } from '../../src/model/webhooks.js';
+import { kDroppedError, kKeptDeliveries, kMaxOutboxBytes, kMaxPendingDeliveries } from '../../src/webhooks/webhook-commands.js';
 import { refusedCommand } from '../helpers/refused.js';
 import { tempDataDir } from '../helpers/server.js';
 import { buildWorld } from '../helpers/world.js';
@@ -23,6 +24,8 @@ const create = (body: unknown, projectId = ids.single) => world.run('consoleWebh
 const patch = (flagId: string, body: Record<string, unknown>, now = t0) =>
   world.run('flagPatch', { projectId: ids.single, flagId, env: null, actor: kConsoleActor, patch: body } as never, now);
 const deliveries = (webhookId: string) => read().listDeliveries(webhookId, 10_000);
+/** What a delivery sends: its change's body in the format of its webhook. */
+const bodyOf = (d: WebhookDelivery, format: 'standard' | 'slack' = 'standard') => read().getPayload(d.auditSeq)!.bodies[format]!;
 
 t.test('a change is queued for each webhook that subscribes, in its transaction, its body the change as committed', async (t) => {
   const all = create({ url: 'https://hooks.example.com/all' });
@@ -40,7 +43,7 @@ t.test('a change is queued for each webhook that subscribes, in its transaction,
   patch(ids.flag, { trafficPercentage: 42 });
   const [sent] = deliveries(all.id);
   t.match(sent, { id: /^msg_/, event: 'flag.patch', status: 'pending', attempts: 0, nextAttemptAt: t0, projectId: ids.single });
-  const body = JSON.parse(sent!.body);
+  const body = JSON.parse(bodyOf(sent!));
   t.match(body, {
     type: 'flag.patch',
     timestamp: new Date(t0).toISOString(),
@@ -52,7 +55,9 @@ t.test('a change is queued for each webhook that subscribes, in its transaction,
   });
   t.equal(body.data.audit.seq, sent!.auditSeq);
   t.same(deliveries(tokens.id), [], 'a token-only webhook hears nothing of a flag');
-  t.match(JSON.parse(deliveries(slack.id)[0]!.body), { text: /^Flagwire: console \(console\) flag\.patch .* trafficPercentage 50 → 42$/ });
+  t.match(JSON.parse(bodyOf(deliveries(slack.id)[0]!, 'slack')), {
+    text: /^Flagwire: console \(console\) flag\.patch .* trafficPercentage 50 → 42$/,
+  });
 
   const before = world.snapshot();
   refusedCommand(t, world, 'INVALID_REQUEST', () => patch(ids.flag, { trafficPercentage: 101 }));
@@ -119,7 +124,15 @@ t.test('claimed by one node at a time; delivered on a 2xx; retried with backoff;
   );
 
   const again = world.run('consoleWebhookRedeliver', { deliveryId: queued!.id }, t0 + 1000);
-  t.match(again, { id: queued!.id, body: queued!.body, status: 'pending', nextAttemptAt: t0 + 1000, queuedAt: t0 + 1000, doneAt: null });
+  t.match(again, {
+    id: queued!.id,
+    auditSeq: queued!.auditSeq,
+    status: 'pending',
+    nextAttemptAt: t0 + 1000,
+    queuedAt: t0 + 1000,
+    doneAt: null,
+  });
+  t.ok(read().getPayload(queued!.auditSeq), 'its body is still kept: the same message is sent again');
   world.run('webhookClaim', { deliveryId: queued!.id, nodeId: 'node_a', claimMs: 1 }, t0 + 1000);
   t.match(result(503, t0 + 2000, 3_600_000), { status: 'pending' });
   world.run('webhookClaim', { deliveryId: queued!.id, nodeId: 'node_a', claimMs: 1 }, t0 + 2 * 3_600_000);
@@ -173,7 +186,8 @@ t.test('Slack: names and values are escaped as its formatting says (&, <, >), so
     t0,
   );
   patch(flag.id, { cohorts: ['<!here>', 'a&b'] });
-  const text = (event: string) => (JSON.parse(deliveries(hook.id).find((d) => d.event === event)!.body) as { text: string }).text;
+  const text = (event: string) =>
+    (JSON.parse(bodyOf(deliveries(hook.id).find((d) => d.event === event)!, 'slack')) as { text: string }).text;
   const name = '&lt;!channel&gt; &lt;@U024BE7LH&gt; &amp; &lt;https://evil.example|x&gt;';
   t.equal(text('flag.create'), `Flagwire: console (console) flag.create ${name} (${flag.id}): flag null → {"name":"${name}"}`);
   t.equal(text('flag.patch'), `Flagwire: console (console) flag.patch ${name} (${flag.id}): cohorts [] → ["&lt;!here&gt;","a&amp;b"]`);
@@ -224,4 +238,68 @@ t.test('the signature is Standard Webhooks: a reference verifier accepts it, and
   t.same(new Verifier(secret).verify(body, headers), { type: 'flag.patch' });
   t.throws(() => new Verifier(secret).verify('{"type":"flag.delete"}', headers));
   t.ok(verifySignature(secret, 'msg_abc', Number(headers['webhook-timestamp']), body, headers['webhook-signature']!));
+});
+
+t.test('a change is stored once for all its webhooks, and dropped with the last delivery that sends it', async (t) => {
+  const patchB = (body: Record<string, unknown>, now = t0) =>
+    world.run('flagPatch', { projectId: ids.singleB, flagId: ids.flagB, env: null, actor: kConsoleActor, patch: body } as never, now);
+  const hooks = Array.from({ length: 5 }, (_, i) => create({ url: `https://hooks.example.com/once-${i}`, events: ['flag'] }, ids.singleB));
+  const slack = create({ url: 'https://hooks.slack.example.com/once', events: ['flag'], format: 'slack' }, ids.singleB);
+  patchB({ enabled: false });
+  const sent = [...hooks, slack].map((h) => deliveries(h.id)[0]!);
+  t.equal(new Set(sent.map((d) => d.auditSeq)).size, 1, 'every delivery sends the one change');
+  const payload = read().getPayload(sent[0]!.auditSeq)!;
+  t.same(Object.keys(payload.bodies).sort(), ['slack', 'standard'], 'one body per format, not per webhook');
+  t.equal(payload.bytes, Buffer.byteLength(payload.bodies.standard!) + Buffer.byteLength(payload.bodies.slack!));
+  t.same(read().getOutboxUsage(ids.singleB), { pending: 6, bytes: payload.bytes });
+  t.notOk('body' in sent[0]!, 'a delivery holds no body');
+
+  for (const h of hooks.slice(0, 4)) world.run('consoleWebhookDelete', { webhookId: h.id }, t0);
+  t.ok(read().getPayload(payload.auditSeq), 'kept while a delivery sends it');
+  for (const h of [hooks[4]!, slack]) world.run('consoleWebhookDelete', { webhookId: h.id }, t0);
+  t.equal(read().getPayload(payload.auditSeq), undefined, 'dropped with the last one');
+  t.same(read().getOutboxUsage(ids.singleB), { pending: 0, bytes: 0 });
+});
+
+t.test("past a project's outbox bound its oldest changes are dropped: pending ones given up, not redeliverable", async (t) => {
+  const patchB = (body: Record<string, unknown>, now: number) =>
+    world.run('flagPatch', { projectId: ids.singleB, flagId: ids.flagB, env: null, actor: kConsoleActor, patch: body } as never, now);
+  const hooks = Array.from({ length: 20 }, (_, i) => create({ url: `https://hooks.example.com/full-${i}`, events: ['flag'] }, ids.singleB));
+  const changes = kMaxPendingDeliveries / hooks.length;
+  for (let i = 0; i < changes; i++) patchB({ enabled: i % 2 === 0 }, t0 + i);
+  const full = read().getOutboxUsage(ids.singleB);
+  t.equal(full.pending, kMaxPendingDeliveries, 'exactly full');
+  const oldest = deliveries(hooks[0]!.id).at(-1)!;
+  const before = world.snapshot();
+  patchB({ trafficPercentage: 7 }, t0 + changes);
+  t.not(world.snapshot(), before);
+  t.equal(read().getOutboxUsage(ids.singleB).pending, kMaxPendingDeliveries, 'still at the bound: the oldest change made room');
+  t.ok(read().getOutboxUsage(ids.singleB).bytes <= kMaxOutboxBytes);
+  t.equal(read().getPayload(oldest.auditSeq), undefined, "the oldest change's body is dropped");
+  for (const h of hooks) {
+    const log = deliveries(h.id);
+    t.match(log.at(-1), { auditSeq: oldest.auditSeq, status: 'failed', lastError: kDroppedError, nextAttemptAt: null });
+    t.match(log[0], { event: 'flag.patch', status: 'pending' }, 'the new change is queued');
+  }
+  const refused = refusedCommand(t, world, 'INVALID_REQUEST', () =>
+    world.run('consoleWebhookRedeliver', { deliveryId: oldest.id }, t0 + changes),
+  );
+  t.match(refused, /body is no longer kept/);
+  for (const h of hooks) world.run('consoleWebhookDelete', { webhookId: h.id }, t0);
+  t.same(read().getOutboxUsage(ids.singleB), { pending: 0, bytes: 0 }, 'every count back to nothing');
+});
+
+t.test('a delivery whose body was never kept (an older node on PostgreSQL) is given up when claimed, saying so', async (t) => {
+  const hook = create({ url: 'https://hooks.example.com/lost', events: ['flag'] }, ids.singleB);
+  world.run(
+    'flagPatch',
+    { projectId: ids.singleB, flagId: ids.flagB, env: null, actor: kConsoleActor, patch: { trafficPercentage: 3 } } as never,
+    t0,
+  );
+  const [queued] = deliveries(hook.id);
+  world.store.transact((w) => w.deletePayload(w.getPayload(queued!.auditSeq)!));
+  t.equal(world.run('webhookClaim', { deliveryId: queued!.id, nodeId: 'n', claimMs: 1 }, t0 + 1), null, 'nothing to send');
+  t.match(read().getDelivery(queued!.id), { status: 'failed', lastError: 'its body was not kept', nextAttemptAt: null, doneAt: t0 + 1 });
+  t.same(read().getOutboxUsage(ids.singleB), { pending: 0, bytes: 0 });
+  world.run('consoleWebhookDelete', { webhookId: hook.id }, t0);
 });
