@@ -8,6 +8,9 @@
 //                sub-expression at load time, and what runs below an `if` of one or two arguments
 //                (the compiler has no template for those and hands them to the interpreter).
 // Where they differ the function takes the dialect or exists twice; each difference is named where it is.
+//
+// The operators that build a list or a string charge it to the evaluation's budget first (work-budget.ts).
+import { charge, chargeList, chargeString, kMaxBuiltChars, kOverBudget, textLength } from './work-budget.js';
 
 /**
  * json-logic-engine throws NaN (the number) for a value it cannot use as a number. We throw the same:
@@ -98,20 +101,31 @@ export function catInterpreted(parts: readonly unknown[]): string {
   for (let i = 0; i < parts.length; i++) {
     const part = parts[i];
     if (part === null || part === undefined) continue;
-    out += part;
+    out = appendText(out, part);
   }
   return out;
+}
+
+/** `out + part`, charged (and bounded) before the text is made: every `cat` concatenates through it. */
+export function appendText(out: string, part: unknown): string {
+  const length = textLength(part);
+  if (out.length + length > kMaxBuiltChars) throw kOverBudget;
+  charge(length);
+  return out + part;
 }
 
 /** `substr` as the engine defines it: String#substr, with a negative length counted from the end. */
 export function substr(text: unknown, from: unknown, length: unknown): string {
   // A non-string has no `substr`: a TypeError, as in the engine.
   const s = text as { substr(from: unknown, length?: unknown): string };
+  let out: string;
   if ((length as number) < 0) {
     const rest = s.substr(from);
-    return rest.substr(0, rest.length + (length as number));
-  }
-  return s.substr(from, length);
+    out = rest.substr(0, rest.length + (length as number));
+  } else out = s.substr(from, length);
+  // V8 answers a slice without copying; charged as made all the same (it is never longer than `text`).
+  chargeString(out.length);
+  return out;
 }
 
 /** `max` and `min`: numbers only, at least one (else it throws). */
@@ -128,6 +142,12 @@ export function extreme(values: readonly unknown[], max: boolean): number {
 
 /** `merge`: arrays flattened one level, other values kept. */
 export function merge(values: readonly unknown[]): unknown[] {
+  let items = 0;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    items += Array.isArray(v) ? v.length : 1;
+  }
+  chargeList(items);
   const out: unknown[] = [];
   for (const v of values) {
     if (Array.isArray(v)) for (const item of v) out.push(item);
