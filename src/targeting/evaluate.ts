@@ -17,7 +17,7 @@
 import type { FlagValueType } from './definition.js';
 import { type CompiledFlag, type CompiledFlagSet, errorAnswer, type Resolution } from './compiled-flag.js';
 import { newScope } from './scope.js';
-import { kOverBudget, resetWorkBudget } from './work-budget.js';
+import { beginWorkBudget, kOverBudget, settleWorkBudget } from './work-budget.js';
 
 const scope = newScope();
 const kNoContext: Readonly<Record<string, unknown>> = Object.freeze({});
@@ -31,7 +31,7 @@ export function evaluateFlag(flag: CompiledFlag, context: Readonly<Record<string
   scope.data = context;
   scope.flagd.flagKey = flag.key;
   scope.flagd.timestamp = timestamp;
-  resetWorkBudget();
+  beginWorkBudget();
   let result: unknown;
   try {
     result = rule(scope);
@@ -40,6 +40,7 @@ export function evaluateFlag(flag: CompiledFlag, context: Readonly<Record<string
   } finally {
     // The context is the caller's: not kept past the evaluation.
     scope.data = kNoContext;
+    settleWorkBudget();
   }
   if (result === null || result === undefined) return answers.default;
   const variant = typeof result === 'string' ? result : (result as { toString(): string }).toString();

@@ -10,6 +10,13 @@
 //
 // One counter per thread (evaluations never interleave on one), a number decremented in place: a plain
 // rule that calls none of these operators never touches it, and no evaluation allocates for it.
+//
+// An eval worker also bounds a batch (startBatchBudget): its evaluations together may spend
+// kBatchWorkBudget, and once that is spent each later one of the batch still gets kWorkFloor, which no
+// ordinary rule reaches. So a batch's rule work is bounded whatever its requests ask (bulk requests
+// evaluate every flag of a project), far inside the batcher's 5 s stuck-batch timeout, whose 500 would
+// fall on every request of the batch, other projects' included: one project's heavy rules can then only
+// make heavy rules of the same batch answer the work-limit error, never a plain flag or a plain rule.
 
 /** Units one evaluation may spend: about a millisecond of work at most (bench/RESULTS.md: bounded work). */
 export const kWorkBudget = 100_000;
@@ -17,22 +24,58 @@ export const kWorkBudget = 100_000;
 export const kMaxBuiltItems = 10_000;
 /** The longest string an operator may make at run time (cat, substr), in UTF-16 code units. */
 export const kMaxBuiltChars = 65_536;
+/** Units one batch's evaluations may spend together (about 30 ms of work). */
+export const kBatchWorkBudget = 20 * kWorkBudget;
+/** Units each evaluation gets once its batch's budget is spent. */
+export const kWorkFloor = 1_000;
 /** What a number, boolean, null or object costs when cat writes it: the longest number's text. */
 const kScalarChars = 24;
 
 /** Thrown when an evaluation overruns; never anything else's value (compared by identity). */
 export const kOverBudget: unique symbol = Symbol('evaluation work limit');
 
+// Small integers only (never Infinity or a fraction): V8 keeps them in place, where a double stored in
+// a module variable would be a new heap number each time, an allocation per evaluation.
 let left = kWorkBudget;
+/** What the current evaluation was given. */
+let granted = kWorkBudget;
+/** Whether this thread's evaluations run in eval-worker batches, and what the current batch has left. */
+let batched = false;
+let batchLeft = kBatchWorkBudget;
 
-/** A new evaluation (or a constant folded at load): the whole budget again. */
+/** A new batch of an eval worker: kBatchWorkBudget for its evaluations together. */
+export function startBatchBudget(): void {
+  batched = true;
+  batchLeft = kBatchWorkBudget;
+  granted = kWorkBudget;
+}
+
+/**
+ * A new evaluation: the whole budget, or what its batch has left (at least kWorkFloor), which the last
+ * evaluation that spent anything worked out (settleWorkBudget): one store here.
+ */
+export function beginWorkBudget(): void {
+  left = granted;
+}
+
+/**
+ * A constant folded at load: the whole budget, whatever a batch has left. (A worker compiles a stored
+ * flag within a batch; what its constants evaluate to must not depend on that batch.)
+ */
 export function resetWorkBudget(): void {
   left = kWorkBudget;
 }
 
-/** Units spent since the last reset (tests and the bench read it). */
+/** The evaluation is over: what it spent comes off its batch's budget, and sets what the next one gets. */
+export function settleWorkBudget(): void {
+  if (left === granted || !batched) return;
+  batchLeft -= granted - left;
+  granted = Math.max(kWorkFloor, Math.min(kWorkBudget, batchLeft));
+}
+
+/** Units the last evaluation outside a batch spent (tests read it). */
 export function workSpent(): number {
-  return kWorkBudget - left;
+  return granted - left;
 }
 
 /** Spends `units`; past the budget the evaluation ends. */

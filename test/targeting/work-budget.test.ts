@@ -7,7 +7,15 @@ import type { TestContext } from '../helpers/cli.js';
 import { compileFlag, overBudgetMessage, type Resolution } from '../../src/targeting/compiled-flag.js';
 import type { DefinitionProblem } from '../../src/targeting/problems.js';
 import { evaluateFlag } from '../../src/targeting/evaluate.js';
-import { kMaxBuiltChars, kMaxBuiltItems, kWorkBudget, workSpent } from '../../src/targeting/work-budget.js';
+import {
+  kBatchWorkBudget,
+  kMaxBuiltChars,
+  kMaxBuiltItems,
+  kWorkBudget,
+  kWorkFloor,
+  startBatchBudget,
+  workSpent,
+} from '../../src/targeting/work-budget.js';
 
 const kVariants = { a: 'A', b: 'B' };
 
@@ -125,4 +133,21 @@ t.test('a constant folded at load is held to the same bounds: the definition is 
   compileFlag('bounded', { state: 'ENABLED', variants: kVariants, defaultVariant: 'b', targeting, metadata: {} }, {}, problems);
   t.equal(problems.length, 1, 'one problem');
   t.match(problems[0]!.message, /merge/);
+});
+
+// Last in this file: a batch's budget, once started, stays on this thread (as in an eval worker).
+t.test('a batch: its evaluations together spend kBatchWorkBudget; past it each gets kWorkFloor', async (t) => {
+  const l = list(kMaxBuiltItems);
+  const heavy = { if: [{ and: repeat(kWorkBudget / kMaxBuiltItems, { merge: [{ var: 'l' }] }) }, 'a', 'b'] };
+  const scan = { if: [{ '!': { in: ['zz', { var: 'm' }] } }, 'a', 'b'] };
+  const light = (n: number) => evaluate(scan, { m: list(n) });
+  startBatchBudget();
+  const rounds = kBatchWorkBudget / kWorkBudget;
+  for (let i = 0; i < rounds; i++) isAnswered(t, evaluate(heavy, { l }), `heavy evaluation ${i + 1} of ${rounds}`);
+  isOverBudget(t, evaluate(heavy, { l }), 'one more: the batch has spent its budget');
+  isAnswered(t, light(kWorkFloor), `a rule that scans ${kWorkFloor} items still answers`);
+  isOverBudget(t, light(kWorkFloor + 1), 'one item more does not');
+  isAnswered(t, evaluate({ if: [{ '==': [{ var: 'plan' }, 'pro'] }, 'a', 'b'] }, { plan: 'pro' }), 'a rule that builds nothing answers');
+  startBatchBudget();
+  isAnswered(t, evaluate(heavy, { l }), 'the next batch has the whole budget again');
 });
