@@ -10,7 +10,7 @@
 // Where they differ the function takes the dialect or exists twice; each difference is named where it is.
 //
 // The operators that build a list or a string charge it to the evaluation's budget first (work-budget.ts).
-import { charge, chargeList, chargeString, kMaxBuiltChars, kOverBudget, textLength } from './work-budget.js';
+import { charge, chargeList, chargeString, kUnchargedLength, kMaxBuiltChars, kOverBudget, textLength } from './work-budget.js';
 
 /**
  * json-logic-engine throws NaN (the number) for a value it cannot use as a number. We throw the same:
@@ -31,9 +31,20 @@ export function isTruthy(value: unknown): boolean {
       if ('size' in object && object.size === 0) return false;
     }
     // A prototype-less object has no constructor: the engine throws here, and so do we.
-    if ((object.constructor as { name: string }).name === 'Object') return Object.keys(object).length > 0;
+    if ((object.constructor as { name: string }).name === 'Object') return countKeys(object) > 0;
   }
   return true;
+}
+
+/**
+ * How many keys `object` has: listed to be counted (V8 has no cheaper way for a large object), so a
+ * large one is charged after the fact (work-budget.ts), one of up to kUnchargedLength keys is not. A
+ * context's object has at most 10,000 keys (src/ofrep/context.ts): one step past the budget is bounded.
+ */
+function countKeys(object: object): number {
+  const count = Object.keys(object).length;
+  if (count > kUnchargedLength) charge(count);
+  return count;
 }
 
 /** json-logic-engine's `precoerceNumber`: NaN and objects cannot become numbers (thrown); the rest passes. */
@@ -75,16 +86,28 @@ export type Comparison = (a: unknown, b: unknown) => boolean;
 /* Loose comparisons are what JsonLogic specifies: the engine generates `a == b`, `a < b` on raw values. */
 export const kComparisons: Readonly<Record<string, Comparison>> = {
   // biome-ignore lint/suspicious/noDoubleEquals: JsonLogic's == is JavaScript's loose equality.
-  '==': (a, b) => a == b,
-  '===': (a, b) => a === b,
+  '==': (a, b) => chargeCompared(a, b) == b,
+  '===': (a, b) => chargeCompared(a, b) === b,
   // biome-ignore lint/suspicious/noDoubleEquals: JsonLogic's != is JavaScript's loose inequality.
-  '!=': (a, b) => a != b,
-  '!==': (a, b) => a !== b,
-  '<': (a, b) => (a as number) < (b as number),
-  '<=': (a, b) => (a as number) <= (b as number),
-  '>': (a, b) => (a as number) > (b as number),
-  '>=': (a, b) => (a as number) >= (b as number),
+  '!=': (a, b) => chargeCompared(a, b) != b,
+  '!==': (a, b) => chargeCompared(a, b) !== b,
+  '<': (a, b) => (chargeCompared(a, b) as number) < (b as number),
+  '<=': (a, b) => (chargeCompared(a, b) as number) <= (b as number),
+  '>': (a, b) => (chargeCompared(a, b) as number) > (b as number),
+  '>=': (a, b) => (chargeCompared(a, b) as number) >= (b as number),
 };
+
+/**
+ * Two strings are compared character by character (V8: up to the first difference): two long ones are
+ * charged the shorter's length (work-budget.ts), so thousands of comparisons of a context's long
+ * strings stay bounded. Strings of up to kUnchargedLength characters are not: their comparisons are bounded by
+ * the rule's size, and ordinary rules never reach the budget. Answers `a`.
+ */
+export function chargeCompared(a: unknown, b: unknown): unknown {
+  if (typeof a === 'string' && typeof b === 'string' && a.length > kUnchargedLength && b.length > kUnchargedLength)
+    charge(Math.min(a.length, b.length));
+  return a;
+}
 
 /** `in`: membership in an array, or substring of a string; a falsy haystack holds nothing. */
 export function includes(needle: unknown, haystack: unknown): boolean {

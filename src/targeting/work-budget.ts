@@ -2,7 +2,8 @@
 // so what it costs beyond its own size comes from the operators whose work grows with their operands'
 // values: those that build a list or a string at run time (merge, cat, substr, the whole-context `var`)
 // and those that scan a value read from the context (`in` over a computed list or string, the `+` and
-// `-` that sum a list, `fractional`'s hashed key). Each charges what it reads or builds, in units (one
+// `-` that sum a list, `fractional`'s hashed key, comparisons of long strings, starts_with/ends_with, the
+// truthiness of an object of many keys). Each charges what it reads or builds, in units (one
 // list item or one UTF-16 code unit each), before it does the work, against one budget per evaluation;
 // a list or string it would make longer than its own bound ends the evaluation as well. Ending an
 // evaluation is throwing kOverBudget, which evaluate.ts answers as the flag's "work limit" error (the
@@ -28,6 +29,8 @@ export const kMaxBuiltChars = 65_536;
 export const kBatchWorkBudget = 20 * kWorkBudget;
 /** Units each evaluation gets once its batch's budget is spent. */
 export const kWorkFloor = 1_000;
+/** Strings this long or shorter are compared (==, <, starts_with, ...), and objects of this many keys tested, without a charge. */
+export const kUnchargedLength = 64;
 /** What a number, boolean, null or object costs when cat writes it: the longest number's text. */
 const kScalarChars = 24;
 

@@ -12,6 +12,7 @@ import {
   kMaxBuiltChars,
   kMaxBuiltItems,
   kWorkBudget,
+  kUnchargedLength,
   kWorkFloor,
   startBatchBudget,
   workSpent,
@@ -133,6 +134,32 @@ t.test('a constant folded at load is held to the same bounds: the definition is 
   compileFlag('bounded', { state: 'ENABLED', variants: kVariants, defaultVariant: 'b', targeting, metadata: {} }, {}, problems);
   t.equal(problems.length, 1, 'one problem');
   t.match(problems[0]!.message, /merge/);
+});
+
+t.test('long strings compared and objects of many keys tested are charged; short ones are not', async (t) => {
+  const rounds = kWorkBudget / kMaxBuiltItems;
+  /** Two strings of `n` characters that differ in the last. */
+  const pair = (n: number) => ({ s: `${'x'.repeat(n - 1)}a`, u: `${'x'.repeat(n - 1)}b` });
+  const long = pair(kMaxBuiltItems);
+  const all = (n: number, test: unknown) => ({ if: [{ and: repeat(n, test) }, 'a', 'b'] });
+  const differ = { '!=': [{ var: 's' }, { var: 'u' }] };
+  isAnswered(t, evaluate(all(rounds, differ), long), `${rounds} comparisons of ${kMaxBuiltItems} characters`);
+  isOverBudget(t, evaluate(all(rounds + 1, differ), long), 'one more');
+  const starts = { '!': { starts_with: [{ var: 's' }, { var: 'u' }] } };
+  isAnswered(t, evaluate(all(rounds, starts), long), `${rounds} starts_with of ${kMaxBuiltItems} characters`);
+  isOverBudget(t, evaluate(all(rounds + 1, starts), long), 'one more');
+  const wide = { o: Object.fromEntries(list(kMaxBuiltItems).map((k) => [k, 1])) };
+  isAnswered(t, evaluate(all(rounds, { '!!': [{ var: 'o' }] }), wide), `${rounds} tests of an object of ${kMaxBuiltItems} keys`);
+  isOverBudget(t, evaluate(all(rounds + 1, { '!!': [{ var: 'o' }] }), wide), 'one more');
+  // At kUnchargedLength, nothing is charged however often.
+  const short = pair(kUnchargedLength);
+  const small = { o: Object.fromEntries(list(kUnchargedLength).map((k) => [k, 1])) };
+  isAnswered(t, evaluate(all(1000, differ), short), `1,000 comparisons of ${kUnchargedLength} characters`);
+  t.equal(workSpent(), 0, 'nothing charged');
+  isAnswered(t, evaluate(all(1000, starts), short), `1,000 starts_with of ${kUnchargedLength} characters`);
+  t.equal(workSpent(), 0, 'nothing charged');
+  isAnswered(t, evaluate(all(1000, { '!!': [{ var: 'o' }] }), small), `1,000 tests of an object of ${kUnchargedLength} keys`);
+  t.equal(workSpent(), 0, 'nothing charged');
 });
 
 // Last in this file: a batch's budget, once started, stays on this thread (as in an eval worker).
