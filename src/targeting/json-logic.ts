@@ -47,8 +47,23 @@ function countKeys(object: object): number {
   return count;
 }
 
+/**
+ * A string about to be read as a number: JavaScript parses all of it (4 s for 30,000 comparisons of a
+ * 32,000-character context string with a number), so a long one is charged (work-budget.ts).
+ */
+function chargeNumberText(value: unknown): void {
+  if (typeof value === 'string' && value.length > kUnchargedLength) charge(value.length);
+}
+
+/** chargeNumberText, answering the value. */
+function chargedNumberText<T>(value: T): T {
+  chargeNumberText(value);
+  return value;
+}
+
 /** json-logic-engine's `precoerceNumber`: NaN and objects cannot become numbers (thrown); the rest passes. */
 export function precoerce(value: unknown): unknown {
+  chargeNumberText(value);
   if (Number.isNaN(value)) fail();
   if (!value) return value;
   if (typeof value === 'object') fail();
@@ -205,13 +220,16 @@ export function divisorCompiled(value: number): number {
 // one operand is given that operand's value, not a one-element array, so `{"+": [{"var": "list"}]}`
 // sums the list here and throws in the compiled dialect.
 
+/** Whether an operand is an object (which arithmetic refuses); a long string one is charged as read. */
 function objectOperand(value: unknown): boolean {
+  chargeNumberText(value);
   return !!value && typeof value === 'object';
 }
 
 export function addInterpreted(data: unknown): number {
   if (!data) return 0;
-  if (typeof data === 'string' || typeof data === 'number' || typeof data === 'boolean') return precoerce(+data) as number;
+  if (typeof data === 'string' || typeof data === 'number' || typeof data === 'boolean')
+    return precoerce(+chargedNumberText(data)) as number;
   if (!Array.isArray(data)) fail();
   let sum = 0;
   for (let i = 0; i < data.length; i++) {
@@ -223,7 +241,8 @@ export function addInterpreted(data: unknown): number {
 
 export function subtractInterpreted(data: unknown): number {
   if (!data) return 0;
-  if (typeof data === 'string' || typeof data === 'number' || typeof data === 'boolean') return precoerce(-data) as number;
+  if (typeof data === 'string' || typeof data === 'number' || typeof data === 'boolean')
+    return precoerce(-chargedNumberText(data)) as number;
   if (!Array.isArray(data)) fail();
   if (objectOperand(data[0])) fail();
   if (data.length === 0) fail();

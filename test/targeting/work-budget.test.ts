@@ -148,6 +148,11 @@ t.test('long strings compared and objects of many keys tested are charged; short
   const starts = { '!': { starts_with: [{ var: 's' }, { var: 'u' }] } };
   isAnswered(t, evaluate(all(rounds, starts), long), `${rounds} starts_with of ${kMaxBuiltItems} characters`);
   isOverBudget(t, evaluate(all(rounds + 1, starts), long), 'one more');
+  // A string read as a number (JavaScript parses all of it): "111…1" < 5 is false, so every one runs.
+  const digits = { n: '1'.repeat(kMaxBuiltItems) };
+  const below = { '!': { '<': [{ var: 'n' }, 5] } };
+  isAnswered(t, evaluate(all(rounds, below), digits), `${rounds} numbers of ${kMaxBuiltItems} digits compared`);
+  isOverBudget(t, evaluate(all(rounds + 1, below), digits), 'one more');
   const wide = { o: Object.fromEntries(list(kMaxBuiltItems).map((k) => [k, 1])) };
   isAnswered(t, evaluate(all(rounds, { '!!': [{ var: 'o' }] }), wide), `${rounds} tests of an object of ${kMaxBuiltItems} keys`);
   isOverBudget(t, evaluate(all(rounds + 1, { '!!': [{ var: 'o' }] }), wide), 'one more');
