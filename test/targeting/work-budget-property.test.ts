@@ -1,6 +1,6 @@
 // Property (issue 42, item 7): no rule and no OFREP context the API accepts costs more than the stated
 // limit to evaluate. Rules are drawn from the operators that build or scan values at run time (merge,
-// cat, substr, in) over `var`s of a context that OFREP accepts (src/ofrep/context.ts parses it, as the
+// cat, substr, in, and the reads of ==, starts_with) over `var`s of a context that OFREP accepts (src/ofrep/context.ts parses it, as the
 // route does): long strings and lists, nested lists. The cost is measured independently of the budget's
 // own counting, by a plain evaluator below that adds up what each operation computed at evaluation builds
 // or scans (list items, string characters). An evaluation that answers is one whose cost was within
@@ -12,9 +12,9 @@ import { OfrepContext } from '../../src/ofrep/context.js';
 import { compileFlag, overBudgetMessage } from '../../src/targeting/compiled-flag.js';
 import { evaluateFlag } from '../../src/targeting/evaluate.js';
 import type { DefinitionProblem } from '../../src/targeting/problems.js';
-import { kMaxBuiltChars, kMaxBuiltItems, kWorkBudget } from '../../src/targeting/work-budget.js';
+import { kMaxBuiltChars, kMaxBuiltItems, kUnchargedLength, kWorkBudget } from '../../src/targeting/work-budget.js';
 
-const kRuns = 300;
+const kRuns = 500;
 
 /** A context OFREP accepts: long strings and lists (of short strings, or of lists), under its limits. */
 const contextArbitrary = fc.record({
@@ -33,6 +33,8 @@ const { expr } = fc.letrec<{ expr: Expr }>((tie) => ({
     fc.array(tie('expr'), { minLength: 1, maxLength: 12 }).map((args) => ({ cat: args })),
     fc.tuple(tie('expr'), fc.integer({ min: -5, max: 5 })).map(([text, from]) => ({ substr: [text, from] })),
     fc.tuple(fc.constantFrom('0', 'x', 'zz'), tie('expr')).map(([needle, hay]) => ({ in: [needle, hay] })),
+    fc.tuple(tie('expr'), tie('expr')).map(([a, b]) => ({ '==': [a, b] })),
+    fc.tuple(tie('expr'), tie('expr')).map(([a, b]) => ({ starts_with: [a, b] })),
   ),
 }));
 
@@ -76,6 +78,23 @@ function reference(e: Expr, context: Record<string, unknown>, cost: { units: num
       out = (args[0] as string).substr(args[1] as number);
       size = (out as string).length;
       break;
+    case '==': {
+      // Two strings are read up to the first difference: the shorter's length at most. Anything else
+      // beside a string (a list) fails in the compiled dialect: not compared here.
+      const [a, b] = args;
+      if (typeof a !== 'string' || typeof b !== 'string') throw new Error('not two strings');
+      out = a === b;
+      size = Math.min(a.length, b.length);
+      // Reads this short are the stated allowance: bounded by the rule's size, never charged.
+      if (size <= kUnchargedLength) size = 0;
+      break;
+    }
+    case 'starts_with': {
+      const [text, part] = args;
+      out = typeof text === 'string' && typeof part === 'string' ? text.startsWith(part) : null;
+      size = typeof part === 'string' && part.length > kUnchargedLength ? part.length : 0;
+      break;
+    }
     default: {
       const hay = args[1] as string | unknown[];
       out = hay.includes(args[0] as string);
