@@ -92,7 +92,8 @@ function reference(e: Expr, context: Record<string, unknown>, cost: { units: num
     case 'starts_with': {
       const [text, part] = args;
       out = typeof text === 'string' && typeof part === 'string' ? text.startsWith(part) : null;
-      size = typeof part === 'string' && part.length > kUnchargedLength ? part.length : 0;
+      // Two strings are read up to the part's length; anything else is not compared at all.
+      size = typeof text === 'string' && typeof part === 'string' && part.length > kUnchargedLength ? part.length : 0;
       break;
     }
     default: {
