@@ -18,6 +18,7 @@ import { fractional } from '../src/targeting/fractional.js';
 import { parseFlagDefinition } from '../src/targeting/parse.js';
 import { newScope } from '../src/targeting/scope.js';
 import { semVer } from '../src/targeting/sem-ver.js';
+import { resetWorkBudget } from '../src/targeting/work-budget.js';
 import { kFiveRuleTargeting, kFiveRuleVariants } from './five-rule-flag.js';
 
 const kRule = kFiveRuleTargeting;
@@ -46,9 +47,12 @@ const engine = new LogicEngine();
 engine.addMethod('sem_ver', (args: unknown[]) => semVer(args));
 engine.addMethod('starts_with', ([a, b]: unknown[]) => (typeof a === 'string' && typeof b === 'string' ? a.startsWith(b) : null));
 engine.addMethod('ends_with', ([a, b]: unknown[]) => (typeof a === 'string' && typeof b === 'string' ? a.endsWith(b) : null));
-engine.addMethod('fractional', (args: unknown[], context: Record<string, { flagKey: string }>) =>
-  fractional(args, context.$flagd!.flagKey, (context as Record<string, unknown>).targetingKey),
-);
+// Ours charges its key to the evaluation's work budget (src/targeting/work-budget.ts), set here as
+// evaluateFlag sets it: the engine has no evaluation of ours around it.
+engine.addMethod('fractional', (args: unknown[], context: Record<string, { flagKey: string }>) => {
+  resetWorkBudget();
+  return fractional(args, context.$flagd!.flagKey, (context as Record<string, unknown>).targetingKey);
+});
 const built = engine.build(kRule) as (context: unknown) => unknown;
 
 // Ours.
@@ -117,6 +121,8 @@ const variants: [string, (i: number) => void][] = [
     'ours: compiled rule alone',
     (i) => {
       scope.data = contexts[i & 1023]!;
+      // Each evaluation has its own work budget (src/targeting/work-budget.ts): set as evaluateFlag does.
+      resetWorkBudget();
       sink += (rule(scope) as string).length;
     },
   ],

@@ -9,6 +9,7 @@ import { byRoute, type RouteEvaluator, type EvalRoutesSpec, type RouteEvaluatorF
 import { EvalEngine } from './engine.js';
 import { type ChannelShared, serveChannel, SlotKind } from './batch-channel.js';
 import { DecodedRequests, encodeUsage, ResultWriter } from './protocol.js';
+import { startBatchBudget } from '../targeting/work-budget.js';
 
 export interface EvalWorkerData {
   dataDir: string;
@@ -73,6 +74,8 @@ function evaluateBatch(buffer: ArrayBufferLike, count: number): ArrayBufferLike 
   if (start.hangFlagId !== null) for (let i = 0; i < requests.count; i++) if (requests.ids[i] === start.hangFlagId) for (;;);
   // Renew the read snapshot before answering anything (engine.ts: freshness rule).
   engine.beginBatch();
+  // The batch's rules may do this much work together (src/targeting/work-budget.ts): never a stuck batch.
+  startBatchBudget();
   // The answers overwrite the requests in the same buffer (already decoded above).
   // The batch's revision goes back once in the buffer's header, for the main thread to name in every answer.
   const out = new ResultWriter(buffer, requests.count, engine.revision);

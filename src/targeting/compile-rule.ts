@@ -32,6 +32,7 @@ import {
   type RuleBuilder,
 } from './rule-node.js';
 import { newScope } from './scope.js';
+import { resetWorkBudget } from './work-budget.js';
 
 /** flagd's operators that are not supported yet (the rest of what its schema lists). */
 const kUnsupported: ReadonlySet<string> = new Set(['map', 'filter', 'reduce', 'all', 'some', 'none']);
@@ -91,6 +92,7 @@ function failsEagerly(args: unknown): boolean {
     // Its problems, if any, are reported by the compilation proper: this one only looks for a throw.
     const rule = new RuleCompiler([], null).node(args, [], kInterpreted).rule;
     try {
+      resetWorkBudget();
       rule(kFoldScope);
       fails = false;
     } catch {
@@ -153,6 +155,9 @@ export class RuleCompiler implements RuleBuilder {
     let value: unknown;
     try {
       if (!isLazy(op, args) && failsEagerly(args)) throw Number.NaN;
+      // Folding runs the operation once, under the same bounds as an evaluation: one that would
+      // overrun them fails here, and the definition is refused.
+      resetWorkBudget();
       value = interpreted.rule(kFoldScope);
     } catch {
       return this.problem(path, kProblems.constantFails(op));

@@ -9,6 +9,7 @@ import { type FlagMetadata, type FlagValueType, type VariantValue, variantType }
 import type { DefinitionProblem } from './problems.js';
 import { RuleCompiler } from './compile-rule.js';
 import type { Rule } from './rule-node.js';
+import { kMaxBuiltChars, kMaxBuiltItems, kWorkBudget } from './work-budget.js';
 
 /** A flag of a parsed definition: `$ref`s resolved, the default variant null when there is none. */
 export interface ParsedFlag {
@@ -53,6 +54,8 @@ export interface FlagAnswers {
   readonly default: Resolution;
   /** The rule threw. */
   readonly ruleFailed: Resolution;
+  /** The rule overran its evaluation's work budget (work-budget.ts). */
+  readonly overBudget: Resolution;
   /** TARGETING_MATCH for each variant, by name. */
   readonly matches: ReadonlyMap<string, Resolution>;
 }
@@ -100,6 +103,15 @@ export function errorAnswer(code: ResolutionErrorCode, message: string, flagMeta
   return answer('ERROR', flagMetadata, undefined, undefined, code, message);
 }
 
+/** What a caller reads when a rule overran its work budget: the limits, and where they are explained. */
+export function overBudgetMessage(key: string): string {
+  return (
+    `Evaluating the targeting rule for flag '${key}' exceeded the work limit of one evaluation ` +
+    `(${kWorkBudget} units; lists of ${kMaxBuiltItems} items and strings of ${kMaxBuiltChars} characters made at run time): ` +
+    `the caller's default applies (docs/operations.md: Evaluation work)`
+  );
+}
+
 function compileAnswers(key: string, flag: ParsedFlag, metadata: FlagMetadata): FlagAnswers {
   const matches = new Map<string, Resolution>();
   for (const [name, value] of Object.entries(flag.variants)) matches.set(name, answer('TARGETING_MATCH', metadata, value, name));
@@ -110,6 +122,7 @@ function compileAnswers(key: string, flag: ParsedFlag, metadata: FlagMetadata): 
     static: fallback === null ? noDefault : answer('STATIC', metadata, flag.variants[fallback], fallback),
     default: fallback === null ? noDefault : answer('DEFAULT', metadata, flag.variants[fallback], fallback),
     ruleFailed: errorAnswer('GENERAL', `Error evaluating targeting rule for flag '${key}'`, metadata),
+    overBudget: errorAnswer('GENERAL', overBudgetMessage(key), metadata),
     matches,
   };
 }

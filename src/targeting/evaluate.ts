@@ -5,6 +5,7 @@
 //   state DISABLED                 DISABLED, the caller's default
 //   no rule                        STATIC, the default variant
 //   rule throws                    ERROR GENERAL
+//   rule overruns its work budget  ERROR GENERAL, naming the limit (work-budget.ts; Flagwire's, not flagd's)
 //   rule gives null or undefined   DEFAULT, the default variant
 //   rule gives anything else       its text (true is "true") names the variant: TARGETING_MATCH,
 //                                  or ERROR GENERAL when no variant has that name
@@ -16,6 +17,7 @@
 import type { FlagValueType } from './definition.js';
 import { type CompiledFlag, type CompiledFlagSet, errorAnswer, type Resolution } from './compiled-flag.js';
 import { newScope } from './scope.js';
+import { beginWorkBudget, kOverBudget, settleWorkBudget } from './work-budget.js';
 
 const scope = newScope();
 const kNoContext: Readonly<Record<string, unknown>> = Object.freeze({});
@@ -29,14 +31,16 @@ export function evaluateFlag(flag: CompiledFlag, context: Readonly<Record<string
   scope.data = context;
   scope.flagd.flagKey = flag.key;
   scope.flagd.timestamp = timestamp;
+  beginWorkBudget();
   let result: unknown;
   try {
     result = rule(scope);
-  } catch {
-    return answers.ruleFailed;
+  } catch (err) {
+    return err === kOverBudget ? answers.overBudget : answers.ruleFailed;
   } finally {
     // The context is the caller's: not kept past the evaluation.
     scope.data = kNoContext;
+    settleWorkBudget();
   }
   if (result === null || result === undefined) return answers.default;
   const variant = typeof result === 'string' ? result : (result as { toString(): string }).toString();

@@ -18,6 +18,7 @@
 // test/targeting/fractional.test.ts for a key where the two differ.
 import { murmur3x86_32 } from '../bytes/murmur3.js';
 import { maxUtf8Bytes, writeUtf8 } from '../bytes/utf8.js';
+import { charge } from './work-budget.js';
 
 const kMaxTotalWeight = 2147483647;
 const kTwo16 = 65536;
@@ -90,6 +91,8 @@ export function fractional(args: readonly unknown[], flagKey: string, targetingK
     total += weight;
   }
   if (total > kMaxTotalWeight) return null;
+  // The key may be a long string of the context's: hashing it is charged to the evaluation's budget.
+  charge(bucketBy.length);
   const point = bucketPoint(hashUtf8(prefix, bucketBy), total);
   let sum = 0;
   for (let i = first; i < args.length; i++) {

@@ -8,6 +8,9 @@
 //                sub-expression at load time, and what runs below an `if` of one or two arguments
 //                (the compiler has no template for those and hands them to the interpreter).
 // Where they differ the function takes the dialect or exists twice; each difference is named where it is.
+//
+// The operators that build a list or a string charge it to the evaluation's budget first (work-budget.ts).
+import { charge, chargeList, chargeString, kUnchargedLength, kMaxBuiltChars, kOverBudget, textLength } from './work-budget.js';
 
 /**
  * json-logic-engine throws NaN (the number) for a value it cannot use as a number. We throw the same:
@@ -28,13 +31,39 @@ export function isTruthy(value: unknown): boolean {
       if ('size' in object && object.size === 0) return false;
     }
     // A prototype-less object has no constructor: the engine throws here, and so do we.
-    if ((object.constructor as { name: string }).name === 'Object') return Object.keys(object).length > 0;
+    if ((object.constructor as { name: string }).name === 'Object') return countKeys(object) > 0;
   }
   return true;
 }
 
+/**
+ * How many keys `object` has: listed to be counted (V8 has no cheaper way for a large object), so a
+ * large one is charged after the fact (work-budget.ts), one of up to kUnchargedLength keys is not. A
+ * context's object has at most 10,000 keys (src/ofrep/context.ts): one step past the budget is bounded.
+ */
+function countKeys(object: object): number {
+  const count = Object.keys(object).length;
+  if (count > kUnchargedLength) charge(count);
+  return count;
+}
+
+/**
+ * A string about to be read as a number: JavaScript parses all of it (4 s for 30,000 comparisons of a
+ * 32,000-character context string with a number), so a long one is charged (work-budget.ts).
+ */
+function chargeNumberText(value: unknown): void {
+  if (typeof value === 'string' && value.length > kUnchargedLength) charge(value.length);
+}
+
+/** chargeNumberText, answering the value. */
+function chargedNumberText<T>(value: T): T {
+  chargeNumberText(value);
+  return value;
+}
+
 /** json-logic-engine's `precoerceNumber`: NaN and objects cannot become numbers (thrown); the rest passes. */
 export function precoerce(value: unknown): unknown {
+  chargeNumberText(value);
   if (Number.isNaN(value)) fail();
   if (!value) return value;
   if (typeof value === 'object') fail();
@@ -72,16 +101,28 @@ export type Comparison = (a: unknown, b: unknown) => boolean;
 /* Loose comparisons are what JsonLogic specifies: the engine generates `a == b`, `a < b` on raw values. */
 export const kComparisons: Readonly<Record<string, Comparison>> = {
   // biome-ignore lint/suspicious/noDoubleEquals: JsonLogic's == is JavaScript's loose equality.
-  '==': (a, b) => a == b,
-  '===': (a, b) => a === b,
+  '==': (a, b) => chargeCompared(a, b) == b,
+  '===': (a, b) => chargeCompared(a, b) === b,
   // biome-ignore lint/suspicious/noDoubleEquals: JsonLogic's != is JavaScript's loose inequality.
-  '!=': (a, b) => a != b,
-  '!==': (a, b) => a !== b,
-  '<': (a, b) => (a as number) < (b as number),
-  '<=': (a, b) => (a as number) <= (b as number),
-  '>': (a, b) => (a as number) > (b as number),
-  '>=': (a, b) => (a as number) >= (b as number),
+  '!=': (a, b) => chargeCompared(a, b) != b,
+  '!==': (a, b) => chargeCompared(a, b) !== b,
+  '<': (a, b) => (chargeCompared(a, b) as number) < (b as number),
+  '<=': (a, b) => (chargeCompared(a, b) as number) <= (b as number),
+  '>': (a, b) => (chargeCompared(a, b) as number) > (b as number),
+  '>=': (a, b) => (chargeCompared(a, b) as number) >= (b as number),
 };
+
+/**
+ * Two strings are compared character by character (V8: up to the first difference): two long ones are
+ * charged the shorter's length (work-budget.ts), so thousands of comparisons of a context's long
+ * strings stay bounded. Strings of up to kUnchargedLength characters are not: their comparisons are bounded by
+ * the rule's size, and ordinary rules never reach the budget. Answers `a`.
+ */
+export function chargeCompared(a: unknown, b: unknown): unknown {
+  if (typeof a === 'string' && typeof b === 'string' && a.length > kUnchargedLength && b.length > kUnchargedLength)
+    charge(Math.min(a.length, b.length));
+  return a;
+}
 
 /** `in`: membership in an array, or substring of a string; a falsy haystack holds nothing. */
 export function includes(needle: unknown, haystack: unknown): boolean {
@@ -98,20 +139,31 @@ export function catInterpreted(parts: readonly unknown[]): string {
   for (let i = 0; i < parts.length; i++) {
     const part = parts[i];
     if (part === null || part === undefined) continue;
-    out += part;
+    out = appendText(out, part);
   }
   return out;
+}
+
+/** `out + part`, charged (and bounded) before the text is made: every `cat` concatenates through it. */
+export function appendText(out: string, part: unknown): string {
+  const length = textLength(part);
+  if (out.length + length > kMaxBuiltChars) throw kOverBudget;
+  charge(length);
+  return out + part;
 }
 
 /** `substr` as the engine defines it: String#substr, with a negative length counted from the end. */
 export function substr(text: unknown, from: unknown, length: unknown): string {
   // A non-string has no `substr`: a TypeError, as in the engine.
   const s = text as { substr(from: unknown, length?: unknown): string };
+  let out: string;
   if ((length as number) < 0) {
     const rest = s.substr(from);
-    return rest.substr(0, rest.length + (length as number));
-  }
-  return s.substr(from, length);
+    out = rest.substr(0, rest.length + (length as number));
+  } else out = s.substr(from, length);
+  // V8 answers a slice without copying; charged as made all the same (it is never longer than `text`).
+  chargeString(out.length);
+  return out;
 }
 
 /** `max` and `min`: numbers only, at least one (else it throws). */
@@ -128,6 +180,12 @@ export function extreme(values: readonly unknown[], max: boolean): number {
 
 /** `merge`: arrays flattened one level, other values kept. */
 export function merge(values: readonly unknown[]): unknown[] {
+  let items = 0;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    items += Array.isArray(v) ? v.length : 1;
+  }
+  chargeList(items);
   const out: unknown[] = [];
   for (const v of values) {
     if (Array.isArray(v)) for (const item of v) out.push(item);
@@ -162,13 +220,16 @@ export function divisorCompiled(value: number): number {
 // one operand is given that operand's value, not a one-element array, so `{"+": [{"var": "list"}]}`
 // sums the list here and throws in the compiled dialect.
 
+/** Whether an operand is an object (which arithmetic refuses); a long string one is charged as read. */
 function objectOperand(value: unknown): boolean {
+  chargeNumberText(value);
   return !!value && typeof value === 'object';
 }
 
 export function addInterpreted(data: unknown): number {
   if (!data) return 0;
-  if (typeof data === 'string' || typeof data === 'number' || typeof data === 'boolean') return precoerce(+data) as number;
+  if (typeof data === 'string' || typeof data === 'number' || typeof data === 'boolean')
+    return precoerce(+chargedNumberText(data)) as number;
   if (!Array.isArray(data)) fail();
   let sum = 0;
   for (let i = 0; i < data.length; i++) {
@@ -180,7 +241,8 @@ export function addInterpreted(data: unknown): number {
 
 export function subtractInterpreted(data: unknown): number {
   if (!data) return 0;
-  if (typeof data === 'string' || typeof data === 'number' || typeof data === 'boolean') return precoerce(-data) as number;
+  if (typeof data === 'string' || typeof data === 'number' || typeof data === 'boolean')
+    return precoerce(-chargedNumberText(data)) as number;
   if (!Array.isArray(data)) fail();
   if (objectOperand(data[0])) fail();
   if (data.length === 0) fail();

@@ -1,6 +1,7 @@
 // What a compiled rule reads: the evaluation context and flagd's own properties. One scope per thread is
 // filled before each evaluation and reused (evaluate.ts), so evaluating allocates no context object;
 // flagd-core copies the context into a new object with `$flagd` added on every evaluation instead.
+import { chargeList } from './work-budget.js';
 
 /** `$flagd` in the context: the flag being evaluated and the evaluation's time in whole seconds. */
 export interface FlagdProperties {
@@ -32,5 +33,7 @@ export function rootValue(scope: Scope, name: string): unknown {
 
 /** The whole context as a rule sees it (`{"var": ""}`): a copy, made only for that rare rule. */
 export function wholeContext(scope: Scope): Record<string, unknown> {
+  // A copy as long as the context, made each time the rule reads it: charged (work-budget.ts).
+  chargeList(Object.keys(scope.data).length);
   return { ...scope.data, $flagd: { ...scope.flagd } };
 }

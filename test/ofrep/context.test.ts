@@ -1,6 +1,6 @@
 // OFREP request bodies -> the evaluation context (src/ofrep/context.ts).
 import t from 'tap';
-import { OfrepContext } from '../../src/ofrep/context.js';
+import { kMaxContextChars, kMaxContextDepth, kMaxContextValues, OfrepContext } from '../../src/ofrep/context.js';
 
 const parse = (raw: string) => {
   const ctx = new OfrepContext();
@@ -63,4 +63,33 @@ t.test('one instance is reused: parse() resets what the previous body set', asyn
   ctx.parse('{"context":{"targetingKey":"u1","plan":"x"}}');
   ctx.parse('{}');
   t.same([ctx.targetingKey, ctx.attribute('plan')], [null, undefined]);
+});
+
+t.test('bounded (issue 42): characters, depth and count of keys and items, each at and one past its limit', async (t) => {
+  const body = (context: unknown) => JSON.stringify({ context });
+  const refused = (raw: string, what: string) => {
+    const { ok, ctx } = parse(raw);
+    t.same([ok, ctx.errorCode], [false, 'INVALID_CONTEXT'], `${what}: INVALID_CONTEXT`);
+    t.same(ctx.ruleData(), {}, `${what}: no context kept`);
+    t.match(ctx.errorDetails, `more than ${kMaxContextChars} characters of keys and strings, more than ${kMaxContextValues} keys`);
+  };
+  // Keys and strings at every level count; what JSON adds (quotes, whitespace) does not.
+  // Keys key, list and b (8 characters), strings a and y (2): the padding is the rest.
+  const chars = (n: number) => ({ key: 'x'.repeat(n - 10), list: ['a', { b: 'y' }] });
+  t.ok(parse(body(chars(kMaxContextChars))).ok, `${kMaxContextChars} characters`);
+  refused(body(chars(kMaxContextChars + 1)), `${kMaxContextChars + 1} characters`);
+  t.ok(parse(`{"context": {"targetingKey": "u1"}${' '.repeat(200_000)}}`).ok, 'whitespace is not the context');
+  // The context is level 1; each object or array in it one more.
+  const nested = (levels: number) => {
+    let value: unknown = 'leaf';
+    for (let i = 1; i < levels; i++) value = i % 2 === 0 ? { k: value } : [value];
+    return { k: value };
+  };
+  t.ok(parse(body(nested(kMaxContextDepth))).ok, `${kMaxContextDepth} levels`);
+  refused(body(nested(kMaxContextDepth + 1)), `${kMaxContextDepth + 1} levels`);
+  // Keys and items, at every level, counted together: one key holding a list of n - 1 items is n.
+  const counted = (n: number) => ({ list: Array(n - 1).fill(0) });
+  t.ok(parse(body(counted(kMaxContextValues))).ok, `${kMaxContextValues} keys and items`);
+  refused(body(counted(kMaxContextValues + 1)), `${kMaxContextValues + 1} keys and items`);
+  refused(body(Object.fromEntries(Array.from({ length: kMaxContextValues + 1 }, (_, i) => [`k${i}`, i]))), 'keys alone');
 });

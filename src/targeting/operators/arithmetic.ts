@@ -25,6 +25,7 @@ import {
   literal,
   rulesOf,
 } from '../rule-node.js';
+import { charge } from '../work-budget.js';
 
 // Compiled: each operand is made a number while the function is built. A literal that cannot be one
 // (a non-numeric string, an array, an object) fails the build, as does a constant zero divisor; the
@@ -91,7 +92,12 @@ function interpretedArithmetic(op: string, min: number, max: number, apply: (dat
     const rules = rulesOf(nodes);
     if (unary && rules.length === 1 && !Array.isArray((args as unknown[])[0])) {
       const only = rules[0]!;
-      return dynamic((s) => apply(only(s)));
+      return dynamic((s) => {
+        const v = only(s);
+        // A list read from the context is summed item by item: charged by its length (work-budget.ts).
+        if (Array.isArray(v)) charge(v.length);
+        return apply(v);
+      });
     }
     return dynamic((s) => apply(evaluateAll(rules, s)));
   };

@@ -5,6 +5,7 @@ import { fractional } from '../fractional.js';
 import { applySemVerOperator, isSemVerOperator, parseVersion, type SemVer } from '../sem-ver.js';
 import { kProblems, type PathStep } from '../problems.js';
 import { type Node, type OperatorCompiler, type Rule, type RuleBuilder, dynamic, evaluateInto, literal, rulesOf } from '../rule-node.js';
+import { charge, kUnchargedLength } from '../work-budget.js';
 
 function stringCompare(op: 'starts_with' | 'ends_with'): OperatorCompiler {
   const starts = op === 'starts_with';
@@ -16,6 +17,9 @@ function stringCompare(op: 'starts_with' | 'ends_with'): OperatorCompiler {
       const text = a(s);
       const part = b(s);
       if (typeof text !== 'string' || typeof part !== 'string') return null;
+      // Compared character by character: a long part is charged (work-budget.ts; 30,000 starts_with of
+      // a 32,000-character string took 4.4 s), a short one is not.
+      if (part.length > kUnchargedLength) charge(part.length);
       return starts ? text.startsWith(part) : text.endsWith(part);
     });
   };

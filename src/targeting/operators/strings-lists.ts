@@ -1,8 +1,9 @@
 // The rule compiler's operators on strings and lists: in, cat, substr, max, min, merge.
 // Each compiles its operands once into closures; compile-rule.ts holds the compiler and the table these
 // join, rule-node.ts the shapes they share.
-import { catInterpreted, extreme, includes, merge, substr } from '../json-logic.js';
+import { appendText, catInterpreted, extreme, includes, merge, substr } from '../json-logic.js';
 import { type OperatorCompiler, type Rule, dynamic, evaluateAll, kCompiled, literal, rulesOf } from '../rule-node.js';
+import { charge } from '../work-budget.js';
 
 const compileIn: OperatorCompiler = (c, args, path, dialect) => {
   const nodes = c.nodes(args, path, 'in', 2, 2, dialect);
@@ -10,8 +11,17 @@ const compileIn: OperatorCompiler = (c, args, path, dialect) => {
   const [needle, haystack] = rulesOf(nodes) as [Rule, Rule];
   // The list first, then the item: the engine's order (`(list || []).includes(item)`), which decides
   // what `prev` holds afterwards.
+  if (nodes[1]!.kind !== 'dynamic') {
+    return dynamic((s) => {
+      const list = haystack(s);
+      return includes(needle(s), list);
+    });
+  }
+  // A list or string computed at evaluation (read from the context, or built) is scanned: charged by its
+  // length. One written in the rule is not: its scans are bounded by the rule's own size.
   return dynamic((s) => {
     const list = haystack(s);
+    if (typeof list === 'string' || Array.isArray(list)) charge(list.length);
     return includes(needle(s), list);
   });
 };
@@ -24,7 +34,7 @@ const compileCat: OperatorCompiler = (c, args, path, dialect) => {
   if (dialect === kCompiled) {
     return dynamic((s) => {
       let out = '';
-      for (let i = 0; i < rules.length; i++) out += rules[i]!(s);
+      for (let i = 0; i < rules.length; i++) out = appendText(out, rules[i]!(s));
       return out;
     });
   }
