@@ -1,11 +1,87 @@
-// Who a change is audited as. The Management API acts as its token (`token:<id>`); the console acts as
-// `console`, or with `--as USER_ID` as that person (`user:<id>`, as the web console will).
+// Who makes a change, and who it is audited as. A command is given a Principal (who asked: a token, a
+// signed-in or `--as` user, the operator at the command line, a release plan) and resolves it once, in
+// the transaction that applies the change, into an Actor (actorFor): the audit's `token:<id>`,
+// `user:<id>`, `console` or `plan:<id>`, its name, and the environments it may change. One command per
+// verb then serves the Management API, the web console and the command line alike.
 import { FlagwireError } from '../errors.js';
 import { requireUser } from '../model/lookups.js';
 import { can, describeRole, projectRole } from '../model/permissions.js';
 import type { Project } from '../model/projects.js';
 import type { Token } from '../model/tokens.js';
 import type { StoreWriter } from '../store/interfaces.js';
+import { authorizeTokenWrite } from '../model/token-access.js';
+import type { Action } from '../model/permissions.js';
+
+/**
+ * Who asks for a change, as it crosses to the writer: a Management API token, a user (the web
+ * console's signed-in user, or the command line's `--as USER_ID`), the operator at the command line
+ * (no `--as`), or a release plan acting on its own schedule.
+ */
+export type Principal =
+  | { readonly kind: 'token'; readonly tokenId: string }
+  | { readonly kind: 'user'; readonly userId: string }
+  | { readonly kind: 'operator' }
+  | { readonly kind: 'plan'; readonly planId: string; readonly what: string };
+
+export const kOperator: Principal = { kind: 'operator' };
+
+/** The command line's principal: the `--as` user when given, else the operator. */
+export function principalOf(asUserId: string | undefined): Principal {
+  return asUserId === undefined ? kOperator : { kind: 'user', userId: asUserId };
+}
+
+/**
+ * The project a token acts in, the token authorised again as the change is applied (it, its project or
+ * its organisation may have changed while the change waited for the write lock). A command acting for
+ * a token looks the thing it changes up in this project only: another project's thing is not found.
+ */
+export function tokenProject(w: StoreWriter, principal: Extract<Principal, { kind: 'token' }>, now: number): Project {
+  return authorizeTokenWrite(w, principal.tokenId, now).project;
+}
+
+/** What a user lacking `action` is told, for a personal project and for an organisation's. */
+const kNeeds: Partial<Record<Action, { personal: string; org: string }>> = {
+  editFlags: { personal: 'change its flags', org: 'Changing flags needs the Editor, Admin or Owner role' },
+  configure: { personal: 'change it', org: 'Changing environments and audiences needs the Admin or Owner role' },
+};
+
+/**
+ * Resolves who asks into who acts on `project`, once, inside the transaction that applies the change:
+ * a token must still be allowed to write and belong to the project; a user must hold `action` there;
+ * the operator and a plan act as themselves.
+ */
+export function actorFor(w: StoreWriter, principal: Principal, project: Project, action: Action, now: number): Actor {
+  switch (principal.kind) {
+    case 'token': {
+      const auth = authorizeTokenWrite(w, principal.tokenId, now);
+      // A command looks things up in tokenProject first; reaching here with another project is a bug.
+      if (auth.project.id !== project.id) throw new Error(`token ${principal.tokenId} acting outside its project ${auth.project.id}`);
+      return tokenActor(auth.token);
+    }
+    case 'user':
+      return userActor(w, project, principal.userId, action);
+    case 'operator':
+      return kConsoleActor;
+    case 'plan':
+      return { id: `plan:${principal.planId}`, name: `${principal.what} ${principal.planId}`, environments: [] };
+  }
+}
+
+/** A user acting on `project`, who must hold `action` in its organisation (or own the personal project). */
+function userActor(w: StoreWriter, project: Project, userId: string, action: Action): Actor {
+  const user = requireUser(w, userId);
+  const role = projectRole(w, project, user.id);
+  if (!can(role, action)) {
+    const needs = kNeeds[action] ?? { personal: 'do this', org: `This needs a role allowed to ${action}` };
+    throw new FlagwireError(
+      'FORBIDDEN',
+      project.orgId === null
+        ? `Only the owner of personal project ${project.id} may ${needs.personal}; user ${user.id} is not its owner.`
+        : `${needs.org} in organisation ${project.orgId}; user ${user.id} ${describeRole(role)}.`,
+    );
+  }
+  return { id: `user:${user.id}`, name: user.name, environments: [] };
+}
 
 /** Who makes a change: audit actor (`token:<id>`, `console` or `user:<id>`), its display name, and its environment limit. */
 export interface Actor {
@@ -24,40 +100,18 @@ export function tokenActor(token: Token): Actor {
 
 /**
  * Who a console flag edit is audited as: `console` without `--as`; with `--as USER_ID` the person
- * (`user:<id>`, as the web console will write), who must be an Editor, Admin or Owner of the project's
- * organisation, or the owner of a personal project. A Viewer may read but not change flags.
+ * (`user:<id>`), who must be an Editor, Admin or Owner of the project's organisation, or the owner of a
+ * personal project. A Viewer may read but not change flags.
  */
 export function consoleActor(w: StoreWriter, project: Project, asUserId: string | undefined): Actor {
-  if (asUserId === undefined) return kConsoleActor;
-  const user = requireUser(w, asUserId);
-  const role = projectRole(w, project, user.id);
-  if (!can(role, 'editFlags')) {
-    throw new FlagwireError(
-      'FORBIDDEN',
-      project.orgId === null
-        ? `Only the owner of personal project ${project.id} may change its flags; user ${user.id} is not its owner.`
-        : `Changing flags needs the Editor, Admin or Owner role in organisation ${project.orgId}; user ${user.id} ${describeRole(role)}.`,
-    );
-  }
-  return { id: `user:${user.id}`, name: user.name, environments: [] };
+  return actorFor(w, principalOf(asUserId), project, 'editFlags', 0);
 }
 
 /**
  * Who a project configuration change (environments, audiences) is audited as: `console` without a
- * user; with one (`asUserId`: the web console's signed-in user) that person, who must be an Admin or
- * Owner of the project's organisation, or the owner of a personal project.
+ * user; with one that person, who must be an Admin or Owner of the project's organisation, or the
+ * owner of a personal project.
  */
 export function projectAdminActor(w: StoreWriter, project: Project, asUserId: string | undefined): Actor {
-  if (asUserId === undefined) return kConsoleActor;
-  const user = requireUser(w, asUserId);
-  const role = projectRole(w, project, user.id);
-  if (!can(role, 'configure')) {
-    throw new FlagwireError(
-      'FORBIDDEN',
-      project.orgId === null
-        ? `Only the owner of personal project ${project.id} may change it; user ${user.id} is not its owner.`
-        : `Changing environments and audiences needs the Admin or Owner role in organisation ${project.orgId}; user ${user.id} ${describeRole(role)}.`,
-    );
-  }
-  return { id: `user:${user.id}`, name: user.name, environments: [] };
+  return actorFor(w, principalOf(asUserId), project, 'configure', 0);
 }

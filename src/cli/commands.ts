@@ -4,6 +4,7 @@
 import type { Org, Plan, Role, Standing, User } from '../model/accounts.js';
 import { kDefaultPage, kMaxPage, pageAnswer, pageRequest } from '../release-plans/list-pages.js';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { kCapabilityList } from '../capabilities.js';
 import { FlagwireError } from '../errors.js';
 import { isStale, kDefaultStaleDays, kMaxStaleDays, staleBefore, type Flag } from '../model/flags.js';
 import { hashPassword, kMinPasswordLength, passwordProblem } from '../model/passwords.js';
@@ -11,7 +12,6 @@ import type { Audience, AudienceRule, Project, ProjectKind } from '../model/proj
 import { requireFlag, requireOrg, requireProject, requireToken, requireUser } from '../model/lookups.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { representFlag, type EnvironmentsFlag, type FlatFlag } from '../model/representation.js';
-import type { CommandInput, CommandName, CommandOutput } from '../writer/commands.js';
 import { kMaxGracePeriodSeconds, tokenView, type TokenView } from '../tokens/token-commands.js';
 import { flagsPlan } from '../flags-as-code/apply-commands.js';
 import type { PlanResult } from '../flags-as-code/schemas.js';
@@ -35,43 +35,13 @@ import { type DeliveryBody, deliveryView, type WebhookBody, type WebhookCreated,
 import { renderCreatedWebhook, renderDeliveries, renderWebhooks } from '../webhooks/webhook-text.js';
 import { kKeptDeliveries } from '../webhooks/webhook-commands.js';
 import type { GuardInput } from '../release-plans/guards.js';
-import { parseIsoTime, splitList, UsageError, type Args, type CommandSpec, type OptionSpec } from './args.js';
+import { parseIsoTime, splitList, UsageError, type Args } from './args.js';
+import { bool, command, type ConsoleCommand, many, str } from './console-command.js';
 import * as out from './output.js';
 import { readSecretLine } from './read-secret.js';
 
-/**
- * What a command may do: run one writer command (its own transaction), or read the store. Both wait
- * for the store to open: with PostgreSQL, its local copy is brought up to date first.
- */
-export interface ConsoleContext {
-  write<N extends CommandName>(name: N, input: CommandInput<N>): Promise<CommandOutput<N>>;
-  read<T>(fn: (store: StoreReader) => T): Promise<T>;
-  /** Start time of this run, Unix ms (what the writer commands get as `now`). */
-  readonly now: number;
-  /** The --data flag as given (serve passes it to loadConfig). */
-  readonly dataFlag: string | undefined;
-  /** The --database flag as given (serve passes it to loadConfig). */
-  readonly databaseFlag: string | undefined;
-}
-
-export interface ConsoleCommand<R = unknown> extends CommandSpec {
-  run(args: Args, ctx: ConsoleContext): R | Promise<R>;
-  /** The text for people; the JSON output is the result itself. */
-  human(result: R, now: number): string;
-  /** The exit status of a run that succeeded, when not 0 (plan: 2 when the file would change something). */
-  exitCode?(result: R): number;
-  /** Runs until stopped by a signal (serve): nothing is printed when `run` returns. */
-  longRunning?: boolean;
-  /** May create a missing data directory (serve, org create); every other command refuses one. */
-  createsDataDir?: boolean;
-}
-
 const kDefaultAuditLimit = 50;
 const kMaxAuditLimit = 1000;
-
-const str = (value: string, help: string, required = false): OptionSpec => ({ type: 'string', value, help, required });
-const many = (value: string, help: string, required = false): OptionSpec => ({ type: 'string', value, help, multiple: true, required });
-const bool = (help: string): OptionSpec => ({ type: 'boolean', help });
 
 /** The options of a list read a page at a time (src/release-plans/list-pages.ts). */
 const kPageOptions = {
@@ -92,26 +62,6 @@ const kPlanHelp =
   'free (default), pro, teams, enterprise or teams-trial; the Management API and audiences need teams, enterprise or an active teams-trial';
 const kTrialEndsHelp = 'when a teams-trial ends: a date (2031-06-30, UTC midnight) or a date-time with a zone; default 14 days from now';
 const kRuleHelp = 'ATTR=V1[,V2...]: the request attribute ATTR must equal one of the values; repeat for more rules (all must match)';
-
-/** Help for positional arguments that mean the same in every command. */
-const kArgumentHelp: Readonly<Record<string, string>> = {
-  ORG_ID: 'an organisation id (org_...; `flagwire org list` shows them)',
-  USER_ID: 'a user id (usr_...; `flagwire user list` shows them)',
-  PROJECT_ID: 'a project id (prj_...; `flagwire project list` shows them)',
-  FLAG_ID: 'a flag id (flg_...; `flagwire flag list PROJECT_ID` shows them)',
-  AUDIENCE_ID: 'an audience id (aud_...; `flagwire audience list PROJECT_ID` shows them)',
-  TOKEN_ID: 'a token id (`flagwire token list PROJECT_ID` shows them)',
-  SCHEDULE_ID: 'a scheduled change id (sch_...; `flagwire schedule list PROJECT_ID` shows them)',
-  ROLLOUT_ID: 'a rollout id (rol_...; `flagwire rollout list PROJECT_ID` shows them)',
-  WEBHOOK_ID: 'a webhook id (whk_...; `flagwire webhook list PROJECT_ID` shows them)',
-  DELIVERY_ID: 'a delivery id (msg_...; `flagwire webhook deliveries WEBHOOK_ID` shows them)',
-};
-
-/** A table entry; ids among its positionals get the shared help unless it says otherwise. */
-function command<R>(spec: ConsoleCommand<R>): ConsoleCommand {
-  const shared = Object.fromEntries(spec.positionals.filter((p) => Object.hasOwn(kArgumentHelp, p)).map((p) => [p, kArgumentHelp[p]!]));
-  return { ...spec, argumentHelp: { ...shared, ...spec.argumentHelp } } as unknown as ConsoleCommand;
-}
 
 /** An option whose value is JSON text; a usage error naming it when it is not. */
 function jsonOption(name: string, text: string, help: string): unknown {
@@ -288,7 +238,8 @@ function applyConditions(args: Args, projectId: string): ApplyConditions {
 
 const kFlagCreateUsage = 'flag create PROJECT_ID --name NAME [--enabled] [--percentage N] [--env NAME]... [--as USER_ID]';
 
-export const kConsoleCommands: readonly ConsoleCommand[] = [
+/** The command line's commands not (yet) declared by a capability. */
+const kOwnCommands: readonly ConsoleCommand[] = [
   command({
     name: 'serve',
     usage: 'serve [--port N] [--host H] [--demo] [--flags-file PATH --flags-project PROJECT_ID]',
@@ -1178,3 +1129,6 @@ export const kConsoleCommands: readonly ConsoleCommand[] = [
       `Copied ${result.records} records into PostgreSQL (revision ${result.revision}); this data directory is now its copy: start nodes with --database.`,
   }),
 ];
+
+/** Every command of the command line: these, then each capability's, in the order src/capabilities.ts lists them. */
+export const kConsoleCommands: readonly ConsoleCommand[] = [...kOwnCommands, ...kCapabilityList.flatMap((c) => c.cli ?? [])];

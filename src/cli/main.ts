@@ -7,8 +7,10 @@ import { StoreOpenError } from '../store/data-file.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { openForConsole, writeRefusalOnOpen, type ConsoleStore } from '../store/open-store.js';
 import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../writer/commands.js';
+import type { WriterCommand } from '../writer/command.js';
 import { type CommandLine, parseCommandLine, undecodableArguments, UsageError, wantsJson } from './args.js';
-import { kConsoleCommands, type ConsoleContext } from './commands.js';
+import { kConsoleCommands } from './commands.js';
+import type { ConsoleContext } from './console-command.js';
 import { renderJson } from './output.js';
 import { consoleTestHook } from './test-hooks.js';
 
@@ -41,14 +43,16 @@ class StoreContext implements ConsoleContext {
     return this.opened;
   }
 
-  async write<N extends CommandName>(name: N, input: CommandInput<N>): Promise<CommandOutput<N>> {
+  write<I, O>(command: WriterCommand<I, O>, input: I): Promise<O>;
+  write<N extends CommandName>(name: N, input: CommandInput<N>): Promise<CommandOutput<N>>;
+  async write(command: string | WriterCommand<unknown, unknown>, input: unknown): Promise<unknown> {
     // One command, one transaction: a thrown error aborts it and nothing is written.
     const { writes } = await this.open().catch((err: unknown) => {
       throw writeRefusalOnOpen(err);
     });
     const [result] = await writes.commit(() => [
       (w) => {
-        const output = runCommand(w as never, name, input, this.now);
+        const output = runCommand(w, command as WriterCommand<unknown, unknown>, input, this.now);
         consoleTestHook('in-transaction');
         return output;
       },

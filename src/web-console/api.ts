@@ -3,6 +3,7 @@
 // user belongs to the project (access.ts); every change is one writer command, the same function the
 // CLI and the Management API call, with the signed-in user as `asUserId`, so roles, plans and texts
 // are the writer's.
+import { kCapabilityList } from '../capabilities.js';
 import { FlagwireError } from '../errors.js';
 import { compilePattern, matchPath } from '../http/route-pattern.js';
 import { kAuditRoutes } from './api/audit.js';
@@ -30,6 +31,7 @@ export const kApiRoutes: readonly ApiRoute[] = [
   ...kMemberRoutes,
   ...kOrgRoutes,
   ...kMailRoutes,
+  ...kCapabilityList.flatMap((c) => c.consoleRoutes ?? []),
 ];
 
 export interface MatchedRoute {

@@ -1,6 +1,7 @@
 // Web console sessions: signing in (password check, rate limits, a fresh session id), finding the
 // session of a request by its cookie, and signing out. Sessions live in the store, so every process and
 // thread serving the console sees the same ones, and a sign-out ends the session everywhere at once.
+import { kSessionCommands } from '../sessions/capability.js';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { FlagwireError } from '../errors.js';
@@ -106,7 +107,7 @@ export class ConsoleSessions {
     // A fresh id at every sign-in: an id planted in the browser before sign-in is never the signed-in one.
     const id = randomId(kSessionIdLength);
     const session = { userId: user.id, idHash: hashSecret(id), csrfToken: randomId(kCsrfTokenLength), expiresAt: now + this.sessionMs };
-    await this.writer.call('sessionStart', session);
+    await this.writer.call(kSessionCommands.sessionStart, session);
     return { id, session: { ...session, createdAt: now }, user };
   }
 
@@ -122,7 +123,7 @@ export class ConsoleSessions {
   }
 
   async signOut(session: Session): Promise<void> {
-    await this.writer.call('sessionEnd', { idHash: session.idHash });
+    await this.writer.call(kSessionCommands.sessionEnd, { idHash: session.idHash });
   }
 }
 

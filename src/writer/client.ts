@@ -13,6 +13,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { fromErrorData, FlagwireError, postgresTimeoutError } from '../errors.js';
 import type { CommandInput, CommandName, CommandOutput } from './commands.js';
+import type { WriterCommand } from './command.js';
 import type { ReplicaStatus } from '../store/open-store.js';
 import {
   kCancelled,
@@ -131,8 +132,10 @@ export class WriterClient {
    * command refused at its deadline is when the writer skips it, possibly long after the 503. A caller
    * that accounts for the input's memory (a request body) releases it then, not at the answer.
    */
-  call<N extends CommandName>(name: N, input: CommandInput<N>, dropped: (() => void) | null = null): Promise<CommandOutput<N>> {
-    return this.callAt(name, input, dropped).then(({ value }) => value);
+  call<I, O>(command: WriterCommand<I, O>, input: I, dropped?: (() => void) | null): Promise<O>;
+  call<N extends CommandName>(name: N, input: CommandInput<N>, dropped?: (() => void) | null): Promise<CommandOutput<N>>;
+  call(command: string | WriterCommand<unknown, unknown>, input: unknown, dropped: (() => void) | null = null): Promise<unknown> {
+    return this.send(typeof command === 'string' ? command : command.name, input, dropped).then(({ value }) => value);
   }
 
   /**
@@ -140,11 +143,21 @@ export class WriterClient {
    * one it read): this node's copy has it once the promise resolves. The Management API answers with it
    * (Flagwire-Revision, src/http/revisions.ts).
    */
+  callAt<I, O>(command: WriterCommand<I, O>, input: I, dropped?: (() => void) | null): Promise<{ value: O; revision: number }>;
   callAt<N extends CommandName>(
     name: N,
     input: CommandInput<N>,
+    dropped?: (() => void) | null,
+  ): Promise<{ value: CommandOutput<N>; revision: number }>;
+  callAt(
+    command: string | WriterCommand<unknown, unknown>,
+    input: unknown,
     dropped: (() => void) | null = null,
-  ): Promise<{ value: CommandOutput<N>; revision: number }> {
+  ): Promise<{ value: unknown; revision: number }> {
+    return this.send(typeof command === 'string' ? command : command.name, input, dropped);
+  }
+
+  private send(name: string, input: unknown, dropped: (() => void) | null): Promise<{ value: unknown; revision: number }> {
     if (this.closing) {
       dropped?.();
       return Promise.reject(new FlagwireError('STORE_UNAVAILABLE', 'The server is shutting down; retry shortly.'));
@@ -160,10 +173,10 @@ export class WriterClient {
     }
     const id = this.nextId++;
     const fate = new Int32Array(new SharedArrayBuffer(4));
-    return new Promise<{ value: CommandOutput<N>; revision: number }>((resolve, reject) => {
+    return new Promise<{ value: unknown; revision: number }>((resolve, reject) => {
       const timer = setTimeout(() => this.expire(id), this.writeTimeoutMs);
       this.pending.set(id, {
-        resolve: (value, revision) => resolve({ value: value as CommandOutput<N>, revision }),
+        resolve: (value, revision) => resolve({ value, revision }),
         reject,
         sentAt: performance.now(),
         fate,

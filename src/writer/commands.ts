@@ -1,7 +1,10 @@
 // Every command the writer applies, by name: the message protocol of the writer actor, and the
 // functions the console runs in its own process. Each takes (store writer, input, now).
+import { type CapabilityCommands, kCapabilityCommands } from '../capabilities.js';
 import { FlagwireError } from '../errors.js';
 import { unicodeProblems } from '../model/validation.js';
+import type { StoreWriter } from '../store/interfaces.js';
+import type { WriterCommand } from './command.js';
 import { recordActivity } from '../tokens/activity-commands.js';
 import { seedDemo } from './demo-seed.js';
 import { invitationAccept, invitationDecline, invitationJoin, orgInvite } from '../invitations/invitation-commands.js';
@@ -21,7 +24,6 @@ import {
 } from '../flags/flag-commands.js';
 import { orgAddMember, orgCreate, orgUpdate, userCreate } from '../orgs/org-commands.js';
 import { audienceCreate, audienceUpdate, envAdd, envProtect, envRename, projectCreate } from '../projects/project-commands.js';
-import { sessionEnd, sessionStart, userPassword } from '../sessions/session-commands.js';
 import { tokenCreate, tokenRevoke, tokenRotate } from '../tokens/token-commands.js';
 import { recordUsage } from '../flags/usage-commands.js';
 import { flagsImport } from '../flags/import-commands.js';
@@ -64,9 +66,6 @@ export const kCommands = {
   invitationAccept,
   invitationDecline,
   invitationJoin,
-  userPassword,
-  sessionStart,
-  sessionEnd,
   projectCreate,
   envAdd,
   envRename,
@@ -117,13 +116,29 @@ export const kCommands = {
   seedDemo,
 } as const;
 
-export type Commands = typeof kCommands;
+/**
+ * Every command's function by name, kCommands' and the capabilities': what a call by name (the
+ * command line, tests) is typed with. Code inside a capability calls its commands by value instead.
+ */
+export type Commands = typeof kCommands & {
+  readonly [K in keyof CapabilityCommands]: CapabilityCommands[K] extends WriterCommand<infer I, infer O>
+    ? (w: StoreWriter, input: I, now: number) => O
+    : never;
+};
 export type CommandName = keyof Commands;
 export type CommandInput<N extends CommandName> = Parameters<Commands[N]>[1];
 export type CommandOutput<N extends CommandName> = ReturnType<Commands[N]>;
 
+/** Whether the writer has a command of this name: one of a capability's (src/capabilities.ts), or of kCommands. */
 export function isCommandName(name: unknown): name is CommandName {
-  return typeof name === 'string' && Object.hasOwn(kCommands, name);
+  return typeof name === 'string' && (kCapabilityCommands.has(name) || Object.hasOwn(kCommands, name));
+}
+
+/** The function of the command named `name` (isCommandName said it exists). */
+function commandFunction(name: string): (w: StoreWriter, input: unknown, now: number) => unknown {
+  const fn = kCapabilityCommands.get(name)?.run ?? kCommands[name as keyof typeof kCommands];
+  if (fn === undefined) throw new Error(`unknown writer command ${name}`);
+  return fn as (w: StoreWriter, input: unknown, now: number) => unknown;
 }
 
 /**
@@ -132,15 +147,12 @@ export function isCommandName(name: unknown): name is CommandName {
  * console, the demo seed and the API's structured inputs (an API body arrives as bytes, and its
  * strings are checked where it is parsed).
  */
-export function runCommand<N extends CommandName>(
-  w: Parameters<Commands[N]>[0],
-  name: N,
-  input: CommandInput<N>,
-  now: number,
-): CommandOutput<N> {
+export function runCommand<I, O>(w: StoreWriter, command: WriterCommand<I, O>, input: I, now: number): O;
+export function runCommand<N extends CommandName>(w: StoreWriter, name: N, input: CommandInput<N>, now: number): CommandOutput<N>;
+export function runCommand(w: StoreWriter, command: string | WriterCommand<unknown, unknown>, input: unknown, now: number): unknown {
   const problems = unicodeProblems(input, { quoteKeys: false });
   if (problems.length > 0) throw new FlagwireError('INVALID_REQUEST', problems.join('; '));
-  const fn = kCommands[name] as (w: Parameters<Commands[N]>[0], input: CommandInput<N>, now: number) => CommandOutput<N>;
+  const fn = commandFunction(typeof command === 'string' ? command : command.name);
   // Every change the command audits is offered to its project's webhooks in this same transaction: the
   // outbox holds a delivery exactly when the change was committed (src/webhooks/webhook-commands.ts).
   const { value, entries } = w.collectAudit(() => fn(w, input, now));

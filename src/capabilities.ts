@@ -1,0 +1,37 @@
+// Every capability of Flagwire, listed once. Adding a capability is one line here (docs/architecture.md,
+// "Adding a capability"); the tables the rest of Flagwire reads are derived below.
+import type { Capability } from './capability/capability.js';
+import { kSessions } from './sessions/capability.js';
+import type { AnyCommand } from './writer/command.js';
+
+export const kCapabilities = [kSessions] as const satisfies readonly Capability[];
+
+/** The capabilities' values, as every derivation reads them. */
+export const kCapabilityList: readonly Capability[] = kCapabilities;
+
+/** Every capability's writer commands by name; a name declared twice is a start-up error. */
+export const kCapabilityCommands: ReadonlyMap<string, AnyCommand> = uniqueBy(
+  kCapabilityList.flatMap((c) => Object.values(c.commands ?? {})),
+  (command) => command.name,
+  'writer command',
+);
+
+/** Every audit action a capability declares, each once. */
+export const kAuditActions: ReadonlySet<string> = new Set(kCapabilityList.flatMap((c) => c.auditActions ?? []));
+
+function uniqueBy<T>(items: readonly T[], key: (item: T) => string, what: string): Map<string, T> {
+  const map = new Map<string, T>();
+  for (const item of items) {
+    const k = key(item);
+    if (map.has(k)) throw new Error(`${what} ${k} is declared twice`);
+    map.set(k, item);
+  }
+  return map;
+}
+
+type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
+
+/** Every capability's commands in one type, by name: what a call by name is typed with (src/writer/commands.ts). */
+export type CapabilityCommands = UnionToIntersection<
+  (typeof kCapabilities)[number] extends infer C ? (C extends { commands: infer T } ? T : never) : never
+>;

@@ -1,0 +1,37 @@
+// A capability of Flagwire (flags, tokens, webhooks, release plans, ...) declared in one value, in its
+// own folder: the writer commands it adds, its Management API routes and their handlers, its web console
+// routes, its command-line commands and its audit actions. src/capabilities.ts lists every capability
+// once; every table another part needs (the writer's commands by name, the route table, the console's
+// JSON API, the command line's index and help, the audit actions) is derived from that list, never
+// kept beside it. docs/architecture.md ("Adding a capability") says how to add one.
+import type { ManagementHandler } from '../api/handlers.js';
+import type { ConsoleCommand } from '../cli/console-command.js';
+import type { RouteDeclaration } from '../routes/route-table.js';
+import type { ApiRoute } from '../web-console/api/call.js';
+import type { AnyCommand } from '../writer/command.js';
+
+/** A Management API route: its declaration (method, pattern, auth, metric, OpenAPI) and its handler. */
+export interface ManagementRouteSpec extends RouteDeclaration {
+  readonly via: 'management';
+  readonly handler: ManagementHandler;
+}
+
+export interface Capability {
+  /** Its folder's name under src/. */
+  readonly name: string;
+  /** Its writer commands by name (commandTable in src/writer/command.ts). */
+  readonly commands?: Readonly<Record<string, AnyCommand>>;
+  /** Its Management API routes by route name (the name the metrics and tests know it by). */
+  readonly routes?: Readonly<Record<string, ManagementRouteSpec>>;
+  /** Its web console JSON API routes (/console/api/...). */
+  readonly consoleRoutes?: readonly ApiRoute[];
+  /** Its command-line commands, in the order the index lists them. */
+  readonly cli?: readonly ConsoleCommand[];
+  /** Every audit action its commands write (a closed list: `as const` in the capability). */
+  readonly auditActions?: readonly string[];
+}
+
+/** Declares a capability; the value keeps its literal types (its command names, its audit actions). */
+export function defineCapability<const C extends Capability>(capability: C): C {
+  return capability;
+}
