@@ -1,6 +1,6 @@
 // Every capability of Flagwire, listed once. Adding a capability is one line here (docs/architecture.md,
 // "Adding a capability"); the tables the rest of Flagwire reads are derived below.
-import type { Capability } from './capability/capability.js';
+import type { Capability, ManagementRouteSpec } from './capability/capability.js';
 import { kSessions } from './sessions/capability.js';
 import type { AnyCommand } from './writer/command.js';
 
@@ -14,6 +14,11 @@ export const kCapabilityCommands: ReadonlyMap<string, AnyCommand> = uniqueBy(
   kCapabilityList.flatMap((c) => Object.values(c.commands ?? {})),
   (command) => command.name,
   'writer command',
+);
+
+/** Every capability's Management API routes, by route name, in the order the capabilities are listed. */
+export const kCapabilityRoutes: readonly (readonly [string, ManagementRouteSpec])[] = kCapabilityList.flatMap((c) =>
+  Object.entries(c.routes ?? {}),
 );
 
 /** Every audit action a capability declares, each once. */

@@ -21,7 +21,8 @@ import {
   revisionHeaders,
   type RevisionWaiter,
 } from '../http/revisions.js';
-import { kManagementRoutes, registerRoutes, type ManagementRoute } from '../routes/route-table.js';
+import { kCapabilityHandlers, kManagementRoutes, type ManagementRoute } from '../routes/all-routes.js';
+import { registerRoutes } from '../routes/route-table.js';
 import { matchPath } from '../http/route-pattern.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { WriterClient } from '../writer/client.js';
@@ -29,7 +30,7 @@ import type { Planner } from '../flags-as-code/planner.js';
 import type { ActivityRecorder } from './activity.js';
 import { identifyToken } from './auth.js';
 import type { AuthFailures } from './auth-failures.js';
-import { JsonText, kManagementHandlers, type ApiRequest, type ReadHandler, type WriteHandler } from './handlers.js';
+import { JsonText, kManagementHandlers, type ApiRequest, type ManagementHandler, type ReadHandler, type WriteHandler } from './handlers.js';
 
 export interface ManagementDeps {
   store: SnapshotReader;
@@ -123,7 +124,7 @@ class ManagementPipeline {
       deps.store.resetReadTxn();
       token = this.identify(request, ip, now);
       const auth = authorizeToken(deps.store, token, now);
-      const handler = kManagementHandlers[route.name];
+      const handler = handlerOf(route.name);
       if (handler.kind === 'read') this.answerRead(res, request, auth, handler, minRevision);
       else this.answerWrite(res, request, auth, handler, contentLength, minRevision);
     } catch (err) {
@@ -301,6 +302,13 @@ class ManagementPipeline {
     const text = value instanceof JsonText ? value.text : JSON.stringify(value);
     send(res, status, text, 'application/json', revisionHeaders(revision));
   }
+}
+
+/** A route's handler: the service's own (handlers.ts) or its capability's. */
+function handlerOf(name: string): ManagementHandler {
+  const handler = kCapabilityHandlers.get(name) ?? (kManagementHandlers as Readonly<Record<string, ManagementHandler>>)[name];
+  if (handler === undefined) throw new Error(`Management API route ${name} has no handler`);
+  return handler;
 }
 
 function refuseUrlTokens(query: URLSearchParams): void {

@@ -3,16 +3,16 @@
 // What a request costs: one Float64Array increment (route × status). What an evaluation batch costs:
 // two histogram observations and one performance.now(). Queue depths are read when scraped, never
 // maintained on the hot path. FLAGWIRE_METRICS=off turns all of it off (no object, null checks only).
-import { kRoutes, managementRouteNumber, routeLabels } from '../routes/route-table.js';
+import { kRouteLabels, managementRouteNumber } from '../routes/all-routes.js';
+import { kRoutes } from '../routes/route-table.js';
 import { header, Histogram, kBatchSizeBuckets, kCommitBuckets, kLatencyBuckets, labelValue, type HistogramSnapshot } from './registry.js';
 
-/**
- * Route labels, by route number: every route's number is its index here, both declared with the route
- * (src/routes/route-table.ts). An evaluation route set's routes onto evaluation (src/eval/routes.ts) carry
- * their number in the batch (a u8, src/eval/protocol.ts), so they must stay below 256; their route sets
- * import them from here like every other route does.
+/*
+ * Route numbers: every route's number is the index of its label (kRouteLabels, src/routes/all-routes.ts),
+ * both declared with the route. An evaluation route set's routes (src/eval/routes.ts) carry their number
+ * in the batch (a u8, src/eval/protocol.ts), so they must stay below 256; their route sets import them
+ * from here like every other route does.
  */
-export const kRouteLabels: readonly string[] = routeLabels();
 /** GET /v1/flags/{flag_id}: the Evaluation API's route set (src/eval/evaluation-api-routes.ts). */
 export const kRouteFlag = kRoutes.evaluateFlag.metric;
 /** GET /v1/flags/project/{project_id}: the Evaluation API's route set. */
@@ -21,10 +21,6 @@ export const kRouteProject = kRoutes.evaluateProject.metric;
 export const kRouteOfrepFlag = kRoutes.ofrepFlag.metric;
 /** POST /ofrep/v1/evaluate/flags: OFREP's route set. */
 export const kRouteOfrepBulk = kRoutes.ofrepBulk.metric;
-export const kRouteApiToken = kRoutes.apiToken.metric;
-export const kRouteApiFlags = kRoutes.apiListFlags.metric;
-export const kRouteApiFlag = kRoutes.apiGetFlag.metric;
-export const kRouteApiOther = kRoutes.management.metric;
 export const kRouteStream = kRoutes.stream.metric;
 export const kRouteHealth = kRoutes.health.metric;
 export const kRouteReady = kRoutes.ready.metric;

@@ -2,7 +2,8 @@
 // from the route declarations (src/routes/route-table.ts), each operation with the TypeBox values the code
 // validates with or builds its responses to (the components, src/routes/openapi-parts.ts). Nothing here is a
 // second, hand-written copy of a route or a schema.
-import { kRouteNames, kRoutes, openApiPath, type RouteDeclaration, type RouteDocs } from '../routes/route-table.js';
+import { kAllRoutes } from '../routes/all-routes.js';
+import { openApiPath, type RouteDeclaration, type RouteDocs } from '../routes/route-table.js';
 import { apiErrors, kBearer, kComponents, kMinRevisionParam, kRevisionResponseHeader, ref } from '../routes/openapi-parts.js';
 
 /**
@@ -47,8 +48,7 @@ function operation(route: RouteDeclaration, docs: RouteDocs): object {
 /** Every documented route, by path then method, in declaration order. */
 export function openApiPaths(): Record<string, Record<string, object>> {
   const paths: Record<string, Record<string, object>> = {};
-  for (const name of kRouteNames) {
-    const route: RouteDeclaration = kRoutes[name];
+  for (const route of Object.values(kAllRoutes)) {
     if (route.docs === undefined) continue;
     const path = openApiPath(route.pattern);
     const method = route.method === 'del' ? 'delete' : route.method;

@@ -2,9 +2,9 @@
 // route number and label, and its OpenAPI operation (summary, parameters, request and response schemas).
 // Derived from this table:
 //   - the uWS registration: each route set attaches its handlers by route name (registerRoutes below);
-//   - the metrics' route labels, by route number (kRouteLabels in src/metrics/metrics.ts);
-//   - the OpenAPI document's paths (src/openapi/document.ts);
-//   - the Management API's dispatch behind its /api/v1/* entry, and its metrics label (managementRoutes).
+//   - with each capability's Management API routes (src/capabilities.ts), the table of every route
+//     (src/routes/all-routes.ts), and from it the metrics' route labels, the OpenAPI document's paths and
+//     the Management API's dispatch behind its /api/v1/* entry.
 // test/routes/route-table.test.ts and test/openapi check that every declared route is registered,
 // labelled and documented, and that nothing registered is undeclared.
 //
@@ -43,7 +43,6 @@ import {
   queryParam,
   ref,
 } from './openapi-parts.js';
-import { compilePattern, matchesShape, type PathPattern } from '../http/route-pattern.js';
 import { FlagFile } from '../flags-as-code/flag-file.js';
 import { PlanResult } from '../flags-as-code/schemas.js';
 import { RolloutBody, RolloutCreate, RolloutList, ScheduleCreate, ScheduledChangeBody, ScheduleList } from '../release-plans/schemas.js';
@@ -661,22 +660,6 @@ export function routeLabel(route: RouteDeclaration): string {
   return route.label ?? openApiPath(route.pattern);
 }
 
-/** The metrics' route labels, by route number; throws when numbers leave a gap or two labels claim one number. */
-export function routeLabels(): string[] {
-  const labels: string[] = [];
-  for (const name of kRouteNames) {
-    const route: RouteDeclaration = kRoutes[name];
-    if (route.metric === null) continue;
-    const label = routeLabel(route);
-    if (labels[route.metric] !== undefined && labels[route.metric] !== label)
-      throw new Error(`route number ${route.metric} has two labels: ${labels[route.metric]} and ${label}`);
-    labels[route.metric] = label;
-  }
-  for (let i = 0; i < labels.length; i++) if (labels[i] === undefined) throw new Error(`no route has number ${i}`);
-  if (labels.length > 256) throw new Error("route numbers must fit the evaluation batch's u8");
-  return labels;
-}
-
 export type RouteHandler = (res: HttpResponse, req: HttpRequest) => void;
 
 /**
@@ -689,33 +672,4 @@ export function registerRoutes(app: TemplatedApp, handlers: { readonly [K in Rou
     if (route.via === 'management') throw new Error(`${name} is dispatched by the Management API, not registered on uWS`);
     app[route.method](route.pattern, handler);
   }
-}
-
-/** A Management API route, compiled for its dispatch (src/api/management.ts) and its metrics label. */
-export interface ManagementRoute {
-  readonly name: ManagementRouteName;
-  /** Its HTTP method, as uWS's getMethod() gives it upper-cased. */
-  readonly method: string;
-  readonly path: PathPattern;
-  readonly metric: number;
-}
-
-/** The Management API's routes, in declaration order (a path's methods in that order). */
-export const kManagementRoutes: readonly ManagementRoute[] = kRouteNames.flatMap((name) => {
-  const route: RouteDeclaration = kRoutes[name];
-  if (route.via !== 'management') return [];
-  return [
-    {
-      name: name as ManagementRouteName,
-      method: route.method === 'del' ? 'DELETE' : route.method.toUpperCase(),
-      path: compilePattern(route.pattern),
-      metric: route.metric!,
-    },
-  ];
-});
-
-/** The route number of a Management API request's path, whatever its method: the /api/v1/* entry's when no route has its shape. */
-export function managementRouteNumber(path: string): number {
-  for (const route of kManagementRoutes) if (matchesShape(route.path, path)) return route.metric;
-  return kRoutes.management.metric;
 }

@@ -1,6 +1,7 @@
 // The Prometheus text writer (src/metrics/registry.ts) and Flagwire's metric set (metrics.ts), in-process.
 import t from 'tap';
-import { Metrics, kRouteHealth, kRouteLabels } from '../../src/metrics/metrics.js';
+import { Metrics, kRouteHealth } from '../../src/metrics/metrics.js';
+import { kRouteLabels } from '../../src/routes/all-routes.js';
 import { Histogram, labelValue } from '../../src/metrics/registry.js';
 
 t.test('histogram: cumulative buckets, +Inf, sum and count; weighted observations', async (t) => {

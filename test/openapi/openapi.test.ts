@@ -16,7 +16,8 @@ import { EvalFlag, EvalFlagList } from '../../src/model/eval-shapes.js';
 import { FlagCreate, FlagPatch } from '../../src/model/schemas.js';
 import { OfrepBulkSuccess, OfrepEvaluationFailure, OfrepEvaluationSuccess } from '../../src/model/ofrep-schemas.js';
 import { Health, ReadinessBody as Readiness } from '../../src/model/probes.js';
-import { kRouteNames, kRoutes, openApiPath, type RouteDeclaration } from '../../src/routes/route-table.js';
+import { kAllRoutes } from '../../src/routes/all-routes.js';
+import { openApiPath } from '../../src/routes/route-table.js';
 import { call } from '../helpers/http.js';
 import { startTestServer, tempDataDir } from '../helpers/server.js';
 import { buildWorld } from '../helpers/world.js';
@@ -59,8 +60,7 @@ t.test('every registered route is declared, every declared route registered, and
   t.equal(registered.size, routes.length, 'no route registered twice');
   const declared = new Set<string>();
   const expectedDocs = new Set<string>();
-  for (const name of kRouteNames) {
-    const route: RouteDeclaration = kRoutes[name];
+  for (const route of Object.values(kAllRoutes)) {
     const method = route.method === 'del' ? 'delete' : route.method;
     if (route.via !== 'management') declared.add(`${method} ${route.pattern}`);
     if (route.docs) expectedDocs.add(`${method} ${openApiPath(route.pattern)}`);

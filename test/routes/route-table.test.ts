@@ -1,25 +1,16 @@
-// The route declarations (src/routes/route-table.ts) and what is derived from them: the metrics' labels,
+// The route declarations (src/routes/route-table.ts, and each capability's: src/routes/all-routes.ts) and what is derived from them: the metrics' labels,
 // the OpenAPI paths, the uWS registration and the Management API's dispatch. test/openapi checks the
 // running server registers exactly the declared routes.
 import t from 'tap';
 import type { TemplatedApp } from 'uWebSockets.js';
-import {
-  kManagementRoutes,
-  kRouteNames,
-  kRoutes,
-  managementRouteNumber,
-  openApiPath,
-  registerRoutes,
-  routeLabel,
-  type RouteDeclaration,
-} from '../../src/routes/route-table.js';
+import { openApiPath, registerRoutes, routeLabel, type RouteDeclaration } from '../../src/routes/route-table.js';
+import { kAllRoutes, kManagementRoutes, kRouteLabels, managementRouteNumber } from '../../src/routes/all-routes.js';
 import { compilePattern, matchPath, matchesShape } from '../../src/http/route-pattern.js';
-import { kRouteLabels } from '../../src/metrics/metrics.js';
 import { openApiPaths } from '../../src/openapi/document.js';
 
 /** What a browser asks of the origin itself, not part of any API (docs/decisions.md: The origin's root). */
 const kAskedByBrowsers = ['/', '/favicon.ico'];
-const routes = kRouteNames.map((name) => [name, kRoutes[name] as RouteDeclaration] as const);
+const routes = Object.entries(kAllRoutes) as (readonly [string, RouteDeclaration])[];
 
 t.test('every counted route is labelled by its number, and every label is a route', async (t) => {
   for (const [name, route] of routes) {

@@ -1,0 +1,77 @@
+// Every route: the service's own (route-table.ts) and each capability's Management API routes
+// (src/capabilities.ts), in one table, and what is derived from it: the metrics' route labels, the
+// Management API's dispatch and its route numbers. The OpenAPI document reads the same table
+// (src/openapi/document.ts). test/routes/route-table.test.ts checks the derivations.
+import { kCapabilityRoutes } from '../capabilities.js';
+import type { ManagementHandler } from '../api/handlers.js';
+import { compilePattern, matchesShape, type PathPattern } from '../http/route-pattern.js';
+import { kRoutes, routeLabel, type RouteDeclaration } from './route-table.js';
+
+/**
+ * Every route by name, in the OpenAPI document's order: the capabilities' Management API routes after
+ * the service's own Management API routes, then the rest. A name declared twice is a start-up error.
+ */
+export const kAllRoutes: Readonly<Record<string, RouteDeclaration>> = allRoutes();
+
+function allRoutes(): Record<string, RouteDeclaration> {
+  const own = Object.entries(kRoutes as Readonly<Record<string, RouteDeclaration>>);
+  const management = own.filter(([, r]) => r.via === 'management');
+  const rest = own.filter(([, r]) => r.via !== 'management');
+  const table: Record<string, RouteDeclaration> = Object.fromEntries(management);
+  for (const [name, route] of kCapabilityRoutes) {
+    if (Object.hasOwn(table, name) || Object.hasOwn(kRoutes, name)) throw new Error(`route ${name} is declared twice`);
+    table[name] = route;
+  }
+  return Object.assign(table, Object.fromEntries(rest));
+}
+
+/** The metrics' route labels, by route number; throws when numbers leave a gap or two labels claim one number. */
+function routeLabels(): string[] {
+  const labels: string[] = [];
+  for (const route of Object.values(kAllRoutes)) {
+    if (route.metric === null) continue;
+    const label = routeLabel(route);
+    if (labels[route.metric] !== undefined && labels[route.metric] !== label)
+      throw new Error(`route number ${route.metric} has two labels: ${labels[route.metric]} and ${label}`);
+    labels[route.metric] = label;
+  }
+  for (let i = 0; i < labels.length; i++) if (labels[i] === undefined) throw new Error(`no route has number ${i}`);
+  if (labels.length > 256) throw new Error("route numbers must fit the evaluation batch's u8");
+  return labels;
+}
+
+/** The metrics' route labels, by route number. */
+export const kRouteLabels: readonly string[] = routeLabels();
+
+/** A Management API route, compiled for its dispatch (src/api/management.ts) and its metrics label. */
+export interface ManagementRoute {
+  readonly name: string;
+  /** Its HTTP method, as uWS's getMethod() gives it upper-cased. */
+  readonly method: string;
+  readonly path: PathPattern;
+  readonly metric: number;
+}
+
+/** The Management API's routes, in declaration order (a path's methods in that order). */
+export const kManagementRoutes: readonly ManagementRoute[] = Object.entries(kAllRoutes).flatMap(([name, route]) => {
+  if (route.via !== 'management') return [];
+  return [
+    {
+      name,
+      method: route.method === 'del' ? 'DELETE' : route.method.toUpperCase(),
+      path: compilePattern(route.pattern),
+      metric: route.metric!,
+    },
+  ];
+});
+
+/** The route number of a Management API request's path, whatever its method: the /api/v1/* entry's when no route has its shape. */
+export function managementRouteNumber(path: string): number {
+  for (const route of kManagementRoutes) if (matchesShape(route.path, path)) return route.metric;
+  return kRoutes.management.metric;
+}
+
+/** The handlers of the capabilities' Management API routes, by route name (the service's own are in src/api/handlers.ts). */
+export const kCapabilityHandlers: ReadonlyMap<string, ManagementHandler> = new Map(
+  kCapabilityRoutes.map(([name, route]) => [name, route.handler]),
+);
