@@ -78,8 +78,12 @@ function writeTaggedCorked(): void {
   res.writeHeader(kRevisionName, corkLines);
   res.writeHeader(kEtagName, corkTag);
   if (corkStatus === kNotModified) {
-    // RFC 9110 §15.4.5: a 304 has no content.
-    res.endWithoutBody(undefined, closesConnection(res));
+    // RFC 9110 §15.4.5: a 304 has no content; §8.6: its Content-Length could only repeat the 200's,
+    // which is not computed. uWS writes a Content-Length whenever it is given an argument (undefined
+    // included: 2^63), so the common case passes none; closing the connection while the server drains
+    // needs the argument, and 0 is the one length that describes no body.
+    if (closesConnection(res)) res.endWithoutBody(0, true);
+    else res.endWithoutBody();
     return;
   }
   res.writeHeader(kContentTypeName, kJson);
