@@ -40,9 +40,6 @@ import { bool, command, type ConsoleCommand, many, str } from './console-command
 import * as out from './output.js';
 import { readSecretLine } from './read-secret.js';
 
-const kDefaultAuditLimit = 50;
-const kMaxAuditLimit = 1000;
-
 /** The options of a list read a page at a time (src/release-plans/list-pages.ts). */
 const kPageOptions = {
   limit: str('N', `entries per page, 1 to ${kMaxPage} (default ${kDefaultPage}); past the first, a page stops at 4 MiB`),
@@ -1070,29 +1067,6 @@ const kOwnCommands: readonly ConsoleCommand[] = [
   }),
 
   // ---- audit and mail --------------------------------------------------------------------------
-  command({
-    name: 'audit',
-    usage: `audit PROJECT_ID [--limit N] [--before SEQ]`,
-    summary: `a project's audit log, newest first (default ${kDefaultAuditLimit}, at most ${kMaxAuditLimit}; --before pages back) -> {entries, nextBefore}`,
-    positionals: ['PROJECT_ID'],
-    options: {
-      limit: str('N', `entries per page (default ${kDefaultAuditLimit}, at most ${kMaxAuditLimit})`),
-      before: str('SEQ', 'only entries older than this sequence number: the nextBefore of the previous page'),
-    },
-    run(args, ctx) {
-      const limit = args.integer('limit', 1, kMaxAuditLimit) ?? kDefaultAuditLimit;
-      const before = args.integer('before', 1, Number.MAX_SAFE_INTEGER) ?? null;
-      return ctx.read((r): out.AuditPageView => {
-        const project = requireProject(r, args.positional('PROJECT_ID'));
-        // One entry more than asked says whether an older page exists, so a full page is never taken
-        // for the whole log.
-        const found = r.listAudit(project.id, { limit: limit + 1, before });
-        const entries = found.slice(0, limit);
-        return { entries, nextBefore: found.length > limit ? entries[entries.length - 1]!.seq : null };
-      });
-    },
-    human: out.renderAuditPage,
-  }),
   command({
     name: 'mail list',
     usage: 'mail list',

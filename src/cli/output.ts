@@ -345,34 +345,7 @@ export function renderActivity(activity: ActivityView): string {
   return parts.join('\n');
 }
 
-// ---- audit and mail ----------------------------------------------------------------------------
-
-/** The `audit` result: a page of entries, newest first, and the --before value of the next (older) page, null at the end. */
-export interface AuditPageView {
-  entries: AuditEntry[];
-  nextBefore: number | null;
-}
-
-export function renderAuditPage(page: AuditPageView): string {
-  const table = renderAudit(page.entries);
-  return page.nextBefore === null ? table : `${table}\nOlder entries: add --before ${page.nextBefore}`;
-}
-
-function renderAudit(entries: readonly AuditEntry[]): string {
-  if (entries.length === 0) return 'No audit entries.';
-  return renderTable(
-    ['SEQ', 'AT', 'ACTOR', 'ACTION', 'FLAG', 'ENV', 'CHANGES'],
-    entries.map((e) => [
-      String(e.seq),
-      formatTime(e.at),
-      e.actorName === e.actor ? e.actor : `${e.actor} (${e.actorName})`,
-      e.action,
-      e.flagId ?? '-',
-      e.env ?? '-',
-      formatChanges(e.changes),
-    ]),
-  );
-}
+// ---- mail ----------------------------------------------------------------------------
 
 export function renderMail(messages: readonly MailMessage[]): string {
   if (messages.length === 0) return 'No mail.';

@@ -6,7 +6,6 @@
 import { kCapabilityList } from '../capabilities.js';
 import { FlagwireError } from '../errors.js';
 import { compilePattern, matchPath } from '../http/route-pattern.js';
-import { kAuditRoutes } from './api/audit.js';
 import type { ApiRoute } from './api/call.js';
 import { kFlagRoutes } from './api/flags.js';
 import { kHomeRoutes } from './api/home.js';
@@ -27,7 +26,6 @@ export const kApiRoutes: readonly ApiRoute[] = [
   ...kSettingsRoutes,
   ...kTokenRoutes,
   ...kWebhookRoutes,
-  ...kAuditRoutes,
   ...kMemberRoutes,
   ...kOrgRoutes,
   ...kMailRoutes,

@@ -5,7 +5,7 @@ import type { EnvironmentEntry, FlagRepresentation } from '../../model/represent
 import type { ProjectAccess } from '../access.js';
 import type { FlagPageView as FlagPageAnswer, ProjectView as ProjectAnswer } from '../api/flags.js';
 
-export type { AuditView } from '../api/audit.js';
+export type { AuditView } from '../../audit/console-routes.js';
 export type { HomeView, SessionView } from '../api/home.js';
 export type { MailView } from '../api/mail.js';
 export type { MembersView } from '../api/members.js';
