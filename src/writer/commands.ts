@@ -5,7 +5,7 @@ import { unicodeProblems } from '../model/validation.js';
 import { recordActivity } from '../tokens/activity-commands.js';
 import { seedDemo } from './demo-seed.js';
 import { invitationAccept, invitationDecline, invitationJoin, orgInvite } from '../invitations/invitation-commands.js';
-import { mailResult } from '../mail/mail-commands.js';
+import { mailClaim, mailRelease, mailResult } from '../mail/mail-commands.js';
 import {
   apiFlagCreate,
   apiFlagPatch,
@@ -113,6 +113,8 @@ export const kCommands = {
   tokenRevoke,
   recordActivity,
   recordUsage,
+  mailClaim,
+  mailRelease,
   mailResult,
   seedDemo,
 } as const;
