@@ -7,18 +7,21 @@ import type { Logger } from 'pino';
 import { FlagwireError } from '../errors.js';
 import type { WriterClient } from '../writer/client.js';
 import { kActivityKept, type ActivityBatch } from '../tokens/activity-commands.js';
-import { PeriodicFlush } from '../writer/periodic-flush.js';
+import { Periodic } from '../background/periodic.js';
 
 export class ActivityRecorder {
   private pending = new Map<string, ActivityBatch>();
-  private readonly flusher: PeriodicFlush;
+  private readonly flusher: Periodic;
 
   constructor(
     private readonly writer: Pick<WriterClient, 'call'>,
     private readonly log: Logger,
     intervalMs = 1000,
   ) {
-    this.flusher = new PeriodicFlush(() => this.send(), intervalMs);
+    this.flusher = new Periodic(() => this.send(), {
+      intervalMs,
+      onError: (err) => log.error({ err }, 'token activity: the flush failed'),
+    });
   }
 
   start(): void {
@@ -37,11 +40,12 @@ export class ActivityRecorder {
 
   /** Sends everything aggregated so far, after the flush in flight (if any) ends. */
   flush(): Promise<void> {
-    return this.flusher.flush();
+    return this.flusher.runNow();
   }
 
   async stop(): Promise<void> {
     await this.flusher.stop();
+    await this.flusher.runNow();
     if (this.pending.size > 0) this.log.warn({ tokens: this.pending.size }, 'token activity not recorded: the writer was busy at shutdown');
   }
 

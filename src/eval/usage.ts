@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { FlagwireError } from '../errors.js';
 import { addUsage, type FlagUsage } from '../model/flags.js';
 import type { WriterClient } from '../writer/client.js';
-import { PeriodicFlush } from '../writer/periodic-flush.js';
+import { Periodic } from '../background/periodic.js';
 
 /** How often the counts are written: the most a kill loses, and how far behind lastEvaluatedAt may be. */
 export const kUsageFlushMs = 60_000;
@@ -21,7 +21,7 @@ export interface UsageSource {
 
 export class UsageRecorder {
   private pending = new Map<string, FlagUsage>();
-  private readonly flusher: PeriodicFlush;
+  private readonly flusher: Periodic;
 
   constructor(
     private readonly source: UsageSource,
@@ -29,7 +29,10 @@ export class UsageRecorder {
     private readonly log: Logger,
     intervalMs = kUsageFlushMs,
   ) {
-    this.flusher = new PeriodicFlush(() => this.collectAndSend(), intervalMs);
+    this.flusher = new Periodic(() => this.collectAndSend(), {
+      intervalMs,
+      onError: (err) => log.error({ err }, 'flag usage: the flush failed'),
+    });
   }
 
   start(): void {
@@ -43,12 +46,13 @@ export class UsageRecorder {
 
   /** Collects every worker's counts and writes them, after the flush in flight (if any) ends. */
   flush(): Promise<void> {
-    return this.flusher.flush();
+    return this.flusher.runNow();
   }
 
   /** The last flush: call before the workers stop. */
   async stop(): Promise<void> {
     await this.flusher.stop();
+    await this.flusher.runNow();
     if (this.pending.size > 0) this.log.warn({ flags: this.pending.size }, 'flag usage not recorded: the writer was busy at shutdown');
   }
 

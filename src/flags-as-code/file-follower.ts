@@ -10,6 +10,7 @@
 import { type FSWatcher, readFileSync, statSync, watch } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Logger } from 'pino';
+import { Periodic } from '../background/periodic.js';
 import { FlagwireError } from '../errors.js';
 import type { PlanResult } from './schemas.js';
 
@@ -27,7 +28,8 @@ export type ApplyFile = (file: FollowedFile, text: string) => Promise<PlanResult
 
 export class FileFollower {
   private watcher: FSWatcher | null = null;
-  private poll: NodeJS.Timeout | null = null;
+  /** The identity check every kPollMs, for the filesystems where watches miss events. */
+  private readonly poll: Periodic;
   private settle: NodeJS.Timeout | null = null;
   /** The file's identity at the last read (inode, size, mtime), to notice a change without reading it. */
   private seenStat = '';
@@ -42,7 +44,14 @@ export class FileFollower {
     private readonly file: FollowedFile,
     private readonly applyFile: ApplyFile,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.poll = new Periodic(
+      () => {
+        if (this.stat() !== this.seenStat) this.schedule();
+      },
+      { intervalMs: kPollMs, onError: (err) => this.log.error({ err, file: this.file.path }, 'flag file: the check failed') },
+    );
+  }
 
   /** Applies the file as it is now (when it exists), then follows it. */
   async start(): Promise<void> {
@@ -55,18 +64,15 @@ export class FileFollower {
     } catch (err) {
       this.log.warn({ err, file: this.file.path }, 'flag file: its directory cannot be watched; checking every second');
     }
-    this.poll = setInterval(() => {
-      if (this.stat() !== this.seenStat) this.schedule();
-    }, kPollMs);
-    this.poll.unref();
+    this.poll.start();
   }
 
   /** Stops following; a check in progress finishes first. */
   async stop(): Promise<void> {
     this.stopped = true;
     this.watcher?.close();
-    if (this.poll !== null) clearInterval(this.poll);
     if (this.settle !== null) clearTimeout(this.settle);
+    await this.poll.stop();
     await this.running;
   }
 

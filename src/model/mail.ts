@@ -21,6 +21,16 @@ export interface MailMessage {
   lastError: string | null;
   /** Set when delivery was given up after too many attempts. */
   failedAt: number | null;
+  /**
+   * The node whose mailer claimed it last (src/outbox/outbox.ts): while claimed, nextAttemptAt is when
+   * the claim runs out. Null since its last outcome; absent on a message never claimed.
+   */
+  claimedBy?: string | null;
+}
+
+/** Still to send: neither sent nor given up. */
+export function isPending(message: MailMessage): boolean {
+  return message.sentAt === null && message.failedAt === null;
 }
 
 /** What the rule reads: the matching part of the store's StoreReader. */

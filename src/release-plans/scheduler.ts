@@ -8,6 +8,7 @@
 // busy, PostgreSQL away) is retried at the next poll, and a change that fell due while the node was down
 // runs at its first poll, the log saying how late. Time is the service clock's, which tests move forward.
 import type { Logger } from 'pino';
+import { Periodic } from '../background/periodic.js';
 import type { Clock } from '../clock.js';
 import type { RolloutPlan } from '../model/rollouts.js';
 import type { ScheduledChange } from '../model/schedules.js';
@@ -36,10 +37,9 @@ function guardDue(plan: RolloutPlan, now: number): boolean {
 }
 
 export class Scheduler {
-  private timer: NodeJS.Timeout | null = null;
+  private readonly polls: Periodic;
   /** Guard readings under way, by rollout: one at a time each, however many polls pass meanwhile. */
   private readonly reading = new Map<string, Promise<void>>();
-  private running: Promise<void> | null = null;
   private stopped = false;
 
   constructor(
@@ -48,8 +48,15 @@ export class Scheduler {
     private readonly clock: Clock,
     private readonly log: Logger,
     private readonly guards: GuardReader,
-    private readonly pollMs = kPollMs,
-  ) {}
+    pollMs = kPollMs,
+  ) {
+    this.polls = new Periodic(
+      async () => {
+        await this.poll(false);
+      },
+      { intervalMs: pollMs, onError: (err) => this.log.error({ err }, 'scheduler: a poll failed; the next one tries again') },
+    );
+  }
 
   /**
    * Runs what is due now (changes that fell due while the node was down), batch after batch, then polls.
@@ -59,19 +66,12 @@ export class Scheduler {
    */
   async start(): Promise<void> {
     for (let round = 0; round < kStartRounds; round++) if ((await this.poll(true)) < kBatch) break;
-    this.timer = setInterval(() => {
-      if (this.running !== null) return;
-      this.running = this.poll(false)
-        .then(() => undefined)
-        .finally(() => (this.running = null));
-    }, this.pollMs);
-    this.timer.unref();
+    this.polls.start();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer !== null) clearInterval(this.timer);
-    await this.running;
+    await this.polls.stop();
     // Readings still out are not awaited (each ends within the read timeout) and record nothing now.
   }
 

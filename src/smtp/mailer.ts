@@ -1,19 +1,25 @@
 // Delivers the mail outbox over SMTP when FLAGWIRE_SMTP_URL is set. It runs beside the request path:
 // a slow or failing SMTP server never delays or fails an API request; failures are retried with
-// backoff (mail/mail-commands.ts) and every outcome is recorded through the writer.
+// backoff (mail/mail-commands.ts) and every outcome is recorded through the writer. Each message is
+// claimed through the writer before it is sent (the outbox rule, src/outbox/outbox.ts), so on several
+// PostgreSQL nodes with SMTP set up one node sends it.
 //
 // Nor may a hung SMTP server hold up shutdown. nodemailer's own timeouts (2 min to connect, 30 s for
 // the greeting, 10 min of socket silence) would keep a send, and a stop() that waited for it, going
 // long past the server's shutdown deadline, which then exits 1 without closing the writer and the
 // store. So the transport gets short timeouts, and stop() waits for a send in progress only briefly.
 // A send cut short is not recorded: its message stays due in the outbox and is sent after the
-// restart, so nothing is lost; if the SMTP server had in fact accepted it, it is sent twice.
+// restart (its claim is given back, so at once), so nothing is lost; if the SMTP server had in fact
+// accepted it, it is sent twice.
 import type nodemailer from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
+import { Periodic } from '../background/periodic.js';
 import type { Clock } from '../clock.js';
 import { FlagwireError } from '../errors.js';
+import type { MailMessage } from '../model/mail.js';
+import { claimMsFor, newSenderId } from '../outbox/outbox.js';
 import type { SnapshotReader } from '../store/interfaces.js';
 import type { WriterClient } from '../writer/client.js';
 import { loadOnUse } from '../load-on-use.js';
@@ -39,8 +45,11 @@ export interface MailerOptions {
 const kDefaults: Required<MailerOptions> = { intervalMs: 500, timeoutMs: 10_000, stopWaitMs: 1000 };
 
 export class Mailer {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
+  /** This process: the name its claims carry. */
+  readonly nodeId = newSenderId();
+  private readonly polls: Periodic;
+  /** The message being sent now (claimed by this node). */
+  private sending: MailMessage | null = null;
   private stopping = false;
   /** Set when stop() stopped waiting: the send in progress, if it ever ends, is not recorded. */
   private abandoned = false;
@@ -56,6 +65,10 @@ export class Mailer {
     options: MailerOptions = {},
   ) {
     this.options = { ...kDefaults, ...options };
+    this.polls = new Periodic(() => this.deliverDue(), {
+      intervalMs: this.options.intervalMs,
+      onError: (err) => this.log.error({ err }, 'mail delivery stopped by an error; the next poll tries again'),
+    });
     const timeoutMs = this.options.timeoutMs;
     // The transport class itself, not createTransport({ url, ... }): given a `url`, createTransport
     // builds the options from the URL alone and drops every other key (nodemailer 7.0). Settings in
@@ -73,32 +86,30 @@ export class Mailer {
   }
 
   start(): void {
-    this.timer = setInterval(() => {
-      this.running ??= this.deliverDue()
-        .catch((err: unknown) => this.log.error({ err }, 'mail delivery stopped by an error; the next poll tries again'))
-        .finally(() => (this.running = null));
-    }, this.options.intervalMs);
-    this.timer.unref();
+    this.polls.start();
   }
 
-  /** Starts no new send; waits at most `stopWaitMs` for the one in progress. */
+  /**
+   * Starts no new send; waits at most `stopWaitMs` for the one in progress. One it stops waiting for is
+   * abandoned: its claim is given back, so the message is due again at once (after the restart, or on
+   * another node).
+   */
   async stop(): Promise<void> {
     this.stopping = true;
-    if (this.timer) clearInterval(this.timer);
-    if (this.running !== null) {
-      let timer: NodeJS.Timeout | undefined;
-      const finished = await Promise.race([
-        this.running.then(() => true),
-        new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), this.options.stopWaitMs))),
-      ]);
-      clearTimeout(timer);
-      if (!finished) {
-        this.abandoned = true;
-        this.log.warn(
-          { waitedMs: this.options.stopWaitMs },
-          'stopping with a mail delivery in progress; the message stays in the outbox and is sent after the restart',
-        );
-      }
+    let timer: NodeJS.Timeout | undefined;
+    const finished = await Promise.race([
+      this.polls.stop().then(() => true),
+      new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), this.options.stopWaitMs))),
+    ]);
+    clearTimeout(timer);
+    const abandoned = this.sending;
+    if (!finished && abandoned !== null) {
+      this.abandoned = true;
+      this.log.warn(
+        { waitedMs: this.options.stopWaitMs },
+        'stopping with a mail delivery in progress; the message stays in the outbox and is sent after the restart',
+      );
+      await this.release(abandoned.seq);
     }
     this.transport.close();
   }
@@ -110,6 +121,21 @@ export class Mailer {
     const due = this.store.listDueMail(now, kBatch);
     for (const message of due) {
       if (this.stopping) return;
+      // Claimed just before it is sent, not with the batch: a claim need only outlast one send.
+      let claimed: MailMessage | null;
+      try {
+        claimed = await this.writer.call('mailClaim', {
+          seq: message.seq,
+          nodeId: this.nodeId,
+          claimMs: claimMsFor(this.options.timeoutMs),
+        });
+      } catch (err) {
+        this.log.warn({ err, seq: message.seq }, 'mail delivery could not be claimed; the next poll tries again');
+        return;
+      }
+      if (claimed === null) continue; // sent, or held by another node, since it was read
+      if (this.stopping) return this.release(message.seq);
+      this.sending = claimed;
       let error: string | null = null;
       try {
         await this.transport.sendMail({ to: message.to, subject: message.subject, text: message.text });
@@ -119,7 +145,15 @@ export class Mailer {
       }
       if (this.abandoned) return;
       await this.record(message.seq, error);
+      this.sending = null;
     }
+  }
+
+  /** Gives this node's claim on a message back, unused: it is due again at once. */
+  private async release(seq: number): Promise<void> {
+    await this.writer
+      .call('mailRelease', { seq, nodeId: this.nodeId })
+      .catch((err: unknown) => this.log.warn({ err, seq }, 'mail claim not given back; it runs out on its own'));
   }
 
   /**

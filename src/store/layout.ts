@@ -235,10 +235,8 @@ export function openDatabases(root: RootDatabase): Databases {
   return Object.fromEntries(kDbNameList.map((name) => [name, root.openDB({ name })])) as unknown as Databases;
 }
 
-/** Still to send: neither sent nor given up. */
-export function isPending(message: MailMessage): boolean {
-  return message.sentAt === null && message.failedAt === null;
-}
+/** Still to send (the mailDue index holds these): the rule's home is the mail record's. */
+export { isPending } from '../model/mail.js';
 
 /** The message's key in mailDue. */
 export function dueKey(message: MailMessage): [number, number] {

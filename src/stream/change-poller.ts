@@ -5,6 +5,7 @@
 // replay) and handed to the project's watchers (change-feed.ts serves them as SSE). Events are
 // labelled with the store's revision of that snapshot (StoreReader.revision: PostgreSQL's on every node
 // of a cluster), the number every API answer names too (src/http/revisions.ts).
+import { Periodic } from '../background/periodic.js';
 import { projectConfigTag } from '../eval/config-tag.js';
 import { effectiveState } from '../model/flag-state.js';
 import type { Flag } from '../model/flags.js';
@@ -58,9 +59,12 @@ export class ChangePoller<W> {
   /** Groups without watchers, kept for replay; in the order they became idle. */
   private readonly idle = new Map<string, Group<W>>();
   private lastSeq = -1;
-  private pollTimer: NodeJS.Timeout | null = null;
+  private readonly polls: Periodic;
+  private polling = false;
 
-  constructor(private readonly options: ChangePollerOptions<W>) {}
+  constructor(private readonly options: ChangePollerOptions<W>) {
+    this.polls = new Periodic(() => this.poll(), { intervalMs: options.pollMs, onError: (err) => options.onError?.(err) });
+  }
 
   /** Every group, watched or idle. */
   all(): IterableIterator<Group<W>> {
@@ -69,14 +73,16 @@ export class ChangePoller<W> {
 
   /** Starts polling (if not polling already), from the store's commit number now. */
   start(): void {
-    if (this.pollTimer !== null) return;
+    if (this.polling) return;
+    this.polling = true;
     this.lastSeq = this.options.store.configSeq();
-    this.pollTimer = setInterval(() => this.poll(), this.options.pollMs).unref();
+    this.polls.start();
   }
 
   stop(): void {
-    if (this.pollTimer !== null) clearInterval(this.pollTimer);
-    this.pollTimer = null;
+    this.polling = false;
+    // A poll is synchronous: none is left running to wait for.
+    void this.polls.stop();
   }
 
   /** Stops polling and forgets every group. */

@@ -23,8 +23,9 @@ import type { LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import { randomId } from '../model/ids.js';
+import { Periodic } from '../background/periodic.js';
 import type { Webhook, WebhookDelivery } from '../model/webhooks.js';
+import { claimMsFor, newSenderId } from '../outbox/outbox.js';
 import type { SnapshotReader } from '../store/interfaces.js';
 import { SendPlaces } from './send-places.js';
 import { signedHeaders } from './signature.js';
@@ -67,9 +68,9 @@ const kDefaults: DelivererOptions = { pollMs: 100, timeoutMs: 10_000 };
 
 export class Deliverer {
   /** This process: the name its claims carry. */
-  readonly nodeId = `node_${randomId(8)}`;
+  readonly nodeId = newSenderId();
   private readonly options: DelivererOptions;
-  private timer: NodeJS.Timeout | null = null;
+  private readonly polls: Periodic;
   private stopped = false;
   /** Deliveries being claimed, sent or recorded by this node, and their batch's end. */
   private readonly sending = new Map<string, Promise<void>>();
@@ -94,17 +95,20 @@ export class Deliverer {
     options: Partial<DelivererOptions> = {},
   ) {
     this.options = { ...kDefaults, ...options };
+    this.polls = new Periodic(() => this.poll(), {
+      intervalMs: this.options.pollMs,
+      onError: (err) => this.log.error({ err }, 'webhook delivery: a poll failed; the next one tries again'),
+    });
   }
 
   start(): void {
-    this.timer = setInterval(() => this.poll(), this.options.pollMs);
-    this.timer.unref();
+    this.polls.start();
   }
 
   /** Starts no new send; waits for those running at most `waitMs` (each is cut off by its timeout anyway). */
   async stop(waitMs = 1000): Promise<void> {
     this.stopped = true;
-    if (this.timer !== null) clearInterval(this.timer);
+    await this.polls.stop();
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([Promise.all(this.sending.values()), new Promise((r) => (timer = setTimeout(r, waitMs)))]);
     clearTimeout(timer);
@@ -152,7 +156,7 @@ export class Deliverer {
 
   private async send(deliveryIds: string[]): Promise<void> {
     // The claim outlasts an attempt with room to record it: no other node sends these meanwhile.
-    const claimed = await this.work.claim(deliveryIds, this.nodeId, this.options.timeoutMs * 3);
+    const claimed = await this.work.claim(deliveryIds, this.nodeId, claimMsFor(this.options.timeoutMs));
     if (claimed.length === 0 || this.stopped) return;
     const outcomes: { deliveryId: string; outcome: AttemptOutcome }[] = new Array(claimed.length);
     let next = 0;

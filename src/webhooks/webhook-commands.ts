@@ -13,6 +13,7 @@ import { parseJsonObject, type ReceivedBody } from '../model/request-body.js';
 import { authorizeTokenWrite } from '../model/token-access.js';
 import { compileValidator } from '../model/validation.js';
 import { type DeliveryPayload, kWebhookEvents, type Webhook, type WebhookDelivery, webhookEventOf } from '../model/webhooks.js';
+import { afterFailure, claimLease, type RetrySchedule } from '../outbox/outbox.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { deliveryBody } from './payload.js';
 import { WebhookCreate, type WebhookCreated, webhookView } from './schemas.js';
@@ -33,9 +34,14 @@ export const kMaxPendingDeliveries = 10_000;
 export const kMaxOutboxBytes = 64 * 1024 * 1024;
 /** The reason a delivery given up by the bound shows in the log. */
 export const kDroppedError = `dropped: the project's webhook outbox was full (${kMaxPendingDeliveries} pending deliveries or ${kMaxOutboxBytes / 1024 / 1024} MiB of bodies)`;
-/** The first retry's delay; each next one doubles, up to kMaxBackoffMs, each drawn between half and all of it. */
-const kFirstBackoffMs = 5000;
-const kMaxBackoffMs = 3_600_000;
+/**
+ * A failed delivery's retries, by the outbox rule (src/outbox/outbox.ts): 5 s, doubled each time up to an
+ * hour, each drawn between half and all of it; given up once its next try would come `giveUpMs`
+ * (FLAGWIRE_WEBHOOK_GIVE_UP_HOURS) after it was queued (docs/webhooks.md).
+ */
+function webhookSchedule(giveUpMs: number): RetrySchedule {
+  return { firstDelayMs: 5000, maxDelayMs: 3_600_000, jitter: true, giveUp: { afterQueuedMs: giveUpMs } };
+}
 /** What the environment limit's refusal calls a webhook (requireEveryEnvironment): the API's precheck and the writer say the same. */
 export const kWebhookWhat = 'A webhook';
 
@@ -193,7 +199,11 @@ export function webhookClaim(
   now: number,
 ): ClaimedDelivery | null {
   const delivery = w.getDelivery(input.deliveryId);
-  if (delivery === undefined || delivery.status !== 'pending' || (delivery.nextAttemptAt ?? Infinity) > now) return null;
+  if (delivery === undefined || delivery.status !== 'pending') return null;
+  // Its next try moves to the claim's end: out of every node's due window until then, and due again
+  // then if the node that holds it died (webhookResult sets the next try it really has).
+  const claimed = claimLease(delivery, input, now);
+  if (claimed === null) return null;
   const webhook = w.getWebhook(delivery.webhookId);
   if (webhook === undefined) return null;
   if (w.getPayload(delivery.auditSeq)?.bodies[webhook.format] === undefined) {
@@ -203,9 +213,6 @@ export function webhookClaim(
     w.putDelivery({ ...delivery, ...lost, status: 'failed' });
     return null;
   }
-  // Its next try moves to the claim's end: out of every node's due window until then, and due again
-  // then if the node that holds it died (webhookResult sets the next try it really has).
-  const claimed = { ...delivery, claimedBy: input.nodeId, nextAttemptAt: now + input.claimMs };
   w.putDelivery(claimed);
   return { delivery: claimed, webhook };
 }
@@ -256,12 +263,10 @@ export function webhookResult(
   let next: WebhookDelivery;
   if (ok) next = { ...tried, ...free, status: 'delivered', nextAttemptAt: null, doneAt: now };
   else {
-    const backoff = Math.min(kMaxBackoffMs, kFirstBackoffMs * 2 ** (attempts - 1));
-    const at = now + Math.round(backoff * (0.5 + Math.random() / 2));
-    next =
-      at - delivery.queuedAt > input.giveUpMs
-        ? { ...tried, ...free, status: 'failed', nextAttemptAt: null, doneAt: now }
-        : { ...tried, ...free, nextAttemptAt: at };
+    const { retryAt, givenUp } = afterFailure(webhookSchedule(input.giveUpMs), { attempts, queuedAt: delivery.queuedAt }, now);
+    next = givenUp
+      ? { ...tried, ...free, status: 'failed', nextAttemptAt: null, doneAt: now }
+      : { ...tried, ...free, nextAttemptAt: retryAt };
   }
   w.putDelivery(next);
   return next;

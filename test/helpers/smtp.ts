@@ -16,8 +16,11 @@ export interface TestSmtpServer {
   close(): Promise<void>;
 }
 
-/** A real SMTP server; the first `rejectFirst` messages are refused with a temporary error (451). */
-export async function smtpServer(rejectFirst = 0): Promise<TestSmtpServer> {
+/**
+ * A real SMTP server; the first `rejectFirst` messages are refused with a temporary error (451). Each
+ * message is answered `answerAfterMs` after it arrived (a slow server: a send lasts that long).
+ */
+export async function smtpServer(rejectFirst = 0, answerAfterMs = 0): Promise<TestSmtpServer> {
   const received: Received[] = [];
   let attempts = 0;
   const server = new SMTPServer({
@@ -27,7 +30,8 @@ export async function smtpServer(rejectFirst = 0): Promise<TestSmtpServer> {
     onData(stream, session, callback) {
       let raw = '';
       stream.on('data', (d: Buffer) => (raw += d.toString()));
-      stream.on('end', () => {
+      stream.on('end', async () => {
+        if (answerAfterMs > 0) await new Promise((resolve) => setTimeout(resolve, answerAfterMs));
         attempts++;
         if (attempts <= rejectFirst) {
           callback(Object.assign(new Error('try again later'), { responseCode: 451 }));

@@ -1,10 +1,10 @@
 // Recording one delivery attempt: sent, retried later with backoff, or given up; it reads and writes
-// that message only, never the whole outbox.
+// that message only, never the whole outbox. And the claim a node takes before it sends a message.
 import t from 'tap';
 import type { MailMessage } from '../../src/model/mail.js';
 import type { StoreWriter } from '../../src/store/interfaces.js';
 import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
-import { kMaxMailAttempts, mailResult } from '../../src/mail/mail-commands.js';
+import { kMaxMailAttempts, mailClaim, mailRelease, mailResult } from '../../src/mail/mail-commands.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 
 const at = Date.UTC(2030, 0, 1);
@@ -58,4 +58,48 @@ t.test('a delivery result updates its own message without reading the outbox', a
   t.match(result(second!.seq, 'refused', at + kMaxMailAttempts), { attempts: kMaxMailAttempts, failedAt: at + kMaxMailAttempts });
   t.strictSame(store.listDueMail(Number.MAX_SAFE_INTEGER, 10), [], 'nothing left to send');
   t.equal(store.listMail().length, 1002, 'every message stays in the outbox');
+});
+
+t.test('a node claims a due message; another finds it held; a claim given back makes it due at once', async (t) => {
+  const store = Store.open(tempDir(t, 'flagwire-mail-'));
+  t.teardown(() => store.close());
+  const queued = store.transact((w) => w.appendMail(mail));
+  const run = <T>(fn: (w: StoreWriter) => T) => store.transact((w) => fn(withoutScans(w)));
+  const claim = (nodeId: string, now: number) => run((w) => mailClaim(w, { seq: queued.seq, nodeId, claimMs: 30_000 }, now));
+
+  t.equal(claim('node_a', at - 1), null, 'not before it is due');
+  t.match(claim('node_a', at + 5), { claimedBy: 'node_a', nextAttemptAt: at + 30_005, attempts: 0, sentAt: null });
+  t.equal(claim('node_b', at + 10), null, 'another node finds it held');
+  t.strictSame(store.listDueMail(at + 30_004, 10), [], 'out of the due index until the claim runs out');
+  t.equal(
+    run((w) => mailRelease(w, { seq: queued.seq, nodeId: 'node_b' }, at + 20)),
+    null,
+    'only its holder gives a claim back',
+  );
+  t.match(
+    run((w) => mailRelease(w, { seq: queued.seq, nodeId: 'node_a' }, at + 20)),
+    { claimedBy: null, nextAttemptAt: at + 20 },
+  );
+  t.match(claim('node_b', at + 20), { claimedBy: 'node_b' }, 'given back: due at once, for any node');
+  t.match(
+    run((w) => mailResult(w, { seq: queued.seq, error: null }, at + 30)),
+    { sentAt: at + 30, attempts: 1, claimedBy: null },
+  );
+  t.equal(claim('node_a', at + 60_000), null, 'a message sent is never claimed again');
+  t.equal(claim('node_a', Number.MAX_SAFE_INTEGER), null);
+});
+
+t.test('a claim that runs out (its node died mid-send) lets another node take the message', async (t) => {
+  const store = Store.open(tempDir(t, 'flagwire-mail-'));
+  t.teardown(() => store.close());
+  const queued = store.transact((w) => w.appendMail(mail));
+  const claim = (nodeId: string, now: number) => store.transact((w) => mailClaim(w, { seq: queued.seq, nodeId, claimMs: 30_000 }, now));
+  t.ok(claim('node_a', at));
+  t.equal(claim('node_b', at + 29_999), null);
+  t.match(claim('node_b', at + 30_000), { claimedBy: 'node_b', nextAttemptAt: at + 60_000 });
+  t.strictSame(
+    store.listDueMail(at + 60_000, 10).map((m) => m.seq),
+    [queued.seq],
+    'and due again when its claim runs out',
+  );
 });

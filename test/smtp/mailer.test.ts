@@ -113,7 +113,11 @@ t.test('stop() waits only briefly for a hung send; the message stays due', async
   await hung.close();
   await new Promise((resolve) => setTimeout(resolve, 100));
   store.resetReadTxn();
-  t.strictSame(store.getMail(message.seq), message, 'the abandoned send recorded nothing');
+  t.strictSame(
+    { ...store.getMail(message.seq)!, nextAttemptAt: message.nextAttemptAt },
+    { ...message, claimedBy: null },
+    'the abandoned send recorded nothing: its claim was given back, no attempt written',
+  );
   t.strictSame(
     store.listDueMail(clock.now(), 10).map((m) => m.seq),
     [message.seq],
@@ -128,7 +132,7 @@ t.test('a delivery result refused as busy (write lock held elsewhere) is recorde
   let refusals = 2;
   const busyWriter = {
     call: <N extends CommandName>(name: N, input: CommandInput<N>): Promise<CommandOutput<N>> =>
-      refusals-- > 0 ? Promise.reject(new FlagwireError('STORE_BUSY', 'busy')) : writer.call(name, input),
+      name === 'mailResult' && refusals-- > 0 ? Promise.reject(new FlagwireError('STORE_BUSY', 'busy')) : writer.call(name, input),
   };
   const message = queue('olive@acme.test');
   const mailer = new Mailer(`smtp://127.0.0.1:${smtp.port}`, store, busyWriter, clock, kSilent, { intervalMs: 20 });

@@ -9,6 +9,7 @@
 // them open, so nothing fails; only time tells). So /ready and flagwire_replica_connected say so
 // within kHeartbeatMs + kAnswerMs of PostgreSQL not answering.
 import type pg from 'pg';
+import { Periodic } from '../../background/periodic.js';
 import type { StoreCopy } from '../interfaces.js';
 import { kChannel, parseNotice, type PgSystem } from './pg-system.js';
 import { catchUp } from './replica.js';
@@ -36,9 +37,8 @@ export class Follower {
   private again = false;
   /** The highest revision a notice announced, with its commit time. */
   private notified: { revision: number; committedAt: number } | null = null;
-  private timer: NodeJS.Timeout | null = null;
-  /** A heartbeat's read is under way (one at a time: a hung one is not joined by more). */
-  private beating = false;
+  /** The heartbeat: one read at a time (a hung one is not joined by more). */
+  private readonly heartbeats: Periodic;
   private listener: pg.Client | null = null;
   private stopped = false;
 
@@ -48,17 +48,20 @@ export class Follower {
     private readonly report: (status: ReplicaStatus) => void,
   ) {
     this.status = { revision: copy.replicaRevision(), caughtUp: false, connected: false, lagMs: null };
+    // beat() reports every failure as disconnected; it never throws.
+    this.heartbeats = new Periodic(() => this.beat(), { intervalMs: kHeartbeatMs, onError: () => undefined });
   }
 
   start(): void {
-    this.timer = setInterval(() => void this.beat(), kHeartbeatMs);
+    this.heartbeats.start();
     void this.listen();
     this.poke();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer !== null) clearInterval(this.timer);
+    // Not awaited: a heartbeat's read ends within kAnswerMs, and a late answer only reports status.
+    void this.heartbeats.stop();
     const listener = this.listener;
     this.listener = null;
     await listener?.end().catch(() => undefined);
@@ -102,8 +105,7 @@ export class Follower {
 
   /** Reads the latest revision within kAnswerMs: catches up when behind, reports disconnected when unanswered. */
   private async beat(): Promise<void> {
-    if (this.beating || this.stopped) return;
-    this.beating = true;
+    if (this.stopped) return;
     const unanswered = setTimeout(() => this.publish({ ...this.status, connected: false }), kAnswerMs);
     try {
       const { revision } = await this.pg.latestRevision(kAnswerMs);
@@ -113,8 +115,6 @@ export class Follower {
     } catch {
       clearTimeout(unanswered);
       this.publish({ ...this.status, connected: false });
-    } finally {
-      this.beating = false;
     }
   }
 
