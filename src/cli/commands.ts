@@ -1067,16 +1067,6 @@ const kOwnCommands: readonly ConsoleCommand[] = [
   }),
 
   // ---- audit and mail --------------------------------------------------------------------------
-  command({
-    name: 'mail list',
-    usage: 'mail list',
-    summary: 'the mail outbox (denial notices), oldest first -> {messages}',
-    positionals: [],
-    options: {},
-    run: (_args, ctx) => ctx.read((r) => ({ messages: r.listMail() })),
-    human: (result: { messages: Parameters<typeof out.renderMail>[0] }) => out.renderMail(result.messages),
-  }),
-
   // ---- PostgreSQL ------------------------------------------------------------------------------
   command({
     name: 'migrate-to-postgres',

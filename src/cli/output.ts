@@ -4,7 +4,6 @@
 import type { Membership, Org, User } from '../model/accounts.js';
 import type { AuditEntry } from '../model/audit.js';
 import type { Flag } from '../model/flags.js';
-import type { MailMessage } from '../model/mail.js';
 import { inRotationGrace, tokenStatus } from '../model/permissions.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { TokenActivity } from '../model/tokens.js';
@@ -347,27 +346,7 @@ export function renderActivity(activity: ActivityView): string {
 
 // ---- mail ----------------------------------------------------------------------------
 
-export function renderMail(messages: readonly MailMessage[]): string {
-  if (messages.length === 0) return 'No mail.';
-  const table = renderTable(
-    ['SEQ', 'AT', 'TO', 'SUBJECT', 'SENT'],
-    messages.map((m) => [String(m.seq), formatTime(m.at), m.to, m.subject, deliveryText(m)]),
-  );
-  const bodies = messages.map(
-    (m) =>
-      `--- #${m.seq} to ${m.to}: ${m.subject}\n${indent(m.text)}${m.lastError === null ? '' : `\n  (last delivery error: ${m.lastError})`}`,
-  );
-  return [table, '', ...bodies].join('\n');
-}
-
-function deliveryText(m: MailMessage): string {
-  const attempts = `${m.attempts} attempt${m.attempts === 1 ? '' : 's'}`;
-  if (m.sentAt !== null) return formatTime(m.sentAt);
-  if (m.failedAt !== null) return `failed ${formatTime(m.failedAt)} (${attempts})`;
-  return `pending (${attempts})`;
-}
-
-function indent(text: string): string {
+export function indent(text: string): string {
   return text
     .split('\n')
     .map((line) => (line === '' ? line : `  ${line}`))

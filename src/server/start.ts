@@ -16,7 +16,7 @@ import type { RawReading } from '../release-plans/guards.js';
 import { BodyBudgets } from '../http/body.js';
 import { RateLimiter } from '../http/rate-limit.js';
 import { SignInLimits } from '../web-console/sign-in-limits.js';
-import { Mailer } from '../smtp/mailer.js';
+import { Mailer } from '../mail/mailer.js';
 import type { Store } from '../store/interfaces.js';
 import type { DataDirClaim } from '../store/data-dir-claim.js';
 import { claimForServer, openStore, verifyStore } from '../store/open-store.js';
@@ -137,7 +137,7 @@ async function startClaimed(config: Readonly<Config>, options: StartOptions, cla
   const close = () => {
     closing ??= (async () => {
       const featuresStopped = serving.stopServiceRoutes();
-      // Started first so that its wait for a send in progress (src/smtp/mailer.ts) runs during the
+      // Started first so that its wait for a send in progress (src/mail/mailer.ts) runs during the
       // drain, not after it; the writer it records through stays open until both are done.
       const mailStopped = mailer?.stop();
       const deliveriesStopped = deliverer.stop();

@@ -9,7 +9,6 @@ import { compilePattern, matchPath } from '../http/route-pattern.js';
 import type { ApiRoute } from './api/call.js';
 import { kFlagRoutes } from './api/flags.js';
 import { kHomeRoutes } from './api/home.js';
-import { kMailRoutes } from './api/mail.js';
 import { kMemberRoutes } from './api/members.js';
 import { kOrgRoutes } from './api/orgs.js';
 import { kPlaygroundRoutes } from './api/playground.js';
@@ -28,7 +27,6 @@ export const kApiRoutes: readonly ApiRoute[] = [
   ...kWebhookRoutes,
   ...kMemberRoutes,
   ...kOrgRoutes,
-  ...kMailRoutes,
   ...kCapabilityList.flatMap((c) => c.consoleRoutes ?? []),
 ];
 

@@ -8,7 +8,6 @@ import type { WriterCommand } from './command.js';
 import { recordActivity } from '../tokens/activity-commands.js';
 import { seedDemo } from './demo-seed.js';
 import { invitationAccept, invitationDecline, invitationJoin, orgInvite } from '../invitations/invitation-commands.js';
-import { mailClaim, mailRelease, mailResult } from '../mail/mail-commands.js';
 import {
   apiFlagCreate,
   apiFlagPatch,
@@ -112,9 +111,6 @@ export const kCommands = {
   tokenRevoke,
   recordActivity,
   recordUsage,
-  mailClaim,
-  mailRelease,
-  mailResult,
   seedDemo,
 } as const;
 

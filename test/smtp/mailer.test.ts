@@ -4,7 +4,7 @@ import t from 'tap';
 import { pino } from 'pino';
 import { Clock } from '../../src/clock.js';
 import { FlagwireError } from '../../src/errors.js';
-import { Mailer } from '../../src/smtp/mailer.js';
+import { Mailer } from '../../src/mail/mailer.js';
 import type { MailMessage } from '../../src/model/mail.js';
 import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
 import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../../src/writer/commands.js';

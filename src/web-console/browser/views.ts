@@ -7,7 +7,7 @@ import type { FlagPageView as FlagPageAnswer, ProjectView as ProjectAnswer } fro
 
 export type { AuditView } from '../../audit/console-routes.js';
 export type { HomeView, SessionView } from '../api/home.js';
-export type { MailView } from '../api/mail.js';
+export type { MailView } from '../../mail/console-routes.js';
 export type { MembersView } from '../api/members.js';
 export type { PlaygroundResult, PlaygroundView } from '../api/playground.js';
 export type { ActivityView, TokensView } from '../api/tokens.js';

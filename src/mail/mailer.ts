@@ -23,6 +23,7 @@ import { claimMsFor, newSenderId } from '../outbox/outbox.js';
 import type { SnapshotReader } from '../store/interfaces.js';
 import type { WriterClient } from '../writer/client.js';
 import { loadOnUse } from '../load-on-use.js';
+import { kMailCommands } from './capability.js';
 
 export const kMailFrom = 'Flagwire <no-reply@flagwire.invalid>';
 /** nodemailer, loaded when a server is configured with SMTP (src/load-on-use.ts). */
@@ -124,7 +125,7 @@ export class Mailer {
       // Claimed just before it is sent, not with the batch: a claim need only outlast one send.
       let claimed: MailMessage | null;
       try {
-        claimed = await this.writer.call('mailClaim', {
+        claimed = await this.writer.call(kMailCommands.mailClaim, {
           seq: message.seq,
           nodeId: this.nodeId,
           claimMs: claimMsFor(this.options.timeoutMs),
@@ -152,7 +153,7 @@ export class Mailer {
   /** Gives this node's claim on a message back, unused: it is due again at once. */
   private async release(seq: number): Promise<void> {
     await this.writer
-      .call('mailRelease', { seq, nodeId: this.nodeId })
+      .call(kMailCommands.mailRelease, { seq, nodeId: this.nodeId })
       .catch((err: unknown) => this.log.warn({ err, seq }, 'mail claim not given back; it runs out on its own'));
   }
 
@@ -164,7 +165,7 @@ export class Mailer {
   private async record(seq: number, error: string | null): Promise<void> {
     for (;;) {
       try {
-        await this.writer.call('mailResult', { seq, error });
+        await this.writer.call(kMailCommands.mailResult, { seq, error });
         return;
       } catch (err) {
         if (!(err instanceof FlagwireError && err.code === 'STORE_BUSY') || this.stopping) {
