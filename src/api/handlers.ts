@@ -33,6 +33,8 @@ export interface ApiRequest {
   flagId: string | null;
   /** The route's other path parameters, decoded (`schedule_id`, `rollout_id`, `action`). */
   params: Readonly<Record<string, string>>;
+  /** The request's route number for the metrics (ManagementMatch.metric), matched with its route. */
+  metric: number;
 }
 
 export interface HandlerDeps {

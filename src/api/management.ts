@@ -21,8 +21,7 @@ import {
   revisionHeaders,
   type RevisionWaiter,
 } from '../http/revisions.js';
-import { kManagementRoutes, registerRoutes, type ManagementRoute } from '../routes/route-table.js';
-import { matchPath } from '../http/route-pattern.js';
+import { matchManagementRoute, registerRoutes, type ManagementMatch, type ManagementRoute } from '../routes/route-table.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { WriterClient } from '../writer/client.js';
 import type { Planner } from '../flags-as-code/planner.js';
@@ -94,30 +93,36 @@ class ManagementPipeline {
     const now = deps.clock.now();
     const peer = Buffer.from(res.getRemoteAddressAsText()).toString();
     const ip = this.proxies === null ? peer : this.proxies.clientAddress(peer, req);
+    const method = req.getMethod().toUpperCase();
+    const path = req.getUrl();
+    // Matched once, here, and passed along: every answer's metrics label is its route number, a 429's
+    // too (the match reads only the path and method: the limit still runs before anything of the request).
+    const match = matchManagementRoute(method, path);
     // spec: Limits. The rate limit runs before anything else of the request, auth and body included.
     if (deps.rateLimiter !== null && !deps.rateLimiter.take(ip, now)) {
       if (deps.metrics) {
         deps.metrics.rateLimited++;
-        deps.metrics.apiRequest(req.getUrl(), 429);
+        deps.metrics.request(match.metric, 429);
       }
       send(res, 429, kRateLimited, 'text/plain; charset=utf-8', revisionHeaders(this.revisionNow(), kRateLimitRetry));
       return;
     }
     const request: ApiRequest = {
-      method: req.getMethod().toUpperCase(),
-      path: req.getUrl(),
+      method,
+      path,
       query: new URLSearchParams(req.getQuery() ?? ''),
       authorization: req.getHeader('authorization'),
       contentType: req.getHeader('content-type'),
-      flagId: null,
-      params: {},
+      flagId: match.params.flag_id ?? null,
+      params: match.params,
+      metric: match.metric,
     };
     const contentLength = req.getHeader('content-length');
     const rawMinRevision = req.getHeader(kMinRevisionHeader);
     let token: Token | null = null;
     try {
       deps.authFailures.check(ip, now);
-      const route = matchRoute(request);
+      const route = requireRoute(match, request);
       refuseUrlTokens(request.query);
       const minRevision = requireMinRevision(rawMinRevision);
       deps.store.resetReadTxn();
@@ -286,7 +291,7 @@ class ManagementPipeline {
         deps.activity.denied(token.id, `${error.title}: ${error.detail}`, request.method, request.path, now);
     }
     if (deps.metrics) {
-      deps.metrics.apiRequest(request.path, error.status);
+      deps.metrics.request(request.metric, error.status);
       if (error.code === 'TOO_MANY_AUTH_FAILURES') deps.metrics.authLockouts++;
     }
     const retry = retryAfterSeconds(error, deps.config.writeTimeoutMs);
@@ -297,7 +302,7 @@ class ManagementPipeline {
   /** `revision`: the store revision the answer was computed at (Flagwire-Revision). */
   private succeed(res: PendingResponse, request: ApiRequest, token: Token, status: number, value: unknown, revision: number): void {
     this.deps.activity.used(token.id, request.method, request.path, status, this.deps.clock.now());
-    this.deps.metrics?.apiRequest(request.path, status);
+    this.deps.metrics?.request(request.metric, status);
     const text = value instanceof JsonText ? value.text : JSON.stringify(value);
     send(res, status, text, 'application/json', revisionHeaders(revision));
   }
@@ -314,25 +319,16 @@ function refuseUrlTokens(query: URLSearchParams): void {
   }
 }
 
-/** The route for the request's method and path (its flag id set on `request`), or 404 (spec: any nonexistent path under /api/v1). */
-function matchRoute(request: ApiRequest): ManagementRoute {
+/** The matched route, or 404 (spec: any nonexistent path under /api/v1). */
+function requireRoute(match: ManagementMatch, request: ApiRequest): ManagementRoute {
+  if (match.route !== null) return match.route;
   const { method, path } = request;
-  let pattern: string | null = null;
-  const methods: string[] = [];
-  for (const route of kManagementRoutes) {
-    const params = matchPath(route.path, path);
-    if (params === null) continue;
-    if (route.method === method) {
-      request.flagId = params.flag_id ?? null;
-      request.params = params;
-      return route;
-    }
-    pattern = route.path.pattern;
-    methods.push(route.method);
-  }
-  if (pattern === null) throw new FlagwireError('NOT_FOUND', `There is no ${path} in the Management API; see the docs for its routes.`);
+  const last = match.pathRoutes.at(-1);
+  if (last === undefined) throw new FlagwireError('NOT_FOUND', `There is no ${path} in the Management API; see the docs for its routes.`);
   // A route with an id is named by its pattern, not the path: a 404 never echoes a flag id, so its body
   // is the same whether the id exists in another project or nowhere.
+  const pattern = last.path.pattern;
   const name = pattern.includes(':') ? pattern.replace(/:[a-z_]+/g, '{id}') : path;
+  const methods = match.pathRoutes.map((route) => route.method);
   throw new FlagwireError('NOT_FOUND', `${method} is not a route of ${name}; it accepts ${methods.join(', ')}.`);
 }

@@ -4,7 +4,8 @@
 //   - the uWS registration: each route set attaches its handlers by route name (registerRoutes below);
 //   - the metrics' route labels, by route number (kRouteLabels in src/metrics/metrics.ts);
 //   - the OpenAPI document's paths (src/openapi/document.ts);
-//   - the Management API's dispatch behind its /api/v1/* entry, and its metrics label (managementRoutes).
+//   - the Management API's dispatch behind its /api/v1/* entry and its metrics label, in one match
+//     per request (matchManagementRoute).
 // test/routes/route-table.test.ts and test/openapi check that every declared route is registered,
 // labelled and documented, and that nothing registered is undeclared.
 //
@@ -43,7 +44,7 @@ import {
   queryParam,
   ref,
 } from './openapi-parts.js';
-import { compilePattern, matchesShape, type PathPattern } from '../http/route-pattern.js';
+import { compilePattern, decodeParams, matchesSegments, type PathPattern } from '../http/route-pattern.js';
 import { FlagFile } from '../flags-as-code/flag-file.js';
 import { PlanResult } from '../flags-as-code/schemas.js';
 import { RolloutBody, RolloutCreate, RolloutList, ScheduleCreate, ScheduledChangeBody, ScheduleList } from '../release-plans/schemas.js';
@@ -714,8 +715,37 @@ export const kManagementRoutes: readonly ManagementRoute[] = kRouteNames.flatMap
   ];
 });
 
-/** The route number of a Management API request's path, whatever its method: the /api/v1/* entry's when no route has its shape. */
-export function managementRouteNumber(path: string): number {
-  for (const route of kManagementRoutes) if (matchesShape(route.path, path)) return route.metric;
-  return kRoutes.management.metric;
+/**
+ * A Management API request's route, matched once by its pipeline (src/api/management.ts) and passed
+ * along: to the handler (its name and parameters), to the 404 (the methods the path accepts) and to
+ * the metrics (its route number).
+ */
+export interface ManagementMatch {
+  /** The route of the path and method; null: a 404 (no route has the path, or none has the method). */
+  readonly route: ManagementRoute | null;
+  /** The route's path parameters, decoded ({} when `route` is null). */
+  readonly params: Readonly<Record<string, string>>;
+  /** The routes of the path (parameters decodable), whatever their method: what a method's 404 names. */
+  readonly pathRoutes: readonly ManagementRoute[];
+  /**
+   * The request's route number: the first route with the path's shape whatever the method (an
+   * undecodable id is still the flag route's), or the /api/v1/* entry's when none has it.
+   */
+  readonly metric: number;
+}
+
+/** The Management API route of `method` (upper case) and `path`, in one walk of the table. */
+export function matchManagementRoute(method: string, path: string): ManagementMatch {
+  const segments = path.split('/');
+  let metric: number | null = null;
+  const pathRoutes: ManagementRoute[] = [];
+  for (const route of kManagementRoutes) {
+    if (!matchesSegments(route.path, segments)) continue;
+    metric ??= route.metric;
+    const params = decodeParams(route.path, segments);
+    if (params === null) continue;
+    if (route.method === method) return { route, params, pathRoutes, metric };
+    pathRoutes.push(route);
+  }
+  return { route: null, params: {}, pathRoutes, metric: metric ?? kRoutes.management.metric };
 }
