@@ -8,7 +8,7 @@ import { answerableError, errorEnvelope, FlagwireError, retryAfterSeconds } from
 import { authorizeToken, requireWrite, type AuthContext } from '../model/token-access.js';
 import type { Token } from '../model/tokens.js';
 import type { SnapshotReader } from '../store/interfaces.js';
-import { bodyRefusal, type BodyBudget } from '../http/body.js';
+import { bodyRefusal, keepBody, type BodyBudget } from '../http/body.js';
 import { TrustedProxies } from '../http/client-address.js';
 import { send, trackAbort, type PendingResponse } from '../http/http.js';
 import type { InFlight } from '../http/in-flight.js';
@@ -237,11 +237,10 @@ class ManagementPipeline {
           done();
           return;
         }
-        // An exact copy: the body may be a view into Buffer's shared 8 KiB pool, which structured clone
-        // would send whole to the writer thread, other requests' bytes included. The body's reservation
-        // is released when the writer thread holds its copy no more, not at the answer: a write refused
+        // The request's own bytes (keepBody), moved to the writer thread or the plan thread. The body's
+        // reservation is released when that thread holds it no more, not at the answer: a write refused
         // with Storage busy stays queued there until the lock comes free.
-        const received = { bytes: new Uint8Array(body.body), contentType: request.contentType };
+        const received = { bytes: keepBody(body.body), contentType: request.contentType };
         const run = () =>
           handler
             .run(request, auth, received, body.release, deps)

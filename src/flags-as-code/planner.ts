@@ -8,7 +8,7 @@
 // other, nothing else waits for them. Apply's plan stays in the writer, in the transaction that applies it.
 import { Worker } from 'node:worker_threads';
 import { type ErrorData, fromErrorData } from '../errors.js';
-import type { ReceivedBody } from '../model/request-body.js';
+import { movableBuffers, type ReceivedBody } from '../model/request-body.js';
 import type { PlanResult } from './schemas.js';
 
 export interface PlanRequest {
@@ -48,7 +48,8 @@ export class Planner {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, release });
-      thread.postMessage({ id, projectId, received, prune } satisfies PlanRequest);
+      // The body is moved, not copied: the request hands it over whole (ReceivedBody).
+      thread.postMessage({ id, projectId, received, prune } satisfies PlanRequest, movableBuffers(received));
     });
   }
 

@@ -14,6 +14,7 @@ import type { Clock } from '../clock.js';
 import { fromErrorData, FlagwireError, postgresTimeoutError } from '../errors.js';
 import type { CommandInput, CommandName, CommandOutput } from './commands.js';
 import type { ReplicaStatus } from '../store/open-store.js';
+import { movableBuffers, type ReceivedBody } from '../model/request-body.js';
 import {
   kCancelled,
   kPending,
@@ -172,7 +173,8 @@ export class WriterClient {
         dropped,
       });
       const request: WriterRequest = { id, name, input, fate, deadline: Date.now() + this.writeTimeoutMs };
-      channel.postMessage(request);
+      // A request body in the input is moved, not copied: the request hands it over whole (ReceivedBody).
+      channel.postMessage(request, movableBuffers((input as { received?: ReceivedBody }).received));
     });
   }
 
