@@ -7,7 +7,7 @@ import type { Config } from '../config.js';
 import { answerableError, errorEnvelope, FlagwireError, retryAfterSeconds } from '../errors.js';
 import { authorizeToken, requireWrite, type AuthContext } from '../model/token-access.js';
 import type { Token } from '../model/tokens.js';
-import type { SnapshotReader } from '../store/interfaces.js';
+import type { SnapshotReader, StoreRevision } from '../store/interfaces.js';
 import { bodyRefusal, keepBody, type BodyBudget } from '../http/body.js';
 import { TrustedProxies } from '../http/client-address.js';
 import { send, trackAbort, type PendingResponse } from '../http/http.js';
@@ -136,8 +136,8 @@ class ManagementPipeline {
     }
   }
 
-  /** This node's revision now (a fresh snapshot): what an answer computed from no particular snapshot names. */
-  private revisionNow(): number {
+  /** This node's store revision now (a fresh snapshot): what an answer computed from no particular snapshot names. */
+  private revisionNow(): StoreRevision {
     const { store, revisions } = this.deps;
     try {
       store.resetReadTxn();
@@ -197,8 +197,8 @@ class ManagementPipeline {
       try {
         if (res.aborted) return;
         deps.store.resetReadTxn();
-        const revision = deps.store.revision();
-        this.succeed(res, request, auth.token, 200, handler.run(request, auth, deps), revision);
+        const storeRevision = deps.store.revision();
+        this.succeed(res, request, auth.token, 200, handler.run(request, auth, deps), storeRevision);
       } catch (err) {
         this.fail(res, request, auth.token, err);
       } finally {
@@ -237,7 +237,7 @@ class ManagementPipeline {
           done();
           return;
         }
-        // The request's own bytes (keepBody), moved to the writer thread or the plan thread. The body's
+        // The request's own bytes (keepBody), handed to the writer thread or the plan thread. The body's
         // reservation is released when that thread holds it no more, not at the answer: a write refused
         // with Storage busy stays queued there until the lock comes free.
         const received = { bytes: keepBody(body.body), contentType: request.contentType };
@@ -245,8 +245,8 @@ class ManagementPipeline {
           handler
             .run(request, auth, received, body.release, deps)
             .then(
-              // A handler that names no revision (one that does not write): this node's at the answer.
-              ({ status, value, revision }) => this.succeed(res, request, known, status, value, revision ?? this.revisionNow()),
+              // A handler that names no store revision (one that does not write): this node's at the answer.
+              ({ status, value, storeRevision }) => this.succeed(res, request, known, status, value, storeRevision ?? this.revisionNow()),
               (err: unknown) => this.fail(res, request, known, err),
             )
             .finally(done);
@@ -298,12 +298,19 @@ class ManagementPipeline {
     send(res, error.status, JSON.stringify(errorEnvelope(error, deps.config.docsUrl)), 'application/json', headers, closeConnection);
   }
 
-  /** `revision`: the store revision the answer was computed at (Flagwire-Revision). */
-  private succeed(res: PendingResponse, request: ApiRequest, token: Token, status: number, value: unknown, revision: number): void {
+  /** `storeRevision`: the store revision the answer was computed at (Flagwire-Revision). */
+  private succeed(
+    res: PendingResponse,
+    request: ApiRequest,
+    token: Token,
+    status: number,
+    value: unknown,
+    storeRevision: StoreRevision,
+  ): void {
     this.deps.activity.used(token.id, request.method, request.path, status, this.deps.clock.now());
     this.deps.metrics?.request(request.metric, status);
     const text = value instanceof JsonText ? value.text : JSON.stringify(value);
-    send(res, status, text, 'application/json', revisionHeaders(revision));
+    send(res, status, text, 'application/json', revisionHeaders(storeRevision));
   }
 }
 

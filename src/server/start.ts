@@ -203,7 +203,7 @@ async function followFlagsFile(config: Readonly<Config>, store: Store, writer: W
       `no project ${config.flagsFile.projectId} exists (\`flagwire project list\` shows them)`,
     );
   const apply = (file: { projectId: string }, text: string) =>
-    writer.call('flagsApply', { projectId: file.projectId, document: text, prune: true, ifRevision: null, ifPlan: null });
+    writer.call('flagsApply', { projectId: file.projectId, document: text, prune: true, ifProjectRevision: null, ifPlan: null });
   const follower = new FileFollower(config.flagsFile, apply, log);
   await follower.start();
   return follower;

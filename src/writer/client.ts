@@ -13,6 +13,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { fromErrorData, FlagwireError, postgresTimeoutError } from '../errors.js';
 import type { CommandInput, CommandName, CommandOutput } from './commands.js';
+import type { StoreRevision } from '../store/interfaces.js';
 import type { ReplicaStatus } from '../store/open-store.js';
 import { movableBuffers, type ReceivedBody } from '../model/request-body.js';
 import {
@@ -26,8 +27,8 @@ import {
 } from './protocol.js';
 
 interface Pending {
-  /** `revision`: the store revision the change committed at (WriterReply). */
-  resolve(value: unknown, revision: number): void;
+  /** `storeRevision`: the store revision the change committed at (WriterReply). */
+  resolve(value: unknown, storeRevision: StoreRevision): void;
   reject(err: FlagwireError): void;
   /** performance.now() when sent. */
   sentAt: number;
@@ -145,7 +146,7 @@ export class WriterClient {
     name: N,
     input: CommandInput<N>,
     dropped: (() => void) | null = null,
-  ): Promise<{ value: CommandOutput<N>; revision: number }> {
+  ): Promise<{ value: CommandOutput<N>; storeRevision: StoreRevision }> {
     if (this.closing) {
       dropped?.();
       return Promise.reject(new FlagwireError('STORE_UNAVAILABLE', 'The server is shutting down; retry shortly.'));
@@ -161,10 +162,10 @@ export class WriterClient {
     }
     const id = this.nextId++;
     const fate = new Int32Array(new SharedArrayBuffer(4));
-    return new Promise<{ value: CommandOutput<N>; revision: number }>((resolve, reject) => {
+    return new Promise<{ value: CommandOutput<N>; storeRevision: StoreRevision }>((resolve, reject) => {
       const timer = setTimeout(() => this.expire(id), this.writeTimeoutMs);
       this.pending.set(id, {
-        resolve: (value, revision) => resolve({ value: value as CommandOutput<N>, revision }),
+        resolve: (value, storeRevision) => resolve({ value: value as CommandOutput<N>, storeRevision }),
         reject,
         sentAt: performance.now(),
         fate,
@@ -314,7 +315,7 @@ export class WriterClient {
       if (pending.refused) continue;
       if (this.onReply !== null && pending.fate !== null) this.onReply(performance.now() - pending.sentAt);
       if (reply.ok) {
-        pending.resolve(reply.value, reply.revision ?? 0);
+        pending.resolve(reply.value, reply.storeRevision ?? 0);
       } else {
         if (reply.log) this.log.error({ err: reply.log, code: reply.error.code }, 'writer command failed');
         pending.reject(fromErrorData(reply.error));
