@@ -1,46 +1,10 @@
-// Every setting of the service, read from env vars (flags override), validated once, then frozen.
+// Every setting of the service, read from env vars (flags override), validated once, then frozen. Only
+// what users set: the switches of the tests and the bench are src/test-switches.ts's.
 import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { type Static, Type, TypeCompiler } from './typebox.js';
 import { parseRange } from './http/client-address.js';
-
-/**
- * Switches for tests and the bench (FLAGWIRE_TEST_*), read once here like every other setting. Fault
- * injection, the console hold and the rate-limit switch act only with FLAGWIRE_TEST_HOOKS=1, so no
- * production setting reaches them; the change stream's timings are plain test knobs (shorter
- * heartbeats, and a reader dropped sooner).
- */
-export const TestSettings = Type.Object({
-  /** FLAGWIRE_TEST_HOOKS=1: the /__test routes, the console's hook lines and the switches below. */
-  hooks: Type.Boolean(),
-  /** FLAGWIRE_TEST_RATE_LIMIT=off: the bench's twin without the per-IP limit ((j)/(k)). */
-  rateLimitOff: Type.Boolean(),
-  /** FLAGWIRE_TEST_EVAL_CRASH_ID / _HANG_ID: an eval worker asked for this flag id dies / hangs. */
-  evalCrashFlagId: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
-  evalHangFlagId: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
-  /** FLAGWIRE_TEST_CONSOLE_HOLD=1: a console write stops inside its transaction and after its commit until stdin has a byte. */
-  consoleHold: Type.Boolean(),
-  /** FLAGWIRE_TEST_STREAM_HEARTBEAT_MS / _MAX_STALL_MS: the change stream's heartbeat and slow-reader bound. */
-  streamHeartbeatMs: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]),
-  streamMaxStallMs: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]),
-});
-export type TestSettings = Static<typeof TestSettings>;
-
-/** The FLAGWIRE_TEST_* switches (see TestSettings); the console reads them without the rest of the config. */
-export function loadTestSettings(env: NodeJS.ProcessEnv = process.env): Readonly<TestSettings> {
-  const hooks = env.FLAGWIRE_TEST_HOOKS === '1';
-  const positive = (raw: string | undefined) => (Number(raw) > 0 ? Math.floor(Number(raw)) : null);
-  return Object.freeze({
-    hooks,
-    rateLimitOff: hooks && env.FLAGWIRE_TEST_RATE_LIMIT === 'off',
-    evalCrashFlagId: (hooks && env.FLAGWIRE_TEST_EVAL_CRASH_ID) || null,
-    evalHangFlagId: (hooks && env.FLAGWIRE_TEST_EVAL_HANG_ID) || null,
-    consoleHold: hooks && env.FLAGWIRE_TEST_CONSOLE_HOLD === '1',
-    streamHeartbeatMs: positive(env.FLAGWIRE_TEST_STREAM_HEARTBEAT_MS),
-    streamMaxStallMs: positive(env.FLAGWIRE_TEST_STREAM_MAX_STALL_MS),
-  });
-}
 
 export const Config = Type.Object({
   port: Type.Integer({ minimum: 0, maximum: 65535 }),
@@ -58,7 +22,6 @@ export const Config = Type.Object({
   smtpUrl: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
   logLevel: Type.Union(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'].map((l) => Type.Literal(l))),
   metrics: Type.Boolean(),
-  test: TestSettings,
   writeTimeoutMs: Type.Integer({ minimum: 1 }),
   /** How long a request with Flagwire-Min-Revision waits for this node's copy to have it (src/http/revisions.ts). */
   minRevisionWaitMs: Type.Integer({ minimum: 0 }),
@@ -128,7 +91,6 @@ const kSettings = {
   smtpUrl: 'FLAGWIRE_SMTP_URL',
   logLevel: 'FLAGWIRE_LOG_LEVEL',
   metrics: 'FLAGWIRE_METRICS',
-  test: 'FLAGWIRE_TEST_*',
   writeTimeoutMs: 'FLAGWIRE_WRITE_TIMEOUT_MS',
   minRevisionWaitMs: 'FLAGWIRE_MIN_REVISION_WAIT_MS',
   trustedProxies: 'FLAGWIRE_TRUSTED_PROXIES',
@@ -277,7 +239,6 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     smtpUrl,
     logLevel: logLevel(env.FLAGWIRE_LOG_LEVEL ?? 'info'),
     metrics: onOff('metrics', env.FLAGWIRE_METRICS ?? 'on'),
-    test: loadTestSettings(env),
     // A write not committed in this time is answered 503 Storage busy and never applied (src/writer/client.ts).
     writeTimeoutMs: integer('writeTimeoutMs', env.FLAGWIRE_WRITE_TIMEOUT_MS ?? '10000', 1, 600_000),
     // Well past the replication lag's tail (deployment.md: p99 45 ms under write load), short enough for a client to retry elsewhere.

@@ -9,13 +9,14 @@ import { requirePatchTarget, requireProjectFlag } from '../model/lookups.js';
 import { parseJsonObject, type ReceivedBody } from '../model/request-body.js';
 import type { Config } from '../config.js';
 import type { AuthContext } from '../model/token-access.js';
-import type { SnapshotReader } from '../store/interfaces.js';
+import type { SnapshotReader, StoreRevision } from '../store/interfaces.js';
 import type { WriterClient } from '../writer/client.js';
 import { flagList, patchResult, representFlag, tokenDescription } from '../model/representation.js';
 import { FlagwireError } from '../errors.js';
 import { type ExportFormat, exportProject, kExportFormats } from '../flags-as-code/export.js';
 import { fileText } from '../flags-as-code/flag-file.js';
 import type { Planner } from '../flags-as-code/planner.js';
+import type { ProjectRevision } from '../flags-as-code/plan.js';
 import { pageAnswer, pageRequest } from '../release-plans/list-pages.js';
 import { kRolloutActions, type RolloutAction, rolloutView, scheduleView } from '../release-plans/schemas.js';
 import { deliveryView, webhookView } from '../webhooks/schemas.js';
@@ -33,6 +34,8 @@ export interface ApiRequest {
   flagId: string | null;
   /** The route's other path parameters, decoded (`schedule_id`, `rollout_id`, `action`). */
   params: Readonly<Record<string, string>>;
+  /** The request's route number for the metrics (ManagementMatch.metric), matched with its route. */
+  metric: number;
 }
 
 export interface HandlerDeps {
@@ -56,7 +59,7 @@ export interface WriteHandler {
   precheck?(request: ApiRequest, auth: AuthContext, deps: HandlerDeps): void;
   /**
    * `release` frees the body's reservation: the writer calls it when it holds its copy no more.
-   * `revision`: the store revision the answer was computed at, a write's the one it committed at
+   * `storeRevision`: the store revision the answer was computed at, a write's the one it committed at
    * (WriterClient.callAt); absent, the answer names this node's when it is sent.
    */
   run(
@@ -65,7 +68,7 @@ export interface WriteHandler {
     received: ReceivedBody,
     release: () => void,
     deps: HandlerDeps,
-  ): Promise<{ status: number; value: unknown; revision?: number }>;
+  ): Promise<{ status: number; value: unknown; storeRevision?: StoreRevision }>;
 }
 
 export type ManagementHandler = ReadHandler | WriteHandler;
@@ -83,8 +86,8 @@ function booleanParam(query: URLSearchParams, name: string): boolean {
   throw new FlagwireError('INVALID_REQUEST', `"${name}" must be true or false, not "${value}".`);
 }
 
-/** apply's `ifRevision`: a revision number from a plan, or null when absent. */
-function revisionParam(query: URLSearchParams): number | null {
+/** apply's `ifRevision`: a project revision from a plan (its `revision`), or null when absent. */
+function projectRevisionParam(query: URLSearchParams): ProjectRevision | null {
   const value = query.get('ifRevision');
   if (value === null) return null;
   if (!/^\d{1,15}$/.test(value))
@@ -147,8 +150,8 @@ export const kManagementHandlers: Readonly<Record<ManagementRouteName, Managemen
   apiCreateFlag: {
     kind: 'write',
     async run(_request, auth, received, release, deps) {
-      const { value: flag, revision } = await deps.writer.callAt('apiFlagCreate', { tokenId: auth.token.id, received }, release);
-      return { status: 201, value: representFlag(flag, auth.project, null, deps.store.getUsage(flag.id)), revision };
+      const { value: flag, storeRevision } = await deps.writer.callAt('apiFlagCreate', { tokenId: auth.token.id, received }, release);
+      return { status: 201, value: representFlag(flag, auth.project, null, deps.store.getUsage(flag.id)), storeRevision };
     },
   },
   apiGetFlag: {
@@ -163,8 +166,12 @@ export const kManagementHandlers: Readonly<Record<ManagementRouteName, Managemen
     precheck: precheckFlagChange,
     async run(request, auth, received, release, deps) {
       const input = flagWrite(request, auth, received);
-      const { value: result, revision } = await deps.writer.callAt('apiFlagPatch', input, release);
-      return { status: 200, value: patchResult(result.changed, result.flag, input.env, deps.store.getUsage(result.flag.id)), revision };
+      const { value: result, storeRevision } = await deps.writer.callAt('apiFlagPatch', input, release);
+      return {
+        status: 200,
+        value: patchResult(result.changed, result.flag, input.env, deps.store.getUsage(result.flag.id)),
+        storeRevision,
+      };
     },
   },
   apiExport: {
@@ -183,16 +190,16 @@ export const kManagementHandlers: Readonly<Record<ManagementRouteName, Managemen
     kind: 'write',
     permission: 'read',
     async run(request, auth, received, release, { planner }) {
-      const { value, revision } = await planner.plan(auth.project.id, received, booleanParam(request.query, 'prune'), release);
-      return { status: 200, value, revision };
+      const { value, storeRevision } = await planner.plan(auth.project.id, received, booleanParam(request.query, 'prune'), release);
+      return { status: 200, value, storeRevision };
     },
   },
   apiScheduleFlag: {
     kind: 'write',
     precheck: precheckFlagChange,
     async run(request, auth, received, release, deps) {
-      const { value, revision } = await deps.writer.callAt('apiScheduleCreate', flagWrite(request, auth, received), release);
-      return { status: 201, value: scheduleView(value), revision };
+      const { value, storeRevision } = await deps.writer.callAt('apiScheduleCreate', flagWrite(request, auth, received), release);
+      return { status: 201, value: scheduleView(value), storeRevision };
     },
   },
   apiListSchedules: {
@@ -209,8 +216,8 @@ export const kManagementHandlers: Readonly<Record<ManagementRouteName, Managemen
     kind: 'write',
     async run(request, auth, _received, release, deps) {
       const input = { tokenId: auth.token.id, scheduleId: request.params.schedule_id! };
-      const { value, revision } = await deps.writer.callAt('apiScheduleCancel', input, release);
-      return { status: 200, value: scheduleView(value), revision };
+      const { value, storeRevision } = await deps.writer.callAt('apiScheduleCancel', input, release);
+      return { status: 200, value: scheduleView(value), storeRevision };
     },
   },
   apiStartRollout: {
@@ -218,8 +225,8 @@ export const kManagementHandlers: Readonly<Record<ManagementRouteName, Managemen
     precheck: precheckFlagChange,
     async run(request, auth, received, release, deps) {
       const input = { ...flagWrite(request, auth, received), guardMetrics: deps.config.prometheusMetrics };
-      const { value, revision } = await deps.writer.callAt('apiRolloutStart', input, release);
-      return { status: 201, value: rolloutView(value), revision };
+      const { value, storeRevision } = await deps.writer.callAt('apiRolloutStart', input, release);
+      return { status: 201, value: rolloutView(value), storeRevision };
     },
   },
   apiListRollouts: {
@@ -236,8 +243,8 @@ export const kManagementHandlers: Readonly<Record<ManagementRouteName, Managemen
       if (!(kRolloutActions as readonly string[]).includes(action))
         throw new FlagwireError('NOT_FOUND', `There is no rollout action "${action}"; the actions are ${kRolloutActions.join(', ')}.`);
       const input = { tokenId: auth.token.id, rolloutId: request.params.rollout_id!, action: action as RolloutAction };
-      const { value, revision } = await deps.writer.callAt('apiRolloutAct', input, release);
-      return { status: 200, value: rolloutView(value), revision };
+      const { value, storeRevision } = await deps.writer.callAt('apiRolloutAct', input, release);
+      return { status: 200, value: rolloutView(value), storeRevision };
     },
   },
   apiCreateWebhook: {
@@ -282,11 +289,11 @@ export const kManagementHandlers: Readonly<Record<ManagementRouteName, Managemen
     kind: 'write',
     async run(request, auth, received, release, deps) {
       const prune = booleanParam(request.query, 'prune');
-      const ifRevision = revisionParam(request.query);
+      const ifProjectRevision = projectRevisionParam(request.query);
       const ifPlan = planDigestParam(request.query);
-      const input = { tokenId: auth.token.id, received, prune, ifRevision, ifPlan };
-      const { value, revision } = await deps.writer.callAt('apiFlagsApply', input, release);
-      return { status: 200, value, revision };
+      const input = { tokenId: auth.token.id, received, prune, ifProjectRevision, ifPlan };
+      const { value, storeRevision } = await deps.writer.callAt('apiFlagsApply', input, release);
+      return { status: 200, value, storeRevision };
     },
   },
 };

@@ -7,8 +7,8 @@ import type { Config } from '../config.js';
 import { answerableError, errorEnvelope, FlagwireError, retryAfterSeconds } from '../errors.js';
 import { authorizeToken, requireWrite, type AuthContext } from '../model/token-access.js';
 import type { Token } from '../model/tokens.js';
-import type { SnapshotReader } from '../store/interfaces.js';
-import { bodyRefusal, type BodyBudget } from '../http/body.js';
+import type { SnapshotReader, StoreRevision } from '../store/interfaces.js';
+import { bodyRefusal, keepBody, type BodyBudget } from '../http/body.js';
 import { TrustedProxies } from '../http/client-address.js';
 import { send, trackAbort, type PendingResponse } from '../http/http.js';
 import type { InFlight } from '../http/in-flight.js';
@@ -21,9 +21,8 @@ import {
   revisionHeaders,
   type RevisionWaiter,
 } from '../http/revisions.js';
-import { kCapabilityHandlers, kManagementRoutes, type ManagementRoute } from '../routes/all-routes.js';
+import { kCapabilityHandlers, matchManagementRoute, type ManagementMatch, type ManagementRoute } from '../routes/all-routes.js';
 import { registerRoutes } from '../routes/route-table.js';
-import { matchPath } from '../http/route-pattern.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { WriterClient } from '../writer/client.js';
 import type { Planner } from '../flags-as-code/planner.js';
@@ -95,30 +94,36 @@ class ManagementPipeline {
     const now = deps.clock.now();
     const peer = Buffer.from(res.getRemoteAddressAsText()).toString();
     const ip = this.proxies === null ? peer : this.proxies.clientAddress(peer, req);
+    const method = req.getMethod().toUpperCase();
+    const path = req.getUrl();
+    // Matched once, here, and passed along: every answer's metrics label is its route number, a 429's
+    // too (the match reads only the path and method: the limit still runs before anything of the request).
+    const match = matchManagementRoute(method, path);
     // spec: Limits. The rate limit runs before anything else of the request, auth and body included.
     if (deps.rateLimiter !== null && !deps.rateLimiter.take(ip, now)) {
       if (deps.metrics) {
         deps.metrics.rateLimited++;
-        deps.metrics.apiRequest(req.getUrl(), 429);
+        deps.metrics.request(match.metric, 429);
       }
       send(res, 429, kRateLimited, 'text/plain; charset=utf-8', revisionHeaders(this.revisionNow(), kRateLimitRetry));
       return;
     }
     const request: ApiRequest = {
-      method: req.getMethod().toUpperCase(),
-      path: req.getUrl(),
+      method,
+      path,
       query: new URLSearchParams(req.getQuery() ?? ''),
       authorization: req.getHeader('authorization'),
       contentType: req.getHeader('content-type'),
-      flagId: null,
-      params: {},
+      flagId: match.params.flag_id ?? null,
+      params: match.params,
+      metric: match.metric,
     };
     const contentLength = req.getHeader('content-length');
     const rawMinRevision = req.getHeader(kMinRevisionHeader);
     let token: Token | null = null;
     try {
       deps.authFailures.check(ip, now);
-      const route = matchRoute(request);
+      const route = requireRoute(match, request);
       refuseUrlTokens(request.query);
       const minRevision = requireMinRevision(rawMinRevision);
       deps.store.resetReadTxn();
@@ -132,8 +137,8 @@ class ManagementPipeline {
     }
   }
 
-  /** This node's revision now (a fresh snapshot): what an answer computed from no particular snapshot names. */
-  private revisionNow(): number {
+  /** This node's store revision now (a fresh snapshot): what an answer computed from no particular snapshot names. */
+  private revisionNow(): StoreRevision {
     const { store, revisions } = this.deps;
     try {
       store.resetReadTxn();
@@ -193,8 +198,8 @@ class ManagementPipeline {
       try {
         if (res.aborted) return;
         deps.store.resetReadTxn();
-        const revision = deps.store.revision();
-        this.succeed(res, request, auth.token, 200, handler.run(request, auth, deps), revision);
+        const storeRevision = deps.store.revision();
+        this.succeed(res, request, auth.token, 200, handler.run(request, auth, deps), storeRevision);
       } catch (err) {
         this.fail(res, request, auth.token, err);
       } finally {
@@ -233,17 +238,16 @@ class ManagementPipeline {
           done();
           return;
         }
-        // An exact copy: the body may be a view into Buffer's shared 8 KiB pool, which structured clone
-        // would send whole to the writer thread, other requests' bytes included. The body's reservation
-        // is released when the writer thread holds its copy no more, not at the answer: a write refused
+        // The request's own bytes (keepBody), handed to the writer thread or the plan thread. The body's
+        // reservation is released when that thread holds it no more, not at the answer: a write refused
         // with Storage busy stays queued there until the lock comes free.
-        const received = { bytes: new Uint8Array(body.body), contentType: request.contentType };
+        const received = { bytes: keepBody(body.body), contentType: request.contentType };
         const run = () =>
           handler
             .run(request, auth, received, body.release, deps)
             .then(
-              // A handler that names no revision (one that does not write): this node's at the answer.
-              ({ status, value, revision }) => this.succeed(res, request, known, status, value, revision ?? this.revisionNow()),
+              // A handler that names no store revision (one that does not write): this node's at the answer.
+              ({ status, value, storeRevision }) => this.succeed(res, request, known, status, value, storeRevision ?? this.revisionNow()),
               (err: unknown) => this.fail(res, request, known, err),
             )
             .finally(done);
@@ -287,7 +291,7 @@ class ManagementPipeline {
         deps.activity.denied(token.id, `${error.title}: ${error.detail}`, request.method, request.path, now);
     }
     if (deps.metrics) {
-      deps.metrics.apiRequest(request.path, error.status);
+      deps.metrics.request(request.metric, error.status);
       if (error.code === 'TOO_MANY_AUTH_FAILURES') deps.metrics.authLockouts++;
     }
     const retry = retryAfterSeconds(error, deps.config.writeTimeoutMs);
@@ -295,12 +299,19 @@ class ManagementPipeline {
     send(res, error.status, JSON.stringify(errorEnvelope(error, deps.config.docsUrl)), 'application/json', headers, closeConnection);
   }
 
-  /** `revision`: the store revision the answer was computed at (Flagwire-Revision). */
-  private succeed(res: PendingResponse, request: ApiRequest, token: Token, status: number, value: unknown, revision: number): void {
+  /** `storeRevision`: the store revision the answer was computed at (Flagwire-Revision). */
+  private succeed(
+    res: PendingResponse,
+    request: ApiRequest,
+    token: Token,
+    status: number,
+    value: unknown,
+    storeRevision: StoreRevision,
+  ): void {
     this.deps.activity.used(token.id, request.method, request.path, status, this.deps.clock.now());
-    this.deps.metrics?.apiRequest(request.path, status);
+    this.deps.metrics?.request(request.metric, status);
     const text = value instanceof JsonText ? value.text : JSON.stringify(value);
-    send(res, status, text, 'application/json', revisionHeaders(revision));
+    send(res, status, text, 'application/json', revisionHeaders(storeRevision));
   }
 }
 
@@ -322,25 +333,16 @@ function refuseUrlTokens(query: URLSearchParams): void {
   }
 }
 
-/** The route for the request's method and path (its flag id set on `request`), or 404 (spec: any nonexistent path under /api/v1). */
-function matchRoute(request: ApiRequest): ManagementRoute {
+/** The matched route, or 404 (spec: any nonexistent path under /api/v1). */
+function requireRoute(match: ManagementMatch, request: ApiRequest): ManagementRoute {
+  if (match.route !== null) return match.route;
   const { method, path } = request;
-  let pattern: string | null = null;
-  const methods: string[] = [];
-  for (const route of kManagementRoutes) {
-    const params = matchPath(route.path, path);
-    if (params === null) continue;
-    if (route.method === method) {
-      request.flagId = params.flag_id ?? null;
-      request.params = params;
-      return route;
-    }
-    pattern = route.path.pattern;
-    methods.push(route.method);
-  }
-  if (pattern === null) throw new FlagwireError('NOT_FOUND', `There is no ${path} in the Management API; see the docs for its routes.`);
+  const last = match.pathRoutes.at(-1);
+  if (last === undefined) throw new FlagwireError('NOT_FOUND', `There is no ${path} in the Management API; see the docs for its routes.`);
   // A route with an id is named by its pattern, not the path: a 404 never echoes a flag id, so its body
   // is the same whether the id exists in another project or nowhere.
+  const pattern = last.path.pattern;
   const name = pattern.includes(':') ? pattern.replace(/:[a-z_]+/g, '{id}') : path;
+  const methods = match.pathRoutes.map((route) => route.method);
   throw new FlagwireError('NOT_FOUND', `${method} is not a route of ${name}; it accepts ${methods.join(', ')}.`);
 }

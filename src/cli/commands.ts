@@ -230,7 +230,7 @@ function applyConditions(args: Args, projectId: string): ApplyConditions {
   }
   if (revision !== undefined && !/^\d+$/.test(revision))
     throw new UsageError(`--if-revision must be a revision number (from \`flagwire plan\`), not "${revision}"`, usage);
-  return { ifRevision: revision === undefined ? null : Number(revision), ifPlan: null };
+  return { ifProjectRevision: revision === undefined ? null : Number(revision), ifPlan: null };
 }
 
 const kFlagCreateUsage = 'flag create PROJECT_ID --name NAME [--enabled] [--percentage N] [--env NAME]... [--as USER_ID]';

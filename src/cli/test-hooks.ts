@@ -8,11 +8,11 @@
 //   flagwire-test-hook: in-transaction   the command's writes are done, not committed (the write lock is held)
 //   flagwire-test-hook: committed        the transaction is committed and flushed to disk
 import { readSync, writeSync } from 'node:fs';
-import { loadTestSettings } from '../config.js';
+import { kTestSwitches } from '../test-switches.js';
 
 export type ConsoleHookPoint = 'store-open' | 'in-transaction' | 'committed';
 
-const { hooks: kEnabled, consoleHold: kHold } = loadTestSettings();
+const { hooks: kEnabled, consoleHold: kHold } = kTestSwitches;
 
 /** Reports reaching `point` (synchronously: the line is in the pipe before the next statement runs). */
 export function consoleTestHook(point: ConsoleHookPoint): void {

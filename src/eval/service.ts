@@ -8,6 +8,7 @@ import type { TemplatedApp } from 'uWebSockets.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
+import { kTestSwitches } from '../test-switches.js';
 import type { RouteGroup } from '../http/http.js';
 import type { InFlight } from '../http/in-flight.js';
 import type { RevisionWaiter } from '../http/revisions.js';
@@ -75,8 +76,8 @@ export async function createEvaluation(options: EvaluationOptions): Promise<Eval
     routeSets,
     batchesPerWorker,
     // Fault injection for the crash and stuck-worker tests (null unless the test hooks are on).
-    crashFlagId: config.test.evalCrashFlagId,
-    hangFlagId: config.test.evalHangFlagId,
+    crashFlagId: kTestSwitches.evalCrashFlagId,
+    hangFlagId: kTestSwitches.evalHangFlagId,
   });
   const batcher = new EvalBatcher({
     runner: pool,

@@ -16,7 +16,7 @@ import { sameCohorts } from '../flags/patch-rules.js';
 import { sameJson, sameTyped } from '../flags/variant-rules.js';
 import type { StoreReader, StoreWriter } from '../store/interfaces.js';
 import { fileRefusal, parseFlagFile } from './flag-file.js';
-import { isConsoleOnlyField, planChanges, planDigest, projectRevision } from './plan.js';
+import { isConsoleOnlyField, planChanges, planDigest, type ProjectRevision, projectRevision } from './plan.js';
 import type { PlannedChange, PlanResult } from './schemas.js';
 import {
   apiView,
@@ -48,8 +48,8 @@ export function apiFlagsPlan(r: StoreReader, project: Project, received: Receive
 
 /** What an apply insists on: the plan someone saw (docs/flags-as-code.md, "A saved plan"). */
 export interface ApplyConditions {
-  /** Refuse when the project's revision is no longer this one (a lost update otherwise). */
-  ifRevision: number | null;
+  /** Refuse when the project revision is no longer this one (a lost update otherwise): apply's `ifRevision`. */
+  ifProjectRevision: ProjectRevision | null;
   /** Refuse when the changes to make are not the ones of the plan with this digest (another file, or prune). */
   ifPlan: string | null;
 }
@@ -132,12 +132,13 @@ function apply(
 
 /** The conditions of a saved plan, checked in the transaction that applies it: a change made since stops it. */
 function refuseUnplanned(result: PlanResult, conditions: ApplyConditions, view: ModelView): void {
-  if (conditions.ifRevision !== null && conditions.ifRevision !== result.revision) {
+  // result.revision: the project revision (PlanResult), not the store's.
+  if (conditions.ifProjectRevision !== null && conditions.ifProjectRevision !== result.revision) {
     // The fix names the caller's own way to give the revision: an API client has no command-line flag.
     const retry = view === 'api' ? `ifRevision=${result.revision}` : `--if-revision ${result.revision}`;
     throw new FlagwireError(
       'REVISION_CONFLICT',
-      `The project changed since revision ${conditions.ifRevision} (it is at revision ${result.revision}); nothing was applied. Plan again, review the changes, and apply with ${retry}.`,
+      `The project changed since revision ${conditions.ifProjectRevision} (it is at revision ${result.revision}); nothing was applied. Plan again, review the changes, and apply with ${retry}.`,
     );
   }
   if (conditions.ifPlan !== null && conditions.ifPlan !== result.digest) {

@@ -18,8 +18,8 @@ function plan({ id, projectId, received, prune }: PlanRequest): PlanReply {
   try {
     // A plan sees every change answered before it was asked (read-your-writes), as any read does.
     store.resetReadTxn();
-    const revision = store.revision();
-    return { id, ok: true, value: apiFlagsPlan(store, requireProject(store, projectId), received, prune), revision };
+    const storeRevision = store.revision();
+    return { id, ok: true, value: apiFlagsPlan(store, requireProject(store, projectId), received, prune), storeRevision };
   } catch (err) {
     if (err instanceof FlagwireError) return { id, ok: false, error: toErrorData(err) };
     return { id, ok: false, bug: (err as Error)?.stack ?? String(err) };

@@ -178,12 +178,19 @@ const kFileActionPrefixes = ['flag.', 'env.', 'audience.'];
 const kRevisionPage = 100;
 
 /**
+ * A project's revision in flags as code (a plan's `revision`, apply's `ifRevision` and `--if-revision`):
+ * the sequence number of one project's audit entry. Not the store's revision (StoreRevision,
+ * src/store/interfaces.ts: Flagwire-Revision), which moves with every commit of every project.
+ */
+export type ProjectRevision = number;
+
+/**
  * The project's revision as flag files see it: the sequence number of its newest audit entry that
  * changed a flag, an environment or an audience (0: none yet). Every such change is audited, in the
  * transaction that makes it, so the number moves with each of them and with nothing else (a token
  * created does not make a planned file stale). The same on every node: audit entries are records.
  */
-export function projectRevision(r: StoreReader, projectId: string): number {
+export function projectRevision(r: StoreReader, projectId: string): ProjectRevision {
   let before: number | null = null;
   for (;;) {
     const page: AuditEntry[] = r.listAudit(projectId, { limit: kRevisionPage, before });

@@ -8,7 +8,8 @@
 // other, nothing else waits for them. Apply's plan stays in the writer, in the transaction that applies it.
 import { Worker } from 'node:worker_threads';
 import { type ErrorData, fromErrorData } from '../errors.js';
-import type { ReceivedBody } from '../model/request-body.js';
+import { movableBuffers, type ReceivedBody } from '../model/request-body.js';
+import type { StoreRevision } from '../store/interfaces.js';
 import type { PlanResult } from './schemas.js';
 
 export interface PlanRequest {
@@ -18,9 +19,12 @@ export interface PlanRequest {
   prune: boolean;
 }
 
-/** A plan's answer: its result at the revision it read, a refusal, or the text of a bug. */
+/**
+ * A plan's answer: its result at the store revision it read (what Flagwire-Revision names; the plan's own
+ * `revision` is the project's), a refusal, or the text of a bug.
+ */
 export type PlanReply =
-  | { id: number; ok: true; value: PlanResult; revision: number }
+  | { id: number; ok: true; value: PlanResult; storeRevision: StoreRevision }
   | { id: number; ok: false; error: ErrorData }
   | { id: number; ok: false; bug: string };
 
@@ -29,7 +33,7 @@ export interface PlanThreadStart {
 }
 
 interface Pending {
-  resolve(answer: { value: PlanResult; revision: number }): void;
+  resolve(answer: { value: PlanResult; storeRevision: StoreRevision }): void;
   reject(err: Error): void;
   /** Frees the body's reservation: called once the plan thread holds its copy no more. */
   release(): void;
@@ -43,12 +47,18 @@ export class Planner {
   constructor(private readonly dataDir: string) {}
 
   /** The plan of `received` (the file as the request's body) against the project, as the API sees it. */
-  plan(projectId: string, received: ReceivedBody, prune: boolean, release: () => void): Promise<{ value: PlanResult; revision: number }> {
+  plan(
+    projectId: string,
+    received: ReceivedBody,
+    prune: boolean,
+    release: () => void,
+  ): Promise<{ value: PlanResult; storeRevision: StoreRevision }> {
     const thread = this.thread ?? this.start();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, release });
-      thread.postMessage({ id, projectId, received, prune } satisfies PlanRequest);
+      // The body is moved, not copied: the request hands it over whole (ReceivedBody).
+      thread.postMessage({ id, projectId, received, prune } satisfies PlanRequest, movableBuffers(received));
     });
   }
 
@@ -79,7 +89,7 @@ export class Planner {
   private answer(reply: PlanReply): void {
     const pending = this.settle(reply.id);
     if (pending === undefined) return;
-    if (reply.ok) pending.resolve({ value: reply.value, revision: reply.revision });
+    if (reply.ok) pending.resolve({ value: reply.value, storeRevision: reply.storeRevision });
     else if ('error' in reply) pending.reject(fromErrorData(reply.error));
     else pending.reject(new Error(`plan thread: ${reply.bug}`));
   }

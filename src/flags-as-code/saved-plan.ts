@@ -26,5 +26,5 @@ export function savedPlanConditions(
   if (problems.length > 0) return { ok: false, problem: `is not a saved plan (${problems.join('; ')})` };
   const plan = value as SavedPlan;
   if (plan.projectId !== projectId) return { ok: false, problem: `is a plan of project ${plan.projectId}, not ${projectId}` };
-  return { ok: true, conditions: { ifRevision: plan.revision, ifPlan: plan.digest } };
+  return { ok: true, conditions: { ifProjectRevision: plan.revision, ifPlan: plan.digest } };
 }

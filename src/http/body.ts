@@ -29,6 +29,7 @@ export type BodyResult =
  * not describe it.
  */
 interface ResizableArrayBuffer extends ArrayBuffer {
+  readonly resizable: boolean;
   resize(byteLength: number): void;
 }
 const ResizableArrayBuffer = ArrayBuffer as unknown as new (byteLength: number, options: { maxByteLength: number }) => ResizableArrayBuffer;
@@ -48,6 +49,21 @@ export function bodyRefusal(reason: 'tooLarge' | 'busy'): FlagwireError {
         'The server is buffering as many request bodies as it allows; this body was not read and nothing was changed. Retry after a second.',
       )
     : new FlagwireError('PAYLOAD_TOO_LARGE', `The request body is larger than ${kMaxBodyBytes} bytes (1 MiB); send a smaller body.`);
+}
+
+/**
+ * The body's bytes as its consumer's own, for a consumer that keeps them past release() or hands them
+ * to another thread (the writer's, the plan thread's), which then gets them moved, not copied
+ * (movableBuffers, src/model/request-body.ts). A body of one chunk of 4 KiB or more already owns its
+ * whole ArrayBuffer and is taken as it is; any other is copied once, exactly: a smaller one is a view
+ * into Buffer's shared 8 KiB pool (structured clone would send the whole pool, other requests' bytes
+ * included, and it cannot be moved), one of several chunks lives in the reader's store, which
+ * release() empties.
+ */
+export function keepBody(body: Buffer): Uint8Array {
+  const whole = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength;
+  if (whole && !(body.buffer as ResizableArrayBuffer).resizable) return new Uint8Array(body.buffer, 0, body.byteLength);
+  return new Uint8Array(body);
 }
 
 /** The reserved bytes and the refusals of a budget, shared by every front-end thread (BigInt64: budgets reach 1 TiB). */

@@ -1,6 +1,7 @@
 // The one path matcher of the service's own routers: the Management API's dispatch behind /api/v1/*
-// (src/api/management.ts), its metrics label (src/metrics/metrics.ts) and the web console's API router
-// (src/web-console/api.ts). A pattern's `:name` segment is a parameter: it matches one non-empty segment.
+// (matchManagementRoute in src/routes/route-table.ts, which gives the route and its metrics label in one
+// walk) and the web console's API router (src/web-console/api.ts). A pattern's `:name` segment is a
+// parameter: it matches one non-empty segment.
 // uWS matches the routes it is given itself (src/routes/route-table.ts).
 
 export interface PathPattern {
@@ -18,7 +19,17 @@ export function compilePattern(pattern: string): PathPattern {
 
 /** True when `path` has the pattern's shape (parameters not decoded). */
 export function matchesShape(p: PathPattern, path: string): boolean {
+  return matchesSegments(p, path.split('/'));
+}
+
+/** The decoded parameters of `path`, or null when it does not have the pattern's shape or a parameter cannot be decoded. */
+export function matchPath(p: PathPattern, path: string): Record<string, string> | null {
   const segments = path.split('/');
+  return matchesSegments(p, segments) ? decodeParams(p, segments) : null;
+}
+
+/** matchesShape of a path already split at its slashes: a table walked for one path splits it once. */
+export function matchesSegments(p: PathPattern, segments: readonly string[]): boolean {
   if (segments.length !== p.segments.length) return false;
   for (let i = 0; i < segments.length; i++) {
     const s = p.segments[i]!;
@@ -27,10 +38,8 @@ export function matchesShape(p: PathPattern, path: string): boolean {
   return true;
 }
 
-/** The decoded parameters of `path`, or null when it does not have the pattern's shape or a parameter cannot be decoded. */
-export function matchPath(p: PathPattern, path: string): Record<string, string> | null {
-  if (!matchesShape(p, path)) return null;
-  const segments = path.split('/');
+/** The decoded parameters of split `segments` that have the pattern's shape, or null when one cannot be decoded. */
+export function decodeParams(p: PathPattern, segments: readonly string[]): Record<string, string> | null {
   const params: Record<string, string> = {};
   for (let i = 0; i < segments.length; i++) {
     const s = p.segments[i]!;

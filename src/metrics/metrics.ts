@@ -3,7 +3,7 @@
 // What a request costs: one Float64Array increment (route × status). What an evaluation batch costs:
 // two histogram observations and one performance.now(). Queue depths are read when scraped, never
 // maintained on the hot path. FLAGWIRE_METRICS=off turns all of it off (no object, null checks only).
-import { kRouteLabels, managementRouteNumber } from '../routes/all-routes.js';
+import { kRouteLabels } from '../routes/all-routes.js';
 import { kRoutes } from '../routes/route-table.js';
 import { header, Histogram, kBatchSizeBuckets, kCommitBuckets, kLatencyBuckets, labelValue, type HistogramSnapshot } from './registry.js';
 
@@ -78,11 +78,6 @@ export class Metrics implements EvalMetrics {
 
   request(route: number, status: number): void {
     this.requests[route * kStatuses + (status < kStatuses ? status : 0)]!++;
-  }
-
-  /** A Management API answer, labelled by the route its path has the shape of (src/routes/route-table.ts). */
-  apiRequest(path: string, status: number): void {
-    this.request(managementRouteNumber(path), status);
   }
 
   batch(size: number, seconds: number): void {

@@ -10,9 +10,32 @@ export type BodyKind = 'create' | 'patch';
  * parsed value (which may nest arbitrarily deep) has to cross to the writer thread by structured clone.
  */
 export interface ReceivedBody {
-  /** The bytes as received: decoded here, so that bytes that are not UTF-8 are refused, not replaced. */
+  /**
+   * The bytes as received: decoded here, so that bytes that are not UTF-8 are refused, not replaced.
+   * The request's own (keepBody, src/http/body.ts): moved, when not small, to the thread that parses
+   * them (movableBuffers), so the thread that sent them reads them no more.
+   */
   bytes: Uint8Array;
   contentType: string;
+}
+
+/**
+ * Bodies smaller than this cross to another thread by structured clone: copying them costs less than
+ * moving them (bench/request-body.bench.ts: 200 B, 3.5 µs copied against 4.4 µs moved; even at 1 KiB).
+ */
+const kMoveMinBytes = 4096;
+
+/**
+ * What a postMessage carrying `body` may move instead of copying: its ArrayBuffer when the bytes are
+ * all of it (keepBody's) and not small, nothing otherwise (a view into a shared pool, or a part of a
+ * larger buffer, is copied by structured clone as before). A large request body crossed to the writer
+ * thread by structured clone was its third copy (after the reader's and the request's own).
+ */
+export function movableBuffers(body: ReceivedBody | null | undefined): ArrayBuffer[] {
+  if (body === null || body === undefined || body.bytes.byteLength < kMoveMinBytes) return [];
+  const { bytes } = body;
+  const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+  return whole && bytes.buffer instanceof ArrayBuffer ? [bytes.buffer] : [];
 }
 
 /** The body as a JSON object (at least one key for a patch), or the problem that says what to send instead. */

@@ -4,7 +4,7 @@
 // (src/openapi/document.ts). test/routes/route-table.test.ts checks the derivations.
 import { kCapabilityRoutes } from '../capabilities.js';
 import type { ManagementHandler } from '../api/handlers.js';
-import { compilePattern, matchesShape, type PathPattern } from '../http/route-pattern.js';
+import { compilePattern, decodeParams, matchesSegments, type PathPattern } from '../http/route-pattern.js';
 import { kRoutes, routeLabel, type RouteDeclaration } from './route-table.js';
 
 /**
@@ -65,13 +65,42 @@ export const kManagementRoutes: readonly ManagementRoute[] = Object.entries(kAll
   ];
 });
 
-/** The route number of a Management API request's path, whatever its method: the /api/v1/* entry's when no route has its shape. */
-export function managementRouteNumber(path: string): number {
-  for (const route of kManagementRoutes) if (matchesShape(route.path, path)) return route.metric;
-  return kRoutes.management.metric;
-}
-
 /** The handlers of the capabilities' Management API routes, by route name (the service's own are in src/api/handlers.ts). */
 export const kCapabilityHandlers: ReadonlyMap<string, ManagementHandler> = new Map(
   kCapabilityRoutes.map(([name, route]) => [name, route.handler]),
 );
+
+/**
+ * A Management API request's route, matched once by its pipeline (src/api/management.ts) and passed
+ * along: to the handler (its name and parameters), to the 404 (the methods the path accepts) and to
+ * the metrics (its route number).
+ */
+export interface ManagementMatch {
+  /** The route of the path and method; null: a 404 (no route has the path, or none has the method). */
+  readonly route: ManagementRoute | null;
+  /** The route's path parameters, decoded ({} when `route` is null). */
+  readonly params: Readonly<Record<string, string>>;
+  /** The routes of the path (parameters decodable), whatever their method: what a method's 404 names. */
+  readonly pathRoutes: readonly ManagementRoute[];
+  /**
+   * The request's route number: the first route with the path's shape whatever the method (an
+   * undecodable id is still the flag route's), or the /api/v1/* entry's when none has it.
+   */
+  readonly metric: number;
+}
+
+/** The Management API route of `method` (upper case) and `path`, in one walk of the table. */
+export function matchManagementRoute(method: string, path: string): ManagementMatch {
+  const segments = path.split('/');
+  let metric: number | null = null;
+  const pathRoutes: ManagementRoute[] = [];
+  for (const route of kManagementRoutes) {
+    if (!matchesSegments(route.path, segments)) continue;
+    metric ??= route.metric;
+    const params = decodeParams(route.path, segments);
+    if (params === null) continue;
+    if (route.method === method) return { route, params, pathRoutes, metric };
+    pathRoutes.push(route);
+  }
+  return { route: null, params: {}, pathRoutes, metric: metric ?? kRoutes.management.metric };
+}

@@ -4,7 +4,8 @@
 //   - the uWS registration: each route set attaches its handlers by route name (registerRoutes below);
 //   - with each capability's Management API routes (src/capabilities.ts), the table of every route
 //     (src/routes/all-routes.ts), and from it the metrics' route labels, the OpenAPI document's paths and
-//     the Management API's dispatch behind its /api/v1/* entry.
+//     the Management API's dispatch behind its /api/v1/* entry, matched once per request
+//     (matchManagementRoute).
 // test/routes/route-table.test.ts and test/openapi check that every declared route is registered,
 // labelled and documented, and that nothing registered is undeclared.
 //

@@ -10,6 +10,7 @@ import { ActivityRecorder } from '../api/activity.js';
 import type { AuthFailures } from '../api/auth-failures.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
+import { kTestSwitches } from '../test-switches.js';
 import { evaluationApiRoutes } from '../eval/evaluation-api-routes.js';
 import { Planner } from '../flags-as-code/planner.js';
 import { createEvaluation, type Evaluation } from '../eval/service.js';
@@ -118,11 +119,11 @@ export async function createFrontend(options: FrontendOptions): Promise<Frontend
     bodies,
     metrics,
     log,
-    test: config.test,
+    test: kTestSwitches,
     probe: fleet === null ? (ms) => evaluation.probe(ms) : (ms) => fleet.probe(ms),
     renderMetrics: fleet === null ? null : () => fleet.metrics(),
   });
-  const faults = config.test.hooks ? new Faults() : null;
+  const faults = kTestSwitches.hooks ? new Faults() : null;
   // The Management API's reads go through a memo renewed per request (src/store/memo-reader.ts).
   const reader = new MemoReader(store);
   const planner = new Planner(config.dataDir);

@@ -2,7 +2,7 @@
 // read at scrape time), readiness, and the change stream. start.ts wires them; app.ts registers them.
 import type { TemplatedApp } from 'uWebSockets.js';
 import type { Logger } from 'pino';
-import type { TestSettings } from '../config.js';
+import type { TestSwitches } from '../test-switches.js';
 import type { Evaluation } from '../eval/service.js';
 import type { BodyBudgets } from '../http/body.js';
 import type { Metrics } from '../metrics/metrics.js';
@@ -19,7 +19,7 @@ export interface ServiceRouteDeps {
   bodies: BodyBudgets;
   metrics: Metrics | null;
   log: Logger;
-  test: Pick<TestSettings, 'streamHeartbeatMs' | 'streamMaxStallMs'>;
+  test: Pick<TestSwitches, 'streamHeartbeatMs' | 'streamMaxStallMs'>;
   /** Readiness's probe of the eval workers: this front end's own, or every front-end thread's. */
   probe(timeoutMs: number): Promise<{ answered: number; workers: number }>;
   /** /metrics for the whole process when there are several front-end threads; null: this front end's own. */

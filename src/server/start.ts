@@ -5,6 +5,7 @@ import * as uWS from 'uWebSockets.js';
 import { AuthFailures } from '../api/auth-failures.js';
 import { Clock } from '../clock.js';
 import { ConfigError, withListenPort, type Config } from '../config.js';
+import { kTestSwitches } from '../test-switches.js';
 import { FileFollower } from '../flags-as-code/file-follower.js';
 import { Scheduler } from '../release-plans/scheduler.js';
 import { MetricAllowList } from '../release-plans/promql-metrics.js';
@@ -77,7 +78,7 @@ async function startClaimed(config: Readonly<Config>, options: StartOptions, cla
   const bodies = BodyBudgets.create(config.maxBufferedBodyBytes);
   // The bench measures the limiter's cost against a twin without it (bench/run.ts, (j) and (k)):
   // switched off only together with the test hooks, so no production setting can drop the spec's limit.
-  const rateLimiter = config.test.rateLimitOff ? null : RateLimiter.create({ limit: config.rateLimit });
+  const rateLimiter = kTestSwitches.rateLimitOff ? null : RateLimiter.create({ limit: config.rateLimit });
   const authFailures = AuthFailures.create(config.authFailLimit);
   const signInLimits = SignInLimits.create(config.signInFailLimit);
   const writer = WriterClient.create(config.dataDir, clock, config.writeTimeoutMs, log, config.databaseUrl);
@@ -202,7 +203,7 @@ async function followFlagsFile(config: Readonly<Config>, store: Store, writer: W
       `no project ${config.flagsFile.projectId} exists (\`flagwire project list\` shows them)`,
     );
   const apply = (file: { projectId: string }, text: string) =>
-    writer.call('flagsApply', { projectId: file.projectId, document: text, prune: true, ifRevision: null, ifPlan: null });
+    writer.call('flagsApply', { projectId: file.projectId, document: text, prune: true, ifProjectRevision: null, ifPlan: null });
   const follower = new FileFollower(config.flagsFile, apply, log);
   await follower.start();
   return follower;

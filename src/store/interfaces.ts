@@ -47,6 +47,13 @@ export interface Page<T> {
   next: PagePosition | null;
 }
 
+/**
+ * The store's revision (StoreReader.revision; Flagwire-Revision on the wire): one number for the whole
+ * store, PostgreSQL's revision on its copies, the data file's configSeq on LMDB alone. Not a project's
+ * revision in flags as code (ProjectRevision, src/flags-as-code/plan.ts), an audit sequence number.
+ */
+export type StoreRevision = number;
+
 export interface StoreReader {
   /**
    * Moves with every committed transaction that wrote an org, user, membership, project, audience,
@@ -59,7 +66,7 @@ export interface StoreReader {
    * may ask for at least: on a copy of PostgreSQL the revision of PostgreSQL it has applied (the same
    * number for the same state on every node), otherwise configSeq.
    */
-  revision(): number;
+  revision(): StoreRevision;
   schemaVersion(): number;
   isDemoSeeded(): boolean;
   isEmpty(): boolean;

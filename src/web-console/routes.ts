@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { answerableError, errorEnvelope, FlagwireError, retryAfterSeconds } from '../errors.js';
-import { bodyRefusal, type BodyBudget } from '../http/body.js';
+import { bodyRefusal, keepBody, type BodyBudget } from '../http/body.js';
 import { TrustedProxies } from '../http/client-address.js';
 import { registerRoutes } from '../routes/route-table.js';
 import { sendSameOrigin, trackAbort, type PendingResponse } from '../http/http.js';
@@ -245,7 +245,8 @@ function csrfRefused(): FlagwireError {
 function jsonObject(received: ReceivedBody): Record<string, unknown> {
   let value: unknown;
   try {
-    value = JSON.parse(Buffer.from(received.bytes).toString('utf8'));
+    const { bytes } = received;
+    value = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
   } catch {
     value = undefined;
   }
@@ -313,8 +314,8 @@ function readBody(
         fail(bodyRefusal(body.reason), [], true);
         return;
       }
-      // A copy: the writer thread gets it by structured clone, and `body` may be a view of a shared pool.
-      const received = { bytes: new Uint8Array(body.body), contentType: request.contentType };
+      // The request's own bytes (keepBody): released from the budget now, kept by the route, moved to the writer.
+      const received = { bytes: keepBody(body.body), contentType: request.contentType };
       body.release();
       then(received);
     },

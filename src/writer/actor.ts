@@ -116,13 +116,13 @@ async function drain(): Promise<void> {
         });
       }, cutOff.signal);
       // What the callers' answers name (Flagwire-Revision): the revision this commit left the copy at.
-      const revision = writes.revision();
+      const storeRevision = writes.revision();
       const settled = new Map(claimed.map((req, i) => [req, results[i]!]));
       replies = batch.map((req): WriterReply => {
         const r = settled.get(req);
         if (r === undefined)
           return { id: req.id, ok: false, error: { code: 'STORE_BUSY', detail: 'cancelled by its caller; not applied' } };
-        return r.ok ? { id: req.id, ok: true, value: r.value, revision } : { id: req.id, ok: false, ...settleError(r.error) };
+        return r.ok ? { id: req.id, ok: true, value: r.value, storeRevision } : { id: req.id, ok: false, ...settleError(r.error) };
       });
     } catch (err) {
       // The commit itself failed (disk full, read-only filesystem, PostgreSQL unreachable): nothing of

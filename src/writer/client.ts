@@ -14,7 +14,9 @@ import type { Clock } from '../clock.js';
 import { fromErrorData, FlagwireError, postgresTimeoutError } from '../errors.js';
 import type { CommandInput, CommandName, CommandOutput } from './commands.js';
 import type { WriterCommand } from './command.js';
+import type { StoreRevision } from '../store/interfaces.js';
 import type { ReplicaStatus } from '../store/open-store.js';
+import { movableBuffers, type ReceivedBody } from '../model/request-body.js';
 import {
   kCancelled,
   kPending,
@@ -26,8 +28,8 @@ import {
 } from './protocol.js';
 
 interface Pending {
-  /** `revision`: the store revision the change committed at (WriterReply). */
-  resolve(value: unknown, revision: number): void;
+  /** `storeRevision`: the store revision the change committed at (WriterReply). */
+  resolve(value: unknown, storeRevision: StoreRevision): void;
   reject(err: FlagwireError): void;
   /** performance.now() when sent. */
   sentAt: number;
@@ -143,21 +145,21 @@ export class WriterClient {
    * one it read): this node's copy has it once the promise resolves. The Management API answers with it
    * (Flagwire-Revision, src/http/revisions.ts).
    */
-  callAt<I, O>(command: WriterCommand<I, O>, input: I, dropped?: (() => void) | null): Promise<{ value: O; revision: number }>;
+  callAt<I, O>(command: WriterCommand<I, O>, input: I, dropped?: (() => void) | null): Promise<{ value: O; storeRevision: StoreRevision }>;
   callAt<N extends CommandName>(
     name: N,
     input: CommandInput<N>,
     dropped?: (() => void) | null,
-  ): Promise<{ value: CommandOutput<N>; revision: number }>;
+  ): Promise<{ value: CommandOutput<N>; storeRevision: StoreRevision }>;
   callAt(
     command: string | WriterCommand<unknown, unknown>,
     input: unknown,
     dropped: (() => void) | null = null,
-  ): Promise<{ value: unknown; revision: number }> {
+  ): Promise<{ value: unknown; storeRevision: StoreRevision }> {
     return this.send(typeof command === 'string' ? command : command.name, input, dropped);
   }
 
-  private send(name: string, input: unknown, dropped: (() => void) | null): Promise<{ value: unknown; revision: number }> {
+  private send(name: string, input: unknown, dropped: (() => void) | null): Promise<{ value: unknown; storeRevision: StoreRevision }> {
     if (this.closing) {
       dropped?.();
       return Promise.reject(new FlagwireError('STORE_UNAVAILABLE', 'The server is shutting down; retry shortly.'));
@@ -173,10 +175,10 @@ export class WriterClient {
     }
     const id = this.nextId++;
     const fate = new Int32Array(new SharedArrayBuffer(4));
-    return new Promise<{ value: unknown; revision: number }>((resolve, reject) => {
+    return new Promise<{ value: unknown; storeRevision: StoreRevision }>((resolve, reject) => {
       const timer = setTimeout(() => this.expire(id), this.writeTimeoutMs);
       this.pending.set(id, {
-        resolve: (value, revision) => resolve({ value, revision }),
+        resolve: (value, storeRevision) => resolve({ value, storeRevision }),
         reject,
         sentAt: performance.now(),
         fate,
@@ -185,7 +187,8 @@ export class WriterClient {
         dropped,
       });
       const request: WriterRequest = { id, name, input, fate, deadline: Date.now() + this.writeTimeoutMs };
-      channel.postMessage(request);
+      // A request body in the input is moved, not copied: the request hands it over whole (ReceivedBody).
+      channel.postMessage(request, movableBuffers((input as { received?: ReceivedBody }).received));
     });
   }
 
@@ -325,7 +328,7 @@ export class WriterClient {
       if (pending.refused) continue;
       if (this.onReply !== null && pending.fate !== null) this.onReply(performance.now() - pending.sentAt);
       if (reply.ok) {
-        pending.resolve(reply.value, reply.revision ?? 0);
+        pending.resolve(reply.value, reply.storeRevision ?? 0);
       } else {
         if (reply.log) this.log.error({ err: reply.log, code: reply.error.code }, 'writer command failed');
         pending.reject(fromErrorData(reply.error));

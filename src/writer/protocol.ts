@@ -1,7 +1,7 @@
 // Messages between the server's threads and the writer actor.
 import type { MessagePort } from 'node:worker_threads';
 import { FlagwireError, toErrorData, type ErrorData } from '../errors.js';
-import { kCommitFailedDetail } from '../store/interfaces.js';
+import { kCommitFailedDetail, type StoreRevision } from '../store/interfaces.js';
 import type { ReplicaStatus } from '../store/open-store.js';
 
 export interface WriterStart {
@@ -65,11 +65,11 @@ export interface WriterNotice {
 }
 
 /**
- * A command's `revision`: the store revision its commit answers at (WritePath.revision), which the
+ * A command's `storeRevision`: the store revision its commit answers at (WritePath.revision), which the
  * Management API names in the answer (src/http/revisions.ts). A barrier's reply has none.
  */
 export type WriterReply =
-  | { id: number; ok: true; value: unknown; revision?: number }
+  | { id: number; ok: true; value: unknown; storeRevision?: StoreRevision }
   | { id: number; ok: false; error: ErrorData; log?: string };
 
 /** The error half of a reply: a FlagwireError as data; anything else as 500 (or 503 for a failed commit) with its text to log. */

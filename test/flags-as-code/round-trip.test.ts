@@ -179,7 +179,7 @@ function plan(projectId: string, document: unknown) {
 }
 
 function apply(projectId: string, document: unknown) {
-  return world.run('flagsApply', { projectId, document, prune: false, ifRevision: null, ifPlan: null });
+  return world.run('flagsApply', { projectId, document, prune: false, ifProjectRevision: null, ifPlan: null });
 }
 
 /** What applying a file could change in the project: its flags, audiences, environments and audit. */

@@ -3,6 +3,7 @@ import t from 'tap';
 import { Metrics, kRouteHealth } from '../../src/metrics/metrics.js';
 import { kRouteLabels } from '../../src/routes/all-routes.js';
 import { Histogram, labelValue } from '../../src/metrics/registry.js';
+import { matchManagementRoute } from '../../src/routes/all-routes.js';
 
 t.test('histogram: cumulative buckets, +Inf, sum and count; weighted observations', async (t) => {
   const h = new Histogram([0.1, 1]);
@@ -27,9 +28,9 @@ t.test('metrics: requests by route and status, API paths to route labels, counte
   m.request(0, 200);
   m.request(kRouteHealth, 200);
   m.request(3, 304);
-  m.apiRequest('/api/v1/flags/flg_1', 404);
-  m.apiRequest('/api/v1/flags', 201);
-  m.apiRequest('/api/v1/nope', 404);
+  m.request(matchManagementRoute('DELETE', '/api/v1/flags/flg_1').metric, 404);
+  m.request(matchManagementRoute('POST', '/api/v1/flags').metric, 201);
+  m.request(matchManagementRoute('GET', '/api/v1/nope').metric, 404);
   m.request(0, 999);
   m.batch(4, 0.002);
   m.rateLimited = 2;

@@ -4,7 +4,7 @@
 import t from 'tap';
 import type { TemplatedApp } from 'uWebSockets.js';
 import { openApiPath, registerRoutes, routeLabel, type RouteDeclaration } from '../../src/routes/route-table.js';
-import { kAllRoutes, kManagementRoutes, kRouteLabels, managementRouteNumber } from '../../src/routes/all-routes.js';
+import { kAllRoutes, kManagementRoutes, kRouteLabels, matchManagementRoute } from '../../src/routes/all-routes.js';
 import { compilePattern, matchPath, matchesShape } from '../../src/http/route-pattern.js';
 import { openApiPaths } from '../../src/openapi/document.js';
 
@@ -88,7 +88,7 @@ t.test("the Management API's routes and their labels: by the path's shape, whate
       'POST /api/v1/deliveries/:delivery_id/redeliver',
     ],
   );
-  const label = (path: string) => kRouteLabels[managementRouteNumber(path)];
+  const label = (path: string) => kRouteLabels[matchManagementRoute('GET', path).metric];
   t.equal(label('/api/v1/token'), '/api/v1/token');
   t.equal(label('/api/v1/flags'), '/api/v1/flags');
   t.equal(label('/api/v1/flags/flg_1'), '/api/v1/flags/{flag_id}');
@@ -104,6 +104,36 @@ t.test("the Management API's routes and their labels: by the path's shape, whate
   t.equal(label('/api/v1/deliveries/msg_1/redeliver'), '/api/v1/deliveries/{delivery_id}/redeliver');
   for (const other of ['/api/v1/flags/', '/api/v1/flags/a/b', '/api/v1/token/', '/api/v1/nope', '/api/v1/'])
     t.equal(label(other), '/api/v1/*', other);
+});
+
+t.test("one match per Management API request: its route, parameters, a method 404's routes and its route number", async (t) => {
+  const patch = matchManagementRoute('PATCH', '/api/v1/flags/flg%201');
+  t.equal(patch.route?.name, 'apiPatchFlag');
+  t.same(patch.params, { flag_id: 'flg 1' });
+  t.equal(kRouteLabels[patch.metric], '/api/v1/flags/{flag_id}');
+  const act = matchManagementRoute('POST', '/api/v1/rollouts/rol_1/pause');
+  t.equal(act.route?.name, 'apiActOnRollout');
+  t.same(act.params, { rollout_id: 'rol_1', action: 'pause' });
+  const wrongMethod = matchManagementRoute('DELETE', '/api/v1/flags/flg_1');
+  t.equal(wrongMethod.route, null);
+  t.same(wrongMethod.params, {});
+  t.same(
+    wrongMethod.pathRoutes.map((r) => r.method),
+    ['GET', 'PATCH'],
+    'the methods the path accepts, in declaration order',
+  );
+  t.equal(kRouteLabels[wrongMethod.metric], '/api/v1/flags/{flag_id}');
+  const undecodable = matchManagementRoute('GET', '/api/v1/flags/%E0%A4%A');
+  t.equal(undecodable.route, null);
+  t.same(undecodable.pathRoutes, [], 'no route of the path: its id cannot be decoded');
+  t.equal(kRouteLabels[undecodable.metric], '/api/v1/flags/{flag_id}', 'still counted as the flag route');
+  const none = matchManagementRoute('GET', '/api/v1/nope');
+  t.equal(none.route, null);
+  t.same(none.pathRoutes, []);
+  t.equal(none.metric, kAllRoutes.management!.metric);
+  // Two routes of one path with their own numbers: both counted under the path's first, as before.
+  t.equal(matchManagementRoute('GET', '/api/v1/webhooks').route?.name, 'apiListWebhooks');
+  t.equal(matchManagementRoute('GET', '/api/v1/webhooks').metric, matchManagementRoute('POST', '/api/v1/webhooks').metric);
 });
 
 t.test('the path matcher', async (t) => {

@@ -1,0 +1,38 @@
+// The switches only the tests and the bench set (FLAGWIRE_TEST_*), kept apart from the user's settings
+// (src/config.ts, docs/configuration.md): read once, when this module loads, in each thread that asks
+// (a worker thread's environment is a copy of its parent's, so every thread reads the same values).
+// Fault injection, the console hold and the rate-limit switch act only with FLAGWIRE_TEST_HOOKS=1, so no
+// production setting reaches them; the change stream's timings are plain test knobs (shorter heartbeats,
+// and a reader dropped sooner). docs/architecture.md, "Test switches", lists them.
+export interface TestSwitches {
+  /** FLAGWIRE_TEST_HOOKS=1: the /__test routes, the console's hook lines and the switches below. */
+  readonly hooks: boolean;
+  /** FLAGWIRE_TEST_RATE_LIMIT=off: the bench's twin without the per-IP limit ((j)/(k)). */
+  readonly rateLimitOff: boolean;
+  /** FLAGWIRE_TEST_EVAL_CRASH_ID / _HANG_ID: an eval worker asked for this flag id dies / hangs. */
+  readonly evalCrashFlagId: string | null;
+  readonly evalHangFlagId: string | null;
+  /** FLAGWIRE_TEST_CONSOLE_HOLD=1: a console write stops inside its transaction and after its commit until stdin has a byte. */
+  readonly consoleHold: boolean;
+  /** FLAGWIRE_TEST_STREAM_HEARTBEAT_MS / _MAX_STALL_MS (positive whole numbers): the change stream's heartbeat and slow-reader bound. */
+  readonly streamHeartbeatMs: number | null;
+  readonly streamMaxStallMs: number | null;
+}
+
+/** The FLAGWIRE_TEST_* switches of `env` (see TestSwitches). */
+export function readTestSwitches(env: NodeJS.ProcessEnv): TestSwitches {
+  const hooks = env.FLAGWIRE_TEST_HOOKS === '1';
+  const positive = (raw: string | undefined) => (Number(raw) > 0 ? Math.floor(Number(raw)) : null);
+  return Object.freeze({
+    hooks,
+    rateLimitOff: hooks && env.FLAGWIRE_TEST_RATE_LIMIT === 'off',
+    evalCrashFlagId: (hooks && env.FLAGWIRE_TEST_EVAL_CRASH_ID) || null,
+    evalHangFlagId: (hooks && env.FLAGWIRE_TEST_EVAL_HANG_ID) || null,
+    consoleHold: hooks && env.FLAGWIRE_TEST_CONSOLE_HOLD === '1',
+    streamHeartbeatMs: positive(env.FLAGWIRE_TEST_STREAM_HEARTBEAT_MS),
+    streamMaxStallMs: positive(env.FLAGWIRE_TEST_STREAM_MAX_STALL_MS),
+  });
+}
+
+/** This process's test switches: all off unless a test or the bench set them. */
+export const kTestSwitches: TestSwitches = readTestSwitches(process.env);
