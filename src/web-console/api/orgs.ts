@@ -28,6 +28,7 @@ export const kOrgRoutes: readonly ApiRoute[] = [
       return call.writer.call('projectCreate', {
         name: body.name,
         orgId: org.id,
+        // The pattern admits these two only.
         kind: body.kind as 'single' | 'multi',
         environments: body.environments ?? [],
         asUserId: call.user.id,
