@@ -3,6 +3,6 @@
 // each evaluation worker, every CLI run): about 0.2 CPU s apiece. The build bundles this module's
 // output into a single file (scripts/bundle-typebox.mjs); without that step it still works, only
 // loading the files one by one. Source modules import TypeBox from here, never from the package.
-export { CloneType, type Static, type TSchema, type TUnion, Type } from '@sinclair/typebox';
+export { CloneType, type Static, type TObject, type TSchema, type TUnion, Type } from '@sinclair/typebox';
 export { type TypeCheck, TypeCompiler } from '@sinclair/typebox/compiler';
 export { type ValueError, ValueErrorType } from '@sinclair/typebox/errors';

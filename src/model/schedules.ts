@@ -25,11 +25,3 @@ export interface ScheduledChange {
   /** What happened: `changed`, `no change`, or why it failed or who cancelled it; null while pending. */
   outcome: string | null;
 }
-
-/**
- * A release plan's size as its answers carry it (JSON bytes): what bounds a project's pending changes
- * and a page of a list (src/release-plans/list-pages.ts), and what the store's lists record per entry.
- */
-export function listedBytes(record: object): number {
-  return Buffer.byteLength(JSON.stringify(record));
-}

@@ -14,7 +14,7 @@ import type { MailMessage } from '../model/mail.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { Credential, Session } from '../model/sessions.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
-import { listedBytes } from '../model/schedules.js';
+import { listedBytes } from '../model/listed-bytes.js';
 import { ChangeRecorder } from './change-recorder.js';
 import type { AuditPage, Page, PagePosition, PageRequest, StoreWriter } from './interfaces.js';
 import {

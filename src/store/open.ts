@@ -4,7 +4,8 @@ import { existsSync, readdirSync } from 'node:fs';
 import { open, type RootDatabase } from 'lmdb';
 import { checkDataFile, StoreOpenError } from './data-file.js';
 import type { RolloutPlan } from '../model/rollouts.js';
-import { listedBytes, type ScheduledChange } from '../model/schedules.js';
+import { listedBytes } from '../model/listed-bytes.js';
+import type { ScheduledChange } from '../model/schedules.js';
 import {
   changeListKeys,
   dataFilePath,

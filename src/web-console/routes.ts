@@ -18,7 +18,8 @@ import type { WriterClient } from '../writer/client.js';
 import { matchApiRoute, type ApiCall } from './api.js';
 import { loadAssets, kPageHeaders } from './assets.js';
 import { kFavicon } from './favicon.js';
-import { ConsoleSessions, isCsrfToken, sessionCookie, type CurrentSession, type JoinRequest, type SignedIn } from './sessions.js';
+import { compileForm } from './forms.js';
+import { ConsoleSessions, isCsrfToken, JoinRequest, sessionCookie, SignInRequest, type CurrentSession, type SignedIn } from './sessions.js';
 import type { SignInLimits } from './sign-in-limits.js';
 
 export interface ConsoleDeps {
@@ -55,6 +56,8 @@ interface ConsoleRequest {
 const kApiHeaders = [['Cache-Control', 'no-store']] as const;
 const kIconHeaders = [['Cache-Control', 'public, max-age=86400']] as const;
 export const kCsrfHeader = 'x-flagwire-csrf';
+const kSignInForm = compileForm(SignInRequest);
+const kJoinForm = compileForm(JoinRequest);
 
 export function registerConsole(app: TemplatedApp, deps: ConsoleDeps): void {
   const config = deps.config();
@@ -158,7 +161,7 @@ function dispatchApi(res: PendingResponse, request: ConsoleRequest, ctx: ApiCont
   if (request.rest === 'sign-in' && request.method === 'POST') {
     readBody(res, request, deps, answer.fail, (received) =>
       startSession(ctx, request, answer, () => {
-        const body = parseSignIn(received);
+        const body = kSignInForm.read(received);
         return sessions.signIn(body.email, body.password, request.address);
       }),
     );
@@ -166,7 +169,9 @@ function dispatchApi(res: PendingResponse, request: ConsoleRequest, ctx: ApiCont
   }
   // The invitation link's page: no session yet, the link's token is the credential (sessions.join).
   if (request.rest === 'join' && request.method === 'POST') {
-    readBody(res, request, deps, answer.fail, (received) => startSession(ctx, request, answer, () => sessions.join(parseJoin(received))));
+    readBody(res, request, deps, answer.fail, (received) =>
+      startSession(ctx, request, answer, () => sessions.join(kJoinForm.read(received))),
+    );
     return;
   }
   const current = sessions.current(request.cookie);
@@ -239,40 +244,6 @@ function csrfRefused(): FlagwireError {
     'CROSS_SITE_REQUEST',
     "The request lacks this page's CSRF token (X-Flagwire-CSRF); reload the console and retry.",
   );
-}
-
-/** The body's JSON object; anything else reads as an empty one, which no form accepts. */
-function jsonObject(received: ReceivedBody): Record<string, unknown> {
-  let value: unknown;
-  try {
-    const { bytes } = received;
-    value = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
-  } catch {
-    value = undefined;
-  }
-  return (value ?? {}) as Record<string, unknown>;
-}
-
-function parseSignIn(received: ReceivedBody): { email: string; password: string } {
-  const body = jsonObject(received);
-  if (typeof body.email !== 'string' || typeof body.password !== 'string') {
-    throw new FlagwireError('INVALID_REQUEST', 'Send {"email": "...", "password": "..."} as JSON.');
-  }
-  return { email: body.email, password: body.password };
-}
-
-function parseJoin(received: ReceivedBody): JoinRequest {
-  const body = jsonObject(received);
-  const fields = ['invitationId', 'token', 'name', 'password'] as const;
-  if (!fields.every((key) => typeof body[key] === 'string')) {
-    throw new FlagwireError('INVALID_REQUEST', 'Send {"invitationId", "token", "name", "password"} as JSON strings.');
-  }
-  return {
-    invitationId: body.invitationId as string,
-    token: body.token as string,
-    name: body.name as string,
-    password: body.password as string,
-  };
 }
 
 function readRequest(res: HttpResponse, req: HttpRequest, config: Readonly<Config>, proxies: TrustedProxies | null): ConsoleRequest {

@@ -12,6 +12,7 @@ import { notFoundDetail } from '../model/lookups.js';
 import { hashPassword, kMaxPasswordLength, passwordProblem, verifyPassword } from '../model/passwords.js';
 import type { Session } from '../model/sessions.js';
 import type { SnapshotReader } from '../store/interfaces.js';
+import { type Static, Type } from '../typebox.js';
 import type { WriterClient } from '../writer/client.js';
 import type { SignInLimits } from './sign-in-limits.js';
 
@@ -27,13 +28,19 @@ export interface SignedIn {
   user: User;
 }
 
+/** What the sign-in page sends; anything else is told what to send. */
+export const SignInRequest = Type.Object(
+  { email: Type.String(), password: Type.String() },
+  { 'x-error': 'Send {"email": "...", "password": "..."} as JSON.' },
+);
+export type SignInRequest = Static<typeof SignInRequest>;
+
 /** What the join page sends: the mailed link's invitation id and token, and the new user's name and password. */
-export interface JoinRequest {
-  invitationId: string;
-  token: string;
-  name: string;
-  password: string;
-}
+export const JoinRequest = Type.Object(
+  { invitationId: Type.String(), token: Type.String(), name: Type.String(), password: Type.String() },
+  { 'x-error': 'Send {"invitationId", "token", "name", "password"} as JSON strings.' },
+);
+export type JoinRequest = Static<typeof JoinRequest>;
 
 export interface CurrentSession {
   session: Session;

@@ -3,24 +3,14 @@
 // answers is served at once by the Evaluation API; applying twice writes once; a stale ifRevision, a
 // console-only change, a bad file or a token limited to other environments changes nothing; the
 // OpenAPI document describes the three routes.
-import { rmSync } from 'node:fs';
 import t, { type Test } from 'tap';
 import { Value } from '@sinclair/typebox/value';
 import { FlagFile } from '../../src/flags-as-code/flag-file.js';
 import { PlanResult } from '../../src/flags-as-code/schemas.js';
 import { call, type Reply } from '../helpers/http.js';
-import { startTestServer, tempDataDir } from '../helpers/server.js';
-import { buildWorld } from '../helpers/world.js';
+import { startWorldServer } from '../helpers/world-server.js';
 
-// The data dir is removed after the server stopped and the store closed (teardowns run last first).
-const dataDir = tempDataDir();
-t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
-const world = buildWorld(dataDir);
-const server = await startTestServer({ dataDir });
-t.teardown(async () => {
-  await server.stop();
-  await world.store.close();
-});
+const { server, world } = await startWorldServer(t);
 
 const exportFile = (token: string, query = '') => call(server.baseUrl, 'GET', `/api/v1/export${query}`, { token });
 const plan = (token: string, body: unknown, query = '') => call(server.baseUrl, 'POST', `/api/v1/plan${query}`, { token, body });

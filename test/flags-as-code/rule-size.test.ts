@@ -16,15 +16,9 @@ import { heaviestFlagFile, probeFlagdDocument, probeFlagFile } from '../helpers/
 import { tempDir } from '../helpers/scratch-dir.js';
 import { startTestServer, tempDataDir } from '../helpers/server.js';
 import { buildWorld } from '../helpers/world.js';
+import { startWorldServer } from '../helpers/world-server.js';
 
-const dataDir = tempDataDir();
-t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
-const world = buildWorld(dataDir);
-const server = await startTestServer({ dataDir });
-t.teardown(async () => {
-  await server.stop();
-  await world.store.close();
-});
+const { server, world } = await startWorldServer(t);
 
 /** A bound that only catches a hang: the old build took 79 s for one such plan. */
 const kHangMs = 60_000;
@@ -112,7 +106,7 @@ t.test("the probe's shape as a flagd file: `flagwire flags import` refuses it, n
   writeFileSync(path, JSON.stringify(probeFlagdDocument(20)));
   const before = world.snapshot();
   // The real binary beside the running server, as an operator runs it: its own process, its own memory.
-  const r = await cli(dataDir, ['flags', 'import', world.ids.single, '--file', path], { process: true });
+  const r = await cli(server.dataDir, ['flags', 'import', world.ids.single, '--file', path], { process: true });
   t.equal(r.code, 1, r.stderr);
   t.equal(r.json?.error, 'Invalid request');
   t.match(r.json?.detail, /^The file was not imported, nothing changed: .*flags\.expanded\.targeting: resolves to /);

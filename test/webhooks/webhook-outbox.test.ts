@@ -5,13 +5,14 @@
 // changes, as docs/webhooks.md says, while another project's deliveries go on.
 import { statSync } from 'node:fs';
 import t from 'tap';
+import type { Test } from 'tap';
 import { dataFilePath } from '../../src/store/layout.js';
 import { kDroppedError, kMaxOutboxBytes } from '../../src/webhooks/webhook-commands.js';
 import { kSendsPerProject, kSendsPerWebhook } from '../../src/webhooks/deliverer.js';
 import { call } from '../helpers/http.js';
 import { pollUntil } from '../helpers/poll.js';
 import { advanceClock, flushActivity, writerIdle } from '../helpers/test-hooks.js';
-import { startReceiver } from '../helpers/webhook-receiver.js';
+import { type Receiver, startReceiver } from '../helpers/webhook-receiver.js';
 import { startWorldServer } from '../helpers/world-server.js';
 
 const { server, world } = await startWorldServer(t, {
@@ -89,21 +90,29 @@ t.test("eight hanging webhooks of one project hold its share of the send places;
   await api('POST', `/api/v1/webhooks/${hookB}/delete`, undefined, secrets.writeB);
 });
 
-t.test('a change of a large flag to twenty failing webhooks grows the data file by about one body, not twenty', async (t) => {
+/**
+ * Twenty receivers answering `answer`, a flag of project A whose served variant is `variant`, and a
+ * webhook of A on flag changes to each receiver: what the two tests of a large flag's outbox start from.
+ */
+async function largeFlagToTwentyHooks(t: Test, name: string, variant: string, answer: Receiver['answer']) {
   const receivers = await Promise.all(Array.from({ length: 20 }, () => startReceiver()));
   t.teardown(() => Promise.all(receivers.map((r) => r.close())));
-  for (const r of receivers) r.answer = 500;
-  const variant = 'x'.repeat(900_000);
+  for (const r of receivers) r.answer = answer;
   const made = await api('POST', '/api/v1/flags', {
-    name: 'large',
+    name,
     enabled: true,
     variants: { big: variant, small: 'y' },
     defaultVariant: 'big',
   });
   t.equal(made.status, 201, made.text);
-  const flagId = made.json.id as string;
   const hooks: string[] = [];
   for (const r of receivers) hooks.push((await api('POST', '/api/v1/webhooks', { url: r.url, events: ['flag'] })).json.id);
+  return { receivers, flagId: made.json.id as string, hooks };
+}
+
+t.test('a change of a large flag to twenty failing webhooks grows the data file by about one body, not twenty', async (t) => {
+  const variant = 'x'.repeat(900_000);
+  const { receivers, flagId, hooks } = await largeFlagToTwentyHooks(t, 'large', variant, 500);
   const received = () => receivers.reduce((n, r) => n + r.received.length, 0);
   const changeAndWait = async (i: number) => {
     t.equal((await api('PATCH', `/api/v1/flags/${flagId}`, { trafficPercentage: 10 + i })).status, 200);
@@ -132,23 +141,12 @@ t.test('a change of a large flag to twenty failing webhooks grows the data file 
 });
 
 t.test("past its outbox's 64 MiB a project's oldest changes are dropped; another project's deliveries go on", async (t) => {
-  const receivers = await Promise.all(Array.from({ length: 20 }, () => startReceiver()));
-  const healthy = await startReceiver();
-  t.teardown(() => Promise.all([...receivers, healthy].map((r) => r.close())));
   // Hanging: each webhook's first sends hold their places, the rest stay pending (and unsent: no retry
   // rounds of 71 MB to wait for).
-  for (const r of receivers) r.answer = 'hang';
   const variant = 'z'.repeat(950_000);
-  const made = await api('POST', '/api/v1/flags', {
-    name: 'larger',
-    enabled: true,
-    variants: { big: variant, small: 'y' },
-    defaultVariant: 'big',
-  });
-  t.equal(made.status, 201, made.text);
-  const flagId = made.json.id as string;
-  const hooks: string[] = [];
-  for (const r of receivers) hooks.push((await api('POST', '/api/v1/webhooks', { url: r.url, events: ['flag'] })).json.id);
+  const { flagId, hooks } = await largeFlagToTwentyHooks(t, 'larger', variant, 'hang');
+  const healthy = await startReceiver();
+  t.teardown(() => healthy.close());
   const hookB = (await api('POST', '/api/v1/webhooks', { url: healthy.url, events: ['flag'] }, secrets.writeB)).json.id as string;
   // 75 changes of 950 KB: 71 MB, past the bound.
   for (let i = 0; i < 75; i++) t.equal((await api('PATCH', `/api/v1/flags/${flagId}`, { trafficPercentage: 1 + i })).status, 200);

@@ -9,7 +9,18 @@ import { describeGuard } from '../../release-plans/guards.js';
 import { kRolloutActions, rolloutView, scheduleView } from '../../release-plans/schemas.js';
 import { kDefaultPage, kMaxPageBytes } from '../../release-plans/list-pages.js';
 import { FlagwireError } from '../../errors.js';
-import { type ApiCall, type ApiRoute, form, requireReceived, text, texts } from './call.js';
+import { Type } from '../../typebox.js';
+import { type ApiCall, type ApiRoute, requireReceived } from './call.js';
+import { compileForm, FormText, FormTexts, JsonObject } from '../forms.js';
+
+const kRenameForm = compileForm(Type.Object({ name: FormText }));
+const kDescribeForm = compileForm(Type.Object({ description: FormText }));
+const kTagsForm = compileForm(Type.Object({ tags: FormTexts }));
+const kCohortsForm = compileForm(Type.Object({ cohorts: FormTexts }));
+/** A scheduled change: {at, patch}, checked by the writer as the API's body. */
+const kScheduleForm = compileForm(JsonObject);
+/** A rollout's steps as the CLI's --steps text (`10:1h,50:1h,100`). */
+const kRolloutForm = compileForm(Type.Object({ steps: FormText }));
 
 /** The flag list's chart: evaluations per hour over the last day. */
 const kListHours = 24;
@@ -125,7 +136,7 @@ export const kFlagRoutes: readonly ApiRoute[] = [
     run: (call) =>
       call.writer.call('flagRename', {
         flagId: flagAccess(call, call.params.flagId!).flag.id,
-        name: text(form(call), 'name'),
+        name: kRenameForm.read(call.received).name,
         asUserId: call.user.id,
       }),
   },
@@ -135,7 +146,7 @@ export const kFlagRoutes: readonly ApiRoute[] = [
     run: (call) =>
       call.writer.call('flagDescribe', {
         flagId: flagAccess(call, call.params.flagId!).flag.id,
-        text: text(form(call), 'description'),
+        text: kDescribeForm.read(call.received).description,
         asUserId: call.user.id,
       }),
   },
@@ -145,7 +156,7 @@ export const kFlagRoutes: readonly ApiRoute[] = [
     run: (call) =>
       call.writer.call('flagTags', {
         flagId: flagAccess(call, call.params.flagId!).flag.id,
-        tags: texts(form(call), 'tags'),
+        tags: kTagsForm.read(call.received).tags,
         asUserId: call.user.id,
       }),
   },
@@ -155,7 +166,7 @@ export const kFlagRoutes: readonly ApiRoute[] = [
     run: (call) =>
       call.writer.call('flagCohorts', {
         flagId: flagAccess(call, call.params.flagId!).flag.id,
-        cohorts: texts(form(call), 'cohorts'),
+        cohorts: kCohortsForm.read(call.received).cohorts,
         asUserId: call.user.id,
       }),
   },
@@ -168,7 +179,7 @@ export const kFlagRoutes: readonly ApiRoute[] = [
       const change = await call.writer.call('consoleScheduleCreate', {
         flagId: flag.id,
         env: call.query.get('env'),
-        body: form(call),
+        body: kScheduleForm.read(call.received),
         asUserId: call.user.id,
       });
       return scheduleView(change);
@@ -188,7 +199,7 @@ export const kFlagRoutes: readonly ApiRoute[] = [
     pattern: 'flags/:flagId/rollouts',
     async run(call) {
       const { flag } = flagAccess(call, call.params.flagId!);
-      const read = rolloutStepsFromText(text(form(call), 'steps'));
+      const read = rolloutStepsFromText(kRolloutForm.read(call.received).steps);
       if ('problem' in read) throw new FlagwireError('INVALID_REQUEST', `steps: ${read.problem}`);
       const plan = await call.writer.call('consoleRolloutStart', {
         flagId: flag.id,

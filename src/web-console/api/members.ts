@@ -2,7 +2,13 @@
 import { isInvitationLive } from '../../model/invitations.js';
 import { can } from '../../model/permissions.js';
 import { orgAccess } from '../access.js';
-import { type ApiCall, type ApiRoute, consoleUrl, form, text } from './call.js';
+import { Type } from '../../typebox.js';
+import { type ApiCall, type ApiRoute, consoleUrl } from './call.js';
+import { compileForm, FormText } from '../forms.js';
+
+/** The role is the writer's to check, as the CLI's --role. */
+const kMemberForm = compileForm(Type.Object({ userId: FormText, role: FormText }));
+const kInvitationForm = compileForm(Type.Object({ email: FormText, role: FormText }));
 
 export function membersView(call: ApiCall) {
   const { org, role } = orgAccess(call.store, call.user, call.params.orgId!);
@@ -30,11 +36,11 @@ export const kMemberRoutes: readonly ApiRoute[] = [
     pattern: 'orgs/:orgId/members',
     run(call) {
       const { org } = orgAccess(call.store, call.user, call.params.orgId!);
-      const body = form(call);
+      const body = kMemberForm.read(call.received);
       return call.writer.call('orgAddMember', {
         orgId: org.id,
-        userId: text(body, 'userId'),
-        role: text(body, 'role') as never,
+        userId: body.userId,
+        role: body.role as never,
         asUserId: call.user.id,
       });
     },
@@ -45,11 +51,11 @@ export const kMemberRoutes: readonly ApiRoute[] = [
     pattern: 'orgs/:orgId/invitations',
     run(call) {
       const { org } = orgAccess(call.store, call.user, call.params.orgId!);
-      const body = form(call);
+      const body = kInvitationForm.read(call.received);
       return call.writer.call('orgInvite', {
         orgId: org.id,
-        email: text(body, 'email'),
-        role: text(body, 'role'),
+        email: body.email,
+        role: body.role,
         asUserId: call.user.id,
         consoleUrl: consoleUrl(call),
       });

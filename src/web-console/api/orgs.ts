@@ -3,7 +3,19 @@
 // CLI's own writer commands, given the signed-in user.
 import { FlagwireError } from '../../errors.js';
 import { orgAccess } from '../access.js';
-import { type ApiRoute, form, text, texts } from './call.js';
+import { Type } from '../../typebox.js';
+import type { ApiRoute } from './call.js';
+import { compileForm, FormText, FormTexts } from '../forms.js';
+
+/** The kind is checked first, then the rest: a wrong kind is named before a wrong name. */
+const kProjectForm = compileForm(
+  Type.Object({
+    kind: Type.String({ pattern: '^(single|multi)$', 'x-error': 'must be a string', 'x-pattern-error': 'kind must be single or multi' }),
+    name: FormText,
+    environments: Type.Optional(FormTexts),
+  }),
+);
+const kOrgForm = compileForm(Type.Object({ name: FormText }));
 
 export const kOrgRoutes: readonly ApiRoute[] = [
   {
@@ -12,14 +24,13 @@ export const kOrgRoutes: readonly ApiRoute[] = [
     pattern: 'orgs/:orgId/projects',
     run(call) {
       const { org } = orgAccess(call.store, call.user, call.params.orgId!);
-      const body = form(call);
-      const kind = text(body, 'kind');
-      if (kind !== 'single' && kind !== 'multi') throw new FlagwireError('INVALID_REQUEST', 'kind must be single or multi');
+      const body = kProjectForm.read(call.received);
       return call.writer.call('projectCreate', {
-        name: text(body, 'name'),
+        name: body.name,
         orgId: org.id,
-        kind,
-        environments: body.environments === undefined ? [] : texts(body, 'environments'),
+        // The pattern admits these two only.
+        kind: body.kind as 'single' | 'multi',
+        environments: body.environments ?? [],
         asUserId: call.user.id,
       });
     },
@@ -34,7 +45,7 @@ export const kOrgRoutes: readonly ApiRoute[] = [
           "This server's operator creates organisations (flagwire org create); FLAGWIRE_CONSOLE_CREATE_ORGS is off.",
         );
       }
-      return call.writer.call('orgCreate', { name: text(form(call), 'name'), asUserId: call.user.id });
+      return call.writer.call('orgCreate', { name: kOrgForm.read(call.received).name, asUserId: call.user.id });
     },
   },
 ];

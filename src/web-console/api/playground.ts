@@ -20,7 +20,8 @@ import type { StoreReader } from '../../store/interfaces.js';
 import type { VariantValue } from '../../targeting/definition.js';
 import type { IfBranch } from '../../targeting/if-branch.js';
 import { projectAccess } from '../access.js';
-import { type ApiCall, type ApiRoute, form } from './call.js';
+import type { ApiCall, ApiRoute } from './call.js';
+import { compileForm, JsonObject } from '../forms.js';
 
 /**
  * The Evaluation API's context is a query string, which uWebSockets.js holds to 4 KiB with the request
@@ -44,6 +45,8 @@ export const PlaygroundRequest = Type.Object(
 );
 export type PlaygroundRequest = Static<typeof PlaygroundRequest>;
 
+// Read as any object first, then checked whole: the playground lists every problem, as the API does.
+const kPlaygroundForm = compileForm(JsonObject);
 const kRequestCheck = compileValidator(PlaygroundRequest, { quoteKeys: true });
 
 /** One flag's answer: the Evaluation API's fields, OFREP's reason, and why in words and as data. */
@@ -74,7 +77,7 @@ export const kPlaygroundRoutes: readonly ApiRoute[] = [{ method: 'POST', pattern
 
 function playground(call: ApiCall): PlaygroundView {
   const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
-  const query = contextQuery(form(call));
+  const query = contextQuery(kPlaygroundForm.read(call.received));
   const ctx = new EvalQuery();
   // contextQuery encodes every value, so the parser cannot refuse it; checked all the same.
   if (!ctx.parse(query)) throw new FlagwireError('INVALID_REQUEST', ctx.error!);

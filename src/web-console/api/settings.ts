@@ -1,12 +1,22 @@
 // The console's project settings: environments and audiences.
 import { FlagwireError } from '../../errors.js';
 import { projectAccess } from '../access.js';
-import { type ApiRoute, form, text } from './call.js';
+import { type Static, Type } from '../../typebox.js';
+import type { ApiRoute } from './call.js';
+import { compileForm, FormText } from '../forms.js';
 
-/** `rules: [{attribute, values}]` as the audience commands take them (their checks say what is wrong). */
-function audienceRules(body: Record<string, unknown>): { attribute: string; values: string[] }[] {
-  const rules = body.rules;
-  if (!Array.isArray(rules)) throw new FlagwireError('INVALID_REQUEST', '"rules" must be an array of {attribute, values}');
+const kEnvironmentForm = compileForm(Type.Object({ name: FormText }));
+const kEnvironmentRenameForm = compileForm(Type.Object({ from: FormText, to: FormText }));
+const kProtectForm = compileForm(Type.Object({ protected: Type.Boolean({ 'x-error': 'must be true or false' }), environment: FormText }));
+/** An audience's rules are any array here: the audience commands' checks say what is wrong in one. */
+const AudienceForm = Type.Object({
+  name: FormText,
+  rules: Type.Array(Type.Unknown(), { 'x-error': 'must be an array of {attribute, values}' }),
+});
+const kAudienceForm = compileForm(AudienceForm);
+
+/** `rules: [{attribute, values}]` as the audience commands take them, each entry read leniently. */
+function audienceRules(rules: Static<typeof AudienceForm>['rules']): { attribute: string; values: string[] }[] {
   return rules.map((rule: unknown) => {
     const r = (rule ?? {}) as Record<string, unknown>;
     return {
@@ -22,7 +32,11 @@ export const kSettingsRoutes: readonly ApiRoute[] = [
     pattern: 'projects/:projectId/environments',
     run(call) {
       const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
-      return call.writer.call('envAdd', { projectId: access.project.id, name: text(form(call), 'name'), asUserId: call.user.id });
+      return call.writer.call('envAdd', {
+        projectId: access.project.id,
+        name: kEnvironmentForm.read(call.received).name,
+        asUserId: call.user.id,
+      });
     },
   },
   {
@@ -30,11 +44,11 @@ export const kSettingsRoutes: readonly ApiRoute[] = [
     pattern: 'projects/:projectId/environments/rename',
     run(call) {
       const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
-      const body = form(call);
+      const body = kEnvironmentRenameForm.read(call.received);
       return call.writer.call('envRename', {
         projectId: access.project.id,
-        from: text(body, 'from'),
-        to: text(body, 'to'),
+        from: body.from,
+        to: body.to,
         asUserId: call.user.id,
       });
     },
@@ -45,11 +59,10 @@ export const kSettingsRoutes: readonly ApiRoute[] = [
     pattern: 'projects/:projectId/environments/protect',
     run(call) {
       const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
-      const body = form(call);
-      if (typeof body.protected !== 'boolean') throw new FlagwireError('INVALID_REQUEST', '"protected" must be true or false');
+      const body = kProtectForm.read(call.received);
       return call.writer.call('envProtect', {
         projectId: access.project.id,
-        env: text(body, 'environment'),
+        env: body.environment,
         protect: body.protected,
         asUserId: call.user.id,
       });
@@ -60,11 +73,11 @@ export const kSettingsRoutes: readonly ApiRoute[] = [
     pattern: 'projects/:projectId/audiences',
     run(call) {
       const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
-      const body = form(call);
+      const body = kAudienceForm.read(call.received);
       return call.writer.call('audienceCreate', {
         projectId: access.project.id,
-        name: text(body, 'name'),
-        rules: audienceRules(body),
+        name: body.name,
+        rules: audienceRules(body.rules),
         asUserId: call.user.id,
       });
     },
@@ -76,11 +89,11 @@ export const kSettingsRoutes: readonly ApiRoute[] = [
       const audience = call.store.getAudience(call.params.audienceId!);
       if (audience === undefined) throw new FlagwireError('NOT_FOUND', `No audience with id "${call.params.audienceId}" exists.`);
       projectAccess(call.store, call.user, audience.projectId, call.now);
-      const body = form(call);
+      const body = kAudienceForm.read(call.received);
       return call.writer.call('audienceUpdate', {
         audienceId: audience.id,
-        name: text(body, 'name'),
-        rules: audienceRules(body),
+        name: body.name,
+        rules: audienceRules(body.rules),
         asUserId: call.user.id,
       });
     },

@@ -4,7 +4,16 @@ import { holdsTokenSlot, inRotationGrace, tokenStatus } from '../../model/permis
 import type { Token } from '../../model/tokens.js';
 import { kMaxActiveTokens, tokenView } from '../../tokens/token-commands.js';
 import { mayEndGrace, mayManageToken, projectAccess } from '../access.js';
-import { type ApiCall, type ApiRoute, form, optionalForm, text, texts } from './call.js';
+import { Type } from '../../typebox.js';
+import type { ApiCall, ApiRoute } from './call.js';
+import { compileForm, FormText, FormTexts } from '../forms.js';
+
+/** The writer checks each value (a permission, environments of the project, an expiry). */
+const kTokenForm = compileForm(
+  Type.Object({ name: FormText, permission: FormText, environments: Type.Optional(FormTexts), expires: Type.Optional(FormText) }),
+);
+/** No body: no grace period; `gracePeriodSeconds` is checked by the writer. */
+const kRotateForm = compileForm(Type.Object({ gracePeriodSeconds: Type.Optional(Type.Unknown()) }));
 
 function tokenAccess(call: ApiCall, tokenId: string): { token: Token; access: ReturnType<typeof projectAccess> } {
   const token = requireToken(call.store, tokenId);
@@ -56,26 +65,25 @@ export const kTokenRoutes: readonly ApiRoute[] = [
     pattern: 'projects/:projectId/tokens',
     run(call) {
       const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
-      const body = form(call);
+      const body = kTokenForm.read(call.received);
       return call.writer.call('tokenCreate', {
         projectId: access.project.id,
         asUserId: call.user.id,
-        name: text(body, 'name'),
-        permission: text(body, 'permission'),
-        environments: body.environments === undefined ? [] : texts(body, 'environments'),
-        expires: body.expires === undefined ? undefined : text(body, 'expires'),
+        name: body.name,
+        permission: body.permission,
+        environments: body.environments ?? [],
+        expires: body.expires,
       });
     },
   },
   {
     method: 'POST',
     pattern: 'tokens/:tokenId/rotate',
-    // The body is optional (no body: no grace period); `gracePeriodSeconds` is checked by the writer.
     run: (call) =>
       call.writer.call('tokenRotate', {
         tokenId: tokenAccess(call, call.params.tokenId!).token.id,
         asUserId: call.user.id,
-        gracePeriodSeconds: optionalForm(call).gracePeriodSeconds,
+        gracePeriodSeconds: kRotateForm.readOptional(call.received).gracePeriodSeconds,
       }),
   },
   {

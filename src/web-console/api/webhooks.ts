@@ -5,7 +5,11 @@ import { FlagwireError } from '../../errors.js';
 import { deliveryView, webhookView } from '../../webhooks/schemas.js';
 import { refuseUnreachableUrl } from '../../webhooks/url-safety.js';
 import { projectAccess } from '../access.js';
-import { type ApiCall, type ApiRoute, form } from './call.js';
+import type { ApiCall, ApiRoute } from './call.js';
+import { compileForm, JsonObject } from '../forms.js';
+
+/** The Management API's webhook body, checked by the writer. */
+const kWebhookForm = compileForm(JsonObject);
 
 /** Deliveries the page shows per webhook, newest first (the log keeps more: the CLI and the API list them all). */
 export const kShownDeliveries = 50;
@@ -41,7 +45,7 @@ export const kWebhookRoutes: readonly ApiRoute[] = [
     pattern: 'projects/:projectId/webhooks',
     async run(call) {
       const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
-      const body = form(call);
+      const body = kWebhookForm.read(call.received);
       // Where the URL resolves is asked only for those who may make one: the writer refuses the others in its words.
       if (access.can.manageWebhooks) await refuseUnreachableUrl(body.url, call.config.webhookAllow);
       return call.writer.call('consoleWebhookCreate', { projectId: access.project.id, body, asUserId: call.user.id });

@@ -1,0 +1,212 @@
+// Generated request bodies for fuzzing the Management API's flag creates and patches
+// (test/reliability/fuzz-management.test.ts): JSON written out as text, so keys may repeat and "__proto__"
+// is an ordinary own key; wrong types, numbers and strings JSON.stringify never writes, deep nesting, raw
+// bytes, bodies around the 1 MiB limit, and near-valid ones, so that a good share of requests write.
+import { randomUUID } from 'node:crypto';
+import fc from 'fast-check';
+
+/** Names of Object.prototype's members (and their kin), as keys, ids and environment names. */
+export const kProtoWords = ['__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty', '__defineGetter__'];
+/** Environment names: the data set's own, Object.prototype's members, a wrong case and an empty one. */
+export const kEnvNames = ['staging', 'production', 'constructor', 'toString', 'valueOf', '__proto__', 'Staging', ''];
+/** Percent-escapes that decode to nothing valid (truncated, not hex, overlong, a lone surrogate, NUL). */
+export const kBadEscapes = [
+  '%',
+  '%%',
+  '%z',
+  '%zz',
+  '%G1',
+  '%C3',
+  '%C3%28',
+  '%ED%A0%80',
+  '%F4%90%80%80',
+  '%C0%AF',
+  '%E2%82',
+  '%00',
+  '%FF',
+  '+%2B+',
+];
+
+/** Any string of UTF-16 code units, lone surrogates included. */
+export const unicode = fc.string({ unit: 'binary', maxLength: 24 });
+
+/** What the bodies pick names from: the data set's flag names and audience ids. */
+export interface BodyData {
+  flagNames: readonly string[];
+  audienceIds: readonly string[];
+}
+
+/** A request body as the text sent. */
+export function flagBodies({ flagNames, audienceIds }: BodyData): fc.Arbitrary<string> {
+  // JSON text for one value: anything JSON can carry, plus number and string forms JSON.stringify never writes.
+  const valueText = fc.oneof(
+    { weight: 4, arbitrary: fc.jsonValue({ maxDepth: 2 }).map((v) => JSON.stringify(v) ?? 'null') },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom(
+        '1e400',
+        '-1e400',
+        '1e308',
+        '-0',
+        '0.0',
+        '100.0',
+        '50.5',
+        '1E2',
+        '123456789012345678901234567890',
+        '-1',
+        '101',
+        '9007199254740993',
+        '0x10',
+        'NaN',
+        'Infinity',
+        '"50"',
+        '"true"',
+        '[]',
+        '{}',
+        '"\\ud800"',
+        '"\\udc00x"',
+        '"\\u0000"',
+        '""',
+        '"   "',
+        'null',
+        'true',
+      ),
+    },
+  );
+  const stateValue = (key: string) => {
+    switch (key) {
+      case 'enabled':
+        return fc.oneof({ weight: 3, arbitrary: fc.boolean().map(String) }, { weight: 1, arbitrary: valueText });
+      case 'trafficPercentage':
+        return fc.oneof({ weight: 3, arbitrary: fc.integer({ min: 0, max: 100 }).map(String) }, { weight: 1, arbitrary: valueText });
+      case 'cohorts':
+        return fc.oneof(
+          fc.array(unicode, { maxLength: 6 }).map((a) => JSON.stringify(a)),
+          valueText,
+        );
+      case 'audienceId':
+        return fc.oneof(
+          fc.constantFrom(...audienceIds, 'aud_nope').map((a) => JSON.stringify(a)),
+          fc.constant('null'),
+          valueText,
+        );
+      default:
+        return valueText;
+    }
+  };
+  // An object written as text, so keys may repeat and "__proto__" is an ordinary own key.
+  const objectText = (keys: fc.Arbitrary<string>, maxKeys: number) =>
+    fc
+      .array(
+        keys.chain((k) => stateValue(k).map((v) => `${JSON.stringify(k)}:${v}`)),
+        { maxLength: maxKeys },
+      )
+      .map((parts) => `{${parts.join(',')}}`);
+  const stateKey = fc.oneof(
+    { weight: 8, arbitrary: fc.constantFrom('enabled', 'trafficPercentage', 'cohorts', 'audienceId') },
+    { weight: 1, arbitrary: fc.constantFrom(...kProtoWords, 'Enabled', 'enabled ', 'name', 'environments', '') },
+    { weight: 1, arbitrary: unicode },
+  );
+  const patchBody = objectText(stateKey, 5);
+  const nameText = fc
+    .oneof(
+      fc.string({ unit: 'grapheme', minLength: 1, maxLength: 30 }).map((s) => `${s}-${randomUUID().slice(0, 8)}`),
+      fc.constantFrom('', ' ', '\t', 'x'.repeat(200), 'x'.repeat(201), ...flagNames),
+      unicode,
+    )
+    .map((s) => JSON.stringify(s));
+  const environmentsText = fc
+    .array(fc.tuple(fc.oneof(fc.constantFrom(...kEnvNames), unicode), fc.oneof(patchBody, valueText)), { maxLength: 3 })
+    .map((entries) => `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',')}}`);
+  const createKey = fc.oneof(
+    {
+      weight: 6,
+      arbitrary: fc.constantFrom('name', 'description', 'tags', 'environments', 'enabled', 'trafficPercentage', 'cohorts', 'audienceId'),
+    },
+    { weight: 1, arbitrary: fc.constantFrom(...kProtoWords) },
+  );
+  const createBody = fc
+    .array(
+      createKey.chain((k) => {
+        const v =
+          k === 'name'
+            ? nameText
+            : k === 'environments'
+              ? fc.oneof(environmentsText, valueText)
+              : k === 'tags'
+                ? fc.oneof(
+                    fc.array(unicode, { maxLength: 60 }).map((a) => JSON.stringify(a)),
+                    valueText,
+                  )
+                : k === 'description'
+                  ? fc.oneof(
+                      unicode.map((s) => JSON.stringify(s)),
+                      fc.constant(JSON.stringify('d'.repeat(2001))),
+                      valueText,
+                    )
+                  : stateValue(k);
+        return v.map((text) => `${JSON.stringify(k)}:${text}`);
+      }),
+      { maxLength: 6 },
+    )
+    .map((parts) => `{${parts.join(',')}}`);
+  const deepNesting = fc.tuple(fc.integer({ min: 1, max: 200_000 }), fc.constantFrom('[', '{"a":', '{"cohorts":')).map(([depth, open]) => {
+    const close = open === '[' ? ']' : '}';
+    const inner = `${open.repeat(depth)}1${close.repeat(depth)}`;
+    return open === '[' ? `{"cohorts":${inner}}` : inner;
+  });
+  // Near-valid bodies, so a good share of requests are accepted and write (and the 4xx around them
+  // are checked against a store that keeps changing).
+  const validPatch = fc
+    .record(
+      {
+        enabled: fc.boolean(),
+        trafficPercentage: fc.integer({ min: 0, max: 100 }),
+        cohorts: fc.array(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 12 }), { maxLength: 4 }),
+      },
+      { requiredKeys: [] },
+    )
+    .map((v) => JSON.stringify(Object.keys(v).length === 0 ? { enabled: true } : v));
+  const validCreate = fc
+    .record(
+      {
+        name: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 20 }).map((n) => `${n}-${randomUUID().slice(0, 8)}`),
+        description: fc.string({ maxLength: 40 }),
+        tags: fc.array(fc.string({ minLength: 1, maxLength: 10 }), { maxLength: 3 }),
+      },
+      { requiredKeys: ['name'] },
+    )
+    .map((v) => JSON.stringify(v));
+  const body = fc.oneof(
+    { weight: 3, arbitrary: validPatch },
+    { weight: 2, arbitrary: validCreate },
+    { weight: 5, arbitrary: patchBody },
+    { weight: 4, arbitrary: createBody },
+    { weight: 2, arbitrary: fc.json({ maxDepth: 4 }) },
+    { weight: 1, arbitrary: valueText },
+    { weight: 1, arbitrary: deepNesting },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        '',
+        ' ',
+        '\n',
+        '{',
+        '}',
+        '{"enabled":true',
+        '\ufeff{"enabled":true}',
+        '{"enabled":true}garbage',
+        '{"enabled":true}{"enabled":false}',
+        'null',
+      ),
+    },
+    { weight: 1, arbitrary: fc.uint8Array({ maxLength: 64 }).map((b) => Buffer.from(b).toString('latin1')) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom(1024 * 1024 - 20, 1024 * 1024 + 1, 2 * 1024 * 1024)
+        .map((n) => `{"cohorts":["${'c'.repeat(Math.max(0, n - 16))}"]}`),
+    },
+  );
+  return body;
+}
