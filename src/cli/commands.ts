@@ -1,6 +1,10 @@
 // The console's command table: each entry is a command line shape (args.ts), what it runs (one
 // writer command in one transaction, or a store read) and how it prints for people (output.ts).
 // The --json output is the returned value itself.
+import { kOrgCommands } from '../orgs/org-commands.js';
+import { kProjectCommands } from '../projects/project-commands.js';
+import { kTokenCommands } from '../tokens/token-commands.js';
+import { kSessionCommands } from '../sessions/capability.js';
 import type { Org, Plan, Role, Standing, User } from '../model/accounts.js';
 import { kDefaultPage, kMaxPage, pageAnswer, pageRequest } from '../release-plans/list-pages.js';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -288,7 +292,7 @@ const kOwnCommands: readonly ConsoleCommand[] = [
     // A first organisation is how a new installation starts without `serve`.
     createsDataDir: true,
     run: (args, ctx) =>
-      ctx.write('orgCreate', {
+      ctx.write(kOrgCommands.orgCreate, {
         name: args.required('name'),
         plan: args.string('plan') as Plan | undefined,
         trialEndsAt: args.isoTime('trial-ends'),
@@ -306,7 +310,7 @@ const kOwnCommands: readonly ConsoleCommand[] = [
       standing: str('good|lapsed', "the subscription's standing; a lapsed organisation loses the Management API"),
     },
     run: (args, ctx) =>
-      ctx.write('orgUpdate', {
+      ctx.write(kOrgCommands.orgUpdate, {
         orgId: args.positional('ORG_ID'),
         plan: args.string('plan') as Plan | undefined,
         trialEndsAt: args.isoTime('trial-ends'),
@@ -327,7 +331,7 @@ const kOwnCommands: readonly ConsoleCommand[] = [
       ),
     },
     run: (args, ctx) =>
-      ctx.write('orgAddMember', {
+      ctx.write(kOrgCommands.orgAddMember, {
         orgId: args.positional('ORG_ID'),
         userId: args.positional('USER_ID'),
         role: args.required('role') as Role,
@@ -352,7 +356,7 @@ const kOwnCommands: readonly ConsoleCommand[] = [
       email: str('EMAIL', "the user's e-mail address (denial notices go there)", true),
       name: str('NAME', 'display name (default: the part of the e-mail before @)'),
     },
-    run: (args, ctx) => ctx.write('userCreate', { email: args.required('email'), name: args.string('name') }),
+    run: (args, ctx) => ctx.write(kOrgCommands.userCreate, { email: args.required('email'), name: args.string('name') }),
     human: out.renderUser,
   }),
   command({
@@ -372,7 +376,7 @@ const kOwnCommands: readonly ConsoleCommand[] = [
       const password = await readSecretLine();
       const problem = passwordProblem(password);
       if (problem !== null) throw new FlagwireError('INVALID_REQUEST', problem);
-      return ctx.write('userPassword', { userId, passwordHash: await hashPassword(password) });
+      return ctx.write(kSessionCommands.userPassword, { userId, passwordHash: await hashPassword(password) });
     },
     human: out.renderPasswordSet,
   }),
@@ -408,7 +412,7 @@ const kOwnCommands: readonly ConsoleCommand[] = [
           `Usage: flagwire ${kProjectCreateUsage}`,
         );
       }
-      return ctx.write('projectCreate', {
+      return ctx.write(kProjectCommands.projectCreate, {
         name: args.required('name'),
         orgId,
         ownerUserId,
@@ -461,7 +465,7 @@ const kOwnCommands: readonly ConsoleCommand[] = [
     positionals: ['PROJECT_ID', 'NAME'],
     argumentHelp: { NAME: 'the new environment\'s name (letters, digits, "_", "." or "-")' },
     options: {},
-    run: (args, ctx) => ctx.write('envAdd', { projectId: args.positional('PROJECT_ID'), name: args.positional('NAME') }),
+    run: (args, ctx) => ctx.write(kProjectCommands.envAdd, { projectId: args.positional('PROJECT_ID'), name: args.positional('NAME') }),
     human: out.renderProject,
   }),
   command({
@@ -472,7 +476,11 @@ const kOwnCommands: readonly ConsoleCommand[] = [
     argumentHelp: { OLD: "the environment's current name", NEW: 'its new name (letters, digits, "_", "." or "-")' },
     options: {},
     run: (args, ctx) =>
-      ctx.write('envRename', { projectId: args.positional('PROJECT_ID'), from: args.positional('OLD'), to: args.positional('NEW') }),
+      ctx.write(kProjectCommands.envRename, {
+        projectId: args.positional('PROJECT_ID'),
+        from: args.positional('OLD'),
+        to: args.positional('NEW'),
+      }),
     human: out.renderProject,
   }),
   command({
@@ -485,7 +493,7 @@ const kOwnCommands: readonly ConsoleCommand[] = [
       rule: many('ATTR=V1[,V2...]', kRuleHelp, true),
     },
     run: (args, ctx) =>
-      ctx.write('audienceCreate', {
+      ctx.write(kProjectCommands.audienceCreate, {
         projectId: args.positional('PROJECT_ID'),
         name: args.required('name'),
         rules: rules(args, `Usage: flagwire ${kAudienceCreateUsage}`) ?? [],
@@ -502,7 +510,7 @@ const kOwnCommands: readonly ConsoleCommand[] = [
       rule: many('ATTR=V1[,V2...]', `${kRuleHelp}; the rules given replace all current ones`),
     },
     run: (args, ctx) =>
-      ctx.write('audienceUpdate', {
+      ctx.write(kProjectCommands.audienceUpdate, {
         audienceId: args.positional('AUDIENCE_ID'),
         name: args.string('name'),
         rules: rules(args, `Usage: flagwire ${kAudienceUpdateUsage}`),
@@ -999,7 +1007,7 @@ const kOwnCommands: readonly ConsoleCommand[] = [
       expires: str('never|30d|90d|365d', 'lifetime from now (default never; at most 365 days)'),
     },
     run: (args, ctx) =>
-      ctx.write('tokenCreate', {
+      ctx.write(kTokenCommands.tokenCreate, {
         projectId: args.positional('PROJECT_ID'),
         asUserId: args.required('as'),
         name: args.required('name'),
@@ -1020,7 +1028,7 @@ const kOwnCommands: readonly ConsoleCommand[] = [
       'grace-seconds': str('N', `seconds the old secret keeps working, 0 (default) to ${kMaxGracePeriodSeconds} (7 days)`),
     },
     run: (args, ctx) =>
-      ctx.write('tokenRotate', {
+      ctx.write(kTokenCommands.tokenRotate, {
         tokenId: args.positional('TOKEN_ID'),
         asUserId: args.required('as'),
         gracePeriodSeconds: args.integer('grace-seconds', 0, kMaxGracePeriodSeconds),
@@ -1033,7 +1041,7 @@ const kOwnCommands: readonly ConsoleCommand[] = [
     summary: 'revoke a token (creator, Admin or Owner) -> {id, revokedAt}',
     positionals: ['TOKEN_ID'],
     options: { as: str('USER_ID', `${kAsTokenUser}; revoking needs the token's creator, or an Admin or Owner`, true) },
-    run: (args, ctx) => ctx.write('tokenRevoke', { tokenId: args.positional('TOKEN_ID'), asUserId: args.required('as') }),
+    run: (args, ctx) => ctx.write(kTokenCommands.tokenRevoke, { tokenId: args.positional('TOKEN_ID'), asUserId: args.required('as') }),
     human: out.renderRevoked,
   }),
   command({

@@ -7,9 +7,14 @@ import type { Audience, AudienceRule, Project, ProjectKind } from '../model/proj
 import { kLimits } from '../model/schemas.js';
 import type { AuditEntry } from '../model/audit.js';
 import type { StoreWriter } from '../store/interfaces.js';
+import { commandTable } from '../writer/command.js';
 import { projectAdminActor, type Actor } from '../audit/audit-actor.js';
 import { exactList, requireName, sameName } from '../model/input-checks.js';
 import { can, describeRole } from '../model/permissions.js';
+
+/** Every audit action the project commands write. */
+export const kProjectAuditActions = ['env.add', 'env.rename', 'env.protect', 'audience.create', 'audience.update'] as const;
+type ProjectAuditAction = (typeof kProjectAuditActions)[number];
 
 const kEnvName = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
@@ -210,7 +215,7 @@ function audit(
   w: StoreWriter,
   actor: Actor,
   projectId: string,
-  action: string,
+  action: ProjectAuditAction,
   env: string | null,
   changes: AuditEntry['changes'],
   now: number,
@@ -260,3 +265,6 @@ export function checkRules(rules: AudienceRule[]): AudienceRule[] {
     return { attribute, values };
   });
 }
+
+/** These commands by name, as the writer runs them (src/projects/capability.ts declares them). */
+export const kProjectCommands = commandTable({ projectCreate, envAdd, envRename, envProtect, audienceCreate, audienceUpdate });

@@ -1,6 +1,8 @@
 // Creating in the web console: an organisation's project (its Admin or Owner), and an organisation
 // (any signed-in user, where the operator allows it with FLAGWIRE_CONSOLE_CREATE_ORGS). Both are the
 // CLI's own writer commands, given the signed-in user.
+import { kOrgCommands } from '../../orgs/org-commands.js';
+import { kProjectCommands } from '../../projects/project-commands.js';
 import { FlagwireError } from '../../errors.js';
 import { orgAccess } from '../access.js';
 import { type ApiRoute, form, text, texts } from './call.js';
@@ -15,7 +17,7 @@ export const kOrgRoutes: readonly ApiRoute[] = [
       const body = form(call);
       const kind = text(body, 'kind');
       if (kind !== 'single' && kind !== 'multi') throw new FlagwireError('INVALID_REQUEST', 'kind must be single or multi');
-      return call.writer.call('projectCreate', {
+      return call.writer.call(kProjectCommands.projectCreate, {
         name: text(body, 'name'),
         orgId: org.id,
         kind,
@@ -34,7 +36,7 @@ export const kOrgRoutes: readonly ApiRoute[] = [
           "This server's operator creates organisations (flagwire org create); FLAGWIRE_CONSOLE_CREATE_ORGS is off.",
         );
       }
-      return call.writer.call('orgCreate', { name: text(form(call), 'name'), asUserId: call.user.id });
+      return call.writer.call(kOrgCommands.orgCreate, { name: text(form(call), 'name'), asUserId: call.user.id });
     },
   },
 ];

@@ -1,4 +1,5 @@
 // The console's project settings: environments and audiences.
+import { kProjectCommands } from '../../projects/project-commands.js';
 import { FlagwireError } from '../../errors.js';
 import { projectAccess } from '../access.js';
 import { type ApiRoute, form, text } from './call.js';
@@ -22,7 +23,11 @@ export const kSettingsRoutes: readonly ApiRoute[] = [
     pattern: 'projects/:projectId/environments',
     run(call) {
       const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
-      return call.writer.call('envAdd', { projectId: access.project.id, name: text(form(call), 'name'), asUserId: call.user.id });
+      return call.writer.call(kProjectCommands.envAdd, {
+        projectId: access.project.id,
+        name: text(form(call), 'name'),
+        asUserId: call.user.id,
+      });
     },
   },
   {
@@ -31,7 +36,7 @@ export const kSettingsRoutes: readonly ApiRoute[] = [
     run(call) {
       const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
       const body = form(call);
-      return call.writer.call('envRename', {
+      return call.writer.call(kProjectCommands.envRename, {
         projectId: access.project.id,
         from: text(body, 'from'),
         to: text(body, 'to'),
@@ -47,7 +52,7 @@ export const kSettingsRoutes: readonly ApiRoute[] = [
       const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
       const body = form(call);
       if (typeof body.protected !== 'boolean') throw new FlagwireError('INVALID_REQUEST', '"protected" must be true or false');
-      return call.writer.call('envProtect', {
+      return call.writer.call(kProjectCommands.envProtect, {
         projectId: access.project.id,
         env: text(body, 'environment'),
         protect: body.protected,
@@ -61,7 +66,7 @@ export const kSettingsRoutes: readonly ApiRoute[] = [
     run(call) {
       const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
       const body = form(call);
-      return call.writer.call('audienceCreate', {
+      return call.writer.call(kProjectCommands.audienceCreate, {
         projectId: access.project.id,
         name: text(body, 'name'),
         rules: audienceRules(body),
@@ -77,7 +82,7 @@ export const kSettingsRoutes: readonly ApiRoute[] = [
       if (audience === undefined) throw new FlagwireError('NOT_FOUND', `No audience with id "${call.params.audienceId}" exists.`);
       projectAccess(call.store, call.user, audience.projectId, call.now);
       const body = form(call);
-      return call.writer.call('audienceUpdate', {
+      return call.writer.call(kProjectCommands.audienceUpdate, {
         audienceId: audience.id,
         name: text(body, 'name'),
         rules: audienceRules(body),

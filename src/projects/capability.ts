@@ -1,0 +1,5 @@
+// Projects, their environments and audiences as a capability (src/capability/capability.ts).
+import { defineCapability } from '../capability/capability.js';
+import { kProjectAuditActions, kProjectCommands } from './project-commands.js';
+
+export const kProjects = defineCapability({ name: 'projects', commands: kProjectCommands, auditActions: kProjectAuditActions });
