@@ -8,7 +8,7 @@ import { kLimits } from '../model/schemas.js';
 import type { AuditEntry } from '../model/audit.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { commandTable } from '../writer/command.js';
-import { projectAdminActor, type Actor } from '../audit/audit-actor.js';
+import { type Actor, actorFor, principalOf } from '../audit/audit-actor.js';
 import { exactList, requireName, sameName } from '../model/input-checks.js';
 import { can, describeRole } from '../model/permissions.js';
 
@@ -82,14 +82,17 @@ function checkMayCreateProject(w: StoreWriter, orgId: string | undefined, asUser
   }
 }
 
-/** `asUserId`: the web console's signed-in user, audited as `user:<id>` (projectAdminActor); the CLI acts as `console`. */
+/**
+ * `asUserId`: the web console's signed-in user, audited as `user:<id>`, who must be an Admin or Owner
+ * of the project's organisation (or own the personal project); the CLI is the operator, audited as `console`.
+ */
 interface AsUser {
   asUserId?: string;
 }
 
 export function envAdd(w: StoreWriter, input: { projectId: string; name: string } & AsUser, now: number): Project {
   const project = requireMultiProject(w, input.projectId);
-  const actor = projectAdminActor(w, project, input.asUserId);
+  const actor = actorFor(w, principalOf(input.asUserId), project, 'configure', now);
   const name = checkEnvName(input.name);
   if (project.environments.includes(name)) throw new FlagwireError('INVALID_REQUEST', `environment "${name}" already exists`);
   const next = { ...project, environments: [...project.environments, name] };
@@ -101,7 +104,7 @@ export function envAdd(w: StoreWriter, input: { projectId: string; name: string 
 /** Renames the environment in the project and in every flag; tokens keep the old name (spec: Token settings). */
 export function envRename(w: StoreWriter, input: { projectId: string; from: string; to: string } & AsUser, now: number): Project {
   const project = requireMultiProject(w, input.projectId);
-  const actor = projectAdminActor(w, project, input.asUserId);
+  const actor = actorFor(w, principalOf(input.asUserId), project, 'configure', now);
   const to = checkEnvName(input.to);
   if (!project.environments.includes(input.from)) {
     throw new FlagwireError(
@@ -129,7 +132,7 @@ export function envRename(w: StoreWriter, input: { projectId: string; from: stri
  */
 export function envProtect(w: StoreWriter, input: { projectId: string; env: string; protect: boolean } & AsUser, now: number): Project {
   const project = requireMultiProject(w, input.projectId);
-  const actor = projectAdminActor(w, project, input.asUserId);
+  const actor = actorFor(w, principalOf(input.asUserId), project, 'configure', now);
   if (!project.environments.includes(input.env)) {
     throw new FlagwireError(
       'INVALID_REQUEST',
@@ -154,7 +157,7 @@ export interface AudienceCreateInput extends AsUser {
 
 export function audienceCreate(w: StoreWriter, input: AudienceCreateInput, now: number): Audience {
   const project = requireProject(w, input.projectId);
-  const actor = projectAdminActor(w, project, input.asUserId);
+  const actor = actorFor(w, principalOf(input.asUserId), project, 'configure', now);
   requireAudiencePlan(w, project, now);
   const audience: Audience = {
     id: `aud_${randomId(12)}`,
@@ -177,7 +180,7 @@ export interface AudienceUpdateInput extends AsUser {
 export function audienceUpdate(w: StoreWriter, input: AudienceUpdateInput, now: number): Audience {
   const audience = requireAudience(w, input.audienceId);
   const project = requireProject(w, audience.projectId);
-  const actor = projectAdminActor(w, project, input.asUserId);
+  const actor = actorFor(w, principalOf(input.asUserId), project, 'configure', now);
   requireAudiencePlan(w, project, now);
   const name = input.name === undefined ? audience.name : uniqueAudienceName(w, audience.projectId, input.name, audience.id);
   const rules = input.rules === undefined ? audience.rules : checkRules(input.rules);

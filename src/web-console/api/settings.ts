@@ -1,6 +1,7 @@
 // The console's project settings: environments and audiences.
 import { kProjectCommands } from '../../projects/project-commands.js';
 import { FlagwireError } from '../../errors.js';
+import { requireAudience } from '../../model/lookups.js';
 import { projectAccess } from '../access.js';
 import { type ApiRoute, form, text } from './call.js';
 
@@ -78,8 +79,7 @@ export const kSettingsRoutes: readonly ApiRoute[] = [
     method: 'POST',
     pattern: 'audiences/:audienceId',
     run(call) {
-      const audience = call.store.getAudience(call.params.audienceId!);
-      if (audience === undefined) throw new FlagwireError('NOT_FOUND', `No audience with id "${call.params.audienceId}" exists.`);
+      const audience = requireAudience(call.store, call.params.audienceId!);
       projectAccess(call.store, call.user, audience.projectId, call.now);
       const body = form(call);
       return call.writer.call(kProjectCommands.audienceUpdate, {
