@@ -12,9 +12,7 @@ import { kFlagRoutes } from './api/flags.js';
 import { kHomeRoutes } from './api/home.js';
 import { kMailRoutes } from './api/mail.js';
 import { kMemberRoutes } from './api/members.js';
-import { kOrgRoutes } from './api/orgs.js';
 import { kPlaygroundRoutes } from './api/playground.js';
-import { kSettingsRoutes } from './api/settings.js';
 import { kTokenRoutes } from './api/tokens.js';
 import { kWebhookRoutes } from './api/webhooks.js';
 
@@ -24,12 +22,10 @@ export const kApiRoutes: readonly ApiRoute[] = [
   ...kHomeRoutes,
   ...kFlagRoutes,
   ...kPlaygroundRoutes,
-  ...kSettingsRoutes,
   ...kTokenRoutes,
   ...kWebhookRoutes,
   ...kAuditRoutes,
   ...kMemberRoutes,
-  ...kOrgRoutes,
   ...kMailRoutes,
   ...kCapabilityList.flatMap((c) => c.consoleRoutes ?? []),
 ];

@@ -1,9 +1,10 @@
-// The console's project settings: environments and audiences.
-import { kProjectCommands } from '../../projects/project-commands.js';
-import { FlagwireError } from '../../errors.js';
-import { requireAudience } from '../../model/lookups.js';
-import { projectAccess } from '../access.js';
-import { type ApiRoute, form, text } from './call.js';
+// The web console's project routes: creating an organisation's project (its Admin or Owner), and the
+// project settings page's environments and audiences.
+import { FlagwireError } from '../errors.js';
+import { requireAudience } from '../model/lookups.js';
+import { orgAccess, projectAccess } from '../web-console/access.js';
+import { type ApiRoute, form, text, texts } from '../web-console/api/call.js';
+import { kProjectCommands } from './project-commands.js';
 
 /** `rules: [{attribute, values}]` as the audience commands take them (their checks say what is wrong). */
 function audienceRules(body: Record<string, unknown>): { attribute: string; values: string[] }[] {
@@ -18,7 +19,25 @@ function audienceRules(body: Record<string, unknown>): { attribute: string; valu
   });
 }
 
-export const kSettingsRoutes: readonly ApiRoute[] = [
+export const kProjectConsoleRoutes: readonly ApiRoute[] = [
+  {
+    // {name, kind: "single" | "multi", environments: [names]}; the writer checks the role and every field.
+    method: 'POST',
+    pattern: 'orgs/:orgId/projects',
+    run(call) {
+      const { org } = orgAccess(call.store, call.user, call.params.orgId!);
+      const body = form(call);
+      const kind = text(body, 'kind');
+      if (kind !== 'single' && kind !== 'multi') throw new FlagwireError('INVALID_REQUEST', 'kind must be single or multi');
+      return call.writer.call(kProjectCommands.projectCreate, {
+        name: text(body, 'name'),
+        orgId: org.id,
+        kind,
+        environments: body.environments === undefined ? [] : texts(body, 'environments'),
+        asUserId: call.user.id,
+      });
+    },
+  },
   {
     method: 'POST',
     pattern: 'projects/:projectId/environments',
