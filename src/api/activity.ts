@@ -3,6 +3,7 @@
 // A flush refused with Storage busy (another process holds the write lock; it was not applied) is kept
 // and sent again with the next one; one flush runs at a time, so a long-held lock costs one waiting
 // flush, not one per interval.
+import { kTokenCommands } from '../tokens/token-commands.js';
 import type { Logger } from 'pino';
 import { FlagwireError } from '../errors.js';
 import type { WriterClient } from '../writer/client.js';
@@ -54,7 +55,7 @@ export class ActivityRecorder {
     const batches = [...this.pending.values()];
     this.pending = new Map();
     try {
-      await this.writer.call('recordActivity', { batches });
+      await this.writer.call(kTokenCommands.recordActivity, { batches });
     } catch (err) {
       // The writer logs the busy episode once; this activity was not written: keep it for the next flush.
       if (err instanceof FlagwireError && err.code === 'STORE_BUSY') this.restore(batches);

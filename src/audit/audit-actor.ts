@@ -106,12 +106,3 @@ export function tokenActor(token: Token): Actor {
 export function consoleActor(w: StoreWriter, project: Project, asUserId: string | undefined): Actor {
   return actorFor(w, principalOf(asUserId), project, 'editFlags', 0);
 }
-
-/**
- * Who a project configuration change (environments, audiences) is audited as: `console` without a
- * user; with one that person, who must be an Admin or Owner of the project's organisation, or the
- * owner of a personal project.
- */
-export function projectAdminActor(w: StoreWriter, project: Project, asUserId: string | undefined): Actor {
-  return actorFor(w, principalOf(asUserId), project, 'configure', 0);
-}

@@ -1,15 +1,14 @@
 // The console's command table: each entry is a command line shape (args.ts), what it runs (one
 // writer command in one transaction, or a store read) and how it prints for people (output.ts).
 // The --json output is the returned value itself.
-import type { Org, Plan, Role, Standing, User } from '../model/accounts.js';
+import { kTokenCommands } from '../tokens/token-commands.js';
 import { kDefaultPage, kMaxPage, pageAnswer, pageRequest } from '../release-plans/list-pages.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { kCapabilityList } from '../capabilities.js';
 import { FlagwireError } from '../errors.js';
 import { isStale, kDefaultStaleDays, kMaxStaleDays, staleBefore, type Flag } from '../model/flags.js';
-import { hashPassword, kMinPasswordLength, passwordProblem } from '../model/passwords.js';
-import type { Audience, AudienceRule, Project, ProjectKind } from '../model/projects.js';
-import { requireFlag, requireOrg, requireProject, requireToken, requireUser } from '../model/lookups.js';
+import type { Project } from '../model/projects.js';
+import { requireFlag, requireProject, requireToken } from '../model/lookups.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { representFlag, type EnvironmentsFlag, type FlatFlag } from '../model/representation.js';
 import { kMaxGracePeriodSeconds, tokenView, type TokenView } from '../tokens/token-commands.js';
@@ -38,7 +37,6 @@ import type { GuardInput } from '../release-plans/guards.js';
 import { parseIsoTime, splitList, UsageError, type Args } from './args.js';
 import { bool, command, type ConsoleCommand, many, str } from './console-command.js';
 import * as out from './output.js';
-import { readSecretLine } from './read-secret.js';
 
 /** The options of a list read a page at a time (src/release-plans/list-pages.ts). */
 const kPageOptions = {
@@ -55,10 +53,6 @@ function nextPageLine(next: string | null): string {
 const kAsFlagEditor =
   'the person making the change (a user id): the audit log names them (actor user:<id>) instead of "console". They must be an Editor, Admin or Owner of the project\'s organisation, or the owner of a personal project';
 const kAsTokenUser = 'the person acting (a user id); the audit log names them (actor user:<id>)';
-const kPlanHelp =
-  'free (default), pro, teams, enterprise or teams-trial; the Management API and audiences need teams, enterprise or an active teams-trial';
-const kTrialEndsHelp = 'when a teams-trial ends: a date (2031-06-30, UTC midnight) or a date-time with a zone; default 14 days from now';
-const kRuleHelp = 'ATTR=V1[,V2...]: the request attribute ATTR must equal one of the values; repeat for more rules (all must match)';
 
 /** An option whose value is JSON text; a usage error naming it when it is not. */
 function jsonOption(name: string, text: string, help: string): unknown {
@@ -67,17 +61,6 @@ function jsonOption(name: string, text: string, help: string): unknown {
   } catch (err) {
     throw new UsageError(`--${name} must be JSON (${(err as Error).message})`, help);
   }
-}
-
-/** `--rule plan=beta,pro` -> {attribute: 'plan', values: ['beta', 'pro']}. */
-function parseRule(text: string, help: string): AudienceRule {
-  const eq = text.indexOf('=');
-  if (eq <= 0) throw new UsageError(`--rule must look like ATTR=V1[,V2...], not "${text}"`, help);
-  return { attribute: text.slice(0, eq).trim(), values: splitList(text.slice(eq + 1)) };
-}
-
-function rules(args: Args, help: string): AudienceRule[] | undefined {
-  return args.all('rule')?.map((r) => parseRule(r, help));
 }
 
 /** The Management API's representation of a flag (a group flag in its environments form). */
@@ -129,11 +112,6 @@ function flagCreateBody(args: Args, help: string): Record<string, unknown> {
   return { ...body, environments: Object.fromEntries(environments.map((env) => [env, { ...state }])) };
 }
 
-const kOrgCreateUsage = 'org create --name NAME [--plan free|pro|teams|enterprise|teams-trial] [--trial-ends ISO-8601]';
-const kProjectCreateUsage = 'project create --name NAME (--org ORG_ID | --owner USER_ID) [--kind single|multi] [--env NAME]...';
-const kProjectListUsage = 'project list [--org ORG_ID | --owner USER_ID]';
-const kAudienceCreateUsage = 'audience create PROJECT_ID --name NAME --rule ATTR=V1[,V2...] [--rule ...]';
-const kAudienceUpdateUsage = 'audience update AUDIENCE_ID [--name NAME] [--rule ATTR=V1[,V2...]]...';
 const kFlagVariantsUsage =
   'flag variants FLAG_ID [--variants JSON] [--default-variant NAME] [--targeting JSON] [--metadata JSON] [--env NAME] [--as USER_ID]';
 const kFlagsImportUsage = 'flags import PROJECT_ID --file FILE [--env NAME] [--as USER_ID]';
@@ -235,287 +213,43 @@ function applyConditions(args: Args, projectId: string): ApplyConditions {
 
 const kFlagCreateUsage = 'flag create PROJECT_ID --name NAME [--enabled] [--percentage N] [--env NAME]... [--as USER_ID]';
 
+/** `serve`: first in the index, before every capability's commands. */
+const kServe = command({
+  name: 'serve',
+  usage: 'serve [--port N] [--host H] [--demo] [--flags-file PATH --flags-project PROJECT_ID]',
+  summary: 'run the service (FLAGWIRE_PORT, default 8080; FLAGWIRE_HOST, default 127.0.0.1); --demo seeds an empty data dir',
+  positionals: [],
+  options: {
+    port: str('N', 'the port to listen on (overrides FLAGWIRE_PORT; default 8080; 0 picks a free one)'),
+    host: str('H', 'the address to listen on (overrides FLAGWIRE_HOST; default 127.0.0.1)'),
+    demo: bool('seed demo data into an empty data dir and print its ids and token secrets once (npm start uses it)'),
+    'flags-file': str(
+      'PATH',
+      'follow this Flagwire flag file: applied at start and on every change, as `apply --prune` (overrides FLAGWIRE_FLAGS_FILE)',
+    ),
+    'flags-project': str('PROJECT_ID', 'the project the flag file sets (overrides FLAGWIRE_FLAGS_PROJECT)'),
+  },
+  createsDataDir: true,
+  longRunning: true,
+  async run(args, ctx) {
+    // Loaded only here: the other commands never pay for uWebSockets.js and the worker pool.
+    const [{ loadConfig }, { startServer }] = await Promise.all([import('../config.js'), import('../server/start.js')]);
+    const config = loadConfig({
+      port: args.string('port'),
+      host: args.string('host'),
+      data: ctx.dataFlag,
+      database: ctx.databaseFlag,
+      flagsFile: args.string('flags-file'),
+      flagsProject: args.string('flags-project'),
+    });
+    await startServer(config, { demo: args.flag('demo'), handleSignals: true });
+    return null;
+  },
+  human: () => '',
+});
+
 /** The command line's commands not (yet) declared by a capability. */
 const kOwnCommands: readonly ConsoleCommand[] = [
-  command({
-    name: 'serve',
-    usage: 'serve [--port N] [--host H] [--demo] [--flags-file PATH --flags-project PROJECT_ID]',
-    summary: 'run the service (FLAGWIRE_PORT, default 8080; FLAGWIRE_HOST, default 127.0.0.1); --demo seeds an empty data dir',
-    positionals: [],
-    options: {
-      port: str('N', 'the port to listen on (overrides FLAGWIRE_PORT; default 8080; 0 picks a free one)'),
-      host: str('H', 'the address to listen on (overrides FLAGWIRE_HOST; default 127.0.0.1)'),
-      demo: bool('seed demo data into an empty data dir and print its ids and token secrets once (npm start uses it)'),
-      'flags-file': str(
-        'PATH',
-        'follow this Flagwire flag file: applied at start and on every change, as `apply --prune` (overrides FLAGWIRE_FLAGS_FILE)',
-      ),
-      'flags-project': str('PROJECT_ID', 'the project the flag file sets (overrides FLAGWIRE_FLAGS_PROJECT)'),
-    },
-    createsDataDir: true,
-    longRunning: true,
-    async run(args, ctx) {
-      // Loaded only here: the other commands never pay for uWebSockets.js and the worker pool.
-      const [{ loadConfig }, { startServer }] = await Promise.all([import('../config.js'), import('../server/start.js')]);
-      const config = loadConfig({
-        port: args.string('port'),
-        host: args.string('host'),
-        data: ctx.dataFlag,
-        database: ctx.databaseFlag,
-        flagsFile: args.string('flags-file'),
-        flagsProject: args.string('flags-project'),
-      });
-      await startServer(config, { demo: args.flag('demo'), handleSignals: true });
-      return null;
-    },
-    human: () => '',
-  }),
-
-  // ---- organisations and users -----------------------------------------------------------------
-  command({
-    name: 'org create',
-    usage: kOrgCreateUsage,
-    summary: 'create an organisation (names are unique, ignoring case) -> {id, name, plan, trialEndsAt, standing}',
-    positionals: [],
-    options: {
-      name: str('NAME', "the organisation's name", true),
-      plan: str('P', kPlanHelp),
-      'trial-ends': str('ISO-8601', kTrialEndsHelp),
-    },
-    // A first organisation is how a new installation starts without `serve`.
-    createsDataDir: true,
-    run: (args, ctx) =>
-      ctx.write('orgCreate', {
-        name: args.required('name'),
-        plan: args.string('plan') as Plan | undefined,
-        trialEndsAt: args.isoTime('trial-ends'),
-      }),
-    human: out.renderOrg,
-  }),
-  command({
-    name: 'org update',
-    usage: 'org update ORG_ID [--plan P] [--trial-ends ISO-8601] [--standing good|lapsed]',
-    summary: "change an organisation's plan, trial end or standing -> org",
-    positionals: ['ORG_ID'],
-    options: {
-      plan: str('P', kPlanHelp),
-      'trial-ends': str('ISO-8601', kTrialEndsHelp),
-      standing: str('good|lapsed', "the subscription's standing; a lapsed organisation loses the Management API"),
-    },
-    run: (args, ctx) =>
-      ctx.write('orgUpdate', {
-        orgId: args.positional('ORG_ID'),
-        plan: args.string('plan') as Plan | undefined,
-        trialEndsAt: args.isoTime('trial-ends'),
-        standing: args.string('standing') as Standing | undefined,
-      }),
-    human: out.renderOrg,
-  }),
-  command({
-    name: 'org add-member',
-    usage: 'org add-member ORG_ID USER_ID --role owner|admin|editor|viewer',
-    summary: 'add a user to an organisation, or change their role -> {orgId, userId, role}',
-    positionals: ['ORG_ID', 'USER_ID'],
-    options: {
-      role: str(
-        'owner|admin|editor|viewer',
-        "the role: editors and up create tokens and change flags; admins and owners also revoke others' tokens",
-        true,
-      ),
-    },
-    run: (args, ctx) =>
-      ctx.write('orgAddMember', {
-        orgId: args.positional('ORG_ID'),
-        userId: args.positional('USER_ID'),
-        role: args.required('role') as Role,
-      }),
-    human: out.renderMembership,
-  }),
-  command({
-    name: 'org list',
-    usage: 'org list',
-    summary: 'every organisation, oldest first -> {orgs}',
-    positionals: [],
-    options: {},
-    run: (_args, ctx) => ctx.read((r) => ({ orgs: r.listOrgs() })),
-    human: (result: { orgs: Org[] }) => out.renderOrgs(result.orgs),
-  }),
-  command({
-    name: 'user create',
-    usage: 'user create --email EMAIL [--name NAME]',
-    summary: 'create a user (e-mail addresses are unique) -> {id, email, name}',
-    positionals: [],
-    options: {
-      email: str('EMAIL', "the user's e-mail address (denial notices go there)", true),
-      name: str('NAME', 'display name (default: the part of the e-mail before @)'),
-    },
-    run: (args, ctx) => ctx.write('userCreate', { email: args.required('email'), name: args.string('name') }),
-    human: out.renderUser,
-  }),
-  command({
-    name: 'user password',
-    usage: 'user password USER_ID',
-    summary:
-      "set the user's web console password, read from standard input (up to the first newline); ends their sessions -> {userId, updatedAt, sessionsEnded}",
-    positionals: ['USER_ID'],
-    options: {},
-    notes:
-      `The password is never taken from the command line. At least ${kMinPasswordLength} characters, no other rules; kept only as an scrypt hash. ` +
-      'Example: printf \'%s\\n\' "$PASSWORD" | flagwire user password usr_...',
-    async run(args, ctx) {
-      const userId = args.positional('USER_ID');
-      // Before reading standard input: a typo in the id fails at once instead of after the password.
-      await ctx.read((r) => requireUser(r, userId));
-      const password = await readSecretLine();
-      const problem = passwordProblem(password);
-      if (problem !== null) throw new FlagwireError('INVALID_REQUEST', problem);
-      return ctx.write('userPassword', { userId, passwordHash: await hashPassword(password) });
-    },
-    human: out.renderPasswordSet,
-  }),
-  command({
-    name: 'user list',
-    usage: 'user list',
-    summary: 'every user, oldest first -> {users}',
-    positionals: [],
-    options: {},
-    run: (_args, ctx) => ctx.read((r) => ({ users: r.listUsers() })),
-    human: (result: { users: User[] }) => out.renderUsers(result.users),
-  }),
-
-  // ---- projects, environments, audiences -------------------------------------------------------
-  command({
-    name: 'project create',
-    usage: kProjectCreateUsage,
-    summary: 'create an organisation project (--org) or a personal one (--owner) -> {id, name, kind, environments}',
-    positionals: [],
-    options: {
-      name: str('NAME', "the project's name: unique, ignoring case, in its organisation (or among the owner's personal projects)", true),
-      org: str('ORG_ID', 'the organisation the project belongs to'),
-      owner: str('USER_ID', 'the user whose personal project this is (personal projects have no tokens or audiences)'),
-      kind: str('single|multi', 'single (default): one state per flag; multi: one state per environment'),
-      env: many('NAME', 'an environment of a multi project (repeat, or a comma list: --env staging,production)'),
-    },
-    run(args, ctx) {
-      const orgId = args.string('org');
-      const ownerUserId = args.string('owner');
-      if ((orgId === undefined) === (ownerUserId === undefined)) {
-        throw new UsageError(
-          'give exactly one of --org ORG_ID (organisation project) and --owner USER_ID (personal project)',
-          `Usage: flagwire ${kProjectCreateUsage}`,
-        );
-      }
-      return ctx.write('projectCreate', {
-        name: args.required('name'),
-        orgId,
-        ownerUserId,
-        kind: args.string('kind') as ProjectKind | undefined,
-        environments: args.list('env'),
-      });
-    },
-    human: out.renderProject,
-  }),
-  command({
-    name: 'project list',
-    usage: kProjectListUsage,
-    summary: "projects, oldest first: all, one organisation's (--org) or one user's personal ones (--owner) -> {projects}",
-    positionals: [],
-    options: { org: str('ORG_ID', "only this organisation's projects"), owner: str('USER_ID', "only this user's personal projects") },
-    run(args, ctx) {
-      const orgId = args.string('org');
-      const ownerUserId = args.string('owner');
-      if (orgId !== undefined && ownerUserId !== undefined) {
-        throw new UsageError('give at most one of --org and --owner', `Usage: flagwire ${kProjectListUsage}`);
-      }
-      return ctx.read((r): { projects: Project[] } => {
-        if (orgId !== undefined) requireOrg(r, orgId);
-        if (ownerUserId !== undefined) requireUser(r, ownerUserId);
-        const projects = r
-          .listProjects()
-          .filter(
-            (p) =>
-              (orgId === undefined || p.orgId === orgId) &&
-              (ownerUserId === undefined || (p.orgId === null && p.ownerUserId === ownerUserId)),
-          );
-        return { projects };
-      });
-    },
-    human: (result: { projects: Project[] }) => out.renderProjects(result.projects),
-  }),
-  command({
-    name: 'project show',
-    usage: 'project show PROJECT_ID',
-    summary: 'one project -> {id, name, kind, orgId, ownerUserId, environments, createdAt}',
-    positionals: ['PROJECT_ID'],
-    options: {},
-    run: (args, ctx) => ctx.read((r) => requireProject(r, args.positional('PROJECT_ID'))),
-    human: out.renderProject,
-  }),
-  command({
-    name: 'env add',
-    usage: 'env add PROJECT_ID NAME',
-    summary: 'add an environment to a multi-environment project (audited) -> project',
-    positionals: ['PROJECT_ID', 'NAME'],
-    argumentHelp: { NAME: 'the new environment\'s name (letters, digits, "_", "." or "-")' },
-    options: {},
-    run: (args, ctx) => ctx.write('envAdd', { projectId: args.positional('PROJECT_ID'), name: args.positional('NAME') }),
-    human: out.renderProject,
-  }),
-  command({
-    name: 'env rename',
-    usage: 'env rename PROJECT_ID OLD NEW',
-    summary: 'rename an environment (audited; tokens limited to the old name are not updated) -> project',
-    positionals: ['PROJECT_ID', 'OLD', 'NEW'],
-    argumentHelp: { OLD: "the environment's current name", NEW: 'its new name (letters, digits, "_", "." or "-")' },
-    options: {},
-    run: (args, ctx) =>
-      ctx.write('envRename', { projectId: args.positional('PROJECT_ID'), from: args.positional('OLD'), to: args.positional('NEW') }),
-    human: out.renderProject,
-  }),
-  command({
-    name: 'audience create',
-    usage: kAudienceCreateUsage,
-    summary: "define an audience (audited): every rule's attribute must equal one of its values -> {id, name, rules}",
-    positionals: ['PROJECT_ID'],
-    options: {
-      name: str('NAME', "the audience's name, unique in the project ignoring case", true),
-      rule: many('ATTR=V1[,V2...]', kRuleHelp, true),
-    },
-    run: (args, ctx) =>
-      ctx.write('audienceCreate', {
-        projectId: args.positional('PROJECT_ID'),
-        name: args.required('name'),
-        rules: rules(args, `Usage: flagwire ${kAudienceCreateUsage}`) ?? [],
-      }),
-    human: out.renderAudience,
-  }),
-  command({
-    name: 'audience update',
-    usage: kAudienceUpdateUsage,
-    summary: 'rename an audience or replace its rules (audited; a change to nothing writes nothing) -> audience',
-    positionals: ['AUDIENCE_ID'],
-    options: {
-      name: str('NAME', 'the new name, unique in the project ignoring case'),
-      rule: many('ATTR=V1[,V2...]', `${kRuleHelp}; the rules given replace all current ones`),
-    },
-    run: (args, ctx) =>
-      ctx.write('audienceUpdate', {
-        audienceId: args.positional('AUDIENCE_ID'),
-        name: args.string('name'),
-        rules: rules(args, `Usage: flagwire ${kAudienceUpdateUsage}`),
-      }),
-    human: out.renderAudience,
-  }),
-  command({
-    name: 'audience list',
-    usage: 'audience list PROJECT_ID',
-    summary: "a project's audiences -> {audiences}",
-    positionals: ['PROJECT_ID'],
-    options: {},
-    run: (args, ctx) => ctx.read((r) => ({ audiences: r.listAudiences(requireProject(r, args.positional('PROJECT_ID')).id) })),
-    human: (result: { audiences: Audience[] }) => out.renderAudiences(result.audiences),
-  }),
-
   // ---- flags -----------------------------------------------------------------------------------
   command({
     name: 'flag create',
@@ -996,7 +730,7 @@ const kOwnCommands: readonly ConsoleCommand[] = [
       expires: str('never|30d|90d|365d', 'lifetime from now (default never; at most 365 days)'),
     },
     run: (args, ctx) =>
-      ctx.write('tokenCreate', {
+      ctx.write(kTokenCommands.tokenCreate, {
         projectId: args.positional('PROJECT_ID'),
         asUserId: args.required('as'),
         name: args.required('name'),
@@ -1017,7 +751,7 @@ const kOwnCommands: readonly ConsoleCommand[] = [
       'grace-seconds': str('N', `seconds the old secret keeps working, 0 (default) to ${kMaxGracePeriodSeconds} (7 days)`),
     },
     run: (args, ctx) =>
-      ctx.write('tokenRotate', {
+      ctx.write(kTokenCommands.tokenRotate, {
         tokenId: args.positional('TOKEN_ID'),
         asUserId: args.required('as'),
         gracePeriodSeconds: args.integer('grace-seconds', 0, kMaxGracePeriodSeconds),
@@ -1030,7 +764,7 @@ const kOwnCommands: readonly ConsoleCommand[] = [
     summary: 'revoke a token (creator, Admin or Owner) -> {id, revokedAt}',
     positionals: ['TOKEN_ID'],
     options: { as: str('USER_ID', `${kAsTokenUser}; revoking needs the token's creator, or an Admin or Owner`, true) },
-    run: (args, ctx) => ctx.write('tokenRevoke', { tokenId: args.positional('TOKEN_ID'), asUserId: args.required('as') }),
+    run: (args, ctx) => ctx.write(kTokenCommands.tokenRevoke, { tokenId: args.positional('TOKEN_ID'), asUserId: args.required('as') }),
     human: out.renderRevoked,
   }),
   command({
@@ -1094,5 +828,5 @@ const kOwnCommands: readonly ConsoleCommand[] = [
   }),
 ];
 
-/** Every command of the command line: these, then each capability's, in the order src/capabilities.ts lists them. */
-export const kConsoleCommands: readonly ConsoleCommand[] = [...kOwnCommands, ...kCapabilityList.flatMap((c) => c.cli ?? [])];
+/** Every command of the command line: serve, each capability's in the order src/capabilities.ts lists them, then these. */
+export const kConsoleCommands: readonly ConsoleCommand[] = [kServe, ...kCapabilityList.flatMap((c) => c.cli ?? []), ...kOwnCommands];

@@ -5,6 +5,7 @@ import { randomId } from '../model/ids.js';
 import { requireOrg, requireUser } from '../model/lookups.js';
 import { can, describeRole } from '../model/permissions.js';
 import type { StoreWriter } from '../store/interfaces.js';
+import { commandTable } from '../writer/command.js';
 import { requireEmail, requireName, sameName } from '../model/input-checks.js';
 
 export interface OrgCreateInput {
@@ -117,6 +118,13 @@ export function orgAddMember(w: StoreWriter, input: Membership & { asUserId?: st
   return member;
 }
 
+/**
+ * What a membership's audit entry says happened: a role given here, or an invitation made, accepted or
+ * declined (src/invitations). The orgs and invitations capabilities each declare their part.
+ */
+export const kMemberAuditActions = ['member.role', 'member.invite', 'member.accept', 'member.decline'] as const;
+export type MemberAuditAction = (typeof kMemberAuditActions)[number];
+
 export function requireRole(role: unknown): Role {
   if (!(kRoles as readonly unknown[]).includes(role)) {
     throw new FlagwireError('INVALID_REQUEST', `role must be one of ${kRoles.join(', ')}`);
@@ -132,7 +140,7 @@ export function requireRole(role: unknown): Role {
 export function auditMembership(
   w: StoreWriter,
   actor: User,
-  action: string,
+  action: MemberAuditAction,
   orgId: string,
   subject: string,
   change: { before: Role | null; after: Role | null },
@@ -197,3 +205,6 @@ function trialEnd(plan: Plan, requested: number | null, now: number): number | n
   if (requested !== null && !Number.isFinite(requested)) throw new FlagwireError('INVALID_REQUEST', 'trial end is not a valid date');
   return requested ?? now + kDefaultTrialMs;
 }
+
+/** These commands by name, as the writer runs them (src/orgs/capability.ts declares them). */
+export const kOrgCommands = commandTable({ orgCreate, orgUpdate, userCreate, orgAddMember });

@@ -7,9 +7,14 @@ import type { Audience, AudienceRule, Project, ProjectKind } from '../model/proj
 import { kLimits } from '../model/schemas.js';
 import type { AuditEntry } from '../model/audit.js';
 import type { StoreWriter } from '../store/interfaces.js';
-import { projectAdminActor, type Actor } from '../audit/audit-actor.js';
+import { commandTable } from '../writer/command.js';
+import { type Actor, actorFor, principalOf } from '../audit/audit-actor.js';
 import { exactList, requireName, sameName } from '../model/input-checks.js';
 import { can, describeRole } from '../model/permissions.js';
+
+/** Every audit action the project commands write. */
+export const kProjectAuditActions = ['env.add', 'env.rename', 'env.protect', 'audience.create', 'audience.update'] as const;
+type ProjectAuditAction = (typeof kProjectAuditActions)[number];
 
 const kEnvName = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
@@ -77,14 +82,17 @@ function checkMayCreateProject(w: StoreWriter, orgId: string | undefined, asUser
   }
 }
 
-/** `asUserId`: the web console's signed-in user, audited as `user:<id>` (projectAdminActor); the CLI acts as `console`. */
+/**
+ * `asUserId`: the web console's signed-in user, audited as `user:<id>`, who must be an Admin or Owner
+ * of the project's organisation (or own the personal project); the CLI is the operator, audited as `console`.
+ */
 interface AsUser {
   asUserId?: string;
 }
 
 export function envAdd(w: StoreWriter, input: { projectId: string; name: string } & AsUser, now: number): Project {
   const project = requireMultiProject(w, input.projectId);
-  const actor = projectAdminActor(w, project, input.asUserId);
+  const actor = actorFor(w, principalOf(input.asUserId), project, 'configure', now);
   const name = checkEnvName(input.name);
   if (project.environments.includes(name)) throw new FlagwireError('INVALID_REQUEST', `environment "${name}" already exists`);
   const next = { ...project, environments: [...project.environments, name] };
@@ -96,7 +104,7 @@ export function envAdd(w: StoreWriter, input: { projectId: string; name: string 
 /** Renames the environment in the project and in every flag; tokens keep the old name (spec: Token settings). */
 export function envRename(w: StoreWriter, input: { projectId: string; from: string; to: string } & AsUser, now: number): Project {
   const project = requireMultiProject(w, input.projectId);
-  const actor = projectAdminActor(w, project, input.asUserId);
+  const actor = actorFor(w, principalOf(input.asUserId), project, 'configure', now);
   const to = checkEnvName(input.to);
   if (!project.environments.includes(input.from)) {
     throw new FlagwireError(
@@ -124,7 +132,7 @@ export function envRename(w: StoreWriter, input: { projectId: string; from: stri
  */
 export function envProtect(w: StoreWriter, input: { projectId: string; env: string; protect: boolean } & AsUser, now: number): Project {
   const project = requireMultiProject(w, input.projectId);
-  const actor = projectAdminActor(w, project, input.asUserId);
+  const actor = actorFor(w, principalOf(input.asUserId), project, 'configure', now);
   if (!project.environments.includes(input.env)) {
     throw new FlagwireError(
       'INVALID_REQUEST',
@@ -149,7 +157,7 @@ export interface AudienceCreateInput extends AsUser {
 
 export function audienceCreate(w: StoreWriter, input: AudienceCreateInput, now: number): Audience {
   const project = requireProject(w, input.projectId);
-  const actor = projectAdminActor(w, project, input.asUserId);
+  const actor = actorFor(w, principalOf(input.asUserId), project, 'configure', now);
   requireAudiencePlan(w, project, now);
   const audience: Audience = {
     id: `aud_${randomId(12)}`,
@@ -172,7 +180,7 @@ export interface AudienceUpdateInput extends AsUser {
 export function audienceUpdate(w: StoreWriter, input: AudienceUpdateInput, now: number): Audience {
   const audience = requireAudience(w, input.audienceId);
   const project = requireProject(w, audience.projectId);
-  const actor = projectAdminActor(w, project, input.asUserId);
+  const actor = actorFor(w, principalOf(input.asUserId), project, 'configure', now);
   requireAudiencePlan(w, project, now);
   const name = input.name === undefined ? audience.name : uniqueAudienceName(w, audience.projectId, input.name, audience.id);
   const rules = input.rules === undefined ? audience.rules : checkRules(input.rules);
@@ -210,7 +218,7 @@ function audit(
   w: StoreWriter,
   actor: Actor,
   projectId: string,
-  action: string,
+  action: ProjectAuditAction,
   env: string | null,
   changes: AuditEntry['changes'],
   now: number,
@@ -260,3 +268,6 @@ export function checkRules(rules: AudienceRule[]): AudienceRule[] {
     return { attribute, values };
   });
 }
+
+/** These commands by name, as the writer runs them (src/projects/capability.ts declares them). */
+export const kProjectCommands = commandTable({ projectCreate, envAdd, envRename, envProtect, audienceCreate, audienceUpdate });

@@ -8,7 +8,13 @@ import { isManagementEligible } from '../model/plans.js';
 import type { Project } from '../model/projects.js';
 import type { Token } from '../model/tokens.js';
 import type { StoreWriter } from '../store/interfaces.js';
+import { commandTable } from '../writer/command.js';
+import { recordActivity } from './activity-commands.js';
 import { cleanList, requireName } from '../model/input-checks.js';
+
+/** Every audit action the token commands write. */
+export const kTokenAuditActions = ['token.create', 'token.rotate', 'token.revoke'] as const;
+type TokenAuditAction = (typeof kTokenAuditActions)[number];
 
 export const kMaxActiveTokens = 50;
 const kDayMs = 24 * 3600 * 1000;
@@ -144,7 +150,7 @@ export function tokenRevoke(w: StoreWriter, input: { tokenId: string; asUserId: 
     at: now,
     projectId: token.projectId,
     ...userActor(w, input.asUserId),
-    action: 'token.revoke',
+    action: 'token.revoke' satisfies TokenAuditAction,
     flagId: null,
     env: null,
     changes: {
@@ -160,7 +166,7 @@ type TokenSettings = Pick<Token, 'projectId' | 'name' | 'permission' | 'environm
 /** Who acted (audited as `user:<id>` with the user's name, which is not always the token's creator: an Admin may rotate). */
 interface TokenAudit {
   userId: string;
-  action: 'token.create' | 'token.rotate';
+  action: Exclude<TokenAuditAction, 'token.revoke'>;
   /** The token a rotation revoked. */
   replaces: string | null;
   /** A rotation's grace period for the old secret (0: none). */
@@ -232,3 +238,6 @@ function requireManageableToken(w: StoreWriter, tokenId: string, asUserId: strin
     throw new FlagwireError('INVALID_REQUEST', `Token ${tokenId} is already revoked.`);
   return token;
 }
+
+/** These commands by name, as the writer runs them (src/tokens/capability.ts declares them). */
+export const kTokenCommands = commandTable({ tokenCreate, tokenRotate, tokenRevoke, recordActivity });

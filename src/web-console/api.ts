@@ -10,9 +10,7 @@ import type { ApiRoute } from './api/call.js';
 import { kFlagRoutes } from './api/flags.js';
 import { kHomeRoutes } from './api/home.js';
 import { kMemberRoutes } from './api/members.js';
-import { kOrgRoutes } from './api/orgs.js';
 import { kPlaygroundRoutes } from './api/playground.js';
-import { kSettingsRoutes } from './api/settings.js';
 import { kTokenRoutes } from './api/tokens.js';
 import { kWebhookRoutes } from './api/webhooks.js';
 
@@ -22,11 +20,9 @@ export const kApiRoutes: readonly ApiRoute[] = [
   ...kHomeRoutes,
   ...kFlagRoutes,
   ...kPlaygroundRoutes,
-  ...kSettingsRoutes,
   ...kTokenRoutes,
   ...kWebhookRoutes,
   ...kMemberRoutes,
-  ...kOrgRoutes,
   ...kCapabilityList.flatMap((c) => c.consoleRoutes ?? []),
 ];
 

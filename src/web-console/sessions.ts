@@ -1,6 +1,7 @@
 // Web console sessions: signing in (password check, rate limits, a fresh session id), finding the
 // session of a request by its cookie, and signing out. Sessions live in the store, so every process and
 // thread serving the console sees the same ones, and a sign-out ends the session everywhere at once.
+import { kInvitationCommands } from '../invitations/invitation-commands.js';
 import { kSessionCommands } from '../sessions/capability.js';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../clock.js';
@@ -101,7 +102,7 @@ export class ConsoleSessions {
       throw new FlagwireError('NOT_FOUND', notFoundDetail('invitation', request.invitationId));
     }
     const passwordHash = await this.limits.checking(() => hashPassword(request.password));
-    const { user } = await this.writer.call('invitationJoin', {
+    const { user } = await this.writer.call(kInvitationCommands.invitationJoin, {
       invitationId: request.invitationId,
       tokenHash,
       name: request.name,

@@ -5,9 +5,7 @@ import { FlagwireError } from '../errors.js';
 import { unicodeProblems } from '../model/validation.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import type { WriterCommand } from './command.js';
-import { recordActivity } from '../tokens/activity-commands.js';
 import { seedDemo } from './demo-seed.js';
-import { invitationAccept, invitationDecline, invitationJoin, orgInvite } from '../invitations/invitation-commands.js';
 import {
   apiFlagCreate,
   apiFlagPatch,
@@ -21,9 +19,6 @@ import {
   flagRename,
   flagTags,
 } from '../flags/flag-commands.js';
-import { orgAddMember, orgCreate, orgUpdate, userCreate } from '../orgs/org-commands.js';
-import { audienceCreate, audienceUpdate, envAdd, envProtect, envRename, projectCreate } from '../projects/project-commands.js';
-import { tokenCreate, tokenRevoke, tokenRotate } from '../tokens/token-commands.js';
 import { recordUsage } from '../flags/usage-commands.js';
 import { flagsImport } from '../flags/import-commands.js';
 import { apiFlagsApply, flagsApply } from '../flags-as-code/apply-commands.js';
@@ -57,20 +52,6 @@ import {
 } from '../webhooks/webhook-commands.js';
 
 export const kCommands = {
-  orgCreate,
-  orgUpdate,
-  userCreate,
-  orgAddMember,
-  orgInvite,
-  invitationAccept,
-  invitationDecline,
-  invitationJoin,
-  projectCreate,
-  envAdd,
-  envRename,
-  envProtect,
-  audienceCreate,
-  audienceUpdate,
   apiFlagCreate,
   apiFlagPatch,
   flagCreate,
@@ -106,10 +87,6 @@ export const kCommands = {
   webhookClaimMany,
   webhookResult,
   webhookResultMany,
-  tokenCreate,
-  tokenRotate,
-  tokenRevoke,
-  recordActivity,
   recordUsage,
   seedDemo,
 } as const;

@@ -1,4 +1,6 @@
 // The console's members page: an organisation's members and invitations, and answering an invitation.
+import { kInvitationCommands } from '../../invitations/invitation-commands.js';
+import { kOrgCommands } from '../../orgs/org-commands.js';
 import { isInvitationLive } from '../../model/invitations.js';
 import { can } from '../../model/permissions.js';
 import { orgAccess } from '../access.js';
@@ -37,7 +39,7 @@ export const kMemberRoutes: readonly ApiRoute[] = [
     run(call) {
       const { org } = orgAccess(call.store, call.user, call.params.orgId!);
       const body = kMemberForm.read(call.received);
-      return call.writer.call('orgAddMember', {
+      return call.writer.call(kOrgCommands.orgAddMember, {
         orgId: org.id,
         userId: body.userId,
         role: body.role as never,
@@ -52,7 +54,7 @@ export const kMemberRoutes: readonly ApiRoute[] = [
     run(call) {
       const { org } = orgAccess(call.store, call.user, call.params.orgId!);
       const body = kInvitationForm.read(call.received);
-      return call.writer.call('orgInvite', {
+      return call.writer.call(kInvitationCommands.orgInvite, {
         orgId: org.id,
         email: body.email,
         role: body.role,
@@ -64,11 +66,13 @@ export const kMemberRoutes: readonly ApiRoute[] = [
   {
     method: 'POST',
     pattern: 'invitations/:invitationId/accept',
-    run: (call) => call.writer.call('invitationAccept', { invitationId: call.params.invitationId!, asUserId: call.user.id }),
+    run: (call) =>
+      call.writer.call(kInvitationCommands.invitationAccept, { invitationId: call.params.invitationId!, asUserId: call.user.id }),
   },
   {
     method: 'POST',
     pattern: 'invitations/:invitationId/decline',
-    run: (call) => call.writer.call('invitationDecline', { invitationId: call.params.invitationId!, asUserId: call.user.id }),
+    run: (call) =>
+      call.writer.call(kInvitationCommands.invitationDecline, { invitationId: call.params.invitationId!, asUserId: call.user.id }),
   },
 ];

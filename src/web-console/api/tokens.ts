@@ -1,4 +1,5 @@
 // The console's tokens page and a token's activity page: listing, creating, rotating, revoking.
+import { kTokenCommands } from '../../tokens/token-commands.js';
 import { requireToken } from '../../model/lookups.js';
 import { holdsTokenSlot, inRotationGrace, tokenStatus } from '../../model/permissions.js';
 import type { Token } from '../../model/tokens.js';
@@ -66,7 +67,7 @@ export const kTokenRoutes: readonly ApiRoute[] = [
     run(call) {
       const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
       const body = kTokenForm.read(call.received);
-      return call.writer.call('tokenCreate', {
+      return call.writer.call(kTokenCommands.tokenCreate, {
         projectId: access.project.id,
         asUserId: call.user.id,
         name: body.name,
@@ -80,7 +81,7 @@ export const kTokenRoutes: readonly ApiRoute[] = [
     method: 'POST',
     pattern: 'tokens/:tokenId/rotate',
     run: (call) =>
-      call.writer.call('tokenRotate', {
+      call.writer.call(kTokenCommands.tokenRotate, {
         tokenId: tokenAccess(call, call.params.tokenId!).token.id,
         asUserId: call.user.id,
         gracePeriodSeconds: kRotateForm.readOptional(call.received).gracePeriodSeconds,
@@ -89,7 +90,8 @@ export const kTokenRoutes: readonly ApiRoute[] = [
   {
     method: 'POST',
     pattern: 'tokens/:tokenId/revoke',
-    run: (call) => call.writer.call('tokenRevoke', { tokenId: tokenAccess(call, call.params.tokenId!).token.id, asUserId: call.user.id }),
+    run: (call) =>
+      call.writer.call(kTokenCommands.tokenRevoke, { tokenId: tokenAccess(call, call.params.tokenId!).token.id, asUserId: call.user.id }),
   },
   {
     method: 'GET',

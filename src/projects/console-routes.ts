@@ -1,9 +1,20 @@
-// The console's project settings: environments and audiences.
-import { FlagwireError } from '../../errors.js';
-import { projectAccess } from '../access.js';
-import { type Static, Type } from '../../typebox.js';
-import type { ApiRoute } from './call.js';
-import { compileForm, FormText } from '../forms.js';
+// The web console's project routes: creating an organisation's project (its Admin or Owner), and the
+// project settings page's environments and audiences.
+import { requireAudience } from '../model/lookups.js';
+import { type Static, Type } from '../typebox.js';
+import { orgAccess, projectAccess } from '../web-console/access.js';
+import type { ApiRoute } from '../web-console/api/call.js';
+import { compileForm, FormText, FormTexts } from '../web-console/forms.js';
+import { kProjectCommands } from './project-commands.js';
+
+/** The kind is checked first, then the rest: a wrong kind is named before a wrong name. */
+const kProjectForm = compileForm(
+  Type.Object({
+    kind: Type.String({ pattern: '^(single|multi)$', 'x-error': 'must be a string', 'x-pattern-error': 'kind must be single or multi' }),
+    name: FormText,
+    environments: Type.Optional(FormTexts),
+  }),
+);
 
 const kEnvironmentForm = compileForm(Type.Object({ name: FormText }));
 const kEnvironmentRenameForm = compileForm(Type.Object({ from: FormText, to: FormText }));
@@ -26,13 +37,30 @@ function audienceRules(rules: Static<typeof AudienceForm>['rules']): { attribute
   });
 }
 
-export const kSettingsRoutes: readonly ApiRoute[] = [
+export const kProjectConsoleRoutes: readonly ApiRoute[] = [
+  {
+    // {name, kind: "single" | "multi", environments: [names]}; the writer checks the role and every field.
+    method: 'POST',
+    pattern: 'orgs/:orgId/projects',
+    run(call) {
+      const { org } = orgAccess(call.store, call.user, call.params.orgId!);
+      const body = kProjectForm.read(call.received);
+      return call.writer.call(kProjectCommands.projectCreate, {
+        name: body.name,
+        orgId: org.id,
+        // The pattern admits these two only.
+        kind: body.kind as 'single' | 'multi',
+        environments: body.environments ?? [],
+        asUserId: call.user.id,
+      });
+    },
+  },
   {
     method: 'POST',
     pattern: 'projects/:projectId/environments',
     run(call) {
       const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
-      return call.writer.call('envAdd', {
+      return call.writer.call(kProjectCommands.envAdd, {
         projectId: access.project.id,
         name: kEnvironmentForm.read(call.received).name,
         asUserId: call.user.id,
@@ -45,7 +73,7 @@ export const kSettingsRoutes: readonly ApiRoute[] = [
     run(call) {
       const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
       const body = kEnvironmentRenameForm.read(call.received);
-      return call.writer.call('envRename', {
+      return call.writer.call(kProjectCommands.envRename, {
         projectId: access.project.id,
         from: body.from,
         to: body.to,
@@ -60,7 +88,7 @@ export const kSettingsRoutes: readonly ApiRoute[] = [
     run(call) {
       const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
       const body = kProtectForm.read(call.received);
-      return call.writer.call('envProtect', {
+      return call.writer.call(kProjectCommands.envProtect, {
         projectId: access.project.id,
         env: body.environment,
         protect: body.protected,
@@ -74,7 +102,7 @@ export const kSettingsRoutes: readonly ApiRoute[] = [
     run(call) {
       const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
       const body = kAudienceForm.read(call.received);
-      return call.writer.call('audienceCreate', {
+      return call.writer.call(kProjectCommands.audienceCreate, {
         projectId: access.project.id,
         name: body.name,
         rules: audienceRules(body.rules),
@@ -86,11 +114,10 @@ export const kSettingsRoutes: readonly ApiRoute[] = [
     method: 'POST',
     pattern: 'audiences/:audienceId',
     run(call) {
-      const audience = call.store.getAudience(call.params.audienceId!);
-      if (audience === undefined) throw new FlagwireError('NOT_FOUND', `No audience with id "${call.params.audienceId}" exists.`);
+      const audience = requireAudience(call.store, call.params.audienceId!);
       projectAccess(call.store, call.user, audience.projectId, call.now);
       const body = kAudienceForm.read(call.received);
-      return call.writer.call('audienceUpdate', {
+      return call.writer.call(kProjectCommands.audienceUpdate, {
         audienceId: audience.id,
         name: body.name,
         rules: audienceRules(body.rules),

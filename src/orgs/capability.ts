@@ -1,0 +1,13 @@
+// Organisations, users and their members as a capability (src/capability/capability.ts).
+import { defineCapability } from '../capability/capability.js';
+import { kOrgCli } from './cli.js';
+import { kOrgConsoleRoutes } from './console-routes.js';
+import { kOrgCommands, type MemberAuditAction } from './org-commands.js';
+
+export const kOrgs = defineCapability({
+  name: 'orgs',
+  commands: kOrgCommands,
+  consoleRoutes: kOrgConsoleRoutes,
+  cli: kOrgCli,
+  auditActions: ['member.role'] as const satisfies readonly MemberAuditAction[],
+});
