@@ -14,6 +14,7 @@ import { authorizeTokenWrite } from '../model/token-access.js';
 import { compileValidator } from '../model/validation.js';
 import { type DeliveryPayload, kWebhookEvents, type Webhook, type WebhookDelivery, webhookEventOf } from '../model/webhooks.js';
 import type { StoreWriter } from '../store/interfaces.js';
+import type { WebhookAuditAction } from './capability.js';
 import { deliveryBody } from './payload.js';
 import { WebhookCreate, type WebhookCreated, webhookView } from './schemas.js';
 import { newWebhookSecret } from './signature.js';
@@ -283,7 +284,7 @@ function requireWebhook(w: StoreWriter, projectId: string, webhookId: string): W
   return hook;
 }
 
-function audit(w: StoreWriter, actor: Actor, hook: Webhook, action: string, changes: AuditEntry['changes'], now: number): void {
+function audit(w: StoreWriter, actor: Actor, hook: Webhook, action: WebhookAuditAction, changes: AuditEntry['changes'], now: number): void {
   w.appendAudit({ at: now, projectId: hook.projectId, actor: actor.id, actorName: actor.name, action, flagId: null, env: null, changes });
 }
 

@@ -27,7 +27,6 @@ import { audienceCreate, audienceUpdate, envAdd, envProtect, envRename, projectC
 import { tokenCreate, tokenRevoke, tokenRotate } from '../tokens/token-commands.js';
 import { recordUsage } from '../flags/usage-commands.js';
 import { flagsImport } from '../flags/import-commands.js';
-import { apiFlagsApply, flagsApply } from '../flags-as-code/apply-commands.js';
 import {
   apiScheduleCancel,
   apiScheduleCreate,
@@ -43,19 +42,7 @@ import {
   rolloutAdvance,
   rolloutGuardRecord,
 } from '../release-plans/rollout-commands.js';
-import {
-  apiWebhookCreate,
-  apiWebhookDelete,
-  apiWebhookRedeliver,
-  consoleWebhookCreate,
-  consoleWebhookDelete,
-  consoleWebhookRedeliver,
-  queueWebhookDeliveries,
-  webhookClaim,
-  webhookClaimMany,
-  webhookResult,
-  webhookResultMany,
-} from '../webhooks/webhook-commands.js';
+import { queueWebhookDeliveries } from '../webhooks/webhook-commands.js';
 
 export const kCommands = {
   orgCreate,
@@ -84,8 +71,6 @@ export const kCommands = {
   flagCohorts,
   flagDelete,
   flagsImport,
-  flagsApply,
-  apiFlagsApply,
   consoleScheduleCreate,
   apiScheduleCreate,
   consoleScheduleCancel,
@@ -97,16 +82,6 @@ export const kCommands = {
   apiRolloutAct,
   rolloutAdvance,
   rolloutGuardRecord,
-  apiWebhookCreate,
-  consoleWebhookCreate,
-  apiWebhookDelete,
-  consoleWebhookDelete,
-  apiWebhookRedeliver,
-  consoleWebhookRedeliver,
-  webhookClaim,
-  webhookClaimMany,
-  webhookResult,
-  webhookResultMany,
   tokenCreate,
   tokenRotate,
   tokenRevoke,
