@@ -9,13 +9,14 @@ import { FlagwireError } from '../errors.js';
 import { isStale, kDefaultStaleDays, kMaxStaleDays, staleBefore, type Flag } from '../model/flags.js';
 import { hashPassword, kMinPasswordLength, passwordProblem } from '../model/passwords.js';
 import type { Audience, AudienceRule, Project, ProjectKind } from '../model/projects.js';
-import { requireFlag, requireOrg, requireProject, requireToken, requireUser } from '../model/lookups.js';
+import { requireFlag, requireOrg, requireProject, requireToken, requireUser, webhookNotFound } from '../model/lookups.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { representFlag, type EnvironmentsFlag, type FlatFlag } from '../model/representation.js';
 import { kMaxGracePeriodSeconds, tokenView, type TokenView } from '../tokens/token-commands.js';
 import { flagsPlan } from '../flags-as-code/apply-commands.js';
 import type { PlanResult } from '../flags-as-code/schemas.js';
 import { type ExportFormat, exportProject, kExportFormats } from '../flags-as-code/export.js';
+import { kFlagsAsCodeCommands } from '../flags-as-code/capability.js';
 import { fileText } from '../flags-as-code/flag-file.js';
 import { renderApplied, renderPlan } from '../flags-as-code/plan-text.js';
 import { savedPlanConditions } from '../flags-as-code/saved-plan.js';
@@ -34,6 +35,9 @@ import { kRolloutActions } from '../release-plans/schemas.js';
 import { type DeliveryBody, deliveryView, type WebhookBody, type WebhookCreated, webhookView } from '../webhooks/schemas.js';
 import { renderCreatedWebhook, renderDeliveries, renderWebhooks } from '../webhooks/webhook-text.js';
 import { kKeptDeliveries } from '../webhooks/webhook-commands.js';
+import { kWebhookCommands } from '../webhooks/capability.js';
+import { principalOf } from '../audit/audit-actor.js';
+import { jsonBody } from '../model/request-body.js';
 import type { GuardInput } from '../release-plans/guards.js';
 import { parseIsoTime, splitList, UsageError, type Args } from './args.js';
 import { bool, command, type ConsoleCommand, many, str } from './console-command.js';
@@ -843,7 +847,12 @@ const kOwnCommands: readonly ConsoleCommand[] = [
       if (events !== undefined) body.events = splitList(events);
       const format = args.string('format');
       if (format !== undefined) body.format = format;
-      return ctx.write('consoleWebhookCreate', { projectId: args.positional('PROJECT_ID'), body, asUserId: args.string('as') });
+      const input = {
+        principal: principalOf(args.string('as')),
+        projectId: args.positional('PROJECT_ID'),
+        received: jsonBody(JSON.stringify(body)),
+      };
+      return ctx.write(kWebhookCommands.webhookCreate, input);
     },
     human: (hook: WebhookCreated) => renderCreatedWebhook(hook, out.renderTable),
   }),
@@ -863,7 +872,8 @@ const kOwnCommands: readonly ConsoleCommand[] = [
     summary: 'delete a webhook and its delivery log -> {id, deleted}',
     positionals: ['WEBHOOK_ID'],
     options: { as: str('USER_ID', kAsFlagEditor) },
-    run: (args, ctx) => ctx.write('consoleWebhookDelete', { webhookId: args.positional('WEBHOOK_ID'), asUserId: args.string('as') }),
+    run: (args, ctx) =>
+      ctx.write(kWebhookCommands.webhookDelete, { principal: principalOf(args.string('as')), webhookId: args.positional('WEBHOOK_ID') }),
     human: (result: { id: string }) => `Deleted webhook ${result.id}.`,
   }),
   command({
@@ -875,7 +885,7 @@ const kOwnCommands: readonly ConsoleCommand[] = [
     run: (args, ctx) =>
       ctx.read((r) => {
         const hook = r.getWebhook(args.positional('WEBHOOK_ID'));
-        if (hook === undefined) throw new FlagwireError('NOT_FOUND', `No webhook ${args.positional('WEBHOOK_ID')} exists.`);
+        if (hook === undefined) throw webhookNotFound();
         return { deliveries: r.listDeliveries(hook.id, kKeptDeliveries).map(deliveryView) };
       }),
     human: (result: { deliveries: DeliveryBody[] }) => renderDeliveries(result.deliveries, out.renderTable),
@@ -887,7 +897,12 @@ const kOwnCommands: readonly ConsoleCommand[] = [
     positionals: ['DELIVERY_ID'],
     options: { as: str('USER_ID', kAsFlagEditor) },
     run: async (args, ctx) =>
-      deliveryView(await ctx.write('consoleWebhookRedeliver', { deliveryId: args.positional('DELIVERY_ID'), asUserId: args.string('as') })),
+      deliveryView(
+        await ctx.write(kWebhookCommands.webhookRedeliver, {
+          principal: principalOf(args.string('as')),
+          deliveryId: args.positional('DELIVERY_ID'),
+        }),
+      ),
     human: (delivery: DeliveryBody) => renderDeliveries([delivery], out.renderTable),
   }),
 
@@ -974,12 +989,12 @@ const kOwnCommands: readonly ConsoleCommand[] = [
       'With --as, flag changes need the Editor role (or higher); adding environments and defining audiences need Admin or Owner.',
     run(args, ctx) {
       const projectId = args.positional('PROJECT_ID');
-      return ctx.write('flagsApply', {
+      return ctx.write(kFlagsAsCodeCommands.flagsApply, {
+        principal: principalOf(args.string('as')),
         projectId,
-        document: readFileOption(args, kApplyUsage),
+        received: jsonBody(readFileOption(args, kApplyUsage)),
         prune: args.flag('prune'),
         ...applyConditions(args, projectId),
-        asUserId: args.string('as'),
       });
     },
     human: renderApplied,

@@ -3,8 +3,8 @@
 // environment or audience command that makes it.
 import { defineCapability } from '../capability/capability.js';
 import { commandTable } from '../writer/command.js';
-import { apiFlagsApply, flagsApply } from './apply-commands.js';
+import { flagsApply } from './apply-commands.js';
 
-export const kFlagsAsCodeCommands = commandTable({ flagsApply, apiFlagsApply });
+export const kFlagsAsCodeCommands = commandTable({ flagsApply });
 
 export const kFlagsAsCode = defineCapability({ name: 'flags-as-code', commands: kFlagsAsCodeCommands });

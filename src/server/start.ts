@@ -5,7 +5,10 @@ import * as uWS from 'uWebSockets.js';
 import { AuthFailures } from '../api/auth-failures.js';
 import { Clock } from '../clock.js';
 import { ConfigError, withListenPort, type Config } from '../config.js';
+import { kOperator } from '../audit/audit-actor.js';
+import { kFlagsAsCodeCommands } from '../flags-as-code/capability.js';
 import { FileFollower } from '../flags-as-code/file-follower.js';
+import { jsonBody } from '../model/request-body.js';
 import { Scheduler } from '../release-plans/scheduler.js';
 import { MetricAllowList } from '../release-plans/promql-metrics.js';
 import { GuardReader } from '../release-plans/guard-reader.js';
@@ -202,7 +205,14 @@ async function followFlagsFile(config: Readonly<Config>, store: Store, writer: W
       `no project ${config.flagsFile.projectId} exists (\`flagwire project list\` shows them)`,
     );
   const apply = (file: { projectId: string }, text: string) =>
-    writer.call('flagsApply', { projectId: file.projectId, document: text, prune: true, ifRevision: null, ifPlan: null });
+    writer.call(kFlagsAsCodeCommands.flagsApply, {
+      principal: kOperator,
+      projectId: file.projectId,
+      received: jsonBody(text),
+      prune: true,
+      ifRevision: null,
+      ifPlan: null,
+    });
   const follower = new FileFollower(config.flagsFile, apply, log);
   await follower.start();
   return follower;

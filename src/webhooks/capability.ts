@@ -3,25 +3,19 @@
 import { defineCapability } from '../capability/capability.js';
 import { commandTable } from '../writer/command.js';
 import {
-  apiWebhookCreate,
-  apiWebhookDelete,
-  apiWebhookRedeliver,
-  consoleWebhookCreate,
-  consoleWebhookDelete,
-  consoleWebhookRedeliver,
   webhookClaim,
   webhookClaimMany,
+  webhookCreate,
+  webhookDelete,
+  webhookRedeliver,
   webhookResult,
   webhookResultMany,
 } from './webhook-commands.js';
 
 export const kWebhookCommands = commandTable({
-  apiWebhookCreate,
-  consoleWebhookCreate,
-  apiWebhookDelete,
-  consoleWebhookDelete,
-  apiWebhookRedeliver,
-  consoleWebhookRedeliver,
+  webhookCreate,
+  webhookDelete,
+  webhookRedeliver,
   webhookClaim,
   webhookClaimMany,
   webhookResult,
