@@ -4,7 +4,8 @@
 import { defineCapability } from '../capability/capability.js';
 import { commandTable } from '../writer/command.js';
 import { flagsApply } from './apply-commands.js';
+import { kFlagsAsCodeCli } from './cli.js';
 
 export const kFlagsAsCodeCommands = commandTable({ flagsApply });
 
-export const kFlagsAsCode = defineCapability({ name: 'flags-as-code', commands: kFlagsAsCodeCommands });
+export const kFlagsAsCode = defineCapability({ name: 'flags-as-code', commands: kFlagsAsCodeCommands, cli: kFlagsAsCodeCli });

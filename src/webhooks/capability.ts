@@ -1,7 +1,8 @@
-// Webhooks as a capability (src/capability/capability.ts): made, deleted and redelivered, and the
-// outbox's claims and results (docs/webhooks.md).
+// Webhooks as a capability (src/capability/capability.ts): made, deleted and redelivered, the outbox's
+// claims and results, and their command-line commands (docs/webhooks.md).
 import { defineCapability } from '../capability/capability.js';
 import { commandTable } from '../writer/command.js';
+import { kWebhookCli } from './cli.js';
 import {
   webhookClaim,
   webhookClaimMany,
@@ -26,4 +27,9 @@ export const kWebhookCommands = commandTable({
 export const kWebhookAuditActions = ['webhook.create', 'webhook.delete', 'webhook.redeliver'] as const;
 export type WebhookAuditAction = (typeof kWebhookAuditActions)[number];
 
-export const kWebhooks = defineCapability({ name: 'webhooks', commands: kWebhookCommands, auditActions: kWebhookAuditActions });
+export const kWebhooks = defineCapability({
+  name: 'webhooks',
+  commands: kWebhookCommands,
+  cli: kWebhookCli,
+  auditActions: kWebhookAuditActions,
+});
