@@ -16,7 +16,6 @@ import { kOrgRoutes } from './api/orgs.js';
 import { kPlaygroundRoutes } from './api/playground.js';
 import { kSettingsRoutes } from './api/settings.js';
 import { kTokenRoutes } from './api/tokens.js';
-import { kWebhookRoutes } from './api/webhooks.js';
 
 export type { ApiCall, ApiRoute } from './api/call.js';
 
@@ -26,7 +25,6 @@ export const kApiRoutes: readonly ApiRoute[] = [
   ...kPlaygroundRoutes,
   ...kSettingsRoutes,
   ...kTokenRoutes,
-  ...kWebhookRoutes,
   ...kAuditRoutes,
   ...kMemberRoutes,
   ...kOrgRoutes,

@@ -1,8 +1,10 @@
 // Webhooks as a capability (src/capability/capability.ts): made, deleted and redelivered, the outbox's
-// claims and results, and their command-line commands (docs/webhooks.md).
+// claims and results, the web console's webhooks page's routes and the command-line commands
+// (docs/webhooks.md).
 import { defineCapability } from '../capability/capability.js';
 import { commandTable } from '../writer/command.js';
 import { kWebhookCli } from './cli.js';
+import { kWebhookRoutes } from './console-routes.js';
 import {
   webhookClaim,
   webhookClaimMany,
@@ -30,6 +32,7 @@ export type WebhookAuditAction = (typeof kWebhookAuditActions)[number];
 export const kWebhooks = defineCapability({
   name: 'webhooks',
   commands: kWebhookCommands,
+  consoleRoutes: kWebhookRoutes,
   cli: kWebhookCli,
   auditActions: kWebhookAuditActions,
 });

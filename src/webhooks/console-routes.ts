@@ -1,15 +1,15 @@
 // The console's webhooks page: a project's webhooks, each with the newest of its delivery log; making
 // one (its URL checked where it resolves, as the Management API does), deleting one, sending a delivery
-// again. Every change is the writer's console command, as the signed-in user.
-import type { Principal } from '../../audit/audit-actor.js';
-import type { FlagwireError } from '../../errors.js';
-import { deliveryNotFound, webhookNotFound } from '../../model/lookups.js';
-import { jsonBody } from '../../model/request-body.js';
-import { kWebhookCommands } from '../../webhooks/capability.js';
-import { deliveryView, webhookView } from '../../webhooks/schemas.js';
-import { refuseUnreachableUrl } from '../../webhooks/url-safety.js';
-import { projectAccess } from '../access.js';
-import { type ApiCall, type ApiRoute, form } from './call.js';
+// again. Every change is the webhooks capability's writer command, as the signed-in user.
+import type { Principal } from '../audit/audit-actor.js';
+import type { FlagwireError } from '../errors.js';
+import { deliveryNotFound, webhookNotFound } from '../model/lookups.js';
+import { jsonBody } from '../model/request-body.js';
+import { kWebhookCommands } from './capability.js';
+import { deliveryView, webhookView } from './schemas.js';
+import { refuseUnreachableUrl } from './url-safety.js';
+import { projectAccess } from '../web-console/access.js';
+import { type ApiCall, type ApiRoute, form } from '../web-console/api/call.js';
 
 /** Deliveries the page shows per webhook, newest first (the log keeps more: the CLI and the API list them all). */
 export const kShownDeliveries = 50;
