@@ -2,15 +2,27 @@
 // "Adding a capability"); the tables the rest of Flagwire reads are derived below.
 import type { Capability, ManagementRouteSpec } from './capability/capability.js';
 import { kAudit } from './audit/capability.js';
+import { kFlagsAsCode } from './flags-as-code/capability.js';
 import { kInvitations } from './invitations/capability.js';
 import { kMail } from './mail/capability.js';
 import { kOrgs } from './orgs/capability.js';
 import { kProjects } from './projects/capability.js';
 import { kSessions } from './sessions/capability.js';
 import { kTokens } from './tokens/capability.js';
+import { kWebhooks } from './webhooks/capability.js';
 import type { AnyCommand } from './writer/command.js';
 
-export const kCapabilities = [kOrgs, kSessions, kInvitations, kProjects, kTokens, kAudit, kMail] as const satisfies readonly Capability[];
+export const kCapabilities = [
+  kOrgs,
+  kSessions,
+  kInvitations,
+  kProjects,
+  kWebhooks,
+  kFlagsAsCode,
+  kTokens,
+  kAudit,
+  kMail,
+] as const satisfies readonly Capability[];
 
 /** The capabilities' values, as every derivation reads them. */
 export const kCapabilityList: readonly Capability[] = kCapabilities;

@@ -5,7 +5,7 @@
 // report all problems together (with the `env` problem of a patch).
 import type { ManagementRouteName } from '../routes/route-table.js';
 import { requireEnvironmentAllowed, requireEveryEnvironment, resolveEnvParam, type EnvRoute } from '../model/environments.js';
-import { requirePatchTarget, requireProjectFlag } from '../model/lookups.js';
+import { requirePatchTarget, requireProjectFlag, webhookNotFound } from '../model/lookups.js';
 import { parseJsonObject, type ReceivedBody } from '../model/request-body.js';
 import type { Config } from '../config.js';
 import type { AuthContext } from '../model/token-access.js';
@@ -14,11 +14,13 @@ import type { WriterClient } from '../writer/client.js';
 import { flagList, patchResult, representFlag, tokenDescription } from '../model/representation.js';
 import { FlagwireError } from '../errors.js';
 import { type ExportFormat, exportProject, kExportFormats } from '../flags-as-code/export.js';
+import { kFlagsAsCodeCommands } from '../flags-as-code/capability.js';
 import { fileText } from '../flags-as-code/flag-file.js';
 import type { Planner } from '../flags-as-code/planner.js';
 import type { ProjectRevision } from '../flags-as-code/plan.js';
 import { pageAnswer, pageRequest } from '../release-plans/list-pages.js';
 import { kRolloutActions, type RolloutAction, rolloutView, scheduleView } from '../release-plans/schemas.js';
+import { kWebhookCommands } from '../webhooks/capability.js';
 import { deliveryView, webhookView } from '../webhooks/schemas.js';
 import { refuseUnreachableUrl } from '../webhooks/url-safety.js';
 import { kKeptDeliveries, kWebhookWhat } from '../webhooks/webhook-commands.js';
@@ -253,7 +255,8 @@ export const kManagementHandlers: Readonly<Record<ManagementRouteName, Managemen
     async run(_request, auth, received, release, deps) {
       const parsed = parseJsonObject(received, 'create');
       await refuseUnreachableUrl(parsed.ok ? parsed.value.url : undefined, deps.config.webhookAllow);
-      return { status: 201, value: await deps.writer.call('apiWebhookCreate', { tokenId: auth.token.id, received }, release) };
+      const input = { principal: { kind: 'token' as const, tokenId: auth.token.id }, projectId: auth.project.id, received };
+      return { status: 201, value: await deps.writer.call(kWebhookCommands.webhookCreate, input, release) };
     },
   },
   apiListWebhooks: {
@@ -264,16 +267,15 @@ export const kManagementHandlers: Readonly<Record<ManagementRouteName, Managemen
     kind: 'write',
     precheck: precheckWebhookChange,
     async run(request, auth, _received, release, deps) {
-      const input = { tokenId: auth.token.id, webhookId: request.params.webhook_id! };
-      return { status: 200, value: await deps.writer.call('apiWebhookDelete', input, release) };
+      const input = { principal: { kind: 'token' as const, tokenId: auth.token.id }, webhookId: request.params.webhook_id! };
+      return { status: 200, value: await deps.writer.call(kWebhookCommands.webhookDelete, input, release) };
     },
   },
   apiListDeliveries: {
     kind: 'read',
     run(request, auth, { store }) {
       const hook = store.getWebhook(request.params.webhook_id!);
-      if (hook === undefined || hook.projectId !== auth.project.id)
-        throw new FlagwireError('NOT_FOUND', 'No webhook with this id exists in this project.');
+      if (hook === undefined || hook.projectId !== auth.project.id) throw webhookNotFound();
       return { deliveries: store.listDeliveries(hook.id, kKeptDeliveries).map(deliveryView) };
     },
   },
@@ -281,8 +283,8 @@ export const kManagementHandlers: Readonly<Record<ManagementRouteName, Managemen
     kind: 'write',
     precheck: precheckWebhookChange,
     async run(request, auth, _received, release, deps) {
-      const input = { tokenId: auth.token.id, deliveryId: request.params.delivery_id! };
-      return { status: 200, value: deliveryView(await deps.writer.call('apiWebhookRedeliver', input, release)) };
+      const input = { principal: { kind: 'token' as const, tokenId: auth.token.id }, deliveryId: request.params.delivery_id! };
+      return { status: 200, value: deliveryView(await deps.writer.call(kWebhookCommands.webhookRedeliver, input, release)) };
     },
   },
   apiApply: {
@@ -291,8 +293,15 @@ export const kManagementHandlers: Readonly<Record<ManagementRouteName, Managemen
       const prune = booleanParam(request.query, 'prune');
       const ifProjectRevision = projectRevisionParam(request.query);
       const ifPlan = planDigestParam(request.query);
-      const input = { tokenId: auth.token.id, received, prune, ifProjectRevision, ifPlan };
-      const { value, storeRevision } = await deps.writer.callAt('apiFlagsApply', input, release);
+      const input = {
+        principal: { kind: 'token' as const, tokenId: auth.token.id },
+        projectId: auth.project.id,
+        received,
+        prune,
+        ifProjectRevision,
+        ifPlan,
+      };
+      const { value, storeRevision } = await deps.writer.callAt(kFlagsAsCodeCommands.flagsApply, input, release);
       return { status: 200, value, storeRevision };
     },
   },

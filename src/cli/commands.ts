@@ -3,22 +3,13 @@
 // The --json output is the returned value itself.
 import { kTokenCommands } from '../tokens/token-commands.js';
 import { kDefaultPage, kMaxPage, pageAnswer, pageRequest } from '../release-plans/list-pages.js';
-import { readFileSync, writeFileSync } from 'node:fs';
 import { kCapabilityList } from '../capabilities.js';
-import { FlagwireError } from '../errors.js';
 import { isStale, kDefaultStaleDays, kMaxStaleDays, staleBefore, type Flag } from '../model/flags.js';
 import type { Project } from '../model/projects.js';
 import { requireFlag, requireProject, requireToken } from '../model/lookups.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { representFlag, type EnvironmentsFlag, type FlatFlag } from '../model/representation.js';
 import { kMaxGracePeriodSeconds, tokenView, type TokenView } from '../tokens/token-commands.js';
-import { flagsPlan } from '../flags-as-code/apply-commands.js';
-import type { PlanResult } from '../flags-as-code/schemas.js';
-import { type ExportFormat, exportProject, kExportFormats } from '../flags-as-code/export.js';
-import { fileText } from '../flags-as-code/flag-file.js';
-import { renderApplied, renderPlan } from '../flags-as-code/plan-text.js';
-import { savedPlanConditions } from '../flags-as-code/saved-plan.js';
-import type { ApplyConditions } from '../flags-as-code/apply-commands.js';
 import type { ScheduledChange } from '../model/schedules.js';
 import {
   kRolloutActionSummary,
@@ -30,12 +21,9 @@ import {
 } from '../release-plans/schedule-text.js';
 import type { RolloutPlan, RolloutStep } from '../model/rollouts.js';
 import { kRolloutActions } from '../release-plans/schemas.js';
-import { type DeliveryBody, deliveryView, type WebhookBody, type WebhookCreated, webhookView } from '../webhooks/schemas.js';
-import { renderCreatedWebhook, renderDeliveries, renderWebhooks } from '../webhooks/webhook-text.js';
-import { kKeptDeliveries } from '../webhooks/webhook-commands.js';
 import type { GuardInput } from '../release-plans/guards.js';
 import { parseIsoTime, splitList, UsageError, type Args } from './args.js';
-import { bool, command, type ConsoleCommand, many, str } from './console-command.js';
+import { bool, command, type ConsoleCommand, kAsFlagEditor, many, readFileOption, str } from './console-command.js';
 import * as out from './output.js';
 
 /** The options of a list read a page at a time (src/release-plans/list-pages.ts). */
@@ -50,8 +38,6 @@ function nextPageLine(next: string | null): string {
 }
 
 // Option texts used by several commands.
-const kAsFlagEditor =
-  'the person making the change (a user id): the audit log names them (actor user:<id>) instead of "console". They must be an Editor, Admin or Owner of the project\'s organisation, or the owner of a personal project';
 const kAsTokenUser = 'the person acting (a user id); the audit log names them (actor user:<id>)';
 
 /** An option whose value is JSON text; a usage error naming it when it is not. */
@@ -176,39 +162,6 @@ function rolloutSteps(text: string): RolloutStep[] {
   const read = rolloutStepsFromText(text);
   if ('problem' in read) throw new UsageError(`--steps: ${read.problem}`, `Usage: flagwire ${kFlagRolloutUsage}`);
   return read.steps;
-}
-
-/** One step of --steps without its hold: `50`, or `on=10/off=90`; null when it is neither. */
-const kExportUsage = 'export PROJECT_ID [--format flagwire|flagd] [--env NAME]';
-const kPlanUsage = 'plan PROJECT_ID --file FILE [--prune] [--out PLAN_FILE]';
-const kApplyUsage = 'apply PROJECT_ID --file FILE [--prune] [--if-revision N | --plan PLAN_FILE] [--as USER_ID]';
-
-/** The text of an option's file (--file unless named); a usage error naming it when it cannot be read. */
-function readFileOption(args: Args, usage: string, option = 'file'): string {
-  const file = args.required(option);
-  try {
-    return readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new UsageError(
-      `cannot read --${option} ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
-      `Usage: flagwire ${usage}`,
-    );
-  }
-}
-
-/** apply's conditions: `--if-revision N`, or a saved plan's revision and digest (`--plan PLAN_FILE`). */
-function applyConditions(args: Args, projectId: string): ApplyConditions {
-  const usage = `Usage: flagwire ${kApplyUsage}`;
-  const revision = args.string('if-revision');
-  if (args.string('plan') !== undefined) {
-    if (revision !== undefined) throw new UsageError('--plan already names the revision: leave out --if-revision', usage);
-    const saved = savedPlanConditions(readFileOption(args, kApplyUsage, 'plan'), projectId);
-    if (!saved.ok) throw new UsageError(`--plan ${args.string('plan')} ${saved.problem}`, usage);
-    return saved.conditions;
-  }
-  if (revision !== undefined && !/^\d+$/.test(revision))
-    throw new UsageError(`--if-revision must be a revision number (from \`flagwire plan\`), not "${revision}"`, usage);
-  return { ifProjectRevision: revision === undefined ? null : Number(revision), ifPlan: null };
 }
 
 const kFlagCreateUsage = 'flag create PROJECT_ID --name NAME [--enabled] [--percentage N] [--env NAME]... [--as USER_ID]';
@@ -553,168 +506,8 @@ const kOwnCommands: readonly ConsoleCommand[] = [
   }),
 
   // ---- webhooks (src/webhooks) --------------------------------------------------------------------
-  command({
-    name: 'webhook create',
-    usage: 'webhook create PROJECT_ID --url URL [--events flag,token,plan] [--format standard|slack] [--as USER_ID]',
-    summary: 'POST every change of a project to a URL, signed as Standard Webhooks says -> the webhook, with its secret (shown only now)',
-    positionals: ['PROJECT_ID'],
-    options: {
-      url: str(
-        'URL',
-        'where deliveries are POSTed (http:// or https://); a running server refuses to send to a private or loopback address unless FLAGWIRE_WEBHOOK_ALLOW names it',
-        true,
-      ),
-      events: str('LIST', 'flag, token and/or plan, comma-separated (default: all)'),
-      format: str('standard|slack', 'the change as JSON (default), or a Slack-compatible {text} message'),
-      as: str('USER_ID', kAsFlagEditor),
-    },
-    run: (args, ctx) => {
-      const events = args.string('events');
-      const body: Record<string, unknown> = { url: args.required('url') };
-      if (events !== undefined) body.events = splitList(events);
-      const format = args.string('format');
-      if (format !== undefined) body.format = format;
-      return ctx.write('consoleWebhookCreate', { projectId: args.positional('PROJECT_ID'), body, asUserId: args.string('as') });
-    },
-    human: (hook: WebhookCreated) => renderCreatedWebhook(hook, out.renderTable),
-  }),
-  command({
-    name: 'webhook list',
-    usage: 'webhook list PROJECT_ID',
-    summary: "a project's webhooks, without their secrets -> {webhooks: [...]}",
-    positionals: ['PROJECT_ID'],
-    options: {},
-    run: (args, ctx) =>
-      ctx.read((r) => ({ webhooks: r.listWebhooks(requireProject(r, args.positional('PROJECT_ID')).id).map(webhookView) })),
-    human: (result: { webhooks: WebhookBody[] }) => renderWebhooks(result.webhooks, out.renderTable),
-  }),
-  command({
-    name: 'webhook delete',
-    usage: 'webhook delete WEBHOOK_ID [--as USER_ID]',
-    summary: 'delete a webhook and its delivery log -> {id, deleted}',
-    positionals: ['WEBHOOK_ID'],
-    options: { as: str('USER_ID', kAsFlagEditor) },
-    run: (args, ctx) => ctx.write('consoleWebhookDelete', { webhookId: args.positional('WEBHOOK_ID'), asUserId: args.string('as') }),
-    human: (result: { id: string }) => `Deleted webhook ${result.id}.`,
-  }),
-  command({
-    name: 'webhook deliveries',
-    usage: 'webhook deliveries WEBHOOK_ID',
-    summary: "a webhook's delivery log, newest first: status, attempts, the last answer, latency, the next try -> {deliveries: [...]}",
-    positionals: ['WEBHOOK_ID'],
-    options: {},
-    run: (args, ctx) =>
-      ctx.read((r) => {
-        const hook = r.getWebhook(args.positional('WEBHOOK_ID'));
-        if (hook === undefined) throw new FlagwireError('NOT_FOUND', `No webhook ${args.positional('WEBHOOK_ID')} exists.`);
-        return { deliveries: r.listDeliveries(hook.id, kKeptDeliveries).map(deliveryView) };
-      }),
-    human: (result: { deliveries: DeliveryBody[] }) => renderDeliveries(result.deliveries, out.renderTable),
-  }),
-  command({
-    name: 'webhook redeliver',
-    usage: 'webhook redeliver DELIVERY_ID [--as USER_ID]',
-    summary: 'send a delivery again now: the same message (webhook-id and body), newly signed -> the delivery',
-    positionals: ['DELIVERY_ID'],
-    options: { as: str('USER_ID', kAsFlagEditor) },
-    run: async (args, ctx) =>
-      deliveryView(await ctx.write('consoleWebhookRedeliver', { deliveryId: args.positional('DELIVERY_ID'), asUserId: args.string('as') })),
-    human: (delivery: DeliveryBody) => renderDeliveries([delivery], out.renderTable),
-  }),
 
   // ---- flags as code (src/flags-as-code) ---------------------------------------------------------
-  command({
-    name: 'export',
-    usage: kExportUsage,
-    summary: "write a project's flags, audiences and environments as a file (Flagwire's format, or flagd's) -> the file",
-    positionals: ['PROJECT_ID'],
-    options: {
-      format: str(
-        'flagwire|flagd',
-        'flagwire (default): everything, applies back with `flagwire apply`; flagd: what flagd can express, each flag naming in x-flagwire-omitted what it could not',
-      ),
-      env: str('NAME', "flagd's format of a multi-environment project: the environment to export (flagd has none)"),
-    },
-    notes: 'The same project state always gives the same bytes: commit the file, and `flagwire plan` shows what changed since.',
-    run(args, ctx) {
-      const format = args.string('format') ?? 'flagwire';
-      if (!(kExportFormats as readonly string[]).includes(format))
-        throw new UsageError(`--format must be flagwire or flagd, not "${format}"`, `Usage: flagwire ${kExportUsage}`);
-      return ctx.read((r) =>
-        exportProject(
-          r,
-          requireProject(r, args.positional('PROJECT_ID')),
-          { format: format as ExportFormat, env: args.string('env') ?? null },
-          'console',
-        ),
-      );
-    },
-    human: (document: Record<string, unknown>) => fileText(document).trimEnd(),
-  }),
-  command({
-    name: 'plan',
-    usage: kPlanUsage,
-    summary:
-      'what applying a flag file would change, field by field; exit status 0: nothing, 2: something (drift) -> {projectId, revision, changed, changes, digest, notInFile, ignored}',
-    positionals: ['PROJECT_ID'],
-    options: {
-      file: str('FILE', 'a Flagwire flag file (as `flagwire export` writes it)', true),
-      prune: bool('also plan to delete the flags the file does not name'),
-      out: str('PLAN_FILE', 'also save the plan there, as --json prints it, for `flagwire apply --plan PLAN_FILE`'),
-    },
-    notes:
-      'The plan names the revision it was made at: `flagwire apply --if-revision N` applies only if the project has not changed since; `apply --plan PLAN_FILE` applies the saved plan and no other.',
-    async run(args, ctx) {
-      const result = await ctx.read((r) =>
-        flagsPlan(r, { projectId: args.positional('PROJECT_ID'), document: readFileOption(args, kPlanUsage), prune: args.flag('prune') }),
-      );
-      const saveTo = args.string('out');
-      if (saveTo !== undefined) {
-        try {
-          writeFileSync(saveTo, `${JSON.stringify(result, null, 2)}\n`);
-        } catch (err) {
-          throw new UsageError(
-            `cannot write --out ${saveTo}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
-            `Usage: flagwire ${kPlanUsage}`,
-          );
-        }
-      }
-      return result;
-    },
-    human: renderPlan,
-    exitCode: (result: PlanResult) => (result.changed ? 2 : 0),
-  }),
-  command({
-    name: 'apply',
-    usage: kApplyUsage,
-    summary:
-      'make a project what a flag file says, all or nothing, each change audited -> {projectId, revision, changed, changes, digest, notInFile, ignored}',
-    positionals: ['PROJECT_ID'],
-    options: {
-      file: str('FILE', 'a Flagwire flag file (as `flagwire export` writes it)', true),
-      prune: bool('also delete the flags the file does not name'),
-      'if-revision': str('N', 'refuse (nothing applied) unless the project is still at revision N, the one `flagwire plan` showed'),
-      plan: str(
-        'PLAN_FILE',
-        'a plan saved by `flagwire plan --out` (or --json, or the API): refuse (nothing applied) unless the project is still at its revision and the file makes exactly its changes',
-      ),
-      as: str('USER_ID', kAsFlagEditor),
-    },
-    notes:
-      'Applying the same file again changes nothing and writes no audit entry. A refused file names the place in it, and nothing is written. ' +
-      'With --as, flag changes need the Editor role (or higher); adding environments and defining audiences need Admin or Owner.',
-    run(args, ctx) {
-      const projectId = args.positional('PROJECT_ID');
-      return ctx.write('flagsApply', {
-        projectId,
-        document: readFileOption(args, kApplyUsage),
-        prune: args.flag('prune'),
-        ...applyConditions(args, projectId),
-        asUserId: args.string('as'),
-      });
-    },
-    human: renderApplied,
-  }),
 
   // ---- tokens ----------------------------------------------------------------------------------
   command({

@@ -4,7 +4,8 @@
 import type { StoreReader } from '../store/interfaces.js';
 import type { CommandInput, CommandName, CommandOutput } from '../writer/commands.js';
 import type { WriterCommand } from '../writer/command.js';
-import type { Args, CommandSpec, OptionSpec } from './args.js';
+import { readFileSync } from 'node:fs';
+import { type Args, type CommandSpec, type OptionSpec, UsageError } from './args.js';
 
 /**
  * What a command may do: run one writer command (its own transaction), or read the store. Both wait
@@ -63,4 +64,21 @@ const kArgumentHelp: Readonly<Record<string, string>> = {
 export function command<R>(spec: ConsoleCommand<R>): ConsoleCommand {
   const shared = Object.fromEntries(spec.positionals.filter((p) => Object.hasOwn(kArgumentHelp, p)).map((p) => [p, kArgumentHelp[p]!]));
   return { ...spec, argumentHelp: { ...shared, ...spec.argumentHelp } } as unknown as ConsoleCommand;
+}
+
+/** The help of `--as USER_ID` where the change needs a flag editor. */
+export const kAsFlagEditor =
+  'the person making the change (a user id): the audit log names them (actor user:<id>) instead of "console". They must be an Editor, Admin or Owner of the project\'s organisation, or the owner of a personal project';
+
+/** The text of an option's file (--file unless named); a usage error naming it when it cannot be read. */
+export function readFileOption(args: Args, usage: string, option = 'file'): string {
+  const file = args.required(option);
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(
+      `cannot read --${option} ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      `Usage: flagwire ${usage}`,
+    );
+  }
 }

@@ -4,12 +4,10 @@
 // patch, the console's edits, environments, audiences), with the same checks and the same audit entries
 // under the same actor; a change to nothing writes nothing, so applying a file twice writes once.
 import { FlagwireError } from '../errors.js';
-import type { Actor } from '../audit/audit-actor.js';
-import { consoleActor, tokenActor } from '../audit/audit-actor.js';
+import { type Actor, actorFor, type Principal, tokenProject } from '../audit/audit-actor.js';
 import type { Project } from '../model/projects.js';
 import { requireProject } from '../model/lookups.js';
 import { parseJsonObject, type ReceivedBody } from '../model/request-body.js';
-import { authorizeTokenWrite } from '../model/token-access.js';
 import { audienceCreate, audienceUpdate, envAdd } from '../projects/project-commands.js';
 import { flagCohorts, flagCreate, flagDelete, flagDescribe, flagPatch, flagTags } from '../flags/flag-commands.js';
 import { sameCohorts } from '../flags/patch-rules.js';
@@ -54,27 +52,35 @@ export interface ApplyConditions {
   ifPlan: string | null;
 }
 
-export interface ApplyInput extends PlanInput, ApplyConditions {
-  asUserId?: string;
-}
-
-/** `flagwire apply` (and a node following a file, serve --flags-file): audited as `console` or the `--as` user. */
-export function flagsApply(w: StoreWriter, input: ApplyInput, now: number): PlanResult {
-  const project = requireProject(w, input.projectId);
-  const actor = consoleActor(w, project, input.asUserId);
-  return apply(w, project, input.document, input, { view: 'console', actor, asUserId: input.asUserId }, now);
-}
-
-export interface ApiApplyInput extends ApplyConditions {
-  tokenId: string;
+export interface ApplyInput extends ApplyConditions {
+  principal: Principal;
+  /** The project, for a person or the operator (a token applies to its own project). */
+  projectId: string;
+  /**
+   * The file: the Management API's body as received (read by the rules of every request body), or the
+   * text of the command line's file, or of the file a node follows, as a body (jsonBody).
+   */
   received: ReceivedBody;
   prune: boolean;
 }
 
-/** POST /api/v1/apply as the writer applies it: the token authorised again here, audited as the token. */
-export function apiFlagsApply(w: StoreWriter, input: ApiApplyInput, now: number): PlanResult {
-  const { token, project } = authorizeTokenWrite(w, input.tokenId, now);
-  return apply(w, project, receivedDocument(input.received), input, { view: 'api', actor: tokenActor(token) }, now);
+/**
+ * POST /api/v1/apply, `flagwire apply` and a node following a file (serve --flags-file): audited as the
+ * token, the `--as` user or `console`. A token sees the file in the API's view, a person or the operator
+ * in the console's.
+ */
+export function flagsApply(w: StoreWriter, input: ApplyInput, now: number): PlanResult {
+  const { principal } = input;
+  if (principal.kind === 'token') {
+    const project = tokenProject(w, principal, now);
+    const actor = actorFor(w, principal, project, 'editFlags', now);
+    return apply(w, project, receivedDocument(input.received), input, { view: 'api', actor }, now);
+  }
+  const project = requireProject(w, input.projectId);
+  const actor = actorFor(w, principal, project, 'editFlags', now);
+  const asUserId = principal.kind === 'user' ? principal.userId : undefined;
+  const text = Buffer.from(input.received.bytes).toString('utf8');
+  return apply(w, project, text, input, { view: 'console', actor, asUserId }, now);
 }
 
 interface Applier {

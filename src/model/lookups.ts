@@ -67,6 +67,18 @@ export function flagNotFound(): FlagwireError {
   return new FlagwireError('NOT_FOUND', 'No flag with that id exists in this project.');
 }
 
+/**
+ * The 404 of a webhook, and of a webhook's delivery, for every caller: the Management API's wording (a
+ * token sees only its project's), which says nothing of ids elsewhere.
+ */
+export function webhookNotFound(): FlagwireError {
+  return new FlagwireError('NOT_FOUND', 'No webhook with this id exists in this project.');
+}
+
+export function deliveryNotFound(): FlagwireError {
+  return new FlagwireError('NOT_FOUND', 'No delivery with this id exists in this project.');
+}
+
 /** The flag `flagId` of project `projectId`; a flag of another project is as missing as an unknown id. */
 export function requireProjectFlag(r: RecordReader, projectId: string, flagId: string): Flag {
   const flag = r.getFlag(flagId);

@@ -38,6 +38,14 @@ export function movableBuffers(body: ReceivedBody | null | undefined): ArrayBuff
   return whole && bytes.buffer instanceof ArrayBuffer ? [bytes.buffer] : [];
 }
 
+/**
+ * A JSON text this process has (the console's form, the command line's file) as a command takes a
+ * received body: one input for every caller, read by the same rules.
+ */
+export function jsonBody(text: string): ReceivedBody {
+  return { bytes: new TextEncoder().encode(text), contentType: 'application/json' };
+}
+
 /** The body as a JSON object (at least one key for a patch), or the problem that says what to send instead. */
 export type ParsedBody = { ok: true; value: Record<string, unknown> } | { ok: false; problem: string };
 

@@ -6,7 +6,10 @@ import { AuthFailures } from '../api/auth-failures.js';
 import { Clock } from '../clock.js';
 import { ConfigError, withListenPort, type Config } from '../config.js';
 import { kTestSwitches } from '../test-switches.js';
+import { kOperator } from '../audit/audit-actor.js';
+import { kFlagsAsCodeCommands } from '../flags-as-code/capability.js';
 import { FileFollower } from '../flags-as-code/file-follower.js';
+import { jsonBody } from '../model/request-body.js';
 import { Scheduler } from '../release-plans/scheduler.js';
 import { MetricAllowList } from '../release-plans/promql-metrics.js';
 import { GuardReader } from '../release-plans/guard-reader.js';
@@ -203,7 +206,14 @@ async function followFlagsFile(config: Readonly<Config>, store: Store, writer: W
       `no project ${config.flagsFile.projectId} exists (\`flagwire project list\` shows them)`,
     );
   const apply = (file: { projectId: string }, text: string) =>
-    writer.call('flagsApply', { projectId: file.projectId, document: text, prune: true, ifProjectRevision: null, ifPlan: null });
+    writer.call(kFlagsAsCodeCommands.flagsApply, {
+      principal: kOperator,
+      projectId: file.projectId,
+      received: jsonBody(text),
+      prune: true,
+      ifProjectRevision: null,
+      ifPlan: null,
+    });
   const follower = new FileFollower(config.flagsFile, apply, log);
   await follower.start();
   return follower;

@@ -12,7 +12,6 @@ import { kHomeRoutes } from './api/home.js';
 import { kMemberRoutes } from './api/members.js';
 import { kPlaygroundRoutes } from './api/playground.js';
 import { kTokenRoutes } from './api/tokens.js';
-import { kWebhookRoutes } from './api/webhooks.js';
 
 export type { ApiCall, ApiRoute } from './api/call.js';
 
@@ -21,7 +20,6 @@ export const kApiRoutes: readonly ApiRoute[] = [
   ...kFlagRoutes,
   ...kPlaygroundRoutes,
   ...kTokenRoutes,
-  ...kWebhookRoutes,
   ...kMemberRoutes,
   ...kCapabilityList.flatMap((c) => c.consoleRoutes ?? []),
 ];

@@ -1,20 +1,22 @@
-// Webhooks as writer commands: made and deleted by a person or a token, and the outbox. Every audited
+// Webhooks as writer commands: made, deleted and redelivered by a token, a person or the operator (one
+// command each, given who asks as a Principal), and the outbox. Every audited
 // change is offered to the project's webhooks in the transaction that makes it (queueWebhookDeliveries,
 // called by runCommand), so a delivery exists exactly when its change does, once per change and webhook,
 // on one node or on PostgreSQL. The deliverer (deliverer.ts) claims a delivery, sends it and records the
 // outcome, each a transaction that checks the delivery's state first: one node sends it at a time.
 import { FlagwireError } from '../errors.js';
-import { type Actor, consoleActor, tokenActor } from '../audit/audit-actor.js';
+import { type Actor, actorFor, type Principal, tokenProject } from '../audit/audit-actor.js';
 import type { AuditEntry } from '../model/audit.js';
 import { requireEveryEnvironment } from '../model/environments.js';
 import { randomId } from '../model/ids.js';
-import { requireProject } from '../model/lookups.js';
+import { deliveryNotFound, requireProject, webhookNotFound } from '../model/lookups.js';
+import type { Project } from '../model/projects.js';
 import { parseJsonObject, type ReceivedBody } from '../model/request-body.js';
-import { authorizeTokenWrite } from '../model/token-access.js';
 import { compileValidator } from '../model/validation.js';
 import { type DeliveryPayload, kWebhookEvents, type Webhook, type WebhookDelivery, webhookEventOf } from '../model/webhooks.js';
 import { afterFailure, claimLease, type RetrySchedule } from '../outbox/outbox.js';
 import type { StoreWriter } from '../store/interfaces.js';
+import type { WebhookAuditAction } from './capability.js';
 import { deliveryBody } from './payload.js';
 import { WebhookCreate, type WebhookCreated, webhookView } from './schemas.js';
 import { newWebhookSecret } from './signature.js';
@@ -45,11 +47,43 @@ function webhookSchedule(giveUpMs: number): RetrySchedule {
 /** What the environment limit's refusal calls a webhook (requireEveryEnvironment): the API's precheck and the writer say the same. */
 export const kWebhookWhat = 'A webhook';
 
-export function webhookCreate(w: StoreWriter, input: { projectId: string; actor: Actor; body: unknown }, now: number): WebhookCreated {
-  const project = requireProject(w, input.projectId);
-  requireEveryEnvironment(input.actor.environments, kWebhookWhat);
-  if (!kCreateValidator.check(input.body)) throw new FlagwireError('INVALID_REQUEST', kCreateValidator.problems(input.body).join('; '));
-  const body = input.body;
+/**
+ * Who changes a project's webhooks, resolved once here: a token acts in its own project (another
+ * project's webhook or delivery is then not found); a person or the operator in the project `projectOf`
+ * names (the project of the webhook or delivery named, or its 404), the person needing a flag editor's role.
+ */
+function actingOn(w: StoreWriter, principal: Principal, projectOf: () => string, now: number): { project: Project; actor: Actor } {
+  const project = principal.kind === 'token' ? tokenProject(w, principal, now) : requireProject(w, projectOf());
+  return { project, actor: actorFor(w, principal, project, 'editFlags', now) };
+}
+
+function projectOfWebhook(w: StoreWriter, webhookId: string): string {
+  const hook = w.getWebhook(webhookId);
+  if (hook === undefined) throw webhookNotFound();
+  return hook.projectId;
+}
+
+function projectOfDelivery(w: StoreWriter, deliveryId: string): string {
+  const delivery = w.getDelivery(deliveryId);
+  if (delivery === undefined) throw deliveryNotFound();
+  return delivery.projectId;
+}
+
+export interface WebhookCreateInput {
+  principal: Principal;
+  /** The project, for a person or the operator (a token makes webhooks in its own project). */
+  projectId: string;
+  /** The body, as the Management API received it; the console and the command line send theirs as JSON (jsonBody). */
+  received: ReceivedBody;
+}
+
+export function webhookCreate(w: StoreWriter, input: WebhookCreateInput, now: number): WebhookCreated {
+  const { project, actor } = actingOn(w, input.principal, () => input.projectId, now);
+  const parsed = parseJsonObject(input.received, 'create');
+  if (!parsed.ok) throw new FlagwireError('INVALID_REQUEST', parsed.problem);
+  requireEveryEnvironment(actor.environments, kWebhookWhat);
+  const body = parsed.value;
+  if (!kCreateValidator.check(body)) throw new FlagwireError('INVALID_REQUEST', kCreateValidator.problems(body).join('; '));
   const problems: string[] = [];
   const urlProblem = urlSyntaxProblem(body.url);
   if (urlProblem !== null) problems.push(`url: ${urlProblem}`);
@@ -63,38 +97,35 @@ export function webhookCreate(w: StoreWriter, input: { projectId: string; actor:
     events: body.events === undefined ? [...kWebhookEvents] : [...new Set(body.events)],
     format: body.format ?? 'standard',
     createdAt: now,
-    createdBy: input.actor.id,
-    createdByName: input.actor.name,
+    createdBy: actor.id,
+    createdByName: actor.name,
   };
   w.putWebhook(hook);
-  audit(w, input.actor, hook, 'webhook.create', { webhook: { before: null, after: webhookView(hook) } }, now);
+  audit(w, actor, hook, 'webhook.create', { webhook: { before: null, after: webhookView(hook) } }, now);
   return { ...webhookView(hook), secret: hook.secret };
 }
 
-export function webhookDelete(w: StoreWriter, input: { projectId: string; webhookId: string; actor: Actor }, now: number) {
-  requireEveryEnvironment(input.actor.environments, kWebhookWhat);
-  const hook = requireWebhook(w, input.projectId, input.webhookId);
+export function webhookDelete(w: StoreWriter, input: { principal: Principal; webhookId: string }, now: number) {
+  const { project, actor } = actingOn(w, input.principal, () => projectOfWebhook(w, input.webhookId), now);
+  requireEveryEnvironment(actor.environments, kWebhookWhat);
+  const hook = requireWebhook(w, project.id, input.webhookId);
   for (;;) {
     const batch = w.listDeliveries(hook.id, 500);
     if (batch.length === 0) break;
     for (const delivery of batch) dropDelivery(w, delivery);
   }
   w.deleteWebhook(hook);
-  audit(w, input.actor, hook, 'webhook.delete', { webhook: { before: webhookView(hook), after: null } }, now);
+  audit(w, actor, hook, 'webhook.delete', { webhook: { before: webhookView(hook), after: null } }, now);
   return { id: hook.id, deleted: true as const };
 }
 
 /** A delivery sent again (delivered, given up or pending): the same message, webhook-id and body, tried now. */
-export function webhookRedeliver(
-  w: StoreWriter,
-  input: { projectId: string; deliveryId: string; actor: Actor },
-  now: number,
-): WebhookDelivery {
-  requireEveryEnvironment(input.actor.environments, kWebhookWhat);
+export function webhookRedeliver(w: StoreWriter, input: { principal: Principal; deliveryId: string }, now: number): WebhookDelivery {
+  const { project, actor } = actingOn(w, input.principal, () => projectOfDelivery(w, input.deliveryId), now);
+  requireEveryEnvironment(actor.environments, kWebhookWhat);
   const delivery = w.getDelivery(input.deliveryId);
-  if (delivery === undefined || delivery.projectId !== input.projectId)
-    throw new FlagwireError('NOT_FOUND', 'No delivery with this id exists in this project.');
-  const hook = requireWebhook(w, input.projectId, delivery.webhookId);
+  if (delivery === undefined || delivery.projectId !== project.id) throw deliveryNotFound();
+  const hook = requireWebhook(w, project.id, delivery.webhookId);
   if (w.getPayload(delivery.auditSeq) === undefined)
     throw new FlagwireError('INVALID_REQUEST', `This delivery's body is no longer kept (${kDroppedError}): it cannot be sent again.`);
   if (delivery.status !== 'pending' && w.getOutboxUsage(hook.projectId).pending >= kMaxPendingDeliveries)
@@ -111,7 +142,7 @@ export function webhookRedeliver(
     doneAt: null,
   };
   w.putDelivery(again);
-  audit(w, input.actor, hook, 'webhook.redeliver', { delivery: { before: delivery.status, after: delivery.id } }, now);
+  audit(w, actor, hook, 'webhook.redeliver', { delivery: { before: delivery.status, after: delivery.id } }, now);
   return again;
 }
 
@@ -283,50 +314,10 @@ export function webhookResultMany(
 
 function requireWebhook(w: StoreWriter, projectId: string, webhookId: string): Webhook {
   const hook = w.getWebhook(webhookId);
-  if (hook === undefined || hook.projectId !== projectId)
-    throw new FlagwireError('NOT_FOUND', 'No webhook with this id exists in this project.');
+  if (hook === undefined || hook.projectId !== projectId) throw webhookNotFound();
   return hook;
 }
 
-function audit(w: StoreWriter, actor: Actor, hook: Webhook, action: string, changes: AuditEntry['changes'], now: number): void {
+function audit(w: StoreWriter, actor: Actor, hook: Webhook, action: WebhookAuditAction, changes: AuditEntry['changes'], now: number): void {
   w.appendAudit({ at: now, projectId: hook.projectId, actor: actor.id, actorName: actor.name, action, flagId: null, env: null, changes });
-}
-
-// The API acts as its token (a write token of the project, authorised again here); the console as
-// `console` or the --as user.
-
-export function apiWebhookCreate(w: StoreWriter, input: { tokenId: string; received: ReceivedBody }, now: number) {
-  const { token, project } = authorizeTokenWrite(w, input.tokenId, now);
-  const parsed = parseJsonObject(input.received, 'create');
-  if (!parsed.ok) throw new FlagwireError('INVALID_REQUEST', parsed.problem);
-  return webhookCreate(w, { projectId: project.id, actor: tokenActor(token), body: parsed.value }, now);
-}
-
-export function consoleWebhookCreate(w: StoreWriter, input: { projectId: string; body: unknown; asUserId?: string }, now: number) {
-  const project = requireProject(w, input.projectId);
-  return webhookCreate(w, { projectId: project.id, actor: consoleActor(w, project, input.asUserId), body: input.body }, now);
-}
-
-export function apiWebhookDelete(w: StoreWriter, input: { tokenId: string; webhookId: string }, now: number) {
-  const { token, project } = authorizeTokenWrite(w, input.tokenId, now);
-  return webhookDelete(w, { projectId: project.id, webhookId: input.webhookId, actor: tokenActor(token) }, now);
-}
-
-export function consoleWebhookDelete(w: StoreWriter, input: { webhookId: string; asUserId?: string }, now: number) {
-  const hook = w.getWebhook(input.webhookId);
-  if (hook === undefined) throw new FlagwireError('NOT_FOUND', `No webhook ${input.webhookId} exists.`);
-  const actor = consoleActor(w, requireProject(w, hook.projectId), input.asUserId);
-  return webhookDelete(w, { projectId: hook.projectId, webhookId: hook.id, actor }, now);
-}
-
-export function apiWebhookRedeliver(w: StoreWriter, input: { tokenId: string; deliveryId: string }, now: number) {
-  const { token, project } = authorizeTokenWrite(w, input.tokenId, now);
-  return webhookRedeliver(w, { projectId: project.id, deliveryId: input.deliveryId, actor: tokenActor(token) }, now);
-}
-
-export function consoleWebhookRedeliver(w: StoreWriter, input: { deliveryId: string; asUserId?: string }, now: number) {
-  const delivery = w.getDelivery(input.deliveryId);
-  if (delivery === undefined) throw new FlagwireError('NOT_FOUND', `No delivery ${input.deliveryId} exists.`);
-  const actor = consoleActor(w, requireProject(w, delivery.projectId), input.asUserId);
-  return webhookRedeliver(w, { projectId: delivery.projectId, deliveryId: delivery.id, actor }, now);
 }

@@ -21,7 +21,6 @@ import {
 } from '../flags/flag-commands.js';
 import { recordUsage } from '../flags/usage-commands.js';
 import { flagsImport } from '../flags/import-commands.js';
-import { apiFlagsApply, flagsApply } from '../flags-as-code/apply-commands.js';
 import {
   apiScheduleCancel,
   apiScheduleCreate,
@@ -37,19 +36,7 @@ import {
   rolloutAdvance,
   rolloutGuardRecord,
 } from '../release-plans/rollout-commands.js';
-import {
-  apiWebhookCreate,
-  apiWebhookDelete,
-  apiWebhookRedeliver,
-  consoleWebhookCreate,
-  consoleWebhookDelete,
-  consoleWebhookRedeliver,
-  queueWebhookDeliveries,
-  webhookClaim,
-  webhookClaimMany,
-  webhookResult,
-  webhookResultMany,
-} from '../webhooks/webhook-commands.js';
+import { queueWebhookDeliveries } from '../webhooks/webhook-commands.js';
 
 export const kCommands = {
   apiFlagCreate,
@@ -64,8 +51,6 @@ export const kCommands = {
   flagCohorts,
   flagDelete,
   flagsImport,
-  flagsApply,
-  apiFlagsApply,
   consoleScheduleCreate,
   apiScheduleCreate,
   consoleScheduleCancel,
@@ -77,16 +62,6 @@ export const kCommands = {
   apiRolloutAct,
   rolloutAdvance,
   rolloutGuardRecord,
-  apiWebhookCreate,
-  consoleWebhookCreate,
-  apiWebhookDelete,
-  consoleWebhookDelete,
-  apiWebhookRedeliver,
-  consoleWebhookRedeliver,
-  webhookClaim,
-  webhookClaimMany,
-  webhookResult,
-  webhookResultMany,
   recordUsage,
   seedDemo,
 } as const;

@@ -8,7 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import t from 'tap';
+import { kOperator } from '../../src/audit/audit-actor.js';
 import { flagsPlan } from '../../src/flags-as-code/apply-commands.js';
+import { jsonBody } from '../../src/model/request-body.js';
 import { exportProject } from '../../src/flags-as-code/export.js';
 import { fileText } from '../../src/flags-as-code/flag-file.js';
 import { buildWorld } from '../helpers/world.js';
@@ -179,7 +181,8 @@ function plan(projectId: string, document: unknown) {
 }
 
 function apply(projectId: string, document: unknown) {
-  return world.run('flagsApply', { projectId, document, prune: false, ifProjectRevision: null, ifPlan: null });
+  const received = jsonBody(typeof document === 'string' ? document : JSON.stringify(document));
+  return world.run('flagsApply', { principal: kOperator, projectId, received, prune: false, ifProjectRevision: null, ifPlan: null });
 }
 
 /** What applying a file could change in the project: its flags, audiences, environments and audit. */

@@ -4,7 +4,8 @@
 // rebuilt), skips revisions already applied and refuses a gap; replaceAll makes a full copy, which
 // replaces every database of the layout but meta.
 import t from 'tap';
-import { kConsoleActor } from '../../src/audit/audit-actor.js';
+import { kConsoleActor, kOperator } from '../../src/audit/audit-actor.js';
+import { jsonBody } from '../../src/model/request-body.js';
 import { kDbNameList } from '../../src/store/layout.js';
 import { exportStore } from '../helpers/store-export.js';
 import { buildWorld } from '../helpers/world.js';
@@ -96,7 +97,8 @@ t.test('a full copy of an empty source leaves every database empty (issue 41)', 
   const world = buildWorld(dir);
   const { ids } = world;
   const at = Date.now();
-  world.run('consoleWebhookCreate', { projectId: ids.single, body: { url: 'https://hooks.example.com/gone' } }, at);
+  const received = jsonBody(JSON.stringify({ url: 'https://hooks.example.com/gone' }));
+  world.run('webhookCreate', { principal: kOperator, projectId: ids.single, received }, at);
   world.run(
     'flagPatch',
     { projectId: ids.single, flagId: ids.flag, env: null, actor: kConsoleActor, patch: { trafficPercentage: 40 } } as never,

@@ -4,7 +4,8 @@
 // otherwise and given up after its age; redelivered as the same message; the log stays bounded.
 import t from 'tap';
 import { Webhook as Verifier } from 'standardwebhooks';
-import { kConsoleActor } from '../../src/audit/audit-actor.js';
+import { kConsoleActor, kOperator } from '../../src/audit/audit-actor.js';
+import { jsonBody } from '../../src/model/request-body.js';
 import { signedHeaders, verifySignature } from '../../src/webhooks/signature.js';
 import type { WebhookDelivery } from '../../src/model/webhooks.js';
 import { kDroppedError, kKeptDeliveries, kMaxOutboxBytes, kMaxPendingDeliveries } from '../../src/webhooks/webhook-commands.js';
@@ -20,7 +21,8 @@ const read = () => {
   world.store.resetReadTxn();
   return world.store;
 };
-const create = (body: unknown, projectId = ids.single) => world.run('consoleWebhookCreate', { projectId, body }, t0);
+const create = (body: unknown, projectId = ids.single) =>
+  world.run('webhookCreate', { principal: kOperator, projectId, received: jsonBody(JSON.stringify(body)) }, t0);
 const patch = (flagId: string, body: Record<string, unknown>, now = t0) =>
   world.run('flagPatch', { projectId: ids.single, flagId, env: null, actor: kConsoleActor, patch: body } as never, now);
 const deliveries = (webhookId: string) => read().listDeliveries(webhookId, 10_000);
@@ -123,7 +125,7 @@ t.test('claimed by one node at a time; delivered on a 2xx; retried with backoff;
     'no longer due',
   );
 
-  const again = world.run('consoleWebhookRedeliver', { deliveryId: queued!.id }, t0 + 1000);
+  const again = world.run('webhookRedeliver', { principal: kOperator, deliveryId: queued!.id }, t0 + 1000);
   t.match(again, {
     id: queued!.id,
     auditSeq: queued!.auditSeq,
@@ -145,8 +147,7 @@ t.test('claimed by one node at a time; delivered on a 2xx; retried with backoff;
 });
 
 t.test('the writer refuses a token limited to some environments every change to a webhook, as it is applied', async (t) => {
-  const received = (body: unknown) => ({ bytes: new TextEncoder().encode(JSON.stringify(body)), contentType: 'application/json' });
-  const limited = world.tokenIds.stagingWrite!;
+  const limited = { kind: 'token', tokenId: world.tokenIds.stagingWrite! } as const;
   const hook = create({ url: 'https://hooks.example.com/multi', events: ['flag'] }, ids.multi);
   world.run(
     'flagPatch',
@@ -157,9 +158,12 @@ t.test('the writer refuses a token limited to some environments every change to 
   const said =
     /^A webhook carries the changes of every environment; this token is limited to: staging\. Use a token for every environment\.$/;
   for (const [name, input] of [
-    ['apiWebhookCreate', { tokenId: limited, received: received({ url: 'https://hooks.example.com/mine' }) }],
-    ['apiWebhookDelete', { tokenId: limited, webhookId: hook.id }],
-    ['apiWebhookRedeliver', { tokenId: limited, deliveryId: delivery!.id }],
+    [
+      'webhookCreate',
+      { principal: limited, projectId: ids.multi, received: jsonBody(JSON.stringify({ url: 'https://hooks.example.com/mine' })) },
+    ],
+    ['webhookDelete', { principal: limited, webhookId: hook.id }],
+    ['webhookRedeliver', { principal: limited, deliveryId: delivery!.id }],
   ] as const) {
     t.match(
       refusedCommand(t, world, 'ENVIRONMENT_NOT_PERMITTED', () => world.run(name, input as never, t0)),
@@ -175,7 +179,9 @@ t.test('the writer refuses a token limited to some environments every change to 
     'none made, none deleted',
   );
   t.match(deliveries(hook.id), [{ id: delivery!.id, queuedAt: t0 }], 'not queued again');
-  t.match(world.run('apiWebhookDelete', { tokenId: world.tokenIds.multiWrite!, webhookId: hook.id }, t0), { deleted: true });
+  t.match(world.run('webhookDelete', { principal: { kind: 'token', tokenId: world.tokenIds.multiWrite! }, webhookId: hook.id }, t0), {
+    deleted: true,
+  });
 });
 
 t.test('Slack: names and values are escaped as its formatting says (&, <, >), so none mentions or links', async (t) => {
@@ -191,7 +197,7 @@ t.test('Slack: names and values are escaped as its formatting says (&, <, >), so
   const name = '&lt;!channel&gt; &lt;@U024BE7LH&gt; &amp; &lt;https://evil.example|x&gt;';
   t.equal(text('flag.create'), `Flagwire: console (console) flag.create ${name} (${flag.id}): flag null → {"name":"${name}"}`);
   t.equal(text('flag.patch'), `Flagwire: console (console) flag.patch ${name} (${flag.id}): cohorts [] → ["&lt;!here&gt;","a&amp;b"]`);
-  world.run('consoleWebhookDelete', { webhookId: hook.id }, t0);
+  world.run('webhookDelete', { principal: kOperator, webhookId: hook.id }, t0);
 });
 
 t.test('refusals: a URL that is not http(s), unknown events, too many webhooks; nothing written', async (t) => {
@@ -226,7 +232,7 @@ t.test('the log stays bounded; deleting a webhook deletes its log', async (t) =>
     );
   }
   t.ok(deliveries(hook.id).length <= kKeptDeliveries + 10, `kept about ${kKeptDeliveries}: ${deliveries(hook.id).length}`);
-  t.match(world.run('consoleWebhookDelete', { webhookId: hook.id }, t0), { id: hook.id, deleted: true });
+  t.match(world.run('webhookDelete', { principal: kOperator, webhookId: hook.id }, t0), { id: hook.id, deleted: true });
   t.same(deliveries(hook.id), []);
   t.equal(read().getWebhook(hook.id), undefined);
 });
@@ -254,9 +260,9 @@ t.test('a change is stored once for all its webhooks, and dropped with the last 
   t.same(read().getOutboxUsage(ids.singleB), { pending: 6, bytes: payload.bytes });
   t.notOk('body' in sent[0]!, 'a delivery holds no body');
 
-  for (const h of hooks.slice(0, 4)) world.run('consoleWebhookDelete', { webhookId: h.id }, t0);
+  for (const h of hooks.slice(0, 4)) world.run('webhookDelete', { principal: kOperator, webhookId: h.id }, t0);
   t.ok(read().getPayload(payload.auditSeq), 'kept while a delivery sends it');
-  for (const h of [hooks[4]!, slack]) world.run('consoleWebhookDelete', { webhookId: h.id }, t0);
+  for (const h of [hooks[4]!, slack]) world.run('webhookDelete', { principal: kOperator, webhookId: h.id }, t0);
   t.equal(read().getPayload(payload.auditSeq), undefined, 'dropped with the last one');
   t.same(read().getOutboxUsage(ids.singleB), { pending: 0, bytes: 0 });
 });
@@ -282,10 +288,10 @@ t.test("past a project's outbox bound its oldest changes are dropped: pending on
     t.match(log[0], { event: 'flag.patch', status: 'pending' }, 'the new change is queued');
   }
   const refused = refusedCommand(t, world, 'INVALID_REQUEST', () =>
-    world.run('consoleWebhookRedeliver', { deliveryId: oldest.id }, t0 + changes),
+    world.run('webhookRedeliver', { principal: kOperator, deliveryId: oldest.id }, t0 + changes),
   );
   t.match(refused, /body is no longer kept/);
-  for (const h of hooks) world.run('consoleWebhookDelete', { webhookId: h.id }, t0);
+  for (const h of hooks) world.run('webhookDelete', { principal: kOperator, webhookId: h.id }, t0);
   t.same(read().getOutboxUsage(ids.singleB), { pending: 0, bytes: 0 }, 'every count back to nothing');
 });
 
@@ -301,5 +307,5 @@ t.test('a delivery whose body was never kept (an older node on PostgreSQL) is gi
   t.equal(world.run('webhookClaim', { deliveryId: queued!.id, nodeId: 'n', claimMs: 1 }, t0 + 1), null, 'nothing to send');
   t.match(read().getDelivery(queued!.id), { status: 'failed', lastError: 'its body was not kept', nextAttemptAt: null, doneAt: t0 + 1 });
   t.same(read().getOutboxUsage(ids.singleB), { pending: 0, bytes: 0 });
-  world.run('consoleWebhookDelete', { webhookId: hook.id }, t0);
+  world.run('webhookDelete', { principal: kOperator, webhookId: hook.id }, t0);
 });

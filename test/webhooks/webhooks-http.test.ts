@@ -6,6 +6,8 @@
 // made and when sent; Slack's format, names escaped; a token limited to some environments refused.
 import t from 'tap';
 import { Webhook as Verifier } from 'standardwebhooks';
+import { kOperator } from '../../src/audit/audit-actor.js';
+import { jsonBody } from '../../src/model/request-body.js';
 import { call } from '../helpers/http.js';
 import { pollUntil } from '../helpers/poll.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
@@ -167,9 +169,10 @@ t.test('URLs that reach the server’s own network are refused unless allowed; S
 
 t.test('an address refused when sending: a webhook the console made to an IPv6 form of the metadata address', async (t) => {
   // The CLI checks only a URL's form (the operator runs it), so the deliverer's own check is what stops this one.
-  const hook = world.run('consoleWebhookCreate', {
+  const hook = world.run('webhookCreate', {
+    principal: kOperator,
     projectId: ids.single,
-    body: { url: 'http://[64:ff9b::a9fe:a9fe]/latest/meta-data', events: ['flag'] },
+    received: jsonBody(JSON.stringify({ url: 'http://[64:ff9b::a9fe:a9fe]/latest/meta-data', events: ['flag'] })),
   });
   t.equal((await patchFlag({ trafficPercentage: 33 })).status, 200);
   const [refused] = await pollUntil(

@@ -11,7 +11,7 @@ export type { MailView } from '../../mail/console-routes.js';
 export type { MembersView } from '../api/members.js';
 export type { PlaygroundResult, PlaygroundView } from '../api/playground.js';
 export type { ActivityView, TokensView } from '../api/tokens.js';
-export type { WebhooksView } from '../api/webhooks.js';
+export type { WebhooksView } from '../../webhooks/console-routes.js';
 export type { RolloutAction, RolloutBody } from '../../release-plans/schemas.js';
 export type { Org, User } from '../../model/accounts.js';
 export type { Audience, Project } from '../../model/projects.js';

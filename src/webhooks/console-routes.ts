@@ -1,12 +1,15 @@
 // The console's webhooks page: a project's webhooks, each with the newest of its delivery log; making
 // one (its URL checked where it resolves, as the Management API does), deleting one, sending a delivery
-// again. Every change is the writer's console command, as the signed-in user.
-import { FlagwireError } from '../../errors.js';
-import { deliveryView, webhookView } from '../../webhooks/schemas.js';
-import { refuseUnreachableUrl } from '../../webhooks/url-safety.js';
-import { projectAccess } from '../access.js';
-import type { ApiCall, ApiRoute } from './call.js';
-import { compileForm, JsonObject } from '../forms.js';
+// again. Every change is the webhooks capability's writer command, as the signed-in user.
+import type { Principal } from '../audit/audit-actor.js';
+import type { FlagwireError } from '../errors.js';
+import { deliveryNotFound, webhookNotFound } from '../model/lookups.js';
+import { kWebhookCommands } from './capability.js';
+import { deliveryView, webhookView } from './schemas.js';
+import { refuseUnreachableUrl } from './url-safety.js';
+import { projectAccess } from '../web-console/access.js';
+import type { ApiCall, ApiRoute } from '../web-console/api/call.js';
+import { compileForm, JsonObject } from '../web-console/forms.js';
 
 /** The Management API's webhook body, checked by the writer. */
 const kWebhookForm = compileForm(JsonObject);
@@ -25,13 +28,18 @@ export function webhooksView(call: ApiCall) {
 export type WebhooksView = ReturnType<typeof webhooksView>;
 
 /** The project a webhook or delivery belongs to, checked as the user's (a stranger gets the 404 of an unknown id). */
-function requireOwn(call: ApiCall, found: { projectId: string } | undefined, what: 'webhook' | 'delivery', id: string): void {
-  if (found === undefined) throw new FlagwireError('NOT_FOUND', `No ${what} ${id} exists.`);
+function requireOwn(call: ApiCall, found: { projectId: string } | undefined, notFound: () => FlagwireError): void {
+  if (found === undefined) throw notFound();
   try {
     projectAccess(call.store, call.user, found.projectId, call.now);
   } catch {
-    throw new FlagwireError('NOT_FOUND', `No ${what} ${id} exists.`);
+    throw notFound();
   }
+}
+
+/** The signed-in user, as who asks for a change. */
+function userPrincipal(call: ApiCall): Principal {
+  return { kind: 'user', userId: call.user.id };
 }
 
 export const kWebhookRoutes: readonly ApiRoute[] = [
@@ -48,7 +56,8 @@ export const kWebhookRoutes: readonly ApiRoute[] = [
       const body = kWebhookForm.read(call.received);
       // Where the URL resolves is asked only for those who may make one: the writer refuses the others in its words.
       if (access.can.manageWebhooks) await refuseUnreachableUrl(body.url, call.config.webhookAllow);
-      return call.writer.call('consoleWebhookCreate', { projectId: access.project.id, body, asUserId: call.user.id });
+      const input = { principal: userPrincipal(call), projectId: access.project.id, received: call.received! };
+      return call.writer.call(kWebhookCommands.webhookCreate, input);
     },
   },
   {
@@ -56,8 +65,8 @@ export const kWebhookRoutes: readonly ApiRoute[] = [
     pattern: 'webhooks/:webhookId/delete',
     run(call) {
       const id = call.params.webhookId!;
-      requireOwn(call, call.store.getWebhook(id), 'webhook', id);
-      return call.writer.call('consoleWebhookDelete', { webhookId: id, asUserId: call.user.id });
+      requireOwn(call, call.store.getWebhook(id), webhookNotFound);
+      return call.writer.call(kWebhookCommands.webhookDelete, { principal: userPrincipal(call), webhookId: id });
     },
   },
   {
@@ -65,8 +74,8 @@ export const kWebhookRoutes: readonly ApiRoute[] = [
     pattern: 'deliveries/:deliveryId/redeliver',
     async run(call) {
       const id = call.params.deliveryId!;
-      requireOwn(call, call.store.getDelivery(id), 'delivery', id);
-      return deliveryView(await call.writer.call('consoleWebhookRedeliver', { deliveryId: id, asUserId: call.user.id }));
+      requireOwn(call, call.store.getDelivery(id), deliveryNotFound);
+      return deliveryView(await call.writer.call(kWebhookCommands.webhookRedeliver, { principal: userPrincipal(call), deliveryId: id }));
     },
   },
 ];
