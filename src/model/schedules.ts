@@ -26,10 +26,14 @@ export interface ScheduledChange {
   outcome: string | null;
 }
 
+// The web's encoder, not Node's Buffer: the console's pages read this module's types, and the browser's
+// tsconfig declares no Node global (src/web-console/browser/tsconfig.json).
+const kUtf8 = new TextEncoder();
+
 /**
  * A release plan's size as its answers carry it (JSON bytes): what bounds a project's pending changes
  * and a page of a list (src/release-plans/list-pages.ts), and what the store's lists record per entry.
  */
 export function listedBytes(record: object): number {
-  return Buffer.byteLength(JSON.stringify(record));
+  return kUtf8.encode(JSON.stringify(record)).byteLength;
 }
