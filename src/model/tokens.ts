@@ -24,6 +24,9 @@ export interface Token {
   secretHash: string;
 }
 
+/** What a caller sees of a token: never the secret or its hash. */
+export type TokenView = Omit<Token, 'secretHash'>;
+
 export interface TokenRequestRecord {
   at: number;
   method: string;

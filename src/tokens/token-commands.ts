@@ -6,7 +6,7 @@ import { requireOrg, requireProject, requireToken } from '../model/lookups.js';
 import { can, canManageToken, describeRole, holdsTokenSlot, inRotationGrace, tokenStatus } from '../model/permissions.js';
 import { isManagementEligible } from '../model/plans.js';
 import type { Project } from '../model/projects.js';
-import type { Token } from '../model/tokens.js';
+import type { Token, TokenView } from '../model/tokens.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { commandTable } from '../writer/command.js';
 import { recordActivity } from './activity-commands.js';
@@ -21,8 +21,7 @@ const kDayMs = 24 * 3600 * 1000;
 export const kExpiryChoices = { never: 0, '30d': 30, '90d': 90, '365d': 365 } as const;
 export type ExpiryChoice = keyof typeof kExpiryChoices;
 
-/** What a caller sees of a token: never the secret or its hash. */
-export type TokenView = Omit<Token, 'secretHash'>;
+export type { TokenView };
 
 export interface CreatedToken extends TokenView {
   /** Shown once, at creation. */

@@ -10,16 +10,17 @@ import { type Static, Type } from '../../typebox.js';
 import { FlagwireError } from '../../errors.js';
 import { type EngineStore, EvalEngine, kEnvMissing, kEnvUnknown, projectEnv, stateInProjectEnv } from '../../eval/engine.js';
 import { decidedBy } from '../../eval/evaluate.js';
-import { type Explanation, explainState, type Why } from '../../eval/explain.js';
+import { type Explanation, explainState } from '../../eval/explain.js';
 import { EvalQuery, kContextFields } from '../../eval/query.js';
+import type { Why } from '../../eval/why.js';
 import { notFoundDetail } from '../../model/lookups.js';
 import type { Audience } from '../../model/projects.js';
 import { compileValidator } from '../../model/validation.js';
 import { kReasons } from '../../ofrep/evaluate.js';
 import type { StoreReader } from '../../store/interfaces.js';
-import type { VariantValue } from '../../targeting/definition.js';
 import type { IfBranch } from '../../targeting/if-branch.js';
 import { projectAccess } from '../access.js';
+import type { PlaygroundResult, PlaygroundView } from './answers.js';
 import type { ApiCall, ApiRoute } from './call.js';
 import { compileForm, JsonObject } from '../forms.js';
 
@@ -48,30 +49,6 @@ export type PlaygroundRequest = Static<typeof PlaygroundRequest>;
 // Read as any object first, then checked whole: the playground lists every problem, as the API does.
 const kPlaygroundForm = compileForm(JsonObject);
 const kRequestCheck = compileValidator(PlaygroundRequest, { quoteKeys: true });
-
-/** One flag's answer: the Evaluation API's fields, OFREP's reason, and why in words and as data. */
-export interface PlaygroundResult {
-  id: string;
-  name: string;
-  /** GET /v1/flags/{id}'s `enabled`; null where it answers 403 (the plan has no audiences). */
-  enabled: boolean | null;
-  /** A boolean state's `enabled`; a typed state's variant value; absent where the caller's default applies. */
-  value?: VariantValue;
-  variant?: string;
-  /** OFREP's reason, or ERROR where OFREP answers an error (`errorCode`). */
-  reason: string;
-  errorCode?: string;
-  why: Why;
-  /** `why` in words, audiences by name. */
-  because: string;
-}
-
-export interface PlaygroundView {
-  /** The context as the Evaluation API's query string: GET /v1/flags/{id}?<query> gives each result's `enabled`. */
-  query: string;
-  env: string | null;
-  results: PlaygroundResult[];
-}
 
 export const kPlaygroundRoutes: readonly ApiRoute[] = [{ method: 'POST', pattern: 'projects/:projectId/playground', run: playground }];
 

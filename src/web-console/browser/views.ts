@@ -1,17 +1,23 @@
-// The shapes of what /console/api answers, as the console's pages read them: the server's own types
-// (the routes' answers in ../api/*.ts, the records of src/model), imported as types only, so tsc erases
-// every one of these imports and nothing of the server's code reaches the browser.
+// The shapes of what /console/api answers, as the console's pages read them: the answers the server
+// declares (../api/answers.ts) and the records of src/model, imported as types only, so tsc erases every
+// one of these imports and nothing of the server's code reaches the browser. Every module they come from
+// is free of Node, as this folder's tsconfig checks.
 import type { EnvironmentEntry, FlagRepresentation } from '../../model/representation.js';
 import type { ProjectAccess } from '../access.js';
-import type { FlagPageView as FlagPageAnswer, ProjectView as ProjectAnswer } from '../api/flags.js';
+import type { FlagPageView as FlagPageAnswer, ProjectView as ProjectAnswer } from '../api/answers.js';
 
-export type { AuditView } from '../../audit/console-routes.js';
-export type { HomeView, SessionView } from '../api/home.js';
-export type { MailView } from '../../mail/console-routes.js';
-export type { MembersView } from '../api/members.js';
-export type { PlaygroundResult, PlaygroundView } from '../api/playground.js';
-export type { ActivityView, TokensView } from '../api/tokens.js';
-export type { WebhooksView } from '../../webhooks/console-routes.js';
+export type {
+  ActivityView,
+  AuditView,
+  HomeView,
+  MailView,
+  MembersView,
+  PlaygroundResult,
+  PlaygroundView,
+  SessionView,
+  TokensView,
+  WebhooksView,
+} from '../api/answers.js';
 export type { RolloutAction, RolloutBody } from '../../release-plans/schemas.js';
 export type { Org, User } from '../../model/accounts.js';
 export type { Audience, Project } from '../../model/projects.js';

@@ -1,91 +1,64 @@
-// The console's browser modules (src/web-console/browser/) name nothing that only Node declares: every
-// global, import and module they use is declared by TypeScript's own libraries (ES and DOM) or by the
-// project's source. This is tsc's answer, asked through its checker, because a DOM-only tsconfig cannot
-// give it: views.ts imports the server's answer types, whose modules bring @types/node into any program
-// that checks them (docs/web-console.md, Decisions). biome.jsonc refuses the usual Node names as you type;
-// this test refuses all of them.
-import { readdirSync } from 'node:fs';
+// The console's browser code is checked as browser code by the build (scripts/check-browser-code.mjs, on
+// src/web-console/browser/tsconfig.json: the ES and DOM libraries, no package's types). Here the check is
+// run as the build runs it: on the browser modules as they are, and with probe modules added that name
+// something only Node declares, directly or through a type imported from the server's code.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import t from 'tap';
-import ts from 'typescript';
+import { promisify } from 'node:util';
+import t, { type Test } from 'tap';
+import { plainNode } from '../../helpers/plain-process.js';
 
 const kRoot = fileURLToPath(new URL('../../../../', import.meta.url));
-const kBrowser = `${kRoot}src/web-console/browser/`;
+const kCheck = `${kRoot}scripts/check-browser-code.mjs`;
 
-/** The root tsconfig's options: the ones the build checks the browser modules with. */
-function rootOptions(): ts.CompilerOptions {
-  const parsed = ts.getParsedCommandLineOfConfigFile(
-    `${kRoot}tsconfig.json`,
-    {},
-    {
-      ...ts.sys,
-      onUnRecoverableConfigFileDiagnostic: (d) => {
-        throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
-      },
-    },
-  );
-  return { ...parsed!.options, noEmit: true };
-}
-
-/** Whether `node` names something on its own (a global, an import, a module), not a member of a value or type. */
-function isFreeName(node: ts.Node): boolean {
-  const parent = node.parent;
-  if (ts.isPropertyAccessExpression(parent) && parent.name === node) {
-    // globalThis.process is the global process.
-    return ts.isIdentifier(parent.expression) && parent.expression.text === 'globalThis';
+/** The check's exit status and report, with `probes` (file name to source) checked as browser modules too. */
+async function check(t: Test, probes: Record<string, string>): Promise<{ code: number; report: string }> {
+  // Under the root tsconfig's rootDir, as the browser modules are; dist/ is the build's, and git-ignored.
+  const dir = mkdtempSync(`${kRoot}dist/browser-probes-`);
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const files = Object.entries(probes).map(([name, source]) => {
+    writeFileSync(`${dir}/${name}`, source);
+    return `${dir}/${name}`;
+  });
+  const [file, args] = plainNode([kCheck, ...files]);
+  try {
+    await promisify(execFile)(file, args, { cwd: kRoot });
+    return { code: 0, report: '' };
+  } catch (error) {
+    const failed = error as { code: number; stderr: string };
+    return { code: failed.code, report: failed.stderr };
   }
-  if (ts.isQualifiedName(parent) && parent.right === node) return false;
-  if ((ts.isPropertyAssignment(parent) || ts.isPropertySignature(parent) || ts.isMethodDeclaration(parent)) && parent.name === node)
-    return false;
-  if (ts.isBindingElement(parent) && parent.propertyName === node) return false;
-  return true;
 }
 
-/** Whether `node` is the module of an import, a re-export, an import type or an import() call. */
-function isModuleName(node: ts.StringLiteral): boolean {
-  const parent = node.parent;
-  return (
-    ts.isImportDeclaration(parent) ||
-    ts.isExportDeclaration(parent) ||
-    (ts.isLiteralTypeNode(parent) && ts.isImportTypeNode(parent.parent)) ||
-    (ts.isCallExpression(parent) && parent.expression.kind === ts.SyntaxKind.ImportKeyword)
-  );
-}
+t.test('the browser modules pass the check as they are', async (t) => {
+  const { code, report } = await check(t, {});
+  t.equal(report, '');
+  t.equal(code, 0);
+});
 
-/** Every free name of `file` whose every declaration is outside TypeScript's libraries and the project's source. */
-function nodeOnlyNames(file: ts.SourceFile, checker: ts.TypeChecker): string[] {
-  const ours = (d: ts.Declaration) => {
-    const name = d.getSourceFile().fileName;
-    return name.includes('/node_modules/typescript/lib/') || (name.startsWith(`${kRoot}src/`) && !name.includes('/node_modules/'));
+t.test('a Node global or module named in browser code fails the check', async (t) => {
+  const probes: Record<string, string> = {
+    'process.ts': 'export const mode = process.env.NODE_ENV;\n',
+    'global-this.ts': 'export const mode = globalThis.process;\n',
+    'buffer.ts': "export const bytes = Buffer.from('x');\n",
+    'set-immediate.ts': 'setImmediate(() => {});\nexport {};\n',
+    'require.ts': "export const fs = require('fs');\n",
+    'dirname.ts': 'export const here = __dirname;\n',
+    'node-module.ts': "import { readFileSync } from 'node:fs';\nexport const read = readFileSync;\n",
+    'node-type.ts': "import type { Worker } from 'node:worker_threads';\nexport type W = Worker;\n",
   };
-  const found: string[] = [];
-  const visit = (node: ts.Node) => {
-    if ((ts.isIdentifier(node) && isFreeName(node)) || (ts.isStringLiteral(node) && isModuleName(node))) {
-      let symbol = checker.getSymbolAtLocation(node);
-      if (symbol !== undefined && symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
-      const declarations = symbol?.declarations ?? [];
-      if (declarations.length > 0 && !declarations.some(ours)) {
-        const { line } = file.getLineAndCharacterOfPosition(node.getStart());
-        found.push(`${file.fileName.slice(kBrowser.length)}:${line + 1} ${node.getText()}`);
-      }
-    }
-    ts.forEachChild(node, visit);
-  };
-  visit(file);
-  return found;
-}
+  const { code, report } = await check(t, probes);
+  t.equal(code, 1);
+  for (const name of Object.keys(probes)) t.match(report, new RegExp(`${name}\\(\\d+,\\d+\\): error TS`), `${name} is refused`);
+});
 
-t.test('no browser module names a global, module or import that only Node declares', async (t) => {
-  const files = readdirSync(kBrowser)
-    .filter((name) => name.endsWith('.ts'))
-    .map((name) => kBrowser + name);
-  t.ok(files.length > 20, 'the browser modules are found');
-  const program = ts.createProgram(files, rootOptions());
-  const checker = program.getTypeChecker();
-  t.ok(
-    program.getSourceFiles().some((f) => f.fileName.includes('/@types/node/')),
-    "Node's types are in the program (through views.ts), so this test, not the tsconfig, is what keeps them out",
-  );
-  const found = files.flatMap((name) => nodeOnlyNames(program.getSourceFile(name)!, checker));
-  t.same(found, [], 'names only Node declares');
+t.test("a type imported from server code that reaches Node fails the check, naming Node's modules", async (t) => {
+  const { code, report } = await check(t, {
+    'server-type.ts': `import type { ApiCall } from '${kRoot}src/web-console/api/call.js';\nexport type Call = ApiCall;\n`,
+  });
+  t.equal(code, 1);
+  // The call's config and writer: Node's modules, and a package whose types load Node's for the whole program.
+  t.match(report, "src/config.ts imports 'node:fs', which is not browser code");
+  t.match(report, "src/writer/client.ts imports 'pino', which is not browser code");
 });

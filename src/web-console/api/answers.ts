@@ -1,0 +1,146 @@
+// What the console API's pages answer (GET session, home, a project, a flag, ...; the playground's POST),
+// declared from the records of src/model and the Management API's bodies. The browser reads its answers
+// through these types (browser/views.ts), and its tsconfig checks it with the DOM's declarations only:
+// so this module, and everything it imports, declares nothing of Node's. The routes' own modules cannot
+// be that (they call the writer and the store), so each route's answer is checked against its type here
+// at build time (test/web-console/answer-types.ts), both ways.
+import type { VariantValue } from '../../targeting/definition.js';
+import type { Why } from '../../eval/why.js';
+import type { Membership, Org, Role, User } from '../../model/accounts.js';
+import type { AuditEntry } from '../../model/audit.js';
+import type { Invitation } from '../../model/invitations.js';
+import type { MailMessage } from '../../model/mail.js';
+import type { TokenStatus } from '../../model/permissions.js';
+import type { Audience, Project } from '../../model/projects.js';
+import type { FlagRepresentation } from '../../model/representation.js';
+import type { TokenDenialRecord, TokenRequestRecord, TokenView } from '../../model/tokens.js';
+import type { RolloutAction, RolloutBody, ScheduledChangeBody } from '../../release-plans/schemas.js';
+import type { DeliveryBody, WebhookBody } from '../../webhooks/schemas.js';
+import type { ProjectAccess } from '../access.js';
+
+/** GET session. */
+export interface SessionView {
+  user: User;
+  csrfToken: string;
+  expiresAt: number;
+}
+
+/** GET home: the user's organisations (with their projects), personal projects and live invitations. */
+export interface HomeView {
+  user: User;
+  orgs: (Pick<Org, 'id' | 'name' | 'plan' | 'standing'> & { role: Role; canCreateProjects: boolean; projects: Project[] })[];
+  personal: Project[];
+  invitations: (Pick<Invitation, 'id' | 'role' | 'expiresAt'> & { orgName: string; invitedByName: string })[];
+  canCreateOrgs: boolean;
+}
+
+/** GET mail: the messages the user may read (model/mail.ts's rule), newest first. */
+export interface MailView {
+  messages: (Pick<MailMessage, 'seq' | 'at' | 'to' | 'subject' | 'text' | 'sentAt' | 'failedAt' | 'attempts'> & {
+    orgId: string | undefined;
+    orgName: string | null;
+  })[];
+}
+
+/** GET orgs/:orgId/members. Pending invitations are listed to those who may invite only. */
+export interface MembersView {
+  org: Org;
+  role: Role;
+  members: (Membership & { user: User | null })[];
+  invitations: Pick<Invitation, 'id' | 'email' | 'role' | 'expiresAt'>[];
+  canManage: boolean;
+}
+
+/** GET projects/:projectId/audit: a page of the log, newest first; `nextBefore` pages back. */
+export interface AuditView {
+  project: Project;
+  can: ProjectAccess['can'];
+  entries: AuditEntry[];
+  nextBefore: number | null;
+  flags: { id: string; name: string }[];
+  /** The members named in the entries' changes, by their `user:<id>` reference. */
+  people: { ref: string; name: string }[];
+}
+
+/** A token as the tokens page lists it. */
+export interface TokenEntry extends TokenView {
+  status: TokenStatus;
+  createdByName: string;
+  manageable: boolean;
+  secretWorksUntil: number | null;
+  graceRevocable: boolean;
+}
+
+/** GET projects/:projectId/tokens. */
+export interface TokensView extends ProjectAccess {
+  tokens: TokenEntry[];
+  slotsUsed: number;
+  slots: number;
+}
+
+/** GET tokens/:tokenId/activity. */
+export interface ActivityView {
+  project: Project;
+  token: TokenView & { status: TokenStatus };
+  lastUsedAt: number | null;
+  recent: TokenRequestRecord[];
+  denials: TokenDenialRecord[];
+}
+
+/** GET projects/:projectId/webhooks: each hook with its latest `shown` deliveries. */
+export interface WebhooksView extends ProjectAccess {
+  webhooks: (WebhookBody & { deliveries: DeliveryBody[]; more: boolean })[];
+  shown: number;
+}
+
+/** GET projects/:projectId: the flag list, with each flag's stale mark, hourly use and bare splits. */
+export interface ProjectView extends ProjectAccess {
+  flags: FlagRepresentation[];
+  stale: string[];
+  staleDays: number;
+  hourly: Record<string, number[]>;
+  /** A state whose rule is a bare fractional split, as `on=10/off=90`: by `flagId` or `flagId:env`. */
+  splits: Record<string, string>;
+  audiences: Audience[];
+}
+
+/** One of a flag's rollouts, with the actions the page offers on it and the CLI's texts of its steps and guard. */
+export interface RolloutEntry extends RolloutBody {
+  actions: RolloutAction[];
+  stepLabels: string[];
+  guardLine: string | null;
+}
+
+/** GET flags/:flagId. */
+export interface FlagPageView extends ProjectAccess {
+  flag: FlagRepresentation;
+  flagWideCohorts: string[] | null;
+  audiences: Audience[];
+  schedules: ScheduledChangeBody[];
+  rollouts: RolloutEntry[];
+}
+
+/** One flag's answer: the Evaluation API's fields, OFREP's reason, and why in words and as data. */
+export interface PlaygroundResult {
+  id: string;
+  name: string;
+  /** GET /v1/flags/{id}'s `enabled`; null where it answers 403 (the plan has no audiences). */
+  enabled: boolean | null;
+  /** A boolean state's `enabled`; a typed state's variant value; absent where the caller's default applies. */
+  value?: VariantValue;
+  variant?: string;
+  /** OFREP's reason, or ERROR where OFREP answers an error (`errorCode`). */
+  reason: string;
+  errorCode?: string;
+  why: Why;
+  /** `why` in words, audiences by name. */
+  because: string;
+}
+
+/** POST projects/:projectId/playground. */
+export interface PlaygroundView {
+  /** The context as the Evaluation API's query string: GET /v1/flags/{id}?<query> gives each result's `enabled`. */
+  query: string;
+  env: string | null;
+  results: PlaygroundResult[];
+}

@@ -1,0 +1,30 @@
+// The console API's answers as its routes make them, against the types the browser reads them by
+// (src/web-console/api/answers.ts): each is assignable to the other and has the same fields. Checked at
+// compile time, as TypeBox's test/static does: `npm run build` fails on a route whose answer drifts from
+// its declared type. Nothing here runs.
+import type * as Declared from '../../src/web-console/api/answers.js';
+import type { auditView } from '../../src/audit/console-routes.js';
+import type { flagView, projectView } from '../../src/web-console/api/flags.js';
+import type { homeView, sessionView } from '../../src/web-console/api/home.js';
+import type { mailView } from '../../src/mail/console-routes.js';
+import type { membersView } from '../../src/web-console/api/members.js';
+import type { activityView, tokensView } from '../../src/web-console/api/tokens.js';
+import type { webhooksView } from '../../src/webhooks/console-routes.js';
+
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+/** Mutually assignable, and no field the other lacks (an optional field would pass assignability). */
+type Answers<Made, Read> = Same<Made, Read> extends true ? Same<keyof Made, keyof Read> : false;
+type Holds<T extends true> = T;
+
+export type AnswerChecks = [
+  Holds<Answers<ReturnType<typeof sessionView>, Declared.SessionView>>,
+  Holds<Answers<ReturnType<typeof homeView>, Declared.HomeView>>,
+  Holds<Answers<ReturnType<typeof mailView>, Declared.MailView>>,
+  Holds<Answers<ReturnType<typeof membersView>, Declared.MembersView>>,
+  Holds<Answers<ReturnType<typeof auditView>, Declared.AuditView>>,
+  Holds<Answers<ReturnType<typeof tokensView>, Declared.TokensView>>,
+  Holds<Answers<ReturnType<typeof activityView>, Declared.ActivityView>>,
+  Holds<Answers<ReturnType<typeof webhooksView>, Declared.WebhooksView>>,
+  Holds<Answers<ReturnType<typeof projectView>, Declared.ProjectView>>,
+  Holds<Answers<ReturnType<typeof flagView>, Declared.FlagPageView>>,
+];
