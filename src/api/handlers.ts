@@ -13,6 +13,7 @@ import type { SnapshotReader } from '../store/interfaces.js';
 import type { WriterClient } from '../writer/client.js';
 import { flagList, patchResult, representFlag, tokenDescription } from '../model/representation.js';
 import { FlagwireError } from '../errors.js';
+import { kFlagCommands } from '../flags/capability.js';
 import { type ExportFormat, exportProject, kExportFormats } from '../flags-as-code/export.js';
 import { fileText } from '../flags-as-code/flag-file.js';
 import type { Planner } from '../flags-as-code/planner.js';
@@ -147,7 +148,11 @@ export const kManagementHandlers: Readonly<Record<ManagementRouteName, Managemen
   apiCreateFlag: {
     kind: 'write',
     async run(_request, auth, received, release, deps) {
-      const { value: flag, revision } = await deps.writer.callAt('apiFlagCreate', { tokenId: auth.token.id, received }, release);
+      const { value: flag, revision } = await deps.writer.callAt(
+        kFlagCommands.apiFlagCreate,
+        { tokenId: auth.token.id, received },
+        release,
+      );
       return { status: 201, value: representFlag(flag, auth.project, null, deps.store.getUsage(flag.id)), revision };
     },
   },
@@ -163,7 +168,7 @@ export const kManagementHandlers: Readonly<Record<ManagementRouteName, Managemen
     precheck: precheckFlagChange,
     async run(request, auth, received, release, deps) {
       const input = flagWrite(request, auth, received);
-      const { value: result, revision } = await deps.writer.callAt('apiFlagPatch', input, release);
+      const { value: result, revision } = await deps.writer.callAt(kFlagCommands.apiFlagPatch, input, release);
       return { status: 200, value: patchResult(result.changed, result.flag, input.env, deps.store.getUsage(result.flag.id)), revision };
     },
   },

@@ -7,6 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { kCapabilityList } from '../capabilities.js';
 import { FlagwireError } from '../errors.js';
 import { isStale, kDefaultStaleDays, kMaxStaleDays, staleBefore, type Flag } from '../model/flags.js';
+import { kFlagCommands } from '../flags/capability.js';
 import { hashPassword, kMinPasswordLength, passwordProblem } from '../model/passwords.js';
 import type { Audience, AudienceRule, Project, ProjectKind } from '../model/projects.js';
 import { requireFlag, requireOrg, requireProject, requireToken, requireUser } from '../model/lookups.js';
@@ -541,7 +542,11 @@ const kOwnCommands: readonly ConsoleCommand[] = [
     notes: "Refusals are the Management API's 400 texts: on a multi-environment project --enabled/--percentage need --env.",
     async run(args, ctx) {
       const body = flagCreateBody(args, `Usage: flagwire ${kFlagCreateUsage}`);
-      const flag = await ctx.write('consoleFlagCreate', { projectId: args.positional('PROJECT_ID'), body, asUserId: args.string('as') });
+      const flag = await ctx.write(kFlagCommands.consoleFlagCreate, {
+        projectId: args.positional('PROJECT_ID'),
+        body,
+        asUserId: args.string('as'),
+      });
       return ctx.read((r) => flagView(r, flag));
     },
     human: out.renderFlagView,
@@ -593,7 +598,11 @@ const kOwnCommands: readonly ConsoleCommand[] = [
     argumentHelp: { NAME: 'the new name, unique in the project (exact)' },
     options: { as: str('USER_ID', kAsFlagEditor) },
     run: (args, ctx) =>
-      ctx.write('flagRename', { flagId: args.positional('FLAG_ID'), name: args.positional('NAME'), asUserId: args.string('as') }),
+      ctx.write(kFlagCommands.flagRename, {
+        flagId: args.positional('FLAG_ID'),
+        name: args.positional('NAME'),
+        asUserId: args.string('as'),
+      }),
     human: out.renderFlag,
   }),
   command({
@@ -604,7 +613,11 @@ const kOwnCommands: readonly ConsoleCommand[] = [
     argumentHelp: { TEXT: 'the description ("" clears it)' },
     options: { as: str('USER_ID', kAsFlagEditor) },
     run: (args, ctx) =>
-      ctx.write('flagDescribe', { flagId: args.positional('FLAG_ID'), text: args.positional('TEXT'), asUserId: args.string('as') }),
+      ctx.write(kFlagCommands.flagDescribe, {
+        flagId: args.positional('FLAG_ID'),
+        text: args.positional('TEXT'),
+        asUserId: args.string('as'),
+      }),
     human: out.renderFlag,
   }),
   command({
@@ -615,7 +628,11 @@ const kOwnCommands: readonly ConsoleCommand[] = [
     argumentHelp: { TAGS: 'the new tags as a comma list ("" clears them)' },
     options: { as: str('USER_ID', kAsFlagEditor) },
     run: (args, ctx) =>
-      ctx.write('flagTags', { flagId: args.positional('FLAG_ID'), tags: splitList(args.positional('TAGS')), asUserId: args.string('as') }),
+      ctx.write(kFlagCommands.flagTags, {
+        flagId: args.positional('FLAG_ID'),
+        tags: splitList(args.positional('TAGS')),
+        asUserId: args.string('as'),
+      }),
     human: out.renderFlag,
   }),
   command({
@@ -626,7 +643,7 @@ const kOwnCommands: readonly ConsoleCommand[] = [
     argumentHelp: { COHORTS: 'the cohorts as a comma list ("" clears them)' },
     options: { as: str('USER_ID', kAsFlagEditor) },
     run: (args, ctx) =>
-      ctx.write('flagCohorts', {
+      ctx.write(kFlagCommands.flagCohorts, {
         flagId: args.positional('FLAG_ID'),
         cohorts: splitList(args.positional('COHORTS')),
         asUserId: args.string('as'),
@@ -663,7 +680,7 @@ const kOwnCommands: readonly ConsoleCommand[] = [
       if (metadata !== undefined) patch.metadata = jsonOption('metadata', metadata, help);
       if (Object.keys(patch).length === 0)
         throw new UsageError('give at least one of --variants, --default-variant, --targeting, --metadata', help);
-      const result = await ctx.write('consoleFlagPatch', {
+      const result = await ctx.write(kFlagCommands.consoleFlagPatch, {
         flagId: args.positional('FLAG_ID'),
         env: args.string('env') ?? null,
         patch,
@@ -680,7 +697,7 @@ const kOwnCommands: readonly ConsoleCommand[] = [
     summary: 'delete a flag -> {id, deleted}',
     positionals: ['FLAG_ID'],
     options: { as: str('USER_ID', kAsFlagEditor) },
-    run: (args, ctx) => ctx.write('flagDelete', { flagId: args.positional('FLAG_ID'), asUserId: args.string('as') }),
+    run: (args, ctx) => ctx.write(kFlagCommands.flagDelete, { flagId: args.positional('FLAG_ID'), asUserId: args.string('as') }),
     human: out.renderDeleted,
   }),
   command({
@@ -698,7 +715,7 @@ const kOwnCommands: readonly ConsoleCommand[] = [
       '(state, variants, default variant, rule, metadata; its percentage, cohorts and audience are kept). Flags the file does not name are left alone. ' +
       'A refused file names the flag and the place in it, and nothing is written.',
     run(args, ctx) {
-      return ctx.write('flagsImport', {
+      return ctx.write(kFlagCommands.flagsImport, {
         projectId: args.positional('PROJECT_ID'),
         document: readFileOption(args, kFlagsImportUsage),
         env: args.string('env') ?? null,

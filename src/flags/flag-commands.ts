@@ -25,6 +25,7 @@ import { exactList, requireName } from '../model/input-checks.js';
 import { applyFlagPatch, normaliseCohorts, withTyped, type FieldChanges } from './patch-rules.js';
 import { appliedTyped, mergeTyped, typedProblems } from './variant-rules.js';
 import { consoleActor, tokenActor, type Actor } from '../audit/audit-actor.js';
+import type { FlagAuditAction } from './capability.js';
 
 // Every rule of a create and a patch is applied here, on the writer, from the body's JSON syntax and
 // schema to the rules that need the project (which only the writer reads in the transaction that
@@ -310,7 +311,15 @@ function mapValues<A, B>(record: Record<string, A>, fn: (a: A) => B): Record<str
   return out;
 }
 
-function audit(w: StoreWriter, actor: Actor, flag: Flag, action: string, env: string | null, changes: FieldChanges, now: number): void {
+function audit(
+  w: StoreWriter,
+  actor: Actor,
+  flag: Flag,
+  action: FlagAuditAction,
+  env: string | null,
+  changes: FieldChanges,
+  now: number,
+): void {
   w.appendAudit({ at: now, projectId: flag.projectId, actor: actor.id, actorName: actor.name, action, flagId: flag.id, env, changes });
 }
 
@@ -328,8 +337,16 @@ function consoleTarget(w: StoreWriter, input: ConsoleFlagInput): { flag: Flag; a
   return { flag, actor: consoleActor(w, requireProject(w, flag.projectId), input.asUserId) };
 }
 
+/** The audit action of a console edit of each field. */
+const kEditActions = {
+  name: 'flag.rename',
+  description: 'flag.describe',
+  tags: 'flag.tags',
+  cohorts: 'flag.cohorts',
+} as const satisfies Record<string, FlagAuditAction>;
+
 /** Stores `next` if it differs in `field`, with an audit entry; returns the stored flag. */
-function consoleEdit<K extends 'name' | 'description' | 'tags' | 'cohorts'>(
+function consoleEdit<K extends keyof typeof kEditActions>(
   w: StoreWriter,
   { flag, actor }: { flag: Flag; actor: Actor },
   field: K,
@@ -339,17 +356,7 @@ function consoleEdit<K extends 'name' | 'description' | 'tags' | 'cohorts'>(
   if (JSON.stringify(flag[field]) === JSON.stringify(value)) return flag;
   const next = { ...flag, [field]: value, updatedAt: Math.max(now, flag.updatedAt + 1) } as Flag;
   w.putFlag(next);
-  audit(
-    w,
-    actor,
-    next,
-    `flag.${field === 'name' ? 'rename' : field === 'description' ? 'describe' : field}`,
-    null,
-    {
-      [field]: { before: flag[field], after: value },
-    },
-    now,
-  );
+  audit(w, actor, next, kEditActions[field], null, { [field]: { before: flag[field], after: value } }, now);
   return next;
 }
 

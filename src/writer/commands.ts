@@ -9,24 +9,9 @@ import { recordActivity } from '../tokens/activity-commands.js';
 import { seedDemo } from './demo-seed.js';
 import { invitationAccept, invitationDecline, invitationJoin, orgInvite } from '../invitations/invitation-commands.js';
 import { mailResult } from '../mail/mail-commands.js';
-import {
-  apiFlagCreate,
-  apiFlagPatch,
-  consoleFlagCreate,
-  consoleFlagPatch,
-  flagCohorts,
-  flagCreate,
-  flagDelete,
-  flagDescribe,
-  flagPatch,
-  flagRename,
-  flagTags,
-} from '../flags/flag-commands.js';
 import { orgAddMember, orgCreate, orgUpdate, userCreate } from '../orgs/org-commands.js';
 import { audienceCreate, audienceUpdate, envAdd, envProtect, envRename, projectCreate } from '../projects/project-commands.js';
 import { tokenCreate, tokenRevoke, tokenRotate } from '../tokens/token-commands.js';
-import { recordUsage } from '../flags/usage-commands.js';
-import { flagsImport } from '../flags/import-commands.js';
 import { apiFlagsApply, flagsApply } from '../flags-as-code/apply-commands.js';
 import {
   apiScheduleCancel,
@@ -72,18 +57,6 @@ export const kCommands = {
   envProtect,
   audienceCreate,
   audienceUpdate,
-  apiFlagCreate,
-  apiFlagPatch,
-  flagCreate,
-  consoleFlagCreate,
-  consoleFlagPatch,
-  flagPatch,
-  flagRename,
-  flagDescribe,
-  flagTags,
-  flagCohorts,
-  flagDelete,
-  flagsImport,
   flagsApply,
   apiFlagsApply,
   consoleScheduleCreate,
@@ -111,7 +84,6 @@ export const kCommands = {
   tokenRotate,
   tokenRevoke,
   recordActivity,
-  recordUsage,
   mailResult,
   seedDemo,
 } as const;

@@ -9,6 +9,7 @@ import { describeGuard } from '../../release-plans/guards.js';
 import { kRolloutActions, rolloutView, scheduleView } from '../../release-plans/schemas.js';
 import { kDefaultPage, kMaxPageBytes } from '../../release-plans/list-pages.js';
 import { FlagwireError } from '../../errors.js';
+import { kFlagCommands } from '../../flags/capability.js';
 import { type ApiCall, type ApiRoute, form, requireReceived, text, texts } from './call.js';
 
 /** The flag list's chart: evaluations per hour over the last day. */
@@ -90,7 +91,7 @@ export const kFlagRoutes: readonly ApiRoute[] = [
     pattern: 'projects/:projectId/flags',
     async run(call) {
       const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
-      const flag = await call.writer.call('consoleFlagCreate', {
+      const flag = await call.writer.call(kFlagCommands.consoleFlagCreate, {
         projectId: access.project.id,
         received: requireReceived(call),
         asUserId: call.user.id,
@@ -110,7 +111,7 @@ export const kFlagRoutes: readonly ApiRoute[] = [
     async run(call) {
       const { flag } = flagAccess(call, call.params.flagId!);
       const env = call.query.get('env');
-      const result = await call.writer.call('consoleFlagPatch', {
+      const result = await call.writer.call(kFlagCommands.consoleFlagPatch, {
         flagId: flag.id,
         env,
         asUserId: call.user.id,
@@ -123,7 +124,7 @@ export const kFlagRoutes: readonly ApiRoute[] = [
     method: 'POST',
     pattern: 'flags/:flagId/rename',
     run: (call) =>
-      call.writer.call('flagRename', {
+      call.writer.call(kFlagCommands.flagRename, {
         flagId: flagAccess(call, call.params.flagId!).flag.id,
         name: text(form(call), 'name'),
         asUserId: call.user.id,
@@ -133,7 +134,7 @@ export const kFlagRoutes: readonly ApiRoute[] = [
     method: 'POST',
     pattern: 'flags/:flagId/describe',
     run: (call) =>
-      call.writer.call('flagDescribe', {
+      call.writer.call(kFlagCommands.flagDescribe, {
         flagId: flagAccess(call, call.params.flagId!).flag.id,
         text: text(form(call), 'description'),
         asUserId: call.user.id,
@@ -143,7 +144,7 @@ export const kFlagRoutes: readonly ApiRoute[] = [
     method: 'POST',
     pattern: 'flags/:flagId/tags',
     run: (call) =>
-      call.writer.call('flagTags', {
+      call.writer.call(kFlagCommands.flagTags, {
         flagId: flagAccess(call, call.params.flagId!).flag.id,
         tags: texts(form(call), 'tags'),
         asUserId: call.user.id,
@@ -153,7 +154,7 @@ export const kFlagRoutes: readonly ApiRoute[] = [
     method: 'POST',
     pattern: 'flags/:flagId/cohorts',
     run: (call) =>
-      call.writer.call('flagCohorts', {
+      call.writer.call(kFlagCommands.flagCohorts, {
         flagId: flagAccess(call, call.params.flagId!).flag.id,
         cohorts: texts(form(call), 'cohorts'),
         asUserId: call.user.id,
@@ -215,6 +216,7 @@ export const kFlagRoutes: readonly ApiRoute[] = [
   {
     method: 'DELETE',
     pattern: 'flags/:flagId',
-    run: (call) => call.writer.call('flagDelete', { flagId: flagAccess(call, call.params.flagId!).flag.id, asUserId: call.user.id }),
+    run: (call) =>
+      call.writer.call(kFlagCommands.flagDelete, { flagId: flagAccess(call, call.params.flagId!).flag.id, asUserId: call.user.id }),
   },
 ];
