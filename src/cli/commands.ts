@@ -8,6 +8,7 @@ import { kCapabilityList } from '../capabilities.js';
 import { FlagwireError } from '../errors.js';
 import { isStale, kDefaultStaleDays, kMaxStaleDays, staleBefore, type Flag } from '../model/flags.js';
 import { kFlagCommands } from '../flags/capability.js';
+import { principalOf } from '../audit/audit-actor.js';
 import { hashPassword, kMinPasswordLength, passwordProblem } from '../model/passwords.js';
 import type { Audience, AudienceRule, Project, ProjectKind } from '../model/projects.js';
 import { requireFlag, requireOrg, requireProject, requireToken, requireUser } from '../model/lookups.js';
@@ -542,10 +543,10 @@ const kOwnCommands: readonly ConsoleCommand[] = [
     notes: "Refusals are the Management API's 400 texts: on a multi-environment project --enabled/--percentage need --env.",
     async run(args, ctx) {
       const body = flagCreateBody(args, `Usage: flagwire ${kFlagCreateUsage}`);
-      const flag = await ctx.write(kFlagCommands.consoleFlagCreate, {
+      const flag = await ctx.write(kFlagCommands.flagCreate, {
         projectId: args.positional('PROJECT_ID'),
         body,
-        asUserId: args.string('as'),
+        principal: principalOf(args.string('as')),
       });
       return ctx.read((r) => flagView(r, flag));
     },
@@ -680,11 +681,11 @@ const kOwnCommands: readonly ConsoleCommand[] = [
       if (metadata !== undefined) patch.metadata = jsonOption('metadata', metadata, help);
       if (Object.keys(patch).length === 0)
         throw new UsageError('give at least one of --variants, --default-variant, --targeting, --metadata', help);
-      const result = await ctx.write(kFlagCommands.consoleFlagPatch, {
+      const result = await ctx.write(kFlagCommands.flagPatch, {
         flagId: args.positional('FLAG_ID'),
         env: args.string('env') ?? null,
         patch,
-        asUserId: args.string('as'),
+        principal: principalOf(args.string('as')),
       });
       return ctx.read((r) => ({ changed: result.changed, flag: flagView(r, result.flag) }));
     },

@@ -2,28 +2,12 @@
 // imported from a flagd file, and the evaluations the workers counted.
 import { defineCapability } from '../capability/capability.js';
 import { commandTable } from '../writer/command.js';
-import {
-  apiFlagCreate,
-  apiFlagPatch,
-  consoleFlagCreate,
-  consoleFlagPatch,
-  flagCohorts,
-  flagCreate,
-  flagDelete,
-  flagDescribe,
-  flagPatch,
-  flagRename,
-  flagTags,
-} from './flag-commands.js';
+import { flagCohorts, flagCreate, flagDelete, flagDescribe, flagPatch, flagRename, flagTags } from './flag-commands.js';
 import { flagsImport } from './import-commands.js';
 import { recordUsage } from './usage-commands.js';
 
 export const kFlagCommands = commandTable({
-  apiFlagCreate,
-  apiFlagPatch,
   flagCreate,
-  consoleFlagCreate,
-  consoleFlagPatch,
   flagPatch,
   flagRename,
   flagDescribe,

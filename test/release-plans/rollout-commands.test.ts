@@ -5,7 +5,7 @@
 // their refusals, a hand change to the targeting or the variants, and a rollback to the targeting before;
 // `flagwire flag rollout --steps` with weights, and `rollout list` showing them.
 import t, { type Test } from 'tap';
-import { kConsoleActor, tokenActor } from '../../src/audit/audit-actor.js';
+import { kConsoleActor, kOperator, type Principal, tokenActor } from '../../src/audit/audit-actor.js';
 import { EvalEngine } from '../../src/eval/engine.js';
 import { ResultReader, ResultWriter } from '../../src/eval/protocol.js';
 import type { TypedVariants } from '../../src/model/flags.js';
@@ -42,7 +42,7 @@ const kSteps = [{ trafficPercentage: 10, holdMs: kHour }, { trafficPercentage: 5
 t.test('steps taken in order, each when its hold ends, once, audited as plan:<id>; then completed', async (t) => {
   const flag = world.run('flagCreate', {
     projectId: ids.single,
-    actor: kConsoleActor,
+    principal: kOperator,
     body: { name: 'ramp', enabled: true, trafficPercentage: 0 },
   });
   const plan = start(flag.id, kSteps);
@@ -85,7 +85,7 @@ t.test('steps taken in order, each when its hold ends, once, audited as plan:<id
 t.test('pause holds the step; resume sets it again; skip takes the next now; one rollout per flag', async (t) => {
   const flag = world.run('flagCreate', {
     projectId: ids.single,
-    actor: kConsoleActor,
+    principal: kOperator,
     body: { name: 'ramp-2', enabled: true, trafficPercentage: 5 },
   });
   const plan = start(flag.id, kSteps);
@@ -117,13 +117,12 @@ t.test('pause holds the step; resume sets it again; skip takes the next now; one
 });
 
 t.test('a change made by hand pauses the rollout at its next step, naming who, and is not overwritten', async (t) => {
-  const flag = world.run('flagCreate', { projectId: ids.single, actor: kConsoleActor, body: { name: 'ramp-3', enabled: true } });
+  const flag = world.run('flagCreate', { projectId: ids.single, principal: kOperator, body: { name: 'ramp-3', enabled: true } });
   const plan = start(flag.id, kSteps);
   world.run('flagPatch', {
-    projectId: ids.single,
     flagId: flag.id,
     env: null,
-    actor: tokenActor(read().getToken(world.tokenIds.write!)!),
+    principal: { kind: 'token', tokenId: world.tokenIds.write! },
     patch: { trafficPercentage: 30 },
   });
   const paused = advance(plan.id, t0 + kHour);
@@ -201,11 +200,11 @@ const kEmails = Array.from({ length: 400 }, (_, i) => `u${i}%40example.com`);
 /** The callers among kEmails served `on`. */
 const servedOn = (flagId: string) => kEmails.filter((email) => variantFor(flagId, `email=${email}`) === 'on');
 const typed = (flagId: string) => (read().getFlag(flagId) as { state: { typed: TypedVariants } }).state.typed;
-const writeToken = () => tokenActor(read().getToken(world.tokenIds.write!)!);
+const writeToken = (): Principal => ({ kind: 'token', tokenId: world.tokenIds.write! });
 const createTyped = (name: string, extra: Record<string, unknown> = {}) =>
   world.run('flagCreate', {
     projectId: ids.single,
-    actor: kConsoleActor,
+    principal: kOperator,
     body: { name, enabled: true, trafficPercentage: 100, variants: { on: true, off: false }, defaultVariant: 'off', ...extra },
   });
 
@@ -295,10 +294,9 @@ t.test('variant weights: a hand change to the targeting pauses the rollout, nami
   const flag = createTyped('split-3');
   const plan = start(flag.id, kWeightSteps);
   world.run('flagPatch', {
-    projectId: ids.single,
     flagId: flag.id,
     env: null,
-    actor: writeToken(),
+    principal: writeToken(),
     patch: {
       targeting: {
         fractional: [
@@ -309,7 +307,7 @@ t.test('variant weights: a hand change to the targeting pauses the rollout, nami
     },
   });
   // A later change of something else, by someone else, is not who changed the targeting.
-  world.run('flagPatch', { projectId: ids.single, flagId: flag.id, env: null, actor: kConsoleActor, patch: { trafficPercentage: 90 } });
+  world.run('flagPatch', { flagId: flag.id, env: null, principal: kOperator, patch: { trafficPercentage: 90 } });
   t.match(advance(plan.id, t0 + kHour), {
     status: 'paused',
     current: 0,
@@ -338,10 +336,9 @@ t.test('variant weights: a hand change to the targeting pauses the rollout, nami
   );
 
   world.run('flagPatch', {
-    projectId: ids.single,
     flagId: flag.id,
     env: null,
-    actor: kConsoleActor,
+    principal: kOperator,
     patch: { targeting: { if: [{ '==': [{ var: 'plan' }, 'pro'] }, 'on', 'off'] } },
   });
   t.match(advance(plan.id, t0 + 3 * kHour), {
@@ -353,15 +350,14 @@ t.test('variant weights: a hand change to the targeting pauses the rollout, nami
 t.test('variant weights: a variant the next step sets removed by hand pauses the rollout; skip is refused', async (t) => {
   const flag = world.run('flagCreate', {
     projectId: ids.single,
-    actor: kConsoleActor,
+    principal: kOperator,
     body: { name: 'split-4', enabled: true, variants: { a: 'A', b: 'B', c: 'C' }, defaultVariant: 'a' },
   });
   const plan = start(flag.id, [{ variantWeights: { a: 50, b: 50 }, holdMs: kHour }, { variantWeights: { a: 50, c: 50 } }]);
   world.run('flagPatch', {
-    projectId: ids.single,
     flagId: flag.id,
     env: null,
-    actor: writeToken(),
+    principal: writeToken(),
     patch: { variants: { a: 'A', b: 'B' } },
   });
   t.match(advance(plan.id, t0 + kHour), {
@@ -428,7 +424,7 @@ t.test('variant weights: refusals, each saying what is needed; nothing written',
 });
 
 t.test('a rollout stored before weight steps existed (no initialTargeting) reads as null and rolls back', async (t) => {
-  const flag = world.run('flagCreate', { projectId: ids.single, actor: kConsoleActor, body: { name: 'old-ramp', enabled: true } });
+  const flag = world.run('flagCreate', { projectId: ids.single, principal: kOperator, body: { name: 'old-ramp', enabled: true } });
   const { initialTargeting: _none, ...old } = start(flag.id, kSteps);
   world.store.transact((w) => w.putRollout(old));
   const stored = read().getRollout(old.id)!;

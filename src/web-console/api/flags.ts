@@ -91,10 +91,10 @@ export const kFlagRoutes: readonly ApiRoute[] = [
     pattern: 'projects/:projectId/flags',
     async run(call) {
       const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
-      const flag = await call.writer.call(kFlagCommands.consoleFlagCreate, {
+      const flag = await call.writer.call(kFlagCommands.flagCreate, {
         projectId: access.project.id,
         received: requireReceived(call),
-        asUserId: call.user.id,
+        principal: { kind: 'user', userId: call.user.id },
       });
       return representFlag(flag, access.project, null, undefined);
     },
@@ -111,10 +111,10 @@ export const kFlagRoutes: readonly ApiRoute[] = [
     async run(call) {
       const { flag } = flagAccess(call, call.params.flagId!);
       const env = call.query.get('env');
-      const result = await call.writer.call(kFlagCommands.consoleFlagPatch, {
+      const result = await call.writer.call(kFlagCommands.flagPatch, {
         flagId: flag.id,
         env,
-        asUserId: call.user.id,
+        principal: { kind: 'user', userId: call.user.id },
         received: requireReceived(call),
       });
       return patchResult(result.changed, result.flag, env, call.store.getUsage(flag.id));
