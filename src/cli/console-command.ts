@@ -4,7 +4,8 @@
 import type { StoreReader } from '../store/interfaces.js';
 import type { CommandInput, CommandName, CommandOutput } from '../writer/commands.js';
 import type { WriterCommand } from '../writer/command.js';
-import type { Args, CommandSpec, OptionSpec } from './args.js';
+import { readFileSync } from 'node:fs';
+import { type Args, type CommandSpec, type OptionSpec, UsageError } from './args.js';
 
 /**
  * What a command may do: run one writer command (its own transaction), or read the store. Both wait
@@ -44,6 +45,32 @@ export const many = (value: string, help: string, required = false): OptionSpec 
   required,
 });
 export const bool = (help: string): OptionSpec => ({ type: 'boolean', help });
+
+/** `--as USER_ID` of a command that changes flags (or what a flag is changed by). */
+export const kAsFlagEditor =
+  'the person making the change (a user id): the audit log names them (actor user:<id>) instead of "console". They must be an Editor, Admin or Owner of the project\'s organisation, or the owner of a personal project';
+
+/** An option whose value is JSON text; a usage error naming it when it is not. */
+export function jsonOption(name: string, text: string, help: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`--${name} must be JSON (${(err as Error).message})`, help);
+  }
+}
+
+/** The text of an option's file (--file unless named); a usage error naming it when it cannot be read. */
+export function readFileOption(args: Args, usage: string, option = 'file'): string {
+  const file = args.required(option);
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(
+      `cannot read --${option} ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      `Usage: flagwire ${usage}`,
+    );
+  }
+}
 
 /** Help for positional arguments that mean the same in every command. */
 const kArgumentHelp: Readonly<Record<string, string>> = {
