@@ -13,7 +13,7 @@
 import { LmdbStore } from '../src/store/lmdb-store.js';
 import type { FlagCreate, EnvironmentState } from '../src/model/schemas.js';
 import { runCommand, type CommandInput, type CommandName } from '../src/writer/commands.js';
-import { kConsoleActor } from '../src/audit/audit-actor.js';
+import { kOperator } from '../src/audit/audit-actor.js';
 import type { StoreWriter } from '../src/store/interfaces.js';
 import { kFiveRuleTargeting, kFiveRuleVariants } from './five-rule-flag.js';
 
@@ -158,7 +158,7 @@ function generate(store: LmdbStore): BenchData {
     // 100 creates per transaction: each flagCreate lists the project's flags to check the name.
     for (let at = 0; at < bodies.length; at += 100) {
       const created = store.transact((w) =>
-        bodies.slice(at, at + 100).map((body) => run(w, 'flagCreate', { projectId: project.id, body, actor: kConsoleActor })),
+        bodies.slice(at, at + 100).map((body) => run(w, 'flagCreate', { projectId: project.id, body, principal: kOperator })),
       );
       for (const flag of created) {
         flags++;

@@ -8,7 +8,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openForConsole } from '../src/store/open-store.js';
 import { runCommand, type CommandInput, type CommandName } from '../src/writer/commands.js';
-import { kConsoleActor } from '../src/audit/audit-actor.js';
+import { kOperator } from '../src/audit/audit-actor.js';
 import { startPostgres } from '../test/helpers/postgres.js';
 import { startTestServer, tempDataDir, type TestServer } from '../test/helpers/server.js';
 import { startReceiver } from '../test/helpers/webhook-receiver.js';
@@ -41,8 +41,8 @@ async function seed(dataDir: string, databaseUrl: string | null): Promise<Data> 
   const project = await run('projectCreate', { name: 'Bench', orgId: org.id, kind: 'single' });
   const flags: string[] = [];
   for (let i = 0; i < kFlags; i++)
-    flags.push((await run('flagCreate', { projectId: project.id, body: { name: `f${i}`, enabled: true }, actor: kConsoleActor })).id);
-  const probe = (await run('flagCreate', { projectId: project.id, body: { name: 'probe', trafficPercentage: 100 }, actor: kConsoleActor }))
+    flags.push((await run('flagCreate', { projectId: project.id, body: { name: `f${i}`, enabled: true }, principal: kOperator })).id);
+  const probe = (await run('flagCreate', { projectId: project.id, body: { name: 'probe', trafficPercentage: 100 }, principal: kOperator }))
     .id;
   const token = await run('tokenCreate', { projectId: project.id, asUserId: user.id, name: 'bench', permission: 'write' });
   await writes.close();

@@ -7,6 +7,7 @@ import { kInvitations } from './invitations/capability.js';
 import { kMail } from './mail/capability.js';
 import { kOrgs } from './orgs/capability.js';
 import { kProjects } from './projects/capability.js';
+import { kFlags } from './flags/capability.js';
 import { kSessions } from './sessions/capability.js';
 import { kTokens } from './tokens/capability.js';
 import { kWebhooks } from './webhooks/capability.js';
@@ -17,6 +18,7 @@ export const kCapabilities = [
   kSessions,
   kInvitations,
   kProjects,
+  kFlags,
   kWebhooks,
   kFlagsAsCode,
   kTokens,

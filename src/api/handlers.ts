@@ -1,6 +1,6 @@
 // The Management API's handlers, one per route (src/routes/route-table.ts), run by its request pipeline
 // (management.ts) once the token is authorised. A read answers 200 with what it returns; a write hands
-// the body, as received, to the writer with the token's id: its apiFlagCreate/apiFlagPatch authorise the
+// the body, as received, to the writer with the token's id: its commands authorise the
 // token again in the transaction that applies the change, parse the body and apply every rule, and
 // report all problems together (with the `env` problem of a patch).
 import type { ManagementRouteName } from '../routes/route-table.js';
@@ -13,6 +13,7 @@ import type { SnapshotReader, StoreRevision } from '../store/interfaces.js';
 import type { WriterClient } from '../writer/client.js';
 import { flagList, patchResult, representFlag, tokenDescription } from '../model/representation.js';
 import { FlagwireError } from '../errors.js';
+import { kFlagCommands } from '../flags/capability.js';
 import { type ExportFormat, exportProject, kExportFormats } from '../flags-as-code/export.js';
 import { kFlagsAsCodeCommands } from '../flags-as-code/capability.js';
 import { fileText } from '../flags-as-code/flag-file.js';
@@ -152,7 +153,11 @@ export const kManagementHandlers: Readonly<Record<ManagementRouteName, Managemen
   apiCreateFlag: {
     kind: 'write',
     async run(_request, auth, received, release, deps) {
-      const { value: flag, storeRevision } = await deps.writer.callAt('apiFlagCreate', { tokenId: auth.token.id, received }, release);
+      const { value: flag, storeRevision } = await deps.writer.callAt(
+        kFlagCommands.flagCreate,
+        { projectId: auth.project.id, principal: { kind: 'token', tokenId: auth.token.id }, received },
+        release,
+      );
       return { status: 201, value: representFlag(flag, auth.project, null, deps.store.getUsage(flag.id)), storeRevision };
     },
   },
@@ -167,8 +172,9 @@ export const kManagementHandlers: Readonly<Record<ManagementRouteName, Managemen
     kind: 'write',
     precheck: precheckFlagChange,
     async run(request, auth, received, release, deps) {
-      const input = flagWrite(request, auth, received);
-      const { value: result, storeRevision } = await deps.writer.callAt('apiFlagPatch', input, release);
+      const principal = { kind: 'token', tokenId: auth.token.id } as const;
+      const input = { flagId: request.flagId!, env: request.query.get('env'), principal, received };
+      const { value: result, storeRevision } = await deps.writer.callAt(kFlagCommands.flagPatch, input, release);
       return {
         status: 200,
         value: patchResult(result.changed, result.flag, input.env, deps.store.getUsage(result.flag.id)),

@@ -4,11 +4,7 @@
 import { kTokenCommands } from '../tokens/token-commands.js';
 import { kDefaultPage, kMaxPage, pageAnswer, pageRequest } from '../release-plans/list-pages.js';
 import { kCapabilityList } from '../capabilities.js';
-import { isStale, kDefaultStaleDays, kMaxStaleDays, staleBefore, type Flag } from '../model/flags.js';
-import type { Project } from '../model/projects.js';
-import { requireFlag, requireProject, requireToken } from '../model/lookups.js';
-import type { StoreReader } from '../store/interfaces.js';
-import { representFlag, type EnvironmentsFlag, type FlatFlag } from '../model/representation.js';
+import { requireProject, requireToken } from '../model/lookups.js';
 import { kMaxGracePeriodSeconds, tokenView, type TokenView } from '../tokens/token-commands.js';
 import type { ScheduledChange } from '../model/schedules.js';
 import {
@@ -22,8 +18,8 @@ import {
 import type { RolloutPlan, RolloutStep } from '../model/rollouts.js';
 import { kRolloutActions } from '../release-plans/schemas.js';
 import type { GuardInput } from '../release-plans/guards.js';
-import { parseIsoTime, splitList, UsageError, type Args } from './args.js';
-import { bool, command, type ConsoleCommand, kAsFlagEditor, many, readFileOption, str } from './console-command.js';
+import { parseIsoTime, UsageError, type Args } from './args.js';
+import { bool, command, type ConsoleCommand, kAsFlagEditor, many, str } from './console-command.js';
 import * as out from './output.js';
 
 /** The options of a list read a page at a time (src/release-plans/list-pages.ts). */
@@ -49,58 +45,6 @@ function jsonOption(name: string, text: string, help: string): unknown {
   }
 }
 
-/** The Management API's representation of a flag (a group flag in its environments form). */
-function flagView(r: StoreReader, flag: Flag): FlagView {
-  return representFlag(flag, requireProject(r, flag.projectId), null, r.getUsage(flag.id));
-}
-
-/**
- * `flag stale`: not evaluated for `days` days, by the usage the server writes once a minute (docs/operations.md:
- * Flag usage): evaluated last before the cut-off, or never evaluated and created before it (a flag
- * created since has had no chance to be used).
- */
-function staleFlags(r: StoreReader, project: Project, days: number, now: number): StaleFlags {
-  const before = staleBefore(now, days);
-  const flags: FlagView[] = [];
-  for (const flag of r.listFlags(project.id)) {
-    const usage = r.getUsage(flag.id);
-    if (isStale(flag, usage, before)) flags.push(representFlag(flag, project, null, usage));
-  }
-  return { days, before, flags };
-}
-
-export type FlagView = FlatFlag | EnvironmentsFlag;
-
-export interface StaleFlags {
-  days: number;
-  /** The cut-off, Unix ms: evaluated last before it (or never, and created before it). */
-  before: number;
-  flags: FlagView[];
-}
-
-/**
- * `flag create`'s body for POST /api/v1/flags's rules. On a multi-environment project --env names the
- * environments that --enabled and --percentage set (every other environment starts off, at 0%); without
- * --env the values go at the top level, which the API's rules accept only on a single-environment project.
- */
-function flagCreateBody(args: Args, help: string): Record<string, unknown> {
-  const state: Record<string, unknown> = {};
-  if (args.flag('enabled')) state.enabled = true;
-  const percentage = args.string('percentage');
-  if (percentage !== undefined) {
-    // The console converts the text; the range is the API's rule (same 400 text).
-    if (!/^-?\d+(\.\d+)?$/.test(percentage)) throw new UsageError(`--percentage must be a number, not "${percentage}"`, help);
-    state.trafficPercentage = Number(percentage);
-  }
-  const environments = args.list('env');
-  const body: Record<string, unknown> = { name: args.required('name') };
-  if (environments === undefined) return { ...body, ...state };
-  return { ...body, environments: Object.fromEntries(environments.map((env) => [env, { ...state }])) };
-}
-
-const kFlagVariantsUsage =
-  'flag variants FLAG_ID [--variants JSON] [--default-variant NAME] [--targeting JSON] [--metadata JSON] [--env NAME] [--as USER_ID]';
-const kFlagsImportUsage = 'flags import PROJECT_ID --file FILE [--env NAME] [--as USER_ID]';
 const kFlagScheduleUsage = 'flag schedule FLAG_ID --at TIME --patch JSON [--env NAME] [--as USER_ID]';
 const kRelativeTime = /^\+(\d{1,9})(s|m|h|d)$/;
 
@@ -164,8 +108,6 @@ function rolloutSteps(text: string): RolloutStep[] {
   return read.steps;
 }
 
-const kFlagCreateUsage = 'flag create PROJECT_ID --name NAME [--enabled] [--percentage N] [--env NAME]... [--as USER_ID]';
-
 /** `serve`: first in the index, before every capability's commands. */
 const kServe = command({
   name: 'serve',
@@ -204,195 +146,6 @@ const kServe = command({
 /** The command line's commands not (yet) declared by a capability. */
 const kOwnCommands: readonly ConsoleCommand[] = [
   // ---- flags -----------------------------------------------------------------------------------
-  command({
-    name: 'flag create',
-    usage: kFlagCreateUsage,
-    summary: "create a flag, on any plan and on personal projects, with POST /api/v1/flags's rules -> the flag as the API shows it",
-    positionals: ['PROJECT_ID'],
-    options: {
-      name: str('NAME', "the flag's name, unique in the project (exact)", true),
-      enabled: bool('turn the flag on (default off)'),
-      percentage: str(
-        'N',
-        'the share of traffic it is on for, 0-100 (default 0, as in the API; --percentage 100 turns it on for everyone)',
-      ),
-      env: many(
-        'NAME',
-        'multi-environment project: an environment that --enabled and --percentage apply to (repeat, or a comma list); other environments start off at 0%. Not for a single-environment project',
-      ),
-      as: str('USER_ID', kAsFlagEditor),
-    },
-    notes: "Refusals are the Management API's 400 texts: on a multi-environment project --enabled/--percentage need --env.",
-    async run(args, ctx) {
-      const body = flagCreateBody(args, `Usage: flagwire ${kFlagCreateUsage}`);
-      const flag = await ctx.write('consoleFlagCreate', { projectId: args.positional('PROJECT_ID'), body, asUserId: args.string('as') });
-      return ctx.read((r) => flagView(r, flag));
-    },
-    human: out.renderFlagView,
-  }),
-  command({
-    name: 'flag list',
-    usage: 'flag list PROJECT_ID',
-    summary: "a project's flags, oldest first, as the Management API shows them -> {flags}",
-    positionals: ['PROJECT_ID'],
-    options: {},
-    run: (args, ctx) =>
-      ctx.read((r): { flags: FlagView[] } => {
-        const project = requireProject(r, args.positional('PROJECT_ID'));
-        return { flags: r.listFlags(project.id).map((f) => representFlag(f, project, null, r.getUsage(f.id))) };
-      }),
-    human: (result: { flags: FlagView[] }) => out.renderFlagViews(result.flags),
-  }),
-  command({
-    name: 'flag stale',
-    usage: 'flag stale PROJECT_ID [--days N]',
-    summary: `a project's flags not evaluated for N days (default ${kDefaultStaleDays}), oldest first -> {days, before, flags}`,
-    positionals: ['PROJECT_ID'],
-    options: {
-      days: str('N', `whole days without an evaluation, 1 to ${kMaxStaleDays} (default ${kDefaultStaleDays})`),
-    },
-    notes:
-      'A flag is stale when its latest evaluation (Evaluation API or OFREP, project routes included) is older than N days, ' +
-      'or when it was never evaluated and was created more than N days ago. The server writes evaluation counts once a minute.',
-    run(args, ctx) {
-      const days = args.integer('days', 1, kMaxStaleDays) ?? kDefaultStaleDays;
-      return ctx.read((r) => staleFlags(r, requireProject(r, args.positional('PROJECT_ID')), days, ctx.now));
-    },
-    human: out.renderStaleFlags,
-  }),
-  command({
-    name: 'flag show',
-    usage: 'flag show FLAG_ID',
-    summary: 'one flag as the Management API shows it (a group flag with every environment) -> flag',
-    positionals: ['FLAG_ID'],
-    options: {},
-    run: (args, ctx) => ctx.read((r) => flagView(r, requireFlag(r, args.positional('FLAG_ID')))),
-    human: out.renderFlagView,
-  }),
-  command({
-    name: 'flag rename',
-    usage: 'flag rename FLAG_ID NAME [--as USER_ID]',
-    summary: 'rename a flag -> flag',
-    positionals: ['FLAG_ID', 'NAME'],
-    argumentHelp: { NAME: 'the new name, unique in the project (exact)' },
-    options: { as: str('USER_ID', kAsFlagEditor) },
-    run: (args, ctx) =>
-      ctx.write('flagRename', { flagId: args.positional('FLAG_ID'), name: args.positional('NAME'), asUserId: args.string('as') }),
-    human: out.renderFlag,
-  }),
-  command({
-    name: 'flag describe',
-    usage: 'flag describe FLAG_ID TEXT [--as USER_ID]',
-    summary: 'set a flag\'s description ("" clears it) -> flag',
-    positionals: ['FLAG_ID', 'TEXT'],
-    argumentHelp: { TEXT: 'the description ("" clears it)' },
-    options: { as: str('USER_ID', kAsFlagEditor) },
-    run: (args, ctx) =>
-      ctx.write('flagDescribe', { flagId: args.positional('FLAG_ID'), text: args.positional('TEXT'), asUserId: args.string('as') }),
-    human: out.renderFlag,
-  }),
-  command({
-    name: 'flag tags',
-    usage: 'flag tags FLAG_ID T1,T2 [--as USER_ID]',
-    summary: 'replace a flag\'s tags ("" clears them) -> flag',
-    positionals: ['FLAG_ID', 'TAGS'],
-    argumentHelp: { TAGS: 'the new tags as a comma list ("" clears them)' },
-    options: { as: str('USER_ID', kAsFlagEditor) },
-    run: (args, ctx) =>
-      ctx.write('flagTags', { flagId: args.positional('FLAG_ID'), tags: splitList(args.positional('TAGS')), asUserId: args.string('as') }),
-    human: out.renderFlag,
-  }),
-  command({
-    name: 'flag cohorts',
-    usage: 'flag cohorts FLAG_ID C1,C2 [--as USER_ID]',
-    summary: 'set the flag-wide cohort list of a group flag ("" clears it) -> flag',
-    positionals: ['FLAG_ID', 'COHORTS'],
-    argumentHelp: { COHORTS: 'the cohorts as a comma list ("" clears them)' },
-    options: { as: str('USER_ID', kAsFlagEditor) },
-    run: (args, ctx) =>
-      ctx.write('flagCohorts', {
-        flagId: args.positional('FLAG_ID'),
-        cohorts: splitList(args.positional('COHORTS')),
-        asUserId: args.string('as'),
-      }),
-    human: out.renderFlag,
-  }),
-  command({
-    name: 'flag variants',
-    usage: kFlagVariantsUsage,
-    summary:
-      "set a flag's typed variants, default variant, targeting rule and metadata (flagd's), as PATCH /api/v1/flags/{id} does -> {changed, flag}",
-    positionals: ['FLAG_ID'],
-    options: {
-      variants: str('JSON', 'variant name -> value, all of one type (boolean, string, number or object); {} makes it a boolean flag again'),
-      'default-variant': str('NAME', 'the variant served when no rule decides; "" for none (the caller\'s own default)'),
-      targeting: str('JSON', "a flagd targeting rule (JsonLogic with flagd's operators); {} removes it"),
-      metadata: str('JSON', "flagd's flag metadata, names to strings, numbers or booleans; {} removes it"),
-      env: str('NAME', 'group flag: the environment to set (required there)'),
-      as: str('USER_ID', kAsFlagEditor),
-    },
-    notes:
-      "Only the options given change; the result is checked whole, with the Management API's texts (docs/api.md: Typed variants). " +
-      'A rule too long for the command line: --targeting "$(cat rule.json)".',
-    async run(args, ctx) {
-      const help = `Usage: flagwire ${kFlagVariantsUsage}`;
-      const patch: Record<string, unknown> = {};
-      const variants = args.string('variants');
-      if (variants !== undefined) patch.variants = jsonOption('variants', variants, help);
-      const fallback = args.string('default-variant');
-      if (fallback !== undefined) patch.defaultVariant = fallback === '' ? null : fallback;
-      const targeting = args.string('targeting');
-      if (targeting !== undefined) patch.targeting = jsonOption('targeting', targeting, help);
-      const metadata = args.string('metadata');
-      if (metadata !== undefined) patch.metadata = jsonOption('metadata', metadata, help);
-      if (Object.keys(patch).length === 0)
-        throw new UsageError('give at least one of --variants, --default-variant, --targeting, --metadata', help);
-      const result = await ctx.write('consoleFlagPatch', {
-        flagId: args.positional('FLAG_ID'),
-        env: args.string('env') ?? null,
-        patch,
-        asUserId: args.string('as'),
-      });
-      return ctx.read((r) => ({ changed: result.changed, flag: flagView(r, result.flag) }));
-    },
-    human: (result: { changed: boolean; flag: FlagView }) =>
-      `${result.changed ? 'Changed.' : 'No change.'}\n${out.renderFlagView(result.flag)}`,
-  }),
-  command({
-    name: 'flag delete',
-    usage: 'flag delete FLAG_ID [--as USER_ID]',
-    summary: 'delete a flag -> {id, deleted}',
-    positionals: ['FLAG_ID'],
-    options: { as: str('USER_ID', kAsFlagEditor) },
-    run: (args, ctx) => ctx.write('flagDelete', { flagId: args.positional('FLAG_ID'), asUserId: args.string('as') }),
-    human: out.renderDeleted,
-  }),
-  command({
-    name: 'flags import',
-    usage: kFlagsImportUsage,
-    summary: 'create or update flags by key from a flagd flag-definition file (JSON), all or nothing, audited -> {projectId, env, flags}',
-    positionals: ['PROJECT_ID'],
-    options: {
-      file: str('FILE', 'the flagd flag-definition file (https://flagd.dev/reference/flag-definitions/), JSON', true),
-      env: str('NAME', 'multi-environment project: the environment whose state the file sets (required there)'),
-      as: str('USER_ID', kAsFlagEditor),
-    },
-    notes:
-      "Each flag's key is its name: a new name creates the flag (on for everyone its rule reaches: 100%), an existing one is updated " +
-      '(state, variants, default variant, rule, metadata; its percentage, cohorts and audience are kept). Flags the file does not name are left alone. ' +
-      'A refused file names the flag and the place in it, and nothing is written.',
-    run(args, ctx) {
-      return ctx.write('flagsImport', {
-        projectId: args.positional('PROJECT_ID'),
-        document: readFileOption(args, kFlagsImportUsage),
-        env: args.string('env') ?? null,
-        asUserId: args.string('as'),
-      });
-    },
-    human: out.renderImport,
-  }),
-
-  // ---- release plans (src/release-plans) --------------------------------------------------------
   command({
     name: 'flag schedule',
     usage: kFlagScheduleUsage,

@@ -9,7 +9,7 @@ import type { Project } from '../model/projects.js';
 import { requireProject } from '../model/lookups.js';
 import { parseJsonObject, type ReceivedBody } from '../model/request-body.js';
 import { audienceCreate, audienceUpdate, envAdd } from '../projects/project-commands.js';
-import { flagCohorts, flagCreate, flagDelete, flagDescribe, flagPatch, flagTags } from '../flags/flag-commands.js';
+import { createFlagAs, flagCohorts, flagDelete, flagDescribe, flagTags, patchFlagAs } from '../flags/flag-commands.js';
 import { sameCohorts } from '../flags/patch-rules.js';
 import { sameJson, sameTyped } from '../flags/variant-rules.js';
 import type { StoreReader, StoreWriter } from '../store/interfaces.js';
@@ -221,7 +221,7 @@ class ChangeRunner {
                 .map(([env, state]) => [env, this.stateBody(state, flag.cohorts ?? [])]),
             ),
           };
-    const made = flagCreate(this.w, { projectId: this.project.id, actor: this.applier.actor, body }, this.now);
+    const made = createFlagAs(this.w, { projectId: this.project.id, actor: this.applier.actor, body }, this.now);
     if (flag.kind === 'groupflag' && (flag.cohorts?.length ?? 0) > 0)
       flagCohorts(this.w, { flagId: made.id, cohorts: flag.cohorts!, asUserId: this.applier.asUserId }, this.now);
   }
@@ -262,7 +262,7 @@ class ChangeRunner {
     if (wide !== null || !sameCohorts(was.cohorts, state.cohorts)) patch.cohorts = body.cohorts;
     if (was.audience !== state.audience) patch.audienceId = body.audienceId;
     if (!sameTyped(was.typed, state.typed)) Object.assign(patch, typedBody(state, true));
-    flagPatch(this.w, { projectId: this.project.id, flagId, env, actor: this.applier.actor, patch }, this.now);
+    patchFlagAs(this.w, { projectId: this.project.id, flagId, env, actor: this.applier.actor, patch }, this.now);
   }
 
   /** A state as a create or patch body; `wide`: a group flag's flag-wide list (an environment equal to it inherits). */

@@ -1,13 +1,13 @@
-// Commands that change flags: create and patch (Management API) and the console-only edits.
+// Commands that change flags: create and patch (the Management API's, the web console's and the command
+// line's, one command each), and the console-only edits.
 import { TypeCompiler } from '../typebox.js';
 import { FlagwireError } from '../errors.js';
 import { isEnvironmentAllowed, validEnvironmentsText } from '../model/environments.js';
 import { envEntry, kDefaultEnvState } from '../model/flag-state.js';
 import type { EnvState, Flag, TypedVariants } from '../model/flags.js';
 import { randomId } from '../model/ids.js';
-import { requireFlag, requirePatchTarget, requireProject } from '../model/lookups.js';
+import { notFoundDetail, requireFlag, requirePatchTarget, requireProject } from '../model/lookups.js';
 import type { Project } from '../model/projects.js';
-import { authorizeTokenWrite } from '../model/token-access.js';
 import {
   AudienceId,
   FlagCreate,
@@ -24,7 +24,8 @@ import type { StoreReader, StoreWriter } from '../store/interfaces.js';
 import { exactList, requireName } from '../model/input-checks.js';
 import { applyFlagPatch, normaliseCohorts, withTyped, type FieldChanges } from './patch-rules.js';
 import { appliedTyped, mergeTyped, typedProblems } from './variant-rules.js';
-import { consoleActor, tokenActor, type Actor } from '../audit/audit-actor.js';
+import { actorFor, consoleActor, type Actor, type Principal, tokenProject } from '../audit/audit-actor.js';
+import type { FlagAuditAction } from './capability.js';
 
 // Every rule of a create and a patch is applied here, on the writer, from the body's JSON syntax and
 // schema to the rules that need the project (which only the writer reads in the transaction that
@@ -35,45 +36,41 @@ const kAudienceIdCheck = TypeCompiler.Compile(AudienceId);
 const kTypedFieldsCheck = TypeCompiler.Compile(TypedFields);
 
 /**
- * The body of a create or patch: from the API as received (`received`, parsed here), or as a value
- * (`body`/`patch`: the console, the demo seed, tests). Either way it is not yet validated.
+ * The body of a create or patch: as received (`received`, parsed here: the Management API's and the web
+ * console's, so their problems read alike), or as a value (`body`/`patch`: the command line, the demo
+ * seed, an import, tests). Either way it is not yet validated.
  */
 type BodyInput<K extends string> = { [key in K]: unknown } | { received: ReceivedBody };
 
 /** A body parsed to a value (not yet checked against its schema), or why it is not a JSON object. */
 type Parsed = { ok: true; value: unknown } | { ok: false; problem: string };
 
-export type FlagCreateInput = { projectId: string; actor: Actor } & BodyInput<'body'>;
+/**
+ * A create: who asks (a Management API token, a user, the operator) and the project, named (a token's
+ * must be its own: another project is not found).
+ */
+export type FlagCreateInput = { projectId: string; principal: Principal } & BodyInput<'body'>;
 
 /**
- * What a Management API write names: the token it was sent with, whose project it writes. The token
- * is authorised again here, in the transaction that applies the write (authorizeTokenWrite): revoked,
- * expired, its organisation below Teams or gone while the write waited for the lock, the write is
- * refused with the answer a request sent now gets, and nothing is written.
+ * POST /api/v1/flags, the web console's create and `flag create`: who asks is resolved once, here, in the
+ * transaction that writes: a token is authorised again (revoked, expired, its organisation below Teams
+ * or gone while the write waited for the lock, the write is refused with the answer a request sent now
+ * gets, and nothing is written), a user must be allowed to change flags; then createFlagAs's rules.
  */
-interface TokenWrite {
-  tokenId: string;
-  received: ReceivedBody;
-}
-
-/** POST /api/v1/flags as the writer applies it: the token's check, then flagCreate in its project, audited as the token. */
-export function apiFlagCreate(w: StoreWriter, input: TokenWrite, now: number): Flag {
-  const { token, project } = authorizeTokenWrite(w, input.tokenId, now);
-  return flagCreate(w, { projectId: project.id, actor: tokenActor(token), received: input.received }, now);
-}
-
-/** PATCH /api/v1/flags/{id} as the writer applies it: the token's check, then flagPatch in its project, audited as the token. */
-export function apiFlagPatch(w: StoreWriter, input: TokenWrite & { flagId: string; env: string | null }, now: number): FlagPatchResult {
-  const { token, project } = authorizeTokenWrite(w, input.tokenId, now);
-  return flagPatch(
-    w,
-    { projectId: project.id, flagId: input.flagId, env: input.env, actor: tokenActor(token), received: input.received },
-    now,
-  );
-}
-
-/** A flag create in the project (the API's through apiFlagCreate, the console's, the demo seed's): every body problem at once (schema and project), the environment limit, then the write. */
 export function flagCreate(w: StoreWriter, input: FlagCreateInput, now: number): Flag {
+  const { principal } = input;
+  const project = principal.kind === 'token' ? tokenProject(w, principal, now) : requireProject(w, input.projectId);
+  if (project.id !== input.projectId) throw new FlagwireError('NOT_FOUND', notFoundDetail('project', input.projectId));
+  const actor = actorFor(w, principal, project, 'editFlags', now);
+  const body = 'received' in input ? { received: input.received } : { body: input.body };
+  return createFlagAs(w, { projectId: project.id, actor, ...body }, now);
+}
+
+/** A create by an actor already resolved (flagCreate's, an import's, flags as code's). */
+export type CreateFlagAsInput = { projectId: string; actor: Actor } & BodyInput<'body'>;
+
+/** A flag create in the project: every body problem at once (schema and project), the environment limit, then the write. */
+export function createFlagAs(w: StoreWriter, input: CreateFlagAsInput, now: number): Flag {
   const project = requireProject(w, input.projectId);
   const { actor } = input;
   const parsed: Parsed = 'received' in input ? parseJsonObject(input.received, 'create') : { ok: true, value: input.body };
@@ -133,17 +130,6 @@ export function flagCreate(w: StoreWriter, input: FlagCreateInput, now: number):
 }
 
 /**
- * `flag create` in the console, and the web console's create (which sends the body as received, so its
- * problems read exactly as the API's): POST /api/v1/flags's command and rules, audited as `console` or
- * as the user (`--as`, or the signed-in user), who must be allowed to change flags.
- */
-export function consoleFlagCreate(w: StoreWriter, input: { projectId: string; asUserId?: string } & BodyInput<'body'>, now: number): Flag {
-  const actor = consoleActor(w, requireProject(w, input.projectId), input.asUserId);
-  const body = 'received' in input ? { received: input.received } : { body: input.body };
-  return flagCreate(w, { projectId: input.projectId, actor, ...body }, now);
-}
-
-/**
  * The create rules that need the project: flat state against environments, unknown environments,
  * audiences of another project or none, a taken name. They read the body as sent, which may also have
  * failed its schema, so that every problem is in the one 400 (spec: all body problems together);
@@ -197,13 +183,16 @@ function typedInputProblems(current: TypedVariants | undefined, input: TypedFiel
   return merged.typed === undefined || merged.typed === current ? [] : typedProblems(merged.typed);
 }
 
+/** A patch: who asks (a Management API token, a user, the operator), the flag, and `env` as sent. */
 export type FlagPatchInput = {
-  projectId: string;
   flagId: string;
   /** The `env` query parameter as sent. */
   env: string | null;
-  actor: Actor;
+  principal: Principal;
 } & BodyInput<'patch'>;
+
+/** A patch by an actor already resolved (flagPatch's, an import's, flags as code's, a release plan's). */
+export type PatchFlagAsInput = { projectId: string; flagId: string; env: string | null; actor: Actor } & BodyInput<'patch'>;
 
 export interface FlagPatchResult {
   changed: boolean;
@@ -211,11 +200,25 @@ export interface FlagPatchResult {
 }
 
 /**
- * A flag patch (the API's through apiFlagPatch, the web console's). An unknown flag (404) and a disallowed environment (403) come first; then
- * the problems of the query, the body and its audience are reported together (spec rule 9). A no-op
- * writes nothing.
+ * PATCH /api/v1/flags/{id}, the web console's edit and `flag variants`: who asks is resolved once, here,
+ * in the transaction that writes (as flagCreate's). A token looks the flag up in its own project (a flag
+ * of another project is not found, in the API's wording); a user or the operator by its id, and the user
+ * must be allowed to change flags in its project. Then patchFlagAs's rules.
  */
 export function flagPatch(w: StoreWriter, input: FlagPatchInput, now: number): FlagPatchResult {
+  const { principal } = input;
+  const project = principal.kind === 'token' ? tokenProject(w, principal, now) : requireProject(w, requireFlag(w, input.flagId).projectId);
+  const actor = actorFor(w, principal, project, 'editFlags', now);
+  const body = 'received' in input ? { received: input.received } : { patch: input.patch };
+  return patchFlagAs(w, { projectId: project.id, flagId: input.flagId, env: input.env, actor, ...body }, now);
+}
+
+/**
+ * A flag patch by a resolved actor. An unknown flag (404) and a disallowed environment (403) come first;
+ * then the problems of the query, the body and its audience are reported together (spec rule 9). A
+ * no-op writes nothing.
+ */
+export function patchFlagAs(w: StoreWriter, input: PatchFlagAsInput, now: number): FlagPatchResult {
   const { flag, project, env, problem } = requirePatchTarget(w, input.projectId, input.flagId, input.env, input.actor.environments);
   const parsed: Parsed = 'received' in input ? parseJsonObject(input.received, 'patch') : { ok: true, value: input.patch };
   // A body that is not a JSON object cannot be checked further: its problem joins the query's.
@@ -260,23 +263,6 @@ export function checkPatch(
   return { patch, problems };
 }
 
-/**
- * A flag edit from the web console (the body as received, audited as the signed-in user) or the
- * command line (`flag variants`: a value, audited as `console` or the `--as` user): PATCH
- * /api/v1/flags/{id}'s command and rules (same texts, same no-op); the user must be allowed to change
- * flags (consoleActor).
- */
-export function consoleFlagPatch(
-  w: StoreWriter,
-  input: { flagId: string; env: string | null; asUserId?: string } & BodyInput<'patch'>,
-  now: number,
-): FlagPatchResult {
-  const flag = requireFlag(w, input.flagId);
-  const actor = consoleActor(w, requireProject(w, flag.projectId), input.asUserId);
-  const body = 'received' in input ? { received: input.received } : { patch: input.patch };
-  return flagPatch(w, { projectId: flag.projectId, flagId: flag.id, env: input.env, actor, ...body }, now);
-}
-
 function audienceProblem(w: StoreReader, project: Project, audienceId: string): string[] {
   const audience = w.getAudience(audienceId);
   return audience && audience.projectId === project.id ? [] : [`Audience "${audienceId}" does not exist on this project.`];
@@ -310,7 +296,15 @@ function mapValues<A, B>(record: Record<string, A>, fn: (a: A) => B): Record<str
   return out;
 }
 
-function audit(w: StoreWriter, actor: Actor, flag: Flag, action: string, env: string | null, changes: FieldChanges, now: number): void {
+function audit(
+  w: StoreWriter,
+  actor: Actor,
+  flag: Flag,
+  action: FlagAuditAction,
+  env: string | null,
+  changes: FieldChanges,
+  now: number,
+): void {
   w.appendAudit({ at: now, projectId: flag.projectId, actor: actor.id, actorName: actor.name, action, flagId: flag.id, env, changes });
 }
 
@@ -328,8 +322,16 @@ function consoleTarget(w: StoreWriter, input: ConsoleFlagInput): { flag: Flag; a
   return { flag, actor: consoleActor(w, requireProject(w, flag.projectId), input.asUserId) };
 }
 
+/** The audit action of a console edit of each field. */
+const kEditActions = {
+  name: 'flag.rename',
+  description: 'flag.describe',
+  tags: 'flag.tags',
+  cohorts: 'flag.cohorts',
+} as const satisfies Record<string, FlagAuditAction>;
+
 /** Stores `next` if it differs in `field`, with an audit entry; returns the stored flag. */
-function consoleEdit<K extends 'name' | 'description' | 'tags' | 'cohorts'>(
+function consoleEdit<K extends keyof typeof kEditActions>(
   w: StoreWriter,
   { flag, actor }: { flag: Flag; actor: Actor },
   field: K,
@@ -339,17 +341,7 @@ function consoleEdit<K extends 'name' | 'description' | 'tags' | 'cohorts'>(
   if (JSON.stringify(flag[field]) === JSON.stringify(value)) return flag;
   const next = { ...flag, [field]: value, updatedAt: Math.max(now, flag.updatedAt + 1) } as Flag;
   w.putFlag(next);
-  audit(
-    w,
-    actor,
-    next,
-    `flag.${field === 'name' ? 'rename' : field === 'description' ? 'describe' : field}`,
-    null,
-    {
-      [field]: { before: flag[field], after: value },
-    },
-    now,
-  );
+  audit(w, actor, next, kEditActions[field], null, { [field]: { before: flag[field], after: value } }, now);
   return next;
 }
 

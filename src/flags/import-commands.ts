@@ -18,7 +18,7 @@ import type { StoreWriter } from '../store/interfaces.js';
 import { parseFlagDefinition } from '../targeting/parse.js';
 import { formatPath, listedProblems, problemText } from '../targeting/problems.js';
 import { consoleActor } from '../audit/audit-actor.js';
-import { flagCreate, flagPatch } from './flag-commands.js';
+import { createFlagAs, patchFlagAs } from './flag-commands.js';
 
 export interface FlagsImportInput {
   projectId: string;
@@ -64,10 +64,10 @@ export function flagsImport(w: StoreWriter, input: FlagsImportInput, now: number
       if (existing === undefined) {
         const created = { name: key, ...state, trafficPercentage: 100 };
         const body = env === null ? created : { name: key, environments: { [env]: { ...state, trafficPercentage: 100 } } };
-        const made = flagCreate(w, { projectId: project.id, actor, body }, now);
+        const made = createFlagAs(w, { projectId: project.id, actor, body }, now);
         flags.push({ key, id: made.id, outcome: 'created' });
       } else {
-        const result = flagPatch(w, { projectId: project.id, flagId: existing.id, env, actor, patch: state }, now);
+        const result = patchFlagAs(w, { projectId: project.id, flagId: existing.id, env, actor, patch: state }, now);
         flags.push({ key, id: existing.id, outcome: result.changed ? 'updated' : 'unchanged' });
       }
     } catch (err) {

@@ -11,7 +11,7 @@
 import { FlagwireError } from '../errors.js';
 import type { Actor } from '../audit/audit-actor.js';
 import { requireEnvironmentAllowed } from '../model/environments.js';
-import { flagPatch } from '../flags/flag-commands.js';
+import { patchFlagAs } from '../flags/flag-commands.js';
 import { effectiveState, type EffectiveState } from '../model/flag-state.js';
 import { randomId } from '../model/ids.js';
 import { requirePatchTarget } from '../model/lookups.js';
@@ -305,7 +305,7 @@ function restoreInitial(w: StoreWriter, plan: RolloutPlan, now: number): void {
 
 /** A step (or the rollback) as a PATCH of the flag by `plan:<id>`: checked, audited and served like any write. */
 function patchFlag(w: StoreWriter, plan: RolloutPlan, patch: Record<string, unknown>, now: number): void {
-  flagPatch(w, { projectId: plan.projectId, flagId: plan.flagId, env: plan.env, actor: planActor(plan, 'rollout'), patch }, now);
+  patchFlagAs(w, { projectId: plan.projectId, flagId: plan.flagId, env: plan.env, actor: planActor(plan, 'rollout'), patch }, now);
 }
 
 function save(w: StoreWriter, plan: RolloutPlan, now: number): RolloutPlan {

@@ -8,7 +8,7 @@
 import { FlagwireError } from '../errors.js';
 import type { Actor } from '../audit/audit-actor.js';
 import { requireEnvironmentAllowed } from '../model/environments.js';
-import { checkPatch, flagPatch } from '../flags/flag-commands.js';
+import { checkPatch, patchFlagAs } from '../flags/flag-commands.js';
 import { randomId } from '../model/ids.js';
 import { requirePatchTarget } from '../model/lookups.js';
 import type { ReceivedBody } from '../model/request-body.js';
@@ -150,10 +150,10 @@ export function scheduleRun(w: StoreWriter, input: { scheduleId: string }, now: 
   const actor = planActor(change, 'scheduled change');
   let next: ScheduledChange;
   try {
-    const result = flagPatch(w, { projectId: change.projectId, flagId: change.flagId, env: change.env, actor, patch: change.patch }, now);
+    const result = patchFlagAs(w, { projectId: change.projectId, flagId: change.flagId, env: change.env, actor, patch: change.patch }, now);
     next = { ...change, status: 'applied', doneAt: now, outcome: result.changed ? 'changed' : 'no change' };
   } catch (err) {
-    // flagPatch checks everything before it writes: a refusal left nothing half-written.
+    // patchFlagAs checks everything before it writes: a refusal left nothing half-written.
     if (!(err instanceof FlagwireError)) throw err;
     next = { ...change, status: 'failed', doneAt: now, outcome: `${err.title}: ${err.detail}` };
     auditPlan(w, actor, next, 'schedule.fail', { schedule: { before: 'pending', after: next.outcome } }, now);

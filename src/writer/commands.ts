@@ -7,21 +7,6 @@ import type { StoreWriter } from '../store/interfaces.js';
 import type { WriterCommand } from './command.js';
 import { seedDemo } from './demo-seed.js';
 import {
-  apiFlagCreate,
-  apiFlagPatch,
-  consoleFlagCreate,
-  consoleFlagPatch,
-  flagCohorts,
-  flagCreate,
-  flagDelete,
-  flagDescribe,
-  flagPatch,
-  flagRename,
-  flagTags,
-} from '../flags/flag-commands.js';
-import { recordUsage } from '../flags/usage-commands.js';
-import { flagsImport } from '../flags/import-commands.js';
-import {
   apiScheduleCancel,
   apiScheduleCreate,
   consoleScheduleCancel,
@@ -39,18 +24,6 @@ import {
 import { queueWebhookDeliveries } from '../webhooks/webhook-commands.js';
 
 export const kCommands = {
-  apiFlagCreate,
-  apiFlagPatch,
-  flagCreate,
-  consoleFlagCreate,
-  consoleFlagPatch,
-  flagPatch,
-  flagRename,
-  flagDescribe,
-  flagTags,
-  flagCohorts,
-  flagDelete,
-  flagsImport,
   consoleScheduleCreate,
   apiScheduleCreate,
   consoleScheduleCancel,
@@ -62,7 +35,6 @@ export const kCommands = {
   apiRolloutAct,
   rolloutAdvance,
   rolloutGuardRecord,
-  recordUsage,
   seedDemo,
 } as const;
 

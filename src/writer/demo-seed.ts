@@ -3,7 +3,7 @@ import type { Flag } from '../model/flags.js';
 import type { Project } from '../model/projects.js';
 import type { FlagCreate } from '../model/schemas.js';
 import type { StoreWriter } from '../store/interfaces.js';
-import { kConsoleActor } from '../audit/audit-actor.js';
+import { kOperator } from '../audit/audit-actor.js';
 import { flagCreate } from '../flags/flag-commands.js';
 import { orgAddMember, orgCreate, userCreate } from '../orgs/org-commands.js';
 import { audienceCreate, projectCreate } from '../projects/project-commands.js';
@@ -44,7 +44,7 @@ export function seedDemo(w: StoreWriter, input: { ownerPasswordHash?: string }, 
     kDemoProjectIds.platform,
   );
   const beta = audienceCreate(w, { projectId: shop.id, name: 'Beta testers', rules: [{ attribute: 'plan', values: ['beta'] }] }, now);
-  const create = (projectId: string, body: FlagCreate) => flagCreate(w, { projectId, body, actor: kConsoleActor }, now);
+  const create = (projectId: string, body: FlagCreate) => flagCreate(w, { projectId, body, principal: kOperator }, now);
   const flags = [
     create(shop.id, {
       name: 'new-checkout',

@@ -8,7 +8,7 @@ import { call } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { advanceClock, flushActivity } from '../helpers/test-hooks.js';
 import { startWorldServer } from '../helpers/world-server.js';
-import { kConsoleActor } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/audit/audit-actor.js';
 
 const kDayS = 24 * 3600;
 const kDayMs = kDayS * 1000;
@@ -105,7 +105,7 @@ t.test('counts survive a restart; a graceful stop writes the last ones', async (
 t.test('flag stale: not evaluated for N days, or never evaluated and created before that', async (t) => {
   const project = world.ids.singleB;
   const create = (name: string) =>
-    world.run('flagCreate', { projectId: project, body: { name }, actor: kConsoleActor }, Date.now() - 20 * kDayMs).id;
+    world.run('flagCreate', { projectId: project, body: { name }, principal: kOperator }, Date.now() - 20 * kDayMs).id;
   const legacy = create('legacy');
   const usedLongAgo = create('used-long-ago');
   const usedNow = create('used-now');

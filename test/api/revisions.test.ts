@@ -4,7 +4,7 @@
 // (a change made meanwhile by the console, another process), is a 400 when it is not a revision and a
 // 503 with Retry-After when the wait runs out. Several nodes: test/multinode/revisions-pg.test.ts.
 import t from 'tap';
-import { kConsoleActor } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/audit/audit-actor.js';
 import { call, type Reply } from '../helpers/http.js';
 import { startWorldServer } from '../helpers/world-server.js';
 
@@ -154,7 +154,7 @@ t.test('a request for the next revision waits for it, then answers at it', async
   const waiting = Promise.all([evaluate(next), getFlag(next), ofrep(next)]);
   await new Promise((resolve) => setTimeout(resolve, 50));
   // The console, in another process than the server: nothing but the store tells the server.
-  world.run('flagPatch', { projectId: ids.single, flagId: ids.flag, env: null, patch: { trafficPercentage: 0 }, actor: kConsoleActor });
+  world.run('flagPatch', { flagId: ids.flag, env: null, patch: { trafficPercentage: 0 }, principal: kOperator });
   const [evaluation, management, single] = await waiting;
   for (const r of [evaluation, management, single]) {
     t.equal(r.status, 200);

@@ -3,7 +3,7 @@
 // in order and build on each other.
 import { createHash } from 'node:crypto';
 import t from 'tap';
-import { kConsoleActor } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/audit/audit-actor.js';
 import { cli, expectAllRefused, expectRefused, inStore, ok } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 
@@ -224,7 +224,7 @@ t.test('flag rename, describe, tags, cohorts, delete', async (t) => {
     run('flagCreate', {
       projectId: ids.multi!,
       body: { name: 'search', environments: { staging: { enabled: true, cohorts: ['qa-team'] } } },
-      actor: kConsoleActor,
+      principal: kOperator,
     }),
   );
   ids.flag = single.id;
@@ -332,7 +332,7 @@ t.test('audit: newest first, --limit, --before, field changes', async (t) => {
 t.test('audit: 50 entries by default, and nextBefore says the log goes on', async (t) => {
   const project = await ok(t, dir, ['project', 'create', '--name', 'Busy', '--org', ids.teamsOrg!]);
   const created = await inStore(dir, (run) =>
-    Array.from({ length: 55 }, (_, i) => run('flagCreate', { projectId: project.id, body: { name: `f${i}` }, actor: kConsoleActor }).id),
+    Array.from({ length: 55 }, (_, i) => run('flagCreate', { projectId: project.id, body: { name: `f${i}` }, principal: kOperator }).id),
   );
   const first = await ok(t, dir, ['audit', project.id]);
   t.equal(first.entries.length, 50, 'the default page');

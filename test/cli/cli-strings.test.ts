@@ -5,7 +5,7 @@
 import t from 'tap';
 import { undecodableArguments } from '../../src/cli/args.js';
 import { FlagwireError } from '../../src/errors.js';
-import { kConsoleActor } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/audit/audit-actor.js';
 import { cli, expectAllRefused, inStore, ok, type CliArg } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { exportStore } from '../helpers/store-export.js';
@@ -29,8 +29,8 @@ t.before(async () => {
   ).json.id;
   ids.audience = (await cli(dir, ['audience', 'create', ids.single!, '--name', 'Beta', '--rule', 'plan=beta'])).json.id;
   await inStore(dir, (run) => {
-    ids.flag = run('flagCreate', { projectId: ids.single!, body: { name: 'checkout' }, actor: kConsoleActor }).id;
-    ids.group = run('flagCreate', { projectId: ids.multi!, body: { name: 'search' }, actor: kConsoleActor }).id;
+    ids.flag = run('flagCreate', { projectId: ids.single!, body: { name: 'checkout' }, principal: kOperator }).id;
+    ids.group = run('flagCreate', { projectId: ids.multi!, body: { name: 'search' }, principal: kOperator }).id;
   });
 });
 

@@ -8,7 +8,7 @@ import t from 'tap';
 import { cli, expectRefused, inStore, ok, parseOneObject } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { exportStore } from '../helpers/store-export.js';
-import { kConsoleActor } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/audit/audit-actor.js';
 
 t.test('--json success: exactly one JSON object on one line, exit 0, nothing on stderr', async (t) => {
   const dir = tempDir(t);
@@ -339,7 +339,7 @@ t.test('human output of activity, mail and audit changes', async (t) => {
     const multi = run('projectCreate', { name: 'M', orgId: org.id, kind: 'multi', environments: ['staging'] });
     const groupFlag = run('flagCreate', {
       projectId: multi.id,
-      actor: kConsoleActor,
+      principal: kOperator,
       body: { name: 'search', environments: { staging: { enabled: true, trafficPercentage: 30, cohorts: ['qa'] } } },
     });
     const token = run('tokenCreate', { projectId: project.id, asUserId: user.id, name: 'n', permission: 'read' });

@@ -4,7 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { kConsoleActor } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/audit/audit-actor.js';
 import { cli, expectAllRefused, inStore, ok } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { buildWorld } from '../helpers/world.js';
@@ -99,10 +99,9 @@ t.test("a changed file updates by key, audited as the user named, keeping Flagwi
   // The percentage and cohorts are Flagwire's; the file cannot express them, so an update keeps them.
   await inStore(dataDir, (run) =>
     run('flagPatch', {
-      projectId: ids.single,
       flagId: colour.id,
       env: null,
-      actor: kConsoleActor,
+      principal: kOperator,
       patch: { trafficPercentage: 30, cohorts: ['qa'] },
     }),
   );

@@ -140,11 +140,10 @@ t.test('freshness: a committed write is read by the next batch (configSeq drops 
   for (let i = 0; i < 50; i++) {
     const enabled = i % 2 === 1;
     world.run('flagPatch', {
-      projectId: ids.single,
       flagId: ids.on,
       env: null,
       patch: { enabled },
-      actor: { id: 'console', name: 'console', environments: [] },
+      principal: { kind: 'operator' },
     });
     t.equal(flag(ids.on).json.enabled, enabled);
   }

@@ -7,7 +7,7 @@ import { ResultReader, ResultWriter } from '../../src/eval/protocol.js';
 import type { FlagCreate } from '../../src/model/schemas.js';
 import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
 import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../../src/writer/commands.js';
-import { kConsoleActor } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/audit/audit-actor.js';
 import { scratchDir } from '../helpers/scratch-dir.js';
 
 export interface EvalWorld {
@@ -78,7 +78,7 @@ export function buildEvalWorld(dataDir: string = tempDir()): EvalWorld {
   const audience = run('audienceCreate', { projectId: single, name: 'Beta NL', rules }).id;
   const multiAudience = run('audienceCreate', { projectId: multi, name: 'Beta', rules: [{ attribute: 'plan', values: ['beta'] }] }).id;
   const freeAudience = run('audienceCreate', { projectId: freeProject, name: 'Beta', rules: [{ attribute: 'plan', values: ['beta'] }] }).id;
-  const create = (projectId: string, body: FlagCreate) => run('flagCreate', { projectId, body, actor: kConsoleActor }).id;
+  const create = (projectId: string, body: FlagCreate) => run('flagCreate', { projectId, body, principal: kOperator }).id;
   const on = create(single, { name: 'on', enabled: true, trafficPercentage: 100 });
   const off = create(single, { name: 'off', enabled: false, trafficPercentage: 100, cohorts: ['alice'] });
   const half = create(single, { name: 'half', enabled: true, trafficPercentage: 50, cohorts: ['alice', 'bob'] });

@@ -6,12 +6,12 @@ import { bucket } from '../../src/eval/bucket.js';
 import { type EvalState, stateInEnv } from '../../src/eval/engine.js';
 import { explainState } from '../../src/eval/explain.js';
 import { EvalQuery } from '../../src/eval/query.js';
-import { kConsoleActor } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/audit/audit-actor.js';
 import { engineOverWorld } from './eval-world.js';
 
 const { world, ids, engine, answer } = engineOverWorld(t);
 const create = (body: Record<string, unknown>) =>
-  world.run('flagCreate', { projectId: ids.single, body: body as never, actor: kConsoleActor }).id;
+  world.run('flagCreate', { projectId: ids.single, body: body as never, principal: kOperator }).id;
 const tier = create({
   name: 'tier',
   enabled: true,

@@ -11,7 +11,7 @@ import { EvalPool } from '../../src/eval/pool.js';
 import { kRouteFlag } from '../../src/metrics/metrics.js';
 import type { PendingResponse } from '../../src/http/http.js';
 import { InFlight } from '../../src/http/in-flight.js';
-import { kConsoleActor } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/audit/audit-actor.js';
 import { buildEvalWorld } from './eval-world.js';
 
 const world = buildEvalWorld();
@@ -91,11 +91,10 @@ t.test('read-your-writes across threads: 200 write-then-evaluate pairs, none sta
   for (let i = 0; i < 200; i++) {
     const enabled = i % 2 === 0;
     world.run('flagPatch', {
-      projectId: world.ids.single,
       flagId: world.ids.half,
       env: null,
       patch: { enabled, trafficPercentage: 100 },
-      actor: kConsoleActor,
+      principal: kOperator,
     });
     const r = await evaluate(world.ids.half);
     if (r.json.enabled !== enabled) stale++;

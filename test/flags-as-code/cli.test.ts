@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { kConsoleActor } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/audit/audit-actor.js';
 import { fileText } from '../../src/flags-as-code/flag-file.js';
 import { planDigest } from '../../src/flags-as-code/plan.js';
 import type { FlagCreate } from '../../src/model/schemas.js';
@@ -25,7 +25,7 @@ const kBeta = [{ attribute: 'plan', values: ['beta'] }];
 const dataDir = tempDir(t);
 const world = buildWorld(dataDir);
 const { ids } = world;
-const create = (projectId: string, body: FlagCreate) => world.run('flagCreate', { projectId, body, actor: kConsoleActor });
+const create = (projectId: string, body: FlagCreate) => world.run('flagCreate', { projectId, body, principal: kOperator });
 create(ids.multi, {
   name: 'colour',
   environments: {

@@ -3,7 +3,7 @@
 // place and change nothing, the audit has before and after, and a flag without variants is stored and
 // shown exactly as before.
 import t, { type Test } from 'tap';
-import { kConsoleActor } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/audit/audit-actor.js';
 import type { FlagwireError } from '../../src/errors.js';
 import type { Flag } from '../../src/model/flags.js';
 import { representFlag } from '../../src/model/representation.js';
@@ -18,9 +18,9 @@ t.teardown(() => world.store.close());
 const kColours = { red: '#f00', green: '#0f0', blue: '#00f' };
 const kRule = { if: [{ '==': [{ var: 'plan' }, 'beta'] }, 'green', null] };
 
-const create = (projectId: string, body: FlagCreate) => world.run('flagCreate', { projectId, body, actor: kConsoleActor });
+const create = (projectId: string, body: FlagCreate) => world.run('flagCreate', { projectId, body, principal: kOperator });
 const patch = (flag: Flag, body: FlagPatch | Record<string, unknown>, env: string | null = null) =>
-  world.run('flagPatch', { projectId: flag.projectId, flagId: flag.id, env, actor: kConsoleActor, patch: body });
+  world.run('flagPatch', { flagId: flag.id, env, principal: kOperator, patch: body });
 const stored = (id: string) => {
   world.store.resetReadTxn();
   return world.store.getFlag(id)!;

@@ -3,7 +3,7 @@
 import type { FlagCreate } from '../../src/model/schemas.js';
 import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
 import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../../src/writer/commands.js';
-import { kConsoleActor } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/audit/audit-actor.js';
 
 export interface World {
   store: Store;
@@ -71,7 +71,7 @@ export function buildWorld(dataDir: string): World {
   const audience = run('audienceCreate', { projectId: single, name: 'Beta', rules }).id;
   const multiAudience = run('audienceCreate', { projectId: multi, name: 'Beta', rules }).id;
   const audienceB = run('audienceCreate', { projectId: singleB, name: 'Beta', rules }).id;
-  const create = (projectId: string, body: FlagCreate) => run('flagCreate', { projectId, body, actor: kConsoleActor });
+  const create = (projectId: string, body: FlagCreate) => run('flagCreate', { projectId, body, principal: kOperator });
   const flag = create(single, { name: 'checkout', enabled: true, trafficPercentage: 50, cohorts: ['alice'] }).id;
   const flag2 = create(single, { name: 'banner' }).id;
   const groupFlag = create(multi, {

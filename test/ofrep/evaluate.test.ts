@@ -7,7 +7,7 @@ import { bucket } from '../../src/eval/bucket.js';
 import { EvalEngine } from '../../src/eval/engine.js';
 import { ResultReader, ResultWriter } from '../../src/eval/protocol.js';
 import { OfrepEvaluator } from '../../src/ofrep/evaluate.js';
-import { kConsoleActor } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/audit/audit-actor.js';
 import { buildEvalWorld } from '../eval/eval-world.js';
 
 const world = buildEvalWorld();
@@ -234,7 +234,7 @@ t.test('ETag: same answer same tag; If-None-Match gives 304 (empty body, the tag
   t.equal(afterConfig.status, 200);
   t.not(afterConfig.etag, first.etag);
   t.equal(afterConfig.text, first.text, 'same results, new configuration: new tag all the same');
-  world.run('flagPatch', { projectId: ids.single, flagId: ids.on, env: null, patch: { enabled: false }, actor: kConsoleActor });
+  world.run('flagPatch', { flagId: ids.on, env: null, patch: { enabled: false }, principal: kOperator });
   const afterPatch = bulk(ids.single, ctx, afterConfig.etag);
   t.same([afterPatch.status, afterPatch.json.flags[0].reason], [200, 'DISABLED']);
   world.run('audienceUpdate', { audienceId: ids.audience, rules: [{ attribute: 'plan', values: ['gamma'] }] });

@@ -5,7 +5,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
-import { kConsoleActor } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/audit/audit-actor.js';
 import { GuardReader, sampleValue } from '../../src/release-plans/guard-reader.js';
 import { guardProblems, judgeReading, kGuardMaxFailures, storedGuard } from '../../src/release-plans/guards.js';
 import { parseSelector, selectSamples } from '../../src/release-plans/metric-selector.js';
@@ -30,7 +30,7 @@ const audit = () => read().listAudit(ids.single, { limit: 1000, before: null });
 const kSteps = [{ trafficPercentage: 10, holdMs: kHour }, { trafficPercentage: 50, holdMs: kHour }, { trafficPercentage: 100 }];
 let flags = 0;
 const newFlag = () =>
-  world.run('flagCreate', { projectId: ids.single, actor: kConsoleActor, body: { name: `guarded-${flags++}`, enabled: true } });
+  world.run('flagCreate', { projectId: ids.single, principal: kOperator, body: { name: `guarded-${flags++}`, enabled: true } });
 const start = (flagId: string, guard: unknown, now = t0) =>
   world.run('consoleRolloutStart', { flagId, env: null, body: { steps: kSteps, guard }, guardMetrics: null }, now);
 const record = (rolloutId: string, dueAt: number, reading: unknown, now: number) =>

@@ -2,7 +2,7 @@
 // list` showing the guard's reading (4 significant digits) and the step in force (none once rolled back),
 // the actions; bad options refused with usage (exit 2) and nothing written.
 import t from 'tap';
-import { kConsoleActor } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/audit/audit-actor.js';
 import type { RolloutPlan } from '../../src/model/rollouts.js';
 import { cli, expectRefused, ok } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
@@ -13,7 +13,7 @@ const dataDir = tempDir(t);
 const world = buildWorld(dataDir);
 t.teardown(() => world.store.close());
 const { ids } = world;
-const flag = world.run('flagCreate', { projectId: ids.single, actor: kConsoleActor, body: { name: 'cli-ramp', enabled: true } });
+const flag = world.run('flagCreate', { projectId: ids.single, principal: kOperator, body: { name: 'cli-ramp', enabled: true } });
 
 t.test('a rollout with a guard, listed with its reading, then rolled back', async (t) => {
   const plan = await ok(t, dataDir, [
@@ -46,7 +46,7 @@ t.test('a rollout with a guard, listed with its reading, then rolled back', asyn
 
 t.test('rollout list: readings to 4 significant digits, no step in force once rolled back', async (t) => {
   const guarded = (name: string) => {
-    const f = world.run('flagCreate', { projectId: ids.single, actor: kConsoleActor, body: { name, enabled: true } });
+    const f = world.run('flagCreate', { projectId: ids.single, principal: kOperator, body: { name, enabled: true } });
     const guard = { prometheus: 'max(error_ratio)', max: 0.05, intervalMs: 60_000, onBreach: 'pause' as const };
     return world.run('consoleRolloutStart', {
       flagId: f.id,

@@ -3,7 +3,7 @@
 // one rollout per flag (environment); a change made by hand to the percentage pauses it, saying who.
 // Rollouts by variant weights: rollout-weights.test.ts.
 import t from 'tap';
-import { kConsoleActor, tokenActor } from '../../src/audit/audit-actor.js';
+import { kConsoleActor, kOperator, tokenActor } from '../../src/audit/audit-actor.js';
 import { rolloutAct, rolloutStart } from '../../src/release-plans/rollout-commands.js';
 import { kHour, kSteps, rolloutWorld } from '../helpers/rollout-world.js';
 
@@ -12,7 +12,7 @@ const { world, ids, t0, read, percentage, audit, start, advance, act, refused } 
 t.test('steps taken in order, each when its hold ends, once, audited as plan:<id>; then completed', async (t) => {
   const flag = world.run('flagCreate', {
     projectId: ids.single,
-    actor: kConsoleActor,
+    principal: kOperator,
     body: { name: 'ramp', enabled: true, trafficPercentage: 0 },
   });
   const plan = start(flag.id, kSteps);
@@ -55,7 +55,7 @@ t.test('steps taken in order, each when its hold ends, once, audited as plan:<id
 t.test('pause holds the step; resume sets it again; skip takes the next now; one rollout per flag', async (t) => {
   const flag = world.run('flagCreate', {
     projectId: ids.single,
-    actor: kConsoleActor,
+    principal: kOperator,
     body: { name: 'ramp-2', enabled: true, trafficPercentage: 5 },
   });
   const plan = start(flag.id, kSteps);
@@ -87,13 +87,12 @@ t.test('pause holds the step; resume sets it again; skip takes the next now; one
 });
 
 t.test('a change made by hand pauses the rollout at its next step, naming who, and is not overwritten', async (t) => {
-  const flag = world.run('flagCreate', { projectId: ids.single, actor: kConsoleActor, body: { name: 'ramp-3', enabled: true } });
+  const flag = world.run('flagCreate', { projectId: ids.single, principal: kOperator, body: { name: 'ramp-3', enabled: true } });
   const plan = start(flag.id, kSteps);
   world.run('flagPatch', {
-    projectId: ids.single,
     flagId: flag.id,
     env: null,
-    actor: tokenActor(read().getToken(world.tokenIds.write!)!),
+    principal: { kind: 'token', tokenId: world.tokenIds.write! },
     patch: { trafficPercentage: 30 },
   });
   const paused = advance(plan.id, t0 + kHour);

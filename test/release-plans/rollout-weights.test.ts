@@ -3,7 +3,7 @@
 // change to the targeting or the variants, and a rollback to the targeting before; `flagwire flag rollout
 // --steps` with weights, and `rollout list` showing them. Rollouts by percentage: rollout-commands.test.ts.
 import t from 'tap';
-import { kConsoleActor, tokenActor } from '../../src/audit/audit-actor.js';
+import { kOperator, type Principal } from '../../src/audit/audit-actor.js';
 import { EvalEngine } from '../../src/eval/engine.js';
 import { ResultReader, ResultWriter } from '../../src/eval/protocol.js';
 import type { TypedVariants } from '../../src/model/flags.js';
@@ -25,11 +25,11 @@ const kEmails = Array.from({ length: 400 }, (_, i) => `u${i}%40example.com`);
 /** The callers among kEmails served `on`. */
 const servedOn = (flagId: string) => kEmails.filter((email) => variantFor(flagId, `email=${email}`) === 'on');
 const typed = (flagId: string) => (read().getFlag(flagId) as { state: { typed: TypedVariants } }).state.typed;
-const writeToken = () => tokenActor(read().getToken(world.tokenIds.write!)!);
+const writeToken = (): Principal => ({ kind: 'token', tokenId: world.tokenIds.write! });
 const createTyped = (name: string, extra: Record<string, unknown> = {}) =>
   world.run('flagCreate', {
     projectId: ids.single,
-    actor: kConsoleActor,
+    principal: kOperator,
     body: { name, enabled: true, trafficPercentage: 100, variants: { on: true, off: false }, defaultVariant: 'off', ...extra },
   });
 
@@ -119,10 +119,9 @@ t.test('variant weights: a hand change to the targeting pauses the rollout, nami
   const flag = createTyped('split-3');
   const plan = start(flag.id, kWeightSteps);
   world.run('flagPatch', {
-    projectId: ids.single,
     flagId: flag.id,
     env: null,
-    actor: writeToken(),
+    principal: writeToken(),
     patch: {
       targeting: {
         fractional: [
@@ -133,7 +132,7 @@ t.test('variant weights: a hand change to the targeting pauses the rollout, nami
     },
   });
   // A later change of something else, by someone else, is not who changed the targeting.
-  world.run('flagPatch', { projectId: ids.single, flagId: flag.id, env: null, actor: kConsoleActor, patch: { trafficPercentage: 90 } });
+  world.run('flagPatch', { flagId: flag.id, env: null, principal: kOperator, patch: { trafficPercentage: 90 } });
   t.match(advance(plan.id, t0 + kHour), {
     status: 'paused',
     current: 0,
@@ -162,10 +161,9 @@ t.test('variant weights: a hand change to the targeting pauses the rollout, nami
   );
 
   world.run('flagPatch', {
-    projectId: ids.single,
     flagId: flag.id,
     env: null,
-    actor: kConsoleActor,
+    principal: kOperator,
     patch: { targeting: { if: [{ '==': [{ var: 'plan' }, 'pro'] }, 'on', 'off'] } },
   });
   t.match(advance(plan.id, t0 + 3 * kHour), {
@@ -177,15 +175,14 @@ t.test('variant weights: a hand change to the targeting pauses the rollout, nami
 t.test('variant weights: a variant the next step sets removed by hand pauses the rollout; skip is refused', async (t) => {
   const flag = world.run('flagCreate', {
     projectId: ids.single,
-    actor: kConsoleActor,
+    principal: kOperator,
     body: { name: 'split-4', enabled: true, variants: { a: 'A', b: 'B', c: 'C' }, defaultVariant: 'a' },
   });
   const plan = start(flag.id, [{ variantWeights: { a: 50, b: 50 }, holdMs: kHour }, { variantWeights: { a: 50, c: 50 } }]);
   world.run('flagPatch', {
-    projectId: ids.single,
     flagId: flag.id,
     env: null,
-    actor: writeToken(),
+    principal: writeToken(),
     patch: { variants: { a: 'A', b: 'B' } },
   });
   t.match(advance(plan.id, t0 + kHour), {
@@ -252,7 +249,7 @@ t.test('variant weights: refusals, each saying what is needed; nothing written',
 });
 
 t.test('a rollout stored before weight steps existed (no initialTargeting) reads as null and rolls back', async (t) => {
-  const flag = world.run('flagCreate', { projectId: ids.single, actor: kConsoleActor, body: { name: 'old-ramp', enabled: true } });
+  const flag = world.run('flagCreate', { projectId: ids.single, principal: kOperator, body: { name: 'old-ramp', enabled: true } });
   const { initialTargeting: _none, ...old } = start(flag.id, kSteps);
   world.store.transact((w) => w.putRollout(old));
   const stored = read().getRollout(old.id)!;

@@ -2,7 +2,7 @@
 // as the PATCH it will be when it is made, applied once when due (audited as plan:<id>), never before,
 // never twice; a cancelled one never; one the flag no longer accepts is recorded as failed, with why.
 import t, { type Test } from 'tap';
-import { kConsoleActor, tokenActor } from '../../src/audit/audit-actor.js';
+import { kConsoleActor, tokenActor, kOperator } from '../../src/audit/audit-actor.js';
 import { kMaxPendingSchedules, scheduleCancel, scheduleCreate } from '../../src/release-plans/schedule-commands.js';
 import { tempDataDir } from '../helpers/server.js';
 import { refusedCommand } from '../helpers/refused.js';
@@ -174,7 +174,7 @@ t.test('cancelled: never applied; only a pending change can be cancelled', async
 });
 
 t.test('a change the flag no longer accepts when due is recorded as failed, with why, and audited', async (t) => {
-  const flag = world.run('flagCreate', { projectId: ids.single, actor: kConsoleActor, body: { name: 'doomed' } });
+  const flag = world.run('flagCreate', { projectId: ids.single, principal: kOperator, body: { name: 'doomed' } });
   const change = schedule(flag.id, null, t0 + kHour, { enabled: true });
   world.run('flagDelete', { flagId: flag.id });
   const done = run(change.id, t0 + kHour);
@@ -185,7 +185,7 @@ t.test('a change the flag no longer accepts when due is recorded as failed, with
 
 t.test(`a project holds at most ${kMaxPendingSchedules} pending changes`, async (t) => {
   const project = world.run('projectCreate', { name: 'Busy', orgId: ids.orgA, kind: 'single' });
-  const flag = world.run('flagCreate', { projectId: project.id, actor: kConsoleActor, body: { name: 'f' } });
+  const flag = world.run('flagCreate', { projectId: project.id, principal: kOperator, body: { name: 'f' } });
   world.store.transact((w) => {
     for (let i = 0; i < kMaxPendingSchedules; i++) {
       w.putSchedule({

@@ -3,7 +3,7 @@
 // that fails is retried at the next poll.
 import pino from 'pino';
 import t from 'tap';
-import { kConsoleActor } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/audit/audit-actor.js';
 import { Clock } from '../../src/clock.js';
 import { GuardReader } from '../../src/release-plans/guard-reader.js';
 import { MetricAllowList } from '../../src/release-plans/promql-metrics.js';
@@ -19,7 +19,7 @@ const log = pino({ level: 'silent' });
 const kHour = 3_600_000;
 
 t.test('everything due at start runs before start returns, past one batch; later changes at their polls', async (t) => {
-  const flag = world.run('flagCreate', { projectId: world.ids.single, actor: kConsoleActor, body: { name: 'many' } });
+  const flag = world.run('flagCreate', { projectId: world.ids.single, principal: kOperator, body: { name: 'many' } });
   const now = clock.now();
   // 120 changes, more than two batches of 50, all due an hour from now.
   for (let i = 0; i < 120; i++) {

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { open } from 'lmdb';
-import { kConsoleActor } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/audit/audit-actor.js';
 import { dataFilePath } from '../../src/store/layout.js';
 import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
 import { verifyDataFile } from '../../src/store/verify.js';
@@ -48,7 +48,7 @@ t.test('the map grows far past its initial size, written from another process an
         const flag = runCommand(
           w,
           'flagCreate',
-          { projectId: world.ids.single, body: { name: `big-${tag}`, enabled: true, cohorts: cohorts(tag) }, actor: kConsoleActor },
+          { projectId: world.ids.single, body: { name: `big-${tag}`, enabled: true, cohorts: cohorts(tag) }, principal: kOperator },
           Date.now(),
         );
         outside.push({ id: flag.id, tag });

@@ -2,7 +2,7 @@
 // out of the way of load and fuzzing, a data set with every kind of project and token, and checks of
 // the spec's response shapes.
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { kConsoleActor } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/audit/audit-actor.js';
 import { buildWorld, type World } from '../helpers/world.js';
 
 /** FLAGWIRE_LONG=1 (scripts/reliability-long.sh) runs the bigger versions of the crash-safety and fuzz tests. */
@@ -33,18 +33,16 @@ export function buildRichWorld(dataDir: string): RichWorld {
   const { run, ids } = world;
   const dayMs = 24 * 3600 * 1000;
   run('flagPatch', {
-    projectId: ids.single,
     flagId: ids.flag2,
     env: null,
     patch: { audienceId: ids.audience, enabled: true, trafficPercentage: 100 },
-    actor: kConsoleActor,
+    principal: kOperator,
   });
   run('flagPatch', {
-    projectId: ids.multi,
     flagId: ids.groupFlag,
     env: 'production',
     patch: { audienceId: ids.multiAudience, enabled: true },
-    actor: kConsoleActor,
+    principal: kOperator,
   });
 
   const protoProject = run('projectCreate', {
@@ -64,7 +62,7 @@ export function buildRichWorld(dataDir: string): RichWorld {
   const protoFlag = run('flagCreate', {
     projectId: protoProject,
     body: { name: 'proto', environments: { toString: { enabled: true, trafficPercentage: 100, audienceId: protoAudience } } },
-    actor: kConsoleActor,
+    principal: kOperator,
   }).id;
   const protoToken = run('tokenCreate', { projectId: protoProject, asUserId: ids.owner, name: 'proto-write', permission: 'write' });
 
@@ -73,7 +71,7 @@ export function buildRichWorld(dataDir: string): RichWorld {
   const flagMultiB = run('flagCreate', {
     projectId: multiB,
     body: { name: 'search', environments: { production: { enabled: true, trafficPercentage: 30, audienceId: audienceMultiB } } },
-    actor: kConsoleActor,
+    principal: kOperator,
   }).id;
   const multiBWrite = run('tokenCreate', { projectId: multiB, asUserId: ids.ownerB, name: 'b-platform-write', permission: 'write' });
   const multiBRead = run('tokenCreate', {

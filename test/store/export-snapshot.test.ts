@@ -29,7 +29,7 @@ const store = LmdbStore.open(${JSON.stringify(dataDir)});
 process.stdout.write('ready\\n');
 for (let i = 0; i < ${kMaxFlags}; i++) {
   if (i % 100 === 0 && process.ppid !== ${parent}) process.exit(0);
-  store.transact((w) => runCommand(w, 'flagCreate', { projectId: ${JSON.stringify(projectId)}, body: { name: 'race-' + i, description: 'd'.repeat(2000) }, actor: { id: 'console', name: 'console', environments: [] } }, Date.now()));
+  store.transact((w) => runCommand(w, 'flagCreate', { projectId: ${JSON.stringify(projectId)}, body: { name: 'race-' + i, description: 'd'.repeat(2000) }, principal: { kind: 'operator' } }, Date.now()));
 }
 `;
 

@@ -4,7 +4,7 @@
 // rebuilt), skips revisions already applied and refuses a gap; replaceAll makes a full copy, which
 // replaces every database of the layout but meta.
 import t from 'tap';
-import { kConsoleActor, kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/audit/audit-actor.js';
 import { jsonBody } from '../../src/model/request-body.js';
 import { kDbNameList } from '../../src/store/layout.js';
 import { exportStore } from '../helpers/store-export.js';
@@ -21,9 +21,9 @@ t.test('rehearse writes nothing and records what the successful functions wrote'
   const project = source.transact((w) => runCommand(w, 'projectCreate', { name: 'Shop', orgId: org.id, kind: 'single' }, now));
   const before = source.configSeq();
   const { settled, changes } = source.rehearse([
-    (w) => runCommand(w, 'flagCreate', { projectId: project.id, body: { name: 'a' }, actor: kConsoleActor }, now),
-    (w) => runCommand(w, 'flagCreate', { projectId: project.id, body: { name: 'a' }, actor: kConsoleActor }, now),
-    (w) => runCommand(w, 'flagCreate', { projectId: project.id, body: { name: 'b' }, actor: kConsoleActor }, now),
+    (w) => runCommand(w, 'flagCreate', { projectId: project.id, body: { name: 'a' }, principal: kOperator }, now),
+    (w) => runCommand(w, 'flagCreate', { projectId: project.id, body: { name: 'a' }, principal: kOperator }, now),
+    (w) => runCommand(w, 'flagCreate', { projectId: project.id, body: { name: 'b' }, principal: kOperator }, now),
   ]);
   t.strictSame(
     settled.map((s) => s.ok),
@@ -99,11 +99,7 @@ t.test('a full copy of an empty source leaves every database empty (issue 41)', 
   const at = Date.now();
   const received = jsonBody(JSON.stringify({ url: 'https://hooks.example.com/gone' }));
   world.run('webhookCreate', { principal: kOperator, projectId: ids.single, received }, at);
-  world.run(
-    'flagPatch',
-    { projectId: ids.single, flagId: ids.flag, env: null, actor: kConsoleActor, patch: { trafficPercentage: 40 } } as never,
-    at,
-  );
+  world.run('flagPatch', { flagId: ids.flag, env: null, principal: kOperator, patch: { trafficPercentage: 40 } } as never, at);
   world.run('consoleScheduleCreate', { flagId: ids.flag, env: null, body: { at: at + 3_600_000, patch: { enabled: false } } }, at);
   world.run(
     'orgInvite',

@@ -5,7 +5,7 @@ import { rmSync } from 'node:fs';
 import t from 'tap';
 import type { PendingResponse } from '../../src/http/http.js';
 import { ChangeFeed } from '../../src/stream/change-feed.js';
-import { kConsoleActor } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/audit/audit-actor.js';
 import { buildEvalWorld } from '../eval/eval-world.js';
 
 const world = buildEvalWorld();
@@ -39,7 +39,7 @@ function fakeResponse() {
 }
 
 const patch = (trafficPercentage: number) =>
-  world.run('flagPatch', { projectId: ids.single, flagId: ids.half, env: null, patch: { trafficPercentage }, actor: kConsoleActor });
+  world.run('flagPatch', { flagId: ids.half, env: null, patch: { trafficPercentage }, principal: kOperator });
 
 /** Opens a stream (Last-Event-ID `last`), returns what it was sent at once and closes it. */
 function reconnect(feed: ChangeFeed, last: string): string {

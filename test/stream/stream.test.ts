@@ -4,7 +4,7 @@
 import { rmSync } from 'node:fs';
 import t from 'tap';
 import { EventSource } from 'eventsource';
-import { kConsoleActor } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/audit/audit-actor.js';
 import { buildEvalWorld } from '../eval/eval-world.js';
 import { call } from '../helpers/http.js';
 import { startTestServer } from '../helpers/server.js';
@@ -80,7 +80,7 @@ t.test('a PATCH through the API: one event with the flag id and its new updatedA
 t.test('changes made outside the server (console): create, rename, audience edit, delete', async (t) => {
   const stream = await watch(`/v1/stream/project/${ids.single}`);
   t.teardown(() => stream.close());
-  const created = world.run('flagCreate', { projectId: ids.single, body: { name: 'from-console' }, actor: kConsoleActor });
+  const created = world.run('flagCreate', { projectId: ids.single, body: { name: 'from-console' }, principal: kOperator });
   t.same((await stream.next((x) => x.data.id === created.id)).data, { id: created.id, updatedAt: created.updatedAt });
   const renamed = world.run('flagRename', { flagId: ids.zero, name: 'zero-renamed' });
   t.same((await stream.next((x) => x.data.id === ids.zero)).data, { id: ids.zero, updatedAt: renamed.updatedAt });

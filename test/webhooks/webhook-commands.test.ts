@@ -4,7 +4,7 @@
 // otherwise and given up after its age; redelivered as the same message; the log stays bounded.
 import t from 'tap';
 import { Webhook as Verifier } from 'standardwebhooks';
-import { kConsoleActor, kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/audit/audit-actor.js';
 import { jsonBody } from '../../src/model/request-body.js';
 import { signedHeaders, verifySignature } from '../../src/webhooks/signature.js';
 import type { WebhookDelivery } from '../../src/model/webhooks.js';
@@ -24,7 +24,7 @@ const read = () => {
 const create = (body: unknown, projectId = ids.single) =>
   world.run('webhookCreate', { principal: kOperator, projectId, received: jsonBody(JSON.stringify(body)) }, t0);
 const patch = (flagId: string, body: Record<string, unknown>, now = t0) =>
-  world.run('flagPatch', { projectId: ids.single, flagId, env: null, actor: kConsoleActor, patch: body } as never, now);
+  world.run('flagPatch', { flagId, env: null, principal: kOperator, patch: body } as never, now);
 const deliveries = (webhookId: string) => read().listDeliveries(webhookId, 10_000);
 /** What a delivery sends: its change's body in the format of its webhook. */
 const bodyOf = (d: WebhookDelivery, format: 'standard' | 'slack' = 'standard') => read().getPayload(d.auditSeq)!.bodies[format]!;
@@ -149,11 +149,7 @@ t.test('claimed by one node at a time; delivered on a 2xx; retried with backoff;
 t.test('the writer refuses a token limited to some environments every change to a webhook, as it is applied', async (t) => {
   const limited = { kind: 'token', tokenId: world.tokenIds.stagingWrite! } as const;
   const hook = create({ url: 'https://hooks.example.com/multi', events: ['flag'] }, ids.multi);
-  world.run(
-    'flagPatch',
-    { projectId: ids.multi, flagId: ids.groupFlag, env: 'staging', actor: kConsoleActor, patch: { trafficPercentage: 7 } } as never,
-    t0,
-  );
+  world.run('flagPatch', { flagId: ids.groupFlag, env: 'staging', principal: kOperator, patch: { trafficPercentage: 7 } } as never, t0);
   const [delivery] = deliveries(hook.id);
   const said =
     /^A webhook carries the changes of every environment; this token is limited to: staging\. Use a token for every environment\.$/;
@@ -188,7 +184,7 @@ t.test('Slack: names and values are escaped as its formatting says (&, <, >), so
   const hook = create({ url: 'https://hooks.slack.example.com/escape', events: ['flag'], format: 'slack' });
   const flag = world.run(
     'flagCreate',
-    { projectId: ids.single, actor: kConsoleActor, body: { name: '<!channel> <@U024BE7LH> & <https://evil.example|x>' } } as never,
+    { projectId: ids.single, principal: kOperator, body: { name: '<!channel> <@U024BE7LH> & <https://evil.example|x>' } } as never,
     t0,
   );
   patch(flag.id, { cohorts: ['<!here>', 'a&b'] });
@@ -248,7 +244,7 @@ t.test('the signature is Standard Webhooks: a reference verifier accepts it, and
 
 t.test('a change is stored once for all its webhooks, and dropped with the last delivery that sends it', async (t) => {
   const patchB = (body: Record<string, unknown>, now = t0) =>
-    world.run('flagPatch', { projectId: ids.singleB, flagId: ids.flagB, env: null, actor: kConsoleActor, patch: body } as never, now);
+    world.run('flagPatch', { flagId: ids.flagB, env: null, principal: kOperator, patch: body } as never, now);
   const hooks = Array.from({ length: 5 }, (_, i) => create({ url: `https://hooks.example.com/once-${i}`, events: ['flag'] }, ids.singleB));
   const slack = create({ url: 'https://hooks.slack.example.com/once', events: ['flag'], format: 'slack' }, ids.singleB);
   patchB({ enabled: false });
@@ -269,7 +265,7 @@ t.test('a change is stored once for all its webhooks, and dropped with the last 
 
 t.test("past a project's outbox bound its oldest changes are dropped: pending ones given up, not redeliverable", async (t) => {
   const patchB = (body: Record<string, unknown>, now: number) =>
-    world.run('flagPatch', { projectId: ids.singleB, flagId: ids.flagB, env: null, actor: kConsoleActor, patch: body } as never, now);
+    world.run('flagPatch', { flagId: ids.flagB, env: null, principal: kOperator, patch: body } as never, now);
   const hooks = Array.from({ length: 20 }, (_, i) => create({ url: `https://hooks.example.com/full-${i}`, events: ['flag'] }, ids.singleB));
   const changes = kMaxPendingDeliveries / hooks.length;
   for (let i = 0; i < changes; i++) patchB({ enabled: i % 2 === 0 }, t0 + i);
@@ -297,11 +293,7 @@ t.test("past a project's outbox bound its oldest changes are dropped: pending on
 
 t.test('a delivery whose body was never kept (an older node on PostgreSQL) is given up when claimed, saying so', async (t) => {
   const hook = create({ url: 'https://hooks.example.com/lost', events: ['flag'] }, ids.singleB);
-  world.run(
-    'flagPatch',
-    { projectId: ids.singleB, flagId: ids.flagB, env: null, actor: kConsoleActor, patch: { trafficPercentage: 3 } } as never,
-    t0,
-  );
+  world.run('flagPatch', { flagId: ids.flagB, env: null, principal: kOperator, patch: { trafficPercentage: 3 } } as never, t0);
   const [queued] = deliveries(hook.id);
   world.store.transact((w) => w.deletePayload(w.getPayload(queued!.auditSeq)!));
   t.equal(world.run('webhookClaim', { deliveryId: queued!.id, nodeId: 'n', claimMs: 1 }, t0 + 1), null, 'nothing to send');

@@ -9,6 +9,7 @@ import { describeGuard } from '../../release-plans/guards.js';
 import { kRolloutActions, rolloutView, scheduleView } from '../../release-plans/schemas.js';
 import { kDefaultPage, kMaxPageBytes } from '../../release-plans/list-pages.js';
 import { FlagwireError } from '../../errors.js';
+import { kFlagCommands } from '../../flags/capability.js';
 import { Type } from '../../typebox.js';
 import { type ApiCall, type ApiRoute, requireReceived } from './call.js';
 import { compileForm, FormText, FormTexts, JsonObject } from '../forms.js';
@@ -101,10 +102,10 @@ export const kFlagRoutes: readonly ApiRoute[] = [
     pattern: 'projects/:projectId/flags',
     async run(call) {
       const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
-      const flag = await call.writer.call('consoleFlagCreate', {
+      const flag = await call.writer.call(kFlagCommands.flagCreate, {
         projectId: access.project.id,
         received: requireReceived(call),
-        asUserId: call.user.id,
+        principal: { kind: 'user', userId: call.user.id },
       });
       return representFlag(flag, access.project, null, undefined);
     },
@@ -121,10 +122,10 @@ export const kFlagRoutes: readonly ApiRoute[] = [
     async run(call) {
       const { flag } = flagAccess(call, call.params.flagId!);
       const env = call.query.get('env');
-      const result = await call.writer.call('consoleFlagPatch', {
+      const result = await call.writer.call(kFlagCommands.flagPatch, {
         flagId: flag.id,
         env,
-        asUserId: call.user.id,
+        principal: { kind: 'user', userId: call.user.id },
         received: requireReceived(call),
       });
       return patchResult(result.changed, result.flag, env, call.store.getUsage(flag.id));
@@ -134,7 +135,7 @@ export const kFlagRoutes: readonly ApiRoute[] = [
     method: 'POST',
     pattern: 'flags/:flagId/rename',
     run: (call) =>
-      call.writer.call('flagRename', {
+      call.writer.call(kFlagCommands.flagRename, {
         flagId: flagAccess(call, call.params.flagId!).flag.id,
         name: kRenameForm.read(call.received).name,
         asUserId: call.user.id,
@@ -144,7 +145,7 @@ export const kFlagRoutes: readonly ApiRoute[] = [
     method: 'POST',
     pattern: 'flags/:flagId/describe',
     run: (call) =>
-      call.writer.call('flagDescribe', {
+      call.writer.call(kFlagCommands.flagDescribe, {
         flagId: flagAccess(call, call.params.flagId!).flag.id,
         text: kDescribeForm.read(call.received).description,
         asUserId: call.user.id,
@@ -154,7 +155,7 @@ export const kFlagRoutes: readonly ApiRoute[] = [
     method: 'POST',
     pattern: 'flags/:flagId/tags',
     run: (call) =>
-      call.writer.call('flagTags', {
+      call.writer.call(kFlagCommands.flagTags, {
         flagId: flagAccess(call, call.params.flagId!).flag.id,
         tags: kTagsForm.read(call.received).tags,
         asUserId: call.user.id,
@@ -164,7 +165,7 @@ export const kFlagRoutes: readonly ApiRoute[] = [
     method: 'POST',
     pattern: 'flags/:flagId/cohorts',
     run: (call) =>
-      call.writer.call('flagCohorts', {
+      call.writer.call(kFlagCommands.flagCohorts, {
         flagId: flagAccess(call, call.params.flagId!).flag.id,
         cohorts: kCohortsForm.read(call.received).cohorts,
         asUserId: call.user.id,
@@ -226,6 +227,7 @@ export const kFlagRoutes: readonly ApiRoute[] = [
   {
     method: 'DELETE',
     pattern: 'flags/:flagId',
-    run: (call) => call.writer.call('flagDelete', { flagId: flagAccess(call, call.params.flagId!).flag.id, asUserId: call.user.id }),
+    run: (call) =>
+      call.writer.call(kFlagCommands.flagDelete, { flagId: flagAccess(call, call.params.flagId!).flag.id, asUserId: call.user.id }),
   },
 ];
