@@ -1,11 +1,9 @@
 // The console's command table: each entry is a command line shape (args.ts), what it runs (one
 // writer command in one transaction, or a store read) and how it prints for people (output.ts).
 // The --json output is the returned value itself.
-import { kTokenCommands } from '../tokens/token-commands.js';
 import { kDefaultPage, kMaxPage, pageAnswer, pageRequest } from '../release-plans/list-pages.js';
 import { kCapabilityList } from '../capabilities.js';
-import { requireProject, requireToken } from '../model/lookups.js';
-import { kMaxGracePeriodSeconds, tokenView, type TokenView } from '../tokens/token-commands.js';
+import { requireProject } from '../model/lookups.js';
 import type { ScheduledChange } from '../model/schedules.js';
 import {
   kRolloutActionSummary,
@@ -19,7 +17,7 @@ import type { RolloutPlan, RolloutStep } from '../model/rollouts.js';
 import { kRolloutActions } from '../release-plans/schemas.js';
 import type { GuardInput } from '../release-plans/guards.js';
 import { parseIsoTime, UsageError, type Args } from './args.js';
-import { bool, command, type ConsoleCommand, kAsFlagEditor, many, str } from './console-command.js';
+import { bool, command, type ConsoleCommand, kAsFlagEditor, str } from './console-command.js';
 import * as out from './output.js';
 
 /** The options of a list read a page at a time (src/release-plans/list-pages.ts). */
@@ -34,7 +32,6 @@ function nextPageLine(next: string | null): string {
 }
 
 // Option texts used by several commands.
-const kAsTokenUser = 'the person acting (a user id); the audit log names them (actor user:<id>)';
 
 /** An option whose value is JSON text; a usage error naming it when it is not. */
 function jsonOption(name: string, text: string, help: string): unknown {
@@ -261,90 +258,6 @@ const kOwnCommands: readonly ConsoleCommand[] = [
   // ---- webhooks (src/webhooks) --------------------------------------------------------------------
 
   // ---- flags as code (src/flags-as-code) ---------------------------------------------------------
-
-  // ---- tokens ----------------------------------------------------------------------------------
-  command({
-    name: 'token create',
-    usage: 'token create PROJECT_ID --as USER_ID --name NAME --permission read|write [--env E1,E2] [--expires never|30d|90d|365d]',
-    summary: 'create an API token; its secret is shown only this once -> {id, secret, name, permission, environments, expiresAt}',
-    positionals: ['PROJECT_ID'],
-    options: {
-      as: str('USER_ID', `${kAsTokenUser}; creating needs the Editor, Admin or Owner role`, true),
-      name: str('NAME', "the token's name (shown in the audit log next to its writes)", true),
-      permission: str('read|write', 'read: GET routes only; write: also POST and PATCH (below Teams only read)', true),
-      env: many('E1,E2', 'limit the token to these environments of a multi project (default: all, including future ones)'),
-      expires: str('never|30d|90d|365d', 'lifetime from now (default never; at most 365 days)'),
-    },
-    run: (args, ctx) =>
-      ctx.write(kTokenCommands.tokenCreate, {
-        projectId: args.positional('PROJECT_ID'),
-        asUserId: args.required('as'),
-        name: args.required('name'),
-        permission: args.required('permission'),
-        environments: args.list('env'),
-        expires: args.string('expires'),
-      }),
-    human: out.renderCreatedToken,
-  }),
-  command({
-    name: 'token rotate',
-    usage: 'token rotate TOKEN_ID --as USER_ID [--grace-seconds N]',
-    summary:
-      'revoke a token and create its replacement (same settings); the new secret is shown once, the old one works N seconds more (default 0) -> token, replaced',
-    positionals: ['TOKEN_ID'],
-    options: {
-      as: str('USER_ID', `${kAsTokenUser}; rotating needs the token's creator, or an Admin or Owner`, true),
-      'grace-seconds': str('N', `seconds the old secret keeps working, 0 (default) to ${kMaxGracePeriodSeconds} (7 days)`),
-    },
-    run: (args, ctx) =>
-      ctx.write(kTokenCommands.tokenRotate, {
-        tokenId: args.positional('TOKEN_ID'),
-        asUserId: args.required('as'),
-        gracePeriodSeconds: args.integer('grace-seconds', 0, kMaxGracePeriodSeconds),
-      }),
-    human: out.renderRotatedToken,
-  }),
-  command({
-    name: 'token revoke',
-    usage: 'token revoke TOKEN_ID --as USER_ID',
-    summary: 'revoke a token (creator, Admin or Owner) -> {id, revokedAt}',
-    positionals: ['TOKEN_ID'],
-    options: { as: str('USER_ID', `${kAsTokenUser}; revoking needs the token's creator, or an Admin or Owner`, true) },
-    run: (args, ctx) => ctx.write(kTokenCommands.tokenRevoke, { tokenId: args.positional('TOKEN_ID'), asUserId: args.required('as') }),
-    human: out.renderRevoked,
-  }),
-  command({
-    name: 'token list',
-    usage: 'token list PROJECT_ID',
-    summary: "a project's tokens, revoked and expired ones included (never secrets) -> {tokens}",
-    positionals: ['PROJECT_ID'],
-    options: {},
-    run: (args, ctx) =>
-      ctx.read((r): { tokens: TokenView[] } => {
-        const project = requireProject(r, args.positional('PROJECT_ID'));
-        return { tokens: r.listTokens(project.id).map(tokenView) };
-      }),
-    human: (result: { tokens: TokenView[] }, now) => out.renderTokens(result.tokens, now),
-  }),
-  command({
-    name: 'token activity',
-    usage: 'token activity TOKEN_ID',
-    summary: "a token's last use, recent requests and recent denials -> {lastUsedAt, recent, denials}",
-    positionals: ['TOKEN_ID'],
-    options: {},
-    run: (args, ctx) =>
-      ctx.read((r): out.ActivityView => {
-        const token = requireToken(r, args.positional('TOKEN_ID'));
-        const activity = r.getActivity(token.id);
-        return {
-          tokenId: token.id,
-          lastUsedAt: activity?.lastUsedAt ?? null,
-          recent: activity?.recent ?? [],
-          denials: activity?.denials ?? [],
-        };
-      }),
-    human: out.renderActivity,
-  }),
 
   // ---- audit and mail --------------------------------------------------------------------------
   // ---- PostgreSQL ------------------------------------------------------------------------------
