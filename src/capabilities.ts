@@ -1,10 +1,11 @@
 // Every capability of Flagwire, listed once. Adding a capability is one line here (docs/architecture.md,
 // "Adding a capability"); the tables the rest of Flagwire reads are derived below.
 import type { Capability } from './capability/capability.js';
+import { kReleasePlans } from './release-plans/capability.js';
 import { kSessions } from './sessions/capability.js';
 import type { AnyCommand } from './writer/command.js';
 
-export const kCapabilities = [kSessions] as const satisfies readonly Capability[];
+export const kCapabilities = [kSessions, kReleasePlans] as const satisfies readonly Capability[];
 
 /** The capabilities' values, as every derivation reads them. */
 export const kCapabilityList: readonly Capability[] = kCapabilities;

@@ -17,6 +17,7 @@ import { type ExportFormat, exportProject, kExportFormats } from '../flags-as-co
 import { fileText } from '../flags-as-code/flag-file.js';
 import type { Planner } from '../flags-as-code/planner.js';
 import { pageAnswer, pageRequest } from '../release-plans/list-pages.js';
+import { kReleasePlanCommands } from '../release-plans/capability.js';
 import { kRolloutActions, type RolloutAction, rolloutView, scheduleView } from '../release-plans/schemas.js';
 import { deliveryView, webhookView } from '../webhooks/schemas.js';
 import { refuseUnreachableUrl } from '../webhooks/url-safety.js';
@@ -191,7 +192,11 @@ export const kManagementHandlers: Readonly<Record<ManagementRouteName, Managemen
     kind: 'write',
     precheck: precheckFlagChange,
     async run(request, auth, received, release, deps) {
-      const { value, revision } = await deps.writer.callAt('apiScheduleCreate', flagWrite(request, auth, received), release);
+      const { value, revision } = await deps.writer.callAt(
+        kReleasePlanCommands.apiScheduleCreate,
+        flagWrite(request, auth, received),
+        release,
+      );
       return { status: 201, value: scheduleView(value), revision };
     },
   },
@@ -209,7 +214,7 @@ export const kManagementHandlers: Readonly<Record<ManagementRouteName, Managemen
     kind: 'write',
     async run(request, auth, _received, release, deps) {
       const input = { tokenId: auth.token.id, scheduleId: request.params.schedule_id! };
-      const { value, revision } = await deps.writer.callAt('apiScheduleCancel', input, release);
+      const { value, revision } = await deps.writer.callAt(kReleasePlanCommands.apiScheduleCancel, input, release);
       return { status: 200, value: scheduleView(value), revision };
     },
   },
@@ -218,7 +223,7 @@ export const kManagementHandlers: Readonly<Record<ManagementRouteName, Managemen
     precheck: precheckFlagChange,
     async run(request, auth, received, release, deps) {
       const input = { ...flagWrite(request, auth, received), guardMetrics: deps.config.prometheusMetrics };
-      const { value, revision } = await deps.writer.callAt('apiRolloutStart', input, release);
+      const { value, revision } = await deps.writer.callAt(kReleasePlanCommands.apiRolloutStart, input, release);
       return { status: 201, value: rolloutView(value), revision };
     },
   },
@@ -236,7 +241,7 @@ export const kManagementHandlers: Readonly<Record<ManagementRouteName, Managemen
       if (!(kRolloutActions as readonly string[]).includes(action))
         throw new FlagwireError('NOT_FOUND', `There is no rollout action "${action}"; the actions are ${kRolloutActions.join(', ')}.`);
       const input = { tokenId: auth.token.id, rolloutId: request.params.rollout_id!, action: action as RolloutAction };
-      const { value, revision } = await deps.writer.callAt('apiRolloutAct', input, release);
+      const { value, revision } = await deps.writer.callAt(kReleasePlanCommands.apiRolloutAct, input, release);
       return { status: 200, value: rolloutView(value), revision };
     },
   },

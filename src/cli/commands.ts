@@ -31,6 +31,7 @@ import {
 } from '../release-plans/schedule-text.js';
 import type { RolloutPlan, RolloutStep } from '../model/rollouts.js';
 import { kRolloutActions } from '../release-plans/schemas.js';
+import { kReleasePlanCommands } from '../release-plans/capability.js';
 import { type DeliveryBody, deliveryView, type WebhookBody, type WebhookCreated, webhookView } from '../webhooks/schemas.js';
 import { renderCreatedWebhook, renderDeliveries, renderWebhooks } from '../webhooks/webhook-text.js';
 import { kKeptDeliveries } from '../webhooks/webhook-commands.js';
@@ -726,7 +727,7 @@ const kOwnCommands: readonly ConsoleCommand[] = [
       const help = `Usage: flagwire ${kFlagScheduleUsage}`;
       const at = scheduleTime(args, ctx.now);
       const patch = jsonOption('patch', args.required('patch'), help);
-      return ctx.write('consoleScheduleCreate', {
+      return ctx.write(kReleasePlanCommands.consoleScheduleCreate, {
         flagId: args.positional('FLAG_ID'),
         env: args.string('env') ?? null,
         body: { at, patch },
@@ -762,7 +763,7 @@ const kOwnCommands: readonly ConsoleCommand[] = [
     notes:
       'The running server takes each next step when its hold ends, audited as plan:<id>. A step of variant weights sets the flag\'s targeting to flagd\'s split, {"fractional": [[VARIANT, WEIGHT], ...]}: the flag needs typed variants and a targeting of {} or a bare fractional. A change made by hand to the percentage (or the targeting) pauses the rollout (it says why); `rollout resume` sets its step again. With a guard, the server reads it every interval while the rollout runs; a reading above --guard-max or below --guard-min pauses it (or rolls it back with --on-breach rollback), the reading in the audit entry.',
     run: (args, ctx) =>
-      ctx.write('consoleRolloutStart', {
+      ctx.write(kReleasePlanCommands.consoleRolloutStart, {
         flagId: args.positional('FLAG_ID'),
         env: args.string('env') ?? null,
         body: { steps: rolloutSteps(args.required('steps')), guard: rolloutGuard(args) },
@@ -793,7 +794,12 @@ const kOwnCommands: readonly ConsoleCommand[] = [
       summary: kRolloutActionSummary[action],
       positionals: ['ROLLOUT_ID'],
       options: { as: str('USER_ID', kAsFlagEditor) },
-      run: (args, ctx) => ctx.write('consoleRolloutAct', { rolloutId: args.positional('ROLLOUT_ID'), action, asUserId: args.string('as') }),
+      run: (args, ctx) =>
+        ctx.write(kReleasePlanCommands.consoleRolloutAct, {
+          rolloutId: args.positional('ROLLOUT_ID'),
+          action,
+          asUserId: args.string('as'),
+        }),
       human: (plan: RolloutPlan) => renderRollouts([plan], out.renderTable),
     }),
   ),
@@ -817,7 +823,8 @@ const kOwnCommands: readonly ConsoleCommand[] = [
     summary: 'cancel a pending scheduled change -> the scheduled change',
     positionals: ['SCHEDULE_ID'],
     options: { as: str('USER_ID', kAsFlagEditor) },
-    run: (args, ctx) => ctx.write('consoleScheduleCancel', { scheduleId: args.positional('SCHEDULE_ID'), asUserId: args.string('as') }),
+    run: (args, ctx) =>
+      ctx.write(kReleasePlanCommands.consoleScheduleCancel, { scheduleId: args.positional('SCHEDULE_ID'), asUserId: args.string('as') }),
     human: (change: ScheduledChange) => renderSchedule(change, out.renderTable),
   }),
 

@@ -39,11 +39,25 @@ export function planActor(plan: { id: string }, what: string): Actor {
   return { id: `plan:${plan.id}`, name: `${what} ${plan.id}`, environments: [] };
 }
 
+/** Every audit action a release plan writes (its own flag changes are the flag's `flag.patch`). */
+export const kReleasePlanAuditActions = [
+  'schedule.create',
+  'schedule.cancel',
+  'schedule.fail',
+  'rollout.start',
+  'rollout.pause',
+  'rollout.resume',
+  'rollout.skip',
+  'rollout.rollback',
+  'rollout.guard-breach',
+] as const;
+export type ReleasePlanAuditAction = (typeof kReleasePlanAuditActions)[number];
+
 export function auditPlan(
   w: StoreWriter,
   actor: Actor,
   plan: { projectId: string; flagId: string; env: string | null },
-  action: string,
+  action: ReleasePlanAuditAction,
   changes: Record<string, { before: unknown; after: unknown }>,
   now: number,
 ): void {

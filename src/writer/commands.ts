@@ -29,21 +29,6 @@ import { recordUsage } from '../flags/usage-commands.js';
 import { flagsImport } from '../flags/import-commands.js';
 import { apiFlagsApply, flagsApply } from '../flags-as-code/apply-commands.js';
 import {
-  apiScheduleCancel,
-  apiScheduleCreate,
-  consoleScheduleCancel,
-  consoleScheduleCreate,
-  scheduleRun,
-} from '../release-plans/schedule-commands.js';
-import {
-  apiRolloutAct,
-  apiRolloutStart,
-  consoleRolloutAct,
-  consoleRolloutStart,
-  rolloutAdvance,
-  rolloutGuardRecord,
-} from '../release-plans/rollout-commands.js';
-import {
   apiWebhookCreate,
   apiWebhookDelete,
   apiWebhookRedeliver,
@@ -86,17 +71,6 @@ export const kCommands = {
   flagsImport,
   flagsApply,
   apiFlagsApply,
-  consoleScheduleCreate,
-  apiScheduleCreate,
-  consoleScheduleCancel,
-  apiScheduleCancel,
-  scheduleRun,
-  consoleRolloutStart,
-  apiRolloutStart,
-  consoleRolloutAct,
-  apiRolloutAct,
-  rolloutAdvance,
-  rolloutGuardRecord,
   apiWebhookCreate,
   consoleWebhookCreate,
   apiWebhookDelete,

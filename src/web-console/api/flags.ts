@@ -8,6 +8,7 @@ import { guardReadingText, rolloutStepsFromText, stepText } from '../../release-
 import { describeGuard } from '../../release-plans/guards.js';
 import { kRolloutActions, rolloutView, scheduleView } from '../../release-plans/schemas.js';
 import { kDefaultPage, kMaxPageBytes } from '../../release-plans/list-pages.js';
+import { kReleasePlanCommands } from '../../release-plans/capability.js';
 import { FlagwireError } from '../../errors.js';
 import { type ApiCall, type ApiRoute, form, requireReceived, text, texts } from './call.js';
 
@@ -165,7 +166,7 @@ export const kFlagRoutes: readonly ApiRoute[] = [
     pattern: 'flags/:flagId/schedules',
     async run(call) {
       const { flag } = flagAccess(call, call.params.flagId!);
-      const change = await call.writer.call('consoleScheduleCreate', {
+      const change = await call.writer.call(kReleasePlanCommands.consoleScheduleCreate, {
         flagId: flag.id,
         env: call.query.get('env'),
         body: form(call),
@@ -179,7 +180,9 @@ export const kFlagRoutes: readonly ApiRoute[] = [
     pattern: 'schedules/:scheduleId/cancel',
     async run(call) {
       checkPlanAccess(call, call.store.getSchedule(call.params.scheduleId!));
-      return scheduleView(await call.writer.call('consoleScheduleCancel', { scheduleId: call.params.scheduleId!, asUserId: call.user.id }));
+      return scheduleView(
+        await call.writer.call(kReleasePlanCommands.consoleScheduleCancel, { scheduleId: call.params.scheduleId!, asUserId: call.user.id }),
+      );
     },
   },
   {
@@ -190,7 +193,7 @@ export const kFlagRoutes: readonly ApiRoute[] = [
       const { flag } = flagAccess(call, call.params.flagId!);
       const read = rolloutStepsFromText(text(form(call), 'steps'));
       if ('problem' in read) throw new FlagwireError('INVALID_REQUEST', `steps: ${read.problem}`);
-      const plan = await call.writer.call('consoleRolloutStart', {
+      const plan = await call.writer.call(kReleasePlanCommands.consoleRolloutStart, {
         flagId: flag.id,
         env: call.query.get('env'),
         body: { steps: read.steps },
@@ -207,7 +210,11 @@ export const kFlagRoutes: readonly ApiRoute[] = [
       async run(call) {
         checkPlanAccess(call, call.store.getRollout(call.params.rolloutId!));
         return rolloutView(
-          await call.writer.call('consoleRolloutAct', { rolloutId: call.params.rolloutId!, action, asUserId: call.user.id }),
+          await call.writer.call(kReleasePlanCommands.consoleRolloutAct, {
+            rolloutId: call.params.rolloutId!,
+            action,
+            asUserId: call.user.id,
+          }),
         );
       },
     }),
