@@ -32,6 +32,7 @@ import {
 import type { RolloutPlan, RolloutStep } from '../model/rollouts.js';
 import { kRolloutActions } from '../release-plans/schemas.js';
 import { kReleasePlanCommands } from '../release-plans/capability.js';
+import { principalOf } from '../audit/audit-actor.js';
 import { type DeliveryBody, deliveryView, type WebhookBody, type WebhookCreated, webhookView } from '../webhooks/schemas.js';
 import { renderCreatedWebhook, renderDeliveries, renderWebhooks } from '../webhooks/webhook-text.js';
 import { kKeptDeliveries } from '../webhooks/webhook-commands.js';
@@ -727,11 +728,11 @@ const kOwnCommands: readonly ConsoleCommand[] = [
       const help = `Usage: flagwire ${kFlagScheduleUsage}`;
       const at = scheduleTime(args, ctx.now);
       const patch = jsonOption('patch', args.required('patch'), help);
-      return ctx.write(kReleasePlanCommands.consoleScheduleCreate, {
+      return ctx.write(kReleasePlanCommands.scheduleCreate, {
         flagId: args.positional('FLAG_ID'),
         env: args.string('env') ?? null,
         body: { at, patch },
-        asUserId: args.string('as'),
+        principal: principalOf(args.string('as')),
       });
     },
     human: (change: ScheduledChange) => renderSchedule(change, out.renderTable),
@@ -763,11 +764,11 @@ const kOwnCommands: readonly ConsoleCommand[] = [
     notes:
       'The running server takes each next step when its hold ends, audited as plan:<id>. A step of variant weights sets the flag\'s targeting to flagd\'s split, {"fractional": [[VARIANT, WEIGHT], ...]}: the flag needs typed variants and a targeting of {} or a bare fractional. A change made by hand to the percentage (or the targeting) pauses the rollout (it says why); `rollout resume` sets its step again. With a guard, the server reads it every interval while the rollout runs; a reading above --guard-max or below --guard-min pauses it (or rolls it back with --on-breach rollback), the reading in the audit entry.',
     run: (args, ctx) =>
-      ctx.write(kReleasePlanCommands.consoleRolloutStart, {
+      ctx.write(kReleasePlanCommands.rolloutStart, {
         flagId: args.positional('FLAG_ID'),
         env: args.string('env') ?? null,
         body: { steps: rolloutSteps(args.required('steps')), guard: rolloutGuard(args) },
-        asUserId: args.string('as'),
+        principal: principalOf(args.string('as')),
         // The operator's own command: not held to FLAGWIRE_PROMETHEUS_METRICS here (the server is, at every reading).
         guardMetrics: null,
       }),
@@ -795,10 +796,10 @@ const kOwnCommands: readonly ConsoleCommand[] = [
       positionals: ['ROLLOUT_ID'],
       options: { as: str('USER_ID', kAsFlagEditor) },
       run: (args, ctx) =>
-        ctx.write(kReleasePlanCommands.consoleRolloutAct, {
+        ctx.write(kReleasePlanCommands.rolloutAct, {
           rolloutId: args.positional('ROLLOUT_ID'),
           action,
-          asUserId: args.string('as'),
+          principal: principalOf(args.string('as')),
         }),
       human: (plan: RolloutPlan) => renderRollouts([plan], out.renderTable),
     }),
@@ -824,7 +825,10 @@ const kOwnCommands: readonly ConsoleCommand[] = [
     positionals: ['SCHEDULE_ID'],
     options: { as: str('USER_ID', kAsFlagEditor) },
     run: (args, ctx) =>
-      ctx.write(kReleasePlanCommands.consoleScheduleCancel, { scheduleId: args.positional('SCHEDULE_ID'), asUserId: args.string('as') }),
+      ctx.write(kReleasePlanCommands.scheduleCancel, {
+        scheduleId: args.positional('SCHEDULE_ID'),
+        principal: principalOf(args.string('as')),
+      }),
     human: (change: ScheduledChange) => renderSchedule(change, out.renderTable),
   }),
 

@@ -67,6 +67,14 @@ export function flagNotFound(): FlagwireError {
   return new FlagwireError('NOT_FOUND', 'No flag with that id exists in this project.');
 }
 
+/**
+ * The 404 of a release plan (a scheduled change, a rollout) by id, for every caller: the Management API's
+ * words, which, as flagNotFound's, do not echo the id.
+ */
+export function planNotFound(what: 'scheduled change' | 'rollout'): FlagwireError {
+  return new FlagwireError('NOT_FOUND', `No ${what} with this id exists in this project.`);
+}
+
 /** The flag `flagId` of project `projectId`; a flag of another project is as missing as an unknown id. */
 export function requireProjectFlag(r: RecordReader, projectId: string, flagId: string): Flag {
   const flag = r.getFlag(flagId);

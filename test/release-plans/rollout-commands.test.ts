@@ -5,11 +5,10 @@
 // their refusals, a hand change to the targeting or the variants, and a rollback to the targeting before;
 // `flagwire flag rollout --steps` with weights, and `rollout list` showing them.
 import t, { type Test } from 'tap';
-import { kConsoleActor, tokenActor } from '../../src/audit/audit-actor.js';
+import { kConsoleActor, kOperator, tokenActor } from '../../src/audit/audit-actor.js';
 import { EvalEngine } from '../../src/eval/engine.js';
 import { ResultReader, ResultWriter } from '../../src/eval/protocol.js';
 import type { TypedVariants } from '../../src/model/flags.js';
-import { rolloutAct, rolloutStart } from '../../src/release-plans/rollout-commands.js';
 import { rolloutView } from '../../src/release-plans/schemas.js';
 import { tempDataDir } from '../helpers/server.js';
 import { cli, expectAllRefused, ok } from '../helpers/cli.js';
@@ -30,10 +29,10 @@ const read = () => {
 const percentage = (flagId: string) => (read().getFlag(flagId) as { state: { trafficPercentage: number } }).state.trafficPercentage;
 const audit = (projectId: string) => read().listAudit(projectId, { limit: 1000, before: null });
 const start = (flagId: string, steps: unknown, env: string | null = null, now = t0) =>
-  world.run('consoleRolloutStart', { flagId, env, body: { steps }, guardMetrics: null }, now);
+  world.run('rolloutStart', { principal: kOperator, flagId, env, body: { steps }, guardMetrics: null }, now);
 const advance = (rolloutId: string, now: number) => world.run('rolloutAdvance', { rolloutId }, now);
 const act = (rolloutId: string, action: 'pause' | 'resume' | 'skip' | 'rollback', now: number) =>
-  world.run('consoleRolloutAct', { rolloutId, action }, now);
+  world.run('rolloutAct', { principal: kOperator, rolloutId, action }, now);
 
 const refused = (t: Test, code: string, fn: () => unknown) => refusedCommand(t, world, code, fn);
 
@@ -139,23 +138,19 @@ t.test('a change made by hand pauses the rollout at its next step, naming who, a
 });
 
 t.test('per environment on a group flag, and a token limited to staging acts on staging only', async (t) => {
-  const actor = tokenActor(read().getToken(world.tokenIds.stagingWrite!)!);
+  const principal = { kind: 'token', tokenId: world.tokenIds.stagingWrite! } as const;
   const begin = (env: string) =>
-    world.store.transact((w) =>
-      rolloutStart(w, { projectId: ids.multi, flagId: ids.groupFlag, env, actor, body: { steps: kSteps }, guardMetrics: null }, t0),
-    );
+    world.run('rolloutStart', { principal, flagId: ids.groupFlag, env, body: { steps: kSteps }, guardMetrics: null }, t0);
   const staging = begin('staging');
   t.match(staging, { env: 'staging', status: 'running', createdBy: `token:${world.tokenIds.stagingWrite}` });
   t.match(read().getFlag(ids.groupFlag), { environments: { staging: { trafficPercentage: 10 } } });
   refused(t, 'ENVIRONMENT_NOT_PERMITTED', () => begin('production'));
   const production = start(ids.groupFlag, kSteps, 'production');
-  refused(t, 'ENVIRONMENT_NOT_PERMITTED', () =>
-    world.store.transact((w) => rolloutAct(w, { rolloutId: production.id, projectId: ids.multi, action: 'pause', actor }, t0)),
-  );
-  refused(t, 'NOT_FOUND', () =>
-    world.store.transact((w) =>
-      rolloutAct(w, { rolloutId: production.id, projectId: ids.single, action: 'pause', actor: kConsoleActor }, t0),
-    ),
+  refused(t, 'ENVIRONMENT_NOT_PERMITTED', () => world.run('rolloutAct', { rolloutId: production.id, action: 'pause', principal }, t0));
+  const otherProject = { kind: 'token', tokenId: world.tokenIds.write! } as const;
+  t.match(
+    refused(t, 'NOT_FOUND', () => world.run('rolloutAct', { rolloutId: production.id, action: 'pause', principal: otherProject }, t0)),
+    /^No rollout with this id exists in this project\.$/,
   );
 });
 

@@ -4,7 +4,7 @@
 // rebuilt), skips revisions already applied and refuses a gap; replaceAll makes a full copy, which
 // replaces every database of the layout but meta.
 import t from 'tap';
-import { kConsoleActor } from '../../src/audit/audit-actor.js';
+import { kConsoleActor, kOperator } from '../../src/audit/audit-actor.js';
 import { kDbNameList } from '../../src/store/layout.js';
 import { exportStore } from '../helpers/store-export.js';
 import { buildWorld } from '../helpers/world.js';
@@ -102,7 +102,11 @@ t.test('a full copy of an empty source leaves every database empty (issue 41)', 
     { projectId: ids.single, flagId: ids.flag, env: null, actor: kConsoleActor, patch: { trafficPercentage: 40 } } as never,
     at,
   );
-  world.run('consoleScheduleCreate', { flagId: ids.flag, env: null, body: { at: at + 3_600_000, patch: { enabled: false } } }, at);
+  world.run(
+    'scheduleCreate',
+    { principal: kOperator, flagId: ids.flag, env: null, body: { at: at + 3_600_000, patch: { enabled: false } } },
+    at,
+  );
   world.run(
     'orgInvite',
     { orgId: ids.orgA, email: 'new@a.test', role: 'viewer', asUserId: ids.owner, consoleUrl: 'http://127.0.0.1/console/' },

@@ -166,11 +166,11 @@ export const kFlagRoutes: readonly ApiRoute[] = [
     pattern: 'flags/:flagId/schedules',
     async run(call) {
       const { flag } = flagAccess(call, call.params.flagId!);
-      const change = await call.writer.call(kReleasePlanCommands.consoleScheduleCreate, {
+      const change = await call.writer.call(kReleasePlanCommands.scheduleCreate, {
         flagId: flag.id,
         env: call.query.get('env'),
         body: form(call),
-        asUserId: call.user.id,
+        principal: { kind: 'user', userId: call.user.id },
       });
       return scheduleView(change);
     },
@@ -181,7 +181,10 @@ export const kFlagRoutes: readonly ApiRoute[] = [
     async run(call) {
       checkPlanAccess(call, call.store.getSchedule(call.params.scheduleId!));
       return scheduleView(
-        await call.writer.call(kReleasePlanCommands.consoleScheduleCancel, { scheduleId: call.params.scheduleId!, asUserId: call.user.id }),
+        await call.writer.call(kReleasePlanCommands.scheduleCancel, {
+          scheduleId: call.params.scheduleId!,
+          principal: { kind: 'user', userId: call.user.id },
+        }),
       );
     },
   },
@@ -193,11 +196,11 @@ export const kFlagRoutes: readonly ApiRoute[] = [
       const { flag } = flagAccess(call, call.params.flagId!);
       const read = rolloutStepsFromText(text(form(call), 'steps'));
       if ('problem' in read) throw new FlagwireError('INVALID_REQUEST', `steps: ${read.problem}`);
-      const plan = await call.writer.call(kReleasePlanCommands.consoleRolloutStart, {
+      const plan = await call.writer.call(kReleasePlanCommands.rolloutStart, {
         flagId: flag.id,
         env: call.query.get('env'),
         body: { steps: read.steps },
-        asUserId: call.user.id,
+        principal: { kind: 'user', userId: call.user.id },
         guardMetrics: call.config.prometheusMetrics,
       });
       return rolloutView(plan);
@@ -210,10 +213,10 @@ export const kFlagRoutes: readonly ApiRoute[] = [
       async run(call) {
         checkPlanAccess(call, call.store.getRollout(call.params.rolloutId!));
         return rolloutView(
-          await call.writer.call(kReleasePlanCommands.consoleRolloutAct, {
+          await call.writer.call(kReleasePlanCommands.rolloutAct, {
             rolloutId: call.params.rolloutId!,
             action,
-            asUserId: call.user.id,
+            principal: { kind: 'user', userId: call.user.id },
           }),
         );
       },
