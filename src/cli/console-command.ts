@@ -4,7 +4,7 @@
 import type { StoreReader } from '../store/interfaces.js';
 import type { CommandInput, CommandName, CommandOutput } from '../writer/commands.js';
 import type { WriterCommand } from '../writer/command.js';
-import type { Args, CommandSpec, OptionSpec } from './args.js';
+import { type Args, type CommandSpec, type OptionSpec, UsageError } from './args.js';
 
 /**
  * What a command may do: run one writer command (its own transaction), or read the store. Both wait
@@ -44,6 +44,19 @@ export const many = (value: string, help: string, required = false): OptionSpec 
   required,
 });
 export const bool = (help: string): OptionSpec => ({ type: 'boolean', help });
+
+/** The `--as USER_ID` of a command that changes flags (or what goes with them: plans, webhooks). */
+export const kAsFlagEditor =
+  'the person making the change (a user id): the audit log names them (actor user:<id>) instead of "console". They must be an Editor, Admin or Owner of the project\'s organisation, or the owner of a personal project';
+
+/** An option whose value is JSON text; a usage error naming it when it is not. */
+export function jsonOption(name: string, text: string, help: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`--${name} must be JSON (${(err as Error).message})`, help);
+  }
+}
 
 /** Help for positional arguments that mean the same in every command. */
 const kArgumentHelp: Readonly<Record<string, string>> = {

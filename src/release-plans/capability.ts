@@ -4,6 +4,7 @@
 // and rolloutGuardRecord.
 import { defineCapability } from '../capability/capability.js';
 import { commandTable } from '../writer/command.js';
+import { kReleasePlanCli } from './cli.js';
 import { kReleasePlanAuditActions } from './plan-actors.js';
 import { rolloutAct, rolloutAdvance, rolloutGuardRecord, rolloutStart } from './rollout-commands.js';
 import { scheduleCancel, scheduleCreate, scheduleRun } from './schedule-commands.js';
@@ -21,5 +22,6 @@ export const kReleasePlanCommands = commandTable({
 export const kReleasePlans = defineCapability({
   name: 'release-plans',
   commands: kReleasePlanCommands,
+  cli: kReleasePlanCli,
   auditActions: kReleasePlanAuditActions,
 });
