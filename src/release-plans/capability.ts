@@ -5,6 +5,7 @@
 import { defineCapability } from '../capability/capability.js';
 import { commandTable } from '../writer/command.js';
 import { kReleasePlanCli } from './cli.js';
+import { kReleasePlanConsoleRoutes } from './console-routes.js';
 import { kReleasePlanAuditActions } from './plan-actors.js';
 import { rolloutAct, rolloutAdvance, rolloutGuardRecord, rolloutStart } from './rollout-commands.js';
 import { scheduleCancel, scheduleCreate, scheduleRun } from './schedule-commands.js';
@@ -22,6 +23,7 @@ export const kReleasePlanCommands = commandTable({
 export const kReleasePlans = defineCapability({
   name: 'release-plans',
   commands: kReleasePlanCommands,
+  consoleRoutes: kReleasePlanConsoleRoutes,
   cli: kReleasePlanCli,
   auditActions: kReleasePlanAuditActions,
 });
