@@ -15,7 +15,7 @@ import { flagPatch } from '../flags/flag-commands.js';
 import { effectiveState, type EffectiveState } from '../model/flag-state.js';
 import { randomId } from '../model/ids.js';
 import { planNotFound, requirePatchTarget } from '../model/lookups.js';
-import type { RolloutPlan, WeightsStep } from '../model/rollouts.js';
+import type { RolloutPlan, WeightsStep } from './rollouts.js';
 import { compileValidator } from '../model/validation.js';
 import type { PageRequest, StoreWriter } from '../store/interfaces.js';
 import { auditPlan, existingPlanRequest, newPlanRequest, type PlanBody } from './plan-actors.js';

@@ -1,6 +1,6 @@
 // Scheduled changes (issue 27, item 1): any change a flag accepts (a PATCH body: state, percentage,
 // variants, rules; per environment on a group flag) applied at a given time, listed and cancellable until
-// then. Each is a record (src/model/schedules.ts), so it survives restarts and kill -9; the scheduler
+// then. Each is a record (schedules.ts), so it survives restarts and kill -9; the scheduler
 // (scheduler.ts) asks the writer to run the ones due, and scheduleRun applies one exactly once: it runs
 // in a write transaction that first checks the change is still pending, and with PostgreSQL that
 // transaction holds the database's revision lock with the node's copy brought up to date, so when every
@@ -11,7 +11,7 @@ import { requireEnvironmentAllowed } from '../model/environments.js';
 import { checkPatch, flagPatch } from '../flags/flag-commands.js';
 import { randomId } from '../model/ids.js';
 import { planNotFound, requirePatchTarget } from '../model/lookups.js';
-import { listedBytes, type ScheduledChange } from '../model/schedules.js';
+import { listedBytes, type ScheduledChange } from './schedules.js';
 import { compileValidator } from '../model/validation.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { auditPlan, existingPlanRequest, newPlanRequest, type PlanBody } from './plan-actors.js';

@@ -9,8 +9,8 @@
 // runs at its first poll, the log saying how late. Time is the service clock's, which tests move forward.
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import type { RolloutPlan } from '../model/rollouts.js';
-import type { ScheduledChange } from '../model/schedules.js';
+import type { RolloutPlan } from './rollouts.js';
+import type { ScheduledChange } from './schedules.js';
 import type { SnapshotReader } from '../store/interfaces.js';
 import type { GuardReader } from './guard-reader.js';
 import type { RawReading } from './guards.js';

@@ -3,7 +3,7 @@
 // the actions; bad options refused with usage (exit 2) and nothing written.
 import t from 'tap';
 import { kConsoleActor, kOperator } from '../../src/audit/audit-actor.js';
-import type { RolloutPlan } from '../../src/model/rollouts.js';
+import type { RolloutPlan } from '../../src/release-plans/rollouts.js';
 import { cli, expectRefused, ok } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { exportStore } from '../helpers/store-export.js';
