@@ -45,19 +45,6 @@ export const many = (value: string, help: string, required = false): OptionSpec 
 });
 export const bool = (help: string): OptionSpec => ({ type: 'boolean', help });
 
-/** The `--as USER_ID` of a command that changes flags (or what goes with them: plans, webhooks). */
-export const kAsFlagEditor =
-  'the person making the change (a user id): the audit log names them (actor user:<id>) instead of "console". They must be an Editor, Admin or Owner of the project\'s organisation, or the owner of a personal project';
-
-/** An option whose value is JSON text; a usage error naming it when it is not. */
-export function jsonOption(name: string, text: string, help: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new UsageError(`--${name} must be JSON (${(err as Error).message})`, help);
-  }
-}
-
 /** Help for positional arguments that mean the same in every command. */
 const kArgumentHelp: Readonly<Record<string, string>> = {
   ORG_ID: 'an organisation id (org_...; `flagwire org list` shows them)',
@@ -76,4 +63,17 @@ const kArgumentHelp: Readonly<Record<string, string>> = {
 export function command<R>(spec: ConsoleCommand<R>): ConsoleCommand {
   const shared = Object.fromEntries(spec.positionals.filter((p) => Object.hasOwn(kArgumentHelp, p)).map((p) => [p, kArgumentHelp[p]!]));
   return { ...spec, argumentHelp: { ...shared, ...spec.argumentHelp } } as unknown as ConsoleCommand;
+}
+
+/** The help of `--as USER_ID` where the change needs a flag editor. */
+export const kAsFlagEditor =
+  'the person making the change (a user id): the audit log names them (actor user:<id>) instead of "console". They must be an Editor, Admin or Owner of the project\'s organisation, or the owner of a personal project';
+
+/** An option whose value is JSON text; a usage error naming it when it is not. */
+export function jsonOption(name: string, text: string, help: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`--${name} must be JSON (${(err as Error).message})`, help);
+  }
 }

@@ -68,11 +68,15 @@ export function flagNotFound(): FlagwireError {
 }
 
 /**
- * The 404 of a release plan (a scheduled change, a rollout) by id, for every caller: the Management API's
- * words, which, as flagNotFound's, do not echo the id.
+ * The 404 of a scheduled change, and of a rollout, for every caller: the Management API's wording (a token
+ * sees only its project's), which says nothing of ids elsewhere.
  */
-export function planNotFound(what: 'scheduled change' | 'rollout'): FlagwireError {
-  return new FlagwireError('NOT_FOUND', `No ${what} with this id exists in this project.`);
+export function scheduleNotFound(): FlagwireError {
+  return new FlagwireError('NOT_FOUND', 'No scheduled change with this id exists in this project.');
+}
+
+export function rolloutNotFound(): FlagwireError {
+  return new FlagwireError('NOT_FOUND', 'No rollout with this id exists in this project.');
 }
 
 /** The flag `flagId` of project `projectId`; a flag of another project is as missing as an unknown id. */

@@ -14,7 +14,7 @@ import { requireEnvironmentAllowed } from '../model/environments.js';
 import { flagPatch } from '../flags/flag-commands.js';
 import { effectiveState, type EffectiveState } from '../model/flag-state.js';
 import { randomId } from '../model/ids.js';
-import { planNotFound, requirePatchTarget } from '../model/lookups.js';
+import { requirePatchTarget, rolloutNotFound } from '../model/lookups.js';
 import type { RolloutPlan, WeightsStep } from './rollouts.js';
 import { compileValidator } from '../model/validation.js';
 import type { PageRequest, StoreWriter } from '../store/interfaces.js';
@@ -146,7 +146,7 @@ export function rolloutAct(
   input: { rolloutId: string; action: RolloutAction; principal: Principal },
   now: number,
 ): RolloutPlan {
-  const { plan, actor } = existingPlanRequest(w, input.principal, w.getRollout(input.rolloutId), () => planNotFound('rollout'), now);
+  const { plan, actor } = existingPlanRequest(w, input.principal, w.getRollout(input.rolloutId), rolloutNotFound, now);
   requireEnvironmentAllowed(actor.environments, plan.env);
   if (!kRolloutActionFrom[input.action].includes(plan.status))
     throw new FlagwireError(

@@ -10,7 +10,7 @@ import { type Actor, type Principal, planActor } from '../audit/audit-actor.js';
 import { requireEnvironmentAllowed } from '../model/environments.js';
 import { checkPatch, flagPatch } from '../flags/flag-commands.js';
 import { randomId } from '../model/ids.js';
-import { planNotFound, requirePatchTarget } from '../model/lookups.js';
+import { requirePatchTarget, scheduleNotFound } from '../model/lookups.js';
 import { listedBytes, type ScheduledChange } from './schedules.js';
 import { compileValidator } from '../model/validation.js';
 import type { StoreWriter } from '../store/interfaces.js';
@@ -101,13 +101,7 @@ function createSchedule(
 
 /** Cancels a pending change; one already applied, failed or cancelled is a 400 saying which. */
 export function scheduleCancel(w: StoreWriter, input: { scheduleId: string; principal: Principal }, now: number): ScheduledChange {
-  const { plan: change, actor } = existingPlanRequest(
-    w,
-    input.principal,
-    w.getSchedule(input.scheduleId),
-    () => planNotFound('scheduled change'),
-    now,
-  );
+  const { plan: change, actor } = existingPlanRequest(w, input.principal, w.getSchedule(input.scheduleId), scheduleNotFound, now);
   requireEnvironmentAllowed(actor.environments, change.env);
   if (change.status !== 'pending') {
     throw new FlagwireError(
