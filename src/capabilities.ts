@@ -8,6 +8,7 @@ import { kMail } from './mail/capability.js';
 import { kOrgs } from './orgs/capability.js';
 import { kProjects } from './projects/capability.js';
 import { kFlags } from './flags/capability.js';
+import { kReleasePlans } from './release-plans/capability.js';
 import { kSessions } from './sessions/capability.js';
 import { kTokens } from './tokens/capability.js';
 import { kWebhooks } from './webhooks/capability.js';
@@ -19,6 +20,7 @@ export const kCapabilities = [
   kInvitations,
   kProjects,
   kFlags,
+  kReleasePlans,
   kWebhooks,
   kFlagsAsCode,
   kTokens,

@@ -9,6 +9,7 @@ import { requirePatchTarget, requireProjectFlag, webhookNotFound } from '../mode
 import { parseJsonObject, type ReceivedBody } from '../model/request-body.js';
 import type { Config } from '../config.js';
 import type { AuthContext } from '../model/token-access.js';
+import type { Principal } from '../audit/audit-actor.js';
 import type { SnapshotReader, StoreRevision } from '../store/interfaces.js';
 import type { WriterClient } from '../writer/client.js';
 import { flagList, patchResult, representFlag, tokenDescription } from '../model/representation.js';
@@ -20,6 +21,7 @@ import { fileText } from '../flags-as-code/flag-file.js';
 import type { Planner } from '../flags-as-code/planner.js';
 import type { ProjectRevision } from '../flags-as-code/plan.js';
 import { pageAnswer, pageRequest } from '../release-plans/list-pages.js';
+import { kReleasePlanCommands } from '../release-plans/capability.js';
 import { kRolloutActions, type RolloutAction, rolloutView, scheduleView } from '../release-plans/schemas.js';
 import { kWebhookCommands } from '../webhooks/capability.js';
 import { deliveryView, webhookView } from '../webhooks/schemas.js';
@@ -131,9 +133,9 @@ function precheckWebhookChange(_request: ApiRequest, auth: AuthContext): void {
   requireEveryEnvironment(auth.token.environments, kWebhookWhat);
 }
 
-/** What the writer's command for a write to one flag is given: the token, the flag, `env` as sent, the body as received. */
-function flagWrite(request: ApiRequest, auth: AuthContext, received: ReceivedBody) {
-  return { tokenId: auth.token.id, flagId: request.flagId!, env: request.query.get('env'), received };
+/** The request's token as who asks: the writer authorises it again as it applies the change. */
+function tokenPrincipal(auth: AuthContext): Principal {
+  return { kind: 'token', tokenId: auth.token.id };
 }
 
 export const kManagementHandlers: Readonly<Record<ManagementRouteName, ManagementHandler>> = {
@@ -206,7 +208,8 @@ export const kManagementHandlers: Readonly<Record<ManagementRouteName, Managemen
     kind: 'write',
     precheck: precheckFlagChange,
     async run(request, auth, received, release, deps) {
-      const { value, storeRevision } = await deps.writer.callAt('apiScheduleCreate', flagWrite(request, auth, received), release);
+      const input = { principal: tokenPrincipal(auth), flagId: request.flagId!, env: request.query.get('env'), received };
+      const { value, storeRevision } = await deps.writer.callAt(kReleasePlanCommands.scheduleCreate, input, release);
       return { status: 201, value: scheduleView(value), storeRevision };
     },
   },
@@ -223,8 +226,8 @@ export const kManagementHandlers: Readonly<Record<ManagementRouteName, Managemen
   apiCancelSchedule: {
     kind: 'write',
     async run(request, auth, _received, release, deps) {
-      const input = { tokenId: auth.token.id, scheduleId: request.params.schedule_id! };
-      const { value, storeRevision } = await deps.writer.callAt('apiScheduleCancel', input, release);
+      const input = { principal: tokenPrincipal(auth), scheduleId: request.params.schedule_id! };
+      const { value, storeRevision } = await deps.writer.callAt(kReleasePlanCommands.scheduleCancel, input, release);
       return { status: 200, value: scheduleView(value), storeRevision };
     },
   },
@@ -232,8 +235,15 @@ export const kManagementHandlers: Readonly<Record<ManagementRouteName, Managemen
     kind: 'write',
     precheck: precheckFlagChange,
     async run(request, auth, received, release, deps) {
-      const input = { ...flagWrite(request, auth, received), guardMetrics: deps.config.prometheusMetrics };
-      const { value, storeRevision } = await deps.writer.callAt('apiRolloutStart', input, release);
+      const { flagId } = request;
+      const input = {
+        principal: tokenPrincipal(auth),
+        flagId: flagId!,
+        env: request.query.get('env'),
+        received,
+        guardMetrics: deps.config.prometheusMetrics,
+      };
+      const { value, storeRevision } = await deps.writer.callAt(kReleasePlanCommands.rolloutStart, input, release);
       return { status: 201, value: rolloutView(value), storeRevision };
     },
   },
@@ -250,8 +260,8 @@ export const kManagementHandlers: Readonly<Record<ManagementRouteName, Managemen
       const action = request.params.action!;
       if (!(kRolloutActions as readonly string[]).includes(action))
         throw new FlagwireError('NOT_FOUND', `There is no rollout action "${action}"; the actions are ${kRolloutActions.join(', ')}.`);
-      const input = { tokenId: auth.token.id, rolloutId: request.params.rollout_id!, action: action as RolloutAction };
-      const { value, storeRevision } = await deps.writer.callAt('apiRolloutAct', input, release);
+      const input = { principal: tokenPrincipal(auth), rolloutId: request.params.rollout_id!, action: action as RolloutAction };
+      const { value, storeRevision } = await deps.writer.callAt(kReleasePlanCommands.rolloutAct, input, release);
       return { status: 200, value: rolloutView(value), storeRevision };
     },
   },

@@ -63,8 +63,13 @@ export function actorFor(w: StoreWriter, principal: Principal, project: Project,
     case 'operator':
       return kConsoleActor;
     case 'plan':
-      return { id: `plan:${principal.planId}`, name: `${principal.what} ${principal.planId}`, environments: [] };
+      return planActor(principal.planId, principal.what);
   }
+}
+
+/** A release plan acting on its own schedule (`what`: `rollout`, `scheduled change`), audited as `plan:<id>`. */
+export function planActor(planId: string, what: string): Actor {
+  return { id: `plan:${planId}`, name: `${what} ${planId}`, environments: [] };
 }
 
 /** A user acting on `project`, who must hold `action` in its organisation (or own the personal project). */

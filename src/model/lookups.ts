@@ -79,6 +79,18 @@ export function deliveryNotFound(): FlagwireError {
   return new FlagwireError('NOT_FOUND', 'No delivery with this id exists in this project.');
 }
 
+/**
+ * The 404 of a scheduled change, and of a rollout, for every caller: the Management API's wording (a token
+ * sees only its project's), which says nothing of ids elsewhere.
+ */
+export function scheduleNotFound(): FlagwireError {
+  return new FlagwireError('NOT_FOUND', 'No scheduled change with this id exists in this project.');
+}
+
+export function rolloutNotFound(): FlagwireError {
+  return new FlagwireError('NOT_FOUND', 'No rollout with this id exists in this project.');
+}
+
 /** The flag `flagId` of project `projectId`; a flag of another project is as missing as an unknown id. */
 export function requireProjectFlag(r: RecordReader, projectId: string, flagId: string): Flag {
   const flag = r.getFlag(flagId);

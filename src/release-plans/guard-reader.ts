@@ -2,7 +2,7 @@
 // GET /api/v1/query) or reads this node's own GET /metrics, and returns the numbers or why there are
 // none. It judges nothing (guards.ts does, in the writer's transaction) and never throws.
 import { performance } from 'node:perf_hooks';
-import type { RolloutGuard } from '../model/rollouts.js';
+import type { RolloutGuard } from './rollouts.js';
 import { kMaxGuardIntervalMs, type RawReading } from './guards.js';
 import { parseSelector, selectSamples } from './metric-selector.js';
 import type { MetricAllowList } from './promql-metrics.js';

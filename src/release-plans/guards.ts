@@ -1,7 +1,7 @@
 // A rollout's guard (issue 27, item 3): what makes one valid, and what a reading means. Pure rules, one
 // home: the writer checks a guard with guardProblems when a rollout starts and judges each reading with
 // judgeReading in the transaction that records it; guard-reader.ts only fetches numbers.
-import type { GuardReading, RolloutGuard } from '../model/rollouts.js';
+import type { GuardReading, RolloutGuard } from './rollouts.js';
 import { parseSelector } from './metric-selector.js';
 import type { MetricAllowList } from './promql-metrics.js';
 

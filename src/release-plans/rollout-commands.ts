@@ -9,17 +9,16 @@
 // changed it, it stops there rather than overwrite their change. Steps are run by the node's scheduler
 // (scheduler.ts) through rolloutAdvance, which applies a due step exactly once as scheduleRun does.
 import { FlagwireError } from '../errors.js';
-import type { Actor } from '../audit/audit-actor.js';
+import { type Actor, type Principal, planActor } from '../audit/audit-actor.js';
 import { requireEnvironmentAllowed } from '../model/environments.js';
 import { patchFlagAs } from '../flags/flag-commands.js';
 import { effectiveState, type EffectiveState } from '../model/flag-state.js';
 import { randomId } from '../model/ids.js';
-import { requirePatchTarget } from '../model/lookups.js';
-import type { ReceivedBody } from '../model/request-body.js';
-import type { RolloutPlan, WeightsStep } from '../model/rollouts.js';
+import { requirePatchTarget, rolloutNotFound } from '../model/lookups.js';
+import type { RolloutPlan, WeightsStep } from './rollouts.js';
 import { compileValidator } from '../model/validation.js';
 import type { PageRequest, StoreWriter } from '../store/interfaces.js';
-import { apiActor, apiPlanRequest, auditPlan, consoleActorOf, consolePlanRequest, planActor } from './plan-actors.js';
+import { auditPlan, existingPlanRequest, newPlanRequest, type PlanBody } from './plan-actors.js';
 import { MetricAllowList } from './promql-metrics.js';
 import { describeGuard, guardProblems, judgeReading, type RawReading, storedGuard } from './guards.js';
 import {
@@ -53,8 +52,24 @@ function activeRollout(w: StoreWriter, flagId: string, env: string | null): Roll
   }
 }
 
-/** A rollout started by `actor`: its first step is applied now. */
+/**
+ * A rollout: POST /api/v1/flags/{id}/rollouts (a token, authorised again here and audited as itself), the
+ * console's form (its user) and `flagwire flag rollout` (the operator, or the `--as` user), who must be
+ * allowed to change flags. Its first step is applied now. `guardMetrics`: the metrics a PromQL guard may
+ * read (FLAGWIRE_PROMETHEUS_METRICS) for a token and the web console's users; null for the command line,
+ * whose user is the operator (the server still checks every reading).
+ */
 export function rolloutStart(
+  w: StoreWriter,
+  input: { principal: Principal; flagId: string; env: string | null; guardMetrics: readonly string[] | null } & PlanBody,
+  now: number,
+): RolloutPlan {
+  const request = newPlanRequest(w, input.principal, input.flagId, input, now);
+  const { flagId, env, guardMetrics } = input;
+  return startRollout(w, { flagId, env, guardMetrics, projectId: request.project.id, actor: request.actor, body: request.body }, now);
+}
+
+function startRollout(
   w: StoreWriter,
   input: { projectId: string; flagId: string; env: string | null; actor: Actor; body: unknown; guardMetrics: readonly string[] | null },
   now: number,
@@ -122,49 +137,26 @@ function stepProblems(steps: RolloutPlan['steps']): string[] {
 }
 
 /**
- * `guardMetrics`: the metrics a PromQL guard may read (FLAGWIRE_PROMETHEUS_METRICS) for the web console's
- * users; null for the command line, whose user is the operator (the server still checks every reading).
- */
-export function consoleRolloutStart(
-  w: StoreWriter,
-  input: { flagId: string; env: string | null; body: unknown; asUserId?: string; guardMetrics: readonly string[] | null },
-  now: number,
-) {
-  return rolloutStart(w, { ...input, ...consolePlanRequest(w, input.flagId, input.asUserId) }, now);
-}
-
-export function apiRolloutStart(
-  w: StoreWriter,
-  input: { tokenId: string; flagId: string; env: string | null; received: ReceivedBody; guardMetrics: readonly string[] },
-  now: number,
-) {
-  const request = apiPlanRequest(w, input.tokenId, input.received, now);
-  return rolloutStart(w, { flagId: input.flagId, env: input.env, guardMetrics: input.guardMetrics, ...request }, now);
-}
-
-/**
  * A person's action on a rollout: pause (it holds its step), resume (its step is set again and held
  * anew), skip (the next step now), roll back (the percentage, or the targeting, before the first step;
  * the rollout ends).
  */
 export function rolloutAct(
   w: StoreWriter,
-  input: { rolloutId: string; projectId: string; action: RolloutAction; actor: Actor },
+  input: { rolloutId: string; action: RolloutAction; principal: Principal },
   now: number,
 ): RolloutPlan {
-  const plan = w.getRollout(input.rolloutId);
-  if (plan === undefined || plan.projectId !== input.projectId)
-    throw new FlagwireError('NOT_FOUND', 'No rollout with this id exists in this project.');
-  requireEnvironmentAllowed(input.actor.environments, plan.env);
+  const { plan, actor } = existingPlanRequest(w, input.principal, w.getRollout(input.rolloutId), rolloutNotFound, now);
+  requireEnvironmentAllowed(actor.environments, plan.env);
   if (!kRolloutActionFrom[input.action].includes(plan.status))
     throw new FlagwireError(
       'INVALID_REQUEST',
       `Rollout ${plan.id} is ${plan.status}: it cannot ${input.action === 'rollback' ? 'roll back' : input.action} now.`,
     );
-  auditPlan(w, input.actor, plan, `rollout.${input.action}`, { rollout: { before: plan.status, after: input.action } }, now);
+  auditPlan(w, actor, plan, `rollout.${input.action}`, { rollout: { before: plan.status, after: input.action } }, now);
   switch (input.action) {
     case 'pause':
-      return save(w, { ...plan, status: 'paused', nextAt: null, guardNextAt: null, pausedReason: `paused by ${input.actor.name}` }, now);
+      return save(w, { ...plan, status: 'paused', nextAt: null, guardNextAt: null, pausedReason: `paused by ${actor.name}` }, now);
     case 'resume':
       return applyStep(w, { ...plan, status: 'running', pausedReason: null, ...guardRestart(plan, now) }, plan.current, now);
     case 'skip':
@@ -208,24 +200,10 @@ export function rolloutGuardRecord(
   const why = `guard breached: ${reading.note}`;
   const after = guard.onBreach === 'rollback' ? 'rolled-back' : 'paused';
   const changes = { guard: { before: describeGuard(guard), after: reading }, rollout: { before: 'running', after } };
-  auditPlan(w, planActor(plan, 'rollout'), plan, 'rollout.guard-breach', changes, now);
+  auditPlan(w, planActor(plan.id, 'rollout'), plan, 'rollout.guard-breach', changes, now);
   const breached = { ...plan, guardReading: reading };
   if (guard.onBreach === 'rollback') return rollBack(w, breached, why, now);
   return save(w, { ...breached, status: 'paused', nextAt: null, guardNextAt: null, pausedReason: why }, now);
-}
-
-export function consoleRolloutAct(w: StoreWriter, input: { rolloutId: string; action: RolloutAction; asUserId?: string }, now: number) {
-  const plan = w.getRollout(input.rolloutId);
-  if (plan === undefined) throw new FlagwireError('NOT_FOUND', `No rollout ${input.rolloutId} exists.`);
-  return rolloutAct(
-    w,
-    { rolloutId: plan.id, projectId: plan.projectId, action: input.action, actor: consoleActorOf(w, plan.projectId, input.asUserId) },
-    now,
-  );
-}
-
-export function apiRolloutAct(w: StoreWriter, input: { tokenId: string; rolloutId: string; action: RolloutAction }, now: number) {
-  return rolloutAct(w, { rolloutId: input.rolloutId, action: input.action, ...apiActor(w, input.tokenId, now) }, now);
 }
 
 /**
@@ -240,7 +218,7 @@ export function rolloutAdvance(w: StoreWriter, input: { rolloutId: string }, now
   const changed = flag === undefined ? null : handChange(plan, effectiveState(flag, plan.env));
   if (flag === undefined || changed !== null) {
     const why = changed === null ? 'the flag was deleted' : `${changed}${lastChangedBy(w, plan)}`;
-    const actor = planActor(plan, 'rollout');
+    const actor = planActor(plan.id, 'rollout');
     auditPlan(w, actor, plan, 'rollout.pause', { rollout: { before: 'running', after: why } }, now);
     return save(w, { ...plan, status: 'paused', nextAt: null, guardNextAt: null, pausedReason: why }, now);
   }
@@ -305,7 +283,7 @@ function restoreInitial(w: StoreWriter, plan: RolloutPlan, now: number): void {
 
 /** A step (or the rollback) as a PATCH of the flag by `plan:<id>`: checked, audited and served like any write. */
 function patchFlag(w: StoreWriter, plan: RolloutPlan, patch: Record<string, unknown>, now: number): void {
-  patchFlagAs(w, { projectId: plan.projectId, flagId: plan.flagId, env: plan.env, actor: planActor(plan, 'rollout'), patch }, now);
+  patchFlagAs(w, { projectId: plan.projectId, flagId: plan.flagId, env: plan.env, actor: planActor(plan.id, 'rollout'), patch }, now);
 }
 
 function save(w: StoreWriter, plan: RolloutPlan, now: number): RolloutPlan {

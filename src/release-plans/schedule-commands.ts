@@ -1,22 +1,21 @@
 // Scheduled changes (issue 27, item 1): any change a flag accepts (a PATCH body: state, percentage,
 // variants, rules; per environment on a group flag) applied at a given time, listed and cancellable until
-// then. Each is a record (src/model/schedules.ts), so it survives restarts and kill -9; the scheduler
+// then. Each is a record (schedules.ts), so it survives restarts and kill -9; the scheduler
 // (scheduler.ts) asks the writer to run the ones due, and scheduleRun applies one exactly once: it runs
 // in a write transaction that first checks the change is still pending, and with PostgreSQL that
 // transaction holds the database's revision lock with the node's copy brought up to date, so when every
 // node's scheduler asks for the same change, one applies it and the others find it done.
 import { FlagwireError } from '../errors.js';
-import type { Actor } from '../audit/audit-actor.js';
+import { type Actor, type Principal, planActor } from '../audit/audit-actor.js';
 import { requireEnvironmentAllowed } from '../model/environments.js';
 import { checkPatch, patchFlagAs } from '../flags/flag-commands.js';
 import { randomId } from '../model/ids.js';
-import { requirePatchTarget } from '../model/lookups.js';
-import type { ReceivedBody } from '../model/request-body.js';
+import { requirePatchTarget, scheduleNotFound } from '../model/lookups.js';
 import { listedBytes } from '../model/listed-bytes.js';
-import type { ScheduledChange } from '../model/schedules.js';
+import type { ScheduledChange } from './schedules.js';
 import { compileValidator } from '../model/validation.js';
 import type { StoreWriter } from '../store/interfaces.js';
-import { apiActor, apiPlanRequest, auditPlan, consoleActorOf, consolePlanRequest, planActor } from './plan-actors.js';
+import { auditPlan, existingPlanRequest, newPlanRequest, type PlanBody } from './plan-actors.js';
 import { ScheduleCreate } from './schemas.js';
 
 /** Pending changes a project may hold: the scheduler's work and the store stay bounded whatever clients do. */
@@ -34,8 +33,18 @@ export interface ScheduleTarget {
   env: string | null;
 }
 
-/** A scheduled change made by `actor` in `projectId`: checked as the PATCH it will be, then recorded and audited. */
-export function scheduleCreate(
+/**
+ * A scheduled change: POST /api/v1/flags/{id}/schedules (a token, authorised again here and audited as
+ * itself), the console's form (its user) and `flagwire flag schedule` (the operator, or the `--as` user),
+ * who must be allowed to change flags. Checked as the PATCH it will be, then recorded and audited.
+ */
+export function scheduleCreate(w: StoreWriter, input: ScheduleTarget & PlanBody & { principal: Principal }, now: number): ScheduledChange {
+  const request = newPlanRequest(w, input.principal, input.flagId, input, now);
+  const { flagId, env } = input;
+  return createSchedule(w, { flagId, env, projectId: request.project.id, actor: request.actor, body: request.body }, now);
+}
+
+function createSchedule(
   w: StoreWriter,
   input: ScheduleTarget & { projectId: string; actor: Actor; body: unknown },
   now: number,
@@ -91,51 +100,20 @@ export function scheduleCreate(
   return change;
 }
 
-/** `flagwire flag schedule`: audited as `console` or the `--as` user, who must be allowed to change flags. */
-export function consoleScheduleCreate(w: StoreWriter, input: ScheduleTarget & { body: unknown; asUserId?: string }, now: number) {
-  return scheduleCreate(w, { ...input, ...consolePlanRequest(w, input.flagId, input.asUserId) }, now);
-}
-
-/** POST /api/v1/flags/{id}/schedules as the writer applies it: the token authorised again, audited as the token. */
-export function apiScheduleCreate(w: StoreWriter, input: ScheduleTarget & { tokenId: string; received: ReceivedBody }, now: number) {
-  return scheduleCreate(w, { flagId: input.flagId, env: input.env, ...apiPlanRequest(w, input.tokenId, input.received, now) }, now);
-}
-
 /** Cancels a pending change; one already applied, failed or cancelled is a 400 saying which. */
-export function scheduleCancel(
-  w: StoreWriter,
-  input: { scheduleId: string; projectId: string; actor: Actor },
-  now: number,
-): ScheduledChange {
-  const change = w.getSchedule(input.scheduleId);
-  if (change === undefined || change.projectId !== input.projectId) {
-    throw new FlagwireError('NOT_FOUND', 'No scheduled change with this id exists in this project.');
-  }
-  requireEnvironmentAllowed(input.actor.environments, change.env);
+export function scheduleCancel(w: StoreWriter, input: { scheduleId: string; principal: Principal }, now: number): ScheduledChange {
+  const { plan: change, actor } = existingPlanRequest(w, input.principal, w.getSchedule(input.scheduleId), scheduleNotFound, now);
+  requireEnvironmentAllowed(actor.environments, change.env);
   if (change.status !== 'pending') {
     throw new FlagwireError(
       'INVALID_REQUEST',
       `Scheduled change ${change.id} is ${change.status} (${change.outcome}); only a pending one can be cancelled.`,
     );
   }
-  const next: ScheduledChange = { ...change, status: 'cancelled', doneAt: now, outcome: `cancelled by ${input.actor.name}` };
+  const next: ScheduledChange = { ...change, status: 'cancelled', doneAt: now, outcome: `cancelled by ${actor.name}` };
   w.putSchedule(next);
-  auditPlan(w, input.actor, next, 'schedule.cancel', { schedule: { before: 'pending', after: 'cancelled' } }, now);
+  auditPlan(w, actor, next, 'schedule.cancel', { schedule: { before: 'pending', after: 'cancelled' } }, now);
   return next;
-}
-
-export function consoleScheduleCancel(w: StoreWriter, input: { scheduleId: string; asUserId?: string }, now: number) {
-  const change = w.getSchedule(input.scheduleId);
-  if (change === undefined) throw new FlagwireError('NOT_FOUND', `No scheduled change ${input.scheduleId} exists.`);
-  return scheduleCancel(
-    w,
-    { scheduleId: change.id, projectId: change.projectId, actor: consoleActorOf(w, change.projectId, input.asUserId) },
-    now,
-  );
-}
-
-export function apiScheduleCancel(w: StoreWriter, input: { tokenId: string; scheduleId: string }, now: number) {
-  return scheduleCancel(w, { scheduleId: input.scheduleId, ...apiActor(w, input.tokenId, now) }, now);
 }
 
 /**
@@ -147,7 +125,7 @@ export function apiScheduleCancel(w: StoreWriter, input: { tokenId: string; sche
 export function scheduleRun(w: StoreWriter, input: { scheduleId: string }, now: number): ScheduledChange | null {
   const change = w.getSchedule(input.scheduleId);
   if (change === undefined || change.status !== 'pending' || change.at > now) return null;
-  const actor = planActor(change, 'scheduled change');
+  const actor = planActor(change.id, 'scheduled change');
   let next: ScheduledChange;
   try {
     const result = patchFlagAs(w, { projectId: change.projectId, flagId: change.flagId, env: change.env, actor, patch: change.patch }, now);

@@ -1,7 +1,7 @@
 // Scheduled changes and rollouts as people read them (`flagwire flag schedule`, `schedule list`, `flag rollout`, ...),
 // and a rollout's steps as people write them (`flag rollout --steps`, the web console's rollout form).
-import type { RolloutPlan, RolloutStep } from '../model/rollouts.js';
-import type { ScheduledChange } from '../model/schedules.js';
+import type { RolloutPlan, RolloutStep } from './rollouts.js';
+import type { ScheduledChange } from './schedules.js';
 import { readingText } from './guards.js';
 import { isWeightsStep, weightsText } from './rollout-weights.js';
 import type { RolloutAction } from './schemas.js';

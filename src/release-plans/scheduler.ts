@@ -10,8 +10,8 @@
 import type { Logger } from 'pino';
 import { Periodic } from '../background/periodic.js';
 import type { Clock } from '../clock.js';
-import type { RolloutPlan } from '../model/rollouts.js';
-import type { ScheduledChange } from '../model/schedules.js';
+import type { RolloutPlan } from './rollouts.js';
+import type { ScheduledChange } from './schedules.js';
 import type { SnapshotReader } from '../store/interfaces.js';
 import type { GuardReader } from './guard-reader.js';
 import type { RawReading } from './guards.js';

@@ -1,8 +1,8 @@
 // The shapes release plans answer with, as TypeBox values: the single source of their types and of
 // the OpenAPI document's components.
 import { type Static, Type } from '../typebox.js';
-import type { RolloutPlan, RolloutStatus } from '../model/rollouts.js';
-import type { ScheduledChange } from '../model/schedules.js';
+import type { RolloutPlan, RolloutStatus } from './rollouts.js';
+import type { ScheduledChange } from './schedules.js';
 import { kDefaultGuardIntervalMs, kMaxGuardExpressionLength, kMaxGuardIntervalMs, kMinGuardIntervalMs } from './guards.js';
 
 /** The body of POST /api/v1/flags/{id}/schedules: when, and the PATCH body to apply then. */

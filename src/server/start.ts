@@ -10,6 +10,7 @@ import { kOperator } from '../audit/audit-actor.js';
 import { kFlagsAsCodeCommands } from '../flags-as-code/capability.js';
 import { FileFollower } from '../flags-as-code/file-follower.js';
 import { jsonBody } from '../model/request-body.js';
+import { kReleasePlanCommands } from '../release-plans/capability.js';
 import { Scheduler } from '../release-plans/scheduler.js';
 import { MetricAllowList } from '../release-plans/promql-metrics.js';
 import { GuardReader } from '../release-plans/guard-reader.js';
@@ -114,10 +115,10 @@ async function startClaimed(config: Readonly<Config>, options: StartOptions, cla
   };
   // Changes and rollout steps that fell due while the node was down run now, before it listens (then every poll).
   const work = {
-    runSchedule: (scheduleId: string) => writer.call('scheduleRun', { scheduleId }),
-    advanceRollout: (rolloutId: string) => writer.call('rolloutAdvance', { rolloutId }),
+    runSchedule: (scheduleId: string) => writer.call(kReleasePlanCommands.scheduleRun, { scheduleId }),
+    advanceRollout: (rolloutId: string) => writer.call(kReleasePlanCommands.rolloutAdvance, { rolloutId }),
     recordGuardReading: (rolloutId: string, dueAt: number, reading: RawReading) =>
-      writer.call('rolloutGuardRecord', { rolloutId, dueAt, reading }),
+      writer.call(kReleasePlanCommands.rolloutGuardRecord, { rolloutId, dueAt, reading }),
   };
   let metricsUrl: string | null = null;
   const guards = new GuardReader({

@@ -61,8 +61,8 @@ import type { Invitation } from '../model/invitations.js';
 import type { MailMessage } from '../model/mail.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { Credential, Session } from '../model/sessions.js';
-import type { RolloutPlan } from '../model/rollouts.js';
-import type { ScheduledChange } from '../model/schedules.js';
+import type { RolloutPlan } from '../release-plans/rollouts.js';
+import type { ScheduledChange } from '../release-plans/schedules.js';
 import type { DeliveryPayload, OutboxUsage, Webhook, WebhookDelivery } from '../model/webhooks.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
 

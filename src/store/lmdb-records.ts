@@ -7,8 +7,8 @@ import { kMaxEmailLength, type Membership, type Org, type Role, type User } from
 import type { AuditEntry } from '../model/audit.js';
 import type { Flag, FlagUsage } from '../model/flags.js';
 import type { Invitation } from '../model/invitations.js';
-import type { RolloutPlan } from '../model/rollouts.js';
-import type { ScheduledChange } from '../model/schedules.js';
+import type { RolloutPlan } from '../release-plans/rollouts.js';
+import type { ScheduledChange } from '../release-plans/schedules.js';
 import type { DeliveryPayload, OutboxUsage, Webhook, WebhookDelivery } from '../model/webhooks.js';
 import type { MailMessage } from '../model/mail.js';
 import type { Audience, Project } from '../model/projects.js';

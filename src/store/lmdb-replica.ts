@@ -4,8 +4,8 @@
 // them in its transactions.
 import type { Database, RootDatabase } from 'lmdb';
 import type { Invitation } from '../model/invitations.js';
-import type { RolloutPlan } from '../model/rollouts.js';
-import type { ScheduledChange } from '../model/schedules.js';
+import type { RolloutPlan } from '../release-plans/rollouts.js';
+import type { ScheduledChange } from '../release-plans/schedules.js';
 import type { DeliveryPayload, Webhook, WebhookDelivery } from '../model/webhooks.js';
 import type { Credential, Session } from '../model/sessions.js';
 import type { Change, Revision } from './changes.js';

@@ -17,9 +17,9 @@ import type { Audience, Project } from '../model/projects.js';
 import type { Credential, Session } from '../model/sessions.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
 import type { AuditPage, Page, PageRequest, SnapshotReader } from './interfaces.js';
-import type { RolloutPlan } from '../model/rollouts.js';
+import type { RolloutPlan } from '../release-plans/rollouts.js';
 import type { DeliveryPayload, OutboxUsage, Webhook, WebhookDelivery } from '../model/webhooks.js';
-import type { ScheduledChange } from '../model/schedules.js';
+import type { ScheduledChange } from '../release-plans/schedules.js';
 
 /** Entries kept per record kind; past it the memo starts over (a bound, not an LRU: hits are per project). */
 const kMaxEntries = 4096;

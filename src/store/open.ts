@@ -3,9 +3,9 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { open, type RootDatabase } from 'lmdb';
 import { checkDataFile, StoreOpenError } from './data-file.js';
-import type { RolloutPlan } from '../model/rollouts.js';
+import type { RolloutPlan } from '../release-plans/rollouts.js';
 import { listedBytes } from '../model/listed-bytes.js';
-import type { ScheduledChange } from '../model/schedules.js';
+import type { ScheduledChange } from '../release-plans/schedules.js';
 import {
   changeListKeys,
   dataFilePath,

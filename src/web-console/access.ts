@@ -8,7 +8,7 @@ import { notFoundDetail } from '../model/lookups.js';
 import { can, canManageAnyToken, canManageToken, type ProjectRole, projectRole, tokenStatus } from '../model/permissions.js';
 import { isManagementEligible } from '../model/plans.js';
 import type { Project } from '../model/projects.js';
-import type { RolloutPlan } from '../model/rollouts.js';
+import type { RolloutPlan } from '../release-plans/rollouts.js';
 import { kRolloutActionFrom, kRolloutActions, type RolloutAction } from '../release-plans/schemas.js';
 import type { Token } from '../model/tokens.js';
 import type { StoreReader } from '../store/interfaces.js';

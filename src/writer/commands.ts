@@ -6,35 +6,10 @@ import { unicodeProblems } from '../model/validation.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import type { WriterCommand } from './command.js';
 import { seedDemo } from './demo-seed.js';
-import {
-  apiScheduleCancel,
-  apiScheduleCreate,
-  consoleScheduleCancel,
-  consoleScheduleCreate,
-  scheduleRun,
-} from '../release-plans/schedule-commands.js';
-import {
-  apiRolloutAct,
-  apiRolloutStart,
-  consoleRolloutAct,
-  consoleRolloutStart,
-  rolloutAdvance,
-  rolloutGuardRecord,
-} from '../release-plans/rollout-commands.js';
 import { queueWebhookDeliveries } from '../webhooks/webhook-commands.js';
 
+/** The writer's own commands: the demo seed. Every other command is a capability's (src/capabilities.ts). */
 export const kCommands = {
-  consoleScheduleCreate,
-  apiScheduleCreate,
-  consoleScheduleCancel,
-  apiScheduleCancel,
-  scheduleRun,
-  consoleRolloutStart,
-  apiRolloutStart,
-  consoleRolloutAct,
-  apiRolloutAct,
-  rolloutAdvance,
-  rolloutGuardRecord,
   seedDemo,
 } as const;
 

@@ -1,5 +1,6 @@
 // The in-process world the rollout tests start from (rollout-commands.test.ts, rollout-weights.test.ts):
 // a data dir with the test world, the writer's rollout commands run at a given time, and what they read back.
+import { kOperator } from '../../src/audit/audit-actor.js';
 import type { Test } from 'tap';
 import { refusedCommand } from './refused.js';
 import { tempDataDir } from './server.js';
@@ -28,10 +29,10 @@ export function rolloutWorld(t: { teardown(fn: () => unknown): void }) {
     percentage: (flagId: string) => (read().getFlag(flagId) as { state: { trafficPercentage: number } }).state.trafficPercentage,
     audit: (projectId: string) => read().listAudit(projectId, { limit: 1000, before: null }),
     start: (flagId: string, steps: unknown, env: string | null = null, now = t0) =>
-      world.run('consoleRolloutStart', { flagId, env, body: { steps }, guardMetrics: null }, now),
+      world.run('rolloutStart', { principal: kOperator, flagId, env, body: { steps }, guardMetrics: null }, now),
     advance: (rolloutId: string, now: number) => world.run('rolloutAdvance', { rolloutId }, now),
     act: (rolloutId: string, action: 'pause' | 'resume' | 'skip' | 'rollback', now: number) =>
-      world.run('consoleRolloutAct', { rolloutId, action }, now),
+      world.run('rolloutAct', { principal: kOperator, rolloutId, action }, now),
     refused: (t: Test, code: string, fn: () => unknown) => refusedCommand(t, world, code, fn),
   };
 }

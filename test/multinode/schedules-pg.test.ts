@@ -16,7 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pgLib from 'pg';
 import t from 'tap';
 import type { AuditEntry } from '../../src/model/audit.js';
-import type { ScheduledChange } from '../../src/model/schedules.js';
+import type { ScheduledChange } from '../../src/release-plans/schedules.js';
 import { cli, type TestContext } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { call } from '../helpers/http.js';

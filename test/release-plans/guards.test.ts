@@ -32,7 +32,7 @@ let flags = 0;
 const newFlag = () =>
   world.run('flagCreate', { projectId: ids.single, principal: kOperator, body: { name: `guarded-${flags++}`, enabled: true } });
 const start = (flagId: string, guard: unknown, now = t0) =>
-  world.run('consoleRolloutStart', { flagId, env: null, body: { steps: kSteps, guard }, guardMetrics: null }, now);
+  world.run('rolloutStart', { principal: kOperator, flagId, env: null, body: { steps: kSteps, guard }, guardMetrics: null }, now);
 const record = (rolloutId: string, dueAt: number, reading: unknown, now: number) =>
   world.run('rolloutGuardRecord', { rolloutId, dueAt, reading: reading as never }, now);
 
@@ -154,7 +154,7 @@ t.test('readings recorded once; a breach pauses, its reading in the audit entry;
     },
   });
   t.equal(record(plan.id, t0 + 20_005, { values: [0.2], note: null }, t0 + 20_010), null, 'not read while paused');
-  const resumed = world.run('consoleRolloutAct', { rolloutId: plan.id, action: 'resume' }, t0 + 30_000);
+  const resumed = world.run('rolloutAct', { principal: kOperator, rolloutId: plan.id, action: 'resume' }, t0 + 30_000);
   t.match(resumed, { status: 'running', guardNextAt: t0 + 30_000 }, 'resume reads the guard again at once');
 });
 
@@ -177,8 +177,8 @@ t.test('a breach rolls back when the guard says so; failed readings breach after
 t.test('a completed rollout stops reading its guard', async (t) => {
   const flag = newFlag();
   const plan = start(flag.id, { prometheus: 'up', min: 1 });
-  world.run('consoleRolloutAct', { rolloutId: plan.id, action: 'skip' }, t0 + 1);
-  const last = world.run('consoleRolloutAct', { rolloutId: plan.id, action: 'skip' }, t0 + 2);
+  world.run('rolloutAct', { principal: kOperator, rolloutId: plan.id, action: 'skip' }, t0 + 1);
+  const last = world.run('rolloutAct', { principal: kOperator, rolloutId: plan.id, action: 'skip' }, t0 + 2);
   t.match(last, { status: 'completed', guardNextAt: null });
   t.notOk(
     read()

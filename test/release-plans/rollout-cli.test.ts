@@ -3,7 +3,7 @@
 // the actions; bad options refused with usage (exit 2) and nothing written.
 import t from 'tap';
 import { kOperator } from '../../src/audit/audit-actor.js';
-import type { RolloutPlan } from '../../src/model/rollouts.js';
+import type { RolloutPlan } from '../../src/release-plans/rollouts.js';
 import { cli, expectRefused, ok } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { exportStore } from '../helpers/store-export.js';
@@ -48,7 +48,8 @@ t.test('rollout list: readings to 4 significant digits, no step in force once ro
   const guarded = (name: string) => {
     const f = world.run('flagCreate', { projectId: ids.single, principal: kOperator, body: { name, enabled: true } });
     const guard = { prometheus: 'max(error_ratio)', max: 0.05, intervalMs: 60_000, onBreach: 'pause' as const };
-    return world.run('consoleRolloutStart', {
+    return world.run('rolloutStart', {
+      principal: kOperator,
       flagId: f.id,
       env: null,
       body: { steps: [{ trafficPercentage: 10, holdMs: 3_600_000 }, { trafficPercentage: 100 }], guard },

@@ -3,8 +3,7 @@
 // one rollout per flag (environment); a change made by hand to the percentage pauses it, saying who.
 // Rollouts by variant weights: rollout-weights.test.ts.
 import t from 'tap';
-import { kConsoleActor, kOperator, tokenActor } from '../../src/audit/audit-actor.js';
-import { rolloutAct, rolloutStart } from '../../src/release-plans/rollout-commands.js';
+import { kOperator } from '../../src/audit/audit-actor.js';
 import { kHour, kSteps, rolloutWorld } from '../helpers/rollout-world.js';
 
 const { world, ids, t0, read, percentage, audit, start, advance, act, refused } = rolloutWorld(t);
@@ -108,23 +107,19 @@ t.test('a change made by hand pauses the rollout at its next step, naming who, a
 });
 
 t.test('per environment on a group flag, and a token limited to staging acts on staging only', async (t) => {
-  const actor = tokenActor(read().getToken(world.tokenIds.stagingWrite!)!);
+  const principal = { kind: 'token', tokenId: world.tokenIds.stagingWrite! } as const;
   const begin = (env: string) =>
-    world.store.transact((w) =>
-      rolloutStart(w, { projectId: ids.multi, flagId: ids.groupFlag, env, actor, body: { steps: kSteps }, guardMetrics: null }, t0),
-    );
+    world.run('rolloutStart', { principal, flagId: ids.groupFlag, env, body: { steps: kSteps }, guardMetrics: null }, t0);
   const staging = begin('staging');
   t.match(staging, { env: 'staging', status: 'running', createdBy: `token:${world.tokenIds.stagingWrite}` });
   t.match(read().getFlag(ids.groupFlag), { environments: { staging: { trafficPercentage: 10 } } });
   refused(t, 'ENVIRONMENT_NOT_PERMITTED', () => begin('production'));
   const production = start(ids.groupFlag, kSteps, 'production');
-  refused(t, 'ENVIRONMENT_NOT_PERMITTED', () =>
-    world.store.transact((w) => rolloutAct(w, { rolloutId: production.id, projectId: ids.multi, action: 'pause', actor }, t0)),
-  );
-  refused(t, 'NOT_FOUND', () =>
-    world.store.transact((w) =>
-      rolloutAct(w, { rolloutId: production.id, projectId: ids.single, action: 'pause', actor: kConsoleActor }, t0),
-    ),
+  refused(t, 'ENVIRONMENT_NOT_PERMITTED', () => world.run('rolloutAct', { rolloutId: production.id, action: 'pause', principal }, t0));
+  const otherProject = { kind: 'token', tokenId: world.tokenIds.write! } as const;
+  t.match(
+    refused(t, 'NOT_FOUND', () => world.run('rolloutAct', { rolloutId: production.id, action: 'pause', principal: otherProject }, t0)),
+    /^No rollout with this id exists in this project\.$/,
   );
 });
 

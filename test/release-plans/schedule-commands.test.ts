@@ -2,8 +2,8 @@
 // as the PATCH it will be when it is made, applied once when due (audited as plan:<id>), never before,
 // never twice; a cancelled one never; one the flag no longer accepts is recorded as failed, with why.
 import t, { type Test } from 'tap';
-import { kConsoleActor, tokenActor, kOperator } from '../../src/audit/audit-actor.js';
-import { kMaxPendingSchedules, scheduleCancel, scheduleCreate } from '../../src/release-plans/schedule-commands.js';
+import { kOperator } from '../../src/audit/audit-actor.js';
+import { kMaxPendingSchedules } from '../../src/release-plans/schedule-commands.js';
 import { tempDataDir } from '../helpers/server.js';
 import { refusedCommand } from '../helpers/refused.js';
 import { buildWorld } from '../helpers/world.js';
@@ -16,7 +16,7 @@ const kHour = 3_600_000;
 const t0 = Date.now();
 
 const schedule = (flagId: string, env: string | null, at: number, patch: Record<string, unknown>, now = t0) =>
-  world.run('consoleScheduleCreate', { flagId, env, body: { at, patch } }, now);
+  world.run('scheduleCreate', { principal: kOperator, flagId, env, body: { at, patch } }, now);
 const run = (scheduleId: string, now: number) => world.run('scheduleRun', { scheduleId }, now);
 const read = () => {
   world.store.resetReadTxn();
@@ -119,15 +119,9 @@ t.test('per environment on a group flag, with typed variants, checked as the PAT
 t.test(
   "a token limited to staging schedules and cancels staging, not production; another project's change is not found; a Viewer schedules nothing",
   async (t) => {
-    const actor = tokenActor(read().getToken(world.tokenIds.stagingWrite!)!);
+    const principal = { kind: 'token', tokenId: world.tokenIds.stagingWrite! } as const;
     const make = (env: string) =>
-      world.store.transact((w) =>
-        scheduleCreate(
-          w,
-          { projectId: ids.multi, flagId: ids.groupFlag, env, actor, body: { at: t0 + kHour, patch: { enabled: true } } },
-          t0,
-        ),
-      );
+      world.run('scheduleCreate', { principal, flagId: ids.groupFlag, env, body: { at: t0 + kHour, patch: { enabled: true } } }, t0);
     const staging = make('staging');
     t.match(staging, {
       status: 'pending',
@@ -140,19 +134,26 @@ t.test(
       /limited to: staging/,
     );
     const production = schedule(ids.groupFlag, 'production', t0 + kHour, { enabled: true });
-    const cancel = (scheduleId: string) => world.store.transact((w) => scheduleCancel(w, { scheduleId, projectId: ids.multi, actor }, t0));
+    const cancel = (scheduleId: string) => world.run('scheduleCancel', { scheduleId, principal }, t0);
     t.match(
       refused(t, 'ENVIRONMENT_NOT_PERMITTED', () => cancel(production.id)),
       /environment "production"/,
     );
     t.match(cancel(staging.id), { status: 'cancelled', outcome: 'cancelled by staging-only' });
-    refused(t, 'NOT_FOUND', () =>
-      world.store.transact((w) => scheduleCancel(w, { scheduleId: production.id, projectId: ids.single, actor: kConsoleActor }, t0)),
+    const otherProject = { kind: 'token', tokenId: world.tokenIds.write! } as const;
+    t.match(
+      refused(t, 'NOT_FOUND', () => world.run('scheduleCancel', { scheduleId: production.id, principal: otherProject }, t0)),
+      /^No scheduled change with this id exists in this project\.$/,
     );
     refused(t, 'FORBIDDEN', () =>
       world.run(
-        'consoleScheduleCreate',
-        { flagId: ids.flag, env: null, body: { at: t0 + kHour, patch: { enabled: true } }, asUserId: ids.viewer },
+        'scheduleCreate',
+        {
+          flagId: ids.flag,
+          env: null,
+          body: { at: t0 + kHour, patch: { enabled: true } },
+          principal: { kind: 'user', userId: ids.viewer },
+        },
         t0,
       ),
     );
@@ -161,16 +162,16 @@ t.test(
 
 t.test('cancelled: never applied; only a pending change can be cancelled', async (t) => {
   const change = schedule(ids.flag2, null, t0 + kHour, { enabled: true });
-  const cancelled = world.run('consoleScheduleCancel', { scheduleId: change.id }, t0 + 10);
+  const cancelled = world.run('scheduleCancel', { scheduleId: change.id, principal: kOperator }, t0 + 10);
   t.match(cancelled, { status: 'cancelled', outcome: 'cancelled by console', doneAt: t0 + 10 });
   t.match(audit(ids.single)[0], { action: 'schedule.cancel', actor: 'console' });
   t.equal(run(change.id, t0 + 2 * kHour), null, 'never applied');
   t.match(read().getFlag(ids.flag2), { state: { enabled: false } });
   t.match(
-    refused(t, 'INVALID_REQUEST', () => world.run('consoleScheduleCancel', { scheduleId: change.id }, t0 + 20)),
+    refused(t, 'INVALID_REQUEST', () => world.run('scheduleCancel', { scheduleId: change.id, principal: kOperator }, t0 + 20)),
     /is cancelled .* only a pending one/,
   );
-  refused(t, 'NOT_FOUND', () => world.run('consoleScheduleCancel', { scheduleId: 'sch_nope' }, t0));
+  refused(t, 'NOT_FOUND', () => world.run('scheduleCancel', { scheduleId: 'sch_nope', principal: kOperator }, t0));
 });
 
 t.test('a change the flag no longer accepts when due is recorded as failed, with why, and audited', async (t) => {
@@ -208,6 +209,6 @@ t.test(`a project holds at most ${kMaxPendingSchedules} pending changes`, async 
     refused(t, 'INVALID_REQUEST', () => schedule(flag.id, null, t0 + kHour, { enabled: true })),
     /already has 1000 pending/,
   );
-  world.run('consoleScheduleCancel', { scheduleId: 'sch_busy0' }, t0);
+  world.run('scheduleCancel', { scheduleId: 'sch_busy0', principal: kOperator }, t0);
   t.match(schedule(flag.id, null, t0 + kHour, { enabled: true }), { status: 'pending' }, 'room again after a cancel');
 });

@@ -24,14 +24,14 @@ t.test('everything due at start runs before start returns, past one batch; later
   // 120 changes, more than two batches of 50, all due an hour from now.
   for (let i = 0; i < 120; i++) {
     world.run(
-      'consoleScheduleCreate',
-      { flagId: flag.id, env: null, body: { at: now + kHour + i, patch: { trafficPercentage: i % 101 } } },
+      'scheduleCreate',
+      { principal: kOperator, flagId: flag.id, env: null, body: { at: now + kHour + i, patch: { trafficPercentage: i % 101 } } },
       now,
     );
   }
   const later = world.run(
-    'consoleScheduleCreate',
-    { flagId: flag.id, env: null, body: { at: now + 3 * kHour, patch: { enabled: true } } },
+    'scheduleCreate',
+    { principal: kOperator, flagId: flag.id, env: null, body: { at: now + 3 * kHour, patch: { enabled: true } } },
     now,
   );
   clock.advance(2 * 3600);

@@ -251,7 +251,7 @@ t.test('the console: flag schedule, schedule list, schedule cancel', async (t) =
 
   await expectAllRefused(t, dataDir, [
     [['schedule', 'cancel', made.id], { error: 'Invalid request', detail: /is cancelled .*only a pending one can be cancelled/ }],
-    [['schedule', 'cancel', 'sch_nope'], { error: 'Not found', detail: /sch_nope/ }],
+    [['schedule', 'cancel', 'sch_nope'], { error: 'Not found', detail: /^No scheduled change with this id exists in this project\.$/ }],
     [['schedule', 'list', 'prj_nope'], { error: 'Not found' }],
     [['flag', 'schedule', 'flg_nope', '--at', '+1h', '--patch', '{"enabled":true}'], { error: 'Not found' }],
     [

@@ -100,7 +100,11 @@ t.test('a full copy of an empty source leaves every database empty (issue 41)', 
   const received = jsonBody(JSON.stringify({ url: 'https://hooks.example.com/gone' }));
   world.run('webhookCreate', { principal: kOperator, projectId: ids.single, received }, at);
   world.run('flagPatch', { flagId: ids.flag, env: null, principal: kOperator, patch: { trafficPercentage: 40 } } as never, at);
-  world.run('consoleScheduleCreate', { flagId: ids.flag, env: null, body: { at: at + 3_600_000, patch: { enabled: false } } }, at);
+  world.run(
+    'scheduleCreate',
+    { principal: kOperator, flagId: ids.flag, env: null, body: { at: at + 3_600_000, patch: { enabled: false } } },
+    at,
+  );
   world.run(
     'orgInvite',
     { orgId: ids.orgA, email: 'new@a.test', role: 'viewer', asUserId: ids.owner, consoleUrl: 'http://127.0.0.1/console/' },

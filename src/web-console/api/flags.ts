@@ -4,37 +4,27 @@ import { requireFlag } from '../../model/lookups.js';
 import { type FlagState, hourlySeries, isStale, kDefaultStaleDays, staleBefore } from '../../model/flags.js';
 import { splitWeights } from '../../release-plans/rollout-weights.js';
 import { offeredRolloutActions, projectAccess } from '../access.js';
-import { guardReadingText, rolloutStepsFromText, stepText } from '../../release-plans/schedule-text.js';
+import { guardReadingText, stepText } from '../../release-plans/schedule-text.js';
 import { describeGuard } from '../../release-plans/guards.js';
-import { kRolloutActions, rolloutView, scheduleView } from '../../release-plans/schemas.js';
+import { rolloutView, scheduleView } from '../../release-plans/schemas.js';
 import { kDefaultPage, kMaxPageBytes } from '../../release-plans/list-pages.js';
-import { FlagwireError } from '../../errors.js';
 import { kFlagCommands } from '../../flags/capability.js';
 import { Type } from '../../typebox.js';
 import { type ApiCall, type ApiRoute, requireReceived } from './call.js';
-import { compileForm, FormText, FormTexts, JsonObject } from '../forms.js';
+import { compileForm, FormText, FormTexts } from '../forms.js';
 
 const kRenameForm = compileForm(Type.Object({ name: FormText }));
 const kDescribeForm = compileForm(Type.Object({ description: FormText }));
 const kTagsForm = compileForm(Type.Object({ tags: FormTexts }));
 const kCohortsForm = compileForm(Type.Object({ cohorts: FormTexts }));
-/** A scheduled change: {at, patch}, checked by the writer as the API's body. */
-const kScheduleForm = compileForm(JsonObject);
-/** A rollout's steps as the CLI's --steps text (`10:1h,50:1h,100`). */
-const kRolloutForm = compileForm(Type.Object({ steps: FormText }));
 
 /** The flag list's chart: evaluations per hour over the last day. */
 const kListHours = 24;
 
 /** The flag, if the user may see its project. */
-function flagAccess(call: ApiCall, flagId: string) {
+export function flagAccess(call: ApiCall, flagId: string) {
   const flag = requireFlag(call.store, flagId);
   return { flag, access: projectAccess(call.store, call.user, flag.projectId, call.now) };
-}
-
-/** A plan (scheduled change, rollout) acted on by id: another project's reads as none, as an unknown id does (the writer's 404). */
-function checkPlanAccess(call: ApiCall, plan: { projectId: string } | undefined): void {
-  if (plan !== undefined) projectAccess(call.store, call.user, plan.projectId, call.now);
 }
 
 export function projectView(call: ApiCall) {
@@ -171,59 +161,6 @@ export const kFlagRoutes: readonly ApiRoute[] = [
         asUserId: call.user.id,
       }),
   },
-  {
-    // A scheduled change: the JSON body {at, patch} as the API's, `env` as its query parameter.
-    method: 'POST',
-    pattern: 'flags/:flagId/schedules',
-    async run(call) {
-      const { flag } = flagAccess(call, call.params.flagId!);
-      const change = await call.writer.call('consoleScheduleCreate', {
-        flagId: flag.id,
-        env: call.query.get('env'),
-        body: kScheduleForm.read(call.received),
-        asUserId: call.user.id,
-      });
-      return scheduleView(change);
-    },
-  },
-  {
-    method: 'POST',
-    pattern: 'schedules/:scheduleId/cancel',
-    async run(call) {
-      checkPlanAccess(call, call.store.getSchedule(call.params.scheduleId!));
-      return scheduleView(await call.writer.call('consoleScheduleCancel', { scheduleId: call.params.scheduleId!, asUserId: call.user.id }));
-    },
-  },
-  {
-    // A progressive rollout: the steps as the CLI's --steps (`10:1h,50:1h,100`), read by its parser; `env` as the API's.
-    method: 'POST',
-    pattern: 'flags/:flagId/rollouts',
-    async run(call) {
-      const { flag } = flagAccess(call, call.params.flagId!);
-      const read = rolloutStepsFromText(kRolloutForm.read(call.received).steps);
-      if ('problem' in read) throw new FlagwireError('INVALID_REQUEST', `steps: ${read.problem}`);
-      const plan = await call.writer.call('consoleRolloutStart', {
-        flagId: flag.id,
-        env: call.query.get('env'),
-        body: { steps: read.steps },
-        asUserId: call.user.id,
-        guardMetrics: call.config.prometheusMetrics,
-      });
-      return rolloutView(plan);
-    },
-  },
-  ...kRolloutActions.map(
-    (action): ApiRoute => ({
-      method: 'POST',
-      pattern: `rollouts/:rolloutId/${action}`,
-      async run(call) {
-        checkPlanAccess(call, call.store.getRollout(call.params.rolloutId!));
-        return rolloutView(
-          await call.writer.call('consoleRolloutAct', { rolloutId: call.params.rolloutId!, action, asUserId: call.user.id }),
-        );
-      },
-    }),
-  ),
   {
     method: 'DELETE',
     pattern: 'flags/:flagId',

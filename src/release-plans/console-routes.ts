@@ -1,0 +1,87 @@
+// The web console's JSON API for release plans (docs/release-plans.md): a flag's scheduled change and
+// rollout made from its page, a scheduled change cancelled, a rollout paused, resumed, skipped or rolled
+// back. Each is one of the capability's writer commands, given the signed-in user.
+import { FlagwireError } from '../errors.js';
+import { Type } from '../typebox.js';
+import type { ApiCall, ApiRoute } from '../web-console/api/call.js';
+import { compileForm, FormText, JsonObject } from '../web-console/forms.js';
+import { flagAccess } from '../web-console/api/flags.js';
+import { projectAccess } from '../web-console/access.js';
+import { kReleasePlanCommands } from './capability.js';
+import { rolloutStepsFromText } from './schedule-text.js';
+import { kRolloutActions, rolloutView, scheduleView } from './schemas.js';
+
+/** A scheduled change: {at, patch}, checked by the writer as the API's body. */
+const kScheduleForm = compileForm(JsonObject);
+/** A rollout's steps as the CLI's --steps text (`10:1h,50:1h,100`). */
+const kRolloutForm = compileForm(Type.Object({ steps: FormText }));
+
+/** A plan (scheduled change, rollout) acted on by id: another project's reads as none, as an unknown id does (the writer's 404). */
+function checkPlanAccess(call: ApiCall, plan: { projectId: string } | undefined): void {
+  if (plan !== undefined) projectAccess(call.store, call.user, plan.projectId, call.now);
+}
+
+export const kReleasePlanConsoleRoutes: readonly ApiRoute[] = [
+  {
+    // A scheduled change: the JSON body {at, patch} as the API's, `env` as its query parameter.
+    method: 'POST',
+    pattern: 'flags/:flagId/schedules',
+    async run(call) {
+      const { flag } = flagAccess(call, call.params.flagId!);
+      const change = await call.writer.call(kReleasePlanCommands.scheduleCreate, {
+        flagId: flag.id,
+        env: call.query.get('env'),
+        body: kScheduleForm.read(call.received),
+        principal: { kind: 'user', userId: call.user.id },
+      });
+      return scheduleView(change);
+    },
+  },
+  {
+    method: 'POST',
+    pattern: 'schedules/:scheduleId/cancel',
+    async run(call) {
+      checkPlanAccess(call, call.store.getSchedule(call.params.scheduleId!));
+      return scheduleView(
+        await call.writer.call(kReleasePlanCommands.scheduleCancel, {
+          scheduleId: call.params.scheduleId!,
+          principal: { kind: 'user', userId: call.user.id },
+        }),
+      );
+    },
+  },
+  {
+    // A progressive rollout: the steps as the CLI's --steps (`10:1h,50:1h,100`), read by its parser; `env` as the API's.
+    method: 'POST',
+    pattern: 'flags/:flagId/rollouts',
+    async run(call) {
+      const { flag } = flagAccess(call, call.params.flagId!);
+      const read = rolloutStepsFromText(kRolloutForm.read(call.received).steps);
+      if ('problem' in read) throw new FlagwireError('INVALID_REQUEST', `steps: ${read.problem}`);
+      const plan = await call.writer.call(kReleasePlanCommands.rolloutStart, {
+        flagId: flag.id,
+        env: call.query.get('env'),
+        body: { steps: read.steps },
+        principal: { kind: 'user', userId: call.user.id },
+        guardMetrics: call.config.prometheusMetrics,
+      });
+      return rolloutView(plan);
+    },
+  },
+  ...kRolloutActions.map(
+    (action): ApiRoute => ({
+      method: 'POST',
+      pattern: `rollouts/:rolloutId/${action}`,
+      async run(call) {
+        checkPlanAccess(call, call.store.getRollout(call.params.rolloutId!));
+        return rolloutView(
+          await call.writer.call(kReleasePlanCommands.rolloutAct, {
+            rolloutId: call.params.rolloutId!,
+            action,
+            principal: { kind: 'user', userId: call.user.id },
+          }),
+        );
+      },
+    }),
+  ),
+];
