@@ -4,6 +4,7 @@ import { defineCapability } from '../capability/capability.js';
 import { commandTable } from '../writer/command.js';
 import { flagCohorts, flagCreate, flagDelete, flagDescribe, flagPatch, flagRename, flagTags } from './flag-commands.js';
 import { kFlagCli } from './cli.js';
+import { kFlagConsoleRoutes } from './console-routes.js';
 import { flagsImport } from './import-commands.js';
 import { recordUsage } from './usage-commands.js';
 
@@ -31,4 +32,10 @@ export const kFlagAuditActions = [
 ] as const;
 export type FlagAuditAction = (typeof kFlagAuditActions)[number];
 
-export const kFlags = defineCapability({ name: 'flags', commands: kFlagCommands, cli: kFlagCli, auditActions: kFlagAuditActions });
+export const kFlags = defineCapability({
+  name: 'flags',
+  commands: kFlagCommands,
+  consoleRoutes: kFlagConsoleRoutes,
+  cli: kFlagCli,
+  auditActions: kFlagAuditActions,
+});

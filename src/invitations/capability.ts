@@ -1,10 +1,12 @@
 // Invitations to an organisation as a capability (src/capability/capability.ts).
 import { defineCapability } from '../capability/capability.js';
 import type { MemberAuditAction } from '../orgs/org-commands.js';
+import { kInvitationConsoleRoutes } from './console-routes.js';
 import { kInvitationCommands } from './invitation-commands.js';
 
 export const kInvitations = defineCapability({
   name: 'invitations',
   commands: kInvitationCommands,
+  consoleRoutes: kInvitationConsoleRoutes,
   auditActions: ['member.invite', 'member.accept', 'member.decline'] as const satisfies readonly MemberAuditAction[],
 });

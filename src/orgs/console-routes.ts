@@ -1,13 +1,34 @@
 // The web console's organisation routes: creating an organisation (any signed-in user, where the
-// operator allows it with FLAGWIRE_CONSOLE_CREATE_ORGS), with the CLI's own writer command, given the
-// signed-in user.
+// operator allows it with FLAGWIRE_CONSOLE_CREATE_ORGS), and the members page: an organisation's members
+// (and the invitations pending, the invitations capability's records) and adding one. Each change is the
+// CLI's own writer command, given the signed-in user.
 import { FlagwireError } from '../errors.js';
+import { isInvitationLive } from '../model/invitations.js';
+import { can } from '../model/permissions.js';
 import { Type } from '../typebox.js';
-import type { ApiRoute } from '../web-console/api/call.js';
+import { orgAccess } from '../web-console/access.js';
+import type { ApiCall, ApiRoute } from '../web-console/api/call.js';
 import { compileForm, FormText } from '../web-console/forms.js';
 import { kOrgCommands } from './org-commands.js';
 
 const kOrgForm = compileForm(Type.Object({ name: FormText }));
+/** The role is the writer's to check, as the CLI's --role. */
+const kMemberForm = compileForm(Type.Object({ userId: FormText, role: FormText }));
+
+export function membersView(call: ApiCall) {
+  const { org, role } = orgAccess(call.store, call.user, call.params.orgId!);
+  const members = call.store.listMembers(org.id).map((m) => ({ ...m, user: call.store.getUser(m.userId) ?? null }));
+  const canManage = can(role, 'manageMembers');
+  // Pending invitations name addresses: shown to those who may invite, as the writer's rule.
+  const invitations = canManage
+    ? call.store
+        .listOrgInvitations(org.id)
+        .filter((i) => isInvitationLive(i, call.now))
+        .map(({ id, email, role: invited, expiresAt }) => ({ id, email, role: invited, expiresAt }))
+    : [];
+  return { org, role, members, invitations, canManage };
+}
+export type MembersView = ReturnType<typeof membersView>;
 
 export const kOrgConsoleRoutes: readonly ApiRoute[] = [
   {
@@ -21,6 +42,25 @@ export const kOrgConsoleRoutes: readonly ApiRoute[] = [
         );
       }
       return call.writer.call(kOrgCommands.orgCreate, { name: kOrgForm.read(call.received).name, asUserId: call.user.id });
+    },
+  },
+  {
+    method: 'GET',
+    pattern: 'orgs/:orgId/members',
+    run: membersView,
+  },
+  {
+    method: 'POST',
+    pattern: 'orgs/:orgId/members',
+    run(call) {
+      const { org } = orgAccess(call.store, call.user, call.params.orgId!);
+      const body = kMemberForm.read(call.received);
+      return call.writer.call(kOrgCommands.orgAddMember, {
+        orgId: org.id,
+        userId: body.userId,
+        role: body.role as never,
+        asUserId: call.user.id,
+      });
     },
   },
 ];

@@ -5,8 +5,7 @@ import { FlagwireError } from '../errors.js';
 import { Type } from '../typebox.js';
 import type { ApiCall, ApiRoute } from '../web-console/api/call.js';
 import { compileForm, FormText, JsonObject } from '../web-console/forms.js';
-import { flagAccess } from '../web-console/api/flags.js';
-import { projectAccess } from '../web-console/access.js';
+import { flagAccess, projectAccess } from '../web-console/access.js';
 import { kReleasePlanCommands } from './capability.js';
 import { rolloutStepsFromText } from './schedule-text.js';
 import { kRolloutActions, rolloutView, scheduleView } from './schemas.js';
@@ -27,7 +26,7 @@ export const kReleasePlanConsoleRoutes: readonly ApiRoute[] = [
     method: 'POST',
     pattern: 'flags/:flagId/schedules',
     async run(call) {
-      const { flag } = flagAccess(call, call.params.flagId!);
+      const { flag } = flagAccess(call.store, call.user, call.params.flagId!, call.now);
       const change = await call.writer.call(kReleasePlanCommands.scheduleCreate, {
         flagId: flag.id,
         env: call.query.get('env'),
@@ -55,7 +54,7 @@ export const kReleasePlanConsoleRoutes: readonly ApiRoute[] = [
     method: 'POST',
     pattern: 'flags/:flagId/rollouts',
     async run(call) {
-      const { flag } = flagAccess(call, call.params.flagId!);
+      const { flag } = flagAccess(call.store, call.user, call.params.flagId!, call.now);
       const read = rolloutStepsFromText(kRolloutForm.read(call.received).steps);
       if ('problem' in read) throw new FlagwireError('INVALID_REQUEST', `steps: ${read.problem}`);
       const plan = await call.writer.call(kReleasePlanCommands.rolloutStart, {

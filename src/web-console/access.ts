@@ -4,7 +4,8 @@
 // itself holds no rule.
 import { FlagwireError } from '../errors.js';
 import type { Org, Role, User } from '../model/accounts.js';
-import { notFoundDetail } from '../model/lookups.js';
+import type { Flag } from '../model/flags.js';
+import { notFoundDetail, requireFlag } from '../model/lookups.js';
 import { can, canManageAnyToken, canManageToken, type ProjectRole, projectRole, tokenStatus } from '../model/permissions.js';
 import { isManagementEligible } from '../model/plans.js';
 import type { Project } from '../model/projects.js';
@@ -77,6 +78,15 @@ export function mayEndGrace(access: ProjectAccess, token: Token, userId: string)
 /** The buttons the page offers on a rollout: the actions its status allows (rolloutAct's rule), to a user who may change flags. */
 export function offeredRolloutActions(access: ProjectAccess, plan: Pick<RolloutPlan, 'status'>): RolloutAction[] {
   return access.can.editFlags ? kRolloutActions.filter((action) => kRolloutActionFrom[action].includes(plan.status)) : [];
+}
+
+/**
+ * The flag, if the user may see its project (projectAccess's 404 otherwise): the flag's page and the
+ * routes that act on a flag, its own and its release plans'.
+ */
+export function flagAccess(r: StoreReader, user: User, flagId: string, now: number): { flag: Flag; access: ProjectAccess } {
+  const flag = requireFlag(r, flagId);
+  return { flag, access: projectAccess(r, user, flag.projectId, now) };
 }
 
 /** The organisation, if the user is a member; otherwise the 404 of an unknown id. */

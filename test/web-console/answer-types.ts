@@ -4,11 +4,11 @@
 // its declared type. Nothing here runs.
 import type * as Declared from '../../src/web-console/api/answers.js';
 import type { auditView } from '../../src/audit/console-routes.js';
-import type { flagView, projectView } from '../../src/web-console/api/flags.js';
+import type { flagView, projectView } from '../../src/flags/console-routes.js';
 import type { homeView, sessionView } from '../../src/web-console/api/home.js';
 import type { mailView } from '../../src/mail/console-routes.js';
-import type { membersView } from '../../src/web-console/api/members.js';
-import type { activityView, tokensView } from '../../src/web-console/api/tokens.js';
+import type { membersView } from '../../src/orgs/console-routes.js';
+import type { activityView, tokensView } from '../../src/tokens/console-routes.js';
 import type { webhooksView } from '../../src/webhooks/console-routes.js';
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

@@ -1,13 +1,13 @@
-// The console's tokens page and a token's activity page: listing, creating, rotating, revoking.
-import { kTokenCommands } from '../../tokens/token-commands.js';
-import { requireToken } from '../../model/lookups.js';
-import { holdsTokenSlot, inRotationGrace, tokenStatus } from '../../model/permissions.js';
-import type { Token } from '../../model/tokens.js';
-import { kMaxActiveTokens, tokenView } from '../../tokens/token-commands.js';
-import { mayEndGrace, mayManageToken, projectAccess } from '../access.js';
-import { Type } from '../../typebox.js';
-import type { ApiCall, ApiRoute } from './call.js';
-import { compileForm, FormText, FormTexts } from '../forms.js';
+// The tokens capability's web console routes: the console's tokens page and a token's activity page,
+// listing, creating, rotating, revoking.
+import { requireToken } from '../model/lookups.js';
+import { holdsTokenSlot, inRotationGrace, tokenStatus } from '../model/permissions.js';
+import type { Token } from '../model/tokens.js';
+import { Type } from '../typebox.js';
+import { mayEndGrace, mayManageToken, projectAccess } from '../web-console/access.js';
+import type { ApiCall, ApiRoute } from '../web-console/api/call.js';
+import { compileForm, FormText, FormTexts } from '../web-console/forms.js';
+import { kMaxActiveTokens, kTokenCommands, tokenView } from './token-commands.js';
 
 /** The writer checks each value (a permission, environments of the project, an expiry). */
 const kTokenForm = compileForm(
@@ -55,7 +55,7 @@ export function activityView(call: ApiCall) {
 }
 export type ActivityView = ReturnType<typeof activityView>;
 
-export const kTokenRoutes: readonly ApiRoute[] = [
+export const kTokenConsoleRoutes: readonly ApiRoute[] = [
   {
     method: 'GET',
     pattern: 'projects/:projectId/tokens',

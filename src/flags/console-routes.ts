@@ -1,17 +1,17 @@
-// The console's project page (its flags) and flag page: reading them and every change to a flag.
-import { patchResult, representFlag } from '../../model/representation.js';
-import { requireFlag } from '../../model/lookups.js';
-import { type FlagState, hourlySeries, isStale, kDefaultStaleDays, staleBefore } from '../../model/flags.js';
-import { splitWeights } from '../../release-plans/rollout-weights.js';
-import { offeredRolloutActions, projectAccess } from '../access.js';
-import { guardReadingText, stepText } from '../../release-plans/schedule-text.js';
-import { describeGuard } from '../../release-plans/guards.js';
-import { rolloutView, scheduleView } from '../../release-plans/schemas.js';
-import { kDefaultPage, kMaxPageBytes } from '../../release-plans/list-pages.js';
-import { kFlagCommands } from '../../flags/capability.js';
-import { Type } from '../../typebox.js';
-import { type ApiCall, type ApiRoute, requireReceived } from './call.js';
-import { compileForm, FormText, FormTexts } from '../forms.js';
+// The flags capability's web console routes: the console's project page (its flags) and flag page,
+// reading them and every change to a flag.
+import { patchResult, representFlag } from '../model/representation.js';
+import { type FlagState, hourlySeries, isStale, kDefaultStaleDays, staleBefore } from '../model/flags.js';
+import { splitWeights } from '../release-plans/rollout-weights.js';
+import { flagAccess, offeredRolloutActions, projectAccess } from '../web-console/access.js';
+import { guardReadingText, stepText } from '../release-plans/schedule-text.js';
+import { describeGuard } from '../release-plans/guards.js';
+import { rolloutView, scheduleView } from '../release-plans/schemas.js';
+import { kDefaultPage, kMaxPageBytes } from '../release-plans/list-pages.js';
+import { Type } from '../typebox.js';
+import { type ApiCall, type ApiRoute, requireReceived } from '../web-console/api/call.js';
+import { compileForm, FormText, FormTexts } from '../web-console/forms.js';
+import { kFlagCommands } from './capability.js';
 
 const kRenameForm = compileForm(Type.Object({ name: FormText }));
 const kDescribeForm = compileForm(Type.Object({ description: FormText }));
@@ -20,12 +20,6 @@ const kCohortsForm = compileForm(Type.Object({ cohorts: FormTexts }));
 
 /** The flag list's chart: evaluations per hour over the last day. */
 const kListHours = 24;
-
-/** The flag, if the user may see its project. */
-export function flagAccess(call: ApiCall, flagId: string) {
-  const flag = requireFlag(call.store, flagId);
-  return { flag, access: projectAccess(call.store, call.user, flag.projectId, call.now) };
-}
 
 export function projectView(call: ApiCall) {
   const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
@@ -56,7 +50,7 @@ export type ProjectView = ReturnType<typeof projectView>;
 const kFlagPageLists = { limit: kDefaultPage, maxBytes: kMaxPageBytes, after: null, newestFirst: true } as const;
 
 export function flagView(call: ApiCall) {
-  const { flag, access } = flagAccess(call, call.params.flagId!);
+  const { flag, access } = flagAccess(call.store, call.user, call.params.flagId!, call.now);
   return {
     ...access,
     flag: representFlag(flag, access.project, null, call.store.getUsage(flag.id)),
@@ -81,7 +75,7 @@ export function flagView(call: ApiCall) {
 }
 export type FlagPageView = ReturnType<typeof flagView>;
 
-export const kFlagRoutes: readonly ApiRoute[] = [
+export const kFlagConsoleRoutes: readonly ApiRoute[] = [
   {
     method: 'GET',
     pattern: 'projects/:projectId',
@@ -110,7 +104,7 @@ export const kFlagRoutes: readonly ApiRoute[] = [
     method: 'PATCH',
     pattern: 'flags/:flagId',
     async run(call) {
-      const { flag } = flagAccess(call, call.params.flagId!);
+      const { flag } = flagAccess(call.store, call.user, call.params.flagId!, call.now);
       const env = call.query.get('env');
       const result = await call.writer.call(kFlagCommands.flagPatch, {
         flagId: flag.id,
@@ -126,7 +120,7 @@ export const kFlagRoutes: readonly ApiRoute[] = [
     pattern: 'flags/:flagId/rename',
     run: (call) =>
       call.writer.call(kFlagCommands.flagRename, {
-        flagId: flagAccess(call, call.params.flagId!).flag.id,
+        flagId: flagAccess(call.store, call.user, call.params.flagId!, call.now).flag.id,
         name: kRenameForm.read(call.received).name,
         asUserId: call.user.id,
       }),
@@ -136,7 +130,7 @@ export const kFlagRoutes: readonly ApiRoute[] = [
     pattern: 'flags/:flagId/describe',
     run: (call) =>
       call.writer.call(kFlagCommands.flagDescribe, {
-        flagId: flagAccess(call, call.params.flagId!).flag.id,
+        flagId: flagAccess(call.store, call.user, call.params.flagId!, call.now).flag.id,
         text: kDescribeForm.read(call.received).description,
         asUserId: call.user.id,
       }),
@@ -146,7 +140,7 @@ export const kFlagRoutes: readonly ApiRoute[] = [
     pattern: 'flags/:flagId/tags',
     run: (call) =>
       call.writer.call(kFlagCommands.flagTags, {
-        flagId: flagAccess(call, call.params.flagId!).flag.id,
+        flagId: flagAccess(call.store, call.user, call.params.flagId!, call.now).flag.id,
         tags: kTagsForm.read(call.received).tags,
         asUserId: call.user.id,
       }),
@@ -156,7 +150,7 @@ export const kFlagRoutes: readonly ApiRoute[] = [
     pattern: 'flags/:flagId/cohorts',
     run: (call) =>
       call.writer.call(kFlagCommands.flagCohorts, {
-        flagId: flagAccess(call, call.params.flagId!).flag.id,
+        flagId: flagAccess(call.store, call.user, call.params.flagId!, call.now).flag.id,
         cohorts: kCohortsForm.read(call.received).cohorts,
         asUserId: call.user.id,
       }),
@@ -165,6 +159,9 @@ export const kFlagRoutes: readonly ApiRoute[] = [
     method: 'DELETE',
     pattern: 'flags/:flagId',
     run: (call) =>
-      call.writer.call(kFlagCommands.flagDelete, { flagId: flagAccess(call, call.params.flagId!).flag.id, asUserId: call.user.id }),
+      call.writer.call(kFlagCommands.flagDelete, {
+        flagId: flagAccess(call.store, call.user, call.params.flagId!, call.now).flag.id,
+        asUserId: call.user.id,
+      }),
   },
 ];
