@@ -30,7 +30,7 @@ export const Config = Type.Object({
   maxBufferedBodyBytes: Type.Integer({ minimum: 2 * 1024 * 1024 }),
   /** How long a web console session lasts from its sign-in (src/web-console/sessions.ts). */
   consoleSessionMs: Type.Integer({ minimum: 60_000 }),
-  /** Whether any signed-in console user may create an organisation, becoming its Owner (src/web-console/api/orgs.ts). */
+  /** Whether any signed-in console user may create an organisation, becoming its Owner (src/orgs/console-routes.ts). */
   consoleCreateOrgs: Type.Boolean(),
   /** Failed web console sign-ins allowed per address per minute, and per account per 15 minutes. */
   signInFailLimit: Type.Integer({ minimum: 1 }),

@@ -44,7 +44,6 @@ export function projectView(call: ApiCall) {
   });
   return { ...access, flags, stale, staleDays: kDefaultStaleDays, hourly, splits, audiences: call.store.listAudiences(project.id) };
 }
-export type ProjectView = ReturnType<typeof projectView>;
 
 /** The flag page's scheduled changes and rollouts: the newest page of each (the API and CLI list them all). */
 const kFlagPageLists = { limit: kDefaultPage, maxBytes: kMaxPageBytes, after: null, newestFirst: true } as const;
@@ -73,7 +72,6 @@ export function flagView(call: ApiCall) {
       })),
   };
 }
-export type FlagPageView = ReturnType<typeof flagView>;
 
 export const kFlagConsoleRoutes: readonly ApiRoute[] = [
   {
