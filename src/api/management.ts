@@ -1,5 +1,5 @@
 // The Management API under /api/v1: its request pipeline (rate limit, auth, body read, error rendering)
-// and its dispatch to the handlers (handlers.ts), one per route declared in src/routes/route-table.ts.
+// and its dispatch to the handlers (handler.ts), one per route declared in src/routes/route-table.ts.
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
@@ -29,7 +29,7 @@ import type { Planner } from '../flags-as-code/planner.js';
 import type { ActivityRecorder } from './activity.js';
 import { identifyToken } from './auth.js';
 import type { AuthFailures } from './auth-failures.js';
-import { JsonText, kManagementHandlers, type ApiRequest, type ManagementHandler, type ReadHandler, type WriteHandler } from './handlers.js';
+import { JsonText, kManagementHandlers, type ApiRequest, type ManagementHandler, type ReadHandler, type WriteHandler } from './handler.js';
 
 export interface ManagementDeps {
   store: SnapshotReader;
@@ -315,7 +315,7 @@ class ManagementPipeline {
   }
 }
 
-/** A route's handler: the service's own (handlers.ts) or its capability's. */
+/** A route's handler: the service's own (handler.ts) or its capability's. */
 function handlerOf(name: string): ManagementHandler {
   const handler = kCapabilityHandlers.get(name) ?? (kManagementHandlers as Readonly<Record<string, ManagementHandler>>)[name];
   if (handler === undefined) throw new Error(`Management API route ${name} has no handler`);

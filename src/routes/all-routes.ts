@@ -3,7 +3,7 @@
 // Management API's dispatch and its route numbers. The OpenAPI document reads the same table
 // (src/openapi/document.ts). test/routes/route-table.test.ts checks the derivations.
 import { kCapabilityRoutes } from '../capabilities.js';
-import type { ManagementHandler } from '../api/handlers.js';
+import type { ManagementHandler } from '../api/handler.js';
 import { compilePattern, decodeParams, matchesSegments, type PathPattern } from '../http/route-pattern.js';
 import { kRoutes, routeLabel, type RouteDeclaration } from './route-table.js';
 
@@ -65,7 +65,7 @@ export const kManagementRoutes: readonly ManagementRoute[] = Object.entries(kAll
   ];
 });
 
-/** The handlers of the capabilities' Management API routes, by route name (the service's own are in src/api/handlers.ts). */
+/** The handlers of the capabilities' Management API routes, by route name (the service's own are in src/api/handler.ts). */
 export const kCapabilityHandlers: ReadonlyMap<string, ManagementHandler> = new Map(
   kCapabilityRoutes.map(([name, route]) => [name, route.handler]),
 );
