@@ -13,6 +13,8 @@ import type { AnyCommand } from '../writer/command.js';
 /** A Management API route: its declaration (method, pattern, auth, metric, OpenAPI) and its handler. */
 export interface ManagementRouteSpec extends RouteDeclaration {
   readonly via: 'management';
+  /** Every Management API request is counted, under its route's number. */
+  readonly metric: number;
   readonly handler: ManagementHandler;
 }
 

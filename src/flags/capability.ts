@@ -5,6 +5,7 @@ import { commandTable } from '../writer/command.js';
 import { flagCohorts, flagCreate, flagDelete, flagDescribe, flagPatch, flagRename, flagTags } from './flag-commands.js';
 import { kFlagCli } from './cli.js';
 import { flagsImport } from './import-commands.js';
+import { kFlagApiRoutes } from './routes.js';
 import { recordUsage } from './usage-commands.js';
 
 export const kFlagCommands = commandTable({
@@ -31,4 +32,10 @@ export const kFlagAuditActions = [
 ] as const;
 export type FlagAuditAction = (typeof kFlagAuditActions)[number];
 
-export const kFlags = defineCapability({ name: 'flags', commands: kFlagCommands, cli: kFlagCli, auditActions: kFlagAuditActions });
+export const kFlags = defineCapability({
+  name: 'flags',
+  commands: kFlagCommands,
+  routes: kFlagApiRoutes,
+  cli: kFlagCli,
+  auditActions: kFlagAuditActions,
+});

@@ -1,6 +1,13 @@
 // API tokens and their recorded activity as a capability (src/capability/capability.ts).
 import { defineCapability } from '../capability/capability.js';
 import { kTokenCli } from './cli.js';
+import { kTokenApiRoutes } from './routes.js';
 import { kTokenAuditActions, kTokenCommands } from './token-commands.js';
 
-export const kTokens = defineCapability({ name: 'tokens', commands: kTokenCommands, auditActions: kTokenAuditActions, cli: kTokenCli });
+export const kTokens = defineCapability({
+  name: 'tokens',
+  commands: kTokenCommands,
+  routes: kTokenApiRoutes,
+  auditActions: kTokenAuditActions,
+  cli: kTokenCli,
+});
