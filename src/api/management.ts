@@ -1,5 +1,5 @@
 // The Management API under /api/v1: its request pipeline (rate limit, auth, body read, error rendering)
-// and its dispatch to the handlers (handlers.ts), one per route declared in src/routes/route-table.ts.
+// and its dispatch to the handlers (handler.ts), one per route its capability declares (src/capabilities.ts).
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
@@ -21,7 +21,7 @@ import {
   revisionHeaders,
   type RevisionWaiter,
 } from '../http/revisions.js';
-import { kCapabilityHandlers, matchManagementRoute, type ManagementMatch, type ManagementRoute } from '../routes/all-routes.js';
+import { matchManagementRoute, type ManagementMatch, type ManagementRoute } from '../routes/all-routes.js';
 import { registerRoutes } from '../routes/route-table.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { WriterClient } from '../writer/client.js';
@@ -29,7 +29,7 @@ import type { Planner } from '../flags-as-code/planner.js';
 import type { ActivityRecorder } from './activity.js';
 import { identifyToken } from './auth.js';
 import type { AuthFailures } from './auth-failures.js';
-import { JsonText, kManagementHandlers, type ApiRequest, type ManagementHandler, type ReadHandler, type WriteHandler } from './handlers.js';
+import { JsonText, type ApiRequest, type ReadHandler, type WriteHandler } from './handler.js';
 
 export interface ManagementDeps {
   store: SnapshotReader;
@@ -129,7 +129,7 @@ class ManagementPipeline {
       deps.store.resetReadTxn();
       token = this.identify(request, ip, now);
       const auth = authorizeToken(deps.store, token, now);
-      const handler = handlerOf(route.name);
+      const { handler } = route;
       if (handler.kind === 'read') this.answerRead(res, request, auth, handler, minRevision);
       else this.answerWrite(res, request, auth, handler, contentLength, minRevision);
     } catch (err) {
@@ -313,13 +313,6 @@ class ManagementPipeline {
     const text = value instanceof JsonText ? value.text : JSON.stringify(value);
     send(res, status, text, 'application/json', revisionHeaders(storeRevision));
   }
-}
-
-/** A route's handler: the service's own (handlers.ts) or its capability's. */
-function handlerOf(name: string): ManagementHandler {
-  const handler = kCapabilityHandlers.get(name) ?? (kManagementHandlers as Readonly<Record<string, ManagementHandler>>)[name];
-  if (handler === undefined) throw new Error(`Management API route ${name} has no handler`);
-  return handler;
 }
 
 function refuseUrlTokens(query: URLSearchParams): void {

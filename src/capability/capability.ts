@@ -4,7 +4,7 @@
 // once; every table another part needs (the writer's commands by name, the route table, the console's
 // JSON API, the command line's index and help, the audit actions) is derived from that list, never
 // kept beside it. docs/architecture.md ("Adding a capability") says how to add one.
-import type { ManagementHandler } from '../api/handlers.js';
+import type { ManagementHandler } from '../api/handler.js';
 import type { ConsoleCommand } from '../cli/console-command.js';
 import type { RouteDeclaration } from '../routes/route-table.js';
 import type { ApiRoute } from '../web-console/api/call.js';
@@ -13,6 +13,8 @@ import type { AnyCommand } from '../writer/command.js';
 /** A Management API route: its declaration (method, pattern, auth, metric, OpenAPI) and its handler. */
 export interface ManagementRouteSpec extends RouteDeclaration {
   readonly via: 'management';
+  /** Every Management API request is counted, under its route's number. */
+  readonly metric: number;
   readonly handler: ManagementHandler;
 }
 

@@ -5,7 +5,13 @@ import { defineCapability } from '../capability/capability.js';
 import { commandTable } from '../writer/command.js';
 import { flagsApply } from './apply-commands.js';
 import { kFlagsAsCodeCli } from './cli.js';
+import { kFlagsAsCodeApiRoutes } from './routes.js';
 
 export const kFlagsAsCodeCommands = commandTable({ flagsApply });
 
-export const kFlagsAsCode = defineCapability({ name: 'flags-as-code', commands: kFlagsAsCodeCommands, cli: kFlagsAsCodeCli });
+export const kFlagsAsCode = defineCapability({
+  name: 'flags-as-code',
+  commands: kFlagsAsCodeCommands,
+  routes: kFlagsAsCodeApiRoutes,
+  cli: kFlagsAsCodeCli,
+});

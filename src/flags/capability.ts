@@ -6,6 +6,7 @@ import { flagCohorts, flagCreate, flagDelete, flagDescribe, flagPatch, flagRenam
 import { kFlagCli } from './cli.js';
 import { kFlagConsoleRoutes } from './console-routes.js';
 import { flagsImport } from './import-commands.js';
+import { kFlagApiRoutes } from './routes.js';
 import { recordUsage } from './usage-commands.js';
 
 export const kFlagCommands = commandTable({
@@ -35,6 +36,7 @@ export type FlagAuditAction = (typeof kFlagAuditActions)[number];
 export const kFlags = defineCapability({
   name: 'flags',
   commands: kFlagCommands,
+  routes: kFlagApiRoutes,
   consoleRoutes: kFlagConsoleRoutes,
   cli: kFlagCli,
   auditActions: kFlagAuditActions,

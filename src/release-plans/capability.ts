@@ -8,6 +8,7 @@ import { kReleasePlanCli } from './cli.js';
 import { kReleasePlanConsoleRoutes } from './console-routes.js';
 import { kReleasePlanAuditActions } from './plan-actors.js';
 import { rolloutAct, rolloutAdvance, rolloutGuardRecord, rolloutStart } from './rollout-commands.js';
+import { kReleasePlanApiRoutes } from './routes.js';
 import { scheduleCancel, scheduleCreate, scheduleRun } from './schedule-commands.js';
 
 export const kReleasePlanCommands = commandTable({
@@ -23,6 +24,7 @@ export const kReleasePlanCommands = commandTable({
 export const kReleasePlans = defineCapability({
   name: 'release-plans',
   commands: kReleasePlanCommands,
+  routes: kReleasePlanApiRoutes,
   consoleRoutes: kReleasePlanConsoleRoutes,
   cli: kReleasePlanCli,
   auditActions: kReleasePlanAuditActions,

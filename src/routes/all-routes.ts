@@ -1,28 +1,33 @@
-// Every route: the service's own (route-table.ts) and each capability's Management API routes
-// (src/capabilities.ts), in one table, and what is derived from it: the metrics' route labels, the
+// Every route: each capability's Management API routes (src/capabilities.ts) and the service's own
+// (route-table.ts), in one table, and what is derived from it: the metrics' route labels, the
 // Management API's dispatch and its route numbers. The OpenAPI document reads the same table
 // (src/openapi/document.ts). test/routes/route-table.test.ts checks the derivations.
 import { kCapabilityRoutes } from '../capabilities.js';
-import type { ManagementHandler } from '../api/handlers.js';
+import type { ManagementHandler } from '../api/handler.js';
+import type { ManagementRouteSpec } from '../capability/capability.js';
 import { compilePattern, decodeParams, matchesSegments, type PathPattern } from '../http/route-pattern.js';
 import { kRoutes, routeLabel, type RouteDeclaration } from './route-table.js';
 
 /**
- * Every route by name, in the OpenAPI document's order: the capabilities' Management API routes after
- * the service's own Management API routes, then the rest. A name declared twice is a start-up error.
+ * The capabilities' Management API routes by route number: the order they were numbered in, so the
+ * API's document lists them as it always has whatever the capabilities' order (a number's routes, such
+ * as a path's GET and POST, in their capability's order).
+ */
+const kApiRoutes: readonly (readonly [string, ManagementRouteSpec])[] = [...kCapabilityRoutes].sort(([, a], [, b]) => a.metric - b.metric);
+
+/**
+ * Every route by name, in the OpenAPI document's order: the Management API's routes, then the
+ * service's own. A name declared twice is a start-up error.
  */
 export const kAllRoutes: Readonly<Record<string, RouteDeclaration>> = allRoutes();
 
 function allRoutes(): Record<string, RouteDeclaration> {
-  const own = Object.entries(kRoutes as Readonly<Record<string, RouteDeclaration>>);
-  const management = own.filter(([, r]) => r.via === 'management');
-  const rest = own.filter(([, r]) => r.via !== 'management');
-  const table: Record<string, RouteDeclaration> = Object.fromEntries(management);
-  for (const [name, route] of kCapabilityRoutes) {
-    if (Object.hasOwn(table, name) || Object.hasOwn(kRoutes, name)) throw new Error(`route ${name} is declared twice`);
+  const table: Record<string, RouteDeclaration> = {};
+  for (const [name, route] of [...kApiRoutes, ...Object.entries(kRoutes)]) {
+    if (Object.hasOwn(table, name)) throw new Error(`route ${name} is declared twice`);
     table[name] = route;
   }
-  return Object.assign(table, Object.fromEntries(rest));
+  return table;
 }
 
 /** The metrics' route labels, by route number; throws when numbers leave a gap or two labels claim one number. */
@@ -50,25 +55,17 @@ export interface ManagementRoute {
   readonly method: string;
   readonly path: PathPattern;
   readonly metric: number;
+  readonly handler: ManagementHandler;
 }
 
-/** The Management API's routes, in declaration order (a path's methods in that order). */
-export const kManagementRoutes: readonly ManagementRoute[] = Object.entries(kAllRoutes).flatMap(([name, route]) => {
-  if (route.via !== 'management') return [];
-  return [
-    {
-      name,
-      method: route.method === 'del' ? 'DELETE' : route.method.toUpperCase(),
-      path: compilePattern(route.pattern),
-      metric: route.metric!,
-    },
-  ];
-});
-
-/** The handlers of the capabilities' Management API routes, by route name (the service's own are in src/api/handlers.ts). */
-export const kCapabilityHandlers: ReadonlyMap<string, ManagementHandler> = new Map(
-  kCapabilityRoutes.map(([name, route]) => [name, route.handler]),
-);
+/** The Management API's routes, in the document's order (a path's methods in that order). */
+export const kManagementRoutes: readonly ManagementRoute[] = kApiRoutes.map(([name, route]) => ({
+  name,
+  method: route.method === 'del' ? 'DELETE' : route.method.toUpperCase(),
+  path: compilePattern(route.pattern),
+  metric: route.metric,
+  handler: route.handler,
+}));
 
 /**
  * A Management API request's route, matched once by its pipeline (src/api/management.ts) and passed

@@ -1,11 +1,12 @@
-// Every route of the service, declared once: its method and path pattern, who may call it, its metrics
-// route number and label, and its OpenAPI operation (summary, parameters, request and response schemas).
-// Derived from this table:
-//   - the uWS registration: each route set attaches its handlers by route name (registerRoutes below);
-//   - with each capability's Management API routes (src/capabilities.ts), the table of every route
-//     (src/routes/all-routes.ts), and from it the metrics' route labels, the OpenAPI document's paths and
-//     the Management API's dispatch behind its /api/v1/* entry, matched once per request
-//     (matchManagementRoute).
+// What a route declares, and the service's own routes, declared once: its method and path pattern, who
+// may call it, its metrics route number and label, and its OpenAPI operation (summary, parameters,
+// request and response schemas). The Management API's routes are declared by the capabilities that own
+// them (each one's routes.ts, listed in src/capabilities.ts). Derived:
+//   - from this table, the uWS registration: each route set attaches its handlers by route name
+//     (registerRoutes below);
+//   - from this table and the capabilities' routes, the table of every route (src/routes/all-routes.ts),
+//     and from it the metrics' route labels, the OpenAPI document's paths and the Management API's
+//     dispatch behind its /api/v1/* entry, matched once per request (matchManagementRoute).
 // test/routes/route-table.test.ts and test/openapi check that every declared route is registered,
 // labelled and documented, and that nothing registered is undeclared.
 //
@@ -13,11 +14,9 @@
 // (src/eval/protocol.ts), so every number stays below 256, and the label table is indexed by them.
 import type { TSchema } from '../typebox.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
-import { FlagList, FlagRepresentation, PatchResult, TokenDescription } from '../model/representation.js';
 import { ErrorBody } from '../errors.js';
 import { EvalFlag, EvalFlagList } from '../model/eval-shapes.js';
 import { Health, ReadinessBody } from '../model/probes.js';
-import { FlagCreate, FlagPatch } from '../model/schemas.js';
 import {
   OfrepBulkFailure,
   OfrepBulkSuccess,
@@ -27,27 +26,18 @@ import {
   OfrepFlagNotFound,
 } from '../model/ofrep-schemas.js';
 import {
-  apiErrors,
   json,
-  kEnvParam,
   kEtag,
   kEvalErrors,
   kEvalParams,
   kFramingError,
   kLastEventId,
   kOfrepErrors,
-  kPageParams,
   kProjectHeader,
-  kPruneParam,
   kStreamErrors,
   pathParam,
   queryParam,
-  ref,
 } from './openapi-parts.js';
-import { FlagFile } from '../flags-as-code/flag-file.js';
-import { PlanResult } from '../flags-as-code/schemas.js';
-import { RolloutBody, RolloutCreate, RolloutList, ScheduleCreate, ScheduledChangeBody, ScheduleList } from '../release-plans/schemas.js';
-import { DeliveryBody, DeliveryList, WebhookCreate, WebhookCreated, WebhookDeleted, WebhookList } from '../webhooks/schemas.js';
 
 /** uWS's registration methods ('del' is DELETE). */
 export type RouteMethod = 'get' | 'post' | 'patch' | 'del' | 'options' | 'any';
@@ -90,341 +80,16 @@ export interface RouteDeclaration {
   readonly docs?: RouteDocs;
 }
 
-/** Every route, in the OpenAPI document's order (documented routes first). */
+/**
+ * A route of the service's own table: registered on uWS. The Management API's routes are each
+ * capability's (src/capabilities.ts), dispatched behind the `management` entry below.
+ */
+export interface ServiceRoute extends RouteDeclaration {
+  readonly via?: 'uws';
+}
+
+/** The service's own routes, in the OpenAPI document's order after the Management API's (documented routes first). */
 export const kRoutes = {
-  apiToken: {
-    method: 'get',
-    pattern: '/api/v1/token',
-    via: 'management',
-    auth: 'token',
-    metric: 4,
-    docs: {
-      operationId: 'getToken',
-      tag: 'Management API',
-      summary: 'Describe the calling token',
-      responses: { '200': json(TokenDescription, 'The token'), ...apiErrors([400, 401, 402, 429, 500]) },
-    },
-  },
-  apiListFlags: {
-    method: 'get',
-    pattern: '/api/v1/flags',
-    via: 'management',
-    auth: 'token',
-    metric: 5,
-    docs: {
-      operationId: 'listFlags',
-      tag: 'Management API',
-      summary: "Every flag of the token's project",
-      parameters: [kEnvParam, queryParam('name', 'Only the flag with this name')],
-      responses: {
-        '200': json(FlagList, 'The flags'),
-        ...apiErrors(
-          [400, 401, 402, 403, 429, 500],
-          [
-            'INVALID_REQUEST',
-            'MISSING_TOKEN',
-            'MALFORMED_TOKEN',
-            'UNKNOWN_TOKEN',
-            'TOKEN_REVOKED',
-            'TOKEN_EXPIRED',
-            'PLAN_REQUIRED',
-            'ENVIRONMENT_NOT_PERMITTED',
-            'TOO_MANY_AUTH_FAILURES',
-            'INTERNAL',
-          ],
-        ),
-      },
-    },
-  },
-  apiCreateFlag: {
-    method: 'post',
-    pattern: '/api/v1/flags',
-    via: 'management',
-    auth: 'token',
-    metric: 5,
-    docs: {
-      operationId: 'createFlag',
-      tag: 'Management API',
-      summary: 'Create a flag',
-      request: { schema: FlagCreate, required: true },
-      responses: {
-        '201': json(FlagRepresentation, 'Created (a group flag in environments form)'),
-        ...apiErrors([400, 401, 402, 403, 413, 429, 500, 503]),
-      },
-    },
-  },
-  apiGetFlag: {
-    method: 'get',
-    pattern: '/api/v1/flags/:flag_id',
-    via: 'management',
-    auth: 'token',
-    metric: 6,
-    docs: {
-      operationId: 'getFlag',
-      tag: 'Management API',
-      summary: 'One flag',
-      parameters: [pathParam('flag_id', 'Flag id'), kEnvParam],
-      responses: { '200': json(FlagRepresentation, 'The flag'), ...apiErrors([400, 401, 402, 403, 404, 429, 500]) },
-    },
-  },
-  apiPatchFlag: {
-    method: 'patch',
-    pattern: '/api/v1/flags/:flag_id',
-    via: 'management',
-    auth: 'token',
-    metric: 6,
-    docs: {
-      operationId: 'patchFlag',
-      tag: 'Management API',
-      summary: "Change a flag's state (merge patch)",
-      parameters: [pathParam('flag_id', 'Flag id'), kEnvParam],
-      request: { schema: FlagPatch, required: true },
-      responses: {
-        '200': json(PatchResult, 'Applied (or nothing to change)'),
-        ...apiErrors([400, 401, 402, 403, 404, 413, 429, 500, 503]),
-      },
-    },
-  },
-  // Flags as code (src/flags-as-code): a project's flags as a file, and a file planned and applied.
-  apiExport: {
-    method: 'get',
-    pattern: '/api/v1/export',
-    via: 'management',
-    auth: 'token',
-    metric: 16,
-    docs: {
-      operationId: 'exportFlags',
-      tag: 'Management API',
-      summary: "The token's project as a flag file (Flagwire's format or flagd's); the same state gives the same bytes",
-      parameters: [
-        queryParam(
-          'format',
-          'flagwire (default): a Flagwire flag file (FlagFile), which plan and apply read; flagd: a flagd flag-definition file',
-        ),
-        queryParam('env', "flagd's format of a multi-environment project: the environment to export (flagd has none)"),
-      ],
-      responses: {
-        '200': {
-          description:
-            'The file (two-space JSON, a final newline). A group flag-wide cohort list and audience definitions are left out: the API neither reads nor sets them',
-          content: { 'application/json': { schema: ref(FlagFile) } },
-        },
-        ...apiErrors([400, 401, 402, 429, 500]),
-      },
-    },
-  },
-  apiPlan: {
-    method: 'post',
-    pattern: '/api/v1/plan',
-    via: 'management',
-    auth: 'token',
-    metric: 17,
-    docs: {
-      operationId: 'planFlags',
-      tag: 'Management API',
-      summary: 'What applying a flag file would change, field by field (a read token may plan)',
-      parameters: [kPruneParam],
-      request: { schema: FlagFile, required: true },
-      responses: {
-        '200': json(PlanResult, 'The plan (changed: false when the project matches the file)'),
-        ...apiErrors([400, 401, 402, 413, 429, 500]),
-      },
-    },
-  },
-  apiApply: {
-    method: 'post',
-    pattern: '/api/v1/apply',
-    via: 'management',
-    auth: 'token',
-    metric: 18,
-    docs: {
-      operationId: 'applyFlags',
-      tag: 'Management API',
-      summary: 'Make the project what a flag file says: all or nothing, in one transaction, each change audited as the token',
-      parameters: [
-        kPruneParam,
-        queryParam('ifRevision', 'Refuse (409, nothing applied) unless the project is still at this revision, the one the plan showed'),
-        queryParam(
-          'ifPlan',
-          "Refuse (409, nothing applied) unless the changes to make are those of the plan with this digest (the plan's `digest`): the plan that was reviewed",
-        ),
-      ],
-      request: { schema: FlagFile, required: true },
-      responses: {
-        '200': json(PlanResult, 'Applied (changed: false when there was nothing to change); revision is the one it left'),
-        ...apiErrors([400, 401, 402, 403, 409, 413, 429, 500, 503]),
-      },
-    },
-  },
-  // Release plans (src/release-plans): scheduled changes.
-  apiScheduleFlag: {
-    method: 'post',
-    pattern: '/api/v1/flags/:flag_id/schedules',
-    via: 'management',
-    auth: 'token',
-    metric: 19,
-    docs: {
-      operationId: 'scheduleFlagChange',
-      tag: 'Management API',
-      summary: 'Schedule a change of a flag: a PATCH body applied at a given time, audited as plan:<id>',
-      parameters: [pathParam('flag_id', 'Flag id'), kEnvParam],
-      request: { schema: ScheduleCreate, required: true },
-      responses: {
-        '201': json(ScheduledChangeBody, 'Scheduled'),
-        ...apiErrors([400, 401, 402, 403, 404, 413, 429, 500, 503]),
-      },
-    },
-  },
-  apiListSchedules: {
-    method: 'get',
-    pattern: '/api/v1/schedules',
-    via: 'management',
-    auth: 'token',
-    metric: 20,
-    docs: {
-      operationId: 'listSchedules',
-      tag: 'Management API',
-      summary: "The token's project's scheduled changes, pending and done, by due time, a page at a time",
-      parameters: [...kPageParams, queryParam('status', 'pending: only the changes still to apply')],
-      responses: { '200': json(ScheduleList, 'The scheduled changes'), ...apiErrors([400, 401, 402, 429, 500]) },
-    },
-  },
-  apiCancelSchedule: {
-    method: 'post',
-    pattern: '/api/v1/schedules/:schedule_id/cancel',
-    via: 'management',
-    auth: 'token',
-    metric: 21,
-    docs: {
-      operationId: 'cancelSchedule',
-      tag: 'Management API',
-      summary: 'Cancel a pending scheduled change',
-      parameters: [pathParam('schedule_id', 'Scheduled change id')],
-      responses: {
-        '200': json(ScheduledChangeBody, 'Cancelled'),
-        ...apiErrors([400, 401, 402, 403, 404, 429, 500, 503]),
-      },
-    },
-  },
-  // Release plans: progressive rollouts.
-  apiStartRollout: {
-    method: 'post',
-    pattern: '/api/v1/flags/:flag_id/rollouts',
-    via: 'management',
-    auth: 'token',
-    metric: 22,
-    docs: {
-      operationId: 'startRollout',
-      tag: 'Management API',
-      summary:
-        "Start a progressive rollout of a flag's traffic percentage, or of its typed variants' weights: the first step now, each next one after its hold",
-      parameters: [pathParam('flag_id', 'Flag id'), kEnvParam],
-      request: { schema: RolloutCreate, required: true },
-      responses: { '201': json(RolloutBody, 'Started'), ...apiErrors([400, 401, 402, 403, 404, 413, 429, 500, 503]) },
-    },
-  },
-  apiListRollouts: {
-    method: 'get',
-    pattern: '/api/v1/rollouts',
-    via: 'management',
-    auth: 'token',
-    metric: 23,
-    docs: {
-      operationId: 'listRollouts',
-      tag: 'Management API',
-      summary: "The token's project's rollouts, oldest first, a page at a time",
-      parameters: kPageParams,
-      responses: { '200': json(RolloutList, 'The rollouts'), ...apiErrors([400, 401, 402, 429, 500]) },
-    },
-  },
-  apiActOnRollout: {
-    method: 'post',
-    pattern: '/api/v1/rollouts/:rollout_id/:action',
-    via: 'management',
-    auth: 'token',
-    metric: 24,
-    docs: {
-      operationId: 'actOnRollout',
-      tag: 'Management API',
-      summary: 'Pause, resume, skip a step of, or roll back a rollout',
-      parameters: [pathParam('rollout_id', 'Rollout id'), pathParam('action', 'pause, resume, skip or rollback')],
-      responses: { '200': json(RolloutBody, 'Done'), ...apiErrors([400, 401, 402, 403, 404, 429, 500, 503]) },
-    },
-  },
-  // Webhooks (src/webhooks).
-  apiCreateWebhook: {
-    method: 'post',
-    pattern: '/api/v1/webhooks',
-    via: 'management',
-    auth: 'token',
-    metric: 25,
-    docs: {
-      operationId: 'createWebhook',
-      tag: 'Management API',
-      summary:
-        "Make a webhook of the token's project: every change of the events it names is POSTed to its URL, signed as Standard Webhooks says",
-      request: { schema: WebhookCreate, required: true },
-      responses: {
-        '201': json(WebhookCreated, 'Made; its secret is shown only now'),
-        ...apiErrors([400, 401, 402, 403, 413, 429, 500, 503]),
-      },
-    },
-  },
-  apiListWebhooks: {
-    method: 'get',
-    pattern: '/api/v1/webhooks',
-    via: 'management',
-    auth: 'token',
-    metric: 26,
-    docs: {
-      operationId: 'listWebhooks',
-      tag: 'Management API',
-      summary: "The token's project's webhooks (without their secrets), oldest first",
-      responses: { '200': json(WebhookList, 'The webhooks'), ...apiErrors([401, 402, 429, 500]) },
-    },
-  },
-  apiDeleteWebhook: {
-    method: 'post',
-    pattern: '/api/v1/webhooks/:webhook_id/delete',
-    via: 'management',
-    auth: 'token',
-    metric: 27,
-    docs: {
-      operationId: 'deleteWebhook',
-      tag: 'Management API',
-      summary: "Delete a webhook and its delivery log (a POST: the spec's CORS allows no DELETE)",
-      parameters: [pathParam('webhook_id', 'Webhook id')],
-      responses: { '200': json(WebhookDeleted, 'Deleted'), ...apiErrors([401, 402, 403, 404, 429, 500, 503]) },
-    },
-  },
-  apiListDeliveries: {
-    method: 'get',
-    pattern: '/api/v1/webhooks/:webhook_id/deliveries',
-    via: 'management',
-    auth: 'token',
-    metric: 28,
-    docs: {
-      operationId: 'listDeliveries',
-      tag: 'Management API',
-      summary: "A webhook's delivery log, newest first: status, attempts, the receiver's last answer and latency, the next try",
-      parameters: [pathParam('webhook_id', 'Webhook id')],
-      responses: { '200': json(DeliveryList, 'The deliveries'), ...apiErrors([401, 402, 404, 429, 500]) },
-    },
-  },
-  apiRedeliver: {
-    method: 'post',
-    pattern: '/api/v1/deliveries/:delivery_id/redeliver',
-    via: 'management',
-    auth: 'token',
-    metric: 29,
-    docs: {
-      operationId: 'redeliver',
-      tag: 'Management API',
-      summary: 'Send a delivery again, now: the same message (webhook-id and body), newly signed',
-      parameters: [pathParam('delivery_id', 'Delivery id (msg_…)')],
-      responses: { '200': json(DeliveryBody, 'Queued'), ...apiErrors([401, 402, 403, 404, 429, 500, 503]) },
-    },
-  },
   // Public, and a static route: uWS routes it here, not to the Management API's /api/v1/* entry.
   openApi: {
     method: 'get',
@@ -624,8 +289,8 @@ export const kRoutes = {
   },
   // Every CORS preflight, /api/v1 included (src/http/cors.ts).
   preflight: { method: 'options', pattern: '/*', auth: 'none', metric: null },
-  // The Management API's entry: its routes above are dispatched from here; any other path under
-  // /api/v1 is a 404 counted under this label.
+  // The Management API's entry: the capabilities' Management API routes are dispatched from here; any
+  // other path under /api/v1 is a 404 counted under this label.
   management: { method: 'any', pattern: '/api/v1/*', auth: 'token', metric: 7 },
   // The web console (src/web-console/routes.ts): same-origin pages and JSON endpoints, not a public API.
   consolePage: { method: 'get', pattern: '/console', auth: 'none', metric: null },
@@ -645,11 +310,10 @@ export const kRoutes = {
   testWriterIdle: { method: 'post', pattern: '/__test/writer-idle', auth: 'test', metric: null },
   // Last: every request no route above matched.
   unmatched: { method: 'any', pattern: '/*', auth: 'none', metric: 14, label: 'unmatched' },
-} as const satisfies Record<string, RouteDeclaration>;
+} as const satisfies Record<string, ServiceRoute>;
 
 export type RouteName = keyof typeof kRoutes;
 export const kRouteNames = Object.keys(kRoutes) as RouteName[];
-export type ManagementRouteName = { [K in RouteName]: (typeof kRoutes)[K] extends { via: 'management' } ? K : never }[RouteName];
 
 /** `/v1/flags/:flag_id` in OpenAPI's form: `/v1/flags/{flag_id}`. */
 export function openApiPath(pattern: string): string {
@@ -670,7 +334,6 @@ export type RouteHandler = (res: HttpResponse, req: HttpRequest) => void;
 export function registerRoutes(app: TemplatedApp, handlers: { readonly [K in RouteName]?: RouteHandler }): void {
   for (const [name, handler] of Object.entries(handlers) as [RouteName, RouteHandler][]) {
     const route: RouteDeclaration = kRoutes[name];
-    if (route.via === 'management') throw new Error(`${name} is dispatched by the Management API, not registered on uWS`);
     app[route.method](route.pattern, handler);
   }
 }

@@ -2,11 +2,13 @@
 import { defineCapability } from '../capability/capability.js';
 import { kTokenCli } from './cli.js';
 import { kTokenConsoleRoutes } from './console-routes.js';
+import { kTokenApiRoutes } from './routes.js';
 import { kTokenAuditActions, kTokenCommands } from './token-commands.js';
 
 export const kTokens = defineCapability({
   name: 'tokens',
   commands: kTokenCommands,
+  routes: kTokenApiRoutes,
   auditActions: kTokenAuditActions,
   cli: kTokenCli,
   consoleRoutes: kTokenConsoleRoutes,

@@ -5,6 +5,7 @@ import { defineCapability } from '../capability/capability.js';
 import { commandTable } from '../writer/command.js';
 import { kWebhookCli } from './cli.js';
 import { kWebhookRoutes } from './console-routes.js';
+import { kWebhookApiRoutes } from './routes.js';
 import {
   webhookClaim,
   webhookClaimMany,
@@ -32,6 +33,7 @@ export type WebhookAuditAction = (typeof kWebhookAuditActions)[number];
 export const kWebhooks = defineCapability({
   name: 'webhooks',
   commands: kWebhookCommands,
+  routes: kWebhookApiRoutes,
   consoleRoutes: kWebhookRoutes,
   cli: kWebhookCli,
   auditActions: kWebhookAuditActions,

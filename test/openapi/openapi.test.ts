@@ -1,5 +1,5 @@
 // Black-box: GET /api/v1/openapi.json is public, a valid OpenAPI 3.1 document, generated from the
-// schemas the code uses, and documents every declared route (src/routes/route-table.ts); the server
+// schemas the code uses, and documents every declared route (src/routes/all-routes.ts); the server
 // registers exactly the declared routes.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

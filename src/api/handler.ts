@@ -1,0 +1,68 @@
+// The contract of a Management API route's handler: what it is given (the request as read, the token's
+// authorisation, the node's parts) and what it answers. Each capability declares its routes with their
+// handlers (its routes.ts; src/capability/capability.ts), and the request pipeline (management.ts) runs
+// the matched route's once the token is authorised. A read answers 200 with what it returns; a write
+// hands the body, as received, to the writer with the token as who asks: its commands authorise the
+// token again in the transaction that applies the change, parse the body and apply every rule, and
+// report all problems together (with the `env` problem of a patch).
+import type { ReceivedBody } from '../model/request-body.js';
+import type { Config } from '../config.js';
+import type { AuthContext } from '../model/token-access.js';
+import type { SnapshotReader, StoreRevision } from '../store/interfaces.js';
+import type { WriterClient } from '../writer/client.js';
+import type { Planner } from '../flags-as-code/planner.js';
+
+/** What a handler gets: everything read off the request before the pipeline may go async. */
+export interface ApiRequest {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  authorization: string;
+  contentType: string;
+  /** The flag route's id, decoded; null on the other routes. */
+  flagId: string | null;
+  /** The route's other path parameters, decoded (`schedule_id`, `rollout_id`, `action`). */
+  params: Readonly<Record<string, string>>;
+  /** The request's route number for the metrics (ManagementMatch.metric), matched with its route. */
+  metric: number;
+}
+
+export interface HandlerDeps {
+  store: SnapshotReader;
+  writer: WriterClient;
+  /** Where plans run: never on the front end's thread (planner.ts). */
+  planner: Planner;
+  config: Readonly<Pick<Config, 'webhookAllow' | 'prometheusMetrics'>>;
+}
+
+export interface ReadHandler {
+  readonly kind: 'read';
+  run(request: ApiRequest, auth: AuthContext, deps: HandlerDeps): unknown;
+}
+
+export interface WriteHandler {
+  readonly kind: 'write';
+  /** A POST that only reads (plan): a read token may call it. Absent: the route needs a write token. */
+  readonly permission?: 'read';
+  /** Checks made before the body is read (404 and 403 of a flag that cannot be patched). */
+  precheck?(request: ApiRequest, auth: AuthContext, deps: HandlerDeps): void;
+  /**
+   * `release` frees the body's reservation: the writer calls it when it holds its copy no more.
+   * `storeRevision`: the store revision the answer was computed at, a write's the one it committed at
+   * (WriterClient.callAt); absent, the answer names this node's when it is sent.
+   */
+  run(
+    request: ApiRequest,
+    auth: AuthContext,
+    received: ReceivedBody,
+    release: () => void,
+    deps: HandlerDeps,
+  ): Promise<{ status: number; value: unknown; storeRevision?: StoreRevision }>;
+}
+
+export type ManagementHandler = ReadHandler | WriteHandler;
+
+/** An answer already written as JSON text (an export: its bytes are the file's), sent as it is. */
+export class JsonText {
+  constructor(readonly text: string) {}
+}

@@ -1,0 +1,143 @@
+// The flags capability's Management API routes: a project's flags listed, created, read and patched.
+import { precheckFlagChange, tokenPrincipal } from '../api/route-helpers.js';
+import type { ManagementRouteSpec } from '../capability/capability.js';
+import { requireEnvironmentAllowed, resolveEnvParam, type EnvRoute } from '../model/environments.js';
+import { requireProjectFlag } from '../model/lookups.js';
+import { FlagList, flagList, FlagRepresentation, PatchResult, patchResult, representFlag } from '../model/representation.js';
+import { FlagCreate, FlagPatch } from '../model/schemas.js';
+import type { AuthContext } from '../model/token-access.js';
+import { apiErrors, json, kEnvParam, pathParam, queryParam } from '../routes/openapi-parts.js';
+import { kFlagCommands } from './capability.js';
+
+/** Checks `env` of a read against the project and the token; returns the environment to read. */
+function checkEnv(auth: AuthContext, env: string | null, route: EnvRoute): string | null {
+  const resolved = resolveEnvParam(auth.project, env, false, route);
+  requireEnvironmentAllowed(auth.token.environments, resolved);
+  return resolved;
+}
+
+export const kFlagApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
+  apiListFlags: {
+    method: 'get',
+    pattern: '/api/v1/flags',
+    via: 'management',
+    auth: 'token',
+    metric: 5,
+    docs: {
+      operationId: 'listFlags',
+      tag: 'Management API',
+      summary: "Every flag of the token's project",
+      parameters: [kEnvParam, queryParam('name', 'Only the flag with this name')],
+      responses: {
+        '200': json(FlagList, 'The flags'),
+        ...apiErrors(
+          [400, 401, 402, 403, 429, 500],
+          [
+            'INVALID_REQUEST',
+            'MISSING_TOKEN',
+            'MALFORMED_TOKEN',
+            'UNKNOWN_TOKEN',
+            'TOKEN_REVOKED',
+            'TOKEN_EXPIRED',
+            'PLAN_REQUIRED',
+            'ENVIRONMENT_NOT_PERMITTED',
+            'TOO_MANY_AUTH_FAILURES',
+            'INTERNAL',
+          ],
+        ),
+      },
+    },
+    handler: {
+      kind: 'read',
+      run(request, auth, { store }) {
+        // An environment-restricted token still lists every flag; naming an environment is checked.
+        const resolved = checkEnv(auth, request.query.get('env'), 'list');
+        const name = request.query.get('name');
+        // `?name=` finds one flag by the index of names (unique in a project), not by reading every flag.
+        const named = name === null ? undefined : store.findFlagByName(auth.project.id, name);
+        const flags = name === null ? store.listFlags(auth.project.id) : named === undefined ? [] : [named];
+        return flagList(flags, auth.project, resolved, (id) => store.getUsage(id));
+      },
+    },
+  },
+  apiCreateFlag: {
+    method: 'post',
+    pattern: '/api/v1/flags',
+    via: 'management',
+    auth: 'token',
+    metric: 5,
+    docs: {
+      operationId: 'createFlag',
+      tag: 'Management API',
+      summary: 'Create a flag',
+      request: { schema: FlagCreate, required: true },
+      responses: {
+        '201': json(FlagRepresentation, 'Created (a group flag in environments form)'),
+        ...apiErrors([400, 401, 402, 403, 413, 429, 500, 503]),
+      },
+    },
+    handler: {
+      kind: 'write',
+      async run(_request, auth, received, release, deps) {
+        const { value: flag, storeRevision } = await deps.writer.callAt(
+          kFlagCommands.flagCreate,
+          { projectId: auth.project.id, principal: tokenPrincipal(auth), received },
+          release,
+        );
+        return { status: 201, value: representFlag(flag, auth.project, null, deps.store.getUsage(flag.id)), storeRevision };
+      },
+    },
+  },
+  apiGetFlag: {
+    method: 'get',
+    pattern: '/api/v1/flags/:flag_id',
+    via: 'management',
+    auth: 'token',
+    metric: 6,
+    docs: {
+      operationId: 'getFlag',
+      tag: 'Management API',
+      summary: 'One flag',
+      parameters: [pathParam('flag_id', 'Flag id'), kEnvParam],
+      responses: { '200': json(FlagRepresentation, 'The flag'), ...apiErrors([400, 401, 402, 403, 404, 429, 500]) },
+    },
+    handler: {
+      kind: 'read',
+      run(request, auth, { store }) {
+        const flag = requireProjectFlag(store, auth.project.id, request.flagId!);
+        return representFlag(flag, auth.project, checkEnv(auth, request.query.get('env'), 'flag'), store.getUsage(flag.id));
+      },
+    },
+  },
+  apiPatchFlag: {
+    method: 'patch',
+    pattern: '/api/v1/flags/:flag_id',
+    via: 'management',
+    auth: 'token',
+    metric: 6,
+    docs: {
+      operationId: 'patchFlag',
+      tag: 'Management API',
+      summary: "Change a flag's state (merge patch)",
+      parameters: [pathParam('flag_id', 'Flag id'), kEnvParam],
+      request: { schema: FlagPatch, required: true },
+      responses: {
+        '200': json(PatchResult, 'Applied (or nothing to change)'),
+        ...apiErrors([400, 401, 402, 403, 404, 413, 429, 500, 503]),
+      },
+    },
+    handler: {
+      kind: 'write',
+      precheck: precheckFlagChange,
+      async run(request, auth, received, release, deps) {
+        const input = { flagId: request.flagId!, env: request.query.get('env'), principal: tokenPrincipal(auth), received };
+        const { value: result, storeRevision } = await deps.writer.callAt(kFlagCommands.flagPatch, input, release);
+        return {
+          status: 200,
+          value: patchResult(result.changed, result.flag, input.env, deps.store.getUsage(result.flag.id)),
+          storeRevision,
+        };
+      },
+    },
+  },
+};
