@@ -31,4 +31,10 @@ export const kFlagAuditActions = [
 ] as const;
 export type FlagAuditAction = (typeof kFlagAuditActions)[number];
 
-export const kFlags = defineCapability({ name: 'flags', commands: kFlagCommands, cli: kFlagCli, auditActions: kFlagAuditActions });
+export const kFlags = defineCapability({
+  name: 'flags',
+  commands: kFlagCommands,
+  cli: kFlagCli,
+  auditActions: kFlagAuditActions,
+  webhookEvent: 'flag',
+});

@@ -26,4 +26,5 @@ export const kReleasePlans = defineCapability({
   consoleRoutes: kReleasePlanConsoleRoutes,
   cli: kReleasePlanCli,
   auditActions: kReleasePlanAuditActions,
+  webhookEvent: 'plan',
 });
