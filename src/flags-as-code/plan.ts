@@ -183,6 +183,7 @@ function sortedKeys(value: unknown): unknown {
 function changesFlagFile(action: string): boolean {
   return (kFlagAuditActions as readonly string[]).includes(action) || (kProjectAuditActions as readonly string[]).includes(action);
 }
+
 const kRevisionPage = 100;
 
 /**
