@@ -12,6 +12,7 @@ import { kReleasePlans } from './release-plans/capability.js';
 import { kSessions } from './sessions/capability.js';
 import { kTokens } from './tokens/capability.js';
 import { kWebhooks } from './webhooks/capability.js';
+import type { WebhookEvent } from './model/webhooks.js';
 import type { AnyCommand } from './writer/command.js';
 
 export const kCapabilities = [
@@ -43,8 +44,25 @@ export const kCapabilityRoutes: readonly (readonly [string, ManagementRouteSpec]
   Object.entries(c.routes ?? {}),
 );
 
-/** Every audit action a capability declares, each once. */
-export const kAuditActions: ReadonlySet<string> = new Set(kCapabilityList.flatMap((c) => c.auditActions ?? []));
+/**
+ * Every audit action a capability declares, and the webhook event it is sent as (its capability's
+ * webhookEvent; null: no webhook hears of it). An action declared twice is a start-up error.
+ */
+export const kAuditActionEvents: ReadonlyMap<string, WebhookEvent | null> = new Map(
+  uniqueBy(
+    kCapabilityList.flatMap((c) => (c.auditActions ?? []).map((action) => [action, c.webhookEvent ?? null] as const)),
+    ([action]) => action,
+    'audit action',
+  ).values(),
+);
+
+/** Every audit action a capability declares. */
+export const kAuditActions: ReadonlySet<string> = new Set(kAuditActionEvents.keys());
+
+/** The webhook event an audit action is sent as; null: no webhook hears of it (webhook and membership changes). */
+export function webhookEventOf(action: string): WebhookEvent | null {
+  return kAuditActionEvents.get(action) ?? null;
+}
 
 function uniqueBy<T>(items: readonly T[], key: (item: T) => string, what: string): Map<string, T> {
   const map = new Map<string, T>();
@@ -54,6 +72,18 @@ function uniqueBy<T>(items: readonly T[], key: (item: T) => string, what: string
     map.set(k, item);
   }
   return map;
+}
+
+/** Every audit action a capability declares, as a type: what an audit entry is appended with (NewAuditEntry). */
+export type AuditAction = (typeof kCapabilities)[number] extends infer C
+  ? C extends { auditActions: readonly (infer A)[] }
+    ? A
+    : never
+  : never;
+
+declare module './store/interfaces.js' {
+  /** What StoreWriter.appendAudit takes: the actions declared above. */
+  interface DeclaredAuditActions extends Record<AuditAction, true> {}
 }
 
 type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;

@@ -2,10 +2,12 @@
 // own folder: the writer commands it adds, its Management API routes and their handlers, its web console
 // routes, its command-line commands and its audit actions. src/capabilities.ts lists every capability
 // once; every table another part needs (the writer's commands by name, the route table, the console's
-// JSON API, the command line's index and help, the audit actions) is derived from that list, never
-// kept beside it. docs/architecture.md ("Adding a capability") says how to add one.
+// JSON API, the command line's index and help, the audit actions and the webhook event of each) is
+// derived from that list, never kept beside it. docs/architecture.md ("Adding a capability") says how to
+// add one.
 import type { ManagementHandler } from '../api/handler.js';
 import type { ConsoleCommand } from '../cli/console-command.js';
+import type { WebhookEvent } from '../model/webhooks.js';
 import type { RouteDeclaration } from '../routes/route-table.js';
 import type { ApiRoute } from '../web-console/api/call.js';
 import type { AnyCommand } from '../writer/command.js';
@@ -31,6 +33,8 @@ export interface Capability {
   readonly cli?: readonly ConsoleCommand[];
   /** Every audit action its commands write (a closed list: `as const` in the capability). */
   readonly auditActions?: readonly string[];
+  /** The webhook event its audit actions are sent as (docs/webhooks.md); absent: no webhook hears of them. */
+  readonly webhookEvent?: WebhookEvent;
 }
 
 /** Declares a capability; the value keeps its literal types (its command names, its audit actions). */

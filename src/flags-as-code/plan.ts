@@ -3,9 +3,11 @@
 // what plan shows is what apply does.
 import { createHash } from 'node:crypto';
 import type { AuditEntry } from '../model/audit.js';
+import { kFlagAuditActions } from '../flags/capability.js';
 import { sameCohorts } from '../flags/patch-rules.js';
 import { sameJson } from '../flags/variant-rules.js';
 import { sameName } from '../model/input-checks.js';
+import { kProjectAuditActions } from '../projects/project-commands.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { fileFlag } from './flag-file.js';
 import { formatPath } from '../targeting/problems.js';
@@ -173,8 +175,15 @@ function sortedKeys(value: unknown): unknown {
   );
 }
 
-/** Audited actions that change what a flag file describes: flags, environments, audiences. */
-const kFileActionPrefixes = ['flag.', 'env.', 'audience.'];
+/**
+ * Whether an audited action changes what a flag file describes: every action the flags capability
+ * declares, and the projects capability's (environments, audiences). Read at the call, not when the
+ * module loads, so the order the capabilities' modules load in does not matter.
+ */
+function changesFlagFile(action: string): boolean {
+  return (kFlagAuditActions as readonly string[]).includes(action) || (kProjectAuditActions as readonly string[]).includes(action);
+}
+
 const kRevisionPage = 100;
 
 /**
@@ -194,7 +203,7 @@ export function projectRevision(r: StoreReader, projectId: string): ProjectRevis
   let before: number | null = null;
   for (;;) {
     const page: AuditEntry[] = r.listAudit(projectId, { limit: kRevisionPage, before });
-    const hit = page.find((entry) => kFileActionPrefixes.some((p) => entry.action.startsWith(p)));
+    const hit = page.find((entry) => changesFlagFile(entry.action));
     if (hit !== undefined) return hit.seq;
     if (page.length < kRevisionPage) return 0;
     before = page[page.length - 1]!.seq;

@@ -40,4 +40,5 @@ export const kFlags = defineCapability({
   consoleRoutes: kFlagConsoleRoutes,
   cli: kFlagCli,
   auditActions: kFlagAuditActions,
+  webhookEvent: 'flag',
 });

@@ -1,7 +1,7 @@
 // Webhooks (issue 28): a project's subscriptions to its changes, and the outbox of their deliveries.
 // Plain data, like every record Flagwire keeps: the store writes them as they are and they cross threads as is.
 
-/** What a webhook may subscribe to, each a family of audit actions (webhookEventOf). */
+/** What a webhook may subscribe to, each the audit actions of the capabilities that declare it (src/capabilities.ts: webhookEventOf). */
 export const kWebhookEvents = ['flag', 'token', 'plan'] as const;
 export type WebhookEvent = (typeof kWebhookEvents)[number];
 
@@ -74,13 +74,4 @@ export interface DeliveryPayload {
 export interface OutboxUsage {
   pending: number;
   bytes: number;
-}
-
-/** The family an audit action belongs to; null: no webhook hears of it (webhook and session bookkeeping). */
-export function webhookEventOf(action: string): WebhookEvent | null {
-  const kind = action.slice(0, action.indexOf('.'));
-  if (kind === 'flag' || kind === 'env' || kind === 'audience') return 'flag';
-  if (kind === 'token') return 'token';
-  if (kind === 'schedule' || kind === 'rollout') return 'plan';
-  return null;
 }

@@ -10,4 +10,6 @@ export const kProjects = defineCapability({
   consoleRoutes: kProjectConsoleRoutes,
   cli: kProjectCli,
   auditActions: kProjectAuditActions,
+  // What evaluation answers from, as a flag's changes are: a webhook hears of them as `flag` events.
+  webhookEvent: 'flag',
 });

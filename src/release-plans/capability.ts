@@ -28,4 +28,5 @@ export const kReleasePlans = defineCapability({
   consoleRoutes: kReleasePlanConsoleRoutes,
   cli: kReleasePlanCli,
   auditActions: kReleasePlanAuditActions,
+  webhookEvent: 'plan',
 });

@@ -157,6 +157,20 @@ export interface SnapshotReader extends StoreReader {
 }
 
 /** The write side, only usable inside `StoreTransactions.transact`. */
+/**
+ * Every audit action a capability declares, as this interface's keys. The store knows no capability:
+ * src/capabilities.ts adds the keys (declaration merging), so the web console's browser code, which
+ * reads this module's types, stays clear of the capabilities' modules.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: its keys are added by src/capabilities.ts
+export interface DeclaredAuditActions {}
+
+/**
+ * An audit entry as a command appends it: its action is one a capability declares, so no command
+ * writes an action the webhooks and flags as code do not know of.
+ */
+export type NewAuditEntry = Omit<AuditEntry, 'seq' | 'action'> & { action: keyof DeclaredAuditActions };
+
 export interface StoreWriter extends StoreReader {
   putOrg(org: Org): void;
   putUser(user: User): void;
@@ -167,7 +181,7 @@ export interface StoreWriter extends StoreReader {
   /** Removes the flag and its usage. */
   deleteFlag(flag: Flag): void;
   putToken(token: Token): void;
-  appendAudit(entry: Omit<AuditEntry, 'seq'>): AuditEntry;
+  appendAudit(entry: NewAuditEntry): AuditEntry;
   putActivity(activity: TokenActivity): void;
   /** Does not move configSeq: usage is written every minute and no cached configuration depends on it. */
   putUsage(usage: FlagUsage): void;

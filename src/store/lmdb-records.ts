@@ -16,7 +16,7 @@ import type { Credential, Session } from '../model/sessions.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
 import { listedBytes } from '../model/listed-bytes.js';
 import { ChangeRecorder } from './change-recorder.js';
-import type { AuditPage, Page, PagePosition, PageRequest, StoreWriter } from './interfaces.js';
+import type { AuditPage, Page, PagePosition, PageRequest, NewAuditEntry, StoreWriter } from './interfaces.js';
 import {
   dueChangeKey,
   dueDeliveryKey,
@@ -499,7 +499,7 @@ export class LmdbRecords implements StoreWriter {
     this.recorder.record({ kind: 'token', value: token });
   }
 
-  appendAudit(entry: Omit<AuditEntry, 'seq'>): AuditEntry {
+  appendAudit(entry: NewAuditEntry): AuditEntry {
     this.assertTxn();
     const full: AuditEntry = { seq: this.nextSeq('auditSeq'), ...entry };
     this.db.audit.putSync([full.projectId, full.seq], full);

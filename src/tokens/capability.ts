@@ -12,4 +12,5 @@ export const kTokens = defineCapability({
   auditActions: kTokenAuditActions,
   cli: kTokenCli,
   consoleRoutes: kTokenConsoleRoutes,
+  webhookEvent: 'token',
 });

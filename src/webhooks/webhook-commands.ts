@@ -13,7 +13,7 @@ import { deliveryNotFound, requireProject, webhookNotFound } from '../model/look
 import type { Project } from '../model/projects.js';
 import { parseJsonObject, type ReceivedBody } from '../model/request-body.js';
 import { compileValidator } from '../model/validation.js';
-import { type DeliveryPayload, kWebhookEvents, type Webhook, type WebhookDelivery, webhookEventOf } from '../model/webhooks.js';
+import { type DeliveryPayload, kWebhookEvents, type Webhook, type WebhookDelivery, type WebhookEvent } from '../model/webhooks.js';
 import { afterFailure, claimLease, type RetrySchedule } from '../outbox/outbox.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import type { WebhookAuditAction } from './capability.js';
@@ -149,10 +149,17 @@ export function webhookRedeliver(w: StoreWriter, input: { principal: Principal; 
 /**
  * The deliveries of the changes just made (`entries`, audited in this transaction), one per webhook that
  * subscribes; the change's body stored once for them all, in each format they use (DeliveryPayload).
+ * `eventOf` is the event each action is sent as, derived from the capabilities' declarations
+ * (src/capabilities.ts: webhookEventOf), which list this capability too and so are passed in.
  */
-export function queueWebhookDeliveries(w: StoreWriter, entries: readonly AuditEntry[], now: number): void {
+export function queueWebhookDeliveries(
+  w: StoreWriter,
+  entries: readonly AuditEntry[],
+  eventOf: (action: string) => WebhookEvent | null,
+  now: number,
+): void {
   for (const entry of entries) {
-    const event = webhookEventOf(entry.action);
+    const event = eventOf(entry.action);
     if (event === null) continue;
     const hooks = w.listWebhooks(entry.projectId).filter((h) => h.events.includes(event));
     if (hooks.length === 0) continue;

@@ -1,6 +1,6 @@
 // Every command the writer applies, by name: the message protocol of the writer actor, and the
 // functions the console runs in its own process. Each takes (store writer, input, now).
-import { type CapabilityCommands, kCapabilityCommands } from '../capabilities.js';
+import { type CapabilityCommands, kCapabilityCommands, webhookEventOf } from '../capabilities.js';
 import { FlagwireError } from '../errors.js';
 import { unicodeProblems } from '../model/validation.js';
 import type { StoreWriter } from '../store/interfaces.js';
@@ -53,6 +53,6 @@ export function runCommand(w: StoreWriter, command: string | WriterCommand<unkno
   // Every change the command audits is offered to its project's webhooks in this same transaction: the
   // outbox holds a delivery exactly when the change was committed (src/webhooks/webhook-commands.ts).
   const { value, entries } = w.collectAudit(() => fn(w, input, now));
-  if (entries.length > 0) queueWebhookDeliveries(w, entries, now);
+  if (entries.length > 0) queueWebhookDeliveries(w, entries, webhookEventOf, now);
   return value;
 }

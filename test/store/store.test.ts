@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { open } from 'lmdb';
 import t from 'tap';
 import type { Org, User } from '../../src/model/accounts.js';
-import type { AuditEntry } from '../../src/model/audit.js';
+import type { AuditAction } from '../../src/capabilities.js';
+import type { NewAuditEntry } from '../../src/store/interfaces.js';
 import type { Flag } from '../../src/model/flags.js';
 import type { MailMessage } from '../../src/model/mail.js';
 import type { Audience, Project } from '../../src/model/projects.js';
@@ -110,7 +111,7 @@ const mail: Omit<MailMessage, 'seq'> = {
   failedAt: null,
 };
 
-function audit(projectId: string, action: string): Omit<AuditEntry, 'seq'> {
+function audit(projectId: string, action: AuditAction): NewAuditEntry {
   return {
     at,
     projectId,
@@ -143,9 +144,9 @@ t.test('every record kind round-trips through a close and reopen', async (t) => 
     w.putFlag(group);
     w.putToken(token);
     w.putActivity(activity);
-    const a1 = w.appendAudit(audit('prj_1', 'one'));
-    const a2 = w.appendAudit(audit('prj_2', 'two'));
-    const a3 = w.appendAudit(audit('prj_1', 'three'));
+    const a1 = w.appendAudit(audit('prj_1', 'flag.create'));
+    const a2 = w.appendAudit(audit('prj_2', 'flag.patch'));
+    const a3 = w.appendAudit(audit('prj_1', 'flag.rename'));
     const m1 = w.appendMail(mail);
     const m2 = w.appendMail({ ...mail, to: 'x@y.test' });
     w.putMail({ ...m1, sentAt: at + 5, attempts: 1 });
@@ -226,7 +227,7 @@ t.test('writes only inside transact; a throwing transaction writes nothing', asy
     () =>
       store.transact((w) => {
         w.putOrg(org);
-        w.appendAudit(audit('prj_1', 'lost'));
+        w.appendAudit(audit('prj_1', 'flag.delete'));
         throw new Error('boom');
       }),
     /boom/,
@@ -234,7 +235,7 @@ t.test('writes only inside transact; a throwing transaction writes nothing', asy
   t.equal(store.getOrg('org_1'), undefined);
   t.strictSame(store.listAudit('prj_1', { limit: 10, before: null }), []);
   t.equal(store.configSeq(), seq, 'no commit');
-  const entry = store.transact((w) => w.appendAudit(audit('prj_1', 'kept')));
+  const entry = store.transact((w) => w.appendAudit(audit('prj_1', 'flag.describe')));
   t.equal(entry.seq, 1, 'the aborted audit entry did not use up a sequence number');
 });
 
@@ -246,7 +247,7 @@ t.test('configSeq moves only with configuration: audit, activity and mail writes
   const seq = store.configSeq();
   store.transact((w) => {
     w.putActivity(activity);
-    w.appendAudit(audit('prj_1', 'noted'));
+    w.appendAudit(audit('prj_1', 'flag.tags'));
     w.putMail({ ...w.appendMail(mail), sentAt: at, attempts: 1 });
   });
   t.equal(store.configSeq(), seq, 'eval and API caches stay valid across an activity flush');
@@ -271,12 +272,12 @@ t.test('transactEach rolls back only the function that throws', async (t) => {
     },
     (w) => {
       w.putOrg(org2);
-      w.appendAudit(audit('prj_1', 'rolled back'));
+      w.appendAudit(audit('prj_1', 'flag.delete'));
       throw failure;
     },
     (w) => {
       w.putUser(user);
-      return w.appendAudit(audit('prj_1', 'kept')).seq;
+      return w.appendAudit(audit('prj_1', 'flag.describe')).seq;
     },
   ]);
   t.strictSame(results, [
@@ -289,7 +290,7 @@ t.test('transactEach rolls back only the function that throws', async (t) => {
   t.strictSame(store.getUser('usr_1'), user, "the later function's writes stay");
   t.strictSame(
     store.listAudit('prj_1', { limit: 10, before: null }).map((e) => e.action),
-    ['kept'],
+    ['flag.describe'],
   );
   t.equal(store.configSeq(), seq + 1, 'one commit for the batch');
 });

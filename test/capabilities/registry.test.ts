@@ -1,0 +1,91 @@
+// The tables derived from the one list of capabilities (src/capabilities.ts): the writer's commands by
+// name, the command line's index, the web console's JSON API, the Management API's routes (their labels
+// and OpenAPI paths), the audit actions and the webhook event each is sent as. Each is checked against
+// the declarations, so a capability that is listed is in every table, once. That a full copy of an empty
+// source leaves every database empty is test/store/replica.test.ts ("a full copy of an empty source").
+import t from 'tap';
+import { kAuditActionEvents, kAuditActions, kCapabilityList, kCapabilityRoutes, webhookEventOf } from '../../src/capabilities.js';
+import { kConsoleCommands } from '../../src/cli/commands.js';
+import type { WebhookEvent } from '../../src/model/webhooks.js';
+import { openApiPaths } from '../../src/openapi/document.js';
+import { kAllRoutes, kRouteLabels } from '../../src/routes/all-routes.js';
+import { kRoutes, openApiPath, routeLabel } from '../../src/routes/route-table.js';
+import { kApiRoutes } from '../../src/web-console/api.js';
+import { isCommandName, kCommands } from '../../src/writer/commands.js';
+
+/** The names in `names` given more than once. */
+function twice(names: readonly string[]): string[] {
+  return names.filter((name, i) => names.indexOf(name) !== i);
+}
+
+t.test("every capability's commands are the writer's by name, each name declared once", async (t) => {
+  const names = kCapabilityList.flatMap((c) => Object.values(c.commands ?? {}).map((command) => command.name));
+  t.ok(names.length > 0);
+  t.strictSame(twice([...names, ...Object.keys(kCommands)]), [], 'no command name declared twice (the writer’s own included)');
+  for (const name of names) t.ok(isCommandName(name), `${name} runs by name`);
+  for (const c of kCapabilityList)
+    for (const [key, command] of Object.entries(c.commands ?? {})) t.equal(command.name, key, `${c.name}: ${key} is its name on the wire`);
+});
+
+t.test("every capability's command-line commands are in the index, in the capabilities' order, each once", async (t) => {
+  const declared = kCapabilityList.flatMap((c) => c.cli ?? []);
+  t.ok(declared.length > 0);
+  const places = declared.map((command) => kConsoleCommands.indexOf(command));
+  t.notOk(places.includes(-1), 'each is in the index');
+  t.strictSame(
+    places,
+    [...places].sort((a, b) => a - b),
+    'in the order src/capabilities.ts lists their capabilities',
+  );
+  t.strictSame(twice(kConsoleCommands.map((command) => command.name)), [], 'no command-line name declared twice');
+});
+
+t.test("every capability's console routes are in the console's JSON API, each method and pattern once", async (t) => {
+  const declared = kCapabilityList.flatMap((c) => c.consoleRoutes ?? []);
+  t.ok(declared.length > 0);
+  for (const route of declared) t.ok(kApiRoutes.includes(route), `${route.method} /console/api/${route.pattern}`);
+  t.strictSame(twice(kApiRoutes.map((route) => `${route.method} ${route.pattern}`)), [], 'no console route declared twice');
+});
+
+t.test("every capability's Management API routes are in the route table, labelled and documented", async (t) => {
+  const names = kCapabilityRoutes.map(([name]) => name);
+  t.strictSame(twice([...names, ...Object.keys(kRoutes)]), [], 'no route name declared twice');
+  const paths = openApiPaths();
+  for (const [name, route] of kCapabilityRoutes) {
+    t.equal(kAllRoutes[name], route, `${name} is in the route table`);
+    t.equal(kRouteLabels[route.metric!], routeLabel(route), `${name} is labelled by its number`);
+    const method = route.method === 'del' ? 'delete' : route.method;
+    t.ok(paths[openApiPath(route.pattern)]?.[method], `${name} is in the OpenAPI paths`);
+  }
+});
+
+t.test('every audit action is declared by one capability, and sent as that capability’s webhook event', async (t) => {
+  const declared = kCapabilityList.flatMap((c) => c.auditActions ?? []);
+  t.ok(declared.length > 0);
+  t.strictSame(twice(declared), [], 'no audit action declared twice');
+  t.strictSame([...kAuditActions].sort(), [...declared].sort(), 'kAuditActions is every declared action');
+  for (const c of kCapabilityList)
+    for (const action of c.auditActions ?? []) t.equal(kAuditActionEvents.get(action), c.webhookEvent ?? null, `${c.name}: ${action}`);
+});
+
+t.test('the webhook events are the families docs/webhooks.md names', async (t) => {
+  // What a receiver subscribed to `flag`, `token` or `plan` hears of (docs/webhooks.md, "What is sent"):
+  // flags, environments and audiences; tokens; scheduled changes and rollouts. Webhooks' own changes
+  // and memberships go to none.
+  const kFamilies: Readonly<Record<string, WebhookEvent | null>> = {
+    flag: 'flag',
+    env: 'flag',
+    audience: 'flag',
+    token: 'token',
+    schedule: 'plan',
+    rollout: 'plan',
+    webhook: null,
+    member: null,
+  };
+  for (const action of kAuditActions) {
+    const family = action.slice(0, action.indexOf('.'));
+    t.ok(Object.hasOwn(kFamilies, family), `${action}: a family the docs name`);
+    t.equal(webhookEventOf(action), kFamilies[family], action);
+  }
+  t.equal(webhookEventOf('session.start'), null, 'an action no capability declares goes to no webhook');
+});
