@@ -5,6 +5,7 @@
 // JSON API, the command line's index and help, the audit actions) is derived from that list, never
 // kept beside it. docs/architecture.md ("Adding a capability") says how to add one.
 import type { ManagementHandler } from '../api/handlers.js';
+import type { BackgroundWork } from '../background/background-work.js';
 import type { ConsoleCommand } from '../cli/console-command.js';
 import type { RouteDeclaration } from '../routes/route-table.js';
 import type { ApiRoute } from '../web-console/api/call.js';
@@ -29,6 +30,8 @@ export interface Capability {
   readonly cli?: readonly ConsoleCommand[];
   /** Every audit action its commands write (a closed list: `as const` in the capability). */
   readonly auditActions?: readonly string[];
+  /** What it runs beside the request path on every node, from start-up to shutdown (src/server/start.ts). */
+  readonly background?: readonly BackgroundWork[];
 }
 
 /** Declares a capability; the value keeps its literal types (its command names, its audit actions). */
