@@ -6,6 +6,7 @@
 // derived from that list, never kept beside it. docs/architecture.md ("Adding a capability") says how to
 // add one.
 import type { ManagementHandler } from '../api/handler.js';
+import type { BackgroundWork } from '../background/background-work.js';
 import type { ConsoleCommand } from '../cli/console-command.js';
 import type { WebhookEvent } from '../model/webhooks.js';
 import type { RouteDeclaration } from '../routes/route-table.js';
@@ -35,6 +36,8 @@ export interface Capability {
   readonly auditActions?: readonly string[];
   /** The webhook event its audit actions are sent as (docs/webhooks.md); absent: no webhook hears of them. */
   readonly webhookEvent?: WebhookEvent;
+  /** What it runs beside the request path on every node, from start-up to shutdown (src/server/start.ts). */
+  readonly background?: readonly BackgroundWork[];
 }
 
 /** Declares a capability; the value keeps its literal types (its command names, its audit actions). */

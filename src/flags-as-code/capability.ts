@@ -14,4 +14,10 @@ export const kFlagsAsCode = defineCapability({
   commands: kFlagsAsCodeCommands,
   routes: kFlagsAsCodeApiRoutes,
   cli: kFlagsAsCodeCli,
+  // Loaded when a node starts it (as mail's mailer is: src/mail/capability.ts says why). Before the node
+  // listens, so its first answers reflect the file; after the release plans' scheduler, listed before
+  // this capability: the file is applied over the changes that fell due while the node was down.
+  background: [
+    { name: 'file-follower', phase: 'before listening', start: async (node) => (await import('./background.js')).followFlagsFile(node) },
+  ],
 });

@@ -8,4 +8,13 @@ import { mailClaim, mailRelease, mailResult } from './mail-commands.js';
 
 export const kMailCommands = commandTable({ mailClaim, mailRelease, mailResult });
 
-export const kMail = defineCapability({ name: 'mail', commands: kMailCommands, cli: kMailCli, consoleRoutes: kMailRoutes });
+export const kMail = defineCapability({
+  name: 'mail',
+  commands: kMailCommands,
+  cli: kMailCli,
+  consoleRoutes: kMailRoutes,
+  // Loaded when a node starts it, not with the declaration: the writer thread and the command line load
+  // every capability and run no background work; and background.ts calls this file's commands, so a
+  // static import would make a circle.
+  background: [{ name: 'mailer', phase: 'outbox', start: async (node) => (await import('./background.js')).startMailer(node) }],
+});

@@ -29,4 +29,9 @@ export const kReleasePlans = defineCapability({
   cli: kReleasePlanCli,
   auditActions: kReleasePlanAuditActions,
   webhookEvent: 'plan',
+  // Loaded when a node starts it (as mail's mailer is: src/mail/capability.ts says why). Before the node
+  // listens: the changes and rollout steps that fell due while it was down run first.
+  background: [
+    { name: 'scheduler', phase: 'before listening', start: async (node) => (await import('./background.js')).startScheduler(node) },
+  ],
 });

@@ -1,27 +1,17 @@
 // Starts the service: store, writer actor, the front end (one on the main thread, or one per
-// front-end thread behind an acceptor: frontend-threads.ts), mailer; stops it on SIGTERM/SIGINT.
+// front-end thread behind an acceptor: frontend-threads.ts), the capabilities' background work
+// (src/background/background-work.ts); stops it on SIGTERM/SIGINT.
 import type { Logger } from 'pino';
 import * as uWS from 'uWebSockets.js';
 import { AuthFailures } from '../api/auth-failures.js';
 import { Clock } from '../clock.js';
-import { ConfigError, withListenPort, type Config } from '../config.js';
+import { withListenPort, type Config } from '../config.js';
 import { kTestSwitches } from '../test-switches.js';
-import { kOperator } from '../audit/audit-actor.js';
-import { kFlagsAsCodeCommands } from '../flags-as-code/capability.js';
-import { FileFollower } from '../flags-as-code/file-follower.js';
-import { jsonBody } from '../model/request-body.js';
-import { kReleasePlanCommands } from '../release-plans/capability.js';
-import { Scheduler } from '../release-plans/scheduler.js';
-import { MetricAllowList } from '../release-plans/promql-metrics.js';
-import { GuardReader } from '../release-plans/guard-reader.js';
-import { Deliverer } from '../webhooks/deliverer.js';
-import { UrlGuard } from '../webhooks/url-safety.js';
-import type { AttemptOutcome } from '../webhooks/webhook-commands.js';
-import type { RawReading } from '../release-plans/guards.js';
+import { NodeBackground } from '../background/background-work.js';
+import { kCapabilityList } from '../capabilities.js';
 import { BodyBudgets } from '../http/body.js';
 import { RateLimiter } from '../http/rate-limit.js';
 import { SignInLimits } from '../web-console/sign-in-limits.js';
-import { Mailer } from '../mail/mailer.js';
 import type { Store } from '../store/interfaces.js';
 import type { DataDirClaim } from '../store/data-dir-claim.js';
 import { claimForServer, openStore, verifyStore } from '../store/open-store.js';
@@ -97,41 +87,19 @@ async function startClaimed(config: Readonly<Config>, options: StartOptions, cla
     await store.close();
     throw err;
   });
-  const mailer = config.smtpUrl === null ? null : new Mailer(config.smtpUrl, store, writer, clock, log);
-  mailer?.start();
-  const deliverer = startDeliverer(config, store, writer, clock, log);
+  let metricsUrl: string | null = null;
+  const background = new NodeBackground({ config, store, writer, clock, log, ownMetricsUrl: () => metricsUrl });
   // What start-up opened so far, closed again when a later step fails.
-  let scheduler: Scheduler | null = null;
-  let follower: FileFollower | null = null;
   const abandon = async (err: unknown): Promise<never> => {
-    await follower?.stop();
-    await scheduler?.stop();
-    await deliverer.stop(0);
-    await mailer?.stop();
+    await background.abandon();
     await serving.close(0);
     await writer.close();
     await store.close();
     throw err;
   };
-  // Changes and rollout steps that fell due while the node was down run now, before it listens (then every poll).
-  const work = {
-    runSchedule: (scheduleId: string) => writer.call(kReleasePlanCommands.scheduleRun, { scheduleId }),
-    advanceRollout: (rolloutId: string) => writer.call(kReleasePlanCommands.rolloutAdvance, { rolloutId }),
-    recordGuardReading: (rolloutId: string, dueAt: number, reading: RawReading) =>
-      writer.call(kReleasePlanCommands.rolloutGuardRecord, { rolloutId, dueAt, reading }),
-  };
-  let metricsUrl: string | null = null;
-  const guards = new GuardReader({
-    prometheusUrl: config.prometheusUrl,
-    prometheusMetrics: new MetricAllowList(config.prometheusMetrics),
-    timeoutMs: config.guardTimeoutMs,
-    metrics: config.metrics,
-    ownMetricsUrl: () => metricsUrl,
-  });
-  scheduler = new Scheduler(store, work, clock, log, guards);
-  await scheduler.start().catch(abandon);
-  // Before listening: the first answers already reflect the file.
-  follower = await followFlagsFile(config, store, writer, log).catch(abandon);
+  // Before listening (their phases: src/background/background-work.ts): the senders poll, the changes and
+  // rollout steps that fell due while the node was down have run, a followed flag file is applied.
+  await background.start(kCapabilityList.flatMap((c) => c.background ?? [])).catch(abandon);
   // A port that cannot be bound is a ConfigError: the console prints one line naming the setting, exit 2.
   const listenSocket = await listenExclusive(serving.app, config.host, config.port).catch(abandon);
   const port = uWS.us_socket_local_port(listenSocket as unknown as uWS.us_socket);
@@ -142,19 +110,14 @@ async function startClaimed(config: Readonly<Config>, options: StartOptions, cla
   const close = () => {
     closing ??= (async () => {
       const featuresStopped = serving.stopServiceRoutes();
-      // Started first so that its wait for a send in progress (src/mail/mailer.ts) runs during the
-      // drain, not after it; the writer it records through stays open until both are done.
-      const mailStopped = mailer?.stop();
-      const deliveriesStopped = deliverer.stop();
-      const followStopped = follower?.stop();
-      const schedulerStopped = scheduler?.stop();
+      // Every stop begins now, so that the outbox senders' wait for a send in progress (src/mail/mailer.ts)
+      // runs during the drain, not after it; the writer they record through stays open until all are done.
+      const backgroundStopped = background.stopForShutdown();
       uWS.us_listen_socket_close(listenSocket);
       await featuresStopped;
-      await followStopped;
-      await schedulerStopped;
+      await backgroundStopped.beforeDrain;
       await serving.close(kShutdownDrainMs);
-      await mailStopped;
-      await deliveriesStopped;
+      await backgroundStopped.afterDrain;
       await writer.close();
       await store.close();
       claim.release();
@@ -184,40 +147,6 @@ async function seedIfDemo(config: Readonly<Config>, options: StartOptions, store
   const demoPassword = seedable ? randomId(16) : null;
   const seed = await writer.call('seedDemo', demoPassword === null ? {} : { ownerPasswordHash: await hashPassword(demoPassword) });
   return { seed, demoPassword };
-}
-
-/** The webhook outbox's sender, polling from now on (src/webhooks/deliverer.ts). */
-function startDeliverer(config: Readonly<Config>, store: Store, writer: WriterClient, clock: Clock, log: Logger): Deliverer {
-  const work = {
-    claim: (deliveryIds: string[], nodeId: string, claimMs: number) => writer.call('webhookClaimMany', { deliveryIds, nodeId, claimMs }),
-    result: (results: { deliveryId: string; outcome: AttemptOutcome }[]) =>
-      writer.call('webhookResultMany', { results, giveUpMs: config.webhookGiveUpMs }),
-  };
-  const deliverer = new Deliverer(store, work, new UrlGuard(config.webhookAllow), clock, log, { timeoutMs: config.webhookTimeoutMs });
-  deliverer.start();
-  return deliverer;
-}
-
-/** With --flags-file: the follower of that file, started (it has applied the file as it is now). */
-async function followFlagsFile(config: Readonly<Config>, store: Store, writer: WriterClient, log: Logger): Promise<FileFollower | null> {
-  if (config.flagsFile === null) return null;
-  if (store.getProject(config.flagsFile.projectId) === undefined)
-    throw new ConfigError(
-      'FLAGWIRE_FLAGS_PROJECT (--flags-project)',
-      `no project ${config.flagsFile.projectId} exists (\`flagwire project list\` shows them)`,
-    );
-  const apply = (file: { projectId: string }, text: string) =>
-    writer.call(kFlagsAsCodeCommands.flagsApply, {
-      principal: kOperator,
-      projectId: file.projectId,
-      received: jsonBody(text),
-      prune: true,
-      ifProjectRevision: null,
-      ifPlan: null,
-    });
-  const follower = new FileFollower(config.flagsFile, apply, log);
-  await follower.start();
-  return follower;
 }
 
 /** This node as it reaches itself: a wildcard address is reached through loopback. */

@@ -37,4 +37,6 @@ export const kWebhooks = defineCapability({
   consoleRoutes: kWebhookRoutes,
   cli: kWebhookCli,
   auditActions: kWebhookAuditActions,
+  // Loaded when a node starts it (as mail's mailer is: src/mail/capability.ts says why).
+  background: [{ name: 'deliverer', phase: 'outbox', start: async (node) => (await import('./background.js')).startDeliverer(node) }],
 });

@@ -1,0 +1,101 @@
+// The node's background work in its phases (src/background/background-work.ts), with works that record
+// what is asked of them: the outbox's senders start first whatever the list's order, the rest one at a
+// time in the list's order; a failed start stops what started, the last first; at shutdown every stop
+// begins at once and the phases settle apart. And the capabilities' declarations, in the order start.ts
+// starts them.
+import t from 'tap';
+import { type BackgroundPhase, type BackgroundWork, NodeBackground, type NodeServices } from '../../src/background/background-work.js';
+import { kCapabilityList } from '../../src/capabilities.js';
+
+// The works below never read the node's services.
+const kNode = {} as NodeServices;
+
+interface Recorded {
+  events: string[];
+  /** Ends the named work's stop, which otherwise waits. */
+  finishStop(name: string): void;
+}
+
+function recorder(): Recorded & { work(name: string, phase: BackgroundPhase, opts?: { off?: boolean; fails?: boolean }): BackgroundWork } {
+  const events: string[] = [];
+  const stops = new Map<string, () => void>();
+  return {
+    events,
+    finishStop: (name) => stops.get(name)?.(),
+    work: (name, phase, opts = {}) => ({
+      name,
+      phase,
+      async start() {
+        events.push(`start ${name}`);
+        // A start that awaits: the next one must not begin before it ends.
+        await new Promise((resolve) => setImmediate(resolve));
+        if (opts.fails) throw new Error(`${name} failed`);
+        events.push(`started ${name}`);
+        if (opts.off) return null;
+        return {
+          stop: (reason) => {
+            events.push(`stop ${name} (${reason})`);
+            return reason === 'shutdown' ? new Promise<void>((resolve) => stops.set(name, resolve)) : Promise.resolve();
+          },
+        };
+      },
+    }),
+  };
+}
+
+t.test('the outbox starts first; the rest one at a time, each awaited, in the list order', async (t) => {
+  const r = recorder();
+  const background = new NodeBackground(kNode);
+  await background.start([
+    r.work('a', 'before listening'),
+    r.work('mail', 'outbox'),
+    r.work('b', 'before listening'),
+    r.work('off', 'outbox', { off: true }),
+  ]);
+  t.same(r.events, ['start mail', 'started mail', 'start off', 'started off', 'start a', 'started a', 'start b', 'started b']);
+  await background.abandon();
+  t.same(
+    r.events.slice(8),
+    ['stop b (failed start)', 'stop a (failed start)', 'stop mail (failed start)'],
+    'a work left off is not stopped',
+  );
+});
+
+t.test('a failed start rejects; abandon stops what started, the last first', async (t) => {
+  const r = recorder();
+  const background = new NodeBackground(kNode);
+  await t.rejects(
+    background.start([r.work('a', 'before listening'), r.work('b', 'before listening', { fails: true }), r.work('c', 'before listening')]),
+    { message: 'b failed' },
+  );
+  t.notOk(r.events.includes('start c'), 'nothing starts after the failure');
+  await background.abandon();
+  t.same(
+    r.events.filter((e) => e.startsWith('stop')),
+    ['stop a (failed start)'],
+    'the failed work is its own to clean up',
+  );
+});
+
+t.test('at shutdown every stop begins at once; the phases settle apart', async (t) => {
+  const r = recorder();
+  const background = new NodeBackground(kNode);
+  await background.start([r.work('follow', 'before listening'), r.work('mail', 'outbox')]);
+  r.events.length = 0;
+  const { beforeDrain, afterDrain } = background.stopForShutdown();
+  t.same(r.events, ['stop mail (shutdown)', 'stop follow (shutdown)'], 'both stops begun, before anything is awaited');
+  const settled: string[] = [];
+  void beforeDrain.then(() => settled.push('before drain'));
+  void afterDrain.then(() => settled.push('after drain'));
+  r.finishStop('follow');
+  await beforeDrain;
+  t.same(settled, ['before drain'], "the outbox's stop is still under way: it overlaps the drain");
+  r.finishStop('mail');
+  await afterDrain;
+  t.same(settled, ['before drain', 'after drain']);
+});
+
+t.test("the capabilities' background work: the scheduler before the flag file, the senders in the outbox phase", async (t) => {
+  const works = kCapabilityList.flatMap((c) => c.background ?? []).map((w) => `${w.name}: ${w.phase}`);
+  t.same(works, ['scheduler: before listening', 'deliverer: outbox', 'file-follower: before listening', 'mailer: outbox']);
+});
