@@ -2,7 +2,6 @@
 // capability declares its own (src/capability/capability.ts); the command line's index and help are
 // derived from them (src/capabilities.ts).
 import type { StoreReader } from '../store/interfaces.js';
-import type { CommandInput, CommandName, CommandOutput } from '../writer/commands.js';
 import type { WriterCommand } from '../writer/command.js';
 import { readFileSync } from 'node:fs';
 import { type Args, type CommandSpec, type OptionSpec, UsageError } from './args.js';
@@ -13,7 +12,6 @@ import { type Args, type CommandSpec, type OptionSpec, UsageError } from './args
  */
 export interface ConsoleContext {
   write<I, O>(command: WriterCommand<I, O>, input: I): Promise<O>;
-  write<N extends CommandName>(name: N, input: CommandInput<N>): Promise<CommandOutput<N>>;
   read<T>(fn: (store: StoreReader) => T): Promise<T>;
   /** Start time of this run, Unix ms (what the writer commands get as `now`). */
   readonly now: number;

@@ -6,7 +6,7 @@ import { errorBody, FlagwireError } from '../errors.js';
 import { StoreOpenError } from '../store/data-file.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { openForConsole, writeRefusalOnOpen, type ConsoleStore } from '../store/open-store.js';
-import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../writer/commands.js';
+import { runCommand } from '../writer/commands.js';
 import type { WriterCommand } from '../writer/command.js';
 import { type CommandLine, parseCommandLine, undecodableArguments, UsageError, wantsJson } from './args.js';
 import { kConsoleCommands } from './commands.js';
@@ -43,16 +43,14 @@ class StoreContext implements ConsoleContext {
     return this.opened;
   }
 
-  write<I, O>(command: WriterCommand<I, O>, input: I): Promise<O>;
-  write<N extends CommandName>(name: N, input: CommandInput<N>): Promise<CommandOutput<N>>;
-  async write(command: string | WriterCommand<unknown, unknown>, input: unknown): Promise<unknown> {
+  async write<I, O>(command: WriterCommand<I, O>, input: I): Promise<O> {
     // One command, one transaction: a thrown error aborts it and nothing is written.
     const { writes } = await this.open().catch((err: unknown) => {
       throw writeRefusalOnOpen(err);
     });
     const [result] = await writes.commit(() => [
       (w) => {
-        const output = runCommand(w, command as WriterCommand<unknown, unknown>, input, this.now);
+        const output = runCommand(w, command, input, this.now);
         consoleTestHook('in-transaction');
         return output;
       },

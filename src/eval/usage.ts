@@ -5,7 +5,7 @@
 // with Storage busy (not applied) is kept and sent with the next one; one flush runs at a time.
 import type { Logger } from 'pino';
 import { FlagwireError } from '../errors.js';
-import { kFlagCommands } from '../flags/capability.js';
+import { kFlagCommands } from '../flags/command-table.js';
 import { addUsage, type FlagUsage } from '../model/flags.js';
 import type { WriterClient } from '../writer/client.js';
 import { Periodic } from '../background/periodic.js';

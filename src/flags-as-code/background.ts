@@ -3,7 +3,7 @@ import type { NodeServices, RunningWork } from '../background/background-work.js
 import { kOperator } from '../audit/audit-actor.js';
 import { ConfigError } from '../config.js';
 import { jsonBody } from '../model/request-body.js';
-import { kFlagsAsCodeCommands } from './capability.js';
+import { kFlagsAsCodeCommands } from './command-table.js';
 import { FileFollower } from './file-follower.js';
 
 /** The follower of the flag file, started (it has applied the file as it is now); null without one. */

@@ -6,7 +6,7 @@ import { bool, command, kAsFlagEditor, readFileOption, str, type ConsoleCommand 
 import { requireProject } from '../model/lookups.js';
 import { jsonBody } from '../model/request-body.js';
 import { type ApplyConditions, flagsPlan } from './apply-commands.js';
-import { kFlagsAsCodeCommands } from './capability.js';
+import { kFlagsAsCodeCommands } from './command-table.js';
 import { type ExportFormat, exportProject, kExportFormats } from './export.js';
 import { fileText } from './flag-file.js';
 import { renderApplied, renderPlan } from './plan-text.js';

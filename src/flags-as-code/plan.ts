@@ -3,7 +3,7 @@
 // what plan shows is what apply does.
 import { createHash } from 'node:crypto';
 import type { AuditEntry } from '../model/audit.js';
-import { kFlagAuditActions } from '../flags/capability.js';
+import { kFlagAuditActions } from '../flags/audit-actions.js';
 import { sameCohorts } from '../flags/patch-rules.js';
 import { sameJson } from '../flags/variant-rules.js';
 import { sameName } from '../model/input-checks.js';

@@ -6,7 +6,7 @@ import type { ManagementRouteSpec } from '../capability/capability.js';
 import { FlagwireError } from '../errors.js';
 import { requireEnvironmentAllowed } from '../model/environments.js';
 import { apiErrors, json, kPruneParam, queryParam, ref } from '../routes/openapi-parts.js';
-import { kFlagsAsCodeCommands } from './capability.js';
+import { kFlagsAsCodeCommands } from './command-table.js';
 import { type ExportFormat, exportProject, kExportFormats } from './export.js';
 import { FlagFile, fileText } from './flag-file.js';
 import type { ProjectRevision } from './plan.js';

@@ -9,7 +9,7 @@ import { requireFlag, requireProject } from '../model/lookups.js';
 import type { Project } from '../model/projects.js';
 import { representFlag, type EnvironmentsFlag, type FlatFlag } from '../model/representation.js';
 import type { StoreReader } from '../store/interfaces.js';
-import { kFlagCommands } from './capability.js';
+import { kFlagCommands } from './command-table.js';
 
 const kFlagCreateUsage = 'flag create PROJECT_ID --name NAME [--enabled] [--percentage N] [--env NAME]... [--as USER_ID]';
 const kFlagVariantsUsage =

@@ -11,7 +11,7 @@ import { kDefaultPage, kMaxPageBytes } from '../release-plans/list-pages.js';
 import { Type } from '../typebox.js';
 import { type ApiCall, type ApiRoute, requireReceived } from '../web-console/api/call.js';
 import { compileForm, FormText, FormTexts } from '../web-console/forms.js';
-import { kFlagCommands } from './capability.js';
+import { kFlagCommands } from './command-table.js';
 
 const kRenameForm = compileForm(Type.Object({ name: FormText }));
 const kDescribeForm = compileForm(Type.Object({ description: FormText }));

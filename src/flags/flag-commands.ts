@@ -25,7 +25,7 @@ import { exactList, requireName } from '../model/input-checks.js';
 import { applyFlagPatch, normaliseCohorts, withTyped, type FieldChanges } from './patch-rules.js';
 import { appliedTyped, mergeTyped, typedProblems } from './variant-rules.js';
 import { actorFor, consoleActor, type Actor, type Principal, tokenProject } from '../audit/audit-actor.js';
-import type { FlagAuditAction } from './capability.js';
+import type { FlagAuditAction } from './audit-actions.js';
 
 // Every rule of a create and a patch is applied here, on the writer, from the body's JSON syntax and
 // schema to the rules that need the project (which only the writer reads in the transaction that

@@ -7,7 +7,7 @@ import { FlagList, flagList, FlagRepresentation, PatchResult, patchResult, repre
 import { FlagCreate, FlagPatch } from '../model/schemas.js';
 import type { AuthContext } from '../model/token-access.js';
 import { apiErrors, json, kEnvParam, pathParam, queryParam } from '../routes/openapi-parts.js';
-import { kFlagCommands } from './capability.js';
+import { kFlagCommands } from './command-table.js';
 
 /** Checks `env` of a read against the project and the token; returns the environment to read. */
 function checkEnv(auth: AuthContext, env: string | null, route: EnvRoute): string | null {

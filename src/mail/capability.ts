@@ -1,12 +1,9 @@
 // Mail as a capability (src/capability/capability.ts): the outbox's commands (claimed, released and
 // recorded by the mailer, src/mail/mailer.ts), `mail list`, and the console's mail page.
 import { defineCapability } from '../capability/capability.js';
-import { commandTable } from '../writer/command.js';
+import { kMailCommands } from './command-table.js';
 import { kMailCli } from './cli.js';
 import { kMailRoutes } from './console-routes.js';
-import { mailClaim, mailRelease, mailResult } from './mail-commands.js';
-
-export const kMailCommands = commandTable({ mailClaim, mailRelease, mailResult });
 
 export const kMail = defineCapability({
   name: 'mail',

@@ -23,7 +23,7 @@ import { claimMsFor, newSenderId } from '../outbox/outbox.js';
 import type { SnapshotReader } from '../store/interfaces.js';
 import type { WriterClient } from '../writer/client.js';
 import { loadOnUse } from '../load-on-use.js';
-import { kMailCommands } from './capability.js';
+import { kMailCommands } from './command-table.js';
 
 export const kMailFrom = 'Flagwire <no-reply@flagwire.invalid>';
 /** nodemailer, loaded when a server is configured with SMTP (src/load-on-use.ts). */

@@ -3,7 +3,7 @@ import type { Org, Plan, Role, Standing, User } from '../model/accounts.js';
 import { FlagwireError } from '../errors.js';
 import { requireUser } from '../model/lookups.js';
 import { hashPassword, kMinPasswordLength, passwordProblem } from '../model/passwords.js';
-import { kSessionCommands } from '../sessions/capability.js';
+import { kSessionCommands } from '../sessions/command-table.js';
 import { command, type ConsoleCommand, str } from '../cli/console-command.js';
 import * as out from '../cli/output.js';
 import { readSecretLine } from '../cli/read-secret.js';

@@ -1,7 +1,7 @@
 // The release plans' background work: the scheduler (scheduler.ts), with the guard reader it asks
 // before a rollout's step (guard-reader.ts).
 import type { NodeServices, RunningWork } from '../background/background-work.js';
-import { kReleasePlanCommands } from './capability.js';
+import { kReleasePlanCommands } from './command-table.js';
 import { GuardReader } from './guard-reader.js';
 import type { RawReading } from './guards.js';
 import { MetricAllowList } from './promql-metrics.js';

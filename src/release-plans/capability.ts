@@ -3,23 +3,11 @@
 // per verb, given the Principal), and run by the node's scheduler through scheduleRun, rolloutAdvance
 // and rolloutGuardRecord.
 import { defineCapability } from '../capability/capability.js';
-import { commandTable } from '../writer/command.js';
+import { kReleasePlanCommands } from './command-table.js';
 import { kReleasePlanCli } from './cli.js';
 import { kReleasePlanConsoleRoutes } from './console-routes.js';
 import { kReleasePlanAuditActions } from './plan-actors.js';
-import { rolloutAct, rolloutAdvance, rolloutGuardRecord, rolloutStart } from './rollout-commands.js';
 import { kReleasePlanApiRoutes } from './routes.js';
-import { scheduleCancel, scheduleCreate, scheduleRun } from './schedule-commands.js';
-
-export const kReleasePlanCommands = commandTable({
-  scheduleCreate,
-  scheduleCancel,
-  scheduleRun,
-  rolloutStart,
-  rolloutAct,
-  rolloutAdvance,
-  rolloutGuardRecord,
-});
 
 export const kReleasePlans = defineCapability({
   name: 'release-plans',

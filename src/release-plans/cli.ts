@@ -8,7 +8,7 @@ import * as out from '../cli/output.js';
 import { requireProject } from '../model/lookups.js';
 import type { RolloutPlan, RolloutStep } from './rollouts.js';
 import type { ScheduledChange } from './schedules.js';
-import { kReleasePlanCommands } from './capability.js';
+import { kReleasePlanCommands } from './command-table.js';
 import type { GuardInput } from './guards.js';
 import { kDefaultPage, kMaxPage, pageAnswer, pageRequest } from './list-pages.js';
 import { kRolloutActionSummary, kUnitMs, renderRollouts, renderSchedule, renderSchedules, rolloutStepsFromText } from './schedule-text.js';

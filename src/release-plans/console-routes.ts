@@ -6,7 +6,7 @@ import { Type } from '../typebox.js';
 import type { ApiCall, ApiRoute } from '../web-console/api/call.js';
 import { compileForm, FormText, JsonObject } from '../web-console/forms.js';
 import { flagAccess, projectAccess } from '../web-console/access.js';
-import { kReleasePlanCommands } from './capability.js';
+import { kReleasePlanCommands } from './command-table.js';
 import { rolloutStepsFromText } from './schedule-text.js';
 import { kRolloutActions, rolloutView, scheduleView } from './schemas.js';
 

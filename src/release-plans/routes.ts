@@ -4,7 +4,7 @@ import { precheckFlagChange, tokenPrincipal } from '../api/route-helpers.js';
 import type { ManagementRouteSpec } from '../capability/capability.js';
 import { FlagwireError } from '../errors.js';
 import { apiErrors, json, kEnvParam, kPageParams, pathParam, queryParam } from '../routes/openapi-parts.js';
-import { kReleasePlanCommands } from './capability.js';
+import { kReleasePlanCommands } from './command-table.js';
 import { pageAnswer, pageRequest } from './list-pages.js';
 import {
   kRolloutActions,

@@ -1,8 +1,5 @@
 // Web console sessions and passwords as a capability (src/capability/capability.ts).
 import { defineCapability } from '../capability/capability.js';
-import { commandTable } from '../writer/command.js';
-import { sessionEnd, sessionStart, userPassword } from './session-commands.js';
-
-export const kSessionCommands = commandTable({ userPassword, sessionStart, sessionEnd });
+import { kSessionCommands } from './command-table.js';
 
 export const kSessions = defineCapability({ name: 'sessions', commands: kSessionCommands });

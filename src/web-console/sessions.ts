@@ -2,7 +2,7 @@
 // session of a request by its cookie, and signing out. Sessions live in the store, so every process and
 // thread serving the console sees the same ones, and a sign-out ends the session everywhere at once.
 import { kInvitationCommands } from '../invitations/invitation-commands.js';
-import { kSessionCommands } from '../sessions/capability.js';
+import { kSessionCommands } from '../sessions/command-table.js';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { FlagwireError } from '../errors.js';

@@ -1,6 +1,6 @@
 // The webhooks capability's background work: the deliverer, sending the webhook outbox (deliverer.ts).
 import type { NodeServices, RunningWork } from '../background/background-work.js';
-import { kWebhookCommands } from './capability.js';
+import { kWebhookCommands } from './command-table.js';
 import { Deliverer } from './deliverer.js';
 import { UrlGuard } from './url-safety.js';
 import type { AttemptOutcome } from './webhook-commands.js';

@@ -2,33 +2,11 @@
 // claims and results, the web console's webhooks page's routes and the command-line commands
 // (docs/webhooks.md).
 import { defineCapability } from '../capability/capability.js';
-import { commandTable } from '../writer/command.js';
+import { kWebhookCommands } from './command-table.js';
+import { kWebhookAuditActions } from './audit-actions.js';
 import { kWebhookCli } from './cli.js';
 import { kWebhookRoutes } from './console-routes.js';
 import { kWebhookApiRoutes } from './routes.js';
-import {
-  webhookClaim,
-  webhookClaimMany,
-  webhookCreate,
-  webhookDelete,
-  webhookRedeliver,
-  webhookResult,
-  webhookResultMany,
-} from './webhook-commands.js';
-
-export const kWebhookCommands = commandTable({
-  webhookCreate,
-  webhookDelete,
-  webhookRedeliver,
-  webhookClaim,
-  webhookClaimMany,
-  webhookResult,
-  webhookResultMany,
-});
-
-/** Every audit action a webhook command writes. */
-export const kWebhookAuditActions = ['webhook.create', 'webhook.delete', 'webhook.redeliver'] as const;
-export type WebhookAuditAction = (typeof kWebhookAuditActions)[number];
 
 export const kWebhooks = defineCapability({
   name: 'webhooks',

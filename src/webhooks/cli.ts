@@ -5,7 +5,7 @@ import { command, kAsFlagEditor, str, type ConsoleCommand } from '../cli/console
 import * as out from '../cli/output.js';
 import { requireProject, webhookNotFound } from '../model/lookups.js';
 import { jsonBody } from '../model/request-body.js';
-import { kWebhookCommands } from './capability.js';
+import { kWebhookCommands } from './command-table.js';
 import { type DeliveryBody, deliveryView, type WebhookBody, type WebhookCreated, webhookView } from './schemas.js';
 import { renderCreatedWebhook, renderDeliveries, renderWebhooks } from './webhook-text.js';
 import { kKeptDeliveries } from './webhook-commands.js';

@@ -4,7 +4,7 @@
 import type { Principal } from '../audit/audit-actor.js';
 import type { FlagwireError } from '../errors.js';
 import { deliveryNotFound, webhookNotFound } from '../model/lookups.js';
-import { kWebhookCommands } from './capability.js';
+import { kWebhookCommands } from './command-table.js';
 import { deliveryView, webhookView } from './schemas.js';
 import { refuseUnreachableUrl } from './url-safety.js';
 import { projectAccess } from '../web-console/access.js';

@@ -8,7 +8,7 @@ import { webhookNotFound } from '../model/lookups.js';
 import { parseJsonObject } from '../model/request-body.js';
 import type { AuthContext } from '../model/token-access.js';
 import { apiErrors, json, pathParam } from '../routes/openapi-parts.js';
-import { kWebhookCommands } from './capability.js';
+import { kWebhookCommands } from './command-table.js';
 import {
   DeliveryBody,
   DeliveryList,

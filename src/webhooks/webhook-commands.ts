@@ -16,7 +16,7 @@ import { compileValidator } from '../model/validation.js';
 import { type DeliveryPayload, kWebhookEvents, type Webhook, type WebhookDelivery, type WebhookEvent } from '../model/webhooks.js';
 import { afterFailure, claimLease, type RetrySchedule } from '../outbox/outbox.js';
 import type { StoreWriter } from '../store/interfaces.js';
-import type { WebhookAuditAction } from './capability.js';
+import type { WebhookAuditAction } from './audit-actions.js';
 import { deliveryBody } from './payload.js';
 import { WebhookCreate, type WebhookCreated, webhookView } from './schemas.js';
 import { newWebhookSecret } from './signature.js';

@@ -12,7 +12,6 @@ import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { fromErrorData, FlagwireError, postgresTimeoutError } from '../errors.js';
-import type { CommandInput, CommandName, CommandOutput } from './commands.js';
 import type { WriterCommand } from './command.js';
 import type { StoreRevision } from '../store/interfaces.js';
 import type { ReplicaStatus } from '../store/open-store.js';
@@ -134,10 +133,8 @@ export class WriterClient {
    * command refused at its deadline is when the writer skips it, possibly long after the 503. A caller
    * that accounts for the input's memory (a request body) releases it then, not at the answer.
    */
-  call<I, O>(command: WriterCommand<I, O>, input: I, dropped?: (() => void) | null): Promise<O>;
-  call<N extends CommandName>(name: N, input: CommandInput<N>, dropped?: (() => void) | null): Promise<CommandOutput<N>>;
-  call(command: string | WriterCommand<unknown, unknown>, input: unknown, dropped: (() => void) | null = null): Promise<unknown> {
-    return this.send(typeof command === 'string' ? command : command.name, input, dropped).then(({ value }) => value);
+  call<I, O>(command: WriterCommand<I, O>, input: I, dropped: (() => void) | null = null): Promise<O> {
+    return this.send(command.name, input, dropped).then(({ value }) => value as O);
   }
 
   /**
@@ -145,18 +142,12 @@ export class WriterClient {
    * one it read): this node's copy has it once the promise resolves. The Management API answers with it
    * (Flagwire-Revision, src/http/revisions.ts).
    */
-  callAt<I, O>(command: WriterCommand<I, O>, input: I, dropped?: (() => void) | null): Promise<{ value: O; storeRevision: StoreRevision }>;
-  callAt<N extends CommandName>(
-    name: N,
-    input: CommandInput<N>,
-    dropped?: (() => void) | null,
-  ): Promise<{ value: CommandOutput<N>; storeRevision: StoreRevision }>;
-  callAt(
-    command: string | WriterCommand<unknown, unknown>,
-    input: unknown,
+  callAt<I, O>(
+    command: WriterCommand<I, O>,
+    input: I,
     dropped: (() => void) | null = null,
-  ): Promise<{ value: unknown; storeRevision: StoreRevision }> {
-    return this.send(typeof command === 'string' ? command : command.name, input, dropped);
+  ): Promise<{ value: O; storeRevision: StoreRevision }> {
+    return this.send(command.name, input, dropped) as Promise<{ value: O; storeRevision: StoreRevision }>;
   }
 
   private send(name: string, input: unknown, dropped: (() => void) | null): Promise<{ value: unknown; storeRevision: StoreRevision }> {

@@ -1,4 +1,5 @@
 // The demo data set `serve --demo` puts into an empty data dir.
+import { commandTable } from './command.js';
 import type { Flag } from '../model/flags.js';
 import type { Project } from '../model/projects.js';
 import type { FlagCreate } from '../model/schemas.js';
@@ -80,3 +81,6 @@ export function seedDemo(w: StoreWriter, input: { ownerPasswordHash?: string }, 
     tokens: tokens.map(({ id, name, permission, projectId, secret }) => ({ id, name, permission, projectId, secret })),
   };
 }
+
+/** The demo seed as a writer command: the server's --demo runs it through the writer (src/server/start.ts). */
+export const kSeedDemo = commandTable({ seedDemo }).seedDemo;

@@ -7,7 +7,8 @@ import { FlagwireError } from '../../src/errors.js';
 import { Mailer } from '../../src/mail/mailer.js';
 import type { MailMessage } from '../../src/model/mail.js';
 import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
-import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../../src/writer/commands.js';
+import type { WriterCommand } from '../../src/writer/command.js';
+import { runCommand } from '../../src/writer/commands.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { hungSmtpServer, smtpServer, until } from '../helpers/smtp.js';
 
@@ -18,8 +19,8 @@ function setup(t: { teardown(fn: () => unknown): void }) {
   t.teardown(() => store.close());
   const clock = Clock.create();
   const writer = {
-    call: <N extends CommandName>(name: N, input: CommandInput<N>): Promise<CommandOutput<N>> =>
-      Promise.resolve(store.transact((w) => runCommand(w, name, input, clock.now()))),
+    call: <I, O>(command: WriterCommand<I, O>, input: I): Promise<O> =>
+      Promise.resolve(store.transact((w) => runCommand(w, command, input, clock.now()))),
   };
   const message = (to: string, extra: Partial<MailMessage> = {}): Omit<MailMessage, 'seq'> => ({
     at: clock.now(),
@@ -131,8 +132,10 @@ t.test('a delivery result refused as busy (write lock held elsewhere) is recorde
   const { store, clock, writer, queue } = setup(t);
   let refusals = 2;
   const busyWriter = {
-    call: <N extends CommandName>(name: N, input: CommandInput<N>): Promise<CommandOutput<N>> =>
-      name === 'mailResult' && refusals-- > 0 ? Promise.reject(new FlagwireError('STORE_BUSY', 'busy')) : writer.call(name, input),
+    call: <I, O>(command: WriterCommand<I, O>, input: I): Promise<O> =>
+      command.name === 'mailResult' && refusals-- > 0
+        ? Promise.reject(new FlagwireError('STORE_BUSY', 'busy'))
+        : writer.call(command, input),
   };
   const message = queue('olive@acme.test');
   const mailer = new Mailer(`smtp://127.0.0.1:${smtp.port}`, store, busyWriter, clock, kSilent, { intervalMs: 20 });

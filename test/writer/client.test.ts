@@ -1,5 +1,7 @@
 // The writer client's idle() barrier: it resolves only after every command sent before it has been
 // answered (committed or refused), and at once when nothing is queued.
+import { kOrgCommands } from '../../src/orgs/org-commands.js';
+import { kProjectCommands } from '../../src/projects/project-commands.js';
 import t from 'tap';
 import { open } from 'lmdb';
 import { pino } from 'pino';
@@ -28,11 +30,11 @@ t.test('idle() resolves after every earlier command is committed, without a tran
   for (let round = 0; round < 20; round++) {
     const order: string[] = [];
     const commands = Array.from({ length: 30 }, (_, i) =>
-      writer.call('orgCreate', { name: `org ${round}-${i}`, plan: 'teams' }).then(() => order.push(`org${i}`)),
+      writer.call(kOrgCommands.orgCreate, { name: `org ${round}-${i}`, plan: 'teams' }).then(() => order.push(`org${i}`)),
     );
     // One refused command among them: a refusal also counts as answered.
     const refused = writer
-      .call('projectCreate', { name: 'p', orgId: 'org_doesNotExist', kind: 'single' })
+      .call(kProjectCommands.projectCreate, { name: 'p', orgId: 'org_doesNotExist', kind: 'single' })
       .catch(() => order.push('refused'));
     await writer.idle().then(() => order.push('idle'));
     await Promise.all([...commands, refused]);

@@ -4,6 +4,7 @@
 // committed and acknowledged. The race is driven on purpose: commands are sent 2 ms apart and the lock
 // is let go while their deadlines pass, so some are cancelled just before the writer could claim them
 // and some are claimed just before their deadline. Every outcome must match the disk.
+import { kOrgCommands } from '../../src/orgs/org-commands.js';
 import t from 'tap';
 import { pino } from 'pino';
 import { Clock } from '../../src/clock.js';
@@ -37,7 +38,7 @@ t.test('a write not claimed by its deadline is refused and never applied; one cl
       const name = `org ${round}-${i}`;
       const sentAt = performance.now();
       calls.push(
-        writer.call('orgCreate', { name, plan: 'teams' }).then(
+        writer.call(kOrgCommands.orgCreate, { name, plan: 'teams' }).then(
           () => void outcomes.set(name, 'ok'),
           (err: unknown) => {
             const code = err instanceof FlagwireError ? err.code : String(err);
@@ -89,7 +90,7 @@ t.test('busy while a change waits over a second for the lock; free again after',
   t.equal(writer.busy, false);
   const holder = await holdLock(dataDir);
   t.teardown(() => void holder.child.kill('SIGKILL'));
-  const refused = writer.call('orgCreate', { name: 'refused', plan: 'teams' }).catch((err: unknown) => err);
+  const refused = writer.call(kOrgCommands.orgCreate, { name: 'refused', plan: 'teams' }).catch((err: unknown) => err);
   t.match(await refused, { code: 'STORE_BUSY' });
   await sleep(1200);
   t.equal(writer.busy, true, 'the refused command still waits in the writer: busy');
@@ -102,5 +103,5 @@ t.test('busy while a change waits over a second for the lock; free again after',
     store.listOrgs().some((o) => o.name === 'refused'),
     'the refused command was skipped',
   );
-  t.ok(await writer.call('orgCreate', { name: 'after', plan: 'teams' }), 'writes work again');
+  t.ok(await writer.call(kOrgCommands.orgCreate, { name: 'after', plan: 'teams' }), 'writes work again');
 });

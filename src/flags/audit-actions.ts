@@ -1,0 +1,12 @@
+// The flags capability's audit actions: a closed list, declared once (src/capability/capability.ts).
+/** Every audit action a flag command writes. */
+export const kFlagAuditActions = [
+  'flag.create',
+  'flag.patch',
+  'flag.rename',
+  'flag.describe',
+  'flag.tags',
+  'flag.cohorts',
+  'flag.delete',
+] as const;
+export type FlagAuditAction = (typeof kFlagAuditActions)[number];

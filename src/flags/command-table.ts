@@ -1,0 +1,18 @@
+// The flags capability's writer commands by name (src/writer/command.ts): what its routes, console
+// routes, command line and background work call by value, and what the writer looks up by name.
+import { commandTable } from '../writer/command.js';
+import { flagCohorts, flagCreate, flagDelete, flagDescribe, flagPatch, flagRename, flagTags } from './flag-commands.js';
+import { flagsImport } from './import-commands.js';
+import { recordUsage } from './usage-commands.js';
+
+export const kFlagCommands = commandTable({
+  flagCreate,
+  flagPatch,
+  flagRename,
+  flagDescribe,
+  flagTags,
+  flagCohorts,
+  flagDelete,
+  flagsImport,
+  recordUsage,
+});
