@@ -16,7 +16,6 @@ export interface WriterCommand<I, O> {
 export type AnyCommand = WriterCommand<any, unknown>;
 
 type CommandTableOf<T> = {
-  // biome-ignore lint/suspicious/noExplicitAny: inferred from each function's own parameters.
   readonly [K in keyof T]: T[K] extends (w: StoreWriter, input: infer I, now: number) => infer O ? WriterCommand<I, O> : never;
 };
 
