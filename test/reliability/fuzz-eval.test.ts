@@ -22,6 +22,11 @@ const kSeed = Number(process.env.FLAGWIRE_FUZZ_SEED ?? Date.now() % 2 ** 31);
 /** Requests above this size may reach the server in more than one read (see uWS's 505 below). */
 const kOneSegmentBytes = 16 * 1024;
 const kUws505Title = '<h1>HTTP Version Not Supported</h1>';
+
+/** uWS's 505 to a long request line read in two parts (uNetworking/uWebSockets#1776; see its use below). */
+function fragmented(reply: { status: number; body: Buffer }, bytes: Buffer): boolean {
+  return reply.status === 505 && bytes.length > kOneSegmentBytes && reply.body.toString().includes(kUws505Title);
+}
 const kMaxHeaders = 131_072;
 
 /** The first occurrence of a literal parameter name, raw (undefined when absent). */
@@ -145,7 +150,7 @@ t.test(`Evaluation API fuzz: ${kRuns} generated requests (seed ${kSeed})`, async
     const describe = () =>
       `${reply.status} ${reply.body.subarray(0, 300).toString()}\nrequest: ${JSON.stringify(bytes.subarray(0, 400).toString('latin1'))}`;
     if (server.proc.exitCode !== null || server.proc.signalCode !== null) throw new Error(`server died: ${describe()}`);
-    if (reply.status === 505 && bytes.length > kOneSegmentBytes && reply.body.toString().includes(kUws505Title)) {
+    if (fragmented(reply, bytes)) {
       // Known upstream defect, not Flagwire's: uWS answers 505 when a request line reaches it in two TCP
       // reads (uNetworking/uWebSockets#1776, fixed upstream after the uws-pack 20.0.8 build this project
       // can install). One write of a request this long goes over loopback in more than one segment, so it
@@ -182,6 +187,11 @@ t.test(`Evaluation API fuzz: ${kRuns} generated requests (seed ${kSeed})`, async
       ) {
         const again = await send(bytes, false, false);
         repeated++;
+        // The repeat may meet the same upstream defect as any request (above): counted apart, not an answer.
+        if (fragmented(again, bytes)) {
+          fragmented505++;
+          return;
+        }
         if (again.status !== 200 || !again.body.equals(reply.body)) {
           throw new Error(
             `not sticky: ${reply.body.toString()} then ${again.status} ${again.body.toString()}\nrequest: ${JSON.stringify(bytes.subarray(0, 400).toString('latin1'))}`,
