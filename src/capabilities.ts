@@ -12,7 +12,7 @@ import { kReleasePlans } from './release-plans/capability.js';
 import { kSessions } from './sessions/capability.js';
 import { kTokens } from './tokens/capability.js';
 import { kWebhooks } from './webhooks/capability.js';
-import type { WebhookEvent } from './model/webhooks.js';
+import type { WebhookEvent } from './webhooks/records.js';
 import type { AnyCommand } from './writer/command.js';
 
 export const kCapabilities = [

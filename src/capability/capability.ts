@@ -8,7 +8,7 @@
 import type { ManagementHandler } from '../api/handler.js';
 import type { BackgroundWork } from '../background/background-work.js';
 import type { ConsoleCommand } from '../cli/console-command.js';
-import type { WebhookEvent } from '../model/webhooks.js';
+import type { WebhookEvent } from '../webhooks/records.js';
 import type { RouteDeclaration } from '../routes/route-table.js';
 import type { ApiRoute } from '../web-console/api/call.js';
 import type { AnyCommand } from '../writer/command.js';

@@ -3,7 +3,7 @@
 // lists as aligned tables.
 import type { Membership, Org, User } from '../model/accounts.js';
 import type { AuditEntry } from '../model/audit.js';
-import type { Flag } from '../model/flags.js';
+import type { Flag } from '../flags/records.js';
 import { inRotationGrace, tokenStatus } from '../model/permissions.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { TokenActivity } from '../model/tokens.js';

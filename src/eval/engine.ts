@@ -17,8 +17,8 @@
 // store moved, a cache started over) hand their counts to `pending` first.
 import type { Org } from '../model/accounts.js';
 import { validEnvironmentsText } from '../model/environments.js';
-import { effectiveState } from '../model/flag-state.js';
-import { addUsage, type Flag, type FlagUsage } from '../model/flags.js';
+import { effectiveState } from '../flags/flag-state.js';
+import { addUsage, type Flag, type FlagUsage } from '../flags/records.js';
 import { notFoundDetail } from '../model/lookups.js';
 import { hasAudiences } from '../model/plans.js';
 import type { Audience, Project } from '../model/projects.js';

@@ -7,7 +7,7 @@
 //   if key given  -> bucket(flagId, key) < trafficPercentage     (sticky)
 //   else          -> random integer 0..99 < trafficPercentage    (fresh roll each request)
 import type { Audience } from '../model/projects.js';
-import type { EffectiveState } from '../model/flag-state.js';
+import type { EffectiveState } from '../flags/flag-state.js';
 import { bucket } from './bucket.js';
 
 /** An audience rule with its values in a Set: exact, case-sensitive lookups in O(1). */

@@ -24,7 +24,7 @@
 // when the file is read: a stored flag holds its own rule, so an export writes it resolved.
 import { type Static, type TSchema, Type } from '../typebox.js';
 import { FlagwireError } from '../errors.js';
-import type { TypedVariants } from '../model/flags.js';
+import type { TypedVariants } from '../flags/records.js';
 import type { AudienceRule, ProjectKind } from '../model/projects.js';
 import {
   Cohorts,

@@ -4,7 +4,7 @@ import { principalOf } from '../audit/audit-actor.js';
 import { type Args, splitList, UsageError } from '../cli/args.js';
 import { bool, command, type ConsoleCommand, jsonOption, kAsFlagEditor, many, readFileOption, str } from '../cli/console-command.js';
 import * as out from '../cli/output.js';
-import { isStale, kDefaultStaleDays, kMaxStaleDays, staleBefore, type Flag } from '../model/flags.js';
+import { isStale, kDefaultStaleDays, kMaxStaleDays, staleBefore, type Flag } from './records.js';
 import { requireFlag, requireProject } from '../model/lookups.js';
 import type { Project } from '../model/projects.js';
 import { representFlag, type EnvironmentsFlag, type FlatFlag } from '../model/representation.js';

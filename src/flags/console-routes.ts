@@ -1,7 +1,7 @@
 // The flags capability's web console routes: the console's project page (its flags) and flag page,
 // reading them and every change to a flag.
 import { patchResult, representFlag } from '../model/representation.js';
-import { type FlagState, hourlySeries, isStale, kDefaultStaleDays, staleBefore } from '../model/flags.js';
+import { type FlagState, hourlySeries, isStale, kDefaultStaleDays, staleBefore } from './records.js';
 import { splitWeights } from '../release-plans/rollout-weights.js';
 import { flagAccess, offeredRolloutActions, projectAccess } from '../web-console/access.js';
 import { guardReadingText, stepText } from '../release-plans/schedule-text.js';
@@ -37,7 +37,7 @@ export function projectView(call: ApiCall) {
       if (split !== null) splits[key] = split;
     }
     const usage = call.store.getUsage(f.id);
-    // The CLI's `flag stale` rule (src/model/flags.ts), at its default of days: the list's badge and filter.
+    // The CLI's `flag stale` rule (src/flags/records.ts), at its default of days: the list's badge and filter.
     if (isStale(f, usage, before)) stale.push(f.id);
     hourly[f.id] = hourlySeries(usage?.hours, call.now, kListHours);
     return representFlag(f, project, null, usage);

@@ -3,8 +3,8 @@
 import { TypeCompiler } from '../typebox.js';
 import { FlagwireError } from '../errors.js';
 import { isEnvironmentAllowed, validEnvironmentsText } from '../model/environments.js';
-import { envEntry, kDefaultEnvState } from '../model/flag-state.js';
-import type { EnvState, Flag, TypedVariants } from '../model/flags.js';
+import { envEntry, kDefaultEnvState } from './flag-state.js';
+import type { EnvState, Flag, TypedVariants } from './records.js';
 import { randomId } from '../model/ids.js';
 import { notFoundDetail, requireFlag, requirePatchTarget, requireProject } from '../model/lookups.js';
 import type { Project } from '../model/projects.js';

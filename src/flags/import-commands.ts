@@ -11,7 +11,7 @@
 // (flag-commands.ts): the same checks and the same audit entries, one per flag changed; an update that
 // changes nothing writes nothing. Flags of the project that the file does not name are left alone.
 import { FlagwireError } from '../errors.js';
-import type { Flag } from '../model/flags.js';
+import type { Flag } from './records.js';
 import { resolveEnvParam } from '../model/environments.js';
 import { requireProject } from '../model/lookups.js';
 import type { StoreWriter } from '../store/interfaces.js';

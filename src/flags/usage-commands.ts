@@ -1,5 +1,5 @@
 // Flag usage (docs/operations.md: Flag usage): what the eval workers counted, merged into each flag's totals.
-import { type FlagUsage, recordedUsage } from '../model/flags.js';
+import { type FlagUsage, recordedUsage } from './records.js';
 import type { StoreWriter } from '../store/interfaces.js';
 
 /** Evaluations of one flag counted since the last flush, and the latest one's time. */

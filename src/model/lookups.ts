@@ -5,7 +5,7 @@
 import { FlagwireError } from '../errors.js';
 import { checkEnvParam, requireEnvironmentAllowed } from './environments.js';
 import type { Org, User } from './accounts.js';
-import type { Flag } from './flags.js';
+import type { Flag } from '../flags/records.js';
 import type { Audience, Project } from './projects.js';
 import type { Token } from './tokens.js';
 

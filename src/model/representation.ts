@@ -3,9 +3,9 @@
 // OpenAPI document's schema (src/openapi/document.ts), the type is what the functions below return, so
 // the compiler refuses a representation that drifts from its published schema.
 import { Type, type Static } from '../typebox.js';
-import { type EffectiveState, effectiveState } from './flag-state.js';
+import { type EffectiveState, effectiveState } from '../flags/flag-state.js';
 import { kTypedProperties, type TypedFields } from './schemas.js';
-import type { Flag, FlagUsage } from './flags.js';
+import type { Flag, FlagUsage } from '../flags/records.js';
 import type { Project } from './projects.js';
 import type { Token } from './tokens.js';
 

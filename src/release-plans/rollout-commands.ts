@@ -12,7 +12,7 @@ import { FlagwireError } from '../errors.js';
 import { type Actor, type Principal, planActor } from '../audit/audit-actor.js';
 import { requireEnvironmentAllowed } from '../model/environments.js';
 import { patchFlagAs } from '../flags/flag-commands.js';
-import { effectiveState, type EffectiveState } from '../model/flag-state.js';
+import { effectiveState, type EffectiveState } from '../flags/flag-state.js';
 import { randomId } from '../model/ids.js';
 import { requirePatchTarget, rolloutNotFound } from '../model/lookups.js';
 import type { RolloutPlan, WeightsStep } from './rollouts.js';

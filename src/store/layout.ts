@@ -56,14 +56,14 @@ import { join } from 'node:path';
 import type { Database, RootDatabase } from 'lmdb';
 import type { Org, Role, User } from '../model/accounts.js';
 import type { AuditEntry } from '../model/audit.js';
-import type { Flag, FlagUsage } from '../model/flags.js';
+import type { Flag, FlagUsage } from '../flags/records.js';
 import type { Invitation } from '../model/invitations.js';
 import type { MailMessage } from '../model/mail.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { Credential, Session } from '../model/sessions.js';
 import type { RolloutPlan } from '../release-plans/rollouts.js';
 import type { ScheduledChange } from '../release-plans/schedules.js';
-import type { DeliveryPayload, OutboxUsage, Webhook, WebhookDelivery } from '../model/webhooks.js';
+import type { DeliveryPayload, OutboxUsage, Webhook, WebhookDelivery } from '../webhooks/records.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
 
 export const kFileName = 'flagwire.mdb';

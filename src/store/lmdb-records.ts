@@ -5,11 +5,11 @@
 import type { Database } from 'lmdb';
 import { kMaxEmailLength, type Membership, type Org, type Role, type User } from '../model/accounts.js';
 import type { AuditEntry } from '../model/audit.js';
-import type { Flag, FlagUsage } from '../model/flags.js';
+import type { Flag, FlagUsage } from '../flags/records.js';
 import type { Invitation } from '../model/invitations.js';
 import type { RolloutPlan } from '../release-plans/rollouts.js';
 import type { ScheduledChange } from '../release-plans/schedules.js';
-import type { DeliveryPayload, OutboxUsage, Webhook, WebhookDelivery } from '../model/webhooks.js';
+import type { DeliveryPayload, OutboxUsage, Webhook, WebhookDelivery } from '../webhooks/records.js';
 import type { MailMessage } from '../model/mail.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { Credential, Session } from '../model/sessions.js';

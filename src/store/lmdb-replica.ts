@@ -6,7 +6,7 @@ import type { Database, RootDatabase } from 'lmdb';
 import type { Invitation } from '../model/invitations.js';
 import type { RolloutPlan } from '../release-plans/rollouts.js';
 import type { ScheduledChange } from '../release-plans/schedules.js';
-import type { DeliveryPayload, Webhook, WebhookDelivery } from '../model/webhooks.js';
+import type { DeliveryPayload, Webhook, WebhookDelivery } from '../webhooks/records.js';
 import type { Credential, Session } from '../model/sessions.js';
 import type { Change, Revision } from './changes.js';
 import type { StoreWriter } from './interfaces.js';

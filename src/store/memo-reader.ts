@@ -10,7 +10,7 @@
 // by every request until the next commit, so they are frozen: code that would change one throws.
 import type { Membership, Org, Role, User } from '../model/accounts.js';
 import type { AuditEntry } from '../model/audit.js';
-import type { Flag, FlagUsage } from '../model/flags.js';
+import type { Flag, FlagUsage } from '../flags/records.js';
 import type { Invitation } from '../model/invitations.js';
 import type { MailMessage } from '../model/mail.js';
 import type { Audience, Project } from '../model/projects.js';
@@ -18,7 +18,7 @@ import type { Credential, Session } from '../model/sessions.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
 import type { AuditPage, Page, PageRequest, SnapshotReader } from './interfaces.js';
 import type { RolloutPlan } from '../release-plans/rollouts.js';
-import type { DeliveryPayload, OutboxUsage, Webhook, WebhookDelivery } from '../model/webhooks.js';
+import type { DeliveryPayload, OutboxUsage, Webhook, WebhookDelivery } from '../webhooks/records.js';
 import type { ScheduledChange } from '../release-plans/schedules.js';
 
 /** Entries kept per record kind; past it the memo starts over (a bound, not an LRU: hits are per project). */

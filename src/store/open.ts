@@ -21,7 +21,7 @@ import {
   userEmailKey,
   type Databases,
 } from './layout.js';
-import type { DeliveryPayload, OutboxUsage, Webhook, WebhookDelivery } from '../model/webhooks.js';
+import type { DeliveryPayload, OutboxUsage, Webhook, WebhookDelivery } from '../webhooks/records.js';
 import { settleAfterOpen, writeTransaction } from './write-txn.js';
 
 export interface StoreOptions {

@@ -7,8 +7,8 @@
 // of a cluster), the number every API answer names too (src/http/revisions.ts).
 import { Periodic } from '../background/periodic.js';
 import { projectConfigTag } from '../eval/config-tag.js';
-import { effectiveState } from '../model/flag-state.js';
-import type { Flag } from '../model/flags.js';
+import { effectiveState } from '../flags/flag-state.js';
+import type { Flag } from '../flags/records.js';
 import type { Project } from '../model/projects.js';
 import type { SnapshotReader } from '../store/interfaces.js';
 import { event } from './events.js';

@@ -4,7 +4,7 @@
 // itself holds no rule.
 import { FlagwireError } from '../errors.js';
 import type { Org, Role, User } from '../model/accounts.js';
-import type { Flag } from '../model/flags.js';
+import type { Flag } from '../flags/records.js';
 import { notFoundDetail, requireFlag } from '../model/lookups.js';
 import { can, canManageAnyToken, canManageToken, type ProjectRole, projectRole, tokenStatus } from '../model/permissions.js';
 import { isManagementEligible } from '../model/plans.js';

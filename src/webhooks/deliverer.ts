@@ -24,7 +24,7 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { Periodic } from '../background/periodic.js';
-import type { Webhook, WebhookDelivery } from '../model/webhooks.js';
+import type { Webhook, WebhookDelivery } from './records.js';
 import { claimMsFor, newSenderId } from '../outbox/outbox.js';
 import type { SnapshotReader } from '../store/interfaces.js';
 import { SendPlaces } from './send-places.js';

@@ -3,10 +3,10 @@
 // data}`; or, for a Slack-compatible webhook, one line of text. Built in the transaction of the change,
 // so the body is the change as it was committed.
 import type { AuditEntry } from '../model/audit.js';
-import type { Flag, FlagUsage } from '../model/flags.js';
+import type { Flag, FlagUsage } from '../flags/records.js';
 import type { Project } from '../model/projects.js';
 import { representFlag } from '../model/representation.js';
-import type { Webhook } from '../model/webhooks.js';
+import type { Webhook } from './records.js';
 
 export function deliveryBody(
   hook: Webhook,

@@ -13,7 +13,7 @@ import { deliveryNotFound, requireProject, webhookNotFound } from '../model/look
 import type { Project } from '../model/projects.js';
 import { parseJsonObject, type ReceivedBody } from '../model/request-body.js';
 import { compileValidator } from '../model/validation.js';
-import { type DeliveryPayload, kWebhookEvents, type Webhook, type WebhookDelivery, type WebhookEvent } from '../model/webhooks.js';
+import { type DeliveryPayload, kWebhookEvents, type Webhook, type WebhookDelivery, type WebhookEvent } from './records.js';
 import { afterFailure, claimLease, type RetrySchedule } from '../outbox/outbox.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import type { WebhookAuditAction } from './audit-actions.js';

@@ -6,7 +6,7 @@
 import t from 'tap';
 import { kAuditActionEvents, kAuditActions, kCapabilityList, kCapabilityRoutes, webhookEventOf } from '../../src/capabilities.js';
 import { kConsoleCommands } from '../../src/cli/commands.js';
-import type { WebhookEvent } from '../../src/model/webhooks.js';
+import type { WebhookEvent } from '../../src/webhooks/records.js';
 import { openApiPaths } from '../../src/openapi/document.js';
 import { kAllRoutes, kRouteLabels } from '../../src/routes/all-routes.js';
 import { kRoutes, openApiPath, routeLabel } from '../../src/routes/route-table.js';

@@ -2,7 +2,7 @@
 import t from 'tap';
 import { bucket } from '../../src/eval/bucket.js';
 import { compileState, evaluateState, matchesAudience, randomRoll, type EvalContext } from '../../src/eval/evaluate.js';
-import type { EffectiveState } from '../../src/model/flag-state.js';
+import type { EffectiveState } from '../../src/flags/flag-state.js';
 import type { Audience } from '../../src/model/projects.js';
 
 const kFlag = 'flg_rules';

@@ -1,8 +1,8 @@
-// Evaluations per hour (src/model/flags.ts): the writer adds each flush's count to its hour, keeps a
+// Evaluations per hour (src/flags/records.ts): the writer adds each flush's count to its hour, keeps a
 // week, takes a late count from another node into its own hour while kept; the console reads the last
 // n hours up to now; a recorded count updates both the totals and the hours.
 import t from 'tap';
-import { addToHours, hourlySeries, kUsageHours, recordedUsage } from '../../src/model/flags.js';
+import { addToHours, hourlySeries, kUsageHours, recordedUsage } from '../../src/flags/records.js';
 
 const kHour = 3_600_000;
 const at = (hour: number, minute = 0) => hour * kHour + minute * 60_000;

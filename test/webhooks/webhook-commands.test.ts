@@ -7,7 +7,7 @@ import { Webhook as Verifier } from 'standardwebhooks';
 import { kOperator } from '../../src/audit/audit-actor.js';
 import { jsonBody } from '../../src/model/request-body.js';
 import { signedHeaders, verifySignature } from '../../src/webhooks/signature.js';
-import type { WebhookDelivery } from '../../src/model/webhooks.js';
+import type { WebhookDelivery } from '../../src/webhooks/records.js';
 import { kDroppedError, kKeptDeliveries, kMaxOutboxBytes, kMaxPendingDeliveries } from '../../src/webhooks/webhook-commands.js';
 import { refusedCommand } from '../helpers/refused.js';
 import { tempDataDir } from '../helpers/server.js';
