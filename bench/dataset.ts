@@ -94,11 +94,13 @@ function generate(store: LmdbStore): BenchData {
         environments: multi ? kEnvironments : [],
       });
       const beta = run(w, 'audienceCreate', {
+        principal: kOperator,
         projectId: project.id,
         name: 'beta',
         rules: [{ attribute: 'plan', values: ['beta', 'pro'] }],
       });
       const eu = run(w, 'audienceCreate', {
+        principal: kOperator,
         projectId: project.id,
         name: 'eu',
         rules: [{ attribute: 'country', values: ['NL', 'DE', 'FR'] }],
@@ -173,7 +175,8 @@ function generate(store: LmdbStore): BenchData {
       store.transact((w) => {
         for (const flag of w.listFlags(project.id)) {
           const n = Number(flag.name.slice(1));
-          if (flag.name === 'b' || n % 4 === 0) run(w, 'flagCohorts', { flagId: flag.id, cohorts: cohortList(`g${flag.name}`, 300) });
+          if (flag.name === 'b' || n % 4 === 0)
+            run(w, 'flagCohorts', { principal: kOperator, flagId: flag.id, cohorts: cohortList(`g${flag.name}`, 300) });
         }
       });
     }

@@ -102,12 +102,3 @@ export const kConsoleActor: Actor = { id: 'console', name: 'console', environmen
 export function tokenActor(token: Token): Actor {
   return { id: `token:${token.id}`, name: token.name, environments: token.environments };
 }
-
-/**
- * Who a console flag edit is audited as: `console` without `--as`; with `--as USER_ID` the person
- * (`user:<id>`), who must be an Editor, Admin or Owner of the project's organisation, or the owner of a
- * personal project. A Viewer may read but not change flags.
- */
-export function consoleActor(w: StoreWriter, project: Project, asUserId: string | undefined): Actor {
-  return actorFor(w, principalOf(asUserId), project, 'editFlags', 0);
-}

@@ -74,20 +74,19 @@ export function flagsApply(w: StoreWriter, input: ApplyInput, now: number): Plan
   if (principal.kind === 'token') {
     const project = tokenProject(w, principal, now);
     const actor = actorFor(w, principal, project, 'editFlags', now);
-    return apply(w, project, receivedDocument(input.received), input, { view: 'api', actor }, now);
+    return apply(w, project, receivedDocument(input.received), input, { view: 'api', actor, principal }, now);
   }
   const project = requireProject(w, input.projectId);
   const actor = actorFor(w, principal, project, 'editFlags', now);
-  const asUserId = principal.kind === 'user' ? principal.userId : undefined;
   const text = Buffer.from(input.received.bytes).toString('utf8');
-  return apply(w, project, text, input, { view: 'console', actor, asUserId }, now);
+  return apply(w, project, text, input, { view: 'console', actor, principal }, now);
 }
 
 interface Applier {
   view: ModelView;
   actor: Actor;
-  /** The console's `--as`: the console-only edits check that person's role themselves. */
-  asUserId?: string;
+  /** Who asked: the environment, audience and console-only flag edits a file makes are given it too. */
+  principal: Principal;
 }
 
 function plan(r: StoreReader, project: Project, document: unknown, prune: boolean, view: ModelView) {
@@ -183,12 +182,12 @@ class ChangeRunner {
   ) {}
 
   environment(name: string): void {
-    envAdd(this.w, { projectId: this.project.id, name, asUserId: this.applier.asUserId }, this.now);
+    envAdd(this.w, { projectId: this.project.id, name, principal: this.applier.principal }, this.now);
   }
 
   audience(change: PlannedChange, desired: ProjectModel): void {
     const rules = desired.audiences![change.name]!;
-    const input = { asUserId: this.applier.asUserId, rules };
+    const input = { principal: this.applier.principal, rules };
     if (change.op === 'create') audienceCreate(this.w, { ...input, projectId: this.project.id, name: change.name }, this.now);
     else audienceUpdate(this.w, { ...input, audienceId: this.audienceId(change.name)! }, this.now);
   }
@@ -204,7 +203,7 @@ class ChangeRunner {
   }
 
   deleteFlag(name: string): void {
-    flagDelete(this.w, { flagId: this.flagId(name), asUserId: this.applier.asUserId }, this.now);
+    flagDelete(this.w, { flagId: this.flagId(name), principal: this.applier.principal }, this.now);
   }
 
   createFlag(name: string, flag: ModelFlag): void {
@@ -223,12 +222,12 @@ class ChangeRunner {
           };
     const made = createFlagAs(this.w, { projectId: this.project.id, actor: this.applier.actor, body }, this.now);
     if (flag.kind === 'groupflag' && (flag.cohorts?.length ?? 0) > 0)
-      flagCohorts(this.w, { flagId: made.id, cohorts: flag.cohorts!, asUserId: this.applier.asUserId }, this.now);
+      flagCohorts(this.w, { flagId: made.id, cohorts: flag.cohorts!, principal: this.applier.principal }, this.now);
   }
 
   updateFlag(name: string, stored: ModelFlag, flag: ModelFlag): void {
     const flagId = this.flagId(name);
-    const edit = { flagId, asUserId: this.applier.asUserId };
+    const edit = { flagId, principal: this.applier.principal };
     if (flag.description !== stored.description) flagDescribe(this.w, { ...edit, text: flag.description }, this.now);
     if (!sameJson(flag.tags, stored.tags)) flagTags(this.w, { ...edit, tags: flag.tags }, this.now);
     if (flag.kind === 'flag' && stored.kind === 'flag') {

@@ -146,7 +146,7 @@ export const kFlagCli: readonly ConsoleCommand[] = [
       ctx.write(kFlagCommands.flagRename, {
         flagId: args.positional('FLAG_ID'),
         name: args.positional('NAME'),
-        asUserId: args.string('as'),
+        principal: principalOf(args.string('as')),
       }),
     human: out.renderFlag,
   }),
@@ -161,7 +161,7 @@ export const kFlagCli: readonly ConsoleCommand[] = [
       ctx.write(kFlagCommands.flagDescribe, {
         flagId: args.positional('FLAG_ID'),
         text: args.positional('TEXT'),
-        asUserId: args.string('as'),
+        principal: principalOf(args.string('as')),
       }),
     human: out.renderFlag,
   }),
@@ -176,7 +176,7 @@ export const kFlagCli: readonly ConsoleCommand[] = [
       ctx.write(kFlagCommands.flagTags, {
         flagId: args.positional('FLAG_ID'),
         tags: splitList(args.positional('TAGS')),
-        asUserId: args.string('as'),
+        principal: principalOf(args.string('as')),
       }),
     human: out.renderFlag,
   }),
@@ -191,7 +191,7 @@ export const kFlagCli: readonly ConsoleCommand[] = [
       ctx.write(kFlagCommands.flagCohorts, {
         flagId: args.positional('FLAG_ID'),
         cohorts: splitList(args.positional('COHORTS')),
-        asUserId: args.string('as'),
+        principal: principalOf(args.string('as')),
       }),
     human: out.renderFlag,
   }),
@@ -242,7 +242,8 @@ export const kFlagCli: readonly ConsoleCommand[] = [
     summary: 'delete a flag -> {id, deleted}',
     positionals: ['FLAG_ID'],
     options: { as: str('USER_ID', kAsFlagEditor) },
-    run: (args, ctx) => ctx.write(kFlagCommands.flagDelete, { flagId: args.positional('FLAG_ID'), asUserId: args.string('as') }),
+    run: (args, ctx) =>
+      ctx.write(kFlagCommands.flagDelete, { flagId: args.positional('FLAG_ID'), principal: principalOf(args.string('as')) }),
     human: out.renderDeleted,
   }),
   command({
@@ -264,7 +265,7 @@ export const kFlagCli: readonly ConsoleCommand[] = [
         projectId: args.positional('PROJECT_ID'),
         document: readFileOption(args, kFlagsImportUsage),
         env: args.string('env') ?? null,
-        asUserId: args.string('as'),
+        principal: principalOf(args.string('as')),
       });
     },
     human: out.renderImport,

@@ -1,5 +1,6 @@
 // The flags capability's web console routes: the console's project page (its flags) and flag page,
 // reading them and every change to a flag.
+import { principalOf } from '../audit/audit-actor.js';
 import { patchResult, representFlag } from '../model/representation.js';
 import { type FlagState, hourlySeries, isStale, kDefaultStaleDays, staleBefore } from './records.js';
 import { splitWeights } from '../release-plans/rollout-weights.js';
@@ -120,7 +121,7 @@ export const kFlagConsoleRoutes: readonly ApiRoute[] = [
       call.writer.call(kFlagCommands.flagRename, {
         flagId: flagAccess(call.store, call.user, call.params.flagId!, call.now).flag.id,
         name: kRenameForm.read(call.received).name,
-        asUserId: call.user.id,
+        principal: principalOf(call.user.id),
       }),
   },
   {
@@ -130,7 +131,7 @@ export const kFlagConsoleRoutes: readonly ApiRoute[] = [
       call.writer.call(kFlagCommands.flagDescribe, {
         flagId: flagAccess(call.store, call.user, call.params.flagId!, call.now).flag.id,
         text: kDescribeForm.read(call.received).description,
-        asUserId: call.user.id,
+        principal: principalOf(call.user.id),
       }),
   },
   {
@@ -140,7 +141,7 @@ export const kFlagConsoleRoutes: readonly ApiRoute[] = [
       call.writer.call(kFlagCommands.flagTags, {
         flagId: flagAccess(call.store, call.user, call.params.flagId!, call.now).flag.id,
         tags: kTagsForm.read(call.received).tags,
-        asUserId: call.user.id,
+        principal: principalOf(call.user.id),
       }),
   },
   {
@@ -150,7 +151,7 @@ export const kFlagConsoleRoutes: readonly ApiRoute[] = [
       call.writer.call(kFlagCommands.flagCohorts, {
         flagId: flagAccess(call.store, call.user, call.params.flagId!, call.now).flag.id,
         cohorts: kCohortsForm.read(call.received).cohorts,
-        asUserId: call.user.id,
+        principal: principalOf(call.user.id),
       }),
   },
   {
@@ -159,7 +160,7 @@ export const kFlagConsoleRoutes: readonly ApiRoute[] = [
     run: (call) =>
       call.writer.call(kFlagCommands.flagDelete, {
         flagId: flagAccess(call.store, call.user, call.params.flagId!, call.now).flag.id,
-        asUserId: call.user.id,
+        principal: principalOf(call.user.id),
       }),
   },
 ];

@@ -24,7 +24,7 @@ import type { StoreReader, StoreWriter } from '../store/interfaces.js';
 import { exactList, requireName } from '../model/input-checks.js';
 import { applyFlagPatch, normaliseCohorts, withTyped, type FieldChanges } from './patch-rules.js';
 import { appliedTyped, mergeTyped, typedProblems } from './variant-rules.js';
-import { actorFor, consoleActor, type Actor, type Principal, tokenProject } from '../audit/audit-actor.js';
+import { actorFor, type Actor, type Principal, tokenProject } from '../audit/audit-actor.js';
 import type { FlagAuditAction } from './audit-actions.js';
 
 // Every rule of a create and a patch is applied here, on the writer, from the body's JSON syntax and
@@ -313,13 +313,14 @@ function audit(
 /** What every console flag edit names: the flag, and optionally the person making the change (`--as`). */
 interface ConsoleFlagInput {
   flagId: string;
-  asUserId?: string;
+  /** Who asks: the web console's user, the command line's --as user or the operator (principalOf). */
+  principal: Principal;
 }
 
 /** The flag and who edits it; an unknown flag is refused before the person is checked. */
-function consoleTarget(w: StoreWriter, input: ConsoleFlagInput): { flag: Flag; actor: Actor } {
+function consoleTarget(w: StoreWriter, input: ConsoleFlagInput, now: number): { flag: Flag; actor: Actor } {
   const flag = requireFlag(w, input.flagId);
-  return { flag, actor: consoleActor(w, requireProject(w, flag.projectId), input.asUserId) };
+  return { flag, actor: actorFor(w, input.principal, requireProject(w, flag.projectId), 'editFlags', now) };
 }
 
 /** The audit action of a console edit of each field. */
@@ -346,7 +347,7 @@ function consoleEdit<K extends keyof typeof kEditActions>(
 }
 
 export function flagRename(w: StoreWriter, input: ConsoleFlagInput & { name: string }, now: number): Flag {
-  const target = consoleTarget(w, input);
+  const target = consoleTarget(w, input, now);
   const name = requireName('name', input.name);
   const taken = w.findFlagByName(target.flag.projectId, name);
   if (taken !== undefined && taken.id !== target.flag.id) {
@@ -356,7 +357,7 @@ export function flagRename(w: StoreWriter, input: ConsoleFlagInput & { name: str
 }
 
 export function flagDescribe(w: StoreWriter, input: ConsoleFlagInput & { text: string }, now: number): Flag {
-  const target = consoleTarget(w, input);
+  const target = consoleTarget(w, input, now);
   if (typeof input.text !== 'string' || input.text.length > kLimits.descriptionLength) {
     throw new FlagwireError('INVALID_REQUEST', `description must be at most ${kLimits.descriptionLength} characters`);
   }
@@ -364,7 +365,7 @@ export function flagDescribe(w: StoreWriter, input: ConsoleFlagInput & { text: s
 }
 
 export function flagTags(w: StoreWriter, input: ConsoleFlagInput & { tags: string[] }, now: number): Flag {
-  const target = consoleTarget(w, input);
+  const target = consoleTarget(w, input, now);
   const tags = exactList(input.tags);
   if (tags.length > kLimits.tags || tags.some((t) => t.length > kLimits.tagLength)) {
     throw new FlagwireError('INVALID_REQUEST', `at most ${kLimits.tags} tags of up to ${kLimits.tagLength} characters`);
@@ -374,7 +375,7 @@ export function flagTags(w: StoreWriter, input: ConsoleFlagInput & { tags: strin
 
 /** Sets the flag-wide cohort list of a group flag ([] clears it). */
 export function flagCohorts(w: StoreWriter, input: ConsoleFlagInput & { cohorts: string[] }, now: number): Flag {
-  const target = consoleTarget(w, input);
+  const target = consoleTarget(w, input, now);
   if (target.flag.kind !== 'groupflag') {
     throw new FlagwireError('INVALID_REQUEST', "only a group flag has a flag-wide cohort list; change a single flag's cohorts with PATCH");
   }
@@ -386,7 +387,7 @@ export function flagCohorts(w: StoreWriter, input: ConsoleFlagInput & { cohorts:
 }
 
 export function flagDelete(w: StoreWriter, input: ConsoleFlagInput, now: number): { id: string; deleted: true } {
-  const { flag, actor } = consoleTarget(w, input);
+  const { flag, actor } = consoleTarget(w, input, now);
   w.deleteFlag(flag);
   audit(w, actor, flag, 'flag.delete', null, { flag: { before: { name: flag.name }, after: null } }, now);
   return { id: flag.id, deleted: true };

@@ -17,7 +17,7 @@ import { requireProject } from '../model/lookups.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { parseFlagDefinition } from '../targeting/parse.js';
 import { formatPath, listedProblems, problemText } from '../targeting/problems.js';
-import { consoleActor } from '../audit/audit-actor.js';
+import { actorFor, type Principal } from '../audit/audit-actor.js';
 import { createFlagAs, patchFlagAs } from './flag-commands.js';
 
 export interface FlagsImportInput {
@@ -26,7 +26,8 @@ export interface FlagsImportInput {
   document: unknown;
   /** A multi-environment project: the environment whose state the file sets. */
   env: string | null;
-  asUserId?: string;
+  /** Who asks: the command line's --as user or the operator (principalOf). */
+  principal: Principal;
 }
 
 export interface ImportedFlag {
@@ -47,7 +48,7 @@ export function flagsImport(w: StoreWriter, input: FlagsImportInput, now: number
   const parsed = parseFlagDefinition(input.document);
   if (!parsed.ok) throw refusal(parsed.problems.map(problemText));
 
-  const actor = consoleActor(w, project, input.asUserId);
+  const actor = actorFor(w, input.principal, project, 'editFlags', now);
   const byName = new Map<string, Flag>(w.listFlags(project.id).map((f) => [f.name, f]));
   const flags: ImportedFlag[] = [];
   for (const [key, flag] of Object.entries(parsed.definition.flags)) {

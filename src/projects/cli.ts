@@ -1,4 +1,5 @@
 // The command line's project, environment and audience commands (src/cli/console-command.ts says what a command is).
+import { kOperator } from '../audit/audit-actor.js';
 import type { Audience, AudienceRule, Project, ProjectKind } from '../model/projects.js';
 import { requireOrg, requireProject, requireUser } from '../model/lookups.js';
 import { type Args, splitList, UsageError } from '../cli/args.js';
@@ -98,7 +99,8 @@ export const kProjectCli: readonly ConsoleCommand[] = [
     positionals: ['PROJECT_ID', 'NAME'],
     argumentHelp: { NAME: 'the new environment\'s name (letters, digits, "_", "." or "-")' },
     options: {},
-    run: (args, ctx) => ctx.write(kProjectCommands.envAdd, { projectId: args.positional('PROJECT_ID'), name: args.positional('NAME') }),
+    run: (args, ctx) =>
+      ctx.write(kProjectCommands.envAdd, { principal: kOperator, projectId: args.positional('PROJECT_ID'), name: args.positional('NAME') }),
     human: out.renderProject,
   }),
   command({
@@ -110,6 +112,7 @@ export const kProjectCli: readonly ConsoleCommand[] = [
     options: {},
     run: (args, ctx) =>
       ctx.write(kProjectCommands.envRename, {
+        principal: kOperator,
         projectId: args.positional('PROJECT_ID'),
         from: args.positional('OLD'),
         to: args.positional('NEW'),
@@ -127,6 +130,7 @@ export const kProjectCli: readonly ConsoleCommand[] = [
     },
     run: (args, ctx) =>
       ctx.write(kProjectCommands.audienceCreate, {
+        principal: kOperator,
         projectId: args.positional('PROJECT_ID'),
         name: args.required('name'),
         rules: rules(args, `Usage: flagwire ${kAudienceCreateUsage}`) ?? [],
@@ -144,6 +148,7 @@ export const kProjectCli: readonly ConsoleCommand[] = [
     },
     run: (args, ctx) =>
       ctx.write(kProjectCommands.audienceUpdate, {
+        principal: kOperator,
         audienceId: args.positional('AUDIENCE_ID'),
         name: args.string('name'),
         rules: rules(args, `Usage: flagwire ${kAudienceUpdateUsage}`),

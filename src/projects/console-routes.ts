@@ -1,5 +1,6 @@
 // The web console's project routes: creating an organisation's project (its Admin or Owner), and the
 // project settings page's environments and audiences.
+import { principalOf } from '../audit/audit-actor.js';
 import { requireAudience } from '../model/lookups.js';
 import { type Static, Type } from '../typebox.js';
 import { orgAccess, projectAccess } from '../web-console/access.js';
@@ -63,7 +64,7 @@ export const kProjectConsoleRoutes: readonly ApiRoute[] = [
       return call.writer.call(kProjectCommands.envAdd, {
         projectId: access.project.id,
         name: kEnvironmentForm.read(call.received).name,
-        asUserId: call.user.id,
+        principal: principalOf(call.user.id),
       });
     },
   },
@@ -77,7 +78,7 @@ export const kProjectConsoleRoutes: readonly ApiRoute[] = [
         projectId: access.project.id,
         from: body.from,
         to: body.to,
-        asUserId: call.user.id,
+        principal: principalOf(call.user.id),
       });
     },
   },
@@ -92,7 +93,7 @@ export const kProjectConsoleRoutes: readonly ApiRoute[] = [
         projectId: access.project.id,
         env: body.environment,
         protect: body.protected,
-        asUserId: call.user.id,
+        principal: principalOf(call.user.id),
       });
     },
   },
@@ -106,7 +107,7 @@ export const kProjectConsoleRoutes: readonly ApiRoute[] = [
         projectId: access.project.id,
         name: body.name,
         rules: audienceRules(body.rules),
-        asUserId: call.user.id,
+        principal: principalOf(call.user.id),
       });
     },
   },
@@ -121,7 +122,7 @@ export const kProjectConsoleRoutes: readonly ApiRoute[] = [
         audienceId: audience.id,
         name: body.name,
         rules: audienceRules(body.rules),
-        asUserId: call.user.id,
+        principal: principalOf(call.user.id),
       });
     },
   },

@@ -8,7 +8,7 @@ import { kLimits } from '../model/schemas.js';
 import type { AuditEntry } from '../model/audit.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { commandTable } from '../writer/command.js';
-import { type Actor, actorFor, principalOf } from '../audit/audit-actor.js';
+import { type Actor, actorFor, type Principal } from '../audit/audit-actor.js';
 import { exactList, requireName, sameName } from '../model/input-checks.js';
 import { can, describeRole } from '../model/permissions.js';
 
@@ -87,12 +87,13 @@ function checkMayCreateProject(w: StoreWriter, orgId: string | undefined, asUser
  * of the project's organisation (or own the personal project); the CLI is the operator, audited as `console`.
  */
 interface AsUser {
-  asUserId?: string;
+  /** Who asks: the web console's user, the command line's --as user or the operator (principalOf). */
+  principal: Principal;
 }
 
 export function envAdd(w: StoreWriter, input: { projectId: string; name: string } & AsUser, now: number): Project {
   const project = requireMultiProject(w, input.projectId);
-  const actor = actorFor(w, principalOf(input.asUserId), project, 'configure', now);
+  const actor = actorFor(w, input.principal, project, 'configure', now);
   const name = checkEnvName(input.name);
   if (project.environments.includes(name)) throw new FlagwireError('INVALID_REQUEST', `environment "${name}" already exists`);
   const next = { ...project, environments: [...project.environments, name] };
@@ -104,7 +105,7 @@ export function envAdd(w: StoreWriter, input: { projectId: string; name: string 
 /** Renames the environment in the project and in every flag; tokens keep the old name (spec: Token settings). */
 export function envRename(w: StoreWriter, input: { projectId: string; from: string; to: string } & AsUser, now: number): Project {
   const project = requireMultiProject(w, input.projectId);
-  const actor = actorFor(w, principalOf(input.asUserId), project, 'configure', now);
+  const actor = actorFor(w, input.principal, project, 'configure', now);
   const to = checkEnvName(input.to);
   if (!project.environments.includes(input.from)) {
     throw new FlagwireError(
@@ -132,7 +133,7 @@ export function envRename(w: StoreWriter, input: { projectId: string; from: stri
  */
 export function envProtect(w: StoreWriter, input: { projectId: string; env: string; protect: boolean } & AsUser, now: number): Project {
   const project = requireMultiProject(w, input.projectId);
-  const actor = actorFor(w, principalOf(input.asUserId), project, 'configure', now);
+  const actor = actorFor(w, input.principal, project, 'configure', now);
   if (!project.environments.includes(input.env)) {
     throw new FlagwireError(
       'INVALID_REQUEST',
@@ -157,7 +158,7 @@ export interface AudienceCreateInput extends AsUser {
 
 export function audienceCreate(w: StoreWriter, input: AudienceCreateInput, now: number): Audience {
   const project = requireProject(w, input.projectId);
-  const actor = actorFor(w, principalOf(input.asUserId), project, 'configure', now);
+  const actor = actorFor(w, input.principal, project, 'configure', now);
   requireAudiencePlan(w, project, now);
   const audience: Audience = {
     id: `aud_${randomId(12)}`,
@@ -180,7 +181,7 @@ export interface AudienceUpdateInput extends AsUser {
 export function audienceUpdate(w: StoreWriter, input: AudienceUpdateInput, now: number): Audience {
   const audience = requireAudience(w, input.audienceId);
   const project = requireProject(w, audience.projectId);
-  const actor = actorFor(w, principalOf(input.asUserId), project, 'configure', now);
+  const actor = actorFor(w, input.principal, project, 'configure', now);
   requireAudiencePlan(w, project, now);
   const name = input.name === undefined ? audience.name : uniqueAudienceName(w, audience.projectId, input.name, audience.id);
   const rules = input.rules === undefined ? audience.rules : checkRules(input.rules);

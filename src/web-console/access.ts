@@ -30,7 +30,7 @@ export interface ProjectAccess {
     tokensReadOnly: boolean;
     /** Environments and audiences. */
     configure: boolean;
-    /** Make and delete webhooks, send a delivery again: whoever may change flags (the writer's consoleActor). */
+    /** Make and delete webhooks, send a delivery again: whoever may change flags (the writer's actorFor, editFlags). */
     manageWebhooks: boolean;
   };
 }

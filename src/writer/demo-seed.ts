@@ -44,7 +44,11 @@ export function seedDemo(w: StoreWriter, input: { ownerPasswordHash?: string }, 
     now,
     kDemoProjectIds.platform,
   );
-  const beta = audienceCreate(w, { projectId: shop.id, name: 'Beta testers', rules: [{ attribute: 'plan', values: ['beta'] }] }, now);
+  const beta = audienceCreate(
+    w,
+    { principal: kOperator, projectId: shop.id, name: 'Beta testers', rules: [{ attribute: 'plan', values: ['beta'] }] },
+    now,
+  );
   const create = (projectId: string, body: FlagCreate) => flagCreate(w, { projectId, body, principal: kOperator }, now);
   const flags = [
     create(shop.id, {

@@ -77,7 +77,7 @@ t.test('a write answers with the revision it committed at; every later answer na
   t.equal(created.status, 201);
   t.ok(revisionOf(created) > committed, 'a POST moves it on');
   // A console change (another process) moves it too: the next answer names it.
-  world.run('flagRename', { flagId: ids.flag2, name: 'banner-renamed' });
+  world.run('flagRename', { principal: kOperator, flagId: ids.flag2, name: 'banner-renamed' });
   t.ok(revisionOf(await evaluate()) > revisionOf(created), "the console's commit");
 });
 

@@ -95,20 +95,25 @@ t.test('a lone surrogate given to a writer command is refused with its path, as 
       () => null,
       (err: unknown) => err,
     );
-  const renamed = await refusal((run) => run('flagRename', { flagId: ids.flag!, name: 'dup\ud800' }));
+  const renamed = await refusal((run) => run('flagRename', { principal: kOperator, flagId: ids.flag!, name: 'dup\ud800' }));
   t.ok(renamed instanceof FlagwireError);
   t.match(renamed, {
     code: 'INVALID_REQUEST',
     detail: 'name is not valid Unicode: it has a lone surrogate (\\uD800); send only well-formed text (I-JSON, RFC 7493)',
   });
   const rules = await refusal((run) =>
-    run('audienceCreate', { projectId: ids.single!, name: 'A', rules: [{ attribute: 'plan', values: ['ok', 'b\udc00'] }] }),
+    run('audienceCreate', {
+      principal: kOperator,
+      projectId: ids.single!,
+      name: 'A',
+      rules: [{ attribute: 'plan', values: ['ok', 'b\udc00'] }],
+    }),
   );
   t.match(rules, {
     code: 'INVALID_REQUEST',
     detail: 'rules[0].values[1] is not valid Unicode: it has a lone surrogate (\\uDC00); send only well-formed text (I-JSON, RFC 7493)',
   });
-  const tags = await refusal((run) => run('flagTags', { flagId: ids.flag!, tags: ['\udbff'] }));
+  const tags = await refusal((run) => run('flagTags', { principal: kOperator, flagId: ids.flag!, tags: ['\udbff'] }));
   t.match(tags, { code: 'INVALID_REQUEST', detail: /^tags\[0\] is not valid Unicode/ });
   t.strictSame(await exportStore(dir), before, 'nothing written');
 });

@@ -1,5 +1,6 @@
 // The worker-side engine against a real store, in-process: routes, env handling, the 403 decision,
 // the project route, and the freshness rule (configSeq invalidation after resetReadTxn).
+import { kOperator } from '../../src/audit/audit-actor.js';
 import t from 'tap';
 import { bucket } from '../../src/eval/bucket.js';
 import { engineOverWorld } from './eval-world.js';
@@ -147,12 +148,12 @@ t.test('freshness: a committed write is read by the next batch (configSeq drops 
     });
     t.equal(flag(ids.on).json.enabled, enabled);
   }
-  world.run('flagRename', { flagId: ids.on, name: 'on-renamed' });
+  world.run('flagRename', { principal: kOperator, flagId: ids.on, name: 'on-renamed' });
   t.equal(flag(ids.on).json.name, 'on-renamed', 'the precomputed bodies are rebuilt');
-  world.run('audienceUpdate', { audienceId: ids.audience, rules: [{ attribute: 'plan', values: ['gamma'] }] });
+  world.run('audienceUpdate', { principal: kOperator, audienceId: ids.audience, rules: [{ attribute: 'plan', values: ['gamma'] }] });
   t.equal(flag(ids.aud, 'plan=gamma').json.enabled, true, 'audience edits apply at once');
   t.equal(flag(ids.aud, 'plan=beta&country=NL').json.enabled, false);
-  world.run('flagDelete', { flagId: ids.off });
+  world.run('flagDelete', { principal: kOperator, flagId: ids.off });
   t.equal(flag(ids.off).status, 404, 'a deleted flag is gone at once');
   t.notOk(project(ids.single).json.some((f: { id: string }) => f.id === ids.off));
 });

@@ -75,9 +75,19 @@ export function buildEvalWorld(dataDir: string = tempDir()): EvalWorld {
     { attribute: 'plan', values: ['beta', 'alpha'] },
     { attribute: 'country', values: ['NL'] },
   ];
-  const audience = run('audienceCreate', { projectId: single, name: 'Beta NL', rules }).id;
-  const multiAudience = run('audienceCreate', { projectId: multi, name: 'Beta', rules: [{ attribute: 'plan', values: ['beta'] }] }).id;
-  const freeAudience = run('audienceCreate', { projectId: freeProject, name: 'Beta', rules: [{ attribute: 'plan', values: ['beta'] }] }).id;
+  const audience = run('audienceCreate', { principal: kOperator, projectId: single, name: 'Beta NL', rules }).id;
+  const multiAudience = run('audienceCreate', {
+    principal: kOperator,
+    projectId: multi,
+    name: 'Beta',
+    rules: [{ attribute: 'plan', values: ['beta'] }],
+  }).id;
+  const freeAudience = run('audienceCreate', {
+    principal: kOperator,
+    projectId: freeProject,
+    name: 'Beta',
+    rules: [{ attribute: 'plan', values: ['beta'] }],
+  }).id;
   const create = (projectId: string, body: FlagCreate) => run('flagCreate', { projectId, body, principal: kOperator }).id;
   const on = create(single, { name: 'on', enabled: true, trafficPercentage: 100 });
   const off = create(single, { name: 'off', enabled: false, trafficPercentage: 100, cohorts: ['alice'] });
@@ -92,7 +102,7 @@ export function buildEvalWorld(dataDir: string = tempDir()): EvalWorld {
       production: { enabled: true, trafficPercentage: 0, cohorts: ['qa'] },
     },
   });
-  run('flagCohorts', { flagId: group, cohorts: ['wide-1', 'wide-2'] });
+  run('flagCohorts', { principal: kOperator, flagId: group, cohorts: ['wide-1', 'wide-2'] });
   const groupAud = create(multi, {
     name: 'group-aud',
     environments: {

@@ -1,6 +1,7 @@
 // Read-your-writes (design §1, issue: "visible to the very next evaluation"): a Management API PATCH
 // that returned 200, and a console change that finished (in another process), are seen by the next
 // evaluation request. Zero stale answers allowed.
+import { kOperator } from '../../src/audit/audit-actor.js';
 import { rmSync } from 'node:fs';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -79,11 +80,11 @@ t.test('console changes from another process, 100 pairs: flag-wide cohorts, audi
   let stale = 0;
   for (let i = 0; i < 50; i++) {
     const cohort = `wide-${i}`;
-    world.run('flagCohorts', { flagId: ids.group, cohorts: [cohort] });
+    world.run('flagCohorts', { principal: kOperator, flagId: ids.group, cohorts: [cohort] });
     const r = await evaluate(`/v1/flags/${ids.group}?env=staging&cohort=${cohort}`);
     if (r.json.enabled !== true) stale++;
     const value = `v${i}`;
-    world.run('audienceUpdate', { audienceId: ids.audience, rules: [{ attribute: 'plan', values: [value] }] });
+    world.run('audienceUpdate', { principal: kOperator, audienceId: ids.audience, rules: [{ attribute: 'plan', values: [value] }] });
     const a = await evaluate(`/v1/flags/${ids.aud}?plan=${value}`);
     if (a.json.enabled !== true) stale++;
   }

@@ -2,6 +2,7 @@
 // when the store moves hand theirs over first; a project route counts each flag, on the same entries as
 // the flag route), the recorder's merge and its retry of a flush refused as busy, and the writer's
 // recordUsage totals (a deleted flag's usage goes with it).
+import { kOperator } from '../../src/audit/audit-actor.js';
 import t from 'tap';
 import { pino } from 'pino';
 import { UsageRecorder, type UsageSource } from '../../src/eval/usage.js';
@@ -37,7 +38,7 @@ t.test('counts on entries dropped when the store moves are kept', async (t) => {
   evaluate('flag', ids.half);
   evaluate('project', ids.multi, 'env=staging');
   // A configuration write moves configSeq: the next batch drops every compiled entry.
-  world.run('flagDescribe', { flagId: ids.zero, text: 'moved' });
+  world.run('flagDescribe', { principal: kOperator, flagId: ids.zero, text: 'moved' });
   clock.advance(3600);
   evaluate('flag', ids.half);
   const counts = byFlag(engine.takeUsage());
@@ -104,6 +105,6 @@ t.test('recordUsage adds to the totals and their hour; a deleted flag is skipped
   );
   t.equal(world.store.getUsage('flg_gone'), undefined, 'no usage for a flag that does not exist');
   world.run('recordUsage', { counts: [{ flagId: ids.off, evaluations: 1, lastEvaluatedAt: 1 }] });
-  world.run('flagDelete', { flagId: ids.off });
+  world.run('flagDelete', { principal: kOperator, flagId: ids.off });
   t.equal(world.store.getUsage(ids.off), undefined, 'deleting the flag deletes its usage');
 });

@@ -68,9 +68,9 @@ export function buildWorld(dataDir: string): World {
   const singleB = run('projectCreate', { name: 'B shop', orgId: orgB, kind: 'single' }).id;
   const free = run('projectCreate', { name: 'Free shop', orgId: orgFree, kind: 'single' }).id;
   const rules = [{ attribute: 'plan', values: ['beta'] }];
-  const audience = run('audienceCreate', { projectId: single, name: 'Beta', rules }).id;
-  const multiAudience = run('audienceCreate', { projectId: multi, name: 'Beta', rules }).id;
-  const audienceB = run('audienceCreate', { projectId: singleB, name: 'Beta', rules }).id;
+  const audience = run('audienceCreate', { principal: kOperator, projectId: single, name: 'Beta', rules }).id;
+  const multiAudience = run('audienceCreate', { principal: kOperator, projectId: multi, name: 'Beta', rules }).id;
+  const audienceB = run('audienceCreate', { principal: kOperator, projectId: singleB, name: 'Beta', rules }).id;
   const create = (projectId: string, body: FlagCreate) => run('flagCreate', { projectId, body, principal: kOperator });
   const flag = create(single, { name: 'checkout', enabled: true, trafficPercentage: 50, cohorts: ['alice'] }).id;
   const flag2 = create(single, { name: 'banner' }).id;
@@ -78,7 +78,7 @@ export function buildWorld(dataDir: string): World {
     name: 'search',
     environments: { staging: { enabled: true, trafficPercentage: 100 }, production: { cohorts: ['qa'] } },
   }).id;
-  run('flagCohorts', { flagId: groupFlag, cohorts: ['wide-1', 'wide-2'] });
+  run('flagCohorts', { principal: kOperator, flagId: groupFlag, cohorts: ['wide-1', 'wide-2'] });
   const flagB = create(singleB, { name: 'checkout', enabled: true }).id;
   const flagFree = create(free, { name: 'checkout' }).id;
   const token = (projectId: string, asUserId: string, name: string, permission: 'read' | 'write', environments?: string[]) =>

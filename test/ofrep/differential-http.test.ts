@@ -5,6 +5,7 @@
 // A definition the import refuses is not asked (the in-process test checks that flagd-core cannot load
 // it either). Metadata is compared on every success (an OFREP error carries none); ours adds the flag's
 // id and name, which are left out of the comparison.
+import { kOperator } from '../../src/audit/audit-actor.js';
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import t from 'tap';
@@ -63,7 +64,7 @@ async function check(c: GeneratedCase): Promise<void> {
   tally.definitions++;
   try {
     // As a file is read: JSON text.
-    world.run('flagsImport', { projectId: project, document: JSON.stringify(c.document), env: null });
+    world.run('flagsImport', { principal: kOperator, projectId: project, document: JSON.stringify(c.document), env: null });
   } catch (err) {
     if (!(err instanceof FlagwireError) || err.code !== 'INVALID_REQUEST') throw err;
     tally.refused++;

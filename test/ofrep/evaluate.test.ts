@@ -154,11 +154,11 @@ t.test('names as keys with X-Flagwire-Project: the same answers as the id, under
     'aud-half',
     'a percent-encoded name is decoded',
   );
-  world.run('flagRename', { flagId: ids.zero, name: 'zero-renamed' });
+  world.run('flagRename', { principal: kOperator, flagId: ids.zero, name: 'zero-renamed' });
   t.equal(one('zero', {}, ids.single).status, 404, 'after a rename the old name is not found');
   t.same(one('zero-renamed', { targetingKey: 'x' }, ids.single).json.metadata, { id: ids.zero, name: 'zero-renamed' });
   t.equal(one(ids.zero, { targetingKey: 'x' }, ids.single).status, 200, 'the id still works');
-  world.run('flagRename', { flagId: ids.zero, name: 'zero' });
+  world.run('flagRename', { principal: kOperator, flagId: ids.zero, name: 'zero' });
 });
 
 t.test('bulk: every flag in creation order, per-flag failures inline, an ETag', async (t) => {
@@ -229,7 +229,7 @@ t.test('ETag: same answer same tag; If-None-Match gives 304 (empty body, the tag
   const other = bulk(ids.single, { ...ctx, targetingKey: differs }, first.etag);
   t.same([other.status, other.etag === first.etag], [200, false]);
   // A configuration change that does not change this caller's results still changes the tag.
-  world.run('flagDescribe', { flagId: ids.zero, text: 'changed' });
+  world.run('flagDescribe', { principal: kOperator, flagId: ids.zero, text: 'changed' });
   const afterConfig = bulk(ids.single, ctx, first.etag);
   t.equal(afterConfig.status, 200);
   t.not(afterConfig.etag, first.etag);
@@ -237,6 +237,6 @@ t.test('ETag: same answer same tag; If-None-Match gives 304 (empty body, the tag
   world.run('flagPatch', { flagId: ids.on, env: null, patch: { enabled: false }, principal: kOperator });
   const afterPatch = bulk(ids.single, ctx, afterConfig.etag);
   t.same([afterPatch.status, afterPatch.json.flags[0].reason], [200, 'DISABLED']);
-  world.run('audienceUpdate', { audienceId: ids.audience, rules: [{ attribute: 'plan', values: ['gamma'] }] });
+  world.run('audienceUpdate', { principal: kOperator, audienceId: ids.audience, rules: [{ attribute: 'plan', values: ['gamma'] }] });
   t.equal(bulk(ids.single, ctx, afterPatch.etag).status, 200, 'an audience edit changes the tag');
 });

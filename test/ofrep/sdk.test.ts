@@ -2,6 +2,7 @@
 // here wrote): @openfeature/server-sdk + @openfeature/ofrep-provider on the single-flag route, and
 // @openfeature/web-sdk + @openfeature/ofrep-web-provider on the bulk route (ETag polling). Plus raw
 // fetch for what a provider does not show: 304, 413, CORS, the project header.
+import { kOperator } from '../../src/audit/audit-actor.js';
 import { rmSync } from 'node:fs';
 import t from 'tap';
 import { OpenFeature, ErrorCode } from '@openfeature/server-sdk';
@@ -111,8 +112,8 @@ t.test('flag names as keys: with X-Flagwire-Project a name works like the id; id
   const noHeader = await client.getBooleanDetails('half', true, { targetingKey: 'user-7' });
   t.same([noHeader.value, noHeader.errorCode], [true, ErrorCode.FLAG_NOT_FOUND]);
   t.match(noHeader.errorMessage, /A flag name works as the key only with the X-Flagwire-Project header/, 'the SDK shows why');
-  world.run('flagRename', { flagId: ids.zero, name: 'zero-renamed' });
-  t.teardown(() => world.run('flagRename', { flagId: ids.zero, name: 'zero' }));
+  world.run('flagRename', { principal: kOperator, flagId: ids.zero, name: 'zero-renamed' });
+  t.teardown(() => world.run('flagRename', { principal: kOperator, flagId: ids.zero, name: 'zero' }));
   t.same(
     (await scoped.getBooleanDetails('zero', true, { targetingKey: 'u1' })).errorCode,
     ErrorCode.FLAG_NOT_FOUND,

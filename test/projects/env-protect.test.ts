@@ -1,6 +1,7 @@
 // Protected environments (docs/web-console.md), in-process against a real store: the writer command
 // that marks an environment protected or not, who may, what it refuses with nothing written, the audit
 // entry, a record left as it was when nothing is protected, and a rename that keeps the protection.
+import { principalOf } from '../../src/audit/audit-actor.js';
 import t from 'tap';
 import type { TestContext } from '../helpers/cli.js';
 import { commandStore } from '../helpers/command-store.js';
@@ -20,32 +21,38 @@ function setUp(t: TestContext) {
 t.test('an Admin protects and unprotects an environment, audited; the record is as before once none is', async (t) => {
   const { store, run, admin, multi } = setUp(t);
   const before = store.getProject(multi.id);
-  const on = run('envProtect', { projectId: multi.id, env: 'production', protect: true, asUserId: admin.id });
+  const on = run('envProtect', { projectId: multi.id, env: 'production', protect: true, principal: principalOf(admin.id) });
   t.same(on.protectedEnvironments, ['production']);
   t.same(store.getProject(multi.id)?.protectedEnvironments, ['production'], 'written');
-  t.same(run('envProtect', { projectId: multi.id, env: 'production', protect: true, asUserId: admin.id }), on, 'again: no change');
+  t.same(
+    run('envProtect', { projectId: multi.id, env: 'production', protect: true, principal: principalOf(admin.id) }),
+    on,
+    'again: no change',
+  );
   const entries = store.listAudit(multi.id, { limit: 10, before: null }).filter((e) => e.action === 'env.protect');
   t.equal(entries.length, 1, 'one entry for one change');
   t.match(entries[0], { actor: `user:${admin.id}`, env: 'production', changes: { protected: { before: false, after: true } } });
-  run('envProtect', { projectId: multi.id, env: 'production', protect: false, asUserId: admin.id });
+  run('envProtect', { projectId: multi.id, env: 'production', protect: false, principal: principalOf(admin.id) });
   t.strictSame(store.getProject(multi.id), before, 'nothing protected: the record as it was');
 });
 
 t.test('a rename keeps the protection under the new name', async (t) => {
   const { store, run, admin, multi } = setUp(t);
-  run('envProtect', { projectId: multi.id, env: 'production', protect: true, asUserId: admin.id });
-  run('envRename', { projectId: multi.id, from: 'production', to: 'prod', asUserId: admin.id });
+  run('envProtect', { projectId: multi.id, env: 'production', protect: true, principal: principalOf(admin.id) });
+  run('envRename', { projectId: multi.id, from: 'production', to: 'prod', principal: principalOf(admin.id) });
   t.same(store.getProject(multi.id)?.protectedEnvironments, ['prod']);
 });
 
 t.test('refused, nothing written: an Editor, an unknown environment, a single-environment project', async (t) => {
   const { refused, editor, admin, multi, single } = setUp(t);
-  t.match(refused('envProtect', { projectId: multi.id, env: 'production', protect: true, asUserId: editor.id }), { code: 'FORBIDDEN' });
-  t.match(refused('envProtect', { projectId: multi.id, env: 'nope', protect: true, asUserId: admin.id }), {
+  t.match(refused('envProtect', { projectId: multi.id, env: 'production', protect: true, principal: principalOf(editor.id) }), {
+    code: 'FORBIDDEN',
+  });
+  t.match(refused('envProtect', { projectId: multi.id, env: 'nope', protect: true, principal: principalOf(admin.id) }), {
     code: 'INVALID_REQUEST',
     message: 'unknown environment "nope"; valid environments: staging, production',
   });
-  t.match(refused('envProtect', { projectId: single.id, env: 'production', protect: true, asUserId: admin.id }), {
+  t.match(refused('envProtect', { projectId: single.id, env: 'production', protect: true, principal: principalOf(admin.id) }), {
     code: 'INVALID_REQUEST',
   });
 });

@@ -177,7 +177,7 @@ t.test('cancelled: never applied; only a pending change can be cancelled', async
 t.test('a change the flag no longer accepts when due is recorded as failed, with why, and audited', async (t) => {
   const flag = world.run('flagCreate', { projectId: ids.single, principal: kOperator, body: { name: 'doomed' } });
   const change = schedule(flag.id, null, t0 + kHour, { enabled: true });
-  world.run('flagDelete', { flagId: flag.id });
+  world.run('flagDelete', { principal: kOperator, flagId: flag.id });
   const done = run(change.id, t0 + kHour);
   t.match(done, { status: 'failed', outcome: /^Not found: / });
   t.match(audit(ids.single)[0], { action: 'schedule.fail', actor: `plan:${change.id}` });

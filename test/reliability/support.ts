@@ -52,6 +52,7 @@ export function buildRichWorld(dataDir: string): RichWorld {
     environments: ['constructor', 'toString', 'valueOf'],
   }).id;
   const protoAudience = run('audienceCreate', {
+    principal: kOperator,
     projectId: protoProject,
     name: 'Proto',
     rules: [
@@ -67,7 +68,12 @@ export function buildRichWorld(dataDir: string): RichWorld {
   const protoToken = run('tokenCreate', { projectId: protoProject, asUserId: ids.owner, name: 'proto-write', permission: 'write' });
 
   const multiB = run('projectCreate', { name: 'B platform', orgId: ids.orgB, kind: 'multi', environments: ['staging', 'production'] }).id;
-  const audienceMultiB = run('audienceCreate', { projectId: multiB, name: 'Beta', rules: [{ attribute: 'plan', values: ['beta'] }] }).id;
+  const audienceMultiB = run('audienceCreate', {
+    principal: kOperator,
+    projectId: multiB,
+    name: 'Beta',
+    rules: [{ attribute: 'plan', values: ['beta'] }],
+  }).id;
   const flagMultiB = run('flagCreate', {
     projectId: multiB,
     body: { name: 'search', environments: { production: { enabled: true, trafficPercentage: 30, audienceId: audienceMultiB } } },

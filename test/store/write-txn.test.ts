@@ -6,6 +6,7 @@
 // exactly as such an open leaves it: one commit behind (without the check, the next write reuses the
 // newest commit's id and overwrites it: the write before is lost) or two (the next write gets an id below
 // the newest: LMDB fails it). Either way both writes must be on disk, as a new process reads the file.
+import { kOperator } from '../../src/audit/audit-actor.js';
 import { execFileSync } from 'node:child_process';
 import t from 'tap';
 import { tempDir } from '../helpers/scratch-dir.js';
@@ -44,10 +45,10 @@ for (const behind of [1, 2]) {
     const world = buildWorld(dataDir);
     t.teardown(() => world.store.close());
     const { groupFlag: flag, multi } = world.ids;
-    world.run('flagCohorts', { flagId: flag, cohorts: ['before'] });
+    world.run('flagCohorts', { principal: kOperator, flagId: flag, cohorts: ['before'] });
     const newest = leaveLockBehind(dataDir, behind);
     t.ok(newest > behind, `the lock file named commit ${newest}, now ${newest - behind}`);
-    world.run('flagCohorts', { flagId: flag, cohorts: ['after'] });
+    world.run('flagCohorts', { principal: kOperator, flagId: flag, cohorts: ['after'] });
 
     const disk = await freshRead(dataDir);
     t.same(disk.getFlag(flag)?.cohorts, ['after'], 'the flag holds the second write');
@@ -65,7 +66,7 @@ t.test('an open that left the lock file behind corrects it before it returns: re
   const world = buildWorld(dataDir);
   t.teardown(() => world.store.close());
   const { groupFlag: flag } = world.ids;
-  world.run('flagCohorts', { flagId: flag, cohorts: ['acknowledged'] });
+  world.run('flagCohorts', { principal: kOperator, flagId: flag, cohorts: ['acknowledged'] });
   leaveLockBehind(dataDir, 1);
   world.store.resetReadTxn();
   t.not(world.store.getFlag(flag)?.cohorts[0], 'acknowledged', 'left so, the lock file has readers read the commit before');

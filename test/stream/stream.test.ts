@@ -82,15 +82,15 @@ t.test('changes made outside the server (console): create, rename, audience edit
   t.teardown(() => stream.close());
   const created = world.run('flagCreate', { projectId: ids.single, body: { name: 'from-console' }, principal: kOperator });
   t.same((await stream.next((x) => x.data.id === created.id)).data, { id: created.id, updatedAt: created.updatedAt });
-  const renamed = world.run('flagRename', { flagId: ids.zero, name: 'zero-renamed' });
+  const renamed = world.run('flagRename', { principal: kOperator, flagId: ids.zero, name: 'zero-renamed' });
   t.same((await stream.next((x) => x.data.id === ids.zero)).data, { id: ids.zero, updatedAt: renamed.updatedAt });
-  world.run('audienceUpdate', { audienceId: ids.audience, name: 'Beta NL 2' });
+  world.run('audienceUpdate', { principal: kOperator, audienceId: ids.audience, name: 'Beta NL 2' });
   const audience = await stream.next((x) => x.type === 'audience');
   t.equal(audience.data.id, ids.audience);
-  world.run('flagDelete', { flagId: created.id });
+  world.run('flagDelete', { principal: kOperator, flagId: created.id });
   t.same((await stream.next((x) => x.type === 'flag-deleted')).data, { id: created.id });
   // A change of another project is not this stream's business.
-  world.run('flagRename', { flagId: ids.group, name: 'group-renamed' });
+  world.run('flagRename', { principal: kOperator, flagId: ids.group, name: 'group-renamed' });
   await quiet();
   t.notOk(stream.events.some((x) => x.data.id === ids.group));
 });
