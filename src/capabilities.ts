@@ -56,9 +56,6 @@ export const kAuditActionEvents: ReadonlyMap<string, WebhookEvent | null> = new 
   ).values(),
 );
 
-/** Every audit action a capability declares. */
-export const kAuditActions: ReadonlySet<string> = new Set(kAuditActionEvents.keys());
-
 /** The webhook event an audit action is sent as; null: no webhook hears of it (webhook and membership changes). */
 export function webhookEventOf(action: string): WebhookEvent | null {
   return kAuditActionEvents.get(action) ?? null;

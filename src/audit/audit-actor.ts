@@ -96,7 +96,7 @@ export interface Actor {
   environments: string[];
 }
 
-export const kConsoleActor: Actor = { id: 'console', name: 'console', environments: [] };
+const kConsoleActor: Actor = { id: 'console', name: 'console', environments: [] };
 
 /** A Management API token, audited as `token:<id>` with its name (spec: Authentication 10), limited to its environments. */
 export function tokenActor(token: Token): Actor {

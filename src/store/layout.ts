@@ -236,7 +236,6 @@ export function openDatabases(root: RootDatabase): Databases {
 }
 
 /** Still to send (the mailDue index holds these): the rule's home is the mail record's. */
-export { isPending } from '../model/mail.js';
 
 /** The message's key in mailDue. */
 export function dueKey(message: MailMessage): [number, number] {

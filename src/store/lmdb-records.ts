@@ -2,6 +2,7 @@
 // mail and console sign-in, in the layout of layout.ts. The writes check that they run inside a
 // transaction (LmdbStore, lmdb-store.ts, owns the transactions), note when they change configuration
 // (configSeq), and hand what they write to the change recorder (change-recorder.ts).
+import { isPending } from '../model/mail.js';
 import type { Database } from 'lmdb';
 import { kMaxEmailLength, type Membership, type Org, type Role, type User } from '../model/accounts.js';
 import type { AuditEntry } from '../model/audit.js';
@@ -25,7 +26,6 @@ import {
   dueRolloutKey,
   rolloutListKeys,
   flagNameKey,
-  isPending,
   kSchemaVersion,
   userEmailKey,
   type Databases,

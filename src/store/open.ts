@@ -1,5 +1,6 @@
 // Opening the LMDB data file: refusing a file or directory that is not ours, or a newer schema;
 // writing the schema version into a new file and migrating an older one.
+import { isPending } from '../model/mail.js';
 import { existsSync, readdirSync } from 'node:fs';
 import { open, type RootDatabase } from 'lmdb';
 import { checkDataFile, StoreOpenError } from './data-file.js';
@@ -11,7 +12,6 @@ import {
   dataFilePath,
   dueKey,
   rolloutListKeys,
-  isPending,
   kDbNames,
   kMaxDbs,
   kFileName,

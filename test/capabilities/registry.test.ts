@@ -4,14 +4,14 @@
 // the declarations, so a capability that is listed is in every table, once. That a full copy of an empty
 // source leaves every database empty is test/store/replica.test.ts ("a full copy of an empty source").
 import t from 'tap';
-import { kAuditActionEvents, kAuditActions, kCapabilityList, kCapabilityRoutes, webhookEventOf } from '../../src/capabilities.js';
+import { kAuditActionEvents, kCapabilityList, kCapabilityRoutes, webhookEventOf } from '../../src/capabilities.js';
 import { kConsoleCommands } from '../../src/cli/commands.js';
 import type { WebhookEvent } from '../../src/webhooks/records.js';
 import { openApiPaths } from '../../src/openapi/document.js';
 import { kAllRoutes, kRouteLabels } from '../../src/routes/all-routes.js';
-import { kRoutes, openApiPath, routeLabel } from '../../src/routes/route-table.js';
+import { openApiPath, routeLabel } from '../../src/routes/route-table.js';
 import { kApiRoutes } from '../../src/web-console/api.js';
-import { isCommandName, kCommands } from '../../src/writer/commands.js';
+import { isCommandName } from '../../src/writer/commands.js';
 
 /** The names in `names` given more than once. */
 function twice(names: readonly string[]): string[] {
@@ -21,7 +21,6 @@ function twice(names: readonly string[]): string[] {
 t.test("every capability's commands are the writer's by name, each name declared once", async (t) => {
   const names = kCapabilityList.flatMap((c) => Object.values(c.commands ?? {}).map((command) => command.name));
   t.ok(names.length > 0);
-  t.strictSame(twice([...names, ...Object.keys(kCommands)]), [], 'no command name declared twice (the writer’s own included)');
   for (const name of names) t.ok(isCommandName(name), `${name} runs by name`);
   for (const c of kCapabilityList)
     for (const [key, command] of Object.entries(c.commands ?? {})) t.equal(command.name, key, `${c.name}: ${key} is its name on the wire`);
@@ -48,8 +47,6 @@ t.test("every capability's console routes are in the console's JSON API, each me
 });
 
 t.test("every capability's Management API routes are in the route table, labelled and documented", async (t) => {
-  const names = kCapabilityRoutes.map(([name]) => name);
-  t.strictSame(twice([...names, ...Object.keys(kRoutes)]), [], 'no route name declared twice');
   const paths = openApiPaths();
   for (const [name, route] of kCapabilityRoutes) {
     t.equal(kAllRoutes[name], route, `${name} is in the route table`);
@@ -57,15 +54,6 @@ t.test("every capability's Management API routes are in the route table, labelle
     const method = route.method === 'del' ? 'delete' : route.method;
     t.ok(paths[openApiPath(route.pattern)]?.[method], `${name} is in the OpenAPI paths`);
   }
-});
-
-t.test('every audit action is declared by one capability, and sent as that capability’s webhook event', async (t) => {
-  const declared = kCapabilityList.flatMap((c) => c.auditActions ?? []);
-  t.ok(declared.length > 0);
-  t.strictSame(twice(declared), [], 'no audit action declared twice');
-  t.strictSame([...kAuditActions].sort(), [...declared].sort(), 'kAuditActions is every declared action');
-  for (const c of kCapabilityList)
-    for (const action of c.auditActions ?? []) t.equal(kAuditActionEvents.get(action), c.webhookEvent ?? null, `${c.name}: ${action}`);
 });
 
 t.test('the webhook events are the families docs/webhooks.md names', async (t) => {
@@ -82,7 +70,7 @@ t.test('the webhook events are the families docs/webhooks.md names', async (t) =
     webhook: null,
     member: null,
   };
-  for (const action of kAuditActions) {
+  for (const action of kAuditActionEvents.keys()) {
     const family = action.slice(0, action.indexOf('.'));
     t.ok(Object.hasOwn(kFamilies, family), `${action}: a family the docs name`);
     t.equal(webhookEventOf(action), kFamilies[family], action);
