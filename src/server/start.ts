@@ -1,7 +1,7 @@
 // Starts the service: store, writer actor, the front end (one on the main thread, or one per
 // front-end thread behind an acceptor: frontend-threads.ts), the capabilities' background work
 // (src/background/background-work.ts); stops it on SIGTERM/SIGINT.
-import { kSeedDemo } from '../writer/demo-seed.js';
+import { kWriterCommands } from '../writer/demo-seed.js';
 import type { Logger } from 'pino';
 import * as uWS from 'uWebSockets.js';
 import { AuthFailures } from '../api/auth-failures.js';
@@ -146,7 +146,10 @@ async function seedIfDemo(config: Readonly<Config>, options: StartOptions, store
   if (!options.demo) return { seed: null, demoPassword: null };
   const seedable = config.databaseUrl !== null || store.isEmpty();
   const demoPassword = seedable ? randomId(16) : null;
-  const seed = await writer.call(kSeedDemo, demoPassword === null ? {} : { ownerPasswordHash: await hashPassword(demoPassword) });
+  const seed = await writer.call(
+    kWriterCommands.seedDemo,
+    demoPassword === null ? {} : { ownerPasswordHash: await hashPassword(demoPassword) },
+  );
   return { seed, demoPassword };
 }
 

@@ -5,20 +5,17 @@ import { FlagwireError } from '../errors.js';
 import { unicodeProblems } from '../model/validation.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import type { WriterCommand } from './command.js';
-import { seedDemo } from './demo-seed.js';
+import { kWriterCommands } from './demo-seed.js';
 import { queueWebhookDeliveries } from '../webhooks/webhook-commands.js';
 
-/** The writer's own commands: the demo seed. Every other command is a capability's (src/capabilities.ts). */
-export const kCommands = {
-  seedDemo,
-} as const;
+type AllCommands = typeof kWriterCommands & CapabilityCommands;
 
 /**
- * Every command's function by name, kCommands' and the capabilities': what a call by name (the
+ * Every command's function by name, the writer's own and the capabilities': what a call by name (the
  * command line, tests) is typed with. Code inside a capability calls its commands by value instead.
  */
-export type Commands = typeof kCommands & {
-  readonly [K in keyof CapabilityCommands]: CapabilityCommands[K] extends WriterCommand<infer I, infer O>
+export type Commands = {
+  readonly [K in keyof AllCommands]: AllCommands[K] extends WriterCommand<infer I, infer O>
     ? (w: StoreWriter, input: I, now: number) => O
     : never;
 };
@@ -26,14 +23,15 @@ export type CommandName = keyof Commands;
 export type CommandInput<N extends CommandName> = Parameters<Commands[N]>[1];
 export type CommandOutput<N extends CommandName> = ReturnType<Commands[N]>;
 
-/** Whether the writer has a command of this name: one of a capability's (src/capabilities.ts), or of kCommands. */
+/** Whether the writer has a command of this name: one of a capability's (src/capabilities.ts), or its own. */
 export function isCommandName(name: unknown): name is CommandName {
-  return typeof name === 'string' && (kCapabilityCommands.has(name) || Object.hasOwn(kCommands, name));
+  return typeof name === 'string' && (kCapabilityCommands.has(name) || Object.hasOwn(kWriterCommands, name));
 }
 
 /** The function of the command named `name` (isCommandName said it exists). */
 function commandFunction(name: string): (w: StoreWriter, input: unknown, now: number) => unknown {
-  const fn = kCapabilityCommands.get(name)?.run ?? kCommands[name as keyof typeof kCommands];
+  const own = Object.hasOwn(kWriterCommands, name) ? kWriterCommands[name as keyof typeof kWriterCommands] : undefined;
+  const fn = (kCapabilityCommands.get(name) ?? own)?.run;
   if (fn === undefined) throw new Error(`unknown writer command ${name}`);
   return fn as (w: StoreWriter, input: unknown, now: number) => unknown;
 }

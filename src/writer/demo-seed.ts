@@ -86,5 +86,8 @@ export function seedDemo(w: StoreWriter, input: { ownerPasswordHash?: string }, 
   };
 }
 
-/** The demo seed as a writer command: the server's --demo runs it through the writer (src/server/start.ts). */
-export const kSeedDemo = commandTable({ seedDemo }).seedDemo;
+/**
+ * The writer's own commands, beside every capability's: the demo seed, which the server's --demo runs
+ * through the writer (src/server/start.ts).
+ */
+export const kWriterCommands = commandTable({ seedDemo });
