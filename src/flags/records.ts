@@ -42,6 +42,14 @@ interface FlagBase {
   tags: string[];
   /** A single flag's cohort list, or a group flag's flag-wide list. */
   cohorts: string[];
+  /**
+   * How a key's percentage bucket is computed (issue 44). Absent (the key itself, never `undefined`):
+   * design §2's `murmur3_x86_32(utf8(id + ":" + key)) mod 100`, every flag made before issue 44 and every
+   * flag made without choosing. 'fractional': flagd's `fractional` point over the same hash,
+   * `floor(murmur3_x86_32(utf8(id + ":" + key)) * 100 / 2^32)`, so a stock flagd provider can bucket the
+   * flag exactly as the server does. Fixed when the flag is made: changing it would move users.
+   */
+  bucketing?: 'fractional';
   createdAt: number;
   updatedAt: number;
 }
