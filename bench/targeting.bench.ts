@@ -73,6 +73,7 @@ const state = compileState(
     rules: [{ attribute: 'country', values: ['NL', 'DE', 'BE', 'FR', 'LU', 'US', 'JP', 'BR'] }],
     updatedAt: 0,
   },
+  undefined,
 );
 const evalContexts: EvalContext[] = contexts.map((c) => ({
   cohort: null,

@@ -371,7 +371,7 @@ export class EvalEngine {
     const compile = (env: string | null): EvalState => {
       const effective = effectiveState(flag, env);
       const variants = effective.typed === undefined ? null : compileVariants(effective.typed, flag.name);
-      return { ...compileState(effective, audience(effective.audienceId)), variants };
+      return { ...compileState(effective, audience(effective.audienceId), flag.bucketing), variants };
     };
     let state: EvalState | null = null;
     let envs: Map<string, EvalState> | null = null;

@@ -4,11 +4,12 @@
 //   if cohort given and cohort in effective cohorts  -> true      (regardless of percentage and audience)
 //   if audienceId set and audience does not match    -> false
 //   key = targetingKey ?? cohort
-//   if key given  -> bucket(flagId, key) < trafficPercentage     (sticky)
+//   if key given  -> bucket(flagId, key) < trafficPercentage     (sticky; the flag's bucketing, bucket.ts)
 //   else          -> random integer 0..99 < trafficPercentage    (fresh roll each request)
 import type { Audience } from '../model/projects.js';
 import type { EffectiveState } from '../flags/flag-state.js';
-import { bucket } from './bucket.js';
+import { bucketOf } from './bucket.js';
+import type { Flag } from '../flags/records.js';
 
 /** An audience rule with its values in a Set: exact, case-sensitive lookups in O(1). */
 export interface CompiledRule {
@@ -30,6 +31,8 @@ export interface CompiledState {
   readonly audienceId: string | null;
   /** The audience `audienceId` names; null when there is none, or when it no longer exists (never matches). */
   readonly audience: CompiledAudience | null;
+  /** The flag's bucketing is flagd's fractional point (bucket.ts); false: design §2's modulo. */
+  readonly fractional: boolean;
 }
 
 /** Attribute lookup: the request's query parameters other than cohort, env and targetingKey. */
@@ -54,13 +57,15 @@ export function compileAudience(audience: Audience): CompiledAudience {
 const kNoCohorts: ReadonlySet<string> = new Set();
 
 /** `audience` is the record `state.audienceId` names (undefined if it does not exist). */
-export function compileState(state: EffectiveState, audience: Audience | undefined): CompiledState {
+/** `bucketing` is the flag's own (src/flags/records.ts). */
+export function compileState(state: EffectiveState, audience: Audience | undefined, bucketing: Flag['bucketing']): CompiledState {
   return {
     enabled: state.enabled,
     trafficPercentage: state.trafficPercentage,
     cohorts: state.cohorts.length === 0 ? kNoCohorts : new Set(state.cohorts),
     audienceId: state.audienceId,
     audience: state.audienceId !== null && audience !== undefined ? compileAudience(audience) : null,
+    fractional: bucketing === 'fractional',
   };
 }
 
@@ -141,7 +146,9 @@ export function decideState(flagId: string, state: CompiledState, ctx: EvalConte
   if (percentage >= 100) return (fixed << 1) | 1;
   if (percentage <= 0) return fixed << 1;
   const key = ctx.targetingKey ?? cohort;
-  if (key !== null) return (kDecidedSplit << 1) | (bucket(flagId, key) < percentage ? 1 : 0);
+  if (key !== null) {
+    return (kDecidedSplit << 1) | (bucketOf(state.fractional, flagId, key) < percentage ? 1 : 0);
+  }
   return (kDecidedRoll << 1) | (roll() < percentage ? 1 : 0);
 }
 

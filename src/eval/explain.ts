@@ -5,7 +5,7 @@
 // deciding with bare numbers and prebuilt answers, while this path allocates freely.
 import type { Resolution } from '../targeting/compiled-flag.js';
 import { type IfBranch, ifBranch } from '../targeting/if-branch.js';
-import { bucket } from './bucket.js';
+import { bucketOf } from './bucket.js';
 import type { EvalState } from './engine.js';
 import {
   blockedByPlan,
@@ -79,7 +79,7 @@ function whyOf(flagId: string, state: EvalState, ctx: EvalContext, by: DecidedBy
   if (by === kDecidedSplit) {
     const keyFrom = ctx.targetingKey !== null ? 'targetingKey' : 'cohort';
     const key = (ctx.targetingKey ?? ctx.cohort)!;
-    return { by: 'split', key, keyFrom, bucket: bucket(flagId, key), percentage };
+    return { by: 'split', key, keyFrom, bucket: bucketOf(state.fractional, flagId, key), percentage };
   }
   if (by === kDecidedRoll) return { by: 'roll', roll: rolled, percentage };
   return { by: 'static', percentage };

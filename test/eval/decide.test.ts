@@ -21,7 +21,7 @@ import type { Audience } from '../../src/model/projects.js';
 const kFlag = 'flg_reasons';
 const audience: Audience = { id: 'aud_1', projectId: 'p', name: 'Beta', updatedAt: 0, rules: [{ attribute: 'plan', values: ['beta'] }] };
 const state = (over: Partial<EffectiveState> = {}, aud?: Audience) =>
-  compileState({ enabled: true, trafficPercentage: 100, cohorts: [], audienceId: null, ...over }, aud);
+  compileState({ enabled: true, trafficPercentage: 100, cohorts: [], audienceId: null, ...over }, aud, undefined);
 const ctx = (o: { cohort?: string; targetingKey?: string; plan?: string } = {}): EvalContext => ({
   cohort: o.cohort ?? null,
   targetingKey: o.targetingKey ?? null,

@@ -1,6 +1,7 @@
 // design §2, one test per rule, on the pure evaluation function.
 import t from 'tap';
-import { bucket } from '../../src/eval/bucket.js';
+import { bucket, fractionalBucket } from '../../src/eval/bucket.js';
+import { FlagdCoreOracle } from '../targeting/flagd-core-oracle.js';
 import { compileState, evaluateState, matchesAudience, randomRoll, type EvalContext } from '../../src/eval/evaluate.js';
 import type { EffectiveState } from '../../src/flags/flag-state.js';
 import type { Audience } from '../../src/model/projects.js';
@@ -18,7 +19,7 @@ const audience: Audience = {
 };
 
 const state = (over: Partial<EffectiveState> = {}, aud: Audience | undefined = undefined) =>
-  compileState({ enabled: true, trafficPercentage: 100, cohorts: [], audienceId: null, ...over }, aud);
+  compileState({ enabled: true, trafficPercentage: 100, cohorts: [], audienceId: null, ...over }, aud, undefined);
 
 function ctx(opts: { cohort?: string; targetingKey?: string; attrs?: Record<string, string> } = {}): EvalContext {
   const attrs = opts.attrs ?? {};
@@ -133,6 +134,33 @@ t.test('0% is false and 100% is true for everyone in the audience, keyed or not'
   }
   t.equal(evaluateState(kFlag, state({ trafficPercentage: 0 }), ctx(), never), false);
   t.equal(evaluateState(kFlag, state({ trafficPercentage: 100 }), ctx(), never), true);
+});
+
+t.test('a flag made with fractional bucketing splits as flagd-core does with fractional over "id:key"', async (t) => {
+  const oracle = new FlagdCoreOracle();
+  for (const pct of [1, 10, 33, 50, 99]) {
+    oracle.load({
+      flags: {
+        f: {
+          state: 'ENABLED',
+          variants: { on: true, off: false },
+          defaultVariant: 'off',
+          targeting: { fractional: [{ cat: [kFlag, ':', { var: 'targetingKey' }] }, ['on', pct], ['off', 100 - pct]] },
+        },
+      },
+    });
+    const s = compileState({ enabled: true, trafficPercentage: pct, cohorts: [], audienceId: null }, undefined, 'fractional');
+    let differsFromModulo = 0;
+    for (let i = 0; i < 500; i++) {
+      const key = `user-${i}`;
+      const ours = evaluateState(kFlag, s, ctx({ targetingKey: key }), never);
+      t.equal(ours, oracle.resolve('f', 'boolean', { targetingKey: key }, 0).value, `${key} at ${pct}%`);
+      t.equal(ours, fractionalBucket(kFlag, key) < pct);
+      if (ours !== bucket(kFlag, key) < pct) differsFromModulo++;
+    }
+    // The two functions are different splits: only a flag made with fractional bucketing uses this one.
+    if (pct !== 1 && pct !== 99) t.ok(differsFromModulo > 0, `fractional and modulo differ at ${pct}%`);
+  }
 });
 
 t.test('raising the percentage only ever adds keys', async (t) => {
