@@ -10,6 +10,7 @@
 //   p09 "group"  multi (staging, production, canary), 100 group flags; "b" -> (b)
 //   every project: audiences "beta" (plan in beta,pro) and "eu" (country in NL,DE,FR); flags mix
 //   audiences, cohort lists (up to 1,000 ids), percentages 0-100, enabled and disabled
+import { kStoreLayout } from '../src/capabilities.js';
 import { LmdbStore } from '../src/store/lmdb-store.js';
 import type { FlagCreate, EnvironmentState } from '../src/model/schemas.js';
 import { runCommand, type CommandInput, type CommandName } from '../src/writer/commands.js';
@@ -68,7 +69,7 @@ function mixedState(
 
 /** Creates the data set in `dataDir` (which must be empty or absent) and closes the store. */
 export async function generateDataset(dataDir: string): Promise<BenchData> {
-  const store = LmdbStore.open(dataDir);
+  const store = LmdbStore.open(dataDir, { layout: kStoreLayout });
   try {
     return generate(store);
   } finally {

@@ -10,6 +10,8 @@ import { kProjects } from './projects/capability.js';
 import { kFlags } from './flags/capability.js';
 import { kReleasePlans } from './release-plans/capability.js';
 import { kSessions } from './sessions/capability.js';
+import type { kDemoSeededRecords, RecordKind } from './store/record-kinds.js';
+import { storeLayout, type StoreLayout } from './store/store-layout.js';
 import { kTokens } from './tokens/capability.js';
 import { kWebhooks } from './webhooks/capability.js';
 import type { WebhookEvent } from './webhooks/records.js';
@@ -31,6 +33,13 @@ export const kCapabilities = [
 
 /** The capabilities' values, as every derivation reads them. */
 export const kCapabilityList: readonly Capability[] = kCapabilities;
+
+/**
+ * The store's layout: the databases and record kinds the store and every capability declare, from which
+ * the store derives the databases it opens, what a full copy clears and copies, what migrate-to-postgres
+ * exports and the change kinds (src/store/store-layout.ts). A database declared twice is a start-up error.
+ */
+export const kStoreLayout: StoreLayout = storeLayout(kCapabilityList);
 
 /** Every capability's writer commands by name; a name declared twice is a start-up error. */
 export const kCapabilityCommands: ReadonlyMap<string, AnyCommand> = uniqueBy(
@@ -77,6 +86,19 @@ export type AuditAction = (typeof kCapabilities)[number] extends infer C
     ? A
     : never
   : never;
+
+/** Every record kind the store (the demo seed's mark: store-layout.ts) and the capabilities declare, as a type. */
+type DeclaredRecordKind =
+  | typeof kDemoSeededRecords
+  | ((typeof kCapabilities)[number] extends infer C ? (C extends { records: readonly (infer K)[] } ? K : never) : never);
+
+/** A kind's change kinds (its write's, and its deletion's), each with the record it carries. */
+type ChangesOf<K> = K extends RecordKind<infer V, infer N, infer R> ? { [P in N | R]: V } : never;
+
+declare module './store/changes.js' {
+  /** What a change set holds (Change): the kinds declared above. */
+  interface DeclaredChanges extends UnionToIntersection<ChangesOf<DeclaredRecordKind>> {}
+}
 
 declare module './store/interfaces.js' {
   /** What StoreWriter.appendAudit takes: the actions declared above. */

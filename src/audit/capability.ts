@@ -1,7 +1,14 @@
 // The audit log as a capability (src/capability/capability.ts): reading it, on the command line and in
 // the web console. Every other capability writes its own entries.
+import { kAuditRecords } from '../store/record-kinds.js';
 import { defineCapability } from '../capability/capability.js';
 import { kAuditCli } from './cli.js';
 import { kAuditRoutes } from './console-routes.js';
 
-export const kAudit = defineCapability({ name: 'audit', cli: kAuditCli, consoleRoutes: kAuditRoutes });
+export const kAudit = defineCapability({
+  name: 'audit',
+  databases: ['audit'],
+  records: [kAuditRecords],
+  cli: kAuditCli,
+  consoleRoutes: kAuditRoutes,
+});

@@ -1,9 +1,10 @@
 // A capability of Flagwire (flags, tokens, webhooks, release plans, ...) declared in one value, in its
-// own folder: the writer commands it adds, its Management API routes and their handlers, its web console
-// routes, its command-line commands and its audit actions. src/capabilities.ts lists every capability
+// own folder: the databases and kinds of record it stores, the writer commands it adds, its Management
+// API routes and their handlers, its web console routes, its command-line commands and its audit actions. src/capabilities.ts lists every capability
 // once; every table another part needs (the writer's commands by name, the route table, the console's
 // JSON API, the command line's index and help, the audit actions and the webhook event of each) is
-// derived from that list, never kept beside it. docs/architecture.md ("Adding a capability") says how to
+// derived from that list, never kept beside it; so are the store's (the databases it opens, what a full
+// copy clears and copies, what migrate-to-postgres exports, the change kinds: src/store/store-layout.ts). docs/architecture.md ("Adding a capability") says how to
 // add one.
 import type { ManagementHandler } from '../api/handler.js';
 import type { BackgroundWork } from '../background/background-work.js';
@@ -11,6 +12,7 @@ import type { ConsoleCommand } from '../cli/console-command.js';
 import type { WebhookEvent } from '../webhooks/records.js';
 import type { RouteDeclaration } from '../routes/route-table.js';
 import type { ApiRoute } from '../web-console/api/call.js';
+import type { RecordKind } from '../store/record-kinds.js';
 import type { AnyCommand } from '../writer/command.js';
 
 /** A Management API route: its declaration (method, pattern, auth, metric, OpenAPI) and its handler. */
@@ -24,6 +26,13 @@ export interface ManagementRouteSpec extends RouteDeclaration {
 export interface Capability {
   /** Its folder's name under src/. */
   readonly name: string;
+  /** The LMDB databases it owns (src/store/layout.ts says what each holds); each has exactly one owner. */
+  readonly databases?: readonly string[];
+  /**
+   * The kinds of record it stores: the store's values for them (src/store/record-kinds.ts, where the
+   * keys are laid out), each kept in a database some capability owns.
+   */
+  readonly records?: readonly RecordKind[];
   /** Its writer commands by name (commandTable in src/writer/command.ts). */
   readonly commands?: Readonly<Record<string, AnyCommand>>;
   /** Its Management API routes by route name (the name the metrics and tests know it by). */

@@ -2,7 +2,7 @@
 // (src/capabilities.ts). Each entry is a command line shape (args.ts), what it runs (one writer command
 // in one transaction, or a store read) and how it prints for people (output.ts); the --json output is
 // the returned value itself.
-import { kCapabilityList } from '../capabilities.js';
+import { kCapabilityList, kStoreLayout } from '../capabilities.js';
 import { bool, command, type ConsoleCommand, str } from './console-command.js';
 import { UsageError } from './args.js';
 
@@ -63,7 +63,7 @@ const kMigrate = command({
         'missing --database (or FLAGWIRE_DATABASE_URL)',
         'Usage: flagwire migrate-to-postgres --database URL [--data DIR]',
       );
-    return migrateToPostgres(resolveDataDir(ctx.dataFlag, process.env, false), databaseUrl);
+    return migrateToPostgres(resolveDataDir(ctx.dataFlag, process.env, false), kStoreLayout, databaseUrl);
   },
   human: (result: { revision: number; records: number }) =>
     `Copied ${result.records} records into PostgreSQL (revision ${result.revision}); this data directory is now its copy: start nodes with --database.`,

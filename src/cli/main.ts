@@ -1,6 +1,7 @@
 // The console's run (cli.ts is its entry point): the command line in, the exit status and output out,
 // with the environment given explicitly, so the same run can be made inside another process (tests).
 import { readFileSync } from 'node:fs';
+import { kStoreLayout } from '../capabilities.js';
 import { ConfigError, resolveDatabaseUrl, resolveDataDir } from '../config.js';
 import { errorBody, FlagwireError } from '../errors.js';
 import { StoreOpenError } from '../store/data-file.js';
@@ -36,7 +37,7 @@ class StoreContext implements ConsoleContext {
     this.opened ??= (async () => {
       const dataDir = resolveDataDir(this.dataFlag, this.env, this.createsDataDir);
       const databaseUrl = resolveDatabaseUrl(this.databaseFlag, this.env);
-      const opened = await openForConsole(dataDir, databaseUrl);
+      const opened = await openForConsole(dataDir, kStoreLayout, databaseUrl);
       consoleTestHook('store-open');
       return opened;
     })();

@@ -1,5 +1,6 @@
 // Flags as a capability (src/capability/capability.ts): a project's flags, created, changed and deleted,
 // imported from a flagd file, and the evaluations the workers counted.
+import { kFlagRecords, kUsageRecords } from '../store/record-kinds.js';
 import { defineCapability } from '../capability/capability.js';
 import { kFlagCommands } from './command-table.js';
 import { kFlagAuditActions } from './audit-actions.js';
@@ -9,6 +10,8 @@ import { kFlagApiRoutes } from './routes.js';
 
 export const kFlags = defineCapability({
   name: 'flags',
+  databases: ['flags', 'usage'],
+  records: [kFlagRecords, kUsageRecords],
   commands: kFlagCommands,
   routes: kFlagApiRoutes,
   consoleRoutes: kFlagConsoleRoutes,

@@ -1,4 +1,5 @@
 // Invitations to an organisation as a capability (src/capability/capability.ts).
+import { kInvitationRecords } from '../store/record-kinds.js';
 import { defineCapability } from '../capability/capability.js';
 import type { MemberAuditAction } from '../orgs/org-commands.js';
 import { kInvitationConsoleRoutes } from './console-routes.js';
@@ -6,6 +7,7 @@ import { kInvitationCommands } from './invitation-commands.js';
 
 export const kInvitations = defineCapability({
   name: 'invitations',
+  records: [kInvitationRecords],
   commands: kInvitationCommands,
   consoleRoutes: kInvitationConsoleRoutes,
   auditActions: ['member.invite', 'member.accept', 'member.decline'] as const satisfies readonly MemberAuditAction[],

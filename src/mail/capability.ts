@@ -1,5 +1,6 @@
 // Mail as a capability (src/capability/capability.ts): the outbox's commands (claimed, released and
 // recorded by the mailer, src/mail/mailer.ts), `mail list`, and the console's mail page.
+import { kMailRecords } from '../store/record-kinds.js';
 import { defineCapability } from '../capability/capability.js';
 import { kMailCommands } from './command-table.js';
 import { kMailCli } from './cli.js';
@@ -7,6 +8,8 @@ import { kMailRoutes } from './console-routes.js';
 
 export const kMail = defineCapability({
   name: 'mail',
+  databases: ['mail', 'mailDue'],
+  records: [kMailRecords],
   commands: kMailCommands,
   cli: kMailCli,
   consoleRoutes: kMailRoutes,

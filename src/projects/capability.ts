@@ -1,4 +1,5 @@
 // Projects, their environments and audiences as a capability (src/capability/capability.ts).
+import { kProjectRecords, kAudienceRecords } from '../store/record-kinds.js';
 import { defineCapability } from '../capability/capability.js';
 import { kProjectCli } from './cli.js';
 import { kProjectConsoleRoutes } from './console-routes.js';
@@ -6,6 +7,8 @@ import { kProjectAuditActions, kProjectCommands } from './project-commands.js';
 
 export const kProjects = defineCapability({
   name: 'projects',
+  databases: ['projects', 'audiences', 'projectIndex'],
+  records: [kProjectRecords, kAudienceRecords],
   commands: kProjectCommands,
   consoleRoutes: kProjectConsoleRoutes,
   cli: kProjectCli,

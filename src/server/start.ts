@@ -9,7 +9,7 @@ import { Clock } from '../clock.js';
 import { withListenPort, type Config } from '../config.js';
 import { kTestSwitches } from '../test-switches.js';
 import { NodeBackground } from '../background/background-work.js';
-import { kCapabilityList } from '../capabilities.js';
+import { kCapabilityList, kStoreLayout } from '../capabilities.js';
 import { BodyBudgets } from '../http/body.js';
 import { RateLimiter } from '../http/rate-limit.js';
 import { SignInLimits } from '../web-console/sign-in-limits.js';
@@ -65,8 +65,8 @@ export async function startServer(config: Readonly<Config>, options: StartOption
 async function startClaimed(config: Readonly<Config>, options: StartOptions, claim: DataDirClaim): Promise<RunningServer> {
   const log = createLogger(config.logLevel);
   // A damaged data file is refused here, with a message, not by a crash at the first request reading it.
-  await verifyStore(config.dataDir, config.databaseUrl);
-  const store: Store = openStore(config.dataDir);
+  await verifyStore(config.dataDir, kStoreLayout, config.databaseUrl);
+  const store: Store = openStore(config.dataDir, { layout: kStoreLayout });
   const clock = Clock.create();
   // What is the process's, whichever thread serves a request: one body budget (OFREP and the
   // Management API), the per-address limits (spec: Limits, per server instance), the writer.

@@ -171,6 +171,16 @@ export interface DeclaredAuditActions {}
  */
 export type NewAuditEntry = Omit<AuditEntry, 'seq' | 'action'> & { action: keyof DeclaredAuditActions };
 
+/**
+ * A simple kind of record as the store's keyed layout keeps it (record-kinds.ts keyedRecords): its
+ * change kind, its database (one of its own) and each record's key there.
+ */
+export interface KeyedKind<V> {
+  readonly name: string;
+  readonly database: string;
+  key(value: V): string;
+}
+
 export interface StoreWriter extends StoreReader {
   putOrg(org: Org): void;
   putUser(user: User): void;
@@ -183,6 +193,8 @@ export interface StoreWriter extends StoreReader {
   putToken(token: Token): void;
   appendAudit(entry: NewAuditEntry): AuditEntry;
   putActivity(activity: TokenActivity): void;
+  /** A record of a simple kind (keyedRecords), recorded as its kind's change. Does not move configSeq. */
+  putKeyed<V>(kind: KeyedKind<V>, value: V): void;
   /** Does not move configSeq: usage is written every minute and no cached configuration depends on it. */
   putUsage(usage: FlagUsage): void;
   appendMail(message: Omit<MailMessage, 'seq'>): MailMessage;

@@ -90,40 +90,10 @@ export const kSchemaVersion = 9;
 
 /**
  * Named databases an environment may open: the layout's 18, with room for more (LMDB fixes the limit
- * per open, not in the file, so raising it never changes a file).
+ * per open, not in the file, so raising it never changes a file). A layout declaring more is refused
+ * (store-layout.ts).
  */
 export const kMaxDbs = 32;
-
-/**
- * The named databases of the layout above, each once: opening (openDatabases), the foreign-file check
- * (open.ts, probe.ts) and a full copy (lmdb-replica.ts) all read this one list. `satisfies` makes a
- * database of Databases missing here, or a name here that Databases lacks, a compile error.
- */
-const kDbNameSet = {
-  meta: true,
-  orgs: true,
-  users: true,
-  members: true,
-  projects: true,
-  audiences: true,
-  flags: true,
-  tokens: true,
-  tokenHashes: true,
-  projectIndex: true,
-  audit: true,
-  activity: true,
-  mail: true,
-  mailDue: true,
-  usage: true,
-  auth: true,
-  plans: true,
-  hooks: true,
-} as const satisfies Record<keyof Databases, true>;
-export type DbName = keyof Databases;
-export const kDbNameList = Object.keys(kDbNameSet) as readonly DbName[];
-
-/** The named databases of the layout: anything else in the file's main database is not ours. */
-export const kDbNames: ReadonlySet<string> = new Set(kDbNameList);
 
 /** Keys of the auth database: one database for both record kinds keeps the file within its 16 named databases. */
 export type AuthKey =
@@ -230,9 +200,18 @@ export function dueChangeKey(change: Pick<ScheduledChange, 'at' | 'id'>): PlanKe
   return ['due', change.at, change.id];
 }
 
-/** Opens (creating if needed) every database of the layout. */
-export function openDatabases(root: RootDatabase): Databases {
-  return Object.fromEntries(kDbNameList.map((name) => [name, root.openDB({ name })])) as unknown as Databases;
+/**
+ * Opens (creating if needed) the databases named: a layout's (store-layout.ts, from the record kinds
+ * the store and the capabilities declare). The typed fields of Databases are the store's own reads and
+ * writes of the kinds it knows; a kind laid out by keyedRecords is reached by name (databaseNamed).
+ */
+export function openDatabases(root: RootDatabase, names: readonly string[]): Databases {
+  return Object.fromEntries(names.map((name) => [name, root.openDB({ name })])) as unknown as Databases;
+}
+
+/** The database `name` of an open store; undefined when it was not opened (a read-only open of a file without it). */
+export function databaseNamed<V>(db: Databases, name: string): Database<V, string> | undefined {
+  return (db as unknown as Readonly<Record<string, Database<V, string> | undefined>>)[name];
 }
 
 /** Still to send (the mailDue index holds these): the rule's home is the mail record's. */

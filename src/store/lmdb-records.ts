@@ -17,7 +17,31 @@ import type { Credential, Session } from '../model/sessions.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
 import { listedBytes } from '../model/listed-bytes.js';
 import { ChangeRecorder } from './change-recorder.js';
-import type { AuditPage, Page, PagePosition, PageRequest, NewAuditEntry, StoreWriter } from './interfaces.js';
+import { changeOf } from './changes.js';
+import type { AuditPage, KeyedKind, Page, PagePosition, PageRequest, NewAuditEntry, StoreWriter } from './interfaces.js';
+import {
+  kActivityRecords,
+  kAudienceRecords,
+  kAuditRecords,
+  kCredentialRecords,
+  kDeliveryRecords,
+  kDemoSeededRecords,
+  kFlagRecords,
+  kInvitationRecords,
+  kMailRecords,
+  kMemberRecords,
+  kOrgRecords,
+  kPayloadRecords,
+  kProjectRecords,
+  kRolloutRecords,
+  kScheduleRecords,
+  kSessionRecords,
+  kTokenRecords,
+  kUsageRecords,
+  kUserRecords,
+  kWebhookRecords,
+  type RecordKind,
+} from './record-kinds.js';
 import {
   dueChangeKey,
   dueDeliveryKey,
@@ -28,6 +52,7 @@ import {
   flagNameKey,
   kSchemaVersion,
   userEmailKey,
+  databaseNamed,
   type Databases,
 } from './layout.js';
 
@@ -441,7 +466,7 @@ export class LmdbRecords implements StoreWriter {
   putOrg(org: Org): void {
     this.assertConfigTxn();
     this.db.orgs.putSync(org.id, org);
-    this.recorder.record({ kind: 'org', value: org });
+    this.recordPut(kOrgRecords, org);
   }
 
   putUser(user: User): void {
@@ -449,26 +474,26 @@ export class LmdbRecords implements StoreWriter {
     this.db.users.putSync(user.id, user);
     // Derived, as the project index: a replica rebuilds it from the user records it applies.
     this.db.auth?.putSync(userEmailKey(user), null);
-    this.recorder.record({ kind: 'user', value: user });
+    this.recordPut(kUserRecords, user);
   }
 
   putMember(member: Membership): void {
     this.assertConfigTxn();
     this.db.members.putSync([member.orgId, member.userId], member.role);
-    this.recorder.record({ kind: 'member', value: member });
+    this.recordPut(kMemberRecords, member);
   }
 
   putProject(project: Project): void {
     this.assertConfigTxn();
     this.db.projects.putSync(project.id, project);
-    this.recorder.record({ kind: 'project', value: project });
+    this.recordPut(kProjectRecords, project);
   }
 
   putAudience(audience: Audience): void {
     this.assertConfigTxn();
     this.db.audiences.putSync(audience.id, audience);
     this.db.projectIndex.putSync([audience.projectId, 'a', audience.id], null);
-    this.recorder.record({ kind: 'audience', value: audience });
+    this.recordPut(kAudienceRecords, audience);
   }
 
   putFlag(flag: Flag): void {
@@ -479,7 +504,7 @@ export class LmdbRecords implements StoreWriter {
     this.db.flags.putSync(flag.id, flag);
     this.db.projectIndex.putSync([flag.projectId, 'f', flag.id], null);
     this.db.projectIndex.putSync(flagNameKey(flag), flag.id);
-    this.recorder.record({ kind: 'flag', value: flag });
+    this.recordPut(kFlagRecords, flag);
   }
 
   deleteFlag(flag: Flag): void {
@@ -488,7 +513,7 @@ export class LmdbRecords implements StoreWriter {
     this.db.projectIndex.removeSync([flag.projectId, 'f', flag.id]);
     this.db.projectIndex.removeSync(flagNameKey(flag));
     this.db.usage!.removeSync(flag.id);
-    this.recorder.record({ kind: 'flagDeleted', value: flag });
+    this.recordRemoval(kFlagRecords, flag);
   }
 
   putToken(token: Token): void {
@@ -496,28 +521,45 @@ export class LmdbRecords implements StoreWriter {
     this.db.tokens.putSync(token.id, token);
     this.db.tokenHashes.putSync(token.secretHash, token.id);
     this.db.projectIndex.putSync([token.projectId, 't', token.id], null);
-    this.recorder.record({ kind: 'token', value: token });
+    this.recordPut(kTokenRecords, token);
   }
 
   appendAudit(entry: NewAuditEntry): AuditEntry {
     this.assertTxn();
     const full: AuditEntry = { seq: this.nextSeq('auditSeq'), ...entry };
     this.db.audit.putSync([full.projectId, full.seq], full);
-    this.recorder.record({ kind: 'audit', value: full });
+    this.recordPut(kAuditRecords, full);
     this.auditCollector?.push(full);
     return full;
   }
 
   putActivity(activity: TokenActivity): void {
+    this.putKeyed(kActivityRecords, activity);
+  }
+
+  putKeyed<V>(kind: KeyedKind<V>, value: V): void {
     this.assertTxn();
-    this.db.activity.putSync(activity.tokenId, activity);
-    this.recorder.record({ kind: 'activity', value: activity });
+    const db = databaseNamed<V>(this.db, kind.database);
+    if (db === undefined) throw new Error(`record kind ${kind.name}: database ${kind.database} is not in the store's layout`);
+    db.putSync(kind.key(value), value);
+    this.recorder.record(changeOf(kind.name, value));
+  }
+
+  /** Hands the change that put `value`, a record of `kind`, to the recorder. */
+  private recordPut<V>(kind: RecordKind<V>, value: V): void {
+    this.recorder.record(changeOf(kind.name, value));
+  }
+
+  /** Hands the change that deleted `value`, a record of `kind`, to the recorder. */
+  private recordRemoval<V>(kind: RecordKind<V>, value: V): void {
+    if (kind.removal === undefined) throw new Error(`record kind ${kind.name} declares no deletion`);
+    this.recorder.record(changeOf(kind.removal.name, value));
   }
 
   putUsage(usage: FlagUsage): void {
     this.assertTxn();
     this.db.usage!.putSync(usage.flagId, usage);
-    this.recorder.record({ kind: 'usage', value: usage });
+    this.recordPut(kUsageRecords, usage);
   }
 
   appendMail(message: Omit<MailMessage, 'seq'>): MailMessage {
@@ -525,7 +567,7 @@ export class LmdbRecords implements StoreWriter {
     const full: MailMessage = { seq: this.nextSeq('mailSeq'), ...message };
     this.db.mail.putSync(full.seq, full);
     if (isPending(full)) this.db.mailDue.putSync(dueKey(full), null);
-    this.recorder.record({ kind: 'mail', value: full });
+    this.recordPut(kMailRecords, full);
     return full;
   }
 
@@ -535,7 +577,7 @@ export class LmdbRecords implements StoreWriter {
     if (before !== undefined && isPending(before)) this.db.mailDue.removeSync(dueKey(before));
     this.db.mail.putSync(message.seq, message);
     if (isPending(message)) this.db.mailDue.putSync(dueKey(message), null);
-    this.recorder.record({ kind: 'mail', value: message });
+    this.recordPut(kMailRecords, message);
   }
 
   putSchedule(change: ScheduledChange): void {
@@ -550,7 +592,7 @@ export class LmdbRecords implements StoreWriter {
     const bytes = listedBytes(change);
     for (const key of changeListKeys(change)) plans.putSync(key, bytes);
     if (change.status === 'pending') plans.putSync(dueChangeKey(change), null);
-    this.recorder.record({ kind: 'schedule', value: change });
+    this.recordPut(kScheduleRecords, change);
   }
 
   putRollout(plan: RolloutPlan): void {
@@ -564,7 +606,7 @@ export class LmdbRecords implements StoreWriter {
     for (const key of rolloutListKeys(plan)) plans.putSync(key, bytes);
     const dueKey = dueRolloutKey(plan);
     if (dueKey !== null) plans.putSync(dueKey, null);
-    this.recorder.record({ kind: 'rollout', value: plan });
+    this.recordPut(kRolloutRecords, plan);
   }
 
   putWebhook(hook: Webhook): void {
@@ -572,7 +614,7 @@ export class LmdbRecords implements StoreWriter {
     const hooks = this.db.hooks!;
     hooks.putSync(['hook', hook.id], hook);
     hooks.putSync(['projectHook', hook.projectId, hook.id], null);
-    this.recorder.record({ kind: 'webhook', value: hook });
+    this.recordPut(kWebhookRecords, hook);
   }
 
   deleteWebhook(hook: Webhook): void {
@@ -580,7 +622,7 @@ export class LmdbRecords implements StoreWriter {
     const hooks = this.db.hooks!;
     hooks.removeSync(['hook', hook.id]);
     hooks.removeSync(['projectHook', hook.projectId, hook.id]);
-    this.recorder.record({ kind: 'webhookDeleted', value: hook });
+    this.recordRemoval(kWebhookRecords, hook);
   }
 
   putDelivery(delivery: WebhookDelivery): void {
@@ -596,7 +638,7 @@ export class LmdbRecords implements StoreWriter {
     if (dueKey !== null) hooks.putSync(dueKey, null);
     const pending = Number(delivery.status === 'pending') - Number(before?.status === 'pending');
     if (pending !== 0) this.addToOutbox(delivery.projectId, pending, 0);
-    this.recorder.record({ kind: 'delivery', value: delivery });
+    this.recordPut(kDeliveryRecords, delivery);
   }
 
   deleteDelivery(delivery: WebhookDelivery): void {
@@ -610,7 +652,7 @@ export class LmdbRecords implements StoreWriter {
     hooks.removeSync(['hookDelivery', stored.webhookId, stored.createdAt, stored.id]);
     hooks.removeSync(['payloadDelivery', stored.auditSeq, stored.id]);
     if (stored.status === 'pending') this.addToOutbox(stored.projectId, -1, 0);
-    this.recorder.record({ kind: 'deliveryDeleted', value: delivery });
+    this.recordRemoval(kDeliveryRecords, delivery);
   }
 
   putPayload(payload: DeliveryPayload): void {
@@ -620,7 +662,7 @@ export class LmdbRecords implements StoreWriter {
     hooks.putSync(['payload', payload.auditSeq], payload);
     hooks.putSync(['projectPayload', payload.projectId, payload.auditSeq], null);
     this.addToOutbox(payload.projectId, 0, payload.bytes - (before?.bytes ?? 0));
-    this.recorder.record({ kind: 'deliveryPayload', value: payload });
+    this.recordPut(kPayloadRecords, payload);
   }
 
   deletePayload(payload: DeliveryPayload): void {
@@ -631,7 +673,7 @@ export class LmdbRecords implements StoreWriter {
     hooks.removeSync(['payload', stored.auditSeq]);
     hooks.removeSync(['projectPayload', stored.projectId, stored.auditSeq]);
     this.addToOutbox(stored.projectId, 0, -stored.bytes);
-    this.recorder.record({ kind: 'deliveryPayloadDeleted', value: stored });
+    this.recordRemoval(kPayloadRecords, stored);
   }
 
   /** The project's outbox counts moved (derived, as the indexes are: not in a change set; every copy keeps its own). */
@@ -656,27 +698,27 @@ export class LmdbRecords implements StoreWriter {
   markDemoSeeded(at: number): void {
     this.assertTxn();
     this.db.meta.putSync('demoSeeded', at);
-    this.recorder.record({ kind: 'demoSeeded', value: at });
+    this.recordPut(kDemoSeededRecords, at);
   }
 
   putCredential(credential: Credential): void {
     this.assertTxn();
     this.db.auth!.putSync(['credential', credential.userId], credential);
-    this.recorder.record({ kind: 'credential', value: credential });
+    this.recordPut(kCredentialRecords, credential);
   }
 
   putSession(session: Session): void {
     this.assertTxn();
     this.db.auth!.putSync(['session', session.idHash], session);
     this.db.auth!.putSync(['userSession', session.userId, session.idHash], null);
-    this.recorder.record({ kind: 'session', value: session });
+    this.recordPut(kSessionRecords, session);
   }
 
   deleteSession(session: Session): void {
     this.assertTxn();
     this.db.auth!.removeSync(['session', session.idHash]);
     this.db.auth!.removeSync(['userSession', session.userId, session.idHash]);
-    this.recorder.record({ kind: 'sessionEnded', value: session });
+    this.recordRemoval(kSessionRecords, session);
   }
 
   putInvitation(invitation: Invitation): void {
@@ -684,7 +726,7 @@ export class LmdbRecords implements StoreWriter {
     this.db.auth!.putSync(['invitation', invitation.id], invitation);
     this.db.auth!.putSync(['orgInvitation', invitation.orgId, invitation.id], null);
     this.db.auth!.putSync(['emailInvitation', invitation.email, invitation.id], null);
-    this.recorder.record({ kind: 'invitation', value: invitation });
+    this.recordPut(kInvitationRecords, invitation);
   }
 
   deleteInvitation(invitation: Invitation): void {
@@ -692,7 +734,7 @@ export class LmdbRecords implements StoreWriter {
     this.db.auth!.removeSync(['invitation', invitation.id]);
     this.db.auth!.removeSync(['orgInvitation', invitation.orgId, invitation.id]);
     this.db.auth!.removeSync(['emailInvitation', invitation.email, invitation.id]);
-    this.recorder.record({ kind: 'invitationEnded', value: invitation });
+    this.recordRemoval(kInvitationRecords, invitation);
   }
 
   private nextSeq(key: 'auditSeq' | 'mailSeq'): number {

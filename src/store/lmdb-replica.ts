@@ -2,23 +2,13 @@
 // full copies applied to it, and every record exported from it (migrate-to-postgres). The PostgreSQL
 // code reaches these through the StoreCopy interface (interfaces.ts); LmdbStore (lmdb-store.ts) runs
 // them in its transactions.
-import type { Database, RootDatabase } from 'lmdb';
-import type { Invitation } from '../model/invitations.js';
-import type { RolloutPlan } from '../release-plans/rollouts.js';
-import type { ScheduledChange } from '../release-plans/schedules.js';
-import type { DeliveryPayload, Webhook, WebhookDelivery } from '../webhooks/records.js';
-import type { Credential, Session } from '../model/sessions.js';
-import type { Change, Revision } from './changes.js';
+import type { RootDatabase } from 'lmdb';
+import { changeOf, type Change, type Revision } from './changes.js';
 import type { StoreWriter } from './interfaces.js';
-import { type Databases, kDbNameList } from './layout.js';
-
-/**
- * The databases a full copy of the system of record replaces: every one of the layout but meta (the
- * schema version, configSeq and the copy's own revision). Each holds only records the system of record
- * keeps (webhooks and their delivery outbox included) and entries derived from them, which applying
- * the copy's records rebuilds; none holds anything of this node alone.
- */
-const kReplicatedDbs = kDbNameList.filter((name) => name !== 'meta');
+import type { Databases } from './layout.js';
+import { databaseNamed } from './layout.js';
+import type { RecordTarget } from './record-kinds.js';
+import type { StoreLayout } from './store-layout.js';
 
 export class LmdbReplica {
   /**
@@ -28,9 +18,16 @@ export class LmdbReplica {
   constructor(
     private readonly root: RootDatabase,
     private readonly db: Databases,
+    /** The store's layout; null in a read-only open without one, which nothing here is asked of. */
+    private readonly storeLayout: StoreLayout | null,
     private readonly transact: <T>(fn: (writer: StoreWriter) => T) => T,
     private readonly markConfigChanged: () => void,
   ) {}
+
+  private get layout(): StoreLayout {
+    if (this.storeLayout === null) throw new Error('a store opened read-only without its layout is no copy to write into');
+    return this.storeLayout;
+  }
 
   /** The last revision of the system of record applied to this copy (0: none). */
   replicaRevision(): number {
@@ -69,8 +66,10 @@ export class LmdbReplica {
   replaceAll(source: string, revision: number, records: readonly Change[]): void {
     this.transact((writer) => {
       if (this.replicaOf() === source && this.replicaRevision() >= revision) return;
-      for (const name of kReplicatedDbs) {
-        const db = this.db[name] as Database<unknown, string> | undefined;
+      // Every database of the layout but the store's own: each holds only records the system of record
+      // keeps and entries derived from them, which applying the copy's records rebuilds.
+      for (const name of this.layout.copied) {
+        const db = databaseNamed<unknown>(this.db, name);
         if (db !== undefined) for (const key of [...db.getKeys()]) db.removeSync(key);
       }
       for (const key of ['auditSeq', 'mailSeq', 'demoSeeded']) this.db.meta.removeSync(key);
@@ -90,36 +89,8 @@ export class LmdbReplica {
     const out: Change[] = [];
     const transaction = this.root.useReadTransaction();
     try {
-      const all = <V, K extends string | number | (string | number)[]>(db: Database<V, K> | undefined) =>
-        db === undefined ? [] : [...db.getRange({ transaction })];
-      for (const { value } of all(this.db.orgs)) out.push({ kind: 'org', value });
-      for (const { value } of all(this.db.users)) out.push({ kind: 'user', value });
-      for (const { key, value } of all(this.db.members))
-        out.push({ kind: 'member', value: { orgId: key[0], userId: key[1], role: value } });
-      for (const { value } of all(this.db.projects)) out.push({ kind: 'project', value });
-      for (const { value } of all(this.db.audiences)) out.push({ kind: 'audience', value });
-      for (const { value } of all(this.db.flags)) out.push({ kind: 'flag', value });
-      for (const { value } of all(this.db.tokens)) out.push({ kind: 'token', value });
-      for (const { value } of all(this.db.audit)) out.push({ kind: 'audit', value });
-      for (const { value } of all(this.db.activity)) out.push({ kind: 'activity', value });
-      for (const { value } of all(this.db.usage)) out.push({ kind: 'usage', value });
-      for (const { value } of all(this.db.mail)) out.push({ kind: 'mail', value });
-      for (const { key, value } of all(this.db.auth)) {
-        if (key[0] === 'credential') out.push({ kind: 'credential', value: value as Credential });
-        else if (key[0] === 'session') out.push({ kind: 'session', value: value as Session });
-        else if (key[0] === 'invitation') out.push({ kind: 'invitation', value: value as Invitation });
-      }
-      for (const { key, value } of all(this.db.plans)) {
-        if (key[0] === 'change' && value) out.push({ kind: 'schedule', value: value as ScheduledChange });
-        else if (key[0] === 'rollout' && value) out.push({ kind: 'rollout', value: value as RolloutPlan });
-      }
-      for (const { key, value } of all(this.db.hooks)) {
-        if (key[0] === 'hook' && value) out.push({ kind: 'webhook', value: value as Webhook });
-        else if (key[0] === 'delivery' && value) out.push({ kind: 'delivery', value: value as WebhookDelivery });
-        else if (key[0] === 'payload' && value) out.push({ kind: 'deliveryPayload', value: value as DeliveryPayload });
-      }
-      const seeded = this.db.meta.get('demoSeeded', { transaction }) as number | undefined;
-      if (seeded !== undefined) out.push({ kind: 'demoSeeded', value: seeded });
+      for (const kind of this.layout.kinds)
+        if (kind.exported) for (const value of kind.read(this.db, transaction)) out.push(changeOf(kind.name, value));
     } finally {
       transaction.done();
     }
@@ -135,62 +106,13 @@ export class LmdbReplica {
   }
 
   private applyChange(writer: StoreWriter, change: Change): void {
-    switch (change.kind) {
-      case 'org':
-        return writer.putOrg(change.value);
-      case 'user':
-        return writer.putUser(change.value);
-      case 'member':
-        return writer.putMember(change.value);
-      case 'project':
-        return writer.putProject(change.value);
-      case 'audience':
-        return writer.putAudience(change.value);
-      case 'flag':
-        return writer.putFlag(change.value);
-      case 'flagDeleted':
-        return writer.deleteFlag(change.value);
-      case 'token':
-        return writer.putToken(change.value);
-      case 'activity':
-        return writer.putActivity(change.value);
-      case 'usage':
-        return writer.putUsage(change.value);
-      case 'demoSeeded':
-        return writer.markDemoSeeded(change.value);
-      case 'schedule':
-        return writer.putSchedule(change.value);
-      case 'rollout':
-        return writer.putRollout(change.value);
-      case 'webhook':
-        return writer.putWebhook(change.value);
-      case 'webhookDeleted':
-        return writer.deleteWebhook(change.value);
-      case 'delivery':
-        return writer.putDelivery(change.value);
-      case 'deliveryDeleted':
-        return writer.deleteDelivery(change.value);
-      case 'deliveryPayload':
-        return writer.putPayload(change.value);
-      case 'deliveryPayloadDeleted':
-        return writer.deletePayload(change.value);
-      case 'credential':
-        return writer.putCredential(change.value);
-      case 'session':
-        return writer.putSession(change.value);
-      case 'sessionEnded':
-        return writer.deleteSession(change.value);
-      case 'invitation':
-        return writer.putInvitation(change.value);
-      case 'invitationEnded':
-        return writer.deleteInvitation(change.value);
-      case 'audit':
-        this.db.audit.putSync([change.value.projectId, change.value.seq], change.value);
-        return this.raiseSeq('auditSeq', change.value.seq);
-      case 'mail':
-        writer.putMail(change.value);
-        return this.raiseSeq('mailSeq', change.value.seq);
-    }
+    const kind = this.layout.changes.get(change.kind);
+    if (kind === undefined) throw new Error(`a change of kind ${change.kind}, which this Flagwire does not know`);
+    kind.apply(this.target(writer), change.value);
+  }
+
+  private target(writer: StoreWriter): RecordTarget {
+    return { writer, db: this.db, raiseSeq: (key, seq) => this.raiseSeq(key, seq) };
   }
 
   private raiseSeq(key: 'auditSeq' | 'mailSeq', seq: number): void {

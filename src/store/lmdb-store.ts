@@ -25,6 +25,7 @@ export class LmdbStore extends LmdbRecords implements Store, StoreWriter, StoreC
     this.replica = new LmdbReplica(
       file.root,
       file.dbs,
+      file.layout,
       (fn) => this.transact(fn),
       () => {
         this.configChanged = true;
@@ -33,7 +34,7 @@ export class LmdbStore extends LmdbRecords implements Store, StoreWriter, StoreC
   }
 
   /** Opens (creating if needed) the store in `dataDir`; refuses a newer or foreign layout (open.ts). */
-  static open(dataDir: string, options: StoreOptions = {}): LmdbStore {
+  static open(dataDir: string, options: StoreOptions): LmdbStore {
     return new LmdbStore(openDataFile(dataDir, options));
   }
 

@@ -9,6 +9,7 @@ import type { Settled, Store, StoreCopy, StoreWriter, WritePath } from './interf
 import { dataFilePath } from './layout.js';
 import { LmdbStore } from './lmdb-store.js';
 import type { StoreOptions } from './open.js';
+import type { StoreLayout } from './store-layout.js';
 import type { ReplicaStatus } from './pg/follower.js';
 import { kPgUnavailableDetail, PgSystem } from './pg/pg-system.js';
 import { PgWritePath } from './pg/pg-write-path.js';
@@ -18,8 +19,8 @@ import { LmdbWritePath } from './write-path.js';
 
 export type { ReplicaStatus } from './pg/follower.js';
 
-/** The store of `dataDir`, opened for reading and writing (or `readOnly`). */
-export function openStore(dataDir: string, options: StoreOptions = {}): Store {
+/** The store of `dataDir`, opened for reading and writing with its layout (or `readOnly`: open.ts StoreOptions). */
+export function openStore(dataDir: string, options: StoreOptions): Store {
   return LmdbStore.open(dataDir, options);
 }
 
@@ -31,9 +32,9 @@ export function openStore(dataDir: string, options: StoreOptions = {}): Store {
  * starts as it is, without asking PostgreSQL: the follower catches up right after (/ready waits for
  * that), so a PostgreSQL that hangs delays no start.
  */
-export async function verifyStore(dataDir: string, databaseUrl: string | null = null): Promise<void> {
-  await verifyDataFile(dataFilePath(dataDir));
-  const copy = LmdbStore.open(dataDir);
+export async function verifyStore(dataDir: string, layout: StoreLayout, databaseUrl: string | null = null): Promise<void> {
+  await verifyDataFile(dataFilePath(dataDir), layout.databases);
+  const copy = LmdbStore.open(dataDir, { layout });
   if (databaseUrl === null) {
     const refusal = copyWithoutDatabase(copy, dataDir);
     await copy.close();
@@ -44,7 +45,7 @@ export async function verifyStore(dataDir: string, databaseUrl: string | null = 
     await copy.close();
     return;
   }
-  const pg = PgSystem.open(databaseUrl, { max: 1 });
+  const pg = PgSystem.open(databaseUrl, { layout, max: 1 });
   try {
     await catchUpLatest(copy, pg);
   } finally {
@@ -93,9 +94,14 @@ class RefusedWritePath implements WritePath {
  * The writer's path for `dataDir`'s store: with `databaseUrl`, PostgreSQL then this node's copy, with
  * its follower (`onReplica` hears the copy's state); else the LMDB file.
  */
-export function openWritePath(dataDir: string, databaseUrl: string | null, onReplica: (status: ReplicaStatus) => void): WritePath {
-  if (databaseUrl === null) return new LmdbWritePath(LmdbStore.open(dataDir));
-  return new PgWritePath(LmdbStore.open(dataDir), PgSystem.open(databaseUrl), { onReplica });
+export function openWritePath(
+  dataDir: string,
+  layout: StoreLayout,
+  databaseUrl: string | null,
+  onReplica: (status: ReplicaStatus) => void,
+): WritePath {
+  if (databaseUrl === null) return new LmdbWritePath(LmdbStore.open(dataDir, { layout }));
+  return new PgWritePath(LmdbStore.open(dataDir, { layout }), PgSystem.open(databaseUrl, { layout }), { onReplica });
 }
 
 /** A console command's store and write path; `copyOnly`: a database's copy opened without it (reads only). */
@@ -111,14 +117,14 @@ export interface ConsoleStore {
  * cannot be reached. Without it, a data dir that is a database's copy is read as it is and every write
  * is refused (copyWithoutDatabase). The write path owns the store: closing it closes both.
  */
-export async function openForConsole(dataDir: string, databaseUrl: string | null): Promise<ConsoleStore> {
-  const copy = LmdbStore.open(dataDir);
+export async function openForConsole(dataDir: string, layout: StoreLayout, databaseUrl: string | null): Promise<ConsoleStore> {
+  const copy = LmdbStore.open(dataDir, { layout });
   if (databaseUrl === null) {
     const refusal = copyWithoutDatabase(copy, dataDir);
     if (refusal === null) return { store: copy, writes: new LmdbWritePath(copy), copyOnly: false };
     return { store: copy, writes: new RefusedWritePath(copy, refusal), copyOnly: true };
   }
-  const pg = PgSystem.open(databaseUrl, { max: 1 });
+  const pg = PgSystem.open(databaseUrl, { layout, max: 1 });
   try {
     await catchUpLatest(copy, pg);
   } catch (err) {
@@ -155,11 +161,15 @@ export function claimForServer(dataDir: string): DataDirClaim {
  * become a copy, and never reach PostgreSQL); a server does not start on it meanwhile. Everything is
  * exported from one read snapshot.
  */
-export async function migrateToPostgres(dataDir: string, databaseUrl: string): Promise<{ revision: number; records: number }> {
+export async function migrateToPostgres(
+  dataDir: string,
+  layout: StoreLayout,
+  databaseUrl: string,
+): Promise<{ revision: number; records: number }> {
   const claim = claimDataDir(dataDir, 'migration');
   try {
-    const store = LmdbStore.open(dataDir);
-    const pg = PgSystem.open(databaseUrl, { max: 1 });
+    const store = LmdbStore.open(dataDir, { layout });
+    const pg = PgSystem.open(databaseUrl, { layout, max: 1 });
     try {
       if (store.replicaOf() !== undefined) {
         throw new FlagwireError(

@@ -12,7 +12,6 @@ import {
   dataFilePath,
   dueKey,
   rolloutListKeys,
-  kDbNames,
   kMaxDbs,
   kFileName,
   kSchemaVersion,
@@ -22,21 +21,28 @@ import {
   type Databases,
 } from './layout.js';
 import type { DeliveryPayload, OutboxUsage, Webhook, WebhookDelivery } from '../webhooks/records.js';
+import type { StoreLayout } from './store-layout.js';
 import { settleAfterOpen, writeTransaction } from './write-txn.js';
 
-export interface StoreOptions {
-  readOnly?: boolean;
-}
+/**
+ * How a store is opened. For writing, with its layout (src/capabilities.ts kStoreLayout): the databases
+ * it opens, creating those the file lacks, and calls its own. Read-only, the layout may be left out: the
+ * databases the file holds are opened as they are, which is what a thread of a server reads once the
+ * server's writer has opened the file with its layout (refusing one that is not Flagwire's).
+ */
+export type StoreOptions = { readOnly?: false; layout: StoreLayout } | { readOnly: true; layout?: StoreLayout };
 
 /** An opened data file, its schema checked (and migrated if opened for writing). */
 export interface OpenedDataFile {
   readonly path: string;
   readonly root: RootDatabase;
   readonly dbs: Databases;
+  /** The layout it was opened with; null for a read-only open without one. */
+  readonly layout: StoreLayout | null;
 }
 
 /** Opens (creating if needed) the data file in `dataDir`; refuses a newer or foreign layout. */
-export function openDataFile(dataDir: string, options: StoreOptions = {}): OpenedDataFile {
+export function openDataFile(dataDir: string, options: StoreOptions): OpenedDataFile {
   const readOnly = options.readOnly ?? false;
   const path = dataFilePath(dataDir);
   refuseForeignFiles(dataDir);
@@ -67,7 +73,9 @@ export function openDataFile(dataDir: string, options: StoreOptions = {}): Opene
       throw err;
     }
   }
-  const foreign = names.filter((name) => !kDbNames.has(name));
+  const ours = options.layout?.databases ?? names;
+  const known = new Set(ours);
+  const foreign = names.filter((name) => !known.has(name));
   if (foreign.length > 0) {
     void root.close();
     throw new StoreOpenError(
@@ -77,14 +85,14 @@ export function openDataFile(dataDir: string, options: StoreOptions = {}): Opene
         .join(', ')}); Flagwire will not write into it: use an empty or Flagwire-only data directory`,
     );
   }
-  const dbs = openDatabases(root);
+  const dbs = openDatabases(root, ours);
   try {
     checkSchema(path, root, dbs, readOnly);
   } catch (err) {
     void root.close();
     throw err;
   }
-  return { path, root, dbs };
+  return { path, root, dbs, layout: options.layout ?? null };
 }
 
 function checkSchema(path: string, root: RootDatabase, dbs: Databases, readOnly: boolean): void {

@@ -7,13 +7,15 @@
 // returns fewer records without any error), but the count recorded where the database is anchored
 // (the meta page for the main database, the main database's record for each named one) still tells.
 import { open } from 'lmdb';
-import { kDbNames, kMaxDbs } from './layout.js';
+import { kMaxDbs } from './layout.js';
 
-const path = process.argv[2];
+const [path, ...ours] = process.argv.slice(2);
 if (path === undefined) {
-  process.stderr.write('usage: probe.js DATA_FILE\n');
+  process.stderr.write('usage: probe.js DATA_FILE [DATABASE...]\n');
   process.exit(2);
 }
+/** The store's databases (its layout's, verify.ts); none named: every one the file lists. */
+const known: ReadonlySet<string> | null = ours.length === 0 ? null : new Set(ours);
 
 function count(iterable: Iterable<unknown>): number {
   let n = 0;
@@ -30,7 +32,7 @@ try {
   const rootEntries = (root.getStats() as { entryCount: number }).entryCount;
   if (names.length !== rootEntries) throw new Error(`the main database lists ${names.length} entries, its header says ${rootEntries}`);
   // Unknown names are not read here: openDataFile (open.ts) refuses them with its own message.
-  for (const name of names.filter((n) => kDbNames.has(n))) {
+  for (const name of names.filter((n) => known === null || known.has(n))) {
     const db = root.openDB({ name });
     const read = count(db.getRange()); // reading and decoding every entry
     const recorded = (db.getStats() as { entryCount: number }).entryCount;

@@ -13,8 +13,12 @@ import { checkDataFile, StoreOpenError } from './data-file.js';
 const kProbeTimeoutMs = 120_000;
 const kProbe = fileURLToPath(new URL('./probe.js', import.meta.url));
 
-/** Resolves when `path` is absent, empty or readable throughout; throws a StoreOpenError otherwise. */
-export async function verifyDataFile(path: string, timeoutMs = kProbeTimeoutMs): Promise<void> {
+/**
+ * Resolves when `path` is absent, empty or readable throughout; throws a StoreOpenError otherwise.
+ * `databases`: the store's (its layout's); a database of another name is not read (opening the store
+ * refuses it, saying whose it is). Left out: every database the file lists is read.
+ */
+export async function verifyDataFile(path: string, databases: readonly string[] = [], timeoutMs = kProbeTimeoutMs): Promise<void> {
   try {
     if (statSync(path).size === 0) return;
   } catch {
@@ -24,7 +28,7 @@ export async function verifyDataFile(path: string, timeoutMs = kProbeTimeoutMs):
   // The probe needs no Node options; preloads in NODE_OPTIONS (a test runner's hooks) only slow it.
   const env = { ...process.env };
   delete env.NODE_OPTIONS;
-  const child = spawn(process.execPath, [kProbe, path], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [kProbe, path, ...databases], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (text: string) => {
     if (stderr.length < 2000) stderr += text;

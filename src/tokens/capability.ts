@@ -1,4 +1,5 @@
 // API tokens and their recorded activity as a capability (src/capability/capability.ts).
+import { kTokenRecords, kActivityRecords } from '../store/record-kinds.js';
 import { defineCapability } from '../capability/capability.js';
 import { kTokenCli } from './cli.js';
 import { kTokenConsoleRoutes } from './console-routes.js';
@@ -7,6 +8,8 @@ import { kTokenAuditActions, kTokenCommands } from './token-commands.js';
 
 export const kTokens = defineCapability({
   name: 'tokens',
+  databases: ['tokens', 'tokenHashes', 'activity'],
+  records: [kTokenRecords, kActivityRecords],
   commands: kTokenCommands,
   routes: kTokenApiRoutes,
   auditActions: kTokenAuditActions,

@@ -1,6 +1,7 @@
 // Webhooks as a capability (src/capability/capability.ts): made, deleted and redelivered, the outbox's
 // claims and results, the web console's webhooks page's routes and the command-line commands
 // (docs/webhooks.md).
+import { kWebhookRecords, kDeliveryRecords, kPayloadRecords } from '../store/record-kinds.js';
 import { defineCapability } from '../capability/capability.js';
 import { kWebhookCommands } from './command-table.js';
 import { kWebhookAuditActions } from './audit-actions.js';
@@ -10,6 +11,8 @@ import { kWebhookApiRoutes } from './routes.js';
 
 export const kWebhooks = defineCapability({
   name: 'webhooks',
+  databases: ['hooks'],
+  records: [kWebhookRecords, kDeliveryRecords, kPayloadRecords],
   commands: kWebhookCommands,
   routes: kWebhookApiRoutes,
   consoleRoutes: kWebhookRoutes,

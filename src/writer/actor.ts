@@ -13,6 +13,7 @@ import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { Clock } from '../clock.js';
 import { postgresTimeoutError } from '../errors.js';
 import type { WritePath } from '../store/interfaces.js';
+import { kStoreLayout } from '../capabilities.js';
 import { openWritePath } from '../store/open-store.js';
 import { isCommandName, runCommand, type CommandName } from './commands.js';
 import {
@@ -37,7 +38,7 @@ const main = parentPort!;
 const channels: MessagePort[] = [];
 /** The follower's last report (PostgreSQL only): a channel attached later hears it at once. */
 let lastNotice: WriterNotice | null = null;
-const writes: WritePath = openWritePath(start.dataDir, start.databaseUrl, (replica) => {
+const writes: WritePath = openWritePath(start.dataDir, kStoreLayout, start.databaseUrl, (replica) => {
   const notice: WriterNotice = { replica };
   lastNotice = notice;
   main.postMessage(notice);

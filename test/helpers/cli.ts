@@ -8,7 +8,7 @@
 import { execFile } from 'node:child_process';
 import { main } from '../../src/cli/main.js';
 import type { StoreWriter } from '../../src/store/interfaces.js';
-import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
+import { Store } from './store.js';
 import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../../src/writer/commands.js';
 import { plainNode } from './plain-process.js';
 import { kCli } from './server.js';

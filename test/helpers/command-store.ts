@@ -3,7 +3,7 @@
 // was written, and returns the error for the test to match; `member` makes a user a member of an
 // organisation, the set-up most command tests start with.
 import type { Role } from '../../src/model/accounts.js';
-import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
+import { Store } from './store.js';
 import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../../src/writer/commands.js';
 import type { TestContext } from './cli.js';
 import { tempDir } from './scratch-dir.js';

@@ -1,7 +1,7 @@
 // `node dump-store.js DATA_DIR`: prints every project's flags and audit entries as one JSON object.
 // Run in a child process by fresh-read.ts, so the reader is a process that opened the data file anew
 // (after a crash, what matters is what is on disk, not what a long-lived reader's snapshot shows).
-import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
+import { Store } from './store.js';
 
 const store = Store.open(process.argv[2]!, { readOnly: true });
 const projects = store.listProjects().map((p) => ({

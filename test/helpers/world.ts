@@ -1,7 +1,7 @@
 // A data set for black-box tests: organisations, projects, flags, audiences and tokens of every kind,
 // written straight into the data dir with the writer's own command functions.
 import type { FlagCreate } from '../../src/model/schemas.js';
-import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
+import { Store } from './store.js';
 import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../../src/writer/commands.js';
 import { kOperator } from '../../src/audit/audit-actor.js';
 

@@ -3,7 +3,7 @@
 import t from 'tap';
 import type { MailMessage } from '../../src/model/mail.js';
 import type { StoreWriter } from '../../src/store/interfaces.js';
-import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
+import { Store } from '../helpers/store.js';
 import { kMaxMailAttempts, mailClaim, mailRelease, mailResult } from '../../src/mail/mail-commands.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 

@@ -1,6 +1,7 @@
 // Writes arriving on different nodes at once keep every rule, as on one node: the revision lock
 // serialises the writers, and each runs its commands on a copy brought to the locked revision.
 import t from 'tap';
+import { kStoreLayout } from '../../src/capabilities.js';
 import { call } from '../helpers/http.js';
 import { cli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
@@ -53,7 +54,7 @@ t.test('two nodes racing', async (t) => {
 
   await t.test('the 50th token: of two console commands on different data dirs, exactly one gets it', async (t) => {
     // 48 more tokens (the seed made one), in one transaction through the same write path.
-    const { writes } = await openForConsole(tempDir(t), url);
+    const { writes } = await openForConsole(tempDir(t), kStoreLayout, url);
     const made = await writes.commit(() =>
       Array.from(
         { length: 48 },

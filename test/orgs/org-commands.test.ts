@@ -3,7 +3,7 @@
 import t from 'tap';
 import type { Org, User } from '../../src/model/accounts.js';
 import type { Project } from '../../src/model/projects.js';
-import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
+import { Store } from '../helpers/store.js';
 import { orgAddMember } from '../../src/orgs/org-commands.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 

@@ -17,7 +17,7 @@ import { randomBytes } from 'node:crypto';
 import { open } from 'lmdb';
 import { kOperator } from '../../src/audit/audit-actor.js';
 import { dataFilePath } from '../../src/store/layout.js';
-import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
+import { Store } from '../helpers/store.js';
 import { verifyDataFile } from '../../src/store/verify.js';
 import { runCommand } from '../../src/writer/commands.js';
 import { cli } from '../helpers/cli.js';

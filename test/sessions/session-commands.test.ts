@@ -2,7 +2,7 @@
 // ones, the oldest; a new password ends them all; sign-out ends one.
 import t from 'tap';
 import { hashSecret } from '../../src/model/ids.js';
-import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
+import { Store } from '../helpers/store.js';
 import { kMaxSessionsPerUser, sessionEnd, sessionStart } from '../../src/sessions/session-commands.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 

@@ -6,7 +6,7 @@ import { Clock } from '../../src/clock.js';
 import { FlagwireError } from '../../src/errors.js';
 import { Mailer } from '../../src/mail/mailer.js';
 import type { MailMessage } from '../../src/model/mail.js';
-import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
+import { Store } from '../helpers/store.js';
 import type { WriterCommand } from '../../src/writer/command.js';
 import { runCommand } from '../../src/writer/commands.js';
 import { tempDir } from '../helpers/scratch-dir.js';

@@ -6,11 +6,11 @@ import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { buildWorld } from '../helpers/world.js';
-import { LmdbStore } from '../../src/store/lmdb-store.js';
+import { Store } from '../helpers/store.js';
 import type { Change } from '../../src/store/changes.js';
 import { plainNode } from '../helpers/plain-process.js';
 
-const kStore = fileURLToPath(new URL('../../src/store/lmdb-store.js', import.meta.url));
+const kStore = fileURLToPath(new URL('../helpers/store.js', import.meta.url));
 const kCommands = fileURLToPath(new URL('../../src/writer/commands.js', import.meta.url));
 const kExports = 200;
 // The writer stops here: an export reads every flag, so a writer left to race on (12,000 flags in one
@@ -23,9 +23,9 @@ const kMaxFlags = 1500;
  * hold the runner's pipe.
  */
 const writerSource = (dataDir: string, projectId: string, parent: number) => `
-const { LmdbStore } = await import(${JSON.stringify(kStore)});
+const { Store } = await import(${JSON.stringify(kStore)});
 const { runCommand } = await import(${JSON.stringify(kCommands)});
-const store = LmdbStore.open(${JSON.stringify(dataDir)});
+const store = Store.open(${JSON.stringify(dataDir)});
 process.stdout.write('ready\\n');
 for (let i = 0; i < ${kMaxFlags}; i++) {
   if (i % 100 === 0 && process.ppid !== ${parent}) process.exit(0);
@@ -49,7 +49,7 @@ t.test('every export is one snapshot: flags and their audit entries agree while 
     writer.once('exit', (code) => reject(new Error(`writer exited with ${code}`)));
   });
 
-  const store = LmdbStore.open(dir);
+  const store = Store.open(dir);
   t.teardown(() => store.close());
   let torn = 0;
   let largest = 0;

@@ -4,7 +4,7 @@ import t from 'tap';
 import type { Org } from '../../src/model/accounts.js';
 import type { Flag } from '../../src/flags/records.js';
 import { MemoReader } from '../../src/store/memo-reader.js';
-import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
+import { Store } from '../helpers/store.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 
 const at = Date.UTC(2030, 0, 1);

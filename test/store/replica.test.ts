@@ -6,12 +6,13 @@
 import t from 'tap';
 import { kOperator } from '../../src/audit/audit-actor.js';
 import { jsonBody } from '../../src/model/request-body.js';
-import { kDbNameList } from '../../src/store/layout.js';
+import { kStoreLayout } from '../../src/capabilities.js';
 import { exportStore } from '../helpers/store-export.js';
 import { buildWorld } from '../helpers/world.js';
-import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
+import { Store } from '../helpers/store.js';
 import { runCommand } from '../../src/writer/commands.js';
 import { tempDir } from '../helpers/scratch-dir.js';
+import type { TestContext } from '../helpers/cli.js';
 
 const now = Date.UTC(2030, 0, 1);
 
@@ -89,7 +90,8 @@ t.test("replaceAll replaces everything, and keeps the copy's configSeq moving", 
   await copy.close();
 });
 
-t.test('a full copy of an empty source leaves every database empty (issue 41)', async (t) => {
+/** A data dir in which every database of the layout holds entries; its store closed. */
+async function everyDatabase(t: TestContext): Promise<string> {
   const dir = tempDir(t);
   // Every database of the layout holds entries: the world's accounts, projects, flags and tokens, and
   // a webhook with a pending delivery, a scheduled change, an invitation (its mail queued), a session,
@@ -114,10 +116,14 @@ t.test('a full copy of an empty source leaves every database empty (issue 41)', 
   world.run('recordUsage', { counts: [{ flagId: ids.flag, evaluations: 3, lastEvaluatedAt: at }] });
   world.run('recordActivity', { batches: [{ tokenId: world.tokenIds.read!, lastUsedAt: at, recent: [], denials: [] }] }, at);
   await world.store.close();
+  return dir;
+}
 
+t.test('a full copy of an empty source leaves every database empty (issue 41)', async (t) => {
+  const dir = await everyDatabase(t);
   const before = await exportStore(dir);
-  t.strictSame(Object.keys(before).sort(), [...kDbNameList].sort(), "the file holds the layout's databases");
-  const replicated = kDbNameList.filter((name) => name !== 'meta');
+  t.strictSame(Object.keys(before).sort(), [...kStoreLayout.databases].sort(), "the file holds the layout's databases");
+  const replicated = kStoreLayout.databases.filter((name) => name !== 'meta');
   t.strictSame(
     replicated.filter((name) => before[name]!.length === 0),
     [],
@@ -139,4 +145,17 @@ t.test('a full copy of an empty source leaves every database empty (issue 41)', 
     ['configSeq', 'replicaOf', 'revision', 'schemaVersion'],
     "meta keeps only the file's own keys and the copy's source and revision",
   );
+});
+
+t.test("an export of every kind, copied into an empty data dir, rebuilds every database as the source's", async (t) => {
+  const dir = await everyDatabase(t);
+  const source = Store.open(dir);
+  const records = source.exportRecords();
+  await source.close();
+  const copyDir = tempDir(t);
+  const copy = Store.open(copyDir);
+  copy.replaceAll('db-source', 1, records);
+  await copy.close();
+  const [before, after] = [await exportStore(dir), await exportStore(copyDir)];
+  for (const name of kStoreLayout.databases.filter((name) => name !== 'meta')) t.strictSame(after[name], before[name], name);
 });

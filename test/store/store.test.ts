@@ -15,7 +15,7 @@ import type { Audience, Project } from '../../src/model/projects.js';
 import type { Token, TokenActivity } from '../../src/model/tokens.js';
 import { StoreOpenError } from '../../src/store/data-file.js';
 import { kSchemaVersion } from '../../src/store/layout.js';
-import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
+import { Store } from '../helpers/store.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { kEveryChange } from '../helpers/store-pages.js';
 

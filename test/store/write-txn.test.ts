@@ -7,6 +7,7 @@
 // newest commit's id and overwrites it: the write before is lost) or two (the next write gets an id below
 // the newest: LMDB fails it). Either way both writes must be on disk, as a new process reads the file.
 import { kOperator } from '../../src/audit/audit-actor.js';
+import { kStoreLayout } from '../../src/capabilities.js';
 import { execFileSync } from 'node:child_process';
 import t from 'tap';
 import { tempDir } from '../helpers/scratch-dir.js';
@@ -73,7 +74,7 @@ t.test('an open that left the lock file behind corrects it before it returns: re
 
   // A second open in this process shares LMDB's environment, so it stores nothing in the lock file
   // itself: only its check after opening can bring the readers forward.
-  const opened = openDataFile(dataDir);
+  const opened = openDataFile(dataDir, { layout: kStoreLayout });
   t.teardown(() => opened.root.close());
   world.store.resetReadTxn();
   t.same(world.store.getFlag(flag)?.cohorts, ['acknowledged'], 'after a writable open, readers see the acknowledged write');

@@ -7,7 +7,7 @@ import { open } from 'lmdb';
 import { pino } from 'pino';
 import { Clock } from '../../src/clock.js';
 import { dataFilePath } from '../../src/store/layout.js';
-import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
+import { Store } from '../helpers/store.js';
 import { WriterClient } from '../../src/writer/client.js';
 import { tempDataDir } from '../helpers/server.js';
 

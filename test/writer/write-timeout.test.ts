@@ -9,7 +9,7 @@ import t from 'tap';
 import { pino } from 'pino';
 import { Clock } from '../../src/clock.js';
 import { FlagwireError } from '../../src/errors.js';
-import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
+import { Store } from '../helpers/store.js';
 import { WriterClient } from '../../src/writer/client.js';
 import { holdLock } from '../helpers/hold-lock.js';
 import { tempDataDir } from '../helpers/server.js';

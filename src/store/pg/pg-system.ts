@@ -6,7 +6,8 @@ import { Packr } from 'msgpackr';
 import type pg from 'pg';
 import { FlagwireError } from '../../errors.js';
 import { loadOnUse } from '../../load-on-use.js';
-import { recordsOf, type Change, type Revision } from '../changes.js';
+import { changeOf, type Change, type Revision } from '../changes.js';
+import type { StoreLayout } from '../store-layout.js';
 import { migrate } from './migrate.js';
 
 /**
@@ -44,6 +45,8 @@ export interface RecordSource {
 }
 
 export interface PgOptions {
+  /** The store's layout: what each change kind puts into and removes from the table of current records. */
+  layout: StoreLayout;
   /** Connections in the pool (the writer's transaction, the follower's reads, the console's). */
   max?: number;
 }
@@ -61,11 +64,12 @@ export class PgSystem implements RecordSource {
   private constructor(
     readonly url: string,
     private readonly pool: pg.Pool,
+    private readonly layout: StoreLayout,
   ) {}
 
   /** A pool for `url`; nothing is connected until the first use. */
-  static open(url: string, options: PgOptions = {}): PgSystem {
-    return new PgSystem(url, newPool(url, options.max ?? 4));
+  static open(url: string, options: PgOptions): PgSystem {
+    return new PgSystem(url, newPool(url, options.max ?? 4), options.layout);
   }
 
   /**
@@ -153,7 +157,7 @@ export class PgSystem implements RecordSource {
     try {
       await client.query(`BEGIN; SET LOCAL idle_in_transaction_session_timeout = ${kIdleInWriteMs}`);
       const { rows } = await client.query<{ revision: string }>('SELECT revision FROM flagwire_meta FOR UPDATE');
-      return new WriteTransaction(client, Number(rows[0]!.revision));
+      return new WriteTransaction(client, Number(rows[0]!.revision), this.layout);
     } catch (err) {
       client.release(err as Error);
       throw new FlagwireError('STORE_UNAVAILABLE', kPgUnavailableDetail, { cause: err });
@@ -229,6 +233,7 @@ export class WriteTransaction implements RecordSource {
   constructor(
     readonly client: pg.PoolClient,
     readonly revision: number,
+    private readonly layout: StoreLayout,
   ) {}
 
   changesAfter(after: number, upTo: number): Promise<Revision[] | null> {
@@ -251,7 +256,12 @@ export class WriteTransaction implements RecordSource {
     const puts: { kind: string; key: string; value: Buffer }[] = [];
     const removes: { kind: string; key: string }[] = [];
     for (const change of changes) {
-      const { put, remove } = recordsOf(change);
+      const kind = this.layout.changes.get(change.kind);
+      if (kind === undefined) {
+        await this.rollback();
+        throw new Error(`a change of kind ${change.kind}, which this Flagwire does not know`);
+      }
+      const { put, remove } = kind.records(change.value);
       if (put !== null) puts.push({ ...put, value: packr.pack(change.value) });
       removes.push(...remove);
     }
@@ -362,7 +372,7 @@ async function changesAfter(client: pg.Pool | pg.ClientBase, after: number, upTo
 
 async function snapshot(client: pg.ClientBase): Promise<{ revision: number; records: Change[] }> {
   const meta = await client.query<{ revision: string }>('SELECT revision FROM flagwire_meta');
-  const { rows } = await client.query<{ kind: Change['kind']; value: Buffer }>('SELECT kind, value FROM flagwire_records');
-  const records = rows.map((r) => ({ kind: r.kind, value: packr.unpack(r.value) }) as Change);
+  const { rows } = await client.query<{ kind: string; value: Buffer }>('SELECT kind, value FROM flagwire_records');
+  const records = rows.map((r) => changeOf(r.kind, packr.unpack(r.value)));
   return { revision: Number(meta.rows[0]!.revision), records };
 }

@@ -1,0 +1,324 @@
+// The kinds of record the store keeps, each as one value: the LMDB database its records are in and the
+// databases of the entries derived from them, the key PostgreSQL's table of current records gives one,
+// the change kinds a write and a deletion of one record, how a node's copy applies each, and how every
+// record of the kind is read back (migrate-to-postgres). The values are the store's (no code outside
+// src/store knows a key); which kinds exist, and which capability owns each, is the capabilities'
+// declarations (`records` in src/capability/capability.ts): the store's lists (the databases it opens,
+// what a full copy clears, what an export reads, the change kinds) are derived from those in
+// layout.ts (storeLayout). keyedRecords is the layout a new simple kind takes: its records under one
+// string key in a database of its own.
+import type { Database, Key, Transaction } from 'lmdb';
+import type { Membership, Org, Role, User } from '../model/accounts.js';
+import type { AuditEntry } from '../model/audit.js';
+import type { Flag, FlagUsage } from '../flags/records.js';
+import type { Invitation } from '../model/invitations.js';
+import type { MailMessage } from '../model/mail.js';
+import type { Audience, Project } from '../model/projects.js';
+import type { Credential, Session } from '../model/sessions.js';
+import type { Token, TokenActivity } from '../model/tokens.js';
+import type { RolloutPlan } from '../release-plans/rollouts.js';
+import type { ScheduledChange } from '../release-plans/schedules.js';
+import type { DeliveryPayload, Webhook, WebhookDelivery } from '../webhooks/records.js';
+import type { KeyedKind, StoreWriter } from './interfaces.js';
+import { databaseNamed, type Databases } from './layout.js';
+
+/** What a node's copy applies a change through: the store's writes (each keeps its derived entries) and its databases. */
+export interface RecordTarget {
+  readonly writer: StoreWriter;
+  readonly db: Databases;
+  /** Raises meta's sequence counter `key` to at least `seq` (a copy's next append numbers after it). */
+  raiseSeq(key: 'auditSeq' | 'mailSeq', seq: number): void;
+}
+
+/** A record's place in PostgreSQL's table of current records. */
+export interface RecordKey {
+  readonly kind: string;
+  readonly key: string;
+}
+
+/** A deletion of a kind's record, as its own change kind. */
+export interface RemovalKind<V, R extends string = string> {
+  /** The change kind. */
+  readonly name: R;
+  /** The records it removes from PostgreSQL's table of current records. */
+  removes(value: V): RecordKey[];
+  apply(target: RecordTarget, value: V): void;
+}
+
+/** A kind of record `V`: `N` is its change kind, `R` its deletion's (never: its records are never deleted). */
+export interface RecordKind<V = unknown, N extends string = string, R extends string = string> {
+  /** The change kind a write of one records, and the kind PostgreSQL's table of current records files it under. */
+  readonly name: N;
+  /** The LMDB database its records are in. */
+  readonly database: string;
+  /** The databases holding entries derived from its records (indexes), rebuilt as its records are applied. */
+  readonly derived: readonly string[];
+  /** Read back by migrate-to-postgres (exportRecords) and copied into the database. */
+  readonly exported: boolean;
+  /** Its key in PostgreSQL's table of current records. */
+  key(value: V): string;
+  /** Every record of the kind in `db`, read in `transaction` (an export). */
+  read(db: Databases, transaction: Transaction): Iterable<V>;
+  /** Writes one record as a node's copy applies it. */
+  apply(target: RecordTarget, value: V): void;
+  /** Its deletion, when its records are ever deleted. */
+  readonly removal?: RemovalKind<V, R>;
+}
+
+/**
+ * Declares a kind of record V (`recordKind<Flag>()({...})`); the value keeps its change kinds' names,
+ * from which src/capabilities.ts derives the Change type (changes.ts).
+ */
+function recordKind<V>() {
+  return <const N extends string, const R extends string = never>(
+    kind: Omit<RecordKind<V, N, R>, 'derived' | 'exported'> & Partial<Pick<RecordKind<V, N, R>, 'derived' | 'exported'>>,
+  ): RecordKind<V, N, R> => ({ derived: [], exported: true, ...kind });
+}
+
+/** Every value of a database of one kind (its records under their own keys). */
+function* values<V>(
+  db: { getRange(options: { transaction: Transaction }): Iterable<{ value: V }> } | undefined,
+  transaction: Transaction,
+): Iterable<V> {
+  if (db === undefined) return;
+  for (const { value } of db.getRange({ transaction })) yield value;
+}
+
+/** The values of a shared database's entries whose key starts with `tag` (auth, plans, hooks). */
+function* tagged<V>(db: Database<unknown, Key[]> | undefined, tag: string, transaction: Transaction): Iterable<V> {
+  if (db === undefined) return;
+  for (const { value } of db.getRange({ start: [tag], end: [tag, '\uffff'], transaction })) if (value !== null) yield value as V;
+}
+
+const byId = (value: { id: string }) => value.id;
+const bySeq = (value: { seq: number }) => String(value.seq);
+
+export const kOrgRecords = recordKind<Org>()({
+  name: 'org',
+  database: 'orgs',
+  key: byId,
+  read: (db, txn) => values(db.orgs, txn),
+  apply: (t, org) => t.writer.putOrg(org),
+});
+
+export const kUserRecords = recordKind<User>()({
+  name: 'user',
+  database: 'users',
+  derived: ['auth'],
+  key: byId,
+  read: (db, txn) => values(db.users, txn),
+  apply: (t, user) => t.writer.putUser(user),
+});
+
+export const kMemberRecords = recordKind<Membership>()({
+  name: 'member',
+  database: 'members',
+  key: (m) => JSON.stringify([m.orgId, m.userId]),
+  *read(db, transaction) {
+    for (const { key, value } of db.members.getRange({ transaction }))
+      yield { orgId: key[0], userId: key[1], role: value as Role } satisfies Membership;
+  },
+  apply: (t, member) => t.writer.putMember(member),
+});
+
+export const kProjectRecords = recordKind<Project>()({
+  name: 'project',
+  database: 'projects',
+  key: byId,
+  read: (db, txn) => values(db.projects, txn),
+  apply: (t, project) => t.writer.putProject(project),
+});
+
+export const kAudienceRecords = recordKind<Audience>()({
+  name: 'audience',
+  database: 'audiences',
+  derived: ['projectIndex'],
+  key: byId,
+  read: (db, txn) => values(db.audiences, txn),
+  apply: (t, audience) => t.writer.putAudience(audience),
+});
+
+export const kFlagRecords = recordKind<Flag>()({
+  name: 'flag',
+  database: 'flags',
+  derived: ['projectIndex'],
+  key: byId,
+  read: (db, txn) => values(db.flags, txn),
+  apply: (t, flag) => t.writer.putFlag(flag),
+  removal: {
+    name: 'flagDeleted',
+    // The flag and its usage are removed.
+    removes: (flag) => [
+      { kind: 'flag', key: flag.id },
+      { kind: 'usage', key: flag.id },
+    ],
+    apply: (t, flag) => t.writer.deleteFlag(flag),
+  },
+});
+
+export const kUsageRecords = recordKind<FlagUsage>()({
+  name: 'usage',
+  database: 'usage',
+  key: (usage) => usage.flagId,
+  read: (db, txn) => values(db.usage, txn),
+  apply: (t, usage) => t.writer.putUsage(usage),
+});
+
+export const kTokenRecords = recordKind<Token>()({
+  name: 'token',
+  database: 'tokens',
+  derived: ['tokenHashes', 'projectIndex'],
+  key: byId,
+  read: (db, txn) => values(db.tokens, txn),
+  apply: (t, token) => t.writer.putToken(token),
+});
+
+export const kAuditRecords = recordKind<AuditEntry>()({
+  name: 'audit',
+  database: 'audit',
+  key: bySeq,
+  read: (db, txn) => values(db.audit, txn),
+  apply: (t, entry) => {
+    t.db.audit.putSync([entry.projectId, entry.seq], entry);
+    t.raiseSeq('auditSeq', entry.seq);
+  },
+});
+
+export const kMailRecords = recordKind<MailMessage>()({
+  name: 'mail',
+  database: 'mail',
+  derived: ['mailDue'],
+  key: bySeq,
+  read: (db, txn) => values(db.mail, txn),
+  apply: (t, message) => {
+    t.writer.putMail(message);
+    t.raiseSeq('mailSeq', message.seq);
+  },
+});
+
+export const kCredentialRecords = recordKind<Credential>()({
+  name: 'credential',
+  database: 'auth',
+  key: (credential) => credential.userId,
+  read: (db, txn) => tagged(db.auth, 'credential', txn),
+  apply: (t, credential) => t.writer.putCredential(credential),
+});
+
+export const kSessionRecords = recordKind<Session>()({
+  name: 'session',
+  database: 'auth',
+  key: (session) => session.idHash,
+  read: (db, txn) => tagged(db.auth, 'session', txn),
+  apply: (t, session) => t.writer.putSession(session),
+  removal: {
+    name: 'sessionEnded',
+    removes: (session) => [{ kind: 'session', key: session.idHash }],
+    apply: (t, session) => t.writer.deleteSession(session),
+  },
+});
+
+export const kInvitationRecords = recordKind<Invitation>()({
+  name: 'invitation',
+  database: 'auth',
+  key: byId,
+  read: (db, txn) => tagged(db.auth, 'invitation', txn),
+  apply: (t, invitation) => t.writer.putInvitation(invitation),
+  // Accepted, declined, or dropped when expired.
+  removal: {
+    name: 'invitationEnded',
+    removes: (invitation) => [{ kind: 'invitation', key: invitation.id }],
+    apply: (t, invitation) => t.writer.deleteInvitation(invitation),
+  },
+});
+
+export const kScheduleRecords = recordKind<ScheduledChange>()({
+  name: 'schedule',
+  database: 'plans',
+  key: byId,
+  read: (db, txn) => tagged(db.plans, 'change', txn),
+  apply: (t, change) => t.writer.putSchedule(change),
+});
+
+export const kRolloutRecords = recordKind<RolloutPlan>()({
+  name: 'rollout',
+  database: 'plans',
+  key: byId,
+  read: (db, txn) => tagged(db.plans, 'rollout', txn),
+  apply: (t, plan) => t.writer.putRollout(plan),
+});
+
+export const kWebhookRecords = recordKind<Webhook>()({
+  name: 'webhook',
+  database: 'hooks',
+  key: byId,
+  read: (db, txn) => tagged(db.hooks, 'hook', txn),
+  apply: (t, hook) => t.writer.putWebhook(hook),
+  // One deleted, after its delivery log (each delivery a change of its own).
+  removal: {
+    name: 'webhookDeleted',
+    removes: (hook) => [{ kind: 'webhook', key: hook.id }],
+    apply: (t, hook) => t.writer.deleteWebhook(hook),
+  },
+});
+
+export const kDeliveryRecords = recordKind<WebhookDelivery>()({
+  name: 'delivery',
+  database: 'hooks',
+  key: byId,
+  read: (db, txn) => tagged(db.hooks, 'delivery', txn),
+  apply: (t, delivery) => t.writer.putDelivery(delivery),
+  removal: {
+    name: 'deliveryDeleted',
+    removes: (delivery) => [{ kind: 'delivery', key: delivery.id }],
+    apply: (t, delivery) => t.writer.deleteDelivery(delivery),
+  },
+});
+
+/** A change's delivery bodies, stored once for all its webhooks; dropped with its last delivery or by the bound. */
+export const kPayloadRecords = recordKind<DeliveryPayload>()({
+  name: 'deliveryPayload',
+  database: 'hooks',
+  key: (payload) => String(payload.auditSeq),
+  read: (db, txn) => tagged(db.hooks, 'payload', txn),
+  apply: (t, payload) => t.writer.putPayload(payload),
+  removal: {
+    name: 'deliveryPayloadDeleted',
+    removes: (payload) => [{ kind: 'deliveryPayload', key: String(payload.auditSeq) }],
+    apply: (t, payload) => t.writer.deletePayload(payload),
+  },
+});
+
+/** When the demo data was seeded (Unix ms): the store's own, in meta. */
+export const kDemoSeededRecords = recordKind<number>()({
+  name: 'demoSeeded',
+  database: 'meta',
+  key: () => '',
+  *read(db, transaction) {
+    const seeded = db.meta.get('demoSeeded', { transaction }) as number | undefined;
+    if (seeded !== undefined) yield seeded;
+  },
+  apply: (t, at) => t.writer.markDemoSeeded(at),
+});
+
+/** A simple kind: keyedRecords' layout, written with StoreWriter.putKeyed. */
+export type KeyedRecordKind<V, N extends string = string> = RecordKind<V, N, never> & KeyedKind<V>;
+
+/**
+ * A simple kind's layout: each record in database `database`, a database of its own, under
+ * `key(record)`, with nothing derived from it. `exported` defaults to true.
+ */
+export function keyedRecords<V>() {
+  return <const N extends string>(spec: KeyedKind<V> & { readonly name: N; readonly exported?: boolean }): KeyedRecordKind<V, N> => {
+    const kind: KeyedRecordKind<V, N> = {
+      derived: [],
+      exported: true,
+      ...spec,
+      read: (db, txn) => values(databaseNamed<V>(db, spec.database), txn),
+      apply: (t, value) => t.writer.putKeyed(kind, value),
+    };
+    return kind;
+  };
+}
+
+/** A token's recorded activity (its recent requests and denials). */
+export const kActivityRecords = keyedRecords<TokenActivity>()({ name: 'activity', database: 'activity', key: (a) => a.tokenId });

@@ -1,0 +1,89 @@
+// The store's lists, derived from the record kinds its owners declare: the store itself (meta and the
+// demo seed's mark) and every capability (`databases` and `records` in src/capability/capability.ts,
+// listed by src/capabilities.ts as kStoreLayout). The databases a store opens and calls its own, what a
+// full copy of PostgreSQL clears and copies, what migrate-to-postgres exports, and what each change
+// kind does (PostgreSQL's records, a copy's apply) are all read from one StoreLayout, so a kind declared
+// once is in every one of them.
+import { kMaxDbs } from './layout.js';
+import { kDemoSeededRecords, type RecordKey, type RecordKind, type RecordTarget } from './record-kinds.js';
+
+/** Who declares databases and record kinds: a capability, or the store itself. */
+export interface RecordOwner {
+  readonly name: string;
+  /** The LMDB databases it owns (each is declared by exactly one owner). */
+  readonly databases?: readonly string[];
+  /** The kinds of record it stores, each in one of the declared databases. */
+  readonly records?: readonly RecordKind[];
+}
+
+/** What a change of one kind does: to PostgreSQL's table of current records, and to a node's copy. */
+export interface ChangeKind {
+  records(value: unknown): { put: RecordKey | null; remove: RecordKey[] };
+  apply(target: RecordTarget, value: unknown): void;
+}
+
+export interface StoreLayout {
+  /** Every named database, the store's own first, each once: what a store opens and calls its own. */
+  readonly databases: readonly string[];
+  /** Which owner declares each database. */
+  readonly owners: ReadonlyMap<string, string>;
+  /** Every record kind, in its owners' order. */
+  readonly kinds: readonly RecordKind[];
+  /** The databases a full copy of the system of record clears: every one but the store's own. */
+  readonly copied: readonly string[];
+  /** Every change kind (a kind's write, and its deletion where it has one) by name. */
+  readonly changes: ReadonlyMap<string, ChangeKind>;
+}
+
+/** The store's own: meta (the schema version, configSeq, sequence counters, a copy's revision) and the demo seed's mark. */
+export const kStoreRecordOwner: RecordOwner = { name: 'store', databases: ['meta'], records: [kDemoSeededRecords] };
+
+/**
+ * The layout of the store's own databases and kinds and `owners`'. A database declared twice or never,
+ * a kind in a database no one declares, a change kind declared twice, or more databases than an
+ * environment opens, is a start-up error.
+ */
+export function storeLayout(owners: readonly RecordOwner[]): StoreLayout {
+  const all = [kStoreRecordOwner, ...owners];
+  const ownerOf = new Map<string, string>();
+  for (const owner of all)
+    for (const database of owner.databases ?? []) {
+      const first = ownerOf.get(database);
+      if (first !== undefined) throw new Error(`database ${database} is declared by ${first} and by ${owner.name}`);
+      ownerOf.set(database, owner.name);
+    }
+  if (ownerOf.size > kMaxDbs) throw new Error(`${ownerOf.size} databases are declared; an environment opens at most ${kMaxDbs}`);
+  const kinds = all.flatMap((owner) => owner.records ?? []);
+  const used = new Set<string>();
+  const changes = new Map<string, ChangeKind>();
+  const declare = (name: string, change: ChangeKind) => {
+    if (changes.has(name)) throw new Error(`change kind ${name} is declared twice`);
+    changes.set(name, change);
+  };
+  for (const kind of kinds) {
+    for (const database of [kind.database, ...kind.derived]) {
+      if (!ownerOf.has(database)) throw new Error(`record kind ${kind.name} is kept in database ${database}, which no one declares`);
+      used.add(database);
+    }
+    declare(kind.name, {
+      records: (value) => ({ put: { kind: kind.name, key: kind.key(value) }, remove: [] }),
+      apply: (target, value) => kind.apply(target, value),
+    });
+    const removal = kind.removal;
+    if (removal !== undefined)
+      declare(removal.name, {
+        records: (value) => ({ put: null, remove: removal.removes(value) }),
+        apply: (target, value) => removal.apply(target, value),
+      });
+  }
+  const unused = [...ownerOf.keys()].filter((database) => !used.has(database));
+  if (unused.length > 0) throw new Error(`databases ${unused.join(', ')} are declared but hold no kind of record`);
+  const databases = [...ownerOf.keys()];
+  return {
+    databases,
+    owners: ownerOf,
+    kinds,
+    copied: databases.filter((database) => ownerOf.get(database) !== kStoreRecordOwner.name),
+    changes,
+  };
+}

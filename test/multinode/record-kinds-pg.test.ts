@@ -1,0 +1,68 @@
+// A kind of record declared in one place, by a capability that exists only in tests
+// (test/helpers/widgets.ts), goes through PostgreSQL as every real kind does: migrate-to-postgres copies
+// it into the database, a node's empty data dir gets it in its full copy, and a write of it on one node
+// reaches another through the change log. Its LMDB half is test/store/store-layout.test.ts.
+import t from 'tap';
+import { kStoreLayout } from '../../src/capabilities.js';
+import { LmdbStore } from '../../src/store/lmdb-store.js';
+import { migrateToPostgres, openForConsole } from '../../src/store/open-store.js';
+import { runCommand } from '../../src/writer/commands.js';
+import { startPostgres } from '../helpers/postgres.js';
+import { tempDir } from '../helpers/scratch-dir.js';
+import { exportStore } from '../helpers/store-export.js';
+import { kWidgetDraftRecords, kWidgetLayout, kWidgetRecords, type Widget } from '../helpers/widgets.js';
+
+const pg = await startPostgres();
+t.teardown(() => pg.destroy());
+
+const now = Date.UTC(2030, 0, 1);
+
+t.test('a kind declared once is migrated, fully copied and replicated through PostgreSQL', async (t) => {
+  const url = await pg.newDatabase();
+  const database = url.split('/').pop()!;
+  const sourceDir = tempDir(t);
+  const source = LmdbStore.open(sourceDir, { layout: kWidgetLayout });
+  const org = source.transact((w) => runCommand(w, 'orgCreate', { name: 'Acme', plan: 'teams' }, now));
+  const widget: Widget = { id: 'w1', orgId: org.id, size: 3 };
+  source.transact((w) => {
+    w.putKeyed(kWidgetRecords, widget);
+    w.putKeyed(kWidgetDraftRecords, { id: 'd1', orgId: org.id, size: 1 });
+  });
+  await source.close();
+
+  const migrated = await migrateToPostgres(sourceDir, kWidgetLayout, url);
+  const { rows } = await pg.admin<{ kind: string; key: string }>(database, 'SELECT kind, key FROM flagwire_records ORDER BY kind, key');
+  t.strictSame(
+    rows.filter((r) => r.kind.startsWith('widget')),
+    [{ kind: 'widget', key: 'w1' }],
+    'migrate-to-postgres copies the exported kind, under its key, and not the one that is not exported',
+  );
+  t.ok(
+    rows.some((r) => r.kind === 'org' && r.key === org.id),
+    'beside the real kinds',
+  );
+  t.equal(migrated.records, rows.length, 'every record it exported is in the database');
+
+  // A node's empty data dir is a full copy of the database.
+  const nodeDir = tempDir(t);
+  const node = await openForConsole(nodeDir, kWidgetLayout, url);
+  await node.writes.close();
+  t.strictSame((await exportStore(nodeDir)).widgets, [['w1', widget]], "a full copy into an empty data dir holds the kind's records");
+
+  // A write of it through the source's write path (PostgreSQL, then its copy) reaches the node through the change log.
+  const writer = await openForConsole(sourceDir, kWidgetLayout, url);
+  const second: Widget = { id: 'w2', orgId: org.id, size: 5 };
+  const [settled] = await writer.writes.commit(() => [(w) => w.putKeyed(kWidgetRecords, second)]);
+  t.ok(settled!.ok, 'committed');
+  await writer.writes.close();
+  const again = await openForConsole(nodeDir, kWidgetLayout, url);
+  await again.writes.close();
+  t.strictSame(
+    (await exportStore(nodeDir)).widgets!.map(([key]) => key),
+    ['w1', 'w2'],
+    "the node's copy, brought up to date from the change log, holds the new record",
+  );
+
+  // The real layout does not know the kind: a node started with it calls the file another's.
+  await t.rejects(openForConsole(nodeDir, kStoreLayout, url), { name: 'StoreOpenError' });
+});
