@@ -1,8 +1,10 @@
 // The tables derived from the one list of capabilities (src/capabilities.ts): the writer's commands by
 // name, the command line's index, the web console's JSON API, the Management API's routes (their labels
 // and OpenAPI paths), the audit actions and the webhook event each is sent as. Each is checked against
-// the declarations, so a capability that is listed is in every table, once. That a full copy of an empty
-// source leaves every database empty is test/store/replica.test.ts ("a full copy of an empty source").
+// the declarations, so a capability that is listed is in every table, once. The store's lists, derived
+// from the record kinds the capabilities declare, are test/store/store-layout.test.ts (each database
+// declared by one owner; a kind declared once is recorded, copied and exported) and
+// test/store/replica.test.ts ("a full copy of an empty source").
 import t from 'tap';
 import { kAuditActionEvents, kCapabilityList, kCapabilityRoutes, webhookEventOf } from '../../src/capabilities.js';
 import { kConsoleCommands } from '../../src/cli/commands.js';
