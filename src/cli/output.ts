@@ -169,6 +169,7 @@ export function renderFlag(flag: Flag): string {
     ['project', flag.projectId],
     ['name', flag.name],
     ['kind', flag.kind],
+    ...bucketingLine(flag),
     ['description', flag.description === '' ? '-' : flag.description],
     ['tags', formatList(flag.tags)],
   ];
@@ -205,11 +206,17 @@ function viewStates(flag: FlagView): [string, string][] {
   return [['state', formatViewState(flag)]];
 }
 
+/** A fractional flag's bucketing line; none for a modulo flag, whose output is as it was before the choice existed. */
+function bucketingLine(flag: { bucketing?: 'fractional' }): [string, string][] {
+  return flag.bucketing === undefined ? [] : [['bucketing', `${flag.bucketing} (flagd's fractional point; fixed when the flag was made)`]];
+}
+
 export function renderFlagView(flag: FlagView): string {
   return renderFields([
     ['id', flag.id],
     ['name', flag.name],
     ['kind', flag.kind],
+    ...bucketingLine(flag),
     ['description', flag.description === '' ? '-' : flag.description],
     ['tags', formatList(flag.tags)],
     ...viewStates(flag),
@@ -226,7 +233,7 @@ export function renderFlagViews(flags: readonly FlagView[]): string {
     flags.map((f) => [
       f.id,
       f.name,
-      f.kind,
+      f.bucketing === undefined ? f.kind : `${f.kind} (${f.bucketing})`,
       viewStates(f)
         .map(([label, state]) => (label === 'state' ? state : `${label.slice(4)}: ${state}`))
         .join('; '),

@@ -11,6 +11,7 @@ import { parseJsonObject, type ReceivedBody } from '../model/request-body.js';
 import { audienceCreate, audienceUpdate, envAdd } from '../projects/project-commands.js';
 import { createFlagAs, flagCohorts, flagDelete, flagDescribe, flagTags, patchFlagAs } from '../flags/flag-commands.js';
 import { sameCohorts } from '../flags/patch-rules.js';
+import { bucketingField } from '../flags/bucketing.js';
 import { sameJson, sameTyped } from '../flags/variant-rules.js';
 import type { StoreReader, StoreWriter } from '../store/interfaces.js';
 import { fileRefusal, parseFlagFile } from './flag-file.js';
@@ -207,7 +208,7 @@ class ChangeRunner {
   }
 
   createFlag(name: string, flag: ModelFlag): void {
-    const base = { name, description: flag.description, tags: flag.tags };
+    const base = { name, description: flag.description, tags: flag.tags, ...bucketingField(flag.bucketing) };
     const body =
       flag.kind === 'flag'
         ? { ...base, ...this.stateBody(flag.state, null) }

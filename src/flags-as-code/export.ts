@@ -7,7 +7,8 @@ import { resolveEnvParam } from '../model/environments.js';
 import type { Project } from '../model/projects.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { fileDocument } from './flag-file.js';
-import { apiView, type ModelState, type ModelView, projectModel } from './project-model.js';
+import { apiView, type ModelFlag, type ModelState, type ModelView, projectModel } from './project-model.js';
+import { kBucketingKey } from '../flags/import-commands.js';
 
 export type ExportFormat = 'flagwire' | 'flagd';
 export const kExportFormats: readonly ExportFormat[] = ['flagwire', 'flagd'];
@@ -32,9 +33,20 @@ export function exportProject(r: StoreReader, project: Project, options: ExportO
   const env = resolveEnvParam(project, options.env, true, 'export');
   // fromEntries, not assignment: a flag named "__proto__" is a key like any other.
   const flags = Object.fromEntries(
-    Object.entries(model.flags).map(([name, flag]) => [name, flagdFlag(flag.kind === 'flag' ? flag.state : flag.environments[env!]!)]),
+    Object.entries(model.flags).map(([name, flag]) => [
+      name,
+      { ...flagdFlag(flag.kind === 'flag' ? flag.state : flag.environments[env!]!), ...flagdBucketing(flag) },
+    ]),
   );
   return { $schema: kFlagdSchema, flags };
+}
+
+/**
+ * A fractional flag's bucketing, as `flags import` reads it back (flagd ignores a flag's unknown keys); a
+ * modulo flag has none, so its export is as it was.
+ */
+function flagdBucketing(flag: ModelFlag): Record<string, unknown> {
+  return flag.bucketing === undefined ? {} : { [kBucketingKey]: flag.bucketing };
 }
 
 /**

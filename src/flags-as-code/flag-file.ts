@@ -11,13 +11,16 @@
 //     "audiences": { "beta-testers": { "rules": [{ "attribute": "plan", "values": ["beta"] }] } },
 //     "flags": {
 //       "new-checkout": {
-//         "description": "", "tags": [], "cohorts": [],
+//         "description": "", "tags": [], "bucketing": "fractional", "cohorts": [],
 //         "environments": {
 //           "production": { "enabled": true, "trafficPercentage": 50, "cohorts": [], "audience": "beta-testers" }
 //         }
 //       }
 //     }
 //   }
+//
+// `bucketing` is written only for a flag made fractional (issue 44); a flag without it is a modulo flag,
+// and a file cannot change a stored flag's (plan.ts refuses it).
 //
 // A state may carry typed variants as flagd writes them (variants, defaultVariant, targeting,
 // metadata), and a file may share rules through flagd's `$evaluators` (`{"$ref": "name"}`), resolved
@@ -27,6 +30,7 @@ import { FlagwireError } from '../errors.js';
 import type { TypedVariants } from '../flags/records.js';
 import type { AudienceRule, ProjectKind } from '../model/projects.js';
 import {
+  Bucketing,
   Cohorts,
   Description,
   Enabled,
@@ -41,6 +45,7 @@ import { compileValidator, unicodeProblems } from '../model/validation.js';
 import { checkEnvName, checkRules } from '../projects/project-commands.js';
 import { mergeTyped, typedProblems } from '../flags/variant-rules.js';
 import { normaliseCohorts } from '../flags/patch-rules.js';
+import { bucketingField } from '../flags/bucketing.js';
 import { exactList, sameName } from '../model/input-checks.js';
 import { RefResolver } from '../targeting/refs.js';
 import { type DefinitionProblem, formatPath, listedProblems, problemText } from '../targeting/problems.js';
@@ -60,7 +65,8 @@ const StateFields = {
   ...kTypedProperties,
 };
 
-const FlagFields = { description: Type.Optional(Description), tags: Type.Optional(Tags) };
+// A flag's bucketing (issue 44): written only for a fractional flag; left out, the flag is a modulo flag.
+const FlagFields = { description: Type.Optional(Description), tags: Type.Optional(Tags), bucketing: Type.Optional(Bucketing) };
 
 const SingleFileFlag = Type.Object({ ...FlagFields, ...StateFields }, { additionalProperties: false });
 const EnvFileState = Type.Object(StateFields, { additionalProperties: false });
@@ -205,7 +211,13 @@ class FileReader {
   }
 
   private singleFlag(name: string, flag: Static<typeof SingleFileFlag>): ModelFlag {
-    return { kind: 'flag', description: flag.description ?? '', tags: fileTags(flag.tags), state: this.state(['flags', name], flag) };
+    return {
+      kind: 'flag',
+      description: flag.description ?? '',
+      tags: fileTags(flag.tags),
+      ...bucketingField(flag.bucketing),
+      state: this.state(['flags', name], flag),
+    };
   }
 
   private groupFlag(name: string, flag: Static<typeof GroupFileFlag>, environments: readonly string[]): ModelFlag {
@@ -224,6 +236,7 @@ class FileReader {
       kind: 'groupflag',
       description: flag.description ?? '',
       tags: fileTags(flag.tags),
+      ...bucketingField(flag.bucketing),
       cohorts: flag.cohorts === undefined ? null : normaliseCohorts(flag.cohorts),
       environments: states,
     };
@@ -300,7 +313,7 @@ export function fileDocument(model: ProjectModel): Record<string, unknown> {
 }
 
 export function fileFlag(flag: ModelFlag): Record<string, unknown> {
-  const base = { description: flag.description, tags: flag.tags };
+  const base = { description: flag.description, tags: flag.tags, ...bucketingField(flag.bucketing) };
   if (flag.kind === 'flag') return { ...base, ...fileState(flag.state) };
   return {
     ...base,

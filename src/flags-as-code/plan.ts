@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import type { AuditEntry } from '../model/audit.js';
 import { kFlagAuditActions } from '../flags/audit-actions.js';
 import { sameCohorts } from '../flags/patch-rules.js';
+import { bucketingChangeProblem, bucketingOf } from '../flags/bucketing.js';
 import { sameJson } from '../flags/variant-rules.js';
 import { sameName } from '../model/input-checks.js';
 import { kProjectAuditActions } from '../projects/project-commands.js';
@@ -78,12 +79,23 @@ function projectProblems(current: ProjectModel, desired: ProjectModel): string[]
   }
   const audiences = new Set([...stored, ...Object.keys(desired.audiences ?? {})]);
   for (const [name, flag] of Object.entries(desired.flags)) {
+    const existing = Object.hasOwn(current.flags, name) ? current.flags[name] : undefined;
+    const changed = existing === undefined ? null : bucketingProblem(existing, flag);
+    if (changed !== null) problems.push(`${formatPath(['flags', name, 'bucketing'])}: ${changed}`);
     for (const [where, state] of statesOf(name, flag)) {
       if (state.audience !== null && !audiences.has(state.audience))
         problems.push(`${where}.audience: there is no audience "${state.audience}" in the project or the file`);
     }
   }
   return problems;
+}
+
+/** Why the file's flag cannot have the stored flag's name: its bucketing differs (one never changes). */
+function bucketingProblem(stored: ModelFlag, desired: ModelFlag): string | null {
+  const wanted = bucketingOf(desired);
+  const problem = bucketingChangeProblem(bucketingOf(stored), wanted);
+  if (problem === null || desired.bucketing !== undefined) return problem;
+  return `${problem} (a flag the file writes without "bucketing" is a modulo flag: write "bucketing": "${bucketingOf(stored)}" to keep this one)`;
 }
 
 /**

@@ -9,6 +9,7 @@
 // leaves them out. Null means "not managed here": plan leaves the stored ones as they are.
 import { effectiveState } from '../flags/flag-state.js';
 import type { Flag, TypedVariants } from '../flags/records.js';
+import { bucketingField } from '../flags/bucketing.js';
 import type { AudienceRule, Project, ProjectKind } from '../model/projects.js';
 import type { StoreReader } from '../store/interfaces.js';
 
@@ -26,6 +27,8 @@ export interface ModelState {
 interface ModelFlagBase {
   description: string;
   tags: string[];
+  /** As the record keeps it (src/flags/records.ts): absent for a modulo flag. */
+  bucketing?: 'fractional';
 }
 
 export interface ModelSingleFlag extends ModelFlagBase {
@@ -91,7 +94,7 @@ function modelFlag(flag: Flag, project: Project, audienceName: ReadonlyMap<strin
     if (s.typed !== undefined) out.typed = s.typed;
     return out;
   };
-  const base = { description: flag.description, tags: [...flag.tags] };
+  const base = { description: flag.description, tags: [...flag.tags], ...bucketingField(flag.bucketing) };
   if (flag.kind === 'flag') return { ...base, kind: 'flag', state: state(null) };
   return {
     ...base,

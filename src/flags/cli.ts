@@ -11,7 +11,8 @@ import { representFlag, type EnvironmentsFlag, type FlatFlag } from '../model/re
 import type { StoreReader } from '../store/interfaces.js';
 import { kFlagCommands } from './command-table.js';
 
-const kFlagCreateUsage = 'flag create PROJECT_ID --name NAME [--enabled] [--percentage N] [--env NAME]... [--as USER_ID]';
+const kFlagCreateUsage =
+  'flag create PROJECT_ID --name NAME [--enabled] [--percentage N] [--env NAME]... [--bucketing modulo|fractional] [--as USER_ID]';
 const kFlagVariantsUsage =
   'flag variants FLAG_ID [--variants JSON] [--default-variant NAME] [--targeting JSON] [--metadata JSON] [--env NAME] [--as USER_ID]';
 const kFlagsImportUsage = 'flags import PROJECT_ID --file FILE [--env NAME] [--as USER_ID]';
@@ -61,6 +62,9 @@ function flagCreateBody(args: Args, help: string): Record<string, unknown> {
   }
   const environments = args.list('env');
   const body: Record<string, unknown> = { name: args.required('name') };
+  // The value as given: the API's rule names the two it takes.
+  const bucketing = args.string('bucketing');
+  if (bucketing !== undefined) body.bucketing = bucketing;
   if (environments === undefined) return { ...body, ...state };
   return { ...body, environments: Object.fromEntries(environments.map((env) => [env, { ...state }])) };
 }
@@ -81,6 +85,10 @@ export const kFlagCli: readonly ConsoleCommand[] = [
       env: many(
         'NAME',
         'multi-environment project: an environment that --enabled and --percentage apply to (repeat, or a comma list); other environments start off at 0%. Not for a single-environment project',
+      ),
+      bucketing: str(
+        'modulo|fractional',
+        "how the percentage buckets keys, fixed for the flag's life: modulo (default), design §2's public function; fractional, flagd's fractional point, for a flag served to flagd and OpenFeature in-process providers",
       ),
       as: str('USER_ID', kAsFlagEditor),
     },

@@ -10,6 +10,7 @@ import { notFoundDetail, requireFlag, requirePatchTarget, requireProject } from 
 import type { Project } from '../model/projects.js';
 import {
   AudienceId,
+  Bucketing,
   FlagCreate,
   FlagPatch,
   kFlatStateKeys,
@@ -26,6 +27,7 @@ import { applyFlagPatch, normaliseCohorts, withTyped, type FieldChanges } from '
 import { appliedTyped, mergeTyped, typedProblems } from './variant-rules.js';
 import { actorFor, type Actor, type Principal, tokenProject } from '../audit/audit-actor.js';
 import type { FlagAuditAction } from './audit-actions.js';
+import { bucketingChangeProblem, bucketingField, bucketingOf } from './bucketing.js';
 
 // Every rule of a create and a patch is applied here, on the writer, from the body's JSON syntax and
 // schema to the rules that need the project (which only the writer reads in the transaction that
@@ -34,6 +36,7 @@ const kCreateValidator = compileValidator(FlagCreate, { quoteKeys: false });
 const kPatchValidator = compileValidator(FlagPatch, { quoteKeys: true });
 const kAudienceIdCheck = TypeCompiler.Compile(AudienceId);
 const kTypedFieldsCheck = TypeCompiler.Compile(TypedFields);
+const kBucketingCheck = TypeCompiler.Compile(Bucketing);
 
 /**
  * The body of a create or patch: as received (`received`, parsed here: the Management API's and the web
@@ -96,6 +99,7 @@ export function createFlagAs(w: StoreWriter, input: CreateFlagAsInput, now: numb
     name: body.name.trim(),
     description: body.description ?? '',
     tags: exactList(body.tags ?? []),
+    ...bucketingField(body.bucketing),
     createdAt: now,
     updatedAt: now,
   };
@@ -236,7 +240,7 @@ export function patchFlagAs(w: StoreWriter, input: PatchFlagAsInput, now: number
 
 /**
  * A patch body (parsed, not yet checked) against a flag: the schema's problems, an audience not of the
- * project, and typed variants the patch would leave unloadable (spec rule 9: every problem at once). The
+ * project, a bucketing other than the flag's, and typed variants the patch would leave unloadable (spec rule 9: every problem at once). The
  * one home of these checks: a patch now, and a scheduled change when it is made (and again when it runs).
  * `target.env`: the environment (null on a single flag) whose stored typed variants the patch merges with;
  * `target` null when the request's `env` is unsound (its problem is the caller's; typed variants are then
@@ -254,6 +258,10 @@ export function checkPatch(
   if (patch === null) problems.push(...kPatchValidator.problems(value));
   const audienceId = asRecord(value)?.audienceId;
   if (isAudienceId(audienceId)) problems.push(...audienceProblem(w, project, audienceId));
+  // A bucketing may be repeated, never changed (bucketing.ts); a value of no bucketing is the schema's problem.
+  const bucketing = asRecord(value)?.bucketing;
+  const changed = kBucketingCheck.Check(bucketing) ? bucketingChangeProblem(bucketingOf(flag), bucketing) : null;
+  if (changed !== null) problems.push(`"bucketing": ${changed}`);
   // The typed variants the patch leaves are checked whole (a new type can orphan the stored default
   // variant); they depend on the environment's stored ones, so only once `env` is sound.
   if (target !== null && kTypedFieldsCheck.Check(value)) {

@@ -10,6 +10,10 @@
 // file cannot express. Each create and update goes through the Management API's own create and patch
 // (flag-commands.ts): the same checks and the same audit entries, one per flag changed; an update that
 // changes nothing writes nothing. Flags of the project that the file does not name are left alone.
+//
+// A flag of the file may carry Flagwire's `x-flagwire-bucketing` ("modulo" or "fractional"; flagd ignores
+// a flag's unknown keys, and `flagwire export --format flagd` writes it for a fractional flag): a new flag
+// is made with it; an existing flag's must be the same (a bucketing never changes: bucketing.ts).
 import { FlagwireError } from '../errors.js';
 import type { Flag } from './records.js';
 import { resolveEnvParam } from '../model/environments.js';
@@ -19,6 +23,13 @@ import { parseFlagDefinition } from '../targeting/parse.js';
 import { formatPath, listedProblems, problemText } from '../targeting/problems.js';
 import { actorFor, type Principal } from '../audit/audit-actor.js';
 import { createFlagAs, patchFlagAs } from './flag-commands.js';
+import { TypeCompiler } from '../typebox.js';
+import { Bucketing, schemaErrorText } from '../model/schemas.js';
+import { bucketingChangeProblem, bucketingOf } from './bucketing.js';
+
+/** The flag key of a flagd file that names a flag's bucketing (flagd ignores it). */
+export const kBucketingKey = 'x-flagwire-bucketing';
+const kBucketingCheck = TypeCompiler.Compile(Bucketing);
 
 export interface FlagsImportInput {
   projectId: string;
@@ -45,11 +56,14 @@ export interface FlagsImportResult {
 export function flagsImport(w: StoreWriter, input: FlagsImportInput, now: number): FlagsImportResult {
   const project = requireProject(w, input.projectId);
   const env = resolveEnvParam(project, input.env, true, 'import');
-  const parsed = parseFlagDefinition(input.document);
+  const document = jsonValue(input.document);
+  const parsed = parseFlagDefinition(document);
   if (!parsed.ok) throw refusal(parsed.problems.map(problemText));
 
   const actor = actorFor(w, input.principal, project, 'editFlags', now);
   const byName = new Map<string, Flag>(w.listFlags(project.id).map((f) => [f.name, f]));
+  const bucketings = fileBucketings(document, byName);
+  if (!bucketings.ok) throw refusal(bucketings.problems);
   const flags: ImportedFlag[] = [];
   for (const [key, flag] of Object.entries(parsed.definition.flags)) {
     const state = {
@@ -63,8 +77,9 @@ export function flagsImport(w: StoreWriter, input: FlagsImportInput, now: number
     try {
       const existing = byName.get(key);
       if (existing === undefined) {
-        const created = { name: key, ...state, trafficPercentage: 100 };
-        const body = env === null ? created : { name: key, environments: { [env]: { ...state, trafficPercentage: 100 } } };
+        const named = { name: key, ...(bucketings.byKey.has(key) ? { bucketing: bucketings.byKey.get(key) } : {}) };
+        const created = { ...named, ...state, trafficPercentage: 100 };
+        const body = env === null ? created : { ...named, environments: { [env]: { ...state, trafficPercentage: 100 } } };
         const made = createFlagAs(w, { projectId: project.id, actor, body }, now);
         flags.push({ key, id: made.id, outcome: 'created' });
       } else {
@@ -78,6 +93,42 @@ export function flagsImport(w: StoreWriter, input: FlagsImportInput, now: number
     }
   }
   return { projectId: project.id, env, flags };
+}
+
+/** The file as a value; text that is no JSON stays text, for parseFlagDefinition to say why. */
+function jsonValue(document: unknown): unknown {
+  if (typeof document !== 'string') return document;
+  try {
+    return JSON.parse(document);
+  } catch {
+    return document;
+  }
+}
+
+type FileBucketings = { ok: true; byKey: Map<string, Bucketing> } | { ok: false; problems: string[] };
+
+/**
+ * The bucketing each flag of a valid flagd document names, by key; every problem at once: a value that is
+ * no bucketing, or one other than an existing flag's (which nothing may change).
+ */
+function fileBucketings(document: unknown, byName: ReadonlyMap<string, Flag>): FileBucketings {
+  const flags = (document as { flags: Record<string, Record<string, unknown>> }).flags;
+  const byKey = new Map<string, Bucketing>();
+  const problems: string[] = [];
+  for (const [key, flag] of Object.entries(flags)) {
+    if (!Object.hasOwn(flag, kBucketingKey)) continue;
+    const value = flag[kBucketingKey];
+    const path = formatPath(['flags', key, kBucketingKey]);
+    if (!kBucketingCheck.Check(value)) {
+      problems.push(`${path}: ${schemaErrorText(Bucketing)}`);
+      continue;
+    }
+    const existing = byName.get(key);
+    const changed = existing === undefined ? null : bucketingChangeProblem(bucketingOf(existing), value);
+    if (changed !== null) problems.push(`${path}: ${changed}`);
+    byKey.set(key, value);
+  }
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, byKey };
 }
 
 function refusal(problems: readonly string[]): FlagwireError {

@@ -4,6 +4,7 @@
 // the compiler refuses a representation that drifts from its published schema.
 import { Type, type Static } from '../typebox.js';
 import { type EffectiveState, effectiveState } from '../flags/flag-state.js';
+import { bucketingField } from '../flags/bucketing.js';
 import { kTypedProperties, type TypedFields } from './schemas.js';
 import type { Flag, FlagUsage } from '../flags/records.js';
 import type { Project } from './projects.js';
@@ -16,6 +17,13 @@ const LastEvaluatedAt = Type.Union([Type.Number(), Type.Null()], {
   description:
     'Unix time in milliseconds of the latest evaluation counted (Evaluation API or OFREP; up to a minute behind); null if none yet',
 });
+// Shown only for a flag made with it (issue 44): every modulo flag's representation keeps the bytes it had.
+const FractionalBucketing = Type.Optional(
+  Type.Literal('fractional', {
+    description:
+      'Present only on a flag made with "bucketing": "fractional" (flagd\'s fractional point over design §2\'s hash); absent: "modulo", design §2\'s public bucket function. Fixed when the flag is made',
+  }),
+);
 const Evaluations = Type.Integer({ minimum: 0, description: 'Evaluations counted since the flag was created (up to a minute behind)' });
 
 /** Adds the typed-variant fields of `state` to a representation, when it has them (a boolean flag's has none). */
@@ -32,6 +40,7 @@ export const FlatFlag = Type.Object(
     id: Id('Flag id'),
     name: Type.String(),
     kind: Type.Union([Type.Literal('flag'), Type.Literal('groupflag')]),
+    bucketing: FractionalBucketing,
     description: Type.String(),
     tags: Type.Array(Type.String()),
     updatedAt: Millis,
@@ -63,6 +72,7 @@ export const EnvironmentsFlag = Type.Object(
     id: Id('Flag id'),
     name: Type.String(),
     kind: Type.Literal('groupflag'),
+    bucketing: FractionalBucketing,
     description: Type.String(),
     tags: Type.Array(Type.String()),
     updatedAt: Millis,
@@ -106,6 +116,7 @@ export function flatFlag(flag: Flag, env: string | null, usage: FlagUsage | unde
     id: flag.id,
     name: flag.name,
     kind: flag.kind,
+    ...bucketingField(flag.bucketing),
     description: flag.description,
     tags: flag.tags,
     updatedAt: flag.updatedAt,
@@ -140,6 +151,7 @@ export function environmentsFlag(flag: Flag & { kind: 'groupflag' }, project: Pr
     id: flag.id,
     name: flag.name,
     kind: 'groupflag',
+    ...bucketingField(flag.bucketing),
     description: flag.description,
     tags: flag.tags,
     updatedAt: flag.updatedAt,

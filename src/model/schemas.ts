@@ -72,7 +72,19 @@ export type TypedFields = Static<typeof TypedFields>;
 /** The typed-variant keys of a create body's state and of a patch. */
 export const kVariantKeys = Object.keys(kTypedProperties) as (keyof typeof kTypedProperties)[];
 
-/** PATCH /api/v1/flags/{id} body: a merge patch of the four state keys of the spec and the typed-variant keys. */
+/**
+ * How a flag's percentage buckets its keys (issue 44; design §2), chosen when the flag is made and never
+ * changed after: another bucket function would move users in and out of the flag. A record stores
+ * "modulo" as the field's absence (src/flags/records.ts), and a representation shows it only for "fractional".
+ */
+export const Bucketing = Type.Union([Type.Literal('modulo'), Type.Literal('fractional')], {
+  description:
+    'How the percentage buckets keys, fixed when the flag is made: "modulo" (the default), design §2\'s public bucket function; "fractional", flagd\'s fractional point over the same hash, for a flag served to flagd and OpenFeature in-process providers. A patch may repeat the flag\'s own value, never change it',
+  'x-error': 'must be "modulo" (the default) or "fractional"',
+});
+export type Bucketing = Static<typeof Bucketing>;
+
+/** PATCH /api/v1/flags/{id} body: a merge patch of the four state keys of the spec and the typed-variant keys; `bucketing` only as the flag has it. */
 export const FlagPatch = Type.Object(
   {
     enabled: Type.Optional(Enabled),
@@ -80,6 +92,7 @@ export const FlagPatch = Type.Object(
     cohorts: Type.Optional(Cohorts),
     audienceId: Type.Optional(AudienceId),
     ...kTypedProperties,
+    bucketing: Type.Optional(Bucketing),
   },
   { additionalProperties: false },
 );
@@ -140,6 +153,7 @@ export const FlagCreate = Type.Object(
     name: Name,
     description: Type.Optional(Description),
     tags: Type.Optional(Tags),
+    bucketing: Type.Optional(Bucketing),
     enabled: Type.Optional(Enabled),
     trafficPercentage: Type.Optional(TrafficPercentage),
     cohorts: Type.Optional(Cohorts),

@@ -122,6 +122,29 @@ t.test('the web console in Chromium', async (t) => {
   );
   await check(page, 'audit');
 
+  // A flag's bucketing (issue 44): chosen in the create form, shown on a fractional flag's page only.
+  await page.goto(`${base}/console#/projects/prj_DemoWebShop`);
+  await page.getByRole('heading', { name: 'Web shop', level: 1 }).waitFor();
+  const bucketing = page.getByLabel('Bucketing');
+  t.equal(await bucketing.inputValue(), 'modulo', 'modulo is the default');
+  t.match(
+    await bucketing.evaluate((el) => document.getElementById(el.getAttribute('aria-describedby') ?? '')?.textContent ?? ''),
+    /fixed once the flag is made\. Choose fractional for a flag served to flagd or OpenFeature in-process providers/,
+    'the choice is described to assistive technology',
+  );
+  await page.getByLabel('Name', { exact: true }).fill('browser-fractional');
+  await bucketing.selectOption('fractional');
+  await page.getByRole('button', { name: 'Create flag' }).click();
+  await page.getByRole('heading', { name: 'browser-fractional', level: 1 }).waitFor();
+  await page.getByText(/^Bucketing: fractional, flagd's fractional point/).waitFor();
+  const fractionalId = page.url().split('#/flags/')[1]!;
+  t.equal((await cli(server.dataDir, ['flag', 'show', fractionalId])).json.bucketing, 'fractional', 'made fractional');
+  await check(page, null);
+  await page.goto(`${base}/console#/flags/${flagId}`);
+  await page.getByRole('heading', { name: 'browser-flag', level: 1 }).waitFor();
+  t.equal(await page.getByText(/^Bucketing:/).count(), 0, 'a modulo flag names no bucketing');
+  t.notOk(Object.hasOwn((await cli(server.dataDir, ['flag', 'show', flagId])).json, 'bucketing'), 'the default made a modulo flag');
+
   for (const [hash, heading, name] of [
     ['#/projects/prj_DemoPlatform/settings', 'Environments and audiences of Platform', 'settings'],
     ['#/mail', 'Your mail', 'mail'],

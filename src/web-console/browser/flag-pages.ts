@@ -212,11 +212,20 @@ function stateCell(f: FlagView, env: string | null, state: FlatState, split: str
   return [onOff, h('div', { class: 'muted' }, split === undefined ? stateDetail(state) : `${stateDetail(state)} · split ${split}`)];
 }
 
+const kBucketingHintId = 'new-flag-bucketing-hint';
+
 /** The form that creates a flag (off) in the project, then opens its page. */
 function newFlagForm(projectId: string): HTMLFormElement {
   const name = h('input', { type: 'text', name: 'name', required: true });
   const description = h('input', { type: 'text', name: 'description' });
   const newTags = listEditor('Tags', 'New flag tag', []);
+  // A flag's bucketing is chosen here once (docs/decisions.md: A flag's bucketing): modulo, the default.
+  const bucketing = h(
+    'select',
+    { name: 'bucketing', 'aria-describedby': kBucketingHintId },
+    h('option', { value: 'modulo' }, 'Modulo (default)'),
+    h('option', { value: 'fractional' }, 'Fractional (flagd)'),
+  );
   return h(
     'form',
     {
@@ -225,6 +234,8 @@ function newFlagForm(projectId: string): HTMLFormElement {
           name: name.value,
           description: description.value,
           tags: newTags.items(),
+          // Only a choice is sent: a modulo flag's create is the body it always was.
+          ...(bucketing.value === 'fractional' ? { bucketing: 'fractional' } : {}),
         });
         sayOnNextPage(`Flag ${created.name} created (off).`);
         location.hash = `#/flags/${created.id}`;
@@ -240,7 +251,13 @@ function newFlagForm(projectId: string): HTMLFormElement {
         field('Name', name),
         field('Description', description),
         newTags.element,
+        field('Bucketing', bucketing),
         h('button', { type: 'submit' }, 'Create flag'),
+      ),
+      h(
+        'p',
+        { id: kBucketingHintId, class: 'muted' },
+        'Bucketing decides which users a percentage lets in, and is fixed once the flag is made. Choose fractional for a flag served to flagd or OpenFeature in-process providers: they then bucket users exactly as Flagwire does.',
       ),
     ),
   );
@@ -268,6 +285,13 @@ export async function flagPage(flagId: string): Promise<void> {
       `Id ${flag.id} · ${flag.kind === 'groupflag' ? 'group flag' : 'flag'} · updated ${formatTime(flag.updatedAt)}`,
     ),
     flag.description ? h('p', {}, flag.description) : null,
+    flag.bucketing === 'fractional'
+      ? h(
+          'p',
+          {},
+          "Bucketing: fractional, flagd's fractional point, so flagd and OpenFeature in-process providers bucket users as Flagwire does. Fixed when the flag was made.",
+        )
+      : null,
     h('h2', {}, 'State'),
     ...states,
     scheduleSection(data, reload),
