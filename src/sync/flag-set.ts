@@ -87,7 +87,10 @@ export function flagdInexpressible(
   audiences: readonly Audience[],
   audiencesAllowed: boolean,
 ): string | null {
-  const state = effectiveState(flag, environment);
+  return whyInexpressible(flag, effectiveState(flag, environment), audiences, audiencesAllowed);
+}
+
+function whyInexpressible(flag: Flag, state: EffectiveState, audiences: readonly Audience[], audiencesAllowed: boolean): string | null {
   // OFREP refuses the flag (GENERAL) before it looks at anything else, disabled or not (blockedByPlan).
   if (state.audienceId !== null && !audiencesAllowed) {
     return "it applies an audience and the organisation's plan has no audiences: OFREP answers it GENERAL";
@@ -113,9 +116,10 @@ export function buildFlagSet(input: FlagSetInput): FlagSet {
   const flags: Record<string, FlagdFlag> = {};
   const omitted: OmittedFlag[] = [];
   for (const flag of input.flags) {
-    const reason = flagdInexpressible(flag, input.environment, input.audiences, input.audiencesAllowed);
+    const state = effectiveState(flag, input.environment);
+    const reason = whyInexpressible(flag, state, input.audiences, input.audiencesAllowed);
     if (reason !== null) omitted.push({ flagId: flag.id, name: flag.name, reason });
-    else flags[flag.name] = flagdFlag(flag, effectiveState(flag, input.environment), input.audiences);
+    else flags[flag.name] = flagdFlag(flag, state, input.audiences);
   }
   const metadata: Record<string, string | number> = {
     flagSetId: input.environment === null ? input.projectId : `${input.projectId}/${input.environment}`,

@@ -120,6 +120,11 @@ t.test('audiences: every rule met, strings as they are, numbers and booleans by 
   for (const plan of [null, ['beta'], { beta: true }, false, 1.5, 'Beta', ' beta'])
     t.equal(ask('a', { plan, country: 'NL' }).value, false, `${JSON.stringify(plan)} does not`);
   t.equal(ask('a', { plan: 1.0, country: 'NL' }).value, true, '1.0 is the number 1, whose text is "1"');
+  const texts = audience('aud_2', [{ attribute: 'n', values: ['1.0', '01', '1e21', '-0', 'True'] }]);
+  const other = setOf([single('b', { audienceId: 'aud_2' })], { audiences: [texts] });
+  for (const n of [1, 1e21, 0, -0, true])
+    t.equal(other.ask('b', { n }).value, false, `${JSON.stringify(n)}: its JSON text is none of the values`);
+  t.equal(other.ask('b', { n: '1e21' }).value, true, 'the string itself matches');
 });
 
 t.test('an audience that no longer exists never matches; a plan without audiences leaves the flag out', async (t) => {
@@ -173,6 +178,16 @@ t.test('the split: fractional bucketing over id:key, key = targetingKey, else co
   t.match(ask('s', { targetingKey: 'u' }), { reason: 'TARGETING_MATCH' }, 'flagd has no SPLIT');
   t.match(ask('s', {}), { value: false, variant: 'off' }, 'no key: out (OFREP: TARGETING_KEY_MISSING)');
   t.match(ask('s', { targetingKey: 42 }), { value: false }, 'a number is no key (OFREP refuses it)');
+  for (let i = 0; i < 100; i++) {
+    const key = `user-${i}`;
+    const expected = fractionalBucket(flag.id, key) < 37;
+    for (const targetingKey of [42, true, ['x'], { k: 'x' }, null])
+      t.equal(
+        ask('s', { targetingKey, cohort: key }).value,
+        expected,
+        'only a non-empty string is a targetingKey, as OfrepContext reads it',
+      );
+  }
 });
 
 t.test('modulo bucketing splits only at 0 % and 100 %', async (t) => {
