@@ -76,6 +76,31 @@ function attributeProblem(name: string): string | null {
   return null;
 }
 
+/** The operators json-logic-engine compiles to a conditional expression without parentheses. */
+const kUnparenthesised = new Set(['and', 'or', 'missing', 'missing_some']);
+
+function unparenthesised(logic: unknown): boolean {
+  if (logic === null || typeof logic !== 'object' || Array.isArray(logic)) return false;
+  const op = Object.keys(logic)[0];
+  return op !== undefined && kUnparenthesised.has(op);
+}
+
+/**
+ * Whether flagd-core would answer `rule` by JavaScript's operator precedence instead of JsonLogic's:
+ * its compiler pastes an operand of `cat` (`'' + a + b`) and the list of `in` (`(list || []).includes`)
+ * without parentheses (test/targeting/compile-rule.test.ts). Flagwire, and flagd's other evaluators,
+ * answer as JsonLogic. Conservative: an operand the engine folds or interprets is caught too.
+ */
+function precedenceSlip(logic: unknown): boolean {
+  if (logic === null || typeof logic !== 'object') return false;
+  if (Array.isArray(logic)) return logic.some(precedenceSlip);
+  for (const [op, args] of Object.entries(logic)) {
+    if (Array.isArray(args) && ((op === 'cat' && args.some(unparenthesised)) || (op === 'in' && unparenthesised(args[1])))) return true;
+    if (precedenceSlip(args)) return true;
+  }
+  return false;
+}
+
 function audienceOf(audiences: readonly Audience[], id: string, projectId: string): Audience | undefined {
   return audiences.find((a) => a.id === id && a.projectId === projectId);
 }
@@ -96,6 +121,12 @@ function whyInexpressible(flag: Flag, state: EffectiveState, audiences: readonly
     return "it applies an audience and the organisation's plan has no audiences: OFREP answers it GENERAL";
   }
   if (!state.enabled) return null;
+  if (state.typed !== undefined && precedenceSlip(state.typed.targeting)) {
+    return (
+      'its rule has `and`, `or`, `missing` or `missing_some` as an operand of `cat` or as the list of `in`, which ' +
+      'flagd-core (the Node provider) reads by JavaScript precedence: wrap that operand in an `if` to serve it'
+    );
+  }
   const p = state.trafficPercentage;
   if (p > 0 && p < 100 && flag.bucketing !== 'fractional') {
     return (

@@ -236,6 +236,24 @@ t.test('typed flags without a rule: the default variant by name inside, and none
   t.match(ask('zero', {}, 'number'), { value: 1, variant: 'one', reason: 'DEFAULT' }, 'nobody in: DEFAULT, as OFREP says');
 });
 
+t.test('a rule flagd-core reads by JavaScript precedence leaves the flag out; wrapped in an `if`, it is served', async (t) => {
+  const typed = (targeting: Record<string, unknown>) => ({ variants: { yes: 'yes', true: 'true' }, defaultVariant: 'yes', targeting });
+  const and = { and: [{ var: 'x' }, 'es'] };
+  const { set, ask } = setOf([
+    single('cat', { typed: typed({ cat: ['y', and] }) }),
+    single('in', { typed: typed({ if: [{ in: ['a', { or: [{ var: 'l' }, ['a']] }] }, 'yes', 'true'] }) }),
+    single('deep', { typed: typed({ if: [true, { cat: [{ missing: ['a'] }] }, null] }) }),
+    single('wrapped', { typed: typed({ cat: ['y', { if: [true, and, null] }] }) }),
+    single('disabled', { enabled: false, typed: typed({ cat: ['y', and] }) }),
+  ]);
+  t.same(
+    set.omitted.map((o) => o.name),
+    ['cat', 'in', 'deep'],
+  );
+  t.match(set.omitted[0]!.reason, /JavaScript precedence/);
+  t.match(ask('wrapped', { x: true }, 'string'), { value: 'yes', variant: 'yes' }, 'answered as JsonLogic (and Flagwire) answers it');
+});
+
 t.test("group flags: the environment's effective state, cohorts inherited or overridden", async (t) => {
   const env = (state: Partial<EnvState>): EnvState => ({ enabled: true, trafficPercentage: 0, audienceId: null, cohorts: null, ...state });
   const group: GroupFlag = {
