@@ -7,6 +7,7 @@
 // report all problems together (with the `env` problem of a patch).
 import type { ReceivedBody } from '../model/request-body.js';
 import type { Config } from '../config.js';
+import type { Clock } from '../clock.js';
 import type { AuthContext } from '../model/token-access.js';
 import type { SnapshotReader, StoreRevision } from '../store/interfaces.js';
 import type { WriterClient } from '../writer/client.js';
@@ -33,6 +34,8 @@ export interface HandlerDeps {
   /** Where plans run: never on the front end's thread (planner.ts). */
   planner: Planner;
   config: Readonly<Pick<Config, 'webhookAllow' | 'prometheusMetrics'>>;
+  /** The time rules that depend on it read (a plan's trial, expiry). */
+  clock: Clock;
 }
 
 export interface ReadHandler {

@@ -13,6 +13,7 @@ import { Type } from '../typebox.js';
 import { type ApiCall, type ApiRoute, requireReceived } from '../web-console/api/call.js';
 import { compileForm, FormText, FormTexts } from '../web-console/forms.js';
 import { kFlagCommands } from './command-table.js';
+import { flagdServing } from '../sync/flagd-serving.js';
 
 const kRenameForm = compileForm(Type.Object({ name: FormText }));
 const kDescribeForm = compileForm(Type.Object({ description: FormText }));
@@ -56,6 +57,8 @@ export function flagView(call: ApiCall) {
     flag: representFlag(flag, access.project, null, call.store.getUsage(flag.id)),
     // A group flag's flag-wide list, which the API never shows as such (spec: Flag-wide cohort list).
     flagWideCohorts: flag.kind === 'groupflag' ? flag.cohorts : null,
+    // Whether flagd's flag sets serve it, per environment (docs/design.md §2c), as the Management API says.
+    flagd: flagdServing(call.store, flag, access.project, access.org, call.now),
     audiences: call.store.listAudiences(access.project.id),
     // The flag's scheduled changes (docs/release-plans.md), pending and done, by due time: the page of the
     // latest due (the pending ones and the last done), as the Management API pages them.

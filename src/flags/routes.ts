@@ -8,6 +8,7 @@ import { FlagCreate, FlagPatch } from '../model/schemas.js';
 import type { AuthContext } from '../model/token-access.js';
 import { apiErrors, json, kEnvParam, pathParam, queryParam } from '../routes/openapi-parts.js';
 import { kFlagCommands } from './command-table.js';
+import { FlagdServingAnswer, flagdServing } from '../sync/flagd-serving.js';
 
 /** Checks `env` of a read against the project and the token; returns the environment to read. */
 function checkEnv(auth: AuthContext, env: string | null, route: EnvRoute): string | null {
@@ -106,6 +107,27 @@ export const kFlagApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
       run(request, auth, { store }) {
         const flag = requireProjectFlag(store, auth.project.id, request.flagId!);
         return representFlag(flag, auth.project, checkEnv(auth, request.query.get('env'), 'flag'), store.getUsage(flag.id));
+      },
+    },
+  },
+  apiGetFlagFlagd: {
+    method: 'get',
+    pattern: '/api/v1/flags/:flag_id/flagd',
+    via: 'management',
+    auth: 'token',
+    metric: 30,
+    docs: {
+      operationId: 'getFlagFlagd',
+      tag: 'Management API',
+      summary: "Whether flagd's flag sets serve the flag, per environment, and why not (docs/design.md §2c)",
+      parameters: [pathParam('flag_id', 'Flag id')],
+      responses: { '200': json(FlagdServingAnswer, 'The flag in each flag set'), ...apiErrors([401, 402, 403, 404, 429, 500]) },
+    },
+    handler: {
+      kind: 'read',
+      run(request, auth, { store, clock }) {
+        const flag = requireProjectFlag(store, auth.project.id, request.flagId!);
+        return { id: flag.id, name: flag.name, flagd: flagdServing(store, flag, auth.project, auth.org, clock.now()) };
       },
     },
   },

@@ -14,6 +14,7 @@ import type { TokenStatus } from '../../model/permissions.js';
 import type { Audience, Project } from '../../model/projects.js';
 import type { FlagRepresentation } from '../../model/representation.js';
 import type { TokenDenialRecord, TokenRequestRecord, TokenView } from '../../model/tokens.js';
+import type { FlagdServing } from '../../sync/flagd-serving.js';
 import type { RolloutAction, RolloutBody, ScheduledChangeBody } from '../../release-plans/schemas.js';
 import type { DeliveryBody, WebhookBody } from '../../webhooks/schemas.js';
 import type { ProjectAccess } from '../access.js';
@@ -115,6 +116,8 @@ export interface RolloutEntry extends RolloutBody {
 export interface FlagPageView extends ProjectAccess {
   flag: FlagRepresentation;
   flagWideCohorts: string[] | null;
+  /** Whether flagd's flag sets serve the flag, per environment (GET /api/v1/flags/{id}/flagd's `flagd`). */
+  flagd: FlagdServing[];
   audiences: Audience[];
   schedules: ScheduledChangeBody[];
   rollouts: RolloutEntry[];

@@ -263,6 +263,22 @@ function newFlagForm(projectId: string): HTMLFormElement {
   );
 }
 
+/**
+ * Where flagd's flag sets leave the flag out (docs/design.md §2c): stock flagd providers then do not see
+ * it, and the page says why, per environment. Nothing when every set serves it.
+ */
+function flagdNote(data: FlagPageView): HTMLElement | null {
+  const left = data.flagd.filter((f) => !f.served);
+  if (left.length === 0) return null;
+  const line = (f: FlagPageView['flagd'][number]) => (f.environment === null ? f.reason : `${f.environment}: ${f.reason}`);
+  return h(
+    'div',
+    { class: 'muted' },
+    h('p', {}, 'Not served to flagd and OpenFeature in-process providers (the sync service leaves it out of their flag set):'),
+    h('ul', {}, ...left.map((f) => h('li', {}, line(f) ?? ''))),
+  );
+}
+
 export async function flagPage(flagId: string): Promise<void> {
   const data = await api<FlagPageView>('GET', `flags/${encodeURIComponent(flagId)}`);
   const { flag, project, can } = data;
@@ -292,6 +308,7 @@ export async function flagPage(flagId: string): Promise<void> {
           "Bucketing: fractional, flagd's fractional point, so flagd and OpenFeature in-process providers bucket users as Flagwire does. Fixed when the flag was made.",
         )
       : null,
+    flagdNote(data),
     h('h2', {}, 'State'),
     ...states,
     scheduleSection(data, reload),
