@@ -23,6 +23,7 @@ import { Health, ReadinessBody } from '../model/probes.js';
 import { FlagFile } from '../flags-as-code/flag-file.js';
 import { PlanResult } from '../flags-as-code/schemas.js';
 import { RolloutBody, RolloutCreate, RolloutList, ScheduleCreate, ScheduledChangeBody, ScheduleList } from '../release-plans/schemas.js';
+import { Snapshot } from '../snapshots/shape.js';
 import { DeliveryBody, DeliveryList, WebhookCreate, WebhookCreated, WebhookDeleted, WebhookList } from '../webhooks/schemas.js';
 
 /** The document's components: every schema a route declares (src/routes/all-routes.ts) is one of these. */
@@ -60,6 +61,7 @@ export const kComponents: Record<string, TSchema> = {
   WebhookDeleted,
   Delivery: DeliveryBody,
   DeliveryList,
+  Snapshot,
 };
 const kComponentNames = new Map<TSchema, string>(Object.entries(kComponents).map(([name, schema]) => [schema, name]));
 
