@@ -21,7 +21,7 @@ export function buildSnapshot(store: SnapshotStore, project: Project, env: strin
     const audienceId = out.state.audienceId;
     const audience = audienceId === null ? undefined : audiences.get(audienceId);
     if (audience !== undefined && !named.has(audience.id))
-      named.set(audience.id, { id: audience.id, name: audience.name, rules: audience.rules });
+      named.set(audience.id, { id: audience.id, name: audience.name, updatedAt: audience.updatedAt, rules: audience.rules });
     return out;
   });
   return { projectId: project.id, environment: env, revision: store.revision(), audiencesAllowed, flags, audiences: [...named.values()] };

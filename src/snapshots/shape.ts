@@ -43,6 +43,7 @@ export const SnapshotFlag = Type.Object({
 export const SnapshotAudience = Type.Object({
   id: Type.String(),
   name: Type.String(),
+  updatedAt: Type.Integer({ description: "The audience's version (Unix ms)" }),
   rules: Type.Array(Type.Object({ attribute: Type.String(), values: Type.Array(Type.String()) })),
 });
 
