@@ -1,5 +1,6 @@
 // npm run pack:provider: the Flagwire OpenFeature provider (src/provider) as an npm package,
-// @flagwire/openfeature-provider, written with `npm pack` under dist/; its path is printed last.
+// @flagwire/openfeature-provider, written with `npm pack` under dist/ (or the folder after `--out`,
+// as the tests do); its path is printed last.
 //
 // The package is src/provider and what it imports of Flagwire's engine (src/eval, src/ofrep, src/targeting,
 // ...) bundled by esbuild into one ES module and one CommonJS file, with TypeBox inside: no dependency at
@@ -10,7 +11,7 @@
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -64,10 +65,15 @@ try {
   writeFileSync(join(pkg, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   copyFileSync(join(root, 'docs/provider.md'), join(pkg, 'README.md'));
 
-  const out = join(root, 'dist');
+  const out = outDir();
   mkdirSync(out, { recursive: true });
   const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', out], { cwd: pkg, encoding: 'utf8' }));
   console.log(join(out, packed[0].filename));
 } finally {
   rmSync(work, { recursive: true, force: true });
+}
+
+function outDir() {
+  const at = process.argv.indexOf('--out');
+  return at >= 0 && process.argv[at + 1] !== undefined ? resolve(process.argv[at + 1]) : join(root, 'dist');
 }

@@ -19,6 +19,8 @@ export interface CompiledSnapshot {
   readonly environment: string | null;
   readonly revision: number;
   readonly audiencesAllowed: boolean;
+  /** When audiences stop being allowed (a trial's end, Unix ms); Infinity: never by the clock alone. */
+  readonly audiencesUntil: number;
   /** Every flag by id and by name (OFREP's keys); an id wins over a name that spells it. */
   readonly byKey: ReadonlyMap<string, ProviderFlag>;
   /** Per flag id, what decides its answers (its record and its audience's), to tell which flags a change touched. */
@@ -40,6 +42,7 @@ export function compileSnapshot(snapshot: Snapshot): CompiledSnapshot {
     environment: snapshot.environment,
     revision: snapshot.revision,
     audiencesAllowed: snapshot.audiencesAllowed,
+    audiencesUntil: snapshot.audiencesUntil ?? Number.POSITIVE_INFINITY,
     byKey,
     fingerprints,
   };

@@ -51,7 +51,9 @@ export function resolveFlag<T extends FlagValue>(
       `This provider evaluates environment "${snapshot.environment}" of its project; the context names "${ctx.env}".`,
     );
   }
-  const answer = ofrepAnswer(flag.id, flag.state, ctx, snapshot.audiencesAllowed, nowMs);
+  // As EvalEngine.audiencesAllowed at `nowMs`: a trial that ended since the snapshot no longer allows them.
+  const audiencesAllowed = snapshot.audiencesAllowed && nowMs < snapshot.audiencesUntil;
+  const answer = ofrepAnswer(flag.id, flag.state, ctx, audiencesAllowed, nowMs);
   const metadata = { id: flag.id, name: flag.name };
   if (typeof answer === 'number') {
     if (answer === kSlotAudiencePlan) throw new GeneralError(kAudiencePlanDetail);

@@ -3,6 +3,8 @@
 // those states name.
 import { effectiveState } from '../flags/flag-state.js';
 import type { Flag } from '../flags/records.js';
+import type { Org } from '../model/accounts.js';
+import { hasAudiences } from '../model/plans.js';
 import type { Project } from '../model/projects.js';
 import type { SnapshotReader } from '../store/interfaces.js';
 import type { Snapshot, SnapshotAudience, SnapshotFlag } from './shape.js';
@@ -11,9 +13,10 @@ export type SnapshotStore = Pick<SnapshotReader, 'listFlags' | 'listAudiences' |
 
 /**
  * `env`: one of a multi-environment project's environments, null for a single-environment project
- * (checked by the caller). `audiencesAllowed`: EvalEngine.audiencesAllowed of the project's organisation.
+ * (checked by the caller). `org`: the project's organisation, whose plan decides whether audiences apply
+ * (EvalEngine.audiencesAllowed).
  */
-export function buildSnapshot(store: SnapshotStore, project: Project, env: string | null, audiencesAllowed: boolean): Snapshot {
+export function buildSnapshot(store: SnapshotStore, project: Project, env: string | null, org: Org, now: number): Snapshot {
   const audiences = new Map(store.listAudiences(project.id).map((audience) => [audience.id, audience]));
   const named = new Map<string, SnapshotAudience>();
   const flags = store.listFlags(project.id).map((flag) => {
@@ -24,7 +27,16 @@ export function buildSnapshot(store: SnapshotStore, project: Project, env: strin
       named.set(audience.id, { id: audience.id, name: audience.name, updatedAt: audience.updatedAt, rules: audience.rules });
     return out;
   });
-  return { projectId: project.id, environment: env, revision: store.revision(), audiencesAllowed, flags, audiences: [...named.values()] };
+  return {
+    projectId: project.id,
+    environment: env,
+    revision: store.revision(),
+    audiencesAllowed: hasAudiences(org, now),
+    // A trial ends by the clock alone, with no change to announce: the provider applies it itself.
+    audiencesUntil: org.plan === 'teams-trial' ? org.trialEndsAt : null,
+    flags,
+    audiences: [...named.values()],
+  };
 }
 
 /** A single flag's own state; a group flag's in `env` (its effective cohorts). */

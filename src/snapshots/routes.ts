@@ -10,7 +10,6 @@ import type { ManagementRouteSpec } from '../capability/capability.js';
 import { FlagwireError } from '../errors.js';
 import { requireEnvironmentAllowed, resolveEnvParam } from '../model/environments.js';
 import { notFoundDetail } from '../model/lookups.js';
-import { hasAudiences } from '../model/plans.js';
 import { etag } from '../http/entity-tags.js';
 import { apiErrors, json, pathParam, queryParam } from '../routes/openapi-parts.js';
 import { buildSnapshot } from './build.js';
@@ -50,7 +49,7 @@ export const kSnapshotRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
         if (projectId !== auth.project.id) throw new FlagwireError('NOT_FOUND', notFoundDetail('project', projectId));
         const env = resolveEnvParam(auth.project, request.query.get('env'), true, 'list');
         requireEnvironmentAllowed(auth.token.environments, env);
-        const snapshot = buildSnapshot(store, auth.project, env, hasAudiences(auth.org, clock.now()));
+        const snapshot = buildSnapshot(store, auth.project, env, auth.org, clock.now());
         const tag = etag('snapshot', Buffer.from(JSON.stringify({ ...snapshot, revision: 0 })));
         return new TaggedJson(JSON.stringify(snapshot), tag.toString('latin1'));
       },

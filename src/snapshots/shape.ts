@@ -55,6 +55,9 @@ export const Snapshot = Type.Object(
     audiencesAllowed: Type.Boolean({
       description: "The organisation's plan allows audiences now (a state applying one is refused otherwise)",
     }),
+    audiencesUntil: Type.Union([Type.Integer(), Type.Null()], {
+      description: "When audiences stop being allowed with no change to announce (a Teams trial's end, Unix ms); null: no such time",
+    }),
     flags: Type.Array(SnapshotFlag, { description: 'Every flag of the project, in creation order' }),
     audiences: Type.Array(SnapshotAudience, { description: "The project's audiences the states name" }),
   },

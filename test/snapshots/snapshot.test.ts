@@ -49,6 +49,7 @@ t.test("a single-environment project: every flag's state, the audiences they nam
   t.equal(body.projectId, ids.single);
   t.equal(body.environment, null);
   t.equal(body.audiencesAllowed, true);
+  t.equal(body.audiencesUntil, null, 'a Teams plan: no end by the clock');
   t.equal(body.revision, Number(res.headers.get('flagwire-revision')), 'the revision it was read at');
   t.same(
     body.flags.map((f: { name: string }) => f.name),
