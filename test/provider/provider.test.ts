@@ -82,7 +82,8 @@ t.teardown(async () => {
   await world.store.close();
 });
 const startApp = (options: Partial<ConstructorParameters<typeof AppProcess>[1]>) => {
-  const app = new AppProcess(installed, { url: relayUrl, token: singleRead, project: ids.single, ...options });
+  // A server at load 10 may take seconds to answer: only the tests of an unreachable one wait less.
+  const app = new AppProcess(installed, { url: relayUrl, token: singleRead, project: ids.single, initialTimeoutMs: 60_000, ...options });
   apps.push(app);
   return app;
 };
