@@ -1,6 +1,7 @@
 // A snapshot (src/snapshots/shape.ts) compiled for in-process evaluation with the engine's own functions,
 // as the server's engine compiles a flag version (src/eval/engine.ts compileFlag): compileState with the
 // flag's bucketing and its audience, compileVariants with the flag's name as flagd's flag key.
+import type { ResolutionDetails } from '@openfeature/server-sdk';
 import { compileState } from '../eval/evaluate.js';
 import { compileVariants } from '../eval/variants.js';
 import type { OfrepState } from '../ofrep/answer.js';
@@ -11,6 +12,13 @@ export interface ProviderFlag {
   readonly id: string;
   readonly name: string;
   readonly state: OfrepState;
+  /** `{id, name}`: every answer's flag metadata (OFREP's `metadata`), made once. */
+  readonly metadata: Readonly<{ id: string; name: string }>;
+  /**
+   * A boolean state's answers by decision (reason << 1 | value), built on first use: the SDK copies an
+   * answer, so one object per decision serves every evaluation (a static flag allocates nothing).
+   */
+  readonly decided: ResolutionDetails<boolean>[];
 }
 
 export interface CompiledSnapshot {
@@ -52,7 +60,13 @@ function compileFlag(flag: SnapshotFlag, audiences: ReadonlyMap<string, Audience
   const { state } = flag;
   const audience = state.audienceId === null ? undefined : audiences.get(state.audienceId);
   const variants = state.typed === undefined ? null : compileVariants(state.typed, flag.name);
-  return { id: flag.id, name: flag.name, state: { ...compileState(state, audience, flag.bucketing), variants } };
+  return {
+    id: flag.id,
+    name: flag.name,
+    state: { ...compileState(state, audience, flag.bucketing), variants },
+    metadata: Object.freeze({ id: flag.id, name: flag.name }),
+    decided: [],
+  };
 }
 
 function fingerprint(flag: SnapshotFlag, audiences: ReadonlyMap<string, Audience>, audiencesAllowed: boolean): string {

@@ -54,21 +54,21 @@ export function resolveFlag<T extends FlagValue>(
   // As EvalEngine.audiencesAllowed at `nowMs`: a trial that ended since the snapshot no longer allows them.
   const audiencesAllowed = snapshot.audiencesAllowed && nowMs < snapshot.audiencesUntil;
   const answer = ofrepAnswer(flag.id, flag.state, ctx, audiencesAllowed, nowMs);
-  const metadata = { id: flag.id, name: flag.name };
   if (typeof answer === 'number') {
     if (answer === kSlotAudiencePlan) throw new GeneralError(kAudiencePlanDetail);
     if (answer === kSlotKeyMissing) throw new TargetingKeyMissingError(kKeyMissingDetails);
-    const value = (answer & 1) === 1;
-    return {
-      value: checkType(value, type, flagKey) as T,
-      reason: kReasons[decidedBy(answer)],
-      variant: value ? 'on' : 'off',
-      flagMetadata: metadata,
-    };
+    checkType(true, type, flagKey);
+    let decided = flag.decided[answer];
+    if (decided === undefined) {
+      const value = (answer & 1) === 1;
+      decided = Object.freeze({ value, reason: kReasons[decidedBy(answer)], variant: value ? 'on' : 'off', flagMetadata: flag.metadata });
+      flag.decided[answer] = decided;
+    }
+    return decided as ResolutionDetails<T>;
   }
   if (answer.errorCode !== undefined) throw new GeneralError(answer.errorMessage ?? 'The targeting rule failed.');
   // flagd's flag metadata, then the flag's id and name (which win over metadata keys of those names), as OFREP's.
-  const flagMetadata = { ...answer.flagMetadata, ...metadata };
+  const flagMetadata = { ...answer.flagMetadata, ...flag.metadata };
   // No value: the caller's own default applies (a disabled state, DEFAULT without a default variant).
   if (answer.value === undefined) return { value: defaultValue, reason: answer.reason, flagMetadata };
   return { value: checkType(answer.value, type, flagKey) as T, reason: answer.reason, variant: answer.variant, flagMetadata };
