@@ -12,6 +12,7 @@ import { kReleasePlans } from './release-plans/capability.js';
 import { kSessions } from './sessions/capability.js';
 import type { kDemoSeededRecords, RecordKind } from './store/record-kinds.js';
 import { storeLayout, type StoreLayout } from './store/store-layout.js';
+import { kSnapshots } from './snapshots/capability.js';
 import { kTokens } from './tokens/capability.js';
 import { kWebhooks } from './webhooks/capability.js';
 import type { WebhookEvent } from './webhooks/records.js';
@@ -29,6 +30,7 @@ export const kCapabilities = [
   kTokens,
   kAudit,
   kMail,
+  kSnapshots,
 ] as const satisfies readonly Capability[];
 
 /** The capabilities' values, as every derivation reads them. */

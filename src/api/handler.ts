@@ -6,8 +6,8 @@
 // token again in the transaction that applies the change, parse the body and apply every rule, and
 // report all problems together (with the `env` problem of a patch).
 import type { ReceivedBody } from '../model/request-body.js';
-import type { Config } from '../config.js';
 import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
 import type { AuthContext } from '../model/token-access.js';
 import type { SnapshotReader, StoreRevision } from '../store/interfaces.js';
 import type { WriterClient } from '../writer/client.js';
@@ -20,6 +20,8 @@ export interface ApiRequest {
   query: URLSearchParams;
   authorization: string;
   contentType: string;
+  /** The If-None-Match header ('' when absent): a route answering TaggedJson answers 304 when it matches. */
+  ifNoneMatch: string;
   /** The flag route's id, decoded; null on the other routes. */
   flagId: string | null;
   /** The route's other path parameters, decoded (`schedule_id`, `rollout_id`, `action`). */
@@ -68,4 +70,15 @@ export type ManagementHandler = ReadHandler | WriteHandler;
 /** An answer already written as JSON text (an export: its bytes are the file's), sent as it is. */
 export class JsonText {
   constructor(readonly text: string) {}
+}
+
+/**
+ * A read's answer with an entity tag (`"..."`): sent with ETag, or as 304 without a body when the
+ * request's If-None-Match names it (RFC 9110 §13.1.2).
+ */
+export class TaggedJson {
+  constructor(
+    readonly text: string,
+    readonly etag: string,
+  ) {}
 }

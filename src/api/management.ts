@@ -10,7 +10,7 @@ import type { Token } from '../model/tokens.js';
 import type { SnapshotReader, StoreRevision } from '../store/interfaces.js';
 import { bodyRefusal, keepBody, type BodyBudget } from '../http/body.js';
 import { TrustedProxies } from '../http/client-address.js';
-import { send, trackAbort, type PendingResponse } from '../http/http.js';
+import { send, sendNotModified, trackAbort, type PendingResponse } from '../http/http.js';
 import type { InFlight } from '../http/in-flight.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import {
@@ -29,7 +29,8 @@ import type { Planner } from '../flags-as-code/planner.js';
 import type { ActivityRecorder } from './activity.js';
 import { identifyToken } from './auth.js';
 import type { AuthFailures } from './auth-failures.js';
-import { JsonText, type ApiRequest, type ReadHandler, type WriteHandler } from './handler.js';
+import { JsonText, TaggedJson, type ApiRequest, type ReadHandler, type WriteHandler } from './handler.js';
+import { matchesIfNoneMatch } from '../http/entity-tags.js';
 
 export interface ManagementDeps {
   store: SnapshotReader;
@@ -71,7 +72,9 @@ const kRateLimitRetry = ['Retry-After', '60'] as const;
 
 export function registerManagementRoutes(app: TemplatedApp, deps: ManagementDeps): void {
   const pipeline = new ManagementPipeline(deps);
-  registerRoutes(app, { management: (res, req) => pipeline.handle(res, req) });
+  const handle = (res: HttpResponse, req: HttpRequest) => pipeline.handle(res, req);
+  // The snapshot route (src/snapshots) is a Management API route outside /api/v1: the same pipeline.
+  registerRoutes(app, { management: handle, snapshotEntry: handle });
 }
 
 /**
@@ -114,6 +117,7 @@ class ManagementPipeline {
       query: new URLSearchParams(req.getQuery() ?? ''),
       authorization: req.getHeader('authorization'),
       contentType: req.getHeader('content-type'),
+      ifNoneMatch: req.getHeader('if-none-match'),
       flagId: match.params.flag_id ?? null,
       params: match.params,
       metric: match.metric,
@@ -308,10 +312,29 @@ class ManagementPipeline {
     value: unknown,
     storeRevision: StoreRevision,
   ): void {
+    if (value instanceof TaggedJson) return this.succeedTagged(res, request, token, status, value, storeRevision);
     this.deps.activity.used(token.id, request.method, request.path, status, this.deps.clock.now());
     this.deps.metrics?.request(request.metric, status);
     const text = value instanceof JsonText ? value.text : JSON.stringify(value);
     send(res, status, text, 'application/json', revisionHeaders(storeRevision));
+  }
+
+  /** A tagged answer: 304 without a body when If-None-Match names its tag, else `status` with its ETag. */
+  private succeedTagged(
+    res: PendingResponse,
+    request: ApiRequest,
+    token: Token,
+    status: number,
+    value: TaggedJson,
+    storeRevision: StoreRevision,
+  ): void {
+    const notModified = matchesIfNoneMatch(request.ifNoneMatch, Buffer.from(value.etag, 'latin1'));
+    const answered = notModified ? 304 : status;
+    this.deps.activity.used(token.id, request.method, request.path, answered, this.deps.clock.now());
+    this.deps.metrics?.request(request.metric, answered);
+    const headers = revisionHeaders(storeRevision, ['ETag', value.etag]);
+    if (notModified) sendNotModified(res, headers);
+    else send(res, status, value.text, 'application/json', headers);
   }
 }
 

@@ -114,6 +114,25 @@ function writeResponse(
   });
 }
 
+/**
+ * 304 Not Modified with `headers` (ETag among them) and the spec's CORS header. RFC 9110 §15.4.5: no
+ * content; uWS writes a Content-Length whenever it is given an argument, so none is given unless the
+ * connection closes (0 then: the one length that describes no body).
+ */
+export function sendNotModified(res: PendingResponse, headers: readonly (readonly [string, string])[]): void {
+  if (res.aborted) return;
+  if (!res.tracked) trackAbort(res);
+  res.aborted = true;
+  res.cork(() => {
+    res.writeStatus(statusLine(304));
+    res.writeHeader(kCorsOrigin[0], kCorsOrigin[1]);
+    res.writeHeader(kNoSniff[0], kNoSniff[1]);
+    for (const [k, v] of headers) res.writeHeader(k, v);
+    if (closesConnection(res)) res.endWithoutBody(0, true);
+    else res.endWithoutBody();
+  });
+}
+
 export function sendJson(res: PendingResponse, status: number, value: unknown, headers?: readonly (readonly [string, string])[]): void {
   send(res, status, JSON.stringify(value), 'application/json', headers);
 }

@@ -14,9 +14,10 @@
 import type { EvalContext } from '../eval/evaluate.js';
 import type { RuleContext } from '../eval/variants.js';
 import { compileValidator } from '../model/validation.js';
-import { OfrepEvaluationRequest, type OfrepErrorCode } from '../model/ofrep-schemas.js';
+import { OfrepContext as OfrepContextShape, OfrepEvaluationRequest, type OfrepErrorCode } from '../model/ofrep-schemas.js';
 
 const kRequestCheck = compileValidator(OfrepEvaluationRequest, { quoteKeys: false });
+const kContextCheck = compileValidator(OfrepContextShape, { quoteKeys: false });
 const kEmptyContext: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
 const kShape = 'Send a JSON object such as {"context": {"targetingKey": "user-1", "plan": "beta"}}.';
 /** Characters of the context's keys and strings at most (UTF-16 code units): 64 Ki, far above any real context. */
@@ -38,7 +39,7 @@ export class OfrepContext implements EvalContext, RuleContext {
   /** Set when parse() returned false. */
   errorCode: OfrepErrorCode = 'GENERAL';
   errorDetails = '';
-  private attrs: Record<string, unknown> = kEmptyContext;
+  private attrs: Readonly<Record<string, unknown>> = kEmptyContext;
 
   parse(raw: string): boolean {
     this.cohort = null;
@@ -62,6 +63,26 @@ export class OfrepContext implements EvalContext, RuleContext {
     if (problems.length > 0) return this.fail('INVALID_CONTEXT', `${problems.join('; ')}. ${kShape}`);
     const context = (body as { context?: Record<string, unknown> }).context;
     if (context === undefined) return true;
+    return this.take(context);
+  }
+
+  /**
+   * An evaluation context given as an object (the Flagwire OpenFeature provider's, src/provider): the same
+   * checks and attribute rules as a request body's `context`. False with errorCode and errorDetails set.
+   */
+  fill(context: Readonly<Record<string, unknown>>): boolean {
+    this.cohort = null;
+    this.targetingKey = null;
+    this.env = null;
+    this.attrs = kEmptyContext;
+    if (!kContextCheck.check(context)) {
+      return this.fail('INVALID_CONTEXT', `${kRequestCheck.problems({ context }).join('; ')}. ${kShape}`);
+    }
+    return this.take(context);
+  }
+
+  /** Takes a context of the right shape, within the limits. */
+  private take(context: Readonly<Record<string, unknown>>): boolean {
     if (!withinLimits(context)) return this.fail('INVALID_CONTEXT', kTooLarge);
     this.attrs = context;
     this.targetingKey = nonEmpty(context.targetingKey);

@@ -7,10 +7,8 @@
 //   POST /ofrep/v1/evaluate/flags         X-Flagwire-Project (required) picks the project; every flag,
 //                                         under its id and under its name
 //
-// Reasons come from which rule decided (decideState in evaluate.ts). A split that would need a random
-// roll (no targetingKey and no cohort) is TARGETING_KEY_MISSING instead: OFREP clients cache answers
-// (the bulk route is built for it), and a roll cached as if it were sticky would be wrong, and would
-// change the bulk ETag on every request.
+// What each flag answers is decided in answer.ts (ofrepAnswer), which the Flagwire OpenFeature provider
+// (src/provider) runs too; this file turns answers into bytes, cached per flag version.
 import {
   type EvalEngine,
   type FlagEntry,
@@ -22,42 +20,16 @@ import {
   stateInProjectEnv,
 } from '../eval/engine.js';
 import { kAudiencePlanDetail } from '../eval/bodies.js';
-import {
-  blockedByPlan,
-  decideState,
-  decidedBy,
-  kDecidedAudience,
-  kDecidedCohort,
-  kDecidedDisabled,
-  kDecidedRoll,
-  kDecidedSplit,
-  kDecidedStatic,
-  type Decision,
-} from '../eval/evaluate.js';
-import { murmur3x86_32 } from '../bytes/murmur3.js';
+import { decidedBy, type Decision } from '../eval/evaluate.js';
+import { etag, matchesIfNoneMatch } from '../http/entity-tags.js';
 import { decodePathId } from '../http/path-id.js';
 import { kRevisionNotReachedDetail } from '../http/revisions.js';
 import type { ResultWriter } from '../eval/protocol.js';
 import { OfrepContext } from './context.js';
-import { resolveVariant } from '../eval/variants.js';
 import type { Resolution } from '../targeting/compiled-flag.js';
-import type { OfrepErrorCode, OfrepReason } from '../model/ofrep-schemas.js';
+import type { OfrepErrorCode } from '../model/ofrep-schemas.js';
+import { kKeyMissingDetails, kReasons, kSlotAudiencePlan, kSlotKeyMissing, kSlots, ofrepAnswer } from './answer.js';
 
-/** OFREP's reason for each rule that can decide a boolean state (decideState's DecidedBy); a roll has none. */
-export const kReasons: Record<number, OfrepReason> = {
-  [kDecidedDisabled]: 'DISABLED',
-  [kDecidedCohort]: 'TARGETING_MATCH',
-  [kDecidedAudience]: 'TARGETING_MATCH',
-  [kDecidedStatic]: 'STATIC',
-  [kDecidedSplit]: 'SPLIT',
-};
-// Slots of FlagEntry.ofrepBodies: 0..11 are decisions (reason << 1 | value); then two per-flag failures.
-const kSlotAudiencePlan = 12;
-const kSlotKeyMissing = 13;
-const kSlots = 14;
-
-const kKeyMissingDetails =
-  'This flag turns on for a percentage of callers, which needs a sticky key: add "targetingKey" ' + '(or "cohort") to the context.';
 const kProjectHeader = 'X-Flagwire-Project';
 
 const kBulkOpen = Buffer.from('{"flags":[');
@@ -149,11 +121,8 @@ export class OfrepEvaluator {
     if (state === kEnvUnknown) {
       return out.put(400, ofrepFailureBody(key, 'INVALID_CONTEXT', `Unknown environment "${ctx.env}" for this flag; ${entry.validEnvs}.`));
     }
-    if (blockedByPlan(state, this.engine.audiencesAllowed(entry.org))) return out.put(400, flagBody(entry, kSlotAudiencePlan, byName));
-    const decision = decideState(entry.id, state, ctx, noRoll);
-    if (decidedBy(decision) === kDecidedRoll) return out.put(400, flagBody(entry, kSlotKeyMissing, byName));
-    if (state.variants === null) return out.put(200, flagBody(entry, decision, byName));
-    const answer = resolveVariant(state.variants, decision, ctx, this.engine.batchTime);
+    const answer = ofrepAnswer(entry.id, state, ctx, this.engine.audiencesAllowed(entry.org), this.engine.batchTime);
+    if (typeof answer === 'number') return out.put(answer < kSlotAudiencePlan ? 200 : 400, flagBody(entry, answer, byName));
     out.put(answer.errorCode === undefined ? 200 : 400, variantBody(entry, answer, byName));
   }
 
@@ -199,19 +168,12 @@ export class OfrepEvaluator {
       if (i > 0) out.pushByte(kComma);
       const flag = flags[i]!;
       const state = stateInProjectEnv(flag, env)!;
-      let slot: number;
-      let answer: Resolution | null = null;
-      if (blockedByPlan(state, audiencesAllowed)) slot = kSlotAudiencePlan;
-      else {
-        const decision = decideState(flag.id, state, ctx, noRoll);
-        slot = decidedBy(decision) === kDecidedRoll ? kSlotKeyMissing : decision;
-        if (state.variants !== null && slot !== kSlotKeyMissing) answer = resolveVariant(state.variants, decision, ctx, now);
-      }
+      const answer = ofrepAnswer(flag.id, state, ctx, audiencesAllowed, now);
       // Each flag twice, under its id and under its name: the web provider looks flags up by the key
       // the application asks for, and either key must work (docs/decisions.md: OFREP, keys).
-      out.push(answer === null ? flagBody(flag, slot, false) : variantBody(flag, answer, false));
+      out.push(typeof answer === 'number' ? flagBody(flag, answer, false) : variantBody(flag, answer, false));
       out.pushByte(kComma);
-      out.push(answer === null ? flagBody(flag, slot, true) : variantBody(flag, answer, true));
+      out.push(typeof answer === 'number' ? flagBody(flag, answer, true) : variantBody(flag, answer, true));
     }
     out.push(this.bulkTail(project.id, env));
     const tag = etag(project.configTag, out.openBody());
@@ -248,11 +210,6 @@ export class OfrepEvaluator {
 export function ofrepStreamPath(projectId: string, env: string | null): string {
   const path = `/ofrep/v1/stream/project/${encodeURIComponent(projectId)}`;
   return env === null ? path : `${path}?env=${encodeURIComponent(env)}`;
-}
-
-/** The roll is never used: a decision that would roll is answered TARGETING_KEY_MISSING. */
-function noRoll(): number {
-  return 0;
 }
 
 /**
@@ -316,24 +273,4 @@ function variantBody(flag: FlagEntry, answer: Resolution, byName: boolean): Buff
 function notFoundDetails(key: string, project: string): string {
   if (project !== '') return `No flag with id or name "${key}" exists in project "${project}".`;
   return `No flag with id "${key}" exists. A flag name works as the key only with the ${kProjectHeader} header naming its project.`;
-}
-
-/** `"<config tag>-<64-bit hash of the body>"`: strong, since it names these exact bytes. */
-export function etag(configTag: string, body: Uint8Array): Buffer {
-  const a = murmur3x86_32(body, body.length, 0).toString(16).padStart(8, '0');
-  const b = murmur3x86_32(body, body.length, 0x9747b28c).toString(16).padStart(8, '0');
-  return Buffer.from(`"${configTag}-${a}${b}"`);
-}
-
-/** RFC 9110 If-None-Match: `*`, or a list of entity tags compared weakly (a `W/` prefix is ignored). */
-export function matchesIfNoneMatch(header: string, tag: Uint8Array): boolean {
-  if (header === '') return false;
-  const wanted = Buffer.from(tag.buffer, tag.byteOffset, tag.byteLength).toString('latin1');
-  for (const part of header.split(',')) {
-    let candidate = part.trim();
-    if (candidate === '*') return true;
-    if (candidate.startsWith('W/')) candidate = candidate.slice(2);
-    if (candidate === wanted) return true;
-  }
-  return false;
 }

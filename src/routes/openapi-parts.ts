@@ -24,6 +24,7 @@ import { FlagFile } from '../flags-as-code/flag-file.js';
 import { PlanResult } from '../flags-as-code/schemas.js';
 import { RolloutBody, RolloutCreate, RolloutList, ScheduleCreate, ScheduledChangeBody, ScheduleList } from '../release-plans/schemas.js';
 import { FlagdServingAnswer } from '../sync/flagd-serving.js';
+import { Snapshot } from '../snapshots/shape.js';
 import { DeliveryBody, DeliveryList, WebhookCreate, WebhookCreated, WebhookDeleted, WebhookList } from '../webhooks/schemas.js';
 
 /** The document's components: every schema a route declares (src/routes/all-routes.ts) is one of these. */
@@ -62,6 +63,7 @@ export const kComponents: Record<string, TSchema> = {
   Delivery: DeliveryBody,
   DeliveryList,
   FlagdServing: FlagdServingAnswer,
+  Snapshot,
 };
 const kComponentNames = new Map<TSchema, string>(Object.entries(kComponents).map(([name, schema]) => [schema, name]));
 

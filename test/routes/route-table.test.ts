@@ -86,6 +86,7 @@ t.test("the Management API's routes and their labels: by the path's shape, whate
       'GET /api/v1/webhooks/:webhook_id/deliveries',
       'POST /api/v1/deliveries/:delivery_id/redeliver',
       'GET /api/v1/flags/:flag_id/flagd',
+      'GET /v1/snapshots/:project_id',
     ],
   );
   const label = (path: string) => kRouteLabels[matchManagementRoute('GET', path).metric];
@@ -103,6 +104,7 @@ t.test("the Management API's routes and their labels: by the path's shape, whate
   t.equal(label('/api/v1/webhooks/whk_1/delete'), '/api/v1/webhooks/{webhook_id}/delete');
   t.equal(label('/api/v1/deliveries/msg_1/redeliver'), '/api/v1/deliveries/{delivery_id}/redeliver');
   t.equal(label('/api/v1/flags/flg_1/flagd'), '/api/v1/flags/{flag_id}/flagd');
+  t.equal(label('/v1/snapshots/prj_1'), '/v1/snapshots/{project_id}', 'the snapshot route, outside /api/v1');
   for (const other of ['/api/v1/flags/', '/api/v1/flags/a/b', '/api/v1/token/', '/api/v1/nope', '/api/v1/'])
     t.equal(label(other), '/api/v1/*', other);
 });

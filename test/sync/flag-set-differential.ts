@@ -1,8 +1,8 @@
 // The differential check of src/sync/flag-set.ts: generated project environments (single and group flags,
 // both bucketings, boolean and typed flags of every value type, cohorts, audiences, the plan on and off,
 // disabled states) become flagd documents; generated contexts are then asked of @openfeature/flagd-core on
-// the document and of Flagwire's OFREP rules (the engine's own functions: OfrepContext, compileState,
-// decideState, resolveVariant, as src/ofrep/evaluate.ts calls them). Used by test/sync/flag-set.test.ts
+// the document and of Flagwire's OFREP rules (OfrepContext, compileState and src/ofrep/answer.ts's
+// ofrepAnswer, the code the server's OFREP routes run). Used by test/sync/flag-set.test.ts
 // and, with a million contexts, by bench/flag-set.bench.ts.
 //
 // Contexts are made by a seeded generator rather than fast-check (a million fast-check records would be
@@ -11,14 +11,14 @@
 // attribute; the attributes typed rules read come from a pool of definition-arbitraries.ts contexts.
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
-import { type CompiledState, compileState, decideState, decidedBy, decisionValue, kDecidedRoll } from '../../src/eval/evaluate.js';
-import { type CompiledVariants, compileVariants, resolveVariant } from '../../src/eval/variants.js';
+import { compileState, decidedBy, decisionValue } from '../../src/eval/evaluate.js';
+import { compileVariants } from '../../src/eval/variants.js';
 import { effectiveState } from '../../src/flags/flag-state.js';
 import type { EnvState, Flag, FlagState, TypedVariants } from '../../src/flags/records.js';
 import { typedProblems } from '../../src/flags/variant-rules.js';
 import type { Audience } from '../../src/model/projects.js';
 import { OfrepContext } from '../../src/ofrep/context.js';
-import { kReasons } from '../../src/ofrep/evaluate.js';
+import { kReasons, kSlotAudiencePlan, kSlotKeyMissing, ofrepAnswer, type OfrepState } from '../../src/ofrep/answer.js';
 import { buildFlagSet, flagdInexpressible, type FlagSetInput } from '../../src/sync/flag-set.js';
 import { type FlagValueType, type VariantValue, variantType } from '../../src/targeting/definition.js';
 import { contextArb, kVariantSets, ruleArb } from '../targeting/definition-arbitraries.js';
@@ -231,21 +231,20 @@ export interface Answer {
 interface Compiled {
   flag: Flag;
   type: FlagValueType;
-  state: CompiledState;
-  variants: CompiledVariants | null;
+  state: OfrepState;
   typed: TypedVariants | undefined;
 }
 
-/** Flagwire's OFREP answer, as src/ofrep/evaluate.ts computes it (the plan's refusal aside: such flags are left out). */
-function ofrepAnswer(c: Compiled, ctx: OfrepContext): Answer | 'TARGETING_KEY_MISSING' {
-  const decision = decideState(c.flag.id, c.state, ctx, () => 0);
-  if (decidedBy(decision) === kDecidedRoll) return 'TARGETING_KEY_MISSING';
-  if (c.variants === null) {
-    const value = decisionValue(decision);
-    return { value, variant: value ? 'on' : 'off', reason: kReasons[decidedBy(decision)]!, errorCode: undefined };
+/** Flagwire's OFREP answer: src/ofrep/answer.ts's own (the plan's refusal aside: such flags are left out). */
+function ofrepAnswerOf(c: Compiled, ctx: OfrepContext): Answer | 'TARGETING_KEY_MISSING' {
+  const answer = ofrepAnswer(c.flag.id, c.state, ctx, true, kNowMs);
+  if (answer === kSlotKeyMissing) return 'TARGETING_KEY_MISSING';
+  if (answer === kSlotAudiencePlan) throw new Error(`${c.flag.name}: refused by the plan, yet served`);
+  if (typeof answer === 'number') {
+    const value = decisionValue(answer);
+    return { value, variant: value ? 'on' : 'off', reason: kReasons[decidedBy(answer)]!, errorCode: undefined };
   }
-  const r = resolveVariant(c.variants, decision, ctx, kNowMs);
-  return { value: r.value, variant: r.variant, reason: r.reason, errorCode: r.errorCode };
+  return { value: answer.value, variant: answer.variant, reason: answer.reason, errorCode: answer.errorCode };
 }
 
 /** What flagd answers a context without a key on a split (docs/design.md §2c): the flag's answer for "out". */
@@ -323,8 +322,10 @@ export function checkProject(project: GeneratedProject, contexts: number, tally:
       return {
         flag,
         type: typed === undefined ? 'boolean' : variantType(Object.values(typed.variants)[0]!),
-        state: compileState(effective, audience, flag.bucketing),
-        variants: typed === undefined ? null : compileVariants(typed, flag.name),
+        state: {
+          ...compileState(effective, audience, flag.bucketing),
+          variants: typed === undefined ? null : compileVariants(typed, flag.name),
+        },
         typed,
       };
     });
@@ -338,7 +339,7 @@ export function checkProject(project: GeneratedProject, contexts: number, tally:
     tally.contexts++;
     for (const c of served) {
       const theirs = oracle.resolve(c.flag.name, c.type, context, kNowMs);
-      const ours = ofrepAnswer(c, ctx);
+      const ours = ofrepAnswerOf(c, ctx);
       tally.evaluations++;
       const fail = (what: string) =>
         new Error(

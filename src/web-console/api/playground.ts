@@ -16,7 +16,7 @@ import type { Why } from '../../eval/why.js';
 import { notFoundDetail } from '../../model/lookups.js';
 import type { Audience } from '../../model/projects.js';
 import { compileValidator } from '../../model/validation.js';
-import { kReasons } from '../../ofrep/evaluate.js';
+import { kReasons } from '../../ofrep/answer.js';
 import type { StoreReader } from '../../store/interfaces.js';
 import type { IfBranch } from '../../targeting/if-branch.js';
 import { projectAccess } from '../access.js';

@@ -1,0 +1,79 @@
+// npm run pack:provider: the Flagwire OpenFeature provider (src/provider) as an npm package,
+// @flagwire/openfeature-provider, written with `npm pack` under dist/ (or the folder after `--out`,
+// as the tests do); its path is printed last.
+//
+// The package is src/provider and what it imports of Flagwire's engine (src/eval, src/ofrep, src/targeting,
+// ...) bundled by esbuild into one ES module and one CommonJS file, with TypeBox inside: no dependency at
+// all, and none native (lmdb, uWebSockets.js and msgpackr are the server's; the build fails if one is
+// reached). @openfeature/server-sdk is a peer dependency: the application's own SDK, so the provider's
+// events and errors are the ones the application's OpenFeature sees. Types: tsc's declarations of
+// src/provider/index.ts and provider.ts, which name nothing but the SDK's types.
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { build } from 'esbuild';
+
+const root = new URL('..', import.meta.url).pathname;
+const kNative = /(^|\/)node_modules\/(lmdb|@lmdb|uWebSockets\.js|uws-pack|msgpackr|msgpackr-extract|piscina|pg|pino)\//;
+const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
+const work = mkdtempSync(join(tmpdir(), 'flagwire-provider-'));
+try {
+  const pkg = join(work, 'package');
+  mkdirSync(join(pkg, 'dist'), { recursive: true });
+  const common = {
+    entryPoints: [join(root, 'src/provider/index.ts')],
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    external: ['@openfeature/server-sdk'],
+    metafile: true,
+    logLevel: 'warning',
+  };
+  const esm = await build({ ...common, format: 'esm', outfile: join(pkg, 'dist/index.js') });
+  await build({ ...common, format: 'cjs', outfile: join(pkg, 'dist/index.cjs') });
+  const native = Object.keys(esm.metafile.inputs).filter((input) => kNative.test(input));
+  if (native.length > 0) throw new Error(`the provider reaches server-only packages: ${native.join(', ')}`);
+
+  const types = join(work, 'types');
+  execFileSync(
+    process.execPath,
+    [
+      join(root, 'node_modules/typescript/bin/tsc'),
+      ...['--declaration', '--emitDeclarationOnly', '--strict', '--skipLibCheck', '--types', 'node'],
+      ...['--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--target', 'ES2022', '--lib', 'ES2022,DOM'],
+      ...['--rootDir', join(root, 'src'), '--outDir', types, join(root, 'src/provider/index.ts')],
+    ],
+    { stdio: 'inherit' },
+  );
+  for (const name of ['index.d.ts', 'provider.d.ts']) copyFileSync(join(types, 'provider', name), join(pkg, 'dist', name));
+
+  const manifest = {
+    name: '@flagwire/openfeature-provider',
+    version,
+    description: "OpenFeature server provider for Flagwire: in-process evaluation with Flagwire's own engine",
+    license: 'UNLICENSED',
+    type: 'module',
+    main: './dist/index.cjs',
+    module: './dist/index.js',
+    types: './dist/index.d.ts',
+    exports: { '.': { types: './dist/index.d.ts', import: './dist/index.js', require: './dist/index.cjs' } },
+    files: ['dist'],
+    engines: { node: '>=20' },
+    peerDependencies: { '@openfeature/server-sdk': '^1.13.0' },
+  };
+  writeFileSync(join(pkg, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  copyFileSync(join(root, 'docs/provider.md'), join(pkg, 'README.md'));
+
+  const out = outDir();
+  mkdirSync(out, { recursive: true });
+  const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', out], { cwd: pkg, encoding: 'utf8' }));
+  console.log(join(out, packed[0].filename));
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+
+function outDir() {
+  const at = process.argv.indexOf('--out');
+  return at >= 0 && process.argv[at + 1] !== undefined ? resolve(process.argv[at + 1]) : join(root, 'dist');
+}

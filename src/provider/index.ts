@@ -1,0 +1,2 @@
+// @flagwire/openfeature-provider: what the package exports (scripts/pack-provider.mjs bundles from here).
+export { FlagwireProvider, type FlagwireProviderOptions } from './provider.js';

@@ -1,0 +1,54 @@
+// A project environment's snapshot (shape.ts), read from the store in one read snapshot: each flag's
+// state in the environment as the engine resolves it (src/eval/engine.ts compileFlag), and the audiences
+// those states name.
+import { effectiveState } from '../flags/flag-state.js';
+import type { Flag } from '../flags/records.js';
+import type { Org } from '../model/accounts.js';
+import { hasAudiences } from '../model/plans.js';
+import type { Project } from '../model/projects.js';
+import type { SnapshotReader } from '../store/interfaces.js';
+import type { Snapshot, SnapshotAudience, SnapshotFlag } from './shape.js';
+
+export type SnapshotStore = Pick<SnapshotReader, 'listFlags' | 'listAudiences' | 'revision'>;
+
+/**
+ * `env`: one of a multi-environment project's environments, null for a single-environment project
+ * (checked by the caller). `org`: the project's organisation, whose plan decides whether audiences apply
+ * (EvalEngine.audiencesAllowed).
+ */
+export function buildSnapshot(store: SnapshotStore, project: Project, env: string | null, org: Org, now: number): Snapshot {
+  const audiences = new Map(store.listAudiences(project.id).map((audience) => [audience.id, audience]));
+  const named = new Map<string, SnapshotAudience>();
+  const flags = store.listFlags(project.id).map((flag) => {
+    const out = snapshotFlag(flag, env);
+    const audienceId = out.state.audienceId;
+    const audience = audienceId === null ? undefined : audiences.get(audienceId);
+    if (audience !== undefined && !named.has(audience.id))
+      named.set(audience.id, { id: audience.id, name: audience.name, updatedAt: audience.updatedAt, rules: audience.rules });
+    return out;
+  });
+  return {
+    projectId: project.id,
+    environment: env,
+    revision: store.revision(),
+    audiencesAllowed: hasAudiences(org, now),
+    // A trial ends by the clock alone, with no change to announce: the provider applies it itself.
+    audiencesUntil: org.plan === 'teams-trial' ? org.trialEndsAt : null,
+    flags,
+    audiences: [...named.values()],
+  };
+}
+
+/** A single flag's own state; a group flag's in `env` (its effective cohorts). */
+function snapshotFlag(flag: Flag, env: string | null): SnapshotFlag {
+  const state = effectiveState(flag, flag.kind === 'flag' ? null : env);
+  const out: SnapshotFlag = {
+    id: flag.id,
+    name: flag.name,
+    updatedAt: flag.updatedAt,
+    state: { enabled: state.enabled, trafficPercentage: state.trafficPercentage, audienceId: state.audienceId, cohorts: state.cohorts },
+  };
+  if (state.typed !== undefined) out.state.typed = state.typed;
+  if (flag.bucketing !== undefined) out.bucketing = flag.bucketing;
+  return out;
+}

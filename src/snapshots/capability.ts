@@ -1,0 +1,9 @@
+// Native snapshots of a project environment for in-process evaluation (issue 44) as a capability
+// (src/capability/capability.ts): one read route, no commands.
+import { defineCapability } from '../capability/capability.js';
+import { kSnapshotRoutes } from './routes.js';
+
+export const kSnapshots = defineCapability({
+  name: 'snapshots',
+  routes: kSnapshotRoutes,
+});
