@@ -7,7 +7,7 @@
 // add one.
 import type { ManagementHandler } from '../api/handler.js';
 import type { BackgroundWork } from '../background/background-work.js';
-import type { ConsoleCommand } from '../cli/console-command.js';
+import type { ConsoleCommand } from '../cli-command/console-command.js';
 import type { WebhookEvent } from '../webhooks/records.js';
 import type { RouteDeclaration } from '../routes/route-table.js';
 import type { ApiRoute } from '../web-console/api/call.js';
