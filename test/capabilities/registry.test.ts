@@ -11,7 +11,7 @@ import { openApiPaths } from '../../src/openapi/document.js';
 import { kAllRoutes, kRouteLabels } from '../../src/routes/all-routes.js';
 import { openApiPath, routeLabel } from '../../src/routes/route-table.js';
 import { kApiRoutes } from '../../src/web-console/api.js';
-import { isCommandName } from '../../src/writer/commands.js';
+import { isCommandName } from '../../src/command-runner/commands.js';
 
 /** The names in `names` given more than once. */
 function twice(names: readonly string[]): string[] {

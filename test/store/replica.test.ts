@@ -10,7 +10,7 @@ import { kDbNameList } from '../../src/store/layout.js';
 import { exportStore } from '../helpers/store-export.js';
 import { buildWorld } from '../helpers/world.js';
 import { LmdbStore as Store } from '../../src/store/lmdb-store.js';
-import { runCommand } from '../../src/writer/commands.js';
+import { runCommand } from '../../src/command-runner/commands.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 
 const now = Date.UTC(2030, 0, 1);
