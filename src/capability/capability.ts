@@ -5,7 +5,7 @@
 // JSON API, the command line's index and help, the audit actions and the webhook event of each) is
 // derived from that list, never kept beside it. docs/architecture.md ("Adding a capability") says how to
 // add one.
-import type { ManagementHandler } from '../api/handler.js';
+import type { ManagementHandler } from '../routes/handler.js';
 import type { BackgroundWork } from '../background/background-work.js';
 import type { ConsoleCommand } from '../cli-command/console-command.js';
 import type { WebhookEvent } from '../webhooks/records.js';

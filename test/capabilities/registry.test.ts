@@ -8,7 +8,7 @@ import { kAuditActionEvents, kCapabilityList, kCapabilityRoutes, webhookEventOf 
 import { kConsoleCommands } from '../../src/cli/commands.js';
 import type { WebhookEvent } from '../../src/webhooks/records.js';
 import { openApiPaths } from '../../src/openapi/document.js';
-import { kAllRoutes, kRouteLabels } from '../../src/routes/all-routes.js';
+import { kAllRoutes, kRouteLabels } from '../../src/all-routes.js';
 import { openApiPath, routeLabel } from '../../src/routes/route-table.js';
 import { kApiRoutes } from '../../src/web-console/api.js';
 import { isCommandName } from '../../src/command-runner/commands.js';
