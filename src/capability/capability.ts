@@ -10,7 +10,7 @@ import type { BackgroundWork } from '../background/background-work.js';
 import type { ConsoleCommand } from '../cli-command/console-command.js';
 import type { WebhookEvent } from '../webhooks/records.js';
 import type { RouteDeclaration } from '../routes/route-table.js';
-import type { ApiRoute } from '../web-console/api/call.js';
+import type { ApiRoute } from '../console-route/call.js';
 import type { AnyCommand } from '../writer/command.js';
 
 /** A Management API route: its declaration (method, pattern, auth, metric, OpenAPI) and its handler. */

@@ -16,7 +16,7 @@ import type { FlagRepresentation } from '../../model/representation.js';
 import type { TokenDenialRecord, TokenRequestRecord, TokenView } from '../../model/tokens.js';
 import type { RolloutAction, RolloutBody, ScheduledChangeBody } from '../../release-plans/schemas.js';
 import type { DeliveryBody, WebhookBody } from '../../webhooks/schemas.js';
-import type { ProjectAccess } from '../access.js';
+import type { ProjectAccess } from '../../console-route/access.js';
 
 /** GET session. */
 export interface SessionView {
