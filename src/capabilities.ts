@@ -1,7 +1,7 @@
 // Every capability of Flagwire, listed once. Adding a capability is one line here (docs/architecture.md,
 // "Adding a capability"); the tables the rest of Flagwire reads are derived below.
 import type { Capability, ManagementRouteSpec } from './capability/capability.js';
-import { kAudit } from './audit/capability.js';
+import { kAudit } from './audit-log/capability.js';
 import { kFlagsAsCode } from './flags-as-code/capability.js';
 import { kInvitations } from './invitations/capability.js';
 import { kMail } from './mail/capability.js';

@@ -4,4 +4,4 @@ import { defineCapability } from '../capability/capability.js';
 import { kAuditCli } from './cli.js';
 import { kAuditRoutes } from './console-routes.js';
 
-export const kAudit = defineCapability({ name: 'audit', cli: kAuditCli, consoleRoutes: kAuditRoutes });
+export const kAudit = defineCapability({ name: 'audit-log', cli: kAuditCli, consoleRoutes: kAuditRoutes });
