@@ -6,7 +6,7 @@
 // derived from that list, never kept beside it. docs/architecture.md ("Adding a capability") says how to
 // add one.
 import type { ManagementHandler } from '../routes/handler.js';
-import type { BackgroundWork } from '../background/background-work.js';
+import type { BackgroundWork } from './background-work.js';
 import type { ConsoleCommand } from '../cli-command/console-command.js';
 import type { WebhookEvent } from '../webhooks/records.js';
 import type { RouteDeclaration } from '../routes/route-table.js';
