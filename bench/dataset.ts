@@ -13,7 +13,7 @@
 import { kStoreLayout } from '../src/capabilities.js';
 import { LmdbStore } from '../src/store/lmdb-store.js';
 import type { FlagCreate, EnvironmentState } from '../src/model/schemas.js';
-import { runCommand, type CommandInput, type CommandName } from '../src/writer/commands.js';
+import { runCommand, type CommandInput, type CommandName } from '../src/command-runner/commands.js';
 import { kOperator } from '../src/audit/audit-actor.js';
 import type { StoreWriter } from '../src/store/interfaces.js';
 import { kFiveRuleTargeting, kFiveRuleVariants } from './five-rule-flag.js';

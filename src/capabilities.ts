@@ -1,7 +1,7 @@
 // Every capability of Flagwire, listed once. Adding a capability is one line here (docs/architecture.md,
 // "Adding a capability"); the tables the rest of Flagwire reads are derived below.
 import type { Capability, ManagementRouteSpec } from './capability/capability.js';
-import { kAudit } from './audit/capability.js';
+import { kAudit } from './audit-log/capability.js';
 import { kFlagsAsCode } from './flags-as-code/capability.js';
 import { kInvitations } from './invitations/capability.js';
 import { kMail } from './mail/capability.js';
@@ -109,7 +109,7 @@ declare module './store/interfaces.js' {
 
 type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
 
-/** Every capability's commands in one type, by name: what a call by name is typed with (src/writer/commands.ts). */
+/** Every capability's commands in one type, by name: what a call by name is typed with (src/command-runner/commands.ts). */
 export type CapabilityCommands = UnionToIntersection<
   (typeof kCapabilities)[number] extends infer C ? (C extends { commands: infer T } ? T : never) : never
 >;

@@ -1,5 +1,5 @@
 // The Management API under /api/v1: its request pipeline (rate limit, auth, body read, error rendering)
-// and its dispatch to the handlers (handler.ts), one per route its capability declares (src/capabilities.ts).
+// and its dispatch to the handlers (src/routes/handler.ts), one per route its capability declares (src/capabilities.ts).
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
@@ -21,7 +21,7 @@ import {
   revisionHeaders,
   type RevisionWaiter,
 } from '../http/revisions.js';
-import { matchManagementRoute, type ManagementMatch, type ManagementRoute } from '../routes/all-routes.js';
+import { matchManagementRoute, type ManagementMatch, type ManagementRoute } from '../all-routes.js';
 import { registerRoutes } from '../routes/route-table.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { WriterClient } from '../writer/client.js';
@@ -29,7 +29,7 @@ import type { Planner } from '../flags-as-code/planner.js';
 import type { ActivityRecorder } from './activity.js';
 import { identifyToken } from './auth.js';
 import type { AuthFailures } from './auth-failures.js';
-import { JsonText, TaggedJson, type ApiRequest, type ReadHandler, type WriteHandler } from './handler.js';
+import { JsonText, TaggedJson, type ApiRequest, type ReadHandler, type WriteHandler } from '../routes/handler.js';
 import { matchesIfNoneMatch } from '../http/entity-tags.js';
 
 export interface ManagementDeps {

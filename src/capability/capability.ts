@@ -6,12 +6,12 @@
 // derived from that list, never kept beside it; so are the store's (the databases it opens, what a full
 // copy clears and copies, what migrate-to-postgres exports, the change kinds: src/store/store-layout.ts). docs/architecture.md ("Adding a capability") says how to
 // add one.
-import type { ManagementHandler } from '../api/handler.js';
-import type { BackgroundWork } from '../background/background-work.js';
-import type { ConsoleCommand } from '../cli/console-command.js';
+import type { ManagementHandler } from '../routes/handler.js';
+import type { BackgroundWork } from './background-work.js';
+import type { ConsoleCommand } from '../cli-command/console-command.js';
 import type { WebhookEvent } from '../webhooks/records.js';
 import type { RouteDeclaration } from '../routes/route-table.js';
-import type { ApiRoute } from '../web-console/api/call.js';
+import type { ApiRoute } from '../console-route/call.js';
 import type { RecordKind } from '../store/record-kinds.js';
 import type { AnyCommand } from '../writer/command.js';
 

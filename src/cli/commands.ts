@@ -3,8 +3,8 @@
 // in one transaction, or a store read) and how it prints for people (output.ts); the --json output is
 // the returned value itself.
 import { kCapabilityList, kStoreLayout } from '../capabilities.js';
-import { bool, command, type ConsoleCommand, str } from './console-command.js';
-import { UsageError } from './args.js';
+import { bool, command, type ConsoleCommand, str } from '../cli-command/console-command.js';
+import { UsageError } from '../cli-command/args.js';
 
 /** `serve`: first in the index, before every capability's commands. */
 const kServe = command({

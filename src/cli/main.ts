@@ -7,12 +7,12 @@ import { errorBody, FlagwireError } from '../errors.js';
 import { StoreOpenError } from '../store/data-file.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { openForConsole, writeRefusalOnOpen, type ConsoleStore } from '../store/open-store.js';
-import { runCommand } from '../writer/commands.js';
+import { runCommand } from '../command-runner/commands.js';
 import type { WriterCommand } from '../writer/command.js';
-import { type CommandLine, parseCommandLine, undecodableArguments, UsageError, wantsJson } from './args.js';
+import { type CommandLine, parseCommandLine, undecodableArguments, UsageError, wantsJson } from '../cli-command/args.js';
 import { kConsoleCommands } from './commands.js';
-import type { ConsoleContext } from './console-command.js';
-import { renderJson } from './output.js';
+import type { ConsoleContext } from '../cli-command/console-command.js';
+import { renderJson } from '../cli-command/output.js';
 import { consoleTestHook } from './test-hooks.js';
 
 const kExitFailed = 1;

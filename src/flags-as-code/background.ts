@@ -1,5 +1,5 @@
 // Flags as code's background work: with --flags-file, the node follows that file (file-follower.ts).
-import type { NodeServices, RunningWork } from '../background/background-work.js';
+import type { NodeServices, RunningWork } from '../capability/background-work.js';
 import { kOperator } from '../audit/audit-actor.js';
 import { ConfigError } from '../config.js';
 import { jsonBody } from '../model/request-body.js';

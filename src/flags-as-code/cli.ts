@@ -1,8 +1,8 @@
 // The command line's flags as code (docs/flags-as-code.md): export, plan, apply.
 import { writeFileSync } from 'node:fs';
 import { principalOf } from '../audit/audit-actor.js';
-import { type Args, UsageError } from '../cli/args.js';
-import { bool, command, kAsFlagEditor, readFileOption, str, type ConsoleCommand } from '../cli/console-command.js';
+import { type Args, UsageError } from '../cli-command/args.js';
+import { bool, command, kAsFlagEditor, readFileOption, str, type ConsoleCommand } from '../cli-command/console-command.js';
 import { requireProject } from '../model/lookups.js';
 import { jsonBody } from '../model/request-body.js';
 import { type ApplyConditions, flagsPlan } from './apply-commands.js';

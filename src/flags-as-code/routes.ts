@@ -1,7 +1,7 @@
 // The flags-as-code capability's Management API routes: a project's flags as a file (export), and a file
 // planned and applied (docs/flags-as-code.md).
-import { JsonText } from '../api/handler.js';
-import { tokenPrincipal } from '../api/route-helpers.js';
+import { JsonText } from '../routes/handler.js';
+import { tokenPrincipal } from '../routes/route-helpers.js';
 import type { ManagementRouteSpec } from '../capability/capability.js';
 import { FlagwireError } from '../errors.js';
 import { requireEnvironmentAllowed } from '../model/environments.js';

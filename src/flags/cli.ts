@@ -1,9 +1,18 @@
 // The flags capability's command-line commands (src/capability/capability.ts): create, list, stale,
 // show, rename, describe, tags, cohorts, variants and delete a flag, and import a flagd file.
 import { principalOf } from '../audit/audit-actor.js';
-import { type Args, splitList, UsageError } from '../cli/args.js';
-import { bool, command, type ConsoleCommand, jsonOption, kAsFlagEditor, many, readFileOption, str } from '../cli/console-command.js';
-import * as out from '../cli/output.js';
+import { type Args, splitList, UsageError } from '../cli-command/args.js';
+import {
+  bool,
+  command,
+  type ConsoleCommand,
+  jsonOption,
+  kAsFlagEditor,
+  many,
+  readFileOption,
+  str,
+} from '../cli-command/console-command.js';
+import * as out from '../cli-command/output.js';
 import { isStale, kDefaultStaleDays, kMaxStaleDays, staleBefore, type Flag } from './records.js';
 import { requireFlag, requireProject } from '../model/lookups.js';
 import type { Project } from '../model/projects.js';

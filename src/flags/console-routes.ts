@@ -4,14 +4,14 @@ import { principalOf } from '../audit/audit-actor.js';
 import { patchResult, representFlag } from '../model/representation.js';
 import { type FlagState, hourlySeries, isStale, kDefaultStaleDays, staleBefore } from './records.js';
 import { splitWeights } from '../release-plans/rollout-weights.js';
-import { flagAccess, offeredRolloutActions, projectAccess } from '../web-console/access.js';
+import { flagAccess, offeredRolloutActions, projectAccess } from '../console-route/access.js';
 import { guardReadingText, stepText } from '../release-plans/schedule-text.js';
 import { describeGuard } from '../release-plans/guards.js';
 import { rolloutView, scheduleView } from '../release-plans/schemas.js';
 import { kDefaultPage, kMaxPageBytes } from '../release-plans/list-pages.js';
 import { Type } from '../typebox.js';
-import { type ApiCall, type ApiRoute, requireReceived } from '../web-console/api/call.js';
-import { compileForm, FormText, FormTexts } from '../web-console/forms.js';
+import { type ApiCall, type ApiRoute, requireReceived } from '../console-route/call.js';
+import { compileForm, FormText, FormTexts } from '../console-route/forms.js';
 import { kFlagCommands } from './command-table.js';
 import { flagdServing } from '../sync/flagd-serving.js';
 

@@ -1,5 +1,5 @@
 // The flags capability's Management API routes: a project's flags listed, created, read and patched.
-import { precheckFlagChange, tokenPrincipal } from '../api/route-helpers.js';
+import { precheckFlagChange, tokenPrincipal } from '../routes/route-helpers.js';
 import type { ManagementRouteSpec } from '../capability/capability.js';
 import { requireEnvironmentAllowed, resolveEnvParam, type EnvRoute } from '../model/environments.js';
 import { requireProjectFlag } from '../model/lookups.js';

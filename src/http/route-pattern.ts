@@ -1,5 +1,5 @@
 // The one path matcher of the service's own routers: the Management API's dispatch behind /api/v1/*
-// (matchManagementRoute in src/routes/all-routes.ts, which gives the route and its metrics label in one
+// (matchManagementRoute in src/all-routes.ts, which gives the route and its metrics label in one
 // walk) and the web console's API router (src/web-console/api.ts). A pattern's `:name` segment is a
 // parameter: it matches one non-empty segment.
 // uWS matches the routes it is given itself (src/routes/route-table.ts).

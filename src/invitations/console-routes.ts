@@ -2,9 +2,9 @@
 // page, and answering an invitation from the home page. Each is the CLI's own writer command, given the
 // signed-in user.
 import { Type } from '../typebox.js';
-import { orgAccess } from '../web-console/access.js';
-import { type ApiRoute, consoleUrl } from '../web-console/api/call.js';
-import { compileForm, FormText } from '../web-console/forms.js';
+import { orgAccess } from '../console-route/access.js';
+import { type ApiRoute, consoleUrl } from '../console-route/call.js';
+import { compileForm, FormText } from '../console-route/forms.js';
 import { kInvitationCommands } from './invitation-commands.js';
 
 const kInvitationForm = compileForm(Type.Object({ email: FormText, role: FormText }));

@@ -1,5 +1,5 @@
 // The mail capability's background work: the mailer, on a node with an SMTP server (FLAGWIRE_SMTP_URL).
-import type { NodeServices, RunningWork } from '../background/background-work.js';
+import type { NodeServices, RunningWork } from '../capability/background-work.js';
 import { Mailer } from './mailer.js';
 
 /** The mailer, polling the outbox from now on; null without an SMTP server. */

@@ -1,6 +1,6 @@
 // The mail outbox on the command line: `mail list`.
-import { command, type ConsoleCommand } from '../cli/console-command.js';
-import { formatTime, indent, renderTable } from '../cli/output.js';
+import { command, type ConsoleCommand } from '../cli-command/console-command.js';
+import { formatTime, indent, renderTable } from '../cli-command/output.js';
 import type { MailMessage } from '../model/mail.js';
 
 export function renderMail(messages: readonly MailMessage[]): string {

@@ -1,6 +1,6 @@
 // The console's mail page: the signed-in user's own mail.
 import { readableMail } from '../model/mail.js';
-import type { ApiCall, ApiRoute } from '../web-console/api/call.js';
+import type { ApiCall, ApiRoute } from '../console-route/call.js';
 
 export function mailView(call: ApiCall) {
   const messages = readableMail(call.store, call.user).map(({ seq, at, to, orgId, subject, text, sentAt, failedAt, attempts }) => ({

@@ -3,12 +3,12 @@
 // What a request costs: one Float64Array increment (route × status). What an evaluation batch costs:
 // two histogram observations and one performance.now(). Queue depths are read when scraped, never
 // maintained on the hot path. FLAGWIRE_METRICS=off turns all of it off (no object, null checks only).
-import { kRouteLabels } from '../routes/all-routes.js';
+import { kRouteLabels } from '../all-routes.js';
 import { kRoutes } from '../routes/route-table.js';
 import { header, Histogram, kBatchSizeBuckets, kCommitBuckets, kLatencyBuckets, labelValue, type HistogramSnapshot } from './registry.js';
 
 /*
- * Route numbers: every route's number is the index of its label (kRouteLabels, src/routes/all-routes.ts),
+ * Route numbers: every route's number is the index of its label (kRouteLabels, src/all-routes.ts),
  * both declared with the route. An evaluation route set's routes (src/eval/routes.ts) carry their number
  * in the batch (a u8, src/eval/protocol.ts), so they must stay below 256; their route sets import them
  * from here like every other route does.

@@ -1,8 +1,8 @@
 // The OpenAPI 3.1 document of every route, served at GET /api/v1/openapi.json. Built once: its paths
-// from the route declarations (src/routes/all-routes.ts), each operation with the TypeBox values the code
+// from the route declarations (src/all-routes.ts), each operation with the TypeBox values the code
 // validates with or builds its responses to (the components, src/routes/openapi-parts.ts). Nothing here is a
 // second, hand-written copy of a route or a schema.
-import { kAllRoutes } from '../routes/all-routes.js';
+import { kAllRoutes } from '../all-routes.js';
 import { openApiPath, type RouteDeclaration, type RouteDocs } from '../routes/route-table.js';
 import { apiErrors, kBearer, kComponents, kMinRevisionParam, kRevisionResponseHeader, ref } from '../routes/openapi-parts.js';
 

@@ -1,12 +1,12 @@
-// The command line's organisation and user commands (src/cli/console-command.ts says what a command is).
+// The command line's organisation and user commands (src/cli-command/console-command.ts says what a command is).
 import type { Org, Plan, Role, Standing, User } from '../model/accounts.js';
 import { FlagwireError } from '../errors.js';
 import { requireUser } from '../model/lookups.js';
 import { hashPassword, kMinPasswordLength, passwordProblem } from '../model/passwords.js';
 import { kSessionCommands } from '../sessions/command-table.js';
-import { command, type ConsoleCommand, str } from '../cli/console-command.js';
-import * as out from '../cli/output.js';
-import { readSecretLine } from '../cli/read-secret.js';
+import { command, type ConsoleCommand, str } from '../cli-command/console-command.js';
+import * as out from '../cli-command/output.js';
+import { readSecretLine } from '../cli-command/read-secret.js';
 import { kOrgCommands } from './org-commands.js';
 
 export const kPlanHelp =

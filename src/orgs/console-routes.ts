@@ -6,9 +6,9 @@ import { FlagwireError } from '../errors.js';
 import { isInvitationLive } from '../model/invitations.js';
 import { can } from '../model/permissions.js';
 import { Type } from '../typebox.js';
-import { orgAccess } from '../web-console/access.js';
-import type { ApiCall, ApiRoute } from '../web-console/api/call.js';
-import { compileForm, FormText } from '../web-console/forms.js';
+import { orgAccess } from '../console-route/access.js';
+import type { ApiCall, ApiRoute } from '../console-route/call.js';
+import { compileForm, FormText } from '../console-route/forms.js';
 import { kOrgCommands } from './org-commands.js';
 
 const kOrgForm = compileForm(Type.Object({ name: FormText }));

@@ -1,10 +1,10 @@
-// The command line's project, environment and audience commands (src/cli/console-command.ts says what a command is).
+// The command line's project, environment and audience commands (src/cli-command/console-command.ts says what a command is).
 import { kOperator } from '../audit/audit-actor.js';
 import type { Audience, AudienceRule, Project, ProjectKind } from '../model/projects.js';
 import { requireOrg, requireProject, requireUser } from '../model/lookups.js';
-import { type Args, splitList, UsageError } from '../cli/args.js';
-import { command, type ConsoleCommand, many, str } from '../cli/console-command.js';
-import * as out from '../cli/output.js';
+import { type Args, splitList, UsageError } from '../cli-command/args.js';
+import { command, type ConsoleCommand, many, str } from '../cli-command/console-command.js';
+import * as out from '../cli-command/output.js';
 import { kProjectCommands } from './project-commands.js';
 
 const kRuleHelp = 'ATTR=V1[,V2...]: the request attribute ATTR must equal one of the values; repeat for more rules (all must match)';

@@ -3,9 +3,9 @@
 import { principalOf } from '../audit/audit-actor.js';
 import { requireAudience } from '../model/lookups.js';
 import { type Static, Type } from '../typebox.js';
-import { orgAccess, projectAccess } from '../web-console/access.js';
-import type { ApiRoute } from '../web-console/api/call.js';
-import { compileForm, FormText, FormTexts } from '../web-console/forms.js';
+import { orgAccess, projectAccess } from '../console-route/access.js';
+import type { ApiRoute } from '../console-route/call.js';
+import { compileForm, FormText, FormTexts } from '../console-route/forms.js';
 import { kProjectCommands } from './project-commands.js';
 
 /** The kind is checked first, then the rest: a wrong kind is named before a wrong name. */

@@ -1,6 +1,6 @@
 // The release plans' background work: the scheduler (scheduler.ts), with the guard reader it asks
 // before a rollout's step (guard-reader.ts).
-import type { NodeServices, RunningWork } from '../background/background-work.js';
+import type { NodeServices, RunningWork } from '../capability/background-work.js';
 import { kReleasePlanCommands } from './command-table.js';
 import { GuardReader } from './guard-reader.js';
 import type { RawReading } from './guards.js';

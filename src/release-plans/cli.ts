@@ -2,9 +2,9 @@
 // scheduled changes and rollouts (a page at a time, src/release-plans/list-pages.ts), and the actions on
 // one. Each change is one of the capability's writer commands, given the operator or the `--as` user.
 import { principalOf } from '../audit/audit-actor.js';
-import { parseIsoTime, UsageError, type Args } from '../cli/args.js';
-import { bool, command, type ConsoleCommand, jsonOption, kAsFlagEditor, str } from '../cli/console-command.js';
-import * as out from '../cli/output.js';
+import { parseIsoTime, UsageError, type Args } from '../cli-command/args.js';
+import { bool, command, type ConsoleCommand, jsonOption, kAsFlagEditor, str } from '../cli-command/console-command.js';
+import * as out from '../cli-command/output.js';
 import { requireProject } from '../model/lookups.js';
 import type { RolloutPlan, RolloutStep } from './rollouts.js';
 import type { ScheduledChange } from './schedules.js';

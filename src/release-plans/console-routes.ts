@@ -3,9 +3,9 @@
 // back. Each is one of the capability's writer commands, given the signed-in user.
 import { FlagwireError } from '../errors.js';
 import { Type } from '../typebox.js';
-import type { ApiCall, ApiRoute } from '../web-console/api/call.js';
-import { compileForm, FormText, JsonObject } from '../web-console/forms.js';
-import { flagAccess, projectAccess } from '../web-console/access.js';
+import type { ApiCall, ApiRoute } from '../console-route/call.js';
+import { compileForm, FormText, JsonObject } from '../console-route/forms.js';
+import { flagAccess, projectAccess } from '../console-route/access.js';
 import { kReleasePlanCommands } from './command-table.js';
 import { rolloutStepsFromText } from './schedule-text.js';
 import { kRolloutActions, rolloutView, scheduleView } from './schemas.js';

@@ -1,4 +1,4 @@
-// The parts of the OpenAPI document the route declarations (src/routes/all-routes.ts) are written with:
+// The parts of the OpenAPI document the route declarations (src/all-routes.ts) are written with:
 // the components (the TypeBox values the code validates with or builds its responses to, each beside that
 // code: request bodies, src/model/schemas.ts; representations, src/model/representation.ts; error bodies,
 // src/errors.ts; evaluation bodies, src/eval/bodies.ts; OFREP, src/model/ofrep-schemas.ts; /health, /ready,
@@ -27,7 +27,7 @@ import { FlagdServingAnswer } from '../sync/flagd-serving.js';
 import { Snapshot } from '../snapshots/shape.js';
 import { DeliveryBody, DeliveryList, WebhookCreate, WebhookCreated, WebhookDeleted, WebhookList } from '../webhooks/schemas.js';
 
-/** The document's components: every schema a route declares (src/routes/all-routes.ts) is one of these. */
+/** The document's components: every schema a route declares (src/all-routes.ts) is one of these. */
 export const kComponents: Record<string, TSchema> = {
   FlagCreate,
   FlagPatch,

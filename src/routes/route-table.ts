@@ -4,7 +4,7 @@
 // them (each one's routes.ts, listed in src/capabilities.ts). Derived:
 //   - from this table, the uWS registration: each route set attaches its handlers by route name
 //     (registerRoutes below);
-//   - from this table and the capabilities' routes, the table of every route (src/routes/all-routes.ts),
+//   - from this table and the capabilities' routes, the table of every route (src/all-routes.ts),
 //     and from it the metrics' route labels, the OpenAPI document's paths and the Management API's
 //     dispatch behind its /api/v1/* entry, matched once per request (matchManagementRoute).
 // test/routes/route-table.test.ts and test/openapi check that every declared route is registered,

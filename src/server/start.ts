@@ -1,14 +1,14 @@
 // Starts the service: store, writer actor, the front end (one on the main thread, or one per
 // front-end thread behind an acceptor: frontend-threads.ts), the capabilities' background work
-// (src/background/background-work.ts); stops it on SIGTERM/SIGINT.
-import { kWriterCommands } from '../writer/demo-seed.js';
+// (src/capability/background-work.ts); stops it on SIGTERM/SIGINT.
+import { kWriterCommands } from '../command-runner/demo-seed.js';
 import type { Logger } from 'pino';
 import * as uWS from 'uWebSockets.js';
 import { AuthFailures } from '../api/auth-failures.js';
 import { Clock } from '../clock.js';
 import { withListenPort, type Config } from '../config.js';
 import { kTestSwitches } from '../test-switches.js';
-import { NodeBackground } from '../background/background-work.js';
+import { NodeBackground } from '../capability/background-work.js';
 import { kCapabilityList, kStoreLayout } from '../capabilities.js';
 import { BodyBudgets } from '../http/body.js';
 import { RateLimiter } from '../http/rate-limit.js';
@@ -17,7 +17,7 @@ import type { Store } from '../store/interfaces.js';
 import type { DataDirClaim } from '../store/data-dir-claim.js';
 import { claimForServer, openStore, verifyStore } from '../store/open-store.js';
 import { WriterClient } from '../writer/client.js';
-import type { DemoSeed } from '../writer/demo-seed.js';
+import type { DemoSeed } from '../command-runner/demo-seed.js';
 import { createFrontend } from './frontend.js';
 import { FrontendThreads } from './frontend-threads.js';
 import { listenExclusive } from './listen.js';
@@ -98,7 +98,7 @@ async function startClaimed(config: Readonly<Config>, options: StartOptions, cla
     await store.close();
     throw err;
   };
-  // Before listening (their phases: src/background/background-work.ts): the senders poll, the changes and
+  // Before listening (their phases: src/capability/background-work.ts): the senders poll, the changes and
   // rollout steps that fell due while the node was down have run, a followed flag file is applied.
   await background.start(kCapabilityList.flatMap((c) => c.background ?? [])).catch(abandon);
   // A port that cannot be bound is a ConfigError: the console prints one line naming the setting, exit 2.

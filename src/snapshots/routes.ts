@@ -5,7 +5,7 @@
 // rate limit, activity and denials, Flagwire-Revision; src/api/management.ts). ETag and If-None-Match
 // cover its content less the revision, so a provider refetching on each change event gets a 304 when
 // nothing of its environment changed.
-import { TaggedJson } from '../api/handler.js';
+import { TaggedJson } from '../routes/handler.js';
 import type { ManagementRouteSpec } from '../capability/capability.js';
 import { FlagwireError } from '../errors.js';
 import { requireEnvironmentAllowed, resolveEnvParam } from '../model/environments.js';

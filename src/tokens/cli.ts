@@ -1,6 +1,6 @@
 // Tokens on the command line: create, rotate, revoke, list, and a token's recorded activity.
-import { command, type ConsoleCommand, many, str } from '../cli/console-command.js';
-import * as out from '../cli/output.js';
+import { command, type ConsoleCommand, many, str } from '../cli-command/console-command.js';
+import * as out from '../cli-command/output.js';
 import { requireProject, requireToken } from '../model/lookups.js';
 import { kMaxGracePeriodSeconds, kTokenCommands, tokenView, type TokenView } from './token-commands.js';
 

@@ -4,9 +4,9 @@ import { requireToken } from '../model/lookups.js';
 import { holdsTokenSlot, inRotationGrace, tokenStatus } from '../model/permissions.js';
 import type { Token } from '../model/tokens.js';
 import { Type } from '../typebox.js';
-import { mayEndGrace, mayManageToken, projectAccess } from '../web-console/access.js';
-import type { ApiCall, ApiRoute } from '../web-console/api/call.js';
-import { compileForm, FormText, FormTexts } from '../web-console/forms.js';
+import { mayEndGrace, mayManageToken, projectAccess } from '../console-route/access.js';
+import type { ApiCall, ApiRoute } from '../console-route/call.js';
+import { compileForm, FormText, FormTexts } from '../console-route/forms.js';
 import { kMaxActiveTokens, kTokenCommands, tokenView } from './token-commands.js';
 
 /** The writer checks each value (a permission, environments of the project, an expiry). */

@@ -18,7 +18,7 @@ import type { WriterClient } from '../writer/client.js';
 import { matchApiRoute, type ApiCall } from './api.js';
 import { loadAssets, kPageHeaders } from './assets.js';
 import { kFavicon } from './favicon.js';
-import { compileForm } from './forms.js';
+import { compileForm } from '../console-route/forms.js';
 import { ConsoleSessions, isCsrfToken, JoinRequest, sessionCookie, SignInRequest, type CurrentSession, type SignedIn } from './sessions.js';
 import type { SignInLimits } from './sign-in-limits.js';
 

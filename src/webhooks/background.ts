@@ -1,5 +1,5 @@
 // The webhooks capability's background work: the deliverer, sending the webhook outbox (deliverer.ts).
-import type { NodeServices, RunningWork } from '../background/background-work.js';
+import type { NodeServices, RunningWork } from '../capability/background-work.js';
 import { kWebhookCommands } from './command-table.js';
 import { Deliverer } from './deliverer.js';
 import { UrlGuard } from './url-safety.js';

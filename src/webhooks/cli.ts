@@ -1,8 +1,8 @@
 // The command line's webhook commands (docs/cli.md): make, list, delete, read the delivery log, redeliver.
 import { principalOf } from '../audit/audit-actor.js';
-import { splitList } from '../cli/args.js';
-import { command, kAsFlagEditor, str, type ConsoleCommand } from '../cli/console-command.js';
-import * as out from '../cli/output.js';
+import { splitList } from '../cli-command/args.js';
+import { command, kAsFlagEditor, str, type ConsoleCommand } from '../cli-command/console-command.js';
+import * as out from '../cli-command/output.js';
 import { requireProject, webhookNotFound } from '../model/lookups.js';
 import { jsonBody } from '../model/request-body.js';
 import { kWebhookCommands } from './command-table.js';

@@ -7,9 +7,9 @@ import { deliveryNotFound, webhookNotFound } from '../model/lookups.js';
 import { kWebhookCommands } from './command-table.js';
 import { deliveryView, webhookView } from './schemas.js';
 import { refuseUnreachableUrl } from './url-safety.js';
-import { projectAccess } from '../web-console/access.js';
-import type { ApiCall, ApiRoute } from '../web-console/api/call.js';
-import { compileForm, JsonObject } from '../web-console/forms.js';
+import { projectAccess } from '../console-route/access.js';
+import type { ApiCall, ApiRoute } from '../console-route/call.js';
+import { compileForm, JsonObject } from '../console-route/forms.js';
 
 /** The Management API's webhook body, checked by the writer. */
 const kWebhookForm = compileForm(JsonObject);

@@ -1,7 +1,7 @@
 // The webhooks capability's Management API routes: a project's webhooks made, listed and deleted, and
 // their delivery logs read and sent again (docs/webhooks.md).
-import type { ApiRequest } from '../api/handler.js';
-import { tokenPrincipal } from '../api/route-helpers.js';
+import type { ApiRequest } from '../routes/handler.js';
+import { tokenPrincipal } from '../routes/route-helpers.js';
 import type { ManagementRouteSpec } from '../capability/capability.js';
 import { requireEveryEnvironment } from '../model/environments.js';
 import { webhookNotFound } from '../model/lookups.js';

@@ -10,10 +10,10 @@ import { kAuditActionEvents, kCapabilityList, kCapabilityRoutes, webhookEventOf 
 import { kConsoleCommands } from '../../src/cli/commands.js';
 import type { WebhookEvent } from '../../src/webhooks/records.js';
 import { openApiPaths } from '../../src/openapi/document.js';
-import { kAllRoutes, kRouteLabels } from '../../src/routes/all-routes.js';
+import { kAllRoutes, kRouteLabels } from '../../src/all-routes.js';
 import { openApiPath, routeLabel } from '../../src/routes/route-table.js';
 import { kApiRoutes } from '../../src/web-console/api.js';
-import { isCommandName } from '../../src/writer/commands.js';
+import { isCommandName } from '../../src/command-runner/commands.js';
 
 /** The names in `names` given more than once. */
 function twice(names: readonly string[]): string[] {

@@ -6,7 +6,7 @@ import { EvalEngine } from '../../src/eval/engine.js';
 import { ResultReader, ResultWriter } from '../../src/eval/protocol.js';
 import type { FlagCreate } from '../../src/model/schemas.js';
 import { Store } from '../helpers/store.js';
-import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../../src/writer/commands.js';
+import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../../src/command-runner/commands.js';
 import { kOperator } from '../../src/audit/audit-actor.js';
 import { scratchDir } from '../helpers/scratch-dir.js';
 

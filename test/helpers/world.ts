@@ -2,7 +2,7 @@
 // written straight into the data dir with the writer's own command functions.
 import type { FlagCreate } from '../../src/model/schemas.js';
 import { Store } from './store.js';
-import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../../src/writer/commands.js';
+import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../../src/command-runner/commands.js';
 import { kOperator } from '../../src/audit/audit-actor.js';
 
 export interface World {

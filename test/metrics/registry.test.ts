@@ -1,9 +1,9 @@
 // The Prometheus text writer (src/metrics/registry.ts) and Flagwire's metric set (metrics.ts), in-process.
 import t from 'tap';
 import { Metrics, kRouteHealth } from '../../src/metrics/metrics.js';
-import { kRouteLabels } from '../../src/routes/all-routes.js';
+import { kRouteLabels } from '../../src/all-routes.js';
 import { Histogram, labelValue } from '../../src/metrics/registry.js';
-import { matchManagementRoute } from '../../src/routes/all-routes.js';
+import { matchManagementRoute } from '../../src/all-routes.js';
 
 t.test('histogram: cumulative buckets, +Inf, sum and count; weighted observations', async (t) => {
   const h = new Histogram([0.1, 1]);

@@ -7,7 +7,7 @@ import { cli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { startPostgres } from '../helpers/postgres.js';
 import { openForConsole } from '../../src/store/open-store.js';
-import { runCommand } from '../../src/writer/commands.js';
+import { runCommand } from '../../src/command-runner/commands.js';
 import type { TestServer } from '../helpers/server.js';
 import { createTokenWithConsole, seedWithConsole, startReadyNodes } from './support.js';
 

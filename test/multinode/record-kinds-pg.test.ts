@@ -6,7 +6,7 @@ import t from 'tap';
 import { kStoreLayout } from '../../src/capabilities.js';
 import { LmdbStore } from '../../src/store/lmdb-store.js';
 import { migrateToPostgres, openForConsole } from '../../src/store/open-store.js';
-import { runCommand } from '../../src/writer/commands.js';
+import { runCommand } from '../../src/command-runner/commands.js';
 import { startPostgres } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { exportStore } from '../helpers/store-export.js';

@@ -1,5 +1,5 @@
 // Black-box: GET /api/v1/openapi.json is public, a valid OpenAPI 3.1 document, generated from the
-// schemas the code uses, and documents every declared route (src/routes/all-routes.ts); the server
+// schemas the code uses, and documents every declared route (src/all-routes.ts); the server
 // registers exactly the declared routes.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,7 +16,7 @@ import { EvalFlag, EvalFlagList } from '../../src/model/eval-shapes.js';
 import { FlagCreate, FlagPatch } from '../../src/model/schemas.js';
 import { OfrepBulkSuccess, OfrepEvaluationFailure, OfrepEvaluationSuccess } from '../../src/model/ofrep-schemas.js';
 import { Health, ReadinessBody as Readiness } from '../../src/model/probes.js';
-import { kAllRoutes } from '../../src/routes/all-routes.js';
+import { kAllRoutes } from '../../src/all-routes.js';
 import { openApiPath } from '../../src/routes/route-table.js';
 import { call } from '../helpers/http.js';
 import { startTestServer, tempDataDir } from '../helpers/server.js';

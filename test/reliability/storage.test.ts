@@ -19,7 +19,7 @@ import { kOperator } from '../../src/audit/audit-actor.js';
 import { dataFilePath } from '../../src/store/layout.js';
 import { Store } from '../helpers/store.js';
 import { verifyDataFile } from '../../src/store/verify.js';
-import { runCommand } from '../../src/writer/commands.js';
+import { runCommand } from '../../src/command-runner/commands.js';
 import { cli } from '../helpers/cli.js';
 import { kCli, startTestServer, tempDataDir } from '../helpers/server.js';
 import { call } from '../helpers/http.js';

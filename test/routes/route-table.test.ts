@@ -1,10 +1,10 @@
-// The route declarations (src/routes/route-table.ts, and each capability's: src/routes/all-routes.ts) and what is derived from them: the metrics' labels,
+// The route declarations (src/routes/route-table.ts, and each capability's: src/all-routes.ts) and what is derived from them: the metrics' labels,
 // the OpenAPI paths, the uWS registration and the Management API's dispatch. test/openapi checks the
 // running server registers exactly the declared routes.
 import t from 'tap';
 import type { TemplatedApp } from 'uWebSockets.js';
 import { openApiPath, registerRoutes, routeLabel, type RouteDeclaration } from '../../src/routes/route-table.js';
-import { kAllRoutes, kManagementRoutes, kRouteLabels, matchManagementRoute } from '../../src/routes/all-routes.js';
+import { kAllRoutes, kManagementRoutes, kRouteLabels, matchManagementRoute } from '../../src/all-routes.js';
 import { compilePattern, matchPath, matchesShape } from '../../src/http/route-pattern.js';
 import { openApiPaths } from '../../src/openapi/document.js';
 

@@ -10,7 +10,7 @@ import { kStoreLayout } from '../../src/capabilities.js';
 import { exportStore } from '../helpers/store-export.js';
 import { buildWorld } from '../helpers/world.js';
 import { Store } from '../helpers/store.js';
-import { runCommand } from '../../src/writer/commands.js';
+import { runCommand } from '../../src/command-runner/commands.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import type { TestContext } from '../helpers/cli.js';
 

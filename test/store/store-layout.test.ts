@@ -12,7 +12,7 @@ import { StoreOpenError } from '../../src/store/data-file.js';
 import { LmdbStore } from '../../src/store/lmdb-store.js';
 import { kFlagRecords, keyedRecords } from '../../src/store/record-kinds.js';
 import { kStoreRecordOwner, storeLayout, type RecordOwner } from '../../src/store/store-layout.js';
-import { runCommand } from '../../src/writer/commands.js';
+import { runCommand } from '../../src/command-runner/commands.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { exportStore } from '../helpers/store-export.js';
 import { kWidgetDraftRecords, kWidgetLayout, kWidgetRecords, type Widget } from '../helpers/widgets.js';

@@ -3,7 +3,7 @@
 // compile time, as TypeBox's test/static does: `npm run build` fails on a route whose answer drifts from
 // its declared type. Nothing here runs.
 import type * as Declared from '../../src/web-console/api/answers.js';
-import type { auditView } from '../../src/audit/console-routes.js';
+import type { auditView } from '../../src/audit-log/console-routes.js';
 import type { flagView, projectView } from '../../src/flags/console-routes.js';
 import type { homeView, sessionView } from '../../src/web-console/api/home.js';
 import type { mailView } from '../../src/mail/console-routes.js';

@@ -17,7 +17,7 @@ import type { TokenDenialRecord, TokenRequestRecord, TokenView } from '../../mod
 import type { FlagdServing } from '../../sync/flagd-serving.js';
 import type { RolloutAction, RolloutBody, ScheduledChangeBody } from '../../release-plans/schemas.js';
 import type { DeliveryBody, WebhookBody } from '../../webhooks/schemas.js';
-import type { ProjectAccess } from '../access.js';
+import type { ProjectAccess } from '../../console-route/access.js';
 
 /** GET session. */
 export interface SessionView {

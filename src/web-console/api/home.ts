@@ -1,7 +1,7 @@
 // The console's session and home page: who is signed in, their organisations, projects and invitations.
 import { isInvitationLive } from '../../model/invitations.js';
 import { can } from '../../model/permissions.js';
-import type { ApiCall, ApiRoute } from './call.js';
+import type { ApiCall, ApiRoute } from '../../console-route/call.js';
 
 export function sessionView(call: ApiCall) {
   return { user: call.user, csrfToken: call.session.csrfToken, expiresAt: call.session.expiresAt };

@@ -19,10 +19,10 @@ import { compileValidator } from '../../model/validation.js';
 import { kReasons } from '../../ofrep/answer.js';
 import type { StoreReader } from '../../store/interfaces.js';
 import type { IfBranch } from '../../targeting/if-branch.js';
-import { projectAccess } from '../access.js';
+import { projectAccess } from '../../console-route/access.js';
 import type { PlaygroundResult, PlaygroundView } from './answers.js';
-import type { ApiCall, ApiRoute } from './call.js';
-import { compileForm, JsonObject } from '../forms.js';
+import type { ApiCall, ApiRoute } from '../../console-route/call.js';
+import { compileForm, JsonObject } from '../../console-route/forms.js';
 
 /**
  * The Evaluation API's context is a query string, which uWebSockets.js holds to 4 KiB with the request

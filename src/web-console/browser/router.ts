@@ -52,7 +52,7 @@ export async function route(): Promise<void> {
 function pageFailed(err: unknown): void {
   // Signed out: api() has shown the sign-in form; the status line says why.
   if (err instanceof ApiError && err.status === 401) sayError(err);
-  // An unknown id and one of a project the user is not a member of are the same 404 (access.ts).
+  // An unknown id and one of a project the user is not a member of are the same 404 (src/console-route/access.ts).
   else if (err instanceof ApiError && err.status === 404)
     notFound(`${err.detail} Check the address: it may have been deleted, or belong to an organisation you are not a member of.`);
   else show('Page not loaded', h('h1', {}, 'This page could not be loaded'), h('p', { class: 'error' }, errorText(err)), backHome());

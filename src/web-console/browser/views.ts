@@ -3,7 +3,7 @@
 // one of these imports and nothing of the server's code reaches the browser. Every module they come from
 // is free of Node, as this folder's tsconfig checks.
 import type { EnvironmentEntry, FlagRepresentation } from '../../model/representation.js';
-import type { ProjectAccess } from '../access.js';
+import type { ProjectAccess } from '../../console-route/access.js';
 import type { FlagPageView as FlagPageAnswer, ProjectView as ProjectAnswer } from '../api/answers.js';
 
 export type {

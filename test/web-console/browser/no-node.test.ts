@@ -55,7 +55,7 @@ t.test('a Node global or module named in browser code fails the check', async (t
 
 t.test("a type imported from server code that reaches Node fails the check, naming Node's modules", async (t) => {
   const { code, report } = await check(t, {
-    'server-type.ts': `import type { ApiCall } from '${kRoot}src/web-console/api/call.js';\nexport type Call = ApiCall;\n`,
+    'server-type.ts': `import type { ApiCall } from '${kRoot}src/console-route/call.js';\nexport type Call = ApiCall;\n`,
   });
   t.equal(code, 1);
   // The call's config and writer: Node's modules, and a package whose types load Node's for the whole program.

@@ -1,12 +1,12 @@
 // Every route: each capability's Management API routes (src/capabilities.ts) and the service's own
-// (route-table.ts), in one table, and what is derived from it: the metrics' route labels, the
+// (src/routes/route-table.ts), in one table, and what is derived from it: the metrics' route labels, the
 // Management API's dispatch and its route numbers. The OpenAPI document reads the same table
 // (src/openapi/document.ts). test/routes/route-table.test.ts checks the derivations.
-import { kCapabilityRoutes } from '../capabilities.js';
-import type { ManagementHandler } from '../api/handler.js';
-import type { ManagementRouteSpec } from '../capability/capability.js';
-import { compilePattern, decodeParams, matchesSegments, type PathPattern } from '../http/route-pattern.js';
-import { kRoutes, routeLabel, type RouteDeclaration } from './route-table.js';
+import { kCapabilityRoutes } from './capabilities.js';
+import type { ManagementHandler } from './routes/handler.js';
+import type { ManagementRouteSpec } from './capability/capability.js';
+import { compilePattern, decodeParams, matchesSegments, type PathPattern } from './http/route-pattern.js';
+import { kRoutes, routeLabel, type RouteDeclaration } from './routes/route-table.js';
 
 /**
  * The capabilities' Management API routes by route number: the order they were numbered in, so the

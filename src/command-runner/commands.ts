@@ -4,7 +4,7 @@ import { type CapabilityCommands, kCapabilityCommands, webhookEventOf } from '..
 import { FlagwireError } from '../errors.js';
 import { unicodeProblems } from '../model/validation.js';
 import type { StoreWriter } from '../store/interfaces.js';
-import type { WriterCommand } from './command.js';
+import type { WriterCommand } from '../writer/command.js';
 import { kWriterCommands } from './demo-seed.js';
 import { queueWebhookDeliveries } from '../webhooks/webhook-commands.js';
 

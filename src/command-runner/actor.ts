@@ -8,7 +8,7 @@
 // The transaction waits for the write lock (LMDB's, which a console command may hold for long; or
 // PostgreSQL's revision lock, which other nodes take). Meanwhile each caller's deadline may pass
 // (src/writer/client.ts): a command is applied only if this thread claims it once the lock is held,
-// before its caller cancelled it (protocol.ts, kPending).
+// before its caller cancelled it (src/writer/protocol.ts, kPending).
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { Clock } from '../clock.js';
 import { postgresTimeoutError } from '../errors.js';
@@ -26,7 +26,7 @@ import {
   type WriterReply,
   type WriterRequest,
   type WriterStart,
-} from './protocol.js';
+} from '../writer/protocol.js';
 
 /** Where a request came from and its answer goes: the main thread, or a front-end thread's channel. */
 type Origin = MessagePort | NonNullable<typeof parentPort>;

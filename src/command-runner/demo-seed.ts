@@ -1,5 +1,5 @@
 // The demo data set `serve --demo` puts into an empty data dir.
-import { commandTable } from './command.js';
+import { commandTable } from '../writer/command.js';
 import type { Flag } from '../flags/records.js';
 import type { Project } from '../model/projects.js';
 import type { FlagCreate } from '../model/schemas.js';

@@ -1,6 +1,6 @@
 // The contract of a Management API route's handler: what it is given (the request as read, the token's
 // authorisation, the node's parts) and what it answers. Each capability declares its routes with their
-// handlers (its routes.ts; src/capability/capability.ts), and the request pipeline (management.ts) runs
+// handlers (its routes.ts; src/capability/capability.ts), and the request pipeline (src/api/management.ts) runs
 // the matched route's once the token is authorised. A read answers 200 with what it returns; a write
 // hands the body, as received, to the writer with the token as who asks: its commands authorise the
 // token again in the transaction that applies the change, parse the body and apply every rule, and

@@ -1,7 +1,7 @@
 // The console's audit page: a project's audit log, newest first, paged and filtered.
 import { FlagwireError } from '../errors.js';
-import { projectAccess } from '../web-console/access.js';
-import type { ApiCall, ApiRoute } from '../web-console/api/call.js';
+import { projectAccess } from '../console-route/access.js';
+import type { ApiCall, ApiRoute } from '../console-route/call.js';
 
 const kDefaultAuditLimit = 25;
 const kMaxAuditLimit = 200;

@@ -1,6 +1,6 @@
 // The audit log on the command line: `audit PROJECT_ID`, a page at a time, newest first.
-import { command, type ConsoleCommand, str } from '../cli/console-command.js';
-import { formatChanges, formatTime, renderTable } from '../cli/output.js';
+import { command, type ConsoleCommand, str } from '../cli-command/console-command.js';
+import { formatChanges, formatTime, renderTable } from '../cli-command/output.js';
 import type { AuditEntry } from '../model/audit.js';
 import { requireProject } from '../model/lookups.js';
 

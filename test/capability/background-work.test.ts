@@ -1,10 +1,10 @@
-// The node's background work in its phases (src/background/background-work.ts), with works that record
+// The node's background work in its phases (src/capability/background-work.ts), with works that record
 // what is asked of them: the outbox's senders start first whatever the list's order, the rest one at a
 // time in the list's order; a failed start stops what started, the last first; at shutdown every stop
 // begins at once and the phases settle apart. And the capabilities' declarations, in the order start.ts
 // starts them.
 import t from 'tap';
-import { type BackgroundPhase, type BackgroundWork, NodeBackground, type NodeServices } from '../../src/background/background-work.js';
+import { type BackgroundPhase, type BackgroundWork, NodeBackground, type NodeServices } from '../../src/capability/background-work.js';
 import { kCapabilityList } from '../../src/capabilities.js';
 
 // The works below never read the node's services.

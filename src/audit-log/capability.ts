@@ -6,7 +6,7 @@ import { kAuditCli } from './cli.js';
 import { kAuditRoutes } from './console-routes.js';
 
 export const kAudit = defineCapability({
-  name: 'audit',
+  name: 'audit-log',
   databases: ['audit'],
   records: [kAuditRecords],
   cli: kAuditCli,

@@ -1,11 +1,11 @@
 // What every console API route is: its call (the request's values, the user, the store, the writer)
-// and its table entry. The console's form bodies are read by ../forms.ts.
-import type { Config } from '../../config.js';
-import type { User } from '../../model/accounts.js';
-import type { ReceivedBody } from '../../model/request-body.js';
-import type { Session } from '../../model/sessions.js';
-import type { StoreReader } from '../../store/interfaces.js';
-import type { WriterClient } from '../../writer/client.js';
+// and its table entry. The console's form bodies are read by forms.ts.
+import type { Config } from '../config.js';
+import type { User } from '../model/accounts.js';
+import type { ReceivedBody } from '../model/request-body.js';
+import type { Session } from '../model/sessions.js';
+import type { StoreReader } from '../store/interfaces.js';
+import type { WriterClient } from '../writer/client.js';
 
 /** What a handler gets: the request's values (read before any await), the user and the store. */
 export interface ApiCall {
