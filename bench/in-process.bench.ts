@@ -1,0 +1,507 @@
+// In-process evaluation beside the network and beside flagd (issue 44, item 6), side by side in one
+// run: ns per evaluation of two flags, a static flag (boolean, on for everyone) and the five-rule flag
+// (five-rule-flag.ts: typed variants, on for everyone, so every call runs the whole rule), by
+//
+//   engine                  the engine's own functions on an OpenFeature evaluation context, as a
+//                           provider holding a compiled snapshot runs them per call: the context read
+//                           through BenchContext, decideState, and for the typed flag resolveVariant
+//                           at the call's Date.now() (bench-engine-provider.ts)
+//   provider without SDK    the bench provider's synchronous answer: the engine, the flag looked up by
+//                           name and the answer's details object, no promise
+//   SDK + constant          the SDK with a provider that answers one fixed object: the SDK's own cost
+//   SDK + in-process        client.getBooleanValue / getStringValue of @openfeature/server-sdk with
+//                           kInProcessProvider (the bench's BenchEngineProvider until FlagwireProvider)
+//   flagd-core              FlagdCore.resolveBooleanEvaluation / resolveStringEvaluation, in-process, on
+//                           the same flags' flagd definitions (keyed by flag name, as a flag set is)
+//   SDK + flagd-core        the same through the SDK: what the stock flagd provider runs in-process
+//   SDK + OFREP             @openfeature/ofrep-provider against a real Flagwire on 127.0.0.1: one POST
+//                           per evaluation, awaited (as an application awaits its flag)
+//
+// 1,024 OpenFeature contexts (five-rule-flag.ts), cycled, reach every branch of the rule; before
+// timing, every path's value is checked equal to the engine's for every context and both flags. Each
+// path runs for about --round-ms per round (its count calibrated in the warm-up), the paths in turn,
+// --rounds rounds: a change in the machine's load falls on all. The figure is the median round, with
+// the range over rounds. Goals (issue 44): the static flag at most 50 ns, the five-rule flag at most
+// 1 µs per evaluation in process.
+//
+// Run: npm run bench:in-process [-- --rounds 9 --round-ms 200 --no-ofrep]
+// (--no-ofrep: no server and no network path, for a clean --cpu-prof of the in-process paths:
+//  node --cpu-prof --cpu-prof-dir bench/out/prof-in-process dist/bench/in-process.bench.js --no-ofrep)
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FlagdCore } from '@openfeature/flagd-core';
+import { OFREPProvider } from '@openfeature/ofrep-provider';
+import { type Client, type EvaluationContext, type JsonValue, OpenFeature, type Provider } from '@openfeature/server-sdk';
+import { kOperator } from '../src/audit/audit-actor.js';
+import { decideState, decisionValue } from '../src/eval/evaluate.js';
+import { resolveVariant } from '../src/eval/variants.js';
+import type { Flag } from '../src/flags/records.js';
+import type { Audience } from '../src/model/projects.js';
+import type { FlagCreate } from '../src/model/schemas.js';
+import { LmdbStore } from '../src/store/lmdb-store.js';
+import { runCommand } from '../src/writer/commands.js';
+import { BenchContext, BenchEngineProvider, compileBenchFlag } from './bench-engine-provider.js';
+import { machineInfo } from './environment.js';
+import { fiveRuleContexts, kFiveRuleTargeting, kFiveRuleVariants } from './five-rule-flag.js';
+import { kDist } from './locations.js';
+import { killAllSync, type Server, startServer, stopAll } from './processes.js';
+import { median } from './stats.js';
+
+/** What FlagwireProvider is constructed with (issue 44, item 4), and the records the bench wrote. */
+export interface InProcessSetup {
+  url: string;
+  token: string;
+  project: string;
+  snapshotPath: string;
+  flags: readonly Flag[];
+  audiences: readonly Audience[];
+}
+
+// The in-process provider measured through the SDK. Until src/provider is merged it is the bench's own;
+// then this line becomes `(setup) => new FlagwireProvider(setup)` (it syncs the same flags from the server).
+const kInProcessProvider = (setup: InProcessSetup): Provider => new BenchEngineProvider(setup.flags, setup.audiences);
+
+const kStaticName = 'static';
+const kFiveRuleName = 'five-rule';
+const kGoalNs = { [kStaticName]: 50, [kFiveRuleName]: 1000 } as const;
+const kContexts: EvaluationContext[] = fiveRuleContexts(1024);
+const kQuiet = { error() {}, warn() {}, info() {}, debug() {} };
+const kDeadlineMs = 15 * 60_000;
+
+interface Options {
+  rounds: number;
+  roundMs: number;
+  ofrep: boolean;
+  /** --only TEXT: only the paths whose name holds TEXT, and the engine's (for a profile of one path). */
+  only: string | null;
+}
+
+function parseOptions(argv: string[]): Options {
+  const value = (name: string, fallback: number) => {
+    const at = argv.indexOf(name);
+    const n = at === -1 ? fallback : Number(argv[at + 1]);
+    if (!Number.isInteger(n) || n < 1) throw new Error(`${name} takes a positive integer`);
+    return n;
+  };
+  const only = argv.indexOf('--only');
+  return {
+    rounds: value('--rounds', 9),
+    roundMs: value('--round-ms', 200),
+    ofrep: !argv.includes('--no-ofrep'),
+    only: only === -1 ? null : (argv[only + 1] ?? ''),
+  };
+}
+
+/** One way of evaluating one flag: `run(n)` evaluates it n times (contexts cycled) and returns a checksum. */
+interface Path {
+  flag: typeof kStaticName | typeof kFiveRuleName;
+  name: string;
+  run(n: number): number | Promise<number>;
+  /** The value for context i, for the agreement check; null for the SDK's floor, which evaluates nothing. */
+  value: ((i: number) => unknown) | null;
+}
+
+interface Seeded {
+  dataDir: string;
+  projectId: string;
+  readSecret: string;
+  flags: Flag[];
+  audiences: Audience[];
+}
+
+/** The two flags in a fresh data dir, written with the writer's own commands before the server opens it. */
+async function seed(): Promise<Seeded> {
+  const dataDir = join(mkdtempSync(join(tmpdir(), 'flagwire-in-process-')), 'data');
+  const store = LmdbStore.open(dataDir);
+  try {
+    const now = Date.now();
+    return store.transact((w) => {
+      const org = runCommand(w, 'orgCreate', { name: 'Bench', plan: 'enterprise' }, now);
+      const owner = runCommand(w, 'userCreate', { email: 'owner@bench.flagwire.test', name: 'Bench Owner' }, now);
+      runCommand(w, 'orgAddMember', { orgId: org.id, userId: owner.id, role: 'owner' }, now);
+      const project = runCommand(w, 'projectCreate', { name: 'in-process', orgId: org.id, kind: 'single', environments: [] }, now);
+      const create = (body: FlagCreate) => runCommand(w, 'flagCreate', { projectId: project.id, body, principal: kOperator }, now);
+      const flags = [
+        create({ name: kStaticName, enabled: true, trafficPercentage: 100 }),
+        create({
+          name: kFiveRuleName,
+          enabled: true,
+          trafficPercentage: 100,
+          variants: kFiveRuleVariants,
+          defaultVariant: 'control',
+          targeting: kFiveRuleTargeting,
+        }),
+      ];
+      const token = runCommand(
+        w,
+        'tokenCreate',
+        { projectId: project.id, asUserId: owner.id, name: 'bench-read', permission: 'read' },
+        now,
+      );
+      return { dataDir, projectId: project.id, readSecret: token.secret, flags, audiences: w.listAudiences(project.id) };
+    });
+  } finally {
+    await store.close();
+  }
+}
+
+/** The same two flags as flagd definitions, keyed by name as a flagd flag set is (src/sync/flag-set.ts). */
+function flagdDocument(): string {
+  return JSON.stringify({
+    flags: {
+      [kStaticName]: { state: 'ENABLED', variants: { on: true, off: false }, defaultVariant: 'on' },
+      [kFiveRuleName]: { state: 'ENABLED', variants: kFiveRuleVariants, defaultVariant: 'control', targeting: kFiveRuleTargeting },
+    },
+  });
+}
+
+/** The SDK's own cost: a provider that answers one fixed object, whatever is asked. */
+class ConstantBenchProvider implements Provider {
+  readonly metadata = { name: 'constant (bench)' } as const;
+  readonly runsOn = 'server' as const;
+  private readonly answer = { value: true, reason: 'STATIC' };
+  async resolveBooleanEvaluation() {
+    return this.answer;
+  }
+  async resolveStringEvaluation() {
+    return { value: 'C', reason: 'STATIC' };
+  }
+  async resolveNumberEvaluation() {
+    return { value: 0, reason: 'STATIC' };
+  }
+  async resolveObjectEvaluation<T extends JsonValue>(_key: string, defaultValue: T) {
+    return { value: defaultValue, reason: 'STATIC' };
+  }
+}
+
+/** flagd-core behind the SDK, as the stock flagd provider holds it in in-process mode. */
+class FlagdCoreBenchProvider implements Provider {
+  readonly metadata = { name: 'flagd-core (bench wrapper)' } as const;
+  readonly runsOn = 'server' as const;
+  constructor(private readonly core: FlagdCore) {}
+  async resolveBooleanEvaluation(key: string, defaultValue: boolean, context: EvaluationContext) {
+    return this.core.resolveBooleanEvaluation(key, defaultValue, context);
+  }
+  async resolveStringEvaluation(key: string, defaultValue: string, context: EvaluationContext) {
+    return this.core.resolveStringEvaluation(key, defaultValue, context);
+  }
+  async resolveNumberEvaluation(key: string, defaultValue: number, context: EvaluationContext) {
+    return this.core.resolveNumberEvaluation(key, defaultValue, context);
+  }
+  async resolveObjectEvaluation<T extends JsonValue>(key: string, defaultValue: T, context: EvaluationContext) {
+    return this.core.resolveObjectEvaluation(key, defaultValue, context);
+  }
+}
+
+async function client(domain: string, provider: Provider): Promise<Client> {
+  await OpenFeature.setProviderAndWait(domain, provider);
+  return OpenFeature.getClient(domain);
+}
+
+/** Every path of both flags. Each loop is its own function, so no call site is shared between paths. */
+async function buildPaths(seeded: Seeded, server: Server | null): Promise<Path[]> {
+  const staticFlag = compileBenchFlag(seeded.flags[0]!, seeded.audiences);
+  const fiveRule = compileBenchFlag(seeded.flags[1]!, seeded.audiences);
+  const ctx = new BenchContext();
+  const core = new FlagdCore(undefined, kQuiet);
+  core.setConfigurations(flagdDocument());
+  const setup: InProcessSetup = {
+    url: server?.url ?? 'http://127.0.0.1:0',
+    token: seeded.readSecret,
+    project: seeded.projectId,
+    snapshotPath: join(seeded.dataDir, '..', 'provider-snapshot'),
+    flags: seeded.flags,
+    audiences: seeded.audiences,
+  };
+  const inProcessProvider = kInProcessProvider(setup);
+  const inProcess = await client('in-process', inProcessProvider);
+  const direct = new BenchEngineProvider(seeded.flags, seeded.audiences);
+  const floor = await client('constant', new ConstantBenchProvider());
+  const flagd = await client('flagd-core', new FlagdCoreBenchProvider(core));
+  const c = (i: number) => kContexts[i & 1023]!;
+  const engineStatic = (i: number) => decisionValue(decideState(staticFlag.id, staticFlag.state, ctx.set(c(i))));
+  const engineFiveRule = (i: number) => {
+    const decision = decideState(fiveRule.id, fiveRule.state, ctx.set(c(i)));
+    return resolveVariant(fiveRule.variants!, decision, ctx, Date.now()).value;
+  };
+  const sdkName = `SDK + in-process (${inProcessProvider.metadata.name})`;
+  const paths: Path[] = [
+    {
+      flag: kStaticName,
+      name: 'engine: decideState on the context',
+      value: engineStatic,
+      run(n) {
+        let sum = 0;
+        for (let i = 0; i < n; i++) sum += decideState(staticFlag.id, staticFlag.state, ctx.set(kContexts[i & 1023]!)) & 1;
+        return sum;
+      },
+    },
+    {
+      flag: kStaticName,
+      name: "bench provider's answer without the SDK (lookup by name, details object)",
+      value: (i) => direct.booleanDetails(kStaticName, false, c(i)).value,
+      run(n) {
+        let sum = 0;
+        for (let i = 0; i < n; i++) if (direct.booleanDetails(kStaticName, false, kContexts[i & 1023]!).value) sum++;
+        return sum;
+      },
+    },
+    {
+      flag: kStaticName,
+      name: 'SDK + a constant provider: the SDK alone',
+      value: null,
+      async run(n) {
+        let sum = 0;
+        for (let i = 0; i < n; i++) if (await floor.getBooleanValue(kStaticName, false, kContexts[i & 1023]!)) sum++;
+        return sum;
+      },
+    },
+    {
+      flag: kStaticName,
+      name: sdkName,
+      value: (i) => inProcess.getBooleanValue(kStaticName, false, c(i)),
+      async run(n) {
+        let sum = 0;
+        for (let i = 0; i < n; i++) if (await inProcess.getBooleanValue(kStaticName, false, kContexts[i & 1023]!)) sum++;
+        return sum;
+      },
+    },
+    {
+      flag: kStaticName,
+      name: 'flagd-core: resolveBooleanEvaluation',
+      value: (i) => core.resolveBooleanEvaluation(kStaticName, false, c(i)).value,
+      run(n) {
+        let sum = 0;
+        for (let i = 0; i < n; i++) if (core.resolveBooleanEvaluation(kStaticName, false, kContexts[i & 1023]!).value) sum++;
+        return sum;
+      },
+    },
+    {
+      flag: kStaticName,
+      name: 'SDK + flagd-core',
+      value: (i) => flagd.getBooleanValue(kStaticName, false, c(i)),
+      async run(n) {
+        let sum = 0;
+        for (let i = 0; i < n; i++) if (await flagd.getBooleanValue(kStaticName, false, kContexts[i & 1023]!)) sum++;
+        return sum;
+      },
+    },
+    {
+      flag: kFiveRuleName,
+      name: 'engine: decideState + resolveVariant on the context',
+      value: engineFiveRule,
+      run(n) {
+        let sum = 0;
+        for (let i = 0; i < n; i++) {
+          const decision = decideState(fiveRule.id, fiveRule.state, ctx.set(kContexts[i & 1023]!));
+          sum += (resolveVariant(fiveRule.variants!, decision, ctx, Date.now()).value as string).length;
+        }
+        return sum;
+      },
+    },
+    {
+      flag: kFiveRuleName,
+      name: "bench provider's answer without the SDK (lookup by name, details object)",
+      value: (i) => direct.valueDetails(kFiveRuleName, '', c(i)).value,
+      run(n) {
+        let sum = 0;
+        for (let i = 0; i < n; i++) sum += direct.valueDetails(kFiveRuleName, '', kContexts[i & 1023]!).value.length;
+        return sum;
+      },
+    },
+    {
+      flag: kFiveRuleName,
+      name: 'SDK + a constant provider: the SDK alone',
+      value: null,
+      async run(n) {
+        let sum = 0;
+        for (let i = 0; i < n; i++) sum += (await floor.getStringValue(kFiveRuleName, '', kContexts[i & 1023]!)).length;
+        return sum;
+      },
+    },
+    {
+      flag: kFiveRuleName,
+      name: sdkName,
+      value: (i) => inProcess.getStringValue(kFiveRuleName, '', c(i)),
+      async run(n) {
+        let sum = 0;
+        for (let i = 0; i < n; i++) sum += (await inProcess.getStringValue(kFiveRuleName, '', kContexts[i & 1023]!)).length;
+        return sum;
+      },
+    },
+    {
+      flag: kFiveRuleName,
+      name: 'flagd-core: resolveStringEvaluation',
+      value: (i) => core.resolveStringEvaluation(kFiveRuleName, '', c(i)).value,
+      run(n) {
+        let sum = 0;
+        for (let i = 0; i < n; i++) sum += core.resolveStringEvaluation(kFiveRuleName, '', kContexts[i & 1023]!).value.length;
+        return sum;
+      },
+    },
+    {
+      flag: kFiveRuleName,
+      name: 'SDK + flagd-core',
+      value: (i) => flagd.getStringValue(kFiveRuleName, '', c(i)),
+      async run(n) {
+        let sum = 0;
+        for (let i = 0; i < n; i++) sum += (await flagd.getStringValue(kFiveRuleName, '', kContexts[i & 1023]!)).length;
+        return sum;
+      },
+    },
+  ];
+  if (server !== null) {
+    const ofrep = await client('ofrep', new OFREPProvider({ baseUrl: server.url, headers: [['X-Flagwire-Project', seeded.projectId]] }));
+    paths.push(
+      {
+        flag: kStaticName,
+        name: 'SDK + OFREP over loopback',
+        value: (i) => ofrep.getBooleanValue(kStaticName, false, c(i)),
+        async run(n) {
+          let sum = 0;
+          for (let i = 0; i < n; i++) if (await ofrep.getBooleanValue(kStaticName, false, kContexts[i & 1023]!)) sum++;
+          return sum;
+        },
+      },
+      {
+        flag: kFiveRuleName,
+        name: 'SDK + OFREP over loopback',
+        value: (i) => ofrep.getStringValue(kFiveRuleName, '', c(i)),
+        async run(n) {
+          let sum = 0;
+          for (let i = 0; i < n; i++) sum += (await ofrep.getStringValue(kFiveRuleName, '', kContexts[i & 1023]!)).length;
+          return sum;
+        },
+      },
+    );
+  }
+  return paths;
+}
+
+/** Every path gives the engine's value for every context, for both flags, before anything is timed. */
+async function checkAgreement(paths: readonly Path[]): Promise<void> {
+  const engines = new Map(paths.filter((p) => p.name.startsWith('engine')).map((p) => [p.flag, p]));
+  for (const path of paths) {
+    const engine = engines.get(path.flag)!;
+    if (path.value === null) continue;
+    for (let i = 0; i < kContexts.length; i++) {
+      const [got, want] = [await path.value(i), engine.value!(i)];
+      if (got !== want)
+        throw new Error(
+          `${path.flag} / ${path.name}: ${String(got)} where the engine gives ${String(want)} for ${JSON.stringify(kContexts[i])}`,
+        );
+    }
+  }
+}
+
+async function timeRun(path: Path, n: number): Promise<number> {
+  const start = process.hrtime.bigint();
+  await path.run(n);
+  return Number(process.hrtime.bigint() - start) / n;
+}
+
+/** Warm-up and calibration: the count that makes one run last about `roundMs`. */
+async function calibrate(path: Path, roundMs: number): Promise<number> {
+  let n = 16;
+  let ns = await timeRun(path, n);
+  while (n * ns < 100e6) {
+    n *= 4;
+    ns = await timeRun(path, n);
+  }
+  // Once more, warm: the first runs include compiling, which would shorten every round.
+  ns = await timeRun(path, n);
+  return Math.max(16, Math.round((roundMs * 1e6) / ns));
+}
+
+function commandLine(): string {
+  const args = process.argv.slice(2).join(' ');
+  return process.env.npm_lifecycle_event === 'bench:in-process'
+    ? `npm run bench:in-process${args ? ` -- ${args}` : ''}`
+    : `node dist/bench/in-process.bench.js${args ? ` ${args}` : ''}`;
+}
+
+function format(ns: number): string {
+  return ns >= 10_000 ? Math.round(ns).toLocaleString('en-US') : ns >= 100 ? ns.toFixed(0) : ns.toFixed(1);
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  const seeded = await seed();
+  let server: Server | null = null;
+  try {
+    if (options.ofrep) {
+      const env: NodeJS.ProcessEnv = { ...process.env };
+      for (const name of Object.keys(env)) if (name.startsWith('FLAGWIRE_')) delete env[name];
+      env.FLAGWIRE_RATE_LIMIT = '1000000000';
+      env.FLAGWIRE_LOG_LEVEL = 'warn';
+      const serve = [join(kDist, 'src/cli/cli.js'), 'serve', '--port', '0', '--host', '127.0.0.1', '--data', seeded.dataDir];
+      server = await startServer('flagwire', serve, env, /Flagwire listening on (http:\/\/[\d.:]+)/, 60_000);
+    }
+    const paths = (await buildPaths(seeded, server)).filter(
+      (p) => options.only === null || p.name.startsWith('engine') || p.name.includes(options.only),
+    );
+    await checkAgreement(paths);
+    const loadBefore = loadavg()[0]!;
+    const counts = new Map<Path, number>();
+    for (const path of paths) counts.set(path, await calibrate(path, options.roundMs));
+    const nsPerEval = new Map<Path, number[]>(paths.map((p) => [p, []]));
+    for (let round = 0; round < options.rounds; round++) {
+      for (const path of paths) nsPerEval.get(path)!.push(await timeRun(path, counts.get(path)!));
+    }
+    const loadAfter = loadavg()[0]!;
+    report(options, paths, counts, nsPerEval, [loadBefore, loadAfter]);
+  } finally {
+    await OpenFeature.close();
+    await stopAll();
+    rmSync(join(seeded.dataDir, '..'), { recursive: true, force: true });
+  }
+}
+
+function report(options: Options, paths: readonly Path[], counts: Map<Path, number>, nsPerEval: Map<Path, number[]>, load: number[]): void {
+  const m = machineInfo();
+  const out: string[] = [
+    `Command: \`${commandLine()}\``,
+    `${new Date().toISOString().replace(/\.\d+Z$/, 'Z')}; ${m.cores} cores, ${m.cpu}, node ${m.node}; load average ${load[0]!.toFixed(1)} before the rounds, ${load[1]!.toFixed(1)} after`,
+    '',
+    `| flag | path | ns/evaluation (median of ${options.rounds}) | range | ÷ engine | ÷ SDK + in-process | evaluations per round |`,
+    '|---|---|---:|---:|---:|---:|---:|',
+  ];
+  const medians = new Map(paths.map((p) => [p, median(nsPerEval.get(p)!)]));
+  const medianOf = (flag: Path['flag'], prefix: string) => {
+    const path = paths.find((p) => p.flag === flag && p.name.startsWith(prefix));
+    return path === undefined ? Number.NaN : medians.get(path)!;
+  };
+  const ratio = (ns: number, base: number) => (Number.isNaN(base) ? '–' : (ns / base).toFixed(ns / base >= 100 ? 0 : 2));
+  for (const path of [...paths].sort((a, b) => (a.flag === b.flag ? 0 : a.flag === kStaticName ? -1 : 1))) {
+    const xs = nsPerEval.get(path)!;
+    const ns = medians.get(path)!;
+    out.push(
+      `| ${path.flag} | ${path.name} | ${format(ns)} | ${format(Math.min(...xs))}-${format(Math.max(...xs))} | ${ratio(ns, medianOf(path.flag, 'engine'))} | ${ratio(ns, medianOf(path.flag, 'SDK + in-process'))} | ${counts.get(path)!.toLocaleString('en-US')} |`,
+    );
+  }
+  out.push('', '| goal (issue 44) | path | measured | met |', '|---|---|---:|---|');
+  for (const flag of [kStaticName, kFiveRuleName] as const) {
+    for (const path of paths.filter((p) => p.flag === flag && (p.name.startsWith('engine') || p.name.startsWith('SDK + in-process')))) {
+      const ns = medians.get(path)!;
+      out.push(`| ${flag}: at most ${kGoalNs[flag]} ns | ${path.name} | ${format(ns)} ns | ${ns <= kGoalNs[flag] ? 'yes' : '**no**'} |`);
+    }
+  }
+  process.stdout.write(`${out.join('\n')}\n`);
+}
+
+const deadline = setTimeout(() => {
+  process.stderr.write(`in-process bench: deadline of ${kDeadlineMs / 60_000} min passed; stopping\n`);
+  killAllSync();
+  process.exit(3);
+}, kDeadlineMs);
+deadline.unref();
+process.once('exit', killAllSync);
+main().then(
+  () => process.exit(0),
+  async (err: unknown) => {
+    process.stderr.write(`in-process bench: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    await stopAll();
+    process.exit(2);
+  },
+);
