@@ -25,10 +25,14 @@ import {
   decideState,
   decisionValue,
   type EvalContext,
+  kDecidedAudience,
+  kDecidedCohort,
+  kDecidedDisabled,
   kDecidedRoll,
+  kDecidedSplit,
+  kDecidedStatic,
 } from '../src/eval/evaluate.js';
 import { type CompiledVariants, compileVariants, resolveVariant, type RuleContext } from '../src/eval/variants.js';
-import { kReasons } from '../src/ofrep/evaluate.js';
 
 /** One flag of the snapshot, compiled once: the engine's state and, for a typed flag, its variants. */
 export interface BenchFlagState {
@@ -91,6 +95,18 @@ export class BenchContext implements EvalContext, RuleContext {
   }
 }
 
+/**
+ * OFREP's reason for each rule that decides a boolean state (src/ofrep's kReasons, which moves to
+ * src/ofrep/answer.ts with src/provider; named here so the bench builds on either side of that merge).
+ */
+const kReasonOf: Record<number, string> = {
+  [kDecidedDisabled]: StandardResolutionReasons.DISABLED,
+  [kDecidedCohort]: StandardResolutionReasons.TARGETING_MATCH,
+  [kDecidedAudience]: StandardResolutionReasons.TARGETING_MATCH,
+  [kDecidedStatic]: StandardResolutionReasons.STATIC,
+  [kDecidedSplit]: StandardResolutionReasons.SPLIT,
+};
+
 function nonEmpty(value: unknown): string | null {
   return typeof value === 'string' && value !== '' ? value : null;
 }
@@ -140,7 +156,7 @@ export class BenchEngineProvider implements Provider {
     const by = decidedBy(decision);
     if (by === kDecidedRoll) return failed(defaultValue, ErrorCode.TARGETING_KEY_MISSING, 'The flag splits by a targetingKey or cohort.');
     const value = decisionValue(decision);
-    return { value, variant: value ? 'on' : 'off', reason: kReasons[by]!, flagMetadata: flag.metadata };
+    return { value, variant: value ? 'on' : 'off', reason: kReasonOf[by]!, flagMetadata: flag.metadata };
   }
 
   valueDetails<T extends JsonValue>(flagKey: string, defaultValue: T, context: EvaluationContext): Details<T> {

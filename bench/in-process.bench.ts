@@ -51,17 +51,20 @@ import { killAllSync, type Server, startServer, stopAll } from './processes.js';
 import { median } from './stats.js';
 
 /** What FlagwireProvider is constructed with (issue 44, item 4), and the records the bench wrote. */
-export interface InProcessSetup {
+interface InProcessSetup {
   url: string;
   token: string;
   project: string;
+  /** null: a single-environment project. */
+  environment: null;
   snapshotPath: string;
   flags: readonly Flag[];
   audiences: readonly Audience[];
 }
 
 // The in-process provider measured through the SDK. Until src/provider is merged it is the bench's own;
-// then this line becomes `(setup) => new FlagwireProvider(setup)` (it syncs the same flags from the server).
+// then this line becomes `(setup) => new FlagwireProvider(setup)` (with its import from
+// '../src/provider/provider.js'): it fetches the same flags from the server the bench starts.
 const kInProcessProvider = (setup: InProcessSetup): Provider => new BenchEngineProvider(setup.flags, setup.audiences);
 
 const kStaticName = 'static';
@@ -89,13 +92,16 @@ function parseOptions(argv: string[]): Options {
     if (!Number.isInteger(n) || n < 1) throw new Error(`${name} takes a positive integer`);
     return n;
   };
-  const only = argv.indexOf('--only');
+  const text = (name: string) => {
+    const at = argv.indexOf(name);
+    return at === -1 ? null : (argv[at + 1] ?? '');
+  };
   return {
     rounds: value('--rounds', 9),
     roundMs: value('--round-ms', 200),
     ofrep: !argv.includes('--no-ofrep'),
-    only: only === -1 ? null : (argv[only + 1] ?? ''),
-    flag: argv.includes('--flag') ? (argv[argv.indexOf('--flag') + 1] ?? '') : null,
+    only: text('--only'),
+    flag: text('--flag'),
   };
 }
 
@@ -316,6 +322,7 @@ async function buildPaths(seeded: Seeded, server: Server | null): Promise<Path[]
     url: server?.url ?? 'http://127.0.0.1:0',
     token: seeded.readSecret,
     project: seeded.projectId,
+    environment: null,
     snapshotPath: join(seeded.dataDir, '..', 'provider-snapshot'),
     flags: seeded.flags,
     audiences: seeded.audiences,
