@@ -172,12 +172,13 @@ function flagdDocument(): string {
 class ConstantBenchProvider implements Provider {
   readonly metadata = { name: 'constant (bench)' } as const;
   readonly runsOn = 'server' as const;
-  private readonly answer = { value: true, reason: 'STATIC' };
+  private readonly booleanAnswer = { value: true, reason: 'STATIC' };
+  private readonly stringAnswer = { value: 'C', reason: 'STATIC' };
   async resolveBooleanEvaluation() {
-    return this.answer;
+    return this.booleanAnswer;
   }
   async resolveStringEvaluation() {
-    return { value: 'C', reason: 'STATIC' };
+    return this.stringAnswer;
   }
   async resolveNumberEvaluation() {
     return { value: 0, reason: 'STATIC' };
