@@ -35,15 +35,12 @@ import { join } from 'node:path';
 import { FlagdCore } from '@openfeature/flagd-core';
 import { OFREPProvider } from '@openfeature/ofrep-provider';
 import { type Client, type EvaluationContext, type JsonValue, OpenFeature, type Provider } from '@openfeature/server-sdk';
-import { kOperator } from '../src/audit/audit-actor.js';
 import { decideState, decisionValue } from '../src/eval/evaluate.js';
 import { resolveVariant } from '../src/eval/variants.js';
 import type { Flag } from '../src/flags/records.js';
 import type { Audience } from '../src/model/projects.js';
-import type { FlagCreate } from '../src/model/schemas.js';
-import { LmdbStore } from '../src/store/lmdb-store.js';
-import { runCommand } from '../src/writer/commands.js';
 import { BenchContext, BenchEngineProvider, compileBenchFlag } from './bench-engine-provider.js';
+import { generateDataset } from './dataset.js';
 import { machineInfo } from './environment.js';
 import { fiveRuleContexts, kFiveRuleTargeting, kFiveRuleVariants } from './five-rule-flag.js';
 import { kDist } from './locations.js';
@@ -118,52 +115,34 @@ interface Seeded {
   dataDir: string;
   projectId: string;
   readSecret: string;
+  /** The static flag's record, then the five-rule flag's. */
   flags: Flag[];
   audiences: Audience[];
 }
 
-/** The two flags in a fresh data dir, written with the writer's own commands before the server opens it. */
+/** The flags' keys: their names, as in a flagd flag set and in OFREP with X-Flagwire-Project. */
+interface Keys {
+  static: string;
+  fiveRule: string;
+}
+
+/**
+ * The bench data set (dataset.ts, written with the writer's own commands before the server opens it):
+ * its project p01 holds the static flag and the five-rule flag, and a read token.
+ */
 async function seed(): Promise<Seeded> {
   const dataDir = join(mkdtempSync(join(tmpdir(), 'flagwire-in-process-')), 'data');
-  const store = LmdbStore.open(dataDir);
-  try {
-    const now = Date.now();
-    return store.transact((w) => {
-      const org = runCommand(w, 'orgCreate', { name: 'Bench', plan: 'enterprise' }, now);
-      const owner = runCommand(w, 'userCreate', { email: 'owner@bench.flagwire.test', name: 'Bench Owner' }, now);
-      runCommand(w, 'orgAddMember', { orgId: org.id, userId: owner.id, role: 'owner' }, now);
-      const project = runCommand(w, 'projectCreate', { name: 'in-process', orgId: org.id, kind: 'single', environments: [] }, now);
-      const create = (body: FlagCreate) => runCommand(w, 'flagCreate', { projectId: project.id, body, principal: kOperator }, now);
-      const flags = [
-        create({ name: kStaticName, enabled: true, trafficPercentage: 100 }),
-        create({
-          name: kFiveRuleName,
-          enabled: true,
-          trafficPercentage: 100,
-          variants: kFiveRuleVariants,
-          defaultVariant: 'control',
-          targeting: kFiveRuleTargeting,
-        }),
-      ];
-      const token = runCommand(
-        w,
-        'tokenCreate',
-        { projectId: project.id, asUserId: owner.id, name: 'bench-read', permission: 'read' },
-        now,
-      );
-      return { dataDir, projectId: project.id, readSecret: token.secret, flags, audiences: w.listAudiences(project.id) };
-    });
-  } finally {
-    await store.close();
-  }
+  const data = await generateDataset(dataDir);
+  const { staticFlag, typedFlag, audiences } = data.inProcess;
+  return { dataDir, projectId: typedFlag.projectId, readSecret: data.readSecret, flags: [staticFlag, typedFlag], audiences };
 }
 
 /** The same two flags as flagd definitions, keyed by name as a flagd flag set is (src/sync/flag-set.ts). */
-function flagdDocument(): string {
+function flagdDocument(keys: Keys): string {
   return JSON.stringify({
     flags: {
-      [kStaticName]: { state: 'ENABLED', variants: { on: true, off: false }, defaultVariant: 'on' },
-      [kFiveRuleName]: { state: 'ENABLED', variants: kFiveRuleVariants, defaultVariant: 'control', targeting: kFiveRuleTargeting },
+      [keys.static]: { state: 'ENABLED', variants: { on: true, off: false }, defaultVariant: 'on' },
+      [keys.fiveRule]: { state: 'ENABLED', variants: kFiveRuleVariants, defaultVariant: 'control', targeting: kFiveRuleTargeting },
     },
   });
 }
@@ -216,25 +195,25 @@ async function client(domain: string, provider: Provider): Promise<Client> {
  * Both flags through an SDK client: getBooleanValue for the static flag, getStringValue for the
  * five-rule flag. `checked`: its values are the engine's (not so for the SDK's floor).
  */
-function sdkPaths(name: string, sdk: Client, checked = true): Path[] {
+function sdkPaths(name: string, sdk: Client, keys: Keys, checked = true): Path[] {
   return [
     {
       flag: kStaticName,
       name,
-      value: checked ? (i) => sdk.getBooleanValue(kStaticName, false, kContexts[i & 1023]!) : null,
+      value: checked ? (i) => sdk.getBooleanValue(keys.static, false, kContexts[i & 1023]!) : null,
       async run(n) {
         let sum = 0;
-        for (let i = 0; i < n; i++) if (await sdk.getBooleanValue(kStaticName, false, kContexts[i & 1023]!)) sum++;
+        for (let i = 0; i < n; i++) if (await sdk.getBooleanValue(keys.static, false, kContexts[i & 1023]!)) sum++;
         return sum;
       },
     },
     {
       flag: kFiveRuleName,
       name,
-      value: checked ? (i) => sdk.getStringValue(kFiveRuleName, '', kContexts[i & 1023]!) : null,
+      value: checked ? (i) => sdk.getStringValue(keys.fiveRule, '', kContexts[i & 1023]!) : null,
       async run(n) {
         let sum = 0;
-        for (let i = 0; i < n; i++) sum += (await sdk.getStringValue(kFiveRuleName, '', kContexts[i & 1023]!)).length;
+        for (let i = 0; i < n; i++) sum += (await sdk.getStringValue(keys.fiveRule, '', kContexts[i & 1023]!)).length;
         return sum;
       },
     },
@@ -249,10 +228,11 @@ function sdkPaths(name: string, sdk: Client, checked = true): Path[] {
 async function buildPaths(seeded: Seeded, server: Server | null): Promise<Path[]> {
   const staticFlag = compileBenchFlag(seeded.flags[0]!, seeded.audiences);
   const fiveRule = compileBenchFlag(seeded.flags[1]!, seeded.audiences);
+  const keys: Keys = { static: staticFlag.name, fiveRule: fiveRule.name };
   const ctx = new BenchContext();
   const direct = new BenchEngineProvider(seeded.flags, seeded.audiences);
   const core = new FlagdCore(undefined, kQuiet);
-  core.setConfigurations(flagdDocument());
+  core.setConfigurations(flagdDocument(keys));
   const c = (i: number) => kContexts[i & 1023]!;
   const paths: Path[] = [
     {
@@ -268,20 +248,20 @@ async function buildPaths(seeded: Seeded, server: Server | null): Promise<Path[]
     {
       flag: kStaticName,
       name: kDirectName,
-      value: (i) => direct.booleanDetails(kStaticName, false, c(i)).value,
+      value: (i) => direct.booleanDetails(keys.static, false, c(i)).value,
       run(n) {
         let sum = 0;
-        for (let i = 0; i < n; i++) if (direct.booleanDetails(kStaticName, false, kContexts[i & 1023]!).value) sum++;
+        for (let i = 0; i < n; i++) if (direct.booleanDetails(keys.static, false, kContexts[i & 1023]!).value) sum++;
         return sum;
       },
     },
     {
       flag: kStaticName,
       name: 'flagd-core: resolveBooleanEvaluation',
-      value: (i) => core.resolveBooleanEvaluation(kStaticName, false, c(i)).value,
+      value: (i) => core.resolveBooleanEvaluation(keys.static, false, c(i)).value,
       run(n) {
         let sum = 0;
-        for (let i = 0; i < n; i++) if (core.resolveBooleanEvaluation(kStaticName, false, kContexts[i & 1023]!).value) sum++;
+        for (let i = 0; i < n; i++) if (core.resolveBooleanEvaluation(keys.static, false, kContexts[i & 1023]!).value) sum++;
         return sum;
       },
     },
@@ -301,20 +281,20 @@ async function buildPaths(seeded: Seeded, server: Server | null): Promise<Path[]
     {
       flag: kFiveRuleName,
       name: kDirectName,
-      value: (i) => direct.valueDetails(kFiveRuleName, '', c(i)).value,
+      value: (i) => direct.valueDetails(keys.fiveRule, '', c(i)).value,
       run(n) {
         let sum = 0;
-        for (let i = 0; i < n; i++) sum += direct.valueDetails(kFiveRuleName, '', kContexts[i & 1023]!).value.length;
+        for (let i = 0; i < n; i++) sum += direct.valueDetails(keys.fiveRule, '', kContexts[i & 1023]!).value.length;
         return sum;
       },
     },
     {
       flag: kFiveRuleName,
       name: 'flagd-core: resolveStringEvaluation',
-      value: (i) => core.resolveStringEvaluation(kFiveRuleName, '', c(i)).value,
+      value: (i) => core.resolveStringEvaluation(keys.fiveRule, '', c(i)).value,
       run(n) {
         let sum = 0;
-        for (let i = 0; i < n; i++) sum += core.resolveStringEvaluation(kFiveRuleName, '', kContexts[i & 1023]!).value.length;
+        for (let i = 0; i < n; i++) sum += core.resolveStringEvaluation(keys.fiveRule, '', kContexts[i & 1023]!).value.length;
         return sum;
       },
     },
@@ -330,12 +310,12 @@ async function buildPaths(seeded: Seeded, server: Server | null): Promise<Path[]
   };
   const inProcess = kInProcessProvider(setup);
   // The SDK's own floor first, then the in-process provider, flagd-core, and the network.
-  paths.push(...sdkPaths('SDK + a constant provider: the SDK alone', await client('constant', new ConstantBenchProvider()), false));
-  paths.push(...sdkPaths(`SDK + in-process (${inProcess.metadata.name})`, await client('in-process', inProcess)));
-  paths.push(...sdkPaths('SDK + flagd-core', await client('flagd-core', new FlagdCoreBenchProvider(core))));
+  paths.push(...sdkPaths('SDK + a constant provider: the SDK alone', await client('constant', new ConstantBenchProvider()), keys, false));
+  paths.push(...sdkPaths(`SDK + in-process (${inProcess.metadata.name})`, await client('in-process', inProcess), keys));
+  paths.push(...sdkPaths('SDK + flagd-core', await client('flagd-core', new FlagdCoreBenchProvider(core)), keys));
   if (server !== null) {
     const ofrep = new OFREPProvider({ baseUrl: server.url, headers: [['X-Flagwire-Project', seeded.projectId]] });
-    paths.push(...sdkPaths('SDK + OFREP over loopback', await client('ofrep', ofrep)));
+    paths.push(...sdkPaths('SDK + OFREP over loopback', await client('ofrep', ofrep), keys));
   }
   return paths;
 }
