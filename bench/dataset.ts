@@ -5,7 +5,7 @@
 //   organisation "Bench" (enterprise: audiences and tokens allowed), one owner
 //   p00          single, 50 flags                      -> (c) GET /v1/flags/project/{id}
 //   p01          single, 250 flags: "a" (audience + 50%) -> (a), (d); "n" (typed, five rules) -> (n); w000..w199 -> (e), (f) writes;
-//                "visibility" -> the read-your-writes check
+//                "visibility" -> the read-your-writes check; "static" and "n" -> in-process.bench.ts
 //   p02..p08     single, 90 flags each
 //   p09 "group"  multi (staging, production, canary), 100 group flags; "b" -> (b)
 //   every project: audiences "beta" (plan in beta,pro) and "eu" (country in NL,DE,FR); flags mix
@@ -16,6 +16,8 @@ import type { FlagCreate, EnvironmentState } from '../src/model/schemas.js';
 import { runCommand, type CommandInput, type CommandName } from '../src/command-runner/commands.js';
 import { kOperator } from '../src/audit/audit-actor.js';
 import type { StoreWriter } from '../src/store/interfaces.js';
+import type { Flag } from '../src/flags/records.js';
+import type { Audience } from '../src/model/projects.js';
 import { kFiveRuleTargeting, kFiveRuleVariants } from './five-rule-flag.js';
 
 export interface BenchFlag {
@@ -43,6 +45,11 @@ export interface BenchData {
   writeFlagIds: string[];
   /** Enabled false at start, 100%: PATCH enabled and read it back through evaluation. */
   visibilityFlagId: string;
+  /**
+   * in-process.bench.ts: the records of p01's "static" flag (on, 100%, no audience or cohorts) and of
+   * "n", and p01's audiences, as stored: what an in-process provider of p01 compiles.
+   */
+  inProcess: { staticFlag: Flag; typedFlag: Flag; audiences: Audience[] };
 }
 
 const kEnvironments = ['staging', 'production', 'canary'];
@@ -113,6 +120,7 @@ function generate(store: LmdbStore): BenchData {
 
   const flagCounts = [50, 250, 90, 90, 90, 90, 90, 90, 90, 100];
   const special = new Map<string, BenchFlag>();
+  const inProcessFlags = new Map<string, Flag>();
   const writeFlagIds: string[] = [];
   let flags = 0;
   for (let p = 0; p < base.projects.length; p++) {
@@ -123,6 +131,7 @@ function generate(store: LmdbStore): BenchData {
       // (a): passes the audience with plan=beta, then a sticky 50% split on targetingKey.
       bodies.push({ name: 'a', enabled: true, trafficPercentage: 50, audienceId: beta, cohorts: cohortList('qa', 50) });
       bodies.push({ name: 'visibility', enabled: false, trafficPercentage: 100 });
+      bodies.push({ name: 'static', enabled: true, trafficPercentage: 100 });
       bodies.push({
         name: 'n',
         enabled: true,
@@ -167,6 +176,7 @@ function generate(store: LmdbStore): BenchData {
         flags++;
         if (p === 1 && (flag.name === 'a' || flag.name === 'n' || flag.name === 'visibility'))
           special.set(flag.name, { id: flag.id, name: flag.name });
+        if (p === 1 && (flag.name === 'static' || flag.name === 'n')) inProcessFlags.set(flag.name, flag);
         if (p === 1 && /^w\d{3}$/.test(flag.name)) writeFlagIds.push(flag.id);
         if (project.multi && flag.name === 'b') special.set('b', { id: flag.id, name: flag.name });
       }
@@ -187,6 +197,7 @@ function generate(store: LmdbStore): BenchData {
   const tokens = store.transact((w) => ({
     read: run(w, 'tokenCreate', { projectId: p01, asUserId: base.ownerId, name: 'bench-read', permission: 'read' }),
     write: run(w, 'tokenCreate', { projectId: p01, asUserId: base.ownerId, name: 'bench-write', permission: 'write' }),
+    audiences: w.listAudiences(p01),
   }));
 
   return {
@@ -202,5 +213,6 @@ function generate(store: LmdbStore): BenchData {
     writeSecret: tokens.write.secret,
     writeFlagIds,
     visibilityFlagId: special.get('visibility')!.id,
+    inProcess: { staticFlag: inProcessFlags.get('static')!, typedFlag: inProcessFlags.get('n')!, audiences: tokens.audiences },
   };
 }

@@ -19,20 +19,13 @@ import { parseFlagDefinition } from '../src/targeting/parse.js';
 import { newScope } from '../src/targeting/scope.js';
 import { semVer } from '../src/targeting/sem-ver.js';
 import { resetWorkBudget } from '../src/targeting/work-budget.js';
-import { kFiveRuleTargeting, kFiveRuleVariants } from './five-rule-flag.js';
+import { fiveRuleContexts, kFiveRuleTargeting, kFiveRuleVariants } from './five-rule-flag.js';
 
 const kRule = kFiveRuleTargeting;
 const kVariants = kFiveRuleVariants;
 const kDocument = { flags: { checkout: { state: 'ENABLED', variants: kVariants, defaultVariant: 'control', targeting: kRule } } };
 
-const contexts = Array.from({ length: 1024 }, (_, i) => ({
-  targetingKey: `user-${i}`,
-  userId: `user-${i}-7f3c2a9e`,
-  version: ['1.4.2', '2.0.0', '2.3.1', 'v3.0.0'][i % 4]!,
-  country: ['NL', 'US', 'DE', 'JP', 'BR'][i % 5]!,
-  email: [`admin@corp.com`, `u${i}@faas.com`, `u${i}@example.com`][i % 3]!,
-  tier: i % 2 === 0 ? 'gold' : 'free',
-}));
+const contexts = fiveRuleContexts(1024);
 
 const kQuiet = { error() {}, warn() {}, info() {}, debug() {} };
 let sink = 0;
