@@ -2,15 +2,15 @@
 // run: ns per evaluation of two flags, a static flag (boolean, on for everyone) and the five-rule flag
 // (five-rule-flag.ts: typed variants, on for everyone, so every call runs the whole rule), by
 //
-//   engine                  the engine's own functions on an OpenFeature evaluation context, as a
-//                           provider holding a compiled snapshot runs them per call: the context read
-//                           through BenchContext, decideState, and for the typed flag resolveVariant
-//                           at the call's Date.now() (bench-engine-provider.ts)
-//   provider without SDK    the bench provider's synchronous answer: the engine, the flag looked up by
-//                           name and the answer's details object, no promise
+//   engine                  the engine's own functions on an OpenFeature evaluation context, as the
+//                           provider runs them per call on its compiled snapshot: the context read
+//                           by OfrepContext.fill, decideState, and for the typed flag resolveVariant at
+//                           the call's Date.now()
+//   provider without SDK    FlagwireProvider's synchronous core (src/provider/resolve.ts resolveFlag):
+//                           the engine, the flag looked up by name and the answer's details, no promise
 //   SDK + constant          the SDK with a provider that answers one fixed object: the SDK's own cost
 //   SDK + in-process        client.getBooleanValue / getStringValue of @openfeature/server-sdk with
-//                           kInProcessProvider (the bench's BenchEngineProvider until FlagwireProvider)
+//                           FlagwireProvider, fed by the server the bench starts
 //   flagd-core              FlagdCore.resolveBooleanEvaluation / resolveStringEvaluation, in-process, on
 //                           the same flags' flagd definitions (keyed by flag name, as a flag set is)
 //   SDK + flagd-core        the same through the SDK: what the stock flagd provider runs in-process
@@ -25,7 +25,7 @@
 // 1 µs per evaluation in process.
 //
 // Run: npm run bench:in-process [-- --rounds 9 --round-ms 200 --no-ofrep --only PREFIX --flag NAME]
-// (--no-ofrep: no server and no network path; --only: the paths whose name starts with PREFIX, and the
+// (--no-ofrep: no network path per evaluation (the server still serves the provider's snapshot); --only: the paths whose name starts with PREFIX, and the
 //  engine's; --flag static|five-rule: one flag. For a profile of one path:
 //  node --cpu-prof --cpu-prof-dir bench/out/prof-five-rule dist/bench/in-process.bench.js --no-ofrep --only engine --flag five-rule
 //  node dist/bench/profile-summary.js bench/out/prof-five-rule)
@@ -37,32 +37,17 @@ import { OFREPProvider } from '@openfeature/ofrep-provider';
 import { type Client, type EvaluationContext, type JsonValue, OpenFeature, type Provider } from '@openfeature/server-sdk';
 import { decideState, decisionValue } from '../src/eval/evaluate.js';
 import { resolveVariant } from '../src/eval/variants.js';
-import type { Flag } from '../src/flags/records.js';
-import type { Audience } from '../src/model/projects.js';
-import { BenchContext, BenchEngineProvider, compileBenchFlag } from './bench-engine-provider.js';
+import { OfrepContext } from '../src/ofrep/context.js';
+import { type CompiledSnapshot, compileSnapshot, type ProviderFlag } from '../src/provider/compile.js';
+import { FlagwireProvider } from '../src/provider/provider.js';
+import { resolveFlag } from '../src/provider/resolve.js';
+import type { Snapshot } from '../src/snapshots/shape.js';
 import { generateDataset } from './dataset.js';
 import { machineInfo } from './environment.js';
 import { fiveRuleContexts, kFiveRuleTargeting, kFiveRuleVariants } from './five-rule-flag.js';
 import { kDist } from './locations.js';
 import { killAllSync, type Server, startServer, stopAll } from './processes.js';
 import { median } from './stats.js';
-
-/** What FlagwireProvider is constructed with (issue 44, item 4), and the records the bench wrote. */
-interface InProcessSetup {
-  url: string;
-  token: string;
-  project: string;
-  /** null: a single-environment project. */
-  environment: null;
-  snapshotPath: string;
-  flags: readonly Flag[];
-  audiences: readonly Audience[];
-}
-
-// The in-process provider measured through the SDK. Until src/provider is merged it is the bench's own;
-// then this line becomes `(setup) => new FlagwireProvider(setup)` (with its import from
-// '../src/provider/provider.js'): it fetches the same flags from the server the bench starts.
-const kInProcessProvider = (setup: InProcessSetup): Provider => new BenchEngineProvider(setup.flags, setup.audiences);
 
 const kStaticName = 'static';
 const kDirectName = "bench provider's answer without the SDK (lookup by name, details object)";
@@ -115,9 +100,8 @@ interface Seeded {
   dataDir: string;
   projectId: string;
   readSecret: string;
-  /** The static flag's record, then the five-rule flag's. */
-  flags: Flag[];
-  audiences: Audience[];
+  /** The static flag's name, then the five-rule flag's. */
+  names: [string, string];
 }
 
 /** The flags' keys: their names, as in a flagd flag set and in OFREP with X-Flagwire-Project. */
@@ -133,8 +117,8 @@ interface Keys {
 async function seed(): Promise<Seeded> {
   const dataDir = join(mkdtempSync(join(tmpdir(), 'flagwire-in-process-')), 'data');
   const data = await generateDataset(dataDir);
-  const { staticFlag, typedFlag, audiences } = data.inProcess;
-  return { dataDir, projectId: typedFlag.projectId, readSecret: data.readSecret, flags: [staticFlag, typedFlag], audiences };
+  const { staticFlag, typedFlag } = data.inProcess;
+  return { dataDir, projectId: typedFlag.projectId, readSecret: data.readSecret, names: [staticFlag.name, typedFlag.name] };
 }
 
 /** The same two flags as flagd definitions, keyed by name as a flagd flag set is (src/sync/flag-set.ts). */
@@ -225,12 +209,21 @@ function sdkPaths(name: string, sdk: Client, keys: Keys, checked = true): Path[]
  * shared between them (a shared one would turn polymorphic and cost every path a few ns); the SDK's
  * paths share one (every client is the SDK's one class, at microseconds per call).
  */
-async function buildPaths(seeded: Seeded, server: Server | null): Promise<Path[]> {
-  const staticFlag = compileBenchFlag(seeded.flags[0]!, seeded.audiences);
-  const fiveRule = compileBenchFlag(seeded.flags[1]!, seeded.audiences);
+async function buildPaths(seeded: Seeded, server: Server, ofrep: boolean): Promise<Path[]> {
+  // What the provider compiles: the native snapshot the server serves (GET /v1/snapshots/{project_id}).
+  const compiled = await fetchSnapshot(seeded, server);
+  const flag = (name: string): ProviderFlag => compiled.byKey.get(name)!;
+  const staticFlag = flag(seeded.names[0]);
+  const fiveRule = flag(seeded.names[1]);
   const keys: Keys = { static: staticFlag.name, fiveRule: fiveRule.name };
-  const ctx = new BenchContext();
-  const direct = new BenchEngineProvider(seeded.flags, seeded.audiences);
+  const ctx = new OfrepContext();
+  const fill = (context: EvaluationContext): OfrepContext => {
+    ctx.fill(context);
+    return ctx;
+  };
+  const direct = new OfrepContext();
+  const resolve = <T extends boolean | string>(key: string, type: 'boolean' | 'string', value: T, context: EvaluationContext) =>
+    resolveFlag(compiled, direct, key, type, value, context, Date.now());
   const core = new FlagdCore(undefined, kQuiet);
   core.setConfigurations(flagdDocument(keys));
   const c = (i: number) => kContexts[i & 1023]!;
@@ -238,20 +231,20 @@ async function buildPaths(seeded: Seeded, server: Server | null): Promise<Path[]
     {
       flag: kStaticName,
       name: 'engine: decideState on the context',
-      value: (i) => decisionValue(decideState(staticFlag.id, staticFlag.state, ctx.set(c(i)))),
+      value: (i) => decisionValue(decideState(staticFlag.id, staticFlag.state, fill(c(i)))),
       run(n) {
         let sum = 0;
-        for (let i = 0; i < n; i++) sum += decideState(staticFlag.id, staticFlag.state, ctx.set(kContexts[i & 1023]!)) & 1;
+        for (let i = 0; i < n; i++) sum += decideState(staticFlag.id, staticFlag.state, fill(kContexts[i & 1023]!)) & 1;
         return sum;
       },
     },
     {
       flag: kStaticName,
       name: kDirectName,
-      value: (i) => direct.booleanDetails(keys.static, false, c(i)).value,
+      value: (i) => resolve(keys.static, 'boolean', false, c(i)).value,
       run(n) {
         let sum = 0;
-        for (let i = 0; i < n; i++) if (direct.booleanDetails(keys.static, false, kContexts[i & 1023]!).value) sum++;
+        for (let i = 0; i < n; i++) if (resolve(keys.static, 'boolean', false, kContexts[i & 1023]!).value) sum++;
         return sum;
       },
     },
@@ -268,12 +261,12 @@ async function buildPaths(seeded: Seeded, server: Server | null): Promise<Path[]
     {
       flag: kFiveRuleName,
       name: 'engine: decideState + resolveVariant on the context',
-      value: (i) => resolveVariant(fiveRule.variants!, decideState(fiveRule.id, fiveRule.state, ctx.set(c(i))), ctx, Date.now()).value,
+      value: (i) => resolveVariant(fiveRule.state.variants!, decideState(fiveRule.id, fiveRule.state, fill(c(i))), ctx, Date.now()).value,
       run(n) {
         let sum = 0;
         for (let i = 0; i < n; i++) {
-          const decision = decideState(fiveRule.id, fiveRule.state, ctx.set(kContexts[i & 1023]!));
-          sum += (resolveVariant(fiveRule.variants!, decision, ctx, Date.now()).value as string).length;
+          const decision = decideState(fiveRule.id, fiveRule.state, fill(kContexts[i & 1023]!));
+          sum += (resolveVariant(fiveRule.state.variants!, decision, ctx, Date.now()).value as string).length;
         }
         return sum;
       },
@@ -281,10 +274,10 @@ async function buildPaths(seeded: Seeded, server: Server | null): Promise<Path[]
     {
       flag: kFiveRuleName,
       name: kDirectName,
-      value: (i) => direct.valueDetails(keys.fiveRule, '', c(i)).value,
+      value: (i) => resolve(keys.fiveRule, 'string', '', c(i)).value,
       run(n) {
         let sum = 0;
-        for (let i = 0; i < n; i++) sum += direct.valueDetails(keys.fiveRule, '', kContexts[i & 1023]!).value.length;
+        for (let i = 0; i < n; i++) sum += resolve(keys.fiveRule, 'string', '', kContexts[i & 1023]!).value.length;
         return sum;
       },
     },
@@ -299,25 +292,31 @@ async function buildPaths(seeded: Seeded, server: Server | null): Promise<Path[]
       },
     },
   ];
-  const setup: InProcessSetup = {
-    url: server?.url ?? 'http://127.0.0.1:0',
+  const inProcess = new FlagwireProvider({
+    url: server.url,
     token: seeded.readSecret,
     project: seeded.projectId,
     environment: null,
     snapshotPath: join(seeded.dataDir, '..', 'provider-snapshot'),
-    flags: seeded.flags,
-    audiences: seeded.audiences,
-  };
-  const inProcess = kInProcessProvider(setup);
+  });
   // The SDK's own floor first, then the in-process provider, flagd-core, and the network.
   paths.push(...sdkPaths('SDK + a constant provider: the SDK alone', await client('constant', new ConstantBenchProvider()), keys, false));
   paths.push(...sdkPaths(`SDK + in-process (${inProcess.metadata.name})`, await client('in-process', inProcess), keys));
   paths.push(...sdkPaths('SDK + flagd-core', await client('flagd-core', new FlagdCoreBenchProvider(core)), keys));
-  if (server !== null) {
+  if (ofrep) {
     const ofrep = new OFREPProvider({ baseUrl: server.url, headers: [['X-Flagwire-Project', seeded.projectId]] });
     paths.push(...sdkPaths('SDK + OFREP over loopback', await client('ofrep', ofrep), keys));
   }
   return paths;
+}
+
+/** The project's snapshot as the provider fetches and compiles it. */
+async function fetchSnapshot(seeded: Seeded, server: Server): Promise<CompiledSnapshot> {
+  const response = await fetch(`${server.url}/v1/snapshots/${seeded.projectId}`, {
+    headers: { authorization: `Bearer ${seeded.readSecret}` },
+  });
+  if (response.status !== 200) throw new Error(`snapshot: ${response.status} ${await response.text()}`);
+  return compileSnapshot((await response.json()) as Snapshot);
 }
 
 /** Every path gives the engine's value for every context, for both flags, before anything is timed. */
@@ -379,17 +378,15 @@ function format(ns: number): string {
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   const seeded = await seed();
-  let server: Server | null = null;
   try {
-    if (options.ofrep) {
-      const env: NodeJS.ProcessEnv = { ...process.env };
-      for (const name of Object.keys(env)) if (name.startsWith('FLAGWIRE_')) delete env[name];
-      env.FLAGWIRE_RATE_LIMIT = '1000000000';
-      env.FLAGWIRE_LOG_LEVEL = 'warn';
-      const serve = [join(kDist, 'src/cli/cli.js'), 'serve', '--port', '0', '--host', '127.0.0.1', '--data', seeded.dataDir];
-      server = await startServer('flagwire', serve, env, /Flagwire listening on (http:\/\/[\d.:]+)/, 60_000);
-    }
-    const paths = (await buildPaths(seeded, server)).filter(
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    for (const name of Object.keys(env)) if (name.startsWith('FLAGWIRE_')) delete env[name];
+    env.FLAGWIRE_RATE_LIMIT = '1000000000';
+    env.FLAGWIRE_LOG_LEVEL = 'warn';
+    env.FLAGWIRE_SYNC_PORT = '0';
+    const serve = [join(kDist, 'src/cli/cli.js'), 'serve', '--port', '0', '--host', '127.0.0.1', '--data', seeded.dataDir];
+    const server = await startServer('flagwire', serve, env, /Flagwire listening on (http:\/\/[\d.:]+)/, 60_000);
+    const paths = (await buildPaths(seeded, server, options.ofrep)).filter(
       (p) =>
         (options.only === null || p.name.startsWith('engine') || p.name.startsWith(options.only)) &&
         (options.flag === null || p.flag === options.flag),
