@@ -50,7 +50,7 @@ import { killAllSync, type Server, startServer, stopAll } from './processes.js';
 import { median } from './stats.js';
 
 const kStaticName = 'static';
-const kDirectName = "bench provider's answer without the SDK (lookup by name, details object)";
+const kDirectName = "provider's resolveFlag without the SDK (lookup by name, details)";
 const kFiveRuleName = 'five-rule';
 const kGoalNs = { [kStaticName]: 50, [kFiveRuleName]: 1000 } as const;
 const kContexts: EvaluationContext[] = fiveRuleContexts(1024);
