@@ -10,6 +10,7 @@ import { kProjects } from './projects/capability.js';
 import { kFlags } from './flags/capability.js';
 import { kReleasePlans } from './release-plans/capability.js';
 import { kSessions } from './sessions/capability.js';
+import { kSync } from './sync/capability.js';
 import { kTokens } from './tokens/capability.js';
 import { kWebhooks } from './webhooks/capability.js';
 import type { WebhookEvent } from './webhooks/records.js';
@@ -27,6 +28,7 @@ export const kCapabilities = [
   kTokens,
   kAudit,
   kMail,
+  kSync,
 ] as const satisfies readonly Capability[];
 
 /** The capabilities' values, as every derivation reads them. */

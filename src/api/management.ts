@@ -56,14 +56,6 @@ export interface ManagementDeps {
 // Query parameters that would carry a secret in a URL: refused so the secret is never used from there.
 const kUrlTokenParams = ['token', 'access_token', 'api_key', 'apikey', 'authorization'];
 
-/** Denials that are recorded on the token and e-mailed (spec: Events): a real token refused. */
-const kDenialCodes: ReadonlySet<string> = new Set([
-  'TOKEN_REVOKED',
-  'TOKEN_EXPIRED',
-  'INSUFFICIENT_PERMISSION',
-  'ENVIRONMENT_NOT_PERMITTED',
-  'FORBIDDEN',
-]);
 const kRateLimited = Buffer.from(
   'Too Many Requests: the Management API allows a limited number of requests per minute per address; wait a minute before retrying.\n',
 );
@@ -284,12 +276,7 @@ class ManagementPipeline {
     const error = answerableError(err, (e) =>
       deps.log.error({ err: e, method: request.method, path: request.path }, 'unexpected error in the Management API'),
     );
-    if (token !== null) {
-      const now = deps.clock.now();
-      deps.activity.used(token.id, request.method, request.path, error.status, now);
-      if (kDenialCodes.has(error.code))
-        deps.activity.denied(token.id, `${error.title}: ${error.detail}`, request.method, request.path, now);
-    }
+    if (token !== null) deps.activity.refused(token.id, error, request.method, request.path, deps.clock.now());
     if (deps.metrics) {
       deps.metrics.request(request.metric, error.status);
       if (error.code === 'TOO_MANY_AUTH_FAILURES') deps.metrics.authLockouts++;

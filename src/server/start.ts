@@ -89,7 +89,7 @@ async function startClaimed(config: Readonly<Config>, options: StartOptions, cla
     throw err;
   });
   let metricsUrl: string | null = null;
-  const background = new NodeBackground({ config, store, writer, clock, log, ownMetricsUrl: () => metricsUrl });
+  const background = new NodeBackground({ config, store, writer, clock, log, authFailures, ownMetricsUrl: () => metricsUrl });
   // What start-up opened so far, closed again when a later step fails.
   const abandon = async (err: unknown): Promise<never> => {
     await background.abandon();
