@@ -6,7 +6,7 @@
 // rides in it (`,token=`).
 import t from 'tap';
 import { FlagdProvider } from '@openfeature/flagd-provider';
-import { OpenFeature, ProviderEvents, type EvaluationContext } from '@openfeature/server-sdk';
+import { OpenFeature, ProviderEvents, ProviderStatus, type EvaluationContext } from '@openfeature/server-sdk';
 import { call } from '../helpers/http.js';
 import { pollUntil } from '../helpers/poll.js';
 import { startTestServer, tempDataDir, type TestServer } from '../helpers/server.js';
@@ -99,6 +99,20 @@ t.test('a change made through the Management API reaches the provider', async (t
     (v) => v === false,
   );
   t.ok(events.filter((e) => e === ProviderEvents.ConfigurationChanged).length > changed, 'PROVIDER_CONFIGURATION_CHANGED');
+});
+
+t.test('a wrong token: UNAUTHENTICATED, fatal for a provider told so', async (t) => {
+  const wrong = new FlagdProvider({
+    resolverType: 'in-process',
+    host: '127.0.0.1',
+    port: syncPort,
+    selector: `flagSetId=${ids.single},token=fw_${'x'.repeat(40)}`,
+    fatalStatusCodes: ['UNAUTHENTICATED'],
+  });
+  await t.rejects(OpenFeature.setProviderAndWait('wrong', wrong), { name: 'ProviderFatalError', message: /Invalid token/ });
+  t.equal(OpenFeature.getClient('wrong').providerStatus, ProviderStatus.FATAL);
+  const answer = await OpenFeature.getClient('wrong').getBooleanDetails('sync-on', false, { targetingKey: 'u1' });
+  t.same([answer.value, answer.errorCode], [false, 'PROVIDER_FATAL'], "the caller's default");
 });
 
 t.test('the provider reconnects after the server restarts on the same port', async (t) => {

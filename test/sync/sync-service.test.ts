@@ -1,0 +1,247 @@
+// Black-box: the sync service (flagd.sync.v1.FlagSyncService) of a real server, spoken by a gRPC client
+// built from the protocol's own definition (test/helpers/sync-client.ts): selectors in the header and in
+// the deprecated field, the token in each of its three places, the environment limit, refusals as gRPC
+// statuses, FetchAllFlags, GetMetadata, the stream cap, pushes on change, a revoked token's stream ended,
+// and refusals recorded on the token as the Management API's are.
+import t from 'tap';
+import * as grpc from '@grpc/grpc-js';
+import { kOperator } from '../../src/audit/audit-actor.js';
+import { call } from '../helpers/http.js';
+import { pollUntil } from '../helpers/poll.js';
+import { startTestServer, tempDataDir } from '../helpers/server.js';
+import { type OpenStream, type SyncCall, SyncClient } from '../helpers/sync-client.js';
+import { buildWorld } from '../helpers/world.js';
+
+const kMaxStreams = 4;
+const dataDir = tempDataDir();
+const world = buildWorld(dataDir);
+const { ids, secrets, tokenIds } = world;
+// Flags flagd can say exactly: "checkout" (50%, cohorts) is left out and named.
+world.run('flagCreate', { projectId: ids.single, body: { name: 'sync-on', enabled: true, trafficPercentage: 100 }, principal: kOperator });
+world.run('flagCreate', {
+  projectId: ids.multi,
+  body: { name: 'sync-group', environments: { staging: { enabled: true, trafficPercentage: 100 }, production: { enabled: false } } },
+  principal: kOperator,
+});
+const server = await startTestServer({ dataDir, syncPort: 'free', env: { FLAGWIRE_SYNC_MAX_STREAMS: String(kMaxStreams) } });
+const client = new SyncClient(server.syncPort);
+t.teardown(async () => {
+  client.close();
+  await server.stop();
+  await world.store.close();
+});
+
+/** The stream's first set, parsed, once it came (the stream stays open). */
+async function firstSet(
+  stream: OpenStream,
+): Promise<{ flags: Record<string, { defaultVariant?: string }>; metadata: Record<string, unknown> }> {
+  await pollUntil(
+    'a first set',
+    async () => stream.sets.length > 0 || stream.ended !== null,
+    (v) => v,
+  );
+  if (stream.sets.length === 0) throw new Error(`refused: ${JSON.stringify(stream.ended)}`);
+  return JSON.parse(stream.sets[0]!);
+}
+
+/** How a SyncFlags call is refused. */
+async function refusal(request: SyncCall): Promise<{ code: number; details: string }> {
+  const stream = client.syncFlags(request);
+  await pollUntil(
+    'the refusal',
+    async () => stream.ended,
+    (v) => v !== null,
+  );
+  t.equal(stream.sets.length, 0, 'nothing sent before the refusal');
+  return stream.ended!;
+}
+
+const single = `flagSetId=${ids.single}`;
+
+t.test('the selector in the header, the token in the authorization metadata', async (t) => {
+  const stream = client.syncFlags({ header: single, authorization: `Bearer ${secrets.read}` });
+  const set = await firstSet(stream);
+  t.same(Object.keys(set.flags).sort(), ['banner', 'sync-on']);
+  t.same(set.flags['sync-on'], { state: 'ENABLED', variants: { on: true, off: false }, defaultVariant: 'on' });
+  t.equal(set.metadata.flagSetId, ids.single);
+  t.equal(set.metadata.flagwireProject, ids.single);
+  t.equal(set.metadata.flagwireOmitted, 'checkout');
+  t.type(set.metadata.flagwireRevision, 'number');
+  stream.cancel();
+});
+
+t.test('the selector in the deprecated field; the token in the provider_id or in the selector', async (t) => {
+  for (const request of [
+    { selector: single, providerId: secrets.read },
+    { selector: single, providerId: `Bearer ${secrets.read}` },
+    { selector: `${single},token=${secrets.read}` },
+    { header: `${single},token=${secrets.read}` },
+  ]) {
+    const stream = client.syncFlags(request);
+    t.equal((await firstSet(stream)).metadata.flagSetId, ids.single);
+    stream.cancel();
+  }
+});
+
+t.test('one environment of a multi-environment project, and the token limited to other environments', async (t) => {
+  const stream = client.syncFlags({ header: `flagSetId=${ids.multi}/staging,token=${secrets.stagingWrite}` });
+  const set = await firstSet(stream);
+  t.equal(set.metadata.flagSetId, `${ids.multi}/staging`);
+  t.equal(set.metadata.flagwireEnvironment, 'staging');
+  t.same(set.flags['sync-group'], { state: 'ENABLED', variants: { on: true, off: false }, defaultVariant: 'on' }, "staging's state");
+  const production = client.syncFlags({ header: `flagSetId=${ids.multi}/production,token=${secrets.multiRead}` });
+  t.equal((await firstSet(production)).flags['sync-group'].defaultVariant, 'off', "production's state");
+  production.cancel();
+  stream.cancel();
+  const limited = await refusal({ header: `flagSetId=${ids.multi}/production,token=${secrets.stagingWrite}` });
+  t.equal(limited.code, grpc.status.PERMISSION_DENIED);
+  t.match(limited.details, /^Environment not permitted: This token may not access environment "production"; it is limited to: staging\.$/);
+  const missing = await refusal({ header: `flagSetId=${ids.multi},token=${secrets.multiRead}` });
+  t.equal(missing.code, grpc.status.INVALID_ARGUMENT);
+  t.match(missing.details, `flagSetId=${ids.multi}/<environment>; valid environments: staging, production`);
+  const unknown = await refusal({ header: `flagSetId=${ids.multi}/qa,token=${secrets.multiRead}` });
+  t.equal(unknown.code, grpc.status.NOT_FOUND);
+  t.match(unknown.details, 'Unknown environment "qa"');
+  const extra = await refusal({ header: `${single}/production,token=${secrets.read}` });
+  t.equal(extra.code, grpc.status.INVALID_ARGUMENT);
+});
+
+t.test('missing, wrong and revoked tokens are UNAUTHENTICATED; a token of another project reads as no project', async (t) => {
+  const none = await refusal({ header: single });
+  t.equal(none.code, grpc.status.UNAUTHENTICATED);
+  t.match(none.details, /^Missing bearer token: Send a token of the project/);
+  const wrong = await refusal({ header: `${single},token=fw_${'x'.repeat(40)}` });
+  t.equal(wrong.code, grpc.status.UNAUTHENTICATED);
+  t.equal(wrong.details, 'Invalid token: This token does not exist; create one in the console.');
+  t.notMatch(wrong.details, 'x'.repeat(20), 'the secret is not echoed');
+  const malformed = await refusal({ header: `${single},token=hunter2` });
+  t.equal(malformed.code, grpc.status.UNAUTHENTICATED);
+  t.notMatch(malformed.details, 'hunter2');
+  const other = await refusal({ header: `flagSetId=${ids.singleB},token=${secrets.read}` });
+  const nowhere = await refusal({ header: `flagSetId=prj_${'n'.repeat(16)},token=${secrets.read}` });
+  t.equal(other.code, grpc.status.NOT_FOUND);
+  t.equal(other.details, nowhere.details.replace(`prj_${'n'.repeat(16)}`, ids.singleB), 'the same words as a project that does not exist');
+  const plan = await refusal({ header: `flagSetId=${ids.free},token=${secrets.free}` });
+  t.equal(plan.code, grpc.status.PERMISSION_DENIED, "the organisation's plan allows no tokens");
+  const bad = await refusal({ header: 'project=prj_x' });
+  t.equal(bad.code, grpc.status.INVALID_ARGUMENT);
+});
+
+t.test('FetchAllFlags answers the stream’s set; GetMetadata its metadata', async (t) => {
+  const stream = client.syncFlags({ header: single, authorization: `Bearer ${secrets.read}` });
+  await firstSet(stream);
+  t.equal(await client.fetchAllFlags({ header: single, authorization: `Bearer ${secrets.read}` }), stream.sets[0]);
+  t.equal(await client.fetchAllFlags({ selector: `${single},token=${secrets.read}` }), stream.sets[0], 'the deprecated field');
+  stream.cancel();
+  const metadata = await client.getMetadata({ header: `${single},token=${secrets.read}` });
+  t.same(metadata, JSON.parse(stream.sets[0]!).metadata);
+  await t.rejects(client.fetchAllFlags({ header: single }), { code: grpc.status.UNAUTHENTICATED });
+  await t.rejects(client.getMetadata({ header: `flagSetId=${ids.multi}/production,token=${secrets.stagingWrite}` }), {
+    code: grpc.status.PERMISSION_DENIED,
+  });
+});
+
+t.test('each change is pushed as the whole set; a commit elsewhere pushes nothing', async (t) => {
+  const stream = client.syncFlags({ header: `${single},token=${secrets.read}` });
+  await firstSet(stream);
+  const flagId = world.store.findFlagByName(ids.single, 'sync-on')!.id;
+  const r = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${flagId}`, { token: secrets.write, body: { enabled: false } });
+  t.equal(r.status, 200);
+  await pollUntil(
+    'the change is pushed',
+    async () => stream.sets.length,
+    (n) => n === 2,
+  );
+  const pushed = JSON.parse(stream.sets[1]!);
+  t.equal(pushed.flags['sync-on'].defaultVariant, 'off');
+  t.ok(pushed.metadata.flagwireRevision > JSON.parse(stream.sets[0]!).metadata.flagwireRevision);
+  // Another project changes; then this one: only this one's change is pushed.
+  const b = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${ids.flagB}`, { token: secrets.writeB, body: { enabled: false } });
+  t.equal(b.status, 200);
+  const again = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${flagId}`, { token: secrets.write, body: { enabled: true } });
+  t.equal(again.status, 200);
+  await pollUntil(
+    'the second change is pushed',
+    async () => stream.sets.length,
+    (n) => n >= 3,
+  );
+  t.equal(stream.sets.length, 3, "another project's change pushed nothing");
+  t.equal(JSON.parse(stream.sets[2]!).flags['sync-on'].defaultVariant, 'on');
+  stream.cancel();
+});
+
+t.test(`at most ${kMaxStreams} streams per node: one more is RESOURCE_EXHAUSTED, a freed place serves again`, async (t) => {
+  const open = Array.from({ length: kMaxStreams }, () => client.syncFlags({ header: `${single},token=${secrets.read}` }));
+  for (const stream of open) await firstSet(stream);
+  const refused = await refusal({ header: `${single},token=${secrets.read}` });
+  t.equal(refused.code, grpc.status.RESOURCE_EXHAUSTED);
+  t.match(refused.details, 'FLAGWIRE_SYNC_MAX_STREAMS');
+  open[0]!.cancel();
+  // The server sees the cancel on its own time: retry until the place is free (a minute catches a hang).
+  const served = await pollUntil(
+    'a place frees',
+    async () => {
+      const stream = client.syncFlags({ header: `${single},token=${secrets.read}` });
+      await pollUntil(
+        'an answer',
+        async () => stream.sets.length > 0 || stream.ended !== null,
+        (v) => v,
+      );
+      return stream;
+    },
+    (stream) => stream.sets.length > 0,
+  );
+  served.cancel();
+  for (const stream of open) stream.cancel();
+});
+
+t.test("a revoked token's open stream ends UNAUTHENTICATED, and its refusals are on the token", async (t) => {
+  const made = world.run('tokenCreate', { projectId: ids.single, asUserId: ids.editor, name: 'sync-revoked', permission: 'read' });
+  const stream = client.syncFlags({ header: `${single},token=${made.secret}` });
+  await firstSet(stream);
+  world.run('tokenRevoke', { tokenId: made.id, asUserId: ids.editor });
+  // The spec's revocation delay is about a minute; streams are checked every 10 s.
+  await pollUntil(
+    'the stream ends',
+    async () => stream.ended,
+    (v) => v !== null,
+    60_000,
+  );
+  t.equal(stream.ended!.code, grpc.status.UNAUTHENTICATED);
+  t.match(stream.ended!.details, /^Token revoked: /);
+  const again = await refusal({ header: `${single},token=${made.secret}` });
+  t.equal(again.code, grpc.status.UNAUTHENTICATED);
+  const activity = await pollUntil(
+    "the token's activity",
+    async () => {
+      world.store.resetReadTxn();
+      return world.store.getActivity(made.id);
+    },
+    (a) => a !== undefined && a.denials.length >= 2,
+  );
+  t.equal(activity!.denials[0]!.method, 'GRPC');
+  t.equal(activity!.denials[0]!.path, '/flagd.sync.v1.FlagSyncService/SyncFlags');
+  t.match(activity!.denials[0]!.reason, /^Token revoked: /);
+  t.ok(
+    activity!.recent.some((r) => r.status === 200),
+    'the stream it opened is a use',
+  );
+  // The denial mail, as for the Management API: at most once per token per 24 h.
+  world.store.resetReadTxn();
+  t.ok(
+    world.store.listMail().some((m) => m.subject === 'Flagwire: API token "sync-revoked" was refused'),
+    'the creator and the owners are mailed',
+  );
+});
+
+t.test('an environment refusal is a denial on the token', async (t) => {
+  await pollUntil(
+    "the staging token's denial",
+    async () => {
+      world.store.resetReadTxn();
+      return world.store.getActivity(tokenIds.stagingWrite!)?.denials ?? [];
+    },
+    (denials) => denials.some((d) => d.reason.startsWith('Environment not permitted') && d.method === 'GRPC'),
+  );
+  t.pass('recorded');
+});
