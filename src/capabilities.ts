@@ -1,6 +1,6 @@
 // Every capability of Flagwire, listed once. Adding a capability is one line here (docs/architecture.md,
 // "Adding a capability"); the tables the rest of Flagwire reads are derived below.
-import type { Capability, ManagementRouteSpec } from './capability/capability.js';
+import type { Capability, ManagementRouteSpec, ServiceRouteSpec } from './capability/capability.js';
 import { kAudit } from './audit/capability.js';
 import { kFlagsAsCode } from './flags-as-code/capability.js';
 import { kInvitations } from './invitations/capability.js';
@@ -44,6 +44,11 @@ export const kCapabilityCommands: ReadonlyMap<string, AnyCommand> = uniqueBy(
 /** Every capability's Management API routes, by route name, in the order the capabilities are listed. */
 export const kCapabilityRoutes: readonly (readonly [string, ManagementRouteSpec])[] = kCapabilityList.flatMap((c) =>
   Object.entries(c.routes ?? {}),
+);
+
+/** Every capability's routes outside the Management API, by route name, in the order the capabilities are listed. */
+export const kCapabilityServiceRoutes: readonly (readonly [string, ServiceRouteSpec])[] = kCapabilityList.flatMap((c) =>
+  Object.entries(c.serviceRoutes ?? {}),
 );
 
 /**

@@ -27,7 +27,7 @@ import type { Metrics } from '../metrics/metrics.js';
 import type { WriterClient } from '../writer/client.js';
 import type { Planner } from '../flags-as-code/planner.js';
 import type { ActivityRecorder } from './activity.js';
-import { identifyToken } from './auth.js';
+import { identifyToken, refuseUrlTokens } from './auth.js';
 import type { AuthFailures } from './auth-failures.js';
 import { JsonText, type ApiRequest, type ReadHandler, type WriteHandler } from './handler.js';
 
@@ -52,9 +52,6 @@ export interface ManagementDeps {
   /** Request, rate-limit and auth-failure counts; null or absent when metrics are off. */
   metrics?: Metrics | null;
 }
-
-// Query parameters that would carry a secret in a URL: refused so the secret is never used from there.
-const kUrlTokenParams = ['token', 'access_token', 'api_key', 'apikey', 'authorization'];
 
 const kRateLimited = Buffer.from(
   'Too Many Requests: the Management API allows a limited number of requests per minute per address; wait a minute before retrying.\n',
@@ -299,17 +296,6 @@ class ManagementPipeline {
     this.deps.metrics?.request(request.metric, status);
     const text = value instanceof JsonText ? value.text : JSON.stringify(value);
     send(res, status, text, 'application/json', revisionHeaders(storeRevision));
-  }
-}
-
-function refuseUrlTokens(query: URLSearchParams): void {
-  for (const name of kUrlTokenParams) {
-    if (query.has(name)) {
-      throw new FlagwireError(
-        'INVALID_REQUEST',
-        `Tokens are never accepted in the URL: remove "${name}" from the query and send "Authorization: Bearer <token>".`,
-      );
-    }
   }
 }
 

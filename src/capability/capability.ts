@@ -6,10 +6,11 @@
 // derived from that list, never kept beside it. docs/architecture.md ("Adding a capability") says how to
 // add one.
 import type { ManagementHandler } from '../api/handler.js';
+import type { ManagementDeps } from '../api/management.js';
 import type { BackgroundWork } from '../background/background-work.js';
 import type { ConsoleCommand } from '../cli/console-command.js';
 import type { WebhookEvent } from '../webhooks/records.js';
-import type { RouteDeclaration } from '../routes/route-table.js';
+import type { RouteDeclaration, RouteHandler } from '../routes/route-table.js';
 import type { ApiRoute } from '../web-console/api/call.js';
 import type { AnyCommand } from '../writer/command.js';
 
@@ -21,6 +22,16 @@ export interface ManagementRouteSpec extends RouteDeclaration {
   readonly handler: ManagementHandler;
 }
 
+/**
+ * A route of a capability outside the Management API's /api/v1 (GET /v1/flag-sets/...): registered on
+ * uWS as the service's own routes are, its handler made once per front end from the front end's parts.
+ */
+export interface ServiceRouteSpec extends RouteDeclaration {
+  readonly via?: 'uws';
+  readonly metric: number;
+  readonly handler: (deps: ManagementDeps) => RouteHandler;
+}
+
 export interface Capability {
   /** Its folder's name under src/. */
   readonly name: string;
@@ -28,6 +39,8 @@ export interface Capability {
   readonly commands?: Readonly<Record<string, AnyCommand>>;
   /** Its Management API routes by route name (the name the metrics and tests know it by). */
   readonly routes?: Readonly<Record<string, ManagementRouteSpec>>;
+  /** Its routes outside the Management API, by route name. */
+  readonly serviceRoutes?: Readonly<Record<string, ServiceRouteSpec>>;
   /** Its web console JSON API routes (/console/api/...). */
   readonly consoleRoutes?: readonly ApiRoute[];
   /** Its command-line commands, in the order the index lists them. */
