@@ -30,20 +30,27 @@ export interface OpenStream {
 export class SyncClient {
   private readonly client: grpc.Client & Record<string, (...args: unknown[]) => unknown>;
 
-  constructor(port: number) {
+  /** `options`: the channel's (keepalive, as stock providers set it). */
+  constructor(port: number, options: grpc.ChannelOptions = {}) {
     const Service = kPackage.flagd.sync.v1.FlagSyncService;
-    this.client = new Service(`127.0.0.1:${port}`, grpc.credentials.createInsecure()) as SyncClient['client'];
+    this.client = new Service(`127.0.0.1:${port}`, grpc.credentials.createInsecure(), options) as SyncClient['client'];
+  }
+
+  /** The channel's state now (READY, IDLE, ...). */
+  state(): grpc.connectivityState {
+    return this.client.getChannel().getConnectivityState(false);
   }
 
   close(): void {
     this.client.close();
   }
 
-  /** Opens SyncFlags; its messages and end are collected on the returned value. */
-  syncFlags(call: SyncCall): OpenStream {
+  /** Opens SyncFlags (ended by the client after `deadlineMs`, when given); its messages and end are collected on the returned value. */
+  syncFlags(call: SyncCall, deadlineMs?: number): OpenStream {
     const sets: string[] = [];
     const state: { ended: { code: number; details: string } | null } = { ended: null };
-    const stream = this.client.syncFlags(request(call), metadata(call)) as grpc.ClientReadableStream<{ flagConfiguration: string }>;
+    const options = deadlineMs === undefined ? {} : { deadline: Date.now() + deadlineMs };
+    const stream = this.client.syncFlags(request(call), metadata(call), options) as grpc.ClientReadableStream<{ flagConfiguration: string }>;
     stream.on('data', (message) => sets.push(message.flagConfiguration));
     stream.on('error', (err: grpc.ServiceError) => (state.ended = { code: err.code, details: err.details }));
     stream.on('status', (status: grpc.StatusObject) => (state.ended ??= { code: status.code, details: status.details }));

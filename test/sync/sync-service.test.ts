@@ -195,6 +195,42 @@ t.test(`at most ${kMaxStreams} streams per node: one more is RESOURCE_EXHAUSTED,
   for (const stream of open) stream.cancel();
 });
 
+t.test('streams ended by their deadline (the stock providers end theirs every 10 minutes) free their place', async (t) => {
+  for (let i = 0; i < kMaxStreams + 2; i++) {
+    const stream = client.syncFlags({ header: `${single},token=${secrets.read}` }, 1500);
+    await firstSet(stream);
+    await pollUntil('the deadline ends it', async () => stream.ended, (v) => v !== null);
+    t.equal(stream.ended!.code, grpc.status.DEADLINE_EXCEEDED);
+  }
+  // Every place free again (the server sees each end on its own time: retried until then).
+  await pollUntil(
+    `${kMaxStreams} streams open at once`,
+    async () => {
+      const open = Array.from({ length: kMaxStreams }, () => client.syncFlags({ header: `${single},token=${secrets.read}` }));
+      await Promise.all(open.map((s) => pollUntil('an answer', async () => s.sets.length > 0 || s.ended !== null, (v) => v)));
+      const served = open.every((s) => s.sets.length > 0);
+      for (const s of open) s.cancel();
+      return served;
+    },
+    (served) => served,
+  );
+  t.pass('no place leaked');
+});
+
+t.test('keepalive pings every second without a call, as a stock provider may send them, keep the connection', async (t) => {
+  const pinging = new SyncClient(server.syncPort, { 'grpc.keepalive_time_ms': 1000, 'grpc.keepalive_permit_without_calls': 1 });
+  t.teardown(() => pinging.close());
+  t.equal(JSON.parse(await pinging.fetchAllFlags({ header: `${single},token=${secrets.read}` })).metadata.flagSetId, ids.single);
+  const states = new Set<grpc.connectivityState>();
+  for (let i = 0; i < 20; i++) {
+    states.add(pinging.state());
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  // A server that refused the pings would send GOAWAY (too_many_pings): the channel would leave READY.
+  t.same([...states], [grpc.connectivityState.READY], 'READY throughout, 5 s of pings without a call');
+  t.equal(JSON.parse(await pinging.fetchAllFlags({ header: `${single},token=${secrets.read}` })).metadata.flagSetId, ids.single);
+});
+
 t.test("a revoked token's open stream ends UNAUTHENTICATED, and its refusals are on the token", async (t) => {
   const made = world.run('tokenCreate', { projectId: ids.single, asUserId: ids.editor, name: 'sync-revoked', permission: 'read' });
   const stream = client.syncFlags({ header: `${single},token=${made.secret}` });
