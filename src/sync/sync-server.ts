@@ -244,10 +244,11 @@ export class SyncServer {
 
   /** Sends every stream of `group` its set, when it is a new one (a change in the project or its plan). */
   private publish(group: Group<Stream>): void {
-    const first = group.watchers.values().next();
-    if (first.done) return;
-    const { project, environment } = first.value.granted;
-    const set = this.sets.current(project, environment, this.options.clock.now());
+    if (group.watchers.size === 0) return;
+    // The project as this snapshot has it: its environments may have changed since the streams opened.
+    const project = this.options.store.getProject(group.projectId);
+    if (project === undefined) return;
+    const set = this.sets.current(project, group.env, this.options.clock.now());
     for (const stream of group.watchers) if (stream.sent !== set) this.write(stream, set);
   }
 
