@@ -50,7 +50,9 @@ export class SyncClient {
     const sets: string[] = [];
     const state: { ended: { code: number; details: string } | null } = { ended: null };
     const options = deadlineMs === undefined ? {} : { deadline: Date.now() + deadlineMs };
-    const stream = this.client.syncFlags(request(call), metadata(call), options) as grpc.ClientReadableStream<{ flagConfiguration: string }>;
+    const stream = this.client.syncFlags(request(call), metadata(call), options) as grpc.ClientReadableStream<{
+      flagConfiguration: string;
+    }>;
     stream.on('data', (message) => sets.push(message.flagConfiguration));
     stream.on('error', (err: grpc.ServiceError) => (state.ended = { code: err.code, details: err.details }));
     stream.on('status', (status: grpc.StatusObject) => (state.ended ??= { code: status.code, details: status.details }));

@@ -199,7 +199,11 @@ t.test('streams ended by their deadline (the stock providers end theirs every 10
   for (let i = 0; i < kMaxStreams + 2; i++) {
     const stream = client.syncFlags({ header: `${single},token=${secrets.read}` }, 1500);
     await firstSet(stream);
-    await pollUntil('the deadline ends it', async () => stream.ended, (v) => v !== null);
+    await pollUntil(
+      'the deadline ends it',
+      async () => stream.ended,
+      (v) => v !== null,
+    );
     t.equal(stream.ended!.code, grpc.status.DEADLINE_EXCEEDED);
   }
   // Every place free again (the server sees each end on its own time: retried until then).
@@ -207,7 +211,15 @@ t.test('streams ended by their deadline (the stock providers end theirs every 10
     `${kMaxStreams} streams open at once`,
     async () => {
       const open = Array.from({ length: kMaxStreams }, () => client.syncFlags({ header: `${single},token=${secrets.read}` }));
-      await Promise.all(open.map((s) => pollUntil('an answer', async () => s.sets.length > 0 || s.ended !== null, (v) => v)));
+      await Promise.all(
+        open.map((s) =>
+          pollUntil(
+            'an answer',
+            async () => s.sets.length > 0 || s.ended !== null,
+            (v) => v,
+          ),
+        ),
+      );
       const served = open.every((s) => s.sets.length > 0);
       for (const s of open) s.cancel();
       return served;
