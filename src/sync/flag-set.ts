@@ -41,8 +41,12 @@ export function buildFlagSet(input: FlagSetInput): FlagSet {
     }
     flags[flag.name] = flagdFlag(flag, input.environment);
   }
+  const flagSetId = flagSetIdOf(input.projectId, input.environment);
   const metadata: Record<string, string | number> = {
-    flagSetId: flagSetIdOf(input.projectId, input.environment),
+    flagSetId,
+    // flagd providers copy their selector into every answer's flag metadata as `scope` unless the set
+    // names one (a set's metadata is every flag's): the selector may hold a token, the set's id does not.
+    scope: flagSetId,
     flagwireProject: input.projectId,
   };
   if (input.environment !== null) metadata.flagwireEnvironment = input.environment;

@@ -83,6 +83,10 @@ t.test('every value type answers as OFREP does', async (t) => {
     t.same(await client.getObjectValue('theme', {}, context), await ofrepValue('theme', context));
   }
   t.equal(await client.getStringValue('colour', 'none', { targetingKey: 'u2', email: 'ada@example.com' }), '#0f0', 'the rule ran');
+  // The provider puts its selector, token included, in every answer's metadata unless the set names a scope.
+  const details = await client.getStringDetails('colour', 'none', { targetingKey: 'u1' });
+  t.equal(details.flagMetadata.scope, ids.single, "the answer's scope is the set's id");
+  t.notMatch(JSON.stringify(details), secrets.read.slice(3), 'no answer shows the token');
   // "checkout" is on for 50% and lists cohorts: flagd's language cannot say that one exactly, so it is not served.
   const omitted = await client.getBooleanDetails('checkout', true, { targetingKey: 'u1' });
   t.equal(omitted.errorCode, 'FLAG_NOT_FOUND');
