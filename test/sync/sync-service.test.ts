@@ -3,6 +3,7 @@
 // the deprecated field, the token in each of its three places, the environment limit, refusals as gRPC
 // statuses, FetchAllFlags, GetMetadata, the stream cap, pushes on change, a revoked token's stream ended,
 // and refusals recorded on the token as the Management API's are.
+import http2 from 'node:http2';
 import t from 'tap';
 import * as grpc from '@grpc/grpc-js';
 import { kOperator } from '../../src/audit/audit-actor.js';
@@ -23,6 +24,15 @@ world.run('flagCreate', {
   body: { name: 'sync-group', environments: { staging: { enabled: true, trafficPercentage: 100 }, production: { enabled: false } } },
   principal: kOperator,
 });
+// Project B's set is about 1 MiB: far more than HTTP/2's flow-control window, so a reader that does not
+// read holds the server's first write (the slow-reader test).
+for (let i = 0; i < 100; i++) {
+  world.run('flagCreate', {
+    projectId: ids.singleB,
+    body: { name: `big-${i}`, enabled: true, trafficPercentage: 100, variants: { a: 'a'.repeat(10_000) }, defaultVariant: 'a' },
+    principal: kOperator,
+  });
+}
 const server = await startTestServer({ dataDir, syncPort: 'free', env: { FLAGWIRE_SYNC_MAX_STREAMS: String(kMaxStreams) } });
 const client = new SyncClient(server.syncPort);
 t.teardown(async () => {
@@ -42,6 +52,26 @@ async function firstSet(
   );
   if (stream.sets.length === 0) throw new Error(`refused: ${JSON.stringify(stream.ended)}`);
   return JSON.parse(stream.sets[0]!);
+}
+
+/** The flag configurations of the complete gRPC messages in `bytes` (5-byte prefix, then field 1: tag, length, text). */
+function messages(bytes: Buffer): string[] {
+  const out: string[] = [];
+  for (let at = 0; at + 5 <= bytes.length; ) {
+    const length = bytes.readUInt32BE(at + 1);
+    if (at + 5 + length > bytes.length) break;
+    const message = bytes.subarray(at + 5, at + 5 + length);
+    let i = 1; // past the tag byte of flag_configuration
+    let size = 0;
+    for (let shift = 0; ; shift += 7) {
+      const byte = message[i++]!;
+      size += (byte & 0x7f) * 2 ** shift;
+      if (byte < 0x80) break;
+    }
+    out.push(message.subarray(i, i + size).toString('utf8'));
+    at += 5 + length;
+  }
+  return out;
 }
 
 /** How a SyncFlags call is refused. */
@@ -241,6 +271,43 @@ t.test('keepalive pings every second without a call, as a stock provider may sen
   // A server that refused the pings would send GOAWAY (too_many_pings): the channel would leave READY.
   t.same([...states], [grpc.connectivityState.READY], 'READY throughout, 5 s of pings without a call');
   t.equal(JSON.parse(await pinging.fetchAllFlags({ header: `${single},token=${secrets.read}` })).metadata.flagSetId, ids.single);
+});
+
+t.test('a reader that stops reading holds one set in flight and gets the latest when it reads again, never a queue', async (t) => {
+  const session = http2.connect(`http://127.0.0.1:${server.syncPort}`);
+  t.teardown(() => session.close());
+  const request = session.request({
+    ':method': 'POST',
+    ':path': '/flagd.sync.v1.FlagSyncService/SyncFlags',
+    'content-type': 'application/grpc',
+    te: 'trailers',
+    'flagd-selector': `flagSetId=${ids.singleB},token=${secrets.writeB}`,
+  });
+  request.end(Buffer.alloc(5)); // one empty SyncFlagsRequest
+  request.pause(); // read nothing: no WINDOW_UPDATE, the server's first write waits
+  const chunks: Buffer[] = [];
+  let enabled = true;
+  for (let i = 0; i < 15; i++) {
+    enabled = !enabled;
+    const r = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${ids.flagB}`, { token: secrets.writeB, body: { enabled } });
+    t.equal(r.status, 200);
+    if (i % 3 === 0) await new Promise((resolve) => setTimeout(resolve, 250)); // several polls, several sets
+  }
+  await new Promise((resolve) => setTimeout(resolve, 1000)); // every set built and handed to the stream
+  const latest = JSON.parse(await client.fetchAllFlags({ header: `flagSetId=${ids.singleB},token=${secrets.writeB}` }));
+  request.on('data', (chunk: Buffer) => chunks.push(chunk));
+  request.resume();
+  // What arrived, in brief (a set is 1 MiB): how many sets, and the last one's revision.
+  const received = await pollUntil(
+    'the latest set arrives',
+    async () => {
+      const sets = messages(Buffer.concat(chunks));
+      return { count: sets.length, lastRevision: sets.length === 0 ? null : JSON.parse(sets.at(-1)!).metadata.flagwireRevision };
+    },
+    (got) => got.lastRevision === latest.metadata.flagwireRevision,
+  );
+  t.ok(received.count <= 2, `the first set and the latest, not one per change (${received.count} received)`);
+  request.close();
 });
 
 t.test("a revoked token's open stream ends UNAUTHENTICATED, and its refusals are on the token", async (t) => {
