@@ -103,6 +103,9 @@ export class SyncServer {
 
   constructor(private readonly options: SyncServerOptions) {
     const { store, log } = options;
+    // grpc-js writes its own errors to stderr (a port it could not bind, before ours says which setting
+    // to change): into the node's log instead, at debug, since every one that matters is reported as ours.
+    grpc.setLogger({ error: (...args: unknown[]) => log.debug({ grpc: args.join(' ') }, 'grpc-js') });
     this.sets = new FlagSets(store);
     this.access = new FlagSetAccess(store, options.authFailures, options.activity);
     this.poller = new ChangePoller<Stream>({

@@ -119,6 +119,26 @@ t.test('a bad setting stops start-up with one line naming it and exit code 2', a
   }
 });
 
+t.test('a sync port already in use, or not a port, stops start-up with one line naming FLAGWIRE_SYNC_PORT and exit code 2', async (t) => {
+  const first = await startTestServer({ syncPort: 'free' });
+  t.teardown(() => first.stop());
+  for (const [value, problem] of [
+    [String(first.syncPort), new RegExp(`127\\.0\\.0\\.1:${first.syncPort} is already in use`)],
+    ['70000', /70000 is outside 0\.\.65535/],
+  ] as const) {
+    const r = spawnSync(...plainNode([kCli, 'serve', '--port', '0', '--host', '127.0.0.1']), {
+      env: { ...process.env, FLAGWIRE_DATA: tempDataDir(), FLAGWIRE_EVAL_WORKERS: '1', FLAGWIRE_SYNC_PORT: value },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    t.equal(r.status, 2, `exit 2 (stderr: ${r.stderr})`);
+    t.equal(r.stderr.trim().split('\n').length, 1, 'one line');
+    t.match(r.stderr, /invalid FLAGWIRE_SYNC_PORT/);
+    t.match(r.stderr, problem);
+    t.notMatch(r.stdout, /listening/);
+  }
+});
+
 t.test('a port already in use stops start-up with one line naming the port setting and exit code 2', async (t) => {
   const first = await startTestServer();
   t.teardown(() => first.stop());
