@@ -66,7 +66,7 @@ export const kSyncRoutes = {
           const source = authorization === '' ? 'none' : 'authorization';
           const granted = access.grant({ selector, authorization, source, ip, method: 'GET', path }, now);
           const set = sets.current(granted.project, granted.environment, now);
-          const headers = revisionHeaders(set.revision, ['ETag', set.etag], ['Access-Control-Expose-Headers', 'ETag, Flagwire-Revision']);
+          const headers = revisionHeaders(set.revision, ['ETag', set.etag]);
           if (matches(ifNoneMatch, set.etag)) {
             status = 304;
             send(res, 304, '', 'application/json', headers);
