@@ -64,6 +64,8 @@ function serverEnv(options: Options): NodeJS.ProcessEnv {
   // All load comes from one address: the per-IP Management API limit would turn (d)/(e) into 429s.
   env.FLAGWIRE_RATE_LIMIT = '1000000000';
   env.FLAGWIRE_LOG_LEVEL = 'warn';
+  // The scenarios measure HTTP; the sync service's default port would also be one more port to collide on.
+  env.FLAGWIRE_SYNC_PORT = '0';
   if (options.evalWorkers !== null) env.FLAGWIRE_EVAL_WORKERS = options.evalWorkers;
   return env;
 }

@@ -66,7 +66,9 @@ function runFile(file) {
     let output = '';
     const child = spawn(process.execPath, ['--enable-source-maps', file], {
       cwd: root,
-      env: { ...process.env, TAP_TIMEOUT: String(kFileTimeoutS) },
+      // FLAGWIRE_SYNC_PORT: every server a test starts leaves the sync service off unless the test asks
+      // for it (test/helpers/server.ts): servers start in parallel, and its default port is one port.
+      env: { FLAGWIRE_SYNC_PORT: '0', ...process.env, TAP_TIMEOUT: String(kFileTimeoutS) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout.on('data', (chunk) => {

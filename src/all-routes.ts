@@ -2,7 +2,7 @@
 // (src/routes/route-table.ts), in one table, and what is derived from it: the metrics' route labels, the
 // Management API's dispatch and its route numbers. The OpenAPI document reads the same table
 // (src/openapi/document.ts). test/routes/route-table.test.ts checks the derivations.
-import { kCapabilityRoutes } from './capabilities.js';
+import { kCapabilityRoutes, kCapabilityServiceRoutes } from './capabilities.js';
 import type { ManagementHandler } from './routes/handler.js';
 import type { ManagementRouteSpec } from './capability/capability.js';
 import { compilePattern, decodeParams, matchesSegments, type PathPattern } from './http/route-pattern.js';
@@ -16,14 +16,14 @@ import { kRoutes, routeLabel, type RouteDeclaration } from './routes/route-table
 const kApiRoutes: readonly (readonly [string, ManagementRouteSpec])[] = [...kCapabilityRoutes].sort(([, a], [, b]) => a.metric - b.metric);
 
 /**
- * Every route by name, in the OpenAPI document's order: the Management API's routes, then the
- * service's own. A name declared twice is a start-up error.
+ * Every route by name, in the OpenAPI document's order: the Management API's routes, the capabilities'
+ * other routes, then the service's own. A name declared twice is a start-up error.
  */
 export const kAllRoutes: Readonly<Record<string, RouteDeclaration>> = allRoutes();
 
 function allRoutes(): Record<string, RouteDeclaration> {
   const table: Record<string, RouteDeclaration> = {};
-  for (const [name, route] of [...kApiRoutes, ...Object.entries(kRoutes)]) {
+  for (const [name, route] of [...kApiRoutes, ...kCapabilityServiceRoutes, ...Object.entries(kRoutes)]) {
     if (Object.hasOwn(table, name)) throw new Error(`route ${name} is declared twice`);
     table[name] = route;
   }

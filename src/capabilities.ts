@@ -1,6 +1,6 @@
 // Every capability of Flagwire, listed once. Adding a capability is one line here (docs/architecture.md,
 // "Adding a capability"); the tables the rest of Flagwire reads are derived below.
-import type { Capability, ManagementRouteSpec } from './capability/capability.js';
+import type { Capability, ManagementRouteSpec, ServiceRouteSpec } from './capability/capability.js';
 import { kAudit } from './audit-log/capability.js';
 import { kFlagsAsCode } from './flags-as-code/capability.js';
 import { kInvitations } from './invitations/capability.js';
@@ -13,6 +13,7 @@ import { kSessions } from './sessions/capability.js';
 import type { kDemoSeededRecords, RecordKind } from './store/record-kinds.js';
 import { storeLayout, type StoreLayout } from './store/store-layout.js';
 import { kSnapshots } from './snapshots/capability.js';
+import { kSync } from './sync/capability.js';
 import { kTokens } from './tokens/capability.js';
 import { kWebhooks } from './webhooks/capability.js';
 import type { WebhookEvent } from './webhooks/records.js';
@@ -31,6 +32,7 @@ export const kCapabilities = [
   kAudit,
   kMail,
   kSnapshots,
+  kSync,
 ] as const satisfies readonly Capability[];
 
 /** The capabilities' values, as every derivation reads them. */
@@ -53,6 +55,11 @@ export const kCapabilityCommands: ReadonlyMap<string, AnyCommand> = uniqueBy(
 /** Every capability's Management API routes, by route name, in the order the capabilities are listed. */
 export const kCapabilityRoutes: readonly (readonly [string, ManagementRouteSpec])[] = kCapabilityList.flatMap((c) =>
   Object.entries(c.routes ?? {}),
+);
+
+/** Every capability's routes outside the Management API, by route name, in the order the capabilities are listed. */
+export const kCapabilityServiceRoutes: readonly (readonly [string, ServiceRouteSpec])[] = kCapabilityList.flatMap((c) =>
+  Object.entries(c.serviceRoutes ?? {}),
 );
 
 /**

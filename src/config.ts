@@ -48,6 +48,10 @@ export const Config = Type.Object({
   webhookGiveUpMs: Type.Integer({ minimum: 3_600_000 }),
   /** How long one delivery attempt may take before it counts as failed (src/webhooks/deliverer.ts). */
   webhookTimeoutMs: Type.Integer({ minimum: 100 }),
+  /** The port of flagd's sync service, gRPC (src/sync/sync-server.ts), on the same host; 0: not served. */
+  syncPort: Type.Integer({ minimum: 0, maximum: 65535 }),
+  /** The sync streams one node keeps open at once; one more is refused RESOURCE_EXHAUSTED. */
+  syncMaxStreams: Type.Integer({ minimum: 1 }),
 });
 export type Config = Static<typeof Config>;
 
@@ -105,6 +109,8 @@ const kSettings = {
   webhookAllow: 'FLAGWIRE_WEBHOOK_ALLOW',
   webhookGiveUpMs: 'FLAGWIRE_WEBHOOK_GIVE_UP_HOURS',
   webhookTimeoutMs: 'FLAGWIRE_WEBHOOK_TIMEOUT_MS',
+  syncPort: 'FLAGWIRE_SYNC_PORT',
+  syncMaxStreams: 'FLAGWIRE_SYNC_MAX_STREAMS',
 } as const satisfies Record<keyof Config, string>;
 
 const kDefaultMaxBufferedBodyBytes = 64 * 1024 * 1024;
@@ -265,6 +271,10 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     webhookAllow: webhookAllowList(env.FLAGWIRE_WEBHOOK_ALLOW ?? ''),
     webhookGiveUpMs: integer('webhookGiveUpMs', env.FLAGWIRE_WEBHOOK_GIVE_UP_HOURS ?? '24', 1, 24 * 30) * 3_600_000,
     webhookTimeoutMs: integer('webhookTimeoutMs', env.FLAGWIRE_WEBHOOK_TIMEOUT_MS ?? '10000', 100, 600_000),
+    // flagd's own sync port, which the stock in-process providers dial by default.
+    syncPort: integer('syncPort', env.FLAGWIRE_SYNC_PORT ?? '8015', 0, 65535),
+    // Each stream holds at most one flag set waiting for a slow reader (docs/operations.md: Sync streams).
+    syncMaxStreams: integer('syncMaxStreams', env.FLAGWIRE_SYNC_MAX_STREAMS ?? '10000', 1, 1_000_000),
   };
   const problem = kConfigCheck.Errors(config).First();
   if (problem) {

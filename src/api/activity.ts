@@ -5,10 +5,19 @@
 // flush, not one per interval.
 import { kTokenCommands } from '../tokens/token-commands.js';
 import type { Logger } from 'pino';
-import { FlagwireError } from '../errors.js';
+import { type ErrorCode, FlagwireError } from '../errors.js';
 import type { WriterClient } from '../writer/client.js';
 import { kActivityKept, type ActivityBatch } from '../tokens/activity-commands.js';
 import { Periodic } from '../background/periodic.js';
+
+/** Refusals that are recorded on the token and e-mailed (spec: Events): a real token refused. */
+const kDenialCodes: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'TOKEN_REVOKED',
+  'TOKEN_EXPIRED',
+  'INSUFFICIENT_PERMISSION',
+  'ENVIRONMENT_NOT_PERMITTED',
+  'FORBIDDEN',
+]);
 
 export class ActivityRecorder {
   private pending = new Map<string, ActivityBatch>();
@@ -37,6 +46,16 @@ export class ActivityRecorder {
 
   denied(tokenId: string, reason: string, method: string, path: string, at: number): void {
     push(this.batch(tokenId).denials, { at, reason, method, path });
+  }
+
+  /**
+   * A request of a known token answered with `error`: a use with the error's status, and a denial when
+   * the refusal is one the spec records and e-mails (a real token refused). Every service that takes
+   * tokens (the Management API, the flag sets and the sync service) records its refusals through here.
+   */
+  refused(tokenId: string, error: FlagwireError, method: string, path: string, at: number): void {
+    this.used(tokenId, method, path, error.status, at);
+    if (kDenialCodes.has(error.code)) this.denied(tokenId, `${error.title}: ${error.detail}`, method, path, at);
   }
 
   /** Sends everything aggregated so far, after the flush in flight (if any) ends. */

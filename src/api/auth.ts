@@ -11,6 +11,8 @@ import type { StoreReader } from '../store/interfaces.js';
 // the token exactly, as its hash is looked up.
 const kCredentials = /^(\S+)\s+(\S+)\s*$/;
 const kTokenShape = new RegExp(`^${kTokenPrefix}_[A-Za-z0-9]{16,128}$`);
+// Query parameters that would carry a secret in a URL: refused so the secret is never used from there.
+const kUrlTokenParams = ['token', 'access_token', 'api_key', 'apikey', 'authorization'];
 
 /**
  * The token an `Authorization` header names, or a 401 for a missing, malformed or unknown token:
@@ -28,4 +30,16 @@ export function identifyToken(store: StoreReader, header: string): Token {
   const token = store.getTokenByHash(hashSecret(secret));
   if (!token) throw unknownToken();
   return token;
+}
+
+/** The 400 for a token in the URL's query (spec: Authentication 9): for every route that takes a token. */
+export function refuseUrlTokens(query: URLSearchParams): void {
+  for (const name of kUrlTokenParams) {
+    if (query.has(name)) {
+      throw new FlagwireError(
+        'INVALID_REQUEST',
+        `Tokens are never accepted in the URL: remove "${name}" from the query and send "Authorization: Bearer <token>".`,
+      );
+    }
+  }
 }

@@ -27,7 +27,7 @@ import type { Metrics } from '../metrics/metrics.js';
 import type { WriterClient } from '../writer/client.js';
 import type { Planner } from '../flags-as-code/planner.js';
 import type { ActivityRecorder } from './activity.js';
-import { identifyToken } from './auth.js';
+import { identifyToken, refuseUrlTokens } from './auth.js';
 import type { AuthFailures } from './auth-failures.js';
 import { JsonText, TaggedJson, type ApiRequest, type ReadHandler, type WriteHandler } from '../routes/handler.js';
 import { matchesIfNoneMatch } from '../http/entity-tags.js';
@@ -54,17 +54,6 @@ export interface ManagementDeps {
   metrics?: Metrics | null;
 }
 
-// Query parameters that would carry a secret in a URL: refused so the secret is never used from there.
-const kUrlTokenParams = ['token', 'access_token', 'api_key', 'apikey', 'authorization'];
-
-/** Denials that are recorded on the token and e-mailed (spec: Events): a real token refused. */
-const kDenialCodes: ReadonlySet<string> = new Set([
-  'TOKEN_REVOKED',
-  'TOKEN_EXPIRED',
-  'INSUFFICIENT_PERMISSION',
-  'ENVIRONMENT_NOT_PERMITTED',
-  'FORBIDDEN',
-]);
 const kRateLimited = Buffer.from(
   'Too Many Requests: the Management API allows a limited number of requests per minute per address; wait a minute before retrying.\n',
 );
@@ -288,12 +277,7 @@ class ManagementPipeline {
     const error = answerableError(err, (e) =>
       deps.log.error({ err: e, method: request.method, path: request.path }, 'unexpected error in the Management API'),
     );
-    if (token !== null) {
-      const now = deps.clock.now();
-      deps.activity.used(token.id, request.method, request.path, error.status, now);
-      if (kDenialCodes.has(error.code))
-        deps.activity.denied(token.id, `${error.title}: ${error.detail}`, request.method, request.path, now);
-    }
+    if (token !== null) deps.activity.refused(token.id, error, request.method, request.path, deps.clock.now());
     if (deps.metrics) {
       deps.metrics.request(request.metric, error.status);
       if (error.code === 'TOO_MANY_AUTH_FAILURES') deps.metrics.authLockouts++;
@@ -335,17 +319,6 @@ class ManagementPipeline {
     const headers = revisionHeaders(storeRevision, ['ETag', value.etag]);
     if (notModified) sendNotModified(res, headers);
     else send(res, status, value.text, 'application/json', headers);
-  }
-}
-
-function refuseUrlTokens(query: URLSearchParams): void {
-  for (const name of kUrlTokenParams) {
-    if (query.has(name)) {
-      throw new FlagwireError(
-        'INVALID_REQUEST',
-        `Tokens are never accepted in the URL: remove "${name}" from the query and send "Authorization: Bearer <token>".`,
-      );
-    }
   }
 }
 

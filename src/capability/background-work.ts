@@ -3,6 +3,7 @@
 // (src/server/start.ts). Each work says which phase it belongs to; the phases carry the order that
 // matters, so the list's order (the capabilities' order, the command line's index) never has to.
 import type { Logger } from 'pino';
+import type { AuthFailures } from '../api/auth-failures.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Store } from '../store/interfaces.js';
@@ -15,6 +16,8 @@ export interface NodeServices {
   readonly writer: WriterClient;
   readonly clock: Clock;
   readonly log: Logger;
+  /** The failed-authentication lockout of the node (spec: Limits): one per server instance, whatever takes tokens. */
+  readonly authFailures: AuthFailures;
   /** The node's own `/metrics` URL; null until it listens (a rollout's guard may read it). */
   ownMetricsUrl(): string | null;
 }

@@ -10,9 +10,10 @@ import type { ManagementHandler } from '../routes/handler.js';
 import type { BackgroundWork } from './background-work.js';
 import type { ConsoleCommand } from '../cli-command/console-command.js';
 import type { WebhookEvent } from '../webhooks/records.js';
-import type { RouteDeclaration } from '../routes/route-table.js';
+import type { RouteDeclaration, RouteHandler } from '../routes/route-table.js';
 import type { ApiRoute } from '../console-route/call.js';
 import type { RecordKind } from '../store/record-kinds.js';
+import type { ManagementDeps } from '../api/management.js';
 import type { AnyCommand } from '../writer/command.js';
 
 /** A Management API route: its declaration (method, pattern, auth, metric, OpenAPI) and its handler. */
@@ -21,6 +22,16 @@ export interface ManagementRouteSpec extends RouteDeclaration {
   /** Every Management API request is counted, under its route's number. */
   readonly metric: number;
   readonly handler: ManagementHandler;
+}
+
+/**
+ * A route of a capability outside the Management API's /api/v1 (GET /v1/flag-sets/...): registered on
+ * uWS as the service's own routes are, its handler made once per front end from the front end's parts.
+ */
+export interface ServiceRouteSpec extends RouteDeclaration {
+  readonly via?: 'uws';
+  readonly metric: number;
+  readonly handler: (deps: ManagementDeps) => RouteHandler;
 }
 
 export interface Capability {
@@ -37,6 +48,8 @@ export interface Capability {
   readonly commands?: Readonly<Record<string, AnyCommand>>;
   /** Its Management API routes by route name (the name the metrics and tests know it by). */
   readonly routes?: Readonly<Record<string, ManagementRouteSpec>>;
+  /** Its routes outside the Management API, by route name. */
+  readonly serviceRoutes?: Readonly<Record<string, ServiceRouteSpec>>;
   /** Its web console JSON API routes (/console/api/...). */
   readonly consoleRoutes?: readonly ApiRoute[];
   /** Its command-line commands, in the order the index lists them. */

@@ -31,7 +31,8 @@ function withRevisions(docs: RouteDocs): Record<string, object> {
 /** One documented route's operation: its security follows from its auth. */
 function operation(route: RouteDeclaration, docs: RouteDocs): object {
   const revisions = namesRevisions(docs);
-  const parameters = [...(docs.parameters ?? []), ...(revisions ? [kMinRevisionParam] : [])];
+  // A flag set names the revision it was built at, and waits for none (its stream is the sync service).
+  const parameters = [...(docs.parameters ?? []), ...(revisions && docs.tag !== 'Sync' ? [kMinRevisionParam] : [])];
   return {
     operationId: docs.operationId,
     tags: [docs.tag],
@@ -74,6 +75,7 @@ const kTags = [
   { name: 'Management API', description: "Flags of the token's project, with a bearer token (Teams and Enterprise plans)" },
   { name: 'Evaluation API', description: 'Credential-free evaluation of one flag or a whole project, and the change stream' },
   { name: 'OFREP', description: "OpenFeature Remote Evaluation Protocol, for the OpenFeature SDKs' OFREP providers" },
+  { name: 'Sync', description: "A project environment's flagd flag set, with a token: the sync service's (gRPC, docs/api.md) over HTTP" },
   { name: 'Service', description: 'Liveness, readiness, metrics, this document and the error documentation' },
 ];
 

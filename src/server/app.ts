@@ -9,6 +9,7 @@ import { renderDocsPage } from './docs-page.js';
 import { encodeHealth } from './health.js';
 import { send, type RouteGroup } from '../http/http.js';
 import { registerRoutes } from '../routes/route-table.js';
+import { kCapabilityServiceRoutes } from '../capabilities.js';
 import { kRouteDocs, kRouteHealth, kRouteUnmatched } from '../metrics/metrics.js';
 import { registerOpenApiRoute } from '../openapi/route.js';
 import { recordRoutes } from './route-recorder.js';
@@ -70,6 +71,7 @@ export function createApp(deps: AppDeps): uWS.TemplatedApp {
   // Public, and before /api/v1/* (whose every request needs a token).
   registerOpenApiRoute(app, metrics);
   registerManagementRoutes(app, deps);
+  for (const [, route] of kCapabilityServiceRoutes) app[route.method](route.pattern, route.handler(deps));
   deps.evaluation.register(app);
   registerConsole(app, {
     store: deps.store,

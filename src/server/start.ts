@@ -89,7 +89,7 @@ async function startClaimed(config: Readonly<Config>, options: StartOptions, cla
     throw err;
   });
   let metricsUrl: string | null = null;
-  const background = new NodeBackground({ config, store, writer, clock, log, ownMetricsUrl: () => metricsUrl });
+  const background = new NodeBackground({ config, store, writer, clock, log, authFailures, ownMetricsUrl: () => metricsUrl });
   // What start-up opened so far, closed again when a later step fails.
   const abandon = async (err: unknown): Promise<never> => {
     await background.abandon();
@@ -130,7 +130,7 @@ async function startClaimed(config: Readonly<Config>, options: StartOptions, cla
   // Only now say so: a supervisor (or a test) that signals as soon as it reads the line must find the
   // handlers installed, not the default action, which ends the process without draining or closing the store.
   log.info({ host: config.host, port, dataDir: config.dataDir, httpThreads: config.httpThreads }, 'flagwire listening');
-  if (seed) printDemo(seed, `http://${config.host}:${port}`, config.dataDir, demoPassword);
+  if (seed) printDemo(seed, `http://${config.host}:${port}`, config, demoPassword);
   process.stdout.write(`Flagwire listening on http://${config.host}:${port} (data: ${config.dataDir})\n`);
   return { port, close };
 }
@@ -214,7 +214,8 @@ async function serve(shared: Shared, store: Store): Promise<Serving> {
   };
 }
 
-function printDemo(seed: DemoSeed | { seeded: false }, base: string, dataDir: string, password: string | null): void {
+function printDemo(seed: DemoSeed | { seeded: false }, base: string, config: Readonly<Config>, password: string | null): void {
+  const { dataDir } = config;
   if (!seed.seeded) {
     process.stdout.write('Data directory is not empty: no demo data seeded.\n');
     return;
@@ -239,6 +240,13 @@ function printDemo(seed: DemoSeed | { seeded: false }, base: string, dataDir: st
   lines.push(
     `  curl -s -X POST ${base}/ofrep/v1/evaluate/flags/${flag.name} -H 'X-Flagwire-Project: ${flag.projectId}' -d '{"context": {"targetingKey": "user-42"}}'`,
   );
+  const read = seed.tokens.find((t) => t.name === 'demo-read')!;
+  if (config.syncPort !== 0) {
+    // flagd's stock in-process providers, on the sync service (docs/api.md: Sync service (flagd)).
+    lines.push(
+      `  flagd in-process provider: host ${config.host}, port ${config.syncPort}, selector "flagSetId=${read.projectId},token=${read.secret}"`,
+    );
+  }
   // The ids (never the secrets) can be found again later; the data dir is named because ./data is relative.
   lines.push(`Find the ids again: npx flagwire project list --data ${dataDir}  (then: flag list PROJECT_ID, token list PROJECT_ID)`);
   process.stdout.write(`${lines.join('\n')}\n`);

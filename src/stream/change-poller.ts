@@ -51,7 +51,13 @@ export interface ChangePollerOptions<W> {
   maxIdleGroups: number;
   onError?(err: unknown): void;
   /** A group's events seen at store revision `revision` (one chunk of text, never empty), for its watchers. */
-  onEvents(group: Group<W>, revision: number, events: string): void;
+  onEvents?(group: Group<W>, revision: number, events: string): void;
+  /**
+   * A watched group brought to store revision `revision`, whether or not anything it reports changed:
+   * for a watcher that derives more from the project than the events name (the sync service's flag
+   * sets also follow the organisation's plan: src/sync/sync-server.ts).
+   */
+  onAdvanced?(group: Group<W>, revision: number): void;
 }
 
 export class ChangePoller<W> {
@@ -115,10 +121,12 @@ export class ChangePoller<W> {
     if (group.seenRevision === revision) return;
     const events = this.diff(group, revision);
     group.seenRevision = revision;
-    if (events === '') return;
-    group.log.push({ revision, events });
-    while (group.log.length > this.options.replayCommits) group.coveredFrom = group.log.shift()!.revision;
-    this.options.onEvents(group, revision, events);
+    if (events !== '') {
+      group.log.push({ revision, events });
+      while (group.log.length > this.options.replayCommits) group.coveredFrom = group.log.shift()!.revision;
+      this.options.onEvents?.(group, revision, events);
+    }
+    this.options.onAdvanced?.(group, revision);
   }
 
   /** The group of a project and environment: a live or idle one brought up to `revision`, or a new baseline. */

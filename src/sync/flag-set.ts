@@ -152,8 +152,12 @@ export function buildFlagSet(input: FlagSetInput): FlagSet {
     if (reason !== null) omitted.push({ flagId: flag.id, name: flag.name, reason });
     else flags[flag.name] = flagdFlag(flag, state, input.audiences);
   }
+  const flagSetId = input.environment === null ? input.projectId : `${input.projectId}/${input.environment}`;
   const metadata: Record<string, string | number> = {
-    flagSetId: input.environment === null ? input.projectId : `${input.projectId}/${input.environment}`,
+    flagSetId,
+    // The stock providers put their selector (a token rides in it: src/sync/selector.ts) in every answer's
+    // flag metadata as `scope` unless the set names one: naming it keeps the token out of answers.
+    scope: flagSetId,
     flagwireProject: input.projectId,
   };
   if (input.environment !== null) metadata.flagwireEnvironment = input.environment;

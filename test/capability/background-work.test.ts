@@ -97,5 +97,11 @@ t.test('at shutdown every stop begins at once; the phases settle apart', async (
 
 t.test("the capabilities' background work: the scheduler before the flag file, the senders in the outbox phase", async (t) => {
   const works = kCapabilityList.flatMap((c) => c.background ?? []).map((w) => `${w.name}: ${w.phase}`);
-  t.same(works, ['scheduler: before listening', 'deliverer: outbox', 'file-follower: before listening', 'mailer: outbox']);
+  t.same(works, [
+    'scheduler: before listening',
+    'deliverer: outbox',
+    'file-follower: before listening',
+    'mailer: outbox',
+    'sync service: before listening',
+  ]);
 });

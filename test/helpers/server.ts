@@ -1,5 +1,6 @@
 // Starts the real server (the `flagwire serve` console command) on a free port with its own data dir.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { plainNode } from './plain-process.js';
 import { scratchDir } from './scratch-dir.js';
@@ -9,6 +10,8 @@ export const kCli = fileURLToPath(new URL('../../src/cli/cli.js', import.meta.ur
 export interface TestServer {
   baseUrl: string;
   port: number;
+  /** The sync service's port (flagd's gRPC: src/sync/sync-server.ts); 0 when it is off, as it is unless asked for. */
+  syncPort: number;
   dataDir: string;
   proc: ChildProcess;
   /** Everything the server printed on stdout so far. */
@@ -23,6 +26,23 @@ export interface TestServerOptions {
   env?: Record<string, string>;
   demo?: boolean;
   dataDir?: string;
+  /**
+   * The sync service: on this port, or on one free now ('free'); absent, off. Tests start servers in
+   * parallel: none may take the default port 8015, so it is off unless a test asks for it.
+   */
+  syncPort?: number | 'free';
+}
+
+/** A TCP port of 127.0.0.1 free now (the sync service cannot be asked for "any port": 0 turns it off). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
 }
 
 /** A fresh data dir, removed when the test process exits. */
@@ -34,9 +54,10 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   const dataDir = opts.dataDir ?? tempDataDir();
   const args = [kCli, 'serve', '--port', '0', '--host', '127.0.0.1', '--data', dataDir];
   if (opts.demo) args.push('--demo');
+  const syncPort = opts.syncPort === 'free' ? await freePort() : (opts.syncPort ?? 0);
   // plainNode: the server runs as users run it, without the test runner's loaders.
   const proc = spawn(...plainNode(args), {
-    env: { ...process.env, FLAGWIRE_LOG_LEVEL: 'warn', FLAGWIRE_EVAL_WORKERS: '1', ...opts.env },
+    env: { ...process.env, FLAGWIRE_LOG_LEVEL: 'warn', FLAGWIRE_EVAL_WORKERS: '1', FLAGWIRE_SYNC_PORT: String(syncPort), ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -65,6 +86,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     port,
+    syncPort,
     dataDir,
     proc,
     output: () => stdout,

@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { cli } from '../helpers/cli.js';
 import { call } from '../helpers/http.js';
 import { kCli, startTestServer, tempDataDir } from '../helpers/server.js';
+import { SyncClient } from '../helpers/sync-client.js';
 import { kErrors } from '../../src/errors.js';
 import { kSchemaVersion } from '../../src/store/layout.js';
 import { plainNode } from '../helpers/plain-process.js';
@@ -41,6 +42,22 @@ t.test('serve --demo seeds an empty data dir, prints working tokens, and /health
     printed.sort(byId),
     'project list gives the printed ids',
   );
+});
+
+t.test('serve --demo serves the sync service and prints the selector of a flagd in-process provider', async (t) => {
+  const server = await startTestServer({ demo: true, syncPort: 'free' });
+  const client = new SyncClient(server.syncPort);
+  t.teardown(async () => {
+    client.close();
+    await server.stop();
+  });
+  const printed = /flagd in-process provider: host 127\.0\.0\.1, port (\d+), selector "(flagSetId=prj_\w+,token=fw_\w+)"/.exec(
+    server.output(),
+  );
+  t.ok(printed, 'the provider settings are printed');
+  t.equal(Number(printed![1]), server.syncPort);
+  const set = JSON.parse(await client.fetchAllFlags({ header: printed![2]! }));
+  t.ok(Object.keys(set.flags).length > 0, 'the demo shop has flags flagd can serve');
 });
 
 t.test('serve --demo on a data dir with data seeds nothing', async (t) => {
@@ -99,6 +116,26 @@ t.test('a bad setting stops start-up with one line naming it and exit code 2', a
     t.equal(r.status, 2, JSON.stringify(env));
     t.match(r.stderr, expected);
     t.equal(r.stderr.trim().split('\n').length, 1, 'one line');
+  }
+});
+
+t.test('a sync port already in use, or not a port, stops start-up with one line naming FLAGWIRE_SYNC_PORT and exit code 2', async (t) => {
+  const first = await startTestServer({ syncPort: 'free' });
+  t.teardown(() => first.stop());
+  for (const [value, problem] of [
+    [String(first.syncPort), new RegExp(`127\\.0\\.0\\.1:${first.syncPort} is already in use`)],
+    ['70000', /70000 is outside 0\.\.65535/],
+  ] as const) {
+    const r = spawnSync(...plainNode([kCli, 'serve', '--port', '0', '--host', '127.0.0.1']), {
+      env: { ...process.env, FLAGWIRE_DATA: tempDataDir(), FLAGWIRE_EVAL_WORKERS: '1', FLAGWIRE_SYNC_PORT: value },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    t.equal(r.status, 2, `exit 2 (stderr: ${r.stderr})`);
+    t.equal(r.stderr.trim().split('\n').length, 1, 'one line');
+    t.match(r.stderr, /invalid FLAGWIRE_SYNC_PORT/);
+    t.match(r.stderr, problem);
+    t.notMatch(r.stdout, /listening/);
   }
 });
 

@@ -60,7 +60,13 @@ t.test('metadata: the set id, project, environment, revision, and the flags left
   const ok = single('ok', {});
   const modulo = single('modulo', { trafficPercentage: 30 });
   const single1 = setOf([ok, modulo]);
-  t.same(single1.document.metadata, { flagSetId: kProject, flagwireProject: kProject, flagwireRevision: 7, flagwireOmitted: 'modulo' });
+  t.same(single1.document.metadata, {
+    flagSetId: kProject,
+    scope: kProject,
+    flagwireProject: kProject,
+    flagwireRevision: 7,
+    flagwireOmitted: 'modulo',
+  });
   t.same(
     single1.set.omitted.map((o) => [o.flagId, o.name]),
     [['flg_modulo', 'modulo']],
@@ -70,6 +76,7 @@ t.test('metadata: the set id, project, environment, revision, and the flags left
   const multi = setOf([ok], { environment: 'prod' });
   t.same(multi.document.metadata, {
     flagSetId: `${kProject}/prod`,
+    scope: `${kProject}/prod`,
     flagwireProject: kProject,
     flagwireEnvironment: 'prod',
     flagwireRevision: 7,

@@ -1,0 +1,79 @@
+// The flag sets a node serves (the sync service's streams and FetchAllFlags, and GET /v1/flag-sets):
+// each project environment's set read from the store, built by buildFlagSet (flag-set.ts) and kept,
+// encoded once, until what decides its answers changes. Every subscriber of a selector is sent the same
+// Buffer.
+//
+// A set is rebuilt only when its fingerprint moves: the project's configuration tag (its environments,
+// every flag's and audience's version, the organisation's plan: src/eval/config-tag.ts) and whether the
+// plan allows audiences now (a trial can end with no write). So a set's revision (its metadata's
+// flagwireRevision, the HTTP route's Flagwire-Revision) is the store revision it was built at, and stays
+// that while the project does not change: commits elsewhere (another project, token activity) neither
+// rebuild it nor change its bytes, and its ETag holds.
+import { projectConfigTag } from '../eval/config-tag.js';
+import { hasAudiences } from '../model/plans.js';
+import type { Project } from '../model/projects.js';
+import type { SnapshotReader } from '../store/interfaces.js';
+import { buildFlagSet, type OmittedFlag } from './flag-set.js';
+import { encodeFlagConfiguration } from './codec.js';
+import { flagSetIdOf } from './selector.js';
+
+export type FlagSetStore = Pick<SnapshotReader, 'revision' | 'listFlags' | 'listAudiences' | 'getOrg'>;
+
+/** One project environment's set, as built at `revision`. */
+export interface ServedFlagSet {
+  readonly flagSetId: string;
+  readonly revision: number;
+  /** The flagd document. */
+  readonly json: string;
+  /** The SyncFlagsResponse (and FetchAllFlagsResponse: the same bytes) carrying it. */
+  readonly message: Buffer;
+  /** A strong ETag: the fingerprint and the revision, which decide the bytes. */
+  readonly etag: string;
+  readonly omitted: readonly OmittedFlag[];
+  /** What it was built from: the configuration tag and the plan's audience switch. */
+  readonly fingerprint: string;
+}
+
+/**
+ * Sets kept per node: one per project environment read recently. Each is the size of its document
+ * (twice: the text and its message), so the bound is on memory: the least recently built go first.
+ */
+const kMaxKept = 1000;
+
+export class FlagSets {
+  private readonly kept = new Map<string, ServedFlagSet>();
+
+  constructor(private readonly store: FlagSetStore) {}
+
+  /**
+   * The set of `project` (`environment`: one of a multi-environment project, null for a single one) as
+   * the store's current snapshot has it; the caller renews the snapshot first. `now` decides whether
+   * the plan allows audiences.
+   */
+  current(project: Project, environment: string | null, now: number): ServedFlagSet {
+    const { store } = this;
+    const flagSetId = flagSetIdOf(project.id, environment);
+    const flags = store.listFlags(project.id);
+    const audiences = store.listAudiences(project.id);
+    const org = project.orgId === null ? null : (store.getOrg(project.orgId) ?? null);
+    const audiencesAllowed = org !== null && hasAudiences(org, now);
+    const fingerprint = `${projectConfigTag(project, flags, audiences, org)}${audiencesAllowed ? '+' : '-'}`;
+    const known = this.kept.get(flagSetId);
+    if (known !== undefined && known.fingerprint === fingerprint) return known;
+    const revision = store.revision();
+    const set = buildFlagSet({ projectId: project.id, environment, flags, audiences, audiencesAllowed, revision });
+    const served: ServedFlagSet = {
+      flagSetId,
+      revision,
+      json: set.json,
+      message: encodeFlagConfiguration(set.json),
+      etag: `"${fingerprint}.${revision}"`,
+      omitted: set.omitted,
+      fingerprint,
+    };
+    this.kept.delete(flagSetId);
+    this.kept.set(flagSetId, served);
+    if (this.kept.size > kMaxKept) this.kept.delete(this.kept.keys().next().value!);
+    return served;
+  }
+}
