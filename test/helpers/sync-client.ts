@@ -45,15 +45,21 @@ export class SyncClient {
     this.client.close();
   }
 
-  /** Opens SyncFlags (ended by the client after `deadlineMs`, when given); its messages and end are collected on the returned value. */
-  syncFlags(call: SyncCall, deadlineMs?: number): OpenStream {
+  /**
+   * Opens SyncFlags (ended by the client after `deadlineMs`, when given); its messages and end are
+   * collected on the returned value, and each message is also handed to `onSet` as it arrives.
+   */
+  syncFlags(call: SyncCall, deadlineMs?: number, onSet?: (set: string) => void): OpenStream {
     const sets: string[] = [];
     const state: { ended: { code: number; details: string } | null } = { ended: null };
     const options = deadlineMs === undefined ? {} : { deadline: Date.now() + deadlineMs };
     const stream = this.client.syncFlags(request(call), metadata(call), options) as grpc.ClientReadableStream<{
       flagConfiguration: string;
     }>;
-    stream.on('data', (message) => sets.push(message.flagConfiguration));
+    stream.on('data', (message) => {
+      sets.push(message.flagConfiguration);
+      onSet?.(message.flagConfiguration);
+    });
     stream.on('error', (err: grpc.ServiceError) => (state.ended = { code: err.code, details: err.details }));
     stream.on('status', (status: grpc.StatusObject) => (state.ended ??= { code: status.code, details: status.details }));
     return {
