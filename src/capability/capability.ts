@@ -13,7 +13,12 @@ import type { WebhookEvent } from '../webhooks/records.js';
 import type { RouteDeclaration, RouteHandler } from '../routes/route-table.js';
 import type { ApiRoute } from '../console-route/call.js';
 import type { RecordKind } from '../store/record-kinds.js';
-import type { ManagementDeps } from '../api/management.js';
+import type { Logger } from 'pino';
+import type { ActivityRecorder } from '../api/activity.js';
+import type { AuthFailures } from '../api/auth-failures.js';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import type { SnapshotReader } from '../store/interfaces.js';
 import type { AnyCommand } from '../writer/command.js';
 
 /** A Management API route: its declaration (method, pattern, auth, metric, OpenAPI) and its handler. */
@@ -31,7 +36,23 @@ export interface ManagementRouteSpec extends RouteDeclaration {
 export interface ServiceRouteSpec extends RouteDeclaration {
   readonly via?: 'uws';
   readonly metric: number;
-  readonly handler: (deps: ManagementDeps) => RouteHandler;
+  readonly handler: (deps: ServiceRouteDeps) => RouteHandler;
+}
+
+/**
+ * What a service route's handler is made from: the front end's parts it shares with the Management API
+ * (the token checks' lockout and activity, the store, the clock). Declared here, not taken from the
+ * Management API's own deps, which stand above the capabilities.
+ */
+export interface ServiceRouteDeps {
+  store: SnapshotReader;
+  clock: Clock;
+  config: Readonly<Config>;
+  log: Logger;
+  authFailures: AuthFailures;
+  activity: ActivityRecorder;
+  /** Request counts by route number; null or absent when metrics are off. */
+  metrics?: { request(route: number, status: number): void } | null;
 }
 
 export interface Capability {
