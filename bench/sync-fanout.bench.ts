@@ -1,10 +1,10 @@
 // A change fanned out over flagd's sync service (issue 44, item 6): N SyncFlags streams open on one
 // node (N = 1, 100, 1,000; stock in-process providers each hold one), a flag changed through the
-// Management API, and the time from the request that commits it to each stream receiving the new flag
+// Management API (after a random pause, so changes fall anywhere in the poller's interval), and the time from the request that commits it to each stream receiving the new flag
 // set (the set naming the commit's revision or a later one), p50 and p99 over every stream and change;
 // with the node's resident memory per open stream. Streams are spread over channels of 100 (one HTTP/2
 // connection each), as separate applications would hold them.
-// Run: npm run build && node dist/bench/sync-fanout.bench.js [changes per N, default 5] [N,N,...]
+// Run: npm run build && node dist/bench/sync-fanout.bench.js [changes per N, default 20] [N,N,...]
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { buildEvalWorld } from '../test/eval/eval-world.js';
@@ -13,7 +13,7 @@ import { startTestServer, type TestServer } from '../test/helpers/server.js';
 import { SyncClient } from '../test/helpers/sync-client.js';
 import { machineInfo } from './environment.js';
 
-const kChanges = Number(process.argv[2] ?? 5);
+const kChanges = Number(process.argv[2] ?? 20);
 const kCounts = (process.argv[3] ?? '1,100,1000').split(',').map(Number);
 const kPerChannel = 100;
 
@@ -62,6 +62,9 @@ async function main(): Promise<void> {
       const perStream = (rssBytes(server) - before) / n;
       const latencies: number[] = [];
       for (let change = 0; change < kChanges; change++) {
+        // A random pause first: changes sent right after the last one arrived would fall at one phase of
+        // the poller's interval every time, and measure that phase instead of a change made at any moment.
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 250));
         arrived = [];
         started = performance.now();
         const patched = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${ids.half}`, {

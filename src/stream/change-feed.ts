@@ -69,7 +69,9 @@ interface Watcher {
 }
 
 const kDefaults = {
-  pollMs: 200,
+  // A change reaches the streams within about one interval; a poll that finds nothing is one LMDB get
+  // (20 a second, only while a stream is open).
+  pollMs: 50,
   heartbeatMs: 15_000,
   maxConnections: 10_000,
   maxQueuedBytes: 64 * 1024,

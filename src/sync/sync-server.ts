@@ -7,7 +7,7 @@
 // field (selector.ts); the token from `authorization: Bearer`, the provider_id or the selector (access.ts).
 //
 // Changes are seen by the change streams' poller (src/stream/change-poller.ts): while a stream is open
-// it reads the store's commit number every 200 ms and brings each watched project environment to the
+// it reads the store's commit number every 50 ms and brings each watched project environment to the
 // new revision; the set is then read once (flag-sets.ts: rebuilt only when the project's answers can
 // have changed) and the same encoded message is written to every stream of that selector. On
 // PostgreSQL every node's copy moves with the cluster's commits, so every node serves its streams.
@@ -59,7 +59,8 @@ interface Stream {
 }
 
 const kService = 'flagd.sync.v1.FlagSyncService';
-const kPollMs = 200;
+/** As the change streams': a change is pushed within about one interval; an idle poll is one LMDB get. */
+const kPollMs = 50;
 /** How often every open stream's token is checked again: well within the spec's revocation delay (about a minute). */
 const kRecheckMs = 10_000;
 // The methods' answers are encoded once per set (codec.ts): the serializer passes the bytes on.
