@@ -266,7 +266,7 @@ export class EvalEngine {
 
   /** Whether states with an audience may be evaluated for this organisation now (Decision 1 of docs/decisions.md (Evaluation API)). */
   audiencesAllowed(org: Org | null): boolean {
-    return org !== null && hasAudiences(org, this.now);
+    return hasAudiences(org, this.now);
   }
 
   private clearCaches(): void {

@@ -12,7 +12,11 @@ export function isManagementEligible(org: Org, now: number): boolean {
   return org.standing === 'good' && hasTeamsPlan(org, now);
 }
 
-/** Audiences are a Teams and Enterprise feature (trial included), independent of standing. */
-export function hasAudiences(org: Org, now: number): boolean {
-  return hasTeamsPlan(org, now);
+/**
+ * Audiences are a Teams and Enterprise feature (trial included), independent of standing. A personal
+ * project has no organisation (null), and a project whose organisation is gone none found (undefined):
+ * neither has audiences.
+ */
+export function hasAudiences(org: Org | null | undefined, now: number): boolean {
+  return org !== null && org !== undefined && hasTeamsPlan(org, now);
 }

@@ -56,7 +56,7 @@ export class FlagSets {
     const flags = store.listFlags(project.id);
     const audiences = store.listAudiences(project.id);
     const org = project.orgId === null ? null : (store.getOrg(project.orgId) ?? null);
-    const audiencesAllowed = org !== null && hasAudiences(org, now);
+    const audiencesAllowed = hasAudiences(org, now);
     const fingerprint = `${projectConfigTag(project, flags, audiences, org)}${audiencesAllowed ? '+' : '-'}`;
     const known = this.kept.get(flagSetId);
     if (known !== undefined && known.fingerprint === fingerprint) return known;

@@ -25,15 +25,10 @@ export const FlagdServingAnswer = Type.Object({
 });
 export type FlagdServingAnswer = Static<typeof FlagdServingAnswer>;
 
-/** Whether the plan of `org` has audiences now (a personal project's null has none), as the engine decides. */
-export function audiencesAllowed(org: Org | null | undefined, now: number): boolean {
-  return org !== null && org !== undefined && hasAudiences(org, now);
-}
-
 /** `flag` in each flag set of `project` (one per environment of a multi-environment project, else one), with `org` its organisation. */
 export function flagdServing(store: StoreReader, flag: Flag, project: Project, org: Org | null | undefined, now: number): FlagdServing[] {
   const audiences = store.listAudiences(project.id);
-  const allowed = audiencesAllowed(org, now);
+  const allowed = hasAudiences(org, now);
   const environments: (string | null)[] = project.kind === 'multi' ? project.environments : [null];
   return environments.map((environment) => {
     const reason = flagdInexpressible(flag, environment, audiences, allowed);
