@@ -241,8 +241,9 @@ t.test(`at most ${kMaxStreams} streams per node: one more is RESOURCE_EXHAUSTED,
 
 t.test('streams ended by their deadline (the stock providers end theirs every 10 minutes) free their place', async (t) => {
   for (let i = 0; i < kMaxStreams + 2; i++) {
+    // Its first set is not awaited: on a busy machine it may come after the client's deadline, and the
+    // place is taken from the moment the stream opens either way.
     const stream = client.syncFlags({ header: `${single},token=${secrets.read}` }, 1500);
-    await firstSet(stream);
     await pollUntil(
       'the deadline ends it',
       async () => stream.ended,
