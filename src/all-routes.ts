@@ -45,6 +45,14 @@ function routeLabels(): string[] {
   return labels;
 }
 
+/**
+ * The Management API's routes declared outside /api/v1 (the native snapshot, src/snapshots): uWS gives
+ * each an entry of its own into the same pipeline, which /api/v1/* covers for the others.
+ */
+export const kManagementRoutesOutsideApi: readonly ManagementRouteSpec[] = kApiRoutes
+  .map(([, route]) => route)
+  .filter((route) => !route.pattern.startsWith('/api/v1/'));
+
 /** The metrics' route labels, by route number. */
 export const kRouteLabels: readonly string[] = routeLabels();
 

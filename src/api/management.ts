@@ -21,7 +21,7 @@ import {
   revisionHeaders,
   type RevisionWaiter,
 } from '../http/revisions.js';
-import { matchManagementRoute, type ManagementMatch, type ManagementRoute } from '../all-routes.js';
+import { kManagementRoutesOutsideApi, matchManagementRoute, type ManagementMatch, type ManagementRoute } from '../all-routes.js';
 import { registerRoutes } from '../routes/route-table.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { WriterClient } from '../writer/client.js';
@@ -62,8 +62,8 @@ const kRateLimitRetry = ['Retry-After', '60'] as const;
 export function registerManagementRoutes(app: TemplatedApp, deps: ManagementDeps): void {
   const pipeline = new ManagementPipeline(deps);
   const handle = (res: HttpResponse, req: HttpRequest) => pipeline.handle(res, req);
-  // The snapshot route (src/snapshots) is a Management API route outside /api/v1: the same pipeline.
-  registerRoutes(app, { management: handle, snapshotEntry: handle });
+  registerRoutes(app, { management: handle });
+  for (const route of kManagementRoutesOutsideApi) app[route.method](route.pattern, handle);
 }
 
 /**

@@ -292,9 +292,6 @@ export const kRoutes = {
   // The Management API's entry: the capabilities' Management API routes are dispatched from here; any
   // other path under /api/v1 is a 404 counted under this label.
   management: { method: 'any', pattern: '/api/v1/*', auth: 'token', metric: 7 },
-  // The native snapshot route's entry (src/snapshots/routes.ts declares the route, its number and docs):
-  // a Management API route outside /api/v1, which uWS routes to the Management API's pipeline.
-  snapshotEntry: { method: 'get', pattern: '/v1/snapshots/:project_id', auth: 'token', metric: 31 },
   // The web console (src/web-console/routes.ts): same-origin pages and JSON endpoints, not a public API.
   consolePage: { method: 'get', pattern: '/console', auth: 'none', metric: null },
   consolePageSlash: { method: 'get', pattern: '/console/', auth: 'none', metric: null },
