@@ -6,6 +6,7 @@ import type { Project } from '../../src/model/projects.js';
 import { Store } from '../helpers/store.js';
 import { orgAddMember } from '../../src/orgs/org-commands.js';
 import { tempDir } from '../helpers/scratch-dir.js';
+import { principalOf } from '../../src/audit/audit-actor.js';
 
 const at = Date.UTC(2030, 0, 1);
 const org = (id: string): Org => ({ id, name: id, plan: 'teams', trialEndsAt: null, standing: 'good', createdAt: at });
@@ -33,9 +34,7 @@ t.test("a role change made in the web console is audited in each of the organisa
     for (const p of [project('prj_1', 'org_a'), project('prj_2', 'org_a'), project('prj_other', 'org_b')]) w.putProject(p);
   });
   const set = (role: string, asUserId?: string) =>
-    store.transact((w) =>
-      orgAddMember(w, { orgId: 'org_a', userId: 'usr_ed', role: role as never, ...(asUserId === undefined ? {} : { asUserId }) }, at),
-    );
+    store.transact((w) => orgAddMember(w, { principal: principalOf(asUserId), orgId: 'org_a', userId: 'usr_ed', role: role as never }, at));
 
   t.same(set('editor', 'usr_owner'), { orgId: 'org_a', userId: 'usr_ed', role: 'editor' });
   for (const projectId of ['prj_1', 'prj_2']) {
