@@ -28,8 +28,8 @@ export type Principal =
 export const kOperator: Principal = { kind: 'operator' };
 
 /** A user's principal (the web console's signed-in user, the command line's `--as`); none given, the operator. */
-export function principalOf(asUserId: string | undefined): Principal {
-  return asUserId === undefined ? kOperator : { kind: 'user', userId: asUserId };
+export function principalOf(userId: string | undefined): Principal {
+  return userId === undefined ? kOperator : { kind: 'user', userId };
 }
 
 /**

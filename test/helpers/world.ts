@@ -87,8 +87,8 @@ export function buildWorld(dataDir: string): World {
   run('flagCohorts', { principal: kOperator, flagId: groupFlag, cohorts: ['wide-1', 'wide-2'] });
   const flagB = create(singleB, { name: 'checkout', enabled: true }).id;
   const flagFree = create(free, { name: 'checkout' }).id;
-  const token = (projectId: string, asUserId: string, name: string, permission: 'read' | 'write', environments?: string[]) =>
-    run('tokenCreate', { projectId, principal: principalOf(asUserId), name, permission, environments });
+  const token = (projectId: string, userId: string, name: string, permission: 'read' | 'write', environments?: string[]) =>
+    run('tokenCreate', { projectId, principal: principalOf(userId), name, permission, environments });
   const made = {
     read: token(single, editor, 'ci-read', 'read'),
     write: token(single, editor, 'ci-write', 'write'),

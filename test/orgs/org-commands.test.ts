@@ -33,8 +33,10 @@ t.test("a role change made in the web console is audited in each of the organisa
     w.putMember({ orgId: 'org_a', userId: 'usr_ed', role: 'viewer' });
     for (const p of [project('prj_1', 'org_a'), project('prj_2', 'org_a'), project('prj_other', 'org_b')]) w.putProject(p);
   });
-  const set = (role: string, asUserId?: string) =>
-    store.transact((w) => orgAddMember(w, { principal: principalOf(asUserId), orgId: 'org_a', userId: 'usr_ed', role: role as never }, at));
+  const set = (role: string, actingUserId?: string) =>
+    store.transact((w) =>
+      orgAddMember(w, { principal: principalOf(actingUserId), orgId: 'org_a', userId: 'usr_ed', role: role as never }, at),
+    );
 
   t.same(set('editor', 'usr_owner'), { orgId: 'org_a', userId: 'usr_ed', role: 'editor' });
   for (const projectId of ['prj_1', 'prj_2']) {
