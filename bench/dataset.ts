@@ -14,7 +14,7 @@ import { kStoreLayout } from '../src/capabilities.js';
 import { LmdbStore } from '../src/store/lmdb-store.js';
 import type { FlagCreate, EnvironmentState } from '../src/model/schemas.js';
 import { runCommand, type CommandInput, type CommandName } from '../src/command-runner/commands.js';
-import { kOperator } from '../src/audit/audit-actor.js';
+import { kOperator, principalOf } from '../src/audit/audit-actor.js';
 import type { StoreWriter } from '../src/store/interfaces.js';
 import type { Flag } from '../src/flags/records.js';
 import type { Audience } from '../src/model/projects.js';
@@ -89,13 +89,14 @@ function generate(store: LmdbStore): BenchData {
   const run = <N extends CommandName>(w: StoreWriter, name: N, input: CommandInput<N>) => runCommand(w, name, input, now);
 
   const base = store.transact((w) => {
-    const org = run(w, 'orgCreate', { name: 'Bench', plan: 'enterprise' });
+    const org = run(w, 'orgCreate', { principal: kOperator, name: 'Bench', plan: 'enterprise' });
     const owner = run(w, 'userCreate', { email: 'owner@bench.flagwire.test', name: 'Bench Owner' });
-    run(w, 'orgAddMember', { orgId: org.id, userId: owner.id, role: 'owner' });
+    run(w, 'orgAddMember', { principal: kOperator, orgId: org.id, userId: owner.id, role: 'owner' });
     const projects = [];
     for (let p = 0; p < 10; p++) {
       const multi = p === 9;
       const project = run(w, 'projectCreate', {
+        principal: kOperator,
         name: multi ? 'group' : `p${String(p).padStart(2, '0')}`,
         orgId: org.id,
         kind: multi ? 'multi' : 'single',
@@ -195,8 +196,8 @@ function generate(store: LmdbStore): BenchData {
 
   const p01 = base.projects[1]!.id;
   const tokens = store.transact((w) => ({
-    read: run(w, 'tokenCreate', { projectId: p01, asUserId: base.ownerId, name: 'bench-read', permission: 'read' }),
-    write: run(w, 'tokenCreate', { projectId: p01, asUserId: base.ownerId, name: 'bench-write', permission: 'write' }),
+    read: run(w, 'tokenCreate', { projectId: p01, principal: principalOf(base.ownerId), name: 'bench-read', permission: 'read' }),
+    write: run(w, 'tokenCreate', { projectId: p01, principal: principalOf(base.ownerId), name: 'bench-write', permission: 'write' }),
     audiences: w.listAudiences(p01),
   }));
 

@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { kStoreLayout } from '../src/capabilities.js';
 import { openForConsole } from '../src/store/open-store.js';
 import { runCommand, type CommandInput, type CommandName } from '../src/command-runner/commands.js';
-import { kOperator } from '../src/audit/audit-actor.js';
+import { kOperator, principalOf } from '../src/audit/audit-actor.js';
 import { startPostgres } from '../test/helpers/postgres.js';
 import { startTestServer, tempDataDir, type TestServer } from '../test/helpers/server.js';
 import { startReceiver } from '../test/helpers/webhook-receiver.js';
@@ -36,16 +36,16 @@ async function seed(dataDir: string, databaseUrl: string | null): Promise<Data> 
     if (!r!.ok) throw r!.error;
     return r!.value;
   };
-  const org = await run('orgCreate', { name: 'Bench', plan: 'teams' });
+  const org = await run('orgCreate', { principal: kOperator, name: 'Bench', plan: 'teams' });
   const user = await run('userCreate', { email: 'bench@bench.test' });
-  await run('orgAddMember', { orgId: org.id, userId: user.id, role: 'owner' });
-  const project = await run('projectCreate', { name: 'Bench', orgId: org.id, kind: 'single' });
+  await run('orgAddMember', { principal: kOperator, orgId: org.id, userId: user.id, role: 'owner' });
+  const project = await run('projectCreate', { principal: kOperator, name: 'Bench', orgId: org.id, kind: 'single' });
   const flags: string[] = [];
   for (let i = 0; i < kFlags; i++)
     flags.push((await run('flagCreate', { projectId: project.id, body: { name: `f${i}`, enabled: true }, principal: kOperator })).id);
   const probe = (await run('flagCreate', { projectId: project.id, body: { name: 'probe', trafficPercentage: 100 }, principal: kOperator }))
     .id;
-  const token = await run('tokenCreate', { projectId: project.id, asUserId: user.id, name: 'bench', permission: 'write' });
+  const token = await run('tokenCreate', { projectId: project.id, principal: principalOf(user.id), name: 'bench', permission: 'write' });
   await writes.close();
   return { secret: token.secret, flags, probe };
 }

@@ -12,6 +12,7 @@ import { call } from '../test/helpers/http.js';
 import { startTestServer, type TestServer } from '../test/helpers/server.js';
 import { SyncClient } from '../test/helpers/sync-client.js';
 import { machineInfo } from './environment.js';
+import { principalOf } from '../src/audit/audit-actor.js';
 
 const kChanges = Number(process.argv[2] ?? 20);
 const kCounts = (process.argv[3] ?? '1,100,1000').split(',').map(Number);
@@ -31,7 +32,12 @@ const revisionOf = (set: string): number => (JSON.parse(set) as { metadata: { fl
 async function main(): Promise<void> {
   const world = buildEvalWorld();
   const { ids } = world;
-  const read = world.run('tokenCreate', { projectId: ids.single, asUserId: ids.owner, name: 'fanout', permission: 'read' }).secret;
+  const read = world.run('tokenCreate', {
+    projectId: ids.single,
+    principal: principalOf(ids.owner),
+    name: 'fanout',
+    permission: 'read',
+  }).secret;
   await world.store.close();
   const server = await startTestServer({
     dataDir: world.dataDir,

@@ -1,14 +1,16 @@
 // Who makes a change, and who it is audited as. A command is given a Principal (who asked: a token, a
 // signed-in or `--as` user, the operator at the command line, a release plan) and resolves it once, in
-// the transaction that applies the change, into an Actor (actorFor): the audit's `token:<id>`,
-// `user:<id>`, `console` or `plan:<id>`, its name, and the environments it may change. One command per
-// verb then serves the Management API, the web console and the command line alike.
+// the transaction that applies the change, into an Actor (actorFor; personActor where only a person may
+// act): the audit's `token:<id>`, `user:<id>`, `console` or `plan:<id>`, its name, and the environments
+// it may change. One command per verb then serves the Management API, the web console and the command
+// line alike.
 import { FlagwireError } from '../errors.js';
 import { requireUser } from '../model/lookups.js';
 import { can, describeRole, projectRole } from '../model/permissions.js';
+import type { User } from '../model/accounts.js';
 import type { Project } from '../model/projects.js';
 import type { Token } from '../model/tokens.js';
-import type { StoreWriter } from '../store/interfaces.js';
+import type { StoreReader, StoreWriter } from '../store/interfaces.js';
 import { authorizeTokenWrite } from '../model/token-access.js';
 import type { Action } from '../model/permissions.js';
 
@@ -25,9 +27,9 @@ export type Principal =
 
 export const kOperator: Principal = { kind: 'operator' };
 
-/** The command line's principal: the `--as` user when given, else the operator. */
-export function principalOf(asUserId: string | undefined): Principal {
-  return asUserId === undefined ? kOperator : { kind: 'user', userId: asUserId };
+/** A user's principal (the web console's signed-in user, the command line's `--as`); none given, the operator. */
+export function principalOf(userId: string | undefined): Principal {
+  return userId === undefined ? kOperator : { kind: 'user', userId };
 }
 
 /**
@@ -72,6 +74,40 @@ export function planActor(planId: string, what: string): Actor {
   return { id: `plan:${planId}`, name: `${what} ${planId}`, environments: [] };
 }
 
+/**
+ * The person acting where only a person may (a token's creation, rotation and revocation; an
+ * invitation and its answer; a member's role): audited as `user:<id>` with their name, with the user id
+ * that these changes' rules and records name (a token's creator, an invitation's inviter).
+ */
+export interface PersonActor extends Actor {
+  userId: string;
+}
+
+/**
+ * Resolves who asks into the person acting, where only a person may act. A token, a release plan and the
+ * operator are refused: no surface sends one (the Management API has no such route, and the command line
+ * asks for --as USER_ID where the operator has no say). The user is not looked up as a requirement here:
+ * each command's rules check the role first or the user first, in the order its refusals have always
+ * come in (a stranger's token create is refused for the role, not as an unknown user).
+ */
+export function personActor(r: StoreReader, principal: Principal, doing: string): PersonActor {
+  if (principal.kind !== 'user') {
+    throw new FlagwireError('FORBIDDEN', `Only a person may ${doing} (the web console's user, or --as USER_ID on the command line).`);
+  }
+  // An unknown user's id stands for their name, as the audit of a token's change always wrote it.
+  return personOf(r.getUser(principal.userId) ?? { id: principal.userId, name: principal.userId });
+}
+
+/** As personActor, where the operator at the command line may act too, checked by nothing: null for the operator. */
+export function personOrOperator(r: StoreReader, principal: Principal, doing: string): PersonActor | null {
+  return principal.kind === 'operator' ? null : personActor(r, principal, doing);
+}
+
+/** A user as the person acting (a user just made by joining acts as themselves). */
+export function personOf(user: Pick<User, 'id' | 'name'>): PersonActor {
+  return { id: `user:${user.id}`, name: user.name, environments: [], userId: user.id };
+}
+
 /** A user acting on `project`, who must hold `action` in its organisation (or own the personal project). */
 function userActor(w: StoreWriter, project: Project, userId: string, action: Action): Actor {
   const user = requireUser(w, userId);
@@ -85,7 +121,7 @@ function userActor(w: StoreWriter, project: Project, userId: string, action: Act
         : `${needs.org} in organisation ${project.orgId}; user ${user.id} ${describeRole(role)}.`,
     );
   }
-  return { id: `user:${user.id}`, name: user.name, environments: [] };
+  return personOf(user);
 }
 
 /** Who makes a change: audit actor (`token:<id>`, `console` or `user:<id>`), its display name, and its environment limit. */

@@ -4,7 +4,7 @@ import type { Flag } from '../flags/records.js';
 import type { Project } from '../model/projects.js';
 import type { FlagCreate } from '../model/schemas.js';
 import type { StoreWriter } from '../store/interfaces.js';
-import { kOperator } from '../audit/audit-actor.js';
+import { kOperator, principalOf } from '../audit/audit-actor.js';
 import { flagCreate } from '../flags/flag-commands.js';
 import { orgAddMember, orgCreate, userCreate } from '../orgs/org-commands.js';
 import { audienceCreate, projectCreate } from '../projects/project-commands.js';
@@ -33,14 +33,14 @@ export const kDemoProjectIds = { shop: 'prj_DemoWebShop', platform: 'prj_DemoPla
  */
 export function seedDemo(w: StoreWriter, input: { ownerPasswordHash?: string }, now: number): DemoSeed | { seeded: false } {
   if (!w.isEmpty()) return { seeded: false };
-  const org = orgCreate(w, { name: 'Demo Org', plan: 'teams' }, now);
+  const org = orgCreate(w, { name: 'Demo Org', plan: 'teams', principal: kOperator }, now);
   const owner = userCreate(w, { email: 'owner@demo.flagwire.test', name: 'Demo Owner' }, now);
-  orgAddMember(w, { orgId: org.id, userId: owner.id, role: 'owner' }, now);
+  orgAddMember(w, { orgId: org.id, userId: owner.id, role: 'owner', principal: kOperator }, now);
   if (input.ownerPasswordHash !== undefined) userPassword(w, { userId: owner.id, passwordHash: input.ownerPasswordHash }, now);
-  const shop = projectCreate(w, { name: 'Web shop', orgId: org.id, kind: 'single' }, now, kDemoProjectIds.shop);
+  const shop = projectCreate(w, { name: 'Web shop', orgId: org.id, kind: 'single', principal: kOperator }, now, kDemoProjectIds.shop);
   const platform = projectCreate(
     w,
-    { name: 'Platform', orgId: org.id, kind: 'multi', environments: ['staging', 'production'] },
+    { name: 'Platform', orgId: org.id, kind: 'multi', environments: ['staging', 'production'], principal: kOperator },
     now,
     kDemoProjectIds.platform,
   );
@@ -69,7 +69,7 @@ export function seedDemo(w: StoreWriter, input: { ownerPasswordHash?: string }, 
     }),
   ];
   const token = (projectId: string, name: string, permission: 'read' | 'write') =>
-    tokenCreate(w, { projectId, asUserId: owner.id, name, permission }, now);
+    tokenCreate(w, { projectId, principal: principalOf(owner.id), name, permission }, now);
   const tokens = [
     token(shop.id, 'demo-read', 'read'),
     token(shop.id, 'demo-write', 'write'),

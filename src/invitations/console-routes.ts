@@ -1,6 +1,7 @@
 // The invitations capability's web console routes: inviting someone to an organisation from its members
 // page, and answering an invitation from the home page. Each is the CLI's own writer command, given the
 // signed-in user.
+import { principalOf } from '../audit/audit-actor.js';
 import { Type } from '../typebox.js';
 import { orgAccess } from '../console-route/access.js';
 import { type ApiRoute, consoleUrl } from '../console-route/call.js';
@@ -21,7 +22,7 @@ export const kInvitationConsoleRoutes: readonly ApiRoute[] = [
         orgId: org.id,
         email: body.email,
         role: body.role,
-        asUserId: call.user.id,
+        principal: principalOf(call.user.id),
         consoleUrl: consoleUrl(call),
       });
     },
@@ -30,12 +31,18 @@ export const kInvitationConsoleRoutes: readonly ApiRoute[] = [
     method: 'POST',
     pattern: 'invitations/:invitationId/accept',
     run: (call) =>
-      call.writer.call(kInvitationCommands.invitationAccept, { invitationId: call.params.invitationId!, asUserId: call.user.id }),
+      call.writer.call(kInvitationCommands.invitationAccept, {
+        invitationId: call.params.invitationId!,
+        principal: principalOf(call.user.id),
+      }),
   },
   {
     method: 'POST',
     pattern: 'invitations/:invitationId/decline',
     run: (call) =>
-      call.writer.call(kInvitationCommands.invitationDecline, { invitationId: call.params.invitationId!, asUserId: call.user.id }),
+      call.writer.call(kInvitationCommands.invitationDecline, {
+        invitationId: call.params.invitationId!,
+        principal: principalOf(call.user.id),
+      }),
   },
 ];

@@ -20,12 +20,14 @@ import { commandTable } from '../writer/command.js';
 import { requireEmail } from '../model/input-checks.js';
 import { auditMembership, checkMayGiveRole, requireRole, userCreate } from '../orgs/org-commands.js';
 import { invitationMail } from './invitation-mail.js';
+import { personActor, personOf, type Principal } from '../audit/audit-actor.js';
 
 export interface OrgInviteInput {
   orgId: string;
   email: string;
   role: string;
-  asUserId: string;
+  /** Who asks: only a person invites (the web console's signed-in user), never a token. */
+  principal: Principal;
   /** The console's address (…/console/), for the mail's link: the route knows it, the writer does not. */
   consoleUrl: string;
 }
@@ -41,9 +43,10 @@ export type InvitationView = Omit<Invitation, 'linkHash'>;
  * token is kept only as its hash, on the invitation, so it ends with it.
  */
 export function orgInvite(w: StoreWriter, input: OrgInviteInput, now: number): InvitationView {
+  const person = personActor(w, input.principal, 'invite a member');
   const org = requireOrg(w, input.orgId);
   const role = requireRole(input.role);
-  checkMayGiveRole(w, org.id, input.asUserId, role);
+  checkMayGiveRole(w, org.id, person.userId, role);
   const email = requireEmail(input.email).toLowerCase();
   const existing = w.findUserByEmail(email);
   if (existing !== undefined && w.getRole(org.id, existing.id) !== undefined) {
@@ -65,15 +68,15 @@ export function orgInvite(w: StoreWriter, input: OrgInviteInput, now: number): I
     orgId: org.id,
     email,
     role,
-    invitedBy: input.asUserId,
+    invitedBy: person.userId,
     createdAt: now,
     expiresAt: now + kInvitationLifetimeMs,
   };
   const joinToken = existing === undefined ? randomId(kJoinTokenLength) : null;
   w.putInvitation(joinToken === null ? invitation : { ...invitation, linkHash: hashSecret(joinToken) });
-  const inviter = requireUser(w, input.asUserId);
-  w.appendMail(invitationMail(invitation, org, inviter, input.consoleUrl, joinToken));
-  auditMembership(w, inviter, 'member.invite', org.id, `invitation of ${email}`, { before: null, after: role }, now);
+  // The mail names the inviter with their address, which only the user's record has.
+  w.appendMail(invitationMail(invitation, org, requireUser(w, person.userId), input.consoleUrl, joinToken));
+  auditMembership(w, person, 'member.invite', org.id, `invitation of ${email}`, { before: null, after: role }, now);
   return invitation;
 }
 
@@ -110,43 +113,43 @@ export function invitationJoin(w: StoreWriter, input: InvitationJoinInput, now: 
   w.deleteInvitation(invitation);
   const member: Membership = { orgId: invitation.orgId, userId: user.id, role: invitation.role };
   w.putMember(member);
-  auditMembership(w, user, 'member.accept', member.orgId, `role of user:${user.id}`, { before: null, after: member.role }, now);
+  auditMembership(w, personOf(user), 'member.accept', member.orgId, `role of user:${user.id}`, { before: null, after: member.role }, now);
   return { user, member };
 }
 
 export interface InvitationAnswerInput {
   invitationId: string;
-  asUserId: string;
+  /** Who answers: only the invited person (the web console's signed-in user). */
+  principal: Principal;
 }
 
 /** The user's live invitation; any other (someone else's, expired, answered, unknown) is the same 404. */
-function requireOwnInvitation(w: StoreWriter, input: InvitationAnswerInput, now: number): Invitation {
-  const user = requireUser(w, input.asUserId);
+function requireOwnInvitation(w: StoreWriter, input: InvitationAnswerInput, now: number): { invitation: Invitation; user: User } {
+  const user = requireUser(w, personActor(w, input.principal, 'answer an invitation').userId);
   const invitation = w.getInvitation(input.invitationId);
   if (invitation === undefined || invitation.email !== user.email.toLowerCase() || !isInvitationLive(invitation, now)) {
     throw new FlagwireError('NOT_FOUND', notFoundDetail('invitation', input.invitationId));
   }
-  return invitation;
+  return { invitation, user };
 }
 
 /** Accepting makes the user a member with the invited role (a member already keeps their role). */
 export function invitationAccept(w: StoreWriter, input: InvitationAnswerInput, now: number): Membership {
-  const invitation = requireOwnInvitation(w, input, now);
-  const user = requireUser(w, input.asUserId);
+  const { invitation, user } = requireOwnInvitation(w, input, now);
   w.deleteInvitation(invitation);
   const before = w.getRole(invitation.orgId, user.id) ?? null;
   const member: Membership = { orgId: invitation.orgId, userId: user.id, role: before ?? invitation.role };
   w.putMember(member);
-  auditMembership(w, user, 'member.accept', member.orgId, `role of user:${user.id}`, { before, after: member.role }, now);
+  auditMembership(w, personOf(user), 'member.accept', member.orgId, `role of user:${user.id}`, { before, after: member.role }, now);
   return member;
 }
 
 export function invitationDecline(w: StoreWriter, input: InvitationAnswerInput, now: number): { declined: true } {
-  const invitation = requireOwnInvitation(w, input, now);
+  const { invitation, user } = requireOwnInvitation(w, input, now);
   w.deleteInvitation(invitation);
   auditMembership(
     w,
-    requireUser(w, input.asUserId),
+    personOf(user),
     'member.decline',
     invitation.orgId,
     `invitation of ${invitation.email}`,

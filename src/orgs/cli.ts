@@ -1,5 +1,6 @@
 // The command line's organisation and user commands (src/cli-command/console-command.ts says what a command is).
 import type { Org, Plan, Role, Standing, User } from '../model/accounts.js';
+import { kOperator } from '../audit/audit-actor.js';
 import { FlagwireError } from '../errors.js';
 import { requireUser } from '../model/lookups.js';
 import { hashPassword, kMinPasswordLength, passwordProblem } from '../model/passwords.js';
@@ -32,6 +33,7 @@ export const kOrgCli: readonly ConsoleCommand[] = [
         name: args.required('name'),
         plan: args.string('plan') as Plan | undefined,
         trialEndsAt: args.isoTime('trial-ends'),
+        principal: kOperator,
       }),
     human: out.renderOrg,
   }),
@@ -71,6 +73,7 @@ export const kOrgCli: readonly ConsoleCommand[] = [
         orgId: args.positional('ORG_ID'),
         userId: args.positional('USER_ID'),
         role: args.required('role') as Role,
+        principal: kOperator,
       }),
     human: out.renderMembership,
   }),

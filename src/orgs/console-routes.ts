@@ -2,6 +2,7 @@
 // operator allows it with FLAGWIRE_CONSOLE_CREATE_ORGS), and the members page: an organisation's members
 // (and the invitations pending, the invitations capability's records) and adding one. Each change is the
 // CLI's own writer command, given the signed-in user.
+import { principalOf } from '../audit/audit-actor.js';
 import { FlagwireError } from '../errors.js';
 import { isInvitationLive } from '../model/invitations.js';
 import { can } from '../model/permissions.js';
@@ -41,7 +42,10 @@ export const kOrgConsoleRoutes: readonly ApiRoute[] = [
           "This server's operator creates organisations (flagwire org create); FLAGWIRE_CONSOLE_CREATE_ORGS is off.",
         );
       }
-      return call.writer.call(kOrgCommands.orgCreate, { name: kOrgForm.read(call.received).name, asUserId: call.user.id });
+      return call.writer.call(kOrgCommands.orgCreate, {
+        name: kOrgForm.read(call.received).name,
+        principal: principalOf(call.user.id),
+      });
     },
   },
   {
@@ -59,7 +63,7 @@ export const kOrgConsoleRoutes: readonly ApiRoute[] = [
         orgId: org.id,
         userId: body.userId,
         role: body.role as never,
-        asUserId: call.user.id,
+        principal: principalOf(call.user.id),
       });
     },
   },

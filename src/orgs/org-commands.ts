@@ -1,4 +1,5 @@
-// Console commands for organisations, users and memberships.
+// Commands for organisations, users and memberships: the operator's at the command line, and the web
+// console's, given its signed-in user as who asks.
 import { FlagwireError } from '../errors.js';
 import { kPlans, kRoles, type Membership, type Org, type Plan, type Role, type Standing, type User } from '../model/accounts.js';
 import { randomId } from '../model/ids.js';
@@ -7,21 +8,23 @@ import { can, describeRole } from '../model/permissions.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { commandTable } from '../writer/command.js';
 import { requireEmail, requireName, sameName } from '../model/input-checks.js';
+import { type Actor, personOrOperator, type Principal } from '../audit/audit-actor.js';
 
 export interface OrgCreateInput {
   name: string;
   plan?: Plan;
   trialEndsAt?: number | null;
   /**
-   * The web console's signed-in user, who becomes the new organisation's Owner in the same change (the
-   * console offers this only where FLAGWIRE_CONSOLE_CREATE_ORGS allows it). The CLI gives none: the
-   * operator adds members with `org add-member`.
+   * Who asks: the web console's signed-in user, who becomes the new organisation's Owner in the same
+   * change (the console offers this only where FLAGWIRE_CONSOLE_CREATE_ORGS allows it), or the operator
+   * at the command line, who adds members with `org add-member`.
    */
-  asUserId?: string;
+  principal: Principal;
 }
 
 export function orgCreate(w: StoreWriter, input: OrgCreateInput, now: number): Org {
-  const owner = input.asUserId === undefined ? null : requireUser(w, input.asUserId);
+  const person = personOrOperator(w, input.principal, 'create an organisation');
+  const owner = person === null ? null : requireUser(w, person.userId);
   const plan = checkPlan(input.plan ?? 'free');
   const name = requireName('name', input.name);
   const taken = w.listOrgs().find((o) => sameName(o.name, name));
@@ -84,19 +87,20 @@ export function userCreate(w: StoreWriter, input: UserCreateInput, now: number):
 }
 
 /**
- * `asUserId`: the web console's signed-in user, who must be an Admin or Owner; only an Owner gives or
+ * Who asks: the web console's signed-in user, who must be an Admin or Owner; only an Owner gives or
  * takes the Owner role, and the last Owner keeps it; and only a member's role changes there: someone
  * joins an organisation by accepting an invitation (invitation-commands.ts), never by another's say.
- * The CLI (no `asUserId`) is the operator: no check, and it adds members directly.
+ * The operator at the command line: no check, and it adds members directly.
  */
-export function orgAddMember(w: StoreWriter, input: Membership & { asUserId?: string }, now: number): Membership {
+export function orgAddMember(w: StoreWriter, input: Membership & { principal: Principal }, now: number): Membership {
+  const person = personOrOperator(w, input.principal, "change a member's role");
   requireOrg(w, input.orgId);
   requireUser(w, input.userId);
   const role = requireRole(input.role);
   const before = w.getRole(input.orgId, input.userId) ?? null;
   const member: Membership = { orgId: input.orgId, userId: input.userId, role };
-  if (input.asUserId !== undefined) {
-    checkRoleChange(w, input as Membership & { asUserId: string });
+  if (person !== null) {
+    checkRoleChange(w, member, person.userId);
     if (before === null) {
       throw new FlagwireError(
         'INVALID_REQUEST',
@@ -104,15 +108,7 @@ export function orgAddMember(w: StoreWriter, input: Membership & { asUserId?: st
       );
     }
     if (before !== member.role)
-      auditMembership(
-        w,
-        requireUser(w, input.asUserId),
-        'member.role',
-        member.orgId,
-        `role of user:${member.userId}`,
-        { before, after: member.role },
-        now,
-      );
+      auditMembership(w, person, 'member.role', member.orgId, `role of user:${member.userId}`, { before, after: member.role }, now);
   }
   w.putMember(member);
   return member;
@@ -139,7 +135,7 @@ export function requireRole(role: unknown): Role {
  */
 export function auditMembership(
   w: StoreWriter,
-  actor: User,
+  actor: Actor,
   action: MemberAuditAction,
   orgId: string,
   subject: string,
@@ -151,7 +147,7 @@ export function auditMembership(
     w.appendAudit({
       at: now,
       projectId: project.id,
-      actor: `user:${actor.id}`,
+      actor: actor.id,
       actorName: actor.name,
       action,
       flagId: null,
@@ -162,12 +158,12 @@ export function auditMembership(
 }
 
 /** The acting user may give `role` in the organisation: an Admin or Owner, and only an Owner gives Owner. */
-export function checkMayGiveRole(w: StoreWriter, orgId: string, asUserId: string, role: Role): Role {
-  const acting = w.getRole(orgId, asUserId);
+export function checkMayGiveRole(w: StoreWriter, orgId: string, actingUserId: string, role: Role): Role {
+  const acting = w.getRole(orgId, actingUserId);
   if (acting === undefined || !can(acting, 'manageMembers')) {
     throw new FlagwireError(
       'FORBIDDEN',
-      `Changing members needs the Admin or Owner role in organisation ${orgId}; user ${asUserId} ${describeRole(acting)}.`,
+      `Changing members needs the Admin or Owner role in organisation ${orgId}; user ${actingUserId} ${describeRole(acting)}.`,
     );
   }
   if (role === 'owner' && !can(acting, 'grantOwner'))
@@ -175,8 +171,8 @@ export function checkMayGiveRole(w: StoreWriter, orgId: string, asUserId: string
   return acting;
 }
 
-function checkRoleChange(w: StoreWriter, input: Membership & { asUserId: string }): void {
-  const acting = checkMayGiveRole(w, input.orgId, input.asUserId, input.role);
+function checkRoleChange(w: StoreWriter, input: Membership, actingUserId: string): void {
+  const acting = checkMayGiveRole(w, input.orgId, actingUserId, input.role);
   const current = w.getRole(input.orgId, input.userId);
   if (current === 'owner' && !can(acting, 'grantOwner')) {
     throw new FlagwireError('FORBIDDEN', 'Only an Owner may give or take the Owner role.');

@@ -52,6 +52,7 @@ export const kProjectCli: readonly ConsoleCommand[] = [
         ownerUserId,
         kind: args.string('kind') as ProjectKind | undefined,
         environments: args.list('env'),
+        principal: kOperator,
       });
     },
     human: out.renderProject,

@@ -52,7 +52,7 @@ export const kProjectConsoleRoutes: readonly ApiRoute[] = [
         // The pattern admits these two only.
         kind: body.kind as 'single' | 'multi',
         environments: body.environments ?? [],
-        asUserId: call.user.id,
+        principal: principalOf(call.user.id),
       });
     },
   },

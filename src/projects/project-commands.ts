@@ -8,7 +8,7 @@ import { kLimits } from '../model/schemas.js';
 import type { AuditEntry } from '../model/audit.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { commandTable } from '../writer/command.js';
-import { type Actor, actorFor, type Principal } from '../audit/audit-actor.js';
+import { type Actor, actorFor, personOrOperator, type Principal } from '../audit/audit-actor.js';
 import { exactList, requireName, sameName } from '../model/input-checks.js';
 import { can, describeRole } from '../model/permissions.js';
 
@@ -25,20 +25,21 @@ export interface ProjectCreateInput {
   kind?: ProjectKind;
   environments?: string[];
   /**
-   * The web console's signed-in user: an organisation's project only, made by its Admin or Owner (the
-   * roles that change who belongs to it). The CLI gives none: it is the operator.
+   * Who asks: the web console's signed-in user (an organisation's project only, made by its Admin or
+   * Owner, the roles that change who belongs to it), or the operator at the command line, checked by nothing.
    */
-  asUserId?: string;
+  principal: Principal;
 }
 
 /** `id`: a fixed id, for the demo seed only (the README walk-through names its projects); otherwise a random one. */
 export function projectCreate(w: StoreWriter, input: ProjectCreateInput, now: number, id = `prj_${randomId(12)}`): Project {
+  const person = personOrOperator(w, input.principal, 'create a project');
   if ((input.orgId === undefined) === (input.ownerUserId === undefined)) {
     throw new FlagwireError('INVALID_REQUEST', 'give exactly one of --org (organisation project) and --owner (personal project)');
   }
   if (input.orgId !== undefined) requireOrg(w, input.orgId);
   if (input.ownerUserId !== undefined) requireUser(w, input.ownerUserId);
-  if (input.asUserId !== undefined) checkMayCreateProject(w, input.orgId, input.asUserId);
+  if (person !== null) checkMayCreateProject(w, input.orgId, person.userId);
   const kind = input.kind ?? 'single';
   if (kind !== 'single' && kind !== 'multi') throw new FlagwireError('INVALID_REQUEST', 'kind must be single or multi');
   const environments = (input.environments ?? []).map(checkEnvName);
@@ -70,21 +71,22 @@ export function projectCreate(w: StoreWriter, input: ProjectCreateInput, now: nu
   return project;
 }
 
-function checkMayCreateProject(w: StoreWriter, orgId: string | undefined, asUserId: string): void {
-  requireUser(w, asUserId);
+function checkMayCreateProject(w: StoreWriter, orgId: string | undefined, userId: string): void {
+  requireUser(w, userId);
   if (orgId === undefined) throw new FlagwireError('INVALID_REQUEST', 'the web console creates projects of organisations only');
-  const role = w.getRole(orgId, asUserId);
+  const role = w.getRole(orgId, userId);
   if (role === undefined || !can(role, 'manageMembers')) {
     throw new FlagwireError(
       'FORBIDDEN',
-      `Creating a project needs the Admin or Owner role in organisation ${orgId}; user ${asUserId} ${describeRole(role)}.`,
+      `Creating a project needs the Admin or Owner role in organisation ${orgId}; user ${userId} ${describeRole(role)}.`,
     );
   }
 }
 
 /**
- * `asUserId`: the web console's signed-in user, audited as `user:<id>`, who must be an Admin or Owner
- * of the project's organisation (or own the personal project); the CLI is the operator, audited as `console`.
+ * Who changes environments and audiences: the web console's signed-in user, audited as `user:<id>`, who
+ * must be an Admin or Owner of the project's organisation (or own the personal project); the CLI is the
+ * operator, audited as `console`.
  */
 interface AsUser {
   /** Who asks: the web console's user, the command line's --as user or the operator (principalOf). */

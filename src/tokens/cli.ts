@@ -1,6 +1,7 @@
 // Tokens on the command line: create, rotate, revoke, list, and a token's recorded activity.
 import { command, type ConsoleCommand, many, str } from '../cli-command/console-command.js';
 import * as out from '../cli-command/output.js';
+import { principalOf } from '../audit/audit-actor.js';
 import { requireProject, requireToken } from '../model/lookups.js';
 import { kMaxGracePeriodSeconds, kTokenCommands, tokenView, type TokenView } from './token-commands.js';
 
@@ -22,7 +23,7 @@ export const kTokenCli: readonly ConsoleCommand[] = [
     run: (args, ctx) =>
       ctx.write(kTokenCommands.tokenCreate, {
         projectId: args.positional('PROJECT_ID'),
-        asUserId: args.required('as'),
+        principal: principalOf(args.required('as')),
         name: args.required('name'),
         permission: args.required('permission'),
         environments: args.list('env'),
@@ -43,7 +44,7 @@ export const kTokenCli: readonly ConsoleCommand[] = [
     run: (args, ctx) =>
       ctx.write(kTokenCommands.tokenRotate, {
         tokenId: args.positional('TOKEN_ID'),
-        asUserId: args.required('as'),
+        principal: principalOf(args.required('as')),
         gracePeriodSeconds: args.integer('grace-seconds', 0, kMaxGracePeriodSeconds),
       }),
     human: out.renderRotatedToken,
@@ -54,7 +55,8 @@ export const kTokenCli: readonly ConsoleCommand[] = [
     summary: 'revoke a token (creator, Admin or Owner) -> {id, revokedAt}',
     positionals: ['TOKEN_ID'],
     options: { as: str('USER_ID', `${kAsTokenUser}; revoking needs the token's creator, or an Admin or Owner`, true) },
-    run: (args, ctx) => ctx.write(kTokenCommands.tokenRevoke, { tokenId: args.positional('TOKEN_ID'), asUserId: args.required('as') }),
+    run: (args, ctx) =>
+      ctx.write(kTokenCommands.tokenRevoke, { tokenId: args.positional('TOKEN_ID'), principal: principalOf(args.required('as')) }),
     human: out.renderRevoked,
   }),
   command({

@@ -1,5 +1,6 @@
 // The tokens capability's web console routes: the console's tokens page and a token's activity page,
 // listing, creating, rotating, revoking.
+import { principalOf } from '../audit/audit-actor.js';
 import { requireToken } from '../model/lookups.js';
 import { holdsTokenSlot, inRotationGrace, tokenStatus } from '../model/permissions.js';
 import type { Token } from '../model/tokens.js';
@@ -69,7 +70,7 @@ export const kTokenConsoleRoutes: readonly ApiRoute[] = [
       const body = kTokenForm.read(call.received);
       return call.writer.call(kTokenCommands.tokenCreate, {
         projectId: access.project.id,
-        asUserId: call.user.id,
+        principal: principalOf(call.user.id),
         name: body.name,
         permission: body.permission,
         environments: body.environments ?? [],
@@ -83,7 +84,7 @@ export const kTokenConsoleRoutes: readonly ApiRoute[] = [
     run: (call) =>
       call.writer.call(kTokenCommands.tokenRotate, {
         tokenId: tokenAccess(call, call.params.tokenId!).token.id,
-        asUserId: call.user.id,
+        principal: principalOf(call.user.id),
         gracePeriodSeconds: kRotateForm.readOptional(call.received).gracePeriodSeconds,
       }),
   },
@@ -91,7 +92,10 @@ export const kTokenConsoleRoutes: readonly ApiRoute[] = [
     method: 'POST',
     pattern: 'tokens/:tokenId/revoke',
     run: (call) =>
-      call.writer.call(kTokenCommands.tokenRevoke, { tokenId: tokenAccess(call, call.params.tokenId!).token.id, asUserId: call.user.id }),
+      call.writer.call(kTokenCommands.tokenRevoke, {
+        tokenId: tokenAccess(call, call.params.tokenId!).token.id,
+        principal: principalOf(call.user.id),
+      }),
   },
   {
     method: 'GET',

@@ -1,4 +1,5 @@
-// Console commands for API tokens: create, rotate, revoke (spec: Token lifecycle, Authentication).
+// Commands for API tokens: create, rotate, revoke (spec: Token lifecycle, Authentication), one per verb for
+// the web console and the command line, each given who asks: only a person changes tokens.
 import { FlagwireError } from '../errors.js';
 import type { Org } from '../model/accounts.js';
 import { hashSecret, kTokenIdLength, newTokenSecret, randomId } from '../model/ids.js';
@@ -11,6 +12,7 @@ import type { StoreWriter } from '../store/interfaces.js';
 import { commandTable } from '../writer/command.js';
 import { recordActivity } from './activity-commands.js';
 import { cleanList, requireName } from '../model/input-checks.js';
+import { type PersonActor, personActor, type Principal } from '../audit/audit-actor.js';
 
 /** Every audit action the token commands write. */
 export const kTokenAuditActions = ['token.create', 'token.rotate', 'token.revoke'] as const;
@@ -33,9 +35,14 @@ export function tokenView(token: Token): TokenView {
   return view;
 }
 
-export interface TokenCreateInput {
+/** Who asks for a token's change: only a person (a token never makes, rotates or revokes a token). */
+interface AsPerson {
+  /** The web console's signed-in user, or the command line's --as user. */
+  principal: Principal;
+}
+
+export interface TokenCreateInput extends AsPerson {
   projectId: string;
-  asUserId: string;
   name: string;
   permission: string;
   environments?: string[];
@@ -43,12 +50,13 @@ export interface TokenCreateInput {
 }
 
 export function tokenCreate(w: StoreWriter, input: TokenCreateInput, now: number): CreatedToken {
+  const person = personActor(w, input.principal, 'create a token');
   const { project, org } = tokenProject(w, input.projectId, now);
-  const role = w.getRole(org.id, input.asUserId);
+  const role = w.getRole(org.id, person.userId);
   if (!can(role, 'createToken')) {
     throw new FlagwireError(
       'FORBIDDEN',
-      `Creating a token needs the Editor, Admin or Owner role in organisation ${org.id}; user ${input.asUserId} ${describeRole(role)}.`,
+      `Creating a token needs the Editor, Admin or Owner role in organisation ${org.id}; user ${person.userId} ${describeRole(role)}.`,
     );
   }
   if (input.permission !== 'read' && input.permission !== 'write') {
@@ -81,10 +89,10 @@ export function tokenCreate(w: StoreWriter, input: TokenCreateInput, now: number
       permission: input.permission,
       environments,
       expiresAt: days === 0 ? 0 : now + days * kDayMs,
-      createdBy: input.asUserId,
+      createdBy: person.userId,
     },
     now,
-    { userId: input.asUserId, action: 'token.create', replaces: null },
+    { actor: person, action: 'token.create', replaces: null },
   );
 }
 
@@ -94,9 +102,8 @@ export function tokenCreate(w: StoreWriter, input: TokenCreateInput, now: number
  */
 export const kMaxGracePeriodSeconds = 7 * 24 * 3600;
 
-export interface TokenRotateInput {
+export interface TokenRotateInput extends AsPerson {
   tokenId: string;
-  asUserId: string;
   /** How long the old secret keeps authenticating, in whole seconds from 0 (none, the default) to 7 days. */
   gracePeriodSeconds?: unknown;
 }
@@ -107,8 +114,9 @@ export interface RotatedToken extends CreatedToken {
 }
 
 export function tokenRotate(w: StoreWriter, input: TokenRotateInput, now: number): RotatedToken {
+  const person = personActor(w, input.principal, 'rotate a token');
   const graceSeconds = gracePeriodSeconds(input.gracePeriodSeconds);
-  const token = requireManageableToken(w, input.tokenId, input.asUserId, 'rotate', now);
+  const token = requireManageableToken(w, input.tokenId, person, 'rotate', now);
   const graceEndsAt = graceSeconds === 0 ? null : now + graceSeconds * 1000;
   w.putToken({ ...token, revokedAt: now, ...(graceEndsAt === null ? {} : { graceEndsAt }) });
   const created = issueToken(
@@ -123,7 +131,7 @@ export function tokenRotate(w: StoreWriter, input: TokenRotateInput, now: number
       createdBy: token.createdBy,
     },
     now,
-    { userId: input.asUserId, action: 'token.rotate', replaces: token.id, gracePeriodSeconds: graceSeconds },
+    { actor: person, action: 'token.rotate', replaces: token.id, gracePeriodSeconds: graceSeconds },
   );
   return { ...created, replaced: { id: token.id, graceEndsAt } };
 }
@@ -141,14 +149,16 @@ function gracePeriodSeconds(value: unknown): number {
 }
 
 /** Revokes a token; one still in a rotation's grace period has its grace ended now. */
-export function tokenRevoke(w: StoreWriter, input: { tokenId: string; asUserId: string }, now: number): { id: string; revokedAt: number } {
-  const token = requireManageableToken(w, input.tokenId, input.asUserId, 'revoke', now);
+export function tokenRevoke(w: StoreWriter, input: { tokenId: string } & AsPerson, now: number): { id: string; revokedAt: number } {
+  const person = personActor(w, input.principal, 'revoke a token');
+  const token = requireManageableToken(w, input.tokenId, person, 'revoke', now);
   const inGrace = inRotationGrace(token, now);
   w.putToken(inGrace ? { ...token, graceEndsAt: now } : { ...token, revokedAt: now });
   w.appendAudit({
     at: now,
     projectId: token.projectId,
-    ...userActor(w, input.asUserId),
+    actor: person.id,
+    actorName: person.name,
     action: 'token.revoke' satisfies TokenAuditAction,
     flagId: null,
     env: null,
@@ -164,16 +174,12 @@ type TokenSettings = Pick<Token, 'projectId' | 'name' | 'permission' | 'environm
 
 /** Who acted (audited as `user:<id>` with the user's name, which is not always the token's creator: an Admin may rotate). */
 interface TokenAudit {
-  userId: string;
+  actor: PersonActor;
   action: Exclude<TokenAuditAction, 'token.revoke'>;
   /** The token a rotation revoked. */
   replaces: string | null;
   /** A rotation's grace period for the old secret (0: none). */
   gracePeriodSeconds?: number;
-}
-
-function userActor(w: StoreWriter, userId: string): { actor: string; actorName: string } {
-  return { actor: `user:${userId}`, actorName: w.getUser(userId)?.name ?? userId };
 }
 
 function issueToken(w: StoreWriter, settings: TokenSettings, now: number, audit: TokenAudit): CreatedToken {
@@ -191,7 +197,8 @@ function issueToken(w: StoreWriter, settings: TokenSettings, now: number, audit:
   w.appendAudit({
     at: now,
     projectId: token.projectId,
-    ...userActor(w, audit.userId),
+    actor: audit.actor.id,
+    actorName: audit.actor.name,
     action: audit.action,
     flagId: null,
     env: null,
@@ -221,15 +228,15 @@ function tokenProject(w: StoreWriter, projectId: string, now: number): { project
   return { project, org };
 }
 
-function requireManageableToken(w: StoreWriter, tokenId: string, asUserId: string, verb: 'rotate' | 'revoke', now: number): Token {
+function requireManageableToken(w: StoreWriter, tokenId: string, person: PersonActor, verb: 'rotate' | 'revoke', now: number): Token {
   const token = requireToken(w, tokenId);
   const { org } = tokenProject(w, token.projectId, now);
-  const role = w.getRole(org.id, asUserId);
+  const role = w.getRole(org.id, person.userId);
   // A Viewer changes nothing: a creator who is now a Viewer no longer may (model/permissions.ts).
-  if (!canManageToken(role, verb, token, asUserId)) {
+  if (!canManageToken(role, verb, token, person.userId)) {
     throw new FlagwireError(
       'FORBIDDEN',
-      `Only the token's creator or an Admin of organisation ${org.id} may ${verb} token ${tokenId}, and a Viewer may not; user ${asUserId} ${describeRole(role)}.`,
+      `Only the token's creator or an Admin of organisation ${org.id} may ${verb} token ${tokenId}, and a Viewer may not; user ${person.userId} ${describeRole(role)}.`,
     );
   }
   // A rotated token still in its grace period may be revoked (ending the grace now), not rotated again.

@@ -7,6 +7,7 @@ import { startTestServer, tempDataDir } from '../helpers/server.js';
 import { advanceClock, flushActivity } from '../helpers/test-hooks.js';
 import { buildWorld } from '../helpers/world.js';
 import { startWorldServer } from '../helpers/world-server.js';
+import { principalOf } from '../../src/audit/audit-actor.js';
 
 const setup = (t: { teardown(fn: () => Promise<unknown>): void }, env: Record<string, string> = {}) =>
   startWorldServer(t, { FLAGWIRE_TEST_HOOKS: '1', ...env });
@@ -70,7 +71,7 @@ t.test('the e-mail limit holds across restarts', async (t) => {
   const env = { FLAGWIRE_TEST_HOOKS: '1' };
   let server = await startTestServer({ dataDir, env });
   await call(server.baseUrl, 'GET', '/api/v1/token', { token: world.secrets.multiRead });
-  world.run('tokenRevoke', { tokenId: world.tokenIds.multiRead!, asUserId: world.ids.owner });
+  world.run('tokenRevoke', { tokenId: world.tokenIds.multiRead!, principal: principalOf(world.ids.owner) });
   t.equal((await call(server.baseUrl, 'GET', '/api/v1/token', { token: world.secrets.multiRead })).status, 401);
   t.equal(await server.stop(), 0, 'activity is flushed at shutdown');
   world.store.resetReadTxn();
@@ -87,7 +88,7 @@ t.test("an expired token's refusal is a denial on its activity, e-mailed at most
   const { server, world } = await setup(t);
   const expiring = world.run('tokenCreate', {
     projectId: world.ids.single,
-    asUserId: world.ids.editor,
+    principal: principalOf(world.ids.editor),
     name: 'nightly-export',
     permission: 'read',
     expires: '30d',

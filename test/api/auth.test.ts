@@ -2,6 +2,7 @@
 import t from 'tap';
 import { call } from '../helpers/http.js';
 import { startWorldServer } from '../helpers/world-server.js';
+import { principalOf } from '../../src/audit/audit-actor.js';
 
 const { server, world } = await startWorldServer(t);
 const get = (path: string, token?: string, headers?: Record<string, string>) => call(server.baseUrl, 'GET', path, { token, headers });
@@ -68,20 +69,25 @@ t.test('GET /api/v1/token describes the token', async (t) => {
 t.test('revocation takes effect on the very next request', async (t) => {
   const made = world.run('tokenCreate', {
     projectId: world.ids.single,
-    asUserId: world.ids.owner,
+    principal: principalOf(world.ids.owner),
     name: 'short-lived',
     permission: 'read',
   });
   t.equal((await get('/api/v1/token', made.secret)).status, 200);
-  world.run('tokenRevoke', { tokenId: made.id, asUserId: world.ids.owner });
+  world.run('tokenRevoke', { tokenId: made.id, principal: principalOf(world.ids.owner) });
   const r = await get('/api/v1/token', made.secret);
   t.equal(r.status, 401);
   t.equal(r.json.error, 'Token revoked');
 });
 
 t.test('rotation revokes the original and the replacement works', async (t) => {
-  const made = world.run('tokenCreate', { projectId: world.ids.single, asUserId: world.ids.editor, name: 'rotating', permission: 'write' });
-  const next = world.run('tokenRotate', { tokenId: made.id, asUserId: world.ids.editor });
+  const made = world.run('tokenCreate', {
+    projectId: world.ids.single,
+    principal: principalOf(world.ids.editor),
+    name: 'rotating',
+    permission: 'write',
+  });
+  const next = world.run('tokenRotate', { tokenId: made.id, principal: principalOf(world.ids.editor) });
   t.equal((await get('/api/v1/token', made.secret)).status, 401);
   const r = await get('/api/v1/token', next.secret);
   t.equal(r.status, 200);
@@ -95,7 +101,7 @@ t.test('an expired token gets 401 Token expired', async (t) => {
     'tokenCreate',
     {
       projectId: world.ids.single,
-      asUserId: world.ids.owner,
+      principal: principalOf(world.ids.owner),
       name: 'old',
       permission: 'read',
       expires: '30d',

@@ -12,6 +12,7 @@ import { call, scrapeMetrics, type Reply } from '../helpers/http.js';
 import { startTestServer, tempDataDir, type TestServer } from '../helpers/server.js';
 import { advanceClock } from '../helpers/test-hooks.js';
 import { buildWorld } from '../helpers/world.js';
+import { principalOf } from '../../src/audit/audit-actor.js';
 
 const kDaySeconds = 24 * 3600;
 
@@ -31,7 +32,7 @@ t.test('a write queued behind a held lock is refused if its token lost its autho
   const { ids, secrets, tokenIds } = world;
   const expiring = world.run('tokenCreate', {
     projectId: ids.single,
-    asUserId: ids.editor,
+    principal: principalOf(ids.editor),
     name: 'expiring',
     permission: 'write',
     expires: '30d',

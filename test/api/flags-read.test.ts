@@ -2,6 +2,7 @@
 import t from 'tap';
 import { call } from '../helpers/http.js';
 import { startWorldServer } from '../helpers/world-server.js';
+import { kOperator, principalOf } from '../../src/audit/audit-actor.js';
 
 const { server, world } = await startWorldServer(t);
 const get = (path: string, token: string) => call(server.baseUrl, 'GET', path, { token });
@@ -125,8 +126,8 @@ t.test("get: 404 for an unknown id and for another project's flag, byte-identica
 });
 
 t.test('environments is {} for a multi-environment project without environments', async (t) => {
-  const projectId = world.run('projectCreate', { name: 'Empty', orgId: world.ids.orgA, kind: 'multi' }).id;
-  const token = world.run('tokenCreate', { projectId, asUserId: world.ids.owner, name: 'empty', permission: 'write' });
+  const projectId = world.run('projectCreate', { principal: kOperator, name: 'Empty', orgId: world.ids.orgA, kind: 'multi' }).id;
+  const token = world.run('tokenCreate', { projectId, principal: principalOf(world.ids.owner), name: 'empty', permission: 'write' });
   const created = await call(server.baseUrl, 'POST', '/api/v1/flags', { token: token.secret, body: { name: 'lonely' } });
   t.equal(created.status, 201);
   t.same(created.json.environments, {});

@@ -12,6 +12,7 @@ import type { TestServer } from '../helpers/server.js';
 import { advanceClock, alignClock } from '../helpers/test-hooks.js';
 import type { World } from '../helpers/world.js';
 import { startWorldServer } from '../helpers/world-server.js';
+import { principalOf } from '../../src/audit/audit-actor.js';
 
 const setup = (t: { teardown(fn: () => Promise<unknown>): void }, env: Record<string, string> = {}) =>
   startWorldServer(t, { FLAGWIRE_TEST_HOOKS: '1', ...env });
@@ -130,10 +131,10 @@ t.test('a small configured failed-auth limit', async (t) => {
 t.test('valid-but-refused tokens never count toward the lockout', async (t) => {
   const { server, world } = await shared(kDefaults);
   const from = clientAt(t, server, freshAddress());
-  world.run('tokenRevoke', { tokenId: world.tokenIds.multiRead!, asUserId: world.ids.owner });
+  world.run('tokenRevoke', { tokenId: world.tokenIds.multiRead!, principal: principalOf(world.ids.owner) });
   const expiring = world.run('tokenCreate', {
     projectId: world.ids.single,
-    asUserId: world.ids.editor,
+    principal: principalOf(world.ids.editor),
     name: 'short-lived',
     permission: 'read',
     expires: '30d',

@@ -7,17 +7,18 @@
 import t from 'tap';
 import { type CliArg, cli, inStore, ok, type TestContext } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
+import { kOperator } from '../../src/audit/audit-actor.js';
 
 const dir = tempDir(t);
 const ids: Record<string, string> = {};
 
 t.before(async () => {
   await inStore(dir, (run) => {
-    const org = run('orgCreate', { name: 'Acme', plan: 'teams' });
+    const org = run('orgCreate', { principal: kOperator, name: 'Acme', plan: 'teams' });
     const owner = run('userCreate', { email: 'o@acme.test', name: 'Olive' });
     const viewer = run('userCreate', { email: 'v@acme.test', name: 'Vera' });
-    run('orgAddMember', { orgId: org.id, userId: owner.id, role: 'owner' });
-    run('orgAddMember', { orgId: org.id, userId: viewer.id, role: 'viewer' });
+    run('orgAddMember', { principal: kOperator, orgId: org.id, userId: owner.id, role: 'owner' });
+    run('orgAddMember', { principal: kOperator, orgId: org.id, userId: viewer.id, role: 'viewer' });
     Object.assign(ids, { org: org.id, owner: owner.id, viewer: viewer.id });
   });
   const project = await ok(t, dir, ['project', 'create', '--name', 'Shop', '--org', ids.org!]);

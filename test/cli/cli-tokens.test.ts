@@ -8,6 +8,7 @@ import type { Plan, Standing } from '../../src/model/accounts.js';
 import { cli, expectAllRefused, expectRefused, inStore, ok } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { exportStore } from '../helpers/store-export.js';
+import { kOperator, principalOf } from '../../src/audit/audit-actor.js';
 
 const kDayMs = 24 * 3600 * 1000;
 const kPlanRefused = { error: 'Plan does not include the Management API', detail: /not on Teams or Enterprise/ };
@@ -20,17 +21,24 @@ const ids: Record<string, string> = {};
 // own tests): the token commands below are what runs through the CLI.
 t.before(() =>
   inStore(dir, (run) => {
-    const org = run('orgCreate', { name: 'Acme', plan: 'teams' });
+    const org = run('orgCreate', { principal: kOperator, name: 'Acme', plan: 'teams' });
     ids.org = org.id;
     for (const name of ['owner', 'admin', 'editor', 'editor2', 'viewer', 'outsider']) {
       ids[name] = run('userCreate', { email: `${name}@acme.test`, name }).id;
     }
-    for (const role of ['owner', 'admin', 'editor', 'viewer'] as const) run('orgAddMember', { orgId: org.id, userId: ids[role]!, role });
-    run('orgAddMember', { orgId: org.id, userId: ids.editor2!, role: 'editor' });
-    ids.single = run('projectCreate', { name: 'Shop', orgId: org.id }).id;
-    ids.multi = run('projectCreate', { name: 'Platform', orgId: org.id, kind: 'multi', environments: ['staging', 'production'] }).id;
-    ids.personal = run('projectCreate', { name: 'Mine', ownerUserId: ids.owner! }).id;
-    ids.busy = run('projectCreate', { name: 'Busy', orgId: org.id }).id;
+    for (const role of ['owner', 'admin', 'editor', 'viewer'] as const)
+      run('orgAddMember', { principal: kOperator, orgId: org.id, userId: ids[role]!, role });
+    run('orgAddMember', { principal: kOperator, orgId: org.id, userId: ids.editor2!, role: 'editor' });
+    ids.single = run('projectCreate', { principal: kOperator, name: 'Shop', orgId: org.id }).id;
+    ids.multi = run('projectCreate', {
+      principal: kOperator,
+      name: 'Platform',
+      orgId: org.id,
+      kind: 'multi',
+      environments: ['staging', 'production'],
+    }).id;
+    ids.personal = run('projectCreate', { principal: kOperator, name: 'Mine', ownerUserId: ids.owner! }).id;
+    ids.busy = run('projectCreate', { principal: kOperator, name: 'Busy', orgId: org.id }).id;
   }),
 );
 
@@ -195,14 +203,14 @@ t.test('revoke and rotate: the creator, an Admin or the Owner; nobody else', asy
 
   // A creator who became a Viewer may no longer create tokens, nor revoke their own: a Viewer changes nothing.
   const f = await mk();
-  await inStore(dir, (run) => run('orgAddMember', { orgId: ids.org!, userId: ids.editor!, role: 'viewer' }));
+  await inStore(dir, (run) => run('orgAddMember', { principal: kOperator, orgId: ids.org!, userId: ids.editor!, role: 'viewer' }));
   await expectAllRefused(t, dir, [
     [create(ids.multi!, ids.editor!), { error: kForbidden, detail: /is viewer/ }],
     [['token', 'revoke', 'tok_missing', '--as', ids.owner!], { error: 'Not found', detail: /No token with id "tok_missing"/ }],
     [['token', 'rotate', 'tok_missing', '--as', ids.owner!], { error: 'Not found' }],
     [['token', 'revoke', f.id, '--as', ids.editor!], { error: kForbidden, detail: /a Viewer may not/ }],
   ]);
-  await inStore(dir, (run) => run('orgAddMember', { orgId: ids.org!, userId: ids.editor!, role: 'editor' }));
+  await inStore(dir, (run) => run('orgAddMember', { principal: kOperator, orgId: ids.org!, userId: ids.editor!, role: 'editor' }));
 });
 
 t.test('below Teams: tokens are read-only; back on Teams they work again', async (t) => {
@@ -243,12 +251,12 @@ t.test('at most 50 active tokens per project; expired unrevoked ones count, revo
   const now = Date.now();
   const made = await inStore(dir, (run) => {
     const live = Array.from({ length: 40 }, (_, i) =>
-      run('tokenCreate', { projectId: ids.busy!, asUserId: ids.owner!, name: `live-${i}`, permission: 'read' }),
+      run('tokenCreate', { projectId: ids.busy!, principal: principalOf(ids.owner!), name: `live-${i}`, permission: 'read' }),
     );
     const expired = Array.from({ length: 9 }, (_, i) =>
       run(
         'tokenCreate',
-        { projectId: ids.busy!, asUserId: ids.editor!, name: `old-${i}`, permission: 'read', expires: '30d' },
+        { projectId: ids.busy!, principal: principalOf(ids.editor!), name: `old-${i}`, permission: 'read', expires: '30d' },
         now - 31 * kDayMs,
       ),
     );
@@ -284,7 +292,7 @@ t.test('at most 50 active tokens per project; expired unrevoked ones count, revo
 // whatever their role was now: a Viewer changes nothing (model/permissions.ts), creator or not.
 t.test('a creator who is now a Viewer may neither revoke nor rotate; an Admin still may', async (t) => {
   const token = await ok(t, dir, create(ids.single!, ids.editor2!, '--name', 'demoted'));
-  await inStore(dir, (run) => run('orgAddMember', { orgId: ids.org!, userId: ids.editor2!, role: 'viewer' }));
+  await inStore(dir, (run) => run('orgAddMember', { principal: kOperator, orgId: ids.org!, userId: ids.editor2!, role: 'viewer' }));
   try {
     await expectAllRefused(
       t,
@@ -300,6 +308,6 @@ t.test('a creator who is now a Viewer may neither revoke nor rotate; an Admin st
     const revoked = await ok(t, dir, ['token', 'revoke', token.id, '--as', ids.admin!]);
     t.equal(revoked.id, token.id, 'an Admin revokes it');
   } finally {
-    await inStore(dir, (run) => run('orgAddMember', { orgId: ids.org!, userId: ids.editor2!, role: 'editor' }));
+    await inStore(dir, (run) => run('orgAddMember', { principal: kOperator, orgId: ids.org!, userId: ids.editor2!, role: 'editor' }));
   }
 });

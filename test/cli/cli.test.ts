@@ -8,7 +8,7 @@ import t from 'tap';
 import { cli, expectRefused, inStore, ok, parseOneObject } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { exportStore } from '../helpers/store-export.js';
-import { kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator, principalOf } from '../../src/audit/audit-actor.js';
 
 t.test('--json success: exactly one JSON object on one line, exit 0, nothing on stderr', async (t) => {
   const dir = tempDir(t);
@@ -332,17 +332,17 @@ t.test('human output of activity, mail and audit changes', async (t) => {
   const dir = tempDir(t);
   const at = Date.UTC(2030, 0, 2, 3, 4, 5);
   const { tokenId, projectId, multiId, groupFlagId } = await inStore(dir, (run, w) => {
-    const org = run('orgCreate', { name: 'A', plan: 'teams' });
+    const org = run('orgCreate', { principal: kOperator, name: 'A', plan: 'teams' });
     const user = run('userCreate', { email: 'o@a.test' });
-    run('orgAddMember', { orgId: org.id, userId: user.id, role: 'owner' });
-    const project = run('projectCreate', { name: 'P', orgId: org.id });
-    const multi = run('projectCreate', { name: 'M', orgId: org.id, kind: 'multi', environments: ['staging'] });
+    run('orgAddMember', { principal: kOperator, orgId: org.id, userId: user.id, role: 'owner' });
+    const project = run('projectCreate', { principal: kOperator, name: 'P', orgId: org.id });
+    const multi = run('projectCreate', { principal: kOperator, name: 'M', orgId: org.id, kind: 'multi', environments: ['staging'] });
     const groupFlag = run('flagCreate', {
       projectId: multi.id,
       principal: kOperator,
       body: { name: 'search', environments: { staging: { enabled: true, trafficPercentage: 30, cohorts: ['qa'] } } },
     });
-    const token = run('tokenCreate', { projectId: project.id, asUserId: user.id, name: 'n', permission: 'read' });
+    const token = run('tokenCreate', { projectId: project.id, principal: principalOf(user.id), name: 'n', permission: 'read' });
     w.putActivity({
       tokenId: token.id,
       lastUsedAt: at,

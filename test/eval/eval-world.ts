@@ -7,7 +7,7 @@ import { ResultReader, ResultWriter } from '../../src/eval/protocol.js';
 import type { FlagCreate } from '../../src/model/schemas.js';
 import { Store } from '../helpers/store.js';
 import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../../src/command-runner/commands.js';
-import { kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator, principalOf } from '../../src/audit/audit-actor.js';
 import { scratchDir } from '../helpers/scratch-dir.js';
 
 export interface EvalWorld {
@@ -56,21 +56,18 @@ export function buildEvalWorld(dataDir: string = tempDir()): EvalWorld {
   const tick = () => (last = Math.max(Date.now(), last + 1));
   const run = <N extends CommandName>(name: N, input: CommandInput<N>, now = tick()) =>
     store.transact((w) => runCommand(w, name, input, now));
-  const orgTeams = run('orgCreate', { name: 'Teams org', plan: 'teams' }).id;
-  const orgFree = run('orgCreate', { name: 'Downgraded org', plan: 'teams' }).id;
+  const orgTeams = run('orgCreate', { principal: kOperator, name: 'Teams org', plan: 'teams' }).id;
+  const orgFree = run('orgCreate', { principal: kOperator, name: 'Downgraded org', plan: 'teams' }).id;
   const owner = run('userCreate', { email: 'owner@eval.test' }).id;
-  run('orgAddMember', { orgId: orgTeams, userId: owner, role: 'owner' });
-  const single = run('projectCreate', { name: 'Shop', orgId: orgTeams }).id;
-  const multi = run('projectCreate', {
-    name: 'Platform',
-    orgId: orgTeams,
-    kind: 'multi',
-    environments: ['staging', 'production', 'dev'],
-  }).id;
-  const freeProject = run('projectCreate', { name: 'Free shop', orgId: orgFree }).id;
-  const personal = run('projectCreate', { name: 'Mine', ownerUserId: owner }).id;
-  const empty = run('projectCreate', { name: 'Empty', orgId: orgTeams }).id;
-  const emptyMulti = run('projectCreate', { name: 'Empty multi', orgId: orgTeams, kind: 'multi', environments: ['prod'] }).id;
+  run('orgAddMember', { principal: kOperator, orgId: orgTeams, userId: owner, role: 'owner' });
+  const single = run('projectCreate', { principal: kOperator, name: 'Shop', orgId: orgTeams }).id;
+  const multiProject = (name: string, environments: string[]) =>
+    run('projectCreate', { principal: kOperator, name, orgId: orgTeams, kind: 'multi', environments }).id;
+  const multi = multiProject('Platform', ['staging', 'production', 'dev']);
+  const freeProject = run('projectCreate', { principal: kOperator, name: 'Free shop', orgId: orgFree }).id;
+  const personal = run('projectCreate', { principal: kOperator, name: 'Mine', ownerUserId: owner }).id;
+  const empty = run('projectCreate', { principal: kOperator, name: 'Empty', orgId: orgTeams }).id;
+  const emptyMulti = multiProject('Empty multi', ['prod']);
   const rules = [
     { attribute: 'plan', values: ['beta', 'alpha'] },
     { attribute: 'country', values: ['NL'] },
@@ -115,8 +112,18 @@ export function buildEvalWorld(dataDir: string = tempDir()): EvalWorld {
   const personalFlag = create(personal, { name: 'mine', enabled: true, trafficPercentage: 100 });
   // The organisation drops below Teams after its flag got an audience: the case of the eval 403.
   run('orgUpdate', { orgId: orgFree, plan: 'free' });
-  const writeToken = run('tokenCreate', { projectId: single, asUserId: owner, name: 'eval-tests', permission: 'write' }).secret;
-  const multiWriteToken = run('tokenCreate', { projectId: multi, asUserId: owner, name: 'eval-tests', permission: 'write' }).secret;
+  const writeToken = run('tokenCreate', {
+    projectId: single,
+    principal: principalOf(owner),
+    name: 'eval-tests',
+    permission: 'write',
+  }).secret;
+  const multiWriteToken = run('tokenCreate', {
+    projectId: multi,
+    principal: principalOf(owner),
+    name: 'eval-tests',
+    permission: 'write',
+  }).secret;
   return {
     dataDir,
     store,

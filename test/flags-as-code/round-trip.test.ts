@@ -167,7 +167,7 @@ let projects = 0;
 
 function emptyProject(kind: 'single' | 'multi', environments: string[]): string {
   projects++;
-  return world.run('projectCreate', { name: `Round trip ${projects}`, orgId: world.ids.orgA, kind, environments }).id;
+  return world.run('projectCreate', { principal: kOperator, name: `Round trip ${projects}`, orgId: world.ids.orgA, kind, environments }).id;
 }
 
 function exported(projectId: string): string {

@@ -7,6 +7,7 @@ import { Store } from './store.js';
 import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../../src/command-runner/commands.js';
 import type { TestContext } from './cli.js';
 import { tempDir } from './scratch-dir.js';
+import { kOperator } from '../../src/audit/audit-actor.js';
 
 export interface CommandStore {
   store: Store;
@@ -33,7 +34,7 @@ export function commandStore(t: TestContext, prefix: string, at: number): Comman
   };
   const member = (orgId: string, role: Role, email: string, name?: string) => {
     const user = run('userCreate', name === undefined ? { email } : { email, name });
-    run('orgAddMember', { orgId, userId: user.id, role });
+    run('orgAddMember', { principal: kOperator, orgId, userId: user.id, role });
     return user;
   };
   return { store, run, refused, member };

@@ -3,7 +3,7 @@
 import type { FlagCreate } from '../../src/model/schemas.js';
 import { Store } from './store.js';
 import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../../src/command-runner/commands.js';
-import { kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator, principalOf } from '../../src/audit/audit-actor.js';
 
 export interface World {
   store: Store;
@@ -48,25 +48,31 @@ export function buildWorld(dataDir: string): World {
   const store = Store.open(dataDir);
   const run = <N extends CommandName>(name: N, input: CommandInput<N>, now = Date.now()) =>
     store.transact((w) => runCommand(w, name, input, now));
-  const orgA = run('orgCreate', { name: 'Org A', plan: 'teams' }).id;
-  const orgB = run('orgCreate', { name: 'Org B', plan: 'enterprise' }).id;
-  const orgFree = run('orgCreate', { name: 'Org Free', plan: 'teams' }).id;
+  const orgA = run('orgCreate', { principal: kOperator, name: 'Org A', plan: 'teams' }).id;
+  const orgB = run('orgCreate', { principal: kOperator, name: 'Org B', plan: 'enterprise' }).id;
+  const orgFree = run('orgCreate', { principal: kOperator, name: 'Org Free', plan: 'teams' }).id;
   const user = (email: string) => run('userCreate', { email }).id;
   const owner = user('owner@a.test');
   const admin = user('admin@a.test');
   const editor = user('editor@a.test');
   const viewer = user('viewer@a.test');
   const ownerB = user('owner@b.test');
-  run('orgAddMember', { orgId: orgA, userId: owner, role: 'owner' });
-  run('orgAddMember', { orgId: orgA, userId: admin, role: 'admin' });
-  run('orgAddMember', { orgId: orgA, userId: editor, role: 'editor' });
-  run('orgAddMember', { orgId: orgA, userId: viewer, role: 'viewer' });
-  run('orgAddMember', { orgId: orgB, userId: ownerB, role: 'owner' });
-  run('orgAddMember', { orgId: orgFree, userId: ownerB, role: 'owner' });
-  const single = run('projectCreate', { name: 'Shop', orgId: orgA, kind: 'single' }).id;
-  const multi = run('projectCreate', { name: 'Platform', orgId: orgA, kind: 'multi', environments: ['staging', 'production'] }).id;
-  const singleB = run('projectCreate', { name: 'B shop', orgId: orgB, kind: 'single' }).id;
-  const free = run('projectCreate', { name: 'Free shop', orgId: orgFree, kind: 'single' }).id;
+  run('orgAddMember', { principal: kOperator, orgId: orgA, userId: owner, role: 'owner' });
+  run('orgAddMember', { principal: kOperator, orgId: orgA, userId: admin, role: 'admin' });
+  run('orgAddMember', { principal: kOperator, orgId: orgA, userId: editor, role: 'editor' });
+  run('orgAddMember', { principal: kOperator, orgId: orgA, userId: viewer, role: 'viewer' });
+  run('orgAddMember', { principal: kOperator, orgId: orgB, userId: ownerB, role: 'owner' });
+  run('orgAddMember', { principal: kOperator, orgId: orgFree, userId: ownerB, role: 'owner' });
+  const single = run('projectCreate', { principal: kOperator, name: 'Shop', orgId: orgA, kind: 'single' }).id;
+  const multi = run('projectCreate', {
+    principal: kOperator,
+    name: 'Platform',
+    orgId: orgA,
+    kind: 'multi',
+    environments: ['staging', 'production'],
+  }).id;
+  const singleB = run('projectCreate', { principal: kOperator, name: 'B shop', orgId: orgB, kind: 'single' }).id;
+  const free = run('projectCreate', { principal: kOperator, name: 'Free shop', orgId: orgFree, kind: 'single' }).id;
   const rules = [{ attribute: 'plan', values: ['beta'] }];
   const audience = run('audienceCreate', { principal: kOperator, projectId: single, name: 'Beta', rules }).id;
   const multiAudience = run('audienceCreate', { principal: kOperator, projectId: multi, name: 'Beta', rules }).id;
@@ -81,8 +87,8 @@ export function buildWorld(dataDir: string): World {
   run('flagCohorts', { principal: kOperator, flagId: groupFlag, cohorts: ['wide-1', 'wide-2'] });
   const flagB = create(singleB, { name: 'checkout', enabled: true }).id;
   const flagFree = create(free, { name: 'checkout' }).id;
-  const token = (projectId: string, asUserId: string, name: string, permission: 'read' | 'write', environments?: string[]) =>
-    run('tokenCreate', { projectId, asUserId, name, permission, environments });
+  const token = (projectId: string, userId: string, name: string, permission: 'read' | 'write', environments?: string[]) =>
+    run('tokenCreate', { projectId, principal: principalOf(userId), name, permission, environments });
   const made = {
     read: token(single, editor, 'ci-read', 'read'),
     write: token(single, editor, 'ci-write', 'write'),

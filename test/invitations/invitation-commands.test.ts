@@ -9,33 +9,40 @@ import { kInvitationLifetimeMs, kMaxPendingInvitations } from '../../src/model/i
 import { readableMail } from '../../src/model/mail.js';
 import type { TestContext } from '../helpers/cli.js';
 import { commandStore } from '../helpers/command-store.js';
+import { kOperator, principalOf } from '../../src/audit/audit-actor.js';
 
 const at = Date.UTC(2030, 0, 1);
 const kConsoleUrl = 'http://flagwire.test/console/';
 
 function setUp(t: TestContext) {
   const { store, run, refused, member } = commandStore(t, 'flagwire-invitations-', at);
-  const org = run('orgCreate', { name: 'A', plan: 'teams' });
+  const org = run('orgCreate', { principal: kOperator, name: 'A', plan: 'teams' });
   const owner = member(org.id, 'owner', 'owner@a.test', 'Owner');
   const x = run('userCreate', { email: 'X@Other.test', name: 'X' });
-  run('projectCreate', { name: 'P', orgId: org.id });
+  run('projectCreate', { principal: kOperator, name: 'P', orgId: org.id });
   return { store, run, refused, member, owner, x, org };
 }
 
 t.test('an organisation holds at most kMaxPendingInvitations pending; expired ones free their slot', async (t) => {
   const { store, run, refused, owner, org } = setUp(t);
   for (let i = 0; i < kMaxPendingInvitations; i++)
-    run('orgInvite', { orgId: org.id, email: `p${i}@x.test`, role: 'viewer', asUserId: owner.id, consoleUrl: kConsoleUrl });
+    run('orgInvite', { orgId: org.id, email: `p${i}@x.test`, role: 'viewer', principal: principalOf(owner.id), consoleUrl: kConsoleUrl });
   const full = refused('orgInvite', {
     orgId: org.id,
     email: 'one-more@x.test',
     role: 'viewer',
-    asUserId: owner.id,
+    principal: principalOf(owner.id),
     consoleUrl: kConsoleUrl,
   });
   t.equal(full.code, 'INVALID_REQUEST');
   t.match(full.message, `already has ${kMaxPendingInvitations} pending invitations`);
-  const again = run('orgInvite', { orgId: org.id, email: 'P0@x.test', role: 'editor', asUserId: owner.id, consoleUrl: kConsoleUrl });
+  const again = run('orgInvite', {
+    orgId: org.id,
+    email: 'P0@x.test',
+    role: 'editor',
+    principal: principalOf(owner.id),
+    consoleUrl: kConsoleUrl,
+  });
   t.equal(store.listOrgInvitations(org.id).length, kMaxPendingInvitations, 'inviting an address again replaces its invitation');
   t.equal(
     store
@@ -45,7 +52,11 @@ t.test('an organisation holds at most kMaxPendingInvitations pending; expired on
     again.id,
   );
   const later = at + kInvitationLifetimeMs;
-  run('orgInvite', { orgId: org.id, email: 'after@x.test', role: 'viewer', asUserId: owner.id, consoleUrl: kConsoleUrl }, later);
+  run(
+    'orgInvite',
+    { orgId: org.id, email: 'after@x.test', role: 'viewer', principal: principalOf(owner.id), consoleUrl: kConsoleUrl },
+    later,
+  );
   t.equal(store.listOrgInvitations(org.id).length, 1, 'expired invitations are dropped when the next one is made');
 });
 
@@ -55,42 +66,54 @@ t.test('only the addressee answers an invitation, once, while it lives', async (
     orgId: org.id,
     email: 'x@other.test',
     role: 'editor',
-    asUserId: owner.id,
+    principal: principalOf(owner.id),
     consoleUrl: kConsoleUrl,
   });
   t.equal(
-    refused('invitationAccept', { invitationId: invitation.id, asUserId: owner.id }).code,
+    refused('invitationAccept', { invitationId: invitation.id, principal: principalOf(owner.id) }).code,
     'NOT_FOUND',
     'someone else cannot accept it',
   );
   t.equal(
-    refused('invitationAccept', { invitationId: invitation.id, asUserId: x.id }, invitation.expiresAt).code,
+    refused('invitationAccept', { invitationId: invitation.id, principal: principalOf(x.id) }, invitation.expiresAt).code,
     'NOT_FOUND',
     'an expired one cannot be accepted',
   );
   t.equal(
-    refused('orgAddMember', { orgId: org.id, userId: x.id, role: 'viewer', asUserId: owner.id }).code,
+    refused('orgAddMember', { orgId: org.id, userId: x.id, role: 'viewer', principal: principalOf(owner.id) }).code,
     'INVALID_REQUEST',
     'nor made a member by id from the web console',
   );
   t.equal(store.getRole(org.id, x.id), undefined);
-  t.same(run('invitationAccept', { invitationId: invitation.id, asUserId: x.id }), { orgId: org.id, userId: x.id, role: 'editor' });
+  t.same(run('invitationAccept', { invitationId: invitation.id, principal: principalOf(x.id) }), {
+    orgId: org.id,
+    userId: x.id,
+    role: 'editor',
+  });
   t.equal(store.getRole(org.id, x.id), 'editor');
-  t.equal(refused('invitationAccept', { invitationId: invitation.id, asUserId: x.id }).code, 'NOT_FOUND', 'accepted once');
+  t.equal(refused('invitationAccept', { invitationId: invitation.id, principal: principalOf(x.id) }).code, 'NOT_FOUND', 'accepted once');
   t.equal(
-    refused('orgInvite', { orgId: org.id, email: 'x@other.test', role: 'viewer', asUserId: owner.id, consoleUrl: kConsoleUrl }).code,
+    refused('orgInvite', {
+      orgId: org.id,
+      email: 'x@other.test',
+      role: 'viewer',
+      principal: principalOf(owner.id),
+      consoleUrl: kConsoleUrl,
+    }).code,
     'INVALID_REQUEST',
     'a member is not invited',
   );
   const viewer = member(org.id, 'viewer', 'v@a.test');
   t.equal(
-    refused('orgInvite', { orgId: org.id, email: 'y@x.test', role: 'viewer', asUserId: viewer.id, consoleUrl: kConsoleUrl }).code,
+    refused('orgInvite', { orgId: org.id, email: 'y@x.test', role: 'viewer', principal: principalOf(viewer.id), consoleUrl: kConsoleUrl })
+      .code,
     'FORBIDDEN',
     'a viewer may not invite',
   );
   const admin = member(org.id, 'admin', 'adm@a.test');
   t.equal(
-    refused('orgInvite', { orgId: org.id, email: 'y@x.test', role: 'owner', asUserId: admin.id, consoleUrl: kConsoleUrl }).code,
+    refused('orgInvite', { orgId: org.id, email: 'y@x.test', role: 'owner', principal: principalOf(admin.id), consoleUrl: kConsoleUrl })
+      .code,
     'FORBIDDEN',
     'only an Owner invites an Owner',
   );
@@ -104,10 +127,10 @@ t.test('a declined invitation makes no member', async (t) => {
     orgId: org.id,
     email: 'x@other.test',
     role: 'viewer',
-    asUserId: owner.id,
+    principal: principalOf(owner.id),
     consoleUrl: kConsoleUrl,
   });
-  t.same(run('invitationDecline', { invitationId: invitation.id, asUserId: x.id }), { declined: true });
+  t.same(run('invitationDecline', { invitationId: invitation.id, principal: principalOf(x.id) }), { declined: true });
   t.equal(store.getRole(org.id, x.id), undefined);
   t.same(store.listOrgInvitations(org.id), []);
   t.equal(store.listAudit(store.listProjects()[0]!.id, { limit: 1, before: null })[0]!.action, 'member.decline');
@@ -115,8 +138,8 @@ t.test('a declined invitation makes no member', async (t) => {
 
 t.test('mail is read by its addressee, about an organisation they belong to now', async (t) => {
   const { store, run, owner, x, org } = setUp(t);
-  const other = run('orgCreate', { name: 'B', plan: 'teams' });
-  run('orgAddMember', { orgId: other.id, userId: x.id, role: 'owner' });
+  const other = run('orgCreate', { principal: kOperator, name: 'B', plan: 'teams' });
+  run('orgAddMember', { principal: kOperator, orgId: other.id, userId: x.id, role: 'owner' });
   const message = (to: string, orgId: string | undefined, subject: string) => ({
     at,
     to,
@@ -138,7 +161,7 @@ t.test('mail is read by its addressee, about an organisation they belong to now'
   const subjects = (user: User) => readableMail(store, user).map((m) => m.subject);
   t.same(subjects(x), ['x about B'], 'X: only about B, the organisation X belongs to');
   t.same(subjects(owner), ['owner about A'], "A's owner: their own, never X's");
-  run('orgAddMember', { orgId: org.id, userId: x.id, role: 'viewer' });
+  run('orgAddMember', { principal: kOperator, orgId: org.id, userId: x.id, role: 'viewer' });
   t.same(subjects(x), ['x about A', 'x about B'], "X joins A (the operator's add): X reads X's mail about A");
   t.same(subjects(owner), ['owner about A'], "and A's owner still reads none of X's");
 });

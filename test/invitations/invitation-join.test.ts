@@ -9,17 +9,18 @@ import { kInvitationLifetimeMs } from '../../src/model/invitations.js';
 import { hashPassword } from '../../src/model/passwords.js';
 import type { TestContext } from '../helpers/cli.js';
 import { commandStore } from '../helpers/command-store.js';
+import { kOperator, principalOf } from '../../src/audit/audit-actor.js';
 
 const at = Date.UTC(2030, 0, 1);
 const kConsoleUrl = 'http://flagwire.test/console/';
 
 async function setUp(t: TestContext) {
   const { store, run, refused, member } = commandStore(t, 'flagwire-join-', at);
-  const org = run('orgCreate', { name: 'Acme', plan: 'teams' });
+  const org = run('orgCreate', { principal: kOperator, name: 'Acme', plan: 'teams' });
   const owner = member(org.id, 'owner', 'owner@a.test', 'Olive Owner');
-  const project = run('projectCreate', { name: 'P', orgId: org.id });
+  const project = run('projectCreate', { principal: kOperator, name: 'P', orgId: org.id });
   const invite = (email: string, role = 'editor', now = at) =>
-    run('orgInvite', { orgId: org.id, email, role, asUserId: owner.id, consoleUrl: kConsoleUrl }, now);
+    run('orgInvite', { orgId: org.id, email, role, principal: principalOf(owner.id), consoleUrl: kConsoleUrl }, now);
   /** The link of the newest mail to `email`: its invitation id and token. */
   const link = (email: string) => {
     const text = store
@@ -109,16 +110,30 @@ t.test('an address that has a user is told to sign in, with no link', async (t) 
 t.test('the console creates projects as an Admin or Owner, and organisations owned by their maker', async (t) => {
   const { store, run, refused, owner, org } = await setUp(t);
   const editor = run('userCreate', { email: 'ed@a.test' });
-  run('orgAddMember', { orgId: org.id, userId: editor.id, role: 'editor' });
-  const made = run('projectCreate', { name: 'Shop', orgId: org.id, kind: 'multi', environments: ['dev', 'prod'], asUserId: owner.id });
+  run('orgAddMember', { principal: kOperator, orgId: org.id, userId: editor.id, role: 'editor' });
+  const made = run('projectCreate', {
+    name: 'Shop',
+    orgId: org.id,
+    kind: 'multi',
+    environments: ['dev', 'prod'],
+    principal: principalOf(owner.id),
+  });
   t.strictSame(made.environments, ['dev', 'prod']);
-  t.equal(refused('projectCreate', { name: 'No', orgId: org.id, asUserId: editor.id }).code, 'FORBIDDEN', 'an Editor may not');
-  t.equal(refused('projectCreate', { name: 'No', ownerUserId: owner.id, asUserId: owner.id }).code, 'INVALID_REQUEST', 'no personal ones');
+  t.equal(
+    refused('projectCreate', { name: 'No', orgId: org.id, principal: principalOf(editor.id) }).code,
+    'FORBIDDEN',
+    'an Editor may not',
+  );
+  t.equal(
+    refused('projectCreate', { name: 'No', ownerUserId: owner.id, principal: principalOf(owner.id) }).code,
+    'INVALID_REQUEST',
+    'no personal ones',
+  );
   const outsider = run('userCreate', { email: 'out@c.test' });
-  t.equal(refused('projectCreate', { name: 'No', orgId: org.id, asUserId: outsider.id }).code, 'FORBIDDEN');
+  t.equal(refused('projectCreate', { name: 'No', orgId: org.id, principal: principalOf(outsider.id) }).code, 'FORBIDDEN');
 
-  const mine = run('orgCreate', { name: 'Outsider Org', asUserId: outsider.id });
+  const mine = run('orgCreate', { name: 'Outsider Org', principal: principalOf(outsider.id) });
   t.equal(mine.plan, 'free');
   t.equal(store.getRole(mine.id, outsider.id), 'owner', 'its maker is its Owner');
-  t.equal(refused('orgCreate', { name: 'acme', asUserId: outsider.id }).code, 'INVALID_REQUEST', 'names stay unique');
+  t.equal(refused('orgCreate', { name: 'acme', principal: principalOf(outsider.id) }).code, 'INVALID_REQUEST', 'names stay unique');
 });

@@ -10,6 +10,7 @@ import { openForConsole } from '../../src/store/open-store.js';
 import { runCommand } from '../../src/command-runner/commands.js';
 import type { TestServer } from '../helpers/server.js';
 import { createTokenWithConsole, seedWithConsole, startReadyNodes } from './support.js';
+import { principalOf } from '../../src/audit/audit-actor.js';
 
 const pg = await startPostgres();
 t.teardown(() => pg.destroy());
@@ -62,7 +63,7 @@ t.test('two nodes racing', async (t) => {
           runCommand(
             w,
             'tokenCreate',
-            { projectId: seeded.projectId, asUserId: seeded.ownerId, name: `bulk-${i}`, permission: 'read' },
+            { projectId: seeded.projectId, principal: principalOf(seeded.ownerId), name: `bulk-${i}`, permission: 'read' },
             Date.now(),
           ),
       ),

@@ -11,6 +11,7 @@ import { startPostgres } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { exportStore } from '../helpers/store-export.js';
 import { kWidgetDraftRecords, kWidgetLayout, kWidgetRecords, type Widget } from '../helpers/widgets.js';
+import { kOperator } from '../../src/audit/audit-actor.js';
 
 const pg = await startPostgres();
 t.teardown(() => pg.destroy());
@@ -22,7 +23,7 @@ t.test('a kind declared once is migrated, fully copied and replicated through Po
   const database = url.split('/').pop()!;
   const sourceDir = tempDir(t);
   const source = LmdbStore.open(sourceDir, { layout: kWidgetLayout });
-  const org = source.transact((w) => runCommand(w, 'orgCreate', { name: 'Acme', plan: 'teams' }, now));
+  const org = source.transact((w) => runCommand(w, 'orgCreate', { principal: kOperator, name: 'Acme', plan: 'teams' }, now));
   const widget: Widget = { id: 'w1', orgId: org.id, size: 3 };
   source.transact((w) => {
     w.putKeyed(kWidgetRecords, widget);

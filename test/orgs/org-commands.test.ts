@@ -6,6 +6,7 @@ import type { Project } from '../../src/model/projects.js';
 import { Store } from '../helpers/store.js';
 import { orgAddMember } from '../../src/orgs/org-commands.js';
 import { tempDir } from '../helpers/scratch-dir.js';
+import { principalOf } from '../../src/audit/audit-actor.js';
 
 const at = Date.UTC(2030, 0, 1);
 const org = (id: string): Org => ({ id, name: id, plan: 'teams', trialEndsAt: null, standing: 'good', createdAt: at });
@@ -32,9 +33,9 @@ t.test("a role change made in the web console is audited in each of the organisa
     w.putMember({ orgId: 'org_a', userId: 'usr_ed', role: 'viewer' });
     for (const p of [project('prj_1', 'org_a'), project('prj_2', 'org_a'), project('prj_other', 'org_b')]) w.putProject(p);
   });
-  const set = (role: string, asUserId?: string) =>
+  const set = (role: string, actingUserId?: string) =>
     store.transact((w) =>
-      orgAddMember(w, { orgId: 'org_a', userId: 'usr_ed', role: role as never, ...(asUserId === undefined ? {} : { asUserId }) }, at),
+      orgAddMember(w, { principal: principalOf(actingUserId), orgId: 'org_a', userId: 'usr_ed', role: role as never }, at),
     );
 
   t.same(set('editor', 'usr_owner'), { orgId: 'org_a', userId: 'usr_ed', role: 'editor' });

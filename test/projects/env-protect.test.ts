@@ -1,7 +1,7 @@
 // Protected environments (docs/web-console.md), in-process against a real store: the writer command
 // that marks an environment protected or not, who may, what it refuses with nothing written, the audit
 // entry, a record left as it was when nothing is protected, and a rename that keeps the protection.
-import { principalOf } from '../../src/audit/audit-actor.js';
+import { principalOf, kOperator } from '../../src/audit/audit-actor.js';
 import t from 'tap';
 import type { TestContext } from '../helpers/cli.js';
 import { commandStore } from '../helpers/command-store.js';
@@ -10,11 +10,12 @@ const at = Date.UTC(2030, 0, 1);
 
 function setUp(t: TestContext) {
   const { store, run, refused, member } = commandStore(t, 'flagwire-env-protect-', at);
-  const org = run('orgCreate', { name: 'A', plan: 'teams' });
+  const org = run('orgCreate', { principal: kOperator, name: 'A', plan: 'teams' });
   const admin = member(org.id, 'admin', 'admin@a.test', 'Admin');
   const editor = member(org.id, 'editor', 'editor@a.test', 'Editor');
-  const multi = run('projectCreate', { name: 'M', orgId: org.id, kind: 'multi', environments: ['staging', 'production'] });
-  const single = run('projectCreate', { name: 'S', orgId: org.id });
+  const environments = ['staging', 'production'];
+  const multi = run('projectCreate', { principal: kOperator, name: 'M', orgId: org.id, kind: 'multi', environments });
+  const single = run('projectCreate', { principal: kOperator, name: 'S', orgId: org.id });
   return { store, run, refused, admin, editor, multi, single };
 }
 

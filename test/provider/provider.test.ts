@@ -15,6 +15,7 @@ import { call } from '../helpers/http.js';
 import { scratchDir } from '../helpers/scratch-dir.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { type Answer, AppProcess, installProviderApp, type Question } from './provider-app.js';
+import { principalOf } from '../../src/audit/audit-actor.js';
 
 const world = buildEvalWorld();
 const { ids } = world;
@@ -52,8 +53,18 @@ const typedIds = {
   }),
   shut: typedFlag('shut', { enabled: false, variants: { a: 'A', b: 'B' }, defaultVariant: 'a' }),
 };
-const singleRead = world.run('tokenCreate', { projectId: ids.single, asUserId: ids.owner, name: 'provider', permission: 'read' }).secret;
-const multiRead = world.run('tokenCreate', { projectId: ids.multi, asUserId: ids.owner, name: 'provider', permission: 'read' }).secret;
+const singleRead = world.run('tokenCreate', {
+  projectId: ids.single,
+  principal: principalOf(ids.owner),
+  name: 'provider',
+  permission: 'read',
+}).secret;
+const multiRead = world.run('tokenCreate', {
+  projectId: ids.multi,
+  principal: principalOf(ids.owner),
+  name: 'provider',
+  permission: 'read',
+}).secret;
 
 // Servers started one after another (kill -9, then a restart): at load 10 on 2 cores, minutes in all.
 t.setTimeout(600_000);

@@ -185,7 +185,7 @@ t.test('a change the flag no longer accepts when due is recorded as failed, with
 });
 
 t.test(`a project holds at most ${kMaxPendingSchedules} pending changes`, async (t) => {
-  const project = world.run('projectCreate', { name: 'Busy', orgId: ids.orgA, kind: 'single' });
+  const project = world.run('projectCreate', { principal: kOperator, name: 'Busy', orgId: ids.orgA, kind: 'single' });
   const flag = world.run('flagCreate', { projectId: project.id, principal: kOperator, body: { name: 'f' } });
   world.store.transact((w) => {
     for (let i = 0; i < kMaxPendingSchedules; i++) {

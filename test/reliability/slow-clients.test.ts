@@ -21,6 +21,7 @@ import { call } from '../helpers/http.js';
 import { startTestServer, tempDataDir } from '../helpers/server.js';
 import { buildWorld } from '../helpers/world.js';
 import { kUnlimited, rssMiB, socketCount } from './support.js';
+import { kOperator, principalOf } from '../../src/audit/audit-actor.js';
 
 const kNeverReads = 'never reads: ';
 const kIdle = 'idle: connects, sends nothing';
@@ -87,7 +88,7 @@ t.test('slow and hostile clients do not block others, are disconnected by the se
   const dataDir = tempDataDir();
   const world = buildWorld(dataDir);
   // A project with 1,500 flags: its evaluation list and its Management API list are large answers (~100 KiB).
-  const big = world.run('projectCreate', { name: 'Big', orgId: world.ids.orgA, kind: 'single' }).id;
+  const big = world.run('projectCreate', { principal: kOperator, name: 'Big', orgId: world.ids.orgA, kind: 'single' }).id;
   world.store.transact((w) => {
     for (let i = 0; i < 1500; i++)
       w.putFlag({
@@ -103,10 +104,15 @@ t.test('slow and hostile clients do not block others, are disconnected by the se
         state: { enabled: true, trafficPercentage: 100, audienceId: null },
       });
   });
-  const bigToken = world.run('tokenCreate', { projectId: big, asUserId: world.ids.owner, name: 'big-read', permission: 'read' }).secret;
+  const bigToken = world.run('tokenCreate', {
+    projectId: big,
+    principal: principalOf(world.ids.owner),
+    name: 'big-read',
+    permission: 'read',
+  }).secret;
   // And one whose Management API list is ~5 MB (200 flags of 1,000 cohorts): more than the kernel's
   // socket buffers hold, so a client that does not read leaves the answer half-written.
-  const huge = world.run('projectCreate', { name: 'Huge', orgId: world.ids.orgA, kind: 'single' }).id;
+  const huge = world.run('projectCreate', { principal: kOperator, name: 'Huge', orgId: world.ids.orgA, kind: 'single' }).id;
   const cohorts = Array.from({ length: 1000 }, (_, i) => `cohort-member-${String(i).padStart(10, '0')}`);
   world.store.transact((w) => {
     for (let i = 0; i < 200; i++)
@@ -123,7 +129,12 @@ t.test('slow and hostile clients do not block others, are disconnected by the se
         state: { enabled: true, trafficPercentage: 100, audienceId: null },
       });
   });
-  const hugeToken = world.run('tokenCreate', { projectId: huge, asUserId: world.ids.owner, name: 'huge-read', permission: 'read' }).secret;
+  const hugeToken = world.run('tokenCreate', {
+    projectId: huge,
+    principal: principalOf(world.ids.owner),
+    name: 'huge-read',
+    permission: 'read',
+  }).secret;
   await world.store.close();
   const server = await startTestServer({ dataDir, env: { ...kUnlimited } });
   t.teardown(() => server.stop());

@@ -2,7 +2,7 @@
 // out of the way of load and fuzzing, a data set with every kind of project and token, and checks of
 // the spec's response shapes.
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator, principalOf } from '../../src/audit/audit-actor.js';
 import { buildWorld, type World } from '../helpers/world.js';
 
 /** FLAGWIRE_LONG=1 (scripts/reliability-long.sh) runs the bigger versions of the crash-safety and fuzz tests. */
@@ -46,6 +46,7 @@ export function buildRichWorld(dataDir: string): RichWorld {
   });
 
   const protoProject = run('projectCreate', {
+    principal: kOperator,
     name: 'Proto',
     orgId: ids.orgA,
     kind: 'multi',
@@ -65,9 +66,20 @@ export function buildRichWorld(dataDir: string): RichWorld {
     body: { name: 'proto', environments: { toString: { enabled: true, trafficPercentage: 100, audienceId: protoAudience } } },
     principal: kOperator,
   }).id;
-  const protoToken = run('tokenCreate', { projectId: protoProject, asUserId: ids.owner, name: 'proto-write', permission: 'write' });
+  const protoToken = run('tokenCreate', {
+    projectId: protoProject,
+    principal: principalOf(ids.owner),
+    name: 'proto-write',
+    permission: 'write',
+  });
 
-  const multiB = run('projectCreate', { name: 'B platform', orgId: ids.orgB, kind: 'multi', environments: ['staging', 'production'] }).id;
+  const multiB = run('projectCreate', {
+    principal: kOperator,
+    name: 'B platform',
+    orgId: ids.orgB,
+    kind: 'multi',
+    environments: ['staging', 'production'],
+  }).id;
   const audienceMultiB = run('audienceCreate', {
     principal: kOperator,
     projectId: multiB,
@@ -79,20 +91,21 @@ export function buildRichWorld(dataDir: string): RichWorld {
     body: { name: 'search', environments: { production: { enabled: true, trafficPercentage: 30, audienceId: audienceMultiB } } },
     principal: kOperator,
   }).id;
-  const multiBWrite = run('tokenCreate', { projectId: multiB, asUserId: ids.ownerB, name: 'b-platform-write', permission: 'write' });
+  const ownerB = principalOf(ids.ownerB);
+  const multiBWrite = run('tokenCreate', { projectId: multiB, principal: ownerB, name: 'b-platform-write', permission: 'write' });
   const multiBRead = run('tokenCreate', {
     projectId: multiB,
-    asUserId: ids.ownerB,
+    principal: ownerB,
     name: 'b-platform-read',
     permission: 'read',
     environments: ['production'],
   });
 
-  const revoked = run('tokenCreate', { projectId: ids.single, asUserId: ids.admin, name: 'revoked', permission: 'write' });
-  run('tokenRevoke', { tokenId: revoked.id, asUserId: ids.admin });
+  const revoked = run('tokenCreate', { projectId: ids.single, principal: principalOf(ids.admin), name: 'revoked', permission: 'write' });
+  run('tokenRevoke', { tokenId: revoked.id, principal: principalOf(ids.admin) });
   const expired = run(
     'tokenCreate',
-    { projectId: ids.single, asUserId: ids.admin, name: 'expired', permission: 'write', expires: '30d' },
+    { projectId: ids.single, principal: principalOf(ids.admin), name: 'expired', permission: 'write', expires: '30d' },
     Date.now() - 31 * dayMs,
   );
 

@@ -10,6 +10,7 @@ import { kCli, startTestServer, tempDataDir, type TestServer } from '../helpers/
 import { plainNode } from '../helpers/plain-process.js';
 import { alignClock } from '../helpers/test-hooks.js';
 import { startWorldServer } from '../helpers/world-server.js';
+import { principalOf } from '../../src/audit/audit-actor.js';
 
 const kThreads = 3;
 const threaded = (env: Record<string, string> = {}) => ({
@@ -166,7 +167,7 @@ t.test(
       t.equal(evaluation.json?.enabled, false, `evaluation ${i} sees the flag off at once`);
     }
     // Revoked as the console does, from another process's handle on the data file.
-    world.run('tokenRevoke', { tokenId: world.tokenIds.read!, asUserId: world.ids.owner });
+    world.run('tokenRevoke', { tokenId: world.tokenIds.read!, principal: principalOf(world.ids.owner) });
     for (let i = 0; i < kThreads * 2; i++) {
       t.equal(
         (await fresh(server, 'GET', '/api/v1/token', world.secrets.read)).status,

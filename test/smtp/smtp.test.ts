@@ -7,6 +7,7 @@ import { hungSmtpServer, smtpServer, until } from '../helpers/smtp.js';
 import { flushActivity } from '../helpers/test-hooks.js';
 import { buildWorld } from '../helpers/world.js';
 import { mailRetryDelayMs } from '../../src/mail/mail-commands.js';
+import { principalOf } from '../../src/audit/audit-actor.js';
 
 t.test('backoff doubles from 1 s and is capped', async (t) => {
   t.same([1, 2, 3, 4].map(mailRetryDelayMs), [1000, 2000, 4000, 8000]);
@@ -71,7 +72,7 @@ t.test('an SMTP server that accepts and never greets delays neither API answers 
 
   // A delivery now hangs (nodemailer waits for the greeting). A denial with another token queues more
   // mail when its activity is flushed through the writer: both answers come at once all the same.
-  world.run('tokenRevoke', { tokenId: world.tokenIds.write!, asUserId: world.ids.owner });
+  world.run('tokenRevoke', { tokenId: world.tokenIds.write!, principal: principalOf(world.ids.owner) });
   const [denied, denyMs] = await timed(() => deny(world.secrets.write));
   t.equal(denied.status, 401);
   const [, flushMs] = await timed(() => flushActivity(server));

@@ -9,14 +9,25 @@ import { buildEvalWorld } from '../eval/eval-world.js';
 import { call } from '../helpers/http.js';
 import { startTestServer } from '../helpers/server.js';
 import { flushActivity } from '../helpers/test-hooks.js';
+import { principalOf } from '../../src/audit/audit-actor.js';
 
 const world = buildEvalWorld();
 const { ids } = world;
-const readToken = world.run('tokenCreate', { projectId: ids.single, asUserId: ids.owner, name: 'snapshot', permission: 'read' });
-const multiRead = world.run('tokenCreate', { projectId: ids.multi, asUserId: ids.owner, name: 'snapshot', permission: 'read' }).secret;
+const readToken = world.run('tokenCreate', {
+  projectId: ids.single,
+  principal: principalOf(ids.owner),
+  name: 'snapshot',
+  permission: 'read',
+});
+const multiRead = world.run('tokenCreate', {
+  projectId: ids.multi,
+  principal: principalOf(ids.owner),
+  name: 'snapshot',
+  permission: 'read',
+}).secret;
 const stagingOnly = world.run('tokenCreate', {
   projectId: ids.multi,
-  asUserId: ids.owner,
+  principal: principalOf(ids.owner),
   name: 'staging only',
   permission: 'read',
   environments: ['staging'],
@@ -140,7 +151,7 @@ t.test("requests count on the token's activity, refusals as denials", async (t) 
   await get(`/v1/snapshots/${ids.single}`, readToken.secret);
   const limitedToken = world.run('tokenCreate', {
     projectId: ids.multi,
-    asUserId: ids.owner,
+    principal: principalOf(ids.owner),
     name: 'limited for activity',
     permission: 'read',
     environments: ['dev'],

@@ -4,7 +4,7 @@
 // rebuilt), skips revisions already applied and refuses a gap; replaceAll makes a full copy, which
 // replaces every database of the layout but meta.
 import t from 'tap';
-import { kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator, principalOf } from '../../src/audit/audit-actor.js';
 import { jsonBody } from '../../src/model/request-body.js';
 import { kStoreLayout } from '../../src/capabilities.js';
 import { exportStore } from '../helpers/store-export.js';
@@ -18,8 +18,10 @@ const now = Date.UTC(2030, 0, 1);
 
 t.test('rehearse writes nothing and records what the successful functions wrote', async (t) => {
   const source = Store.open(tempDir(t));
-  const org = source.transact((w) => runCommand(w, 'orgCreate', { name: 'Acme', plan: 'teams' }, now));
-  const project = source.transact((w) => runCommand(w, 'projectCreate', { name: 'Shop', orgId: org.id, kind: 'single' }, now));
+  const org = source.transact((w) => runCommand(w, 'orgCreate', { principal: kOperator, name: 'Acme', plan: 'teams' }, now));
+  const project = source.transact((w) =>
+    runCommand(w, 'projectCreate', { principal: kOperator, name: 'Shop', orgId: org.id, kind: 'single' }, now),
+  );
   const before = source.configSeq();
   const { settled, changes } = source.rehearse([
     (w) => runCommand(w, 'flagCreate', { projectId: project.id, body: { name: 'a' }, principal: kOperator }, now),
@@ -70,7 +72,7 @@ t.test('rehearse writes nothing and records what the successful functions wrote'
 
 t.test("replaceAll replaces everything, and keeps the copy's configSeq moving", async (t) => {
   const copy = Store.open(tempDir(t));
-  copy.transact((w) => runCommand(w, 'orgCreate', { name: 'Old', plan: 'teams' }, now));
+  copy.transact((w) => runCommand(w, 'orgCreate', { principal: kOperator, name: 'Old', plan: 'teams' }, now));
   const seq = copy.configSeq();
   copy.replaceAll('db-2', 7, [
     { kind: 'org', value: { id: 'org_new', name: 'New', plan: 'free', trialEndsAt: null, standing: 'good', createdAt: now } },
@@ -109,7 +111,7 @@ async function everyDatabase(t: TestContext): Promise<string> {
   );
   world.run(
     'orgInvite',
-    { orgId: ids.orgA, email: 'new@a.test', role: 'viewer', asUserId: ids.owner, consoleUrl: 'http://127.0.0.1/console/' },
+    { orgId: ids.orgA, email: 'new@a.test', role: 'viewer', principal: principalOf(ids.owner), consoleUrl: 'http://127.0.0.1/console/' },
     at,
   );
   world.run('sessionStart', { userId: ids.owner, idHash: 'a'.repeat(64), csrfToken: 'csrf', expiresAt: at + 3_600_000 }, at);

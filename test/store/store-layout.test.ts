@@ -16,6 +16,7 @@ import { runCommand } from '../../src/command-runner/commands.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { exportStore } from '../helpers/store-export.js';
 import { kWidgetDraftRecords, kWidgetLayout, kWidgetRecords, type Widget } from '../helpers/widgets.js';
+import { kOperator } from '../../src/audit/audit-actor.js';
 
 const now = Date.UTC(2030, 0, 1);
 
@@ -71,7 +72,7 @@ t.test('a kind declared once, by a capability of its own, is recorded, exported,
   const sourceDir = tempDir(t);
   const source = LmdbStore.open(sourceDir, { layout: kWidgetLayout });
   t.teardown(() => source.close());
-  const org = source.transact((w) => runCommand(w, 'orgCreate', { name: 'Acme', plan: 'teams' }, now));
+  const org = source.transact((w) => runCommand(w, 'orgCreate', { principal: kOperator, name: 'Acme', plan: 'teams' }, now));
   const widget: Widget = { id: 'w1', orgId: org.id, size: 3 };
   const { changes } = source.rehearse([(w) => w.putKeyed(kWidgetRecords, widget)]);
   t.strictSame(changes, [{ kind: 'widget', value: widget }], 'a write of it is a change of its kind');

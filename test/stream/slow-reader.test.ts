@@ -16,6 +16,7 @@ import { EventSource } from 'eventsource';
 import { buildEvalWorld } from '../eval/eval-world.js';
 import { call } from '../helpers/http.js';
 import { startTestServer } from '../helpers/server.js';
+import { kOperator } from '../../src/audit/audit-actor.js';
 
 const kFlags = 4000;
 const kSlowClients = 2;
@@ -24,7 +25,7 @@ t.setTimeout(600_000);
 
 t.test('a stream client that never reads is dropped and counted; readers beside it are not', async (t) => {
   const world = buildEvalWorld();
-  const big = world.run('projectCreate', { name: 'Big', orgId: world.ids.orgTeams, kind: 'single' }).id;
+  const big = world.run('projectCreate', { principal: kOperator, name: 'Big', orgId: world.ids.orgTeams, kind: 'single' }).id;
   const flagIds = Array.from({ length: kFlags }, (_, i) => `flg_slow${String(i).padStart(12, '0')}`);
   let version = 1;
   // Every flag of the project gets a new updatedAt: one event per flag for every watcher. Written

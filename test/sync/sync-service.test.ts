@@ -6,7 +6,7 @@
 import http2 from 'node:http2';
 import t from 'tap';
 import * as grpc from '@grpc/grpc-js';
-import { kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator, principalOf } from '../../src/audit/audit-actor.js';
 import { call } from '../helpers/http.js';
 import { pollUntil } from '../helpers/poll.js';
 import { startTestServer, tempDataDir } from '../helpers/server.js';
@@ -326,10 +326,15 @@ t.test('a reader that stops reading holds one set in flight and gets the latest 
 });
 
 t.test("a revoked token's open stream ends UNAUTHENTICATED, and its refusals are on the token", async (t) => {
-  const made = world.run('tokenCreate', { projectId: ids.single, asUserId: ids.editor, name: 'sync-revoked', permission: 'read' });
+  const made = world.run('tokenCreate', {
+    projectId: ids.single,
+    principal: principalOf(ids.editor),
+    name: 'sync-revoked',
+    permission: 'read',
+  });
   const stream = client.syncFlags({ header: `${single},token=${made.secret}` });
   await firstSet(stream);
-  world.run('tokenRevoke', { tokenId: made.id, asUserId: ids.editor });
+  world.run('tokenRevoke', { tokenId: made.id, principal: principalOf(ids.editor) });
   // The spec's revocation delay is about a minute; streams are checked every 10 s.
   await pollUntil(
     'the stream ends',

@@ -12,7 +12,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { FlagdProvider } from '@openfeature/flagd-provider';
 import { type Client, type EvaluationContext, type JsonValue, OpenFeature } from '@openfeature/server-sdk';
-import { kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator, principalOf } from '../../src/audit/audit-actor.js';
 import { FlagwireProvider } from '../../src/provider/provider.js';
 import { buildEvalWorld } from '../eval/eval-world.js';
 import { call } from '../helpers/http.js';
@@ -133,7 +133,7 @@ export async function threeWay(options: ThreeWayOptions, log: (line: string) => 
     world.run('flagCreate', { projectId, principal: kOperator, body: body as never });
     generated.push({ name: `g${i}`, type: type ?? 'boolean' });
   }
-  const secret = world.run('tokenCreate', { projectId, asUserId: ids.owner, name: 'three-way', permission: 'read' }).secret;
+  const secret = world.run('tokenCreate', { projectId, principal: principalOf(ids.owner), name: 'three-way', permission: 'read' }).secret;
   await world.store.close();
 
   const server = await startTestServer({ dataDir: world.dataDir, syncPort: 'free' });

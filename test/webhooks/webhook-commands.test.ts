@@ -4,7 +4,7 @@
 // otherwise and given up after its age; redelivered as the same message; the log stays bounded.
 import t from 'tap';
 import { Webhook as Verifier } from 'standardwebhooks';
-import { kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator, principalOf } from '../../src/audit/audit-actor.js';
 import { jsonBody } from '../../src/model/request-body.js';
 import { signedHeaders, verifySignature } from '../../src/webhooks/signature.js';
 import type { WebhookDelivery } from '../../src/webhooks/records.js';
@@ -66,7 +66,7 @@ t.test('a change is queued for each webhook that subscribes, in its transaction,
   t.equal(world.snapshot(), before, 'a refused change queues nothing');
   t.equal(deliveries(all.id).length, 1);
 
-  world.run('tokenCreate', { projectId: ids.single, asUserId: ids.owner, name: 'hooked', permission: 'read' }, t0);
+  world.run('tokenCreate', { projectId: ids.single, principal: principalOf(ids.owner), name: 'hooked', permission: 'read' }, t0);
   t.match(deliveries(tokens.id), [{ event: 'token.create' }], 'a token event reaches the token webhook');
   t.equal(deliveries(all.id).length, 2);
 });

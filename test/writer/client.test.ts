@@ -10,6 +10,7 @@ import { dataFilePath } from '../../src/store/layout.js';
 import { Store } from '../helpers/store.js';
 import { WriterClient } from '../../src/writer/client.js';
 import { tempDataDir } from '../helpers/server.js';
+import { kOperator } from '../../src/audit/audit-actor.js';
 
 t.test('idle() resolves after every earlier command is committed, without a transaction of its own', async (t) => {
   const dataDir = tempDataDir();
@@ -30,11 +31,13 @@ t.test('idle() resolves after every earlier command is committed, without a tran
   for (let round = 0; round < 20; round++) {
     const order: string[] = [];
     const commands = Array.from({ length: 30 }, (_, i) =>
-      writer.call(kOrgCommands.orgCreate, { name: `org ${round}-${i}`, plan: 'teams' }).then(() => order.push(`org${i}`)),
+      writer
+        .call(kOrgCommands.orgCreate, { principal: kOperator, name: `org ${round}-${i}`, plan: 'teams' })
+        .then(() => order.push(`org${i}`)),
     );
     // One refused command among them: a refusal also counts as answered.
     const refused = writer
-      .call(kProjectCommands.projectCreate, { name: 'p', orgId: 'org_doesNotExist', kind: 'single' })
+      .call(kProjectCommands.projectCreate, { principal: kOperator, name: 'p', orgId: 'org_doesNotExist', kind: 'single' })
       .catch(() => order.push('refused'));
     await writer.idle().then(() => order.push('idle'));
     await Promise.all([...commands, refused]);

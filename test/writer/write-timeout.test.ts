@@ -13,6 +13,7 @@ import { Store } from '../helpers/store.js';
 import { WriterClient } from '../../src/writer/client.js';
 import { holdLock } from '../helpers/hold-lock.js';
 import { tempDataDir } from '../helpers/server.js';
+import { kOperator } from '../../src/audit/audit-actor.js';
 
 const kTimeoutMs = 300;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -38,7 +39,7 @@ t.test('a write not claimed by its deadline is refused and never applied; one cl
       const name = `org ${round}-${i}`;
       const sentAt = performance.now();
       calls.push(
-        writer.call(kOrgCommands.orgCreate, { name, plan: 'teams' }).then(
+        writer.call(kOrgCommands.orgCreate, { principal: kOperator, name, plan: 'teams' }).then(
           () => void outcomes.set(name, 'ok'),
           (err: unknown) => {
             const code = err instanceof FlagwireError ? err.code : String(err);
@@ -90,7 +91,9 @@ t.test('busy while a change waits over a second for the lock; free again after',
   t.equal(writer.busy, false);
   const holder = await holdLock(dataDir);
   t.teardown(() => void holder.child.kill('SIGKILL'));
-  const refused = writer.call(kOrgCommands.orgCreate, { name: 'refused', plan: 'teams' }).catch((err: unknown) => err);
+  const refused = writer
+    .call(kOrgCommands.orgCreate, { principal: kOperator, name: 'refused', plan: 'teams' })
+    .catch((err: unknown) => err);
   t.match(await refused, { code: 'STORE_BUSY' });
   await sleep(1200);
   t.equal(writer.busy, true, 'the refused command still waits in the writer: busy');
@@ -103,5 +106,5 @@ t.test('busy while a change waits over a second for the lock; free again after',
     store.listOrgs().some((o) => o.name === 'refused'),
     'the refused command was skipped',
   );
-  t.ok(await writer.call(kOrgCommands.orgCreate, { name: 'after', plan: 'teams' }), 'writes work again');
+  t.ok(await writer.call(kOrgCommands.orgCreate, { principal: kOperator, name: 'after', plan: 'teams' }), 'writes work again');
 });
