@@ -482,9 +482,10 @@ export function ruleBuilder(json: HTMLTextAreaElement, where: string, variants: 
         }),
       ),
     );
+    const keyed = [...body.querySelectorAll<HTMLElement>('[data-key]')];
     for (const key of focus === null ? [] : typeof focus === 'string' ? [focus] : focus) {
-      const target = body.querySelector<HTMLElement>(`[data-key="${CSS.escape(key)}"]`);
-      if (target !== null) {
+      const target = keyed.find((el) => el.dataset.key === key);
+      if (target !== undefined) {
         target.focus();
         break;
       }

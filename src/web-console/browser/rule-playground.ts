@@ -45,16 +45,25 @@ function readContext(text: string, rows: { name: string; value: string }[]): Con
   return { ok: true, fields, attributes };
 }
 
+/**
+ * The context last typed beside each state (`flagId env`), so the page drawn again after a save (which
+ * replaces every element) still tries it: a save is when the answer is worth seeing again.
+ */
+const kTyped = new Map<string, { json: string; rows: [string, string][] }>();
+
 export function rulePlayground(data: FlagPageView, env: string | null): HTMLFormElement {
   const { flag, project } = data;
   const where = env === null ? '' : ` in ${env}`;
-  const json = h('textarea', { rows: 3 }, '{"targetingKey": "user-1"}');
-  const rows = pairsEditor(`Context attributes${where}`, `Context attribute${where}`, []);
+  const key = `${flag.id} ${env ?? ''}`;
+  const typed = kTyped.get(key) ?? { json: '{"targetingKey": "user-1"}', rows: [] };
+  const json = h('textarea', { rows: 3 }, typed.json);
+  const rows = pairsEditor(`Context attributes${where}`, `Context attribute${where}`, typed.rows);
   const answer = h('div', { role: 'status', class: 'playground-answer' });
   let asked = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
 
   const evaluate = async () => {
+    kTyped.set(key, { json: json.value, rows: rows.pairs().map(({ name, value }) => [name, value]) });
     const context = readContext(json.value, rows.pairs());
     const n = ++asked;
     if (!context.ok) {
