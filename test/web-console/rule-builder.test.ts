@@ -3,7 +3,8 @@
 // typed by hand, and OFREP answers a set of contexts for it as it answers the same rule typed into the JSON
 // view of another flag; a hand-written rule the builder can show opens in it, one it cannot opens in the
 // JSON view with the reason; the builder's checks stop a save, the server's refusal is shown; a rule is
-// built with the keyboard alone; the playground answers a typed context live; axe-core's WCAG 2.2 AA
+// built with the keyboard alone; the playground answers a typed context live, for the rule as edited
+// (unsaved too); axe-core's WCAG 2.2 AA
 // rules pass at 1,280 and 390 px in light and dark.
 import type { Locator, Page } from 'playwright-core';
 import t from 'tap';
@@ -196,6 +197,15 @@ t.test('the rule builder: every operator through the page, evaluated as the same
   await tryIt.getByLabel('Context attribute 1 name').fill('plan');
   await tryIt.getByLabel('Context attribute 1 value').fill('gold');
   await tryIt.getByRole('status').getByText('its condition 1 of 8 held').waitFor();
+  await tryIt.getByRole('button', { name: 'Remove context attribute 1' }).click();
+  await tryIt.getByRole('status').getByText('its condition 6 of 8 held').waitFor();
+  // An edit of the rule, not saved, is what the playground tries.
+  await box('Branch 6 condition 1 number').fill('10');
+  await tryIt.getByRole('status').getByText('none of its 8 conditions held').waitFor();
+  t.same(await stored(built), kRule, 'trying saves nothing');
+  // Put back: the page then holds no unsaved edit, and leaving it asks nothing.
+  await box('Branch 6 condition 1 number').fill('18');
+  await tryIt.getByRole('status').getByText('its condition 6 of 8 held').waitFor();
   await tryIt.getByLabel('Context as JSON').fill('{"age": {"years": 12}}');
   await tryIt.getByRole('status').getByText('"age" is an object: the Evaluation API reads each attribute as text.').waitFor();
 

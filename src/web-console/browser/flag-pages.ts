@@ -286,11 +286,14 @@ export async function flagPage(flagId: string): Promise<void> {
   const reload = onThisPage(() => flagPage(flagId).catch(sayError));
   // Each state's form, then its variants (shown to a reader only where there are some), then, where it
   // has variants (so a rule), the playground beside its rule.
-  const withVariants = (env: string | null, s: FlatState) => [
-    stateForm(data, env, s, reload),
-    can.editFlags || s.variants !== undefined ? variantsForm(data, env, s, reload) : null,
-    s.variants !== undefined ? rulePlayground(data, env) : null,
-  ];
+  const withVariants = (env: string | null, s: FlatState) => {
+    const variants = can.editFlags || s.variants !== undefined ? variantsForm(data, env, s, reload) : null;
+    return [
+      stateForm(data, env, s, reload),
+      variants,
+      variants !== null && s.variants !== undefined ? rulePlayground(data, env, variants) : null,
+    ];
+  };
   const states = flag.environments
     ? Object.entries(flag.environments).flatMap(([env, s]) => withVariants(env, s))
     : withVariants(null, flag as FlagView & FlatState);

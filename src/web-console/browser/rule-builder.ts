@@ -471,6 +471,8 @@ export function ruleBuilder(json: HTMLTextAreaElement, where: string, variants: 
         : h('ol', { class: 'rule-branches' }, branches),
       button('Add branch', 'Add branch', () => {
         m.branches.push({ when: newCompare(), serve: { kind: 'variant', name: variants()[0] ?? '' } });
+        // Written out (`null`, the default variant), so the chain ends in an else: the playground then names the branch that held.
+        if (m.otherwise === null) m.otherwise = { kind: 'default' };
         changed(`Branch ${m.branches.length} condition 1 attribute`);
       }),
       h(

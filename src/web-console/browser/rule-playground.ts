@@ -1,7 +1,8 @@
 // The playground beside a flag state's rule (issue 47): a context typed as JSON or as attribute rows, and
-// what this flag gives for it, live, with the branch that held. It asks the project's playground
-// (src/web-console/api/playground.ts), which answers as the Evaluation API would for the saved flag:
-// requests wait until typing pauses (kDebounceMs), and an answer older than the latest asked is dropped.
+// what this flag gives for it with the rule as it stands in the page (saved or not), live, with the branch
+// that held. It asks the project's playground (src/web-console/api/playground.ts), which answers as the
+// Evaluation API would, the rule sent tried in place of the saved one: requests wait until typing (in the
+// context or the rule) pauses (kDebounceMs), and an answer older than the latest asked is dropped.
 import { api, errorText, h, pairsEditor } from './dom.js';
 import type { FlagPageView, PlaygroundView } from './views.js';
 
@@ -51,7 +52,18 @@ function readContext(text: string, rows: { name: string; value: string }[]): Con
  */
 const kTyped = new Map<string, { json: string; rows: [string, string][] }>();
 
-export function rulePlayground(data: FlagPageView, env: string | null): HTMLFormElement {
+/** The rule in `rules` (the state's variants form) as JSON: its JSON view's text, '' being no rule. */
+function readRule(rules: HTMLFormElement): { ok: true; rule: unknown } | { ok: false; why: string } {
+  const text = rules.querySelector<HTMLTextAreaElement>('textarea[name="targeting"]')?.value.trim() ?? '';
+  try {
+    return { ok: true, rule: text === '' ? {} : JSON.parse(text) };
+  } catch (err) {
+    return { ok: false, why: `The rule is not JSON yet (${(err as Error).message}).` };
+  }
+}
+
+/** The playground of `env`'s state, trying the rule of `rules` (its variants form) as it is edited. */
+export function rulePlayground(data: FlagPageView, env: string | null, rules: HTMLFormElement): HTMLFormElement {
   const { flag, project } = data;
   const where = env === null ? '' : ` in ${env}`;
   const key = `${flag.id} ${env ?? ''}`;
@@ -65,9 +77,10 @@ export function rulePlayground(data: FlagPageView, env: string | null): HTMLForm
   const evaluate = async () => {
     kTyped.set(key, { json: json.value, rows: rows.pairs().map(({ name, value }) => [name, value]) });
     const context = readContext(json.value, rows.pairs());
+    const rule = readRule(rules);
     const n = ++asked;
-    if (!context.ok) {
-      answer.replaceChildren(h('p', { class: 'error' }, context.why));
+    if (!context.ok || !rule.ok) {
+      answer.replaceChildren(h('p', { class: 'error' }, context.ok ? (rule as { why: string }).why : context.why));
       return;
     }
     try {
@@ -75,6 +88,7 @@ export function rulePlayground(data: FlagPageView, env: string | null): HTMLForm
         ...context.fields,
         ...(env === null ? {} : { env }),
         attributes: context.attributes,
+        rule: { flagId: flag.id, targeting: rule.rule },
       });
       if (n !== asked) return;
       const result = view.results.find((r) => r.id === flag.id);
@@ -103,9 +117,14 @@ export function rulePlayground(data: FlagPageView, env: string | null): HTMLForm
   // The rows' boxes and their Add and Remove buttons are inside rows.element: one listener each catches them all.
   json.addEventListener('input', soon);
   rows.element.addEventListener('input', soon);
-  rows.element.addEventListener('click', (event) => {
-    if ((event.target as HTMLElement).closest('button') !== null) soon();
-  });
+  // The rule's form: typing in the JSON view or the builder, a choice made, a button pressed (add, remove, move).
+  for (const target of [rows.element, rules]) {
+    target.addEventListener('click', (event) => {
+      if ((event.target as HTMLElement).closest('button') !== null) soon();
+    });
+  }
+  rules.addEventListener('input', soon);
+  rules.addEventListener('change', soon);
   const form = h(
     'form',
     // role=search: a context to try, not data to save, so leaving the page with it typed asks nothing (unsaved-edits.ts).
@@ -117,7 +136,7 @@ export function rulePlayground(data: FlagPageView, env: string | null): HTMLForm
       h(
         'p',
         { class: 'muted' },
-        'Type a context: this flag is evaluated for it as the Evaluation API would, with the saved rule (save to try an edit), and says which branch held. Nothing is counted as used.',
+        'Type a context: this flag is evaluated for it as the Evaluation API would, with the rule as it stands above (saved or not), and the answer says which branch held. Nothing is saved or counted as used.',
       ),
       h('label', { class: 'block' }, `Context as JSON${where} `, json),
       rows.element,

@@ -2,8 +2,9 @@
 // rule-playground.ts), in a DOM with the API held by the test: the builder and the JSON view edit one
 // rule (an edit in either shows in the other; a rule the builder cannot show, or text that is not JSON,
 // leaves a sentence in its place), a structural edit keeps the focus on the control used, the builder's
-// checks stop a save with nothing sent; the playground asks once typing pauses, drops an answer older
-// than the latest asked, and keeps the context typed for the page drawn again after a save.
+// checks stop a save with nothing sent; the playground sends the rule as it stands with the context, asks
+// once typing in either pauses, drops an answer older than the latest asked, and keeps the context typed
+// for the page drawn again after a save.
 import '../../helpers/browser-dom.js';
 import t from 'tap';
 import { ruleBuilder } from '../../../src/web-console/browser/rule-builder.js';
@@ -107,10 +108,22 @@ function answerFor(variant: string): PlaygroundView {
 
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The state's variants form as far as the playground reads it: its rule's JSON view. */
+function rulesForm(rule: string): { form: HTMLFormElement; box: HTMLTextAreaElement } {
+  const form = document.createElement('form');
+  const box = document.createElement('textarea');
+  box.name = 'targeting';
+  box.value = rule;
+  form.append(box);
+  return { form, box };
+}
+const kRule = { if: [{ '<': [{ var: 'age' }, 18] }, 'green'] };
+
 t.test('the playground asks once typing pauses, drops an older answer, and keeps the context for the next drawing', async (t) => {
   const held = holdRequests();
-  const form = rulePlayground(kData, 'production');
-  page().replaceChildren(form);
+  const rules = rulesForm(JSON.stringify(kRule));
+  const form = rulePlayground(kData, 'production', rules.form);
+  page().replaceChildren(rules.form, form);
   const json = form.querySelector('textarea')!;
   type(json, '{"targetingKey": "u1", "age": 1');
   type(json, '{"targetingKey": "u1", "age": 12');
@@ -125,6 +138,7 @@ t.test('the playground asks once typing pauses, drops an older answer, and keeps
       { name: 'age', value: '12' },
       { name: 'beta', value: 'true' },
     ],
+    rule: { flagId: 'f1', targeting: kRule },
   });
   type(json, '{"targetingKey": "u2"}');
   await wait(600);
@@ -136,13 +150,25 @@ t.test('the playground asks once typing pauses, drops an older answer, and keeps
   const said = form.querySelector('[role="status"]')!.textContent!;
   t.match(said, 'variant "green"', 'the latest answer is shown');
   t.notMatch(said, 'red', 'the older answer, come late, is dropped');
+  type(rules.box, '');
+  await wait(600);
+  t.equal(held.length, 3, 'an edit of the rule asks again');
+  t.same(JSON.parse(held[2]!.body!).rule, { flagId: 'f1', targeting: {} }, 'the rule as it stands: none');
+  type(rules.box, '{"if": [');
+  await wait(600);
+  t.match(form.querySelector('[role="status"]')!.textContent, /^The rule is not JSON yet \(.+\)\.$/);
+  type(rules.box, JSON.stringify(kRule));
   type(json, '{"age": [1]}');
   await wait(600);
   t.equal(form.querySelector('[role="status"]')!.textContent, '"age" is a list: the Evaluation API reads each attribute as text.');
-  t.equal(held.length, 2, 'nothing asked for a context it cannot send');
+  t.equal(held.length, 3, 'nothing asked for a rule or a context it cannot send');
 
-  const again = rulePlayground(kData, 'production');
+  const again = rulePlayground(kData, 'production', rules.form);
   t.equal(again.querySelector('textarea')!.value, '{"age": [1]}', 'the page drawn again still holds the context typed');
-  t.equal(rulePlayground(kData, 'staging').querySelector('textarea')!.value, '{"targetingKey": "user-1"}', 'each state its own');
+  t.equal(
+    rulePlayground(kData, 'staging', rules.form).querySelector('textarea')!.value,
+    '{"targetingKey": "user-1"}',
+    'each state its own',
+  );
   await wait(600);
 });
