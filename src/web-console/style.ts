@@ -94,7 +94,8 @@ dialog.confirm h2 { margin-top: 0; }
 pre { white-space: pre-wrap; background: var(--soft); padding: 8px; border-radius: 4px; }
 /* The rule builder beside its JSON view (one column on a phone); each condition a wrapping row. */
 .rule-views { display: grid; grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); gap: 12px; align-items: start; }
-.rule-views textarea { min-height: 240px; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 0.85em; }
+.rule-views > label textarea { min-height: 240px; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 0.85em; }
+.rule-condition textarea { width: auto; min-height: 0; }
 .rule-condition, .rule-serve { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; margin: 4px 0; }
 .rule-group, .rule-not { border-left: 3px solid var(--line); padding-left: 8px; margin: 4px 0; }
 .rule-branches, .rule-group ol, .rule-shares { padding-left: 20px; }

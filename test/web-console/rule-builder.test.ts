@@ -6,6 +6,9 @@
 // built with the keyboard alone; the playground answers a typed context live, for the rule as edited
 // (unsaved too); axe-core's WCAG 2.2 AA
 // rules pass at 1,280 and 390 px in light and dark.
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import t from 'tap';
 import { call } from '../helpers/http.js';
@@ -193,6 +196,7 @@ t.test('the rule builder: every operator through the page, evaluated as the same
   await tryIt.getByLabel('Context as JSON').fill('{"targetingKey": "u1", "age": 12}');
   await tryIt.getByRole('status').getByText('its condition 6 of 8 held').waitFor();
   t.match(await tryIt.getByRole('status').textContent(), /variant "blue", "#00f" \(TARGETING_MATCH\)/);
+  await screenshot(t, page, tryIt);
   await tryIt.getByRole('button', { name: 'Add context attribute' }).click();
   await tryIt.getByLabel('Context attribute 1 name').fill('plan');
   await tryIt.getByLabel('Context attribute 1 value').fill('gold');
@@ -247,6 +251,25 @@ t.test('the rule builder: every operator through the page, evaluated as the same
     'built and saved without a pointer',
   );
 });
+
+/**
+ * The rule builder, its JSON view and the playground beside them, as docs/web-console.md and the README
+ * show them: written to FLAGWIRE_SCREENSHOTS_DIR when set (`npm run screenshots`), else to a temporary folder.
+ */
+async function screenshot(t: { teardown(fn: () => unknown): void }, page: Page, playground: Locator): Promise<void> {
+  const into = process.env.FLAGWIRE_SCREENSHOTS_DIR;
+  const dir = into === undefined ? mkdtempSync(join(tmpdir(), 'flagwire-screenshots-')) : resolve(into);
+  if (into === undefined) t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  mkdirSync(dir, { recursive: true });
+  const from = (await page.getByRole('group', { name: 'Variants and rule' }).boundingBox())!;
+  const to = (await playground.boundingBox())!;
+  const scroll = await page.evaluate(() => window.scrollY);
+  await page.screenshot({
+    path: join(dir, 'rule-builder.png'),
+    fullPage: true,
+    clip: { x: from.x, y: from.y + scroll, width: Math.max(from.width, to.width), height: to.y + to.height - from.y },
+  });
+}
 
 /** Presses Tab until the control named `label` has focus (at most 40 times): no pointer involved. */
 async function tabTo(page: Page, label: string): Promise<void> {
