@@ -237,20 +237,11 @@ export function ruleBuilder(json: HTMLTextAreaElement, where: string, variants: 
 
   /**
    * One node of a branch's conditions at `place` ("Branch 1 condition 1.2"); `replace` puts another node
-   * in its place, `remove` takes it out of its group (null: the branch's top, removed with the branch).
+   * in its place, `remove` takes it out of its group and names the control to focus then (null: the
+   * branch's top, removed with the branch).
    */
-  const nodeView = (node: RuleNode, place: string, replace: (n: RuleNode) => void, remove: (() => void) | null): HTMLElement => {
-    const negate = button('Negate', `Negate ${place}`, () => {
-      replace({ kind: 'not', item: node, bare: false });
-      changed(`Remove not from ${place}`);
-    });
-    const removeButton =
-      remove === null
-        ? null
-        : button('Remove', `Remove ${place}`, () => {
-            remove();
-            changed(null);
-          });
+  const nodeView = (node: RuleNode, place: string, replace: (n: RuleNode) => void, remove: (() => string) | null): HTMLElement => {
+    const removeButton = remove === null ? null : button('Remove', `Remove ${place}`, () => changed(remove()));
     if (node.kind === 'not') {
       return h(
         'div',
@@ -271,6 +262,10 @@ export function ruleBuilder(json: HTMLTextAreaElement, where: string, variants: 
         ),
       );
     }
+    const negate = button('Negate', `Negate ${place}`, () => {
+      replace({ kind: 'not', item: node, bare: false });
+      changed(`Remove not from ${place}`);
+    });
     if (node.kind === 'compare') {
       const ops = choice(
         kCompareOps.map((op) => [op, kOpLabels[op]]),
@@ -293,7 +288,10 @@ export function ruleBuilder(json: HTMLTextAreaElement, where: string, variants: 
           (n) => {
             node.items[i] = n;
           },
-          () => node.items.splice(i, 1),
+          () => {
+            node.items.splice(i, 1);
+            return `Add condition to ${place}`;
+          },
         ),
       ),
     );

@@ -52,6 +52,13 @@ t.test('the builder and the JSON view edit one rule', async (t) => {
   t.equal(document.activeElement, byLabel('Branch 2 condition 1 attribute'), 'a new branch: focus on its condition');
   t.same(builder.problems(), ['Branch 2, condition 1: name the attribute to compare.'], 'the checks name the empty attribute');
   t.match(page().querySelector('[role="status"]')!.textContent, 'Branch 2, condition 1: name the attribute to compare.');
+  byLabel<HTMLButtonElement>('Add condition to Branch 2').click();
+  t.equal(document.activeElement, byLabel('Branch 2 condition 1.2 attribute'), 'a condition added: focus on it');
+  byLabel<HTMLButtonElement>('Remove Branch 2 condition 1.2').click();
+  t.equal(document.activeElement, byLabel('Add condition to Branch 2 condition 1'), 'a condition removed: focus on its group');
+  byLabel<HTMLButtonElement>('Move up Branch 2').click();
+  t.equal(document.activeElement, byLabel('Move down Branch 1'), 'moved to the top: focus on the button that is left');
+  t.same(JSON.parse(json.value).if[0], { and: [{ '==': [{ var: '' }, ''] }] }, 'the moved branch is first');
 
   type(json, '{"if": [{"===": [{"var": "plan"}, "gold"]}, "green"]}');
   t.match(page().textContent, 'The builder cannot show this rule (the operator "==="); edit it as JSON.');
