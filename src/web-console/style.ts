@@ -92,11 +92,20 @@ dialog.confirm { max-width: min(480px, calc(100vw - 32px)); color: var(--fg); ba
 dialog.confirm::backdrop { background: rgb(0 0 0 / 0.45); }
 dialog.confirm h2 { margin-top: 0; }
 pre { white-space: pre-wrap; background: var(--soft); padding: 8px; border-radius: 4px; }
+/* The rule builder beside its JSON view (one column on a phone); each condition a wrapping row. */
+.rule-views { display: grid; grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); gap: 12px; align-items: start; }
+.rule-views > label textarea { min-height: 240px; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 0.85em; }
+.rule-condition textarea { width: auto; min-height: 0; }
+.rule-condition, .rule-serve { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; margin: 4px 0; }
+.rule-group, .rule-not { border-left: 3px solid var(--line); padding-left: 8px; margin: 4px 0; }
+.rule-branches, .rule-group ol, .rule-shares { padding-left: 20px; }
+.rule-percent { min-width: 4em; }
 @media (max-width: 600px) {
   .top { padding: 8px 12px; }
   main { padding: 12px 12px 32px; }
   fieldset { padding: 8px 10px; }
   .row { flex-direction: column; align-items: stretch; gap: 4px; }
+  .rule-views { grid-template-columns: minmax(0, 1fr); }
   label, .list { display: block; margin-right: 0; }
   input:not([type=checkbox]):not([type=radio]), select { width: 100%; }
 }

@@ -1,7 +1,8 @@
 // The console's playground endpoint over HTTP against the real server: POST
 // /console/api/projects/{id}/playground answers what GET /v1/flags/{id} answers for the same context
 // (its `query`), to any member (a viewer too), only in a session, only for a project of the user's, and
-// 400 in the error envelope for a context it cannot carry.
+// 400 in the error envelope for a context it cannot carry; a rule being edited (issue 47) is tried in place
+// of the saved one, saving nothing, and refused in PATCH's words.
 import t from 'tap';
 import { cli } from '../helpers/cli.js';
 import { call } from '../helpers/http.js';
@@ -117,5 +118,53 @@ t.test('the playground endpoint: same answers as the Evaluation API, members onl
     );
     await bad({ targetingKey: 'k'.repeat(5000) }, /the Evaluation API takes at most 4096/);
     await bad({ attributes: Array.from({ length: 101 }, (_, i) => ({ name: `a${i}`, value: '' })) }, '"attributes"');
+  });
+
+  await t.test('a rule being edited is tried in place of the saved one; nothing is saved', async (t) => {
+    const created = await cli(dir, ['flag', 'create', kShop, '--name', 'tried', '--enabled', '--percentage', '100']);
+    const id = created.json.id as string;
+    const saved = { if: [{ '==': [{ var: 'plan' }, 'gold'] }, 'green', null] };
+    const typed = await consoleCall(base, owner, 'PATCH', `flags/${id}`, {
+      body: { variants: { red: '#f00', green: '#0f0' }, defaultVariant: 'red', targeting: saved },
+    });
+    t.equal(typed.status, 200, JSON.stringify(typed.json));
+    const answer = async (plan: string, rule?: unknown) => {
+      const r = await play(owner, kShop, {
+        targetingKey: 'u1',
+        attributes: [{ name: 'plan', value: plan }],
+        ...(rule === undefined ? {} : { rule }),
+      });
+      t.equal(r.status, 200, JSON.stringify(r.json));
+      return r.json.results.find((f: { id: string }) => f.id === id);
+    };
+    t.match(await answer('gold'), { variant: 'green', reason: 'TARGETING_MATCH', because: /its condition 1 of 1 held/ }, 'the saved rule');
+    const edited = { if: [{ starts_with: [{ var: 'plan' }, 'sil'] }, 'green', { '==': [{ var: 'plan' }, 'gold'] }, null, 'green'] };
+    t.match(await answer('gold', { flagId: id, targeting: edited }), {
+      variant: 'red',
+      reason: 'DEFAULT',
+      because: /its condition 2 of 2 held/,
+    });
+    t.match(await answer('silver', { flagId: id, targeting: edited }), { variant: 'green', because: /its condition 1 of 2 held/ });
+    t.match(await answer('gold', { flagId: id, targeting: {} }), { variant: 'red', reason: 'STATIC' }, 'no rule: the default variant');
+    t.same((await consoleCall(base, owner, 'GET', `flags/${id}`)).json.flag.targeting, saved, 'nothing saved');
+    t.equal((await call(base, 'GET', `/v1/flags/${id}?plan=gold`)).json.enabled, true);
+
+    // Refused as PATCH refuses it, in the same words; a flag of no variants, or of another project, is named.
+    const wrong = { if: [{ foo: [{ var: 'plan' }, 'gold'] }, 'green'] };
+    const tried = await play(owner, kShop, { rule: { flagId: id, targeting: wrong } });
+    const patched = await consoleCall(base, owner, 'PATCH', `flags/${id}`, { body: { targeting: wrong } });
+    t.equal(tried.status, 400);
+    t.equal(patched.status, 400);
+    t.same(tried.json, patched.json, 'the same error and detail as the save would give');
+    const plain = (await cli(dir, ['flag', 'create', kShop, '--name', 'plain'])).json.id as string;
+    t.match((await play(owner, kShop, { rule: { flagId: plain, targeting: {} } })).json, {
+      error: 'Invalid request',
+      detail: '"rule": plain has no variants here, so no rule to try.',
+    });
+    const theirs = (await cli(dir, ['flag', 'list', other])).json.flags[0].id as string;
+    t.match((await play(owner, kShop, { rule: { flagId: theirs, targeting: {} } })).json, {
+      detail: `"rule.flagId": no flag ${theirs} in this project.`,
+    });
+    t.match((await play(owner, kShop, { rule: { flagId: id } })).json, { error: 'Invalid request', detail: /"rule\.targeting"|rule/ });
   });
 });

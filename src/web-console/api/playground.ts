@@ -23,6 +23,9 @@ import { projectAccess } from '../../console-route/access.js';
 import type { PlaygroundResult, PlaygroundView } from './answers.js';
 import type { ApiCall, ApiRoute } from '../../console-route/call.js';
 import { compileForm, JsonObject } from '../../console-route/forms.js';
+import { effectiveState } from '../../flags/flag-state.js';
+import { typedProblems } from '../../flags/variant-rules.js';
+import { type CompiledVariants, compileVariants } from '../../eval/variants.js';
 
 /**
  * The Evaluation API's context is a query string, which uWebSockets.js holds to 4 KiB with the request
@@ -41,6 +44,10 @@ export const PlaygroundRequest = Type.Object(
         maxItems: kMaxPlaygroundAttributes,
       }),
     ),
+    // A rule being edited on the flag page (issue 47), tried in place of the flag's saved one: nothing is saved.
+    rule: Type.Optional(
+      Type.Object({ flagId: Type.String(), targeting: Type.Record(Type.String(), Type.Unknown()) }, { additionalProperties: false }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -54,7 +61,8 @@ export const kPlaygroundRoutes: readonly ApiRoute[] = [{ method: 'POST', pattern
 
 function playground(call: ApiCall): PlaygroundView {
   const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
-  const query = contextQuery(kPlaygroundForm.read(call.received));
+  const body = kPlaygroundForm.read(call.received);
+  const query = contextQuery(body);
   const ctx = new EvalQuery();
   // contextQuery encodes every value, so the parser cannot refuse it; checked all the same.
   if (!ctx.parse(query)) throw new FlagwireError('INVALID_REQUEST', ctx.error!);
@@ -68,15 +76,39 @@ function playground(call: ApiCall): PlaygroundView {
     throw new FlagwireError('INVALID_REQUEST', `This is a multi-environment project: choose "env" (${project.validEnvs}).`);
   if (env === kEnvUnknown)
     throw new FlagwireError('INVALID_REQUEST', `Unknown environment "${ctx.env}" for this project; ${project.validEnvs}.`);
+  const tried = (body as PlaygroundRequest).rule;
+  const triedVariants = tried === undefined ? null : triedRule(call.store, access.project.id, env, tried);
   const audiences = new Map(call.store.listAudiences(access.project.id).map((a) => [a.id, a]));
   const allowed = engine.audiencesAllowed(project.org);
   const results = project.flags.map((flag) => {
-    const state = stateInProjectEnv(flag, env)!;
+    const saved = stateInProjectEnv(flag, env)!;
+    const state = tried !== undefined && flag.id === tried.flagId ? { ...saved, variants: triedVariants } : saved;
     const explained = explainState(flag.id, state, ctx, allowed, engine.batchTime);
     const ruleRan = explained.enabled === true && state.variants !== null && state.variants.flag.rule !== null;
     return result(flag, explained, ruleRan, audiences, env);
   });
   return { query, env, results };
+}
+
+/**
+ * The flag's typed variants in `env` with `rule.targeting` as its rule, compiled as the engine compiles a
+ * stored one; 400 for a flag of no variants here, or a rule PATCH would refuse, in PATCH's words.
+ */
+function triedRule(
+  store: StoreReader,
+  projectId: string,
+  env: string | null,
+  rule: NonNullable<PlaygroundRequest['rule']>,
+): CompiledVariants {
+  const flag = store.getFlag(rule.flagId);
+  if (flag === undefined || flag.projectId !== projectId)
+    throw new FlagwireError('INVALID_REQUEST', `"rule.flagId": no flag ${rule.flagId} in this project.`);
+  const typed = effectiveState(flag, env).typed;
+  if (typed === undefined) throw new FlagwireError('INVALID_REQUEST', `"rule": ${flag.name} has no variants here, so no rule to try.`);
+  const withRule = { ...typed, targeting: rule.targeting };
+  const problems = typedProblems(withRule);
+  if (problems.length > 0) throw new FlagwireError('INVALID_REQUEST', problems.map((p) => `"${p.path}": ${p.message}`).join('; '));
+  return compileVariants(withRule, flag.name);
 }
 
 /** The context as the Evaluation API's query string, each name and value percent-encoded; 400 for what it could not carry. */

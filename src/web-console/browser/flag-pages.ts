@@ -3,6 +3,7 @@ import { api, dataTable, field, formatTime, h, listEditor, onSubmit, onThisPage,
 import { confirmProtected, crumbs, emptyState, projectTabs, show, toForm } from './shell.js';
 import { savedWithUndo, settingSavedWithUndo } from './flag-undo.js';
 import { rolloutSection } from './rollout-section.js';
+import { rulePlayground } from './rule-playground.js';
 import { hourlyChart } from './usage-chart.js';
 import { scheduleSection } from './schedule-section.js';
 import { variantsForm } from './variant-editor.js';
@@ -283,11 +284,16 @@ export async function flagPage(flagId: string): Promise<void> {
   const data = await api<FlagPageView>('GET', `flags/${encodeURIComponent(flagId)}`);
   const { flag, project, can } = data;
   const reload = onThisPage(() => flagPage(flagId).catch(sayError));
-  // Each state's form, then its variants (shown to a reader only where there are some).
-  const withVariants = (env: string | null, s: FlatState) => [
-    stateForm(data, env, s, reload),
-    can.editFlags || s.variants !== undefined ? variantsForm(data, env, s, reload) : null,
-  ];
+  // Each state's form, then its variants (shown to a reader only where there are some), then, where it
+  // has variants (so a rule), the playground beside its rule.
+  const withVariants = (env: string | null, s: FlatState) => {
+    const variants = can.editFlags || s.variants !== undefined ? variantsForm(data, env, s, reload) : null;
+    return [
+      stateForm(data, env, s, reload),
+      variants,
+      variants !== null && s.variants !== undefined ? rulePlayground(data, env, variants) : null,
+    ];
+  };
   const states = flag.environments
     ? Object.entries(flag.environments).flatMap(([env, s]) => withVariants(env, s))
     : withVariants(null, flag as FlagView & FlatState);

@@ -5,6 +5,7 @@
 // refuses with the place (`targeting.if[0]: unknown operator "foo"`): nothing invalid is ever saved.
 import { savedWithUndo } from './flag-undo.js';
 import { api, dataTable, field, h, onSubmit, say } from './dom.js';
+import { ruleBuilder } from './rule-builder.js';
 import type { FlagPageView, FlatState } from './views.js';
 
 interface Row {
@@ -46,6 +47,7 @@ export function variantsForm(data: FlagPageView, env: string | null, state: Flat
                 onclick: () => {
                   rows.splice(i, 1);
                   render();
+                  builder.refresh();
                 },
               },
               'Remove',
@@ -60,7 +62,10 @@ export function variantsForm(data: FlagPageView, env: string | null, state: Flat
     });
   };
   const addRow = (name: string, value: string) => {
-    rows.push({ name: h('input', { type: 'text', value: name }), value: h('input', { type: 'text', value }) });
+    const row = { name: h('input', { type: 'text', value: name }), value: h('input', { type: 'text', value }) };
+    // The builder's variant choices follow the names as they are typed.
+    row.name.addEventListener('input', () => builder.refresh());
+    rows.push(row);
     render();
   };
   for (const [name, value] of Object.entries(state.variants ?? {})) addRow(name, JSON.stringify(value));
@@ -70,6 +75,7 @@ export function variantsForm(data: FlagPageView, env: string | null, state: Flat
     { name: 'targeting', rows: 6 },
     state.targeting === undefined || Object.keys(state.targeting).length === 0 ? '' : JSON.stringify(state.targeting, null, 2),
   );
+  const builder = ruleBuilder(rule, where, () => rows.map((row) => row.name.value).filter((name) => name !== ''));
   const label = `Variants and rule${where}`;
   return h(
     'form',
@@ -97,6 +103,8 @@ export function variantsForm(data: FlagPageView, env: string | null, state: Flat
           const text = rule.value.trim();
           const parsed = text === '' ? { ok: true as const, value: {} } : parseJson(text);
           if (!parsed.ok) return say(`The rule is not JSON (${parsed.why}); nothing was saved.`, 'error');
+          const problems = builder.problems();
+          if (problems.length > 0) return say(`${problems.join(' ')} Nothing was saved.`, 'error');
           if (parsed.value === null || typeof parsed.value !== 'object' || Array.isArray(parsed.value))
             return say('The rule must be a JSON object such as {"if": [...]}; nothing was saved.', 'error');
           patch.targeting = parsed.value;
@@ -124,7 +132,8 @@ export function variantsForm(data: FlagPageView, env: string | null, state: Flat
       ),
       dataTable(`Variants${where}`, ['Variant', 'Value (JSON)', 'Actions'], table),
       h('button', { type: 'button', class: 'secondary', onclick: () => addRow('', '') }, `Add variant${where}`),
-      h('div', { class: 'row' }, field(`Default variant${where} (empty: none)`, fallback), field(`Targeting rule${where} (JSON)`, rule)),
+      field(`Default variant${where} (empty: none)`, fallback),
+      h('div', { class: 'rule-views' }, builder.element, field(`Targeting rule${where} (JSON)`, rule, 'block')),
       can.editFlags ? h('button', { type: 'submit' }, `Save variants${where}`) : null,
     ),
   );
