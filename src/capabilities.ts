@@ -1,6 +1,6 @@
 // Every capability of Flagwire, listed once. Adding a capability is one line here (docs/architecture.md,
 // "Adding a capability"); the tables the rest of Flagwire reads are derived below.
-import type { Capability, ManagementRouteSpec, ServiceRouteSpec } from './capability/capability.js';
+import type { Capability, ServiceRouteSpec } from './capability/capability.js';
 import { kAudit } from './audit-log/capability.js';
 import { kFlagsAsCode } from './flags-as-code/capability.js';
 import { kInvitations } from './invitations/capability.js';
@@ -50,11 +50,6 @@ export const kCapabilityCommands: ReadonlyMap<string, AnyCommand> = uniqueBy(
   kCapabilityList.flatMap((c) => Object.values(c.commands ?? {})),
   (command) => command.name,
   'writer command',
-);
-
-/** Every capability's Management API routes, by route name, in the order the capabilities are listed. */
-export const kCapabilityRoutes: readonly (readonly [string, ManagementRouteSpec])[] = kCapabilityList.flatMap((c) =>
-  Object.entries(c.routes ?? {}),
 );
 
 /** Every capability's routes outside the Management API, by route name, in the order the capabilities are listed. */

@@ -21,22 +21,23 @@ import type { Config } from '../config.js';
 import type { SnapshotReader } from '../store/interfaces.js';
 import type { AnyCommand } from '../writer/command.js';
 
-/** A Management API route: its declaration (method, pattern, auth, metric, OpenAPI) and its handler. */
+/**
+ * A Management API route: its declaration (method, pattern, auth, metrics label, OpenAPI) and its
+ * handler. Every Management API request is counted, under the number src/all-routes.ts derives.
+ */
 export interface ManagementRouteSpec extends RouteDeclaration {
   readonly via: 'management';
-  /** Every Management API request is counted, under its route's number. */
-  readonly metric: number;
   readonly handler: ManagementHandler;
 }
 
 /**
  * A route of a capability outside the Management API's /api/v1 (GET /v1/flag-sets/...): registered on
- * uWS as the service's own routes are, its handler made once per front end from the front end's parts.
+ * uWS as the service's own routes are, its handler made once per front end from the front end's parts
+ * and its route number (derived from the declarations by src/all-routes.ts: what it counts under).
  */
 export interface ServiceRouteSpec extends RouteDeclaration {
   readonly via?: 'uws';
-  readonly metric: number;
-  readonly handler: (deps: ServiceRouteDeps) => RouteHandler;
+  readonly handler: (deps: ServiceRouteDeps, route: number) => RouteHandler;
 }
 
 /**

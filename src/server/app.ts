@@ -10,6 +10,7 @@ import { encodeHealth } from './health.js';
 import { send, type RouteGroup } from '../http/http.js';
 import { registerRoutes } from '../routes/route-table.js';
 import { kCapabilityServiceRoutes } from '../capabilities.js';
+import { routeNumber } from '../all-routes.js';
 import { kRouteDocs, kRouteHealth, kRouteUnmatched } from '../metrics/metrics.js';
 import { registerOpenApiRoute } from '../openapi/route.js';
 import { recordRoutes } from './route-recorder.js';
@@ -71,7 +72,7 @@ export function createApp(deps: AppDeps): uWS.TemplatedApp {
   // Public, and before /api/v1/* (whose every request needs a token).
   registerOpenApiRoute(app, metrics);
   registerManagementRoutes(app, deps);
-  for (const [, route] of kCapabilityServiceRoutes) app[route.method](route.pattern, route.handler(deps));
+  for (const [name, route] of kCapabilityServiceRoutes) app[route.method](route.pattern, route.handler(deps, routeNumber(name)));
   deps.evaluation.register(app);
   registerConsole(app, {
     store: deps.store,

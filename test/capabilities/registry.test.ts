@@ -6,14 +6,15 @@
 // declared by one owner; a kind declared once is recorded, copied and exported) and
 // test/store/replica.test.ts ("a full copy of an empty source").
 import t from 'tap';
-import { kAuditActionEvents, kCapabilityList, kCapabilityRoutes, webhookEventOf } from '../../src/capabilities.js';
+import { kAuditActionEvents, kCapabilityList, webhookEventOf } from '../../src/capabilities.js';
 import { kConsoleCommands } from '../../src/cli/commands.js';
 import type { WebhookEvent } from '../../src/webhooks/records.js';
 import { openApiPaths } from '../../src/openapi/document.js';
-import { kAllRoutes, kRouteLabels } from '../../src/all-routes.js';
+import { kAllRoutes, kRouteLabels, routeNumber, routeTable } from '../../src/all-routes.js';
 import { openApiPath, routeLabel } from '../../src/routes/route-table.js';
 import { kApiRoutes } from '../../src/web-console/api.js';
 import { isCommandName } from '../../src/command-runner/commands.js';
+import { kWidgets } from '../helpers/widgets.js';
 
 /** The names in `names` given more than once. */
 function twice(names: readonly string[]): string[] {
@@ -50,12 +51,27 @@ t.test("every capability's console routes are in the console's JSON API, each me
 
 t.test("every capability's Management API routes are in the route table, labelled and documented", async (t) => {
   const paths = openApiPaths();
-  for (const [name, route] of kCapabilityRoutes) {
+  for (const [name, route] of kCapabilityList.flatMap((c) => Object.entries(c.routes ?? {}))) {
     t.equal(kAllRoutes[name], route, `${name} is in the route table`);
-    t.equal(kRouteLabels[route.metric!], routeLabel(route), `${name} is labelled by its number`);
+    t.equal(kRouteLabels[routeNumber(name)], routeLabel(route), `${name} is labelled by its derived number`);
     const method = route.method === 'del' ? 'delete' : route.method;
     t.ok(paths[openApiPath(route.pattern)]?.[method], `${name} is in the OpenAPI paths`);
   }
+});
+
+t.test('a route declared by a capability gets a number and a metrics label from its declaration alone', async (t) => {
+  const today = routeTable(kCapabilityList);
+  const withWidgets = routeTable([...kCapabilityList, kWidgets]);
+  const number = withWidgets.numbers.get('apiListWidgets');
+  t.ok(number !== undefined, 'the test-only route is numbered');
+  t.equal(withWidgets.labels[number!], '/api/v1/widgets', 'and labelled by its pattern');
+  t.equal(withWidgets.routes.apiListWidgets, kWidgets.routes.apiListWidgets, 'in the table of every route');
+  t.equal(withWidgets.labels.length, today.labels.length + 1, 'one label more');
+  t.equal(new Set(withWidgets.numbers.values()).size, withWidgets.labels.length, 'every label numbered, each once');
+  for (const [name, n] of today.numbers)
+    t.equal(withWidgets.labels[withWidgets.numbers.get(name)!], today.labels[n], `${name} keeps its label`);
+  t.equal(today.numbers.get('apiListFlags'), today.numbers.get('apiCreateFlag'), "a path's routes share their label's number");
+  t.throws(() => routeTable([...kCapabilityList, kWidgets, kWidgets]), /route apiListWidgets is declared twice/);
 });
 
 t.test('the webhook events are the families docs/webhooks.md names', async (t) => {
