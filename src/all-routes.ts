@@ -12,13 +12,13 @@ import { kCapabilityList } from './capabilities.js';
 import type { ManagementHandler } from './routes/handler.js';
 import type { Capability, ManagementRouteSpec } from './capability/capability.js';
 import { compilePattern, decodeParams, matchesSegments, type PathPattern } from './http/route-pattern.js';
-import { kRoutes, routeLabel, type RouteDeclaration } from './routes/route-table.js';
+import { kRoutes, routeLabel, type RouteDeclaration, type RouteDeclarations, type RouteNumbers } from './routes/route-table.js';
 
 /** Every route of a list of capabilities and the service, and the metrics' numbering of them. */
 export interface RouteTable {
   /**
    * Every route by name, in the OpenAPI document's order: the capabilities' Management API routes, their
-   * other routes (each kind in the capabilities' order), then the service's own.
+   * other routes (service and hosted, in the capabilities' order), then the service's own.
    */
   readonly routes: Readonly<Record<string, RouteDeclaration>>;
   /** The capabilities' Management API routes by name, in the table's order. */
@@ -35,7 +35,7 @@ export interface RouteTable {
  */
 export function routeTable(capabilities: readonly Capability[]): RouteTable {
   const api = capabilities.flatMap((c) => Object.entries(c.routes ?? {}));
-  const others = capabilities.flatMap((c) => Object.entries(c.serviceRoutes ?? {}));
+  const others = capabilities.flatMap((c) => [...Object.entries(c.serviceRoutes ?? {}), ...Object.entries(c.hostedRoutes ?? {})]);
   const routes: Record<string, RouteDeclaration> = {};
   const labels: string[] = [];
   const numbers = new Map<string, number>();
@@ -67,6 +67,20 @@ export function routeNumber(name: string): number {
   const number = kRouteTable.numbers.get(name);
   if (number === undefined) throw new Error(`no counted route is named ${name}`);
   return number;
+}
+
+/**
+ * The numbers of a table of routes declared by a capability (an evaluation route set's, the change
+ * streams'), by name: what the front end gives the part that serves them, once, at start-up. Throws
+ * for a table whose routes are not the declared ones.
+ */
+export function routeNumbers<T extends RouteDeclarations>(routes: T): RouteNumbers<T> {
+  const numbers: Record<string, number> = {};
+  for (const [name, route] of Object.entries(routes)) {
+    if (kAllRoutes[name] !== route) throw new Error(`route ${name} is not declared by a capability`);
+    numbers[name] = routeNumber(name);
+  }
+  return numbers as RouteNumbers<T>;
 }
 
 /**

@@ -2,6 +2,7 @@
 // "Adding a capability"); the tables the rest of Flagwire reads are derived below.
 import type { Capability, ServiceRouteSpec } from './capability/capability.js';
 import { kAudit } from './audit-log/capability.js';
+import { kEvaluation } from './evaluation/capability.js';
 import { kFlagsAsCode } from './flags-as-code/capability.js';
 import { kInvitations } from './invitations/capability.js';
 import { kMail } from './mail/capability.js';
@@ -33,6 +34,7 @@ export const kCapabilities = [
   kMail,
   kSnapshots,
   kSync,
+  kEvaluation,
 ] as const satisfies readonly Capability[];
 
 /** The capabilities' values, as every derivation reads them. */

@@ -10,7 +10,7 @@ import type { ManagementHandler } from '../routes/handler.js';
 import type { BackgroundWork } from './background-work.js';
 import type { ConsoleCommand } from '../cli-command/console-command.js';
 import type { WebhookEvent } from '../webhooks/records.js';
-import type { RouteDeclaration, RouteHandler } from '../routes/route-table.js';
+import type { RouteCounts, RouteDeclaration, RouteDeclarations, RouteHandler } from '../routes/route-table.js';
 import type { ApiRoute } from '../console-route/call.js';
 import type { RecordKind } from '../store/record-kinds.js';
 import type { Logger } from 'pino';
@@ -53,7 +53,7 @@ export interface ServiceRouteDeps {
   authFailures: AuthFailures;
   activity: ActivityRecorder;
   /** Request counts by route number; null or absent when metrics are off. */
-  metrics?: { request(route: number, status: number): void } | null;
+  metrics?: RouteCounts | null;
 }
 
 export interface Capability {
@@ -72,6 +72,13 @@ export interface Capability {
   readonly routes?: Readonly<Record<string, ManagementRouteSpec>>;
   /** Its routes outside the Management API, by route name. */
   readonly serviceRoutes?: Readonly<Record<string, ServiceRouteSpec>>;
+  /**
+   * Its routes that a part the front end builds at start-up registers and serves (evaluation's route
+   * sets on the evaluation service's batches, the change streams on the change feed), by route name:
+   * declared here for the route table, the OpenAPI document and the metrics like every other route; the
+   * part is given their numbers (src/all-routes.ts, routeNumbers) when the front end builds it.
+   */
+  readonly hostedRoutes?: RouteDeclarations;
   /** Its web console JSON API routes (/console/api/...). */
   readonly consoleRoutes?: readonly ApiRoute[];
   /** Its command-line commands, in the order the index lists them. */

@@ -4,40 +4,19 @@
 // two histogram observations and one performance.now(). Queue depths are read when scraped, never
 // maintained on the hot path. FLAGWIRE_METRICS=off turns all of it off (no object, null checks only).
 import { kRouteLabels, routeNumber } from '../all-routes.js';
+import type { EvalMetrics } from '../eval/batcher.js';
 import { header, Histogram, kBatchSizeBuckets, kCommitBuckets, kLatencyBuckets, labelValue, type HistogramSnapshot } from './registry.js';
 
-/*
- * Route numbers: every counted route's number is the index of its label (kRouteLabels), derived from
- * the declarations by src/all-routes.ts and read here once, at load. An evaluation route set's routes
- * (src/eval/routes.ts) carry their number in the batch (a u8, src/eval/protocol.ts).
- */
-/** GET /v1/flags/{flag_id}: the Evaluation API's route set (src/eval/evaluation-api-routes.ts). */
-export const kRouteFlag = routeNumber('evaluateFlag');
-/** GET /v1/flags/project/{project_id}: the Evaluation API's route set. */
-export const kRouteProject = routeNumber('evaluateProject');
-/** POST /ofrep/v1/evaluate/flags/{key}: OFREP's route set (src/ofrep/routes.ts). */
-export const kRouteOfrepFlag = routeNumber('ofrepFlag');
-/** POST /ofrep/v1/evaluate/flags: OFREP's route set. */
-export const kRouteOfrepBulk = routeNumber('ofrepBulk');
-export const kRouteStream = routeNumber('stream');
+// The service's own routes' numbers (src/routes/route-table.ts), derived from the declarations by
+// src/all-routes.ts and read here once, at load. A capability's routes are given theirs at start-up.
 export const kRouteHealth = routeNumber('health');
 export const kRouteReady = routeNumber('ready');
 export const kRouteMetrics = routeNumber('metrics');
 export const kRouteOpenApi = routeNumber('openApi');
 export const kRouteDocs = routeNumber('docs');
 export const kRouteUnmatched = routeNumber('unmatched');
-/** GET /ofrep/v1/stream/project/{project_id}: the change stream in OFREP's form (src/stream/change-feed.ts). */
-export const kRouteOfrepStream = routeNumber('ofrepStream');
 
 const kStatuses = 600;
-
-/** What the evaluation batcher reports (src/eval/batcher.ts). */
-export interface EvalMetrics {
-  request(route: number, status: number): void;
-  /** One answered batch of `size` requests, `seconds` after its first request was accepted. */
-  batch(size: number, seconds: number): void;
-  batchFailed(): void;
-}
 
 /**
  * How a scraped value adds up over the front-end threads: 'sum' (each thread counts its own: requests

@@ -15,30 +15,8 @@
 // counts a route is given its number there, at start-up.
 import type { TSchema } from '../typebox.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
-import { ErrorBody } from '../errors.js';
-import { EvalFlag, EvalFlagList } from '../model/eval-shapes.js';
 import { Health, ReadinessBody } from '../model/probes.js';
-import {
-  OfrepBulkFailure,
-  OfrepBulkSuccess,
-  OfrepEvaluationFailure,
-  OfrepEvaluationRequest,
-  OfrepEvaluationSuccess,
-  OfrepFlagNotFound,
-} from '../model/ofrep-schemas.js';
-import {
-  json,
-  kEtag,
-  kEvalErrors,
-  kEvalParams,
-  kFramingError,
-  kLastEventId,
-  kOfrepErrors,
-  kProjectHeader,
-  kStreamErrors,
-  pathParam,
-  queryParam,
-} from './openapi-parts.js';
+import { json, kFramingError } from './openapi-parts.js';
 
 /** uWS's registration methods ('del' is DELETE). */
 export type RouteMethod = 'get' | 'post' | 'patch' | 'del' | 'options' | 'any';
@@ -106,127 +84,6 @@ export const kRoutes = {
       responses: {
         '200': { description: 'OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object' } } } },
         ...kFramingError,
-      },
-    },
-  },
-  evaluateFlag: {
-    method: 'get',
-    pattern: '/v1/flags/:flag_id',
-    auth: 'none',
-    docs: {
-      operationId: 'evaluateFlag',
-      tag: 'Evaluation API',
-      summary: 'Evaluate one flag',
-      parameters: [pathParam('flag_id', 'Flag id'), ...kEvalParams],
-      responses: {
-        '200': json(EvalFlag, "The flag's value for this caller"),
-        ...kEvalErrors,
-        '403': json(ErrorBody, "Forbidden: the flag applies an audience and its organisation's plan has no audiences"),
-      },
-    },
-  },
-  evaluateProject: {
-    method: 'get',
-    pattern: '/v1/flags/project/:project_id',
-    auth: 'none',
-    docs: {
-      operationId: 'evaluateProject',
-      tag: 'Evaluation API',
-      summary: 'Evaluate every flag of a project',
-      parameters: [pathParam('project_id', 'Project id'), ...kEvalParams],
-      responses: { '200': json(EvalFlagList, 'Every flag, in creation order'), ...kEvalErrors },
-    },
-  },
-  stream: {
-    method: 'get',
-    pattern: '/v1/stream/project/:project_id',
-    auth: 'none',
-    docs: {
-      operationId: 'streamProject',
-      tag: 'Evaluation API',
-      summary: 'Change stream (Server-Sent Events)',
-      parameters: [
-        pathParam('project_id', 'Project id'),
-        queryParam('env', 'Only changes that affect this environment (multi-environment projects)'),
-        kLastEventId,
-      ],
-      responses: {
-        '200': {
-          description:
-            'First `ready` {seq}; then events `flag` {id, updatedAt}, `flag-deleted` {id}, `audience` {id, updatedAt}, each with ' +
-            'the commit number as its id; `reset` {reason} when Last-Event-ID is beyond retention (docs/operations.md: Change stream); a comment ' +
-            'heartbeat every 15 s',
-          content: { 'text/event-stream': { schema: { type: 'string' } } },
-        },
-        ...kStreamErrors,
-      },
-    },
-  },
-  ofrepStream: {
-    method: 'get',
-    pattern: '/ofrep/v1/stream/project/:project_id',
-    auth: 'none',
-    docs: {
-      operationId: 'ofrepStreamProject',
-      tag: 'OFREP',
-      summary: "OFREP change events (ADR-0008), advertised in the bulk answer's eventStreams",
-      parameters: [
-        pathParam('project_id', 'Project id'),
-        queryParam('env', 'Only changes that affect this environment (multi-environment projects)'),
-        kLastEventId,
-      ],
-      responses: {
-        '200': {
-          description:
-            'First `ready` {seq}; then, for every commit that changes the project (and environment), `message` ' +
-            '{"type": "refetchEvaluation", "etag": "<configuration tag: the bulk ETag before its dash>"}; a comment heartbeat every 15 s',
-          content: { 'text/event-stream': { schema: { type: 'string' } } },
-        },
-        ...kStreamErrors,
-      },
-    },
-  },
-  ofrepFlag: {
-    method: 'post',
-    pattern: '/ofrep/v1/evaluate/flags/:key',
-    auth: 'none',
-    docs: {
-      operationId: 'ofrepEvaluateFlag',
-      tag: 'OFREP',
-      summary: 'OpenFeature Remote Evaluation Protocol: one flag',
-      parameters: [pathParam('key', "Flag id; or, with X-Flagwire-Project, the flag's name in that project"), kProjectHeader],
-      request: { schema: OfrepEvaluationRequest, required: false },
-      responses: {
-        '200': json(OfrepEvaluationSuccess, 'Evaluated'),
-        '400': json(OfrepEvaluationFailure, 'PARSE_ERROR, INVALID_CONTEXT, TARGETING_KEY_MISSING or GENERAL'),
-        '404': json(OfrepFlagNotFound, 'FLAG_NOT_FOUND'),
-        ...kOfrepErrors,
-      },
-    },
-  },
-  ofrepBulk: {
-    method: 'post',
-    pattern: '/ofrep/v1/evaluate/flags',
-    auth: 'none',
-    docs: {
-      operationId: 'ofrepEvaluateFlags',
-      tag: 'OFREP',
-      summary: 'OpenFeature Remote Evaluation Protocol: every flag of a project',
-      parameters: [
-        { ...kProjectHeader, required: true },
-        { name: 'If-None-Match', in: 'header', schema: { type: 'string' }, description: 'ETag of a previous answer: 304 when unchanged' },
-        queryParam(
-          'flagConfigEtag',
-          'Sent by providers after a refetchEvaluation event (ADR-0008); accepted and not needed: answers are always current',
-        ),
-        queryParam('flagConfigLastModified', 'Sent by providers after a change event (ADR-0008); accepted and not needed'),
-      ],
-      request: { schema: OfrepEvaluationRequest, required: false },
-      responses: {
-        '200': json(OfrepBulkSuccess, 'Evaluated', kEtag),
-        '304': { description: 'Not modified: the If-None-Match ETag is still current', headers: kEtag },
-        '400': json(OfrepBulkFailure, 'PARSE_ERROR, INVALID_CONTEXT or GENERAL (missing or unknown project)'),
-        ...kOfrepErrors,
       },
     },
   },
@@ -305,9 +162,6 @@ export const kRoutes = {
   unmatched: { method: 'any', pattern: '/*', auth: 'none', label: 'unmatched' },
 } as const satisfies Record<string, ServiceRoute>;
 
-export type RouteName = keyof typeof kRoutes;
-export const kRouteNames = Object.keys(kRoutes) as RouteName[];
-
 /** `/v1/flags/:flag_id` in OpenAPI's form: `/v1/flags/{flag_id}`. */
 export function openApiPath(pattern: string): string {
   return pattern.replace(/:([a-z_]+)/g, '{$1}');
@@ -324,9 +178,28 @@ export type RouteHandler = (res: HttpResponse, req: HttpRequest) => void;
  * Registers each handler at its route's method and pattern, in the order given (uWS prefers a static
  * segment to a parameter and a parameter to a wildcard whatever the order).
  */
-export function registerRoutes(app: TemplatedApp, handlers: { readonly [K in RouteName]?: RouteHandler }): void {
-  for (const [name, handler] of Object.entries(handlers) as [RouteName, RouteHandler][]) {
-    const route: RouteDeclaration = kRoutes[name];
+export function registerRoutes<T extends RouteDeclarations>(
+  app: TemplatedApp,
+  routes: T,
+  handlers: { readonly [K in keyof T]?: RouteHandler },
+): void {
+  for (const [name, handler] of Object.entries(handlers) as [keyof T, RouteHandler][]) {
+    const route: RouteDeclaration = routes[name];
     app[route.method](route.pattern, handler);
   }
+}
+
+/** Routes declared by name: the service's own (kRoutes), a capability's, a route set's. */
+export type RouteDeclarations = Readonly<Record<string, RouteDeclaration>>;
+
+/**
+ * The numbers of a table of routes, by name: what src/all-routes.ts derives from every declaration
+ * (routeNumbers), given at start-up to whatever counts those routes or carries their number (an
+ * evaluation route set, the change stream). Nothing below the capabilities' list derives a number.
+ */
+export type RouteNumbers<T extends RouteDeclarations> = { readonly [K in keyof T]: number };
+
+/** Where answers are counted by route number and status (src/metrics/metrics.ts; null where metrics are off). */
+export interface RouteCounts {
+  request(route: number, status: number): void;
 }

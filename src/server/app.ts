@@ -8,7 +8,7 @@ import { guardDrain } from '../http/in-flight.js';
 import { renderDocsPage } from './docs-page.js';
 import { encodeHealth } from './health.js';
 import { send, type RouteGroup } from '../http/http.js';
-import { registerRoutes } from '../routes/route-table.js';
+import { kRoutes, registerRoutes } from '../routes/route-table.js';
 import { kCapabilityServiceRoutes } from '../capabilities.js';
 import { routeNumber } from '../all-routes.js';
 import { kRouteDocs, kRouteHealth, kRouteUnmatched } from '../metrics/metrics.js';
@@ -58,7 +58,7 @@ export function createApp(deps: AppDeps): uWS.TemplatedApp {
   // Every preflight, /api/v1 included: uWS prefers a route for the request's method to an `any` route,
   // so the Management API's handler, with its rate limit and failed-auth lockout, never sees an OPTIONS
   // request (spec: CORS, a preflight needs no token; test/api/limits.test.ts).
-  registerRoutes(app, {
+  registerRoutes(app, kRoutes, {
     preflight: (res, req) => answerPreflight(res, req.getUrl()),
     health: (res) => {
       metrics?.request(kRouteHealth, 200);
@@ -86,7 +86,7 @@ export function createApp(deps: AppDeps): uWS.TemplatedApp {
   });
   for (const feature of deps.features ?? []) feature.register(app);
   const notFound = Buffer.from(JSON.stringify(errorBody(new FlagwireError('NOT_FOUND', 'No such route.'))));
-  registerRoutes(app, {
+  registerRoutes(app, kRoutes, {
     // The spec defines no `/`: a browser (it asks for HTML) is sent to the console, anything else gets
     // the 404 any other path gets, counted as unmatched.
     browserRoot: (res, req) => {

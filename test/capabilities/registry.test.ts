@@ -10,7 +10,8 @@ import { kAuditActionEvents, kCapabilityList, webhookEventOf } from '../../src/c
 import { kConsoleCommands } from '../../src/cli/commands.js';
 import type { WebhookEvent } from '../../src/webhooks/records.js';
 import { openApiPaths } from '../../src/openapi/document.js';
-import { kAllRoutes, kRouteLabels, routeNumber, routeTable } from '../../src/all-routes.js';
+import { kAllRoutes, kRouteLabels, routeNumber, routeNumbers, routeTable } from '../../src/all-routes.js';
+import { kStreamRoutes } from '../../src/stream/routes.js';
 import { openApiPath, routeLabel } from '../../src/routes/route-table.js';
 import { kApiRoutes } from '../../src/web-console/api.js';
 import { isCommandName } from '../../src/command-runner/commands.js';
@@ -58,6 +59,27 @@ t.test("every capability's Management API routes are in the route table, labelle
     t.ok(paths[openApiPath(route.pattern)]?.[method], `${name} is in the OpenAPI paths`);
   }
 });
+
+t.test(
+  "every capability's other routes (service and hosted: evaluation's) are in the route table, numbered, and given their numbers",
+  async (t) => {
+    const declared = kCapabilityList.flatMap((c) => [...Object.entries(c.serviceRoutes ?? {}), ...Object.entries(c.hostedRoutes ?? {})]);
+    t.ok(
+      declared.some(([name]) => name === 'evaluateFlag'),
+      "the Evaluation API's routes are a capability's",
+    );
+    for (const [name, route] of declared) {
+      t.equal(kAllRoutes[name], route, `${name} is in the route table`);
+      t.equal(kRouteLabels[routeNumber(name)], routeLabel(route), `${name} is labelled by its derived number`);
+    }
+    t.same(routeNumbers(kStreamRoutes), { stream: routeNumber('stream'), ofrepStream: routeNumber('ofrepStream') });
+    t.throws(
+      () => routeNumbers({ stream: { ...kStreamRoutes.stream } }),
+      /route stream is not declared by a capability/,
+      'a copy is not the declaration',
+    );
+  },
+);
 
 t.test('a route declared by a capability gets a number and a metrics label from its declaration alone', async (t) => {
   const today = routeTable(kCapabilityList);

@@ -6,8 +6,12 @@ import type { PendingResponse } from '../../src/http/http.js';
 import { InFlight } from '../../src/http/in-flight.js';
 import { EvalBatcher, type BatchAbortSignal, type BatchDone, type BatchRunner, type BatcherOptions } from '../../src/eval/batcher.js';
 import { DecodedRequests, ResultWriter, type EvalTask, type Route } from '../../src/eval/protocol.js';
-import { kRouteFlag, kRouteProject } from '../../src/metrics/metrics.js';
+import { routeNumbers } from '../../src/all-routes.js';
+import { evaluationApiSpec, kEvaluationApiRoutes } from '../../src/eval/evaluation-api-routes.js';
 import { waiterAt } from '../helpers/revision-waiter.js';
+
+const kNumbers = routeNumbers(kEvaluationApiRoutes);
+const { evaluateFlag: kRouteFlag, evaluateProject: kRouteProject } = kNumbers;
 
 interface FakeRes extends PendingResponse {
   written: { status: string; headers: [string, string][]; body: string } | null;
@@ -113,6 +117,7 @@ function setup(over: Partial<BatcherOptions> = {}) {
     maxPendingBytes: 1 << 26,
     taskTimeoutMs: 60_000,
     onBatchError: (err) => errors.push(err),
+    routeSets: [evaluationApiSpec(kNumbers)],
     ...over,
   });
   const add = (id: string, query = '', route: Route = kRouteFlag, minRevision = 0) => {

@@ -3,7 +3,8 @@
 // running server registers exactly the declared routes.
 import t from 'tap';
 import type { TemplatedApp } from 'uWebSockets.js';
-import { openApiPath, registerRoutes, routeLabel, type RouteDeclaration } from '../../src/routes/route-table.js';
+import { kRoutes, openApiPath, registerRoutes, routeLabel, type RouteDeclaration } from '../../src/routes/route-table.js';
+import { kEvaluationApiRoutes } from '../../src/eval/evaluation-api-routes.js';
 import { kAllRoutes, kManagementRoutes, kRouteLabels, matchManagementRoute, routeNumber } from '../../src/all-routes.js';
 import { compilePattern, matchPath, matchesShape } from '../../src/http/route-pattern.js';
 import { openApiPaths } from '../../src/openapi/document.js';
@@ -60,8 +61,9 @@ t.test('registerRoutes attaches each handler at its declared method and pattern,
   const record = (method: string) => (pattern: string) => calls.push(`${method} ${pattern}`);
   const app = { get: record('get'), post: record('post'), any: record('any'), options: record('options') } as unknown as TemplatedApp;
   const noop = () => {};
-  registerRoutes(app, { evaluateProject: noop, evaluateFlag: noop, ofrepBulk: noop, unmatched: noop });
-  t.same(calls, ['get /v1/flags/project/:project_id', 'get /v1/flags/:flag_id', 'post /ofrep/v1/evaluate/flags', 'any /*']);
+  registerRoutes(app, kEvaluationApiRoutes, { evaluateProject: noop, evaluateFlag: noop });
+  registerRoutes(app, kRoutes, { openApi: noop, unmatched: noop });
+  t.same(calls, ['get /v1/flags/project/:project_id', 'get /v1/flags/:flag_id', 'get /api/v1/openapi.json', 'any /*']);
 });
 
 t.test("the Management API's routes and their labels: by the path's shape, whatever the method", async (t) => {
