@@ -26,9 +26,9 @@ import { kRoutes, registerRoutes } from '../routes/route-table.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { WriterClient } from '../writer/client.js';
 import type { Planner } from '../flags-as-code/planner.js';
-import type { ActivityRecorder } from './activity.js';
-import { identifyToken, refuseUrlTokens } from './auth.js';
-import type { AuthFailures } from './auth-failures.js';
+import type { ActivityRecorder } from '../tokens/activity.js';
+import { identifyToken, refuseUrlTokens } from '../tokens/auth.js';
+import type { AuthFailures } from '../http/auth-failures.js';
 import { JsonText, TaggedJson, type ApiRequest, type ReadHandler, type WriteHandler } from '../routes/handler.js';
 import { matchesIfNoneMatch } from '../http/entity-tags.js';
 

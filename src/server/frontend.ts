@@ -6,8 +6,8 @@
 // per-address limits, the body budget), is given.
 import type { TemplatedApp } from 'uWebSockets.js';
 import type { Logger } from 'pino';
-import { ActivityRecorder } from '../api/activity.js';
-import type { AuthFailures } from '../api/auth-failures.js';
+import { ActivityRecorder } from '../tokens/activity.js';
+import type { AuthFailures } from '../http/auth-failures.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { kTestSwitches } from '../test-switches.js';

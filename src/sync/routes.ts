@@ -10,7 +10,7 @@ import { TrustedProxies } from '../http/client-address.js';
 import { send } from '../http/http.js';
 import { decodePathId } from '../http/path-id.js';
 import { revisionHeaders } from '../http/revisions.js';
-import { refuseUrlTokens } from '../api/auth.js';
+import { refuseUrlTokens } from '../tokens/auth.js';
 import { apiErrors, kEnvParam, pathParam } from '../routes/openapi-parts.js';
 import { FlagSetAccess } from './access.js';
 import { FlagSets } from './flag-sets.js';
