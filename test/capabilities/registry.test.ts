@@ -47,6 +47,12 @@ t.test("every capability's console routes are in the console's JSON API, each me
   const declared = kCapabilityList.flatMap((c) => c.consoleRoutes ?? []);
   t.ok(declared.length > 0);
   for (const route of declared) t.ok(kApiRoutes.includes(route), `${route.method} /console/api/${route.pattern}`);
+  for (const route of kApiRoutes) t.ok(declared.includes(route), `${route.method} /console/api/${route.pattern} is a capability's`);
+  for (const pattern of ['session', 'home', 'projects/:projectId/playground'])
+    t.ok(
+      declared.some((route) => route.pattern === pattern),
+      `${pattern}: declared by a capability`,
+    );
   t.strictSame(twice(kApiRoutes.map((route) => `${route.method} ${route.pattern}`)), [], 'no console route declared twice');
 });
 
