@@ -1,9 +1,7 @@
-// The web console's organisation routes: its home (the signed-in user's organisations with their
-// projects, their personal projects and the invitations to their address: the first page), creating an
-// organisation (any signed-in user, where the operator allows it with FLAGWIRE_CONSOLE_CREATE_ORGS),
-// and the members page: an organisation's members (and the invitations pending, the invitations
-// capability's records) and adding one. Each change is the CLI's own writer command, given the
-// signed-in user.
+// The web console's organisation routes: creating an organisation (any signed-in user, where the
+// operator allows it with FLAGWIRE_CONSOLE_CREATE_ORGS), and the members page: an organisation's members
+// (and the invitations pending, the invitations capability's records) and adding one. Each change is the
+// CLI's own writer command, given the signed-in user.
 import { FlagwireError } from '../errors.js';
 import { isInvitationLive } from '../model/invitations.js';
 import { can } from '../model/permissions.js';
@@ -17,6 +15,7 @@ const kOrgForm = compileForm(Type.Object({ name: FormText }));
 /** The role is the writer's to check, as the CLI's --role. */
 const kMemberForm = compileForm(Type.Object({ userId: FormText, role: FormText }));
 
+/** The console's home, its first page: what the signed-in user may open (and the invitations to their address). */
 export function homeView(call: ApiCall) {
   const r = call.store;
   const projects = r.listProjects();
