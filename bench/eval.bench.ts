@@ -6,8 +6,11 @@ import { bucket } from '../src/eval/bucket.js';
 import { EvalEngine } from '../src/eval/engine.js';
 import { DecodedRequests, RequestWriter, ResultReader, ResultWriter } from '../src/eval/protocol.js';
 import { EvalQuery } from '../src/eval/query.js';
-import { kRouteFlag } from '../src/metrics/metrics.js';
+import { routeNumbers } from '../src/all-routes.js';
+import { kEvaluationApiRoutes } from '../src/eval/evaluation-api-routes.js';
 import { buildEvalWorld } from '../test/eval/eval-world.js';
+
+const kRouteFlag = routeNumbers(kEvaluationApiRoutes).evaluateFlag;
 
 function measure(name: string, iterations: number, fn: (i: number) => void): void {
   const rates: number[] = [];

@@ -19,7 +19,8 @@ import { Piscina } from 'piscina';
 import { Clock } from '../src/clock.js';
 import { EvalPool } from '../src/eval/pool.js';
 import { RequestWriter, ResultReader } from '../src/eval/protocol.js';
-import { kRouteFlag } from '../src/metrics/metrics.js';
+import { routeNumbers } from '../src/all-routes.js';
+import { evaluationApiSpec, kEvaluationApiRoutes } from '../src/eval/evaluation-api-routes.js';
 import { generateDataset } from './dataset.js';
 import type { CloneAnswer, CloneTask } from './handoff-clone-worker.js';
 import { cpuSample } from './processes.js';
@@ -78,6 +79,9 @@ async function measure(variant: string, workers: number, inFlight: number, size:
   };
 }
 
+const kNumbers = routeNumbers(kEvaluationApiRoutes);
+const kRouteFlag = kNumbers.evaluateFlag;
+
 async function production(workers: number, inFlight: number): Promise<Row[]> {
   const pool = await EvalPool.start({
     dataDir: join(dir, 'data'),
@@ -85,6 +89,7 @@ async function production(workers: number, inFlight: number): Promise<Row[]> {
     clock: Clock.create(),
     log: pino({ level: 'silent' }),
     batchesPerWorker: Math.ceil(inFlight / workers),
+    routeSets: [evaluationApiSpec(kNumbers)],
   });
   const rows: Row[] = [];
   try {

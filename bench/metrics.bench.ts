@@ -5,9 +5,12 @@
 // The end-to-end runs (h)/(i) of `npm run bench` cannot resolve a few per cent on a 2-core machine
 // shared with the load generator; this is the bound to read them against.
 // Run: npx tsc -p . && node dist/bench/metrics.bench.js
-import { kRouteFlag, Metrics } from '../src/metrics/metrics.js';
+import { routeNumbers } from '../src/all-routes.js';
+import { kEvaluationApiRoutes } from '../src/eval/evaluation-api-routes.js';
+import { Metrics } from '../src/metrics/metrics.js';
 import { median } from './stats.js';
 
+const kRouteFlag = routeNumbers(kEvaluationApiRoutes).evaluateFlag;
 const kBatch = 64;
 const kBatches = 50_000;
 const metrics = new Metrics();

@@ -4,7 +4,7 @@
 // Why not tap's own runner: it starts every test file with a module hook of its coverage recorder
 // (@tapjs/processinfo), which it adds whatever the configuration says, coverage off included. Node
 // then routes every import of the test process through a hooks thread: about 1 CPU second more per
-// file (api/auth-failures.test.js: 2.9 CPU s under tap's runner, 1.4 run by node), a sixth of the
+// file (http/auth-failures.test.js: 2.9 CPU s under tap's runner, 1.4 run by node), a sixth of the
 // suite's CPU on a 2-core machine. The test files themselves are tap's (`import t from 'tap'`): run
 // alone they print TAP, exit non-zero on a failure and honour TAP_TIMEOUT.
 import { spawn } from 'node:child_process';

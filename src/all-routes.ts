@@ -1,60 +1,95 @@
-// Every route: each capability's Management API routes (src/capabilities.ts) and the service's own
-// (src/routes/route-table.ts), in one table, and what is derived from it: the metrics' route labels, the
-// Management API's dispatch and its route numbers. The OpenAPI document reads the same table
-// (src/openapi/document.ts). test/routes/route-table.test.ts checks the derivations.
-import { kCapabilityRoutes, kCapabilityServiceRoutes } from './capabilities.js';
+// Every route: each capability's (src/capabilities.ts) and the service's own (src/routes/route-table.ts),
+// in one table, and what is derived from it: the metrics' route labels and every counted route's
+// number, the Management API's dispatch and its uWS entries outside /api/v1. The OpenAPI document reads
+// the same table (src/openapi/document.ts). test/routes/route-table.test.ts and
+// test/capabilities/registry.test.ts check the derivations.
+//
+// Route numbers are derived, never declared: a counted route's number is the index of its label among
+// the labels in the table's order (the routes of one path share it), so a new route is given one by
+// being declared. Whatever reads a number (the metrics, the evaluation batch, a route set's handlers,
+// the Management API's dispatch) is given it here, once, at start-up.
+import { kCapabilityList } from './capabilities.js';
 import type { ManagementHandler } from './routes/handler.js';
-import type { ManagementRouteSpec } from './capability/capability.js';
+import type { Capability, ManagementRouteSpec } from './capability/capability.js';
 import { compilePattern, decodeParams, matchesSegments, type PathPattern } from './http/route-pattern.js';
-import { kRoutes, routeLabel, type RouteDeclaration } from './routes/route-table.js';
+import { kRoutes, routeLabel, type RouteDeclaration, type RouteDeclarations, type RouteNumbers } from './routes/route-table.js';
 
-/**
- * The capabilities' Management API routes by route number: the order they were numbered in, so the
- * API's document lists them as it always has whatever the capabilities' order (a number's routes, such
- * as a path's GET and POST, in their capability's order).
- */
-const kApiRoutes: readonly (readonly [string, ManagementRouteSpec])[] = [...kCapabilityRoutes].sort(([, a], [, b]) => a.metric - b.metric);
-
-/**
- * Every route by name, in the OpenAPI document's order: the Management API's routes, the capabilities'
- * other routes, then the service's own. A name declared twice is a start-up error.
- */
-export const kAllRoutes: Readonly<Record<string, RouteDeclaration>> = allRoutes();
-
-function allRoutes(): Record<string, RouteDeclaration> {
-  const table: Record<string, RouteDeclaration> = {};
-  for (const [name, route] of [...kApiRoutes, ...kCapabilityServiceRoutes, ...Object.entries(kRoutes)]) {
-    if (Object.hasOwn(table, name)) throw new Error(`route ${name} is declared twice`);
-    table[name] = route;
-  }
-  return table;
+/** Every route of a list of capabilities and the service, and the metrics' numbering of them. */
+export interface RouteTable {
+  /**
+   * Every route by name, in the OpenAPI document's order: the capabilities' Management API routes, their
+   * other routes (service and hosted, in the capabilities' order), then the service's own.
+   */
+  readonly routes: Readonly<Record<string, RouteDeclaration>>;
+  /** The capabilities' Management API routes by name, in the table's order. */
+  readonly api: readonly (readonly [string, ManagementRouteSpec])[];
+  /** The metrics' route labels, by route number: each counted label once, in the table's order. */
+  readonly labels: readonly string[];
+  /** A counted route's number by its name: the index of its label. */
+  readonly numbers: ReadonlyMap<string, number>;
 }
 
-/** The metrics' route labels, by route number; throws when numbers leave a gap or two labels claim one number. */
-function routeLabels(): string[] {
+/**
+ * The route table of `capabilities` (src/capabilities.ts's list; a test adds one of its own). A name
+ * declared twice, or more labels than the evaluation batch's u8 can number, is a start-up error.
+ */
+export function routeTable(capabilities: readonly Capability[]): RouteTable {
+  const api = capabilities.flatMap((c) => Object.entries(c.routes ?? {}));
+  const others = capabilities.flatMap((c) => [...Object.entries(c.serviceRoutes ?? {}), ...Object.entries(c.hostedRoutes ?? {})]);
+  const routes: Record<string, RouteDeclaration> = {};
   const labels: string[] = [];
-  for (const route of Object.values(kAllRoutes)) {
-    if (route.metric === null) continue;
+  const numbers = new Map<string, number>();
+  const declared: [string, RouteDeclaration][] = [...api, ...others, ...Object.entries(kRoutes)];
+  for (const [name, route] of declared) {
+    if (Object.hasOwn(routes, name)) throw new Error(`route ${name} is declared twice`);
+    routes[name] = route;
+    if (route.counted === false) continue;
     const label = routeLabel(route);
-    if (labels[route.metric] !== undefined && labels[route.metric] !== label)
-      throw new Error(`route number ${route.metric} has two labels: ${labels[route.metric]} and ${label}`);
-    labels[route.metric] = label;
+    let number = labels.indexOf(label);
+    if (number === -1) number = labels.push(label) - 1;
+    numbers.set(name, number);
   }
-  for (let i = 0; i < labels.length; i++) if (labels[i] === undefined) throw new Error(`no route has number ${i}`);
+  // An evaluation route's number travels in the evaluation batch as a u8 (src/eval/protocol.ts).
   if (labels.length > 256) throw new Error("route numbers must fit the evaluation batch's u8");
-  return labels;
+  return { routes, api, labels, numbers };
+}
+
+const kRouteTable = routeTable(kCapabilityList);
+
+/** Every route by name, in the OpenAPI document's order. */
+export const kAllRoutes: Readonly<Record<string, RouteDeclaration>> = kRouteTable.routes;
+
+/** The metrics' route labels, by route number. */
+export const kRouteLabels: readonly string[] = kRouteTable.labels;
+
+/** The number of the counted route `name`: throws (at start-up, where every caller asks) for any other name. */
+export function routeNumber(name: string): number {
+  const number = kRouteTable.numbers.get(name);
+  if (number === undefined) throw new Error(`no counted route is named ${name}`);
+  return number;
+}
+
+/**
+ * The numbers of a table of routes declared by a capability (an evaluation route set's, the change
+ * streams'), by name: what the front end gives the part that serves them, once, at start-up. Throws
+ * for a table whose routes are not the declared ones.
+ */
+export function routeNumbers<T extends RouteDeclarations>(routes: T): RouteNumbers<T> {
+  const numbers: Record<string, number> = {};
+  for (const [name, route] of Object.entries(routes)) {
+    if (kAllRoutes[name] !== route) throw new Error(`route ${name} is not declared by a capability`);
+    numbers[name] = routeNumber(name);
+  }
+  return numbers as RouteNumbers<T>;
 }
 
 /**
  * The Management API's routes declared outside /api/v1 (the native snapshot, src/snapshots): uWS gives
  * each an entry of its own into the same pipeline, which /api/v1/* covers for the others.
  */
-export const kManagementRoutesOutsideApi: readonly ManagementRouteSpec[] = kApiRoutes
+export const kManagementRoutesOutsideApi: readonly ManagementRouteSpec[] = kRouteTable.api
   .map(([, route]) => route)
   .filter((route) => !route.pattern.startsWith('/api/v1/'));
-
-/** The metrics' route labels, by route number. */
-export const kRouteLabels: readonly string[] = routeLabels();
 
 /** A Management API route, compiled for its dispatch (src/api/management.ts) and its metrics label. */
 export interface ManagementRoute {
@@ -67,11 +102,11 @@ export interface ManagementRoute {
 }
 
 /** The Management API's routes, in the document's order (a path's methods in that order). */
-export const kManagementRoutes: readonly ManagementRoute[] = kApiRoutes.map(([name, route]) => ({
+export const kManagementRoutes: readonly ManagementRoute[] = kRouteTable.api.map(([name, route]) => ({
   name,
   method: route.method === 'del' ? 'DELETE' : route.method.toUpperCase(),
   path: compilePattern(route.pattern),
-  metric: route.metric,
+  metric: routeNumber(name),
   handler: route.handler,
 }));
 
@@ -94,6 +129,9 @@ export interface ManagementMatch {
   readonly metric: number;
 }
 
+/** The /api/v1/* entry's number: what a path no Management API route has is counted under. */
+const kManagementEntry = routeNumber('management');
+
 /** The Management API route of `method` (upper case) and `path`, in one walk of the table. */
 export function matchManagementRoute(method: string, path: string): ManagementMatch {
   const segments = path.split('/');
@@ -107,5 +145,5 @@ export function matchManagementRoute(method: string, path: string): ManagementMa
     if (route.method === method) return { route, params, pathRoutes, metric };
     pathRoutes.push(route);
   }
-  return { route: null, params: {}, pathRoutes, metric: metric ?? kRoutes.management.metric };
+  return { route: null, params: {}, pathRoutes, metric: metric ?? kManagementEntry };
 }

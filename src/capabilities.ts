@@ -1,7 +1,8 @@
 // Every capability of Flagwire, listed once. Adding a capability is one line here (docs/architecture.md,
 // "Adding a capability"); the tables the rest of Flagwire reads are derived below.
-import type { Capability, ManagementRouteSpec, ServiceRouteSpec } from './capability/capability.js';
+import type { Capability, ServiceRouteSpec } from './capability/capability.js';
 import { kAudit } from './audit-log/capability.js';
+import { kEvaluation } from './evaluation/capability.js';
 import { kFlagsAsCode } from './flags-as-code/capability.js';
 import { kInvitations } from './invitations/capability.js';
 import { kMail } from './mail/capability.js';
@@ -33,6 +34,7 @@ export const kCapabilities = [
   kMail,
   kSnapshots,
   kSync,
+  kEvaluation,
 ] as const satisfies readonly Capability[];
 
 /** The capabilities' values, as every derivation reads them. */
@@ -50,11 +52,6 @@ export const kCapabilityCommands: ReadonlyMap<string, AnyCommand> = uniqueBy(
   kCapabilityList.flatMap((c) => Object.values(c.commands ?? {})),
   (command) => command.name,
   'writer command',
-);
-
-/** Every capability's Management API routes, by route name, in the order the capabilities are listed. */
-export const kCapabilityRoutes: readonly (readonly [string, ManagementRouteSpec])[] = kCapabilityList.flatMap((c) =>
-  Object.entries(c.routes ?? {}),
 );
 
 /** Every capability's routes outside the Management API, by route name, in the order the capabilities are listed. */

@@ -22,13 +22,13 @@ import {
   type RevisionWaiter,
 } from '../http/revisions.js';
 import { kManagementRoutesOutsideApi, matchManagementRoute, type ManagementMatch, type ManagementRoute } from '../all-routes.js';
-import { registerRoutes } from '../routes/route-table.js';
+import { kRoutes, registerRoutes } from '../routes/route-table.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { WriterClient } from '../writer/client.js';
 import type { Planner } from '../flags-as-code/planner.js';
-import type { ActivityRecorder } from './activity.js';
-import { identifyToken, refuseUrlTokens } from './auth.js';
-import type { AuthFailures } from './auth-failures.js';
+import type { ActivityRecorder } from '../tokens/activity.js';
+import { identifyToken, refuseUrlTokens } from '../tokens/auth.js';
+import type { AuthFailures } from '../http/auth-failures.js';
 import { JsonText, TaggedJson, type ApiRequest, type ReadHandler, type WriteHandler } from '../routes/handler.js';
 import { matchesIfNoneMatch } from '../http/entity-tags.js';
 
@@ -62,7 +62,7 @@ const kRateLimitRetry = ['Retry-After', '60'] as const;
 export function registerManagementRoutes(app: TemplatedApp, deps: ManagementDeps): void {
   const pipeline = new ManagementPipeline(deps);
   const handle = (res: HttpResponse, req: HttpRequest) => pipeline.handle(res, req);
-  registerRoutes(app, { management: handle });
+  registerRoutes(app, kRoutes, { management: handle });
   for (const route of kManagementRoutesOutsideApi) app[route.method](route.pattern, handle);
 }
 

@@ -3,7 +3,7 @@
 // (src/server/start.ts). Each work says which phase it belongs to; the phases carry the order that
 // matters, so the list's order (the capabilities' order, the command line's index) never has to.
 import type { Logger } from 'pino';
-import type { AuthFailures } from '../api/auth-failures.js';
+import type { AuthFailures } from '../http/auth-failures.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Store } from '../store/interfaces.js';

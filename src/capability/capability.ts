@@ -10,33 +10,34 @@ import type { ManagementHandler } from '../routes/handler.js';
 import type { BackgroundWork } from './background-work.js';
 import type { ConsoleCommand } from '../cli-command/console-command.js';
 import type { WebhookEvent } from '../webhooks/records.js';
-import type { RouteDeclaration, RouteHandler } from '../routes/route-table.js';
+import type { RouteCounts, RouteDeclaration, RouteDeclarations, RouteHandler } from '../routes/route-table.js';
 import type { ApiRoute } from '../console-route/call.js';
 import type { RecordKind } from '../store/record-kinds.js';
 import type { Logger } from 'pino';
-import type { ActivityRecorder } from '../api/activity.js';
-import type { AuthFailures } from '../api/auth-failures.js';
+import type { ActivityRecorder } from '../tokens/activity.js';
+import type { AuthFailures } from '../http/auth-failures.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { SnapshotReader } from '../store/interfaces.js';
 import type { AnyCommand } from '../writer/command.js';
 
-/** A Management API route: its declaration (method, pattern, auth, metric, OpenAPI) and its handler. */
+/**
+ * A Management API route: its declaration (method, pattern, auth, metrics label, OpenAPI) and its
+ * handler. Every Management API request is counted, under the number src/all-routes.ts derives.
+ */
 export interface ManagementRouteSpec extends RouteDeclaration {
   readonly via: 'management';
-  /** Every Management API request is counted, under its route's number. */
-  readonly metric: number;
   readonly handler: ManagementHandler;
 }
 
 /**
  * A route of a capability outside the Management API's /api/v1 (GET /v1/flag-sets/...): registered on
- * uWS as the service's own routes are, its handler made once per front end from the front end's parts.
+ * uWS as the service's own routes are, its handler made once per front end from the front end's parts
+ * and its route number (derived from the declarations by src/all-routes.ts: what it counts under).
  */
 export interface ServiceRouteSpec extends RouteDeclaration {
   readonly via?: 'uws';
-  readonly metric: number;
-  readonly handler: (deps: ServiceRouteDeps) => RouteHandler;
+  readonly handler: (deps: ServiceRouteDeps, route: number) => RouteHandler;
 }
 
 /**
@@ -52,7 +53,7 @@ export interface ServiceRouteDeps {
   authFailures: AuthFailures;
   activity: ActivityRecorder;
   /** Request counts by route number; null or absent when metrics are off. */
-  metrics?: { request(route: number, status: number): void } | null;
+  metrics?: RouteCounts | null;
 }
 
 export interface Capability {
@@ -71,6 +72,13 @@ export interface Capability {
   readonly routes?: Readonly<Record<string, ManagementRouteSpec>>;
   /** Its routes outside the Management API, by route name. */
   readonly serviceRoutes?: Readonly<Record<string, ServiceRouteSpec>>;
+  /**
+   * Its routes that a part the front end builds at start-up registers and serves (evaluation's route
+   * sets on the evaluation service's batches, the change streams on the change feed), by route name:
+   * declared here for the route table, the OpenAPI document and the metrics like every other route; the
+   * part is given their numbers (src/all-routes.ts, routeNumbers) when the front end builds it.
+   */
+  readonly hostedRoutes?: RouteDeclarations;
   /** Its web console JSON API routes (/console/api/...). */
   readonly consoleRoutes?: readonly ApiRoute[];
   /** Its command-line commands, in the order the index lists them. */

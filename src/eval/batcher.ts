@@ -28,8 +28,7 @@ import { maxUtf8Bytes } from '../bytes/utf8.js';
 import { trackAbort, type PendingResponse } from '../http/http.js';
 import type { InFlight } from '../http/in-flight.js';
 import type { RevisionWaiter } from '../http/revisions.js';
-import type { EvalMetrics } from '../metrics/metrics.js';
-import { kEvaluationApiRoutes } from './evaluation-api-routes.js';
+import type { RouteCounts } from '../routes/route-table.js';
 import { AnswerHeads, answer, answerRefusal, answerTagged } from './answer-writer.js';
 import { byRoute, type EvalRoutesSpec, type EvalQueue } from './routes.js';
 import { RequestWriter, ResultReader, type EvalTask, type Route } from './protocol.js';
@@ -47,6 +46,12 @@ export interface BatchAbortSignal {
 /** How a runner answers a batch: the answers (readable during the call only), or the error that lost them. */
 export type BatchDone = (err: unknown, answers: ArrayBufferLike | null) => void;
 
+/** What the batcher reports: each answer by route number and status, and each batch (src/metrics/metrics.ts). */
+export interface EvalMetrics extends RouteCounts {
+  /** One answered batch of `size` requests, `seconds` after its first request was accepted. */
+  batch(size: number, seconds: number): void;
+  batchFailed(): void;
+}
 /**
  * Runs one batch on a worker. The requests are copied before run() returns (`task.buffer` stays the
  * caller's); `done` is called once, never from inside run().
@@ -78,8 +83,8 @@ export interface BatcherOptions {
   onBatchError(err: unknown, requests: number): void;
   /** Request, batch and failure counts (null: metrics off, nothing measured). */
   metrics?: EvalMetrics | null;
-  /** The evaluation route sets whose requests it takes (their 500 bodies); the Evaluation API's alone when not given. */
-  routeSets?: readonly EvalRoutesSpec[];
+  /** The evaluation route sets whose requests it takes (their 500 and 503 bodies). */
+  routeSets: readonly EvalRoutesSpec[];
   /** Where requests with a Flagwire-Min-Revision wait (the front end's); absent: served at once (unit tests, benches). */
   revisions?: RevisionWaiter | null;
 }
@@ -160,7 +165,7 @@ export class EvalBatcher implements EvalQueue {
 
   constructor(private readonly options: BatcherOptions) {
     this.metrics = options.metrics ?? null;
-    const routeSets = options.routeSets ?? [kEvaluationApiRoutes];
+    const { routeSets } = options;
     this.internalErrorBodies = byRoute(routeSets, (routeSet) => routeSet.internalErrorBody);
     this.notReachedBodies = byRoute(routeSets, (routeSet) => routeSet.revisionNotReachedBody);
     this.revisions = options.revisions ?? null;

@@ -5,33 +5,77 @@
 //
 // It lives in src/eval, not in a folder of its own, because its evaluation is the engine's own: the
 // query parser (query.ts), the answer bodies (bodies.ts) and the per-flag caches of those bodies
-// (engine.ts). It is also the route set of a pool or batcher that is given none (unit tests, benches).
+// (engine.ts). A unit test's or bench's pool and batcher are given its spec (evaluationApiSpec).
 //
 // Its requests in the batch (protocol.ts):
 //
-//   route          id           query              extra
-//   kRouteFlag     flag id      raw query string   (empty)
-//   kRouteProject  project id   raw query string   (empty)
+//   route            id           query              extra
+//   evaluateFlag     flag id      raw query string   (empty)
+//   evaluateProject  project id   raw query string   (empty)
 import type { HttpRequest, TemplatedApp } from 'uWebSockets.js';
 import { trackAbort, type PendingResponse } from '../http/http.js';
 import { kInvalidMinRevision, kMinRevisionHeader, minRevisionOf } from '../http/revisions.js';
-import { registerRoutes } from '../routes/route-table.js';
-import { kRouteFlag, kRouteProject, type Metrics } from '../metrics/metrics.js';
+import { ErrorBody } from '../errors.js';
+import { EvalFlag, EvalFlagList } from '../model/eval-shapes.js';
+import { json, kEvalErrors, kEvalParams, pathParam } from '../routes/openapi-parts.js';
+import { registerRoutes, type RouteCounts, type RouteDeclaration, type RouteNumbers } from '../routes/route-table.js';
 import { kInternalErrorBody, kInvalidMinRevisionBody, kOverloadedBody, kRevisionNotReachedBody } from './bodies.js';
 import type { EvalRoutesSpec, EvalQueue, EvalRoutes } from './routes.js';
 import type { Route } from './protocol.js';
 
-export const kEvaluationApiRoutes: EvalRoutesSpec = {
-  routes: [kRouteFlag, kRouteProject],
-  workerModule: new URL('./evaluation-api-evaluator.js', import.meta.url).href,
-  internalErrorBody: kInternalErrorBody,
-  revisionNotReachedBody: kRevisionNotReachedBody,
-};
+/** Its routes' declarations (the evaluation capability lists them: src/evaluation/capability.ts). */
+export const kEvaluationApiRoutes = {
+  evaluateFlag: {
+    method: 'get',
+    pattern: '/v1/flags/:flag_id',
+    auth: 'none',
+    docs: {
+      operationId: 'evaluateFlag',
+      tag: 'Evaluation API',
+      summary: 'Evaluate one flag',
+      parameters: [pathParam('flag_id', 'Flag id'), ...kEvalParams],
+      responses: {
+        '200': json(EvalFlag, "The flag's value for this caller"),
+        ...kEvalErrors,
+        '403': json(ErrorBody, "Forbidden: the flag applies an audience and its organisation's plan has no audiences"),
+      },
+    },
+  },
+  evaluateProject: {
+    method: 'get',
+    pattern: '/v1/flags/project/:project_id',
+    auth: 'none',
+    docs: {
+      operationId: 'evaluateProject',
+      tag: 'Evaluation API',
+      summary: 'Evaluate every flag of a project',
+      parameters: [pathParam('project_id', 'Project id'), ...kEvalParams],
+      responses: { '200': json(EvalFlagList, 'Every flag, in creation order'), ...kEvalErrors },
+    },
+  },
+} as const satisfies Record<string, RouteDeclaration>;
 
-/** `metrics`: where a refused (503) request is counted; null when metrics are off. */
-export function evaluationApiRoutes(metrics: Metrics | null): EvalRoutes {
+/** Its numbers, in the order the set's worker module reads them (evaluation-api-evaluator.ts: the flag's first). */
+export type EvaluationApiNumbers = RouteNumbers<typeof kEvaluationApiRoutes>;
+
+/**
+ * What evaluation knows of the set on both threads, given the routes' numbers (src/all-routes.ts
+ * derives them; a pool or batcher of a unit test or bench is given the same).
+ */
+export function evaluationApiSpec(numbers: EvaluationApiNumbers): EvalRoutesSpec {
   return {
-    ...kEvaluationApiRoutes,
+    routes: [numbers.evaluateFlag, numbers.evaluateProject],
+    workerModule: new URL('./evaluation-api-evaluator.js', import.meta.url).href,
+    internalErrorBody: kInternalErrorBody,
+    revisionNotReachedBody: kRevisionNotReachedBody,
+  };
+}
+
+/** `metrics`: where a refused (400, 503) request is counted; null when metrics are off. */
+export function evaluationApiRoutes(metrics: RouteCounts | null, numbers: EvaluationApiNumbers): EvalRoutes {
+  const { evaluateFlag: flagRoute, evaluateProject: projectRoute } = numbers;
+  return {
+    ...evaluationApiSpec(numbers),
     register(app: TemplatedApp, queue: EvalQueue) {
       // Read everything off `req` first (it is stack-allocated), register onAborted, then hand off.
       // Per request the main thread allocates only what uWS makes unavoidable: the id and query strings,
@@ -51,9 +95,9 @@ export function evaluationApiRoutes(metrics: Metrics | null): EvalRoutes {
           queue.refuse(res, 503, kOverloadedBody, true);
         }
       };
-      registerRoutes(app, {
-        evaluateProject: (res, req) => handle(res, req, kRouteProject),
-        evaluateFlag: (res, req) => handle(res, req, kRouteFlag),
+      registerRoutes(app, kEvaluationApiRoutes, {
+        evaluateProject: (res, req) => handle(res, req, projectRoute),
+        evaluateFlag: (res, req) => handle(res, req, flagRoute),
       });
     },
   };

@@ -8,7 +8,6 @@ import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import { Piscina } from 'piscina';
 import type { Clock } from '../clock.js';
-import { kEvaluationApiRoutes } from './evaluation-api-routes.js';
 import type { BatchAbortSignal, BatchDone, BatchRunner } from './batcher.js';
 import { ChannelEnd, type ChannelShared, SlotKind, type SlotWork } from './batch-channel.js';
 import type { EvalRoutesSpec } from './routes.js';
@@ -21,8 +20,8 @@ export interface EvalPoolOptions {
   workers: number;
   clock: Clock;
   log: Logger;
-  /** The evaluation route sets whose requests the batches carry; the Evaluation API's alone when not given. */
-  routeSets?: readonly EvalRoutesSpec[];
+  /** The evaluation route sets whose requests the batches carry. */
+  routeSets: readonly EvalRoutesSpec[];
   /** Test hooks, see EvalWorkerData.crashFlagId and hangFlagId. */
   crashFlagId?: string | null;
   hangFlagId?: string | null;
@@ -94,7 +93,7 @@ export class EvalPool implements BatchRunner {
 
   /** Starts the workers and waits until each has opened the store and answered a probe. */
   static async start(options: EvalPoolOptions): Promise<EvalPool> {
-    const routeSets = options.routeSets ?? [kEvaluationApiRoutes];
+    const { routeSets } = options;
     const workerData: EvalWorkerData = {
       dataDir: options.dataDir,
       clock: options.clock.state,

@@ -10,7 +10,7 @@
 //   │ u8    │ u32     │ u32        │ u32        │ UTF-8, as sent │ UTF-8, undecoded │ UTF-8      │  × count
 //   └───────┴─────────┴────────────┴────────────┴────────────────┴──────────────────┴────────────┘
 //
-// `route` is the request's route number (src/metrics/metrics.ts); its evaluation route set (routes.ts) decides what
+// `route` is the request's route number (src/all-routes.ts); its evaluation route set (routes.ts) decides what
 // its id, query and extra slots hold, and documents it: the Evaluation API's in evaluation-api-routes.ts, OFREP's
 // in src/ofrep/routes.ts.
 //
@@ -30,7 +30,7 @@
 import type { FlagUsage } from '../flags/records.js';
 import { maxUtf8Bytes, readUtf8, writeUtf8 } from '../bytes/utf8.js';
 
-/** A route number (src/metrics/metrics.ts), 0..255: which evaluation route set (routes.ts) evaluates the request. */
+/** A route number (src/all-routes.ts), 0..255: which evaluation route set (routes.ts) evaluates the request. */
 export type Route = number;
 
 /** A batch as the main thread hands it to the pool: `count` requests in the first `bytes` bytes of `buffer`. */

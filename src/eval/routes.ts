@@ -1,8 +1,10 @@
 // An evaluation route set: HTTP routes whose requests the eval workers answer, in the same
 // batches, with the same engine and caches as every other route set's (service.ts). Evaluation knows a
 // route set only through this contract; the server's start-up gives createEvaluation the list (the
-// Evaluation API's, evaluation-api-routes.ts; OFREP's, src/ofrep/routes.ts). A new route set is a new folder with two
-// modules and a route label per route in src/metrics/metrics.ts:
+// Evaluation API's, evaluation-api-routes.ts; OFREP's, src/ofrep/routes.ts), each made with its routes'
+// numbers (src/all-routes.ts derives them from the declarations). A new route set is a new folder with
+// two modules, its routes declared beside it and listed by the evaluation capability
+// (src/evaluation/capability.ts):
 //
 //   main thread   a EvalRoutes value: its route numbers, its worker module, its 500 body, and
 //                 register(), whose handlers read each request off uWS and put it on the queue
@@ -19,7 +21,7 @@ import type { ResultWriter, Route } from './protocol.js';
 
 /** What evaluation knows of a route set on both threads: plain data, structured-cloned to every worker. */
 export interface EvalRoutesSpec {
-  /** Its route numbers (src/metrics/metrics.ts; each fits the batch's u8). */
+  /** Its route numbers, given when it is made (src/all-routes.ts derives them; each fits the batch's u8). */
   readonly routes: readonly Route[];
   /** URL of its worker module, whose default export is a RouteEvaluatorFactory. */
   readonly workerModule: string;

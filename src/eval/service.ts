@@ -12,8 +12,7 @@ import { kTestSwitches } from '../test-switches.js';
 import type { RouteGroup } from '../http/http.js';
 import type { InFlight } from '../http/in-flight.js';
 import type { RevisionWaiter } from '../http/revisions.js';
-import type { Metrics } from '../metrics/metrics.js';
-import { EvalBatcher } from './batcher.js';
+import { EvalBatcher, type EvalMetrics } from './batcher.js';
 import type { EvalRoutes } from './routes.js';
 import { EvalPool } from './pool.js';
 import { UsageRecorder } from './usage.js';
@@ -27,7 +26,7 @@ export interface EvaluationOptions {
   /** The evaluation route sets, in the order their routes are registered. */
   routeSets: readonly EvalRoutes[];
   /** Null when metrics are off. */
-  metrics?: Metrics | null;
+  metrics?: EvalMetrics | null;
   /** Where the flag usage counted by the workers is written, once a minute (usage.ts). */
   writer: Pick<WriterClient, 'call'>;
   /** Where requests with a Flagwire-Min-Revision wait (the front end's, shared with the Management API). */

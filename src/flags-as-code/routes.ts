@@ -44,7 +44,6 @@ export const kFlagsAsCodeApiRoutes: Readonly<Record<string, ManagementRouteSpec>
     pattern: '/api/v1/export',
     via: 'management',
     auth: 'token',
-    metric: 16,
     docs: {
       operationId: 'exportFlags',
       tag: 'Management API',
@@ -83,7 +82,6 @@ export const kFlagsAsCodeApiRoutes: Readonly<Record<string, ManagementRouteSpec>
     pattern: '/api/v1/plan',
     via: 'management',
     auth: 'token',
-    metric: 17,
     docs: {
       operationId: 'planFlags',
       tag: 'Management API',
@@ -109,7 +107,6 @@ export const kFlagsAsCodeApiRoutes: Readonly<Record<string, ManagementRouteSpec>
     pattern: '/api/v1/apply',
     via: 'management',
     auth: 'token',
-    metric: 18,
     docs: {
       operationId: 'applyFlags',
       tag: 'Management API',

@@ -23,7 +23,6 @@ export const kFlagApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
     pattern: '/api/v1/flags',
     via: 'management',
     auth: 'token',
-    metric: 5,
     docs: {
       operationId: 'listFlags',
       tag: 'Management API',
@@ -66,7 +65,6 @@ export const kFlagApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
     pattern: '/api/v1/flags',
     via: 'management',
     auth: 'token',
-    metric: 5,
     docs: {
       operationId: 'createFlag',
       tag: 'Management API',
@@ -94,7 +92,6 @@ export const kFlagApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
     pattern: '/api/v1/flags/:flag_id',
     via: 'management',
     auth: 'token',
-    metric: 6,
     docs: {
       operationId: 'getFlag',
       tag: 'Management API',
@@ -115,7 +112,6 @@ export const kFlagApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
     pattern: '/api/v1/flags/:flag_id/flagd',
     via: 'management',
     auth: 'token',
-    metric: 30,
     docs: {
       operationId: 'getFlagFlagd',
       tag: 'Management API',
@@ -136,7 +132,6 @@ export const kFlagApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
     pattern: '/api/v1/flags/:flag_id',
     via: 'management',
     auth: 'token',
-    metric: 6,
     docs: {
       operationId: 'patchFlag',
       tag: 'Management API',

@@ -3,43 +3,20 @@
 // What a request costs: one Float64Array increment (route × status). What an evaluation batch costs:
 // two histogram observations and one performance.now(). Queue depths are read when scraped, never
 // maintained on the hot path. FLAGWIRE_METRICS=off turns all of it off (no object, null checks only).
-import { kRouteLabels } from '../all-routes.js';
-import { kRoutes } from '../routes/route-table.js';
+import { kRouteLabels, routeNumber } from '../all-routes.js';
+import type { EvalMetrics } from '../eval/batcher.js';
 import { header, Histogram, kBatchSizeBuckets, kCommitBuckets, kLatencyBuckets, labelValue, type HistogramSnapshot } from './registry.js';
 
-/*
- * Route numbers: every route's number is the index of its label (kRouteLabels, src/all-routes.ts),
- * both declared with the route. An evaluation route set's routes (src/eval/routes.ts) carry their number
- * in the batch (a u8, src/eval/protocol.ts), so they must stay below 256; their route sets import them
- * from here like every other route does.
- */
-/** GET /v1/flags/{flag_id}: the Evaluation API's route set (src/eval/evaluation-api-routes.ts). */
-export const kRouteFlag = kRoutes.evaluateFlag.metric;
-/** GET /v1/flags/project/{project_id}: the Evaluation API's route set. */
-export const kRouteProject = kRoutes.evaluateProject.metric;
-/** POST /ofrep/v1/evaluate/flags/{key}: OFREP's route set (src/ofrep/routes.ts). */
-export const kRouteOfrepFlag = kRoutes.ofrepFlag.metric;
-/** POST /ofrep/v1/evaluate/flags: OFREP's route set. */
-export const kRouteOfrepBulk = kRoutes.ofrepBulk.metric;
-export const kRouteStream = kRoutes.stream.metric;
-export const kRouteHealth = kRoutes.health.metric;
-export const kRouteReady = kRoutes.ready.metric;
-export const kRouteMetrics = kRoutes.metrics.metric;
-export const kRouteOpenApi = kRoutes.openApi.metric;
-export const kRouteDocs = kRoutes.docs.metric;
-export const kRouteUnmatched = kRoutes.unmatched.metric;
-/** GET /ofrep/v1/stream/project/{project_id}: the change stream in OFREP's form (src/stream/change-feed.ts). */
-export const kRouteOfrepStream = kRoutes.ofrepStream.metric;
+// The service's own routes' numbers (src/routes/route-table.ts), derived from the declarations by
+// src/all-routes.ts and read here once, at load. A capability's routes are given theirs at start-up.
+export const kRouteHealth = routeNumber('health');
+export const kRouteReady = routeNumber('ready');
+export const kRouteMetrics = routeNumber('metrics');
+export const kRouteOpenApi = routeNumber('openApi');
+export const kRouteDocs = routeNumber('docs');
+export const kRouteUnmatched = routeNumber('unmatched');
 
 const kStatuses = 600;
-
-/** What the evaluation batcher reports (src/eval/batcher.ts). */
-export interface EvalMetrics {
-  request(route: number, status: number): void;
-  /** One answered batch of `size` requests, `seconds` after its first request was accepted. */
-  batch(size: number, seconds: number): void;
-  batchFailed(): void;
-}
 
 /**
  * How a scraped value adds up over the front-end threads: 'sum' (each thread counts its own: requests

@@ -5,17 +5,25 @@
 //
 // Its requests in the batch (src/eval/protocol.ts):
 //
-//   route            id                          query              extra
-//   kRouteOfrepFlag  flag key                    POST body (JSON)   X-Flagwire-Project header (may be empty)
-//   kRouteOfrepBulk  X-Flagwire-Project header   POST body (JSON)   If-None-Match header
+//   route       id                          query              extra
+//   ofrepFlag   flag key                    POST body (JSON)   X-Flagwire-Project header (may be empty)
+//   ofrepBulk   X-Flagwire-Project header   POST body (JSON)   If-None-Match header
 import type { HttpRequest, TemplatedApp } from 'uWebSockets.js';
 import type { EvalQueue, EvalRoutes } from '../eval/routes.js';
 import type { Route } from '../eval/protocol.js';
 import { kMaxBodyBytes, type BodyBudget } from '../http/body.js';
 import type { PendingResponse } from '../http/http.js';
 import { kInvalidMinRevision, kInvalidMinRevisionDetail, kMinRevisionHeader, minRevisionOf } from '../http/revisions.js';
-import { registerRoutes } from '../routes/route-table.js';
-import { kRouteOfrepBulk, kRouteOfrepFlag, type Metrics } from '../metrics/metrics.js';
+import {
+  OfrepBulkFailure,
+  OfrepBulkSuccess,
+  OfrepEvaluationFailure,
+  OfrepEvaluationRequest,
+  OfrepEvaluationSuccess,
+  OfrepFlagNotFound,
+} from '../model/ofrep-schemas.js';
+import { json, kEtag, kOfrepErrors, kProjectHeader, pathParam, queryParam } from '../routes/openapi-parts.js';
+import { registerRoutes, type RouteCounts, type RouteDeclaration, type RouteNumbers } from '../routes/route-table.js';
 import {
   kOfrepBusyBody,
   kOfrepInternalErrorBody,
@@ -24,20 +32,71 @@ import {
   ofrepFailureBody,
 } from './evaluate.js';
 
+/** Its routes' declarations (the evaluation capability lists them: src/evaluation/capability.ts). */
+export const kOfrepRoutes = {
+  ofrepFlag: {
+    method: 'post',
+    pattern: '/ofrep/v1/evaluate/flags/:key',
+    auth: 'none',
+    docs: {
+      operationId: 'ofrepEvaluateFlag',
+      tag: 'OFREP',
+      summary: 'OpenFeature Remote Evaluation Protocol: one flag',
+      parameters: [pathParam('key', "Flag id; or, with X-Flagwire-Project, the flag's name in that project"), kProjectHeader],
+      request: { schema: OfrepEvaluationRequest, required: false },
+      responses: {
+        '200': json(OfrepEvaluationSuccess, 'Evaluated'),
+        '400': json(OfrepEvaluationFailure, 'PARSE_ERROR, INVALID_CONTEXT, TARGETING_KEY_MISSING or GENERAL'),
+        '404': json(OfrepFlagNotFound, 'FLAG_NOT_FOUND'),
+        ...kOfrepErrors,
+      },
+    },
+  },
+  ofrepBulk: {
+    method: 'post',
+    pattern: '/ofrep/v1/evaluate/flags',
+    auth: 'none',
+    docs: {
+      operationId: 'ofrepEvaluateFlags',
+      tag: 'OFREP',
+      summary: 'OpenFeature Remote Evaluation Protocol: every flag of a project',
+      parameters: [
+        { ...kProjectHeader, required: true },
+        { name: 'If-None-Match', in: 'header', schema: { type: 'string' }, description: 'ETag of a previous answer: 304 when unchanged' },
+        queryParam(
+          'flagConfigEtag',
+          'Sent by providers after a refetchEvaluation event (ADR-0008); accepted and not needed: answers are always current',
+        ),
+        queryParam('flagConfigLastModified', 'Sent by providers after a change event (ADR-0008); accepted and not needed'),
+      ],
+      request: { schema: OfrepEvaluationRequest, required: false },
+      responses: {
+        '200': json(OfrepBulkSuccess, 'Evaluated', kEtag),
+        '304': { description: 'Not modified: the If-None-Match ETag is still current', headers: kEtag },
+        '400': json(OfrepBulkFailure, 'PARSE_ERROR, INVALID_CONTEXT or GENERAL (missing or unknown project)'),
+        ...kOfrepErrors,
+      },
+    },
+  },
+} as const satisfies Record<string, RouteDeclaration>;
+
 export interface OfrepRoutesOptions {
   /** The credential-free share of the process's request-body budget: OFREP bodies are read from it. */
   bodies: BodyBudget;
-  /** Where refused (413, 503) requests are counted; null when metrics are off. */
-  metrics: Metrics | null;
+  /** Where refused (400, 413, 503) requests are counted; null when metrics are off. */
+  metrics: RouteCounts | null;
+  /** Its routes' numbers (src/all-routes.ts derives them). */
+  numbers: RouteNumbers<typeof kOfrepRoutes>;
 }
 
-export function ofrepRoutes({ bodies, metrics }: OfrepRoutesOptions): EvalRoutes {
+export function ofrepRoutes({ bodies, metrics, numbers }: OfrepRoutesOptions): EvalRoutes {
   return {
-    routes: [kRouteOfrepFlag, kRouteOfrepBulk],
+    // The worker module reads the one flag's first (ofrep-evaluator.ts).
+    routes: [numbers.ofrepFlag, numbers.ofrepBulk],
     workerModule: new URL('./ofrep-evaluator.js', import.meta.url).href,
     internalErrorBody: kOfrepInternalErrorBody,
     revisionNotReachedBody: kOfrepRevisionNotReachedBody,
-    register: (app, queue) => registerOfrepRoutes(app, queue, bodies, metrics),
+    register: (app, queue) => registerOfrepRoutes(app, queue, bodies, metrics, numbers),
   };
 }
 
@@ -45,14 +104,20 @@ const kTooLargeDetails = `The request body is larger than ${kMaxBodyBytes} bytes
 const kBulkTooLarge = ofrepFailureBody(null, 'GENERAL', kTooLargeDetails);
 const kBulkInvalidMinRevision = ofrepFailureBody(null, 'GENERAL', kInvalidMinRevisionDetail);
 
-function registerOfrepRoutes(app: TemplatedApp, queue: EvalQueue, bodies: BodyBudget, metrics: Metrics | null): void {
+function registerOfrepRoutes(
+  app: TemplatedApp,
+  queue: EvalQueue,
+  bodies: BodyBudget,
+  metrics: RouteCounts | null,
+  { ofrepFlag: flagRoute, ofrepBulk: bulkRoute }: OfrepRoutesOptions['numbers'],
+): void {
   // Read everything off `req` first (stack-allocated), then the body (which attaches onAborted).
   const handle = (res: PendingResponse, route: Route, id: string, extra: string, contentLength: string, rawMinRevision: string): void => {
     const minRevision = minRevisionOf(rawMinRevision);
     if (minRevision === kInvalidMinRevision) {
       metrics?.request(route, 400);
       // The body is not read: close the connection after the answer.
-      const body = route === kRouteOfrepFlag ? ofrepFailureBody(id, 'GENERAL', kInvalidMinRevisionDetail) : kBulkInvalidMinRevision;
+      const body = route === flagRoute ? ofrepFailureBody(id, 'GENERAL', kInvalidMinRevisionDetail) : kBulkInvalidMinRevision;
       queue.refuse(res, 400, body, false, true);
       return;
     }
@@ -75,29 +140,22 @@ function registerOfrepRoutes(app: TemplatedApp, queue: EvalQueue, bodies: BodyBu
         queue.refuse(res, 503, kOfrepBusyBody, true, true);
       } else {
         metrics?.request(route, 413);
-        const body = route === kRouteOfrepFlag ? ofrepFailureBody(id, 'GENERAL', kTooLargeDetails) : kBulkTooLarge;
+        const body = route === flagRoute ? ofrepFailureBody(id, 'GENERAL', kTooLargeDetails) : kBulkTooLarge;
         queue.refuse(res, 413, body, false, true);
       }
     });
   };
 
-  registerRoutes(app, {
+  registerRoutes(app, kOfrepRoutes, {
     ofrepFlag: (res: PendingResponse, req: HttpRequest) => {
       const minRevision = req.getHeader(kMinRevisionHeader);
-      handle(
-        res,
-        kRouteOfrepFlag,
-        req.getParameter(0) ?? '',
-        req.getHeader('x-flagwire-project'),
-        req.getHeader('content-length'),
-        minRevision,
-      );
+      handle(res, flagRoute, req.getParameter(0) ?? '', req.getHeader('x-flagwire-project'), req.getHeader('content-length'), minRevision);
     },
     // Bulk: the batch request's id slot holds the project (header), its extra slot If-None-Match.
     ofrepBulk: (res: PendingResponse, req: HttpRequest) => {
       const project = req.getHeader('x-flagwire-project');
       const minRevision = req.getHeader(kMinRevisionHeader);
-      handle(res, kRouteOfrepBulk, project, req.getHeader('if-none-match'), req.getHeader('content-length'), minRevision);
+      handle(res, bulkRoute, project, req.getHeader('if-none-match'), req.getHeader('content-length'), minRevision);
     },
   });
 }

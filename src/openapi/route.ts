@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import type { TemplatedApp } from 'uWebSockets.js';
 import { send } from '../http/http.js';
-import { registerRoutes } from '../routes/route-table.js';
+import { kRoutes, registerRoutes } from '../routes/route-table.js';
 import { kRouteOpenApi, type Metrics } from '../metrics/metrics.js';
 import { buildOpenApiDocument } from './document.js';
 
@@ -22,7 +22,7 @@ function packageInfo(): { version: string; license: string } {
 
 export function registerOpenApiRoute(app: TemplatedApp, metrics: Metrics | null): void {
   const body = Buffer.from(JSON.stringify(buildOpenApiDocument(packageInfo())));
-  registerRoutes(app, {
+  registerRoutes(app, kRoutes, {
     openApi: (res) => {
       metrics?.request(kRouteOpenApi, 200);
       send(res, 200, body);

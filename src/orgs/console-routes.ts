@@ -16,6 +16,41 @@ const kOrgForm = compileForm(Type.Object({ name: FormText }));
 /** The role is the writer's to check, as the CLI's --role. */
 const kMemberForm = compileForm(Type.Object({ userId: FormText, role: FormText }));
 
+/** The console's home, its first page: what the signed-in user may open (and the invitations to their address). */
+export function homeView(call: ApiCall) {
+  const r = call.store;
+  const projects = r.listProjects();
+  const orgs = r.listOrgs().flatMap((org) => {
+    const role = r.getRole(org.id, call.user.id);
+    if (role === undefined) return [];
+    return [
+      {
+        id: org.id,
+        name: org.name,
+        plan: org.plan,
+        standing: org.standing,
+        role,
+        // As projectCreate's rule: the roles that manage the organisation's members.
+        canCreateProjects: can(role, 'manageMembers'),
+        projects: projects.filter((p) => p.orgId === org.id),
+      },
+    ];
+  });
+  const personal = projects.filter((p) => p.orgId === null && p.ownerUserId === call.user.id);
+  const invitations = call.store
+    .listEmailInvitations(call.user.email)
+    .filter((i) => isInvitationLive(i, call.now))
+    .map((i) => ({
+      id: i.id,
+      role: i.role,
+      expiresAt: i.expiresAt,
+      orgName: r.getOrg(i.orgId)?.name ?? i.orgId,
+      invitedByName: r.getUser(i.invitedBy)?.name ?? i.invitedBy,
+    }));
+  return { user: call.user, orgs, personal, invitations, canCreateOrgs: call.config.consoleCreateOrgs };
+}
+export type HomeView = ReturnType<typeof homeView>;
+
 export function membersView(call: ApiCall) {
   const { org, role } = orgAccess(call.store, call.user, call.params.orgId!);
   const members = call.store.listMembers(org.id).map((m) => ({ ...m, user: call.store.getUser(m.userId) ?? null }));
@@ -32,6 +67,12 @@ export function membersView(call: ApiCall) {
 export type MembersView = ReturnType<typeof membersView>;
 
 export const kOrgConsoleRoutes: readonly ApiRoute[] = [
+  {
+    // The first page: the organisations (with their projects) and the personal projects of the user, by name.
+    method: 'GET',
+    pattern: 'home',
+    run: homeView,
+  },
   {
     method: 'POST',
     pattern: 'orgs',

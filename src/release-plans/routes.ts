@@ -26,7 +26,6 @@ export const kReleasePlanApiRoutes: Readonly<Record<string, ManagementRouteSpec>
     pattern: '/api/v1/flags/:flag_id/schedules',
     via: 'management',
     auth: 'token',
-    metric: 19,
     docs: {
       operationId: 'scheduleFlagChange',
       tag: 'Management API',
@@ -53,7 +52,6 @@ export const kReleasePlanApiRoutes: Readonly<Record<string, ManagementRouteSpec>
     pattern: '/api/v1/schedules',
     via: 'management',
     auth: 'token',
-    metric: 20,
     docs: {
       operationId: 'listSchedules',
       tag: 'Management API',
@@ -77,7 +75,6 @@ export const kReleasePlanApiRoutes: Readonly<Record<string, ManagementRouteSpec>
     pattern: '/api/v1/schedules/:schedule_id/cancel',
     via: 'management',
     auth: 'token',
-    metric: 21,
     docs: {
       operationId: 'cancelSchedule',
       tag: 'Management API',
@@ -103,7 +100,6 @@ export const kReleasePlanApiRoutes: Readonly<Record<string, ManagementRouteSpec>
     pattern: '/api/v1/flags/:flag_id/rollouts',
     via: 'management',
     auth: 'token',
-    metric: 22,
     docs: {
       operationId: 'startRollout',
       tag: 'Management API',
@@ -135,7 +131,6 @@ export const kReleasePlanApiRoutes: Readonly<Record<string, ManagementRouteSpec>
     pattern: '/api/v1/rollouts',
     via: 'management',
     auth: 'token',
-    metric: 23,
     docs: {
       operationId: 'listRollouts',
       tag: 'Management API',
@@ -156,7 +151,6 @@ export const kReleasePlanApiRoutes: Readonly<Record<string, ManagementRouteSpec>
     pattern: '/api/v1/rollouts/:rollout_id/:action',
     via: 'management',
     auth: 'token',
-    metric: 24,
     docs: {
       operationId: 'actOnRollout',
       tag: 'Management API',

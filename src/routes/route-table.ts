@@ -1,43 +1,22 @@
 // What a route declares, and the service's own routes, declared once: its method and path pattern, who
-// may call it, its metrics route number and label, and its OpenAPI operation (summary, parameters,
-// request and response schemas). The Management API's routes are declared by the capabilities that own
-// them (each one's routes.ts, listed in src/capabilities.ts). Derived:
+// may call it, whether and under which label the metrics count it, and its OpenAPI operation (summary,
+// parameters, request and response schemas). The Management API's routes are declared by the
+// capabilities that own them (each one's routes.ts, listed in src/capabilities.ts). Derived:
 //   - from this table, the uWS registration: each route set attaches its handlers by route name
 //     (registerRoutes below);
 //   - from this table and the capabilities' routes, the table of every route (src/all-routes.ts),
-//     and from it the metrics' route labels, the OpenAPI document's paths and the Management API's
-//     dispatch behind its /api/v1/* entry, matched once per request (matchManagementRoute).
+//     and from it the metrics' route labels and each counted route's number, the OpenAPI document's
+//     paths and the Management API's dispatch behind its /api/v1/* entry, matched once per request
+//     (matchManagementRoute).
 // test/routes/route-table.test.ts and test/openapi check that every declared route is registered,
 // labelled and documented, and that nothing registered is undeclared.
 //
-// Route numbers are fixed: an evaluation route's number travels in the evaluation batch as a u8
-// (src/eval/protocol.ts), so every number stays below 256, and the label table is indexed by them.
+// A route declares no number: src/all-routes.ts numbers the labels in the table's order, and whatever
+// counts a route is given its number there, at start-up.
 import type { TSchema } from '../typebox.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
-import { ErrorBody } from '../errors.js';
-import { EvalFlag, EvalFlagList } from '../model/eval-shapes.js';
 import { Health, ReadinessBody } from '../model/probes.js';
-import {
-  OfrepBulkFailure,
-  OfrepBulkSuccess,
-  OfrepEvaluationFailure,
-  OfrepEvaluationRequest,
-  OfrepEvaluationSuccess,
-  OfrepFlagNotFound,
-} from '../model/ofrep-schemas.js';
-import {
-  json,
-  kEtag,
-  kEvalErrors,
-  kEvalParams,
-  kFramingError,
-  kLastEventId,
-  kOfrepErrors,
-  kProjectHeader,
-  kStreamErrors,
-  pathParam,
-  queryParam,
-} from './openapi-parts.js';
+import { json, kFramingError } from './openapi-parts.js';
 
 /** uWS's registration methods ('del' is DELETE). */
 export type RouteMethod = 'get' | 'post' | 'patch' | 'del' | 'options' | 'any';
@@ -72,8 +51,11 @@ export interface RouteDeclaration {
    */
   readonly via?: 'uws' | 'management';
   readonly auth: RouteAuth;
-  /** Its route number: the index of its label among the metrics' route labels; null: not counted. */
-  readonly metric: number | null;
+  /**
+   * false: not counted in the metrics (a page, an asset, a preflight). Absent: counted under its label,
+   * with the route number src/all-routes.ts derives for that label (never declared here).
+   */
+  readonly counted?: false;
   /** Its metrics label, when not the pattern in OpenAPI's form. */
   readonly label?: string;
   /** Its OpenAPI operation; absent: not in the document (not a public API). */
@@ -95,7 +77,6 @@ export const kRoutes = {
     method: 'get',
     pattern: '/api/v1/openapi.json',
     auth: 'none',
-    metric: 12,
     docs: {
       operationId: 'openApi',
       tag: 'Service',
@@ -106,138 +87,10 @@ export const kRoutes = {
       },
     },
   },
-  evaluateFlag: {
-    method: 'get',
-    pattern: '/v1/flags/:flag_id',
-    auth: 'none',
-    metric: 0,
-    docs: {
-      operationId: 'evaluateFlag',
-      tag: 'Evaluation API',
-      summary: 'Evaluate one flag',
-      parameters: [pathParam('flag_id', 'Flag id'), ...kEvalParams],
-      responses: {
-        '200': json(EvalFlag, "The flag's value for this caller"),
-        ...kEvalErrors,
-        '403': json(ErrorBody, "Forbidden: the flag applies an audience and its organisation's plan has no audiences"),
-      },
-    },
-  },
-  evaluateProject: {
-    method: 'get',
-    pattern: '/v1/flags/project/:project_id',
-    auth: 'none',
-    metric: 1,
-    docs: {
-      operationId: 'evaluateProject',
-      tag: 'Evaluation API',
-      summary: 'Evaluate every flag of a project',
-      parameters: [pathParam('project_id', 'Project id'), ...kEvalParams],
-      responses: { '200': json(EvalFlagList, 'Every flag, in creation order'), ...kEvalErrors },
-    },
-  },
-  stream: {
-    method: 'get',
-    pattern: '/v1/stream/project/:project_id',
-    auth: 'none',
-    metric: 8,
-    docs: {
-      operationId: 'streamProject',
-      tag: 'Evaluation API',
-      summary: 'Change stream (Server-Sent Events)',
-      parameters: [
-        pathParam('project_id', 'Project id'),
-        queryParam('env', 'Only changes that affect this environment (multi-environment projects)'),
-        kLastEventId,
-      ],
-      responses: {
-        '200': {
-          description:
-            'First `ready` {seq}; then events `flag` {id, updatedAt}, `flag-deleted` {id}, `audience` {id, updatedAt}, each with ' +
-            'the commit number as its id; `reset` {reason} when Last-Event-ID is beyond retention (docs/operations.md: Change stream); a comment ' +
-            'heartbeat every 15 s',
-          content: { 'text/event-stream': { schema: { type: 'string' } } },
-        },
-        ...kStreamErrors,
-      },
-    },
-  },
-  ofrepStream: {
-    method: 'get',
-    pattern: '/ofrep/v1/stream/project/:project_id',
-    auth: 'none',
-    metric: 15,
-    docs: {
-      operationId: 'ofrepStreamProject',
-      tag: 'OFREP',
-      summary: "OFREP change events (ADR-0008), advertised in the bulk answer's eventStreams",
-      parameters: [
-        pathParam('project_id', 'Project id'),
-        queryParam('env', 'Only changes that affect this environment (multi-environment projects)'),
-        kLastEventId,
-      ],
-      responses: {
-        '200': {
-          description:
-            'First `ready` {seq}; then, for every commit that changes the project (and environment), `message` ' +
-            '{"type": "refetchEvaluation", "etag": "<configuration tag: the bulk ETag before its dash>"}; a comment heartbeat every 15 s',
-          content: { 'text/event-stream': { schema: { type: 'string' } } },
-        },
-        ...kStreamErrors,
-      },
-    },
-  },
-  ofrepFlag: {
-    method: 'post',
-    pattern: '/ofrep/v1/evaluate/flags/:key',
-    auth: 'none',
-    metric: 2,
-    docs: {
-      operationId: 'ofrepEvaluateFlag',
-      tag: 'OFREP',
-      summary: 'OpenFeature Remote Evaluation Protocol: one flag',
-      parameters: [pathParam('key', "Flag id; or, with X-Flagwire-Project, the flag's name in that project"), kProjectHeader],
-      request: { schema: OfrepEvaluationRequest, required: false },
-      responses: {
-        '200': json(OfrepEvaluationSuccess, 'Evaluated'),
-        '400': json(OfrepEvaluationFailure, 'PARSE_ERROR, INVALID_CONTEXT, TARGETING_KEY_MISSING or GENERAL'),
-        '404': json(OfrepFlagNotFound, 'FLAG_NOT_FOUND'),
-        ...kOfrepErrors,
-      },
-    },
-  },
-  ofrepBulk: {
-    method: 'post',
-    pattern: '/ofrep/v1/evaluate/flags',
-    auth: 'none',
-    metric: 3,
-    docs: {
-      operationId: 'ofrepEvaluateFlags',
-      tag: 'OFREP',
-      summary: 'OpenFeature Remote Evaluation Protocol: every flag of a project',
-      parameters: [
-        { ...kProjectHeader, required: true },
-        { name: 'If-None-Match', in: 'header', schema: { type: 'string' }, description: 'ETag of a previous answer: 304 when unchanged' },
-        queryParam(
-          'flagConfigEtag',
-          'Sent by providers after a refetchEvaluation event (ADR-0008); accepted and not needed: answers are always current',
-        ),
-        queryParam('flagConfigLastModified', 'Sent by providers after a change event (ADR-0008); accepted and not needed'),
-      ],
-      request: { schema: OfrepEvaluationRequest, required: false },
-      responses: {
-        '200': json(OfrepBulkSuccess, 'Evaluated', kEtag),
-        '304': { description: 'Not modified: the If-None-Match ETag is still current', headers: kEtag },
-        '400': json(OfrepBulkFailure, 'PARSE_ERROR, INVALID_CONTEXT or GENERAL (missing or unknown project)'),
-        ...kOfrepErrors,
-      },
-    },
-  },
   health: {
     method: 'get',
     pattern: '/health',
     auth: 'none',
-    metric: 9,
     docs: {
       operationId: 'health',
       tag: 'Service',
@@ -249,7 +102,6 @@ export const kRoutes = {
     method: 'get',
     pattern: '/ready',
     auth: 'none',
-    metric: 10,
     docs: {
       operationId: 'ready',
       tag: 'Service',
@@ -261,7 +113,6 @@ export const kRoutes = {
     method: 'get',
     pattern: '/metrics',
     auth: 'none',
-    metric: 11,
     docs: {
       operationId: 'metrics',
       tag: 'Service',
@@ -276,7 +127,6 @@ export const kRoutes = {
     method: 'get',
     pattern: '/docs',
     auth: 'none',
-    metric: 13,
     docs: {
       operationId: 'docs',
       tag: 'Service',
@@ -288,32 +138,29 @@ export const kRoutes = {
     },
   },
   // Every CORS preflight, /api/v1 included (src/http/cors.ts).
-  preflight: { method: 'options', pattern: '/*', auth: 'none', metric: null },
+  preflight: { method: 'options', pattern: '/*', auth: 'none', counted: false },
   // The Management API's entry: the capabilities' Management API routes are dispatched from here; any
   // other path under /api/v1 is a 404 counted under this label.
-  management: { method: 'any', pattern: '/api/v1/*', auth: 'token', metric: 7 },
+  management: { method: 'any', pattern: '/api/v1/*', auth: 'token' },
   // The web console (src/web-console/routes.ts): same-origin pages and JSON endpoints, not a public API.
-  consolePage: { method: 'get', pattern: '/console', auth: 'none', metric: null },
-  consolePageSlash: { method: 'get', pattern: '/console/', auth: 'none', metric: null },
-  consoleAsset: { method: 'get', pattern: '/console/assets/:file', auth: 'none', metric: null },
-  consolePreflight: { method: 'options', pattern: '/console/*', auth: 'none', metric: null },
-  consoleApi: { method: 'any', pattern: '/console/api/*', auth: 'session', metric: null },
+  consolePage: { method: 'get', pattern: '/console', auth: 'none', counted: false },
+  consolePageSlash: { method: 'get', pattern: '/console/', auth: 'none', counted: false },
+  consoleAsset: { method: 'get', pattern: '/console/assets/:file', auth: 'none', counted: false },
+  consolePreflight: { method: 'options', pattern: '/console/*', auth: 'none', counted: false },
+  consoleApi: { method: 'any', pattern: '/console/api/*', auth: 'session', counted: false },
   // What a browser asks of the origin itself: `/` typed in the address bar (HTML: to the console; an API
   // client keeps the catch-all's 404, counted as unmatched) and the tab's icon (docs/decisions.md).
-  browserRoot: { method: 'get', pattern: '/', auth: 'none', metric: null },
-  favicon: { method: 'get', pattern: '/favicon.ico', auth: 'none', metric: null },
+  browserRoot: { method: 'get', pattern: '/', auth: 'none', counted: false },
+  favicon: { method: 'get', pattern: '/favicon.ico', auth: 'none', counted: false },
   // Test hooks (src/server/test-hooks.ts), with FLAGWIRE_TEST_HOOKS=1 only.
-  testRoutes: { method: 'get', pattern: '/__test/routes', auth: 'test', metric: null },
-  testClock: { method: 'post', pattern: '/__test/clock', auth: 'test', metric: null },
-  testFault: { method: 'post', pattern: '/__test/fault', auth: 'test', metric: null },
-  testFlush: { method: 'post', pattern: '/__test/flush', auth: 'test', metric: null },
-  testWriterIdle: { method: 'post', pattern: '/__test/writer-idle', auth: 'test', metric: null },
+  testRoutes: { method: 'get', pattern: '/__test/routes', auth: 'test', counted: false },
+  testClock: { method: 'post', pattern: '/__test/clock', auth: 'test', counted: false },
+  testFault: { method: 'post', pattern: '/__test/fault', auth: 'test', counted: false },
+  testFlush: { method: 'post', pattern: '/__test/flush', auth: 'test', counted: false },
+  testWriterIdle: { method: 'post', pattern: '/__test/writer-idle', auth: 'test', counted: false },
   // Last: every request no route above matched.
-  unmatched: { method: 'any', pattern: '/*', auth: 'none', metric: 14, label: 'unmatched' },
+  unmatched: { method: 'any', pattern: '/*', auth: 'none', label: 'unmatched' },
 } as const satisfies Record<string, ServiceRoute>;
-
-export type RouteName = keyof typeof kRoutes;
-export const kRouteNames = Object.keys(kRoutes) as RouteName[];
 
 /** `/v1/flags/:flag_id` in OpenAPI's form: `/v1/flags/{flag_id}`. */
 export function openApiPath(pattern: string): string {
@@ -331,9 +178,28 @@ export type RouteHandler = (res: HttpResponse, req: HttpRequest) => void;
  * Registers each handler at its route's method and pattern, in the order given (uWS prefers a static
  * segment to a parameter and a parameter to a wildcard whatever the order).
  */
-export function registerRoutes(app: TemplatedApp, handlers: { readonly [K in RouteName]?: RouteHandler }): void {
-  for (const [name, handler] of Object.entries(handlers) as [RouteName, RouteHandler][]) {
-    const route: RouteDeclaration = kRoutes[name];
+export function registerRoutes<T extends RouteDeclarations>(
+  app: TemplatedApp,
+  routes: T,
+  handlers: { readonly [K in keyof T]?: RouteHandler },
+): void {
+  for (const [name, handler] of Object.entries(handlers) as [keyof T, RouteHandler][]) {
+    const route: RouteDeclaration = routes[name];
     app[route.method](route.pattern, handler);
   }
+}
+
+/** Routes declared by name: the service's own (kRoutes), a capability's, a route set's. */
+export type RouteDeclarations = Readonly<Record<string, RouteDeclaration>>;
+
+/**
+ * The numbers of a table of routes, by name: what src/all-routes.ts derives from every declaration
+ * (routeNumbers), given at start-up to whatever counts those routes or carries their number (an
+ * evaluation route set, the change stream). Nothing below the capabilities' list derives a number.
+ */
+export type RouteNumbers<T extends RouteDeclarations> = { readonly [K in keyof T]: number };
+
+/** Where answers are counted by route number and status (src/metrics/metrics.ts; null where metrics are off). */
+export interface RouteCounts {
+  request(route: number, status: number): void;
 }

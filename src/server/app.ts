@@ -8,8 +8,9 @@ import { guardDrain } from '../http/in-flight.js';
 import { renderDocsPage } from './docs-page.js';
 import { encodeHealth } from './health.js';
 import { send, type RouteGroup } from '../http/http.js';
-import { registerRoutes } from '../routes/route-table.js';
+import { kRoutes, registerRoutes } from '../routes/route-table.js';
 import { kCapabilityServiceRoutes } from '../capabilities.js';
+import { routeNumber } from '../all-routes.js';
 import { kRouteDocs, kRouteHealth, kRouteUnmatched } from '../metrics/metrics.js';
 import { registerOpenApiRoute } from '../openapi/route.js';
 import { recordRoutes } from './route-recorder.js';
@@ -57,7 +58,7 @@ export function createApp(deps: AppDeps): uWS.TemplatedApp {
   // Every preflight, /api/v1 included: uWS prefers a route for the request's method to an `any` route,
   // so the Management API's handler, with its rate limit and failed-auth lockout, never sees an OPTIONS
   // request (spec: CORS, a preflight needs no token; test/api/limits.test.ts).
-  registerRoutes(app, {
+  registerRoutes(app, kRoutes, {
     preflight: (res, req) => answerPreflight(res, req.getUrl()),
     health: (res) => {
       metrics?.request(kRouteHealth, 200);
@@ -71,7 +72,7 @@ export function createApp(deps: AppDeps): uWS.TemplatedApp {
   // Public, and before /api/v1/* (whose every request needs a token).
   registerOpenApiRoute(app, metrics);
   registerManagementRoutes(app, deps);
-  for (const [, route] of kCapabilityServiceRoutes) app[route.method](route.pattern, route.handler(deps));
+  for (const [name, route] of kCapabilityServiceRoutes) app[route.method](route.pattern, route.handler(deps, routeNumber(name)));
   deps.evaluation.register(app);
   registerConsole(app, {
     store: deps.store,
@@ -85,7 +86,7 @@ export function createApp(deps: AppDeps): uWS.TemplatedApp {
   });
   for (const feature of deps.features ?? []) feature.register(app);
   const notFound = Buffer.from(JSON.stringify(errorBody(new FlagwireError('NOT_FOUND', 'No such route.'))));
-  registerRoutes(app, {
+  registerRoutes(app, kRoutes, {
     // The spec defines no `/`: a browser (it asks for HTML) is sent to the console, anything else gets
     // the 404 any other path gets, counted as unmatched.
     browserRoot: (res, req) => {

@@ -1,6 +1,6 @@
 // Messages between the main thread and the front-end threads (frontend-threads.ts, frontend-thread.ts).
 import type { MessagePort } from 'node:worker_threads';
-import type { AuthFailuresState } from '../api/auth-failures.js';
+import type { AuthFailuresState } from '../http/auth-failures.js';
 import type { Config } from '../config.js';
 import type { BodyBudgetsState } from '../http/body.js';
 import type { RateLimiterState } from '../http/rate-limit.js';

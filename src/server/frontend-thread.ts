@@ -3,7 +3,7 @@
 // from every thread (frontend-threads.ts). It reads the store through its own read-only handle and writes
 // through its own channel to the one writer thread.
 import { parentPort, workerData } from 'node:worker_threads';
-import { AuthFailures } from '../api/auth-failures.js';
+import { AuthFailures } from '../http/auth-failures.js';
 import { Clock } from '../clock.js';
 import { evalWorkersOfThread, withListenPort } from '../config.js';
 import { BodyBudgets } from '../http/body.js';

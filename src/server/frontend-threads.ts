@@ -14,7 +14,7 @@
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { TemplatedApp } from 'uWebSockets.js';
-import type { AuthFailures } from '../api/auth-failures.js';
+import type { AuthFailures } from '../http/auth-failures.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { BodyBudgets } from '../http/body.js';

@@ -6,12 +6,13 @@
 // per-address limits, the body budget), is given.
 import type { TemplatedApp } from 'uWebSockets.js';
 import type { Logger } from 'pino';
-import { ActivityRecorder } from '../api/activity.js';
-import type { AuthFailures } from '../api/auth-failures.js';
+import { ActivityRecorder } from '../tokens/activity.js';
+import type { AuthFailures } from '../http/auth-failures.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { kTestSwitches } from '../test-switches.js';
-import { evaluationApiRoutes } from '../eval/evaluation-api-routes.js';
+import { routeNumbers } from '../all-routes.js';
+import { evaluationApiRoutes, kEvaluationApiRoutes } from '../eval/evaluation-api-routes.js';
 import { Planner } from '../flags-as-code/planner.js';
 import { createEvaluation, type Evaluation } from '../eval/service.js';
 import type { BodyBudgets } from '../http/body.js';
@@ -19,7 +20,7 @@ import { InFlight } from '../http/in-flight.js';
 import { RevisionWaiter } from '../http/revisions.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import { Metrics } from '../metrics/metrics.js';
-import { ofrepRoutes } from '../ofrep/routes.js';
+import { kOfrepRoutes, ofrepRoutes } from '../ofrep/routes.js';
 import type { Store } from '../store/interfaces.js';
 import { MemoReader } from '../store/memo-reader.js';
 import type { WriterClient } from '../writer/client.js';
@@ -97,8 +98,12 @@ export async function createFrontend(options: FrontendOptions): Promise<Frontend
     waitMs: config.minRevisionWaitMs,
     maxWaiting: kMaxWaitingForRevision,
   });
-  // The evaluation route sets onto evaluation, each from its own module: the Evaluation API's and OFREP's.
-  const routeSets = [evaluationApiRoutes(metrics), ofrepRoutes({ bodies: bodies.credentialFree, metrics })];
+  // The evaluation route sets onto evaluation, each from its own module: the Evaluation API's and OFREP's,
+  // each given its routes' numbers (derived from the declarations) once, here.
+  const routeSets = [
+    evaluationApiRoutes(metrics, routeNumbers(kEvaluationApiRoutes)),
+    ofrepRoutes({ bodies: bodies.credentialFree, metrics, numbers: routeNumbers(kOfrepRoutes) }),
+  ];
   const evaluation = await createEvaluation({
     config: { ...config, evalWorkers: options.evalWorkers },
     log,

@@ -11,7 +11,7 @@
 // few hundred milliseconds from several nodes costs one probe round per interval.
 import type { TemplatedApp } from 'uWebSockets.js';
 import { send, trackAbort } from '../http/http.js';
-import { registerRoutes } from '../routes/route-table.js';
+import { kRoutes, registerRoutes } from '../routes/route-table.js';
 import { kRouteReady, type Metrics } from '../metrics/metrics.js';
 import type { ReadinessBody } from '../model/probes.js';
 import type { ReplicaStatus } from '../store/open-store.js';
@@ -82,7 +82,7 @@ export class Readiness {
   }
 
   register(app: TemplatedApp): void {
-    registerRoutes(app, {
+    registerRoutes(app, kRoutes, {
       ready: (res) => {
         trackAbort(res);
         void this.check().then((report) => {

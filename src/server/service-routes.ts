@@ -8,6 +8,8 @@ import type { BodyBudgets } from '../http/body.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { registerMetricsRoute } from '../metrics/route.js';
 import type { SnapshotReader } from '../store/interfaces.js';
+import { routeNumbers } from '../all-routes.js';
+import { kStreamRoutes } from '../stream/routes.js';
 import { ChangeFeed } from '../stream/change-feed.js';
 import type { WriterClient } from '../writer/client.js';
 import { Readiness } from './ready.js';
@@ -44,6 +46,7 @@ export function createServiceRoutes(deps: ServiceRouteDeps): ServiceRoutes {
   const changes = new ChangeFeed({
     store,
     metrics,
+    routes: routeNumbers(kStreamRoutes),
     ...(heartbeatMs !== null ? { heartbeatMs } : {}),
     ...(maxStallMs !== null ? { maxStallMs } : {}),
     onError: (err) => log.error({ err }, 'change stream poll failed'),

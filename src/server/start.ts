@@ -4,7 +4,7 @@
 import { kWriterCommands } from '../command-runner/demo-seed.js';
 import type { Logger } from 'pino';
 import * as uWS from 'uWebSockets.js';
-import { AuthFailures } from '../api/auth-failures.js';
+import { AuthFailures } from '../http/auth-failures.js';
 import { Clock } from '../clock.js';
 import { withListenPort, type Config } from '../config.js';
 import { kTestSwitches } from '../test-switches.js';

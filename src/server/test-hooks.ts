@@ -7,7 +7,7 @@
 import type { TemplatedApp } from 'uWebSockets.js';
 import type { Clock } from '../clock.js';
 import { sendJson, trackAbort } from '../http/http.js';
-import { registerRoutes } from '../routes/route-table.js';
+import { kRoutes, registerRoutes } from '../routes/route-table.js';
 import type { RegisteredRoute } from './route-recorder.js';
 
 /** Armed by `POST /__test/fault?count=N`: the next N reads through `withFaults` throw a plain Error. */
@@ -51,7 +51,7 @@ export interface TestHookDeps {
 
 export function registerTestHooks(app: TemplatedApp, deps: TestHookDeps): void {
   // Every (method, pattern) registered on the app: the OpenAPI test checks each is documented.
-  registerRoutes(app, {
+  registerRoutes(app, kRoutes, {
     testRoutes: (res) => sendJson(res, 200, deps.routes?.() ?? []),
     // `advance=S` moves the clock S seconds on; `align=S` moves it to just after the next multiple of S
     // seconds (within the second after it), so a test can start a run of requests at a window boundary.

@@ -2,10 +2,12 @@
 import { kCredentialRecords, kSessionRecords } from '../store/record-kinds.js';
 import { defineCapability } from '../capability/capability.js';
 import { kSessionCommands } from './command-table.js';
+import { kSessionConsoleRoutes } from './console-routes.js';
 
 export const kSessions = defineCapability({
   name: 'sessions',
   databases: ['auth'],
   records: [kCredentialRecords, kSessionRecords],
   commands: kSessionCommands,
+  consoleRoutes: kSessionConsoleRoutes,
 });

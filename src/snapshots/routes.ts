@@ -25,7 +25,6 @@ export const kSnapshotRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
     pattern: '/v1/snapshots/:project_id',
     via: 'management',
     auth: 'token',
-    metric: 31,
     docs: {
       operationId: 'getSnapshot',
       tag: 'Management API',

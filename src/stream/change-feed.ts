@@ -35,20 +35,27 @@
 import type { HttpRequest, TemplatedApp } from 'uWebSockets.js';
 import { errorBody, FlagwireError } from '../errors.js';
 import { kCorsOrigin, kNoSniff, send, trackAbort, type PendingResponse } from '../http/http.js';
-import { kRouteOfrepStream, kRouteStream, type Metrics } from '../metrics/metrics.js';
 import { validEnvironmentsText } from '../model/environments.js';
 import { notFoundDetail } from '../model/lookups.js';
 import { SseConnection } from './sse-connection.js';
 import { decodePathId } from '../http/path-id.js';
-import { registerRoutes } from '../routes/route-table.js';
+import { registerRoutes, type RouteCounts, type RouteNumbers } from '../routes/route-table.js';
+import { kStreamRoutes } from './routes.js';
 import { ChangePoller, type FeedStore, type Group } from './change-poller.js';
 import { event, refetchEvent } from './events.js';
 
 export type { FeedStore } from './change-poller.js';
 
+/** Where the streams' answers and dropped readers are counted (src/metrics/metrics.ts). */
+export interface StreamMetrics extends RouteCounts {
+  streamDropped: number;
+}
+
 export interface ChangeFeedOptions {
   store: FeedStore;
-  metrics: Metrics | null;
+  metrics: StreamMetrics | null;
+  /** The streams' route numbers (src/all-routes.ts derives them). */
+  routes: RouteNumbers<typeof kStreamRoutes>;
   pollMs?: number;
   heartbeatMs?: number;
   maxConnections?: number;
@@ -118,7 +125,7 @@ export class ChangeFeed {
       const env = new URLSearchParams(req.getQuery() ?? '').get('env') || null;
       this.open(res, decodePathId(rawId), env, format, req.getHeader('last-event-id'));
     };
-    registerRoutes(app, { stream: route('flagwire'), ofrepStream: route('ofrep') });
+    registerRoutes(app, kStreamRoutes, { stream: route('flagwire'), ofrepStream: route('ofrep') });
   }
 
   /**
@@ -126,8 +133,8 @@ export class ChangeFeed {
    * and `ready`) and subscribes. `lastEventId`: the Last-Event-ID header ('' when absent).
    */
   open(res: PendingResponse, projectId: string, env: string | null, format: StreamFormat = 'flagwire', lastEventId = ''): void {
-    const { store, metrics } = this.options;
-    const route = format === 'ofrep' ? kRouteOfrepStream : kRouteStream;
+    const { store, metrics, routes } = this.options;
+    const route = format === 'ofrep' ? routes.ofrepStream : routes.stream;
     const fail = (status: number, body: Buffer | string) => {
       metrics?.request(route, status);
       send(res, status, body);

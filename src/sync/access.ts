@@ -1,16 +1,16 @@
 // Who may read a flag set (issue 44, item 2): a flag set shows rules and cohort lists, so unlike an
 // evaluation answer it needs a token of its project, and its environment limit is honoured. The token is
 // asked of the Management API's rules, not copied: identified as the Management API identifies it
-// (src/api/auth.ts, the per-address lockout counting what it counts), authorised by the model's rule
+// (src/tokens/auth.ts, the per-address lockout counting what it counts), authorised by the model's rule
 // (src/model/token-access.ts: revoked, expired, organisation's plan), the environment by
 // src/model/environments.ts; its uses and refusals go to its activity and denial mail through
 // ActivityRecorder.refused, as the Management API's do (spec: Authentication 11, Events).
 //
 // A token of another project is answered as an unknown project is: a token never learns whether
 // another project exists.
-import { identifyToken } from '../api/auth.js';
-import type { ActivityRecorder } from '../api/activity.js';
-import type { AuthFailures } from '../api/auth-failures.js';
+import { identifyToken } from '../tokens/auth.js';
+import type { ActivityRecorder } from '../tokens/activity.js';
+import type { AuthFailures } from '../http/auth-failures.js';
 import { FlagwireError } from '../errors.js';
 import { requireEnvironmentAllowed, validEnvironmentsText } from '../model/environments.js';
 import { notFoundDetail } from '../model/lookups.js';

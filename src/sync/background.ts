@@ -1,5 +1,5 @@
 // The sync capability's background work: the sync service on FLAGWIRE_SYNC_PORT, unless it is 0.
-import { ActivityRecorder } from '../api/activity.js';
+import { ActivityRecorder } from '../tokens/activity.js';
 import type { NodeServices, RunningWork } from '../capability/background-work.js';
 import { SyncServer } from './sync-server.js';
 

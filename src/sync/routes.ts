@@ -10,7 +10,7 @@ import { TrustedProxies } from '../http/client-address.js';
 import { send } from '../http/http.js';
 import { decodePathId } from '../http/path-id.js';
 import { revisionHeaders } from '../http/revisions.js';
-import { refuseUrlTokens } from '../api/auth.js';
+import { refuseUrlTokens } from '../tokens/auth.js';
 import { apiErrors, kEnvParam, pathParam } from '../routes/openapi-parts.js';
 import { FlagSetAccess } from './access.js';
 import { FlagSets } from './flag-sets.js';
@@ -23,7 +23,6 @@ export const kSyncRoutes = {
     method: 'get',
     pattern: kPath,
     auth: 'token',
-    metric: 32,
     docs: {
       operationId: 'getFlagSet',
       tag: 'Sync',
@@ -44,7 +43,7 @@ export const kSyncRoutes = {
         ...apiErrors([400, 401, 402, 403, 404, 429]),
       },
     },
-    handler: (deps) => {
+    handler: (deps, route) => {
       const sets = new FlagSets(deps.store);
       const access = new FlagSetAccess(deps.store, deps.authFailures, deps.activity);
       const proxies = deps.config.trustedProxies.length === 0 ? null : new TrustedProxies(deps.config.trustedProxies);
@@ -82,7 +81,7 @@ export const kSyncRoutes = {
             revisionHeaders(deps.store.revision()),
           );
         }
-        deps.metrics?.request(kSyncRoutes.flagSet.metric, status);
+        deps.metrics?.request(route, status);
       };
     },
   },

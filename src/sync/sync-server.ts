@@ -20,8 +20,8 @@
 // a minute").
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
-import type { ActivityRecorder } from '../api/activity.js';
-import type { AuthFailures } from '../api/auth-failures.js';
+import type { ActivityRecorder } from '../tokens/activity.js';
+import type { AuthFailures } from '../http/auth-failures.js';
 import { Periodic } from '../background/periodic.js';
 import type { Clock } from '../clock.js';
 import { ConfigError } from '../config.js';

@@ -9,7 +9,6 @@ export const kTokenApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
     pattern: '/api/v1/token',
     via: 'management',
     auth: 'token',
-    metric: 4,
     docs: {
       operationId: 'getToken',
       tag: 'Management API',

@@ -1,24 +1,17 @@
 // The web console's JSON endpoints under /console/api: one table of routes, each a method, a path
-// pattern and what it does. Each capability declares its own (`consoleRoutes`, src/capabilities.ts);
-// the console's own are its home (who is signed in, their organisations, projects and invitations: a
-// view across capabilities) and the playground (evaluation, which is no capability). Reads check that
-// the user belongs to the project (src/console-route/access.ts); every change is one writer command, the same function
-// the CLI and the Management API call, with the signed-in user as who acts, so roles, plans and texts
-// are the writer's.
+// pattern and what it does, every one declared by a capability (`consoleRoutes`, src/capabilities.ts:
+// the session's is the sessions capability's, the home page's the organisations', the playground
+// evaluation's). Reads check that the user belongs to the project (src/console-route/access.ts); every
+// change is one writer command, the same function the CLI and the Management API call, with the
+// signed-in user as who acts, so roles, plans and texts are the writer's.
 import { kCapabilityList } from '../capabilities.js';
 import { FlagwireError } from '../errors.js';
 import { compilePattern, matchPath } from '../http/route-pattern.js';
 import type { ApiRoute } from '../console-route/call.js';
-import { kHomeRoutes } from './api/home.js';
-import { kPlaygroundRoutes } from './api/playground.js';
 
 export type { ApiCall, ApiRoute } from '../console-route/call.js';
 
-export const kApiRoutes: readonly ApiRoute[] = [
-  ...kHomeRoutes,
-  ...kPlaygroundRoutes,
-  ...kCapabilityList.flatMap((c) => c.consoleRoutes ?? []),
-];
+export const kApiRoutes: readonly ApiRoute[] = kCapabilityList.flatMap((c) => c.consoleRoutes ?? []);
 
 export interface MatchedRoute {
   route: ApiRoute;

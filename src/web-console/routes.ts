@@ -9,7 +9,7 @@ import type { Config } from '../config.js';
 import { answerableError, errorEnvelope, FlagwireError, retryAfterSeconds } from '../errors.js';
 import { bodyRefusal, keepBody, type BodyBudget } from '../http/body.js';
 import { TrustedProxies } from '../http/client-address.js';
-import { registerRoutes } from '../routes/route-table.js';
+import { kRoutes, registerRoutes } from '../routes/route-table.js';
 import { sendSameOrigin, trackAbort, type PendingResponse } from '../http/http.js';
 import type { InFlight } from '../http/in-flight.js';
 import type { ReceivedBody } from '../model/request-body.js';
@@ -66,7 +66,7 @@ export function registerConsole(app: TemplatedApp, deps: ConsoleDeps): void {
   const assets = loadAssets();
 
   const page = (res: HttpResponse) => sendSameOrigin(res, 200, assets.page, 'text/html; charset=utf-8', kPageHeaders);
-  registerRoutes(app, {
+  registerRoutes(app, kRoutes, {
     consolePage: page,
     consolePageSlash: page,
     consoleAsset: (res, req) => {

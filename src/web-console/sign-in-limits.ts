@@ -3,7 +3,7 @@
 // once. Per process, like the Management API's failed-auth limit: everything is in shared memory, made
 // once by the main thread and attached to by every front-end thread (`state`), so several threads do
 // not multiply a limit.
-import { AuthFailures, type AuthFailuresState } from '../api/auth-failures.js';
+import { AuthFailures, type AuthFailuresState } from '../http/auth-failures.js';
 import { FlagwireError } from '../errors.js';
 
 const kAccountWindowMs = 15 * 60_000;

@@ -36,7 +36,6 @@ export const kWebhookApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = 
     pattern: '/api/v1/webhooks',
     via: 'management',
     auth: 'token',
-    metric: 25,
     docs: {
       operationId: 'createWebhook',
       tag: 'Management API',
@@ -64,7 +63,6 @@ export const kWebhookApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = 
     pattern: '/api/v1/webhooks',
     via: 'management',
     auth: 'token',
-    metric: 26,
     docs: {
       operationId: 'listWebhooks',
       tag: 'Management API',
@@ -81,7 +79,6 @@ export const kWebhookApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = 
     pattern: '/api/v1/webhooks/:webhook_id/delete',
     via: 'management',
     auth: 'token',
-    metric: 27,
     docs: {
       operationId: 'deleteWebhook',
       tag: 'Management API',
@@ -103,7 +100,6 @@ export const kWebhookApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = 
     pattern: '/api/v1/webhooks/:webhook_id/deliveries',
     via: 'management',
     auth: 'token',
-    metric: 28,
     docs: {
       operationId: 'listDeliveries',
       tag: 'Management API',
@@ -125,7 +121,6 @@ export const kWebhookApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = 
     pattern: '/api/v1/deliveries/:delivery_id/redeliver',
     via: 'management',
     auth: 'token',
-    metric: 29,
     docs: {
       operationId: 'redeliver',
       tag: 'Management API',

@@ -6,14 +6,16 @@
 // declared by one owner; a kind declared once is recorded, copied and exported) and
 // test/store/replica.test.ts ("a full copy of an empty source").
 import t from 'tap';
-import { kAuditActionEvents, kCapabilityList, kCapabilityRoutes, webhookEventOf } from '../../src/capabilities.js';
+import { kAuditActionEvents, kCapabilityList, webhookEventOf } from '../../src/capabilities.js';
 import { kConsoleCommands } from '../../src/cli/commands.js';
 import type { WebhookEvent } from '../../src/webhooks/records.js';
 import { openApiPaths } from '../../src/openapi/document.js';
-import { kAllRoutes, kRouteLabels } from '../../src/all-routes.js';
+import { kAllRoutes, kRouteLabels, routeNumber, routeNumbers, routeTable } from '../../src/all-routes.js';
+import { kStreamRoutes } from '../../src/stream/routes.js';
 import { openApiPath, routeLabel } from '../../src/routes/route-table.js';
 import { kApiRoutes } from '../../src/web-console/api.js';
 import { isCommandName } from '../../src/command-runner/commands.js';
+import { kWidgets } from '../helpers/widgets.js';
 
 /** The names in `names` given more than once. */
 function twice(names: readonly string[]): string[] {
@@ -45,17 +47,59 @@ t.test("every capability's console routes are in the console's JSON API, each me
   const declared = kCapabilityList.flatMap((c) => c.consoleRoutes ?? []);
   t.ok(declared.length > 0);
   for (const route of declared) t.ok(kApiRoutes.includes(route), `${route.method} /console/api/${route.pattern}`);
+  for (const route of kApiRoutes) t.ok(declared.includes(route), `${route.method} /console/api/${route.pattern} is a capability's`);
+  for (const pattern of ['session', 'home', 'projects/:projectId/playground'])
+    t.ok(
+      declared.some((route) => route.pattern === pattern),
+      `${pattern}: declared by a capability`,
+    );
   t.strictSame(twice(kApiRoutes.map((route) => `${route.method} ${route.pattern}`)), [], 'no console route declared twice');
 });
 
 t.test("every capability's Management API routes are in the route table, labelled and documented", async (t) => {
   const paths = openApiPaths();
-  for (const [name, route] of kCapabilityRoutes) {
+  for (const [name, route] of kCapabilityList.flatMap((c) => Object.entries(c.routes ?? {}))) {
     t.equal(kAllRoutes[name], route, `${name} is in the route table`);
-    t.equal(kRouteLabels[route.metric!], routeLabel(route), `${name} is labelled by its number`);
+    t.equal(kRouteLabels[routeNumber(name)], routeLabel(route), `${name} is labelled by its derived number`);
     const method = route.method === 'del' ? 'delete' : route.method;
     t.ok(paths[openApiPath(route.pattern)]?.[method], `${name} is in the OpenAPI paths`);
   }
+});
+
+t.test(
+  "every capability's other routes (service and hosted: evaluation's) are in the route table, numbered, and given their numbers",
+  async (t) => {
+    const declared = kCapabilityList.flatMap((c) => [...Object.entries(c.serviceRoutes ?? {}), ...Object.entries(c.hostedRoutes ?? {})]);
+    t.ok(
+      declared.some(([name]) => name === 'evaluateFlag'),
+      "the Evaluation API's routes are a capability's",
+    );
+    for (const [name, route] of declared) {
+      t.equal(kAllRoutes[name], route, `${name} is in the route table`);
+      t.equal(kRouteLabels[routeNumber(name)], routeLabel(route), `${name} is labelled by its derived number`);
+    }
+    t.same(routeNumbers(kStreamRoutes), { stream: routeNumber('stream'), ofrepStream: routeNumber('ofrepStream') });
+    t.throws(
+      () => routeNumbers({ stream: { ...kStreamRoutes.stream } }),
+      /route stream is not declared by a capability/,
+      'a copy is not the declaration',
+    );
+  },
+);
+
+t.test('a route declared by a capability gets a number and a metrics label from its declaration alone', async (t) => {
+  const today = routeTable(kCapabilityList);
+  const withWidgets = routeTable([...kCapabilityList, kWidgets]);
+  const number = withWidgets.numbers.get('apiListWidgets');
+  t.ok(number !== undefined, 'the test-only route is numbered');
+  t.equal(withWidgets.labels[number!], '/api/v1/widgets', 'and labelled by its pattern');
+  t.equal(withWidgets.routes.apiListWidgets, kWidgets.routes.apiListWidgets, 'in the table of every route');
+  t.equal(withWidgets.labels.length, today.labels.length + 1, 'one label more');
+  t.equal(new Set(withWidgets.numbers.values()).size, withWidgets.labels.length, 'every label numbered, each once');
+  for (const [name, n] of today.numbers)
+    t.equal(withWidgets.labels[withWidgets.numbers.get(name)!], today.labels[n], `${name} keeps its label`);
+  t.equal(today.numbers.get('apiListFlags'), today.numbers.get('apiCreateFlag'), "a path's routes share their label's number");
+  t.throws(() => routeTable([...kCapabilityList, kWidgets, kWidgets]), /route apiListWidgets is declared twice/);
 });
 
 t.test('the webhook events are the families docs/webhooks.md names', async (t) => {

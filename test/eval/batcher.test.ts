@@ -5,9 +5,13 @@ import t from 'tap';
 import type { PendingResponse } from '../../src/http/http.js';
 import { InFlight } from '../../src/http/in-flight.js';
 import { EvalBatcher, type BatchAbortSignal, type BatchDone, type BatchRunner, type BatcherOptions } from '../../src/eval/batcher.js';
-import { DecodedRequests, ResultWriter, type EvalTask } from '../../src/eval/protocol.js';
-import { kRouteFlag, kRouteProject } from '../../src/metrics/metrics.js';
+import { DecodedRequests, ResultWriter, type EvalTask, type Route } from '../../src/eval/protocol.js';
+import { routeNumbers } from '../../src/all-routes.js';
+import { evaluationApiSpec, kEvaluationApiRoutes } from '../../src/eval/evaluation-api-routes.js';
 import { waiterAt } from '../helpers/revision-waiter.js';
+
+const kNumbers = routeNumbers(kEvaluationApiRoutes);
+const { evaluateFlag: kRouteFlag, evaluateProject: kRouteProject } = kNumbers;
 
 interface FakeRes extends PendingResponse {
   written: { status: string; headers: [string, string][]; body: string } | null;
@@ -113,9 +117,10 @@ function setup(over: Partial<BatcherOptions> = {}) {
     maxPendingBytes: 1 << 26,
     taskTimeoutMs: 60_000,
     onBatchError: (err) => errors.push(err),
+    routeSets: [evaluationApiSpec(kNumbers)],
     ...over,
   });
-  const add = (id: string, query = '', route: 0 | 1 = kRouteFlag, minRevision = 0) => {
+  const add = (id: string, query = '', route: Route = kRouteFlag, minRevision = 0) => {
     const res = fakeRes();
     res.onAborted(() => {
       res.aborted = true;
@@ -142,11 +147,11 @@ t.test('requests of one turn go as one task; each response gets its own answer, 
       ['Access-Control-Expose-Headers', 'Flagwire-Revision'],
       ['Content-Type', 'application/json'],
     ],
-    body: '0:flg_a?cohort=x',
+    body: `${kRouteFlag}:flg_a?cohort=x`,
   });
-  t.equal(b.res.written!.body, '1:flg_b?');
+  t.equal(b.res.written!.body, `${kRouteProject}:flg_b?`);
   t.equal(c.res.written!.status, '404 Not Found');
-  t.equal(c.res.written!.body, '0:missing?q=é', 'UTF-8 survives the round trip');
+  t.equal(c.res.written!.body, `${kRouteFlag}:missing?q=é`, 'UTF-8 survives the round trip');
   t.equal(inFlight.size, 0);
 });
 
@@ -206,7 +211,7 @@ t.test('an aborted client is skipped, the others answered', async (t) => {
   a.res.abort();
   await settle();
   t.equal(a.res.written, null);
-  t.equal(b.res.written!.body, '0:b?');
+  t.equal(b.res.written!.body, `${kRouteFlag}:b?`);
 });
 
 t.test('a failed task answers every request of its batch 500, once, and frees its slot', async (t) => {
@@ -279,7 +284,7 @@ t.test('buffers: a batch larger than the initial buffer grows it', async (t) => 
   const reqs = [];
   for (let i = 0; i < 100; i++) reqs.push(add(`id${i}`, `k=${big}`));
   await settle();
-  t.ok(reqs.every((r, i) => r.res.written!.body === `0:id${i}?k=${big}`));
+  t.ok(reqs.every((r, i) => r.res.written!.body === `${kRouteFlag}:id${i}?k=${big}`));
 });
 
 t.test('bytes: a batch closes at maxBatchBytes, add() refuses past maxPendingBytes, grown buffers are not kept', async (t) => {
@@ -332,7 +337,7 @@ t.test('a batch that never comes back is answered 500 after taskTimeoutMs; its l
   runner.hold = false;
   const b = add('b');
   await settle();
-  t.equal(b.res.written!.body, '0:b?', 'the slot was freed');
+  t.equal(b.res.written!.body, `${kRouteFlag}:b?`, 'the slot was freed');
   runner.release();
   await settle();
   t.equal(errors.length, 1, 'the late answer of the first batch changes nothing');
@@ -387,7 +392,7 @@ t.test('a request above the store waits, counted as accepted, then joins a batch
   await new Promise((resolve) => setTimeout(resolve, 30));
   await settle();
   t.same(runner.tasks, [1]);
-  t.same([waiting.res.written?.status, waiting.res.written?.body], ['200 OK', '0:flg_wait?']);
+  t.same([waiting.res.written?.status, waiting.res.written?.body], ['200 OK', `${kRouteFlag}:flg_wait?`]);
   t.equal(header(waiting.res, 'Flagwire-Revision'), '44');
   t.same([batcher.size, inFlight.size], [0, 0]);
 });

@@ -8,7 +8,8 @@ import { pino } from 'pino';
 import { Clock } from '../../src/clock.js';
 import { EvalBatcher } from '../../src/eval/batcher.js';
 import { EvalPool } from '../../src/eval/pool.js';
-import { kRouteFlag } from '../../src/metrics/metrics.js';
+import { routeNumbers } from '../../src/all-routes.js';
+import { evaluationApiSpec, kEvaluationApiRoutes } from '../../src/eval/evaluation-api-routes.js';
 import type { PendingResponse } from '../../src/http/http.js';
 import { InFlight } from '../../src/http/in-flight.js';
 import { kOperator } from '../../src/audit/audit-actor.js';
@@ -17,6 +18,10 @@ import { buildEvalWorld } from './eval-world.js';
 const world = buildEvalWorld();
 const log = pino({ level: 'silent' });
 const errors: unknown[] = [];
+
+const kNumbers = routeNumbers(kEvaluationApiRoutes);
+const kRouteFlag = kNumbers.evaluateFlag;
+const kRouteSet = evaluationApiSpec(kNumbers);
 
 /** A pool of `workers` over the world's store (flg_crash ends the worker evaluating it), two batches per worker, and a batcher before it. */
 async function poolAndBatcher(workers: number, maxBatchRequests: number, onBatchError: (err: unknown) => void) {
@@ -27,6 +32,7 @@ async function poolAndBatcher(workers: number, maxBatchRequests: number, onBatch
     log,
     batchesPerWorker: 2,
     crashFlagId: 'flg_crash',
+    routeSets: [kRouteSet],
   });
   const batcher = new EvalBatcher({
     runner: pool,
@@ -38,6 +44,7 @@ async function poolAndBatcher(workers: number, maxBatchRequests: number, onBatch
     maxPendingBytes: 1 << 26,
     taskTimeoutMs: 60_000,
     onBatchError,
+    routeSets: [kRouteSet],
   });
   return { pool, batcher };
 }

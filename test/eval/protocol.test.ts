@@ -1,11 +1,16 @@
 // The batch format between the main thread and an eval worker (src/eval/protocol.ts).
 import t from 'tap';
-import { DecodedRequests, RequestWriter, ResultReader, ResultWriter } from '../../src/eval/protocol.js';
-import { kRouteFlag, kRouteOfrepBulk, kRouteOfrepFlag, kRouteProject } from '../../src/metrics/metrics.js';
+import { DecodedRequests, RequestWriter, ResultReader, ResultWriter, type Route } from '../../src/eval/protocol.js';
+import { routeNumbers } from '../../src/all-routes.js';
+import { kEvaluationApiRoutes } from '../../src/eval/evaluation-api-routes.js';
+import { kOfrepRoutes } from '../../src/ofrep/routes.js';
+
+const { evaluateFlag: kRouteFlag, evaluateProject: kRouteProject } = routeNumbers(kEvaluationApiRoutes);
+const { ofrepFlag: kRouteOfrepFlag, ofrepBulk: kRouteOfrepBulk } = routeNumbers(kOfrepRoutes);
 
 t.test('requests round-trip: routes, ids, raw queries (UTF-8, empty), growing past the first buffer', async (t) => {
   const writer = new RequestWriter(new ArrayBuffer(32));
-  const sent: [0 | 1, string, string][] = [
+  const sent: [Route, string, string][] = [
     [kRouteFlag, 'flg_a', 'targetingKey=u1&cohort=x'],
     [kRouteProject, 'prj_b', ''],
     [kRouteFlag, 'flg_ü', 'city=München&emoji=🚀'],

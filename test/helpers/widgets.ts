@@ -1,8 +1,10 @@
-// A capability that exists only in tests, with kinds of record of its own: the layout a store takes
-// when it is listed after the real capabilities, through the same derivation as src/capabilities.ts
-// (storeLayout over the capabilities). Nothing else in Flagwire knows it: what it proves is that a
-// kind declared in one place is recorded, copied, exported and migrated (test/store/store-layout.test.ts,
-// test/multinode/record-kinds-pg.test.ts).
+// A capability that exists only in tests, with kinds of record of its own and a Management API route:
+// the layout a store takes when it is listed after the real capabilities, through the same derivation
+// as src/capabilities.ts (storeLayout over the capabilities), and the route table (routeTable,
+// src/all-routes.ts). Nothing else in Flagwire knows it: what it proves is that a kind declared in one
+// place is recorded, copied, exported and migrated (test/store/store-layout.test.ts,
+// test/multinode/record-kinds-pg.test.ts), and that a route declared in one place is numbered and
+// labelled for the metrics (test/capabilities/registry.test.ts).
 import { kCapabilityList } from '../../src/capabilities.js';
 import { defineCapability } from '../../src/capability/capability.js';
 import { keyedRecords } from '../../src/store/record-kinds.js';
@@ -28,6 +30,16 @@ export const kWidgets = defineCapability({
   name: 'widgets',
   databases: ['widgets', 'widgetDrafts'],
   records: [kWidgetRecords, kWidgetDraftRecords],
+  // Declared as every capability's route is: no route number anywhere.
+  routes: {
+    apiListWidgets: {
+      method: 'get',
+      pattern: '/api/v1/widgets',
+      via: 'management',
+      auth: 'token',
+      handler: { kind: 'read', run: () => [] },
+    },
+  },
 });
 
 export const kWidgetLayout = storeLayout([...kCapabilityList, kWidgets]);

@@ -1,7 +1,9 @@
 // The Prometheus text writer (src/metrics/registry.ts) and Flagwire's metric set (metrics.ts), in-process.
 import t from 'tap';
 import { Metrics, kRouteHealth } from '../../src/metrics/metrics.js';
-import { kRouteLabels } from '../../src/all-routes.js';
+import { routeNumbers } from '../../src/all-routes.js';
+import { kEvaluationApiRoutes } from '../../src/eval/evaluation-api-routes.js';
+import { kOfrepRoutes } from '../../src/ofrep/routes.js';
 import { Histogram, labelValue } from '../../src/metrics/registry.js';
 import { matchManagementRoute } from '../../src/all-routes.js';
 
@@ -24,19 +26,19 @@ t.test('histogram: cumulative buckets, +Inf, sum and count; weighted observation
 
 t.test('metrics: requests by route and status, API paths to route labels, counters, gauges', async (t) => {
   const m = new Metrics();
-  m.request(0, 200);
-  m.request(0, 200);
+  m.request(routeNumbers(kEvaluationApiRoutes).evaluateFlag, 200);
+  m.request(routeNumbers(kEvaluationApiRoutes).evaluateFlag, 200);
   m.request(kRouteHealth, 200);
-  m.request(3, 304);
+  m.request(routeNumbers(kOfrepRoutes).ofrepBulk, 304);
   m.request(matchManagementRoute('DELETE', '/api/v1/flags/flg_1').metric, 404);
   m.request(matchManagementRoute('POST', '/api/v1/flags').metric, 201);
   m.request(matchManagementRoute('GET', '/api/v1/nope').metric, 404);
-  m.request(0, 999);
+  m.request(routeNumbers(kEvaluationApiRoutes).evaluateFlag, 999);
   m.batch(4, 0.002);
   m.rateLimited = 2;
   m.gauge('flagwire_test_depth', 'A test gauge.', () => 7);
   const text = m.render();
-  t.match(text, `flagwire_http_requests_total{route="${kRouteLabels[0]}",status="200"} 2\n`);
+  t.match(text, 'flagwire_http_requests_total{route="/v1/flags/{flag_id}",status="200"} 2\n');
   t.match(text, 'flagwire_http_requests_total{route="/health",status="200"} 1\n');
   t.match(text, 'flagwire_http_requests_total{route="/ofrep/v1/evaluate/flags",status="304"} 1\n');
   t.match(text, 'flagwire_http_requests_total{route="/api/v1/flags/{flag_id}",status="404"} 1\n');

@@ -294,7 +294,7 @@ t.test('kill -9 of a node: the other applies the change, once', async (t) => {
   const scheduledAt = await pgRevision(database);
   for (const node of [a, b]) await eventually(async () => (await replicaRevision(node)) >= scheduledAt, `the change on ${node.name}`);
   // Nothing else may wait for the lock: the token activity of the requests above is flushed within 1 s
-  // of them (src/api/activity.ts), and nothing here evaluates a flag (usage). Quiet means no revision for 2.5 s.
+  // of them (src/tokens/activity.ts), and nothing here evaluates a flag (usage). Quiet means no revision for 2.5 s.
   for (let quietSince = performance.now(), seen = await pgRevision(database); performance.now() - quietSince < 2500; ) {
     await sleep(250);
     const now = await pgRevision(database);

@@ -3,8 +3,9 @@
 // running server registers exactly the declared routes.
 import t from 'tap';
 import type { TemplatedApp } from 'uWebSockets.js';
-import { openApiPath, registerRoutes, routeLabel, type RouteDeclaration } from '../../src/routes/route-table.js';
-import { kAllRoutes, kManagementRoutes, kRouteLabels, matchManagementRoute } from '../../src/all-routes.js';
+import { kRoutes, openApiPath, registerRoutes, routeLabel, type RouteDeclaration } from '../../src/routes/route-table.js';
+import { kEvaluationApiRoutes } from '../../src/eval/evaluation-api-routes.js';
+import { kAllRoutes, kManagementRoutes, kRouteLabels, matchManagementRoute, routeNumber } from '../../src/all-routes.js';
 import { compilePattern, matchPath, matchesShape } from '../../src/http/route-pattern.js';
 import { openApiPaths } from '../../src/openapi/document.js';
 
@@ -12,9 +13,9 @@ import { openApiPaths } from '../../src/openapi/document.js';
 const kAskedByBrowsers = ['/', '/favicon.ico'];
 const routes = Object.entries(kAllRoutes) as (readonly [string, RouteDeclaration])[];
 
-t.test('every counted route is labelled by its number, and every label is a route', async (t) => {
+t.test('every counted route is labelled by its derived number, and every label is a route, once', async (t) => {
   for (const [name, route] of routes) {
-    if (route.metric === null) {
+    if (route.counted === false) {
       t.ok(
         route.pattern.startsWith('/console') ||
           kAskedByBrowsers.includes(route.pattern) ||
@@ -24,13 +25,15 @@ t.test('every counted route is labelled by its number, and every label is a rout
       );
       continue;
     }
-    t.equal(kRouteLabels[route.metric], routeLabel(route), name);
+    t.equal(kRouteLabels[routeNumber(name)], routeLabel(route), name);
   }
   for (let i = 0; i < kRouteLabels.length; i++)
     t.ok(
-      routes.some(([, r]) => r.metric === i),
+      routes.some(([name, r]) => r.counted !== false && routeNumber(name) === i),
       `label ${i} has a route`,
     );
+  t.equal(new Set(kRouteLabels).size, kRouteLabels.length, 'no label has two numbers');
+  t.throws(() => routeNumber('consolePage'), /no counted route is named consolePage/, 'an uncounted route has no number');
   t.ok(kRouteLabels.length <= 256, "numbers fit the evaluation batch's u8");
 });
 
@@ -58,22 +61,21 @@ t.test('registerRoutes attaches each handler at its declared method and pattern,
   const record = (method: string) => (pattern: string) => calls.push(`${method} ${pattern}`);
   const app = { get: record('get'), post: record('post'), any: record('any'), options: record('options') } as unknown as TemplatedApp;
   const noop = () => {};
-  registerRoutes(app, { evaluateProject: noop, evaluateFlag: noop, ofrepBulk: noop, unmatched: noop });
-  t.same(calls, ['get /v1/flags/project/:project_id', 'get /v1/flags/:flag_id', 'post /ofrep/v1/evaluate/flags', 'any /*']);
+  registerRoutes(app, kEvaluationApiRoutes, { evaluateProject: noop, evaluateFlag: noop });
+  registerRoutes(app, kRoutes, { openApi: noop, unmatched: noop });
+  t.same(calls, ['get /v1/flags/project/:project_id', 'get /v1/flags/:flag_id', 'get /api/v1/openapi.json', 'any /*']);
 });
 
 t.test("the Management API's routes and their labels: by the path's shape, whatever the method", async (t) => {
   t.same(
     kManagementRoutes.map((r) => `${r.method} ${r.path.pattern}`),
+    // In the capabilities' order (src/capabilities.ts), each one's routes in its declaration's order.
     [
-      'GET /api/v1/token',
       'GET /api/v1/flags',
       'POST /api/v1/flags',
       'GET /api/v1/flags/:flag_id',
+      'GET /api/v1/flags/:flag_id/flagd',
       'PATCH /api/v1/flags/:flag_id',
-      'GET /api/v1/export',
-      'POST /api/v1/plan',
-      'POST /api/v1/apply',
       'POST /api/v1/flags/:flag_id/schedules',
       'GET /api/v1/schedules',
       'POST /api/v1/schedules/:schedule_id/cancel',
@@ -85,7 +87,10 @@ t.test("the Management API's routes and their labels: by the path's shape, whate
       'POST /api/v1/webhooks/:webhook_id/delete',
       'GET /api/v1/webhooks/:webhook_id/deliveries',
       'POST /api/v1/deliveries/:delivery_id/redeliver',
-      'GET /api/v1/flags/:flag_id/flagd',
+      'GET /api/v1/export',
+      'POST /api/v1/plan',
+      'POST /api/v1/apply',
+      'GET /api/v1/token',
       'GET /v1/snapshots/:project_id',
     ],
   );
@@ -133,8 +138,8 @@ t.test("one match per Management API request: its route, parameters, a method 40
   const none = matchManagementRoute('GET', '/api/v1/nope');
   t.equal(none.route, null);
   t.same(none.pathRoutes, []);
-  t.equal(none.metric, kAllRoutes.management!.metric);
-  // Two routes of one path with their own numbers: both counted under the path's first, as before.
+  t.equal(none.metric, routeNumber('management'));
+  // Two routes of one path (one label): one number.
   t.equal(matchManagementRoute('GET', '/api/v1/webhooks').route?.name, 'apiListWebhooks');
   t.equal(matchManagementRoute('GET', '/api/v1/webhooks').metric, matchManagementRoute('POST', '/api/v1/webhooks').metric);
 });

@@ -4,10 +4,13 @@
 import { rmSync } from 'node:fs';
 import t from 'tap';
 import type { PendingResponse } from '../../src/http/http.js';
+import { routeNumbers } from '../../src/all-routes.js';
 import { ChangeFeed } from '../../src/stream/change-feed.js';
+import { kStreamRoutes } from '../../src/stream/routes.js';
 import { kOperator } from '../../src/audit/audit-actor.js';
 import { buildEvalWorld } from '../eval/eval-world.js';
 
+const kRoutes = routeNumbers(kStreamRoutes);
 const world = buildEvalWorld();
 const { ids } = world;
 t.teardown(async () => {
@@ -52,7 +55,7 @@ function reconnect(feed: ChangeFeed, last: string): string {
 const readySeq = (text: string) => /id: (\d+)\nevent: ready/.exec(text)![1]!;
 
 t.test('the last replayCommits changing commits are replayed; before them, reset', async (t) => {
-  const feed = new ChangeFeed({ store: world.store, metrics: null, replayCommits: 2 });
+  const feed = new ChangeFeed({ store: world.store, metrics: null, routes: kRoutes, replayCommits: 2 });
   t.teardown(() => feed.close());
   const first = fakeResponse();
   feed.open(first.res, ids.single, null);
@@ -73,7 +76,7 @@ t.test('the last replayCommits changing commits are replayed; before them, reset
 });
 
 t.test('a project is forgotten replayIdleMs after its last stream closed', async (t) => {
-  const feed = new ChangeFeed({ store: world.store, metrics: null, replayIdleMs: 100 });
+  const feed = new ChangeFeed({ store: world.store, metrics: null, routes: kRoutes, replayIdleMs: 100 });
   t.teardown(() => feed.close());
   const first = fakeResponse();
   feed.open(first.res, ids.single, null);

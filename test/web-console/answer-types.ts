@@ -5,9 +5,9 @@
 import type * as Declared from '../../src/web-console/api/answers.js';
 import type { auditView } from '../../src/audit-log/console-routes.js';
 import type { flagView, projectView } from '../../src/flags/console-routes.js';
-import type { homeView, sessionView } from '../../src/web-console/api/home.js';
 import type { mailView } from '../../src/mail/console-routes.js';
-import type { membersView } from '../../src/orgs/console-routes.js';
+import type { homeView, membersView } from '../../src/orgs/console-routes.js';
+import type { sessionView } from '../../src/sessions/console-routes.js';
 import type { activityView, tokensView } from '../../src/tokens/console-routes.js';
 import type { webhooksView } from '../../src/webhooks/console-routes.js';
 

@@ -4,8 +4,6 @@
 // so this module, and everything it imports, declares nothing of Node's. The routes' own modules cannot
 // be that (they call the writer and the store), so each route's answer is checked against its type here
 // at build time (test/web-console/answer-types.ts), both ways.
-import type { VariantValue } from '../../targeting/definition.js';
-import type { Why } from '../../eval/why.js';
 import type { Membership, Org, Role, User } from '../../model/accounts.js';
 import type { AuditEntry } from '../../model/audit.js';
 import type { Invitation } from '../../model/invitations.js';
@@ -18,6 +16,9 @@ import type { FlagdServing } from '../../sync/flagd-serving.js';
 import type { RolloutAction, RolloutBody, ScheduledChangeBody } from '../../release-plans/schemas.js';
 import type { DeliveryBody, WebhookBody } from '../../webhooks/schemas.js';
 import type { ProjectAccess } from '../../console-route/access.js';
+
+/** The playground's answer: the evaluation capability's (src/evaluation/console-routes.ts). */
+export type { PlaygroundResult, PlaygroundView } from '../../evaluation/playground-answers.js';
 
 /** GET session. */
 export interface SessionView {
@@ -121,29 +122,4 @@ export interface FlagPageView extends ProjectAccess {
   audiences: Audience[];
   schedules: ScheduledChangeBody[];
   rollouts: RolloutEntry[];
-}
-
-/** One flag's answer: the Evaluation API's fields, OFREP's reason, and why in words and as data. */
-export interface PlaygroundResult {
-  id: string;
-  name: string;
-  /** GET /v1/flags/{id}'s `enabled`; null where it answers 403 (the plan has no audiences). */
-  enabled: boolean | null;
-  /** A boolean state's `enabled`; a typed state's variant value; absent where the caller's default applies. */
-  value?: VariantValue;
-  variant?: string;
-  /** OFREP's reason, or ERROR where OFREP answers an error (`errorCode`). */
-  reason: string;
-  errorCode?: string;
-  why: Why;
-  /** `why` in words, audiences by name. */
-  because: string;
-}
-
-/** POST projects/:projectId/playground. */
-export interface PlaygroundView {
-  /** The context as the Evaluation API's query string: GET /v1/flags/{id}?<query> gives each result's `enabled`. */
-  query: string;
-  env: string | null;
-  results: PlaygroundResult[];
 }

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { AuthFailures } from '../../src/api/auth-failures.js';
+import { AuthFailures } from '../../src/http/auth-failures.js';
 
 const address = (i: number) => `10.${i >> 16}.${(i >> 8) & 255}.${i & 255}`;
 

@@ -11,8 +11,8 @@
 // whose window started first is evicted, with its count and any lockout: freeing one lockout that way
 // takes failures from 100,000 other addresses within a minute.
 import { FlagwireError } from '../errors.js';
-import { AddressCounters, type AddressCountersState } from '../http/address-counters.js';
-import type { AddressTable } from '../http/address-table.js';
+import { AddressCounters, type AddressCountersState } from './address-counters.js';
+import type { AddressTable } from './address-table.js';
 
 /** The lockout's shared memory and limit: cloned to every front-end thread, which attaches to it. */
 export interface AuthFailuresState {

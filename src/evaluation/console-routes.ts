@@ -6,26 +6,26 @@
 // It runs in-process on the main thread, in the request's own store snapshot (docs/decisions.md: Web
 // console playground): a throwaway engine per request, whose evaluation counts are never taken, so
 // trying a context does not mark flags as used.
-import { type Static, Type } from '../../typebox.js';
-import { FlagwireError } from '../../errors.js';
-import { type EngineStore, EvalEngine, kEnvMissing, kEnvUnknown, projectEnv, stateInProjectEnv } from '../../eval/engine.js';
-import { decidedBy } from '../../eval/evaluate.js';
-import { type Explanation, explainState } from '../../eval/explain.js';
-import { EvalQuery, kContextFields } from '../../eval/query.js';
-import type { Why } from '../../eval/why.js';
-import { notFoundDetail } from '../../model/lookups.js';
-import type { Audience } from '../../model/projects.js';
-import { compileValidator } from '../../model/validation.js';
-import { kReasons } from '../../ofrep/answer.js';
-import type { StoreReader } from '../../store/interfaces.js';
-import type { IfBranch } from '../../targeting/if-branch.js';
-import { projectAccess } from '../../console-route/access.js';
-import type { PlaygroundResult, PlaygroundView } from './answers.js';
-import type { ApiCall, ApiRoute } from '../../console-route/call.js';
-import { compileForm, JsonObject } from '../../console-route/forms.js';
-import { effectiveState } from '../../flags/flag-state.js';
-import { typedProblems } from '../../flags/variant-rules.js';
-import { type CompiledVariants, compileVariants } from '../../eval/variants.js';
+import { type Static, Type } from '../typebox.js';
+import { FlagwireError } from '../errors.js';
+import { type EngineStore, EvalEngine, kEnvMissing, kEnvUnknown, projectEnv, stateInProjectEnv } from '../eval/engine.js';
+import { decidedBy } from '../eval/evaluate.js';
+import { type Explanation, explainState } from '../eval/explain.js';
+import { EvalQuery, kContextFields } from '../eval/query.js';
+import type { Why } from '../eval/why.js';
+import { notFoundDetail } from '../model/lookups.js';
+import type { Audience } from '../model/projects.js';
+import { compileValidator } from '../model/validation.js';
+import { kReasons } from '../ofrep/answer.js';
+import type { StoreReader } from '../store/interfaces.js';
+import type { IfBranch } from '../targeting/if-branch.js';
+import { projectAccess } from '../console-route/access.js';
+import type { PlaygroundResult, PlaygroundView } from './playground-answers.js';
+import type { ApiCall, ApiRoute } from '../console-route/call.js';
+import { compileForm, JsonObject } from '../console-route/forms.js';
+import { effectiveState } from '../flags/flag-state.js';
+import { typedProblems } from '../flags/variant-rules.js';
+import { type CompiledVariants, compileVariants } from '../eval/variants.js';
 
 /**
  * The Evaluation API's context is a query string, which uWebSockets.js holds to 4 KiB with the request

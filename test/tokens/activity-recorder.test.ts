@@ -3,7 +3,7 @@
 // with what came since, in order; and flushes do not pile up while one waits for the writer.
 import t from 'tap';
 import { pino } from 'pino';
-import { ActivityRecorder } from '../../src/api/activity.js';
+import { ActivityRecorder } from '../../src/tokens/activity.js';
 import { FlagwireError } from '../../src/errors.js';
 import type { ActivityBatch } from '../../src/tokens/activity-commands.js';
 

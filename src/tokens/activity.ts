@@ -3,11 +3,11 @@
 // A flush refused with Storage busy (another process holds the write lock; it was not applied) is kept
 // and sent again with the next one; one flush runs at a time, so a long-held lock costs one waiting
 // flush, not one per interval.
-import { kTokenCommands } from '../tokens/token-commands.js';
+import { kTokenCommands } from './token-commands.js';
 import type { Logger } from 'pino';
 import { type ErrorCode, FlagwireError } from '../errors.js';
 import type { WriterClient } from '../writer/client.js';
-import { kActivityKept, type ActivityBatch } from '../tokens/activity-commands.js';
+import { kActivityKept, type ActivityBatch } from './activity-commands.js';
 import { Periodic } from '../background/periodic.js';
 
 /** Refusals that are recorded on the token and e-mailed (spec: Events): a real token refused. */
