@@ -178,6 +178,8 @@ export type NewAuditEntry = Omit<AuditEntry, 'seq' | 'action'> & { action: keyof
 export interface KeyedKind<V> {
   readonly name: string;
   readonly database: string;
+  /** Sent to relays (RecordKind.relayed); a write of a relayed kind moves the revision, as configuration does. */
+  readonly relayed: boolean;
   key(value: V): string;
 }
 
@@ -193,7 +195,10 @@ export interface StoreWriter extends StoreReader {
   putToken(token: Token): void;
   appendAudit(entry: NewAuditEntry): AuditEntry;
   putActivity(activity: TokenActivity): void;
-  /** A record of a simple kind (keyedRecords), recorded as its kind's change. Does not move configSeq. */
+  /**
+   * A record of a simple kind (keyedRecords), recorded as its kind's change. Moves configSeq only for a
+   * relayed kind: what relays follow is configuration, and a revision of an embedded node is a configSeq.
+   */
   putKeyed<V>(kind: KeyedKind<V>, value: V): void;
   /** Does not move configSeq: usage is written every minute and no cached configuration depends on it. */
   putUsage(usage: FlagUsage): void;

@@ -538,7 +538,8 @@ export class LmdbRecords implements StoreWriter {
   }
 
   putKeyed<V>(kind: KeyedKind<V>, value: V): void {
-    this.assertTxn();
+    if (kind.relayed) this.assertConfigTxn();
+    else this.assertTxn();
     const db = databaseNamed<V>(this.db, kind.database);
     if (db === undefined) throw new Error(`record kind ${kind.name}: database ${kind.database} is not in the store's layout`);
     db.putSync(kind.key(value), value);

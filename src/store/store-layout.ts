@@ -33,6 +33,10 @@ export interface StoreLayout {
   readonly copied: readonly string[];
   /** Every change kind (a kind's write, and its deletion where it has one) by name. */
   readonly changes: ReadonlyMap<string, ChangeKind>;
+  /** The kinds sent to relays (RecordKind.relayed): what a relay's full copy holds. */
+  readonly relayed: readonly RecordKind[];
+  /** Their change kinds (writes and deletions): the only changes a relay is sent. */
+  readonly relayedChanges: ReadonlySet<string>;
 }
 
 /** The store's own: meta (the schema version, configSeq, sequence counters, a copy's revision) and the demo seed's mark. */
@@ -56,6 +60,7 @@ export function storeLayout(owners: readonly RecordOwner[]): StoreLayout {
   const kinds = all.flatMap((owner) => owner.records ?? []);
   const used = new Set<string>();
   const changes = new Map<string, ChangeKind>();
+  const relayedChanges = new Set<string>();
   const declare = (name: string, change: ChangeKind) => {
     if (changes.has(name)) throw new Error(`change kind ${name} is declared twice`);
     changes.set(name, change);
@@ -65,6 +70,8 @@ export function storeLayout(owners: readonly RecordOwner[]): StoreLayout {
       if (!ownerOf.has(database)) throw new Error(`record kind ${kind.name} is kept in database ${database}, which no one declares`);
       used.add(database);
     }
+    if (kind.relayed) relayedChanges.add(kind.name);
+    if (kind.relayed && kind.removal !== undefined) relayedChanges.add(kind.removal.name);
     declare(kind.name, {
       records: (value) => ({ put: { kind: kind.name, key: kind.key(value) }, remove: [] }),
       apply: (target, value) => kind.apply(target, value),
@@ -85,5 +92,7 @@ export function storeLayout(owners: readonly RecordOwner[]): StoreLayout {
     kinds,
     copied: databases.filter((database) => ownerOf.get(database) !== kStoreRecordOwner.name),
     changes,
+    relayed: kinds.filter((kind) => kind.relayed),
+    relayedChanges,
   };
 }

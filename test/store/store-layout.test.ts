@@ -61,7 +61,11 @@ t.test('a layout that contradicts itself is refused when it is built', async (t)
     () =>
       storeLayout([
         ...kCapabilityList,
-        { name: 'many', databases: many, records: many.map((d) => keyedRecords<Widget>()({ name: d, database: d, key: (w) => w.id })) },
+        {
+          name: 'many',
+          databases: many,
+          records: many.map((d) => keyedRecords<Widget>()({ name: d, database: d, relayed: false, key: (w) => w.id })),
+        },
       ]),
     { message: /databases are declared; an environment opens at most 32/ },
   );
@@ -146,4 +150,23 @@ t.test('the layout is what a store opens and calls its own', async (t) => {
   const reader = LmdbStore.open(dir, { readOnly: true });
   t.teardown(() => reader.close());
   t.equal(reader.listOrgs().length, 0, 'a read-only open without a layout reads the databases the file holds');
+});
+
+t.test('what a relay is sent: the kinds evaluation, OFREP, snapshots, flag sets and token checks read, stated by each kind', async (t) => {
+  for (const kind of kStoreLayout.kinds) t.type(kind.relayed, 'boolean', `${kind.name} states whether it is relayed`);
+  t.strictSame(
+    kStoreLayout.relayed.map((kind) => kind.name).sort(),
+    ['audience', 'flag', 'org', 'project', 'token'],
+    'the relayed kinds; users, sessions, mail, webhooks, audit and node work stay home',
+  );
+  t.strictSame(
+    [...kStoreLayout.relayedChanges].sort(),
+    ['audience', 'flag', 'flagDeleted', 'org', 'project', 'token'],
+    "their change kinds, a relayed kind's deletion included",
+  );
+  t.strictSame(
+    kWidgetLayout.relayed.filter((kind) => kind.name.startsWith('widget')).map((kind) => kind.name),
+    ['widget'],
+    "a capability's kind is relayed as it states, with no list beside it",
+  );
 });
