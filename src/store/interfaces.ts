@@ -67,6 +67,11 @@ export interface StoreReader {
    * number for the same state on every node), otherwise configSeq.
    */
   revision(): StoreRevision;
+  /**
+   * The id of the system of record whose revisions these are: the database (or upstream) a copy follows
+   * (StoreCopy.replicaOf), else this data file's own. What a relay of this store is told it follows.
+   */
+  source(): string;
   schemaVersion(): number;
   isDemoSeeded(): boolean;
   isEmpty(): boolean;
@@ -249,8 +254,24 @@ export interface StoreTransactions {
   committedRevision(): number;
 }
 
+/** A relay's full copy of a store: every record of the relayed kinds, at `revision` of `source`. */
+export interface RelayedCopy {
+  source: string;
+  revision: number;
+  records: Change[];
+}
+
 /** A store as a process opened it: its reads, its transactions, and closing it. */
 export interface Store extends SnapshotReader, StoreTransactions {
+  /**
+   * The change log (src/store/change-log.ts): the revisions after `revision` up to the store's, oldest
+   * first, each with its whole change set (at most `limit` of them, when given); [] at the store's
+   * revision; null when the log no longer reaches `revision` + 1 (a relay that far behind is sent a
+   * copy). Read from the memory map, in the reader's snapshot.
+   */
+  revisionsAfter(revision: number, limit?: number): Revision[] | null;
+  /** Every record of the relayed kinds with the source and revision they are at, read in one snapshot (a store opened with its layout). */
+  relayedCopy(): RelayedCopy;
   close(): Promise<void>;
 }
 

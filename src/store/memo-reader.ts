@@ -90,6 +90,9 @@ export class MemoReader implements SnapshotReader {
   revision(): number {
     return this.store.revision();
   }
+  source(): string {
+    return this.store.source();
+  }
   schemaVersion(): number {
     return this.store.schemaVersion();
   }

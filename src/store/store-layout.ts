@@ -39,8 +39,12 @@ export interface StoreLayout {
   readonly relayedChanges: ReadonlySet<string>;
 }
 
-/** The store's own: meta (the schema version, configSeq, sequence counters, a copy's revision) and the demo seed's mark. */
-export const kStoreRecordOwner: RecordOwner = { name: 'store', databases: ['meta'], records: [kDemoSeededRecords] };
+/**
+ * The store's own: meta (the schema version, configSeq, sequence counters, a copy's revision) with the
+ * demo seed's mark, and the change log (change-log.ts), which holds no kind of record: the change sets
+ * of the last revisions, whatever their kinds.
+ */
+export const kStoreRecordOwner: RecordOwner = { name: 'store', databases: ['meta', 'changeLog'], records: [kDemoSeededRecords] };
 
 /**
  * The layout of the store's own databases and kinds and `owners`'. A database declared twice or never,
@@ -58,7 +62,7 @@ export function storeLayout(owners: readonly RecordOwner[]): StoreLayout {
     }
   if (ownerOf.size > kMaxDbs) throw new Error(`${ownerOf.size} databases are declared; an environment opens at most ${kMaxDbs}`);
   const kinds = all.flatMap((owner) => owner.records ?? []);
-  const used = new Set<string>();
+  const used = new Set<string>(kStoreRecordOwner.databases);
   const changes = new Map<string, ChangeKind>();
   const relayedChanges = new Set<string>();
   const declare = (name: string, change: ChangeKind) => {
