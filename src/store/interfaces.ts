@@ -98,6 +98,10 @@ export interface StoreReader {
   /** Newest first. */
   listAudit(projectId: string, page: AuditPage): AuditEntry[];
   getActivity(tokenId: string): TokenActivity | undefined;
+  /** A record of a simple kind (keyedRecords) by its key; undefined when absent (or its database is not in the file). */
+  getKeyed<V>(kind: KeyedKind<V>, key: string): V | undefined;
+  /** Every record of a simple kind, in key order. */
+  listKeyed<V>(kind: KeyedKind<V>): V[];
   /** Undefined for a flag never evaluated (or evaluated only in the last minute, not yet written). */
   getUsage(flagId: string): FlagUsage | undefined;
   /** Every message of the outbox, oldest first. */

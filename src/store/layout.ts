@@ -10,6 +10,7 @@
 //                    copy: 'revision' -> the last revision applied, 'replicaOf' -> that database's id
 //                    'fileId' -> this file's own id: the source its relays name while it is no copy
 //   changeLog        revision -> Change[]  (the change sets of the last revisions: change-log.ts)
+//   relayKeys        secretHash -> RelayKey (src/relay/records.ts: keyedRecords' layout)
 //   orgs             orgId -> Org              users       userId -> User
 //   members          [orgId, userId] -> Role   projects    projectId -> Project
 //   audiences        audienceId -> Audience    flags       flagId -> Flag
@@ -94,7 +95,7 @@ export function dataFilePath(dataDir: string): string {
 export const kSchemaVersion = 10;
 
 /**
- * Named databases an environment may open: the layout's 18, with room for more (LMDB fixes the limit
+ * Named databases an environment may open: the layout's 20, with room for more (LMDB fixes the limit
  * per open, not in the file, so raising it never changes a file). A layout declaring more is refused
  * (store-layout.ts).
  */

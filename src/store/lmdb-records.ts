@@ -220,6 +220,15 @@ export class LmdbRecords implements StoreWriter {
     return tooLong(tokenId) ? undefined : this.db.activity.get(tokenId);
   }
 
+  getKeyed<V>(kind: KeyedKind<V>, key: string): V | undefined {
+    return tooLong(key) ? undefined : databaseNamed<V>(this.db, kind.database)?.get(key);
+  }
+
+  listKeyed<V>(kind: KeyedKind<V>): V[] {
+    const db = databaseNamed<V>(this.db, kind.database);
+    return db === undefined ? [] : [...db.getRange().map(({ value }) => value)];
+  }
+
   getUsage(flagId: string): FlagUsage | undefined {
     return tooLong(flagId) ? undefined : this.db.usage?.get(flagId);
   }
