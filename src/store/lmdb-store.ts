@@ -175,6 +175,10 @@ export class LmdbStore extends LmdbRecords implements Store, StoreWriter, StoreC
     return this.replica.exportRecords();
   }
 
+  relayedRevisionsAfter(revision: number, limit?: number): Revision[] | null {
+    return this.revisionsAfter(revision, limit)?.map((r) => this.replica.relayedOf(r)) ?? null;
+  }
+
   relayedCopy(): RelayedCopy {
     // One synchronous run: the source, the revision and the records come from the same read snapshot.
     return { source: this.source(), revision: this.revision(), records: this.replica.relayedRecords() };
