@@ -1,6 +1,7 @@
 // Every capability of Flagwire, listed once. Adding a capability is one line here (docs/architecture.md,
 // "Adding a capability"); the tables the rest of Flagwire reads are derived below.
 import type { Capability, ServiceRouteSpec } from './capability/capability.js';
+import type { GrpcServiceSpec } from './capability/grpc-service.js';
 import { kAudit } from './audit-log/capability.js';
 import { kEvaluation } from './evaluation/capability.js';
 import { kFlagsAsCode } from './flags-as-code/capability.js';
@@ -8,6 +9,7 @@ import { kInvitations } from './invitations/capability.js';
 import { kMail } from './mail/capability.js';
 import { kOrgs } from './orgs/capability.js';
 import { kProjects } from './projects/capability.js';
+import { kRelay } from './relay/capability.js';
 import { kFlags } from './flags/capability.js';
 import { kReleasePlans } from './release-plans/capability.js';
 import { kSessions } from './sessions/capability.js';
@@ -34,6 +36,7 @@ export const kCapabilities = [
   kMail,
   kSnapshots,
   kSync,
+  kRelay,
   kEvaluation,
 ] as const satisfies readonly Capability[];
 
@@ -58,6 +61,15 @@ export const kCapabilityCommands: ReadonlyMap<string, AnyCommand> = uniqueBy(
 export const kCapabilityServiceRoutes: readonly (readonly [string, ServiceRouteSpec])[] = kCapabilityList.flatMap((c) =>
   Object.entries(c.serviceRoutes ?? {}),
 );
+
+/** Every capability's gRPC services, hosted on the sync service's port; a name declared twice is a start-up error. */
+export const kCapabilityGrpcServices: readonly GrpcServiceSpec[] = [
+  ...uniqueBy(
+    kCapabilityList.flatMap((c) => c.grpcServices ?? []),
+    (service) => service.name,
+    'gRPC service',
+  ).values(),
+];
 
 /**
  * Every audit action a capability declares, and the webhook event it is sent as (its capability's

@@ -38,12 +38,18 @@ const main = parentPort!;
 const channels: MessagePort[] = [];
 /** The follower's last report (PostgreSQL only): a channel attached later hears it at once. */
 let lastNotice: WriterNotice | null = null;
-const writes: WritePath = openWritePath(start.dataDir, kStoreLayout, start.databaseUrl, (replica) => {
-  const notice: WriterNotice = { replica };
-  lastNotice = notice;
-  main.postMessage(notice);
-  for (const channel of channels) channel.postMessage(notice);
-});
+const writes: WritePath = openWritePath(
+  start.dataDir,
+  kStoreLayout,
+  start.databaseUrl,
+  (replica) => {
+    const notice: WriterNotice = { replica };
+    lastNotice = notice;
+    main.postMessage(notice);
+    for (const channel of channels) channel.postMessage(notice);
+  },
+  start.changeLogRevisions,
+);
 const clock = new Clock(start.clock);
 const queue: WriterCommand[] = [];
 /** The origin of each queued command (the same index in `queue`). */

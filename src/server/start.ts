@@ -9,7 +9,7 @@ import { Clock } from '../clock.js';
 import { withListenPort, type Config } from '../config.js';
 import { kTestSwitches } from '../test-switches.js';
 import { NodeBackground } from '../capability/background-work.js';
-import { kCapabilityList, kStoreLayout } from '../capabilities.js';
+import { kCapabilityGrpcServices, kCapabilityList, kStoreLayout } from '../capabilities.js';
 import { BodyBudgets } from '../http/body.js';
 import { RateLimiter } from '../http/rate-limit.js';
 import { SignInLimits } from '../web-console/sign-in-limits.js';
@@ -65,8 +65,8 @@ export async function startServer(config: Readonly<Config>, options: StartOption
 async function startClaimed(config: Readonly<Config>, options: StartOptions, claim: DataDirClaim): Promise<RunningServer> {
   const log = createLogger(config.logLevel);
   // A damaged data file is refused here, with a message, not by a crash at the first request reading it.
-  await verifyStore(config.dataDir, kStoreLayout, config.databaseUrl);
-  const store: Store = openStore(config.dataDir, { layout: kStoreLayout });
+  await verifyStore(config.dataDir, kStoreLayout, config.databaseUrl, config.changeLogRevisions);
+  const store: Store = openStore(config.dataDir, { layout: kStoreLayout, changeLogRevisions: config.changeLogRevisions });
   const clock = Clock.create();
   // What is the process's, whichever thread serves a request: one body budget (OFREP and the
   // Management API), the per-address limits (spec: Limits, per server instance), the writer.
@@ -76,7 +76,7 @@ async function startClaimed(config: Readonly<Config>, options: StartOptions, cla
   const rateLimiter = kTestSwitches.rateLimitOff ? null : RateLimiter.create({ limit: config.rateLimit });
   const authFailures = AuthFailures.create(config.authFailLimit);
   const signInLimits = SignInLimits.create(config.signInFailLimit);
-  const writer = WriterClient.create(config.dataDir, clock, config.writeTimeoutMs, log, config.databaseUrl);
+  const writer = WriterClient.create(config.dataDir, clock, config.writeTimeoutMs, log, config.databaseUrl, config.changeLogRevisions);
   const { seed, demoPassword } = await seedIfDemo(config, options, store, writer).catch(async (err: unknown) => {
     await writer.close();
     await store.close();
@@ -89,7 +89,16 @@ async function startClaimed(config: Readonly<Config>, options: StartOptions, cla
     throw err;
   });
   let metricsUrl: string | null = null;
-  const background = new NodeBackground({ config, store, writer, clock, log, authFailures, ownMetricsUrl: () => metricsUrl });
+  const background = new NodeBackground({
+    config,
+    store,
+    writer,
+    clock,
+    log,
+    authFailures,
+    ownMetricsUrl: () => metricsUrl,
+    grpcServices: kCapabilityGrpcServices,
+  });
   // What start-up opened so far, closed again when a later step fails.
   const abandon = async (err: unknown): Promise<never> => {
     await background.abandon();

@@ -32,9 +32,14 @@ export function openStore(dataDir: string, options: StoreOptions): Store {
  * starts as it is, without asking PostgreSQL: the follower catches up right after (/ready waits for
  * that), so a PostgreSQL that hangs delays no start.
  */
-export async function verifyStore(dataDir: string, layout: StoreLayout, databaseUrl: string | null = null): Promise<void> {
+export async function verifyStore(
+  dataDir: string,
+  layout: StoreLayout,
+  databaseUrl: string | null = null,
+  changeLogRevisions?: number,
+): Promise<void> {
   await verifyDataFile(dataFilePath(dataDir), layout.databases);
-  const copy = LmdbStore.open(dataDir, { layout });
+  const copy = LmdbStore.open(dataDir, { layout, changeLogRevisions });
   if (databaseUrl === null) {
     const refusal = copyWithoutDatabase(copy, dataDir);
     await copy.close();
@@ -92,16 +97,19 @@ class RefusedWritePath implements WritePath {
 
 /**
  * The writer's path for `dataDir`'s store: with `databaseUrl`, PostgreSQL then this node's copy, with
- * its follower (`onReplica` hears the copy's state); else the LMDB file.
+ * its follower (`onReplica` hears the copy's state); else the LMDB file. `changeLogRevisions`: what its
+ * change log keeps (the setting's default when absent).
  */
 export function openWritePath(
   dataDir: string,
   layout: StoreLayout,
   databaseUrl: string | null,
   onReplica: (status: ReplicaStatus) => void,
+  changeLogRevisions?: number,
 ): WritePath {
-  if (databaseUrl === null) return new LmdbWritePath(LmdbStore.open(dataDir, { layout }));
-  return new PgWritePath(LmdbStore.open(dataDir, { layout }), PgSystem.open(databaseUrl, { layout }), { onReplica });
+  const store = LmdbStore.open(dataDir, { layout, changeLogRevisions });
+  if (databaseUrl === null) return new LmdbWritePath(store);
+  return new PgWritePath(store, PgSystem.open(databaseUrl, { layout }), { onReplica });
 }
 
 /** A console command's store and write path; `copyOnly`: a database's copy opened without it (reads only). */
@@ -117,8 +125,13 @@ export interface ConsoleStore {
  * cannot be reached. Without it, a data dir that is a database's copy is read as it is and every write
  * is refused (copyWithoutDatabase). The write path owns the store: closing it closes both.
  */
-export async function openForConsole(dataDir: string, layout: StoreLayout, databaseUrl: string | null): Promise<ConsoleStore> {
-  const copy = LmdbStore.open(dataDir, { layout });
+export async function openForConsole(
+  dataDir: string,
+  layout: StoreLayout,
+  databaseUrl: string | null,
+  changeLogRevisions?: number,
+): Promise<ConsoleStore> {
+  const copy = LmdbStore.open(dataDir, { layout, changeLogRevisions });
   if (databaseUrl === null) {
     const refusal = copyWithoutDatabase(copy, dataDir);
     if (refusal === null) return { store: copy, writes: new LmdbWritePath(copy), copyOnly: false };

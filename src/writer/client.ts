@@ -89,9 +89,24 @@ export class WriterClient {
     }
   }
 
-  /** Starts the writer actor for `dataDir`; `databaseUrl`: PostgreSQL as the system of record (src/store/pg/), or null for the data dir's LMDB. */
-  static create(dataDir: string, clock: Clock, writeTimeoutMs: number, log: Logger, databaseUrl: string | null = null): WriterClient {
-    return new WriterClient({ dataDir, databaseUrl, clock: clock.state, writeTimeoutMs }, databaseUrl !== null, writeTimeoutMs, log);
+  /**
+   * Starts the writer actor for `dataDir`; `databaseUrl`: PostgreSQL as the system of record
+   * (src/store/pg/), or null for the data dir's LMDB; `changeLogRevisions`: what the store's change log keeps.
+   */
+  static create(
+    dataDir: string,
+    clock: Clock,
+    writeTimeoutMs: number,
+    log: Logger,
+    databaseUrl: string | null = null,
+    changeLogRevisions?: number,
+  ): WriterClient {
+    return new WriterClient(
+      { dataDir, databaseUrl, clock: clock.state, writeTimeoutMs, changeLogRevisions },
+      databaseUrl !== null,
+      writeTimeoutMs,
+      log,
+    );
   }
 
   /** A client in a front-end thread, over a channel from the main thread's connect(). */
