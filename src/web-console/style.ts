@@ -22,6 +22,8 @@ export const kConsoleCss = `
   }
 }
 * { box-sizing: border-box; }
+/* hidden hides whatever the element's own display (a label's inline-block) would be. */
+[hidden] { display: none !important; }
 body { margin: 0; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: var(--bg); overflow-wrap: break-word; }
 a { color: var(--accent); }
 :focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }

@@ -81,7 +81,10 @@ t.test('invite a new address, join by the mailed link, create an organisation an
   await pia.getByText('Organisation Pia Labs created; you are its Owner.').waitFor();
   const newProject = pia.getByRole('group', { name: 'New project in Pia Labs' });
   await newProject.getByLabel('Name').fill('Lab app');
+  const environment2 = newProject.getByRole('textbox', { name: 'Environment 2' });
+  t.equal(await environment2.isVisible(), false, 'a single-environment project: its environment list hidden');
   await newProject.getByLabel('Kind').selectOption('multi');
+  t.equal(await environment2.isVisible(), true, 'several: the list shown');
   await newProject.getByRole('textbox', { name: 'Environment 2' }).fill('live');
   await newProject.getByRole('button', { name: 'Create project' }).click();
   await pia.getByText('Project Lab app created in Pia Labs.').waitFor();

@@ -34,6 +34,7 @@ t.test('a change scheduled, listed, applied when due and a pending one cancelled
   await page.goto(`${base}/console#/flags/${flagId}`);
   await page.getByRole('heading', { name: 'launch', level: 1 }).waitFor();
   await page.getByText('No scheduled changes.').waitFor();
+  t.equal(await page.getByLabel('Default variant when due').isVisible(), false, 'a flag without variants: no default variant to set');
 
   // ---- not JSON: refused in the page, nothing sent; a bad PATCH: refused by the server, naming it ----
   const due = Date.now() + 2 * kHourMs;
