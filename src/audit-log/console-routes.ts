@@ -40,15 +40,33 @@ export function auditView(call: ApiCall) {
     if (batch.length < 100) break;
   }
   if (entries.length === limit || scanned >= kAuditScan) more = call.store.listAudit(access.project.id, { limit: 1, before }).length > 0;
-  const flags = call.store.listFlags(access.project.id).map((f) => ({ id: f.id, name: f.name }));
+  const named = (list: readonly { id: string; name: string }[]) => list.map(({ id, name }) => ({ id, name }));
   return {
     project: access.project,
     can: access.can,
     entries,
     nextBefore: more ? before : null,
-    flags,
+    flags: named(call.store.listFlags(access.project.id)),
+    audiences: named(call.store.listAudiences(access.project.id)),
     people: peopleInKeys(call, access.project.orgId, entries),
+    actors: actorChoices(call, access.project.id, access.project.orgId),
   };
+}
+
+/**
+ * Who the actor filter offers, by name: the organisation's members (`user:<id>`) and the project's
+ * tokens (`token:<id>`), as the Members and Tokens pages show them to its members.
+ */
+function actorChoices(call: ApiCall, projectId: string, orgId: string | null): { ref: string; name: string }[] {
+  const members =
+    orgId === null
+      ? []
+      : call.store.listMembers(orgId).flatMap((m) => {
+          const user = call.store.getUser(m.userId);
+          return user === undefined ? [] : [{ ref: `user:${user.id}`, name: user.name }];
+        });
+  const tokens = call.store.listTokens(projectId).map((t) => ({ ref: `token:${t.id}`, name: `token ${t.name}` }));
+  return [...members, ...tokens];
 }
 export type AuditView = ReturnType<typeof auditView>;
 

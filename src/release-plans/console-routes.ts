@@ -1,19 +1,14 @@
 // The web console's JSON API for release plans (docs/release-plans.md): a flag's scheduled change and
 // rollout made from its page, a scheduled change cancelled, a rollout paused, resumed, skipped or rolled
 // back. Each is one of the capability's writer commands, given the signed-in user.
-import { FlagwireError } from '../errors.js';
-import { Type } from '../typebox.js';
 import type { ApiCall, ApiRoute } from '../console-route/call.js';
-import { compileForm, FormText, JsonObject } from '../console-route/forms.js';
+import { compileForm, JsonObject } from '../console-route/forms.js';
 import { flagAccess, projectAccess } from '../console-route/access.js';
 import { kReleasePlanCommands } from './command-table.js';
-import { rolloutStepsFromText } from './schedule-text.js';
 import { kRolloutActions, rolloutView, scheduleView } from './schemas.js';
 
-/** A scheduled change: {at, patch}, checked by the writer as the API's body. */
-const kScheduleForm = compileForm(JsonObject);
-/** A rollout's steps as the CLI's --steps text (`10:1h,50:1h,100`). */
-const kRolloutForm = compileForm(Type.Object({ steps: FormText }));
+/** A scheduled change ({at, patch}) or a rollout ({steps, guard}): the API's body, checked by the writer as the API's. */
+const kPlanForm = compileForm(JsonObject);
 
 /** A plan (scheduled change, rollout) acted on by id: another project's reads as none, as an unknown id does (the writer's 404). */
 function checkPlanAccess(call: ApiCall, plan: { projectId: string } | undefined): void {
@@ -30,7 +25,7 @@ export const kReleasePlanConsoleRoutes: readonly ApiRoute[] = [
       const change = await call.writer.call(kReleasePlanCommands.scheduleCreate, {
         flagId: flag.id,
         env: call.query.get('env'),
-        body: kScheduleForm.read(call.received),
+        body: kPlanForm.read(call.received),
         principal: { kind: 'user', userId: call.user.id },
       });
       return scheduleView(change);
@@ -50,17 +45,15 @@ export const kReleasePlanConsoleRoutes: readonly ApiRoute[] = [
     },
   },
   {
-    // A progressive rollout: the steps as the CLI's --steps (`10:1h,50:1h,100`), read by its parser; `env` as the API's.
+    // A progressive rollout: the JSON body {steps, guard} as the API's (the page's table writes it), `env` as its query parameter.
     method: 'POST',
     pattern: 'flags/:flagId/rollouts',
     async run(call) {
       const { flag } = flagAccess(call.store, call.user, call.params.flagId!, call.now);
-      const read = rolloutStepsFromText(kRolloutForm.read(call.received).steps);
-      if ('problem' in read) throw new FlagwireError('INVALID_REQUEST', `steps: ${read.problem}`);
       const plan = await call.writer.call(kReleasePlanCommands.rolloutStart, {
         flagId: flag.id,
         env: call.query.get('env'),
-        body: { steps: read.steps },
+        body: kPlanForm.read(call.received),
         principal: { kind: 'user', userId: call.user.id },
         guardMetrics: call.config.prometheusMetrics,
       });

@@ -1,5 +1,5 @@
 // Scheduled changes and rollouts as people read them (`flagwire flag schedule`, `schedule list`, `flag rollout`, ...),
-// and a rollout's steps as people write them (`flag rollout --steps`, the web console's rollout form).
+// and a rollout's steps as people write them (`flag rollout --steps`).
 import type { RolloutPlan, RolloutStep } from './rollouts.js';
 import type { ScheduledChange } from './schedules.js';
 import { readingText } from './guards.js';

@@ -19,7 +19,16 @@ import { matchApiRoute, type ApiCall } from './api.js';
 import { loadAssets, kPageHeaders } from './assets.js';
 import { kFavicon } from './favicon.js';
 import { compileForm } from '../console-route/forms.js';
-import { ConsoleSessions, isCsrfToken, JoinRequest, sessionCookie, SignInRequest, type CurrentSession, type SignedIn } from './sessions.js';
+import {
+  ConsoleSessions,
+  InvitationRequest,
+  isCsrfToken,
+  JoinRequest,
+  sessionCookie,
+  SignInRequest,
+  type CurrentSession,
+  type SignedIn,
+} from './sessions.js';
 import type { SignInLimits } from './sign-in-limits.js';
 
 export interface ConsoleDeps {
@@ -58,6 +67,7 @@ const kIconHeaders = [['Cache-Control', 'public, max-age=86400']] as const;
 export const kCsrfHeader = 'x-flagwire-csrf';
 const kSignInForm = compileForm(SignInRequest);
 const kJoinForm = compileForm(JoinRequest);
+const kInvitationForm = compileForm(InvitationRequest);
 
 export function registerConsole(app: TemplatedApp, deps: ConsoleDeps): void {
   const config = deps.config();
@@ -172,6 +182,11 @@ function dispatchApi(res: PendingResponse, request: ConsoleRequest, ctx: ApiCont
     readBody(res, request, deps, answer.fail, (received) =>
       startSession(ctx, request, answer, () => sessions.join(kJoinForm.read(received))),
     );
+    return;
+  }
+  // The join page reads its invitation first (the organisation, the address, the role): the link's token again.
+  if (request.rest === 'join/invitation' && request.method === 'POST') {
+    readBody(res, request, deps, answer.fail, (received) => answer.run(() => sessions.invitation(kInvitationForm.read(received))));
     return;
   }
   const current = sessions.current(request.cookie);

@@ -7,8 +7,9 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { FlagwireError } from '../errors.js';
 import type { User } from '../model/accounts.js';
+import type { JoinInvitationView } from './api/answers.js';
 import { hashSecret, randomId } from '../model/ids.js';
-import { isInvitationLive } from '../model/invitations.js';
+import { type Invitation, isInvitationLive } from '../model/invitations.js';
 import { notFoundDetail } from '../model/lookups.js';
 import { hashPassword, kMaxPasswordLength, passwordProblem, verifyPassword } from '../model/passwords.js';
 import type { Session } from '../model/sessions.js';
@@ -42,6 +43,13 @@ export const JoinRequest = Type.Object(
   { 'x-error': 'Send {"invitationId", "token", "name", "password"} as JSON strings.' },
 );
 export type JoinRequest = Static<typeof JoinRequest>;
+
+/** What the join page sends to read its invitation before joining: the mailed link's id and token. */
+export const InvitationRequest = Type.Object(
+  { invitationId: Type.String(), token: Type.String() },
+  { 'x-error': 'Send {"invitationId", "token"} as JSON strings.' },
+);
+export type InvitationRequest = Static<typeof InvitationRequest>;
 
 export interface CurrentSession {
   session: Session;
@@ -92,15 +100,9 @@ export class ConsoleSessions {
    * in the change that uses it up.
    */
   async join(request: JoinRequest): Promise<SignedIn> {
-    const now = this.clock.now();
     const problem = passwordProblem(request.password);
     if (problem !== null) throw new FlagwireError('INVALID_REQUEST', problem);
-    const tokenHash = hashSecret(request.token);
-    this.store.resetReadTxn();
-    const invitation = this.store.getInvitation(request.invitationId);
-    if (invitation?.linkHash !== tokenHash || !isInvitationLive(invitation, now)) {
-      throw new FlagwireError('NOT_FOUND', notFoundDetail('invitation', request.invitationId));
-    }
+    const { tokenHash } = this.liveInvitation(request);
     const passwordHash = await this.limits.checking(() => hashPassword(request.password));
     const { user } = await this.writer.call(kInvitationCommands.invitationJoin, {
       invitationId: request.invitationId,
@@ -109,6 +111,27 @@ export class ConsoleSessions {
       passwordHash,
     });
     return this.start(user, this.clock.now());
+  }
+
+  /**
+   * The invitation a mailed link names, for its join page: the organisation, the address and the role.
+   * The link's token is the credential, as for join; a link that cannot work is the same 404.
+   */
+  invitation(request: InvitationRequest): JoinInvitationView {
+    const { invitation } = this.liveInvitation(request);
+    const orgName = this.store.getOrg(invitation.orgId)?.name ?? invitation.orgId;
+    return { orgName, email: invitation.email, role: invitation.role, expiresAt: invitation.expiresAt };
+  }
+
+  /** The live invitation the link names, and its token's hash; a 404 for a wrong token, a used, expired or unknown invitation. */
+  private liveInvitation(request: InvitationRequest): { invitation: Invitation; tokenHash: string } {
+    const tokenHash = hashSecret(request.token);
+    this.store.resetReadTxn();
+    const invitation = this.store.getInvitation(request.invitationId);
+    if (invitation?.linkHash !== tokenHash || !isInvitationLive(invitation, this.clock.now())) {
+      throw new FlagwireError('NOT_FOUND', notFoundDetail('invitation', request.invitationId));
+    }
+    return { invitation, tokenHash };
   }
 
   private async start(user: User, now: number): Promise<SignedIn> {

@@ -22,6 +22,8 @@ export const kConsoleCss = `
   }
 }
 * { box-sizing: border-box; }
+/* hidden hides whatever the element's own display (a label's inline-block) would be. */
+[hidden] { display: none !important; }
 body { margin: 0; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: var(--bg); overflow-wrap: break-word; }
 a { color: var(--accent); }
 :focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
@@ -88,6 +90,13 @@ code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 0
 .id { font-size: 0.8rem; }
 /* An audit entry's values (ids, addresses, expressions) break anywhere rather than widen the table. */
 .change { overflow-wrap: anywhere; }
+.change + .change { margin-top: 4px; }
+details.folded { display: inline; }
+/* What a field takes, said beside it (its accessible description). */
+.field { display: inline-flex; flex-direction: column; }
+.hint { font-size: 0.85rem; }
+td.row-actions { white-space: nowrap; }
+td.row-actions button { margin: 0 4px 2px 0; }
 dialog.confirm { max-width: min(480px, calc(100vw - 32px)); color: var(--fg); background: var(--bg); border: 1px solid var(--line); border-radius: 6px; }
 dialog.confirm::backdrop { background: rgb(0 0 0 / 0.45); }
 dialog.confirm h2 { margin-top: 0; }

@@ -172,3 +172,33 @@ export async function seriousViolations(page: Page): Promise<string[]> {
 export async function wcagViolations(page: Page): Promise<string[]> {
   return (await axeViolations(page, kWcag22AA)).map(describe);
 }
+
+/** The widths the console is checked at: a desktop and a phone. */
+export const kCheckedViewports = [
+  { width: 1280, height: 800 },
+  { width: 390, height: 844 },
+] as const;
+
+/**
+ * axe-core's WCAG 2.2 AA rules on the page as it is now, at 1,280 and 390 px wide, light and dark: every
+ * violation, each prefixed with where it was found. The page is left at the last of these.
+ */
+export async function wcagViolationsEverywhere(page: Page): Promise<string[]> {
+  const found: string[] = [];
+  for (const viewport of kCheckedViewports) {
+    await page.setViewportSize(viewport);
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme });
+      found.push(...(await wcagViolations(page)).map((v) => `${viewport.width} px, ${colorScheme}: ${v}`));
+    }
+  }
+  return found;
+}
+
+/** Goes to `hash` the way a link does (a hash change, no reload), then waits for the page's heading. */
+export async function visit(page: Page, hash: string, heading: string): Promise<void> {
+  await page.evaluate((h) => {
+    location.hash = h;
+  }, hash);
+  await page.getByRole('heading', { level: 1, name: heading, exact: true }).waitFor();
+}

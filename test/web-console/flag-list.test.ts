@@ -8,21 +8,13 @@ import t from 'tap';
 import { cli } from '../helpers/cli.js';
 import { call } from '../helpers/http.js';
 import { advanceClock, flushActivity } from '../helpers/test-hooks.js';
-import { demoConsole, setPassword, signedInPage } from '../helpers/web-console.js';
+import { demoConsole, setPassword, signedInPage, visit } from '../helpers/web-console.js';
 
 const kViewer = 'viewer@demo.flagwire.test';
 const kViewerPassword = 'viewer password 123';
 const kShop = 'prj_DemoWebShop';
 const kPlatform = 'prj_DemoPlatform';
 const kDayS = 86_400;
-
-/** Goes to `hash` the way a link does, then waits for the page's heading. */
-async function visit(page: Page, hash: string, heading: string): Promise<void> {
-  await page.evaluate((h) => {
-    location.hash = h;
-  }, hash);
-  await page.getByRole('heading', { level: 1, name: heading, exact: true }).waitFor();
-}
 
 /** The flag names in the list's rows, in order. */
 async function rowNames(page: Page): Promise<string[]> {

@@ -7,7 +7,7 @@ import t from 'tap';
 import type { Test } from 'tap';
 import { cli } from '../helpers/cli.js';
 import { startTestServer } from '../helpers/server.js';
-import { consoleCall, demoPassword, kDemoOwner, type WebSession, signIn } from '../helpers/web-console.js';
+import { consoleCall, demoPassword, demoSecret, kDemoOwner, type WebSession, signIn } from '../helpers/web-console.js';
 
 const kShop = 'prj_DemoWebShop';
 const kNotAnObject = 'The request body must be a JSON object.';
@@ -70,7 +70,7 @@ t.test('a body that is not a JSON object: refused as such, on every form', async
   await refused(t, `tokens/${tokenId}/rotate`, ['[]', 'null', '7', '{'], kNotAnObject);
 });
 
-t.test("a flag's forms: name, description, tags, cohorts, a rollout's steps", async (t) => {
+t.test("a flag's forms: name, description, tags, cohorts; a rollout refused as the API refuses it", async (t) => {
   await refused(t, `flags/${flagId}/rename`, json({}, { name: 5 }, { name: null }, { title: 'x' }), '"name" must be a string');
   await refused(t, `flags/${flagId}/describe`, json({}, { description: ['x'] }), '"description" must be a string');
   await refused(
@@ -80,7 +80,24 @@ t.test("a flag's forms: name, description, tags, cohorts, a rollout's steps", as
     '"tags" must be an array of strings',
   );
   await refused(t, `flags/${flagId}/cohorts`, json({}, { cohorts: [[]] }, { cohorts: {} }), '"cohorts" must be an array of strings');
-  await refused(t, `flags/${flagId}/rollouts`, json({}, { steps: 10 }, { steps: ['10'] }), '"steps" must be a string');
+  // A rollout's body is the Management API's, checked by the same rules: the same 400, the same words.
+  const demoWrite = demoSecret(server.output(), 'demo-write');
+  for (const body of json(
+    {},
+    { steps: 10 },
+    { steps: ['10'] },
+    { steps: [{ trafficPercentage: 50, holdMs: 1000 }, { trafficPercentage: 10 }] },
+    { steps: [{ trafficPercentage: 100 }], guard: { max: 1 } },
+  )) {
+    const api = await fetch(`${base}/api/v1/flags/${flagId}/rollouts`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${demoWrite}`, 'content-type': 'application/json' },
+      body,
+    });
+    const answer = (await api.json()) as { detail: string };
+    t.equal(api.status, 400, `the API refuses ${body}`);
+    await refused(t, `flags/${flagId}/rollouts`, [body], answer.detail);
+  }
 });
 
 t.test("an organisation's forms: a member, an invitation, a project, an organisation", async (t) => {

@@ -1,6 +1,6 @@
 // The console's people endpoints from outside, on the real server: an invitation's mail and its link
 // (POST /console/api/join: no session; a bad password 400, a wrong or used token the same 404, a used
-// link signs its user in), creating a project (session, CSRF, Admin or Owner, another organisation's
+// link signs its user in; POST join/invitation names the organisation, the address and the role), creating a project (session, CSRF, Admin or Owner, another organisation's
 // 404, bad input 400), and creating an organisation, on only where FLAGWIRE_CONSOLE_CREATE_ORGS is.
 import t from 'tap';
 import { cli } from '../helpers/cli.js';
@@ -42,6 +42,16 @@ t.test('invitation links, projects and organisations (FLAGWIRE_CONSOLE_CREATE_OR
   t.equal(unknown.status, 404);
   t.equal(wrong.json.error, unknown.json.error, 'a wrong token is answered as an unknown invitation is');
   t.equal((await join({ ...good, invitationId: 'i'.repeat(5000) })).status, 404, 'an id too long for a key');
+  // What the join page reads first: the organisation, the address and the role, for the link's token only.
+  const invitation = (body: Record<string, unknown>, origin?: string) =>
+    consoleCall(base, null, 'POST', 'join/invitation', { body, origin });
+  const read = await invitation(link);
+  t.equal(read.status, 200, JSON.stringify(read.json));
+  t.match(read.json, { orgName: 'Demo Org', email: 'nia@new.test', role: 'editor', expiresAt: Number });
+  t.equal((await invitation(link, 'http://evil.test')).status, 403, 'another origin is refused');
+  const misread = await invitation({ ...link, token: `${link.token}x` });
+  t.same([misread.status, misread.json.error], [404, unknown.json.error], 'a wrong token reads as an unknown invitation');
+  t.equal((await invitation({ invitationId: link.invitationId })).status, 400, 'both fields are needed');
   const joined = await join(good);
   t.equal(joined.status, 200);
   t.equal(joined.json.user.email, 'nia@new.test');
@@ -54,6 +64,7 @@ t.test('invitation links, projects and organisations (FLAGWIRE_CONSOLE_CREATE_OR
     [[orgA, 'editor']],
   );
   t.equal((await join(good)).status, 404, 'the link works once');
+  t.equal((await invitation(link)).status, 404, 'and reads as none once used');
   t.equal((await signIn(base, 'nia@new.test', 'nia password 12')).csrf.length > 0, true, 'the password signs in');
 
   // Projects: an Admin or Owner of the organisation, through the session and CSRF checks.

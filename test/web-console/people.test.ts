@@ -1,11 +1,20 @@
 // People in the web console, in headless Chromium against the real server: an Owner invites a new
-// address; its mail (read from the outbox, as the operator does) links to the join page, where the
-// invitee chooses a name and a password and lands signed in as a member, who then reads that mail on
+// address; its mail (read from the outbox, as the operator does) links to the join page, which names the
+// organisation, the address and the role, where the invitee chooses a name and a password (typed twice:
+// a mismatch is said and nothing sent) and lands signed in as a member, who then reads that mail on
 // their Mail page. With FLAGWIRE_CONSOLE_CREATE_ORGS on, they create an organisation (its Owner) and a
 // project with environments in it. axe-core finds nothing serious or critical on the new pages.
 import t from 'tap';
 import { cli } from '../helpers/cli.js';
-import { demoPassword, ensureChromium, kDemoOwner, launchChromium, seriousViolations, signedInPage } from '../helpers/web-console.js';
+import {
+  demoPassword,
+  ensureChromium,
+  kDemoOwner,
+  launchChromium,
+  seriousViolations,
+  signedInPage,
+  wcagViolationsEverywhere,
+} from '../helpers/web-console.js';
 import { startTestServer } from '../helpers/server.js';
 
 const kPia = 'pia@new.test';
@@ -32,17 +41,28 @@ t.test('invite a new address, join by the mailed link, create an organisation an
 
   const pia = await (await browser.newContext({ viewport: { width: 1200, height: 900 } })).newPage();
   pia.setDefaultTimeout(60_000);
+  let joins = 0;
+  pia.on('request', (r) => {
+    if (r.method() === 'POST' && r.url().endsWith('/console/api/join')) joins++;
+  });
   await pia.goto(link);
-  await pia.getByRole('heading', { name: 'Join your organisation' }).waitFor();
+  await pia.getByRole('heading', { name: 'Join Demo Org' }).waitFor();
+  await pia.getByText('You are invited to Demo Org as editor, with the address pia@new.test.').waitFor();
   t.strictSame(await seriousViolations(pia), [], 'the join page');
+  t.same(await wcagViolationsEverywhere(pia), [], 'axe WCAG 2.2 AA at 1,280 and 390 px, light and dark: the join page');
   await pia.getByLabel('Your name').fill('Pia');
-  await pia.getByLabel('Password').fill('short');
+  await pia.getByLabel('Password', { exact: true }).fill('short');
   await pia.getByRole('button', { name: 'Join' }).click();
   t.ok(
     await pia.evaluate(() => !(document.querySelector('input[name=password]') as HTMLInputElement).checkValidity()),
     'the form asks for 12',
   );
-  await pia.getByLabel('Password').fill('pia password 1234');
+  await pia.getByLabel('Password', { exact: true }).fill('pia password 1234');
+  await pia.getByLabel('Password again').fill('pia password 1243');
+  await pia.getByRole('button', { name: 'Join' }).click();
+  await pia.getByText('The two passwords are not the same: type the same password in both boxes. Nothing was sent.').waitFor();
+  t.equal(joins, 0, 'a mismatch sends nothing');
+  await pia.getByLabel('Password again').fill('pia password 1234');
   await pia.getByRole('button', { name: 'Join' }).click();
   await pia.getByRole('heading', { name: 'Organisations and projects' }).waitFor();
   await pia.getByText('Welcome, Pia: you are signed in as pia@new.test.').waitFor();
@@ -61,7 +81,10 @@ t.test('invite a new address, join by the mailed link, create an organisation an
   await pia.getByText('Organisation Pia Labs created; you are its Owner.').waitFor();
   const newProject = pia.getByRole('group', { name: 'New project in Pia Labs' });
   await newProject.getByLabel('Name').fill('Lab app');
+  const environment2 = newProject.getByRole('textbox', { name: 'Environment 2' });
+  t.equal(await environment2.isVisible(), false, 'a single-environment project: its environment list hidden');
   await newProject.getByLabel('Kind').selectOption('multi');
+  t.equal(await environment2.isVisible(), true, 'several: the list shown');
   await newProject.getByRole('textbox', { name: 'Environment 2' }).fill('live');
   await newProject.getByRole('button', { name: 'Create project' }).click();
   await pia.getByText('Project Lab app created in Pia Labs.').waitFor();

@@ -4,7 +4,6 @@
 // follows prefers-color-scheme; no page wider than a 390-pixel phone; axe-core's WCAG 2.2 AA rules pass
 // on every page at desktop and phone widths in both schemes; "/" focuses the flag search, whose text
 // is kept in the address. One server, one browser, the pages visited by their hash (no reload).
-import type { Page } from 'playwright-core';
 import t from 'tap';
 import { cli } from '../helpers/cli.js';
 import { call } from '../helpers/http.js';
@@ -18,6 +17,7 @@ import {
   setPassword,
   signedInPage,
   signIn,
+  visit,
   wcagViolations,
 } from '../helpers/web-console.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
@@ -28,14 +28,6 @@ const kShop = 'prj_DemoWebShop';
 const kPlatform = 'prj_DemoPlatform';
 const kDesktop = { width: 1280, height: 800 };
 const kPhone = { width: 390, height: 844 };
-/** Goes to `hash` the way a link does (a hash change, no reload), then waits for the page's heading. */
-async function visit(page: Page, hash: string, heading: string): Promise<void> {
-  await page.evaluate((h) => {
-    location.hash = h;
-  }, hash);
-  await page.getByRole('heading', { level: 1, name: heading, exact: true }).waitFor();
-}
-
 t.test('the web console: not found, status per page, empty states, dark scheme, phone width, WCAG 2.2 AA, "/" and q=', async (t) => {
   const browser = await launchChromium(t);
   const receiver = await startReceiver();

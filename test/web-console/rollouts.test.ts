@@ -1,5 +1,6 @@
 // Progressive rollouts on the web console's flag page (docs/release-plans.md), in Chromium: a rollout
-// started from the page (its steps as the CLI's --steps), shown as a timeline with its current step,
+// started from the page (its steps as a table, its guard as fields; the rollout made equals the one the
+// Management API makes from the same JSON), shown as a timeline with its current step,
 // stepped by the server when a hold ends (the test moves the service clock instead of waiting), paused,
 // resumed, skipped and rolled back through its buttons (the rollback confirmed in a dialog), a refusal
 // shown in the status line, a group flag's environments each with their own, and a viewer who sees the
@@ -7,12 +8,39 @@
 import type { Page } from 'playwright-core';
 import t from 'tap';
 import { cli } from '../helpers/cli.js';
-import { demoConsole, demoPassword, kDemoOwner, seriousViolations, setPassword, signedInPage } from '../helpers/web-console.js';
+import {
+  demoConsole,
+  demoPassword,
+  kDemoOwner,
+  seriousViolations,
+  setPassword,
+  signedInPage,
+  wcagViolationsEverywhere,
+} from '../helpers/web-console.js';
 import { call } from '../helpers/http.js';
 
 const kViewer = 'viewer@demo.flagwire.test';
 const kViewerPassword = 'viewer password 123';
 const kHourMs = 3_600_000;
+
+/**
+ * Sets the start form's table (of the environment `where` names) to `steps`, written as --steps is
+ * (`10:1h,50:90m,100`; a percentage not a number is typed as it is): rows added or removed through the
+ * table's buttons, each percentage and hold typed, each unit chosen.
+ */
+async function fillSteps(page: Page, steps: string, where = ''): Promise<void> {
+  const parts = steps.split(',').map((part) => /^([^:]*)(?::(\d+)([smhd]))?$/.exec(part)!);
+  const rows = () => page.getByRole('region', { name: `Steps${where}`, exact: true }).locator('tbody tr');
+  while ((await rows().count()) < parts.length) await page.getByRole('button', { name: `Add step${where}`, exact: true }).click();
+  while ((await rows().count()) > parts.length)
+    await page.getByRole('button', { name: `Remove step ${await rows().count()}${where}`, exact: true }).click();
+  for (const [i, [, percentage, amount, unit]] of parts.entries()) {
+    await page.getByLabel(`Step ${i + 1} percentage${where}`, { exact: true }).fill(percentage!);
+    if (i === parts.length - 1) continue;
+    await page.getByLabel(`Step ${i + 1} held for${where}`, { exact: true }).fill(amount!);
+    await page.getByLabel(`Step ${i + 1} hold unit${where}`, { exact: true }).selectOption(unit!);
+  }
+}
 
 t.test('a rollout started, shown as a timeline, stepped, paused, resumed, skipped and rolled back from the flag page', async (t) => {
   const { browser, server, base, secret } = await demoConsole(t, { FLAGWIRE_TEST_HOOKS: '1' });
@@ -37,18 +65,14 @@ t.test('a rollout started, shown as a timeline, stepped, paused, resumed, skippe
   const current = page.locator('li[aria-current="step"]');
   const button = (name: string) => page.getByRole('button', { name, exact: true });
   const start = async (steps: string) => {
-    await page.getByLabel('Steps', { exact: true }).fill(steps);
+    await fillSteps(page, steps);
     await page.getByRole('button', { name: 'Start rollout' }).click();
   };
   await page.getByText('No rollout yet.').waitFor();
 
   // ---- refused: a part that is not a step (the CLI's parser, on the server), a percentage going down ----
   await start('10:1h,fifty');
-  await page
-    .getByText(
-      'Invalid request: steps: "fifty" is not PERCENT or VARIANT=WEIGHT/VARIANT=WEIGHT/..., each with :HOLD but the last (10:1h, 50:30m, 100; on=10/off=90:1h, on=100/off=0)',
-    )
-    .waitFor();
+  await page.getByText('Invalid request: steps[1].trafficPercentage must be a whole number between 0 and 100').waitFor();
   await start('50:1h,10');
   await page
     .getByText('steps[1].trafficPercentage goes down (50 to 10): a rollout only raises it; roll back instead', { exact: false })
@@ -86,7 +110,7 @@ t.test('a rollout started, shown as a timeline, stepped, paused, resumed, skippe
     ['Pause', 'Skip to the next step', 'Roll back'],
     'the actions a running rollout allows',
   );
-  t.equal(await page.getByLabel('Steps', { exact: true }).count(), 0, 'no second rollout while one runs');
+  t.equal(await page.getByRole('region', { name: 'Steps', exact: true }).count(), 0, 'no second rollout while one runs');
   t.same(await seriousViolations(page), [], 'axe: no serious or critical violation on the flag page with a timeline');
 
   // ---- the service clock moved past the hold: the server takes the next step, the page shows it ----
@@ -162,7 +186,7 @@ t.test('a rollout started, shown as a timeline, stepped, paused, resumed, skippe
   const seen = await open(kViewer, kViewerPassword);
   await seen.locator('li[aria-current="step"]').filter({ hasText: 'Step 1: 20%' }).waitFor();
   t.equal(await seen.getByRole('button', { name: /Pause|Resume|Skip|Roll back|Start rollout/ }).count(), 0, 'a viewer gets no button');
-  t.equal(await seen.getByLabel('Steps', { exact: true }).count(), 0, 'and no form');
+  t.equal(await seen.getByRole('region', { name: 'Steps', exact: true }).count(), 0, 'and no form');
   t.same(await seriousViolations(seen), [], 'axe: none on the viewer’s page either');
 });
 
@@ -179,12 +203,12 @@ t.test('a group flag: a rollout per environment', async (t) => {
   await page.goto(`${base}/console#/flags/${created.json.id}`);
   await page.getByRole('heading', { name: 'In production' }).waitFor();
 
-  await page.getByLabel('Steps in production').fill('25:2h,100');
+  await fillSteps(page, '25:2h,100', ' in production');
   await page.getByRole('button', { name: 'Start rollout in production' }).click();
   await page.getByText(/Started rollout rol_\w+ of ramp-group in production: its first step now\./).waitFor();
   await page.getByText('No rollout in staging yet.').waitFor();
   await page.getByRole('button', { name: 'Pause in production' }).waitFor();
-  t.equal(await page.getByLabel('Steps in staging').count(), 1, 'staging can still start its own');
+  t.equal(await page.getByRole('region', { name: 'Steps in staging' }).count(), 1, 'staging can still start its own');
   const rollouts = (await call(base, 'GET', '/api/v1/rollouts', { token: platformWrite })).json.rollouts;
   t.match(rollouts, [
     { env: 'production', status: 'running', steps: [{ trafficPercentage: 25, holdMs: 2 * kHourMs }, { trafficPercentage: 100 }] },
@@ -236,3 +260,70 @@ t.test("a guarded rollout's timeline shows its guard and the guard's last readin
   t.match((await line.textContent()) ?? '', /last reading: 1 at \d{4}-/);
   t.same(await seriousViolations(page), [], 'axe: no serious or critical violation with a guard line');
 });
+
+t.test(
+  "a rollout by variant weights with a guard, from the table and the guard's fields: the same rollout as the API's from the same JSON",
+  async (t) => {
+    const { base, secret, ownerPage } = await demoConsole(t);
+    const shopWrite = secret('demo-write');
+    const typed = async (name: string) => {
+      const made = await call(base, 'POST', '/api/v1/flags', {
+        token: shopWrite,
+        body: { name, enabled: true, trafficPercentage: 100, variants: { on: true, off: false }, defaultVariant: 'off' },
+      });
+      t.equal(made.status, 201, made.text);
+      return made.json.id as string;
+    };
+    const fromPage = await typed('weights-page');
+    const fromApi = await typed('weights-api');
+    const page = await ownerPage();
+    await page.goto(`${base}/console#/flags/${fromPage}`);
+    await page.getByRole('heading', { name: 'weights-page', level: 1 }).waitFor();
+
+    await page.getByLabel('Each step sets').selectOption('weights');
+    await page.getByRole('button', { name: 'Add step', exact: true }).click();
+    const weights = [
+      ['10', '90'],
+      ['50', '50'],
+      ['100', '0'],
+    ];
+    for (const [i, [on, off]] of weights.entries()) {
+      await page.getByLabel(`Step ${i + 1} weight of on`, { exact: true }).fill(on!);
+      await page.getByLabel(`Step ${i + 1} weight of off`, { exact: true }).fill(off!);
+    }
+    await page.getByLabel('Step 2 held for', { exact: true }).fill('30');
+    await page.getByLabel('Step 2 hold unit', { exact: true }).selectOption('m');
+    await page.getByLabel('Guarded by').selectOption('flagwire');
+    await page.getByLabel('Expression or metric').fill('flagwire_http_requests_total{status="500"}');
+    await page.getByLabel('Breach above (max)').fill('5');
+    await page.getByLabel('Read every (30 seconds if blank)').fill('2');
+    await page.locator('select[name="guardEveryUnit"]').selectOption('m');
+    await page.getByLabel('On a breach').selectOption('rollback');
+    t.same(await wcagViolationsEverywhere(page), [], 'axe WCAG 2.2 AA at 1,280 and 390 px, light and dark: the rollout form');
+    await page.getByRole('button', { name: 'Start rollout' }).click();
+    await page.getByText(/Started rollout rol_\w+ of weights-page: its first step now\./).waitFor();
+
+    const body = {
+      steps: [
+        { variantWeights: { on: 10, off: 90 }, holdMs: kHourMs },
+        { variantWeights: { on: 50, off: 50 }, holdMs: 30 * 60_000 },
+        { variantWeights: { on: 100, off: 0 } },
+      ],
+      guard: { flagwire: 'flagwire_http_requests_total{status="500"}', max: 5, intervalMs: 120_000, onBreach: 'rollback' },
+    };
+    const started = await call(base, 'POST', `/api/v1/flags/${fromApi}/rollouts`, { token: shopWrite, body });
+    t.equal(started.status, 201, started.text);
+    const rollouts = (await call(base, 'GET', '/api/v1/rollouts', { token: shopWrite })).json.rollouts as Record<string, any>[];
+    const made = rollouts.find((r) => r.flagId === fromPage)!;
+    const api = rollouts.find((r) => r.flagId === fromApi)!;
+    const same = (r: Record<string, any>) => ({ steps: r.steps, guard: r.guard, status: r.status, current: r.current, env: r.env });
+    t.same(same(made), same(api), 'the page made the rollout the API makes from the same JSON');
+    t.same(made.steps, body.steps);
+    t.match(made.guard, { ...body.guard, min: null });
+    t.equal(
+      (await call(base, 'GET', `/api/v1/flags/${fromPage}`, { token: shopWrite })).json.targeting?.fractional?.length,
+      2,
+      'its first step serves the split',
+    );
+  },
+);

@@ -36,6 +36,14 @@ export interface HomeView {
   canCreateOrgs: boolean;
 }
 
+/** POST join/invitation (no session: the mailed link's token): what the join page says before the invitee joins. */
+export interface JoinInvitationView {
+  orgName: string;
+  email: string;
+  role: Role;
+  expiresAt: number;
+}
+
 /** GET mail: the messages the user may read (model/mail.ts's rule), newest first. */
 export interface MailView {
   messages: (Pick<MailMessage, 'seq' | 'at' | 'to' | 'subject' | 'text' | 'sentAt' | 'failedAt' | 'attempts'> & {
@@ -60,8 +68,11 @@ export interface AuditView {
   entries: AuditEntry[];
   nextBefore: number | null;
   flags: { id: string; name: string }[];
+  audiences: { id: string; name: string }[];
   /** The members named in the entries' changes, by their `user:<id>` reference. */
   people: { ref: string; name: string }[];
+  /** Who the actor filter offers: the organisation's members and the project's tokens, by `user:<id>` or `token:<id>`. */
+  actors: { ref: string; name: string }[];
 }
 
 /** A token as the tokens page lists it. */

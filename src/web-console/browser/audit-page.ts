@@ -1,26 +1,34 @@
-// A project's audit log.
+// A project's audit log, newest first, each entry as sentences (audit-sentences.ts), filtered by flag and
+// actor, the filters and the page in the address.
+import { auditSentences, namesOf, type Part } from './audit-sentences.js';
 import { api, dataTable, field, h, onSubmit, timeElement } from './dom.js';
 import { crumbs, emptyState, projectTabs, show } from './shell.js';
 import type { AuditView } from './views.js';
 
-export type AuditEntry = AuditView['entries'][number];
-
 export async function auditPage(projectId: string, params: URLSearchParams): Promise<void> {
   const data = await api<AuditView>('GET', `projects/${encodeURIComponent(projectId)}/audit?${params}`);
   const { project } = data;
-  const flagNames = new Map(data.flags.map((f) => [f.id, f.name]));
-  const peopleNames = new Map(data.people.map((p) => [p.ref, p.name]));
+  const names = namesOf(data);
   const flag = h(
     'select',
     { name: 'flag' },
     h('option', { value: '' }, 'Any flag'),
     data.flags.map((f) => h('option', { value: f.id, selected: params.get('flag') === f.id }, f.name)),
   );
-  const actor = h('input', { type: 'text', name: 'actor', value: params.get('actor') ?? '', placeholder: 'user:usr_… or token:…' });
+  // An actor the list does not hold (a release plan, the command line, someone who left) is offered by its reference.
+  const chosen = params.get('actor') ?? '';
+  const actors = chosen === '' || data.actors.some((a) => a.ref === chosen) ? data.actors : [...data.actors, { ref: chosen, name: chosen }];
+  const actor = h(
+    'select',
+    { name: 'actor' },
+    h('option', { value: '' }, 'Anyone'),
+    actors.map((a) => h('option', { value: a.ref, selected: a.ref === chosen }, a.name)),
+  );
+  // Each filter is an address of its own (pushed): back and forward go through the filters chosen.
   const go = (extra: Record<string, string>) => {
     const next = new URLSearchParams();
     if (flag.value) next.set('flag', flag.value);
-    if (actor.value.trim()) next.set('actor', actor.value.trim());
+    if (actor.value) next.set('actor', actor.value);
     for (const [k, v] of Object.entries(extra)) next.set(k, v);
     location.hash = `#/projects/${project.id}/audit?${next}`;
   };
@@ -39,7 +47,7 @@ export async function auditPage(projectId: string, params: URLSearchParams): Pro
       ? noEntries(data, params)
       : dataTable(
           'Audit entries',
-          ['At', 'Actor', 'Action', 'Flag', 'Environment', 'Changes'],
+          ['At', 'Actor', 'What changed', 'Action'],
           h(
             'tbody',
             {},
@@ -49,16 +57,12 @@ export async function auditPage(projectId: string, params: URLSearchParams): Pro
                 {},
                 h('td', {}, timeElement(e.at)),
                 h('td', {}, named(e.actorName, e.actor)),
-                h('td', {}, e.action),
-                h('td', {}, e.flagId === null ? '' : named(flagNames.get(e.flagId) ?? null, e.flagId)),
-                h('td', {}, e.env ?? ''),
                 h(
                   'td',
                   {},
-                  Object.entries(e.changes).map(([k, c]) =>
-                    h('div', { class: 'change' }, changeKey(k, peopleNames), ': ', valueText(c.before, k), ' → ', valueText(c.after, k)),
-                  ),
+                  auditSentences(e, names).map((parts) => h('div', { class: 'change' }, parts.flatMap(partElement))),
                 ),
+                h('td', {}, h('code', {}, e.action)),
               ),
             ),
           ),
@@ -81,39 +85,20 @@ function named(name: string | null, id: string): HTMLElement {
   return h('span', { title: id }, name, ' ', h('span', { class: 'muted id' }, id));
 }
 
-/** A change's key, a user it names by id (`role of user:usr_…`, the API's `people`) by their name, the id after it. */
-function changeKey(key: string, peopleNames: ReadonlyMap<string, string>): HTMLElement {
-  for (const [ref, name] of peopleNames) {
-    const at = key.indexOf(ref);
-    if (at !== -1) return h('span', {}, key.slice(0, at), named(name, ref), key.slice(at + ref.length));
-  }
-  return h('span', {}, key);
-}
+/** Values longer than this are folded: their start shown, the whole a click away. */
+const kFoldChars = 60;
 
-/** A field that holds a time (`at`, `expiresAt`, `graceEndsAt`, ...): Unix ms in the log. */
-const isTimeKey = (key: string) => key === 'at' || /[a-z]At$/.test(key);
-
-/**
- * A changed field's value as a reader reads it: text, numbers and true/false as they are, a time (a
- * number under a key such as `at` or `expiresAt`) as a date, nothing as "none", a list of text joined,
- * a record with a name (a token's) by that name; any other list or record field by field, `{key: value,
- * ...}`, each value read the same way, so a long one wraps between its fields (the table fits the page).
- */
-function valueText(value: unknown, key: string): HTMLElement {
-  if (value === null || value === undefined) return h('em', {}, 'none');
-  if (typeof value === 'number' && isTimeKey(key)) return timeElement(value);
-  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return h('span', {}, String(value));
-  if (Array.isArray(value) && value.every((v) => typeof v === 'string'))
-    return value.length === 0 ? h('em', {}, 'none') : h('span', {}, value.join(', '));
-  if (Array.isArray(value)) return h('span', {}, '[', joined(value.map((v) => valueText(v, key))), ']');
-  const record = value as Record<string, unknown>;
-  if (typeof record.name === 'string' && typeof record.id === 'string') return named(record.name, record.id);
-  return h('span', {}, '{', joined(Object.entries(record).map(([k, v]) => h('span', {}, `${k}: `, valueText(v, k)))), '}');
-}
-
-/** Parts with ", " between them. */
-function joined(parts: HTMLElement[]): (HTMLElement | string)[] {
-  return parts.flatMap((part, i) => (i === 0 ? [part] : [', ', part]));
+function partElement(part: Part): Node | Node[] {
+  if (typeof part === 'string') return document.createTextNode(part);
+  if ('at' in part) return timeElement(part.at);
+  if ('id' in part) return named(part.name, part.id);
+  if (part.text.length <= kFoldChars) return part.value.flatMap(partElement);
+  return h(
+    'details',
+    { class: 'folded' },
+    h('summary', {}, `${part.text.slice(0, kFoldChars - 20)}… (${part.text.length} characters)`),
+    h('div', {}, part.value.flatMap(partElement)),
+  );
 }
 
 /** An empty page of the log: filters that match nothing, or a project nothing has been done in yet. */

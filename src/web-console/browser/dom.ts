@@ -310,6 +310,26 @@ export function field(label: string, input: HTMLElement, className = ''): HTMLLa
   return h('label', { class: className }, `${label} `, input);
 }
 
+let hintIds = 0;
+
+/**
+ * A traffic percentage's text box, labelled, with what it takes said beside it and linked as its
+ * accessible description. The browser is not told the bounds (it would refuse with its own words): what
+ * is typed is sent (formNumber), and the server's rule and text decide.
+ */
+export function percentageField(label: string, input: HTMLInputElement): HTMLElement {
+  const id = `percentage-hint-${++hintIds}`;
+  input.setAttribute('inputmode', 'numeric');
+  input.setAttribute('aria-describedby', id);
+  return h('span', { class: 'field' }, field(label, input), h('span', { id, class: 'hint muted' }, 'A whole number, 0 to 100'));
+}
+
+/** A number typed in a form: as a number when it reads as one, else as typed (the server's rule names what is wrong). */
+export function formNumber(raw: string): number | string {
+  const text = raw.trim();
+  return text !== '' && !Number.isNaN(Number(text)) ? Number(text) : text;
+}
+
 /** Fired (bubbling) at a form whose submit's work succeeded: its edits are saved (unsaved-edits.ts). */
 export const kSavedEvent = 'flagwire-saved';
 /**

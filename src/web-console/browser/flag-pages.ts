@@ -1,5 +1,19 @@
 // A project's flags, and one flag (its state per environment, texts, deletion).
-import { api, dataTable, field, formatTime, h, listEditor, onSubmit, onThisPage, say, sayError, sayOnNextPage } from './dom.js';
+import {
+  api,
+  dataTable,
+  field,
+  formatTime,
+  formNumber,
+  h,
+  listEditor,
+  onSubmit,
+  onThisPage,
+  percentageField,
+  say,
+  sayError,
+  sayOnNextPage,
+} from './dom.js';
 import { confirmProtected, crumbs, emptyState, projectTabs, show, toForm } from './shell.js';
 import { savedWithUndo, settingSavedWithUndo } from './flag-undo.js';
 import { rolloutSection } from './rollout-section.js';
@@ -9,13 +23,10 @@ import { scheduleSection } from './schedule-section.js';
 import { variantsForm } from './variant-editor.js';
 import type { FlagPageView, FlagView, FlatState, ProjectView } from './views.js';
 
-export function stateText(state: FlatState): string {
-  return `${state.enabled ? 'on' : 'off'} · ${stateDetail(state)}`;
-}
-
-/** A state's percentage, cohorts, audience and variants at a glance (without on/off). */
-function stateDetail(state: FlatState): string {
-  return `${state.trafficPercentage}%${state.cohorts.length > 0 ? ` · cohorts ${state.cohorts.join(', ')}` : ''}${state.audienceId ? ' · audience' : ''}${state.variants ? ` · ${Object.keys(state.variants).length} variants` : ''}`;
+/** A state's percentage, cohorts, audience (by name: `audiences`, id to name) and variants at a glance (without on/off). */
+function stateDetail(state: FlatState, audiences: ReadonlyMap<string, string>): string {
+  const audience = state.audienceId ? ` · audience ${audiences.get(state.audienceId) ?? state.audienceId}` : '';
+  return `${state.trafficPercentage}%${state.cohorts.length > 0 ? ` · cohorts ${state.cohorts.join(', ')}` : ''}${audience}${state.variants ? ` · ${Object.keys(state.variants).length} variants` : ''}`;
 }
 
 /** The list's "Show" choices: every flag, the stale ones (the CLI's `flag stale` rule), the never evaluated. */
@@ -78,9 +89,7 @@ export async function projectPage(projectId: string, params: URLSearchParams): P
         (tag.value === '' || f.tags.includes(tag.value)) &&
         matches(f),
     );
-    body.replaceChildren(
-      ...rows.map((f) => flagRow(f, envs, stale.has(f.id), data.hourly[f.id], data.splits, can.editFlags ? toggle : null)),
-    );
+    body.replaceChildren(...rows.map((f) => flagRow(f, envs, stale.has(f.id), data.hourly[f.id], data, can.editFlags ? toggle : null)));
     if (rows.length === 0)
       body.append(
         h(
@@ -161,12 +170,15 @@ function flagRow(
   envs: readonly string[],
   stale: boolean,
   hourly: number[] | undefined,
-  splits: Readonly<Record<string, string>>,
+  data: Pick<ProjectView, 'splits' | 'audiences'>,
   toggle: Toggle | null,
 ): HTMLElement {
+  const { splits } = data;
+  const audiences = new Map(data.audiences.map((a) => [a.id, a.name]));
+  const cell = (env: string | null, state: FlatState, split: string | undefined) => stateCell(f, env, state, split, audiences, toggle);
   const states: HTMLElement[] = f.environments
-    ? envs.map((env) => h('td', {}, f.environments?.[env] ? stateCell(f, env, f.environments[env], splits[`${f.id}:${env}`], toggle) : '—'))
-    : [h('td', { colspan: Math.max(1, envs.length) }, stateCell(f, null, f as FlatState, splits[f.id], toggle))];
+    ? envs.map((env) => h('td', {}, f.environments?.[env] ? cell(env, f.environments[env], splits[`${f.id}:${env}`]) : '—'))
+    : [h('td', { colspan: Math.max(1, envs.length) }, cell(null, f as FlatState, splits[f.id]))];
   return h(
     'tr',
     {},
@@ -189,7 +201,14 @@ function flagRow(
  * One state: a toggle (aria-pressed) for an editor, a pill for a viewer, then its percentage, cohorts,
  * variants and, when its rule is a bare split, the split (`split`, as the server wrote it).
  */
-function stateCell(f: FlagView, env: string | null, state: FlatState, split: string | undefined, toggle: Toggle | null): HTMLElement[] {
+function stateCell(
+  f: FlagView,
+  env: string | null,
+  state: FlatState,
+  split: string | undefined,
+  audiences: ReadonlyMap<string, string>,
+  toggle: Toggle | null,
+): HTMLElement[] {
   const where = env === null ? f.name : `${f.name} in ${env}`;
   const onOff =
     toggle === null
@@ -210,7 +229,8 @@ function stateCell(f: FlagView, env: string | null, state: FlatState, split: str
           },
           state.enabled ? 'On' : 'Off',
         );
-  return [onOff, h('div', { class: 'muted' }, split === undefined ? stateDetail(state) : `${stateDetail(state)} · split ${split}`)];
+  const detail = stateDetail(state, audiences);
+  return [onOff, h('div', { class: 'muted' }, split === undefined ? detail : `${detail} · split ${split}`)];
 }
 
 const kBucketingHintId = 'new-flag-bucketing-hint';
@@ -328,7 +348,7 @@ function stateForm(data: FlagPageView, env: string | null, state: FlatState, rel
   const { flag, can } = data;
   const enabled = h('input', { type: 'checkbox', name: 'enabled', checked: state.enabled });
   // No min, max or step: the browser would refuse the form with its own words; PATCH's rule and text apply.
-  const percentage = h('input', { type: 'number', name: 'trafficPercentage', step: 'any', value: state.trafficPercentage });
+  const percentage = h('input', { type: 'text', name: 'trafficPercentage', value: state.trafficPercentage });
   const cohorts = listEditor(env === null ? 'Cohorts' : `Cohorts in ${env}`, env === null ? 'Cohort' : `${env} cohort`, state.cohorts);
   const audience = h(
     'select',
@@ -347,7 +367,7 @@ function stateForm(data: FlagPageView, env: string | null, state: FlatState, rel
         const audienceId = audience.value === '' ? null : audience.value;
         const patch: Partial<Record<keyof FlatState, unknown>> = {};
         if (enabled.checked !== state.enabled) patch.enabled = enabled.checked;
-        if (raw !== String(state.trafficPercentage)) patch.trafficPercentage = raw !== '' && !Number.isNaN(Number(raw)) ? Number(raw) : raw;
+        if (raw !== String(state.trafficPercentage)) patch.trafficPercentage = formNumber(raw);
         if (cohorts.changed()) patch.cohorts = cohorts.items();
         if (audienceId !== state.audienceId) patch.audienceId = audienceId;
         if (Object.keys(patch).length === 0) {
@@ -372,7 +392,7 @@ function stateForm(data: FlagPageView, env: string | null, state: FlatState, rel
         'div',
         { class: 'row' },
         field('Enabled', enabled),
-        field('Traffic percentage', percentage),
+        percentageField('Traffic percentage', percentage),
         cohorts.element,
         field('Audience', audience),
         can.editFlags ? h('button', { type: 'submit' }, env === null ? 'Save' : `Save ${env}`) : null,

@@ -37,7 +37,7 @@ export async function route(): Promise<void> {
     else if (parts[0] === 'tokens') await activityPage(parts[1]!);
     else if (parts[0] === 'orgs' && parts[2] === 'members') await membersPage(parts[1]!);
     else if (parts[0] === 'mail') await mailPage();
-    else if (parts[0] === 'join' && parts.length === 3) joinPage(parts[1]!, parts[2]!);
+    else if (parts[0] === 'join' && parts.length === 3) await joinPage(parts[1]!, parts[2]!);
     else notFound('No page of the console has this address.');
   } catch (err) {
     // A page left before it loaded (its read aborted, or it failed late): the newer page is drawn instead.

@@ -1,6 +1,6 @@
 // A project's environments and audiences.
 import { api, field, h, listEditor, type ListEditor, onSubmit, onThisPage, say, sayError } from './dom.js';
-import { crumbs, emptyState, isProtectedEnv, projectTabs, show, toForm } from './shell.js';
+import { crumbs, emptyState, isProtectedEnv, projectTabs, settingsName, show, toForm } from './shell.js';
 import type { Audience, ProjectView } from './views.js';
 
 /**
@@ -66,9 +66,9 @@ export async function settingsPage(projectId: string): Promise<void> {
   show(
     `Settings of ${project.name}`,
     crumbs([`#/projects/${project.id}`, project.name]),
-    h('h1', {}, `Environments and audiences of ${project.name}`),
+    h('h1', {}, `${settingsName(project)} of ${project.name}`),
     projectTabs(project),
-    environmentsSection(data, reload),
+    project.kind === 'multi' ? environmentsSection(data, reload) : null,
     h('h2', {}, 'Audiences'),
     data.audiences.length > 0 ? data.audiences.map((a) => audienceForm(data, a, reload)) : noAudiences(create),
     create,
@@ -136,60 +136,58 @@ function environmentsSection(data: ProjectView, reload: () => Promise<void>): HT
     project.environments.map((e) => h('option', { value: e }, e)),
   );
   const to = h('input', { type: 'text', name: 'to' });
-  return project.kind === 'multi'
-    ? h(
-        'section',
-        { 'aria-label': 'Environments' },
-        h('h2', {}, 'Environments'),
-        project.environments.length > 0
-          ? h('p', {}, project.environments.map((e) => (isProtectedEnv(project, e) ? `${e} (protected)` : e)).join(', '))
-          : emptyState(
-              can.configure
-                ? 'No environments yet: add the first one with the form below; each flag then has a state of its own in each environment.'
-                : 'No environments yet. An Admin or Owner can add them.',
-            ),
-        can.configure
-          ? [
-              h(
+  return h(
+    'section',
+    { 'aria-label': 'Environments' },
+    h('h2', {}, 'Environments'),
+    project.environments.length > 0
+      ? h('p', {}, project.environments.map((e) => (isProtectedEnv(project, e) ? `${e} (protected)` : e)).join(', '))
+      : emptyState(
+          can.configure
+            ? 'No environments yet: add the first one with the form below; each flag then has a state of its own in each environment.'
+            : 'No environments yet. An Admin or Owner can add them.',
+        ),
+    can.configure
+      ? [
+          h(
+            'form',
+            {
+              onsubmit: onSubmit(async () => {
+                await api('POST', `projects/${project.id}/environments`, { name: newEnv.value });
+                await reload();
+                say(`Environment ${newEnv.value} added.`);
+              }),
+            },
+            h('div', { class: 'row' }, field('New environment', newEnv), h('button', { type: 'submit' }, 'Add environment')),
+          ),
+          project.environments.length > 0 ? protectForm(data, reload) : null,
+          project.environments.length > 0
+            ? h(
                 'form',
                 {
                   onsubmit: onSubmit(async () => {
-                    await api('POST', `projects/${project.id}/environments`, { name: newEnv.value });
+                    await api('POST', `projects/${project.id}/environments/rename`, { from: from.value, to: to.value });
                     await reload();
-                    say(`Environment ${newEnv.value} added.`);
+                    say(`Environment ${from.value} renamed to ${to.value}.`);
                   }),
                 },
-                h('div', { class: 'row' }, field('New environment', newEnv), h('button', { type: 'submit' }, 'Add environment')),
-              ),
-              project.environments.length > 0 ? protectForm(data, reload) : null,
-              project.environments.length > 0
-                ? h(
-                    'form',
-                    {
-                      onsubmit: onSubmit(async () => {
-                        await api('POST', `projects/${project.id}/environments/rename`, { from: from.value, to: to.value });
-                        await reload();
-                        say(`Environment ${from.value} renamed to ${to.value}.`);
-                      }),
-                    },
-                    h(
-                      'p',
-                      { class: 'warning' },
-                      'Tokens limited to the old name are not updated: their requests for that environment are refused until they are replaced.',
-                    ),
-                    h(
-                      'div',
-                      { class: 'row' },
-                      field('Environment', from),
-                      field('New name', to),
-                      h('button', { type: 'submit' }, 'Rename environment'),
-                    ),
-                  )
-                : null,
-            ]
-          : null,
-      )
-    : h('p', { class: 'muted' }, 'A single-environment project has no environments.');
+                h(
+                  'p',
+                  { class: 'warning' },
+                  'Tokens limited to the old name are not updated: their requests for that environment are refused until they are replaced.',
+                ),
+                h(
+                  'div',
+                  { class: 'row' },
+                  field('Environment', from),
+                  field('New name', to),
+                  h('button', { type: 'submit' }, 'Rename environment'),
+                ),
+              )
+            : null,
+        ]
+      : null,
+  );
 }
 
 /** The form of an audience (its name and rules), or of a new one (`audience` null). */

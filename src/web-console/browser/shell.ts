@@ -23,6 +23,11 @@ export function crumbs(...links: [string, string][]): HTMLElement {
   );
 }
 
+/** The settings page's name: a single-environment project has no environments to list there. */
+export function settingsName(project: Project): string {
+  return project.kind === 'multi' ? 'Environments and audiences' : 'Audiences';
+}
+
 export function projectTabs(project: Project): HTMLElement {
   return h(
     'nav',
@@ -31,7 +36,7 @@ export function projectTabs(project: Project): HTMLElement {
     h('a', { href: `#/projects/${project.id}/tokens` }, 'Tokens'),
     h('a', { href: `#/projects/${project.id}/webhooks` }, 'Webhooks'),
     h('a', { href: `#/projects/${project.id}/audit` }, 'Audit log'),
-    h('a', { href: `#/projects/${project.id}/settings` }, 'Environments and audiences'),
+    h('a', { href: `#/projects/${project.id}/settings` }, settingsName(project)),
     h('a', { href: `#/projects/${project.id}/playground` }, 'Playground'),
   );
 }

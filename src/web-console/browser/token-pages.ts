@@ -2,7 +2,7 @@
 import { askToConfirm } from './confirm-dialog.js';
 import { api, dataTable, field, formatTime, h, onSubmit, onThisPage, say, sayError } from './dom.js';
 import { crumbs, emptyState, projectTabs, secretBox, show, toForm } from './shell.js';
-import type { ActivityView, TokensView } from './views.js';
+import type { ActivityView, Project, TokensView } from './views.js';
 
 /** One token of the tokens page. */
 export type TokenRow = TokensView['tokens'][number];
@@ -41,7 +41,7 @@ export async function tokensPage(projectId: string, created: HTMLElement | null 
       : null,
     created,
     create,
-    data.tokens.length > 0 ? tokensTable(project.name, data.tokens, reload) : noTokens(data, create),
+    data.tokens.length > 0 ? tokensTable(project, data.tokens, reload) : noTokens(data, create),
   );
 }
 
@@ -150,7 +150,9 @@ function rotatedText(name: string, graceEndsAt: number | null): string {
 }
 
 /** Every token of the project, with Rotate and Revoke where the user may manage it, each confirmed in a dialog. */
-function tokensTable(projectName: string, tokens: readonly TokenRow[], reload: (box?: HTMLElement | null) => Promise<void>): HTMLElement {
+function tokensTable(project: Project, tokens: readonly TokenRow[], reload: (box?: HTMLElement | null) => Promise<void>): HTMLElement {
+  // A single-environment project has no environments: every token serves all of it, so no column says so.
+  const envs = project.kind === 'multi';
   const act = (token: TokenRow, verb: 'rotate' | 'revoke') => async () => {
     const body = await confirmTokenAction(token, verb);
     if (body === null) return;
@@ -160,8 +162,8 @@ function tokensTable(projectName: string, tokens: readonly TokenRow[], reload: (
   };
   const run = (work: () => Promise<void>) => () => void work().catch(sayError);
   return dataTable(
-    `Tokens of ${projectName}`,
-    ['Name', 'Permission', 'Environments', 'Status', 'Created by', 'Expires', 'Actions'],
+    `Tokens of ${project.name}`,
+    ['Name', 'Permission', ...(envs ? ['Environments'] : []), 'Status', 'Created by', 'Expires', 'Actions'],
     h(
       'tbody',
       {},
@@ -171,7 +173,7 @@ function tokensTable(projectName: string, tokens: readonly TokenRow[], reload: (
           {},
           h('td', {}, t.name),
           h('td', {}, t.permission),
-          h('td', {}, t.environments.join(', ') || 'all'),
+          envs ? h('td', {}, t.environments.join(', ') || 'all') : null,
           h(
             'td',
             {},

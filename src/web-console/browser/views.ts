@@ -10,6 +10,7 @@ export type {
   ActivityView,
   AuditView,
   HomeView,
+  JoinInvitationView,
   MailView,
   MembersView,
   PlaygroundResult,

@@ -1,7 +1,7 @@
 // A project's audit log page (src/web-console/browser/audit-page.ts), in a DOM with the API held by the
-// test: the address's filters and page reach the API as they are, the filter form and "Older entries"
-// make the next address (the filters kept), and each change is read as a reader reads it: a time as a
-// date, a list as text, a record with a name by its name, a person a key names by their name.
+// test: the address's filters and page reach the API as they are, the filter form (the actor chosen by
+// name) and "Older entries" make the next address (the filters kept), and each change is a sentence
+// (audit-sentences.ts) drawn with names, times as times, and a long list or record folded.
 import '../../helpers/browser-dom.js';
 import t from 'tap';
 import { auditPage } from '../../../src/web-console/browser/audit-page.js';
@@ -21,7 +21,12 @@ function answer(entries: unknown[], opts: { nextBefore?: number | null; editFlag
       { id: 'f1', name: 'Checkout' },
       { id: 'f2', name: 'Search' },
     ],
+    audiences: [{ id: 'aud_1', name: 'Beta users' }],
     people: [{ ref: 'user:usr_b', name: 'Bea' }],
+    actors: [
+      { ref: 'user:usr_a', name: 'Ann' },
+      { ref: 'token:tok_1', name: 'token ci-deploy' },
+    ],
   } as unknown as AuditView;
 }
 
@@ -55,14 +60,29 @@ t.test("the address's filters and page are what the API is asked", async (t) => 
   // (its select reports f1); Chromium does, as the Chromium tests see.
   const selected = Array.from(page().querySelectorAll('select[name="flag"] option[selected]')).map((o) => o.getAttribute('value'));
   t.same(selected, ['f2'], 'the filter form shows them');
-  t.equal(page().querySelector<HTMLInputElement>('input[name="actor"]')!.value, 'token:tok_1');
+  const actors = Array.from(page().querySelectorAll('select[name="actor"] option'));
+  t.same(
+    actors.map((o) => [o.getAttribute('value'), o.textContent, o.hasAttribute('selected')]),
+    [
+      ['', 'Anyone', false],
+      ['user:usr_a', 'Ann', false],
+      ['token:tok_1', 'token ci-deploy', true],
+    ],
+    'the actor by name',
+  );
   t.match(page().textContent, 'No entries match these filters.');
+  await open('actor=plan%3Arol_1', answer([]));
+  t.same(
+    Array.from(page().querySelectorAll('select[name="actor"] option[selected]')).map((o) => [o.getAttribute('value'), o.textContent]),
+    [['plan:rol_1', 'plan:rol_1']],
+    'an actor the list does not hold: offered by its reference',
+  );
 });
 
 t.test('the filter form and "Older entries" make the next address, the filters kept', async (t) => {
   await open('', answer([entry({ enabled: { before: false, after: true } })], { nextBefore: 7 }));
   page().querySelector<HTMLSelectElement>('select[name="flag"]')!.value = 'f1';
-  page().querySelector<HTMLInputElement>('input[name="actor"]')!.value = '  user:usr_a ';
+  page().querySelector<HTMLSelectElement>('select[name="actor"]')!.value = 'user:usr_a';
   page()
     .querySelector('form')!
     .dispatchEvent(new Event('submit', { cancelable: true }));
@@ -81,30 +101,34 @@ t.test('the last page offers no older entries; a later page offers the newest', 
   t.notOk(texts.includes('Older entries'));
 });
 
-t.test('each change is read as a reader reads it', async (t) => {
+t.test('each change is a sentence: names with their ids, times as times, a long value folded', async (t) => {
+  const rule = { if: [{ in: [{ var: 'email' }, ['someone@example.test', 'someone.else@example.test']] }, 'on', 'off'] };
   await open(
     '',
     answer([
       entry({
-        tags: { before: [], after: ['beta', 'eu'] },
+        audienceId: { before: null, after: 'aud_1' },
         expiresAt: { before: null, after: kAt },
-        token: { before: null, after: { id: 'tok_1', name: 'ci-deploy' } },
-        'role of user:usr_b': { before: 'viewer', after: 'editor' },
-        cohorts: { before: [{ plan: 'pro', at: kAt }], after: 5 },
+        targeting: { before: { fractional: [] }, after: rule },
       }),
     ]),
   );
   const changes = Array.from(page().querySelectorAll('.change'));
-  const text = (i: number) => changes[i]!.textContent;
-  t.equal(text(0), 'tags: none → beta, eu');
+  t.equal(changes[0]!.textContent, 'Changed the audience of flag Checkout f1 from everyone (no audience) to Beta users aud_1.');
+  t.equal(changes[0]!.querySelector('[title="aud_1"]')!.textContent, 'Beta users aud_1', 'the audience by name, its id kept');
   t.equal(changes[1]!.querySelector('time')!.getAttribute('datetime'), new Date(kAt).toISOString(), 'a time under an ...At key');
-  t.match(text(1), /^expiresAt: none → \d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
-  t.equal(text(2), 'token: none → ci-deploy tok_1', 'a record with a name: by its name, the id after it');
-  t.equal(text(3), 'role of Bea user:usr_b: viewer → editor', 'the person a key names, by name');
-  t.match(text(4), /^cohorts: \[\{plan: pro, at: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\}\] → 5$/, 'nested, each value read the same way');
+  t.match(changes[1]!.textContent, /^Set the expiry of flag Checkout f1 to \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.$/);
+  const folded = changes[2]!.querySelector('details')!;
+  t.match(changes[2]!.textContent, /^Changed the rule of flag Checkout f1 from \{fractional: none\} to /, 'a short value in the sentence');
+  t.match(folded.querySelector('summary')!.textContent, /^\{if: \[\{in: .*… \(\d+ characters\)$/, 'a long one folded, its start shown');
+  t.equal(
+    folded.querySelector('div')!.textContent,
+    '{if: [{in: [{var: email}, someone@example.test, someone.else@example.test]}, on, off]}',
+    'the whole a click away, field by field',
+  );
   const actor = page().querySelector('tbody td:nth-child(2) span')!;
   t.equal(actor.getAttribute('title'), 'user:usr_a', 'the actor by name, the id kept');
-  t.equal(page().querySelector('tbody td:nth-child(4)')!.textContent, 'Checkout f1', "the flag by the project's name of it");
+  t.equal(page().querySelectorAll('tbody td')[3]!.textContent, 'flag.update', 'the action as the log names it');
 });
 
 t.test('an empty log says what it will hold, and offers the flags to those who may change them', async (t) => {

@@ -160,25 +160,107 @@ t.test('pause is sent at once and the status line says the step it holds', async
   t.equal(status().textContent, 'Rollout rol_1 paused: paused at step 2 (50:90m).');
 });
 
-t.test('the start form: only to editors, only while no rollout is active, its steps sent as written', async (t) => {
+t.test('the start form: only to editors, only while no rollout is active', async (t) => {
   t.equal(draw(pageOf([])).section.querySelectorAll('form').length, 1, 'no rollout yet: offered');
   t.equal(draw(pageOf([], { editFlags: false })).section.querySelectorAll('form').length, 0, 'not to a viewer');
   const active = draw(pageOf([rollout({ status: 'paused' })]));
   t.equal(active.section.querySelectorAll('form').length, 0, 'not while one is paused');
   t.match(active.section.textContent, 'A new rollout can start once this one completes or is rolled back.');
   t.equal(draw(pageOf([rollout({ status: 'completed', actions: [] })])).section.querySelectorAll('form').length, 1, 'again once done');
+});
 
+/** The start form's table: each row's fields by their labels, its buttons, and the submit. */
+function startForm(data: FlagPageView) {
+  const drawn = draw(data);
+  const { section } = drawn;
+  const labelled = <E extends Element>(label: string) => section.querySelector<E>(`[aria-label="${label}"]`)!;
+  const type = (label: string, value: string) => {
+    const box = labelled<HTMLInputElement>(label);
+    box.value = value;
+    box.dispatchEvent(new Event('input'));
+  };
+  const rows = () =>
+    Array.from(section.querySelectorAll('tbody tr')).map((tr) =>
+      Array.from(tr.querySelectorAll('input, select'))
+        .map((f) => (f as HTMLInputElement).value)
+        .join(' '),
+    );
+  const submit = () => section.querySelector('form')!.dispatchEvent(new Event('submit', { cancelable: true }));
+  return { ...drawn, labelled, type, rows, submit };
+}
+
+t.test('the steps table: rows added, moved and removed, the last held for good; sent as the API body', async (t) => {
   const held = holdRequests();
-  const { section, reloads } = draw(pageOf([], { envs: ['prod/eu'] }));
-  section.querySelector<HTMLInputElement>('input[name="steps"]')!.value = '10:1h,100';
-  section.querySelector('form')!.dispatchEvent(new Event('submit', { cancelable: true }));
+  const form = startForm(pageOf([], { envs: ['prod/eu'] }));
+  t.same(form.rows(), ['10 1 h', '100'], 'two steps to start from');
+  t.match(form.section.querySelector('tbody tr:last-child')!.textContent, 'held for good');
+  t.equal(
+    form.labelled('Step 1 percentage in prod/eu').getAttribute('aria-describedby'),
+    form.section.querySelector('p.muted[id]')!.id,
+    'a percentage says what it takes',
+  );
+  form.button('Add step in prod/eu').click();
+  form.type('Step 3 percentage in prod/eu', '50');
+  t.same(form.rows(), ['10 1 h', '100  h', '50'], 'a step added last; the one before now has a hold');
+  form.labelled<HTMLButtonElement>('Move step 3 up in prod/eu').click();
+  t.same(form.rows(), ['10 1 h', '50  h', '100']);
+  t.equal(document.activeElement?.getAttribute('aria-label'), 'Move step 2 up in prod/eu', 'focus follows the row moved');
+  form.type('Step 2 held for in prod/eu', '90');
+  form.labelled<HTMLSelectElement>('Step 2 hold unit in prod/eu').value = 'm';
+  form.labelled('Step 2 hold unit in prod/eu').dispatchEvent(new Event('change'));
+  form.button('Add step in prod/eu').click();
+  form.labelled<HTMLButtonElement>('Remove step 4 in prod/eu').click();
+  t.same(form.rows(), ['10 1 h', '50 90 m', '100']);
+  form.submit();
   await settle();
   t.same(
-    held.map((r) => [r.method, r.url, r.body]),
-    [['POST', '/console/api/flags/f1/rollouts?env=prod%2Feu', '{"steps":"10:1h,100"}']],
+    held.map((r) => [r.method, r.url, JSON.parse(r.body!)]),
+    [
+      [
+        'POST',
+        '/console/api/flags/f1/rollouts?env=prod%2Feu',
+        {
+          steps: [{ trafficPercentage: 10, holdMs: kHour }, { trafficPercentage: 50, holdMs: 90 * 60_000 }, { trafficPercentage: 100 }],
+        },
+      ],
+    ],
   );
   held[0]!.answer({ status: 201, body: rollout({ id: 'rol_9', env: 'prod/eu' }) });
   await settle();
-  t.equal(reloads(), 1);
+  t.equal(form.reloads(), 1);
   t.equal(status().textContent, 'Started rollout rol_9 of Checkout in prod/eu: its first step now.');
+});
+
+t.test("a typed flag's steps may set its variants' weights; a guard is sent as the API's", async (t) => {
+  const held = holdRequests();
+  const data = pageOf([]);
+  (data.flag as { variants?: unknown }).variants = { on: true, off: false };
+  const form = startForm(data);
+  const kind = form.section.querySelector<HTMLSelectElement>('select[name="kind"]')!;
+  kind.value = 'weights';
+  kind.dispatchEvent(new Event('change'));
+  t.same(
+    Array.from(form.section.querySelectorAll('thead th')).map((th) => th.textContent),
+    ['Step', 'Weight of on', 'Weight of off', 'Held for', 'Actions'],
+  );
+  form.type('Step 1 weight of on', '10');
+  form.type('Step 1 weight of off', '90');
+  form.type('Step 2 weight of on', '100');
+  form.type('Step 2 weight of off', '0');
+  const source = form.section.querySelector<HTMLSelectElement>('select[name="guardSource"]')!;
+  const details = form.section.querySelector<HTMLElement>('input[name="guardExpression"]')!.closest('div[hidden], div')!;
+  t.ok(form.section.querySelector('input[name="guardExpression"]')!.closest('[hidden]'), 'no guard: its fields hidden');
+  source.value = 'prometheus';
+  source.dispatchEvent(new Event('change'));
+  t.notOk(details.closest('[hidden]'), 'a guard: its fields shown');
+  form.section.querySelector<HTMLInputElement>('input[name="guardExpression"]')!.value = 'max(checkout_error_ratio)';
+  form.section.querySelector<HTMLInputElement>('input[name="guardMax"]')!.value = '0.05';
+  form.section.querySelector<HTMLInputElement>('input[name="guardEvery"]')!.value = '10';
+  form.section.querySelector<HTMLSelectElement>('select[name="guardOnBreach"]')!.value = 'rollback';
+  form.submit();
+  await settle();
+  t.same(JSON.parse(held[0]!.body!), {
+    steps: [{ variantWeights: { on: 10, off: 90 }, holdMs: kHour }, { variantWeights: { on: 100, off: 0 } }],
+    guard: { prometheus: 'max(checkout_error_ratio)', max: 0.05, intervalMs: 10_000, onBreach: 'rollback' },
+  });
 });

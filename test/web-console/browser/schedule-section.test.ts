@@ -1,7 +1,8 @@
 // A flag's scheduled changes (src/web-console/browser/schedule-section.ts), in a DOM with the API held by
-// the test: the form sends nothing until it has a due time and a change that is JSON, then posts the
-// time as Unix ms (read as the browser's local time) and the change as parsed, in the chosen
-// environment; only pending changes offer Cancel, and only to editors.
+// the test: the form sends nothing until it has a due time and a change (a field chosen, or other fields
+// that are a JSON object), then posts the time as Unix ms (read as the browser's local time) and the
+// change as a PATCH body of the fields chosen, in the chosen environment (its variants offered as the
+// default); only pending changes offer Cancel, and only to editors.
 import '../../helpers/browser-dom.js';
 import t from 'tap';
 import { scheduleSection } from '../../../src/web-console/browser/schedule-section.js';
@@ -11,12 +12,12 @@ import { holdRequests, settle } from '../../helpers/browser-dom.js';
 const status = () => document.getElementById('status')!;
 const kDue = Date.UTC(2026, 5, 1, 12);
 
-function pageOf(opts: { envs?: string[]; editFlags?: boolean; schedules?: unknown[] } = {}): FlagPageView {
-  const environments = opts.envs === undefined ? undefined : Object.fromEntries(opts.envs.map((e) => [e, {}]));
+function pageOf(opts: { envs?: Record<string, unknown>; editFlags?: boolean; schedules?: unknown[] } = {}): FlagPageView {
   return {
-    flag: { id: 'f1', name: 'Checkout', environments },
+    flag: { id: 'f1', name: 'Checkout', environments: opts.envs },
     can: { editFlags: opts.editFlags ?? true },
     schedules: opts.schedules ?? [],
+    audiences: [{ id: 'aud_1', name: 'Beta users' }],
   } as unknown as FlagPageView;
 }
 
@@ -31,38 +32,98 @@ function draw(data: FlagPageView) {
   return { section, input, submit, reloads: () => reloads };
 }
 
-t.test('no due time, or a change that is not JSON, is refused in the page; nothing is sent', async (t) => {
+t.test('no due time, no field chosen, or other fields that are not a JSON object: refused in the page; nothing is sent', async (t) => {
   const held = holdRequests();
   const { input, submit } = draw(pageOf());
-  input('patch').value = '{"enabled": true}';
+  input('enabled').value = 'true';
   submit();
   await settle();
   t.equal(status().textContent, 'Choose when the change is due.');
   input('at').value = '2026-06-01T14:00';
-  input('patch').value = '{enabled: true}';
+  input('enabled').value = '';
   submit();
   await settle();
-  t.match(status().textContent, /^The change is not JSON \(.+\); nothing was scheduled\.$/);
+  t.equal(status().textContent, 'Choose at least one field to change; nothing was scheduled.');
+  input('more').value = '{targeting: {}}';
+  submit();
+  await settle();
+  t.match(status().textContent, /^The other fields are not JSON \(.+\); nothing was scheduled\.$/);
+  input('more').value = '[1]';
+  submit();
+  await settle();
+  t.equal(status().textContent, 'The other fields must be a JSON object, such as {"targeting": {}}; nothing was scheduled.');
   t.equal(held.length, 0);
 });
 
-t.test('a valid change is posted as Unix ms of the local time and the parsed PATCH, in the chosen environment', async (t) => {
+t.test('the fields chosen are posted as the PATCH, with the time as Unix ms of the local time, in the chosen environment', async (t) => {
   const held = holdRequests();
-  const { input, submit, reloads } = draw(pageOf({ envs: ['staging', 'prod/eu'] }));
+  const envs = { staging: {}, 'prod/eu': { variants: { red: 'r', blue: 'b' } } };
+  const { section, input, submit, reloads } = draw(pageOf({ envs }));
+  const defaultShown = () => !input('defaultVariant').closest('label')!.hidden;
+  t.notOk(defaultShown(), 'staging has no variants: no default variant to choose');
   input('at').value = '2026-06-01T14:00';
-  (input('env') as HTMLSelectElement).value = 'prod/eu';
-  input('patch').value = '{"enabled": true, "trafficPercentage": 100}';
+  input('env').value = 'prod/eu';
+  input('env').dispatchEvent(new Event('change'));
+  t.ok(defaultShown(), "prod/eu's variants offered");
+  t.same(
+    Array.from(input('defaultVariant').querySelectorAll('option')).map((o) => o.value),
+    ['', 'red', 'blue'],
+  );
+  input('enabled').value = 'false';
+  input('trafficPercentage').value = ' 25 ';
+  input('audienceId').value = 'none';
+  input('defaultVariant').value = 'blue';
+  t.ok(section.querySelector('[aria-describedby]')!.getAttribute('aria-describedby'), 'the percentage says what it takes');
+  input('more').value = '{"targeting": {"fractional": [["red", 1], ["blue", 1]]}}';
   submit();
   await settle();
   const at = new Date('2026-06-01T14:00').getTime();
   t.same(
     held.map((r) => [r.method, r.url, JSON.parse(r.body!)]),
-    [['POST', '/console/api/flags/f1/schedules?env=prod%2Feu', { at, patch: { enabled: true, trafficPercentage: 100 } }]],
+    [
+      [
+        'POST',
+        '/console/api/flags/f1/schedules?env=prod%2Feu',
+        {
+          at,
+          patch: {
+            targeting: {
+              fractional: [
+                ['red', 1],
+                ['blue', 1],
+              ],
+            },
+            enabled: false,
+            trafficPercentage: 25,
+            audienceId: null,
+            defaultVariant: 'blue',
+          },
+        },
+      ],
+    ],
   );
   held[0]!.answer({ status: 201, body: {} });
   await settle();
   t.equal(reloads(), 1);
   t.match(status().textContent, /^Scheduled a change of Checkout for \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\.$/);
+});
+
+t.test('cohorts are sent only when chosen, as listed; a percentage that is not a number is sent as typed', async (t) => {
+  const held = holdRequests();
+  const { section, input, submit } = draw(pageOf());
+  input('at').value = '2026-06-01T14:00';
+  input('trafficPercentage').value = 'half';
+  input('audienceId').value = 'aud_1';
+  (input('setCohorts') as HTMLInputElement).checked = true;
+  Array.from(section.querySelectorAll('button'))
+    .find((b) => b.textContent === 'Add scheduled cohort')!
+    .click();
+  const box = section.querySelector<HTMLInputElement>('input[aria-label="Scheduled cohort 1"]')!;
+  box.value = 'beta';
+  box.dispatchEvent(new Event('input'));
+  submit();
+  await settle();
+  t.same(JSON.parse(held[0]!.body!).patch, { trafficPercentage: 'half', audienceId: 'aud_1', cohorts: ['beta'] });
 });
 
 t.test('only a pending change offers Cancel, and only to editors; Cancel posts to the schedule', async (t) => {

@@ -1,0 +1,155 @@
+// An audit entry as sentences, one per changed field ("Changed the traffic percentage of Checkout in
+// production from 10% to 50%."): the field by its name in words, flags, audiences and people by their
+// names (the ids kept beside them), times as times, lists and records field by field. Pure: the audit
+// page (audit-page.ts) draws the parts, folding a long value, and a unit test reads them without a page.
+import { formatTime } from './dom.js';
+import type { AuditView } from './views.js';
+
+export type AuditEntry = AuditView['entries'][number];
+
+/**
+ * A part of a sentence: text, something named (its id kept), a time (Unix ms), or a list or record read
+ * field by field (`value`, its parts) with its `text` (what the page shows of it folded, when long).
+ */
+export type Part = string | { name: string; id: string } | { at: number } | { value: Part[]; text: string };
+
+/** What the page can name: flags and audiences by id, people by their `user:<id>` reference. */
+export interface Names {
+  flags: ReadonlyMap<string, string>;
+  audiences: ReadonlyMap<string, string>;
+  people: ReadonlyMap<string, string>;
+}
+
+/** The names the audit page's answer holds. */
+export function namesOf(data: Pick<AuditView, 'flags' | 'audiences' | 'people'>): Names {
+  return {
+    flags: new Map(data.flags.map((f) => [f.id, f.name])),
+    audiences: new Map(data.audiences.map((a) => [a.id, a.name])),
+    people: new Map(data.people.map((p) => [p.ref, p.name])),
+  };
+}
+
+/** A field's name in words; a key not listed reads as itself. */
+const kFieldNames: Readonly<Record<string, string>> = {
+  enabled: 'state',
+  trafficPercentage: 'traffic percentage',
+  audienceId: 'audience',
+  cohorts: 'cohorts',
+  variants: 'variants',
+  defaultVariant: 'default variant',
+  targeting: 'rule',
+  metadata: 'metadata',
+  name: 'name',
+  description: 'description',
+  tags: 'tags',
+  bucketing: 'bucketing',
+  protected: 'protection',
+  graceEndsAt: "old secret's end",
+  gracePeriodSeconds: "old secret's grace period (seconds)",
+  expiresAt: 'expiry',
+};
+
+/** Keys whose value is the thing itself (a flag, a token, ...): made or removed rather than set or cleared. */
+const kThings = new Set(['flag', 'token', 'audience', 'environment', 'webhook', 'rollout', 'schedule', 'invitation', 'member']);
+
+/** A field that holds a time (`at`, `expiresAt`, `graceEndsAt`, ...): Unix ms in the log. */
+const isTimeKey = (key: string) => key === 'at' || /[a-z]At$/.test(key);
+
+/** Every sentence of `entry`: one per changed field, or, when it lists none, its action. */
+export function auditSentences(entry: AuditEntry, names: Names): Part[][] {
+  const where = whereParts(entry, names);
+  const changes = Object.entries(entry.changes);
+  if (changes.length === 0) return [[entry.action, ...where, '.']];
+  return changes.map(([key, { before, after }]) => {
+    // The flag made, renamed or deleted is the entry's flag: named once, by its id.
+    if (key === 'flag' && entry.flagId !== null) return flagSentence(entry, before, after);
+    const field = fieldParts(key, names);
+    const was = valueParts(before, key, names);
+    const now = valueParts(after, key, names);
+    const thing = kThings.has(key);
+    // No audience is an audience choice (everyone), not a field left empty.
+    const absent = (v: unknown) => (v === null || v === undefined) && key !== 'audienceId';
+    if (absent(before))
+      return thing ? ['Made ', ...field, ' ', ...now, ...where, '.'] : ['Set the ', ...field, ...where, ' to ', ...now, '.'];
+    if (absent(after))
+      return thing ? ['Removed ', ...field, ' ', ...was, ...where, '.'] : ['Cleared the ', ...field, ...where, ' (was ', ...was, ').'];
+    return [`Changed ${thing ? '' : 'the '}`, ...field, ...where, ' from ', ...was, ' to ', ...now, '.'];
+  });
+}
+
+/** The entry's flag made or removed, by the name it had. */
+function flagSentence(entry: AuditEntry, before: unknown, after: unknown): Part[] {
+  const nameOf = (v: unknown) => (v as { name?: unknown } | null)?.name;
+  const name = nameOf(after) ?? nameOf(before);
+  const flag: Part = typeof name === 'string' ? { name, id: entry.flagId! } : entry.flagId!;
+  const env = entry.env === null ? [] : [` in ${entry.env}`];
+  const verb = before === null || before === undefined ? 'Made' : after === null || after === undefined ? 'Removed' : 'Changed';
+  return [`${verb} flag `, flag, ...env, '.'];
+}
+
+/** " of FLAG in ENV", as the entry has them. */
+function whereParts(entry: AuditEntry, names: Names): Part[] {
+  const parts: Part[] = [];
+  if (entry.flagId !== null) parts.push(' of flag ', named(names.flags, entry.flagId));
+  if (entry.env !== null) parts.push(` in ${entry.env}`);
+  return parts;
+}
+
+/** A field by its name in words; a person a key names by id (`role of user:usr_…`) by their name. */
+function fieldParts(key: string, names: Names): Part[] {
+  for (const [ref, name] of names.people) {
+    const at = key.indexOf(ref);
+    if (at !== -1) return [key.slice(0, at), { name, id: ref }, key.slice(at + ref.length)].filter((p) => p !== '');
+  }
+  return [kFieldNames[key] ?? key];
+}
+
+function named(map: ReadonlyMap<string, string>, id: string): Part {
+  const name = map.get(id);
+  return name === undefined ? id : { name, id };
+}
+
+/**
+ * A value as a reader reads it: on/off for the state, N% for a percentage, an audience by its name (none:
+ * everyone), a time as a time, text and numbers as they are, a list of text joined, a record with a name
+ * (a token's) by that name, nothing as "none"; any other list or record field by field (`{key: value, ...}`,
+ * each value read the same way), as one part the page may fold.
+ */
+function valueParts(value: unknown, key: string, names: Names, nested = false): Part[] {
+  if (key === 'audienceId') return typeof value === 'string' ? [named(names.audiences, value)] : ['everyone (no audience)'];
+  if (value === null || value === undefined) return ['none'];
+  if (key === 'enabled' && typeof value === 'boolean') return [value ? 'on' : 'off'];
+  if (key === 'trafficPercentage' && typeof value === 'number') return [`${value}%`];
+  if (typeof value === 'number' && isTimeKey(key)) return [{ at: value }];
+  // A field's own yes or no (protected); inside a list or record (a rule's result) true or false as written.
+  if (typeof value === 'boolean') return [nested ? String(value) : value ? 'yes' : 'no'];
+  if (typeof value === 'string' || typeof value === 'number') return [String(value)];
+  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return [value.length === 0 ? 'none' : value.join(', ')];
+  if (Array.isArray(value)) return [composite(['[', ...joined(value.map((v) => inner(v, key, names))), ']'])];
+  // A thing by its name (a token, an audience), then what else it holds.
+  const { id, name, ...rest } = value as Record<string, unknown>;
+  const fields = (record: Record<string, unknown>) =>
+    composite(['{', ...joined(Object.entries(record).map(([k, v]) => [`${k}: `, ...inner(v, k, names)])), '}']);
+  if (typeof name !== 'string') return [fields(value as Record<string, unknown>)];
+  const parts: Part[] = [typeof id === 'string' ? { name, id } : name];
+  if (Object.keys(rest).length > 0) parts.push(' ', fields(rest));
+  return parts;
+}
+
+/** A value inside a list or record: read as any value, a list or record in it spelled out in place. */
+function inner(value: unknown, key: string, names: Names): Part[] {
+  return valueParts(value, key, names, true).flatMap((p) => (typeof p === 'object' && 'value' in p ? p.value : [p]));
+}
+
+function joined(items: Part[][]): Part[] {
+  return items.flatMap((item, i) => (i === 0 ? item : [', ', ...item]));
+}
+
+function composite(parts: Part[]): Part {
+  return { value: parts, text: partsText(parts) };
+}
+
+/** Parts as plain text: a thing by its name, a time in UTC. */
+export function partsText(parts: readonly Part[]): string {
+  return parts.map((p) => (typeof p === 'string' ? p : 'name' in p ? p.name : 'at' in p ? formatTime(p.at) : p.text)).join('');
+}

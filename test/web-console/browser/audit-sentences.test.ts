@@ -1,0 +1,121 @@
+// The audit log's sentence writer (src/web-console/browser/audit-sentences.ts): one sentence per changed
+// field, the field in words, flags, audiences and people by their names with their ids kept, values read
+// as a reader reads them (on/off, N%, a time, a list), a thing made or removed, anything else written out
+// field by field (times in it as times) for the page to fold; an entry that lists no change reads as its action.
+import t from 'tap';
+import { auditSentences, namesOf, type Part } from '../../../src/web-console/browser/audit-sentences.js';
+import type { AuditView } from '../../../src/web-console/browser/views.js';
+
+const kAt = Date.UTC(2026, 2, 3, 4, 5, 6);
+const names = namesOf({
+  flags: [{ id: 'flg_1', name: 'Checkout' }],
+  audiences: [{ id: 'aud_1', name: 'Beta users' }],
+  people: [{ ref: 'user:usr_b', name: 'Bea' }],
+});
+
+function entry(changes: Record<string, { before: unknown; after: unknown }>, over: Partial<AuditView['entries'][number]> = {}) {
+  return {
+    seq: 1,
+    at: kAt,
+    projectId: 'p1',
+    actor: 'user:usr_a',
+    actorName: 'Ann',
+    action: 'flag.patch',
+    flagId: 'flg_1',
+    env: 'production',
+    changes,
+    ...over,
+  };
+}
+
+/** A sentence as text: a named thing as `name [id]`, a time as `@ms`, a list or record as `<its text>`. */
+function read(parts: Part[]): string {
+  return parts
+    .map((p) => (typeof p === 'string' ? p : 'id' in p ? `${p.name} [${p.id}]` : 'at' in p ? `@${p.at}` : `<${p.text}>`))
+    .join('');
+}
+const sentences = (e: ReturnType<typeof entry>) => auditSentences(e, names).map(read);
+
+t.test("a flag's state: one sentence per field, the flag and the environment by name", async (t) => {
+  t.same(
+    sentences(
+      entry({
+        enabled: { before: false, after: true },
+        trafficPercentage: { before: 10, after: 50 },
+        audienceId: { before: null, after: 'aud_1' },
+        cohorts: { before: ['a'], after: [] },
+      }),
+    ),
+    [
+      'Changed the state of flag Checkout [flg_1] in production from off to on.',
+      'Changed the traffic percentage of flag Checkout [flg_1] in production from 10% to 50%.',
+      'Changed the audience of flag Checkout [flg_1] in production from everyone (no audience) to Beta users [aud_1].',
+      'Changed the cohorts of flag Checkout [flg_1] in production from a to none.',
+    ],
+  );
+});
+
+t.test('set and cleared fields; things made and removed; a person a key names; a time', async (t) => {
+  t.same(
+    sentences(
+      entry(
+        {
+          defaultVariant: { before: null, after: 'on' },
+          metadata: { before: { team: 'web' }, after: null },
+          token: { before: { id: 'tok_1', name: 'ci-deploy' }, after: null },
+          audience: { before: null, after: { id: 'aud_2', name: 'EU' } },
+          'role of user:usr_b': { before: 'viewer', after: 'editor' },
+          graceEndsAt: { before: kAt, after: kAt + 1000 },
+        },
+        { flagId: null, env: null, action: 'token.revoke' },
+      ),
+    ),
+    [
+      'Set the default variant to on.',
+      'Cleared the metadata (was <{team: web}>).',
+      'Removed token ci-deploy [tok_1].',
+      'Made audience EU [aud_2].',
+      'Changed the role of Bea [user:usr_b] from viewer to editor.',
+      `Changed the old secret's end from @${kAt} to @${kAt + 1000}.`,
+    ],
+  );
+});
+
+t.test('an unknown flag or audience stays its id; a rule reads field by field; no change reads as the action', async (t) => {
+  const rule = { if: [{ in: [{ var: 'email' }, ['a@b.test']] }, 'on', 'off'] };
+  t.same(
+    sentences(
+      entry(
+        { targeting: { before: null, after: rule }, audienceId: { before: 'aud_gone', after: null } },
+        { flagId: 'flg_gone', env: null },
+      ),
+    ),
+    [
+      'Set the rule of flag flg_gone to <{if: [{in: [{var: email}, a@b.test]}, on, off]}>.',
+      'Changed the audience of flag flg_gone from aud_gone to everyone (no audience).',
+    ],
+  );
+  t.same(sentences(entry({}, { action: 'flag.delete', env: null })), ['flag.delete of flag Checkout [flg_1].']);
+  t.same(
+    sentences(entry({ flag: { before: null, after: { name: 'checkout-v2' } } }, { action: 'flag.create', env: null })),
+    ['Made flag checkout-v2 [flg_1].'],
+    'a flag made: by the name it was made with, once',
+  );
+  t.same(sentences(entry({ flag: { before: { name: 'old' }, after: null } }, { action: 'flag.delete', env: null })), [
+    'Removed flag old [flg_1].',
+  ]);
+});
+
+t.test('inside a record, a time is a time and a named thing its name; its text says them so', async (t) => {
+  const [sentence] = auditSentences(
+    entry({ schedule: { before: null, after: { id: 'sch_1', at: kAt, patch: { cohorts: ['a', 'b'] } } } }, { action: 'schedule.create' }),
+    names,
+  );
+  const value = sentence!.find((p) => typeof p === 'object' && 'value' in p) as { value: Part[]; text: string };
+  t.same(
+    value.value.filter((p) => typeof p === 'object'),
+    [{ at: kAt }],
+    'the time a part of its own',
+  );
+  t.equal(value.text, '{id: sch_1, at: 2026-03-03 04:05:06 UTC, patch: {cohorts: a, b}}');
+});
