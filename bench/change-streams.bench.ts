@@ -8,6 +8,8 @@
 // the node's CPU, and their CPU is counted: on 2 cores they share the machine with the node, and the
 // table says which of them used the CPU a fan-out took.
 // Run: npm run build && node dist/bench/change-streams.bench.js [changes, 20] [N, 10000] [phases, sse,grpc,both] [P, 4]
+// With SERVER_CPUS and CLIENT_CPUS (taskset lists, e.g. 0 and 1) the node's threads and the clients' are
+// pinned apart: the node then has a core of its own, and its fan-out time is set against its CPU alone.
 import { execFileSync, fork, spawnSync, type ChildProcess } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +25,8 @@ const kChanges = Number(process.argv[2] ?? 20);
 const kStreams = Number(process.argv[3] ?? 10_000);
 const kPhases = (process.argv[4] ?? 'sse,grpc,both').split(',') as Phase[];
 const kProcesses = Number(process.argv[5] ?? 4);
+const kServerCpus = process.env.SERVER_CPUS ?? null;
+const kClientCpus = process.env.CLIENT_CPUS ?? null;
 const kPerChannel = 100;
 // Bounds: a phase that cannot open its streams, or a change not told to every stream, fails the run.
 const kOpenWithinMs = 180_000;
@@ -51,6 +55,11 @@ function ensureFileLimit(): void {
     env: { ...process.env, FLAGWIRE_BENCH_FD_RAISED: '1' },
   });
   process.exit(raised.status ?? 1);
+}
+
+/** Pins every thread of `pid` (and those it starts later) to `cpus`; null: left alone. */
+function pin(pid: number, cpus: string | null): void {
+  if (cpus !== null) execFileSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { stdio: 'ignore' });
 }
 
 /** A client process of stream-clients.ts, with its replies as a queue. */
@@ -125,6 +134,7 @@ async function runPhase(
     env: { FLAGWIRE_RATE_LIMIT: '1000000000', FLAGWIRE_SYNC_MAX_STREAMS: String(kStreams + 100) },
   });
   const pid = server.proc.pid!;
+  pin(pid, kServerCpus);
   const clients: Clients[] = [];
   const loads: string[] = [];
   try {
@@ -136,6 +146,7 @@ async function runPhase(
     for (const kind of kinds) {
       for (const share of shares(kind, server, ids.single, selector)) {
         const c = new Clients();
+        pin(c.child.pid!, kClientCpus);
         clients.push(c);
         c.tell({ open: share });
       }
@@ -227,7 +238,7 @@ async function main(): Promise<void> {
   console.log(`Command: \`${['node dist/bench/change-streams.bench.js', ...process.argv.slice(2)].join(' ')}\``);
   console.log(
     `${new Date().toISOString().replace(/\.\d+Z$/, 'Z')}; ${m.cores} cores, ${m.cpu}, ${m.memory}, node ${m.node}; ulimit -n ${fd}; ` +
-      `clients in ${kProcesses} processes per kind\n`,
+      `clients in ${kProcesses} processes per kind; node on CPUs ${kServerCpus ?? 'any'}, clients on ${kClientCpus ?? 'any'}\n`,
   );
   console.log(
     '| streams | node RSS idle, MiB | with the streams | after the changes | per stream, KiB | PATCH 2xx to last told, p50 ms | p99 ms | ' +
