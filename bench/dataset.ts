@@ -217,3 +217,62 @@ function generate(store: LmdbStore): BenchData {
     inProcess: { staticFlag: inProcessFlags.get('static')!, typedFlag: inProcessFlags.get('n')!, audiences: tokens.audiences },
   };
 }
+
+/** The projects of the OFREP bulk bench (ofrep-bulk.bench.ts): one per flag count, ids in that order. */
+export interface BulkData {
+  projects: { id: string; flags: number }[];
+}
+
+/**
+ * One project per entry of `flagCounts`, in an organisation of its own, each with the audiences "beta"
+ * and "eu" and a realistic mix (the mix above): every tenth flag (4, 14, …) typed with the five-rule
+ * targeting tree, the others boolean at percentages from 0 to 100, a third behind an audience, a fifth
+ * with cohort lists, one in seven disabled.
+ */
+export async function generateBulkDataset(dataDir: string, flagCounts: readonly number[]): Promise<BulkData> {
+  const store = LmdbStore.open(dataDir, { layout: kStoreLayout });
+  try {
+    const now = Date.now();
+    const run = <N extends CommandName>(w: StoreWriter, name: N, input: CommandInput<N>) => runCommand(w, name, input, now);
+    const projects = store.transact((w) => {
+      const org = run(w, 'orgCreate', { name: 'Bulk', plan: 'enterprise' });
+      return flagCounts.map((flags, p) => {
+        const project = run(w, 'projectCreate', { name: `bulk-${p}-${flags}`, orgId: org.id });
+        const audiences = ['beta', 'eu'].map(
+          (name, a) =>
+            run(w, 'audienceCreate', {
+              principal: kOperator,
+              projectId: project.id,
+              name,
+              rules: [a === 0 ? { attribute: 'plan', values: ['beta', 'pro'] } : { attribute: 'country', values: ['NL', 'DE', 'FR'] }],
+            }).id,
+        );
+        return { id: project.id, flags, audiences };
+      });
+    });
+    for (const project of projects) {
+      const bodies: FlagCreate[] = Array.from({ length: project.flags }, (_, i) => {
+        const name = `f${String(i).padStart(3, '0')}`;
+        return i % 10 === 4
+          ? {
+              name,
+              enabled: true,
+              trafficPercentage: 100,
+              variants: kFiveRuleVariants,
+              defaultVariant: 'control',
+              targeting: kFiveRuleTargeting,
+            }
+          : { name, ...mixedState(i, project.audiences) };
+      });
+      // 100 creates per transaction, as generate() does.
+      for (let at = 0; at < bodies.length; at += 100) {
+        store.transact((w) => {
+          for (const body of bodies.slice(at, at + 100)) run(w, 'flagCreate', { projectId: project.id, body, principal: kOperator });
+        });
+      }
+    }
+    return { projects: projects.map(({ id, flags }) => ({ id, flags })) };
+  } finally {
+    await store.close();
+  }
+}
