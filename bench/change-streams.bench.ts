@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { buildEvalWorld } from '../test/eval/eval-world.js';
 import { call } from '../test/helpers/http.js';
 import { startTestServer, type TestServer } from '../test/helpers/server.js';
+import { principalOf } from '../src/audit/audit-actor.js';
 import { machineInfo } from './environment.js';
 import { cpuBetween, cpuSample, rssSplitKb, type CpuSample, type RssSplit } from './processes.js';
 import { percentile } from './stats.js';
@@ -226,7 +227,12 @@ async function main(): Promise<void> {
   ensureFileLimit();
   const world = buildEvalWorld();
   const { ids } = world;
-  const read = world.run('tokenCreate', { projectId: ids.single, asUserId: ids.owner, name: 'streams', permission: 'read' }).secret;
+  const read = world.run('tokenCreate', {
+    projectId: ids.single,
+    principal: principalOf(ids.owner),
+    name: 'streams',
+    permission: 'read',
+  }).secret;
   await world.store.close();
   const selector = `flagSetId=${ids.single},token=${read}`;
   const results: PhaseResult[] = [];

@@ -235,9 +235,9 @@ export async function generateBulkDataset(dataDir: string, flagCounts: readonly 
     const now = Date.now();
     const run = <N extends CommandName>(w: StoreWriter, name: N, input: CommandInput<N>) => runCommand(w, name, input, now);
     const projects = store.transact((w) => {
-      const org = run(w, 'orgCreate', { name: 'Bulk', plan: 'enterprise' });
+      const org = run(w, 'orgCreate', { principal: kOperator, name: 'Bulk', plan: 'enterprise' });
       return flagCounts.map((flags, p) => {
-        const project = run(w, 'projectCreate', { name: `bulk-${p}-${flags}`, orgId: org.id });
+        const project = run(w, 'projectCreate', { principal: kOperator, name: `bulk-${p}-${flags}`, orgId: org.id });
         const audiences = ['beta', 'eu'].map(
           (name, a) =>
             run(w, 'audienceCreate', {
