@@ -124,6 +124,7 @@ export async function createFrontend(options: FrontendOptions): Promise<Frontend
     bodies,
     metrics,
     log,
+    maxStreams: config.streamMaxConnections,
     test: kTestSwitches,
     probe: fleet === null ? (ms) => evaluation.probe(ms) : (ms) => fleet.probe(ms),
     renderMetrics: fleet === null ? null : () => fleet.metrics(),

@@ -21,6 +21,8 @@ export interface ServiceRouteDeps {
   bodies: BodyBudgets;
   metrics: Metrics | null;
   log: Logger;
+  /** The change streams this front end keeps open at once (FLAGWIRE_STREAM_MAX_CONNECTIONS). */
+  maxStreams: number;
   test: Pick<TestSwitches, 'streamHeartbeatMs' | 'streamMaxStallMs'>;
   /** Readiness's probe of the eval workers: this front end's own, or every front-end thread's. */
   probe(timeoutMs: number): Promise<{ answered: number; workers: number }>;
@@ -47,6 +49,7 @@ export function createServiceRoutes(deps: ServiceRouteDeps): ServiceRoutes {
     store,
     metrics,
     routes: routeNumbers(kStreamRoutes),
+    maxConnections: deps.maxStreams,
     ...(heartbeatMs !== null ? { heartbeatMs } : {}),
     ...(maxStallMs !== null ? { maxStallMs } : {}),
     onError: (err) => log.error({ err }, 'change stream poll failed'),
