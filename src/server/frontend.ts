@@ -99,6 +99,8 @@ export async function createFrontend(options: FrontendOptions): Promise<Frontend
   });
   // The evaluation route sets onto evaluation, each from its own module: the Evaluation API's and OFREP's.
   const routeSets = [evaluationApiRoutes(metrics), ofrepRoutes({ bodies: bodies.credentialFree, metrics })];
+  // A relay writes nothing: no token activity, no flag usage (docs/deployment.md: relays).
+  const recordsTo = config.upstream === null ? writer : null;
   const evaluation = await createEvaluation({
     config: { ...config, evalWorkers: options.evalWorkers },
     log,
@@ -106,10 +108,10 @@ export async function createFrontend(options: FrontendOptions): Promise<Frontend
     clock,
     metrics,
     routeSets,
-    writer,
+    writer: recordsTo,
     revisions,
   });
-  const activity = new ActivityRecorder(writer, log);
+  const activity = new ActivityRecorder(recordsTo, log);
   activity.start();
   // Readiness, metrics, change stream (src/server/service-routes.ts).
   const features = createServiceRoutes({

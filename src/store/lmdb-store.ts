@@ -143,6 +143,14 @@ export class LmdbStore extends LmdbRecords implements Store, StoreWriter, StoreC
     return this.replica.exportRecords();
   }
 
+  isRelayCopy(): boolean {
+    return this.replica.isRelayCopy();
+  }
+
+  markRelayCopy(): void {
+    this.replica.markRelayCopy();
+  }
+
   adoptAsCopy(source: string, revision: number): void {
     this.replica.adoptAsCopy(source, revision);
   }

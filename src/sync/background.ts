@@ -7,7 +7,7 @@ import { SyncServer } from './sync-server.js';
 export async function startSyncService({ config, store, writer, clock, log, authFailures }: NodeServices): Promise<RunningWork | null> {
   if (config.syncPort === 0) return null;
   // Its own recorder: the service runs on the main thread, beside the front ends' (each flushes through the writer).
-  const activity = new ActivityRecorder(writer, log);
+  const activity = new ActivityRecorder(config.upstream === null ? writer : null, log);
   const server = new SyncServer({
     host: config.host,
     port: config.syncPort,
