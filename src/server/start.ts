@@ -101,6 +101,8 @@ async function startClaimed(config: Readonly<Config>, options: StartOptions, cla
   // Before listening (their phases: src/capability/background-work.ts): the senders poll, the changes and
   // rollout steps that fell due while the node was down have run, a followed flag file is applied.
   await background.start(kCapabilityList.flatMap((c) => c.background ?? [])).catch(abandon);
+  // A relay listens once its follower has said what its copy holds, so its first /ready is the truth.
+  await writer.relayKnown;
   // A port that cannot be bound is a ConfigError: the console prints one line naming the setting, exit 2.
   const listenSocket = await listenExclusive(serving.app, config.host, config.port).catch(abandon);
   const port = uWS.us_socket_local_port(listenSocket as unknown as uWS.us_socket);

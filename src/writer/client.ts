@@ -73,6 +73,9 @@ export class WriterClient {
   replica: ReplicaStatus | null = null;
   /** On a relay: the state of its copy of the upstream, as the writer thread's follower last reported it; null elsewhere. */
   relay: RelayStatus | null = null;
+  /** Settles when the relay's follower has first reported (at once elsewhere): start.ts listens after it. */
+  readonly relayKnown: Promise<void>;
+  private onRelayKnown: (() => void) | null = null;
 
   private constructor(
     start: WriterStart | MessagePort,
@@ -84,6 +87,9 @@ export class WriterClient {
     if (follows.upstream !== null) {
       this.relay = { upstream: follows.upstream.url, holdsCopy: false, connected: false, revision: 0, heardAt: null, problem: null };
     }
+    // The follower reports what the relay's copy holds as the writer thread opens it: a relay restarted
+    // while its upstream is down is ready, from what it holds, as soon as it listens.
+    this.relayKnown = follows.upstream === null ? Promise.resolve() : new Promise((resolve) => (this.onRelayKnown = resolve));
     if ('dataDir' in start) {
       this.worker = { current: this.spawn(start) };
       this.channel = this.worker.current;
@@ -299,6 +305,7 @@ export class WriterClient {
   private noticeRelay(status: RelayStatus): void {
     const before = this.relay;
     this.relay = status;
+    this.onRelayKnown?.();
     // Logged by the main thread's client only, once per change of state: never per request or per retry.
     if (this.worker === null) return;
     const problem = status.problem;
