@@ -7,6 +7,7 @@ import { kInvitations } from './invitations/capability.js';
 import { kMail } from './mail/capability.js';
 import { kOrgs } from './orgs/capability.js';
 import { kProjects } from './projects/capability.js';
+import { kRelay } from './relay/capability.js';
 import { kFlags } from './flags/capability.js';
 import { kReleasePlans } from './release-plans/capability.js';
 import { kSessions } from './sessions/capability.js';
@@ -33,6 +34,7 @@ export const kCapabilities = [
   kMail,
   kSnapshots,
   kSync,
+  kRelay,
 ] as const satisfies readonly Capability[];
 
 /** The capabilities' values, as every derivation reads them. */

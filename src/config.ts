@@ -57,6 +57,8 @@ export const Config = Type.Object({
   syncPort: Type.Integer({ minimum: 0, maximum: 65535 }),
   /** The sync streams one node keeps open at once; one more is refused RESOURCE_EXHAUSTED. */
   syncMaxStreams: Type.Integer({ minimum: 1 }),
+  /** The revisions the data file's change log keeps (src/store/change-log.ts): how far behind a relay may fall and catch up without a full copy. */
+  changeLogRevisions: Type.Integer({ minimum: 1 }),
 });
 export type Config = Static<typeof Config>;
 
@@ -119,6 +121,7 @@ const kSettings = {
   webhookTimeoutMs: 'FLAGWIRE_WEBHOOK_TIMEOUT_MS',
   syncPort: 'FLAGWIRE_SYNC_PORT',
   syncMaxStreams: 'FLAGWIRE_SYNC_MAX_STREAMS',
+  changeLogRevisions: 'FLAGWIRE_CHANGE_LOG_REVISIONS',
 } as const satisfies Record<keyof Config, string>;
 
 const kDefaultMaxBufferedBodyBytes = 64 * 1024 * 1024;
@@ -195,6 +198,17 @@ export function resolveDatabaseUrl(flag: string | undefined, env: NodeJS.Process
     throw new ConfigError(kSettings.databaseUrl, `must start with postgres:// or postgresql://, not ${url.protocol}//`);
   }
   return raw;
+}
+
+/** The change log's default length: hours of an active cluster's revisions, a few MiB of a quiet one's. */
+export const kDefaultChangeLogRevisions = 10_000;
+
+/**
+ * FLAGWIRE_CHANGE_LOG_REVISIONS alone: read by `serve` (loadConfig) and by every command line command
+ * that writes, so a change made at the command line is logged under the same bound as the server's.
+ */
+export function resolveChangeLogRevisions(env: NodeJS.ProcessEnv = process.env): number {
+  return integer('changeLogRevisions', env.FLAGWIRE_CHANGE_LOG_REVISIONS ?? String(kDefaultChangeLogRevisions), 1, 10_000_000);
 }
 
 /**
@@ -284,6 +298,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     syncPort: integer('syncPort', env.FLAGWIRE_SYNC_PORT ?? '8015', 0, 65535),
     // Each stream holds at most one flag set waiting for a slow reader (docs/operations.md: Sync streams).
     syncMaxStreams: integer('syncMaxStreams', env.FLAGWIRE_SYNC_MAX_STREAMS ?? '10000', 1, 1_000_000),
+    changeLogRevisions: resolveChangeLogRevisions(env),
   };
   if (config.upstream !== null && config.flagsFile !== null) {
     throw new ConfigError(

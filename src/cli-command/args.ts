@@ -220,7 +220,7 @@ function takesValue(token: string): boolean {
  * global options may appear anywhere. Throws UsageError.
  */
 export function parseCommandLine<S extends CommandSpec>(argv: readonly string[], specs: readonly S[]): CommandLine<S> {
-  // 1. The command words: the first one or two non-option tokens (global options may precede them).
+  // 1. The command words: the first non-option tokens that name a command (global options may precede them).
   const { wordIndexes, wantHelp } = commandWords(argv, specs);
   const words = wordIndexes.map((i) => argv[i]!);
   const general = generalHelp(specs);
@@ -248,7 +248,7 @@ export function parseCommandLine<S extends CommandSpec>(argv: readonly string[],
     if (wantHelp && words.length === 1) {
       return generalAnswer(help, jsonGiven, 'help');
     }
-    const subcommands = group.map((s) => s.name.split(' ')[1]).join(', ');
+    const subcommands = group.map((s) => s.name.split(' ').slice(1).join(' ')).join(', ');
     throw new UsageError(
       words.length === 1
         ? `"${words[0]}" needs a subcommand: ${subcommands}`
@@ -265,11 +265,11 @@ export function parseCommandLine<S extends CommandSpec>(argv: readonly string[],
   return parseCommandArgs(spec, rest, help);
 }
 
-/** The indexes of the command words in `argv` (one or two, as the table has them), and whether help was asked for before them. */
+/** The indexes of the command words in `argv` (one to three, as the table has them), and whether help was asked for before them. */
 function commandWords(argv: readonly string[], specs: readonly CommandSpec[]): { wordIndexes: number[]; wantHelp: boolean } {
   const wordIndexes: number[] = [];
   let wantHelp = false;
-  for (let i = 0; i < argv.length && wordIndexes.length < 2; i++) {
+  for (let i = 0; i < argv.length; i++) {
     const token = argv[i]!;
     if (token === '--') break;
     if (token === '--help' || token === '-h') wantHelp = true;
@@ -277,7 +277,9 @@ function commandWords(argv: readonly string[], specs: readonly CommandSpec[]): {
       if (takesValue(token)) i++;
       continue;
     }
-    if (wordIndexes.length === 1 && !specs.some((s) => s.name.startsWith(`${argv[wordIndexes[0]!]} `))) break;
+    // Another word only while the words so far begin a longer command's name (`relay key create`).
+    const sofar = wordIndexes.map((w) => argv[w]!).join(' ');
+    if (wordIndexes.length > 0 && !specs.some((s) => s.name.startsWith(`${sofar} `))) break;
     wordIndexes.push(i);
   }
   return { wordIndexes, wantHelp };

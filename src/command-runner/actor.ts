@@ -38,10 +38,16 @@ const main = parentPort!;
 const channels: MessagePort[] = [];
 /** The follower's last report (PostgreSQL or a relay's upstream): a channel attached later hears it at once. */
 let lastNotice: WriterNotice | null = null;
-const writes: WritePath = openWritePath(start.dataDir, kStoreLayout, start, {
-  replica: (replica) => notify({ replica }),
-  relay: (relay) => notify({ relay }),
-});
+const writes: WritePath = openWritePath(
+  start.dataDir,
+  kStoreLayout,
+  start,
+  {
+    replica: (replica) => notify({ replica }),
+    relay: (relay) => notify({ relay }),
+  },
+  start.changeLogRevisions,
+);
 function notify(notice: WriterNotice): void {
   lastNotice = notice;
   main.postMessage(notice);

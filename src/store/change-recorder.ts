@@ -1,6 +1,7 @@
-// Change recording: while LmdbStore.rehearse runs, each record write (lmdb-records.ts) hands the change
-// it made to the recorder, which collects them as the change set PostgreSQL's write path commits
-// (changes.ts). Outside rehearse the recorder is idle and a write records nothing.
+// Change recording: while LmdbStore.rehearse or commitEach runs, each record write (lmdb-records.ts)
+// hands the change it made to the recorder, which collects them as the change set of a revision
+// (changes.ts): the one PostgreSQL's write path commits, or the one the embedded write path logs
+// (change-log.ts). Otherwise the recorder is idle and a write records nothing.
 import type { Change } from './changes.js';
 
 export class ChangeRecorder {
@@ -12,12 +13,15 @@ export class ChangeRecorder {
     this.changes?.push(change);
   }
 
-  /** Collects what `fn` writes; returns the change set. */
-  recordDuring(fn: () => void): Change[] {
+  /**
+   * Collects what `fn` writes; returns the change set. `fn` is handed the set as it grows: the embedded
+   * write path logs it inside the transaction it records (lmdb-store.ts commitEach).
+   */
+  recordDuring(fn: (changes: readonly Change[]) => void): Change[] {
     const changes: Change[] = [];
     this.changes = changes;
     try {
-      fn();
+      fn(changes);
     } finally {
       this.changes = null;
     }

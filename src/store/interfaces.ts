@@ -67,6 +67,11 @@ export interface StoreReader {
    * number for the same state on every node), otherwise configSeq.
    */
   revision(): StoreRevision;
+  /**
+   * The id of the system of record whose revisions these are: the database (or upstream) a copy follows
+   * (StoreCopy.replicaOf), else this data file's own. What a relay of this store is told it follows.
+   */
+  source(): string;
   schemaVersion(): number;
   isDemoSeeded(): boolean;
   isEmpty(): boolean;
@@ -93,6 +98,10 @@ export interface StoreReader {
   /** Newest first. */
   listAudit(projectId: string, page: AuditPage): AuditEntry[];
   getActivity(tokenId: string): TokenActivity | undefined;
+  /** A record of a simple kind (keyedRecords) by its key; undefined when absent (or its database is not in the file). */
+  getKeyed<V>(kind: KeyedKind<V>, key: string): V | undefined;
+  /** Every record of a simple kind, in key order. */
+  listKeyed<V>(kind: KeyedKind<V>): V[];
   /** Undefined for a flag never evaluated (or evaluated only in the last minute, not yet written). */
   getUsage(flagId: string): FlagUsage | undefined;
   /** Every message of the outbox, oldest first. */
@@ -178,6 +187,8 @@ export type NewAuditEntry = Omit<AuditEntry, 'seq' | 'action'> & { action: keyof
 export interface KeyedKind<V> {
   readonly name: string;
   readonly database: string;
+  /** Sent to relays (RecordKind.relayed); a write of a relayed kind moves the revision, as configuration does. */
+  readonly relayed: boolean;
   key(value: V): string;
 }
 
@@ -193,7 +204,10 @@ export interface StoreWriter extends StoreReader {
   putToken(token: Token): void;
   appendAudit(entry: NewAuditEntry): AuditEntry;
   putActivity(activity: TokenActivity): void;
-  /** A record of a simple kind (keyedRecords), recorded as its kind's change. Does not move configSeq. */
+  /**
+   * A record of a simple kind (keyedRecords), recorded as its kind's change. Moves configSeq only for a
+   * relayed kind: what relays follow is configuration, and a revision of an embedded node is a configSeq.
+   */
   putKeyed<V>(kind: KeyedKind<V>, value: V): void;
   /** Does not move configSeq: usage is written every minute and no cached configuration depends on it. */
   putUsage(usage: FlagUsage): void;
@@ -244,8 +258,24 @@ export interface StoreTransactions {
   committedRevision(): number;
 }
 
+/** A relay's full copy of a store: every record of the relayed kinds, at `revision` of `source`. */
+export interface RelayedCopy {
+  source: string;
+  revision: number;
+  records: Change[];
+}
+
 /** A store as a process opened it: its reads, its transactions, and closing it. */
 export interface Store extends SnapshotReader, StoreTransactions {
+  /**
+   * The change log (src/store/change-log.ts): the revisions after `revision` up to the store's, oldest
+   * first, each with its whole change set (at most `limit` of them, when given); [] at the store's
+   * revision; null when the log no longer reaches `revision` + 1 (a relay that far behind is sent a
+   * copy). Read from the memory map, in the reader's snapshot.
+   */
+  revisionsAfter(revision: number, limit?: number): Revision[] | null;
+  /** Every record of the relayed kinds with the source and revision they are at, read in one snapshot (a store opened with its layout). */
+  relayedCopy(): RelayedCopy;
   close(): Promise<void>;
 }
 

@@ -8,6 +8,9 @@
 //                    'auditSeq' / 'mailSeq' -> last sequence numbers, 'demoSeeded' -> number
 //                    With PostgreSQL as the system of record (src/store/pg/), this file is the node's
 //                    copy: 'revision' -> the last revision applied, 'replicaOf' -> that database's id
+//                    'fileId' -> this file's own id: the source its relays name while it is no copy
+//   changeLog        revision -> Change[]  (the change sets of the last revisions: change-log.ts)
+//   relayKeys        secretHash -> RelayKey (src/relay/records.ts: keyedRecords' layout)
 //   orgs             orgId -> Org              users       userId -> User
 //   members          [orgId, userId] -> Role   projects    projectId -> Project
 //   audiences        audienceId -> Audience    flags       flagId -> Flag
@@ -65,6 +68,7 @@ import type { RolloutPlan } from '../release-plans/rollouts.js';
 import type { ScheduledChange } from '../release-plans/schedules.js';
 import type { DeliveryPayload, OutboxUsage, Webhook, WebhookDelivery } from '../webhooks/records.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
+import type { Change } from './changes.js';
 
 export const kFileName = 'flagwire.mdb';
 
@@ -85,11 +89,13 @@ export function dataFilePath(dataDir: string): string {
  * Flagwire would write changes without them).
  * 9: a change's delivery bodies stored once in a payload (an older Flagwire would find deliveries without
  * a body).
+ * 10: the changeLog database and meta's fileId (an older Flagwire would commit revisions without logging
+ * them, and relays would be sent a log with holes).
  */
-export const kSchemaVersion = 9;
+export const kSchemaVersion = 10;
 
 /**
- * Named databases an environment may open: the layout's 18, with room for more (LMDB fixes the limit
+ * Named databases an environment may open: the layout's 20, with room for more (LMDB fixes the limit
  * per open, not in the file, so raising it never changes a file). A layout declaring more is refused
  * (store-layout.ts).
  */
@@ -135,6 +141,8 @@ export interface Databases {
   readonly plans: Database<ScheduledChange | RolloutPlan | number | null, PlanKey> | undefined;
   /** Absent in a read-only open of a file older than schema 7 (as usage). */
   readonly hooks: Database<HookValue, HookKey> | undefined;
+  /** Absent in a read-only open of a file older than schema 10 (as usage). */
+  readonly changeLog: Database<Change[], number> | undefined;
 }
 
 export type HookKey =

@@ -16,8 +16,9 @@ import type { Audience, Project } from '../model/projects.js';
 import type { Credential, Session } from '../model/sessions.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
 import { listedBytes } from '../model/listed-bytes.js';
+import type { ChangeLog } from './change-log.js';
 import { ChangeRecorder } from './change-recorder.js';
-import { changeOf } from './changes.js';
+import { changeOf, type Revision } from './changes.js';
 import type { AuditPage, KeyedKind, Page, PagePosition, PageRequest, NewAuditEntry, StoreWriter } from './interfaces.js';
 import {
   kActivityRecords,
@@ -77,7 +78,11 @@ export class LmdbRecords implements StoreWriter {
   /** The audit entries appended while collectAudit runs; null otherwise. */
   private auditCollector: AuditEntry[] | null = null;
 
-  protected constructor(protected readonly db: Databases) {}
+  protected constructor(
+    protected readonly db: Databases,
+    /** The change log (change-log.ts): written by the store's transactions and its copy's, read here. */
+    protected readonly changeLog: ChangeLog,
+  ) {}
 
   // ---- reads -------------------------------------------------------------------------------
 
@@ -88,6 +93,15 @@ export class LmdbRecords implements StoreWriter {
   /** A copy's 'revision' (layout.ts: only a copy of PostgreSQL has one), else configSeq. */
   revision(): number {
     return (this.db.meta.get('revision') as number | undefined) ?? this.configSeq();
+  }
+
+  /** A copy's 'replicaOf' (the system of record it follows), else this file's own id (layout.ts). */
+  source(): string {
+    return (this.db.meta.get('replicaOf') as string | undefined) ?? (this.db.meta.get('fileId') as string | undefined) ?? '';
+  }
+
+  revisionsAfter(revision: number, limit?: number): Revision[] | null {
+    return this.changeLog.after(revision, this.revision(), limit);
   }
 
   schemaVersion(): number {
@@ -204,6 +218,15 @@ export class LmdbRecords implements StoreWriter {
 
   getActivity(tokenId: string): TokenActivity | undefined {
     return tooLong(tokenId) ? undefined : this.db.activity.get(tokenId);
+  }
+
+  getKeyed<V>(kind: KeyedKind<V>, key: string): V | undefined {
+    return tooLong(key) ? undefined : databaseNamed<V>(this.db, kind.database)?.get(key);
+  }
+
+  listKeyed<V>(kind: KeyedKind<V>): V[] {
+    const db = databaseNamed<V>(this.db, kind.database);
+    return db === undefined ? [] : [...db.getRange().map(({ value }) => value)];
   }
 
   getUsage(flagId: string): FlagUsage | undefined {
@@ -538,7 +561,8 @@ export class LmdbRecords implements StoreWriter {
   }
 
   putKeyed<V>(kind: KeyedKind<V>, value: V): void {
-    this.assertTxn();
+    if (kind.relayed) this.assertConfigTxn();
+    else this.assertTxn();
     const db = databaseNamed<V>(this.db, kind.database);
     if (db === undefined) throw new Error(`record kind ${kind.name}: database ${kind.database} is not in the store's layout`);
     db.putSync(kind.key(value), value);

@@ -1,9 +1,11 @@
-// The LMDB file as the local copy of a system of record (src/store/pg/): its revision, revisions and
-// full copies applied to it, and every record exported from it (migrate-to-postgres). The PostgreSQL
+// The LMDB file as the local copy of a system of record (src/store/pg/, or an upstream's on a relay): its
+// revision, revisions and full copies applied to it (each revision logged: change-log.ts), every record
+// exported from it (migrate-to-postgres), and the relayed ones read as a relay's full copy. The PostgreSQL
 // code reaches these through the StoreCopy interface (interfaces.ts); LmdbStore (lmdb-store.ts) runs
 // them in its transactions.
 import type { RootDatabase } from 'lmdb';
 import { changeOf, type Change, type Revision } from './changes.js';
+import type { ChangeLog } from './change-log.js';
 import type { StoreWriter } from './interfaces.js';
 import type { Databases } from './layout.js';
 import { databaseNamed } from './layout.js';
@@ -20,6 +22,7 @@ export class LmdbReplica {
     private readonly db: Databases,
     /** The store's layout; null in a read-only open without one, which nothing here is asked of. */
     private readonly storeLayout: StoreLayout | null,
+    private readonly changeLog: ChangeLog,
     private readonly transact: <T>(fn: (writer: StoreWriter) => T) => T,
     private readonly markConfigChanged: () => void,
   ) {}
@@ -51,6 +54,7 @@ export class LmdbReplica {
         if (revision <= at) continue;
         if (revision !== at + 1) throw new Error(`revision ${revision} cannot follow ${at}: the change log has a gap`);
         for (const change of changes) this.applyChange(writer, change);
+        this.changeLog.append(revision, changes);
         at = revision;
       }
       this.db.meta.putSync('revision', at);
@@ -73,6 +77,8 @@ export class LmdbReplica {
         if (db !== undefined) for (const key of [...db.getKeys()]) db.removeSync(key);
       }
       for (const key of ['auditSeq', 'mailSeq', 'demoSeeded']) this.db.meta.removeSync(key);
+      // The revisions before the copy are not this store's history: a relay behind it is sent a copy too.
+      this.changeLog.clear();
       for (const change of records) this.applyChange(writer, change);
       this.markConfigChanged();
       this.db.meta.putSync('revision', revision);
@@ -109,6 +115,22 @@ export class LmdbReplica {
    */
   markRelayCopy(): void {
     this.transact(() => this.db.meta.putSync('relayCopy', true));
+  }
+
+  /**
+   * Every record of the relayed kinds (StoreLayout.relayed), as changes, read in lmdb-js's shared read
+   * transaction (useReadTransaction pins it): the snapshot the caller reads the revision in, in the same
+   * synchronous run.
+   */
+  relayedRecords(): Change[] {
+    const out: Change[] = [];
+    const transaction = this.root.useReadTransaction();
+    try {
+      for (const kind of this.layout.relayed) for (const value of kind.read(this.db, transaction)) out.push(changeOf(kind.name, value));
+    } finally {
+      transaction.done();
+    }
+    return out;
   }
 
   /** Marks this store as the copy of system of record `source` at `revision` (after migrate-to-postgres copied it there). */

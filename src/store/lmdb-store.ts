@@ -1,11 +1,12 @@
-// The LMDB store: the transactions writes run in (transact, transactEach, and rehearse, which records
-// a change set and writes nothing), over the records (lmdb-records.ts: every read and write of the
+// The LMDB store: the transactions writes run in (transact, transactEach, commitEach, which records and
+// logs the change set it commits, and rehearse, which records a change set and writes nothing), over the records (lmdb-records.ts: every read and write of the
 // layout, layout.ts) and the replica operations (lmdb-replica.ts: this file as a system of record's
 // copy). Opened by open.ts; code above src/store sees it through the interfaces in interfaces.ts.
 import { ABORT, type RootDatabase } from 'lmdb';
 import { FlagwireError } from '../errors.js';
 import type { Change, Revision } from './changes.js';
-import { kCommitFailedDetail, type Settled, type Store, type StoreCopy, type StoreWriter } from './interfaces.js';
+import { kCommitFailedDetail, type RelayedCopy, type Settled, type Store, type StoreCopy, type StoreWriter } from './interfaces.js';
+import { ChangeLog } from './change-log.js';
 import { LmdbRecords } from './lmdb-records.js';
 import { LmdbReplica } from './lmdb-replica.js';
 import { openDataFile, type OpenedDataFile, type StoreOptions } from './open.js';
@@ -19,13 +20,14 @@ export class LmdbStore extends LmdbRecords implements Store, StoreWriter, StoreC
   private lastCommitted = 0;
 
   private constructor(file: OpenedDataFile) {
-    super(file.dbs);
+    super(file.dbs, new ChangeLog(file.dbs.changeLog, file.changeLogRevisions));
     this.path = file.path;
     this.root = file.root;
     this.replica = new LmdbReplica(
       file.root,
       file.dbs,
       file.layout,
+      this.changeLog,
       (fn) => this.transact(fn),
       () => {
         this.configChanged = true;
@@ -40,6 +42,16 @@ export class LmdbStore extends LmdbRecords implements Store, StoreWriter, StoreC
 
   /** One LMDB write transaction (the contract: StoreTransactions in interfaces.ts). */
   transact<T>(fn: (writer: StoreWriter) => T): T {
+    return this.transaction(fn, null);
+  }
+
+  /**
+   * A write transaction; `logged`: the change set being recorded for it (commitEach), logged under the
+   * revision it makes, or null. An embedded node's revision is its configSeq, so a commit that moves no
+   * configuration (audit, usage, activity, mail alone) makes no revision and logs nothing: none of its
+   * kinds is relayed (a relayed kind moves configSeq: lmdb-records.ts).
+   */
+  private transaction<T>(fn: (writer: StoreWriter) => T, logged: readonly Change[] | null): T {
     if (this.inTxn) return fn(this);
     this.inTxn = true;
     this.configChanged = false;
@@ -53,7 +65,11 @@ export class LmdbStore extends LmdbRecords implements Store, StoreWriter, StoreC
         // activity flush (every second under Management API traffic), the flag usage flush (every
         // minute under evaluation traffic), audit and mail writes would
         // otherwise make every eval worker recompile its flags and the API drop its memo each time.
-        if (this.configChanged) this.db.meta.putSync('configSeq', this.configSeq() + 1);
+        if (this.configChanged) {
+          const seq = this.configSeq() + 1;
+          this.db.meta.putSync('configSeq', seq);
+          if (logged !== null) this.changeLog.append(seq, logged);
+        }
         this.lastCommitted = this.revision();
         applied = true;
         return result;
@@ -71,19 +87,24 @@ export class LmdbStore extends LmdbRecords implements Store, StoreWriter, StoreC
 
   /** Group commit: each function in its own LMDB child transaction inside one write transaction. */
   transactEach<T>(fns: readonly ((writer: StoreWriter) => T)[]): Settled<T>[] {
-    return this.transact(() =>
-      fns.map((fn): Settled<T> => {
-        // A child that fails is rolled back whole, so what it wrote before it failed does not count as
-        // a configuration change either (configSeq moves only for a commit that changes something).
-        const configChanged = this.configChanged;
-        try {
-          return { ok: true, value: this.root.transactionSync(() => fn(this)) };
-        } catch (error) {
-          this.configChanged = configChanged;
-          return { ok: false, error };
-        }
-      }),
-    );
+    return this.transact(() => this.eachInChild(fns));
+  }
+
+  /**
+   * The embedded write path's group commit (write-path.ts): `claim()`'s functions run as transactEach
+   * runs them, once the write lock is held, and what they wrote is recorded as PostgreSQL's write path
+   * records it (rehearse) and logged in the same transaction under the revision the commit makes. A
+   * database's copy is written only by following it: its log holds that database's revisions
+   * (applyRevisions), so a commit here logs nothing.
+   */
+  commitEach<T>(claim: () => readonly ((writer: StoreWriter) => T)[]): Settled<T>[] {
+    if (this.inTxn) throw new Error('commitEach runs outside any transaction');
+    if (this.replicaOf() !== undefined) return this.transactEach(claim());
+    let settled: Settled<T>[] = [];
+    this.recorder.recordDuring((changes) => {
+      settled = this.transaction(() => this.eachInChild(claim()), changes);
+    });
+    return settled;
   }
 
   /**
@@ -99,15 +120,7 @@ export class LmdbStore extends LmdbRecords implements Store, StoreWriter, StoreC
     try {
       const changes = this.recorder.recordDuring(() =>
         writeTransaction(this.root, this.path, () => {
-          settled = fns.map((fn): Settled<T> => {
-            const mark = this.recorder.mark();
-            try {
-              return { ok: true, value: this.root.transactionSync(() => fn(this)) };
-            } catch (error) {
-              this.recorder.dropBack(mark);
-              return { ok: false, error };
-            }
-          });
+          settled = this.eachInChild(fns);
           return ABORT;
         }),
       );
@@ -115,6 +128,25 @@ export class LmdbStore extends LmdbRecords implements Store, StoreWriter, StoreC
     } finally {
       this.inTxn = false;
     }
+  }
+
+  /**
+   * Each function in its own LMDB child transaction, inside the open one. A child that fails is rolled
+   * back whole, so what it wrote before it failed is neither a configuration change (configSeq moves
+   * only for a commit that changes something) nor part of the change set being recorded.
+   */
+  private eachInChild<T>(fns: readonly ((writer: StoreWriter) => T)[]): Settled<T>[] {
+    return fns.map((fn): Settled<T> => {
+      const configChanged = this.configChanged;
+      const mark = this.recorder.mark();
+      try {
+        return { ok: true, value: this.root.transactionSync(() => fn(this)) };
+      } catch (error) {
+        this.configChanged = configChanged;
+        this.recorder.dropBack(mark);
+        return { ok: false, error };
+      }
+    });
   }
 
   committedRevision(): number {
@@ -149,6 +181,11 @@ export class LmdbStore extends LmdbRecords implements Store, StoreWriter, StoreC
 
   markRelayCopy(): void {
     this.replica.markRelayCopy();
+  }
+
+  relayedCopy(): RelayedCopy {
+    // One synchronous run: the source, the revision and the records come from the same read snapshot.
+    return { source: this.source(), revision: this.revision(), records: this.replica.relayedRecords() };
   }
 
   adoptAsCopy(source: string, revision: number): void {

@@ -16,7 +16,7 @@ import type { MailMessage } from '../model/mail.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { Credential, Session } from '../model/sessions.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
-import type { AuditPage, Page, PageRequest, SnapshotReader } from './interfaces.js';
+import type { AuditPage, KeyedKind, Page, PageRequest, SnapshotReader } from './interfaces.js';
 import type { RolloutPlan } from '../release-plans/rollouts.js';
 import type { DeliveryPayload, OutboxUsage, Webhook, WebhookDelivery } from '../webhooks/records.js';
 import type { ScheduledChange } from '../release-plans/schedules.js';
@@ -89,6 +89,9 @@ export class MemoReader implements SnapshotReader {
   }
   revision(): number {
     return this.store.revision();
+  }
+  source(): string {
+    return this.store.source();
   }
   schemaVersion(): number {
     return this.store.schemaVersion();
@@ -220,6 +223,12 @@ export class MemoReader implements SnapshotReader {
   }
   getActivity(tokenId: string): TokenActivity | undefined {
     return this.store.getActivity(tokenId);
+  }
+  getKeyed<V>(kind: KeyedKind<V>, key: string): V | undefined {
+    return this.store.getKeyed(kind, key);
+  }
+  listKeyed<V>(kind: KeyedKind<V>): V[] {
+    return this.store.listKeyed(kind);
   }
   getUsage(flagId: string): FlagUsage | undefined {
     return this.store.getUsage(flagId);

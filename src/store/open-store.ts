@@ -43,9 +43,10 @@ export async function verifyStore(
   dataDir: string,
   layout: StoreLayout,
   follows: Follows = { databaseUrl: null, upstream: null },
+  changeLogRevisions?: number,
 ): Promise<void> {
   await verifyDataFile(dataFilePath(dataDir), layout.databases);
-  const copy = LmdbStore.open(dataDir, { layout });
+  const copy = LmdbStore.open(dataDir, { layout, changeLogRevisions });
   const { databaseUrl } = follows;
   if (databaseUrl === null) {
     const refusal = follows.upstream === null ? copyWithoutDatabase(copy, dataDir) : relayRefusal(copy, dataDir);
@@ -143,14 +144,16 @@ class RefusedWritePath implements WritePath {
  * The writer's path for `dataDir`'s store: with `databaseUrl`, PostgreSQL then this node's copy, with
  * its follower (`onReplica` hears the copy's state); with `upstream`, a relay's: every write refused,
  * the copy kept by its follower of the upstream (`onRelay` hears its state); else the LMDB file.
+ * `changeLogRevisions`: what its change log keeps (the setting's default when absent).
  */
 export function openWritePath(
   dataDir: string,
   layout: StoreLayout,
   follows: Follows,
   on: { replica(status: ReplicaStatus): void; relay(status: RelayStatus): void },
+  changeLogRevisions?: number,
 ): WritePath {
-  const copy = LmdbStore.open(dataDir, { layout });
+  const copy = LmdbStore.open(dataDir, { layout, changeLogRevisions });
   if (follows.databaseUrl !== null) return new PgWritePath(copy, PgSystem.open(follows.databaseUrl, { layout }), { onReplica: on.replica });
   if (follows.upstream !== null) return new RelayWritePath(copy, follows.upstream, on.relay);
   return new LmdbWritePath(copy);
@@ -169,8 +172,13 @@ export interface ConsoleStore {
  * cannot be reached. Without it, a data dir that is a database's copy is read as it is and every write
  * is refused (copyWithoutDatabase). The write path owns the store: closing it closes both.
  */
-export async function openForConsole(dataDir: string, layout: StoreLayout, databaseUrl: string | null): Promise<ConsoleStore> {
-  const copy = LmdbStore.open(dataDir, { layout });
+export async function openForConsole(
+  dataDir: string,
+  layout: StoreLayout,
+  databaseUrl: string | null,
+  changeLogRevisions?: number,
+): Promise<ConsoleStore> {
+  const copy = LmdbStore.open(dataDir, { layout, changeLogRevisions });
   if (databaseUrl === null) {
     const refusal = copyWithoutDatabase(copy, dataDir);
     if (refusal === null) return { store: copy, writes: new LmdbWritePath(copy), copyOnly: false };

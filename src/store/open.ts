@@ -1,7 +1,9 @@
 // Opening the LMDB data file: refusing a file or directory that is not ours, or a newer schema;
 // writing the schema version into a new file and migrating an older one.
 import { isPending } from '../model/mail.js';
+import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
+import { kDefaultChangeLogRevisions } from '../config.js';
 import { open, type RootDatabase } from 'lmdb';
 import { checkDataFile, StoreOpenError } from './data-file.js';
 import type { RolloutPlan } from '../release-plans/rollouts.js';
@@ -30,7 +32,14 @@ import { settleAfterOpen, writeTransaction } from './write-txn.js';
  * databases the file holds are opened as they are, which is what a thread of a server reads once the
  * server's writer has opened the file with its layout (refusing one that is not Flagwire's).
  */
-export type StoreOptions = { readOnly?: false; layout: StoreLayout } | { readOnly: true; layout?: StoreLayout };
+export type StoreOptions =
+  | {
+      readOnly?: false;
+      layout: StoreLayout;
+      /** The revisions its change log keeps (change-log.ts; FLAGWIRE_CHANGE_LOG_REVISIONS); the setting's default when absent. */
+      changeLogRevisions?: number;
+    }
+  | { readOnly: true; layout?: StoreLayout };
 
 /** An opened data file, its schema checked (and migrated if opened for writing). */
 export interface OpenedDataFile {
@@ -39,6 +48,8 @@ export interface OpenedDataFile {
   readonly dbs: Databases;
   /** The layout it was opened with; null for a read-only open without one. */
   readonly layout: StoreLayout | null;
+  /** The revisions its change log keeps (what a read-only open is given does not matter: it writes none). */
+  readonly changeLogRevisions: number;
 }
 
 /** Opens (creating if needed) the data file in `dataDir`; refuses a newer or foreign layout. */
@@ -92,7 +103,8 @@ export function openDataFile(dataDir: string, options: StoreOptions): OpenedData
     void root.close();
     throw err;
   }
-  return { path, root, dbs, layout: options.layout ?? null };
+  const changeLogRevisions = (options.readOnly ? undefined : options.changeLogRevisions) ?? kDefaultChangeLogRevisions;
+  return { path, root, dbs, layout: options.layout ?? null, changeLogRevisions };
 }
 
 function checkSchema(path: string, root: RootDatabase, dbs: Databases, readOnly: boolean): void {
@@ -100,7 +112,9 @@ function checkSchema(path: string, root: RootDatabase, dbs: Databases, readOnly:
   if (version === undefined) {
     if (readOnly) return;
     writeTransaction(root, path, () => {
-      if (dbs.meta.get('schemaVersion') === undefined) dbs.meta.putSync('schemaVersion', kSchemaVersion);
+      if (dbs.meta.get('schemaVersion') !== undefined) return;
+      dbs.meta.putSync('schemaVersion', kSchemaVersion);
+      dbs.meta.putSync('fileId', randomUUID());
     });
     return;
   }
@@ -120,6 +134,7 @@ function checkSchema(path: string, root: RootDatabase, dbs: Databases, readOnly:
   if (version <= 6) migrateFrom6(path, root, dbs);
   if (version <= 7) migrateFrom7(path, root, dbs);
   if (version <= 8) migrateFrom8(path, root, dbs);
+  if (version <= 9) migrateFrom9(path, root, dbs);
 }
 
 /**
@@ -244,6 +259,15 @@ function migrateFrom8(path: string, root: RootDatabase, dbs: Databases): void {
     }
     for (const [projectId, usage] of outbox) hooks.putSync(['outbox', projectId], usage);
     dbs.meta.putSync('schemaVersion', 9);
+  });
+}
+
+/** Schema 9 to 10: the changeLog database, created empty by openDatabases (it logs from here on), and the file's id. */
+function migrateFrom9(path: string, root: RootDatabase, dbs: Databases): void {
+  writeTransaction(root, path, () => {
+    if (dbs.meta.get('schemaVersion') !== 9) return;
+    dbs.meta.putSync('fileId', randomUUID());
+    dbs.meta.putSync('schemaVersion', 10);
   });
 }
 

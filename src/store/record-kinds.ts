@@ -55,6 +55,12 @@ export interface RecordKind<V = unknown, N extends string = string, R extends st
   readonly derived: readonly string[];
   /** Read back by migrate-to-postgres (exportRecords) and copied into the database. */
   readonly exported: boolean;
+  /**
+   * Sent to relays (docs/decisions.md: The relay): true for what evaluation, OFREP, snapshots, flag
+   * sets and token checks read; false for secrets and a node's own work, which stay home. Each kind
+   * states it: no default, so a new kind is never relayed, or kept back, by accident.
+   */
+  readonly relayed: boolean;
   /** Its key in PostgreSQL's table of current records. */
   key(value: V): string;
   /** Every record of the kind in `db`, read in `transaction` (an export). */
@@ -95,6 +101,7 @@ const bySeq = (value: { seq: number }) => String(value.seq);
 
 export const kOrgRecords = recordKind<Org>()({
   name: 'org',
+  relayed: true,
   database: 'orgs',
   key: byId,
   read: (db, txn) => values(db.orgs, txn),
@@ -103,6 +110,7 @@ export const kOrgRecords = recordKind<Org>()({
 
 export const kUserRecords = recordKind<User>()({
   name: 'user',
+  relayed: false,
   database: 'users',
   derived: ['auth'],
   key: byId,
@@ -112,6 +120,7 @@ export const kUserRecords = recordKind<User>()({
 
 export const kMemberRecords = recordKind<Membership>()({
   name: 'member',
+  relayed: false,
   database: 'members',
   key: (m) => JSON.stringify([m.orgId, m.userId]),
   *read(db, transaction) {
@@ -123,6 +132,7 @@ export const kMemberRecords = recordKind<Membership>()({
 
 export const kProjectRecords = recordKind<Project>()({
   name: 'project',
+  relayed: true,
   database: 'projects',
   key: byId,
   read: (db, txn) => values(db.projects, txn),
@@ -131,6 +141,7 @@ export const kProjectRecords = recordKind<Project>()({
 
 export const kAudienceRecords = recordKind<Audience>()({
   name: 'audience',
+  relayed: true,
   database: 'audiences',
   derived: ['projectIndex'],
   key: byId,
@@ -140,6 +151,7 @@ export const kAudienceRecords = recordKind<Audience>()({
 
 export const kFlagRecords = recordKind<Flag>()({
   name: 'flag',
+  relayed: true,
   database: 'flags',
   derived: ['projectIndex'],
   key: byId,
@@ -158,6 +170,7 @@ export const kFlagRecords = recordKind<Flag>()({
 
 export const kUsageRecords = recordKind<FlagUsage>()({
   name: 'usage',
+  relayed: false,
   database: 'usage',
   key: (usage) => usage.flagId,
   read: (db, txn) => values(db.usage, txn),
@@ -166,6 +179,7 @@ export const kUsageRecords = recordKind<FlagUsage>()({
 
 export const kTokenRecords = recordKind<Token>()({
   name: 'token',
+  relayed: true,
   database: 'tokens',
   derived: ['tokenHashes', 'projectIndex'],
   key: byId,
@@ -175,6 +189,7 @@ export const kTokenRecords = recordKind<Token>()({
 
 export const kAuditRecords = recordKind<AuditEntry>()({
   name: 'audit',
+  relayed: false,
   database: 'audit',
   key: bySeq,
   read: (db, txn) => values(db.audit, txn),
@@ -186,6 +201,7 @@ export const kAuditRecords = recordKind<AuditEntry>()({
 
 export const kMailRecords = recordKind<MailMessage>()({
   name: 'mail',
+  relayed: false,
   database: 'mail',
   derived: ['mailDue'],
   key: bySeq,
@@ -198,6 +214,7 @@ export const kMailRecords = recordKind<MailMessage>()({
 
 export const kCredentialRecords = recordKind<Credential>()({
   name: 'credential',
+  relayed: false,
   database: 'auth',
   key: (credential) => credential.userId,
   read: (db, txn) => tagged(db.auth, 'credential', txn),
@@ -206,6 +223,7 @@ export const kCredentialRecords = recordKind<Credential>()({
 
 export const kSessionRecords = recordKind<Session>()({
   name: 'session',
+  relayed: false,
   database: 'auth',
   key: (session) => session.idHash,
   read: (db, txn) => tagged(db.auth, 'session', txn),
@@ -219,6 +237,7 @@ export const kSessionRecords = recordKind<Session>()({
 
 export const kInvitationRecords = recordKind<Invitation>()({
   name: 'invitation',
+  relayed: false,
   database: 'auth',
   key: byId,
   read: (db, txn) => tagged(db.auth, 'invitation', txn),
@@ -233,6 +252,7 @@ export const kInvitationRecords = recordKind<Invitation>()({
 
 export const kScheduleRecords = recordKind<ScheduledChange>()({
   name: 'schedule',
+  relayed: false,
   database: 'plans',
   key: byId,
   read: (db, txn) => tagged(db.plans, 'change', txn),
@@ -241,6 +261,7 @@ export const kScheduleRecords = recordKind<ScheduledChange>()({
 
 export const kRolloutRecords = recordKind<RolloutPlan>()({
   name: 'rollout',
+  relayed: false,
   database: 'plans',
   key: byId,
   read: (db, txn) => tagged(db.plans, 'rollout', txn),
@@ -249,6 +270,7 @@ export const kRolloutRecords = recordKind<RolloutPlan>()({
 
 export const kWebhookRecords = recordKind<Webhook>()({
   name: 'webhook',
+  relayed: false,
   database: 'hooks',
   key: byId,
   read: (db, txn) => tagged(db.hooks, 'hook', txn),
@@ -263,6 +285,7 @@ export const kWebhookRecords = recordKind<Webhook>()({
 
 export const kDeliveryRecords = recordKind<WebhookDelivery>()({
   name: 'delivery',
+  relayed: false,
   database: 'hooks',
   key: byId,
   read: (db, txn) => tagged(db.hooks, 'delivery', txn),
@@ -277,6 +300,7 @@ export const kDeliveryRecords = recordKind<WebhookDelivery>()({
 /** A change's delivery bodies, stored once for all its webhooks; dropped with its last delivery or by the bound. */
 export const kPayloadRecords = recordKind<DeliveryPayload>()({
   name: 'deliveryPayload',
+  relayed: false,
   database: 'hooks',
   key: (payload) => String(payload.auditSeq),
   read: (db, txn) => tagged(db.hooks, 'payload', txn),
@@ -291,6 +315,7 @@ export const kPayloadRecords = recordKind<DeliveryPayload>()({
 /** When the demo data was seeded (Unix ms): the store's own, in meta. */
 export const kDemoSeededRecords = recordKind<number>()({
   name: 'demoSeeded',
+  relayed: false,
   database: 'meta',
   key: () => '',
   *read(db, transaction) {
@@ -321,4 +346,9 @@ export function keyedRecords<V>() {
 }
 
 /** A token's recorded activity (its recent requests and denials). */
-export const kActivityRecords = keyedRecords<TokenActivity>()({ name: 'activity', database: 'activity', key: (a) => a.tokenId });
+export const kActivityRecords = keyedRecords<TokenActivity>()({
+  name: 'activity',
+  database: 'activity',
+  relayed: false,
+  key: (a) => a.tokenId,
+});

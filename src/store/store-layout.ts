@@ -33,10 +33,18 @@ export interface StoreLayout {
   readonly copied: readonly string[];
   /** Every change kind (a kind's write, and its deletion where it has one) by name. */
   readonly changes: ReadonlyMap<string, ChangeKind>;
+  /** The kinds sent to relays (RecordKind.relayed): what a relay's full copy holds. */
+  readonly relayed: readonly RecordKind[];
+  /** Their change kinds (writes and deletions): the only changes a relay is sent. */
+  readonly relayedChanges: ReadonlySet<string>;
 }
 
-/** The store's own: meta (the schema version, configSeq, sequence counters, a copy's revision) and the demo seed's mark. */
-export const kStoreRecordOwner: RecordOwner = { name: 'store', databases: ['meta'], records: [kDemoSeededRecords] };
+/**
+ * The store's own: meta (the schema version, configSeq, sequence counters, a copy's revision) with the
+ * demo seed's mark, and the change log (change-log.ts), which holds no kind of record: the change sets
+ * of the last revisions, whatever their kinds.
+ */
+export const kStoreRecordOwner: RecordOwner = { name: 'store', databases: ['meta', 'changeLog'], records: [kDemoSeededRecords] };
 
 /**
  * The layout of the store's own databases and kinds and `owners`'. A database declared twice or never,
@@ -54,8 +62,9 @@ export function storeLayout(owners: readonly RecordOwner[]): StoreLayout {
     }
   if (ownerOf.size > kMaxDbs) throw new Error(`${ownerOf.size} databases are declared; an environment opens at most ${kMaxDbs}`);
   const kinds = all.flatMap((owner) => owner.records ?? []);
-  const used = new Set<string>();
+  const used = new Set<string>(kStoreRecordOwner.databases);
   const changes = new Map<string, ChangeKind>();
+  const relayedChanges = new Set<string>();
   const declare = (name: string, change: ChangeKind) => {
     if (changes.has(name)) throw new Error(`change kind ${name} is declared twice`);
     changes.set(name, change);
@@ -65,6 +74,8 @@ export function storeLayout(owners: readonly RecordOwner[]): StoreLayout {
       if (!ownerOf.has(database)) throw new Error(`record kind ${kind.name} is kept in database ${database}, which no one declares`);
       used.add(database);
     }
+    if (kind.relayed) relayedChanges.add(kind.name);
+    if (kind.relayed && kind.removal !== undefined) relayedChanges.add(kind.removal.name);
     declare(kind.name, {
       records: (value) => ({ put: { kind: kind.name, key: kind.key(value) }, remove: [] }),
       apply: (target, value) => kind.apply(target, value),
@@ -85,5 +96,7 @@ export function storeLayout(owners: readonly RecordOwner[]): StoreLayout {
     kinds,
     copied: databases.filter((database) => ownerOf.get(database) !== kStoreRecordOwner.name),
     changes,
+    relayed: kinds.filter((kind) => kind.relayed),
+    relayedChanges,
   };
 }

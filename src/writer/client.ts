@@ -102,7 +102,8 @@ export class WriterClient {
 
   /**
    * Starts the writer actor for `dataDir`; `follows`: PostgreSQL as the system of record (src/store/pg/),
-   * or the upstream a relay follows (src/store/relay/); neither: the data dir's LMDB.
+   * or the upstream a relay follows (src/store/relay/); neither: the data dir's LMDB. `changeLogRevisions`:
+   * what the store's change log keeps.
    */
   static create(
     dataDir: string,
@@ -110,6 +111,7 @@ export class WriterClient {
     writeTimeoutMs: number,
     log: Logger,
     follows: Follows = { databaseUrl: null, upstream: null },
+    changeLogRevisions?: number,
   ): WriterClient {
     const start: WriterStart = {
       dataDir,
@@ -117,6 +119,7 @@ export class WriterClient {
       upstream: follows.upstream,
       clock: clock.state,
       writeTimeoutMs,
+      changeLogRevisions,
     };
     return new WriterClient(start, follows, writeTimeoutMs, log);
   }

@@ -15,6 +15,8 @@ export interface WriterStart {
   clock: SharedArrayBuffer;
   /** FLAGWIRE_WRITE_TIMEOUT_MS: named in the refusal of a transaction cut off at its deadline. */
   writeTimeoutMs: number;
+  /** FLAGWIRE_CHANGE_LOG_REVISIONS: what the store's change log keeps; the setting's default when absent. */
+  changeLogRevisions?: number;
 }
 
 /**

@@ -14,12 +14,13 @@ export interface Widget {
   size: number;
 }
 
-/** Widgets, in a database of their own, keyed by id. */
-export const kWidgetRecords = keyedRecords<Widget>()({ name: 'widget', database: 'widgets', key: (w) => w.id });
-/** Drafts of widgets: copied to every node, never exported by migrate-to-postgres. */
+/** Widgets, in a database of their own, keyed by id; sent to relays. */
+export const kWidgetRecords = keyedRecords<Widget>()({ name: 'widget', database: 'widgets', relayed: true, key: (w) => w.id });
+/** Drafts of widgets: copied to every node, never exported by migrate-to-postgres, never sent to relays. */
 export const kWidgetDraftRecords = keyedRecords<Widget>()({
   name: 'widgetDraft',
   database: 'widgetDrafts',
+  relayed: false,
   key: (w) => w.id,
   exported: false,
 });

@@ -32,13 +32,13 @@ t.test('every database the store opens is declared by exactly one owner, and hol
   const held = new Set(kStoreLayout.kinds.flatMap((kind) => [kind.database, ...kind.derived]));
   t.strictSame(
     opened.filter((name) => !held.has(name)),
-    [],
-    'each holds the records, or derived entries, of a declared kind',
+    ['changeLog'],
+    "each holds the records, or derived entries, of a declared kind, but the store's own change log (every kind's changes)",
   );
   t.strictSame(
     kStoreLayout.copied,
-    kStoreLayout.databases.filter((name) => name !== 'meta'),
-    'a full copy clears all but meta',
+    kStoreLayout.databases.filter((name) => name !== 'meta' && name !== 'changeLog'),
+    "a full copy clears all but the store's own (meta; the change log, which it clears itself)",
   );
 });
 
@@ -61,7 +61,11 @@ t.test('a layout that contradicts itself is refused when it is built', async (t)
     () =>
       storeLayout([
         ...kCapabilityList,
-        { name: 'many', databases: many, records: many.map((d) => keyedRecords<Widget>()({ name: d, database: d, key: (w) => w.id })) },
+        {
+          name: 'many',
+          databases: many,
+          records: many.map((d) => keyedRecords<Widget>()({ name: d, database: d, relayed: false, key: (w) => w.id })),
+        },
       ]),
     { message: /databases are declared; an environment opens at most 32/ },
   );
@@ -146,4 +150,23 @@ t.test('the layout is what a store opens and calls its own', async (t) => {
   const reader = LmdbStore.open(dir, { readOnly: true });
   t.teardown(() => reader.close());
   t.equal(reader.listOrgs().length, 0, 'a read-only open without a layout reads the databases the file holds');
+});
+
+t.test('what a relay is sent: the kinds evaluation, OFREP, snapshots, flag sets and token checks read, stated by each kind', async (t) => {
+  for (const kind of kStoreLayout.kinds) t.type(kind.relayed, 'boolean', `${kind.name} states whether it is relayed`);
+  t.strictSame(
+    kStoreLayout.relayed.map((kind) => kind.name).sort(),
+    ['audience', 'flag', 'org', 'project', 'relayKey', 'token'],
+    'the relayed kinds; users, sessions, mail, webhooks, audit and node work stay home',
+  );
+  t.strictSame(
+    [...kStoreLayout.relayedChanges].sort(),
+    ['audience', 'flag', 'flagDeleted', 'org', 'project', 'relayKey', 'token'],
+    "their change kinds, a relayed kind's deletion included",
+  );
+  t.strictSame(
+    kWidgetLayout.relayed.filter((kind) => kind.name.startsWith('widget')).map((kind) => kind.name),
+    ['widget'],
+    "a capability's kind is relayed as it states, with no list beside it",
+  );
 });

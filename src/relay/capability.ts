@@ -1,0 +1,16 @@
+// The relay's upstream side as a capability (issue 45; docs/api.md: Relay service): relay keys, the
+// operator's credential (records.ts, made at the command line: cli.ts); GET /v1/relay, where a relay
+// learns the sync port, the source and the revision (routes.ts); and the Follow stream on the sync
+// service's gRPC server (follow-service.ts), declared here and hosted by the sync service.
+import { defineCapability } from '../capability/capability.js';
+import { kRelayCli } from './cli.js';
+import { kRelayKeyRecords } from './records.js';
+import { kRelayKeyCommands } from './relay-key-commands.js';
+
+export const kRelay = defineCapability({
+  name: 'relay',
+  databases: ['relayKeys'],
+  records: [kRelayKeyRecords],
+  commands: kRelayKeyCommands,
+  cli: kRelayCli,
+});
