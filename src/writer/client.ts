@@ -311,8 +311,10 @@ export class WriterClient {
     this.onRelayKnown?.();
     // Logged by the main thread's client only, once per change of state: never per request or per retry.
     if (this.worker === null) return;
+    // Once per episode: a retry that fails again, for the same kind of reason, says nothing new.
     const problem = status.problem;
-    if (problem !== null && problem.text !== before?.problem?.text) {
+    const was = before?.problem ?? null;
+    if (problem !== null && (was === null || was.refused !== problem.refused)) {
       if (problem.refused) this.log.error({ upstream: status.upstream, revision: status.revision }, problem.text);
       else
         this.log.warn(

@@ -24,7 +24,7 @@ export interface RelayStatus {
   upstream: string;
   /** Whether the copy holds a state of the upstream (a relay is not ready before it does). */
   holdsCopy: boolean;
-  /** Whether a Follow stream to the upstream is open now. */
+  /** Whether a Follow stream to the upstream is open now and has said something. */
   connected: boolean;
   /** The upstream's revision this copy is at. */
   revision: number;
@@ -143,7 +143,6 @@ export class UpstreamFollower {
     const request = { source: this.copy.replicaOf() ?? '', revision: this.copy.replicaRevision() };
     const call = client.makeServerStreamRequest(kFollowPath, encodeFollowRequest, decodeFollowResponse, request, metadata);
     this.call = call;
-    this.publish({ connected: true, problem: null });
     return new Promise<Ended>((resolve) => {
       let delivered = false;
       let failure: string | null = null;
@@ -179,7 +178,15 @@ export class UpstreamFollower {
   private apply(message: FollowMessage): void {
     if (message.t === 'copy') this.copy.replaceAll(message.source, message.revision, message.records);
     else if (message.t === 'revisions') this.copy.applyRevisions(message.revisions);
-    this.publish({ heardAt: Date.now(), revision: this.copy.replicaRevision(), holdsCopy: this.holdsCopy() });
+    // Connected once the stream has said something: an upstream that accepts the call and then refuses
+    // it (a revoked key) is never reported followed.
+    this.publish({
+      connected: true,
+      problem: null,
+      heardAt: Date.now(),
+      revision: this.copy.replicaRevision(),
+      holdsCopy: this.holdsCopy(),
+    });
   }
 
   private holdsCopy(): boolean {
