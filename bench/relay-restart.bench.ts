@@ -84,7 +84,9 @@ async function main(): Promise<void> {
   await relay.stop();
   const info = machineInfo();
   console.log(`Command: node dist/bench/relay-restart.bench.js ${kRuns}`);
-  console.log(`${new Date().toISOString()}; ${info.cores} cores, ${info.cpu}, node ${process.version}; load average ${loadavg()[0]!.toFixed(1)}`);
+  console.log(
+    `${new Date().toISOString()}; ${info.cores} cores, ${info.cpu}, node ${process.version}; load average ${loadavg()[0]!.toFixed(1)}`,
+  );
   console.log('');
   console.log('| start | runs | listening, median ms | /ready 200, median ms | OFREP 200, median ms | OFREP 200, max ms |');
   console.log('|---|---:|---:|---:|---:|---:|');

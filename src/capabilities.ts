@@ -1,6 +1,7 @@
 // Every capability of Flagwire, listed once. Adding a capability is one line here (docs/architecture.md,
 // "Adding a capability"); the tables the rest of Flagwire reads are derived below.
 import type { Capability, ManagementRouteSpec, ServiceRouteSpec } from './capability/capability.js';
+import type { GrpcServiceSpec } from './capability/grpc-service.js';
 import { kAudit } from './audit-log/capability.js';
 import { kFlagsAsCode } from './flags-as-code/capability.js';
 import { kInvitations } from './invitations/capability.js';
@@ -63,6 +64,15 @@ export const kCapabilityRoutes: readonly (readonly [string, ManagementRouteSpec]
 export const kCapabilityServiceRoutes: readonly (readonly [string, ServiceRouteSpec])[] = kCapabilityList.flatMap((c) =>
   Object.entries(c.serviceRoutes ?? {}),
 );
+
+/** Every capability's gRPC services, hosted on the sync service's port; a name declared twice is a start-up error. */
+export const kCapabilityGrpcServices: readonly GrpcServiceSpec[] = [
+  ...uniqueBy(
+    kCapabilityList.flatMap((c) => c.grpcServices ?? []),
+    (service) => service.name,
+    'gRPC service',
+  ).values(),
+];
 
 /**
  * Every audit action a capability declares, and the webhook event it is sent as (its capability's

@@ -22,14 +22,19 @@ export function identifyToken(store: StoreReader, header: string): Token {
   if (header === '') {
     throw new FlagwireError('MISSING_TOKEN', 'Send the API token in the header "Authorization: Bearer <token>".');
   }
-  const match = kCredentials.exec(header);
-  const secret = match !== null && match[1]!.toLowerCase() === 'bearer' ? match[2]! : '';
+  const secret = bearerSecret(header);
   if (!kTokenShape.test(secret)) {
     throw new FlagwireError('MALFORMED_TOKEN', `The Authorization header must be "Bearer ${kTokenPrefix}_<secret>".`);
   }
   const token = store.getTokenByHash(hashSecret(secret));
   if (!token) throw unknownToken();
   return token;
+}
+
+/** The secret of an `Authorization: Bearer <secret>` header; '' for any other header. */
+export function bearerSecret(header: string): string {
+  const match = kCredentials.exec(header);
+  return match !== null && match[1]!.toLowerCase() === 'bearer' ? match[2]! : '';
 }
 
 /** The 400 for a token in the URL's query (spec: Authentication 9): for every route that takes a token. */

@@ -8,6 +8,7 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Store } from '../store/interfaces.js';
 import type { WriterClient } from '../writer/client.js';
+import type { GrpcServiceSpec } from './grpc-service.js';
 
 /** What a node gives its background work. */
 export interface NodeServices {
@@ -20,6 +21,8 @@ export interface NodeServices {
   readonly authFailures: AuthFailures;
   /** The node's own `/metrics` URL; null until it listens (a rollout's guard may read it). */
   ownMetricsUrl(): string | null;
+  /** Every capability's gRPC services, for the node's gRPC server to host (src/capability/grpc-service.ts). */
+  readonly grpcServices: readonly GrpcServiceSpec[];
 }
 
 /**

@@ -8,6 +8,7 @@
 // add one.
 import type { ManagementHandler } from '../routes/handler.js';
 import type { BackgroundWork } from './background-work.js';
+import type { GrpcServiceSpec } from './grpc-service.js';
 import type { ConsoleCommand } from '../cli-command/console-command.js';
 import type { WebhookEvent } from '../webhooks/records.js';
 import type { RouteDeclaration, RouteHandler } from '../routes/route-table.js';
@@ -81,6 +82,8 @@ export interface Capability {
   readonly webhookEvent?: WebhookEvent;
   /** What it runs beside the request path on every node, from start-up to shutdown (src/server/start.ts). */
   readonly background?: readonly BackgroundWork[];
+  /** Its gRPC services, hosted on the sync service's port (src/capability/grpc-service.ts). */
+  readonly grpcServices?: readonly GrpcServiceSpec[];
 }
 
 /** Declares a capability; the value keeps its literal types (its command names, its audit actions). */

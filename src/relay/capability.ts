@@ -6,6 +6,8 @@ import { defineCapability } from '../capability/capability.js';
 import { kRelayCli } from './cli.js';
 import { kRelayKeyRecords } from './records.js';
 import { kRelayKeyCommands } from './relay-key-commands.js';
+import { kRelayRoutes } from './routes.js';
+import { kRelayServiceName } from './wire.js';
 
 export const kRelay = defineCapability({
   name: 'relay',
@@ -13,4 +15,7 @@ export const kRelay = defineCapability({
   records: [kRelayKeyRecords],
   commands: kRelayKeyCommands,
   cli: kRelayCli,
+  serviceRoutes: kRelayRoutes,
+  // Loaded when the node's gRPC server starts (the writer thread and the command line never load it).
+  grpcServices: [{ name: kRelayServiceName, start: async (host) => new (await import('./follow-service.js')).FollowService(host) }],
 });

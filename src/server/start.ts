@@ -9,7 +9,7 @@ import { Clock } from '../clock.js';
 import { withListenPort, type Config } from '../config.js';
 import { kTestSwitches } from '../test-switches.js';
 import { NodeBackground } from '../capability/background-work.js';
-import { kCapabilityList, kStoreLayout } from '../capabilities.js';
+import { kCapabilityGrpcServices, kCapabilityList, kStoreLayout } from '../capabilities.js';
 import { BodyBudgets } from '../http/body.js';
 import { RateLimiter } from '../http/rate-limit.js';
 import { SignInLimits } from '../web-console/sign-in-limits.js';
@@ -89,7 +89,16 @@ async function startClaimed(config: Readonly<Config>, options: StartOptions, cla
     throw err;
   });
   let metricsUrl: string | null = null;
-  const background = new NodeBackground({ config, store, writer, clock, log, authFailures, ownMetricsUrl: () => metricsUrl });
+  const background = new NodeBackground({
+    config,
+    store,
+    writer,
+    clock,
+    log,
+    authFailures,
+    ownMetricsUrl: () => metricsUrl,
+    grpcServices: kCapabilityGrpcServices,
+  });
   // What start-up opened so far, closed again when a later step fails.
   const abandon = async (err: unknown): Promise<never> => {
     await background.abandon();

@@ -274,6 +274,8 @@ export interface Store extends SnapshotReader, StoreTransactions {
    * copy). Read from the memory map, in the reader's snapshot.
    */
   revisionsAfter(revision: number, limit?: number): Revision[] | null;
+  /** revisionsAfter, each revision with only its changes of the relayed kinds: what a relay is sent (a store opened with its layout). */
+  relayedRevisionsAfter(revision: number, limit?: number): Revision[] | null;
   /** Every record of the relayed kinds with the source and revision they are at, read in one snapshot (a store opened with its layout). */
   relayedCopy(): RelayedCopy;
   close(): Promise<void>;

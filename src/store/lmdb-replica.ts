@@ -133,6 +133,11 @@ export class LmdbReplica {
     return out;
   }
 
+  /** `revision` with only its relayed changes (StoreLayout.relayedChanges). */
+  relayedOf(revision: Revision): Revision {
+    return { revision: revision.revision, changes: revision.changes.filter((change) => this.layout.relayedChanges.has(change.kind)) };
+  }
+
   /** Marks this store as the copy of system of record `source` at `revision` (after migrate-to-postgres copied it there). */
   adoptAsCopy(source: string, revision: number): void {
     this.transact(() => {

@@ -183,6 +183,10 @@ export class LmdbStore extends LmdbRecords implements Store, StoreWriter, StoreC
     this.replica.markRelayCopy();
   }
 
+  relayedRevisionsAfter(revision: number, limit?: number): Revision[] | null {
+    return this.revisionsAfter(revision, limit)?.map((r) => this.replica.relayedOf(r)) ?? null;
+  }
+
   relayedCopy(): RelayedCopy {
     // One synchronous run: the source, the revision and the records come from the same read snapshot.
     return { source: this.source(), revision: this.revision(), records: this.replica.relayedRecords() };

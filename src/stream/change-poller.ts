@@ -58,6 +58,11 @@ export interface ChangePollerOptions<W> {
    * sets also follow the organisation's plan: src/sync/sync-server.ts).
    */
   onAdvanced?(group: Group<W>, revision: number): void;
+  /**
+   * A poll found a new commit, at store revision `revision`, after the groups were advanced: for a
+   * watcher of the whole store rather than of a project (the relay service's streams: src/relay/).
+   */
+  onCommit?(revision: number): void;
 }
 
 export class ChangePoller<W> {
@@ -111,6 +116,7 @@ export class ChangePoller<W> {
       const revision = store.revision();
       // Idle groups catch up when a stream reopens them (group()): nobody is waiting for their events.
       for (const group of this.groups.values()) if (group.watchers.size > 0) this.advance(group, revision);
+      this.options.onCommit?.(revision);
     } catch (err) {
       this.options.onError?.(err);
     }

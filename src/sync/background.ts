@@ -1,23 +1,18 @@
-// The sync capability's background work: the sync service on FLAGWIRE_SYNC_PORT, unless it is 0.
+// The sync capability's background work: the sync service on FLAGWIRE_SYNC_PORT, unless it is 0, with
+// the gRPC services the capabilities declare beside flagd's.
 import { ActivityRecorder } from '../api/activity.js';
 import type { NodeServices, RunningWork } from '../capability/background-work.js';
 import { SyncServer } from './sync-server.js';
 
 /** The sync service, listening; null when FLAGWIRE_SYNC_PORT is 0. */
-export async function startSyncService({ config, store, writer, clock, log, authFailures }: NodeServices): Promise<RunningWork | null> {
+export async function startSyncService(node: NodeServices): Promise<RunningWork | null> {
+  const { config, log } = node;
   if (config.syncPort === 0) return null;
   // Its own recorder: the service runs on the main thread, beside the front ends' (each flushes through the writer).
-  const activity = new ActivityRecorder(config.upstream === null ? writer : null, log);
-  const server = new SyncServer({
-    host: config.host,
-    port: config.syncPort,
-    maxStreams: config.syncMaxStreams,
-    store,
-    clock,
-    log,
-    authFailures,
-    activity,
-  });
+  const activity = new ActivityRecorder(config.upstream === null ? node.writer : null, log);
+  const server = new SyncServer({ ...node, host: config.host, port: config.syncPort, maxStreams: config.syncMaxStreams, activity });
+  // The services other capabilities declare (the relay's Follow), on the same port and under the same bound.
+  for (const service of node.grpcServices) server.addService(await service.start(server.host));
   const port = await server.listen();
   activity.start();
   log.info({ host: config.host, port }, 'flagd sync service listening');

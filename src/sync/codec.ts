@@ -11,6 +11,8 @@
 //   GetMetadataResponse                     { Struct metadata = 2; }
 //   Struct { map<string, Value> fields = 1; }   Value { string_value = 3; number_value = 2; bool_value = 4; }
 
+import { kWire64, kWireBytes, kWireVarint, lengthDelimited, ProtoReader } from '../bytes/protobuf.js';
+
 /** What a sync request carries; `problem` when its bytes are not a valid message (never thrown: grpc-js would answer INTERNAL). */
 export interface SyncRequest {
   readonly providerId: string;
@@ -18,10 +20,6 @@ export interface SyncRequest {
   readonly problem: string | null;
 }
 
-const kWireVarint = 0;
-const kWire64 = 1;
-const kWireBytes = 2;
-const kWire32 = 5;
 const kUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Decodes a SyncFlagsRequest or FetchAllFlagsRequest (the same fields); unknown fields are skipped. */
@@ -29,7 +27,7 @@ export function decodeSyncRequest(bytes: Buffer): SyncRequest {
   let providerId = '';
   let selector = '';
   try {
-    const reader = new Reader(bytes);
+    const reader = new ProtoReader(bytes);
     while (!reader.done()) {
       const tag = reader.varint();
       const field = Math.floor(tag / 8);
@@ -66,59 +64,4 @@ function encodeValue(value: string | number | boolean): Buffer {
   out[0] = (2 << 3) | kWire64;
   out.writeDoubleLE(value, 1);
   return out;
-}
-
-function lengthDelimited(field: number, payload: Buffer): Buffer {
-  return Buffer.concat([varint((field << 3) | kWireBytes), varint(payload.length), payload]);
-}
-
-function varint(n: number): Buffer {
-  const out: number[] = [];
-  while (n >= 0x80) {
-    out.push((n % 0x80) | 0x80);
-    n = Math.floor(n / 0x80);
-  }
-  out.push(n);
-  return Buffer.from(out);
-}
-
-class Reader {
-  private at = 0;
-  constructor(private readonly buf: Buffer) {}
-
-  done(): boolean {
-    return this.at >= this.buf.length;
-  }
-
-  varint(): number {
-    let value = 0;
-    for (let shift = 0; shift < 64; shift += 7) {
-      const byte = this.buf[this.at++];
-      if (byte === undefined) throw new Error('truncated varint');
-      value += (byte & 0x7f) * 2 ** shift;
-      if (byte < 0x80) return value;
-    }
-    throw new Error('varint too long');
-  }
-
-  bytes(): Buffer {
-    const length = this.varint();
-    if (this.at + length > this.buf.length) throw new Error('truncated field');
-    const out = this.buf.subarray(this.at, this.at + length);
-    this.at += length;
-    return out;
-  }
-
-  skip(wire: number): void {
-    if (wire === kWireVarint) this.varint();
-    else if (wire === kWire64) this.advance(8);
-    else if (wire === kWireBytes) this.bytes();
-    else if (wire === kWire32) this.advance(4);
-    else throw new Error(`wire type ${wire}`);
-  }
-
-  private advance(n: number): void {
-    if (this.at + n > this.buf.length) throw new Error('truncated field');
-    this.at += n;
-  }
 }

@@ -5,13 +5,12 @@
 // poll that finds nothing new a 304 without a body; Flagwire-Revision names the revision the set was
 // built at. Errors are the Management API's envelope, in its words.
 import type { ServiceRouteSpec } from '../capability/capability.js';
-import { answerableError, errorEnvelope } from '../errors.js';
-import { TrustedProxies } from '../http/client-address.js';
 import { send } from '../http/http.js';
 import { decodePathId } from '../http/path-id.js';
 import { revisionHeaders } from '../http/revisions.js';
 import { refuseUrlTokens } from '../api/auth.js';
 import { apiErrors, kEnvParam, pathParam } from '../routes/openapi-parts.js';
+import { clientAddresses, sendRefusal } from '../routes/service-route-parts.js';
 import { FlagSetAccess } from './access.js';
 import { FlagSets } from './flag-sets.js';
 import { flagSetIdOf } from './selector.js';
@@ -47,11 +46,10 @@ export const kSyncRoutes = {
     handler: (deps) => {
       const sets = new FlagSets(deps.store);
       const access = new FlagSetAccess(deps.store, deps.authFailures, deps.activity);
-      const proxies = deps.config.trustedProxies.length === 0 ? null : new TrustedProxies(deps.config.trustedProxies);
+      const addressOf = clientAddresses(deps.config);
       return (res, req) => {
         const now = deps.clock.now();
-        const peer = Buffer.from(res.getRemoteAddressAsText()).toString();
-        const ip = proxies === null ? peer : proxies.clientAddress(peer, req);
+        const ip = addressOf(res, req);
         const path = req.getUrl();
         const projectId = decodePathId(req.getParameter(0) ?? '');
         const query = new URLSearchParams(req.getQuery() ?? '');
@@ -72,15 +70,7 @@ export const kSyncRoutes = {
             send(res, 304, '', 'application/json', headers);
           } else send(res, 200, set.json, 'application/json', headers);
         } catch (err) {
-          const error = answerableError(err, (e) => deps.log.error({ err: e, path: kPath }, 'unexpected error serving a flag set'));
-          status = error.status;
-          send(
-            res,
-            status,
-            JSON.stringify(errorEnvelope(error, deps.config.docsUrl)),
-            'application/json',
-            revisionHeaders(deps.store.revision()),
-          );
+          status = sendRefusal(res, err, deps, kPath, 'unexpected error serving a flag set');
         }
         deps.metrics?.request(kSyncRoutes.flagSet.metric, status);
       };

@@ -24,8 +24,9 @@ import type { ActivityRecorder } from '../api/activity.js';
 import type { AuthFailures } from '../api/auth-failures.js';
 import { Periodic } from '../background/periodic.js';
 import type { Clock } from '../clock.js';
-import { ConfigError } from '../config.js';
-import { answerableError, type ErrorCode, FlagwireError } from '../errors.js';
+import { type GrpcHost, type HostedGrpcService, kGrpcStatusOf, metadataValue, peerAddress } from '../capability/grpc-service.js';
+import { ConfigError, type Config } from '../config.js';
+import { answerableError, FlagwireError } from '../errors.js';
 import type { Store } from '../store/interfaces.js';
 import { ChangePoller, type Group } from '../stream/change-poller.js';
 import { FlagSetAccess, type FlagSetRequest, type Granted, type SecretSource } from './access.js';
@@ -37,6 +38,7 @@ export interface SyncServerOptions {
   host: string;
   port: number;
   maxStreams: number;
+  config: Readonly<Config>;
   store: Store;
   clock: Clock;
   log: Logger;
@@ -47,6 +49,8 @@ export interface SyncServerOptions {
 /** One open SyncFlags stream. */
 interface Stream {
   readonly call: grpc.ServerWritableStream<SyncRequest, Buffer>;
+  /** Gives its slot back (openStream). */
+  readonly release: () => void;
   readonly selector: Selector;
   readonly granted: Granted;
   readonly group: Group<Stream>;
@@ -65,22 +69,6 @@ const kPollMs = 50;
 const kRecheckMs = 10_000;
 // The methods' answers are encoded once per set (codec.ts): the serializer passes the bytes on.
 const kPassBytes = (bytes: Buffer): Buffer => bytes;
-
-/** gRPC's status for each refusal (the Management API's status for the same refusal in the comment). */
-const kStatusOf: Partial<Record<ErrorCode, grpc.status>> = {
-  INVALID_REQUEST: grpc.status.INVALID_ARGUMENT, // 400
-  MISSING_TOKEN: grpc.status.UNAUTHENTICATED, // 401
-  MALFORMED_TOKEN: grpc.status.UNAUTHENTICATED,
-  UNKNOWN_TOKEN: grpc.status.UNAUTHENTICATED,
-  TOKEN_REVOKED: grpc.status.UNAUTHENTICATED,
-  TOKEN_EXPIRED: grpc.status.UNAUTHENTICATED,
-  PLAN_REQUIRED: grpc.status.PERMISSION_DENIED, // 402
-  ENVIRONMENT_NOT_PERMITTED: grpc.status.PERMISSION_DENIED, // 403
-  NOT_FOUND: grpc.status.NOT_FOUND, // 404
-  TOO_MANY_AUTH_FAILURES: grpc.status.RESOURCE_EXHAUSTED, // 429
-  SERVER_BUSY: grpc.status.RESOURCE_EXHAUSTED, // 503
-  STORE_UNAVAILABLE: grpc.status.UNAVAILABLE,
-};
 
 const kServerOptions: grpc.ServerOptions = {
   // A dead peer (a killed client, a dropped network) is found by the server's own pings within a
@@ -101,6 +89,11 @@ export class SyncServer {
   private readonly rechecks: Periodic;
   private streams = 0;
   private closing = false;
+  /** The services of other capabilities it hosts beside flagd's (src/capability/grpc-service.ts). */
+  private readonly hosted: HostedGrpcService[] = [];
+  private readonly commitListeners: ((revision: number) => void)[] = [];
+  /** What a hosted service is given: the stream slots, the change poll, the node's parts. */
+  readonly host: GrpcHost;
 
   constructor(private readonly options: SyncServerOptions) {
     const { store, log } = options;
@@ -118,7 +111,21 @@ export class SyncServer {
       maxIdleGroups: 0,
       onError: (err) => log.error({ err }, 'sync service: the change poll failed'),
       onAdvanced: (group) => this.publish(group),
+      onCommit: (revision) => {
+        for (const listener of this.commitListeners) listener(revision);
+      },
     });
+    this.host = {
+      store,
+      clock: options.clock,
+      config: options.config,
+      log,
+      authFailures: options.authFailures,
+      openStream: () => this.openStream(),
+      onCommit: (listener) => {
+        this.commitListeners.push(listener);
+      },
+    };
     this.rechecks = new Periodic(() => this.recheckTokens(), {
       intervalMs: kRecheckMs,
       onError: (err) => log.error({ err }, "sync service: the streams' token check failed"),
@@ -128,6 +135,12 @@ export class SyncServer {
       FetchAllFlags: (call: grpc.ServerUnaryCall<SyncRequest, Buffer>, done: grpc.sendUnaryData<Buffer>) => this.fetchAllFlags(call, done),
       GetMetadata: (call: grpc.ServerUnaryCall<SyncRequest, Buffer>, done: grpc.sendUnaryData<Buffer>) => this.getMetadata(call, done),
     });
+  }
+
+  /** Hosts `service` beside flagd's; before listen. */
+  addService(service: HostedGrpcService): void {
+    this.server.addService(service.definition, service.handlers);
+    this.hosted.push(service);
   }
 
   /** Binds the port (a port that cannot be bound is a ConfigError naming the setting); resolves with the port bound. */
@@ -154,6 +167,7 @@ export class SyncServer {
   async close(): Promise<void> {
     this.closing = true;
     await this.rechecks.stop();
+    for (const service of this.hosted) await service.close();
     for (const group of [...this.poller.all()]) {
       for (const stream of [...group.watchers]) {
         this.end(stream, grpc.status.UNAVAILABLE, 'Flagwire is shutting down; reconnect to another node or retry.');
@@ -176,29 +190,48 @@ export class SyncServer {
     return this.streams;
   }
 
+  /**
+   * Takes one of the `maxStreams` slots, every stream of this port counted (flagd's and the hosted
+   * services'), and starts the change poll; returns the release (the poll stops with the last stream).
+   * Throws SERVER_BUSY when none is left (refused, not queued) or the server is shutting down.
+   */
+  private openStream(): () => void {
+    const { maxStreams } = this.options;
+    if (this.closing) throw new FlagwireError('SERVER_BUSY', 'Flagwire is shutting down; reconnect to another node or retry.');
+    if (this.streams >= maxStreams) {
+      throw new FlagwireError(
+        'SERVER_BUSY',
+        `This node has ${maxStreams} sync streams open, as many as it allows (FLAGWIRE_SYNC_MAX_STREAMS); connect to another node or retry later.`,
+      );
+    }
+    this.streams++;
+    this.poller.start();
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.streams--;
+      if (this.streams === 0) this.poller.stop();
+    };
+  }
+
   private syncFlags(call: grpc.ServerWritableStream<SyncRequest, Buffer>): void {
     const { options } = this;
+    let release: (() => void) | null = null;
     try {
-      if (this.closing) throw new FlagwireError('SERVER_BUSY', 'Flagwire is shutting down; reconnect to another node or retry.');
-      if (this.streams >= options.maxStreams) {
-        throw new FlagwireError(
-          'SERVER_BUSY',
-          `This node has ${options.maxStreams} sync streams open, as many as it allows (FLAGWIRE_SYNC_MAX_STREAMS); connect to another node or retry later.`,
-        );
-      }
+      release = this.openStream();
       const { selector, granted } = this.grant(call);
       options.store.resetReadTxn();
       const group = this.poller.group(granted.project, granted.environment, options.store.revision());
       const set = this.sets.current(granted.project, granted.environment, options.clock.now());
-      const stream: Stream = { call, selector, granted, group, sent: set, writing: false, waiting: null, ended: false };
+      const stream: Stream = { call, release, selector, granted, group, sent: set, writing: false, waiting: null, ended: false };
       group.watchers.add(stream);
-      this.streams++;
       // A deadline passed, the client went away, or it cancelled: the stream is gone.
       call.on('cancelled', () => this.forget(stream));
       call.on('error', () => this.forget(stream));
       this.write(stream, set);
-      this.poller.start();
     } catch (err) {
+      release?.();
       this.refuse(call, err);
     }
   }
@@ -232,7 +265,7 @@ export class SyncServer {
   } {
     const request = call.request;
     if (request.problem !== null) throw new FlagwireError('INVALID_REQUEST', request.problem);
-    const selector = parseSelector(firstValue(call.metadata, 'flagd-selector') || request.selector);
+    const selector = parseSelector(metadataValue(call.metadata, 'flagd-selector') || request.selector);
     const { authorization, source } = credentials(call.metadata, request, selector);
     this.options.store.resetReadTxn();
     const flagSetRequest: FlagSetRequest = {
@@ -277,12 +310,11 @@ export class SyncServer {
     if (stream.ended) return;
     stream.ended = true;
     stream.group.watchers.delete(stream);
-    this.streams--;
     if (stream.group.watchers.size === 0) {
       this.poller.markIdle(stream.group);
       this.poller.expireIdle(performance.now());
     }
-    if (this.streams === 0) this.poller.stop();
+    stream.release();
   }
 
   private end(stream: Stream, code: grpc.status, details: string): void {
@@ -297,7 +329,7 @@ export class SyncServer {
     for (const group of [...this.poller.all()]) {
       for (const stream of [...group.watchers]) {
         const refusal = this.access.recheck(stream.granted, stream.selector, 'GRPC', stream.call.getPath(), now);
-        if (refusal !== null) this.end(stream, kStatusOf[refusal.code] ?? grpc.status.PERMISSION_DENIED, refusal.message);
+        if (refusal !== null) this.end(stream, kGrpcStatusOf[refusal.code] ?? grpc.status.PERMISSION_DENIED, refusal.message);
       }
     }
   }
@@ -309,7 +341,7 @@ export class SyncServer {
   /** The gRPC status of a refusal: its code, and the Management API's title and detail as the message. */
   private status(err: unknown): Partial<grpc.StatusObject> {
     const error = answerableError(err, (e) => this.options.log.error({ err: e }, 'unexpected error in the sync service'));
-    return { code: kStatusOf[error.code] ?? grpc.status.INTERNAL, details: error.message };
+    return { code: kGrpcStatusOf[error.code] ?? grpc.status.INTERNAL, details: error.message };
   }
 }
 
@@ -318,25 +350,13 @@ export class SyncServer {
  * provider_id (the secret, or `Bearer <secret>`), else the selector's `token=`.
  */
 function credentials(metadata: grpc.Metadata, request: SyncRequest, selector: Selector): { authorization: string; source: SecretSource } {
-  const header = firstValue(metadata, 'authorization');
+  const header = metadataValue(metadata, 'authorization');
   if (header !== '') return { authorization: header, source: 'authorization' };
   const providerId = request.providerId.trim();
   if (providerId !== '')
     return { authorization: /^bearer\s/i.test(providerId) ? providerId : `Bearer ${providerId}`, source: 'provider_id' };
   if (selector.token !== null) return { authorization: `Bearer ${selector.token}`, source: 'selector' };
   return { authorization: '', source: 'none' };
-}
-
-function firstValue(metadata: grpc.Metadata, key: string): string {
-  const value = metadata.get(key)[0];
-  return typeof value === 'string' ? value.trim() : '';
-}
-
-/** The address of grpc-js's peer text (`1.2.3.4:5678`, `[::1]:5678`): what the per-address lockout counts. */
-function peerAddress(peer: string): string {
-  const colon = peer.lastIndexOf(':');
-  const host = colon === -1 ? peer : peer.slice(0, colon);
-  return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
 }
 
 function serviceDefinition(): grpc.ServiceDefinition {

@@ -95,7 +95,7 @@ async function everyDatabase(t: TestContext): Promise<string> {
   const dir = tempDir(t);
   // Every database of the layout holds entries: the world's accounts, projects, flags and tokens, and
   // a webhook with a pending delivery, a scheduled change, an invitation (its mail queued), a session,
-  // usage and token activity.
+  // usage, token activity and a relay key.
   const world = buildWorld(dir);
   const { ids } = world;
   const at = Date.now();
@@ -115,6 +115,7 @@ async function everyDatabase(t: TestContext): Promise<string> {
   world.run('sessionStart', { userId: ids.owner, idHash: 'a'.repeat(64), csrfToken: 'csrf', expiresAt: at + 3_600_000 }, at);
   world.run('recordUsage', { counts: [{ flagId: ids.flag, evaluations: 3, lastEvaluatedAt: at }] });
   world.run('recordActivity', { batches: [{ tokenId: world.tokenIds.read!, lastUsedAt: at, recent: [], denials: [] }] }, at);
+  world.run('relayKeyCreate', { name: 'edge' }, at);
   await world.store.close();
   return dir;
 }

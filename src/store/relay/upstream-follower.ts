@@ -15,7 +15,7 @@
 // thread (readiness, the log) as a RelayStatus.
 import * as grpc from '@grpc/grpc-js';
 import type { Config } from '../../config.js';
-import { decodeFollowResponse, encodeFollowRequest, type FollowMessage, kFollowPath } from './follow-wire.js';
+import { decodeFollowResponse, encodeFollowRequest, kFollowPath, type RelayPayload } from '../../relay/wire.js';
 import type { StoreCopy } from '../interfaces.js';
 
 /** What the follower reports to the main thread (readiness, the log). */
@@ -61,7 +61,7 @@ class Refused extends Error {}
 export class UpstreamFollower {
   private status: RelayStatus;
   private stopped = false;
-  private call: grpc.ClientReadableStream<FollowMessage> | null = null;
+  private call: grpc.ClientReadableStream<RelayPayload> | null = null;
   private wake: (() => void) | null = null;
   private loop: Promise<void> | null = null;
 
@@ -147,7 +147,7 @@ export class UpstreamFollower {
       let delivered = false;
       let failure: string | null = null;
       let silence = setTimeout(() => call.cancel(), kSilentMs);
-      call.on('data', (message: FollowMessage) => {
+      call.on('data', (message: RelayPayload) => {
         clearTimeout(silence);
         silence = setTimeout(() => call.cancel(), kSilentMs);
         try {
@@ -175,7 +175,7 @@ export class UpstreamFollower {
     });
   }
 
-  private apply(message: FollowMessage): void {
+  private apply(message: RelayPayload): void {
     if (message.t === 'copy') this.copy.replaceAll(message.source, message.revision, message.records);
     else if (message.t === 'revisions') this.copy.applyRevisions(message.revisions);
     // Connected once the stream has said something: an upstream that accepts the call and then refuses

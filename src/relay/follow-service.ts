@@ -1,0 +1,215 @@
+// flagwire.relay.v1.RelayService/Follow (wire.ts; docs/api.md: Relay service), hosted on the sync
+// service's gRPC server and port (src/capability/grpc-service.ts). A relay that opens it with a live
+// relay key is sent, in order:
+//   - first, a copy (every record of the relayed kinds) when it holds nothing, another source, or a
+//     revision the change log no longer reaches; else the revisions after the one it holds (nothing
+//     when it holds the newest: a heartbeat says so at once);
+//   - then the revisions after what it was sent, each time the change poll sees a commit (the poll the
+//     flagd streams share: src/stream/change-poller.ts);
+//   - a heartbeat every kHeartbeatMs while nothing else was sent; a revision that moved no configuration
+//     (PostgreSQL's token activity, usage: the poll watches configSeq) goes then, before the heartbeat.
+// Each revision carries only its relayed changes (src/store/store-layout.ts), so users, sessions, mail,
+// webhooks and their secrets, audit and a node's own work never leave the node.
+//
+// Bounded: a stream holds one payload in HTTP/2's buffers at most. What a slow reader has not taken is
+// read again from the change log when its write completes (up to kMaxRevisions revisions, about
+// kMaxPayloadBytes, per payload), and one that has fallen past the log is sent a copy: nothing queues.
+// Streams take slots of FLAGWIRE_SYNC_MAX_STREAMS with flagd's. The key is checked again at each commit
+// and every kRecheckMs: a revoked key's streams end UNAUTHENTICATED.
+import * as grpc from '@grpc/grpc-js';
+import { Periodic } from '../background/periodic.js';
+import { type GrpcHost, type HostedGrpcService, kGrpcStatusOf, metadataValue, peerAddress } from '../capability/grpc-service.js';
+import { answerableError } from '../errors.js';
+import type { Revision } from '../store/changes.js';
+import { RelayKeyAccess } from './access.js';
+import type { RelayKey } from './records.js';
+import { decodeFollowRequest, encodeFollowResponse, kRelayServiceName, type RelayPayload } from './wire.js';
+
+const kHeartbeatMs = 5000;
+/** How often the streams are looked at for a heartbeat due: a stream's falls within this of its 5 s. */
+const kBeatCheckMs = 1000;
+/** As the sync service's token recheck: well within the spec's revocation delay (about a minute). */
+const kRecheckMs = 10_000;
+/** Revisions read from the log for one payload at most; the rest follow when it is written. */
+const kMaxRevisions = 256;
+/** A payload of revisions past this is split (a single revision is never split: it is one commit). */
+const kMaxPayloadBytes = 4 * 1024 * 1024;
+const kPassBytes = (bytes: Buffer): Buffer => bytes;
+
+/** One open Follow stream. */
+interface Follower {
+  readonly call: grpc.ServerWritableStream<Buffer, Buffer>;
+  readonly key: RelayKey;
+  readonly release: () => void;
+  /** The source and revision the relay holds once what was handed to the call is applied. */
+  source: string;
+  revision: number;
+  writing: boolean;
+  /** performance.now() when the last payload was handed to the call. */
+  sentAt: number;
+  ended: boolean;
+}
+
+export class FollowService implements HostedGrpcService {
+  readonly definition: grpc.ServiceDefinition = {
+    Follow: {
+      path: `/${kRelayServiceName}/Follow`,
+      requestStream: false,
+      responseStream: true,
+      requestSerialize: kPassBytes,
+      // Decoded in the handler, where a bad request is answered INVALID_ARGUMENT (a throw here would be INTERNAL).
+      requestDeserialize: kPassBytes,
+      responseSerialize: kPassBytes,
+      responseDeserialize: kPassBytes,
+    },
+  };
+  readonly handlers: grpc.UntypedServiceImplementation = {
+    Follow: (call: grpc.ServerWritableStream<Buffer, Buffer>) => this.follow(call),
+  };
+  private readonly followers = new Set<Follower>();
+  private readonly access: RelayKeyAccess;
+  private readonly heartbeats: Periodic;
+  private readonly rechecks: Periodic;
+
+  constructor(private readonly host: GrpcHost) {
+    this.access = new RelayKeyAccess(host.store, host.authFailures);
+    const onError = (what: string) => (err: unknown) => host.log.error({ err }, `relay service: ${what} failed`);
+    this.heartbeats = new Periodic(() => this.beat(), { intervalMs: kBeatCheckMs, onError: onError('the heartbeat') });
+    this.rechecks = new Periodic(
+      () => {
+        host.store.resetReadTxn();
+        this.recheckKeys();
+      },
+      { intervalMs: kRecheckMs, onError: onError("the streams' key check") },
+    );
+    // The poll renewed the store's snapshot before it called this.
+    host.onCommit(() => {
+      this.recheckKeys();
+      for (const follower of this.followers) this.send(follower);
+    });
+    this.heartbeats.start();
+    this.rechecks.start();
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.heartbeats.stop(), this.rechecks.stop()]);
+    for (const follower of [...this.followers]) {
+      this.end(follower, grpc.status.UNAVAILABLE, 'Flagwire is shutting down; reconnect to another node or retry.');
+    }
+  }
+
+  private follow(call: grpc.ServerWritableStream<Buffer, Buffer>): void {
+    const { store, clock } = this.host;
+    let release: (() => void) | null = null;
+    try {
+      let request: { source: string; revision: number };
+      try {
+        request = decodeFollowRequest(call.request);
+      } catch {
+        call.emit('error', {
+          code: grpc.status.INVALID_ARGUMENT,
+          details: 'The request is not a flagwire.relay.v1.FollowRequest message.',
+        });
+        return;
+      }
+      store.resetReadTxn();
+      const key = this.access.grant(metadataValue(call.metadata, 'authorization'), peerAddress(call.getPeer()), clock.now());
+      release = this.host.openStream();
+      const follower: Follower = { call, key, release, ...request, writing: false, sentAt: 0, ended: false };
+      this.followers.add(follower);
+      call.on('cancelled', () => this.forget(follower));
+      call.on('error', () => this.forget(follower));
+      // Up to date already: a heartbeat says so at once, rather than silence until the first change.
+      if (!this.send(follower)) this.write(follower, { t: 'heartbeat', revision: follower.revision });
+    } catch (err) {
+      release?.();
+      call.emit('error', this.status(err));
+    }
+  }
+
+  /**
+   * Hands the follower what it lacks, read in the caller's snapshot of the store (renewed by the
+   * poll, the open, the tick, the write's completion): a copy, or the next revisions.
+   * Returns whether anything was handed (false: it has all there is, or its write is still in progress,
+   * after which this runs again).
+   */
+  private send(follower: Follower): boolean {
+    if (follower.ended || follower.writing) return false;
+    const { store } = this.host;
+    const revisions = follower.source === store.source() ? store.relayedRevisionsAfter(follower.revision, kMaxRevisions) : null;
+    if (revisions === null) {
+      const copy = store.relayedCopy();
+      follower.source = copy.source;
+      follower.revision = copy.revision;
+      this.write(follower, { t: 'copy', ...copy });
+      return true;
+    }
+    if (revisions.length === 0) return false;
+    const batch = fitted(revisions);
+    follower.revision = batch.last;
+    this.writeBytes(follower, batch.message);
+    return true;
+  }
+
+  private write(follower: Follower, payload: RelayPayload): void {
+    this.writeBytes(follower, encodeFollowResponse(payload));
+  }
+
+  private writeBytes(follower: Follower, message: Buffer): void {
+    follower.writing = true;
+    follower.sentAt = performance.now();
+    follower.call.write(message, () => {
+      follower.writing = false;
+      // What came meanwhile, or what did not fit: read from the log now, never queued.
+      this.host.store.resetReadTxn();
+      this.send(follower);
+    });
+  }
+
+  /** A follower sent nothing for kHeartbeatMs gets what it lacks (a revision that moved no configuration), or a heartbeat. */
+  private beat(): void {
+    const now = performance.now();
+    this.host.store.resetReadTxn();
+    for (const follower of this.followers) {
+      if (follower.writing || now - follower.sentAt < kHeartbeatMs) continue;
+      if (!this.send(follower)) this.write(follower, { t: 'heartbeat', revision: follower.revision });
+    }
+  }
+
+  private recheckKeys(): void {
+    if (this.followers.size === 0) return;
+    for (const follower of [...this.followers]) {
+      const refusal = this.access.recheck(follower.key);
+      if (refusal !== null) this.end(follower, grpc.status.UNAUTHENTICATED, refusal.message);
+    }
+  }
+
+  private forget(follower: Follower): void {
+    if (follower.ended) return;
+    follower.ended = true;
+    this.followers.delete(follower);
+    follower.release();
+  }
+
+  private end(follower: Follower, code: grpc.status, details: string): void {
+    this.forget(follower);
+    follower.call.emit('error', { code, details });
+  }
+
+  /** A refusal's gRPC status (the sync service's table: a key's refusals are UNAUTHENTICATED), its message the Management API's. */
+  private status(err: unknown): Partial<grpc.StatusObject> {
+    const error = answerableError(err, (e) => this.host.log.error({ err: e }, 'unexpected error in the relay service'));
+    return { code: kGrpcStatusOf[error.code] ?? grpc.status.INTERNAL, details: error.message };
+  }
+}
+
+/** The longest prefix of `revisions` that packs within kMaxPayloadBytes (one revision at least), packed. */
+function fitted(revisions: readonly Revision[]): { message: Buffer; last: number } {
+  let count = revisions.length;
+  for (;;) {
+    const batch = revisions.slice(0, count);
+    const message = encodeFollowResponse({ t: 'revisions', revisions: batch });
+    if (message.length <= kMaxPayloadBytes || count === 1) return { message, last: batch[batch.length - 1]!.revision };
+    count = Math.ceil(count / 2);
+  }
+}

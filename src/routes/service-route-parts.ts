@@ -1,0 +1,39 @@
+// What the handlers of routes outside /api/v1 (a capability's serviceRoutes: GET /v1/flag-sets/...,
+// GET /v1/relay) share: the client's address, behind trusted proxies too, for the lockout; and a refusal
+// answered in the spec's envelope, naming the store's revision.
+import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { answerableError, errorEnvelope } from '../errors.js';
+import { TrustedProxies } from '../http/client-address.js';
+import { send } from '../http/http.js';
+import { revisionHeaders } from '../http/revisions.js';
+import type { StoreReader } from '../store/interfaces.js';
+
+/** The client's address of a request, made once per front end: the peer, or the client a trusted proxy names. */
+export function clientAddresses(config: Readonly<Config>): (res: HttpResponse, req: HttpRequest) => string {
+  const proxies = config.trustedProxies.length === 0 ? null : new TrustedProxies(config.trustedProxies);
+  return (res, req) => {
+    const peer = Buffer.from(res.getRemoteAddressAsText()).toString();
+    return proxies === null ? peer : proxies.clientAddress(peer, req);
+  };
+}
+
+/** Answers `err` in the spec's envelope (an unexpected one logged as `what`, at `path`); returns the status sent. */
+export function sendRefusal(
+  res: HttpResponse,
+  err: unknown,
+  deps: { config: Readonly<Config>; log: Logger; store: Pick<StoreReader, 'revision'> },
+  path: string,
+  what: string,
+): number {
+  const error = answerableError(err, (e) => deps.log.error({ err: e, path }, what));
+  send(
+    res,
+    error.status,
+    JSON.stringify(errorEnvelope(error, deps.config.docsUrl)),
+    'application/json',
+    revisionHeaders(deps.store.revision()),
+  );
+  return error.status;
+}
