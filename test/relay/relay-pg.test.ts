@@ -38,7 +38,7 @@ async function kill9(node: TestServer): Promise<void> {
 t.test('a primary, relay A, relay B chained to A: a change is seen on both; kill -9 of A and back', async (t) => {
   const url = await pg.newDatabase();
   const seeded = await seedWithConsole(t, url);
-  const key = await createRelayKey(t, tempDir(t), 'edge', ['--database', url]);
+  const key = await createRelayKey(tempDir(t), 'edge', ['--database', url]);
   const primary = await startPrimary(url);
   await waitReady(primary);
   const portA = await freePort();
@@ -116,7 +116,7 @@ t.test('a primary, relay A, relay B chained to A: a change is seen on both; kill
 t.test("a relay that falls behind its upstream's change log gets a whole copy", async (t) => {
   const url = await pg.newDatabase();
   const seeded = await seedWithConsole(t, url);
-  const key = await createRelayKey(t, tempDir(t), 'edge', ['--database', url]);
+  const key = await createRelayKey(tempDir(t), 'edge', ['--database', url]);
   const doomed = await cli(tempDir(t), ['flag', 'create', seeded.projectId, '--name', 'doomed', '--database', url]);
   t.equal(doomed.code, 0, doomed.stderr);
   const primary = await startPrimary(url, { FLAGWIRE_CHANGE_LOG_REVISIONS: '3' });

@@ -49,7 +49,7 @@ const made = await call(upstream.baseUrl, 'POST', '/api/v1/flags', {
 if (made.status !== 201) throw new Error(`create: ${made.status} ${made.text}`);
 const relayOn: string = made.json.id;
 
-const key = await createRelayKey(t, upDir, 'edge-1');
+const key = await createRelayKey(upDir, 'edge-1');
 relay = await startRelay(upstream.baseUrl, key.secret, { dataDir: relayDir });
 const relaySync = relay.syncPort;
 

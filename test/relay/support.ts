@@ -12,9 +12,9 @@ export interface RelayKey {
 }
 
 /** `flagwire relay key create --name NAME` on `dataDir` (`args`: --database URL and the like). */
-export async function createRelayKey(t: TestContext, dataDir: string, name: string, args: string[] = []): Promise<RelayKey> {
+export async function createRelayKey(dataDir: string, name: string, args: string[] = []): Promise<RelayKey> {
   const r = await cli(dataDir, ['relay', 'key', 'create', '--name', name, ...args]);
-  t.equal(r.code, 0, r.stderr);
+  if (r.code !== 0) throw new Error(`relay key create: ${r.stderr}`);
   return { id: r.json.id as string, secret: r.json.secret as string };
 }
 
