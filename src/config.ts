@@ -12,6 +12,11 @@ export const Config = Type.Object({
   dataDir: Type.String({ minLength: 1 }),
   /** PostgreSQL as the system of record (src/store/pg/), the data dir its local copy; null: the data dir's LMDB alone. */
   databaseUrl: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
+  /**
+   * The Flagwire node this node relays (src/store/relay/): its HTTP base URL and this relay's key there;
+   * null: no relay. Never with databaseUrl.
+   */
+  upstream: Type.Union([Type.Object({ url: Type.String({ minLength: 1 }), token: Type.String({ minLength: 1 }) }), Type.Null()]),
   baseUrl: Type.String({ minLength: 1 }),
   docsUrl: Type.String({ minLength: 1 }),
   rateLimit: Type.Integer({ minimum: 1 }),
@@ -80,6 +85,8 @@ export interface ConfigFlags {
   host?: string;
   data?: string;
   database?: string;
+  upstream?: string;
+  upstreamToken?: string;
   flagsFile?: string;
   flagsProject?: string;
 }
@@ -90,6 +97,7 @@ const kSettings = {
   host: 'FLAGWIRE_HOST',
   dataDir: 'FLAGWIRE_DATA',
   databaseUrl: 'FLAGWIRE_DATABASE_URL',
+  upstream: 'FLAGWIRE_UPSTREAM_URL',
   baseUrl: 'FLAGWIRE_BASE_URL',
   docsUrl: 'FLAGWIRE_DOCS_URL',
   rateLimit: 'FLAGWIRE_RATE_LIMIT',
@@ -253,6 +261,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     host,
     dataDir: resolveDataDir(flags.data, env),
     databaseUrl: resolveDatabaseUrl(flags.database, env),
+    upstream: upstream(flags, env),
     baseUrl,
     docsUrl,
     rateLimit: integer('rateLimit', env.FLAGWIRE_RATE_LIMIT ?? '600', 1, 1_000_000_000),
@@ -296,12 +305,51 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     streamMaxConnections: integer('streamMaxConnections', env.FLAGWIRE_STREAM_MAX_CONNECTIONS ?? '10000', 1, 1_000_000),
     changeLogRevisions: resolveChangeLogRevisions(env),
   };
+  if (config.upstream !== null && config.flagsFile !== null) {
+    throw new ConfigError(
+      'FLAGWIRE_FLAGS_FILE (--flags-file)',
+      'a relay applies nothing; follow the flag file on a node that writes (the relay gets its changes from the upstream)',
+    );
+  }
+  if (config.upstream !== null && config.databaseUrl !== null) {
+    throw new ConfigError(
+      kUpstreamSetting,
+      'a relay follows its upstream and holds no PostgreSQL connection; pass either --upstream (FLAGWIRE_UPSTREAM_URL) or --database (FLAGWIRE_DATABASE_URL), not both',
+    );
+  }
   const problem = kConfigCheck.Errors(config).First();
   if (problem) {
     const key = problem.path.slice(1) as keyof Config;
     throw new ConfigError(kSettings[key] ?? key, problem.message);
   }
   return Object.freeze(config);
+}
+
+/** The upstream setting as a refusal names it. */
+export const kUpstreamSetting = 'FLAGWIRE_UPSTREAM_URL (--upstream)';
+const kUpstreamTokenSetting = 'FLAGWIRE_UPSTREAM_TOKEN (--upstream-token)';
+
+/**
+ * The node this one relays (--upstream or FLAGWIRE_UPSTREAM_URL: its HTTP base URL, http or https) and
+ * the relay key it presents there (--upstream-token or FLAGWIRE_UPSTREAM_TOKEN): both or neither.
+ */
+function upstream(flags: ConfigFlags, env: NodeJS.ProcessEnv): Config['upstream'] {
+  const raw = (flags.upstream ?? env.FLAGWIRE_UPSTREAM_URL ?? '').trim();
+  const token = (flags.upstreamToken ?? env.FLAGWIRE_UPSTREAM_TOKEN ?? '').trim();
+  if (raw === '' && token === '') return null;
+  if (raw === '') throw new ConfigError(kUpstreamSetting, 'a relay key was given (FLAGWIRE_UPSTREAM_TOKEN) without the node it is for');
+  if (token === '')
+    throw new ConfigError(kUpstreamTokenSetting, 'a relay needs its relay key on the upstream (`flagwire relay key create` there)');
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(kUpstreamSetting, `"${raw}" is not a URL; expected the upstream's base URL, http(s)://HOST:PORT`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(kUpstreamSetting, `must start with http:// or https://, not ${url.protocol}//`);
+  }
+  return { url: trimSlash(raw), token };
 }
 
 /**

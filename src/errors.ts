@@ -18,6 +18,7 @@ export const kErrors = {
   NOT_FOUND: { status: 404, title: 'Not found', anchor: 'not-found' },
   REVISION_CONFLICT: { status: 409, title: 'Revision conflict', anchor: 'revision-conflict' },
   PLAN_CONFLICT: { status: 409, title: 'Plan changed', anchor: 'plan-changed' },
+  RELAY_READ_ONLY: { status: 409, title: 'Read-only relay', anchor: 'read-only-relay' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Request body too large', anchor: 'payload-too-large' },
   TOO_MANY_AUTH_FAILURES: { status: 429, title: 'Too many failed authentication attempts', anchor: 'too-many-requests' },
   INTERNAL: { status: 500, title: 'Internal server error', anchor: 'internal-error' },
@@ -104,6 +105,14 @@ export function postgresTimeoutError(writeTimeoutMs: number): FlagwireError {
     'STORE_UNAVAILABLE',
     `PostgreSQL, the system of record, did not answer within the write timeout (${writeTimeoutMs} ms); nothing was changed, and the change will not be applied later. Retry shortly.`,
   );
+}
+
+/**
+ * A relay's refusal of every change and of the console (docs/decisions.md: the relay), the same from the
+ * Management API, the web console and its writer: it names where changes go.
+ */
+export function relayReadOnlyError(upstreamUrl: string): FlagwireError {
+  return new FlagwireError('RELAY_READ_ONLY', `This node is a read-only relay of ${upstreamUrl}; send changes there`);
 }
 
 export function fromErrorData(data: ErrorData): FlagwireError {

@@ -21,6 +21,7 @@ import {
   revisionHeaders,
   type RevisionWaiter,
 } from '../http/revisions.js';
+import { answerRelayReadOnly } from './relay-refusal.js';
 import { kManagementRoutesOutsideApi, matchManagementRoute, type ManagementMatch, type ManagementRoute } from '../all-routes.js';
 import { kRoutes, registerRoutes } from '../routes/route-table.js';
 import type { Metrics } from '../metrics/metrics.js';
@@ -62,7 +63,8 @@ const kRateLimitRetry = ['Retry-After', '60'] as const;
 export function registerManagementRoutes(app: TemplatedApp, deps: ManagementDeps): void {
   const pipeline = new ManagementPipeline(deps);
   const handle = (res: HttpResponse, req: HttpRequest) => pipeline.handle(res, req);
-  registerRoutes(app, kRoutes, { management: handle });
+  // A relay refuses all of /api/v1 (relay-refusal.ts); the routes outside it (snapshots) it serves from its copy.
+  registerRoutes(app, kRoutes, { management: deps.config.upstream === null ? handle : (res, req) => pipeline.refuseAsRelay(res, req) });
   for (const route of kManagementRoutesOutsideApi) app[route.method](route.pattern, handle);
 }
 
@@ -128,6 +130,12 @@ class ManagementPipeline {
     } catch (err) {
       this.fail(res, request, token, err);
     }
+  }
+
+  /** A relay's answer to every request under /api/v1, counted under the route it names. */
+  refuseAsRelay(res: HttpResponse, req: HttpRequest): void {
+    this.deps.metrics?.request(matchManagementRoute(req.getMethod().toUpperCase(), req.getUrl()).metric, 409);
+    answerRelayReadOnly(res, this.deps.config, this.revisionNow());
   }
 
   /** This node's store revision now (a fresh snapshot): what an answer computed from no particular snapshot names. */

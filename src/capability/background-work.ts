@@ -50,6 +50,12 @@ export interface BackgroundWork {
   /** What it is called in the docs and the tests. */
   readonly name: string;
   readonly phase: BackgroundPhase;
+  /**
+   * Whether a relay (FLAGWIRE_UPSTREAM_URL) runs it. A relay writes nothing, so work that writes (sends
+   * the outbox, runs due changes, applies a file) stays on the nodes that write; work that serves its
+   * copy (the sync service) runs there too.
+   */
+  readonly runsOnRelay: boolean;
   /** Starts it; null when the node's settings leave it off (no SMTP server, no flag file). */
   start(node: NodeServices): Promise<RunningWork | null>;
 }
@@ -65,9 +71,10 @@ export class NodeBackground {
 
   /** Starts every work, phase by phase, each awaited; rejects with the first start that fails (what started stays to stop). */
   async start(works: readonly BackgroundWork[]): Promise<void> {
+    const relay = this.node.config.upstream !== null;
     for (const phase of kPhases) {
       for (const work of works) {
-        if (work.phase !== phase) continue;
+        if (work.phase !== phase || (relay && !work.runsOnRelay)) continue;
         const running = await work.start(this.node);
         if (running !== null) this.running.push({ phase, work: running });
       }

@@ -9,7 +9,7 @@ import { UsageError } from '../cli-command/args.js';
 /** `serve`: first in the index, before every capability's commands. */
 const kServe = command({
   name: 'serve',
-  usage: 'serve [--port N] [--host H] [--demo] [--flags-file PATH --flags-project PROJECT_ID]',
+  usage: 'serve [--port N] [--host H] [--demo] [--flags-file PATH --flags-project PROJECT_ID] [--upstream URL --upstream-token SECRET]',
   summary: 'run the service (FLAGWIRE_PORT, default 8080; FLAGWIRE_HOST, default 127.0.0.1); --demo seeds an empty data dir',
   positionals: [],
   options: {
@@ -21,6 +21,11 @@ const kServe = command({
       'follow this Flagwire flag file: applied at start and on every change, as `apply --prune` (overrides FLAGWIRE_FLAGS_FILE)',
     ),
     'flags-project': str('PROJECT_ID', 'the project the flag file sets (overrides FLAGWIRE_FLAGS_PROJECT)'),
+    upstream: str(
+      'URL',
+      'run as a read-only relay of the Flagwire node at URL, its HTTP base URL (overrides FLAGWIRE_UPSTREAM_URL; not with --database)',
+    ),
+    'upstream-token': str('SECRET', 'the relay key made on the upstream, fwr_... (overrides FLAGWIRE_UPSTREAM_TOKEN)'),
   },
   createsDataDir: true,
   longRunning: true,
@@ -34,6 +39,8 @@ const kServe = command({
       database: ctx.databaseFlag,
       flagsFile: args.string('flags-file'),
       flagsProject: args.string('flags-project'),
+      upstream: args.string('upstream'),
+      upstreamToken: args.string('upstream-token'),
     });
     await startServer(config, { demo: args.flag('demo'), handleSignals: true });
     return null;

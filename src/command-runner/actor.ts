@@ -36,20 +36,23 @@ const start = workerData as WriterStart;
 const main = parentPort!;
 /** Front-end threads' channels (attach): each also hears the replica notices. */
 const channels: MessagePort[] = [];
-/** The follower's last report (PostgreSQL only): a channel attached later hears it at once. */
+/** The follower's last report (PostgreSQL or a relay's upstream): a channel attached later hears it at once. */
 let lastNotice: WriterNotice | null = null;
 const writes: WritePath = openWritePath(
   start.dataDir,
   kStoreLayout,
-  start.databaseUrl,
-  (replica) => {
-    const notice: WriterNotice = { replica };
-    lastNotice = notice;
-    main.postMessage(notice);
-    for (const channel of channels) channel.postMessage(notice);
+  start,
+  {
+    replica: (replica) => notify({ replica }),
+    relay: (relay) => notify({ relay }),
   },
   start.changeLogRevisions,
 );
+function notify(notice: WriterNotice): void {
+  lastNotice = notice;
+  main.postMessage(notice);
+  for (const channel of channels) channel.postMessage(notice);
+}
 const clock = new Clock(start.clock);
 const queue: WriterCommand[] = [];
 /** The origin of each queued command (the same index in `queue`). */

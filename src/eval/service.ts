@@ -27,8 +27,8 @@ export interface EvaluationOptions {
   routeSets: readonly EvalRoutes[];
   /** Null when metrics are off. */
   metrics?: EvalMetrics | null;
-  /** Where the flag usage counted by the workers is written, once a minute (usage.ts). */
-  writer: Pick<WriterClient, 'call'>;
+  /** Where the flag usage counted by the workers is written, once a minute (usage.ts); null on a relay, which writes nothing (its workers' counts stay theirs, one per flag). */
+  writer: Pick<WriterClient, 'call'> | null;
   /** Where requests with a Flagwire-Min-Revision wait (the front end's, shared with the Management API). */
   revisions: RevisionWaiter;
 }
@@ -92,8 +92,8 @@ export async function createEvaluation(options: EvaluationOptions): Promise<Eval
     routeSets,
     revisions: options.revisions,
   });
-  const usage = new UsageRecorder(pool, options.writer, log);
-  usage.start();
+  const usage = options.writer === null ? null : new UsageRecorder(pool, options.writer, log);
+  usage?.start();
 
   return {
     register(app: TemplatedApp) {
@@ -112,13 +112,13 @@ export async function createEvaluation(options: EvaluationOptions): Promise<Eval
     get workers() {
       return pool.threads;
     },
-    flushUsage: () => usage.flush(),
+    flushUsage: () => usage?.flush() ?? Promise.resolve(),
     async close() {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([batcher.close(), new Promise((resolve) => (timer = setTimeout(resolve, kCloseWaitMs)))]);
       clearTimeout(timer);
       // After the last batches, before the workers stop: their counts are written, not lost.
-      await usage.stop();
+      await usage?.stop();
       await pool.destroy();
     },
   };

@@ -15,6 +15,11 @@ export const kFlagsAsCode = defineCapability({
   // listens, so its first answers reflect the file; after the release plans' scheduler, listed before
   // this capability: the file is applied over the changes that fell due while the node was down.
   background: [
-    { name: 'file-follower', phase: 'before listening', start: async (node) => (await import('./background.js')).followFlagsFile(node) },
+    {
+      name: 'file-follower',
+      phase: 'before listening',
+      runsOnRelay: false,
+      start: async (node) => (await import('./background.js')).followFlagsFile(node),
+    },
   ],
 });

@@ -13,6 +13,7 @@ const kStatusText: Record<number, string> = {
   403: '403 Forbidden',
   404: '404 Not Found',
   405: '405 Method Not Allowed',
+  409: '409 Conflict',
   413: '413 Payload Too Large',
   429: '429 Too Many Requests',
   500: '500 Internal Server Error',

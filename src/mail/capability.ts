@@ -16,5 +16,7 @@ export const kMail = defineCapability({
   // Loaded when a node starts it, not with the declaration: the writer thread and the command line load
   // every capability and run no background work; and background.ts calls this file's commands, so a
   // static import would make a circle.
-  background: [{ name: 'mailer', phase: 'outbox', start: async (node) => (await import('./background.js')).startMailer(node) }],
+  background: [
+    { name: 'mailer', phase: 'outbox', runsOnRelay: false, start: async (node) => (await import('./background.js')).startMailer(node) },
+  ],
 });

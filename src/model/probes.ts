@@ -33,10 +33,30 @@ export const ReadinessBody = Type.Object({
       { description: 'Only with PostgreSQL as the system of record (FLAGWIRE_DATABASE_URL)' },
     ),
   ),
+  relay: Type.Optional(
+    Type.Object(
+      {
+        upstream: Type.String({ description: 'The base URL of the node this relay follows' }),
+        holdsCopy: Type.Boolean({
+          description: 'The relay holds a copy of its upstream, from now or from before a restart (not ready until it does)',
+        }),
+        connected: Type.Boolean({
+          description: 'A follow stream to the upstream is open (when false, evaluation goes on from the copy the relay holds)',
+        }),
+        revision: Type.Integer({ description: "The upstream's revision this relay's copy is at" }),
+        lastHeardMsAgo: Type.Union([Type.Integer(), Type.Null()], {
+          description:
+            'Milliseconds since the upstream last said anything (a change, a copy, or its heartbeat every 5 s); null: not since this relay started',
+        }),
+        problem: Type.Optional(Type.String({ description: 'Only while the upstream cannot be followed: why' })),
+      },
+      { description: 'Only on a relay (FLAGWIRE_UPSTREAM_URL): not ready until it holds a copy of its upstream' },
+    ),
+  ),
   detail: Type.Optional(
     Type.String({
       description:
-        "Only when not ready: why, for the operator (shutting down, the data file, the eval workers, or this node's copy of PostgreSQL)",
+        "Only when not ready: why, for the operator (shutting down, the data file, the eval workers, this node's copy of PostgreSQL, or a relay that holds no copy yet)",
     }),
   ),
 });

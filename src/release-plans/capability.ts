@@ -23,6 +23,11 @@ export const kReleasePlans = defineCapability({
   // Loaded when a node starts it (as mail's mailer is: src/mail/capability.ts says why). Before the node
   // listens: the changes and rollout steps that fell due while it was down run first.
   background: [
-    { name: 'scheduler', phase: 'before listening', start: async (node) => (await import('./background.js')).startScheduler(node) },
+    {
+      name: 'scheduler',
+      phase: 'before listening',
+      runsOnRelay: false,
+      start: async (node) => (await import('./background.js')).startScheduler(node),
+    },
   ],
 });

@@ -1,6 +1,7 @@
 // The uWebSockets.js app: every route of the service, wired to its handlers.
 import * as uWS from 'uWebSockets.js';
 import { registerManagementRoutes, type ManagementDeps } from '../api/management.js';
+import { answerRelayReadOnly } from '../api/relay-refusal.js';
 import { errorBody, errorEnvelope, FlagwireError } from '../errors.js';
 import { answerPreflight } from '../http/cors.js';
 import { guardFraming } from '../http/framing.js';
@@ -40,6 +41,18 @@ const kDocsPageHeaders = [
 const kVaryAccept = [['Vary', 'Accept']] as const;
 const kToConsole = [['Location', '/console'], ...kVaryAccept] as const;
 
+/** A relay has no web console: every one of its routes answers the relay's refusal (src/api/relay-refusal.ts). */
+function registerRelayConsole(app: uWS.TemplatedApp, deps: AppDeps): void {
+  const refuse = (res: uWS.HttpResponse) => answerRelayReadOnly(res, deps.config, null);
+  registerRoutes(app, kRoutes, {
+    consolePage: refuse,
+    consolePageSlash: refuse,
+    consoleAsset: refuse,
+    consolePreflight: refuse,
+    consoleApi: refuse,
+  });
+}
+
 export function createApp(deps: AppDeps): uWS.TemplatedApp {
   const metrics = deps.metrics ?? null;
   // Every route, test hooks included, behind the shutdown's drain (src/http/in-flight.ts: outermost, so
@@ -74,16 +87,18 @@ export function createApp(deps: AppDeps): uWS.TemplatedApp {
   registerManagementRoutes(app, deps);
   for (const [name, route] of kCapabilityServiceRoutes) app[route.method](route.pattern, route.handler(deps, routeNumber(name)));
   deps.evaluation.register(app);
-  registerConsole(app, {
-    store: deps.store,
-    writer: deps.writer,
-    clock: deps.clock,
-    config: () => deps.config,
-    log: deps.log,
-    inFlight: deps.inFlight,
-    bodies: deps.consoleBodies,
-    signInLimits: deps.signInLimits,
-  });
+  if (deps.config.upstream !== null) registerRelayConsole(app, deps);
+  else
+    registerConsole(app, {
+      store: deps.store,
+      writer: deps.writer,
+      clock: deps.clock,
+      config: () => deps.config,
+      log: deps.log,
+      inFlight: deps.inFlight,
+      bodies: deps.consoleBodies,
+      signInLimits: deps.signInLimits,
+    });
   for (const feature of deps.features ?? []) feature.register(app);
   const notFound = Buffer.from(JSON.stringify(errorBody(new FlagwireError('NOT_FOUND', 'No such route.'))));
   registerRoutes(app, kRoutes, {

@@ -22,6 +22,8 @@ const kExplain: Record<ErrorCode, string> = {
     'An apply named the project revision its plan was made at (`ifRevision`, `--if-revision`), and the project has changed since: someone else changed a flag, an environment or an audience. Nothing was applied. Plan again, review what changed, and apply with the new revision.',
   PLAN_CONFLICT:
     'An apply named the digest of the plan it must make (`ifPlan`, `--plan`), and the changes the sent file would make now are other ones: the file is not the one that plan was made of, or `prune` differs. Nothing was applied. Apply the file the plan was made of, or plan again and review the new plan.',
+  RELAY_READ_ONLY:
+    'This node is a read-only relay: it serves evaluation, OFREP, the change stream and the sync service from its copy of another Flagwire node (its upstream, named in the detail), and holds no Management API and no web console. Nothing was changed. Send the change, or open the console, at the upstream.',
   PAYLOAD_TOO_LARGE: 'The request body is over 1 MiB. Send a smaller body.',
   TOO_MANY_AUTH_FAILURES:
     'Too many requests from this address failed authentication (no, malformed or unknown token). Wait a minute before retrying; until then every request from the address is refused.',

@@ -23,7 +23,7 @@ const post = (msg: FromFrontendThread) => main.postMessage(msg);
 const { config } = start;
 const log = createLogger(config.logLevel).child({ thread: start.thread });
 const store = openStore(config.dataDir, { readOnly: true });
-const writer = WriterClient.over(start.writer, config.databaseUrl !== null, config.writeTimeoutMs, log);
+const writer = WriterClient.over(start.writer, config, config.writeTimeoutMs, log);
 
 /** This thread's requests that wait for every thread's answer (gather), by id. */
 const gathering = new Map<number, (values: unknown[]) => void>();

@@ -104,6 +104,8 @@ export async function createFrontend(options: FrontendOptions): Promise<Frontend
     evaluationApiRoutes(metrics, routeNumbers(kEvaluationApiRoutes)),
     ofrepRoutes({ bodies: bodies.credentialFree, metrics, numbers: routeNumbers(kOfrepRoutes) }),
   ];
+  // A relay writes nothing: no token activity, no flag usage (docs/deployment.md: relays).
+  const recordsTo = config.upstream === null ? writer : null;
   const evaluation = await createEvaluation({
     config: { ...config, evalWorkers: options.evalWorkers },
     log,
@@ -111,10 +113,10 @@ export async function createFrontend(options: FrontendOptions): Promise<Frontend
     clock,
     metrics,
     routeSets,
-    writer,
+    writer: recordsTo,
     revisions,
   });
-  const activity = new ActivityRecorder(writer, log);
+  const activity = new ActivityRecorder(recordsTo, log);
   activity.start();
   // Readiness, metrics, change stream (src/server/service-routes.ts).
   const features = createServiceRoutes({

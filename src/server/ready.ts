@@ -1,7 +1,8 @@
 // GET /ready: 200 only when the store is open, every eval worker has answered a probe and, with
-// PostgreSQL, this node's copy has caught up once since start (load balancers route on it); 503
-// otherwise, and from the moment shutdown starts, with a `detail` saying why. PostgreSQL going away (or
-// hanging) later does not make a node unready: evaluation goes on from its copy.
+// PostgreSQL, this node's copy has caught up once since start, or on a relay, its copy holds a state of
+// its upstream (load balancers route on it); 503 otherwise, and from the moment shutdown starts, with a
+// `detail` saying why. PostgreSQL going away (or hanging) later does not make a node unready, nor does a
+// relay's upstream: evaluation goes on from the copy, and the body says how old its last word is.
 //
 // The writer does not decide readiness: while another process holds the data file's write lock, writes
 // are refused with 503 Storage busy, but evaluation, what a balancer routes, works. The body reports
@@ -14,13 +15,13 @@ import { send, trackAbort } from '../http/http.js';
 import { kRoutes, registerRoutes } from '../routes/route-table.js';
 import { kRouteReady, type Metrics } from '../metrics/metrics.js';
 import type { ReadinessBody } from '../model/probes.js';
-import type { ReplicaStatus } from '../store/open-store.js';
+import type { RelayStatus, ReplicaStatus } from '../store/open-store.js';
 
 export interface ReadinessDeps {
   /** Reads the store's commit sequence number (throws when the store is closed or unreadable). */
   readStore(): number;
   /** `replica`: with PostgreSQL, this node's copy (not ready until it has first caught up); else null. */
-  writer: { readonly busy: boolean; readonly replica?: ReplicaStatus | null };
+  writer: { readonly busy: boolean; readonly replica?: ReplicaStatus | null; readonly relay?: RelayStatus | null };
   /** Probes the eval workers (every front-end thread's, when there are several). */
   probe(timeoutMs: number): Promise<{ answered: number; workers: number }>;
   metrics: Metrics | null;
@@ -70,12 +71,14 @@ export class Readiness {
     const probe = await this.deps.probe(this.timeoutMs).catch(() => ({ answered: 0, workers: 0 }));
     const workersOk = probe.workers > 0 && probe.answered === probe.workers;
     const replica = this.deps.writer.replica ?? null;
+    const relay = this.deps.writer.relay ?? null;
     const report: ReadinessReport = {
-      ready: !this.stopping && store && workersOk && (replica === null || replica.caughtUp),
+      ready: !this.stopping && store && workersOk && (replica === null || replica.caughtUp) && (relay === null || relay.holdsCopy),
       store,
       writer: this.deps.writer.busy ? 'busy' : 'ok',
       workers: { answered: probe.answered, total: probe.workers },
       ...(replica === null ? {} : { replica: { revision: replica.revision, caughtUp: replica.caughtUp, connected: replica.connected } }),
+      ...(relay === null ? {} : { relay: relayReport(relay) }),
     };
     this.last = { at: performance.now(), report };
     return report;
@@ -98,6 +101,17 @@ export class Readiness {
   }
 }
 
+function relayReport(status: RelayStatus): NonNullable<ReadinessReport['relay']> {
+  return {
+    upstream: status.upstream,
+    holdsCopy: status.holdsCopy,
+    connected: status.connected,
+    revision: status.revision,
+    lastHeardMsAgo: status.heardAt === null ? null : Math.max(0, Date.now() - status.heardAt),
+    ...(status.problem === null ? {} : { problem: status.problem.text }),
+  };
+}
+
 /** Why a node is not ready, in the words an operator acts on (each failed condition, in order). */
 function whyNotReady(report: ReadinessReport, stopping: boolean): string {
   const reasons: string[] = [];
@@ -111,6 +125,13 @@ function whyNotReady(report: ReadinessReport, stopping: boolean): string {
       replica.connected
         ? "this node's copy is catching up with PostgreSQL, the system of record"
         : "PostgreSQL, the system of record, does not answer, and this node's copy has not caught up with it since the node started (evaluation answers from the copy meanwhile)",
+    );
+  }
+  const relay = report.relay;
+  // Not ready only before the first copy: afterwards a relay serves what it holds, however old.
+  if (relay !== undefined && !relay.holdsCopy) {
+    reasons.push(
+      `this relay holds no copy of its upstream ${relay.upstream} yet${relay.problem === undefined ? '' : ` (${relay.problem})`}`,
     );
   }
   return reasons.join('; ');

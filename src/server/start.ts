@@ -65,7 +65,7 @@ export async function startServer(config: Readonly<Config>, options: StartOption
 async function startClaimed(config: Readonly<Config>, options: StartOptions, claim: DataDirClaim): Promise<RunningServer> {
   const log = createLogger(config.logLevel);
   // A damaged data file is refused here, with a message, not by a crash at the first request reading it.
-  await verifyStore(config.dataDir, kStoreLayout, config.databaseUrl, config.changeLogRevisions);
+  await verifyStore(config.dataDir, kStoreLayout, config, config.changeLogRevisions);
   const store: Store = openStore(config.dataDir, { layout: kStoreLayout, changeLogRevisions: config.changeLogRevisions });
   const clock = Clock.create();
   // What is the process's, whichever thread serves a request: one body budget (OFREP and the
@@ -76,7 +76,7 @@ async function startClaimed(config: Readonly<Config>, options: StartOptions, cla
   const rateLimiter = kTestSwitches.rateLimitOff ? null : RateLimiter.create({ limit: config.rateLimit });
   const authFailures = AuthFailures.create(config.authFailLimit);
   const signInLimits = SignInLimits.create(config.signInFailLimit);
-  const writer = WriterClient.create(config.dataDir, clock, config.writeTimeoutMs, log, config.databaseUrl, config.changeLogRevisions);
+  const writer = WriterClient.create(config.dataDir, clock, config.writeTimeoutMs, log, config, config.changeLogRevisions);
   const { seed, demoPassword } = await seedIfDemo(config, options, store, writer).catch(async (err: unknown) => {
     await writer.close();
     await store.close();
@@ -110,6 +110,8 @@ async function startClaimed(config: Readonly<Config>, options: StartOptions, cla
   // Before listening (their phases: src/capability/background-work.ts): the senders poll, the changes and
   // rollout steps that fell due while the node was down have run, a followed flag file is applied.
   await background.start(kCapabilityList.flatMap((c) => c.background ?? [])).catch(abandon);
+  // A relay listens once its follower has said what its copy holds, so its first /ready is the truth.
+  await writer.relayKnown;
   // A port that cannot be bound is a ConfigError: the console prints one line naming the setting, exit 2.
   const listenSocket = await listenExclusive(serving.app, config.host, config.port).catch(abandon);
   const port = uWS.us_socket_local_port(listenSocket as unknown as uWS.us_socket);

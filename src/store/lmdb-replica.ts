@@ -103,6 +103,20 @@ export class LmdbReplica {
     return out;
   }
 
+  /** Whether this store is a relay's copy: of another Flagwire node, never of PostgreSQL directly (markRelayCopy). */
+  isRelayCopy(): boolean {
+    return this.db.meta.get('relayCopy') === true;
+  }
+
+  /**
+   * Marks this store, empty, as a relay's copy before its first full copy arrives: from then on only a
+   * relay serves it (a PostgreSQL node's copy and a relay's may follow the same system of record, so its
+   * id alone cannot tell them apart). replaceAll keeps the mark.
+   */
+  markRelayCopy(): void {
+    this.transact(() => this.db.meta.putSync('relayCopy', true));
+  }
+
   /**
    * Every record of the relayed kinds (StoreLayout.relayed), as changes, read in lmdb-js's shared read
    * transaction (useReadTransaction pins it): the snapshot the caller reads the revision in, in the same

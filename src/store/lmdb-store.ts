@@ -175,6 +175,14 @@ export class LmdbStore extends LmdbRecords implements Store, StoreWriter, StoreC
     return this.replica.exportRecords();
   }
 
+  isRelayCopy(): boolean {
+    return this.replica.isRelayCopy();
+  }
+
+  markRelayCopy(): void {
+    this.replica.markRelayCopy();
+  }
+
   relayedRevisionsAfter(revision: number, limit?: number): Revision[] | null {
     return this.revisionsAfter(revision, limit)?.map((r) => this.replica.relayedOf(r)) ?? null;
   }

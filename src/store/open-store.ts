@@ -2,7 +2,7 @@
 // Reads always come from the data dir's LMDB file. Writes take the path chosen here: that file itself
 // (the embedded default), or PostgreSQL as the system of record (src/store/pg/), the file then being
 // this node's copy of it. Evaluation workers read the file directly by design (src/eval/worker.ts).
-import { ConfigError, kDatabaseUrlSetting } from '../config.js';
+import { ConfigError, kDatabaseUrlSetting, kUpstreamSetting, type Config } from '../config.js';
 import { FlagwireError } from '../errors.js';
 import { claimDataDir, type DataDirClaim } from './data-dir-claim.js';
 import type { Settled, Store, StoreCopy, StoreWriter, WritePath } from './interfaces.js';
@@ -14,10 +14,16 @@ import type { ReplicaStatus } from './pg/follower.js';
 import { kPgUnavailableDetail, PgSystem } from './pg/pg-system.js';
 import { PgWritePath } from './pg/pg-write-path.js';
 import { catchUpLatest } from './pg/replica.js';
+import { RelayWritePath } from './relay/relay-write-path.js';
+import type { RelayStatus } from './relay/upstream-follower.js';
 import { verifyDataFile } from './verify.js';
 import { LmdbWritePath } from './write-path.js';
 
 export type { ReplicaStatus } from './pg/follower.js';
+export type { RelayStatus } from './relay/upstream-follower.js';
+
+/** What a server's store follows: PostgreSQL (`databaseUrl`), another Flagwire node (`upstream`: a relay), or neither. */
+export type Follows = Pick<Config, 'databaseUrl' | 'upstream'>;
 
 /** The store of `dataDir`, opened for reading and writing with its layout (or `readOnly`: open.ts StoreOptions). */
 export function openStore(dataDir: string, options: StoreOptions): Store {
@@ -30,21 +36,30 @@ export function openStore(dataDir: string, options: StoreOptions): Store {
  * has never followed it is brought up to date (the schema migrated, a full copy into an empty data dir),
  * and refused when it holds data of its own or PostgreSQL cannot be reached. A copy that has followed it
  * starts as it is, without asking PostgreSQL: the follower catches up right after (/ready waits for
- * that), so a PostgreSQL that hangs delays no start.
+ * that), so a PostgreSQL that hangs delays no start. A relay's data dir (relayRefusal) starts as it is,
+ * without asking its upstream, so a relay restarted while its upstream is down serves what it holds.
  */
 export async function verifyStore(
   dataDir: string,
   layout: StoreLayout,
-  databaseUrl: string | null = null,
+  follows: Follows = { databaseUrl: null, upstream: null },
   changeLogRevisions?: number,
 ): Promise<void> {
   await verifyDataFile(dataFilePath(dataDir), layout.databases);
   const copy = LmdbStore.open(dataDir, { layout, changeLogRevisions });
+  const { databaseUrl } = follows;
   if (databaseUrl === null) {
-    const refusal = copyWithoutDatabase(copy, dataDir);
+    const refusal = follows.upstream === null ? copyWithoutDatabase(copy, dataDir) : relayRefusal(copy, dataDir);
     await copy.close();
     if (refusal !== null) throw refusal;
     return;
+  }
+  if (copy.isRelayCopy()) {
+    await copy.close();
+    throw new ConfigError(
+      kDatabaseUrlSetting,
+      `data directory ${dataDir} is a relay's copy of another Flagwire node; give a PostgreSQL node an empty data directory (or serve this one with --upstream)`,
+    );
   }
   if (copy.replicaOf() !== undefined) {
     await copy.close();
@@ -67,11 +82,41 @@ export async function verifyStore(
  * that is no copy: a configuration error naming the missing setting, as a missing data dir is.
  */
 function copyWithoutDatabase(copy: StoreCopy, dataDir: string): ConfigError | null {
+  if (copy.isRelayCopy()) {
+    return new ConfigError(
+      kUpstreamSetting,
+      `data directory ${dataDir} is a relay's copy of another Flagwire node and changes only by following it; pass --upstream URL --upstream-token SECRET to serve it, and make changes on the upstream`,
+    );
+  }
   if (copy.replicaOf() === undefined) return null;
   return new ConfigError(
     kDatabaseUrlSetting,
     `data directory ${dataDir} is the copy of a PostgreSQL database and changes only through it; pass --database URL (or set FLAGWIRE_DATABASE_URL) to write or to serve`,
   );
+}
+
+/**
+ * A relay's data dir: its own from before (it starts from what it holds, whatever its upstream's
+ * state), or an empty one, marked a relay's now. A PostgreSQL node's copy (its revisions are the
+ * database's, and a relay's copy is kept by other rules) and a data dir holding data of its own (the
+ * first full copy would erase it) are refused: the refusal, or null.
+ */
+function relayRefusal(copy: StoreCopy, dataDir: string): ConfigError | null {
+  if (copy.isRelayCopy()) return null;
+  if (copy.replicaOf() !== undefined) {
+    return new ConfigError(
+      kUpstreamSetting,
+      `data directory ${dataDir} is the copy of a PostgreSQL database; a relay needs an empty data directory (or its own from before)`,
+    );
+  }
+  if (!copy.isEmpty()) {
+    return new ConfigError(
+      kUpstreamSetting,
+      `data directory ${dataDir} holds data of its own, which a relay's first copy of its upstream would erase; give the relay an empty data directory`,
+    );
+  }
+  copy.markRelayCopy();
+  return null;
 }
 
 /** The write path of a copy opened without its database: every write refused, nothing written. */
@@ -97,19 +142,21 @@ class RefusedWritePath implements WritePath {
 
 /**
  * The writer's path for `dataDir`'s store: with `databaseUrl`, PostgreSQL then this node's copy, with
- * its follower (`onReplica` hears the copy's state); else the LMDB file. `changeLogRevisions`: what its
- * change log keeps (the setting's default when absent).
+ * its follower (`onReplica` hears the copy's state); with `upstream`, a relay's: every write refused,
+ * the copy kept by its follower of the upstream (`onRelay` hears its state); else the LMDB file.
+ * `changeLogRevisions`: what its change log keeps (the setting's default when absent).
  */
 export function openWritePath(
   dataDir: string,
   layout: StoreLayout,
-  databaseUrl: string | null,
-  onReplica: (status: ReplicaStatus) => void,
+  follows: Follows,
+  on: { replica(status: ReplicaStatus): void; relay(status: RelayStatus): void },
   changeLogRevisions?: number,
 ): WritePath {
-  const store = LmdbStore.open(dataDir, { layout, changeLogRevisions });
-  if (databaseUrl === null) return new LmdbWritePath(store);
-  return new PgWritePath(store, PgSystem.open(databaseUrl, { layout }), { onReplica });
+  const copy = LmdbStore.open(dataDir, { layout, changeLogRevisions });
+  if (follows.databaseUrl !== null) return new PgWritePath(copy, PgSystem.open(follows.databaseUrl, { layout }), { onReplica: on.replica });
+  if (follows.upstream !== null) return new RelayWritePath(copy, follows.upstream, on.relay);
+  return new LmdbWritePath(copy);
 }
 
 /** A console command's store and write path; `copyOnly`: a database's copy opened without it (reads only). */

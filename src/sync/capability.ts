@@ -11,6 +11,11 @@ export const kSync = defineCapability({
   // need neither gRPC nor the server. 'before listening': the node answers on both ports once it
   // listens, and at shutdown the streams end before the drain, as the change streams do.
   background: [
-    { name: 'sync service', phase: 'before listening', start: async (node) => (await import('./background.js')).startSyncService(node) },
+    {
+      name: 'sync service',
+      phase: 'before listening',
+      runsOnRelay: true,
+      start: async (node) => (await import('./background.js')).startSyncService(node),
+    },
   ],
 });

@@ -23,8 +23,9 @@ export class ActivityRecorder {
   private pending = new Map<string, ActivityBatch>();
   private readonly flusher: Periodic;
 
+  /** `writer` null: a relay's, which writes nothing and so records nothing (nothing is kept either). */
   constructor(
-    private readonly writer: Pick<WriterClient, 'call'>,
+    private readonly writer: Pick<WriterClient, 'call'> | null,
     private readonly log: Logger,
     intervalMs = 1000,
   ) {
@@ -35,16 +36,18 @@ export class ActivityRecorder {
   }
 
   start(): void {
-    this.flusher.start();
+    if (this.writer !== null) this.flusher.start();
   }
 
   used(tokenId: string, method: string, path: string, status: number, at: number): void {
+    if (this.writer === null) return;
     const batch = this.batch(tokenId);
     batch.lastUsedAt = at;
     push(batch.recent, { at, method, path, status });
   }
 
   denied(tokenId: string, reason: string, method: string, path: string, at: number): void {
+    if (this.writer === null) return;
     push(this.batch(tokenId).denials, { at, reason, method, path });
   }
 
@@ -70,7 +73,7 @@ export class ActivityRecorder {
   }
 
   private async send(): Promise<void> {
-    if (this.pending.size === 0) return;
+    if (this.pending.size === 0 || this.writer === null) return;
     const batches = [...this.pending.values()];
     this.pending = new Map();
     try {

@@ -19,5 +19,12 @@ export const kWebhooks = defineCapability({
   cli: kWebhookCli,
   auditActions: kWebhookAuditActions,
   // Loaded when a node starts it (as mail's mailer is: src/mail/capability.ts says why).
-  background: [{ name: 'deliverer', phase: 'outbox', start: async (node) => (await import('./background.js')).startDeliverer(node) }],
+  background: [
+    {
+      name: 'deliverer',
+      phase: 'outbox',
+      runsOnRelay: false,
+      start: async (node) => (await import('./background.js')).startDeliverer(node),
+    },
+  ],
 });

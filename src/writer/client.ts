@@ -14,7 +14,7 @@ import type { Clock } from '../clock.js';
 import { fromErrorData, FlagwireError, postgresTimeoutError } from '../errors.js';
 import type { WriterCommand } from './command.js';
 import type { StoreRevision } from '../store/interfaces.js';
-import type { ReplicaStatus } from '../store/open-store.js';
+import type { Follows, RelayStatus, ReplicaStatus } from '../store/open-store.js';
 import { movableBuffers, type ReceivedBody } from '../model/request-body.js';
 import {
   kCancelled,
@@ -71,14 +71,25 @@ export class WriterClient {
    * follower last reported it (not caught up until its first report); null without PostgreSQL.
    */
   replica: ReplicaStatus | null = null;
+  /** On a relay: the state of its copy of the upstream, as the writer thread's follower last reported it; null elsewhere. */
+  relay: RelayStatus | null = null;
+  /** Settles when the relay's follower has first reported (at once elsewhere): start.ts listens after it. */
+  readonly relayKnown: Promise<void>;
+  private onRelayKnown: (() => void) | null = null;
 
   private constructor(
     start: WriterStart | MessagePort,
-    replicated: boolean,
+    follows: Follows,
     private readonly writeTimeoutMs: number,
     private readonly log: Logger,
   ) {
-    if (replicated) this.replica = { revision: 0, caughtUp: false, connected: false, lagMs: null };
+    if (follows.databaseUrl !== null) this.replica = { revision: 0, caughtUp: false, connected: false, lagMs: null };
+    if (follows.upstream !== null) {
+      this.relay = { upstream: follows.upstream.url, holdsCopy: false, connected: false, revision: 0, heardAt: null, problem: null };
+    }
+    // The follower reports what the relay's copy holds as the writer thread opens it: a relay restarted
+    // while its upstream is down is ready, from what it holds, as soon as it listens.
+    this.relayKnown = follows.upstream === null ? Promise.resolve() : new Promise((resolve) => (this.onRelayKnown = resolve));
     if ('dataDir' in start) {
       this.worker = { current: this.spawn(start) };
       this.channel = this.worker.current;
@@ -90,28 +101,32 @@ export class WriterClient {
   }
 
   /**
-   * Starts the writer actor for `dataDir`; `databaseUrl`: PostgreSQL as the system of record
-   * (src/store/pg/), or null for the data dir's LMDB; `changeLogRevisions`: what the store's change log keeps.
+   * Starts the writer actor for `dataDir`; `follows`: PostgreSQL as the system of record (src/store/pg/),
+   * or the upstream a relay follows (src/store/relay/); neither: the data dir's LMDB. `changeLogRevisions`:
+   * what the store's change log keeps.
    */
   static create(
     dataDir: string,
     clock: Clock,
     writeTimeoutMs: number,
     log: Logger,
-    databaseUrl: string | null = null,
+    follows: Follows = { databaseUrl: null, upstream: null },
     changeLogRevisions?: number,
   ): WriterClient {
-    return new WriterClient(
-      { dataDir, databaseUrl, clock: clock.state, writeTimeoutMs, changeLogRevisions },
-      databaseUrl !== null,
+    const start: WriterStart = {
+      dataDir,
+      databaseUrl: follows.databaseUrl,
+      upstream: follows.upstream,
+      clock: clock.state,
       writeTimeoutMs,
-      log,
-    );
+      changeLogRevisions,
+    };
+    return new WriterClient(start, follows, writeTimeoutMs, log);
   }
 
   /** A client in a front-end thread, over a channel from the main thread's connect(). */
-  static over(channel: MessagePort, replicated: boolean, writeTimeoutMs: number, log: Logger): WriterClient {
-    return new WriterClient(channel, replicated, writeTimeoutMs, log);
+  static over(channel: MessagePort, follows: Follows, writeTimeoutMs: number, log: Logger): WriterClient {
+    return new WriterClient(channel, follows, writeTimeoutMs, log);
   }
 
   /** The main thread's client: a new channel to the actor, for a front-end thread's client (`over`). */
@@ -290,10 +305,32 @@ export class WriterClient {
     }
   }
 
-  /** Replies to settle, or a notice of the replica's state. */
+  private noticeRelay(status: RelayStatus): void {
+    const before = this.relay;
+    this.relay = status;
+    this.onRelayKnown?.();
+    // Logged by the main thread's client only, once per change of state: never per request or per retry.
+    if (this.worker === null) return;
+    // Once per episode: a retry that fails again, for the same kind of reason, says nothing new.
+    const problem = status.problem;
+    const was = before?.problem ?? null;
+    if (problem !== null && (was === null || was.refused !== problem.refused)) {
+      if (problem.refused) this.log.error({ upstream: status.upstream, revision: status.revision }, problem.text);
+      else
+        this.log.warn(
+          { upstream: status.upstream, revision: status.revision },
+          `the upstream cannot be followed: ${problem.text}; evaluation goes on from this relay's copy, and it keeps trying`,
+        );
+    }
+    if (status.connected && before?.connected !== true)
+      this.log.info({ upstream: status.upstream, revision: status.revision }, 'following the upstream');
+  }
+
+  /** Replies to settle, or a notice of the copy's state. */
   private receive(message: WriterReply[] | WriterNotice): void {
     if (Array.isArray(message)) this.settle(message);
-    else this.noticeReplica(message.replica);
+    else if ('replica' in message) this.noticeReplica(message.replica);
+    else this.noticeRelay(message.relay);
   }
 
   private spawn(start: WriterStart): Worker {

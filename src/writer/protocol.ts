@@ -2,12 +2,15 @@
 import type { MessagePort } from 'node:worker_threads';
 import { FlagwireError, toErrorData, type ErrorData } from '../errors.js';
 import { kCommitFailedDetail, type StoreRevision } from '../store/interfaces.js';
-import type { ReplicaStatus } from '../store/open-store.js';
+import type { Config } from '../config.js';
+import type { RelayStatus, ReplicaStatus } from '../store/open-store.js';
 
 export interface WriterStart {
   dataDir: string;
   /** PostgreSQL as the system of record (the writer also runs the follower), or null. */
   databaseUrl: string | null;
+  /** The node a relay follows (the writer runs the relay's follower and refuses every command), or null. */
+  upstream: Config['upstream'];
   /** SharedArrayBuffer of one Int32: seconds added to the clock (tests move time without sleeping). */
   clock: SharedArrayBuffer;
   /** FLAGWIRE_WRITE_TIMEOUT_MS: named in the refusal of a transaction cut off at its deadline. */
@@ -61,10 +64,11 @@ export interface WriterAttach {
   attach: MessagePort;
 }
 
-/** From the writer thread to every client (main thread and each channel), besides replies: the state of this node's copy of PostgreSQL (follower.ts). */
-export interface WriterNotice {
-  replica: ReplicaStatus;
-}
+/**
+ * From the writer thread to every client (main thread and each channel), besides replies: the state of
+ * this node's copy of PostgreSQL (pg/follower.ts), or of a relay's copy of its upstream (relay/upstream-follower.ts).
+ */
+export type WriterNotice = { replica: ReplicaStatus } | { relay: RelayStatus };
 
 /**
  * A command's `storeRevision`: the store revision its commit answers at (WritePath.revision), which the

@@ -7,8 +7,9 @@ import t from 'tap';
 import { type BackgroundPhase, type BackgroundWork, NodeBackground, type NodeServices } from '../../src/capability/background-work.js';
 import { kCapabilityList } from '../../src/capabilities.js';
 
-// The works below never read the node's services.
-const kNode = {} as NodeServices;
+// The works below never read the node's services; the node reads its settings (a relay or not).
+const kNode = { config: { upstream: null } } as unknown as NodeServices;
+const kRelay = { config: { upstream: { url: 'http://upstream.test', token: 'fwr_x' } } } as unknown as NodeServices;
 
 interface Recorded {
   events: string[];
@@ -16,7 +17,9 @@ interface Recorded {
   finishStop(name: string): void;
 }
 
-function recorder(): Recorded & { work(name: string, phase: BackgroundPhase, opts?: { off?: boolean; fails?: boolean }): BackgroundWork } {
+function recorder(): Recorded & {
+  work(name: string, phase: BackgroundPhase, opts?: { off?: boolean; fails?: boolean; runsOnRelay?: boolean }): BackgroundWork;
+} {
   const events: string[] = [];
   const stops = new Map<string, () => void>();
   return {
@@ -25,6 +28,7 @@ function recorder(): Recorded & { work(name: string, phase: BackgroundPhase, opt
     work: (name, phase, opts = {}) => ({
       name,
       phase,
+      runsOnRelay: opts.runsOnRelay ?? false,
       async start() {
         events.push(`start ${name}`);
         // A start that awaits: the next one must not begin before it ends.
@@ -93,6 +97,26 @@ t.test('at shutdown every stop begins at once; the phases settle apart', async (
   r.finishStop('mail');
   await afterDrain;
   t.same(settled, ['before drain', 'after drain']);
+});
+
+t.test('a relay starts only the work declared to run on one', async (t) => {
+  const r = recorder();
+  const background = new NodeBackground(kRelay);
+  await background.start([
+    r.work('mail', 'outbox'),
+    r.work('serve', 'before listening', { runsOnRelay: true }),
+    r.work('plans', 'before listening'),
+  ]);
+  t.same(r.events, ['start serve', 'started serve']);
+  await background.abandon();
+});
+
+t.test("on a relay, of the capabilities' background work only the sync service runs: the rest writes", async (t) => {
+  const works = kCapabilityList.flatMap((c) => c.background ?? []);
+  t.same(
+    works.filter((w) => w.runsOnRelay).map((w) => w.name),
+    ['sync service'],
+  );
 });
 
 t.test("the capabilities' background work: the scheduler before the flag file, the senders in the outbox phase", async (t) => {

@@ -1,0 +1,21 @@
+// A relay's answer to every Management API request under /api/v1 and every web console request: 409
+// RELAY_READ_ONLY in the spec's error envelope, naming the upstream where changes (and the console) are.
+// Nothing of the request is read: a relay holds no users, sessions or audit, and refuses reads too, so
+// no client mistakes its copy for the system of record (docs/decisions.md: the relay).
+import type { HttpResponse } from 'uWebSockets.js';
+import type { Config } from '../config.js';
+import { errorEnvelope, relayReadOnlyError } from '../errors.js';
+import { send } from '../http/http.js';
+import { revisionHeaders } from '../http/revisions.js';
+import type { StoreRevision } from '../store/interfaces.js';
+
+/**
+ * Answers 409 at once. `config` is the relay's (its upstream set), read per answer: the docs URL names
+ * the port once it listens. `revision`: the Management API names its copy's revision on every answer
+ * (Flagwire-Revision); the console's answers name none.
+ */
+export function answerRelayReadOnly(res: HttpResponse, config: Readonly<Config>, revision: StoreRevision | null): void {
+  if (config.upstream === null) throw new Error('only a relay refuses as a relay');
+  const body = JSON.stringify(errorEnvelope(relayReadOnlyError(config.upstream.url), config.docsUrl));
+  send(res, 409, body, 'application/json', revision === null ? undefined : revisionHeaders(revision));
+}

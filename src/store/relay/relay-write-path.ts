@@ -1,0 +1,37 @@
+// A relay's write path: nothing is written through it. The relay's copy changes only by following its
+// upstream (upstream-follower.ts, run here in the writer thread as PostgreSQL's follower runs inside
+// PgWritePath); every command is refused RELAY_READ_ONLY, naming the upstream to send it to.
+import type { Config } from '../../config.js';
+import { type FlagwireError, relayReadOnlyError } from '../../errors.js';
+import type { Settled, StoreCopy, StoreWriter, WritePath } from '../interfaces.js';
+import { type RelayStatus, UpstreamFollower } from './upstream-follower.js';
+
+export class RelayWritePath implements WritePath {
+  private readonly follower: UpstreamFollower;
+  private readonly refusal: FlagwireError;
+
+  /** Owns `copy` (close closes it); `onRelay` hears the follower's state. */
+  constructor(
+    private readonly copy: StoreCopy,
+    upstream: NonNullable<Config['upstream']>,
+    onRelay: (status: RelayStatus) => void,
+  ) {
+    this.refusal = relayReadOnlyError(upstream.url);
+    this.follower = new UpstreamFollower(copy, upstream, onRelay);
+    this.follower.start();
+  }
+
+  commit<T>(_claim: () => readonly ((writer: StoreWriter) => T)[]): Promise<Settled<T>[]> {
+    return Promise.reject(this.refusal);
+  }
+
+  /** Nothing is committed here: the upstream's revision this copy is at. */
+  revision(): number {
+    return this.copy.replicaRevision();
+  }
+
+  async close(): Promise<void> {
+    await this.follower.stop();
+    await this.copy.close();
+  }
+}
