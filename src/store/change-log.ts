@@ -6,32 +6,42 @@
 // clears it: what came before the copy is no longer this store's history. Read by the relay service
 // (src/relay/) from the memory map of any thread, with revisionsAfter.
 //
-//   changeLog   revision -> Change[]   consecutive numbers, oldest first; the newest is the store's revision
+//   meta  ['changeLog', revision] -> Change[]   consecutive numbers, oldest first; the newest is the store's revision
+//
+// In meta, not a database of its own: a write transaction dirties meta anyway (configSeq, revision), and a
+// commit that fails (a file system turned read-only) after dirtying one more database made LMDB leave
+// readers of the memory map a page that crashes them (SIGSEGV in mdb_page_search_root on the main
+// thread's next read; test/reliability/storage.test.ts caught it, at every run, with a database of its own).
 import type { Database } from 'lmdb';
 import type { Change, Revision } from './changes.js';
 
+const kLogKey = 'changeLog';
+type LogKey = [typeof kLogKey, number];
+/** Every revision of the log lies between these keys. */
+const kFirst: LogKey = [kLogKey, 0];
+const kPastLast: LogKey = [kLogKey, Number.MAX_SAFE_INTEGER];
+
 export class ChangeLog {
-  /**
-   * `db`: absent in a read-only open of a file older than schema 10 (which reads as a log that reaches
-   * nothing); `keep`: the revisions kept (FLAGWIRE_CHANGE_LOG_REVISIONS).
-   */
+  private readonly db: Database<Change[], LogKey>;
+
+  /** `meta`: the store's meta database, which holds the log; `keep`: the revisions kept (FLAGWIRE_CHANGE_LOG_REVISIONS). */
   constructor(
-    private readonly db: Database<Change[], number> | undefined,
+    meta: Database<unknown, string>,
     private readonly keep: number,
-  ) {}
+  ) {
+    this.db = meta as unknown as Database<Change[], LogKey>;
+  }
 
   /** Logs `revision`'s change set and drops what falls past the bound; inside the transaction that makes it. */
   append(revision: number, changes: readonly Change[]): void {
-    const db = this.writable();
-    db.putSync(revision, changes as Change[]);
+    this.db.putSync([kLogKey, revision], changes as Change[]);
     // Usually one key, the revision that just fell out; more after the bound was lowered.
-    for (const old of [...db.getKeys({ end: revision - this.keep + 1 })]) db.removeSync(old);
+    for (const old of [...this.db.getKeys({ start: kFirst, end: [kLogKey, revision - this.keep + 1] })]) this.db.removeSync(old);
   }
 
   /** Forgets every revision (a full copy replaces the store's history); inside a transaction. */
   clear(): void {
-    const db = this.writable();
-    for (const key of [...db.getKeys()]) db.removeSync(key);
+    for (const key of [...this.db.getKeys({ start: kFirst, end: kPastLast })]) this.db.removeSync(key);
   }
 
   /**
@@ -43,19 +53,14 @@ export class ChangeLog {
    */
   after(revision: number, current: number, limit?: number): Revision[] | null {
     if (revision === current) return [];
-    if (revision > current || this.db === undefined) return null;
+    if (revision > current) return null;
     const out: Revision[] = [];
     let next = revision + 1;
-    for (const { key, value } of this.db.getRange({ start: next, end: current + 1, limit })) {
-      if (key !== next) return null;
-      out.push({ revision: key, changes: value });
+    for (const { key, value } of this.db.getRange({ start: [kLogKey, next], end: [kLogKey, current + 1], limit })) {
+      if (key[1] !== next) return null;
+      out.push({ revision: next, changes: value });
       next++;
     }
     return next === current + 1 || out.length === limit ? out : null;
-  }
-
-  private writable(): Database<Change[], number> {
-    if (this.db === undefined) throw new Error('the change log is written only by a store opened for writing');
-    return this.db;
   }
 }

@@ -9,7 +9,7 @@
 //                    With PostgreSQL as the system of record (src/store/pg/), this file is the node's
 //                    copy: 'revision' -> the last revision applied, 'replicaOf' -> that database's id
 //                    'fileId' -> this file's own id: the source its relays name while it is no copy
-//   changeLog        revision -> Change[]  (the change sets of the last revisions: change-log.ts)
+//                    ['changeLog', revision] -> Change[] (the change sets of the last revisions: change-log.ts)
 //   relayKeys        secretHash -> RelayKey (src/relay/records.ts: keyedRecords' layout)
 //   orgs             orgId -> Org              users       userId -> User
 //   members          [orgId, userId] -> Role   projects    projectId -> Project
@@ -68,7 +68,6 @@ import type { RolloutPlan } from '../release-plans/rollouts.js';
 import type { ScheduledChange } from '../release-plans/schedules.js';
 import type { DeliveryPayload, OutboxUsage, Webhook, WebhookDelivery } from '../webhooks/records.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
-import type { Change } from './changes.js';
 
 export const kFileName = 'flagwire.mdb';
 
@@ -89,7 +88,7 @@ export function dataFilePath(dataDir: string): string {
  * Flagwire would write changes without them).
  * 9: a change's delivery bodies stored once in a payload (an older Flagwire would find deliveries without
  * a body).
- * 10: the changeLog database and meta's fileId (an older Flagwire would commit revisions without logging
+ * 10: meta's change log and fileId (an older Flagwire would commit revisions without logging
  * them, and relays would be sent a log with holes).
  */
 export const kSchemaVersion = 10;
@@ -141,8 +140,6 @@ export interface Databases {
   readonly plans: Database<ScheduledChange | RolloutPlan | number | null, PlanKey> | undefined;
   /** Absent in a read-only open of a file older than schema 7 (as usage). */
   readonly hooks: Database<HookValue, HookKey> | undefined;
-  /** Absent in a read-only open of a file older than schema 10 (as usage). */
-  readonly changeLog: Database<Change[], number> | undefined;
 }
 
 export type HookKey =

@@ -20,7 +20,7 @@ export class LmdbStore extends LmdbRecords implements Store, StoreWriter, StoreC
   private lastCommitted = 0;
 
   private constructor(file: OpenedDataFile) {
-    super(file.dbs, new ChangeLog(file.dbs.changeLog, file.changeLogRevisions));
+    super(file.dbs, new ChangeLog(file.dbs.meta, file.changeLogRevisions));
     this.path = file.path;
     this.root = file.root;
     this.replica = new LmdbReplica(

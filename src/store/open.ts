@@ -262,7 +262,7 @@ function migrateFrom8(path: string, root: RootDatabase, dbs: Databases): void {
   });
 }
 
-/** Schema 9 to 10: the changeLog database, created empty by openDatabases (it logs from here on), and the file's id. */
+/** Schema 9 to 10: the file's id (meta's change log starts empty and logs from here on). */
 function migrateFrom9(path: string, root: RootDatabase, dbs: Databases): void {
   writeTransaction(root, path, () => {
     if (dbs.meta.get('schemaVersion') !== 9) return;

@@ -44,7 +44,7 @@ export interface StoreLayout {
  * demo seed's mark, and the change log (change-log.ts), which holds no kind of record: the change sets
  * of the last revisions, whatever their kinds.
  */
-export const kStoreRecordOwner: RecordOwner = { name: 'store', databases: ['meta', 'changeLog'], records: [kDemoSeededRecords] };
+export const kStoreRecordOwner: RecordOwner = { name: 'store', databases: ['meta'], records: [kDemoSeededRecords] };
 
 /**
  * The layout of the store's own databases and kinds and `owners`'. A database declared twice or never,
