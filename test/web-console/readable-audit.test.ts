@@ -75,12 +75,18 @@ t.test('the audit log as sentences, its filters in the address; the small things
   await page.setViewportSize({ width: 1280, height: 800 });
 
   const filter = page.getByRole('search', { name: 'Filter the audit log' });
+  // The address changes at the click; the page draws the filtered log once its answer is in, replacing
+  // the form. Each step waits for that, so the next choice is made in the page the filter drew.
+  const filtered = async (address: RegExp) => {
+    const drawn = await filter.getByLabel('Flag').elementHandle();
+    await filter.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForURL(address);
+    await page.waitForFunction((el) => !el?.isConnected, drawn);
+  };
   await filter.getByLabel('Flag').selectOption({ label: 'sentenced' });
-  await filter.getByRole('button', { name: 'Filter' }).click();
-  await page.waitForURL(new RegExp(`#/projects/${kShop}/audit\\?flag=${flagId}$`));
+  await filtered(new RegExp(`#/projects/${kShop}/audit\\?flag=${flagId}$`));
   await filter.getByLabel('Actor').selectOption({ label: 'token demo-write' });
-  await filter.getByRole('button', { name: 'Filter' }).click();
-  await page.waitForURL(/&actor=token%3A/);
+  await filtered(/&actor=token%3A/);
   const rows = page.locator('main tbody tr');
   await rows.first().waitFor();
   const actions = async () => page.locator('main tbody tr td:nth-child(4)').allTextContents();
