@@ -8,7 +8,8 @@
 # Settings: ROUNDS (6), DUR seconds per run (6), CONN connections (50), SERVER_CPUS (0) and WRK_CPUS
 # (1): both servers run on SERVER_CPUS and wrk on WRK_CPUS (taskset), so the server's CPU per request is
 # not diluted by the generator's. wrk is Debian's package, installed when missing. Only 127.0.0.1;
-# both servers are stopped by pid at the end.
+# both servers are stopped by pid at the end. The sync service is off in both (FLAGWIRE_SYNC_PORT=0): two
+# builds that serve it would both ask for its default port, and the second would not start.
 set -euo pipefail
 base=${1:?usage: bench/ab-builds.sh BASE_CHECKOUT NEW_CHECKOUT}
 new=${2:?usage: bench/ab-builds.sh BASE_CHECKOUT NEW_CHECKOUT}
@@ -23,7 +24,7 @@ start() { # checkout port -> prints the server's pid and the flag URL
   local dir; dir=$(mktemp -d)
   local cli="$1/dist/src/cli/cli.js"
   [ -f "$cli" ] || cli="$1/dist/src/console/cli.js" # builds before the CLI's folder was renamed
-  FLAGWIRE_LOG_LEVEL=warn FLAGWIRE_RATE_LIMIT=1000000000 taskset -c "$server_cpus" node "$cli" serve --demo --port "$2" --data "$dir/data" >"$dir/out" 2>&1 &
+  FLAGWIRE_LOG_LEVEL=warn FLAGWIRE_RATE_LIMIT=1000000000 FLAGWIRE_SYNC_PORT=0 taskset -c "$server_cpus" node "$cli" serve --demo --port "$2" --data "$dir/data" >"$dir/out" 2>&1 &
   for _ in $(seq 150); do grep -q 'listening' "$dir/out" 2>/dev/null && break; sleep 0.2; done
   echo "$! http://127.0.0.1:$2/$(grep -o 'v1/flags/flg_[A-Za-z0-9_-]*' "$dir/out" | head -1)"
 }
