@@ -64,8 +64,22 @@ export function claimLease<T extends Lease>(item: T, claim: ClaimRequest, now: n
 }
 
 /** The delay before the try after `attempts` failed ones, before any jitter: first, doubled each time, capped. */
-export function retryDelayMs(schedule: RetrySchedule, attempts: number): number {
+export function retryDelayMs(schedule: Pick<RetrySchedule, 'firstDelayMs' | 'maxDelayMs'>, attempts: number): number {
   return Math.min(schedule.maxDelayMs, schedule.firstDelayMs * 2 ** Math.max(0, attempts - 1));
+}
+
+/**
+ * The wait after `attempts` failed tries: retryDelayMs, drawn between half and all of it with jitter.
+ * The one backoff rule of everything that retries a peer: the outbox's senders, and a relay dialling its
+ * upstream (src/store/relay/upstream-follower.ts).
+ */
+export function backoffMs(
+  schedule: Pick<RetrySchedule, 'firstDelayMs' | 'maxDelayMs' | 'jitter'>,
+  attempts: number,
+  random: () => number = Math.random,
+): number {
+  const delay = retryDelayMs(schedule, attempts);
+  return schedule.jitter ? Math.round(delay * (0.5 + random() / 2)) : delay;
 }
 
 /**
@@ -78,8 +92,7 @@ export function afterFailure(
   now: number,
   random: () => number = Math.random,
 ): { retryAt: number; givenUp: boolean } {
-  const delay = retryDelayMs(schedule, item.attempts);
-  const retryAt = now + (schedule.jitter ? Math.round(delay * (0.5 + random() / 2)) : delay);
+  const retryAt = now + backoffMs(schedule, item.attempts, random);
   const { giveUp } = schedule;
   const givenUp = 'afterAttempts' in giveUp ? item.attempts >= giveUp.afterAttempts : retryAt - item.queuedAt > giveUp.afterQueuedMs;
   return { retryAt, givenUp };

@@ -7,12 +7,13 @@
 //      copy is of another source or behind its change log, then revisions (applyRevisions: each fills
 //      this copy's own change log too, so relays chain) and a heartbeat every 5 s while nothing changes;
 //   3. when the stream ends, fails, or says nothing for kSilentMs (an upstream that hangs, or a network
-//      that drops packets without a reset), back to 1 after a delay doubling from kRetryMinMs to
-//      kRetryMaxMs with jitter (many relays of one upstream do not return all at once); one that
+//      that drops packets without a reset), back to 1 after a delay doubling from 250 ms to
+//      10 s with jitter (many relays of one upstream do not return all at once); one that
 //      delivered something retries at once. A refused key (401 or UNAUTHENTICATED: revoked or wrong) is
 //      retried every kRefusedRetryMs: the key is a setting, so only a restart with a new one mends it.
 // Whatever happens upstream, the copy keeps serving what it holds; its state is reported to the main
 // thread (readiness, the log) as a RelayStatus.
+import { backoffMs } from '../../outbox/outbox.js';
 import * as grpc from '@grpc/grpc-js';
 import type { Config } from '../../config.js';
 import { decodeFollowResponse, encodeFollowRequest, kFollowPath, type RelayPayload } from '../../relay/wire.js';
@@ -34,8 +35,8 @@ export interface RelayStatus {
   problem: { refused: boolean; text: string } | null;
 }
 
-const kRetryMinMs = 250;
-const kRetryMaxMs = 10_000;
+// Doubling from 250 ms to 10 s, jittered (src/outbox/outbox.ts backoffMs: the one backoff rule).
+const kRetry = { firstDelayMs: 250, maxDelayMs: 10_000, jitter: true } as const;
 const kRefusedRetryMs = 30_000;
 /** Three of the upstream's heartbeats (every 5 s) missed: the stream is given up and dialled again. */
 const kSilentMs = 15_000;
@@ -106,7 +107,7 @@ export class UpstreamFollower {
       if (this.stopped) return;
       this.publish({ connected: false, problem: { refused: ended.refused, text: ended.text } });
       failures = ended.delivered ? 0 : failures + 1;
-      await this.pause(ended.refused ? kRefusedRetryMs : retryDelayMs(failures));
+      await this.pause(ended.refused ? kRefusedRetryMs : failures === 0 ? 0 : backoffMs(kRetry, failures));
     }
   }
 
@@ -208,13 +209,6 @@ export class UpstreamFollower {
       };
     });
   }
-}
-
-/** The n-th retry's delay: doubling from kRetryMinMs, capped at kRetryMaxMs, each drawn between half and all of it. */
-function retryDelayMs(failures: number): number {
-  if (failures === 0) return 0;
-  const ceiling = Math.min(kRetryMaxMs, kRetryMinMs * 2 ** (failures - 1));
-  return ceiling / 2 + Math.random() * (ceiling / 2);
 }
 
 function refusedText(url: string, why: string): string {
