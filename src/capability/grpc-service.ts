@@ -11,6 +11,12 @@ import type { Config } from '../config.js';
 import type { ErrorCode } from '../errors.js';
 import type { Store } from '../store/interfaces.js';
 
+/**
+ * How often every stream on the port has its credential checked again (a token, a relay key): a revoked or
+ * expired one's streams end UNAUTHENTICATED well within the spec's revocation delay ("about a minute").
+ */
+export const kStreamRecheckMs = 10_000;
+
 /** What the gRPC server gives a service it hosts. */
 export interface GrpcHost {
   readonly store: Store;

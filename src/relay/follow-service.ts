@@ -15,10 +15,17 @@
 // read again from the change log when its write completes (up to kMaxRevisions revisions, about
 // kMaxPayloadBytes, per payload), and one that has fallen past the log is sent a copy: nothing queues.
 // Streams take slots of FLAGWIRE_SYNC_MAX_STREAMS with flagd's. The key is checked again at each commit
-// and every kRecheckMs: a revoked key's streams end UNAUTHENTICATED.
+// and every kStreamRecheckMs: a revoked key's streams end UNAUTHENTICATED.
 import * as grpc from '@grpc/grpc-js';
 import { Periodic } from '../background/periodic.js';
-import { type GrpcHost, type HostedGrpcService, kGrpcStatusOf, metadataValue, peerAddress } from '../capability/grpc-service.js';
+import {
+  type GrpcHost,
+  type HostedGrpcService,
+  kGrpcStatusOf,
+  kStreamRecheckMs,
+  metadataValue,
+  peerAddress,
+} from '../capability/grpc-service.js';
 import { answerableError } from '../errors.js';
 import type { Revision } from '../store/changes.js';
 import { RelayKeyAccess } from './access.js';
@@ -29,7 +36,6 @@ const kHeartbeatMs = 5000;
 /** How often the streams are looked at for a heartbeat due: a stream's falls within this of its 5 s. */
 const kBeatCheckMs = 1000;
 /** As the sync service's token recheck: well within the spec's revocation delay (about a minute). */
-const kRecheckMs = 10_000;
 /** Revisions read from the log for one payload at most; the rest follow when it is written. */
 const kMaxRevisions = 256;
 /** A payload of revisions past this is split (a single revision is never split: it is one commit). */
@@ -80,7 +86,7 @@ export class FollowService implements HostedGrpcService {
         host.store.resetReadTxn();
         this.recheckKeys();
       },
-      { intervalMs: kRecheckMs, onError: onError("the streams' key check") },
+      { intervalMs: kStreamRecheckMs, onError: onError("the streams' key check") },
     );
     // The poll renewed the store's snapshot before it called this.
     host.onCommit(() => {

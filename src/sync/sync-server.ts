@@ -15,7 +15,7 @@
 // Bounded: at most `maxStreams` streams (one more is refused RESOURCE_EXHAUSTED, not queued); a stream
 // holds at most one set waiting while its reader is slow (a newer set replaces the waiting one, and sets
 // are shared, so a slow reader costs one framed copy in HTTP/2's buffers, never a queue); a peer that
-// stops answering HTTP/2 pings is dropped. A stream's token is checked again every kRecheckMs, so a
+// stops answering HTTP/2 pings is dropped. A stream's token is checked again every kStreamRecheckMs, so a
 // revoked or expired token's streams end UNAUTHENTICATED well within the spec's revocation delay ("about
 // a minute").
 import * as grpc from '@grpc/grpc-js';
@@ -24,7 +24,14 @@ import type { ActivityRecorder } from '../tokens/activity.js';
 import type { AuthFailures } from '../http/auth-failures.js';
 import { Periodic } from '../background/periodic.js';
 import type { Clock } from '../clock.js';
-import { type GrpcHost, type HostedGrpcService, kGrpcStatusOf, metadataValue, peerAddress } from '../capability/grpc-service.js';
+import {
+  type GrpcHost,
+  type HostedGrpcService,
+  kGrpcStatusOf,
+  kStreamRecheckMs,
+  metadataValue,
+  peerAddress,
+} from '../capability/grpc-service.js';
 import { ConfigError, type Config } from '../config.js';
 import { answerableError, FlagwireError } from '../errors.js';
 import type { Store } from '../store/interfaces.js';
@@ -65,8 +72,6 @@ interface Stream {
 const kService = 'flagd.sync.v1.FlagSyncService';
 /** As the change streams': a change is pushed within about one interval; an idle poll is one LMDB get. */
 const kPollMs = 50;
-/** How often every open stream's token is checked again: well within the spec's revocation delay (about a minute). */
-const kRecheckMs = 10_000;
 // The methods' answers are encoded once per set (codec.ts): the serializer passes the bytes on.
 const kPassBytes = (bytes: Buffer): Buffer => bytes;
 
@@ -127,7 +132,7 @@ export class SyncServer {
       },
     };
     this.rechecks = new Periodic(() => this.recheckTokens(), {
-      intervalMs: kRecheckMs,
+      intervalMs: kStreamRecheckMs,
       onError: (err) => log.error({ err }, "sync service: the streams' token check failed"),
     });
     this.server.addService(serviceDefinition(), {
