@@ -2,6 +2,7 @@
 // "Adding a capability"); the tables the rest of Flagwire reads are derived below.
 import type { Capability, ServiceRouteSpec } from './capability/capability.js';
 import type { GrpcServiceSpec } from './capability/grpc-service.js';
+import { kApprovals } from './approvals/capability.js';
 import { kAudit } from './audit-log/capability.js';
 import { kEvaluation } from './evaluation/capability.js';
 import { kFlagsAsCode } from './flags-as-code/capability.js';
@@ -38,6 +39,7 @@ export const kCapabilities = [
   kSync,
   kRelay,
   kEvaluation,
+  kApprovals,
 ] as const satisfies readonly Capability[];
 
 /** The capabilities' values, as every derivation reads them. */

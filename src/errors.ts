@@ -19,6 +19,8 @@ export const kErrors = {
   REVISION_CONFLICT: { status: 409, title: 'Revision conflict', anchor: 'revision-conflict' },
   PLAN_CONFLICT: { status: 409, title: 'Plan changed', anchor: 'plan-changed' },
   RELAY_READ_ONLY: { status: 409, title: 'Read-only relay', anchor: 'read-only-relay' },
+  APPROVAL_REQUIRED: { status: 409, title: 'Approval required', anchor: 'approval-required' },
+  REQUEST_CONFLICT: { status: 409, title: 'Change request out of date', anchor: 'change-request-out-of-date' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Request body too large', anchor: 'payload-too-large' },
   TOO_MANY_AUTH_FAILURES: { status: 429, title: 'Too many failed authentication attempts', anchor: 'too-many-requests' },
   INTERNAL: { status: 500, title: 'Internal server error', anchor: 'internal-error' },

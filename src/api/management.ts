@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { answerableError, errorEnvelope, FlagwireError, retryAfterSeconds } from '../errors.js';
+import { ChangeRequested, changeRequestedBody } from '../approvals/change-requested.js';
 import { authorizeToken, requireWrite, type AuthContext } from '../model/token-access.js';
 import type { Token } from '../model/tokens.js';
 import type { SnapshotReader, StoreRevision } from '../store/interfaces.js';
@@ -282,6 +283,10 @@ class ManagementPipeline {
   /** Answers with `err` in the envelope; `token` (when known) gets the request on its activity. */
   private fail(res: PendingResponse, request: ApiRequest, token: Token | null, err: unknown, closeConnection = false): void {
     const { deps } = this;
+    // Not applied, but held as a change request (docs/approvals.md): 202 with the request.
+    if (err instanceof ChangeRequested && token !== null) {
+      return this.succeed(res, request, token, 202, changeRequestedBody(err), this.revisionNow());
+    }
     const error = answerableError(err, (e) =>
       deps.log.error({ err: e, method: request.method, path: request.path }, 'unexpected error in the Management API'),
     );

@@ -9,6 +9,7 @@
 import type { ManagementHandler } from '../routes/handler.js';
 import type { BackgroundWork } from './background-work.js';
 import type { GrpcServiceSpec } from './grpc-service.js';
+import type { EnvironmentBearing } from '../store/environment-bearing.js';
 import type { ConsoleCommand } from '../cli-command/console-command.js';
 import type { WebhookEvent } from '../webhooks/records.js';
 import type { RouteCounts, RouteDeclaration, RouteDeclarations, RouteHandler } from '../routes/route-table.js';
@@ -92,6 +93,12 @@ export interface Capability {
   readonly background?: readonly BackgroundWork[];
   /** Its gRPC services, hosted on the sync service's port (src/capability/grpc-service.ts). */
   readonly grpcServices?: readonly GrpcServiceSpec[];
+  /**
+   * How its kinds of record bear on an environment's state (src/store/environment-bearing.ts): what the approvals
+   * gate compares in a guarded environment. A kind not listed never needs an approval.
+   */
+  // biome-ignore lint/suspicious/noExplicitAny: each bearing is typed by its own kind; the list holds every kind's.
+  readonly environmentState?: readonly EnvironmentBearing<any>[];
 }
 
 /** Declares a capability; the value keeps its literal types (its command names, its audit actions). */

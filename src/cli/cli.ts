@@ -10,6 +10,8 @@
 //      an {"error", "detail"} object on stdout, so a script always has one object to parse);
 //      `plan` also exits 2 when applying the file would change something (its plan on stdout; with
 //      --json the plan object has `changed`, an error object does not)
+//   3  the change was not applied: an approval policy guards what it changes, and a change request
+//      now holds it (docs/approvals.md); with --json {"changeRequest": {...}} on stdout
 import { readFileSync } from 'node:fs';
 import { main, type Outcome } from './main.js';
 

@@ -7,7 +7,8 @@ import { errorBody, FlagwireError } from '../errors.js';
 import { StoreOpenError } from '../store/data-file.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { openForConsole, writeRefusalOnOpen, type ConsoleStore } from '../store/open-store.js';
-import { runCommand } from '../command-runner/commands.js';
+import { runOutcome } from '../command-runner/commands.js';
+import { ChangeRequested } from '../approvals/change-requested.js';
 import type { WriterCommand } from '../writer/command.js';
 import { type CommandLine, parseCommandLine, undecodableArguments, UsageError, wantsJson } from '../cli-command/args.js';
 import { kConsoleCommands } from './commands.js';
@@ -17,6 +18,8 @@ import { consoleTestHook } from './test-hooks.js';
 
 const kExitFailed = 1;
 const kExitUsage = 2;
+/** The change was held as a change request (an approval policy guards what it changes): nothing applied yet. */
+const kExitRequested = 3;
 
 /** Opens the store on first use, so usage errors and --help never touch the data dir (or PostgreSQL). */
 class StoreContext implements ConsoleContext {
@@ -51,14 +54,16 @@ class StoreContext implements ConsoleContext {
     });
     const [result] = await writes.commit(() => [
       (w) => {
-        const output = runCommand(w, command, input, this.now);
+        const output = runOutcome(w, command, input, this.now);
         consoleTestHook('in-transaction');
         return output;
       },
     ]);
     consoleTestHook('committed');
     if (!result!.ok) throw result!.error;
-    return result!.value;
+    // Held as a change request (committed as such): the change itself was not applied.
+    if (!result!.value.applied) throw new ChangeRequested(result!.value.request);
+    return result!.value.value;
   }
 
   async read<T>(fn: (store: StoreReader) => T): Promise<T> {
@@ -139,6 +144,13 @@ async function run(argv: readonly string[], io: ConsoleIo): Promise<Outcome | nu
         : { code: kExitUsage, stdout: '', stderr: `flagwire: ${err.message}\n` };
     }
     if (err instanceof FlagwireError) return failure(line.json, err, kExitFailed);
+    if (err instanceof ChangeRequested) {
+      return {
+        code: kExitRequested,
+        stdout: line.json ? renderJson({ changeRequest: err.request }) : `Change requested: ${err.message}.\n`,
+        stderr: ctx.readNote,
+      };
+    }
     if (err instanceof StoreOpenError) return failure(line.json, new FlagwireError('STORE_UNAVAILABLE', err.message), kExitFailed);
     throw err;
   } finally {

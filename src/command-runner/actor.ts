@@ -15,7 +15,7 @@ import { postgresTimeoutError } from '../errors.js';
 import type { WritePath } from '../store/interfaces.js';
 import { kStoreLayout } from '../capabilities.js';
 import { openWritePath } from '../store/open-store.js';
-import { isCommandName, runCommand, type CommandName } from './commands.js';
+import { isCommandName, runOutcome, type CommandName } from './commands.js';
 import {
   kClaimed,
   kPending,
@@ -122,7 +122,7 @@ async function drain(): Promise<void> {
         }
         return claimed.map((req) => (w) => {
           if (!isCommandName(req.name)) throw new Error(`unknown writer command ${String(req.name)}`);
-          return runCommand(w, req.name as CommandName, req.input as never, at);
+          return runOutcome(w, req.name as CommandName, req.input as never, at);
         });
       }, cutOff.signal);
       // What the callers' answers name (Flagwire-Revision): the revision this commit left the copy at.
@@ -132,7 +132,11 @@ async function drain(): Promise<void> {
         const r = settled.get(req);
         if (r === undefined)
           return { id: req.id, ok: false, error: { code: 'STORE_BUSY', detail: 'cancelled by its caller; not applied' } };
-        return r.ok ? { id: req.id, ok: true, value: r.value, storeRevision } : { id: req.id, ok: false, ...settleError(r.error) };
+        if (!r.ok) return { id: req.id, ok: false, ...settleError(r.error) };
+        // Held as a change request (committed as such): its caller is told the change was not applied.
+        return r.value.applied
+          ? { id: req.id, ok: true, value: r.value.value, storeRevision }
+          : { id: req.id, ok: true, value: null, requested: r.value.request, storeRevision };
       });
     } catch (err) {
       // The commit itself failed (disk full, read-only filesystem, PostgreSQL unreachable): nothing of

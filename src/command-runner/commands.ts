@@ -7,6 +7,8 @@ import type { StoreWriter } from '../store/interfaces.js';
 import type { WriterCommand } from '../writer/command.js';
 import { kWriterCommands } from './demo-seed.js';
 import { queueWebhookDeliveries } from '../webhooks/webhook-commands.js';
+import { gate } from '../approvals/gate.js';
+import { requestView, type ChangeRequestView } from '../approvals/request-view.js';
 
 type AllCommands = typeof kWriterCommands & CapabilityCommands;
 
@@ -36,21 +38,43 @@ function commandFunction(name: string): (w: StoreWriter, input: unknown, now: nu
   return fn as (w: StoreWriter, input: unknown, now: number) => unknown;
 }
 
+/** A command's outcome through the approvals gate: applied, with its value, or held as a change request. */
+export type Outcome<O> = { applied: true; value: O } | { applied: false; request: ChangeRequestView };
+
 /**
  * Runs one command; the caller provides the transaction. Every string a command is given must be
  * valid Unicode (the rule in unicodeProblems), checked here once for all commands and callers: the
  * console, the demo seed and the API's structured inputs (an API body arrives as bytes, and its
- * strings are checked where it is parsed).
+ * strings are checked where it is parsed). Every command passes the approvals gate here
+ * (src/approvals/gate.ts): a change to a guarded environment becomes a change request instead.
+ */
+export function runOutcome<I, O>(w: StoreWriter, command: WriterCommand<I, O>, input: I, now: number): Outcome<O>;
+export function runOutcome<N extends CommandName>(w: StoreWriter, name: N, input: CommandInput<N>, now: number): Outcome<CommandOutput<N>>;
+export function runOutcome(
+  w: StoreWriter,
+  command: string | WriterCommand<unknown, unknown>,
+  input: unknown,
+  now: number,
+): Outcome<unknown> {
+  const problems = unicodeProblems(input, { quoteKeys: false });
+  if (problems.length > 0) throw new FlagwireError('INVALID_REQUEST', problems.join('; '));
+  const fn = commandFunction(typeof command === 'string' ? command : command.name);
+  const gated = gate(w, () => w.collectAudit(() => fn(w, input, now)), now);
+  // Every change the command audits is offered to its project's webhooks in this same transaction: the
+  // outbox holds a delivery exactly when the change was committed (src/webhooks/webhook-commands.ts).
+  if (gated.entries.length > 0) queueWebhookDeliveries(w, gated.entries, webhookEventOf, now);
+  return gated.applied ? { applied: true, value: gated.value } : { applied: false, request: requestView(w, gated.request) };
+}
+
+/**
+ * As runOutcome, for callers that need the change applied (the demo seed, tests): a change the gate
+ * would hold as a request is refused here, and nothing of it is written.
  */
 export function runCommand<I, O>(w: StoreWriter, command: WriterCommand<I, O>, input: I, now: number): O;
 export function runCommand<N extends CommandName>(w: StoreWriter, name: N, input: CommandInput<N>, now: number): CommandOutput<N>;
 export function runCommand(w: StoreWriter, command: string | WriterCommand<unknown, unknown>, input: unknown, now: number): unknown {
-  const problems = unicodeProblems(input, { quoteKeys: false });
-  if (problems.length > 0) throw new FlagwireError('INVALID_REQUEST', problems.join('; '));
-  const fn = commandFunction(typeof command === 'string' ? command : command.name);
-  // Every change the command audits is offered to its project's webhooks in this same transaction: the
-  // outbox holds a delivery exactly when the change was committed (src/webhooks/webhook-commands.ts).
-  const { value, entries } = w.collectAudit(() => fn(w, input, now));
-  if (entries.length > 0) queueWebhookDeliveries(w, entries, webhookEventOf, now);
-  return value;
+  const outcome = runOutcome(w, command as string as CommandName, input as never, now);
+  if (!outcome.applied)
+    throw new FlagwireError('APPROVAL_REQUIRED', `${outcome.request.summary} needs approval; this caller applies changes only.`);
+  return outcome.value;
 }

@@ -11,6 +11,7 @@ import { type FSWatcher, readFileSync, statSync, watch } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import { Periodic } from '../background/periodic.js';
+import { ChangeRequested } from '../approvals/change-requested.js';
 import { FlagwireError } from '../errors.js';
 import type { PlanResult } from './schemas.js';
 
@@ -124,7 +125,13 @@ export class FileFollower {
         result.changed ? 'flag file applied' : 'flag file read: the project already matches it',
       );
     } catch (err) {
-      if (err instanceof FlagwireError)
+      // A guarded environment (docs/approvals.md): the file's change waits in a request; its next change edits it.
+      if (err instanceof ChangeRequested)
+        this.log.warn(
+          { file: path, projectId, changeRequest: err.request.id },
+          `flag file: ${err.message}; flags unchanged until it is approved`,
+        );
+      else if (err instanceof FlagwireError)
         this.log.error({ file: path, projectId, error: err.title, detail: err.detail }, 'flag file refused; flags unchanged');
       else this.log.error({ err, file: path, projectId }, 'flag file: applying it failed; flags unchanged');
     }

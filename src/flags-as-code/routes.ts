@@ -5,7 +5,7 @@ import { tokenPrincipal } from '../routes/route-helpers.js';
 import type { ManagementRouteSpec } from '../capability/capability.js';
 import { FlagwireError } from '../errors.js';
 import { requireEnvironmentAllowed } from '../model/environments.js';
-import { apiErrors, json, kPruneParam, queryParam, ref } from '../routes/openapi-parts.js';
+import { apiErrors, changeRequested, json, kPruneParam, queryParam, ref } from '../routes/openapi-parts.js';
 import { kFlagsAsCodeCommands } from './command-table.js';
 import { type ExportFormat, exportProject, kExportFormats } from './export.js';
 import { FlagFile, fileText } from './flag-file.js';
@@ -122,6 +122,7 @@ export const kFlagsAsCodeApiRoutes: Readonly<Record<string, ManagementRouteSpec>
       request: { schema: FlagFile, required: true },
       responses: {
         '200': json(PlanResult, 'Applied (changed: false when there was nothing to change); revision is the one it left'),
+        ...changeRequested(),
         ...apiErrors([400, 401, 402, 403, 409, 413, 429, 500, 503]),
       },
     },

@@ -7,6 +7,7 @@ import { kFlagAuditActions } from './audit-actions.js';
 import { kFlagCli } from './cli.js';
 import { kFlagConsoleRoutes } from './console-routes.js';
 import { kFlagApiRoutes } from './routes.js';
+import { kFlagEnvironmentState } from './environment-state.js';
 
 export const kFlags = defineCapability({
   name: 'flags',
@@ -18,4 +19,5 @@ export const kFlags = defineCapability({
   cli: kFlagCli,
   auditActions: kFlagAuditActions,
   webhookEvent: 'flag',
+  environmentState: [kFlagEnvironmentState],
 });

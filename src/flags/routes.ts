@@ -6,7 +6,7 @@ import { requireProjectFlag } from '../model/lookups.js';
 import { FlagList, flagList, FlagRepresentation, PatchResult, patchResult, representFlag } from '../model/representation.js';
 import { FlagCreate, FlagPatch } from '../model/schemas.js';
 import type { AuthContext } from '../model/token-access.js';
-import { apiErrors, json, kEnvParam, pathParam, queryParam } from '../routes/openapi-parts.js';
+import { apiErrors, changeRequested, json, kEnvParam, pathParam, queryParam } from '../routes/openapi-parts.js';
 import { kFlagCommands } from './command-table.js';
 import { FlagdServingAnswer, flagdServing } from '../sync/flagd-serving.js';
 
@@ -72,6 +72,7 @@ export const kFlagApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
       request: { schema: FlagCreate, required: true },
       responses: {
         '201': json(FlagRepresentation, 'Created (a group flag in environments form)'),
+        ...changeRequested(),
         ...apiErrors([400, 401, 402, 403, 413, 429, 500, 503]),
       },
     },
@@ -140,6 +141,7 @@ export const kFlagApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
       request: { schema: FlagPatch, required: true },
       responses: {
         '200': json(PatchResult, 'Applied (or nothing to change)'),
+        ...changeRequested(),
         ...apiErrors([400, 401, 402, 403, 404, 413, 429, 500, 503]),
       },
     },

@@ -12,4 +12,9 @@ export interface AuditEntry {
   env: string | null;
   /** Changed fields: before and after. */
   changes: Record<string, { before: unknown; after: unknown }>;
+  /**
+   * A change applied by an approved change request (docs/approvals.md): the request and who approved it;
+   * the entry's actor is the request's author. Absent on every other entry.
+   */
+  request?: { id: string; approvedBy: { id: string; name: string }[] };
 }

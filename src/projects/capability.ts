@@ -4,6 +4,7 @@ import { defineCapability } from '../capability/capability.js';
 import { kProjectCli } from './cli.js';
 import { kProjectConsoleRoutes } from './console-routes.js';
 import { kProjectAuditActions, kProjectCommands } from './project-commands.js';
+import { kAudienceEnvironmentState } from './environment-state.js';
 
 export const kProjects = defineCapability({
   name: 'projects',
@@ -15,4 +16,5 @@ export const kProjects = defineCapability({
   auditActions: kProjectAuditActions,
   // What evaluation answers from, as a flag's changes are: a webhook hears of them as `flag` events.
   webhookEvent: 'flag',
+  environmentState: [kAudienceEnvironmentState],
 });

@@ -119,6 +119,8 @@ export function envRename(w: StoreWriter, input: { projectId: string; from: stri
   const rename = (e: string) => (e === input.from ? to : e);
   const next: Project = { ...project, environments: project.environments.map(rename) };
   if (project.protectedEnvironments) next.protectedEnvironments = project.protectedEnvironments.map(rename);
+  // A guarded environment stays guarded under its new name (src/approvals).
+  if (project.approvals) next.approvals = project.approvals.map((rule) => ({ ...rule, env: rule.env === null ? null : rename(rule.env) }));
   w.putProject(next);
   for (const flag of w.listFlags(project.id)) {
     if (flag.kind !== 'groupflag' || !Object.hasOwn(flag.environments, input.from)) continue;

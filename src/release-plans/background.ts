@@ -1,19 +1,33 @@
 // The release plans' background work: the scheduler (scheduler.ts), with the guard reader it asks
 // before a rollout's step (guard-reader.ts).
 import type { NodeServices, RunningWork } from '../capability/background-work.js';
+import { FlagwireError } from '../errors.js';
 import { kReleasePlanCommands } from './command-table.js';
 import { GuardReader } from './guard-reader.js';
 import type { RawReading } from './guards.js';
 import { MetricAllowList } from './promql-metrics.js';
 import { Scheduler } from './scheduler.js';
 
+/** Runs `write`; refused by the approvals gate, runs it again telling it so (`{refused}`). */
+async function orRefused<T>(write: (refused: { refused?: string }) => Promise<T>): Promise<T> {
+  try {
+    return await write({});
+  } catch (err) {
+    if (!(err instanceof FlagwireError) || err.code !== 'APPROVAL_REQUIRED') throw err;
+    return write({ refused: `${err.title}: ${err.detail}` });
+  }
+}
+
 /** The scheduler, started: the changes and rollout steps that fell due while the node was down have run. */
 export async function startScheduler({ config, store, writer, clock, log, ownMetricsUrl }: NodeServices): Promise<RunningWork> {
+  // A plan's change the approvals gate refuses (made before its environment was guarded, never approved:
+  // docs/approvals.md) is sent again with the refusal, which fails the change or pauses the rollout.
   const work = {
-    runSchedule: (scheduleId: string) => writer.call(kReleasePlanCommands.scheduleRun, { scheduleId }),
-    advanceRollout: (rolloutId: string) => writer.call(kReleasePlanCommands.rolloutAdvance, { rolloutId }),
+    runSchedule: (scheduleId: string) => orRefused((refused) => writer.call(kReleasePlanCommands.scheduleRun, { scheduleId, ...refused })),
+    advanceRollout: (rolloutId: string) =>
+      orRefused((refused) => writer.call(kReleasePlanCommands.rolloutAdvance, { rolloutId, ...refused })),
     recordGuardReading: (rolloutId: string, dueAt: number, reading: RawReading) =>
-      writer.call(kReleasePlanCommands.rolloutGuardRecord, { rolloutId, dueAt, reading }),
+      orRefused((refused) => writer.call(kReleasePlanCommands.rolloutGuardRecord, { rolloutId, dueAt, reading, ...refused })),
   };
   const guards = new GuardReader({
     prometheusUrl: config.prometheusUrl,

@@ -9,6 +9,7 @@ import { kReleasePlanCli } from './cli.js';
 import { kReleasePlanConsoleRoutes } from './console-routes.js';
 import { kReleasePlanAuditActions } from './plan-actors.js';
 import { kReleasePlanApiRoutes } from './routes.js';
+import { kRolloutEnvironmentState, kScheduleEnvironmentState } from './environment-state.js';
 
 export const kReleasePlans = defineCapability({
   name: 'release-plans',
@@ -20,6 +21,7 @@ export const kReleasePlans = defineCapability({
   cli: kReleasePlanCli,
   auditActions: kReleasePlanAuditActions,
   webhookEvent: 'plan',
+  environmentState: [kScheduleEnvironmentState, kRolloutEnvironmentState],
   // Loaded when a node starts it (as mail's mailer is: src/mail/capability.ts says why). Before the node
   // listens: the changes and rollout steps that fell due while it was down run first.
   background: [

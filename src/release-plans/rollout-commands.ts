@@ -189,12 +189,17 @@ function rollBack(w: StoreWriter, plan: RolloutPlan, why: string | null, now: nu
  */
 export function rolloutGuardRecord(
   w: StoreWriter,
-  input: { rolloutId: string; dueAt: number; reading: RawReading },
+  input: { rolloutId: string; dueAt: number; reading: RawReading; refused?: string },
   now: number,
 ): RolloutPlan | null {
   const plan = w.getRollout(input.rolloutId);
   const guard = plan?.guard ?? null;
   if (plan === undefined || guard === null || plan.status !== 'running' || plan.guardNextAt !== input.dueAt) return null;
+  // The approvals gate refused its rollback (a plan never approved for a guarded environment): paused, with why.
+  if (input.refused !== undefined) {
+    auditPlan(w, planActor(plan.id, 'rollout'), plan, 'rollout.pause', { rollout: { before: 'running', after: input.refused } }, now);
+    return save(w, { ...plan, status: 'paused', nextAt: null, guardNextAt: null, pausedReason: input.refused }, now);
+  }
   const reading = judgeReading(guard, input.reading, plan.guardReading?.failures ?? 0, now);
   if (!reading.breached) return save(w, { ...plan, guardReading: reading, guardNextAt: now + guard.intervalMs }, now);
   const why = `guard breached: ${reading.note}`;
@@ -211,13 +216,14 @@ export function rolloutGuardRecord(
  * is nothing to do: another node took it, or it was paused). When the flag's percentage (or targeting)
  * is no longer what the last step set, someone changed it by hand: the rollout pauses and says so instead.
  */
-export function rolloutAdvance(w: StoreWriter, input: { rolloutId: string }, now: number): RolloutPlan | null {
+export function rolloutAdvance(w: StoreWriter, input: { rolloutId: string; refused?: string }, now: number): RolloutPlan | null {
   const plan = w.getRollout(input.rolloutId);
   if (plan === undefined || plan.status !== 'running' || plan.nextAt === null || plan.nextAt > now) return null;
   const flag = w.getFlag(plan.flagId);
   const changed = flag === undefined ? null : handChange(plan, effectiveState(flag, plan.env));
-  if (flag === undefined || changed !== null) {
-    const why = changed === null ? 'the flag was deleted' : `${changed}${lastChangedBy(w, plan)}`;
+  // The approvals gate refused its step (a plan never approved for a guarded environment): paused, with why.
+  if (input.refused !== undefined || flag === undefined || changed !== null) {
+    const why = input.refused ?? (changed === null ? 'the flag was deleted' : `${changed}${lastChangedBy(w, plan)}`);
     const actor = planActor(plan.id, 'rollout');
     auditPlan(w, actor, plan, 'rollout.pause', { rollout: { before: 'running', after: why } }, now);
     return save(w, { ...plan, status: 'paused', nextAt: null, guardNextAt: null, pausedReason: why }, now);

@@ -3,7 +3,7 @@
 import { precheckFlagChange, tokenPrincipal } from '../routes/route-helpers.js';
 import type { ManagementRouteSpec } from '../capability/capability.js';
 import { FlagwireError } from '../errors.js';
-import { apiErrors, json, kEnvParam, kPageParams, pathParam, queryParam } from '../routes/openapi-parts.js';
+import { apiErrors, changeRequested, json, kEnvParam, kPageParams, pathParam, queryParam } from '../routes/openapi-parts.js';
 import { kReleasePlanCommands } from './command-table.js';
 import { pageAnswer, pageRequest } from './list-pages.js';
 import {
@@ -34,6 +34,7 @@ export const kReleasePlanApiRoutes: Readonly<Record<string, ManagementRouteSpec>
       request: { schema: ScheduleCreate, required: true },
       responses: {
         '201': json(ScheduledChangeBody, 'Scheduled'),
+        ...changeRequested(),
         ...apiErrors([400, 401, 402, 403, 404, 413, 429, 500, 503]),
       },
     },
@@ -107,7 +108,7 @@ export const kReleasePlanApiRoutes: Readonly<Record<string, ManagementRouteSpec>
         "Start a progressive rollout of a flag's traffic percentage, or of its typed variants' weights: the first step now, each next one after its hold",
       parameters: [pathParam('flag_id', 'Flag id'), kEnvParam],
       request: { schema: RolloutCreate, required: true },
-      responses: { '201': json(RolloutBody, 'Started'), ...apiErrors([400, 401, 402, 403, 404, 413, 429, 500, 503]) },
+      responses: { '201': json(RolloutBody, 'Started'), ...changeRequested(), ...apiErrors([400, 401, 402, 403, 404, 413, 429, 500, 503]) },
     },
     handler: {
       kind: 'write',
@@ -156,7 +157,7 @@ export const kReleasePlanApiRoutes: Readonly<Record<string, ManagementRouteSpec>
       tag: 'Management API',
       summary: 'Pause, resume, skip a step of, or roll back a rollout',
       parameters: [pathParam('rollout_id', 'Rollout id'), pathParam('action', 'pause, resume, skip or rollback')],
-      responses: { '200': json(RolloutBody, 'Done'), ...apiErrors([400, 401, 402, 403, 404, 429, 500, 503]) },
+      responses: { '200': json(RolloutBody, 'Done'), ...changeRequested(), ...apiErrors([400, 401, 402, 403, 404, 429, 500, 503]) },
     },
     handler: {
       kind: 'write',

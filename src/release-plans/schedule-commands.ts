@@ -122,12 +122,14 @@ export function scheduleCancel(w: StoreWriter, input: { scheduleId: string; prin
  * (`plan:<id>`), so it is checked, audited and served like any write; a change the flag no longer
  * accepts (the flag deleted, a variant gone) is recorded as failed, with why, and audited.
  */
-export function scheduleRun(w: StoreWriter, input: { scheduleId: string }, now: number): ScheduledChange | null {
+export function scheduleRun(w: StoreWriter, input: { scheduleId: string; refused?: string }, now: number): ScheduledChange | null {
   const change = w.getSchedule(input.scheduleId);
   if (change === undefined || change.status !== 'pending' || change.at > now) return null;
   const actor = planActor(change.id, 'scheduled change');
   let next: ScheduledChange;
   try {
+    // The approvals gate refused its change (a plan never approved for a guarded environment): failed, with why.
+    if (input.refused !== undefined) throw new FlagwireError('APPROVAL_REQUIRED', input.refused);
     const result = patchFlagAs(w, { projectId: change.projectId, flagId: change.flagId, env: change.env, actor, patch: change.patch }, now);
     next = { ...change, status: 'applied', doneAt: now, outcome: result.changed ? 'changed' : 'no change' };
   } catch (err) {

@@ -25,6 +25,8 @@ import { PlanResult } from '../flags-as-code/schemas.js';
 import { RolloutBody, RolloutCreate, RolloutList, ScheduleCreate, ScheduledChangeBody, ScheduleList } from '../release-plans/schemas.js';
 import { FlagdServingAnswer } from '../sync/flagd-serving.js';
 import { Snapshot } from '../snapshots/shape.js';
+import { ChangeRequestedBody } from '../approvals/change-requested.js';
+import { ChangeRequestList, ChangeRequestView, CommentBody } from '../approvals/request-view.js';
 import { DeliveryBody, DeliveryList, WebhookCreate, WebhookCreated, WebhookDeleted, WebhookList } from '../webhooks/schemas.js';
 
 /** The document's components: every schema a route declares (src/all-routes.ts) is one of these. */
@@ -64,6 +66,10 @@ export const kComponents: Record<string, TSchema> = {
   DeliveryList,
   FlagdServing: FlagdServingAnswer,
   Snapshot,
+  ChangeRequest: ChangeRequestView,
+  ChangeRequestList,
+  ChangeRequested: ChangeRequestedBody,
+  ChangeRequestComment: CommentBody,
 };
 const kComponentNames = new Map<TSchema, string>(Object.entries(kComponents).map(([name, schema]) => [schema, name]));
 
@@ -79,6 +85,17 @@ export const json = (schema: TSchema, description: string, headers?: object) => 
   description,
   ...(headers ? { headers } : {}),
   content: { 'application/json': { schema: ref(schema) } },
+});
+
+/**
+ * The answer of a write that an approval policy held as a change request (docs/approvals.md): nothing
+ * applied; the request holds it until it is approved.
+ */
+export const changeRequested = () => ({
+  '202': json(
+    ChangeRequestedBody,
+    'Not applied: the environment it changes is guarded, and a change request now holds the change (docs/approvals.md)',
+  ),
 });
 
 /** The titles of every error code with this status (the table in src/errors.ts), for a response's description. */

@@ -24,6 +24,10 @@ const kExplain: Record<ErrorCode, string> = {
     'An apply named the digest of the plan it must make (`ifPlan`, `--plan`), and the changes the sent file would make now are other ones: the file is not the one that plan was made of, or `prune` differs. Nothing was applied. Apply the file the plan was made of, or plan again and review the new plan.',
   RELAY_READ_ONLY:
     'This node is a read-only relay: it serves evaluation, OFREP, the change stream and the sync service from its copy of another Flagwire node (its upstream, named in the detail), and holds no Management API and no web console. Nothing was changed. Send the change, or open the console, at the upstream.',
+  APPROVAL_REQUIRED:
+    'The change touches a guarded environment (an approval policy: docs/approvals.md) and could not be held as a change request: a release plan made before the environment was guarded and never approved, a change that also changes what a request cannot hold (renaming a guarded environment), or a project with the most pending requests it holds. Nothing was changed; the detail says which and what to do.',
+  REQUEST_CONFLICT:
+    'The change request was decided already, or a field it changes was changed by someone else since it was made, so applying it would undo their change. Nothing was changed (the approval was not recorded either). Its author can withdraw it and make the change again from the current state.',
   PAYLOAD_TOO_LARGE: 'The request body is over 1 MiB. Send a smaller body.',
   TOO_MANY_AUTH_FAILURES:
     'Too many requests from this address failed authentication (no, malformed or unknown token). Wait a minute before retrying; until then every request from the address is refused.',

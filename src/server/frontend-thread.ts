@@ -11,6 +11,7 @@ import { RateLimiter } from '../http/rate-limit.js';
 import { SignInLimits } from '../web-console/sign-in-limits.js';
 import { renderMetrics, type MetricsSnapshot } from '../metrics/metrics.js';
 import { openStore } from '../store/open-store.js';
+import { kStoreLayout } from '../capabilities.js';
 import { WriterClient } from '../writer/client.js';
 import { createFrontend, type Frontend } from './frontend.js';
 import type { CollectKind, FromFrontendThread, FrontendThreadStart, ToFrontendThread } from './frontend-messages.js';
@@ -22,7 +23,8 @@ const main = parentPort!;
 const post = (msg: FromFrontendThread) => main.postMessage(msg);
 const { config } = start;
 const log = createLogger(config.logLevel).child({ thread: start.thread });
-const store = openStore(config.dataDir, { readOnly: true });
+// With its layout: the approvals' views read how each change kind bears on an environment (src/store/environment-bearing.ts).
+const store = openStore(config.dataDir, { readOnly: true, layout: kStoreLayout });
 const writer = WriterClient.over(start.writer, config, config.writeTimeoutMs, log);
 
 /** This thread's requests that wait for every thread's answer (gather), by id. */

@@ -7,10 +7,27 @@ import type { Change } from './changes.js';
 export class ChangeRecorder {
   /** The change set being collected; null while idle. */
   private changes: Change[] | null = null;
+  /** What watch() collects, innermost last: each watcher sees every change made while it runs. */
+  private readonly watchers: Change[][] = [];
 
-  /** Adds `change` to the change set being collected, if any. */
+  /** Adds `change` to the change set being collected, if any, and to every watcher's. */
   record(change: Change): void {
     this.changes?.push(change);
+    for (const watched of this.watchers) watched.push(change);
+  }
+
+  /**
+   * What `fn` writes, whether or not a change set is being collected (LmdbStore.tentatively: the
+   * approvals gate reads what a command would change before it is kept).
+   */
+  watch<T>(fn: () => T): { value: T; changes: Change[] } {
+    const changes: Change[] = [];
+    this.watchers.push(changes);
+    try {
+      return { value: fn(), changes };
+    } finally {
+      this.watchers.pop();
+    }
   }
 
   /**

@@ -13,6 +13,7 @@ import type { ScheduledChange } from '../release-plans/schedules.js';
 import type { Credential, Session } from '../model/sessions.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
 import type { Change, Revision } from './changes.js';
+import type { ChangeBearing } from './environment-bearing.js';
 
 /** The detail of a write whose commit failed (the writer answers it 503; the console exits 1). */
 export const kCommitFailedDetail = 'The change could not be written to storage (disk full or read-only); nothing was changed. Retry later.';
@@ -89,6 +90,11 @@ export interface StoreReader {
   getFlag(id: string): Flag | undefined;
   /** The project's flags, oldest first. */
   listFlags(projectId: string): Flag[];
+  /**
+   * How a change kind bears on an environment's state (the store's layout: environment-bearing.ts);
+   * undefined: not at all. A store opened without its layout knows none, and throws.
+   */
+  changeBearing(kind: string): ChangeBearing | undefined;
   /** The project's flag of that name (names are unique in a project), by an index: no scan of the project's flags. */
   findFlagByName(projectId: string, name: string): Flag | undefined;
   getToken(id: string): Token | undefined;
@@ -236,7 +242,19 @@ export interface StoreWriter extends StoreReader {
   /** Runs `fn`, returning what it returned and the audit entries it appended (the webhook outbox's input). */
   collectAudit<T>(fn: () => T): { value: T; entries: AuditEntry[] };
   deleteInvitation(invitation: Invitation): void;
+  /**
+   * Runs `fn` in a nested transaction and hands what it wrote to `review`, which reads the store as `fn`
+   * left it: `review` false keeps the writes; true rolls them back (nothing of them is written or
+   * recorded) and returns them, so the caller may read the store as it was before (the approvals gate,
+   * src/approvals/gate.ts). A thrown error rolls the writes back and is thrown on.
+   */
+  tentatively<T>(fn: () => T, review: (changes: readonly Change[]) => boolean): Tentative<T>;
+  /** Writes each change as a node's copy applies it (an approved change request's change set). */
+  applyChanges(changes: readonly Change[]): void;
 }
+
+/** What StoreWriter.tentatively did with the writes: kept them, or rolled them back (with what they were). */
+export type Tentative<T> = { kept: true; value: T } | { kept: false; value: T; changes: Change[] };
 
 export type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
 

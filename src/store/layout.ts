@@ -90,8 +90,10 @@ export function dataFilePath(dataDir: string): string {
  * a body).
  * 10: meta's change log and fileId (an older Flagwire would commit revisions without logging
  * them, and relays would be sent a log with holes).
+ * 11: the change requests and approved plans databases (an older Flagwire would apply a change to a
+ * guarded environment that this one turns into a request).
  */
-export const kSchemaVersion = 10;
+export const kSchemaVersion = 11;
 
 /**
  * Named databases an environment may open: the layout's 20, with room for more (LMDB fixes the limit

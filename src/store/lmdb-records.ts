@@ -18,8 +18,9 @@ import type { Token, TokenActivity } from '../model/tokens.js';
 import { listedBytes } from '../model/listed-bytes.js';
 import type { ChangeLog } from './change-log.js';
 import { ChangeRecorder } from './change-recorder.js';
-import { changeOf, type Revision } from './changes.js';
-import type { AuditPage, KeyedKind, Page, PagePosition, PageRequest, NewAuditEntry, StoreWriter } from './interfaces.js';
+import type { ChangeBearing } from './environment-bearing.js';
+import { changeOf, type Change, type Revision } from './changes.js';
+import type { AuditPage, KeyedKind, Page, PagePosition, PageRequest, NewAuditEntry, StoreWriter, Tentative } from './interfaces.js';
 import {
   kActivityRecords,
   kAudienceRecords,
@@ -68,7 +69,7 @@ const kNoPage: Page<never> = { items: [], next: null };
 const kMaxIdLength = 512;
 const tooLong = (id: string) => id.length > kMaxIdLength;
 
-export class LmdbRecords implements StoreWriter {
+export abstract class LmdbRecords implements StoreWriter {
   /** Whether a write transaction is open (set by LmdbStore's transactions). */
   protected inTxn = false;
   /** Set by the writes of the current transaction that change configuration (see configSeq). */
@@ -707,6 +708,12 @@ export class LmdbRecords implements StoreWriter {
     if (next.pending === 0 && next.bytes === 0) this.db.hooks!.removeSync(['outbox', projectId]);
     else this.db.hooks!.putSync(['outbox', projectId], next);
   }
+
+  abstract tentatively<T>(fn: () => T, review: (changes: readonly Change[]) => boolean): Tentative<T>;
+
+  abstract applyChanges(changes: readonly Change[]): void;
+
+  abstract changeBearing(kind: string): ChangeBearing | undefined;
 
   collectAudit<T>(fn: () => T): { value: T; entries: AuditEntry[] } {
     const entries: AuditEntry[] = [];

@@ -11,6 +11,7 @@ import type { Databases } from './layout.js';
 import { databaseNamed } from './layout.js';
 import type { RecordTarget } from './record-kinds.js';
 import type { StoreLayout } from './store-layout.js';
+import type { ChangeBearing } from './environment-bearing.js';
 
 export class LmdbReplica {
   /**
@@ -144,6 +145,16 @@ export class LmdbReplica {
       this.db.meta.putSync('revision', revision);
       this.db.meta.putSync('replicaOf', source);
     });
+  }
+
+  /** How a change kind bears on an environment's state (StoreWriter.changeBearing). */
+  changeBearing(kind: string): ChangeBearing | undefined {
+    return this.layout.bearings.get(kind);
+  }
+
+  /** Writes each change as a copy applies it, in the open transaction (StoreWriter.applyChanges). */
+  applyChanges(writer: StoreWriter, changes: readonly Change[]): void {
+    for (const change of changes) this.applyChange(writer, change);
   }
 
   private applyChange(writer: StoreWriter, change: Change): void {

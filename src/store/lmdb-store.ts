@@ -5,8 +5,17 @@
 import { ABORT, type RootDatabase } from 'lmdb';
 import { FlagwireError } from '../errors.js';
 import type { Change, Revision } from './changes.js';
-import { kCommitFailedDetail, type RelayedCopy, type Settled, type Store, type StoreCopy, type StoreWriter } from './interfaces.js';
+import {
+  kCommitFailedDetail,
+  type RelayedCopy,
+  type Settled,
+  type Store,
+  type StoreCopy,
+  type StoreWriter,
+  type Tentative,
+} from './interfaces.js';
 import { ChangeLog } from './change-log.js';
+import type { ChangeBearing } from './environment-bearing.js';
 import { LmdbRecords } from './lmdb-records.js';
 import { LmdbReplica } from './lmdb-replica.js';
 import { openDataFile, type OpenedDataFile, type StoreOptions } from './open.js';
@@ -147,6 +156,38 @@ export class LmdbStore extends LmdbRecords implements Store, StoreWriter, StoreC
         return { ok: false, error };
       }
     });
+  }
+
+  tentatively<T>(fn: () => T, review: (changes: readonly Change[]) => boolean): Tentative<T> {
+    if (!this.inTxn) throw new Error('tentatively runs inside a transaction');
+    const configChanged = this.configChanged;
+    const mark = this.recorder.mark();
+    let outcome: Tentative<T> | null = null;
+    this.root.transactionSync(() => {
+      const { value, changes } = this.recorder.watch(fn);
+      if (!review(changes)) {
+        outcome = { kept: true, value };
+        return undefined;
+      }
+      outcome = { kept: false, value, changes };
+      return ABORT;
+    });
+    const done = outcome as Tentative<T> | null;
+    if (done === null) throw new Error('tentatively: the nested transaction did not run');
+    if (!done.kept) {
+      // Rolled back: as if `fn` never ran (the change set being recorded, and whether configuration moved).
+      this.configChanged = configChanged;
+      this.recorder.dropBack(mark);
+    }
+    return done;
+  }
+
+  changeBearing(kind: string): ChangeBearing | undefined {
+    return this.replica.changeBearing(kind);
+  }
+
+  applyChanges(changes: readonly Change[]): void {
+    this.replica.applyChanges(this, changes);
   }
 
   committedRevision(): number {

@@ -8,6 +8,7 @@
 // sequence moved: callers renew before each unit of reads (the Management API does, per request),
 // which is also what makes a revoked token fail on the very next request. Memoised records are shared
 // by every request until the next commit, so they are frozen: code that would change one throws.
+import type { ChangeBearing } from './environment-bearing.js';
 import type { Membership, Org, Role, User } from '../model/accounts.js';
 import type { AuditEntry } from '../model/audit.js';
 import type { Flag, FlagUsage } from '../flags/records.js';
@@ -86,6 +87,9 @@ export class MemoReader implements SnapshotReader {
 
   configSeq(): number {
     return this.store.configSeq();
+  }
+  changeBearing(kind: string): ChangeBearing | undefined {
+    return this.store.changeBearing(kind);
   }
   revision(): number {
     return this.store.revision();

@@ -6,6 +6,7 @@
 // once is in every one of them.
 import { kMaxDbs } from './layout.js';
 import { kDemoSeededRecords, type RecordKey, type RecordKind, type RecordTarget } from './record-kinds.js';
+import type { ChangeBearing, EnvironmentBearing } from './environment-bearing.js';
 
 /** Who declares databases and record kinds: a capability, or the store itself. */
 export interface RecordOwner {
@@ -14,6 +15,9 @@ export interface RecordOwner {
   readonly databases?: readonly string[];
   /** The kinds of record it stores, each in one of the declared databases. */
   readonly records?: readonly RecordKind[];
+  /** How its kinds bear on an environment's state (environment-bearing.ts). */
+  // biome-ignore lint/suspicious/noExplicitAny: each bearing is typed by its own kind; the list holds every kind's.
+  readonly environmentState?: readonly EnvironmentBearing<any>[];
 }
 
 /** What a change of one kind does: to PostgreSQL's table of current records, and to a node's copy. */
@@ -37,6 +41,8 @@ export interface StoreLayout {
   readonly relayed: readonly RecordKind[];
   /** Their change kinds (writes and deletions): the only changes a relay is sent. */
   readonly relayedChanges: ReadonlySet<string>;
+  /** How each change kind bears on an environment's state, by name; absent: it does not (the approvals gate). */
+  readonly bearings: ReadonlyMap<string, ChangeBearing>;
 }
 
 /**
@@ -90,6 +96,13 @@ export function storeLayout(owners: readonly RecordOwner[]): StoreLayout {
   const unused = [...ownerOf.keys()].filter((database) => !used.has(database));
   if (unused.length > 0) throw new Error(`databases ${unused.join(', ')} are declared but hold no kind of record`);
   const databases = [...ownerOf.keys()];
+  const bearings = new Map<string, ChangeBearing>();
+  for (const bearing of all.flatMap((owner) => owner.environmentState ?? [])) {
+    if (!kinds.some((kind) => kind.name === bearing.kind.name))
+      throw new Error(`record kind ${bearing.kind.name} bears on environments but no one stores it`);
+    bearings.set(bearing.kind.name, { bearing, removal: false });
+    if (bearing.kind.removal !== undefined) bearings.set(bearing.kind.removal.name, { bearing, removal: true });
+  }
   return {
     databases,
     owners: ownerOf,
@@ -98,5 +111,6 @@ export function storeLayout(owners: readonly RecordOwner[]): StoreLayout {
     changes,
     relayed: kinds.filter((kind) => kind.relayed),
     relayedChanges,
+    bearings,
   };
 }

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { answerableError, errorEnvelope, FlagwireError, retryAfterSeconds } from '../errors.js';
+import { ChangeRequested, changeRequestedBody } from '../approvals/change-requested.js';
 import { bodyRefusal, keepBody, type BodyBudget } from '../http/body.js';
 import { TrustedProxies } from '../http/client-address.js';
 import { kRoutes, registerRoutes } from '../routes/route-table.js';
@@ -113,6 +114,11 @@ class ApiAnswer {
   /** The error's envelope (an unexpected one logged and answered as a 500), with Retry-After where it has one. */
   readonly fail = (err: unknown, headers: Headers = [], closeConnection = false): void => {
     const { deps, request } = this;
+    // Not applied, but held as a change request (docs/approvals.md): 202 with the request.
+    if (err instanceof ChangeRequested) {
+      sendSameOrigin(this.res, 202, JSON.stringify(changeRequestedBody(err)), 'application/json', [...kApiHeaders, ...headers]);
+      return;
+    }
     const error = answerableError(err, (e) =>
       deps.log.error({ err: e, method: request.method, path: request.rest }, 'unexpected error in the web console'),
     );

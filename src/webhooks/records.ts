@@ -2,7 +2,7 @@
 // Plain data, like every record Flagwire keeps: the store writes them as they are and they cross threads as is.
 
 /** What a webhook may subscribe to, each the audit actions of the capabilities that declare it (src/capabilities.ts: webhookEventOf). */
-export const kWebhookEvents = ['flag', 'token', 'plan'] as const;
+export const kWebhookEvents = ['flag', 'token', 'plan', 'request'] as const;
 export type WebhookEvent = (typeof kWebhookEvents)[number];
 
 export interface Webhook {

@@ -13,6 +13,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { fromErrorData, FlagwireError, postgresTimeoutError } from '../errors.js';
 import type { WriterCommand } from './command.js';
+import { ChangeRequested } from '../approvals/change-requested.js';
 import type { StoreRevision } from '../store/interfaces.js';
 import type { Follows, RelayStatus, ReplicaStatus } from '../store/open-store.js';
 import { movableBuffers, type ReceivedBody } from '../model/request-body.js';
@@ -29,7 +30,8 @@ import {
 interface Pending {
   /** `storeRevision`: the store revision the change committed at (WriterReply). */
   resolve(value: unknown, storeRevision: StoreRevision): void;
-  reject(err: FlagwireError): void;
+  /** A refusal, or a change held as a change request (not applied either). */
+  reject(err: FlagwireError | ChangeRequested): void;
   /** performance.now() when sent. */
   sentAt: number;
   /** A command's fate (protocol.ts); null for an idle barrier, which has no deadline and is not measured. */
@@ -370,7 +372,9 @@ export class WriterClient {
       // Refused at its deadline: the writer skipped it (that is this reply).
       if (pending.refused) continue;
       if (this.onReply !== null && pending.fate !== null) this.onReply(performance.now() - pending.sentAt);
-      if (reply.ok) {
+      if (reply.ok && reply.requested !== undefined) {
+        pending.reject(new ChangeRequested(reply.requested));
+      } else if (reply.ok) {
         pending.resolve(reply.value, reply.storeRevision ?? 0);
       } else {
         if (reply.log) this.log.error({ err: reply.log, code: reply.error.code }, 'writer command failed');

@@ -3,6 +3,7 @@ import type { MessagePort } from 'node:worker_threads';
 import { FlagwireError, toErrorData, type ErrorData } from '../errors.js';
 import { kCommitFailedDetail, type StoreRevision } from '../store/interfaces.js';
 import type { Config } from '../config.js';
+import type { ChangeRequestView } from '../approvals/request-view.js';
 import type { RelayStatus, ReplicaStatus } from '../store/open-store.js';
 
 export interface WriterStart {
@@ -75,7 +76,14 @@ export type WriterNotice = { replica: ReplicaStatus } | { relay: RelayStatus };
  * Management API names in the answer (src/http/revisions.ts). A barrier's reply has none.
  */
 export type WriterReply =
-  | { id: number; ok: true; value: unknown; storeRevision?: StoreRevision }
+  | {
+      id: number;
+      ok: true;
+      value: unknown;
+      storeRevision?: StoreRevision;
+      /** The approvals gate held the change as this change request: committed, but not applied (src/approvals/gate.ts). */
+      requested?: ChangeRequestView;
+    }
   | { id: number; ok: false; error: ErrorData; log?: string };
 
 /** The error half of a reply: a FlagwireError as data; anything else as 500 (or 503 for a failed commit) with its text to log. */

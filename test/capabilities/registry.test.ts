@@ -115,6 +115,8 @@ t.test('the webhook events are the families docs/webhooks.md names', async (t) =
     rollout: 'plan',
     webhook: null,
     member: null,
+    approvals: 'request',
+    request: 'request',
   };
   for (const action of kAuditActionEvents.keys()) {
     const family = action.slice(0, action.indexOf('.'));

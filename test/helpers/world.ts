@@ -2,12 +2,21 @@
 // written straight into the data dir with the writer's own command functions.
 import type { FlagCreate } from '../../src/model/schemas.js';
 import { Store } from './store.js';
-import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../../src/command-runner/commands.js';
+import {
+  runCommand,
+  runOutcome,
+  type CommandInput,
+  type CommandName,
+  type CommandOutput,
+  type Outcome,
+} from '../../src/command-runner/commands.js';
 import { kOperator, principalOf } from '../../src/audit/audit-actor.js';
 
 export interface World {
   store: Store;
   run<N extends CommandName>(name: N, input: CommandInput<N>, now?: number): CommandOutput<N>;
+  /** As run, through the approvals gate: applied, or held as a change request (committed as such). */
+  outcome<N extends CommandName>(name: N, input: CommandInput<N>, now?: number): Outcome<CommandOutput<N>>;
   /** Every record a request could change, read fresh: compare before and after a refused request. */
   snapshot(): string;
   ids: {
@@ -48,6 +57,8 @@ export function buildWorld(dataDir: string): World {
   const store = Store.open(dataDir);
   const run = <N extends CommandName>(name: N, input: CommandInput<N>, now = Date.now()) =>
     store.transact((w) => runCommand(w, name, input, now));
+  const outcome = <N extends CommandName>(name: N, input: CommandInput<N>, now = Date.now()) =>
+    store.transact((w) => runOutcome(w, name, input, now));
   const orgA = run('orgCreate', { principal: kOperator, name: 'Org A', plan: 'teams' }).id;
   const orgB = run('orgCreate', { principal: kOperator, name: 'Org B', plan: 'enterprise' }).id;
   const orgFree = run('orgCreate', { principal: kOperator, name: 'Org Free', plan: 'teams' }).id;
@@ -116,6 +127,7 @@ export function buildWorld(dataDir: string): World {
   return {
     store,
     run,
+    outcome,
     snapshot,
     secrets,
     tokenIds,

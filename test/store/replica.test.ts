@@ -118,6 +118,16 @@ async function everyDatabase(t: TestContext): Promise<string> {
   world.run('recordUsage', { counts: [{ flagId: ids.flag, evaluations: 3, lastEvaluatedAt: at }] });
   world.run('recordActivity', { batches: [{ tokenId: world.tokenIds.read!, lastUsedAt: at, recent: [], denials: [] }] }, at);
   world.run('relayKeyCreate', { name: 'edge' }, at);
+  // A guarded environment: a scheduled change there is held as a change request, and once approved its
+  // plan is an approved plan.
+  world.run('approvalsSet', { projectId: ids.single, env: null, required: 1, principal: kOperator }, at);
+  const held = world.outcome(
+    'scheduleCreate',
+    { principal: kOperator, flagId: ids.flag, env: null, body: { at: at + 7_200_000, patch: { enabled: true } } },
+    at,
+  );
+  if (held.applied) throw new Error('a change to a guarded environment was applied');
+  world.run('requestApprove', { requestId: held.request.id, principal: principalOf(ids.owner) }, at);
   await world.store.close();
   return dir;
 }

@@ -1,0 +1,71 @@
+// Change requests (issue 46; docs/approvals.md): a change to a guarded environment, held until it is
+// approved, and the release plans that were approved so. Plain data, like every record Flagwire keeps:
+// the store writes them as they are and they cross threads as is.
+import type { Change } from '../store/changes.js';
+import type { NewAuditEntry } from '../store/interfaces.js';
+import { keyedRecords } from '../store/record-kinds.js';
+
+export type RequestStatus = 'pending' | 'applied' | 'rejected' | 'withdrawn';
+export const kRequestStatuses: readonly RequestStatus[] = ['pending', 'applied', 'rejected', 'withdrawn'];
+
+/** Someone who acted on a request: an audit actor (`user:<id>`, `token:<id>`, `console`) and its name. */
+export interface RequestActor {
+  id: string;
+  name: string;
+}
+
+export interface RequestEvent extends RequestActor {
+  at: number;
+}
+
+export interface RequestNote extends RequestEvent {
+  text: string;
+}
+
+export interface ChangeRequest {
+  /** `chr_…`. */
+  id: string;
+  projectId: string;
+  status: RequestStatus;
+  /** The guarded environments it changes (null: a single-environment project's one). */
+  environments: (string | null)[];
+  /** What the change is, in a line: its audit actions and the names they name. */
+  summary: string;
+  author: RequestActor;
+  createdAt: number;
+  updatedAt: number;
+  /** What applying it writes: the change set the command made, in order (audit entries apart). */
+  changes: Change[];
+  /**
+   * The records each change replaces, as they were when it was made or last edited (null: none):
+   * base[i] for changes[i]. Applying it is refused if any of them moved since (no lost update).
+   */
+  base: unknown[];
+  /** The audit entries the change wrote, appended when it is applied (with its approvers). */
+  audit: NewAuditEntry[];
+  approvals: RequestEvent[];
+  comments: RequestNote[];
+  /** Who rejected or withdrew it, or whose approval applied it; null while pending. */
+  decided: (RequestEvent & { text: string }) | null;
+}
+
+/** A release plan made by an approved request: what it changes when it runs needs no further approval. */
+export interface ApprovedPlan {
+  planId: string;
+  requestId: string;
+  at: number;
+}
+
+export const kChangeRequestRecords = keyedRecords<ChangeRequest>()({
+  name: 'changeRequest',
+  database: 'changeRequests',
+  relayed: false,
+  key: (request) => request.id,
+});
+
+export const kApprovedPlanRecords = keyedRecords<ApprovedPlan>()({
+  name: 'approvedPlan',
+  database: 'approvedPlans',
+  relayed: false,
+  key: (plan) => plan.planId,
+});

@@ -1,0 +1,71 @@
+// Applying a change request (docs/approvals.md): each record it changes is written as it is now with
+// only the paths the request changes set (record-diff.ts), so a change made since to anything else of
+// the record is kept; a path the request changes that moved since refuses the whole request, and nothing
+// is written (no lost update). The records are written as a node's copy writes them, with their own
+// times moved to now (EnvironmentBearing.onApply), and the request's audit entries are appended naming
+// its approvers.
+import { FlagwireError } from '../errors.js';
+import { changeOf, type Change } from '../store/changes.js';
+import type { StoreReader, StoreWriter } from '../store/interfaces.js';
+import { changedPaths, same, valueAt, withValueAt } from './record-diff.js';
+import { kApprovedPlanRecords, type ChangeRequest, type RequestEvent } from './records.js';
+
+/** What applying the request would write now, or why it cannot be applied. */
+export function merged(r: StoreReader, request: ChangeRequest): { ok: true; changes: Change[] } | { ok: false; problem: string } {
+  const out: Change[] = [];
+  for (const [i, change] of request.changes.entries()) {
+    const found = r.changeBearing(change.kind);
+    if (found === undefined)
+      return { ok: false, problem: `it holds a change of kind ${change.kind}, which no longer bears on an environment` };
+    const base = request.base[i] ?? null;
+    const current = found.bearing.stored(r, change.value) ?? null;
+    const proposed = found.removal ? null : change.value;
+    const paths = changedPaths(base, proposed);
+    const moved = paths.filter((path) => !same(valueAt(base, path), valueAt(current, path)));
+    if (moved.length > 0) {
+      const what = `${found.bearing.kind.name} ${nameOf(base ?? proposed)}`;
+      const where = moved[0]!.length === 0 ? '' : ` (${moved.map((p) => p.join('.')).join(', ')})`;
+      return { ok: false, problem: `the ${what} changed since this request was made${where}` };
+    }
+    if (found.removal) {
+      out.push(change);
+      continue;
+    }
+    let value: unknown = current;
+    for (const path of paths) value = withValueAt(value, path, valueAt(proposed, path));
+    out.push(changeOf(change.kind, value));
+  }
+  return { ok: true, changes: out };
+}
+
+/** Applies an approved request in the open transaction; refuses (REQUEST_CONFLICT) if its records moved. */
+export function applyRequest(w: StoreWriter, request: ChangeRequest, approvers: readonly RequestEvent[], now: number): void {
+  const plan = merged(w, request);
+  if (!plan.ok) {
+    throw new FlagwireError(
+      'REQUEST_CONFLICT',
+      `Change request ${request.id} cannot be applied: ${plan.problem}. Nothing was changed; its author can withdraw it and make the change again from the current state.`,
+    );
+  }
+  const delayMs = Math.max(0, now - request.updatedAt);
+  const changes = plan.changes.map((change) => {
+    const found = w.changeBearing(change.kind)!;
+    const onApply = found.bearing.onApply;
+    return found.removal || onApply === undefined ? change : changeOf(change.kind, onApply(change.value, now, delayMs));
+  });
+  w.applyChanges(changes);
+  for (const change of changes) {
+    const found = w.changeBearing(change.kind)!;
+    // A plan made here is approved: what it changes as it runs applies without another request.
+    if (found.bearing.isPlan === true && !found.removal) {
+      w.putKeyed(kApprovedPlanRecords, { planId: found.bearing.kind.key(change.value), requestId: request.id, at: now });
+    }
+  }
+  const approvedBy = approvers.map(({ id, name }) => ({ id, name }));
+  for (const entry of request.audit) w.appendAudit({ ...entry, at: now, request: { id: request.id, approvedBy } });
+}
+
+function nameOf(record: unknown): string {
+  const value = record as { name?: unknown; id?: unknown } | null;
+  return typeof value?.name === 'string' ? `"${value.name}"` : typeof value?.id === 'string' ? value.id : '';
+}

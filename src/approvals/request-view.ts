@@ -1,0 +1,125 @@
+// A change request as every surface shows it (the Management API, the web console, the command line):
+// what it changes, path by path, against the records as they are now, whether it can still be applied,
+// and how many approvals it needs; and why a person may not approve it.
+import { Type, type Static } from '../typebox.js';
+import { describeRole, projectRole } from '../model/permissions.js';
+import { requireProject } from '../model/lookups.js';
+import type { StoreReader } from '../store/interfaces.js';
+import { mayApproveAs, requirementOf } from './policy.js';
+import { changedPaths, valueAt } from './record-diff.js';
+import { merged } from './request-apply.js';
+import { kRequestStatuses, type ChangeRequest } from './records.js';
+
+const Actor = Type.Object({ id: Type.String(), name: Type.String() });
+const Event = Type.Object({ ...Actor.properties, at: Type.Integer({ description: 'Unix ms' }) });
+
+export const DiffLine = Type.Object(
+  {
+    record: Type.String({ description: 'The kind of record: flag, audience, schedule, rollout' }),
+    id: Type.String(),
+    name: Type.String({ description: "The record's name (a flag's, an audience's), or its id" }),
+    field: Type.String({
+      description: 'The path of the field in the record, dotted (`environments.production.enabled`); `` for the whole record',
+    }),
+    current: Type.Unknown({ description: 'The value now (null: absent)' }),
+    proposed: Type.Unknown({ description: 'The value the request sets (null: absent)' }),
+  },
+  { description: 'One field a change request changes' },
+);
+export type DiffLine = Static<typeof DiffLine>;
+
+export const ChangeRequestView = Type.Object(
+  {
+    id: Type.String({ description: '`chr_…`' }),
+    projectId: Type.String(),
+    status: Type.Union(kRequestStatuses.map((s) => Type.Literal(s))),
+    environments: Type.Array(Type.Union([Type.String(), Type.Null()]), {
+      description: 'The guarded environments it changes (null: a single-environment project)',
+    }),
+    summary: Type.String(),
+    author: Actor,
+    createdAt: Type.Integer(),
+    updatedAt: Type.Integer(),
+    required: Type.Integer({ description: 'Approvals it needs now' }),
+    approvals: Type.Array(Event),
+    comments: Type.Array(Type.Object({ ...Event.properties, text: Type.String() })),
+    decided: Type.Union([Type.Object({ ...Event.properties, text: Type.String() }), Type.Null()]),
+    stale: Type.Boolean({ description: 'Pending, and no longer applicable: a field it changes moved since it was made' }),
+    problem: Type.Union([Type.String(), Type.Null()], { description: 'Why it is stale; null otherwise' }),
+    diff: Type.Array(DiffLine, { description: 'What it changes against the records as they are now (pending), or as they were (decided)' }),
+  },
+  { description: 'A change request' },
+);
+export type ChangeRequestView = Static<typeof ChangeRequestView>;
+
+/** A comment's body (POST /api/v1/change-requests/{id}/comments). */
+export const CommentBody = Type.Object({ text: Type.String({ minLength: 1, maxLength: 2000 }) }, { additionalProperties: false });
+
+export const ChangeRequestList = Type.Object(
+  { changeRequests: Type.Array(ChangeRequestView) },
+  { description: 'Change requests, newest first' },
+);
+
+export function requestView(r: StoreReader, request: ChangeRequest): ChangeRequestView {
+  const project = requireProject(r, request.projectId);
+  const pending = request.status === 'pending';
+  const applicable = pending ? merged(r, request) : null;
+  return {
+    id: request.id,
+    projectId: request.projectId,
+    status: request.status,
+    environments: request.environments,
+    summary: request.summary,
+    author: request.author,
+    createdAt: request.createdAt,
+    updatedAt: request.updatedAt,
+    required: requirementOf(project, request.environments).required,
+    approvals: request.approvals,
+    comments: request.comments,
+    decided: request.decided,
+    stale: applicable !== null && !applicable.ok,
+    problem: applicable !== null && !applicable.ok ? applicable.problem : null,
+    diff: diffOf(r, request, pending),
+  };
+}
+
+/** Each field the request changes: against the records now while it is pending, against its base once decided. */
+function diffOf(r: StoreReader, request: ChangeRequest, againstNow: boolean): DiffLine[] {
+  const lines: DiffLine[] = [];
+  for (const [i, change] of request.changes.entries()) {
+    const found = r.changeBearing(change.kind);
+    const base = request.base[i] ?? null;
+    const proposed = found?.removal === true ? null : change.value;
+    const current = againstNow && found !== undefined ? (found.bearing.stored(r, change.value) ?? null) : base;
+    const record = found?.bearing.kind.name ?? change.kind;
+    const named = (proposed ?? base ?? change.value) as { id?: unknown; name?: unknown };
+    const id = typeof named.id === 'string' ? named.id : '';
+    const name = typeof named.name === 'string' ? named.name : id;
+    for (const path of changedPaths(base, proposed)) {
+      lines.push({
+        record,
+        id,
+        name,
+        field: path.join('.'),
+        current: valueAt(current, path) ?? null,
+        proposed: valueAt(proposed, path) ?? null,
+      });
+    }
+  }
+  return lines;
+}
+
+/** Why user `userId` may not approve (or reject) `request` now; null: they may. */
+export function approvalProblem(r: StoreReader, request: ChangeRequest, userId: string): string | null {
+  if (request.status !== 'pending') return `Change request ${request.id} is ${request.status}; only a pending request is decided.`;
+  const project = requireProject(r, request.projectId);
+  const need = requirementOf(project, request.environments);
+  const role = projectRole(r, project, userId);
+  if (!mayApproveAs(role, need.roles)) {
+    return `Approving this change needs the ${need.roles.join(', ')} role in organisation ${project.orgId ?? '(none)'}; user ${userId} ${describeRole(role)}.`;
+  }
+  if (request.author.id === `user:${userId}` && !need.allowSelf)
+    return 'The author of a change may not approve it: this policy asks for someone else.';
+  if (request.approvals.some((approval) => approval.id === `user:${userId}`)) return `User ${userId} has approved this change already.`;
+  return null;
+}

@@ -1,0 +1,27 @@
+// How a flag bears on an environment's state (src/store/environment-bearing.ts), for the approvals
+// gate: what evaluation in the environment reads of it. A flag absent, or at an environment's defaults
+// there (off, 0%, no audience, no cohorts, no typed variants), reads as nothing: making a flag that
+// starts off in a guarded environment needs no approval, turning it on there does.
+import type { EnvironmentBearing } from '../store/environment-bearing.js';
+import { kFlagRecords } from '../store/record-kinds.js';
+import { effectiveState, kDefaultEnvState } from './flag-state.js';
+import type { Flag } from './records.js';
+
+export const kFlagEnvironmentState: EnvironmentBearing<Flag> = {
+  kind: kFlagRecords,
+  projectOf: (flag) => flag.projectId,
+  stored: (r, flag) => r.getFlag(flag.id),
+  view(_r, flag, env) {
+    if (flag === undefined) return null;
+    const state = effectiveState(flag, env);
+    const atDefaults =
+      state.enabled === kDefaultEnvState.enabled &&
+      state.trafficPercentage === kDefaultEnvState.trafficPercentage &&
+      state.audienceId === null &&
+      state.cohorts.length === 0 &&
+      state.typed === undefined;
+    // The name is what clients evaluate it by; the bucketing places every key.
+    return atDefaults ? null : { name: flag.name, bucketing: flag.bucketing ?? null, state };
+  },
+  onApply: (flag, now) => ({ ...flag, updatedAt: Math.max(now, flag.updatedAt) }),
+};
