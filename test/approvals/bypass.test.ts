@@ -1,0 +1,421 @@
+// Approvals that nothing goes around (issue 46, item 3): every writer command the capabilities declare
+// (and the writer's own), enumerated from the declarations, is run against a project whose environments
+// are guarded, as each principal that may not bypass the policy. A command built to change a guarded
+// environment must be held as a change request or refused; no command, whatever it is, may leave what
+// evaluation reads there changed. A command added without a probe here fails the test: whoever adds it
+// says how it could touch a guarded environment.
+import t from 'tap';
+import { kCapabilityCommands } from '../../src/capabilities.js';
+import { kWriterCommands } from '../../src/command-runner/demo-seed.js';
+import type { CommandInput, CommandName } from '../../src/command-runner/commands.js';
+import { FlagwireError } from '../../src/errors.js';
+import { kOperator, principalOf, type Principal } from '../../src/audit/audit-actor.js';
+import { effectiveState } from '../../src/flags/flag-state.js';
+import { jsonBody } from '../../src/model/request-body.js';
+import { buildWorld, type World } from '../helpers/world.js';
+import { scratchDir } from '../helpers/scratch-dir.js';
+
+const dir = scratchDir('flagwire-approvals-bypass-');
+const world = buildWorld(dir);
+const { ids } = world;
+const t0 = Date.now();
+
+// Before the policy: an audience used in production, a group flag that inherits its cohorts there, and
+// release plans made while nothing was guarded (so never approved), all due now.
+world.run(
+  'flagPatch',
+  { flagId: ids.groupFlag, env: 'production', principal: kOperator, patch: { enabled: true, audienceId: ids.multiAudience } },
+  t0,
+);
+const inheriting = world.run('flagCreate', {
+  projectId: ids.multi,
+  principal: kOperator,
+  body: { name: 'inherits', environments: { production: { enabled: true, trafficPercentage: 40 } } },
+}).id;
+world.run('flagCohorts', { principal: kOperator, flagId: inheriting, cohorts: ['wide'] }, t0);
+const cancelled = world.run(
+  'scheduleCreate',
+  { principal: kOperator, flagId: ids.groupFlag, env: 'production', body: { at: t0 + 3_600_000, patch: { trafficPercentage: 66 } } },
+  t0,
+).id;
+const oldSchedule = world.run(
+  'scheduleCreate',
+  { principal: kOperator, flagId: ids.groupFlag, env: 'production', body: { at: t0 + 1000, patch: { trafficPercentage: 77 } } },
+  t0,
+).id;
+const steps = [{ trafficPercentage: 10, holdMs: 1000 }, { trafficPercentage: 90 }];
+const guard = { flagwire: 'flagwire_http_requests_total', max: 1, min: null, intervalMs: 1000, onBreach: 'rollback' as const };
+const oldRollout = world.run(
+  'rolloutStart',
+  { principal: kOperator, flagId: inheriting, env: 'production', body: { steps, guard }, guardMetrics: null },
+  t0,
+).id;
+const spareToken = world.run('tokenCreate', {
+  projectId: ids.multi,
+  principal: principalOf(ids.owner),
+  name: 'spare',
+  permission: 'write',
+});
+const hook = world.run('webhookCreate', {
+  principal: kOperator,
+  projectId: ids.multi,
+  received: jsonBody(JSON.stringify({ url: 'https://hooks.example.com/x' })),
+});
+
+// The policy: the single project's one environment and the multi project's production, one approval.
+world.run('approvalsSet', { projectId: ids.single, env: null, required: 1, principal: principalOf(ids.admin) }, t0);
+world.run('approvalsSet', { projectId: ids.multi, env: 'production', required: 1, principal: principalOf(ids.admin) }, t0);
+// A pending request by the editor, for the decisions' probes.
+const pending = world.outcome(
+  'flagPatch',
+  { flagId: ids.flag, env: null, principal: principalOf(ids.editor), patch: { trafficPercentage: 5 } },
+  t0,
+);
+if (pending.applied) throw new Error('a guarded change was applied');
+const pendingId = pending.request.id;
+
+/** An Admin and the operator set the policy and approve: the probes of those commands leave them out. */
+function mayConfigure(principal: Principal): boolean {
+  return principal.kind === 'operator' || (principal.kind === 'user' && principal.userId === ids.admin);
+}
+
+/** The principals that may not bypass: a person of each role that may change flags, a write token (no bypass), the operator. */
+const kPrincipals: readonly { name: string; of: (projectId: string) => Principal }[] = [
+  { name: 'an editor', of: () => principalOf(ids.editor) },
+  { name: 'an admin', of: () => principalOf(ids.admin) },
+  {
+    name: 'a write token',
+    of: (projectId) => ({ kind: 'token', tokenId: world.tokenIds[projectId === ids.single ? 'write' : 'multiWrite']! }),
+  },
+  { name: 'the operator', of: () => kOperator },
+];
+
+/**
+ * How a command is tried: `guarded` probes are built to change a guarded environment (held or refused,
+ * never applied); `free` probes say why the command cannot change one (what evaluation reads there is
+ * checked unchanged all the same). `inputs` are made for each principal, or once for a command that
+ * takes none (the scheduler's, the mailer's, the outbox's).
+ */
+type Probe<N extends CommandName> =
+  | { guarded: true; inputs: (p: Principal, projectId: string) => CommandInput<N>[] }
+  | { guarded: true; system: () => CommandInput<N>[] }
+  | { free: string; inputs: () => CommandInput<N>[] };
+
+const multiFile = (name: string) =>
+  jsonBody(
+    JSON.stringify({
+      flagwire: 1,
+      kind: 'multi',
+      environments: ['staging', 'production'],
+      flags: { [name]: { environments: { production: { enabled: true, trafficPercentage: 100, cohorts: [], audience: null } } } },
+    }),
+  );
+
+const kProbes: { [N in CommandName]: Probe<N> } = {
+  // ---- built to change a guarded environment
+  flagCreate: {
+    guarded: true,
+    inputs: (principal, projectId) =>
+      projectId === ids.single
+        ? [{ principal, projectId, body: { name: 'probe-on', enabled: true, trafficPercentage: 100 } }]
+        : [{ principal, projectId, body: { name: 'probe-on', environments: { production: { enabled: true } } } }],
+  },
+  flagPatch: {
+    guarded: true,
+    inputs: (principal, projectId) =>
+      projectId === ids.single
+        ? [{ principal, flagId: ids.flag, env: null, patch: { enabled: false } }]
+        : [
+            {
+              principal,
+              flagId: ids.groupFlag,
+              env: 'production',
+              patch: { trafficPercentage: 30, variants: { on: true, off: false }, defaultVariant: 'on' },
+            },
+          ],
+  },
+  flagRename: {
+    guarded: true,
+    inputs: (principal, projectId) => [{ principal, flagId: projectId === ids.single ? ids.flag : ids.groupFlag, name: 'renamed' }],
+  },
+  flagCohorts: {
+    guarded: true,
+    inputs: (principal, projectId) => (projectId === ids.multi ? [{ principal, flagId: inheriting, cohorts: ['other'] }] : []),
+  },
+  flagDelete: {
+    guarded: true,
+    inputs: (principal, projectId) => [{ principal, flagId: projectId === ids.single ? ids.flag : ids.groupFlag }],
+  },
+  flagsImport: {
+    guarded: true,
+    inputs: (principal, projectId) => [
+      {
+        principal,
+        projectId,
+        env: projectId === ids.single ? null : 'production',
+        document: { flags: { imported: { state: 'ENABLED', variants: { on: true, off: false }, defaultVariant: 'on' } } },
+      },
+    ],
+  },
+  flagsApply: {
+    guarded: true,
+    inputs: (principal, projectId) =>
+      projectId === ids.multi
+        ? [{ principal, projectId, received: multiFile('applied'), prune: false, ifProjectRevision: null, ifPlan: null }]
+        : [],
+  },
+  audienceUpdate: {
+    guarded: true,
+    inputs: (principal, projectId) =>
+      projectId === ids.multi
+        ? [{ principal, audienceId: ids.multiAudience, name: 'Beta', rules: [{ attribute: 'plan', values: ['gold'] }] }]
+        : [],
+  },
+  scheduleCreate: {
+    guarded: true,
+    inputs: (principal, projectId) =>
+      projectId === ids.single
+        ? [{ principal, flagId: ids.flag, env: null, body: { at: t0 + 3_600_000, patch: { enabled: false } } }]
+        : [{ principal, flagId: ids.groupFlag, env: 'production', body: { at: t0 + 3_600_000, patch: { enabled: false } } }],
+  },
+  rolloutStart: {
+    guarded: true,
+    inputs: (principal, projectId) =>
+      projectId === ids.single
+        ? [{ principal, flagId: ids.flag, env: null, body: { steps }, guardMetrics: null }]
+        : [{ principal, flagId: ids.groupFlag, env: 'production', body: { steps }, guardMetrics: null }],
+  },
+  rolloutAct: {
+    guarded: true,
+    inputs: (principal, projectId) => (projectId === ids.multi ? [{ principal, rolloutId: oldRollout, action: 'rollback' }] : []),
+  },
+  envRename: {
+    guarded: true,
+    inputs: (principal, projectId) => (projectId === ids.multi ? [{ principal, projectId, from: 'production', to: 'prod' }] : []),
+  },
+  // Only those who may not change the policy: an Admin and the operator may (it is configuration, audited: docs/approvals.md).
+  approvalsSet: {
+    guarded: true,
+    inputs: (principal, projectId) =>
+      mayConfigure(principal)
+        ? []
+        : [
+            {
+              principal,
+              projectId,
+              env: projectId === ids.single ? null : 'production',
+              required: 1,
+              bypassTokens: [world.tokenIds.multiWrite!],
+            },
+          ],
+  },
+  approvalsClear: {
+    guarded: true,
+    inputs: (principal, projectId) =>
+      mayConfigure(principal) ? [] : [{ principal, projectId, env: projectId === ids.single ? null : 'production' }],
+  },
+  // The request's author (the editor), a token and the operator: none may approve it (the admin may: that is the approval).
+  // (mayConfigure leaves out the operator too; it is refused as a token is: tried in test/approvals/cli.test.ts.)
+  requestApprove: {
+    guarded: true,
+    inputs: (principal, projectId) => (projectId === ids.single && !mayConfigure(principal) ? [{ principal, requestId: pendingId }] : []),
+  },
+  // The scheduler's commands, acting as the plans made before the policy: never approved.
+  scheduleRun: { guarded: true, system: () => [{ scheduleId: oldSchedule }] },
+  rolloutAdvance: { guarded: true, system: () => [{ rolloutId: oldRollout }] },
+  rolloutGuardRecord: {
+    guarded: true,
+    system: () => [
+      { rolloutId: oldRollout, dueAt: world.store.getRollout(oldRollout)?.guardNextAt ?? 0, reading: { values: [5], note: null } },
+    ],
+  },
+  // ---- cannot change a guarded environment
+  orgCreate: {
+    free: 'a new organisation has no projects',
+    inputs: () => [{ principal: kOperator, name: 'Probe org', plan: 'teams' }] as never,
+  },
+  orgUpdate: {
+    free: "an organisation's plan and standing are not what evaluation reads",
+    inputs: () => [{ orgId: ids.orgA, plan: 'enterprise' }] as never,
+  },
+  userCreate: { free: 'a user is not configuration', inputs: () => [{ email: 'probe@a.test' }] },
+  orgAddMember: {
+    free: 'a membership is not configuration',
+    inputs: () => [{ principal: kOperator, orgId: ids.orgA, userId: ids.viewer, role: 'editor' as const }],
+  },
+  userPassword: { free: 'a password is not configuration', inputs: () => [{ userId: ids.viewer, passwordHash: 'x'.repeat(60) }] },
+  sessionStart: {
+    free: 'a session is not configuration',
+    inputs: () => [{ userId: ids.viewer, idHash: 'b'.repeat(64), csrfToken: 'c', expiresAt: t0 + 3_600_000 }],
+  },
+  sessionEnd: { free: 'a session is not configuration', inputs: () => [{ idHash: 'b'.repeat(64) }] },
+  orgInvite: {
+    free: 'an invitation is not configuration',
+    inputs: () => [
+      {
+        principal: principalOf(ids.owner),
+        orgId: ids.orgA,
+        email: 'invited@a.test',
+        role: 'editor',
+        consoleUrl: 'http://127.0.0.1/console/',
+      },
+    ],
+  },
+  invitationAccept: {
+    free: 'a membership is not configuration',
+    inputs: () => [{ invitationId: 'inv_none', principal: principalOf(ids.viewer) }],
+  },
+  invitationDecline: {
+    free: 'a membership is not configuration',
+    inputs: () => [{ invitationId: 'inv_none', principal: principalOf(ids.viewer) }],
+  },
+  invitationJoin: {
+    free: 'a membership is not configuration',
+    inputs: () => [{ invitationId: 'inv_none', tokenHash: 'a'.repeat(64), name: 'New', passwordHash: 'x'.repeat(60) }] as never,
+  },
+  projectCreate: {
+    free: 'a new project has no policy',
+    inputs: () => [{ principal: kOperator, name: 'Probe', orgId: ids.orgA, kind: 'single' as const }],
+  },
+  envAdd: {
+    free: 'a new environment is not guarded',
+    inputs: () => [{ principal: principalOf(ids.admin), projectId: ids.multi, name: 'canary' }],
+  },
+  envProtect: {
+    free: "the console's confirm mark is not what evaluation reads",
+    inputs: () => [{ principal: principalOf(ids.admin), projectId: ids.multi, env: 'production', protect: true }],
+  },
+  audienceCreate: {
+    free: 'a new audience is used by no flag',
+    inputs: () => [{ principal: principalOf(ids.admin), projectId: ids.multi, name: 'Probe', rules: [{ attribute: 'x', values: ['y'] }] }],
+  },
+  flagDescribe: {
+    free: 'a description is not what evaluation reads',
+    inputs: () => [{ principal: principalOf(ids.editor), flagId: ids.groupFlag, text: 'probe' }],
+  },
+  flagTags: {
+    free: 'tags are not what evaluation reads',
+    inputs: () => [{ principal: principalOf(ids.editor), flagId: ids.groupFlag, tags: ['probe'] }],
+  },
+  recordUsage: {
+    free: 'usage is counted, not configured',
+    inputs: () => [{ counts: [{ flagId: ids.groupFlag, evaluations: 1, lastEvaluatedAt: t0 }] }],
+  },
+  scheduleCancel: {
+    free: 'cancelling a plan changes nothing by itself',
+    inputs: () => [{ principal: principalOf(ids.editor), scheduleId: cancelled }],
+  },
+  webhookCreate: {
+    free: 'a webhook is not what evaluation reads',
+    inputs: () => [
+      { principal: kOperator, projectId: ids.multi, received: jsonBody(JSON.stringify({ url: 'https://hooks.example.com/y' })) },
+    ],
+  },
+  webhookDelete: { free: 'a webhook is not what evaluation reads', inputs: () => [{ principal: kOperator, webhookId: hook.id }] },
+  webhookRedeliver: { free: 'a delivery is not what evaluation reads', inputs: () => [{ principal: kOperator, deliveryId: 'msg_none' }] },
+  webhookClaim: { free: 'a delivery is not what evaluation reads', inputs: () => [{ deliveryId: 'msg_none', nodeId: 'n', claimMs: 1000 }] },
+  webhookClaimMany: {
+    free: 'a delivery is not what evaluation reads',
+    inputs: () => [{ deliveryIds: ['msg_none'], nodeId: 'n', claimMs: 1000 }],
+  },
+  webhookResult: {
+    free: 'a delivery is not what evaluation reads',
+    inputs: () => [{ deliveryId: 'msg_none', outcome: { status: 200, error: null, latencyMs: 1 }, giveUpMs: 1000 }] as never,
+  },
+  webhookResultMany: { free: 'a delivery is not what evaluation reads', inputs: () => [{ results: [], giveUpMs: 1000 }] },
+  tokenCreate: {
+    free: 'a token is a credential, not configuration',
+    inputs: () => [{ projectId: ids.multi, principal: principalOf(ids.owner), name: 'probe', permission: 'write' }],
+  },
+  tokenRotate: { free: 'a token is a credential', inputs: () => [{ tokenId: spareToken.id, principal: principalOf(ids.owner) }] },
+  tokenRevoke: { free: 'a token is a credential', inputs: () => [{ tokenId: spareToken.id, principal: principalOf(ids.owner) }] },
+  recordActivity: { free: "a token's activity is not configuration", inputs: () => [{ batches: [] }] },
+  mailClaim: { free: 'mail is not configuration', inputs: () => [{ seq: 1, nodeId: 'n', claimMs: 1000 }] },
+  mailRelease: { free: 'mail is not configuration', inputs: () => [{ seq: 1, nodeId: 'n' }] },
+  mailResult: { free: 'mail is not configuration', inputs: () => [{ seq: 1, error: null }] },
+  relayKeyCreate: { free: 'a relay key is a credential', inputs: () => [{ name: 'probe' }] },
+  relayKeyRevoke: { free: 'a relay key is a credential', inputs: () => [{ keyId: 'rk_none' }] },
+  requestReject: {
+    free: 'a rejected request is never applied',
+    inputs: () => [{ principal: principalOf(ids.viewer), requestId: pendingId }],
+  },
+  requestWithdraw: {
+    free: 'a withdrawn request is never applied',
+    inputs: () => [{ principal: principalOf(ids.admin), requestId: pendingId }],
+  },
+  requestComment: {
+    free: 'a comment changes nothing',
+    inputs: () => [{ principal: principalOf(ids.viewer), requestId: pendingId, text: 'probe' }],
+  },
+  seedDemo: { free: 'the demo seeds only an empty store, in projects of its own', inputs: () => [{}] },
+};
+
+/**
+ * What evaluation reads in the guarded environments, read here from the records themselves (not through
+ * the gate's own views): each flag's effective state there with its name and bucketing, and the
+ * audiences those flags use. (A plan is what will change it: making one is held or refused above.)
+ */
+function guardedState(w: World): string {
+  w.store.resetReadTxn();
+  const env = (projectId: string) => (projectId === ids.single ? null : 'production');
+  return JSON.stringify(
+    [ids.single, ids.multi].map((projectId) => {
+      const flags = w.store
+        .listFlags(projectId)
+        .map((f) => ({ id: f.id, name: f.name, bucketing: f.bucketing, state: effectiveState(f, env(projectId)) }));
+      const used = new Set(flags.map((f) => f.state.audienceId));
+      return {
+        flags,
+        audiences: w.store.listAudiences(projectId).filter((a) => used.has(a.id)),
+        guarded: w.store.getProject(projectId)?.approvals,
+        production: w.store.getProject(projectId)?.environments.includes('production'),
+      };
+    }),
+  );
+}
+
+type Tried = 'held' | 'refused' | 'applied';
+
+function attempt<N extends CommandName>(name: N, input: CommandInput<N>): { tried: Tried; why: string } {
+  try {
+    const outcome = world.outcome(name, input, t0 + 5000);
+    return outcome.applied ? { tried: 'applied', why: '' } : { tried: 'held', why: outcome.request.id };
+  } catch (err) {
+    if (err instanceof FlagwireError) return { tried: 'refused', why: `${err.title}: ${err.detail}` };
+    throw err;
+  }
+}
+
+t.test('every writer command has a probe: a new command says how it could touch a guarded environment', async (t) => {
+  const declared = [...kCapabilityCommands.keys(), ...Object.keys(kWriterCommands)];
+  for (const name of declared) t.ok(Object.hasOwn(kProbes, name), `${name} has a probe`);
+  t.ok(declared.length >= 50, `${declared.length} commands enumerated from the declarations`);
+});
+
+t.test('no command changes a guarded environment for anyone who may not bypass it', async (t) => {
+  const declared = [...kCapabilityCommands.keys(), ...Object.keys(kWriterCommands)] as CommandName[];
+  const before = guardedState(world);
+  const counts: Record<Tried, number> = { held: 0, refused: 0, applied: 0 };
+  for (const name of declared) {
+    const probe = kProbes[name] as Probe<CommandName>;
+    const runs: { who: string; input: unknown }[] =
+      'free' in probe
+        ? probe.inputs().map((input) => ({ who: 'as given', input }))
+        : 'system' in probe
+          ? probe.system().map((input) => ({ who: 'the scheduler', input }))
+          : kPrincipals.flatMap((p) =>
+              [ids.single, ids.multi].flatMap((projectId) =>
+                probe.inputs(p.of(projectId), projectId).map((input) => ({ who: `${p.name} of ${projectId}`, input })),
+              ),
+            );
+    t.ok(runs.length > 0, `${name} is tried`);
+    for (const { who, input } of runs) {
+      const { tried, why } = attempt(name, input as never);
+      counts[tried]++;
+      if (!('free' in probe)) t.not(tried, 'applied', `${name} by ${who}: held or refused (${tried}${why ? `: ${why}` : ''})`);
+      t.equal(guardedState(world), before, `${name} by ${who} (${tried}) left the guarded environments as they were`);
+    }
+  }
+  t.ok(counts.held > 10, `${counts.held} changes held as requests`);
+  t.ok(counts.refused > 10, `${counts.refused} refused`);
+});
