@@ -92,6 +92,10 @@ t.test("the Management API's routes and their labels: by the path's shape, whate
       'POST /api/v1/apply',
       'GET /api/v1/token',
       'GET /v1/snapshots/:project_id',
+      'GET /api/v1/change-requests',
+      'GET /api/v1/change-requests/:request_id',
+      'POST /api/v1/change-requests/:request_id/withdraw',
+      'POST /api/v1/change-requests/:request_id/comments',
     ],
   );
   const label = (path: string) => kRouteLabels[matchManagementRoute('GET', path).metric];
