@@ -7,7 +7,7 @@
 // A command runs as ever, in a nested transaction. If what it wrote touches no project with a policy,
 // its writes are kept: nothing more is read (the common case costs one nested transaction). Otherwise
 // its writes are rolled back and judged against the store as it was: each record's view in each guarded
-// environment (src/store/environment-bearing.ts), before and after. None moved: the command runs again
+// environment (src/store/interfaces.ts: EnvironmentBearing), before and after. None moved: the command runs again
 // and is kept. One moved: the change applies only for a bypass token of every environment touched, or a
 // release plan that was itself approved; from anyone else it becomes a change request (or edits the
 // author's own pending one), and nothing of it is applied.

@@ -9,7 +9,7 @@
 import type { ManagementHandler } from '../routes/handler.js';
 import type { BackgroundWork } from './background-work.js';
 import type { GrpcServiceSpec } from './grpc-service.js';
-import type { EnvironmentBearing } from '../store/environment-bearing.js';
+import type { EnvironmentBearing } from '../store/interfaces.js';
 import type { ConsoleCommand } from '../cli-command/console-command.js';
 import type { WebhookEvent } from '../webhooks/records.js';
 import type { RouteCounts, RouteDeclaration, RouteDeclarations, RouteHandler } from '../routes/route-table.js';
@@ -94,7 +94,7 @@ export interface Capability {
   /** Its gRPC services, hosted on the sync service's port (src/capability/grpc-service.ts). */
   readonly grpcServices?: readonly GrpcServiceSpec[];
   /**
-   * How its kinds of record bear on an environment's state (src/store/environment-bearing.ts): what the approvals
+   * How its kinds of record bear on an environment's state (src/store/interfaces.ts: EnvironmentBearing): what the approvals
    * gate compares in a guarded environment. A kind not listed never needs an approval.
    */
   // biome-ignore lint/suspicious/noExplicitAny: each bearing is typed by its own kind; the list holds every kind's.

@@ -1,8 +1,8 @@
-// How a flag bears on an environment's state (src/store/environment-bearing.ts), for the approvals
+// How a flag bears on an environment's state (src/store/interfaces.ts: EnvironmentBearing), for the approvals
 // gate: what evaluation in the environment reads of it. A flag absent, or at an environment's defaults
 // there (off, 0%, no audience, no cohorts, no typed variants), reads as nothing: making a flag that
 // starts off in a guarded environment needs no approval, turning it on there does.
-import type { EnvironmentBearing } from '../store/environment-bearing.js';
+import type { EnvironmentBearing } from '../store/interfaces.js';
 import { kFlagRecords } from '../store/record-kinds.js';
 import { effectiveState, kDefaultEnvState } from './flag-state.js';
 import type { Flag } from './records.js';

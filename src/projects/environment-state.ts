@@ -1,6 +1,6 @@
-// How an audience bears on an environment's state (src/store/environment-bearing.ts), for the
+// How an audience bears on an environment's state (src/store/interfaces.ts: EnvironmentBearing), for the
 // approvals gate: its rules, where a flag that evaluation reads in the environment uses it.
-import type { EnvironmentBearing } from '../store/environment-bearing.js';
+import type { EnvironmentBearing } from '../store/interfaces.js';
 import { effectiveState } from '../flags/flag-state.js';
 import type { Audience } from '../model/projects.js';
 import { kAudienceRecords } from '../store/record-kinds.js';

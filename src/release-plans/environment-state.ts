@@ -1,8 +1,8 @@
-// How scheduled changes and rollouts bear on an environment's state (src/store/environment-bearing.ts),
+// How scheduled changes and rollouts bear on an environment's state (src/store/interfaces.ts: EnvironmentBearing),
 // for the approvals gate: a plan for a guarded environment is approved when it is made (docs/decisions.md:
 // Approvals and release plans), so what it will do there is its view while it is to run. Ending one
 // (cancelled, run, completed, rolled back) needs no approval; what it changes as it runs is judged then.
-import type { EnvironmentBearing } from '../store/environment-bearing.js';
+import type { EnvironmentBearing } from '../store/interfaces.js';
 import { kRolloutRecords, kScheduleRecords } from '../store/record-kinds.js';
 import type { RolloutPlan } from './rollouts.js';
 import type { ScheduledChange } from './schedules.js';

@@ -23,7 +23,7 @@ const main = parentPort!;
 const post = (msg: FromFrontendThread) => main.postMessage(msg);
 const { config } = start;
 const log = createLogger(config.logLevel).child({ thread: start.thread });
-// With its layout: the approvals' views read how each change kind bears on an environment (src/store/environment-bearing.ts).
+// With its layout: the approvals' views read how each change kind bears on an environment (src/store/interfaces.ts: EnvironmentBearing).
 const store = openStore(config.dataDir, { readOnly: true, layout: kStoreLayout });
 const writer = WriterClient.over(start.writer, config, config.writeTimeoutMs, log);
 

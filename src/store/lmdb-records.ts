@@ -18,9 +18,18 @@ import type { Token, TokenActivity } from '../model/tokens.js';
 import { listedBytes } from '../model/listed-bytes.js';
 import type { ChangeLog } from './change-log.js';
 import { ChangeRecorder } from './change-recorder.js';
-import type { ChangeBearing } from './environment-bearing.js';
 import { changeOf, type Change, type Revision } from './changes.js';
-import type { AuditPage, KeyedKind, Page, PagePosition, PageRequest, NewAuditEntry, StoreWriter, Tentative } from './interfaces.js';
+import type {
+  ChangeBearing,
+  AuditPage,
+  KeyedKind,
+  Page,
+  PagePosition,
+  PageRequest,
+  NewAuditEntry,
+  StoreWriter,
+  Tentative,
+} from './interfaces.js';
 import {
   kActivityRecords,
   kAudienceRecords,

@@ -6,12 +6,11 @@
 import type { RootDatabase } from 'lmdb';
 import { changeOf, type Change, type Revision } from './changes.js';
 import type { ChangeLog } from './change-log.js';
-import type { StoreWriter } from './interfaces.js';
+import type { ChangeBearing, StoreWriter } from './interfaces.js';
 import type { Databases } from './layout.js';
 import { databaseNamed } from './layout.js';
 import type { RecordTarget } from './record-kinds.js';
 import type { StoreLayout } from './store-layout.js';
-import type { ChangeBearing } from './environment-bearing.js';
 
 export class LmdbReplica {
   /**

@@ -15,7 +15,7 @@ import {
   type Tentative,
 } from './interfaces.js';
 import { ChangeLog } from './change-log.js';
-import type { ChangeBearing } from './environment-bearing.js';
+import type { ChangeBearing } from './interfaces.js';
 import { LmdbRecords } from './lmdb-records.js';
 import { LmdbReplica } from './lmdb-replica.js';
 import { openDataFile, type OpenedDataFile, type StoreOptions } from './open.js';

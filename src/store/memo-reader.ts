@@ -8,7 +8,6 @@
 // sequence moved: callers renew before each unit of reads (the Management API does, per request),
 // which is also what makes a revoked token fail on the very next request. Memoised records are shared
 // by every request until the next commit, so they are frozen: code that would change one throws.
-import type { ChangeBearing } from './environment-bearing.js';
 import type { Membership, Org, Role, User } from '../model/accounts.js';
 import type { AuditEntry } from '../model/audit.js';
 import type { Flag, FlagUsage } from '../flags/records.js';
@@ -17,7 +16,7 @@ import type { MailMessage } from '../model/mail.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { Credential, Session } from '../model/sessions.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
-import type { AuditPage, KeyedKind, Page, PageRequest, SnapshotReader } from './interfaces.js';
+import type { ChangeBearing, AuditPage, KeyedKind, Page, PageRequest, SnapshotReader } from './interfaces.js';
 import type { RolloutPlan } from '../release-plans/rollouts.js';
 import type { DeliveryPayload, OutboxUsage, Webhook, WebhookDelivery } from '../webhooks/records.js';
 import type { ScheduledChange } from '../release-plans/schedules.js';

@@ -6,7 +6,7 @@
 // once is in every one of them.
 import { kMaxDbs } from './layout.js';
 import { kDemoSeededRecords, type RecordKey, type RecordKind, type RecordTarget } from './record-kinds.js';
-import type { ChangeBearing, EnvironmentBearing } from './environment-bearing.js';
+import type { ChangeBearing, EnvironmentBearing } from './interfaces.js';
 
 /** Who declares databases and record kinds: a capability, or the store itself. */
 export interface RecordOwner {
@@ -15,7 +15,7 @@ export interface RecordOwner {
   readonly databases?: readonly string[];
   /** The kinds of record it stores, each in one of the declared databases. */
   readonly records?: readonly RecordKind[];
-  /** How its kinds bear on an environment's state (environment-bearing.ts). */
+  /** How its kinds bear on an environment's state (interfaces.ts: EnvironmentBearing). */
   // biome-ignore lint/suspicious/noExplicitAny: each bearing is typed by its own kind; the list holds every kind's.
   readonly environmentState?: readonly EnvironmentBearing<any>[];
 }
