@@ -2,7 +2,7 @@
 // web console's, or `flagwire approvals set --as USER_ID`) or the operator's at the command line. A token
 // never sets it: a pipeline does not choose its own approvals.
 import { FlagwireError } from '../errors.js';
-import { actorFor, personOrOperator, type Principal } from '../audit/audit-actor.js';
+import { type Actor, actorFor, personOrOperator, type Principal } from '../audit/audit-actor.js';
 import { kRoles, type Role } from '../model/accounts.js';
 import { requireProject } from '../model/lookups.js';
 import type { ApprovalRule, Project } from '../model/projects.js';
@@ -76,19 +76,15 @@ export function approvalsSet(w: StoreWriter, input: ApprovalsSetInput, now: numb
     bypassTokens: [...new Set(bypassTokens)],
   };
   const before = ruleFor(project, env) ?? null;
-  const next: Project = { ...project, approvals: [...rulesOf(project).filter((r) => r.env !== env), rule] };
-  w.putProject(next);
-  w.appendAudit({
-    at: now,
-    projectId: project.id,
-    actor: actor.id,
-    actorName: actor.name,
-    action: 'approvals.set',
-    flagId: null,
+  return write(
+    w,
+    actor,
+    { ...project, approvals: [...rulesOf(project).filter((r) => r.env !== env), rule] },
+    'approvals.set',
     env,
-    changes: { approvals: { before, after: rule } },
-  });
-  return next;
+    before,
+    now,
+  );
 }
 
 export function approvalsClear(
@@ -102,17 +98,30 @@ export function approvalsClear(
   if (before === undefined) throw new FlagwireError('INVALID_REQUEST', `${envName(env)} of project ${project.id} has no approval policy`);
   const rules = rulesOf(project).filter((rule) => rule.env !== env);
   const { approvals: _, ...rest } = project;
-  const next: Project = rules.length > 0 ? { ...rest, approvals: rules } : rest;
+  return write(w, actor, rules.length > 0 ? { ...rest, approvals: rules } : rest, 'approvals.clear', env, before, now);
+}
+
+/** Stores the project with its policy changed, audited with the environment's rule before and after. */
+function write(
+  w: StoreWriter,
+  actor: Actor,
+  next: Project,
+  action: 'approvals.set' | 'approvals.clear',
+  env: string | null,
+  before: ApprovalRule | null,
+  now: number,
+): Project {
   w.putProject(next);
+  const after = ruleFor(next, env) ?? null;
   w.appendAudit({
     at: now,
-    projectId: project.id,
+    projectId: next.id,
     actor: actor.id,
     actorName: actor.name,
-    action: 'approvals.clear',
+    action,
     flagId: null,
     env,
-    changes: { approvals: { before, after: null } },
+    changes: { approvals: { before, after } },
   });
   return next;
 }
