@@ -45,13 +45,24 @@ export class ChangeRecorder {
     return changes;
   }
 
-  /** How much is collected so far: dropBack(mark) forgets what is recorded after it. */
-  mark(): number {
-    return this.changes?.length ?? 0;
+  /** How much is collected so far, in the change set and by each watcher: dropBack(mark) forgets what is recorded after it. */
+  mark(): RecorderMark {
+    return { changes: this.changes?.length ?? 0, watched: this.watchers.map((w) => w.length) };
   }
 
-  /** Forgets the changes recorded since `mark` (a function that threw, its writes rolled back). */
-  dropBack(mark: number): void {
-    if (this.changes !== null) this.changes.length = mark;
+  /** Forgets the changes recorded since `mark` (a function that threw, or was rolled back: its writes undone). */
+  dropBack(mark: RecorderMark): void {
+    if (this.changes !== null) this.changes.length = mark.changes;
+    mark.watched.forEach((length, i) => {
+      const watched = this.watchers[i];
+      if (watched !== undefined) watched.length = length;
+    });
   }
+}
+
+/** A point in what the recorder collected (ChangeRecorder.mark). */
+export interface RecorderMark {
+  readonly changes: number;
+  /** Each watcher open at the mark, outermost first. */
+  readonly watched: readonly number[];
 }
