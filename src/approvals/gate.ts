@@ -17,7 +17,7 @@ import type { AuditEntry } from '../model/audit.js';
 import { randomId } from '../model/ids.js';
 import type { ApprovalRule, Project } from '../model/projects.js';
 import type { Change } from '../store/changes.js';
-import type { StoreReader, StoreWriter } from '../store/interfaces.js';
+import type { NewAuditEntry, StoreReader, StoreWriter } from '../store/interfaces.js';
 import { envName, rulesOf } from './policy.js';
 import { kApprovedPlanRecords, kChangeRequestRecords, type ChangeRequest, type RequestActor } from './records.js';
 import { compact, keyOf, kMaxPendingPerProject, pendingRequests, summaryOf } from './requests.js';
@@ -215,23 +215,49 @@ function edit<T>(w: StoreWriter, request: ChangeRequest, envs: (string | null)[]
     trial.changes.filter((change) => change.kind !== 'audit'),
   );
   if (same(held, request.changes)) return request;
-  const newEntries = trial.value.entries.map(({ seq: _, ...entry }) => entry as ChangeRequest['audit'][number]);
+  const audit = mergeAudit(
+    request.audit,
+    trial.value.entries.map(({ seq: _, ...entry }) => entry as ChangeRequest['audit'][number]),
+  );
   const next: ChangeRequest = {
     ...request,
     environments: [...new Set([...request.environments, ...envs])],
-    summary: summaryOf(w, [...request.audit, ...newEntries], held),
+    summary: summaryOf(w, audit, held),
     changes: held,
     base: held.map((change) => {
       const key = keyOf(w, change);
       return bases.has(key) ? bases.get(key) : storedOf(w, change);
     }),
-    audit: [...request.audit, ...newEntries],
+    audit,
     approvals: [],
     updatedAt: now,
   };
   w.putKeyed(kChangeRequestRecords, next);
   auditRequest(w, next, request.author, 'request.edit', now, request.approvals.length > 0 ? 'its approvals were voided' : undefined);
   return next;
+}
+
+/**
+ * A request's audit entries with an edit's added: one entry per action on one flag and environment, its
+ * fields' first `before` and last `after`, so a request edited many times stays the size of what it
+ * changes (and is audited, when applied, as the one change it is).
+ */
+function mergeAudit(entries: readonly NewAuditEntry[], added: readonly NewAuditEntry[]): NewAuditEntry[] {
+  const merged = new Map<string, NewAuditEntry>();
+  for (const entry of [...entries, ...added]) {
+    const key = JSON.stringify([entry.action, entry.flagId, entry.env]);
+    const first = merged.get(key);
+    if (first === undefined) {
+      merged.set(key, entry);
+      continue;
+    }
+    const changes = { ...first.changes };
+    for (const [field, change] of Object.entries(entry.changes)) {
+      changes[field] = { before: Object.hasOwn(first.changes, field) ? first.changes[field]!.before : change.before, after: change.after };
+    }
+    merged.set(key, { ...first, changes });
+  }
+  return [...merged.values()];
 }
 
 /** The record a change replaces, as stored now (null: none). */
