@@ -4,7 +4,8 @@
 // and changes nothing (the status line links to it, the flag page lists it); an admin, signed in in a
 // browser session of their own, finds it under "Mine to approve", reads its diff in words and approves
 // it: applied, the flag changed, the history says so; a reject and a withdraw (from the flag page's form)
-// change nothing; the author may not approve their own (the page says why) until the rule allows it.
+// change nothing; a token the form names applies without approval, and the request it overtook says it
+// is stale and is refused; the author may not approve their own (the page says why) until the rule allows it.
 // axe-core's WCAG 2.2 AA rules pass on the requests page, a request and the settings form at 1,280 and
 // 390 px, light and dark.
 import type { Page } from 'playwright-core';
@@ -25,7 +26,7 @@ async function statusSays(page: Page, start: string): Promise<string> {
 }
 
 t.test('approvals: a guarded toggle opens a request; approve, reject, withdraw; no self-approval; axe', async (t) => {
-  const { browser, server, base, ownerPage } = await demoConsole(t);
+  const { browser, server, base, secret, ownerPage } = await demoConsole(t);
   const dir = server.dataDir;
   const orgId = (await cli(dir, ['org', 'list'])).json.orgs[0].id as string;
   for (const person of [kEditor, kAdmin]) {
@@ -144,9 +145,33 @@ t.test('approvals: a guarded toggle opens a request; approve, reject, withdraw; 
     'withdrawn: nothing changed',
   );
 
+  // ---- a token named on the form applies without approval; a request it overtook is stale ----
+  await visit(editor, `#/projects/${kPlatform}`, 'Platform');
+  await editor.getByRole('button', { name: 'Off: search-v2 in production' }).click();
+  await statusSays(editor, 'Not applied');
+  await visit(owner, `#/projects/${kPlatform}/settings`, 'Environments and audiences of Platform');
+  await rule.getByRole('group', { name: 'Tokens that apply without approval in production' }).getByLabel('demo-platform-write').check();
+  await rule.getByRole('button', { name: 'Save approvals in production' }).click();
+  await statusSays(owner, 'Approvals in production saved.');
+  await rule.getByText('changes by demo-platform-write apply without approval.', { exact: false }).waitFor();
+  const byToken = await call(base, 'PATCH', `/api/v1/flags/${flagId}?env=production`, {
+    token: secret('demo-platform-write'),
+    body: { enabled: true },
+  });
+  t.equal(byToken.status, 200, `the bypass token's change is applied: ${byToken.text}`);
+  t.equal(await inProduction(), true);
+  await visit(admin, `#/projects/${kPlatform}`, 'Platform');
+  await visit(admin, `#/projects/${kPlatform}/requests`, 'Change requests of Platform');
+  await mine.getByRole('link').click();
+  await admin.getByText(/^Stale: /).waitFor();
+  t.equal(await admin.locator('#page .pill.stale').count(), 1, 'marked stale');
+  await admin.getByRole('button', { name: 'Approve' }).click();
+  t.match(await statusSays(admin, 'Change request out of date'), /^Change request out of date: /, 'approving it is refused (409)');
+  t.equal(await inProduction(), true, 'nothing applied');
+
   // ---- the author may not approve their own until the rule allows it ----
   await visit(owner, `#/projects/${kPlatform}`, 'Platform');
-  await owner.getByRole('button', { name: 'Off: search-v2 in production' }).click();
+  await owner.getByRole('button', { name: 'On: search-v2 in production' }).click();
   await statusSays(owner, 'Not applied');
   await owner.locator('#status').getByRole('link', { name: 'Open the change request' }).click();
   await owner.getByRole('heading', { level: 1, name: /^Change request: / }).waitFor();
@@ -159,7 +184,7 @@ t.test('approvals: a guarded toggle opens a request; approve, reject, withdraw; 
   await owner.goto(ownRequest);
   await owner.getByRole('button', { name: 'Approve' }).click();
   await statusSays(owner, 'Approved: the change is applied.');
-  t.equal(await inProduction(), true, 'allowed to approve their own: applied');
+  t.equal(await inProduction(), false, 'allowed to approve their own: applied');
   t.not(ownRequest, requestUrl, 'a request of its own');
 
   // ---- cleared: a toggle applies at once again ----
@@ -167,7 +192,7 @@ t.test('approvals: a guarded toggle opens a request; approve, reject, withdraw; 
   await rule.getByRole('button', { name: 'Stop requiring approval in production' }).click();
   await statusSays(owner, 'Changes in production now apply without approval.');
   await visit(editor, `#/projects/${kPlatform}`, 'Platform');
-  await editor.getByRole('button', { name: 'On: search-v2 in production' }).click();
-  await statusSays(editor, 'search-v2 turned off in production.');
-  t.equal(await inProduction(), false, 'applied at once');
+  await editor.getByRole('button', { name: 'Off: search-v2 in production' }).click();
+  await statusSays(editor, 'search-v2 turned on in production.');
+  t.equal(await inProduction(), true, 'applied at once');
 });
