@@ -59,6 +59,12 @@ t.test('approvals: a guarded toggle opens a request; approve, reject, withdraw; 
 
   // ---- the editor's toggle opens a request: nothing changes, the page says so and links to it ----
   const editor = await signedInPage(browser, base, kEditor.email, kEditor.password);
+  // An editor reads the policy: a sentence per environment, nothing to change.
+  await visit(editor, `#/projects/${kPlatform}/settings`, 'Environments and audiences of Platform');
+  const readOnly = editor.getByRole('region', { name: 'Approvals' });
+  await readOnly.getByText('A change in production needs 1 approval by owner or admin; its author may not approve it.').waitFor();
+  await readOnly.getByText('Changes in staging apply at once, without approval.').waitFor();
+  t.equal(await readOnly.locator('form, button, input').count(), 0, 'read-only: no form, button or field');
   await visit(editor, `#/projects/${kPlatform}`, 'Platform');
   await editor.getByRole('button', { name: 'On: search-v2 in production' }).click();
   t.match(
