@@ -44,6 +44,10 @@ t.test('approvals through /console/api: policy, 202 requests, who may approve, o
     [{ ...rule, required: 9 }, 'required must be a whole number from 1 to 5'],
     [{ ...rule, env: 'nowhere' }, 'unknown environment "nowhere"'],
     [{ ...rule, required: '1' }, '"required" must be a whole number from 1 to 5'],
+    [{ ...rule, env: 5 }, '"env" must be a string or null'],
+    [{ ...rule, roles: ['god'] }, 'roles must name at least one of owner, admin, editor, viewer'],
+    [{ ...rule, bypassTokens: ['tok_nope'] }, 'tok_nope'],
+    [['not', 'an', 'object'], 'The request body must be a JSON object.'],
   ] as const) {
     const refused = await api(owner, 'POST', `projects/${kPlatform}/approvals`, wrong);
     t.equal(refused.status, 400, JSON.stringify(refused.json));
@@ -111,6 +115,9 @@ t.test('approvals through /console/api: policy, 202 requests, who may approve, o
   t.equal((await api(owner, 'GET', 'requests/chr_doesnotexist')).status, 404, 'an unknown id');
   const still = (await api(admin.session, 'GET', `requests/${request.id}`)).json.request;
   t.match(still, { status: 'pending', approvals: [], comments: [] }, 'nothing was decided or said by those refused');
+
+  const badNote = await api(admin.session, 'POST', `requests/${request.id}/approve`, { text: 5 });
+  t.same([badNote.status, badNote.json.detail], [400, '"text" must be a string'], 'a note is text');
 
   // ---- a comment, then the approval that applies it ----
   const comment = await api(viewer.session, 'POST', `requests/${request.id}/comments`, { text: 'fine by me' });
