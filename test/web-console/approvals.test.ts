@@ -18,6 +18,11 @@ const kPlatform = 'prj_DemoPlatform';
 const kEditor = { email: 'ed@demo.flagwire.test', name: 'Ed Editor', password: 'editor password 123', role: 'editor' };
 const kAdmin = { email: 'al@demo.flagwire.test', name: 'Al Admin', password: 'admin password 123', role: 'admin' };
 
+/** Whether the page is no wider than the screen (wcagViolationsEverywhere leaves it at 390 px). */
+function fitsWidth(page: Page): Promise<boolean> {
+  return page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth);
+}
+
 /** The status line's text once it starts with `start`. */
 async function statusSays(page: Page, start: string): Promise<string> {
   const status = page.locator('#status').filter({ hasText: start });
@@ -55,6 +60,7 @@ t.test('approvals: a guarded toggle opens a request; approve, reject, withdraw; 
     'the policy as the CLI reads it',
   );
   t.same(await wcagViolationsEverywhere(owner), [], 'axe WCAG 2.2 AA: the settings form');
+  t.ok(await fitsWidth(owner), 'no sideways scrolling on the settings form at 390 px');
   await owner.setViewportSize({ width: 1200, height: 900 });
 
   // ---- the editor's toggle opens a request: nothing changes, the page says so and links to it ----
@@ -91,6 +97,7 @@ t.test('approvals: a guarded toggle opens a request; approve, reject, withdraw; 
   const mine = admin.getByRole('region', { name: 'Mine to approve', exact: true });
   t.equal(await mine.getByRole('row').count(), 2, 'one request to approve (and the header)');
   t.same(await wcagViolationsEverywhere(admin), [], 'axe WCAG 2.2 AA: the requests page');
+  t.ok(await fitsWidth(admin), 'no sideways scrolling on the requests page at 390 px');
   await admin.setViewportSize({ width: 1200, height: 900 });
   await mine.getByRole('link').click();
   await admin.getByRole('heading', { level: 1, name: /^Change request: / }).waitFor();
@@ -101,6 +108,7 @@ t.test('approvals: a guarded toggle opens a request; approve, reject, withdraw; 
     'the diff in words',
   );
   t.same(await wcagViolationsEverywhere(admin), [], 'axe WCAG 2.2 AA: a request');
+  t.ok(await fitsWidth(admin), 'no sideways scrolling on a request at 390 px');
   await admin.setViewportSize({ width: 1200, height: 900 });
   await admin.getByRole('button', { name: 'Approve' }).click();
   await statusSays(admin, 'Approved: the change is applied.');
