@@ -5,6 +5,7 @@ import { defineCapability } from '../capability/capability.js';
 import { kApprovalAuditActions } from './audit-actions.js';
 import { kApprovalCli } from './cli.js';
 import { kApprovalCommands } from './command-table.js';
+import { kApprovalConsoleRoutes } from './console-routes.js';
 import { kApprovedPlanRecords, kChangeRequestRecords } from './records.js';
 import { kApprovalApiRoutes } from './routes.js';
 
@@ -14,6 +15,7 @@ export const kApprovals = defineCapability({
   records: [kChangeRequestRecords, kApprovedPlanRecords],
   commands: kApprovalCommands,
   routes: kApprovalApiRoutes,
+  consoleRoutes: kApprovalConsoleRoutes,
   cli: kApprovalCli,
   auditActions: kApprovalAuditActions,
   webhookEvent: 'request',

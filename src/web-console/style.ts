@@ -63,8 +63,9 @@ button:disabled { background: var(--disabled-bg); color: var(--disabled-fg); bor
 .muted { color: var(--muted); }
 .empty { margin: 12px 0; }
 .pill { display: inline-block; padding: 0 8px; border-radius: 10px; font-size: 0.85rem; border: 1px solid var(--line); }
-.pill.on, .pill.active, .pill.delivered { background: var(--on-bg); color: var(--on-fg); border-color: var(--on-line); }
-.pill.off, .pill.revoked, .pill.expired, .pill.failed { background: var(--off-bg); color: var(--off-fg); border-color: var(--off-line); }
+.pill.on, .pill.active, .pill.delivered, .pill.applied { background: var(--on-bg); color: var(--on-fg); border-color: var(--on-line); }
+.pill.off, .pill.revoked, .pill.expired, .pill.failed, .pill.rejected, .pill.withdrawn { background: var(--off-bg); color: var(--off-fg); border-color: var(--off-line); }
+.pill.pending { background: var(--warn-bg); color: var(--warn-fg); border-color: var(--warn-line); }
 .pill.stale { background: var(--off-bg); color: var(--off-fg); border-color: var(--off-line); font-style: italic; }
 button.toggle { min-width: 3.5em; }
 svg.hourly { display: block; margin-top: 4px; }

@@ -17,6 +17,15 @@ import type { RolloutAction, RolloutBody, ScheduledChangeBody } from '../../rele
 import type { DeliveryBody, WebhookBody } from '../../webhooks/schemas.js';
 import type { ProjectAccess } from '../../console-route/access.js';
 
+/** The approvals pages' answers: the approvals capability's (src/approvals/console-routes.ts). */
+export type {
+  ApprovalsView,
+  ChangeRequestView,
+  FlagRequestsView,
+  RequestEntry,
+  RequestPageView,
+  RequestsView,
+} from '../../approvals/console-answers.js';
 /** The playground's answer: the evaluation capability's (src/evaluation/console-routes.ts). */
 export type { PlaygroundResult, PlaygroundView } from '../../evaluation/playground-answers.js';
 

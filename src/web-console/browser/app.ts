@@ -2,7 +2,7 @@
 // modules beside it, one per page, chosen by the URL's hash in router.ts). Every page reads one
 // /console/api endpoint and renders it; every change is one call, whose refusal (the writer's own
 // text) is shown in the status line.
-import { api, kSignedInEvent, setCsrfToken, whenSignedOut } from './dom.js';
+import { api, kRequestOpenedEvent, kSignedInEvent, setCsrfToken, whenSignedOut } from './dom.js';
 import { route } from './router.js';
 import { accountBar, signInPage } from './sign-in.js';
 import { mayLeave } from './unsaved-edits.js';
@@ -45,5 +45,7 @@ window.addEventListener('hashchange', (event) => {
   if (mayLeave(event)) void route();
 });
 window.addEventListener(kSignedInEvent, () => void route());
+// A change became a change request: the page is drawn again, the state as it still is, the request beside it.
+window.addEventListener(kRequestOpenedEvent, () => void route());
 document.addEventListener('keydown', focusSearch);
 void boot();

@@ -88,7 +88,8 @@ function named(name: string | null, id: string): HTMLElement {
 /** Values longer than this are folded: their start shown, the whole a click away. */
 const kFoldChars = 60;
 
-function partElement(part: Part): Node | Node[] {
+/** A sentence's part as the page draws it (the change request page draws a diff's values with it too). */
+export function partElement(part: Part): Node | Node[] {
   if (typeof part === 'string') return document.createTextNode(part);
   if ('at' in part) return timeElement(part.at);
   if ('id' in part) return named(part.name, part.id);

@@ -95,8 +95,11 @@ function whereParts(entry: AuditEntry, names: Names): Part[] {
   return parts;
 }
 
-/** A field by its name in words; a person a key names by id (`role of user:usr_…`) by their name. */
-function fieldParts(key: string, names: Names): Part[] {
+/**
+ * A field by its name in words; a person a key names by id (`role of user:usr_…`) by their name. The
+ * change request page names a diff's fields with it too (requests-page.ts).
+ */
+export function fieldParts(key: string, names: Names): Part[] {
   for (const [ref, name] of names.people) {
     const at = key.indexOf(ref);
     if (at !== -1) return [key.slice(0, at), { name, id: ref }, key.slice(at + ref.length)].filter((p) => p !== '');
@@ -113,9 +116,10 @@ function named(map: ReadonlyMap<string, string>, id: string): Part {
  * A value as a reader reads it: on/off for the state, N% for a percentage, an audience by its name (none:
  * everyone), a time as a time, text and numbers as they are, a list of text joined, a record with a name
  * (a token's) by that name, nothing as "none"; any other list or record field by field (`{key: value, ...}`,
- * each value read the same way), as one part the page may fold.
+ * each value read the same way), as one part the page may fold. The change request page reads a diff's
+ * values with it too (requests-page.ts).
  */
-function valueParts(value: unknown, key: string, names: Names, nested = false): Part[] {
+export function valueParts(value: unknown, key: string, names: Names, nested = false): Part[] {
   if (key === 'audienceId') return typeof value === 'string' ? [named(names.audiences, value)] : ['everyone (no audience)'];
   if (value === null || value === undefined) return ['none'];
   if (key === 'enabled' && typeof value === 'boolean') return [value ? 'on' : 'off'];

@@ -1,5 +1,7 @@
 // Browser side of the web console: building elements (text always as text nodes, never as markup) and
 // calling /console/api with the session's CSRF token.
+import type { OpenedRequest } from './views.js';
+
 type Child = Node | string | number | null | undefined | false;
 type Props = Record<string, string | number | boolean | null | undefined | EventListener>;
 
@@ -30,6 +32,17 @@ export class ApiError extends Error {
     readonly detail: string,
   ) {
     super(`${title}: ${detail}`);
+  }
+}
+
+/**
+ * A change the approvals gate did not apply but turned into a change request (the console's 202
+ * `{changeRequest}`, docs/web-console.md: Approvals). Thrown by api() so that no caller reads the
+ * request as the change it asked for; sayError says what happened and draws the page again.
+ */
+export class RequestOpened extends Error {
+  constructor(readonly request: OpenedRequest) {
+    super(`Change request ${request.id} opened`);
   }
 }
 
@@ -84,7 +97,8 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
     // A read belongs to its page; a change is never abandoned halfway: its answer says whether it was made.
     signal: method === 'GET' ? pageLoad.signal : null,
   });
-  const data = (await res.json().catch(() => null)) as (T & { error?: string; detail?: string }) | null;
+  const data = (await res.json().catch(() => null)) as (T & { error?: string; detail?: string; changeRequest?: OpenedRequest }) | null;
+  if (res.status === 202 && data?.changeRequest !== undefined) throw new RequestOpened(data.changeRequest);
   if (!res.ok) {
     const error = new ApiError(res.status, data?.error ?? `HTTP ${res.status}`, data?.detail ?? '');
     if (res.status === 401 && data?.error === 'Not signed in') onSignedOut();
@@ -119,19 +133,37 @@ function statusLine(className: string, text: string): void {
 }
 
 /** What an action said just before it navigated (a flag created, then its page), for the page it leads to. */
-let forNextPage: string | null = null;
+let forNextPage: (() => void) | null = null;
 
 /** Says `message` on the page the next navigation shows (call it before changing location.hash). */
 export function sayOnNextPage(message: string): void {
-  forNextPage = message;
+  forNextPage = () => say(message);
 }
 
 /** A navigation began: the status line shows only what was said for the new page, so no message outlives its page. */
 export function newPageStatus(): void {
-  const message = forNextPage;
+  const sayIt = forNextPage;
   forNextPage = null;
-  if (message === null) statusLine('status', '');
-  else say(message);
+  if (sayIt === null) statusLine('status', '');
+  else sayIt();
+}
+
+/**
+ * Dispatched on window when a change became a change request: the app draws the page the address names
+ * again (app.ts listens), so it shows the state as it still is and the request beside it.
+ */
+export const kRequestOpenedEvent = 'flagwire-request-opened';
+
+/** "Not applied: sent for approval", with the request's link, on the page drawn again. */
+function requestOpened(request: OpenedRequest): void {
+  forNextPage = () => {
+    statusLine(
+      'status ok',
+      `Not applied: this change needs approval. Change request opened: ${request.summary} (${request.approvals.length} of ${request.required} approvals).`,
+    );
+    document.getElementById('status')!.append(' ', h('a', { href: `#/requests/${request.id}` }, 'Open the change request'));
+  };
+  window.dispatchEvent(new Event(kRequestOpenedEvent));
 }
 
 /** An error as the user reads it: the server's title and detail, or what the browser said. */
@@ -139,8 +171,10 @@ export function errorText(err: unknown): string {
   return err instanceof ApiError ? `${err.title}: ${err.detail}` : String(err);
 }
 
+/** Says why an action failed; a change that became a change request is no failure (requestOpened). */
 export function sayError(err: unknown): void {
-  if (!pageLeft(err)) say(errorText(err), 'error');
+  if (err instanceof RequestOpened) requestOpened(err.request);
+  else if (!pageLeft(err)) say(errorText(err), 'error');
 }
 
 export function formatTime(ms: number | null): string {

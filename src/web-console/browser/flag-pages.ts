@@ -21,7 +21,8 @@ import { rulePlayground } from './rule-playground.js';
 import { hourlyChart } from './usage-chart.js';
 import { scheduleSection } from './schedule-section.js';
 import { variantsForm } from './variant-editor.js';
-import type { FlagPageView, FlagView, FlatState, ProjectView } from './views.js';
+import { approvalsText, inEnvironments } from './requests-page.js';
+import type { FlagPageView, FlagRequestsView, FlagView, FlatState, ProjectView } from './views.js';
 
 /** A state's percentage, cohorts, audience (by name: `audiences`, id to name) and variants at a glance (without on/off). */
 function stateDetail(state: FlatState, audiences: ReadonlyMap<string, string>): string {
@@ -300,8 +301,34 @@ function flagdNote(data: FlagPageView): HTMLElement | null {
   );
 }
 
+/** The flag's pending change requests (docs/web-console.md: Approvals): each linked, with its approvals so far. */
+function pendingRequests(pending: FlagRequestsView): HTMLElement | null {
+  if (pending.requests.length === 0) return null;
+  return h(
+    'section',
+    { 'aria-label': 'Pending change requests' },
+    h('h2', {}, 'Pending change requests'),
+    h(
+      'ul',
+      {},
+      pending.requests.map((r) =>
+        h(
+          'li',
+          {},
+          h('a', { href: `#/requests/${r.id}` }, r.summary),
+          ` by ${r.author.name}${inEnvironments(r.environments)}: ${approvalsText(r)}`,
+          r.stale ? [' ', h('span', { class: 'pill stale' }, 'stale')] : null,
+        ),
+      ),
+    ),
+  );
+}
+
 export async function flagPage(flagId: string): Promise<void> {
-  const data = await api<FlagPageView>('GET', `flags/${encodeURIComponent(flagId)}`);
+  const id = encodeURIComponent(flagId);
+  const data = await api<FlagPageView>('GET', `flags/${id}`);
+  // Read once the flag is known to be there: an unknown flag is one 404, its "Not found" page.
+  const pending = await api<FlagRequestsView>('GET', `flags/${id}/requests`);
   const { flag, project, can } = data;
   const reload = onThisPage(() => flagPage(flagId).catch(sayError));
   // Each state's form, then its variants (shown to a reader only where there are some), then, where it
@@ -335,6 +362,7 @@ export async function flagPage(flagId: string): Promise<void> {
         )
       : null,
     flagdNote(data),
+    pendingRequests(pending),
     h('h2', {}, 'State'),
     ...states,
     scheduleSection(data, reload),

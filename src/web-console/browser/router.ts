@@ -7,6 +7,7 @@ import { joinPage } from './join-page.js';
 import { mailPage } from './mail-page.js';
 import { membersPage } from './members-page.js';
 import { playgroundPage } from './playground-page.js';
+import { requestPage, requestsPage } from './requests-page.js';
 import { settingsPage } from './settings-page.js';
 import { show } from './shell.js';
 import { activityPage, tokensPage } from './token-pages.js';
@@ -33,6 +34,8 @@ export async function route(): Promise<void> {
     else if (parts[0] === 'projects' && parts[2] === 'audit') await auditPage(parts[1]!, params);
     else if (parts[0] === 'projects' && parts[2] === 'settings') await settingsPage(parts[1]!);
     else if (parts[0] === 'projects' && parts[2] === 'playground') await playgroundPage(parts[1]!, params);
+    else if (parts[0] === 'projects' && parts[2] === 'requests') await requestsPage(parts[1]!);
+    else if (parts[0] === 'requests' && parts.length === 2) await requestPage(parts[1]!);
     else if (parts[0] === 'flags') await flagPage(parts[1]!);
     else if (parts[0] === 'tokens') await activityPage(parts[1]!);
     else if (parts[0] === 'orgs' && parts[2] === 'members') await membersPage(parts[1]!);

@@ -1,7 +1,8 @@
 // A project's environments and audiences.
 import { api, field, h, listEditor, type ListEditor, onSubmit, onThisPage, say, sayError } from './dom.js';
 import { crumbs, emptyState, isProtectedEnv, projectTabs, settingsName, show, toForm } from './shell.js';
-import type { Audience, ProjectView } from './views.js';
+import { approvalsSection } from './approvals-form.js';
+import type { ApprovalsView, Audience, ProjectView } from './views.js';
 
 /**
  * An audience's rules: per rule its attribute and its values, each value in a box of its own (a value
@@ -59,7 +60,10 @@ export function rulesEditor(initial: Audience['rules']): { element: HTMLElement;
 }
 
 export async function settingsPage(projectId: string): Promise<void> {
-  const data = await api<ProjectView>('GET', `projects/${encodeURIComponent(projectId)}`);
+  const id = encodeURIComponent(projectId);
+  const data = await api<ProjectView>('GET', `projects/${id}`);
+  // Read once the project is known to be there: an unknown project is one 404, its "Not found" page.
+  const approvals = await api<ApprovalsView>('GET', `projects/${id}/approvals`);
   const { project, can } = data;
   const reload = onThisPage(() => settingsPage(projectId).catch(sayError));
   const create = can.configure ? audienceForm(data, null, reload) : null;
@@ -69,6 +73,7 @@ export async function settingsPage(projectId: string): Promise<void> {
     h('h1', {}, `${settingsName(project)} of ${project.name}`),
     projectTabs(project),
     project.kind === 'multi' ? environmentsSection(data, reload) : null,
+    approvalsSection(approvals, reload),
     h('h2', {}, 'Audiences'),
     data.audiences.length > 0 ? data.audiences.map((a) => audienceForm(data, a, reload)) : noAudiences(create),
     create,

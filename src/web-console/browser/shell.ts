@@ -35,6 +35,7 @@ export function projectTabs(project: Project): HTMLElement {
     h('a', { href: `#/projects/${project.id}` }, 'Flags'),
     h('a', { href: `#/projects/${project.id}/tokens` }, 'Tokens'),
     h('a', { href: `#/projects/${project.id}/webhooks` }, 'Webhooks'),
+    h('a', { href: `#/projects/${project.id}/requests` }, 'Change requests'),
     h('a', { href: `#/projects/${project.id}/audit` }, 'Audit log'),
     h('a', { href: `#/projects/${project.id}/settings` }, settingsName(project)),
     h('a', { href: `#/projects/${project.id}/playground` }, 'Playground'),

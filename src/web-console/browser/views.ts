@@ -4,10 +4,16 @@
 // is free of Node, as this folder's tsconfig checks.
 import type { EnvironmentEntry, FlagRepresentation } from '../../model/representation.js';
 import type { ProjectAccess } from '../../console-route/access.js';
-import type { FlagPageView as FlagPageAnswer, ProjectView as ProjectAnswer } from '../api/answers.js';
+import type { ChangeRequestView, FlagPageView as FlagPageAnswer, ProjectView as ProjectAnswer } from '../api/answers.js';
 
 export type {
   ActivityView,
+  ApprovalsView,
+  ChangeRequestView,
+  FlagRequestsView,
+  RequestEntry,
+  RequestPageView,
+  RequestsView,
   AuditView,
   HomeView,
   JoinInvitationView,
@@ -24,6 +30,8 @@ export type { Org, User } from '../../model/accounts.js';
 export type { Audience, Project } from '../../model/projects.js';
 
 export type Access = ProjectAccess;
+/** What the browser reads of a change request a change opened (the console's 202 `{changeRequest}`). */
+export type OpenedRequest = Pick<ChangeRequestView, 'id' | 'summary' | 'approvals' | 'required'>;
 /** A flag's state, flat or in one environment. */
 export type FlatState = Pick<
   EnvironmentEntry,

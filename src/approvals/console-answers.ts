@@ -1,0 +1,72 @@
+// What the approvals capability's console routes answer (console-routes.ts), as the browser reads them:
+// types only, of modules that declare nothing of Node's (the browser's tsconfig checks them through
+// src/web-console/api/answers.ts, which hands them on). A request's view is declared here again, as the
+// browser may not import request-view.ts (it reads the store); test/web-console/answer-types.ts checks
+// at build time that every route's answer and its type here agree, both ways.
+import type { Role } from '../model/accounts.js';
+import type { ApprovalRule } from '../model/projects.js';
+import type { ProjectAccess } from '../console-route/access.js';
+
+interface RequestEvent {
+  id: string;
+  name: string;
+  at: number;
+}
+
+/** A change request as every surface shows it: request-view.ts's ChangeRequestView. */
+export interface ChangeRequestView {
+  id: string;
+  projectId: string;
+  status: 'pending' | 'applied' | 'rejected' | 'withdrawn';
+  environments: (string | null)[];
+  summary: string;
+  author: { id: string; name: string };
+  createdAt: number;
+  updatedAt: number;
+  required: number;
+  approvals: RequestEvent[];
+  comments: (RequestEvent & { text: string })[];
+  decided: (RequestEvent & { text: string }) | null;
+  stale: boolean;
+  /** Why it is stale; null otherwise. */
+  problem: string | null;
+  /** A field per line: `field` is its dotted path in the record (`environments.production.enabled`). */
+  diff: { record: string; id: string; name: string; field: string; current: unknown; proposed: unknown }[];
+}
+
+/** A request as the console lists it: its view, and why the signed-in user may not approve or reject it (null: they may). */
+export interface RequestEntry extends ChangeRequestView {
+  notApprovable: string | null;
+}
+
+/** GET projects/:projectId/requests: the pending requests, and the newest decided ones (`more`: older ones exist). */
+export interface RequestsView extends ProjectAccess {
+  pending: RequestEntry[];
+  history: RequestEntry[];
+  more: boolean;
+}
+
+/** GET requests/:requestId: the request, what the user may do with it, and the names its diff's values use. */
+export interface RequestPageView extends ProjectAccess {
+  request: RequestEntry;
+  /** Withdraw is offered to the author of a pending request only. */
+  mayWithdraw: boolean;
+  audiences: { id: string; name: string }[];
+}
+
+/** GET flags/:flagId/requests: the pending requests that would change the flag. */
+export interface FlagRequestsView {
+  requests: Pick<ChangeRequestView, 'id' | 'summary' | 'environments' | 'author' | 'approvals' | 'required' | 'stale' | 'createdAt'>[];
+}
+
+/** GET projects/:projectId/approvals: the project's policy, and what its form offers to choose from. */
+export interface ApprovalsView extends ProjectAccess {
+  rules: ApprovalRule[];
+  /** The roles a new rule offers checked (the policy's default approvers). */
+  defaultRoles: readonly Role[];
+  /** The environments a rule may guard: a single-environment project's one is null. */
+  environments: (string | null)[];
+  roles: readonly Role[];
+  /** The project's tokens that may be named to apply without approval: by name. */
+  tokens: { id: string; name: string }[];
+}

@@ -1,0 +1,169 @@
+// The approvals capability's web console routes (docs/web-console.md: Approvals): a project's change
+// requests and one request, deciding and commenting on it, the requests pending on a flag, and the
+// project's policy on the settings page. Reads check that the user belongs to the project (a request of
+// another project is the same 404 as an unknown id); every change is one writer command, which checks the
+// role and every value again.
+import { principalOf } from '../audit/audit-actor.js';
+import { kRoles, type Role } from '../model/accounts.js';
+import { flagAccess, type ProjectAccess, projectAccess } from '../console-route/access.js';
+import type { ApiCall, ApiRoute } from '../console-route/call.js';
+import { compileForm, FormText, FormTexts } from '../console-route/forms.js';
+import { Type } from '../typebox.js';
+import { kApprovalCommands } from './command-table.js';
+import { kDefaultApproverRoles, rulesOf } from './policy.js';
+import type { ChangeRequest } from './records.js';
+import { approvalProblem, requestView } from './request-view.js';
+import { listRequests, pendingRequests, requireRequest } from './requests.js';
+
+/** Decided requests the requests page lists, newest first: the history is paged no further in the console. */
+export const kHistoryShown = 50;
+
+/** A note is optional on a decision; its length and type are the command's to check. */
+const kDecisionForm = compileForm(Type.Object({ text: Type.Optional(FormText) }));
+const kCommentForm = compileForm(Type.Object({ text: FormText }));
+/** `env` null: a single-environment project's one; the rest the command checks (1..5, known roles and tokens). */
+const kEnvForm = compileForm(Type.Object({ env: Type.Union([Type.String(), Type.Null()], { 'x-error': 'must be a string or null' }) }));
+const kRuleForm = compileForm(
+  Type.Object({
+    env: Type.Union([Type.String(), Type.Null()], { 'x-error': 'must be a string or null' }),
+    required: Type.Integer({ 'x-error': 'must be a whole number from 1 to 5' }),
+    roles: FormTexts,
+    allowSelf: Type.Boolean({ 'x-error': 'must be true or false' }),
+    bypassTokens: FormTexts,
+  }),
+);
+
+function entry(call: ApiCall, request: ChangeRequest) {
+  return { ...requestView(call.store, request), notApprovable: approvalProblem(call.store, request, call.user.id) };
+}
+
+/** The request, if the user may see its project (projectAccess's 404 otherwise, as a flag's page has it). */
+function requestAccess(call: ApiCall): { request: ChangeRequest; access: ProjectAccess } {
+  const request = requireRequest(call.store, call.params.requestId!, null);
+  return { request, access: projectAccess(call.store, call.user, request.projectId, call.now) };
+}
+
+export function requestsView(call: ApiCall) {
+  const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
+  const all = listRequests(call.store, access.project.id);
+  const decided = all.filter((r) => r.status !== 'pending');
+  return {
+    ...access,
+    pending: all.filter((r) => r.status === 'pending').map((r) => entry(call, r)),
+    history: decided.slice(0, kHistoryShown).map((r) => entry(call, r)),
+    more: decided.length > kHistoryShown,
+  };
+}
+
+export function requestPageView(call: ApiCall) {
+  const { request, access } = requestAccess(call);
+  return {
+    ...access,
+    request: entry(call, request),
+    mayWithdraw: request.status === 'pending' && request.author.id === `user:${call.user.id}`,
+    audiences: call.store.listAudiences(access.project.id).map((a) => ({ id: a.id, name: a.name })),
+  };
+}
+
+/** The pending requests whose diff names the flag. */
+export function flagRequestsView(call: ApiCall) {
+  const { flag, access } = flagAccess(call.store, call.user, call.params.flagId!, call.now);
+  const requests = pendingRequests(call.store, access.project.id)
+    .map((r) => requestView(call.store, r))
+    .filter((view) => view.diff.some((line) => line.id === flag.id))
+    .map(({ id, summary, environments, author, approvals, required, stale, createdAt }) => ({
+      id,
+      summary,
+      environments,
+      author,
+      approvals,
+      required,
+      stale,
+      createdAt,
+    }));
+  return { requests };
+}
+
+export function approvalsView(call: ApiCall) {
+  const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
+  const { project } = access;
+  // A personal project has no policy: approval needs a second person (approvalsSet refuses it).
+  const environments: (string | null)[] = project.orgId === null ? [] : project.kind === 'single' ? [null] : project.environments;
+  const roles: readonly Role[] = kRoles;
+  return {
+    ...access,
+    rules: [...rulesOf(project)],
+    defaultRoles: kDefaultApproverRoles,
+    environments,
+    roles,
+    tokens: call.store.listTokens(project.id).map((t) => ({ id: t.id, name: t.name })),
+  };
+}
+
+/** A decision on the request (approve, reject), its note optional: the command's answer, the request as it is now. */
+function decision(command: typeof kApprovalCommands.requestApprove | typeof kApprovalCommands.requestReject): ApiRoute['run'] {
+  return (call) =>
+    call.writer.call(command, {
+      requestId: requestAccess(call).request.id,
+      principal: principalOf(call.user.id),
+      text: kDecisionForm.readOptional(call.received).text,
+    });
+}
+
+export const kApprovalConsoleRoutes: readonly ApiRoute[] = [
+  { method: 'GET', pattern: 'projects/:projectId/requests', run: requestsView },
+  { method: 'GET', pattern: 'requests/:requestId', run: requestPageView },
+  { method: 'POST', pattern: 'requests/:requestId/approve', run: decision(kApprovalCommands.requestApprove) },
+  { method: 'POST', pattern: 'requests/:requestId/reject', run: decision(kApprovalCommands.requestReject) },
+  {
+    method: 'POST',
+    pattern: 'requests/:requestId/withdraw',
+    run: (call) =>
+      call.writer.call(kApprovalCommands.requestWithdraw, {
+        requestId: requestAccess(call).request.id,
+        principal: principalOf(call.user.id),
+      }),
+  },
+  {
+    method: 'POST',
+    pattern: 'requests/:requestId/comments',
+    run: (call) =>
+      call.writer.call(kApprovalCommands.requestComment, {
+        requestId: requestAccess(call).request.id,
+        principal: principalOf(call.user.id),
+        text: kCommentForm.read(call.received).text,
+      }),
+  },
+  { method: 'GET', pattern: 'flags/:flagId/requests', run: flagRequestsView },
+  { method: 'GET', pattern: 'projects/:projectId/approvals', run: approvalsView },
+  {
+    method: 'POST',
+    pattern: 'projects/:projectId/approvals',
+    run(call) {
+      const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
+      const body = kRuleForm.read(call.received);
+      return call.writer.call(kApprovalCommands.approvalsSet, {
+        projectId: access.project.id,
+        env: body.env,
+        required: body.required,
+        // Checked by the command against the roles there are.
+        roles: body.roles as Role[],
+        allowSelf: body.allowSelf,
+        bypassTokens: body.bypassTokens,
+        principal: principalOf(call.user.id),
+      });
+    },
+  },
+  {
+    method: 'POST',
+    pattern: 'projects/:projectId/approvals/clear',
+    run(call) {
+      const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
+      return call.writer.call(kApprovalCommands.approvalsClear, {
+        projectId: access.project.id,
+        env: kEnvForm.read(call.received).env,
+        principal: principalOf(call.user.id),
+      });
+    },
+  },
+];
