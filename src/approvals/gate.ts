@@ -17,7 +17,7 @@ import type { AuditEntry } from '../model/audit.js';
 import { randomId } from '../model/ids.js';
 import type { ApprovalRule, Project } from '../model/projects.js';
 import type { Change } from '../store/changes.js';
-import type { NewAuditEntry, StoreReader, StoreWriter } from '../store/interfaces.js';
+import type { NewAuditEntry, StoreReader, StoreWriter, Tentative } from '../store/interfaces.js';
 import { envName, rulesOf } from './policy.js';
 import { kApprovedPlanRecords, kChangeRequestRecords, type ChangeRequest, type RequestActor } from './records.js';
 import { compact, keyOf, kMaxPendingPerProject, pendingRequests, summaryOf } from './requests.js';
@@ -30,9 +30,21 @@ export type Gated<T> =
 
 type Run<T> = () => { value: T; entries: AuditEntry[] };
 
-/** Runs `run` (a command, its audit entries collected) through the gate. */
-export function gate<T>(w: StoreWriter, run: Run<T>, now: number): Gated<T> {
-  const trial = w.tentatively(run, (changes) => touchesPolicy(w, changes));
+/**
+ * Runs `run` (a command, its audit entries collected) through the gate. `asker`: the audit actor the
+ * command acts for (audit-actor.ts actorIdOf), when it names one: a change it refuses may be one its
+ * author makes to their own pending request, which is checked on top of that request instead.
+ */
+export function gate<T>(w: StoreWriter, run: Run<T>, now: number, asker: string | null): Gated<T> {
+  let trial: Tentative<{ value: T; entries: AuditEntry[] }>;
+  try {
+    trial = w.tentatively(run, (changes) => touchesPolicy(w, changes));
+  } catch (err) {
+    const mine = err instanceof FlagwireError && asker !== null ? ownPendingBeneath(w, asker, run) : null;
+    if (mine === null) throw err;
+    const { value: request, entries } = w.collectAudit(() => edit(w, mine, run, now));
+    return { applied: false, request, entries };
+  }
   if (trial.kept) return { applied: true, ...trial.value };
   // Rolled back: the store reads as before the command from here.
   const judged = judge(w, trial.changes);
@@ -59,6 +71,32 @@ export function gate<T>(w: StoreWriter, run: Run<T>, now: number): Gated<T> {
   }
   const { value: request, entries } = w.collectAudit(() => hold(w, judged, author, trial.changes, trial.value.entries, run, now));
   return { applied: false, request, entries };
+}
+
+/**
+ * The asker's pending request that a command refused on the records as they are applies on top of
+ * (an edit made against the request: a default variant among the variants it adds), touching its
+ * records; null when there is none. Each is tried on its own, newest first, and rolled back.
+ */
+function ownPendingBeneath<T>(w: StoreWriter, asker: string, run: Run<T>): ChangeRequest | null {
+  const mine = w.listKeyed(kChangeRequestRecords).filter((q) => q.status === 'pending' && q.author.id === asker);
+  for (const request of mine.sort((a, b) => b.updatedAt - a.updatedAt)) {
+    const keys = new Set(request.changes.map((change) => keyOf(w, change)));
+    try {
+      const own = w.tentatively(
+        () => {
+          w.applyChanges(request.changes);
+          const made = w.tentatively(run, () => true);
+          return made.kept ? [] : made.changes;
+        },
+        () => true,
+      );
+      if (own.value.some((change) => keys.has(keyOf(w, change)))) return request;
+    } catch (err) {
+      if (!(err instanceof FlagwireError)) throw err;
+    }
+  }
+  return null;
 }
 
 /** Whether any change is to a record that bears on a project with an approval policy. */
@@ -167,7 +205,7 @@ function hold<T>(
   const pending = pendingRequests(w, judged.project.id);
   const mine = pending.find((q) => q.author.id === author.id && q.changes.some((change) => keys.has(keyOf(w, change))));
   const envs = judged.rules.map((rule) => rule.env);
-  if (mine !== undefined) return edit(w, mine, envs, run, now);
+  if (mine !== undefined) return edit(w, mine, run, now);
   if (pending.length >= kMaxPendingPerProject) {
     throw new FlagwireError(
       'APPROVAL_REQUIRED',
@@ -200,7 +238,7 @@ function hold<T>(
  * request's (rolled back as the first was), and the request becomes both. A change that adds nothing
  * leaves it as it is; one that does voids its approvals.
  */
-function edit<T>(w: StoreWriter, request: ChangeRequest, envs: (string | null)[], run: Run<T>, now: number): ChangeRequest {
+function edit<T>(w: StoreWriter, request: ChangeRequest, run: Run<T>, now: number): ChangeRequest {
   const bases = new Map(request.changes.map((change, i) => [keyOf(w, change), request.base[i]]));
   const trial = w.tentatively(
     () => {
@@ -215,6 +253,8 @@ function edit<T>(w: StoreWriter, request: ChangeRequest, envs: (string | null)[]
     trial.changes.filter((change) => change.kind !== 'audit'),
   );
   if (same(held, request.changes)) return request;
+  // The guarded environments the request and its edit move together (the store reads as before both).
+  const envs = judge(w, held)?.rules.map((rule) => rule.env) ?? [];
   const audit = mergeAudit(
     request.audit,
     trial.value.entries.map(({ seq: _, ...entry }) => entry as ChangeRequest['audit'][number]),

@@ -27,6 +27,20 @@ export type Principal =
 
 export const kOperator: Principal = { kind: 'operator' };
 
+/** The audit actor id a principal acts as (actorFor's, personActor's): `token:<id>`, `user:<id>`, `console`, `plan:<id>`. */
+export function actorIdOf(principal: Principal): string {
+  switch (principal.kind) {
+    case 'token':
+      return `token:${principal.tokenId}`;
+    case 'user':
+      return `user:${principal.userId}`;
+    case 'operator':
+      return kConsoleActor.id;
+    case 'plan':
+      return `plan:${principal.planId}`;
+  }
+}
+
 /** A user's principal (the web console's signed-in user, the command line's `--as`); none given, the operator. */
 export function principalOf(userId: string | undefined): Principal {
   return userId === undefined ? kOperator : { kind: 'user', userId };

@@ -223,3 +223,25 @@ t.test('release plans are approved when made: the plan runs without another requ
   t.equal(plan?.nextAt, t0 + 100_040 + 10_000, 'approved 100 s late: its clock starts when applied');
   t.equal(production()?.trafficPercentage, 50, 'its first step applied with it');
 });
+
+t.test("an edit is checked on top of its author's pending request, not only the flag as it is", async (t) => {
+  const flagId = world.run('flagCreate', { projectId: ids.multi, principal: kOperator, body: { name: 'typed-later' } }).id;
+  const variants = { variants: { on: true, off: false }, defaultVariant: 'on', enabled: true };
+  const id = held(world.outcome('flagPatch', { flagId, env: 'production', principal: editor, patch: variants }, t0 + 50));
+  // The flag has no variants in production yet: on its own, this is refused; on top of the request, it is an edit.
+  const alone = refusal(() =>
+    world.run('flagPatch', { flagId, env: 'production', principal: owner, patch: { defaultVariant: 'off' } }, t0 + 51),
+  );
+  t.match(alone.detail, /no variants/, "another person's is refused on the flag as it is");
+  const edited = held(
+    world.outcome('flagPatch', { flagId, env: 'production', principal: editor, patch: { defaultVariant: 'off' } }, t0 + 52),
+  );
+  t.equal(edited, id, "the author's edits the request");
+  world.store.resetReadTxn();
+  const fields = Object.fromEntries(requestView(world.store, requireRequest(world.store, id, null)).diff.map((d) => [d.field, d.proposed]));
+  t.match(fields['environments.production'], { enabled: true, typed: { defaultVariant: 'off', variants: { on: true, off: false } } });
+  const wrong = refusal(() =>
+    world.outcome('flagPatch', { flagId, env: 'production', principal: editor, patch: { defaultVariant: 'nope' } }, t0 + 53),
+  );
+  t.equal(wrong.code, 'INVALID_REQUEST', "one wrong on top of the request too is refused with the flag's words");
+});
