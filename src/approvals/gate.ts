@@ -37,7 +37,7 @@ export function gate<T>(w: StoreWriter, run: Run<T>, now: number): Gated<T> {
   // Rolled back: the store reads as before the command from here.
   const judged = judge(w, trial.changes);
   if (judged === null || appliesApprovedRequest(w, trial.changes)) return { applied: true, ...run() };
-  const author = authorOf(trial.value.entries, judged);
+  const author = authorOf(w, trial.value.entries, trial.changes, judged);
   if (author.id.startsWith('token:')) {
     const tokenId = author.id.slice('token:'.length);
     if (judged.rules.every((rule) => rule.bypassTokens.includes(tokenId))) return { applied: true, ...run() };
@@ -95,7 +95,8 @@ interface Judged {
 /** The guarded environments `changes` move (read against the store as it was before them); null: none. */
 function judge(r: StoreReader, changes: readonly Change[]): Judged | null {
   let project: Project | null = null;
-  const touched = new Set<ApprovalRule>();
+  // By environment: each change reads the project afresh, so one rule arrives as several equal objects.
+  const touched = new Map<string | null, ApprovalRule>();
   for (const change of compact(r, changes)) {
     const found = r.changeBearing(change.kind);
     if (found === undefined) continue;
@@ -113,19 +114,29 @@ function judge(r: StoreReader, changes: readonly Change[]): Judged | null {
       if (same(before, after)) continue;
       // A plan ending (cancelled, run, completed) changes nothing there by itself.
       if (bearing.isPlan === true && after === null) continue;
-      touched.add(rule);
+      touched.set(rule.env, rule);
     }
   }
-  return project === null || touched.size === 0 ? null : { project, rules: [...touched] };
+  return project === null || touched.size === 0 ? null : { project, rules: [...touched.values()] };
 }
 
 function judgedEnvs(judged: Judged): string {
   return judged.rules.map((rule) => envName(rule.env)).join(' and ');
 }
 
-/** Who made the change: the one actor its audit entries name. */
-function authorOf(entries: readonly AuditEntry[], judged: Judged): RequestActor {
+/**
+ * Who made the change: the one actor its audit entries name. A plan the change itself writes acts for
+ * its maker there (starting or resuming a rollout sets its step as `plan:<id>`), so beside another actor
+ * it is not an author; a plan alone (falling due) is.
+ */
+function authorOf(r: StoreReader, entries: readonly AuditEntry[], changes: readonly Change[], judged: Judged): RequestActor {
   const actors = new Map(entries.map((entry) => [entry.actor, entry.actorName]));
+  if (actors.size > 1) {
+    for (const change of changes) {
+      const found = r.changeBearing(change.kind);
+      if (found?.bearing.isPlan === true) actors.delete(`plan:${found.bearing.kind.key(change.value)}`);
+    }
+  }
   if (actors.size !== 1) {
     throw new FlagwireError(
       'APPROVAL_REQUIRED',
