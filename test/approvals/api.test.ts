@@ -46,6 +46,13 @@ const guard = (required: number, more: string[] = []) =>
   ok(['approvals', 'set', ids.multi, '--env', 'production', '--required', String(required), '--as', ids.admin, ...more]);
 const approve = (requestId: string, userId: string) => cli(server.dataDir, ['request', 'approve', requestId, '--as', userId]);
 
+/** A new write token of the multi project, and the policy (required `required`) naming it a bypass token. */
+async function bypassing(name: string, required: number) {
+  const token = world.run('tokenCreate', { projectId: ids.multi, principal: principalOf(ids.owner), name, permission: 'write' });
+  await guard(required, ['--bypass-token', token.id]);
+  return token;
+}
+
 let flags = 0;
 /** A new group flag of the multi project, off in production (needs no approval), on in staging. */
 async function newFlag(): Promise<string> {
@@ -147,13 +154,7 @@ t.test('POST /api/v1/flags: on in production is a request (202), off is made (20
 });
 
 t.test('a bypass token applies at once', async (t) => {
-  const pipeline = world.run('tokenCreate', {
-    projectId: ids.multi,
-    principal: principalOf(ids.owner),
-    name: 'deploy',
-    permission: 'write',
-  });
-  await guard(2, ['--bypass-token', pipeline.id]);
+  const pipeline = await bypassing('deploy', 2);
   const flagId = await newFlag();
   const r = await patch(flagId, 'production', { enabled: true }, pipeline.secret);
   t.equal(r.status, 200);
@@ -300,13 +301,7 @@ t.test(
 );
 
 t.test('a field the request changes moved since: the approval is refused 409, nothing changes, the request says stale', async (t) => {
-  const pipeline = world.run('tokenCreate', {
-    projectId: ids.multi,
-    principal: principalOf(ids.owner),
-    name: 'hotfix',
-    permission: 'write',
-  });
-  await guard(1, ['--bypass-token', pipeline.id]);
+  const pipeline = await bypassing('hotfix', 1);
   const flagId = await newFlag();
   const request = requested(t, await patch(flagId, 'production', { enabled: true, trafficPercentage: 20 }), 'PATCH');
   t.equal(
@@ -350,19 +345,21 @@ t.test('reject; the author approving their own change; a viewer', async (t) => {
   await guard(1);
   const flagId = await newFlag();
   // A person's change (the command line, --as): its author is user:<editor>.
-  const made = await cli(server.dataDir, [
-    'flag',
-    'variants',
-    flagId,
-    '--env',
-    'production',
-    '--variants',
-    '{"a":"A","b":"B"}',
-    '--default-variant',
-    'a',
-    '--as',
-    ids.editor,
-  ]);
+  const editorVariants = (flagId: string, defaultVariant: string) =>
+    cli(server.dataDir, [
+      'flag',
+      'variants',
+      flagId,
+      '--env',
+      'production',
+      '--variants',
+      '{"a":"A","b":"B"}',
+      '--default-variant',
+      defaultVariant,
+      '--as',
+      ids.editor,
+    ]);
+  const made = await editorVariants(flagId, 'a');
   t.equal(made.code, 3);
   const request = made.json.changeRequest;
   const own = await approve(request.id, ids.editor);
@@ -380,19 +377,7 @@ t.test('reject; the author approving their own change; a viewer', async (t) => {
   t.equal((await approve(request.id, ids.editor)).code, 1, 'a rejected request is not approved');
   t.notOk((await api('GET', `/api/v1/flags/${flagId}?env=production`, undefined, secrets.multiRead)).json.variants, 'never applied');
   // With --allow-self the author's own approval counts.
-  const again = await cli(server.dataDir, [
-    'flag',
-    'variants',
-    flagId,
-    '--env',
-    'production',
-    '--variants',
-    '{"a":"A","b":"B"}',
-    '--default-variant',
-    'b',
-    '--as',
-    ids.editor,
-  ]);
+  const again = await editorVariants(flagId, 'b');
   t.equal(again.code, 3);
   const self = await approve(again.json.changeRequest.id, ids.editor);
   t.equal(self.code, 0);
