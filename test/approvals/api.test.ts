@@ -265,6 +265,9 @@ t.test(
     t.match(await served(flagId, 'production'), { enabled: false, trafficPercentage: 0 });
 
     t.equal((await approve(first.id, ids.admin)).code, 0);
+    const same = requested(t, await patch(flagId, 'production', { trafficPercentage: 30 }), 'the same PATCH again');
+    t.equal(same.id, first.id);
+    t.equal(same.approvals.length, 1, 'a change that adds nothing leaves the request as it is, its approval kept');
     const revision = revisionOf(await api('GET', `/api/v1/flags/${flagId}`, undefined, secrets.multiRead));
     const last = await approve(first.id, ids.owner);
     t.equal(last.code, 0);
@@ -272,6 +275,7 @@ t.test(
     const after = await api('GET', `/api/v1/flags/${flagId}?env=production`, undefined, secrets.multiRead);
     t.equal(revisionOf(after), revision + 1, 'one revision');
     t.match(after.json, { enabled: true, trafficPercentage: 30 });
+    t.equal(after.json.updatedAt, last.json.decided.at, "the flag's updatedAt is the time it was applied");
     const entries = (await audit()).filter((e) => e.flagId === flagId || e.changes?.request?.after?.id === first.id);
     const patches = entries.filter((e) => e.action === 'flag.patch');
     t.equal(patches.length, 2, 'the two PATCHes, audited as their author made them');
@@ -388,27 +392,29 @@ t.test('reject; the author approving their own change; a viewer', async (t) => {
   });
 });
 
-t.test('webhooks get request.open, request.approve, request.apply and the flag event of the applied change', async (t) => {
+t.test('webhooks get approvals.set, request.open, request.approve, request.apply and the flag event of the applied change', async (t) => {
   await guard(1);
   const receiver = await startReceiver();
   t.teardown(() => receiver.close());
   const hook = await api('POST', '/api/v1/webhooks', { url: receiver.url, events: ['request', 'flag'] });
   t.equal(hook.status, 201);
+  await guard(1);
   const flagId = await newFlag();
-  await receiver.waitFor(1);
-  const request = requested(t, await patch(flagId, 'production', { enabled: true }), 'PATCH');
   await receiver.waitFor(2);
+  const request = requested(t, await patch(flagId, 'production', { enabled: true }), 'PATCH');
+  await receiver.waitFor(3);
   t.equal((await approve(request.id, ids.admin)).code, 0);
-  await receiver.waitFor(5);
+  await receiver.waitFor(6);
   // Sent concurrently: in the order they were audited.
   const bodies = receiver.received.map((r) => JSON.parse(r.body)).sort((a, b) => a.data.audit.seq - b.data.audit.seq);
   t.strictSame(
     bodies.map((b) => b.type),
-    ['flag.create', 'request.open', 'flag.patch', 'request.approve', 'request.apply'],
+    ['approvals.set', 'flag.create', 'request.open', 'flag.patch', 'request.approve', 'request.apply'],
   );
-  t.match(bodies[1].data.audit.changes.request.after, { id: request.id, status: 'pending' });
-  t.match(bodies[3].data.audit.changes.request.after, { id: request.id, status: 'applied' });
-  t.match(bodies[2].data, {
+  t.match(bodies[0].data.audit, { actor: `user:${ids.admin}`, changes: { approvals: { after: { env: 'production', required: 1 } } } });
+  t.match(bodies[2].data.audit.changes.request.after, { id: request.id, status: 'pending' });
+  t.match(bodies[4].data.audit.changes.request.after, { id: request.id, status: 'applied' });
+  t.match(bodies[3].data, {
     flag: { id: flagId, environments: { production: { enabled: true } } },
     audit: { request: { id: request.id } },
   });

@@ -276,6 +276,44 @@ t.test('the operator cannot approve; after `approvals clear` the change applies 
   );
 });
 
+t.test('renaming a guarded environment renames its rule; with flags set there it is refused', async (t) => {
+  await ok(t, dataDir, ['env', 'add', ids.multi, 'canary']);
+  await ok(t, dataDir, ['approvals', 'set', ids.multi, '--env', 'canary', '--required', '1']);
+  await ok(t, dataDir, ['approvals', 'set', ids.multi, '--env', 'production', '--required', '1']);
+  await expectRefused(t, dataDir, ['env', 'rename', ids.multi, 'production', 'live'], {
+    error: 'Approval required',
+    detail: /a change request cannot hold.*flagwire approvals clear/,
+  });
+  await ok(t, dataDir, ['env', 'rename', ids.multi, 'canary', 'early']);
+  t.strictSame((await ok(t, dataDir, ['approvals', 'show', ids.multi])).approvals.map((rule: any) => rule.env).sort(), [
+    'early',
+    'production',
+  ]);
+  await ok(t, dataDir, ['approvals', 'clear', ids.multi, '--env', 'early']);
+});
+
+t.test('a project holds at most 100 pending requests: the next guarded change is refused', async (t) => {
+  await ok(t, dataDir, ['approvals', 'set', ids.multi, '--env', 'production', '--required', '1']);
+  const pending = (await ok(t, dataDir, ['request', 'list', ids.multi, '--status', 'pending'])).changeRequests.length;
+  const made = Array.from({ length: 100 - pending + 1 }, (_, i) =>
+    world.run('flagCreate', { projectId: ids.multi, principal: kOperator, body: { name: `many-${i}` } }),
+  );
+  for (const flag of made.slice(0, -1)) {
+    const r = await cli(dataDir, ['flag', 'variants', flag.id, '--env', 'production', '--variants', '{"a":1}', '--as', ids.editor]);
+    t.equal(r.code, 3);
+  }
+  t.equal((await ok(t, dataDir, ['request', 'list', ids.multi, '--status', 'pending'])).changeRequests.length, 100);
+  await expectRefused(
+    t,
+    dataDir,
+    ['flag', 'variants', made.at(-1)!.id, '--env', 'production', '--variants', '{"a":1}', '--as', ids.editor],
+    {
+      error: 'Approval required',
+      detail: /has 100 change requests pending already, the most it holds: nothing was changed/,
+    },
+  );
+});
+
 t.test('the help says what exit status 3 means', async (t) => {
   const r = await cli(null, ['--help'], { json: false });
   t.match(
