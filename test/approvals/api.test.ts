@@ -420,3 +420,37 @@ t.test('webhooks get approvals.set, request.open, request.approve, request.apply
   });
   await api('POST', `/api/v1/webhooks/${hook.json.id}/delete`);
 });
+
+t.test(
+  'a change to two guarded environments needs the most approvals, from roles both rules allow; a bypass token of one is not enough',
+  async (t) => {
+    const pipeline = await bypassing('prod-only', 2);
+    await ok([
+      'approvals',
+      'set',
+      ids.multi,
+      '--env',
+      'production',
+      '--required',
+      '2',
+      '--roles',
+      'owner,admin',
+      '--bypass-token',
+      pipeline.id,
+    ]);
+    await ok(['approvals', 'set', ids.multi, '--env', 'staging', '--required', '1']);
+    t.teardown(() => ok(['approvals', 'clear', ids.multi, '--env', 'staging']));
+    const body = { name: 'both-on', environments: { staging: { enabled: true }, production: { enabled: true } } };
+    const r = await api('POST', '/api/v1/flags', body, pipeline.secret);
+    t.equal(r.status, 202, 'production alone it may bypass: not staging');
+    const request = r.json.changeRequest;
+    t.strictSame([...request.environments].sort(), ['production', 'staging']);
+    t.equal(request.required, 2, 'the most any rule asks');
+    const editor = await approve(request.id, ids.editor);
+    t.match(editor.json, { error: 'Forbidden', detail: /needs the owner, admin role/ }, 'staging allows editors, production does not');
+    t.match((await approve(request.id, ids.admin)).json, { status: 'pending', approvals: [{ id: `user:${ids.admin}` }] });
+    t.match((await approve(request.id, ids.owner)).json, { status: 'applied' });
+    const made = (await api('GET', '/api/v1/flags', undefined, secrets.multiRead)).json.flags.find((f: any) => f.name === 'both-on');
+    t.match(made.environments, { staging: { enabled: true }, production: { enabled: true } });
+  },
+);
