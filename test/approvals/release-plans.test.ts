@@ -9,9 +9,10 @@ import { principalOf } from '../../src/audit/audit-actor.js';
 import { cli } from '../helpers/cli.js';
 import { call } from '../helpers/http.js';
 import { pollUntil } from '../helpers/poll.js';
+import { advanceClock } from '../helpers/test-hooks.js';
 import { startWorldServer } from '../helpers/world-server.js';
 
-const { server, world } = await startWorldServer(t);
+const { server, world } = await startWorldServer(t, { FLAGWIRE_TEST_HOOKS: '1' });
 const { ids, secrets, tokenIds } = world;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -78,30 +79,6 @@ t.test('a scheduled change for production is a request; approved, it runs when d
   );
 });
 
-t.test('a scheduled change made before the policy was set fails when due, with the approval reason', async (t) => {
-  await ok(['approvals', 'clear', ids.multi, '--env', 'production', '--as', ids.admin]);
-  const flagId = await newFlag();
-  const made = await call(server.baseUrl, 'POST', `/api/v1/flags/${flagId}/schedules?env=production`, {
-    token: secrets.multiWrite,
-    body: { at: Date.now() + 4000, patch: { enabled: true } },
-  });
-  t.equal(made.status, 201, made.text);
-  await guard();
-  const done = await pollUntil(
-    'the scheduled change due',
-    async () => (await schedules()).find((s) => s.id === made.json.id),
-    (s) => s.status !== 'pending',
-  );
-  t.equal(done.status, 'failed');
-  t.match(done.outcome, /Approval required|was not approved, and production needs approval/);
-  t.equal((await production(flagId)).enabled, false, 'nothing changed');
-  t.equal(
-    (await ok(['request', 'list', ids.multi, '--status', 'pending'])).changeRequests.filter((q: any) => q.summary.includes(`plan-${flags}`))
-      .length,
-    0,
-  );
-});
-
 t.test('a rollout approved later starts its clock when applied, and steps on without another request', async (t: Test) => {
   await guard();
   const flagId = await newFlag();
@@ -118,8 +95,9 @@ t.test('a rollout approved later starts its clock when applied, and steps on wit
   t.equal(applied.status, 'applied');
   const [rollout] = (await rollouts()).filter((r) => r.flagId === flagId);
   t.equal(rollout.nextAt, applied.decided.at + 4000, 'the next step is due a hold after it was applied');
-  t.equal(rollout.current, 0);
-  t.equal((await production(flagId)).trafficPercentage, 10, 'its first step applied with it');
+  t.equal(rollout.appliedAt[0], applied.decided.at, 'its first step applied with it');
+  const first = (await audit()).find((e) => e.flagId === flagId && e.action === 'flag.patch');
+  t.match(first, { actor: `plan:${rollout.id}`, changes: { trafficPercentage: { after: 10 } }, request: { id: request.id } });
   await pollUntil(
     'the next step',
     () => production(flagId),
@@ -146,4 +124,27 @@ t.test('over the API: a rollout for production is a request (202); a bypass toke
   t.equal(started.status, 201, started.text);
   t.match(started.json, { status: 'running', current: 0 });
   t.equal((await production(flagId)).trafficPercentage, 20);
+});
+
+// Last: it moves the server's clock (the test hook) an hour on, past every plan's time.
+t.test('a scheduled change made before the policy was set fails when due, with the approval reason', async (t) => {
+  await ok(['approvals', 'clear', ids.multi, '--env', 'production', '--as', ids.admin]);
+  const flagId = await newFlag();
+  const made = await call(server.baseUrl, 'POST', `/api/v1/flags/${flagId}/schedules?env=production`, {
+    token: secrets.multiWrite,
+    body: { at: (await advanceClock(server, 0)) + 3_600_000, patch: { enabled: true } },
+  });
+  t.equal(made.status, 201, made.text);
+  await guard();
+  await advanceClock(server, 3601);
+  const done = await pollUntil(
+    'the scheduled change due',
+    async () => (await schedules()).find((s) => s.id === made.json.id),
+    (s) => s.status !== 'pending',
+  );
+  t.equal(done.status, 'failed');
+  t.match(done.outcome, /was not approved, and production needs approval: nothing was changed/);
+  t.equal((await production(flagId)).enabled, false, 'nothing changed');
+  const pending = (await ok(['request', 'list', ids.multi, '--status', 'pending'])).changeRequests;
+  t.equal(pending.filter((q: any) => q.diff.some((d: any) => d.id === flagId)).length, 0, 'no request opened for it');
 });
