@@ -124,6 +124,26 @@ t.test('over the API: a rollout for production is a request (202); a bypass toke
   t.equal(started.status, 201, started.text);
   t.match(started.json, { status: 'running', current: 0 });
   t.equal((await production(flagId)).trafficPercentage, 20);
+  const act = (action: string) =>
+    call(server.baseUrl, 'POST', `/api/v1/rollouts/${started.json.id}/${action}`, { token: secrets.multiWrite });
+  const paused = await act('pause');
+  t.equal(paused.status, 200, 'pausing needs no approval');
+  t.match(paused.json, { status: 'paused' });
+  // By hand, the percentage moved from the step (the bypass token may): resuming would set it back.
+  const byHand = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${flagId}?env=production`, {
+    token: pipeline.secret,
+    body: { trafficPercentage: 5 },
+  });
+  t.equal(byHand.status, 200);
+  const resumed = await act('resume');
+  t.equal(resumed.status, 202, 'resuming sets its step again: a guarded change');
+  t.match(resumed.json.changeRequest.diff, [{ field: 'environments.production.trafficPercentage', current: 5, proposed: 20 }]);
+  t.equal((await production(flagId)).trafficPercentage, 5);
+  t.match(resumed.json.changeRequest, { author: { id: `token:${tokenIds.multiWrite}` }, environments: ['production'] });
+  t.match(
+    (await rollouts()).find((r) => r.id === started.json.id),
+    { status: 'paused' },
+  );
 });
 
 // Last: it moves the server's clock (the test hook) an hour on, past every plan's time.
