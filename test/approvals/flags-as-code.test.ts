@@ -1,7 +1,8 @@
 // Approvals and flags as code, black-box (docs/approvals.md: "the whole apply is one request: it stays
 // all or nothing"): `flagwire apply` of a file that turns a flag on in production exits 3 and applies
 // nothing, not even its unguarded parts; approved, the whole file is applied in one revision. The
-// Management API's POST /api/v1/apply answers 202 with the request.
+// Management API's POST /api/v1/apply answers 202 with the request; `flagwire flags import` (flagd's
+// format) is held the same way.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
@@ -89,5 +90,27 @@ t.test('POST /api/v1/apply of such a file: 202 with the request, nothing applied
   t.match(
     (await flags()).flags.find((f) => f.name === 'search'),
     { environments: { staging: { trafficPercentage: 60 }, production: { trafficPercentage: 25 } } },
+  );
+});
+
+t.test('`flagwire flags import` of a flagd file for production: exit 3, nothing imported; approved, imported', async (t) => {
+  const path = join(files, 'flagd.json');
+  writeFileSync(
+    path,
+    JSON.stringify({ flags: { imported: { state: 'ENABLED', variants: { on: true, off: false }, defaultVariant: 'on' } } }),
+  );
+  const before = await flags();
+  const r = await cli(server.dataDir, ['flags', 'import', ids.multi, '--file', path, '--env', 'production', '--as', ids.editor]);
+  t.equal(r.code, 3, r.stdout);
+  t.match(r.json.changeRequest, {
+    environments: ['production'],
+    author: { id: `user:${ids.editor}` },
+    diff: [{ name: 'imported', field: '' }],
+  });
+  t.strictSame((await flags()).flags, before.flags, 'nothing imported');
+  t.equal((await ok(['request', 'approve', r.json.changeRequest.id, '--as', ids.admin])).status, 'applied');
+  t.match(
+    (await flags()).flags.find((f) => f.name === 'imported'),
+    { environments: { production: { enabled: true } } },
   );
 });
