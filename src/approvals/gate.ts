@@ -30,9 +30,24 @@ export type Gated<T> =
 
 type Run<T> = () => { value: T; entries: AuditEntry[] };
 
-/** Runs `run` (a command, its audit entries collected) through the gate. */
-export function gate<T>(w: StoreWriter, run: Run<T>, now: number): Gated<T> {
-  const trial = w.tentatively(run, (changes) => touchesPolicy(w, changes));
+/**
+ * Runs `run` (a command, its audit entries collected) through the gate. `actsAs`: the audit actor the
+ * command acts as, where its input names one (its principal): a change refused on the store as it is may
+ * be one made on top of that author's pending request.
+ */
+export function gate<T>(w: StoreWriter, run: Run<T>, now: number, actsAs: string | null = null): Gated<T> {
+  let trial: ReturnType<typeof w.tentatively<{ value: T; entries: AuditEntry[] }>>;
+  try {
+    trial = w.tentatively(run, (changes) => touchesPolicy(w, changes));
+  } catch (err) {
+    // The author changing their request's records again edits it, the change made on top of the
+    // request's (docs/approvals.md): one that needs what the request holds (a default variant among the
+    // variants it adds) is refused on the store as it is, but not on top of the request.
+    const beneath = err instanceof FlagwireError && actsAs !== null ? requestBeneath(w, actsAs, run) : undefined;
+    if (beneath === undefined) throw err;
+    const { value: request, entries } = w.collectAudit(() => edit(w, beneath, [], run, now));
+    return { applied: false, request, entries };
+  }
   if (trial.kept) return { applied: true, ...trial.value };
   // Rolled back: the store reads as before the command from here.
   const judged = judge(w, trial.changes);
@@ -233,6 +248,30 @@ function edit<T>(w: StoreWriter, request: ChangeRequest, envs: (string | null)[]
   w.putKeyed(kChangeRequestRecords, next);
   auditRequest(w, next, request.author, 'request.edit', now, request.approvals.length > 0 ? 'its approvals were voided' : undefined);
   return next;
+}
+
+/** The author's pending request (newest first) on top of which `run` is not refused; undefined: none. */
+function requestBeneath<T>(w: StoreWriter, author: string, run: Run<T>): ChangeRequest | undefined {
+  const mine = w
+    .listKeyed(kChangeRequestRecords)
+    .filter((request) => request.status === 'pending' && request.author.id === author)
+    .sort((a, b) => b.updatedAt - a.updatedAt);
+  return mine.find((request) => {
+    const trial = w.tentatively(
+      () => {
+        w.applyChanges(request.changes);
+        try {
+          run();
+          return true;
+        } catch (err) {
+          if (err instanceof FlagwireError) return false;
+          throw err;
+        }
+      },
+      () => true,
+    );
+    return trial.value;
+  });
 }
 
 /** The record a change replaces, as stored now (null: none). */

@@ -69,6 +69,20 @@ export function actorFor(w: StoreWriter, principal: Principal, project: Project,
   }
 }
 
+/** The audit actor id a principal's changes are made as (`token:<id>`, `user:<id>`, `console`, `plan:<id>`). */
+export function actorIdOf(principal: Principal): string {
+  switch (principal.kind) {
+    case 'token':
+      return `token:${principal.tokenId}`;
+    case 'user':
+      return `user:${principal.userId}`;
+    case 'operator':
+      return kConsoleActor.id;
+    case 'plan':
+      return `plan:${principal.planId}`;
+  }
+}
+
 /** A release plan acting on its own schedule (`what`: `rollout`, `scheduled change`), audited as `plan:<id>`. */
 export function planActor(planId: string, what: string): Actor {
   return { id: `plan:${planId}`, name: `${what} ${planId}`, environments: [] };

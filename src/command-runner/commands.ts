@@ -8,6 +8,7 @@ import type { WriterCommand } from '../writer/command.js';
 import { kWriterCommands } from './demo-seed.js';
 import { queueWebhookDeliveries } from '../webhooks/webhook-commands.js';
 import { gate } from '../approvals/gate.js';
+import { actorIdOf, type Principal } from '../audit/audit-actor.js';
 import { requestView, type ChangeRequestView } from '../approvals/request-view.js';
 
 type AllCommands = typeof kWriterCommands & CapabilityCommands;
@@ -59,11 +60,17 @@ export function runOutcome(
   const problems = unicodeProblems(input, { quoteKeys: false });
   if (problems.length > 0) throw new FlagwireError('INVALID_REQUEST', problems.join('; '));
   const fn = commandFunction(typeof command === 'string' ? command : command.name);
-  const gated = gate(w, () => w.collectAudit(() => fn(w, input, now)), now);
+  const gated = gate(w, () => w.collectAudit(() => fn(w, input, now)), now, authorOf(input));
   // Every change the command audits is offered to its project's webhooks in this same transaction: the
   // outbox holds a delivery exactly when the change was committed (src/webhooks/webhook-commands.ts).
   if (gated.entries.length > 0) queueWebhookDeliveries(w, gated.entries, webhookEventOf, now);
   return gated.applied ? { applied: true, value: gated.value } : { applied: false, request: requestView(w, gated.request) };
+}
+
+/** The audit actor a command's input acts as: its principal's, where it names one. */
+function authorOf(input: unknown): string | null {
+  const principal = (input as { principal?: Principal } | null)?.principal;
+  return principal === undefined ? null : actorIdOf(principal);
 }
 
 /**

@@ -276,6 +276,36 @@ t.test('the operator cannot approve; after `approvals clear` the change applies 
   );
 });
 
+t.test("the author's next change is made on top of their pending request, even one that needs it", async (t) => {
+  await ok(t, dataDir, ['approvals', 'set', ids.multi, '--env', 'production', '--required', '1']);
+  const flag = world.run('flagCreate', { projectId: ids.multi, principal: kOperator, body: { name: 'on-top' } });
+  const opened = await cli(dataDir, [
+    'flag',
+    'variants',
+    flag.id,
+    '--env',
+    'production',
+    '--variants',
+    '{"a":1,"b":2}',
+    '--as',
+    ids.editor,
+  ]);
+  t.equal(opened.code, 3);
+  // The flag has no variants yet: only on top of the request does a default variant make sense.
+  const edited = await cli(dataDir, ['flag', 'variants', flag.id, '--env', 'production', '--default-variant', 'b', '--as', ids.editor]);
+  t.equal(edited.code, 3, edited.stdout);
+  t.equal(edited.json.changeRequest?.id, opened.json.changeRequest.id, 'the same request, edited');
+  t.match(edited.json.changeRequest?.diff, [
+    { field: 'environments.production', proposed: { typed: { variants: { a: 1, b: 2 }, defaultVariant: 'b' } } },
+  ]);
+  // Someone else's such change is refused as before: it is not made on top of another's request.
+  await expectRefused(t, dataDir, ['flag', 'variants', flag.id, '--env', 'production', '--default-variant', 'b', '--as', ids.admin], {
+    error: 'Invalid request',
+    detail: /this flag has no variants/,
+  });
+  t.equal((await ok(t, dataDir, ['request', 'withdraw', opened.json.changeRequest.id, '--as', ids.editor])).status, 'withdrawn');
+});
+
 t.test('renaming a guarded environment renames its rule; with flags set there it is refused', async (t) => {
   await ok(t, dataDir, ['env', 'add', ids.multi, 'canary']);
   await ok(t, dataDir, ['approvals', 'set', ids.multi, '--env', 'canary', '--required', '1']);
