@@ -231,10 +231,13 @@ function edit<T>(w: StoreWriter, request: ChangeRequest, envs: (string | null)[]
     trial.changes.filter((change) => change.kind !== 'audit'),
   );
   if (same(held, request.changes)) return request;
+  // Every guarded environment the request now moves: a change made on top of it (gate's catch) may move
+  // one the request did not.
+  const moved = judge(w, held)?.rules.map((rule) => rule.env) ?? [];
   const newEntries = trial.value.entries.map(({ seq: _, ...entry }) => entry as ChangeRequest['audit'][number]);
   const next: ChangeRequest = {
     ...request,
-    environments: [...new Set([...request.environments, ...envs])],
+    environments: [...new Set([...request.environments, ...envs, ...moved])],
     summary: summaryOf(w, [...request.audit, ...newEntries], held),
     changes: held,
     base: held.map((change) => {

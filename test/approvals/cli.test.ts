@@ -306,6 +306,39 @@ t.test("the author's next change is made on top of their pending request, even o
   t.equal((await ok(t, dataDir, ['request', 'withdraw', opened.json.changeRequest.id, '--as', ids.editor])).status, 'withdrawn');
 });
 
+t.test('an edit made on top of a request that also moves another guarded environment needs that rule too', async (t) => {
+  await ok(t, dataDir, ['approvals', 'clear', ids.multi, '--env', 'production']);
+  const flag = world.run('flagCreate', {
+    projectId: ids.multi,
+    principal: kOperator,
+    body: { name: 'twice', environments: { production: { enabled: true } } },
+  });
+  await ok(t, dataDir, ['approvals', 'set', ids.multi, '--env', 'production', '--required', '1']);
+  await ok(t, dataDir, ['approvals', 'set', ids.multi, '--env', 'staging', '--required', '2', '--roles', 'owner,admin']);
+  const deleted = await cli(dataDir, ['flag', 'delete', flag.id, '--as', ids.editor]);
+  t.equal(deleted.code, 3);
+  t.match(deleted.json.changeRequest, { environments: ['production'], required: 1 });
+  // The name is taken until the request applies: only on top of it can the flag be made again.
+  const again = await cli(dataDir, [
+    'flag',
+    'create',
+    ids.multi,
+    '--name',
+    'twice',
+    '--enabled',
+    '--env',
+    'staging,production',
+    '--as',
+    ids.editor,
+  ]);
+  t.equal(again.code, 3, again.stdout);
+  t.equal(again.json.changeRequest.id, deleted.json.changeRequest.id, 'the same request, edited');
+  t.strictSame([...again.json.changeRequest.environments].sort(), ['production', 'staging']);
+  t.equal(again.json.changeRequest.required, 2, "staging's rule counts");
+  t.equal((await ok(t, dataDir, ['request', 'withdraw', again.json.changeRequest.id, '--as', ids.editor])).status, 'withdrawn');
+  await ok(t, dataDir, ['approvals', 'clear', ids.multi, '--env', 'staging']);
+});
+
 t.test('renaming a guarded environment renames its rule; with flags set there it is refused', async (t) => {
   await ok(t, dataDir, ['env', 'add', ids.multi, 'canary']);
   await ok(t, dataDir, ['approvals', 'set', ids.multi, '--env', 'canary', '--required', '1']);
