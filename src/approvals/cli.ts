@@ -136,7 +136,7 @@ export const kApprovalCli: readonly ConsoleCommand[] = [
   command({
     name: 'approvals show',
     usage: 'approvals show PROJECT_ID',
-    summary: "a project's approval policy, per guarded environment -> {approvals}",
+    summary: "a project's approval policy, per guarded environment -> the project (its approvals: a rule per guarded environment)",
     positionals: ['PROJECT_ID'],
     options: {},
     run: (args, ctx) => ctx.read((r) => requireProject(r, args.positional('PROJECT_ID'))),

@@ -74,24 +74,22 @@ export function gate<T>(w: StoreWriter, run: Run<T>, now: number, asker: string 
 }
 
 /**
- * The asker's pending request that a command refused on the records as they are applies on top of
- * (an edit made against the request: a default variant among the variants it adds), touching its
- * records; null when there is none. Each is tried on its own, newest first, and rolled back.
+ * The asker's pending request on top of which a command refused on the records as they are is not
+ * refused (a default variant among the variants it adds; a flag made again under the name a request
+ * deleting it frees); null when there is none. Each is tried on its own, newest first, rolled back.
  */
 function ownPendingBeneath<T>(w: StoreWriter, asker: string, run: Run<T>): ChangeRequest | null {
   const mine = w.listKeyed(kChangeRequestRecords).filter((q) => q.status === 'pending' && q.author.id === asker);
   for (const request of mine.sort((a, b) => b.updatedAt - a.updatedAt)) {
-    const keys = new Set(request.changes.map((change) => keyOf(w, change)));
     try {
-      const own = w.tentatively(
+      w.tentatively(
         () => {
           w.applyChanges(request.changes);
-          const made = w.tentatively(run, () => true);
-          return made.kept ? [] : made.changes;
+          return run();
         },
         () => true,
       );
-      if (own.value.some((change) => keys.has(keyOf(w, change)))) return request;
+      return request;
     } catch (err) {
       if (!(err instanceof FlagwireError)) throw err;
     }
@@ -133,6 +131,7 @@ interface Judged {
 /** The guarded environments `changes` move (read against the store as it was before them); null: none. */
 function judge(r: StoreReader, changes: readonly Change[]): Judged | null {
   let project: Project | null = null;
+  // By environment: each change reads the project afresh, so one rule arrives as several equal objects.
   const touched = new Map<string | null, ApprovalRule>();
   for (const change of compact(r, changes)) {
     const found = r.changeBearing(change.kind);
@@ -162,18 +161,18 @@ function judgedEnvs(judged: Judged): string {
 }
 
 /**
- * Who made the change: the one actor its audit entries name, leaving out a plan the change itself makes
- * (a rollout's first step is audited as the rollout, which its author starts).
+ * Who made the change: the one actor its audit entries name. A plan the change itself writes acts for
+ * its maker there (starting or resuming a rollout sets its step as `plan:<id>`), so beside another actor
+ * it is not an author; a plan alone (falling due) is.
  */
 function authorOf(r: StoreReader, entries: readonly AuditEntry[], changes: readonly Change[], judged: Judged): RequestActor {
-  const madeHere = new Set(
-    changes.flatMap((change) => {
+  const actors = new Map(entries.map((entry) => [entry.actor, entry.actorName]));
+  if (actors.size > 1) {
+    for (const change of changes) {
       const found = r.changeBearing(change.kind);
-      if (found?.bearing.isPlan !== true || found.bearing.stored(r, change.value) !== undefined) return [];
-      return [`plan:${found.bearing.kind.key(change.value)}`];
-    }),
-  );
-  const actors = new Map(entries.filter((entry) => !madeHere.has(entry.actor)).map((entry) => [entry.actor, entry.actorName]));
+      if (found?.bearing.isPlan === true) actors.delete(`plan:${found.bearing.kind.key(change.value)}`);
+    }
+  }
   if (actors.size !== 1) {
     throw new FlagwireError(
       'APPROVAL_REQUIRED',

@@ -178,7 +178,7 @@ export function generalHelp(specs: readonly CommandSpec[]): string {
     ...optionLines({ ...kGlobalOptions, version: { type: 'boolean', help: 'print the version (with --json: {"version"}); no command' } }),
     '',
     'Run "flagwire <command> --help" for a command\'s arguments and options.',
-    'Exit status: 0 done, 1 the command failed, 2 usage or configuration error.',
+    'Exit status: 0 done, 1 the command failed, 2 usage or configuration error, 3 a change request holds the change (not applied).',
   ].join('\n');
 }
 

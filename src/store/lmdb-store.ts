@@ -162,23 +162,31 @@ export class LmdbStore extends LmdbRecords implements Store, StoreWriter, StoreC
     if (!this.inTxn) throw new Error('tentatively runs inside a transaction');
     const configChanged = this.configChanged;
     const mark = this.recorder.mark();
-    let outcome: Tentative<T> | null = null;
-    this.root.transactionSync(() => {
-      const { value, changes } = this.recorder.watch(fn);
-      if (!review(changes)) {
-        outcome = { kept: true, value };
-        return undefined;
-      }
-      outcome = { kept: false, value, changes };
-      return ABORT;
-    });
-    const done = outcome as Tentative<T> | null;
-    if (done === null) throw new Error('tentatively: the nested transaction did not run');
-    if (!done.kept) {
-      // Rolled back: as if `fn` never ran (the change set being recorded, and whether configuration moved).
+    // Rolled back: as if `fn` never ran (the change set being recorded, and whether configuration moved).
+    const rollBack = () => {
       this.configChanged = configChanged;
       this.recorder.dropBack(mark);
+    };
+    let outcome: Tentative<T> | null = null;
+    try {
+      this.root.transactionSync(() => {
+        const { value, changes } = this.recorder.watch(fn);
+        if (!review(changes)) {
+          outcome = { kept: true, value };
+          return undefined;
+        }
+        outcome = { kept: false, value, changes };
+        return ABORT;
+      });
+    } catch (err) {
+      // `fn` threw and the nested transaction aborted: its writes must not stay in the change set either,
+      // as the caller may go on (the approvals gate tries a refused change on top of a pending request).
+      rollBack();
+      throw err;
     }
+    const done = outcome as Tentative<T> | null;
+    if (done === null) throw new Error('tentatively: the nested transaction did not run');
+    if (!done.kept) rollBack();
     return done;
   }
 

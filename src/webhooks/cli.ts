@@ -9,11 +9,12 @@ import { kWebhookCommands } from './command-table.js';
 import { type DeliveryBody, deliveryView, type WebhookBody, type WebhookCreated, webhookView } from './schemas.js';
 import { renderCreatedWebhook, renderDeliveries, renderWebhooks } from './webhook-text.js';
 import { kKeptDeliveries } from './webhook-commands.js';
+import { kWebhookEvents } from './records.js';
 
 export const kWebhookCli: readonly ConsoleCommand[] = [
   command({
     name: 'webhook create',
-    usage: 'webhook create PROJECT_ID --url URL [--events flag,token,plan] [--format standard|slack] [--as USER_ID]',
+    usage: `webhook create PROJECT_ID --url URL [--events ${kWebhookEvents.join(',')}] [--format standard|slack] [--as USER_ID]`,
     summary: 'POST every change of a project to a URL, signed as Standard Webhooks says -> the webhook, with its secret (shown only now)',
     positionals: ['PROJECT_ID'],
     options: {
@@ -22,7 +23,7 @@ export const kWebhookCli: readonly ConsoleCommand[] = [
         'where deliveries are POSTed (http:// or https://); a running server refuses to send to a private or loopback address unless FLAGWIRE_WEBHOOK_ALLOW names it',
         true,
       ),
-      events: str('LIST', 'flag, token and/or plan, comma-separated (default: all)'),
+      events: str('LIST', `of ${kWebhookEvents.join(', ')}, comma-separated (default: all)`),
       format: str('standard|slack', 'the change as JSON (default), or a Slack-compatible {text} message'),
       as: str('USER_ID', kAsFlagEditor),
     },

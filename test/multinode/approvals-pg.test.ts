@@ -1,0 +1,154 @@
+// Approvals on two nodes of one PostgreSQL (docs/approvals.md; issue 46, item 5): a change request is
+// approved and applied once, whichever nodes the approvers use. Two approvers approve at the same moment,
+// each with the command line on a different node's data dir: with two approvals required both count and
+// the request is applied once (one request.apply audit entry, one revision changing the flag, both
+// nodes serving it); with one required exactly one approval applies it and the other is refused 409
+// (no longer pending), nothing applied twice. The revision lock serialises the two writers, and each
+// reads the request as PostgreSQL holds it, so neither approval is lost and none applies twice. The
+// test holds the revision lock until both approvals wait for it, so each round is a race.
+import pg from 'pg';
+import t from 'tap';
+import { call } from '../helpers/http.js';
+import { ok, type TestContext } from '../helpers/cli.js';
+import { tempDir } from '../helpers/scratch-dir.js';
+import { startPostgres } from '../helpers/postgres.js';
+import type { TestServer } from '../helpers/server.js';
+import { pollUntil } from '../helpers/poll.js';
+import { changeLog, cli, seedWithConsole, startReadyNodes } from './support.js';
+
+const cluster = await startPostgres();
+t.teardown(() => cluster.destroy());
+/** Rounds of each race: a race that goes wrong now and then shows in one of them. */
+const kRounds = 4;
+
+t.test('two approvers on two nodes at once', async (t) => {
+  const url = await cluster.newDatabase();
+  const database = new URL(url).pathname.slice(1);
+  const db = ['--database', url];
+  const seeded = await seedWithConsole(t, url);
+  const console = tempDir(t);
+  const admin = async (email: string) => {
+    const user = await ok(t, console, ['user', 'create', '--email', email, ...db]);
+    await ok(t, console, ['org', 'add-member', seeded.orgId, user.id, '--role', 'admin', ...db]);
+    return user.id as string;
+  };
+  const approvers = [seeded.ownerId, await admin('first@acme.test'), await admin('second@acme.test')];
+  // The checks below poll both nodes' Management API until they catch up: not a test of its rate limit.
+  const nodes = (await startReadyNodes(t, url, 2, { FLAGWIRE_RATE_LIMIT: '1000000' })) as [TestServer, TestServer];
+  const policy = (required: number) =>
+    ok(t, console, ['approvals', 'set', seeded.projectId, '--required', String(required), '--as', seeded.ownerId, ...db]);
+
+  /** A change request for the flag (its traffic percentage to `percentage`), opened on node A and seen on B. */
+  async function requestOn(t: TestContext, percentage: number): Promise<string> {
+    const r = await call(nodes[0].baseUrl, 'PATCH', `/api/v1/flags/${seeded.flagId}`, {
+      token: seeded.secret,
+      body: { trafficPercentage: percentage },
+    });
+    t.equal(r.status, 202, r.text);
+    const id = r.json.changeRequest.id as string;
+    await pollUntil(
+      'the request on node B',
+      async () => (await getRequest(nodes[1], id)).status,
+      (status) => status === 200,
+    );
+    return id;
+  }
+  const getRequest = (node: TestServer, id: string) => call(node.baseUrl, 'GET', `/api/v1/change-requests/${id}`, { token: seeded.secret });
+  /** `flagwire request approve` by `userId` on `node`'s data dir. */
+  const approveOn = (node: TestServer, id: string, userId: string) => cli(node.dataDir, ['request', 'approve', id, '--as', userId, ...db]);
+
+  /** Writers waiting for the revision lock (flagwire_meta's row, which each takes FOR UPDATE). */
+  const lockWaiters = async () =>
+    Number(
+      (
+        await cluster.admin<{ n: string }>(
+          database,
+          "SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%flagwire_meta FOR UPDATE%'",
+        )
+      ).rows[0]!.n,
+    );
+
+  /** What PostgreSQL holds of request `id`: its request.apply audit entries, and the revisions that changed the flag since `after`. */
+  async function applied(id: string, after: number) {
+    const log = await changeLog(cluster, database);
+    const applies = log.filter(
+      ({ change }) =>
+        change.kind === 'audit' && change.value.action === 'request.apply' && (change.value.changes as any).request.after.id === id,
+    );
+    const flagRevisions = new Set(
+      log
+        .filter(({ revision, change }) => revision > after && change.kind === 'flag' && change.value.id === seeded.flagId)
+        .map((c) => c.revision),
+    );
+    return { applies: applies.length, flagRevisions: [...flagRevisions], last: log.at(-1)?.revision ?? 0 };
+  }
+
+  /** Both nodes serve `percentage` for the flag and show the request applied. */
+  async function bothServe(id: string, percentage: number): Promise<void> {
+    for (const node of nodes) {
+      await pollUntil(
+        `request ${id} applied on ${node.baseUrl}`,
+        () => Promise.all([getRequest(node, id), call(node.baseUrl, 'GET', `/api/v1/flags/${seeded.flagId}`, { token: seeded.secret })]),
+        ([request, flag]) => request.json.status === 'applied' && flag.json.trafficPercentage === percentage,
+      );
+    }
+  }
+
+  /**
+   * A request for the flag's percentage opened on node A, then approved at once by two approvers, one on
+   * each node; checks it applied once and both nodes serve it, and answers the two approvals' runs.
+   */
+  async function race(t: TestContext, percentage: number) {
+    const id = await requestOn(t, percentage);
+    const before = (await applied(id, 0)).last;
+    // PostgreSQL's revision lock held while both approvals start, and let go once both wait for it: they
+    // race for it at the same moment, whatever each process's start took.
+    const lock = new pg.Client({ connectionString: url });
+    await lock.connect();
+    await lock.query('BEGIN');
+    await lock.query('SELECT revision FROM flagwire_meta FOR UPDATE');
+    const running = Promise.all([approveOn(nodes[0], id, approvers[1]!), approveOn(nodes[1], id, approvers[2]!)]);
+    await pollUntil('both approvals waiting for the revision lock', lockWaiters, (n) => n >= 2);
+    await lock.query('COMMIT');
+    await lock.end();
+    const results = await running;
+    t.comment(`approvals: ${results.map((r) => `exit ${r.code} ${r.stdout.trim()}`).join(' | ')}`);
+    const held = await applied(id, before);
+    t.equal(held.applies, 1, 'one request.apply audit entry');
+    t.equal(held.flagRevisions.length, 1, 'one revision changed the flag');
+    await bothServe(id, percentage);
+    return { id, results, shown: (await getRequest(nodes[1], id)).json };
+  }
+
+  await t.test('two approvals required: both count, the request is applied once', async (t) => {
+    await policy(2);
+    for (let round = 0; round < kRounds; round++) {
+      const { results, shown } = await race(t, 10 + round);
+      t.strictSame(
+        results.map((r) => r.code),
+        [0, 0],
+        `round ${round}: both approvals taken`,
+      );
+      t.strictSame(results.map((r) => r.json.status).sort(), ['applied', 'pending'], 'one recorded, the other completed it');
+      t.strictSame(
+        shown.approvals.map((a: any) => a.id).sort(),
+        [`user:${approvers[1]}`, `user:${approvers[2]}`].sort(),
+        'both approvals kept',
+      );
+    }
+  });
+
+  await t.test('one approval required: of two at once, exactly one applies it, the other is refused 409', async (t) => {
+    await policy(1);
+    for (let round = 0; round < kRounds; round++) {
+      const { id, results, shown } = await race(t, 50 + round);
+      t.strictSame(results.map((r) => r.code).sort(), [0, 1], `round ${round}: one applied, one refused`);
+      t.strictSame(results.find((r) => r.code === 1)?.json, {
+        error: 'Change request out of date',
+        detail: `Change request ${id} is applied already; only a pending request can be decided.`,
+      });
+      t.equal(results.find((r) => r.code === 0)?.json.status, 'applied');
+      t.equal(shown.approvals.length, 1, 'the refused approval is not recorded');
+    }
+  });
+});
