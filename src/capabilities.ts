@@ -5,6 +5,7 @@ import type { GrpcServiceSpec } from './capability/grpc-service.js';
 import { kAudit } from './audit-log/capability.js';
 import { kEvaluation } from './evaluation/capability.js';
 import { kFlagsAsCode } from './flags-as-code/capability.js';
+import { kFragments } from './fragments/capability.js';
 import { kInvitations } from './invitations/capability.js';
 import { kMail } from './mail/capability.js';
 import { kOrgs } from './orgs/capability.js';
@@ -28,6 +29,7 @@ export const kCapabilities = [
   kInvitations,
   kProjects,
   kFlags,
+  kFragments,
   kReleasePlans,
   kWebhooks,
   kFlagsAsCode,

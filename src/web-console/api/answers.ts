@@ -12,7 +12,7 @@ import type { TokenStatus } from '../../model/permissions.js';
 import type { Audience, Project } from '../../model/projects.js';
 import type { FlagRepresentation } from '../../model/representation.js';
 import type { TokenDenialRecord, TokenRequestRecord, TokenView } from '../../model/tokens.js';
-import type { FlagdServing } from '../../sync/flagd-serving.js';
+import type { FlagdServing } from '../../sync/flagd-serving-shape.js';
 import type { RolloutAction, RolloutBody, ScheduledChangeBody } from '../../release-plans/schemas.js';
 import type { DeliveryBody, WebhookBody } from '../../webhooks/schemas.js';
 import type { ProjectAccess } from '../../console-route/access.js';
