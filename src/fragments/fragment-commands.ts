@@ -13,7 +13,7 @@ import type { Project } from '../model/projects.js';
 import { parseJsonObject, type ReceivedBody } from '../model/request-body.js';
 import { compileValidator } from '../model/validation.js';
 import type { StoreReader, StoreWriter } from '../store/interfaces.js';
-import { ruleRefs } from '../targeting/refs.js';
+import { kMaxRuleBytes, ruleRefs } from '../targeting/refs.js';
 import type { FragmentAuditAction } from './audit-actions.js';
 import { type Fragment, type FragmentRules, fragmentRules, kFragmentRecords, type ProjectFragments, projectFragments } from './records.js';
 import { FragmentCreate, type FragmentBody, type FragmentDeleted, FragmentUpdate, kFragmentNamePattern } from './schemas.js';
@@ -24,10 +24,11 @@ const kUpdateValidator = compileValidator(FragmentUpdate, { quoteKeys: true });
 /** Fragments a project may have. */
 export const kMaxFragments = 100;
 /**
- * The most a project's fragments may weigh, as the compact JSON of their rules: evaluation reads them
- * all in one record whenever it compiles a flag of the project that has them.
+ * The most a project's fragments may weigh, as the compact JSON of their rules: as much as one rule may
+ * weigh resolved. Evaluation reads them all in one record, once per store revision, when it compiles a
+ * flag of the project.
  */
-export const kMaxFragmentBytes = 256 * 1024;
+export const kMaxFragmentBytes = kMaxRuleBytes;
 /** What the environment limit's refusal calls a fragment: it decides flags in every environment. */
 const kFragmentWhat = 'A shared fragment';
 
@@ -92,7 +93,7 @@ function checkedBody<T>(received: ReceivedBody, validator: { check(v: unknown): 
  * Why `rule` cannot be a fragment's: flagd's check of a `$evaluators` entry, and no `$ref` of its own
  * (docs/decisions.md: Shared fragments). Each problem as `rule.PATH: message`.
  */
-function ruleProblems(rule: Record<string, unknown>): string[] {
+export function fragmentRuleProblems(rule: Record<string, unknown>): string[] {
   const where = (path: string) => (path === '' ? 'rule' : `rule.${path}`);
   if (Object.keys(rule).length === 0) return ['rule must be a JsonLogic rule (one operator), not {}'];
   if (ruleRefs(rule).size > 0) return ['rule uses $ref: a shared fragment may not refer to another (write its rule out)'];
@@ -183,7 +184,7 @@ export function putFragmentAs(
   const old = current.find((f) => f.name === name);
   if (old !== undefined && sameJson(old.rule, rule)) return 'unchanged';
   const nameProblem = fragmentNameProblem(name);
-  const problems = nameProblem === null ? ruleProblems(rule) : [nameProblem];
+  const problems = nameProblem === null ? fragmentRuleProblems(rule) : [nameProblem];
   const fragment: Fragment =
     old === undefined ? { name, rule, createdAt: now, updatedAt: now } : { ...old, rule, updatedAt: Math.max(now, old.updatedAt + 1) };
   const next = old === undefined ? [...current, fragment] : current.map((f) => (f === old ? fragment : f));
@@ -208,7 +209,7 @@ export function fragmentCreate(w: StoreWriter, input: FragmentCreateInput, now: 
   const { project, actor } = actingOn(w, input.principal, input.projectId, now);
   const body = checkedBody(input.received, kCreateValidator);
   if (listFragments(w, project.id).some((f) => f.name === body.name)) {
-    const problems = [`a shared fragment named "${body.name}" already exists in this project`, ...ruleProblems(body.rule)];
+    const problems = [`a shared fragment named "${body.name}" already exists in this project`, ...fragmentRuleProblems(body.rule)];
     throw new FlagwireError('INVALID_REQUEST', problems.join('; '));
   }
   putFragmentAs(w, project, actor, body.name, body.rule, now);
