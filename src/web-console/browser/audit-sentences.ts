@@ -77,6 +77,20 @@ export function auditSentences(entry: AuditEntry, names: Names): Part[][] {
   });
 }
 
+/**
+ * A change to come (a scheduled change's patch: the flag's own fields) as sentences, one per field, in
+ * the audit log's words: "Set the traffic percentage to 50%."
+ */
+export function patchSentences(patch: Readonly<Record<string, unknown>>, names: Names): Part[][] {
+  return Object.entries(patch).map(([key, value]) => [
+    'Set the ',
+    ...fieldParts(key, names),
+    ' to ',
+    ...valueParts(value, key, names),
+    '.',
+  ]);
+}
+
 /** The entry's flag made or removed, by the name it had. */
 function flagSentence(entry: AuditEntry, before: unknown, after: unknown): Part[] {
   const nameOf = (v: unknown) => (v as { name?: unknown } | null)?.name;
