@@ -15,6 +15,7 @@ import type { TokenDenialRecord, TokenRequestRecord, TokenView } from '../../mod
 import type { FlagdServing } from '../../sync/flagd-serving-shape.js';
 import type { RolloutAction, RolloutBody, ScheduledChangeBody } from '../../release-plans/schemas.js';
 import type { DeliveryBody, WebhookBody } from '../../webhooks/schemas.js';
+import type { FragmentBody } from '../../fragments/schemas.js';
 import type { ProjectAccess } from '../../console-route/access.js';
 
 /** The playground's answer: the evaluation capability's (src/evaluation/console-routes.ts). */
@@ -106,6 +107,11 @@ export interface WebhooksView extends ProjectAccess {
   shown: number;
 }
 
+/** GET projects/:projectId/fragments: the project's shared fragments, each with the flags whose rules name it. */
+export interface FragmentsView extends ProjectAccess {
+  fragments: (FragmentBody & { usedBy: string[] })[];
+}
+
 /** GET projects/:projectId: the flag list, with each flag's stale mark, hourly use and bare splits. */
 export interface ProjectView extends ProjectAccess {
   flags: FlagRepresentation[];
@@ -131,6 +137,8 @@ export interface FlagPageView extends ProjectAccess {
   /** Whether flagd's flag sets serve the flag, per environment (GET /api/v1/flags/{id}/flagd's `flagd`). */
   flagd: FlagdServing[];
   audiences: Audience[];
+  /** The project's shared fragments' names (the rule builder's "matches shared fragment"). */
+  fragments: string[];
   schedules: ScheduledChangeBody[];
   rollouts: RolloutEntry[];
 }
