@@ -99,7 +99,9 @@ function fragmentsTable(projectId: string, rows: readonly FragmentRow[], manage:
       .catch(sayError);
   };
   const edit = (f: FragmentRow) => {
-    const rule = h('textarea', { name: 'rule', rows: 3, cols: 40 }, JSON.stringify(f.rule, null, 2));
+    // Its value, not its text: a label's text would then hold the whole rule.
+    const rule = h('textarea', { name: 'rule', rows: 3, cols: 40 });
+    rule.value = JSON.stringify(f.rule, null, 2);
     return h(
       'form',
       {

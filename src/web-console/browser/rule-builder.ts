@@ -554,7 +554,7 @@ export function ruleBuilder(
   read();
   return {
     element,
-    problems: () => (model === null ? [] : modelProblems(model, variants())),
+    problems: () => (model === null ? [] : modelProblems(model, variants(), fragments)),
     refresh: () => render(),
   };
 }
