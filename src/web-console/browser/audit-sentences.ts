@@ -66,7 +66,7 @@ export function auditSentences(entry: AuditEntry, names: Names): Part[][] {
     const field = fieldParts(key, names);
     const was = valueParts(before, key, names);
     const now = valueParts(after, key, names);
-    const thing = kThings.has(key);
+    const thing = kThings.has(key) || key.startsWith(kFragmentKey);
     // No audience is an audience choice (everyone), not a field left empty.
     const absent = (v: unknown) => (v === null || v === undefined) && key !== 'audienceId';
     if (absent(before))
@@ -109,8 +109,12 @@ function whereParts(entry: AuditEntry, names: Names): Part[] {
   return parts;
 }
 
+/** A shared fragment's change is logged under `fragments.NAME` (src/fragments/fragment-commands.ts). */
+const kFragmentKey = 'fragments.';
+
 /** A field by its name in words; a person a key names by id (`role of user:usr_…`) by their name. */
 function fieldParts(key: string, names: Names): Part[] {
+  if (key.startsWith(kFragmentKey)) return [`shared fragment ${key.slice(kFragmentKey.length)}`];
   for (const [ref, name] of names.people) {
     const at = key.indexOf(ref);
     if (at !== -1) return [key.slice(0, at), { name, id: ref }, key.slice(at + ref.length)].filter((p) => p !== '');

@@ -134,3 +134,14 @@ t.test("a scheduled change's patch as sentences, one per field, in the log's wor
   ]);
   t.same(text({ targeting: { if: [{ $ref: 'paying' }, 'big', null] } }), ['Set the rule to {if: [{$ref: paying}, big, none]}.']);
 });
+
+t.test('a shared fragment made, changed and removed: by its name, its rule written out (folded when long)', async (t) => {
+  const rule = { '==': [{ var: 'plan' }, 'pro'] };
+  const change = (before: unknown, after: unknown, action: string) =>
+    sentences(entry({ 'fragments.paying': { before, after } }, { action, flagId: null, env: null }));
+  t.same(change(null, rule, 'fragment.create'), ['Made shared fragment paying <{==: [{var: plan}, pro]}>.']);
+  t.same(change(rule, { '==': [{ var: 'plan' }, 'team'] }, 'fragment.update'), [
+    'Changed shared fragment paying from <{==: [{var: plan}, pro]}> to <{==: [{var: plan}, team]}>.',
+  ]);
+  t.same(change(rule, null, 'fragment.delete'), ['Removed shared fragment paying <{==: [{var: plan}, pro]}>.']);
+});
