@@ -135,6 +135,7 @@ function checkSchema(path: string, root: RootDatabase, dbs: Databases, readOnly:
   if (version <= 7) migrateFrom7(path, root, dbs);
   if (version <= 8) migrateFrom8(path, root, dbs);
   if (version <= 9) migrateFrom9(path, root, dbs);
+  if (version <= 10) migrateFrom10(path, root, dbs);
 }
 
 /**
@@ -268,6 +269,14 @@ function migrateFrom9(path: string, root: RootDatabase, dbs: Databases): void {
     if (dbs.meta.get('schemaVersion') !== 9) return;
     dbs.meta.putSync('fileId', randomUUID());
     dbs.meta.putSync('schemaVersion', 10);
+  });
+}
+
+/** Schema 10 to 11: the fragments database (src/fragments/records.ts), made empty by this open; nothing moves. */
+function migrateFrom10(path: string, root: RootDatabase, dbs: Databases): void {
+  writeTransaction(root, path, () => {
+    if (dbs.meta.get('schemaVersion') !== 10) return;
+    dbs.meta.putSync('schemaVersion', 11);
   });
 }
 
