@@ -4,13 +4,13 @@
 // ETag, the event's etag) moves.
 import { rmSync } from 'node:fs';
 import t from 'tap';
-import type { PendingResponse } from '../../src/http/http.js';
 import { routeNumbers } from '../../src/all-routes.js';
 import { ChangeFeed } from '../../src/stream/change-feed.js';
 import { kStreamRoutes } from '../../src/stream/routes.js';
 import { kOperator } from '../../src/audit/audit-actor.js';
 import { jsonBody } from '../../src/model/request-body.js';
 import { buildEvalWorld } from '../eval/eval-world.js';
+import { fakeResponse } from '../helpers/fake-stream-response.js';
 
 const world = buildEvalWorld();
 const { ids } = world;
@@ -18,24 +18,6 @@ t.teardown(async () => {
   await world.store.close();
   rmSync(world.dataDir, { recursive: true, force: true });
 });
-
-function fakeResponse() {
-  let text = '';
-  const res = {
-    cork: (fn: () => void) => fn(),
-    writeStatus: () => res,
-    writeHeader: () => res,
-    write: (chunk: string) => {
-      text += chunk;
-      return true;
-    },
-    onWritable: () => res,
-    onAborted: () => res,
-    end: () => res,
-    close: () => res,
-  };
-  return { res: res as unknown as PendingResponse, text: () => text };
-}
 
 t.test("a fragment's change is a flag event for each flag that uses it, and only those", async (t) => {
   const rule = (plan: string) => jsonBody(JSON.stringify({ rule: { '==': [{ var: 'plan' }, plan] } }));
