@@ -6,6 +6,7 @@ import { kApprovals } from './approvals/capability.js';
 import { kAudit } from './audit-log/capability.js';
 import { kEvaluation } from './evaluation/capability.js';
 import { kFlagsAsCode } from './flags-as-code/capability.js';
+import { kFragments } from './fragments/capability.js';
 import { kInvitations } from './invitations/capability.js';
 import { kMail } from './mail/capability.js';
 import { kOrgs } from './orgs/capability.js';
@@ -29,6 +30,7 @@ export const kCapabilities = [
   kInvitations,
   kProjects,
   kFlags,
+  kFragments,
   kReleasePlans,
   kWebhooks,
   kFlagsAsCode,

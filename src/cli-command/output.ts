@@ -253,14 +253,23 @@ export function renderStaleFlags(result: { days: number; flags: readonly FlagVie
 }
 
 export function renderImport(result: FlagsImportResult): string {
-  if (result.flags.length === 0) return 'The file defines no flags; nothing changed.';
-  const count = (outcome: string) => result.flags.filter((f) => f.outcome === outcome).length;
+  if (result.flags.length === 0 && result.fragments.length === 0) return 'The file defines no flags; nothing changed.';
+  const count = (list: readonly { outcome: string }[], outcome: string) => list.filter((f) => f.outcome === outcome).length;
+  const counts = (list: readonly { outcome: string }[]) =>
+    `${count(list, 'created')} created, ${count(list, 'updated')} updated, ${count(list, 'unchanged')} unchanged`;
   const where = result.env === null ? result.projectId : `${result.projectId}, environment ${result.env}`;
-  return `${renderTable(
+  const fragments =
+    result.fragments.length === 0
+      ? ''
+      : `${renderTable(
+          ['SHARED FRAGMENT', 'OUTCOME'],
+          result.fragments.map((f) => [f.name, f.outcome]),
+        )}\nShared fragments: ${counts(result.fragments)}.\n`;
+  return `${fragments}${renderTable(
     ['KEY', 'ID', 'OUTCOME'],
     result.flags.map((f) => [f.key, f.id, f.outcome]),
   )}
-Imported into ${where}: ${count('created')} created, ${count('updated')} updated, ${count('unchanged')} unchanged.`;
+Imported into ${where}: ${counts(result.flags)}.`;
 }
 
 export function renderDeleted(result: { id: string }): string {

@@ -12,12 +12,21 @@ interface Versioned {
 
 /**
  * Fingerprint of everything that decides a project's answers: its environments, every flag's id and
- * version, every audience's version, and the organisation's plan. 8 hex digits.
+ * version, every audience's version, the organisation's plan, and the version of its shared fragments
+ * (src/fragments; `fragmentsAt` undefined for a project that never had any, whose tag is as before
+ * fragments existed). 8 hex digits.
  */
-export function projectConfigTag(project: Project, flags: Iterable<Versioned>, audiences: Iterable<Versioned>, org: Org | null): string {
+export function projectConfigTag(
+  project: Project,
+  flags: Iterable<Versioned>,
+  audiences: Iterable<Versioned>,
+  org: Org | null,
+  fragmentsAt?: number,
+): string {
   const parts = [project.id, project.environments.join(','), org === null ? '-' : `${org.plan}:${org.trialEndsAt}:${org.standing}`];
   for (const flag of flags) parts.push(`${flag.id}@${flag.updatedAt}`);
   for (const audience of audiences) parts.push(`${audience.id}@${audience.updatedAt}`);
+  if (fragmentsAt !== undefined) parts.push(`fragments@${fragmentsAt}`);
   return murmur3x86_32(Buffer.from(parts.join('|')))
     .toString(16)
     .padStart(8, '0');

@@ -31,10 +31,21 @@ import type { ResultWriter } from './protocol.js';
 import { projectConfigTag } from './config-tag.js';
 import { EvalQuery } from './query.js';
 import { decodePathId } from '../http/path-id.js';
+import { type FragmentRules, fragmentRules, kNoFragments, projectFragments } from '../fragments/records.js';
+import { resolvedTyped } from '../fragments/resolve.js';
 
 export type EngineStore = Pick<
   SnapshotReader,
-  'resetReadTxn' | 'configSeq' | 'revision' | 'getFlag' | 'listFlags' | 'getProject' | 'getAudience' | 'listAudiences' | 'getOrg'
+  | 'resetReadTxn'
+  | 'configSeq'
+  | 'revision'
+  | 'getFlag'
+  | 'listFlags'
+  | 'getProject'
+  | 'getAudience'
+  | 'listAudiences'
+  | 'getOrg'
+  | 'getKeyed'
 >;
 
 /** One state of a flag version (the flag's, or one environment's), compiled: the spec's rules, and its typed variants if it has them. */
@@ -142,6 +153,8 @@ export class EvalEngine {
   private readonly flags = new Map<string, FlagEntry | Missing>();
   private readonly projects = new Map<string, ProjectEntry | Missing>();
   private readonly orgs = new Map<string, Org | null>();
+  /** Each project's shared fragments (null: none), read once per snapshot by the compiles that need them. */
+  private readonly fragments = new Map<string, { readonly updatedAt: number; readonly rules: FragmentRules } | null>();
   private readonly query = new EvalQuery();
   /** Counts taken from entries already dropped, by flag id, until the next `takeUsage`. */
   private readonly pending = new Map<string, FlagUsage>();
@@ -273,6 +286,7 @@ export class EvalEngine {
     this.flags.clear();
     this.projects.clear();
     this.orgs.clear();
+    this.fragments.clear();
   }
 
   /** The flag for a request, counted as evaluated when found (see Usage at the top). */
@@ -361,16 +375,21 @@ export class EvalEngine {
       validEnvs,
       envMissing: evalErrorBody('NOT_FOUND', `This is a multi-environment project: add the "env" query parameter (${validEnvs}).`),
       org,
-      configTag: projectConfigTag(project, flags, this.store.listAudiences(project.id), org),
+      configTag: projectConfigTag(project, flags, this.store.listAudiences(project.id), org, this.fragmentsOf(project.id)?.updatedAt),
     };
   }
 
   private compileFlag(flag: Flag, project: Project | undefined): FlagEntry | Missing {
     if (project === undefined) return missingFlag(flag.id);
     const audience = (audienceId: string | null) => (audienceId === null ? undefined : this.audience(audienceId, project.id));
+    // A rule's `{"$ref": NAME}`s are replaced by the project's fragments here, at compile: the compiled
+    // rule an evaluation runs is the same closure tree it would be written out (issue 47).
     const compile = (env: string | null): EvalState => {
       const effective = effectiveState(flag, env);
-      const variants = effective.typed === undefined ? null : compileVariants(effective.typed, flag.name);
+      const variants =
+        effective.typed === undefined
+          ? null
+          : compileVariants(resolvedTyped(effective.typed, this.fragmentsOf(project.id)?.rules ?? kNoFragments), flag.name);
       return { ...compileState(effective, audience(effective.audienceId), flag.bucketing), variants };
     };
     let state: EvalState | null = null;
@@ -402,6 +421,18 @@ export class EvalEngine {
       evaluations: 0,
       lastEvaluatedAt: 0,
     };
+  }
+
+  /** The project's shared fragments record (null: none), read once per snapshot. */
+  private fragmentsOf(projectId: string): { readonly updatedAt: number; readonly rules: FragmentRules } | null {
+    let known = this.fragments.get(projectId);
+    if (known === undefined) {
+      if (this.fragments.size >= kMaxCachedEntries) this.fragments.clear();
+      const record = projectFragments(this.store, projectId);
+      known = record === undefined ? null : { updatedAt: record.updatedAt, rules: fragmentRules(record) };
+      this.fragments.set(projectId, known);
+    }
+    return known;
   }
 
   /** An audience of the flag's own project; one that is missing (or foreign) never matches. */

@@ -25,6 +25,8 @@ import type { ApiCall, ApiRoute } from '../console-route/call.js';
 import { compileForm, JsonObject } from '../console-route/forms.js';
 import { effectiveState } from '../flags/flag-state.js';
 import { typedProblems } from '../flags/variant-rules.js';
+import { fragmentRules, projectFragments } from '../fragments/records.js';
+import { resolvedTyped } from '../fragments/resolve.js';
 import { type CompiledVariants, compileVariants } from '../eval/variants.js';
 
 /**
@@ -106,9 +108,10 @@ function triedRule(
   const typed = effectiveState(flag, env).typed;
   if (typed === undefined) throw new FlagwireError('INVALID_REQUEST', `"rule": ${flag.name} has no variants here, so no rule to try.`);
   const withRule = { ...typed, targeting: rule.targeting };
-  const problems = typedProblems(withRule);
+  const fragments = fragmentRules(projectFragments(store, projectId));
+  const problems = typedProblems(withRule, fragments);
   if (problems.length > 0) throw new FlagwireError('INVALID_REQUEST', problems.map((p) => `"${p.path}": ${p.message}`).join('; '));
-  return compileVariants(withRule, flag.name);
+  return compileVariants(resolvedTyped(withRule, fragments), flag.name);
 }
 
 /** The context as the Evaluation API's query string, each name and value percent-encoded; 400 for what it could not carry. */
@@ -159,6 +162,7 @@ function sameSnapshot(store: StoreReader): EngineStore {
     getAudience: (id) => store.getAudience(id),
     listAudiences: (projectId) => store.listAudiences(projectId),
     getOrg: (id) => store.getOrg(id),
+    getKeyed: (kind, key) => store.getKeyed(kind, key),
   };
 }
 

@@ -15,6 +15,9 @@ import { bucketingField } from '../flags/bucketing.js';
 import { sameJson, sameTyped } from '../flags/variant-rules.js';
 import type { StoreReader, StoreWriter } from '../store/interfaces.js';
 import { fileRefusal, parseFlagFile } from './flag-file.js';
+import { formatPath } from '../targeting/problems.js';
+import { fragmentRules, projectFragments } from '../fragments/records.js';
+import { deleteFragmentAs, putFragmentAs } from '../fragments/fragment-commands.js';
 import { isConsoleOnlyField, planChanges, planDigest, type ProjectRevision, projectRevision } from './plan.js';
 import type { PlannedChange, PlanResult } from './schemas.js';
 import {
@@ -91,7 +94,7 @@ interface Applier {
 }
 
 function plan(r: StoreReader, project: Project, document: unknown, prune: boolean, view: ModelView) {
-  const parsed = parseFlagFile(document);
+  const parsed = parseFlagFile(document, fragmentRules(projectFragments(r, project.id)));
   if (!parsed.ok) throw fileRefusal(parsed.problems);
   const ignored = view === 'api' ? apiView(parsed.model) : [];
   const current = projectModel(r, project);
@@ -124,6 +127,8 @@ function apply(
   for (const change of result.changes) {
     if (change.kind === 'environment') run.environment(change.name);
     else if (change.kind === 'audience') run.audience(change, desired);
+    // Made or changed before the flags that may name them.
+    else if (change.kind === 'fragment' && change.op !== 'delete') run.fragment(change.name, desired.fragments![change.name]!);
   }
   for (const change of result.changes) {
     if (change.kind !== 'flag') continue;
@@ -133,6 +138,8 @@ function apply(
       else run.updateFlag(change.name, current.flags[change.name]!, desired.flags[change.name]!);
     });
   }
+  // Deleted once the file's flags name them no more.
+  for (const change of result.changes) if (change.kind === 'fragment' && change.op === 'delete') run.deleteFragment(change.name);
   return result.changed ? { ...result, revision: projectRevision(w, project.id) } : result;
 }
 
@@ -193,14 +200,28 @@ class ChangeRunner {
     else audienceUpdate(this.w, { ...input, audienceId: this.audienceId(change.name)! }, this.now);
   }
 
-  /** A refusal of a change to one flag, named by the flag (the file's path): the transaction is abandoned whole. */
-  inFlag(name: string, fn: () => void): void {
+  /** A shared fragment made or changed as the applier (the command's checks: every flag using it). */
+  fragment(name: string, rule: Record<string, unknown>): void {
+    this.inPath(formatPath(['$evaluators', name]), () => putFragmentAs(this.w, this.project, this.applier.actor, name, rule, this.now));
+  }
+
+  deleteFragment(name: string): void {
+    this.inPath(formatPath(['$evaluators', name]), () => deleteFragmentAs(this.w, this.project, this.applier.actor, name, this.now));
+  }
+
+  /** A refusal of a change, named by its place in the file: the transaction is abandoned whole. */
+  private inPath(path: string, fn: () => void): void {
     try {
       fn();
     } catch (err) {
-      if (err instanceof FlagwireError && err.code === 'INVALID_REQUEST') throw fileRefusal([`flags.${name}: ${err.detail}`]);
+      if (err instanceof FlagwireError && err.code === 'INVALID_REQUEST') throw fileRefusal([`${path}: ${err.detail}`]);
       throw err;
     }
+  }
+
+  /** A refusal of a change to one flag, named by the flag (the file's path): the transaction is abandoned whole. */
+  inFlag(name: string, fn: () => void): void {
+    this.inPath(`flags.${name}`, fn);
   }
 
   deleteFlag(name: string): void {

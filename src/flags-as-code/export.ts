@@ -1,5 +1,6 @@
-// `flagwire export` and GET /api/v1/export: a project's flags as a file. Flagwire's own format carries
-// everything and applies back to the same state (flag-file.ts); flagd's carries what flagd can express,
+// `flagwire export` and GET /api/v1/export: a project's flags as a file, its shared fragments as
+// `$evaluators`. Flagwire's own format carries everything and applies back to the same state
+// (flag-file.ts); flagd's carries what flagd can express,
 // and each flag says in `x-flagwire-omitted` what it could not (flagd ignores a flag's unknown keys).
 // Both are deterministic: the same project state gives the same bytes.
 import { FlagwireError } from '../errors.js';
@@ -38,7 +39,10 @@ export function exportProject(r: StoreReader, project: Project, options: ExportO
       { ...flagdFlag(flag.kind === 'flag' ? flag.state : flag.environments[env!]!), ...flagdBucketing(flag) },
     ]),
   );
-  return { $schema: kFlagdSchema, flags };
+  // The project's fragments as flagd's `$evaluators`, which its rules' `$ref`s name (`flags import` reads
+  // them back as fragments); a project without any exports as it did before fragments.
+  const evaluators = model.fragments !== null && Object.keys(model.fragments).length > 0 ? { $evaluators: model.fragments } : {};
+  return { $schema: kFlagdSchema, ...evaluators, flags };
 }
 
 /**

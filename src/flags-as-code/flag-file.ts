@@ -23,8 +23,10 @@
 // and a file cannot change a stored flag's (plan.ts refuses it).
 //
 // A state may carry typed variants as flagd writes them (variants, defaultVariant, targeting,
-// metadata), and a file may share rules through flagd's `$evaluators` (`{"$ref": "name"}`), resolved
-// when the file is read: a stored flag holds its own rule, so an export writes it resolved.
+// metadata). A file's `$evaluators` are the project's shared fragments (src/fragments), which a rule
+// names as `{"$ref": "name"}`: a rule keeps its references, as the stored flag does, and an evaluator
+// that refers to another is read written out (a fragment uses no `$ref`). A file without `$evaluators`
+// leaves the project's fragments as they are, and its rules may name them.
 import { type Static, type TSchema, Type } from '../typebox.js';
 import { FlagwireError } from '../errors.js';
 import type { TypedVariants } from '../flags/records.js';
@@ -51,6 +53,8 @@ import { RefResolver } from '../targeting/refs.js';
 import { type DefinitionProblem, formatPath, listedProblems, problemText } from '../targeting/problems.js';
 import { Targeting as FlagdTargeting } from '../targeting/definition.js';
 import { byCodePoint, defaultModelState, type ModelFlag, type ModelState, type ProjectModel } from './project-model.js';
+import { type FragmentRules, kNoFragments } from '../fragments/records.js';
+import { fragmentNameProblem, fragmentRuleProblems } from '../fragments/fragment-commands.js';
 
 /** The format's version: a file says which it is written in. */
 export const kFileVersion = 1;
@@ -120,8 +124,11 @@ const kValidators = {
 
 export type FileParse = { ok: true; model: ProjectModel } | { ok: false; problems: string[] };
 
-/** Reads a flag file: JSON text, or the value JSON.parse gave. Every problem is listed, each with its path. */
-export function parseFlagFile(input: unknown): FileParse {
+/**
+ * Reads a flag file: JSON text, or the value JSON.parse gave. Every problem is listed, each with its path.
+ * `stored`: the project's fragments, which the rules of a file without `$evaluators` are checked with.
+ */
+export function parseFlagFile(input: unknown, stored: FragmentRules = kNoFragments): FileParse {
   let value: unknown = input;
   if (typeof input === 'string') {
     try {
@@ -137,7 +144,7 @@ export function parseFlagFile(input: unknown): FileParse {
   if (kind !== 'single' && kind !== 'multi') return { ok: false, problems: [kindProblem(value)] };
   const validator = kValidators[kind];
   if (!validator.check(value)) return { ok: false, problems: validator.problems(value) };
-  return new FileReader(value).read();
+  return new FileReader(value, stored).read();
 }
 
 function kindProblem(value: unknown): string {
@@ -152,14 +159,40 @@ class FileReader {
   private readonly problems: string[] = [];
   private readonly refs: RefResolver;
   private readonly refProblems: DefinitionProblem[] = [];
+  /** The fragments the file's rules name: its `$evaluators` (written out), or the project's when it has none. */
+  private readonly fragments: FragmentRules;
+  /** The file's `$evaluators` as fragments; null when it has none. */
+  private readonly own: Record<string, Record<string, unknown>> | null;
 
-  constructor(private readonly file: SingleFile | MultiFile) {
+  constructor(
+    private readonly file: SingleFile | MultiFile,
+    stored: FragmentRules,
+  ) {
     this.refs = new RefResolver(file.$evaluators ?? {}, this.refProblems);
+    this.refs.resolveAll();
+    this.own = file.$evaluators === undefined ? null : this.evaluators(file.$evaluators);
+    this.fragments = this.own ?? stored;
+  }
+
+  /** The file's evaluators, each written out, by name, each checked as a fragment's name and rule. */
+  private evaluators(evaluators: Record<string, Record<string, unknown>>): Record<string, Record<string, unknown>> {
+    const names = Object.keys(evaluators).sort(byCodePoint);
+    return Object.fromEntries(
+      names.map((name) => {
+        const rule = (this.refs.resolvedEvaluator(name) ?? {}) as Record<string, unknown>;
+        const path = formatPath(['$evaluators', name]);
+        const nameProblem = fragmentNameProblem(name);
+        // A refused evaluator is reported by the resolver already: its rule is not checked again.
+        if (nameProblem !== null) this.problems.push(`${path}: ${nameProblem}`);
+        else if (this.refs.resolvedEvaluator(name) !== null)
+          for (const p of fragmentRuleProblems(rule)) this.problems.push(`${path}: ${p}`);
+        return [name, rule];
+      }),
+    );
   }
 
   read(): FileParse {
     const { file } = this;
-    this.refs.resolveAll();
     const environments = this.environments();
     const audiences = file.audiences === undefined ? null : this.audiences(file.audiences);
     // fromEntries, not assignment: a flag named "__proto__" is a key like any other (assigned, it would set the prototype).
@@ -177,7 +210,7 @@ class FileReader {
     );
     this.problems.push(...this.refProblems.map(problemText));
     if (this.problems.length > 0) return { ok: false, problems: this.problems };
-    return { ok: true, model: { kind: file.kind, environments, audiences, flags } };
+    return { ok: true, model: { kind: file.kind, environments, audiences, flags, fragments: this.own } };
   }
 
   private environments(): string[] {
@@ -254,23 +287,24 @@ class FileReader {
     return out;
   }
 
-  /** The state's typed variants, its rule's `$ref`s resolved, checked as flagd would load them. */
+  /**
+   * The state's typed variants, its rule as written (`$ref`s kept), checked as flagd would load them with
+   * its references replaced by the fragments (a name of none is a problem).
+   */
   private typed(path: (string | number)[], state: FileState): TypedVariants | undefined {
-    const targeting =
-      state.targeting === undefined
-        ? undefined
-        : (this.refs.resolve(state.targeting, null, [...path, 'targeting']) as Record<string, unknown> | null);
-    // Null: the rule's problem is reported already (a $ref to nothing, a rule over the size limit), and
-    // nothing more may walk it.
-    if (targeting === null) return undefined;
-    const merged = mergeTyped(undefined, { ...state, targeting });
+    // With the file's own evaluators, the references are first resolved as a flagd document's are, so a
+    // rule over the limits resolved (or naming none) is named at the flag, once, before anything walks it.
+    const before = this.refProblems.length;
+    if (this.own !== null && state.targeting !== undefined) this.refs.resolve(state.targeting, null, [...path, 'targeting']);
+    if (this.refProblems.length > before) return undefined;
+    const merged = mergeTyped(undefined, state);
     const where = (p: string) => formatPath(path) + (p === '' ? '' : `.${p}`);
     if (!merged.ok) {
       for (const p of merged.problems) this.problems.push(`${where(p.path)}: ${p.message}`);
       return undefined;
     }
     if (merged.typed === undefined) return undefined;
-    for (const p of typedProblems(merged.typed)) this.problems.push(`${where(p.path)}: ${p.message}`);
+    for (const p of typedProblems(merged.typed, this.fragments)) this.problems.push(`${where(p.path)}: ${p.message}`);
     return merged.typed;
   }
 
@@ -308,6 +342,8 @@ export function fileDocument(model: ProjectModel): Record<string, unknown> {
   if (model.audiences !== null) {
     doc.audiences = Object.fromEntries(Object.entries(model.audiences).map(([name, rules]) => [name, { rules }]));
   }
+  // A project without fragments writes no `$evaluators`: its file is the one it was before fragments existed.
+  if (model.fragments !== null && Object.keys(model.fragments).length > 0) doc.$evaluators = model.fragments;
   doc.flags = Object.fromEntries(Object.entries(model.flags).map(([name, flag]) => [name, fileFlag(flag)]));
   return doc;
 }

@@ -9,6 +9,7 @@ import { bucketingChangeProblem, bucketingOf } from '../flags/bucketing.js';
 import { sameJson } from '../flags/variant-rules.js';
 import { sameName } from '../model/input-checks.js';
 import { kProjectAuditActions } from '../projects/project-commands.js';
+import { kFragmentAuditActions } from '../fragments/audit-actions.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { fileFlag } from './flag-file.js';
 import { formatPath } from '../targeting/problems.js';
@@ -22,7 +23,11 @@ export interface PlanOptions {
 
 export type PlanOutcome = { ok: true; changes: PlannedChange[]; notInFile: string[] } | { ok: false; problems: string[] };
 
-/** The changes that make `current` what `desired` says, environments first, then audiences, then flags, each by name. */
+/**
+ * The changes that make `current` what `desired` says, environments first, then audiences, then shared
+ * fragments (which flags may name), then flags, each by name; a fragment the file drops (with prune) is
+ * deleted last, once no flag of the file names it.
+ */
 export function planChanges(current: ProjectModel, desired: ProjectModel, options: PlanOptions): PlanOutcome {
   const problems = projectProblems(current, desired);
   if (problems.length > 0) return { ok: false, problems };
@@ -39,6 +44,13 @@ export function planChanges(current: ProjectModel, desired: ProjectModel, option
     else if (!sameJson(stored, rules))
       changes.push({ op: 'update', kind: 'audience', name, fields: [{ path: 'rules', before: stored, after: rules }], consoleOnly: true });
   }
+  for (const [name, rule] of Object.entries(desired.fragments ?? {})) {
+    const stored = current.fragments !== null && Object.hasOwn(current.fragments, name) ? current.fragments[name] : undefined;
+    if (stored === undefined)
+      changes.push({ op: 'create', kind: 'fragment', name, fields: [{ path: 'rule', before: null, after: rule }], consoleOnly: false });
+    else if (!sameJson(stored, rule))
+      changes.push({ op: 'update', kind: 'fragment', name, fields: [{ path: 'rule', before: stored, after: rule }], consoleOnly: false });
+  }
   for (const [name, flag] of Object.entries(desired.flags)) {
     const stored = Object.hasOwn(current.flags, name) ? current.flags[name] : undefined;
     if (stored === undefined) {
@@ -52,6 +64,10 @@ export function planChanges(current: ProjectModel, desired: ProjectModel, option
   }
   const notInFile = Object.keys(current.flags).filter((name) => !Object.hasOwn(desired.flags, name));
   if (options.prune) for (const name of notInFile) changes.push({ op: 'delete', kind: 'flag', name, fields: [], consoleOnly: true });
+  if (options.prune && desired.fragments !== null) {
+    for (const name of Object.keys(current.fragments ?? {}))
+      if (!Object.hasOwn(desired.fragments, name)) changes.push({ op: 'delete', kind: 'fragment', name, fields: [], consoleOnly: false });
+  }
   return { ok: true, changes, notInFile: options.prune ? [] : notInFile };
 }
 
@@ -189,11 +205,13 @@ function sortedKeys(value: unknown): unknown {
 
 /**
  * Whether an audited action changes what a flag file describes: every action the flags capability
- * declares, and the projects capability's (environments, audiences). Read at the call, not when the
- * module loads, so the order the capabilities' modules load in does not matter.
+ * declares, the projects capability's (environments, audiences) and the shared fragments'. Read at the
+ * call, not when the module loads, so the order the capabilities' modules load in does not matter.
  */
 function changesFlagFile(action: string): boolean {
-  return (kFlagAuditActions as readonly string[]).includes(action) || (kProjectAuditActions as readonly string[]).includes(action);
+  return [kFlagAuditActions, kProjectAuditActions, kFragmentAuditActions].some((actions) =>
+    (actions as readonly string[]).includes(action),
+  );
 }
 
 const kRevisionPage = 100;
@@ -207,7 +225,7 @@ export type ProjectRevision = number;
 
 /**
  * The project's revision as flag files see it: the sequence number of its newest audit entry that
- * changed a flag, an environment or an audience (0: none yet). Every such change is audited, in the
+ * changed a flag, an environment, an audience or a shared fragment (0: none yet). Every such change is audited, in the
  * transaction that makes it, so the number moves with each of them and with nothing else (a token
  * created does not make a planned file stale). The same on every node: audit entries are records.
  */

@@ -12,6 +12,7 @@ import type { Flag, TypedVariants } from '../flags/records.js';
 import { bucketingField } from '../flags/bucketing.js';
 import type { AudienceRule, Project, ProjectKind } from '../model/projects.js';
 import type { StoreReader } from '../store/interfaces.js';
+import { listFragments } from '../fragments/fragment-commands.js';
 
 export interface ModelState {
   enabled: boolean;
@@ -54,6 +55,11 @@ export interface ProjectModel {
   audiences: Record<string, AudienceRule[]> | null;
   /** Flag name -> flag, sorted by name. */
   flags: Record<string, ModelFlag>;
+  /**
+   * The project's shared fragments (src/fragments), name -> rule, sorted by name: a file's `$evaluators`.
+   * Null: not carried (a file without `$evaluators`), so plan leaves the stored ones as they are.
+   */
+  fragments: Record<string, Record<string, unknown>> | null;
 }
 
 /** Whose view: the console's (everything) or the Management API's (see the header and apiView). */
@@ -79,6 +85,7 @@ export function projectModel(r: StoreReader, project: Project): ProjectModel {
       sortedByName(audiences).map((a) => [a.name, a.rules.map((rule) => ({ attribute: rule.attribute, values: [...rule.values] }))]),
     ),
     flags,
+    fragments: Object.fromEntries(listFragments(r, project.id).map((f) => [f.name, f.rule])),
   };
 }
 

@@ -3,7 +3,10 @@
 import { type Static, Type } from '../typebox.js';
 
 export const FieldChange = Type.Object({
-  path: Type.String({ description: 'From the flag (or audience): `trafficPercentage`, `environments.production.variants`, `rules`' }),
+  path: Type.String({
+    description:
+      'From the flag (or audience, or shared fragment): `trafficPercentage`, `environments.production.variants`, `rules`, `rule`',
+  }),
   before: Type.Unknown({ description: 'null where there is none (a create; a boolean state has no variants)' }),
   after: Type.Unknown(),
 });
@@ -11,7 +14,7 @@ export type FieldChange = Static<typeof FieldChange>;
 
 export const PlannedChange = Type.Object({
   op: Type.Union([Type.Literal('create'), Type.Literal('update'), Type.Literal('delete')]),
-  kind: Type.Union([Type.Literal('environment'), Type.Literal('audience'), Type.Literal('flag')]),
+  kind: Type.Union([Type.Literal('environment'), Type.Literal('audience'), Type.Literal('fragment'), Type.Literal('flag')]),
   name: Type.String(),
   fields: Type.Array(FieldChange, { description: 'Every field a create sets, or an update changes; [] for a delete or an environment' }),
   consoleOnly: Type.Boolean({

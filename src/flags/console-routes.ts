@@ -14,6 +14,7 @@ import { type ApiCall, type ApiRoute, requireReceived } from '../console-route/c
 import { compileForm, FormText, FormTexts } from '../console-route/forms.js';
 import { kFlagCommands } from './command-table.js';
 import { flagdServing } from '../sync/flagd-serving.js';
+import { listFragments } from '../fragments/fragment-commands.js';
 
 const kRenameForm = compileForm(Type.Object({ name: FormText }));
 const kDescribeForm = compileForm(Type.Object({ description: FormText }));
@@ -60,6 +61,8 @@ export function flagView(call: ApiCall) {
     // Whether flagd's flag sets serve it, per environment (docs/design.md §2c), as the Management API says.
     flagd: flagdServing(call.store, flag, access.project, access.org, call.now),
     audiences: call.store.listAudiences(access.project.id),
+    // The project's shared fragments by name: what the rule builder's "matches shared fragment" offers.
+    fragments: listFragments(call.store, access.project.id).map((f) => f.name),
     // The flag's scheduled changes (docs/release-plans.md), pending and done, by due time: the page of the
     // latest due (the pending ones and the last done), as the Management API pages them.
     schedules: call.store.listFlagSchedules(flag.id, kFlagPageLists).items.reverse().map(scheduleView),

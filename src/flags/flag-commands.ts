@@ -28,6 +28,7 @@ import { appliedTyped, mergeTyped, typedProblems } from './variant-rules.js';
 import { actorFor, type Actor, type Principal, tokenProject } from '../audit/audit-actor.js';
 import type { FlagAuditAction } from './audit-actions.js';
 import { bucketingChangeProblem, bucketingField, bucketingOf } from './bucketing.js';
+import { type FragmentRules, fragmentRules, projectFragments } from '../fragments/records.js';
 
 // Every rule of a create and a patch is applied here, on the writer, from the body's JSON syntax and
 // schema to the rules that need the project (which only the writer reads in the transaction that
@@ -165,8 +166,11 @@ function createProjectProblems(w: StoreWriter, project: Project, raw: unknown): 
   const name = typeof body.name === 'string' ? body.name.trim() : '';
   if (name !== '' && w.findFlagByName(project.id, name) !== undefined)
     problems.push(`a flag named "${name}" already exists in this project`);
-  if (project.kind === 'single') problems.push(...createTypedProblems(body, ''));
-  else for (const [env, state] of Object.entries(environments ?? {})) problems.push(...createTypedProblems(state, `environments.${env}.`));
+  const fragments = fragmentRules(projectFragments(w, project.id));
+  if (project.kind === 'single') problems.push(...createTypedProblems(body, '', fragments));
+  else
+    for (const [env, state] of Object.entries(environments ?? {}))
+      problems.push(...createTypedProblems(state, `environments.${env}.`, fragments));
   return problems;
 }
 
@@ -175,16 +179,21 @@ function createProjectProblems(w: StoreWriter, project: Project, raw: unknown): 
  * elsewhere), each named by its path from the body, `prefix` included: `environments.prod.targeting.if[0]:
  * unknown operator "foo"`. Keys of the wrong type are left to the schema's problem.
  */
-function createTypedProblems(state: unknown, prefix: string): string[] {
+function createTypedProblems(state: unknown, prefix: string, fragments: FragmentRules): string[] {
   if (!kTypedFieldsCheck.Check(state)) return [];
-  return typedInputProblems(undefined, state).map((p) => (p.path === '' ? `${prefix}${p.message}` : `${prefix}${p.path}: ${p.message}`));
+  return typedInputProblems(undefined, state, fragments).map((p) =>
+    p.path === '' ? `${prefix}${p.message}` : `${prefix}${p.path}: ${p.message}`,
+  );
 }
 
-/** Why the typed-variant keys of `input` cannot be applied to `current`, each problem with its path from the state. */
-function typedInputProblems(current: TypedVariants | undefined, input: TypedFields) {
+/**
+ * Why the typed-variant keys of `input` cannot be applied to `current`, each problem with its path from
+ * the state; the rule's `$ref`s are resolved from the project's `fragments`.
+ */
+function typedInputProblems(current: TypedVariants | undefined, input: TypedFields, fragments: FragmentRules) {
   const merged = mergeTyped(current, input);
   if (!merged.ok) return merged.problems;
-  return merged.typed === undefined || merged.typed === current ? [] : typedProblems(merged.typed);
+  return merged.typed === undefined || merged.typed === current ? [] : typedProblems(merged.typed, fragments);
 }
 
 /** A patch: who asks (a Management API token, a user, the operator), the flag, and `env` as sent. */
@@ -266,7 +275,8 @@ export function checkPatch(
   // variant); they depend on the environment's stored ones, so only once `env` is sound.
   if (target !== null && kTypedFieldsCheck.Check(value)) {
     const current = flag.kind === 'flag' ? flag.state.typed : envEntry(flag, target.env ?? '').typed;
-    for (const p of typedInputProblems(current, value)) problems.push(p.path === '' ? p.message : `"${p.path}": ${p.message}`);
+    const fragments = fragmentRules(projectFragments(w, project.id));
+    for (const p of typedInputProblems(current, value, fragments)) problems.push(p.path === '' ? p.message : `"${p.path}": ${p.message}`);
   }
   return { patch, problems };
 }

@@ -3,7 +3,9 @@
 // anything in the file is refused, nothing is written. docs/decisions.md (Typed variants: import).
 //
 // What the file sets is what flagd expresses: the state (ENABLED is `enabled: true`), the variants, the
-// default variant, the rule, with its `$ref`s resolved (a stored flag holds its own rule), and the
+// default variant, the rule as written, its `$ref`s kept, and the file's `$evaluators` as the project's
+// shared fragments (src/fragments), made or changed by name before the flags, as flags are (the file
+// wins; docs/decisions.md: Shared fragments), an evaluator's own references written out; and the
 // metadata, the flag-set's overlaid with the flag's own (a stored flag holds its own). A new flag
 // is on for everyone its rule reaches (trafficPercentage 100, no cohorts, no audience), so it answers as
 // flagd answers; an existing one keeps Flagwire's own gate (percentage, cohorts, audience), which the
@@ -26,6 +28,9 @@ import { createFlagAs, patchFlagAs } from './flag-commands.js';
 import { TypeCompiler } from '../typebox.js';
 import { Bucketing, schemaErrorText } from '../model/schemas.js';
 import { bucketingChangeProblem, bucketingOf } from './bucketing.js';
+import type { FlagDefinitionDocument } from '../targeting/definition.js';
+import { RefResolver } from '../targeting/refs.js';
+import { type FragmentOutcome, putFragmentAs } from '../fragments/fragment-commands.js';
 
 /** The flag key of a flagd file that names a flag's bucketing (flagd ignores it). */
 export const kBucketingKey = 'x-flagwire-bucketing';
@@ -47,30 +52,54 @@ export interface ImportedFlag {
   outcome: 'created' | 'updated' | 'unchanged';
 }
 
+export interface ImportedFragment {
+  name: string;
+  outcome: FragmentOutcome;
+}
+
 export interface FlagsImportResult {
   projectId: string;
   env: string | null;
+  /** The file's `$evaluators`, as the project's shared fragments. */
+  fragments: ImportedFragment[];
   flags: ImportedFlag[];
 }
 
 export function flagsImport(w: StoreWriter, input: FlagsImportInput, now: number): FlagsImportResult {
   const project = requireProject(w, input.projectId);
   const env = resolveEnvParam(project, input.env, true, 'import');
-  const document = jsonValue(input.document);
-  const parsed = parseFlagDefinition(document);
+  const value = jsonValue(input.document);
+  const parsed = parseFlagDefinition(value);
   if (!parsed.ok) throw refusal(parsed.problems.map(problemText));
+  // Valid: parseFlagDefinition accepted it.
+  const document = value as FlagDefinitionDocument;
 
   const actor = actorFor(w, input.principal, project, 'editFlags', now);
   const byName = new Map<string, Flag>(w.listFlags(project.id).map((f) => [f.name, f]));
   const bucketings = fileBucketings(document, byName);
   if (!bucketings.ok) throw refusal(bucketings.problems);
+  const evaluators = document.$evaluators ?? {};
+  // The file's evaluators are sound (parsed): each is resolved with no problem.
+  const resolver = new RefResolver(evaluators, []);
+  const fragments: ImportedFragment[] = [];
+  for (const name of Object.keys(evaluators)) {
+    const rule = resolver.resolvedEvaluator(name) as Record<string, unknown>;
+    try {
+      fragments.push({ name, outcome: putFragmentAs(w, project, actor, name, rule, now) });
+    } catch (err) {
+      if (err instanceof FlagwireError && err.code === 'INVALID_REQUEST')
+        throw refusal([`${formatPath(['$evaluators', name])}: ${err.detail}`]);
+      throw err;
+    }
+  }
   const flags: ImportedFlag[] = [];
   for (const [key, flag] of Object.entries(parsed.definition.flags)) {
     const state = {
       enabled: flag.state === 'ENABLED',
       variants: flag.variants,
       defaultVariant: flag.defaultVariant,
-      targeting: flag.targeting ?? {},
+      // As written: its `$ref`s name the fragments just made.
+      targeting: flag.targeting === null ? {} : (document.flags[key]!.targeting ?? {}),
       // The flag-set's metadata overlaid with the flag's own, as flagd serves it ({} is none).
       metadata: { ...parsed.definition.metadata, ...flag.metadata },
     };
@@ -92,7 +121,7 @@ export function flagsImport(w: StoreWriter, input: FlagsImportInput, now: number
       throw err;
     }
   }
-  return { projectId: project.id, env, flags };
+  return { projectId: project.id, env, fragments, flags };
 }
 
 /** The file as a value; text that is no JSON stays text, for parseFlagDefinition to say why. */
@@ -111,8 +140,8 @@ type FileBucketings = { ok: true; byKey: Map<string, Bucketing> } | { ok: false;
  * The bucketing each flag of a valid flagd document names, by key; every problem at once: a value that is
  * no bucketing, or one other than an existing flag's (which nothing may change).
  */
-function fileBucketings(document: unknown, byName: ReadonlyMap<string, Flag>): FileBucketings {
-  const flags = (document as { flags: Record<string, Record<string, unknown>> }).flags;
+function fileBucketings(document: FlagDefinitionDocument, byName: ReadonlyMap<string, Flag>): FileBucketings {
+  const flags = document.flags as Record<string, Record<string, unknown>>;
   const byKey = new Map<string, Bucketing>();
   const problems: string[] = [];
   for (const [key, flag] of Object.entries(flags)) {

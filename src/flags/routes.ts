@@ -8,7 +8,8 @@ import { FlagCreate, FlagPatch } from '../model/schemas.js';
 import type { AuthContext } from '../model/token-access.js';
 import { apiErrors, changeRequested, json, kEnvParam, pathParam, queryParam } from '../routes/openapi-parts.js';
 import { kFlagCommands } from './command-table.js';
-import { FlagdServingAnswer, flagdServing } from '../sync/flagd-serving.js';
+import { flagdServing } from '../sync/flagd-serving.js';
+import { FlagdServingAnswer } from '../sync/flagd-serving-shape.js';
 
 /** Checks `env` of a read against the project and the token; returns the environment to read. */
 function checkEnv(auth: AuthContext, env: string | null, route: EnvRoute): string | null {

@@ -5,8 +5,10 @@
 // msgpack) is checked here first.
 import type { TypedVariants } from './records.js';
 import type { TypedFields } from '../model/schemas.js';
-import { flagVariantProblems, type FlagProblem } from '../targeting/parse.js';
-import { formatPath, type PathStep } from '../targeting/problems.js';
+import { evaluatorProblems, flagVariantProblems, type FlagProblem } from '../targeting/parse.js';
+import { type DefinitionProblem, formatPath, type PathStep } from '../targeting/problems.js';
+import { type FragmentRules, kNoFragments } from '../fragments/records.js';
+import { resolveRule } from '../fragments/resolve.js';
 
 /**
  * Nesting levels of arrays and objects allowed in a variant value or a rule. The rule compiler, the
@@ -69,15 +71,29 @@ export function appliedTyped(current: TypedVariants | undefined, input: TypedFie
  * Why `typed` may not be stored, each problem with its path from the flag (or environment); empty when
  * it may. The store's limits first (a rule nested too deep must not reach the recursive compiler), then
  * the flagd definition's rules (parse.ts): mixed types, a default that is not a variant, a rule that
- * would not load.
+ * would not load. The rule is checked with its `$ref`s replaced by the project's `fragments` (a name of
+ * no fragment is a problem), as evaluation compiles it; what is stored keeps the references.
  */
-export function typedProblems(typed: TypedVariants): FlagProblem[] {
+export function typedProblems(typed: TypedVariants, fragments: FragmentRules = kNoFragments): FlagProblem[] {
   const problems = [
     ...storableProblems(typed.variants, ['variants']),
     ...storableProblems(typed.targeting, ['targeting']),
     ...storableProblems(typed.metadata ?? {}, ['metadata']),
   ];
-  return problems.length > 0 ? problems : flagVariantProblems(typed);
+  if (problems.length > 0) return problems;
+  const refProblems: DefinitionProblem[] = [];
+  const targeting = resolveRule(typed.targeting, fragments, refProblems);
+  if (refProblems.length > 0) return refProblems.map((p) => ({ path: p.path, message: p.message }));
+  return flagVariantProblems({ ...typed, targeting });
+}
+
+/**
+ * Why `rule` cannot be a shared fragment's (src/fragments): the store's limits, then flagd's check of a
+ * `$evaluators` entry. Each problem's path is from the rule ('' for the rule itself).
+ */
+export function sharedRuleProblems(rule: unknown): FlagProblem[] {
+  const problems = storableProblems(rule, []);
+  return problems.length > 0 ? problems : evaluatorProblems(rule);
 }
 
 /** Listed at most per value: a 1 MiB body of bad numbers must not give a detail many times its size. */

@@ -23,10 +23,11 @@ import { Health, ReadinessBody } from '../model/probes.js';
 import { FlagFile } from '../flags-as-code/flag-file.js';
 import { PlanResult } from '../flags-as-code/schemas.js';
 import { RolloutBody, RolloutCreate, RolloutList, ScheduleCreate, ScheduledChangeBody, ScheduleList } from '../release-plans/schemas.js';
-import { FlagdServingAnswer } from '../sync/flagd-serving.js';
+import { FlagdServingAnswer } from '../sync/flagd-serving-shape.js';
 import { Snapshot } from '../snapshots/shape.js';
 import { ChangeRequestedBody } from '../approvals/change-requested.js';
 import { ChangeRequestList, ChangeRequestView, CommentBody } from '../approvals/request-view.js';
+import { FragmentBody, FragmentCreate, FragmentDeleted, FragmentList, FragmentUpdate } from '../fragments/schemas.js';
 import { DeliveryBody, DeliveryList, WebhookCreate, WebhookCreated, WebhookDeleted, WebhookList } from '../webhooks/schemas.js';
 
 /** The document's components: every schema a route declares (src/all-routes.ts) is one of these. */
@@ -70,6 +71,11 @@ export const kComponents: Record<string, TSchema> = {
   ChangeRequestList,
   ChangeRequested: ChangeRequestedBody,
   ChangeRequestComment: CommentBody,
+  FragmentCreate,
+  FragmentUpdate,
+  Fragment: FragmentBody,
+  FragmentList,
+  FragmentDeleted,
 };
 const kComponentNames = new Map<TSchema, string>(Object.entries(kComponents).map(([name, schema]) => [schema, name]));
 

@@ -1,6 +1,6 @@
 // A project environment's snapshot (shape.ts), read from the store in one read snapshot: each flag's
-// state in the environment as the engine resolves it (src/eval/engine.ts compileFlag), and the audiences
-// those states name.
+// state in the environment as the engine resolves it (src/eval/engine.ts compileFlag: shared fragments
+// included), and the audiences those states name.
 import { effectiveState } from '../flags/flag-state.js';
 import type { Flag } from '../flags/records.js';
 import type { Org } from '../model/accounts.js';
@@ -8,8 +8,10 @@ import { hasAudiences } from '../model/plans.js';
 import type { Project } from '../model/projects.js';
 import type { SnapshotReader } from '../store/interfaces.js';
 import type { Snapshot, SnapshotAudience, SnapshotFlag } from './shape.js';
+import { type FragmentRules, fragmentRules, projectFragments } from '../fragments/records.js';
+import { resolvedTyped } from '../fragments/resolve.js';
 
-export type SnapshotStore = Pick<SnapshotReader, 'listFlags' | 'listAudiences' | 'revision'>;
+export type SnapshotStore = Pick<SnapshotReader, 'listFlags' | 'listAudiences' | 'revision' | 'getKeyed'>;
 
 /**
  * `env`: one of a multi-environment project's environments, null for a single-environment project
@@ -19,8 +21,9 @@ export type SnapshotStore = Pick<SnapshotReader, 'listFlags' | 'listAudiences' |
 export function buildSnapshot(store: SnapshotStore, project: Project, env: string | null, org: Org, now: number): Snapshot {
   const audiences = new Map(store.listAudiences(project.id).map((audience) => [audience.id, audience]));
   const named = new Map<string, SnapshotAudience>();
+  const fragments = fragmentRules(projectFragments(store, project.id));
   const flags = store.listFlags(project.id).map((flag) => {
-    const out = snapshotFlag(flag, env);
+    const out = snapshotFlag(flag, env, fragments);
     const audienceId = out.state.audienceId;
     const audience = audienceId === null ? undefined : audiences.get(audienceId);
     if (audience !== undefined && !named.has(audience.id))
@@ -39,8 +42,11 @@ export function buildSnapshot(store: SnapshotStore, project: Project, env: strin
   };
 }
 
-/** A single flag's own state; a group flag's in `env` (its effective cohorts). */
-function snapshotFlag(flag: Flag, env: string | null): SnapshotFlag {
+/**
+ * A single flag's own state; a group flag's in `env` (its effective cohorts). Its rule is written with
+ * its `$ref`s replaced by the project's shared fragments: a provider evaluates it as the server does.
+ */
+function snapshotFlag(flag: Flag, env: string | null, fragments: FragmentRules): SnapshotFlag {
   const state = effectiveState(flag, flag.kind === 'flag' ? null : env);
   const out: SnapshotFlag = {
     id: flag.id,
@@ -48,7 +54,7 @@ function snapshotFlag(flag: Flag, env: string | null): SnapshotFlag {
     updatedAt: flag.updatedAt,
     state: { enabled: state.enabled, trafficPercentage: state.trafficPercentage, audienceId: state.audienceId, cohorts: state.cohorts },
   };
-  if (state.typed !== undefined) out.state.typed = state.typed;
+  if (state.typed !== undefined) out.state.typed = resolvedTyped(state.typed, fragments);
   if (flag.bucketing !== undefined) out.bucketing = flag.bucketing;
   return out;
 }

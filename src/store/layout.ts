@@ -11,6 +11,7 @@
 //                    'fileId' -> this file's own id: the source its relays name while it is no copy
 //                    ['changeLog', revision] -> Change[] (the change sets of the last revisions: change-log.ts)
 //   relayKeys        secretHash -> RelayKey (src/relay/records.ts: keyedRecords' layout)
+//   fragments        projectId -> ProjectFragments (src/fragments/records.ts: keyedRecords' layout)
 //   orgs             orgId -> Org              users       userId -> User
 //   members          [orgId, userId] -> Role   projects    projectId -> Project
 //   audiences        audienceId -> Audience    flags       flagId -> Flag
@@ -92,11 +93,12 @@ export function dataFilePath(dataDir: string): string {
  * them, and relays would be sent a log with holes).
  * 11: the change requests and approved plans databases (an older Flagwire would apply a change to a
  * guarded environment that this one turns into a request).
+ * 12: the fragments database (a project's shared fragments), as usage.
  */
-export const kSchemaVersion = 11;
+export const kSchemaVersion = 12;
 
 /**
- * Named databases an environment may open: the layout's 20, with room for more (LMDB fixes the limit
+ * Named databases an environment may open: the layout's 21, with room for more (LMDB fixes the limit
  * per open, not in the file, so raising it never changes a file). A layout declaring more is refused
  * (store-layout.ts).
  */

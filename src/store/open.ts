@@ -136,6 +136,7 @@ function checkSchema(path: string, root: RootDatabase, dbs: Databases, readOnly:
   if (version <= 8) migrateFrom8(path, root, dbs);
   if (version <= 9) migrateFrom9(path, root, dbs);
   if (version <= 10) migrateFrom10(path, root, dbs);
+  if (version <= 11) migrateFrom11(path, root, dbs);
 }
 
 /**
@@ -277,6 +278,14 @@ function migrateFrom10(path: string, root: RootDatabase, dbs: Databases): void {
   writeTransaction(root, path, () => {
     if (dbs.meta.get('schemaVersion') !== 10) return;
     dbs.meta.putSync('schemaVersion', 11);
+  });
+}
+
+/** Schema 11 to 12: the fragments database (src/fragments/records.ts), created empty by openDatabases; only the version moves. */
+function migrateFrom11(path: string, root: RootDatabase, dbs: Databases): void {
+  writeTransaction(root, path, () => {
+    if (dbs.meta.get('schemaVersion') !== 11) return;
+    dbs.meta.putSync('schemaVersion', 12);
   });
 }
 

@@ -12,10 +12,12 @@ import type { Flag } from '../flags/records.js';
 import type { Project } from '../model/projects.js';
 import type { SnapshotReader } from '../store/interfaces.js';
 import { event } from './events.js';
+import { projectFragments } from '../fragments/records.js';
+import { ruleRefs } from '../targeting/refs.js';
 
 export type FeedStore = Pick<
   SnapshotReader,
-  'resetReadTxn' | 'configSeq' | 'revision' | 'getProject' | 'listFlags' | 'listAudiences' | 'getOrg'
+  'resetReadTxn' | 'configSeq' | 'revision' | 'getProject' | 'listFlags' | 'listAudiences' | 'getOrg' | 'getKeyed'
 >;
 
 /** One commit's events for a group, as sent to Flagwire streams; `revision`: the store revision they were seen at, their ids. */
@@ -184,8 +186,9 @@ export class ChangePoller<W> {
     let events = '';
     const flags = new Map<string, string>();
     const flagList = store.listFlags(group.projectId);
+    const fragmentsAt = projectFragments(store, group.projectId)?.updatedAt;
     for (const flag of flagList) {
-      const signature = flagSignature(flag, group.env);
+      const signature = flagSignature(flag, group.env, fragmentsAt);
       flags.set(flag.id, signature);
       if (group.flags.get(flag.id) !== signature) events += event(revision, 'flag', { id: flag.id, updatedAt: flag.updatedAt });
     }
@@ -202,14 +205,24 @@ export class ChangePoller<W> {
     const project = store.getProject(group.projectId);
     if (project !== undefined) {
       const org = project.orgId === null ? null : (store.getOrg(project.orgId) ?? null);
-      group.configTag = projectConfigTag(project, flagList, audienceList, org);
+      group.configTag = projectConfigTag(project, flagList, audienceList, org, fragmentsAt);
     }
     return revision === -1 ? '' : events;
   }
 }
 
-/** What a watcher compares: the version, or with an environment that environment's state and the name. */
-function flagSignature(flag: Flag, env: string | null): string {
-  if (env === null || flag.kind === 'flag') return String(flag.updatedAt);
-  return JSON.stringify([flag.name, effectiveState(flag, env)]);
+/**
+ * What a watcher compares: the version, or with an environment that environment's state and the name;
+ * and, for a flag whose rule uses the project's shared fragments, their version (`fragmentsAt`: a
+ * fragment changed changes the answers of every flag that uses it, which is then reported changed).
+ */
+function flagSignature(flag: Flag, env: string | null, fragmentsAt: number | undefined): string {
+  const own = env === null || flag.kind === 'flag' ? String(flag.updatedAt) : JSON.stringify([flag.name, effectiveState(flag, env)]);
+  return fragmentsAt !== undefined && usesFragments(flag, env) ? `${own}+${fragmentsAt}` : own;
+}
+
+/** Whether the flag's rule (in `env`; every environment's when null) names a shared fragment. */
+function usesFragments(flag: Flag, env: string | null): boolean {
+  const states = flag.kind === 'flag' ? [flag.state] : env === null ? Object.values(flag.environments) : [effectiveState(flag, env)];
+  return states.some((state) => state.typed !== undefined && ruleRefs(state.typed.targeting).size > 0);
 }

@@ -19,6 +19,8 @@
 import { effectiveState, type EffectiveState } from '../flags/flag-state.js';
 import type { Flag, TypedVariants } from '../flags/records.js';
 import type { Audience, AudienceRule } from '../model/projects.js';
+import { type FragmentRules, kNoFragments } from '../fragments/records.js';
+import { resolvedTyped } from '../fragments/resolve.js';
 
 export interface FlagSetInput {
   projectId: string;
@@ -28,6 +30,11 @@ export interface FlagSetInput {
   flags: readonly Flag[];
   /** The project's audiences (src/model/projects.ts). */
   audiences: readonly Audience[];
+  /**
+   * The project's shared fragments (src/fragments): each rule is written with its `$ref`s replaced
+   * (docs/decisions.md: Shared fragments says why no `$evaluators`). Absent: none.
+   */
+  fragments?: FragmentRules;
   /** The organisation's plan allows audiences (EvalEngine.audiencesAllowed). */
   audiencesAllowed: boolean;
   /** The store revision it was read at (Flagwire-Revision). */
@@ -111,8 +118,9 @@ export function flagdInexpressible(
   environment: string | null,
   audiences: readonly Audience[],
   audiencesAllowed: boolean,
+  fragments: FragmentRules = kNoFragments,
 ): string | null {
-  return whyInexpressible(flag, effectiveState(flag, environment), audiences, audiencesAllowed);
+  return whyInexpressible(flag, withFragments(effectiveState(flag, environment), fragments), audiences, audiencesAllowed);
 }
 
 function whyInexpressible(flag: Flag, state: EffectiveState, audiences: readonly Audience[], audiencesAllowed: boolean): string | null {
@@ -146,8 +154,9 @@ function whyInexpressible(flag: Flag, state: EffectiveState, audiences: readonly
 export function buildFlagSet(input: FlagSetInput): FlagSet {
   const flags: Record<string, FlagdFlag> = {};
   const omitted: OmittedFlag[] = [];
+  const fragments = input.fragments ?? kNoFragments;
   for (const flag of input.flags) {
-    const state = effectiveState(flag, input.environment);
+    const state = withFragments(effectiveState(flag, input.environment), fragments);
     const reason = whyInexpressible(flag, state, input.audiences, input.audiencesAllowed);
     if (reason !== null) omitted.push({ flagId: flag.id, name: flag.name, reason });
     else flags[flag.name] = flagdFlag(flag, state, input.audiences);
@@ -164,6 +173,11 @@ export function buildFlagSet(input: FlagSetInput): FlagSet {
   metadata.flagwireRevision = input.revision;
   if (omitted.length > 0) metadata.flagwireOmitted = omitted.map((o) => o.name).join(',');
   return { json: JSON.stringify({ metadata, flags }), omitted };
+}
+
+/** The state with its rule's references replaced: every check below, and the flagd document, see the rule as it evaluates. */
+function withFragments(state: EffectiveState, fragments: FragmentRules): EffectiveState {
+  return state.typed === undefined ? state : { ...state, typed: resolvedTyped(state.typed, fragments) };
 }
 
 function flagdFlag(flag: Flag, state: EffectiveState, audiences: readonly Audience[]): FlagdFlag {

@@ -4,7 +4,8 @@
 // Buffer.
 //
 // A set is rebuilt only when its fingerprint moves: the project's configuration tag (its environments,
-// every flag's and audience's version, the organisation's plan: src/eval/config-tag.ts) and whether the
+// every flag's and audience's version, its shared fragments' version, the organisation's plan:
+// src/eval/config-tag.ts) and whether the
 // plan allows audiences now (a trial can end with no write). So a set's revision (its metadata's
 // flagwireRevision, the HTTP route's Flagwire-Revision) is the store revision it was built at, and stays
 // that while the project does not change: commits elsewhere (another project, token activity) neither
@@ -16,8 +17,9 @@ import type { SnapshotReader } from '../store/interfaces.js';
 import { buildFlagSet, type OmittedFlag } from './flag-set.js';
 import { encodeFlagConfiguration } from './codec.js';
 import { flagSetIdOf } from './selector.js';
+import { fragmentRules, projectFragments } from '../fragments/records.js';
 
-export type FlagSetStore = Pick<SnapshotReader, 'revision' | 'listFlags' | 'listAudiences' | 'getOrg'>;
+export type FlagSetStore = Pick<SnapshotReader, 'revision' | 'listFlags' | 'listAudiences' | 'getOrg' | 'getKeyed'>;
 
 /** One project environment's set, as built at `revision`. */
 export interface ServedFlagSet {
@@ -57,11 +59,20 @@ export class FlagSets {
     const audiences = store.listAudiences(project.id);
     const org = project.orgId === null ? null : (store.getOrg(project.orgId) ?? null);
     const audiencesAllowed = hasAudiences(org, now);
-    const fingerprint = `${projectConfigTag(project, flags, audiences, org)}${audiencesAllowed ? '+' : '-'}`;
+    const fragments = projectFragments(store, project.id);
+    const fingerprint = `${projectConfigTag(project, flags, audiences, org, fragments?.updatedAt)}${audiencesAllowed ? '+' : '-'}`;
     const known = this.kept.get(flagSetId);
     if (known !== undefined && known.fingerprint === fingerprint) return known;
     const revision = store.revision();
-    const set = buildFlagSet({ projectId: project.id, environment, flags, audiences, audiencesAllowed, revision });
+    const set = buildFlagSet({
+      projectId: project.id,
+      environment,
+      flags,
+      audiences,
+      fragments: fragmentRules(fragments),
+      audiencesAllowed,
+      revision,
+    });
     const served: ServedFlagSet = {
       flagSetId,
       revision,

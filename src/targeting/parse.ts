@@ -150,3 +150,20 @@ export function flagVariantProblems(flag: { variants: unknown; defaultVariant: u
     return { path: rest.startsWith('.') ? rest.slice(1) : rest, message: p.message };
   });
 }
+
+// The name of parseEvaluatorProblems' one evaluator: plain, so that its paths start `$evaluators.e`.
+const kOneEvaluatorName = 'e';
+const kOneEvaluatorPrefix = formatPath(['$evaluators', kOneEvaluatorName]);
+
+/**
+ * One shared rule (a `$evaluators` entry) checked as a document's evaluator is: every problem, each with
+ * its path from the rule ('' for the rule itself); empty when it would load.
+ */
+export function evaluatorProblems(rule: unknown): FlagProblem[] {
+  const result = parseFlagDefinition({ flags: {}, $evaluators: { [kOneEvaluatorName]: rule } });
+  if (result.ok) return [];
+  return result.problems.map((p) => {
+    const rest = p.path.startsWith(kOneEvaluatorPrefix) ? p.path.slice(kOneEvaluatorPrefix.length) : p.path;
+    return { path: rest.startsWith('.') ? rest.slice(1) : rest, message: p.message };
+  });
+}

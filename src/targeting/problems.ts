@@ -64,6 +64,10 @@ export const kProblems = {
     known.length === 0
       ? `$ref ${JSON.stringify(name)} names no evaluator: the document has no $evaluators`
       : `$ref ${JSON.stringify(name)} names no evaluator (known: ${list(known)})`,
+  unknownFragment: (name: string, known: readonly string[]) =>
+    known.length === 0
+      ? `$ref ${JSON.stringify(name)} names no shared fragment: this project has none`
+      : `$ref ${JSON.stringify(name)} names no shared fragment of this project (known: ${list(known)})`,
   refCycle: (chain: readonly string[]) => `$ref cycle: ${chain.join(' -> ')}`,
   ruleTooLarge: (bytes: number, limit: number) =>
     `resolves to ${byteCount(bytes)} of JSON with its $refs replaced; a rule may be at most ${byteCount(limit)} resolved`,

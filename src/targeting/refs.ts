@@ -69,9 +69,14 @@ export class RefResolver {
   /** What references added to the rules resolved so far (kMaxAddedRuleBytes). */
   private added = 0;
 
+  /**
+   * `unknown`: what a reference to no evaluator is told; a flag set's words by default, a project's
+   * shared fragments' (src/fragments) for a rule Flagwire stores.
+   */
   constructor(
     private readonly evaluators: Readonly<Record<string, unknown>>,
     private readonly problems: DefinitionProblem[],
+    private readonly unknown: (name: string, known: readonly string[]) => string = kProblems.unknownEvaluator,
   ) {
     this.names = Object.keys(evaluators);
   }
@@ -160,7 +165,7 @@ export class RefResolver {
     const at = formatPath(path);
     let body: unknown = null;
     if (typeof name !== 'string') this.report(flag, at, kProblems.refNotString());
-    else if (!Object.hasOwn(this.evaluators, name)) this.report(flag, at, kProblems.unknownEvaluator(name, this.names));
+    else if (!Object.hasOwn(this.evaluators, name)) this.report(flag, at, this.unknown(name, this.names));
     else if (chain.includes(name)) this.report(flag, at, kProblems.refCycle([...chain, name]));
     else if (chain.length >= kMaxRuleDepth && !this.resolved.has(name)) this.report(flag, at, kProblems.refChainTooLong(kMaxRuleDepth));
     else body = this.evaluator(name, chain);
@@ -177,4 +182,29 @@ export class RefResolver {
     this.problems.push({ flag, path, message });
     return null;
   }
+}
+
+/**
+ * The names `rule` refers to with `{"$ref": name}` (string names only), walked as written, without
+ * recursion: a stored rule is at most kMaxRuleDepth deep, but this also reads rules not yet checked.
+ */
+export function ruleRefs(rule: unknown): Set<string> {
+  const names = new Set<string>();
+  const stack: unknown[] = [rule];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (node === null || typeof node !== 'object') continue;
+    if (Array.isArray(node)) {
+      for (const item of node) stack.push(item);
+      continue;
+    }
+    const record = node as Record<string, unknown>;
+    const keys = Object.keys(record);
+    if (keys.length === 1 && keys[0] === '$ref') {
+      if (typeof record.$ref === 'string') names.add(record.$ref);
+      continue;
+    }
+    for (const key of keys) stack.push(record[key]);
+  }
+  return names;
 }

@@ -12,6 +12,8 @@ import { FlagwireError } from '../../src/errors.js';
 import { kOperator, principalOf, type Principal } from '../../src/audit/audit-actor.js';
 import { effectiveState } from '../../src/flags/flag-state.js';
 import { jsonBody } from '../../src/model/request-body.js';
+import { kFragmentRecords } from '../../src/fragments/records.js';
+import { ruleRefs } from '../../src/targeting/refs.js';
 import { buildWorld, type World } from '../helpers/world.js';
 import { scratchDir } from '../helpers/scratch-dir.js';
 
@@ -60,6 +62,28 @@ const hook = world.run('webhookCreate', {
   principal: kOperator,
   projectId: ids.multi,
   received: jsonBody(JSON.stringify({ url: 'https://hooks.example.com/x' })),
+});
+
+// A shared fragment a flag on in production names.
+world.run('fragmentCreate', {
+  principal: kOperator,
+  projectId: ids.multi,
+  received: jsonBody(JSON.stringify({ name: 'paying', rule: { '==': [{ var: 'plan' }, 'pro'] } })),
+});
+world.run('flagCreate', {
+  projectId: ids.multi,
+  principal: kOperator,
+  body: {
+    name: 'refers',
+    environments: {
+      production: {
+        enabled: true,
+        variants: { on: true, off: false },
+        defaultVariant: 'off',
+        targeting: { if: [{ $ref: 'paying' }, 'on', 'off'] },
+      },
+    },
+  },
 });
 
 // The policy: the single project's one environment and the multi project's production, one approval.
@@ -229,7 +253,28 @@ const kProbes: { [N in CommandName]: Probe<N> } = {
       { rolloutId: oldRollout, dueAt: world.store.getRollout(oldRollout)?.guardNextAt ?? 0, reading: { values: [5], note: null } },
     ],
   },
+  fragmentUpdate: {
+    guarded: true,
+    inputs: (principal, projectId) =>
+      projectId === ids.multi
+        ? [{ principal, projectId, name: 'paying', received: jsonBody(JSON.stringify({ rule: { '==': [{ var: 'plan' }, 'free'] } })) }]
+        : [],
+  },
+  fragmentDelete: {
+    guarded: true,
+    inputs: (principal, projectId) => (projectId === ids.multi ? [{ principal, projectId, name: 'paying' }] : []),
+  },
   // ---- cannot change a guarded environment
+  fragmentCreate: {
+    free: 'a new shared fragment is named by no flag',
+    inputs: () => [
+      {
+        principal: principalOf(ids.editor),
+        projectId: ids.multi,
+        received: jsonBody(JSON.stringify({ name: 'unused', rule: { '==': [1, 1] } })),
+      },
+    ],
+  },
   orgCreate: {
     free: 'a new organisation has no projects',
     inputs: () => [{ principal: kOperator, name: 'Probe org', plan: 'teams' }] as never,
@@ -353,7 +398,7 @@ const kProbes: { [N in CommandName]: Probe<N> } = {
 /**
  * What evaluation reads in the guarded environments, read here from the records themselves (not through
  * the gate's own views): each flag's effective state there with its name and bucketing, and the
- * audiences those flags use. (A plan is what will change it: making one is held or refused above.)
+ * audiences and shared fragments those flags use. (A plan is what will change it: making one is held or refused above.)
  */
 function guardedState(w: World): string {
   w.store.resetReadTxn();
@@ -364,9 +409,13 @@ function guardedState(w: World): string {
         .listFlags(projectId)
         .map((f) => ({ id: f.id, name: f.name, bucketing: f.bucketing, state: effectiveState(f, env(projectId)) }));
       const used = new Set(flags.map((f) => f.state.audienceId));
+      const refs = new Set(flags.flatMap((f) => (f.state.enabled && f.state.typed ? [...ruleRefs(f.state.typed.targeting)] : [])));
       return {
         flags,
         audiences: w.store.listAudiences(projectId).filter((a) => used.has(a.id)),
+        fragments: (w.store.getKeyed(kFragmentRecords, projectId)?.fragments ?? [])
+          .filter((f) => refs.has(f.name))
+          .map((f) => [f.name, f.rule]),
         guarded: w.store.getProject(projectId)?.approvals,
         production: w.store.getProject(projectId)?.environments.includes('production'),
       };

@@ -104,12 +104,13 @@ t.test('a route declared by a capability gets a number and a metrics label from 
 
 t.test('the webhook events are the families docs/webhooks.md names', async (t) => {
   // What a receiver subscribed to `flag`, `token` or `plan` hears of (docs/webhooks.md, "What is sent"):
-  // flags, environments and audiences; tokens; scheduled changes and rollouts. Webhooks' own changes
-  // and memberships go to none.
+  // flags, environments, audiences and shared fragments; tokens; scheduled changes and rollouts. Webhooks'
+  // own changes and memberships go to none.
   const kFamilies: Readonly<Record<string, WebhookEvent | null>> = {
     flag: 'flag',
     env: 'flag',
     audience: 'flag',
+    fragment: 'flag',
     token: 'token',
     schedule: 'plan',
     rollout: 'plan',

@@ -49,40 +49,47 @@ const kDocument = {
 
 const audit = async (project = ids.single) => (await ok(t, dataDir, ['audit', project, '--json'])).entries;
 
-t.test('a file creates its flags by key, with state, variants and rule ($ref resolved), at 100%', async (t) => {
-  const before = (await audit()).length;
-  const result = await ok(t, dataDir, ['flags', 'import', ids.single, '--file', file('flags.json', kDocument), '--json']);
-  t.same(
-    result.flags.map((f: { key: string; outcome: string }) => [f.key, f.outcome]),
-    [
-      ['welcome-banner', 'created'],
-      ['checkout-colour', 'created'],
-    ],
-  );
-  const banner = await ok(t, dataDir, ['flag', 'show', result.flags[0].id, '--json']);
-  t.match(banner, {
-    name: 'welcome-banner',
-    enabled: true,
-    trafficPercentage: 100,
-    cohorts: [],
-    audienceId: null,
-    variants: { on: true, off: false },
-    defaultVariant: 'off',
-    targeting: { if: [{ ends_with: [{ var: 'email' }, '@example.com'] }, 'on', null] },
-    metadata: { team: 'growth', version: 2 },
-  });
-  const colour = await ok(t, dataDir, ['flag', 'show', result.flags[1].id, '--json']);
-  t.same([colour.enabled, colour.variants], [false, { red: '#f00', blue: '#00f' }], 'DISABLED is enabled: false');
-  const entries = await audit();
-  t.equal(entries.length, before + 2, 'one audit entry per flag created');
-  t.same(
-    entries.slice(0, 2).map((e: { action: string; actor: string }) => [e.action, e.actor]),
-    [
-      ['flag.create', 'console'],
-      ['flag.create', 'console'],
-    ],
-  );
-});
+t.test(
+  "a file creates its flags by key, with state, variants and rule ($ref kept), at 100%, and its $evaluators as the project's shared fragments",
+  async (t) => {
+    const before = (await audit()).length;
+    const result = await ok(t, dataDir, ['flags', 'import', ids.single, '--file', file('flags.json', kDocument), '--json']);
+    t.same(
+      result.flags.map((f: { key: string; outcome: string }) => [f.key, f.outcome]),
+      [
+        ['welcome-banner', 'created'],
+        ['checkout-colour', 'created'],
+      ],
+    );
+    t.same(result.fragments, [{ name: 'is-staff', outcome: 'created' }], 'the evaluator is made a shared fragment');
+    const fragments = await ok(t, dataDir, ['fragment', 'list', ids.single, '--json']);
+    t.match(fragments.fragments, [{ name: 'is-staff', rule: { ends_with: [{ var: 'email' }, '@example.com'] } }]);
+    const banner = await ok(t, dataDir, ['flag', 'show', result.flags[0].id, '--json']);
+    t.match(banner, {
+      name: 'welcome-banner',
+      enabled: true,
+      trafficPercentage: 100,
+      cohorts: [],
+      audienceId: null,
+      variants: { on: true, off: false },
+      defaultVariant: 'off',
+      targeting: { if: [{ $ref: 'is-staff' }, 'on', null] },
+      metadata: { team: 'growth', version: 2 },
+    });
+    const colour = await ok(t, dataDir, ['flag', 'show', result.flags[1].id, '--json']);
+    t.same([colour.enabled, colour.variants], [false, { red: '#f00', blue: '#00f' }], 'DISABLED is enabled: false');
+    const entries = await audit();
+    t.equal(entries.length, before + 3, 'one audit entry per fragment and flag created');
+    t.same(
+      entries.slice(0, 3).map((e: { action: string; actor: string }) => [e.action, e.actor]),
+      [
+        ['flag.create', 'console'],
+        ['flag.create', 'console'],
+        ['fragment.create', 'console'],
+      ],
+    );
+  },
+);
 
 t.test('importing the same file again changes nothing and writes no audit entry', async (t) => {
   const before = await audit();
@@ -91,6 +98,7 @@ t.test('importing the same file again changes nothing and writes no audit entry'
     result.flags.map((f: { outcome: string }) => f.outcome),
     ['unchanged', 'unchanged'],
   );
+  t.same(result.fragments, [{ name: 'is-staff', outcome: 'unchanged' }]);
   t.same(await audit(), before);
 });
 

@@ -76,6 +76,10 @@ t.test("the Management API's routes and their labels: by the path's shape, whate
       'GET /api/v1/flags/:flag_id',
       'GET /api/v1/flags/:flag_id/flagd',
       'PATCH /api/v1/flags/:flag_id',
+      'GET /api/v1/fragments',
+      'POST /api/v1/fragments',
+      'PATCH /api/v1/fragments/:name',
+      'POST /api/v1/fragments/:name/delete',
       'POST /api/v1/flags/:flag_id/schedules',
       'GET /api/v1/schedules',
       'POST /api/v1/schedules/:schedule_id/cancel',
@@ -114,6 +118,7 @@ t.test("the Management API's routes and their labels: by the path's shape, whate
   t.equal(label('/api/v1/deliveries/msg_1/redeliver'), '/api/v1/deliveries/{delivery_id}/redeliver');
   t.equal(label('/api/v1/flags/flg_1/flagd'), '/api/v1/flags/{flag_id}/flagd');
   t.equal(label('/v1/snapshots/prj_1'), '/v1/snapshots/{project_id}', 'the snapshot route, outside /api/v1');
+  t.equal(label('/api/v1/fragments/paying/delete'), '/api/v1/fragments/{name}/delete');
   for (const other of ['/api/v1/flags/', '/api/v1/flags/a/b', '/api/v1/token/', '/api/v1/nope', '/api/v1/'])
     t.equal(label(other), '/api/v1/*', other);
 });

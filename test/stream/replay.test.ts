@@ -3,12 +3,12 @@
 // a project's log is forgotten `replayIdleMs` after its last stream closed.
 import { rmSync } from 'node:fs';
 import t from 'tap';
-import type { PendingResponse } from '../../src/http/http.js';
 import { routeNumbers } from '../../src/all-routes.js';
 import { ChangeFeed } from '../../src/stream/change-feed.js';
 import { kStreamRoutes } from '../../src/stream/routes.js';
 import { kOperator } from '../../src/audit/audit-actor.js';
 import { buildEvalWorld } from '../eval/eval-world.js';
+import { fakeResponse } from '../helpers/fake-stream-response.js';
 
 const kRoutes = routeNumbers(kStreamRoutes);
 const world = buildEvalWorld();
@@ -17,29 +17,6 @@ t.teardown(async () => {
   await world.store.close();
   rmSync(world.dataDir, { recursive: true, force: true });
 });
-
-/** A response that records what is written; `abort()` is the client going away. */
-function fakeResponse() {
-  let onAborted = () => {};
-  let text = '';
-  const res = {
-    cork: (fn: () => void) => fn(),
-    writeStatus: () => res,
-    writeHeader: () => res,
-    write: (chunk: string) => {
-      text += chunk;
-      return true;
-    },
-    onWritable: () => res,
-    onAborted: (fn: () => void) => {
-      onAborted = fn;
-      return res;
-    },
-    end: () => res,
-    close: () => res,
-  };
-  return { res: res as unknown as PendingResponse, text: () => text, abort: () => onAborted() };
-}
 
 const patch = (trafficPercentage: number) =>
   world.run('flagPatch', { flagId: ids.half, env: null, patch: { trafficPercentage }, principal: kOperator });

@@ -11,6 +11,7 @@ import type { homeView, membersView } from '../../src/orgs/console-routes.js';
 import type { sessionView } from '../../src/sessions/console-routes.js';
 import type { activityView, tokensView } from '../../src/tokens/console-routes.js';
 import type { webhooksView } from '../../src/webhooks/console-routes.js';
+import type { fragmentsView } from '../../src/fragments/console-routes.js';
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 /** Mutually assignable, and no field the other lacks (an optional field would pass assignability). */
@@ -26,6 +27,7 @@ export type AnswerChecks = [
   Holds<Answers<ReturnType<typeof tokensView>, Declared.TokensView>>,
   Holds<Answers<ReturnType<typeof activityView>, Declared.ActivityView>>,
   Holds<Answers<ReturnType<typeof webhooksView>, Declared.WebhooksView>>,
+  Holds<Answers<ReturnType<typeof fragmentsView>, Declared.FragmentsView>>,
   Holds<Answers<ReturnType<typeof projectView>, Declared.ProjectView>>,
   Holds<Answers<ReturnType<typeof flagView>, Declared.FlagPageView>>,
   Holds<Answers<ReturnType<typeof requestsView>, Declared.RequestsView>>,

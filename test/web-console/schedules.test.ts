@@ -71,6 +71,12 @@ t.test('a change scheduled, listed, applied when due and a pending one cancelled
     { status: 'pending', patch: { trafficPercentage: 10 } },
   ]);
   t.same(Object.keys((await schedules())[1]!.patch as object), ['trafficPercentage'], 'only the field chosen');
+  // Each change reads as sentences in the audit log's words, the audience by its name: no JSON.
+  const changes = page.getByRole('region', { name: 'Scheduled changes' });
+  await changes.getByText('Set the traffic percentage to 10%.').waitFor();
+  for (const sentence of ['Set the state to on.', 'Set the traffic percentage to 50%.', `Set the audience to ${audience.name}`])
+    t.equal(await changes.getByText(sentence).count(), 1, sentence);
+  t.notMatch((await changes.textContent()) ?? '', '{"', 'no patch shown as JSON');
   t.same(await seriousViolations(page), [], 'axe: no serious or critical violation on the flag page with scheduled changes');
 
   // ---- the later one cancelled with one click ----

@@ -12,9 +12,10 @@ import type { TokenStatus } from '../../model/permissions.js';
 import type { Audience, Project } from '../../model/projects.js';
 import type { FlagRepresentation } from '../../model/representation.js';
 import type { TokenDenialRecord, TokenRequestRecord, TokenView } from '../../model/tokens.js';
-import type { FlagdServing } from '../../sync/flagd-serving.js';
+import type { FlagdServing } from '../../sync/flagd-serving-shape.js';
 import type { RolloutAction, RolloutBody, ScheduledChangeBody } from '../../release-plans/schemas.js';
 import type { DeliveryBody, WebhookBody } from '../../webhooks/schemas.js';
+import type { FragmentBody } from '../../fragments/schemas.js';
 import type { ProjectAccess } from '../../console-route/access.js';
 
 /** The approvals pages' answers: the approvals capability's (src/approvals/console-routes.ts). */
@@ -115,6 +116,11 @@ export interface WebhooksView extends ProjectAccess {
   shown: number;
 }
 
+/** GET projects/:projectId/fragments: the project's shared fragments, each with the flags whose rules name it. */
+export interface FragmentsView extends ProjectAccess {
+  fragments: (FragmentBody & { usedBy: string[] })[];
+}
+
 /** GET projects/:projectId: the flag list, with each flag's stale mark, hourly use and bare splits. */
 export interface ProjectView extends ProjectAccess {
   flags: FlagRepresentation[];
@@ -140,6 +146,8 @@ export interface FlagPageView extends ProjectAccess {
   /** Whether flagd's flag sets serve the flag, per environment (GET /api/v1/flags/{id}/flagd's `flagd`). */
   flagd: FlagdServing[];
   audiences: Audience[];
+  /** The project's shared fragments' names (the rule builder's "matches shared fragment"). */
+  fragments: string[];
   schedules: ScheduledChangeBody[];
   rollouts: RolloutEntry[];
 }

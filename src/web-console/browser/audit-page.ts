@@ -1,7 +1,8 @@
 // A project's audit log, newest first, each entry as sentences (audit-sentences.ts), filtered by flag and
 // actor, the filters and the page in the address.
-import { auditSentences, namesOf, type Part } from './audit-sentences.js';
+import { auditSentences, namesOf } from './audit-sentences.js';
 import { api, dataTable, field, h, onSubmit, timeElement } from './dom.js';
+import { named, partElement } from './sentence-parts.js';
 import { crumbs, emptyState, projectTabs, show } from './shell.js';
 import type { AuditView } from './views.js';
 
@@ -76,29 +77,6 @@ export async function auditPage(projectId: string, params: URLSearchParams): Pro
         ? h('button', { type: 'button', onclick: () => go({ before: String(data.nextBefore) }) }, 'Older entries')
         : null,
     ),
-  );
-}
-
-/** Something by its name, its id kept as the tooltip and as smaller text after it (an unknown name: the id alone). */
-function named(name: string | null, id: string): HTMLElement {
-  if (name === null || name === id) return h('span', {}, id);
-  return h('span', { title: id }, name, ' ', h('span', { class: 'muted id' }, id));
-}
-
-/** Values longer than this are folded: their start shown, the whole a click away. */
-const kFoldChars = 60;
-
-/** A sentence's part as the page draws it (the change request page draws a diff's values with it too). */
-export function partElement(part: Part): Node | Node[] {
-  if (typeof part === 'string') return document.createTextNode(part);
-  if ('at' in part) return timeElement(part.at);
-  if ('id' in part) return named(part.name, part.id);
-  if (part.text.length <= kFoldChars) return part.value.flatMap(partElement);
-  return h(
-    'details',
-    { class: 'folded' },
-    h('summary', {}, `${part.text.slice(0, kFoldChars - 20)}… (${part.text.length} characters)`),
-    h('div', {}, part.value.flatMap(partElement)),
   );
 }
 

@@ -66,7 +66,7 @@ export function auditSentences(entry: AuditEntry, names: Names): Part[][] {
     const field = fieldParts(key, names);
     const was = valueParts(before, key, names);
     const now = valueParts(after, key, names);
-    const thing = kThings.has(key);
+    const thing = kThings.has(key) || key.startsWith(kFragmentKey);
     // No audience is an audience choice (everyone), not a field left empty.
     const absent = (v: unknown) => (v === null || v === undefined) && key !== 'audienceId';
     if (absent(before))
@@ -75,6 +75,20 @@ export function auditSentences(entry: AuditEntry, names: Names): Part[][] {
       return thing ? ['Removed ', ...field, ' ', ...was, ...where, '.'] : ['Cleared the ', ...field, ...where, ' (was ', ...was, ').'];
     return [`Changed ${thing ? '' : 'the '}`, ...field, ...where, ' from ', ...was, ' to ', ...now, '.'];
   });
+}
+
+/**
+ * A change to come (a scheduled change's patch: the flag's own fields) as sentences, one per field, in
+ * the audit log's words: "Set the traffic percentage to 50%."
+ */
+export function patchSentences(patch: Readonly<Record<string, unknown>>, names: Names): Part[][] {
+  return Object.entries(patch).map(([key, value]) => [
+    'Set the ',
+    ...fieldParts(key, names),
+    ' to ',
+    ...valueParts(value, key, names),
+    '.',
+  ]);
 }
 
 /** The entry's flag made or removed, by the name it had. */
@@ -95,11 +109,15 @@ function whereParts(entry: AuditEntry, names: Names): Part[] {
   return parts;
 }
 
+/** A shared fragment's change is logged under `fragments.NAME` (src/fragments/fragment-commands.ts). */
+const kFragmentKey = 'fragments.';
+
 /**
  * A field by its name in words; a person a key names by id (`role of user:usr_…`) by their name. The
  * change request page names a diff's fields with it too (requests-page.ts).
  */
 export function fieldParts(key: string, names: Names): Part[] {
+  if (key.startsWith(kFragmentKey)) return [`shared fragment ${key.slice(kFragmentKey.length)}`];
   for (const [ref, name] of names.people) {
     const at = key.indexOf(ref);
     if (at !== -1) return [key.slice(0, at), { name, id: ref }, key.slice(at + ref.length)].filter((p) => p !== '');

@@ -12,6 +12,7 @@ import { settingsPage } from './settings-page.js';
 import { show } from './shell.js';
 import { activityPage, tokensPage } from './token-pages.js';
 import { webhooksPage } from './webhooks-page.js';
+import { fragmentsPage } from './fragments-page.js';
 
 /** Navigations so far: a page's failure is shown only if no navigation came after it. */
 let navigations = 0;
@@ -31,6 +32,7 @@ export async function route(): Promise<void> {
     else if (parts[0] === 'projects' && parts.length === 2) await projectPage(parts[1]!, params);
     else if (parts[0] === 'projects' && parts[2] === 'tokens') await tokensPage(parts[1]!);
     else if (parts[0] === 'projects' && parts[2] === 'webhooks') await webhooksPage(parts[1]!);
+    else if (parts[0] === 'projects' && parts[2] === 'fragments') await fragmentsPage(parts[1]!);
     else if (parts[0] === 'projects' && parts[2] === 'audit') await auditPage(parts[1]!, params);
     else if (parts[0] === 'projects' && parts[2] === 'settings') await settingsPage(parts[1]!);
     else if (parts[0] === 'projects' && parts[2] === 'playground') await playgroundPage(parts[1]!, params);

@@ -61,11 +61,20 @@ function withOp(old: Compare, op: CompareOp): Compare {
 
 const newCompare = (): Compare => ({ kind: 'compare', attribute: '', op: '==', value: '' });
 
+/** The condition kinds a condition's operator list offers: the comparisons, then a shared fragment. */
+const kFragmentOp = 'fragment';
+
 /**
  * The builder of `json` (the form's rule text box), `where` naming the state (" in production") in every
- * control's name, `variants` the variant names as the form has them now.
+ * control's name, `variants` the variant names as the form has them now, `fragments` the names of the
+ * project's shared fragments (a condition may be one: `{"$ref": NAME}`).
  */
-export function ruleBuilder(json: HTMLTextAreaElement, where: string, variants: () => string[]): RuleBuilder {
+export function ruleBuilder(
+  json: HTMLTextAreaElement,
+  where: string,
+  variants: () => string[],
+  fragments: readonly string[] = [],
+): RuleBuilder {
   let model: RuleModel | null = null;
   const body = h('div', { class: 'rule-builder-body' });
   const checks = h('div', { class: 'muted', role: 'status' });
@@ -90,7 +99,7 @@ export function ruleBuilder(json: HTMLTextAreaElement, where: string, variants: 
     showChecks();
   };
   const showChecks = () => {
-    const problems = model === null ? [] : modelProblems(model, variants());
+    const problems = model === null ? [] : modelProblems(model, variants(), fragments);
     checks.className = problems.length === 0 ? 'muted' : 'error';
     checks.replaceChildren(
       problems.length === 0
@@ -266,13 +275,35 @@ export function ruleBuilder(json: HTMLTextAreaElement, where: string, variants: 
       replace({ kind: 'not', item: node, bare: false });
       changed(`Remove not from ${place}`);
     });
-    if (node.kind === 'compare') {
-      const ops = choice(
-        kCompareOps.map((op) => [op, kOpLabels[op]]),
-        node.op,
+    // The operator list: the comparisons, and "matches shared fragment" when the project has any (or the
+    // condition is one already). Choosing a comparison on a fragment condition starts a new comparison.
+    const operators = (current: string) =>
+      choice(
+        [
+          ...kCompareOps.map((op): [string, string] => [op, kOpLabels[op]]),
+          ...(fragments.length > 0 || node.kind === 'fragment' ? [[kFragmentOp, 'matches shared fragment'] as [string, string]] : []),
+        ],
+        current,
         `${place} operator`,
-        (op) => replace(withOp(node, op as CompareOp)),
+        (op) => {
+          if (op === kFragmentOp) replace({ kind: 'fragment', name: fragments[0] ?? '' });
+          else replace(withOp(node.kind === 'compare' ? node : newCompare(), op as CompareOp));
+        },
       );
+    if (node.kind === 'fragment') {
+      const names = [...(fragments.includes(node.name) ? [] : [node.name]), ...fragments];
+      const pick = choice(
+        names.map((n): [string, string] => [n, n === '' ? '(none)' : n]),
+        node.name,
+        `${place} shared fragment`,
+        (name) => {
+          node.name = name;
+        },
+      );
+      return h('div', { class: 'rule-condition' }, operators(kFragmentOp), pick, negate, removeButton);
+    }
+    if (node.kind === 'compare') {
+      const ops = operators(node.op);
       const attribute = textBox(node.attribute, `${place} attribute`, (v) => {
         node.attribute = v;
       });
@@ -523,7 +554,7 @@ export function ruleBuilder(json: HTMLTextAreaElement, where: string, variants: 
   read();
   return {
     element,
-    problems: () => (model === null ? [] : modelProblems(model, variants())),
+    problems: () => (model === null ? [] : modelProblems(model, variants(), fragments)),
     refresh: () => render(),
   };
 }

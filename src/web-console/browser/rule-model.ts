@@ -5,6 +5,7 @@
 //
 //   {"if": [cond1, outcome1, cond2, outcome2, ..., otherwise?]}      or, with no branch, a bare split
 //   cond    = {"and" | "or": [cond, ...]} | {"!": cond} | {"!": [cond]} | {op: [{"var": name}, value...]}
+//           | {"$ref": name}                                     (one of the project's shared fragments)
 //   outcome = "variant" | null | {"fractional": [{"var": name}?, ["variant", weight?], ...]}
 //
 // ruleToModel(rule) then modelToRule(model) gives back the same JSON (test: every operator round-trips),
@@ -41,9 +42,16 @@ export type Compare =
   | { readonly kind: 'compare'; attribute: string; op: 'sem_ver'; semVer: SemVerOp; value: string }
   | { readonly kind: 'compare'; attribute: string; op: '<' | '<=' | '>' | '>='; value: number };
 
+/** A shared fragment's rule, by name (`{"$ref": name}`): the project's, listed on its Shared fragments page. */
+export interface FragmentCondition {
+  readonly kind: 'fragment';
+  name: string;
+}
+
 /** `all` is JsonLogic's `and`, `any` its `or`; `not` holds one node (`bare`: written `{"!": x}`, not `{"!": [x]}`). */
 export type RuleNode =
   | Compare
+  | FragmentCondition
   | { readonly kind: 'all' | 'any'; items: RuleNode[] }
   | { readonly kind: 'not'; item: RuleNode; bare: boolean };
 
@@ -98,6 +106,10 @@ function attributeOf(v: Json): string | null {
 
 function nodeOf(v: Json): RuleNode {
   const [op, args] = single(v, 'a condition');
+  if (op === '$ref') {
+    if (typeof args !== 'string') throw new NotShown('a "$ref" that names no fragment');
+    return { kind: 'fragment', name: args };
+  }
   if (op === 'and' || op === 'or') {
     if (!Array.isArray(args) || args.length === 0) throw new NotShown(`an "${op}" without conditions`);
     return { kind: op === 'and' ? 'all' : 'any', items: args.map(nodeOf) };
@@ -197,6 +209,8 @@ function nodeRule(node: RuleNode): Json {
       return { or: node.items.map(nodeRule) };
     case 'not':
       return { '!': node.bare ? nodeRule(node.item) : [nodeRule(node.item)] };
+    case 'fragment':
+      return { $ref: node.name };
     case 'compare': {
       const attribute = { var: node.attribute };
       if (node.op === 'sem_ver') return { sem_ver: [attribute, node.semVer, node.value] };
@@ -235,9 +249,10 @@ const kMaxTotalWeight = 2147483647;
 
 /**
  * The builder's own checks, each a sentence naming its place ("Branch 2, condition 1: ..."): what the
- * server would refuse, or what flagd would load but never serve (a variant that is no variant). Empty: send it.
+ * server would refuse (a fragment the project does not have, of `fragments`), or what flagd would load
+ * but never serve (a variant that is no variant). Empty: send it.
  */
-export function modelProblems(model: RuleModel, variants: readonly string[]): string[] {
+export function modelProblems(model: RuleModel, variants: readonly string[], fragments: readonly string[] = []): string[] {
   const problems: string[] = [];
   const outcome = (o: Outcome, where: string) => {
     if (o.kind === 'variant' && !variants.includes(o.name)) problems.push(`${where} serves "${o.name}", which is no variant.`);
@@ -254,6 +269,15 @@ export function modelProblems(model: RuleModel, variants: readonly string[]): st
   };
   const node = (n: RuleNode, where: string) => {
     if (n.kind === 'not') return node(n.item, where);
+    if (n.kind === 'fragment') {
+      if (!fragments.includes(n.name))
+        problems.push(
+          n.name === ''
+            ? `${where}: pick a shared fragment.`
+            : `${where}: "${n.name}" is no shared fragment of this project (its Shared fragments page lists them).`,
+        );
+      return;
+    }
     if (n.kind !== 'compare') {
       if (n.items.length === 0) problems.push(`${where}: a group needs at least one condition.`);
       for (const [i, item] of n.items.entries()) node(item, `${where}.${i + 1}`);

@@ -5,17 +5,29 @@
 // the change as the PATCH it will be.
 import { api, dataTable, field, formatTime, formNumber, h, listEditor, onSubmit, percentageField, say, sayError } from './dom.js';
 import { emptyState } from './shell.js';
+import { patchSentences } from './audit-sentences.js';
+import { partElement } from './sentence-parts.js';
 import type { FlagPageView } from './views.js';
 
 export function scheduleSection(data: FlagPageView, reload: () => Promise<void>): HTMLElement {
   const { flag, can } = data;
+  // A change reads as the audit log reads it once made: one sentence per field, audiences by name.
+  const names = {
+    flags: new Map([[flag.id, flag.name]]),
+    audiences: new Map(data.audiences.map((a) => [a.id, a.name])),
+    people: new Map(),
+  };
   const rows = data.schedules.map((s) =>
     h(
       'tr',
       {},
       h('td', {}, formatTime(s.at)),
       flag.environments ? h('td', {}, s.env ?? '') : null,
-      h('td', {}, h('code', {}, JSON.stringify(s.patch))),
+      h(
+        'td',
+        {},
+        patchSentences(s.patch, names).map((parts) => h('div', { class: 'change' }, parts.flatMap(partElement))),
+      ),
       h('td', {}, s.status),
       h('td', {}, s.outcome ?? ''),
       h(

@@ -75,7 +75,7 @@ export function variantsForm(data: FlagPageView, env: string | null, state: Flat
     { name: 'targeting', rows: 6 },
     state.targeting === undefined || Object.keys(state.targeting).length === 0 ? '' : JSON.stringify(state.targeting, null, 2),
   );
-  const builder = ruleBuilder(rule, where, () => rows.map((row) => row.name.value).filter((name) => name !== ''));
+  const builder = ruleBuilder(rule, where, () => rows.map((row) => row.name.value).filter((name) => name !== ''), data.fragments);
   const label = `Variants and rule${where}`;
   return h(
     'form',

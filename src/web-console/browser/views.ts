@@ -24,6 +24,7 @@ export type {
   SessionView,
   TokensView,
   WebhooksView,
+  FragmentsView,
 } from '../api/answers.js';
 export type { RolloutAction, RolloutBody } from '../../release-plans/schemas.js';
 export type { Org, User } from '../../model/accounts.js';

@@ -3,7 +3,7 @@
 // as a reader reads them (on/off, N%, a time, a list), a thing made or removed, anything else written out
 // field by field (times in it as times) for the page to fold; an entry that lists no change reads as its action.
 import t from 'tap';
-import { auditSentences, namesOf, type Part } from '../../../src/web-console/browser/audit-sentences.js';
+import { auditSentences, namesOf, type Part, partsText, patchSentences } from '../../../src/web-console/browser/audit-sentences.js';
 import type { AuditView } from '../../../src/web-console/browser/views.js';
 
 const kAt = Date.UTC(2026, 2, 3, 4, 5, 6);
@@ -118,4 +118,30 @@ t.test('inside a record, a time is a time and a named thing its name; its text s
     'the time a part of its own',
   );
   t.equal(value.text, '{id: sch_1, at: 2026-03-03 04:05:06 UTC, patch: {cohorts: a, b}}');
+});
+
+t.test("a scheduled change's patch as sentences, one per field, in the log's words", async (t) => {
+  const text = (patch: Record<string, unknown>) => patchSentences(patch, names).map((parts) => partsText(parts));
+  t.same(text({ enabled: true, trafficPercentage: 50, audienceId: 'aud_1' }), [
+    'Set the state to on.',
+    'Set the traffic percentage to 50%.',
+    'Set the audience to Beta users.',
+  ]);
+  t.same(text({ audienceId: null, cohorts: ['qa', 'beta'], defaultVariant: 'big' }), [
+    'Set the audience to everyone (no audience).',
+    'Set the cohorts to qa, beta.',
+    'Set the default variant to big.',
+  ]);
+  t.same(text({ targeting: { if: [{ $ref: 'paying' }, 'big', null] } }), ['Set the rule to {if: [{$ref: paying}, big, none]}.']);
+});
+
+t.test('a shared fragment made, changed and removed: by its name, its rule written out (folded when long)', async (t) => {
+  const rule = { '==': [{ var: 'plan' }, 'pro'] };
+  const change = (before: unknown, after: unknown, action: string) =>
+    sentences(entry({ 'fragments.paying': { before, after } }, { action, flagId: null, env: null }));
+  t.same(change(null, rule, 'fragment.create'), ['Made shared fragment paying <{==: [{var: plan}, pro]}>.']);
+  t.same(change(rule, { '==': [{ var: 'plan' }, 'team'] }, 'fragment.update'), [
+    'Changed shared fragment paying from <{==: [{var: plan}, pro]}> to <{==: [{var: plan}, team]}>.',
+  ]);
+  t.same(change(rule, null, 'fragment.delete'), ['Removed shared fragment paying <{==: [{var: plan}, pro]}>.']);
 });

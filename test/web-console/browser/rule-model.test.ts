@@ -279,3 +279,27 @@ t.test('random builder models round-trip and the server parses what they write',
   t.same(failures, []);
   t.ok(branches > 1000, `the models hold ${branches} branches in all`);
 });
+
+t.test('a shared fragment as a condition: {"$ref": NAME} round-trips, and one the project lacks is named', async (t) => {
+  const rule = { if: [{ and: [{ $ref: 'paying' }, { '!': { $ref: 'staff' } }] }, 'green', 'red'] };
+  const result = ruleToModel(rule);
+  if (!result.ok) throw new Error(result.why);
+  t.same(result.model.branches[0]!.when, {
+    kind: 'all',
+    items: [
+      { kind: 'fragment', name: 'paying' },
+      { kind: 'not', item: { kind: 'fragment', name: 'staff' }, bare: true },
+    ],
+  });
+  t.equal(JSON.stringify(modelToRule(result.model)), JSON.stringify(rule), 'the same text back');
+  t.same(modelProblems(result.model, kNames, ['paying', 'staff']), [], 'both are fragments of the project');
+  t.same(modelProblems(result.model, kNames, ['paying']), [
+    'Branch 1, condition 1.2: "staff" is no shared fragment of this project (its Shared fragments page lists them).',
+  ]);
+  const none = {
+    branches: [{ when: { kind: 'fragment' as const, name: '' }, serve: { kind: 'variant' as const, name: 'green' } }],
+    otherwise: null,
+  };
+  t.same(modelProblems(none, kNames, []), ['Branch 1, condition 1: pick a shared fragment.']);
+  t.match(ruleToModel({ if: [{ $ref: 7 }, 'green'] }), { ok: false, why: /a "\$ref" that names no fragment/ });
+});

@@ -1,0 +1,63 @@
+// The console's shared fragments (the project's fragments page, and the rule builder's list of them):
+// listed for anyone who may see the project; made, changed and deleted by the fragments capability's
+// writer commands, as the signed-in user.
+import type { Principal } from '../audit/audit-actor.js';
+import { projectAccess } from '../console-route/access.js';
+import { type ApiCall, type ApiRoute, requireReceived } from '../console-route/call.js';
+import { kFragmentCommands } from './command-table.js';
+import { fragmentUses, fragmentView, listFragments } from './fragment-commands.js';
+
+export function fragmentsView(call: ApiCall) {
+  const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
+  const fragments = listFragments(call.store, access.project.id).map((f) => ({
+    ...fragmentView(f),
+    usedBy: [...new Set(fragmentUses(call.store, access.project.id, f.name).map((use) => use.flag.name))],
+  }));
+  return { ...access, fragments };
+}
+export type FragmentsView = ReturnType<typeof fragmentsView>;
+
+/** The signed-in user, as who asks for a change. */
+function userPrincipal(call: ApiCall): Principal {
+  return { kind: 'user', userId: call.user.id };
+}
+
+/** The project named, checked as the user's (a stranger gets the project's 404). */
+function projectOf(call: ApiCall): string {
+  return projectAccess(call.store, call.user, call.params.projectId!, call.now).project.id;
+}
+
+export const kFragmentConsoleRoutes: readonly ApiRoute[] = [
+  { method: 'GET', pattern: 'projects/:projectId/fragments', run: fragmentsView },
+  {
+    method: 'POST',
+    pattern: 'projects/:projectId/fragments',
+    run: (call) =>
+      call.writer.call(kFragmentCommands.fragmentCreate, {
+        principal: userPrincipal(call),
+        projectId: projectOf(call),
+        received: requireReceived(call),
+      }),
+  },
+  {
+    method: 'POST',
+    pattern: 'projects/:projectId/fragments/:name',
+    run: (call) =>
+      call.writer.call(kFragmentCommands.fragmentUpdate, {
+        principal: userPrincipal(call),
+        projectId: projectOf(call),
+        name: call.params.name!,
+        received: requireReceived(call),
+      }),
+  },
+  {
+    method: 'POST',
+    pattern: 'projects/:projectId/fragments/:name/delete',
+    run: (call) =>
+      call.writer.call(kFragmentCommands.fragmentDelete, {
+        principal: userPrincipal(call),
+        projectId: projectOf(call),
+        name: call.params.name!,
+      }),
+  },
+];

@@ -1,0 +1,23 @@
+// How a project's shared fragments bear on an environment's state (src/store/interfaces.ts:
+// EnvironmentBearing), for the approvals gate: the rules of those that a flag on in the environment
+// names with `$ref`. Changing or deleting one such fragment changes evaluation there, as an audience does.
+import type { EnvironmentBearing } from '../store/interfaces.js';
+import { effectiveState } from '../flags/flag-state.js';
+import { ruleRefs } from '../targeting/refs.js';
+import { kFragmentRecords, type ProjectFragments } from './records.js';
+
+export const kFragmentEnvironmentState: EnvironmentBearing<ProjectFragments> = {
+  kind: kFragmentRecords,
+  projectOf: (record) => record.projectId,
+  stored: (r, record) => r.getKeyed(kFragmentRecords, record.projectId),
+  view(r, record, env) {
+    if (record === undefined) return null;
+    const used = new Set<string>();
+    for (const flag of r.listFlags(record.projectId)) {
+      const state = effectiveState(flag, env);
+      if (state.enabled && state.typed !== undefined) for (const name of ruleRefs(state.typed.targeting)) used.add(name);
+    }
+    const rules = record.fragments.filter((f) => used.has(f.name)).map((f) => [f.name, f.rule]);
+    return rules.length === 0 ? null : Object.fromEntries(rules);
+  },
+};
