@@ -20,7 +20,7 @@ import type { Change } from '../store/changes.js';
 import type { NewAuditEntry, StoreReader, StoreWriter, Tentative } from '../store/interfaces.js';
 import { envName, rulesOf } from './policy.js';
 import { kApprovedPlanRecords, kChangeRequestRecords, type ChangeRequest, type RequestActor } from './records.js';
-import { compact, keyOf, kMaxPendingPerProject, pendingRequests, summaryOf } from './requests.js';
+import { compact, keyOf, kMaxPendingPerProject, pendingRequests, pendingRequestsBy, summaryOf, unsequenced } from './requests.js';
 import { same } from './record-diff.js';
 
 /** A command's outcome: applied (its value), or held as a change request; with the audit entries written. */
@@ -79,8 +79,7 @@ export function gate<T>(w: StoreWriter, run: Run<T>, now: number, asker: string 
  * deleting it frees); null when there is none. Each is tried on its own, newest first, rolled back.
  */
 function ownPendingBeneath<T>(w: StoreWriter, asker: string, run: Run<T>): ChangeRequest | null {
-  const mine = w.listKeyed(kChangeRequestRecords).filter((q) => q.status === 'pending' && q.author.id === asker);
-  for (const request of mine.sort((a, b) => b.updatedAt - a.updatedAt)) {
+  for (const request of pendingRequestsBy(w, asker)) {
     try {
       w.tentatively(
         () => {
@@ -222,7 +221,7 @@ function hold<T>(
     updatedAt: now,
     changes: held,
     base: held.map((change) => storedOf(w, change)),
-    audit: entries.map(({ seq: _, ...entry }) => entry as ChangeRequest['audit'][number]),
+    audit: unsequenced(entries),
     approvals: [],
     comments: [],
     decided: null,
@@ -254,10 +253,7 @@ function edit<T>(w: StoreWriter, request: ChangeRequest, run: Run<T>, now: numbe
   if (same(held, request.changes)) return request;
   // The guarded environments the request and its edit move together (the store reads as before both).
   const envs = judge(w, held)?.rules.map((rule) => rule.env) ?? [];
-  const audit = mergeAudit(
-    request.audit,
-    trial.value.entries.map(({ seq: _, ...entry }) => entry as ChangeRequest['audit'][number]),
-  );
+  const audit = mergeAudit(request.audit, unsequenced(trial.value.entries));
   const next: ChangeRequest = {
     ...request,
     environments: [...new Set([...request.environments, ...envs])],

@@ -3,14 +3,14 @@
 // webhooks as a `request` event.
 import { FlagwireError } from '../errors.js';
 import { personActor, tokenActor, type Principal } from '../audit/audit-actor.js';
-import { describeRole, projectRole } from '../model/permissions.js';
+import { projectRole } from '../model/permissions.js';
 import { requireProject } from '../model/lookups.js';
 import { authorizeTokenWrite } from '../model/token-access.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { auditRequest } from './gate.js';
-import { mayApproveAs, requirementOf } from './policy.js';
+import { requirementOf } from './policy.js';
 import { applyRequest } from './request-apply.js';
-import { approvalProblem, requestView, type ChangeRequestView } from './request-view.js';
+import { approvalProblem, deciderRoleProblem, requestView, type ChangeRequestView } from './request-view.js';
 import { kChangeRequestRecords, type ChangeRequest, type RequestActor } from './records.js';
 import { requireRequest } from './requests.js';
 
@@ -106,12 +106,8 @@ export function requestApprove(w: StoreWriter, input: RequestInput & { text?: st
 export function requestReject(w: StoreWriter, input: RequestInput & { text?: string }, now: number): ChangeRequestView {
   const { request, actor, userId } = decider(w, input, now, 'reject');
   const text = note(input.text, false);
-  const project = requireProject(w, request.projectId);
-  const { roles } = requirementOf(project, request.environments);
-  const role = projectRole(w, project, userId);
-  if (!mayApproveAs(role, roles)) {
-    throw new FlagwireError('FORBIDDEN', `Rejecting this change needs the ${roles.join(', ')} role; user ${userId} ${describeRole(role)}.`);
-  }
+  const problem = deciderRoleProblem(w, request, userId, 'Rejecting');
+  if (problem !== null) throw new FlagwireError('FORBIDDEN', problem);
   const next: ChangeRequest = { ...request, status: 'rejected', decided: { ...actor, at: now, text }, updatedAt: now };
   w.putKeyed(kChangeRequestRecords, next);
   auditRequest(w, next, actor, 'request.reject', now, text === '' ? undefined : text);

@@ -109,15 +109,29 @@ function diffOf(r: StoreReader, request: ChangeRequest, againstNow: boolean): Di
   return lines;
 }
 
-/** Why user `userId` may not approve (or reject) `request` now; null: they may. */
+/**
+ * Why user `userId` may not decide `request` (`Approving`, `Rejecting`) for the role they hold: the
+ * roles the policy of its environments allows; null: they may.
+ */
+export function deciderRoleProblem(
+  r: StoreReader,
+  request: ChangeRequest,
+  userId: string,
+  doing: 'Approving' | 'Rejecting',
+): string | null {
+  const project = requireProject(r, request.projectId);
+  const { roles } = requirementOf(project, request.environments);
+  const role = projectRole(r, project, userId);
+  if (mayApproveAs(role, roles)) return null;
+  return `${doing} this change needs the ${roles.join(', ')} role in organisation ${project.orgId ?? '(none)'}; user ${userId} ${describeRole(role)}.`;
+}
+
+/** Why user `userId` may not approve `request` now; null: they may. */
 export function approvalProblem(r: StoreReader, request: ChangeRequest, userId: string): string | null {
   if (request.status !== 'pending') return `Change request ${request.id} is ${request.status}; only a pending request is decided.`;
-  const project = requireProject(r, request.projectId);
-  const need = requirementOf(project, request.environments);
-  const role = projectRole(r, project, userId);
-  if (!mayApproveAs(role, need.roles)) {
-    return `Approving this change needs the ${need.roles.join(', ')} role in organisation ${project.orgId ?? '(none)'}; user ${userId} ${describeRole(role)}.`;
-  }
+  const roleProblem = deciderRoleProblem(r, request, userId, 'Approving');
+  if (roleProblem !== null) return roleProblem;
+  const need = requirementOf(requireProject(r, request.projectId), request.environments);
   if (request.author.id === `user:${userId}` && !need.allowSelf)
     return 'The author of a change may not approve it: this policy asks for someone else.';
   if (request.approvals.some((approval) => approval.id === `user:${userId}`)) return `User ${userId} has approved this change already.`;

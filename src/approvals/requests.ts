@@ -2,7 +2,7 @@
 import { FlagwireError } from '../errors.js';
 import type { AuditEntry } from '../model/audit.js';
 import type { Change } from '../store/changes.js';
-import type { StoreReader } from '../store/interfaces.js';
+import type { NewAuditEntry, StoreReader } from '../store/interfaces.js';
 import { kChangeRequestRecords, type ChangeRequest, type RequestStatus } from './records.js';
 
 /** Pending requests a project holds at most: each holds a change set in memory-mapped storage. */
@@ -18,6 +18,19 @@ export function listRequests(r: StoreReader, projectId: string, status?: Request
 
 export function pendingRequests(r: StoreReader, projectId: string): ChangeRequest[] {
   return listRequests(r, projectId, 'pending');
+}
+
+/** The pending requests `author` (an audit actor) made, in any project, the last changed first. */
+export function pendingRequestsBy(r: StoreReader, author: string): ChangeRequest[] {
+  return r
+    .listKeyed(kChangeRequestRecords)
+    .filter((request) => request.status === 'pending' && request.author.id === author)
+    .sort((a, b) => b.updatedAt - a.updatedAt);
+}
+
+/** Audit entries as a request holds them, to append when it is applied: without the numbers they were given. */
+export function unsequenced(entries: readonly AuditEntry[]): NewAuditEntry[] {
+  return entries.map(({ seq: _, ...entry }) => entry as NewAuditEntry);
 }
 
 /** The request `id` of project `projectId` (null: of any project the caller may see, the command line's). */

@@ -206,7 +206,7 @@ t.test('deciding: who may not, then comment, approve, reject, withdraw', async (
     ],
     [
       ['request', 'reject', request.id, '--as', ids.viewer],
-      { error: 'Forbidden', detail: /Rejecting this change needs the owner, admin role/ },
+      { error: 'Forbidden', detail: /Rejecting this change needs the owner, admin role in organisation/ },
     ],
     [['request', 'approve', request.id, '--as', ids.ownerB], { error: 'Not found', detail: /No change request with id/ }],
     [['request', 'comment', request.id, '--text', 'hi', '--as', ids.ownerB], { error: 'Not found' }],
