@@ -4,7 +4,9 @@ import type { TestServer } from './server.js';
 
 /** Moves the server's clock `seconds` on; resolves with the clock's time then (Unix ms). */
 export async function advanceClock(server: TestServer, seconds: number): Promise<number> {
-  return (await call(server.baseUrl, 'POST', `/__test/clock?advance=${seconds}`)).json.now as number;
+  const r = await call(server.baseUrl, 'POST', `/__test/clock?advance=${seconds}`);
+  if (r.status !== 200) throw new Error(`clock hook answered ${r.status}: is FLAGWIRE_TEST_HOOKS=1 set?`);
+  return r.json.now as number;
 }
 
 /** Moves the server's clock to just after the next multiple of `seconds`; resolves with its time then. */

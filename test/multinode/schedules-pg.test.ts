@@ -10,8 +10,10 @@
 // with its client); the survivor applies it once, and the killed node, started again on its data dir,
 // shows it applied and does not apply it again.
 //
-// Nodes run on real time (each has its own clock), so changes are scheduled a few seconds ahead. The
-// bounds below only catch a hang: nothing here measures speed.
+// Each node has its own clock. Changes are scheduled ten minutes ahead, so everything a step does before
+// they fall due is done before (on a machine however busy), and then brought due by moving the clocks of
+// the nodes that should run them (the test hook): when they fall due is the test's choice, never a race
+// with the machine's load. The bounds below only catch a hang: nothing here measures speed.
 import { setTimeout as sleep } from 'node:timers/promises';
 import pgLib from 'pg';
 import t from 'tap';
@@ -19,6 +21,7 @@ import type { AuditEntry } from '../../src/model/audit.js';
 import type { ScheduledChange } from '../../src/release-plans/schedules.js';
 import { cli, type TestContext } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
+import { advanceClock, flushActivity, writerIdle } from '../helpers/test-hooks.js';
 import { call } from '../helpers/http.js';
 import { startPostgres } from '../helpers/postgres.js';
 import type { TestServer } from '../helpers/server.js';
@@ -30,8 +33,13 @@ const pg = await startPostgres();
 t.teardown(() => pg.destroy());
 
 const kHangMs = 60_000;
-/** Info level: the scheduler logs each change it applied ("scheduled change applied"), warnings only otherwise. */
-const kNodeEnv = { ...kUnlimited, FLAGWIRE_LOG_LEVEL: 'info' };
+/** How far ahead a change is scheduled: far past any step's time, however loaded the machine. */
+const kLeadMs = 600_000;
+/**
+ * Info level: the scheduler logs each change it applied ("scheduled change applied"), warnings only
+ * otherwise. The test hooks move the nodes' clocks and flush their token activity.
+ */
+const kNodeEnv = { ...kUnlimited, FLAGWIRE_LOG_LEVEL: 'info', FLAGWIRE_TEST_HOOKS: '1' };
 
 /** Polls `probe` every 100 ms until it is true; fails only after kHangMs. */
 async function eventually(probe: () => Promise<boolean>, what: string): Promise<void> {
@@ -46,6 +54,14 @@ interface Node {
   name: string;
   dir: string;
   server: TestServer;
+}
+
+/** Moves each node's clock just past `at` (Unix ms), so a change due then is due on it now. */
+async function bringDue(nodes: Node[], at: number): Promise<void> {
+  for (const node of nodes) {
+    const now = await advanceClock(node.server, 0);
+    if (now <= at) await advanceClock(node.server, Math.ceil((at - now) / 1000) + 1);
+  }
 }
 
 /**
@@ -148,11 +164,11 @@ t.test('several nodes: every scheduled change applied exactly once, in due order
     others.push(r.json.id);
   }
 
-  // Eight changes due within 70 ms of each other, a few seconds ahead, scheduled round the nodes: five
+  // Eight changes due within 70 ms of each other, ten minutes ahead, scheduled round the nodes: five
   // successive percentages of checkout (10 ms apart, so their due order is theirs), one switch-on each
   // of the others.
   const kPercents = [20, 40, 60, 80, 100];
-  const at = Date.now() + 5000;
+  const at = Date.now() + kLeadMs;
   const wanted = [
     ...kPercents.map((p, i) => ({
       flagId: seeded.flagId,
@@ -170,6 +186,8 @@ t.test('several nodes: every scheduled change applied exactly once, in due order
     ids.push(r.json.id);
   }
   t.ok(Date.now() < at, 'every change was scheduled before the first fell due');
+  // All of them due on every node at once: each scheduler races the others for every change.
+  await bringDue(nodes, at + 70);
 
   // Every node's list shows them all done; then the same list on every node.
   const listOn = async (node: Node) => (await api(node, 'GET', '/api/v1/schedules')).json.schedules as ScheduledChange[];
@@ -276,9 +294,10 @@ t.test('kill -9 of a node: the other applies the change, once', async (t) => {
   };
 
   // 1. A is killed before the change falls due: B applies it.
-  const first = await schedule({ enabled: true }, 6000);
+  const first = await schedule({ enabled: true }, kLeadMs);
   await kill(a);
   t.ok(Date.now() < first.at, 'A was killed before the change fell due');
+  await bringDue([b], first.at);
   await eventually(async () => (await scheduleOn(b, first.id))?.status === 'applied', 'the change applied, on B');
   t.equal((await flagOn(b)).enabled, true, 'B serves it');
   // A again, on the data dir it was killed on: its copy catches up, and the change is done there too.
@@ -290,15 +309,15 @@ t.test('kill -9 of a node: the other applies the change, once', async (t) => {
   t.same(appliers(runs, first.id), ['node-b'], 'B says it applied it, and nobody else');
 
   // 2. Both schedulers wait for the revision lock with the change due; the node first in line is killed.
-  const second = await schedule({ trafficPercentage: 30 }, 10_000);
+  // B's clock is ten minutes on from the first change: twice the lead keeps this one ahead of it too.
+  const second = await schedule({ trafficPercentage: 30 }, 2 * kLeadMs);
   const scheduledAt = await pgRevision(database);
   for (const node of [a, b]) await eventually(async () => (await replicaRevision(node)) >= scheduledAt, `the change on ${node.name}`);
-  // Nothing else may wait for the lock: the token activity of the requests above is flushed within 1 s
-  // of them (src/tokens/activity.ts), and nothing here evaluates a flag (usage). Quiet means no revision for 2.5 s.
-  for (let quietSince = performance.now(), seen = await pgRevision(database); performance.now() - quietSince < 2500; ) {
-    await sleep(250);
-    const now = await pgRevision(database);
-    if (now !== seen) [seen, quietSince] = [now, performance.now()];
+  // Nothing else may wait for the lock: the token activity of the requests above is written now and the
+  // writers left idle (nothing below calls with a token or evaluates a flag, so nothing more is queued).
+  for (const node of [a, b]) {
+    await flushActivity(node.server);
+    await writerIdle(node.server);
   }
   const holder = new pgLib.Client({ connectionString: url });
   await holder.connect();
@@ -306,6 +325,7 @@ t.test('kill -9 of a node: the other applies the change, once', async (t) => {
   await holder.query('BEGIN');
   await holder.query('SELECT revision FROM flagwire_meta FOR UPDATE');
   t.ok(Date.now() < second.at, 'the lock was taken before the change fell due');
+  await bringDue([a, b], second.at);
   const waiters = async () =>
     (
       await pg.admin<{ application_name: string; wait_event: string }>(
