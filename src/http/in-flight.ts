@@ -37,14 +37,16 @@ export class InFlight {
   }
 
   /**
-   * Resolves once nothing is in flight and no request has started for `quietMs`, or after `timeoutMs`.
-   * The quiet time is for shutdown: the listener is closed, but a connection accepted just before may
-   * not have sent its request yet, and that request is served too, not refused.
+   * Resolves once nothing is in flight and no request has started for `quietMs`, or after `timeoutMs`,
+   * with the number of requests still in flight then (0: drained). The quiet time is for shutdown: the
+   * listener is closed, but a connection accepted just before may not have sent its request yet, and
+   * that request is served too, not refused.
    */
-  async drained(timeoutMs: number, quietMs = 0): Promise<void> {
+  async drained(timeoutMs: number, quietMs = 0): Promise<number> {
     this.phase = 'draining';
     await this.waitQuiet(timeoutMs, quietMs);
     this.phase = 'drained';
+    return this.count;
   }
 
   /** Closes a request that arrives once drained, before anything of it is read. */

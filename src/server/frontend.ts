@@ -177,7 +177,10 @@ export async function createFrontend(options: FrontendOptions): Promise<Frontend
     stopServiceRoutes: () => features.stop(),
     async close(drainMs) {
       features.stop();
-      await inFlight.drained(drainMs, kDrainQuietMs);
+      const cutOff = await inFlight.drained(drainMs, kDrainQuietMs);
+      // Said, because these clients get no answer (or a 503 below): an operator sees why, and the tests
+      // prove by this line's absence that nothing held a shutdown, not by how long it took.
+      if (cutOff > 0) log.warn({ inFlight: cutOff, drainMs }, 'shutdown: the drain budget ended with requests in flight');
       // Requests still waiting for a revision past the drain budget are answered 503 now.
       revisions.close();
       await evaluation.close();

@@ -8,21 +8,24 @@ t.test('drained waits out a request that starts during the quiet time', async (t
   const inFlight = new InFlight();
   const first = inFlight.start();
   let resolved = false;
-  const drained = inFlight.drained(5000, 200).then(() => (resolved = true));
+  const drained = inFlight.drained(60_000, 200).then((left) => {
+    resolved = true;
+    return left;
+  });
   first();
   await sleep(50);
   const second = inFlight.start();
   await sleep(300);
   t.notOk(resolved, 'not drained while the second request is in flight');
   second();
-  await drained;
+  t.equal(await drained, 0, 'drained: nothing left in flight');
   t.equal(inFlight.size, 0);
 });
 
 t.test('drained gives up at its timeout while a request stays in flight', async (t) => {
   const inFlight = new InFlight();
   inFlight.start();
-  await inFlight.drained(50, 10);
+  t.equal(await inFlight.drained(50, 10), 1, 'it says one request is still in flight');
   t.equal(inFlight.size, 1, 'returned with the request still in flight');
 });
 

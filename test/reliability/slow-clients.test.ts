@@ -275,7 +275,10 @@ t.test('slow and hostile clients do not block others, are disconnected by the se
   );
   t.ok(rssPeak - rssBefore < 200, `memory stayed bounded (+${(rssPeak - rssBefore).toFixed(0)} MiB at the peak)`);
 
-  const stopped = performance.now();
   t.equal(await server.stop(), 0, 'the server stops cleanly afterwards');
-  t.ok(performance.now() - stopped < 3000, `and promptly (${(performance.now() - stopped).toFixed(0)} ms): no abandoned request holds it`);
+  t.notMatch(
+    server.logs(),
+    /drain budget ended with requests in flight/,
+    'no abandoned request held its shutdown (none left when the drain ended)',
+  );
 });

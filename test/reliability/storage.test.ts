@@ -383,9 +383,8 @@ t.test(
       /Storage unavailable|not writable/,
       'saying storage is unavailable or the data directory is not writable',
     );
-    const stopped = performance.now();
     t.equal(await server.stop(), 0, 'the server still stops cleanly');
-    t.ok(performance.now() - stopped < 5000, 'within 5 s');
+    t.notMatch(server.logs(), /shutdown did not finish in time/, 'within its shutdown deadline');
     disk.remount();
     const after = Store.open(dataDir, { readOnly: true });
     const flag = after.getFlag(world.ids.flag) as { state: { trafficPercentage: number } } | undefined;

@@ -207,11 +207,10 @@ t.test('SIGTERM drains every thread: requests under way on all of them are answe
     }
   });
   await new Promise((resolve) => setTimeout(resolve, 300));
-  const stopped = performance.now();
   const code = await server.stop();
   await Promise.all(load);
   t.equal(code, 0, 'exit 0');
-  t.ok(performance.now() - stopped < 5000, 'within the shutdown budget');
+  t.notMatch(server.logs(), /shutdown did not finish in time/, 'within the shutdown deadline');
   t.ok(answered > 0, `${answered} answered before and during shutdown`);
   t.equal(broken, 0, `every answer during shutdown is a 200, nothing else failed (${[...problems].join(', ')})`);
   t.comment(`answered ${answered}, connections refused or reset once the listener closed: ${refused}`);

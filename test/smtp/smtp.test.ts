@@ -51,9 +51,15 @@ t.test('an SMTP server that accepts and never greets delays neither API answers 
   const hung = await hungSmtpServer();
   const dataDir = tempDataDir();
   const world = buildWorld(dataDir);
+  // The URL's own timeouts (they win over the mailer's 10 s): a delivery hangs past anything below, so an
+  // answer that comes while it is still the one connection did not wait for it, however busy the machine.
+  const kHangMs = 600_000;
   const server = await startTestServer({
     dataDir,
-    env: { FLAGWIRE_TEST_HOOKS: '1', FLAGWIRE_SMTP_URL: `smtp://127.0.0.1:${hung.port}` },
+    env: {
+      FLAGWIRE_TEST_HOOKS: '1',
+      FLAGWIRE_SMTP_URL: `smtp://127.0.0.1:${hung.port}?greetingTimeout=${kHangMs}&connectionTimeout=${kHangMs}&socketTimeout=${kHangMs}`,
+    },
   });
   t.teardown(async () => {
     await server.stop();
@@ -81,14 +87,13 @@ t.test('an SMTP server that accepts and never greets delays neither API answers 
   t.comment(
     `with a delivery hung: denial ${denyMs.toFixed(0)} ms, flush (queues its mail) ${flushMs.toFixed(0)} ms, read ${readMs.toFixed(0)} ms`,
   );
-  t.ok(denyMs < 2000 && flushMs < 2000 && readMs < 2000, 'the API answers without waiting for mail');
+  t.equal(hung.connections(), 1, 'the API answered without waiting for mail: the first delivery still hangs, never retried');
   world.store.resetReadTxn();
   t.equal(world.store.listMail().length, 4, 'both denials queued their mail (creator and owner each)');
 
   const [code, stopMs] = await timed(() => server.stop());
   t.comment(`SIGTERM with a delivery hung: exit ${code} after ${stopMs.toFixed(0)} ms`);
   t.equal(code, 0, 'a clean exit: the writer and the store were closed');
-  t.ok(stopMs < 5000, 'within 5 s');
   t.notMatch(server.logs(), /shutdown did not finish in time/);
   world.store.resetReadTxn();
   t.ok(
