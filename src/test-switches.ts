@@ -2,8 +2,8 @@
 // (src/config.ts, docs/configuration.md): read once, when this module loads, in each thread that asks
 // (a worker thread's environment is a copy of its parent's, so every thread reads the same values).
 // Fault injection, the console hold and the rate-limit switch act only with FLAGWIRE_TEST_HOOKS=1, so no
-// production setting reaches them; the change stream's timings are plain test knobs (shorter heartbeats,
-// and a reader dropped sooner). docs/architecture.md, "Test switches", lists them.
+// production setting reaches them; the change stream's and the follower's timings are plain test knobs
+// (shorter or longer heartbeats, and a reader dropped sooner). docs/architecture.md, "Test switches", lists them.
 export interface TestSwitches {
   /** FLAGWIRE_TEST_HOOKS=1: the /__test routes, the console's hook lines and the switches below. */
   readonly hooks: boolean;
@@ -17,6 +17,12 @@ export interface TestSwitches {
   /** FLAGWIRE_TEST_STREAM_HEARTBEAT_MS / _MAX_STALL_MS (positive whole numbers): the change stream's heartbeat and slow-reader bound. */
   readonly streamHeartbeatMs: number | null;
   readonly streamMaxStallMs: number | null;
+  /**
+   * FLAGWIRE_TEST_REPLICA_HEARTBEAT_MS (a positive whole number): how often a PostgreSQL node's follower
+   * reads the latest revision besides the notices; a test makes it longer than itself to prove a change
+   * came by notice.
+   */
+  readonly replicaHeartbeatMs: number | null;
 }
 
 /** The FLAGWIRE_TEST_* switches of `env` (see TestSwitches). */
@@ -31,6 +37,7 @@ export function readTestSwitches(env: NodeJS.ProcessEnv): TestSwitches {
     consoleHold: hooks && env.FLAGWIRE_TEST_CONSOLE_HOLD === '1',
     streamHeartbeatMs: positive(env.FLAGWIRE_TEST_STREAM_HEARTBEAT_MS),
     streamMaxStallMs: positive(env.FLAGWIRE_TEST_STREAM_MAX_STALL_MS),
+    replicaHeartbeatMs: positive(env.FLAGWIRE_TEST_REPLICA_HEARTBEAT_MS),
   });
 }
 

@@ -1,6 +1,9 @@
 // Two nodes on one PostgreSQL: the console works on an empty database before any node ran; each node
 // copies everything into its empty data dir; a write answered by one node is read there at once and
-// seen by evaluation on the other within a bound; the Management API shows the same representation.
+// seen by evaluation on the other by PostgreSQL's notice; the Management API shows the same representation.
+// The followers' own reads of the latest revision (the heartbeat, every 500 ms) are set to ten minutes
+// here, so whatever a node sees within the test it saw by notice: proved by that, not by a lag bound a
+// busy machine could miss (the lag itself is the bench's, bench/postgres.bench.ts).
 import t from 'tap';
 import { call, scrapeMetrics } from '../helpers/http.js';
 import { cli } from '../helpers/cli.js';
@@ -15,7 +18,7 @@ t.teardown(() => pg.destroy());
 t.test('two nodes follow one PostgreSQL', async (t) => {
   const url = await pg.newDatabase();
   const seeded = await seedWithConsole(t, url);
-  const [a, b] = (await startReadyNodes(t, url, 2)) as [TestServer, TestServer];
+  const [a, b] = (await startReadyNodes(t, url, 2, { FLAGWIRE_TEST_REPLICA_HEARTBEAT_MS: '600000' })) as [TestServer, TestServer];
   const readyA = await waitReady(a);
   t.equal(readyA.replica.caughtUp, true, '/ready reports the copy caught up');
 
@@ -46,7 +49,7 @@ t.test('two nodes follow one PostgreSQL', async (t) => {
   t.equal(created.status, 201);
   await until(
     async () => (await call(a.baseUrl, 'GET', `/v1/flags/${created.json.id}?targetingKey=k`)).status === 200,
-    10_000,
+    60_000,
     "B's flag on A",
   );
 
@@ -69,24 +72,24 @@ t.test('two nodes follow one PostgreSQL', async (t) => {
   t.equal(typedPatch.status, 200);
   await until(
     async () => (await call(b.baseUrl, 'GET', `/api/v1/flags/${typed.json.id}`, { token: seeded.secret })).json?.defaultVariant === 'green',
-    10_000,
+    60_000,
     "A's typed variants on B",
   );
   const typedOnB = await call(b.baseUrl, 'GET', `/api/v1/flags/${typed.json.id}`, { token: seeded.secret });
   t.strictSame(typedOnB.json, typedPatch.json.flag, 'B shows the typed variants as A answered them');
 
-  // Lag: PATCHes on A, each seen by evaluation on B. The target (100 ms at p99) is measured by the
-  // bench; here the bound is generous for a loaded 2-core machine, yet far below the 1 s poll.
+  // Lag: PATCHes on A, each seen by evaluation on B, by notice (the heartbeat is ten minutes). The
+  // target (100 ms at p99) is measured by the bench.
   const lags: number[] = [];
   for (let i = 0; i < 20; i++) {
     const enabled = i % 2 !== 0;
     const r = await call(a.baseUrl, 'PATCH', `/api/v1/flags/${seeded.flagId}`, { token: seeded.secret, body: { enabled } });
     t.equal(r.status, 200);
-    lags.push(await until(async () => (await evaluate(b, seeded.flagId)) === enabled, 10_000, `PATCH ${i} on B`));
+    lags.push(await until(async () => (await evaluate(b, seeded.flagId)) === enabled, 60_000, `PATCH ${i} on B`));
   }
   lags.sort((x, y) => x - y);
   t.comment(`seen on the other node after: p50 ${lags[10]!.toFixed(1)} ms, max ${lags[19]!.toFixed(1)} ms`);
-  t.ok(lags[10]! < 500, `median lag ${lags[10]!.toFixed(1)} ms is under 500 ms (notices, not the 1 s poll)`);
+  t.pass('each seen on B by notice: its follower reads nothing else within the test');
 
   const metrics = await scrapeMetrics(b.baseUrl);
   t.ok(metrics.has('flagwire_replica_lag_seconds'), 'the lag is a metric');
@@ -99,9 +102,9 @@ t.test('two nodes follow one PostgreSQL', async (t) => {
   for (const node of [a, b]) {
     const ms = await until(
       async () => (await call(node.baseUrl, 'GET', '/api/v1/flags', { token: seeded.secret })).status === 401,
-      10_000,
+      60_000,
       'revocation',
     );
-    t.ok(ms < 5000, `the revoked token is refused on ${node.baseUrl} after ${ms.toFixed(0)} ms`);
+    t.pass(`the revoked token is refused on ${node.baseUrl} after ${ms.toFixed(0)} ms, by notice`);
   }
 });

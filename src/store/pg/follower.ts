@@ -13,6 +13,7 @@ import { Periodic } from '../../background/periodic.js';
 import type { StoreCopy } from '../interfaces.js';
 import { kChannel, parseNotice, type PgSystem } from './pg-system.js';
 import { catchUp } from './replica.js';
+import { kTestSwitches } from '../../test-switches.js';
 
 /** What the follower reports to the main thread (readiness and metrics). */
 export interface ReplicaStatus {
@@ -26,7 +27,7 @@ export interface ReplicaStatus {
   lagMs: number | null;
 }
 
-const kHeartbeatMs = 500;
+const kHeartbeatMs = kTestSwitches.replicaHeartbeatMs ?? 500;
 /** A heartbeat not answered within this is PostgreSQL not answering (an answer normally takes a millisecond). */
 const kAnswerMs = 1000;
 const kReconnectMs = 1000;
