@@ -61,14 +61,14 @@ t.test('a PATCH queued on node A is refused when B revoked its token first in Po
     const tag = `held-${n}`;
     const held = await holdConsole(t, ['flag', 'tags', seeded.flagId, tag, '--data', tempDir(t), ...db]);
     const revoked = consoleCall(b.baseUrl, session, 'POST', `tokens/${token.tokenId}/revoke`);
-    await until(async () => (await waiting()) === 1, 30_000, "B's revocation waiting for the revision row");
+    await until(async () => (await waiting()) === 1, 60_000, "B's revocation waiting for the revision row");
     const patched = call(a.baseUrl, 'PATCH', flagPath, { token: token.secret, body: { enabled: !before.enabled } });
     await until(
       async () => (await scrapeMetrics(a.baseUrl)).get('flagwire_writer_queue_depth') === 1,
-      30_000,
+      60_000,
       "A's PATCH past its request check, in its writer",
     );
-    await until(async () => (await waiting()) === 2, 30_000, "A's PATCH waiting behind B's revocation");
+    await until(async () => (await waiting()) === 2, 60_000, "A's PATCH waiting behind B's revocation");
     t.equal((await held.release()).code, 0, `attempt ${n}: the held console command committed`);
     const revocation = await revoked;
     t.equal(revocation.status, 200, `attempt ${n}: B revoked the token: ${JSON.stringify(revocation.json)}`);

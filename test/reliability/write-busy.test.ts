@@ -90,8 +90,8 @@ t.test('a write refused while a console command holds the write lock: 503, never
   t.equal(refused.json?.error, 'Storage busy');
   t.match(refused.json?.docs, /#storage-busy$/);
   t.ok(
-    refused.ms >= kTimeoutMs - 50 && refused.ms < kTimeoutMs + 5000,
-    `refused after its bound (${refused.ms.toFixed(0)} ms), with the lock still held`,
+    refused.ms >= kTimeoutMs - 50,
+    `refused after its bound, not before (${refused.ms.toFixed(0)} ms); that it did not wait for the lock is the next check's`,
   );
   t.equal(console.exitCode, null, 'the console still held the lock when the 503 came');
   // The refused PATCH's body is still queued in the writer thread (skipped only when the lock comes

@@ -74,7 +74,11 @@ t.test('SIGTERM stops the server cleanly and quickly', async (t) => {
   const server = await startTestServer();
   const code = await server.stop();
   t.equal(code, 0, 'exit 0: closed before the shutdown deadline, which exits 1');
-  t.notMatch(server.logs(), /shutdown did not finish in time|drain budget ended with requests in flight/, 'nothing held it: no deadline, no request cut off');
+  t.notMatch(
+    server.logs(),
+    /shutdown did not finish in time|drain budget ended with requests in flight/,
+    'nothing held it: no deadline, no request cut off',
+  );
 });
 
 t.test('unknown routes are JSON 404s; the docs page has an anchor for every error', async (t) => {
