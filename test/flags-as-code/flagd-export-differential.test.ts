@@ -2,7 +2,8 @@
 // sync service do (src/flags/flagd-flag.ts, docs/design.md §2c): the export, loaded into
 // @openfeature/flagd-core (the evaluator of the stock Node flagd provider), answers every flag it holds as
 // the server's OFREP answers it, for generated contexts; a flag it leaves out is named in its
-// `x-flagwire-omitted` with the reason GET /api/v1/flags/{id}/flagd gives for that environment.
+// `x-flagwire-omitted` with the reason GET /api/v1/flags/{id}/flagd gives for that environment, and every
+// flag it holds is the sync service's flag set's (GET /v1/flag-sets/{project_id}), word for word.
 //
 // Black-box over generated projects: fast-check makes a flag file (single or multi-environment; fractional
 // and modulo flags, boolean and typed, percentages, cohorts, the project's audiences), the real server
@@ -162,6 +163,21 @@ t.test(`generated projects: flagd-core on the export answers as OFREP (${kRuns} 
       return;
     }
     const document = exported.json as { flags: Record<string, unknown>; 'x-flagwire-omitted'?: Record<string, string> };
+    // The same flags as the sync service's flag set, word for word, but for the bucketing the export names.
+    const flagSet = await call(server.baseUrl, 'GET', `/v1/flag-sets/${target.projectId}${envQuery.replace('&', '?')}`, {
+      token: target.read,
+    });
+    const setFlags = (JSON.parse(flagSet.text) as { flags: Record<string, unknown> }).flags;
+    const withoutBucketing = Object.fromEntries(
+      Object.entries(document.flags).map(([name, flag]) => {
+        const { 'x-flagwire-bucketing': _, ...rest } = flag as Record<string, unknown>;
+        return [name, rest];
+      }),
+    );
+    if (!isDeepStrictEqual(withoutBucketing, setFlags)) {
+      t.strictSame(withoutBucketing, setFlags, `${where}: the export's flags are the flag set's`);
+      return;
+    }
     const oracle = new FlagdCoreOracle();
     oracle.load(document);
     tally.runs++;
