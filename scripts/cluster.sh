@@ -4,14 +4,18 @@
 # (scripts/ensure-postgres.sh), and its cluster lives in the cluster folder, on its own port, not as a
 # system service.
 #
-#   scripts/cluster.sh start [N]   PostgreSQL, then N nodes (default 2) on ports 8081, 8082, ...; the first
-#                                  starts with --demo, so an empty database gets the demo data
+#   scripts/cluster.sh start [N]   PostgreSQL, then N nodes (default 2) on ports 8081, 8082, ..., their
+#                                  sync services (flagd's, and the relays') on 8015, 8016, ...; the first
+#                                  starts with --demo, so an empty database gets the demo data. A start
+#                                  that fails stops what it started (the nodes, PostgreSQL) and exits 1
 #   scripts/cluster.sh stop        every node (SIGTERM: they drain), then PostgreSQL; the data stays, and
 #                                  `start` again serves it
 #   scripts/cluster.sh destroy     stop, then remove the cluster folder
 #
 # Settings (environment): FLAGWIRE_CLUSTER_DIR (default ./cluster), FLAGWIRE_CLUSTER_PG_PORT (5433),
-# FLAGWIRE_CLUSTER_PORT (8081, the first node's port). The nodes are the repository's build
+# FLAGWIRE_CLUSTER_PORT (8081, the first node's HTTP port), FLAGWIRE_CLUSTER_SYNC_PORT (8015, the first
+# node's sync port; 0: no node serves one). Every port a node opens is its own: node i takes each base
+# plus i - 1. The nodes are the repository's build
 # (`npm install` makes it). PostgreSQL refuses to run as root: as root, it runs as Debian's `postgres` user.
 set -euo pipefail
 
@@ -19,6 +23,7 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 dir=$(realpath -m "${FLAGWIRE_CLUSTER_DIR:-cluster}")
 pg_port=${FLAGWIRE_CLUSTER_PG_PORT:-5433}
 first_port=${FLAGWIRE_CLUSTER_PORT:-8081}
+first_sync_port=${FLAGWIRE_CLUSTER_SYNC_PORT:-8015}
 url="postgres://flagwire:flagwire@127.0.0.1:${pg_port}/flagwire"
 cli="$repo/dist/src/cli/cli.js"
 
@@ -57,6 +62,7 @@ start_postgres() {
     as_pg "$bin/initdb" -D "$dir/pg/data" -U postgres --auth-local=trust --auth-host=scram-sha-256 -E UTF8 >/dev/null
   fi
   if ! as_pg "$bin/pg_ctl" -D "$dir/pg/data" status >/dev/null 2>&1; then
+    started_pg=1
     as_pg "$bin/pg_ctl" -D "$dir/pg/data" -l "$dir/pg/log" -w -t 60 \
       -o "-p $pg_port -k $dir/pg -c listen_addresses=127.0.0.1" start >/dev/null
   fi
@@ -70,43 +76,79 @@ start_postgres() {
   fi
 }
 
+# What this `start` started, stopped again if it fails: the pid files of its nodes, and whether it
+# started PostgreSQL (a node or a PostgreSQL that already ran is left running).
+started_nodes=()
+started_pg=0
+
 start_node() {
-  local i=$1 port=$((first_port + $1 - 1)) extra=()
+  local i=$1 port=$((first_port + $1 - 1)) sync_port=0 extra=()
   local pidfile="$dir/node-$i.pid" log="$dir/node-$i.log"
+  # Each node its own sync port: every node serves the sync service, on FLAGWIRE_SYNC_PORT (default 8015).
+  if [ "$first_sync_port" -ne 0 ]; then sync_port=$((first_sync_port + i - 1)); fi
   if alive "$pidfile"; then echo "node $i already runs (pid $(cat "$pidfile"), port $port)"; return 0; fi
   if [ "$i" -eq 1 ]; then extra=(--demo); fi
-  node "$cli" serve --port "$port" --host 127.0.0.1 --data "$dir/node-$i" --database "$url" "${extra[@]}" >"$log" 2>&1 &
+  FLAGWIRE_SYNC_PORT=$sync_port node "$cli" serve --port "$port" --host 127.0.0.1 --data "$dir/node-$i" --database "$url" "${extra[@]}" >"$log" 2>&1 &
   echo $! >"$pidfile"
+  started_nodes+=("$pidfile")
   wait_ready "$port" "$pidfile" "$log"
-  echo "node $i: http://127.0.0.1:$port (pid $(cat "$pidfile"), data $dir/node-$i, log $log)"
+  local sync="no sync service"
+  if [ "$sync_port" -ne 0 ]; then sync="sync 127.0.0.1:$sync_port"; fi
+  echo "node $i: http://127.0.0.1:$port, $sync (pid $(cat "$pidfile"), data $dir/node-$i, log $log)"
+}
+
+# SIGTERM to the node of a pid file, awaited: it drains, writes its last usage counts and exits; a loaded
+# machine can take a while.
+stop_node() {
+  local pidfile=$1 pid
+  [ -f "$pidfile" ] || return 0
+  pid=$(cat "$pidfile")
+  if kill -0 "$pid" 2>/dev/null; then
+    kill -TERM "$pid"
+    for _ in $(seq 1 600); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+    if kill -0 "$pid" 2>/dev/null; then echo "node pid $pid has not exited 120 s after SIGTERM; see its log in $dir" >&2; return 1; fi
+  fi
+  rm -f "$pidfile"
+}
+
+stop_postgres() {
+  local pid
+  [ -f "$dir/pg/data/postmaster.pid" ] || return 0
+  pid=$(head -1 "$dir/pg/data/postmaster.pid")
+  as_pg "$("$repo/scripts/ensure-postgres.sh")/pg_ctl" -D "$dir/pg/data" -m fast -w stop >/dev/null || true
+  # pg_ctl returns once the pid file is gone, a moment before the postmaster has exited.
+  for _ in $(seq 1 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
 }
 
 stop_all() {
-  local pidfile pid
-  for pidfile in "$dir"/node-*.pid; do
-    [ -f "$pidfile" ] || continue
-    pid=$(cat "$pidfile")
-    # SIGTERM: the node drains, writes its last usage counts and exits; a loaded machine can take a while.
-    if kill -0 "$pid" 2>/dev/null; then
-      kill -TERM "$pid"
-      for _ in $(seq 1 600); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
-      if kill -0 "$pid" 2>/dev/null; then echo "node pid $pid has not exited 120 s after SIGTERM; see its log in $dir" >&2; exit 1; fi
-    fi
-    rm -f "$pidfile"
-  done
-  if [ -f "$dir/pg/data/postmaster.pid" ]; then
-    pid=$(head -1 "$dir/pg/data/postmaster.pid")
-    as_pg "$("$repo/scripts/ensure-postgres.sh")/pg_ctl" -D "$dir/pg/data" -m fast -w stop >/dev/null || true
-    # pg_ctl returns once the pid file is gone, a moment before the postmaster has exited.
-    for _ in $(seq 1 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
-  fi
+  local pidfile
+  for pidfile in "$dir"/node-*.pid; do stop_node "$pidfile" || exit 1; done
+  stop_postgres
+}
+
+# A failed start leaves nothing of its own running: its nodes, the last first, then its PostgreSQL.
+undo_failed_start() {
+  local status=$?
+  [ "$status" -ne 0 ] || return 0
+  trap - EXIT
+  set +e
+  echo "start failed: stopping what it started" >&2
+  local n
+  for ((n = ${#started_nodes[@]} - 1; n >= 0; n--)); do stop_node "${started_nodes[n]}"; done
+  if [ "$started_pg" -eq 1 ]; then stop_postgres; fi
+  exit "$status"
 }
 
 case "${1:-}" in
   start)
     nodes=${2:-2}
     [[ "$nodes" =~ ^[1-9][0-9]?$ ]] || usage
+    [[ "$first_port" =~ ^[1-9][0-9]*$ && "$first_sync_port" =~ ^[0-9]+$ ]] || {
+      echo "FLAGWIRE_CLUSTER_PORT and FLAGWIRE_CLUSTER_SYNC_PORT must be port numbers" >&2
+      exit 2
+    }
     [ -f "$cli" ] || { echo "no build at $cli: run npm install first" >&2; exit 1; }
+    trap undo_failed_start EXIT
     start_postgres
     # The console's own copy: console commands pointed at it with FLAGWIRE_DATA reach every node.
     mkdir -p "$dir/console"
@@ -116,6 +158,7 @@ case "${1:-}" in
     echo "Console commands reach every node through it:"
     echo "  export FLAGWIRE_DATABASE_URL=$url FLAGWIRE_DATA=$dir/console"
     echo "Stop: scripts/cluster.sh stop"
+    trap - EXIT
     ;;
   stop) stop_all ;;
   destroy) stop_all; rm -rf "$dir" ;;

@@ -41,7 +41,7 @@ export const kFlagsAsCodeCli: readonly ConsoleCommand[] = [
     options: {
       format: str(
         'flagwire|flagd',
-        'flagwire (default): everything, applies back with `flagwire apply`; flagd: what flagd can express, each flag naming in x-flagwire-omitted what it could not',
+        'flagwire (default): everything, applies back with `flagwire apply`; flagd: each flag as the sync service serves it, those flagd cannot say exactly named in x-flagwire-omitted',
       ),
       env: str('NAME', "flagd's format of a multi-environment project: the environment to export (flagd has none)"),
     },
@@ -56,6 +56,7 @@ export const kFlagsAsCodeCli: readonly ConsoleCommand[] = [
           requireProject(r, args.positional('PROJECT_ID')),
           { format: format as ExportFormat, env: args.string('env') ?? null },
           'console',
+          ctx.now,
         ),
       );
     },

@@ -1,14 +1,20 @@
 // `flagwire export` and GET /api/v1/export: a project's flags as a file, its shared fragments as
 // `$evaluators`. Flagwire's own format carries everything and applies back to the same state
-// (flag-file.ts); flagd's carries what flagd can express,
-// and each flag says in `x-flagwire-omitted` what it could not (flagd ignores a flag's unknown keys).
+// (flag-file.ts); flagd's says each flag as the flag sets of the sync service say it
+// (src/flags/flagd-flag.ts, docs/design.md §2c), so that flagd given the file answers as OFREP does, and
+// leaves out, naming them and why in `x-flagwire-omitted`, the flags flagd's language cannot say exactly.
 // Both are deterministic: the same project state gives the same bytes.
 import { FlagwireError } from '../errors.js';
 import { resolveEnvParam } from '../model/environments.js';
 import type { Project } from '../model/projects.js';
+import { hasAudiences } from '../model/plans.js';
 import type { StoreReader } from '../store/interfaces.js';
+import type { Flag } from '../flags/records.js';
+import { flagInFlagd, type FlagdFlagContext } from '../flags/flagd-flag.js';
+import { fragmentRules, projectFragments } from '../fragments/records.js';
+import { listFragments } from '../fragments/fragment-commands.js';
 import { fileDocument } from './flag-file.js';
-import { apiView, type ModelFlag, type ModelState, type ModelView, projectModel } from './project-model.js';
+import { apiView, type ModelView, projectModel, sortedByName } from './project-model.js';
 import { kBucketingKey } from '../flags/import-commands.js';
 
 export type ExportFormat = 'flagwire' | 'flagd';
@@ -21,65 +27,64 @@ export interface ExportOptions {
 }
 
 const kFlagdSchema = 'https://flagd.dev/schema/v0/flags.json';
+/** The key of flagd's format that names each flag left out and why (flagd ignores a document's unknown keys). */
+const kOmittedKey = 'x-flagwire-omitted';
 
-/** The export as a JSON value (fileText gives its bytes). */
-export function exportProject(r: StoreReader, project: Project, options: ExportOptions, view: ModelView): Record<string, unknown> {
-  const model = projectModel(r, project);
+/** The export as a JSON value (fileText gives its bytes); `now` decides whether the plan allows audiences. */
+export function exportProject(
+  r: StoreReader,
+  project: Project,
+  options: ExportOptions,
+  view: ModelView,
+  now: number,
+): Record<string, unknown> {
   if (options.format === 'flagwire') {
     if (options.env !== null)
       throw new FlagwireError('INVALID_REQUEST', "env selects flagd's environment; Flagwire's format holds every environment: drop it");
+    const model = projectModel(r, project);
     if (view === 'api') apiView(model);
     return fileDocument(model);
   }
-  const env = resolveEnvParam(project, options.env, true, 'export');
-  // fromEntries, not assignment: a flag named "__proto__" is a key like any other.
-  const flags = Object.fromEntries(
-    Object.entries(model.flags).map(([name, flag]) => [
-      name,
-      { ...flagdFlag(flag.kind === 'flag' ? flag.state : flag.environments[env!]!), ...flagdBucketing(flag) },
-    ]),
-  );
-  // The project's fragments as flagd's `$evaluators`, which its rules' `$ref`s name (`flags import` reads
-  // them back as fragments); a project without any exports as it did before fragments.
-  const evaluators = model.fragments !== null && Object.keys(model.fragments).length > 0 ? { $evaluators: model.fragments } : {};
-  return { $schema: kFlagdSchema, ...evaluators, flags };
+  return flagdDocument(r, project, resolveEnvParam(project, options.env, true, 'export'), now);
+}
+
+/**
+ * flagd's format of one environment: the flags as the flag sets say them, but that the rules keep their
+ * `$ref`s (the project's fragments are the file's `$evaluators`, which `flags import` reads back as
+ * fragments; a project without any exports as it did before fragments), and the flags left out named,
+ * with why, in `x-flagwire-omitted` (a key flagd ignores; absent when none is).
+ */
+function flagdDocument(r: StoreReader, project: Project, environment: string | null, now: number): Record<string, unknown> {
+  const org = project.orgId === null ? null : r.getOrg(project.orgId);
+  const ctx: FlagdFlagContext = {
+    environment,
+    audiences: r.listAudiences(project.id),
+    audiencesAllowed: hasAudiences(org, now),
+    fragments: fragmentRules(projectFragments(r, project.id)),
+    refs: 'kept',
+  };
+  // Entries, then fromEntries, not assignment: a flag named "__proto__" is a key like any other.
+  const flags: [string, Record<string, unknown>][] = [];
+  const omitted: [string, string][] = [];
+  for (const flag of sortedByName(r.listFlags(project.id))) {
+    const said = flagInFlagd(flag, ctx);
+    if (said.flag === null) omitted.push([flag.name, said.omitted]);
+    else flags.push([flag.name, { ...said.flag, ...flagdBucketing(flag) }]);
+  }
+  const fragments = listFragments(r, project.id);
+  const evaluators = fragments.length > 0 ? { $evaluators: Object.fromEntries(fragments.map((f) => [f.name, f.rule])) } : {};
+  return {
+    $schema: kFlagdSchema,
+    ...evaluators,
+    flags: Object.fromEntries(flags),
+    ...(omitted.length > 0 ? { [kOmittedKey]: Object.fromEntries(omitted) } : {}),
+  };
 }
 
 /**
  * A fractional flag's bucketing, as `flags import` reads it back (flagd ignores a flag's unknown keys); a
  * modulo flag has none, so its export is as it was.
  */
-function flagdBucketing(flag: ModelFlag): Record<string, unknown> {
-  return flag.bucketing === undefined ? {} : { [kBucketingKey]: flag.bucketing };
-}
-
-/**
- * One state in flagd's terms. flagd has no gate before its rule, so Flagwire's percentage, cohorts and
- * audience cannot be said there: a state whose gate lets everyone in exports exactly; any other names
- * what it leaves out. A boolean flag becomes variants on/off, "on" by default when everyone is in.
- */
-function flagdFlag(state: ModelState): Record<string, unknown> {
-  const everyone = state.trafficPercentage === 100 && state.audience === null;
-  const gate = [
-    ...(state.trafficPercentage < 100 ? [`trafficPercentage ${state.trafficPercentage}`] : []),
-    ...(state.trafficPercentage < 100 && state.cohorts.length > 0 ? [`cohorts (${state.cohorts.length})`] : []),
-    ...(state.audience === null ? [] : [`audience "${state.audience}"`]),
-  ];
-  const out: Record<string, unknown> = {};
-  const { typed } = state;
-  if (typed === undefined) {
-    out.state = 'ENABLED';
-    out.variants = { on: true, off: false };
-    out.defaultVariant = state.enabled && everyone ? 'on' : 'off';
-    if (state.enabled && !everyone) out['x-flagwire-omitted'] = [`who is on: ${gate.join(', ')}; flagd serves "off" to every caller`];
-    return out;
-  }
-  out.state = state.enabled ? 'ENABLED' : 'DISABLED';
-  out.variants = typed.variants;
-  out.defaultVariant = typed.defaultVariant;
-  if (Object.keys(typed.targeting).length > 0) out.targeting = typed.targeting;
-  if (typed.metadata !== undefined && Object.keys(typed.metadata).length > 0) out.metadata = typed.metadata;
-  if (state.enabled && !everyone)
-    out['x-flagwire-omitted'] = [`who the rule applies to: ${gate.join(', ')}; flagd applies it to every caller`];
-  return out;
+function flagdBucketing(flag: Flag): Record<string, unknown> {
+  return flag.bucketing === 'fractional' ? { [kBucketingKey]: flag.bucketing } : {};
 }

@@ -66,14 +66,14 @@ export const kFlagsAsCodeApiRoutes: Readonly<Record<string, ManagementRouteSpec>
     },
     handler: {
       kind: 'read',
-      run(request, auth, { store }) {
+      run(request, auth, { store, clock }) {
         const format = request.query.get('format') ?? 'flagwire';
         if (!(kExportFormats as readonly string[]).includes(format))
           throw new FlagwireError('INVALID_REQUEST', `"format" must be flagwire or flagd, not "${format}".`);
         // A read that names an environment is limited as every such read is (spec: GET /api/v1/flags).
         const env = request.query.get('env');
         requireEnvironmentAllowed(auth.token.environments, env);
-        return new JsonText(fileText(exportProject(store, auth.project, { format: format as ExportFormat, env }, 'api')));
+        return new JsonText(fileText(exportProject(store, auth.project, { format: format as ExportFormat, env }, 'api', clock.now())));
       },
     },
   },

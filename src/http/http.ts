@@ -1,27 +1,15 @@
 // Response helpers shared by every route: status lines, CORS headers, JSON bodies, corking.
+import { STATUS_CODES } from 'node:http';
 import type { HttpResponse, TemplatedApp } from 'uWebSockets.js';
 
-const kStatusText: Record<number, string> = {
-  200: '200 OK',
-  201: '201 Created',
-  204: '204 No Content',
-  303: '303 See Other',
-  304: '304 Not Modified',
-  400: '400 Bad Request',
-  401: '401 Unauthorized',
-  402: '402 Payment Required',
-  403: '403 Forbidden',
-  404: '404 Not Found',
-  405: '405 Method Not Allowed',
-  409: '409 Conflict',
-  413: '413 Payload Too Large',
-  429: '429 Too Many Requests',
-  500: '500 Internal Server Error',
-  503: '503 Service Unavailable',
-};
+// Every status line with its standard reason phrase (Node's table, RFC 9110's words), made once: a status
+// Flagwire sends is never written without one.
+const kStatusText: Record<number, string> = Object.fromEntries(
+  Object.entries(STATUS_CODES).map(([code, reason]) => [Number(code), `${code} ${reason}`]),
+);
 
 export function statusLine(status: number): string {
-  return kStatusText[status] ?? `${status} Status`;
+  return kStatusText[status] ?? `${status} Unknown`;
 }
 
 /** spec: CORS. Every response allows any origin, without credentials. */

@@ -40,6 +40,8 @@ const kDocsPageHeaders = [
 /** `/` answers by the request's Accept: a cache must not give a browser's answer to an API client. */
 const kVaryAccept = [['Vary', 'Accept']] as const;
 const kToConsole = [['Location', '/console'], ...kVaryAccept] as const;
+/** What a client that does not follow redirects shows: where the console is. */
+const kToConsoleBody = 'Found: the web console is at /console\n';
 
 /** A relay has no web console: every one of its routes answers the relay's refusal (src/api/relay-refusal.ts). */
 function registerRelayConsole(app: uWS.TemplatedApp, deps: AppDeps): void {
@@ -106,7 +108,7 @@ export function createApp(deps: AppDeps): uWS.TemplatedApp {
     // the 404 any other path gets, counted as unmatched.
     browserRoot: (res, req) => {
       if (req.getHeader('accept').includes('text/html')) {
-        send(res, 302, '', 'text/plain', kToConsole);
+        send(res, 302, kToConsoleBody, 'text/plain; charset=utf-8', kToConsole);
         return;
       }
       metrics?.request(kRouteUnmatched, 404);

@@ -7,7 +7,7 @@ import type { Org } from '../model/accounts.js';
 import type { Project } from '../model/projects.js';
 import type { StoreReader } from '../store/interfaces.js';
 import type { FlagdServing } from './flagd-serving-shape.js';
-import { flagdInexpressible } from './flag-set.js';
+import { flagdInexpressible } from '../flags/flagd-flag.js';
 import { fragmentRules, projectFragments } from '../fragments/records.js';
 
 /** `flag` in each flag set of `project` (one per environment of a multi-environment project, else one), with `org` its organisation. */

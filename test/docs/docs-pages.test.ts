@@ -133,3 +133,20 @@ t.test('each page under docs/ says what it is for right below its title', async 
     t.match(lines[2], /^\S.*\S$/, `${page}: then one line saying what it is for`);
   }
 });
+
+t.test('the README names the dependencies whose install scripts npm leaves to allowScripts, as package-lock.json has them', async (t) => {
+  // npm (11.19) counts and names the installed packages whose lock entry has an install script.
+  const lock = JSON.parse(read('package-lock.json')) as { packages: Record<string, { hasInstallScript?: boolean }> };
+  const names = Object.entries(lock.packages)
+    .filter(([path, entry]) => path !== '' && entry.hasInstallScript === true)
+    .map(([path]) => path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length))
+    .sort();
+  t.ok(names.length > 0, `the lock file names some (${names.join(', ')})`);
+  const readme = read('README.md');
+  const said = /install-scripts (\d+) packages have install scripts[\s\S]*?\n\n/.exec(readme);
+  t.ok(said !== null, "the README quotes npm's warning");
+  t.equal(Number(said?.[1]), names.length, 'with the count npm gives');
+  const paragraph = said?.[0].replace(/\s+/g, ' ') ?? '';
+  const named = /naming ((?:`[^`]+`(?:, | and )?)+)/.exec(paragraph)?.[1] ?? '';
+  t.strictSame([...named.matchAll(/`([^`]+)`/g)].map((m) => m[1]).sort(), names, 'and the packages it names');
+});

@@ -4,19 +4,17 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { exportProject } from '../../src/flags-as-code/export.js';
 import { fileText } from '../../src/flags-as-code/flag-file.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { call } from '../helpers/http.js';
 import { startTestServer, tempDataDir } from '../helpers/server.js';
 import { buildWorld } from '../helpers/world.js';
+import { exportedFile } from '../helpers/flag-file-export.js';
 
 const dataDir = tempDataDir();
 const world = buildWorld(dataDir);
 const { ids } = world;
-const initial = exportProject(world.store, world.store.getProject(ids.single)!, { format: 'flagwire', env: null }, 'console') as {
-  flags: Record<string, Record<string, unknown>>;
-};
+const initial = exportedFile(world, ids.single);
 await world.store.close();
 
 const dir = tempDir(t, 'flagwire-follow-');

@@ -11,9 +11,9 @@ import t from 'tap';
 import { kOperator } from '../../src/audit/audit-actor.js';
 import { flagsPlan } from '../../src/flags-as-code/apply-commands.js';
 import { jsonBody } from '../../src/model/request-body.js';
-import { exportProject } from '../../src/flags-as-code/export.js';
 import { fileText } from '../../src/flags-as-code/flag-file.js';
 import { buildWorld } from '../helpers/world.js';
+import { exportedFile } from '../helpers/flag-file-export.js';
 
 const kRuns = Number(process.env.FLAGWIRE_ROUND_TRIP_RUNS ?? 40);
 const kSeed = Number(process.env.FLAGWIRE_ROUND_TRIP_SEED ?? Date.now() % 2 ** 31);
@@ -171,8 +171,7 @@ function emptyProject(kind: 'single' | 'multi', environments: string[]): string 
 }
 
 function exported(projectId: string): string {
-  world.store.resetReadTxn();
-  return fileText(exportProject(world.store, world.store.getProject(projectId)!, { format: 'flagwire', env: null }, 'console'));
+  return fileText(exportedFile(world, projectId));
 }
 
 function plan(projectId: string, document: unknown) {

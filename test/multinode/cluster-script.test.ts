@@ -1,18 +1,22 @@
 // scripts/cluster.sh, the "Several nodes" walk-through of docs/deployment.md: it starts a private PostgreSQL and N
-// nodes on one machine (the first seeds the demo), a write on one node is evaluated on another, a
-// console command with the printed settings reaches them; `stop` ends every process it started,
-// `start` again serves the same data, and `destroy` removes the folder.
+// nodes on one machine (the first seeds the demo), each on its own HTTP and sync port, a write on one node
+// is evaluated on another and served by every node's sync service, a console command with the printed
+// settings reaches them; `stop` ends every process it started, `start` again serves the same data, and
+// `destroy` removes the folder. A start that fails (a node's port taken) stops what it started and exits 1.
+// The script runs as the docs call it, in an environment without FLAGWIRE_SYNC_PORT (the test runner's
+// 0 is taken out), on ports the test found free instead of the defaults (another process may hold them).
 import { execFile } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { cli } from '../helpers/cli.js';
 import { call } from '../helpers/http.js';
 import { alive, freePort } from '../helpers/postgres.js';
 import { plain } from '../helpers/plain-process.js';
+import { SyncClient } from '../helpers/sync-client.js';
 import { until } from './support.js';
 
 const kScript = fileURLToPath(new URL('../../../scripts/cluster.sh', import.meta.url));
@@ -23,9 +27,15 @@ interface Run {
   stderr: string;
 }
 
+/** A user's environment: the test runner's FLAGWIRE_SYNC_PORT=0 (every test server's sync service off) taken out. */
+function userEnv(): NodeJS.ProcessEnv {
+  const { FLAGWIRE_SYNC_PORT: _, ...rest } = process.env;
+  return rest;
+}
+
 function cluster(env: Record<string, string>, ...args: string[]): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(...plain(kScript, args), { env: { ...process.env, ...env }, timeout: 300_000 }, (err, stdout, stderr) => {
+    execFile(...plain(kScript, args), { env: { ...userEnv(), ...env }, timeout: 300_000 }, (err, stdout, stderr) => {
       resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : 1, stdout, stderr });
     });
   });
@@ -47,21 +57,44 @@ async function twoFreePorts(): Promise<number> {
   }
 }
 
-t.test('scripts/cluster.sh: PostgreSQL and two nodes on one machine', async (t) => {
+/** A cluster folder PostgreSQL can reach, and the settings that give it ports the test found free. */
+async function clusterEnv(t: Test): Promise<{ dir: string; base: number; syncBase: number; pgPort: number; env: Record<string, string> }> {
   const parent = mkdtempSync(join(tmpdir(), 'flagwire-cluster-'));
   chmodSync(parent, 0o755); // as root, PostgreSQL runs as the postgres user, which must reach its folder
   const dir = join(parent, 'cluster');
   const base = await twoFreePorts();
-  const env = { FLAGWIRE_CLUSTER_DIR: dir, FLAGWIRE_CLUSTER_PG_PORT: String(await freePort()), FLAGWIRE_CLUSTER_PORT: String(base) };
+  let syncBase = await twoFreePorts();
+  while (Math.abs(syncBase - base) < 2) syncBase = await twoFreePorts();
+  const pgPort = await freePort();
+  const env = {
+    FLAGWIRE_CLUSTER_DIR: dir,
+    FLAGWIRE_CLUSTER_PG_PORT: String(pgPort),
+    FLAGWIRE_CLUSTER_PORT: String(base),
+    FLAGWIRE_CLUSTER_SYNC_PORT: String(syncBase),
+  };
   t.teardown(async () => {
     await cluster(env, 'destroy');
+    rmSync(parent, { recursive: true, force: true });
   });
+  return { dir, base, syncBase, pgPort, env };
+}
+
+t.test('scripts/cluster.sh: PostgreSQL and two nodes on one machine', async (t) => {
+  const { dir, base, syncBase, env } = await clusterEnv(t);
   const [a, b] = [`http://127.0.0.1:${base}`, `http://127.0.0.1:${base + 1}`];
 
   const started = await cluster(env, 'start', '2');
   t.equal(started.code, 0, `start exits 0\n${started.stderr}`);
   for (const node of [a, b]) t.equal((await call(node, 'GET', '/ready')).status, 200, `${node} is ready`);
+  for (const i of [1, 2]) {
+    t.match(
+      started.stdout,
+      `node ${i}: http://127.0.0.1:${base + i - 1}, sync 127.0.0.1:${syncBase + i - 1} `,
+      `node ${i}'s ports are printed`,
+    );
+  }
   const secret = /demo-write +write (fw_\S+)/.exec(started.stdout)?.[1];
+  const readSecret = /demo-read +read +(fw_\S+)/.exec(started.stdout)?.[1];
   const flagId = /\/v1\/flags\/(flg_\w+)/.exec(started.stdout)?.[1];
   const settings = /export (FLAGWIRE_DATABASE_URL=\S+) (FLAGWIRE_DATA=\S+)/.exec(started.stdout);
   t.ok(secret !== undefined && flagId !== undefined && settings !== null, 'start prints the demo token, a flag and the console settings');
@@ -85,6 +118,20 @@ t.test('scripts/cluster.sh: PostgreSQL and two nodes on one machine', async (t) 
     20_000,
     'the change on the second node',
   );
+  // Every node serves flagd's sync service on its own port, and each has the shared write.
+  for (const syncPort of [syncBase, syncBase + 1]) {
+    const client = new SyncClient(syncPort);
+    t.teardown(() => client.close());
+    const flagName = (await call(a, 'GET', `/v1/flags/${flagId}?targetingKey=k`)).json?.name as string;
+    await until(
+      async () => {
+        const set = JSON.parse(await client.fetchAllFlags({ selector: `flagSetId=prj_DemoWebShop,token=${readSecret}` }));
+        return set.flags[flagName]?.defaultVariant === 'off' && set.flags[flagName]?.targeting === undefined;
+      },
+      60_000,
+      `the write, off for everyone, in the flag set of the sync service on ${syncPort}`,
+    );
+  }
 
   // The printed settings let console commands reach the nodes.
   const consoleEnv = Object.fromEntries(settings!.slice(1).map((s) => s.split(/=(.*)/s).slice(0, 2) as [string, string]));
@@ -112,4 +159,29 @@ t.test('scripts/cluster.sh: PostgreSQL and two nodes on one machine', async (t) 
   );
   t.equal((await cluster(env, 'destroy')).code, 0, 'destroy exits 0');
   t.notOk(existsSync(dir), 'destroy removes the cluster folder');
+});
+
+t.test('scripts/cluster.sh: a start that fails stops what it started', async (t) => {
+  const { dir, base, syncBase, pgPort, env } = await clusterEnv(t);
+  // Another process holds the second node's sync port: the second node cannot start.
+  const holder = createServer();
+  await new Promise<void>((resolve) => holder.listen(syncBase + 1, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => holder.close(() => resolve())));
+
+  const started = await cluster(env, 'start', '2');
+  t.equal(started.code, 1, 'start exits 1');
+  t.match(started.stderr, String(syncBase + 1), "it shows the node's log, naming the port taken");
+  t.match(started.stderr, 'start failed: stopping what it started');
+  const first = /node 1: http:\/\/127\.0\.0\.1:\d+, sync [\d.:]+ \(pid (\d+)/.exec(started.stdout);
+  t.ok(first !== null, `the first node had started\n${started.stdout}`);
+  t.notOk(alive(Number(first?.[1])), 'the first node is stopped');
+  for (const port of [base, base + 1, syncBase, pgPort]) t.ok(await bindable(port), `nothing listens on ${port} any more`);
+  t.notOk(existsSync(join(dir, 'pg', 'data', 'postmaster.pid')), 'PostgreSQL is stopped');
+  t.notOk(existsSync(join(dir, 'node-1.pid')) || existsSync(join(dir, 'node-2.pid')), 'no pid file is left');
+
+  // With the port free again, the same folder starts.
+  await new Promise<void>((resolve) => holder.close(() => resolve()));
+  const again = await cluster(env, 'start', '2');
+  t.equal(again.code, 0, `start exits 0 once the port is free\n${again.stderr}`);
+  t.equal((await call(`http://127.0.0.1:${base + 1}`, 'GET', '/ready')).status, 200, 'the second node is ready');
 });

@@ -215,6 +215,14 @@ t.test('the README has the walk-through this test runs', async (t) => {
     readmeCurls.every((c) => kWalkthrough.includes(c.command)),
     'no curl outside the walk-through',
   );
+  // A command whose output the reader keeps (a secret read with jq) makes what later steps and snippets
+  // use: written in the prose, it would never run here, so it must be one of the steps.
+  for (const m of kReadme.matchAll(/`(npx flagwire [^`]*\| *jq[^`]*)`/g)) {
+    t.ok(
+      kSteps.some((s) => s.command.includes(m[1]!)),
+      `the README's \`${m[1]}\` is run by the walk-through, not only written in its prose`,
+    );
+  }
   t.equal(realpathSync(join(kRepo, kBin)), realpathSync(join(kRepo, 'dist/src/cli/cli.js')), 'npx flagwire runs the built command line');
 });
 

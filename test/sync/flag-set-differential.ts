@@ -19,18 +19,19 @@ import { typedProblems } from '../../src/flags/variant-rules.js';
 import type { Audience } from '../../src/model/projects.js';
 import { OfrepContext } from '../../src/ofrep/context.js';
 import { kReasons, kSlotAudiencePlan, kSlotKeyMissing, ofrepAnswer, type OfrepState } from '../../src/ofrep/answer.js';
-import { buildFlagSet, flagdInexpressible, type FlagSetInput } from '../../src/sync/flag-set.js';
+import { flagdInexpressible } from '../../src/flags/flagd-flag.js';
+import { buildFlagSet, type FlagSetInput } from '../../src/sync/flag-set.js';
 import { type FlagValueType, type VariantValue, variantType } from '../../src/targeting/definition.js';
 import { contextArb, kVariantSets, ruleArb } from '../targeting/definition-arbitraries.js';
 import { FlagdCoreOracle } from '../targeting/flagd-core-oracle.js';
 
 export const kNowMs = Date.UTC(2026, 10, 24, 12, 0, 0, 500);
 
-const kAttributes = ['plan', 'region', 'score', 'beta', 'country', 'tier'];
+export const kAttributes = ['plan', 'region', 'score', 'beta', 'country', 'tier'];
 /** Names flagd's `var` cannot read as Flagwire does: their audiences' flags are left out. */
-const kBadAttributes = ['user.plan', 'a\\b'];
-const kValues = ['beta', 'gold', 'NL', '1', '2.5', '0', '-1', 'true', 'false', '1.0', '01', '1e21', 'a b', ''];
-const kCohorts = ['c1', 'c2', 'vip', 'beta-users', 'a b', ''];
+export const kBadAttributes = ['user.plan', 'a\\b'];
+export const kValues = ['beta', 'gold', 'NL', '1', '2.5', '0', '-1', 'true', 'false', '1.0', '01', '1e21', 'a b', ''];
+export const kCohorts = ['c1', 'c2', 'vip', 'beta-users', 'a b', ''];
 const kEnvironments = ['prod', 'dev'];
 
 /** One generated project environment: what buildFlagSet is given. */
@@ -44,7 +45,7 @@ const ruleAttributePool: Record<string, unknown>[] = fc
   .sample(contextArb, { numRuns: 512, seed: 44 })
   .map((c) => JSON.parse(JSON.stringify(c)) as Record<string, unknown>);
 
-const typedArb: fc.Arbitrary<TypedVariants> = fc
+export const typedArb: fc.Arbitrary<TypedVariants> = fc
   .constantFrom<FlagValueType>('boolean', 'string', 'number', 'object')
   .chain((type) => {
     const variants = kVariantSets[type][0] as Record<string, VariantValue>;
@@ -164,7 +165,7 @@ export const projectArb: fc.Arbitrary<GeneratedProject> = fc
   }));
 
 /** mulberry32: a small seeded generator, so a failing context can be made again from its project's seed. */
-function random(seed: number): () => number {
+export function random(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -200,9 +201,10 @@ function attributeValue(rnd: () => number, values: readonly string[]): unknown {
   return pick(rnd, [null, [value], { value }, 1.5, -0, 1e21, true, false, `${value} `, value.toUpperCase(), 0]);
 }
 
-function makeContext(
+/** A context as an OFREP caller may send it, in `environment` (null: a single-environment project's). */
+export function makeContext(
   rnd: () => number,
-  project: FlagSetInput,
+  environment: string | null,
   values: readonly string[],
   cohorts: readonly string[],
 ): Record<string, unknown> {
@@ -216,7 +218,7 @@ function makeContext(
   else if (c < 0.55) context.cohort = asciiKey(rnd);
   else if (c < 0.6) context.cohort = '';
   for (const name of [...kAttributes, ...kBadAttributes]) if (rnd() < 0.6) context[name] = attributeValue(rnd, values);
-  if (project.environment !== null) context.env = project.environment;
+  if (environment !== null) context.env = environment;
   return context;
 }
 
@@ -334,7 +336,7 @@ export function checkProject(project: GeneratedProject, contexts: number, tally:
   const rnd = random(project.seed);
   const ctx = new OfrepContext();
   for (let i = 0; i < contexts; i++) {
-    const context = makeContext(rnd, input, values, cohorts);
+    const context = makeContext(rnd, input.environment, values, cohorts);
     if (!ctx.parse(JSON.stringify({ context }))) throw new Error(`OFREP refused ${JSON.stringify(context)}: ${ctx.errorDetails}`);
     tally.contexts++;
     for (const c of served) {

@@ -13,6 +13,8 @@ t.test('/ sends a browser to the console and API clients a 404; /favicon.ico is 
 
   const browser = await fetch(`${base}/`, { headers: { accept: kBrowserAccept }, redirect: 'manual' });
   t.equal(browser.status, 302, 'a browser is redirected');
+  t.equal(browser.statusText, 'Found', "with 302's reason phrase");
+  t.equal(await browser.text(), 'Found: the web console is at /console\n', 'and a body that says where');
   t.equal(browser.headers.get('location'), '/console', 'to the console');
   t.equal(browser.headers.get('vary'), 'Accept', 'an answer that depends on Accept says so');
   const followed = await fetch(`${base}/`, { headers: { accept: kBrowserAccept } });
