@@ -2,8 +2,9 @@
 // Release plans), against the real server, the plans falling due on its clock (the test hook moves it on):
 // a shared fragment or an audience that an approved scheduled change will make production read is not
 // changed by a write token or the operator while nothing reads it yet: the change is held as a request
-// naming the plan, and when the plan falls due production serves what was approved. A bypass token's
-// scheduled change and rollout are approved as they are made, and apply when due.
+// naming the plan, and when the plan falls due production serves what was approved. A renamed guarded
+// environment takes its approved plans with it. A bypass token's scheduled change and rollout are
+// approved as they are made, and apply when due.
 import t from 'tap';
 import { cli } from '../helpers/cli.js';
 import { call } from '../helpers/http.js';
@@ -39,7 +40,7 @@ async function newFlag(production: Record<string, unknown>, token = secrets.mult
 }
 
 /** A scheduled change for production asked for by the editor and approved by the admin: the approved plan. */
-async function approvedSchedule(flagId: string, patch: Record<string, unknown>): Promise<string> {
+async function approvedSchedule(flagId: string, patch: Record<string, unknown>, env = 'production'): Promise<string> {
   const at = (await advanceClock(server, 0)) + 3_600_000;
   const asked = await cli(server.dataDir, [
     'flag',
@@ -50,7 +51,7 @@ async function approvedSchedule(flagId: string, patch: Record<string, unknown>):
     '--patch',
     JSON.stringify(patch),
     '--env',
-    'production',
+    env,
     '--as',
     ids.editor,
   ]);
@@ -129,6 +130,21 @@ t.test(
     t.equal(await served(plain, 'free'), false, 'the unapproved rules are not');
   },
 );
+
+t.test('a renamed guarded environment takes its approved plan with it: it runs there when due', async (t) => {
+  await ok(['env', 'add', ids.multi, 'eu']);
+  await ok(['approvals', 'set', ids.multi, '--env', 'eu', '--required', '1', '--as', ids.admin]);
+  const flagId = await newFlag({});
+  const planId = await approvedSchedule(flagId, { enabled: true, trafficPercentage: 100 }, 'eu');
+  await ok(['env', 'rename', ids.multi, 'eu', 'emea']);
+  const [moved] = (await ok(['schedule', 'list', ids.multi])).schedules.filter((s: any) => s.id === planId);
+  t.equal(moved.env, 'emea', 'the plan is for the environment under its new name');
+  t.match((await ok(['approvals', 'show', ids.multi])).approvals, [{ env: 'production' }, { env: 'emea' }]);
+  const done = await due(planId);
+  t.equal(done.status, 'applied', done.outcome ?? '');
+  const flag = await api('GET', `/api/v1/flags/${flagId}?env=emea`, undefined, secrets.multiRead);
+  t.match(flag.json, { enabled: true, trafficPercentage: 100 });
+});
 
 t.test("a bypass token's scheduled change and rollout are approved as made: each applies when due", async (t) => {
   const pipeline = world.run('tokenCreate', {
