@@ -7,10 +7,13 @@
 // A command runs as ever, in a nested transaction. If what it wrote touches no project with a policy,
 // its writes are kept: nothing more is read (the common case costs one nested transaction). Otherwise
 // its writes are rolled back and judged against the store as it was: each record's view in each guarded
-// environment (src/store/interfaces.ts: EnvironmentBearing), before and after. None moved: the command runs again
-// and is kept. One moved: the change applies only for a bypass token of every environment touched, or a
-// release plan that was itself approved; from anyone else it becomes a change request (or edits the
-// author's own pending one), and nothing of it is applied.
+// environment (src/store/interfaces.ts: EnvironmentBearing), before and after, given the flag states
+// evaluation there reads now or will once the project's release plans run and its pending requests are
+// applied (EnvRead): what an approved plan or a pending request will read is guarded as what is read now,
+// and a change to it names them (alters). None moved: the command runs again and is kept. One moved: the
+// change applies only for a bypass token of every environment touched (a release plan it makes is approved
+// so), or a release plan that was itself approved; from anyone else it becomes a change request (or edits
+// the author's own pending one), and nothing of it is applied.
 import { FlagwireError } from '../errors.js';
 import type { ApprovalAuditAction } from './audit-actions.js';
 import type { AuditEntry } from '../model/audit.js';
@@ -211,14 +214,14 @@ function judge(r: StoreReader, changes: readonly Change[]): Judged | null {
       touched.set(rule.env, rule);
       // Not moved by itself but through what a plan or a pending request will read: it alters them.
       if (moved([])) continue;
-      for (const [by, planned] of groupBy(reads(rule.env))) if (moved(planned)) alters.add(by);
+      for (const [by, planned] of byPlan(reads(rule.env))) if (moved(planned)) alters.add(by);
     }
   }
   return project === null || touched.size === 0 ? null : { project, rules: [...touched.values()], alters: [...alters] };
 }
 
 /** Reads by the plan or request that will read them; what is read now (`by` null) left out. */
-function groupBy(reads: readonly EnvRead[]): Map<string, EnvRead[]> {
+function byPlan(reads: readonly EnvRead[]): Map<string, EnvRead[]> {
   const out = new Map<string, EnvRead[]>();
   for (const read of reads) if (read.by !== null) out.set(read.by, [...(out.get(read.by) ?? []), read]);
   return out;
