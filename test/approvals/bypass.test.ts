@@ -183,7 +183,7 @@ const multiFile = (name: string) =>
 const kDependencies = {
   audience: [scheduled.audienceId, asked.audienceId],
   fragments: [scheduled.fragment, asked.fragment],
-  flag: 'the flag a plan or request changes is what it holds: its own probes (flagPatch, flagRename, ...) try it',
+  flag: 'the flag a plan or request changes is what it holds, judged as it is now: its own probes (flagPatch, flagRename, ...) try it',
   schedule: 'a scheduled change is what relies: made, run or cancelled by the probes of scheduleCreate, scheduleRun, scheduleCancel',
   rollout: 'a rollout is what relies: its own probes (rolloutStart, rolloutAct, rolloutAdvance) try it',
 } as const;
