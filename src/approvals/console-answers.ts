@@ -32,6 +32,8 @@ export interface ChangeRequestView {
   problem: string | null;
   /** A field per line: `field` is its dotted path in the record (`environments.production.enabled`). */
   diff: { record: string; id: string; name: string; field: string; current: unknown; proposed: unknown }[];
+  /** The release plans and pending requests that will read what it changes (an audience, a shared fragment). */
+  alters: string[];
 }
 
 /** A request as the console lists it: its view, and why the signed-in user may not approve or reject it (null: they may). */

@@ -7,17 +7,20 @@
 // A command runs as ever, in a nested transaction. If what it wrote touches no project with a policy,
 // its writes are kept: nothing more is read (the common case costs one nested transaction). Otherwise
 // its writes are rolled back and judged against the store as it was: each record's view in each guarded
-// environment (src/store/interfaces.ts: EnvironmentBearing), before and after. None moved: the command runs again
-// and is kept. One moved: the change applies only for a bypass token of every environment touched, or a
-// release plan that was itself approved; from anyone else it becomes a change request (or edits the
-// author's own pending one), and nothing of it is applied.
+// environment (src/store/interfaces.ts: EnvironmentBearing), before and after, given the flag states
+// evaluation there reads now or will once the project's release plans run and its pending requests are
+// applied (EnvRead): what an approved plan or a pending request will read is guarded as what is read now,
+// and a change to it names them (alters). None moved: the command runs again and is kept. One moved: the
+// change applies only for a bypass token of every environment touched (a release plan it makes is approved
+// so), or a release plan that was itself approved; from anyone else it becomes a change request (or edits
+// the author's own pending one), and nothing of it is applied.
 import { FlagwireError } from '../errors.js';
 import type { ApprovalAuditAction } from './audit-actions.js';
 import type { AuditEntry } from '../model/audit.js';
 import { randomId } from '../model/ids.js';
 import type { ApprovalRule, Project } from '../model/projects.js';
 import type { Change } from '../store/changes.js';
-import type { NewAuditEntry, StoreReader, StoreWriter, Tentative } from '../store/interfaces.js';
+import type { EnvRead, NewAuditEntry, StoreReader, StoreWriter, Tentative } from '../store/interfaces.js';
 import { envName, rulesOf } from './policy.js';
 import { kApprovedPlanRecords, kChangeRequestRecords, type ChangeRequest, type RequestActor } from './records.js';
 import { compact, keyOf, kMaxPendingPerProject, pendingRequests, pendingRequestsBy, summaryOf, unsequenced } from './requests.js';
@@ -52,7 +55,8 @@ export function gate<T>(w: StoreWriter, run: Run<T>, now: number, asker: string 
   const author = authorOf(w, trial.value.entries, trial.changes, judged);
   if (author.id.startsWith('token:')) {
     const tokenId = author.id.slice('token:'.length);
-    if (judged.rules.every((rule) => rule.bypassTokens.includes(tokenId))) return { applied: true, ...run() };
+    if (judged.rules.every((rule) => rule.bypassTokens.includes(tokenId)))
+      return { applied: true, ...bypass(w, run, judged, tokenId, now) };
   }
   if (author.id.startsWith('plan:')) {
     // A plan made through an approved request carries that approval; one made before, none.
@@ -96,6 +100,28 @@ function ownPendingBeneath<T>(w: StoreWriter, asker: string, run: Run<T>): Chang
   return null;
 }
 
+/**
+ * Runs a bypass token's change, kept. A release plan it makes for a guarded environment is approved as
+ * its immediate writes are: what the plan changes when it falls due needs no request.
+ */
+function bypass<T>(w: StoreWriter, run: Run<T>, judged: Judged, tokenId: string, now: number): { value: T; entries: AuditEntry[] } {
+  let made: readonly Change[] = [];
+  const kept = w.tentatively(run, (changes) => {
+    made = [...changes];
+    return false;
+  });
+  const reads = readsOf(w, judged.project.id);
+  for (const change of made) {
+    const found = w.changeBearing(change.kind);
+    if (found === undefined || found.removal || found.bearing.isPlan !== true) continue;
+    if (judged.rules.some((rule) => found.bearing.view(w, change.value, rule.env, () => reads(rule.env)) !== null)) {
+      const planId = found.bearing.kind.key(change.value);
+      w.putKeyed(kApprovedPlanRecords, { planId, requestId: null, bypassTokenId: tokenId, at: now });
+    }
+  }
+  return kept.value;
+}
+
 /** Whether any change is to a record that bears on a project with an approval policy. */
 function touchesPolicy(r: StoreReader, changes: readonly Change[]): boolean {
   for (const change of changes) {
@@ -125,13 +151,44 @@ interface Judged {
   project: Project;
   /** The guarded environments' rules whose view the change moves. */
   rules: ApprovalRule[];
+  /** The release plans and pending requests whose change would read what this one moves (ChangeRequest.alters). */
+  alters: string[];
+}
+
+/**
+ * What evaluation in an environment of the project reads now or will (EnvRead), by environment, read
+ * once each and only when a kind's view asks: every record of the kinds that read (a flag's state, a
+ * plan's states to come), and what each pending change request's changes would read, named by the request.
+ */
+function readsOf(r: StoreReader, projectId: string): (env: string | null) => readonly EnvRead[] {
+  const byEnv = new Map<string | null, EnvRead[]>();
+  return (env) => {
+    let reads = byEnv.get(env);
+    if (reads !== undefined) return reads;
+    reads = [];
+    for (const bearing of r.environmentBearings()) {
+      if (bearing.reads === undefined || bearing.list === undefined) continue;
+      for (const value of bearing.list(r, projectId)) reads.push(...bearing.reads(r, value, env));
+    }
+    for (const request of pendingRequests(r, projectId)) {
+      for (const change of request.changes) {
+        const found = r.changeBearing(change.kind);
+        if (found === undefined || found.removal || found.bearing.reads === undefined) continue;
+        for (const read of found.bearing.reads(r, change.value, env)) reads.push({ ...read, by: request.id });
+      }
+    }
+    byEnv.set(env, reads);
+    return reads;
+  };
 }
 
 /** The guarded environments `changes` move (read against the store as it was before them); null: none. */
 function judge(r: StoreReader, changes: readonly Change[]): Judged | null {
   let project: Project | null = null;
+  let reads: ((env: string | null) => readonly EnvRead[]) | null = null;
   // By environment: each change reads the project afresh, so one rule arrives as several equal objects.
   const touched = new Map<string | null, ApprovalRule>();
+  const alters = new Set<string>();
   for (const change of compact(r, changes)) {
     const found = r.changeBearing(change.kind);
     if (found === undefined) continue;
@@ -142,17 +199,32 @@ function judge(r: StoreReader, changes: readonly Change[]): Judged | null {
     if (rules.length === 0) continue;
     if (project !== null && project.id !== owner.id) throw new Error('a command changed guarded environments of two projects');
     project = owner;
+    reads ??= readsOf(r, owner.id);
     const stored = bearing.stored(r, change.value);
     for (const rule of rules) {
-      const before = bearing.view(r, stored, rule.env);
-      const after = removal ? null : bearing.view(r, change.value, rule.env);
-      if (same(before, after)) continue;
-      // A plan ending (cancelled, run, completed) changes nothing there by itself.
-      if (bearing.isPlan === true && after === null) continue;
+      const envReads = reads;
+      const moved = (only: readonly EnvRead[] | null) => {
+        const read = only === null ? () => envReads(rule.env) : () => only;
+        const after = removal ? null : bearing.view(r, change.value, rule.env, read);
+        // A plan ending (cancelled, run, completed) changes nothing there by itself.
+        if (bearing.isPlan === true && after === null) return false;
+        return !same(bearing.view(r, stored, rule.env, read), after);
+      };
+      if (!moved(null)) continue;
       touched.set(rule.env, rule);
+      // Not moved by itself but through what a plan or a pending request will read: it alters them.
+      if (moved([])) continue;
+      for (const [by, planned] of byPlan(reads(rule.env))) if (moved(planned)) alters.add(by);
     }
   }
-  return project === null || touched.size === 0 ? null : { project, rules: [...touched.values()] };
+  return project === null || touched.size === 0 ? null : { project, rules: [...touched.values()], alters: [...alters] };
+}
+
+/** Reads by the plan or request that will read them; what is read now (`by` null) left out. */
+function byPlan(reads: readonly EnvRead[]): Map<string, EnvRead[]> {
+  const out = new Map<string, EnvRead[]>();
+  for (const read of reads) if (read.by !== null) out.set(read.by, [...(out.get(read.by) ?? []), read]);
+  return out;
 }
 
 function judgedEnvs(judged: Judged): string {
@@ -221,6 +293,7 @@ function hold<T>(
     updatedAt: now,
     changes: held,
     base: held.map((change) => storedOf(w, change)),
+    ...(judged.alters.length === 0 ? {} : { alters: judged.alters }),
     audit: unsequenced(entries),
     approvals: [],
     comments: [],
@@ -251,12 +324,16 @@ function edit<T>(w: StoreWriter, request: ChangeRequest, run: Run<T>, now: numbe
     trial.changes.filter((change) => change.kind !== 'audit'),
   );
   if (same(held, request.changes)) return request;
-  // The guarded environments the request and its edit move together (the store reads as before both).
-  const envs = judge(w, held)?.rules.map((rule) => rule.env) ?? [];
+  // The guarded environments the request and its edit move together (the store reads as before both),
+  // and the plans and other requests they alter (the request itself is not one of them).
+  const judged = judge(w, held);
+  const envs = judged?.rules.map((rule) => rule.env) ?? [];
+  const alters = [...new Set([...(request.alters ?? []), ...(judged?.alters ?? [])])].filter((id) => id !== request.id);
   const audit = mergeAudit(request.audit, unsequenced(trial.value.entries));
   const next: ChangeRequest = {
     ...request,
     environments: [...new Set([...request.environments, ...envs])],
+    ...(alters.length === 0 ? {} : { alters }),
     summary: summaryOf(w, audit, held),
     changes: held,
     base: held.map((change) => {

@@ -41,6 +41,12 @@ export interface ChangeRequest {
    * base[i] for changes[i]. Applying it is refused if any of them moved since (no lost update).
    */
   base: unknown[];
+  /**
+   * The release plans (`sch_…`, `rol_…`) and pending change requests (`chr_…`) whose approved or asked-for
+   * change would read what this one changes (an audience, a shared fragment): it alters them. Absent on
+   * requests made before it was kept.
+   */
+  alters?: string[];
   /** The audit entries the change wrote, appended when it is applied (with its approvers). */
   audit: NewAuditEntry[];
   approvals: RequestEvent[];
@@ -49,10 +55,15 @@ export interface ChangeRequest {
   decided: (RequestEvent & { text: string }) | null;
 }
 
-/** A release plan made by an approved request: what it changes when it runs needs no further approval. */
+/**
+ * A release plan made by an approved request, or by a bypass token of its environment: what it changes
+ * when it runs needs no further approval.
+ */
 export interface ApprovedPlan {
   planId: string;
-  requestId: string;
+  /** The request that made it; null: a bypass token made it (`bypassTokenId`). */
+  requestId: string | null;
+  bypassTokenId?: string;
   at: number;
 }
 

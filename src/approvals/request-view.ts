@@ -47,6 +47,10 @@ export const ChangeRequestView = Type.Object(
     stale: Type.Boolean({ description: 'Pending, and no longer applicable: a field it changes moved since it was made' }),
     problem: Type.Union([Type.String(), Type.Null()], { description: 'Why it is stale; null otherwise' }),
     diff: Type.Array(DiffLine, { description: 'What it changes against the records as they are now (pending), or as they were (decided)' }),
+    alters: Type.Array(Type.String(), {
+      description:
+        'The release plans (`sch_…`, `rol_…`) and pending change requests (`chr_…`) that will read what it changes (an audience, a shared fragment): approving it changes what they do',
+    }),
   },
   { description: 'A change request' },
 );
@@ -80,6 +84,7 @@ export function requestView(r: StoreReader, request: ChangeRequest): ChangeReque
     stale: applicable !== null && !applicable.ok,
     problem: applicable !== null && !applicable.ok ? applicable.problem : null,
     diff: diffOf(r, request, pending),
+    alters: request.alters ?? [],
   };
 }
 

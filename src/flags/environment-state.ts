@@ -1,7 +1,8 @@
 // How a flag bears on an environment's state (src/store/interfaces.ts: EnvironmentBearing), for the approvals
 // gate: what evaluation in the environment reads of it. A flag absent, or at an environment's defaults
 // there (off, 0%, no audience, no cohorts, no typed variants), reads as nothing: making a flag that
-// starts off in a guarded environment needs no approval, turning it on there does.
+// starts off in a guarded environment needs no approval, turning it on there does. Its state there is
+// what evaluation reads through it (`reads`): the audience and the shared fragments it uses.
 import type { EnvironmentBearing } from '../store/interfaces.js';
 import { kFlagRecords } from '../store/record-kinds.js';
 import { effectiveState, kDefaultEnvState } from './flag-state.js';
@@ -24,4 +25,7 @@ export const kFlagEnvironmentState: EnvironmentBearing<Flag> = {
     return atDefaults ? null : { name: flag.name, bucketing: flag.bucketing ?? null, state };
   },
   onApply: (flag, now) => ({ ...flag, updatedAt: Math.max(now, flag.updatedAt) }),
+  // What evaluation reads through it there now (its audience, the fragments its rule names).
+  reads: (_r, flag, env) => [{ flagId: flag.id, state: effectiveState(flag, env), by: null }],
+  list: (r, projectId) => r.listFlags(projectId),
 };

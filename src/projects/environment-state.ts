@@ -1,7 +1,7 @@
 // How an audience bears on an environment's state (src/store/interfaces.ts: EnvironmentBearing), for the
-// approvals gate: its rules, where a flag that evaluation reads in the environment uses it.
+// approvals gate: its rules, where a flag on in the environment uses it, or will once a pending release
+// plan runs or a pending change request is applied (EnvRead).
 import type { EnvironmentBearing } from '../store/interfaces.js';
-import { effectiveState } from '../flags/flag-state.js';
 import type { Audience } from '../model/projects.js';
 import { kAudienceRecords } from '../store/record-kinds.js';
 
@@ -9,12 +9,9 @@ export const kAudienceEnvironmentState: EnvironmentBearing<Audience> = {
   kind: kAudienceRecords,
   projectOf: (audience) => audience.projectId,
   stored: (r, audience) => r.getAudience(audience.id),
-  view(r, audience, env) {
+  view(_r, audience, _env, reads) {
     if (audience === undefined) return null;
-    const used = r.listFlags(audience.projectId).some((flag) => {
-      const state = effectiveState(flag, env);
-      return state.enabled && state.audienceId === audience.id;
-    });
+    const used = reads().some(({ state }) => state.enabled && state.audienceId === audience.id);
     return used ? { name: audience.name, rules: audience.rules } : null;
   },
 };

@@ -11,6 +11,7 @@ import { commandTable } from '../writer/command.js';
 import { type Actor, actorFor, personOrOperator, type Principal } from '../audit/audit-actor.js';
 import { exactList, requireName, sameName } from '../model/input-checks.js';
 import { can, describeRole } from '../model/permissions.js';
+import { renamePlansEnvironment } from '../release-plans/plan-environments.js';
 
 /** Every audit action the project commands write. */
 export const kProjectAuditActions = ['env.add', 'env.rename', 'env.protect', 'audience.create', 'audience.update'] as const;
@@ -127,6 +128,7 @@ export function envRename(w: StoreWriter, input: { projectId: string; from: stri
     const { [input.from]: moved, ...rest } = flag.environments;
     w.putFlag({ ...flag, environments: { ...rest, [to]: moved! }, updatedAt: Math.max(now, flag.updatedAt + 1) });
   }
+  renamePlansEnvironment(w, project.id, input.from, to, now);
   audit(w, actor, project.id, 'env.rename', to, { environment: { before: input.from, after: to } }, now);
   return next;
 }

@@ -178,7 +178,7 @@ function guardRestart(plan: RolloutPlan, now: number): Pick<RolloutPlan, 'guardN
 
 /** The percentage before the first step, set again; the rollout ends (`why`: its guard's breach, or null for a person). */
 function rollBack(w: StoreWriter, plan: RolloutPlan, why: string | null, now: number): RolloutPlan {
-  restoreInitial(w, plan, now);
+  patchFlag(w, plan, rollbackPatch(plan), now);
   return save(w, { ...plan, status: 'rolled-back', nextAt: null, guardNextAt: null, pausedReason: why }, now);
 }
 
@@ -258,17 +258,13 @@ function lastChangedBy(w: StoreWriter, plan: RolloutPlan): string {
 function applyStep(w: StoreWriter, plan: RolloutPlan, index: number, now: number): RolloutPlan {
   const step = plan.steps[index]!;
   if (isWeightsStep(step)) patchWeights(w, plan, index, now);
-  else patchPercentage(w, plan, step.trafficPercentage, now);
+  else patchFlag(w, plan, stepPatch(plan, index), now);
   const last = index === plan.steps.length - 1;
   const appliedAt = [...plan.steps.slice(0, index).map((_, i) => plan.appliedAt?.[i] ?? null), now];
   const next = last
     ? { status: 'completed' as const, nextAt: null, guardNextAt: null }
     : { status: 'running' as const, nextAt: now + step.holdMs! };
   return save(w, { ...plan, current: index, appliedAt, ...next }, now);
-}
-
-function patchPercentage(w: StoreWriter, plan: RolloutPlan, trafficPercentage: number, now: number): void {
-  patchFlag(w, plan, { trafficPercentage }, now);
 }
 
 /** A step by variant weights: refused when the flag no longer has a variant it names (a resume or skip after a hand change). */
@@ -278,13 +274,20 @@ function patchWeights(w: StoreWriter, plan: RolloutPlan, index: number, now: num
   const typed = flag === undefined ? undefined : effectiveState(flag, plan.env).typed;
   const problems = typed === undefined ? [] : unknownVariants(typed, step, index, plan.env);
   if (problems.length > 0) throw new FlagwireError('INVALID_REQUEST', problems.join('; '));
-  patchFlag(w, plan, { targeting: weightsTargeting(plan.initialTargeting ?? {}, step.variantWeights) }, now);
+  patchFlag(w, plan, stepPatch(plan, index), now);
 }
 
-/** A rollback's write: the percentage before the first step, or for a rollout by variant weights the targeting. */
-function restoreInitial(w: StoreWriter, plan: RolloutPlan, now: number): void {
-  if (isWeightsStep(plan.steps[0]!)) patchFlag(w, plan, { targeting: plan.initialTargeting ?? {} }, now);
-  else patchPercentage(w, plan, plan.initialPercentage, now);
+/** The PATCH of the flag a step makes: its percentage, or the targeting of its variant weights. */
+export function stepPatch(plan: RolloutPlan, index: number): Record<string, unknown> {
+  const step = plan.steps[index]!;
+  return isWeightsStep(step)
+    ? { targeting: weightsTargeting(plan.initialTargeting ?? {}, step.variantWeights) }
+    : { trafficPercentage: step.trafficPercentage };
+}
+
+/** A rollback's PATCH: the percentage before the first step, or for a rollout by variant weights the targeting. */
+export function rollbackPatch(plan: RolloutPlan): Record<string, unknown> {
+  return isWeightsStep(plan.steps[0]!) ? { targeting: plan.initialTargeting ?? {} } : { trafficPercentage: plan.initialPercentage };
 }
 
 /** A step (or the rollback) as a PATCH of the flag by `plan:<id>`: checked, audited and served like any write. */

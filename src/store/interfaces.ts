@@ -3,7 +3,7 @@
 // the LMDB implementation (lmdb-store.ts) is named only where a process opens its store.
 import type { Membership, Org, Role, User } from '../model/accounts.js';
 import type { AuditEntry } from '../model/audit.js';
-import type { Flag, FlagUsage } from '../flags/records.js';
+import type { Flag, FlagState, FlagUsage } from '../flags/records.js';
 import type { Invitation } from '../model/invitations.js';
 import type { MailMessage } from '../model/mail.js';
 import type { Audience, Project } from '../model/projects.js';
@@ -94,6 +94,9 @@ export interface StoreReader {
    * undefined: not at all. A store opened without its layout knows none, and throws.
    */
   changeBearing(kind: string): ChangeBearing | undefined;
+  /** Every kind that bears on an environment's state (EnvironmentBearing), each once. */
+  // biome-ignore lint/suspicious/noExplicitAny: kinds of every record type; each is handed its own values.
+  environmentBearings(): readonly EnvironmentBearing<any>[];
   /** The project's flag of that name (names are unique in a project), by an index: no scan of the project's flags. */
   findFlagByName(projectId: string, name: string): Flag | undefined;
   getToken(id: string): Token | undefined;
@@ -379,8 +382,18 @@ export interface EnvironmentBearing<V = never> {
   /**
    * What evaluation in `env` (null: a single-environment project's one environment) reads of `value`
    * (undefined: the record is absent), compared as JSON; null when it bears on that environment not at all.
+   * `reads`: the flag states evaluation there reads now or will read (EnvRead), for a kind read through
+   * them (an audience, a shared fragment): what a pending plan or change request will read is guarded
+   * from the moment it is approved, or asked for.
    */
-  view(r: StoreReader, value: V | undefined, env: string | null): unknown;
+  view(r: StoreReader, value: V | undefined, env: string | null, reads: () => readonly EnvRead[]): unknown;
+  /**
+   * The flag states in `env` that evaluation reads because of `value`: a flag's own state there now; the
+   * states a plan still to run will set. A change request holding a change of the kind reads them too.
+   */
+  reads?(r: StoreReader, value: V, env: string | null): readonly EnvRead[];
+  /** The project's records of the kind that may read (a plan: those still to run), for `reads`. */
+  list?(r: StoreReader, projectId: string): readonly V[];
   /**
    * A release plan (a scheduled change, a rollout): approved when it is made, so what it changes as it
    * runs needs no further approval; ending it (its view left null: cancelled, run, completed) needs none.
@@ -391,6 +404,16 @@ export interface EnvironmentBearing<V = never> {
    * times moved on (a flag's updatedAt, a rollout's step times), so it reads as made when applied.
    */
   onApply?(value: V, now: number, delayMs: number): V;
+}
+
+/**
+ * A flag state evaluation in an environment reads: a flag's now (`by` null), or one that a release plan
+ * (`by`: its id) or a pending change request (its id) will set.
+ */
+export interface EnvRead {
+  flagId: string;
+  state: FlagState;
+  by: string | null;
 }
 
 /** A change kind's bearing: its kind's, and whether the change deletes the record. */

@@ -21,6 +21,7 @@ import { ChangeRecorder } from './change-recorder.js';
 import { changeOf, type Change, type Revision } from './changes.js';
 import type {
   ChangeBearing,
+  EnvironmentBearing,
   AuditPage,
   KeyedKind,
   Page,
@@ -723,6 +724,9 @@ export abstract class LmdbRecords implements StoreWriter {
   abstract applyChanges(changes: readonly Change[]): void;
 
   abstract changeBearing(kind: string): ChangeBearing | undefined;
+
+  // biome-ignore lint/suspicious/noExplicitAny: kinds of every record type; each is handed its own values.
+  abstract environmentBearings(): readonly EnvironmentBearing<any>[];
 
   collectAudit<T>(fn: () => T): { value: T; entries: AuditEntry[] } {
     const entries: AuditEntry[] = [];

@@ -6,7 +6,7 @@
 import type { RootDatabase } from 'lmdb';
 import { changeOf, type Change, type Revision } from './changes.js';
 import type { ChangeLog } from './change-log.js';
-import type { ChangeBearing, StoreWriter } from './interfaces.js';
+import type { ChangeBearing, EnvironmentBearing, StoreWriter } from './interfaces.js';
 import type { Databases } from './layout.js';
 import { databaseNamed } from './layout.js';
 import type { RecordTarget } from './record-kinds.js';
@@ -149,6 +149,12 @@ export class LmdbReplica {
   /** How a change kind bears on an environment's state (StoreWriter.changeBearing). */
   changeBearing(kind: string): ChangeBearing | undefined {
     return this.layout.bearings.get(kind);
+  }
+
+  /** The kinds that bear on an environment's state (StoreWriter.environmentBearings). */
+  // biome-ignore lint/suspicious/noExplicitAny: kinds of every record type; each is handed its own values.
+  environmentBearings(): readonly EnvironmentBearing<any>[] {
+    return this.layout.bearingKinds;
   }
 
   /** Writes each change as a copy applies it, in the open transaction (StoreWriter.applyChanges). */

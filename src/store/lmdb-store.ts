@@ -15,7 +15,7 @@ import {
   type Tentative,
 } from './interfaces.js';
 import { ChangeLog } from './change-log.js';
-import type { ChangeBearing } from './interfaces.js';
+import type { ChangeBearing, EnvironmentBearing } from './interfaces.js';
 import { LmdbRecords } from './lmdb-records.js';
 import { LmdbReplica } from './lmdb-replica.js';
 import { openDataFile, type OpenedDataFile, type StoreOptions } from './open.js';
@@ -192,6 +192,11 @@ export class LmdbStore extends LmdbRecords implements Store, StoreWriter, StoreC
 
   changeBearing(kind: string): ChangeBearing | undefined {
     return this.replica.changeBearing(kind);
+  }
+
+  // biome-ignore lint/suspicious/noExplicitAny: kinds of every record type; each is handed its own values.
+  environmentBearings(): readonly EnvironmentBearing<any>[] {
+    return this.replica.environmentBearings();
   }
 
   applyChanges(changes: readonly Change[]): void {

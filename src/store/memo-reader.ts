@@ -16,7 +16,7 @@ import type { MailMessage } from '../model/mail.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { Credential, Session } from '../model/sessions.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
-import type { ChangeBearing, AuditPage, KeyedKind, Page, PageRequest, SnapshotReader } from './interfaces.js';
+import type { ChangeBearing, EnvironmentBearing, AuditPage, KeyedKind, Page, PageRequest, SnapshotReader } from './interfaces.js';
 import type { RolloutPlan } from '../release-plans/rollouts.js';
 import type { DeliveryPayload, OutboxUsage, Webhook, WebhookDelivery } from '../webhooks/records.js';
 import type { ScheduledChange } from '../release-plans/schedules.js';
@@ -89,6 +89,10 @@ export class MemoReader implements SnapshotReader {
   }
   changeBearing(kind: string): ChangeBearing | undefined {
     return this.store.changeBearing(kind);
+  }
+  // biome-ignore lint/suspicious/noExplicitAny: kinds of every record type; each is handed its own values.
+  environmentBearings(): readonly EnvironmentBearing<any>[] {
+    return this.store.environmentBearings();
   }
   revision(): number {
     return this.store.revision();

@@ -43,6 +43,9 @@ export interface StoreLayout {
   readonly relayedChanges: ReadonlySet<string>;
   /** How each change kind bears on an environment's state, by name; absent: it does not (the approvals gate). */
   readonly bearings: ReadonlyMap<string, ChangeBearing>;
+  /** The kinds that bear on an environment's state, each once. */
+  // biome-ignore lint/suspicious/noExplicitAny: kinds of every record type; each is handed its own values.
+  readonly bearingKinds: readonly EnvironmentBearing<any>[];
 }
 
 /**
@@ -97,7 +100,8 @@ export function storeLayout(owners: readonly RecordOwner[]): StoreLayout {
   if (unused.length > 0) throw new Error(`databases ${unused.join(', ')} are declared but hold no kind of record`);
   const databases = [...ownerOf.keys()];
   const bearings = new Map<string, ChangeBearing>();
-  for (const bearing of all.flatMap((owner) => owner.environmentState ?? [])) {
+  const bearingKinds = all.flatMap((owner) => owner.environmentState ?? []);
+  for (const bearing of bearingKinds) {
     if (!kinds.some((kind) => kind.name === bearing.kind.name))
       throw new Error(`record kind ${bearing.kind.name} bears on environments but no one stores it`);
     bearings.set(bearing.kind.name, { bearing, removal: false });
@@ -112,5 +116,6 @@ export function storeLayout(owners: readonly RecordOwner[]): StoreLayout {
     relayed: kinds.filter((kind) => kind.relayed),
     relayedChanges,
     bearings,
+    bearingKinds,
   };
 }

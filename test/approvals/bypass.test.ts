@@ -5,7 +5,7 @@
 // evaluation reads there changed. A command added without a probe here fails the test: whoever adds it
 // says how it could touch a guarded environment.
 import t from 'tap';
-import { kCapabilityCommands } from '../../src/capabilities.js';
+import { kCapabilityCommands, kStoreLayout } from '../../src/capabilities.js';
 import { kWriterCommands } from '../../src/command-runner/demo-seed.js';
 import type { CommandInput, CommandName } from '../../src/command-runner/commands.js';
 import { FlagwireError } from '../../src/errors.js';
@@ -13,6 +13,8 @@ import { kOperator, principalOf, type Principal } from '../../src/audit/audit-ac
 import { effectiveState } from '../../src/flags/flag-state.js';
 import { jsonBody } from '../../src/model/request-body.js';
 import { kFragmentRecords } from '../../src/fragments/records.js';
+import { kChangeRequestRecords } from '../../src/approvals/records.js';
+import type { ScheduledChange } from '../../src/release-plans/schedules.js';
 import { ruleRefs } from '../../src/targeting/refs.js';
 import { buildWorld, type World } from '../helpers/world.js';
 import { scratchDir } from '../helpers/scratch-dir.js';
@@ -86,9 +88,46 @@ world.run('flagCreate', {
   },
 });
 
+// What held and approved changes rely on (issue 54, item 1): for each, a flag off in production whose rule
+// names a shared fragment, and an audience; nothing reads either there now.
+const reliedOn = (name: string) => {
+  world.run('fragmentCreate', {
+    principal: kOperator,
+    projectId: ids.multi,
+    received: jsonBody(JSON.stringify({ name, rule: { '==': [{ var: 'plan' }, name] } })),
+  });
+  const audienceId = world.run('audienceCreate', {
+    principal: kOperator,
+    projectId: ids.multi,
+    name: `Relied on by ${name}`,
+    rules: [{ attribute: 'plan', values: [name] }],
+  }).id;
+  const variants = { on: true, off: false };
+  const production = { variants, defaultVariant: 'off', targeting: { if: [{ $ref: name }, 'on', 'off'] } };
+  const flagId = world.run('flagCreate', { projectId: ids.multi, principal: kOperator, body: { name, environments: { production } } }).id;
+  return { fragment: name, audienceId, flagId, patch: { enabled: true, trafficPercentage: 100, audienceId } };
+};
+const scheduled = reliedOn('scheduled');
+const asked = reliedOn('asked');
+
 // The policy: the single project's one environment and the multi project's production, one approval.
 world.run('approvalsSet', { projectId: ids.single, env: null, required: 1, principal: principalOf(ids.admin) }, t0);
 world.run('approvalsSet', { projectId: ids.multi, env: 'production', required: 1, principal: principalOf(ids.admin) }, t0);
+// The scheduled change asked for by the editor and approved: it will turn its flag on with its fragment and audience.
+const planAsked = world.outcome(
+  'scheduleCreate',
+  { principal: principalOf(ids.editor), flagId: scheduled.flagId, env: 'production', body: { at: t0 + 3_600_000, patch: scheduled.patch } },
+  t0,
+);
+if (planAsked.applied) throw new Error('a guarded plan was made without approval');
+world.run('requestApprove', { principal: principalOf(ids.admin), requestId: planAsked.request.id }, t0);
+// The editor's pending request that would do the same with the other pair.
+const askedRequest = world.outcome(
+  'flagPatch',
+  { flagId: asked.flagId, env: 'production', principal: principalOf(ids.editor), patch: asked.patch },
+  t0,
+);
+if (askedRequest.applied) throw new Error('a guarded change was applied');
 // A pending request by the editor, for the decisions' probes.
 const pending = world.outcome(
   'flagPatch',
@@ -134,6 +173,20 @@ const multiFile = (name: string) =>
       flags: { [name]: { environments: { production: { enabled: true, trafficPercentage: 100, cohorts: [], audience: null } } } },
     }),
   );
+
+/**
+ * What a held or approved change relies on, by every kind of record that bears on an environment (the
+ * capabilities' `environmentState` declarations): the records of the kind that the approved scheduled
+ * change and the pending request will make production read, which the commands that change the kind try
+ * above, or why none can be relied on so. A kind added without an entry here fails the test.
+ */
+const kDependencies = {
+  audience: [scheduled.audienceId, asked.audienceId],
+  fragments: [scheduled.fragment, asked.fragment],
+  flag: 'the flag a plan or request changes is what it holds, judged as it is now: its own probes (flagPatch, flagRename, ...) try it',
+  schedule: 'a scheduled change is what relies: made, run or cancelled by the probes of scheduleCreate, scheduleRun, scheduleCancel',
+  rollout: 'a rollout is what relies: its own probes (rolloutStart, rolloutAct, rolloutAdvance) try it',
+} as const;
 
 const kProbes: { [N in CommandName]: Probe<N> } = {
   // ---- built to change a guarded environment
@@ -192,7 +245,11 @@ const kProbes: { [N in CommandName]: Probe<N> } = {
     guarded: true,
     inputs: (principal, projectId) =>
       projectId === ids.multi
-        ? [{ principal, audienceId: ids.multiAudience, name: 'Beta', rules: [{ attribute: 'plan', values: ['gold'] }] }]
+        ? [ids.multiAudience, ...kDependencies.audience].map((audienceId) => ({
+            principal,
+            audienceId,
+            rules: [{ attribute: 'plan', values: ['gold'] }],
+          }))
         : [],
   },
   scheduleCreate: {
@@ -257,12 +314,18 @@ const kProbes: { [N in CommandName]: Probe<N> } = {
     guarded: true,
     inputs: (principal, projectId) =>
       projectId === ids.multi
-        ? [{ principal, projectId, name: 'paying', received: jsonBody(JSON.stringify({ rule: { '==': [{ var: 'plan' }, 'free'] } })) }]
+        ? ['paying', ...kDependencies.fragments].map((name) => ({
+            principal,
+            projectId,
+            name,
+            received: jsonBody(JSON.stringify({ rule: { '==': [{ var: 'plan' }, 'free'] } })),
+          }))
         : [],
   },
   fragmentDelete: {
     guarded: true,
-    inputs: (principal, projectId) => (projectId === ids.multi ? [{ principal, projectId, name: 'paying' }] : []),
+    inputs: (principal, projectId) =>
+      projectId === ids.multi ? ['paying', ...kDependencies.fragments].map((name) => ({ principal, projectId, name })) : [],
   },
   // ---- cannot change a guarded environment
   fragmentCreate: {
@@ -403,8 +466,16 @@ const kProbes: { [N in CommandName]: Probe<N> } = {
 function guardedState(w: World): string {
   w.store.resetReadTxn();
   const env = (projectId: string) => (projectId === ids.single ? null : 'production');
-  return JSON.stringify(
-    [ids.single, ids.multi].map((projectId) => {
+  // What the approved scheduled change and the pending request will read there, and what they will do.
+  const fragments = w.store.getKeyed(kFragmentRecords, ids.multi)?.fragments ?? [];
+  const relied = {
+    fragments: fragments.filter((f) => (kDependencies.fragments as readonly string[]).includes(f.name)).map((f) => [f.name, f.rule]),
+    audiences: kDependencies.audience.map((id) => w.store.getAudience(id)),
+    plan: pendingPlans(w).filter((plan) => plan.flagId === scheduled.flagId),
+  };
+  return JSON.stringify([
+    relied,
+    ...[ids.single, ids.multi].map((projectId) => {
       const flags = w.store
         .listFlags(projectId)
         .map((f) => ({ id: f.id, name: f.name, bucketing: f.bucketing, state: effectiveState(f, env(projectId)) }));
@@ -420,7 +491,13 @@ function guardedState(w: World): string {
         production: w.store.getProject(projectId)?.environments.includes('production'),
       };
     }),
-  );
+  ]);
+}
+
+/** The multi project's scheduled changes still to run. */
+function pendingPlans(w: World): ScheduledChange[] {
+  w.store.resetReadTxn();
+  return w.store.listSchedules(ids.multi, { limit: 500, maxBytes: Number.POSITIVE_INFINITY, after: null, pendingOnly: true }).items;
 }
 
 type Tried = 'held' | 'refused' | 'applied';
@@ -439,6 +516,14 @@ t.test('every writer command has a probe: a new command says how it could touch 
   const declared = [...kCapabilityCommands.keys(), ...Object.keys(kWriterCommands)];
   for (const name of declared) t.ok(Object.hasOwn(kProbes, name), `${name} has a probe`);
   t.ok(declared.length >= 50, `${declared.length} commands enumerated from the declarations`);
+});
+
+t.test('every kind that bears on an environment says what held and approved changes rely on of it', async (t) => {
+  const kinds = kStoreLayout.bearingKinds.map((bearing) => bearing.kind.name);
+  for (const kind of kinds) t.ok(Object.hasOwn(kDependencies, kind), `${kind} has its dependencies here`);
+  t.ok(kinds.length >= 5, `${kinds.length} kinds enumerated from the declarations`);
+  t.equal(pendingPlans(world).filter((plan) => plan.flagId === scheduled.flagId).length, 1, 'the approved plan is made');
+  t.equal(world.store.getKeyed(kChangeRequestRecords, askedRequest.request.id)?.status, 'pending', 'the request is pending');
 });
 
 t.test('no command changes a guarded environment for anyone who may not bypass it', async (t) => {
