@@ -11,11 +11,12 @@
 // event loop turns, and over loopback the bytes are in the server's receive buffer when write returns,
 // so a request started in an earlier turn than the kill is in the server's hands before the signal.
 import t from 'tap';
+import type { Test } from 'tap';
 import http from 'node:http';
 import net from 'node:net';
 import { call } from '../helpers/http.js';
 import { freshRead } from '../helpers/fresh-read.js';
-import { startTestServer, tempDataDir } from '../helpers/server.js';
+import { startTestServer, tempDataDir, type TestServer } from '../helpers/server.js';
 import { PatchWriter, request, verifyPatches, type Outcome, type PatchTarget } from './load.js';
 import { buildRichWorld, kUnlimited } from './support.js';
 
@@ -153,19 +154,31 @@ t.test('SIGTERM under evaluation and PATCH load', async (t) => {
   t.ok(verdict.checked >= kAckedBeforeSignal, `${verdict.checked} acknowledged PATCHes checked`);
 });
 
-t.test('a client that went away in the middle of a request body does not hold up shutdown', async (t) => {
+/**
+ * A server on a rich world and a PATCH sent to it as headers and half its body, the rest never sent.
+ * Once a request on another connection is answered, the server's loop has read those bytes (it reads
+ * every ready socket in its turn): the PATCH is in flight.
+ */
+async function halfSentPatch(t: Test): Promise<{ server: TestServer; socket: net.Socket }> {
   const dataDir = tempDataDir();
   const world = buildRichWorld(dataDir);
   await world.store.close();
   const server = await startTestServer({ dataDir, env: { ...kUnlimited } });
-  // Headers and half a body, then the client disconnects: the request never completes.
   const socket = net.connect(server.port, '127.0.0.1');
+  t.teardown(() => socket.destroy());
+  socket.on('error', () => {});
   await new Promise((resolve) => socket.once('connect', resolve));
   socket.write(
     `PATCH /api/v1/flags/${world.ids.flag} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${world.secrets.write}\r\n` +
       'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"enabled":',
   );
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  t.equal((await call(server.baseUrl, 'GET', '/health')).status, 200);
+  return { server, socket };
+}
+
+t.test('a client that went away in the middle of a request body does not hold up shutdown', async (t) => {
+  const { server, socket } = await halfSentPatch(t);
+  // The client disconnects: the request never completes.
   socket.destroy();
   await new Promise((resolve) => setTimeout(resolve, 300));
   const started = performance.now();
@@ -179,22 +192,8 @@ t.test('a client that went away in the middle of a request body does not hold up
 });
 
 t.test('an upload still open when the drain budget ends is cut off, and the log says so', async (t) => {
-  const dataDir = tempDataDir();
-  const world = buildRichWorld(dataDir);
-  await world.store.close();
-  const server = await startTestServer({ dataDir, env: { ...kUnlimited } });
-  // Headers and half a body, and the client keeps its end open: the request stays in flight.
-  const socket = net.connect(server.port, '127.0.0.1');
-  t.teardown(() => socket.destroy());
-  socket.on('error', () => {});
-  await new Promise((resolve) => socket.once('connect', resolve));
-  socket.write(
-    `PATCH /api/v1/flags/${world.ids.flag} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${world.secrets.write}\r\n` +
-      'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"enabled":',
-  );
-  // A request on another connection answered after those bytes were written: the server's loop has
-  // read them by then (it reads every ready socket in its turn), so the PATCH is in flight.
-  t.equal((await call(server.baseUrl, 'GET', '/health')).status, 200);
+  // The client keeps its end open: the request stays in flight.
+  const { server } = await halfSentPatch(t);
   t.equal(await server.stop(), 0, 'exit 0: the drain budget ends the wait, not the shutdown deadline');
   t.match(server.logs(), /drain budget ended with requests in flight/, 'the request it cut off is logged');
   t.match(server.logs(), /"inFlight":1\b/, 'one request');
