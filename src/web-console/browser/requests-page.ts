@@ -5,6 +5,7 @@ import { partElement } from './sentence-parts.js';
 import { fieldParts, type Names, valueParts } from './audit-sentences.js';
 import { api, dataTable, field, h, onSubmit, onThisPage, say, sayError, timeElement } from './dom.js';
 import { crumbs, emptyState, projectTabs, show } from './shell.js';
+import { showWaiting } from './waiting-count.js';
 import type { ChangeRequestView, RequestEntry, RequestPageView, RequestsView } from './views.js';
 
 /** Where a request applies: its environments by name (a single-environment project's one, null, has none: —). */
@@ -195,6 +196,7 @@ function decide(data: RequestPageView, reload: () => Promise<void>): HTMLElement
           api<ChangeRequestView>('POST', `requests/${request.id}/${action}`, body).then(async (r) => {
             note.value = '';
             await reload();
+            showWaiting();
             say(done(r));
           }, sayError);
         },

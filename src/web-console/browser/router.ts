@@ -13,7 +13,8 @@ import { show } from './shell.js';
 import { activityPage, tokensPage } from './token-pages.js';
 import { webhooksPage } from './webhooks-page.js';
 import { fragmentsPage } from './fragments-page.js';
-import { showWaiting, waitingPage } from './waiting-page.js';
+import { showWaiting } from './waiting-count.js';
+import { waitingPage } from './waiting-page.js';
 
 /** Navigations so far: a page's failure is shown only if no navigation came after it. */
 let navigations = 0;
