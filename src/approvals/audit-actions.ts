@@ -4,6 +4,7 @@ export const kApprovalAuditActions = [
   'approvals.clear',
   'request.open',
   'request.edit',
+  'request.stale',
   'request.approve',
   'request.apply',
   'request.reject',

@@ -37,14 +37,14 @@ function renderPolicy(project: Project): string {
 function renderRequests(result: { changeRequests: ChangeRequestView[] }): string {
   if (result.changeRequests.length === 0) return 'No change requests.';
   return renderTable(
-    ['ID', 'STATUS', 'APPROVALS', 'AUTHOR', 'CREATED', 'SUMMARY'],
+    ['ID', 'STATUS', 'APPROVALS', 'AUTHOR', 'CREATED', 'TITLE'],
     result.changeRequests.map((q) => [
       q.id,
       q.stale ? `${q.status} (stale)` : q.status,
       `${q.approvals.length}/${q.required}`,
       q.author.name,
       formatTime(q.createdAt),
-      q.summary,
+      q.title,
     ]),
   );
 }
@@ -54,6 +54,7 @@ function renderRequest(q: ChangeRequestView): string {
     renderFields([
       ['id', q.id],
       ['status', q.status],
+      ['title', q.title],
       ['summary', q.summary],
       ['environments', q.environments.map(envName).join(', ')],
       ['author', `${q.author.name} (${q.author.id})`],

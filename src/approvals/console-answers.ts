@@ -20,6 +20,8 @@ export interface ChangeRequestView {
   status: 'pending' | 'applied' | 'rejected' | 'withdrawn';
   environments: (string | null)[];
   summary: string;
+  /** What it asks for, in the audit log's words: what the console names it by. */
+  title: string;
   author: { id: string; name: string };
   createdAt: number;
   updatedAt: number;
@@ -58,7 +60,18 @@ export interface RequestPageView extends ProjectAccess {
 
 /** GET flags/:flagId/requests: the pending requests that would change the flag. */
 export interface FlagRequestsView {
-  requests: Pick<ChangeRequestView, 'id' | 'summary' | 'environments' | 'author' | 'approvals' | 'required' | 'stale' | 'createdAt'>[];
+  requests: Pick<
+    ChangeRequestView,
+    'id' | 'summary' | 'title' | 'environments' | 'author' | 'approvals' | 'required' | 'stale' | 'createdAt'
+  >[];
+}
+
+/** GET requests/waiting: the pending requests, of every project, the signed-in user may approve (the header's count). */
+export interface WaitingView {
+  requests: (Pick<
+    ChangeRequestView,
+    'id' | 'projectId' | 'title' | 'environments' | 'author' | 'approvals' | 'required' | 'stale' | 'createdAt'
+  > & { projectName: string })[];
 }
 
 /** GET projects/:projectId/approvals: the project's policy, and what its form offers to choose from. */

@@ -13,6 +13,7 @@ import { kApprovalCommands } from './command-table.js';
 import { kDefaultApproverRoles, rulesOf } from './policy.js';
 import type { ChangeRequest } from './records.js';
 import { approvalProblem, requestView } from './request-view.js';
+import { waitingFor } from './request-notices.js';
 import { listRequests, pendingRequests, requireRequest } from './requests.js';
 
 /** Decided requests the requests page lists, newest first: the history is paged no further in the console. */
@@ -65,15 +66,20 @@ export function requestPageView(call: ApiCall) {
   };
 }
 
-/** The pending requests whose diff names the flag. */
+/**
+ * The pending requests that would change the flag: whose diff names it, or that make a release plan of
+ * it (a scheduled change, a rollout: a record naming it as its `flagId`).
+ */
 export function flagRequestsView(call: ApiCall) {
   const { flag, access } = flagAccess(call.store, call.user, call.params.flagId!, call.now);
+  const plansIt = (request: ChangeRequest) => request.changes.some((change) => (change.value as { flagId?: unknown }).flagId === flag.id);
   const requests = pendingRequests(call.store, access.project.id)
+    .filter((r) => plansIt(r) || requestView(call.store, r).diff.some((line) => line.id === flag.id))
     .map((r) => requestView(call.store, r))
-    .filter((view) => view.diff.some((line) => line.id === flag.id))
-    .map(({ id, summary, environments, author, approvals, required, stale, createdAt }) => ({
+    .map(({ id, summary, title, environments, author, approvals, required, stale, createdAt }) => ({
       id,
       summary,
+      title,
       environments,
       author,
       approvals,
@@ -81,6 +87,16 @@ export function flagRequestsView(call: ApiCall) {
       stale,
       createdAt,
     }));
+  return { requests };
+}
+
+/** The pending requests, of every project, the signed-in user may approve: what the header counts. */
+export function waitingView(call: ApiCall) {
+  const requests = waitingFor(call.store, call.user.id).map((r) => {
+    const { id, projectId, title, environments, author, approvals, required, stale, createdAt } = requestView(call.store, r);
+    const projectName = call.store.getProject(projectId)?.name ?? projectId;
+    return { id, projectId, projectName, title, environments, author, approvals, required, stale, createdAt };
+  });
   return { requests };
 }
 
@@ -112,6 +128,8 @@ function decision(command: typeof kApprovalCommands.requestApprove | typeof kApp
 
 export const kApprovalConsoleRoutes: readonly ApiRoute[] = [
   { method: 'GET', pattern: 'projects/:projectId/requests', run: requestsView },
+  // Before requests/:requestId, which would match it too (the first route that matches answers).
+  { method: 'GET', pattern: 'requests/waiting', run: waitingView },
   { method: 'GET', pattern: 'requests/:requestId', run: requestPageView },
   { method: 'POST', pattern: 'requests/:requestId/approve', run: decision(kApprovalCommands.requestApprove) },
   { method: 'POST', pattern: 'requests/:requestId/reject', run: decision(kApprovalCommands.requestReject) },

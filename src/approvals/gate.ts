@@ -25,11 +25,14 @@ import { envName, rulesOf } from './policy.js';
 import { kApprovedPlanRecords, kChangeRequestRecords, type ChangeRequest, type RequestActor } from './records.js';
 import { compact, keyOf, kMaxPendingPerProject, pendingRequests, pendingRequestsBy, summaryOf, unsequenced } from './requests.js';
 import { same } from './record-diff.js';
+import { fieldsOf, merged, rebased } from './request-apply.js';
+import { mailApprovers, type RequestNotice } from './request-notices.js';
+import { type ChangeRequestView, requestView } from './request-view.js';
 
 /** A command's outcome: applied (its value), or held as a change request; with the audit entries written. */
 export type Gated<T> =
   | { applied: true; value: T; entries: AuditEntry[] }
-  | { applied: false; request: ChangeRequest; entries: AuditEntry[] };
+  | { applied: false; request: ChangeRequest; entries: AuditEntry[]; edited: boolean };
 
 type Run<T> = () => { value: T; entries: AuditEntry[] };
 
@@ -46,21 +49,32 @@ export function gate<T>(w: StoreWriter, run: Run<T>, now: number, asker: string 
     const mine = err instanceof FlagwireError && asker !== null ? ownPendingBeneath(w, asker, run) : null;
     if (mine === null) throw err;
     const { value: request, entries } = w.collectAudit(() => edit(w, mine, run, now));
-    return { applied: false, request, entries };
+    return { applied: false, request, entries, edited: true };
   }
   if (trial.kept) return { applied: true, ...trial.value };
   // Rolled back: the store reads as before the command from here.
   const judged = judge(w, trial.changes);
-  if (judged === null || appliesApprovedRequest(w, trial.changes)) return { applied: true, ...run() };
+  const apply = () => ({ applied: true as const, ...applyTelling(w, trial.changes, run, now, asker) });
+  if (judged === null || appliesApprovedRequest(w, trial.changes)) return apply();
   const author = authorOf(w, trial.value.entries, trial.changes, judged);
   if (author.id.startsWith('token:')) {
     const tokenId = author.id.slice('token:'.length);
-    if (judged.rules.every((rule) => rule.bypassTokens.includes(tokenId)))
-      return { applied: true, ...bypass(w, run, judged, tokenId, now) };
+    if (judged.rules.every((rule) => rule.bypassTokens.includes(tokenId))) {
+      // Its changes as applied, not the trial's: a command draws new ids when it runs again.
+      const made: Change[] = [];
+      const recorded: Run<T> = () =>
+        w.tentatively(run, (changes) => {
+          made.push(...changes);
+          return false;
+        }).value;
+      const done = { applied: true as const, ...applyTelling(w, trial.changes, recorded, now, asker) };
+      approveBypassPlans(w, made, judged, tokenId, now);
+      return done;
+    }
   }
   if (author.id.startsWith('plan:')) {
     // A plan made through an approved request carries that approval; one made before, none.
-    if (w.getKeyed(kApprovedPlanRecords, author.id.slice('plan:'.length)) !== undefined) return { applied: true, ...run() };
+    if (w.getKeyed(kApprovedPlanRecords, author.id.slice('plan:'.length)) !== undefined) return apply();
     throw new FlagwireError(
       'APPROVAL_REQUIRED',
       `${author.name} was not approved, and ${judgedEnvs(judged)} needs approval: nothing was changed. Make it again; it becomes a change request.`,
@@ -73,8 +87,45 @@ export function gate<T>(w: StoreWriter, run: Run<T>, now: number, asker: string 
       `This change also changes ${[...new Set(unheld.map((c) => c.kind))].join(', ')}, which a change request cannot hold, and it changes ${judgedEnvs(judged)}, which needs approval: nothing was changed. An Admin or Owner can clear the environment's approval policy first (flagwire approvals clear).`,
     );
   }
-  const { value: request, entries } = w.collectAudit(() => hold(w, judged, author, trial.changes, trial.value.entries, run, now));
-  return { applied: false, request, entries };
+  const { value: held, entries } = w.collectAudit(() => hold(w, judged, author, trial.changes, trial.value.entries, run, now));
+  return { applied: false, request: held.request, entries, edited: held.edited };
+}
+
+/**
+ * Runs the command for good (the store reads as before it), and tells of each pending request it makes
+ * stale: one that could be applied before it and no longer can (a field it changes moved) is audited
+ * `request.stale`, as done by who made the command (`asker`, when one of its entries names them; else
+ * its first entry's actor), and its approvers are told (announce). Only requests holding a record
+ * `changes` writes are read again.
+ */
+function applyTelling<T>(
+  w: StoreWriter,
+  changes: readonly Change[],
+  run: Run<T>,
+  now: number,
+  asker: string | null,
+): { value: T; entries: AuditEntry[] } {
+  const keys = new Set(changes.map((change) => keyOf(w, change)));
+  const projects = new Set<string>();
+  for (const change of changes) {
+    const found = w.changeBearing(change.kind);
+    if (found !== undefined) projects.add(found.bearing.projectOf(change.value));
+  }
+  const watched = [...projects]
+    .flatMap((projectId) => pendingRequests(w, projectId))
+    .filter((request) => request.changes.some((change) => keys.has(keyOf(w, change))) && merged(w, request).ok);
+  const done = run();
+  const actor = done.entries.find((entry) => entry.actor === asker) ?? done.entries[0];
+  if (watched.length === 0 || actor === undefined) return done;
+  const told = w.collectAudit(() => {
+    for (const { id } of watched) {
+      const request = w.getKeyed(kChangeRequestRecords, id);
+      if (request?.status === 'pending' && !merged(w, request).ok) {
+        announce(w, request, { id: actor.actor, name: actor.actorName }, 'stale', now);
+      }
+    }
+  });
+  return { value: done.value, entries: [...done.entries, ...told.entries] };
 }
 
 /**
@@ -87,7 +138,7 @@ function ownPendingBeneath<T>(w: StoreWriter, asker: string, run: Run<T>): Chang
     try {
       w.tentatively(
         () => {
-          w.applyChanges(request.changes);
+          w.applyChanges(rebased(w, request).changes);
           return run();
         },
         () => true,
@@ -101,17 +152,13 @@ function ownPendingBeneath<T>(w: StoreWriter, asker: string, run: Run<T>): Chang
 }
 
 /**
- * Runs a bypass token's change, kept. A release plan it makes for a guarded environment is approved as
- * its immediate writes are: what the plan changes when it falls due needs no request.
+ * A bypass token's change was applied: a release plan it made for a guarded environment is approved as
+ * its immediate writes are, so what the plan changes when it falls due needs no request. `changes` are
+ * the command's, as applied.
  */
-function bypass<T>(w: StoreWriter, run: Run<T>, judged: Judged, tokenId: string, now: number): { value: T; entries: AuditEntry[] } {
-  let made: readonly Change[] = [];
-  const kept = w.tentatively(run, (changes) => {
-    made = [...changes];
-    return false;
-  });
+function approveBypassPlans(w: StoreWriter, changes: readonly Change[], judged: Judged, tokenId: string, now: number): void {
   const reads = readsOf(w, judged.project.id);
-  for (const change of made) {
+  for (const change of changes) {
     const found = w.changeBearing(change.kind);
     if (found === undefined || found.removal || found.bearing.isPlan !== true) continue;
     if (judged.rules.some((rule) => found.bearing.view(w, change.value, rule.env, () => reads(rule.env)) !== null)) {
@@ -119,7 +166,6 @@ function bypass<T>(w: StoreWriter, run: Run<T>, judged: Judged, tokenId: string,
       w.putKeyed(kApprovedPlanRecords, { planId, requestId: null, bypassTokenId: tokenId, at: now });
     }
   }
-  return kept.value;
 }
 
 /** Whether any change is to a record that bears on a project with an approval policy. */
@@ -256,7 +302,7 @@ function authorOf(r: StoreReader, entries: readonly AuditEntry[], changes: reado
 
 /**
  * Holds the change as a request: the author's pending request on the same records is edited (the
- * change made on top of it, its approvals voided), or a new one is opened.
+ * change made on top of it, its approvals voided), or a new one is opened; `edited` says which.
  */
 function hold<T>(
   w: StoreWriter,
@@ -266,33 +312,38 @@ function hold<T>(
   entries: readonly AuditEntry[],
   run: Run<T>,
   now: number,
-): ChangeRequest {
-  const held = compact(
+): { request: ChangeRequest; edited: boolean } {
+  const compacted = compact(
     w,
     changes.filter((change) => change.kind !== 'audit'),
   );
-  const keys = new Set(held.map((change) => keyOf(w, change)));
+  const keys = new Set(compacted.map((change) => keyOf(w, change)));
   const pending = pendingRequests(w, judged.project.id);
   const mine = pending.find((q) => q.author.id === author.id && q.changes.some((change) => keys.has(keyOf(w, change))));
   const envs = judged.rules.map((rule) => rule.env);
-  if (mine !== undefined) return edit(w, mine, run, now);
+  if (mine !== undefined) return { request: edit(w, mine, run, now), edited: true };
   if (pending.length >= kMaxPendingPerProject) {
     throw new FlagwireError(
       'APPROVAL_REQUIRED',
       `${judgedEnvs(judged)} needs approval, and project ${judged.project.id} has ${pending.length} change requests pending already, the most it holds: nothing was changed. Decide or withdraw some first.`,
     );
   }
+  const held = changing(
+    w,
+    compacted,
+    compacted.map((change) => storedOf(w, change)),
+  );
   const request: ChangeRequest = {
     id: `chr_${randomId(16)}`,
     projectId: judged.project.id,
     status: 'pending',
     environments: envs,
-    summary: summaryOf(w, entries, held),
+    summary: summaryOf(w, entries, held.changes),
     author,
     createdAt: now,
     updatedAt: now,
-    changes: held,
-    base: held.map((change) => storedOf(w, change)),
+    changes: held.changes,
+    base: held.base,
     ...(judged.alters.length === 0 ? {} : { alters: judged.alters }),
     audit: unsequenced(entries),
     approvals: [],
@@ -300,33 +351,50 @@ function hold<T>(
     decided: null,
   };
   w.putKeyed(kChangeRequestRecords, request);
-  auditRequest(w, request, author, 'request.open', now);
-  return request;
+  announce(w, request, author, 'opened', now);
+  return { request, edited: false };
+}
+
+/** The changes that change something (a record written as it was changes nothing), each with its base. */
+function changing(r: StoreReader, changes: readonly Change[], base: readonly unknown[]): { changes: Change[]; base: unknown[] } {
+  const kept = changes.flatMap((change, i) => (fieldsOf(r, [change], [base[i]]).length > 0 ? [i] : []));
+  return { changes: kept.map((i) => changes[i]!), base: kept.map((i) => base[i]) };
 }
 
 /**
  * The author changed records of their pending request again: the change is made on top of the
- * request's (rolled back as the first was), and the request becomes both. A change that adds nothing
+ * request's, laid on the records as they are now (rebased: what others changed since is neither undone
+ * nor made part of the request), rolled back as the first was, and the request becomes both. A field
+ * the edit sets to the value it has now is no change, and is not added. A change that adds nothing
  * leaves it as it is; one that does voids its approvals.
  */
 function edit<T>(w: StoreWriter, request: ChangeRequest, run: Run<T>, now: number): ChangeRequest {
-  const bases = new Map(request.changes.map((change, i) => [keyOf(w, change), request.base[i]]));
+  const onNow = rebased(w, request);
+  const bases = new Map(onNow.changes.map((change, i) => [keyOf(w, change), onNow.base[i]]));
   const trial = w.tentatively(
     () => {
-      w.applyChanges(request.changes);
+      w.applyChanges(onNow.changes);
       return run();
     },
     () => true,
   );
   if (trial.kept) throw new Error('an edit is always rolled back');
-  const held = compact(
+  const compacted = compact(
     w,
     trial.changes.filter((change) => change.kind !== 'audit'),
   );
-  if (same(held, request.changes)) return request;
+  const held = changing(
+    w,
+    compacted,
+    compacted.map((change) => {
+      const key = keyOf(w, change);
+      return bases.has(key) ? bases.get(key) : storedOf(w, change);
+    }),
+  );
+  if (same(fieldsOf(w, held.changes, held.base), fieldsOf(w, request.changes, request.base))) return request;
   // The guarded environments the request and its edit move together (the store reads as before both),
   // and the plans and other requests they alter (the request itself is not one of them).
-  const judged = judge(w, held);
+  const judged = judge(w, held.changes);
   const envs = judged?.rules.map((rule) => rule.env) ?? [];
   const alters = [...new Set([...(request.alters ?? []), ...(judged?.alters ?? [])])].filter((id) => id !== request.id);
   const audit = mergeAudit(request.audit, unsequenced(trial.value.entries));
@@ -334,18 +402,15 @@ function edit<T>(w: StoreWriter, request: ChangeRequest, run: Run<T>, now: numbe
     ...request,
     environments: [...new Set([...request.environments, ...envs])],
     ...(alters.length === 0 ? {} : { alters }),
-    summary: summaryOf(w, audit, held),
-    changes: held,
-    base: held.map((change) => {
-      const key = keyOf(w, change);
-      return bases.has(key) ? bases.get(key) : storedOf(w, change);
-    }),
+    summary: summaryOf(w, audit, held.changes),
+    changes: held.changes,
+    base: held.base,
     audit,
     approvals: [],
     updatedAt: now,
   };
   w.putKeyed(kChangeRequestRecords, next);
-  auditRequest(w, next, request.author, 'request.edit', now, request.approvals.length > 0 ? 'its approvals were voided' : undefined);
+  announce(w, next, request.author, 'edited', now, request.approvals.length > 0 ? 'its approvals were voided' : undefined);
   return next;
 }
 
@@ -378,7 +443,20 @@ function storedOf(r: StoreReader, change: Change): unknown {
   return found === undefined ? null : (found.bearing.stored(r, change.value) ?? null);
 }
 
-/** Audits an act on a request (its webhook event: `request`). */
+/** The audit action of each notice. */
+const kNoticeActions = { opened: 'request.open', edited: 'request.edit', stale: 'request.stale' } as const;
+
+/** Audits the request opened, edited or gone stale (a `request` event to webhooks), and mails who may approve it. */
+function announce(w: StoreWriter, request: ChangeRequest, actor: RequestActor, notice: RequestNotice, now: number, note?: string): void {
+  const view = auditRequest(w, request, actor, kNoticeActions[notice], now, note);
+  mailApprovers(w, request, view, notice, now);
+}
+
+/**
+ * Audits an act on a request (its webhook event: `request`): the entry names the request as every surface
+ * shows it, without its diff (its title, status, environments, author, approvals of those required,
+ * whether it is stale and why). Returns that view.
+ */
 export function auditRequest(
   w: StoreWriter,
   request: ChangeRequest,
@@ -386,7 +464,8 @@ export function auditRequest(
   action: Exclude<ApprovalAuditAction, 'approvals.set' | 'approvals.clear'>,
   now: number,
   note?: string,
-): void {
+): ChangeRequestView {
+  const view = requestView(w, request);
   w.appendAudit({
     at: now,
     projectId: request.projectId,
@@ -398,8 +477,21 @@ export function auditRequest(
     changes: {
       request: {
         before: null,
-        after: { id: request.id, summary: request.summary, status: request.status, ...(note === undefined ? {} : { note }) },
+        after: {
+          id: request.id,
+          title: view.title,
+          summary: request.summary,
+          status: request.status,
+          environments: view.environments,
+          author: view.author,
+          approvals: view.approvals.length,
+          required: view.required,
+          stale: view.stale,
+          problem: view.problem,
+          ...(note === undefined ? {} : { note }),
+        },
       },
     },
   });
+  return view;
 }

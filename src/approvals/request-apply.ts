@@ -9,6 +9,7 @@ import { changeOf, type Change } from '../store/changes.js';
 import type { StoreReader, StoreWriter } from '../store/interfaces.js';
 import { changedPaths, same, valueAt, withValueAt } from './record-diff.js';
 import { kApprovedPlanRecords, type ChangeRequest, type RequestEvent } from './records.js';
+import { keyOf } from './requests.js';
 
 /** What applying the request would write now, or why it cannot be applied. */
 export function merged(r: StoreReader, request: ChangeRequest): { ok: true; changes: Change[] } | { ok: false; problem: string } {
@@ -63,6 +64,50 @@ export function applyRequest(w: StoreWriter, request: ChangeRequest, approvers: 
   }
   const approvedBy = approvers.map(({ id, name }) => ({ id, name }));
   for (const entry of request.audit) w.appendAudit({ ...entry, at: now, request: { id: request.id, approvedBy } });
+}
+
+/**
+ * The request laid on the records as they are now: each record it changes as it is now, with the paths
+ * the request changes set (`changes`), and as it is now with those paths at the request's base values
+ * (`base`), so a path that moved since still reads as moved, and nothing the request does not change is
+ * part of it. An edit is made on top of this (gate.ts), so a field someone else changed since is neither
+ * undone by the edit nor added to the request as a change it does not make. A record made, removed, or
+ * gone since is kept as the request holds it.
+ */
+export function rebased(r: StoreReader, request: ChangeRequest): { changes: Change[]; base: unknown[] } {
+  const changes: Change[] = [];
+  const base: unknown[] = [];
+  for (const [i, change] of request.changes.entries()) {
+    const found = r.changeBearing(change.kind);
+    const was = request.base[i] ?? null;
+    const current = found === undefined ? null : (found.bearing.stored(r, change.value) ?? null);
+    if (found === undefined || found.removal || was === null || current === null) {
+      changes.push(change);
+      base.push(was);
+      continue;
+    }
+    let value: unknown = current;
+    let before: unknown = current;
+    for (const path of changedPaths(was, change.value)) {
+      value = withValueAt(value, path, valueAt(change.value, path));
+      before = withValueAt(before, path, valueAt(was, path));
+    }
+    changes.push(changeOf(change.kind, value));
+    base.push(before);
+  }
+  return { changes, base };
+}
+
+/** What a request changes, field by field: each record's key, and each path it sets with the value it sets there. */
+export function fieldsOf(r: StoreReader, changes: readonly Change[], base: readonly unknown[]): [string, string, unknown][] {
+  return changes.flatMap((change, i) => {
+    const proposed = r.changeBearing(change.kind)?.removal === true ? null : change.value;
+    return changedPaths(base[i] ?? null, proposed).map((path): [string, string, unknown] => [
+      keyOf(r, change),
+      path.join('.'),
+      valueAt(proposed, path),
+    ]);
+  });
 }
 
 function nameOf(record: unknown): string {

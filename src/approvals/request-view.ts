@@ -8,6 +8,7 @@ import type { StoreReader } from '../store/interfaces.js';
 import { mayApproveAs, requirementOf } from './policy.js';
 import { changedPaths, valueAt } from './record-diff.js';
 import { merged } from './request-apply.js';
+import { titleOf } from './request-title.js';
 import { kRequestStatuses, type ChangeRequest } from './records.js';
 
 const Actor = Type.Object({ id: Type.String(), name: Type.String() });
@@ -36,7 +37,10 @@ export const ChangeRequestView = Type.Object(
     environments: Type.Array(Type.Union([Type.String(), Type.Null()]), {
       description: 'The guarded environments it changes (null: a single-environment project)',
     }),
-    summary: Type.String(),
+    summary: Type.String({ description: 'Its audit actions and the names they name, in a line (`flag.patch checkout in production`)' }),
+    title: Type.String({
+      description: "What it asks for, in the audit log's words (`Turn on checkout in production`): what every surface names it by",
+    }),
     author: Actor,
     createdAt: Type.Integer(),
     updatedAt: Type.Integer(),
@@ -74,6 +78,7 @@ export function requestView(r: StoreReader, request: ChangeRequest): ChangeReque
     status: request.status,
     environments: request.environments,
     summary: request.summary,
+    title: titleOf(r, request),
     author: request.author,
     createdAt: request.createdAt,
     updatedAt: request.updatedAt,

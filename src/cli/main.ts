@@ -62,7 +62,7 @@ class StoreContext implements ConsoleContext {
     consoleTestHook('committed');
     if (!result!.ok) throw result!.error;
     // Held as a change request (committed as such): the change itself was not applied.
-    if (!result!.value.applied) throw new ChangeRequested(result!.value.request);
+    if (!result!.value.applied) throw new ChangeRequested(result!.value.request, result!.value.edited);
     return result!.value.value;
   }
 
@@ -147,7 +147,9 @@ async function run(argv: readonly string[], io: ConsoleIo): Promise<Outcome | nu
     if (err instanceof ChangeRequested) {
       return {
         code: kExitRequested,
-        stdout: line.json ? renderJson({ changeRequest: err.request }) : `Change requested: ${err.message}.\n`,
+        stdout: line.json
+          ? renderJson({ changeRequest: err.request, edited: err.edited })
+          : `${err.edited ? 'Change request edited' : 'Change requested'}: ${err.message}.\n`,
         stderr: ctx.readNote,
       };
     }

@@ -136,7 +136,7 @@ async function drain(): Promise<void> {
         // Held as a change request (committed as such): its caller is told the change was not applied.
         return r.value.applied
           ? { id: req.id, ok: true, value: r.value.value, storeRevision }
-          : { id: req.id, ok: true, value: null, requested: r.value.request, storeRevision };
+          : { id: req.id, ok: true, value: null, requested: r.value.request, edited: r.value.edited, storeRevision };
       });
     } catch (err) {
       // The commit itself failed (disk full, read-only filesystem, PostgreSQL unreachable): nothing of

@@ -40,7 +40,7 @@ function commandFunction(name: string): (w: StoreWriter, input: unknown, now: nu
 }
 
 /** A command's outcome through the approvals gate: applied, with its value, or held as a change request. */
-export type Outcome<O> = { applied: true; value: O } | { applied: false; request: ChangeRequestView };
+export type Outcome<O> = { applied: true; value: O } | { applied: false; request: ChangeRequestView; edited: boolean };
 
 /**
  * Runs one command; the caller provides the transaction. Every string a command is given must be
@@ -64,7 +64,9 @@ export function runOutcome(
   // Every change the command audits is offered to its project's webhooks in this same transaction: the
   // outbox holds a delivery exactly when the change was committed (src/webhooks/webhook-commands.ts).
   if (gated.entries.length > 0) queueWebhookDeliveries(w, gated.entries, webhookEventOf, now);
-  return gated.applied ? { applied: true, value: gated.value } : { applied: false, request: requestView(w, gated.request) };
+  return gated.applied
+    ? { applied: true, value: gated.value }
+    : { applied: false, request: requestView(w, gated.request), edited: gated.edited };
 }
 
 /** The audit actor a command's input says it acts for (its `principal`), if it names one. */

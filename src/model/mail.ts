@@ -28,6 +28,11 @@ export interface MailMessage {
   claimedBy?: string | null;
 }
 
+/** A message to queue (StoreWriter.appendMail numbers it): due at once, not yet tried. */
+export function newMail(message: Pick<MailMessage, 'at' | 'to' | 'subject' | 'text'> & { orgId: string }): Omit<MailMessage, 'seq'> {
+  return { ...message, sentAt: null, attempts: 0, nextAttemptAt: message.at, lastError: null, failedAt: null };
+}
+
 /** Still to send: neither sent nor given up. */
 export function isPending(message: MailMessage): boolean {
   return message.sentAt === null && message.failedAt === null;

@@ -1,5 +1,5 @@
 // Token activity, denial records and denial e-mail (spec: Authentication 11, Events).
-import type { MailMessage } from '../model/mail.js';
+import { newMail } from '../model/mail.js';
 import type { TokenActivity, TokenDenialRecord, TokenRequestRecord } from '../model/tokens.js';
 import type { StoreWriter } from '../store/interfaces.js';
 
@@ -62,19 +62,7 @@ function queueDenialMail(w: StoreWriter, tokenId: string, denial: TokenDenialRec
     "The token's console page lists recent denials. Further denials of this token are not e-mailed for 24 hours.",
   ].join('\n');
   for (const to of recipients) {
-    const message: Omit<MailMessage, 'seq'> = {
-      at: now,
-      to,
-      orgId: project.orgId,
-      subject: `Flagwire: API token "${token.name}" was refused`,
-      text,
-      sentAt: null,
-      attempts: 0,
-      nextAttemptAt: now,
-      lastError: null,
-      failedAt: null,
-    };
-    w.appendMail(message);
+    w.appendMail(newMail({ at: now, to, orgId: project.orgId, subject: `Flagwire: API token "${token.name}" was refused`, text }));
   }
   return recipients.size;
 }

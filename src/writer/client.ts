@@ -373,7 +373,7 @@ export class WriterClient {
       if (pending.refused) continue;
       if (this.onReply !== null && pending.fate !== null) this.onReply(performance.now() - pending.sentAt);
       if (reply.ok && reply.requested !== undefined) {
-        pending.reject(new ChangeRequested(reply.requested));
+        pending.reject(new ChangeRequested(reply.requested, reply.edited === true));
       } else if (reply.ok) {
         pending.resolve(reply.value, reply.storeRevision ?? 0);
       } else {

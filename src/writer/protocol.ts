@@ -83,6 +83,8 @@ export type WriterReply =
       storeRevision?: StoreRevision;
       /** The approvals gate held the change as this change request: committed, but not applied (src/approvals/gate.ts). */
       requested?: ChangeRequestView;
+      /** Whether it edited its author's pending request rather than opening one. */
+      edited?: boolean;
     }
   | { id: number; ok: false; error: ErrorData; log?: string };
 

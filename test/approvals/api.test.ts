@@ -61,13 +61,19 @@ async function newFlag(): Promise<string> {
   return r.json.id;
 }
 
-/** A 202 answer: the change request, as the OpenAPI document's ChangeRequested says. */
-function requested(t: Test, r: Reply, what: string): any {
+/** A 202 answer: the change request, as the OpenAPI document's ChangeRequested says; `edited`: an edit of the author's pending one. */
+function requested(t: Test, r: Reply, what: string, edited = false): any {
   t.equal(r.status, 202, `${what}: 202 Accepted`);
   t.ok(Value.Check(ChangeRequestedBody, r.json), `${what}: the body is a ChangeRequested`);
-  t.strictSame(Object.keys(r.json).sort(), ['changeRequest', 'detail']);
+  t.strictSame(Object.keys(r.json).sort(), ['changeRequest', 'detail', 'edited']);
+  t.equal(r.json.edited, edited, `${what}: a request ${edited ? 'edited' : 'opened'}`);
   t.match(r.json.changeRequest, { id: /^chr_/, status: 'pending', projectId: ids.multi, environments: ['production'] });
-  t.match(r.json.detail, /production needs approval: this change was not applied; change request chr_\w+ holds it/);
+  t.match(
+    r.json.detail,
+    edited
+      ? /^production needs approval: this change was not applied; it edited change request chr_\w+, which holds it with the change it held /
+      : /^production needs approval: this change was not applied; change request chr_\w+ holds it /,
+  );
   return r.json.changeRequest;
 }
 
@@ -243,12 +249,16 @@ t.test(
     await guard(2);
     const flagId = await newFlag();
     const first = requested(t, await patch(flagId, 'production', { enabled: true }), 'first PATCH');
+    const flagName = (await api('GET', `/api/v1/flags/${flagId}`)).json.name as string;
+    t.equal(first.title, `Turn on ${flagName} in production`, "titled in the audit log's words");
+    t.equal(first.summary, `flag.patch ${flagName} in production`, 'its summary as ever');
     const once = await approve(first.id, ids.admin);
     t.equal(once.code, 0);
     t.match(once.json, { status: 'pending', approvals: [{ id: `user:${ids.admin}` }] });
-    const second = requested(t, await patch(flagId, 'production', { trafficPercentage: 30 }), 'second PATCH');
+    const second = requested(t, await patch(flagId, 'production', { trafficPercentage: 30 }), 'second PATCH', true);
     t.equal(second.id, first.id, 'the same request');
     t.strictSame(second.approvals, [], 'its approval voided');
+    t.equal(second.title, `Turn on ${flagName} in production; Set the traffic percentage of flag ${flagName} in production to 30%`);
     t.strictSame(
       second.diff.map((d: any) => [d.field, d.proposed]),
       [
@@ -265,7 +275,7 @@ t.test(
     t.match(await served(flagId, 'production'), { enabled: false, trafficPercentage: 0 });
 
     t.equal((await approve(first.id, ids.admin)).code, 0);
-    const same = requested(t, await patch(flagId, 'production', { trafficPercentage: 30 }), 'the same PATCH again');
+    const same = requested(t, await patch(flagId, 'production', { trafficPercentage: 30 }), 'the same PATCH again', true);
     t.equal(same.id, first.id);
     t.equal(same.approvals.length, 1, 'a change that adds nothing leaves the request as it is, its approval kept');
     const revision = revisionOf(await api('GET', `/api/v1/flags/${flagId}`, undefined, secrets.multiRead));

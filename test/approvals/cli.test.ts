@@ -121,7 +121,8 @@ t.test('a guarded change made with the command line: exit 3, `Change requested:`
   );
   const json = await cli(dataDir, variants('a'));
   t.equal(json.code, 3);
-  t.strictSame(Object.keys(json.json), ['changeRequest']);
+  t.strictSame(Object.keys(json.json), ['changeRequest', 'edited']);
+  t.equal(json.json.edited, true, 'the same change again edits the request it opened (adding nothing)');
   t.match(json.json.changeRequest, {
     id: r.stdout.match(/chr_\w+/)![0],
     status: 'pending',
@@ -171,8 +172,14 @@ t.test('`request list` and `show`', async (t) => {
   const [request] = (await ok(t, dataDir, ['request', 'list', ids.multi, '--status', 'pending'])).changeRequests;
   t.match(request, { status: 'pending', required: 1, approvals: [] });
   const list = await human(['request', 'list', ids.multi]);
-  t.match(list.stdout, /^ID\s+STATUS\s+APPROVALS\s+AUTHOR\s+CREATED\s+SUMMARY\n/);
-  t.match(list.stdout, new RegExp(`\\n${request.id}\\s+pending\\s+0/1\\s+editor\\s+\\S+\\s+flag\\.patch search in production\\n`));
+  t.match(list.stdout, /^ID\s+STATUS\s+APPROVALS\s+AUTHOR\s+CREATED\s+TITLE\n/);
+  t.match(
+    list.stdout,
+    new RegExp(
+      `\\n${request.id}\\s+pending\\s+0/1\\s+editor\\s+\\S+\\s+Set the variants of flag search in production; Set the default variant of flag search in production to a; Set the rule of flag search in production\\n`,
+    ),
+    "titled in the audit log's words",
+  );
   t.match(list.stdout, /\nchr_\w+\s+withdrawn\s+0\/1\s+console\s/);
   t.strictSame((await ok(t, dataDir, ['request', 'list', ids.multi, '--status', 'rejected'])).changeRequests, []);
   t.equal((await human(['request', 'list', ids.multi, '--status', 'rejected'])).stdout, 'No change requests.\n');

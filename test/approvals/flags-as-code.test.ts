@@ -114,3 +114,53 @@ t.test('`flagwire flags import` of a flagd file for production: exit 3, nothing 
     { environments: { production: { enabled: true } } },
   );
 });
+
+t.test(
+  "an apply landing on its author's pending request adds no field it leaves as it is: a field changed meanwhile is not undone, the request is not stale, and approving applies it",
+  async (t) => {
+    const made = await call(server.baseUrl, 'POST', '/api/v1/flags', {
+      token: secrets.multiWrite,
+      body: { name: 'piped', environments: { staging: { enabled: true, trafficPercentage: 10 }, production: {} } },
+    });
+    t.equal(made.status, 201, `off in production: made at once (${made.text})`);
+    const opening = await exported();
+    opening.flags.piped.environments.production.trafficPercentage = 15;
+    const opened = await call(server.baseUrl, 'POST', '/api/v1/apply', { token: secrets.multiWrite, body: opening });
+    t.equal(opened.status, 202, opened.text);
+    t.equal(opened.json.edited, false, 'a request opened');
+    const flagId = opened.json.changeRequest.diff[0].id as string;
+    // Meanwhile the same token changes staging, which is not guarded: applied at once.
+    const staging = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${flagId}?env=staging`, {
+      token: secrets.multiWrite,
+      body: { trafficPercentage: 35 },
+    });
+    t.equal(staging.status, 200, staging.text);
+    // The pipeline exports again (staging at 35) and turns production on too: an edit of its request.
+    const next = await exported();
+    next.flags.piped.environments.production.trafficPercentage = 15;
+    next.flags.piped.environments.production.enabled = true;
+    const edited = await call(server.baseUrl, 'POST', '/api/v1/apply', { token: secrets.multiWrite, body: next });
+    t.equal(edited.status, 202, edited.text);
+    t.equal(edited.json.edited, true, 'the request edited');
+    t.match(edited.json.detail, new RegExp(`it edited change request ${opened.json.changeRequest.id}`));
+    const request = edited.json.changeRequest;
+    t.equal(request.id, opened.json.changeRequest.id, 'the same request');
+    t.strictSame(
+      request.diff.map((d: any) => [d.field, d.current, d.proposed]),
+      [
+        ['environments.production.enabled', false, true],
+        ['environments.production.trafficPercentage', 0, 15],
+      ],
+      'what it changes, and nothing it leaves as it is',
+    );
+    t.equal(request.diff.filter((d: any) => JSON.stringify(d.current) === JSON.stringify(d.proposed)).length, 0, 'no no-op field');
+    t.equal(request.stale, false, 'not stale');
+    const approved = await ok(['request', 'approve', request.id, '--as', ids.admin]);
+    t.equal(approved.status, 'applied', 'approving applies it');
+    t.match(
+      (await flags()).flags.find((f) => f.id === flagId),
+      { environments: { staging: { trafficPercentage: 35 }, production: { enabled: true, trafficPercentage: 15 } } },
+      'production as asked, staging as changed meanwhile',
+    );
+  },
+);

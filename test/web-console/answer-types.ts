@@ -3,7 +3,7 @@
 // compile time, as TypeBox's test/static does: `npm run build` fails on a route whose answer drifts from
 // its declared type. Nothing here runs.
 import type * as Declared from '../../src/web-console/api/answers.js';
-import type { approvalsView, flagRequestsView, requestPageView, requestsView } from '../../src/approvals/console-routes.js';
+import type { approvalsView, flagRequestsView, requestPageView, requestsView, waitingView } from '../../src/approvals/console-routes.js';
 import type { auditView } from '../../src/audit-log/console-routes.js';
 import type { flagView, projectView } from '../../src/flags/console-routes.js';
 import type { mailView } from '../../src/mail/console-routes.js';
@@ -33,5 +33,6 @@ export type AnswerChecks = [
   Holds<Answers<ReturnType<typeof requestsView>, Declared.RequestsView>>,
   Holds<Answers<ReturnType<typeof requestPageView>, Declared.RequestPageView>>,
   Holds<Answers<ReturnType<typeof flagRequestsView>, Declared.FlagRequestsView>>,
+  Holds<Answers<ReturnType<typeof waitingView>, Declared.WaitingView>>,
   Holds<Answers<ReturnType<typeof approvalsView>, Declared.ApprovalsView>>,
 ];

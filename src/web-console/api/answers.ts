@@ -26,6 +26,7 @@ export type {
   RequestEntry,
   RequestPageView,
   RequestsView,
+  WaitingView,
 } from '../../approvals/console-answers.js';
 /** The playground's answer: the evaluation capability's (src/evaluation/console-routes.ts). */
 export type { PlaygroundResult, PlaygroundView } from '../../evaluation/playground-answers.js';

@@ -91,6 +91,76 @@ export function patchSentences(patch: Readonly<Record<string, unknown>>, names: 
   ]);
 }
 
+/** What a change asked for is read from: an audit entry's action, flag, environment and changes. */
+export type AskedEntry = Pick<AuditEntry, 'action' | 'flagId' | 'env' | 'changes'>;
+
+/** A rollout's act by hand (`rollout.resume`, ...) as an order. */
+const kRolloutOrders: Readonly<Record<string, string>> = {
+  resume: 'Resume',
+  rollback: 'Roll back',
+  skip: 'Skip a step of',
+  pause: 'Pause',
+};
+
+/**
+ * A change asked for (a change request's title: requestTitle) as sentences in the audit log's words,
+ * one per changed field, as orders, and short: "Turn on checkout in production.", "Set the traffic
+ * percentage of flag checkout in production to 50%.", a value too long for a line named and not spelled
+ * out ("Change the rule of flag checkout in production.").
+ */
+export function askedSentences(entry: AskedEntry, names: Names): Part[][] {
+  const where = whereParts(entry, names);
+  const changes = Object.entries(entry.changes);
+  if (changes.length === 0) return [[entry.action, ...where, '.']];
+  const flag = entry.flagId === null ? null : named(names.flags, entry.flagId);
+  const env = entry.env === null ? [] : [` in ${entry.env}`];
+  return changes.map(([key, { before, after }]) => {
+    const absent = (v: unknown) => (v === null || v === undefined) && key !== 'audienceId';
+    if (flag !== null) {
+      if (key === 'flag') return [`${absent(before) ? 'Make' : absent(after) ? 'Remove' : 'Change'} flag `, flag, ...env, '.'];
+      if (key === 'enabled' && typeof after === 'boolean') return [after ? 'Turn on ' : 'Turn off ', flag, ...env, '.'];
+      if (key === 'schedule' && absent(before)) {
+        const at = (after as { at?: unknown } | null)?.at;
+        return ['Schedule a change of flag ', flag, ...env, ...(typeof at === 'number' ? [' for ', { at }] : []), '.'];
+      }
+      if (key === 'rollout') {
+        if (absent(before)) return ['Start a rollout of flag ', flag, ...env, '.'];
+        if (typeof after === 'string') return [`${kRolloutOrders[after] ?? 'Change'} the rollout of flag `, flag, ...env, '.'];
+      }
+    }
+    const field = fieldParts(key, names);
+    const thing = kThings.has(key) || key.startsWith(kFragmentKey);
+    // A value that reads as a line (on, 50%, an audience's name); a list or record is too long for a title.
+    const short = (v: unknown) => {
+      const parts = valueParts(v, key, names);
+      return parts.some((p) => typeof p === 'object' && 'value' in p) ? null : parts;
+    };
+    if (absent(after)) return thing ? ['Remove ', ...field, ...where, '.'] : ['Clear the ', ...field, ...where, '.'];
+    const now = short(after);
+    if (absent(before)) {
+      if (thing) return ['Make ', ...field, ...(now === null || typeof after === 'object' ? [] : [' ', ...now]), ...where, '.'];
+      return now === null ? ['Set the ', ...field, ...where, '.'] : ['Set the ', ...field, ...where, ' to ', ...now, '.'];
+    }
+    const the = thing ? '' : 'the ';
+    return now === null ? [`Change ${the}`, ...field, ...where, '.'] : [`Set ${the}`, ...field, ...where, ' to ', ...now, '.'];
+  });
+}
+
+/**
+ * A change request's title: what it asks, in the audit log's words (askedSentences), its first sentences
+ * and how many more there are ("Turn on checkout in production; and 3 more changes").
+ */
+export function requestTitle(entries: readonly AskedEntry[], names: Names): string {
+  const lines = [...new Set(entries.flatMap((entry) => askedSentences(entry, names)).map((parts) => partsText(parts).replace(/\.$/, '')))];
+  if (lines.length === 0) return 'A change';
+  const shown = lines.length > kTitleSentences ? lines.slice(0, kTitleSentences - 1) : lines;
+  const more = lines.length - shown.length;
+  return [...shown, ...(more > 0 ? [`and ${more} more changes`] : [])].join('; ');
+}
+
+/** Sentences a title shows at most (the last of them saying how many more there are). */
+const kTitleSentences = 3;
+
 /** The entry's flag made or removed, by the name it had. */
 function flagSentence(entry: AuditEntry, before: unknown, after: unknown): Part[] {
   const nameOf = (v: unknown) => (v as { name?: unknown } | null)?.name;
@@ -102,7 +172,7 @@ function flagSentence(entry: AuditEntry, before: unknown, after: unknown): Part[
 }
 
 /** " of FLAG in ENV", as the entry has them. */
-function whereParts(entry: AuditEntry, names: Names): Part[] {
+function whereParts(entry: Pick<AuditEntry, 'flagId' | 'env'>, names: Names): Part[] {
   const parts: Part[] = [];
   if (entry.flagId !== null) parts.push(' of flag ', named(names.flags, entry.flagId));
   if (entry.env !== null) parts.push(` in ${entry.env}`);

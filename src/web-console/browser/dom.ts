@@ -41,8 +41,12 @@ export class ApiError extends Error {
  * request as the change it asked for; sayError says what happened and draws the page again.
  */
 export class RequestOpened extends Error {
-  constructor(readonly request: OpenedRequest) {
-    super(`Change request ${request.id} opened`);
+  constructor(
+    readonly request: OpenedRequest,
+    /** Whether the change edited the user's pending request rather than opening one (the 202's `edited`). */
+    readonly edited: boolean,
+  ) {
+    super(`Change request ${request.id} ${edited ? 'edited' : 'opened'}`);
   }
 }
 
@@ -97,8 +101,10 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
     // A read belongs to its page; a change is never abandoned halfway: its answer says whether it was made.
     signal: method === 'GET' ? pageLoad.signal : null,
   });
-  const data = (await res.json().catch(() => null)) as (T & { error?: string; detail?: string; changeRequest?: OpenedRequest }) | null;
-  if (res.status === 202 && data?.changeRequest !== undefined) throw new RequestOpened(data.changeRequest);
+  const data = (await res.json().catch(() => null)) as
+    | (T & { error?: string; detail?: string; changeRequest?: OpenedRequest; edited?: boolean })
+    | null;
+  if (res.status === 202 && data?.changeRequest !== undefined) throw new RequestOpened(data.changeRequest, data.edited === true);
   if (!res.ok) {
     const error = new ApiError(res.status, data?.error ?? `HTTP ${res.status}`, data?.detail ?? '');
     if (res.status === 401 && data?.error === 'Not signed in') onSignedOut();
@@ -154,12 +160,12 @@ export function newPageStatus(): void {
  */
 export const kRequestOpenedEvent = 'flagwire-request-opened';
 
-/** "Not applied: sent for approval", with the request's link, on the page drawn again. */
-function requestOpened(request: OpenedRequest): void {
+/** "Not applied: sent for approval", the request opened or edited, with its link, on the page drawn again. */
+function requestOpened(request: OpenedRequest, edited: boolean): void {
   forNextPage = () => {
     statusLine(
       'status ok',
-      `Not applied: this change needs approval. Change request opened: ${request.summary} (${request.approvals.length} of ${request.required} approvals).`,
+      `Not applied: this change needs approval. Change request ${edited ? 'edited' : 'opened'}: ${request.title} (${request.approvals.length} of ${request.required} approvals).`,
     );
     document.getElementById('status')!.append(' ', h('a', { href: `#/requests/${request.id}` }, 'Open the change request'));
   };
@@ -173,7 +179,7 @@ export function errorText(err: unknown): string {
 
 /** Says why an action failed; a change that became a change request is no failure (requestOpened). */
 export function sayError(err: unknown): void {
-  if (err instanceof RequestOpened) requestOpened(err.request);
+  if (err instanceof RequestOpened) requestOpened(err.request, err.edited);
   else if (!pageLeft(err)) say(errorText(err), 'error');
 }
 

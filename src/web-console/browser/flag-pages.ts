@@ -315,7 +315,7 @@ function pendingRequests(pending: FlagRequestsView): HTMLElement | null {
         h(
           'li',
           {},
-          h('a', { href: `#/requests/${r.id}` }, r.summary),
+          h('a', { href: `#/requests/${r.id}` }, r.title),
           ` by ${r.author.name}${inEnvironments(r.environments)}: ${approvalsText(r)}`,
           r.stale ? [' ', h('span', { class: 'pill stale' }, 'stale')] : null,
         ),

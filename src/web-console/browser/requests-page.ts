@@ -5,10 +5,11 @@ import { partElement } from './sentence-parts.js';
 import { fieldParts, type Names, valueParts } from './audit-sentences.js';
 import { api, dataTable, field, h, onSubmit, onThisPage, say, sayError, timeElement } from './dom.js';
 import { crumbs, emptyState, projectTabs, show } from './shell.js';
+import { showWaiting } from './waiting-count.js';
 import type { ChangeRequestView, RequestEntry, RequestPageView, RequestsView } from './views.js';
 
 /** Where a request applies: its environments by name (a single-environment project's one, null, has none: —). */
-function environmentsText(envs: readonly (string | null)[]): string {
+export function environmentsText(envs: readonly (string | null)[]): string {
   const named = envs.filter((e): e is string => e !== null);
   return named.length === 0 ? '—' : named.join(', ');
 }
@@ -68,7 +69,7 @@ function section(title: string, requests: readonly RequestEntry[], none: string)
               h(
                 'tr',
                 {},
-                h('td', {}, h('a', { href: `#/requests/${r.id}` }, r.summary)),
+                h('td', {}, h('a', { href: `#/requests/${r.id}` }, r.title)),
                 h('td', {}, r.author.name),
                 h('td', {}, environmentsText(r.environments)),
                 h('td', {}, approvalsText(r)),
@@ -86,9 +87,9 @@ export async function requestPage(requestId: string): Promise<void> {
   const { project, request } = data;
   const reload = onThisPage(() => requestPage(requestId).catch(sayError));
   show(
-    `Change request ${request.summary}`,
+    `Change request: ${request.title}`,
     crumbs([`#/projects/${project.id}`, project.name], [`#/projects/${project.id}/requests`, 'Change requests']),
-    h('h1', {}, `Change request: ${request.summary}`),
+    h('h1', {}, `Change request: ${request.title}`),
     h(
       'p',
       {},
@@ -195,6 +196,7 @@ function decide(data: RequestPageView, reload: () => Promise<void>): HTMLElement
           api<ChangeRequestView>('POST', `requests/${request.id}/${action}`, body).then(async (r) => {
             note.value = '';
             await reload();
+            showWaiting();
             say(done(r));
           }, sayError);
         },

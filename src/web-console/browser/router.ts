@@ -13,6 +13,8 @@ import { show } from './shell.js';
 import { activityPage, tokensPage } from './token-pages.js';
 import { webhooksPage } from './webhooks-page.js';
 import { fragmentsPage } from './fragments-page.js';
+import { showWaiting } from './waiting-count.js';
+import { waitingPage } from './waiting-page.js';
 
 /** Navigations so far: a page's failure is shown only if no navigation came after it. */
 let navigations = 0;
@@ -27,6 +29,7 @@ export async function route(): Promise<void> {
     .map(decodeURIComponent);
   const params = new URLSearchParams(query ?? '');
   newPageStatus();
+  showWaiting();
   try {
     if (parts.length === 0) await homePage();
     else if (parts[0] === 'projects' && parts.length === 2) await projectPage(parts[1]!, params);
@@ -38,6 +41,7 @@ export async function route(): Promise<void> {
     else if (parts[0] === 'projects' && parts[2] === 'playground') await playgroundPage(parts[1]!, params);
     else if (parts[0] === 'projects' && parts[2] === 'requests') await requestsPage(parts[1]!);
     else if (parts[0] === 'requests' && parts.length === 2) await requestPage(parts[1]!);
+    else if (parts[0] === 'requests' && parts.length === 1) await waitingPage();
     else if (parts[0] === 'flags') await flagPage(parts[1]!);
     else if (parts[0] === 'tokens') await activityPage(parts[1]!);
     else if (parts[0] === 'orgs' && parts[2] === 'members') await membersPage(parts[1]!);

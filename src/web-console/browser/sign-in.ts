@@ -35,6 +35,8 @@ export function signInPage(): void {
 
 export function accountBar(user: User): void {
   document.getElementById('account')!.replaceChildren(
+    // How many change requests wait for this user: filled in with every page drawn (waiting-page.ts).
+    h('a', { id: 'waiting', href: '#/requests', hidden: true }),
     h('span', {}, `${user.name} (${user.email})`),
     h(
       'button',

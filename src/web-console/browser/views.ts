@@ -14,6 +14,7 @@ export type {
   RequestEntry,
   RequestPageView,
   RequestsView,
+  WaitingView,
   AuditView,
   HomeView,
   JoinInvitationView,
@@ -32,7 +33,7 @@ export type { Audience, Project } from '../../model/projects.js';
 
 export type Access = ProjectAccess;
 /** What the browser reads of a change request a change opened (the console's 202 `{changeRequest}`). */
-export type OpenedRequest = Pick<ChangeRequestView, 'id' | 'summary' | 'approvals' | 'required'>;
+export type OpenedRequest = Pick<ChangeRequestView, 'id' | 'summary' | 'title' | 'approvals' | 'required'>;
 /** A flag's state, flat or in one environment. */
 export type FlatState = Pick<
   EnvironmentEntry,

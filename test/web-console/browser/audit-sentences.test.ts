@@ -3,7 +3,15 @@
 // as a reader reads them (on/off, N%, a time, a list), a thing made or removed, anything else written out
 // field by field (times in it as times) for the page to fold; an entry that lists no change reads as its action.
 import t from 'tap';
-import { auditSentences, namesOf, type Part, partsText, patchSentences } from '../../../src/web-console/browser/audit-sentences.js';
+import {
+  askedSentences,
+  auditSentences,
+  namesOf,
+  type Part,
+  partsText,
+  patchSentences,
+  requestTitle,
+} from '../../../src/web-console/browser/audit-sentences.js';
 import type { AuditView } from '../../../src/web-console/browser/views.js';
 
 const kAt = Date.UTC(2026, 2, 3, 4, 5, 6);
@@ -144,4 +152,46 @@ t.test('a shared fragment made, changed and removed: by its name, its rule writt
     'Changed shared fragment paying from <{==: [{var: plan}, pro]}> to <{==: [{var: plan}, team]}>.',
   ]);
   t.same(change(rule, null, 'fragment.delete'), ['Removed shared fragment paying <{==: [{var: plan}, pro]}>.']);
+});
+
+t.test("a change asked for (a change request's title): orders in the log's words, short", async (t) => {
+  const asked = (e: ReturnType<typeof entry>) => askedSentences(e, names).map(read);
+  t.same(
+    asked(
+      entry({
+        enabled: { before: false, after: true },
+        trafficPercentage: { before: 10, after: 50 },
+        audienceId: { before: null, after: 'aud_1' },
+        targeting: { before: null, after: { if: [true, 'on', 'off'] } },
+        defaultVariant: { before: 'a', after: null },
+      }),
+    ),
+    [
+      'Turn on Checkout [flg_1] in production.',
+      'Set the traffic percentage of flag Checkout [flg_1] in production to 50%.',
+      'Set the audience of flag Checkout [flg_1] in production to Beta users [aud_1].',
+      'Set the rule of flag Checkout [flg_1] in production.',
+      'Clear the default variant of flag Checkout [flg_1] in production.',
+    ],
+  );
+  t.same(asked(entry({ enabled: { before: true, after: false } })), ['Turn off Checkout [flg_1] in production.']);
+  t.same(asked(entry({ flag: { before: null, after: { name: 'Checkout' } } }, { env: null })), ['Make flag Checkout [flg_1].']);
+  t.same(asked(entry({ schedule: { before: null, after: { id: 'sch_1', at: kAt, patch: { enabled: true } } } })), [
+    `Schedule a change of flag Checkout [flg_1] in production for @${kAt}.`,
+  ]);
+  t.same(asked(entry({ rollout: { before: 'paused', after: 'rollback' } })), [
+    'Roll back the rollout of flag Checkout [flg_1] in production.',
+  ]);
+  t.same(asked(entry({ 'fragments.beta': { before: null, after: { in: [] } } }, { flagId: null, env: null })), [
+    'Make shared fragment beta.',
+  ]);
+  t.equal(
+    requestTitle([entry({ enabled: { before: false, after: true } }), entry({ trafficPercentage: { before: 0, after: 5 } })], names),
+    'Turn on Checkout in production; Set the traffic percentage of flag Checkout in production to 5%',
+  );
+  const many = [1, 2, 3, 4].map((n) => entry({ trafficPercentage: { before: 0, after: n } }));
+  t.equal(
+    requestTitle(many, names),
+    'Set the traffic percentage of flag Checkout in production to 1%; Set the traffic percentage of flag Checkout in production to 2%; and 2 more changes',
+  );
 });

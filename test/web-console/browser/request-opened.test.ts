@@ -10,13 +10,19 @@ import { api, kRequestOpenedEvent, newPageStatus, RequestOpened, sayError } from
 import { diffField } from '../../../src/web-console/browser/requests-page.js';
 import { holdRequests, settle } from '../../helpers/browser-dom.js';
 
-const kRequest = { id: 'chr_1', summary: 'flag.patch search-v2 in production', approvals: [], required: 2 };
+const kRequest = {
+  id: 'chr_1',
+  summary: 'flag.patch search-v2 in production',
+  title: 'Turn off search-v2 in production',
+  approvals: [],
+  required: 2,
+};
 
 t.test("a 202 {changeRequest} is no answer to the caller: RequestOpened, then the page drawn again with the request's link", async (t) => {
   const held = holdRequests();
   const call = api('PATCH', 'flags/f1?env=production', { enabled: false });
   await settle();
-  held[0]!.answer({ status: 202, body: { changeRequest: kRequest } });
+  held[0]!.answer({ status: 202, body: { changeRequest: kRequest, edited: false } });
   const err = await call.catch((e: unknown) => e);
   t.ok(err instanceof RequestOpened, 'the caller gets RequestOpened, not the request as its answer');
   let redrawn = 0;
@@ -27,7 +33,8 @@ t.test("a 202 {changeRequest} is no answer to the caller: RequestOpened, then th
   const status = document.getElementById('status')!;
   t.equal(
     status.textContent,
-    'Not applied: this change needs approval. Change request opened: flag.patch search-v2 in production (0 of 2 approvals). Open the change request',
+    'Not applied: this change needs approval. Change request opened: Turn off search-v2 in production (0 of 2 approvals). Open the change request',
+    "the request by its title, in the audit log's words",
   );
   t.equal(status.querySelector('a')!.getAttribute('href'), '#/requests/chr_1');
   newPageStatus();

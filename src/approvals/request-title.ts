@@ -1,0 +1,29 @@
+// A change request's title: what it asks for in the audit log's words ("Turn on checkout in production"),
+// written by the audit log's own sentence code (src/web-console/browser/audit-sentences.ts, which the
+// console's audit page runs in the browser; it reads nothing but its arguments), so a request reads as
+// its change will read in the log, on every surface: the Management API, the console, the command line,
+// mail and webhooks.
+import { type Names, requestTitle } from '../web-console/browser/audit-sentences.js';
+import type { StoreReader } from '../store/interfaces.js';
+import type { ChangeRequest } from './records.js';
+
+export function titleOf(r: StoreReader, request: ChangeRequest): string {
+  // A flag the request makes is named by the request itself; any other by its name now.
+  const held = new Map<string, string>();
+  for (const change of request.changes) {
+    const value = change.value as { id?: unknown; name?: unknown };
+    if (typeof value.id === 'string' && typeof value.name === 'string') held.set(value.id, value.name);
+  }
+  const flags = new Map<string, string>();
+  for (const entry of request.audit) {
+    if (entry.flagId === null) continue;
+    const name = held.get(entry.flagId) ?? r.getFlag(entry.flagId)?.name;
+    if (name !== undefined) flags.set(entry.flagId, name);
+  }
+  const names: Names = {
+    flags,
+    audiences: new Map(r.listAudiences(request.projectId).map((a) => [a.id, a.name])),
+    people: new Map(),
+  };
+  return requestTitle(request.audit, names);
+}
