@@ -15,6 +15,7 @@ import { compileValidator } from '../model/validation.js';
 import type { StoreReader, StoreWriter } from '../store/interfaces.js';
 import { kMaxRuleBytes, ruleRefs } from '../targeting/refs.js';
 import type { FragmentAuditAction } from './audit-actions.js';
+import { fragmentRefsProblem } from './project-refs.js';
 import { type Fragment, type FragmentRules, fragmentRules, kFragmentRecords, type ProjectFragments, projectFragments } from './records.js';
 import { FragmentCreate, type FragmentBody, type FragmentDeleted, FragmentUpdate, kFragmentNamePattern } from './schemas.js';
 
@@ -189,8 +190,14 @@ export function putFragmentAs(
     old === undefined ? { name, rule, createdAt: now, updatedAt: now } : { ...old, rule, updatedAt: Math.max(now, old.updatedAt + 1) };
   const next = old === undefined ? [...current, fragment] : current.map((f) => (f === old ? fragment : f));
   if (problems.length === 0) problems.push(...boundProblems(next));
-  if (problems.length === 0 && old !== undefined)
-    problems.push(...usesProblems(w, project.id, name, fragmentRules({ projectId: project.id, fragments: next, updatedAt: now })));
+  if (problems.length === 0 && old !== undefined) {
+    const rules = fragmentRules({ projectId: project.id, fragments: next, updatedAt: now });
+    // The project's count first: it costs a walk of the rules as written, and past it the checks of
+    // every flag using the fragment would each compile the fragment resolved into it.
+    const refs = fragmentRefsProblem(w, project.id, rules);
+    if (refs === null) problems.push(...usesProblems(w, project.id, name, rules));
+    else problems.push(`used by ${fragmentUses(w, project.id, name).map(useText).join(', ')}: ${refs}`);
+  }
   if (problems.length > 0) throw new FlagwireError('INVALID_REQUEST', problems.join('; '));
   store(w, project, next, now);
   audit(w, actor, project, old === undefined ? 'fragment.create' : 'fragment.update', name, old?.rule ?? null, rule, now);

@@ -20,7 +20,7 @@ import { effectiveState, type EffectiveState } from '../flags/flag-state.js';
 import type { Flag, TypedVariants } from '../flags/records.js';
 import type { Audience, AudienceRule } from '../model/projects.js';
 import { type FragmentRules, kNoFragments } from '../fragments/records.js';
-import { resolvedTyped } from '../fragments/resolve.js';
+import { ResolvedFragments } from '../fragments/resolve.js';
 
 export interface FlagSetInput {
   projectId: string;
@@ -120,7 +120,12 @@ export function flagdInexpressible(
   audiencesAllowed: boolean,
   fragments: FragmentRules = kNoFragments,
 ): string | null {
-  return whyInexpressible(flag, withFragments(effectiveState(flag, environment), fragments), audiences, audiencesAllowed);
+  return whyInexpressible(
+    flag,
+    withFragments(effectiveState(flag, environment), new ResolvedFragments(fragments)),
+    audiences,
+    audiencesAllowed,
+  );
 }
 
 function whyInexpressible(flag: Flag, state: EffectiveState, audiences: readonly Audience[], audiencesAllowed: boolean): string | null {
@@ -154,7 +159,8 @@ function whyInexpressible(flag: Flag, state: EffectiveState, audiences: readonly
 export function buildFlagSet(input: FlagSetInput): FlagSet {
   const flags: Record<string, FlagdFlag> = {};
   const omitted: OmittedFlag[] = [];
-  const fragments = input.fragments ?? kNoFragments;
+  // Each fragment resolved once for the whole set, the same object in every rule that names it.
+  const fragments = new ResolvedFragments(input.fragments ?? kNoFragments);
   for (const flag of input.flags) {
     const state = withFragments(effectiveState(flag, input.environment), fragments);
     const reason = whyInexpressible(flag, state, input.audiences, input.audiencesAllowed);
@@ -176,8 +182,8 @@ export function buildFlagSet(input: FlagSetInput): FlagSet {
 }
 
 /** The state with its rule's references replaced: every check below, and the flagd document, see the rule as it evaluates. */
-function withFragments(state: EffectiveState, fragments: FragmentRules): EffectiveState {
-  return state.typed === undefined ? state : { ...state, typed: resolvedTyped(state.typed, fragments) };
+function withFragments(state: EffectiveState, fragments: ResolvedFragments): EffectiveState {
+  return state.typed === undefined ? state : { ...state, typed: fragments.typed(state.typed) };
 }
 
 function flagdFlag(flag: Flag, state: EffectiveState, audiences: readonly Audience[]): FlagdFlag {
