@@ -31,8 +31,8 @@ import type { ResultWriter } from './protocol.js';
 import { projectConfigTag } from './config-tag.js';
 import { EvalQuery } from './query.js';
 import { decodePathId } from '../http/path-id.js';
-import { type FragmentRules, fragmentRules, kNoFragments, projectFragments } from '../fragments/records.js';
-import { resolvedTyped } from '../fragments/resolve.js';
+import { fragmentRules, projectFragments } from '../fragments/records.js';
+import { ResolvedFragments } from '../fragments/resolve.js';
 
 export type EngineStore = Pick<
   SnapshotReader,
@@ -153,8 +153,11 @@ export class EvalEngine {
   private readonly flags = new Map<string, FlagEntry | Missing>();
   private readonly projects = new Map<string, ProjectEntry | Missing>();
   private readonly orgs = new Map<string, Org | null>();
-  /** Each project's shared fragments (null: none), read once per snapshot by the compiles that need them. */
-  private readonly fragments = new Map<string, { readonly updatedAt: number; readonly rules: FragmentRules } | null>();
+  /**
+   * Each project's shared fragments (null: none), read once per snapshot by the compiles that need them,
+   * each resolved and compiled once for every flag that names it (src/fragments/resolve.ts).
+   */
+  private readonly fragments = new Map<string, { readonly updatedAt: number; readonly resolved: ResolvedFragments } | null>();
   private readonly query = new EvalQuery();
   /** Counts taken from entries already dropped, by flag id, until the next `takeUsage`. */
   private readonly pending = new Map<string, FlagUsage>();
@@ -382,14 +385,19 @@ export class EvalEngine {
   private compileFlag(flag: Flag, project: Project | undefined): FlagEntry | Missing {
     if (project === undefined) return missingFlag(flag.id);
     const audience = (audienceId: string | null) => (audienceId === null ? undefined : this.audience(audienceId, project.id));
-    // A rule's `{"$ref": NAME}`s are replaced by the project's fragments here, at compile: the compiled
-    // rule an evaluation runs is the same closure tree it would be written out (issue 47).
+    // A rule's `{"$ref": NAME}`s are replaced by the project's fragments here, at compile (issue 47): each
+    // fragment resolved and compiled once per snapshot, its closures shared by every flag that names it
+    // (issue 55), so a flag's compile costs its own rule, not the fragments it names.
     const compile = (env: string | null): EvalState => {
       const effective = effectiveState(flag, env);
-      const variants =
-        effective.typed === undefined
-          ? null
-          : compileVariants(resolvedTyped(effective.typed, this.fragmentsOf(project.id)?.rules ?? kNoFragments), flag.name);
+      let variants: CompiledVariants | null = null;
+      if (effective.typed !== undefined) {
+        const fragments = this.fragmentsOf(project.id)?.resolved;
+        variants =
+          fragments === undefined
+            ? compileVariants(effective.typed, flag.name)
+            : compileVariants(fragments.typed(effective.typed), flag.name, fragments.shared);
+      }
       return { ...compileState(effective, audience(effective.audienceId), flag.bucketing), variants };
     };
     let state: EvalState | null = null;
@@ -424,12 +432,12 @@ export class EvalEngine {
   }
 
   /** The project's shared fragments record (null: none), read once per snapshot. */
-  private fragmentsOf(projectId: string): { readonly updatedAt: number; readonly rules: FragmentRules } | null {
+  private fragmentsOf(projectId: string): { readonly updatedAt: number; readonly resolved: ResolvedFragments } | null {
     let known = this.fragments.get(projectId);
     if (known === undefined) {
       if (this.fragments.size >= kMaxCachedEntries) this.fragments.clear();
       const record = projectFragments(this.store, projectId);
-      known = record === undefined ? null : { updatedAt: record.updatedAt, rules: fragmentRules(record) };
+      known = record === undefined ? null : { updatedAt: record.updatedAt, resolved: new ResolvedFragments(fragmentRules(record)) };
       this.fragments.set(projectId, known);
     }
     return known;

@@ -17,6 +17,7 @@
 import type { TypedVariants } from '../flags/records.js';
 import { compileFlag, defaultVariantAnswer, type CompiledFlag, type Resolution } from '../targeting/compiled-flag.js';
 import { evaluateFlag } from '../targeting/evaluate.js';
+import type { SharedRules } from '../targeting/compile-rule.js';
 import { type Decision, decidedBy, decisionValue, kDecidedAudience, kDecidedCohort, kDecidedDisabled, kDecidedStatic } from './evaluate.js';
 
 /** What a request gives a rule: its whole evaluation context, built only when a rule runs. */
@@ -39,14 +40,17 @@ const kNoMetadata = Object.freeze({});
 /**
  * `flagKey` is `$flagd.flagKey` and the default seed of `fractional`: the flag's name, its key in a
  * flagd definition, so a definition moved between flagd and Flagwire splits callers the same way.
+ * `shared`: the project's fragments as its rule holds them, compiled once for all its flags (engine.ts).
  */
-export function compileVariants(typed: TypedVariants, flagKey: string): CompiledVariants {
+export function compileVariants(typed: TypedVariants, flagKey: string, shared: SharedRules | null = null): CompiledVariants {
   const targeting = Object.keys(typed.targeting).length === 0 ? null : typed.targeting;
   const metadata = typed.metadata ?? kNoMetadata;
   const flag = compileFlag(
     flagKey,
     { state: 'ENABLED', variants: typed.variants, defaultVariant: typed.defaultVariant, targeting, metadata },
     kNoMetadata,
+    [],
+    shared,
   );
   const answers = flag.answers;
   return {

@@ -12,6 +12,7 @@ import type { StoreReader } from '../store/interfaces.js';
 import type { Flag } from '../flags/records.js';
 import { flagInFlagd, type FlagdFlagContext } from '../flags/flagd-flag.js';
 import { fragmentRules, projectFragments } from '../fragments/records.js';
+import { ResolvedFragments } from '../fragments/resolve.js';
 import { listFragments } from '../fragments/fragment-commands.js';
 import { fileDocument } from './flag-file.js';
 import { apiView, type ModelView, projectModel, sortedByName } from './project-model.js';
@@ -60,7 +61,7 @@ function flagdDocument(r: StoreReader, project: Project, environment: string | n
     environment,
     audiences: r.listAudiences(project.id),
     audiencesAllowed: hasAudiences(org, now),
-    fragments: fragmentRules(projectFragments(r, project.id)),
+    fragments: new ResolvedFragments(fragmentRules(projectFragments(r, project.id))),
     refs: 'kept',
   };
   // Entries, then fromEntries, not assignment: a flag named "__proto__" is a key like any other.

@@ -29,6 +29,7 @@ import { actorFor, type Actor, type Principal, tokenProject } from '../audit/aud
 import type { FlagAuditAction } from './audit-actions.js';
 import { bucketingChangeProblem, bucketingField, bucketingOf } from './bucketing.js';
 import { type FragmentRules, fragmentRules, projectFragments } from '../fragments/records.js';
+import { flagRefsProblem } from '../fragments/project-refs.js';
 
 // Every rule of a create and a patch is applied here, on the writer, from the body's JSON syntax and
 // schema to the rules that need the project (which only the writer reads in the transaction that
@@ -120,6 +121,7 @@ export function createFlagAs(w: StoreWriter, input: CreateFlagAsInput, now: numb
           ),
         }
       : { ...base, kind: 'groupflag', cohorts: [], environments: mapValues(envStates, toEnvState) };
+  requireRefsWithin(w, flag, 'create');
   w.putFlag(flag);
   w.appendAudit({
     at: now,
@@ -241,10 +243,23 @@ export function patchFlagAs(w: StoreWriter, input: PatchFlagAsInput, now: number
   if (patch === null || problems.length > 0) throw new FlagwireError('INVALID_REQUEST', problems.join('; '));
   const outcome = applyFlagPatch(flag, env, patch, now);
   if (outcome.changed) {
+    requireRefsWithin(w, outcome.flag, 'patch');
     w.putFlag(outcome.flag);
     audit(w, input.actor, outcome.flag, 'flag.patch', env, outcome.changes, now);
   }
   return { changed: outcome.changed, flag: outcome.flag };
+}
+
+/**
+ * Refuses `flag` as a create or patch would write it when its project's references would then add more
+ * than the limit to its flags' rules (src/fragments/project-refs.ts), in the words of the flag's other
+ * rule problems: a patch's path from the state (`"targeting": ...`), a create's from the body.
+ */
+function requireRefsWithin(w: StoreReader, flag: Flag, write: 'create' | 'patch'): void {
+  const problem = flagRefsProblem(w, flag, fragmentRules(projectFragments(w, flag.projectId)));
+  if (problem === null) return;
+  const at = write === 'patch' ? '"targeting"' : problem.env === null ? 'targeting' : `environments.${problem.env}.targeting`;
+  throw new FlagwireError('INVALID_REQUEST', `${at}: ${problem.message}`);
 }
 
 /**

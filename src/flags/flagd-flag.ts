@@ -24,8 +24,11 @@
 import { effectiveState, type EffectiveState } from './flag-state.js';
 import type { Flag, TypedVariants } from './records.js';
 import type { Audience, AudienceRule } from '../model/projects.js';
-import { type FragmentRules, kNoFragments } from '../fragments/records.js';
-import { resolvedTyped } from '../fragments/resolve.js';
+import { kNoFragments } from '../fragments/records.js';
+import { ResolvedFragments } from '../fragments/resolve.js';
+
+/** A project without shared fragments: nothing to resolve. */
+const kNoResolvedFragments = new ResolvedFragments(kNoFragments);
 
 /** What decides how a project's flag is said in one environment. */
 export interface FlagdFlagContext {
@@ -35,8 +38,11 @@ export interface FlagdFlagContext {
   audiences: readonly Audience[];
   /** The organisation's plan allows audiences (EvalEngine.audiencesAllowed). */
   audiencesAllowed: boolean;
-  /** The project's shared fragments (src/fragments); absent: none. */
-  fragments?: FragmentRules;
+  /**
+   * The project's shared fragments (src/fragments), resolved once for the whole document and shared by
+   * every flag that names one; absent: none.
+   */
+  fragments?: ResolvedFragments;
   /**
    * How a rule's `{"$ref": NAME}` is written: `resolved`, replaced (a flag set carries no `$evaluators`:
    * docs/decisions.md, Shared fragments), or `kept` as stored, for a document that carries the fragments
@@ -60,7 +66,7 @@ export type FlagdTranslation = { flag: FlagdFlag; omitted: null } | { flag: null
 /** `flag` in flagd's language in `ctx.environment`: its definition, or why flagd cannot say it exactly. */
 export function flagInFlagd(flag: Flag, ctx: FlagdFlagContext): FlagdTranslation {
   const stored = effectiveState(flag, ctx.environment);
-  const state = withFragments(stored, ctx.fragments ?? kNoFragments);
+  const state = withFragments(stored, ctx.fragments ?? kNoResolvedFragments);
   const reason = whyInexpressible(flag, state, ctx.audiences, ctx.audiencesAllowed);
   if (reason !== null) return { flag: null, omitted: reason };
   return { flag: flagdFlag(flag, ctx.refs === 'resolved' ? state : stored, ctx.audiences), omitted: null };
@@ -122,7 +128,7 @@ export function flagdInexpressible(
   environment: string | null,
   audiences: readonly Audience[],
   audiencesAllowed: boolean,
-  fragments: FragmentRules = kNoFragments,
+  fragments: ResolvedFragments = kNoResolvedFragments,
 ): string | null {
   return whyInexpressible(flag, withFragments(effectiveState(flag, environment), fragments), audiences, audiencesAllowed);
 }
@@ -155,8 +161,8 @@ function whyInexpressible(flag: Flag, state: EffectiveState, audiences: readonly
 }
 
 /** The state with its rule's references replaced: every check below, and the flagd document, see the rule as it evaluates. */
-function withFragments(state: EffectiveState, fragments: FragmentRules): EffectiveState {
-  return state.typed === undefined ? state : { ...state, typed: resolvedTyped(state.typed, fragments) };
+function withFragments(state: EffectiveState, fragments: ResolvedFragments): EffectiveState {
+  return state.typed === undefined ? state : { ...state, typed: fragments.typed(state.typed) };
 }
 
 function flagdFlag(flag: Flag, state: EffectiveState, audiences: readonly Audience[]): FlagdFlag {

@@ -2,9 +2,16 @@
 // every reader of a rule, the flag checks (src/flags/variant-rules.ts), evaluation's compile
 // (src/eval/engine.ts), the flag sets and snapshots the providers read. The replacing, its limits (the
 // rule's size and depth resolved) and its problems are flagd's `$evaluators` rules (src/targeting/refs.ts).
+//
+// A reader of many rules (a worker compiling a project, a flag set, a snapshot) resolves each fragment
+// once and shares it (ResolvedFragments): every rule that names it holds the same object, never a copy,
+// and a compile compiles it once for all of them (SharedRules). Before (issue 55), each flag's rule was
+// resolved with a copy of the fragment and compiled with it: a 0.96 MB fragment named by 20 flags was
+// walked, copied and compiled 20 times per store revision in each worker.
 import type { TypedVariants } from '../flags/records.js';
+import { SharedRules } from '../targeting/compile-rule.js';
 import { kProblems, type DefinitionProblem } from '../targeting/problems.js';
-import { RefResolver } from '../targeting/refs.js';
+import { RefResolver, ruleRefs } from '../targeting/refs.js';
 import { type FragmentRules, kNoFragments } from './records.js';
 
 /**
@@ -21,13 +28,36 @@ export function resolveRule(
 }
 
 /**
- * A stored state's typed variants with their rule's references replaced, for a reader that evaluates it
- * or hands it to one (a provider). The same object when the project has no fragments: the rule then has
- * no reference (the flag checks refuse one), and nothing is walked. A stored rule was checked with the
- * fragments it uses, and a fragment in use is never deleted, so no problem is expected here; one would
- * leave that reference null (a condition never met).
+ * A project's fragments as the readers of one store revision share them: each resolved once, by the
+ * first rule that names it, and the same object in every rule resolved here; `shared` compiles each once.
  */
+export class ResolvedFragments {
+  /** The fragments resolved so far, for the compiler: each compiled once, whichever flags hold it. */
+  readonly shared = new SharedRules();
+  private readonly resolver: RefResolver;
+
+  constructor(readonly rules: FragmentRules) {
+    // Stored rules were counted when written (project-refs.ts): no bound here on what they add in all.
+    this.resolver = new RefResolver(rules, [], kProblems.unknownFragment, Number.POSITIVE_INFINITY);
+  }
+
+  /**
+   * A stored state's typed variants with their rule's references replaced, for a reader that evaluates
+   * it or hands it to one (a provider). The same object when the project has no fragments: the rule then
+   * has no reference (the flag checks refuse one), and nothing is walked. A stored rule was checked with
+   * the fragments it uses, and a fragment in use is never deleted, so no problem is expected here; one
+   * would leave that reference null (a condition never met).
+   */
+  typed(typed: TypedVariants): TypedVariants {
+    if (this.rules === kNoFragments || Object.keys(typed.targeting).length === 0) return typed;
+    for (const name of ruleRefs(typed.targeting))
+      if (Object.hasOwn(this.rules, name)) this.shared.share(this.resolver.resolvedEvaluator(name));
+    const targeting = (this.resolver.resolve(typed.targeting, null, ['targeting']) ?? {}) as Record<string, unknown>;
+    return { ...typed, targeting };
+  }
+}
+
+/** One state's typed variants resolved (ResolvedFragments.typed), for a reader of one rule. */
 export function resolvedTyped(typed: TypedVariants, fragments: FragmentRules): TypedVariants {
-  if (fragments === kNoFragments || Object.keys(typed.targeting).length === 0) return typed;
-  return { ...typed, targeting: resolveRule(typed.targeting, fragments, []) };
+  return new ResolvedFragments(fragments).typed(typed);
 }

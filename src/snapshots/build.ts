@@ -8,8 +8,8 @@ import { hasAudiences } from '../model/plans.js';
 import type { Project } from '../model/projects.js';
 import type { SnapshotReader } from '../store/interfaces.js';
 import type { Snapshot, SnapshotAudience, SnapshotFlag } from './shape.js';
-import { type FragmentRules, fragmentRules, projectFragments } from '../fragments/records.js';
-import { resolvedTyped } from '../fragments/resolve.js';
+import { fragmentRules, projectFragments } from '../fragments/records.js';
+import { ResolvedFragments } from '../fragments/resolve.js';
 
 export type SnapshotStore = Pick<SnapshotReader, 'listFlags' | 'listAudiences' | 'revision' | 'getKeyed'>;
 
@@ -21,7 +21,8 @@ export type SnapshotStore = Pick<SnapshotReader, 'listFlags' | 'listAudiences' |
 export function buildSnapshot(store: SnapshotStore, project: Project, env: string | null, org: Org, now: number): Snapshot {
   const audiences = new Map(store.listAudiences(project.id).map((audience) => [audience.id, audience]));
   const named = new Map<string, SnapshotAudience>();
-  const fragments = fragmentRules(projectFragments(store, project.id));
+  // Each fragment resolved once for the whole snapshot, the same object in every rule that names it.
+  const fragments = new ResolvedFragments(fragmentRules(projectFragments(store, project.id)));
   const flags = store.listFlags(project.id).map((flag) => {
     const out = snapshotFlag(flag, env, fragments);
     const audienceId = out.state.audienceId;
@@ -46,7 +47,7 @@ export function buildSnapshot(store: SnapshotStore, project: Project, env: strin
  * A single flag's own state; a group flag's in `env` (its effective cohorts). Its rule is written with
  * its `$ref`s replaced by the project's shared fragments: a provider evaluates it as the server does.
  */
-function snapshotFlag(flag: Flag, env: string | null, fragments: FragmentRules): SnapshotFlag {
+function snapshotFlag(flag: Flag, env: string | null, fragments: ResolvedFragments): SnapshotFlag {
   const state = effectiveState(flag, flag.kind === 'flag' ? null : env);
   const out: SnapshotFlag = {
     id: flag.id,
@@ -54,7 +55,7 @@ function snapshotFlag(flag: Flag, env: string | null, fragments: FragmentRules):
     updatedAt: flag.updatedAt,
     state: { enabled: state.enabled, trafficPercentage: state.trafficPercentage, audienceId: state.audienceId, cohorts: state.cohorts },
   };
-  if (state.typed !== undefined) out.state.typed = resolvedTyped(state.typed, fragments);
+  if (state.typed !== undefined) out.state.typed = fragments.typed(state.typed);
   if (flag.bucketing !== undefined) out.bucketing = flag.bucketing;
   return out;
 }

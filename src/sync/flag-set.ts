@@ -5,7 +5,8 @@
 import type { Flag } from '../flags/records.js';
 import { type FlagdFlag, flagInFlagd } from '../flags/flagd-flag.js';
 import type { Audience } from '../model/projects.js';
-import type { FragmentRules } from '../fragments/records.js';
+import { type FragmentRules, kNoFragments } from '../fragments/records.js';
+import { ResolvedFragments } from '../fragments/resolve.js';
 
 export interface FlagSetInput {
   projectId: string;
@@ -43,7 +44,8 @@ export interface FlagSet {
 export function buildFlagSet(input: FlagSetInput): FlagSet {
   const flags: Record<string, FlagdFlag> = {};
   const omitted: OmittedFlag[] = [];
-  const ctx = { ...input, refs: 'resolved' as const };
+  // Each fragment resolved once for the whole set, the same object in every rule that names it.
+  const ctx = { ...input, fragments: new ResolvedFragments(input.fragments ?? kNoFragments), refs: 'resolved' as const };
   for (const flag of input.flags) {
     const said = flagInFlagd(flag, ctx);
     if (said.flag === null) omitted.push({ flagId: flag.id, name: flag.name, reason: said.omitted });

@@ -9,12 +9,13 @@ import type { StoreReader } from '../store/interfaces.js';
 import type { FlagdServing } from './flagd-serving-shape.js';
 import { flagdInexpressible } from '../flags/flagd-flag.js';
 import { fragmentRules, projectFragments } from '../fragments/records.js';
+import { ResolvedFragments } from '../fragments/resolve.js';
 
 /** `flag` in each flag set of `project` (one per environment of a multi-environment project, else one), with `org` its organisation. */
 export function flagdServing(store: StoreReader, flag: Flag, project: Project, org: Org | null | undefined, now: number): FlagdServing[] {
   const audiences = store.listAudiences(project.id);
   const allowed = hasAudiences(org, now);
-  const fragments = fragmentRules(projectFragments(store, project.id));
+  const fragments = new ResolvedFragments(fragmentRules(projectFragments(store, project.id)));
   const environments: (string | null)[] = project.kind === 'multi' ? project.environments : [null];
   return environments.map((environment) => {
     const reason = flagdInexpressible(flag, environment, audiences, allowed, fragments);

@@ -48,6 +48,9 @@ const kFoldScope = newScope();
 function isConstant(logic: unknown): boolean {
   if (Array.isArray(logic)) return logic.every(isConstant);
   if (logic === null || typeof logic !== 'object') return true;
+  // A shared sub-rule's answer is kept (SharedRules): a rule holding one walks only its own part.
+  const known = kSharedConstancy.get(logic);
+  if (known !== undefined) return known;
   const keys = Object.keys(logic);
   if (keys.length === 0) return true;
   const op = keys[0]!;
@@ -55,6 +58,55 @@ function isConstant(logic: unknown): boolean {
   if (op === 'missing') return Array.isArray(args) && args.length === 0;
   if (kContextual.has(op)) return false;
   return isConstant(args);
+}
+
+/** isConstant of each shared sub-rule (SharedRules), by the object: worked out once, where it is shared. */
+const kSharedConstancy = new WeakMap<object, boolean>();
+
+/** Shared sub-rules compiled in this thread (SharedRules): what the tests count to see each compiled once. */
+let sharedCompiles = 0;
+
+/** How many shared sub-rules this thread has compiled, each once per dialect it was used in. */
+export function sharedRuleCompiles(): number {
+  return sharedCompiles;
+}
+
+/**
+ * Sub-rules that stand in many rules as the same object (a project's shared fragments, resolved once per
+ * store revision: src/fragments/resolve.ts), each compiled once per dialect and its closures shared by
+ * every rule compiled with it: a flag's rule then compiles only its own part, however large the fragment.
+ * A sub-rule's node depends on its JSON and its dialect alone (its path only names problems, and a
+ * stored rule has none), so a shared node is what compiling it again would give, with one exception kept
+ * as it was: a node may make objects at compile time (a literal `{}` or array), distinct per occurrence
+ * as flagd-core's are, which an `==` tells apart; so within one rule only the first occurrence of a
+ * shared sub-rule takes the shared node, and the next are compiled anew (RuleCompiler), as before.
+ */
+export class SharedRules {
+  private readonly nodes = new Map<object, [Node | undefined, Node | undefined]>();
+
+  /** `root` (an object) shared from now on. */
+  share(root: unknown): void {
+    if (root === null || typeof root !== 'object' || this.nodes.has(root)) return;
+    this.nodes.set(root, [undefined, undefined]);
+    if (!kSharedConstancy.has(root)) kSharedConstancy.set(root, isConstant(root));
+  }
+
+  /** Whether `logic` is one of the shared sub-rules. */
+  has(logic: object): boolean {
+    return this.nodes.has(logic);
+  }
+
+  /** The shared node of `logic` (one of the shared sub-rules) in `dialect`, compiled by `compile` the first time. */
+  node(logic: object, dialect: Dialect, compile: () => Node): Node {
+    const nodes = this.nodes.get(logic)!;
+    let node = nodes[dialect];
+    if (node === undefined) {
+      node = compile();
+      nodes[dialect] = node;
+      sharedCompiles++;
+    }
+    return node;
+  }
 }
 
 /**
@@ -108,7 +160,12 @@ export class RuleCompiler implements RuleBuilder {
     /** Where problems go; each names `flag`. */
     readonly problems: DefinitionProblem[],
     readonly flag: string | null,
+    /** Sub-rules compiled once for every rule that holds them (a project's fragments); null: none. */
+    private readonly shared: SharedRules | null = null,
   ) {}
+
+  /** The shared sub-rules this rule has met already: a further occurrence is compiled anew (SharedRules). */
+  private readonly sharedMet = new Set<object>();
 
   /** The rule at `path`, as flagd-core's `engine.build` would run it. */
   compile(logic: unknown, path: PathStep[]): Rule {
@@ -129,6 +186,15 @@ export class RuleCompiler implements RuleBuilder {
   }
 
   node(logic: unknown, path: PathStep[], dialect: Dialect): Node {
+    const shared = this.shared;
+    if (shared !== null && logic !== null && typeof logic === 'object' && shared.has(logic) && !this.sharedMet.has(logic)) {
+      this.sharedMet.add(logic);
+      return shared.node(logic, dialect, () => this.ownNode(logic, path, dialect));
+    }
+    return this.ownNode(logic, path, dialect);
+  }
+
+  private ownNode(logic: unknown, path: PathStep[], dialect: Dialect): Node {
     if (Array.isArray(logic)) return this.array(logic, path, dialect);
     if (logic === null || typeof logic !== 'object') return literal(logic);
     const keys = Object.keys(logic);

@@ -7,7 +7,7 @@
 // drops its caches when the store's sequence moves). compileFlagSet does the same for a whole document.
 import { type FlagMetadata, type FlagValueType, type VariantValue, variantType } from './definition.js';
 import type { DefinitionProblem } from './problems.js';
-import { RuleCompiler } from './compile-rule.js';
+import { RuleCompiler, type SharedRules } from './compile-rule.js';
 import type { Rule } from './rule-node.js';
 import { kMaxBuiltChars, kMaxBuiltItems, kWorkBudget } from './work-budget.js';
 
@@ -127,10 +127,20 @@ function compileAnswers(key: string, flag: ParsedFlag, metadata: FlagMetadata): 
   };
 }
 
-/** One flag, compiled; problems in its rule go to `problems` (none for a definition parse.ts accepted). */
-export function compileFlag(key: string, flag: ParsedFlag, setMetadata: FlagMetadata, problems: DefinitionProblem[] = []): CompiledFlag {
+/**
+ * One flag, compiled; problems in its rule go to `problems` (none for a definition parse.ts accepted).
+ * `shared`: sub-rules its rule may hold that are compiled once for every flag (a project's fragments).
+ */
+export function compileFlag(
+  key: string,
+  flag: ParsedFlag,
+  setMetadata: FlagMetadata,
+  problems: DefinitionProblem[] = [],
+  shared: SharedRules | null = null,
+): CompiledFlag {
   const metadata = Object.freeze({ ...setMetadata, ...flag.metadata });
-  const rule = flag.targeting === null ? null : new RuleCompiler(problems, key).compile(flag.targeting, ['flags', key, 'targeting']);
+  const rule =
+    flag.targeting === null ? null : new RuleCompiler(problems, key, shared).compile(flag.targeting, ['flags', key, 'targeting']);
   const first = Object.values(flag.variants)[0]!;
   return {
     key,

@@ -71,12 +71,15 @@ export class RefResolver {
 
   /**
    * `unknown`: what a reference to no evaluator is told; a flag set's words by default, a project's
-   * shared fragments' (src/fragments) for a rule Flagwire stores.
+   * shared fragments' (src/fragments) for a rule Flagwire stores. `maxAdded`: what the references of
+   * every rule this resolver resolves may add in all; a reader of stored rules, which were counted
+   * when written (src/fragments/project-refs.ts), resolves them all with one resolver and no such bound.
    */
   constructor(
     private readonly evaluators: Readonly<Record<string, unknown>>,
     private readonly problems: DefinitionProblem[],
     private readonly unknown: (name: string, known: readonly string[]) => string = kProblems.unknownEvaluator,
+    private readonly maxAdded: number = kMaxAddedRuleBytes,
   ) {
     this.names = Object.keys(evaluators);
   }
@@ -118,8 +121,8 @@ export class RefResolver {
     if (measure.truncated) return this.report(flag, at, kProblems.ruleTooDeep(kMaxRuleDepth));
     if (measure.bytes > kMaxRuleBytes) return this.report(flag, at, kProblems.ruleTooLarge(measure.bytes, kMaxRuleBytes));
     this.added += measure.added;
-    if (measure.added > 0 && this.added > kMaxAddedRuleBytes)
-      return this.report(flag, at, kProblems.refsAddTooMuch(measure.added, this.added, kMaxAddedRuleBytes));
+    if (measure.added > 0 && this.added > this.maxAdded)
+      return this.report(flag, at, kProblems.refsAddTooMuch(measure.added, this.added, this.maxAdded));
     // Deep only through its references: sizes first, which say more (a doubling chain is both).
     if (measure.depth > kMaxRuleDepth) return this.report(flag, at, kProblems.ruleTooDeep(kMaxRuleDepth));
     return body;
@@ -189,7 +192,12 @@ export class RefResolver {
  * recursion: a stored rule is at most kMaxRuleDepth deep, but this also reads rules not yet checked.
  */
 export function ruleRefs(rule: unknown): Set<string> {
-  const names = new Set<string>();
+  return new Set(ruleRefCounts(rule).keys());
+}
+
+/** How many times `rule` refers to each name (ruleRefs's walk, each occurrence counted). */
+export function ruleRefCounts(rule: unknown): Map<string, number> {
+  const counts = new Map<string, number>();
   const stack: unknown[] = [rule];
   while (stack.length > 0) {
     const node = stack.pop();
@@ -201,10 +209,18 @@ export function ruleRefs(rule: unknown): Set<string> {
     const record = node as Record<string, unknown>;
     const keys = Object.keys(record);
     if (keys.length === 1 && keys[0] === '$ref') {
-      if (typeof record.$ref === 'string') names.add(record.$ref);
+      if (typeof record.$ref === 'string') counts.set(record.$ref, (counts.get(record.$ref) ?? 0) + 1);
       continue;
     }
     for (const key of keys) stack.push(record[key]);
   }
-  return names;
+  return counts;
+}
+
+/**
+ * What one `{"$ref": name}` adds to its rule resolved when `name`'s rule weighs `resolvedBytes` (its
+ * compact JSON): the count RefResolver keeps against kMaxAddedRuleBytes, for one reference.
+ */
+export function refAddedBytes(name: string, resolvedBytes: number): number {
+  return resolvedBytes - (kRefBytes + scalarBytes(name));
 }

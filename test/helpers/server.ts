@@ -33,6 +33,8 @@ export interface TestServerOptions {
   syncPort?: number | 'free';
   /** The HTTP port (a server restarted where its clients expect it, such as a relay's upstream); absent, a free one. */
   port?: number;
+  /** Another build's `dist/src/cli/cli.js` (a bench's A/B of two builds); absent, this build's. */
+  cli?: string;
 }
 
 /** A TCP port of 127.0.0.1 free now (the sync service cannot be asked for "any port": 0 turns it off). */
@@ -54,7 +56,7 @@ export function tempDataDir(): string {
 
 export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? tempDataDir();
-  const args = [kCli, 'serve', '--port', String(opts.port ?? 0), '--host', '127.0.0.1', '--data', dataDir];
+  const args = [opts.cli ?? kCli, 'serve', '--port', String(opts.port ?? 0), '--host', '127.0.0.1', '--data', dataDir];
   if (opts.demo) args.push('--demo');
   const syncPort = opts.syncPort === 'free' ? await freePort() : (opts.syncPort ?? 0);
   // plainNode: the server runs as users run it, without the test runner's loaders.
