@@ -64,6 +64,8 @@ export class UpstreamFollower {
   private stopped = false;
   private call: grpc.ClientReadableStream<RelayPayload> | null = null;
   private wake: (() => void) | null = null;
+  /** Aborts a discovery in flight when the follower stops. */
+  private readonly stopping = new AbortController();
   private loop: Promise<void> | null = null;
 
   constructor(
@@ -89,6 +91,7 @@ export class UpstreamFollower {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopping.abort();
     this.call?.cancel();
     this.wake?.();
     await this.loop;
@@ -100,6 +103,9 @@ export class UpstreamFollower {
       let ended: Ended;
       try {
         const discovery = await this.discover();
+        // Stopped while discovery was in flight (a start that failed on a port): no stream is opened,
+        // else nothing would cancel it and the stop would wait on it for ever.
+        if (this.stopped) return;
         ended = await this.follow(discovery);
       } catch (err) {
         ended = { refused: err instanceof Refused, delivered: false, text: err instanceof Error ? err.message : String(err) };
@@ -117,7 +123,7 @@ export class UpstreamFollower {
     try {
       res = await fetch(`${this.upstream.url}/v1/relay`, {
         headers: { authorization: `Bearer ${this.upstream.token}` },
-        signal: AbortSignal.timeout(kDiscoveryMs),
+        signal: AbortSignal.any([AbortSignal.timeout(kDiscoveryMs), this.stopping.signal]),
       });
     } catch (err) {
       throw new Error(`the upstream ${this.upstream.url} does not answer (${describe(err)})`);
