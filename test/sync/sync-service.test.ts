@@ -239,6 +239,47 @@ t.test(`at most ${kMaxStreams} streams per node: one more is RESOURCE_EXHAUSTED,
   for (const stream of open) stream.cancel();
 });
 
+t.test('every call counts against the cap: unary calls that are not read hold places, and the next call is refused', async (t) => {
+  // Two streams and two FetchAllFlags of project B's 1 MiB set whose readers read nothing (no WINDOW_UPDATE:
+  // the answer cannot finish), so four calls are open: the cap.
+  const streams = Array.from({ length: 2 }, () => client.syncFlags({ header: `${single},token=${secrets.read}` }));
+  for (const stream of streams) await firstSet(stream);
+  const session = http2.connect(`http://127.0.0.1:${server.syncPort}`);
+  t.teardown(() => session.destroy());
+  const unread = Array.from({ length: kMaxStreams - 2 }, () => {
+    const request = session.request({
+      ':method': 'POST',
+      ':path': '/flagd.sync.v1.FlagSyncService/FetchAllFlags',
+      'content-type': 'application/grpc',
+      te: 'trailers',
+      'flagd-selector': `flagSetId=${ids.singleB},token=${secrets.writeB}`,
+    });
+    request.end(Buffer.alloc(5)); // one empty FetchAllFlagsRequest
+    request.pause();
+    return new Promise<void>((resolve) => request.once('response', () => resolve()));
+  });
+  await Promise.all(unread); // the server has begun each answer: each call is open
+  await t.rejects(client.fetchAllFlags({ header: `${single},token=${secrets.read}` }), {
+    code: grpc.status.RESOURCE_EXHAUSTED,
+    details: /FLAGWIRE_SYNC_MAX_STREAMS/,
+  });
+  const refused = await refusal({ header: `${single},token=${secrets.read}` });
+  t.equal(refused.code, grpc.status.RESOURCE_EXHAUSTED, 'a stream too');
+  // The unread calls go with their connection: their places are free again (the server sees it on its own time).
+  session.destroy();
+  for (const stream of streams) stream.cancel();
+  await pollUntil(
+    'the places free',
+    () =>
+      client.fetchAllFlags({ header: `${single},token=${secrets.read}` }).then(
+        () => true,
+        () => false,
+      ),
+    (served) => served,
+  );
+  t.pass('served again');
+});
+
 t.test('streams ended by their deadline (the stock providers end theirs every 10 minutes) free their place', async (t) => {
   for (let i = 0; i < kMaxStreams + 2; i++) {
     // Its first set is not awaited: on a busy machine it may come after the client's deadline, and the
