@@ -6,6 +6,8 @@
 //     when it holds the newest: a heartbeat says so at once);
 //   - then the revisions after what it was sent, each time the change poll sees a commit (the poll the
 //     flagd streams share: src/stream/change-poller.ts);
+//   - on every payload, when this node is itself a relay, the primary's reachability as it sees it
+//     (wire.ts: primaryReportOf), so a relay below reports the primary, not only the relay above;
 //   - a heartbeat every kHeartbeatMs while nothing else was sent; a revision that moved no configuration
 //     (PostgreSQL's token activity, usage: the poll watches configSeq) goes then, before the heartbeat.
 // Each revision carries only its relayed changes (src/store/store-layout.ts), so users, sessions, mail,
@@ -24,7 +26,7 @@ import { answerableError } from '../errors.js';
 import type { Revision } from '../store/changes.js';
 import { RelayKeyAccess } from './access.js';
 import type { RelayKey } from './records.js';
-import { decodeFollowRequest, encodeFollowResponse, kFollowPath, type RelayPayload } from './wire.js';
+import { decodeFollowRequest, encodeFollowResponse, kFollowPath, type PrimaryReport, primaryReportOf, type RelayPayload } from './wire.js';
 
 const kHeartbeatMs = 5000;
 /** How often the streams are looked at for a heartbeat due: a stream's falls within this of its 5 s. */
@@ -126,14 +128,15 @@ export class FollowService implements HostedGrpcService {
       return true;
     }
     if (revisions.length === 0) return false;
-    const batch = fitted(revisions);
+    const batch = fitted(revisions, primaryReportOf(this.host.relay()));
     follower.revision = batch.last;
     this.writeBytes(follower, batch.message);
     return true;
   }
 
   private write(follower: Follower, payload: RelayPayload): void {
-    this.writeBytes(follower, encodeFollowResponse(payload));
+    const primary = primaryReportOf(this.host.relay());
+    this.writeBytes(follower, encodeFollowResponse(primary === undefined ? payload : { ...payload, primary }));
   }
 
   private writeBytes(follower: Follower, message: Buffer): void {
@@ -186,11 +189,13 @@ export class FollowService implements HostedGrpcService {
 }
 
 /** The longest prefix of `revisions` that packs within kMaxPayloadBytes (one revision at least), packed. */
-function fitted(revisions: readonly Revision[]): { message: Buffer; last: number } {
+function fitted(revisions: readonly Revision[], primary: PrimaryReport | undefined): { message: Buffer; last: number } {
   let count = revisions.length;
   for (;;) {
     const batch = revisions.slice(0, count);
-    const message = encodeFollowResponse({ t: 'revisions', revisions: batch });
+    const message = encodeFollowResponse(
+      primary === undefined ? { t: 'revisions', revisions: batch } : { t: 'revisions', revisions: batch, primary },
+    );
     if (message.length <= kMaxPayloadBytes || count === 1) return { message, last: batch[batch.length - 1]!.revision };
     count = Math.ceil(count / 2);
   }

@@ -43,7 +43,7 @@ const kToConsole = [['Location', '/console'], ...kVaryAccept] as const;
 
 /** A relay has no web console: every one of its routes answers the relay's refusal (src/api/relay-refusal.ts). */
 function registerRelayConsole(app: uWS.TemplatedApp, deps: AppDeps): void {
-  const refuse = (res: uWS.HttpResponse) => answerRelayReadOnly(res, deps.config, null);
+  const refuse = (res: uWS.HttpResponse) => answerRelayReadOnly(res, deps.config, deps.writer.relay, null);
   registerRoutes(app, kRoutes, {
     consolePage: refuse,
     consolePageSlash: refuse,

@@ -29,6 +29,7 @@ import type { Clock } from '../clock.js';
 import { frameMessage, type GrpcCall, GrpcServer, GrpcStatus, type GrpcStatusCode } from '../capability/grpc-server.js';
 import { type GrpcHost, type HostedGrpcService, kGrpcStatusOf, kStreamRecheckMs } from '../capability/grpc-service.js';
 import type { Config } from '../config.js';
+import type { FollowState } from '../relay/wire.js';
 import { answerableError, FlagwireError } from '../errors.js';
 import type { Store } from '../store/interfaces.js';
 import { ChangePoller, type Group } from '../stream/change-poller.js';
@@ -48,6 +49,8 @@ export interface SyncServerOptions {
   log: Logger;
   authFailures: AuthFailures;
   activity: ActivityRecorder;
+  /** The writer's client: on a relay, its follow's state (`relay`). */
+  writer: { readonly relay: FollowState | null };
 }
 
 /** One open SyncFlags stream. */
@@ -116,6 +119,7 @@ export class SyncServer {
       log,
       authFailures: options.authFailures,
       watchChanges: () => this.watchChanges(),
+      relay: () => options.writer.relay,
       onCommit: (listener) => {
         this.commitListeners.push(listener);
       },

@@ -6,6 +6,7 @@
 //      and revision this copy holds: the upstream answers a whole copy (applied with replaceAll) when the
 //      copy is of another source or behind its change log, then revisions (applyRevisions: each fills
 //      this copy's own change log too, so relays chain) and a heartbeat every 5 s while nothing changes;
+//      an upstream that is itself a relay adds, on each, the primary's reachability as it sees it (wire.ts);
 //   3. when the stream ends, fails, or says nothing for kSilentMs (an upstream that hangs, or a network
 //      that drops packets without a reset), back to 1 after a delay doubling from 250 ms to
 //      10 s with jitter (many relays of one upstream do not return all at once); one that
@@ -16,7 +17,7 @@
 import { backoffMs } from '../../outbox/outbox.js';
 import * as grpc from '@grpc/grpc-js';
 import type { Config } from '../../config.js';
-import { decodeFollowResponse, encodeFollowRequest, kFollowPath, type RelayPayload } from '../../relay/wire.js';
+import { decodeFollowResponse, encodeFollowRequest, kFollowPath, type PrimaryReport, type RelayPayload } from '../../relay/wire.js';
 import type { StoreCopy } from '../interfaces.js';
 
 /** What the follower reports to the main thread (readiness, the log). */
@@ -33,6 +34,8 @@ export interface RelayStatus {
   heardAt: number | null;
   /** Why the upstream cannot be followed now (for the operator's log and /ready); null while it is followed. */
   problem: { refused: boolean; text: string } | null;
+  /** When the upstream is itself a relay: the primary as it last reported it; null when the upstream is the primary. */
+  primary: PrimaryReport | null;
 }
 
 // Doubling from 250 ms to 10 s, jittered (src/outbox/outbox.ts backoffMs: the one backoff rule).
@@ -80,6 +83,7 @@ export class UpstreamFollower {
       revision: copy.replicaRevision(),
       heardAt: null,
       problem: null,
+      primary: null,
     };
   }
 
@@ -193,6 +197,7 @@ export class UpstreamFollower {
       heardAt: Date.now(),
       revision: this.copy.replicaRevision(),
       holdsCopy: this.holdsCopy(),
+      primary: message.primary ?? null,
     });
   }
 
