@@ -85,7 +85,7 @@ export class SyncServer {
   /** The services of other capabilities it hosts beside flagd's (src/capability/grpc-service.ts). */
   private readonly hosted: HostedGrpcService[] = [];
   private readonly commitListeners: ((revision: number) => void)[] = [];
-  /** What a hosted service is given: the stream slots, the change poll, the node's parts. */
+  /** What a hosted service is given: the change poll, the relay's follow, the node's parts (the server bounds its calls). */
   readonly host: GrpcHost;
 
   constructor(private readonly options: SyncServerOptions) {
