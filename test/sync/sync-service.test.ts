@@ -242,23 +242,55 @@ t.test(`at most ${kMaxStreams} streams per node: one more is RESOURCE_EXHAUSTED,
 t.test('every call counts against the cap: unary calls that are not read hold places, and the next call is refused', async (t) => {
   // Two streams and two FetchAllFlags of project B's 1 MiB set whose readers read nothing (no WINDOW_UPDATE:
   // the answer cannot finish), so four calls are open: the cap.
-  const streams = Array.from({ length: 2 }, () => client.syncFlags({ header: `${single},token=${secrets.read}` }));
-  for (const stream of streams) await firstSet(stream);
-  const session = http2.connect(`http://127.0.0.1:${server.syncPort}`);
-  t.teardown(() => session.destroy());
-  const unread = Array.from({ length: kMaxStreams - 2 }, () => {
-    const request = session.request({
-      ':method': 'POST',
-      ':path': '/flagd.sync.v1.FlagSyncService/FetchAllFlags',
-      'content-type': 'application/grpc',
-      te: 'trailers',
-      'flagd-selector': `flagSetId=${ids.singleB},token=${secrets.writeB}`,
-    });
-    request.end(Buffer.alloc(5)); // one empty FetchAllFlagsRequest
-    request.pause();
-    return new Promise<void>((resolve) => request.once('response', () => resolve()));
-  });
-  await Promise.all(unread); // the server has begun each answer: each call is open
+  // The last test's streams were cancelled: the server frees their places on its own time, so each open
+  // is retried until it is taken (a minute catches a hang).
+  const streams = await pollUntil(
+    'two streams served',
+    async () => {
+      const open = Array.from({ length: 2 }, () => client.syncFlags({ header: `${single},token=${secrets.read}` }));
+      await Promise.all(
+        open.map((stream) =>
+          pollUntil(
+            'an answer',
+            async () => stream.sets.length > 0 || stream.ended !== null,
+            (v) => v,
+          ),
+        ),
+      );
+      if (open.every((stream) => stream.sets.length > 0)) return open;
+      for (const stream of open) stream.cancel();
+      return null;
+    },
+    (open) => open !== null,
+  );
+  const session = await pollUntil(
+    `${kMaxStreams - 2} unread calls taken`,
+    async () => {
+      const session = http2.connect(`http://127.0.0.1:${server.syncPort}`);
+      session.on('error', () => undefined);
+      const taken = await Promise.all(
+        Array.from({ length: kMaxStreams - 2 }, () => {
+          const request = session.request({
+            ':method': 'POST',
+            ':path': '/flagd.sync.v1.FlagSyncService/FetchAllFlags',
+            'content-type': 'application/grpc',
+            te: 'trailers',
+            'flagd-selector': `flagSetId=${ids.singleB},token=${secrets.writeB}`,
+          });
+          request.on('error', () => undefined);
+          request.end(Buffer.alloc(5)); // one empty FetchAllFlagsRequest
+          request.pause();
+          // The server has begun the answer (no status in the headers): the call is open.
+          return new Promise<boolean>((resolve) => request.once('response', (headers) => resolve(headers['grpc-status'] === undefined)));
+        }),
+      );
+      if (taken.every((open) => open)) return session;
+      session.destroy();
+      return null;
+    },
+    (open) => open !== null,
+  );
+  t.teardown(() => session!.destroy());
   await t.rejects(client.fetchAllFlags({ header: `${single},token=${secrets.read}` }), {
     code: grpc.status.RESOURCE_EXHAUSTED,
     details: /FLAGWIRE_SYNC_MAX_STREAMS/,
@@ -266,8 +298,8 @@ t.test('every call counts against the cap: unary calls that are not read hold pl
   const refused = await refusal({ header: `${single},token=${secrets.read}` });
   t.equal(refused.code, grpc.status.RESOURCE_EXHAUSTED, 'a stream too');
   // The unread calls go with their connection: their places are free again (the server sees it on its own time).
-  session.destroy();
-  for (const stream of streams) stream.cancel();
+  session!.destroy();
+  for (const stream of streams!) stream.cancel();
   await pollUntil(
     'the places free',
     () =>
