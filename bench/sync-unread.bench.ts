@@ -15,6 +15,7 @@ import { kOperator, principalOf } from '../src/audit/audit-actor.js';
 import { buildEvalWorld } from '../test/eval/eval-world.js';
 import { call } from '../test/helpers/http.js';
 import { startTestServer, type TestServer } from '../test/helpers/server.js';
+import { unreadCall } from '../test/helpers/sync-client.js';
 import { machineInfo } from './environment.js';
 
 const kStreams = Number(process.argv[2] ?? 1000);
@@ -42,7 +43,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 async function unreadCalls(
   port: number,
-  method: string,
+  method: 'SyncFlags' | 'FetchAllFlags',
   selector: string,
   count: number,
 ): Promise<{ sessions: http2.ClientHttp2Session[]; refused: number }> {
@@ -54,16 +55,7 @@ async function unreadCalls(
       session.on('error', () => undefined);
       sessions.push(session);
     }
-    const request = sessions.at(-1)!.request({
-      ':method': 'POST',
-      ':path': `/flagd.sync.v1.FlagSyncService/${method}`,
-      'content-type': 'application/grpc',
-      te: 'trailers',
-      'flagd-selector': selector,
-    });
-    request.on('error', () => undefined);
-    request.end(Buffer.alloc(5));
-    request.pause();
+    const request = unreadCall(sessions.at(-1)!, method, selector);
     answered.push(new Promise((resolve) => request.once('response', (headers) => resolve(headers['grpc-status'] !== undefined))));
   }
   const refused = (await Promise.all(answered)).filter((r) => r).length;

@@ -10,7 +10,7 @@ import { kOperator, principalOf } from '../../src/audit/audit-actor.js';
 import { call } from '../helpers/http.js';
 import { pollUntil } from '../helpers/poll.js';
 import { startTestServer, tempDataDir } from '../helpers/server.js';
-import { type OpenStream, type SyncCall, SyncClient } from '../helpers/sync-client.js';
+import { type OpenStream, type SyncCall, SyncClient, unreadCall } from '../helpers/sync-client.js';
 import { buildWorld } from '../helpers/world.js';
 
 const kMaxStreams = 4;
@@ -270,16 +270,7 @@ t.test('every call counts against the cap: unary calls that are not read hold pl
       session.on('error', () => undefined);
       const taken = await Promise.all(
         Array.from({ length: kMaxStreams - 2 }, () => {
-          const request = session.request({
-            ':method': 'POST',
-            ':path': '/flagd.sync.v1.FlagSyncService/FetchAllFlags',
-            'content-type': 'application/grpc',
-            te: 'trailers',
-            'flagd-selector': `flagSetId=${ids.singleB},token=${secrets.writeB}`,
-          });
-          request.on('error', () => undefined);
-          request.end(Buffer.alloc(5)); // one empty FetchAllFlagsRequest
-          request.pause();
+          const request = unreadCall(session, 'FetchAllFlags', `flagSetId=${ids.singleB},token=${secrets.writeB}`);
           // The server has begun the answer (no status in the headers): the call is open.
           return new Promise<boolean>((resolve) => request.once('response', (headers) => resolve(headers['grpc-status'] === undefined)));
         }),
@@ -364,15 +355,7 @@ t.test('keepalive pings every second without a call, as a stock provider may sen
 t.test('a reader that stops reading holds one set in flight and gets the latest when it reads again, never a queue', async (t) => {
   const session = http2.connect(`http://127.0.0.1:${server.syncPort}`);
   t.teardown(() => session.close());
-  const request = session.request({
-    ':method': 'POST',
-    ':path': '/flagd.sync.v1.FlagSyncService/SyncFlags',
-    'content-type': 'application/grpc',
-    te: 'trailers',
-    'flagd-selector': `flagSetId=${ids.singleB},token=${secrets.writeB}`,
-  });
-  request.end(Buffer.alloc(5)); // one empty SyncFlagsRequest
-  request.pause(); // read nothing: no WINDOW_UPDATE, the server's first write waits
+  const request = unreadCall(session, 'SyncFlags', `flagSetId=${ids.singleB},token=${secrets.writeB}`);
   const chunks: Buffer[] = [];
   let enabled = true;
   for (let i = 0; i < 15; i++) {

@@ -9,7 +9,7 @@ import type { TestContext } from '../helpers/cli.js';
 import { call } from '../helpers/http.js';
 import { pollUntil } from '../helpers/poll.js';
 import { startTestServer, tempDataDir } from '../helpers/server.js';
-import { SyncClient } from '../helpers/sync-client.js';
+import { SyncClient, unreadCall } from '../helpers/sync-client.js';
 import { buildWorld } from '../helpers/world.js';
 
 const dataDir = tempDataDir();
@@ -49,16 +49,7 @@ async function unreadStreams(t: TestContext, count: number): Promise<Unread[]> {
   t.teardown(() => session.destroy());
   return Promise.all(
     Array.from({ length: count }, () => {
-      const request = session.request({
-        ':method': 'POST',
-        ':path': '/flagd.sync.v1.FlagSyncService/SyncFlags',
-        'content-type': 'application/grpc',
-        te: 'trailers',
-        'flagd-selector': selector,
-      });
-      request.on('error', () => undefined);
-      request.end(Buffer.alloc(5)); // one empty SyncFlagsRequest
-      request.pause(); // no WINDOW_UPDATE: the server's first write waits
+      const request = unreadCall(session, 'SyncFlags', selector);
       let closedWith: number | null = null;
       request.once('close', () => (closedWith = request.rstCode ?? 0));
       return new Promise<Unread>((resolve) => request.once('response', () => resolve({ closedWith: () => closedWith })));
