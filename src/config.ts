@@ -57,6 +57,7 @@ export const Config = Type.Object({
   syncPort: Type.Integer({ minimum: 0, maximum: 65535 }),
   /** The sync streams one node keeps open at once; one more is refused RESOURCE_EXHAUSTED. */
   syncMaxStreams: Type.Integer({ minimum: 1 }),
+  syncMaxUnreadBytes: Type.Integer({ minimum: 1024 * 1024 }),
   /** The change streams (SSE) one front end keeps open at once; one more is refused 503. */
   streamMaxConnections: Type.Integer({ minimum: 1 }),
   /** The revisions the data file's change log keeps (src/store/change-log.ts): how far behind a relay may fall and catch up without a full copy. */
@@ -123,6 +124,7 @@ const kSettings = {
   webhookTimeoutMs: 'FLAGWIRE_WEBHOOK_TIMEOUT_MS',
   syncPort: 'FLAGWIRE_SYNC_PORT',
   syncMaxStreams: 'FLAGWIRE_SYNC_MAX_STREAMS',
+  syncMaxUnreadBytes: 'FLAGWIRE_SYNC_MAX_UNREAD_BYTES',
   streamMaxConnections: 'FLAGWIRE_STREAM_MAX_CONNECTIONS',
   changeLogRevisions: 'FLAGWIRE_CHANGE_LOG_REVISIONS',
 } as const satisfies Record<keyof Config, string>;
@@ -301,6 +303,12 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     syncPort: integer('syncPort', env.FLAGWIRE_SYNC_PORT ?? '8015', 0, 65535),
     // Each stream holds at most one flag set waiting for a slow reader (docs/operations.md: Sync streams).
     syncMaxStreams: integer('syncMaxStreams', env.FLAGWIRE_SYNC_MAX_STREAMS ?? '10000', 1, 1_000_000),
+    syncMaxUnreadBytes: integer(
+      'syncMaxUnreadBytes',
+      env.FLAGWIRE_SYNC_MAX_UNREAD_BYTES ?? String(256 * 1024 * 1024),
+      1024 * 1024,
+      2 ** 40,
+    ),
     // Each stream holds at most 64 KiB queued for a slow reader (docs/operations.md: Change stream).
     streamMaxConnections: integer('streamMaxConnections', env.FLAGWIRE_STREAM_MAX_CONNECTIONS ?? '10000', 1, 1_000_000),
     changeLogRevisions: resolveChangeLogRevisions(env),

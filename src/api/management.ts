@@ -136,7 +136,7 @@ class ManagementPipeline {
   /** A relay's answer to every request under /api/v1, counted under the route it names. */
   refuseAsRelay(res: HttpResponse, req: HttpRequest): void {
     this.deps.metrics?.request(matchManagementRoute(req.getMethod().toUpperCase(), req.getUrl()).metric, 409);
-    answerRelayReadOnly(res, this.deps.config, this.revisionNow());
+    answerRelayReadOnly(res, this.deps.config, this.deps.writer.relay, this.revisionNow());
   }
 
   /** This node's store revision now (a fresh snapshot): what an answer computed from no particular snapshot names. */

@@ -1,15 +1,16 @@
 // A gRPC service a capability declares (its `grpcServices`), hosted on the node's one gRPC server: the
 // sync capability's, on FLAGWIRE_SYNC_PORT (src/sync/sync-server.ts), beside flagd's sync service. The
-// host gives each service what every stream on that port shares: the bound on open streams, the change
-// poll, shutdown. src/capabilities.ts derives the list; the node hands it to the host (NodeServices), so
+// server (grpc-server.ts) bounds every call on that port, the services' with flagd's (the calls open,
+// the bytes their readers have not taken); the host gives each service the change poll and shutdown. src/capabilities.ts derives the list; the node hands it to the host (NodeServices), so
 // no list of services is kept by hand.
-import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { AuthFailures } from '../http/auth-failures.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { ErrorCode } from '../errors.js';
 import type { Store } from '../store/interfaces.js';
+import type { FollowState } from '../relay/wire.js';
+import { type GrpcHandler, GrpcStatus, type GrpcStatusCode } from './grpc-server.js';
 
 /**
  * How often every stream on the port has its credential checked again (a token, a relay key): a revoked or
@@ -26,19 +27,20 @@ export interface GrpcHost {
   /** The node's failed-authentication lockout (spec: Limits), shared with every other credential check. */
   readonly authFailures: AuthFailures;
   /**
-   * Takes one of the server's stream slots (FLAGWIRE_SYNC_MAX_STREAMS, counted with flagd's streams) and
-   * starts the change poll; returns its release. Throws SERVER_BUSY when none is left or the server is
-   * shutting down.
+   * Starts the change poll for one stream (the poll runs while any stream watches); returns its release.
+   * The stream's slot of FLAGWIRE_SYNC_MAX_STREAMS was taken by the server when the call came.
    */
-  openStream(): () => void;
+  watchChanges(): () => void;
+  /** On a relay, its follow of its upstream now (src/store/relay/upstream-follower.ts); null on a node that is not one. */
+  relay(): FollowState | null;
   /** Hears every poll that found a new commit, with the store's revision then (src/stream/change-poller.ts). */
   onCommit(listener: (revision: number) => void): void;
 }
 
 /** A service as its host runs it. */
 export interface HostedGrpcService {
-  readonly definition: grpc.ServiceDefinition;
-  readonly handlers: grpc.UntypedServiceImplementation;
+  /** Its methods by gRPC path (`/package.Service/Method`). */
+  readonly methods: Readonly<Record<string, GrpcHandler>>;
   /** At shutdown, before the server stops: ends its streams (UNAVAILABLE) and its timers. */
   close(): Promise<void>;
 }
@@ -51,30 +53,17 @@ export interface GrpcServiceSpec {
 }
 
 /** gRPC's status for each refusal (the Management API's status for the same refusal in the comment). */
-export const kGrpcStatusOf: Partial<Record<ErrorCode, grpc.status>> = {
-  INVALID_REQUEST: grpc.status.INVALID_ARGUMENT, // 400
-  MISSING_TOKEN: grpc.status.UNAUTHENTICATED, // 401
-  MALFORMED_TOKEN: grpc.status.UNAUTHENTICATED,
-  UNKNOWN_TOKEN: grpc.status.UNAUTHENTICATED,
-  TOKEN_REVOKED: grpc.status.UNAUTHENTICATED,
-  TOKEN_EXPIRED: grpc.status.UNAUTHENTICATED,
-  PLAN_REQUIRED: grpc.status.PERMISSION_DENIED, // 402
-  ENVIRONMENT_NOT_PERMITTED: grpc.status.PERMISSION_DENIED, // 403
-  NOT_FOUND: grpc.status.NOT_FOUND, // 404
-  TOO_MANY_AUTH_FAILURES: grpc.status.RESOURCE_EXHAUSTED, // 429
-  SERVER_BUSY: grpc.status.RESOURCE_EXHAUSTED, // 503
-  STORE_UNAVAILABLE: grpc.status.UNAVAILABLE,
+export const kGrpcStatusOf: Partial<Record<ErrorCode, GrpcStatusCode>> = {
+  INVALID_REQUEST: GrpcStatus.INVALID_ARGUMENT, // 400
+  MISSING_TOKEN: GrpcStatus.UNAUTHENTICATED, // 401
+  MALFORMED_TOKEN: GrpcStatus.UNAUTHENTICATED,
+  UNKNOWN_TOKEN: GrpcStatus.UNAUTHENTICATED,
+  TOKEN_REVOKED: GrpcStatus.UNAUTHENTICATED,
+  TOKEN_EXPIRED: GrpcStatus.UNAUTHENTICATED,
+  PLAN_REQUIRED: GrpcStatus.PERMISSION_DENIED, // 402
+  ENVIRONMENT_NOT_PERMITTED: GrpcStatus.PERMISSION_DENIED, // 403
+  NOT_FOUND: GrpcStatus.NOT_FOUND, // 404
+  TOO_MANY_AUTH_FAILURES: GrpcStatus.RESOURCE_EXHAUSTED, // 429
+  SERVER_BUSY: GrpcStatus.RESOURCE_EXHAUSTED, // 503
+  STORE_UNAVAILABLE: GrpcStatus.UNAVAILABLE,
 };
-
-/** The first value of a call's metadata `key`, trimmed; '' when absent. */
-export function metadataValue(metadata: grpc.Metadata, key: string): string {
-  const value = metadata.get(key)[0];
-  return typeof value === 'string' ? value.trim() : '';
-}
-
-/** The address of grpc-js's peer text (`1.2.3.4:5678`, `[::1]:5678`): what the per-address lockout counts. */
-export function peerAddress(peer: string): string {
-  const colon = peer.lastIndexOf(':');
-  const host = colon === -1 ? peer : peer.slice(0, colon);
-  return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
-}

@@ -49,6 +49,24 @@ export const ReadinessBody = Type.Object({
             'Milliseconds since the upstream last said anything (a change, a copy, or its heartbeat every 5 s); null: not since this relay started',
         }),
         problem: Type.Optional(Type.String({ description: 'Only while the upstream cannot be followed: why' })),
+        primary: Type.Optional(
+          Type.Object(
+            {
+              url: Type.String({ description: 'The base URL of the primary, as the relay above knows it: where changes go' }),
+              connected: Type.Boolean({
+                description: 'The relays above follow the primary now, as the relay above last reported (with its heartbeat, every 5 s)',
+              }),
+              lastHeardMsAgo: Type.Union([Type.Integer(), Type.Null()], {
+                description:
+                  "Milliseconds since the primary last said anything to the chain (by the relay above's clock); null: not since it started",
+              }),
+              problem: Type.Optional(
+                Type.String({ description: 'Only while the primary cannot be followed: why, as the relay above says' }),
+              ),
+            },
+            { description: "Only on a relay whose upstream is itself a relay: the primary's reachability as that relay reports it" },
+          ),
+        ),
       },
       { description: 'Only on a relay (FLAGWIRE_UPSTREAM_URL): not ready until it holds a copy of its upstream' },
     ),

@@ -6,31 +6,27 @@
 //     when it holds the newest: a heartbeat says so at once);
 //   - then the revisions after what it was sent, each time the change poll sees a commit (the poll the
 //     flagd streams share: src/stream/change-poller.ts);
+//   - on every payload, when this node is itself a relay, the primary's reachability as it sees it
+//     (wire.ts: primaryReportOf), so a relay below reports the primary, not only the relay above;
 //   - a heartbeat every kHeartbeatMs while nothing else was sent; a revision that moved no configuration
 //     (PostgreSQL's token activity, usage: the poll watches configSeq) goes then, before the heartbeat.
 // Each revision carries only its relayed changes (src/store/store-layout.ts), so users, sessions, mail,
 // webhooks and their secrets, audit and a node's own work never leave the node.
 //
-// Bounded: a stream holds one payload in HTTP/2's buffers at most. What a slow reader has not taken is
+// Bounded: a stream holds one payload in HTTP/2's buffers at most (and every call on the port, with the
+// bytes their readers have not taken, is bounded by the server: src/capability/grpc-server.ts). What a slow reader has not taken is
 // read again from the change log when its write completes (up to kMaxRevisions revisions, about
 // kMaxPayloadBytes, per payload), and one that has fallen past the log is sent a copy: nothing queues.
-// Streams take slots of FLAGWIRE_SYNC_MAX_STREAMS with flagd's. The key is checked again at each commit
+// Calls take slots of FLAGWIRE_SYNC_MAX_STREAMS with flagd's. The key is checked again at each commit
 // and every kStreamRecheckMs: a revoked key's streams end UNAUTHENTICATED.
-import * as grpc from '@grpc/grpc-js';
 import { Periodic } from '../background/periodic.js';
-import {
-  type GrpcHost,
-  type HostedGrpcService,
-  kGrpcStatusOf,
-  kStreamRecheckMs,
-  metadataValue,
-  peerAddress,
-} from '../capability/grpc-service.js';
+import { frameMessage, type GrpcCall, type GrpcHandler, GrpcStatus, type GrpcStatusCode } from '../capability/grpc-server.js';
+import { type GrpcHost, type HostedGrpcService, kGrpcStatusOf, kStreamRecheckMs } from '../capability/grpc-service.js';
 import { answerableError } from '../errors.js';
 import type { Revision } from '../store/changes.js';
 import { RelayKeyAccess } from './access.js';
 import type { RelayKey } from './records.js';
-import { decodeFollowRequest, encodeFollowResponse, kRelayServiceName, type RelayPayload } from './wire.js';
+import { decodeFollowRequest, encodeFollowResponse, kFollowPath, type PrimaryReport, primaryReportOf, type RelayPayload } from './wire.js';
 
 const kHeartbeatMs = 5000;
 /** How often the streams are looked at for a heartbeat due: a stream's falls within this of its 5 s. */
@@ -40,11 +36,10 @@ const kBeatCheckMs = 1000;
 const kMaxRevisions = 256;
 /** A payload of revisions past this is split (a single revision is never split: it is one commit). */
 const kMaxPayloadBytes = 4 * 1024 * 1024;
-const kPassBytes = (bytes: Buffer): Buffer => bytes;
 
 /** One open Follow stream. */
 interface Follower {
-  readonly call: grpc.ServerWritableStream<Buffer, Buffer>;
+  readonly call: GrpcCall;
   readonly key: RelayKey;
   readonly release: () => void;
   /** The source and revision the relay holds once what was handed to the call is applied. */
@@ -57,21 +52,7 @@ interface Follower {
 }
 
 export class FollowService implements HostedGrpcService {
-  readonly definition: grpc.ServiceDefinition = {
-    Follow: {
-      path: `/${kRelayServiceName}/Follow`,
-      requestStream: false,
-      responseStream: true,
-      requestSerialize: kPassBytes,
-      // Decoded in the handler, where a bad request is answered INVALID_ARGUMENT (a throw here would be INTERNAL).
-      requestDeserialize: kPassBytes,
-      responseSerialize: kPassBytes,
-      responseDeserialize: kPassBytes,
-    },
-  };
-  readonly handlers: grpc.UntypedServiceImplementation = {
-    Follow: (call: grpc.ServerWritableStream<Buffer, Buffer>) => this.follow(call),
-  };
+  readonly methods: Readonly<Record<string, GrpcHandler>> = { [kFollowPath]: (call) => this.follow(call) };
   private readonly followers = new Set<Follower>();
   private readonly access: RelayKeyAccess;
   private readonly heartbeats: Periodic;
@@ -100,11 +81,11 @@ export class FollowService implements HostedGrpcService {
   async close(): Promise<void> {
     await Promise.all([this.heartbeats.stop(), this.rechecks.stop()]);
     for (const follower of [...this.followers]) {
-      this.end(follower, grpc.status.UNAVAILABLE, 'Flagwire is shutting down; reconnect to another node or retry.');
+      this.end(follower, GrpcStatus.UNAVAILABLE, 'Flagwire is shutting down; reconnect to another node or retry.');
     }
   }
 
-  private follow(call: grpc.ServerWritableStream<Buffer, Buffer>): void {
+  private follow(call: GrpcCall): void {
     const { store, clock } = this.host;
     let release: (() => void) | null = null;
     try {
@@ -112,24 +93,20 @@ export class FollowService implements HostedGrpcService {
       try {
         request = decodeFollowRequest(call.request);
       } catch {
-        call.emit('error', {
-          code: grpc.status.INVALID_ARGUMENT,
-          details: 'The request is not a flagwire.relay.v1.FollowRequest message.',
-        });
+        call.end(GrpcStatus.INVALID_ARGUMENT, 'The request is not a flagwire.relay.v1.FollowRequest message.');
         return;
       }
       store.resetReadTxn();
-      const key = this.access.grant(metadataValue(call.metadata, 'authorization'), peerAddress(call.getPeer()), clock.now());
-      release = this.host.openStream();
+      const key = this.access.grant(call.metadata('authorization'), call.peer, clock.now());
+      release = this.host.watchChanges();
       const follower: Follower = { call, key, release, ...request, writing: false, sentAt: 0, ended: false };
       this.followers.add(follower);
-      call.on('cancelled', () => this.forget(follower));
-      call.on('error', () => this.forget(follower));
+      call.onEnd(() => this.forget(follower));
       // Up to date already: a heartbeat says so at once, rather than silence until the first change.
       if (!this.send(follower)) this.write(follower, { t: 'heartbeat', revision: follower.revision });
     } catch (err) {
       release?.();
-      call.emit('error', this.status(err));
+      this.refuse(call, err);
     }
   }
 
@@ -151,20 +128,22 @@ export class FollowService implements HostedGrpcService {
       return true;
     }
     if (revisions.length === 0) return false;
-    const batch = fitted(revisions);
+    const batch = fitted(revisions, primaryReportOf(this.host.relay()));
     follower.revision = batch.last;
     this.writeBytes(follower, batch.message);
     return true;
   }
 
   private write(follower: Follower, payload: RelayPayload): void {
-    this.writeBytes(follower, encodeFollowResponse(payload));
+    const primary = primaryReportOf(this.host.relay());
+    this.writeBytes(follower, encodeFollowResponse(primary === undefined ? payload : { ...payload, primary }));
   }
 
   private writeBytes(follower: Follower, message: Buffer): void {
     follower.writing = true;
     follower.sentAt = performance.now();
-    follower.call.write(message, () => {
+    // Framed here, a copy per payload: each follower's payload is its own.
+    follower.call.write(frameMessage(message), () => {
       follower.writing = false;
       // What came meanwhile, or what did not fit: read from the log now, never queued.
       this.host.store.resetReadTxn();
@@ -186,7 +165,7 @@ export class FollowService implements HostedGrpcService {
     if (this.followers.size === 0) return;
     for (const follower of [...this.followers]) {
       const refusal = this.access.recheck(follower.key);
-      if (refusal !== null) this.end(follower, grpc.status.UNAUTHENTICATED, refusal.message);
+      if (refusal !== null) this.end(follower, GrpcStatus.UNAUTHENTICATED, refusal.message);
     }
   }
 
@@ -197,24 +176,26 @@ export class FollowService implements HostedGrpcService {
     follower.release();
   }
 
-  private end(follower: Follower, code: grpc.status, details: string): void {
+  private end(follower: Follower, code: GrpcStatusCode, details: string): void {
     this.forget(follower);
-    follower.call.emit('error', { code, details });
+    follower.call.end(code, details);
   }
 
-  /** A refusal's gRPC status (the sync service's table: a key's refusals are UNAUTHENTICATED), its message the Management API's. */
-  private status(err: unknown): Partial<grpc.StatusObject> {
+  /** Ends the call with a refusal's gRPC status (the sync service's table: a key's refusals are UNAUTHENTICATED), its message the Management API's. */
+  private refuse(call: GrpcCall, err: unknown): void {
     const error = answerableError(err, (e) => this.host.log.error({ err: e }, 'unexpected error in the relay service'));
-    return { code: kGrpcStatusOf[error.code] ?? grpc.status.INTERNAL, details: error.message };
+    call.end(kGrpcStatusOf[error.code] ?? GrpcStatus.INTERNAL, error.message);
   }
 }
 
 /** The longest prefix of `revisions` that packs within kMaxPayloadBytes (one revision at least), packed. */
-function fitted(revisions: readonly Revision[]): { message: Buffer; last: number } {
+function fitted(revisions: readonly Revision[], primary: PrimaryReport | undefined): { message: Buffer; last: number } {
   let count = revisions.length;
   for (;;) {
     const batch = revisions.slice(0, count);
-    const message = encodeFollowResponse({ t: 'revisions', revisions: batch });
+    const message = encodeFollowResponse(
+      primary === undefined ? { t: 'revisions', revisions: batch } : { t: 'revisions', revisions: batch, primary },
+    );
     if (message.length <= kMaxPayloadBytes || count === 1) return { message, last: batch[batch.length - 1]!.revision };
     count = Math.ceil(count / 2);
   }

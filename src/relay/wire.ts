@@ -17,6 +17,51 @@ export const kRelayServiceName = 'flagwire.relay.v1.RelayService';
 /** The Follow method's gRPC path. */
 export const kFollowPath = `/${kRelayServiceName}/Follow`;
 
+/**
+ * The primary's reachability as a relay that follows another relay sees it: the node at the top of the
+ * chain (its URL as the relay above knows it), whether the chain to it is followed now, when it last said
+ * anything (Date.now() there), and why not. Sent on every payload by an upstream that is itself a relay;
+ * absent from an upstream that is the primary.
+ */
+export interface PrimaryReport {
+  url: string;
+  connected: boolean;
+  heardAt: number | null;
+  problem: string | null;
+}
+
+/** What a relay knows of its own follow (src/store/relay/upstream-follower.ts's RelayStatus, in part). */
+export interface FollowState {
+  upstream: string;
+  connected: boolean;
+  heardAt: number | null;
+  problem: { text: string } | null;
+  primary: PrimaryReport | null;
+}
+
+/** The node changes are made on, for a relay: its upstream's primary, or its upstream when that is the primary. */
+export function primaryUrlOf(state: Pick<FollowState, 'upstream' | 'primary'>): string {
+  return state.primary?.url ?? state.upstream;
+}
+
+/**
+ * What a relay tells the relays below it of the primary (absent when it is the primary itself): its own
+ * upstream when that is the primary; else what that upstream reported, unless the relay cannot follow
+ * its upstream now, which cuts the chain to the primary.
+ */
+export function primaryReportOf(state: FollowState | null): PrimaryReport | undefined {
+  if (state === null) return undefined;
+  const problem = state.problem?.text ?? null;
+  if (state.primary === null) return { url: state.upstream, connected: state.connected, heardAt: state.heardAt, problem };
+  if (state.connected) return state.primary;
+  return {
+    url: state.primary.url,
+    connected: false,
+    heardAt: state.primary.heardAt,
+    problem: `the relay above cannot follow its upstream ${state.upstream}${problem === null ? '' : ` (${problem})`}`,
+  };
+}
+
 /** Every record of the relayed kinds at `revision` of `source`: what a relay replaces everything it holds with. */
 export interface CopyPayload {
   t: 'copy';
@@ -37,7 +82,8 @@ export interface HeartbeatPayload {
   revision: number;
 }
 
-export type RelayPayload = CopyPayload | RevisionsPayload | HeartbeatPayload;
+/** A payload as sent: what the upstream says of the primary rides on every one (absent: the upstream is the primary). */
+export type RelayPayload = (CopyPayload | RevisionsPayload | HeartbeatPayload) & { primary?: PrimaryReport };
 
 /** What a relay asks to follow from: the source and revision it holds ("" and 0 when nothing). */
 export interface FollowRequest {
@@ -92,6 +138,7 @@ export function decodeFollowRequest(bytes: Buffer): FollowRequest {
 function isPayload(value: unknown): value is RelayPayload {
   if (typeof value !== 'object' || value === null) return false;
   const payload = value as Partial<Record<string, unknown>>;
+  if (payload.primary !== undefined && !isPrimary(payload.primary)) return false;
   switch (payload.t) {
     case 'copy':
       return typeof payload.source === 'string' && typeof payload.revision === 'number' && Array.isArray(payload.records);
@@ -102,4 +149,15 @@ function isPayload(value: unknown): value is RelayPayload {
     default:
       return false;
   }
+}
+
+function isPrimary(value: unknown): value is PrimaryReport {
+  if (typeof value !== 'object' || value === null) return false;
+  const primary = value as Partial<Record<string, unknown>>;
+  return (
+    typeof primary.url === 'string' &&
+    typeof primary.connected === 'boolean' &&
+    (primary.heardAt === null || typeof primary.heardAt === 'number') &&
+    (primary.problem === null || typeof primary.problem === 'string')
+  );
 }

@@ -45,7 +45,7 @@ const kToConsoleBody = 'Found: the web console is at /console\n';
 
 /** A relay has no web console: every one of its routes answers the relay's refusal (src/api/relay-refusal.ts). */
 function registerRelayConsole(app: uWS.TemplatedApp, deps: AppDeps): void {
-  const refuse = (res: uWS.HttpResponse) => answerRelayReadOnly(res, deps.config, null);
+  const refuse = (res: uWS.HttpResponse) => answerRelayReadOnly(res, deps.config, deps.writer.relay, null);
   registerRoutes(app, kRoutes, {
     consolePage: refuse,
     consolePageSlash: refuse,

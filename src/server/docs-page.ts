@@ -23,7 +23,7 @@ const kExplain: Record<ErrorCode, string> = {
   PLAN_CONFLICT:
     'An apply named the digest of the plan it must make (`ifPlan`, `--plan`), and the changes the sent file would make now are other ones: the file is not the one that plan was made of, or `prune` differs. Nothing was applied. Apply the file the plan was made of, or plan again and review the new plan.',
   RELAY_READ_ONLY:
-    'This node is a read-only relay: it serves evaluation, OFREP, the change stream and the sync service from its copy of another Flagwire node (its upstream, named in the detail), and holds no Management API and no web console. Nothing was changed. Send the change, or open the console, at the upstream.',
+    'This node is a read-only relay: it serves evaluation, OFREP, the change stream and the sync service from its copy of another Flagwire node (its upstream), and holds no Management API and no web console. Nothing was changed. Send the change, or open the console, at the node the detail names: the primary, which is the upstream, or the top of a chain of relays.',
   APPROVAL_REQUIRED:
     'The change touches a guarded environment (an approval policy: docs/approvals.md) and could not be held as a change request: a release plan made before the environment was guarded and never approved, a change that also changes what a request cannot hold (renaming a guarded environment), or a project with the most pending requests it holds. Nothing was changed; the detail says which and what to do.',
   REQUEST_CONFLICT:

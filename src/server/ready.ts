@@ -109,6 +109,16 @@ function relayReport(status: RelayStatus): NonNullable<ReadinessReport['relay']>
     revision: status.revision,
     lastHeardMsAgo: status.heardAt === null ? null : Math.max(0, Date.now() - status.heardAt),
     ...(status.problem === null ? {} : { problem: status.problem.text }),
+    ...(status.primary === null
+      ? {}
+      : {
+          primary: {
+            url: status.primary.url,
+            connected: status.primary.connected,
+            lastHeardMsAgo: status.primary.heardAt === null ? null : Math.max(0, Date.now() - status.primary.heardAt),
+            ...(status.primary.problem === null ? {} : { problem: status.primary.problem }),
+          },
+        }),
   };
 }
 

@@ -10,7 +10,14 @@ export async function startSyncService(node: NodeServices): Promise<RunningWork 
   if (config.syncPort === 0) return null;
   // Its own recorder: the service runs on the main thread, beside the front ends' (each flushes through the writer).
   const activity = new ActivityRecorder(config.upstream === null ? node.writer : null, log);
-  const server = new SyncServer({ ...node, host: config.host, port: config.syncPort, maxStreams: config.syncMaxStreams, activity });
+  const server = new SyncServer({
+    ...node,
+    host: config.host,
+    port: config.syncPort,
+    maxCalls: config.syncMaxStreams,
+    maxUnreadBytes: config.syncMaxUnreadBytes,
+    activity,
+  });
   // The services other capabilities declare (the relay's Follow), on the same port and under the same bound.
   for (const service of node.grpcServices) server.addService(await service.start(server.host));
   const port = await server.listen();

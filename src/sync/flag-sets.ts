@@ -16,6 +16,7 @@ import type { Project } from '../model/projects.js';
 import type { SnapshotReader } from '../store/interfaces.js';
 import { buildFlagSet, type OmittedFlag } from './flag-set.js';
 import { encodeFlagConfiguration } from './codec.js';
+import { frameMessage } from '../capability/grpc-server.js';
 import { flagSetIdOf } from './selector.js';
 import { fragmentRules, projectFragments } from '../fragments/records.js';
 
@@ -27,7 +28,10 @@ export interface ServedFlagSet {
   readonly revision: number;
   /** The flagd document. */
   readonly json: string;
-  /** The SyncFlagsResponse (and FetchAllFlagsResponse: the same bytes) carrying it. */
+  /**
+   * The SyncFlagsResponse (and FetchAllFlagsResponse: the same bytes) carrying it, framed for gRPC once:
+   * the very Buffer every call it is sent to queues (src/capability/grpc-server.ts).
+   */
   readonly message: Buffer;
   /** A strong ETag: the fingerprint and the revision, which decide the bytes. */
   readonly etag: string;
@@ -42,8 +46,15 @@ export interface ServedFlagSet {
  */
 const kMaxKept = 1000;
 
+/** A kept set, with the snapshot it was last found current in and the plan's audience switch then. */
+interface Kept {
+  readonly set: ServedFlagSet;
+  checkedAt: number;
+  audiencesAllowed: boolean;
+}
+
 export class FlagSets {
-  private readonly kept = new Map<string, ServedFlagSet>();
+  private readonly kept = new Map<string, Kept>();
 
   constructor(private readonly store: FlagSetStore) {}
 
@@ -55,15 +66,23 @@ export class FlagSets {
   current(project: Project, environment: string | null, now: number): ServedFlagSet {
     const { store } = this;
     const flagSetId = flagSetIdOf(project.id, environment);
-    const flags = store.listFlags(project.id);
-    const audiences = store.listAudiences(project.id);
+    const revision = store.revision();
     const org = project.orgId === null ? null : (store.getOrg(project.orgId) ?? null);
     const audiencesAllowed = hasAudiences(org, now);
+    const known = this.kept.get(flagSetId);
+    // Asked again in the snapshot it was last found current in (1,000 streams opening at once, each
+    // FetchAllFlags): nothing that decides it can have moved but the clock's part, so the flags are not
+    // listed again. Work per call that grew with the set stalled the main thread (issue 55, item 2).
+    if (known !== undefined && known.checkedAt === revision && known.audiencesAllowed === audiencesAllowed) return known.set;
+    const flags = store.listFlags(project.id);
+    const audiences = store.listAudiences(project.id);
     const fragments = projectFragments(store, project.id);
     const fingerprint = `${projectConfigTag(project, flags, audiences, org, fragments?.updatedAt)}${audiencesAllowed ? '+' : '-'}`;
-    const known = this.kept.get(flagSetId);
-    if (known !== undefined && known.fingerprint === fingerprint) return known;
-    const revision = store.revision();
+    if (known !== undefined && known.set.fingerprint === fingerprint) {
+      known.checkedAt = revision;
+      known.audiencesAllowed = audiencesAllowed;
+      return known.set;
+    }
     const set = buildFlagSet({
       projectId: project.id,
       environment,
@@ -77,13 +96,13 @@ export class FlagSets {
       flagSetId,
       revision,
       json: set.json,
-      message: encodeFlagConfiguration(set.json),
+      message: frameMessage(encodeFlagConfiguration(set.json)),
       etag: `"${fingerprint}.${revision}"`,
       omitted: set.omitted,
       fingerprint,
     };
     this.kept.delete(flagSetId);
-    this.kept.set(flagSetId, served);
+    this.kept.set(flagSetId, { set: served, checkedAt: revision, audiencesAllowed });
     if (this.kept.size > kMaxKept) this.kept.delete(this.kept.keys().next().value!);
     return served;
   }

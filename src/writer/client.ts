@@ -87,7 +87,15 @@ export class WriterClient {
   ) {
     if (follows.databaseUrl !== null) this.replica = { revision: 0, caughtUp: false, connected: false, lagMs: null };
     if (follows.upstream !== null) {
-      this.relay = { upstream: follows.upstream.url, holdsCopy: false, connected: false, revision: 0, heardAt: null, problem: null };
+      this.relay = {
+        upstream: follows.upstream.url,
+        holdsCopy: false,
+        connected: false,
+        revision: 0,
+        heardAt: null,
+        problem: null,
+        primary: null,
+      };
     }
     // The follower reports what the relay's copy holds as the writer thread opens it: a relay restarted
     // while its upstream is down is ready, from what it holds, as soon as it listens.

@@ -1,5 +1,6 @@
 // A flagd sync client for tests (flagd.sync.v1.FlagSyncService over gRPC): @grpc/proto-loader reads
 // the protocol from test/fixtures/flagd-sync.proto, so it shares nothing with the server's codec.
+import type http2 from 'node:http2';
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
@@ -99,4 +100,26 @@ function metadata(call: SyncCall): grpc.Metadata {
   if (call.header !== undefined) meta.set('flagd-selector', call.header);
   if (call.authorization !== undefined) meta.set('authorization', call.authorization);
   return meta;
+}
+
+/**
+ * A call of flagd's `method` on `session` (raw HTTP/2) whose reader reads nothing: no WINDOW_UPDATE, so
+ * what the server writes past HTTP/2's window waits in its queues.
+ */
+export function unreadCall(
+  session: http2.ClientHttp2Session,
+  method: 'SyncFlags' | 'FetchAllFlags',
+  selector: string,
+): http2.ClientHttp2Stream {
+  const request = session.request({
+    ':method': 'POST',
+    ':path': `/flagd.sync.v1.FlagSyncService/${method}`,
+    'content-type': 'application/grpc',
+    te: 'trailers',
+    'flagd-selector': selector,
+  });
+  request.on('error', () => undefined);
+  request.end(Buffer.alloc(5)); // one empty request message
+  request.pause();
+  return request;
 }

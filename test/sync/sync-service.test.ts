@@ -10,7 +10,7 @@ import { kOperator, principalOf } from '../../src/audit/audit-actor.js';
 import { call } from '../helpers/http.js';
 import { pollUntil } from '../helpers/poll.js';
 import { startTestServer, tempDataDir } from '../helpers/server.js';
-import { type OpenStream, type SyncCall, SyncClient } from '../helpers/sync-client.js';
+import { type OpenStream, type SyncCall, SyncClient, unreadCall } from '../helpers/sync-client.js';
 import { buildWorld } from '../helpers/world.js';
 
 const kMaxStreams = 4;
@@ -239,6 +239,70 @@ t.test(`at most ${kMaxStreams} streams per node: one more is RESOURCE_EXHAUSTED,
   for (const stream of open) stream.cancel();
 });
 
+t.test('every call counts against the cap: unary calls that are not read hold places, and the next call is refused', async (t) => {
+  // Two streams and two FetchAllFlags of project B's 1 MiB set whose readers read nothing (no WINDOW_UPDATE:
+  // the answer cannot finish), so four calls are open: the cap.
+  // The last test's streams were cancelled: the server frees their places on its own time, so each open
+  // is retried until it is taken (a minute catches a hang).
+  const streams = await pollUntil(
+    'two streams served',
+    async () => {
+      const open = Array.from({ length: 2 }, () => client.syncFlags({ header: `${single},token=${secrets.read}` }));
+      await Promise.all(
+        open.map((stream) =>
+          pollUntil(
+            'an answer',
+            async () => stream.sets.length > 0 || stream.ended !== null,
+            (v) => v,
+          ),
+        ),
+      );
+      if (open.every((stream) => stream.sets.length > 0)) return open;
+      for (const stream of open) stream.cancel();
+      return null;
+    },
+    (open) => open !== null,
+  );
+  const session = await pollUntil(
+    `${kMaxStreams - 2} unread calls taken`,
+    async () => {
+      const session = http2.connect(`http://127.0.0.1:${server.syncPort}`);
+      session.on('error', () => undefined);
+      const taken = await Promise.all(
+        Array.from({ length: kMaxStreams - 2 }, () => {
+          const request = unreadCall(session, 'FetchAllFlags', `flagSetId=${ids.singleB},token=${secrets.writeB}`);
+          // The server has begun the answer (no status in the headers): the call is open.
+          return new Promise<boolean>((resolve) => request.once('response', (headers) => resolve(headers['grpc-status'] === undefined)));
+        }),
+      );
+      if (taken.every((open) => open)) return session;
+      session.destroy();
+      return null;
+    },
+    (open) => open !== null,
+  );
+  t.teardown(() => session!.destroy());
+  await t.rejects(client.fetchAllFlags({ header: `${single},token=${secrets.read}` }), {
+    code: grpc.status.RESOURCE_EXHAUSTED,
+    details: /FLAGWIRE_SYNC_MAX_STREAMS/,
+  });
+  const refused = await refusal({ header: `${single},token=${secrets.read}` });
+  t.equal(refused.code, grpc.status.RESOURCE_EXHAUSTED, 'a stream too');
+  // The unread calls go with their connection: their places are free again (the server sees it on its own time).
+  session!.destroy();
+  for (const stream of streams!) stream.cancel();
+  await pollUntil(
+    'the places free',
+    () =>
+      client.fetchAllFlags({ header: `${single},token=${secrets.read}` }).then(
+        () => true,
+        () => false,
+      ),
+    (served) => served,
+  );
+  t.pass('served again');
+});
+
 t.test('streams ended by their deadline (the stock providers end theirs every 10 minutes) free their place', async (t) => {
   for (let i = 0; i < kMaxStreams + 2; i++) {
     // Its first set is not awaited: on a busy machine it may come after the client's deadline, and the
@@ -291,15 +355,7 @@ t.test('keepalive pings every second without a call, as a stock provider may sen
 t.test('a reader that stops reading holds one set in flight and gets the latest when it reads again, never a queue', async (t) => {
   const session = http2.connect(`http://127.0.0.1:${server.syncPort}`);
   t.teardown(() => session.close());
-  const request = session.request({
-    ':method': 'POST',
-    ':path': '/flagd.sync.v1.FlagSyncService/SyncFlags',
-    'content-type': 'application/grpc',
-    te: 'trailers',
-    'flagd-selector': `flagSetId=${ids.singleB},token=${secrets.writeB}`,
-  });
-  request.end(Buffer.alloc(5)); // one empty SyncFlagsRequest
-  request.pause(); // read nothing: no WINDOW_UPDATE, the server's first write waits
+  const request = unreadCall(session, 'SyncFlags', `flagSetId=${ids.singleB},token=${secrets.writeB}`);
   const chunks: Buffer[] = [];
   let enabled = true;
   for (let i = 0; i < 15; i++) {

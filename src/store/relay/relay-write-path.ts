@@ -1,14 +1,17 @@
 // A relay's write path: nothing is written through it. The relay's copy changes only by following its
 // upstream (upstream-follower.ts, run here in the writer thread as PostgreSQL's follower runs inside
-// PgWritePath); every command is refused RELAY_READ_ONLY, naming the upstream to send it to.
+// PgWritePath); every command is refused RELAY_READ_ONLY, naming the primary to send it to (the
+// upstream, or the node a relay above follows).
 import type { Config } from '../../config.js';
-import { type FlagwireError, relayReadOnlyError } from '../../errors.js';
+import { relayReadOnlyError } from '../../errors.js';
+import { primaryUrlOf } from '../../relay/wire.js';
 import type { Settled, StoreCopy, StoreWriter, WritePath } from '../interfaces.js';
 import { type RelayStatus, UpstreamFollower } from './upstream-follower.js';
 
 export class RelayWritePath implements WritePath {
   private readonly follower: UpstreamFollower;
-  private readonly refusal: FlagwireError;
+  /** Where changes go: the upstream, or the primary it reports (a relay of a relay). */
+  private primary: string;
 
   /** Owns `copy` (close closes it); `onRelay` hears the follower's state. */
   constructor(
@@ -16,13 +19,16 @@ export class RelayWritePath implements WritePath {
     upstream: NonNullable<Config['upstream']>,
     onRelay: (status: RelayStatus) => void,
   ) {
-    this.refusal = relayReadOnlyError(upstream.url);
-    this.follower = new UpstreamFollower(copy, upstream, onRelay);
+    this.primary = upstream.url;
+    this.follower = new UpstreamFollower(copy, upstream, (status) => {
+      this.primary = primaryUrlOf(status);
+      onRelay(status);
+    });
     this.follower.start();
   }
 
   commit<T>(_claim: () => readonly ((writer: StoreWriter) => T)[]): Promise<Settled<T>[]> {
-    return Promise.reject(this.refusal);
+    return Promise.reject(relayReadOnlyError(this.primary));
   }
 
   /** Nothing is committed here: the upstream's revision this copy is at. */

@@ -6,6 +6,7 @@
 //      and revision this copy holds: the upstream answers a whole copy (applied with replaceAll) when the
 //      copy is of another source or behind its change log, then revisions (applyRevisions: each fills
 //      this copy's own change log too, so relays chain) and a heartbeat every 5 s while nothing changes;
+//      an upstream that is itself a relay adds, on each, the primary's reachability as it sees it (wire.ts);
 //   3. when the stream ends, fails, or says nothing for kSilentMs (an upstream that hangs, or a network
 //      that drops packets without a reset), back to 1 after a delay doubling from 250 ms to
 //      10 s with jitter (many relays of one upstream do not return all at once); one that
@@ -16,7 +17,7 @@
 import { backoffMs } from '../../outbox/outbox.js';
 import * as grpc from '@grpc/grpc-js';
 import type { Config } from '../../config.js';
-import { decodeFollowResponse, encodeFollowRequest, kFollowPath, type RelayPayload } from '../../relay/wire.js';
+import { decodeFollowResponse, encodeFollowRequest, kFollowPath, type PrimaryReport, type RelayPayload } from '../../relay/wire.js';
 import type { StoreCopy } from '../interfaces.js';
 
 /** What the follower reports to the main thread (readiness, the log). */
@@ -33,6 +34,8 @@ export interface RelayStatus {
   heardAt: number | null;
   /** Why the upstream cannot be followed now (for the operator's log and /ready); null while it is followed. */
   problem: { refused: boolean; text: string } | null;
+  /** When the upstream is itself a relay: the primary as it last reported it; null when the upstream is the primary. */
+  primary: PrimaryReport | null;
 }
 
 // Doubling from 250 ms to 10 s, jittered (src/outbox/outbox.ts backoffMs: the one backoff rule).
@@ -64,6 +67,8 @@ export class UpstreamFollower {
   private stopped = false;
   private call: grpc.ClientReadableStream<RelayPayload> | null = null;
   private wake: (() => void) | null = null;
+  /** Aborts a discovery in flight when the follower stops. */
+  private readonly stopping = new AbortController();
   private loop: Promise<void> | null = null;
 
   constructor(
@@ -78,6 +83,7 @@ export class UpstreamFollower {
       revision: copy.replicaRevision(),
       heardAt: null,
       problem: null,
+      primary: null,
     };
   }
 
@@ -89,6 +95,7 @@ export class UpstreamFollower {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopping.abort();
     this.call?.cancel();
     this.wake?.();
     await this.loop;
@@ -100,6 +107,9 @@ export class UpstreamFollower {
       let ended: Ended;
       try {
         const discovery = await this.discover();
+        // Stopped while discovery was in flight (a start that failed on a port): no stream is opened,
+        // else nothing would cancel it and the stop would wait on it for ever.
+        if (this.stopped) return;
         ended = await this.follow(discovery);
       } catch (err) {
         ended = { refused: err instanceof Refused, delivered: false, text: err instanceof Error ? err.message : String(err) };
@@ -117,7 +127,7 @@ export class UpstreamFollower {
     try {
       res = await fetch(`${this.upstream.url}/v1/relay`, {
         headers: { authorization: `Bearer ${this.upstream.token}` },
-        signal: AbortSignal.timeout(kDiscoveryMs),
+        signal: AbortSignal.any([AbortSignal.timeout(kDiscoveryMs), this.stopping.signal]),
       });
     } catch (err) {
       throw new Error(`the upstream ${this.upstream.url} does not answer (${describe(err)})`);
@@ -187,6 +197,7 @@ export class UpstreamFollower {
       heardAt: Date.now(),
       revision: this.copy.replicaRevision(),
       holdsCopy: this.holdsCopy(),
+      primary: message.primary ?? null,
     });
   }
 
