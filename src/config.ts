@@ -62,6 +62,8 @@ export const Config = Type.Object({
   streamMaxConnections: Type.Integer({ minimum: 1 }),
   /** The revisions the data file's change log keeps (src/store/change-log.ts): how far behind a relay may fall and catch up without a full copy. */
   changeLogRevisions: Type.Integer({ minimum: 1 }),
+  /** The bytes of change sets the change log keeps (src/store/change-log.ts), its newest revision always: a relay further behind gets a full copy. */
+  changeLogBytes: Type.Integer({ minimum: 1 }),
 });
 export type Config = Static<typeof Config>;
 
@@ -127,6 +129,7 @@ const kSettings = {
   syncMaxUnreadBytes: 'FLAGWIRE_SYNC_MAX_UNREAD_BYTES',
   streamMaxConnections: 'FLAGWIRE_STREAM_MAX_CONNECTIONS',
   changeLogRevisions: 'FLAGWIRE_CHANGE_LOG_REVISIONS',
+  changeLogBytes: 'FLAGWIRE_CHANGE_LOG_BYTES',
 } as const satisfies Record<keyof Config, string>;
 
 const kDefaultMaxBufferedBodyBytes = 64 * 1024 * 1024;
@@ -205,15 +208,33 @@ export function resolveDatabaseUrl(flag: string | undefined, env: NodeJS.Process
   return raw;
 }
 
-/** The change log's default length: hours of an active cluster's revisions, a few MiB of a quiet one's. */
-export const kDefaultChangeLogRevisions = 10_000;
+/** What the change log keeps (src/store/change-log.ts): its last `revisions`, within `bytes` of change sets. */
+export interface ChangeLogBounds {
+  readonly revisions: number;
+  readonly bytes: number;
+}
 
 /**
- * FLAGWIRE_CHANGE_LOG_REVISIONS alone: read by `serve` (loadConfig) and by every command line command
- * that writes, so a change made at the command line is logged under the same bound as the server's.
+ * The change log's defaults: hours of an active cluster's revisions, and at most 64 MiB of them (a
+ * revision holds what changed, so 10,000 small changes take a few MiB; large ones reach the bytes first).
  */
-export function resolveChangeLogRevisions(env: NodeJS.ProcessEnv = process.env): number {
-  return integer('changeLogRevisions', env.FLAGWIRE_CHANGE_LOG_REVISIONS ?? String(kDefaultChangeLogRevisions), 1, 10_000_000);
+export const kDefaultChangeLog: ChangeLogBounds = { revisions: 10_000, bytes: 64 * 1024 * 1024 };
+
+/**
+ * FLAGWIRE_CHANGE_LOG_REVISIONS and FLAGWIRE_CHANGE_LOG_BYTES alone: read by `serve` (loadConfig) and by
+ * every command line command that writes, so a change made at the command line is logged under the same
+ * bounds as the server's.
+ */
+export function resolveChangeLogBounds(env: NodeJS.ProcessEnv = process.env): ChangeLogBounds {
+  return {
+    revisions: integer('changeLogRevisions', env.FLAGWIRE_CHANGE_LOG_REVISIONS ?? String(kDefaultChangeLog.revisions), 1, 10_000_000),
+    bytes: integer('changeLogBytes', env.FLAGWIRE_CHANGE_LOG_BYTES ?? String(kDefaultChangeLog.bytes), 1, Number.MAX_SAFE_INTEGER),
+  };
+}
+
+/** A node's change log bounds, from its settings. */
+export function changeLogBounds(config: Pick<Config, 'changeLogRevisions' | 'changeLogBytes'>): ChangeLogBounds {
+  return { revisions: config.changeLogRevisions, bytes: config.changeLogBytes };
 }
 
 /**
@@ -239,6 +260,7 @@ function makeDirs(dir: string): void {
 export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
   const port = integer('port', flags.port ?? env.FLAGWIRE_PORT ?? '8080', 0, 65535);
   const host = flags.host ?? env.FLAGWIRE_HOST ?? '127.0.0.1';
+  const changeLog = resolveChangeLogBounds(env);
   if (host.trim() === '') throw new ConfigError(kSettings.host, 'must not be empty');
   const baseUrl = trimSlash(env.FLAGWIRE_BASE_URL ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`);
   const docsUrl = trimSlash(env.FLAGWIRE_DOCS_URL ?? `${baseUrl}/docs`);
@@ -311,7 +333,8 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     ),
     // Each stream holds at most 64 KiB queued for a slow reader (docs/operations.md: Change stream).
     streamMaxConnections: integer('streamMaxConnections', env.FLAGWIRE_STREAM_MAX_CONNECTIONS ?? '10000', 1, 1_000_000),
-    changeLogRevisions: resolveChangeLogRevisions(env),
+    changeLogRevisions: changeLog.revisions,
+    changeLogBytes: changeLog.bytes,
   };
   if (config.upstream !== null && config.flagsFile !== null) {
     throw new ConfigError(

@@ -2,7 +2,7 @@
 // with the environment given explicitly, so the same run can be made inside another process (tests).
 import { readFileSync } from 'node:fs';
 import { kStoreLayout } from '../capabilities.js';
-import { ConfigError, resolveChangeLogRevisions, resolveDatabaseUrl, resolveDataDir } from '../config.js';
+import { ConfigError, resolveChangeLogBounds, resolveDatabaseUrl, resolveDataDir } from '../config.js';
 import { errorBody, FlagwireError } from '../errors.js';
 import { StoreOpenError } from '../store/data-file.js';
 import type { StoreReader } from '../store/interfaces.js';
@@ -40,7 +40,7 @@ class StoreContext implements ConsoleContext {
     this.opened ??= (async () => {
       const dataDir = resolveDataDir(this.dataFlag, this.env, this.createsDataDir);
       const databaseUrl = resolveDatabaseUrl(this.databaseFlag, this.env);
-      const opened = await openForConsole(dataDir, kStoreLayout, databaseUrl, resolveChangeLogRevisions(this.env));
+      const opened = await openForConsole(dataDir, kStoreLayout, databaseUrl, resolveChangeLogBounds(this.env));
       consoleTestHook('store-open');
       return opened;
     })();

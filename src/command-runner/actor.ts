@@ -46,7 +46,7 @@ const writes: WritePath = openWritePath(
     replica: (replica) => notify({ replica }),
     relay: (relay) => notify({ relay }),
   },
-  start.changeLogRevisions,
+  start.changeLog,
 );
 function notify(notice: WriterNotice): void {
   lastNotice = notice;

@@ -119,7 +119,7 @@ export class FollowService implements HostedGrpcService {
   private send(follower: Follower): boolean {
     if (follower.ended || follower.writing) return false;
     const { store } = this.host;
-    const revisions = follower.source === store.source() ? store.relayedRevisionsAfter(follower.revision, kMaxRevisions) : null;
+    const revisions = follower.source === store.source() ? store.revisionsAfter(follower.revision, kMaxRevisions) : null;
     if (revisions === null) {
       const copy = store.relayedCopy();
       follower.source = copy.source;

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import * as uWS from 'uWebSockets.js';
 import { AuthFailures } from '../http/auth-failures.js';
 import { Clock } from '../clock.js';
-import { withListenPort, type Config } from '../config.js';
+import { changeLogBounds, withListenPort, type Config } from '../config.js';
 import { kTestSwitches } from '../test-switches.js';
 import { NodeBackground } from '../capability/background-work.js';
 import { kCapabilityGrpcServices, kCapabilityList, kStoreLayout } from '../capabilities.js';
@@ -65,8 +65,8 @@ export async function startServer(config: Readonly<Config>, options: StartOption
 async function startClaimed(config: Readonly<Config>, options: StartOptions, claim: DataDirClaim): Promise<RunningServer> {
   const log = createLogger(config.logLevel);
   // A damaged data file is refused here, with a message, not by a crash at the first request reading it.
-  await verifyStore(config.dataDir, kStoreLayout, config, config.changeLogRevisions);
-  const store: Store = openStore(config.dataDir, { layout: kStoreLayout, changeLogRevisions: config.changeLogRevisions });
+  await verifyStore(config.dataDir, kStoreLayout, config, changeLogBounds(config));
+  const store: Store = openStore(config.dataDir, { layout: kStoreLayout, changeLog: changeLogBounds(config) });
   const clock = Clock.create();
   // What is the process's, whichever thread serves a request: one body budget (OFREP and the
   // Management API), the per-address limits (spec: Limits, per server instance), the writer.
@@ -76,7 +76,7 @@ async function startClaimed(config: Readonly<Config>, options: StartOptions, cla
   const rateLimiter = kTestSwitches.rateLimitOff ? null : RateLimiter.create({ limit: config.rateLimit });
   const authFailures = AuthFailures.create(config.authFailLimit);
   const signInLimits = SignInLimits.create(config.signInFailLimit);
-  const writer = WriterClient.create(config.dataDir, clock, config.writeTimeoutMs, log, config, config.changeLogRevisions);
+  const writer = WriterClient.create(config.dataDir, clock, config.writeTimeoutMs, log, config, changeLogBounds(config));
   const { seed, demoPassword } = await seedIfDemo(config, options, store, writer).catch(async (err: unknown) => {
     await writer.close();
     await store.close();

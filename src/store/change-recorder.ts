@@ -9,11 +9,27 @@ export class ChangeRecorder {
   private changes: Change[] | null = null;
   /** What watch() collects, innermost last: each watcher sees every change made while it runs. */
   private readonly watchers: Change[][] = [];
+  /** The version each change of the set being collected wrote over, where the write read it (baseOf). */
+  private readonly bases = new WeakMap<Change, unknown>();
 
-  /** Adds `change` to the change set being collected, if any, and to every watcher's. */
-  record(change: Change): void {
+  /** Whether a change set is being collected (recordDuring): a write then reads the version it replaces (baseOf). */
+  get collecting(): boolean {
+    return this.changes !== null;
+  }
+
+  /**
+   * Adds `change` to the change set being collected, if any, and to every watcher's. `base`: the record
+   * it wrote over, read by the write while collecting (the change log keeps the fields that changed).
+   */
+  record(change: Change, base?: unknown): void {
+    if (base !== undefined && this.changes !== null) this.bases.set(change, base);
     this.changes?.push(change);
     for (const watched of this.watchers) watched.push(change);
+  }
+
+  /** The record `change` wrote over, when its write read it (record); undefined: a new record, or not read. */
+  baseOf(change: Change): unknown {
+    return this.bases.get(change);
   }
 
   /**

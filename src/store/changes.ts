@@ -5,6 +5,7 @@
 // (token hashes, the project index, the mail due index, sequence counters, configSeq) are not in it:
 // applying a change rebuilds them, so the change set is the records and nothing else. The change kinds
 // are derived from the record kinds the store and the capabilities declare (store-layout.ts).
+import type { FieldChanges } from './record-patch.js';
 
 /**
  * Every change kind the store and the capabilities declare (a record kind's name, or its deletion's:
@@ -22,8 +23,22 @@ export function changeOf(kind: string, value: unknown): Change {
   return { kind, value } as Change;
 }
 
+/**
+ * A record of kind `kind` written again, as the change log keeps it (change-log.ts): the fields that
+ * changed from the version before (record-patch.ts), applied to that version by a copy that holds it.
+ */
+export interface RecordPatch extends FieldChanges {
+  /** The record kind's name. */
+  readonly kind: string;
+  /** The record's key (RecordKind.key). */
+  readonly key: string;
+}
+
+/** A change as a revision carries it: whole, or (from a change log) a record's changed fields. */
+export type LoggedChange = Change | { kind: 'patch'; value: RecordPatch };
+
 /** One committed revision of the system of record: its number and what it changed. */
 export interface Revision {
   revision: number;
-  changes: Change[];
+  changes: LoggedChange[];
 }

@@ -285,17 +285,24 @@ export interface RelayedCopy {
   records: Change[];
 }
 
+/** What the change log holds (src/store/change-log.ts): its revisions and their bytes. */
+export interface ChangeLogUsage {
+  readonly revisions: number;
+  readonly bytes: number;
+}
+
 /** A store as a process opened it: its reads, its transactions, and closing it. */
 export interface Store extends SnapshotReader, StoreTransactions {
   /**
    * The change log (src/store/change-log.ts): the revisions after `revision` up to the store's, oldest
-   * first, each with its whole change set (at most `limit` of them, when given); [] at the store's
-   * revision; null when the log no longer reaches `revision` + 1 (a relay that far behind is sent a
-   * copy). Read from the memory map, in the reader's snapshot.
+   * first, each with its changes of the relayed kinds, a record written again as its changed fields (at
+   * most `limit` of them, when given): what a relay is sent, and applies on top of the revision before;
+   * [] at the store's revision; null when the log no longer reaches `revision` + 1 (a relay that far
+   * behind is sent a copy). Read from the memory map, in the reader's snapshot.
    */
   revisionsAfter(revision: number, limit?: number): Revision[] | null;
-  /** revisionsAfter, each revision with only its changes of the relayed kinds: what a relay is sent (a store opened with its layout). */
-  relayedRevisionsAfter(revision: number, limit?: number): Revision[] | null;
+  /** What the change log holds: its revisions and their bytes (FLAGWIRE_CHANGE_LOG_BYTES bounds them). */
+  changeLogUsage(): ChangeLogUsage;
   /** Every record of the relayed kinds with the source and revision they are at, read in one snapshot (a store opened with its layout). */
   relayedCopy(): RelayedCopy;
   close(): Promise<void>;

@@ -9,7 +9,8 @@
 //                    With PostgreSQL as the system of record (src/store/pg/), this file is the node's
 //                    copy: 'revision' -> the last revision applied, 'replicaOf' -> that database's id
 //                    'fileId' -> this file's own id: the source its relays name while it is no copy
-//                    ['changeLog', revision] -> Change[] (the change sets of the last revisions: change-log.ts)
+//                    ['changeLog', revision] -> bytes (what the last revisions changed of the relayed kinds:
+//                    'changeLogBytes' -> number         change-log.ts), and the bytes of them all
 //   relayKeys        secretHash -> RelayKey (src/relay/records.ts: keyedRecords' layout)
 //   fragments        projectId -> ProjectFragments (src/fragments/records.ts: keyedRecords' layout)
 //   orgs             orgId -> Org              users       userId -> User
@@ -94,8 +95,11 @@ export function dataFilePath(dataDir: string): string {
  * 11: the change requests and approved plans databases (an older Flagwire would apply a change to a
  * guarded environment that this one turns into a request).
  * 12: the fragments database (a project's shared fragments), as usage.
+ * 13: the change log's entries as bytes, relayed changes only, a record written again as its changed
+ * fields, with their bytes counted (an older Flagwire would read an entry as a change set it is not, and
+ * send relays a record's changed fields as the record).
  */
-export const kSchemaVersion = 12;
+export const kSchemaVersion = 13;
 
 /**
  * Named databases an environment may open: the layout's 21, with room for more (LMDB fixes the limit

@@ -22,6 +22,7 @@ import { changeOf, type Change, type Revision } from './changes.js';
 import type {
   ChangeBearing,
   EnvironmentBearing,
+  ChangeLogUsage,
   AuditPage,
   KeyedKind,
   Page,
@@ -113,6 +114,10 @@ export abstract class LmdbRecords implements StoreWriter {
 
   revisionsAfter(revision: number, limit?: number): Revision[] | null {
     return this.changeLog.after(revision, this.revision(), limit);
+  }
+
+  changeLogUsage(): ChangeLogUsage {
+    return this.changeLog.usage();
   }
 
   schemaVersion(): number {
@@ -499,8 +504,9 @@ export abstract class LmdbRecords implements StoreWriter {
 
   putOrg(org: Org): void {
     this.assertConfigTxn();
+    const base = this.baseOf(kOrgRecords, org);
     this.db.orgs.putSync(org.id, org);
-    this.recordPut(kOrgRecords, org);
+    this.recordPut(kOrgRecords, org, base);
   }
 
   putUser(user: User): void {
@@ -519,15 +525,17 @@ export abstract class LmdbRecords implements StoreWriter {
 
   putProject(project: Project): void {
     this.assertConfigTxn();
+    const base = this.baseOf(kProjectRecords, project);
     this.db.projects.putSync(project.id, project);
-    this.recordPut(kProjectRecords, project);
+    this.recordPut(kProjectRecords, project, base);
   }
 
   putAudience(audience: Audience): void {
     this.assertConfigTxn();
+    const base = this.baseOf(kAudienceRecords, audience);
     this.db.audiences.putSync(audience.id, audience);
     this.db.projectIndex.putSync([audience.projectId, 'a', audience.id], null);
-    this.recordPut(kAudienceRecords, audience);
+    this.recordPut(kAudienceRecords, audience, base);
   }
 
   putFlag(flag: Flag): void {
@@ -538,7 +546,7 @@ export abstract class LmdbRecords implements StoreWriter {
     this.db.flags.putSync(flag.id, flag);
     this.db.projectIndex.putSync([flag.projectId, 'f', flag.id], null);
     this.db.projectIndex.putSync(flagNameKey(flag), flag.id);
-    this.recordPut(kFlagRecords, flag);
+    this.recordPut(kFlagRecords, flag, before);
   }
 
   deleteFlag(flag: Flag): void {
@@ -552,10 +560,11 @@ export abstract class LmdbRecords implements StoreWriter {
 
   putToken(token: Token): void {
     this.assertConfigTxn();
+    const base = this.baseOf(kTokenRecords, token);
     this.db.tokens.putSync(token.id, token);
     this.db.tokenHashes.putSync(token.secretHash, token.id);
     this.db.projectIndex.putSync([token.projectId, 't', token.id], null);
-    this.recordPut(kTokenRecords, token);
+    this.recordPut(kTokenRecords, token, base);
   }
 
   appendAudit(entry: NewAuditEntry): AuditEntry {
@@ -576,13 +585,22 @@ export abstract class LmdbRecords implements StoreWriter {
     else this.assertTxn();
     const db = databaseNamed<V>(this.db, kind.database);
     if (db === undefined) throw new Error(`record kind ${kind.name}: database ${kind.database} is not in the store's layout`);
+    const base = kind.relayed && this.recorder.collecting ? db.get(kind.key(value)) : undefined;
     db.putSync(kind.key(value), value);
-    this.recorder.record(changeOf(kind.name, value));
+    this.recorder.record(changeOf(kind.name, value), base);
   }
 
-  /** Hands the change that put `value`, a record of `kind`, to the recorder. */
-  private recordPut<V>(kind: RecordKind<V>, value: V): void {
-    this.recorder.record(changeOf(kind.name, value));
+  /**
+   * The record of `kind` that putting `value` writes over, read only while a change set is being
+   * collected (the change log keeps what changed from it: change-log.ts).
+   */
+  private baseOf<V>(kind: RecordKind<V>, value: V): V | undefined {
+    return this.recorder.collecting ? kind.byKey?.(this.db, kind.key(value)) : undefined;
+  }
+
+  /** Hands the change that put `value`, a record of `kind`, written over `base` (baseOf), to the recorder. */
+  private recordPut<V>(kind: RecordKind<V>, value: V, base?: V): void {
+    this.recorder.record(changeOf(kind.name, value), base);
   }
 
   /** Hands the change that deleted `value`, a record of `kind`, to the recorder. */

@@ -4,12 +4,13 @@
 // code reaches these through the StoreCopy interface (interfaces.ts); LmdbStore (lmdb-store.ts) runs
 // them in its transactions.
 import type { RootDatabase } from 'lmdb';
-import { changeOf, type Change, type Revision } from './changes.js';
+import { changeOf, type Change, type LoggedChange, type Revision } from './changes.js';
 import type { ChangeLog } from './change-log.js';
 import type { ChangeBearing, EnvironmentBearing, StoreWriter } from './interfaces.js';
 import type { Databases } from './layout.js';
 import { databaseNamed } from './layout.js';
-import type { RecordTarget } from './record-kinds.js';
+import type { RecordKind, RecordTarget } from './record-kinds.js';
+import { patchedRecord, recordChanges } from './record-patch.js';
 import type { StoreLayout } from './store-layout.js';
 
 export class LmdbReplica {
@@ -26,6 +27,8 @@ export class LmdbReplica {
     private readonly transact: <T>(fn: (writer: StoreWriter) => T) => T,
     private readonly markConfigChanged: () => void,
   ) {}
+
+  private relayedByName: Map<string, RecordKind> | undefined;
 
   private get layout(): StoreLayout {
     if (this.storeLayout === null) throw new Error('a store opened read-only without its layout is no copy to write into');
@@ -53,8 +56,12 @@ export class LmdbReplica {
       for (const { revision, changes } of revisions) {
         if (revision <= at) continue;
         if (revision !== at + 1) throw new Error(`revision ${revision} cannot follow ${at}: the change log has a gap`);
-        for (const change of changes) this.applyChange(writer, change);
-        this.changeLog.append(revision, changes);
+        const logged: LoggedChange[] = [];
+        for (const change of changes) {
+          const kept = this.applyLogged(writer, change);
+          if (kept !== null) logged.push(kept);
+        }
+        this.changeLog.append(revision, logged);
         at = revision;
       }
       this.db.meta.putSync('revision', at);
@@ -133,9 +140,47 @@ export class LmdbReplica {
     return out;
   }
 
-  /** `revision` with only its relayed changes (StoreLayout.relayedChanges). */
-  relayedOf(revision: Revision): Revision {
-    return { revision: revision.revision, changes: revision.changes.filter((change) => this.layout.relayedChanges.has(change.kind)) };
+  /**
+   * `changes` as the change log keeps them (change-log.ts): the relayed ones, each record written over
+   * another (`baseOf`: the version it replaced, or undefined) as the fields that changed.
+   */
+  logged(changes: readonly Change[], baseOf: (change: Change) => unknown): LoggedChange[] {
+    const out: LoggedChange[] = [];
+    for (const change of changes) if (this.layout.relayedChanges.has(change.kind)) out.push(this.asLogged(change, baseOf(change)));
+    return out;
+  }
+
+  private asLogged(change: Change, base: unknown): LoggedChange {
+    const kind = this.relayedKinds.get(change.kind);
+    if (kind === undefined || base === undefined) return change;
+    const changes = recordChanges(base, change.value);
+    return changes === null ? change : { kind: 'patch', value: { kind: kind.name, key: kind.key(change.value), ...changes } };
+  }
+
+  /**
+   * Applies one change of a revision (a record's changed fields to the version this copy holds) and
+   * returns it as this copy's log keeps it (null: a kind relays are not sent).
+   */
+  private applyLogged(writer: StoreWriter, change: LoggedChange): LoggedChange | null {
+    if (change.kind === 'patch') {
+      const { kind: name, key } = change.value;
+      const kind = this.relayedKinds.get(name);
+      const base = kind?.byKey?.(this.db, key);
+      if (kind === undefined || base === undefined)
+        throw new Error(`a change to ${name} ${key}, which this copy does not hold: the change log does not follow this copy`);
+      kind.apply(this.target(writer), patchedRecord(base, change.value));
+      return change;
+    }
+    const kind = this.relayedKinds.get(change.kind);
+    const base = kind?.byKey?.(this.db, kind.key(change.value));
+    this.applyChange(writer, change);
+    return this.layout.relayedChanges.has(change.kind) ? this.asLogged(change, base) : null;
+  }
+
+  /** The relayed kinds by their change kind (a write's: a deletion is logged whole). */
+  private get relayedKinds(): ReadonlyMap<string, RecordKind> {
+    this.relayedByName ??= new Map(this.layout.relayed.map((kind) => [kind.name, kind]));
+    return this.relayedByName;
   }
 
   /** Marks this store as the copy of system of record `source` at `revision` (after migrate-to-postgres copied it there). */

@@ -29,7 +29,7 @@ export class LmdbStore extends LmdbRecords implements Store, StoreWriter, StoreC
   private lastCommitted = 0;
 
   private constructor(file: OpenedDataFile) {
-    super(file.dbs, new ChangeLog(file.dbs.meta, file.changeLogRevisions));
+    super(file.dbs, new ChangeLog(file.dbs.meta, file.changeLog));
     this.path = file.path;
     this.root = file.root;
     this.replica = new LmdbReplica(
@@ -77,7 +77,11 @@ export class LmdbStore extends LmdbRecords implements Store, StoreWriter, StoreC
         if (this.configChanged) {
           const seq = this.configSeq() + 1;
           this.db.meta.putSync('configSeq', seq);
-          if (logged !== null) this.changeLog.append(seq, logged);
+          if (logged !== null)
+            this.changeLog.append(
+              seq,
+              this.replica.logged(logged, (change) => this.recorder.baseOf(change)),
+            );
         }
         this.lastCommitted = this.revision();
         applied = true;
@@ -235,10 +239,6 @@ export class LmdbStore extends LmdbRecords implements Store, StoreWriter, StoreC
 
   markRelayCopy(): void {
     this.replica.markRelayCopy();
-  }
-
-  relayedRevisionsAfter(revision: number, limit?: number): Revision[] | null {
-    return this.revisionsAfter(revision, limit)?.map((r) => this.replica.relayedOf(r)) ?? null;
   }
 
   relayedCopy(): RelayedCopy {

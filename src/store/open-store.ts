@@ -2,7 +2,7 @@
 // Reads always come from the data dir's LMDB file. Writes take the path chosen here: that file itself
 // (the embedded default), or PostgreSQL as the system of record (src/store/pg/), the file then being
 // this node's copy of it. Evaluation workers read the file directly by design (src/eval/worker.ts).
-import { ConfigError, kDatabaseUrlSetting, kUpstreamSetting, type Config } from '../config.js';
+import { ConfigError, kDatabaseUrlSetting, kUpstreamSetting, type ChangeLogBounds, type Config } from '../config.js';
 import { FlagwireError } from '../errors.js';
 import { claimDataDir, type DataDirClaim } from './data-dir-claim.js';
 import type { Settled, Store, StoreCopy, StoreWriter, WritePath } from './interfaces.js';
@@ -43,10 +43,10 @@ export async function verifyStore(
   dataDir: string,
   layout: StoreLayout,
   follows: Follows = { databaseUrl: null, upstream: null },
-  changeLogRevisions?: number,
+  changeLog?: ChangeLogBounds,
 ): Promise<void> {
   await verifyDataFile(dataFilePath(dataDir), layout.databases);
-  const copy = LmdbStore.open(dataDir, { layout, changeLogRevisions });
+  const copy = LmdbStore.open(dataDir, { layout, changeLog });
   const { databaseUrl } = follows;
   if (databaseUrl === null) {
     const refusal = follows.upstream === null ? copyWithoutDatabase(copy, dataDir) : relayRefusal(copy, dataDir);
@@ -144,16 +144,16 @@ class RefusedWritePath implements WritePath {
  * The writer's path for `dataDir`'s store: with `databaseUrl`, PostgreSQL then this node's copy, with
  * its follower (`onReplica` hears the copy's state); with `upstream`, a relay's: every write refused,
  * the copy kept by its follower of the upstream (`onRelay` hears its state); else the LMDB file.
- * `changeLogRevisions`: what its change log keeps (the setting's default when absent).
+ * `changeLog`: what its change log keeps (the setting's default when absent).
  */
 export function openWritePath(
   dataDir: string,
   layout: StoreLayout,
   follows: Follows,
   on: { replica(status: ReplicaStatus): void; relay(status: RelayStatus): void },
-  changeLogRevisions?: number,
+  changeLog?: ChangeLogBounds,
 ): WritePath {
-  const copy = LmdbStore.open(dataDir, { layout, changeLogRevisions });
+  const copy = LmdbStore.open(dataDir, { layout, changeLog });
   if (follows.databaseUrl !== null) return new PgWritePath(copy, PgSystem.open(follows.databaseUrl, { layout }), { onReplica: on.replica });
   if (follows.upstream !== null) return new RelayWritePath(copy, follows.upstream, on.relay);
   return new LmdbWritePath(copy);
@@ -176,9 +176,9 @@ export async function openForConsole(
   dataDir: string,
   layout: StoreLayout,
   databaseUrl: string | null,
-  changeLogRevisions?: number,
+  changeLog?: ChangeLogBounds,
 ): Promise<ConsoleStore> {
-  const copy = LmdbStore.open(dataDir, { layout, changeLogRevisions });
+  const copy = LmdbStore.open(dataDir, { layout, changeLog });
   if (databaseUrl === null) {
     const refusal = copyWithoutDatabase(copy, dataDir);
     if (refusal === null) return { store: copy, writes: new LmdbWritePath(copy), copyOnly: false };

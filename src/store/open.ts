@@ -3,8 +3,9 @@
 import { isPending } from '../model/mail.js';
 import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
-import { kDefaultChangeLogRevisions } from '../config.js';
+import { kDefaultChangeLog, type ChangeLogBounds } from '../config.js';
 import { open, type RootDatabase } from 'lmdb';
+import { repackOlderLog } from './change-log.js';
 import { checkDataFile, StoreOpenError } from './data-file.js';
 import type { RolloutPlan } from '../release-plans/rollouts.js';
 import { listedBytes } from '../model/listed-bytes.js';
@@ -36,8 +37,8 @@ export type StoreOptions =
   | {
       readOnly?: false;
       layout: StoreLayout;
-      /** The revisions its change log keeps (change-log.ts; FLAGWIRE_CHANGE_LOG_REVISIONS); the setting's default when absent. */
-      changeLogRevisions?: number;
+      /** What its change log keeps (change-log.ts; FLAGWIRE_CHANGE_LOG_REVISIONS, FLAGWIRE_CHANGE_LOG_BYTES); the settings' defaults when absent. */
+      changeLog?: ChangeLogBounds;
     }
   | { readOnly: true; layout?: StoreLayout };
 
@@ -48,8 +49,8 @@ export interface OpenedDataFile {
   readonly dbs: Databases;
   /** The layout it was opened with; null for a read-only open without one. */
   readonly layout: StoreLayout | null;
-  /** The revisions its change log keeps (what a read-only open is given does not matter: it writes none). */
-  readonly changeLogRevisions: number;
+  /** What its change log keeps (what a read-only open is given does not matter: it writes none). */
+  readonly changeLog: ChangeLogBounds;
 }
 
 /** Opens (creating if needed) the data file in `dataDir`; refuses a newer or foreign layout. */
@@ -98,16 +99,18 @@ export function openDataFile(dataDir: string, options: StoreOptions): OpenedData
   }
   const dbs = openDatabases(root, ours);
   try {
-    checkSchema(path, root, dbs, readOnly);
+    checkSchema(path, root, dbs, options.readOnly === true ? null : options.layout);
   } catch (err) {
     void root.close();
     throw err;
   }
-  const changeLogRevisions = (options.readOnly ? undefined : options.changeLogRevisions) ?? kDefaultChangeLogRevisions;
-  return { path, root, dbs, layout: options.layout ?? null, changeLogRevisions };
+  const changeLog = (options.readOnly ? undefined : options.changeLog) ?? kDefaultChangeLog;
+  return { path, root, dbs, layout: options.layout ?? null, changeLog };
 }
 
-function checkSchema(path: string, root: RootDatabase, dbs: Databases, readOnly: boolean): void {
+/** `layout`: a write's (it migrates an older file); null: a read-only open, which reads it as it is. */
+function checkSchema(path: string, root: RootDatabase, dbs: Databases, layout: StoreLayout | null): void {
+  const readOnly = layout === null;
   const version = dbs.meta.get('schemaVersion');
   if (version === undefined) {
     if (readOnly) return;
@@ -137,6 +140,7 @@ function checkSchema(path: string, root: RootDatabase, dbs: Databases, readOnly:
   if (version <= 9) migrateFrom9(path, root, dbs);
   if (version <= 10) migrateFrom10(path, root, dbs);
   if (version <= 11) migrateFrom11(path, root, dbs);
+  if (version <= 12) migrateFrom12(path, root, dbs, layout);
 }
 
 /**
@@ -286,6 +290,18 @@ function migrateFrom11(path: string, root: RootDatabase, dbs: Databases): void {
   writeTransaction(root, path, () => {
     if (dbs.meta.get('schemaVersion') !== 11) return;
     dbs.meta.putSync('schemaVersion', 12);
+  });
+}
+
+/**
+ * Schema 12 to 13: the change log's entries as bytes, each with only its relayed changes, their bytes
+ * counted (change-log.ts), so the byte bound holds from the first append.
+ */
+function migrateFrom12(path: string, root: RootDatabase, dbs: Databases, layout: StoreLayout): void {
+  writeTransaction(root, path, () => {
+    if (dbs.meta.get('schemaVersion') !== 12) return;
+    repackOlderLog(dbs.meta, layout.relayedChanges);
+    dbs.meta.putSync('schemaVersion', 13);
   });
 }
 

@@ -67,6 +67,12 @@ export interface RecordKind<V = unknown, N extends string = string, R extends st
   read(db: Databases, transaction: Transaction): Iterable<V>;
   /** Writes one record as a node's copy applies it. */
   apply(target: RecordTarget, value: V): void;
+  /**
+   * The record under `key` (its key() in PostgreSQL's table), read in the open transaction: the version a
+   * record written again is logged against (change-log.ts: its changed fields), and which a copy applies
+   * those to. Declared by the relayed kinds, which the log holds; a kind without it is logged whole.
+   */
+  byKey?(db: Databases, key: string): V | undefined;
   /** Its deletion, when its records are ever deleted. */
   readonly removal?: RemovalKind<V, R>;
 }
@@ -106,6 +112,7 @@ export const kOrgRecords = recordKind<Org>()({
   key: byId,
   read: (db, txn) => values(db.orgs, txn),
   apply: (t, org) => t.writer.putOrg(org),
+  byKey: (db, id) => db.orgs.get(id),
 });
 
 export const kUserRecords = recordKind<User>()({
@@ -137,6 +144,7 @@ export const kProjectRecords = recordKind<Project>()({
   key: byId,
   read: (db, txn) => values(db.projects, txn),
   apply: (t, project) => t.writer.putProject(project),
+  byKey: (db, id) => db.projects.get(id),
 });
 
 export const kAudienceRecords = recordKind<Audience>()({
@@ -147,6 +155,7 @@ export const kAudienceRecords = recordKind<Audience>()({
   key: byId,
   read: (db, txn) => values(db.audiences, txn),
   apply: (t, audience) => t.writer.putAudience(audience),
+  byKey: (db, id) => db.audiences.get(id),
 });
 
 export const kFlagRecords = recordKind<Flag>()({
@@ -157,6 +166,7 @@ export const kFlagRecords = recordKind<Flag>()({
   key: byId,
   read: (db, txn) => values(db.flags, txn),
   apply: (t, flag) => t.writer.putFlag(flag),
+  byKey: (db, id) => db.flags.get(id),
   removal: {
     name: 'flagDeleted',
     // The flag and its usage are removed.
@@ -185,6 +195,7 @@ export const kTokenRecords = recordKind<Token>()({
   key: byId,
   read: (db, txn) => values(db.tokens, txn),
   apply: (t, token) => t.writer.putToken(token),
+  byKey: (db, id) => db.tokens.get(id),
 });
 
 export const kAuditRecords = recordKind<AuditEntry>()({
@@ -340,6 +351,7 @@ export function keyedRecords<V>() {
       ...spec,
       read: (db, txn) => values(databaseNamed<V>(db, spec.database), txn),
       apply: (t, value) => t.writer.putKeyed(kind, value),
+      byKey: (db, key) => databaseNamed<V>(db, spec.database)?.get(key),
     };
     return kind;
   };

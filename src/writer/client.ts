@@ -11,6 +11,7 @@
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
+import type { ChangeLogBounds } from '../config.js';
 import { fromErrorData, FlagwireError, postgresTimeoutError } from '../errors.js';
 import type { WriterCommand } from './command.js';
 import { ChangeRequested } from '../approvals/change-requested.js';
@@ -112,7 +113,7 @@ export class WriterClient {
 
   /**
    * Starts the writer actor for `dataDir`; `follows`: PostgreSQL as the system of record (src/store/pg/),
-   * or the upstream a relay follows (src/store/relay/); neither: the data dir's LMDB. `changeLogRevisions`:
+   * or the upstream a relay follows (src/store/relay/); neither: the data dir's LMDB. `changeLog`:
    * what the store's change log keeps.
    */
   static create(
@@ -121,7 +122,7 @@ export class WriterClient {
     writeTimeoutMs: number,
     log: Logger,
     follows: Follows = { databaseUrl: null, upstream: null },
-    changeLogRevisions?: number,
+    changeLog?: ChangeLogBounds,
   ): WriterClient {
     const start: WriterStart = {
       dataDir,
@@ -129,7 +130,7 @@ export class WriterClient {
       upstream: follows.upstream,
       clock: clock.state,
       writeTimeoutMs,
-      changeLogRevisions,
+      changeLog,
     };
     return new WriterClient(start, follows, writeTimeoutMs, log);
   }

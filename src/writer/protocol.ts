@@ -2,7 +2,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import { FlagwireError, toErrorData, type ErrorData } from '../errors.js';
 import { kCommitFailedDetail, type StoreRevision } from '../store/interfaces.js';
-import type { Config } from '../config.js';
+import type { ChangeLogBounds, Config } from '../config.js';
 import type { ChangeRequestView } from '../approvals/request-view.js';
 import type { RelayStatus, ReplicaStatus } from '../store/open-store.js';
 
@@ -16,8 +16,8 @@ export interface WriterStart {
   clock: SharedArrayBuffer;
   /** FLAGWIRE_WRITE_TIMEOUT_MS: named in the refusal of a transaction cut off at its deadline. */
   writeTimeoutMs: number;
-  /** FLAGWIRE_CHANGE_LOG_REVISIONS: what the store's change log keeps; the setting's default when absent. */
-  changeLogRevisions?: number;
+  /** FLAGWIRE_CHANGE_LOG_REVISIONS and FLAGWIRE_CHANGE_LOG_BYTES: what the store's change log keeps; the settings' defaults when absent. */
+  changeLog?: ChangeLogBounds;
 }
 
 /**

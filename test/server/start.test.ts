@@ -109,6 +109,8 @@ t.test('a bad setting stops start-up with one line naming it and exit code 2', a
     [{ FLAGWIRE_LOG_LEVEL: 'loud' }, /FLAGWIRE_LOG_LEVEL/],
     [{ FLAGWIRE_MAX_BUFFERED_BODY_BYTES: '1000000' }, /FLAGWIRE_MAX_BUFFERED_BODY_BYTES/],
     [{ FLAGWIRE_DATA: '/etc/hostname/not-a-directory' }, /FLAGWIRE_DATA/],
+    [{ FLAGWIRE_CHANGE_LOG_BYTES: '0' }, /FLAGWIRE_CHANGE_LOG_BYTES: 0 is outside 1\.\./],
+    [{ FLAGWIRE_CHANGE_LOG_BYTES: '64MiB' }, /FLAGWIRE_CHANGE_LOG_BYTES/],
   ];
   for (const [env, expected] of cases) {
     const r = spawnSync(...plainNode([kCli, 'serve']), {

@@ -1,15 +1,19 @@
-// The change log (src/store/change-log.ts): each revision's change set, written in the transaction that
-// makes the revision, by the embedded write path (the revision is configSeq) and by applyRevisions (a
-// copy's revisions); bounded by FLAGWIRE_CHANGE_LOG_REVISIONS; cleared by a full copy; read with
-// revisionsAfter, which answers null once the log no longer reaches the revision asked after. An older
-// data file opens and logs from then on. Its PostgreSQL half is test/multinode/change-log-pg.test.ts.
+// The change log (src/store/change-log.ts): what each revision changed of the relayed kinds, written in
+// the transaction that makes the revision, by the embedded write path (the revision is configSeq) and by
+// applyRevisions (a copy's revisions); a record written again kept as its changed fields, so a revision's
+// bytes follow what changed; bounded by FLAGWIRE_CHANGE_LOG_REVISIONS and FLAGWIRE_CHANGE_LOG_BYTES;
+// cleared by a full copy; read with revisionsAfter, which answers null once the log no longer reaches the
+// revision asked after, and a copy that applies what it answers holds what the store holds. An older data
+// file opens and logs from then on. Its PostgreSQL half is test/multinode/change-log-pg.test.ts.
 import { join } from 'node:path';
 import { open } from 'lmdb';
 import t, { type Test } from 'tap';
 import { kOperator } from '../../src/audit/audit-actor.js';
 import { kStoreLayout } from '../../src/capabilities.js';
 import { runCommand } from '../../src/command-runner/commands.js';
-import type { Change } from '../../src/store/changes.js';
+import { Packr } from 'msgpackr';
+import { kDefaultChangeLog, type ChangeLogBounds } from '../../src/config.js';
+import type { Change, LoggedChange } from '../../src/store/changes.js';
 import type { StoreWriter } from '../../src/store/interfaces.js';
 import { kSchemaVersion } from '../../src/store/layout.js';
 import { LmdbStore } from '../../src/store/lmdb-store.js';
@@ -18,9 +22,9 @@ import { tempDir } from '../helpers/scratch-dir.js';
 
 const now = Date.UTC(2030, 0, 1);
 
-/** An embedded node's store and write path, its log keeping `keep` revisions. */
-function embedded(t: Test, keep?: number): { store: LmdbStore; write<T>(fn: (w: StoreWriter) => T): Promise<T> } {
-  const store = LmdbStore.open(tempDir(t), { layout: kStoreLayout, changeLogRevisions: keep });
+/** An embedded node's store and write path, its log keeping what `bounds` say (the defaults for the rest). */
+function embedded(t: Test, bounds: Partial<ChangeLogBounds> = {}): { store: LmdbStore; write<T>(fn: (w: StoreWriter) => T): Promise<T> } {
+  const store = LmdbStore.open(tempDir(t), { layout: kStoreLayout, changeLog: { ...kDefaultChangeLog, ...bounds } });
   const path = new LmdbWritePath(store);
   t.teardown(() => path.close());
   return {
@@ -33,9 +37,9 @@ function embedded(t: Test, keep?: number): { store: LmdbStore; write<T>(fn: (w: 
   };
 }
 
-const kinds = (changes: readonly Change[]) => changes.map((c) => c.kind);
+const kinds = (changes: readonly LoggedChange[]) => changes.map((c) => c.kind);
 
-t.test('the embedded write path logs each revision it makes, with every change of its commit', async (t) => {
+t.test('the embedded write path logs each revision it makes, with the relayed changes of its commit', async (t) => {
   const { store, write } = embedded(t);
   const before = store.revision();
   const org = await write((w) => runCommand(w, 'orgCreate', { principal: kOperator, name: 'Acme', plan: 'teams' }, now));
@@ -61,7 +65,7 @@ t.test('the embedded write path logs each revision it makes, with every change o
     flagChanges.some((c) => c.kind === 'flag' && (c.value as { id: string }).id === flag.id),
     'the flag, as it was written',
   );
-  t.ok(kinds(flagChanges).includes('audit'), 'beside the audit entry of the same commit: every kind is logged');
+  t.notOk(kinds(flagChanges).includes('audit'), 'not the audit entry of the same commit: no relay is sent one');
   t.strictSame(store.revisionsAfter(before + 1), revisions!.slice(1), 'after any revision the log reaches');
   t.strictSame(store.revisionsAfter(before, 1), revisions!.slice(0, 1), 'at most `limit`, the oldest first');
   t.strictSame(store.revisionsAfter(store.revision()), [], 'nothing after the newest');
@@ -89,7 +93,7 @@ t.test('the embedded write path logs each revision it makes, with every change o
 });
 
 t.test('the log keeps the last FLAGWIRE_CHANGE_LOG_REVISIONS revisions; past them revisionsAfter is null', async (t) => {
-  const { store, write } = embedded(t, 3);
+  const { store, write } = embedded(t, { revisions: 3 });
   for (const name of ['a', 'b', 'c', 'd', 'e'])
     await write((w) => runCommand(w, 'orgCreate', { principal: kOperator, name, plan: 'teams' }, now));
   const at = store.revision();
@@ -173,5 +177,149 @@ t.test('a schema 9 data file (no change log) opens, is migrated, and logs from t
     store.revisionsAfter(7)!.map((r) => r.revision),
     [8],
     'the next revision is logged',
+  );
+});
+
+const packr = new Packr({ useRecords: false });
+
+/** An org and a single project to hold flags, made through the write path. */
+async function shop(write: <T>(fn: (w: StoreWriter) => T) => Promise<T>): Promise<string> {
+  const org = await write((w) => runCommand(w, 'orgCreate', { principal: kOperator, name: 'Acme', plan: 'teams' }, now));
+  const project = await write((w) =>
+    runCommand(w, 'projectCreate', { principal: kOperator, orgId: org.id, name: 'Shop', kind: 'single' }, now),
+  );
+  return project.id;
+}
+
+t.test(
+  "a small change to a large flag adds what changed to the log, not the flag; a copy applying it holds the store's flag",
+  async (t) => {
+    const { store, write } = embedded(t);
+    const projectId = await shop(write);
+    const body = { name: 'big', enabled: true, variants: { big: 'x'.repeat(900_000), small: 'y' }, defaultVariant: 'big' };
+    const flag = await write((w) => runCommand(w, 'flagCreate', { projectId, body, principal: kOperator }, now));
+    const flagBytes = packr.pack(store.getFlag(flag.id)).length;
+    // A copy of what relays hold, at the store's revision: what a relay applies the log on top of.
+    const copy = LmdbStore.open(tempDir(t), { layout: kStoreLayout });
+    t.teardown(() => copy.close());
+    const { source, revision: at, records } = store.relayedCopy();
+    copy.replaceAll(source, at, records);
+
+    const before = store.changeLogUsage();
+    await write((w) =>
+      runCommand(w, 'flagPatch', { flagId: flag.id, env: null, patch: { trafficPercentage: 26 }, principal: kOperator }, now + 1000),
+    );
+    await write((w) =>
+      runCommand(w, 'flagPatch', { flagId: flag.id, env: null, patch: { enabled: false }, principal: kOperator }, now + 2000),
+    );
+    const after = store.changeLogUsage();
+    t.equal(after.revisions, before.revisions + 2, 'two revisions logged');
+    const grown = after.bytes - before.bytes;
+    t.ok(grown < 1024, `two small PATCHes of a ${flagBytes}-byte flag added ${grown} bytes to the log`);
+    const logged = store.revisionsAfter(at)!;
+    t.match(
+      logged.map((r) => r.changes),
+      [[{ kind: 'patch', value: { kind: 'flag', key: flag.id } }], [{ kind: 'patch', value: { kind: 'flag', key: flag.id } }]],
+      "each revision holds the flag's changed fields",
+    );
+
+    t.equal(copy.applyRevisions(logged), store.revision(), 'the copy applies them');
+    const held = copy.getFlag(flag.id);
+    t.strictSame(held, store.getFlag(flag.id), 'and holds the flag the store holds');
+    t.equal(Buffer.compare(packr.pack(held), packr.pack(store.getFlag(flag.id))), 0, 'byte for byte, its fields in their order');
+    t.strictSame(copy.revisionsAfter(at), logged, "the copy's own log holds the same changes, for a relay below it");
+  },
+);
+
+t.test('the log keeps at most FLAGWIRE_CHANGE_LOG_BYTES of revisions, the newest always; past them revisionsAfter is null', async (t) => {
+  const { store, write } = embedded(t, { bytes: 50_000 });
+  const projectId = await shop(write);
+  const create = (name: string, size: number) =>
+    write((w) =>
+      runCommand(
+        w,
+        'flagCreate',
+        { projectId, body: { name, variants: { on: 'x'.repeat(size), off: 'y' }, defaultVariant: 'off' }, principal: kOperator },
+        now,
+      ),
+    );
+  for (const name of ['a', 'b', 'c', 'd']) await create(name, 20_000);
+  const at = store.revision();
+  const usage = store.changeLogUsage();
+  t.equal(usage.revisions, 2, 'two revisions of some 20 KB each fit within 50,000 bytes; a third would not');
+  t.ok(usage.bytes > 40_000 && usage.bytes <= 50_000, `${usage.bytes} bytes kept`);
+  t.strictSame(
+    store.revisionsAfter(at - 2)!.map((r) => r.revision),
+    [at - 1, at],
+    'the last two',
+  );
+  t.equal(store.revisionsAfter(at - 3), null, 'one more would need a revision the bound dropped: null');
+
+  await create('e', 80_000);
+  const alone = store.changeLogUsage();
+  t.equal(alone.revisions, 1, 'a revision larger than the bound is kept alone');
+  t.ok(alone.bytes > 80_000, `${alone.bytes} bytes`);
+  t.strictSame(
+    store.revisionsAfter(at)!.map((r) => r.revision),
+    [at + 1],
+    'a relay at the revision before it is sent it',
+  );
+  t.equal(store.revisionsAfter(at - 1), null);
+
+  {
+    const copy = LmdbStore.open(tempDir(t), { layout: kStoreLayout, changeLog: { ...kDefaultChangeLog, bytes: 50_000 } });
+    t.teardown(() => copy.close());
+    const { source, revision, records } = store.relayedCopy();
+    copy.replaceAll(source, revision, records);
+    t.strictSame(copy.changeLogUsage(), { revisions: 0, bytes: 0 }, 'a full copy clears the log and its count');
+  }
+});
+
+t.test('a schema 12 data file (whole change sets, every kind) is migrated: its log keeps the relayed changes, counted', async (t) => {
+  const dir = tempDir(t);
+  const org = (id: string, name: string) => ({ id, name, plan: 'teams', trialEndsAt: null, standing: 'good', createdAt: now });
+  const audit = { seq: 1, projectId: 'prj_1', action: 'flag.create', at: now };
+  const raw = open({ path: join(dir, 'flagwire.mdb'), maxDbs: 32 });
+  const meta = raw.openDB({ name: 'meta' });
+  meta.putSync('schemaVersion', 12);
+  meta.putSync('configSeq', 3);
+  meta.putSync('fileId', '0b7c3f4e-0000-4000-8000-000000000000');
+  meta.putSync(
+    ['changeLog', 2],
+    [
+      { kind: 'org', value: org('org_1', 'Acme') },
+      { kind: 'audit', value: audit },
+    ],
+  );
+  meta.putSync(['changeLog', 3], [{ kind: 'org', value: org('org_2', 'Beta') }]);
+  const orgs = raw.openDB({ name: 'orgs' });
+  orgs.putSync('org_1', org('org_1', 'Acme'));
+  orgs.putSync('org_2', org('org_2', 'Beta'));
+  await raw.close();
+
+  const reader = LmdbStore.open(dir, { readOnly: true });
+  t.equal(reader.schemaVersion(), 12);
+  t.equal(reader.revisionsAfter(1), null, 'read-only, before it is migrated, the older entries are not relayed: null (a copy)');
+  await reader.close();
+
+  const store = LmdbStore.open(dir, { layout: kStoreLayout });
+  const path = new LmdbWritePath(store);
+  t.teardown(() => path.close());
+  t.equal(store.schemaVersion(), kSchemaVersion);
+  const expected = [
+    { revision: 2, changes: [{ kind: 'org', value: org('org_1', 'Acme') }] },
+    { revision: 3, changes: [{ kind: 'org', value: org('org_2', 'Beta') }] },
+  ];
+  t.strictSame(store.revisionsAfter(1), expected, 'each revision kept, with its relayed changes only');
+  t.strictSame(
+    store.changeLogUsage(),
+    { revisions: 2, bytes: expected.reduce((sum, r) => sum + packr.pack(r.changes).length, 0) },
+    'their bytes counted',
+  );
+  await path.commit(() => [(w) => runCommand(w, 'orgCreate', { principal: kOperator, name: 'Gamma', plan: 'teams' }, now)]);
+  t.strictSame(
+    store.revisionsAfter(1)!.map((r) => r.revision),
+    [2, 3, 4],
+    'and the next revision is logged after them',
   );
 });
