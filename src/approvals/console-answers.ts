@@ -13,6 +13,14 @@ interface RequestEvent {
   at: number;
 }
 
+/** Who made the change; a token's, with the people it counts as made by. */
+interface RequestAuthor {
+  id: string;
+  name: string;
+  createdBy?: { id: string; name: string };
+  rotatedBy?: { id: string; name: string };
+}
+
 /** A change request as every surface shows it: request-view.ts's ChangeRequestView. */
 export interface ChangeRequestView {
   id: string;
@@ -20,11 +28,19 @@ export interface ChangeRequestView {
   status: 'pending' | 'applied' | 'rejected' | 'withdrawn';
   environments: (string | null)[];
   summary: string;
-  author: { id: string; name: string };
+  author: RequestAuthor;
+  coAuthors: RequestAuthor[];
+  /** Its authors in words: `token deploy, created by Alice`. */
+  authoredBy: string;
+  /** What an approval names (`ifVersion`): one more at each edit. */
+  version: number;
   createdAt: number;
   updatedAt: number;
   required: number;
+  /** The approvals that count (each approver's role judged now, or when it was applied). */
   approvals: RequestEvent[];
+  /** Approvals that do not count: the approver was demoted or removed since, and why. */
+  lapsed: (RequestEvent & { why: string })[];
   comments: (RequestEvent & { text: string })[];
   decided: (RequestEvent & { text: string }) | null;
   stale: boolean;

@@ -18,6 +18,7 @@ import { randomId } from '../model/ids.js';
 import type { ApprovalRule, Project } from '../model/projects.js';
 import type { Change } from '../store/changes.js';
 import type { NewAuditEntry, StoreReader, StoreWriter, Tentative } from '../store/interfaces.js';
+import { asAuthor, isAuthorOf, withCoAuthor } from './authors.js';
 import { envName, rulesOf } from './policy.js';
 import { kApprovedPlanRecords, kChangeRequestRecords, type ChangeRequest, type RequestActor } from './records.js';
 import { compact, keyOf, kMaxPendingPerProject, pendingRequests, pendingRequestsBy, summaryOf, unsequenced } from './requests.js';
@@ -40,9 +41,10 @@ export function gate<T>(w: StoreWriter, run: Run<T>, now: number, asker: string 
   try {
     trial = w.tentatively(run, (changes) => touchesPolicy(w, changes));
   } catch (err) {
-    const mine = err instanceof FlagwireError && asker !== null ? ownPendingBeneath(w, asker, run) : null;
+    if (!(err instanceof FlagwireError) || asker === null) throw err;
+    const mine = ownPendingBeneath(w, asker, run);
     if (mine === null) throw err;
-    const { value: request, entries } = w.collectAudit(() => edit(w, mine, run, now));
+    const { value: request, entries } = w.collectAudit(() => edit(w, mine, asker, run, now));
     return { applied: false, request, entries };
   }
   if (trial.kept) return { applied: true, ...trial.value };
@@ -74,12 +76,12 @@ export function gate<T>(w: StoreWriter, run: Run<T>, now: number, asker: string 
 }
 
 /**
- * The asker's pending request on top of which a command refused on the records as they are is not
+ * The asker's pending request (theirs as its author: authors.ts) on top of which a command refused on the records as they are is not
  * refused (a default variant among the variants it adds; a flag made again under the name a request
  * deleting it frees); null when there is none. Each is tried on its own, newest first, rolled back.
  */
 function ownPendingBeneath<T>(w: StoreWriter, asker: string, run: Run<T>): ChangeRequest | null {
-  for (const request of pendingRequestsBy(w, asker)) {
+  for (const request of pendingRequestsBy(w, asAuthor(w, { id: asker, name: asker }))) {
     try {
       w.tentatively(
         () => {
@@ -183,13 +185,13 @@ function authorOf(r: StoreReader, entries: readonly AuditEntry[], changes: reado
 }
 
 /**
- * Holds the change as a request: the author's pending request on the same records is edited (the
- * change made on top of it, its approvals voided), or a new one is opened.
+ * Holds the change as a request: the author's pending request on the same records (theirs as its author:
+ * authors.ts) is edited (the change made on top of it, its approvals voided), or a new one is opened.
  */
 function hold<T>(
   w: StoreWriter,
   judged: Judged,
-  author: RequestActor,
+  actor: RequestActor,
   changes: readonly Change[],
   entries: readonly AuditEntry[],
   run: Run<T>,
@@ -201,9 +203,10 @@ function hold<T>(
   );
   const keys = new Set(held.map((change) => keyOf(w, change)));
   const pending = pendingRequests(w, judged.project.id);
-  const mine = pending.find((q) => q.author.id === author.id && q.changes.some((change) => keys.has(keyOf(w, change))));
+  const author = asAuthor(w, actor);
+  const mine = pending.find((q) => isAuthorOf(q, author) && q.changes.some((change) => keys.has(keyOf(w, change))));
   const envs = judged.rules.map((rule) => rule.env);
-  if (mine !== undefined) return edit(w, mine, run, now);
+  if (mine !== undefined) return edit(w, mine, actor.id, run, now);
   if (pending.length >= kMaxPendingPerProject) {
     throw new FlagwireError(
       'APPROVAL_REQUIRED',
@@ -217,6 +220,7 @@ function hold<T>(
     environments: envs,
     summary: summaryOf(w, entries, held),
     author,
+    version: 1,
     createdAt: now,
     updatedAt: now,
     changes: held,
@@ -232,11 +236,12 @@ function hold<T>(
 }
 
 /**
- * The author changed records of their pending request again: the change is made on top of the
- * request's (rolled back as the first was), and the request becomes both. A change that adds nothing
- * leaves it as it is; one that does voids its approvals.
+ * An author (`editorId`, an audit actor) changed records of their pending request again: the change is
+ * made on top of the request's (rolled back as the first was), and the request becomes both, its next
+ * version, with the editor among its authors. A change that adds nothing leaves it as it is; one that
+ * does voids its approvals.
  */
-function edit<T>(w: StoreWriter, request: ChangeRequest, run: Run<T>, now: number): ChangeRequest {
+function edit<T>(w: StoreWriter, request: ChangeRequest, editorId: string, run: Run<T>, now: number): ChangeRequest {
   const bases = new Map(request.changes.map((change, i) => [keyOf(w, change), request.base[i]]));
   const trial = w.tentatively(
     () => {
@@ -254,8 +259,10 @@ function edit<T>(w: StoreWriter, request: ChangeRequest, run: Run<T>, now: numbe
   // The guarded environments the request and its edit move together (the store reads as before both).
   const envs = judge(w, held)?.rules.map((rule) => rule.env) ?? [];
   const audit = mergeAudit(request.audit, unsequenced(trial.value.entries));
+  const editor = asAuthor(w, { id: editorId, name: trial.value.entries.find((e) => e.actor === editorId)?.actorName ?? editorId });
   const next: ChangeRequest = {
-    ...request,
+    ...withCoAuthor(request, editor),
+    version: (request.version ?? 1) + 1,
     environments: [...new Set([...request.environments, ...envs])],
     summary: summaryOf(w, audit, held),
     changes: held,

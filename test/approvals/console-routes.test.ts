@@ -100,7 +100,7 @@ t.test('approvals through /console/api: policy, 202 requests, who may approve, o
   );
 
   // ---- a viewer cannot approve; another organisation's member finds nothing ----
-  const byViewer = await api(viewer.session, 'POST', `requests/${request.id}/approve`, {});
+  const byViewer = await api(viewer.session, 'POST', `requests/${request.id}/approve`, { ifVersion: 1 });
   t.equal(byViewer.status, 403, JSON.stringify(byViewer.json));
   t.match(byViewer.json.detail, 'needs the owner, admin role');
   for (const [method, path] of [
@@ -116,14 +116,14 @@ t.test('approvals through /console/api: policy, 202 requests, who may approve, o
   const still = (await api(admin.session, 'GET', `requests/${request.id}`)).json.request;
   t.match(still, { status: 'pending', approvals: [], comments: [] }, 'nothing was decided or said by those refused');
 
-  const badNote = await api(admin.session, 'POST', `requests/${request.id}/approve`, { text: 5 });
+  const badNote = await api(admin.session, 'POST', `requests/${request.id}/approve`, { text: 5, ifVersion: 1 });
   t.same([badNote.status, badNote.json.detail], [400, '"text" must be a string'], 'a note is text');
 
   // ---- a comment, then the approval that applies it ----
   const comment = await api(viewer.session, 'POST', `requests/${request.id}/comments`, { text: 'fine by me' });
   t.equal(comment.status, 200, JSON.stringify(comment.json));
   t.equal((await api(viewer.session, 'POST', `requests/${request.id}/comments`, {})).status, 400, 'a comment needs text');
-  const approved = await api(admin.session, 'POST', `requests/${request.id}/approve`, { text: 'go' });
+  const approved = await api(admin.session, 'POST', `requests/${request.id}/approve`, { text: 'go', ifVersion: request.version });
   t.equal(approved.status, 200, JSON.stringify(approved.json));
   t.match(approved.json, { status: 'applied', approvals: [{ id: `user:${admin.id}`, name: 'Al' }], comments: [{ text: 'fine by me' }] });
   t.equal((await production()).enabled, !before.enabled, 'applied');

@@ -54,8 +54,9 @@ t.test('two approvers on two nodes at once', async (t) => {
     return id;
   }
   const getRequest = (node: TestServer, id: string) => call(node.baseUrl, 'GET', `/api/v1/change-requests/${id}`, { token: seeded.secret });
-  /** `flagwire request approve` by `userId` on `node`'s data dir. */
-  const approveOn = (node: TestServer, id: string, userId: string) => cli(node.dataDir, ['request', 'approve', id, '--as', userId, ...db]);
+  /** `flagwire request approve` of `version` by `userId` on `node`'s data dir. */
+  const approveOn = (node: TestServer, id: string, userId: string, version = 1) =>
+    cli(node.dataDir, ['request', 'approve', id, '--version', String(version), '--as', userId, ...db]);
 
   /** Writers waiting for the revision lock (flagwire_meta's row, which each takes FOR UPDATE). */
   const lockWaiters = async () =>
