@@ -72,7 +72,10 @@ export interface RequestPageView extends ProjectAccess {
 
 /** GET flags/:flagId/requests: the pending requests that would change the flag. */
 export interface FlagRequestsView {
-  requests: Pick<ChangeRequestView, 'id' | 'summary' | 'environments' | 'author' | 'approvals' | 'required' | 'stale' | 'createdAt'>[];
+  requests: Pick<
+    ChangeRequestView,
+    'id' | 'summary' | 'environments' | 'author' | 'authoredBy' | 'approvals' | 'required' | 'stale' | 'createdAt'
+  >[];
 }
 
 /** GET projects/:projectId/approvals: the project's policy, and what its form offers to choose from. */

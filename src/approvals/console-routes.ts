@@ -81,11 +81,12 @@ export function flagRequestsView(call: ApiCall) {
   const requests = pendingRequests(call.store, access.project.id)
     .map((r) => requestView(call.store, r))
     .filter((view) => view.diff.some((line) => line.id === flag.id))
-    .map(({ id, summary, environments, author, approvals, required, stale, createdAt }) => ({
+    .map(({ id, summary, environments, author, authoredBy, approvals, required, stale, createdAt }) => ({
       id,
       summary,
       environments,
       author,
+      authoredBy,
       approvals,
       required,
       stale,
