@@ -34,8 +34,10 @@ t.test('approvals: a guarded toggle opens a request; approve, reject, withdraw; 
   const { browser, server, base, secret, ownerPage } = await demoConsole(t);
   const dir = server.dataDir;
   const orgId = (await cli(dir, ['org', 'list'])).json.orgs[0].id as string;
+  const userIds: Record<string, string> = {};
   for (const person of [kEditor, kAdmin]) {
     const id = (await cli(dir, ['user', 'create', '--email', person.email, '--name', person.name])).json.id as string;
+    userIds[person.email] = id;
     await cli(dir, ['org', 'add-member', orgId, id, '--role', person.role]);
     t.equal((await setPassword(dir, id, `${person.password}\n`)).code, 0);
   }
@@ -200,6 +202,29 @@ t.test('approvals: a guarded toggle opens a request; approve, reject, withdraw; 
   await statusSays(owner, 'Approved: the change is applied.');
   t.equal(await inProduction(), false, 'allowed to approve their own: applied');
   t.not(ownRequest, requestUrl, 'a request of its own');
+
+  // ---- the author edits their request while an approver reads it: approving what was read is refused ----
+  await visit(editor, `#/projects/${kPlatform}`, 'Platform');
+  await editor.getByRole('button', { name: 'Off: search-v2 in production' }).click();
+  await statusSays(editor, 'Not applied');
+  await editor.locator('#status').getByRole('link', { name: 'Open the change request' }).click();
+  await editor.getByRole('heading', { level: 1, name: /^Change request: / }).waitFor();
+  const readUrl = editor.url();
+  await admin.goto(readUrl);
+  await admin.getByRole('button', { name: 'Approve' }).waitFor();
+  const variants = ['--variants', '{"on":true,"off":false}', '--default-variant', 'on', '--env', 'production'];
+  const edited = await cli(dir, ['flag', 'variants', flagId, ...variants, '--as', userIds[kEditor.email]!]);
+  t.equal(edited.code, 3, `the editor's next change edits their request: ${edited.stdout}`);
+  t.equal(edited.json.changeRequest.version, 2);
+  await admin.getByRole('button', { name: 'Approve' }).click();
+  t.match(
+    await statusSays(admin, 'Change request changed'),
+    /^Change request changed: .*not the version you approved \(1\)/,
+    'the version the page showed is refused (409)',
+  );
+  t.equal(await inProduction(), false, 'nothing applied');
+  t.match((await cli(dir, ['request', 'show', readUrl.split('/').pop()!])).json, { status: 'pending', approvals: [], version: 2 });
+  t.equal((await cli(dir, ['request', 'withdraw', readUrl.split('/').pop()!, '--as', userIds[kEditor.email]!])).code, 0);
 
   // ---- cleared: a toggle applies at once again ----
   await visit(owner, `#/projects/${kPlatform}/settings`, 'Environments and audiences of Platform');
