@@ -23,6 +23,19 @@ function fitsWidth(page: Page): Promise<boolean> {
   return page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth);
 }
 
+/**
+ * `page` toggles search-v2 in production on the project page (`button`: its label), which opens a
+ * change request, and follows the status line's link to it: the request's URL.
+ */
+async function toggleToRequest(page: Page, button: string): Promise<string> {
+  await visit(page, `#/projects/${kPlatform}`, 'Platform');
+  await page.getByRole('button', { name: button }).click();
+  await statusSays(page, 'Not applied');
+  await page.locator('#status').getByRole('link', { name: 'Open the change request' }).click();
+  await page.getByRole('heading', { level: 1, name: /^Change request: / }).waitFor();
+  return page.url();
+}
+
 /** The status line's text once it starts with `start`. */
 async function statusSays(page: Page, start: string): Promise<string> {
   const status = page.locator('#status').filter({ hasText: start });
@@ -186,12 +199,7 @@ t.test('approvals: a guarded toggle opens a request; approve, reject, withdraw; 
   t.equal(await inProduction(), true, 'nothing applied');
 
   // ---- the author may not approve their own until the rule allows it ----
-  await visit(owner, `#/projects/${kPlatform}`, 'Platform');
-  await owner.getByRole('button', { name: 'On: search-v2 in production' }).click();
-  await statusSays(owner, 'Not applied');
-  await owner.locator('#status').getByRole('link', { name: 'Open the change request' }).click();
-  await owner.getByRole('heading', { level: 1, name: /^Change request: / }).waitFor();
-  const ownRequest = owner.url();
+  const ownRequest = await toggleToRequest(owner, 'On: search-v2 in production');
   t.equal(await owner.getByRole('button', { name: 'Approve' }).count(), 0, 'no Approve for the author');
   await visit(owner, `#/projects/${kPlatform}/settings`, 'Environments and audiences of Platform');
   await rule.getByLabel('The author may approve their own change in production').check();
@@ -204,12 +212,7 @@ t.test('approvals: a guarded toggle opens a request; approve, reject, withdraw; 
   t.not(ownRequest, requestUrl, 'a request of its own');
 
   // ---- the author edits their request while an approver reads it: approving what was read is refused ----
-  await visit(editor, `#/projects/${kPlatform}`, 'Platform');
-  await editor.getByRole('button', { name: 'Off: search-v2 in production' }).click();
-  await statusSays(editor, 'Not applied');
-  await editor.locator('#status').getByRole('link', { name: 'Open the change request' }).click();
-  await editor.getByRole('heading', { level: 1, name: /^Change request: / }).waitFor();
-  const readUrl = editor.url();
+  const readUrl = await toggleToRequest(editor, 'Off: search-v2 in production');
   await admin.goto(readUrl);
   await admin.getByRole('button', { name: 'Approve' }).waitFor();
   const variants = ['--variants', '{"on":true,"off":false}', '--default-variant', 'on', '--env', 'production'];
