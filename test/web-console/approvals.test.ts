@@ -229,6 +229,19 @@ t.test('approvals: a guarded toggle opens a request; approve, reject, withdraw; 
   t.match((await cli(dir, ['request', 'show', readUrl.split('/').pop()!])).json, { status: 'pending', approvals: [], version: 2 });
   t.equal((await cli(dir, ['request', 'withdraw', readUrl.split('/').pop()!, '--as', userIds[kEditor.email]!])).code, 0);
 
+  // ---- a token the admin made: its request names both, and the admin withdraws it as its author ----
+  const bot = (await cli(dir, ['token', 'create', kPlatform, '--as', userIds[kAdmin.email]!, '--name', 'al-bot', '--permission', 'write']))
+    .json;
+  const byBot = await call(base, 'PATCH', `/api/v1/flags/${flagId}?env=production`, { token: bot.secret, body: { enabled: true } });
+  t.equal(byBot.status, 202, byBot.text);
+  await admin.goto(readUrl.replace(/#.*$/, `#/requests/${byBot.json.changeRequest.id}`));
+  await admin.getByRole('heading', { level: 1, name: /^Change request: / }).waitFor();
+  const botPage = (await admin.locator('#page').textContent())!;
+  t.match(botPage, 'Opened by token al-bot, created by Al Admin', 'the request names the token and its creator');
+  await admin.getByRole('button', { name: 'Withdraw' }).click();
+  await statusSays(admin, 'Withdrawn');
+  t.equal(await inProduction(), false, 'nothing applied');
+
   // ---- cleared: a toggle applies at once again ----
   await visit(owner, `#/projects/${kPlatform}/settings`, 'Environments and audiences of Platform');
   await rule.getByRole('button', { name: 'Stop requiring approval in production' }).click();
