@@ -118,7 +118,7 @@ export function approvalsView(call: ApiCall) {
 function approve(call: ApiCall) {
   const { request } = requestAccess(call);
   const body = kApprovalForm.readOptional(call.received);
-  const tagged = versionFromIfMatch(call.ifMatch);
+  const tagged = versionFromIfMatch(call.ifMatch, request.id);
   const ifVersion = body.ifVersion ?? tagged;
   if (ifVersion === null || (tagged !== null && body.ifVersion !== undefined && tagged !== body.ifVersion)) {
     throw new FlagwireError(

@@ -76,9 +76,10 @@ export function gate<T>(w: StoreWriter, run: Run<T>, now: number, asker: string 
 }
 
 /**
- * The asker's pending request (theirs as its author: authors.ts) on top of which a command refused on the records as they are is not
- * refused (a default variant among the variants it adds; a flag made again under the name a request
- * deleting it frees); null when there is none. Each is tried on its own, newest first, rolled back.
+ * The asker's pending request (theirs as its author: authors.ts) on top of which a command refused on
+ * the records as they are is not refused (a default variant among the variants it adds; a flag made
+ * again under the name a request deleting it frees); null when there is none. Each is tried on its own,
+ * the last changed first, rolled back.
  */
 function ownPendingBeneath<T>(w: StoreWriter, asker: string, run: Run<T>): ChangeRequest | null {
   for (const request of pendingRequestsBy(w, asAuthor(w, { id: asker, name: asker }))) {

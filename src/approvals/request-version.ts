@@ -18,19 +18,22 @@ export function requestEtag(request: ChangeRequest, body: Uint8Array): string {
   return etag(`${request.id}.v${versionOf(request)}`, body).toString('latin1');
 }
 
-const kTagVersion = /^(?:W\/)?"chr_[A-Za-z0-9_-]+\.v([1-9]\d{0,8})-[0-9a-f]{16}"$/;
+const kTagVersion = /^(?:W\/)?"(chr_[A-Za-z0-9_-]+)\.v([1-9]\d{0,8})-[0-9a-f]{16}"$/;
 
-/** The version an If-Match header names ('' when absent: null); a header that is not one of our tags is refused. */
-export function versionFromIfMatch(header: string): number | null {
+/**
+ * The version of request `requestId` an If-Match header names ('' when absent: null); a header that is
+ * not one tag of ours, or one of another request, is refused.
+ */
+export function versionFromIfMatch(header: string, requestId: string): number | null {
   if (header === '') return null;
   const m = kTagVersion.exec(header.trim());
-  if (m === null) {
+  if (m === null || m[1] !== requestId) {
     throw new FlagwireError(
       'INVALID_REQUEST',
-      'If-Match must be the ETag a GET of the change request answered (one tag, "chr_….v<version>-…")',
+      `If-Match must be the ETag a GET of change request ${requestId} answered (one tag, "${requestId}.v<version>-…")`,
     );
   }
-  return Number(m[1]);
+  return Number(m[2]);
 }
 
 /** Refuses (REQUEST_CHANGED) an approval of a version other than the request's; `ifVersion` must be a version. */

@@ -203,7 +203,8 @@ t.test(
     for (const [body, headers, detail] of [
       [{}, undefined, /ifVersion \(its `version`\) or If-Match \(its ETag\)/],
       [{ ifVersion: 'two' }, undefined, /"ifVersion" must be the version of the change request/],
-      [{}, { 'if-match': '"v2"' }, /If-Match must be the ETag a GET of the change request answered/],
+      [{}, { 'if-match': '"v2"' }, /If-Match must be the ETag a GET of change request chr_\w+ answered/],
+      [{}, { 'if-match': `"${botRequest}.v2-0123456789abcdef"` }, /If-Match must be the ETag a GET of change request chr_\w+ answered/],
     ] as const) {
       const refused = await api(owner, 'POST', `requests/${id}/approve`, body, headers);
       t.equal(refused.status, 400, JSON.stringify(refused.json));
