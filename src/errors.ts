@@ -21,6 +21,7 @@ export const kErrors = {
   RELAY_READ_ONLY: { status: 409, title: 'Read-only relay', anchor: 'read-only-relay' },
   APPROVAL_REQUIRED: { status: 409, title: 'Approval required', anchor: 'approval-required' },
   REQUEST_CONFLICT: { status: 409, title: 'Change request out of date', anchor: 'change-request-out-of-date' },
+  REQUEST_CHANGED: { status: 409, title: 'Change request changed', anchor: 'change-request-changed' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Request body too large', anchor: 'payload-too-large' },
   TOO_MANY_AUTH_FAILURES: { status: 429, title: 'Too many failed authentication attempts', anchor: 'too-many-requests' },
   INTERNAL: { status: 500, title: 'Internal server error', anchor: 'internal-error' },

@@ -42,7 +42,7 @@ function renderRequests(result: { changeRequests: ChangeRequestView[] }): string
       q.id,
       q.stale ? `${q.status} (stale)` : q.status,
       `${q.approvals.length}/${q.required}`,
-      q.author.name,
+      q.authoredBy,
       formatTime(q.createdAt),
       q.title,
     ]),
@@ -57,12 +57,14 @@ function renderRequest(q: ChangeRequestView): string {
       ['title', q.title],
       ['summary', q.summary],
       ['environments', q.environments.map(envName).join(', ')],
-      ['author', `${q.author.name} (${q.author.id})`],
+      ['version', String(q.version)],
+      ['author', `${q.authoredBy} (${[q.author, ...q.coAuthors].map((a) => a.id).join(', ')})`],
       ['created', formatTime(q.createdAt)],
       [
         'approvals',
         `${q.approvals.length} of ${q.required}${q.approvals.length > 0 ? `: ${q.approvals.map((a) => a.name).join(', ')}` : ''}`,
       ],
+      ...q.lapsed.map((a) => ['lapsed', `${a.name}'s approval of ${formatTime(a.at)} does not count: ${a.why}`] as const),
       ...(q.decided === null
         ? []
         : ([['decided', `${q.decided.name} at ${formatTime(q.decided.at)}${q.decided.text ? `: ${q.decided.text}` : ''}`]] as const)),
@@ -168,16 +170,26 @@ export const kApprovalCli: readonly ConsoleCommand[] = [
   }),
   command({
     name: 'request approve',
-    usage: 'request approve REQUEST_ID --as USER_ID [--text TEXT]',
-    summary: 'approve a change request; the approval that completes it applies it, as one revision -> the request',
+    usage: 'request approve REQUEST_ID --version N --as USER_ID [--text TEXT]',
+    summary:
+      'approve the version of a change request you read (`request show`); the approval that completes it applies it, as one revision -> the request',
     positionals: ['REQUEST_ID'],
     argumentHelp: { REQUEST_ID },
-    options: { as: str('USER_ID', kAsDecider, true), text: str('TEXT', 'a note kept with the approval') },
+    options: {
+      version: str(
+        'N',
+        'the version you approve, as `request show` printed it: refused (Change request changed) if it was edited since',
+        true,
+      ),
+      as: str('USER_ID', kAsDecider, true),
+      text: str('TEXT', 'a note kept with the approval'),
+    },
     run: (args, ctx) =>
       ctx.write(kApprovalCommands.requestApprove, {
         requestId: args.positional('REQUEST_ID'),
         principal: principalOf(args.required('as')),
         text: args.string('text'),
+        ifVersion: args.integer('version', 1, Number.MAX_SAFE_INTEGER)!,
       }),
     human: renderRequest,
   }),

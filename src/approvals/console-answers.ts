@@ -13,6 +13,14 @@ interface RequestEvent {
   at: number;
 }
 
+/** Who made the change; a token's, with the people it counts as made by. */
+interface RequestAuthor {
+  id: string;
+  name: string;
+  createdBy?: { id: string; name: string };
+  rotatedBy?: { id: string; name: string };
+}
+
 /** A change request as every surface shows it: request-view.ts's ChangeRequestView. */
 export interface ChangeRequestView {
   id: string;
@@ -22,11 +30,19 @@ export interface ChangeRequestView {
   summary: string;
   /** What it asks for, in the audit log's words: what the console names it by. */
   title: string;
-  author: { id: string; name: string };
+  author: RequestAuthor;
+  coAuthors: RequestAuthor[];
+  /** Its authors in words: `token deploy, created by Alice`. */
+  authoredBy: string;
+  /** What an approval names (`ifVersion`): one more at each edit. */
+  version: number;
   createdAt: number;
   updatedAt: number;
   required: number;
+  /** The approvals that count (each approver's role judged now, or when it was applied). */
   approvals: RequestEvent[];
+  /** Approvals that do not count: the approver was demoted or removed since, and why. */
+  lapsed: (RequestEvent & { why: string })[];
   comments: (RequestEvent & { text: string })[];
   decided: (RequestEvent & { text: string }) | null;
   stale: boolean;
@@ -62,7 +78,7 @@ export interface RequestPageView extends ProjectAccess {
 export interface FlagRequestsView {
   requests: Pick<
     ChangeRequestView,
-    'id' | 'summary' | 'title' | 'environments' | 'author' | 'approvals' | 'required' | 'stale' | 'createdAt'
+    'id' | 'summary' | 'title' | 'environments' | 'author' | 'authoredBy' | 'approvals' | 'required' | 'stale' | 'createdAt'
   >[];
 }
 

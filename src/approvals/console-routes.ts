@@ -7,13 +7,16 @@ import { principalOf } from '../audit/audit-actor.js';
 import { kRoles, type Role } from '../model/accounts.js';
 import { flagAccess, type ProjectAccess, projectAccess } from '../console-route/access.js';
 import type { ApiCall, ApiRoute } from '../console-route/call.js';
+import { FlagwireError } from '../errors.js';
 import { compileForm, FormText, FormTexts } from '../console-route/forms.js';
 import { Type } from '../typebox.js';
 import { kApprovalCommands } from './command-table.js';
 import { kDefaultApproverRoles, rulesOf } from './policy.js';
 import type { ChangeRequest } from './records.js';
+import { isAuthorOf } from './authors.js';
 import { approvalProblem, requestView } from './request-view.js';
 import { waitingFor } from './request-notices.js';
+import { versionFromIfMatch } from './request-version.js';
 import { listRequests, pendingRequests, requireRequest } from './requests.js';
 
 /** Decided requests the requests page lists, newest first: the history is paged no further in the console. */
@@ -21,6 +24,13 @@ export const kHistoryShown = 50;
 
 /** A note is optional on a decision; its length and type are the command's to check. */
 const kDecisionForm = compileForm(Type.Object({ text: Type.Optional(FormText) }));
+/** An approval names the version its approver saw: here, or as If-Match (the command checks it is a version). */
+const kApprovalForm = compileForm(
+  Type.Object({
+    text: Type.Optional(FormText),
+    ifVersion: Type.Optional(Type.Integer({ minimum: 1, 'x-error': 'must be the version of the change request (a whole number from 1)' })),
+  }),
+);
 const kCommentForm = compileForm(Type.Object({ text: FormText }));
 /** `env` null: a single-environment project's one; the rest the command checks (1..5, known roles and tokens). */
 const kEnvForm = compileForm(Type.Object({ env: Type.Union([Type.String(), Type.Null()], { 'x-error': 'must be a string or null' }) }));
@@ -61,7 +71,7 @@ export function requestPageView(call: ApiCall) {
   return {
     ...access,
     request: entry(call, request),
-    mayWithdraw: request.status === 'pending' && request.author.id === `user:${call.user.id}`,
+    mayWithdraw: request.status === 'pending' && isAuthorOf(request, { id: `user:${call.user.id}`, name: call.user.name }),
     audiences: call.store.listAudiences(access.project.id).map((a) => ({ id: a.id, name: a.name })),
   };
 }
@@ -76,12 +86,13 @@ export function flagRequestsView(call: ApiCall) {
   const requests = pendingRequests(call.store, access.project.id)
     .filter((r) => plansIt(r) || requestView(call.store, r).diff.some((line) => line.id === flag.id))
     .map((r) => requestView(call.store, r))
-    .map(({ id, summary, title, environments, author, approvals, required, stale, createdAt }) => ({
+    .map(({ id, summary, title, environments, author, authoredBy, approvals, required, stale, createdAt }) => ({
       id,
       summary,
       title,
       environments,
       author,
+      authoredBy,
       approvals,
       required,
       stale,
@@ -116,14 +127,38 @@ export function approvalsView(call: ApiCall) {
   };
 }
 
-/** A decision on the request (approve, reject), its note optional: the command's answer, the request as it is now. */
-function decision(command: typeof kApprovalCommands.requestApprove | typeof kApprovalCommands.requestReject): ApiRoute['run'] {
-  return (call) =>
-    call.writer.call(command, {
-      requestId: requestAccess(call).request.id,
-      principal: principalOf(call.user.id),
-      text: kDecisionForm.readOptional(call.received).text,
-    });
+/**
+ * An approval, its note optional, of the version the user saw: `ifVersion` in the body or the request's
+ * ETag as If-Match (one of them; both must agree). The command's answer, the request as it is now.
+ */
+function approve(call: ApiCall) {
+  const { request } = requestAccess(call);
+  const body = kApprovalForm.readOptional(call.received);
+  const tagged = versionFromIfMatch(call.ifMatch, request.id);
+  const ifVersion = body.ifVersion ?? tagged;
+  if (ifVersion === null || (tagged !== null && body.ifVersion !== undefined && tagged !== body.ifVersion)) {
+    throw new FlagwireError(
+      'INVALID_REQUEST',
+      ifVersion === null
+        ? 'an approval names the version of the change request it approves: ifVersion (its `version`) or If-Match (its ETag)'
+        : `ifVersion ${body.ifVersion} and If-Match (version ${tagged}) name different versions`,
+    );
+  }
+  return call.writer.call(kApprovalCommands.requestApprove, {
+    requestId: request.id,
+    principal: principalOf(call.user.id),
+    text: body.text,
+    ifVersion,
+  });
+}
+
+/** A rejection, its note optional: the command's answer, the request as it is now. */
+function reject(call: ApiCall) {
+  return call.writer.call(kApprovalCommands.requestReject, {
+    requestId: requestAccess(call).request.id,
+    principal: principalOf(call.user.id),
+    text: kDecisionForm.readOptional(call.received).text,
+  });
 }
 
 export const kApprovalConsoleRoutes: readonly ApiRoute[] = [
@@ -131,8 +166,8 @@ export const kApprovalConsoleRoutes: readonly ApiRoute[] = [
   // Before requests/:requestId, which would match it too (the first route that matches answers).
   { method: 'GET', pattern: 'requests/waiting', run: waitingView },
   { method: 'GET', pattern: 'requests/:requestId', run: requestPageView },
-  { method: 'POST', pattern: 'requests/:requestId/approve', run: decision(kApprovalCommands.requestApprove) },
-  { method: 'POST', pattern: 'requests/:requestId/reject', run: decision(kApprovalCommands.requestReject) },
+  { method: 'POST', pattern: 'requests/:requestId/approve', run: approve },
+  { method: 'POST', pattern: 'requests/:requestId/reject', run: reject },
   {
     method: 'POST',
     pattern: 'requests/:requestId/withdraw',

@@ -21,6 +21,7 @@ import { randomId } from '../model/ids.js';
 import type { ApprovalRule, Project } from '../model/projects.js';
 import type { Change } from '../store/changes.js';
 import type { EnvRead, NewAuditEntry, StoreReader, StoreWriter, Tentative } from '../store/interfaces.js';
+import { asAuthor, isAuthorOf, withCoAuthor } from './authors.js';
 import { envName, rulesOf } from './policy.js';
 import { kApprovedPlanRecords, kChangeRequestRecords, type ChangeRequest, type RequestActor } from './records.js';
 import { compact, keyOf, kMaxPendingPerProject, pendingRequests, pendingRequestsBy, summaryOf, unsequenced } from './requests.js';
@@ -46,9 +47,10 @@ export function gate<T>(w: StoreWriter, run: Run<T>, now: number, asker: string 
   try {
     trial = w.tentatively(run, (changes) => touchesPolicy(w, changes));
   } catch (err) {
-    const mine = err instanceof FlagwireError && asker !== null ? ownPendingBeneath(w, asker, run) : null;
+    if (!(err instanceof FlagwireError) || asker === null) throw err;
+    const mine = ownPendingBeneath(w, asker, run);
     if (mine === null) throw err;
-    const { value: request, entries } = w.collectAudit(() => edit(w, mine, run, now));
+    const { value: request, entries } = w.collectAudit(() => edit(w, mine, asker, run, now));
     return { applied: false, request, entries, edited: true };
   }
   if (trial.kept) return { applied: true, ...trial.value };
@@ -129,12 +131,13 @@ function applyTelling<T>(
 }
 
 /**
- * The asker's pending request on top of which a command refused on the records as they are is not
- * refused (a default variant among the variants it adds; a flag made again under the name a request
- * deleting it frees); null when there is none. Each is tried on its own, newest first, rolled back.
+ * The asker's pending request (theirs as its author: authors.ts) on top of which a command refused on
+ * the records as they are is not refused (a default variant among the variants it adds; a flag made
+ * again under the name a request deleting it frees); null when there is none. Each is tried on its own,
+ * the last changed first, rolled back.
  */
 function ownPendingBeneath<T>(w: StoreWriter, asker: string, run: Run<T>): ChangeRequest | null {
-  for (const request of pendingRequestsBy(w, asker)) {
+  for (const request of pendingRequestsBy(w, asAuthor(w, { id: asker, name: asker }))) {
     try {
       w.tentatively(
         () => {
@@ -301,13 +304,14 @@ function authorOf(r: StoreReader, entries: readonly AuditEntry[], changes: reado
 }
 
 /**
- * Holds the change as a request: the author's pending request on the same records is edited (the
- * change made on top of it, its approvals voided), or a new one is opened; `edited` says which.
+ * Holds the change as a request: the author's pending request on the same records (theirs as its author:
+ * authors.ts) is edited (the change made on top of it, its approvals voided), or a new one is opened;
+ * `edited` says which.
  */
 function hold<T>(
   w: StoreWriter,
   judged: Judged,
-  author: RequestActor,
+  actor: RequestActor,
   changes: readonly Change[],
   entries: readonly AuditEntry[],
   run: Run<T>,
@@ -319,9 +323,10 @@ function hold<T>(
   );
   const keys = new Set(compacted.map((change) => keyOf(w, change)));
   const pending = pendingRequests(w, judged.project.id);
-  const mine = pending.find((q) => q.author.id === author.id && q.changes.some((change) => keys.has(keyOf(w, change))));
+  const author = asAuthor(w, actor);
+  const mine = pending.find((q) => isAuthorOf(q, author) && q.changes.some((change) => keys.has(keyOf(w, change))));
   const envs = judged.rules.map((rule) => rule.env);
-  if (mine !== undefined) return { request: edit(w, mine, run, now), edited: true };
+  if (mine !== undefined) return { request: edit(w, mine, actor.id, run, now), edited: true };
   if (pending.length >= kMaxPendingPerProject) {
     throw new FlagwireError(
       'APPROVAL_REQUIRED',
@@ -340,6 +345,7 @@ function hold<T>(
     environments: envs,
     summary: summaryOf(w, entries, held.changes),
     author,
+    version: 1,
     createdAt: now,
     updatedAt: now,
     changes: held.changes,
@@ -362,13 +368,14 @@ function changing(r: StoreReader, changes: readonly Change[], base: readonly unk
 }
 
 /**
- * The author changed records of their pending request again: the change is made on top of the
- * request's, laid on the records as they are now (rebased: what others changed since is neither undone
- * nor made part of the request), rolled back as the first was, and the request becomes both. A field
- * the edit sets to the value it has now is no change, and is not added. A change that adds nothing
- * leaves it as it is; one that does voids its approvals.
+ * An author (`editorId`, an audit actor) changed records of their pending request again: the change is
+ * made on top of the request's, laid on the records as they are now (rebased: what others changed since
+ * is neither undone nor made part of the request), rolled back as the first was, and the request becomes
+ * both, its next version, with the editor among its authors. A field the edit sets to the value it has
+ * now is no change, and is not added. A change that adds nothing leaves it as it is; one that does voids
+ * its approvals.
  */
-function edit<T>(w: StoreWriter, request: ChangeRequest, run: Run<T>, now: number): ChangeRequest {
+function edit<T>(w: StoreWriter, request: ChangeRequest, editorId: string, run: Run<T>, now: number): ChangeRequest {
   const onNow = rebased(w, request);
   const bases = new Map(onNow.changes.map((change, i) => [keyOf(w, change), onNow.base[i]]));
   const trial = w.tentatively(
@@ -398,8 +405,10 @@ function edit<T>(w: StoreWriter, request: ChangeRequest, run: Run<T>, now: numbe
   const envs = judged?.rules.map((rule) => rule.env) ?? [];
   const alters = [...new Set([...(request.alters ?? []), ...(judged?.alters ?? [])])].filter((id) => id !== request.id);
   const audit = mergeAudit(request.audit, unsequenced(trial.value.entries));
+  const editor = asAuthor(w, { id: editorId, name: trial.value.entries.find((e) => e.actor === editorId)?.actorName ?? editorId });
   const next: ChangeRequest = {
-    ...request,
+    ...withCoAuthor(request, editor),
+    version: (request.version ?? 1) + 1,
     environments: [...new Set([...request.environments, ...envs])],
     ...(alters.length === 0 ? {} : { alters }),
     summary: summaryOf(w, audit, held.changes),

@@ -22,6 +22,22 @@ export interface RequestNote extends RequestEvent {
   text: string;
 }
 
+/**
+ * Who made a request's change (or an edit of it), as every rule about authors reads it (authors.ts): a
+ * token's change counts as made by the person who created the token, and by whoever rotated it, too.
+ */
+export interface RequestAuthor extends RequestActor {
+  /** A token's change: the token's creator (`user:<id>`). */
+  createdBy?: RequestActor;
+  /** A token's change: the person whose rotation made the token, when the token records one. */
+  rotatedBy?: RequestActor;
+}
+
+/** An approval that did not count when the request was applied: its approver's role or membership then. */
+export interface LapsedApproval extends RequestEvent {
+  why: string;
+}
+
 export interface ChangeRequest {
   /** `chr_…`. */
   id: string;
@@ -31,7 +47,14 @@ export interface ChangeRequest {
   environments: (string | null)[];
   /** What the change is, in a line: its audit actions and the names they name. */
   summary: string;
-  author: RequestActor;
+  author: RequestAuthor;
+  /**
+   * Others whose edits it holds: who counts as the same person as its author (another of their tokens,
+   * a token of theirs and its rotator). Absent: none.
+   */
+  coAuthors?: RequestAuthor[];
+  /** 1 when opened, one more at each edit that changes it: what an approval names (absent: 1, written before versions). */
+  version?: number;
   createdAt: number;
   updatedAt: number;
   /** What applying it writes: the change set the command made, in order (audit entries apart). */
@@ -49,7 +72,10 @@ export interface ChangeRequest {
   alters?: string[];
   /** The audit entries the change wrote, appended when it is applied (with its approvers). */
   audit: NewAuditEntry[];
+  /** The approvals given; once applied, those that counted. */
   approvals: RequestEvent[];
+  /** Once applied: the approvals given that did not count then (absent: none). */
+  lapsed?: LapsedApproval[];
   comments: RequestNote[];
   /** Who rejected or withdrew it, or whose approval applied it; null while pending. */
   decided: (RequestEvent & { text: string }) | null;

@@ -10,7 +10,9 @@ import type { StoreWriter } from '../store/interfaces.js';
 import { auditRequest } from './gate.js';
 import { requirementOf } from './policy.js';
 import { applyRequest } from './request-apply.js';
-import { approvalProblem, deciderRoleProblem, requestView, type ChangeRequestView } from './request-view.js';
+import { asAuthor, describeAuthors, isAuthorOf } from './authors.js';
+import { approvalProblem, deciderRoleProblem, judgeApprovals, requestView, type ChangeRequestView } from './request-view.js';
+import { requireVersionSeen } from './request-version.js';
 import { kChangeRequestRecords, type ChangeRequest, type RequestActor } from './records.js';
 import { requireRequest } from './requests.js';
 
@@ -78,20 +80,32 @@ function decider(w: StoreWriter, input: RequestInput, now: number, verb: 'approv
   return { request, actor, userId };
 }
 
-export function requestApprove(w: StoreWriter, input: RequestInput & { text?: string }, now: number): ChangeRequestView {
+/**
+ * `ifVersion`: the version of the request its approver saw (request-version.ts); every surface sends it
+ * (the console's page, `--version` on the command line), and one of an older version is refused.
+ */
+export function requestApprove(
+  w: StoreWriter,
+  input: RequestInput & { text?: string; ifVersion?: number },
+  now: number,
+): ChangeRequestView {
   const { request, actor, userId } = decider(w, input, now, 'approve');
   const text = note(input.text, false);
   const problem = approvalProblem(w, request, userId);
   if (problem !== null) throw new FlagwireError('FORBIDDEN', problem);
-  const approvals = [...request.approvals, { ...actor, at: now }];
+  if (input.ifVersion !== undefined) requireVersionSeen(request, input.ifVersion);
+  const given = [...request.approvals, { ...actor, at: now }];
+  // Each approval counts only if its approver may still give it: judged as the request would be applied.
+  const { counted, lapsed } = judgeApprovals(w, request, given);
   const { required } = requirementOf(requireProject(w, request.projectId), request.environments);
-  const applies = approvals.length >= required;
+  const applies = counted.length >= required;
   // The approval that completes it applies it: a request whose records moved is refused whole, this
   // approval with it, so it stays pending and says why.
-  if (applies) applyRequest(w, request, approvals, now);
+  if (applies) applyRequest(w, request, counted, now);
   const next: ChangeRequest = {
     ...request,
-    approvals,
+    approvals: applies ? counted : given,
+    ...(applies && lapsed.length > 0 ? { lapsed } : {}),
     comments: text === '' ? request.comments : [...request.comments, { ...actor, at: now, text }].slice(-kMaxComments),
     status: applies ? 'applied' : 'pending',
     decided: applies ? { ...actor, at: now, text } : null,
@@ -117,8 +131,8 @@ export function requestReject(w: StoreWriter, input: RequestInput & { text?: str
 export function requestWithdraw(w: StoreWriter, input: RequestInput, now: number): ChangeRequestView {
   const { request, actor } = target(w, input, now);
   requirePending(request);
-  if (actor.id !== request.author.id) {
-    throw new FlagwireError('FORBIDDEN', `Only its author (${request.author.name}) may withdraw change request ${request.id}.`);
+  if (!isAuthorOf(request, asAuthor(w, actor))) {
+    throw new FlagwireError('FORBIDDEN', `Only its author (${describeAuthors(request)}) may withdraw change request ${request.id}.`);
   }
   const next: ChangeRequest = { ...request, status: 'withdrawn', decided: { ...actor, at: now, text: '' }, updatedAt: now };
   w.putKeyed(kChangeRequestRecords, next);

@@ -9,10 +9,22 @@ import { mayApproveAs, requirementOf } from './policy.js';
 import { changedPaths, valueAt } from './record-diff.js';
 import { merged } from './request-apply.js';
 import { titleOf } from './request-title.js';
-import { kRequestStatuses, type ChangeRequest } from './records.js';
+import { describeAuthors, isAuthorOf } from './authors.js';
+import { kRequestStatuses, type ChangeRequest, type LapsedApproval, type RequestEvent } from './records.js';
+import { versionOf } from './request-version.js';
 
 const Actor = Type.Object({ id: Type.String(), name: Type.String() });
 const Event = Type.Object({ ...Actor.properties, at: Type.Integer({ description: 'Unix ms' }) });
+const Author = Type.Object(
+  {
+    ...Actor.properties,
+    createdBy: Type.Optional(Type.Object(Actor.properties, { description: "A token's change: the person who created the token" })),
+    rotatedBy: Type.Optional(
+      Type.Object(Actor.properties, { description: "A token's change: the person whose rotation made the token, when it records one" }),
+    ),
+  },
+  { description: "Who made the change (an audit actor: `user:<id>`, `token:<id>`, `console`); a token's counts as its people's too" },
+);
 
 export const DiffLine = Type.Object(
   {
@@ -41,11 +53,22 @@ export const ChangeRequestView = Type.Object(
     title: Type.String({
       description: "What it asks for, in the audit log's words (`Turn on checkout in production`): what every surface names it by",
     }),
-    author: Actor,
+    author: Author,
+    coAuthors: Type.Array(Author, { description: 'Others whose edits it holds, who count as the same person as its author' }),
+    authoredBy: Type.String({
+      description:
+        'Its authors in words (`Alice`; `token deploy, created by Alice`): each counts as its author for self-approval, editing and withdrawing',
+    }),
+    version: Type.Integer({ minimum: 1, description: 'One more at each edit: an approval names the version it approves (`ifVersion`)' }),
     createdAt: Type.Integer(),
     updatedAt: Type.Integer(),
     required: Type.Integer({ description: 'Approvals it needs now' }),
-    approvals: Type.Array(Event),
+    approvals: Type.Array(Event, {
+      description: "The approvals that count: judged against each approver's role now (pending) or when it was applied",
+    }),
+    lapsed: Type.Array(Type.Object({ ...Event.properties, why: Type.String() }), {
+      description: 'Approvals given that do not count (pending) or did not (applied): the approver was demoted or removed since',
+    }),
     comments: Type.Array(Type.Object({ ...Event.properties, text: Type.String() })),
     decided: Type.Union([Type.Object({ ...Event.properties, text: Type.String() }), Type.Null()]),
     stale: Type.Boolean({ description: 'Pending, and no longer applicable: a field it changes moved since it was made' }),
@@ -72,6 +95,9 @@ export function requestView(r: StoreReader, request: ChangeRequest): ChangeReque
   const project = requireProject(r, request.projectId);
   const pending = request.status === 'pending';
   const applicable = pending ? merged(r, request) : null;
+  const { counted, lapsed } = pending
+    ? judgeApprovals(r, request, request.approvals)
+    : { counted: request.approvals, lapsed: request.lapsed ?? [] };
   return {
     id: request.id,
     projectId: request.projectId,
@@ -80,10 +106,14 @@ export function requestView(r: StoreReader, request: ChangeRequest): ChangeReque
     summary: request.summary,
     title: titleOf(r, request),
     author: request.author,
+    coAuthors: request.coAuthors ?? [],
+    authoredBy: describeAuthors(request),
+    version: versionOf(request),
     createdAt: request.createdAt,
     updatedAt: request.updatedAt,
     required: requirementOf(project, request.environments).required,
-    approvals: request.approvals,
+    approvals: counted,
+    lapsed,
     comments: request.comments,
     decided: request.decided,
     stale: applicable !== null && !applicable.ok,
@@ -136,14 +166,34 @@ export function deciderRoleProblem(
   return `${doing} this change needs the ${roles.join(', ')} role in organisation ${project.orgId ?? '(none)'}; user ${userId} ${describeRole(role)}.`;
 }
 
+/**
+ * The approvals given that count now, and those that do not: each approver judged against their role
+ * and membership as they are (one demoted or removed since no longer counts), and why.
+ */
+export function judgeApprovals(
+  r: StoreReader,
+  request: ChangeRequest,
+  given: readonly RequestEvent[],
+): { counted: RequestEvent[]; lapsed: LapsedApproval[] } {
+  const counted: RequestEvent[] = [];
+  const lapsed: LapsedApproval[] = [];
+  for (const approval of given) {
+    const why = approval.id.startsWith('user:') ? deciderRoleProblem(r, request, approval.id.slice('user:'.length), 'Approving') : null;
+    if (why === null) counted.push(approval);
+    else lapsed.push({ ...approval, why });
+  }
+  return { counted, lapsed };
+}
+
 /** Why user `userId` may not approve `request` now; null: they may. */
 export function approvalProblem(r: StoreReader, request: ChangeRequest, userId: string): string | null {
   if (request.status !== 'pending') return `Change request ${request.id} is ${request.status}; only a pending request is decided.`;
   const roleProblem = deciderRoleProblem(r, request, userId, 'Approving');
   if (roleProblem !== null) return roleProblem;
   const need = requirementOf(requireProject(r, request.projectId), request.environments);
-  if (request.author.id === `user:${userId}` && !need.allowSelf)
-    return 'The author of a change may not approve it: this policy asks for someone else.';
+  if (isAuthorOf(request, { id: `user:${userId}`, name: userId }) && !need.allowSelf) {
+    return `The author of a change may not approve it (this one is by ${describeAuthors(request)}): this policy asks for someone else.`;
+  }
   if (request.approvals.some((approval) => approval.id === `user:${userId}`)) return `User ${userId} has approved this change already.`;
   return null;
 }

@@ -3,7 +3,8 @@ import { FlagwireError } from '../errors.js';
 import type { AuditEntry } from '../model/audit.js';
 import type { Change } from '../store/changes.js';
 import type { NewAuditEntry, StoreReader } from '../store/interfaces.js';
-import { kChangeRequestRecords, type ChangeRequest, type RequestStatus } from './records.js';
+import { isAuthorOf } from './authors.js';
+import { kChangeRequestRecords, type ChangeRequest, type RequestAuthor, type RequestStatus } from './records.js';
 
 /** Pending requests a project holds at most: each holds a change set in memory-mapped storage. */
 export const kMaxPendingPerProject = 100;
@@ -20,11 +21,11 @@ export function pendingRequests(r: StoreReader, projectId: string): ChangeReques
   return listRequests(r, projectId, 'pending');
 }
 
-/** The pending requests `author` (an audit actor) made, in any project, the last changed first. */
-export function pendingRequestsBy(r: StoreReader, author: string): ChangeRequest[] {
+/** The pending requests `author` counts as an author of (authors.ts), in any project, the last changed first. */
+export function pendingRequestsBy(r: StoreReader, author: RequestAuthor): ChangeRequest[] {
   return r
     .listKeyed(kChangeRequestRecords)
-    .filter((request) => request.status === 'pending' && request.author.id === author)
+    .filter((request) => request.status === 'pending' && isAuthorOf(request, author))
     .sort((a, b) => b.updatedAt - a.updatedAt);
 }
 

@@ -10,6 +10,8 @@ import { kApprovalCommands } from './command-table.js';
 import { ChangeRequestList, ChangeRequestView, CommentBody, requestView } from './request-view.js';
 import { kRequestStatuses, type RequestStatus } from './records.js';
 import { listRequests, requireRequest } from './requests.js';
+import { requestEtag } from './request-version.js';
+import { TaggedJson } from '../routes/handler.js';
 
 function statusOf(query: URLSearchParams): RequestStatus | undefined {
   const status = query.get('status');
@@ -22,6 +24,14 @@ function statusOf(query: URLSearchParams): RequestStatus | undefined {
   }
   return status as RequestStatus;
 }
+
+const kEtagHeaders = {
+  ETag: {
+    schema: { type: 'string' },
+    description:
+      'Names the request\'s version (`"chr_….v<version>-…"`) and covers this answer: an approval may send it as If-Match to name the version its approver saw',
+  },
+};
 
 export const kApprovalApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
   apiListChangeRequests: {
@@ -51,13 +61,24 @@ export const kApprovalApiRoutes: Readonly<Record<string, ManagementRouteSpec>> =
     docs: {
       operationId: 'getChangeRequest',
       tag: 'Management API',
-      summary: 'A change request: what it changes, its approvals, comments and state',
-      parameters: [pathParam('request_id', 'Change request id')],
-      responses: { '200': json(ChangeRequestView, 'The change request'), ...apiErrors([401, 402, 404, 429, 500]) },
+      summary: 'A change request: what it changes, its approvals, comments, state and version',
+      parameters: [
+        pathParam('request_id', 'Change request id'),
+        { name: 'If-None-Match', in: 'header', schema: { type: 'string' }, description: 'ETag of a previous answer: 304 when unchanged' },
+      ],
+      responses: {
+        '200': json(ChangeRequestView, 'The change request', kEtagHeaders),
+        '304': { description: 'Not modified: the If-None-Match ETag is still current', headers: kEtagHeaders },
+        ...apiErrors([401, 402, 404, 429, 500]),
+      },
     },
     handler: {
       kind: 'read',
-      run: (request, auth, { store }) => requestView(store, requireRequest(store, request.params.request_id!, auth.project.id)),
+      run(request, auth, { store }) {
+        const found = requireRequest(store, request.params.request_id!, auth.project.id);
+        const text = JSON.stringify(requestView(store, found));
+        return new TaggedJson(text, requestEtag(found, Buffer.from(text)));
+      },
     },
   },
   apiWithdrawChangeRequest: {

@@ -13,6 +13,8 @@ export interface ApiCall {
   query: URLSearchParams;
   /** The body as received (POST, PATCH), for the writer to parse with the API's rules. */
   received: ReceivedBody | null;
+  /** The If-Match header ('' when absent). */
+  ifMatch: string;
   user: User;
   session: Session;
   store: StoreReader;

@@ -14,6 +14,12 @@ export interface Token {
   expiresAt: number;
   createdAt: number;
   createdBy: string;
+  /**
+   * The user whose rotation made this token (the replacement of another): they were handed its secret,
+   * so a change made with it counts as theirs too (docs/approvals.md). Absent: made by `token create`,
+   * or by a rotation before rotations were recorded.
+   */
+  rotatedBy?: string;
   revokedAt: number | null;
   /**
    * Unix ms until which a rotated token's old secret still authenticates (rotate's grace period); absent

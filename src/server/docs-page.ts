@@ -28,6 +28,8 @@ const kExplain: Record<ErrorCode, string> = {
     'The change touches a guarded environment (an approval policy: docs/approvals.md) and could not be held as a change request: a release plan made before the environment was guarded and never approved, a change that also changes what a request cannot hold (renaming a guarded environment), or a project with the most pending requests it holds. Nothing was changed; the detail says which and what to do.',
   REQUEST_CONFLICT:
     'The change request was decided already, or a field it changes was changed by someone else since it was made, so applying it would undo their change. Nothing was changed (the approval was not recorded either). Its author can withdraw it and make the change again from the current state.',
+  REQUEST_CHANGED:
+    'An approval named the version of the change request its approver saw (`ifVersion`, If-Match, `--version`), and its author has edited it since, so what it would apply is not what was approved. Nothing was recorded. Read the request again (its diff and its `version`), and approve that version if it is still right.',
   PAYLOAD_TOO_LARGE: 'The request body is over 1 MiB. Send a smaller body.',
   TOO_MANY_AUTH_FAILURES:
     'Too many requests from this address failed authentication (no, malformed or unknown token). Wait a minute before retrying; until then every request from the address is refused.',

@@ -129,6 +129,8 @@ export function tokenRotate(w: StoreWriter, input: TokenRotateInput, now: number
       // Same expiry setting: the replacement lives as long as the original was set to, from now.
       expiresAt: token.expiresAt === 0 ? 0 : now + (token.expiresAt - token.createdAt),
       createdBy: token.createdBy,
+      // Whoever rotates it holds its new secret: a change made with it counts as theirs too.
+      rotatedBy: person.userId,
     },
     now,
     { actor: person, action: 'token.rotate', replaces: token.id, gracePeriodSeconds: graceSeconds },
@@ -170,7 +172,7 @@ export function tokenRevoke(w: StoreWriter, input: { tokenId: string } & AsPerso
   return { id: token.id, revokedAt: inGrace ? token.revokedAt! : now };
 }
 
-type TokenSettings = Pick<Token, 'projectId' | 'name' | 'permission' | 'environments' | 'expiresAt' | 'createdBy'>;
+type TokenSettings = Pick<Token, 'projectId' | 'name' | 'permission' | 'environments' | 'expiresAt' | 'createdBy' | 'rotatedBy'>;
 
 /** Who acted (audited as `user:<id>` with the user's name, which is not always the token's creator: an Admin may rotate). */
 interface TokenAudit {

@@ -56,6 +56,8 @@ interface ConsoleRequest {
   csrf: string;
   contentType: string;
   contentLength: string;
+  /** The If-Match header ('' when absent): an approval may name the request's version by its ETag. */
+  ifMatch: string;
   address: string;
   /** Reached over HTTPS: the base URL is https, or a trusted proxy says so (X-Forwarded-Proto). */
   secure: boolean;
@@ -231,6 +233,7 @@ function callRoute(
     params: matched.params,
     query: request.query,
     received,
+    ifMatch: request.ifMatch,
     user: current.user,
     session: current.session,
     store: deps.store,
@@ -282,6 +285,7 @@ function readRequest(res: HttpResponse, req: HttpRequest, config: Readonly<Confi
     csrf: req.getHeader(kCsrfHeader),
     contentType: req.getHeader('content-type'),
     contentLength: req.getHeader('content-length'),
+    ifMatch: req.getHeader('if-match'),
     address: proxies === null ? peer : proxies.clientAddress(peer, req),
     secure,
     origins,

@@ -11,7 +11,7 @@ import { Value } from '@sinclair/typebox/value';
 import { ChangeRequestedBody } from '../../src/approvals/change-requested.js';
 import { ChangeRequestList, ChangeRequestView } from '../../src/approvals/request-view.js';
 import { FlatFlag } from '../../src/model/representation.js';
-import { principalOf } from '../../src/audit/audit-actor.js';
+import { kOperator, principalOf } from '../../src/audit/audit-actor.js';
 import { cli } from '../helpers/cli.js';
 import { call, type Reply } from '../helpers/http.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
@@ -19,6 +19,12 @@ import { startWorldServer } from '../helpers/world-server.js';
 
 const { server, world } = await startWorldServer(t, { FLAGWIRE_WEBHOOK_ALLOW: '127.0.0.1' });
 const { ids, secrets, tokenIds } = world;
+/**
+ * A second Admin: the project's write token (platform-write) is the Owner's, and a token's change counts
+ * as its creator's (docs/approvals.md), so the Owner may not approve what it asks for.
+ */
+const reviewer = world.run('userCreate', { email: 'reviewer@a.test' }).id;
+world.run('orgAddMember', { principal: kOperator, orgId: ids.orgA, userId: reviewer, role: 'admin' });
 const base = server.baseUrl;
 const api = (method: string, path: string, body?: unknown, token = secrets.multiWrite) => call(base, method, path, { token, body });
 const patch = (flagId: string, env: string, body: unknown, token = secrets.multiWrite) =>
@@ -44,7 +50,11 @@ async function ok(args: string[]): Promise<any> {
 
 const guard = (required: number, more: string[] = []) =>
   ok(['approvals', 'set', ids.multi, '--env', 'production', '--required', String(required), '--as', ids.admin, ...more]);
-const approve = (requestId: string, userId: string) => cli(server.dataDir, ['request', 'approve', requestId, '--as', userId]);
+/** `flagwire request approve` by `userId` of the version `request show` reads first (the approver reads, then approves). */
+async function approve(requestId: string, userId: string) {
+  const seen = await ok(['request', 'show', requestId]);
+  return cli(server.dataDir, ['request', 'approve', requestId, '--version', String(seen.version), '--as', userId]);
+}
 
 /** A new write token of the multi project, and the policy (required `required`) naming it a bypass token. */
 async function bypassing(name: string, required: number) {
@@ -153,7 +163,7 @@ t.test('POST /api/v1/flags: on in production is a request (202), off is made (20
   t.equal((await api('GET', '/api/v1/flags', undefined, secrets.multiRead)).json.flags.filter((f: any) => f.name === 'born-on').length, 0);
   const off = await api('POST', '/api/v1/flags', { name: 'born-off', environments: { production: { trafficPercentage: 0 } } });
   t.equal(off.status, 201);
-  t.equal((await approve(on.id, ids.owner)).code, 0);
+  t.equal((await approve(on.id, reviewer)).code, 0);
   const made = (await api('GET', '/api/v1/flags', undefined, secrets.multiRead)).json.flags.filter((f: any) => f.name === 'born-on');
   t.equal(made.length, 1, 'made once approved');
   t.match(made[0].environments.production, { enabled: true });
@@ -228,9 +238,16 @@ t.test('the change-request routes: list, status filter, one, another project, co
   t.ok(Value.Check(ChangeRequestView, commented.json));
   t.match(commented.json.comments, [{ id: `token:${tokenIds.multiWrite}`, name: 'platform-write', text: 'ship it after lunch' }]);
 
+  // A token another person made is not its author (one the Owner made is: a token's change is its creator's).
+  const othersToken = world.run('tokenCreate', {
+    projectId: ids.multi,
+    principal: principalOf(ids.admin),
+    name: 'admins',
+    permission: 'write',
+  });
   refused(
     t,
-    await api('POST', `/api/v1/change-requests/${request.id}/withdraw`, undefined, secrets.stagingWrite),
+    await api('POST', `/api/v1/change-requests/${request.id}/withdraw`, undefined, othersToken.secret),
     403,
     'Forbidden',
     /Only its author/,
@@ -279,9 +296,9 @@ t.test(
     t.equal(same.id, first.id);
     t.equal(same.approvals.length, 1, 'a change that adds nothing leaves the request as it is, its approval kept');
     const revision = revisionOf(await api('GET', `/api/v1/flags/${flagId}`, undefined, secrets.multiRead));
-    const last = await approve(first.id, ids.owner);
+    const last = await approve(first.id, reviewer);
     t.equal(last.code, 0);
-    t.match(last.json, { status: 'applied', decided: { id: `user:${ids.owner}` } });
+    t.match(last.json, { status: 'applied', decided: { id: `user:${reviewer}` } });
     const after = await api('GET', `/api/v1/flags/${flagId}?env=production`, undefined, secrets.multiRead);
     t.equal(revisionOf(after), revision + 1, 'one revision');
     t.match(after.json, { enabled: true, trafficPercentage: 30 });
@@ -295,7 +312,7 @@ t.test(
       actor: `token:${tokenIds.multiWrite}`,
       env: 'production',
       changes: { enabled: { before: false, after: true }, trafficPercentage: { before: 0, after: 30 } },
-      request: { id: first.id, approvedBy: [{ id: `user:${ids.admin}` }, { id: `user:${ids.owner}` }] },
+      request: { id: first.id, approvedBy: [{ id: `user:${ids.admin}` }, { id: `user:${reviewer}` }] },
     });
     t.strictSame(
       entries.map((e) => e.action).reverse(),
@@ -330,7 +347,7 @@ t.test('a field the request changes moved since: the approval is refused 409, no
     problem: /changed since this request was made \(environments\.production\.trafficPercentage\)/,
   });
   const snapshot = world.snapshot();
-  const r = await approve(request.id, ids.owner);
+  const r = await approve(request.id, reviewer);
   t.equal(r.code, 1);
   t.equal(r.json.error, 'Change request out of date');
   t.match(r.json.detail, /cannot be applied: .*Nothing was changed/);
@@ -447,8 +464,112 @@ t.test(
     const editor = await approve(request.id, ids.editor);
     t.match(editor.json, { error: 'Forbidden', detail: /needs the owner, admin role/ }, 'staging allows editors, production does not');
     t.match((await approve(request.id, ids.admin)).json, { status: 'pending', approvals: [{ id: `user:${ids.admin}` }] });
-    t.match((await approve(request.id, ids.owner)).json, { status: 'applied' });
+    t.match((await approve(request.id, reviewer)).json, { status: 'applied' });
     const made = (await api('GET', '/api/v1/flags', undefined, secrets.multiRead)).json.flags.find((f: any) => f.name === 'both-on');
     t.match(made.environments, { staging: { enabled: true }, production: { enabled: true } });
   },
 );
+
+// ---- issue 54: who an author is, approvals judged when applied, approvals bound to what was seen
+
+/** `flagwire request approve` of `version`, as the approver read it. */
+const approveVersion = (requestId: string, version: number, userId: string) =>
+  cli(server.dataDir, ['request', 'approve', requestId, '--version', String(version), '--as', userId]);
+const shownInWords = async (requestId: string) => (await cli(server.dataDir, ['request', 'show', requestId], { json: false })).stdout;
+
+t.test("a token's change is its creator's: the request shows both; its creator may not approve it, and may withdraw it", async (t) => {
+  await guard(1);
+  const flagId = await newFlag();
+  const bot = world.run('tokenCreate', { projectId: ids.multi, principal: principalOf(ids.admin), name: 'admin-bot', permission: 'write' });
+  const request = requested(t, await patch(flagId, 'production', { enabled: true }, bot.secret), 'PATCH by the admin-bot token');
+  const admin = world.store.getUser(ids.admin)!;
+  const shown = (await api('GET', `/api/v1/change-requests/${request.id}`, undefined, secrets.multiRead)).json;
+  t.ok(Value.Check(ChangeRequestView, shown), 'the OpenAPI schema holds');
+  t.match(shown, {
+    author: { id: `token:${bot.id}`, name: 'admin-bot', createdBy: { id: `user:${ids.admin}`, name: admin.name } },
+    authoredBy: `token admin-bot, created by ${admin.name}`,
+  });
+  t.match(await shownInWords(request.id), new RegExp(`\\nauthor\\s+token admin-bot, created by ${admin.name} \\(token:${bot.id}\\)`));
+  const snapshot = world.snapshot();
+  const own = await approve(request.id, ids.admin);
+  t.equal(own.code, 1);
+  t.match(own.json, { error: 'Forbidden', detail: /author of a change may not approve it \(this one is by token admin-bot, created by/ });
+  t.equal(world.snapshot(), snapshot, 'nothing recorded');
+  t.match(await served(flagId, 'production'), { enabled: false });
+  const withdrawn = await cli(server.dataDir, ['request', 'withdraw', request.id, '--as', ids.admin]);
+  t.equal(withdrawn.code, 0, "the token's creator withdraws it");
+  t.match(withdrawn.json, { status: 'withdrawn', decided: { id: `user:${ids.admin}` } });
+});
+
+t.test('approving names the version seen: the GET answers it and an ETag; an older version is refused 409, nothing recorded', async (t) => {
+  await guard(1);
+  const flagId = await newFlag();
+  const request = requested(t, await patch(flagId, 'production', { trafficPercentage: 10 }), 'PATCH 10%');
+  t.equal(request.version, 1);
+  const seen = await api('GET', `/api/v1/change-requests/${request.id}`, undefined, secrets.multiRead);
+  const tag = seen.headers.get('etag');
+  t.match(tag, new RegExp(`^"${request.id}\\.v1-[0-9a-f]{16}"$`), 'the ETag names the version');
+  const again = await call(base, 'GET', `/api/v1/change-requests/${request.id}`, {
+    token: secrets.multiRead,
+    headers: { 'if-none-match': tag! },
+  });
+  t.equal(again.status, 304, 'unchanged: 304');
+  t.match(await shownInWords(request.id), /\nversion\s+1\n/);
+
+  // The author edits it while the approver reads version 1.
+  const edited = requested(t, await patch(flagId, 'production', { enabled: true, trafficPercentage: 100 }), 'PATCH on, 100%', true);
+  t.equal(edited.id, request.id, 'the same request, edited');
+  t.equal(edited.version, 2);
+  const now = await api('GET', `/api/v1/change-requests/${request.id}`, undefined, secrets.multiRead);
+  t.not(now.headers.get('etag'), tag, 'a new ETag');
+  t.equal(now.json.version, 2);
+
+  const snapshot = world.snapshot();
+  const stale = await approveVersion(request.id, 1, reviewer);
+  t.equal(stale.code, 1);
+  t.equal(stale.json.error, 'Change request changed');
+  t.match(stale.json.detail, /not the version you approved \(1\): its author's edits have made it version 2/);
+  t.equal(world.snapshot(), snapshot, 'nothing recorded: no approval, nothing applied');
+  t.match(await served(flagId, 'production'), { enabled: false, trafficPercentage: 0 });
+
+  const approved = await approveVersion(request.id, 2, reviewer);
+  t.equal(approved.code, 0, approved.stdout);
+  t.match(approved.json, { status: 'applied', version: 2 });
+  t.match(await served(flagId, 'production'), { enabled: true, trafficPercentage: 100 }, 'the version approved');
+});
+
+t.test('an approval counts only while its approver may give it: one demoted before the request applies lapses, and says why', async (t) => {
+  await guard(2);
+  const demoted = world.run('userCreate', { email: 'demoted@a.test' }).id;
+  world.run('orgAddMember', { principal: kOperator, orgId: ids.orgA, userId: demoted, role: 'admin' });
+  const flagId = await newFlag();
+  const request = requested(t, await patch(flagId, 'production', { enabled: true }), 'PATCH');
+  t.match((await approve(request.id, demoted)).json, { status: 'pending', approvals: [{ id: `user:${demoted}` }] });
+  t.equal((await cli(server.dataDir, ['org', 'add-member', ids.orgA, demoted, '--role', 'viewer'])).code, 0, 'demoted to viewer');
+
+  const pendingView = (await api('GET', `/api/v1/change-requests/${request.id}`, undefined, secrets.multiRead)).json;
+  t.match(pendingView, { approvals: [], lapsed: [{ id: `user:${demoted}`, why: /is viewer/ }] }, 'shown lapsed while pending');
+  const second = await approve(request.id, reviewer);
+  t.equal(second.code, 0, second.stdout);
+  t.match(second.json, { status: 'pending', approvals: [{ id: `user:${reviewer}` }], lapsed: [{ id: `user:${demoted}` }] });
+  t.match(await served(flagId, 'production'), { enabled: false }, 'one approval that counts of two: not applied');
+  t.match(
+    await shownInWords(request.id),
+    /\nlapsed\s+demoted's approval of \S+ does not count: Approving this change needs .* is viewer\./,
+  );
+
+  const third = await approve(request.id, ids.admin);
+  t.match(third.json, {
+    status: 'applied',
+    approvals: [{ id: `user:${reviewer}` }, { id: `user:${ids.admin}` }],
+    lapsed: [{ id: `user:${demoted}`, why: /is viewer/ }],
+  });
+  t.equal(third.json.approvals.length, 2, 'only those that counted');
+  t.match(await served(flagId, 'production'), { enabled: true });
+  const entry = (await audit()).find((e) => e.action === 'flag.patch' && e.request?.id === request.id);
+  t.strictSame(
+    entry?.request.approvedBy.map((a: any) => a.id),
+    [`user:${reviewer}`, `user:${ids.admin}`],
+    'audited with the approvals that counted',
+  );
+});

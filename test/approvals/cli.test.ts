@@ -205,19 +205,26 @@ t.test('deciding: who may not, then comment, approve, reject, withdraw', async (
   await ok(t, dataDir, ['approvals', 'set', ids.multi, '--env', 'production', '--required', '2', '--roles', 'owner,admin']);
   const [request] = (await ok(t, dataDir, ['request', 'list', ids.multi, '--status', 'pending'])).changeRequests;
   await expectAllRefused(t, dataDir, [
-    [['request', 'approve', request.id], { code: 2, error: 'Invalid request', detail: /missing --as/ }],
-    [['request', 'reject', request.id], { code: 2, error: 'Invalid request', detail: /missing --as/ }],
     [
-      ['request', 'approve', request.id, '--as', ids.editor],
+      ['request', 'approve', request.id, '--version', String(request.version)],
+      { code: 2, error: 'Invalid request', detail: /missing --as/ },
+    ],
+    [['request', 'reject', request.id], { code: 2, error: 'Invalid request', detail: /missing --as/ }],
+    [['request', 'approve', request.id, '--as', ids.owner], { code: 2, error: 'Invalid request', detail: /missing --version/ }],
+    [
+      ['request', 'approve', request.id, '--version', String(request.version), '--as', ids.editor],
       { error: 'Forbidden', detail: /needs the owner, admin role in organisation \w+; user \w+ is editor/ },
     ],
     [
       ['request', 'reject', request.id, '--as', ids.viewer],
       { error: 'Forbidden', detail: /Rejecting this change needs the owner, admin role in organisation/ },
     ],
-    [['request', 'approve', request.id, '--as', ids.ownerB], { error: 'Not found', detail: /No change request with id/ }],
+    [
+      ['request', 'approve', request.id, '--version', String(request.version), '--as', ids.ownerB],
+      { error: 'Not found', detail: /No change request with id/ },
+    ],
     [['request', 'comment', request.id, '--text', 'hi', '--as', ids.ownerB], { error: 'Not found' }],
-    [['request', 'approve', 'chr_nope', '--as', ids.owner], { error: 'Not found' }],
+    [['request', 'approve', 'chr_nope', '--version', '1', '--as', ids.owner], { error: 'Not found' }],
     [['request', 'withdraw', request.id, '--as', ids.owner], { error: 'Forbidden', detail: /Only its author \(editor\) may withdraw/ }],
     [['request', 'withdraw', request.id], { error: 'Forbidden', detail: /Only its author/ }],
     [
@@ -229,14 +236,24 @@ t.test('deciding: who may not, then comment, approve, reject, withdraw', async (
   const commented = await human(['request', 'comment', request.id, '--text', 'after the release', '--as', ids.viewer]);
   t.equal(commented.code, 0, 'anyone who may see the project comments');
   t.match(commented.stdout, /\n\nviewer at \S+: after the release\n$/);
-  const once = await human(['request', 'approve', request.id, '--as', ids.owner, '--text', 'fine by me']);
+  const once = await human([
+    'request',
+    'approve',
+    request.id,
+    '--version',
+    String(request.version),
+    '--as',
+    ids.owner,
+    '--text',
+    'fine by me',
+  ]);
   t.equal(once.code, 0);
   t.match(once.stdout, /\napprovals\s+1 of 2: owner\n/);
-  await expectRefused(t, dataDir, ['request', 'approve', request.id, '--as', ids.owner], {
+  await expectRefused(t, dataDir, ['request', 'approve', request.id, '--version', String(request.version), '--as', ids.owner], {
     error: 'Forbidden',
     detail: new RegExp(`User ${ids.owner} has approved this change already`),
   });
-  const applied = await human(['request', 'approve', request.id, '--as', ids.admin]);
+  const applied = await human(['request', 'approve', request.id, '--version', String(request.version), '--as', ids.admin]);
   t.equal(applied.code, 0);
   t.match(applied.stdout, /\nstatus\s+applied\n/);
   t.match(applied.stdout, /\napprovals\s+2 of 2: owner, admin\ndecided\s+admin at /);
@@ -246,7 +263,10 @@ t.test('deciding: who may not, then comment, approve, reject, withdraw', async (
     defaultVariant: 'a',
   });
   await expectAllRefused(t, dataDir, [
-    [['request', 'approve', request.id, '--as', ids.owner], { error: 'Change request out of date', detail: /is applied already/ }],
+    [
+      ['request', 'approve', request.id, '--version', String(request.version), '--as', ids.owner],
+      { error: 'Change request out of date', detail: /is applied already/ },
+    ],
     [['request', 'reject', request.id, '--as', ids.owner], { error: 'Change request out of date', detail: /is applied already/ }],
     [['request', 'withdraw', request.id, '--as', ids.editor], { error: 'Change request out of date', detail: /is applied already/ }],
   ]);
@@ -270,7 +290,7 @@ t.test('the operator cannot approve; after `approvals clear` the change applies 
   const pending = await cli(dataDir, variants('b'));
   t.equal(pending.code, 3);
   const before = await exportStore(dataDir);
-  t.equal((await cli(dataDir, ['request', 'approve', pending.json.changeRequest.id])).code, 2, '--as is required');
+  t.equal((await cli(dataDir, ['request', 'approve', pending.json.changeRequest.id, '--version', '1'])).code, 2, '--as is required');
   t.strictSame(await exportStore(dataDir), before);
   await ok(t, dataDir, ['approvals', 'clear', ids.multi, '--env', 'production', '--as', ids.admin]);
   const applied = await cli(dataDir, variants('b'));

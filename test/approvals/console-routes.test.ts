@@ -4,12 +4,23 @@
 // why they may not approve; a viewer cannot approve; a member of another organisation finds neither the
 // project's requests nor one of them (404), and cannot act on it; the flag's pending requests are listed
 // on its page; a comment and the last approval apply it.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { cli } from '../helpers/cli.js';
+import { call } from '../helpers/http.js';
 import { consoleCall, demoPassword, kDemoOwner, setPassword, signIn, type WebSession } from '../helpers/web-console.js';
-import { startTestServer } from '../helpers/server.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
 
 const kPlatform = 'prj_DemoPlatform';
+
+/** A new user with a console password, a member of `org` as `role`, signed in. */
+async function person(t: Test, server: TestServer, name: string, org: string, role: string): Promise<{ id: string; session: WebSession }> {
+  const dir = server.dataDir;
+  const email = `${name.toLowerCase()}@demo.flagwire.test`;
+  const id = (await cli(dir, ['user', 'create', '--email', email, '--name', name])).json.id as string;
+  await cli(dir, ['org', 'add-member', org, id, '--role', role]);
+  t.equal((await setPassword(dir, id, `${name} password 123\n`)).code, 0);
+  return { id, session: await signIn(server.baseUrl, email, `${name} password 123`) };
+}
 
 t.test('approvals through /console/api: policy, 202 requests, who may approve, other projects', async (t) => {
   const server = await startTestServer({ demo: true });
@@ -18,18 +29,11 @@ t.test('approvals through /console/api: policy, 202 requests, who may approve, o
   const dir = server.dataDir;
   const orgId = (await cli(dir, ['org', 'list'])).json.orgs[0].id as string;
   const otherOrg = (await cli(dir, ['org', 'create', '--name', 'Elsewhere', '--plan', 'teams'])).json.id as string;
-  const person = async (name: string, org: string, role: string): Promise<{ id: string; session: WebSession }> => {
-    const email = `${name.toLowerCase()}@demo.flagwire.test`;
-    const id = (await cli(dir, ['user', 'create', '--email', email, '--name', name])).json.id as string;
-    await cli(dir, ['org', 'add-member', org, id, '--role', role]);
-    t.equal((await setPassword(dir, id, `${name} password 123\n`)).code, 0);
-    return { id, session: await signIn(base, email, `${name} password 123`) };
-  };
   const owner = await signIn(base, kDemoOwner, demoPassword(server.output()));
-  const editor = await person('Ed', orgId, 'editor');
-  const admin = await person('Al', orgId, 'admin');
-  const viewer = await person('Vi', orgId, 'viewer');
-  const outsider = await person('Ot', otherOrg, 'owner');
+  const editor = await person(t, server, 'Ed', orgId, 'editor');
+  const admin = await person(t, server, 'Al', orgId, 'admin');
+  const viewer = await person(t, server, 'Vi', orgId, 'viewer');
+  const outsider = await person(t, server, 'Ot', otherOrg, 'owner');
   const api = (who: WebSession, method: string, path: string, body?: unknown) => consoleCall(base, who, method, path, { body });
   const flagId = ((await cli(dir, ['flag', 'list', kPlatform])).json.flags as { id: string; name: string }[]).find(
     (f) => f.name === 'search-v2',
@@ -100,7 +104,7 @@ t.test('approvals through /console/api: policy, 202 requests, who may approve, o
   );
 
   // ---- a viewer cannot approve; another organisation's member finds nothing ----
-  const byViewer = await api(viewer.session, 'POST', `requests/${request.id}/approve`, {});
+  const byViewer = await api(viewer.session, 'POST', `requests/${request.id}/approve`, { ifVersion: 1 });
   t.equal(byViewer.status, 403, JSON.stringify(byViewer.json));
   t.match(byViewer.json.detail, 'needs the owner, admin role');
   for (const [method, path] of [
@@ -116,14 +120,14 @@ t.test('approvals through /console/api: policy, 202 requests, who may approve, o
   const still = (await api(admin.session, 'GET', `requests/${request.id}`)).json.request;
   t.match(still, { status: 'pending', approvals: [], comments: [] }, 'nothing was decided or said by those refused');
 
-  const badNote = await api(admin.session, 'POST', `requests/${request.id}/approve`, { text: 5 });
+  const badNote = await api(admin.session, 'POST', `requests/${request.id}/approve`, { text: 5, ifVersion: 1 });
   t.same([badNote.status, badNote.json.detail], [400, '"text" must be a string'], 'a note is text');
 
   // ---- a comment, then the approval that applies it ----
   const comment = await api(viewer.session, 'POST', `requests/${request.id}/comments`, { text: 'fine by me' });
   t.equal(comment.status, 200, JSON.stringify(comment.json));
   t.equal((await api(viewer.session, 'POST', `requests/${request.id}/comments`, {})).status, 400, 'a comment needs text');
-  const approved = await api(admin.session, 'POST', `requests/${request.id}/approve`, { text: 'go' });
+  const approved = await api(admin.session, 'POST', `requests/${request.id}/approve`, { text: 'go', ifVersion: request.version });
   t.equal(approved.status, 200, JSON.stringify(approved.json));
   t.match(approved.json, { status: 'applied', approvals: [{ id: `user:${admin.id}`, name: 'Al' }], comments: [{ text: 'fine by me' }] });
   t.equal((await production()).enabled, !before.enabled, 'applied');
@@ -140,3 +144,81 @@ t.test('approvals through /console/api: policy, 202 requests, who may approve, o
     'applied at once again',
   );
 });
+
+t.test(
+  "through /console/api: a token's request shows its creator, who may not approve it; an approval names the version seen",
+  async (t) => {
+    const server = await startTestServer({ demo: true });
+    t.teardown(() => server.stop());
+    const base = server.baseUrl;
+    const dir = server.dataDir;
+    const orgId = (await cli(dir, ['org', 'list'])).json.orgs[0].id as string;
+    const owner = await signIn(base, kDemoOwner, demoPassword(server.output()));
+    const editor = await person(t, server, 'Ed', orgId, 'editor');
+    const admin = await person(t, server, 'Al', orgId, 'admin');
+    const api = (who: WebSession, method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
+      consoleCall(base, who, method, path, { body, headers });
+    const flagId = ((await cli(dir, ['flag', 'list', kPlatform])).json.flags as { id: string; name: string }[]).find(
+      (f) => f.name === 'search-v2',
+    )!.id;
+    const production = async () => (await api(owner, 'GET', `flags/${flagId}`)).json.flag.environments.production;
+    const rule = { env: 'production', required: 1, roles: ['owner', 'admin'], allowSelf: false, bypassTokens: [] };
+    t.equal((await api(owner, 'POST', `projects/${kPlatform}/approvals`, rule)).status, 200);
+    const before = await production();
+
+    // ---- a token the admin made: its request is the admin's ----
+    const bot = (await cli(dir, ['token', 'create', kPlatform, '--as', admin.id, '--name', 'al-bot', '--permission', 'write'])).json;
+    const asked = await call(base, 'PATCH', `/api/v1/flags/${flagId}?env=production`, {
+      token: bot.secret,
+      body: { enabled: !before.enabled },
+    });
+    t.equal(asked.status, 202, asked.text);
+    const botRequest = asked.json.changeRequest.id as string;
+    const page = (await api(admin.session, 'GET', `requests/${botRequest}`)).json;
+    t.match(page.request, {
+      author: { id: `token:${bot.id}`, name: 'al-bot', createdBy: { id: `user:${admin.id}`, name: 'Al' } },
+      authoredBy: 'token al-bot, created by Al',
+      notApprovable: /author of a change may not approve it \(this one is by token al-bot, created by Al\)/,
+    });
+    t.equal(page.mayWithdraw, true, "the token's creator may withdraw it");
+    const own = await api(admin.session, 'POST', `requests/${botRequest}/approve`, { ifVersion: 1 });
+    t.equal(own.status, 403, JSON.stringify(own.json));
+    t.equal((await api(admin.session, 'POST', `requests/${botRequest}/withdraw`)).status, 200);
+    t.same(await production(), before, 'nothing applied');
+
+    // ---- the editor edits their request while the owner reads version 1 ----
+    const first = await api(editor.session, 'PATCH', `flags/${flagId}?env=production`, { trafficPercentage: 17 });
+    t.equal(first.status, 202, JSON.stringify(first.json));
+    const id = first.json.changeRequest.id as string;
+    const seen = (await api(owner, 'GET', `requests/${id}`)).json.request;
+    t.equal(seen.version, 1);
+    const edited = await api(editor.session, 'PATCH', `flags/${flagId}?env=production`, {
+      enabled: !before.enabled,
+      trafficPercentage: 100,
+    });
+    t.match(edited.json, { changeRequest: { id, version: 2 } }, 'the same request, its next version');
+    const stale = await api(owner, 'POST', `requests/${id}/approve`, { ifVersion: seen.version });
+    t.equal(stale.status, 409, JSON.stringify(stale.json));
+    t.match(stale.json, { error: 'Change request changed', detail: /not the version you approved \(1\)/ });
+    for (const [body, headers, detail] of [
+      [{}, undefined, /ifVersion \(its `version`\) or If-Match \(its ETag\)/],
+      [{ ifVersion: 'two' }, undefined, /"ifVersion" must be the version of the change request/],
+      [{}, { 'if-match': '"v2"' }, /If-Match must be the ETag a GET of change request chr_\w+ answered/],
+      [{}, { 'if-match': `"${botRequest}.v2-0123456789abcdef"` }, /If-Match must be the ETag a GET of change request chr_\w+ answered/],
+    ] as const) {
+      const refused = await api(owner, 'POST', `requests/${id}/approve`, body, headers);
+      t.equal(refused.status, 400, JSON.stringify(refused.json));
+      t.match(refused.json.detail, detail);
+    }
+    t.match((await api(owner, 'GET', `requests/${id}`)).json.request, { status: 'pending', version: 2, approvals: [] }, 'nothing recorded');
+    t.same(await production(), before, 'nothing applied');
+
+    // The ETag the Management API's GET answers names the version: sent as If-Match, it approves that version.
+    const token = (await cli(dir, ['token', 'create', kPlatform, '--as', editor.id, '--name', 'reader', '--permission', 'read'])).json;
+    const tagged = await call(base, 'GET', `/api/v1/change-requests/${id}`, { token: token.secret });
+    const approved = await api(owner, 'POST', `requests/${id}/approve`, {}, { 'if-match': tagged.headers.get('etag')! });
+    t.equal(approved.status, 200, JSON.stringify(approved.json));
+    t.match(approved.json, { status: 'applied', version: 2 });
+    t.match(await production(), { enabled: !before.enabled, trafficPercentage: 100 }, 'the version approved, applied');
+  },
+);

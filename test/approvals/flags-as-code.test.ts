@@ -58,7 +58,7 @@ t.test(
     );
     t.strictSame((await flags()).flags, before.flags, 'nothing applied, not even the staging change or the new flag');
 
-    const approved = await ok(['request', 'approve', request.id, '--as', ids.owner]);
+    const approved = await ok(['request', 'approve', request.id, '--version', String(request.version), '--as', ids.owner]);
     t.equal(approved.status, 'applied');
     const after = await flags();
     t.equal(after.revision, before.revision + 1, 'one revision');
@@ -86,7 +86,11 @@ t.test('POST /api/v1/apply of such a file: 202 with the request, nothing applied
   t.ok(Value.Check(ChangeRequestedBody, r.json));
   t.match(r.json.changeRequest, { author: { id: `token:${tokenIds.multiWrite}` }, status: 'pending', environments: ['production'] });
   t.strictSame((await flags()).flags, before.flags, 'nothing applied');
-  t.equal((await ok(['request', 'approve', r.json.changeRequest.id, '--as', ids.admin])).status, 'applied');
+  t.equal(
+    (await ok(['request', 'approve', r.json.changeRequest.id, '--version', String(r.json.changeRequest.version), '--as', ids.admin]))
+      .status,
+    'applied',
+  );
   t.match(
     (await flags()).flags.find((f) => f.name === 'search'),
     { environments: { staging: { trafficPercentage: 60 }, production: { trafficPercentage: 25 } } },
@@ -108,7 +112,11 @@ t.test('`flagwire flags import` of a flagd file for production: exit 3, nothing 
     diff: [{ name: 'imported', field: '' }],
   });
   t.strictSame((await flags()).flags, before.flags, 'nothing imported');
-  t.equal((await ok(['request', 'approve', r.json.changeRequest.id, '--as', ids.admin])).status, 'applied');
+  t.equal(
+    (await ok(['request', 'approve', r.json.changeRequest.id, '--version', String(r.json.changeRequest.version), '--as', ids.admin]))
+      .status,
+    'applied',
+  );
   t.match(
     (await flags()).flags.find((f) => f.name === 'imported'),
     { environments: { production: { enabled: true } } },
@@ -155,7 +163,7 @@ t.test(
     );
     t.equal(request.diff.filter((d: any) => JSON.stringify(d.current) === JSON.stringify(d.proposed)).length, 0, 'no no-op field');
     t.equal(request.stale, false, 'not stale');
-    const approved = await ok(['request', 'approve', request.id, '--as', ids.admin]);
+    const approved = await ok(['request', 'approve', request.id, '--version', String(request.version), '--as', ids.admin]);
     t.equal(approved.status, 'applied', 'approving applies it');
     t.match(
       (await flags()).flags.find((f) => f.id === flagId),

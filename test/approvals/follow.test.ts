@@ -82,7 +82,7 @@ t.test("the file's change is held as a request and logged; its next change edits
   t.ok(request.diff.some((d: any) => d.field === 'description' && d.proposed === 'follows the file'));
   t.equal(await banner(), false);
 
-  const approved = await cli(dataDir, ['request', 'approve', request.id, '--as', ids.owner]);
+  const approved = await cli(dataDir, ['request', 'approve', request.id, '--version', String(request.version), '--as', ids.owner]);
   t.equal(approved.code, 0, approved.stdout);
   t.equal(await banner(), true, 'served once approved');
 });

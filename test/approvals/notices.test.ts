@@ -94,7 +94,7 @@ t.test('opened, edited, gone stale: mail to each person who may approve it, and 
   );
 
   // ---- edited by its author: approvals voided, told again ----
-  await ok(['request', 'approve', request.id, '--as', ids.admin]);
+  await ok(['request', 'approve', request.id, '--version', String(request.version), '--as', ids.admin]);
   const edited = await patch({ trafficPercentage: 30 });
   t.equal(edited.json.edited, true, edited.text);
   const count = (await outbox()).length;

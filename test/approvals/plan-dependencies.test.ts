@@ -56,7 +56,7 @@ async function approvedSchedule(flagId: string, patch: Record<string, unknown>, 
     ids.editor,
   ]);
   if (asked.code !== 3) throw new Error(`schedule: exit ${asked.code} ${asked.stdout} ${asked.stderr}`);
-  await ok(['request', 'approve', asked.json.changeRequest.id, '--as', ids.admin]);
+  await ok(['request', 'approve', asked.json.changeRequest.id, '--version', String(asked.json.changeRequest.version), '--as', ids.admin]);
   const [made] = (await ok(['schedule', 'list', ids.multi])).schedules.filter((s: any) => s.flagId === flagId);
   return made.id;
 }

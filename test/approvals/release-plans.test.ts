@@ -61,7 +61,7 @@ t.test('a scheduled change for production is a request; approved, it runs when d
     { record: 'schedule', field: '', current: null, proposed: { flagId, env: 'production', patch: { enabled: true } } },
   ]);
   t.equal((await schedules()).filter((s) => s.flagId === flagId).length, 0, 'no schedule made');
-  t.equal((await ok(['request', 'approve', request.id, '--as', ids.admin])).status, 'applied');
+  t.equal((await ok(['request', 'approve', request.id, '--version', String(request.version), '--as', ids.admin])).status, 'applied');
   const [made] = (await schedules()).filter((s) => s.flagId === flagId);
   t.match(made, { status: 'pending', env: 'production', patch: { enabled: true } });
   const done = await pollUntil(
@@ -91,7 +91,7 @@ t.test('a rollout approved later starts its clock when applied, and steps on wit
   t.equal((await production(flagId)).trafficPercentage, 0);
   // Longer than the first step's hold: a rollout whose clock started when it was asked for would step on at once.
   await sleep(5000);
-  const applied = await ok(['request', 'approve', request.id, '--as', ids.owner]);
+  const applied = await ok(['request', 'approve', request.id, '--version', String(request.version), '--as', ids.owner]);
   t.equal(applied.status, 'applied');
   const [rollout] = (await rollouts()).filter((r) => r.flagId === flagId);
   t.equal(rollout.appliedAt[0], applied.decided.at, 'its first step applied with it');

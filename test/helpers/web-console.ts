@@ -79,9 +79,9 @@ export async function consoleCall(
   session: WebSession | null,
   method: string,
   path: string,
-  opts: { body?: unknown; origin?: string | null; csrf?: boolean } = {},
+  opts: { body?: unknown; origin?: string | null; csrf?: boolean; headers?: Record<string, string> } = {},
 ): Promise<{ status: number; json: any; headers: Headers }> {
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { ...opts.headers };
   if (session !== null) headers.cookie = session.cookie;
   if (session !== null && opts.csrf !== false) headers['x-flagwire-csrf'] = session.csrf;
   const origin = opts.origin === undefined ? baseUrl : opts.origin;

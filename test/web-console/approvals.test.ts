@@ -23,6 +23,19 @@ function fitsWidth(page: Page): Promise<boolean> {
   return page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth);
 }
 
+/**
+ * `page` toggles search-v2 in production on the project page (`button`: its label), which opens a
+ * change request, and follows the status line's link to it: the request's URL.
+ */
+async function toggleToRequest(page: Page, button: string): Promise<string> {
+  await visit(page, `#/projects/${kPlatform}`, 'Platform');
+  await page.getByRole('button', { name: button }).click();
+  await statusSays(page, 'Not applied');
+  await page.locator('#status').getByRole('link', { name: 'Open the change request' }).click();
+  await page.getByRole('heading', { level: 1, name: /^Change request: / }).waitFor();
+  return page.url();
+}
+
 /** The status line's text once it starts with `start`. */
 async function statusSays(page: Page, start: string): Promise<string> {
   const status = page.locator('#status').filter({ hasText: start });
@@ -34,8 +47,10 @@ t.test('approvals: a guarded toggle opens a request; approve, reject, withdraw; 
   const { browser, server, base, secret, ownerPage } = await demoConsole(t);
   const dir = server.dataDir;
   const orgId = (await cli(dir, ['org', 'list'])).json.orgs[0].id as string;
+  const userIds: Record<string, string> = {};
   for (const person of [kEditor, kAdmin]) {
     const id = (await cli(dir, ['user', 'create', '--email', person.email, '--name', person.name])).json.id as string;
+    userIds[person.email] = id;
     await cli(dir, ['org', 'add-member', orgId, id, '--role', person.role]);
     t.equal((await setPassword(dir, id, `${person.password}\n`)).code, 0);
   }
@@ -184,12 +199,7 @@ t.test('approvals: a guarded toggle opens a request; approve, reject, withdraw; 
   t.equal(await inProduction(), true, 'nothing applied');
 
   // ---- the author may not approve their own until the rule allows it ----
-  await visit(owner, `#/projects/${kPlatform}`, 'Platform');
-  await owner.getByRole('button', { name: 'On: search-v2 in production' }).click();
-  await statusSays(owner, 'Not applied');
-  await owner.locator('#status').getByRole('link', { name: 'Open the change request' }).click();
-  await owner.getByRole('heading', { level: 1, name: /^Change request: / }).waitFor();
-  const ownRequest = owner.url();
+  const ownRequest = await toggleToRequest(owner, 'On: search-v2 in production');
   t.equal(await owner.getByRole('button', { name: 'Approve' }).count(), 0, 'no Approve for the author');
   await visit(owner, `#/projects/${kPlatform}/settings`, 'Environments and audiences of Platform');
   await rule.getByLabel('The author may approve their own change in production').check();
@@ -200,6 +210,37 @@ t.test('approvals: a guarded toggle opens a request; approve, reject, withdraw; 
   await statusSays(owner, 'Approved: the change is applied.');
   t.equal(await inProduction(), false, 'allowed to approve their own: applied');
   t.not(ownRequest, requestUrl, 'a request of its own');
+
+  // ---- the author edits their request while an approver reads it: approving what was read is refused ----
+  const readUrl = await toggleToRequest(editor, 'Off: search-v2 in production');
+  await admin.goto(readUrl);
+  await admin.getByRole('button', { name: 'Approve' }).waitFor();
+  const variants = ['--variants', '{"on":true,"off":false}', '--default-variant', 'on', '--env', 'production'];
+  const edited = await cli(dir, ['flag', 'variants', flagId, ...variants, '--as', userIds[kEditor.email]!]);
+  t.equal(edited.code, 3, `the editor's next change edits their request: ${edited.stdout}`);
+  t.equal(edited.json.changeRequest.version, 2);
+  await admin.getByRole('button', { name: 'Approve' }).click();
+  t.match(
+    await statusSays(admin, 'Change request changed'),
+    /^Change request changed: .*not the version you approved \(1\)/,
+    'the version the page showed is refused (409)',
+  );
+  t.equal(await inProduction(), false, 'nothing applied');
+  t.match((await cli(dir, ['request', 'show', readUrl.split('/').pop()!])).json, { status: 'pending', approvals: [], version: 2 });
+  t.equal((await cli(dir, ['request', 'withdraw', readUrl.split('/').pop()!, '--as', userIds[kEditor.email]!])).code, 0);
+
+  // ---- a token the admin made: its request names both, and the admin withdraws it as its author ----
+  const bot = (await cli(dir, ['token', 'create', kPlatform, '--as', userIds[kAdmin.email]!, '--name', 'al-bot', '--permission', 'write']))
+    .json;
+  const byBot = await call(base, 'PATCH', `/api/v1/flags/${flagId}?env=production`, { token: bot.secret, body: { enabled: true } });
+  t.equal(byBot.status, 202, byBot.text);
+  await admin.goto(readUrl.replace(/#.*$/, `#/requests/${byBot.json.changeRequest.id}`));
+  await admin.getByRole('heading', { level: 1, name: /^Change request: / }).waitFor();
+  const botPage = (await admin.locator('#page').textContent())!;
+  t.match(botPage, 'Opened by token al-bot, created by Al Admin', 'the request names the token and its creator');
+  await admin.getByRole('button', { name: 'Withdraw' }).click();
+  await statusSays(admin, 'Withdrawn');
+  t.equal(await inProduction(), false, 'nothing applied');
 
   // ---- cleared: a toggle applies at once again ----
   await visit(owner, `#/projects/${kPlatform}/settings`, 'Environments and audiences of Platform');

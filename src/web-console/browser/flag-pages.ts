@@ -316,7 +316,7 @@ function pendingRequests(pending: FlagRequestsView): HTMLElement | null {
           'li',
           {},
           h('a', { href: `#/requests/${r.id}` }, r.title),
-          ` by ${r.author.name}${inEnvironments(r.environments)}: ${approvalsText(r)}`,
+          ` by ${r.authoredBy}${inEnvironments(r.environments)}: ${approvalsText(r)}`,
           r.stale ? [' ', h('span', { class: 'pill stale' }, 'stale')] : null,
         ),
       ),

@@ -70,7 +70,7 @@ function section(title: string, requests: readonly RequestEntry[], none: string)
                 'tr',
                 {},
                 h('td', {}, h('a', { href: `#/requests/${r.id}` }, r.title)),
-                h('td', {}, r.author.name),
+                h('td', {}, r.authoredBy),
                 h('td', {}, environmentsText(r.environments)),
                 h('td', {}, approvalsText(r)),
                 h('td', {}, statusPill(r)),
@@ -94,7 +94,7 @@ export async function requestPage(requestId: string): Promise<void> {
       'p',
       {},
       ...statusPill(request),
-      ` Opened by ${request.author.name} `,
+      ` Opened by ${request.authoredBy} `,
       timeElement(request.createdAt),
       `${inEnvironments(request.environments)}: ${approvalsText(request)}.`,
     ),
@@ -105,12 +105,13 @@ export async function requestPage(requestId: string): Promise<void> {
     h('h2', {}, 'Changes'),
     diffTable(data),
     h('h2', {}, 'Approvals'),
-    request.approvals.length === 0
+    request.approvals.length + request.lapsed.length === 0
       ? emptyState('No approvals yet.')
       : h(
           'ul',
           {},
           request.approvals.map((a) => h('li', {}, `${a.name}, `, timeElement(a.at))),
+          request.lapsed.map((a) => h('li', { class: 'lapsed' }, `${a.name}, `, timeElement(a.at), `: lapsed, not counted. ${a.why}`)),
         ),
     h('h2', {}, 'Comments'),
     request.comments.length === 0
@@ -192,7 +193,9 @@ function decide(data: RequestPageView, reload: () => Promise<void>): HTMLElement
         type: 'button',
         class: action === 'approve' ? null : action === 'reject' ? 'danger' : 'secondary',
         onclick: () => {
-          const body = action === 'withdraw' ? {} : note.value.trim() === '' ? {} : { text: note.value };
+          const text = action === 'withdraw' || note.value.trim() === '' ? {} : { text: note.value };
+          // An approval names the version shown here: one edited since is refused, never applied unseen.
+          const body = action === 'approve' ? { ...text, ifVersion: request.version } : text;
           api<ChangeRequestView>('POST', `requests/${request.id}/${action}`, body).then(async (r) => {
             note.value = '';
             await reload();
