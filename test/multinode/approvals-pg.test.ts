@@ -67,14 +67,21 @@ t.test('two approvers on two nodes at once', async (t) => {
   }
   const getRequest = (node: TestServer, id: string) => call(node.baseUrl, 'GET', `/api/v1/change-requests/${id}`, { token: seeded.secret });
   /**
-   * `flagwire request approve` of `version` by `userId` on `node`'s data dir, its own process, its
-   * PostgreSQL connection named `kApprover` (so the test sees when it waits for the revision lock).
+   * `flagwire request approve` of `version` by `userId` beside `node`: its own process with a copy of its
+   * own (one per node, kept across rounds), its PostgreSQL connection named `kApprover` (so the test sees
+   * when it waits for the revision lock). Not the node's own data dir: the node's writer, waiting for the
+   * lock the test holds with a write of its own (token activity), would keep the approval from reaching
+   * PostgreSQL at all, and the race is between writers at PostgreSQL's lock.
    */
-  const approveOn = (node: TestServer, id: string, userId: string, version = 1) =>
-    cli(node.dataDir, ['request', 'approve', id, '--version', String(version), '--as', userId, ...db], {
+  const approverDirs = new Map<TestServer, string>();
+  const approveOn = (node: TestServer, id: string, userId: string, version = 1) => {
+    let dir = approverDirs.get(node);
+    if (dir === undefined) approverDirs.set(node, (dir = tempDir(t, 'flagwire-approver-')));
+    return cli(dir, ['request', 'approve', id, '--version', String(version), '--as', userId, ...db], {
       process: true,
       env: { PGAPPNAME: kApprover },
     });
+  };
 
   /** Writers waiting for the revision lock (flagwire_meta's row, which each takes FOR UPDATE); those of approvals only, or of anything else. */
   const lockWaiters = async (whose: 'all' | 'approvals' | 'others' = 'all') =>
