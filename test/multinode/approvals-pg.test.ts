@@ -67,21 +67,14 @@ t.test('two approvers on two nodes at once', async (t) => {
   }
   const getRequest = (node: TestServer, id: string) => call(node.baseUrl, 'GET', `/api/v1/change-requests/${id}`, { token: seeded.secret });
   /**
-   * `flagwire request approve` of `version` by `userId` beside `node`: its own process with a copy of its
-   * own (one per node, kept across rounds), its PostgreSQL connection named `kApprover` (so the test sees
-   * when it waits for the revision lock). Not the node's own data dir: the node's writer, waiting for the
-   * lock the test holds with a write of its own (token activity), would keep the approval from reaching
-   * PostgreSQL at all, and the race is between writers at PostgreSQL's lock.
+   * `flagwire request approve` of `version` by `userId` on `node`'s data dir, its own process, its
+   * PostgreSQL connection named `kApprover` (so the test sees when it waits for the revision lock).
    */
-  const approverDirs = new Map<TestServer, string>();
-  const approveOn = (node: TestServer, id: string, userId: string, version = 1) => {
-    let dir = approverDirs.get(node);
-    if (dir === undefined) approverDirs.set(node, (dir = tempDir(t, 'flagwire-approver-')));
-    return cli(dir, ['request', 'approve', id, '--version', String(version), '--as', userId, ...db], {
+  const approveOn = (node: TestServer, id: string, userId: string, version = 1) =>
+    cli(node.dataDir, ['request', 'approve', id, '--version', String(version), '--as', userId, ...db], {
       process: true,
       env: { PGAPPNAME: kApprover },
     });
-  };
 
   /** Writers waiting for the revision lock (flagwire_meta's row, which each takes FOR UPDATE); those of approvals only, or of anything else. */
   const lockWaiters = async (whose: 'all' | 'approvals' | 'others' = 'all') =>
@@ -220,18 +213,23 @@ t.test('two approvers on two nodes at once', async (t) => {
       // Each queued first in turn, so both orders are tried: the approval (its connection named), or the
       // edit (node A's writer, the only other writer the test starts).
       const queued = (whose: 'approvals' | 'others') => async () => (await lockWaiters(whose)) >= 1;
+      // The lock is let go only once both are sent: a node's own background write (token activity) also
+      // waits as "others", and must not end the hold before the second of them is even sent.
+      let bothSent = false;
       const [approval, edit] = await holdingLock(
         async () => {
           if (round % 2 === 0) {
             const approving = approve();
             await pollUntil('the approval waiting', queued('approvals'), (yes) => yes);
+            bothSent = true;
             return Promise.all([approving, editIt()]);
           }
           const editing = editIt();
           await pollUntil('the edit waiting', queued('others'), (yes) => yes);
+          bothSent = true;
           return Promise.all([editing, approve()]).then(swap);
         },
-        async () => (await lockWaiters('approvals')) >= 1 && (await lockWaiters('others')) >= 1,
+        async () => bothSent && (await lockWaiters('approvals')) >= 1 && (await lockWaiters('others')) >= 1,
       );
       t.equal(edit.status, 202, `round ${round}: the edit is held (${edit.text})`);
       const held = await applied(id, before);
