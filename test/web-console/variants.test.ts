@@ -29,9 +29,10 @@ t.test('variants and a rule edited in the flag page, checked before they are sav
   page.on('request', (r) => {
     if (r.method() === 'PATCH') patches++;
   });
+  // What the save says is the page's status line; the rule's playground may show the same refusal.
   const save = async (button: Locator, says: string) => {
     await Promise.all([page.waitForResponse((r) => r.request().method() === 'PATCH'), button.click()]);
-    await page.getByText(says).waitFor();
+    await page.locator('#status', { hasText: says }).waitFor();
   };
   await page.goto(`${base}/console`);
   await page.getByLabel('Email').fill(kDemoOwner);
