@@ -43,7 +43,17 @@ export function evaluateFlag(flag: CompiledFlag, context: Readonly<Record<string
     settleWorkBudget();
   }
   if (result === null || result === undefined) return answers.default;
-  const variant = typeof result === 'string' ? result : (result as { toString(): string }).toString();
+  let variant: string;
+  if (typeof result === 'string') variant = result;
+  else {
+    // A result with no name (a list holding an object without a prototype, from a caller's own
+    // context in process) is a rule that failed, never a throw out of evaluation.
+    try {
+      variant = (result as { toString(): string }).toString();
+    } catch {
+      return answers.ruleFailed;
+    }
+  }
   return (
     answers.matches.get(variant) ?? errorAnswer('GENERAL', `Variant '${variant}' not found in flag with key '${flag.key}'`, flag.metadata)
   );

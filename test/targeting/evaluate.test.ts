@@ -102,3 +102,16 @@ t.test('answers are prebuilt: the same object for the same outcome; the context 
   t.ok(Object.isFrozen(a));
   t.equal(evaluateInSet(compileFlagSet(parsed.definition), 'f', 'boolean', { country: 'DE' }, 0).variant, 'off');
 });
+
+t.test(
+  'a rule whose result has no name (a list holding an object without a prototype) answers the rule failed, never throws',
+  async (t) => {
+    const parsed = parseFlagDefinition(doc({ defaultVariant: 'off', targeting: { merge: [{ merge: [{ var: 'version' }] }, ''] } }));
+    if (!parsed.ok) throw new Error('parse');
+    const flag = compileFlagSet(parsed.definition).flags.get('f')!;
+    // An application's own context, as the in-process provider passes it: nothing from HTTP is built so.
+    const answer = evaluateFlag(flag, { version: Object.create(null) }, 0);
+    t.equal(answer, flag.answers.ruleFailed);
+    t.match(answer, { reason: 'ERROR', errorCode: 'GENERAL' });
+  },
+);
