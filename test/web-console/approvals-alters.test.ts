@@ -1,18 +1,18 @@
 // What a change request would alter, in the web console (issue 54, item 1; docs/approvals.md: What is
 // guarded), in Chromium against the real server: production guarded, a flag off there that an approved
-// scheduled change and a token's pending request will both turn on; renaming it at the command line is
-// held, naming both (`alters`). The request's page lists them under "What it alters", each linked: the
+// scheduled change and a token's pending request will both turn on; renaming it on its page is held,
+// naming both (`alters`), and the status line links to the request. The request's page lists them under "What it alters", each linked: the
 // pending request to its page, the scheduled change to its flag's page, which lists it. axe-core's WCAG
 // 2.2 AA rules pass on that page at 1,280 and 390 px, light and dark.
 import t from 'tap';
 import { cli } from '../helpers/cli.js';
 import { call } from '../helpers/http.js';
-import { demoConsole, setPassword, visit, wcagViolationsEverywhere } from '../helpers/web-console.js';
+import { demoConsole, setPassword, signedInPage, visit, wcagViolationsEverywhere } from '../helpers/web-console.js';
 
 const kPlatform = 'prj_DemoPlatform';
 
 t.test("a request's page links the plans and requests it would alter; axe", async (t) => {
-  const { server, base, secret, ownerPage } = await demoConsole(t);
+  const { browser, server, base, secret } = await demoConsole(t);
   const dir = server.dataDir;
   const ok = async (args: string[]): Promise<any> => {
     const r = await cli(dir, args);
@@ -44,26 +44,32 @@ t.test("a request's page links the plans and requests it would alter; axe", asyn
   t.equal(pending.status, 202, pending.text);
   const pendingRequest = pending.json.changeRequest;
 
-  const renamed = await cli(dir, ['flag', 'rename', flagId, 'checkout-v4']);
-  t.equal(renamed.code, 3, `held: ${renamed.stdout} ${renamed.stderr}`);
-  const request = renamed.json.changeRequest;
+  // The admin renames it on its page (the owner would edit the token's request: the token is theirs):
+  // held, and the status line links to the request.
+  const admin = await signedInPage(browser, base, 'al@demo.flagwire.test', 'admin password 123');
+  await visit(admin, `#/flags/${flagId}`, 'checkout-v3');
+  await admin.getByLabel('New name').fill('checkout-v4');
+  await admin.getByRole('button', { name: 'Save name' }).click();
+  await admin.locator('#status').filter({ hasText: 'Not applied' }).waitFor();
+  await admin.locator('#status').getByRole('link', { name: 'Open the change request' }).click();
+  await admin.getByRole('heading', { level: 1, name: /^Change request: / }).waitFor();
+  const request = (await ok(['request', 'show', admin.url().split('/').pop()!])) as { alters: string[] };
   t.same([...request.alters].sort(), [plan.id, pendingRequest.id].sort(), 'the request names both');
+  t.equal((await ok(['flag', 'list', kPlatform])).flags.filter((f: any) => f.name === 'checkout-v3').length, 1, 'the flag as it was');
 
-  const owner = await ownerPage();
-  await visit(owner, `#/requests/${request.id}`, `Change request: ${request.title}`);
-  const alters = owner.getByRole('region', { name: 'What it alters' });
+  const alters = admin.getByRole('region', { name: 'What it alters' });
   const toRequest = alters.getByRole('link', { name: `Change request: ${pendingRequest.title}` });
   const toPlan = alters.getByRole('link', { name: 'Scheduled change of checkout-v3 in production' });
   t.equal(await toRequest.getAttribute('href'), `#/requests/${pendingRequest.id}`, 'the pending request, linked to its page');
   t.equal(await toPlan.getAttribute('href'), `#/flags/${flagId}`, "the scheduled change, linked to its flag's page");
   t.match(await alters.textContent(), `(${plan.id})`, 'the plan named by its id too');
-  t.same(await wcagViolationsEverywhere(owner), [], 'axe WCAG 2.2 AA: a request that alters others');
-  await owner.setViewportSize({ width: 1200, height: 900 });
+  t.same(await wcagViolationsEverywhere(admin), [], 'axe WCAG 2.2 AA: a request that alters others');
+  await admin.setViewportSize({ width: 1200, height: 900 });
 
   await toRequest.click();
-  await owner.getByRole('heading', { level: 1, name: `Change request: ${pendingRequest.title}`, exact: true }).waitFor();
-  await owner.goBack();
+  await admin.getByRole('heading', { level: 1, name: `Change request: ${pendingRequest.title}`, exact: true }).waitFor();
+  await admin.goBack();
   await toPlan.click();
-  await owner.getByRole('heading', { level: 1, name: 'checkout-v3', exact: true }).waitFor();
+  await admin.getByRole('heading', { level: 1, name: 'checkout-v3', exact: true }).waitFor();
   t.pass("the links lead to the request's page and the flag's");
 });
