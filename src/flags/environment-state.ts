@@ -2,11 +2,10 @@
 // gate: what evaluation in the environment reads of it. A flag absent, or at an environment's defaults
 // there (off, 0%, no audience, no cohorts, no typed variants), reads as nothing: making a flag that
 // starts off in a guarded environment needs no approval, turning it on there does. One at its defaults
-// that a pending release plan or change request will turn on there reads as it is all the same: what
-// clients will evaluate it by (its name, its bucketing) is guarded from the plan's approval, or the
-// request's asking, as an audience or a fragment it will use is, so renaming or deleting it is held,
-// naming them. Its state there is what evaluation reads through it (`reads`): the
-// audience and the shared fragments it uses.
+// that a pending release plan or change request will turn on there is read as if it were on: what clients
+// will evaluate it by (its name, its bucketing) is guarded from the plan's approval, or the request's
+// asking, as an audience or a fragment it will use is, so renaming or deleting it is held, naming them.
+// Its state there is what evaluation reads through it (`reads`): the audience and the shared fragments it uses.
 import type { EnvironmentBearing } from '../store/interfaces.js';
 import { kFlagRecords } from '../store/record-kinds.js';
 import { effectiveState, kDefaultEnvState, type EffectiveState } from './flag-state.js';
