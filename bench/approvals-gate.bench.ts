@@ -2,7 +2,8 @@
 // the same flag PATCH (one command, one LMDB write transaction, synced to disk as every write is)
 // applied as runCommand applied it before issue 46 (no gate), through the gate on a
 // project with no policy (one nested transaction), through the gate on a project whose other
-// environment is guarded (judged, rolled back and run again), and held as a change request (judged,
+// environment is guarded (judged, rolled back and run again; the flag on there, and one off there, whose
+// view asks what pending plans and requests will turn on), and held as a change request (judged,
 // rolled back, a request written; edits of one request after the first). Rounds alternate the cases.
 // Each case is reported as wall time and as this process's CPU time per write.
 // Run: npm run build && node dist/bench/approvals-gate.bench.js [writes per case per round, default 300] [rounds, default 5]
@@ -63,6 +64,15 @@ function ungated(w: StoreWriter, input: ReturnType<typeof patch>): void {
 
 const open = project('open', false);
 const guarded = project('guarded', true);
+// A flag off in the guarded environment: its view there asks what pending plans and requests will turn on.
+const guardedOff = run((w) =>
+  runCommand(
+    w,
+    'flagCreate',
+    { projectId: w.getFlag(guarded)!.projectId, principal, body: { name: 'off', environments: { production: {} } } },
+    now,
+  ),
+).id;
 let n = 0;
 const patch = (flagId: string, env: string) => ({ flagId, env, principal, patch: { trafficPercentage: n++ % 101 } });
 
@@ -70,6 +80,7 @@ const cases: Record<string, () => void> = {
   'no gate (runCommand before it)': () => run((w) => ungated(w, patch(open, 'staging'))),
   'gate, no policy': () => run((w) => runOutcome(w, kFlagCommands.flagPatch, patch(open, 'staging'), now)),
   'gate, another environment guarded': () => run((w) => runOutcome(w, kFlagCommands.flagPatch, patch(guarded, 'staging'), now)),
+  'gate, other env guarded, off there': () => run((w) => runOutcome(w, kFlagCommands.flagPatch, patch(guardedOff, 'staging'), now)),
   'gate, held as a request': () => run((w) => runOutcome(w, kFlagCommands.flagPatch, patch(guarded, 'production'), now)),
 };
 

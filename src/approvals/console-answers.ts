@@ -72,6 +72,23 @@ export interface RequestPageView extends ProjectAccess {
   /** Withdraw is offered to the author of a pending request only. */
   mayWithdraw: boolean;
   audiences: { id: string; name: string }[];
+  /** What the request's `alters` names, each as its page links it, in the same order. */
+  altered: AlteredView[];
+}
+
+/**
+ * A release plan or pending request a change request would alter: a request by its title, a plan by the
+ * flag it changes (whose page lists it) and where; `gone`, one no longer kept, by its id alone.
+ */
+export interface AlteredView {
+  id: string;
+  kind: 'request' | 'schedule' | 'rollout' | 'gone';
+  /** A request's title; a plan's flag's name (null: the flag is gone, or the record is). */
+  name: string | null;
+  /** A plan's flag; null for a request. */
+  flagId: string | null;
+  /** A plan's environment (null: a single-environment project's, or not a plan). */
+  env: string | null;
 }
 
 /** GET flags/:flagId/requests: the pending requests that would change the flag. */

@@ -12,7 +12,10 @@ import { compileForm, FormText, FormTexts } from '../console-route/forms.js';
 import { Type } from '../typebox.js';
 import { kApprovalCommands } from './command-table.js';
 import { kDefaultApproverRoles, rulesOf } from './policy.js';
-import type { ChangeRequest } from './records.js';
+import type { StoreReader } from '../store/interfaces.js';
+import type { AlteredView } from './console-answers.js';
+import { kChangeRequestRecords, type ChangeRequest } from './records.js';
+import { titleOf } from './request-title.js';
 import { isAuthorOf } from './authors.js';
 import { approvalProblem, requestView } from './request-view.js';
 import { waitingFor } from './request-notices.js';
@@ -73,7 +76,19 @@ export function requestPageView(call: ApiCall) {
     request: entry(call, request),
     mayWithdraw: request.status === 'pending' && isAuthorOf(request, { id: `user:${call.user.id}`, name: call.user.name }),
     audiences: call.store.listAudiences(access.project.id).map((a) => ({ id: a.id, name: a.name })),
+    altered: (request.alters ?? []).map((id) => alteredOf(call.store, id)),
   };
+}
+
+/** A plan or request a change request names in `alters`, as its page links it (AlteredView). */
+function alteredOf(r: StoreReader, id: string): AlteredView {
+  const request = r.getKeyed(kChangeRequestRecords, id);
+  if (request !== undefined) return { id, kind: 'request', name: titleOf(r, request), flagId: null, env: null };
+  const schedule = r.getSchedule(id);
+  const plan = schedule ?? r.getRollout(id);
+  if (plan === undefined) return { id, kind: 'gone', name: null, flagId: null, env: null };
+  const name = r.getFlag(plan.flagId)?.name ?? null;
+  return { id, kind: schedule === undefined ? 'rollout' : 'schedule', name, flagId: plan.flagId, env: plan.env };
 }
 
 /**

@@ -20,7 +20,7 @@ import type { AuditEntry } from '../model/audit.js';
 import { randomId } from '../model/ids.js';
 import type { ApprovalRule, Project } from '../model/projects.js';
 import type { Change } from '../store/changes.js';
-import type { EnvRead, NewAuditEntry, StoreReader, StoreWriter, Tentative } from '../store/interfaces.js';
+import type { EnvRead, EnvReads, NewAuditEntry, StoreReader, StoreWriter, Tentative } from '../store/interfaces.js';
 import { asAuthor, isAuthorOf, withCoAuthor } from './authors.js';
 import { envName, rulesOf } from './policy.js';
 import { kApprovedPlanRecords, kChangeRequestRecords, type ChangeRequest, type RequestActor } from './records.js';
@@ -164,7 +164,7 @@ function approveBypassPlans(w: StoreWriter, changes: readonly Change[], judged: 
   for (const change of changes) {
     const found = w.changeBearing(change.kind);
     if (found === undefined || found.removal || found.bearing.isPlan !== true) continue;
-    if (judged.rules.some((rule) => found.bearing.view(w, change.value, rule.env, () => reads(rule.env)) !== null)) {
+    if (judged.rules.some((rule) => found.bearing.view(w, change.value, rule.env, (only) => reads(rule.env, only)) !== null)) {
       const planId = found.bearing.kind.key(change.value);
       w.putKeyed(kApprovedPlanRecords, { planId, requestId: null, bypassTokenId: tokenId, at: now });
     }
@@ -208,17 +208,17 @@ interface Judged {
  * What evaluation in an environment of the project reads now or will (EnvRead), by environment, read
  * once each and only when a kind's view asks: every record of the kinds that read (a flag's state, a
  * plan's states to come), and what each pending change request's changes would read, named by the request.
+ * What is planned (the plans' and the requests') is read apart, so a view that asks only for it (a flag's:
+ * EnvReads 'planned') reads no flag's state now.
  */
-function readsOf(r: StoreReader, projectId: string): (env: string | null) => readonly EnvRead[] {
-  const byEnv = new Map<string | null, EnvRead[]>();
-  return (env) => {
-    let reads = byEnv.get(env);
-    if (reads !== undefined) return reads;
-    reads = [];
+function readsOf(r: StoreReader, projectId: string): (env: string | null, only?: 'planned') => readonly EnvRead[] {
+  const read = (env: string | null, planned: boolean): EnvRead[] => {
+    const reads: EnvRead[] = [];
     for (const bearing of r.environmentBearings()) {
-      if (bearing.reads === undefined || bearing.list === undefined) continue;
+      if (bearing.reads === undefined || bearing.list === undefined || (bearing.isPlan === true) !== planned) continue;
       for (const value of bearing.list(r, projectId)) reads.push(...bearing.reads(r, value, env));
     }
+    if (!planned) return reads;
     for (const request of pendingRequests(r, projectId)) {
       for (const change of request.changes) {
         const found = r.changeBearing(change.kind);
@@ -226,15 +226,26 @@ function readsOf(r: StoreReader, projectId: string): (env: string | null) => rea
         for (const read of found.bearing.reads(r, change.value, env)) reads.push({ ...read, by: request.id });
       }
     }
-    byEnv.set(env, reads);
     return reads;
+  };
+  const memo = new Map<string, EnvRead[]>();
+  const once = (key: string, make: () => EnvRead[]): EnvRead[] => {
+    const known = memo.get(key);
+    if (known !== undefined) return known;
+    const reads = make();
+    memo.set(key, reads);
+    return reads;
+  };
+  return (env, only) => {
+    const planned = once(`planned ${JSON.stringify(env)}`, () => read(env, true));
+    return only === 'planned' ? planned : once(`all ${JSON.stringify(env)}`, () => [...read(env, false), ...planned]);
   };
 }
 
 /** The guarded environments `changes` move (read against the store as it was before them); null: none. */
 function judge(r: StoreReader, changes: readonly Change[]): Judged | null {
   let project: Project | null = null;
-  let reads: ((env: string | null) => readonly EnvRead[]) | null = null;
+  let reads: ReturnType<typeof readsOf> | null = null;
   // By environment: each change reads the project afresh, so one rule arrives as several equal objects.
   const touched = new Map<string | null, ApprovalRule>();
   const alters = new Set<string>();
@@ -253,7 +264,8 @@ function judge(r: StoreReader, changes: readonly Change[]): Judged | null {
     for (const rule of rules) {
       const envReads = reads;
       const moved = (only: readonly EnvRead[] | null) => {
-        const read = only === null ? () => envReads(rule.env) : () => only;
+        // A plan's own reads are all planned: the same list answers both.
+        const read: EnvReads = only === null ? (which) => envReads(rule.env, which) : () => only;
         const after = removal ? null : bearing.view(r, change.value, rule.env, read);
         // A plan ending (cancelled, run, completed) changes nothing there by itself.
         if (bearing.isPlan === true && after === null) return false;
@@ -263,7 +275,7 @@ function judge(r: StoreReader, changes: readonly Change[]): Judged | null {
       touched.set(rule.env, rule);
       // Not moved by itself but through what a plan or a pending request will read: it alters them.
       if (moved([])) continue;
-      for (const [by, planned] of byPlan(reads(rule.env))) if (moved(planned)) alters.add(by);
+      for (const [by, planned] of byPlan(reads(rule.env, 'planned'))) if (moved(planned)) alters.add(by);
     }
   }
   return project === null || touched.size === 0 ? null : { project, rules: [...touched.values()], alters: [...alters] };

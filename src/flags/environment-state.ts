@@ -1,31 +1,40 @@
 // How a flag bears on an environment's state (src/store/interfaces.ts: EnvironmentBearing), for the approvals
 // gate: what evaluation in the environment reads of it. A flag absent, or at an environment's defaults
 // there (off, 0%, no audience, no cohorts, no typed variants), reads as nothing: making a flag that
-// starts off in a guarded environment needs no approval, turning it on there does. Its state there is
-// what evaluation reads through it (`reads`): the audience and the shared fragments it uses.
+// starts off in a guarded environment needs no approval, turning it on there does. One at its defaults
+// that a pending release plan or change request will turn on there is read as if it were on: what clients
+// will evaluate it by (its name, its bucketing) is guarded from the plan's approval, or the request's
+// asking, as an audience or a fragment it will use is, so renaming or deleting it is held, naming them.
+// Its state there is what evaluation reads through it (`reads`): the audience and the shared fragments it uses.
 import type { EnvironmentBearing } from '../store/interfaces.js';
 import { kFlagRecords } from '../store/record-kinds.js';
-import { effectiveState, kDefaultEnvState } from './flag-state.js';
+import { effectiveState, kDefaultEnvState, type EffectiveState } from './flag-state.js';
 import type { Flag } from './records.js';
 
 export const kFlagEnvironmentState: EnvironmentBearing<Flag> = {
   kind: kFlagRecords,
   projectOf: (flag) => flag.projectId,
   stored: (r, flag) => r.getFlag(flag.id),
-  view(_r, flag, env) {
+  view(_r, flag, env, reads) {
     if (flag === undefined) return null;
     const state = effectiveState(flag, env);
-    const atDefaults =
-      state.enabled === kDefaultEnvState.enabled &&
-      state.trafficPercentage === kDefaultEnvState.trafficPercentage &&
-      state.audienceId === null &&
-      state.cohorts.length === 0 &&
-      state.typed === undefined;
+    // Only a flag left at its defaults asks what plans and requests will set (not every flag's state now).
+    if (atDefaults(state) && !reads('planned').some((read) => read.flagId === flag.id && read.state.enabled)) return null;
     // The name is what clients evaluate it by; the bucketing places every key.
-    return atDefaults ? null : { name: flag.name, bucketing: flag.bucketing ?? null, state };
+    return { name: flag.name, bucketing: flag.bucketing ?? null, state };
   },
   onApply: (flag, now) => ({ ...flag, updatedAt: Math.max(now, flag.updatedAt) }),
   // What evaluation reads through it there now (its audience, the fragments its rule names).
   reads: (_r, flag, env) => [{ flagId: flag.id, state: effectiveState(flag, env), by: null }],
   list: (r, projectId) => r.listFlags(projectId),
 };
+
+function atDefaults(state: EffectiveState): boolean {
+  return (
+    state.enabled === kDefaultEnvState.enabled &&
+    state.trafficPercentage === kDefaultEnvState.trafficPercentage &&
+    state.audienceId === null &&
+    state.cohorts.length === 0 &&
+    state.typed === undefined
+  );
+}

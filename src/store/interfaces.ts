@@ -390,10 +390,10 @@ export interface EnvironmentBearing<V = never> {
    * What evaluation in `env` (null: a single-environment project's one environment) reads of `value`
    * (undefined: the record is absent), compared as JSON; null when it bears on that environment not at all.
    * `reads`: the flag states evaluation there reads now or will read (EnvRead), for a kind read through
-   * them (an audience, a shared fragment): what a pending plan or change request will read is guarded
-   * from the moment it is approved, or asked for.
+   * them (an audience, a shared fragment), or by what will read them (a flag a plan will turn on): what a
+   * pending plan or change request will read is guarded from the moment it is approved, or asked for.
    */
-  view(r: StoreReader, value: V | undefined, env: string | null, reads: () => readonly EnvRead[]): unknown;
+  view(r: StoreReader, value: V | undefined, env: string | null, reads: EnvReads): unknown;
   /**
    * The flag states in `env` that evaluation reads because of `value`: a flag's own state there now; the
    * states a plan still to run will set. A change request holding a change of the kind reads them too.
@@ -422,6 +422,12 @@ export interface EnvRead {
   state: FlagState;
   by: string | null;
 }
+
+/**
+ * The flag states evaluation in an environment reads (EnvRead), read only when asked: every one, or with
+ * 'planned' only those a pending plan or request will set (no flag's state now is read: cheaper).
+ */
+export type EnvReads = (only?: 'planned') => readonly EnvRead[];
 
 /** A change kind's bearing: its kind's, and whether the change deletes the record. */
 export interface ChangeBearing {

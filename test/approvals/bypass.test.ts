@@ -110,6 +110,10 @@ const reliedOn = (name: string) => {
 };
 const scheduled = reliedOn('scheduled');
 const asked = reliedOn('asked');
+// And for each a flag with nothing set in production (read there as absent now) that it will turn on.
+const offFlag = (name: string) =>
+  world.run('flagCreate', { projectId: ids.multi, principal: kOperator, body: { name, environments: { production: {} } } }).id;
+const turnedOn = { scheduled: offFlag('scheduled-on'), asked: offFlag('asked-on') };
 
 // The policy: the single project's one environment and the multi project's production, one approval.
 world.run('approvalsSet', { projectId: ids.single, env: null, required: 1, principal: principalOf(ids.admin) }, t0);
@@ -122,6 +126,18 @@ const planAsked = world.outcome(
 );
 if (planAsked.applied) throw new Error('a guarded plan was made without approval');
 world.run('requestApprove', { principal: principalOf(ids.admin), requestId: planAsked.request.id }, t0);
+const planOn = world.outcome(
+  'scheduleCreate',
+  {
+    principal: principalOf(ids.editor),
+    flagId: turnedOn.scheduled,
+    env: 'production',
+    body: { at: t0 + 3_600_000, patch: { enabled: true } },
+  },
+  t0,
+);
+if (planOn.applied) throw new Error('a guarded plan was made without approval');
+world.run('requestApprove', { principal: principalOf(ids.admin), requestId: planOn.request.id }, t0);
 // The editor's pending request that would do the same with the other pair.
 const askedRequest = world.outcome(
   'flagPatch',
@@ -129,6 +145,12 @@ const askedRequest = world.outcome(
   t0,
 );
 if (askedRequest.applied) throw new Error('a guarded change was applied');
+const askedOn = world.outcome(
+  'flagPatch',
+  { flagId: turnedOn.asked, env: 'production', principal: principalOf(ids.editor), patch: { enabled: true } },
+  t0,
+);
+if (askedOn.applied) throw new Error('a guarded change was applied');
 // A pending request by the editor, for the decisions' probes.
 const pending = world.outcome(
   'flagPatch',
@@ -184,10 +206,20 @@ const multiFile = (name: string) =>
 const kDependencies = {
   audience: [scheduled.audienceId, asked.audienceId],
   fragments: [scheduled.fragment, asked.fragment],
-  flag: 'the flag a plan or request changes is what it holds, judged as it is now: its own probes (flagPatch, flagRename, ...) try it',
+  // Off in production now: what clients will evaluate each by (its name, its bucketing) once turned on.
+  flag: [scheduled.flagId, asked.flagId, turnedOn.scheduled, turnedOn.asked],
   schedule: 'a scheduled change is what relies: made, run or cancelled by the probes of scheduleCreate, scheduleRun, scheduleCancel',
   rollout: 'a rollout is what relies: its own probes (rolloutStart, rolloutAct, rolloutAdvance) try it',
 } as const;
+
+/**
+ * The relied-on flags `principal` changes: the pending request's author (the editor) changing its flag
+ * edits their own request (the version probes below try that), so only the others try it.
+ */
+const reliedOnFlags = (principal: Principal): string[] =>
+  kDependencies.flag.filter(
+    (flagId) => (flagId !== asked.flagId && flagId !== turnedOn.asked) || principal.kind !== 'user' || principal.userId !== ids.editor,
+  );
 
 const kProbes: { [N in CommandName]: Probe<N> } = {
   // ---- built to change a guarded environment
@@ -214,7 +246,10 @@ const kProbes: { [N in CommandName]: Probe<N> } = {
   },
   flagRename: {
     guarded: true,
-    inputs: (principal, projectId) => [{ principal, flagId: projectId === ids.single ? ids.flag : ids.groupFlag, name: 'renamed' }],
+    inputs: (principal, projectId) =>
+      projectId === ids.single
+        ? [{ principal, flagId: ids.flag, name: 'renamed' }]
+        : [ids.groupFlag, ...reliedOnFlags(principal)].map((flagId, i) => ({ principal, flagId, name: `renamed-${i}` })),
   },
   flagCohorts: {
     guarded: true,
@@ -222,7 +257,10 @@ const kProbes: { [N in CommandName]: Probe<N> } = {
   },
   flagDelete: {
     guarded: true,
-    inputs: (principal, projectId) => [{ principal, flagId: projectId === ids.single ? ids.flag : ids.groupFlag }],
+    inputs: (principal, projectId) =>
+      projectId === ids.single
+        ? [{ principal, flagId: ids.flag }]
+        : [ids.groupFlag, ...reliedOnFlags(principal)].map((flagId) => ({ principal, flagId })),
   },
   flagsImport: {
     guarded: true,
@@ -472,7 +510,7 @@ function guardedState(w: World): string {
   const relied = {
     fragments: fragments.filter((f) => (kDependencies.fragments as readonly string[]).includes(f.name)).map((f) => [f.name, f.rule]),
     audiences: kDependencies.audience.map((id) => w.store.getAudience(id)),
-    plan: pendingPlans(w).filter((plan) => plan.flagId === scheduled.flagId),
+    plan: pendingPlans(w).filter((plan) => plan.flagId === scheduled.flagId || plan.flagId === turnedOn.scheduled),
   };
   return JSON.stringify([
     relied,
@@ -525,6 +563,8 @@ t.test('every kind that bears on an environment says what held and approved chan
   t.ok(kinds.length >= 5, `${kinds.length} kinds enumerated from the declarations`);
   t.equal(pendingPlans(world).filter((plan) => plan.flagId === scheduled.flagId).length, 1, 'the approved plan is made');
   t.equal(world.store.getKeyed(kChangeRequestRecords, askedRequest.request.id)?.status, 'pending', 'the request is pending');
+  t.equal(pendingPlans(world).filter((plan) => plan.flagId === turnedOn.scheduled).length, 1, 'the approved plan is made');
+  t.equal(world.store.getKeyed(kChangeRequestRecords, askedOn.request.id)?.status, 'pending', 'the request is pending');
 });
 
 t.test('no command changes a guarded environment for anyone who may not bypass it', async (t) => {

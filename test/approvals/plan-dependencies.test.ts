@@ -5,16 +5,20 @@
 // naming the plan, and when the plan falls due production serves what was approved. A renamed guarded
 // environment takes its approved plans with it. A bypass token's scheduled change and rollout are
 // approved as they are made, and apply when due.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import t from 'tap';
 import { cli } from '../helpers/cli.js';
 import { call } from '../helpers/http.js';
 import { pollUntil } from '../helpers/poll.js';
+import { tempDir } from '../helpers/scratch-dir.js';
 import { advanceClock } from '../helpers/test-hooks.js';
 import { startWorldServer } from '../helpers/world-server.js';
 
 const { server, world } = await startWorldServer(t, { FLAGWIRE_TEST_HOOKS: '1' });
 const { ids, secrets } = world;
 const base = server.baseUrl;
+const files = tempDir(t);
 const api = (method: string, path: string, body?: unknown, token = secrets.multiWrite) => call(base, method, path, { token, body });
 
 async function ok(args: string[]): Promise<any> {
@@ -128,6 +132,86 @@ t.test(
     t.equal(done.status, 'applied', done.outcome ?? '');
     t.equal(await served(plain, 'pro'), true, 'the approved audience is served');
     t.equal(await served(plain, 'free'), false, 'the unapproved rules are not');
+  },
+);
+
+/** What production serves a caller on the pro plan under the flag name `name` (OFREP by key, in project multi): status and value. */
+async function servedAs(name: string): Promise<{ status: number; value: unknown }> {
+  const r = await call(base, 'POST', `/ofrep/v1/evaluate/flags/${encodeURIComponent(name)}`, {
+    headers: { 'x-flagwire-project': ids.multi },
+    body: { context: { env: 'production', targetingKey: 'u1', plan: 'pro' } },
+  });
+  return { status: r.status, value: r.json?.value };
+}
+
+const nameOf = async (flagId: string): Promise<string> =>
+  (await api('GET', `/api/v1/flags/${flagId}`, undefined, secrets.multiRead)).json.name;
+
+t.test(
+  'a flag an approved schedule will turn on keeps the key it was approved under: renaming or deleting it is held, naming the plan; when due, it is served under that key',
+  async (t) => {
+    const flagId = await newFlag({});
+    const name = await nameOf(flagId);
+    const planId = await approvedSchedule(flagId, { enabled: true, trafficPercentage: 100 });
+
+    const renamed = await cli(server.dataDir, ['flag', 'rename', flagId, `${name}-renamed`]);
+    t.equal(renamed.code, 3, `held, not applied: ${renamed.stdout} ${renamed.stderr}`);
+    t.match(renamed.json.changeRequest, {
+      environments: ['production'],
+      diff: [{ id: flagId, field: 'name', proposed: `${name}-renamed` }],
+    });
+    t.ok(renamed.json.changeRequest.alters.includes(planId), 'the request names the plan it would alter');
+    const deleted = await cli(server.dataDir, ['flag', 'delete', flagId, '--as', ids.editor]);
+    t.equal(deleted.code, 3, `held, not applied: ${deleted.stdout} ${deleted.stderr}`);
+    t.ok(deleted.json.changeRequest.alters.includes(planId), 'the request names the plan it would alter');
+    t.equal(await nameOf(flagId), name, 'the flag as it was');
+
+    const done = await due(planId);
+    t.equal(done.status, 'applied', done.outcome ?? '');
+    t.same(await servedAs(name), { status: 200, value: true }, 'served under the key the plan was approved for');
+    t.equal((await servedAs(`${name}-renamed`)).status, 404, 'not under the unapproved one');
+  },
+);
+
+t.test('a flag a pending request will turn on: renaming it is held, naming the request; approved, it is on under its key', async (t) => {
+  const flagId = await newFlag({});
+  const name = await nameOf(flagId);
+  const asked = await api('PATCH', `/api/v1/flags/${flagId}?env=production`, { enabled: true, trafficPercentage: 100 });
+  t.equal(asked.status, 202, asked.text);
+  const requestId = asked.json.changeRequest.id;
+  const renamed = await cli(server.dataDir, ['flag', 'rename', flagId, `${name}-renamed`, '--as', ids.editor]);
+  t.equal(renamed.code, 3, `held, not applied: ${renamed.stdout} ${renamed.stderr}`);
+  t.strictSame(renamed.json.changeRequest.alters, [requestId], 'the request names the request it would alter');
+  t.equal(await nameOf(flagId), name, 'the flag as it was');
+  const approved = await ok(['request', 'approve', requestId, '--version', String(asked.json.changeRequest.version), '--as', ids.admin]);
+  t.equal(approved.status, 'applied');
+  t.same(await servedAs(name), { status: 200, value: true }, 'on under the key it was asked for');
+});
+
+t.test(
+  'flags as code: a file that changes the key of a flag an approved schedule will turn on (apply --prune) is held, naming the plan',
+  async (t) => {
+    const flagId = await newFlag({});
+    const name = await nameOf(flagId);
+    const planId = await approvedSchedule(flagId, { enabled: true, trafficPercentage: 100 });
+    const { flagwire, kind, environments, audiences, flags: inFile, $evaluators } = await ok(['export', ids.multi]);
+    const { [name]: keyed, ...others } = inFile;
+    const path = join(files, 'rekeyed.json');
+    writeFileSync(
+      path,
+      JSON.stringify({ flagwire, kind, environments, audiences, $evaluators, flags: { ...others, [`${name}-rekeyed`]: keyed } }),
+    );
+    const applied = await cli(server.dataDir, ['apply', ids.multi, '--file', path, '--prune']);
+    t.equal(applied.code, 3, `held, not applied: ${applied.stdout} ${applied.stderr}`);
+    t.ok(applied.json.changeRequest.alters.includes(planId), 'the request names the plan it would alter');
+    t.equal(await nameOf(flagId), name, 'the flag as it was');
+    t.equal(
+      (await api('GET', '/api/v1/flags', undefined, secrets.multiRead)).json.flags.filter((f: any) => f.name === `${name}-rekeyed`).length,
+      0,
+    );
+    const done = await due(planId);
+    t.equal(done.status, 'applied', done.outcome ?? '');
+    t.same(await servedAs(name), { status: 200, value: true }, 'served under the key the plan was approved for');
   },
 );
 

@@ -104,6 +104,7 @@ export async function requestPage(requestId: string): Promise<void> {
     decidedLine(request),
     h('h2', {}, 'Changes'),
     diffTable(data),
+    alteredSection(data.altered),
     h('h2', {}, 'Approvals'),
     request.approvals.length + request.lapsed.length === 0
       ? emptyState('No approvals yet.')
@@ -175,6 +176,33 @@ function diffTable(data: RequestPageView): HTMLElement {
           value(d.proposed),
         );
       }),
+    ),
+  );
+}
+
+/**
+ * The approved release plans and pending requests that will read what the request changes (its `alters`),
+ * each linked: a request to its page, a plan to its flag's page, which lists it. None: no section.
+ */
+function alteredSection(altered: RequestPageView['altered']): HTMLElement | null {
+  if (altered.length === 0) return null;
+  const where = (env: string | null) => (env === null ? '' : ` in ${env}`);
+  const item = (a: RequestPageView['altered'][number]) => {
+    const flag = a.name ?? 'a deleted flag';
+    if (a.kind === 'request') return [h('a', { href: `#/requests/${a.id}` }, `Change request: ${a.name}`)];
+    if (a.kind === 'gone') return [`${a.id}, no longer kept`];
+    const what = a.kind === 'schedule' ? 'Scheduled change' : 'Rollout';
+    return [h('a', { href: `#/flags/${a.flagId}` }, `${what} of ${flag}${where(a.env)}`), ` (${a.id})`];
+  };
+  return h(
+    'section',
+    { 'aria-label': 'What it alters' },
+    h('h2', {}, 'What it alters'),
+    h('p', {}, 'Approving it changes what these approved release plans and pending change requests will serve when they run:'),
+    h(
+      'ul',
+      {},
+      altered.map((a) => h('li', {}, ...item(a))),
     ),
   );
 }
