@@ -11,7 +11,7 @@ import type { StoreWriter } from '../../src/store/interfaces.js';
 import { Store } from './store.js';
 import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../../src/command-runner/commands.js';
 import { plainNode } from './plain-process.js';
-import { kCli } from './server.js';
+import { kCli, kTestWriteTimeout } from './server.js';
 import { exportStore } from './store-export.js';
 
 export interface CliResult {
@@ -38,7 +38,7 @@ export interface CliOptions {
 export class ContractError extends Error {}
 
 function baseEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
+  const env: NodeJS.ProcessEnv = { ...process.env, ...kTestWriteTimeout };
   delete env.FLAGWIRE_DATA;
   return { ...env, ...extra };
 }

@@ -7,6 +7,13 @@ import { scratchDir } from './scratch-dir.js';
 
 export const kCli = fileURLToPath(new URL('../../src/cli/cli.js', import.meta.url));
 
+/**
+ * The write timeout every server and command a test starts has unless the test sets its own: a minute.
+ * The default (10 s) is what a user is told to retry after; in a test it only catches a hang, and on a
+ * busy 2-core machine (load 25) a server's first writes at start-up have taken longer than 10 s.
+ */
+export const kTestWriteTimeout = { FLAGWIRE_WRITE_TIMEOUT_MS: '60000' };
+
 export interface TestServer {
   baseUrl: string;
   port: number;
@@ -61,7 +68,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   const syncPort = opts.syncPort === 'free' ? await freePort() : (opts.syncPort ?? 0);
   // plainNode: the server runs as users run it, without the test runner's loaders.
   const proc = spawn(...plainNode(args), {
-    env: { ...process.env, FLAGWIRE_LOG_LEVEL: 'warn', FLAGWIRE_EVAL_WORKERS: '1', FLAGWIRE_SYNC_PORT: String(syncPort), ...opts.env },
+    env: { ...process.env, ...kTestWriteTimeout, FLAGWIRE_LOG_LEVEL: 'warn', FLAGWIRE_EVAL_WORKERS: '1', FLAGWIRE_SYNC_PORT: String(syncPort), ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
