@@ -2,8 +2,15 @@
 // flag adds a revision whose bytes follow what changed (the flag's changed fields, src/store/record-patch.ts),
 // which the other node applies to its copy and serves; the log is bounded by bytes as well as revisions
 // (FLAGWIRE_CHANGE_LOG_BYTES, the newest revision always kept), and a node behind what is left gets a
-// whole copy. Bytes are counted in PostgreSQL itself (octet_length of each stored entry).
+// whole copy. Bytes are counted in PostgreSQL itself (octet_length of each stored entry), and the running
+// total the writers keep (flagwire_meta.change_bytes, PostgreSQL schema 2) is checked against them: as
+// the migration from schema 1 sets it, and as the revision bound (every 1000th commit) takes off.
 import t from 'tap';
+import { kOperator } from '../../src/audit/audit-actor.js';
+import { kStoreLayout } from '../../src/capabilities.js';
+import { runCommand } from '../../src/command-runner/commands.js';
+import { openForConsole } from '../../src/store/open-store.js';
+import { tempDir } from '../helpers/scratch-dir.js';
 import type { TestContext } from '../helpers/cli.js';
 import { call } from '../helpers/http.js';
 import { pollUntil } from '../helpers/poll.js';
@@ -155,4 +162,27 @@ t.test("a database of schema 1 is migrated: its log's bytes counted, then kept c
   const after = await logUsage(database);
   const total = await pg.admin<{ change_bytes: string }>(database, 'SELECT change_bytes FROM flagwire_meta');
   t.equal(Number(total.rows[0]!.change_bytes), after.bytes, 'and goes on counting them');
+});
+
+t.test('every 1000th revision drops those past the last 100,000, their bytes taken off the count', async (t) => {
+  const url = await pg.newDatabase();
+  const database = new URL(url).pathname.slice(1);
+  const node = await openForConsole(tempDir(t), kStoreLayout, url);
+  t.teardown(() => node.writes.close());
+  const orgCreate = async (name: string) => {
+    const [settled] = await node.writes.commit(() => [(w) => runCommand(w, 'orgCreate', { principal: kOperator, name, plan: 'teams' }, 0)]);
+    if (!settled!.ok) throw settled!.error;
+  };
+  await orgCreate('First');
+  await orgCreate('Second');
+  t.strictSame((await logUsage(database)).revisions, 2);
+  // As if 199,996 more revisions had been committed and their entries dropped: the log holds 1 and 2.
+  await pg.admin(database, 'UPDATE flagwire_meta SET revision = 199998');
+  await orgCreate('At 199,999');
+  t.equal((await logUsage(database)).revisions, 3, 'a commit between the thousands drops nothing');
+  await orgCreate('At 200,000');
+  const usage = await logUsage(database);
+  t.strictSame([usage.revisions, usage.oldest], [2, 199_999], 'the 200,000th drops revisions 100,000 and before');
+  const counted = await pg.admin<{ change_bytes: string }>(database, 'SELECT change_bytes FROM flagwire_meta');
+  t.equal(Number(counted.rows[0]!.change_bytes), usage.bytes, 'and takes their bytes off the count');
 });
