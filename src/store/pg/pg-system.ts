@@ -296,12 +296,12 @@ export class WriteTransaction implements RecordSource {
         this.writeId,
         entry,
       ]);
-      const { rows } = await this.statement(
+      const counted = await this.statement(
         cutOff,
         'UPDATE flagwire_meta SET revision = $1, change_bytes = change_bytes + $2 RETURNING change_bytes',
         [revision, entry.length],
       );
-      const logBytes = Number((rows[0] as { change_bytes: string }).change_bytes);
+      const logBytes = Number((counted.rows[0] as { change_bytes: string }).change_bytes);
       if (logBytes > this.changeLogBytes || revision % kPruneEvery === 0) await this.prune(cutOff, revision, logBytes);
       // The payload: the revision and PostgreSQL's clock at the commit, which the followers measure their lag from.
       await this.statement(
