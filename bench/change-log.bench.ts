@@ -7,7 +7,11 @@
 // Each build is a checkout with dist/ built (the CLI at dist/src/cli/cli.js); the log is read with this
 // checkout's lmdb and msgpackr, so either build's entries are measured alike (an entry of schema 12 and
 // before is a change set, msgpack-packed here to size it; of schema 13 its stored bytes).
-// Run: npm run build && node dist/bench/change-log.bench.js BASE_CHECKOUT NEW_CHECKOUT [patches, default 30]
+// With --postgres, each node is a PostgreSQL node (`serve --demo --database URL`, a database of its own on
+// a private cluster: test/helpers/postgres.ts) and the log measured is PostgreSQL's, flagwire_changes,
+// which every node of a cluster reads: the bytes its revisions gained per PATCH, each entry as stored
+// (octet_length), and the PATCH's latency; the data file is then a copy, so its growth is not shown.
+// Run: npm run build && node dist/bench/change-log.bench.js BASE_CHECKOUT NEW_CHECKOUT [patches, default 30] [--postgres]
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -16,11 +20,16 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { open } from 'lmdb';
 import { Packr } from 'msgpackr';
+import { startPostgres, type TestPostgres } from '../test/helpers/postgres.js';
 import { machineInfo } from './environment.js';
 
-const [base, next] = [process.argv[2], process.argv[3]];
-if (base === undefined || next === undefined) throw new Error('usage: change-log.bench.js BASE_CHECKOUT NEW_CHECKOUT [patches]');
-const kPatches = Number(process.argv[4] ?? 30);
+const kPostgres = process.argv.includes('--postgres');
+const [base, next, patches] = process.argv.slice(2).filter((arg) => arg !== '--postgres');
+if (base === undefined || next === undefined)
+  throw new Error('usage: change-log.bench.js BASE_CHECKOUT NEW_CHECKOUT [patches] [--postgres]');
+const kPatches = Number(patches ?? 30);
+/** The private PostgreSQL cluster of --postgres. */
+const cluster: TestPostgres | null = kPostgres ? await startPostgres() : null;
 const kHooks = 20;
 const packr = new Packr({ useRecords: false });
 
@@ -37,13 +46,25 @@ interface Node {
   baseUrl: string;
   token: string;
   dir: string;
+  /** Its PostgreSQL database (--postgres), or null for an embedded node. */
+  database: string | null;
 }
 
 async function startNode(checkout: string, port: number): Promise<Node> {
   const dir = mkdtempSync(join(tmpdir(), 'flagwire-changelog-bench-'));
+  const url = cluster === null ? null : await cluster.newDatabase();
   const proc = spawn(
     process.execPath,
-    [join(checkout, 'dist/src/cli/cli.js'), 'serve', '--demo', '--port', String(port), '--data', join(dir, 'data')],
+    [
+      join(checkout, 'dist/src/cli/cli.js'),
+      'serve',
+      '--demo',
+      '--port',
+      String(port),
+      '--data',
+      join(dir, 'data'),
+      ...(url === null ? [] : ['--database', url]),
+    ],
     {
       env: {
         ...process.env,
@@ -65,7 +86,7 @@ async function startNode(checkout: string, port: number): Promise<Node> {
   for (let i = 0; i < 600 && !/listening/.test(out); i++) await new Promise((resolve) => setTimeout(resolve, 100));
   const token = /demo-write\s+write\s+(\S+)/.exec(out)?.[1];
   if (token === undefined) throw new Error(`${checkout}: no demo write token in its output:\n${out}`);
-  return { proc, baseUrl: `http://127.0.0.1:${port}`, token, dir };
+  return { proc, baseUrl: `http://127.0.0.1:${port}`, token, dir, database: url === null ? null : new URL(url).pathname.slice(1) };
 }
 
 async function api(node: Node, method: string, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
@@ -96,6 +117,20 @@ function logBytes(dataDir: string): { revisions: number; bytes: number } {
   }
 }
 
+/** PostgreSQL's change log (flagwire_changes), each entry's bytes as stored. */
+async function pgLogBytes(database: string): Promise<{ revisions: number; bytes: number }> {
+  const { rows } = await cluster!.admin<{ revisions: string; bytes: string }>(
+    database,
+    'SELECT count(*) AS revisions, coalesce(sum(octet_length(changes)), 0) AS bytes FROM flagwire_changes',
+  );
+  return { revisions: Number(rows[0]!.revisions), bytes: Number(rows[0]!.bytes) };
+}
+
+/** The log this run measures: PostgreSQL's (--postgres) or the data file's. */
+function logOf(node: Node): Promise<{ revisions: number; bytes: number }> {
+  return node.database === null ? Promise.resolve(logBytes(join(node.dir, 'data'))) : pgLogBytes(node.database);
+}
+
 const quantile = (values: readonly number[], q: number) => [...values].sort((a, b) => a - b)[Math.floor(q * (values.length - 1))]!;
 const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(3);
 
@@ -117,11 +152,11 @@ async function measure(label: string, checkout: string, port: number, hooks: num
     for (let i = 0; i < 3; i++) await patch(i); // warm: the first deliveries fail and are rescheduled
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const dataFile = join(node.dir, 'data', 'flagwire.mdb');
-    const [fileBefore, logBefore] = [statSync(dataFile).size, logBytes(join(node.dir, 'data'))];
+    const [fileBefore, logBefore] = [statSync(dataFile).size, await logOf(node)];
     const latencies: number[] = [];
     for (let i = 0; i < kPatches; i++) latencies.push(await patch(i + 3));
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    const [fileAfter, logAfter] = [statSync(dataFile).size, logBytes(join(node.dir, 'data'))];
+    const [fileAfter, logAfter] = [statSync(dataFile).size, await logOf(node)];
     return {
       label: `${label}, ${hooks} webhooks`,
       logPerPatch: (logAfter.bytes - logBefore.bytes) / kPatches,
@@ -139,7 +174,9 @@ async function measure(label: string, checkout: string, port: number, hooks: num
 
 console.log(new Date().toISOString(), machineInfo(), `load average ${loadavg()[0]!.toFixed(1)}`);
 console.log(
-  `${kPatches} PATCHes of 26 bytes to a flag with a 900 KB variant, with ${kHooks} webhooks answering 500 and with none, embedded node`,
+  `${kPatches} PATCHes of 26 bytes to a flag with a 900 KB variant, with ${kHooks} webhooks answering 500 and with none, ${
+    kPostgres ? "PostgreSQL node: PostgreSQL's change log (flagwire_changes)" : 'embedded node'
+  }`,
 );
 const rows = [
   await measure('before', base, 18411, kHooks),
@@ -147,10 +184,11 @@ const rows = [
   await measure('before', base, 18413, 0),
   await measure('after', next, 18414, 0),
 ];
-console.log('| build | change log per PATCH | data file per PATCH | PATCH p50 | PATCH p90 |');
+console.log(`| build | change log per PATCH | ${kPostgres ? 'revisions in the log' : 'data file per PATCH'} | PATCH p50 | PATCH p90 |`);
 console.log('|---|---|---|---|---|');
 for (const r of rows)
   console.log(
-    `| ${r.label} | ${r.logPerPatch.toFixed(0)} B (${mib(r.logPerPatch)} MiB) | ${mib(r.filePerPatch)} MiB | ${r.p50.toFixed(0)} ms | ${r.p90.toFixed(0)} ms |`,
+    `| ${r.label} | ${r.logPerPatch.toFixed(0)} B (${mib(r.logPerPatch)} MiB) | ${kPostgres ? r.logRevisions : `${mib(r.filePerPatch)} MiB`} | ${r.p50.toFixed(0)} ms | ${r.p90.toFixed(0)} ms |`,
   );
 receiver.close();
+await cluster?.destroy();

@@ -1,7 +1,8 @@
 // A change set: the records one write transaction put or deleted, as data. When PostgreSQL is the
 // system of record (src/store/pg/), the writer records the change set of each group of commands while
 // it runs them against the node's LMDB copy, stores it in PostgreSQL under the transaction's
-// revision, and every node applies it to its LMDB copy (StoreCopy.applyRevisions, lmdb-replica.ts). Derived entries
+// revision (each record written again as its changed fields: LoggedChange), and every node applies it
+// to its LMDB copy (StoreCopy.applyRevisions, lmdb-replica.ts). Derived entries
 // (token hashes, the project index, the mail due index, sequence counters, configSeq) are not in it:
 // applying a change rebuilds them, so the change set is the records and nothing else. The change kinds
 // are derived from the record kinds the store and the capabilities declare (store-layout.ts).
@@ -24,8 +25,9 @@ export function changeOf(kind: string, value: unknown): Change {
 }
 
 /**
- * A record of kind `kind` written again, as the change log keeps it (change-log.ts): the fields that
- * changed from the version before (record-patch.ts), applied to that version by a copy that holds it.
+ * A record of kind `kind` written again, as the change log keeps it (change-log.ts; PostgreSQL's too,
+ * src/store/pg/): the fields that changed from the version before (record-patch.ts), applied to that
+ * version by a copy that holds it.
  */
 export interface RecordPatch extends FieldChanges {
   /** The record kind's name. */

@@ -12,7 +12,7 @@ import type { DeliveryPayload, OutboxUsage, Webhook, WebhookDelivery } from '../
 import type { ScheduledChange } from '../release-plans/schedules.js';
 import type { Credential, Session } from '../model/sessions.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
-import type { Change, Revision } from './changes.js';
+import type { Change, LoggedChange, Revision } from './changes.js';
 
 /** The detail of a write whose commit failed (the writer answers it 503; the console exits 1). */
 export const kCommitFailedDetail = 'The change could not be written to storage (disk full or read-only); nothing was changed. Retry later.';
@@ -332,9 +332,11 @@ export interface StoreCopy extends Store {
   /**
    * Runs each function as transactEach does, then rolls everything back: nothing is written, and what
    * the functions that did not throw wrote is returned as a change set (the write path commits it to
-   * the system of record, then applies it here with applyRevisions).
+   * the system of record, then applies it here with applyRevisions), and as `logged`: the same changes,
+   * each record written over another as the fields that changed (record-patch.ts), which a copy at the
+   * revision before applies (what PostgreSQL's change log keeps).
    */
-  rehearse<T>(fns: readonly ((writer: StoreWriter) => T)[]): { settled: Settled<T>[]; changes: Change[] };
+  rehearse<T>(fns: readonly ((writer: StoreWriter) => T)[]): { settled: Settled<T>[]; changes: Change[]; logged: LoggedChange[] };
   /** Every record, as the changes that would write them into an empty store, read in one snapshot. */
   exportRecords(): Change[];
   /** Whether this store is a relay's copy of another Flagwire node (src/store/relay/), not a PostgreSQL node's. */

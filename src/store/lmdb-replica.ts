@@ -145,9 +145,19 @@ export class LmdbReplica {
    * another (`baseOf`: the version it replaced, or undefined) as the fields that changed.
    */
   logged(changes: readonly Change[], baseOf: (change: Change) => unknown): LoggedChange[] {
-    const out: LoggedChange[] = [];
-    for (const change of changes) if (this.layout.relayedChanges.has(change.kind)) out.push(this.asLogged(change, baseOf(change)));
-    return out;
+    return this.patched(
+      changes.filter((change) => this.layout.relayedChanges.has(change.kind)),
+      baseOf,
+    );
+  }
+
+  /**
+   * Every one of `changes`, each record of a relayed kind written over another (`baseOf`) as the fields
+   * that changed: a revision as PostgreSQL's change log keeps it (src/store/pg/), which a copy holding
+   * the revision before applies (applyRevisions).
+   */
+  patched(changes: readonly Change[], baseOf: (change: Change) => unknown): LoggedChange[] {
+    return changes.map((change) => this.asLogged(change, baseOf(change)));
   }
 
   private asLogged(change: Change, base: unknown): LoggedChange {

@@ -4,7 +4,7 @@
 // copy). Opened by open.ts; code above src/store sees it through the interfaces in interfaces.ts.
 import { ABORT, type RootDatabase } from 'lmdb';
 import { FlagwireError } from '../errors.js';
-import type { Change, Revision } from './changes.js';
+import type { Change, LoggedChange, Revision } from './changes.js';
 import {
   kCommitFailedDetail,
   type RelayedCopy,
@@ -122,11 +122,13 @@ export class LmdbStore extends LmdbRecords implements Store, StoreWriter, StoreC
 
   /**
    * Runs each function as transactEach does, then rolls everything back: nothing is written here, and
-   * what the functions wrote (the ones that did not throw) is returned as a change set. PostgreSQL's
-   * write path (src/store/pg/pg-write-path.ts) commits that change set there first, then applies it
-   * here with applyRevisions, so readers never see a change the system of record does not hold.
+   * what the functions wrote (the ones that did not throw) is returned as a change set, and `logged`,
+   * the same set with each record written over another as its changed fields (record-patch.ts).
+   * PostgreSQL's write path (src/store/pg/pg-write-path.ts) commits that change set there first (its
+   * records whole, its change log as `logged`), then applies it here with applyRevisions, so readers
+   * never see a change the system of record does not hold.
    */
-  rehearse<T>(fns: readonly ((writer: StoreWriter) => T)[]): { settled: Settled<T>[]; changes: Change[] } {
+  rehearse<T>(fns: readonly ((writer: StoreWriter) => T)[]): { settled: Settled<T>[]; changes: Change[]; logged: LoggedChange[] } {
     if (this.inTxn) throw new Error('rehearse runs outside any transaction');
     let settled: Settled<T>[] = [];
     this.inTxn = true;
@@ -137,7 +139,7 @@ export class LmdbStore extends LmdbRecords implements Store, StoreWriter, StoreC
           return ABORT;
         }),
       );
-      return { settled, changes };
+      return { settled, changes, logged: this.replica.patched(changes, (change) => this.recorder.baseOf(change)) };
     } finally {
       this.inTxn = false;
     }

@@ -144,7 +144,7 @@ class RefusedWritePath implements WritePath {
  * The writer's path for `dataDir`'s store: with `databaseUrl`, PostgreSQL then this node's copy, with
  * its follower (`onReplica` hears the copy's state); with `upstream`, a relay's: every write refused,
  * the copy kept by its follower of the upstream (`onRelay` hears its state); else the LMDB file.
- * `changeLog`: what its change log keeps (the setting's default when absent).
+ * `changeLog`: what its change log keeps (the setting's default when absent), PostgreSQL's too.
  */
 export function openWritePath(
   dataDir: string,
@@ -154,7 +154,10 @@ export function openWritePath(
   changeLog?: ChangeLogBounds,
 ): WritePath {
   const copy = LmdbStore.open(dataDir, { layout, changeLog });
-  if (follows.databaseUrl !== null) return new PgWritePath(copy, PgSystem.open(follows.databaseUrl, { layout }), { onReplica: on.replica });
+  if (follows.databaseUrl !== null) {
+    const pg = PgSystem.open(follows.databaseUrl, { layout, changeLogBytes: changeLog?.bytes });
+    return new PgWritePath(copy, pg, { onReplica: on.replica });
+  }
   if (follows.upstream !== null) return new RelayWritePath(copy, follows.upstream, on.relay);
   return new LmdbWritePath(copy);
 }
@@ -184,7 +187,7 @@ export async function openForConsole(
     if (refusal === null) return { store: copy, writes: new LmdbWritePath(copy), copyOnly: false };
     return { store: copy, writes: new RefusedWritePath(copy, refusal), copyOnly: true };
   }
-  const pg = PgSystem.open(databaseUrl, { layout, max: 1 });
+  const pg = PgSystem.open(databaseUrl, { layout, max: 1, changeLogBytes: changeLog?.bytes });
   try {
     await catchUpLatest(copy, pg);
   } catch (err) {

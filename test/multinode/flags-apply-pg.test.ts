@@ -3,14 +3,13 @@
 // entries; node B serves them all once its copy reaches that revision; and B, whose writer brings its
 // copy to the locked revision before it runs a command, refuses an apply planned before A's (409).
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Packr } from 'msgpackr';
 import t from 'tap';
 import type { Change } from '../../src/store/changes.js';
 import { call, scrapeMetrics } from '../helpers/http.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { startPostgres } from '../helpers/postgres.js';
 import type { TestServer } from '../helpers/server.js';
-import { seedWithConsole, startNode, waitReady } from './support.js';
+import { pgRevisions, seedWithConsole, startNode, waitReady, type PgRevision } from './support.js';
 
 const pg = await startPostgres();
 t.teardown(() => pg.destroy());
@@ -40,19 +39,12 @@ async function startTwoNodes(t: Parameters<typeof tempDir>[0], url: string): Pro
   return nodes as [TestServer, TestServer];
 }
 
-// Change sets are stored as msgpack (src/store/pg/pg-system.ts): read back the same way.
-const packr = new Packr({ useRecords: false });
 /** Records written beside every request (token activity, flag usage): not part of any apply. */
 const kBookkeeping = new Set(['activity', 'usage']);
 
-/** The revisions of PostgreSQL after `after`, each with the change set it committed. */
-async function revisionsAfter(database: string, after: number): Promise<{ revision: number; changes: Change[] }[]> {
-  const { rows } = await pg.admin<{ revision: string; changes: Buffer }>(
-    database,
-    'SELECT revision, changes FROM flagwire_changes WHERE revision > $1 ORDER BY revision',
-    [after],
-  );
-  return rows.map((r) => ({ revision: Number(r.revision), changes: packr.unpack(r.changes) as Change[] }));
+/** The revisions of PostgreSQL after `after`, each with the change set it committed (each record whole: pgRevisions). */
+async function revisionsAfter(database: string, after: number): Promise<PgRevision[]> {
+  return (await pgRevisions(pg, database)).filter((r) => r.revision > after);
 }
 
 async function pgRevision(database: string): Promise<number> {

@@ -2,7 +2,9 @@
 // them (`serve --database URL --data DIR`), and the console with --database.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Packr } from 'msgpackr';
-import type { Change } from '../../src/store/changes.js';
+import { kStoreLayout } from '../../src/capabilities.js';
+import { changeOf, type Change, type LoggedChange } from '../../src/store/changes.js';
+import { patchedRecord } from '../../src/store/record-patch.js';
 import { call } from '../helpers/http.js';
 import { cli, ok, type TestContext } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
@@ -12,13 +14,48 @@ import { startTestServer, tempDataDir, type TestServer } from '../helpers/server
 // Change sets are stored as msgpack (src/store/pg/pg-system.ts): read back the same way.
 const packr = new Packr({ useRecords: false });
 
-/** Every change of PostgreSQL's change log in `database`, with its revision, oldest first. */
-export async function changeLog(pg: TestPostgres, database: string): Promise<{ revision: number; change: Change }[]> {
+/** A revision of PostgreSQL's change log: its changes as a node applies them, and its entry's bytes as stored. */
+export interface PgRevision {
+  revision: number;
+  changes: Change[];
+  bytes: number;
+}
+
+/**
+ * Every revision of PostgreSQL's change log in `database`, oldest first, each change whole: a record
+ * written again, which the log keeps as its changed fields (src/store/record-patch.ts), is given as the
+ * record a node's copy holds once it has applied them to the version before, the log's own earlier
+ * revisions being that version. Throws when the log does not reach back to that version.
+ */
+export async function pgRevisions(pg: TestPostgres, database: string): Promise<PgRevision[]> {
   const { rows } = await pg.admin<{ revision: string; changes: Buffer }>(
     database,
     'SELECT revision, changes FROM flagwire_changes ORDER BY revision',
   );
-  return rows.flatMap((row) => (packr.unpack(row.changes) as Change[]).map((change) => ({ revision: Number(row.revision), change })));
+  const records = new Map<string, unknown>();
+  const at = (kind: string, key: string) => `${kind}\u0000${key}`;
+  return rows.map((row) => {
+    const changes = (packr.unpack(row.changes) as LoggedChange[]).map((logged): Change => {
+      if (logged.kind === 'patch') {
+        const { kind, key } = logged.value;
+        if (!records.has(at(kind, key)))
+          throw new Error(`revision ${row.revision} changes ${kind} ${key}, which the log never wrote whole`);
+        const value = patchedRecord(records.get(at(kind, key)), logged.value);
+        records.set(at(kind, key), value);
+        return changeOf(kind, value);
+      }
+      const { put, remove } = kStoreLayout.changes.get(logged.kind)!.records(logged.value);
+      for (const r of remove) records.delete(at(r.kind, r.key));
+      if (put !== null) records.set(at(put.kind, put.key), logged.value);
+      return logged;
+    });
+    return { revision: Number(row.revision), changes, bytes: row.changes.length };
+  });
+}
+
+/** Every change of PostgreSQL's change log in `database` (each whole: pgRevisions), with its revision, oldest first. */
+export async function changeLog(pg: TestPostgres, database: string): Promise<{ revision: number; change: Change }[]> {
+  return (await pgRevisions(pg, database)).flatMap(({ revision, changes }) => changes.map((change) => ({ revision, change })));
 }
 
 export async function startNode(databaseUrl: string, dataDir = tempDataDir(), env: Record<string, string> = {}): Promise<TestServer> {

@@ -6,11 +6,14 @@
 //                      takes this row FOR UPDATE: that serialises writers of every node, and the
 //                      revision it increments follows commit order with no gaps.
 //   flagwire_records   every current record (kind, key) -> msgpack value: what a full copy reads.
-//   flagwire_changes   revision -> the change set it committed (msgpack): what followers apply; the
-//                      writer's random write_id tells it, after a connection lost during COMMIT,
-//                      whether its commit happened.
-//                      Old revisions are pruned (kChangeRetention in pg-system.ts); a node behind them
-//                      makes a full copy.
+//   flagwire_changes   revision -> the change set it committed (msgpack): what followers apply, each
+//                      record written again as its changed fields (src/store/record-patch.ts), which a
+//                      copy at the revision before applies (schema 2; a change set of schema 1 holds
+//                      whole records, which copies apply as ever); the writer's random write_id tells
+//                      it, after a connection lost during COMMIT, whether its commit happened.
+//                      Old revisions are pruned, by count (kChangeRetention in pg-system.ts) and by
+//                      bytes (FLAGWIRE_CHANGE_LOG_BYTES, counted in flagwire_meta.change_bytes, schema
+//                      2); a node behind them makes a full copy.
 export interface Migration {
   version: number;
   name: string;
@@ -40,6 +43,14 @@ export const kMigrations: readonly Migration[] = [
         write_id text NOT NULL,
         changes bytea NOT NULL
       );
+    `,
+  },
+  {
+    version: 2,
+    name: 'change log bytes',
+    sql: `
+      ALTER TABLE flagwire_meta ADD COLUMN change_bytes bigint NOT NULL DEFAULT 0;
+      UPDATE flagwire_meta SET change_bytes = (SELECT coalesce(sum(octet_length(changes)), 0) FROM flagwire_changes);
     `,
   },
 ];

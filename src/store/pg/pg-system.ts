@@ -1,12 +1,13 @@
 // PostgreSQL as the system of record: connecting (and migrating), the write transaction that takes
-// the next revision, and the reads a node's copy follows it with (the change log, a full copy).
-// Only this module speaks SQL to the tables of migrations.ts.
+// the next revision and keeps the change log within its bounds, and the reads a node's copy follows it
+// with (the change log, a full copy). Only this module speaks SQL to the tables of migrations.ts.
 import { randomBytes } from 'node:crypto';
 import { Packr } from 'msgpackr';
 import type pg from 'pg';
+import { kDefaultChangeLog } from '../../config.js';
 import { FlagwireError } from '../../errors.js';
 import { loadOnUse } from '../../load-on-use.js';
-import { changeOf, type Change, type Revision } from '../changes.js';
+import { changeOf, type Change, type LoggedChange, type Revision } from '../changes.js';
 import type { StoreLayout } from '../store-layout.js';
 import { migrate } from './migrate.js';
 
@@ -20,6 +21,11 @@ const packr = new Packr({ useRecords: false });
 const pgLib = loadOnUse<typeof pg>('pg');
 /** The revisions kept in the change log; a node further behind makes a full copy. */
 export const kChangeRetention = 100_000;
+/**
+ * Every this many revisions, the commit that makes one drops the revisions past kChangeRetention (the
+ * byte bound is kept at every commit: the running total in flagwire_meta tells when it is passed).
+ */
+const kPruneEvery = 1000;
 /** Revisions read per query while catching up (each batch is one LMDB transaction). */
 const kCatchUpBatch = 1000;
 /** The NOTIFY channel; its payload is the revision committed. */
@@ -49,6 +55,12 @@ export interface PgOptions {
   layout: StoreLayout;
   /** Connections in the pool (the writer's transaction, the follower's reads, the console's). */
   max?: number;
+  /**
+   * The most bytes of change sets the change log keeps (FLAGWIRE_CHANGE_LOG_BYTES, as the data file's log:
+   * ChangeLogBounds); the default's when absent. A commit made past it drops the oldest revisions until
+   * it holds, the newest always kept; a node behind what is left makes a full copy.
+   */
+  changeLogBytes?: number;
 }
 
 /** The detail of a write refused because PostgreSQL could not be reached. */
@@ -65,11 +77,12 @@ export class PgSystem implements RecordSource {
     readonly url: string,
     private readonly pool: pg.Pool,
     private readonly layout: StoreLayout,
+    private readonly changeLogBytes: number,
   ) {}
 
   /** A pool for `url`; nothing is connected until the first use. */
   static open(url: string, options: PgOptions): PgSystem {
-    return new PgSystem(url, newPool(url, options.max ?? 4), options.layout);
+    return new PgSystem(url, newPool(url, options.max ?? 4), options.layout, options.changeLogBytes ?? kDefaultChangeLog.bytes);
   }
 
   /**
@@ -157,7 +170,7 @@ export class PgSystem implements RecordSource {
     try {
       await client.query(`BEGIN; SET LOCAL idle_in_transaction_session_timeout = ${kIdleInWriteMs}`);
       const { rows } = await client.query<{ revision: string }>('SELECT revision FROM flagwire_meta FOR UPDATE');
-      return new WriteTransaction(client, Number(rows[0]!.revision), this.layout);
+      return new WriteTransaction(client, Number(rows[0]!.revision), this.layout, this.changeLogBytes);
     } catch (err) {
       client.release(err as Error);
       throw new FlagwireError('STORE_UNAVAILABLE', kPgUnavailableDetail, { cause: err });
@@ -187,11 +200,6 @@ export class PgSystem implements RecordSource {
     return new (pgLib().Client)({ connectionString: this.url, keepAlive: true, connectionTimeoutMillis: 5000 });
   }
 
-  /** Removes change sets older than the retention (a node that far behind makes a full copy). */
-  async prune(revision: number): Promise<void> {
-    await this.pool.query('DELETE FROM flagwire_changes WHERE revision <= $1', [revision - kChangeRetention]);
-  }
-
   /** Writes a whole data set as revision 1 of an empty database (migrate-to-postgres). */
   async importAll(records: readonly Change[]): Promise<number> {
     const txn = await this.begin();
@@ -202,7 +210,7 @@ export class PgSystem implements RecordSource {
           'INVALID_REQUEST',
           'the database already holds Flagwire data; migrate-to-postgres copies only into an empty one',
         );
-      return await txn.commit(records);
+      return await txn.commit(records, records);
     } catch (err) {
       await txn.rollback();
       throw err;
@@ -234,6 +242,7 @@ export class WriteTransaction implements RecordSource {
     readonly client: pg.PoolClient,
     readonly revision: number,
     private readonly layout: StoreLayout,
+    private readonly changeLogBytes: number,
   ) {}
 
   changesAfter(after: number, upTo: number): Promise<Revision[] | null> {
@@ -246,12 +255,15 @@ export class WriteTransaction implements RecordSource {
 
   /**
    * Writes `changes` as the next revision (records, change log, counter), notifies every node, and
-   * commits. Returns the revision. Throws STORE_UNAVAILABLE when nothing was committed, CommitUnknown
-   * when the connection failed during COMMIT. `cutOff` aborting before COMMIT is sent drops the
-   * connection at once (no ROLLBACK to wait for: PostgreSQL rolls back a transaction whose connection
-   * is gone, and COMMIT never went) and throws its reason.
+   * commits. `logged`: the same changes as the change log keeps them, each record written over another
+   * as its changed fields (StoreCopy.rehearse), which every node applies to its copy at the revision
+   * before; the table of current records gets `changes`, whole. Returns the revision. Throws
+   * STORE_UNAVAILABLE when nothing was committed, CommitUnknown when the connection failed during
+   * COMMIT. `cutOff` aborting before COMMIT is sent drops the connection at once (no ROLLBACK to wait
+   * for: PostgreSQL rolls back a transaction whose connection is gone, and COMMIT never went) and
+   * throws its reason.
    */
-  async commit(changes: readonly Change[], cutOff?: AbortSignal): Promise<number> {
+  async commit(changes: readonly Change[], logged: readonly LoggedChange[], cutOff?: AbortSignal): Promise<number> {
     const revision = this.revision + 1;
     const puts: { kind: string; key: string; value: Buffer }[] = [];
     const removes: { kind: string; key: string }[] = [];
@@ -278,12 +290,19 @@ export class WriteTransaction implements RecordSource {
           [rows.map((r) => r.kind), rows.map((r) => r.key), rows.map((r) => r.value)],
         );
       }
+      const entry = packr.pack(logged);
       await this.statement(cutOff, 'INSERT INTO flagwire_changes (revision, write_id, changes) VALUES ($1, $2, $3)', [
         revision,
         this.writeId,
-        packr.pack(changes),
+        entry,
       ]);
-      await this.statement(cutOff, 'UPDATE flagwire_meta SET revision = $1', [revision]);
+      const counted = await this.statement(
+        cutOff,
+        'UPDATE flagwire_meta SET revision = $1, change_bytes = change_bytes + $2 RETURNING change_bytes',
+        [revision, entry.length],
+      );
+      const logBytes = Number((counted.rows[0] as { change_bytes: string }).change_bytes);
+      if (logBytes > this.changeLogBytes || revision % kPruneEvery === 0) await this.prune(cutOff, revision, logBytes);
       // The payload: the revision and PostgreSQL's clock at the commit, which the followers measure their lag from.
       await this.statement(
         cutOff,
@@ -308,6 +327,30 @@ export class WriteTransaction implements RecordSource {
       this.release(err as Error);
       throw new CommitUnknown(err);
     }
+  }
+
+  /**
+   * Drops the oldest revisions of the change log until it holds at most kChangeRetention revisions and
+   * at most changeLogBytes (`logBytes`: its bytes now, `revision`'s included), `revision` always kept;
+   * their bytes are taken off the running total. Only what is dropped is read (each entry's length, not
+   * its bytes: octet_length reads a stored value's header): the oldest first, until what is left fits.
+   */
+  private async prune(cutOff: AbortSignal | undefined, revision: number, logBytes: number): Promise<void> {
+    await this.statement(
+      cutOff,
+      `WITH cut AS (
+         SELECT GREATEST($2::bigint, CASE WHEN $3::bigint <= $4::bigint THEN 0 ELSE coalesce((
+           SELECT revision FROM (
+             SELECT revision, $3::bigint - sum(octet_length(changes)) OVER (ORDER BY revision) AS left_bytes
+             FROM flagwire_changes WHERE revision < $1
+           ) oldest WHERE left_bytes <= $4::bigint ORDER BY revision LIMIT 1
+         ), $1 - 1) END) AS up_to
+       ), dropped AS (
+         DELETE FROM flagwire_changes WHERE revision <= (SELECT up_to FROM cut) AND revision < $1 RETURNING octet_length(changes) AS bytes
+       )
+       UPDATE flagwire_meta SET change_bytes = change_bytes - (SELECT coalesce(sum(bytes), 0) FROM dropped)`,
+      [revision, revision - kChangeRetention, logBytes, this.changeLogBytes],
+    );
   }
 
   /** One statement before COMMIT; `cutOff` aborting drops the connection rather than wait for its answer. */
@@ -361,13 +404,14 @@ function newPool(url: string, max: number): pg.Pool {
   return pool;
 }
 
+/** The revisions after `after`, each as its change set was logged: whole records, and records written again as their changed fields. */
 async function changesAfter(client: pg.Pool | pg.ClientBase, after: number, upTo: number): Promise<Revision[] | null> {
   const { rows } = await client.query<{ revision: string; changes: Buffer }>(
     'SELECT revision, changes FROM flagwire_changes WHERE revision > $1 AND revision <= $2 ORDER BY revision LIMIT $3',
     [after, upTo, kCatchUpBatch],
   );
   if (upTo > after && (rows.length === 0 || Number(rows[0]!.revision) !== after + 1)) return null;
-  return rows.map((r) => ({ revision: Number(r.revision), changes: packr.unpack(r.changes) as Change[] }));
+  return rows.map((r) => ({ revision: Number(r.revision), changes: packr.unpack(r.changes) as LoggedChange[] }));
 }
 
 async function snapshot(client: pg.ClientBase): Promise<{ revision: number; records: Change[] }> {

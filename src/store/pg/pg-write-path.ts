@@ -5,7 +5,9 @@
 //      PATCH that changes nothing) holds across nodes as on one;
 //   3. claim the commands and run them against the copy in an LMDB transaction that is rolled back,
 //      recording what they write (StoreCopy.rehearse): the same command functions as without PostgreSQL;
-//   4. write that change set as the next revision, NOTIFY, COMMIT;
+//   4. write that change set as the next revision (the records whole; the change log with each record
+//      written again as its changed fields, which the other nodes' copies, at the revision before, apply),
+//      keep the change log within its bounds, NOTIFY, COMMIT;
 //   5. apply it to the copy, then answer: read-your-writes on this node.
 // A failure before COMMIT answers 503 and nothing is written; so does a transaction still short of its
 // COMMIT at its first caller's deadline (a PostgreSQL that stopped answering mid-way): its connection
@@ -14,7 +16,7 @@
 // so an answer is not a guess; only if PostgreSQL stays away for kResolveForMs is the answer a 503
 // that says the outcome is unknown.
 import type { Settled, StoreCopy, StoreWriter, WritePath } from '../interfaces.js';
-import type { Change } from '../changes.js';
+import type { Change, LoggedChange } from '../changes.js';
 import { FlagwireError } from '../../errors.js';
 import { StoreOpenError } from '../data-file.js';
 import { Follower, type ReplicaStatus } from './follower.js';
@@ -26,8 +28,6 @@ const kResolveRetryMs = 500;
 const kResolveForMs = 30_000;
 const kCommitUnknownDetail =
   'PostgreSQL went away while this change was being committed, and has not come back to say whether it was: read the record back before retrying.';
-/** Every this many revisions, the writer that commits one prunes the change log. */
-const kPruneEvery = 1000;
 
 export class PgWritePath implements WritePath {
   private readonly follower: Follower | null;
@@ -51,9 +51,10 @@ export class PgWritePath implements WritePath {
     const txn = await this.pg.begin();
     let settled: Settled<T>[];
     let changes: Change[];
+    let logged: LoggedChange[];
     try {
       await catchUp(this.copy, txn, await this.pg.databaseId(), txn.revision);
-      ({ settled, changes } = this.copy.rehearse(claim()));
+      ({ settled, changes, logged } = this.copy.rehearse(claim()));
     } catch (err) {
       await txn.rollback();
       if (err instanceof FlagwireError || err instanceof StoreOpenError) throw err;
@@ -67,14 +68,13 @@ export class PgWritePath implements WritePath {
     }
     let revision: number;
     try {
-      revision = await txn.commit(changes, cutOff);
+      revision = await txn.commit(changes, logged, cutOff);
     } catch (err) {
       if (!(err instanceof CommitUnknown)) throw err;
       revision = await this.resolve(txn.writeId, err);
     }
     this.copy.applyRevisions([{ revision, changes }]);
     this.lastRevision = revision;
-    if (revision % kPruneEvery === 0) void this.pg.prune(revision).catch(() => undefined);
     return settled;
   }
 
