@@ -68,7 +68,14 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   const syncPort = opts.syncPort === 'free' ? await freePort() : (opts.syncPort ?? 0);
   // plainNode: the server runs as users run it, without the test runner's loaders.
   const proc = spawn(...plainNode(args), {
-    env: { ...process.env, ...kTestWriteTimeout, FLAGWIRE_LOG_LEVEL: 'warn', FLAGWIRE_EVAL_WORKERS: '1', FLAGWIRE_SYNC_PORT: String(syncPort), ...opts.env },
+    env: {
+      ...process.env,
+      ...kTestWriteTimeout,
+      FLAGWIRE_LOG_LEVEL: 'warn',
+      FLAGWIRE_EVAL_WORKERS: '1',
+      FLAGWIRE_SYNC_PORT: String(syncPort),
+      ...opts.env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
