@@ -98,6 +98,12 @@ export const kChangeRequestRecords = keyedRecords<ChangeRequest>()({
   database: 'changeRequests',
   relayed: false,
   key: (request) => request.id,
+  // A project's requests, and its pending ones: the gate reads the pending ones at every write to a
+  // project with a policy, and never reads the requests of other projects, or those decided.
+  indexes: {
+    project: (request) => [request.projectId],
+    pending: (request) => (request.status === 'pending' ? [request.projectId] : []),
+  },
 });
 
 export const kApprovedPlanRecords = keyedRecords<ApprovedPlan>()({

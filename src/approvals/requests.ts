@@ -11,15 +11,18 @@ export const kMaxPendingPerProject = 100;
 
 /** A project's requests, newest first; of one status when given. */
 export function listRequests(r: StoreReader, projectId: string, status?: RequestStatus): ChangeRequest[] {
-  return r
-    .listKeyed(kChangeRequestRecords)
-    .filter((request) => request.projectId === projectId && (status === undefined || request.status === status))
-    .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1));
+  const found =
+    status === 'pending'
+      ? r.listKeyedBy(kChangeRequestRecords, 'pending', projectId)
+      : r.listKeyedBy(kChangeRequestRecords, 'project', projectId).filter((request) => status === undefined || request.status === status);
+  return found.sort(newestFirst);
 }
 
 export function pendingRequests(r: StoreReader, projectId: string): ChangeRequest[] {
   return listRequests(r, projectId, 'pending');
 }
+
+const newestFirst = (a: ChangeRequest, b: ChangeRequest) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1);
 
 /** The pending requests `author` counts as an author of (authors.ts), in any project, the last changed first. */
 export function pendingRequestsBy(r: StoreReader, author: RequestAuthor): ChangeRequest[] {

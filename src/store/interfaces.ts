@@ -110,6 +110,8 @@ export interface StoreReader {
   getKeyed<V>(kind: KeyedKind<V>, key: string): V | undefined;
   /** Every record of a simple kind, in key order. */
   listKeyed<V>(kind: KeyedKind<V>): V[];
+  /** The records of a simple kind that its lookup `index` (KeyedKind.indexes) files under `key`, in key order. */
+  listKeyedBy<V>(kind: KeyedKind<V>, index: string, key: string): V[];
   /** Undefined for a flag never evaluated (or evaluated only in the last minute, not yet written). */
   getUsage(flagId: string): FlagUsage | undefined;
   /** Every message of the outbox, oldest first. */
@@ -198,7 +200,19 @@ export interface KeyedKind<V> {
   /** Sent to relays (RecordKind.relayed); a write of a relayed kind moves the revision, as configuration does. */
   readonly relayed: boolean;
   key(value: V): string;
+  /**
+   * Lookups the store keeps of the kind's records, kept in the transaction of every write (keyedRecords'
+   * layout): by lookup name, the keys a record is found under there (none: it is not in that lookup).
+   * Read with StoreReader.listKeyedBy.
+   */
+  readonly indexes?: Readonly<Record<string, Lookup<V>>>;
 }
+
+/**
+ * The keys a lookup files a record under. A method's type, so that a kind of one record type is a kind of
+ * records (as its key() is): the store hands each kind only its own records.
+ */
+type Lookup<V> = { keysOf(value: V): readonly string[] }['keysOf'];
 
 export interface StoreWriter extends StoreReader {
   putOrg(org: Org): void;

@@ -11,6 +11,8 @@
 //                    'fileId' -> this file's own id: the source its relays name while it is no copy
 //                    ['changeLog', revision] -> bytes (what the last revisions changed of the relayed kinds:
 //                    'changeLogBytes' -> number         change-log.ts), and the bytes of them all
+//   keyedIndexes     [kind, lookup, key, record key] -> null (the lookups simple kinds declare:
+//                    KeyedKind.indexes, kept by every write of keyedRecords' layout; the store's own)
 //   relayKeys        secretHash -> RelayKey (src/relay/records.ts: keyedRecords' layout)
 //   fragments        projectId -> ProjectFragments (src/fragments/records.ts: keyedRecords' layout)
 //   orgs             orgId -> Org              users       userId -> User
@@ -70,6 +72,7 @@ import type { RolloutPlan } from '../release-plans/rollouts.js';
 import type { ScheduledChange } from '../release-plans/schedules.js';
 import type { DeliveryPayload, OutboxUsage, Webhook, WebhookDelivery } from '../webhooks/records.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
+import type { KeyedKind } from './interfaces.js';
 
 export const kFileName = 'flagwire.mdb';
 
@@ -98,8 +101,10 @@ export function dataFilePath(dataDir: string): string {
  * 13: the change log's entries as bytes, relayed changes only, a record written again as its changed
  * fields, with their bytes counted (an older Flagwire would read an entry as a change set it is not, and
  * send relays a record's changed fields as the record).
+ * 14: the keyedIndexes database, the lookups simple kinds declare (an older Flagwire would write their
+ * records without them, and a lookup would miss them).
  */
-export const kSchemaVersion = 13;
+export const kSchemaVersion = 14;
 
 /**
  * Named databases an environment may open: the layout's 21, with room for more (LMDB fixes the limit
@@ -148,6 +153,23 @@ export interface Databases {
   readonly plans: Database<ScheduledChange | RolloutPlan | number | null, PlanKey> | undefined;
   /** Absent in a read-only open of a file older than schema 7 (as usage). */
   readonly hooks: Database<HookValue, HookKey> | undefined;
+  /** Absent in a read-only open of a file older than schema 14 (as usage). */
+  readonly keyedIndexes: Database<null, KeyedIndexKey> | undefined;
+}
+
+/** The keyedIndexes database: the store's own, where every simple kind's lookups (KeyedKind.indexes) are kept. */
+export const kKeyedIndexes = 'keyedIndexes';
+
+/** An entry of a lookup: [kind, lookup, key, record key]. */
+export type KeyedIndexKey = [string, string, string, string];
+
+/** The entries a simple kind's record is in (KeyedKind.indexes), each lookup's under the record's key. */
+export function keyedIndexKeys<V>(kind: KeyedKind<V>, value: V): KeyedIndexKey[] {
+  if (kind.indexes === undefined) return [];
+  const recordKey = kind.key(value);
+  return Object.entries(kind.indexes).flatMap(([lookup, keysOf]) =>
+    keysOf(value).map((key): KeyedIndexKey => [kind.name, lookup, key, recordKey]),
+  );
 }
 
 export type HookKey =

@@ -66,7 +66,9 @@ import {
   kSchemaVersion,
   userEmailKey,
   databaseNamed,
+  keyedIndexKeys,
   type Databases,
+  type KeyedIndexKey,
 } from './layout.js';
 
 const kMaxRange = '\uffff';
@@ -243,6 +245,22 @@ export abstract class LmdbRecords implements StoreWriter {
   listKeyed<V>(kind: KeyedKind<V>): V[] {
     const db = databaseNamed<V>(this.db, kind.database);
     return db === undefined ? [] : [...db.getRange().map(({ value }) => value)];
+  }
+
+  listKeyedBy<V>(kind: KeyedKind<V>, index: string, key: string): V[] {
+    const keysOf = kind.indexes?.[index];
+    if (keysOf === undefined) throw new Error(`record kind ${kind.name} declares no lookup ${index}`);
+    const lookups = this.db.keyedIndexes;
+    // A read-only open of a file older than the lookups: every record read, as the lookup would file it.
+    if (lookups === undefined) return this.listKeyed(kind).filter((value) => keysOf(value).includes(key));
+    if (tooLong(key)) return [];
+    const db = databaseNamed<V>(this.db, kind.database);
+    const out: V[] = [];
+    for (const entry of lookups.getKeys({ start: [kind.name, index, key], end: [kind.name, index, key, kMaxRange] })) {
+      const value = db?.get((entry as KeyedIndexKey)[3]);
+      if (value !== undefined) out.push(value);
+    }
+    return out;
   }
 
   getUsage(flagId: string): FlagUsage | undefined {
@@ -585,9 +603,21 @@ export abstract class LmdbRecords implements StoreWriter {
     else this.assertTxn();
     const db = databaseNamed<V>(this.db, kind.database);
     if (db === undefined) throw new Error(`record kind ${kind.name}: database ${kind.database} is not in the store's layout`);
-    const base = kind.relayed && this.recorder.collecting ? db.get(kind.key(value)) : undefined;
+    const logged = kind.relayed && this.recorder.collecting;
+    const stored = logged || kind.indexes !== undefined ? db.get(kind.key(value)) : undefined;
+    if (kind.indexes !== undefined) this.moveLookups(kind, stored, value);
     db.putSync(kind.key(value), value);
-    this.recorder.record(changeOf(kind.name, value), base);
+    this.recorder.record(changeOf(kind.name, value), logged ? stored : undefined);
+  }
+
+  /** Moves a simple kind's record in its lookups (KeyedKind.indexes) from where `before` filed it to where `after` does. */
+  private moveLookups<V>(kind: KeyedKind<V>, before: V | undefined, after: V): void {
+    const lookups = this.db.keyedIndexes;
+    if (lookups === undefined) throw new Error('the keyedIndexes database is not open');
+    const now = keyedIndexKeys(kind, after);
+    const kept = new Set(now.map((key) => JSON.stringify(key)));
+    if (before !== undefined) for (const key of keyedIndexKeys(kind, before)) if (!kept.has(JSON.stringify(key))) lookups.removeSync(key);
+    for (const key of now) lookups.putSync(key, null);
   }
 
   /**

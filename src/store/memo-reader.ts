@@ -237,6 +237,9 @@ export class MemoReader implements SnapshotReader {
   listKeyed<V>(kind: KeyedKind<V>): V[] {
     return this.store.listKeyed(kind);
   }
+  listKeyedBy<V>(kind: KeyedKind<V>, index: string, key: string): V[] {
+    return this.store.listKeyedBy(kind, index, key);
+  }
   getUsage(flagId: string): FlagUsage | undefined {
     return this.store.getUsage(flagId);
   }

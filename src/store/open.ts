@@ -19,6 +19,8 @@ import {
   kFileName,
   kSchemaVersion,
   openDatabases,
+  databaseNamed,
+  keyedIndexKeys,
   flagNameKey,
   userEmailKey,
   type Databases,
@@ -141,6 +143,7 @@ function checkSchema(path: string, root: RootDatabase, dbs: Databases, layout: S
   if (version <= 10) migrateFrom10(path, root, dbs);
   if (version <= 11) migrateFrom11(path, root, dbs);
   if (version <= 12) migrateFrom12(path, root, dbs, layout);
+  if (version <= 13) migrateFrom13(path, root, dbs, layout);
 }
 
 /**
@@ -302,6 +305,23 @@ function migrateFrom12(path: string, root: RootDatabase, dbs: Databases, layout:
     if (dbs.meta.get('schemaVersion') !== 12) return;
     repackOlderLog(dbs.meta, layout.relayedChanges);
     dbs.meta.putSync('schemaVersion', 13);
+  });
+}
+
+/**
+ * Schema 13 to 14: the keyedIndexes database, created empty by openDatabases, filled with the lookups of
+ * every record of the kinds that declare them (KeyedKind.indexes), as their writes keep them from here on.
+ */
+function migrateFrom13(path: string, root: RootDatabase, dbs: Databases, layout: StoreLayout): void {
+  writeTransaction(root, path, () => {
+    if (dbs.meta.get('schemaVersion') !== 13) return;
+    for (const kind of layout.kinds) {
+      if (kind.indexes === undefined) continue;
+      const records = databaseNamed<unknown>(dbs, kind.database);
+      if (records === undefined) continue;
+      for (const { value } of records.getRange()) for (const key of keyedIndexKeys(kind, value)) dbs.keyedIndexes!.putSync(key, null);
+    }
+    dbs.meta.putSync('schemaVersion', 14);
   });
 }
 

@@ -20,7 +20,7 @@ import type { RolloutPlan } from '../release-plans/rollouts.js';
 import type { ScheduledChange } from '../release-plans/schedules.js';
 import type { DeliveryPayload, Webhook, WebhookDelivery } from '../webhooks/records.js';
 import type { KeyedKind, StoreWriter } from './interfaces.js';
-import { databaseNamed, type Databases } from './layout.js';
+import { databaseNamed, kKeyedIndexes, type Databases } from './layout.js';
 
 /** What a node's copy applies a change through: the store's writes (each keeps its derived entries) and its databases. */
 export interface RecordTarget {
@@ -75,6 +75,8 @@ export interface RecordKind<V = unknown, N extends string = string, R extends st
   byKey?(db: Databases, key: string): V | undefined;
   /** Its deletion, when its records are ever deleted. */
   readonly removal?: RemovalKind<V, R>;
+  /** Its lookups, kept in keyedIndexes (KeyedKind.indexes): keyedRecords' layout only. */
+  readonly indexes?: KeyedKind<V>['indexes'];
 }
 
 /**
@@ -341,12 +343,13 @@ export type KeyedRecordKind<V, N extends string = string> = RecordKind<V, N, nev
 
 /**
  * A simple kind's layout: each record in database `database`, a database of its own, under
- * `key(record)`, with nothing derived from it. `exported` defaults to true.
+ * `key(record)`, and in the lookups it declares (`indexes`, kept by the store in keyedIndexes with every
+ * write). `exported` defaults to true.
  */
 export function keyedRecords<V>() {
   return <const N extends string>(spec: KeyedKind<V> & { readonly name: N; readonly exported?: boolean }): KeyedRecordKind<V, N> => {
     const kind: KeyedRecordKind<V, N> = {
-      derived: [],
+      derived: spec.indexes === undefined ? [] : [kKeyedIndexes],
       exported: true,
       ...spec,
       read: (db, txn) => values(databaseNamed<V>(db, spec.database), txn),
