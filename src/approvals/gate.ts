@@ -28,7 +28,7 @@ import { compact, keyOf, kMaxPendingPerProject, pendingRequests, pendingRequests
 import { same } from './record-diff.js';
 import { fieldsOf, merged, rebased } from './request-apply.js';
 import { mailApprovers, type RequestNotice } from './request-notices.js';
-import { type ChangeRequestView, requestView } from './request-view.js';
+import { type RequestHeadline, requestHeadline } from './request-view.js';
 
 /** A command's outcome: applied (its value), or held as a change request; with the audit entries written. */
 export type Gated<T> =
@@ -485,8 +485,8 @@ export function auditRequest(
   action: Exclude<ApprovalAuditAction, 'approvals.set' | 'approvals.clear'>,
   now: number,
   note?: string,
-): ChangeRequestView {
-  const view = requestView(w, request);
+): RequestHeadline {
+  const view = requestHeadline(w, request);
   w.appendAudit({
     at: now,
     projectId: request.projectId,

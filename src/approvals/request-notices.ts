@@ -9,7 +9,7 @@ import { requireProject } from '../model/lookups.js';
 import type { StoreReader, StoreWriter } from '../store/interfaces.js';
 import { envName } from './policy.js';
 import { kChangeRequestRecords, type ChangeRequest } from './records.js';
-import { approvalProblem, type ChangeRequestView } from './request-view.js';
+import { approvalProblem, type RequestHeadline } from './request-view.js';
 
 /** What happened to the request that its approvers are told of. */
 export type RequestNotice = 'opened' | 'edited' | 'stale';
@@ -26,7 +26,7 @@ export function approversOf(r: StoreReader, request: ChangeRequest): User[] {
 }
 
 /** Mails each person who may approve `request` what happened to it (`view`: the request as every surface shows it). */
-export function mailApprovers(w: StoreWriter, request: ChangeRequest, view: ChangeRequestView, notice: RequestNotice, now: number): void {
+export function mailApprovers(w: StoreWriter, request: ChangeRequest, view: RequestHeadline, notice: RequestNotice, now: number): void {
   const project = requireProject(w, request.projectId);
   if (project.orgId === null) return;
   const where = view.environments.map(envName).join(' and ');

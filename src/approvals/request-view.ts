@@ -91,7 +91,15 @@ export const ChangeRequestList = Type.Object(
   { description: 'Change requests, newest first' },
 );
 
+/** A request as every surface heads it: its view without the diff (what its notices and audit entries say). */
+export type RequestHeadline = Omit<ChangeRequestView, 'diff'>;
+
 export function requestView(r: StoreReader, request: ChangeRequest): ChangeRequestView {
+  return { ...requestHeadline(r, request), diff: diffOf(r, request, request.status === 'pending') };
+}
+
+/** requestView without the diff: the gate heads a request's notices at every edit, which need none. */
+export function requestHeadline(r: StoreReader, request: ChangeRequest): RequestHeadline {
   const project = requireProject(r, request.projectId);
   const pending = request.status === 'pending';
   const applicable = pending ? merged(r, request) : null;
@@ -118,7 +126,6 @@ export function requestView(r: StoreReader, request: ChangeRequest): ChangeReque
     decided: request.decided,
     stale: applicable !== null && !applicable.ok,
     problem: applicable !== null && !applicable.ok ? applicable.problem : null,
-    diff: diffOf(r, request, pending),
     alters: request.alters ?? [],
   };
 }
