@@ -25,7 +25,7 @@ import { asAuthor, isAuthorOf, withCoAuthor } from './authors.js';
 import { envName, rulesOf } from './policy.js';
 import { kApprovedPlanRecords, kChangeRequestRecords, type ChangeRequest, type RequestActor } from './records.js';
 import { compact, keyOf, kMaxPendingPerProject, pendingRequests, pendingRequestsBy, summaryOf, unsequenced } from './requests.js';
-import { same } from './record-diff.js';
+import { changedPaths, same, valueAt } from './record-diff.js';
 import { fieldsOf, merged, rebased } from './request-apply.js';
 import { mailApprovers, type RequestNotice } from './request-notices.js';
 import { type RequestHeadline, requestHeadline } from './request-view.js';
@@ -98,7 +98,9 @@ export function gate<T>(w: StoreWriter, run: Run<T>, now: number, asker: string 
  * stale: one that could be applied before it and no longer can (a field it changes moved) is audited
  * `request.stale`, as done by who made the command (`asker`, when one of its entries names them; else
  * its first entry's actor), and its approvers are told (announce). Only requests holding a record
- * `changes` writes are read again.
+ * `changes` writes are read, and only one whose fields there the command moved is judged, before and
+ * after: a request is applicable or not by those fields alone, so one whose fields did not move is as
+ * applicable as it was (this runs at every applied write to a project with a policy).
  */
 function applyTelling<T>(
   w: StoreWriter,
@@ -115,19 +117,38 @@ function applyTelling<T>(
   }
   const watched = [...projects]
     .flatMap((projectId) => pendingRequests(w, projectId))
-    .filter((request) => request.changes.some((change) => keys.has(keyOf(w, change))) && merged(w, request).ok);
+    .filter((request) => request.changes.some((change) => keys.has(keyOf(w, change))));
+  // The records they hold that the command writes, as they are before it.
+  const before = new Map<string, unknown>();
+  for (const request of watched)
+    for (const change of request.changes) {
+      const key = keyOf(w, change);
+      if (keys.has(key) && !before.has(key)) before.set(key, storedOf(w, change));
+    }
   const done = run();
   const actor = done.entries.find((entry) => entry.actor === asker) ?? done.entries[0];
   if (watched.length === 0 || actor === undefined) return done;
   const told = w.collectAudit(() => {
-    for (const { id } of watched) {
+    for (const { id } of watched.filter((request) => movesFieldsOf(w, request, before))) {
       const request = w.getKeyed(kChangeRequestRecords, id);
-      if (request?.status === 'pending' && !merged(w, request).ok) {
+      if (request?.status === 'pending' && merged(w, request, before).ok && !merged(w, request).ok) {
         announce(w, request, { id: actor.actor, name: actor.actorName }, 'stale', now);
       }
     }
   });
   return { value: done.value, entries: [...done.entries, ...told.entries] };
+}
+
+/** Whether a field `request` changes, in a record written since `before` (keyOf: the record as it was), moved. */
+function movesFieldsOf(r: StoreReader, request: ChangeRequest, before: ReadonlyMap<string, unknown>): boolean {
+  return request.changes.some((change, i) => {
+    const key = keyOf(r, change);
+    if (!before.has(key)) return false;
+    const proposed = r.changeBearing(change.kind)?.removal === true ? null : change.value;
+    const was = before.get(key);
+    const now = storedOf(r, change);
+    return changedPaths(request.base[i] ?? null, proposed).some((path) => !same(valueAt(was, path), valueAt(now, path)));
+  });
 }
 
 /**

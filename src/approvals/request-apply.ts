@@ -11,15 +11,23 @@ import { changedPaths, same, valueAt, withValueAt } from './record-diff.js';
 import { kApprovedPlanRecords, type ChangeRequest, type RequestEvent } from './records.js';
 import { keyOf } from './requests.js';
 
-/** What applying the request would write now, or why it cannot be applied. */
-export function merged(r: StoreReader, request: ChangeRequest): { ok: true; changes: Change[] } | { ok: false; problem: string } {
+/**
+ * What applying the request would write now, or why it cannot be applied. `as`: records as they are to
+ * be read instead of as stored, by key (keyOf): the gate asks what it was before a command wrote them.
+ */
+export function merged(
+  r: StoreReader,
+  request: ChangeRequest,
+  as?: ReadonlyMap<string, unknown>,
+): { ok: true; changes: Change[] } | { ok: false; problem: string } {
   const out: Change[] = [];
   for (const [i, change] of request.changes.entries()) {
     const found = r.changeBearing(change.kind);
     if (found === undefined)
       return { ok: false, problem: `it holds a change of kind ${change.kind}, which no longer bears on an environment` };
     const base = request.base[i] ?? null;
-    const current = found.bearing.stored(r, change.value) ?? null;
+    const key = as === undefined ? undefined : keyOf(r, change);
+    const current = key !== undefined && as!.has(key) ? as!.get(key) : (found.bearing.stored(r, change.value) ?? null);
     const proposed = found.removal ? null : change.value;
     const paths = changedPaths(base, proposed);
     const moved = paths.filter((path) => !same(valueAt(base, path), valueAt(current, path)));

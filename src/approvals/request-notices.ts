@@ -20,7 +20,7 @@ export function approversOf(r: StoreReader, request: ChangeRequest): User[] {
   if (project.orgId === null) return [];
   return r
     .listMembers(project.orgId)
-    .filter((member) => approvalProblem(r, request, member.userId) === null)
+    .filter((member) => approvalProblem(r, request, member.userId, project) === null)
     .map((member) => r.getUser(member.userId))
     .filter((user): user is User => user !== undefined);
 }

@@ -4,6 +4,7 @@
 import { Type, type Static } from '../typebox.js';
 import { describeRole, projectRole } from '../model/permissions.js';
 import { requireProject } from '../model/lookups.js';
+import type { Project } from '../model/projects.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { mayApproveAs, requirementOf } from './policy.js';
 import { changedPaths, valueAt } from './record-diff.js';
@@ -165,8 +166,8 @@ export function deciderRoleProblem(
   request: ChangeRequest,
   userId: string,
   doing: 'Approving' | 'Rejecting',
+  project: Project = requireProject(r, request.projectId),
 ): string | null {
-  const project = requireProject(r, request.projectId);
   const { roles } = requirementOf(project, request.environments);
   const role = projectRole(r, project, userId);
   if (mayApproveAs(role, roles)) return null;
@@ -184,20 +185,29 @@ export function judgeApprovals(
 ): { counted: RequestEvent[]; lapsed: LapsedApproval[] } {
   const counted: RequestEvent[] = [];
   const lapsed: LapsedApproval[] = [];
+  const project = given.length === 0 ? null : requireProject(r, request.projectId);
   for (const approval of given) {
-    const why = approval.id.startsWith('user:') ? deciderRoleProblem(r, request, approval.id.slice('user:'.length), 'Approving') : null;
+    const why =
+      approval.id.startsWith('user:') && project !== null
+        ? deciderRoleProblem(r, request, approval.id.slice('user:'.length), 'Approving', project)
+        : null;
     if (why === null) counted.push(approval);
     else lapsed.push({ ...approval, why });
   }
   return { counted, lapsed };
 }
 
-/** Why user `userId` may not approve `request` now; null: they may. */
-export function approvalProblem(r: StoreReader, request: ChangeRequest, userId: string): string | null {
+/** Why user `userId` may not approve `request` now; null: they may. `project`: the request's, when read already. */
+export function approvalProblem(
+  r: StoreReader,
+  request: ChangeRequest,
+  userId: string,
+  project: Project = requireProject(r, request.projectId),
+): string | null {
   if (request.status !== 'pending') return `Change request ${request.id} is ${request.status}; only a pending request is decided.`;
-  const roleProblem = deciderRoleProblem(r, request, userId, 'Approving');
+  const roleProblem = deciderRoleProblem(r, request, userId, 'Approving', project);
   if (roleProblem !== null) return roleProblem;
-  const need = requirementOf(requireProject(r, request.projectId), request.environments);
+  const need = requirementOf(project, request.environments);
   if (isAuthorOf(request, { id: `user:${userId}`, name: userId }) && !need.allowSelf) {
     return `The author of a change may not approve it (this one is by ${describeAuthors(request)}): this policy asks for someone else.`;
   }

@@ -106,6 +106,14 @@ t.test('opened, edited, gone stale: mail to each person who may approve it, and 
   );
   t.match(mail[0]!.text, 'Approvals given before the edit no longer count.');
 
+  // ---- the pipeline changes the same flag where the request changes nothing: nobody is told ----
+  const elsewhere = await call(base, 'PATCH', `/api/v1/flags/${ids.groupFlag}?env=staging`, {
+    token: pipeline.secret,
+    body: { trafficPercentage: 70 },
+  });
+  t.equal(elsewhere.status, 200, elsewhere.text);
+  t.equal((await outbox()).length, count, 'a write to fields the request does not change leaves it applicable: no mail');
+
   // ---- the pipeline (a bypass token) changes production's traffic: the request is stale ----
   const bypass = await patch({ trafficPercentage: 50 }, pipeline.secret);
   t.equal(bypass.status, 200, bypass.text);
