@@ -8,6 +8,8 @@ import { kApprovalCommands } from './command-table.js';
 import { kApprovalConsoleRoutes } from './console-routes.js';
 import { kApprovedPlanRecords, kChangeRequestRecords } from './records.js';
 import { kApprovalApiRoutes } from './routes.js';
+import { ChangeRequestedBody } from './change-requested.js';
+import { ChangeRequestList, ChangeRequestView, CommentBody } from './request-view.js';
 
 export const kApprovals = defineCapability({
   name: 'approvals',
@@ -15,6 +17,12 @@ export const kApprovals = defineCapability({
   records: [kChangeRequestRecords, kApprovedPlanRecords],
   commands: kApprovalCommands,
   routes: kApprovalApiRoutes,
+  schemas: {
+    ChangeRequest: ChangeRequestView,
+    ChangeRequestList,
+    ChangeRequested: ChangeRequestedBody,
+    ChangeRequestComment: CommentBody,
+  },
   consoleRoutes: kApprovalConsoleRoutes,
   cli: kApprovalCli,
   auditActions: kApprovalAuditActions,

@@ -3,6 +3,7 @@
 // records). Each surface answers it as such: the Management API and the web console 202 with
 // {changeRequest, edited}, the command line exit status 3.
 import { Type, type Static } from '../typebox.js';
+import { json } from '../routes/openapi-parts.js';
 import { ChangeRequestView } from './request-view.js';
 
 export class ChangeRequested extends Error {
@@ -41,3 +42,14 @@ export function changeRequestedText(request: ChangeRequestView, edited: boolean)
     ? `${where} needs approval: this change was not applied; it edited change request ${request.id}, which holds it with the change it held (${approvals})`
     : `${where} needs approval: this change was not applied; change request ${request.id} holds it (${approvals})`;
 }
+
+/**
+ * The documented answer of a write that an approval policy held as a change request (docs/approvals.md):
+ * nothing applied; the request holds it until it is approved.
+ */
+export const changeRequested = () => ({
+  '202': json(
+    ChangeRequestedBody,
+    'Not applied: the environment it changes is guarded, and a change request now holds the change (docs/approvals.md)',
+  ),
+});

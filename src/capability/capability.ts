@@ -22,6 +22,7 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { SnapshotReader } from '../store/interfaces.js';
 import type { AnyCommand } from '../writer/command.js';
+import type { TSchema } from '../typebox.js';
 
 /**
  * A Management API route: its declaration (method, pattern, auth, metrics label, OpenAPI) and its
@@ -70,6 +71,12 @@ export interface Capability {
   readonly records?: readonly RecordKind[];
   /** Its writer commands by name (commandTable in src/writer/command.ts). */
   readonly commands?: Readonly<Record<string, AnyCommand>>;
+  /**
+   * The OpenAPI components its routes name (`ref`, src/routes/openapi-parts.ts), by component name: the
+   * TypeBox values it validates with or answers with. The document lists the service's and every
+   * capability's (src/openapi/document.ts); a name declared twice fails its build.
+   */
+  readonly schemas?: Readonly<Record<string, TSchema>>;
   /** Its Management API routes by route name (the name the metrics and tests know it by). */
   readonly routes?: Readonly<Record<string, ManagementRouteSpec>>;
   /** Its routes outside the Management API, by route name. */

@@ -7,6 +7,7 @@ import { kFlagAuditActions } from './audit-actions.js';
 import { kFlagCli } from './cli.js';
 import { kFlagConsoleRoutes } from './console-routes.js';
 import { kFlagApiRoutes } from './routes.js';
+import { FlagdServingAnswer } from '../sync/flagd-serving-shape.js';
 import { kFlagEnvironmentState } from './environment-state.js';
 
 export const kFlags = defineCapability({
@@ -15,6 +16,7 @@ export const kFlags = defineCapability({
   records: [kFlagRecords, kUsageRecords],
   commands: kFlagCommands,
   routes: kFlagApiRoutes,
+  schemas: { FlagdServing: FlagdServingAnswer },
   consoleRoutes: kFlagConsoleRoutes,
   cli: kFlagCli,
   auditActions: kFlagAuditActions,

@@ -9,6 +9,7 @@ import { kFragmentCommands } from './command-table.js';
 import { kFragmentConsoleRoutes } from './console-routes.js';
 import { kFragmentRecords } from './records.js';
 import { kFragmentApiRoutes } from './routes.js';
+import { FragmentBody, FragmentCreate, FragmentDeleted, FragmentList, FragmentUpdate } from './schemas.js';
 import { kFragmentEnvironmentState } from './environment-state.js';
 
 export const kFragments = defineCapability({
@@ -17,6 +18,7 @@ export const kFragments = defineCapability({
   records: [kFragmentRecords],
   commands: kFragmentCommands,
   routes: kFragmentApiRoutes,
+  schemas: { FragmentCreate, FragmentUpdate, Fragment: FragmentBody, FragmentList, FragmentDeleted },
   consoleRoutes: kFragmentConsoleRoutes,
   cli: kFragmentCli,
   auditActions: kFragmentAuditActions,

@@ -1,10 +1,54 @@
 // The OpenAPI 3.1 document of every route, served at GET /api/v1/openapi.json. Built once: its paths
 // from the route declarations (src/all-routes.ts), each operation with the TypeBox values the code
-// validates with or builds its responses to (the components, src/routes/openapi-parts.ts). Nothing here is a
-// second, hand-written copy of a route or a schema.
+// validates with or builds its responses to (the components: the service's, src/routes/openapi-parts.ts,
+// and each capability's `schemas`). Nothing here is a second, hand-written copy of a route or a schema.
 import { kAllRoutes } from '../all-routes.js';
+import { kCapabilityList } from '../capabilities.js';
 import { openApiPath, type RouteDeclaration, type RouteDocs } from '../routes/route-table.js';
-import { apiErrors, kBearer, kComponents, kMinRevisionParam, kRevisionResponseHeader, ref } from '../routes/openapi-parts.js';
+import {
+  apiErrors,
+  kBearer,
+  kMinRevisionParam,
+  kRevisionResponseHeader,
+  kServiceComponents,
+  ref,
+  SchemaRef,
+} from '../routes/openapi-parts.js';
+import type { TSchema } from '../typebox.js';
+
+/** Every component by name: the service's, then each capability's in their order; a name or schema declared twice is an error. */
+export function openApiComponents(): Map<string, TSchema> {
+  const components = new Map<string, TSchema>();
+  const declared = new Map<TSchema, string>();
+  const declare = (owner: string, schemas: Readonly<Record<string, TSchema>>) => {
+    for (const [name, schema] of Object.entries(schemas)) {
+      if (components.has(name)) throw new Error(`OpenAPI component ${name} is declared twice (the second time by ${owner})`);
+      const other = declared.get(schema);
+      if (other !== undefined) throw new Error(`OpenAPI component ${name} (${owner}) is the schema ${other} already names`);
+      components.set(name, schema);
+      declared.set(schema, name);
+    }
+  };
+  declare('the service', kServiceComponents);
+  for (const capability of kCapabilityList) declare(`capability ${capability.name}`, capability.schemas ?? {});
+  return components;
+}
+
+/** `value` as JSON, each component reference (SchemaRef) written as `$ref` to its name. */
+export function resolved(value: object, names: ReadonlyMap<TSchema, string>): object {
+  return JSON.parse(
+    JSON.stringify(value, (_key, v: unknown) => {
+      if (!(v instanceof SchemaRef)) return v;
+      const name = names.get(v.schema);
+      if (name === undefined) {
+        throw new Error(
+          `a route names an OpenAPI schema no one declares (${JSON.stringify(v.schema.description ?? v.schema.title ?? '')}): add it to its capability's schemas`,
+        );
+      }
+      return { $ref: `#/components/schemas/${name}` };
+    }),
+  ) as object;
+}
 
 /**
  * Whether an operation answers with Flagwire-Revision and takes Flagwire-Min-Revision (src/http/revisions.ts):
@@ -80,17 +124,22 @@ const kTags = [
 ];
 
 export function buildOpenApiDocument({ version, license }: { version: string; license: string }): object {
-  return {
-    openapi: '3.1.0',
-    info: info(version, license),
-    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
-    // Relative: the server that serves this document (each node of a deployment serves its own).
-    servers: [{ url: '/', description: 'The Flagwire server that serves this document' }],
-    tags: kTags,
-    paths: openApiPaths(),
-    components: {
-      schemas: JSON.parse(JSON.stringify(kComponents)) as object,
-      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A project token: fw_ followed by 40 characters' } },
+  const components = openApiComponents();
+  const names = new Map([...components].map(([name, schema]) => [schema, name]));
+  return resolved(
+    {
+      openapi: '3.1.0',
+      info: info(version, license),
+      jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+      // Relative: the server that serves this document (each node of a deployment serves its own).
+      servers: [{ url: '/', description: 'The Flagwire server that serves this document' }],
+      tags: kTags,
+      paths: openApiPaths(),
+      components: {
+        schemas: Object.fromEntries(components),
+        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A project token: fw_ followed by 40 characters' } },
+      },
     },
-  };
+    names,
+  );
 }

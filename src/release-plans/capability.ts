@@ -9,6 +9,7 @@ import { kReleasePlanCli } from './cli.js';
 import { kReleasePlanConsoleRoutes } from './console-routes.js';
 import { kReleasePlanAuditActions } from './plan-actors.js';
 import { kReleasePlanApiRoutes } from './routes.js';
+import { RolloutBody, RolloutCreate, RolloutList, ScheduleCreate, ScheduledChangeBody, ScheduleList } from './schemas.js';
 import { kRolloutEnvironmentState, kScheduleEnvironmentState } from './environment-state.js';
 
 export const kReleasePlans = defineCapability({
@@ -17,6 +18,14 @@ export const kReleasePlans = defineCapability({
   records: [kScheduleRecords, kRolloutRecords],
   commands: kReleasePlanCommands,
   routes: kReleasePlanApiRoutes,
+  schemas: {
+    ScheduleCreate,
+    ScheduledChange: ScheduledChangeBody,
+    ScheduleList,
+    RolloutCreate,
+    Rollout: RolloutBody,
+    RolloutList,
+  },
   consoleRoutes: kReleasePlanConsoleRoutes,
   cli: kReleasePlanCli,
   auditActions: kReleasePlanAuditActions,

@@ -3,7 +3,8 @@
 import { precheckFlagChange, tokenPrincipal } from '../routes/route-helpers.js';
 import type { ManagementRouteSpec } from '../capability/capability.js';
 import { FlagwireError } from '../errors.js';
-import { apiErrors, changeRequested, json, kEnvParam, kPageParams, pathParam, queryParam } from '../routes/openapi-parts.js';
+import { apiErrors, json, kEnvParam, kPageParams, pathParam, queryParam } from '../routes/openapi-parts.js';
+import { changeRequested } from '../approvals/change-requested.js';
 import { kReleasePlanCommands } from './command-table.js';
 import { pageAnswer, pageRequest } from './list-pages.js';
 import {

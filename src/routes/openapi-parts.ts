@@ -1,8 +1,9 @@
 // The parts of the OpenAPI document the route declarations (src/all-routes.ts) are written with:
-// the components (the TypeBox values the code validates with or builds its responses to, each beside that
-// code: request bodies, src/model/schemas.ts; representations, src/model/representation.ts; error bodies,
-// src/errors.ts; evaluation bodies, src/eval/bodies.ts; OFREP, src/model/ofrep-schemas.ts; /health, /ready,
-// src/model/probes.ts), responses and parameters shared by several routes, and the error responses,
+// the service's own components (the TypeBox values the code validates with or builds its responses to,
+// each beside that code: request bodies, src/model/schemas.ts; representations, src/model/representation.ts;
+// error bodies, src/errors.ts; evaluation bodies, src/model/eval-shapes.ts; OFREP, src/model/ofrep-schemas.ts;
+// /health, /ready, src/model/probes.ts; a capability declares its own: `schemas` in its capability.ts),
+// references to components, responses and parameters shared by several routes, and the error responses,
 // whose statuses and titles come from the error table (src/errors.ts).
 import type { TSchema } from '../typebox.js';
 import { FlagList, FlagRepresentation, PatchResult, TokenDescription } from '../model/representation.js';
@@ -20,18 +21,9 @@ import {
   OfrepGeneralError,
 } from '../model/ofrep-schemas.js';
 import { Health, ReadinessBody } from '../model/probes.js';
-import { FlagFile } from '../flags-as-code/flag-file.js';
-import { PlanResult } from '../flags-as-code/schemas.js';
-import { RolloutBody, RolloutCreate, RolloutList, ScheduleCreate, ScheduledChangeBody, ScheduleList } from '../release-plans/schemas.js';
-import { FlagdServingAnswer } from '../sync/flagd-serving-shape.js';
-import { Snapshot } from '../snapshots/shape.js';
-import { ChangeRequestedBody } from '../approvals/change-requested.js';
-import { ChangeRequestList, ChangeRequestView, CommentBody } from '../approvals/request-view.js';
-import { FragmentBody, FragmentCreate, FragmentDeleted, FragmentList, FragmentUpdate } from '../fragments/schemas.js';
-import { DeliveryBody, DeliveryList, WebhookCreate, WebhookCreated, WebhookDeleted, WebhookList } from '../webhooks/schemas.js';
 
-/** The document's components: every schema a route declares (src/all-routes.ts) is one of these. */
-export const kComponents: Record<string, TSchema> = {
+/** The service's own components; the document adds each capability's (`schemas`: src/openapi/document.ts). */
+export const kServiceComponents: Readonly<Record<string, TSchema>> = {
   FlagCreate,
   FlagPatch,
   FlagRepresentation,
@@ -51,39 +43,20 @@ export const kComponents: Record<string, TSchema> = {
   OfrepBulkSuccess,
   OfrepBulkFailure,
   OfrepGeneralError,
-  FlagFile,
-  PlanResult,
-  ScheduleCreate,
-  ScheduledChange: ScheduledChangeBody,
-  ScheduleList,
-  RolloutCreate,
-  Rollout: RolloutBody,
-  RolloutList,
-  WebhookCreate,
-  WebhookCreated,
-  WebhookList,
-  WebhookDeleted,
-  Delivery: DeliveryBody,
-  DeliveryList,
-  FlagdServing: FlagdServingAnswer,
-  Snapshot,
-  ChangeRequest: ChangeRequestView,
-  ChangeRequestList,
-  ChangeRequested: ChangeRequestedBody,
-  ChangeRequestComment: CommentBody,
-  FragmentCreate,
-  FragmentUpdate,
-  Fragment: FragmentBody,
-  FragmentList,
-  FragmentDeleted,
 };
-const kComponentNames = new Map<TSchema, string>(Object.entries(kComponents).map(([name, schema]) => [schema, name]));
 
-/** A reference to `schema`, which must be one of the components. */
-export function ref(schema: TSchema): { $ref: string } {
-  const name = kComponentNames.get(schema);
-  if (name === undefined) throw new Error('an OpenAPI schema that is not one of the components (src/routes/openapi-parts.ts)');
-  return { $ref: `#/components/schemas/${name}` };
+/**
+ * A route's reference to a component: the schema itself, written as `{"$ref": "#/components/schemas/NAME"}`
+ * when the document is built, under the name the service or a capability declares it by. A schema no one
+ * declares fails the document's build (test/openapi/openapi.test.ts), never a process at load.
+ */
+export class SchemaRef {
+  constructor(readonly schema: TSchema) {}
+}
+
+/** A reference to `schema`, one of the components. */
+export function ref(schema: TSchema): SchemaRef {
+  return new SchemaRef(schema);
 }
 
 /** A JSON response whose body is `schema`. */
@@ -91,17 +64,6 @@ export const json = (schema: TSchema, description: string, headers?: object) => 
   description,
   ...(headers ? { headers } : {}),
   content: { 'application/json': { schema: ref(schema) } },
-});
-
-/**
- * The answer of a write that an approval policy held as a change request (docs/approvals.md): nothing
- * applied; the request holds it until it is approved.
- */
-export const changeRequested = () => ({
-  '202': json(
-    ChangeRequestedBody,
-    'Not applied: the environment it changes is guarded, and a change request now holds the change (docs/approvals.md)',
-  ),
 });
 
 /** The titles of every error code with this status (the table in src/errors.ts), for a response's description. */

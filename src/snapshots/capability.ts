@@ -2,8 +2,10 @@
 // (src/capability/capability.ts): one read route, no commands.
 import { defineCapability } from '../capability/capability.js';
 import { kSnapshotRoutes } from './routes.js';
+import { Snapshot } from './shape.js';
 
 export const kSnapshots = defineCapability({
   name: 'snapshots',
   routes: kSnapshotRoutes,
+  schemas: { Snapshot },
 });

@@ -8,6 +8,7 @@ import { kWebhookAuditActions } from './audit-actions.js';
 import { kWebhookCli } from './cli.js';
 import { kWebhookRoutes } from './console-routes.js';
 import { kWebhookApiRoutes } from './routes.js';
+import { DeliveryBody, DeliveryList, WebhookCreate, WebhookCreated, WebhookDeleted, WebhookList } from './schemas.js';
 
 export const kWebhooks = defineCapability({
   name: 'webhooks',
@@ -15,6 +16,7 @@ export const kWebhooks = defineCapability({
   records: [kWebhookRecords, kDeliveryRecords, kPayloadRecords],
   commands: kWebhookCommands,
   routes: kWebhookApiRoutes,
+  schemas: { WebhookCreate, WebhookCreated, WebhookList, WebhookDeleted, Delivery: DeliveryBody, DeliveryList },
   consoleRoutes: kWebhookRoutes,
   cli: kWebhookCli,
   auditActions: kWebhookAuditActions,

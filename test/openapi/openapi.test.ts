@@ -18,6 +18,10 @@ import { OfrepBulkSuccess, OfrepEvaluationFailure, OfrepEvaluationSuccess } from
 import { Health, ReadinessBody as Readiness } from '../../src/model/probes.js';
 import { kAllRoutes, kManagementRoutesOutsideApi } from '../../src/all-routes.js';
 import { openApiPath } from '../../src/routes/route-table.js';
+import { kCapabilityList } from '../../src/capabilities.js';
+import { openApiComponents, resolved } from '../../src/openapi/document.js';
+import { ref } from '../../src/routes/openapi-parts.js';
+import { Type } from '../../src/typebox.js';
 import { call } from '../helpers/http.js';
 import { startTestServer, tempDataDir } from '../helpers/server.js';
 import { buildWorld } from '../helpers/world.js';
@@ -82,6 +86,25 @@ t.test("generated from the code's schemas, not a second copy", async (t) => {
   t.same(doc.components.schemas.FlagPatch, plain(FlagPatch));
   const create = doc.paths['/api/v1/flags'].post;
   t.same(create.requestBody.content['application/json'].schema, { $ref: '#/components/schemas/FlagCreate' });
+});
+
+t.test("each capability's components are its own declarations (schemas), under the names it gives them", async (t) => {
+  const plain = (schema: TSchema) => JSON.parse(JSON.stringify(schema));
+  let declared = 0;
+  for (const capability of kCapabilityList) {
+    for (const [name, schema] of Object.entries(capability.schemas ?? {})) {
+      declared++;
+      t.same(doc.components.schemas[name], plain(schema), `${capability.name}: ${name}`);
+    }
+  }
+  t.ok(declared >= 20, `the capabilities declare ${declared} components`);
+  t.equal(Object.keys(doc.components.schemas).length, openApiComponents().size, 'the service and the capabilities: no other');
+  // A route naming a schema that no one declares: the document refuses to be built, naming it.
+  const undeclared = Type.Object({}, { description: 'an undeclared body' });
+  t.throws(() => resolved({ schema: ref(undeclared) }, new Map()), /names an OpenAPI schema no one declares \("an undeclared body"\)/);
+  t.same(resolved({ schema: ref(FlagCreate) }, new Map([[FlagCreate, 'FlagCreate']])), {
+    schema: { $ref: '#/components/schemas/FlagCreate' },
+  });
 });
 
 t.test('typed variants (issue 25) are in the request bodies and in both forms of the representation', async (t) => {
