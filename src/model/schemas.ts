@@ -97,7 +97,6 @@ export const FlagPatch = Type.Object(
   { additionalProperties: false },
 );
 export type FlagPatch = Static<typeof FlagPatch>;
-export const kPatchKeys = Object.keys(FlagPatch.properties) as (keyof FlagPatch)[];
 
 /** State of one environment in a multi-environment create body. */
 export const EnvironmentState = Type.Object(
