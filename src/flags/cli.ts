@@ -12,7 +12,7 @@ import {
   readFileOption,
   str,
 } from '../cli-command/console-command.js';
-import * as out from '../cli-command/output.js';
+import * as flagOut from './cli-output.js';
 import { isStale, kDefaultStaleDays, kMaxStaleDays, staleBefore, type Flag } from './records.js';
 import { requireFlag, requireProject } from '../model/lookups.js';
 import type { Project } from '../model/projects.js';
@@ -111,7 +111,7 @@ export const kFlagCli: readonly ConsoleCommand[] = [
       });
       return ctx.read((r) => flagView(r, flag));
     },
-    human: out.renderFlagView,
+    human: flagOut.renderFlagView,
   }),
   command({
     name: 'flag list',
@@ -124,7 +124,7 @@ export const kFlagCli: readonly ConsoleCommand[] = [
         const project = requireProject(r, args.positional('PROJECT_ID'));
         return { flags: r.listFlags(project.id).map((f) => representFlag(f, project, null, r.getUsage(f.id))) };
       }),
-    human: (result: { flags: FlagView[] }) => out.renderFlagViews(result.flags),
+    human: (result: { flags: FlagView[] }) => flagOut.renderFlagViews(result.flags),
   }),
   command({
     name: 'flag stale',
@@ -141,7 +141,7 @@ export const kFlagCli: readonly ConsoleCommand[] = [
       const days = args.integer('days', 1, kMaxStaleDays) ?? kDefaultStaleDays;
       return ctx.read((r) => staleFlags(r, requireProject(r, args.positional('PROJECT_ID')), days, ctx.now));
     },
-    human: out.renderStaleFlags,
+    human: flagOut.renderStaleFlags,
   }),
   command({
     name: 'flag show',
@@ -150,7 +150,7 @@ export const kFlagCli: readonly ConsoleCommand[] = [
     positionals: ['FLAG_ID'],
     options: {},
     run: (args, ctx) => ctx.read((r) => flagView(r, requireFlag(r, args.positional('FLAG_ID')))),
-    human: out.renderFlagView,
+    human: flagOut.renderFlagView,
   }),
   command({
     name: 'flag rename',
@@ -165,7 +165,7 @@ export const kFlagCli: readonly ConsoleCommand[] = [
         name: args.positional('NAME'),
         principal: principalOf(args.string('as')),
       }),
-    human: out.renderFlag,
+    human: flagOut.renderFlag,
   }),
   command({
     name: 'flag describe',
@@ -180,7 +180,7 @@ export const kFlagCli: readonly ConsoleCommand[] = [
         text: args.positional('TEXT'),
         principal: principalOf(args.string('as')),
       }),
-    human: out.renderFlag,
+    human: flagOut.renderFlag,
   }),
   command({
     name: 'flag tags',
@@ -195,7 +195,7 @@ export const kFlagCli: readonly ConsoleCommand[] = [
         tags: splitList(args.positional('TAGS')),
         principal: principalOf(args.string('as')),
       }),
-    human: out.renderFlag,
+    human: flagOut.renderFlag,
   }),
   command({
     name: 'flag cohorts',
@@ -210,7 +210,7 @@ export const kFlagCli: readonly ConsoleCommand[] = [
         cohorts: splitList(args.positional('COHORTS')),
         principal: principalOf(args.string('as')),
       }),
-    human: out.renderFlag,
+    human: flagOut.renderFlag,
   }),
   command({
     name: 'flag variants',
@@ -251,7 +251,7 @@ export const kFlagCli: readonly ConsoleCommand[] = [
       return ctx.read((r) => ({ changed: result.changed, flag: flagView(r, result.flag) }));
     },
     human: (result: { changed: boolean; flag: FlagView }) =>
-      `${result.changed ? 'Changed.' : 'No change.'}\n${out.renderFlagView(result.flag)}`,
+      `${result.changed ? 'Changed.' : 'No change.'}\n${flagOut.renderFlagView(result.flag)}`,
   }),
   command({
     name: 'flag delete',
@@ -261,7 +261,7 @@ export const kFlagCli: readonly ConsoleCommand[] = [
     options: { as: str('USER_ID', kAsFlagEditor) },
     run: (args, ctx) =>
       ctx.write(kFlagCommands.flagDelete, { flagId: args.positional('FLAG_ID'), principal: principalOf(args.string('as')) }),
-    human: out.renderDeleted,
+    human: flagOut.renderDeleted,
   }),
   command({
     name: 'flags import',
@@ -285,6 +285,6 @@ export const kFlagCli: readonly ConsoleCommand[] = [
         principal: principalOf(args.string('as')),
       });
     },
-    human: out.renderImport,
+    human: flagOut.renderImport,
   }),
 ];

@@ -1,6 +1,6 @@
 // Tokens on the command line: create, rotate, revoke, list, and a token's recorded activity.
 import { command, type ConsoleCommand, many, str } from '../cli-command/console-command.js';
-import * as out from '../cli-command/output.js';
+import * as tokenOut from './cli-output.js';
 import { principalOf } from '../audit/audit-actor.js';
 import { requireProject, requireToken } from '../model/lookups.js';
 import { kMaxGracePeriodSeconds, kTokenCommands, tokenView, type TokenView } from './token-commands.js';
@@ -29,7 +29,7 @@ export const kTokenCli: readonly ConsoleCommand[] = [
         environments: args.list('env'),
         expires: args.string('expires'),
       }),
-    human: out.renderCreatedToken,
+    human: tokenOut.renderCreatedToken,
   }),
   command({
     name: 'token rotate',
@@ -47,7 +47,7 @@ export const kTokenCli: readonly ConsoleCommand[] = [
         principal: principalOf(args.required('as')),
         gracePeriodSeconds: args.integer('grace-seconds', 0, kMaxGracePeriodSeconds),
       }),
-    human: out.renderRotatedToken,
+    human: tokenOut.renderRotatedToken,
   }),
   command({
     name: 'token revoke',
@@ -57,7 +57,7 @@ export const kTokenCli: readonly ConsoleCommand[] = [
     options: { as: str('USER_ID', `${kAsTokenUser}; revoking needs the token's creator, or an Admin or Owner`, true) },
     run: (args, ctx) =>
       ctx.write(kTokenCommands.tokenRevoke, { tokenId: args.positional('TOKEN_ID'), principal: principalOf(args.required('as')) }),
-    human: out.renderRevoked,
+    human: tokenOut.renderRevoked,
   }),
   command({
     name: 'token list',
@@ -70,7 +70,7 @@ export const kTokenCli: readonly ConsoleCommand[] = [
         const project = requireProject(r, args.positional('PROJECT_ID'));
         return { tokens: r.listTokens(project.id).map(tokenView) };
       }),
-    human: (result: { tokens: TokenView[] }, now) => out.renderTokens(result.tokens, now),
+    human: (result: { tokens: TokenView[] }, now) => tokenOut.renderTokens(result.tokens, now),
   }),
   command({
     name: 'token activity',
@@ -79,7 +79,7 @@ export const kTokenCli: readonly ConsoleCommand[] = [
     positionals: ['TOKEN_ID'],
     options: {},
     run: (args, ctx) =>
-      ctx.read((r): out.ActivityView => {
+      ctx.read((r): tokenOut.ActivityView => {
         const token = requireToken(r, args.positional('TOKEN_ID'));
         const activity = r.getActivity(token.id);
         return {
@@ -89,6 +89,6 @@ export const kTokenCli: readonly ConsoleCommand[] = [
           denials: activity?.denials ?? [],
         };
       }),
-    human: out.renderActivity,
+    human: tokenOut.renderActivity,
   }),
 ];
