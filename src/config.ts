@@ -13,7 +13,7 @@ export const Config = Type.Object({
   /** PostgreSQL as the system of record (src/store/pg/), the data dir its local copy; null: the data dir's LMDB alone. */
   databaseUrl: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
   /**
-   * The Flagwire node this node relays (src/store/relay/): its HTTP base URL and this relay's key there;
+   * The Flagwire node this node relays (src/relay/upstream-follower.ts): its HTTP base URL and this relay's key there;
    * null: no relay. Never with databaseUrl.
    */
   upstream: Type.Union([Type.Object({ url: Type.String({ minLength: 1 }), token: Type.String({ minLength: 1 }) }), Type.Null()]),

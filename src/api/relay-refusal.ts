@@ -5,7 +5,7 @@
 import type { HttpResponse } from 'uWebSockets.js';
 import type { Config } from '../config.js';
 import { errorEnvelope, relayReadOnlyError } from '../errors.js';
-import { type FollowState, primaryUrlOf } from '../relay/wire.js';
+import { type FollowState, primaryUrlOf } from '../model/follow-state.js';
 import { send } from '../http/http.js';
 import { revisionHeaders } from '../http/revisions.js';
 import type { StoreRevision } from '../store/interfaces.js';

@@ -9,7 +9,7 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { ErrorCode } from '../errors.js';
 import type { Store } from '../store/interfaces.js';
-import type { FollowState } from '../relay/wire.js';
+import type { FollowState } from '../model/follow-state.js';
 import { type GrpcHandler, GrpcStatus, type GrpcStatusCode } from './grpc-server.js';
 
 /**
@@ -31,7 +31,7 @@ export interface GrpcHost {
    * The stream's slot of FLAGWIRE_SYNC_MAX_STREAMS was taken by the server when the call came.
    */
   watchChanges(): () => void;
-  /** On a relay, its follow of its upstream now (src/store/relay/upstream-follower.ts); null on a node that is not one. */
+  /** On a relay, its follow of its upstream now (src/relay/upstream-follower.ts); null on a node that is not one. */
   relay(): FollowState | null;
   /** Hears every poll that found a new commit, with the store's revision then (src/stream/change-poller.ts). */
   onCommit(listener: (revision: number) => void): void;

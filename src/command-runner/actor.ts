@@ -15,6 +15,7 @@ import { postgresTimeoutError } from '../errors.js';
 import type { WritePath } from '../store/interfaces.js';
 import { kStoreLayout } from '../capabilities.js';
 import { openWritePath } from '../store/open-store.js';
+import { openRelayWritePath } from '../relay/relay-write-path.js';
 import { isCommandName, runOutcome, type CommandName } from './commands.js';
 import {
   kClaimed,
@@ -38,16 +39,11 @@ const main = parentPort!;
 const channels: MessagePort[] = [];
 /** The follower's last report (PostgreSQL or a relay's upstream): a channel attached later hears it at once. */
 let lastNotice: WriterNotice | null = null;
-const writes: WritePath = openWritePath(
-  start.dataDir,
-  kStoreLayout,
-  start,
-  {
-    replica: (replica) => notify({ replica }),
-    relay: (relay) => notify({ relay }),
-  },
-  start.changeLog,
-);
+// A relay's copy follows its upstream (src/relay); any other node's, PostgreSQL when it has one.
+const writes: WritePath =
+  start.upstream !== null
+    ? openRelayWritePath(start.dataDir, kStoreLayout, start.upstream, (relay) => notify({ relay }), start.changeLog)
+    : openWritePath(start.dataDir, kStoreLayout, start.databaseUrl, (replica) => notify({ replica }), start.changeLog);
 function notify(notice: WriterNotice): void {
   lastNotice = notice;
   main.postMessage(notice);

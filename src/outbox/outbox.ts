@@ -71,7 +71,7 @@ export function retryDelayMs(schedule: Pick<RetrySchedule, 'firstDelayMs' | 'max
 /**
  * The wait after `attempts` failed tries: retryDelayMs, drawn between half and all of it with jitter.
  * The one backoff rule of everything that retries a peer: the outbox's senders, and a relay dialling its
- * upstream (src/store/relay/upstream-follower.ts).
+ * upstream (src/relay/upstream-follower.ts).
  */
 export function backoffMs(
   schedule: Pick<RetrySchedule, 'firstDelayMs' | 'maxDelayMs' | 'jitter'>,

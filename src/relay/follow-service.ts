@@ -26,7 +26,8 @@ import { answerableError } from '../errors.js';
 import type { Revision } from '../store/changes.js';
 import { RelayKeyAccess } from './access.js';
 import type { RelayKey } from './records.js';
-import { decodeFollowRequest, encodeFollowResponse, kFollowPath, type PrimaryReport, primaryReportOf, type RelayPayload } from './wire.js';
+import { type PrimaryReport, primaryReportOf } from '../model/follow-state.js';
+import { decodeFollowRequest, encodeFollowResponse, kFollowPath, type RelayPayload } from './wire.js';
 
 const kHeartbeatMs = 5000;
 /** How often the streams are looked at for a heartbeat due: a stream's falls within this of its 5 s. */

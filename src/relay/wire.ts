@@ -11,56 +11,12 @@
 // (src/bytes/protobuf.ts), so the service's serializers pass bytes on: a payload is packed once.
 import { Packr } from 'msgpackr';
 import { kWireBytes, kWireVarint, lengthDelimited, ProtoReader, varint } from '../bytes/protobuf.js';
+import type { PrimaryReport } from '../model/follow-state.js';
 import type { Change, Revision } from '../store/changes.js';
 
 export const kRelayServiceName = 'flagwire.relay.v1.RelayService';
 /** The Follow method's gRPC path. */
 export const kFollowPath = `/${kRelayServiceName}/Follow`;
-
-/**
- * The primary's reachability as a relay that follows another relay sees it: the node at the top of the
- * chain (its URL as the relay above knows it), whether the chain to it is followed now, when it last said
- * anything (Date.now() there), and why not. Sent on every payload by an upstream that is itself a relay;
- * absent from an upstream that is the primary.
- */
-export interface PrimaryReport {
-  url: string;
-  connected: boolean;
-  heardAt: number | null;
-  problem: string | null;
-}
-
-/** What a relay knows of its own follow (src/store/relay/upstream-follower.ts's RelayStatus, in part). */
-export interface FollowState {
-  upstream: string;
-  connected: boolean;
-  heardAt: number | null;
-  problem: { text: string } | null;
-  primary: PrimaryReport | null;
-}
-
-/** The node changes are made on, for a relay: its upstream's primary, or its upstream when that is the primary. */
-export function primaryUrlOf(state: Pick<FollowState, 'upstream' | 'primary'>): string {
-  return state.primary?.url ?? state.upstream;
-}
-
-/**
- * What a relay tells the relays below it of the primary (absent when it is the primary itself): its own
- * upstream when that is the primary; else what that upstream reported, unless the relay cannot follow
- * its upstream now, which cuts the chain to the primary.
- */
-export function primaryReportOf(state: FollowState | null): PrimaryReport | undefined {
-  if (state === null) return undefined;
-  const problem = state.problem?.text ?? null;
-  if (state.primary === null) return { url: state.upstream, connected: state.connected, heardAt: state.heardAt, problem };
-  if (state.connected) return state.primary;
-  return {
-    url: state.primary.url,
-    connected: false,
-    heardAt: state.primary.heardAt,
-    problem: `the relay above cannot follow its upstream ${state.upstream}${problem === null ? '' : ` (${problem})`}`,
-  };
-}
 
 /** Every record of the relayed kinds at `revision` of `source`: what a relay replaces everything it holds with. */
 export interface CopyPayload {

@@ -15,7 +15,8 @@ import { send, trackAbort } from '../http/http.js';
 import { kRoutes, registerRoutes } from '../routes/route-table.js';
 import { kRouteReady, type Metrics } from '../metrics/metrics.js';
 import type { ReadinessBody } from '../model/probes.js';
-import type { RelayStatus, ReplicaStatus } from '../store/open-store.js';
+import type { RelayStatus } from '../model/follow-state.js';
+import type { ReplicaStatus } from '../store/open-store.js';
 
 export interface ReadinessDeps {
   /** Reads the store's commit sequence number (throws when the store is closed or unreadable). */

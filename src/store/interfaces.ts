@@ -353,7 +353,7 @@ export interface StoreCopy extends Store {
   rehearse<T>(fns: readonly ((writer: StoreWriter) => T)[]): { settled: Settled<T>[]; changes: Change[]; logged: LoggedChange[] };
   /** Every record, as the changes that would write them into an empty store, read in one snapshot. */
   exportRecords(): Change[];
-  /** Whether this store is a relay's copy of another Flagwire node (src/store/relay/), not a PostgreSQL node's. */
+  /** Whether this store is a relay's copy of another Flagwire node (src/relay/upstream-follower.ts), not a PostgreSQL node's. */
   isRelayCopy(): boolean;
   /** Marks this store, empty, as a relay's copy (its first full copy comes from the upstream). */
   markRelayCopy(): void;

@@ -14,13 +14,10 @@ import type { ReplicaStatus } from './pg/follower.js';
 import { kPgUnavailableDetail, PgSystem } from './pg/pg-system.js';
 import { PgWritePath } from './pg/pg-write-path.js';
 import { catchUpLatest } from './pg/replica.js';
-import { RelayWritePath } from './relay/relay-write-path.js';
-import type { RelayStatus } from './relay/upstream-follower.js';
 import { verifyDataFile } from './verify.js';
 import { LmdbWritePath } from './write-path.js';
 
 export type { ReplicaStatus } from './pg/follower.js';
-export type { RelayStatus } from './relay/upstream-follower.js';
 
 /** What a server's store follows: PostgreSQL (`databaseUrl`), another Flagwire node (`upstream`: a relay), or neither. */
 export type Follows = Pick<Config, 'databaseUrl' | 'upstream'>;
@@ -142,24 +139,21 @@ class RefusedWritePath implements WritePath {
 
 /**
  * The writer's path for `dataDir`'s store: with `databaseUrl`, PostgreSQL then this node's copy, with
- * its follower (`onReplica` hears the copy's state); with `upstream`, a relay's: every write refused,
- * the copy kept by its follower of the upstream (`onRelay` hears its state); else the LMDB file.
+ * its follower (`onReplica` hears the copy's state); else the LMDB file. A relay's, which follows
+ * another node over the network, is the relay's own (src/relay/relay-write-path.ts).
  * `changeLog`: what its change log keeps (the setting's default when absent), PostgreSQL's too.
  */
 export function openWritePath(
   dataDir: string,
   layout: StoreLayout,
-  follows: Follows,
-  on: { replica(status: ReplicaStatus): void; relay(status: RelayStatus): void },
+  databaseUrl: string | null,
+  onReplica: (status: ReplicaStatus) => void,
   changeLog?: ChangeLogBounds,
 ): WritePath {
   const copy = LmdbStore.open(dataDir, { layout, changeLog });
-  if (follows.databaseUrl !== null) {
-    const pg = PgSystem.open(follows.databaseUrl, { layout, changeLogBytes: changeLog?.bytes });
-    return new PgWritePath(copy, pg, { onReplica: on.replica });
-  }
-  if (follows.upstream !== null) return new RelayWritePath(copy, follows.upstream, on.relay);
-  return new LmdbWritePath(copy);
+  if (databaseUrl === null) return new LmdbWritePath(copy);
+  const pg = PgSystem.open(databaseUrl, { layout, changeLogBytes: changeLog?.bytes });
+  return new PgWritePath(copy, pg, { onReplica });
 }
 
 /** A console command's store and write path; `copyOnly`: a database's copy opened without it (reads only). */

@@ -29,7 +29,7 @@ import type { Clock } from '../clock.js';
 import { frameMessage, type GrpcCall, GrpcServer, GrpcStatus, type GrpcStatusCode } from '../capability/grpc-server.js';
 import { type GrpcHost, type HostedGrpcService, kGrpcStatusOf, kStreamRecheckMs } from '../capability/grpc-service.js';
 import type { Config } from '../config.js';
-import type { FollowState } from '../relay/wire.js';
+import type { FollowState } from '../model/follow-state.js';
 import { answerableError, FlagwireError } from '../errors.js';
 import type { Store } from '../store/interfaces.js';
 import { ChangePoller, type Group } from '../stream/change-poller.js';

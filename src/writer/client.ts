@@ -16,7 +16,8 @@ import { fromErrorData, FlagwireError, postgresTimeoutError } from '../errors.js
 import type { WriterCommand } from './command.js';
 import { ChangeRequested } from '../approvals/change-requested.js';
 import type { StoreRevision } from '../store/interfaces.js';
-import type { Follows, RelayStatus, ReplicaStatus } from '../store/open-store.js';
+import type { RelayStatus } from '../model/follow-state.js';
+import type { Follows, ReplicaStatus } from '../store/open-store.js';
 import { movableBuffers, type ReceivedBody } from '../model/request-body.js';
 import {
   kCancelled,
@@ -113,7 +114,7 @@ export class WriterClient {
 
   /**
    * Starts the writer actor for `dataDir`; `follows`: PostgreSQL as the system of record (src/store/pg/),
-   * or the upstream a relay follows (src/store/relay/); neither: the data dir's LMDB. `changeLog`:
+   * or the upstream a relay follows (src/relay/relay-write-path.ts); neither: the data dir's LMDB. `changeLog`:
    * what the store's change log keeps.
    */
   static create(

@@ -4,7 +4,8 @@ import { FlagwireError, toErrorData, type ErrorData } from '../errors.js';
 import { kCommitFailedDetail, type StoreRevision } from '../store/interfaces.js';
 import type { ChangeLogBounds, Config } from '../config.js';
 import type { ChangeRequestView } from '../approvals/request-view.js';
-import type { RelayStatus, ReplicaStatus } from '../store/open-store.js';
+import type { RelayStatus } from '../model/follow-state.js';
+import type { ReplicaStatus } from '../store/open-store.js';
 
 export interface WriterStart {
   dataDir: string;

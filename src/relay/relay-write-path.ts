@@ -2,13 +2,15 @@
 // upstream (upstream-follower.ts, run here in the writer thread as PostgreSQL's follower runs inside
 // PgWritePath); every command is refused RELAY_READ_ONLY, naming the primary to send it to (the
 // upstream, or the node a relay above follows).
-import type { Config } from '../../config.js';
-import { relayReadOnlyError } from '../../errors.js';
-import { primaryUrlOf } from '../../relay/wire.js';
-import type { Settled, StoreCopy, StoreWriter, WritePath } from '../interfaces.js';
-import { type RelayStatus, UpstreamFollower } from './upstream-follower.js';
+import type { ChangeLogBounds, Config } from '../config.js';
+import { relayReadOnlyError } from '../errors.js';
+import { primaryUrlOf, type RelayStatus } from '../model/follow-state.js';
+import type { Settled, StoreCopy, StoreWriter, WritePath } from '../store/interfaces.js';
+import { LmdbStore } from '../store/lmdb-store.js';
+import type { StoreLayout } from '../store/store-layout.js';
+import { UpstreamFollower } from './upstream-follower.js';
 
-export class RelayWritePath implements WritePath {
+class RelayWritePath implements WritePath {
   private readonly follower: UpstreamFollower;
   /** Where changes go: the upstream, or the primary it reports (a relay of a relay). */
   private primary: string;
@@ -40,4 +42,15 @@ export class RelayWritePath implements WritePath {
     await this.follower.stop();
     await this.copy.close();
   }
+}
+
+/** The writer's path for a relay's data dir (`dataDir`, its copy): every write refused, the copy kept by following `upstream`. */
+export function openRelayWritePath(
+  dataDir: string,
+  layout: StoreLayout,
+  upstream: NonNullable<Config['upstream']>,
+  onRelay: (status: RelayStatus) => void,
+  changeLog?: ChangeLogBounds,
+): WritePath {
+  return new RelayWritePath(LmdbStore.open(dataDir, { layout, changeLog }), upstream, onRelay);
 }

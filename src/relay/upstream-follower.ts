@@ -14,29 +14,12 @@
 //      retried every kRefusedRetryMs: the key is a setting, so only a restart with a new one mends it.
 // Whatever happens upstream, the copy keeps serving what it holds; its state is reported to the main
 // thread (readiness, the log) as a RelayStatus.
-import { backoffMs } from '../../outbox/outbox.js';
+import { backoffMs } from '../outbox/outbox.js';
 import * as grpc from '@grpc/grpc-js';
-import type { Config } from '../../config.js';
-import { decodeFollowResponse, encodeFollowRequest, kFollowPath, type PrimaryReport, type RelayPayload } from '../../relay/wire.js';
-import type { StoreCopy } from '../interfaces.js';
-
-/** What the follower reports to the main thread (readiness, the log). */
-export interface RelayStatus {
-  /** The upstream's base URL. */
-  upstream: string;
-  /** Whether the copy holds a state of the upstream (a relay is not ready before it does). */
-  holdsCopy: boolean;
-  /** Whether a Follow stream to the upstream is open now and has said something. */
-  connected: boolean;
-  /** The upstream's revision this copy is at. */
-  revision: number;
-  /** When the upstream last said anything (Date.now()), a heartbeat included; null: not since this node started. */
-  heardAt: number | null;
-  /** Why the upstream cannot be followed now (for the operator's log and /ready); null while it is followed. */
-  problem: { refused: boolean; text: string } | null;
-  /** When the upstream is itself a relay: the primary as it last reported it; null when the upstream is the primary. */
-  primary: PrimaryReport | null;
-}
+import type { Config } from '../config.js';
+import type { RelayStatus } from '../model/follow-state.js';
+import { decodeFollowResponse, encodeFollowRequest, kFollowPath, type RelayPayload } from './wire.js';
+import type { StoreCopy } from '../store/interfaces.js';
 
 // Doubling from 250 ms to 10 s, jittered (src/outbox/outbox.ts backoffMs: the one backoff rule).
 const kRetry = { firstDelayMs: 250, maxDelayMs: 10_000, jitter: true } as const;
