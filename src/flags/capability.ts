@@ -8,6 +8,8 @@ import { kFlagCli } from './cli.js';
 import { kFlagConsoleRoutes } from './console-routes.js';
 import { kFlagApiRoutes } from './routes.js';
 import { FlagdServingAnswer } from '../sync/flagd-serving-shape.js';
+import { FlagCreate, FlagPatch } from '../model/schemas.js';
+import { FlagList, FlagRepresentation, PatchResult } from './representation.js';
 import { kFlagEnvironmentState } from './environment-state.js';
 
 export const kFlags = defineCapability({
@@ -16,7 +18,7 @@ export const kFlags = defineCapability({
   records: [kFlagRecords, kUsageRecords],
   commands: kFlagCommands,
   routes: kFlagApiRoutes,
-  schemas: { FlagdServing: FlagdServingAnswer },
+  schemas: { FlagCreate, FlagPatch, FlagRepresentation, FlagList, PatchResult, FlagdServing: FlagdServingAnswer },
   consoleRoutes: kFlagConsoleRoutes,
   cli: kFlagCli,
   auditActions: kFlagAuditActions,

@@ -16,7 +16,7 @@ import * as flagOut from './cli-output.js';
 import { isStale, kDefaultStaleDays, kMaxStaleDays, staleBefore, type Flag } from './records.js';
 import { requireFlag, requireProject } from '../model/lookups.js';
 import type { Project } from '../model/projects.js';
-import { representFlag, type EnvironmentsFlag, type FlatFlag } from '../model/representation.js';
+import { representFlag, type EnvironmentsFlag, type FlatFlag } from './representation.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { kFlagCommands } from './command-table.js';
 

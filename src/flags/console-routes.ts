@@ -1,7 +1,7 @@
 // The flags capability's web console routes: the console's project page (its flags) and flag page,
 // reading them and every change to a flag.
 import { principalOf } from '../audit/audit-actor.js';
-import { patchResult, representFlag } from '../model/representation.js';
+import { patchResult, representFlag } from './representation.js';
 import { type FlagState, hourlySeries, isStale, kDefaultStaleDays, staleBefore } from './records.js';
 import { splitWeights } from '../release-plans/rollout-weights.js';
 import { flagAccess, offeredRolloutActions, projectAccess } from '../console-route/access.js';

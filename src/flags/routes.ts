@@ -3,7 +3,7 @@ import { precheckFlagChange, tokenPrincipal } from '../routes/route-helpers.js';
 import type { ManagementRouteSpec } from '../capability/capability.js';
 import { requireEnvironmentAllowed, resolveEnvParam, type EnvRoute } from '../model/environments.js';
 import { requireProjectFlag } from '../model/lookups.js';
-import { FlagList, flagList, FlagRepresentation, PatchResult, patchResult, representFlag } from '../model/representation.js';
+import { FlagList, flagList, FlagRepresentation, PatchResult, patchResult, representFlag } from './representation.js';
 import { FlagCreate, FlagPatch } from '../model/schemas.js';
 import type { AuthContext } from '../model/token-access.js';
 import { apiErrors, json, kEnvParam, pathParam, queryParam } from '../routes/openapi-parts.js';

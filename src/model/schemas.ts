@@ -38,7 +38,7 @@ export const AudienceId = Type.Union([Type.String({ minLength: 1 }), Type.Null()
 // cannot say (one type for every variant, a default variant that exists, a rule built from flagd's
 // operators) is checked by src/targeting/parse.ts, through src/flags/variant-rules.ts.
 // The value shapes are flagd's own (src/targeting/definition.ts); here they get the API's words. Present
-// in a representation only on a flag (environment) that has typed variants (src/model/representation.ts).
+// in a representation only on a flag (environment) that has typed variants (src/flags/representation.ts).
 const Variants = Type.Record(
   Type.String(),
   CloneType(VariantValue, { 'x-error': 'must be a boolean, a string, a number or a JSON object' }),

@@ -1,16 +1,14 @@
 // The parts of the OpenAPI document the route declarations (src/all-routes.ts) are written with:
 // the service's own components (the TypeBox values the code validates with or builds its responses to,
-// each beside that code: request bodies, src/model/schemas.ts; representations, src/model/representation.ts;
-// error bodies, src/errors.ts; evaluation bodies, src/model/eval-shapes.ts; OFREP, src/model/ofrep-schemas.ts;
-// /health, /ready, src/model/probes.ts; a capability declares its own: `schemas` in its capability.ts),
+// each beside that code: error bodies, src/errors.ts; evaluation bodies, src/model/eval-shapes.ts; OFREP,
+// src/model/ofrep-schemas.ts; /health, /ready, src/model/probes.ts; a capability declares its own, as
+// flags do their request bodies and representations: `schemas` in its capability.ts),
 // references to components, responses and parameters shared by several routes, and the error responses,
 // whose statuses and titles come from the error table (src/errors.ts).
 import type { TSchema } from '../typebox.js';
-import { FlagList, FlagRepresentation, PatchResult, TokenDescription } from '../model/representation.js';
 import { ErrorBody, ErrorEnvelope, kConsoleOnlyErrors, kErrors, type ErrorCode } from '../errors.js';
 import { kMinRevisionName, kRevisionHeader } from '../http/revisions.js';
 import { EvalFlag, EvalFlagList } from '../model/eval-shapes.js';
-import { FlagCreate, FlagPatch } from '../model/schemas.js';
 import {
   OfrepBulkFailure,
   OfrepBulkSuccess,
@@ -24,12 +22,6 @@ import { Health, ReadinessBody } from '../model/probes.js';
 
 /** The service's own components; the document adds each capability's (`schemas`: src/openapi/document.ts). */
 export const kServiceComponents: Readonly<Record<string, TSchema>> = {
-  FlagCreate,
-  FlagPatch,
-  FlagRepresentation,
-  FlagList,
-  PatchResult,
-  TokenDescription,
   ErrorEnvelope,
   EvalError: ErrorBody,
   EvalFlag,

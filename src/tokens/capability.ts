@@ -4,6 +4,7 @@ import { defineCapability } from '../capability/capability.js';
 import { kTokenCli } from './cli.js';
 import { kTokenConsoleRoutes } from './console-routes.js';
 import { kTokenApiRoutes } from './routes.js';
+import { TokenDescription } from './representation.js';
 import { kTokenAuditActions, kTokenCommands } from './token-commands.js';
 
 export const kTokens = defineCapability({
@@ -12,6 +13,7 @@ export const kTokens = defineCapability({
   records: [kTokenRecords, kActivityRecords],
   commands: kTokenCommands,
   routes: kTokenApiRoutes,
+  schemas: { TokenDescription },
   auditActions: kTokenAuditActions,
   cli: kTokenCli,
   consoleRoutes: kTokenConsoleRoutes,

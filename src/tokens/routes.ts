@@ -1,6 +1,6 @@
 // The tokens capability's Management API route: the calling token, described.
 import type { ManagementRouteSpec } from '../capability/capability.js';
-import { TokenDescription, tokenDescription } from '../model/representation.js';
+import { TokenDescription, tokenDescription } from './representation.js';
 import { apiErrors, json } from '../routes/openapi-parts.js';
 
 export const kTokenApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = {

@@ -5,7 +5,7 @@
 import type { AuditEntry } from '../model/audit.js';
 import type { Flag, FlagUsage } from '../flags/records.js';
 import type { Project } from '../model/projects.js';
-import { representFlag } from '../model/representation.js';
+import { representFlag } from '../flags/representation.js';
 import type { Webhook } from './records.js';
 
 export function deliveryBody(

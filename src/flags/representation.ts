@@ -1,14 +1,13 @@
-// The spec's response shapes: flag (flat and environments form), flag list, patch result, token
-// description. Each is one TypeBox value with its Static type of the same name: the value is the
+// The spec's response shapes of flags: flag (flat and environments form), flag list, patch result (a
+// token's description is the tokens capability's: src/tokens/representation.ts). Each is one TypeBox value with its Static type of the same name: the value is the
 // OpenAPI document's schema (src/openapi/document.ts), the type is what the functions below return, so
 // the compiler refuses a representation that drifts from its published schema.
 import { Type, type Static } from '../typebox.js';
-import { type EffectiveState, effectiveState } from '../flags/flag-state.js';
-import { bucketingField } from '../flags/bucketing.js';
-import { kTypedProperties, type TypedFields } from './schemas.js';
-import type { Flag, FlagUsage } from '../flags/records.js';
-import type { Project } from './projects.js';
-import type { Token } from './tokens.js';
+import { type EffectiveState, effectiveState } from './flag-state.js';
+import { bucketingField } from './bucketing.js';
+import { kTypedProperties, type TypedFields } from '../model/schemas.js';
+import type { Flag, FlagUsage } from './records.js';
+import type { Project } from '../model/projects.js';
 
 const Id = (description: string) => Type.String({ description });
 const Millis = Type.Number({ description: 'Unix time in milliseconds' });
@@ -96,16 +95,6 @@ export const PatchResult = Type.Object({
 });
 export type PatchResult = Static<typeof PatchResult>;
 
-export const TokenDescription = Type.Object({
-  id: Id('Token id'),
-  name: Type.String(),
-  project: Type.Object({ id: Type.String(), name: Type.String() }),
-  permission: Type.Union([Type.Literal('read'), Type.Literal('write')]),
-  environments: Type.Array(Type.String(), { description: 'Environments the token is limited to; [] means all' }),
-  expiresAt: Type.Number({ description: 'Unix ms; 0 means never' }),
-});
-export type TokenDescription = Static<typeof TokenDescription>;
-
 /** A flag's usage as read from the store (undefined: none written yet). */
 export type UsageOf = (flagId: string) => FlagUsage | undefined;
 
@@ -174,15 +163,4 @@ export function patchResult(changed: boolean, flag: Flag, env: string | null, us
 /** A group flag without `env` is in environments form; everything else is flat. */
 export function representFlag(flag: Flag, project: Project, env: string | null, usage: FlagUsage | undefined): FlagRepresentation {
   return flag.kind === 'groupflag' && env === null ? environmentsFlag(flag, project, usage) : flatFlag(flag, env, usage);
-}
-
-export function tokenDescription(token: Token, project: Project): TokenDescription {
-  return {
-    id: token.id,
-    name: token.name,
-    project: { id: project.id, name: project.name },
-    permission: token.permission,
-    environments: token.environments,
-    expiresAt: token.expiresAt,
-  };
 }
