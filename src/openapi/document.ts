@@ -34,20 +34,37 @@ export function openApiComponents(): Map<string, TSchema> {
   return components;
 }
 
-/** `value` as JSON, each component reference (SchemaRef) written as `$ref` to its name. */
-export function resolved(value: object, names: ReadonlyMap<TSchema, string>): object {
-  return JSON.parse(
-    JSON.stringify(value, (_key, v: unknown) => {
-      if (!(v instanceof SchemaRef)) return v;
-      const name = names.get(v.schema);
-      if (name === undefined) {
-        throw new Error(
-          `a route names an OpenAPI schema no one declares (${JSON.stringify(v.schema.description ?? v.schema.title ?? '')}): add it to its capability's schemas`,
-        );
-      }
-      return { $ref: `#/components/schemas/${name}` };
-    }),
-  ) as object;
+/**
+ * `value` (the routes' documentation) with each component reference (SchemaRef) written as a `$ref` to
+ * its name; a schema no one declares is an error. A walk that copies only what it rewrites, not a JSON
+ * round trip: every front end builds the document at start-up.
+ */
+export function resolved(value: unknown, names: ReadonlyMap<TSchema, string>): unknown {
+  if (value instanceof SchemaRef) {
+    const name = names.get(value.schema);
+    if (name === undefined) {
+      throw new Error(
+        `a route names an OpenAPI schema no one declares (${JSON.stringify(value.schema.description ?? value.schema.title ?? '')}): add it to its capability's schemas`,
+      );
+    }
+    return { $ref: `#/components/schemas/${name}` };
+  }
+  if (value === null || typeof value !== 'object') return value;
+  // Copied only where a reference is written: the rest of the declarations is shared as it is.
+  if (Array.isArray(value)) {
+    let out: unknown[] | null = null;
+    for (const [i, item] of value.entries()) {
+      const written = resolved(item, names);
+      if (written !== item) (out ??= [...value])[i] = written;
+    }
+    return out ?? value;
+  }
+  let out: Record<string, unknown> | null = null;
+  for (const [key, item] of Object.entries(value)) {
+    const written = resolved(item, names);
+    if (written !== item) (out ??= { ...value })[key] = written;
+  }
+  return out ?? value;
 }
 
 /**
@@ -126,20 +143,17 @@ const kTags = [
 export function buildOpenApiDocument({ version, license }: { version: string; license: string }): object {
   const components = openApiComponents();
   const names = new Map([...components].map(([name, schema]) => [schema, name]));
-  return resolved(
-    {
-      openapi: '3.1.0',
-      info: info(version, license),
-      jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
-      // Relative: the server that serves this document (each node of a deployment serves its own).
-      servers: [{ url: '/', description: 'The Flagwire server that serves this document' }],
-      tags: kTags,
-      paths: openApiPaths(),
-      components: {
-        schemas: Object.fromEntries(components),
-        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A project token: fw_ followed by 40 characters' } },
-      },
+  return {
+    openapi: '3.1.0',
+    info: info(version, license),
+    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+    // Relative: the server that serves this document (each node of a deployment serves its own).
+    servers: [{ url: '/', description: 'The Flagwire server that serves this document' }],
+    tags: kTags,
+    paths: resolved(openApiPaths(), names),
+    components: {
+      schemas: JSON.parse(JSON.stringify(Object.fromEntries(components))) as object,
+      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A project token: fw_ followed by 40 characters' } },
     },
-    names,
-  );
+  };
 }
