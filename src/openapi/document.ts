@@ -55,14 +55,18 @@ export function resolved(value: unknown, names: ReadonlyMap<TSchema, string>): u
     let out: unknown[] | null = null;
     for (const [i, item] of value.entries()) {
       const written = resolved(item, names);
-      if (written !== item) (out ??= [...value])[i] = written;
+      if (written === item) continue;
+      out ??= [...value];
+      out[i] = written;
     }
     return out ?? value;
   }
   let out: Record<string, unknown> | null = null;
   for (const [key, item] of Object.entries(value)) {
     const written = resolved(item, names);
-    if (written !== item) (out ??= { ...value })[key] = written;
+    if (written === item) continue;
+    out ??= { ...value };
+    out[key] = written;
   }
   return out ?? value;
 }
