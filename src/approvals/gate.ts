@@ -25,8 +25,8 @@ import { asAuthor, isAuthorOf, withCoAuthor } from './authors.js';
 import { envName, rulesOf } from './policy.js';
 import { kApprovedPlanRecords, kChangeRequestRecords, type ChangeRequest, type RequestActor } from './records.js';
 import { compact, keyOf, kMaxPendingPerProject, pendingRequests, pendingRequestsBy, summaryOf, unsequenced } from './requests.js';
-import { changedPaths, same, valueAt } from './record-diff.js';
-import { fieldsOf, merged, rebased } from './request-apply.js';
+import { changedPaths, movedAt, same } from './record-diff.js';
+import { fieldsOf, merged, proposedOf, rebased } from './request-apply.js';
 import { mailApprovers, type RequestNotice } from './request-notices.js';
 import { type RequestHeadline, requestHeadline } from './request-view.js';
 
@@ -144,10 +144,7 @@ function movesFieldsOf(r: StoreReader, request: ChangeRequest, before: ReadonlyM
   return request.changes.some((change, i) => {
     const key = keyOf(r, change);
     if (!before.has(key)) return false;
-    const proposed = r.changeBearing(change.kind)?.removal === true ? null : change.value;
-    const was = before.get(key);
-    const now = storedOf(r, change);
-    return changedPaths(request.base[i] ?? null, proposed).some((path) => !same(valueAt(was, path), valueAt(now, path)));
+    return movedAt(changedPaths(request.base[i] ?? null, proposedOf(r, change)), before.get(key), storedOf(r, change)).length > 0;
   });
 }
 

@@ -30,6 +30,11 @@ function walk(before: unknown, after: unknown, path: string[], out: Path[]): voi
   if (!same(before, after)) out.push(path);
 }
 
+/** Those of `paths` at which `a` and `b` differ: a request's fields that moved between two versions of its record. */
+export function movedAt(paths: readonly Path[], a: unknown, b: unknown): Path[] {
+  return paths.filter((path) => !same(valueAt(a, path), valueAt(b, path)));
+}
+
 /** The value at `path` (undefined where it is absent). */
 export function valueAt(record: unknown, path: Path): unknown {
   let value = record;

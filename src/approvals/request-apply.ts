@@ -7,7 +7,7 @@
 import { FlagwireError } from '../errors.js';
 import { changeOf, type Change } from '../store/changes.js';
 import type { StoreReader, StoreWriter } from '../store/interfaces.js';
-import { changedPaths, same, valueAt, withValueAt } from './record-diff.js';
+import { changedPaths, movedAt, valueAt, withValueAt } from './record-diff.js';
 import { kApprovedPlanRecords, type ChangeRequest, type RequestEvent } from './records.js';
 import { keyOf } from './requests.js';
 
@@ -28,9 +28,9 @@ export function merged(
     const base = request.base[i] ?? null;
     const key = as === undefined ? undefined : keyOf(r, change);
     const current = key !== undefined && as!.has(key) ? as!.get(key) : (found.bearing.stored(r, change.value) ?? null);
-    const proposed = found.removal ? null : change.value;
+    const proposed = proposedOf(r, change);
     const paths = changedPaths(base, proposed);
-    const moved = paths.filter((path) => !same(valueAt(base, path), valueAt(current, path)));
+    const moved = movedAt(paths, base, current);
     if (moved.length > 0) {
       const what = `${found.bearing.kind.name} ${nameOf(base ?? proposed)}`;
       const where = moved[0]!.length === 0 ? '' : ` (${moved.map((p) => p.join('.')).join(', ')})`;
@@ -106,10 +106,15 @@ export function rebased(r: StoreReader, request: ChangeRequest): { changes: Chan
   return { changes, base };
 }
 
+/** The record a change leaves: its value, or null where it deletes the record. */
+export function proposedOf(r: StoreReader, change: Change): unknown {
+  return r.changeBearing(change.kind)?.removal === true ? null : change.value;
+}
+
 /** What a request changes, field by field: each record's key, and each path it sets with the value it sets there. */
 export function fieldsOf(r: StoreReader, changes: readonly Change[], base: readonly unknown[]): [string, string, unknown][] {
   return changes.flatMap((change, i) => {
-    const proposed = r.changeBearing(change.kind)?.removal === true ? null : change.value;
+    const proposed = proposedOf(r, change);
     return changedPaths(base[i] ?? null, proposed).map((path): [string, string, unknown] => [
       keyOf(r, change),
       path.join('.'),

@@ -8,7 +8,7 @@ import type { Project } from '../model/projects.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { mayApproveAs, requirementOf } from './policy.js';
 import { changedPaths, valueAt } from './record-diff.js';
-import { merged } from './request-apply.js';
+import { merged, proposedOf } from './request-apply.js';
 import { titleOf } from './request-title.js';
 import { describeAuthors, isAuthorOf } from './authors.js';
 import { kRequestStatuses, type ChangeRequest, type LapsedApproval, type RequestEvent } from './records.js';
@@ -137,7 +137,7 @@ function diffOf(r: StoreReader, request: ChangeRequest, againstNow: boolean): Di
   for (const [i, change] of request.changes.entries()) {
     const found = r.changeBearing(change.kind);
     const base = request.base[i] ?? null;
-    const proposed = found?.removal === true ? null : change.value;
+    const proposed = proposedOf(r, change);
     const current = againstNow && found !== undefined ? (found.bearing.stored(r, change.value) ?? null) : base;
     const record = found?.bearing.kind.name ?? change.kind;
     const named = (proposed ?? base ?? change.value) as { id?: unknown; name?: unknown };

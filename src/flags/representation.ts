@@ -24,6 +24,15 @@ const FractionalBucketing = Type.Optional(
   }),
 );
 const Evaluations = Type.Integer({ minimum: 0, description: 'Evaluations counted since the flag was created (up to a minute behind)' });
+/** What both forms say of a flag after its id, name and kind, in this order. */
+const kFlagFacts = {
+  bucketing: FractionalBucketing,
+  description: Type.String(),
+  tags: Type.Array(Type.String()),
+  updatedAt: Millis,
+  lastEvaluatedAt: LastEvaluatedAt,
+  evaluations: Evaluations,
+};
 
 /** Adds the typed-variant fields of `state` to a representation, when it has them (a boolean flag's has none). */
 function addTyped(out: TypedFields, state: EffectiveState): void {
@@ -39,12 +48,7 @@ export const FlatFlag = Type.Object(
     id: Id('Flag id'),
     name: Type.String(),
     kind: Type.Union([Type.Literal('flag'), Type.Literal('groupflag')]),
-    bucketing: FractionalBucketing,
-    description: Type.String(),
-    tags: Type.Array(Type.String()),
-    updatedAt: Millis,
-    lastEvaluatedAt: LastEvaluatedAt,
-    evaluations: Evaluations,
+    ...kFlagFacts,
     enabled: Type.Boolean(),
     trafficPercentage: Type.Integer({ minimum: 0, maximum: 100 }),
     cohorts: Type.Array(Type.String(), { description: 'Effective cohort list (an environment override, else the flag-wide list)' }),
@@ -71,12 +75,7 @@ export const EnvironmentsFlag = Type.Object(
     id: Id('Flag id'),
     name: Type.String(),
     kind: Type.Literal('groupflag'),
-    bucketing: FractionalBucketing,
-    description: Type.String(),
-    tags: Type.Array(Type.String()),
-    updatedAt: Millis,
-    lastEvaluatedAt: LastEvaluatedAt,
-    evaluations: Evaluations,
+    ...kFlagFacts,
     environments: Type.Record(Type.String(), EnvironmentEntry),
   },
   { description: 'A group flag without `env`: one entry per environment of the project' },
