@@ -99,10 +99,12 @@ export const kChangeRequestRecords = keyedRecords<ChangeRequest>()({
   relayed: false,
   key: (request) => request.id,
   // A project's requests, and its pending ones: the gate reads the pending ones at every write to a
-  // project with a policy, and never reads the requests of other projects, or those decided.
+  // project with a policy, and never reads the requests of other projects, or those decided. By status:
+  // the pending ones of every project, which the console's header counts for the person signed in.
   indexes: {
     project: (request) => [request.projectId],
     pending: (request) => (request.status === 'pending' ? [request.projectId] : []),
+    status: (request) => [request.status],
   },
 });
 

@@ -53,7 +53,7 @@ export function mailApprovers(w: StoreWriter, request: ChangeRequest, view: Requ
 /** The pending requests, of every project, that user `userId` may approve now, the newest first. */
 export function waitingFor(r: StoreReader, userId: string): ChangeRequest[] {
   return r
-    .listKeyed(kChangeRequestRecords)
-    .filter((request) => request.status === 'pending' && approvalProblem(r, request, userId) === null)
+    .listKeyedBy(kChangeRequestRecords, 'status', 'pending')
+    .filter((request) => approvalProblem(r, request, userId) === null)
     .sort((a, b) => b.createdAt - a.createdAt);
 }

@@ -27,8 +27,8 @@ const newestFirst = (a: ChangeRequest, b: ChangeRequest) => b.createdAt - a.crea
 /** The pending requests `author` counts as an author of (authors.ts), in any project, the last changed first. */
 export function pendingRequestsBy(r: StoreReader, author: RequestAuthor): ChangeRequest[] {
   return r
-    .listKeyed(kChangeRequestRecords)
-    .filter((request) => request.status === 'pending' && isAuthorOf(request, author))
+    .listKeyedBy(kChangeRequestRecords, 'status', 'pending')
+    .filter((request) => isAuthorOf(request, author))
     .sort((a, b) => b.updatedAt - a.updatedAt);
 }
 

@@ -12,7 +12,9 @@
 //                    ['changeLog', revision] -> bytes (what the last revisions changed of the relayed kinds:
 //                    'changeLogBytes' -> number         change-log.ts), and the bytes of them all
 //   keyedIndexes     [kind, lookup, key, record key] -> null (the lookups simple kinds declare:
-//                    KeyedKind.indexes, kept by every write of keyedRecords' layout; the store's own)
+//                    KeyedKind.indexes, kept by every write of keyedRecords' layout; the store's own;
+//                    meta's 'keyedLookups' names those it holds, and an open for writing that
+//                    declares others builds them anew: open.ts settleLookups)
 //   relayKeys        secretHash -> RelayKey (src/relay/records.ts: keyedRecords' layout)
 //   fragments        projectId -> ProjectFragments (src/fragments/records.ts: keyedRecords' layout)
 //   orgs             orgId -> Org              users       userId -> User

@@ -121,6 +121,7 @@ function checkSchema(path: string, root: RootDatabase, dbs: Databases, layout: S
       dbs.meta.putSync('schemaVersion', kSchemaVersion);
       dbs.meta.putSync('fileId', randomUUID());
     });
+    settleLookups(path, root, dbs, layout);
     return;
   }
   if (typeof version !== 'number') {
@@ -143,7 +144,8 @@ function checkSchema(path: string, root: RootDatabase, dbs: Databases, layout: S
   if (version <= 10) migrateFrom10(path, root, dbs);
   if (version <= 11) migrateFrom11(path, root, dbs);
   if (version <= 12) migrateFrom12(path, root, dbs, layout);
-  if (version <= 13) migrateFrom13(path, root, dbs, layout);
+  if (version <= 13) migrateFrom13(path, root, dbs);
+  settleLookups(path, root, dbs, layout);
 }
 
 /**
@@ -309,19 +311,38 @@ function migrateFrom12(path: string, root: RootDatabase, dbs: Databases, layout:
 }
 
 /**
- * Schema 13 to 14: the keyedIndexes database, created empty by openDatabases, filled with the lookups of
- * every record of the kinds that declare them (KeyedKind.indexes), as their writes keep them from here on.
+ * Schema 13 to 14: the keyedIndexes database, created empty by openDatabases (settleLookups fills it); only
+ * the version moves, so that an older Flagwire, which would write records without their lookups, calls
+ * the file newer.
  */
-function migrateFrom13(path: string, root: RootDatabase, dbs: Databases, layout: StoreLayout): void {
+function migrateFrom13(path: string, root: RootDatabase, dbs: Databases): void {
   writeTransaction(root, path, () => {
     if (dbs.meta.get('schemaVersion') !== 13) return;
-    for (const kind of layout.kinds) {
-      if (kind.indexes === undefined) continue;
-      const records = databaseNamed<unknown>(dbs, kind.database);
-      if (records === undefined) continue;
-      for (const { value } of records.getRange()) for (const key of keyedIndexKeys(kind, value)) dbs.keyedIndexes!.putSync(key, null);
-    }
     dbs.meta.putSync('schemaVersion', 14);
+  });
+}
+
+/**
+ * The lookups the layout's kinds declare (KeyedKind.indexes), built anew whenever they differ from those
+ * the file holds (meta's 'keyedLookups': each kind's lookup names): a kind that declares a lookup, or
+ * another one, needs no migration of its own. A lookup whose keys change takes a new name. Writes keep
+ * them from here on; the server's writer opens the file before any reader does.
+ */
+function settleLookups(path: string, root: RootDatabase, dbs: Databases, layout: StoreLayout): void {
+  const declared = JSON.stringify(
+    layout.kinds.filter((kind) => kind.indexes !== undefined).map((kind) => [kind.name, Object.keys(kind.indexes!).sort()]),
+  );
+  if (dbs.meta.get('keyedLookups') === declared) return;
+  writeTransaction(root, path, () => {
+    if (dbs.meta.get('keyedLookups') === declared) return;
+    const lookups = dbs.keyedIndexes!;
+    for (const key of [...lookups.getKeys()]) lookups.removeSync(key);
+    for (const kind of layout.kinds) {
+      const records = kind.indexes === undefined ? undefined : databaseNamed<unknown>(dbs, kind.database);
+      if (records === undefined) continue;
+      for (const { value } of records.getRange()) for (const key of keyedIndexKeys(kind, value)) lookups.putSync(key, null);
+    }
+    dbs.meta.putSync('keyedLookups', declared);
   });
 }
 

@@ -1,7 +1,8 @@
 // The lookups a simple kind declares (KeyedKind.indexes), kept by the store in the transaction of every
 // write: a record is found under the keys it is filed under now and under no other; a full copy of the
 // system of record rebuilds them; a data file written before them (schema 13) is read whole by a
-// read-only open and given them when opened for writing. Change requests are the kind that declares them.
+// read-only open and given them when opened for writing, and so is a file whose lookups differ from
+// those the kinds declare now (a lookup added). Change requests are the kind that declares them.
 import { join } from 'node:path';
 import { open } from 'lmdb';
 import t from 'tap';
@@ -80,10 +81,12 @@ t.test('a schema 13 data file: read whole by a read-only open, its lookups built
     w.putKeyed(kChangeRequestRecords, request('chr_c', 'prj_2', 'pending'));
   });
   await made.close();
-  // As schema 13 wrote it: no keyedIndexes database.
+  // As schema 13 wrote it: no keyedIndexes database, no lookups named in meta.
   const raw = open({ path: join(dir, 'flagwire.mdb'), maxDbs: 32 });
   raw.openDB({ name: 'keyedIndexes' }).dropSync();
-  raw.openDB({ name: 'meta' }).putSync('schemaVersion', 13);
+  const meta = raw.openDB({ name: 'meta' });
+  meta.removeSync('keyedLookups');
+  meta.putSync('schemaVersion', 13);
   await raw.close();
 
   const reader = Store.open(dir, { readOnly: true });
@@ -97,4 +100,26 @@ t.test('a schema 13 data file: read whole by a read-only open, its lookups built
   t.strictSame(ids(store.listKeyedBy(kChangeRequestRecords, 'pending', 'prj_1')), ['chr_a'], 'the lookup built');
   t.strictSame(ids(store.listKeyedBy(kChangeRequestRecords, 'project', 'prj_1')), ['chr_a', 'chr_b']);
   t.strictSame(ids(store.listKeyedBy(kChangeRequestRecords, 'pending', 'prj_2')), ['chr_c']);
+});
+
+t.test('a lookup the file does not hold yet (declared since it was written) is built when it is opened for writing', async (t) => {
+  const dir = tempDir(t, 'flagwire-lookups-');
+  const made = Store.open(dir);
+  made.transact((w) => {
+    w.putKeyed(kChangeRequestRecords, request('chr_a', 'prj_1', 'pending'));
+    w.putKeyed(kChangeRequestRecords, request('chr_b', 'prj_2', 'applied'));
+  });
+  await made.close();
+  // As a Flagwire that declared only the project lookup left it: that lookup's entries, and its names.
+  const raw = open({ path: join(dir, 'flagwire.mdb'), maxDbs: 32 });
+  const lookups = raw.openDB<null, string[]>({ name: 'keyedIndexes' });
+  for (const key of [...lookups.getKeys()]) if (key[1] !== 'project') lookups.removeSync(key);
+  raw.openDB({ name: 'meta' }).putSync('keyedLookups', JSON.stringify([[kChangeRequestRecords.name, ['project']]]));
+  await raw.close();
+
+  const store = Store.open(dir);
+  t.teardown(() => store.close());
+  t.strictSame(ids(store.listKeyedBy(kChangeRequestRecords, 'status', 'pending')), ['chr_a'], 'the lookup added is built');
+  t.strictSame(ids(store.listKeyedBy(kChangeRequestRecords, 'pending', 'prj_1')), ['chr_a']);
+  t.strictSame(ids(store.listKeyedBy(kChangeRequestRecords, 'project', 'prj_2')), ['chr_b'], 'the one it held, kept');
 });

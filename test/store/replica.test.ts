@@ -158,8 +158,8 @@ t.test('a full copy of an empty source leaves every database empty (issue 41)', 
   );
   t.strictSame(
     after.meta!.map(([key]) => key).sort(),
-    ['configSeq', 'fileId', 'replicaOf', 'revision', 'schemaVersion'],
-    "meta keeps only the file's own keys and the copy's source and revision",
+    ['configSeq', 'fileId', 'keyedLookups', 'replicaOf', 'revision', 'schemaVersion'],
+    "meta keeps only the file's own keys (the lookups it holds among them: the copy rebuilds them) and the copy's source and revision",
   );
 });
 
