@@ -102,9 +102,9 @@ export const kChangeRequestRecords = keyedRecords<ChangeRequest>()({
   // project with a policy, and never reads the requests of other projects, or those decided. By status:
   // the pending ones of every project, which the console's header counts for the person signed in.
   indexes: {
-    project: (request) => [request.projectId],
-    pending: (request) => (request.status === 'pending' ? [request.projectId] : []),
-    status: (request) => [request.status],
+    project: { keysOf: (request) => [request.projectId] },
+    pending: { keysOf: (request) => (request.status === 'pending' ? [request.projectId] : []) },
+    status: { keysOf: (request) => [request.status] },
   },
 });
 

@@ -8,7 +8,6 @@ import type { Invitation } from '../model/invitations.js';
 import type { MailMessage } from '../model/mail.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { RolloutPlan } from '../release-plans/rollouts.js';
-import type { DeliveryPayload, OutboxUsage, Webhook, WebhookDelivery } from '../webhooks/records.js';
 import type { ScheduledChange } from '../release-plans/schedules.js';
 import type { Credential, Session } from '../model/sessions.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
@@ -110,8 +109,15 @@ export interface StoreReader {
   getKeyed<V>(kind: KeyedKind<V>, key: string): V | undefined;
   /** Every record of a simple kind, in key order. */
   listKeyed<V>(kind: KeyedKind<V>): V[];
-  /** The records of a simple kind that its lookup `index` (KeyedKind.indexes) files under `key`, in key order. */
-  listKeyedBy<V>(kind: KeyedKind<V>, index: string, key: string): V[];
+  /**
+   * The records of a simple kind that its lookup `index` (KeyedKind.indexes) files under `key` (its first
+   * parts, or all of them), in the lookup's order: by the parts that follow, then by record key.
+   */
+  listKeyedBy<V>(kind: KeyedKind<V>, index: string, key: LookupKey, range?: LookupRange): V[];
+  /** The entries of lookup `index` under `key`, as listKeyedBy orders them, without reading a record. */
+  lookupEntries<V>(kind: KeyedKind<V>, index: string, key: LookupKey, range?: LookupRange): LookupEntry[];
+  /** What a tallied lookup (Lookup.tallied) holds under the first part `first`. */
+  tallyOf<V>(kind: KeyedKind<V>, index: string, first: LookupPart): LookupTally;
   /** Undefined for a flag never evaluated (or evaluated only in the last minute, not yet written). */
   getUsage(flagId: string): FlagUsage | undefined;
   /** Every message of the outbox, oldest first. */
@@ -148,21 +154,6 @@ export interface StoreReader {
   listRollouts(projectId: string, page: PageRequest): Page<RolloutPlan>;
   listFlagRollouts(flagId: string, page: PageRequest): Page<RolloutPlan>;
   listDueRollouts(now: number, limit: number): RolloutPlan[];
-  /** Webhooks (src/webhooks): one; a project's, oldest first. */
-  getWebhook(id: string): Webhook | undefined;
-  listWebhooks(projectId: string): Webhook[];
-  /** A delivery; a webhook's, newest first, `limit` of them after skipping `offset`. */
-  getDelivery(id: string): WebhookDelivery | undefined;
-  listDeliveries(webhookId: string, limit: number, offset?: number): WebhookDelivery[];
-  /** The webhooks with a delivery due at `now` (at most `limit`); a webhook's deliveries due at `now`, earliest first. */
-  listDueWebhooks(now: number, limit: number): string[];
-  listDueDeliveries(webhookId: string, now: number, limit: number): WebhookDelivery[];
-  /** A change's delivery payload; the deliveries that send it (pending or done). */
-  getPayload(auditSeq: number): DeliveryPayload | undefined;
-  listPayloadDeliveries(auditSeq: number): WebhookDelivery[];
-  /** The project's payloads' changes, oldest first (at most `limit`); its outbox's pending deliveries and payload bytes. */
-  listPayloadSeqs(projectId: string, limit: number): number[];
-  getOutboxUsage(projectId: string): OutboxUsage;
 }
 
 /**
@@ -202,17 +193,59 @@ export interface KeyedKind<V> {
   key(value: V): string;
   /**
    * Lookups the store keeps of the kind's records, kept in the transaction of every write (keyedRecords'
-   * layout): by lookup name, the keys a record is found under there (none: it is not in that lookup).
-   * Read with StoreReader.listKeyedBy.
+   * layout), by lookup name. Read with StoreReader.listKeyedBy, lookupEntries and tallyOf.
    */
   readonly indexes?: Readonly<Record<string, Lookup<V>>>;
+  /** The change kind a deletion of one of its records is recorded as (StoreWriter.deleteKeyed); absent: never deleted. */
+  readonly removal?: { readonly name: string };
 }
 
+/** One part of a lookup's key: a lookup orders its entries by their parts, one after the other. */
+export type LookupPart = string | number;
+
+/** Where a lookup files a record: its parts in order (a string alone is one part). */
+export type LookupKey = string | readonly LookupPart[];
+
 /**
- * The keys a lookup files a record under. A method's type, so that a kind of one record type is a kind of
- * records (as its key() is): the store hands each kind only its own records.
+ * A lookup of a simple kind (KeyedKind.indexes). Its methods are methods, so that a kind of one record
+ * type is a kind of records (as its key() is): the store hands each kind only its own records.
  */
-type Lookup<V> = { keysOf(value: V): readonly string[] }['keysOf'];
+export interface Lookup<V> {
+  /** The keys the lookup files a record under (none: the record is not in it). */
+  keysOf(value: V): readonly LookupKey[];
+  /** A number filed with each of the record's entries (its size, say), read back with them (LookupEntry.weight). */
+  weigh?(value: V): number;
+  /** Kept: for each first part of the lookup's keys, how many entries it holds and their weights' sum (StoreReader.tallyOf). */
+  readonly tallied?: boolean;
+}
+
+/** An entry of a lookup (StoreReader.lookupEntries). */
+export interface LookupEntry {
+  /** Its parts after those asked for, the record's key last: a position a range may start after. */
+  readonly at: readonly LookupPart[];
+  /** The record's key. */
+  readonly key: string;
+  /** What the lookup's weigh gave the record when it was filed (0 when it weighs none). */
+  readonly weight: number;
+}
+
+/** Which of the entries under a lookup key are read, and in which order. */
+export interface LookupRange {
+  /** Only the entries after this position (LookupEntry.at of the last one read), in the order read. */
+  readonly after?: readonly LookupPart[] | null;
+  /** Only the entries whose parts are at or before these (a due time: the entries due by then); not with `reverse`. */
+  readonly through?: readonly LookupPart[];
+  /** Last first. */
+  readonly reverse?: boolean;
+  readonly limit?: number;
+  readonly offset?: number;
+}
+
+/** A lookup's tally under one first part (Lookup.tallied). */
+export interface LookupTally {
+  readonly count: number;
+  readonly weight: number;
+}
 
 export interface StoreWriter extends StoreReader {
   putOrg(org: Org): void;
@@ -231,6 +264,8 @@ export interface StoreWriter extends StoreReader {
    * relayed kind: what relays follow is configuration, and a revision of an embedded node is a configSeq.
    */
   putKeyed<V>(kind: KeyedKind<V>, value: V): void;
+  /** Deletes a record of a simple kind (the one stored under its key), recorded as its kind's removal; nothing when there is none. */
+  deleteKeyed<V>(kind: KeyedKind<V>, value: V): void;
   /** Does not move configSeq: usage is written every minute and no cached configuration depends on it. */
   putUsage(usage: FlagUsage): void;
   appendMail(message: Omit<MailMessage, 'seq'>): MailMessage;
@@ -246,15 +281,6 @@ export interface StoreWriter extends StoreReader {
   putSchedule(change: ScheduledChange): void;
   /** Rollouts do not move configSeq either (the flag changes they make do). */
   putRollout(plan: RolloutPlan): void;
-  /** Webhooks and their deliveries do not move configSeq either: evaluation never reads them. */
-  putWebhook(hook: Webhook): void;
-  /** The webhook alone: its deliveries are deleted one by one first (each a change of its own). */
-  deleteWebhook(hook: Webhook): void;
-  putDelivery(delivery: WebhookDelivery): void;
-  deleteDelivery(delivery: WebhookDelivery): void;
-  /** A payload is written once and deleted once (its deliveries are deleted or given up first). */
-  putPayload(payload: DeliveryPayload): void;
-  deletePayload(payload: DeliveryPayload): void;
   /** Runs `fn`, returning what it returned and the audit entries it appended (the webhook outbox's input). */
   collectAudit<T>(fn: () => T): { value: T; entries: AuditEntry[] };
   deleteInvitation(invitation: Invitation): void;

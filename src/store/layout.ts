@@ -72,9 +72,8 @@ import type { Audience, Project } from '../model/projects.js';
 import type { Credential, Session } from '../model/sessions.js';
 import type { RolloutPlan } from '../release-plans/rollouts.js';
 import type { ScheduledChange } from '../release-plans/schedules.js';
-import type { DeliveryPayload, OutboxUsage, Webhook, WebhookDelivery } from '../webhooks/records.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
-import type { KeyedKind } from './interfaces.js';
+import type { LookupPart, LookupTally } from './interfaces.js';
 
 export const kFileName = 'flagwire.mdb';
 
@@ -105,8 +104,10 @@ export function dataFilePath(dataDir: string): string {
  * send relays a record's changed fields as the record).
  * 14: the keyedIndexes database, the lookups simple kinds declare (an older Flagwire would write their
  * records without them, and a lookup would miss them).
+ * 15: the keyedTallies database, the tallies of the lookups that keep one (an older Flagwire would write
+ * records without moving them).
  */
-export const kSchemaVersion = 14;
+export const kSchemaVersion = 15;
 
 /**
  * Named databases an environment may open: the layout's 21, with room for more (LMDB fixes the limit
@@ -153,45 +154,27 @@ export interface Databases {
   readonly auth: Database<AuthValue, AuthKey> | undefined;
   /** Absent in a read-only open of a file older than schema 6 (as usage). */
   readonly plans: Database<ScheduledChange | RolloutPlan | number | null, PlanKey> | undefined;
-  /** Absent in a read-only open of a file older than schema 7 (as usage). */
-  readonly hooks: Database<HookValue, HookKey> | undefined;
-  /** Absent in a read-only open of a file older than schema 14 (as usage). */
-  readonly keyedIndexes: Database<null, KeyedIndexKey> | undefined;
+  /** Absent in a read-only open of a file older than schema 14 (as usage); keyed-lookups.ts reads and writes it. */
+  readonly keyedIndexes: Database<number | null, LookupPart[]> | undefined;
+  /** Absent in a read-only open of a file older than schema 15 (as usage). */
+  readonly keyedTallies: Database<LookupTally, LookupPart[]> | undefined;
 }
+
+/**
+ * Databases of earlier schemas that kept several kinds' records under tagged keys ([tag, key] -> record,
+ * beside entries derived from them): schema 15 moved each tag's records into the database of their kind
+ * (here by name, as the kinds that are kept there now declare them), which files them under its key and
+ * in its lookups, and dropped the old database (open.ts migrateFrom14). Only the migrations open them.
+ */
+export const kRetiredDatabases: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  hooks: { hook: 'webhooks', delivery: 'deliveries', payload: 'payloads' },
+};
 
 /** The keyedIndexes database: the store's own, where every simple kind's lookups (KeyedKind.indexes) are kept. */
 export const kKeyedIndexes = 'keyedIndexes';
 
-/** An entry of a lookup: [kind, lookup, key, record key]. */
-export type KeyedIndexKey = [string, string, string, string];
-
-/** The entries a simple kind's record is in (KeyedKind.indexes), each lookup's under the record's key. */
-export function keyedIndexKeys<V>(kind: KeyedKind<V>, value: V): KeyedIndexKey[] {
-  if (kind.indexes === undefined) return [];
-  const recordKey = kind.key(value);
-  return Object.entries(kind.indexes).flatMap(([lookup, keysOf]) =>
-    keysOf(value).map((key): KeyedIndexKey => [kind.name, lookup, key, recordKey]),
-  );
-}
-
-export type HookKey =
-  | ['hook', string]
-  | ['projectHook', string, string]
-  | ['delivery', string]
-  | ['hookDelivery', string, number, string]
-  | ['deliveryDue', string, number, string]
-  | ['payload', number]
-  | ['projectPayload', string, number]
-  | ['payloadDelivery', number, string]
-  | ['outbox', string];
-export type HookValue = Webhook | WebhookDelivery | DeliveryPayload | OutboxUsage | null;
-
-/** A pending delivery's entry in the due index; null once it is delivered or given up. */
-export function dueDeliveryKey(delivery: Pick<WebhookDelivery, 'status' | 'nextAttemptAt' | 'id' | 'webhookId'>): HookKey | null {
-  return delivery.status === 'pending' && delivery.nextAttemptAt !== null
-    ? ['deliveryDue', delivery.webhookId, delivery.nextAttemptAt, delivery.id]
-    : null;
-}
+/** The keyedTallies database: the store's own, the tallies of the tallied lookups (Lookup.tallied). */
+export const kKeyedTallies = 'keyedTallies';
 
 export type PlanKey =
   | ['change', string]

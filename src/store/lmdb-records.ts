@@ -10,7 +10,6 @@ import type { Flag, FlagUsage } from '../flags/records.js';
 import type { Invitation } from '../model/invitations.js';
 import type { RolloutPlan } from '../release-plans/rollouts.js';
 import type { ScheduledChange } from '../release-plans/schedules.js';
-import type { DeliveryPayload, OutboxUsage, Webhook, WebhookDelivery } from '../webhooks/records.js';
 import type { MailMessage } from '../model/mail.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { Credential, Session } from '../model/sessions.js';
@@ -25,6 +24,11 @@ import type {
   ChangeLogUsage,
   AuditPage,
   KeyedKind,
+  LookupEntry,
+  LookupKey,
+  LookupPart,
+  LookupRange,
+  LookupTally,
   Page,
   PagePosition,
   PageRequest,
@@ -37,14 +41,12 @@ import {
   kAudienceRecords,
   kAuditRecords,
   kCredentialRecords,
-  kDeliveryRecords,
   kDemoSeededRecords,
   kFlagRecords,
   kInvitationRecords,
   kMailRecords,
   kMemberRecords,
   kOrgRecords,
-  kPayloadRecords,
   kProjectRecords,
   kRolloutRecords,
   kScheduleRecords,
@@ -52,12 +54,10 @@ import {
   kTokenRecords,
   kUsageRecords,
   kUserRecords,
-  kWebhookRecords,
   type RecordKind,
 } from './record-kinds.js';
 import {
   dueChangeKey,
-  dueDeliveryKey,
   dueKey,
   changeListKeys,
   dueRolloutKey,
@@ -66,10 +66,9 @@ import {
   kSchemaVersion,
   userEmailKey,
   databaseNamed,
-  keyedIndexKeys,
   type Databases,
-  type KeyedIndexKey,
 } from './layout.js';
+import { readEntries, readTally, refile, scanEntries, sumEntries, heldLookupNames, type LookupDatabases } from './keyed-lookups.js';
 
 const kMaxRange = '\uffff';
 const kNoPage: Page<never> = { items: [], next: null };
@@ -247,20 +246,37 @@ export abstract class LmdbRecords implements StoreWriter {
     return db === undefined ? [] : [...db.getRange().map(({ value }) => value)];
   }
 
-  listKeyedBy<V>(kind: KeyedKind<V>, index: string, key: string): V[] {
-    const keysOf = kind.indexes?.[index];
-    if (keysOf === undefined) throw new Error(`record kind ${kind.name} declares no lookup ${index}`);
-    const lookups = this.db.keyedIndexes;
-    // A read-only open of a file older than the lookups: every record read, as the lookup would file it.
-    if (lookups === undefined) return this.listKeyed(kind).filter((value) => keysOf(value).includes(key));
-    if (tooLong(key)) return [];
+  listKeyedBy<V>(kind: KeyedKind<V>, index: string, key: LookupKey, range: LookupRange = {}): V[] {
     const db = databaseNamed<V>(this.db, kind.database);
     const out: V[] = [];
-    for (const entry of lookups.getKeys({ start: [kind.name, index, key], end: [kind.name, index, key, kMaxRange] })) {
-      const value = db?.get((entry as KeyedIndexKey)[3]);
+    for (const entry of this.lookupEntries(kind, index, key, range)) {
+      const value = db?.get(entry.key);
       if (value !== undefined) out.push(value);
     }
     return out;
+  }
+
+  lookupEntries<V>(kind: KeyedKind<V>, index: string, key: LookupKey, range: LookupRange = {}): LookupEntry[] {
+    const entries = this.db.keyedIndexes;
+    // A read-only open of a file that does not hold the lookup yet: every record read, as the lookup would file it.
+    if (entries === undefined || !this.holdsLookup(kind.name, index)) return scanEntries(this.listKeyed(kind), kind, index, key, range);
+    return readEntries(entries, kind, index, key, range);
+  }
+
+  tallyOf<V>(kind: KeyedKind<V>, index: string, first: LookupPart): LookupTally {
+    const tallies = this.db.keyedTallies;
+    if (tallies === undefined || !this.holdsLookup(kind.name, index)) return sumEntries(this.lookupEntries(kind, index, [first]));
+    return readTally(tallies, kind, index, first);
+  }
+
+  /** meta's 'keyedLookups' as last read, and what it names (open.ts settleLookups writes it). */
+  private held: { raw: string | undefined; names: Set<string> } = { raw: undefined, names: new Set() };
+
+  /** Whether the file holds lookup `index` of kind `kindName`: an open for writing builds every one declared. */
+  private holdsLookup(kindName: string, index: string): boolean {
+    const raw = this.db.meta.get('keyedLookups') as string | undefined;
+    if (raw !== this.held.raw) this.held = { raw, names: heldLookupNames(raw) };
+    return this.held.names.has(`${kindName}\u0000${index}`);
   }
 
   getUsage(flagId: string): FlagUsage | undefined {
@@ -339,92 +355,6 @@ export abstract class LmdbRecords implements StoreWriter {
     for (const key of plans.getKeys({ start: ['rolloutDue'], end: ['rolloutDue', now, kMaxRange], limit })) {
       const plan = this.getRollout((key as [string, number, string])[2]);
       if (plan) out.push(plan);
-    }
-    return out;
-  }
-
-  getWebhook(id: string): Webhook | undefined {
-    return tooLong(id) ? undefined : ((this.db.hooks?.get(['hook', id]) as Webhook | null | undefined) ?? undefined);
-  }
-
-  listWebhooks(projectId: string): Webhook[] {
-    const hooks = this.db.hooks;
-    if (hooks === undefined || tooLong(projectId)) return [];
-    const out: Webhook[] = [];
-    for (const key of hooks.getKeys({ start: ['projectHook', projectId], end: ['projectHook', projectId, kMaxRange] })) {
-      const hook = this.getWebhook((key as string[])[2]!);
-      if (hook) out.push(hook);
-    }
-    return out.sort(byCreation);
-  }
-
-  getDelivery(id: string): WebhookDelivery | undefined {
-    return tooLong(id) ? undefined : ((this.db.hooks?.get(['delivery', id]) as WebhookDelivery | null | undefined) ?? undefined);
-  }
-
-  listDeliveries(webhookId: string, limit: number, offset = 0): WebhookDelivery[] {
-    const hooks = this.db.hooks;
-    if (hooks === undefined || tooLong(webhookId)) return [];
-    const out: WebhookDelivery[] = [];
-    const range = { start: ['hookDelivery', webhookId, kMaxRange], end: ['hookDelivery', webhookId], reverse: true, limit, offset };
-    for (const key of hooks.getKeys(range as never)) {
-      const delivery = this.getDelivery((key as [string, string, number, string])[3]);
-      if (delivery) out.push(delivery);
-    }
-    return out;
-  }
-
-  listDueWebhooks(now: number, limit: number): string[] {
-    const hooks = this.db.hooks;
-    if (hooks === undefined) return [];
-    const out: string[] = [];
-    // A skip scan: each webhook's first entry is its earliest try; then on past all of its entries.
-    let start: (string | number)[] = ['deliveryDue'];
-    while (out.length < limit) {
-      let found: [string, string, number, string] | undefined;
-      for (const key of hooks.getKeys({ start: start as never, end: ['deliveryDue', kMaxRange] as never, limit: 1 }))
-        found = key as [string, string, number, string];
-      if (found === undefined) break;
-      if (found[2] <= now) out.push(found[1]);
-      start = ['deliveryDue', found[1], kMaxRange];
-    }
-    return out;
-  }
-
-  getPayload(auditSeq: number): DeliveryPayload | undefined {
-    return (this.db.hooks?.get(['payload', auditSeq]) as DeliveryPayload | null | undefined) ?? undefined;
-  }
-
-  listPayloadDeliveries(auditSeq: number): WebhookDelivery[] {
-    const hooks = this.db.hooks;
-    if (hooks === undefined) return [];
-    const out: WebhookDelivery[] = [];
-    for (const key of hooks.getKeys({ start: ['payloadDelivery', auditSeq], end: ['payloadDelivery', auditSeq, kMaxRange] })) {
-      const delivery = this.getDelivery((key as [string, number, string])[2]);
-      if (delivery) out.push(delivery);
-    }
-    return out;
-  }
-
-  listPayloadSeqs(projectId: string, limit: number): number[] {
-    const hooks = this.db.hooks;
-    if (hooks === undefined || tooLong(projectId)) return [];
-    const range = { start: ['projectPayload', projectId], end: ['projectPayload', projectId, kMaxRange], limit };
-    return [...hooks.getKeys(range as never)].map((key) => (key as [string, string, number])[2]);
-  }
-
-  getOutboxUsage(projectId: string): OutboxUsage {
-    const usage = tooLong(projectId) ? undefined : (this.db.hooks?.get(['outbox', projectId]) as OutboxUsage | null | undefined);
-    return usage ?? { pending: 0, bytes: 0 };
-  }
-
-  listDueDeliveries(webhookId: string, now: number, limit: number): WebhookDelivery[] {
-    const hooks = this.db.hooks;
-    if (hooks === undefined || tooLong(webhookId)) return [];
-    const out: WebhookDelivery[] = [];
-    for (const key of hooks.getKeys({ start: ['deliveryDue', webhookId], end: ['deliveryDue', webhookId, now, kMaxRange], limit })) {
-      const delivery = this.getDelivery((key as [string, string, number, string])[3]);
-      if (delivery) out.push(delivery);
     }
     return out;
   }
@@ -601,23 +531,37 @@ export abstract class LmdbRecords implements StoreWriter {
   putKeyed<V>(kind: KeyedKind<V>, value: V): void {
     if (kind.relayed) this.assertConfigTxn();
     else this.assertTxn();
-    const db = databaseNamed<V>(this.db, kind.database);
-    if (db === undefined) throw new Error(`record kind ${kind.name}: database ${kind.database} is not in the store's layout`);
+    const db = this.keyedDatabase(kind);
     const logged = kind.relayed && this.recorder.collecting;
     const stored = logged || kind.indexes !== undefined ? db.get(kind.key(value)) : undefined;
-    if (kind.indexes !== undefined) this.moveLookups(kind, stored, value);
+    if (kind.indexes !== undefined) refile(this.lookupDatabases(), kind, stored, value);
     db.putSync(kind.key(value), value);
     this.recorder.record(changeOf(kind.name, value), logged ? stored : undefined);
   }
 
-  /** Moves a simple kind's record in its lookups (KeyedKind.indexes) from where `before` filed it to where `after` does. */
-  private moveLookups<V>(kind: KeyedKind<V>, before: V | undefined, after: V): void {
-    const lookups = this.db.keyedIndexes;
-    if (lookups === undefined) throw new Error('the keyedIndexes database is not open');
-    const now = keyedIndexKeys(kind, after);
-    const kept = new Set(now.map((key) => JSON.stringify(key)));
-    if (before !== undefined) for (const key of keyedIndexKeys(kind, before)) if (!kept.has(JSON.stringify(key))) lookups.removeSync(key);
-    for (const key of now) lookups.putSync(key, null);
+  deleteKeyed<V>(kind: KeyedKind<V>, value: V): void {
+    if (kind.relayed) this.assertConfigTxn();
+    else this.assertTxn();
+    if (kind.removal === undefined) throw new Error(`record kind ${kind.name} declares no deletion`);
+    const db = this.keyedDatabase(kind);
+    // The stored record decides which entries go (the caller's copy may be older).
+    const stored = db.get(kind.key(value));
+    if (stored === undefined) return;
+    if (kind.indexes !== undefined) refile(this.lookupDatabases(), kind, stored, undefined);
+    db.removeSync(kind.key(value));
+    this.recorder.record(changeOf(kind.removal.name, stored));
+  }
+
+  private keyedDatabase<V>(kind: KeyedKind<V>) {
+    const db = databaseNamed<V>(this.db, kind.database);
+    if (db === undefined) throw new Error(`record kind ${kind.name}: database ${kind.database} is not in the store's layout`);
+    return db;
+  }
+
+  private lookupDatabases(): LookupDatabases {
+    const { keyedIndexes: entries, keyedTallies: tallies } = this.db;
+    if (entries === undefined || tallies === undefined) throw new Error('the keyedIndexes and keyedTallies databases are not open');
+    return { entries, tallies };
   }
 
   /**
@@ -690,81 +634,6 @@ export abstract class LmdbRecords implements StoreWriter {
     const dueKey = dueRolloutKey(plan);
     if (dueKey !== null) plans.putSync(dueKey, null);
     this.recordPut(kRolloutRecords, plan);
-  }
-
-  putWebhook(hook: Webhook): void {
-    this.assertTxn();
-    const hooks = this.db.hooks!;
-    hooks.putSync(['hook', hook.id], hook);
-    hooks.putSync(['projectHook', hook.projectId, hook.id], null);
-    this.recordPut(kWebhookRecords, hook);
-  }
-
-  deleteWebhook(hook: Webhook): void {
-    this.assertTxn();
-    const hooks = this.db.hooks!;
-    hooks.removeSync(['hook', hook.id]);
-    hooks.removeSync(['projectHook', hook.projectId, hook.id]);
-    this.recordRemoval(kWebhookRecords, hook);
-  }
-
-  putDelivery(delivery: WebhookDelivery): void {
-    this.assertTxn();
-    const hooks = this.db.hooks!;
-    const before = this.getDelivery(delivery.id);
-    const beforeKey = before === undefined ? null : dueDeliveryKey(before);
-    if (beforeKey !== null) hooks.removeSync(beforeKey);
-    hooks.putSync(['delivery', delivery.id], delivery);
-    hooks.putSync(['hookDelivery', delivery.webhookId, delivery.createdAt, delivery.id], null);
-    hooks.putSync(['payloadDelivery', delivery.auditSeq, delivery.id], null);
-    const dueKey = dueDeliveryKey(delivery);
-    if (dueKey !== null) hooks.putSync(dueKey, null);
-    const pending = Number(delivery.status === 'pending') - Number(before?.status === 'pending');
-    if (pending !== 0) this.addToOutbox(delivery.projectId, pending, 0);
-    this.recordPut(kDeliveryRecords, delivery);
-  }
-
-  deleteDelivery(delivery: WebhookDelivery): void {
-    this.assertTxn();
-    const hooks = this.db.hooks!;
-    // The stored delivery's state decides which index entries and counts go (the caller's copy may be older).
-    const stored = this.getDelivery(delivery.id) ?? delivery;
-    const dueKey = dueDeliveryKey(stored);
-    if (dueKey !== null) hooks.removeSync(dueKey);
-    hooks.removeSync(['delivery', stored.id]);
-    hooks.removeSync(['hookDelivery', stored.webhookId, stored.createdAt, stored.id]);
-    hooks.removeSync(['payloadDelivery', stored.auditSeq, stored.id]);
-    if (stored.status === 'pending') this.addToOutbox(stored.projectId, -1, 0);
-    this.recordRemoval(kDeliveryRecords, delivery);
-  }
-
-  putPayload(payload: DeliveryPayload): void {
-    this.assertTxn();
-    const hooks = this.db.hooks!;
-    const before = this.getPayload(payload.auditSeq);
-    hooks.putSync(['payload', payload.auditSeq], payload);
-    hooks.putSync(['projectPayload', payload.projectId, payload.auditSeq], null);
-    this.addToOutbox(payload.projectId, 0, payload.bytes - (before?.bytes ?? 0));
-    this.recordPut(kPayloadRecords, payload);
-  }
-
-  deletePayload(payload: DeliveryPayload): void {
-    this.assertTxn();
-    const hooks = this.db.hooks!;
-    const stored = this.getPayload(payload.auditSeq);
-    if (stored === undefined) return;
-    hooks.removeSync(['payload', stored.auditSeq]);
-    hooks.removeSync(['projectPayload', stored.projectId, stored.auditSeq]);
-    this.addToOutbox(stored.projectId, 0, -stored.bytes);
-    this.recordRemoval(kPayloadRecords, stored);
-  }
-
-  /** The project's outbox counts moved (derived, as the indexes are: not in a change set; every copy keeps its own). */
-  private addToOutbox(projectId: string, pending: number, bytes: number): void {
-    const usage = this.getOutboxUsage(projectId);
-    const next = { pending: usage.pending + pending, bytes: usage.bytes + bytes };
-    if (next.pending === 0 && next.bytes === 0) this.db.hooks!.removeSync(['outbox', projectId]);
-    else this.db.hooks!.putSync(['outbox', projectId], next);
   }
 
   abstract tentatively<T>(fn: () => T, review: (changes: readonly Change[]) => boolean): Tentative<T>;

@@ -16,9 +16,21 @@ import type { MailMessage } from '../model/mail.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { Credential, Session } from '../model/sessions.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
-import type { ChangeBearing, EnvironmentBearing, AuditPage, KeyedKind, Page, PageRequest, SnapshotReader } from './interfaces.js';
+import type {
+  ChangeBearing,
+  EnvironmentBearing,
+  AuditPage,
+  KeyedKind,
+  LookupEntry,
+  LookupKey,
+  LookupPart,
+  LookupRange,
+  LookupTally,
+  Page,
+  PageRequest,
+  SnapshotReader,
+} from './interfaces.js';
 import type { RolloutPlan } from '../release-plans/rollouts.js';
-import type { DeliveryPayload, OutboxUsage, Webhook, WebhookDelivery } from '../webhooks/records.js';
 import type { ScheduledChange } from '../release-plans/schedules.js';
 
 /** Entries kept per record kind; past it the memo starts over (a bound, not an LRU: hits are per project). */
@@ -180,45 +192,6 @@ export class MemoReader implements SnapshotReader {
     return this.store.listDueRollouts(now, limit);
   }
 
-  getWebhook(id: string): Webhook | undefined {
-    return this.store.getWebhook(id);
-  }
-
-  listWebhooks(projectId: string): Webhook[] {
-    return this.store.listWebhooks(projectId);
-  }
-
-  getDelivery(id: string): WebhookDelivery | undefined {
-    return this.store.getDelivery(id);
-  }
-
-  listDeliveries(webhookId: string, limit: number, offset = 0): WebhookDelivery[] {
-    return this.store.listDeliveries(webhookId, limit, offset);
-  }
-
-  listDueWebhooks(now: number, limit: number): string[] {
-    return this.store.listDueWebhooks(now, limit);
-  }
-
-  listDueDeliveries(webhookId: string, now: number, limit: number): WebhookDelivery[] {
-    return this.store.listDueDeliveries(webhookId, now, limit);
-  }
-
-  getPayload(auditSeq: number): DeliveryPayload | undefined {
-    return this.store.getPayload(auditSeq);
-  }
-
-  listPayloadDeliveries(auditSeq: number): WebhookDelivery[] {
-    return this.store.listPayloadDeliveries(auditSeq);
-  }
-
-  listPayloadSeqs(projectId: string, limit: number): number[] {
-    return this.store.listPayloadSeqs(projectId, limit);
-  }
-
-  getOutboxUsage(projectId: string): OutboxUsage {
-    return this.store.getOutboxUsage(projectId);
-  }
   getToken(id: string): Token | undefined {
     return this.store.getToken(id);
   }
@@ -237,8 +210,14 @@ export class MemoReader implements SnapshotReader {
   listKeyed<V>(kind: KeyedKind<V>): V[] {
     return this.store.listKeyed(kind);
   }
-  listKeyedBy<V>(kind: KeyedKind<V>, index: string, key: string): V[] {
-    return this.store.listKeyedBy(kind, index, key);
+  listKeyedBy<V>(kind: KeyedKind<V>, index: string, key: LookupKey, range?: LookupRange): V[] {
+    return this.store.listKeyedBy(kind, index, key, range);
+  }
+  lookupEntries<V>(kind: KeyedKind<V>, index: string, key: LookupKey, range?: LookupRange): LookupEntry[] {
+    return this.store.lookupEntries(kind, index, key, range);
+  }
+  tallyOf<V>(kind: KeyedKind<V>, index: string, first: LookupPart): LookupTally {
+    return this.store.tallyOf(kind, index, first);
   }
   getUsage(flagId: string): FlagUsage | undefined {
     return this.store.getUsage(flagId);

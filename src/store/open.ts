@@ -4,7 +4,7 @@ import { isPending } from '../model/mail.js';
 import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { kDefaultChangeLog, type ChangeLogBounds } from '../config.js';
-import { open, type RootDatabase } from 'lmdb';
+import { open, type Database, type Key, type RootDatabase } from 'lmdb';
 import { repackOlderLog } from './change-log.js';
 import { checkDataFile, StoreOpenError } from './data-file.js';
 import type { RolloutPlan } from '../release-plans/rollouts.js';
@@ -16,17 +16,18 @@ import {
   dueKey,
   rolloutListKeys,
   kMaxDbs,
+  kRetiredDatabases,
   kFileName,
   kSchemaVersion,
   openDatabases,
   databaseNamed,
-  keyedIndexKeys,
   flagNameKey,
   userEmailKey,
   type Databases,
 } from './layout.js';
-import type { DeliveryPayload, OutboxUsage, Webhook, WebhookDelivery } from '../webhooks/records.js';
 import type { StoreLayout } from './store-layout.js';
+import type { KeyedKind } from './interfaces.js';
+import { declaredLookups, fileAll } from './keyed-lookups.js';
 import { settleAfterOpen, writeTransaction } from './write-txn.js';
 
 /**
@@ -88,7 +89,7 @@ export function openDataFile(dataDir: string, options: StoreOptions): OpenedData
     }
   }
   const ours = options.layout?.databases ?? names;
-  const known = new Set(ours);
+  const known = new Set([...ours, ...Object.keys(kRetiredDatabases)]);
   const foreign = names.filter((name) => !known.has(name));
   if (foreign.length > 0) {
     void root.close();
@@ -101,7 +102,8 @@ export function openDataFile(dataDir: string, options: StoreOptions): OpenedData
   }
   const dbs = openDatabases(root, ours);
   try {
-    checkSchema(path, root, dbs, options.readOnly === true ? null : options.layout);
+    const retired = (name: string) => (names.includes(name) ? root.openDB<unknown, Key>({ name }) : undefined);
+    checkSchema(path, root, dbs, options.readOnly === true ? null : options.layout, retired);
   } catch (err) {
     void root.close();
     throw err;
@@ -110,8 +112,11 @@ export function openDataFile(dataDir: string, options: StoreOptions): OpenedData
   return { path, root, dbs, layout: options.layout ?? null, changeLog };
 }
 
+/** A retired database of the file (layout.ts kRetiredDatabases), opened; undefined when the file never had it. */
+type RetiredDatabases = (name: string) => Database<unknown, Key> | undefined;
+
 /** `layout`: a write's (it migrates an older file); null: a read-only open, which reads it as it is. */
-function checkSchema(path: string, root: RootDatabase, dbs: Databases, layout: StoreLayout | null): void {
+function checkSchema(path: string, root: RootDatabase, dbs: Databases, layout: StoreLayout | null, retired: RetiredDatabases): void {
   const readOnly = layout === null;
   const version = dbs.meta.get('schemaVersion');
   if (version === undefined) {
@@ -139,12 +144,13 @@ function checkSchema(path: string, root: RootDatabase, dbs: Databases, layout: S
   if (version <= 5) migrateFrom5(path, root, dbs);
   if (version <= 6) migrateFrom6(path, root, dbs);
   if (version <= 7) migrateFrom7(path, root, dbs);
-  if (version <= 8) migrateFrom8(path, root, dbs);
+  if (version <= 8) migrateFrom8(path, root, dbs, retired);
   if (version <= 9) migrateFrom9(path, root, dbs);
   if (version <= 10) migrateFrom10(path, root, dbs);
   if (version <= 11) migrateFrom11(path, root, dbs);
   if (version <= 12) migrateFrom12(path, root, dbs, layout);
   if (version <= 13) migrateFrom13(path, root, dbs);
+  if (version <= 14) migrateFrom14(path, root, dbs, layout, retired);
   settleLookups(path, root, dbs, layout);
 }
 
@@ -231,44 +237,54 @@ function migrateFrom7(path: string, root: RootDatabase, dbs: Databases): void {
   });
 }
 
+/** A delivery as schema 8 kept it: with its body, which schema 9 moves into its change's payload. */
+interface DeliveryBefore9 {
+  id: string;
+  webhookId: string;
+  projectId: string;
+  auditSeq: number;
+  body: string;
+}
+
+/** A change's payload as schema 9 keeps it (src/webhooks/records.ts DeliveryPayload). */
+interface PayloadSince9 {
+  auditSeq: number;
+  projectId: string;
+  bodies: Record<string, string>;
+  bytes: number;
+}
+
 /**
  * Schema 8 to 9: each delivery's body moves into its change's payload (stored once for all its
- * webhooks), with the indexes and the projects' outbox counts (lmdb-records.ts keeps them after).
+ * webhooks); schema 15 files them in their lookups.
  */
-function migrateFrom8(path: string, root: RootDatabase, dbs: Databases): void {
+function migrateFrom8(path: string, root: RootDatabase, dbs: Databases, retired: RetiredDatabases): void {
   writeTransaction(root, path, () => {
     if (dbs.meta.get('schemaVersion') !== 8) return;
-    const hooks = dbs.hooks!;
-    const payloads = new Map<number, DeliveryPayload>();
-    const outbox = new Map<string, OutboxUsage>();
-    const usageOf = (projectId: string) => outbox.get(projectId) ?? outbox.set(projectId, { pending: 0, bytes: 0 }).get(projectId)!;
-    // Read whole before any write: the loop rewrites the records it reads.
-    for (const { key, value } of [...hooks.getRange({ start: ['delivery'], end: ['delivery', '\uffff'] })]) {
-      const { body, ...delivery } = value as WebhookDelivery & { body: string };
-      const hook = hooks.get(['hook', delivery.webhookId]) as Webhook | undefined;
-      if (hook !== undefined) {
-        const payload = payloads.get(delivery.auditSeq) ?? {
-          auditSeq: delivery.auditSeq,
-          projectId: delivery.projectId,
-          bodies: {},
-          bytes: 0,
-        };
-        if (payload.bodies[hook.format] === undefined) {
-          payload.bodies[hook.format] = body;
-          payload.bytes += Buffer.byteLength(body);
+    const hooks = retired('hooks');
+    if (hooks !== undefined) {
+      const payloads = new Map<number, PayloadSince9>();
+      // Read whole before any write: the loop rewrites the records it reads.
+      for (const { key, value } of [...hooks.getRange({ start: ['delivery'], end: ['delivery', '\uffff'] })]) {
+        const { body, ...delivery } = value as DeliveryBefore9;
+        const hook = hooks.get(['hook', delivery.webhookId]) as { format: string } | undefined;
+        if (hook !== undefined) {
+          const payload = payloads.get(delivery.auditSeq) ?? {
+            auditSeq: delivery.auditSeq,
+            projectId: delivery.projectId,
+            bodies: {},
+            bytes: 0,
+          };
+          if (payload.bodies[hook.format] === undefined) {
+            payload.bodies[hook.format] = body;
+            payload.bytes += Buffer.byteLength(body);
+          }
+          payloads.set(delivery.auditSeq, payload);
         }
-        payloads.set(delivery.auditSeq, payload);
+        hooks.putSync(key, delivery);
       }
-      if (delivery.status === 'pending') usageOf(delivery.projectId).pending++;
-      hooks.putSync(key, delivery);
-      hooks.putSync(['payloadDelivery', delivery.auditSeq, delivery.id], null);
+      for (const payload of payloads.values()) hooks.putSync(['payload', payload.auditSeq], payload);
     }
-    for (const payload of payloads.values()) {
-      hooks.putSync(['payload', payload.auditSeq], payload);
-      hooks.putSync(['projectPayload', payload.projectId, payload.auditSeq], null);
-      usageOf(payload.projectId).bytes += payload.bytes;
-    }
-    for (const [projectId, usage] of outbox) hooks.putSync(['outbox', projectId], usage);
     dbs.meta.putSync('schemaVersion', 9);
   });
 }
@@ -323,24 +339,49 @@ function migrateFrom13(path: string, root: RootDatabase, dbs: Databases): void {
 }
 
 /**
+ * Schema 14 to 15: the keyedTallies database, created empty by openDatabases, and the records kept in
+ * the retired shared databases (layout.ts kRetiredDatabases) moved into their kinds' own databases,
+ * under their kinds' keys; the retired databases are dropped. settleLookups then files them in their
+ * kinds' lookups (the lookups declared having changed). An older Flagwire, which would write records
+ * without their tallies, calls the file newer.
+ */
+function migrateFrom14(path: string, root: RootDatabase, dbs: Databases, layout: StoreLayout, retired: RetiredDatabases): void {
+  writeTransaction(root, path, () => {
+    if (dbs.meta.get('schemaVersion') !== 14) return;
+    for (const [name, tags] of Object.entries(kRetiredDatabases)) {
+      const shared = retired(name);
+      if (shared === undefined) continue;
+      for (const [tag, database] of Object.entries(tags)) {
+        const kind = layout.kinds.find((k) => k.database === database);
+        const target = databaseNamed<unknown>(dbs, database);
+        if (kind === undefined || target === undefined) throw new StoreOpenError(`${path}: no record kind is kept in database ${database}`);
+        for (const { key, value } of shared.getRange({ start: [tag], end: [tag, '\uffff'] }))
+          if ((key as unknown[])[0] === tag && value !== null) target.putSync(kind.key(value), value);
+      }
+      shared.dropSync();
+    }
+    dbs.meta.putSync('schemaVersion', 15);
+  });
+}
+
+/**
  * The lookups the layout's kinds declare (KeyedKind.indexes), built anew whenever they differ from those
  * the file holds (meta's 'keyedLookups': each kind's lookup names): a kind that declares a lookup, or
- * another one, needs no migration of its own. A lookup whose keys change takes a new name. Writes keep
- * them from here on; the server's writer opens the file before any reader does.
+ * another one, needs no migration of its own. A lookup whose keys, weights or tally change takes a new
+ * name. Writes keep them from here on; the server's writer opens the file before any reader does.
  */
 function settleLookups(path: string, root: RootDatabase, dbs: Databases, layout: StoreLayout): void {
-  const declared = JSON.stringify(
-    layout.kinds.filter((kind) => kind.indexes !== undefined).map((kind) => [kind.name, Object.keys(kind.indexes!).sort()]),
-  );
+  const declared = declaredLookups(layout.kinds);
   if (dbs.meta.get('keyedLookups') === declared) return;
   writeTransaction(root, path, () => {
     if (dbs.meta.get('keyedLookups') === declared) return;
-    const lookups = dbs.keyedIndexes!;
-    for (const key of [...lookups.getKeys()]) lookups.removeSync(key);
+    const lookups = { entries: dbs.keyedIndexes!, tallies: dbs.keyedTallies! };
+    for (const key of [...lookups.entries.getKeys()]) lookups.entries.removeSync(key);
+    for (const key of [...lookups.tallies.getKeys()]) lookups.tallies.removeSync(key);
     for (const kind of layout.kinds) {
       const records = kind.indexes === undefined ? undefined : databaseNamed<unknown>(dbs, kind.database);
       if (records === undefined) continue;
-      for (const { value } of records.getRange()) for (const key of keyedIndexKeys(kind, value)) lookups.putSync(key, null);
+      fileAll(lookups, kind as KeyedKind<unknown>, [...records.getRange().map(({ value }) => value)]);
     }
     dbs.meta.putSync('keyedLookups', declared);
   });

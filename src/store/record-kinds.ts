@@ -18,9 +18,8 @@ import type { Credential, Session } from '../model/sessions.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
 import type { RolloutPlan } from '../release-plans/rollouts.js';
 import type { ScheduledChange } from '../release-plans/schedules.js';
-import type { DeliveryPayload, Webhook, WebhookDelivery } from '../webhooks/records.js';
 import type { KeyedKind, StoreWriter } from './interfaces.js';
-import { databaseNamed, kKeyedIndexes, type Databases } from './layout.js';
+import { databaseNamed, kKeyedIndexes, kKeyedTallies, type Databases } from './layout.js';
 
 /** What a node's copy applies a change through: the store's writes (each keeps its derived entries) and its databases. */
 export interface RecordTarget {
@@ -281,50 +280,6 @@ export const kRolloutRecords = recordKind<RolloutPlan>()({
   apply: (t, plan) => t.writer.putRollout(plan),
 });
 
-export const kWebhookRecords = recordKind<Webhook>()({
-  name: 'webhook',
-  relayed: false,
-  database: 'hooks',
-  key: byId,
-  read: (db, txn) => tagged(db.hooks, 'hook', txn),
-  apply: (t, hook) => t.writer.putWebhook(hook),
-  // One deleted, after its delivery log (each delivery a change of its own).
-  removal: {
-    name: 'webhookDeleted',
-    removes: (hook) => [{ kind: 'webhook', key: hook.id }],
-    apply: (t, hook) => t.writer.deleteWebhook(hook),
-  },
-});
-
-export const kDeliveryRecords = recordKind<WebhookDelivery>()({
-  name: 'delivery',
-  relayed: false,
-  database: 'hooks',
-  key: byId,
-  read: (db, txn) => tagged(db.hooks, 'delivery', txn),
-  apply: (t, delivery) => t.writer.putDelivery(delivery),
-  removal: {
-    name: 'deliveryDeleted',
-    removes: (delivery) => [{ kind: 'delivery', key: delivery.id }],
-    apply: (t, delivery) => t.writer.deleteDelivery(delivery),
-  },
-});
-
-/** A change's delivery bodies, stored once for all its webhooks; dropped with its last delivery or by the bound. */
-export const kPayloadRecords = recordKind<DeliveryPayload>()({
-  name: 'deliveryPayload',
-  relayed: false,
-  database: 'hooks',
-  key: (payload) => String(payload.auditSeq),
-  read: (db, txn) => tagged(db.hooks, 'payload', txn),
-  apply: (t, payload) => t.writer.putPayload(payload),
-  removal: {
-    name: 'deliveryPayloadDeleted',
-    removes: (payload) => [{ kind: 'deliveryPayload', key: String(payload.auditSeq) }],
-    apply: (t, payload) => t.writer.deletePayload(payload),
-  },
-});
-
 /** When the demo data was seeded (Unix ms): the store's own, in meta. */
 export const kDemoSeededRecords = recordKind<number>()({
   name: 'demoSeeded',
@@ -338,23 +293,35 @@ export const kDemoSeededRecords = recordKind<number>()({
   apply: (t, at) => t.writer.markDemoSeeded(at),
 });
 
-/** A simple kind: keyedRecords' layout, written with StoreWriter.putKeyed. */
-export type KeyedRecordKind<V, N extends string = string> = RecordKind<V, N, never> & KeyedKind<V>;
+/** A simple kind: keyedRecords' layout, written with StoreWriter.putKeyed (and deleted with deleteKeyed). */
+export type KeyedRecordKind<V, N extends string = string, R extends string = never> = RecordKind<V, N, R> & KeyedKind<V>;
 
 /**
  * A simple kind's layout: each record in database `database`, a database of its own, under
- * `key(record)`, and in the lookups it declares (`indexes`, kept by the store in keyedIndexes with every
- * write). `exported` defaults to true.
+ * `key(record)`, and in the lookups it declares (`indexes`, kept by the store in keyedIndexes and
+ * keyedTallies with every write). `deletedAs`: the change kind of a deletion, for a kind whose records
+ * are deleted. `exported` defaults to true.
  */
 export function keyedRecords<V>() {
-  return <const N extends string>(spec: KeyedKind<V> & { readonly name: N; readonly exported?: boolean }): KeyedRecordKind<V, N> => {
-    const kind: KeyedRecordKind<V, N> = {
-      derived: spec.indexes === undefined ? [] : [kKeyedIndexes],
+  return <const N extends string, const R extends string = never>(
+    spec: Omit<KeyedKind<V>, 'removal'> & { readonly name: N; readonly deletedAs?: R; readonly exported?: boolean },
+  ): KeyedRecordKind<V, N, R> => {
+    const { deletedAs, ...rest } = spec;
+    const kind: KeyedRecordKind<V, N, R> = {
+      derived: spec.indexes === undefined ? [] : [kKeyedIndexes, kKeyedTallies],
       exported: true,
-      ...spec,
+      ...rest,
       read: (db, txn) => values(databaseNamed<V>(db, spec.database), txn),
       apply: (t, value) => t.writer.putKeyed(kind, value),
       byKey: (db, key) => databaseNamed<V>(db, spec.database)?.get(key),
+      removal:
+        deletedAs === undefined
+          ? undefined
+          : {
+              name: deletedAs,
+              removes: (value) => [{ kind: spec.name, key: spec.key(value) }],
+              apply: (t, value) => t.writer.deleteKeyed(kind, value),
+            },
     };
     return kind;
   };

@@ -4,7 +4,7 @@
 // full copy of PostgreSQL clears and copies, what migrate-to-postgres exports, and what each change
 // kind does (PostgreSQL's records, a copy's apply) are all read from one StoreLayout, so a kind declared
 // once is in every one of them.
-import { kKeyedIndexes, kMaxDbs } from './layout.js';
+import { kKeyedIndexes, kKeyedTallies, kMaxDbs } from './layout.js';
 import { kDemoSeededRecords, type RecordKey, type RecordKind, type RecordTarget } from './record-kinds.js';
 import type { ChangeBearing, EnvironmentBearing } from './interfaces.js';
 
@@ -51,10 +51,14 @@ export interface StoreLayout {
 /**
  * The store's own: meta (the schema version, configSeq, sequence counters, a copy's revision) with the
  * demo seed's mark, and the change log (change-log.ts), which holds no kind of record: the change sets
- * of the last revisions, whatever their kinds; and keyedIndexes, the lookups simple kinds declare
+ * of the last revisions, whatever their kinds; and keyedIndexes and keyedTallies, the lookups simple kinds declare
  * (KeyedKind.indexes), entries derived from records others own.
  */
-export const kStoreRecordOwner: RecordOwner = { name: 'store', databases: ['meta', kKeyedIndexes], records: [kDemoSeededRecords] };
+export const kStoreRecordOwner: RecordOwner = {
+  name: 'store',
+  databases: ['meta', kKeyedIndexes, kKeyedTallies],
+  records: [kDemoSeededRecords],
+};
 
 /**
  * The layout of the store's own databases and kinds and `owners`'. A database declared twice or never,
@@ -112,7 +116,9 @@ export function storeLayout(owners: readonly RecordOwner[]): StoreLayout {
     databases,
     owners: ownerOf,
     kinds,
-    copied: databases.filter((database) => ownerOf.get(database) !== kStoreRecordOwner.name || database === kKeyedIndexes),
+    copied: databases.filter(
+      (database) => ownerOf.get(database) !== kStoreRecordOwner.name || database === kKeyedIndexes || database === kKeyedTallies,
+    ),
     changes,
     relayed: kinds.filter((kind) => kind.relayed),
     relayedChanges,

@@ -1,7 +1,7 @@
 // Webhooks as a capability (src/capability/capability.ts): made, deleted and redelivered, the outbox's
 // claims and results, the web console's webhooks page's routes and the command-line commands
 // (docs/webhooks.md).
-import { kWebhookRecords, kDeliveryRecords, kPayloadRecords } from '../store/record-kinds.js';
+import { kDeliveryRecords, kPayloadRecords, kWebhookRecords } from './webhook-store.js';
 import { defineCapability } from '../capability/capability.js';
 import { kWebhookCommands } from './command-table.js';
 import { kWebhookAuditActions } from './audit-actions.js';
@@ -12,7 +12,7 @@ import { DeliveryBody, DeliveryList, WebhookCreate, WebhookCreated, WebhookDelet
 
 export const kWebhooks = defineCapability({
   name: 'webhooks',
-  databases: ['hooks'],
+  databases: ['webhooks', 'deliveries', 'payloads'],
   records: [kWebhookRecords, kDeliveryRecords, kPayloadRecords],
   commands: kWebhookCommands,
   routes: kWebhookApiRoutes,

@@ -10,6 +10,7 @@ import { type DeliveryBody, deliveryView, type WebhookBody, type WebhookCreated,
 import { renderCreatedWebhook, renderDeliveries, renderWebhooks } from './webhook-text.js';
 import { kKeptDeliveries } from './webhook-commands.js';
 import { kWebhookEvents } from './records.js';
+import { getWebhook, listDeliveries, listWebhooks } from './webhook-store.js';
 
 export const kWebhookCli: readonly ConsoleCommand[] = [
   command({
@@ -49,7 +50,7 @@ export const kWebhookCli: readonly ConsoleCommand[] = [
     positionals: ['PROJECT_ID'],
     options: {},
     run: (args, ctx) =>
-      ctx.read((r) => ({ webhooks: r.listWebhooks(requireProject(r, args.positional('PROJECT_ID')).id).map(webhookView) })),
+      ctx.read((r) => ({ webhooks: listWebhooks(r, requireProject(r, args.positional('PROJECT_ID')).id).map(webhookView) })),
     human: (result: { webhooks: WebhookBody[] }) => renderWebhooks(result.webhooks, out.renderTable),
   }),
   command({
@@ -70,9 +71,9 @@ export const kWebhookCli: readonly ConsoleCommand[] = [
     options: {},
     run: (args, ctx) =>
       ctx.read((r) => {
-        const hook = r.getWebhook(args.positional('WEBHOOK_ID'));
+        const hook = getWebhook(r, args.positional('WEBHOOK_ID'));
         if (hook === undefined) throw webhookNotFound();
-        return { deliveries: r.listDeliveries(hook.id, kKeptDeliveries).map(deliveryView) };
+        return { deliveries: listDeliveries(r, hook.id, kKeptDeliveries).map(deliveryView) };
       }),
     human: (result: { deliveries: DeliveryBody[] }) => renderDeliveries(result.deliveries, out.renderTable),
   }),

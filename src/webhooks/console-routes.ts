@@ -10,6 +10,7 @@ import { refuseUnreachableUrl } from './url-safety.js';
 import { projectAccess } from '../console-route/access.js';
 import type { ApiCall, ApiRoute } from '../console-route/call.js';
 import { compileForm, JsonObject } from '../console-route/forms.js';
+import { getDelivery, getWebhook, listDeliveries, listWebhooks } from './webhook-store.js';
 
 /** The Management API's webhook body, checked by the writer. */
 const kWebhookForm = compileForm(JsonObject);
@@ -19,8 +20,8 @@ export const kShownDeliveries = 50;
 
 export function webhooksView(call: ApiCall) {
   const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
-  const webhooks = call.store.listWebhooks(access.project.id).map((hook) => {
-    const log = call.store.listDeliveries(hook.id, kShownDeliveries + 1);
+  const webhooks = listWebhooks(call.store, access.project.id).map((hook) => {
+    const log = listDeliveries(call.store, hook.id, kShownDeliveries + 1);
     return { ...webhookView(hook), deliveries: log.slice(0, kShownDeliveries).map(deliveryView), more: log.length > kShownDeliveries };
   });
   return { ...access, webhooks, shown: kShownDeliveries };
@@ -65,7 +66,7 @@ export const kWebhookRoutes: readonly ApiRoute[] = [
     pattern: 'webhooks/:webhookId/delete',
     run(call) {
       const id = call.params.webhookId!;
-      requireOwn(call, call.store.getWebhook(id), webhookNotFound);
+      requireOwn(call, getWebhook(call.store, id), webhookNotFound);
       return call.writer.call(kWebhookCommands.webhookDelete, { principal: userPrincipal(call), webhookId: id });
     },
   },
@@ -74,7 +75,7 @@ export const kWebhookRoutes: readonly ApiRoute[] = [
     pattern: 'deliveries/:deliveryId/redeliver',
     async run(call) {
       const id = call.params.deliveryId!;
-      requireOwn(call, call.store.getDelivery(id), deliveryNotFound);
+      requireOwn(call, getDelivery(call.store, id), deliveryNotFound);
       return deliveryView(await call.writer.call(kWebhookCommands.webhookRedeliver, { principal: userPrincipal(call), deliveryId: id }));
     },
   },

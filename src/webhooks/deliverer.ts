@@ -31,6 +31,7 @@ import { SendPlaces } from './send-places.js';
 import { signedHeaders } from './signature.js';
 import type { Destination, UrlGuard } from './url-safety.js';
 import type { AttemptOutcome, ClaimedDelivery } from './webhook-commands.js';
+import { getPayload, listDueDeliveries, listDueWebhooks } from './webhook-store.js';
 
 const kBatch = 64;
 export const kSendsPerWebhook = 4;
@@ -119,13 +120,13 @@ export class Deliverer {
     if (this.stopped) return;
     this.store.resetReadTxn();
     const now = this.clock.now();
-    for (const webhookId of this.store.listDueWebhooks(now, kWebhooksPerPoll)) {
+    for (const webhookId of listDueWebhooks(this.store, now, kWebhooksPerPoll)) {
       if (this.busy.has(webhookId)) {
         this.backlog = true;
         continue;
       }
       // A claimed delivery is out of the due window until its claim runs out (the claim writes so).
-      const due = this.store.listDueDeliveries(webhookId, now, kBatch + 1).filter((d) => !this.sending.has(d.id));
+      const due = listDueDeliveries(this.store, webhookId, now, kBatch + 1).filter((d) => !this.sending.has(d.id));
       if (due.length > kBatch) this.backlog = true;
       if (due.length > 0) this.begin(webhookId, due.slice(0, kBatch));
     }
@@ -169,7 +170,7 @@ export class Deliverer {
             ? { status: null, error: destination.refused, latencyMs: 0 }
             : await this.places.run(webhook.projectId, () => {
                 // Read in its place: a node holds the bodies of the sends it runs, no more.
-                const body = this.store.getPayload(delivery.auditSeq)?.bodies[webhook.format];
+                const body = getPayload(this.store, delivery.auditSeq)?.bodies[webhook.format];
                 return body === undefined
                   ? Promise.resolve({ status: null, error: kBodyGone, latencyMs: 0 })
                   : this.attempt(webhook, delivery, body, destination);

@@ -21,6 +21,7 @@ import {
 } from './schemas.js';
 import { refuseUnreachableUrl } from './url-safety.js';
 import { kKeptDeliveries, kWebhookWhat } from './webhook-commands.js';
+import { getWebhook, listDeliveries, listWebhooks } from './webhook-store.js';
 
 /**
  * A change to a webhook (make, delete, redeliver) by a token limited to some environments: the 403 before
@@ -71,7 +72,7 @@ export const kWebhookApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = 
     },
     handler: {
       kind: 'read',
-      run: (_request, auth, { store }) => ({ webhooks: store.listWebhooks(auth.project.id).map(webhookView) }),
+      run: (_request, auth, { store }) => ({ webhooks: listWebhooks(store, auth.project.id).map(webhookView) }),
     },
   },
   apiDeleteWebhook: {
@@ -110,9 +111,9 @@ export const kWebhookApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = 
     handler: {
       kind: 'read',
       run(request, auth, { store }) {
-        const hook = store.getWebhook(request.params.webhook_id!);
+        const hook = getWebhook(store, request.params.webhook_id!);
         if (hook === undefined || hook.projectId !== auth.project.id) throw webhookNotFound();
-        return { deliveries: store.listDeliveries(hook.id, kKeptDeliveries).map(deliveryView) };
+        return { deliveries: listDeliveries(store, hook.id, kKeptDeliveries).map(deliveryView) };
       },
     },
   },

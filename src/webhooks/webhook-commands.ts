@@ -21,6 +21,22 @@ import { deliveryBody } from './payload.js';
 import { WebhookCreate, type WebhookCreated, webhookView } from './schemas.js';
 import { newWebhookSecret } from './signature.js';
 import { urlSyntaxProblem } from './url-safety.js';
+import {
+  deleteDelivery,
+  deletePayload,
+  deleteWebhook,
+  getDelivery,
+  getOutboxUsage,
+  getPayload,
+  getWebhook,
+  listDeliveries,
+  listPayloadDeliveries,
+  listPayloadSeqs,
+  listWebhooks,
+  putDelivery,
+  putPayload,
+  putWebhook,
+} from './webhook-store.js';
 
 const kCreateValidator = compileValidator(WebhookCreate, { quoteKeys: false });
 /** Webhooks a project may have: each change is queued once per webhook, in the change's transaction. */
@@ -58,13 +74,13 @@ function actingOn(w: StoreWriter, principal: Principal, projectOf: () => string,
 }
 
 function projectOfWebhook(w: StoreWriter, webhookId: string): string {
-  const hook = w.getWebhook(webhookId);
+  const hook = getWebhook(w, webhookId);
   if (hook === undefined) throw webhookNotFound();
   return hook.projectId;
 }
 
 function projectOfDelivery(w: StoreWriter, deliveryId: string): string {
-  const delivery = w.getDelivery(deliveryId);
+  const delivery = getDelivery(w, deliveryId);
   if (delivery === undefined) throw deliveryNotFound();
   return delivery.projectId;
 }
@@ -87,7 +103,7 @@ export function webhookCreate(w: StoreWriter, input: WebhookCreateInput, now: nu
   const problems: string[] = [];
   const urlProblem = urlSyntaxProblem(body.url);
   if (urlProblem !== null) problems.push(`url: ${urlProblem}`);
-  if (w.listWebhooks(project.id).length >= kMaxWebhooks) problems.push(`a project has at most ${kMaxWebhooks} webhooks: delete one first`);
+  if (listWebhooks(w, project.id).length >= kMaxWebhooks) problems.push(`a project has at most ${kMaxWebhooks} webhooks: delete one first`);
   if (problems.length > 0) throw new FlagwireError('INVALID_REQUEST', problems.join('; '));
   const hook: Webhook = {
     id: `whk_${randomId(12)}`,
@@ -100,7 +116,7 @@ export function webhookCreate(w: StoreWriter, input: WebhookCreateInput, now: nu
     createdBy: actor.id,
     createdByName: actor.name,
   };
-  w.putWebhook(hook);
+  putWebhook(w, hook);
   audit(w, actor, hook, 'webhook.create', { webhook: { before: null, after: webhookView(hook) } }, now);
   return { ...webhookView(hook), secret: hook.secret };
 }
@@ -110,11 +126,11 @@ export function webhookDelete(w: StoreWriter, input: { principal: Principal; web
   requireEveryEnvironment(actor.environments, kWebhookWhat);
   const hook = requireWebhook(w, project.id, input.webhookId);
   for (;;) {
-    const batch = w.listDeliveries(hook.id, 500);
+    const batch = listDeliveries(w, hook.id, 500);
     if (batch.length === 0) break;
     for (const delivery of batch) dropDelivery(w, delivery);
   }
-  w.deleteWebhook(hook);
+  deleteWebhook(w, hook);
   audit(w, actor, hook, 'webhook.delete', { webhook: { before: webhookView(hook), after: null } }, now);
   return { id: hook.id, deleted: true as const };
 }
@@ -123,12 +139,12 @@ export function webhookDelete(w: StoreWriter, input: { principal: Principal; web
 export function webhookRedeliver(w: StoreWriter, input: { principal: Principal; deliveryId: string }, now: number): WebhookDelivery {
   const { project, actor } = actingOn(w, input.principal, () => projectOfDelivery(w, input.deliveryId), now);
   requireEveryEnvironment(actor.environments, kWebhookWhat);
-  const delivery = w.getDelivery(input.deliveryId);
+  const delivery = getDelivery(w, input.deliveryId);
   if (delivery === undefined || delivery.projectId !== project.id) throw deliveryNotFound();
   const hook = requireWebhook(w, project.id, delivery.webhookId);
-  if (w.getPayload(delivery.auditSeq) === undefined)
+  if (getPayload(w, delivery.auditSeq) === undefined)
     throw new FlagwireError('INVALID_REQUEST', `This delivery's body is no longer kept (${kDroppedError}): it cannot be sent again.`);
-  if (delivery.status !== 'pending' && w.getOutboxUsage(hook.projectId).pending >= kMaxPendingDeliveries)
+  if (delivery.status !== 'pending' && getOutboxUsage(w, hook.projectId).pending >= kMaxPendingDeliveries)
     throw new FlagwireError(
       'INVALID_REQUEST',
       `The project has ${kMaxPendingDeliveries} webhook deliveries pending, its most: redeliver once some are delivered or given up.`,
@@ -141,7 +157,7 @@ export function webhookRedeliver(w: StoreWriter, input: { principal: Principal; 
     claimedBy: null,
     doneAt: null,
   };
-  w.putDelivery(again);
+  putDelivery(w, again);
   audit(w, actor, hook, 'webhook.redeliver', { delivery: { before: delivery.status, after: delivery.id } }, now);
   return again;
 }
@@ -161,7 +177,7 @@ export function queueWebhookDeliveries(
   for (const entry of entries) {
     const event = eventOf(entry.action);
     if (event === null) continue;
-    const hooks = w.listWebhooks(entry.projectId).filter((h) => h.events.includes(event));
+    const hooks = listWebhooks(w, entry.projectId).filter((h) => h.events.includes(event));
     if (hooks.length === 0) continue;
     const project = w.getProject(entry.projectId)!;
     const flag = entry.flagId === null ? undefined : w.getFlag(entry.flagId);
@@ -170,9 +186,9 @@ export function queueWebhookDeliveries(
     for (const hook of hooks) bodies[hook.format] ??= deliveryBody(hook, entry, flag, usage, project);
     const bytes = Object.values(bodies).reduce((sum, body) => sum + Buffer.byteLength(body), 0);
     dropOldestChanges(w, entry.projectId, hooks.length, bytes, now);
-    w.putPayload({ auditSeq: entry.seq, projectId: entry.projectId, bodies, bytes });
+    putPayload(w, { auditSeq: entry.seq, projectId: entry.projectId, bodies, bytes });
     for (const hook of hooks) {
-      w.putDelivery({
+      putDelivery(w, {
         id: `msg_${randomId(20)}`,
         webhookId: hook.id,
         projectId: hook.projectId,
@@ -191,7 +207,7 @@ export function queueWebhookDeliveries(
         doneAt: null,
       });
       // The log stays bounded: what is past the newest kKeptDeliveries and done is dropped.
-      for (const old of w.listDeliveries(hook.id, 10, kKeptDeliveries)) if (old.status !== 'pending') dropDelivery(w, old);
+      for (const old of listDeliveries(w, hook.id, 10, kKeptDeliveries)) if (old.status !== 'pending') dropDelivery(w, old);
     }
   }
 }
@@ -205,26 +221,26 @@ export function queueWebhookDeliveries(
  */
 function dropOldestChanges(w: StoreWriter, projectId: string, count: number, bytes: number, now: number): void {
   const fits = () => {
-    const usage = w.getOutboxUsage(projectId);
+    const usage = getOutboxUsage(w, projectId);
     return usage.pending + count <= kMaxPendingDeliveries && usage.bytes + bytes <= kMaxOutboxBytes;
   };
   while (!fits()) {
-    const [oldest] = w.listPayloadSeqs(projectId, 1);
+    const [oldest] = listPayloadSeqs(w, projectId, 1);
     if (oldest === undefined) return;
-    for (const delivery of w.listPayloadDeliveries(oldest)) {
+    for (const delivery of listPayloadDeliveries(w, oldest)) {
       if (delivery.status !== 'pending') continue;
       const done = { claimedBy: null, nextAttemptAt: null, doneAt: now };
-      w.putDelivery({ ...delivery, ...done, status: 'failed', lastError: kDroppedError });
+      putDelivery(w, { ...delivery, ...done, status: 'failed', lastError: kDroppedError });
     }
-    w.deletePayload(w.getPayload(oldest)!);
+    deletePayload(w, getPayload(w, oldest)!);
   }
 }
 
 /** A delivery deleted from its log, and its change's body with it when no other delivery sends that. */
 function dropDelivery(w: StoreWriter, delivery: WebhookDelivery): void {
-  w.deleteDelivery(delivery);
-  const payload = w.getPayload(delivery.auditSeq);
-  if (payload !== undefined && w.listPayloadDeliveries(delivery.auditSeq).length === 0) w.deletePayload(payload);
+  deleteDelivery(w, delivery);
+  const payload = getPayload(w, delivery.auditSeq);
+  if (payload !== undefined && listPayloadDeliveries(w, delivery.auditSeq).length === 0) deletePayload(w, payload);
 }
 
 /**
@@ -236,22 +252,22 @@ export function webhookClaim(
   input: { deliveryId: string; nodeId: string; claimMs: number },
   now: number,
 ): ClaimedDelivery | null {
-  const delivery = w.getDelivery(input.deliveryId);
+  const delivery = getDelivery(w, input.deliveryId);
   if (delivery === undefined || delivery.status !== 'pending') return null;
   // Its next try moves to the claim's end: out of every node's due window until then, and due again
   // then if the node that holds it died (webhookResult sets the next try it really has).
   const claimed = claimLease(delivery, input, now);
   if (claimed === null) return null;
-  const webhook = w.getWebhook(delivery.webhookId);
+  const webhook = getWebhook(w, delivery.webhookId);
   if (webhook === undefined) return null;
-  if (w.getPayload(delivery.auditSeq)?.bodies[webhook.format] === undefined) {
+  if (getPayload(w, delivery.auditSeq)?.bodies[webhook.format] === undefined) {
     // Written by a Flagwire that kept a body per delivery and lost in the move (a PostgreSQL node's
     // records): nothing to send, so it is given up, saying why.
     const lost = { claimedBy: null, nextAttemptAt: null, doneAt: now, lastError: 'its body was not kept' };
-    w.putDelivery({ ...delivery, ...lost, status: 'failed' });
+    putDelivery(w, { ...delivery, ...lost, status: 'failed' });
     return null;
   }
-  w.putDelivery(claimed);
+  putDelivery(w, claimed);
   return { delivery: claimed, webhook };
 }
 
@@ -291,7 +307,7 @@ export function webhookResult(
   input: { deliveryId: string; outcome: AttemptOutcome; giveUpMs: number },
   now: number,
 ): WebhookDelivery | null {
-  const delivery = w.getDelivery(input.deliveryId);
+  const delivery = getDelivery(w, input.deliveryId);
   if (delivery === undefined || delivery.status !== 'pending') return null;
   const { status, error, latencyMs } = input.outcome;
   const attempts = delivery.attempts + 1;
@@ -306,7 +322,7 @@ export function webhookResult(
       ? { ...tried, ...free, status: 'failed', nextAttemptAt: null, doneAt: now }
       : { ...tried, ...free, nextAttemptAt: retryAt };
   }
-  w.putDelivery(next);
+  putDelivery(w, next);
   return next;
 }
 
@@ -320,7 +336,7 @@ export function webhookResultMany(
 }
 
 function requireWebhook(w: StoreWriter, projectId: string, webhookId: string): Webhook {
-  const hook = w.getWebhook(webhookId);
+  const hook = getWebhook(w, webhookId);
   if (hook === undefined || hook.projectId !== projectId) throw webhookNotFound();
   return hook;
 }

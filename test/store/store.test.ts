@@ -18,6 +18,17 @@ import { kSchemaVersion } from '../../src/store/layout.js';
 import { Store } from '../helpers/store.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { kEveryChange } from '../helpers/store-pages.js';
+import {
+  getDelivery,
+  getOutboxUsage,
+  getPayload,
+  listDueDeliveries,
+  listDueWebhooks,
+  listPayloadDeliveries,
+  listPayloadSeqs,
+  listWebhooks,
+  putWebhook,
+} from '../../src/webhooks/webhook-store.js';
 
 const at = Date.UTC(2030, 0, 1);
 
@@ -399,7 +410,7 @@ t.test('a schema 1 data dir (no index of mail to send) is migrated when opened f
   const store = Store.open(dir);
   t.teardown(() => store.close());
   t.equal(store.schemaVersion(), kSchemaVersion);
-  t.equal(kSchemaVersion, 14);
+  t.equal(kSchemaVersion, 15);
   t.strictSame(
     store.listDueMail(at + 5, 10).map((m) => m.seq),
     [2],
@@ -648,9 +659,9 @@ t.test('a schema 6 data dir (no hooks database) reads as no webhooks, and is mig
 
   const reader = Store.open(dir, { readOnly: true });
   t.equal(reader.schemaVersion(), 6, 'a read-only open reads it as it is');
-  t.same(reader.listWebhooks('prj_1'), []);
-  t.same(reader.listDueWebhooks(Date.now(), 10), []);
-  t.equal(reader.getDelivery('msg_1'), undefined);
+  t.same(listWebhooks(reader, 'prj_1'), []);
+  t.same(listDueWebhooks(reader, Date.now(), 10), []);
+  t.equal(getDelivery(reader, 'msg_1'), undefined);
   await reader.close();
 
   const store = Store.open(dir);
@@ -667,8 +678,8 @@ t.test('a schema 6 data dir (no hooks database) reads as no webhooks, and is mig
     createdBy: 'console',
     createdByName: 'console',
   };
-  store.transact((w) => w.putWebhook(hook));
-  t.same(store.listWebhooks('prj_1'), [hook]);
+  store.transact((w) => putWebhook(w, hook));
+  t.same(listWebhooks(store, 'prj_1'), [hook]);
 });
 
 t.test("a schema 8 data dir (a body in every delivery) is migrated: each change's body stored once, the outbox counted", async (t) => {
@@ -723,20 +734,29 @@ t.test("a schema 8 data dir (a body in every delivery) is migrated: each change'
   const store = Store.open(dir);
   t.teardown(() => store.close());
   t.equal(store.schemaVersion(), kSchemaVersion);
-  t.same(store.getPayload(5), { auditSeq: 5, projectId: 'prj_1', bodies: { standard: '{"five":1}', slack: '{"text":"five"}' }, bytes: 25 });
-  t.same(store.getPayload(6), { auditSeq: 6, projectId: 'prj_1', bodies: { standard: '{"six":1}' }, bytes: 9 });
-  t.notOk('body' in store.getDelivery('msg_1')!, 'the delivery holds no body now');
+  t.same(getPayload(store, 5), {
+    auditSeq: 5,
+    projectId: 'prj_1',
+    bodies: { standard: '{"five":1}', slack: '{"text":"five"}' },
+    bytes: 25,
+  });
+  t.same(getPayload(store, 6), { auditSeq: 6, projectId: 'prj_1', bodies: { standard: '{"six":1}' }, bytes: 9 });
+  t.notOk('body' in getDelivery(store, 'msg_1')!, 'the delivery holds no body now');
   t.same(
-    store
-      .listPayloadDeliveries(5)
+    listPayloadDeliveries(store, 5)
       .map((d) => d.id)
       .sort(),
     ['msg_1', 'msg_2', 'msg_3'],
   );
-  t.same(store.getOutboxUsage('prj_1'), { pending: 3, bytes: 34 });
-  t.same(store.listPayloadSeqs('prj_1', 10), [5, 6]);
+  t.same(getOutboxUsage(store, 'prj_1'), { pending: 3, bytes: 34 });
+  t.same(listPayloadSeqs(store, 'prj_1', 10), [5, 6]);
   t.same(
-    store.listDueDeliveries('whk_a', at, 10).map((d) => d.id),
+    listWebhooks(store, 'prj_1').map((h) => h.id),
+    ['whk_a', 'whk_b', 'whk_s'],
+    'the webhooks moved into their own database (schema 15)',
+  );
+  t.same(
+    listDueDeliveries(store, 'whk_a', at, 10).map((d) => d.id),
     ['msg_1'],
     'still due',
   );

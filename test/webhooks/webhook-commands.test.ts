@@ -12,6 +12,17 @@ import { kDroppedError, kKeptDeliveries, kMaxOutboxBytes, kMaxPendingDeliveries 
 import { refusedCommand } from '../helpers/refused.js';
 import { tempDataDir } from '../helpers/server.js';
 import { buildWorld } from '../helpers/world.js';
+import {
+  deletePayload,
+  getDelivery,
+  getOutboxUsage,
+  getPayload,
+  getWebhook,
+  listDeliveries,
+  listDueDeliveries,
+  listDueWebhooks,
+  listWebhooks,
+} from '../../src/webhooks/webhook-store.js';
 
 const world = buildWorld(tempDataDir());
 t.teardown(() => world.store.close());
@@ -25,9 +36,9 @@ const create = (body: unknown, projectId = ids.single) =>
   world.run('webhookCreate', { principal: kOperator, projectId, received: jsonBody(JSON.stringify(body)) }, t0);
 const patch = (flagId: string, body: Record<string, unknown>, now = t0) =>
   world.run('flagPatch', { flagId, env: null, principal: kOperator, patch: body } as never, now);
-const deliveries = (webhookId: string) => read().listDeliveries(webhookId, 10_000);
+const deliveries = (webhookId: string) => listDeliveries(read(), webhookId, 10_000);
 /** What a delivery sends: its change's body in the format of its webhook. */
-const bodyOf = (d: WebhookDelivery, format: 'standard' | 'slack' = 'standard') => read().getPayload(d.auditSeq)!.bodies[format]!;
+const bodyOf = (d: WebhookDelivery, format: 'standard' | 'slack' = 'standard') => getPayload(read(), d.auditSeq)!.bodies[format]!;
 
 t.test('a change is queued for each webhook that subscribes, in its transaction, its body the change as committed', async (t) => {
   const all = create({ url: 'https://hooks.example.com/all' });
@@ -35,8 +46,7 @@ t.test('a change is queued for each webhook that subscribes, in its transaction,
   const tokens = create({ url: 'https://hooks.example.com/tokens', events: ['token'] });
   const slack = create({ url: 'https://hooks.slack.example.com/x', events: ['flag'], format: 'slack' });
   t.same(
-    read()
-      .listWebhooks(ids.single)
+    listWebhooks(read(), ids.single)
       .map((h) => h.id)
       .sort(),
     [all.id, tokens.id, slack.id].sort(),
@@ -87,16 +97,14 @@ t.test('claimed by one node at a time; delivered on a 2xx; retried with backoff;
       now,
     );
 
-  t.ok(read().listDueWebhooks(t0, 1000).includes(hook.id), 'the webhook has a delivery due');
+  t.ok(listDueWebhooks(read(), t0, 1000).includes(hook.id), 'the webhook has a delivery due');
   t.same(
-    read()
-      .listDueDeliveries(hook.id, t0, 10)
-      .map((d) => d.id),
+    listDueDeliveries(read(), hook.id, t0, 10).map((d) => d.id),
     [queued!.id],
   );
   t.match(claim('node_a', t0 + 1), { delivery: { claimedBy: 'node_a', nextAttemptAt: t0 + 30_001 }, webhook: { id: hook.id } });
   t.equal(claim('node_b', t0 + 2), null, 'another node leaves a claimed delivery alone');
-  t.same(read().listDueDeliveries(hook.id, t0 + 2, 10), [], 'claimed: out of the due window until its claim ends');
+  t.same(listDueDeliveries(read(), hook.id, t0 + 2, 10), [], 'claimed: out of the due window until its claim ends');
   const failed = result(500, t0 + 100)!;
   t.match(failed, { status: 'pending', attempts: 1, lastStatus: 500, lastError: 'answered 500', claimedBy: null });
   t.ok(
@@ -118,9 +126,7 @@ t.test('claimed by one node at a time; delivered on a 2xx; retried with backoff;
   });
   t.equal(result(200, second.nextAttemptAt! + 6), null, 'a second outcome of a delivered one is ignored');
   t.same(
-    read()
-      .listDueDeliveries(hook.id, t0 + 100 * 3_600_000, 100)
-      .filter((d) => d.id === queued!.id),
+    listDueDeliveries(read(), hook.id, t0 + 100 * 3_600_000, 100).filter((d) => d.id === queued!.id),
     [],
     'no longer due',
   );
@@ -134,7 +140,7 @@ t.test('claimed by one node at a time; delivered on a 2xx; retried with backoff;
     queuedAt: t0 + 1000,
     doneAt: null,
   });
-  t.ok(read().getPayload(queued!.auditSeq), 'its body is still kept: the same message is sent again');
+  t.ok(getPayload(read(), queued!.auditSeq), 'its body is still kept: the same message is sent again');
   world.run('webhookClaim', { deliveryId: queued!.id, nodeId: 'node_a', claimMs: 1 }, t0 + 1000);
   t.match(result(503, t0 + 2000, 3_600_000), { status: 'pending' });
   world.run('webhookClaim', { deliveryId: queued!.id, nodeId: 'node_a', claimMs: 1 }, t0 + 2 * 3_600_000);
@@ -168,9 +174,7 @@ t.test('the writer refuses a token limited to some environments every change to 
     );
   }
   t.same(
-    read()
-      .listWebhooks(ids.multi)
-      .map((h) => h.id),
+    listWebhooks(read(), ids.multi).map((h) => h.id),
     [hook.id],
     'none made, none deleted',
   );
@@ -208,7 +212,7 @@ t.test('refusals: a URL that is not http(s), unknown events, too many webhooks; 
       refusedCommand(t, world, 'INVALID_REQUEST', () => create(body, ids.multi)),
       said,
     );
-  for (let i = read().listWebhooks(ids.multi).length; i < 20; i++) create({ url: `https://example.com/${i}` }, ids.multi);
+  for (let i = listWebhooks(read(), ids.multi).length; i < 20; i++) create({ url: `https://example.com/${i}` }, ids.multi);
   t.match(
     refusedCommand(t, world, 'INVALID_REQUEST', () => create({ url: 'https://example.com/21' }, ids.multi)),
     /at most 20 webhooks/,
@@ -219,7 +223,7 @@ t.test('the log stays bounded; deleting a webhook deletes its log', async (t) =>
   const hook = create({ url: 'https://hooks.example.com/bounded', events: ['flag'] });
   for (let i = 0; i < kKeptDeliveries + 15; i++) {
     patch(ids.flag, { trafficPercentage: i % 100 }, t0 + i + 1);
-    const [latest] = read().listDeliveries(hook.id, 1);
+    const [latest] = listDeliveries(read(), hook.id, 1);
     world.run('webhookClaim', { deliveryId: latest!.id, nodeId: 'n', claimMs: 1 }, t0 + i + 1);
     world.run(
       'webhookResult',
@@ -230,7 +234,7 @@ t.test('the log stays bounded; deleting a webhook deletes its log', async (t) =>
   t.ok(deliveries(hook.id).length <= kKeptDeliveries + 10, `kept about ${kKeptDeliveries}: ${deliveries(hook.id).length}`);
   t.match(world.run('webhookDelete', { principal: kOperator, webhookId: hook.id }, t0), { id: hook.id, deleted: true });
   t.same(deliveries(hook.id), []);
-  t.equal(read().getWebhook(hook.id), undefined);
+  t.equal(getWebhook(read(), hook.id), undefined);
 });
 
 t.test('the signature is Standard Webhooks: a reference verifier accepts it, and refuses a changed body', async (t) => {
@@ -250,17 +254,17 @@ t.test('a change is stored once for all its webhooks, and dropped with the last 
   patchB({ enabled: false });
   const sent = [...hooks, slack].map((h) => deliveries(h.id)[0]!);
   t.equal(new Set(sent.map((d) => d.auditSeq)).size, 1, 'every delivery sends the one change');
-  const payload = read().getPayload(sent[0]!.auditSeq)!;
+  const payload = getPayload(read(), sent[0]!.auditSeq)!;
   t.same(Object.keys(payload.bodies).sort(), ['slack', 'standard'], 'one body per format, not per webhook');
   t.equal(payload.bytes, Buffer.byteLength(payload.bodies.standard!) + Buffer.byteLength(payload.bodies.slack!));
-  t.same(read().getOutboxUsage(ids.singleB), { pending: 6, bytes: payload.bytes });
+  t.same(getOutboxUsage(read(), ids.singleB), { pending: 6, bytes: payload.bytes });
   t.notOk('body' in sent[0]!, 'a delivery holds no body');
 
   for (const h of hooks.slice(0, 4)) world.run('webhookDelete', { principal: kOperator, webhookId: h.id }, t0);
-  t.ok(read().getPayload(payload.auditSeq), 'kept while a delivery sends it');
+  t.ok(getPayload(read(), payload.auditSeq), 'kept while a delivery sends it');
   for (const h of [hooks[4]!, slack]) world.run('webhookDelete', { principal: kOperator, webhookId: h.id }, t0);
-  t.equal(read().getPayload(payload.auditSeq), undefined, 'dropped with the last one');
-  t.same(read().getOutboxUsage(ids.singleB), { pending: 0, bytes: 0 });
+  t.equal(getPayload(read(), payload.auditSeq), undefined, 'dropped with the last one');
+  t.same(getOutboxUsage(read(), ids.singleB), { pending: 0, bytes: 0 });
 });
 
 t.test("past a project's outbox bound its oldest changes are dropped: pending ones given up, not redeliverable", async (t) => {
@@ -269,15 +273,15 @@ t.test("past a project's outbox bound its oldest changes are dropped: pending on
   const hooks = Array.from({ length: 20 }, (_, i) => create({ url: `https://hooks.example.com/full-${i}`, events: ['flag'] }, ids.singleB));
   const changes = kMaxPendingDeliveries / hooks.length;
   for (let i = 0; i < changes; i++) patchB({ enabled: i % 2 === 0 }, t0 + i);
-  const full = read().getOutboxUsage(ids.singleB);
+  const full = getOutboxUsage(read(), ids.singleB);
   t.equal(full.pending, kMaxPendingDeliveries, 'exactly full');
   const oldest = deliveries(hooks[0]!.id).at(-1)!;
   const before = world.snapshot();
   patchB({ trafficPercentage: 7 }, t0 + changes);
   t.not(world.snapshot(), before);
-  t.equal(read().getOutboxUsage(ids.singleB).pending, kMaxPendingDeliveries, 'still at the bound: the oldest change made room');
-  t.ok(read().getOutboxUsage(ids.singleB).bytes <= kMaxOutboxBytes);
-  t.equal(read().getPayload(oldest.auditSeq), undefined, "the oldest change's body is dropped");
+  t.equal(getOutboxUsage(read(), ids.singleB).pending, kMaxPendingDeliveries, 'still at the bound: the oldest change made room');
+  t.ok(getOutboxUsage(read(), ids.singleB).bytes <= kMaxOutboxBytes);
+  t.equal(getPayload(read(), oldest.auditSeq), undefined, "the oldest change's body is dropped");
   for (const h of hooks) {
     const log = deliveries(h.id);
     t.match(log.at(-1), { auditSeq: oldest.auditSeq, status: 'failed', lastError: kDroppedError, nextAttemptAt: null });
@@ -288,16 +292,16 @@ t.test("past a project's outbox bound its oldest changes are dropped: pending on
   );
   t.match(refused, /body is no longer kept/);
   for (const h of hooks) world.run('webhookDelete', { principal: kOperator, webhookId: h.id }, t0);
-  t.same(read().getOutboxUsage(ids.singleB), { pending: 0, bytes: 0 }, 'every count back to nothing');
+  t.same(getOutboxUsage(read(), ids.singleB), { pending: 0, bytes: 0 }, 'every count back to nothing');
 });
 
 t.test('a delivery whose body was never kept (an older node on PostgreSQL) is given up when claimed, saying so', async (t) => {
   const hook = create({ url: 'https://hooks.example.com/lost', events: ['flag'] }, ids.singleB);
   world.run('flagPatch', { flagId: ids.flagB, env: null, principal: kOperator, patch: { trafficPercentage: 3 } } as never, t0);
   const [queued] = deliveries(hook.id);
-  world.store.transact((w) => w.deletePayload(w.getPayload(queued!.auditSeq)!));
+  world.store.transact((w) => deletePayload(w, getPayload(w, queued!.auditSeq)!));
   t.equal(world.run('webhookClaim', { deliveryId: queued!.id, nodeId: 'n', claimMs: 1 }, t0 + 1), null, 'nothing to send');
-  t.match(read().getDelivery(queued!.id), { status: 'failed', lastError: 'its body was not kept', nextAttemptAt: null, doneAt: t0 + 1 });
-  t.same(read().getOutboxUsage(ids.singleB), { pending: 0, bytes: 0 });
+  t.match(getDelivery(read(), queued!.id), { status: 'failed', lastError: 'its body was not kept', nextAttemptAt: null, doneAt: t0 + 1 });
+  t.same(getOutboxUsage(read(), ids.singleB), { pending: 0, bytes: 0 });
   world.run('webhookDelete', { principal: kOperator, webhookId: hook.id }, t0);
 });

@@ -14,6 +14,7 @@ import { pollUntil } from '../helpers/poll.js';
 import { advanceClock, flushActivity, writerIdle } from '../helpers/test-hooks.js';
 import { type Receiver, startReceiver } from '../helpers/webhook-receiver.js';
 import { startWorldServer } from '../helpers/world-server.js';
+import { getOutboxUsage } from '../../src/webhooks/webhook-store.js';
 
 const { server, world } = await startWorldServer(t, {
   FLAGWIRE_TEST_HOOKS: '1',
@@ -132,12 +133,12 @@ t.test('a change of a large flag to twenty failing webhooks grows the data file 
   // its delivery); one per change is 9 MB beside the flag's own versions.
   t.ok(grown < 60 * 1024 * 1024, `the data file grew ${(grown / 1024 / 1024).toFixed(1)} MiB over ten changes`);
   world.store.resetReadTxn();
-  const outbox = world.store.getOutboxUsage(ids.single);
+  const outbox = getOutboxUsage(world.store, ids.single);
   t.equal(outbox.pending, 20 * 11, 'every delivery pending, retried');
   t.ok(outbox.bytes > 11 * variant.length && outbox.bytes < 11 * (variant.length + 10_000), `one body a change: ${outbox.bytes} bytes`);
   for (const id of hooks) await api('POST', `/api/v1/webhooks/${id}/delete`);
   world.store.resetReadTxn();
-  t.same(world.store.getOutboxUsage(ids.single), { pending: 0, bytes: 0 }, 'deleted with the webhooks');
+  t.same(getOutboxUsage(world.store, ids.single), { pending: 0, bytes: 0 }, 'deleted with the webhooks');
 });
 
 t.test("past its outbox's 64 MiB a project's oldest changes are dropped; another project's deliveries go on", async (t) => {
@@ -152,7 +153,7 @@ t.test("past its outbox's 64 MiB a project's oldest changes are dropped; another
   for (let i = 0; i < 75; i++) t.equal((await api('PATCH', `/api/v1/flags/${flagId}`, { trafficPercentage: 1 + i })).status, 200);
   await writerIdle(server);
   world.store.resetReadTxn();
-  const outbox = world.store.getOutboxUsage(ids.single);
+  const outbox = getOutboxUsage(world.store, ids.single);
   t.ok(outbox.bytes <= kMaxOutboxBytes, `the outbox keeps ${outbox.bytes} bytes, at most ${kMaxOutboxBytes}`);
   t.ok(outbox.bytes > kMaxOutboxBytes - 2 * variant.length, 'and drops no more than it must');
   const logged = await log(hooks[0]!);
@@ -180,5 +181,5 @@ t.test("past its outbox's 64 MiB a project's oldest changes are dropped; another
   for (const id of hooks) await api('POST', `/api/v1/webhooks/${id}/delete`);
   await api('POST', `/api/v1/webhooks/${hookB}/delete`, undefined, secrets.writeB);
   world.store.resetReadTxn();
-  t.same(world.store.getOutboxUsage(ids.single), { pending: 0, bytes: 0 });
+  t.same(getOutboxUsage(world.store, ids.single), { pending: 0, bytes: 0 });
 });

@@ -1,0 +1,145 @@
+// Webhooks' records as the store keeps them (keyedRecords: each kind in a database of its own, found
+// through the lookups it declares), and every read and write of them: a project's webhooks, each
+// webhook's delivery log and its deliveries due, a change's payload and the deliveries that send it,
+// and a project's outbox as its bound counts it (tallies the store keeps with every write).
+import type { StoreReader, StoreWriter } from '../store/interfaces.js';
+import { keyedRecords } from '../store/record-kinds.js';
+import type { DeliveryPayload, OutboxUsage, Webhook, WebhookDelivery } from './records.js';
+
+export const kWebhookRecords = keyedRecords<Webhook>()({
+  name: 'webhook',
+  database: 'webhooks',
+  relayed: false,
+  key: (hook) => hook.id,
+  // One deleted, after its delivery log (each delivery a change of its own).
+  deletedAs: 'webhookDeleted',
+  indexes: { project: { keysOf: (hook) => [hook.projectId] } },
+});
+
+export const kDeliveryRecords = keyedRecords<WebhookDelivery>()({
+  name: 'delivery',
+  database: 'deliveries',
+  relayed: false,
+  key: (delivery) => delivery.id,
+  deletedAs: 'deliveryDeleted',
+  indexes: {
+    /** A webhook's delivery log, by when each was made. */
+    log: { keysOf: (delivery) => [[delivery.webhookId, delivery.createdAt]] },
+    /**
+     * Pending deliveries, per webhook by their next try: one webhook's backlog never hides another's due
+     * deliveries from the deliverer.
+     */
+    due: {
+      keysOf: (delivery) =>
+        delivery.status === 'pending' && delivery.nextAttemptAt !== null ? [[delivery.webhookId, delivery.nextAttemptAt]] : [],
+    },
+    /** The deliveries that send a payload. */
+    payload: { keysOf: (delivery) => [[delivery.auditSeq]] },
+    /** A project's pending deliveries, counted for its outbox's bound. */
+    pending: { keysOf: (delivery) => (delivery.status === 'pending' ? [delivery.projectId] : []), tallied: true },
+  },
+});
+
+/** A change's delivery bodies, stored once for all its webhooks; dropped with its last delivery or by the bound. */
+export const kPayloadRecords = keyedRecords<DeliveryPayload>()({
+  name: 'deliveryPayload',
+  database: 'payloads',
+  relayed: false,
+  key: (payload) => String(payload.auditSeq),
+  deletedAs: 'deliveryPayloadDeleted',
+  indexes: {
+    /** A project's payloads, oldest change first (what its outbox bound drops first), with their bytes summed. */
+    project: { keysOf: (payload) => [[payload.projectId, payload.auditSeq]], weigh: (payload) => payload.bytes, tallied: true },
+  },
+});
+
+export function getWebhook(r: StoreReader, id: string): Webhook | undefined {
+  return r.getKeyed(kWebhookRecords, id);
+}
+
+/** A project's webhooks, oldest first. */
+export function listWebhooks(r: StoreReader, projectId: string): Webhook[] {
+  return r.listKeyedBy(kWebhookRecords, 'project', projectId).sort(byCreation);
+}
+
+export function putWebhook(w: StoreWriter, hook: Webhook): void {
+  w.putKeyed(kWebhookRecords, hook);
+}
+
+/** The webhook alone: its deliveries are deleted one by one first (each a change of its own). */
+export function deleteWebhook(w: StoreWriter, hook: Webhook): void {
+  w.deleteKeyed(kWebhookRecords, hook);
+}
+
+export function getDelivery(r: StoreReader, id: string): WebhookDelivery | undefined {
+  return r.getKeyed(kDeliveryRecords, id);
+}
+
+/** A webhook's deliveries, newest first, `limit` of them after skipping `offset`. */
+export function listDeliveries(r: StoreReader, webhookId: string, limit: number, offset = 0): WebhookDelivery[] {
+  return r.listKeyedBy(kDeliveryRecords, 'log', webhookId, { reverse: true, limit, offset });
+}
+
+/** The webhooks with a delivery due at `now` (at most `limit`). */
+export function listDueWebhooks(r: StoreReader, now: number, limit: number): string[] {
+  const out: string[] = [];
+  // A skip scan: each webhook's first entry is its earliest try; then on past all of its entries.
+  let after: (string | number)[] | null = null;
+  while (out.length < limit) {
+    const [first] = r.lookupEntries(kDeliveryRecords, 'due', [], { after, limit: 1 });
+    if (first === undefined) break;
+    const [webhookId, dueAt] = first.at as [string, number, string];
+    if (dueAt <= now) out.push(webhookId);
+    after = [webhookId, '\uffff'];
+  }
+  return out;
+}
+
+/** A webhook's deliveries due at `now`, earliest first. */
+export function listDueDeliveries(r: StoreReader, webhookId: string, now: number, limit: number): WebhookDelivery[] {
+  return r.listKeyedBy(kDeliveryRecords, 'due', webhookId, { through: [now], limit });
+}
+
+export function putDelivery(w: StoreWriter, delivery: WebhookDelivery): void {
+  w.putKeyed(kDeliveryRecords, delivery);
+}
+
+export function deleteDelivery(w: StoreWriter, delivery: WebhookDelivery): void {
+  w.deleteKeyed(kDeliveryRecords, delivery);
+}
+
+/** A change's delivery payload. */
+export function getPayload(r: StoreReader, auditSeq: number): DeliveryPayload | undefined {
+  return r.getKeyed(kPayloadRecords, String(auditSeq));
+}
+
+/** The deliveries that send a change's payload (pending or done). */
+export function listPayloadDeliveries(r: StoreReader, auditSeq: number): WebhookDelivery[] {
+  return r.listKeyedBy(kDeliveryRecords, 'payload', [auditSeq]);
+}
+
+/** The project's payloads' changes, oldest first (at most `limit`). */
+export function listPayloadSeqs(r: StoreReader, projectId: string, limit: number): number[] {
+  return r.lookupEntries(kPayloadRecords, 'project', projectId, { limit }).map((entry) => entry.at[0] as number);
+}
+
+/** A payload is written once and deleted once (its deliveries are deleted or given up first). */
+export function putPayload(w: StoreWriter, payload: DeliveryPayload): void {
+  w.putKeyed(kPayloadRecords, payload);
+}
+
+export function deletePayload(w: StoreWriter, payload: DeliveryPayload): void {
+  w.deleteKeyed(kPayloadRecords, payload);
+}
+
+/** The project's outbox as its bound counts it: its pending deliveries, and its payloads' bytes. */
+export function getOutboxUsage(r: StoreReader, projectId: string): OutboxUsage {
+  return {
+    pending: r.tallyOf(kDeliveryRecords, 'pending', projectId).count,
+    bytes: r.tallyOf(kPayloadRecords, 'project', projectId).weight,
+  };
+}
+
+function byCreation(a: Webhook, b: Webhook): number {
+  return a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
