@@ -21,6 +21,7 @@ import { approvalProblem, requestView } from './request-view.js';
 import { waitingFor } from './request-notices.js';
 import { versionFromIfMatch } from './request-version.js';
 import { listRequests, pendingRequests, requireRequest } from './requests.js';
+import { getRollout, getSchedule } from '../release-plans/plan-store.js';
 
 /** Decided requests the requests page lists, newest first: the history is paged no further in the console. */
 export const kHistoryShown = 50;
@@ -84,8 +85,8 @@ export function requestPageView(call: ApiCall) {
 function alteredOf(r: StoreReader, id: string): AlteredView {
   const request = r.getKeyed(kChangeRequestRecords, id);
   if (request !== undefined) return { id, kind: 'request', name: titleOf(r, request), flagId: null, env: null };
-  const schedule = r.getSchedule(id);
-  const plan = schedule ?? r.getRollout(id);
+  const schedule = getSchedule(r, id);
+  const plan = schedule ?? getRollout(r, id);
   if (plan === undefined) return { id, kind: 'gone', name: null, flagId: null, env: null };
   const name = r.getFlag(plan.flagId)?.name ?? null;
   return { id, kind: schedule === undefined ? 'rollout' : 'schedule', name, flagId: plan.flagId, env: plan.env };

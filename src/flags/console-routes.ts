@@ -15,6 +15,7 @@ import { compileForm, FormText, FormTexts } from '../console-route/forms.js';
 import { kFlagCommands } from './command-table.js';
 import { flagdServing } from '../sync/flagd-serving.js';
 import { listFragments } from '../fragments/fragment-commands.js';
+import { listFlagRollouts, listFlagSchedules } from '../release-plans/plan-store.js';
 
 const kRenameForm = compileForm(Type.Object({ name: FormText }));
 const kDescribeForm = compileForm(Type.Object({ description: FormText }));
@@ -65,10 +66,9 @@ export function flagView(call: ApiCall) {
     fragments: listFragments(call.store, access.project.id).map((f) => f.name),
     // The flag's scheduled changes (docs/release-plans.md), pending and done, by due time: the page of the
     // latest due (the pending ones and the last done), as the Management API pages them.
-    schedules: call.store.listFlagSchedules(flag.id, kFlagPageLists).items.reverse().map(scheduleView),
+    schedules: listFlagSchedules(call.store, flag.id, kFlagPageLists).items.reverse().map(scheduleView),
     // Its latest progressive rollouts (docs/release-plans.md), oldest first, each with the actions the page offers.
-    rollouts: call.store
-      .listFlagRollouts(flag.id, kFlagPageLists)
+    rollouts: listFlagRollouts(call.store, flag.id, kFlagPageLists)
       .items.reverse()
       .map((p) => ({
         ...rolloutView(p),

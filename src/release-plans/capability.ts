@@ -2,7 +2,7 @@
 // rollouts (docs/release-plans.md), made and acted on by a token, a user or the operator (one command
 // per verb, given the Principal), and run by the node's scheduler through scheduleRun, rolloutAdvance
 // and rolloutGuardRecord.
-import { kScheduleRecords, kRolloutRecords } from '../store/record-kinds.js';
+import { kRolloutRecords, kScheduleRecords } from './plan-store.js';
 import { defineCapability } from '../capability/capability.js';
 import { kReleasePlanCommands } from './command-table.js';
 import { kReleasePlanCli } from './cli.js';
@@ -14,7 +14,7 @@ import { kRolloutEnvironmentState, kScheduleEnvironmentState } from './environme
 
 export const kReleasePlans = defineCapability({
   name: 'release-plans',
-  databases: ['plans'],
+  databases: ['schedules', 'rollouts'],
   records: [kScheduleRecords, kRolloutRecords],
   commands: kReleasePlanCommands,
   routes: kReleasePlanApiRoutes,

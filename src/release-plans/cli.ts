@@ -13,6 +13,7 @@ import type { GuardInput } from './guards.js';
 import { kDefaultPage, kMaxPage, pageAnswer, pageRequest } from './list-pages.js';
 import { kRolloutActionSummary, kUnitMs, renderRollouts, renderSchedule, renderSchedules, rolloutStepsFromText } from './schedule-text.js';
 import { kRolloutActions } from './schemas.js';
+import { listRollouts, listSchedules } from './plan-store.js';
 
 /** The options of a list read a page at a time (src/release-plans/list-pages.ts). */
 const kPageOptions = {
@@ -162,7 +163,7 @@ export const kReleasePlanCli: readonly ConsoleCommand[] = [
     run: (args, ctx) =>
       ctx.read((r) => {
         const page = pageRequest(args.string('limit'), args.string('after'));
-        return pageAnswer('rollouts', r.listRollouts(requireProject(r, args.positional('PROJECT_ID')).id, page), (p) => p);
+        return pageAnswer('rollouts', listRollouts(r, requireProject(r, args.positional('PROJECT_ID')).id, page), (p) => p);
       }),
     human: (result: { rollouts: RolloutPlan[]; next: string | null }) =>
       renderRollouts(result.rollouts, out.renderTable) + nextPageLine(result.next),
@@ -192,7 +193,7 @@ export const kReleasePlanCli: readonly ConsoleCommand[] = [
     run: (args, ctx) =>
       ctx.read((r) => {
         const page = { ...pageRequest(args.string('limit'), args.string('after')), pendingOnly: args.flag('pending') };
-        return pageAnswer('schedules', r.listSchedules(requireProject(r, args.positional('PROJECT_ID')).id, page), (c) => c);
+        return pageAnswer('schedules', listSchedules(r, requireProject(r, args.positional('PROJECT_ID')).id, page), (c) => c);
       }),
     human: (result: { schedules: ScheduledChange[]; next: string | null }) =>
       renderSchedules(result.schedules, out.renderTable) + nextPageLine(result.next),

@@ -6,6 +6,7 @@ import { compileForm, JsonObject } from '../console-route/forms.js';
 import { flagAccess, projectAccess } from '../console-route/access.js';
 import { kReleasePlanCommands } from './command-table.js';
 import { kRolloutActions, rolloutView, scheduleView } from './schemas.js';
+import { getRollout, getSchedule } from './plan-store.js';
 
 /** A scheduled change ({at, patch}) or a rollout ({steps, guard}): the API's body, checked by the writer as the API's. */
 const kPlanForm = compileForm(JsonObject);
@@ -35,7 +36,7 @@ export const kReleasePlanConsoleRoutes: readonly ApiRoute[] = [
     method: 'POST',
     pattern: 'schedules/:scheduleId/cancel',
     async run(call) {
-      checkPlanAccess(call, call.store.getSchedule(call.params.scheduleId!));
+      checkPlanAccess(call, getSchedule(call.store, call.params.scheduleId!));
       return scheduleView(
         await call.writer.call(kReleasePlanCommands.scheduleCancel, {
           scheduleId: call.params.scheduleId!,
@@ -65,7 +66,7 @@ export const kReleasePlanConsoleRoutes: readonly ApiRoute[] = [
       method: 'POST',
       pattern: `rollouts/:rolloutId/${action}`,
       async run(call) {
-        checkPlanAccess(call, call.store.getRollout(call.params.rolloutId!));
+        checkPlanAccess(call, getRollout(call.store, call.params.rolloutId!));
         return rolloutView(
           await call.writer.call(kReleasePlanCommands.rolloutAct, {
             rolloutId: call.params.rolloutId!,

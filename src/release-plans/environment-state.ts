@@ -8,29 +8,31 @@ import { checkPatch } from '../flags/flag-commands.js';
 import { effectiveState } from '../flags/flag-state.js';
 import { applyFlagPatch } from '../flags/patch-rules.js';
 import type { Flag } from '../flags/records.js';
-import type { EnvironmentBearing, EnvRead, Page, PageRequest, StoreReader } from '../store/interfaces.js';
-import { kRolloutRecords, kScheduleRecords } from '../store/record-kinds.js';
+import type { EnvironmentBearing, EnvRead, StoreReader } from '../store/interfaces.js';
+import type { Page, PageRequest } from './list-pages.js';
+import { kRolloutRecords, kScheduleRecords } from './plan-store.js';
 import { rollbackPatch, stepPatch } from './rollout-commands.js';
 import type { RolloutPlan } from './rollouts.js';
 import type { ScheduledChange } from './schedules.js';
+import { getRollout, getSchedule, listRollouts, listSchedules } from './plan-store.js';
 
 export const kScheduleEnvironmentState: EnvironmentBearing<ScheduledChange> = {
   kind: kScheduleRecords,
   projectOf: (schedule) => schedule.projectId,
-  stored: (r, schedule) => r.getSchedule(schedule.id),
+  stored: (r, schedule) => getSchedule(r, schedule.id),
   view: (_r, schedule, env) =>
     schedule !== undefined && schedule.status === 'pending' && schedule.env === env
       ? { flagId: schedule.flagId, patch: schedule.patch, at: schedule.at }
       : null,
   isPlan: true,
   reads: (r, schedule, env) => (schedule.status === 'pending' && schedule.env === env ? plannedReads(r, schedule, [schedule.patch]) : []),
-  list: (r, projectId) => everyPage((page) => r.listSchedules(projectId, { ...page, pendingOnly: true })),
+  list: (r, projectId) => everyPage((page) => listSchedules(r, projectId, { ...page, pendingOnly: true })),
 };
 
 export const kRolloutEnvironmentState: EnvironmentBearing<RolloutPlan> = {
   kind: kRolloutRecords,
   projectOf: (plan) => plan.projectId,
-  stored: (r, plan) => r.getRollout(plan.id),
+  stored: (r, plan) => getRollout(r, plan.id),
   // The plan as made: its steps and guard. Its progress (the step, the times, a pause) is not part of it.
   view: (_r, plan, env) =>
     plan !== undefined && isLive(plan) && plan.env === env ? { flagId: plan.flagId, steps: plan.steps, guard: plan.guard ?? null } : null,
@@ -55,7 +57,7 @@ export const kRolloutEnvironmentState: EnvironmentBearing<RolloutPlan> = {
             .concat(rollbackPatch(plan)),
         )
       : [],
-  list: (r, projectId) => everyPage((page) => r.listRollouts(projectId, page)).filter(isLive),
+  list: (r, projectId) => everyPage((page) => listRollouts(r, projectId, page)).filter(isLive),
 };
 
 function isLive(plan: RolloutPlan): boolean {

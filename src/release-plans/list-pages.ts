@@ -3,7 +3,29 @@
 // entries and, past its first, kMaxPageBytes of them; `next` says where the following page starts.
 // One home for the page's words, read the same way by the Management API, the CLI and the console.
 import { FlagwireError } from '../errors.js';
-import type { Page, PagePosition, PageRequest } from '../store/interfaces.js';
+
+/** Where a page of a list by time starts: after the entry at this time with this id. */
+export interface PagePosition {
+  time: number;
+  id: string;
+}
+
+/**
+ * A page of a list read in time order: at most `limit` entries and, past the first, no more than
+ * `maxBytes` of them (as JSON); `after`: where the previous page ended; `newestFirst`: the reverse order.
+ */
+export interface PageRequest {
+  limit: number;
+  maxBytes: number;
+  after: PagePosition | null;
+  newestFirst?: boolean;
+}
+
+/** A page and where the next one starts (null: this was the last). */
+export interface Page<T> {
+  items: T[];
+  next: PagePosition | null;
+}
 
 export const kDefaultPage = 100;
 export const kMaxPage = 500;

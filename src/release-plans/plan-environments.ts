@@ -4,12 +4,13 @@
 // that environment, whatever it is called when the plan falls due.
 import type { StoreWriter } from '../store/interfaces.js';
 import { kRolloutEnvironmentState, kScheduleEnvironmentState } from './environment-state.js';
+import { putRollout, putSchedule } from './plan-store.js';
 
 export function renamePlansEnvironment(w: StoreWriter, projectId: string, from: string, to: string, now: number): void {
   for (const schedule of kScheduleEnvironmentState.list!(w, projectId)) {
-    if (schedule.env === from) w.putSchedule({ ...schedule, env: to });
+    if (schedule.env === from) putSchedule(w, { ...schedule, env: to });
   }
   for (const plan of kRolloutEnvironmentState.list!(w, projectId)) {
-    if (plan.env === from) w.putRollout({ ...plan, env: to, updatedAt: Math.max(now, plan.updatedAt) });
+    if (plan.env === from) putRollout(w, { ...plan, env: to, updatedAt: Math.max(now, plan.updatedAt) });
   }
 }

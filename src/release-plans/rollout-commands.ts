@@ -17,7 +17,8 @@ import { randomId } from '../model/ids.js';
 import { requirePatchTarget, rolloutNotFound } from '../model/lookups.js';
 import type { RolloutPlan, WeightsStep } from './rollouts.js';
 import { compileValidator } from '../model/validation.js';
-import type { PageRequest, StoreWriter } from '../store/interfaces.js';
+import type { StoreWriter } from '../store/interfaces.js';
+import type { PageRequest } from './list-pages.js';
 import { auditPlan, existingPlanRequest, newPlanRequest, type PlanBody } from './plan-actors.js';
 import { MetricAllowList } from './promql-metrics.js';
 import { describeGuard, guardProblems, judgeReading, type RawReading, storedGuard } from './guards.js';
@@ -30,6 +31,7 @@ import {
   weightTargetProblems,
 } from './rollout-weights.js';
 import { kRolloutActionFrom, RolloutCreate, type RolloutAction } from './schemas.js';
+import { getRollout, listFlagRollouts, putRollout } from './plan-store.js';
 
 const kCreateValidator = compileValidator(RolloutCreate, { quoteKeys: false });
 /** Steps a rollout may have, and how long one may be held: a rollout is bounded like everything a client makes. */
@@ -44,7 +46,7 @@ export const kMaxHoldMs = 366 * 24 * 3600 * 1000;
 function activeRollout(w: StoreWriter, flagId: string, env: string | null): RolloutPlan | undefined {
   let page: PageRequest = { limit: 50, maxBytes: Number.POSITIVE_INFINITY, after: null, newestFirst: true };
   for (;;) {
-    const { items, next } = w.listFlagRollouts(flagId, page);
+    const { items, next } = listFlagRollouts(w, flagId, page);
     const newest = items.find((p) => p.env === env);
     if (newest !== undefined) return newest.status === 'running' || newest.status === 'paused' ? newest : undefined;
     if (next === null) return undefined;
@@ -146,7 +148,7 @@ export function rolloutAct(
   input: { rolloutId: string; action: RolloutAction; principal: Principal },
   now: number,
 ): RolloutPlan {
-  const { plan, actor } = existingPlanRequest(w, input.principal, w.getRollout(input.rolloutId), rolloutNotFound, now);
+  const { plan, actor } = existingPlanRequest(w, input.principal, getRollout(w, input.rolloutId), rolloutNotFound, now);
   requireEnvironmentAllowed(actor.environments, plan.env);
   if (!kRolloutActionFrom[input.action].includes(plan.status))
     throw new FlagwireError(
@@ -192,7 +194,7 @@ export function rolloutGuardRecord(
   input: { rolloutId: string; dueAt: number; reading: RawReading; refused?: string },
   now: number,
 ): RolloutPlan | null {
-  const plan = w.getRollout(input.rolloutId);
+  const plan = getRollout(w, input.rolloutId);
   const guard = plan?.guard ?? null;
   if (plan === undefined || guard === null || plan.status !== 'running' || plan.guardNextAt !== input.dueAt) return null;
   // The approvals gate refused its rollback (a plan never approved for a guarded environment): paused, with why.
@@ -217,7 +219,7 @@ export function rolloutGuardRecord(
  * is no longer what the last step set, someone changed it by hand: the rollout pauses and says so instead.
  */
 export function rolloutAdvance(w: StoreWriter, input: { rolloutId: string; refused?: string }, now: number): RolloutPlan | null {
-  const plan = w.getRollout(input.rolloutId);
+  const plan = getRollout(w, input.rolloutId);
   if (plan === undefined || plan.status !== 'running' || plan.nextAt === null || plan.nextAt > now) return null;
   const flag = w.getFlag(plan.flagId);
   const changed = flag === undefined ? null : handChange(plan, effectiveState(flag, plan.env));
@@ -297,6 +299,6 @@ function patchFlag(w: StoreWriter, plan: RolloutPlan, patch: Record<string, unkn
 
 function save(w: StoreWriter, plan: RolloutPlan, now: number): RolloutPlan {
   const next = { ...plan, updatedAt: now };
-  w.putRollout(next);
+  putRollout(w, next);
   return next;
 }

@@ -19,6 +19,7 @@ import {
   ScheduleList,
   scheduleView,
 } from './schemas.js';
+import { listRollouts, listSchedules } from './plan-store.js';
 
 export const kReleasePlanApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
   // Scheduled changes.
@@ -68,7 +69,7 @@ export const kReleasePlanApiRoutes: Readonly<Record<string, ManagementRouteSpec>
         if (status !== undefined && status !== 'pending')
           throw new FlagwireError('INVALID_REQUEST', `status must be pending (or left out, for every change), not "${status}"`);
         const page = pageRequest(request.query.get('limit'), request.query.get('after'));
-        return pageAnswer('schedules', store.listSchedules(auth.project.id, { ...page, pendingOnly: status === 'pending' }), scheduleView);
+        return pageAnswer('schedules', listSchedules(store, auth.project.id, { ...page, pendingOnly: status === 'pending' }), scheduleView);
       },
     },
   },
@@ -144,7 +145,7 @@ export const kReleasePlanApiRoutes: Readonly<Record<string, ManagementRouteSpec>
       kind: 'read',
       run(request, auth, { store }) {
         const page = pageRequest(request.query.get('limit'), request.query.get('after'));
-        return pageAnswer('rollouts', store.listRollouts(auth.project.id, page), rolloutView);
+        return pageAnswer('rollouts', listRollouts(store, auth.project.id, page), rolloutView);
       },
     },
   },

@@ -17,6 +17,7 @@ import { compileValidator } from '../model/validation.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { auditPlan, existingPlanRequest, newPlanRequest, type PlanBody } from './plan-actors.js';
 import { ScheduleCreate } from './schemas.js';
+import { getSchedule, pendingSchedules, putSchedule } from './plan-store.js';
 
 /** Pending changes a project may hold: the scheduler's work and the store stay bounded whatever clients do. */
 export const kMaxPendingSchedules = 1000;
@@ -76,7 +77,7 @@ function createSchedule(
     outcome: null,
   };
   // From the index of pending changes alone: making one never reads the project's other changes.
-  const pending = w.pendingSchedules(project.id);
+  const pending = pendingSchedules(w, project.id);
   if (pending.count >= kMaxPendingSchedules)
     throw new FlagwireError(
       'INVALID_REQUEST',
@@ -88,7 +89,7 @@ function createSchedule(
       'INVALID_REQUEST',
       `this project's pending scheduled changes would hold ${pending.bytes + bytes} bytes, more than ${kMaxPendingScheduleBytes}; cancel some first, or schedule smaller changes`,
     );
-  w.putSchedule(change);
+  putSchedule(w, change);
   auditPlan(
     w,
     input.actor,
@@ -102,7 +103,7 @@ function createSchedule(
 
 /** Cancels a pending change; one already applied, failed or cancelled is a 400 saying which. */
 export function scheduleCancel(w: StoreWriter, input: { scheduleId: string; principal: Principal }, now: number): ScheduledChange {
-  const { plan: change, actor } = existingPlanRequest(w, input.principal, w.getSchedule(input.scheduleId), scheduleNotFound, now);
+  const { plan: change, actor } = existingPlanRequest(w, input.principal, getSchedule(w, input.scheduleId), scheduleNotFound, now);
   requireEnvironmentAllowed(actor.environments, change.env);
   if (change.status !== 'pending') {
     throw new FlagwireError(
@@ -111,7 +112,7 @@ export function scheduleCancel(w: StoreWriter, input: { scheduleId: string; prin
     );
   }
   const next: ScheduledChange = { ...change, status: 'cancelled', doneAt: now, outcome: `cancelled by ${actor.name}` };
-  w.putSchedule(next);
+  putSchedule(w, next);
   auditPlan(w, actor, next, 'schedule.cancel', { schedule: { before: 'pending', after: 'cancelled' } }, now);
   return next;
 }
@@ -123,7 +124,7 @@ export function scheduleCancel(w: StoreWriter, input: { scheduleId: string; prin
  * accepts (the flag deleted, a variant gone) is recorded as failed, with why, and audited.
  */
 export function scheduleRun(w: StoreWriter, input: { scheduleId: string; refused?: string }, now: number): ScheduledChange | null {
-  const change = w.getSchedule(input.scheduleId);
+  const change = getSchedule(w, input.scheduleId);
   if (change === undefined || change.status !== 'pending' || change.at > now) return null;
   const actor = planActor(change.id, 'scheduled change');
   let next: ScheduledChange;
@@ -138,6 +139,6 @@ export function scheduleRun(w: StoreWriter, input: { scheduleId: string; refused
     next = { ...change, status: 'failed', doneAt: now, outcome: `${err.title}: ${err.detail}` };
     auditPlan(w, actor, next, 'schedule.fail', { schedule: { before: 'pending', after: next.outcome } }, now);
   }
-  w.putSchedule(next);
+  putSchedule(w, next);
   return next;
 }

@@ -15,6 +15,7 @@ import type { ScheduledChange } from './schedules.js';
 import type { SnapshotReader } from '../store/interfaces.js';
 import type { GuardReader } from './guard-reader.js';
 import type { RawReading } from './guards.js';
+import { listDueRollouts, listDueSchedules } from './plan-store.js';
 
 const kPollMs = 500;
 /** Changes run per poll at most; the rest wait for the next one. */
@@ -83,8 +84,8 @@ export class Scheduler {
   private async poll(awaitGuards: boolean): Promise<number> {
     this.store.resetReadTxn();
     const now = this.clock.now();
-    const changes = this.store.listDueSchedules(now, kBatch);
-    const rollouts = this.store.listDueRollouts(now, kBatch);
+    const changes = listDueSchedules(this.store, now, kBatch);
+    const rollouts = listDueRollouts(this.store, now, kBatch);
     const readings = rollouts.filter((plan) => guardDue(plan, now) && !this.reading.has(plan.id)).map((plan) => this.readGuard(plan));
     await this.runChanges(changes);
     let stepping = rollouts;
@@ -92,7 +93,7 @@ export class Scheduler {
       await Promise.all(readings);
       // The readings just recorded (a breach pauses the rollout): read again what is due.
       this.store.resetReadTxn();
-      stepping = this.store.listDueRollouts(now, kBatch);
+      stepping = listDueRollouts(this.store, now, kBatch);
     }
     await this.advanceRollouts(stepping, now);
     return Math.max(changes.length, rollouts.length);

@@ -7,8 +7,6 @@ import type { Flag, FlagState, FlagUsage } from '../flags/records.js';
 import type { Invitation } from '../model/invitations.js';
 import type { MailMessage } from '../model/mail.js';
 import type { Audience, Project } from '../model/projects.js';
-import type { RolloutPlan } from '../release-plans/rollouts.js';
-import type { ScheduledChange } from '../release-plans/schedules.js';
 import type { Credential, Session } from '../model/sessions.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
 import type { Change, LoggedChange, Revision } from './changes.js';
@@ -22,30 +20,6 @@ export interface AuditPage {
   before: number | null;
 }
 
-/** Everything the API, the evaluation workers and the console read. */
-/** Where a page of a list by time starts: after the entry at this time with this id. */
-export interface PagePosition {
-  time: number;
-  id: string;
-}
-
-/**
- * A page of a list read in time order: at most `limit` entries and, past the first, no more than
- * `maxBytes` of them (as JSON); `after`: where the previous page ended; `newestFirst`: the reverse order.
- */
-export interface PageRequest {
-  limit: number;
-  maxBytes: number;
-  after: PagePosition | null;
-  newestFirst?: boolean;
-}
-
-/** A page and where the next one starts (null: this was the last). */
-export interface Page<T> {
-  items: T[];
-  next: PagePosition | null;
-}
-
 /**
  * The store's revision (StoreReader.revision; Flagwire-Revision on the wire): one number for the whole
  * store, PostgreSQL's revision on its copies, the data file's configSeq on LMDB alone. Not a project's
@@ -53,6 +27,7 @@ export interface Page<T> {
  */
 export type StoreRevision = number;
 
+/** Everything the API, the evaluation workers and the console read. */
 export interface StoreReader {
   /**
    * Moves with every committed transaction that wrote an org, user, membership, project, audience,
@@ -136,24 +111,6 @@ export interface StoreReader {
   listOrgInvitations(orgId: string): Invitation[];
   /** Addressed to `email`, compared without case. */
   listEmailInvitations(email: string): Invitation[];
-  /**
-   * Scheduled changes (src/release-plans): one; a page of a project's by due time (`pendingOnly`: those
-   * still pending); a page of a flag's; how many of a project's are pending and their size in bytes (as
-   * JSON), read from the index alone; those pending and due at `now`, earliest first.
-   */
-  getSchedule(id: string): ScheduledChange | undefined;
-  listSchedules(projectId: string, page: PageRequest & { pendingOnly: boolean }): Page<ScheduledChange>;
-  listFlagSchedules(flagId: string, page: PageRequest): Page<ScheduledChange>;
-  pendingSchedules(projectId: string): { count: number; bytes: number };
-  listDueSchedules(now: number, limit: number): ScheduledChange[];
-  /**
-   * Progressive rollouts: one; a page of a project's by creation; a page of a flag's; those running
-   * whose next step is due at `now`, earliest first.
-   */
-  getRollout(id: string): RolloutPlan | undefined;
-  listRollouts(projectId: string, page: PageRequest): Page<RolloutPlan>;
-  listFlagRollouts(flagId: string, page: PageRequest): Page<RolloutPlan>;
-  listDueRollouts(now: number, limit: number): RolloutPlan[];
 }
 
 /**
@@ -277,10 +234,6 @@ export interface StoreWriter extends StoreReader {
   deleteSession(session: Session): void;
   /** Invitations do not move configSeq either: no reader caches them. */
   putInvitation(invitation: Invitation): void;
-  /** Scheduled changes do not move configSeq either: evaluation never reads them. */
-  putSchedule(change: ScheduledChange): void;
-  /** Rollouts do not move configSeq either (the flag changes they make do). */
-  putRollout(plan: RolloutPlan): void;
   /** Runs `fn`, returning what it returned and the audit entries it appended (the webhook outbox's input). */
   collectAudit<T>(fn: () => T): { value: T; entries: AuditEntry[] };
   deleteInvitation(invitation: Invitation): void;

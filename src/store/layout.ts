@@ -70,8 +70,6 @@ import type { Invitation } from '../model/invitations.js';
 import type { MailMessage } from '../model/mail.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { Credential, Session } from '../model/sessions.js';
-import type { RolloutPlan } from '../release-plans/rollouts.js';
-import type { ScheduledChange } from '../release-plans/schedules.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
 import type { LookupPart, LookupTally } from './interfaces.js';
 
@@ -152,8 +150,6 @@ export interface Databases {
   readonly usage: Database<FlagUsage, string> | undefined;
   /** Absent in a read-only open of a file older than schema 4 (as usage). */
   readonly auth: Database<AuthValue, AuthKey> | undefined;
-  /** Absent in a read-only open of a file older than schema 6 (as usage). */
-  readonly plans: Database<ScheduledChange | RolloutPlan | number | null, PlanKey> | undefined;
   /** Absent in a read-only open of a file older than schema 14 (as usage); keyed-lookups.ts reads and writes it. */
   readonly keyedIndexes: Database<number | null, LookupPart[]> | undefined;
   /** Absent in a read-only open of a file older than schema 15 (as usage). */
@@ -168,6 +164,7 @@ export interface Databases {
  */
 export const kRetiredDatabases: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   hooks: { hook: 'webhooks', delivery: 'deliveries', payload: 'payloads' },
+  plans: { change: 'schedules', rollout: 'rollouts' },
 };
 
 /** The keyedIndexes database: the store's own, where every simple kind's lookups (KeyedKind.indexes) are kept. */
@@ -175,50 +172,6 @@ export const kKeyedIndexes = 'keyedIndexes';
 
 /** The keyedTallies database: the store's own, the tallies of the tallied lookups (Lookup.tallied). */
 export const kKeyedTallies = 'keyedTallies';
-
-export type PlanKey =
-  | ['change', string]
-  | ['due', number, string]
-  | ['project', string, number, string]
-  | ['flagChange', string, number, string]
-  | ['pending', string, number, string]
-  | ['rollout', string]
-  | ['rolloutDue', number, string]
-  | ['rolloutProject', string, number, string]
-  | ['flagRollout', string, number, string];
-
-/** The lists a scheduled change is in besides the due index, each entry holding its size (pending: while it is). */
-export function changeListKeys(change: Pick<ScheduledChange, 'projectId' | 'flagId' | 'at' | 'id' | 'status'>): PlanKey[] {
-  const keys: PlanKey[] = [
-    ['project', change.projectId, change.at, change.id],
-    ['flagChange', change.flagId, change.at, change.id],
-  ];
-  if (change.status === 'pending') keys.push(['pending', change.projectId, change.at, change.id]);
-  return keys;
-}
-
-/** The lists a rollout is in besides the due index, each entry holding its size. */
-export function rolloutListKeys(plan: Pick<RolloutPlan, 'projectId' | 'flagId' | 'createdAt' | 'id'>): PlanKey[] {
-  return [
-    ['rolloutProject', plan.projectId, plan.createdAt, plan.id],
-    ['flagRollout', plan.flagId, plan.createdAt, plan.id],
-  ];
-}
-
-/**
- * A running rollout's entry in its due index, at the sooner of its next step and its guard's next
- * reading; null when it has neither to come.
- */
-export function dueRolloutKey(plan: Pick<RolloutPlan, 'nextAt' | 'guardNextAt' | 'id' | 'status'>): PlanKey | null {
-  if (plan.status !== 'running') return null;
-  const times = [plan.nextAt, plan.guardNextAt].filter((t): t is number => typeof t === 'number');
-  return times.length === 0 ? null : ['rolloutDue', Math.min(...times), plan.id];
-}
-
-/** A pending change's entry in the due index. */
-export function dueChangeKey(change: Pick<ScheduledChange, 'at' | 'id'>): PlanKey {
-  return ['due', change.at, change.id];
-}
 
 /**
  * Opens (creating if needed) the databases named: a layout's (store-layout.ts, from the record kinds

@@ -8,13 +8,10 @@ import { kMaxEmailLength, type Membership, type Org, type Role, type User } from
 import type { AuditEntry } from '../model/audit.js';
 import type { Flag, FlagUsage } from '../flags/records.js';
 import type { Invitation } from '../model/invitations.js';
-import type { RolloutPlan } from '../release-plans/rollouts.js';
-import type { ScheduledChange } from '../release-plans/schedules.js';
 import type { MailMessage } from '../model/mail.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { Credential, Session } from '../model/sessions.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
-import { listedBytes } from '../model/listed-bytes.js';
 import type { ChangeLog } from './change-log.js';
 import { ChangeRecorder } from './change-recorder.js';
 import { changeOf, type Change, type Revision } from './changes.js';
@@ -29,9 +26,6 @@ import type {
   LookupPart,
   LookupRange,
   LookupTally,
-  Page,
-  PagePosition,
-  PageRequest,
   NewAuditEntry,
   StoreWriter,
   Tentative,
@@ -48,30 +42,16 @@ import {
   kMemberRecords,
   kOrgRecords,
   kProjectRecords,
-  kRolloutRecords,
-  kScheduleRecords,
   kSessionRecords,
   kTokenRecords,
   kUsageRecords,
   kUserRecords,
   type RecordKind,
 } from './record-kinds.js';
-import {
-  dueChangeKey,
-  dueKey,
-  changeListKeys,
-  dueRolloutKey,
-  rolloutListKeys,
-  flagNameKey,
-  kSchemaVersion,
-  userEmailKey,
-  databaseNamed,
-  type Databases,
-} from './layout.js';
+import { dueKey, flagNameKey, kSchemaVersion, userEmailKey, databaseNamed, type Databases } from './layout.js';
 import { readEntries, readTally, refile, scanEntries, sumEntries, heldLookupNames, type LookupDatabases } from './keyed-lookups.js';
 
 const kMaxRange = '\uffff';
-const kNoPage: Page<never> = { items: [], next: null };
 
 /**
  * Every id Flagwire makes is a short random string. A longer one (an id taken from a URL or the command
@@ -332,92 +312,6 @@ export abstract class LmdbRecords implements StoreWriter {
     return wanted.length > kMaxEmailLength ? [] : this.invitationsIndexed('emailInvitation', wanted);
   }
 
-  getSchedule(id: string): ScheduledChange | undefined {
-    return tooLong(id) ? undefined : ((this.db.plans?.get(['change', id]) as ScheduledChange | null | undefined) ?? undefined);
-  }
-
-  getRollout(id: string): RolloutPlan | undefined {
-    return tooLong(id) ? undefined : ((this.db.plans?.get(['rollout', id]) as RolloutPlan | null | undefined) ?? undefined);
-  }
-
-  listRollouts(projectId: string, page: PageRequest): Page<RolloutPlan> {
-    return tooLong(projectId) ? kNoPage : this.planPage(['rolloutProject', projectId], page, (id) => this.getRollout(id));
-  }
-
-  listFlagRollouts(flagId: string, page: PageRequest): Page<RolloutPlan> {
-    return tooLong(flagId) ? kNoPage : this.planPage(['flagRollout', flagId], page, (id) => this.getRollout(id));
-  }
-
-  listDueRollouts(now: number, limit: number): RolloutPlan[] {
-    const plans = this.db.plans;
-    if (plans === undefined) return [];
-    const out: RolloutPlan[] = [];
-    for (const key of plans.getKeys({ start: ['rolloutDue'], end: ['rolloutDue', now, kMaxRange], limit })) {
-      const plan = this.getRollout((key as [string, number, string])[2]);
-      if (plan) out.push(plan);
-    }
-    return out;
-  }
-
-  listSchedules(projectId: string, page: PageRequest & { pendingOnly: boolean }): Page<ScheduledChange> {
-    if (tooLong(projectId)) return kNoPage;
-    return this.planPage([page.pendingOnly ? 'pending' : 'project', projectId], page, (id) => this.getSchedule(id));
-  }
-
-  listFlagSchedules(flagId: string, page: PageRequest): Page<ScheduledChange> {
-    return tooLong(flagId) ? kNoPage : this.planPage(['flagChange', flagId], page, (id) => this.getSchedule(id));
-  }
-
-  pendingSchedules(projectId: string): { count: number; bytes: number } {
-    const plans = this.db.plans;
-    const totals = { count: 0, bytes: 0 };
-    if (plans === undefined || tooLong(projectId)) return totals;
-    for (const { value } of plans.getRange({ start: ['pending', projectId], end: ['pending', projectId, kMaxRange] as never })) {
-      totals.count++;
-      totals.bytes += value as number;
-    }
-    return totals;
-  }
-
-  /**
-   * A page of one of the plans database's lists, [list, owner, time, id] -> bytes: entries are counted
-   * and measured from the index, and only those on the page are read.
-   */
-  private planPage<T>(list: [string, string], page: PageRequest, get: (id: string) => T | undefined): Page<T> {
-    const plans = this.db.plans;
-    if (plans === undefined) return kNoPage;
-    const after = page.after === null ? null : [...list, page.after.time, page.after.id];
-    const range = page.newestFirst
-      ? { start: after ?? [...list, kMaxRange], end: list, reverse: true }
-      : { start: after ?? list, end: [...list, kMaxRange] };
-    const items: T[] = [];
-    let bytes = 0;
-    let last: PagePosition | null = null;
-    for (const { key, value } of plans.getRange(range as never)) {
-      const [, , time, id] = key as [string, string, number, string];
-      if (page.after !== null && time === page.after.time && id === page.after.id) continue;
-      const size = value as number;
-      if (items.length === page.limit || (items.length > 0 && bytes + size > page.maxBytes)) return { items, next: last };
-      const item = get(id);
-      if (item === undefined) continue;
-      items.push(item);
-      bytes += size;
-      last = { time, id };
-    }
-    return { items, next: null };
-  }
-
-  listDueSchedules(now: number, limit: number): ScheduledChange[] {
-    const plans = this.db.plans;
-    if (plans === undefined) return [];
-    const out: ScheduledChange[] = [];
-    for (const key of plans.getKeys({ start: ['due'], end: ['due', now, kMaxRange], limit })) {
-      const change = this.getSchedule((key as [string, number, string])[2]);
-      if (change) out.push(change);
-    }
-    return out;
-  }
-
   private invitationsIndexed(index: 'orgInvitation' | 'emailInvitation', value: string): Invitation[] {
     const auth = this.db.auth;
     if (auth === undefined) return [];
@@ -605,35 +499,6 @@ export abstract class LmdbRecords implements StoreWriter {
     this.db.mail.putSync(message.seq, message);
     if (isPending(message)) this.db.mailDue.putSync(dueKey(message), null);
     this.recordPut(kMailRecords, message);
-  }
-
-  putSchedule(change: ScheduledChange): void {
-    this.assertTxn();
-    const plans = this.db.plans!;
-    const before = this.getSchedule(change.id);
-    if (before) {
-      if (before.status === 'pending') plans.removeSync(dueChangeKey(before));
-      for (const key of changeListKeys(before)) plans.removeSync(key);
-    }
-    plans.putSync(['change', change.id], change);
-    const bytes = listedBytes(change);
-    for (const key of changeListKeys(change)) plans.putSync(key, bytes);
-    if (change.status === 'pending') plans.putSync(dueChangeKey(change), null);
-    this.recordPut(kScheduleRecords, change);
-  }
-
-  putRollout(plan: RolloutPlan): void {
-    this.assertTxn();
-    const plans = this.db.plans!;
-    const before = this.getRollout(plan.id);
-    const beforeKey = before === undefined ? null : dueRolloutKey(before);
-    if (beforeKey !== null) plans.removeSync(beforeKey);
-    plans.putSync(['rollout', plan.id], plan);
-    const bytes = listedBytes(plan);
-    for (const key of rolloutListKeys(plan)) plans.putSync(key, bytes);
-    const dueKey = dueRolloutKey(plan);
-    if (dueKey !== null) plans.putSync(dueKey, null);
-    this.recordPut(kRolloutRecords, plan);
   }
 
   abstract tentatively<T>(fn: () => T, review: (changes: readonly Change[]) => boolean): Tentative<T>;

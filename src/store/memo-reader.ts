@@ -26,12 +26,8 @@ import type {
   LookupPart,
   LookupRange,
   LookupTally,
-  Page,
-  PageRequest,
   SnapshotReader,
 } from './interfaces.js';
-import type { RolloutPlan } from '../release-plans/rollouts.js';
-import type { ScheduledChange } from '../release-plans/schedules.js';
 
 /** Entries kept per record kind; past it the memo starts over (a bound, not an LRU: hits are per project). */
 const kMaxEntries = 4096;
@@ -154,42 +150,6 @@ export class MemoReader implements SnapshotReader {
 
   findFlagByName(projectId: string, name: string): Flag | undefined {
     return this.store.findFlagByName(projectId, name);
-  }
-
-  getSchedule(id: string): ScheduledChange | undefined {
-    return this.store.getSchedule(id);
-  }
-
-  listSchedules(projectId: string, page: PageRequest & { pendingOnly: boolean }): Page<ScheduledChange> {
-    return this.store.listSchedules(projectId, page);
-  }
-
-  listFlagSchedules(flagId: string, page: PageRequest): Page<ScheduledChange> {
-    return this.store.listFlagSchedules(flagId, page);
-  }
-
-  pendingSchedules(projectId: string): { count: number; bytes: number } {
-    return this.store.pendingSchedules(projectId);
-  }
-
-  listDueSchedules(now: number, limit: number): ScheduledChange[] {
-    return this.store.listDueSchedules(now, limit);
-  }
-
-  getRollout(id: string): RolloutPlan | undefined {
-    return this.store.getRollout(id);
-  }
-
-  listRollouts(projectId: string, page: PageRequest): Page<RolloutPlan> {
-    return this.store.listRollouts(projectId, page);
-  }
-
-  listFlagRollouts(flagId: string, page: PageRequest): Page<RolloutPlan> {
-    return this.store.listFlagRollouts(flagId, page);
-  }
-
-  listDueRollouts(now: number, limit: number): RolloutPlan[] {
-    return this.store.listDueRollouts(now, limit);
   }
 
   getToken(id: string): Token | undefined {

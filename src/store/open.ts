@@ -7,14 +7,9 @@ import { kDefaultChangeLog, type ChangeLogBounds } from '../config.js';
 import { open, type Database, type Key, type RootDatabase } from 'lmdb';
 import { repackOlderLog } from './change-log.js';
 import { checkDataFile, StoreOpenError } from './data-file.js';
-import type { RolloutPlan } from '../release-plans/rollouts.js';
-import { listedBytes } from '../model/listed-bytes.js';
-import type { ScheduledChange } from '../release-plans/schedules.js';
 import {
-  changeListKeys,
   dataFilePath,
   dueKey,
-  rolloutListKeys,
   kMaxDbs,
   kRetiredDatabases,
   kFileName,
@@ -214,25 +209,12 @@ function migrateFrom6(path: string, root: RootDatabase, dbs: Databases): void {
 }
 
 /**
- * Schema 7 to 8: the plans database's lists by time (a project's changes and rollouts, a flag's, a
- * project's pending changes) with each entry's size, in place of the project lists by id.
+ * Schema 7 to 8: the plans database's lists by time, with each entry's size; schema 15 moved its records
+ * into databases of their own, filed in their kinds' lookups, so only the version moves.
  */
 function migrateFrom7(path: string, root: RootDatabase, dbs: Databases): void {
   writeTransaction(root, path, () => {
     if (dbs.meta.get('schemaVersion') !== 7) return;
-    const plans = dbs.plans!;
-    for (const list of ['project', 'rolloutProject'] as const)
-      for (const key of [...plans.getKeys({ start: [list], end: [list, '\uffff'] } as never)]) plans.removeSync(key);
-    for (const { key, value } of plans.getRange({ start: ['change'], end: ['change', '\uffff'] } as never)) {
-      if (key[0] !== 'change' || value === null) continue;
-      const change = value as ScheduledChange;
-      for (const listKey of changeListKeys(change)) plans.putSync(listKey, listedBytes(change));
-    }
-    for (const { key, value } of plans.getRange({ start: ['rollout'], end: ['rollout', '\uffff'] } as never)) {
-      if (key[0] !== 'rollout' || value === null) continue;
-      const plan = value as RolloutPlan;
-      for (const listKey of rolloutListKeys(plan)) plans.putSync(listKey, listedBytes(plan));
-    }
     dbs.meta.putSync('schemaVersion', 8);
   });
 }

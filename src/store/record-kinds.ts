@@ -16,8 +16,6 @@ import type { MailMessage } from '../model/mail.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { Credential, Session } from '../model/sessions.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
-import type { RolloutPlan } from '../release-plans/rollouts.js';
-import type { ScheduledChange } from '../release-plans/schedules.js';
 import type { KeyedKind, StoreWriter } from './interfaces.js';
 import { databaseNamed, kKeyedIndexes, kKeyedTallies, type Databases } from './layout.js';
 
@@ -97,7 +95,7 @@ function* values<V>(
   for (const { value } of db.getRange({ transaction })) yield value;
 }
 
-/** The values of a shared database's entries whose key starts with `tag` (auth, plans, hooks). */
+/** The values of a shared database's entries whose key starts with `tag` (auth). */
 function* tagged<V>(db: Database<unknown, Key[]> | undefined, tag: string, transaction: Transaction): Iterable<V> {
   if (db === undefined) return;
   for (const { value } of db.getRange({ start: [tag], end: [tag, '\uffff'], transaction })) if (value !== null) yield value as V;
@@ -260,24 +258,6 @@ export const kInvitationRecords = recordKind<Invitation>()({
     removes: (invitation) => [{ kind: 'invitation', key: invitation.id }],
     apply: (t, invitation) => t.writer.deleteInvitation(invitation),
   },
-});
-
-export const kScheduleRecords = recordKind<ScheduledChange>()({
-  name: 'schedule',
-  relayed: false,
-  database: 'plans',
-  key: byId,
-  read: (db, txn) => tagged(db.plans, 'change', txn),
-  apply: (t, change) => t.writer.putSchedule(change),
-});
-
-export const kRolloutRecords = recordKind<RolloutPlan>()({
-  name: 'rollout',
-  relayed: false,
-  database: 'plans',
-  key: byId,
-  read: (db, txn) => tagged(db.plans, 'rollout', txn),
-  apply: (t, plan) => t.writer.putRollout(plan),
 });
 
 /** When the demo data was seeded (Unix ms): the store's own, in meta. */

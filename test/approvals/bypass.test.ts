@@ -19,6 +19,7 @@ import { kChangeRequestRecords, type ChangeRequest } from '../../src/approvals/r
 import { requestView } from '../../src/approvals/request-view.js';
 import { buildWorld, type World } from '../helpers/world.js';
 import { scratchDir } from '../helpers/scratch-dir.js';
+import { getRollout, listSchedules } from '../../src/release-plans/plan-store.js';
 
 const dir = scratchDir('flagwire-approvals-bypass-');
 const world = buildWorld(dir);
@@ -346,7 +347,7 @@ const kProbes: { [N in CommandName]: Probe<N> } = {
   rolloutGuardRecord: {
     guarded: true,
     system: () => [
-      { rolloutId: oldRollout, dueAt: world.store.getRollout(oldRollout)?.guardNextAt ?? 0, reading: { values: [5], note: null } },
+      { rolloutId: oldRollout, dueAt: getRollout(world.store, oldRollout)?.guardNextAt ?? 0, reading: { values: [5], note: null } },
     ],
   },
   fragmentUpdate: {
@@ -536,7 +537,7 @@ function guardedState(w: World): string {
 /** The multi project's scheduled changes still to run. */
 function pendingPlans(w: World): ScheduledChange[] {
   w.store.resetReadTxn();
-  return w.store.listSchedules(ids.multi, { limit: 500, maxBytes: Number.POSITIVE_INFINITY, after: null, pendingOnly: true }).items;
+  return listSchedules(w.store, ids.multi, { limit: 500, maxBytes: Number.POSITIVE_INFINITY, after: null, pendingOnly: true }).items;
 }
 
 type Tried = 'held' | 'refused' | 'applied';

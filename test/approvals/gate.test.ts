@@ -12,6 +12,7 @@ import { requireRequest } from '../../src/approvals/requests.js';
 import type { GroupFlag } from '../../src/flags/records.js';
 import { buildWorld } from '../helpers/world.js';
 import { scratchDir } from '../helpers/scratch-dir.js';
+import { listRollouts, listSchedules } from '../../src/release-plans/plan-store.js';
 
 const world = buildWorld(scratchDir('flagwire-approvals-gate-'));
 const { ids } = world;
@@ -196,13 +197,13 @@ t.test('release plans are approved when made: the plan runs without another requ
   );
   world.store.resetReadTxn();
   t.same(
-    world.store.listSchedules(ids.multi, { limit: 10, maxBytes: 1 << 20, after: null, pendingOnly: true }).items,
+    listSchedules(world.store, ids.multi, { limit: 10, maxBytes: 1 << 20, after: null, pendingOnly: true }).items,
     [],
     'no schedule until approved',
   );
   world.run('requestApprove', { requestId: id, principal: admin }, t0 + 31);
   world.store.resetReadTxn();
-  const [schedule] = world.store.listSchedules(ids.multi, { limit: 10, maxBytes: 1 << 20, after: null, pendingOnly: true }).items;
+  const [schedule] = listSchedules(world.store, ids.multi, { limit: 10, maxBytes: 1 << 20, after: null, pendingOnly: true }).items;
   t.ok(schedule, 'made when approved');
   t.ok(world.store.getKeyed(kApprovedPlanRecords, schedule!.id), 'as an approved plan');
   const ran = world.outcome('scheduleRun', { scheduleId: schedule!.id }, t0 + 60_000);
@@ -219,7 +220,9 @@ t.test('release plans are approved when made: the plan runs without another requ
   );
   world.run('requestApprove', { requestId: rollout, principal: admin }, t0 + 100_040);
   world.store.resetReadTxn();
-  const plan = world.store.listRollouts(ids.multi, { limit: 10, maxBytes: 1 << 20, after: null }).items.find((r) => r.status === 'running');
+  const plan = listRollouts(world.store, ids.multi, { limit: 10, maxBytes: 1 << 20, after: null }).items.find(
+    (r) => r.status === 'running',
+  );
   t.equal(plan?.nextAt, t0 + 100_040 + 10_000, 'approved 100 s late: its clock starts when applied');
   t.equal(production()?.trafficPercentage, 50, 'its first step applied with it');
 });

@@ -13,6 +13,7 @@ import { MetricAllowList, promqlMetricNames } from '../../src/release-plans/prom
 import { tempDataDir } from '../helpers/server.js';
 import { refusedCommand } from '../helpers/refused.js';
 import { buildWorld } from '../helpers/world.js';
+import { listDueRollouts } from '../../src/release-plans/plan-store.js';
 
 const world = buildWorld(tempDataDir());
 t.teardown(() => world.store.close());
@@ -132,9 +133,7 @@ t.test('readings recorded once; a breach pauses, its reading in the audit entry;
   const plan = start(flag.id, { prometheus: 'sum(rate(errors_total[1m]))', max: 0.05, intervalMs: 10_000 });
   t.match(plan, { guardNextAt: t0, guardReading: null, guard: { onBreach: 'pause', min: null } });
   t.same(
-    read()
-      .listDueRollouts(t0, 10)
-      .map((p) => p.id),
+    listDueRollouts(read(), t0, 10).map((p) => p.id),
     [plan.id],
     'due for its first reading at once, before its step',
   );
@@ -180,11 +179,7 @@ t.test('a completed rollout stops reading its guard', async (t) => {
   world.run('rolloutAct', { principal: kOperator, rolloutId: plan.id, action: 'skip' }, t0 + 1);
   const last = world.run('rolloutAct', { principal: kOperator, rolloutId: plan.id, action: 'skip' }, t0 + 2);
   t.match(last, { status: 'completed', guardNextAt: null });
-  t.notOk(
-    read()
-      .listDueRollouts(t0 + 10 * kHour, 100)
-      .some((p) => p.id === plan.id),
-  );
+  t.notOk(listDueRollouts(read(), t0 + 10 * kHour, 100).some((p) => p.id === plan.id));
 });
 
 t.test("selectors on this server's metrics text", async (t) => {

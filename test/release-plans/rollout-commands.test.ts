@@ -5,6 +5,7 @@
 import t from 'tap';
 import { kOperator } from '../../src/audit/audit-actor.js';
 import { kHour, kSteps, rolloutWorld } from '../helpers/rollout-world.js';
+import { getRollout, listDueRollouts } from '../../src/release-plans/plan-store.js';
 
 const { world, ids, t0, read, percentage, audit, start, advance, act, refused } = rolloutWorld(t);
 
@@ -27,9 +28,7 @@ t.test('steps taken in order, each when its hold ends, once, audited as plan:<id
 
   t.equal(advance(plan.id, t0 + kHour - 1), null, 'not before its hold ends');
   t.same(
-    read()
-      .listDueRollouts(t0 + kHour, 10)
-      .map((p) => p.id),
+    listDueRollouts(read(), t0 + kHour, 10).map((p) => p.id),
     [plan.id],
   );
   t.match(advance(plan.id, t0 + kHour), { current: 1, status: 'running', nextAt: t0 + 2 * kHour });
@@ -38,9 +37,9 @@ t.test('steps taken in order, each when its hold ends, once, audited as plan:<id
   t.equal(advance(plan.id, t0 + kHour + 1), null, 'a second ask (another node) does nothing');
   t.equal(audit(ids.single).length, entries, 'and writes nothing');
   t.same(advance(plan.id, t0 + 2 * kHour)?.appliedAt, [t0, t0 + kHour, t0 + 2 * kHour]);
-  t.match(read().getRollout(plan.id), { current: 2, status: 'completed', nextAt: null });
+  t.match(getRollout(read(), plan.id), { current: 2, status: 'completed', nextAt: null });
   t.equal(percentage(flag.id), 100);
-  t.same(read().listDueRollouts(t0 + 10 * kHour, 10), [], 'a completed rollout is due no more');
+  t.same(listDueRollouts(read(), t0 + 10 * kHour, 10), [], 'a completed rollout is due no more');
 
   // Rolled back after completing: the percentage before the first step.
   t.match(act(plan.id, 'rollback', t0 + 3 * kHour), { status: 'rolled-back' });

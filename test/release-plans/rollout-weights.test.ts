@@ -10,6 +10,7 @@ import type { TypedVariants } from '../../src/flags/records.js';
 import { rolloutView } from '../../src/release-plans/schemas.js';
 import { cli, expectAllRefused, ok } from '../helpers/cli.js';
 import { kHour, kSteps, rolloutWorld } from '../helpers/rollout-world.js';
+import { getRollout, putRollout } from '../../src/release-plans/plan-store.js';
 
 const { dataDir, world, ids, t0, read, percentage, audit, start, advance, act, refused } = rolloutWorld(t);
 
@@ -251,8 +252,8 @@ t.test('variant weights: refusals, each saying what is needed; nothing written',
 t.test('a rollout stored before weight steps existed (no initialTargeting) reads as null and rolls back', async (t) => {
   const flag = world.run('flagCreate', { projectId: ids.single, principal: kOperator, body: { name: 'old-ramp', enabled: true } });
   const { initialTargeting: _none, ...old } = start(flag.id, kSteps);
-  world.store.transact((w) => w.putRollout(old));
-  const stored = read().getRollout(old.id)!;
+  world.store.transact((w) => putRollout(w, old));
+  const stored = getRollout(read(), old.id)!;
   t.notOk('initialTargeting' in stored);
   t.equal(rolloutView(stored).initialTargeting, null);
   t.match(act(old.id, 'rollback', t0 + 1), { status: 'rolled-back' });

@@ -8,6 +8,7 @@ import { tempDataDir } from '../helpers/server.js';
 import { refusedCommand } from '../helpers/refused.js';
 import { buildWorld } from '../helpers/world.js';
 import { kEveryChange } from '../helpers/store-pages.js';
+import { listDueSchedules, listSchedules, putSchedule } from '../../src/release-plans/plan-store.js';
 
 const world = buildWorld(tempDataDir());
 t.teardown(() => world.store.close());
@@ -31,9 +32,7 @@ t.test('made: recorded pending, audited, listed by due time; applied once when d
   const sooner = schedule(ids.flag, null, t0 + kHour, { trafficPercentage: 80 });
   t.match(sooner, { status: 'pending', flagId: ids.flag, env: null, patch: { trafficPercentage: 80 }, createdBy: 'console', doneAt: null });
   t.same(
-    read()
-      .listSchedules(ids.single, kEveryChange)
-      .items.map((s) => s.id),
+    listSchedules(read(), ids.single, kEveryChange).items.map((s) => s.id),
     [sooner.id, later.id],
     'by due time',
   );
@@ -42,9 +41,7 @@ t.test('made: recorded pending, audited, listed by due time; applied once when d
   t.equal(run(sooner.id, t0 + kHour - 1), null, 'not before its time');
   t.match(read().getFlag(ids.flag), { state: { trafficPercentage: 50 } }, 'the flag as it was');
   t.same(
-    read()
-      .listDueSchedules(t0 + kHour, 10)
-      .map((s) => s.id),
+    listDueSchedules(read(), t0 + kHour, 10).map((s) => s.id),
     [sooner.id],
     'due at its time, the later one not yet',
   );
@@ -62,9 +59,7 @@ t.test('made: recorded pending, audited, listed by due time; applied once when d
   t.equal(run(sooner.id, t0 + kHour + 10), null, 'a second run (another node, a retry) does nothing');
   t.equal(audit(ids.single).length, entries, 'and writes nothing');
   t.same(
-    read()
-      .listDueSchedules(t0 + 3 * kHour, 10)
-      .map((s) => s.id),
+    listDueSchedules(read(), t0 + 3 * kHour, 10).map((s) => s.id),
     [later.id],
     'an applied change is due no more',
   );
@@ -189,7 +184,7 @@ t.test(`a project holds at most ${kMaxPendingSchedules} pending changes`, async 
   const flag = world.run('flagCreate', { projectId: project.id, principal: kOperator, body: { name: 'f' } });
   world.store.transact((w) => {
     for (let i = 0; i < kMaxPendingSchedules; i++) {
-      w.putSchedule({
+      putSchedule(w, {
         id: `sch_busy${i}`,
         projectId: project.id,
         flagId: flag.id,

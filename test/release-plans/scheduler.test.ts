@@ -11,6 +11,7 @@ import { Scheduler } from '../../src/release-plans/scheduler.js';
 import { tempDataDir } from '../helpers/server.js';
 import { buildWorld } from '../helpers/world.js';
 import { kEveryChange } from '../helpers/store-pages.js';
+import { getSchedule, listSchedules } from '../../src/release-plans/plan-store.js';
 
 const world = buildWorld(tempDataDir());
 t.teardown(() => world.store.close());
@@ -61,20 +62,20 @@ t.test('everything due at start runs before start returns, past one batch; later
   await scheduler.start();
   t.teardown(() => scheduler.stop());
   world.store.resetReadTxn();
-  const statuses = world.store.listSchedules(world.ids.single, kEveryChange).items.filter((s) => s.flagId === flag.id);
+  const statuses = listSchedules(world.store, world.ids.single, kEveryChange).items.filter((s) => s.flagId === flag.id);
   t.equal(
     statuses.filter((s) => s.status === 'applied').length,
     120,
     'all 120 due ones ran before start returned, the failed one in a later round',
   );
-  t.match(world.store.getSchedule(later.id), { status: 'pending' }, 'the later one waits');
+  t.match(getSchedule(world.store, later.id), { status: 'pending' }, 'the later one waits');
 
   clock.advance(3600);
   const deadline = Date.now() + 60_000;
-  while (world.store.getSchedule(later.id)!.status === 'pending') {
+  while (getSchedule(world.store, later.id)!.status === 'pending') {
     if (Date.now() > deadline) throw new Error('the later change never ran');
     await new Promise((r) => setTimeout(r, 20));
     world.store.resetReadTxn();
   }
-  t.match(world.store.getSchedule(later.id), { status: 'applied', outcome: 'changed' }, 'a poll ran it once due');
+  t.match(getSchedule(world.store, later.id), { status: 'applied', outcome: 'changed' }, 'a poll ran it once due');
 });

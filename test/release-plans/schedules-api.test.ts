@@ -11,6 +11,7 @@ import { call } from '../helpers/http.js';
 import { advanceClock } from '../helpers/test-hooks.js';
 import { startWorldServer } from '../helpers/world-server.js';
 import { kEveryChange } from '../helpers/store-pages.js';
+import { listSchedules as storedSchedules } from '../../src/release-plans/plan-store.js';
 
 const { server, world } = await startWorldServer(t, { FLAGWIRE_TEST_HOOKS: '1' });
 const { ids, secrets, tokenIds } = world;
@@ -63,8 +64,8 @@ async function until(t: Test, what: string, done: () => Promise<boolean>): Promi
 async function refused(t: Test, status: number, error: string, request: () => Promise<{ status: number; json: any }>): Promise<string> {
   const before = world.snapshot();
   const schedulesBefore =
-    JSON.stringify(world.store.listSchedules(ids.single, kEveryChange)) +
-    JSON.stringify(world.store.listSchedules(ids.multi, kEveryChange));
+    JSON.stringify(storedSchedules(world.store, ids.single, kEveryChange)) +
+    JSON.stringify(storedSchedules(world.store, ids.multi, kEveryChange));
   const r = await request();
   t.equal(r.status, status, `${status} ${error}`);
   t.strictSame(Object.keys(r.json).sort(), ['detail', 'docs', 'error'], 'the error envelope');
@@ -73,8 +74,8 @@ async function refused(t: Test, status: number, error: string, request: () => Pr
   t.equal(world.snapshot(), before, 'nothing changed');
   world.store.resetReadTxn();
   t.equal(
-    JSON.stringify(world.store.listSchedules(ids.single, kEveryChange)) +
-      JSON.stringify(world.store.listSchedules(ids.multi, kEveryChange)),
+    JSON.stringify(storedSchedules(world.store, ids.single, kEveryChange)) +
+      JSON.stringify(storedSchedules(world.store, ids.multi, kEveryChange)),
     schedulesBefore,
     'no scheduled change recorded or changed',
   );

@@ -96,7 +96,7 @@ t.test("replaceAll replaces everything, and keeps the copy's configSeq moving", 
 async function everyDatabase(t: TestContext): Promise<string> {
   const dir = tempDir(t);
   // Every database of the layout holds entries: the world's accounts, projects, flags and tokens, and
-  // a webhook with a pending delivery, a scheduled change, an invitation (its mail queued), a session,
+  // a webhook with a pending delivery, a scheduled change, a rollout, an invitation (its mail queued), a session,
   // usage, token activity, a relay key and a shared fragment.
   const world = buildWorld(dir);
   const { ids } = world;
@@ -107,6 +107,17 @@ async function everyDatabase(t: TestContext): Promise<string> {
   world.run(
     'scheduleCreate',
     { principal: kOperator, flagId: ids.flag, env: null, body: { at: at + 3_600_000, patch: { enabled: false } } },
+    at,
+  );
+  world.run(
+    'rolloutStart',
+    {
+      principal: kOperator,
+      flagId: ids.flag,
+      env: null,
+      body: { steps: [{ trafficPercentage: 10, holdMs: 3_600_000 }, { trafficPercentage: 100 }] },
+      guardMetrics: null,
+    },
     at,
   );
   world.run(

@@ -29,6 +29,16 @@ import {
   listWebhooks,
   putWebhook,
 } from '../../src/webhooks/webhook-store.js';
+import {
+  getSchedule,
+  listDueSchedules,
+  listFlagRollouts,
+  listFlagSchedules,
+  listRollouts,
+  listSchedules,
+  pendingSchedules,
+  putSchedule,
+} from '../../src/release-plans/plan-store.js';
 
 const at = Date.UTC(2030, 0, 1);
 
@@ -520,9 +530,9 @@ t.test('a schema 5 data dir (no plans database) reads as no scheduled changes, a
 
   const reader = Store.open(dir, { readOnly: true });
   t.equal(reader.schemaVersion(), 5, 'a read-only open reads it as it is');
-  t.same(reader.listSchedules('prj_1', kEveryChange).items, []);
-  t.same(reader.listDueSchedules(Date.now(), 10), []);
-  t.equal(reader.getSchedule('sch_1'), undefined);
+  t.same(listSchedules(reader, 'prj_1', kEveryChange).items, []);
+  t.same(listDueSchedules(reader, Date.now(), 10), []);
+  t.equal(getSchedule(reader, 'sch_1'), undefined);
   await reader.close();
 
   const store = Store.open(dir);
@@ -543,14 +553,14 @@ t.test('a schema 5 data dir (no plans database) reads as no scheduled changes, a
     outcome: null,
   };
   const seq = store.configSeq();
-  store.transact((w) => w.putSchedule(change));
-  t.strictSame(store.getSchedule('sch_1'), change);
-  t.strictSame(store.listSchedules('prj_1', kEveryChange).items, [change]);
-  t.same(store.listDueSchedules(at + 999, 10), [], 'not due before its time');
-  t.strictSame(store.listDueSchedules(at + 1000, 10), [change], 'due at its time');
-  store.transact((w) => w.putSchedule({ ...change, status: 'applied', doneAt: at + 1000, outcome: 'changed' }));
-  t.same(store.listDueSchedules(at + 5000, 10), [], 'done: no longer due');
-  t.equal(store.listSchedules('prj_1', kEveryChange).items[0]!.status, 'applied', 'still listed');
+  store.transact((w) => putSchedule(w, change));
+  t.strictSame(getSchedule(store, 'sch_1'), change);
+  t.strictSame(listSchedules(store, 'prj_1', kEveryChange).items, [change]);
+  t.same(listDueSchedules(store, at + 999, 10), [], 'not due before its time');
+  t.strictSame(listDueSchedules(store, at + 1000, 10), [change], 'due at its time');
+  store.transact((w) => putSchedule(w, { ...change, status: 'applied', doneAt: at + 1000, outcome: 'changed' }));
+  t.same(listDueSchedules(store, at + 5000, 10), [], 'done: no longer due');
+  t.equal(listSchedules(store, 'prj_1', kEveryChange).items[0]!.status, 'applied', 'still listed');
   t.equal(store.configSeq(), seq, 'scheduled changes do not move configSeq');
 });
 
@@ -592,35 +602,35 @@ t.test('a schema 7 data dir: its plans are listed by time once migrated, pending
   t.teardown(() => store.close());
   t.equal(store.schemaVersion(), kSchemaVersion);
   t.strictSame(
-    store.listSchedules('prj_1', kEveryChange).items.map((c) => c.id),
+    listSchedules(store, 'prj_1', kEveryChange).items.map((c) => c.id),
     ['sch_c', 'sch_a', 'sch_b'],
     'by due time',
   );
   t.strictSame(
-    store.listSchedules('prj_1', { ...kEveryChange, pendingOnly: true }).items.map((c) => c.id),
+    listSchedules(store, 'prj_1', { ...kEveryChange, pendingOnly: true }).items.map((c) => c.id),
     ['sch_a', 'sch_b'],
   );
   t.strictSame(
-    store.listFlagSchedules('flg_1', { ...kEveryChange, newestFirst: true }).items.map((c) => c.id),
+    listFlagSchedules(store, 'flg_1', { ...kEveryChange, newestFirst: true }).items.map((c) => c.id),
     ['sch_b', 'sch_a', 'sch_c'],
   );
-  const pending = store.pendingSchedules('prj_1');
+  const pending = pendingSchedules(store, 'prj_1');
   t.equal(pending.count, 2);
   t.equal(pending.bytes, Buffer.byteLength(JSON.stringify(sooner)) + Buffer.byteLength(JSON.stringify(later)));
-  t.strictSame(store.listRollouts('prj_1', kEveryChange).items, [plan]);
-  t.strictSame(store.listFlagRollouts('flg_1', kEveryChange).items, [plan]);
-  const firstPage = store.listSchedules('prj_1', { ...kEveryChange, limit: 2 });
+  t.strictSame(listRollouts(store, 'prj_1', kEveryChange).items, [plan]);
+  t.strictSame(listFlagRollouts(store, 'flg_1', kEveryChange).items, [plan]);
+  const firstPage = listSchedules(store, 'prj_1', { ...kEveryChange, limit: 2 });
   t.same(firstPage.next, { time: sooner.at, id: 'sch_a' });
   t.strictSame(
-    store.listSchedules('prj_1', { ...kEveryChange, limit: 2, after: firstPage.next }).items.map((c) => c.id),
+    listSchedules(store, 'prj_1', { ...kEveryChange, limit: 2, after: firstPage.next }).items.map((c) => c.id),
     ['sch_b'],
     'the next page starts after the last entry',
   );
-  const byBytes = store.listSchedules('prj_1', { ...kEveryChange, maxBytes: 1 });
+  const byBytes = listSchedules(store, 'prj_1', { ...kEveryChange, maxBytes: 1 });
   t.equal(byBytes.items.length, 1, 'past the first entry, a page stops at its bytes');
-  store.transact((w) => w.putSchedule({ ...sooner, status: 'applied', doneAt: at + 1000, outcome: 'changed' }));
-  t.equal(store.pendingSchedules('prj_1').count, 1, 'applied: no longer pending');
-  t.equal(store.listSchedules('prj_1', kEveryChange).items.length, 3, 'still listed, once');
+  store.transact((w) => putSchedule(w, { ...sooner, status: 'applied', doneAt: at + 1000, outcome: 'changed' }));
+  t.equal(pendingSchedules(store, 'prj_1').count, 1, 'applied: no longer pending');
+  t.equal(listSchedules(store, 'prj_1', kEveryChange).items.length, 3, 'still listed, once');
 });
 
 t.test('a data dir with files Flagwire did not write is refused, never written over', async (t) => {
