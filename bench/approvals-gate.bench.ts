@@ -18,6 +18,7 @@ import { kFlagCommands } from '../src/flags/command-table.js';
 import { kStoreLayout, webhookEventOf } from '../src/capabilities.js';
 import { LmdbStore } from '../src/store/lmdb-store.js';
 import type { StoreWriter } from '../src/store/interfaces.js';
+import { getFlag } from '../src/flags/flag-store.js';
 
 const kWrites = Number(process.argv[2] ?? 300);
 const kRounds = Number(process.argv[3] ?? 5);
@@ -69,7 +70,7 @@ const guardedOff = run((w) =>
   runCommand(
     w,
     'flagCreate',
-    { projectId: w.getFlag(guarded)!.projectId, principal, body: { name: 'off', environments: { production: {} } } },
+    { projectId: getFlag(w, guarded)!.projectId, principal, body: { name: 'off', environments: { production: {} } } },
     now,
   ),
 ).id;

@@ -19,6 +19,7 @@ import type { StoreWriter } from '../src/store/interfaces.js';
 import type { Flag } from '../src/flags/records.js';
 import type { Audience } from '../src/model/projects.js';
 import { kFiveRuleTargeting, kFiveRuleVariants } from './five-rule-flag.js';
+import { listFlags } from '../src/flags/flag-store.js';
 
 export interface BenchFlag {
   id: string;
@@ -185,7 +186,7 @@ function generate(store: LmdbStore): BenchData {
     if (project.multi) {
       // Flag-wide cohort lists on every fourth group flag (the effective list where no override is set).
       store.transact((w) => {
-        for (const flag of w.listFlags(project.id)) {
+        for (const flag of listFlags(w, project.id)) {
           const n = Number(flag.name.slice(1));
           if (flag.name === 'b' || n % 4 === 0)
             run(w, 'flagCohorts', { principal: kOperator, flagId: flag.id, cohorts: cohortList(`g${flag.name}`, 300) });

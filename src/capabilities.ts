@@ -21,7 +21,7 @@ import { kSnapshots } from './snapshots/capability.js';
 import { kSync } from './sync/capability.js';
 import { kTokens } from './tokens/capability.js';
 import { kWebhooks } from './webhooks/capability.js';
-import type { WebhookEvent } from './webhooks/records.js';
+import type { WebhookEvent } from './capability/webhook-events.js';
 import type { AnyCommand } from './writer/command.js';
 
 export const kCapabilities = [

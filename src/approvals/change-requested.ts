@@ -1,21 +1,10 @@
-// A change the approvals gate held as a change request (gate.ts) as its caller receives it: not applied,
-// a request stored instead, opened for it or edited with it (its author's pending request on the same
-// records). Each surface answers it as such: the Management API and the web console 202 with
-// {changeRequest, edited}, the command line exit status 3.
+// How the surfaces answer a change the approvals gate held as a change request (the writer's
+// ChangeRequested, src/writer/change-requested.ts): the Management API and the web console 202 with
+// {changeRequest, edited}; the command line exits with status 3.
 import { Type, type Static } from '../typebox.js';
 import { json } from '../routes/openapi-parts.js';
+import type { ChangeRequested } from '../writer/change-requested.js';
 import { ChangeRequestView } from './request-view.js';
-
-export class ChangeRequested extends Error {
-  constructor(
-    readonly request: ChangeRequestView,
-    /** Whether the change edited its author's pending request rather than opening one. */
-    readonly edited: boolean,
-  ) {
-    super(changeRequestedText(request, edited));
-    this.name = 'ChangeRequested';
-  }
-}
 
 /** The Management API's and the web console's 202 body: the request, whether it was edited, and what happened in a sentence. */
 export const ChangeRequestedBody = Type.Object(
@@ -31,16 +20,8 @@ export const ChangeRequestedBody = Type.Object(
 export type ChangeRequestedBody = Static<typeof ChangeRequestedBody>;
 
 export function changeRequestedBody(err: ChangeRequested): ChangeRequestedBody {
-  return { changeRequest: err.request, edited: err.edited, detail: err.message };
-}
-
-/** What every surface says of a change held as a request: opened for it, or edited with it. */
-export function changeRequestedText(request: ChangeRequestView, edited: boolean): string {
-  const where = request.environments.map((env) => env ?? "the project's environment").join(' and ');
-  const approvals = `${request.approvals.length} of ${request.required} approvals`;
-  return edited
-    ? `${where} needs approval: this change was not applied; it edited change request ${request.id}, which holds it with the change it held (${approvals})`
-    : `${where} needs approval: this change was not applied; change request ${request.id} holds it (${approvals})`;
+  // The gate holds a change with its request's view (request-view.ts), which the writer carries as it is.
+  return { changeRequest: err.request as ChangeRequestView, edited: err.edited, detail: err.message };
 }
 
 /**

@@ -5,7 +5,8 @@
 // role and every value again.
 import { principalOf } from '../audit/audit-actor.js';
 import { kRoles, type Role } from '../model/accounts.js';
-import { flagAccess, type ProjectAccess, projectAccess } from '../console-route/access.js';
+import { type ProjectAccess, projectAccess } from '../console-route/access.js';
+import { flagAccess } from '../flags/flag-lookups.js';
 import type { ApiCall, ApiRoute } from '../console-route/call.js';
 import { FlagwireError } from '../errors.js';
 import { compileForm, FormText, FormTexts } from '../console-route/forms.js';
@@ -22,6 +23,7 @@ import { waitingFor } from './request-notices.js';
 import { versionFromIfMatch } from './request-version.js';
 import { listRequests, pendingRequests, requireRequest } from './requests.js';
 import { getRollout, getSchedule } from '../release-plans/plan-store.js';
+import { getFlag } from '../flags/flag-store.js';
 
 /** Decided requests the requests page lists, newest first: the history is paged no further in the console. */
 export const kHistoryShown = 50;
@@ -88,7 +90,7 @@ function alteredOf(r: StoreReader, id: string): AlteredView {
   const schedule = getSchedule(r, id);
   const plan = schedule ?? getRollout(r, id);
   if (plan === undefined) return { id, kind: 'gone', name: null, flagId: null, env: null };
-  const name = r.getFlag(plan.flagId)?.name ?? null;
+  const name = getFlag(r, plan.flagId)?.name ?? null;
   return { id, kind: schedule === undefined ? 'rollout' : 'schedule', name, flagId: plan.flagId, env: plan.env };
 }
 

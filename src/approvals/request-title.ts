@@ -6,6 +6,7 @@
 import { type Names, requestTitle } from '../web-console/browser/audit-sentences.js';
 import type { StoreReader } from '../store/interfaces.js';
 import type { ChangeRequest } from './records.js';
+import { getFlag } from '../flags/flag-store.js';
 
 export function titleOf(r: StoreReader, request: ChangeRequest): string {
   // A flag the request makes is named by the request itself; any other by its name now.
@@ -17,7 +18,7 @@ export function titleOf(r: StoreReader, request: ChangeRequest): string {
   const flags = new Map<string, string>();
   for (const entry of request.audit) {
     if (entry.flagId === null) continue;
-    const name = held.get(entry.flagId) ?? r.getFlag(entry.flagId)?.name;
+    const name = held.get(entry.flagId) ?? getFlag(r, entry.flagId)?.name;
     if (name !== undefined) flags.set(entry.flagId, name);
   }
   const names: Names = {

@@ -5,6 +5,7 @@ import type { Change } from '../store/changes.js';
 import type { NewAuditEntry, StoreReader } from '../store/interfaces.js';
 import { isAuthorOf } from './authors.js';
 import { kChangeRequestRecords, type ChangeRequest, type RequestAuthor, type RequestStatus } from './records.js';
+import { getFlag } from '../flags/flag-store.js';
 
 /** Pending requests a project holds at most: each holds a change set in memory-mapped storage. */
 export const kMaxPendingPerProject = 100;
@@ -79,7 +80,7 @@ export function summaryOf(
     if (typeof value.id === 'string' && typeof value.name === 'string') names.set(value.id, value.name);
   }
   const lines = entries.map((entry) => {
-    const flag = entry.flagId === null ? '' : ` ${names.get(entry.flagId) ?? r.getFlag(entry.flagId)?.name ?? entry.flagId}`;
+    const flag = entry.flagId === null ? '' : ` ${names.get(entry.flagId) ?? getFlag(r, entry.flagId)?.name ?? entry.flagId}`;
     return `${entry.action}${flag}${entry.env === null ? '' : ` in ${entry.env}`}`;
   });
   return [...new Set(lines)].join('; ') || 'a change';

@@ -2,6 +2,7 @@
 import { FlagwireError } from '../errors.js';
 import { projectAccess } from '../console-route/access.js';
 import type { ApiCall, ApiRoute } from '../console-route/call.js';
+import { listFlags } from '../flags/flag-store.js';
 
 const kDefaultAuditLimit = 25;
 const kMaxAuditLimit = 200;
@@ -46,7 +47,7 @@ export function auditView(call: ApiCall) {
     can: access.can,
     entries,
     nextBefore: more ? before : null,
-    flags: named(call.store.listFlags(access.project.id)),
+    flags: named(listFlags(call.store, access.project.id)),
     audiences: named(call.store.listAudiences(access.project.id)),
     people: peopleInKeys(call, access.project.orgId, entries),
     actors: actorChoices(call, access.project.id, access.project.orgId),

@@ -11,12 +11,12 @@ import type { BackgroundWork } from './background-work.js';
 import type { GrpcServiceSpec } from './grpc-service.js';
 import type { EnvironmentBearing } from '../store/interfaces.js';
 import type { ConsoleCommand } from '../cli-command/console-command.js';
-import type { WebhookEvent } from '../webhooks/records.js';
+import type { FlagwireError } from '../errors.js';
+import type { WebhookEvent } from './webhook-events.js';
 import type { RouteCounts, RouteDeclaration, RouteDeclarations, RouteHandler } from '../routes/route-table.js';
 import type { ApiRoute } from '../console-route/call.js';
 import type { RecordKind } from '../store/record-kinds.js';
 import type { Logger } from 'pino';
-import type { ActivityRecorder } from '../tokens/activity.js';
 import type { AuthFailures } from '../http/auth-failures.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
@@ -54,9 +54,16 @@ export interface ServiceRouteDeps {
   config: Readonly<Config>;
   log: Logger;
   authFailures: AuthFailures;
-  activity: ActivityRecorder;
+  activity: TokenUseLog;
   /** Request counts by route number; null or absent when metrics are off. */
   metrics?: RouteCounts | null;
+}
+
+/** What a service route tells of a token's use: its requests and denials (src/tokens/activity.ts ActivityRecorder keeps them). */
+export interface TokenUseLog {
+  used(tokenId: string, method: string, path: string, status: number, at: number): void;
+  denied(tokenId: string, reason: string, method: string, path: string, at: number): void;
+  refused(tokenId: string, error: FlagwireError, method: string, path: string, at: number): void;
 }
 
 export interface Capability {

@@ -8,7 +8,7 @@ import { StoreOpenError } from '../store/data-file.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { openForConsole, writeRefusalOnOpen, type ConsoleStore } from '../store/open-store.js';
 import { runOutcome } from '../command-runner/commands.js';
-import { ChangeRequested } from '../approvals/change-requested.js';
+import { ChangeRequested } from '../writer/change-requested.js';
 import type { WriterCommand } from '../writer/command.js';
 import { type CommandLine, parseCommandLine, undecodableArguments, UsageError, wantsJson } from '../cli-command/args.js';
 import { kConsoleCommands } from './commands.js';

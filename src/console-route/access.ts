@@ -4,13 +4,10 @@
 // itself holds no rule.
 import { FlagwireError } from '../errors.js';
 import type { Org, Role, User } from '../model/accounts.js';
-import type { Flag } from '../flags/records.js';
-import { notFoundDetail, requireFlag } from '../model/lookups.js';
+import { notFoundDetail } from '../model/lookups.js';
 import { can, canManageAnyToken, canManageToken, type ProjectRole, projectRole, tokenStatus } from '../model/permissions.js';
 import { isManagementEligible } from '../model/plans.js';
 import type { Project } from '../model/projects.js';
-import type { RolloutPlan } from '../release-plans/rollouts.js';
-import { kRolloutActionFrom, kRolloutActions, type RolloutAction } from '../release-plans/schemas.js';
 import type { Token } from '../model/tokens.js';
 import type { StoreReader } from '../store/interfaces.js';
 
@@ -73,20 +70,6 @@ export function mayManageToken(access: ProjectAccess, token: Token, userId: stri
 /** Whether the page offers Revoke on a rotated token still in its grace period (the writer ends the grace). */
 export function mayEndGrace(access: ProjectAccess, token: Token, userId: string): boolean {
   return !access.can.tokensReadOnly && canManageToken(access.role, 'revoke', token, userId);
-}
-
-/** The buttons the page offers on a rollout: the actions its status allows (rolloutAct's rule), to a user who may change flags. */
-export function offeredRolloutActions(access: ProjectAccess, plan: Pick<RolloutPlan, 'status'>): RolloutAction[] {
-  return access.can.editFlags ? kRolloutActions.filter((action) => kRolloutActionFrom[action].includes(plan.status)) : [];
-}
-
-/**
- * The flag, if the user may see its project (projectAccess's 404 otherwise): the flag's page and the
- * routes that act on a flag, its own and its release plans'.
- */
-export function flagAccess(r: StoreReader, user: User, flagId: string, now: number): { flag: Flag; access: ProjectAccess } {
-  const flag = requireFlag(r, flagId);
-  return { flag, access: projectAccess(r, user, flag.projectId, now) };
 }
 
 /** The organisation, if the user is a member; otherwise the 404 of an unknown id. */

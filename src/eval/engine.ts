@@ -33,14 +33,15 @@ import { EvalQuery } from './query.js';
 import { decodePathId } from '../http/path-id.js';
 import { fragmentRules, projectFragments } from '../fragments/records.js';
 import { ResolvedFragments } from '../fragments/resolve.js';
+import { getFlag, listFlags } from '../flags/flag-store.js';
 
 export type EngineStore = Pick<
   SnapshotReader,
   | 'resetReadTxn'
   | 'configSeq'
   | 'revision'
-  | 'getFlag'
-  | 'listFlags'
+  | 'getKeyed'
+  | 'listKeyedBy'
   | 'getProject'
   | 'getAudience'
   | 'listAudiences'
@@ -296,7 +297,7 @@ export class EvalEngine {
   private flagEntry(id: string): FlagEntry | Missing {
     let entry = this.flags.get(id);
     if (entry === undefined) {
-      const flag = this.store.getFlag(id);
+      const flag = getFlag(this.store, id);
       entry = flag === undefined ? missingFlag(id) : this.compileFlag(flag, this.store.getProject(flag.projectId));
       this.remember(this.flags, id, entry);
     }
@@ -355,7 +356,7 @@ export class EvalEngine {
   private compileProject(project: Project): ProjectEntry {
     const flags: FlagEntry[] = [];
     const byName = new Map<string, FlagEntry>();
-    for (const flag of this.store.listFlags(project.id)) {
+    for (const flag of listFlags(this.store, project.id)) {
       // The flag's cached entry if it has one (same snapshot, so the same compilation): replacing it
       // would drop the evaluations counted on it.
       const cached = this.flags.get(flag.id);

@@ -28,6 +28,7 @@ import { typedProblems } from '../flags/variant-rules.js';
 import { fragmentRules, projectFragments } from '../fragments/records.js';
 import { resolvedTyped } from '../fragments/resolve.js';
 import { type CompiledVariants, compileVariants } from '../eval/variants.js';
+import { getFlag } from '../flags/flag-store.js';
 
 /**
  * The Evaluation API's context is a query string, which uWebSockets.js holds to 4 KiB with the request
@@ -102,7 +103,7 @@ function triedRule(
   env: string | null,
   rule: NonNullable<PlaygroundRequest['rule']>,
 ): CompiledVariants {
-  const flag = store.getFlag(rule.flagId);
+  const flag = getFlag(store, rule.flagId);
   if (flag === undefined || flag.projectId !== projectId)
     throw new FlagwireError('INVALID_REQUEST', `"rule.flagId": no flag ${rule.flagId} in this project.`);
   const typed = effectiveState(flag, env).typed;
@@ -156,8 +157,7 @@ function sameSnapshot(store: StoreReader): EngineStore {
     resetReadTxn: () => {},
     configSeq: () => store.configSeq(),
     revision: () => store.revision(),
-    getFlag: (id) => store.getFlag(id),
-    listFlags: (projectId) => store.listFlags(projectId),
+    listKeyedBy: (kind, index, key, range) => store.listKeyedBy(kind, index, key, range),
     getProject: (id) => store.getProject(id),
     getAudience: (id) => store.getAudience(id),
     listAudiences: (projectId) => store.listAudiences(projectId),

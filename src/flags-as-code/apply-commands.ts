@@ -30,6 +30,7 @@ import {
   type ProjectModel,
   projectModel,
 } from './project-model.js';
+import { findFlagByName } from '../flags/flag-store.js';
 
 export interface PlanInput {
   projectId: string;
@@ -304,7 +305,7 @@ class ChangeRunner {
 
   /** By the store's index of names: a file of thousands of flags is applied without reading every flag per change. */
   private flagId(name: string): string {
-    return this.w.findFlagByName(this.project.id, name)!.id;
+    return findFlagByName(this.w, this.project.id, name)!.id;
   }
 }
 

@@ -17,6 +17,7 @@ import { listFragments } from '../fragments/fragment-commands.js';
 import { fileDocument } from './flag-file.js';
 import { apiView, type ModelView, projectModel, sortedByName } from './project-model.js';
 import { kBucketingKey } from '../flags/import-commands.js';
+import { listFlags } from '../flags/flag-store.js';
 
 export type ExportFormat = 'flagwire' | 'flagd';
 export const kExportFormats: readonly ExportFormat[] = ['flagwire', 'flagd'];
@@ -67,7 +68,7 @@ function flagdDocument(r: StoreReader, project: Project, environment: string | n
   // Entries, then fromEntries, not assignment: a flag named "__proto__" is a key like any other.
   const flags: [string, Record<string, unknown>][] = [];
   const omitted: [string, string][] = [];
-  for (const flag of sortedByName(r.listFlags(project.id))) {
+  for (const flag of sortedByName(listFlags(r, project.id))) {
     const said = flagInFlagd(flag, ctx);
     if (said.flag === null) omitted.push([flag.name, said.omitted]);
     else flags.push([flag.name, { ...said.flag, ...flagdBucketing(flag) }]);

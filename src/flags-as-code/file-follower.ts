@@ -11,7 +11,7 @@ import { type FSWatcher, readFileSync, statSync, watch } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import { Periodic } from '../background/periodic.js';
-import { ChangeRequested } from '../approvals/change-requested.js';
+import { ChangeRequested } from '../writer/change-requested.js';
 import { FlagwireError } from '../errors.js';
 import type { PlanResult } from './schemas.js';
 

@@ -12,6 +12,13 @@ import { movableBuffers, type ReceivedBody } from '../model/request-body.js';
 import type { StoreRevision } from '../store/interfaces.js';
 import type { PlanResult } from './schemas.js';
 
+declare module '../routes/handler.js' {
+  interface RouteServices {
+    /** Where plans run: never on the front end's thread. */
+    planner: Planner;
+  }
+}
+
 export interface PlanRequest {
   id: number;
   projectId: string;

@@ -13,6 +13,7 @@ import { bucketingField } from '../flags/bucketing.js';
 import type { AudienceRule, Project, ProjectKind } from '../model/projects.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { listFragments } from '../fragments/fragment-commands.js';
+import { listFlags } from '../flags/flag-store.js';
 
 export interface ModelState {
   enabled: boolean;
@@ -76,7 +77,7 @@ export function projectModel(r: StoreReader, project: Project): ProjectModel {
   const audienceName = new Map(audiences.map((a) => [a.id, a.name]));
   // fromEntries, not assignment: a flag named "__proto__" is a key like any other (assigned, it would set the prototype).
   const flags: Record<string, ModelFlag> = Object.fromEntries(
-    sortedByName(r.listFlags(project.id)).map((flag) => [flag.name, modelFlag(flag, project, audienceName)]),
+    sortedByName(listFlags(r, project.id)).map((flag) => [flag.name, modelFlag(flag, project, audienceName)]),
   );
   return {
     kind: project.kind,

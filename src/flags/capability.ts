@@ -1,6 +1,6 @@
 // Flags as a capability (src/capability/capability.ts): a project's flags, created, changed and deleted,
 // imported from a flagd file, and the evaluations the workers counted.
-import { kFlagRecords, kUsageRecords } from '../store/record-kinds.js';
+import { kFlagRecords, kUsageRecords } from './flag-store.js';
 import { defineCapability } from '../capability/capability.js';
 import { kFlagCommands } from './command-table.js';
 import { kFlagAuditActions } from './audit-actions.js';

@@ -14,11 +14,13 @@ import {
 } from '../cli-command/console-command.js';
 import * as flagOut from './cli-output.js';
 import { isStale, kDefaultStaleDays, kMaxStaleDays, staleBefore, type Flag } from './records.js';
-import { requireFlag, requireProject } from '../model/lookups.js';
+import { requireProject } from '../model/lookups.js';
+import { requireFlag } from './flag-lookups.js';
 import type { Project } from '../model/projects.js';
 import { representFlag, type EnvironmentsFlag, type FlatFlag } from './representation.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { kFlagCommands } from './command-table.js';
+import { getUsage, listFlags } from './flag-store.js';
 
 const kFlagCreateUsage =
   'flag create PROJECT_ID --name NAME [--enabled] [--percentage N] [--env NAME]... [--bucketing modulo|fractional] [--as USER_ID]';
@@ -37,7 +39,7 @@ interface StaleFlags {
 
 /** The Management API's representation of a flag (a group flag in its environments form). */
 function flagView(r: StoreReader, flag: Flag): FlagView {
-  return representFlag(flag, requireProject(r, flag.projectId), null, r.getUsage(flag.id));
+  return representFlag(flag, requireProject(r, flag.projectId), null, getUsage(r, flag.id));
 }
 
 /**
@@ -48,8 +50,8 @@ function flagView(r: StoreReader, flag: Flag): FlagView {
 function staleFlags(r: StoreReader, project: Project, days: number, now: number): StaleFlags {
   const before = staleBefore(now, days);
   const flags: FlagView[] = [];
-  for (const flag of r.listFlags(project.id)) {
-    const usage = r.getUsage(flag.id);
+  for (const flag of listFlags(r, project.id)) {
+    const usage = getUsage(r, flag.id);
     if (isStale(flag, usage, before)) flags.push(representFlag(flag, project, null, usage));
   }
   return { days, before, flags };
@@ -122,7 +124,7 @@ export const kFlagCli: readonly ConsoleCommand[] = [
     run: (args, ctx) =>
       ctx.read((r): { flags: FlagView[] } => {
         const project = requireProject(r, args.positional('PROJECT_ID'));
-        return { flags: r.listFlags(project.id).map((f) => representFlag(f, project, null, r.getUsage(f.id))) };
+        return { flags: listFlags(r, project.id).map((f) => representFlag(f, project, null, getUsage(r, f.id))) };
       }),
     human: (result: { flags: FlagView[] }) => flagOut.renderFlagViews(result.flags),
   }),

@@ -4,7 +4,9 @@ import { principalOf } from '../audit/audit-actor.js';
 import { patchResult, representFlag } from './representation.js';
 import { type FlagState, hourlySeries, isStale, kDefaultStaleDays, staleBefore } from './records.js';
 import { splitWeights } from '../release-plans/rollout-weights.js';
-import { flagAccess, offeredRolloutActions, projectAccess } from '../console-route/access.js';
+import { projectAccess } from '../console-route/access.js';
+import { offeredRolloutActions } from '../release-plans/schemas.js';
+import { flagAccess } from './flag-lookups.js';
 import { guardReadingText, stepText } from '../release-plans/schedule-text.js';
 import { describeGuard } from '../release-plans/guards.js';
 import { rolloutView, scheduleView } from '../release-plans/schemas.js';
@@ -16,6 +18,7 @@ import { kFlagCommands } from './command-table.js';
 import { flagdServing } from '../sync/flagd-serving.js';
 import { listFragments } from '../fragments/fragment-commands.js';
 import { listFlagRollouts, listFlagSchedules } from '../release-plans/plan-store.js';
+import { getUsage, listFlags } from './flag-store.js';
 
 const kRenameForm = compileForm(Type.Object({ name: FormText }));
 const kDescribeForm = compileForm(Type.Object({ description: FormText }));
@@ -33,14 +36,14 @@ export function projectView(call: ApiCall) {
   const hourly: Record<string, number[]> = {};
   // A state whose rule is a bare fractional split, as `on=10/off=90`: by `flagId` or `flagId:env`.
   const splits: Record<string, string> = {};
-  const flags = call.store.listFlags(project.id).map((f) => {
+  const flags = listFlags(call.store, project.id).map((f) => {
     const states: [string, FlagState][] =
       f.kind === 'groupflag' ? Object.entries(f.environments).map(([e, s]) => [`${f.id}:${e}`, s]) : [[f.id, f.state]];
     for (const [key, state] of states) {
       const split = state.typed === undefined ? null : splitWeights(state.typed.targeting);
       if (split !== null) splits[key] = split;
     }
-    const usage = call.store.getUsage(f.id);
+    const usage = getUsage(call.store, f.id);
     // The CLI's `flag stale` rule (src/flags/records.ts), at its default of days: the list's badge and filter.
     if (isStale(f, usage, before)) stale.push(f.id);
     hourly[f.id] = hourlySeries(usage?.hours, call.now, kListHours);
@@ -56,7 +59,7 @@ export function flagView(call: ApiCall) {
   const { flag, access } = flagAccess(call.store, call.user, call.params.flagId!, call.now);
   return {
     ...access,
-    flag: representFlag(flag, access.project, null, call.store.getUsage(flag.id)),
+    flag: representFlag(flag, access.project, null, getUsage(call.store, flag.id)),
     // A group flag's flag-wide list, which the API never shows as such (spec: Flag-wide cohort list).
     flagWideCohorts: flag.kind === 'groupflag' ? flag.cohorts : null,
     // Whether flagd's flag sets serve it, per environment (docs/design.md §2c), as the Management API says.
@@ -117,7 +120,7 @@ export const kFlagConsoleRoutes: readonly ApiRoute[] = [
         principal: { kind: 'user', userId: call.user.id },
         received: requireReceived(call),
       });
-      return patchResult(result.changed, result.flag, env, call.store.getUsage(flag.id));
+      return patchResult(result.changed, result.flag, env, getUsage(call.store, flag.id));
     },
   },
   {

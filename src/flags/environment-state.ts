@@ -7,14 +7,15 @@
 // asking, as an audience or a fragment it will use is, so renaming or deleting it is held, naming them.
 // Its state there is what evaluation reads through it (`reads`): the audience and the shared fragments it uses.
 import type { EnvironmentBearing } from '../store/interfaces.js';
-import { kFlagRecords } from '../store/record-kinds.js';
+import { kFlagRecords } from './flag-store.js';
 import { effectiveState, kDefaultEnvState, type EffectiveState } from './flag-state.js';
 import type { Flag } from './records.js';
+import { getFlag, listFlags } from './flag-store.js';
 
 export const kFlagEnvironmentState: EnvironmentBearing<Flag> = {
   kind: kFlagRecords,
   projectOf: (flag) => flag.projectId,
-  stored: (r, flag) => r.getFlag(flag.id),
+  stored: (r, flag) => getFlag(r, flag.id),
   view(_r, flag, env, reads) {
     if (flag === undefined) return null;
     const state = effectiveState(flag, env);
@@ -26,7 +27,7 @@ export const kFlagEnvironmentState: EnvironmentBearing<Flag> = {
   onApply: (flag, now) => ({ ...flag, updatedAt: Math.max(now, flag.updatedAt) }),
   // What evaluation reads through it there now (its audience, the fragments its rule names).
   reads: (_r, flag, env) => [{ flagId: flag.id, state: effectiveState(flag, env), by: null }],
-  list: (r, projectId) => r.listFlags(projectId),
+  list: (r, projectId) => listFlags(r, projectId),
 };
 
 function atDefaults(state: EffectiveState): boolean {

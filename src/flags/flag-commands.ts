@@ -6,7 +6,8 @@ import { isEnvironmentAllowed, validEnvironmentsText } from '../model/environmen
 import { envEntry, kDefaultEnvState } from './flag-state.js';
 import type { EnvState, Flag, TypedVariants } from './records.js';
 import { randomId } from '../model/ids.js';
-import { notFoundDetail, requireFlag, requirePatchTarget, requireProject } from '../model/lookups.js';
+import { notFoundDetail, requireProject } from '../model/lookups.js';
+import { requireFlag, requirePatchTarget } from './flag-lookups.js';
 import type { Project } from '../model/projects.js';
 import {
   AudienceId,
@@ -30,6 +31,7 @@ import type { FlagAuditAction } from './audit-actions.js';
 import { bucketingChangeProblem, bucketingField, bucketingOf } from './bucketing.js';
 import { type FragmentRules, fragmentRules, projectFragments } from '../fragments/records.js';
 import { flagRefsProblem } from '../fragments/project-refs.js';
+import { deleteFlag, findFlagByName, putFlag } from './flag-store.js';
 
 // Every rule of a create and a patch is applied here, on the writer, from the body's JSON syntax and
 // schema to the rules that need the project (which only the writer reads in the transaction that
@@ -122,7 +124,7 @@ export function createFlagAs(w: StoreWriter, input: CreateFlagAsInput, now: numb
         }
       : { ...base, kind: 'groupflag', cohorts: [], environments: mapValues(envStates, toEnvState) };
   requireRefsWithin(w, flag, 'create');
-  w.putFlag(flag);
+  putFlag(w, flag);
   w.appendAudit({
     at: now,
     projectId: project.id,
@@ -166,7 +168,7 @@ function createProjectProblems(w: StoreWriter, project: Project, raw: unknown): 
   const audienceIds = [body.audienceId, ...Object.values(environments ?? {}).map((state) => asRecord(state)?.audienceId)];
   for (const id of new Set(audienceIds)) if (isAudienceId(id)) problems.push(...audienceProblem(w, project, id));
   const name = typeof body.name === 'string' ? body.name.trim() : '';
-  if (name !== '' && w.findFlagByName(project.id, name) !== undefined)
+  if (name !== '' && findFlagByName(w, project.id, name) !== undefined)
     problems.push(`a flag named "${name}" already exists in this project`);
   const fragments = fragmentRules(projectFragments(w, project.id));
   if (project.kind === 'single') problems.push(...createTypedProblems(body, '', fragments));
@@ -244,7 +246,7 @@ export function patchFlagAs(w: StoreWriter, input: PatchFlagAsInput, now: number
   const outcome = applyFlagPatch(flag, env, patch, now);
   if (outcome.changed) {
     requireRefsWithin(w, outcome.flag, 'patch');
-    w.putFlag(outcome.flag);
+    putFlag(w, outcome.flag);
     audit(w, input.actor, outcome.flag, 'flag.patch', env, outcome.changes, now);
   }
   return { changed: outcome.changed, flag: outcome.flag };
@@ -374,7 +376,7 @@ function consoleEdit<K extends keyof typeof kEditActions>(
 ): Flag {
   if (JSON.stringify(flag[field]) === JSON.stringify(value)) return flag;
   const next = { ...flag, [field]: value, updatedAt: Math.max(now, flag.updatedAt + 1) } as Flag;
-  w.putFlag(next);
+  putFlag(w, next);
   audit(w, actor, next, kEditActions[field], null, { [field]: { before: flag[field], after: value } }, now);
   return next;
 }
@@ -382,7 +384,7 @@ function consoleEdit<K extends keyof typeof kEditActions>(
 export function flagRename(w: StoreWriter, input: ConsoleFlagInput & { name: string }, now: number): Flag {
   const target = consoleTarget(w, input, now);
   const name = requireName('name', input.name);
-  const taken = w.findFlagByName(target.flag.projectId, name);
+  const taken = findFlagByName(w, target.flag.projectId, name);
   if (taken !== undefined && taken.id !== target.flag.id) {
     throw new FlagwireError('INVALID_REQUEST', `a flag named "${name}" already exists in this project`);
   }
@@ -421,7 +423,7 @@ export function flagCohorts(w: StoreWriter, input: ConsoleFlagInput & { cohorts:
 
 export function flagDelete(w: StoreWriter, input: ConsoleFlagInput, now: number): { id: string; deleted: true } {
   const { flag, actor } = consoleTarget(w, input, now);
-  w.deleteFlag(flag);
+  deleteFlag(w, flag);
   audit(w, actor, flag, 'flag.delete', null, { flag: { before: { name: flag.name }, after: null } }, now);
   return { id: flag.id, deleted: true };
 }

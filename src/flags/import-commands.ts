@@ -31,6 +31,7 @@ import { bucketingChangeProblem, bucketingOf } from './bucketing.js';
 import type { FlagDefinitionDocument } from '../targeting/definition.js';
 import { RefResolver } from '../targeting/refs.js';
 import { type FragmentOutcome, putFragmentAs } from '../fragments/fragment-commands.js';
+import { listFlags } from './flag-store.js';
 
 /** The flag key of a flagd file that names a flag's bucketing (flagd ignores it). */
 export const kBucketingKey = 'x-flagwire-bucketing';
@@ -75,7 +76,7 @@ export function flagsImport(w: StoreWriter, input: FlagsImportInput, now: number
   const document = value as FlagDefinitionDocument;
 
   const actor = actorFor(w, input.principal, project, 'editFlags', now);
-  const byName = new Map<string, Flag>(w.listFlags(project.id).map((f) => [f.name, f]));
+  const byName = new Map<string, Flag>(listFlags(w, project.id).map((f) => [f.name, f]));
   const bucketings = fileBucketings(document, byName);
   if (!bucketings.ok) throw refusal(bucketings.problems);
   const evaluators = document.$evaluators ?? {};

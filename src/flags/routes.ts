@@ -1,8 +1,9 @@
 // The flags capability's Management API routes: a project's flags listed, created, read and patched.
-import { precheckFlagChange, tokenPrincipal } from '../routes/route-helpers.js';
+import { tokenPrincipal } from '../routes/route-helpers.js';
+import { precheckFlagChange } from './flag-lookups.js';
 import type { ManagementRouteSpec } from '../capability/capability.js';
 import { requireEnvironmentAllowed, resolveEnvParam, type EnvRoute } from '../model/environments.js';
-import { requireProjectFlag } from '../model/lookups.js';
+import { requireProjectFlag } from './flag-lookups.js';
 import { FlagList, flagList, FlagRepresentation, PatchResult, patchResult, representFlag } from './representation.js';
 import { FlagCreate, FlagPatch } from '../model/schemas.js';
 import type { AuthContext } from '../model/token-access.js';
@@ -11,6 +12,7 @@ import { changeRequested } from '../approvals/change-requested.js';
 import { kFlagCommands } from './command-table.js';
 import { flagdServing } from '../sync/flagd-serving.js';
 import { FlagdServingAnswer } from '../sync/flagd-serving-shape.js';
+import { findFlagByName, getUsage, listFlags } from './flag-store.js';
 
 /** Checks `env` of a read against the project and the token; returns the environment to read. */
 function checkEnv(auth: AuthContext, env: string | null, route: EnvRoute): string | null {
@@ -26,7 +28,7 @@ export const kFlagApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
     via: 'management',
     auth: 'token',
     docs: {
-      operationId: 'listFlags',
+      operationId: 'listKeyedBy',
       tag: 'Management API',
       summary: "Every flag of the token's project",
       parameters: [kEnvParam, queryParam('name', 'Only the flag with this name')],
@@ -56,9 +58,9 @@ export const kFlagApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
         const resolved = checkEnv(auth, request.query.get('env'), 'list');
         const name = request.query.get('name');
         // `?name=` finds one flag by the index of names (unique in a project), not by reading every flag.
-        const named = name === null ? undefined : store.findFlagByName(auth.project.id, name);
-        const flags = name === null ? store.listFlags(auth.project.id) : named === undefined ? [] : [named];
-        return flagList(flags, auth.project, resolved, (id) => store.getUsage(id));
+        const named = name === null ? undefined : findFlagByName(store, auth.project.id, name);
+        const flags = name === null ? listFlags(store, auth.project.id) : named === undefined ? [] : [named];
+        return flagList(flags, auth.project, resolved, (id) => getUsage(store, id));
       },
     },
   },
@@ -86,7 +88,7 @@ export const kFlagApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
           { projectId: auth.project.id, principal: tokenPrincipal(auth), received },
           release,
         );
-        return { status: 201, value: representFlag(flag, auth.project, null, deps.store.getUsage(flag.id)), storeRevision };
+        return { status: 201, value: representFlag(flag, auth.project, null, getUsage(deps.store, flag.id)), storeRevision };
       },
     },
   },
@@ -96,7 +98,7 @@ export const kFlagApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
     via: 'management',
     auth: 'token',
     docs: {
-      operationId: 'getFlag',
+      operationId: 'getKeyed',
       tag: 'Management API',
       summary: 'One flag',
       parameters: [pathParam('flag_id', 'Flag id'), kEnvParam],
@@ -106,7 +108,7 @@ export const kFlagApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
       kind: 'read',
       run(request, auth, { store }) {
         const flag = requireProjectFlag(store, auth.project.id, request.flagId!);
-        return representFlag(flag, auth.project, checkEnv(auth, request.query.get('env'), 'flag'), store.getUsage(flag.id));
+        return representFlag(flag, auth.project, checkEnv(auth, request.query.get('env'), 'flag'), getUsage(store, flag.id));
       },
     },
   },
@@ -155,7 +157,7 @@ export const kFlagApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
         const { value: result, storeRevision } = await deps.writer.callAt(kFlagCommands.flagPatch, input, release);
         return {
           status: 200,
-          value: patchResult(result.changed, result.flag, input.env, deps.store.getUsage(result.flag.id)),
+          value: patchResult(result.changed, result.flag, input.env, getUsage(deps.store, result.flag.id)),
           storeRevision,
         };
       },

@@ -1,6 +1,7 @@
 // Flag usage (docs/operations.md: Flag usage): what the eval workers counted, merged into each flag's totals.
 import { type FlagUsage, recordedUsage } from './records.js';
 import type { StoreWriter } from '../store/interfaces.js';
+import { getFlag, getUsage, putUsage } from './flag-store.js';
 
 /** Evaluations of one flag counted since the last flush, and the latest one's time. */
 export type UsageCount = FlagUsage;
@@ -9,8 +10,8 @@ export type UsageCount = FlagUsage;
 export function recordUsage(w: StoreWriter, input: { counts: UsageCount[] }): { flags: number } {
   let flags = 0;
   for (const count of input.counts) {
-    if (w.getFlag(count.flagId) === undefined) continue;
-    w.putUsage(recordedUsage(w.getUsage(count.flagId), count));
+    if (getFlag(w, count.flagId) === undefined) continue;
+    putUsage(w, recordedUsage(getUsage(w, count.flagId), count));
     flags++;
   }
   return { flags };

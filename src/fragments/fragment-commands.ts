@@ -18,6 +18,7 @@ import type { FragmentAuditAction } from './audit-actions.js';
 import { fragmentRefsProblem } from './project-refs.js';
 import { type Fragment, type FragmentRules, fragmentRules, kFragmentRecords, type ProjectFragments, projectFragments } from './records.js';
 import { FragmentCreate, type FragmentBody, type FragmentDeleted, FragmentUpdate, kFragmentNamePattern } from './schemas.js';
+import { listFlags } from '../flags/flag-store.js';
 
 const kCreateValidator = compileValidator(FragmentCreate, { quoteKeys: false });
 const kUpdateValidator = compileValidator(FragmentUpdate, { quoteKeys: true });
@@ -57,7 +58,7 @@ export interface FragmentUse {
 /** Every flag state of the project whose rule refers to `name`, in the flags' order. */
 export function fragmentUses(r: StoreReader, projectId: string, name: string): FragmentUse[] {
   const uses: FragmentUse[] = [];
-  for (const flag of r.listFlags(projectId)) {
+  for (const flag of listFlags(r, projectId)) {
     const states: [string | null, TypedVariants | undefined][] =
       flag.kind === 'flag' ? [[null, flag.state.typed]] : Object.entries(flag.environments).map(([env, s]) => [env, s.typed]);
     for (const [env, typed] of states) if (typed !== undefined && ruleRefs(typed.targeting).has(name)) uses.push({ flag, env, typed });

@@ -13,6 +13,7 @@ import type { StoreReader } from '../store/interfaces.js';
 import { kProblems } from '../targeting/problems.js';
 import { kMaxAddedRuleBytes, refAddedBytes, ruleRefCounts } from '../targeting/refs.js';
 import { type FragmentRules, kNoFragments } from './records.js';
+import { listFlags } from '../flags/flag-store.js';
 
 /** Each fragment's size resolved (its compact JSON in UTF-8), by name. */
 function fragmentSizes(fragments: FragmentRules): Map<string, number> {
@@ -48,10 +49,10 @@ interface RefsCount {
  * What the project's references add to its flags' rules with `fragments` as its fragments and `written`
  * (a flag as a create or patch would leave it) in place of its stored version.
  */
-function countRefs(r: Pick<StoreReader, 'listFlags'>, projectId: string, fragments: FragmentRules, written: Flag | null): RefsCount {
+function countRefs(r: Pick<StoreReader, 'listKeyedBy'>, projectId: string, fragments: FragmentRules, written: Flag | null): RefsCount {
   const sizes = fragmentSizes(fragments);
   const count: RefsCount = { total: 0, before: 0, written: [] };
-  for (const flag of r.listFlags(projectId)) {
+  for (const flag of listFlags(r, projectId)) {
     let added = 0;
     for (const [, typed] of typedStates(flag)) added += addedBy(typed, sizes);
     if (flag.id === written?.id) count.before = added;
@@ -74,7 +75,7 @@ function countRefs(r: Pick<StoreReader, 'listFlags'>, projectId: string, fragmen
  * as its other rule problems.
  */
 export function flagRefsProblem(
-  r: Pick<StoreReader, 'listFlags'>,
+  r: Pick<StoreReader, 'listKeyedBy'>,
   flag: Flag,
   fragments: FragmentRules,
 ): { env: string | null; message: string } | null {
@@ -90,7 +91,7 @@ export function flagRefsProblem(
  * Why the project's fragments may not become `fragments` (one of them changed): its flags' references
  * would then add more than the limit to their rules; null when they would not.
  */
-export function fragmentRefsProblem(r: Pick<StoreReader, 'listFlags'>, projectId: string, fragments: FragmentRules): string | null {
+export function fragmentRefsProblem(r: Pick<StoreReader, 'listKeyedBy'>, projectId: string, fragments: FragmentRules): string | null {
   const { total } = countRefs(r, projectId, fragments, null);
   return total <= kMaxAddedRuleBytes ? null : kProblems.projectRefsAddTooMuch(null, total, kMaxAddedRuleBytes);
 }

@@ -3,15 +3,12 @@
 // the main thread, the console and the writer thread call the same functions. The reader is typed here,
 // by what these functions read, so the model does not depend on the store above it.
 import { FlagwireError } from '../errors.js';
-import { checkEnvParam, requireEnvironmentAllowed } from './environments.js';
 import type { Org, User } from './accounts.js';
-import type { Flag } from '../flags/records.js';
 import type { Audience, Project } from './projects.js';
 import type { Token } from './tokens.js';
 
 /** What the look-ups read: the matching part of the store's StoreReader. */
 export interface RecordReader {
-  getFlag(id: string): Flag | undefined;
   getProject(id: string): Project | undefined;
   getOrg(id: string): Org | undefined;
   getUser(id: string): User | undefined;
@@ -34,10 +31,6 @@ function found<T>(record: T | undefined, kind: RecordKind, id: string): T {
   return record;
 }
 
-export function requireFlag(r: RecordReader, id: string): Flag {
-  return found(r.getFlag(id), 'flag', id);
-}
-
 export function requireProject(r: RecordReader, id: string): Project {
   return found(r.getProject(id), 'project', id);
 }
@@ -56,15 +49,6 @@ export function requireAudience(r: RecordReader, id: string): Audience {
 
 export function requireToken(r: RecordReader, id: string): Token {
   return found(r.getToken(id), 'token', id);
-}
-
-/**
- * The 404 of every Management API flag route (spec: "the 404 for a flag says no flag with that id exists
- * in this project"). It does not echo the id, so the body is byte-identical whether the id exists in
- * another project or nowhere: nothing tells a caller which ids exist elsewhere.
- */
-export function flagNotFound(): FlagwireError {
-  return new FlagwireError('NOT_FOUND', 'No flag with that id exists in this project.');
 }
 
 /**
@@ -89,38 +73,4 @@ export function scheduleNotFound(): FlagwireError {
 
 export function rolloutNotFound(): FlagwireError {
   return new FlagwireError('NOT_FOUND', 'No rollout with this id exists in this project.');
-}
-
-/** The flag `flagId` of project `projectId`; a flag of another project is as missing as an unknown id. */
-export function requireProjectFlag(r: RecordReader, projectId: string, flagId: string): Flag {
-  const flag = r.getFlag(flagId);
-  if (!flag || flag.projectId !== projectId) throw flagNotFound();
-  return flag;
-}
-
-/** A PATCH's flag, its project, and its `env` checked: the environment, or the 400 problem to report with the body's. */
-export interface PatchTarget {
-  flag: Flag;
-  project: Project;
-  env: string | null;
-  problem: string | null;
-}
-
-/**
- * What a PATCH of `flagId` is refused for before its body is read, in this order: a flag not of the
- * project (404), then an environment the actor may not change (403; `allowed` is its environment list).
- * A problem with `env` itself is returned, for the 400 that lists it with the body's (spec: PATCH rule 9).
- */
-export function requirePatchTarget(
-  r: RecordReader,
-  projectId: string,
-  flagId: string,
-  env: string | null,
-  allowed: readonly string[],
-): PatchTarget {
-  const flag = requireProjectFlag(r, projectId, flagId);
-  const project = requireProject(r, projectId);
-  const checked = checkEnvParam(project, env, true, 'flag');
-  requireEnvironmentAllowed(allowed, checked.env);
-  return { flag, project, env: checked.env, problem: checked.problem };
 }

@@ -12,6 +12,7 @@ import { type Actor, actorFor, personOrOperator, type Principal } from '../audit
 import { exactList, requireName, sameName } from '../model/input-checks.js';
 import { can, describeRole } from '../model/permissions.js';
 import { renamePlansEnvironment } from '../release-plans/plan-environments.js';
+import { listFlags, putFlag } from '../flags/flag-store.js';
 
 /** Every audit action the project commands write. */
 export const kProjectAuditActions = ['env.add', 'env.rename', 'env.protect', 'audience.create', 'audience.update'] as const;
@@ -123,10 +124,10 @@ export function envRename(w: StoreWriter, input: { projectId: string; from: stri
   // A guarded environment stays guarded under its new name (src/approvals).
   if (project.approvals) next.approvals = project.approvals.map((rule) => ({ ...rule, env: rule.env === null ? null : rename(rule.env) }));
   w.putProject(next);
-  for (const flag of w.listFlags(project.id)) {
+  for (const flag of listFlags(w, project.id)) {
     if (flag.kind !== 'groupflag' || !Object.hasOwn(flag.environments, input.from)) continue;
     const { [input.from]: moved, ...rest } = flag.environments;
-    w.putFlag({ ...flag, environments: { ...rest, [to]: moved! }, updatedAt: Math.max(now, flag.updatedAt + 1) });
+    putFlag(w, { ...flag, environments: { ...rest, [to]: moved! }, updatedAt: Math.max(now, flag.updatedAt + 1) });
   }
   renamePlansEnvironment(w, project.id, input.from, to, now);
   audit(w, actor, project.id, 'env.rename', to, { environment: { before: input.from, after: to } }, now);

@@ -3,7 +3,8 @@
 // back. Each is one of the capability's writer commands, given the signed-in user.
 import type { ApiCall, ApiRoute } from '../console-route/call.js';
 import { compileForm, JsonObject } from '../console-route/forms.js';
-import { flagAccess, projectAccess } from '../console-route/access.js';
+import { projectAccess } from '../console-route/access.js';
+import { flagAccess } from '../flags/flag-lookups.js';
 import { kReleasePlanCommands } from './command-table.js';
 import { kRolloutActions, rolloutView, scheduleView } from './schemas.js';
 import { getRollout, getSchedule } from './plan-store.js';

@@ -15,6 +15,7 @@ import { rollbackPatch, stepPatch } from './rollout-commands.js';
 import type { RolloutPlan } from './rollouts.js';
 import type { ScheduledChange } from './schedules.js';
 import { getRollout, getSchedule, listRollouts, listSchedules } from './plan-store.js';
+import { getFlag } from '../flags/flag-store.js';
 
 export const kScheduleEnvironmentState: EnvironmentBearing<ScheduledChange> = {
   kind: kScheduleRecords,
@@ -74,7 +75,7 @@ function plannedReads(
   patches: unknown[],
 ): EnvRead[] {
   const project = r.getProject(plan.projectId);
-  let flag: Flag | undefined = r.getFlag(plan.flagId);
+  let flag: Flag | undefined = getFlag(r, plan.flagId);
   const reads: EnvRead[] = [];
   for (const value of patches) {
     if (project === undefined || flag === undefined) break;

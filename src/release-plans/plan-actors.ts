@@ -5,7 +5,8 @@
 // must be allowed to change flags, or the operator; the plan's own changes act as the `plan` principal.
 import { type Actor, actorFor, type Principal, tokenProject } from '../audit/audit-actor.js';
 import { FlagwireError } from '../errors.js';
-import { requireFlag, requireProject } from '../model/lookups.js';
+import { requireProject } from '../model/lookups.js';
+import { requireFlag } from '../flags/flag-lookups.js';
 import type { Project } from '../model/projects.js';
 import { parseJsonObject, type ReceivedBody } from '../model/request-body.js';
 import type { StoreWriter } from '../store/interfaces.js';

@@ -14,7 +14,8 @@ import { requireEnvironmentAllowed } from '../model/environments.js';
 import { patchFlagAs } from '../flags/flag-commands.js';
 import { effectiveState, type EffectiveState } from '../flags/flag-state.js';
 import { randomId } from '../model/ids.js';
-import { requirePatchTarget, rolloutNotFound } from '../model/lookups.js';
+import { rolloutNotFound } from '../model/lookups.js';
+import { requirePatchTarget } from '../flags/flag-lookups.js';
 import type { RolloutPlan, WeightsStep } from './rollouts.js';
 import { compileValidator } from '../model/validation.js';
 import type { StoreWriter } from '../store/interfaces.js';
@@ -32,6 +33,7 @@ import {
 } from './rollout-weights.js';
 import { kRolloutActionFrom, RolloutCreate, type RolloutAction } from './schemas.js';
 import { getRollout, listFlagRollouts, putRollout } from './plan-store.js';
+import { getFlag } from '../flags/flag-store.js';
 
 const kCreateValidator = compileValidator(RolloutCreate, { quoteKeys: false });
 /** Steps a rollout may have, and how long one may be held: a rollout is bounded like everything a client makes. */
@@ -221,7 +223,7 @@ export function rolloutGuardRecord(
 export function rolloutAdvance(w: StoreWriter, input: { rolloutId: string; refused?: string }, now: number): RolloutPlan | null {
   const plan = getRollout(w, input.rolloutId);
   if (plan === undefined || plan.status !== 'running' || plan.nextAt === null || plan.nextAt > now) return null;
-  const flag = w.getFlag(plan.flagId);
+  const flag = getFlag(w, plan.flagId);
   const changed = flag === undefined ? null : handChange(plan, effectiveState(flag, plan.env));
   // The approvals gate refused its step (a plan never approved for a guarded environment): paused, with why.
   if (input.refused !== undefined || flag === undefined || changed !== null) {
@@ -272,7 +274,7 @@ function applyStep(w: StoreWriter, plan: RolloutPlan, index: number, now: number
 /** A step by variant weights: refused when the flag no longer has a variant it names (a resume or skip after a hand change). */
 function patchWeights(w: StoreWriter, plan: RolloutPlan, index: number, now: number): void {
   const step = plan.steps[index] as WeightsStep;
-  const flag = w.getFlag(plan.flagId);
+  const flag = getFlag(w, plan.flagId);
   const typed = flag === undefined ? undefined : effectiveState(flag, plan.env).typed;
   const problems = typed === undefined ? [] : unknownVariants(typed, step, index, plan.env);
   if (problems.length > 0) throw new FlagwireError('INVALID_REQUEST', problems.join('; '));

@@ -1,6 +1,7 @@
 // The release plans capability's Management API routes: a flag's changes scheduled, listed and
 // cancelled, and its progressive rollouts started, listed and acted on (docs/release-plans.md).
-import { precheckFlagChange, tokenPrincipal } from '../routes/route-helpers.js';
+import { tokenPrincipal } from '../routes/route-helpers.js';
+import { precheckFlagChange } from '../flags/flag-lookups.js';
 import type { ManagementRouteSpec } from '../capability/capability.js';
 import { FlagwireError } from '../errors.js';
 import { apiErrors, json, kEnvParam, kPageParams, pathParam, queryParam } from '../routes/openapi-parts.js';

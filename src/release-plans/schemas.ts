@@ -4,6 +4,7 @@ import { type Static, Type } from '../typebox.js';
 import type { RolloutPlan, RolloutStatus } from './rollouts.js';
 import type { ScheduledChange } from './schedules.js';
 import { kDefaultGuardIntervalMs, kMaxGuardExpressionLength, kMaxGuardIntervalMs, kMinGuardIntervalMs } from './guards.js';
+import type { ProjectAccess } from '../console-route/access.js';
 
 /** The body of POST /api/v1/flags/{id}/schedules: when, and the PATCH body to apply then. */
 export const ScheduleCreate = Type.Object(
@@ -222,4 +223,9 @@ export function rolloutView(plan: RolloutPlan): RolloutBody {
     guardNextAt: plan.guardNextAt ?? null,
     guardReading: plan.guardReading ?? null,
   };
+}
+
+/** The buttons the page offers on a rollout: the actions its status allows (rolloutAct's rule), to a user who may change flags. */
+export function offeredRolloutActions(access: ProjectAccess, plan: Pick<RolloutPlan, 'status'>): RolloutAction[] {
+  return access.can.editFlags ? kRolloutActions.filter((action) => kRolloutActionFrom[action].includes(plan.status)) : [];
 }

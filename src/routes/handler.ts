@@ -11,7 +11,6 @@ import type { Config } from '../config.js';
 import type { AuthContext } from '../model/token-access.js';
 import type { SnapshotReader, StoreRevision } from '../store/interfaces.js';
 import type { WriterClient } from '../writer/client.js';
-import type { Planner } from '../flags-as-code/planner.js';
 
 /** What a handler gets: everything read off the request before the pipeline may go async. */
 export interface ApiRequest {
@@ -30,11 +29,17 @@ export interface ApiRequest {
   metric: number;
 }
 
-export interface HandlerDeps {
+/**
+ * What capabilities hand their routes beside the store and the writer, each adding its own key where it
+ * declares the service (declaration merging: src/flags-as-code/planner.ts adds the planner), so this
+ * module names no capability.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: its keys are added by the capabilities that declare a service
+export interface RouteServices {}
+
+export interface HandlerDeps extends RouteServices {
   store: SnapshotReader;
   writer: WriterClient;
-  /** Where plans run: never on the front end's thread (planner.ts). */
-  planner: Planner;
   config: Readonly<Pick<Config, 'webhookAllow' | 'prometheusMetrics'>>;
   /** The time rules that depend on it read (a plan's trial, expiry). */
   clock: Clock;

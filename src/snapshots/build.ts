@@ -10,8 +10,9 @@ import type { SnapshotReader } from '../store/interfaces.js';
 import type { Snapshot, SnapshotAudience, SnapshotFlag } from './shape.js';
 import { fragmentRules, projectFragments } from '../fragments/records.js';
 import { ResolvedFragments } from '../fragments/resolve.js';
+import { listFlags } from '../flags/flag-store.js';
 
-export type SnapshotStore = Pick<SnapshotReader, 'listFlags' | 'listAudiences' | 'revision' | 'getKeyed'>;
+export type SnapshotStore = Pick<SnapshotReader, 'listKeyedBy' | 'listAudiences' | 'revision' | 'getKeyed'>;
 
 /**
  * `env`: one of a multi-environment project's environments, null for a single-environment project
@@ -23,7 +24,7 @@ export function buildSnapshot(store: SnapshotStore, project: Project, env: strin
   const named = new Map<string, SnapshotAudience>();
   // Each fragment resolved once for the whole snapshot, the same object in every rule that names it.
   const fragments = new ResolvedFragments(fragmentRules(projectFragments(store, project.id)));
-  const flags = store.listFlags(project.id).map((flag) => {
+  const flags = listFlags(store, project.id).map((flag) => {
     const out = snapshotFlag(flag, env, fragments);
     const audienceId = out.state.audienceId;
     const audience = audienceId === null ? undefined : audiences.get(audienceId);

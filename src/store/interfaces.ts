@@ -3,7 +3,7 @@
 // the LMDB implementation (lmdb-store.ts) is named only where a process opens its store.
 import type { Membership, Org, Role, User } from '../model/accounts.js';
 import type { AuditEntry } from '../model/audit.js';
-import type { Flag, FlagState, FlagUsage } from '../flags/records.js';
+import type { FlagState } from '../flags/records.js';
 import type { Invitation } from '../model/invitations.js';
 import type { MailMessage } from '../model/mail.js';
 import type { Audience, Project } from '../model/projects.js';
@@ -60,9 +60,6 @@ export interface StoreReader {
   listProjects(): Project[];
   getAudience(id: string): Audience | undefined;
   listAudiences(projectId: string): Audience[];
-  getFlag(id: string): Flag | undefined;
-  /** The project's flags, oldest first. */
-  listFlags(projectId: string): Flag[];
   /**
    * How a change kind bears on an environment's state (the store's layout: interfaces.ts: EnvironmentBearing);
    * undefined: not at all. A store opened without its layout knows none, and throws.
@@ -71,8 +68,6 @@ export interface StoreReader {
   /** Every kind that bears on an environment's state (EnvironmentBearing), each once. */
   // biome-ignore lint/suspicious/noExplicitAny: kinds of every record type; each is handed its own values.
   environmentBearings(): readonly EnvironmentBearing<any>[];
-  /** The project's flag of that name (names are unique in a project), by an index: no scan of the project's flags. */
-  findFlagByName(projectId: string, name: string): Flag | undefined;
   getToken(id: string): Token | undefined;
   getTokenByHash(secretHash: string): Token | undefined;
   /** The project's tokens, oldest first. */
@@ -93,8 +88,6 @@ export interface StoreReader {
   lookupEntries<V>(kind: KeyedKind<V>, index: string, key: LookupKey, range?: LookupRange): LookupEntry[];
   /** What a tallied lookup (Lookup.tallied) holds under the first part `first`. */
   tallyOf<V>(kind: KeyedKind<V>, index: string, first: LookupPart): LookupTally;
-  /** Undefined for a flag never evaluated (or evaluated only in the last minute, not yet written). */
-  getUsage(flagId: string): FlagUsage | undefined;
   /** Every message of the outbox, oldest first. */
   listMail(): MailMessage[];
   getMail(seq: number): MailMessage | undefined;
@@ -210,9 +203,6 @@ export interface StoreWriter extends StoreReader {
   putMember(member: Membership): void;
   putProject(project: Project): void;
   putAudience(audience: Audience): void;
-  putFlag(flag: Flag): void;
-  /** Removes the flag and its usage. */
-  deleteFlag(flag: Flag): void;
   putToken(token: Token): void;
   appendAudit(entry: NewAuditEntry): AuditEntry;
   putActivity(activity: TokenActivity): void;
@@ -223,8 +213,6 @@ export interface StoreWriter extends StoreReader {
   putKeyed<V>(kind: KeyedKind<V>, value: V): void;
   /** Deletes a record of a simple kind (the one stored under its key), recorded as its kind's removal; nothing when there is none. */
   deleteKeyed<V>(kind: KeyedKind<V>, value: V): void;
-  /** Does not move configSeq: usage is written every minute and no cached configuration depends on it. */
-  putUsage(usage: FlagUsage): void;
   appendMail(message: Omit<MailMessage, 'seq'>): MailMessage;
   putMail(message: MailMessage): void;
   markDemoSeeded(at: number): void;

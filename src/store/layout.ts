@@ -65,7 +65,6 @@ import { join } from 'node:path';
 import type { Database, RootDatabase } from 'lmdb';
 import type { Org, Role, User } from '../model/accounts.js';
 import type { AuditEntry } from '../model/audit.js';
-import type { Flag, FlagUsage } from '../flags/records.js';
 import type { Invitation } from '../model/invitations.js';
 import type { MailMessage } from '../model/mail.js';
 import type { Audience, Project } from '../model/projects.js';
@@ -137,22 +136,19 @@ export interface Databases {
   readonly members: Database<Role, [string, string]>;
   readonly projects: Database<Project, string>;
   readonly audiences: Database<Audience, string>;
-  readonly flags: Database<Flag, string>;
   readonly tokens: Database<Token, string>;
   readonly tokenHashes: Database<string, string>;
-  /** Values: null for the lists ('a', 'f', 't'), the flag's id for a name ('n'). */
+  /** A project's audiences ('a') and tokens ('t'): [projectId, 'a' | 't', id] -> null. */
   readonly projectIndex: Database<string | null, [string, string, string]>;
   readonly audit: Database<AuditEntry, [string, number]>;
   readonly activity: Database<TokenActivity, string>;
   readonly mail: Database<MailMessage, number>;
   readonly mailDue: Database<null, [number, number]>;
-  /** Absent in a read-only open of a schema 2 file (lmdb-js opens no database a read-only file lacks). */
-  readonly usage: Database<FlagUsage, string> | undefined;
-  /** Absent in a read-only open of a file older than schema 4 (as usage). */
+  /** Absent in a read-only open of a file older than schema 4 (lmdb-js opens no database a read-only file lacks). */
   readonly auth: Database<AuthValue, AuthKey> | undefined;
-  /** Absent in a read-only open of a file older than schema 14 (as usage); keyed-lookups.ts reads and writes it. */
+  /** Absent in a read-only open of a file older than schema 14 (as auth); keyed-lookups.ts reads and writes it. */
   readonly keyedIndexes: Database<number | null, LookupPart[]> | undefined;
-  /** Absent in a read-only open of a file older than schema 15 (as usage). */
+  /** Absent in a read-only open of a file older than schema 15 (as auth). */
   readonly keyedTallies: Database<LookupTally, LookupPart[]> | undefined;
 }
 
@@ -192,9 +188,4 @@ export function databaseNamed<V>(db: Databases, name: string): Database<V, strin
 /** The message's key in mailDue. */
 export function dueKey(message: MailMessage): [number, number] {
   return [message.nextAttemptAt, message.seq];
-}
-
-/** A flag's entry in projectIndex's names. */
-export function flagNameKey(flag: Pick<Flag, 'projectId' | 'name'>): [string, string, string] {
-  return [flag.projectId, 'n', flag.name];
 }

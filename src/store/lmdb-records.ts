@@ -6,13 +6,13 @@ import { isPending } from '../model/mail.js';
 import type { Database } from 'lmdb';
 import { kMaxEmailLength, type Membership, type Org, type Role, type User } from '../model/accounts.js';
 import type { AuditEntry } from '../model/audit.js';
-import type { Flag, FlagUsage } from '../flags/records.js';
 import type { Invitation } from '../model/invitations.js';
 import type { MailMessage } from '../model/mail.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { Credential, Session } from '../model/sessions.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
 import type { ChangeLog } from './change-log.js';
+import { byCreation } from '../model/by-creation.js';
 import { ChangeRecorder } from './change-recorder.js';
 import { changeOf, type Change, type Revision } from './changes.js';
 import type {
@@ -36,7 +36,6 @@ import {
   kAuditRecords,
   kCredentialRecords,
   kDemoSeededRecords,
-  kFlagRecords,
   kInvitationRecords,
   kMailRecords,
   kMemberRecords,
@@ -44,11 +43,10 @@ import {
   kProjectRecords,
   kSessionRecords,
   kTokenRecords,
-  kUsageRecords,
   kUserRecords,
   type RecordKind,
 } from './record-kinds.js';
-import { dueKey, flagNameKey, kSchemaVersion, userEmailKey, databaseNamed, type Databases } from './layout.js';
+import { dueKey, kSchemaVersion, userEmailKey, databaseNamed, type Databases } from './layout.js';
 import { readEntries, readTally, refile, scanEntries, sumEntries, heldLookupNames, type LookupDatabases } from './keyed-lookups.js';
 
 const kMaxRange = '\uffff';
@@ -178,22 +176,6 @@ export abstract class LmdbRecords implements StoreWriter {
     return this.indexed(projectId, 'a', this.db.audiences);
   }
 
-  getFlag(id: string): Flag | undefined {
-    return tooLong(id) ? undefined : this.db.flags.get(id);
-  }
-
-  listFlags(projectId: string): Flag[] {
-    return this.indexed(projectId, 'f', this.db.flags).sort(byCreation);
-  }
-
-  findFlagByName(projectId: string, name: string): Flag | undefined {
-    // A read-only open of a file older than schema 5 (not migrated: migration needs a write open) has no names.
-    if (this.schemaVersion() < 5) return this.listFlags(projectId).find((f) => f.name === name);
-    if (tooLong(projectId) || tooLong(name)) return undefined;
-    const id = this.db.projectIndex.get([projectId, 'n', name]);
-    return typeof id === 'string' ? this.db.flags.get(id) : undefined;
-  }
-
   getToken(id: string): Token | undefined {
     return tooLong(id) ? undefined : this.db.tokens.get(id);
   }
@@ -257,10 +239,6 @@ export abstract class LmdbRecords implements StoreWriter {
     const raw = this.db.meta.get('keyedLookups') as string | undefined;
     if (raw !== this.held.raw) this.held = { raw, names: heldLookupNames(raw) };
     return this.held.names.has(`${kindName}\u0000${index}`);
-  }
-
-  getUsage(flagId: string): FlagUsage | undefined {
-    return tooLong(flagId) ? undefined : this.db.usage?.get(flagId);
   }
 
   listMail(): MailMessage[] {
@@ -380,26 +358,6 @@ export abstract class LmdbRecords implements StoreWriter {
     this.recordPut(kAudienceRecords, audience, base);
   }
 
-  putFlag(flag: Flag): void {
-    this.assertConfigTxn();
-    // A rename moves the flag's entry among the names.
-    const before = this.db.flags.get(flag.id);
-    if (before !== undefined && before.name !== flag.name) this.db.projectIndex.removeSync(flagNameKey(before));
-    this.db.flags.putSync(flag.id, flag);
-    this.db.projectIndex.putSync([flag.projectId, 'f', flag.id], null);
-    this.db.projectIndex.putSync(flagNameKey(flag), flag.id);
-    this.recordPut(kFlagRecords, flag, before);
-  }
-
-  deleteFlag(flag: Flag): void {
-    this.assertConfigTxn();
-    this.db.flags.removeSync(flag.id);
-    this.db.projectIndex.removeSync([flag.projectId, 'f', flag.id]);
-    this.db.projectIndex.removeSync(flagNameKey(flag));
-    this.db.usage!.removeSync(flag.id);
-    this.recordRemoval(kFlagRecords, flag);
-  }
-
   putToken(token: Token): void {
     this.assertConfigTxn();
     const base = this.baseOf(kTokenRecords, token);
@@ -475,12 +433,6 @@ export abstract class LmdbRecords implements StoreWriter {
   private recordRemoval<V>(kind: RecordKind<V>, value: V): void {
     if (kind.removal === undefined) throw new Error(`record kind ${kind.name} declares no deletion`);
     this.recorder.record(changeOf(kind.removal.name, value));
-  }
-
-  putUsage(usage: FlagUsage): void {
-    this.assertTxn();
-    this.db.usage!.putSync(usage.flagId, usage);
-    this.recordPut(kUsageRecords, usage);
   }
 
   appendMail(message: Omit<MailMessage, 'seq'>): MailMessage {
@@ -568,8 +520,4 @@ export abstract class LmdbRecords implements StoreWriter {
     this.db.meta.putSync(key, next);
     return next;
   }
-}
-
-function byCreation(a: { createdAt: number; id: string }, b: { createdAt: number; id: string }): number {
-  return a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }

@@ -10,7 +10,6 @@
 // by every request until the next commit, so they are frozen: code that would change one throws.
 import type { Membership, Org, Role, User } from '../model/accounts.js';
 import type { AuditEntry } from '../model/audit.js';
-import type { Flag, FlagUsage } from '../flags/records.js';
 import type { Invitation } from '../model/invitations.js';
 import type { MailMessage } from '../model/mail.js';
 import type { Audience, Project } from '../model/projects.js';
@@ -61,7 +60,8 @@ export class MemoReader implements SnapshotReader {
   private readonly tokens = new Memo<Token>();
   private readonly projects = new Memo<Project>();
   private readonly orgs = new Memo<Org>();
-  private readonly flags = new Memo<Flag>();
+  /** Records of the relayed kinds (configuration: each write of one moves configSeq), per kind. */
+  private readonly keyed = new Map<string, Memo<object>>();
 
   constructor(private readonly store: SnapshotReader) {}
 
@@ -73,7 +73,7 @@ export class MemoReader implements SnapshotReader {
     this.tokens.clear();
     this.projects.clear();
     this.orgs.clear();
-    this.flags.clear();
+    this.keyed.clear();
   }
 
   getTokenByHash(secretHash: string): Token | undefined {
@@ -86,10 +86,6 @@ export class MemoReader implements SnapshotReader {
 
   getOrg(id: string): Org | undefined {
     return this.orgs.get(id, (k) => this.store.getOrg(k));
-  }
-
-  getFlag(id: string): Flag | undefined {
-    return this.flags.get(id, (k) => this.store.getFlag(k));
   }
 
   configSeq(): number {
@@ -144,13 +140,6 @@ export class MemoReader implements SnapshotReader {
   listAudiences(projectId: string): Audience[] {
     return this.store.listAudiences(projectId);
   }
-  listFlags(projectId: string): Flag[] {
-    return this.store.listFlags(projectId);
-  }
-
-  findFlagByName(projectId: string, name: string): Flag | undefined {
-    return this.store.findFlagByName(projectId, name);
-  }
 
   getToken(id: string): Token | undefined {
     return this.store.getToken(id);
@@ -165,7 +154,10 @@ export class MemoReader implements SnapshotReader {
     return this.store.getActivity(tokenId);
   }
   getKeyed<V>(kind: KeyedKind<V>, key: string): V | undefined {
-    return this.store.getKeyed(kind, key);
+    // Only a relayed kind's records move configSeq when written: another kind's could change unseen.
+    if (!kind.relayed) return this.store.getKeyed(kind, key);
+    const memo = this.keyed.get(kind.name) ?? this.keyed.set(kind.name, new Memo<object>()).get(kind.name)!;
+    return memo.get(key, (k) => this.store.getKeyed(kind, k) as object | undefined) as V | undefined;
   }
   listKeyed<V>(kind: KeyedKind<V>): V[] {
     return this.store.listKeyed(kind);
@@ -178,9 +170,6 @@ export class MemoReader implements SnapshotReader {
   }
   tallyOf<V>(kind: KeyedKind<V>, index: string, first: LookupPart): LookupTally {
     return this.store.tallyOf(kind, index, first);
-  }
-  getUsage(flagId: string): FlagUsage | undefined {
-    return this.store.getUsage(flagId);
   }
   listMail(): MailMessage[] {
     return this.store.listMail();

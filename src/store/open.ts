@@ -16,7 +16,6 @@ import {
   kSchemaVersion,
   openDatabases,
   databaseNamed,
-  flagNameKey,
   userEmailKey,
   type Databases,
 } from './layout.js';
@@ -183,11 +182,10 @@ function migrateFrom3(path: string, root: RootDatabase, dbs: Databases): void {
   });
 }
 
-/** Schema 4 to 5: every flag's entry in the names of projectIndex. */
+/** Schema 4 to 5: flags by name in projectIndex; schema 15 files them in their kind's lookups, so only the version moves. */
 function migrateFrom4(path: string, root: RootDatabase, dbs: Databases): void {
   writeTransaction(root, path, () => {
     if (dbs.meta.get('schemaVersion') !== 4) return;
-    for (const { value: flag } of dbs.flags.getRange()) dbs.projectIndex.putSync(flagNameKey(flag), flag.id);
     dbs.meta.putSync('schemaVersion', 5);
   });
 }
@@ -323,7 +321,7 @@ function migrateFrom13(path: string, root: RootDatabase, dbs: Databases): void {
 /**
  * Schema 14 to 15: the keyedTallies database, created empty by openDatabases, and the records kept in
  * the retired shared databases (layout.ts kRetiredDatabases) moved into their kinds' own databases,
- * under their kinds' keys; the retired databases are dropped. settleLookups then files them in their
+ * under their kinds' keys; the retired databases are dropped, and so are flags' entries in projectIndex. settleLookups then files them in their
  * kinds' lookups (the lookups declared having changed). An older Flagwire, which would write records
  * without their tallies, calls the file newer.
  */
@@ -342,6 +340,8 @@ function migrateFrom14(path: string, root: RootDatabase, dbs: Databases, layout:
       }
       shared.dropSync();
     }
+    // Flags' entries in projectIndex (['f', id] and ['n', name]): their kind's lookups file them now.
+    for (const key of [...dbs.projectIndex.getKeys()]) if (key[1] === 'f' || key[1] === 'n') dbs.projectIndex.removeSync(key);
     dbs.meta.putSync('schemaVersion', 15);
   });
 }

@@ -10,7 +10,6 @@
 import type { Database, Key, Transaction } from 'lmdb';
 import type { Membership, Org, Role, User } from '../model/accounts.js';
 import type { AuditEntry } from '../model/audit.js';
-import type { Flag, FlagUsage } from '../flags/records.js';
 import type { Invitation } from '../model/invitations.js';
 import type { MailMessage } from '../model/mail.js';
 import type { Audience, Project } from '../model/projects.js';
@@ -155,35 +154,6 @@ export const kAudienceRecords = recordKind<Audience>()({
   read: (db, txn) => values(db.audiences, txn),
   apply: (t, audience) => t.writer.putAudience(audience),
   byKey: (db, id) => db.audiences.get(id),
-});
-
-export const kFlagRecords = recordKind<Flag>()({
-  name: 'flag',
-  relayed: true,
-  database: 'flags',
-  derived: ['projectIndex'],
-  key: byId,
-  read: (db, txn) => values(db.flags, txn),
-  apply: (t, flag) => t.writer.putFlag(flag),
-  byKey: (db, id) => db.flags.get(id),
-  removal: {
-    name: 'flagDeleted',
-    // The flag and its usage are removed.
-    removes: (flag) => [
-      { kind: 'flag', key: flag.id },
-      { kind: 'usage', key: flag.id },
-    ],
-    apply: (t, flag) => t.writer.deleteFlag(flag),
-  },
-});
-
-export const kUsageRecords = recordKind<FlagUsage>()({
-  name: 'usage',
-  relayed: false,
-  database: 'usage',
-  key: (usage) => usage.flagId,
-  read: (db, txn) => values(db.usage, txn),
-  apply: (t, usage) => t.writer.putUsage(usage),
 });
 
 export const kTokenRecords = recordKind<Token>()({

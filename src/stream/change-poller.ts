@@ -14,10 +14,11 @@ import type { SnapshotReader } from '../store/interfaces.js';
 import { event } from './events.js';
 import { projectFragments } from '../fragments/records.js';
 import { ruleRefs } from '../targeting/refs.js';
+import { listFlags } from '../flags/flag-store.js';
 
 export type FeedStore = Pick<
   SnapshotReader,
-  'resetReadTxn' | 'configSeq' | 'revision' | 'getProject' | 'listFlags' | 'listAudiences' | 'getOrg' | 'getKeyed'
+  'resetReadTxn' | 'configSeq' | 'revision' | 'getProject' | 'listKeyedBy' | 'listAudiences' | 'getOrg' | 'getKeyed'
 >;
 
 /** One commit's events for a group, as sent to Flagwire streams; `revision`: the store revision they were seen at, their ids. */
@@ -185,7 +186,7 @@ export class ChangePoller<W> {
     const { store } = this.options;
     let events = '';
     const flags = new Map<string, string>();
-    const flagList = store.listFlags(group.projectId);
+    const flagList = listFlags(store, group.projectId);
     const fragmentsAt = projectFragments(store, group.projectId)?.updatedAt;
     for (const flag of flagList) {
       const signature = flagSignature(flag, group.env, fragmentsAt);

@@ -9,7 +9,7 @@
 // A token of another project is answered as an unknown project is: a token never learns whether
 // another project exists.
 import { identifyToken } from '../tokens/auth.js';
-import type { ActivityRecorder } from '../tokens/activity.js';
+import type { TokenUseLog } from '../capability/capability.js';
 import type { AuthFailures } from '../http/auth-failures.js';
 import { FlagwireError } from '../errors.js';
 import { requireEnvironmentAllowed, validEnvironmentsText } from '../model/environments.js';
@@ -50,7 +50,7 @@ export class FlagSetAccess {
   constructor(
     private readonly store: StoreReader,
     private readonly authFailures: AuthFailures,
-    private readonly activity: ActivityRecorder,
+    private readonly activity: TokenUseLog,
   ) {}
 
   /** The grant of `request` at `now`, or the refusal (thrown), recorded on the token when one was named. */

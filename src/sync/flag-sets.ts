@@ -19,8 +19,9 @@ import { encodeFlagConfiguration } from './codec.js';
 import { frameMessage } from '../capability/grpc-server.js';
 import { flagSetIdOf } from './selector.js';
 import { fragmentRules, projectFragments } from '../fragments/records.js';
+import { listFlags } from '../flags/flag-store.js';
 
-export type FlagSetStore = Pick<SnapshotReader, 'revision' | 'listFlags' | 'listAudiences' | 'getOrg' | 'getKeyed'>;
+export type FlagSetStore = Pick<SnapshotReader, 'revision' | 'listKeyedBy' | 'listAudiences' | 'getOrg' | 'getKeyed'>;
 
 /** One project environment's set, as built at `revision`. */
 export interface ServedFlagSet {
@@ -74,7 +75,7 @@ export class FlagSets {
     // FetchAllFlags): nothing that decides it can have moved but the clock's part, so the flags are not
     // listed again. Work per call that grew with the set stalled the main thread (issue 55, item 2).
     if (known !== undefined && known.checkedAt === revision && known.audiencesAllowed === audiencesAllowed) return known.set;
-    const flags = store.listFlags(project.id);
+    const flags = listFlags(store, project.id);
     const audiences = store.listAudiences(project.id);
     const fragments = projectFragments(store, project.id);
     const fingerprint = `${projectConfigTag(project, flags, audiences, org, fragments?.updatedAt)}${audiencesAllowed ? '+' : '-'}`;

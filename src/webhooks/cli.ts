@@ -9,7 +9,7 @@ import { kWebhookCommands } from './command-table.js';
 import { type DeliveryBody, deliveryView, type WebhookBody, type WebhookCreated, webhookView } from './schemas.js';
 import { renderCreatedWebhook, renderDeliveries, renderWebhooks } from './webhook-text.js';
 import { kKeptDeliveries } from './webhook-commands.js';
-import { kWebhookEvents } from './records.js';
+import { kWebhookEvents } from '../capability/webhook-events.js';
 import { getWebhook, listDeliveries, listWebhooks } from './webhook-store.js';
 
 export const kWebhookCli: readonly ConsoleCommand[] = [

@@ -1,9 +1,6 @@
 // Webhooks (issue 28): a project's subscriptions to its changes, and the outbox of their deliveries.
 // Plain data, like every record Flagwire keeps: the store writes them as they are and they cross threads as is.
-
-/** What a webhook may subscribe to, each the audit actions of the capabilities that declare it (src/capabilities.ts: webhookEventOf). */
-export const kWebhookEvents = ['flag', 'token', 'plan', 'request'] as const;
-export type WebhookEvent = (typeof kWebhookEvents)[number];
+import type { WebhookEvent } from '../capability/webhook-events.js';
 
 export interface Webhook {
   /** `whk_…`. */

@@ -1,7 +1,8 @@
 // The shapes webhooks take and answer with, as TypeBox values: the single source of their types and of
 // the OpenAPI document's components.
 import { type Static, Type } from '../typebox.js';
-import { kWebhookEvents, type Webhook, type WebhookDelivery } from './records.js';
+import { kWebhookEvents } from '../capability/webhook-events.js';
+import type { Webhook, WebhookDelivery } from './records.js';
 
 const kEvent = Type.Union(
   kWebhookEvents.map((e) => Type.Literal(e)),

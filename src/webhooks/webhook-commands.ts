@@ -13,7 +13,8 @@ import { deliveryNotFound, requireProject, webhookNotFound } from '../model/look
 import type { Project } from '../model/projects.js';
 import { parseJsonObject, type ReceivedBody } from '../model/request-body.js';
 import { compileValidator } from '../model/validation.js';
-import { type DeliveryPayload, kWebhookEvents, type Webhook, type WebhookDelivery, type WebhookEvent } from './records.js';
+import { kWebhookEvents, type WebhookEvent } from '../capability/webhook-events.js';
+import type { DeliveryPayload, Webhook, WebhookDelivery } from './records.js';
 import { afterFailure, claimLease, type RetrySchedule } from '../outbox/outbox.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import type { WebhookAuditAction } from './audit-actions.js';
@@ -37,6 +38,7 @@ import {
   putPayload,
   putWebhook,
 } from './webhook-store.js';
+import { getFlag, getUsage } from '../flags/flag-store.js';
 
 const kCreateValidator = compileValidator(WebhookCreate, { quoteKeys: false });
 /** Webhooks a project may have: each change is queued once per webhook, in the change's transaction. */
@@ -180,8 +182,8 @@ export function queueWebhookDeliveries(
     const hooks = listWebhooks(w, entry.projectId).filter((h) => h.events.includes(event));
     if (hooks.length === 0) continue;
     const project = w.getProject(entry.projectId)!;
-    const flag = entry.flagId === null ? undefined : w.getFlag(entry.flagId);
-    const usage = flag === undefined ? undefined : w.getUsage(flag.id);
+    const flag = entry.flagId === null ? undefined : getFlag(w, entry.flagId);
+    const usage = flag === undefined ? undefined : getUsage(w, flag.id);
     const bodies: DeliveryPayload['bodies'] = {};
     for (const hook of hooks) bodies[hook.format] ??= deliveryBody(hook, entry, flag, usage, project);
     const bytes = Object.values(bodies).reduce((sum, body) => sum + Buffer.byteLength(body), 0);

@@ -2,6 +2,7 @@
 // through the lookups it declares), and every read and write of them: a project's webhooks, each
 // webhook's delivery log and its deliveries due, a change's payload and the deliveries that send it,
 // and a project's outbox as its bound counts it (tallies the store keeps with every write).
+import { byCreation } from '../model/by-creation.js';
 import type { StoreReader, StoreWriter } from '../store/interfaces.js';
 import { keyedRecords } from '../store/record-kinds.js';
 import type { DeliveryPayload, OutboxUsage, Webhook, WebhookDelivery } from './records.js';
@@ -138,8 +139,4 @@ export function getOutboxUsage(r: StoreReader, projectId: string): OutboxUsage {
     pending: r.tallyOf(kDeliveryRecords, 'pending', projectId).count,
     bytes: r.tallyOf(kPayloadRecords, 'project', projectId).weight,
   };
-}
-
-function byCreation(a: Webhook, b: Webhook): number {
-  return a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }

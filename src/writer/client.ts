@@ -14,7 +14,7 @@ import type { Clock } from '../clock.js';
 import type { ChangeLogBounds } from '../config.js';
 import { fromErrorData, FlagwireError, postgresTimeoutError } from '../errors.js';
 import type { WriterCommand } from './command.js';
-import { ChangeRequested } from '../approvals/change-requested.js';
+import { ChangeRequested } from './change-requested.js';
 import type { StoreRevision } from '../store/interfaces.js';
 import type { RelayStatus } from '../model/follow-state.js';
 import type { Follows, ReplicaStatus } from '../store/open-store.js';

@@ -3,7 +3,7 @@ import type { MessagePort } from 'node:worker_threads';
 import { FlagwireError, toErrorData, type ErrorData } from '../errors.js';
 import { kCommitFailedDetail, type StoreRevision } from '../store/interfaces.js';
 import type { ChangeLogBounds, Config } from '../config.js';
-import type { ChangeRequestView } from '../approvals/request-view.js';
+import type { HeldRequest } from './change-requested.js';
 import type { RelayStatus } from '../model/follow-state.js';
 import type { ReplicaStatus } from '../store/open-store.js';
 
@@ -83,7 +83,7 @@ export type WriterReply =
       value: unknown;
       storeRevision?: StoreRevision;
       /** The approvals gate held the change as this change request: committed, but not applied (src/approvals/gate.ts). */
-      requested?: ChangeRequestView;
+      requested?: HeldRequest;
       /** Whether it edited its author's pending request rather than opening one. */
       edited?: boolean;
     }

@@ -20,6 +20,7 @@ import { requestView } from '../../src/approvals/request-view.js';
 import { buildWorld, type World } from '../helpers/world.js';
 import { scratchDir } from '../helpers/scratch-dir.js';
 import { getRollout, listSchedules } from '../../src/release-plans/plan-store.js';
+import { listFlags } from '../../src/flags/flag-store.js';
 
 const dir = scratchDir('flagwire-approvals-bypass-');
 const world = buildWorld(dir);
@@ -516,9 +517,12 @@ function guardedState(w: World): string {
   return JSON.stringify([
     relied,
     ...[ids.single, ids.multi].map((projectId) => {
-      const flags = w.store
-        .listFlags(projectId)
-        .map((f) => ({ id: f.id, name: f.name, bucketing: f.bucketing, state: effectiveState(f, env(projectId)) }));
+      const flags = listFlags(w.store, projectId).map((f) => ({
+        id: f.id,
+        name: f.name,
+        bucketing: f.bucketing,
+        state: effectiveState(f, env(projectId)),
+      }));
       const used = new Set(flags.map((f) => f.state.audienceId));
       const refs = new Set(flags.flatMap((f) => (f.state.enabled && f.state.typed ? [...ruleRefs(f.state.typed.targeting)] : [])));
       return {

@@ -13,6 +13,7 @@ import type { GroupFlag } from '../../src/flags/records.js';
 import { buildWorld } from '../helpers/world.js';
 import { scratchDir } from '../helpers/scratch-dir.js';
 import { listRollouts, listSchedules } from '../../src/release-plans/plan-store.js';
+import { findFlagByName, getFlag } from '../../src/flags/flag-store.js';
 
 const world = buildWorld(scratchDir('flagwire-approvals-gate-'));
 const { ids } = world;
@@ -34,7 +35,7 @@ function held<T>(outcome: Outcome<T>): string {
 
 function production(): GroupFlag['environments'][string] | undefined {
   world.store.resetReadTxn();
-  const flag = world.store.getFlag(ids.groupFlag) as GroupFlag;
+  const flag = getFlag(world.store, ids.groupFlag) as GroupFlag;
   return flag.environments.production;
 }
 
@@ -58,7 +59,7 @@ t.test('what is guarded: a flag made off there is not, made on it is; another en
   );
   t.notOk(on.applied, 'one made on in production is held');
   world.store.resetReadTxn();
-  t.equal(world.store.findFlagByName(ids.multi, 'starts-on'), undefined, 'and not made');
+  t.equal(findFlagByName(world.store, ids.multi, 'starts-on'), undefined, 'and not made');
   t.ok(
     world.outcome('flagPatch', { flagId: ids.groupFlag, env: 'staging', principal: editor, patch: { trafficPercentage: 10 } }, t0).applied,
     'staging: at once',
@@ -120,7 +121,7 @@ t.test('applied field by field: a change since to another field is kept, one to 
   t.equal(applied.status, 'applied');
   t.equal(world.store.revision(), revision + 1, 'one revision');
   world.store.resetReadTxn();
-  const flag = world.store.getFlag(ids.groupFlag) as GroupFlag;
+  const flag = getFlag(world.store, ids.groupFlag) as GroupFlag;
   t.equal(flag.environments.production?.enabled, true);
   t.equal(flag.environments.production?.trafficPercentage, 60);
   t.equal(flag.environments.production?.audienceId, ids.multiAudience, "production's audience, set since, kept");

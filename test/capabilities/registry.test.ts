@@ -8,7 +8,7 @@
 import t from 'tap';
 import { kAuditActionEvents, kCapabilityList, webhookEventOf } from '../../src/capabilities.js';
 import { kConsoleCommands } from '../../src/cli/commands.js';
-import type { WebhookEvent } from '../../src/webhooks/records.js';
+import type { WebhookEvent } from '../../src/capability/webhook-events.js';
 import { openApiPaths } from '../../src/openapi/document.js';
 import { kAllRoutes, kRouteLabels, routeNumber, routeNumbers, routeTable } from '../../src/all-routes.js';
 import { kStreamRoutes } from '../../src/stream/routes.js';

@@ -9,6 +9,7 @@ import { UsageRecorder, type UsageSource } from '../../src/eval/usage.js';
 import { FlagwireError } from '../../src/errors.js';
 import type { FlagUsage } from '../../src/flags/records.js';
 import { engineOverWorld } from './eval-world.js';
+import { getUsage } from '../../src/flags/flag-store.js';
 
 const { world, ids, clock, engine, answer } = engineOverWorld(t);
 const evaluate = (route: 'flag' | 'project', id: string, query = ''): void => void answer(route, id, query);
@@ -99,12 +100,12 @@ t.test('recordUsage adds to the totals and their hour; a deleted flag is skipped
     ],
   });
   t.same(
-    world.store.getUsage(ids.on),
+    getUsage(world.store, ids.on),
     { flagId: ids.on, evaluations: 5, lastEvaluatedAt: 100, hours: { lastHour: 0, counts: [5] } },
     'summed; the latest time kept; both in the first hour of 1970 (their times are ms)',
   );
-  t.equal(world.store.getUsage('flg_gone'), undefined, 'no usage for a flag that does not exist');
+  t.equal(getUsage(world.store, 'flg_gone'), undefined, 'no usage for a flag that does not exist');
   world.run('recordUsage', { counts: [{ flagId: ids.off, evaluations: 1, lastEvaluatedAt: 1 }] });
   world.run('flagDelete', { principal: kOperator, flagId: ids.off });
-  t.equal(world.store.getUsage(ids.off), undefined, 'deleting the flag deletes its usage');
+  t.equal(getUsage(world.store, ids.off), undefined, 'deleting the flag deletes its usage');
 });

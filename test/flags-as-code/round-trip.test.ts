@@ -14,6 +14,7 @@ import { jsonBody } from '../../src/model/request-body.js';
 import { fileText } from '../../src/flags-as-code/flag-file.js';
 import { buildWorld } from '../helpers/world.js';
 import { exportedFile } from '../helpers/flag-file-export.js';
+import { listFlags } from '../../src/flags/flag-store.js';
 
 const kRuns = Number(process.env.FLAGWIRE_ROUND_TRIP_RUNS ?? 40);
 const kSeed = Number(process.env.FLAGWIRE_ROUND_TRIP_SEED ?? Date.now() % 2 ** 31);
@@ -189,7 +190,7 @@ function projectRecords(projectId: string): string {
   world.store.resetReadTxn();
   return JSON.stringify({
     project: world.store.getProject(projectId),
-    flags: world.store.listFlags(projectId),
+    flags: listFlags(world.store, projectId),
     audiences: world.store.listAudiences(projectId),
     audit: world.store.listAudit(projectId, { limit: 1000, before: null }),
   });

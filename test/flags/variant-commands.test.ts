@@ -11,6 +11,7 @@ import type { FlagCreate, FlagPatch } from '../../src/model/schemas.js';
 import { tempDataDir } from '../helpers/server.js';
 import { buildWorld } from '../helpers/world.js';
 import { kEnvironmentEntryKeys, kFlatFlagKeys } from '../helpers/flag-keys.js';
+import { getFlag } from '../../src/flags/flag-store.js';
 
 const world = buildWorld(tempDataDir());
 t.teardown(() => world.store.close());
@@ -23,7 +24,7 @@ const patch = (flag: Flag, body: FlagPatch | Record<string, unknown>, env: strin
   world.run('flagPatch', { flagId: flag.id, env, principal: kOperator, patch: body });
 const stored = (id: string) => {
   world.store.resetReadTxn();
-  return world.store.getFlag(id)!;
+  return getFlag(world.store, id)!;
 };
 const lastAudit = (projectId: string) => {
   world.store.resetReadTxn();

@@ -15,6 +15,7 @@ import { ruleRefs } from '../../src/targeting/refs.js';
 import { refusedCommand } from '../helpers/refused.js';
 import { tempDataDir } from '../helpers/server.js';
 import { buildWorld } from '../helpers/world.js';
+import { getFlag } from '../../src/flags/flag-store.js';
 
 const kPro = { '==': [{ var: 'plan' }, 'pro'] };
 /** A rule that uses fragment "pro" 20 times: with a 60 KiB "pro", 1.2 MiB resolved, over a rule's 1 MiB. */
@@ -116,7 +117,7 @@ t.test('flags import: $evaluators become fragments (an evaluator using another w
     ],
     'written out',
   );
-  const imported = world.store.getFlag(first.flags[0]!.id)!;
+  const imported = getFlag(world.store, first.flags[0]!.id)!;
   t.same(imported.kind === 'flag' ? imported.state.typed?.targeting : null, { if: [{ $ref: 'proOrStaff' }, 'a', 'b'] }, 'the $ref kept');
 
   const kTeam = { '==': [{ var: 'plan' }, 'team'] };

@@ -17,6 +17,7 @@ import { kMaxAddedRuleBytes } from '../../src/targeting/refs.js';
 import { refusedCommand } from '../helpers/refused.js';
 import { tempDataDir } from '../helpers/server.js';
 import { buildWorld, type World } from '../helpers/world.js';
+import { findFlagByName } from '../../src/flags/flag-store.js';
 
 /** A fragment of `items` plan names: about 11 bytes each as compact JSON. */
 const plans = (items: number, prefix = 'plan') => ({
@@ -78,7 +79,7 @@ t.test("the project's references counted against the limit: each write past it r
   t.equal(state(world), before, 'nothing changed by the three refusals');
 
   // A write that adds nothing passes, and so does one that takes references away.
-  const first = world.store.findFlagByName(ids.single, 'uses-0')!;
+  const first = findFlagByName(world.store, ids.single, 'uses-0')!;
   t.match(world.run('flagPatch', { principal: kOperator, flagId: first.id, env: null, patch: { trafficPercentage: 50 } }), {
     changed: true,
   });

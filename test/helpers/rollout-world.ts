@@ -5,6 +5,7 @@ import type { Test } from 'tap';
 import { refusedCommand } from './refused.js';
 import { tempDataDir } from './server.js';
 import { buildWorld } from './world.js';
+import { getFlag } from '../../src/flags/flag-store.js';
 
 export const kHour = 3_600_000;
 /** A percentage rollout: 10% for an hour, 50% for an hour, then 100%. */
@@ -26,7 +27,7 @@ export function rolloutWorld(t: { teardown(fn: () => unknown): void }) {
     ids: world.ids,
     t0,
     read,
-    percentage: (flagId: string) => (read().getFlag(flagId) as { state: { trafficPercentage: number } }).state.trafficPercentage,
+    percentage: (flagId: string) => (getFlag(read(), flagId) as { state: { trafficPercentage: number } }).state.trafficPercentage,
     audit: (projectId: string) => read().listAudit(projectId, { limit: 1000, before: null }),
     start: (flagId: string, steps: unknown, env: string | null = null, now = t0) =>
       world.run('rolloutStart', { principal: kOperator, flagId, env, body: { steps }, guardMetrics: null }, now),

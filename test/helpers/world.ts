@@ -11,6 +11,7 @@ import {
   type Outcome,
 } from '../../src/command-runner/commands.js';
 import { kOperator, principalOf } from '../../src/audit/audit-actor.js';
+import { listFlags } from '../../src/flags/flag-store.js';
 
 export interface World {
   store: Store;
@@ -119,7 +120,7 @@ export function buildWorld(dataDir: string): World {
     return JSON.stringify({
       orgs: store.listOrgs(),
       projects,
-      flags: projects.map((p) => store.listFlags(p.id)),
+      flags: projects.map((p) => listFlags(store, p.id)),
       audit: projects.map((p) => store.listAudit(p.id, { limit: 1000, before: null })),
       tokens: projects.map((p) => store.listTokens(p.id)),
     });

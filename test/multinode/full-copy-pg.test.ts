@@ -56,6 +56,12 @@ t.test('a webhook deleted while a node must re-copy is gone from that node, its 
 
   t.equal(await again.stop(), 0, 'B stopped again');
   const copy = await exportStore(b.dataDir);
-  t.strictSame(copy.hooks, [], "B's hooks database is empty: no webhook, no delivery, no index entry");
+  for (const database of ['webhooks', 'deliveries', 'payloads']) t.strictSame(copy[database], [], `B's ${database} database is empty`);
+  t.notOk(JSON.stringify(copy.keyedIndexes).includes(webhookId), "nor does a lookup name the webhook (B's delivery was the webhook's)");
+  t.strictSame(
+    (copy.keyedTallies ?? []).filter(([key]) => ['delivery', 'deliveryPayload'].includes((key as string[])[0]!)),
+    [],
+    'and no tally counts a pending delivery or a payload',
+  );
   t.notOk(JSON.stringify(copy).includes(secret), "no record of B's data dir holds the secret");
 });

@@ -17,6 +17,7 @@ import { resolveFlag } from '../../src/provider/resolve.js';
 import { buildSnapshot } from '../../src/snapshots/build.js';
 import { kOperator } from '../../src/audit/audit-actor.js';
 import { buildEvalWorld } from '../eval/eval-world.js';
+import { getFlag, listFlags, putFlag } from '../../src/flags/flag-store.js';
 
 const kFlags = 120;
 const kContexts = 1000;
@@ -94,7 +95,7 @@ for (let i = 0; i < kFlags; i++) {
   // Bucketing is chosen when a flag is made; no command makes a fractional one yet, so half are written so.
   if (i % 2 === 1) {
     world.store.transact((w) => {
-      w.putFlag({ ...w.getFlag(id)!, bucketing: 'fractional' });
+      putFlag(w, { ...getFlag(w, id)!, bucketing: 'fractional' });
     });
   }
 }
@@ -115,7 +116,7 @@ t.test(`${kFlags} generated flags x ${kContexts} generated contexts: the provide
   world.store.resetReadTxn();
   const project = world.store.getProject(ids.single)!;
   const snapshot = compileSnapshot(buildSnapshot(world.store, project, null, world.store.getOrg(project.orgId!)!, Date.now()));
-  const fractional = world.store.listFlags(ids.single).filter((f) => f.bucketing === 'fractional').length;
+  const fractional = listFlags(world.store, ids.single).filter((f) => f.bucketing === 'fractional').length;
   t.equal(fractional, kFlags / 2, 'half the generated flags bucket as flagd does');
   const ctx = new OfrepContext();
   const contexts = Array.from({ length: kContexts }, generatedContext);

@@ -14,6 +14,7 @@ import { tempDataDir } from '../helpers/server.js';
 import { refusedCommand } from '../helpers/refused.js';
 import { buildWorld } from '../helpers/world.js';
 import { listDueRollouts } from '../../src/release-plans/plan-store.js';
+import { getFlag } from '../../src/flags/flag-store.js';
 
 const world = buildWorld(tempDataDir());
 t.teardown(() => world.store.close());
@@ -26,7 +27,7 @@ const read = () => {
   world.store.resetReadTxn();
   return world.store;
 };
-const percentage = (flagId: string) => (read().getFlag(flagId) as { state: { trafficPercentage: number } }).state.trafficPercentage;
+const percentage = (flagId: string) => (getFlag(read(), flagId) as { state: { trafficPercentage: number } }).state.trafficPercentage;
 const audit = () => read().listAudit(ids.single, { limit: 1000, before: null });
 const kSteps = [{ trafficPercentage: 10, holdMs: kHour }, { trafficPercentage: 50, holdMs: kHour }, { trafficPercentage: 100 }];
 let flags = 0;

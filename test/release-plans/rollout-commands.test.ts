@@ -6,6 +6,7 @@ import t from 'tap';
 import { kOperator } from '../../src/audit/audit-actor.js';
 import { kHour, kSteps, rolloutWorld } from '../helpers/rollout-world.js';
 import { getRollout, listDueRollouts } from '../../src/release-plans/plan-store.js';
+import { getFlag } from '../../src/flags/flag-store.js';
 
 const { world, ids, t0, read, percentage, audit, start, advance, act, refused } = rolloutWorld(t);
 
@@ -111,7 +112,7 @@ t.test('per environment on a group flag, and a token limited to staging acts on 
     world.run('rolloutStart', { principal, flagId: ids.groupFlag, env, body: { steps: kSteps }, guardMetrics: null }, t0);
   const staging = begin('staging');
   t.match(staging, { env: 'staging', status: 'running', createdBy: `token:${world.tokenIds.stagingWrite}` });
-  t.match(read().getFlag(ids.groupFlag), { environments: { staging: { trafficPercentage: 10 } } });
+  t.match(getFlag(read(), ids.groupFlag), { environments: { staging: { trafficPercentage: 10 } } });
   refused(t, 'ENVIRONMENT_NOT_PERMITTED', () => begin('production'));
   const production = start(ids.groupFlag, kSteps, 'production');
   refused(t, 'ENVIRONMENT_NOT_PERMITTED', () => world.run('rolloutAct', { rolloutId: production.id, action: 'pause', principal }, t0));

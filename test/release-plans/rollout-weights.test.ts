@@ -11,6 +11,7 @@ import { rolloutView } from '../../src/release-plans/schemas.js';
 import { cli, expectAllRefused, ok } from '../helpers/cli.js';
 import { kHour, kSteps, rolloutWorld } from '../helpers/rollout-world.js';
 import { getRollout, putRollout } from '../../src/release-plans/plan-store.js';
+import { getFlag } from '../../src/flags/flag-store.js';
 
 const { dataDir, world, ids, t0, read, percentage, audit, start, advance, act, refused } = rolloutWorld(t);
 
@@ -25,7 +26,7 @@ function variantFor(flagId: string, query: string): string | undefined {
 const kEmails = Array.from({ length: 400 }, (_, i) => `u${i}%40example.com`);
 /** The callers among kEmails served `on`. */
 const servedOn = (flagId: string) => kEmails.filter((email) => variantFor(flagId, `email=${email}`) === 'on');
-const typed = (flagId: string) => (read().getFlag(flagId) as { state: { typed: TypedVariants } }).state.typed;
+const typed = (flagId: string) => (getFlag(read(), flagId) as { state: { typed: TypedVariants } }).state.typed;
 const writeToken = (): Principal => ({ kind: 'token', tokenId: world.tokenIds.write! });
 const createTyped = (name: string, extra: Record<string, unknown> = {}) =>
   world.run('flagCreate', {

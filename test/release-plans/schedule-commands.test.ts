@@ -9,6 +9,7 @@ import { refusedCommand } from '../helpers/refused.js';
 import { buildWorld } from '../helpers/world.js';
 import { kEveryChange } from '../helpers/store-pages.js';
 import { listDueSchedules, listSchedules, putSchedule } from '../../src/release-plans/plan-store.js';
+import { getFlag } from '../../src/flags/flag-store.js';
 
 const world = buildWorld(tempDataDir());
 t.teardown(() => world.store.close());
@@ -39,7 +40,7 @@ t.test('made: recorded pending, audited, listed by due time; applied once when d
   t.match(audit(ids.single)[0], { action: 'schedule.create', actor: 'console', flagId: ids.flag });
 
   t.equal(run(sooner.id, t0 + kHour - 1), null, 'not before its time');
-  t.match(read().getFlag(ids.flag), { state: { trafficPercentage: 50 } }, 'the flag as it was');
+  t.match(getFlag(read(), ids.flag), { state: { trafficPercentage: 50 } }, 'the flag as it was');
   t.same(
     listDueSchedules(read(), t0 + kHour, 10).map((s) => s.id),
     [sooner.id],
@@ -48,7 +49,7 @@ t.test('made: recorded pending, audited, listed by due time; applied once when d
 
   const done = run(sooner.id, t0 + kHour + 5);
   t.match(done, { status: 'applied', outcome: 'changed', doneAt: t0 + kHour + 5 });
-  t.match(read().getFlag(ids.flag), { state: { trafficPercentage: 80 } });
+  t.match(getFlag(read(), ids.flag), { state: { trafficPercentage: 80 } });
   t.match(audit(ids.single)[0], {
     action: 'flag.patch',
     actor: `plan:${sooner.id}`,
@@ -78,7 +79,7 @@ t.test('per environment on a group flag, with typed variants, checked as the PAT
     defaultVariant: 'b',
   });
   t.match(run(change.id, t0 + kHour), { status: 'applied', outcome: 'changed' });
-  t.match(read().getFlag(ids.groupFlag), { environments: { production: { enabled: true, typed: { defaultVariant: 'b' } } } });
+  t.match(getFlag(read(), ids.groupFlag), { environments: { production: { enabled: true, typed: { defaultVariant: 'b' } } } });
 
   t.match(
     refused(t, 'INVALID_REQUEST', () => schedule(ids.groupFlag, null, t0 + kHour, { enabled: true })),
@@ -161,7 +162,7 @@ t.test('cancelled: never applied; only a pending change can be cancelled', async
   t.match(cancelled, { status: 'cancelled', outcome: 'cancelled by console', doneAt: t0 + 10 });
   t.match(audit(ids.single)[0], { action: 'schedule.cancel', actor: 'console' });
   t.equal(run(change.id, t0 + 2 * kHour), null, 'never applied');
-  t.match(read().getFlag(ids.flag2), { state: { enabled: false } });
+  t.match(getFlag(read(), ids.flag2), { state: { enabled: false } });
   t.match(
     refused(t, 'INVALID_REQUEST', () => world.run('scheduleCancel', { scheduleId: change.id, principal: kOperator }, t0 + 20)),
     /is cancelled .* only a pending one/,

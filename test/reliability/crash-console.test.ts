@@ -24,7 +24,7 @@ import { verifyDataFile } from '../../src/store/verify.js';
 import { kCli, startTestServer, tempDataDir } from '../helpers/server.js';
 import { freshRead } from '../helpers/fresh-read.js';
 import { plainNode } from '../helpers/plain-process.js';
-import { PatchWriter, verifyPatches } from './load.js';
+import { PatchWriter, storeReader, verifyPatches } from './load.js';
 import { buildRichWorld, kLong, kUnlimited } from './support.js';
 
 const kKills = Number(process.env.FLAGWIRE_CONSOLE_KILLS ?? (kLong ? 50 : 20));
@@ -265,7 +265,7 @@ t.test(`kill -9 of console commands mid-write, with the server running: ${kKills
     // Tell a loss on disk from a stale reader: the same check through this process's own reader.
     world.store.resetReadTxn();
     t.comment(
-      `this process's reader sees: ${JSON.stringify(verifyPatches(world.store, writers).lost)}; configSeq disk ${disk.configSeq} vs here ${world.store.configSeq()}`,
+      `this process's reader sees: ${JSON.stringify(verifyPatches(storeReader(world.store), writers).lost)}; configSeq disk ${disk.configSeq} vs here ${world.store.configSeq()}`,
     );
     t.comment(
       `audit: meta auditSeq ${disk.auditSeq}, entries ${disk.auditCount} (fewer entries than sequence numbers: entries overwritten or missing)`,

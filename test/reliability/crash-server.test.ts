@@ -6,7 +6,7 @@ import t from 'tap';
 import { startTestServer, tempDataDir, type TestServer } from '../helpers/server.js';
 import { freshRead } from '../helpers/fresh-read.js';
 import { call } from '../helpers/http.js';
-import { Creator, PatchWriter, targetCohorts, verifyCreates, verifyPatches, type PatchTarget } from './load.js';
+import { Creator, PatchWriter, storeReader, targetCohorts, verifyCreates, verifyPatches, type PatchTarget } from './load.js';
 import { buildRichWorld, kLong, kUnlimited } from './support.js';
 
 const kTrials = Number(process.env.FLAGWIRE_CRASH_TRIALS ?? (kLong ? 50 : 20));
@@ -29,7 +29,7 @@ t.test(`kill -9 of the server under write load: ${kTrials} trials`, async (t) =>
   ];
   const env = { ...kUnlimited, FLAGWIRE_LOG_LEVEL: 'warn' };
   // What each target holds before a trial: a trial killed before any answer must leave it unchanged.
-  let baselines = targets.map((target) => targetCohorts(world.store, target));
+  let baselines = targets.map((target) => targetCohorts(storeReader(world.store), target));
   let server: TestServer = await startTestServer({ dataDir, env });
   let acked = 0;
   let lost: string[] = [];

@@ -6,10 +6,26 @@
 // unique names. After a crash, `verify*` read the data dir and list every acknowledged change that is
 // missing: a durable store has none.
 import http from 'node:http';
-import type { StoreReader } from '../../src/store/interfaces.js';
+import { getFlag, listFlags } from '../../src/flags/flag-store.js';
+import type { Flag } from '../../src/flags/records.js';
+import type { AuditEntry } from '../../src/model/audit.js';
+import type { AuditPage, StoreReader } from '../../src/store/interfaces.js';
 
 /** What verification reads: a Store, or a fresh read by a new process (helpers/fresh-read.ts). */
-export type Reader = Pick<StoreReader, 'getFlag' | 'listFlags' | 'listAudit'>;
+export interface Reader {
+  getFlag(id: string): Flag | undefined;
+  listFlags(projectId: string): Flag[];
+  listAudit(projectId: string, page: AuditPage): AuditEntry[];
+}
+
+/** A store, read as verification reads a fresh read. */
+export function storeReader(store: StoreReader): Reader {
+  return {
+    getFlag: (id) => getFlag(store, id),
+    listFlags: (projectId) => listFlags(store, projectId),
+    listAudit: (projectId, page) => store.listAudit(projectId, page),
+  };
+}
 
 export interface PatchTarget {
   secret: string;
@@ -223,7 +239,7 @@ export function verifyPatches(store: Reader, writers: readonly PatchWriter[]): V
 }
 
 /** The cohort list a target's evaluations use: its environment's override, else the flag-wide list. */
-export function targetCohorts(store: Pick<StoreReader, 'getFlag'>, { flagId, env }: PatchTarget): readonly string[] | null {
+export function targetCohorts(store: Pick<Reader, 'getFlag'>, { flagId, env }: PatchTarget): readonly string[] | null {
   const flag = store.getFlag(flagId);
   if (flag === undefined) return null;
   if (flag.kind === 'flag') return flag.cohorts;

@@ -22,6 +22,7 @@ import { startTestServer, tempDataDir } from '../helpers/server.js';
 import { buildWorld } from '../helpers/world.js';
 import { kUnlimited, rssMiB, socketCount } from './support.js';
 import { kOperator, principalOf } from '../../src/audit/audit-actor.js';
+import { putFlag } from '../../src/flags/flag-store.js';
 
 const kNeverReads = 'never reads: ';
 const kIdle = 'idle: connects, sends nothing';
@@ -91,7 +92,7 @@ t.test('slow and hostile clients do not block others, are disconnected by the se
   const big = world.run('projectCreate', { principal: kOperator, name: 'Big', orgId: world.ids.orgA, kind: 'single' }).id;
   world.store.transact((w) => {
     for (let i = 0; i < 1500; i++)
-      w.putFlag({
+      putFlag(w, {
         id: `flg_big${String(i).padStart(12, '0')}`,
         projectId: big,
         name: `big-flag-number-${i}`,
@@ -116,7 +117,7 @@ t.test('slow and hostile clients do not block others, are disconnected by the se
   const cohorts = Array.from({ length: 1000 }, (_, i) => `cohort-member-${String(i).padStart(10, '0')}`);
   world.store.transact((w) => {
     for (let i = 0; i < 200; i++)
-      w.putFlag({
+      putFlag(w, {
         id: `flg_huge${String(i).padStart(11, '0')}`,
         projectId: huge,
         name: `huge-${i}`,

@@ -26,6 +26,7 @@ import { call } from '../helpers/http.js';
 import { plainNode } from '../helpers/plain-process.js';
 import { buildWorld } from '../helpers/world.js';
 import { kUnlimited } from './support.js';
+import { getFlag, listFlags } from '../../src/flags/flag-store.js';
 
 const kMiB = 1024 * 1024;
 
@@ -387,10 +388,10 @@ t.test(
     t.notMatch(server.logs(), /shutdown did not finish in time/, 'within its shutdown deadline');
     disk.remount();
     const after = Store.open(dataDir, { readOnly: true });
-    const flag = after.getFlag(world.ids.flag) as { state: { trafficPercentage: number } } | undefined;
+    const flag = getFlag(after, world.ids.flag) as { state: { trafficPercentage: number } } | undefined;
     t.equal(flag?.state.trafficPercentage, 42, 'after repair and remount, the last acknowledged write is on disk');
     t.notOk(
-      after.listFlags(world.ids.single).some((f) => f.name === 'after-failure'),
+      listFlags(after, world.ids.single).some((f) => f.name === 'after-failure'),
       'and nothing refused is',
     );
     await after.close();

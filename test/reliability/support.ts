@@ -4,6 +4,7 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { kOperator, principalOf } from '../../src/audit/audit-actor.js';
 import { buildWorld, type World } from '../helpers/world.js';
+import { listFlags } from '../../src/flags/flag-store.js';
 
 /** FLAGWIRE_LONG=1 (scripts/reliability-long.sh) runs the bigger versions of the crash-safety and fuzz tests. */
 export const kLong = process.env.FLAGWIRE_LONG === '1';
@@ -111,7 +112,7 @@ export function buildRichWorld(dataDir: string): RichWorld {
 
   const projects = [ids.single, ids.multi, ids.singleB, ids.free, protoProject, multiB];
   world.store.resetReadTxn();
-  const flags = projects.flatMap((project) => world.store.listFlags(project).map((f) => ({ id: f.id, project, name: f.name })));
+  const flags = projects.flatMap((project) => listFlags(world.store, project).map((f) => ({ id: f.id, project, name: f.name })));
   const audiences = projects.flatMap((project) => world.store.listAudiences(project).map((a) => ({ id: a.id, project })));
   return {
     ...world,

@@ -3,9 +3,11 @@
 import t from 'tap';
 import type { Org } from '../../src/model/accounts.js';
 import type { Flag } from '../../src/flags/records.js';
+import type { KeyedKind } from '../../src/store/interfaces.js';
 import { MemoReader } from '../../src/store/memo-reader.js';
 import { Store } from '../helpers/store.js';
 import { tempDir } from '../helpers/scratch-dir.js';
+import { getFlag, putFlag } from '../../src/flags/flag-store.js';
 
 const at = Date.UTC(2030, 0, 1);
 const org: Org = { id: 'org_1', name: 'Acme', plan: 'teams', trialEndsAt: null, standing: 'good', createdAt: at };
@@ -27,31 +29,31 @@ t.test('a record is decoded once per commit and read again after any commit', as
   t.teardown(() => store.close());
   store.transact((w) => {
     w.putOrg(org);
-    w.putFlag(flag);
+    putFlag(w, flag);
   });
   let decodes = 0;
   const counting = Object.assign(Object.create(store) as Store, {
-    getFlag: (id: string) => {
+    getKeyed: <V>(kind: KeyedKind<V>, key: string) => {
       decodes++;
-      return store.getFlag(id);
+      return store.getKeyed(kind, key);
     },
   });
   const memo = new MemoReader(counting);
   memo.resetReadTxn();
-  const first = memo.getFlag('flg_1');
+  const first = getFlag(memo, 'flg_1');
   t.strictSame(first, flag);
-  t.equal(memo.getFlag('flg_1'), first, 'the same object while nothing is committed');
+  t.equal(getFlag(memo, 'flg_1'), first, 'the same object while nothing is committed');
   memo.resetReadTxn();
-  t.equal(memo.getFlag('flg_1'), first, 'also across renewals without a commit');
+  t.equal(getFlag(memo, 'flg_1'), first, 'also across renewals without a commit');
   t.equal(decodes, 1, 'decoded once');
-  t.equal(memo.getFlag('flg_missing'), undefined);
-  t.equal(memo.getFlag('flg_missing'), undefined);
+  t.equal(getFlag(memo, 'flg_missing'), undefined);
+  t.equal(getFlag(memo, 'flg_missing'), undefined);
   t.equal(decodes, 2, 'an absent record is remembered as absent too');
 
-  store.transact((w) => w.putFlag({ ...flag, cohorts: ['bob'], updatedAt: at + 1 }));
-  t.equal(memo.getFlag('flg_1'), first, 'until renewed, a reader keeps its snapshot');
+  store.transact((w) => putFlag(w, { ...flag, cohorts: ['bob'], updatedAt: at + 1 }));
+  t.equal(getFlag(memo, 'flg_1'), first, 'until renewed, a reader keeps its snapshot');
   memo.resetReadTxn();
-  t.strictSame(memo.getFlag('flg_1')?.cohorts, ['bob'], 'after a commit and a renewal, the new record');
+  t.strictSame(getFlag(memo, 'flg_1')?.cohorts, ['bob'], 'after a commit and a renewal, the new record');
   store.transact((w) => w.putOrg({ ...org, standing: 'lapsed' }));
   memo.resetReadTxn();
   t.equal(memo.getOrg('org_1')?.standing, 'lapsed', 'a commit of any record renews every memo');
@@ -60,10 +62,10 @@ t.test('a record is decoded once per commit and read again after any commit', as
 t.test('memoised records are frozen: a reader cannot change what the next request reads', async (t) => {
   const store = Store.open(tempDir(t, 'flagwire-memo-'));
   t.teardown(() => store.close());
-  store.transact((w) => w.putFlag(flag));
+  store.transact((w) => putFlag(w, flag));
   const memo = new MemoReader(store);
   memo.resetReadTxn();
-  const read = memo.getFlag('flg_1')!;
+  const read = getFlag(memo, 'flg_1')!;
   t.throws(() => {
     (read as { name: string }).name = 'x';
   }, TypeError);
@@ -73,5 +75,5 @@ t.test('memoised records are frozen: a reader cannot change what the next reques
   t.throws(() => {
     (read as { state: { enabled: boolean } }).state.enabled = false;
   }, TypeError);
-  t.strictSame(memo.getFlag('flg_1'), flag);
+  t.strictSame(getFlag(memo, 'flg_1'), flag);
 });

@@ -13,6 +13,7 @@ import { Store } from '../helpers/store.js';
 import { runCommand } from '../../src/command-runner/commands.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import type { TestContext } from '../helpers/cli.js';
+import { listFlags } from '../../src/flags/flag-store.js';
 
 const now = Date.UTC(2030, 0, 1);
 
@@ -33,7 +34,7 @@ t.test('rehearse writes nothing and records what the successful functions wrote'
     [true, false, true],
     'the duplicate name fails alone, seeing the first in the same group',
   );
-  t.equal(source.listFlags(project.id).length, 0, 'nothing written');
+  t.equal(listFlags(source, project.id).length, 0, 'nothing written');
   t.equal(source.configSeq(), before, 'no commit');
   t.strictSame(
     changes.map((c) => c.kind),
@@ -47,8 +48,7 @@ t.test('rehearse writes nothing and records what the successful functions wrote'
   t.equal(copy.applyRevisions([{ revision: 1, changes }]), 1);
   source.applyRevisions([{ revision: 1, changes }]);
   t.strictSame(
-    copy
-      .listFlags(project.id)
+    listFlags(copy, project.id)
       .map((f) => f.name)
       .sort(),
     ['a', 'b'],
@@ -63,7 +63,7 @@ t.test('rehearse writes nothing and records what the successful functions wrote'
   t.equal(copy.replicaOf(), 'db-1');
 
   t.equal(copy.applyRevisions([{ revision: 1, changes }]), 1, 'a revision already applied is skipped');
-  t.equal(copy.listFlags(project.id).length, 2);
+  t.equal(listFlags(copy, project.id).length, 2);
   t.throws(() => copy.applyRevisions([{ revision: 3, changes: [] }]), /gap/, 'a gap is refused');
   t.equal(copy.replicaRevision(), 1, 'and applies nothing');
   await source.close();

@@ -39,6 +39,7 @@ import {
   pendingSchedules,
   putSchedule,
 } from '../../src/release-plans/plan-store.js';
+import { deleteFlag, findFlagByName, getFlag, getUsage, listFlags, putFlag, putUsage } from '../../src/flags/flag-store.js';
 
 const at = Date.UTC(2030, 0, 1);
 
@@ -160,9 +161,9 @@ t.test('every record kind round-trips through a close and reopen', async (t) => 
     w.putProject(project);
     w.putProject(multi);
     w.putAudience(audience);
-    w.putFlag(single);
-    w.putFlag(older);
-    w.putFlag(group);
+    putFlag(w, single);
+    putFlag(w, older);
+    putFlag(w, group);
     w.putToken(token);
     w.putActivity(activity);
     const a1 = w.appendAudit(audit('prj_1', 'flag.create'));
@@ -198,8 +199,8 @@ t.test('every record kind round-trips through a close and reopen', async (t) => 
   t.strictSame(again.getAudience('aud_1'), audience);
   t.strictSame(again.listAudiences('prj_1'), [audience]);
   t.strictSame(again.listAudiences('prj_2'), []);
-  t.strictSame(again.getFlag('flg_g'), group, 'a group flag keeps null (inherit) and override cohorts apart');
-  t.strictSame(again.listFlags('prj_1'), [older, single], 'oldest first');
+  t.strictSame(getFlag(again, 'flg_g'), group, 'a group flag keeps null (inherit) and override cohorts apart');
+  t.strictSame(listFlags(again, 'prj_1'), [older, single], 'oldest first');
   t.strictSame(again.getToken(token.id), token);
   t.strictSame(again.getTokenByHash(token.secretHash), token);
   t.equal(again.getTokenByHash('cd'.repeat(32)), undefined);
@@ -220,20 +221,20 @@ t.test('updates replace, deletes remove, and indexes follow', async (t) => {
   t.teardown(() => store.close());
   store.transact((w) => {
     w.putProject(project);
-    w.putFlag(single);
-    w.putFlag(older);
+    putFlag(w, single);
+    putFlag(w, older);
     w.putToken(token);
   });
   store.transact((w) => {
-    w.putFlag({ ...single, name: 'renamed' });
-    w.deleteFlag(older);
+    putFlag(w, { ...single, name: 'renamed' });
+    deleteFlag(w, older);
     w.putToken({ ...token, revokedAt: at });
   });
   t.strictSame(
-    store.listFlags('prj_1').map((f) => f.name),
+    listFlags(store, 'prj_1').map((f) => f.name),
     ['renamed'],
   );
-  t.equal(store.getFlag(older.id), undefined);
+  t.equal(getFlag(store, older.id), undefined);
   t.equal(store.getTokenByHash(token.secretHash)?.revokedAt, at);
   t.equal(store.listTokens('prj_1').length, 1, 'a token put twice is listed once');
 });
@@ -272,9 +273,9 @@ t.test('configSeq moves only with configuration: audit, activity and mail writes
     w.putMail({ ...w.appendMail(mail), sentAt: at, attempts: 1 });
   });
   t.equal(store.configSeq(), seq, 'eval and API caches stay valid across an activity flush');
-  store.transact((w) => w.putFlag(single));
+  store.transact((w) => putFlag(w, single));
   t.equal(store.configSeq(), seq + 1, 'a flag write moves it');
-  store.transact((w) => w.deleteFlag(single));
+  store.transact((w) => deleteFlag(w, single));
   t.equal(store.configSeq(), seq + 2, 'a flag delete moves it');
   store.transact((w) => w.putToken(token));
   t.equal(store.configSeq(), seq + 3, 'a token write (revocation) moves it');
@@ -437,15 +438,15 @@ t.test('a schema 2 data dir (no usage database) reads as never evaluated, and is
 
   const reader = Store.open(dir, { readOnly: true });
   t.equal(reader.schemaVersion(), 2, 'a read-only open reads it as it is');
-  t.equal(reader.getUsage('flg_any'), undefined);
+  t.equal(getUsage(reader, 'flg_any'), undefined);
   await reader.close();
 
   const store = Store.open(dir);
   t.teardown(() => store.close());
   t.equal(store.schemaVersion(), kSchemaVersion);
   const seq = store.configSeq();
-  store.transact((w) => w.putUsage({ flagId: 'flg_a', evaluations: 2, lastEvaluatedAt: at }));
-  t.strictSame(store.getUsage('flg_a'), { flagId: 'flg_a', evaluations: 2, lastEvaluatedAt: at });
+  store.transact((w) => putUsage(w, { flagId: 'flg_a', evaluations: 2, lastEvaluatedAt: at }));
+  t.strictSame(getUsage(store, 'flg_a'), { flagId: 'flg_a', evaluations: 2, lastEvaluatedAt: at });
   t.equal(store.configSeq(), seq, 'a usage write does not move configSeq');
 });
 
@@ -506,20 +507,20 @@ t.test('a schema 4 data dir (no index of flag names) finds flags by name, and is
 
   const reader = Store.open(dir, { readOnly: true });
   t.equal(reader.schemaVersion(), 4, 'a read-only open reads it as it is');
-  t.strictSame(reader.findFlagByName('prj_1', 'checkout'), flag, 'without the index, the lookup scans');
+  t.strictSame(findFlagByName(reader, 'prj_1', 'checkout'), flag, 'without the index, the lookup scans');
   await reader.close();
 
   const store = Store.open(dir);
   t.teardown(() => store.close());
   t.equal(store.schemaVersion(), kSchemaVersion);
-  t.strictSame(store.findFlagByName('prj_1', 'checkout'), flag, "the migration indexed the existing flags' names");
-  store.transact((w) => w.putFlag({ ...flag, name: 'checkout-v2', updatedAt: at + 1 }));
-  t.equal(store.findFlagByName('prj_1', 'checkout'), undefined, 'a rename moves the entry');
-  t.equal(store.findFlagByName('prj_1', 'checkout-v2')?.id, 'flg_1');
-  t.equal(store.findFlagByName('prj_2', 'checkout-v2'), undefined, 'names are per project');
-  store.transact((w) => w.deleteFlag(store.getFlag('flg_1')!));
-  t.equal(store.findFlagByName('prj_1', 'checkout-v2'), undefined, 'a deleted flag is found no more');
-  t.equal(store.findFlagByName('prj_1', 'x'.repeat(5000)), undefined, 'a name longer than any key is no flag');
+  t.strictSame(findFlagByName(store, 'prj_1', 'checkout'), flag, "the migration indexed the existing flags' names");
+  store.transact((w) => putFlag(w, { ...flag, name: 'checkout-v2', updatedAt: at + 1 }));
+  t.equal(findFlagByName(store, 'prj_1', 'checkout'), undefined, 'a rename moves the entry');
+  t.equal(findFlagByName(store, 'prj_1', 'checkout-v2')?.id, 'flg_1');
+  t.equal(findFlagByName(store, 'prj_2', 'checkout-v2'), undefined, 'names are per project');
+  store.transact((w) => deleteFlag(w, getFlag(store, 'flg_1')!));
+  t.equal(findFlagByName(store, 'prj_1', 'checkout-v2'), undefined, 'a deleted flag is found no more');
+  t.equal(findFlagByName(store, 'prj_1', 'x'.repeat(5000)), undefined, 'a name longer than any key is no flag');
 });
 
 t.test('a schema 5 data dir (no plans database) reads as no scheduled changes, and is migrated when opened for writing', async (t) => {

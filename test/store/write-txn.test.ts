@@ -15,6 +15,7 @@ import { freshRead } from '../helpers/fresh-read.js';
 import { plainNode } from '../helpers/plain-process.js';
 import { openDataFile } from '../../src/store/open.js';
 import { buildWorld } from '../helpers/world.js';
+import { getFlag } from '../../src/flags/flag-store.js';
 
 // LMDB's lock file starts with its magic number (u32), its format (u32) and the newest commit's id (u64).
 const kMoveBack = `
@@ -70,12 +71,12 @@ t.test('an open that left the lock file behind corrects it before it returns: re
   world.run('flagCohorts', { principal: kOperator, flagId: flag, cohorts: ['acknowledged'] });
   leaveLockBehind(dataDir, 1);
   world.store.resetReadTxn();
-  t.not(world.store.getFlag(flag)?.cohorts[0], 'acknowledged', 'left so, the lock file has readers read the commit before');
+  t.not(getFlag(world.store, flag)?.cohorts[0], 'acknowledged', 'left so, the lock file has readers read the commit before');
 
   // A second open in this process shares LMDB's environment, so it stores nothing in the lock file
   // itself: only its check after opening can bring the readers forward.
   const opened = openDataFile(dataDir, { layout: kStoreLayout });
   t.teardown(() => opened.root.close());
   world.store.resetReadTxn();
-  t.same(world.store.getFlag(flag)?.cohorts, ['acknowledged'], 'after a writable open, readers see the acknowledged write');
+  t.same(getFlag(world.store, flag)?.cohorts, ['acknowledged'], 'after a writable open, readers see the acknowledged write');
 });

@@ -17,6 +17,7 @@ import { buildEvalWorld } from '../eval/eval-world.js';
 import { call } from '../helpers/http.js';
 import { startTestServer } from '../helpers/server.js';
 import { kOperator } from '../../src/audit/audit-actor.js';
+import { putFlag } from '../../src/flags/flag-store.js';
 
 const kFlags = 4000;
 const kSlowClients = 2;
@@ -34,7 +35,7 @@ t.test('a stream client that never reads is dropped and counted; readers beside 
     const at = Date.now() * 10 + version++;
     world.store.transact((w) => {
       for (const [i, id] of flagIds.entries()) {
-        w.putFlag({
+        putFlag(w, {
           id,
           projectId: big,
           name: `slow-${i}`,

@@ -12,6 +12,7 @@ import { pollUntil } from '../helpers/poll.js';
 import { startTestServer, tempDataDir } from '../helpers/server.js';
 import { type OpenStream, type SyncCall, SyncClient, unreadCall } from '../helpers/sync-client.js';
 import { buildWorld } from '../helpers/world.js';
+import { findFlagByName } from '../../src/flags/flag-store.js';
 
 const kMaxStreams = 4;
 const dataDir = tempDataDir();
@@ -188,7 +189,7 @@ t.test('FetchAllFlags answers the stream’s set; GetMetadata its metadata', asy
 t.test('each change is pushed as the whole set; a commit elsewhere pushes nothing', async (t) => {
   const stream = client.syncFlags({ header: `${single},token=${secrets.read}` });
   await firstSet(stream);
-  const flagId = world.store.findFlagByName(ids.single, 'sync-on')!.id;
+  const flagId = findFlagByName(world.store, ids.single, 'sync-on')!.id;
   const r = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${flagId}`, { token: secrets.write, body: { enabled: false } });
   t.equal(r.status, 200);
   await pollUntil(

@@ -1,0 +1,64 @@
+// Flags' records as the store keeps them (keyedRecords: flags and their evaluation counts each in a
+// database of their own, found through the lookups they declare), and every read and write of them.
+// Flags are configuration: relayed, and every write of one moves the store's revision.
+import { byCreation } from '../model/by-creation.js';
+import type { StoreReader, StoreWriter } from '../store/interfaces.js';
+import { keyedRecords } from '../store/record-kinds.js';
+import type { Flag, FlagUsage } from './records.js';
+
+export const kFlagRecords = keyedRecords<Flag>()({
+  name: 'flag',
+  database: 'flags',
+  relayed: true,
+  key: (flag) => flag.id,
+  deletedAs: 'flagDeleted',
+  indexes: {
+    /** A project's flags. */
+    project: { keysOf: (flag) => [flag.projectId] },
+    /** A flag by its name (unique in its project): a rename moves its entry. */
+    name: { keysOf: (flag) => [[flag.projectId, flag.name]] },
+  },
+});
+
+/** How often each flag was evaluated: written every minute, and it moves no revision (no reader caches it). */
+export const kUsageRecords = keyedRecords<FlagUsage>()({
+  name: 'usage',
+  database: 'usage',
+  relayed: false,
+  key: (usage) => usage.flagId,
+  deletedAs: 'usageDeleted',
+});
+
+export function getFlag(r: Pick<StoreReader, 'getKeyed'>, id: string): Flag | undefined {
+  return r.getKeyed(kFlagRecords, id);
+}
+
+/** The project's flags, oldest first. */
+export function listFlags(r: Pick<StoreReader, 'listKeyedBy'>, projectId: string): Flag[] {
+  return r.listKeyedBy(kFlagRecords, 'project', projectId).sort(byCreation);
+}
+
+/** The project's flag of that name (names are unique in a project), by its lookup: no scan of the project's flags. */
+export function findFlagByName(r: Pick<StoreReader, 'listKeyedBy'>, projectId: string, name: string): Flag | undefined {
+  return r.listKeyedBy(kFlagRecords, 'name', [projectId, name], { limit: 1 })[0];
+}
+
+export function putFlag(w: Pick<StoreWriter, 'putKeyed'>, flag: Flag): void {
+  w.putKeyed(kFlagRecords, flag);
+}
+
+/** Removes the flag and its usage. */
+export function deleteFlag(w: StoreWriter, flag: Flag): void {
+  const usage = getUsage(w, flag.id);
+  if (usage !== undefined) w.deleteKeyed(kUsageRecords, usage);
+  w.deleteKeyed(kFlagRecords, flag);
+}
+
+/** Undefined for a flag never evaluated (or evaluated only in the last minute, not yet written). */
+export function getUsage(r: Pick<StoreReader, 'getKeyed'>, flagId: string): FlagUsage | undefined {
+  return r.getKeyed(kUsageRecords, flagId);
+}
+
+export function putUsage(w: Pick<StoreWriter, 'putKeyed'>, usage: FlagUsage): void {
+  w.putKeyed(kUsageRecords, usage);
+}
