@@ -16,7 +16,7 @@ import type { FlagCreate, EnvironmentState } from '../src/model/schemas.js';
 import { runCommand, type CommandInput, type CommandName } from '../src/command-runner/commands.js';
 import { kOperator, principalOf } from '../src/audit/audit-actor.js';
 import type { StoreWriter } from '../src/store/interfaces.js';
-import type { Flag } from '../src/flags/records.js';
+import type { Flag } from '../src/model/flags.js';
 import type { Audience } from '../src/model/projects.js';
 import { kFiveRuleTargeting, kFiveRuleVariants } from './five-rule-flag.js';
 import { listFlags } from '../src/flags/flag-store.js';

@@ -2,7 +2,6 @@
 // ChangeRequested, src/writer/change-requested.ts): the Management API and the web console 202 with
 // {changeRequest, edited}; the command line exits with status 3.
 import { Type, type Static } from '../typebox.js';
-import { json } from '../routes/openapi-parts.js';
 import type { ChangeRequested } from '../writer/change-requested.js';
 import { ChangeRequestView } from './request-view.js';
 
@@ -23,14 +22,3 @@ export function changeRequestedBody(err: ChangeRequested): ChangeRequestedBody {
   // The gate holds a change with its request's view (request-view.ts), which the writer carries as it is.
   return { changeRequest: err.request as ChangeRequestView, edited: err.edited, detail: err.message };
 }
-
-/**
- * The documented answer of a write that an approval policy held as a change request (docs/approvals.md):
- * nothing applied; the request holds it until it is approved.
- */
-export const changeRequested = () => ({
-  '202': json(
-    ChangeRequestedBody,
-    'Not applied: the environment it changes is guarded, and a change request now holds the change (docs/approvals.md)',
-  ),
-});

@@ -1,6 +1,6 @@
 // The demo data set `serve --demo` puts into an empty data dir.
 import { commandTable } from '../writer/command.js';
-import type { Flag } from '../flags/records.js';
+import type { Flag } from '../model/flags.js';
 import type { Project } from '../model/projects.js';
 import type { FlagCreate } from '../model/schemas.js';
 import type { StoreWriter } from '../store/interfaces.js';

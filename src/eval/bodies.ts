@@ -5,7 +5,7 @@
 import { errorBody, FlagwireError, type ErrorBody, type ErrorCode } from '../errors.js';
 import { kInvalidMinRevisionDetail, kRevisionNotReachedDetail } from '../http/revisions.js';
 import type { EvalFlag } from '../model/eval-shapes.js';
-import type { Flag } from '../flags/records.js';
+import type { Flag } from '../model/flags.js';
 import type { Resolution } from '../targeting/compiled-flag.js';
 
 /** `{id, name, enabled}` in that order: built once per flag version, never per request. */

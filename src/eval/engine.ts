@@ -18,7 +18,7 @@
 import type { Org } from '../model/accounts.js';
 import { validEnvironmentsText } from '../model/environments.js';
 import { effectiveState } from '../flags/flag-state.js';
-import { addUsage, type Flag, type FlagUsage } from '../flags/records.js';
+import { addUsage, type Flag, type FlagUsage } from '../model/flags.js';
 import { notFoundDetail } from '../model/lookups.js';
 import { hasAudiences } from '../model/plans.js';
 import type { Audience, Project } from '../model/projects.js';

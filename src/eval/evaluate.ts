@@ -9,7 +9,7 @@
 import type { Audience } from '../model/projects.js';
 import type { EffectiveState } from '../flags/flag-state.js';
 import { bucketOf } from './bucket.js';
-import type { Flag } from '../flags/records.js';
+import type { Flag } from '../model/flags.js';
 
 /** An audience rule with its values in a Set: exact, case-sensitive lookups in O(1). */
 export interface CompiledRule {

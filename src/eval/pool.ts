@@ -11,7 +11,7 @@ import type { Clock } from '../clock.js';
 import type { BatchAbortSignal, BatchDone, BatchRunner } from './batcher.js';
 import { ChannelEnd, type ChannelShared, SlotKind, type SlotWork } from './batch-channel.js';
 import type { EvalRoutesSpec } from './routes.js';
-import type { FlagUsage } from '../flags/records.js';
+import type { FlagUsage } from '../model/flags.js';
 import { decodeUsage, type EvalTask } from './protocol.js';
 import type { EvalWorkerData } from './worker.js';
 

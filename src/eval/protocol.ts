@@ -27,7 +27,7 @@
 // ETag's length in its high 16 bits; the ETag's bytes are the last ones of the answer's bytes. For
 // answers without one (the Evaluation API's) the high bits are 0.
 
-import type { FlagUsage } from '../flags/records.js';
+import type { FlagUsage } from '../model/flags.js';
 import { maxUtf8Bytes, readUtf8, writeUtf8 } from '../bytes/utf8.js';
 
 /** A route number (src/all-routes.ts), 0..255: which evaluation route set (routes.ts) evaluates the request. */

@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import { FlagwireError } from '../errors.js';
 import { kFlagCommands } from '../flags/command-table.js';
-import { addUsage, type FlagUsage } from '../flags/records.js';
+import { addUsage, type FlagUsage } from '../model/flags.js';
 import type { WriterClient } from '../writer/client.js';
 import { Periodic } from '../background/periodic.js';
 

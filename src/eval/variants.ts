@@ -14,7 +14,7 @@
 // (the Evaluation API's field) stays the gate's answer. Every answer but a rule's error that names its
 // cause is built once per flag version: an evaluation returns one of them, most of them flagd's own
 // (compiled-flag.ts), plus the one reason flagd has no answer for, SPLIT.
-import type { TypedVariants } from '../flags/records.js';
+import type { TypedVariants } from '../model/flags.js';
 import { compileFlag, defaultVariantAnswer, type CompiledFlag, type Resolution } from '../targeting/compiled-flag.js';
 import { evaluateFlag } from '../targeting/evaluate.js';
 import type { SharedRules } from '../targeting/compile-rule.js';

@@ -9,7 +9,7 @@ import { resolveEnvParam } from '../model/environments.js';
 import type { Project } from '../model/projects.js';
 import { hasAudiences } from '../model/plans.js';
 import type { StoreReader } from '../store/interfaces.js';
-import type { Flag } from '../flags/records.js';
+import type { Flag } from '../model/flags.js';
 import { flagInFlagd, type FlagdFlagContext } from '../flags/flagd-flag.js';
 import { fragmentRules, projectFragments } from '../fragments/records.js';
 import { ResolvedFragments } from '../fragments/resolve.js';

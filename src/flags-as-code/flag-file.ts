@@ -29,7 +29,7 @@
 // leaves the project's fragments as they are, and its rules may name them.
 import { type Static, type TSchema, Type } from '../typebox.js';
 import { FlagwireError } from '../errors.js';
-import type { TypedVariants } from '../flags/records.js';
+import type { TypedVariants } from '../model/flags.js';
 import type { AudienceRule, ProjectKind } from '../model/projects.js';
 import {
   Bucketing,

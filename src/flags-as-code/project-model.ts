@@ -8,7 +8,7 @@
 // list "cannot be set or read as such through the API"; no route lists audiences), and a file that
 // leaves them out. Null means "not managed here": plan leaves the stored ones as they are.
 import { effectiveState } from '../flags/flag-state.js';
-import type { Flag, TypedVariants } from '../flags/records.js';
+import type { Flag, TypedVariants } from '../model/flags.js';
 import { bucketingField } from '../flags/bucketing.js';
 import type { AudienceRule, Project, ProjectKind } from '../model/projects.js';
 import type { StoreReader } from '../store/interfaces.js';

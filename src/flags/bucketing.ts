@@ -4,7 +4,7 @@
 // flag byte for byte. Chosen when the flag is made, never changed: another bucket function would move
 // users in and out of the flag at the same percentage. docs/decisions.md (A flag's bucketing).
 import type { Bucketing } from '../model/schemas.js';
-import type { Flag } from './records.js';
+import type { Flag } from '../model/flags.js';
 
 /** The flag's bucketing by name. */
 export function bucketingOf(flag: Pick<Flag, 'bucketing'>): Bucketing {

@@ -4,7 +4,7 @@
 import { formatList, formatTime, renderFields, renderTable } from '../cli-command/output.js';
 import type { EnvironmentEntry, EnvironmentsFlag, FlatFlag } from './representation.js';
 import type { FlagsImportResult } from './import-commands.js';
-import type { Flag } from './records.js';
+import type { Flag } from '../model/flags.js';
 
 function formatState(s: { enabled: boolean; trafficPercentage: number; audienceId: string | null }): string {
   return `${s.enabled ? 'on' : 'off'}, ${s.trafficPercentage}%${s.audienceId === null ? '' : `, audience ${s.audienceId}`}`;

@@ -13,7 +13,7 @@ import {
   str,
 } from '../cli-command/console-command.js';
 import * as flagOut from './cli-output.js';
-import { isStale, kDefaultStaleDays, kMaxStaleDays, staleBefore, type Flag } from './records.js';
+import { isStale, kDefaultStaleDays, kMaxStaleDays, staleBefore, type Flag } from '../model/flags.js';
 import { requireProject } from '../model/lookups.js';
 import { requireFlag } from './flag-lookups.js';
 import type { Project } from '../model/projects.js';

@@ -2,7 +2,7 @@
 // reading them and every change to a flag.
 import { principalOf } from '../audit/audit-actor.js';
 import { patchResult, representFlag } from './representation.js';
-import { type FlagState, hourlySeries, isStale, kDefaultStaleDays, staleBefore } from './records.js';
+import { type FlagState, hourlySeries, isStale, kDefaultStaleDays, staleBefore } from '../model/flags.js';
 import { splitWeights } from '../release-plans/rollout-weights.js';
 import { projectAccess } from '../console-route/access.js';
 import { offeredRolloutActions } from '../release-plans/schemas.js';

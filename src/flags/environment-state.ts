@@ -9,7 +9,7 @@
 import type { EnvironmentBearing } from '../store/interfaces.js';
 import { kFlagRecords } from './flag-store.js';
 import { effectiveState, kDefaultEnvState, type EffectiveState } from './flag-state.js';
-import type { Flag } from './records.js';
+import type { Flag } from '../model/flags.js';
 import { getFlag, listFlags } from './flag-store.js';
 
 export const kFlagEnvironmentState: EnvironmentBearing<Flag> = {

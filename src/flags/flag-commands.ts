@@ -4,7 +4,7 @@ import { TypeCompiler } from '../typebox.js';
 import { FlagwireError } from '../errors.js';
 import { isEnvironmentAllowed, validEnvironmentsText } from '../model/environments.js';
 import { envEntry, kDefaultEnvState } from './flag-state.js';
-import type { EnvState, Flag, TypedVariants } from './records.js';
+import type { EnvState, Flag, TypedVariants } from '../model/flags.js';
 import { randomId } from '../model/ids.js';
 import { notFoundDetail, requireProject } from '../model/lookups.js';
 import { requireFlag, requirePatchTarget } from './flag-lookups.js';

@@ -11,7 +11,7 @@ import type { AuthContext } from '../model/token-access.js';
 import type { ApiRequest, HandlerDeps } from '../routes/handler.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { getFlag } from './flag-store.js';
-import type { Flag } from './records.js';
+import type { Flag } from '../model/flags.js';
 
 export function requireFlag(r: StoreReader, id: string): Flag {
   const flag = getFlag(r, id);

@@ -1,5 +1,5 @@
 // A flag's state as callers see it: the one place that resolves defaults and cohort inheritance.
-import type { EnvState, Flag, FlagState, GroupFlag } from './records.js';
+import type { EnvState, Flag, FlagState, GroupFlag } from '../model/flags.js';
 
 /** State an environment has until something sets it (spec: "starts disabled at 0% with no cohorts"). */
 export const kDefaultEnvState: Readonly<EnvState> = Object.freeze({

@@ -4,7 +4,7 @@
 import { byCreation } from '../model/by-creation.js';
 import type { StoreReader, StoreWriter } from '../store/interfaces.js';
 import { keyedRecords } from '../store/record-kinds.js';
-import type { Flag, FlagUsage } from './records.js';
+import type { Flag, FlagUsage } from '../model/flags.js';
 
 export const kFlagRecords = keyedRecords<Flag>()({
   name: 'flag',

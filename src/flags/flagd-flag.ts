@@ -22,7 +22,7 @@
 // A flag that flagd's language cannot say exactly is not said at all: the answer names why
 // (flagdInexpressible), and each caller leaves the flag out and names it.
 import { effectiveState, type EffectiveState } from './flag-state.js';
-import type { Flag, TypedVariants } from './records.js';
+import type { Flag, TypedVariants } from '../model/flags.js';
 import type { Audience, AudienceRule } from '../model/projects.js';
 import { kNoFragments } from '../fragments/records.js';
 import { ResolvedFragments } from '../fragments/resolve.js';

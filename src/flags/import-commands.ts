@@ -17,7 +17,7 @@
 // a flag's unknown keys, and `flagwire export --format flagd` writes it for a fractional flag): a new flag
 // is made with it; an existing flag's must be the same (a bucketing never changes: bucketing.ts).
 import { FlagwireError } from '../errors.js';
-import type { Flag } from './records.js';
+import type { Flag } from '../model/flags.js';
 import { resolveEnvParam } from '../model/environments.js';
 import { requireProject } from '../model/lookups.js';
 import type { StoreWriter } from '../store/interfaces.js';

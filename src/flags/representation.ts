@@ -6,7 +6,7 @@ import { Type, type Static } from '../typebox.js';
 import { type EffectiveState, effectiveState } from './flag-state.js';
 import { bucketingField } from './bucketing.js';
 import { kTypedProperties, type TypedFields } from '../model/schemas.js';
-import type { Flag, FlagUsage } from './records.js';
+import type { Flag, FlagUsage } from '../model/flags.js';
 import type { Project } from '../model/projects.js';
 
 const Id = (description: string) => Type.String({ description });

@@ -1,5 +1,5 @@
 // Flag usage (docs/operations.md: Flag usage): what the eval workers counted, merged into each flag's totals.
-import { type FlagUsage, recordedUsage } from './records.js';
+import { type FlagUsage, recordedUsage } from '../model/flags.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { getFlag, getUsage, putUsage } from './flag-store.js';
 

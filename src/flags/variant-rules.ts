@@ -3,7 +3,7 @@
 // result may be stored. Whether it is a valid flagd definition is asked of src/targeting/parse.ts (the
 // one home of that rule); what the store needs beyond it (a bounded depth, keys and numbers that survive
 // msgpack) is checked here first.
-import type { TypedVariants } from './records.js';
+import type { TypedVariants } from '../model/flags.js';
 import type { TypedFields } from '../model/schemas.js';
 import { evaluatorProblems, flagVariantProblems, type FlagProblem } from '../targeting/parse.js';
 import { type DefinitionProblem, formatPath, type PathStep } from '../targeting/problems.js';

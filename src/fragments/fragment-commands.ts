@@ -5,7 +5,7 @@
 // with every flag that uses it, and a fragment in use is not deleted.
 import { type Actor, actorFor, type Principal, tokenProject } from '../audit/audit-actor.js';
 import { FlagwireError } from '../errors.js';
-import type { Flag, TypedVariants } from '../flags/records.js';
+import type { Flag, TypedVariants } from '../model/flags.js';
 import { sameJson, sharedRuleProblems, typedProblems } from '../flags/variant-rules.js';
 import { requireEveryEnvironment } from '../model/environments.js';
 import { requireProject } from '../model/lookups.js';

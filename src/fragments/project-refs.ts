@@ -8,7 +8,7 @@
 // Counted, not resolved: a fragment uses no `$ref` of its own, so its size resolved is its compact JSON,
 // and a reference adds that less what it weighs written (refAddedBytes). So the count costs one walk of
 // each flag's rule as written, and only in a project that has fragments.
-import type { Flag, TypedVariants } from '../flags/records.js';
+import type { Flag, TypedVariants } from '../model/flags.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { kProblems } from '../targeting/problems.js';
 import { kMaxAddedRuleBytes, refAddedBytes, ruleRefCounts } from '../targeting/refs.js';

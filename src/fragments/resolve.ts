@@ -8,7 +8,7 @@
 // and a compile compiles it once for all of them (SharedRules). Before (issue 55), each flag's rule was
 // resolved with a copy of the fragment and compiled with it: a 0.96 MB fragment named by 20 flags was
 // walked, copied and compiled 20 times per store revision in each worker.
-import type { TypedVariants } from '../flags/records.js';
+import type { TypedVariants } from '../model/flags.js';
 import { SharedRules } from '../targeting/compile-rule.js';
 import { kProblems, type DefinitionProblem } from '../targeting/problems.js';
 import { RefResolver, ruleRefs } from '../targeting/refs.js';

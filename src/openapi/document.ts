@@ -39,12 +39,12 @@ export function openApiComponents(): Map<string, TSchema> {
  * its name; a schema no one declares is an error. A walk that copies only what it rewrites, not a JSON
  * round trip: every front end builds the document at start-up.
  */
-export function resolved(value: unknown, names: ReadonlyMap<TSchema, string>): unknown {
+export function resolved(value: unknown, names: ReadonlyMap<TSchema | string, string>): unknown {
   if (value instanceof SchemaRef) {
-    const name = names.get(value.schema);
+    const name = typeof value.schema === 'string' ? (names.has(value.schema) ? value.schema : undefined) : names.get(value.schema);
     if (name === undefined) {
       throw new Error(
-        `a route names an OpenAPI schema no one declares (${JSON.stringify(value.schema.description ?? value.schema.title ?? '')}): add it to its capability's schemas`,
+        `a route names an OpenAPI schema no one declares (${JSON.stringify(typeof value.schema === 'string' ? value.schema : (value.schema.description ?? value.schema.title ?? ''))}): add it to its capability's schemas`,
       );
     }
     return { $ref: `#/components/schemas/${name}` };
@@ -146,7 +146,10 @@ const kTags = [
 
 export function buildOpenApiDocument({ version, license }: { version: string; license: string }): object {
   const components = openApiComponents();
-  const names = new Map([...components].map(([name, schema]) => [schema, name]));
+  // By schema, and by the name it is declared under (SchemaRef may name one).
+  const names = new Map<TSchema | string, string>(
+    [...components].flatMap(([name, schema]) => [[schema, name] as const, [name, name] as const]),
+  );
   return {
     openapi: '3.1.0',
     info: info(version, license),

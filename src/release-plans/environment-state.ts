@@ -7,7 +7,7 @@
 import { checkPatch } from '../flags/flag-commands.js';
 import { effectiveState } from '../flags/flag-state.js';
 import { applyFlagPatch } from '../flags/patch-rules.js';
-import type { Flag } from '../flags/records.js';
+import type { Flag } from '../model/flags.js';
 import type { EnvironmentBearing, EnvRead, StoreReader } from '../store/interfaces.js';
 import type { Page, PageRequest } from './list-pages.js';
 import { kRolloutRecords, kScheduleRecords } from './plan-store.js';

@@ -7,7 +7,7 @@
 // starts, so that each step replaces one split with another and no other rule is lost. The split's
 // leading bucketing expression (flagd's first argument when it is not a bucket), when it has one, is
 // kept in every step. The rules here are pure; rollout-commands.ts writes the steps through PATCH.
-import type { TypedVariants } from '../flags/records.js';
+import type { TypedVariants } from '../model/flags.js';
 import type { RolloutStep, WeightsStep } from './rollouts.js';
 import { sameJson } from '../flags/variant-rules.js';
 

@@ -4,8 +4,7 @@ import { tokenPrincipal } from '../routes/route-helpers.js';
 import { precheckFlagChange } from '../flags/flag-lookups.js';
 import type { ManagementRouteSpec } from '../capability/capability.js';
 import { FlagwireError } from '../errors.js';
-import { apiErrors, json, kEnvParam, kPageParams, pathParam, queryParam } from '../routes/openapi-parts.js';
-import { changeRequested } from '../approvals/change-requested.js';
+import { apiErrors, changeRequested, json, kEnvParam, kPageParams, pathParam, queryParam } from '../routes/openapi-parts.js';
 import { kReleasePlanCommands } from './command-table.js';
 import { pageAnswer, pageRequest } from './list-pages.js';
 import {

@@ -43,13 +43,26 @@ export const kServiceComponents: Readonly<Record<string, TSchema>> = {
  * declares fails the document's build (test/openapi/openapi.test.ts), never a process at load.
  */
 export class SchemaRef {
-  constructor(readonly schema: TSchema) {}
+  /** The schema, or the name a capability declares it under (one this module does not import). */
+  constructor(readonly schema: TSchema | string) {}
 }
 
 /** A reference to `schema`, one of the components. */
 export function ref(schema: TSchema): SchemaRef {
   return new SchemaRef(schema);
 }
+
+/**
+ * The documented answer of a write that an approval policy may hold as a change request
+ * (docs/approvals.md): nothing applied; the request holds it until it is approved. Its body is the
+ * approvals capability's ChangeRequested component.
+ */
+export const changeRequested = () => ({
+  '202': {
+    description: 'Not applied: the environment it changes is guarded, and a change request now holds the change (docs/approvals.md)',
+    content: { 'application/json': { schema: new SchemaRef('ChangeRequested') } },
+  },
+});
 
 /** A JSON response whose body is `schema`. */
 export const json = (schema: TSchema, description: string, headers?: object) => ({

@@ -2,7 +2,7 @@
 // state in the environment as the engine resolves it (src/eval/engine.ts compileFlag: shared fragments
 // included), and the audiences those states name.
 import { effectiveState } from '../flags/flag-state.js';
-import type { Flag } from '../flags/records.js';
+import type { Flag } from '../model/flags.js';
 import type { Org } from '../model/accounts.js';
 import { hasAudiences } from '../model/plans.js';
 import type { Project } from '../model/projects.js';

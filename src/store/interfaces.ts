@@ -3,7 +3,7 @@
 // the LMDB implementation (lmdb-store.ts) is named only where a process opens its store.
 import type { Membership, Org, Role, User } from '../model/accounts.js';
 import type { AuditEntry } from '../model/audit.js';
-import type { FlagState } from '../flags/records.js';
+import type { FlagState } from '../model/flags.js';
 import type { Invitation } from '../model/invitations.js';
 import type { MailMessage } from '../model/mail.js';
 import type { Audience, Project } from '../model/projects.js';

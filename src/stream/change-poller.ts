@@ -8,7 +8,7 @@
 import { Periodic } from '../background/periodic.js';
 import { projectConfigTag } from '../eval/config-tag.js';
 import { effectiveState } from '../flags/flag-state.js';
-import type { Flag } from '../flags/records.js';
+import type { Flag } from '../model/flags.js';
 import type { Project } from '../model/projects.js';
 import type { SnapshotReader } from '../store/interfaces.js';
 import { event } from './events.js';

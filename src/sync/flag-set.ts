@@ -2,7 +2,7 @@
 // keyed by flag name, that a stock flagd provider answers as Flagwire's OFREP does (docs/design.md §2c).
 // Each flag is said as src/flags/flagd-flag.ts says it (the one translation, which the export shares);
 // this module makes the document: the flags it can say, its metadata, and the flags left out.
-import type { Flag } from '../flags/records.js';
+import type { Flag } from '../model/flags.js';
 import { type FlagdFlag, flagInFlagd } from '../flags/flagd-flag.js';
 import type { Audience } from '../model/projects.js';
 import { type FragmentRules, kNoFragments } from '../fragments/records.js';

@@ -1,7 +1,7 @@
 // Whether the flagd flag sets serve a flag (issue 44, item 3): per environment of its project, served or
 // left out and why, as buildFlagSet decides it (flagdInexpressible is the one judgement). The Management
 // API (GET /api/v1/flags/{flag_id}/flagd) and the console's flag page say it for the flag.
-import type { Flag } from '../flags/records.js';
+import type { Flag } from '../model/flags.js';
 import { hasAudiences } from '../model/plans.js';
 import type { Org } from '../model/accounts.js';
 import type { Project } from '../model/projects.js';

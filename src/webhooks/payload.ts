@@ -3,7 +3,7 @@
 // data}`; or, for a Slack-compatible webhook, one line of text. Built in the transaction of the change,
 // so the body is the change as it was committed.
 import type { AuditEntry } from '../model/audit.js';
-import type { Flag, FlagUsage } from '../flags/records.js';
+import type { Flag, FlagUsage } from '../model/flags.js';
 import type { Project } from '../model/projects.js';
 import { representFlag } from '../flags/representation.js';
 import type { Webhook } from './records.js';

@@ -9,7 +9,7 @@ import { FlagwireError } from '../../src/errors.js';
 import { kApprovedPlanRecords } from '../../src/approvals/records.js';
 import { requestView } from '../../src/approvals/request-view.js';
 import { requireRequest } from '../../src/approvals/requests.js';
-import type { GroupFlag } from '../../src/flags/records.js';
+import type { GroupFlag } from '../../src/model/flags.js';
 import { buildWorld } from '../helpers/world.js';
 import { scratchDir } from '../helpers/scratch-dir.js';
 import { listRollouts, listSchedules } from '../../src/release-plans/plan-store.js';

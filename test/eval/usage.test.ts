@@ -7,7 +7,7 @@ import t from 'tap';
 import { pino } from 'pino';
 import { UsageRecorder, type UsageSource } from '../../src/eval/usage.js';
 import { FlagwireError } from '../../src/errors.js';
-import type { FlagUsage } from '../../src/flags/records.js';
+import type { FlagUsage } from '../../src/model/flags.js';
 import { engineOverWorld } from './eval-world.js';
 import { getUsage } from '../../src/flags/flag-store.js';
 

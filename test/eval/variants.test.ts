@@ -6,7 +6,7 @@ import { compileState, decideState, decisionValue, type EvalContext } from '../.
 import { EvalQuery } from '../../src/eval/query.js';
 import { compileVariants, resolveVariant } from '../../src/eval/variants.js';
 import type { EffectiveState } from '../../src/flags/flag-state.js';
-import type { TypedVariants } from '../../src/flags/records.js';
+import type { TypedVariants } from '../../src/model/flags.js';
 import type { Audience } from '../../src/model/projects.js';
 
 const kFlag = 'flg_variants';

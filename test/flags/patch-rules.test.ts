@@ -1,5 +1,5 @@
 import t from 'tap';
-import type { GroupFlag, SingleFlag } from '../../src/flags/records.js';
+import type { GroupFlag, SingleFlag } from '../../src/model/flags.js';
 import { applyFlagPatch } from '../../src/flags/patch-rules.js';
 
 const single = (): SingleFlag => ({

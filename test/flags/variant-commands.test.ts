@@ -5,7 +5,7 @@
 import t, { type Test } from 'tap';
 import { kOperator } from '../../src/audit/audit-actor.js';
 import type { FlagwireError } from '../../src/errors.js';
-import type { Flag } from '../../src/flags/records.js';
+import type { Flag } from '../../src/model/flags.js';
 import { representFlag } from '../../src/flags/representation.js';
 import type { FlagCreate, FlagPatch } from '../../src/model/schemas.js';
 import { tempDataDir } from '../helpers/server.js';

@@ -3,7 +3,7 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { AuditEntry } from '../../src/model/audit.js';
-import type { Flag } from '../../src/flags/records.js';
+import type { Flag } from '../../src/model/flags.js';
 import type { AuditPage } from '../../src/store/interfaces.js';
 import { plainNode } from './plain-process.js';
 

@@ -1,7 +1,7 @@
 // Merging flag usage (src/flags/records.ts): the one rule the eval workers, the main thread's pending
 // flush and the writer's stored totals all use.
 import t from 'tap';
-import { addUsage, type FlagUsage, mergeUsage } from '../../src/flags/records.js';
+import { addUsage, type FlagUsage, mergeUsage } from '../../src/model/flags.js';
 
 t.test('mergeUsage: evaluations add up, the latest time wins, nothing is changed in place', async (t) => {
   const count: FlagUsage = { flagId: 'f1', evaluations: 3, lastEvaluatedAt: 100 };

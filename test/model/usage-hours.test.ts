@@ -2,7 +2,7 @@
 // week, takes a late count from another node into its own hour while kept; the console reads the last
 // n hours up to now; a recorded count updates both the totals and the hours.
 import t from 'tap';
-import { addToHours, hourlySeries, kUsageHours, recordedUsage } from '../../src/flags/records.js';
+import { addToHours, hourlySeries, kUsageHours, recordedUsage } from '../../src/model/flags.js';
 
 const kHour = 3_600_000;
 const at = (hour: number, minute = 0) => hour * kHour + minute * 60_000;

@@ -6,7 +6,7 @@ import t from 'tap';
 import { kOperator, type Principal } from '../../src/audit/audit-actor.js';
 import { EvalEngine } from '../../src/eval/engine.js';
 import { ResultReader, ResultWriter } from '../../src/eval/protocol.js';
-import type { TypedVariants } from '../../src/flags/records.js';
+import type { TypedVariants } from '../../src/model/flags.js';
 import { rolloutView } from '../../src/release-plans/schemas.js';
 import { cli, expectAllRefused, ok } from '../helpers/cli.js';
 import { kHour, kSteps, rolloutWorld } from '../helpers/rollout-world.js';

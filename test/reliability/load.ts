@@ -7,7 +7,7 @@
 // missing: a durable store has none.
 import http from 'node:http';
 import { getFlag, listFlags } from '../../src/flags/flag-store.js';
-import type { Flag } from '../../src/flags/records.js';
+import type { Flag } from '../../src/model/flags.js';
 import type { AuditEntry } from '../../src/model/audit.js';
 import type { AuditPage, StoreReader } from '../../src/store/interfaces.js';
 

@@ -2,7 +2,7 @@
 // any writer) drops the memo at the next renewal, and memoised records cannot be changed by a reader.
 import t from 'tap';
 import type { Org } from '../../src/model/accounts.js';
-import type { Flag } from '../../src/flags/records.js';
+import type { Flag } from '../../src/model/flags.js';
 import type { KeyedKind } from '../../src/store/interfaces.js';
 import { MemoReader } from '../../src/store/memo-reader.js';
 import { Store } from '../helpers/store.js';

@@ -9,7 +9,7 @@ import t from 'tap';
 import type { Org, User } from '../../src/model/accounts.js';
 import type { AuditAction } from '../../src/capabilities.js';
 import type { NewAuditEntry } from '../../src/store/interfaces.js';
-import type { Flag } from '../../src/flags/records.js';
+import type { Flag } from '../../src/model/flags.js';
 import type { MailMessage } from '../../src/model/mail.js';
 import type { Audience, Project } from '../../src/model/projects.js';
 import type { Token, TokenActivity } from '../../src/model/tokens.js';

@@ -14,7 +14,7 @@ import fc from 'fast-check';
 import { compileState, decidedBy, decisionValue } from '../../src/eval/evaluate.js';
 import { compileVariants } from '../../src/eval/variants.js';
 import { effectiveState } from '../../src/flags/flag-state.js';
-import type { EnvState, Flag, FlagState, TypedVariants } from '../../src/flags/records.js';
+import type { EnvState, Flag, FlagState, TypedVariants } from '../../src/model/flags.js';
 import { typedProblems } from '../../src/flags/variant-rules.js';
 import type { Audience } from '../../src/model/projects.js';
 import { OfrepContext } from '../../src/ofrep/context.js';

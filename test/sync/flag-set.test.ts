@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import t from 'tap';
 import { fractionalBucket } from '../../src/eval/bucket.js';
-import type { EnvState, Flag, FlagState, GroupFlag, SingleFlag } from '../../src/flags/records.js';
+import type { EnvState, Flag, FlagState, GroupFlag, SingleFlag } from '../../src/model/flags.js';
 import type { Audience } from '../../src/model/projects.js';
 import { buildFlagSet, type FlagSetInput } from '../../src/sync/flag-set.js';
 import type { FlagValueType } from '../../src/targeting/definition.js';
