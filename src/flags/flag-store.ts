@@ -27,6 +27,8 @@ export const kUsageRecords = keyedRecords<FlagUsage>()({
   relayed: false,
   key: (usage) => usage.flagId,
   deletedAs: 'usageDeleted',
+  // Deleting a flag deletes its usage (docs/operations.md).
+  hangsOff: { kind: 'flag', via: null, onDelete: 'cascade' },
 });
 
 export function getFlag(r: Pick<StoreReader, 'getKeyed'>, id: string): Flag | undefined {
@@ -47,10 +49,8 @@ export function putFlag(w: Pick<StoreWriter, 'putKeyed'>, flag: Flag): void {
   w.putKeyed(kFlagRecords, flag);
 }
 
-/** Removes the flag and its usage. */
-export function deleteFlag(w: StoreWriter, flag: Flag): void {
-  const usage = getUsage(w, flag.id);
-  if (usage !== undefined) w.deleteKeyed(kUsageRecords, usage);
+/** Removes the flag, and its usage with it (kUsageRecords.hangsOff). */
+export function deleteFlag(w: Pick<StoreWriter, 'deleteKeyed'>, flag: Flag): void {
   w.deleteKeyed(kFlagRecords, flag);
 }
 

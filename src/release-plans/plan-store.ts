@@ -15,6 +15,8 @@ export const kScheduleRecords = keyedRecords<ScheduledChange>()({
   database: 'schedules',
   relayed: false,
   key: (change) => change.id,
+  // Kept when its flag is deleted: it fails, with the reason, when it falls due (docs/release-plans.md).
+  hangsOff: { kind: 'flag', via: 'flag', onDelete: 'keep' },
   indexes: {
     /** Pending changes by due time: the scheduler's poll. */
     due: { keysOf: (change) => (change.status === 'pending' ? [[change.at]] : []) },
@@ -36,6 +38,8 @@ export const kRolloutRecords = keyedRecords<RolloutPlan>()({
   database: 'rollouts',
   relayed: false,
   key: (plan) => plan.id,
+  // Kept when its flag is deleted: at its next step it pauses, saying the flag was deleted (rolloutAdvance).
+  hangsOff: { kind: 'flag', via: 'flag', onDelete: 'keep' },
   indexes: {
     /** Running rollouts at the sooner of their next step and their guard's next reading. */
     due: { keysOf: (plan) => dueAt(plan) },

@@ -148,6 +148,22 @@ export interface KeyedKind<V> {
   readonly indexes?: Readonly<Record<string, Lookup<V>>>;
   /** The change kind a deletion of one of its records is recorded as (StoreWriter.deleteKeyed); absent: never deleted. */
   readonly removal?: { readonly name: string };
+  /** The kind its records hang off, and what a deletion of their record of that kind does to them (HangsOff). */
+  readonly hangsOff?: HangsOff;
+}
+
+/**
+ * A kind's lifecycle: the kind its records hang off (a flag's usage hangs off the flag), how a record is
+ * found from its record of that kind, and what deleting that record does to it: `cascade` deletes it in
+ * the same transaction, recorded as its own deletion before the one it hangs off; `keep` leaves it (a
+ * scheduled change of a deleted flag stays, and fails when it falls due). Checked by the store's layout.
+ */
+export interface HangsOff {
+  /** The kind's name (a simple kind that may be deleted). */
+  readonly kind: string;
+  /** The lookup that files a record under its record's key (first part); null: its own key is that record's key. */
+  readonly via: string | null;
+  readonly onDelete: 'cascade' | 'keep';
 }
 
 /** One part of a lookup's key: a lookup orders its entries by their parts, one after the other. */

@@ -399,6 +399,14 @@ export abstract class LmdbRecords implements StoreWriter {
     // The stored record decides which entries go (the caller's copy may be older).
     const stored = db.get(kind.key(value));
     if (stored === undefined) return;
+    // What hangs off it and goes with it, each recorded as its own deletion first: a copy applying the
+    // changes in order finds nothing left to cascade.
+    const key = kind.key(value);
+    for (const dependent of this.cascadesOf(kind.name)) {
+      const via = dependent.hangsOff!.via;
+      const records = via === null ? [this.getKeyed(dependent, key)] : this.listKeyedBy(dependent, via, key);
+      for (const record of records) if (record !== undefined) this.deleteKeyed(dependent, record);
+    }
     if (kind.indexes !== undefined) refile(this.lookupDatabases(), kind, stored, undefined);
     db.removeSync(kind.key(value));
     this.recorder.record(changeOf(kind.removal.name, stored));
@@ -458,6 +466,9 @@ export abstract class LmdbRecords implements StoreWriter {
   abstract applyChanges(changes: readonly Change[]): void;
 
   abstract changeBearing(kind: string): ChangeBearing | undefined;
+
+  /** The kinds a deletion of a record of kind `kindName` deletes with it (store-layout.ts cascades). */
+  protected abstract cascadesOf(kindName: string): readonly KeyedKind<unknown>[];
 
   // biome-ignore lint/suspicious/noExplicitAny: kinds of every record type; each is handed its own values.
   abstract environmentBearings(): readonly EnvironmentBearing<any>[];

@@ -6,7 +6,7 @@
 import type { RootDatabase } from 'lmdb';
 import { changeOf, type Change, type LoggedChange, type Revision } from './changes.js';
 import type { ChangeLog } from './change-log.js';
-import type { ChangeBearing, EnvironmentBearing, StoreWriter } from './interfaces.js';
+import type { ChangeBearing, EnvironmentBearing, KeyedKind, StoreWriter } from './interfaces.js';
 import type { Databases } from './layout.js';
 import { databaseNamed } from './layout.js';
 import type { RecordKind, RecordTarget } from './record-kinds.js';
@@ -204,6 +204,11 @@ export class LmdbReplica {
   /** How a change kind bears on an environment's state (StoreWriter.changeBearing). */
   changeBearing(kind: string): ChangeBearing | undefined {
     return this.layout.bearings.get(kind);
+  }
+
+  /** The kinds a deletion of a record of kind `kindName` deletes with it (StoreLayout.cascades). */
+  cascadesOf(kindName: string): readonly KeyedKind<unknown>[] {
+    return this.layout.cascades.get(kindName) ?? [];
   }
 
   /** The kinds that bear on an environment's state (StoreWriter.environmentBearings). */

@@ -15,7 +15,7 @@ import {
   type Tentative,
 } from './interfaces.js';
 import { ChangeLog } from './change-log.js';
-import type { ChangeBearing, EnvironmentBearing } from './interfaces.js';
+import type { ChangeBearing, EnvironmentBearing, KeyedKind } from './interfaces.js';
 import { LmdbRecords } from './lmdb-records.js';
 import { LmdbReplica } from './lmdb-replica.js';
 import { openDataFile, type OpenedDataFile, type StoreOptions } from './open.js';
@@ -198,6 +198,10 @@ export class LmdbStore extends LmdbRecords implements Store, StoreWriter, StoreC
 
   changeBearing(kind: string): ChangeBearing | undefined {
     return this.replica.changeBearing(kind);
+  }
+
+  protected cascadesOf(kindName: string): readonly KeyedKind<unknown>[] {
+    return this.replica.cascadesOf(kindName);
   }
 
   // biome-ignore lint/suspicious/noExplicitAny: kinds of every record type; each is handed its own values.

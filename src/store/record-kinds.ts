@@ -73,6 +73,8 @@ export interface RecordKind<V = unknown, N extends string = string, R extends st
   readonly removal?: RemovalKind<V, R>;
   /** Its lookups, kept in keyedIndexes (KeyedKind.indexes): keyedRecords' layout only. */
   readonly indexes?: KeyedKind<V>['indexes'];
+  /** Its lifecycle (KeyedKind.hangsOff): keyedRecords' layout only. */
+  readonly hangsOff?: KeyedKind<V>['hangsOff'];
 }
 
 /**

@@ -6,7 +6,7 @@
 // once is in every one of them.
 import { kKeyedIndexes, kKeyedTallies, kMaxDbs } from './layout.js';
 import { kDemoSeededRecords, type RecordKey, type RecordKind, type RecordTarget } from './record-kinds.js';
-import type { ChangeBearing, EnvironmentBearing } from './interfaces.js';
+import type { ChangeBearing, EnvironmentBearing, KeyedKind } from './interfaces.js';
 
 /** Who declares databases and record kinds: a capability, or the store itself. */
 export interface RecordOwner {
@@ -43,6 +43,8 @@ export interface StoreLayout {
   readonly relayedChanges: ReadonlySet<string>;
   /** How each change kind bears on an environment's state, by name; absent: it does not (the approvals gate). */
   readonly bearings: ReadonlyMap<string, ChangeBearing>;
+  /** The kinds whose records a deletion of one of a kind's records deletes with it (HangsOff cascade), by that kind's name. */
+  readonly cascades: ReadonlyMap<string, readonly KeyedKind<unknown>[]>;
   /** The kinds that bear on an environment's state, each once. */
   // biome-ignore lint/suspicious/noExplicitAny: kinds of every record type; each is handed its own values.
   readonly bearingKinds: readonly EnvironmentBearing<any>[];
@@ -101,6 +103,20 @@ export function storeLayout(owners: readonly RecordOwner[]): StoreLayout {
         apply: (target, value) => removal.apply(target, value),
       });
   }
+  const cascades = new Map<string, KeyedKind<unknown>[]>();
+  for (const kind of kinds) {
+    const parent = kind.hangsOff;
+    if (parent === undefined) continue;
+    const of = kinds.find((k) => k.name === parent.kind);
+    if (of === undefined || of.removal === undefined)
+      throw new Error(`record kind ${kind.name} hangs off ${parent.kind}, which is no kind whose records are deleted`);
+    if (parent.via !== null && kind.indexes?.[parent.via] === undefined)
+      throw new Error(`record kind ${kind.name} hangs off ${parent.kind} via ${parent.via}, a lookup it does not declare`);
+    if (parent.onDelete === 'cascade') {
+      if (kind.removal === undefined) throw new Error(`record kind ${kind.name} is deleted with ${parent.kind} but declares no deletion`);
+      cascades.set(parent.kind, [...(cascades.get(parent.kind) ?? []), kind as KeyedKind<unknown>]);
+    }
+  }
   const unused = [...ownerOf.keys()].filter((database) => !used.has(database));
   if (unused.length > 0) throw new Error(`databases ${unused.join(', ')} are declared but hold no kind of record`);
   const databases = [...ownerOf.keys()];
@@ -124,5 +140,6 @@ export function storeLayout(owners: readonly RecordOwner[]): StoreLayout {
     relayedChanges,
     bearings,
     bearingKinds,
+    cascades,
   };
 }

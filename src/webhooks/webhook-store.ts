@@ -23,6 +23,8 @@ export const kDeliveryRecords = keyedRecords<WebhookDelivery>()({
   relayed: false,
   key: (delivery) => delivery.id,
   deletedAs: 'deliveryDeleted',
+  // Its webhook's deletion deletes its log (webhookDelete deletes them first, dropping the payloads they leave).
+  hangsOff: { kind: 'webhook', via: 'log', onDelete: 'cascade' },
   indexes: {
     /** A webhook's delivery log, by when each was made. */
     log: { keysOf: (delivery) => [[delivery.webhookId, delivery.createdAt]] },
