@@ -4,30 +4,30 @@
 //
 // Layout (one LMDB environment, named sub-databases, msgpack values):
 //   meta             'schemaVersion' -> number, 'configSeq' -> number (bumped by every write txn that
-//                    changes what readers cache: orgs, users, members, projects, audiences, flags, tokens),
-//                    'auditSeq' / 'mailSeq' -> last sequence numbers, 'demoSeeded' -> number
+//                    changes what readers cache: orgs, users, members, projects, audiences, tokens and
+//                    the relayed kinds), 'auditSeq' / 'mailSeq' -> last sequence numbers, 'demoSeeded' -> number
 //                    With PostgreSQL as the system of record (src/store/pg/), this file is the node's
 //                    copy: 'revision' -> the last revision applied, 'replicaOf' -> that database's id
 //                    'fileId' -> this file's own id: the source its relays name while it is no copy
 //                    ['changeLog', revision] -> bytes (what the last revisions changed of the relayed kinds:
 //                    'changeLogBytes' -> number         change-log.ts), and the bytes of them all
-//   keyedIndexes     [kind, lookup, key, record key] -> null (the lookups simple kinds declare:
-//                    KeyedKind.indexes, kept by every write of keyedRecords' layout; the store's own;
-//                    meta's 'keyedLookups' names those it holds, and an open for writing that
-//                    declares others builds them anew: open.ts settleLookups)
-//   relayKeys        secretHash -> RelayKey (src/relay/records.ts: keyedRecords' layout)
-//   fragments        projectId -> ProjectFragments (src/fragments/records.ts: keyedRecords' layout)
+//                    'keyedLookups' -> the lookups the file holds (keyed-lookups.ts declaredLookups)
+//   keyedIndexes     [kind, lookup, ...key parts, record key] -> weight | null (the lookups the simple
+//                    kinds declare: KeyedKind.indexes, kept by every write and deletion; the store's own;
+//                    an open for writing that declares other lookups than meta names builds them anew:
+//                    open.ts settleLookups)
+//   keyedTallies     [kind, lookup, first key part] -> { count, weight } (the tallied lookups' tallies)
+//   (a simple kind)  key -> record: each kind the capabilities declare with keyedRecords, in a database
+//                    of its own that its capability names (record-kinds.ts keyedRecords)
 //   orgs             orgId -> Org              users       userId -> User
 //   members          [orgId, userId] -> Role   projects    projectId -> Project
-//   audiences        audienceId -> Audience    flags       flagId -> Flag
+//   audiences        audienceId -> Audience
 //   tokens           tokenId -> Token          tokenHashes sha256 hex -> tokenId
-//   projectIndex     [projectId, 'a'|'f'|'t', id] -> null  (audiences, flags, tokens of a project)
-//                    [projectId, 'n', flag name] -> flagId (a flag by its name: unique in its project)
+//   projectIndex     [projectId, 'a'|'t', id] -> null  (audiences and tokens of a project)
 //   audit            [projectId, seq] -> AuditEntry        activity  tokenId -> TokenActivity
 //   mail             seq -> MailMessage                    (every message, kept: `mail list`)
 //   mailDue          [nextAttemptAt, seq] -> null          (messages still to send: not sent, not given
 //                                                           up; the mailer's poll reads only these)
-//   usage            flagId -> FlagUsage                   (evaluation counts: do not move configSeq)
 //   auth             ['credential', userId] -> Credential  (web console sign-in; none of it moves
 //                    ['session', idHash] -> Session         configSeq: no reader caches it)
 //                    ['userSession', userId, idHash] -> null (a user's sessions, to end them all)
@@ -35,32 +35,8 @@
 //                    ['invitation', id] -> Invitation       (to an organisation; no schema change: an
 //                    ['orgInvitation', orgId, id] -> null    older Flagwire reads none of these keys)
 //                    ['emailInvitation', lowercased e-mail, id] -> null
-//   plans            ['change', id] -> ScheduledChange     (release plans: scheduled changes)
-//                    ['due', at, id] -> null                (pending changes by due time: the scheduler's poll)
-//                    ['project', projectId, at, id] -> bytes (a project's scheduled changes by due time, each
-//                                                           entry holding the change's size as JSON: a page
-//                                                           is measured before any change is read)
-//                    ['flagChange', flagId, at, id] -> bytes (a flag's, likewise)
-//                    ['pending', projectId, at, id] -> bytes (a project's pending ones: their count and
-//                                                           size, its bound, without reading them)
-//                    ['rollout', id] -> RolloutPlan         (release plans: progressive rollouts)
-//                    ['rolloutDue', at, id] -> null         (running rollouts by their next step's or guard reading's time)
-//                    ['rolloutProject', projectId, createdAt, id] -> bytes (a project's, oldest first)
-//                    ['flagRollout', flagId, createdAt, id] -> bytes       (a flag's)
-//   hooks            ['hook', id] -> Webhook                (webhooks: a project's subscriptions)
-//                    ['projectHook', projectId, id] -> null
-//                    ['delivery', id] -> WebhookDelivery    (the delivery outbox, written with the change)
-//                    ['hookDelivery', webhookId, createdAt, id] -> null (a webhook's delivery log)
-//                    ['deliveryDue', webhookId, nextAttemptAt, id] -> null (pending deliveries, per webhook
-//                                                           by their next try: one webhook's backlog never
-//                                                           hides another's due deliveries from the deliverer)
-//                    ['payload', auditSeq] -> DeliveryPayload (a change's bodies, once for all its deliveries)
-//                    ['projectPayload', projectId, auditSeq] -> null (a project's payloads, oldest change first:
-//                                                           what its outbox bound drops first)
-//                    ['payloadDelivery', auditSeq, deliveryId] -> null (the deliveries that send a payload)
-//                    ['outbox', projectId] -> OutboxUsage    (its pending deliveries and payload bytes, kept
-//                                                           by every write of a delivery or payload: the bound's
-//                                                           check reads one record, not the project's outbox)
+// Before schema 15, two databases held several kinds under tagged keys ([tag, id] -> record, with
+// entries derived from them): kRetiredDatabases says which, and where their records went.
 import { join } from 'node:path';
 import type { Database, RootDatabase } from 'lmdb';
 import type { Org, Role, User } from '../model/accounts.js';
