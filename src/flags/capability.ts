@@ -7,7 +7,7 @@ import { kFlagAuditActions } from './audit-actions.js';
 import { kFlagCli } from './cli.js';
 import { kFlagConsoleRoutes } from './console-routes.js';
 import { kFlagApiRoutes } from './routes.js';
-import { FlagdServingAnswer } from '../sync/flagd-serving-shape.js';
+import { FlagdServingAnswer } from './flagd-serving-shape.js';
 import { FlagCreate, FlagPatch } from '../model/schemas.js';
 import { FlagList, FlagRepresentation, PatchResult } from './representation.js';
 import { kFlagEnvironmentState } from './environment-state.js';

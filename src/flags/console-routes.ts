@@ -3,21 +3,15 @@
 import { principalOf } from '../audit/audit-actor.js';
 import { patchResult, representFlag } from './representation.js';
 import { type FlagState, hourlySeries, isStale, kDefaultStaleDays, staleBefore } from '../model/flags.js';
-import { splitWeights } from '../release-plans/rollout-weights.js';
+import { splitWeights } from './fractional-split.js';
 import { projectAccess } from '../console-route/access.js';
-import { offeredRolloutActions } from '../release-plans/schemas.js';
 import { flagAccess } from './flag-lookups.js';
-import { guardReadingText, stepText } from '../release-plans/schedule-text.js';
-import { describeGuard } from '../release-plans/guards.js';
-import { rolloutView, scheduleView } from '../release-plans/schemas.js';
-import { kDefaultPage, kMaxPageBytes } from '../release-plans/list-pages.js';
 import { Type } from '../typebox.js';
 import { type ApiCall, type ApiRoute, requireReceived } from '../console-route/call.js';
 import { compileForm, FormText, FormTexts } from '../console-route/forms.js';
 import { kFlagCommands } from './command-table.js';
-import { flagdServing } from '../sync/flagd-serving.js';
+import { flagdServing } from './flagd-serving.js';
 import { listFragments } from '../fragments/fragment-commands.js';
-import { listFlagRollouts, listFlagSchedules } from '../release-plans/plan-store.js';
 import { getUsage, listFlags } from './flag-store.js';
 
 const kRenameForm = compileForm(Type.Object({ name: FormText }));
@@ -52,9 +46,6 @@ export function projectView(call: ApiCall) {
   return { ...access, flags, stale, staleDays: kDefaultStaleDays, hourly, splits, audiences: call.store.listAudiences(project.id) };
 }
 
-/** The flag page's scheduled changes and rollouts: the newest page of each (the API and CLI list them all). */
-const kFlagPageLists = { limit: kDefaultPage, maxBytes: kMaxPageBytes, after: null, newestFirst: true } as const;
-
 export function flagView(call: ApiCall) {
   const { flag, access } = flagAccess(call.store, call.user, call.params.flagId!, call.now);
   return {
@@ -67,19 +58,6 @@ export function flagView(call: ApiCall) {
     audiences: call.store.listAudiences(access.project.id),
     // The project's shared fragments by name: what the rule builder's "matches shared fragment" offers.
     fragments: listFragments(call.store, access.project.id).map((f) => f.name),
-    // The flag's scheduled changes (docs/release-plans.md), pending and done, by due time: the page of the
-    // latest due (the pending ones and the last done), as the Management API pages them.
-    schedules: listFlagSchedules(call.store, flag.id, kFlagPageLists).items.reverse().map(scheduleView),
-    // Its latest progressive rollouts (docs/release-plans.md), oldest first, each with the actions the page offers.
-    rollouts: listFlagRollouts(call.store, flag.id, kFlagPageLists)
-      .items.reverse()
-      .map((p) => ({
-        ...rolloutView(p),
-        actions: offeredRolloutActions(access, p),
-        // As the CLI writes them, so the page declares no second text of a step or a reading.
-        stepLabels: p.steps.map(stepText),
-        guardLine: p.guard ? `${describeGuard(p.guard)}; last reading: ${guardReadingText(p)}` : null,
-      })),
   };
 }
 

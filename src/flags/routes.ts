@@ -9,8 +9,8 @@ import { FlagCreate, FlagPatch } from '../model/schemas.js';
 import type { AuthContext } from '../model/token-access.js';
 import { apiErrors, changeRequested, json, kEnvParam, pathParam, queryParam } from '../routes/openapi-parts.js';
 import { kFlagCommands } from './command-table.js';
-import { flagdServing } from '../sync/flagd-serving.js';
-import { FlagdServingAnswer } from '../sync/flagd-serving-shape.js';
+import { flagdServing } from './flagd-serving.js';
+import { FlagdServingAnswer } from './flagd-serving-shape.js';
 import { findFlagByName, getUsage, listFlags } from './flag-store.js';
 
 /** Checks `env` of a read against the project and the token; returns the environment to read. */

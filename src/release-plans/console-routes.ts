@@ -6,8 +6,11 @@ import { compileForm, JsonObject } from '../console-route/forms.js';
 import { projectAccess } from '../console-route/access.js';
 import { flagAccess } from '../flags/flag-lookups.js';
 import { kReleasePlanCommands } from './command-table.js';
-import { kRolloutActions, rolloutView, scheduleView } from './schemas.js';
-import { getRollout, getSchedule } from './plan-store.js';
+import { kRolloutActions, offeredRolloutActions, rolloutView, scheduleView } from './schemas.js';
+import { getRollout, getSchedule, listFlagRollouts, listFlagSchedules } from './plan-store.js';
+import { kDefaultPage, kMaxPageBytes } from './list-pages.js';
+import { describeGuard } from './guards.js';
+import { guardReadingText, stepText } from './schedule-text.js';
 
 /** A scheduled change ({at, patch}) or a rollout ({steps, guard}): the API's body, checked by the writer as the API's. */
 const kPlanForm = compileForm(JsonObject);
@@ -17,7 +20,31 @@ function checkPlanAccess(call: ApiCall, plan: { projectId: string } | undefined)
   if (plan !== undefined) projectAccess(call.store, call.user, plan.projectId, call.now);
 }
 
+/** The flag page's scheduled changes and rollouts: the newest page of each (the API and CLI list them all). */
+const kFlagPageLists = { limit: kDefaultPage, maxBytes: kMaxPageBytes, after: null, newestFirst: true } as const;
+
+/** GET flags/:flagId/plans: what the flag page shows of the flag's release plans. */
+export function flagPlansView(call: ApiCall) {
+  const { flag, access } = flagAccess(call.store, call.user, call.params.flagId!, call.now);
+  return {
+    // The flag's scheduled changes (docs/release-plans.md), pending and done, by due time: the page of the
+    // latest due (the pending ones and the last done), as the Management API pages them.
+    schedules: listFlagSchedules(call.store, flag.id, kFlagPageLists).items.reverse().map(scheduleView),
+    // Its latest progressive rollouts (docs/release-plans.md), oldest first, each with the actions the page offers.
+    rollouts: listFlagRollouts(call.store, flag.id, kFlagPageLists)
+      .items.reverse()
+      .map((p) => ({
+        ...rolloutView(p),
+        actions: offeredRolloutActions(access, p),
+        // As the CLI writes them, so the page declares no second text of a step or a reading.
+        stepLabels: p.steps.map(stepText),
+        guardLine: p.guard ? `${describeGuard(p.guard)}; last reading: ${guardReadingText(p)}` : null,
+      })),
+  };
+}
+
 export const kReleasePlanConsoleRoutes: readonly ApiRoute[] = [
+  { method: 'GET', pattern: 'flags/:flagId/plans', run: flagPlansView },
   {
     // A scheduled change: the JSON body {at, patch} as the API's, `env` as its query parameter.
     method: 'POST',

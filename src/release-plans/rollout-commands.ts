@@ -23,14 +23,8 @@ import type { PageRequest } from './list-pages.js';
 import { auditPlan, existingPlanRequest, newPlanRequest, type PlanBody } from './plan-actors.js';
 import { MetricAllowList } from './promql-metrics.js';
 import { describeGuard, guardProblems, judgeReading, type RawReading, storedGuard } from './guards.js';
-import {
-  isWeightsStep,
-  unknownVariants,
-  weightsHandChange,
-  weightStepProblems,
-  weightsTargeting,
-  weightTargetProblems,
-} from './rollout-weights.js';
+import { isWeightsStep, unknownVariants, weightsHandChange, weightStepProblems, weightTargetProblems } from './rollout-weights.js';
+import { weightsTargeting } from '../flags/fractional-split.js';
 import { kRolloutActionFrom, RolloutCreate, type RolloutAction } from './schemas.js';
 import { getRollout, listFlagRollouts, putRollout } from './plan-store.js';
 import { getFlag } from '../flags/flag-store.js';

@@ -10,6 +10,7 @@
 import type { TypedVariants } from '../model/flags.js';
 import type { RolloutStep, WeightsStep } from './rollouts.js';
 import { sameJson } from '../flags/variant-rules.js';
+import { keptArguments, splitWeights, weightsTargeting, weightsText } from '../flags/fractional-split.js';
 
 type Targeting = Record<string, unknown>;
 
@@ -18,32 +19,6 @@ const kMaxTotalWeight = 2147483647;
 
 export function isWeightsStep(step: RolloutStep): step is WeightsStep {
   return 'variantWeights' in step;
-}
-
-/**
- * The arguments a step keeps of a split (its bucketing expression, or none), or null when `targeting`
- * is neither {} nor a bare `fractional`: one key, an array whose elements after an optional first
- * non-bucket are all buckets (arrays).
- */
-function keptArguments(targeting: Targeting): unknown[] | null {
-  const keys = Object.keys(targeting);
-  if (keys.length === 0) return [];
-  const args = targeting.fractional;
-  if (keys.length !== 1 || !Array.isArray(args)) return null;
-  const first = args.length > 0 && !Array.isArray(args[0]) ? 1 : 0;
-  return args.slice(first).every(Array.isArray) ? args.slice(0, first) : null;
-}
-
-/** The targeting a step sets, given the targeting the rollout started from (checked by weightTargetProblems). */
-export function weightsTargeting(initial: Targeting, weights: Readonly<Record<string, number>>): Targeting {
-  return { fractional: [...(keptArguments(initial) ?? []), ...Object.entries(weights)] };
-}
-
-/** A step's weights as people read and write them (`flag rollout --steps`): `on=10/off=90`. */
-export function weightsText(weights: Readonly<Record<string, number>>): string {
-  return Object.entries(weights)
-    .map(([name, weight]) => `${name}=${weight}`)
-    .join('/');
 }
 
 /**
@@ -120,17 +95,4 @@ export function weightsHandChange(
   const gone = next === undefined ? [] : Object.keys((next as WeightsStep).variantWeights).filter((n) => !Object.hasOwn(typed.variants, n));
   if (gone.length === 0) return null;
   return `the flag's variants were changed by hand: step ${index + 2} sets ${gone.map((n) => `"${n}"`).join(', ')}, no longer a variant`;
-}
-
-/**
- * A bare split's weights as weightsText writes them (a bucket without a weight weighs 1); null for any
- * other rule. Also the web console's flag list, which shows a split at a glance.
- */
-export function splitWeights(targeting: Targeting): string | null {
-  const kept = keptArguments(targeting);
-  if (kept === null || Object.keys(targeting).length === 0) return null;
-  const buckets = (targeting.fractional as unknown[][]).slice(kept.length);
-  return buckets
-    .map((b) => `${typeof b[0] === 'string' ? b[0] : JSON.stringify(b[0])}=${b.length > 1 ? JSON.stringify(b[1]) : 1}`)
-    .join('/');
 }

@@ -3,7 +3,8 @@
 import type { RolloutPlan, RolloutStep } from './rollouts.js';
 import type { ScheduledChange } from './schedules.js';
 import { readingText } from './guards.js';
-import { isWeightsStep, weightsText } from './rollout-weights.js';
+import { isWeightsStep } from './rollout-weights.js';
+import { weightsText } from '../flags/fractional-split.js';
 import type { RolloutAction } from './schemas.js';
 
 const time = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString());

@@ -12,7 +12,7 @@ import type { TokenStatus } from '../../model/permissions.js';
 import type { Audience, Project } from '../../model/projects.js';
 import type { FlagRepresentation } from '../../flags/representation.js';
 import type { TokenDenialRecord, TokenRequestRecord, TokenView } from '../../model/tokens.js';
-import type { FlagdServing } from '../../sync/flagd-serving-shape.js';
+import type { FlagdServing } from '../../flags/flagd-serving-shape.js';
 import type { RolloutAction, RolloutBody, ScheduledChangeBody } from '../../release-plans/schemas.js';
 import type { DeliveryBody, WebhookBody } from '../../webhooks/schemas.js';
 import type { FragmentBody } from '../../fragments/schemas.js';
@@ -149,6 +149,10 @@ export interface FlagPageView extends ProjectAccess {
   audiences: Audience[];
   /** The project's shared fragments' names (the rule builder's "matches shared fragment"). */
   fragments: string[];
+}
+
+/** GET flags/:flagId/plans: the flag's release plans, as its page shows them. */
+export interface FlagPlansView {
   schedules: ScheduledChangeBody[];
   rollouts: RolloutEntry[];
 }

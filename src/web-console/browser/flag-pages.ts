@@ -22,7 +22,7 @@ import { hourlyChart } from './usage-chart.js';
 import { scheduleSection } from './schedule-section.js';
 import { variantsForm } from './variant-editor.js';
 import { approvalsText, inEnvironments } from './requests-page.js';
-import type { FlagPageView, FlagRequestsView, FlagView, FlatState, ProjectView } from './views.js';
+import type { FlagPageView, FlagPlansView, FlagRequestsView, FlagView, FlatState, ProjectView } from './views.js';
 
 /** A state's percentage, cohorts, audience (by name: `audiences`, id to name) and variants at a glance (without on/off). */
 function stateDetail(state: FlatState, audiences: ReadonlyMap<string, string>): string {
@@ -326,8 +326,9 @@ function pendingRequests(pending: FlagRequestsView): HTMLElement | null {
 
 export async function flagPage(flagId: string): Promise<void> {
   const id = encodeURIComponent(flagId);
-  const data = await api<FlagPageView>('GET', `flags/${id}`);
+  const flagAnswer = await api<Omit<FlagPageView, keyof FlagPlansView>>('GET', `flags/${id}`);
   // Read once the flag is known to be there: an unknown flag is one 404, its "Not found" page.
+  const data: FlagPageView = { ...flagAnswer, ...(await api<FlagPlansView>('GET', `flags/${id}/plans`)) };
   const pending = await api<FlagRequestsView>('GET', `flags/${id}/requests`);
   const { flag, project, can } = data;
   const reload = onThisPage(() => flagPage(flagId).catch(sayError));

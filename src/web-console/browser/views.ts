@@ -4,12 +4,13 @@
 // is free of Node, as this folder's tsconfig checks.
 import type { EnvironmentEntry, FlagRepresentation } from '../../flags/representation.js';
 import type { ProjectAccess } from '../../console-route/access.js';
-import type { ChangeRequestView, FlagPageView as FlagPageAnswer, ProjectView as ProjectAnswer } from '../api/answers.js';
+import type { ChangeRequestView, FlagPageView as FlagPageAnswer, FlagPlansView, ProjectView as ProjectAnswer } from '../api/answers.js';
 
 export type {
   ActivityView,
   ApprovalsView,
   ChangeRequestView,
+  FlagPlansView,
   FlagRequestsView,
   RequestEntry,
   RequestPageView,
@@ -50,7 +51,7 @@ type EitherOf<U> = Pick<U, keyof U> & { [K in KeysOfAny<U>]?: U extends Record<K
 export type FlagView = EitherOf<FlagRepresentation>;
 /** The project page's answer (GET projects/:projectId), its flags read as FlagView. */
 export type ProjectView = Omit<ProjectAnswer, 'flags'> & { flags: FlagView[] };
-/** The flag page's answer (GET flags/:flagId), its flag read as FlagView. */
-export type FlagPageView = Omit<FlagPageAnswer, 'flag'> & { flag: FlagView };
+/** What the flag page reads: the flag's answer (GET flags/:flagId), its flag read as FlagView, and its release plans' (GET flags/:flagId/plans). */
+export type FlagPageView = Omit<FlagPageAnswer, 'flag'> & FlagPlansView & { flag: FlagView };
 /** One of the flag's rollouts, with the actions the page offers on it. */
 export type RolloutView = FlagPageView['rollouts'][number];

@@ -7,7 +7,7 @@ import type { Org } from '../model/accounts.js';
 import type { Project } from '../model/projects.js';
 import type { StoreReader } from '../store/interfaces.js';
 import type { FlagdServing } from './flagd-serving-shape.js';
-import { flagdInexpressible } from '../flags/flagd-flag.js';
+import { flagdInexpressible } from './flagd-flag.js';
 import { fragmentRules, projectFragments } from '../fragments/records.js';
 import { ResolvedFragments } from '../fragments/resolve.js';
 
