@@ -31,8 +31,8 @@ import type { ResultWriter } from './protocol.js';
 import { projectConfigTag } from './config-tag.js';
 import { EvalQuery } from './query.js';
 import { decodePathId } from '../http/path-id.js';
-import { fragmentRules, projectFragments } from '../fragments/records.js';
-import { ResolvedFragments } from '../fragments/resolve.js';
+import { fragmentRules, projectFragments } from '../flags/fragment-records.js';
+import { ResolvedFragments } from '../flags/fragment-resolve.js';
 import { getFlag, listFlags } from '../flags/flag-store.js';
 
 export type EngineStore = Pick<
@@ -156,7 +156,7 @@ export class EvalEngine {
   private readonly orgs = new Map<string, Org | null>();
   /**
    * Each project's shared fragments (null: none), read once per snapshot by the compiles that need them,
-   * each resolved and compiled once for every flag that names it (src/fragments/resolve.ts).
+   * each resolved and compiled once for every flag that names it (src/flags/fragment-resolve.ts).
    */
   private readonly fragments = new Map<string, { readonly updatedAt: number; readonly resolved: ResolvedFragments } | null>();
   private readonly query = new EvalQuery();

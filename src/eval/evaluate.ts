@@ -57,7 +57,7 @@ export function compileAudience(audience: Audience): CompiledAudience {
 const kNoCohorts: ReadonlySet<string> = new Set();
 
 /** `audience` is the record `state.audienceId` names (undefined if it does not exist). */
-/** `bucketing` is the flag's own (src/flags/records.ts). */
+/** `bucketing` is the flag's own (src/model/flags.ts). */
 export function compileState(state: EffectiveState, audience: Audience | undefined, bucketing: Flag['bucketing']): CompiledState {
   return {
     enabled: state.enabled,

@@ -25,8 +25,8 @@ import type { ApiCall, ApiRoute } from '../console-route/call.js';
 import { compileForm, JsonObject } from '../console-route/forms.js';
 import { effectiveState } from '../flags/flag-state.js';
 import { typedProblems } from '../flags/variant-rules.js';
-import { fragmentRules, projectFragments } from '../fragments/records.js';
-import { resolvedTyped } from '../fragments/resolve.js';
+import { fragmentRules, projectFragments } from '../flags/fragment-records.js';
+import { resolvedTyped } from '../flags/fragment-resolve.js';
 import { type CompiledVariants, compileVariants } from '../eval/variants.js';
 import { getFlag } from '../flags/flag-store.js';
 

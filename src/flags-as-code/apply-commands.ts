@@ -16,7 +16,7 @@ import { sameJson, sameTyped } from '../flags/variant-rules.js';
 import type { StoreReader, StoreWriter } from '../store/interfaces.js';
 import { fileRefusal, parseFlagFile } from './flag-file.js';
 import { formatPath } from '../targeting/problems.js';
-import { fragmentRules, projectFragments } from '../fragments/records.js';
+import { fragmentRules, projectFragments } from '../flags/fragment-records.js';
 import { deleteFragmentAs, putFragmentAs } from '../fragments/fragment-commands.js';
 import { isConsoleOnlyField, planChanges, planDigest, type ProjectRevision, projectRevision } from './plan.js';
 import type { PlannedChange, PlanResult } from './schemas.js';

@@ -11,12 +11,12 @@ import { hasAudiences } from '../model/plans.js';
 import type { StoreReader } from '../store/interfaces.js';
 import type { Flag } from '../model/flags.js';
 import { flagInFlagd, type FlagdFlagContext } from '../flags/flagd-flag.js';
-import { fragmentRules, projectFragments } from '../fragments/records.js';
-import { ResolvedFragments } from '../fragments/resolve.js';
-import { listFragments } from '../fragments/fragment-commands.js';
+import { fragmentRules, projectFragments } from '../flags/fragment-records.js';
+import { ResolvedFragments } from '../flags/fragment-resolve.js';
+import { listFragments } from '../flags/fragment-records.js';
 import { fileDocument } from './flag-file.js';
 import { apiView, type ModelView, projectModel, sortedByName } from './project-model.js';
-import { kBucketingKey } from '../flags/import-commands.js';
+import { kBucketingKey } from '../flags/bucketing.js';
 import { listFlags } from '../flags/flag-store.js';
 
 export type ExportFormat = 'flagwire' | 'flagd';

@@ -53,7 +53,7 @@ import { RefResolver } from '../targeting/refs.js';
 import { type DefinitionProblem, formatPath, listedProblems, problemText } from '../targeting/problems.js';
 import { Targeting as FlagdTargeting } from '../targeting/definition.js';
 import { byCodePoint, defaultModelState, type ModelFlag, type ModelState, type ProjectModel } from './project-model.js';
-import { type FragmentRules, kNoFragments } from '../fragments/records.js';
+import { type FragmentRules, kNoFragments } from '../flags/fragment-records.js';
 import { fragmentNameProblem, fragmentRuleProblems } from '../fragments/fragment-commands.js';
 
 /** The format's version: a file says which it is written in. */

@@ -12,7 +12,7 @@ import type { Flag, TypedVariants } from '../model/flags.js';
 import { bucketingField } from '../flags/bucketing.js';
 import type { AudienceRule, Project, ProjectKind } from '../model/projects.js';
 import type { StoreReader } from '../store/interfaces.js';
-import { listFragments } from '../fragments/fragment-commands.js';
+import { listFragments } from '../flags/fragment-records.js';
 import { listFlags } from '../flags/flag-store.js';
 
 export interface ModelState {
@@ -29,7 +29,7 @@ export interface ModelState {
 interface ModelFlagBase {
   description: string;
   tags: string[];
-  /** As the record keeps it (src/flags/records.ts): absent for a modulo flag. */
+  /** As the record keeps it (src/model/flags.ts): absent for a modulo flag. */
   bucketing?: 'fractional';
 }
 

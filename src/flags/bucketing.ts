@@ -24,3 +24,6 @@ export function bucketingChangeProblem(current: Bucketing, wanted: Bucketing): s
   if (current === wanted) return null;
   return `the flag's bucketing is "${current}" and cannot become "${wanted}": a flag's bucketing is fixed when the flag is made, since changing it would move users between buckets; make a new flag with "bucketing": "${wanted}" instead`;
 }
+
+/** The flag key of a flagd file that names a flag's bucketing (flagd ignores it). */
+export const kBucketingKey = 'x-flagwire-bucketing';

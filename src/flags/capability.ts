@@ -1,5 +1,6 @@
 // Flags as a capability (src/capability/capability.ts): a project's flags, created, changed and deleted,
-// imported from a flagd file, and the evaluations the workers counted.
+// the evaluations the workers counted, and the shared fragments their rules name (the records; the
+// fragments capability makes and changes them).
 import { kFlagRecords, kUsageRecords } from './flag-store.js';
 import { defineCapability } from '../capability/capability.js';
 import { kFlagCommands } from './command-table.js';
@@ -11,11 +12,13 @@ import { FlagdServingAnswer } from './flagd-serving-shape.js';
 import { FlagCreate, FlagPatch } from '../model/schemas.js';
 import { FlagList, FlagRepresentation, PatchResult } from './representation.js';
 import { kFlagEnvironmentState } from './environment-state.js';
+import { kFragmentEnvironmentState } from './fragment-environment-state.js';
+import { kFragmentRecords } from './fragment-records.js';
 
 export const kFlags = defineCapability({
   name: 'flags',
-  databases: ['flags', 'usage'],
-  records: [kFlagRecords, kUsageRecords],
+  databases: ['flags', 'usage', 'fragments'],
+  records: [kFlagRecords, kUsageRecords, kFragmentRecords],
   commands: kFlagCommands,
   routes: kFlagApiRoutes,
   schemas: { FlagCreate, FlagPatch, FlagRepresentation, FlagList, PatchResult, FlagdServing: FlagdServingAnswer },
@@ -23,5 +26,5 @@ export const kFlags = defineCapability({
   cli: kFlagCli,
   auditActions: kFlagAuditActions,
   webhookEvent: 'flag',
-  environmentState: [kFlagEnvironmentState],
+  environmentState: [kFlagEnvironmentState, kFragmentEnvironmentState],
 });

@@ -3,7 +3,6 @@
 // import's outcome.
 import { formatList, formatTime, renderFields, renderTable } from '../cli-command/output.js';
 import type { EnvironmentEntry, EnvironmentsFlag, FlatFlag } from './representation.js';
-import type { FlagsImportResult } from './import-commands.js';
 import type { Flag } from '../model/flags.js';
 
 function formatState(s: { enabled: boolean; trafficPercentage: number; audienceId: string | null }): string {
@@ -97,26 +96,6 @@ export function renderStaleFlags(result: { days: number; flags: readonly FlagVie
     ['ID', 'NAME', 'LAST EVALUATED', 'EVALUATIONS', 'UPDATED'],
     result.flags.map((f) => [f.id, f.name, formatTime(f.lastEvaluatedAt, 'never'), String(f.evaluations), formatTime(f.updatedAt)]),
   )}`;
-}
-
-export function renderImport(result: FlagsImportResult): string {
-  if (result.flags.length === 0 && result.fragments.length === 0) return 'The file defines no flags; nothing changed.';
-  const count = (list: readonly { outcome: string }[], outcome: string) => list.filter((f) => f.outcome === outcome).length;
-  const counts = (list: readonly { outcome: string }[]) =>
-    `${count(list, 'created')} created, ${count(list, 'updated')} updated, ${count(list, 'unchanged')} unchanged`;
-  const where = result.env === null ? result.projectId : `${result.projectId}, environment ${result.env}`;
-  const fragments =
-    result.fragments.length === 0
-      ? ''
-      : `${renderTable(
-          ['SHARED FRAGMENT', 'OUTCOME'],
-          result.fragments.map((f) => [f.name, f.outcome]),
-        )}\nShared fragments: ${counts(result.fragments)}.\n`;
-  return `${fragments}${renderTable(
-    ['KEY', 'ID', 'OUTCOME'],
-    result.flags.map((f) => [f.key, f.id, f.outcome]),
-  )}
-Imported into ${where}: ${counts(result.flags)}.`;
 }
 
 export function renderDeleted(result: { id: string }): string {

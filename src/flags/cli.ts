@@ -2,16 +2,7 @@
 // show, rename, describe, tags, cohorts, variants and delete a flag, and import a flagd file.
 import { principalOf } from '../audit/audit-actor.js';
 import { type Args, splitList, UsageError } from '../cli-command/args.js';
-import {
-  bool,
-  command,
-  type ConsoleCommand,
-  jsonOption,
-  kAsFlagEditor,
-  many,
-  readFileOption,
-  str,
-} from '../cli-command/console-command.js';
+import { bool, command, type ConsoleCommand, jsonOption, kAsFlagEditor, many, str } from '../cli-command/console-command.js';
 import * as flagOut from './cli-output.js';
 import { isStale, kDefaultStaleDays, kMaxStaleDays, staleBefore, type Flag } from '../model/flags.js';
 import { requireProject } from '../model/lookups.js';
@@ -26,7 +17,6 @@ const kFlagCreateUsage =
   'flag create PROJECT_ID --name NAME [--enabled] [--percentage N] [--env NAME]... [--bucketing modulo|fractional] [--as USER_ID]';
 const kFlagVariantsUsage =
   'flag variants FLAG_ID [--variants JSON] [--default-variant NAME] [--targeting JSON] [--metadata JSON] [--env NAME] [--as USER_ID]';
-const kFlagsImportUsage = 'flags import PROJECT_ID --file FILE [--env NAME] [--as USER_ID]';
 
 type FlagView = FlatFlag | EnvironmentsFlag;
 
@@ -264,29 +254,5 @@ export const kFlagCli: readonly ConsoleCommand[] = [
     run: (args, ctx) =>
       ctx.write(kFlagCommands.flagDelete, { flagId: args.positional('FLAG_ID'), principal: principalOf(args.string('as')) }),
     human: flagOut.renderDeleted,
-  }),
-  command({
-    name: 'flags import',
-    usage: kFlagsImportUsage,
-    summary: 'create or update flags by key from a flagd flag-definition file (JSON), all or nothing, audited -> {projectId, env, flags}',
-    positionals: ['PROJECT_ID'],
-    options: {
-      file: str('FILE', 'the flagd flag-definition file (https://flagd.dev/reference/flag-definitions/), JSON', true),
-      env: str('NAME', 'multi-environment project: the environment whose state the file sets (required there)'),
-      as: str('USER_ID', kAsFlagEditor),
-    },
-    notes:
-      "Each flag's key is its name: a new name creates the flag (on for everyone its rule reaches: 100%), an existing one is updated " +
-      '(state, variants, default variant, rule, metadata; its percentage, cohorts and audience are kept). Flags the file does not name are left alone. ' +
-      'A refused file names the flag and the place in it, and nothing is written.',
-    run(args, ctx) {
-      return ctx.write(kFlagCommands.flagsImport, {
-        projectId: args.positional('PROJECT_ID'),
-        document: readFileOption(args, kFlagsImportUsage),
-        env: args.string('env') ?? null,
-        principal: principalOf(args.string('as')),
-      });
-    },
-    human: flagOut.renderImport,
   }),
 ];

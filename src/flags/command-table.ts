@@ -2,7 +2,6 @@
 // routes, command line and background work call by value, and what the writer looks up by name.
 import { commandTable } from '../writer/command.js';
 import { flagCohorts, flagCreate, flagDelete, flagDescribe, flagPatch, flagRename, flagTags } from './flag-commands.js';
-import { flagsImport } from './import-commands.js';
 import { recordUsage } from './usage-commands.js';
 
 export const kFlagCommands = commandTable({
@@ -13,6 +12,5 @@ export const kFlagCommands = commandTable({
   flagTags,
   flagCohorts,
   flagDelete,
-  flagsImport,
   recordUsage,
 });

@@ -11,7 +11,7 @@ import { type ApiCall, type ApiRoute, requireReceived } from '../console-route/c
 import { compileForm, FormText, FormTexts } from '../console-route/forms.js';
 import { kFlagCommands } from './command-table.js';
 import { flagdServing } from './flagd-serving.js';
-import { listFragments } from '../fragments/fragment-commands.js';
+import { listFragments } from './fragment-records.js';
 import { getUsage, listFlags } from './flag-store.js';
 
 const kRenameForm = compileForm(Type.Object({ name: FormText }));
@@ -38,7 +38,7 @@ export function projectView(call: ApiCall) {
       if (split !== null) splits[key] = split;
     }
     const usage = getUsage(call.store, f.id);
-    // The CLI's `flag stale` rule (src/flags/records.ts), at its default of days: the list's badge and filter.
+    // The CLI's `flag stale` rule (src/model/flags.ts), at its default of days: the list's badge and filter.
     if (isStale(f, usage, before)) stale.push(f.id);
     hourly[f.id] = hourlySeries(usage?.hours, call.now, kListHours);
     return representFlag(f, project, null, usage);

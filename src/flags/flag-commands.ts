@@ -29,8 +29,8 @@ import { appliedTyped, mergeTyped, typedProblems } from './variant-rules.js';
 import { actorFor, type Actor, type Principal, tokenProject } from '../audit/audit-actor.js';
 import type { FlagAuditAction } from './audit-actions.js';
 import { bucketingChangeProblem, bucketingField, bucketingOf } from './bucketing.js';
-import { type FragmentRules, fragmentRules, projectFragments } from '../fragments/records.js';
-import { flagRefsProblem } from '../fragments/project-refs.js';
+import { type FragmentRules, fragmentRules, projectFragments } from './fragment-records.js';
+import { flagRefsProblem } from './fragment-refs.js';
 import { deleteFlag, findFlagByName, putFlag } from './flag-store.js';
 
 // Every rule of a create and a patch is applied here, on the writer, from the body's JSON syntax and
@@ -254,7 +254,7 @@ export function patchFlagAs(w: StoreWriter, input: PatchFlagAsInput, now: number
 
 /**
  * Refuses `flag` as a create or patch would write it when its project's references would then add more
- * than the limit to its flags' rules (src/fragments/project-refs.ts), in the words of the flag's other
+ * than the limit to its flags' rules (src/flags/fragment-refs.ts), in the words of the flag's other
  * rule problems: a patch's path from the state (`"targeting": ...`), a create's from the body.
  */
 function requireRefsWithin(w: StoreReader, flag: Flag, write: 'create' | 'patch'): void {

@@ -1,7 +1,7 @@
 // A flag as flagd's language says it (flagd.dev/schema/v0/flags.json), so that a stock flagd provider
 // given it answers as Flagwire's OFREP does (docs/design.md §2c): the one translation, which the flag sets
 // of the sync service (src/sync/flag-set.ts), `flagwire export --format flagd` and GET /api/v1/export
-// (src/flags-as-code/export.ts) and whether a flag is served (src/sync/flagd-serving.ts) all call.
+// (src/flags-as-code/export.ts) and whether a flag is served (src/flags/flagd-serving.ts) all call.
 //
 // Each flag becomes a flagd flag whose targeting is the gate of design §2 written in JsonLogic, in front
 // of what lets the caller through (a typed flag's own rule, or a variant):
@@ -24,8 +24,8 @@
 import { effectiveState, type EffectiveState } from './flag-state.js';
 import type { Flag, TypedVariants } from '../model/flags.js';
 import type { Audience, AudienceRule } from '../model/projects.js';
-import { kNoFragments } from '../fragments/records.js';
-import { ResolvedFragments } from '../fragments/resolve.js';
+import { kNoFragments } from './fragment-records.js';
+import { ResolvedFragments } from './fragment-resolve.js';
 
 /** A project without shared fragments: nothing to resolve. */
 const kNoResolvedFragments = new ResolvedFragments(kNoFragments);

@@ -1,14 +1,17 @@
 // The command line's shared fragment commands (docs/cli.md): list, create, update, delete. The rule is
 // sent as the Management API's body would carry it, so every refusal reads as the API's.
 import { principalOf } from '../audit/audit-actor.js';
-import { command, type ConsoleCommand, jsonOption, kAsFlagEditor, str } from '../cli-command/console-command.js';
+import { command, type ConsoleCommand, jsonOption, kAsFlagEditor, readFileOption, str } from '../cli-command/console-command.js';
 import { formatTime, renderTable } from '../cli-command/output.js';
 import { requireProject } from '../model/lookups.js';
 import { jsonBody } from '../model/request-body.js';
 import { kFragmentCommands } from './command-table.js';
-import { fragmentView, listFragments } from './fragment-commands.js';
+import { fragmentView } from './fragment-commands.js';
+import { listFragments } from '../flags/fragment-records.js';
 import type { FragmentBody, FragmentDeleted } from './schemas.js';
+import type { FlagsImportResult } from './flagd-import-commands.js';
 
+const kFlagsImportUsage = 'flags import PROJECT_ID --file FILE [--env NAME] [--as USER_ID]';
 const kCreateUsage = 'fragment create PROJECT_ID NAME --rule JSON [--as USER_ID]';
 const kUpdateUsage = 'fragment update PROJECT_ID NAME --rule JSON [--as USER_ID]';
 const kNameHelp = { NAME: 'the shared fragment\'s name, as a rule names it: {"$ref": "NAME"}' };
@@ -26,7 +29,53 @@ function renderFragment(fragment: FragmentBody): string {
   return `Shared fragment ${fragment.name} (updated ${formatTime(fragment.updatedAt)}): ${JSON.stringify(fragment.rule)}`;
 }
 
+/** A flagd file's import: its shared fragments, then its flags, each with its outcome. */
+export function renderImport(result: FlagsImportResult): string {
+  if (result.flags.length === 0 && result.fragments.length === 0) return 'The file defines no flags; nothing changed.';
+  const count = (list: readonly { outcome: string }[], outcome: string) => list.filter((f) => f.outcome === outcome).length;
+  const counts = (list: readonly { outcome: string }[]) =>
+    `${count(list, 'created')} created, ${count(list, 'updated')} updated, ${count(list, 'unchanged')} unchanged`;
+  const where = result.env === null ? result.projectId : `${result.projectId}, environment ${result.env}`;
+  const fragments =
+    result.fragments.length === 0
+      ? ''
+      : `${renderTable(
+          ['SHARED FRAGMENT', 'OUTCOME'],
+          result.fragments.map((f) => [f.name, f.outcome]),
+        )}\nShared fragments: ${counts(result.fragments)}.\n`;
+  return `${fragments}${renderTable(
+    ['KEY', 'ID', 'OUTCOME'],
+    result.flags.map((f) => [f.key, f.id, f.outcome]),
+  )}
+Imported into ${where}: ${counts(result.flags)}.`;
+}
+
 export const kFragmentCli: readonly ConsoleCommand[] = [
+  // A flagd file: its flags (the flags capability's) and its $evaluators, in one transaction.
+  command({
+    name: 'flags import',
+    usage: kFlagsImportUsage,
+    summary: 'create or update flags by key from a flagd flag-definition file (JSON), all or nothing, audited -> {projectId, env, flags}',
+    positionals: ['PROJECT_ID'],
+    options: {
+      file: str('FILE', 'the flagd flag-definition file (https://flagd.dev/reference/flag-definitions/), JSON', true),
+      env: str('NAME', 'multi-environment project: the environment whose state the file sets (required there)'),
+      as: str('USER_ID', kAsFlagEditor),
+    },
+    notes:
+      "Each flag's key is its name: a new name creates the flag (on for everyone its rule reaches: 100%), an existing one is updated " +
+      '(state, variants, default variant, rule, metadata; its percentage, cohorts and audience are kept). Flags the file does not name are left alone. ' +
+      'A refused file names the flag and the place in it, and nothing is written.',
+    run(args, ctx) {
+      return ctx.write(kFragmentCommands.flagsImport, {
+        projectId: args.positional('PROJECT_ID'),
+        document: readFileOption(args, kFlagsImportUsage),
+        env: args.string('env') ?? null,
+        principal: principalOf(args.string('as')),
+      });
+    },
+    human: renderImport,
+  }),
   command({
     name: 'fragment list',
     usage: 'fragment list PROJECT_ID',

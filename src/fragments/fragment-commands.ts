@@ -15,8 +15,16 @@ import { compileValidator } from '../model/validation.js';
 import type { StoreReader, StoreWriter } from '../store/interfaces.js';
 import { kMaxRuleBytes, ruleRefs } from '../targeting/refs.js';
 import type { FragmentAuditAction } from './audit-actions.js';
-import { fragmentRefsProblem } from './project-refs.js';
-import { type Fragment, type FragmentRules, fragmentRules, kFragmentRecords, type ProjectFragments, projectFragments } from './records.js';
+import { fragmentRefsProblem } from '../flags/fragment-refs.js';
+import {
+  fragmentRules,
+  kFragmentRecords,
+  listFragments,
+  projectFragments,
+  type Fragment,
+  type FragmentRules,
+  type ProjectFragments,
+} from '../flags/fragment-records.js';
 import { FragmentCreate, type FragmentBody, type FragmentDeleted, FragmentUpdate, kFragmentNamePattern } from './schemas.js';
 import { listFlags } from '../flags/flag-store.js';
 
@@ -41,11 +49,6 @@ export function fragmentNotFound(): FlagwireError {
 /** A fragment as every surface shows it. */
 export function fragmentView(fragment: Fragment): FragmentBody {
   return { name: fragment.name, rule: fragment.rule, createdAt: fragment.createdAt, updatedAt: fragment.updatedAt };
-}
-
-/** The project's fragments, by name. */
-export function listFragments(r: Pick<StoreReader, 'getKeyed'>, projectId: string): Fragment[] {
-  return projectFragments(r, projectId)?.fragments ?? [];
 }
 
 /** One state of a flag whose rule names a fragment: the flag, and its environment (null: a single flag). */

@@ -4,7 +4,8 @@ import type { ManagementRouteSpec } from '../capability/capability.js';
 import { apiErrors, json, pathParam } from '../routes/openapi-parts.js';
 import { tokenPrincipal } from '../routes/route-helpers.js';
 import { kFragmentCommands } from './command-table.js';
-import { fragmentView, listFragments } from './fragment-commands.js';
+import { fragmentView } from './fragment-commands.js';
+import { listFragments } from '../flags/fragment-records.js';
 import { FragmentBody, FragmentCreate, FragmentDeleted, FragmentList, FragmentUpdate } from './schemas.js';
 
 const kNameParam = pathParam('name', 'The fragment\'s name, as {"$ref": NAME} names it');

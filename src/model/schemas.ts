@@ -75,7 +75,7 @@ export const kVariantKeys = Object.keys(kTypedProperties) as (keyof typeof kType
 /**
  * How a flag's percentage buckets its keys (issue 44; design §2), chosen when the flag is made and never
  * changed after: another bucket function would move users in and out of the flag. A record stores
- * "modulo" as the field's absence (src/flags/records.ts), and a representation shows it only for "fractional".
+ * "modulo" as the field's absence (src/model/flags.ts), and a representation shows it only for "fractional".
  */
 export const Bucketing = Type.Union([Type.Literal('modulo'), Type.Literal('fractional')], {
   description:

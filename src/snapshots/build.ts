@@ -8,8 +8,8 @@ import { hasAudiences } from '../model/plans.js';
 import type { Project } from '../model/projects.js';
 import type { SnapshotReader } from '../store/interfaces.js';
 import type { Snapshot, SnapshotAudience, SnapshotFlag } from './shape.js';
-import { fragmentRules, projectFragments } from '../fragments/records.js';
-import { ResolvedFragments } from '../fragments/resolve.js';
+import { fragmentRules, projectFragments } from '../flags/fragment-records.js';
+import { ResolvedFragments } from '../flags/fragment-resolve.js';
 import { listFlags } from '../flags/flag-store.js';
 
 export type SnapshotStore = Pick<SnapshotReader, 'listKeyedBy' | 'listAudiences' | 'revision' | 'getKeyed'>;

@@ -12,7 +12,7 @@ import type { Flag } from '../model/flags.js';
 import type { Project } from '../model/projects.js';
 import type { SnapshotReader } from '../store/interfaces.js';
 import { event } from './events.js';
-import { projectFragments } from '../fragments/records.js';
+import { projectFragments } from '../flags/fragment-records.js';
 import { ruleRefs } from '../targeting/refs.js';
 import { listFlags } from '../flags/flag-store.js';
 

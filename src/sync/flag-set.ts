@@ -5,14 +5,14 @@
 import type { Flag } from '../model/flags.js';
 import { type FlagdFlag, flagInFlagd } from '../flags/flagd-flag.js';
 import type { Audience } from '../model/projects.js';
-import { type FragmentRules, kNoFragments } from '../fragments/records.js';
-import { ResolvedFragments } from '../fragments/resolve.js';
+import { type FragmentRules, kNoFragments } from '../flags/fragment-records.js';
+import { ResolvedFragments } from '../flags/fragment-resolve.js';
 
 export interface FlagSetInput {
   projectId: string;
   /** null: a single-environment project. */
   environment: string | null;
-  /** The project's flags (src/flags/records.ts). */
+  /** The project's flags (src/model/flags.ts). */
   flags: readonly Flag[];
   /** The project's audiences (src/model/projects.ts). */
   audiences: readonly Audience[];

@@ -73,7 +73,7 @@ export const kProblems = {
     `resolves to ${byteCount(bytes)} of JSON with its $refs replaced; a rule may be at most ${byteCount(limit)} resolved`,
   refsAddTooMuch: (bytes: number, total: number, limit: number) =>
     `its $refs add ${byteCount(bytes)} to it, and the document's references ${byteCount(total)} to its rules in all; they may add at most ${byteCount(limit)}`,
-  /** A project's flags' references in all (src/fragments/project-refs.ts); `bytes`: the rule's own, null for a fragment's change. */
+  /** A project's flags' references in all (src/flags/fragment-refs.ts); `bytes`: the rule's own, null for a fragment's change. */
   projectRefsAddTooMuch: (bytes: number | null, total: number, limit: number) =>
     `${bytes === null ? 'with this rule ' : `its $refs add ${byteCount(bytes)} to it, and `}the project's references would add ${byteCount(total)} to its flags' rules in all (each use of a shared fragment counts its size); they may add at most ${byteCount(limit)}`,
   ruleTooDeep: (limit: number) => `nests deeper than ${limit} levels with its $refs replaced`,

@@ -73,7 +73,7 @@ export class RefResolver {
    * `unknown`: what a reference to no evaluator is told; a flag set's words by default, a project's
    * shared fragments' (src/fragments) for a rule Flagwire stores. `maxAdded`: what the references of
    * every rule this resolver resolves may add in all; a reader of stored rules, which were counted
-   * when written (src/fragments/project-refs.ts), resolves them all with one resolver and no such bound.
+   * when written (src/flags/fragment-refs.ts), resolves them all with one resolver and no such bound.
    */
   constructor(
     private readonly evaluators: Readonly<Record<string, unknown>>,

@@ -12,7 +12,7 @@ import { FlagwireError } from '../../src/errors.js';
 import { kOperator, principalOf, type Principal } from '../../src/audit/audit-actor.js';
 import { effectiveState } from '../../src/flags/flag-state.js';
 import { jsonBody } from '../../src/model/request-body.js';
-import { kFragmentRecords } from '../../src/fragments/records.js';
+import { kFragmentRecords } from '../../src/flags/fragment-records.js';
 import type { ScheduledChange } from '../../src/release-plans/schedules.js';
 import { ruleRefs } from '../../src/targeting/refs.js';
 import { kChangeRequestRecords, type ChangeRequest } from '../../src/approvals/records.js';

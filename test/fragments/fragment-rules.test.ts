@@ -6,10 +6,10 @@
 // winning a clash, and a clash that would break another flag refusing the whole file.
 import t from 'tap';
 import { kOperator, principalOf } from '../../src/audit/audit-actor.js';
-import { kNoFragments } from '../../src/fragments/records.js';
-import { resolvedTyped } from '../../src/fragments/resolve.js';
+import { kNoFragments } from '../../src/flags/fragment-records.js';
+import { resolvedTyped } from '../../src/flags/fragment-resolve.js';
 import { sharedRuleProblems, typedProblems } from '../../src/flags/variant-rules.js';
-import { listFragments } from '../../src/fragments/fragment-commands.js';
+import { listFragments } from '../../src/flags/fragment-records.js';
 import { jsonBody } from '../../src/model/request-body.js';
 import { ruleRefs } from '../../src/targeting/refs.js';
 import { refusedCommand } from '../helpers/refused.js';
@@ -64,7 +64,7 @@ t.test('the commands: a change checked with every flag using it, a fragment in u
 
   world.run('flagPatch', { principal: kOperator, flagId: ids.groupFlag, env: 'production', patch: { ...kTyped, targeting: kHeavy } });
   const tooBig = refusedCommand(t, world, 'INVALID_REQUEST', () => fragment('fragmentUpdate', ids.multi, 'pro', kBig));
-  // Past the project's count of its references (src/fragments/project-refs.ts), before any flag's check.
+  // Past the project's count of its references (src/flags/fragment-refs.ts), before any flag's check.
   t.match(
     tooBig,
     /^used by flag "search" in staging, flag "search" in production: with this rule the project's references would add \d+ bytes .* at most 1048576 bytes/,

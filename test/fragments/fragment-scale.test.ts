@@ -10,7 +10,7 @@ import { kOperator } from '../../src/audit/audit-actor.js';
 import { Clock } from '../../src/clock.js';
 import { EvalEngine, type FlagEntry } from '../../src/eval/engine.js';
 import { ResultReader, ResultWriter } from '../../src/eval/protocol.js';
-import { kFragmentRecords } from '../../src/fragments/records.js';
+import { kFragmentRecords } from '../../src/flags/fragment-records.js';
 import { jsonBody } from '../../src/model/request-body.js';
 import { sharedRuleCompiles } from '../../src/targeting/compile-rule.js';
 import { kMaxAddedRuleBytes } from '../../src/targeting/refs.js';

@@ -1,4 +1,4 @@
-// Merging flag usage (src/flags/records.ts): the one rule the eval workers, the main thread's pending
+// Merging flag usage (src/model/flags.ts): the one rule the eval workers, the main thread's pending
 // flush and the writer's stored totals all use.
 import t from 'tap';
 import { addUsage, type FlagUsage, mergeUsage } from '../../src/model/flags.js';

@@ -1,4 +1,4 @@
-// Evaluations per hour (src/flags/records.ts): the writer adds each flush's count to its hour, keeps a
+// Evaluations per hour (src/model/flags.ts): the writer adds each flush's count to its hour, keeps a
 // week, takes a late count from another node into its own hour while kept; the console reads the last
 // n hours up to now; a recorded count updates both the totals and the hours.
 import t from 'tap';

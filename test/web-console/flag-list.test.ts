@@ -2,7 +2,7 @@
 // environment with a one-click toggle for those who may change flags (checked from outside through the
 // Evaluation API) that asks first in a protected environment, the state's percentage at a glance,
 // evaluations and the last one, the stale badge and the Show filter (the CLI's `flag stale` rule,
-// src/flags/records.ts isStale, kept in the address), read-only pills for a viewer.
+// src/model/flags.ts isStale, kept in the address), read-only pills for a viewer.
 import type { Page } from 'playwright-core';
 import t from 'tap';
 import { cli } from '../helpers/cli.js';

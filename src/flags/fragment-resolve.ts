@@ -12,7 +12,7 @@ import type { TypedVariants } from '../model/flags.js';
 import { SharedRules } from '../targeting/compile-rule.js';
 import { kProblems, type DefinitionProblem } from '../targeting/problems.js';
 import { RefResolver, ruleRefs } from '../targeting/refs.js';
-import { type FragmentRules, kNoFragments } from './records.js';
+import { type FragmentRules, kNoFragments } from '../flags/fragment-records.js';
 
 /**
  * `rule` with every reference replaced; a reference to no fragment, or a rule over the limits resolved,

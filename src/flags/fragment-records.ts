@@ -45,3 +45,8 @@ export function fragmentRules(record: ProjectFragments | undefined): FragmentRul
   if (record === undefined || record.fragments.length === 0) return kNoFragments;
   return Object.fromEntries(record.fragments.map((f) => [f.name, f.rule]));
 }
+
+/** The project's fragments, by name. */
+export function listFragments(r: Pick<StoreReader, 'getKeyed'>, projectId: string): Fragment[] {
+  return projectFragments(r, projectId)?.fragments ?? [];
+}

@@ -24,17 +24,15 @@ import type { StoreWriter } from '../store/interfaces.js';
 import { parseFlagDefinition } from '../targeting/parse.js';
 import { formatPath, listedProblems, problemText } from '../targeting/problems.js';
 import { actorFor, type Principal } from '../audit/audit-actor.js';
-import { createFlagAs, patchFlagAs } from './flag-commands.js';
+import { createFlagAs, patchFlagAs } from '../flags/flag-commands.js';
 import { TypeCompiler } from '../typebox.js';
 import { Bucketing, schemaErrorText } from '../model/schemas.js';
-import { bucketingChangeProblem, bucketingOf } from './bucketing.js';
+import { bucketingChangeProblem, bucketingOf, kBucketingKey } from '../flags/bucketing.js';
 import type { FlagDefinitionDocument } from '../targeting/definition.js';
 import { RefResolver } from '../targeting/refs.js';
-import { type FragmentOutcome, putFragmentAs } from '../fragments/fragment-commands.js';
-import { listFlags } from './flag-store.js';
+import { type FragmentOutcome, putFragmentAs } from './fragment-commands.js';
+import { listFlags } from '../flags/flag-store.js';
 
-/** The flag key of a flagd file that names a flag's bucketing (flagd ignores it). */
-export const kBucketingKey = 'x-flagwire-bucketing';
 const kBucketingCheck = TypeCompiler.Compile(Bucketing);
 
 export interface FlagsImportInput {

@@ -12,7 +12,7 @@ import type { Flag, TypedVariants } from '../model/flags.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { kProblems } from '../targeting/problems.js';
 import { kMaxAddedRuleBytes, refAddedBytes, ruleRefCounts } from '../targeting/refs.js';
-import { type FragmentRules, kNoFragments } from './records.js';
+import { type FragmentRules, kNoFragments } from '../flags/fragment-records.js';
 import { listFlags } from '../flags/flag-store.js';
 
 /** Each fragment's size resolved (its compact JSON in UTF-8), by name. */
