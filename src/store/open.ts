@@ -85,6 +85,19 @@ export function openDataFile(dataDir: string, options: StoreOptions): OpenedData
   const ours = options.layout?.databases ?? names;
   const known = new Set([...ours, ...Object.keys(kRetiredDatabases)]);
   const foreign = names.filter((name) => !known.has(name));
+  // A database the file's own Flagwire declared (meta's 'databases') is a newer Flagwire's, not another
+  // application's: adding a database needs no schema version of its own.
+  const declaredByFile = names.includes('meta') ? declaredDatabases(root) : [];
+  const newer = foreign.filter((name) => declaredByFile.includes(name));
+  if (newer.length > 0) {
+    void root.close();
+    throw new StoreOpenError(
+      `${path} was written by a newer Flagwire (it holds the database${newer.length > 1 ? 's' : ''} ${newer
+        .slice(0, 3)
+        .map((n) => `"${n}"`)
+        .join(', ')}, which this version does not know); upgrade Flagwire or use another data directory`,
+    );
+  }
   if (foreign.length > 0) {
     void root.close();
     throw new StoreOpenError(
@@ -121,6 +134,7 @@ function checkSchema(path: string, root: RootDatabase, dbs: Databases, layout: S
       dbs.meta.putSync('fileId', randomUUID());
     });
     settleLookups(path, root, dbs, layout);
+    settleDatabases(path, root, dbs, layout);
     return;
   }
   if (typeof version !== 'number') {
@@ -146,6 +160,23 @@ function checkSchema(path: string, root: RootDatabase, dbs: Databases, layout: S
   if (version <= 13) migrateFrom13(path, root, dbs);
   if (version <= 14) migrateFrom14(path, root, dbs, layout, retired);
   settleLookups(path, root, dbs, layout);
+  settleDatabases(path, root, dbs, layout);
+}
+
+/** The databases meta names as its Flagwire's (settleDatabases); none in a file written before it named them. */
+function declaredDatabases(root: RootDatabase): readonly string[] {
+  const listed = root.openDB<unknown, string>({ name: 'meta' }).get('databases');
+  return Array.isArray(listed) ? (listed as string[]) : [];
+}
+
+/**
+ * Names the layout's databases in meta ('databases') whenever they differ from those it names, so that
+ * a Flagwire that does not know one of them calls the file newer rather than another application's.
+ */
+function settleDatabases(path: string, root: RootDatabase, dbs: Databases, layout: StoreLayout): void {
+  const named = JSON.stringify(declaredDatabases(root));
+  if (named === JSON.stringify(layout.databases)) return;
+  writeTransaction(root, path, () => dbs.meta.putSync('databases', [...layout.databases]));
 }
 
 /**

@@ -169,8 +169,8 @@ t.test('a full copy of an empty source leaves every database empty (issue 41)', 
   );
   t.strictSame(
     after.meta!.map(([key]) => key).sort(),
-    ['configSeq', 'fileId', 'keyedLookups', 'replicaOf', 'revision', 'schemaVersion'],
-    "meta keeps only the file's own keys (the lookups it holds among them: the copy rebuilds them) and the copy's source and revision",
+    ['configSeq', 'databases', 'fileId', 'keyedLookups', 'replicaOf', 'revision', 'schemaVersion'],
+    "meta keeps only the file's own keys (the databases and lookups it holds among them: the copy rebuilds the lookups) and the copy's source and revision",
   );
 });
 

@@ -351,6 +351,36 @@ t.test('a data file written by a newer Flagwire is refused with a clear message'
   t.throws(() => Store.open(dir), { name: 'StoreOpenError', message: /was written by a newer Flagwire/ });
 });
 
+t.test("a database the file's Flagwire declared and this one does not know: a newer Flagwire's, at the same schema version", async (t) => {
+  const dir = tempDir(t, 'flagwire-store-');
+  await Store.open(dir).close();
+  const raw = open({ path: join(dir, 'flagwire.mdb'), maxDbs: 64 });
+  const meta = raw.openDB<unknown, string>({ name: 'meta' });
+  t.ok((meta.get('databases') as string[]).includes('flags'), "meta names the layout's databases");
+  meta.putSync('databases', [...(meta.get('databases') as string[]), 'gadgets']);
+  raw.openDB({ name: 'gadgets' }).putSync('g1', 1);
+  await raw.close();
+  t.throws(() => Store.open(dir), {
+    name: 'StoreOpenError',
+    message: `${join(dir, 'flagwire.mdb')} was written by a newer Flagwire (it holds the database "gadgets", which this version does not know); upgrade Flagwire or use another data directory`,
+  });
+  t.throws(
+    () => Store.open(dir, { readOnly: true }),
+    { name: 'StoreOpenError', message: /was written by a newer Flagwire/ },
+    'read-only too',
+  );
+
+  // A database no Flagwire declared in it: another application's, as before.
+  const raw2 = open({ path: join(dir, 'flagwire.mdb'), maxDbs: 64 });
+  const meta2 = raw2.openDB<unknown, string>({ name: 'meta' });
+  meta2.putSync(
+    'databases',
+    (meta2.get('databases') as string[]).filter((name) => name !== 'gadgets'),
+  );
+  await raw2.close();
+  t.throws(() => Store.open(dir), { name: 'StoreOpenError', message: /is an LMDB file of another application \(it holds "gadgets"\)/ });
+});
+
 t.test('the index of mail to send: a poll reads only due messages, a result moves one record', async (t) => {
   const dir = tempDir(t, 'flagwire-store-');
   const store = Store.open(dir);
