@@ -7,7 +7,7 @@
 // It starts a private PostgreSQL cluster (scripts/ensure-postgres.sh installs it when missing).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { kStoreLayout } from '../src/capabilities.js';
-import { openForConsole } from '../src/store/open-store.js';
+import { openForCli } from '../src/store/open-store.js';
 import { runCommand, type CommandInput, type CommandName } from '../src/command-runner/commands.js';
 import { kOperator, principalOf } from '../src/audit/audit-actor.js';
 import { startPostgres } from '../test/helpers/postgres.js';
@@ -30,7 +30,7 @@ interface Data {
 
 /** An org, a project, kFlags flags, a probe flag and a write token, written through the store's write path. */
 async function seed(dataDir: string, databaseUrl: string | null): Promise<Data> {
-  const { writes } = await openForConsole(dataDir, kStoreLayout, databaseUrl);
+  const { writes } = await openForCli(dataDir, kStoreLayout, databaseUrl);
   const run = async <N extends CommandName>(name: N, input: CommandInput<N>) => {
     const [r] = await writes.commit(() => [(w) => runCommand(w, name, input, Date.now())]);
     if (!r!.ok) throw r!.error;

@@ -251,7 +251,7 @@ function makeDirs(dir: string): void {
     try {
       mkdirSync(path);
     } catch (err) {
-      // Another process (a second console command) created it first.
+      // Another process (a second command-line command) created it first.
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
   }

@@ -1,6 +1,6 @@
 // CommonJS packages loaded the first time they are used instead of when their importer loads. Loading
 // one costs the thread 70-130 ms of CPU (pg, nodemailer), and most processes never use them: a node
-// without PostgreSQL, a server without SMTP, every console command. Each server start paid that in its
+// without PostgreSQL, a server without SMTP, every command-line command. Each server start paid that in its
 // main and writer threads.
 import { createRequire } from 'node:module';
 

@@ -1,7 +1,7 @@
 // Approvals on the command line (docs/approvals.md): the policy set, cleared and shown per environment,
 // and change requests listed, shown and decided. Approving and rejecting name the person (--as USER_ID):
 // the operator is nobody's second pair of eyes.
-import { bool, command, type ConsoleCommand, many, str } from '../cli-command/console-command.js';
+import { bool, command, type CliCommand, many, str } from '../cli-command/cli-command.js';
 import { formatTime, renderFields, renderTable } from '../cli-command/output.js';
 import { UsageError } from '../cli-command/args.js';
 import { principalOf } from '../audit/audit-actor.js';
@@ -94,7 +94,7 @@ function rolesOption(raw: string[] | undefined): Role[] | undefined {
   return raw as Role[];
 }
 
-export const kApprovalCli: readonly ConsoleCommand[] = [
+export const kApprovalCli: readonly CliCommand[] = [
   command({
     name: 'approvals set',
     usage:

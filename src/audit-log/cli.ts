@@ -1,5 +1,5 @@
 // The audit log on the command line: `audit PROJECT_ID`, a page at a time, newest first.
-import { command, type ConsoleCommand, str } from '../cli-command/console-command.js';
+import { command, type CliCommand, str } from '../cli-command/cli-command.js';
 import { formatChanges, formatTime, renderTable } from '../cli-command/output.js';
 import type { AuditEntry } from '../model/audit.js';
 import { requireProject } from '../model/lookups.js';
@@ -34,7 +34,7 @@ function renderAudit(entries: readonly AuditEntry[]): string {
   );
 }
 
-export const kAuditCli: readonly ConsoleCommand[] = [
+export const kAuditCli: readonly CliCommand[] = [
   command({
     name: 'audit',
     usage: `audit PROJECT_ID [--limit N] [--before SEQ]`,

@@ -10,7 +10,7 @@ import type { ManagementHandler } from '../routes/handler.js';
 import type { BackgroundWork } from './background-work.js';
 import type { GrpcServiceSpec } from './grpc-service.js';
 import type { EnvironmentBearing } from '../store/interfaces.js';
-import type { ConsoleCommand } from '../cli-command/console-command.js';
+import type { CliCommand } from '../cli-command/cli-command.js';
 import type { FlagwireError } from '../errors.js';
 import type { WebhookEvent } from './webhook-events.js';
 import type { RouteCounts, RouteDeclaration, RouteDeclarations, RouteHandler } from '../routes/route-table.js';
@@ -98,7 +98,7 @@ export interface Capability {
   /** Its web console JSON API routes (/console/api/...). */
   readonly consoleRoutes?: readonly ApiRoute[];
   /** Its command-line commands, in the order the index lists them. */
-  readonly cli?: readonly ConsoleCommand[];
+  readonly cli?: readonly CliCommand[];
   /** Every audit action its commands write (a closed list: `as const` in the capability). */
   readonly auditActions?: readonly string[];
   /** The webhook event its audit actions are sent as (docs/webhooks.md); absent: no webhook hears of them. */

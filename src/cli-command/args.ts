@@ -18,7 +18,7 @@ export interface OptionSpec {
   required?: boolean;
 }
 
-/** The shape of one console command: its words, positional arguments and options. */
+/** The shape of one command-line command: its words, positional arguments and options. */
 export interface CommandSpec {
   /** Command words, e.g. `org create`. */
   name: string;

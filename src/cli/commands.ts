@@ -3,7 +3,7 @@
 // in one transaction, or a store read) and how it prints for people (output.ts); the --json output is
 // the returned value itself.
 import { kCapabilityList, kStoreLayout } from '../capabilities.js';
-import { bool, command, type ConsoleCommand, str } from '../cli-command/console-command.js';
+import { bool, command, type CliCommand, str } from '../cli-command/cli-command.js';
 import { UsageError } from '../cli-command/args.js';
 
 /** `serve`: first in the index, before every capability's commands. */
@@ -77,4 +77,4 @@ const kMigrate = command({
 });
 
 /** Every command of the command line: serve, then each capability's in the order src/capabilities.ts lists them, then migrate-to-postgres. */
-export const kConsoleCommands: readonly ConsoleCommand[] = [kServe, ...kCapabilityList.flatMap((c) => c.cli ?? []), kMigrate];
+export const kCliCommands: readonly CliCommand[] = [kServe, ...kCapabilityList.flatMap((c) => c.cli ?? []), kMigrate];

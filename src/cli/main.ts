@@ -6,15 +6,15 @@ import { ConfigError, resolveChangeLogBounds, resolveDatabaseUrl, resolveDataDir
 import { errorBody, FlagwireError } from '../errors.js';
 import { StoreOpenError } from '../store/data-file.js';
 import type { StoreReader } from '../store/interfaces.js';
-import { openForConsole, writeRefusalOnOpen, type ConsoleStore } from '../store/open-store.js';
+import { openForCli, writeRefusalOnOpen, type CliStore } from '../store/open-store.js';
 import { runOutcome } from '../command-runner/commands.js';
 import { ChangeRequested } from '../writer/change-requested.js';
 import type { WriterCommand } from '../writer/command.js';
 import { type CommandLine, parseCommandLine, undecodableArguments, UsageError, wantsJson } from '../cli-command/args.js';
-import { kConsoleCommands } from './commands.js';
-import type { ConsoleContext } from '../cli-command/console-command.js';
+import { kCliCommands } from './commands.js';
+import type { CliContext } from '../cli-command/cli-command.js';
 import { renderJson } from '../cli-command/output.js';
-import { consoleTestHook } from './test-hooks.js';
+import { cliTestHook } from './test-hooks.js';
 
 const kExitFailed = 1;
 const kExitUsage = 2;
@@ -22,9 +22,9 @@ const kExitUsage = 2;
 const kExitRequested = 3;
 
 /** Opens the store on first use, so usage errors and --help never touch the data dir (or PostgreSQL). */
-class StoreContext implements ConsoleContext {
+class StoreContext implements CliContext {
   readonly now = Date.now();
-  private opened: Promise<ConsoleStore> | null = null;
+  private opened: Promise<CliStore> | null = null;
   /** Said on stderr once a read ran on a database's copy without the database (stdout stays the same). */
   readNote = '';
 
@@ -36,12 +36,12 @@ class StoreContext implements ConsoleContext {
     private readonly env: NodeJS.ProcessEnv,
   ) {}
 
-  private open(): Promise<ConsoleStore> {
+  private open(): Promise<CliStore> {
     this.opened ??= (async () => {
       const dataDir = resolveDataDir(this.dataFlag, this.env, this.createsDataDir);
       const databaseUrl = resolveDatabaseUrl(this.databaseFlag, this.env);
-      const opened = await openForConsole(dataDir, kStoreLayout, databaseUrl, resolveChangeLogBounds(this.env));
-      consoleTestHook('store-open');
+      const opened = await openForCli(dataDir, kStoreLayout, databaseUrl, resolveChangeLogBounds(this.env));
+      cliTestHook('store-open');
       return opened;
     })();
     return this.opened;
@@ -55,11 +55,11 @@ class StoreContext implements ConsoleContext {
     const [result] = await writes.commit(() => [
       (w) => {
         const output = runOutcome(w, command, input, this.now);
-        consoleTestHook('in-transaction');
+        cliTestHook('in-transaction');
         return output;
       },
     ]);
-    consoleTestHook('committed');
+    cliTestHook('committed');
     if (!result!.ok) throw result!.error;
     // Held as a change request (committed as such): the change itself was not applied.
     if (!result!.value.applied) throw new ChangeRequested(result!.value.request, result!.value.edited);
@@ -99,11 +99,11 @@ function failure(json: boolean, err: FlagwireError, code: number, stderr = ''): 
     : { code, stdout: '', stderr: `${stderr}error: ${err.title}: ${err.detail}\n` };
 }
 
-async function run(argv: readonly string[], io: ConsoleIo): Promise<Outcome | null> {
+async function run(argv: readonly string[], io: CliIo): Promise<Outcome | null> {
   const json = wantsJson(argv);
-  let line: CommandLine<(typeof kConsoleCommands)[number]>;
+  let line: CommandLine<(typeof kCliCommands)[number]>;
   try {
-    line = parseCommandLine(argv, kConsoleCommands);
+    line = parseCommandLine(argv, kCliCommands);
   } catch (err) {
     if (err instanceof UsageError) return usageFailure(json, err);
     throw err;
@@ -174,7 +174,7 @@ function usageFailure(json: boolean, err: UsageError): Outcome {
 }
 
 /** What a run reads from its process besides the arguments. */
-export interface ConsoleIo {
+export interface CliIo {
   /** The environment (FLAGWIRE_DATA, FLAGWIRE_DATABASE_URL). */
   env: NodeJS.ProcessEnv;
   /** The command line as the bytes given (/proc/self/cmdline), to find arguments that are not UTF-8; null where unknown. */
@@ -185,7 +185,7 @@ export interface ConsoleIo {
  * One console run: the exit status and what goes to stdout and stderr, or null for a long-running
  * command (serve). Never rejects: an unexpected error is an INTERNAL failure with its stack on stderr.
  */
-export function main(argv: readonly string[], io: ConsoleIo): Promise<Outcome | null> {
+export function main(argv: readonly string[], io: CliIo): Promise<Outcome | null> {
   return run(argv, io).catch((err: unknown): Outcome => {
     // A bug, not a failed command: still one JSON object for scripts, and the stack for people.
     const text = err instanceof Error ? (err.stack ?? err.message) : String(err);

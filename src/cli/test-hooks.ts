@@ -10,12 +10,12 @@
 import { readSync, writeSync } from 'node:fs';
 import { kTestSwitches } from '../test-switches.js';
 
-export type ConsoleHookPoint = 'store-open' | 'in-transaction' | 'committed';
+export type CliHookPoint = 'store-open' | 'in-transaction' | 'committed';
 
 const { hooks: kEnabled, consoleHold: kHold } = kTestSwitches;
 
 /** Reports reaching `point` (synchronously: the line is in the pipe before the next statement runs). */
-export function consoleTestHook(point: ConsoleHookPoint): void {
+export function cliTestHook(point: CliHookPoint): void {
   if (!kEnabled) return;
   writeSync(2, `flagwire-test-hook: ${point}\n`);
   if (kHold && point !== 'store-open') waitForStdin();

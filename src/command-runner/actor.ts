@@ -5,7 +5,7 @@
 // (open-store.ts): the LMDB file, or PostgreSQL and then this node's copy, whose follower also runs
 // in this thread.
 //
-// The transaction waits for the write lock (LMDB's, which a console command may hold for long; or
+// The transaction waits for the write lock (LMDB's, which a command-line command may hold for long; or
 // PostgreSQL's revision lock, which other nodes take). Meanwhile each caller's deadline may pass
 // (src/writer/client.ts): a command is applied only if this thread claims it once the lock is held,
 // before its caller cancelled it (src/writer/protocol.ts, kPending).

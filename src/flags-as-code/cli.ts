@@ -2,7 +2,7 @@
 import { writeFileSync } from 'node:fs';
 import { principalOf } from '../audit/audit-actor.js';
 import { type Args, UsageError } from '../cli-command/args.js';
-import { bool, command, kAsFlagEditor, readFileOption, str, type ConsoleCommand } from '../cli-command/console-command.js';
+import { bool, command, kAsFlagEditor, readFileOption, str, type CliCommand } from '../cli-command/cli-command.js';
 import { requireProject } from '../model/lookups.js';
 import { jsonBody } from '../model/request-body.js';
 import { type ApplyConditions, flagsPlan } from './apply-commands.js';
@@ -32,7 +32,7 @@ function applyConditions(args: Args, projectId: string): ApplyConditions {
   return { ifProjectRevision: revision === undefined ? null : Number(revision), ifPlan: null };
 }
 
-export const kFlagsAsCodeCli: readonly ConsoleCommand[] = [
+export const kFlagsAsCodeCli: readonly CliCommand[] = [
   command({
     name: 'export',
     usage: kExportUsage,

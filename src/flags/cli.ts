@@ -2,7 +2,7 @@
 // show, rename, describe, tags, cohorts, variants and delete a flag, and import a flagd file.
 import { principalOf } from '../audit/audit-actor.js';
 import { type Args, splitList, UsageError } from '../cli-command/args.js';
-import { bool, command, type ConsoleCommand, jsonOption, kAsFlagEditor, many, str } from '../cli-command/console-command.js';
+import { bool, command, type CliCommand, jsonOption, kAsFlagEditor, many, str } from '../cli-command/cli-command.js';
 import * as flagOut from './cli-output.js';
 import { isStale, kDefaultStaleDays, kMaxStaleDays, staleBefore, type Flag } from '../model/flags.js';
 import { requireProject } from '../model/lookups.js';
@@ -70,7 +70,7 @@ function flagCreateBody(args: Args, help: string): Record<string, unknown> {
   return { ...body, environments: Object.fromEntries(environments.map((env) => [env, { ...state }])) };
 }
 
-export const kFlagCli: readonly ConsoleCommand[] = [
+export const kFlagCli: readonly CliCommand[] = [
   command({
     name: 'flag create',
     usage: kFlagCreateUsage,

@@ -1,7 +1,7 @@
 // The command line's shared fragment commands (docs/cli.md): list, create, update, delete. The rule is
 // sent as the Management API's body would carry it, so every refusal reads as the API's.
 import { principalOf } from '../audit/audit-actor.js';
-import { command, type ConsoleCommand, jsonOption, kAsFlagEditor, readFileOption, str } from '../cli-command/console-command.js';
+import { command, type CliCommand, jsonOption, kAsFlagEditor, readFileOption, str } from '../cli-command/cli-command.js';
 import { formatTime, renderTable } from '../cli-command/output.js';
 import { requireProject } from '../model/lookups.js';
 import { jsonBody } from '../model/request-body.js';
@@ -50,7 +50,7 @@ export function renderImport(result: FlagsImportResult): string {
 Imported into ${where}: ${counts(result.flags)}.`;
 }
 
-export const kFragmentCli: readonly ConsoleCommand[] = [
+export const kFragmentCli: readonly CliCommand[] = [
   // A flagd file: its flags (the flags capability's) and its $evaluators, in one transaction.
   command({
     name: 'flags import',

@@ -1,5 +1,5 @@
 // The mail outbox on the command line: `mail list`.
-import { command, type ConsoleCommand } from '../cli-command/console-command.js';
+import { command, type CliCommand } from '../cli-command/cli-command.js';
 import { formatTime, indent, renderTable } from '../cli-command/output.js';
 import type { MailMessage } from '../model/mail.js';
 
@@ -23,7 +23,7 @@ function deliveryText(m: MailMessage): string {
   return `pending (${attempts})`;
 }
 
-export const kMailCli: readonly ConsoleCommand[] = [
+export const kMailCli: readonly CliCommand[] = [
   command({
     name: 'mail list',
     usage: 'mail list',

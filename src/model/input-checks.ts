@@ -1,4 +1,4 @@
-// Input checks shared by the console commands.
+// Input checks shared by the command-line commands.
 import { FlagwireError } from '../errors.js';
 import { kLimits, kNameRegExp, nameRuleText } from './schemas.js';
 import { kMaxEmailLength } from './accounts.js';

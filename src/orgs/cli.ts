@@ -1,11 +1,11 @@
-// The command line's organisation and user commands (src/cli-command/console-command.ts says what a command is).
+// The command line's organisation and user commands (src/cli-command/cli-command.ts says what a command is).
 import type { Org, Plan, Role, Standing, User } from '../model/accounts.js';
 import { kOperator } from '../audit/audit-actor.js';
 import { FlagwireError } from '../errors.js';
 import { requireUser } from '../model/lookups.js';
 import { hashPassword, kMinPasswordLength, passwordProblem } from '../model/passwords.js';
 import { kSessionCommands } from '../sessions/command-table.js';
-import { command, type ConsoleCommand, str } from '../cli-command/console-command.js';
+import { command, type CliCommand, str } from '../cli-command/cli-command.js';
 import * as out from '../cli-command/output.js';
 import { readSecretLine } from '../cli-command/read-secret.js';
 import { kOrgCommands } from './org-commands.js';
@@ -15,7 +15,7 @@ export const kPlanHelp =
 const kTrialEndsHelp = 'when a teams-trial ends: a date (2031-06-30, UTC midnight) or a date-time with a zone; default 14 days from now';
 const kOrgCreateUsage = 'org create --name NAME [--plan free|pro|teams|enterprise|teams-trial] [--trial-ends ISO-8601]';
 
-export const kOrgCli: readonly ConsoleCommand[] = [
+export const kOrgCli: readonly CliCommand[] = [
   command({
     name: 'org create',
     usage: kOrgCreateUsage,

@@ -1,9 +1,9 @@
-// The command line's project, environment and audience commands (src/cli-command/console-command.ts says what a command is).
+// The command line's project, environment and audience commands (src/cli-command/cli-command.ts says what a command is).
 import { kOperator } from '../audit/audit-actor.js';
 import type { Audience, AudienceRule, Project, ProjectKind } from '../model/projects.js';
 import { requireOrg, requireProject, requireUser } from '../model/lookups.js';
 import { type Args, splitList, UsageError } from '../cli-command/args.js';
-import { command, type ConsoleCommand, many, str } from '../cli-command/console-command.js';
+import { command, type CliCommand, many, str } from '../cli-command/cli-command.js';
 import * as out from '../cli-command/output.js';
 import { kProjectCommands } from './project-commands.js';
 
@@ -24,7 +24,7 @@ function rules(args: Args, help: string): AudienceRule[] | undefined {
   return args.all('rule')?.map((r) => parseRule(r, help));
 }
 
-export const kProjectCli: readonly ConsoleCommand[] = [
+export const kProjectCli: readonly CliCommand[] = [
   command({
     name: 'project create',
     usage: kProjectCreateUsage,

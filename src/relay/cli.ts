@@ -1,6 +1,6 @@
 // Relay keys on the command line: create (the secret shown once), list, revoke. Only here: a relay key
 // is the operator's, as the data dir and the node's settings are (docs/decisions.md: The relay's upstream).
-import { command, type ConsoleCommand, str } from '../cli-command/console-command.js';
+import { command, type CliCommand, str } from '../cli-command/cli-command.js';
 import { formatTime, renderFields, renderTable } from '../cli-command/output.js';
 import type { RelayKeyView } from './records.js';
 import { kRelayKeyCommands, listRelayKeys, relayKeyView } from './relay-key-commands.js';
@@ -27,7 +27,7 @@ function renderKeys(result: { keys: RelayKeyView[] }): string {
   );
 }
 
-export const kRelayCli: readonly ConsoleCommand[] = [
+export const kRelayCli: readonly CliCommand[] = [
   command({
     name: 'relay key create',
     usage: 'relay key create --name NAME',

@@ -3,7 +3,7 @@
 // one. Each change is one of the capability's writer commands, given the operator or the `--as` user.
 import { principalOf } from '../audit/audit-actor.js';
 import { parseIsoTime, UsageError, type Args } from '../cli-command/args.js';
-import { bool, command, type ConsoleCommand, jsonOption, kAsFlagEditor, str } from '../cli-command/console-command.js';
+import { bool, command, type CliCommand, jsonOption, kAsFlagEditor, str } from '../cli-command/cli-command.js';
 import * as out from '../cli-command/output.js';
 import { requireProject } from '../model/lookups.js';
 import type { RolloutPlan, RolloutStep } from './rollouts.js';
@@ -90,7 +90,7 @@ function rolloutSteps(text: string): RolloutStep[] {
 }
 
 /** In the order the command line's index lists them. */
-export const kReleasePlanCli: readonly ConsoleCommand[] = [
+export const kReleasePlanCli: readonly CliCommand[] = [
   command({
     name: 'flag schedule',
     usage: kFlagScheduleUsage,

@@ -58,7 +58,7 @@ function readMeta(page: Buffer): Meta | string {
 /**
  * What is wrong with the data file at `path`, or null when LMDB can open it (or it is empty or absent).
  *
- * Another process (the server, a console command) may be committing while this reads. A commit writes
+ * Another process (the server, a command-line command) may be committing while this reads. A commit writes
  * its pages, growing the file, and then its meta page in place; reading the meta pages before the size
  * keeps every root a meta names inside the size we compare it with. A problem is reported only when a
  * second look, a moment later, finds it again: a meta page caught mid-write is whole by then, while a

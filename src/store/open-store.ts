@@ -156,25 +156,25 @@ export function openWritePath(
   return new PgWritePath(copy, pg, { onReplica });
 }
 
-/** A console command's store and write path; `copyOnly`: a database's copy opened without it (reads only). */
-export interface ConsoleStore {
+/** A command-line command's store and write path; `copyOnly`: a database's copy opened without it (reads only). */
+export interface CliStore {
   store: Store;
   writes: WritePath;
   copyOnly: boolean;
 }
 
 /**
- * A console command's store and write path. With PostgreSQL, its copy is brought to the latest
+ * A command-line command's store and write path. With PostgreSQL, its copy is brought to the latest
  * revision first (so reads see every committed change); throws STORE_UNAVAILABLE when PostgreSQL
  * cannot be reached. Without it, a data dir that is a database's copy is read as it is and every write
  * is refused (copyWithoutDatabase). The write path owns the store: closing it closes both.
  */
-export async function openForConsole(
+export async function openForCli(
   dataDir: string,
   layout: StoreLayout,
   databaseUrl: string | null,
   changeLog?: ChangeLogBounds,
-): Promise<ConsoleStore> {
+): Promise<CliStore> {
   const copy = LmdbStore.open(dataDir, { layout, changeLog });
   if (databaseUrl === null) {
     const refusal = copyWithoutDatabase(copy, dataDir);

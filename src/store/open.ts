@@ -410,7 +410,7 @@ function refuseNewerSchema(path: string, version: unknown): void {
 
 /**
  * lmdb-js's open() now and then fails at once with "No transaction to renew" (kriszyp/lmdb-js#201, seen
- * here once in three CI runs, from a console command opening the file beside another process): one
+ * here once in three CI runs, from a command-line command opening the file beside another process): one
  * more try opens it; any other error, or a second failure, is reported.
  */
 function openRoot(path: string, readOnly: boolean): RootDatabase {

@@ -5,7 +5,7 @@
 // the file store there, without any lock, the id it read from the file's header a moment before
 // (mdb_env_open2, liblmdb/mdb.c: `if (env->me_txns) env->me_txns->mti_txnid = meta.mm_txnid;`; the
 // upstream bug ITS#9496, fixed there in 2021 by storing it only for MDB_PREVSNAPSHOT, not in lmdb-js's
-// copy). When another process commits in that moment (the server writing while a console command opens
+// copy). When another process commits in that moment (the server writing while a command-line command opens
 // the file, or the reverse), the lock file is left naming an older commit. The next write transaction,
 // in whichever process, then starts from that older state under an id already used: its commit
 // overwrites the newest commit's meta page, so a write that was acknowledged is gone (the writes of

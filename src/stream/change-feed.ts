@@ -4,7 +4,7 @@
 //   GET /ofrep/v1/stream/project/{project_id}[?env=NAME]   OFREP's (ADR-0008): "refetch", one per commit
 //
 // How changes are seen: every write transaction of any process (this server's writer thread, and any
-// console command run beside it) bumps the store's commit sequence number. While at least one stream
+// command-line command run beside it) bumps the store's commit sequence number. While at least one stream
 // is open, the main thread reads that number every `pollMs` (one LMDB get after a snapshot renewal);
 // when it moved, each watched project's flags and audiences are read once and compared with the last
 // snapshot, and every connection watching that project gets the events. Watching the writer's replies

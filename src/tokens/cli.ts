@@ -1,5 +1,5 @@
 // Tokens on the command line: create, rotate, revoke, list, and a token's recorded activity.
-import { command, type ConsoleCommand, many, str } from '../cli-command/console-command.js';
+import { command, type CliCommand, many, str } from '../cli-command/cli-command.js';
 import * as tokenOut from './cli-output.js';
 import { principalOf } from '../audit/audit-actor.js';
 import { requireProject, requireToken } from '../model/lookups.js';
@@ -7,7 +7,7 @@ import { kMaxGracePeriodSeconds, kTokenCommands, tokenView, type TokenView } fro
 
 const kAsTokenUser = 'the person acting (a user id); the audit log names them (actor user:<id>)';
 
-export const kTokenCli: readonly ConsoleCommand[] = [
+export const kTokenCli: readonly CliCommand[] = [
   command({
     name: 'token create',
     usage: 'token create PROJECT_ID --as USER_ID --name NAME --permission read|write [--env E1,E2] [--expires never|30d|90d|365d]',

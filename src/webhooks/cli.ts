@@ -1,7 +1,7 @@
 // The command line's webhook commands (docs/cli.md): make, list, delete, read the delivery log, redeliver.
 import { principalOf } from '../audit/audit-actor.js';
 import { splitList } from '../cli-command/args.js';
-import { command, kAsFlagEditor, str, type ConsoleCommand } from '../cli-command/console-command.js';
+import { command, kAsFlagEditor, str, type CliCommand } from '../cli-command/cli-command.js';
 import * as out from '../cli-command/output.js';
 import { requireProject, webhookNotFound } from '../model/lookups.js';
 import { jsonBody } from '../model/request-body.js';
@@ -12,7 +12,7 @@ import { kKeptDeliveries } from './webhook-commands.js';
 import { kWebhookEvents } from '../capability/webhook-events.js';
 import { getWebhook, listDeliveries, listWebhooks } from './webhook-store.js';
 
-export const kWebhookCli: readonly ConsoleCommand[] = [
+export const kWebhookCli: readonly CliCommand[] = [
   command({
     name: 'webhook create',
     usage: `webhook create PROJECT_ID --url URL [--events ${kWebhookEvents.join(',')}] [--format standard|slack] [--as USER_ID]`,

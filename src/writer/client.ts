@@ -4,7 +4,7 @@
 // channel the main thread's client made for it (connect(), src/server/frontend-threads.ts).
 //
 // Every command has a deadline (FLAGWIRE_WRITE_TIMEOUT_MS). The writer thread may be blocked for any
-// time waiting for LMDB's write lock (a console command holding it, stopped or hung); a command still
+// time waiting for LMDB's write lock (a command-line command holding it, stopped or hung); a command still
 // unclaimed at its deadline is cancelled and refused with 503 Storage busy, and the writer skips it
 // when the lock comes free: a 503 means never applied. A command the writer claimed first (it holds the
 // lock, only the commit remains) is waited for as usual. See kPending in protocol.ts.

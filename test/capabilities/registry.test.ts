@@ -7,7 +7,7 @@
 // test/store/replica.test.ts ("a full copy of an empty source").
 import t from 'tap';
 import { kAuditActionEvents, kCapabilityList, webhookEventOf } from '../../src/capabilities.js';
-import { kConsoleCommands } from '../../src/cli/commands.js';
+import { kCliCommands } from '../../src/cli/commands.js';
 import type { WebhookEvent } from '../../src/capability/webhook-events.js';
 import { openApiPaths } from '../../src/openapi/document.js';
 import { kAllRoutes, kRouteLabels, routeNumber, routeNumbers, routeTable } from '../../src/all-routes.js';
@@ -33,14 +33,14 @@ t.test("every capability's commands are the writer's by name, each name declared
 t.test("every capability's command-line commands are in the index, in the capabilities' order, each once", async (t) => {
   const declared = kCapabilityList.flatMap((c) => c.cli ?? []);
   t.ok(declared.length > 0);
-  const places = declared.map((command) => kConsoleCommands.indexOf(command));
+  const places = declared.map((command) => kCliCommands.indexOf(command));
   t.notOk(places.includes(-1), 'each is in the index');
   t.strictSame(
     places,
     [...places].sort((a, b) => a - b),
     'in the order src/capabilities.ts lists their capabilities',
   );
-  t.strictSame(twice(kConsoleCommands.map((command) => command.name)), [], 'no command-line name declared twice');
+  t.strictSame(twice(kCliCommands.map((command) => command.name)), [], 'no command-line name declared twice');
 });
 
 t.test("every capability's console routes are in the console's JSON API, each method and pattern once", async (t) => {

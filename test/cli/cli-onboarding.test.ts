@@ -4,7 +4,7 @@
 // environment and audience changes, --version and per-command help. The subtests build on each other.
 import { readFileSync } from 'node:fs';
 import t from 'tap';
-import { kConsoleCommands } from '../../src/cli/commands.js';
+import { kCliCommands } from '../../src/cli/commands.js';
 import { cli, expectAllRefused, expectRefused, ok, type TestContext } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { call } from '../helpers/http.js';
@@ -374,8 +374,8 @@ t.test('--version: the package version; nothing else may go with it', async (t) 
 });
 
 t.test("every command's help explains each of its arguments and options, --as included", async (t) => {
-  const results = await Promise.all(kConsoleCommands.map((c) => cli(null, [...c.name.split(' '), '--help'], { json: false })));
-  for (const [i, command] of kConsoleCommands.entries()) {
+  const results = await Promise.all(kCliCommands.map((c) => cli(null, [...c.name.split(' '), '--help'], { json: false })));
+  for (const [i, command] of kCliCommands.entries()) {
     const r = results[i]!;
     t.equal(r.code, 0, `${command.name} --help: exit 0`);
     t.match(r.stdout, new RegExp(`^Usage: flagwire ${escapeRegExp(command.name)}`), `${command.name}: usage line`);
@@ -387,10 +387,10 @@ t.test("every command's help explains each of its arguments and options, --as in
     }
     t.match(r.stdout, /\n {2}--data DIR +the data directory/, `${command.name}: global options`);
   }
-  const flagCreate = results[kConsoleCommands.findIndex((c) => c.name === 'flag create')]!.stdout;
+  const flagCreate = results[kCliCommands.findIndex((c) => c.name === 'flag create')]!.stdout;
   t.match(flagCreate, /--as USER_ID +the person making the change .*user:<id>.*Editor, Admin or Owner/);
   t.match(flagCreate, /--env NAME +multi-environment project: an environment that --enabled and --percentage apply to/);
-  t.match(results[kConsoleCommands.findIndex((c) => c.name === 'token revoke')]!.stdout, /--as USER_ID +the person acting/);
+  t.match(results[kCliCommands.findIndex((c) => c.name === 'token revoke')]!.stdout, /--as USER_ID +the person acting/);
 });
 
 /** Runs a command that succeeds but must write nothing (the commit counter included). */

@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
-import { kConsoleCommands } from '../../src/cli/commands.js';
+import { kCliCommands } from '../../src/cli/commands.js';
 
 const kRepo = resolve(fileURLToPath(new URL('../../../', import.meta.url)));
 
@@ -86,7 +86,7 @@ t.test('docs/cli.md lists exactly the command lines of the CLI', async (t) => {
   const cli = read('docs/cli.md');
   const block = /## Commands\n[\s\S]*?```\n([\s\S]*?)```/.exec(cli)?.[1] ?? '';
   const lines = block.split('\n').filter((l) => l.trim() !== '');
-  const usages = kConsoleCommands.map((c) => c.usage);
+  const usages = kCliCommands.map((c) => c.usage);
   for (const usage of usages) {
     t.ok(
       lines.some((l) => l === usage || l.startsWith(`${usage}  `) || l.startsWith(`${usage} ->`)),

@@ -9,7 +9,7 @@ import t from 'tap';
 import { kOperator } from '../../src/audit/audit-actor.js';
 import { kStoreLayout } from '../../src/capabilities.js';
 import { runCommand } from '../../src/command-runner/commands.js';
-import { openForConsole } from '../../src/store/open-store.js';
+import { openForCli } from '../../src/store/open-store.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import type { TestContext } from '../helpers/cli.js';
 import { call } from '../helpers/http.js';
@@ -167,7 +167,7 @@ t.test("a database of schema 1 is migrated: its log's bytes counted, then kept c
 t.test('every 1000th revision drops those past the last 100,000, their bytes taken off the count', async (t) => {
   const url = await pg.newDatabase();
   const database = new URL(url).pathname.slice(1);
-  const node = await openForConsole(tempDir(t), kStoreLayout, url);
+  const node = await openForCli(tempDir(t), kStoreLayout, url);
   t.teardown(() => node.writes.close());
   const orgCreate = async (name: string) => {
     const [settled] = await node.writes.commit(() => [(w) => runCommand(w, 'orgCreate', { principal: kOperator, name, plan: 'teams' }, 0)]);

@@ -10,7 +10,7 @@ import { kStoreLayout } from '../../src/capabilities.js';
 import { runCommand } from '../../src/command-runner/commands.js';
 import type { Change } from '../../src/store/changes.js';
 import type { StoreWriter } from '../../src/store/interfaces.js';
-import { openForConsole, type ConsoleStore } from '../../src/store/open-store.js';
+import { openForCli, type CliStore } from '../../src/store/open-store.js';
 import { startPostgres } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { getFlag } from '../../src/flags/flag-store.js';
@@ -21,17 +21,17 @@ t.teardown(() => pg.destroy());
 const now = Date.UTC(2030, 0, 1);
 const packr = new Packr({ useRecords: false });
 
-async function orgCreate(node: ConsoleStore, name: string): Promise<void> {
+async function orgCreate(node: CliStore, name: string): Promise<void> {
   const [settled] = await node.writes.commit(() => [(w) => runCommand(w, 'orgCreate', { principal: kOperator, name, plan: 'teams' }, now)]);
   if (!settled!.ok) throw settled!.error;
 }
 
 /** Each node closed and opened again on its data dir (its copy catches up with PostgreSQL as it opens). */
-async function reopened(t: Test, url: string, ...nodes: [ConsoleStore, string][]): Promise<ConsoleStore[]> {
+async function reopened(t: Test, url: string, ...nodes: [CliStore, string][]): Promise<CliStore[]> {
   for (const [node] of nodes) await node.writes.close();
-  const out: ConsoleStore[] = [];
+  const out: CliStore[] = [];
   for (const [, dir] of nodes) {
-    const node = await openForConsole(dir, kStoreLayout, url);
+    const node = await openForCli(dir, kStoreLayout, url);
     t.teardown(() => node.writes.close());
     out.push(node);
   }
@@ -43,8 +43,8 @@ t.test("a node's change log holds the cluster's revisions, its own and the other
   const database = url.split('/').pop()!;
   const dirA = tempDir(t);
   const dirB = tempDir(t);
-  const a = await openForConsole(dirA, kStoreLayout, url);
-  const b = await openForConsole(dirB, kStoreLayout, url);
+  const a = await openForCli(dirA, kStoreLayout, url);
+  const b = await openForCli(dirB, kStoreLayout, url);
   const start = a.store.revision();
   t.equal(b.store.revision(), start, 'both nodes start at the same revision');
 
@@ -74,9 +74,9 @@ t.test("a large flag's small change is logged as what changed on every node, the
   const url = await pg.newDatabase();
   const dirA = tempDir(t);
   const dirB = tempDir(t);
-  const a = await openForConsole(dirA, kStoreLayout, url);
-  const b = await openForConsole(dirB, kStoreLayout, url);
-  const write = async <T>(node: ConsoleStore, fn: (w: StoreWriter) => T): Promise<T> => {
+  const a = await openForCli(dirA, kStoreLayout, url);
+  const b = await openForCli(dirB, kStoreLayout, url);
+  const write = async <T>(node: CliStore, fn: (w: StoreWriter) => T): Promise<T> => {
     const [settled] = await node.writes.commit(() => [fn]);
     if (!settled!.ok) throw settled!.error;
     return settled!.value;

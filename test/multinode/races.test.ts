@@ -6,7 +6,7 @@ import { call } from '../helpers/http.js';
 import { cli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { startPostgres } from '../helpers/postgres.js';
-import { openForConsole } from '../../src/store/open-store.js';
+import { openForCli } from '../../src/store/open-store.js';
 import { runCommand } from '../../src/command-runner/commands.js';
 import type { TestServer } from '../helpers/server.js';
 import { createTokenWithConsole, seedWithConsole, startReadyNodes } from './support.js';
@@ -55,7 +55,7 @@ t.test('two nodes racing', async (t) => {
 
   await t.test('the 50th token: of two console commands on different data dirs, exactly one gets it', async (t) => {
     // 48 more tokens (the seed made one), in one transaction through the same write path.
-    const { writes } = await openForConsole(tempDir(t), kStoreLayout, url);
+    const { writes } = await openForCli(tempDir(t), kStoreLayout, url);
     const made = await writes.commit(() =>
       Array.from(
         { length: 48 },

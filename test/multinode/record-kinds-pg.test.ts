@@ -5,7 +5,7 @@
 import t from 'tap';
 import { kStoreLayout } from '../../src/capabilities.js';
 import { LmdbStore } from '../../src/store/lmdb-store.js';
-import { migrateToPostgres, openForConsole } from '../../src/store/open-store.js';
+import { migrateToPostgres, openForCli } from '../../src/store/open-store.js';
 import { runCommand } from '../../src/command-runner/commands.js';
 import { startPostgres } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/scratch-dir.js';
@@ -46,17 +46,17 @@ t.test('a kind declared once is migrated, fully copied and replicated through Po
 
   // A node's empty data dir is a full copy of the database.
   const nodeDir = tempDir(t);
-  const node = await openForConsole(nodeDir, kWidgetLayout, url);
+  const node = await openForCli(nodeDir, kWidgetLayout, url);
   await node.writes.close();
   t.strictSame((await exportStore(nodeDir)).widgets, [['w1', widget]], "a full copy into an empty data dir holds the kind's records");
 
   // A write of it through the source's write path (PostgreSQL, then its copy) reaches the node through the change log.
-  const writer = await openForConsole(sourceDir, kWidgetLayout, url);
+  const writer = await openForCli(sourceDir, kWidgetLayout, url);
   const second: Widget = { id: 'w2', orgId: org.id, size: 5 };
   const [settled] = await writer.writes.commit(() => [(w) => w.putKeyed(kWidgetRecords, second)]);
   t.ok(settled!.ok, 'committed');
   await writer.writes.close();
-  const again = await openForConsole(nodeDir, kWidgetLayout, url);
+  const again = await openForCli(nodeDir, kWidgetLayout, url);
   await again.writes.close();
   t.strictSame(
     (await exportStore(nodeDir)).widgets!.map(([key]) => key),
@@ -65,5 +65,5 @@ t.test('a kind declared once is migrated, fully copied and replicated through Po
   );
 
   // The real layout does not know the kind: a node started with it calls the file another's.
-  await t.rejects(openForConsole(nodeDir, kStoreLayout, url), { name: 'StoreOpenError' });
+  await t.rejects(openForCli(nodeDir, kStoreLayout, url), { name: 'StoreOpenError' });
 });

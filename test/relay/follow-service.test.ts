@@ -12,7 +12,7 @@ import { kStoreLayout } from '../../src/capabilities.js';
 import { kDefaultChangeLog } from '../../src/config.js';
 import { type CommandInput, type CommandName, type CommandOutput, runCommand } from '../../src/command-runner/commands.js';
 import { jsonBody } from '../../src/model/request-body.js';
-import { openForConsole } from '../../src/store/open-store.js';
+import { openForCli } from '../../src/store/open-store.js';
 import { call } from '../helpers/http.js';
 import { pollUntil } from '../helpers/poll.js';
 import { type FollowStream, type Payload, type PayloadChange, RelayClient } from '../helpers/relay-client.js';
@@ -39,7 +39,7 @@ const server = await startTestServer({
 });
 // Changes made while the server runs go through the embedded write path, which logs them, as the
 // command line's do.
-const console = await openForConsole(dataDir, kStoreLayout, null, { ...kDefaultChangeLog, revisions: kLogRevisions });
+const console = await openForCli(dataDir, kStoreLayout, null, { ...kDefaultChangeLog, revisions: kLogRevisions });
 const relay = new RelayClient(server.syncPort);
 t.teardown(async () => {
   relay.close();

@@ -1,5 +1,5 @@
 // Applies the migrations (migrations.ts) a database lacks, in one transaction under an advisory lock:
-// whichever process comes first (a node, a console command) migrates, the others wait on the lock
+// whichever process comes first (a node, a command-line command) migrates, the others wait on the lock
 // and then find nothing to do. Needs only a role that owns the database (no superuser).
 import type pg from 'pg';
 import { kMigrations } from './migrations.js';

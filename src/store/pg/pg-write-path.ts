@@ -36,7 +36,7 @@ export class PgWritePath implements WritePath {
 
   /**
    * Owns `copy` and `pg` (close closes them). `onReplica`: a server's writer runs the follower, which
-   * reports the copy's state there; null for a console command, which caught up once when it opened.
+   * reports the copy's state there; null for a command-line command, which caught up once when it opened.
    */
   constructor(
     private readonly copy: StoreCopy,

@@ -34,7 +34,7 @@ async function fullCopy(copy: StoreCopy, source: RecordSource, databaseId: strin
   return revision;
 }
 
-/** Brings `copy` to PostgreSQL's latest revision (a node's start, a console command); returns the revision. */
+/** Brings `copy` to PostgreSQL's latest revision (a node's start, a command-line command); returns the revision. */
 export async function catchUpLatest(copy: StoreCopy, pg: PgSystem): Promise<number> {
   const id = await pg.databaseId();
   return catchUp(copy, pg, id, (await pg.latestRevision()).revision);

@@ -10,7 +10,7 @@ import { type Args, type CommandSpec, type OptionSpec, UsageError } from './args
  * What a command may do: run one writer command (its own transaction), or read the store. Both wait
  * for the store to open: with PostgreSQL, its local copy is brought up to date first.
  */
-export interface ConsoleContext {
+export interface CliContext {
   write<I, O>(command: WriterCommand<I, O>, input: I): Promise<O>;
   read<T>(fn: (store: StoreReader) => T): Promise<T>;
   /** Start time of this run, Unix ms (what the writer commands get as `now`). */
@@ -21,8 +21,8 @@ export interface ConsoleContext {
   readonly databaseFlag: string | undefined;
 }
 
-export interface ConsoleCommand<R = unknown> extends CommandSpec {
-  run(args: Args, ctx: ConsoleContext): R | Promise<R>;
+export interface CliCommand<R = unknown> extends CommandSpec {
+  run(args: Args, ctx: CliContext): R | Promise<R>;
   /** The text for people; the JSON output is the result itself. */
   human(result: R, now: number): string;
   /** The exit status of a run that succeeded, when not 0 (plan: 2 when the file would change something). */
@@ -85,7 +85,7 @@ const kArgumentHelp: Readonly<Record<string, string>> = {
 };
 
 /** A table entry; ids among its positionals get the shared help unless it says otherwise. */
-export function command<R>(spec: ConsoleCommand<R>): ConsoleCommand {
+export function command<R>(spec: CliCommand<R>): CliCommand {
   const shared = Object.fromEntries(spec.positionals.filter((p) => Object.hasOwn(kArgumentHelp, p)).map((p) => [p, kArgumentHelp[p]!]));
-  return { ...spec, argumentHelp: { ...shared, ...spec.argumentHelp } } as unknown as ConsoleCommand;
+  return { ...spec, argumentHelp: { ...shared, ...spec.argumentHelp } } as unknown as CliCommand;
 }
