@@ -10,8 +10,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { kOperator, principalOf } from '../src/audit/audit-actor.js';
-import { runCommand, runOutcome } from '../src/command-runner/commands.js';
+import { kOperator, principalOf } from '../src/actor/audit-actor.js';
+import { runCommand, runOutcome } from '../src/writer-thread/commands.js';
 import { unicodeProblems } from '../src/model/validation.js';
 import { queueWebhookDeliveries } from '../src/webhooks/webhook-commands.js';
 import { kFlagCommands } from '../src/flags/command-table.js';

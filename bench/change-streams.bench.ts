@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { buildEvalWorld } from '../test/eval/eval-world.js';
 import { call } from '../test/helpers/http.js';
 import { startTestServer, type TestServer } from '../test/helpers/server.js';
-import { principalOf } from '../src/audit/audit-actor.js';
+import { principalOf } from '../src/actor/audit-actor.js';
 import { machineInfo } from './environment.js';
 import { cpuBetween, cpuSample, rssSplitKb, type CpuSample, type RssSplit } from './processes.js';
 import { percentile } from './stats.js';

@@ -13,8 +13,8 @@
 import { kStoreLayout } from '../src/capabilities.js';
 import { LmdbStore } from '../src/store/lmdb-store.js';
 import type { FlagCreate, EnvironmentState } from '../src/model/schemas.js';
-import { runCommand, type CommandInput, type CommandName } from '../src/command-runner/commands.js';
-import { kOperator, principalOf } from '../src/audit/audit-actor.js';
+import { runCommand, type CommandInput, type CommandName } from '../src/writer-thread/commands.js';
+import { kOperator, principalOf } from '../src/actor/audit-actor.js';
 import type { StoreWriter } from '../src/store/interfaces.js';
 import type { Flag } from '../src/model/flags.js';
 import type { Audience } from '../src/model/projects.js';

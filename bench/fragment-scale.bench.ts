@@ -12,7 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
-import { kOperator } from '../src/audit/audit-actor.js';
+import { kOperator } from '../src/actor/audit-actor.js';
 import { jsonBody } from '../src/model/request-body.js';
 import { call, type Reply } from '../test/helpers/http.js';
 import { startTestServer, tempDataDir, type TestServer } from '../test/helpers/server.js';

@@ -12,7 +12,7 @@ import { call } from '../test/helpers/http.js';
 import { startTestServer, type TestServer } from '../test/helpers/server.js';
 import { SyncClient } from '../test/helpers/sync-client.js';
 import { machineInfo } from './environment.js';
-import { principalOf } from '../src/audit/audit-actor.js';
+import { principalOf } from '../src/actor/audit-actor.js';
 
 const kChanges = Number(process.argv[2] ?? 20);
 const kCounts = (process.argv[3] ?? '1,100,1000').split(',').map(Number);

@@ -129,7 +129,7 @@ declare module './store/interfaces.js' {
 
 type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
 
-/** Every capability's commands in one type, by name: what a call by name is typed with (src/command-runner/commands.ts). */
+/** Every capability's commands in one type, by name: what a call by name is typed with (src/writer-thread/commands.ts). */
 export type CapabilityCommands = UnionToIntersection<
   (typeof kCapabilities)[number] extends infer C ? (C extends { commands: infer T } ? T : never) : never
 >;

@@ -4,7 +4,7 @@
 import { bool, command, type CliCommand, many, str } from '../cli-command/cli-command.js';
 import { formatTime, renderFields, renderTable } from '../cli-command/output.js';
 import { UsageError } from '../cli-command/args.js';
-import { principalOf } from '../audit/audit-actor.js';
+import { principalOf } from '../actor/audit-actor.js';
 import { kRoles, type Role } from '../model/accounts.js';
 import { requireProject } from '../model/lookups.js';
 import type { ApprovalRule, Project } from '../model/projects.js';

@@ -3,7 +3,7 @@
 // project's policy on the settings page. Reads check that the user belongs to the project (a request of
 // another project is the same 404 as an unknown id); every change is one writer command, which checks the
 // role and every value again.
-import { principalOf } from '../audit/audit-actor.js';
+import { principalOf } from '../actor/audit-actor.js';
 import { kRoles, type Role } from '../model/accounts.js';
 import { type ProjectAccess, projectAccess } from '../console-route/access.js';
 import { flagAccess } from '../flags/flag-lookups.js';

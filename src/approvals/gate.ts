@@ -1,5 +1,5 @@
 // The approvals gate (issue 46; docs/approvals.md). Every writer command runs through it (runCommand in
-// src/command-runner/commands.ts, the one place commands run: the writer thread, the command line, the
+// src/writer-thread/commands.ts, the one place commands run: the writer thread, the command line, the
 // demo seed), so a change to a guarded environment cannot go around it, whatever the surface: the
 // Management API, the web console, the command line, flags as code, a flag file followed, a release plan
 // falling due.

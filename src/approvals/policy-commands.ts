@@ -2,7 +2,7 @@
 // web console's, or `flagwire approvals set --as USER_ID`) or the operator's at the command line. A token
 // never sets it: a pipeline does not choose its own approvals.
 import { FlagwireError } from '../errors.js';
-import { type Actor, actorFor, personOrOperator, type Principal } from '../audit/audit-actor.js';
+import { type Actor, actorFor, personOrOperator, type Principal } from '../actor/audit-actor.js';
 import { kRoles, type Role } from '../model/accounts.js';
 import { requireProject } from '../model/lookups.js';
 import type { ApprovalRule, Project } from '../model/projects.js';

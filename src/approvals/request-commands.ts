@@ -2,7 +2,7 @@
 // transaction, as one revision), reject, withdraw (its author), comment. Each is audited and offered to
 // webhooks as a `request` event.
 import { FlagwireError } from '../errors.js';
-import { personActor, tokenActor, type Principal } from '../audit/audit-actor.js';
+import { personActor, tokenActor, type Principal } from '../actor/audit-actor.js';
 import { projectRole } from '../model/permissions.js';
 import { requireProject } from '../model/lookups.js';
 import { authorizeTokenWrite } from '../model/token-access.js';

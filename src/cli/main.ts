@@ -7,7 +7,7 @@ import { errorBody, FlagwireError } from '../errors.js';
 import { StoreOpenError } from '../store/data-file.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { openForCli, writeRefusalOnOpen, type CliStore } from '../store/open-store.js';
-import { runOutcome } from '../command-runner/commands.js';
+import { runOutcome } from '../writer-thread/commands.js';
 import { ChangeRequested } from '../writer/change-requested.js';
 import type { WriterCommand } from '../writer/command.js';
 import { type CommandLine, parseCommandLine, undecodableArguments, UsageError, wantsJson } from '../cli-command/args.js';

@@ -8,11 +8,11 @@
 // trying a context does not mark flags as used.
 import { type Static, Type } from '../typebox.js';
 import { FlagwireError } from '../errors.js';
-import { type EngineStore, EvalEngine, kEnvMissing, kEnvUnknown, projectEnv, stateInProjectEnv } from '../eval/engine.js';
-import { decidedBy } from '../eval/evaluate.js';
-import { type Explanation, explainState } from '../eval/explain.js';
-import { EvalQuery, kContextFields } from '../eval/query.js';
-import type { Why } from '../eval/why.js';
+import { type EngineStore, EvalEngine, kEnvMissing, kEnvUnknown, projectEnv, stateInProjectEnv } from '../eval-engine/engine.js';
+import { decidedBy } from '../eval-engine/evaluate.js';
+import { type Explanation, explainState } from '../eval-engine/explain.js';
+import { EvalQuery, kContextFields } from '../eval-engine/query.js';
+import type { Why } from '../eval-engine/why.js';
 import { notFoundDetail } from '../model/lookups.js';
 import type { Audience } from '../model/projects.js';
 import { compileValidator } from '../model/validation.js';
@@ -27,7 +27,7 @@ import { effectiveState } from '../flags/flag-state.js';
 import { typedProblems } from '../flags/variant-rules.js';
 import { fragmentRules, projectFragments } from '../flags/fragment-records.js';
 import { resolvedTyped } from '../flags/fragment-resolve.js';
-import { type CompiledVariants, compileVariants } from '../eval/variants.js';
+import { type CompiledVariants, compileVariants } from '../eval-engine/variants.js';
 import { getFlag } from '../flags/flag-store.js';
 
 /**

@@ -4,7 +4,7 @@
 // patch, the console's edits, environments, audiences), with the same checks and the same audit entries
 // under the same actor; a change to nothing writes nothing, so applying a file twice writes once.
 import { FlagwireError } from '../errors.js';
-import { type Actor, actorFor, type Principal, tokenProject } from '../audit/audit-actor.js';
+import { type Actor, actorFor, type Principal, tokenProject } from '../actor/audit-actor.js';
 import type { Project } from '../model/projects.js';
 import { requireProject } from '../model/lookups.js';
 import { parseJsonObject, type ReceivedBody } from '../model/request-body.js';

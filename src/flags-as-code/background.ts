@@ -1,6 +1,6 @@
 // Flags as code's background work: with --flags-file, the node follows that file (file-follower.ts).
 import type { NodeServices, RunningWork } from '../capability/background-work.js';
-import { kOperator } from '../audit/audit-actor.js';
+import { kOperator } from '../actor/audit-actor.js';
 import { ConfigError } from '../config.js';
 import { jsonBody } from '../model/request-body.js';
 import { kFlagsAsCodeCommands } from './command-table.js';

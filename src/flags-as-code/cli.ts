@@ -1,6 +1,6 @@
 // The command line's flags as code (docs/flags-as-code.md): export, plan, apply.
 import { writeFileSync } from 'node:fs';
-import { principalOf } from '../audit/audit-actor.js';
+import { principalOf } from '../actor/audit-actor.js';
 import { type Args, UsageError } from '../cli-command/args.js';
 import { bool, command, kAsFlagEditor, readFileOption, str, type CliCommand } from '../cli-command/cli-command.js';
 import { requireProject } from '../model/lookups.js';

@@ -1,6 +1,6 @@
 // The flags capability's command-line commands (src/capability/capability.ts): create, list, stale,
 // show, rename, describe, tags, cohorts, variants and delete a flag, and import a flagd file.
-import { principalOf } from '../audit/audit-actor.js';
+import { principalOf } from '../actor/audit-actor.js';
 import { type Args, splitList, UsageError } from '../cli-command/args.js';
 import { bool, command, type CliCommand, jsonOption, kAsFlagEditor, many, str } from '../cli-command/cli-command.js';
 import * as flagOut from './cli-output.js';

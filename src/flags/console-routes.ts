@@ -1,6 +1,6 @@
 // The flags capability's web console routes: the console's project page (its flags) and flag page,
 // reading them and every change to a flag.
-import { principalOf } from '../audit/audit-actor.js';
+import { principalOf } from '../actor/audit-actor.js';
 import { patchResult, representFlag } from './representation.js';
 import { type FlagState, hourlySeries, isStale, kDefaultStaleDays, staleBefore } from '../model/flags.js';
 import { splitWeights } from './fractional-split.js';

@@ -26,7 +26,7 @@ import type { StoreReader, StoreWriter } from '../store/interfaces.js';
 import { exactList, requireName } from '../model/input-checks.js';
 import { applyFlagPatch, normaliseCohorts, withTyped, type FieldChanges } from './patch-rules.js';
 import { appliedTyped, mergeTyped, typedProblems } from './variant-rules.js';
-import { actorFor, type Actor, type Principal, tokenProject } from '../audit/audit-actor.js';
+import { actorFor, type Actor, type Principal, tokenProject } from '../actor/audit-actor.js';
 import type { FlagAuditAction } from './audit-actions.js';
 import { bucketingChangeProblem, bucketingField, bucketingOf } from './bucketing.js';
 import { type FragmentRules, fragmentRules, projectFragments } from './fragment-records.js';

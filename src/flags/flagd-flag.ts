@@ -212,7 +212,7 @@ function gate(flag: Flag, state: EffectiveState, audiences: readonly Audience[])
   let passed = percentage;
   if (state.audienceId !== null) {
     const audience = audienceOf(audiences, state.audienceId, flag.projectId);
-    // An audience that no longer exists never matches (src/eval/evaluate.ts compileState).
+    // An audience that no longer exists never matches (src/eval-engine/evaluate.ts compileState).
     const matched = audience === undefined ? false : allOf(audience.rules.map(ruleMet));
     passed = percentage === false ? false : percentage === true ? matched : allOf([matched, percentage]);
   }
@@ -256,7 +256,7 @@ function nonEmptyString(key: Record<string, unknown>): Logic {
 }
 
 /**
- * In the percentage split: the flag's fractional bucketing (contract 1, src/eval/bucket.ts) over
+ * In the percentage split: the flag's fractional bucketing (contract 1, src/eval-engine/bucket.ts) over
  * `id:key`, key = targetingKey, else cohort. Neither: out (OFREP answers TARGETING_KEY_MISSING).
  */
 function split(flagId: string, p: number): Logic {

@@ -1,6 +1,6 @@
 // A stored rule's `{"$ref": NAME}`s replaced by its project's fragments: the one home of that step for
 // every reader of a rule, the flag checks (src/flags/variant-rules.ts), evaluation's compile
-// (src/eval/engine.ts), the flag sets and snapshots the providers read. The replacing, its limits (the
+// (src/eval-engine/engine.ts), the flag sets and snapshots the providers read. The replacing, its limits (the
 // rule's size and depth resolved) and its problems are flagd's `$evaluators` rules (src/targeting/refs.ts).
 //
 // A reader of many rules (a worker compiling a project, a flag set, a snapshot) resolves each fragment
@@ -12,7 +12,7 @@ import type { TypedVariants } from '../model/flags.js';
 import { SharedRules } from '../targeting/compile-rule.js';
 import { kProblems, type DefinitionProblem } from '../targeting/problems.js';
 import { RefResolver, ruleRefs } from '../targeting/refs.js';
-import { type FragmentRules, kNoFragments } from '../flags/fragment-records.js';
+import { type FragmentRules, kNoFragments } from './fragment-records.js';
 
 /**
  * `rule` with every reference replaced; a reference to no fragment, or a rule over the limits resolved,

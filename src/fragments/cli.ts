@@ -1,6 +1,6 @@
 // The command line's shared fragment commands (docs/cli.md): list, create, update, delete. The rule is
 // sent as the Management API's body would carry it, so every refusal reads as the API's.
-import { principalOf } from '../audit/audit-actor.js';
+import { principalOf } from '../actor/audit-actor.js';
 import { command, type CliCommand, jsonOption, kAsFlagEditor, readFileOption, str } from '../cli-command/cli-command.js';
 import { formatTime, renderTable } from '../cli-command/output.js';
 import { requireProject } from '../model/lookups.js';

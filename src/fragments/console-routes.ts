@@ -1,7 +1,7 @@
 // The console's shared fragments (the project's fragments page, and the rule builder's list of them):
 // listed for anyone who may see the project; made, changed and deleted by the fragments capability's
 // writer commands, as the signed-in user.
-import type { Principal } from '../audit/audit-actor.js';
+import type { Principal } from '../actor/audit-actor.js';
 import { projectAccess } from '../console-route/access.js';
 import { type ApiCall, type ApiRoute, requireReceived } from '../console-route/call.js';
 import { kFragmentCommands } from './command-table.js';

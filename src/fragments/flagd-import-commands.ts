@@ -23,7 +23,7 @@ import { requireProject } from '../model/lookups.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { parseFlagDefinition } from '../targeting/parse.js';
 import { formatPath, listedProblems, problemText } from '../targeting/problems.js';
-import { actorFor, type Principal } from '../audit/audit-actor.js';
+import { actorFor, type Principal } from '../actor/audit-actor.js';
 import { createFlagAs, patchFlagAs } from '../flags/flag-commands.js';
 import { TypeCompiler } from '../typebox.js';
 import { Bucketing, schemaErrorText } from '../model/schemas.js';

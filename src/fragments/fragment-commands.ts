@@ -3,7 +3,7 @@
 // A fragment decides the answers of every flag whose rule names it, in every environment, so the rules
 // that keep those flags loadable are checked here, in the transaction that writes: a change is checked
 // with every flag that uses it, and a fragment in use is not deleted.
-import { type Actor, actorFor, type Principal, tokenProject } from '../audit/audit-actor.js';
+import { type Actor, actorFor, type Principal, tokenProject } from '../actor/audit-actor.js';
 import { FlagwireError } from '../errors.js';
 import type { Flag, TypedVariants } from '../model/flags.js';
 import { sameJson, sharedRuleProblems, typedProblems } from '../flags/variant-rules.js';

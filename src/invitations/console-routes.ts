@@ -1,7 +1,7 @@
 // The invitations capability's web console routes: inviting someone to an organisation from its members
 // page, and answering an invitation from the home page. Each is the CLI's own writer command, given the
 // signed-in user.
-import { principalOf } from '../audit/audit-actor.js';
+import { principalOf } from '../actor/audit-actor.js';
 import { Type } from '../typebox.js';
 import { orgAccess } from '../console-route/access.js';
 import { type ApiRoute, consoleUrl } from '../console-route/call.js';

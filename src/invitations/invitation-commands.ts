@@ -20,7 +20,7 @@ import { commandTable } from '../writer/command.js';
 import { requireEmail } from '../model/input-checks.js';
 import { auditMembership, checkMayGiveRole, requireRole, userCreate } from '../orgs/org-commands.js';
 import { invitationMail } from './invitation-mail.js';
-import { personActor, personOf, type Principal } from '../audit/audit-actor.js';
+import { personActor, personOf, type Principal } from '../actor/audit-actor.js';
 
 export interface OrgInviteInput {
   orgId: string;

@@ -11,8 +11,8 @@
 // characters of keys and strings, more than kMaxContextValues keys and items, or nested deeper than
 // kMaxContextDepth is refused with INVALID_CONTEXT before any flag is evaluated. What a rule may then build
 // from it is bounded by src/targeting/work-budget.ts. (The body itself is at most 1 MiB: src/http/body.ts.)
-import type { EvalContext } from '../eval/evaluate.js';
-import type { RuleContext } from '../eval/variants.js';
+import type { EvalContext } from '../eval-engine/evaluate.js';
+import type { RuleContext } from '../eval-engine/variants.js';
 import { compileValidator } from '../model/validation.js';
 import { OfrepContext as OfrepContextShape, OfrepEvaluationRequest, type OfrepErrorCode } from '../model/ofrep-schemas.js';
 

@@ -18,13 +18,13 @@ import {
   projectEnv,
   stateInEnv,
   stateInProjectEnv,
-} from '../eval/engine.js';
-import { kAudiencePlanDetail } from '../eval/bodies.js';
-import { decidedBy, type Decision } from '../eval/evaluate.js';
+} from '../eval-engine/engine.js';
+import { kAudiencePlanDetail } from '../eval-engine/bodies.js';
+import { decidedBy, type Decision } from '../eval-engine/evaluate.js';
 import { etag, matchesIfNoneMatch } from '../http/entity-tags.js';
 import { decodePathId } from '../http/path-id.js';
 import { kRevisionNotReachedDetail } from '../http/revisions.js';
-import type { ResultWriter } from '../eval/protocol.js';
+import type { ResultWriter } from '../eval-engine/protocol.js';
 import { OfrepContext } from './context.js';
 import type { Resolution } from '../targeting/compiled-flag.js';
 import type { OfrepErrorCode } from '../model/ofrep-schemas.js';

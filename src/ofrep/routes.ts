@@ -1,16 +1,16 @@
-// OFREP's evaluation route set (src/eval/routes.ts), given to the evaluation service by the
+// OFREP's evaluation route set (src/eval-engine/routes.ts), given to the evaluation service by the
 // server's start-up. Main thread: read the POST body (1 MiB cap, within the process's body budget) and
-// put the request into the same evaluation batch as GET /v1/flags/{id} (src/eval/batcher.ts). Nothing
+// put the request into the same evaluation batch as GET /v1/flags/{id} (src/eval-engine/batcher.ts). Nothing
 // is parsed here: the eval workers parse the body and evaluate (ofrep-evaluator.ts, evaluate.ts).
 //
-// Its requests in the batch (src/eval/protocol.ts):
+// Its requests in the batch (src/eval-engine/protocol.ts):
 //
 //   route       id                          query              extra
 //   ofrepFlag   flag key                    POST body (JSON)   X-Flagwire-Project header (may be empty)
 //   ofrepBulk   X-Flagwire-Project header   POST body (JSON)   If-None-Match header
 import type { HttpRequest, TemplatedApp } from 'uWebSockets.js';
-import type { EvalQueue, EvalRoutes } from '../eval/routes.js';
-import type { Route } from '../eval/protocol.js';
+import type { EvalQueue, EvalRoutes } from '../eval-engine/routes.js';
+import type { Route } from '../eval-engine/protocol.js';
 import { kMaxBodyBytes, type BodyBudget } from '../http/body.js';
 import type { PendingResponse } from '../http/http.js';
 import { kInvalidMinRevision, kInvalidMinRevisionDetail, kMinRevisionHeader, minRevisionOf } from '../http/revisions.js';

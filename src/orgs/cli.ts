@@ -1,6 +1,6 @@
 // The command line's organisation and user commands (src/cli-command/cli-command.ts says what a command is).
 import type { Org, Plan, Role, Standing, User } from '../model/accounts.js';
-import { kOperator } from '../audit/audit-actor.js';
+import { kOperator } from '../actor/audit-actor.js';
 import { FlagwireError } from '../errors.js';
 import { requireUser } from '../model/lookups.js';
 import { hashPassword, kMinPasswordLength, passwordProblem } from '../model/passwords.js';

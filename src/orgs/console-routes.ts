@@ -2,7 +2,7 @@
 // operator allows it with FLAGWIRE_CONSOLE_CREATE_ORGS), and the members page: an organisation's members
 // (and the invitations pending, the invitations capability's records) and adding one. Each change is the
 // CLI's own writer command, given the signed-in user.
-import { principalOf } from '../audit/audit-actor.js';
+import { principalOf } from '../actor/audit-actor.js';
 import { FlagwireError } from '../errors.js';
 import { isInvitationLive } from '../model/invitations.js';
 import { can } from '../model/permissions.js';

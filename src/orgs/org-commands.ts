@@ -8,7 +8,7 @@ import { can, describeRole } from '../model/permissions.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { commandTable } from '../writer/command.js';
 import { requireEmail, requireName, sameName } from '../model/input-checks.js';
-import { type Actor, personOrOperator, type Principal } from '../audit/audit-actor.js';
+import { type Actor, personOrOperator, type Principal } from '../actor/audit-actor.js';
 
 export interface OrgCreateInput {
   name: string;

@@ -1,5 +1,5 @@
 // The command line's project, environment and audience commands (src/cli-command/cli-command.ts says what a command is).
-import { kOperator } from '../audit/audit-actor.js';
+import { kOperator } from '../actor/audit-actor.js';
 import type { Audience, AudienceRule, Project, ProjectKind } from '../model/projects.js';
 import { requireOrg, requireProject, requireUser } from '../model/lookups.js';
 import { type Args, splitList, UsageError } from '../cli-command/args.js';

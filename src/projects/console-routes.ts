@@ -1,6 +1,6 @@
 // The web console's project routes: creating an organisation's project (its Admin or Owner), and the
 // project settings page's environments and audiences.
-import { principalOf } from '../audit/audit-actor.js';
+import { principalOf } from '../actor/audit-actor.js';
 import { requireAudience } from '../model/lookups.js';
 import { type Static, Type } from '../typebox.js';
 import { orgAccess, projectAccess } from '../console-route/access.js';

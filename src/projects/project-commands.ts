@@ -8,7 +8,7 @@ import { kLimits } from '../model/schemas.js';
 import type { AuditEntry } from '../model/audit.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { commandTable } from '../writer/command.js';
-import { type Actor, actorFor, personOrOperator, type Principal } from '../audit/audit-actor.js';
+import { type Actor, actorFor, personOrOperator, type Principal } from '../actor/audit-actor.js';
 import { exactList, requireName, sameName } from '../model/input-checks.js';
 import { can, describeRole } from '../model/permissions.js';
 import { renamePlansEnvironment } from '../release-plans/plan-environments.js';

@@ -1,9 +1,9 @@
 // A snapshot (src/snapshots/shape.ts) compiled for in-process evaluation with the engine's own functions,
-// as the server's engine compiles a flag version (src/eval/engine.ts compileFlag): compileState with the
+// as the server's engine compiles a flag version (src/eval-engine/engine.ts compileFlag): compileState with the
 // flag's bucketing and its audience, compileVariants with the flag's name as flagd's flag key.
 import type { ResolutionDetails } from '@openfeature/server-sdk';
-import { compileState } from '../eval/evaluate.js';
-import { compileVariants } from '../eval/variants.js';
+import { compileState } from '../eval-engine/evaluate.js';
+import { compileVariants } from '../eval-engine/variants.js';
 import type { OfrepState } from '../ofrep/answer.js';
 import type { Audience } from '../model/projects.js';
 import type { Snapshot, SnapshotFlag } from '../snapshots/shape.js';

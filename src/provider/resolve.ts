@@ -14,8 +14,8 @@ import {
   TargetingKeyMissingError,
   TypeMismatchError,
 } from '@openfeature/server-sdk';
-import { kAudiencePlanDetail } from '../eval/bodies.js';
-import { decidedBy } from '../eval/evaluate.js';
+import { kAudiencePlanDetail } from '../eval-engine/bodies.js';
+import { decidedBy } from '../eval-engine/evaluate.js';
 import { kKeyMissingDetails, kReasons, kSlotAudiencePlan, kSlotKeyMissing, ofrepAnswer } from '../ofrep/answer.js';
 import type { OfrepContext } from '../ofrep/context.js';
 import type { CompiledSnapshot } from './compile.js';

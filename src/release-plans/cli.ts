@@ -1,7 +1,7 @@
 // Release plans on the command line: `flag schedule`, `flag rollout`, the lists of a project's
 // scheduled changes and rollouts (a page at a time, src/release-plans/list-pages.ts), and the actions on
 // one. Each change is one of the capability's writer commands, given the operator or the `--as` user.
-import { principalOf } from '../audit/audit-actor.js';
+import { principalOf } from '../actor/audit-actor.js';
 import { parseIsoTime, UsageError, type Args } from '../cli-command/args.js';
 import { bool, command, type CliCommand, jsonOption, kAsFlagEditor, str } from '../cli-command/cli-command.js';
 import * as out from '../cli-command/output.js';

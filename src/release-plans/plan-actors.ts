@@ -1,9 +1,9 @@
 // Who makes and acts on a release plan (a scheduled change, a rollout), and how it is audited: one home
 // for what schedule-commands.ts and rollout-commands.ts both need. Each verb is one command given the
-// Principal, resolved here with actorFor (src/audit/audit-actor.ts): a token (authorised again in the
+// Principal, resolved here with actorFor (src/actor/audit-actor.ts): a token (authorised again in the
 // transaction that writes, acting in its own project only), the console's user or the `--as` user, who
 // must be allowed to change flags, or the operator; the plan's own changes act as the `plan` principal.
-import { type Actor, actorFor, type Principal, tokenProject } from '../audit/audit-actor.js';
+import { type Actor, actorFor, type Principal, tokenProject } from '../actor/audit-actor.js';
 import { FlagwireError } from '../errors.js';
 import { requireProject } from '../model/lookups.js';
 import { requireFlag } from '../flags/flag-lookups.js';

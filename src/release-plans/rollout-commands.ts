@@ -9,7 +9,7 @@
 // changed it, it stops there rather than overwrite their change. Steps are run by the node's scheduler
 // (scheduler.ts) through rolloutAdvance, which applies a due step exactly once as scheduleRun does.
 import { FlagwireError } from '../errors.js';
-import { type Actor, type Principal, planActor } from '../audit/audit-actor.js';
+import { type Actor, type Principal, planActor } from '../actor/audit-actor.js';
 import { requireEnvironmentAllowed } from '../model/environments.js';
 import { patchFlagAs } from '../flags/flag-commands.js';
 import { effectiveState, type EffectiveState } from '../flags/flag-state.js';

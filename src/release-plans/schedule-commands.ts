@@ -6,7 +6,7 @@
 // transaction holds the database's revision lock with the node's copy brought up to date, so when every
 // node's scheduler asks for the same change, one applies it and the others find it done.
 import { FlagwireError } from '../errors.js';
-import { type Actor, type Principal, planActor } from '../audit/audit-actor.js';
+import { type Actor, type Principal, planActor } from '../actor/audit-actor.js';
 import { requireEnvironmentAllowed } from '../model/environments.js';
 import { checkPatch, patchFlagAs } from '../flags/flag-commands.js';
 import { randomId } from '../model/ids.js';

@@ -1,5 +1,5 @@
 // A project environment's snapshot (shape.ts), read from the store in one read snapshot: each flag's
-// state in the environment as the engine resolves it (src/eval/engine.ts compileFlag: shared fragments
+// state in the environment as the engine resolves it (src/eval-engine/engine.ts compileFlag: shared fragments
 // included), and the audiences those states name.
 import { effectiveState } from '../flags/flag-state.js';
 import type { Flag } from '../model/flags.js';

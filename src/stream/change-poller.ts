@@ -6,7 +6,7 @@
 // labelled with the store's revision of that snapshot (StoreReader.revision: PostgreSQL's on every node
 // of a cluster), the number every API answer names too (src/http/revisions.ts).
 import { Periodic } from '../background/periodic.js';
-import { projectConfigTag } from '../eval/config-tag.js';
+import { projectConfigTag } from '../eval-engine/config-tag.js';
 import { effectiveState } from '../flags/flag-state.js';
 import type { Flag } from '../model/flags.js';
 import type { Project } from '../model/projects.js';

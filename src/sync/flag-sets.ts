@@ -5,12 +5,12 @@
 //
 // A set is rebuilt only when its fingerprint moves: the project's configuration tag (its environments,
 // every flag's and audience's version, its shared fragments' version, the organisation's plan:
-// src/eval/config-tag.ts) and whether the
+// src/eval-engine/config-tag.ts) and whether the
 // plan allows audiences now (a trial can end with no write). So a set's revision (its metadata's
 // flagwireRevision, the HTTP route's Flagwire-Revision) is the store revision it was built at, and stays
 // that while the project does not change: commits elsewhere (another project, token activity) neither
 // rebuild it nor change its bytes, and its ETag holds.
-import { projectConfigTag } from '../eval/config-tag.js';
+import { projectConfigTag } from '../eval-engine/config-tag.js';
 import { hasAudiences } from '../model/plans.js';
 import type { Project } from '../model/projects.js';
 import type { SnapshotReader } from '../store/interfaces.js';

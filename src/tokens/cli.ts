@@ -1,7 +1,7 @@
 // Tokens on the command line: create, rotate, revoke, list, and a token's recorded activity.
 import { command, type CliCommand, many, str } from '../cli-command/cli-command.js';
 import * as tokenOut from './cli-output.js';
-import { principalOf } from '../audit/audit-actor.js';
+import { principalOf } from '../actor/audit-actor.js';
 import { requireProject, requireToken } from '../model/lookups.js';
 import { kMaxGracePeriodSeconds, kTokenCommands, tokenView, type TokenView } from './token-commands.js';
 

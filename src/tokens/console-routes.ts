@@ -1,6 +1,6 @@
 // The tokens capability's web console routes: the console's tokens page and a token's activity page,
 // listing, creating, rotating, revoking.
-import { principalOf } from '../audit/audit-actor.js';
+import { principalOf } from '../actor/audit-actor.js';
 import { requireToken } from '../model/lookups.js';
 import { holdsTokenSlot, inRotationGrace, tokenStatus } from '../model/permissions.js';
 import type { Token } from '../model/tokens.js';

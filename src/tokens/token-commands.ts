@@ -12,7 +12,7 @@ import type { StoreWriter } from '../store/interfaces.js';
 import { commandTable } from '../writer/command.js';
 import { recordActivity } from './activity-commands.js';
 import { cleanList, requireName } from '../model/input-checks.js';
-import { type PersonActor, personActor, type Principal } from '../audit/audit-actor.js';
+import { type PersonActor, personActor, type Principal } from '../actor/audit-actor.js';
 
 /** Every audit action the token commands write. */
 export const kTokenAuditActions = ['token.create', 'token.rotate', 'token.revoke'] as const;

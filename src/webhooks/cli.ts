@@ -1,5 +1,5 @@
 // The command line's webhook commands (docs/cli.md): make, list, delete, read the delivery log, redeliver.
-import { principalOf } from '../audit/audit-actor.js';
+import { principalOf } from '../actor/audit-actor.js';
 import { splitList } from '../cli-command/args.js';
 import { command, kAsFlagEditor, str, type CliCommand } from '../cli-command/cli-command.js';
 import * as out from '../cli-command/output.js';

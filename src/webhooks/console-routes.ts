@@ -1,7 +1,7 @@
 // The console's webhooks page: a project's webhooks, each with the newest of its delivery log; making
 // one (its URL checked where it resolves, as the Management API does), deleting one, sending a delivery
 // again. Every change is the webhooks capability's writer command, as the signed-in user.
-import type { Principal } from '../audit/audit-actor.js';
+import type { Principal } from '../actor/audit-actor.js';
 import type { FlagwireError } from '../errors.js';
 import { deliveryNotFound, webhookNotFound } from '../model/lookups.js';
 import { kWebhookCommands } from './command-table.js';

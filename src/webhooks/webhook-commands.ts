@@ -5,7 +5,7 @@
 // on one node or on PostgreSQL. The deliverer (deliverer.ts) claims a delivery, sends it and records the
 // outcome, each a transaction that checks the delivery's state first: one node sends it at a time.
 import { FlagwireError } from '../errors.js';
-import { type Actor, actorFor, type Principal, tokenProject } from '../audit/audit-actor.js';
+import { type Actor, actorFor, type Principal, tokenProject } from '../actor/audit-actor.js';
 import type { AuditEntry } from '../model/audit.js';
 import { requireEveryEnvironment } from '../model/environments.js';
 import { randomId } from '../model/ids.js';

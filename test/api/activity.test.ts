@@ -7,7 +7,7 @@ import { startTestServer, tempDataDir } from '../helpers/server.js';
 import { advanceClock, flushActivity } from '../helpers/test-hooks.js';
 import { buildWorld } from '../helpers/world.js';
 import { startWorldServer } from '../helpers/world-server.js';
-import { principalOf } from '../../src/audit/audit-actor.js';
+import { principalOf } from '../../src/actor/audit-actor.js';
 
 const setup = (t: { teardown(fn: () => Promise<unknown>): void }, env: Record<string, string> = {}) =>
   startWorldServer(t, { FLAGWIRE_TEST_HOOKS: '1', ...env });

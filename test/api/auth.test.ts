@@ -2,7 +2,7 @@
 import t from 'tap';
 import { call } from '../helpers/http.js';
 import { startWorldServer } from '../helpers/world-server.js';
-import { principalOf } from '../../src/audit/audit-actor.js';
+import { principalOf } from '../../src/actor/audit-actor.js';
 
 const { server, world } = await startWorldServer(t);
 const get = (path: string, token?: string, headers?: Record<string, string>) => call(server.baseUrl, 'GET', path, { token, headers });

@@ -12,7 +12,7 @@ import { call, scrapeMetrics, type Reply } from '../helpers/http.js';
 import { startTestServer, tempDataDir, type TestServer } from '../helpers/server.js';
 import { advanceClock } from '../helpers/test-hooks.js';
 import { buildWorld } from '../helpers/world.js';
-import { principalOf } from '../../src/audit/audit-actor.js';
+import { principalOf } from '../../src/actor/audit-actor.js';
 
 const kDaySeconds = 24 * 3600;
 

@@ -8,7 +8,7 @@ import { call } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { advanceClock, flushActivity } from '../helpers/test-hooks.js';
 import { startWorldServer } from '../helpers/world-server.js';
-import { kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/actor/audit-actor.js';
 
 const kDayS = 24 * 3600;
 const kDayMs = kDayS * 1000;

@@ -2,7 +2,7 @@
 import t from 'tap';
 import { call } from '../helpers/http.js';
 import { startWorldServer } from '../helpers/world-server.js';
-import { kOperator, principalOf } from '../../src/audit/audit-actor.js';
+import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
 
 const { server, world } = await startWorldServer(t);
 const get = (path: string, token: string) => call(server.baseUrl, 'GET', path, { token });

@@ -4,7 +4,7 @@
 // (a change made meanwhile by the console, another process), is a 400 when it is not a revision and a
 // 503 with Retry-After when the wait runs out. Several nodes: test/multinode/revisions-pg.test.ts.
 import t from 'tap';
-import { kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/actor/audit-actor.js';
 import { call, type Reply } from '../helpers/http.js';
 import { startWorldServer } from '../helpers/world-server.js';
 

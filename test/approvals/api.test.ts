@@ -11,7 +11,7 @@ import { Value } from '@sinclair/typebox/value';
 import { ChangeRequestedBody } from '../../src/approvals/change-requested.js';
 import { ChangeRequestList, ChangeRequestView } from '../../src/approvals/request-view.js';
 import { FlatFlag } from '../../src/flags/representation.js';
-import { kOperator, principalOf } from '../../src/audit/audit-actor.js';
+import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
 import { cli } from '../helpers/cli.js';
 import { call, type Reply } from '../helpers/http.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';

@@ -6,10 +6,10 @@
 // says how it could touch a guarded environment.
 import t from 'tap';
 import { kCapabilityCommands, kStoreLayout } from '../../src/capabilities.js';
-import { kWriterCommands } from '../../src/command-runner/demo-seed.js';
-import type { CommandInput, CommandName, Outcome } from '../../src/command-runner/commands.js';
+import { kWriterCommands } from '../../src/writer-thread/demo-seed.js';
+import type { CommandInput, CommandName, Outcome } from '../../src/writer-thread/commands.js';
 import { FlagwireError } from '../../src/errors.js';
-import { kOperator, principalOf, type Principal } from '../../src/audit/audit-actor.js';
+import { kOperator, principalOf, type Principal } from '../../src/actor/audit-actor.js';
 import { effectiveState } from '../../src/flags/flag-state.js';
 import { jsonBody } from '../../src/model/request-body.js';
 import { kFragmentRecords } from '../../src/flags/fragment-records.js';

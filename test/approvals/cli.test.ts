@@ -3,7 +3,7 @@
 // {changeRequest}), `request list|show|approve|reject|withdraw|comment` as people read them, and every
 // refusal: exit 1 with the error's text (2 for usage) and not one byte of the store changed.
 import t from 'tap';
-import { kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/actor/audit-actor.js';
 import { cli, expectAllRefused, expectRefused, ok } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { exportStore } from '../helpers/store-export.js';

@@ -3,8 +3,8 @@
 // to another field kept, one to its own field refusing it), audited with its approvers, and release
 // plans approved when made.
 import t from 'tap';
-import { kOperator, principalOf, type Principal } from '../../src/audit/audit-actor.js';
-import type { Outcome } from '../../src/command-runner/commands.js';
+import { kOperator, principalOf, type Principal } from '../../src/actor/audit-actor.js';
+import type { Outcome } from '../../src/writer-thread/commands.js';
 import { FlagwireError } from '../../src/errors.js';
 import { kApprovedPlanRecords } from '../../src/approvals/records.js';
 import { requestView } from '../../src/approvals/request-view.js';

@@ -4,7 +4,7 @@
 // SMTP, and sends the project's `request` webhooks request.open, request.edit and request.stale, each
 // naming the request by its title with its approvals, whether it is stale and why.
 import t from 'tap';
-import { principalOf } from '../../src/audit/audit-actor.js';
+import { principalOf } from '../../src/actor/audit-actor.js';
 import { cli } from '../helpers/cli.js';
 import { call } from '../helpers/http.js';
 import { smtpServer, until } from '../helpers/smtp.js';

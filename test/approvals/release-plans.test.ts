@@ -5,7 +5,7 @@
 // later than it was asked for starts its clock when it is applied, then steps on without another request.
 // The bounds only catch a hang: the scheduler polls every 500 ms, a loaded machine may take seconds more.
 import t, { type Test } from 'tap';
-import { principalOf } from '../../src/audit/audit-actor.js';
+import { principalOf } from '../../src/actor/audit-actor.js';
 import { cli } from '../helpers/cli.js';
 import { call } from '../helpers/http.js';
 import { pollUntil } from '../helpers/poll.js';

@@ -1,9 +1,9 @@
-// Where only a person may act (src/audit/audit-actor.ts, personActor), in-process against a real store:
+// Where only a person may act (src/actor/audit-actor.ts, personActor), in-process against a real store:
 // a token, a release plan and (where the operator has no say) the operator are refused by every such
 // command, and nothing is written; a person still acts, audited as `user:<id>` with their name, and the
 // operator still makes organisations, members and projects.
 import t from 'tap';
-import { kOperator, type Principal, principalOf } from '../../src/audit/audit-actor.js';
+import { kOperator, type Principal, principalOf } from '../../src/actor/audit-actor.js';
 import { commandStore } from '../helpers/command-store.js';
 
 const at = Date.UTC(2030, 0, 1);

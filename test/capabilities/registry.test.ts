@@ -14,7 +14,7 @@ import { kAllRoutes, kRouteLabels, routeNumber, routeNumbers, routeTable } from 
 import { kStreamRoutes } from '../../src/stream/routes.js';
 import { openApiPath, routeLabel } from '../../src/routes/route-table.js';
 import { kApiRoutes } from '../../src/web-console/api.js';
-import { isCommandName } from '../../src/command-runner/commands.js';
+import { isCommandName } from '../../src/writer-thread/commands.js';
 import { kWidgets } from '../helpers/widgets.js';
 
 /** The names in `names` given more than once. */

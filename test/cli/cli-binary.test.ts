@@ -7,7 +7,7 @@
 import t from 'tap';
 import { type CliArg, cli, inStore, ok, type TestContext } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
-import { kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/actor/audit-actor.js';
 
 const dir = tempDir(t);
 const ids: Record<string, string> = {};

@@ -3,7 +3,7 @@
 // in order and build on each other.
 import { createHash } from 'node:crypto';
 import t from 'tap';
-import { kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/actor/audit-actor.js';
 import { cli, expectAllRefused, expectRefused, inStore, ok } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 

@@ -5,7 +5,7 @@
 import t from 'tap';
 import { undecodableArguments } from '../../src/cli-command/args.js';
 import { FlagwireError } from '../../src/errors.js';
-import { kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/actor/audit-actor.js';
 import { cli, expectAllRefused, inStore, ok, type CliArg } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { exportStore } from '../helpers/store-export.js';

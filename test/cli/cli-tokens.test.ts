@@ -8,7 +8,7 @@ import type { Plan, Standing } from '../../src/model/accounts.js';
 import { cli, expectAllRefused, expectRefused, inStore, ok } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { exportStore } from '../helpers/store-export.js';
-import { kOperator, principalOf } from '../../src/audit/audit-actor.js';
+import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
 
 const kDayMs = 24 * 3600 * 1000;
 const kPlanRefused = { error: 'Plan does not include the Management API', detail: /not on Teams or Enterprise/ };

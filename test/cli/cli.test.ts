@@ -8,7 +8,7 @@ import t from 'tap';
 import { cli, expectRefused, inStore, ok, parseOneObject } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { exportStore } from '../helpers/store-export.js';
-import { kOperator, principalOf } from '../../src/audit/audit-actor.js';
+import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
 
 t.test('--json success: exactly one JSON object on one line, exit 0, nothing on stderr', async (t) => {
   const dir = tempDir(t);

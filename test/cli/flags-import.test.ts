@@ -4,7 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/actor/audit-actor.js';
 import { cli, expectAllRefused, inStore, ok } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { buildWorld } from '../helpers/world.js';

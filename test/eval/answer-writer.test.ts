@@ -2,7 +2,7 @@
 // that holds the other lines, made once per revision. The answers as a client reads them are checked
 // over HTTP in test/server/security-headers.test.ts, test/api/revisions.test.ts and the OFREP tests.
 import t from 'tap';
-import { AnswerHeads } from '../../src/eval/answer-writer.js';
+import { AnswerHeads } from '../../src/eval-engine/answer-writer.js';
 
 /** The lines as a client parses them: `Flagwire-Revision: ` + the value, split at CRLF. */
 function headers(value: Buffer): Map<string, string> {

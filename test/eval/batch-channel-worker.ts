@@ -3,7 +3,7 @@
 // asked; work of `dieCount` requests ends the worker the way a native fault would.
 // A request: the answer's size (u32), the payload's length (u32), the payload.
 import { workerData } from 'node:worker_threads';
-import { type ChannelShared, serveChannel, SlotKind } from '../../src/eval/batch-channel.js';
+import { type ChannelShared, serveChannel, SlotKind } from '../../src/eval-engine/batch-channel.js';
 
 const { shared, dieCount } = workerData as { shared: ChannelShared; dieCount: number };
 await serveChannel(shared, (kind, requests, count) => {

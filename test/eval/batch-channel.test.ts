@@ -1,10 +1,10 @@
-// The batch channel between the main thread and one worker (src/eval/batch-channel.ts), with a real
+// The batch channel between the main thread and one worker (src/eval-engine/batch-channel.ts), with a real
 // worker thread (batch-channel-worker.ts): work and answers that fit a slot, and ones that travel on the
 // port because they do not, in both directions and out of order; never an answer from inside post(); a
 // worker that dies holding one slot while another waits; stopping.
 import { Worker } from 'node:worker_threads';
 import t from 'tap';
-import { ChannelEnd, kSlotBytes, SlotKind, type SlotWork } from '../../src/eval/batch-channel.js';
+import { ChannelEnd, kSlotBytes, SlotKind, type SlotWork } from '../../src/eval-engine/batch-channel.js';
 
 const kWorker = new URL('./batch-channel-worker.js', import.meta.url);
 /** Work of this many requests ends the test worker (process.exit(70)). */

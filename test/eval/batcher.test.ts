@@ -4,10 +4,16 @@
 import t from 'tap';
 import type { PendingResponse } from '../../src/http/http.js';
 import { InFlight } from '../../src/http/in-flight.js';
-import { EvalBatcher, type BatchAbortSignal, type BatchDone, type BatchRunner, type BatcherOptions } from '../../src/eval/batcher.js';
-import { DecodedRequests, ResultWriter, type EvalTask, type Route } from '../../src/eval/protocol.js';
+import {
+  EvalBatcher,
+  type BatchAbortSignal,
+  type BatchDone,
+  type BatchRunner,
+  type BatcherOptions,
+} from '../../src/eval-engine/batcher.js';
+import { DecodedRequests, ResultWriter, type EvalTask, type Route } from '../../src/eval-engine/protocol.js';
 import { routeNumbers } from '../../src/all-routes.js';
-import { evaluationApiSpec, kEvaluationApiRoutes } from '../../src/eval/evaluation-api-routes.js';
+import { evaluationApiSpec, kEvaluationApiRoutes } from '../../src/eval-engine/evaluation-api-routes.js';
 import { waiterAt } from '../helpers/revision-waiter.js';
 
 const kNumbers = routeNumbers(kEvaluationApiRoutes);

@@ -1,7 +1,7 @@
 // design §2 bucketing: murmur3_x86_32 bit-exactness and bucket(flagId, key), against the shipped fixture.
 import { readFileSync } from 'node:fs';
 import t from 'tap';
-import { bucket } from '../../src/eval/bucket.js';
+import { bucket } from '../../src/eval-engine/bucket.js';
 import { murmur3String, murmur3x86_32 } from '../../src/bytes/murmur3.js';
 
 interface Fixture {

@@ -1,6 +1,6 @@
 // decideState: the same rules as evaluateState (design §2), reporting which one decided (OFREP's reason).
 import t from 'tap';
-import { bucket } from '../../src/eval/bucket.js';
+import { bucket } from '../../src/eval-engine/bucket.js';
 import {
   compileState,
   decidedBy,
@@ -14,7 +14,7 @@ import {
   kDecidedSplit,
   kDecidedStatic,
   type EvalContext,
-} from '../../src/eval/evaluate.js';
+} from '../../src/eval-engine/evaluate.js';
 import type { EffectiveState } from '../../src/flags/flag-state.js';
 import type { Audience } from '../../src/model/projects.js';
 

@@ -1,8 +1,8 @@
 // The worker-side engine against a real store, in-process: routes, env handling, the 403 decision,
 // the project route, and the freshness rule (configSeq invalidation after resetReadTxn).
-import { kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/actor/audit-actor.js';
 import t from 'tap';
-import { bucket } from '../../src/eval/bucket.js';
+import { bucket } from '../../src/eval-engine/bucket.js';
 import { engineOverWorld } from './eval-world.js';
 
 const { world, ids, clock, answer: call } = engineOverWorld(t);

@@ -1,4 +1,4 @@
-// Which environment a request is evaluated in (src/eval/engine.ts: stateInEnv, projectEnv,
+// Which environment a request is evaluated in (src/eval-engine/engine.ts: stateInEnv, projectEnv,
 // stateInProjectEnv): the one rule the Evaluation API and OFREP share, checked on every case.
 import t from 'tap';
 import {
@@ -9,8 +9,8 @@ import {
   projectEnv,
   stateInEnv,
   stateInProjectEnv,
-} from '../../src/eval/engine.js';
-import type { CompiledState } from '../../src/eval/evaluate.js';
+} from '../../src/eval-engine/engine.js';
+import type { CompiledState } from '../../src/eval-engine/evaluate.js';
 
 const own = { enabled: true } as unknown as CompiledState;
 const staging = { enabled: false } as unknown as CompiledState;

@@ -2,12 +2,12 @@
 // dir (before a server starts on it, or for the engine in-process).
 import { rmSync } from 'node:fs';
 import { Clock } from '../../src/clock.js';
-import { EvalEngine } from '../../src/eval/engine.js';
-import { ResultReader, ResultWriter } from '../../src/eval/protocol.js';
+import { EvalEngine } from '../../src/eval-engine/engine.js';
+import { ResultReader, ResultWriter } from '../../src/eval-engine/protocol.js';
 import type { FlagCreate } from '../../src/model/schemas.js';
 import { Store } from '../helpers/store.js';
-import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../../src/command-runner/commands.js';
-import { kOperator, principalOf } from '../../src/audit/audit-actor.js';
+import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../../src/writer-thread/commands.js';
+import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
 import { scratchDir } from '../helpers/scratch-dir.js';
 
 export interface EvalWorld {

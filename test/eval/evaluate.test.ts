@@ -1,8 +1,8 @@
 // design §2, one test per rule, on the pure evaluation function.
 import t from 'tap';
-import { bucket, fractionalBucket } from '../../src/eval/bucket.js';
+import { bucket, fractionalBucket } from '../../src/eval-engine/bucket.js';
 import { FlagdCoreOracle } from '../targeting/flagd-core-oracle.js';
-import { compileState, evaluateState, matchesAudience, randomRoll, type EvalContext } from '../../src/eval/evaluate.js';
+import { compileState, evaluateState, matchesAudience, randomRoll, type EvalContext } from '../../src/eval-engine/evaluate.js';
 import type { EffectiveState } from '../../src/flags/flag-state.js';
 import type { Audience } from '../../src/model/projects.js';
 

@@ -1,12 +1,12 @@
-// The playground's explanation (src/eval/explain.ts) against a real store, in-process: every rule that can
+// The playground's explanation (src/eval-engine/explain.ts) against a real store, in-process: every rule that can
 // decide, named with what it read, and its answer equal to the engine's own (GET /v1/flags/{id}) for the
 // same query string, over many targeting keys and attribute sets, boolean and typed flags alike.
 import t from 'tap';
-import { bucket } from '../../src/eval/bucket.js';
-import { type EvalState, stateInEnv } from '../../src/eval/engine.js';
-import { explainState } from '../../src/eval/explain.js';
-import { EvalQuery } from '../../src/eval/query.js';
-import { kOperator } from '../../src/audit/audit-actor.js';
+import { bucket } from '../../src/eval-engine/bucket.js';
+import { type EvalState, stateInEnv } from '../../src/eval-engine/engine.js';
+import { explainState } from '../../src/eval-engine/explain.js';
+import { EvalQuery } from '../../src/eval-engine/query.js';
+import { kOperator } from '../../src/actor/audit-actor.js';
 import { engineOverWorld } from './eval-world.js';
 
 const { world, ids, engine, answer } = engineOverWorld(t);

@@ -4,7 +4,7 @@
 // the ones design §2 and api.md print.
 import { readFileSync } from 'node:fs';
 import t from 'tap';
-import { bucket, bucketOf, fractionalBucket } from '../../src/eval/bucket.js';
+import { bucket, bucketOf, fractionalBucket } from '../../src/eval-engine/bucket.js';
 import { murmur3String } from '../../src/bytes/murmur3.js';
 
 interface Fixture {

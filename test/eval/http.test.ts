@@ -3,7 +3,7 @@
 import { rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import t from 'tap';
-import { bucket } from '../../src/eval/bucket.js';
+import { bucket } from '../../src/eval-engine/bucket.js';
 import { startTestServer } from '../helpers/server.js';
 import { buildEvalWorld } from './eval-world.js';
 

@@ -6,13 +6,13 @@ import { rmSync } from 'node:fs';
 import t from 'tap';
 import { pino } from 'pino';
 import { Clock } from '../../src/clock.js';
-import { EvalBatcher } from '../../src/eval/batcher.js';
-import { EvalPool } from '../../src/eval/pool.js';
+import { EvalBatcher } from '../../src/eval-engine/batcher.js';
+import { EvalPool } from '../../src/eval-engine/pool.js';
 import { routeNumbers } from '../../src/all-routes.js';
-import { evaluationApiSpec, kEvaluationApiRoutes } from '../../src/eval/evaluation-api-routes.js';
+import { evaluationApiSpec, kEvaluationApiRoutes } from '../../src/eval-engine/evaluation-api-routes.js';
 import type { PendingResponse } from '../../src/http/http.js';
 import { InFlight } from '../../src/http/in-flight.js';
-import { kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/actor/audit-actor.js';
 import { buildEvalWorld } from './eval-world.js';
 
 const world = buildEvalWorld();

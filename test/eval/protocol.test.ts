@@ -1,8 +1,8 @@
-// The batch format between the main thread and an eval worker (src/eval/protocol.ts).
+// The batch format between the main thread and an eval worker (src/eval-engine/protocol.ts).
 import t from 'tap';
-import { DecodedRequests, RequestWriter, ResultReader, ResultWriter, type Route } from '../../src/eval/protocol.js';
+import { DecodedRequests, RequestWriter, ResultReader, ResultWriter, type Route } from '../../src/eval-engine/protocol.js';
 import { routeNumbers } from '../../src/all-routes.js';
-import { kEvaluationApiRoutes } from '../../src/eval/evaluation-api-routes.js';
+import { kEvaluationApiRoutes } from '../../src/eval-engine/evaluation-api-routes.js';
 import { kOfrepRoutes } from '../../src/ofrep/routes.js';
 
 const { evaluateFlag: kRouteFlag, evaluateProject: kRouteProject } = routeNumbers(kEvaluationApiRoutes);

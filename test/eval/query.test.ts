@@ -1,6 +1,6 @@
 // The Evaluation API query string: cohort, env, targetingKey and attributes; decoding and its 400s.
 import t from 'tap';
-import { EvalQuery } from '../../src/eval/query.js';
+import { EvalQuery } from '../../src/eval-engine/query.js';
 
 const parse = (raw: string) => {
   const q = new EvalQuery();

@@ -1,7 +1,7 @@
 // Read-your-writes (design §1, issue: "visible to the very next evaluation"): a Management API PATCH
 // that returned 200, and a console change that finished (in another process), are seen by the next
 // evaluation request. Zero stale answers allowed.
-import { kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/actor/audit-actor.js';
 import { rmSync } from 'node:fs';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';

@@ -2,10 +2,10 @@
 // when the store moves hand theirs over first; a project route counts each flag, on the same entries as
 // the flag route), the recorder's merge and its retry of a flush refused as busy, and the writer's
 // recordUsage totals (a deleted flag's usage goes with it).
-import { kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/actor/audit-actor.js';
 import t from 'tap';
 import { pino } from 'pino';
-import { UsageRecorder, type UsageSource } from '../../src/eval/usage.js';
+import { UsageRecorder, type UsageSource } from '../../src/eval-engine/usage.js';
 import { FlagwireError } from '../../src/errors.js';
 import type { FlagUsage } from '../../src/model/flags.js';
 import { engineOverWorld } from './eval-world.js';

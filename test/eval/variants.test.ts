@@ -1,10 +1,10 @@
-// resolveVariant: the table of src/eval/variants.ts (docs/design.md §2b), row by row, with and without a
+// resolveVariant: the table of src/eval-engine/variants.ts (docs/design.md §2b), row by row, with and without a
 // rule and a default variant, through the same gate (decideState) and EvalQuery the engine uses.
 import t from 'tap';
-import { bucket } from '../../src/eval/bucket.js';
-import { compileState, decideState, decisionValue, type EvalContext } from '../../src/eval/evaluate.js';
-import { EvalQuery } from '../../src/eval/query.js';
-import { compileVariants, resolveVariant } from '../../src/eval/variants.js';
+import { bucket } from '../../src/eval-engine/bucket.js';
+import { compileState, decideState, decisionValue, type EvalContext } from '../../src/eval-engine/evaluate.js';
+import { EvalQuery } from '../../src/eval-engine/query.js';
+import { compileVariants, resolveVariant } from '../../src/eval-engine/variants.js';
 import type { EffectiveState } from '../../src/flags/flag-state.js';
 import type { TypedVariants } from '../../src/model/flags.js';
 import type { Audience } from '../../src/model/projects.js';

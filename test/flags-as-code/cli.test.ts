@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/actor/audit-actor.js';
 import { fileText } from '../../src/flags-as-code/flag-file.js';
 import { planDigest } from '../../src/flags-as-code/plan.js';
 import type { FlagCreate } from '../../src/model/schemas.js';

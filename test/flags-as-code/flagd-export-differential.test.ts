@@ -15,7 +15,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import t from 'tap';
-import { kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/actor/audit-actor.js';
 import type { TypedVariants } from '../../src/model/flags.js';
 import { type FlagValueType, variantType } from '../../src/targeting/definition.js';
 import { call } from '../helpers/http.js';

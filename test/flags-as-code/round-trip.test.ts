@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import t from 'tap';
-import { kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/actor/audit-actor.js';
 import { flagsPlan } from '../../src/flags-as-code/apply-commands.js';
 import { jsonBody } from '../../src/model/request-body.js';
 import { fileText } from '../../src/flags-as-code/flag-file.js';

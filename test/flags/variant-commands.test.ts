@@ -3,7 +3,7 @@
 // place and change nothing, the audit has before and after, and a flag without variants is stored and
 // shown exactly as before.
 import t, { type Test } from 'tap';
-import { kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/actor/audit-actor.js';
 import type { FlagwireError } from '../../src/errors.js';
 import type { Flag } from '../../src/model/flags.js';
 import { representFlag } from '../../src/flags/representation.js';

@@ -5,7 +5,7 @@
 // use not deleted (naming each flag and environment); an import's evaluators made fragments, the file
 // winning a clash, and a clash that would break another flag refusing the whole file.
 import t from 'tap';
-import { kOperator, principalOf } from '../../src/audit/audit-actor.js';
+import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
 import { kNoFragments } from '../../src/flags/fragment-records.js';
 import { resolvedTyped } from '../../src/flags/fragment-resolve.js';
 import { sharedRuleProblems, typedProblems } from '../../src/flags/variant-rules.js';

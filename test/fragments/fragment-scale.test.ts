@@ -6,10 +6,10 @@
 // by the compiler's count of shared sub-rules, and seen as the one object in every flag's rule), and
 // answers as the fragment says.
 import t from 'tap';
-import { kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/actor/audit-actor.js';
 import { Clock } from '../../src/clock.js';
-import { EvalEngine, type FlagEntry } from '../../src/eval/engine.js';
-import { ResultReader, ResultWriter } from '../../src/eval/protocol.js';
+import { EvalEngine, type FlagEntry } from '../../src/eval-engine/engine.js';
+import { ResultReader, ResultWriter } from '../../src/eval-engine/protocol.js';
 import { kFragmentRecords } from '../../src/flags/fragment-records.js';
 import { jsonBody } from '../../src/model/request-body.js';
 import { sharedRuleCompiles } from '../../src/targeting/compile-rule.js';

@@ -9,7 +9,7 @@ import { execFile } from 'node:child_process';
 import { main } from '../../src/cli/main.js';
 import type { StoreWriter } from '../../src/store/interfaces.js';
 import { Store } from './store.js';
-import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../../src/command-runner/commands.js';
+import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../../src/writer-thread/commands.js';
 import { plainNode } from './plain-process.js';
 import { kCli, kTestWriteTimeout } from './server.js';
 import { exportStore } from './store-export.js';

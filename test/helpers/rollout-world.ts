@@ -1,6 +1,6 @@
 // The in-process world the rollout tests start from (rollout-commands.test.ts, rollout-weights.test.ts):
 // a data dir with the test world, the writer's rollout commands run at a given time, and what they read back.
-import { kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/actor/audit-actor.js';
 import type { Test } from 'tap';
 import { refusedCommand } from './refused.js';
 import { tempDataDir } from './server.js';

@@ -9,8 +9,8 @@ import {
   type CommandName,
   type CommandOutput,
   type Outcome,
-} from '../../src/command-runner/commands.js';
-import { kOperator, principalOf } from '../../src/audit/audit-actor.js';
+} from '../../src/writer-thread/commands.js';
+import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
 import { listFlags } from '../../src/flags/flag-store.js';
 
 export interface World {

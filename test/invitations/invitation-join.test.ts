@@ -9,7 +9,7 @@ import { kInvitationLifetimeMs } from '../../src/model/invitations.js';
 import { hashPassword } from '../../src/model/passwords.js';
 import type { TestContext } from '../helpers/cli.js';
 import { commandStore } from '../helpers/command-store.js';
-import { kOperator, principalOf } from '../../src/audit/audit-actor.js';
+import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
 
 const at = Date.UTC(2030, 0, 1);
 const kConsoleUrl = 'http://flagwire.test/console/';

@@ -8,7 +8,7 @@ import { Mailer } from '../../src/mail/mailer.js';
 import type { MailMessage } from '../../src/model/mail.js';
 import { Store } from '../helpers/store.js';
 import type { WriterCommand } from '../../src/writer/command.js';
-import { runCommand } from '../../src/command-runner/commands.js';
+import { runCommand } from '../../src/writer-thread/commands.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { hungSmtpServer, smtpServer, until } from '../helpers/smtp.js';
 

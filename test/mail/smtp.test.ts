@@ -7,7 +7,7 @@ import { hungSmtpServer, smtpServer, until } from '../helpers/smtp.js';
 import { flushActivity } from '../helpers/test-hooks.js';
 import { buildWorld } from '../helpers/world.js';
 import { mailRetryDelayMs } from '../../src/mail/mail-commands.js';
-import { principalOf } from '../../src/audit/audit-actor.js';
+import { principalOf } from '../../src/actor/audit-actor.js';
 
 t.test('backoff doubles from 1 s and is capped', async (t) => {
   t.same([1, 2, 3, 4].map(mailRetryDelayMs), [1000, 2000, 4000, 8000]);

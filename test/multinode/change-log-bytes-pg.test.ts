@@ -6,9 +6,9 @@
 // total the writers keep (flagwire_meta.change_bytes, PostgreSQL schema 2) is checked against them: as
 // the migration from schema 1 sets it, and as the revision bound (every 1000th commit) takes off.
 import t from 'tap';
-import { kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/actor/audit-actor.js';
 import { kStoreLayout } from '../../src/capabilities.js';
-import { runCommand } from '../../src/command-runner/commands.js';
+import { runCommand } from '../../src/writer-thread/commands.js';
 import { openForCli } from '../../src/store/open-store.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import type { TestContext } from '../helpers/cli.js';

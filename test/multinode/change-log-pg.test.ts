@@ -3,11 +3,11 @@
 // holds for it (its relayed changes: a record written again as its changed fields, whichever node
 // wrote it), so a relay of any node is sent the cluster's revisions. The in-process half is
 // test/store/change-log.test.ts.
-import { kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/actor/audit-actor.js';
 import { Packr } from 'msgpackr';
 import t, { type Test } from 'tap';
 import { kStoreLayout } from '../../src/capabilities.js';
-import { runCommand } from '../../src/command-runner/commands.js';
+import { runCommand } from '../../src/writer-thread/commands.js';
 import type { Change } from '../../src/store/changes.js';
 import type { StoreWriter } from '../../src/store/interfaces.js';
 import { openForCli, type CliStore } from '../../src/store/open-store.js';

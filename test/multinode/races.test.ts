@@ -7,10 +7,10 @@ import { cli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { startPostgres } from '../helpers/postgres.js';
 import { openForCli } from '../../src/store/open-store.js';
-import { runCommand } from '../../src/command-runner/commands.js';
+import { runCommand } from '../../src/writer-thread/commands.js';
 import type { TestServer } from '../helpers/server.js';
 import { createTokenWithConsole, seedWithConsole, startReadyNodes } from './support.js';
-import { principalOf } from '../../src/audit/audit-actor.js';
+import { principalOf } from '../../src/actor/audit-actor.js';
 
 const pg = await startPostgres();
 t.teardown(() => pg.destroy());

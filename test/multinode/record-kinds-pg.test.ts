@@ -6,12 +6,12 @@ import t from 'tap';
 import { kStoreLayout } from '../../src/capabilities.js';
 import { LmdbStore } from '../../src/store/lmdb-store.js';
 import { migrateToPostgres, openForCli } from '../../src/store/open-store.js';
-import { runCommand } from '../../src/command-runner/commands.js';
+import { runCommand } from '../../src/writer-thread/commands.js';
 import { startPostgres } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { exportStore } from '../helpers/store-export.js';
 import { kWidgetDraftRecords, kWidgetLayout, kWidgetRecords, type Widget } from '../helpers/widgets.js';
-import { kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/actor/audit-actor.js';
 
 const pg = await startPostgres();
 t.teardown(() => pg.destroy());

@@ -5,7 +5,7 @@
 // A definition the import refuses is not asked (the in-process test checks that flagd-core cannot load
 // it either). Metadata is compared on every success (an OFREP error carries none); ours adds the flag's
 // id and name, which are left out of the comparison.
-import { kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/actor/audit-actor.js';
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import t from 'tap';

@@ -3,11 +3,11 @@
 import { rmSync } from 'node:fs';
 import t from 'tap';
 import { Clock } from '../../src/clock.js';
-import { bucket } from '../../src/eval/bucket.js';
-import { EvalEngine } from '../../src/eval/engine.js';
-import { ResultReader, ResultWriter } from '../../src/eval/protocol.js';
+import { bucket } from '../../src/eval-engine/bucket.js';
+import { EvalEngine } from '../../src/eval-engine/engine.js';
+import { ResultReader, ResultWriter } from '../../src/eval-engine/protocol.js';
 import { OfrepEvaluator } from '../../src/ofrep/evaluate.js';
-import { kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/actor/audit-actor.js';
 import { buildEvalWorld } from '../eval/eval-world.js';
 
 const world = buildEvalWorld();

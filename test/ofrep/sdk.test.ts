@@ -2,14 +2,14 @@
 // here wrote): @openfeature/server-sdk + @openfeature/ofrep-provider on the single-flag route, and
 // @openfeature/web-sdk + @openfeature/ofrep-web-provider on the bulk route (ETag polling). Plus raw
 // fetch for what a provider does not show: 304, 413, CORS, the project header.
-import { kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/actor/audit-actor.js';
 import { rmSync } from 'node:fs';
 import t from 'tap';
 import { OpenFeature, ErrorCode } from '@openfeature/server-sdk';
 import { OFREPProvider } from '@openfeature/ofrep-provider';
 import { OpenFeature as WebOpenFeature, ClientProviderEvents } from '@openfeature/web-sdk';
 import { OFREPWebProvider } from '@openfeature/ofrep-web-provider';
-import { bucket } from '../../src/eval/bucket.js';
+import { bucket } from '../../src/eval-engine/bucket.js';
 import { buildEvalWorld } from '../eval/eval-world.js';
 import { call } from '../helpers/http.js';
 import { startTestServer } from '../helpers/server.js';

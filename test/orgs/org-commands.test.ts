@@ -6,7 +6,7 @@ import type { Project } from '../../src/model/projects.js';
 import { Store } from '../helpers/store.js';
 import { orgAddMember } from '../../src/orgs/org-commands.js';
 import { tempDir } from '../helpers/scratch-dir.js';
-import { principalOf } from '../../src/audit/audit-actor.js';
+import { principalOf } from '../../src/actor/audit-actor.js';
 
 const at = Date.UTC(2030, 0, 1);
 const org = (id: string): Org => ({ id, name: id, plan: 'teams', trialEndsAt: null, standing: 'good', createdAt: at });

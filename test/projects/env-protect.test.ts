@@ -1,7 +1,7 @@
 // Protected environments (docs/web-console.md), in-process against a real store: the writer command
 // that marks an environment protected or not, who may, what it refuses with nothing written, the audit
 // entry, a record left as it was when nothing is protected, and a rename that keeps the protection.
-import { principalOf, kOperator } from '../../src/audit/audit-actor.js';
+import { principalOf, kOperator } from '../../src/actor/audit-actor.js';
 import t from 'tap';
 import type { TestContext } from '../helpers/cli.js';
 import { commandStore } from '../helpers/command-store.js';

@@ -2,20 +2,20 @@
 // variants with and without rules and default variants, design §2's modulo bucketing and flagd's
 // fractional) in a real store, and generated contexts; every answer of the provider (a snapshot built
 // from the store, compiled, resolved: src/snapshots/build.ts, src/provider) equals the eval workers'
-// OFREP route set's over the same store (src/ofrep/evaluate.ts over src/eval/engine.ts). The
+// OFREP route set's over the same store (src/ofrep/evaluate.ts over src/eval-engine/engine.ts). The
 // black-box test (provider.test.ts) does the same through HTTP and the packed provider on fewer.
 import { rmSync } from 'node:fs';
 import type { EvaluationContext, OpenFeatureError } from '@openfeature/server-sdk';
 import t from 'tap';
-import { EvalEngine } from '../../src/eval/engine.js';
-import { ResultReader, ResultWriter } from '../../src/eval/protocol.js';
+import { EvalEngine } from '../../src/eval-engine/engine.js';
+import { ResultReader, ResultWriter } from '../../src/eval-engine/protocol.js';
 import type { FlagCreate } from '../../src/model/schemas.js';
 import { OfrepContext } from '../../src/ofrep/context.js';
 import { OfrepEvaluator } from '../../src/ofrep/evaluate.js';
 import { compileSnapshot } from '../../src/provider/compile.js';
 import { resolveFlag } from '../../src/provider/resolve.js';
 import { buildSnapshot } from '../../src/snapshots/build.js';
-import { kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/actor/audit-actor.js';
 import { buildEvalWorld } from '../eval/eval-world.js';
 import { getFlag, listFlags, putFlag } from '../../src/flags/flag-store.js';
 

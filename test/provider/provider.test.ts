@@ -15,7 +15,7 @@ import { call } from '../helpers/http.js';
 import { scratchDir } from '../helpers/scratch-dir.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { type Answer, AppProcess, installProviderApp, type Question } from './provider-app.js';
-import { principalOf } from '../../src/audit/audit-actor.js';
+import { principalOf } from '../../src/actor/audit-actor.js';
 
 const world = buildEvalWorld();
 const { ids } = world;

@@ -1,7 +1,7 @@
 // Relay keys at the command line (docs/cli.md: Relay keys): create prints the secret once and keeps only
 // its SHA-256, list never shows a secret or hash, revoke marks the key; bad input is refused and changes
 // nothing. Whether a key opens the relay service is test/relay/follow-service.test.ts's.
-import { kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/actor/audit-actor.js';
 import { createHash } from 'node:crypto';
 import t from 'tap';
 import { kRelayKeyRecords } from '../../src/relay/records.js';

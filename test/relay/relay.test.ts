@@ -9,7 +9,7 @@
 import t from 'tap';
 import { FlagdProvider } from '@openfeature/flagd-provider';
 import { OpenFeature } from '@openfeature/server-sdk';
-import { kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/actor/audit-actor.js';
 import { call } from '../helpers/http.js';
 import { pollUntil } from '../helpers/poll.js';
 import { freePort, startTestServer, tempDataDir, type TestServer } from '../helpers/server.js';

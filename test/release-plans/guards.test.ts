@@ -5,7 +5,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
-import { kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/actor/audit-actor.js';
 import { GuardReader, sampleValue } from '../../src/release-plans/guard-reader.js';
 import { guardProblems, judgeReading, kGuardMaxFailures, storedGuard } from '../../src/release-plans/guards.js';
 import { parseSelector, selectSamples } from '../../src/release-plans/metric-selector.js';

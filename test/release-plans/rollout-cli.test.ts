@@ -2,7 +2,7 @@
 // list` showing the guard's reading (4 significant digits) and the step in force (none once rolled back),
 // the actions; bad options refused with usage (exit 2) and nothing written.
 import t from 'tap';
-import { kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/actor/audit-actor.js';
 import type { RolloutPlan } from '../../src/release-plans/rollouts.js';
 import { cli, expectRefused, ok } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';

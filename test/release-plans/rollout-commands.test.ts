@@ -3,7 +3,7 @@
 // one rollout per flag (environment); a change made by hand to the percentage pauses it, saying who.
 // Rollouts by variant weights: rollout-weights.test.ts.
 import t from 'tap';
-import { kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/actor/audit-actor.js';
 import { kHour, kSteps, rolloutWorld } from '../helpers/rollout-world.js';
 import { getRollout, listDueRollouts } from '../../src/release-plans/plan-store.js';
 import { getFlag } from '../../src/flags/flag-store.js';

@@ -3,9 +3,9 @@
 // change to the targeting or the variants, and a rollback to the targeting before; `flagwire flag rollout
 // --steps` with weights, and `rollout list` showing them. Rollouts by percentage: rollout-commands.test.ts.
 import t from 'tap';
-import { kOperator, type Principal } from '../../src/audit/audit-actor.js';
-import { EvalEngine } from '../../src/eval/engine.js';
-import { ResultReader, ResultWriter } from '../../src/eval/protocol.js';
+import { kOperator, type Principal } from '../../src/actor/audit-actor.js';
+import { EvalEngine } from '../../src/eval-engine/engine.js';
+import { ResultReader, ResultWriter } from '../../src/eval-engine/protocol.js';
 import type { TypedVariants } from '../../src/model/flags.js';
 import { rolloutView } from '../../src/release-plans/schemas.js';
 import { cli, expectAllRefused, ok } from '../helpers/cli.js';

@@ -2,7 +2,7 @@
 // as the PATCH it will be when it is made, applied once when due (audited as plan:<id>), never before,
 // never twice; a cancelled one never; one the flag no longer accepts is recorded as failed, with why.
 import t, { type Test } from 'tap';
-import { kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/actor/audit-actor.js';
 import { kMaxPendingSchedules } from '../../src/release-plans/schedule-commands.js';
 import { tempDataDir } from '../helpers/server.js';
 import { refusedCommand } from '../helpers/refused.js';

@@ -3,7 +3,7 @@
 // that fails is retried at the next poll.
 import pino from 'pino';
 import t from 'tap';
-import { kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/actor/audit-actor.js';
 import { Clock } from '../../src/clock.js';
 import { GuardReader } from '../../src/release-plans/guard-reader.js';
 import { MetricAllowList } from '../../src/release-plans/promql-metrics.js';

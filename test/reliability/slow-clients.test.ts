@@ -21,7 +21,7 @@ import { call } from '../helpers/http.js';
 import { startTestServer, tempDataDir } from '../helpers/server.js';
 import { buildWorld } from '../helpers/world.js';
 import { kUnlimited, rssMiB, socketCount } from './support.js';
-import { kOperator, principalOf } from '../../src/audit/audit-actor.js';
+import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
 import { putFlag } from '../../src/flags/flag-store.js';
 
 const kNeverReads = 'never reads: ';

@@ -2,7 +2,7 @@
 // out of the way of load and fuzzing, a data set with every kind of project and token, and checks of
 // the spec's response shapes.
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { kOperator, principalOf } from '../../src/audit/audit-actor.js';
+import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
 import { buildWorld, type World } from '../helpers/world.js';
 import { listFlags } from '../../src/flags/flag-store.js';
 

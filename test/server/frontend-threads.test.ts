@@ -10,7 +10,7 @@ import { kCli, startTestServer, tempDataDir, type TestServer } from '../helpers/
 import { plainNode } from '../helpers/plain-process.js';
 import { alignClock } from '../helpers/test-hooks.js';
 import { startWorldServer } from '../helpers/world-server.js';
-import { principalOf } from '../../src/audit/audit-actor.js';
+import { principalOf } from '../../src/actor/audit-actor.js';
 
 const kThreads = 3;
 const threaded = (env: Record<string, string> = {}) => ({

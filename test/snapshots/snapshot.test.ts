@@ -9,7 +9,7 @@ import { buildEvalWorld } from '../eval/eval-world.js';
 import { call } from '../helpers/http.js';
 import { startTestServer } from '../helpers/server.js';
 import { flushActivity } from '../helpers/test-hooks.js';
-import { principalOf } from '../../src/audit/audit-actor.js';
+import { principalOf } from '../../src/actor/audit-actor.js';
 
 const world = buildEvalWorld();
 const { ids } = world;

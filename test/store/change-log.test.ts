@@ -8,9 +8,9 @@
 import { join } from 'node:path';
 import { open } from 'lmdb';
 import t, { type Test } from 'tap';
-import { kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/actor/audit-actor.js';
 import { kStoreLayout } from '../../src/capabilities.js';
-import { runCommand } from '../../src/command-runner/commands.js';
+import { runCommand } from '../../src/writer-thread/commands.js';
 import { Packr } from 'msgpackr';
 import { kDefaultChangeLog, type ChangeLogBounds } from '../../src/config.js';
 import type { Change, LoggedChange } from '../../src/store/changes.js';

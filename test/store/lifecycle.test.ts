@@ -3,7 +3,7 @@
 // one, or leaves it (keep). The scenarios below cover exactly the kinds declared: a kind that declares a
 // lifecycle without one here fails this test. The layout refuses a declaration it cannot keep.
 import t from 'tap';
-import { kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/actor/audit-actor.js';
 import { kStoreLayout } from '../../src/capabilities.js';
 import { kCapabilityList } from '../../src/capabilities.js';
 import { kFlagRecords, kUsageRecords } from '../../src/flags/flag-store.js';

@@ -4,13 +4,13 @@
 // rebuilt), skips revisions already applied and refuses a gap; replaceAll makes a full copy, which
 // replaces every database of the layout but meta.
 import t from 'tap';
-import { kOperator, principalOf } from '../../src/audit/audit-actor.js';
+import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
 import { jsonBody } from '../../src/model/request-body.js';
 import { kStoreLayout } from '../../src/capabilities.js';
 import { exportStore } from '../helpers/store-export.js';
 import { buildWorld } from '../helpers/world.js';
 import { Store } from '../helpers/store.js';
-import { runCommand } from '../../src/command-runner/commands.js';
+import { runCommand } from '../../src/writer-thread/commands.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import type { TestContext } from '../helpers/cli.js';
 import { listFlags } from '../../src/flags/flag-store.js';

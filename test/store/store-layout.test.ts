@@ -13,11 +13,11 @@ import { LmdbStore } from '../../src/store/lmdb-store.js';
 import { keyedRecords } from '../../src/store/record-kinds.js';
 import { kFlagRecords } from '../../src/flags/flag-store.js';
 import { kStoreRecordOwner, storeLayout, type RecordOwner } from '../../src/store/store-layout.js';
-import { runCommand } from '../../src/command-runner/commands.js';
+import { runCommand } from '../../src/writer-thread/commands.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { exportStore } from '../helpers/store-export.js';
 import { kWidgetDraftRecords, kWidgetLayout, kWidgetRecords, type Widget } from '../helpers/widgets.js';
-import { kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/actor/audit-actor.js';
 
 const now = Date.UTC(2030, 0, 1);
 

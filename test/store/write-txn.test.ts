@@ -6,7 +6,7 @@
 // exactly as such an open leaves it: one commit behind (without the check, the next write reuses the
 // newest commit's id and overwrites it: the write before is lost) or two (the next write gets an id below
 // the newest: LMDB fails it). Either way both writes must be on disk, as a new process reads the file.
-import { kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/actor/audit-actor.js';
 import { kStoreLayout } from '../../src/capabilities.js';
 import { execFileSync } from 'node:child_process';
 import t from 'tap';

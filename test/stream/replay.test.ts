@@ -6,7 +6,7 @@ import t from 'tap';
 import { routeNumbers } from '../../src/all-routes.js';
 import { ChangeFeed } from '../../src/stream/change-feed.js';
 import { kStreamRoutes } from '../../src/stream/routes.js';
-import { kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/actor/audit-actor.js';
 import { buildEvalWorld } from '../eval/eval-world.js';
 import { fakeResponse } from '../helpers/fake-stream-response.js';
 

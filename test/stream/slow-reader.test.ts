@@ -16,7 +16,7 @@ import { EventSource } from 'eventsource';
 import { buildEvalWorld } from '../eval/eval-world.js';
 import { call } from '../helpers/http.js';
 import { startTestServer } from '../helpers/server.js';
-import { kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/actor/audit-actor.js';
 import { putFlag } from '../../src/flags/flag-store.js';
 
 const kFlags = 4000;

@@ -4,7 +4,7 @@
 import { rmSync } from 'node:fs';
 import t from 'tap';
 import { EventSource } from 'eventsource';
-import { kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/actor/audit-actor.js';
 import { buildEvalWorld } from '../eval/eval-world.js';
 import { call } from '../helpers/http.js';
 import { startTestServer } from '../helpers/server.js';

@@ -11,8 +11,8 @@
 // attribute; the attributes typed rules read come from a pool of definition-arbitraries.ts contexts.
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
-import { compileState, decidedBy, decisionValue } from '../../src/eval/evaluate.js';
-import { compileVariants } from '../../src/eval/variants.js';
+import { compileState, decidedBy, decisionValue } from '../../src/eval-engine/evaluate.js';
+import { compileVariants } from '../../src/eval-engine/variants.js';
 import { effectiveState } from '../../src/flags/flag-state.js';
 import type { EnvState, Flag, FlagState, TypedVariants } from '../../src/model/flags.js';
 import { typedProblems } from '../../src/flags/variant-rules.js';

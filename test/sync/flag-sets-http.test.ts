@@ -2,7 +2,7 @@
 // 44, item 1): a token of the project, ETag and If-None-Match, Flagwire-Revision, the environment limit,
 // and every refusal in the Management API's envelope and words.
 import t, { type Test } from 'tap';
-import { kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/actor/audit-actor.js';
 import { call, type Reply } from '../helpers/http.js';
 import { startWorldServer } from '../helpers/world-server.js';
 

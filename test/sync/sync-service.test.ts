@@ -6,7 +6,7 @@
 import http2 from 'node:http2';
 import t from 'tap';
 import * as grpc from '@grpc/grpc-js';
-import { kOperator, principalOf } from '../../src/audit/audit-actor.js';
+import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
 import { call } from '../helpers/http.js';
 import { pollUntil } from '../helpers/poll.js';
 import { startTestServer, tempDataDir } from '../helpers/server.js';

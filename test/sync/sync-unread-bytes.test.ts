@@ -4,7 +4,7 @@
 // ENHANCE_YOUR_CALM, RESOURCE_EXHAUSTED to a gRPC client) and the others keep their streams.
 import http2 from 'node:http2';
 import t from 'tap';
-import { kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/actor/audit-actor.js';
 import type { TestContext } from '../helpers/cli.js';
 import { call } from '../helpers/http.js';
 import { pollUntil } from '../helpers/poll.js';

@@ -12,7 +12,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { FlagdProvider } from '@openfeature/flagd-provider';
 import { type Client, type EvaluationContext, type JsonValue, OpenFeature } from '@openfeature/server-sdk';
-import { kOperator, principalOf } from '../../src/audit/audit-actor.js';
+import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
 import { FlagwireProvider } from '../../src/provider/provider.js';
 import { buildEvalWorld } from '../eval/eval-world.js';
 import { call } from '../helpers/http.js';

@@ -4,7 +4,7 @@
 // otherwise and given up after its age; redelivered as the same message; the log stays bounded.
 import t from 'tap';
 import { Webhook as Verifier } from 'standardwebhooks';
-import { kOperator, principalOf } from '../../src/audit/audit-actor.js';
+import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
 import { jsonBody } from '../../src/model/request-body.js';
 import { signedHeaders, verifySignature } from '../../src/webhooks/signature.js';
 import type { WebhookDelivery } from '../../src/webhooks/records.js';

@@ -6,7 +6,7 @@
 // made and when sent; Slack's format, names escaped; a token limited to some environments refused.
 import t from 'tap';
 import { Webhook as Verifier } from 'standardwebhooks';
-import { kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/actor/audit-actor.js';
 import { jsonBody } from '../../src/model/request-body.js';
 import { call } from '../helpers/http.js';
 import { pollUntil } from '../helpers/poll.js';

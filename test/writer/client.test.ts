@@ -10,7 +10,7 @@ import { dataFilePath } from '../../src/store/layout.js';
 import { Store } from '../helpers/store.js';
 import { WriterClient } from '../../src/writer/client.js';
 import { tempDataDir } from '../helpers/server.js';
-import { kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/actor/audit-actor.js';
 
 t.test('idle() resolves after every earlier command is committed, without a transaction of its own', async (t) => {
   const dataDir = tempDataDir();

@@ -13,7 +13,7 @@ import { Store } from '../helpers/store.js';
 import { WriterClient } from '../../src/writer/client.js';
 import { holdLock } from '../helpers/hold-lock.js';
 import { tempDataDir } from '../helpers/server.js';
-import { kOperator } from '../../src/audit/audit-actor.js';
+import { kOperator } from '../../src/actor/audit-actor.js';
 
 const kTimeoutMs = 300;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -4,7 +4,7 @@ import type { Flag } from '../model/flags.js';
 import type { Project } from '../model/projects.js';
 import type { FlagCreate } from '../model/schemas.js';
 import type { StoreWriter } from '../store/interfaces.js';
-import { kOperator, principalOf } from '../audit/audit-actor.js';
+import { kOperator, principalOf } from '../actor/audit-actor.js';
 import { flagCreate } from '../flags/flag-commands.js';
 import { orgAddMember, orgCreate, userCreate } from '../orgs/org-commands.js';
 import { audienceCreate, projectCreate } from '../projects/project-commands.js';

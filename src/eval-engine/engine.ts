@@ -130,7 +130,7 @@ export interface ProjectEntry {
   readonly validEnvs: string;
   readonly envMissing: Buffer;
   readonly org: Org | null;
-  /** What decides this project's answers, as 8 hex digits (projectConfigTag, src/eval/config-tag.ts). */
+  /** What decides this project's answers, as 8 hex digits (projectConfigTag, src/eval-engine/config-tag.ts). */
   readonly configTag: string;
 }
 

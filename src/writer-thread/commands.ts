@@ -8,7 +8,7 @@ import type { WriterCommand } from '../writer/command.js';
 import { kWriterCommands } from './demo-seed.js';
 import { queueWebhookDeliveries } from '../webhooks/webhook-commands.js';
 import { gate } from '../approvals/gate.js';
-import { actorIdOf, type Principal } from '../audit/audit-actor.js';
+import { actorIdOf, type Principal } from '../actor/audit-actor.js';
 import { requestView, type ChangeRequestView } from '../approvals/request-view.js';
 
 type AllCommands = typeof kWriterCommands & CapabilityCommands;

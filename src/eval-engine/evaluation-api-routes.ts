@@ -3,7 +3,7 @@
 // the raw query string into the current batch (batcher.ts) and the eval workers parse, read the store
 // and evaluate (evaluation-api-evaluator.ts, engine.ts).
 //
-// It lives in src/eval, not in a folder of its own, because its evaluation is the engine's own: the
+// It lives in src/eval-engine, not in a folder of its own, because its evaluation is the engine's own: the
 // query parser (query.ts), the answer bodies (bodies.ts) and the per-flag caches of those bodies
 // (engine.ts). A unit test's or bench's pool and batcher are given its spec (evaluationApiSpec).
 //
