@@ -54,12 +54,17 @@ export const kCapabilityList: readonly Capability[] = kCapabilities;
  */
 export const kStoreLayout: StoreLayout = storeLayout(kCapabilityList);
 
+/** The capabilities' writer commands by name; a name declared twice is an error. */
+export function capabilityCommands(capabilities: readonly Capability[]): ReadonlyMap<string, AnyCommand> {
+  return uniqueBy(
+    capabilities.flatMap((c) => Object.values(c.commands ?? {})),
+    (command) => command.name,
+    'writer command',
+  );
+}
+
 /** Every capability's writer commands by name; a name declared twice is a start-up error. */
-export const kCapabilityCommands: ReadonlyMap<string, AnyCommand> = uniqueBy(
-  kCapabilityList.flatMap((c) => Object.values(c.commands ?? {})),
-  (command) => command.name,
-  'writer command',
-);
+export const kCapabilityCommands: ReadonlyMap<string, AnyCommand> = capabilityCommands(kCapabilityList);
 
 /** Every capability's routes outside the Management API, by route name, in the order the capabilities are listed. */
 export const kCapabilityServiceRoutes: readonly (readonly [string, ServiceRouteSpec])[] = kCapabilityList.flatMap((c) =>
@@ -79,13 +84,18 @@ export const kCapabilityGrpcServices: readonly GrpcServiceSpec[] = [
  * Every audit action a capability declares, and the webhook event it is sent as (its capability's
  * webhookEvent; null: no webhook hears of it). An action declared twice is a start-up error.
  */
-export const kAuditActionEvents: ReadonlyMap<string, WebhookEvent | null> = new Map(
-  uniqueBy(
-    kCapabilityList.flatMap((c) => (c.auditActions ?? []).map((action) => [action, c.webhookEvent ?? null] as const)),
-    ([action]) => action,
-    'audit action',
-  ).values(),
-);
+export const kAuditActionEvents: ReadonlyMap<string, WebhookEvent | null> = auditActionEvents(kCapabilityList);
+
+/** The capabilities' audit actions, each with the webhook event it is sent as; an action declared twice is an error. */
+export function auditActionEvents(capabilities: readonly Capability[]): ReadonlyMap<string, WebhookEvent | null> {
+  return new Map(
+    uniqueBy(
+      capabilities.flatMap((c) => (c.auditActions ?? []).map((action) => [action, c.webhookEvent ?? null] as const)),
+      ([action]) => action,
+      'audit action',
+    ).values(),
+  );
+}
 
 /** The webhook event an audit action is sent as; null: no webhook hears of it (webhook and membership changes). */
 export function webhookEventOf(action: string): WebhookEvent | null {

@@ -3,6 +3,7 @@
 // in one transaction, or a store read) and how it prints for people (output.ts); the --json output is
 // the returned value itself.
 import { kCapabilityList, kStoreLayout } from '../capabilities.js';
+import type { Capability } from '../capability/capability.js';
 import { bool, command, type CliCommand, str } from '../cli-command/cli-command.js';
 import { UsageError } from '../cli-command/args.js';
 
@@ -76,5 +77,10 @@ const kMigrate = command({
     `Copied ${result.records} records into PostgreSQL (revision ${result.revision}); this data directory is now its copy: start nodes with --database.`,
 });
 
-/** Every command of the command line: serve, then each capability's in the order src/capabilities.ts lists them, then migrate-to-postgres. */
-export const kCliCommands: readonly CliCommand[] = [kServe, ...kCapabilityList.flatMap((c) => c.cli ?? []), kMigrate];
+/** The command line's commands: serve, then each capability's in the order given, then migrate-to-postgres. */
+export function cliCommands(capabilities: readonly Capability[]): readonly CliCommand[] {
+  return [kServe, ...capabilities.flatMap((c) => c.cli ?? []), kMigrate];
+}
+
+/** Every command of the command line, the capabilities' in the order src/capabilities.ts lists them. */
+export const kCliCommands: readonly CliCommand[] = cliCommands(kCapabilityList);

@@ -15,9 +15,10 @@ import {
   SchemaRef,
 } from '../routes/openapi-parts.js';
 import type { TSchema } from '../typebox.js';
+import type { Capability } from '../capability/capability.js';
 
 /** Every component by name: the service's, then each capability's in their order; a name or schema declared twice is an error. */
-export function openApiComponents(): Map<string, TSchema> {
+export function openApiComponents(capabilities: readonly Capability[] = kCapabilityList): Map<string, TSchema> {
   const components = new Map<string, TSchema>();
   const declared = new Map<TSchema, string>();
   const declare = (owner: string, schemas: Readonly<Record<string, TSchema>>) => {
@@ -30,7 +31,7 @@ export function openApiComponents(): Map<string, TSchema> {
     }
   };
   declare('the service', kServiceComponents);
-  for (const capability of kCapabilityList) declare(`capability ${capability.name}`, capability.schemas ?? {});
+  for (const capability of capabilities) declare(`capability ${capability.name}`, capability.schemas ?? {});
   return components;
 }
 

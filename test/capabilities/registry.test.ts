@@ -6,16 +6,23 @@
 // declared by one owner; a kind declared once is recorded, copied and exported) and
 // test/store/replica.test.ts ("a full copy of an empty source").
 import t from 'tap';
-import { kAuditActionEvents, kCapabilityList, webhookEventOf } from '../../src/capabilities.js';
-import { kCliCommands } from '../../src/cli/commands.js';
+import {
+  auditActionEvents,
+  capabilityCommands,
+  kAuditActionEvents,
+  kCapabilityCommands,
+  kCapabilityList,
+  webhookEventOf,
+} from '../../src/capabilities.js';
+import { cliCommands, kCliCommands } from '../../src/cli/commands.js';
 import type { WebhookEvent } from '../../src/capability/webhook-events.js';
-import { openApiPaths } from '../../src/openapi/document.js';
+import { openApiComponents, openApiPaths } from '../../src/openapi/document.js';
 import { kAllRoutes, kRouteLabels, routeNumber, routeNumbers, routeTable } from '../../src/all-routes.js';
 import { kStreamRoutes } from '../../src/stream/routes.js';
 import { openApiPath, routeLabel } from '../../src/routes/route-table.js';
 import { kApiRoutes } from '../../src/web-console/api.js';
 import { isCommandName } from '../../src/writer-thread/commands.js';
-import { kWidgets } from '../helpers/widgets.js';
+import { kWidgets, WidgetBody } from '../helpers/widgets.js';
 
 /** The names in `names` given more than once. */
 function twice(names: readonly string[]): string[] {
@@ -83,6 +90,33 @@ t.test(
       () => routeNumbers({ stream: { ...kStreamRoutes.stream } }),
       /route stream is not declared by a capability/,
       'a copy is not the declaration',
+    );
+  },
+);
+
+t.test(
+  "a capability's command, command-line command, audit action and OpenAPI schema reach the derived tables from its declaration alone",
+  async (t) => {
+    const withWidgets = [...kCapabilityList, kWidgets];
+    const commands = capabilityCommands(withWidgets);
+    t.equal(commands.get('widgetCreate'), kWidgets.commands!.widgetCreate, "the writer's commands by name hold its command");
+    t.equal(commands.size, kCapabilityCommands.size + 1, 'one command more');
+    const cli = cliCommands(withWidgets);
+    t.strictSame(
+      cli.map((c) => c.name),
+      [...kCliCommands.slice(0, -1).map((c) => c.name), 'widget list', kCliCommands.at(-1)!.name],
+      "the command line's index holds its command, after the capabilities listed before it and before migrate-to-postgres",
+    );
+    const events = auditActionEvents(withWidgets);
+    t.equal(events.get('widget.create'), 'flag', 'its audit action, sent to webhooks as the event it names');
+    t.equal(events.size, kAuditActionEvents.size + 1);
+    const components = openApiComponents(withWidgets);
+    t.equal(components.get('Widget'), WidgetBody, 'its schema is an OpenAPI component');
+    t.equal(components.size, openApiComponents().size + 1);
+    t.throws(
+      () => capabilityCommands([...withWidgets, kWidgets]),
+      /writer command widgetCreate is declared twice/,
+      'declared twice: an error',
     );
   },
 );

@@ -5,8 +5,13 @@
 // src/all-routes.ts). Nothing else in Flagwire knows it: what it proves is that a kind declared in one
 // place is recorded, copied, exported and migrated (test/store/store-layout.test.ts,
 // test/multinode/record-kinds-pg.test.ts), and that a route declared in one place is numbered and
-// labelled for the metrics (test/capabilities/registry.test.ts).
+// labelled for the metrics, and its command, command-line command, audit action and OpenAPI schema reach
+// the tables derived from the list (test/capabilities/registry.test.ts).
 import { kCapabilityList } from '../../src/capabilities.js';
+import { command } from '../../src/cli-command/cli-command.js';
+import type { StoreWriter } from '../../src/store/interfaces.js';
+import { Type } from '../../src/typebox.js';
+import { commandTable } from '../../src/writer/command.js';
 import { defineCapability } from '../../src/capability/capability.js';
 import { keyedRecords } from '../../src/store/record-kinds.js';
 import { storeLayout } from '../../src/store/store-layout.js';
@@ -44,10 +49,41 @@ export const kWidgetDraftRecords = keyedRecords<Widget>()({
   exported: false,
 });
 
+/** A widget made: its one writer command. */
+function widgetCreate(w: StoreWriter, input: Widget): Widget {
+  w.putKeyed(kWidgetRecords, input);
+  return input;
+}
+
+const kWidgetCommands = commandTable({ widgetCreate });
+
+/** A widget as its route and the OpenAPI document say it. */
+export const WidgetBody = Type.Object({
+  id: Type.String(),
+  orgId: Type.String(),
+  size: Type.Number(),
+  flagId: Type.Optional(Type.String()),
+});
+
 export const kWidgets = defineCapability({
   name: 'widgets',
   databases: ['widgets', 'widgetDrafts'],
   records: [kWidgetRecords, kWidgetDraftRecords],
+  commands: kWidgetCommands,
+  cli: [
+    command({
+      name: 'widget list',
+      usage: 'widget list',
+      summary: 'every widget -> {widgets}',
+      positionals: [],
+      options: {},
+      run: (_args, ctx) => ctx.read((r) => ({ widgets: r.listKeyed(kWidgetRecords) })),
+      human: (result: { widgets: Widget[] }) => result.widgets.map((w) => `${w.id} ${w.size}`).join('\n'),
+    }),
+  ],
+  schemas: { Widget: WidgetBody },
+  auditActions: ['widget.create'],
+  webhookEvent: 'flag',
   // Declared as every capability's route is: no route number anywhere.
   routes: {
     apiListWidgets: {
