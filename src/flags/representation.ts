@@ -101,15 +101,7 @@ export type UsageOf = (flagId: string) => FlagUsage | undefined;
 export function flatFlag(flag: Flag, env: string | null, usage: FlagUsage | undefined): FlatFlag {
   const state = effectiveState(flag, env);
   const out: FlatFlag = {
-    id: flag.id,
-    name: flag.name,
-    kind: flag.kind,
-    ...bucketingField(flag.bucketing),
-    description: flag.description,
-    tags: flag.tags,
-    updatedAt: flag.updatedAt,
-    lastEvaluatedAt: usage?.lastEvaluatedAt ?? null,
-    evaluations: usage?.evaluations ?? 0,
+    ...flagFacts(flag, usage),
     enabled: state.enabled,
     trafficPercentage: state.trafficPercentage,
     cohorts: state.cohorts,
@@ -135,17 +127,21 @@ export function environmentsFlag(flag: Flag & { kind: 'groupflag' }, project: Pr
     addTyped(entry, state);
     environments[env] = entry;
   }
+  return { ...flagFacts(flag, usage), kind: 'groupflag', environments };
+}
+
+/** What both forms say first, in this order (the keys' order is the answer's): the flag itself and its usage. */
+function flagFacts(flag: Flag, usage: FlagUsage | undefined) {
   return {
     id: flag.id,
     name: flag.name,
-    kind: 'groupflag',
+    kind: flag.kind,
     ...bucketingField(flag.bucketing),
     description: flag.description,
     tags: flag.tags,
     updatedAt: flag.updatedAt,
     lastEvaluatedAt: usage?.lastEvaluatedAt ?? null,
     evaluations: usage?.evaluations ?? 0,
-    environments,
   };
 }
 

@@ -199,6 +199,8 @@ export interface LookupEntry {
 export interface LookupRange {
   /** Only the entries after this position (LookupEntry.at of the last one read), in the order read. */
   readonly after?: readonly LookupPart[] | null;
+  /** Only the entries past every one whose parts start with these (a skip to the next group); not with `after`. */
+  readonly past?: readonly LookupPart[];
   /** Only the entries whose parts are at or before these (a due time: the entries due by then); not with `reverse`. */
   readonly through?: readonly LookupPart[];
   /** Last first. */

@@ -12,11 +12,11 @@ import type { KeyedKind, Lookup, LookupEntry, LookupKey, LookupPart, LookupRange
 const kAfterAll = '\uffff';
 
 /**
- * Every id Flagwire makes is short. A longer part (taken from a URL or the command line) is filed
- * nowhere, and it must not reach LMDB at all: lmdb-js throws a RangeError for a key of a few thousand
- * characters.
+ * Every id Flagwire makes is short. A longer part (an id taken from a URL or the command line) is filed
+ * nowhere and read as absent, and it must not reach LMDB at all: lmdb-js throws a RangeError for a key
+ * of a few thousand characters. The store's one limit on a key, lookups' and records' alike.
  */
-export const kMaxKeyPart = 512;
+const kMaxKeyPart = 512;
 
 export const tooLongPart = (part: LookupPart) => typeof part === 'string' && part.length > kMaxKeyPart;
 
@@ -108,10 +108,14 @@ function bounds(base: readonly LookupPart[], range: LookupRange): { start: Looku
   const after = range.after ?? null;
   const skip = after === null ? null : [...base, ...after];
   if (range.reverse === true) {
-    if (range.through !== undefined) throw new Error('a reversed range of a lookup ends at its first entry');
+    if (range.through !== undefined || range.past !== undefined)
+      throw new Error('a reversed range of a lookup takes neither through nor past');
     return { start: skip ?? [...base, kAfterAll], end: [...base], skip };
   }
-  return { start: skip ?? [...base], end: [...base, ...(range.through ?? []), kAfterAll], skip };
+  if (range.past !== undefined && skip !== null)
+    throw new Error('a range of a lookup starts after a position or past some parts, not both');
+  const from = range.past === undefined ? (skip ?? [...base]) : [...base, ...range.past, kAfterAll];
+  return { start: from, end: [...base, ...(range.through ?? []), kAfterAll], skip };
 }
 
 const same = (a: readonly LookupPart[], b: readonly LookupPart[]) => a.length === b.length && a.every((part, i) => part === b[i]);

@@ -47,17 +47,21 @@ import {
   type RecordKind,
 } from './record-kinds.js';
 import { dueKey, kSchemaVersion, userEmailKey, databaseNamed, type Databases } from './layout.js';
-import { readEntries, readTally, refile, scanEntries, sumEntries, heldLookupNames, type LookupDatabases } from './keyed-lookups.js';
+import {
+  readEntries,
+  readTally,
+  refile,
+  scanEntries,
+  sumEntries,
+  heldLookupNames,
+  tooLongPart,
+  type LookupDatabases,
+} from './keyed-lookups.js';
 
 const kMaxRange = '\uffff';
 
-/**
- * Every id Flagwire makes is a short random string. A longer one (an id taken from a URL or the command
- * line) cannot be stored, so it is absent; and LMDB keys are limited in size (lmdb-js throws a
- * RangeError for a key string of a few thousand characters), so it must not reach LMDB at all.
- */
-const kMaxIdLength = 512;
-const tooLong = (id: string) => id.length > kMaxIdLength;
+/** An id too long to be a key Flagwire made is absent, and never reaches LMDB (keyed-lookups.ts says why). */
+const tooLong = tooLongPart;
 
 export abstract class LmdbRecords implements StoreWriter {
   /** Whether a write transaction is open (set by LmdbStore's transactions). */
@@ -396,19 +400,19 @@ export abstract class LmdbRecords implements StoreWriter {
     else this.assertTxn();
     if (kind.removal === undefined) throw new Error(`record kind ${kind.name} declares no deletion`);
     const db = this.keyedDatabase(kind);
+    const key = kind.key(value);
     // The stored record decides which entries go (the caller's copy may be older).
-    const stored = db.get(kind.key(value));
+    const stored = db.get(key);
     if (stored === undefined) return;
     // What hangs off it and goes with it, each recorded as its own deletion first: a copy applying the
     // changes in order finds nothing left to cascade.
-    const key = kind.key(value);
     for (const dependent of this.cascadesOf(kind.name)) {
       const via = dependent.hangsOff!.via;
       const records = via === null ? [this.getKeyed(dependent, key)] : this.listKeyedBy(dependent, via, key);
       for (const record of records) if (record !== undefined) this.deleteKeyed(dependent, record);
     }
     if (kind.indexes !== undefined) refile(this.lookupDatabases(), kind, stored, undefined);
-    db.removeSync(kind.key(value));
+    db.removeSync(key);
     this.recorder.record(changeOf(kind.removal.name, stored));
   }
 

@@ -87,13 +87,13 @@ export function listDeliveries(r: StoreReader, webhookId: string, limit: number,
 export function listDueWebhooks(r: StoreReader, now: number, limit: number): string[] {
   const out: string[] = [];
   // A skip scan: each webhook's first entry is its earliest try; then on past all of its entries.
-  let after: (string | number)[] | null = null;
+  let past: string[] | undefined;
   while (out.length < limit) {
-    const [first] = r.lookupEntries(kDeliveryRecords, 'due', [], { after, limit: 1 });
+    const [first] = r.lookupEntries(kDeliveryRecords, 'due', [], { past, limit: 1 });
     if (first === undefined) break;
     const [webhookId, dueAt] = first.at as [string, number, string];
     if (dueAt <= now) out.push(webhookId);
-    after = [webhookId, '\uffff'];
+    past = [webhookId];
   }
   return out;
 }

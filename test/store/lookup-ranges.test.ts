@@ -51,6 +51,8 @@ t.test('entries are ordered by their parts, then by record key, and read by rang
   t.strictSame(list({ after: [20, 'b'], reverse: true }), ['a', 'c'], 'after a position, reversed');
   t.strictSame(list({ through: [20] }), ['c', 'a', 'b'], 'through a bound: every entry at it');
   t.strictSame(list({ offset: 1, limit: 2 }), ['a', 'b']);
+  t.strictSame(list({ past: [20] }), ['d'], 'past every entry whose parts start with these');
+  t.strictSame(ids(store.listKeyedBy(kThings, 'byOwner', [], { past: ['o1'], limit: 1 })), ['e'], "the next group's first entry");
   t.strictSame(ids(store.listKeyedBy(kThings, 'byOwner', ['o1', 20])), ['a', 'b'], 'under more of the parts');
   t.strictSame(
     store.lookupEntries(kThings, 'byOwner', 'o1', { limit: 1 }),
