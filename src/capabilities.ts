@@ -23,6 +23,7 @@ import { kTokens } from './tokens/capability.js';
 import { kWebhooks } from './webhooks/capability.js';
 import type { WebhookEvent } from './capability/webhook-events.js';
 import type { AnyCommand } from './writer/command.js';
+import { kTestSwitches } from './test-switches.js';
 
 export const kCapabilities = [
   kOrgs,
@@ -44,8 +45,14 @@ export const kCapabilities = [
   kApprovals,
 ] as const satisfies readonly Capability[];
 
-/** The capabilities' values, as every derivation reads them. */
-export const kCapabilityList: readonly Capability[] = kCapabilities;
+/**
+ * The capabilities' values, as every derivation reads them: with FLAGWIRE_TEST_HOOKS=1 and
+ * FLAGWIRE_TEST_CAPABILITY, a test's own capability after them (src/test-switches.ts), in every thread.
+ */
+export const kCapabilityList: readonly Capability[] =
+  kTestSwitches.capabilityModule === null
+    ? kCapabilities
+    : [...kCapabilities, ((await import(kTestSwitches.capabilityModule)) as { testCapability: Capability }).testCapability];
 
 /**
  * The store's layout: the databases and record kinds the store and every capability declare, from which

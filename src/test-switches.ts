@@ -23,6 +23,12 @@ export interface TestSwitches {
    * came by notice.
    */
   readonly replicaHeartbeatMs: number | null;
+  /**
+   * FLAGWIRE_TEST_CAPABILITY: the URL of a module exporting `testCapability`, a capability every thread of
+   * this process lists after Flagwire's own (src/capabilities.ts): the test-only capability of
+   * test/helpers/widget-capability.ts, run by a server, a relay and the command line.
+   */
+  readonly capabilityModule: string | null;
 }
 
 /** The FLAGWIRE_TEST_* switches of `env` (see TestSwitches). */
@@ -38,6 +44,7 @@ export function readTestSwitches(env: NodeJS.ProcessEnv): TestSwitches {
     streamHeartbeatMs: positive(env.FLAGWIRE_TEST_STREAM_HEARTBEAT_MS),
     streamMaxStallMs: positive(env.FLAGWIRE_TEST_STREAM_MAX_STALL_MS),
     replicaHeartbeatMs: positive(env.FLAGWIRE_TEST_REPLICA_HEARTBEAT_MS),
+    capabilityModule: (hooks && env.FLAGWIRE_TEST_CAPABILITY) || null,
   });
 }
 
