@@ -3,7 +3,7 @@
 import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, resolve } from 'node:path';
-import { type Static, Type, TypeCompiler } from './typebox.js';
+import { type Static, Type, compiledOnUse } from './typebox.js';
 import { parseRange } from './http/client-address.js';
 
 export const Config = Type.Object({
@@ -67,7 +67,7 @@ export const Config = Type.Object({
 });
 export type Config = Static<typeof Config>;
 
-const kConfigCheck = TypeCompiler.Compile(Config);
+const kConfigCheck = compiledOnUse(Config);
 
 /** A setting that cannot be used; the console prints it as one line and exits 2. */
 export class ConfigError extends Error {

@@ -4,7 +4,7 @@
 import { FlagwireError } from '../errors.js';
 import type { ReceivedBody } from '../model/request-body.js';
 import { schemaErrorText } from '../model/schemas.js';
-import { type Static, type TObject, type TSchema, Type, type TypeCheck, TypeCompiler, ValueErrorType } from '../typebox.js';
+import { type CompiledCheck, compiledOnUse, type Static, type TObject, type TSchema, Type, ValueErrorType } from '../typebox.js';
 
 /** A form field's schema: `x-error` is what a wrong value gets after the field's quoted name. */
 export const FormText = Type.String({ 'x-error': 'must be a string' });
@@ -28,7 +28,7 @@ export interface ConsoleForm<T extends TSchema> {
  * `x-pattern-error`, a whole detail; a form with an `x-error` of its own gives that detail for any problem.
  */
 export function compileForm<T extends TObject | typeof JsonObject>(schema: T): ConsoleForm<T> {
-  const checker = TypeCompiler.Compile(schema);
+  const checker = compiledOnUse(schema);
   const whole = schemaErrorText(schema);
   const fields = fieldChecks(schema);
   const parse = (value: unknown): Static<T> => {
@@ -47,7 +47,7 @@ export function compileForm<T extends TObject | typeof JsonObject>(schema: T): C
 interface FieldCheck {
   key: string;
   optional: boolean;
-  check: TypeCheck<TSchema>;
+  check: CompiledCheck<TSchema>;
   /** What a wrong value gets, after the quoted key. */
   text: string;
   patternText: string | undefined;
@@ -60,7 +60,7 @@ function fieldChecks(schema: TObject | typeof JsonObject): FieldCheck[] {
   return Object.entries(schema.properties as Record<string, TSchema>).map(([key, field]) => ({
     key,
     optional: !required.has(key),
-    check: TypeCompiler.Compile(field),
+    check: compiledOnUse(field),
     text: `"${key}" ${schemaErrorText(field)}`,
     patternText: (field as { 'x-pattern-error'?: string })['x-pattern-error'],
   }));

@@ -1,6 +1,6 @@
 // Commands that change flags: create and patch (the Management API's, the web console's and the command
 // line's, one command each), and the console-only edits.
-import { TypeCompiler } from '../typebox.js';
+import { compiledOnUse } from '../typebox.js';
 import { FlagwireError } from '../errors.js';
 import { isEnvironmentAllowed, validEnvironmentsText } from '../model/environments.js';
 import { envEntry, kDefaultEnvState } from './flag-state.js';
@@ -38,9 +38,9 @@ import { deleteFlag, findFlagByName, putFlag } from './flag-store.js';
 // writes): all problems are reported together, and no rule is checked on two threads.
 const kCreateValidator = compileValidator(FlagCreate, { quoteKeys: false });
 const kPatchValidator = compileValidator(FlagPatch, { quoteKeys: true });
-const kAudienceIdCheck = TypeCompiler.Compile(AudienceId);
-const kTypedFieldsCheck = TypeCompiler.Compile(TypedFields);
-const kBucketingCheck = TypeCompiler.Compile(Bucketing);
+const kAudienceIdCheck = compiledOnUse(AudienceId);
+const kTypedFieldsCheck = compiledOnUse(TypedFields);
+const kBucketingCheck = compiledOnUse(Bucketing);
 
 /**
  * The body of a create or patch: as received (`received`, parsed here: the Management API's and the web

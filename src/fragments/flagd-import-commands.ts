@@ -25,7 +25,7 @@ import { parseFlagDefinition } from '../targeting/parse.js';
 import { formatPath, listedProblems, problemText } from '../targeting/problems.js';
 import { actorFor, type Principal } from '../actor/audit-actor.js';
 import { createFlagAs, patchFlagAs } from '../flags/flag-commands.js';
-import { TypeCompiler } from '../typebox.js';
+import { compiledOnUse } from '../typebox.js';
 import { Bucketing, schemaErrorText } from '../model/schemas.js';
 import { bucketingChangeProblem, bucketingOf, kBucketingKey } from '../flags/bucketing.js';
 import type { FlagDefinitionDocument } from '../targeting/definition.js';
@@ -33,7 +33,7 @@ import { RefResolver } from '../targeting/refs.js';
 import { type FragmentOutcome, putFragmentAs } from './fragment-commands.js';
 import { listFlags } from '../flags/flag-store.js';
 
-const kBucketingCheck = TypeCompiler.Compile(Bucketing);
+const kBucketingCheck = compiledOnUse(Bucketing);
 
 export interface FlagsImportInput {
   projectId: string;

@@ -1,5 +1,5 @@
 // Turns a compiled TypeBox check into the spec's problem texts: every problem, each naming its path.
-import { type Static, type TSchema, type TUnion, type TypeCheck, TypeCompiler, type ValueError, ValueErrorType } from '../typebox.js';
+import { type CompiledCheck, compiledOnUse, type Static, type TSchema, type TUnion, type ValueError, ValueErrorType } from '../typebox.js';
 import { schemaErrorText } from './schemas.js';
 
 export interface Validator<T extends TSchema> {
@@ -14,7 +14,7 @@ export interface ValidatorOptions {
 }
 
 export function compileValidator<T extends TSchema>(schema: T, options: ValidatorOptions): Validator<T> {
-  const checker: TypeCheck<T> = TypeCompiler.Compile(schema);
+  const checker: CompiledCheck<T> = compiledOnUse(schema);
   const name = (path: string) => (options.quoteKeys ? `"${path}"` : path);
   return {
     check: (value): value is Static<T> => checker.Check(value),

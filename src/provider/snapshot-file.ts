@@ -6,10 +6,10 @@
 //   {"savedAt": <Unix ms>, "etag": "<the server's ETag>", "snapshot": {...the server's snapshot, its revision in it...}}
 import { randomBytes } from 'node:crypto';
 import { open, readFile, rename, rm } from 'node:fs/promises';
-import { TypeCompiler } from '../typebox.js';
+import { compiledOnUse } from '../typebox.js';
 import { Snapshot } from '../snapshots/shape.js';
 
-const kSnapshotCheck = TypeCompiler.Compile(Snapshot);
+const kSnapshotCheck = compiledOnUse(Snapshot);
 
 export interface SavedSnapshot {
   /** When it was written (Unix ms): its age is what PROVIDER_STALE reports. */

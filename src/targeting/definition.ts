@@ -17,7 +17,7 @@
 //   }
 //
 // Unknown properties are allowed where flagd allows them ("$schema", properties of a flag), and ignored.
-import { type Static, Type, TypeCompiler } from '../typebox.js';
+import { type Static, Type, compiledOnUse } from '../typebox.js';
 
 /** Metadata values: string, number or boolean (flag-set metadata and each flag's). */
 export const FlagMetadata = Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()]));
@@ -52,7 +52,7 @@ export const FlagDefinitionDocument = Type.Object({
 });
 export type FlagDefinitionDocument = Static<typeof FlagDefinitionDocument>;
 
-export const kFlagDefinitionDocument = TypeCompiler.Compile(FlagDefinitionDocument);
+export const kFlagDefinitionDocument = compiledOnUse(FlagDefinitionDocument);
 
 /** The value type of a flag, named as OpenFeature names them. */
 export type FlagValueType = 'boolean' | 'string' | 'number' | 'object';
