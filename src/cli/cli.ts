@@ -12,8 +12,19 @@
 //      --json the plan object has `changed`, an error object does not)
 //   3  the change was not applied: an approval policy guards what it changes, and a change request
 //      now holds it (docs/approvals.md); with --json {"changeRequest": {...}} on stdout
-import { readFileSync } from 'node:fs';
-import { main, type Outcome } from './main.js';
+//
+// Pipelines run a command per step, so this entry loads as little as it can (docs/architecture.md,
+// "The command line's start"): help, the version and usage errors are answered from the commands'
+// shapes that the build derives from them (commands.json), with no capability loaded; a command runs
+// from the build's bundle of main.js (bundle/main.js), one file instead of some 300 modules; serve,
+// which starts threads that load the modules anyway, from main.js itself. A process given a test's own
+// capability (FLAGWIRE_TEST_CAPABILITY) has commands the derived table lacks: it runs main.js for all.
+import { readFileSync, statSync } from 'node:fs';
+import type { CommandSpec } from '../cli-command/args.js';
+import { kTestSwitches } from '../test-switches.js';
+import { answerBeforeRun, type Outcome } from './answers.js';
+
+type Main = typeof import('./main.js');
 
 /** The command line as the bytes given, where the system shows them (Linux); else null. */
 function commandLineBytes(): Buffer | null {
@@ -24,7 +35,39 @@ function commandLineBytes(): Buffer | null {
   }
 }
 
-const outcome: Outcome | null = await main(process.argv.slice(2), { env: process.env, commandLine: commandLineBytes() });
+/**
+ * Whether the build's `derived` file is at least as new as the module it is derived from: a tsc run
+ * alone (not `npm run build`) leaves the older one behind, and then the modules themselves are run.
+ */
+function derivedIsFresh(derived: string, from: string): boolean {
+  try {
+    return statSync(new URL(derived, import.meta.url)).mtimeMs >= statSync(new URL(from, import.meta.url)).mtimeMs;
+  } catch {
+    return false;
+  }
+}
+
+const argv = process.argv.slice(2);
+const io = { env: process.env, commandLine: commandLineBytes() };
+let outcome: Outcome | null;
+if (
+  kTestSwitches.capabilityModule === null &&
+  derivedIsFresh('./commands.json', './commands.js') &&
+  derivedIsFresh('./bundle/main.js', './main.js')
+) {
+  const specs = JSON.parse(readFileSync(new URL('./commands.json', import.meta.url), 'utf8')) as (CommandSpec & {
+    longRunning?: boolean;
+  })[];
+  const answered = answerBeforeRun(argv, specs, io);
+  if ('outcome' in answered) {
+    outcome = answered.outcome;
+  } else {
+    const { main } = (await import(answered.line.spec.longRunning ? './main.js' : './bundle/main.js')) as Main;
+    outcome = await main(argv, io);
+  }
+} else {
+  outcome = await (await import('./main.js')).main(argv, io);
+}
 if (outcome !== null) {
   if (outcome.stderr !== '') process.stderr.write(outcome.stderr);
   if (outcome.stdout !== '') process.stdout.write(outcome.stdout);

@@ -1,6 +1,5 @@
 // The console's run (cli.ts is its entry point): the command line in, the exit status and output out,
 // with the environment given explicitly, so the same run can be made inside another process (tests).
-import { readFileSync } from 'node:fs';
 import { kStoreLayout } from '../capabilities.js';
 import { ConfigError, resolveChangeLogBounds, resolveDatabaseUrl, resolveDataDir } from '../config.js';
 import { errorBody, FlagwireError } from '../errors.js';
@@ -10,16 +9,12 @@ import { openForCli, writeRefusalOnOpen, type CliStore } from '../store/open-sto
 import { runOutcome } from '../writer-thread/commands.js';
 import { ChangeRequested } from '../writer/change-requested.js';
 import type { WriterCommand } from '../writer/command.js';
-import { type CommandLine, parseCommandLine, undecodableArguments, UsageError, wantsJson } from '../cli-command/args.js';
+import { UsageError, wantsJson } from '../cli-command/args.js';
+import { answerBeforeRun, type CliIo, failure, kExitFailed, kExitRequested, kExitUsage, type Outcome, usageFailure } from './answers.js';
 import { kCliCommands } from './commands.js';
 import type { CliContext } from '../cli-command/cli-command.js';
 import { renderJson } from '../cli-command/output.js';
 import { cliTestHook } from './test-hooks.js';
-
-const kExitFailed = 1;
-const kExitUsage = 2;
-/** The change was held as a change request (an approval policy guards what it changes): nothing applied yet. */
-const kExitRequested = 3;
 
 /** Opens the store on first use, so usage errors and --help never touch the data dir (or PostgreSQL). */
 class StoreContext implements CliContext {
@@ -87,44 +82,11 @@ class StoreContext implements CliContext {
   }
 }
 
-export interface Outcome {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function failure(json: boolean, err: FlagwireError, code: number, stderr = ''): Outcome {
-  return json
-    ? { code, stdout: renderJson(errorBody(err)), stderr }
-    : { code, stdout: '', stderr: `${stderr}error: ${err.title}: ${err.detail}\n` };
-}
-
 async function run(argv: readonly string[], io: CliIo): Promise<Outcome | null> {
-  const json = wantsJson(argv);
-  let line: CommandLine<(typeof kCliCommands)[number]>;
-  try {
-    line = parseCommandLine(argv, kCliCommands);
-  } catch (err) {
-    if (err instanceof UsageError) return usageFailure(json, err);
-    throw err;
-  }
-  if (line.version) {
-    const version = packageVersion();
-    return { code: 0, stdout: line.json ? renderJson({ version }) : `flagwire ${version}\n`, stderr: '' };
-  }
-  if (line.help || line.spec === null) return { code: 0, stdout: `${line.helpText}\n`, stderr: '' };
+  const answered = answerBeforeRun(argv, kCliCommands, io);
+  if ('outcome' in answered) return answered.outcome;
+  const { line } = answered;
   const { spec } = line;
-  const undecodable = undecodableArguments(argv, io.commandLine);
-  if (undecodable.length > 0) {
-    const which = undecodable.map((i) => `argument ${i + 1} ("${argv[i]}")`).join(', ');
-    return usageFailure(
-      line.json,
-      new UsageError(
-        `${which} ${undecodable.length === 1 ? 'is' : 'are'} not valid UTF-8 (shown with U+FFFD for the bytes that do not decode); pass text as UTF-8 (check the encoding of the terminal or script)`,
-        line.helpText,
-      ),
-    );
-  }
 
   const ctx = new StoreContext(line.data, line.database, spec.createsDataDir === true, io.env);
   try {
@@ -158,27 +120,6 @@ async function run(argv: readonly string[], io: CliIo): Promise<Outcome | null> 
   } finally {
     await ctx.close();
   }
-}
-
-/** The version in package.json (this file is dist/src/cli/main.js). */
-function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
-}
-
-function usageFailure(json: boolean, err: UsageError): Outcome {
-  const stderr = `flagwire: ${err.message}\n\n${err.help}\n`;
-  return json
-    ? { code: kExitUsage, stdout: renderJson(errorBody(new FlagwireError('INVALID_REQUEST', `usage: ${err.message}`))), stderr }
-    : { code: kExitUsage, stdout: '', stderr };
-}
-
-/** What a run reads from its process besides the arguments. */
-export interface CliIo {
-  /** The environment (FLAGWIRE_DATA, FLAGWIRE_DATABASE_URL). */
-  env: NodeJS.ProcessEnv;
-  /** The command line as the bytes given (/proc/self/cmdline), to find arguments that are not UTF-8; null where unknown. */
-  commandLine: Buffer | null;
 }
 
 /**

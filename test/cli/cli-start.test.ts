@@ -1,0 +1,135 @@
+// The command line loads only what it runs (src/cli/cli.ts): help, the version and usage errors are
+// answered from the commands' shapes the build derives (dist/src/cli/commands.json, by
+// scripts/build-cli.mjs) with no capability loaded, and a command runs from the build's bundle without
+// the server's packages. The derived table is the commands' shapes, and every answer given from it is
+// byte for byte the one main.ts gives from the commands themselves.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import t from 'tap';
+import type { CommandSpec } from '../../src/cli-command/args.js';
+import { answerBeforeRun, type CliIo } from '../../src/cli/answers.js';
+import { kCliCommands } from '../../src/cli/commands.js';
+import { main } from '../../src/cli/main.js';
+import { kCli } from '../helpers/server.js';
+
+const kDerived = JSON.parse(readFileSync(new URL('../../src/cli/commands.json', import.meta.url), 'utf8')) as CommandSpec[];
+const kModuleLog = fileURLToPath(new URL('../helpers/module-log.js', import.meta.url));
+const kDist = new URL('../../src/', import.meta.url).href;
+const io: CliIo = { env: {}, commandLine: null };
+
+/** The real binary, in a process of its own, with the modules it loads named. */
+function flagwire(args: string[]): { code: number | null; stdout: string; stderr: string; loaded: string[] } {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  delete env.FLAGWIRE_DATA;
+  delete env.FLAGWIRE_TEST_CAPABILITY;
+  const r = spawnSync(process.execPath, ['--import', kModuleLog, kCli, ...args], { encoding: 'utf8', env });
+  const lines = r.stderr.split('\n');
+  return {
+    code: r.status,
+    stdout: r.stdout,
+    stderr: lines.filter((l) => !l.startsWith('loaded ')).join('\n'),
+    loaded: lines.filter((l) => l.startsWith('loaded ')).map((l) => l.slice('loaded '.length)),
+  };
+}
+
+/** Flagwire's own modules among `loaded`, by path under dist/src, and the npm packages, by name. */
+function sources(loaded: string[]): { ours: string[]; packages: Set<string> } {
+  const ours = loaded.filter((u) => u.startsWith(kDist)).map((u) => u.slice(kDist.length));
+  const packages = new Set(loaded.flatMap((u) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(u)?.[1] ?? []));
+  return { ours, packages };
+}
+
+t.test("the derived table is the commands' shapes, in their order", async (t) => {
+  const shape = (c: CommandSpec & { longRunning?: boolean }) =>
+    JSON.parse(
+      JSON.stringify({
+        name: c.name,
+        usage: c.usage,
+        summary: c.summary,
+        positionals: c.positionals,
+        argumentHelp: c.argumentHelp,
+        options: c.options,
+        notes: c.notes,
+        longRunning: c.longRunning,
+      }),
+    );
+  t.strictSame(kDerived, kCliCommands.map(shape));
+});
+
+t.test('every answer given without running a command is the same from the derived table', async (t) => {
+  const lines: string[][] = [
+    [],
+    ['--help'],
+    ['help'],
+    ['--version'],
+    ['--version', '--json'],
+    ['nope'],
+    ['--json', 'nope'],
+    ['--version', 'x'],
+  ];
+  for (const c of kCliCommands) {
+    const words = c.name.split(' ');
+    lines.push([...words, '--help'], [...words, '--json', '--no-such-option'], [words[0]!, '--help'], [words[0]!]);
+    if (c.positionals.length > 0 || Object.values(c.options).some((o) => o.required)) lines.push(words, [...words, '--json']);
+  }
+  let answered = 0;
+  for (const argv of lines) {
+    const derived = answerBeforeRun(argv, kDerived, io);
+    const own = answerBeforeRun(argv, kCliCommands, io);
+    if ('outcome' in own) {
+      answered++;
+      t.strictSame(derived, own, argv.join(' ') || '(nothing)');
+    } else {
+      t.ok('line' in derived && derived.line.spec.name === own.line.spec.name, `${argv.join(' ')}: the same command to run`);
+    }
+  }
+  t.ok(answered > kCliCommands.length * 2, `${answered} answers compared`);
+});
+
+t.test('help loads no capability; a store command runs from the bundle without the server', async (t) => {
+  const help = flagwire(['--help']);
+  t.equal(help.code, 0);
+  t.equal(help.stdout, (await main(['--help'], io))!.stdout, "main's help, byte for byte");
+  const helpSources = sources(help.loaded);
+  t.strictSame(
+    helpSources.ours.filter((p) => !/^(cli\/(cli|answers)|cli-command\/(args|output)|errors|typebox|test-switches)\.js$/.test(p)),
+    [],
+    'help loads the entry, the parser and the error table only',
+  );
+  t.strictSame([...helpSources.packages], [], 'and no npm package');
+
+  const usage = flagwire(['flag', 'create', '--json']);
+  const own = (await main(['flag', 'create', '--json'], io))!;
+  t.strictSame([usage.code, usage.stdout, usage.stderr], [own.code, own.stdout, own.stderr], "a usage error: main's answer");
+
+  const dir = mkdtempSync(join(tmpdir(), 'flagwire-cli-start-'));
+  const created = flagwire(['org', 'create', '--name', 'Start', '--data', dir, '--json']);
+  t.equal(created.code, 0, created.stderr);
+  const listed = flagwire(['org', 'list', '--data', dir, '--json']);
+  t.equal(listed.code, 0, listed.stderr);
+  t.strictSame(
+    JSON.parse(listed.stdout),
+    JSON.parse((await main(['org', 'list', '--data', dir, '--json'], io))!.stdout),
+    'the bundle reads what main reads',
+  );
+  t.match(JSON.parse(listed.stdout), { orgs: [{ id: JSON.parse(created.stdout).id, name: 'Start' }] });
+  const run = sources(listed.loaded);
+  t.ok(
+    run.ours.some((p) => p.startsWith('cli/bundle/')),
+    'the command runs from the bundle',
+  );
+  t.strictSame(
+    run.ours.filter(
+      (p) => !p.startsWith('cli/bundle/') && !/^(cli\/(cli|answers)|cli-command\/(args|output)|errors|typebox|test-switches)\.js$/.test(p),
+    ),
+    [],
+    'and from no module outside it',
+  );
+  for (const name of ['uWebSockets.js', 'piscina', 'pino', 'pg', '@grpc/grpc-js', 'nodemailer']) {
+    t.notOk(run.packages.has(name), `${name} is not loaded`);
+  }
+  t.ok(run.packages.has('lmdb'), 'the store is');
+});
