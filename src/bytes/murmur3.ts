@@ -10,9 +10,15 @@ const kC2 = 0x1b873593;
 
 /** Hash of `bytes[0..length)`; an unsigned 32-bit integer. */
 export function murmur3x86_32(bytes: Uint8Array, length: number = bytes.length, seed = 0): number {
+  return murmur3Range(bytes, 0, length, seed);
+}
+
+/** Hash of `bytes[start..end)`: the same as murmur3x86_32 of those bytes alone, with no view made of them. */
+export function murmur3Range(bytes: Uint8Array, start: number, end: number, seed = 0): number {
   let h = seed | 0;
-  const blocks = length & ~3;
-  let i = 0;
+  const length = end - start;
+  const blocks = start + (length & ~3);
+  let i = start;
   for (; i < blocks; i += 4) {
     let k = bytes[i]! | (bytes[i + 1]! << 8) | (bytes[i + 2]! << 16) | (bytes[i + 3]! << 24);
     k = Math.imul(k, kC1);
