@@ -14,9 +14,14 @@
 //   npm run build && node dist/bench/ofrep-bulk.bench.js                 # the primary (started here)
 //   node dist/bench/ofrep-bulk.bench.js --relay                          # and a relay of it, side by side
 //   node dist/bench/ofrep-bulk.bench.js --projects P5,P350 NAME=URL ...  # nodes already running (nothing started)
+//   node dist/bench/ofrep-bulk.bench.js --baseline /tmp/bulk-base       # and another build's node, side by side
 // Options: --seconds 8 --rounds 3 --connections 64 --server-cpus 0 --wrk-cpus 1
+//
+// --baseline DIR starts a second node from DIR's build (DIR/dist: another worktree, built) on a copy of the
+// same data, measured first in every round, so that a change and what it changes run in one run, turn
+// about, on the same core: the ratio table then reads "primary ÷ baseline".
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateBulkDataset } from './dataset.js';
@@ -80,6 +85,7 @@ function parseArgs(argv: string[]) {
     wrkCpus: '1',
     relay: false,
     projects: null as string[] | null,
+    baseline: null as string | null,
   };
   const given: { name: string; url: string }[] = [];
   for (let i = 0; i < argv.length; i++) {
@@ -92,6 +98,7 @@ function parseArgs(argv: string[]) {
     else if (arg === '--wrk-cpus') options.wrkCpus = value();
     else if (arg === '--relay') options.relay = true;
     else if (arg === '--projects') options.projects = value().split(',');
+    else if (arg === '--baseline') options.baseline = value();
     else if (/^[\w-]+=https?:\/\//.test(arg)) given.push({ name: arg.slice(0, arg.indexOf('=')), url: arg.slice(arg.indexOf('=') + 1) });
     else throw new Error(`unknown argument ${arg}`);
   }
@@ -113,11 +120,11 @@ function serverEnv(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   };
 }
 
-/** Starts `flagwire serve ...args` and pins every thread it has (and will start) to `cpus`. */
-async function startNode(name: string, args: string[], env: NodeJS.ProcessEnv, cpus: string): Promise<Server> {
+/** Starts `flagwire serve ...args` (of the build in `dist`) and pins every thread it has (and will start) to `cpus`. */
+async function startNode(name: string, args: string[], env: NodeJS.ProcessEnv, cpus: string, dist = kDist): Promise<Server> {
   const server = await startServer(
     name,
-    [join(kDist, 'src/cli/cli.js'), 'serve', '--port', '0', '--host', '127.0.0.1', ...args],
+    [join(dist, 'src/cli/cli.js'), 'serve', '--port', '0', '--host', '127.0.0.1', ...args],
     env,
     kFlagwireListening,
     kStartWithinMs,
@@ -168,7 +175,7 @@ async function measure(
     durationSec: seconds,
     threads: 1,
     cpus: wrkCpus,
-    // The ETag covers the answer's bytes, so it is one context's: a revalidation sends that context back
+    // The ETag names the context (the request's body as sent), so it is one context's: a revalidation sends that context back
     // with its tag, as a client holding its answer does. A 200 run asks for a new targeting key each time.
     sequence:
       etag === null
@@ -220,6 +227,18 @@ async function main(): Promise<void> {
     if (targets.length === 0) {
       const data = await generateBulkDataset(join(work, 'primary'), kFlagCounts);
       projectIds = data.projects.map((p) => p.id);
+      if (options.baseline !== null) {
+        // Copied before either node opens it: the same records, each node its own files.
+        cpSync(join(work, 'primary'), join(work, 'baseline'), { recursive: true });
+        const baseline = await startNode(
+          'baseline',
+          ['--data', join(work, 'baseline')],
+          serverEnv({ FLAGWIRE_SYNC_PORT: '0' }),
+          options.serverCpus,
+          join(options.baseline, 'dist'),
+        );
+        targets.push({ name: 'baseline', url: baseline.url, pid: baseline.pid });
+      }
       const syncPort = options.relay ? String(await freePort()) : '0';
       const primary = await startNode(
         'primary',
@@ -228,6 +247,7 @@ async function main(): Promise<void> {
         options.serverCpus,
       );
       targets.push({ name: 'primary', url: primary.url, pid: primary.pid });
+      const primaryTarget = targets[targets.length - 1]!;
       if (options.relay) {
         // The relay's credential, made on the primary's data dir (docs/api.md: relay keys); it prints the secret once.
         const created = execFileSync(process.execPath, [join(kDist, 'src/cli/cli.js'), 'relay', 'key', 'create', '--name', 'bench'], {
@@ -243,7 +263,7 @@ async function main(): Promise<void> {
           options.serverCpus,
         );
         const relayTarget = { name: 'relay', url: relay.url, pid: relay.pid };
-        await caughtUp(targets[0]!, relayTarget, projectIds);
+        await caughtUp(primaryTarget, relayTarget, projectIds);
         targets.push(relayTarget);
       }
     }

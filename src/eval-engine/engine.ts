@@ -85,6 +85,9 @@ export interface FlagEntry {
   ofrepBodies: (Buffer | undefined)[] | null;
   /** OFREP answers of its variant states by answer, keyed by id (0) and by name (1); null until first use. */
   ofrepVariantBodies: [Map<Resolution, Buffer>, Map<Resolution, Buffer>] | null;
+  /** OFREP bulk entries of this version (by id, a comma, by name) per answer slot, and per variant answer; null until first use. */
+  ofrepPairs: (Buffer | undefined)[] | null;
+  ofrepVariantPairs: Map<Resolution, Buffer> | null;
   /** Evaluations counted on this entry since its counts were last taken, and the latest one's time. */
   evaluations: number;
   lastEvaluatedAt: number;
@@ -427,6 +430,8 @@ export class EvalEngine {
       variantBodies: null,
       ofrepBodies: null,
       ofrepVariantBodies: null,
+      ofrepPairs: null,
+      ofrepVariantPairs: null,
       evaluations: 0,
       lastEvaluatedAt: 0,
     };

@@ -212,6 +212,12 @@ export class ResultWriter {
     this.pos += body.length;
   }
 
+  /** An ASCII (latin1) text, written straight in: an ETag computed as text needs no Buffer of its own. */
+  pushLatin1(text: string): void {
+    if (this.pos + text.length > this.bytes.length) this.grow(this.pos + text.length);
+    this.pos += this.bytes.write(text, this.pos, 'latin1');
+  }
+
   pushByte(byte: number): void {
     if (this.pos + 1 > this.bytes.length) this.grow(this.pos + 1);
     this.bytes[this.pos++] = byte;
@@ -244,7 +250,14 @@ export class ResultWriter {
   }
 
   private grow(needed: number): void {
-    const next = Buffer.from(new ArrayBuffer(Math.max(needed, this.bytes.length * 2)));
+    // Answers too large for the slot (OFREP bulk: 88 KB each for 350 flags) would double the buffer again
+    // and again, each time copying what was written: room at once for the batch's other answers at the
+    // size of those so far (the one being written counted), which one more doubling at most corrects.
+    const written = (this.header - kAnswersHeaderBytes) / 12 + 1;
+    const headerBytes = kAnswersHeaderBytes + 12 * this.count;
+    const projected = headerBytes + Math.ceil(((needed - headerBytes) / written) * this.count);
+    // Not zero-filled (every byte read back is written first), and its own ArrayBuffer: transferable.
+    const next = Buffer.allocUnsafeSlow(Math.max(needed, this.bytes.length * 2, projected));
     this.bytes.copy(next, 0, 0, this.pos);
     this.bytes = next;
   }

@@ -17,6 +17,7 @@
 import type { TypedVariants } from '../model/flags.js';
 import { compileFlag, defaultVariantAnswer, type CompiledFlag, type Resolution } from '../targeting/compiled-flag.js';
 import { evaluateFlag } from '../targeting/evaluate.js';
+import { readsClock } from '../targeting/reads-clock.js';
 import type { SharedRules } from '../targeting/compile-rule.js';
 import { type Decision, decidedBy, decisionValue, kDecidedAudience, kDecidedCohort, kDecidedDisabled, kDecidedStatic } from './evaluate.js';
 
@@ -33,6 +34,8 @@ export interface CompiledVariants {
   readonly split: Resolution;
   /** The default variant, TARGETING_MATCH: a listed cohort or a matched audience let the caller in. */
   readonly matched: Resolution;
+  /** Whether the rule may read `$flagd.timestamp`: its answer to one context may change with the time. */
+  readonly readsClock: boolean;
 }
 
 const kNoMetadata = Object.freeze({});
@@ -58,6 +61,7 @@ export function compileVariants(typed: TypedVariants, flagKey: string, shared: S
     targeting,
     split: defaultVariantAnswer(flag, 'SPLIT'),
     matched: flag.defaultVariant === null ? answers.default : answers.matches.get(flag.defaultVariant)!,
+    readsClock: readsClock(targeting),
   };
 }
 

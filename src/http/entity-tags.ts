@@ -12,7 +12,13 @@ export function etag(configTag: string, body: Uint8Array): Buffer {
 /** RFC 9110 If-None-Match: `*`, or a list of entity tags compared weakly (a `W/` prefix is ignored). */
 export function matchesIfNoneMatch(header: string, tag: Uint8Array): boolean {
   if (header === '') return false;
-  const wanted = Buffer.from(tag.buffer, tag.byteOffset, tag.byteLength).toString('latin1');
+  return matchesIfNoneMatchText(header, Buffer.from(tag.buffer, tag.byteOffset, tag.byteLength).toString('latin1'));
+}
+
+/** matchesIfNoneMatch for a tag held as text (ASCII): a header holding just that tag costs one comparison. */
+export function matchesIfNoneMatchText(header: string, wanted: string): boolean {
+  if (header === '') return false;
+  if (header === wanted) return true;
   for (const part of header.split(',')) {
     let candidate = part.trim();
     if (candidate === '*') return true;

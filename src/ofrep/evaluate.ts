@@ -21,7 +21,8 @@ import {
 } from '../eval-engine/engine.js';
 import { kAudiencePlanDetail } from '../eval-engine/bodies.js';
 import { decidedBy, type Decision } from '../eval-engine/evaluate.js';
-import { etag, matchesIfNoneMatch } from '../http/entity-tags.js';
+import { etag, matchesIfNoneMatch, matchesIfNoneMatchText } from '../http/entity-tags.js';
+import { murmur3Text } from '../bytes/murmur3.js';
 import { decodePathId } from '../http/path-id.js';
 import { kRevisionNotReachedDetail } from '../http/revisions.js';
 import type { ResultWriter } from '../eval-engine/protocol.js';
@@ -38,6 +39,17 @@ const kInactivityDelaySec = 120;
 /** Past this many cached `eventStreams` tails (one per project and environment asked), start over. */
 const kMaxTails = 10_000;
 const kComma = 0x2c;
+const kCommaBytes = Buffer.from(',');
+/** The ETag's two 32-bit halves are hashed with these seeds (as etag() in src/http/entity-tags.ts). */
+const kTagSeedA = 0;
+const kTagSeedB = 0x9747b28c;
+/**
+ * The bulk answer's form, in the context ETag's hash: a release that changes what an unchanged
+ * configuration answers an unchanged context bumps it, so that no client keeps an old answer on a 304.
+ */
+const kBulkTagForm = 1;
+/** Per compiled project (dropped with it when the store moves): whether one of its rules reads the clock. */
+const kReadsClock = new WeakMap<ProjectEntry, boolean>();
 
 /** `{"errorCode", "errorDetails"}` (bulk) or with `key` first (single flag), as bytes. */
 export function ofrepFailureBody(key: string | null, code: OfrepErrorCode, details: string): Buffer {
@@ -128,8 +140,10 @@ export class OfrepEvaluator {
 
   /**
    * POST /ofrep/v1/evaluate/flags. `ifNoneMatch` is the request's If-None-Match header ('' when absent).
-   * The ETag is the project's configuration tag and a 64-bit hash of the answer's exact bytes, so it
-   * changes when any flag, audience or the plan changes, and whenever this context's results differ.
+   * The ETag is `"<configuration tag>-<64-bit hash>"` (docs/decisions.md: OFREP, ETag): the hash is of what
+   * decides the answer (the request's body as sent, the project and whether its plan allows audiences now)
+   * where those alone decide it, so a 304 is answered before any flag is evaluated; else (a rule that reads
+   * the clock, or a rule's error, which a batch's spent work budget can cause) of the answer's bytes.
    */
   evaluateBulk(project: string, body: string, ifNoneMatch: string, out: ResultWriter): void {
     const ctx = this.ctx;
@@ -154,14 +168,43 @@ export class OfrepEvaluator {
         ofrepFailureBody(null, 'INVALID_CONTEXT', `Unknown environment "${ctx.env}" for this project; ${entry.validEnvs}.`),
       );
     }
-    this.writeBulk(entry, env, ifNoneMatch, out);
+    const audiencesAllowed = this.engine.audiencesAllowed(entry.org);
+    const tag = projectReadsClock(entry) ? null : contextTag(entry, body, audiencesAllowed);
+    // What a client that holds this context's answer sends back: answered before anything is evaluated.
+    if (tag !== null && matchesIfNoneMatchText(ifNoneMatch, tag)) {
+      out.open();
+      out.pushLatin1(tag);
+      out.close(304, tag.length);
+      return;
+    }
+    out.open();
+    const erred = this.writeFlags(entry, env, audiencesAllowed, out);
+    out.push(this.bulkTail(entry.id, env));
+    if (tag !== null && !erred) {
+      out.pushLatin1(tag);
+      out.close(200, tag.length);
+      return;
+    }
+    // The answer's bytes decide its tag: a context's answer may differ from one request to the next.
+    const bytesTag = etag(entry.configTag, out.openBody());
+    if (matchesIfNoneMatch(ifNoneMatch, bytesTag)) {
+      out.rewind();
+      out.push(bytesTag);
+      out.close(304, bytesTag.length);
+      return;
+    }
+    out.push(bytesTag);
+    out.close(200, bytesTag.length);
   }
 
-  private writeBulk(project: ProjectEntry, env: string | null, ifNoneMatch: string, out: ResultWriter): void {
+  /**
+   * `{"flags":[` and every flag's entries (each under its id, then its name), after `out.open()`. True when
+   * a flag's rule answered an error: its work limit may have been its batch's (src/targeting/work-budget.ts).
+   */
+  private writeFlags(project: ProjectEntry, env: string | null, audiencesAllowed: boolean, out: ResultWriter): boolean {
     const ctx = this.ctx;
-    const audiencesAllowed = this.engine.audiencesAllowed(project.org);
     const now = this.engine.batchTime;
-    out.open();
+    let erred = false;
     out.push(kBulkOpen);
     const flags = project.flags;
     for (let i = 0; i < flags.length; i++) {
@@ -170,21 +213,18 @@ export class OfrepEvaluator {
       const state = stateInProjectEnv(flag, env)!;
       const answer = ofrepAnswer(flag.id, state, ctx, audiencesAllowed, now);
       // Each flag twice, under its id and under its name: the web provider looks flags up by the key
-      // the application asks for, and either key must work (docs/decisions.md: OFREP, keys).
-      out.push(typeof answer === 'number' ? flagBody(flag, answer, false) : variantBody(flag, answer, false));
-      out.pushByte(kComma);
-      out.push(typeof answer === 'number' ? flagBody(flag, answer, true) : variantBody(flag, answer, true));
+      // the application asks for, and either key must work (docs/decisions.md: OFREP, keys). Both
+      // entries are one cached Buffer per answer: one copy per flag.
+      if (typeof answer === 'number') out.push(flagPair(flag, answer));
+      else if (answer.errorCode === undefined) out.push(variantPair(flag, answer));
+      else {
+        erred = true;
+        out.push(variantBody(flag, answer, false));
+        out.pushByte(kComma);
+        out.push(variantBody(flag, answer, true));
+      }
     }
-    out.push(this.bulkTail(project.id, env));
-    const tag = etag(project.configTag, out.openBody());
-    if (matchesIfNoneMatch(ifNoneMatch, tag)) {
-      out.rewind();
-      out.push(tag);
-      out.close(304, tag.length);
-      return;
-    }
-    out.push(tag);
-    out.close(200, tag.length);
+    return erred;
   }
 
   /**
@@ -204,6 +244,38 @@ export class OfrepEvaluator {
     }
     return tail;
   }
+}
+
+/**
+ * The ETag of a project's bulk answer from what decides it, where that is all that does (no rule reads the
+ * clock, none erred): the configuration tag (every flag, audience, fragment, environment and the plan), then
+ * a hash of the request's body as sent (its context, env included), the project and whether its plan allows
+ * audiences now (a trial that ends changes answers while nothing stored does). Two bodies of one context
+ * written differently get different tags: a 200 where a 304 would do, never a stale 304.
+ */
+function contextTag(project: ProjectEntry, body: string, audiencesAllowed: boolean): string {
+  const mix = kBulkTagForm * 2 + (audiencesAllowed ? 1 : 0);
+  const a = murmur3Text(project.id, murmur3Text(body, kTagSeedA ^ mix));
+  const b = murmur3Text(project.id, murmur3Text(body, kTagSeedB ^ mix));
+  return `"${project.configTag}-${hex8(a)}${hex8(b)}"`;
+}
+
+function hex8(n: number): string {
+  return n.toString(16).padStart(8, '0');
+}
+
+/** Whether a rule of one of the project's flags (any environment) may read `$flagd.timestamp`; once per compiled project. */
+function projectReadsClock(project: ProjectEntry): boolean {
+  let reads = kReadsClock.get(project);
+  if (reads === undefined) {
+    reads = false;
+    for (const flag of project.flags) {
+      if (flag.state?.variants?.readsClock) reads = true;
+      if (flag.envs !== null) for (const state of flag.envs.values()) if (state.variants?.readsClock) reads = true;
+    }
+    kReadsClock.set(project, reads);
+  }
+  return reads;
 }
 
 /** The OFREP change stream of a project (and environment): src/stream/change-feed.ts. */
@@ -240,6 +312,28 @@ function flagBody(flag: FlagEntry, slot: Decision, byName: boolean): Buffer {
     bodies[index] = body;
   }
   return body;
+}
+
+/** A flag version's two entries for a decision or failure slot, by id then by name, comma-separated (bulk). */
+function flagPair(flag: FlagEntry, slot: Decision): Buffer {
+  flag.ofrepPairs ??= new Array<Buffer | undefined>(kSlots);
+  let pair = flag.ofrepPairs[slot];
+  if (pair === undefined) {
+    pair = Buffer.concat([flagBody(flag, slot, false), kCommaBytes, flagBody(flag, slot, true)]);
+    flag.ofrepPairs[slot] = pair;
+  }
+  return pair;
+}
+
+/** A variant state's two entries for a successful `answer`, by id then by name (bulk); kept with the version. */
+function variantPair(flag: FlagEntry, answer: Resolution): Buffer {
+  flag.ofrepVariantPairs ??= new Map();
+  let pair = flag.ofrepVariantPairs.get(answer);
+  if (pair === undefined) {
+    pair = Buffer.concat([variantBody(flag, answer, false), kCommaBytes, variantBody(flag, answer, true)]);
+    flag.ofrepVariantPairs.set(answer, pair);
+  }
+  return pair;
 }
 
 /**

@@ -61,3 +61,12 @@ t.test('buckets spread evenly enough for percentages to mean something', async (
   for (let i = 0; i < 10_000; i++) counts[Math.floor(bucket('flg_spread', `u${i}`) / 10)]!++;
   for (const c of counts) t.ok(c > 850 && c < 1150, `decile count ${c}`);
 });
+
+t.test('bucket() whatever it asked before: ids alternating under one key, keys changing, ids not ASCII or past the scratch', async (t) => {
+  // bucket.ts keeps the last key and the last id in its scratch buffer: every order must hash the same bytes.
+  const ids = ['flg_a', 'flg_bbbbbbbbbbbbbbbbbbbbbbbbbbbb', 'flág-ü', '旗', 'x'.repeat(1500), 'flg_a', ''];
+  const keys = ['user-1', 'user-1', 'ключ', 'k'.repeat(5000), '', 'user-2', 'user-1'];
+  for (const key of keys) {
+    for (const id of ids) t.equal(bucket(id, key), murmur3String(`${id}:${key}`) % 100, `${id.slice(0, 12)} / ${key.slice(0, 12)}`);
+  }
+});

@@ -8,6 +8,7 @@ import { EvalEngine } from '../../src/eval-engine/engine.js';
 import { ResultReader, ResultWriter } from '../../src/eval-engine/protocol.js';
 import { OfrepEvaluator } from '../../src/ofrep/evaluate.js';
 import { kOperator } from '../../src/actor/audit-actor.js';
+import { startBatchBudget } from '../../src/targeting/work-budget.js';
 import { buildEvalWorld } from '../eval/eval-world.js';
 
 const world = buildEvalWorld();
@@ -30,13 +31,15 @@ function one(key: string, context: object | string | null, project = '') {
   return { status: r.status(0), json: JSON.parse(text), text };
 }
 
+/** `grown`: whether the answer outgrew a 64-byte buffer (a 304 that built no body does not: 24 bytes of header, a 27-byte tag). */
 function bulk(project: string, context: object | null, ifNoneMatch = '') {
   engine.beginBatch();
-  const out = new ResultWriter(new ArrayBuffer(16), 1);
+  const out = new ResultWriter(new ArrayBuffer(64), 1);
   ofrep.evaluateBulk(project, context === null ? '' : JSON.stringify({ context }), ifNoneMatch, out);
-  const r = new ResultReader(out.finish());
+  const buffer = out.finish();
+  const r = new ResultReader(buffer);
   const text = r.bodyText(0);
-  return { status: r.status(0), etag: r.tagText(0), text, json: text === '' ? null : JSON.parse(text) };
+  return { status: r.status(0), etag: r.tagText(0), text, json: text === '' ? null : JSON.parse(text), grown: buffer.byteLength > 64 };
 }
 
 t.test('success: {key, value, reason, variant, metadata}, reasons from the deciding rule', async (t) => {
@@ -239,4 +242,99 @@ t.test('ETag: same answer same tag; If-None-Match gives 304 (empty body, the tag
   t.same([afterPatch.status, afterPatch.json.flags[0].reason], [200, 'DISABLED']);
   world.run('audienceUpdate', { principal: kOperator, audienceId: ids.audience, rules: [{ attribute: 'plan', values: ['gamma'] }] });
   t.equal(bulk(ids.single, ctx, afterPatch.etag).status, 200, 'an audience edit changes the tag');
+});
+
+t.test('ETag from what decides the answer: a 304 builds no body; any change of the context changes the tag', async (t) => {
+  const ctx = { targetingKey: 'u2', plan: 'beta', country: 'NL' };
+  const first = bulk(ids.single, ctx);
+  t.equal(first.status, 200);
+  const cached = bulk(ids.single, ctx, first.etag);
+  t.same([cached.status, cached.etag, cached.grown], [304, first.etag, false], 'answered from the tag alone: no body was written');
+  // A context whose answers are the same still gets its own tag (the tag names the context, not the bytes).
+  const unread = bulk(ids.single, { ...ctx, unread: 'x' }, first.etag);
+  t.same([unread.status, unread.text === first.text, unread.etag === first.etag], [200, true, false]);
+  t.equal(bulk(ids.single, { ...ctx, unread: 'x' }, unread.etag).status, 304);
+  t.not(bulk(ids.single, { ...ctx, country: 'DE' }).etag, first.etag);
+  t.not(bulk(ids.single, {}).etag, first.etag);
+});
+
+t.test('ETag: a trial that ends changes the answers, and the tag, with nothing stored changing', async (t) => {
+  const now = clock.now();
+  const org = world.run('orgCreate', { principal: kOperator, name: 'Trial org', plan: 'teams-trial', trialEndsAt: now + 60_000 }).id;
+  const project = world.run('projectCreate', { principal: kOperator, name: 'Trial shop', orgId: org }).id;
+  const audience = world.run('audienceCreate', {
+    principal: kOperator,
+    projectId: project,
+    name: 'NL',
+    rules: [{ attribute: 'country', values: ['NL'] }],
+  }).id;
+  world.run('flagCreate', {
+    projectId: project,
+    principal: kOperator,
+    body: { name: 'nl', enabled: true, trafficPercentage: 100, audienceId: audience },
+  });
+  const ctx = { targetingKey: 'u1', country: 'NL' };
+  const during = bulk(project, ctx);
+  t.same([during.status, during.json.flags[0].value], [200, true]);
+  t.equal(bulk(project, ctx, during.etag).status, 304);
+  clock.advance(120);
+  const after = bulk(project, ctx, during.etag);
+  t.same([after.status, after.json.flags[0].errorCode], [200, 'GENERAL'], 'the plan no longer allows audiences: a new answer');
+  t.not(after.etag, during.etag);
+  t.equal(bulk(project, ctx, after.etag).status, 304);
+});
+
+t.test('ETag: a rule that reads $flagd.timestamp has its answer bytes hashed, so the tag follows the time', async (t) => {
+  const project = world.run('projectCreate', { principal: kOperator, name: 'Clock shop', orgId: ids.orgTeams }).id;
+  const at = Math.floor(clock.now() / 1000) + 60;
+  world.run('flagCreate', {
+    projectId: project,
+    principal: kOperator,
+    body: {
+      name: 'launch',
+      enabled: true,
+      trafficPercentage: 100,
+      variants: { before: 'B', after: 'A' },
+      defaultVariant: 'before',
+      targeting: { if: [{ '>': [{ var: '$flagd.timestamp' }, at] }, 'after', 'before'] },
+    },
+  });
+  const ctx = { targetingKey: 'u1' };
+  const early = bulk(project, ctx);
+  t.same([early.status, early.json.flags[0].value], [200, 'B']);
+  t.same([bulk(project, ctx, early.etag).status, bulk(project, ctx, early.etag).grown], [304, true], 'a 304, from the evaluated bytes');
+  clock.advance(120);
+  const late = bulk(project, ctx, early.etag);
+  t.same([late.status, late.json.flags[0].value], [200, 'A'], 'the launch time passed: never a stale 304');
+  t.not(late.etag, early.etag);
+  t.equal(bulk(project, ctx, late.etag).status, 304);
+});
+
+t.test("ETag: an answer with a rule's error (a batch's spent work budget) is tagged by its bytes, never as the context's", async (t) => {
+  const project = world.run('projectCreate', { principal: kOperator, name: 'Budget shop', orgId: ids.orgTeams }).id;
+  world.run('flagCreate', {
+    projectId: project,
+    principal: kOperator,
+    body: {
+      name: 'heavy',
+      enabled: true,
+      trafficPercentage: 100,
+      variants: { a: 'A', b: 'B' },
+      defaultVariant: 'b',
+      targeting: { if: [{ in: ['zz', { cat: [{ var: 's' }, { var: 's' }, { var: 's' }] }] }, 'a', 'b'] },
+    },
+  });
+  const ctx = { targetingKey: 'u1', s: 'x'.repeat(10_000) };
+  const whole = bulk(project, ctx);
+  t.same([whole.status, whole.json.flags[0].value], [200, 'B'], "within one evaluation's budget");
+  // An eval worker's batch: its evaluations share a budget; once spent, the same rule overruns.
+  startBatchBudget();
+  let spent = bulk(project, ctx);
+  for (let i = 0; i < 200 && spent.json.flags[0].errorCode === undefined; i++) spent = bulk(project, ctx);
+  t.equal(spent.json.flags[0].errorCode, 'GENERAL', 'the batch budget is spent');
+  t.not(spent.etag, whole.etag, 'the error answer does not get the tag of the context');
+  t.equal(bulk(project, ctx, whole.etag).status, 304, 'the context tag still stands for the answer a full budget gives');
+  startBatchBudget();
+  t.equal(bulk(project, ctx, spent.etag).status, 200, 'a client holding the error answer gets the real one');
+  startBatchBudget();
 });
