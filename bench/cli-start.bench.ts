@@ -60,7 +60,20 @@ const commands: { name: string; args: (dir: string, n: number) => string[] }[] =
   { name: 'flag list', args: (dir) => ['flag', 'list', kDemoProjectIds.shop, '--data', dir, '--json'] },
   {
     name: 'token create',
-    args: (dir, n) => ['token', 'create', kDemoProjectIds.shop, '--as', seeded.ownerId, '--name', `bench-${n}`, '--permission', 'read', '--data', dir, '--json'],
+    args: (dir, n) => [
+      'token',
+      'create',
+      kDemoProjectIds.shop,
+      '--as',
+      seeded.ownerId,
+      '--name',
+      `bench-${n}`,
+      '--permission',
+      'read',
+      '--data',
+      dir,
+      '--json',
+    ],
   },
 ];
 
@@ -86,7 +99,9 @@ const spread = (v: number[]) => {
   const ms = (x: number) => x.toFixed(0);
   return `${ms(sorted[0]!)} / ${ms(sorted[Math.floor(sorted.length / 2)]!)} / ${ms(sorted.at(-1)!)}`;
 };
-console.log(`# ${JSON.stringify(machineInfo())}; ${kRuns} runs each; load ${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}`);
+console.log(
+  `# ${JSON.stringify(machineInfo())}; ${kRuns} runs each; load ${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}`,
+);
 console.log('| build | command | wall ms (min / median / max) | CPU ms (min / median / max) |');
 console.log('|---|---|---:|---:|');
 for (const [key, s] of samples) {
