@@ -156,15 +156,18 @@ export interface KeyedKind<V> {
  * A kind's lifecycle: the kind its records hang off (a flag's usage hangs off the flag), how a record is
  * found from its record of that kind, and what deleting that record does to it: `cascade` deletes it in
  * the same transaction, recorded as its own deletion before the one it hangs off; `keep` leaves it (a
- * scheduled change of a deleted flag stays, and fails when it falls due). Checked by the store's layout.
+ * scheduled change of a deleted flag stays, and fails when it falls due); `refuse` refuses the deletion
+ * while one hangs off it (a 400 saying `refusal`; nothing is deleted). Checked by the store's layout.
  */
-export interface HangsOff {
+export type HangsOff = {
   /** The kind's name (a simple kind that may be deleted). */
   readonly kind: string;
   /** The lookup that files a record under its record's key (first part); null: its own key is that record's key. */
   readonly via: string | null;
-  readonly onDelete: 'cascade' | 'keep';
-}
+} & (
+  | { readonly onDelete: 'cascade' | 'keep' }
+  | { readonly onDelete: 'refuse' /** What the refused deletion says: what to delete first. */; readonly refusal: string }
+);
 
 /** One part of a lookup's key: a lookup orders its entries by their parts, one after the other. */
 export type LookupPart = string | number;

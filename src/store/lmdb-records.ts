@@ -2,6 +2,7 @@
 // mail and console sign-in, in the layout of layout.ts. The writes check that they run inside a
 // transaction (LmdbStore, lmdb-store.ts, owns the transactions), note when they change configuration
 // (configSeq), and hand what they write to the change recorder (change-recorder.ts).
+import { FlagwireError } from '../errors.js';
 import { isPending } from '../model/mail.js';
 import type { Database } from 'lmdb';
 import { kMaxEmailLength, type Membership, type Org, type Role, type User } from '../model/accounts.js';
@@ -14,6 +15,7 @@ import type { Token, TokenActivity } from '../model/tokens.js';
 import type { ChangeLog } from './change-log.js';
 import { byCreation } from '../model/by-creation.js';
 import { ChangeRecorder } from './change-recorder.js';
+import type { StoreLayout } from './store-layout.js';
 import { changeOf, type Change, type Revision } from './changes.js';
 import type {
   ChangeBearing,
@@ -404,9 +406,16 @@ export abstract class LmdbRecords implements StoreWriter {
     // The stored record decides which entries go (the caller's copy may be older).
     const stored = db.get(key);
     if (stored === undefined) return;
+    // What hangs off it and refuses its deletion: the whole write is refused, nothing deleted.
+    for (const dependent of this.layoutOf().refusals.get(kind.name) ?? []) {
+      const { via } = dependent.hangsOff!;
+      const hanging =
+        via === null ? this.getKeyed(dependent, key) !== undefined : this.lookupEntries(dependent, via, key, { limit: 1 }).length > 0;
+      if (hanging) throw new FlagwireError('INVALID_REQUEST', (dependent.hangsOff as { refusal: string }).refusal);
+    }
     // What hangs off it and goes with it, each recorded as its own deletion first: a copy applying the
     // changes in order finds nothing left to cascade.
-    for (const dependent of this.cascadesOf(kind.name)) {
+    for (const dependent of this.layoutOf().cascades.get(kind.name) ?? []) {
       const via = dependent.hangsOff!.via;
       const records = via === null ? [this.getKeyed(dependent, key)] : this.listKeyedBy(dependent, via, key);
       for (const record of records) if (record !== undefined) this.deleteKeyed(dependent, record);
@@ -471,8 +480,8 @@ export abstract class LmdbRecords implements StoreWriter {
 
   abstract changeBearing(kind: string): ChangeBearing | undefined;
 
-  /** The kinds a deletion of a record of kind `kindName` deletes with it (store-layout.ts cascades). */
-  protected abstract cascadesOf(kindName: string): readonly KeyedKind<unknown>[];
+  /** The store's layout: what a deletion of a record deletes with it, or is refused by (store-layout.ts). */
+  protected abstract layoutOf(): StoreLayout;
 
   // biome-ignore lint/suspicious/noExplicitAny: kinds of every record type; each is handed its own values.
   abstract environmentBearings(): readonly EnvironmentBearing<any>[];

@@ -6,7 +6,7 @@
 import type { RootDatabase } from 'lmdb';
 import { changeOf, type Change, type LoggedChange, type Revision } from './changes.js';
 import type { ChangeLog } from './change-log.js';
-import type { ChangeBearing, EnvironmentBearing, KeyedKind, StoreWriter } from './interfaces.js';
+import type { ChangeBearing, EnvironmentBearing, StoreWriter } from './interfaces.js';
 import type { Databases } from './layout.js';
 import { databaseNamed } from './layout.js';
 import type { RecordKind, RecordTarget } from './record-kinds.js';
@@ -206,9 +206,9 @@ export class LmdbReplica {
     return this.layout.bearings.get(kind);
   }
 
-  /** The kinds a deletion of a record of kind `kindName` deletes with it (StoreLayout.cascades). */
-  cascadesOf(kindName: string): readonly KeyedKind<unknown>[] {
-    return this.layout.cascades.get(kindName) ?? [];
+  /** The layout it was opened with: what a deletion deletes with it, or is refused by (StoreLayout). */
+  layoutOf(): StoreLayout {
+    return this.layout;
   }
 
   /** The kinds that bear on an environment's state (StoreWriter.environmentBearings). */

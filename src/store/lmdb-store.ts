@@ -15,7 +15,8 @@ import {
   type Tentative,
 } from './interfaces.js';
 import { ChangeLog } from './change-log.js';
-import type { ChangeBearing, EnvironmentBearing, KeyedKind } from './interfaces.js';
+import type { ChangeBearing, EnvironmentBearing } from './interfaces.js';
+import type { StoreLayout } from './store-layout.js';
 import { LmdbRecords } from './lmdb-records.js';
 import { LmdbReplica } from './lmdb-replica.js';
 import { openDataFile, type OpenedDataFile, type StoreOptions } from './open.js';
@@ -200,8 +201,8 @@ export class LmdbStore extends LmdbRecords implements Store, StoreWriter, StoreC
     return this.replica.changeBearing(kind);
   }
 
-  protected cascadesOf(kindName: string): readonly KeyedKind<unknown>[] {
-    return this.replica.cascadesOf(kindName);
+  protected layoutOf(): StoreLayout {
+    return this.replica.layoutOf();
   }
 
   // biome-ignore lint/suspicious/noExplicitAny: kinds of every record type; each is handed its own values.

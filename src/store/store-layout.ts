@@ -45,6 +45,8 @@ export interface StoreLayout {
   readonly bearings: ReadonlyMap<string, ChangeBearing>;
   /** The kinds whose records a deletion of one of a kind's records deletes with it (HangsOff cascade), by that kind's name. */
   readonly cascades: ReadonlyMap<string, readonly KeyedKind<unknown>[]>;
+  /** By kind name: the kinds whose records refuse a deletion of the record they hang off (HangsOff `refuse`). */
+  readonly refusals: ReadonlyMap<string, readonly KeyedKind<unknown>[]>;
   /** The kinds that bear on an environment's state, each once. */
   // biome-ignore lint/suspicious/noExplicitAny: kinds of every record type; each is handed its own values.
   readonly bearingKinds: readonly EnvironmentBearing<any>[];
@@ -104,6 +106,7 @@ export function storeLayout(owners: readonly RecordOwner[]): StoreLayout {
       });
   }
   const cascades = new Map<string, KeyedKind<unknown>[]>();
+  const refusals = new Map<string, KeyedKind<unknown>[]>();
   for (const kind of kinds) {
     const parent = kind.hangsOff;
     if (parent === undefined) continue;
@@ -115,6 +118,12 @@ export function storeLayout(owners: readonly RecordOwner[]): StoreLayout {
     if (parent.onDelete === 'cascade') {
       if (kind.removal === undefined) throw new Error(`record kind ${kind.name} is deleted with ${parent.kind} but declares no deletion`);
       cascades.set(parent.kind, [...(cascades.get(parent.kind) ?? []), kind as KeyedKind<unknown>]);
+    }
+    if (parent.onDelete === 'refuse') {
+      // Else the record it hangs off could never be deleted.
+      if (kind.removal === undefined)
+        throw new Error(`record kind ${kind.name} refuses deletions of ${parent.kind} but declares no deletion`);
+      refusals.set(parent.kind, [...(refusals.get(parent.kind) ?? []), kind as KeyedKind<unknown>]);
     }
   }
   const unused = [...ownerOf.keys()].filter((database) => !used.has(database));
@@ -141,5 +150,6 @@ export function storeLayout(owners: readonly RecordOwner[]): StoreLayout {
     bearings,
     bearingKinds,
     cascades,
+    refusals,
   };
 }

@@ -45,13 +45,19 @@ export const kWidgetRecords = keyedRecords<Widget>()({
   },
   hangsOff: { kind: 'flag', via: 'flag', onDelete: 'cascade' },
 });
-/** Drafts of widgets: copied to every node, never exported by migrate-to-postgres, never sent to relays. */
+/**
+ * Drafts of widgets: copied to every node, never exported by migrate-to-postgres, never sent to relays;
+ * a flag with a draft hanging off it cannot be deleted (HangsOff `refuse`).
+ */
 export const kWidgetDraftRecords = keyedRecords<Widget>()({
   name: 'widgetDraft',
   database: 'widgetDrafts',
   relayed: false,
   key: (w) => w.id,
   exported: false,
+  deletedAs: 'widgetDraftDeleted',
+  indexes: { flag: { keysOf: (w) => (w.flagId === undefined ? [] : [w.flagId]) } },
+  hangsOff: { kind: 'flag', via: 'flag', onDelete: 'refuse', refusal: 'widget drafts hang off this flag: delete them first' },
 });
 
 /** A widget as its routes and the OpenAPI document say it. */

@@ -1,7 +1,8 @@
 // Every kind that declares the kind its records hang off (KeyedKind.hangsOff), tested as it declares:
 // deleting the record it hangs off deletes it with it (cascade), recorded as its own deletion before that
 // one, or leaves it (keep). The scenarios below cover exactly the kinds declared: a kind that declares a
-// lifecycle without one here fails this test. The layout refuses a declaration it cannot keep.
+// lifecycle without one here fails this test. No kind of Flagwire's refuses a deletion yet: the test-only
+// capability's drafts do (refuse). The layout refuses a declaration it cannot keep.
 import t from 'tap';
 import { kOperator } from '../../src/actor/audit-actor.js';
 import { kStoreLayout } from '../../src/capabilities.js';
@@ -14,7 +15,10 @@ import { keyedRecords } from '../../src/store/record-kinds.js';
 import { storeLayout } from '../../src/store/store-layout.js';
 import { kDeliveryRecords, kWebhookRecords, listDeliveries } from '../../src/webhooks/webhook-store.js';
 import { tempDir } from '../helpers/scratch-dir.js';
+import { kWidgetDraftRecords, kWidgetLayout } from '../helpers/widgets.js';
 import { buildWorld, type World } from '../helpers/world.js';
+import { LmdbStore } from '../../src/store/lmdb-store.js';
+import { kFlagCommands } from '../../src/flags/command-table.js';
 
 /** A record of the kind and the record of its parent kind it hangs off, made through the commands. */
 interface Made {
@@ -114,6 +118,39 @@ for (const kind of declared) {
   });
 }
 
+t.test('a kind that refuses: the record it hangs off is not deleted while one hangs off it, and nothing changes', async (t) => {
+  const dir = tempDir(t, 'flagwire-lifecycle-');
+  buildWorld(dir).store.close();
+  const store = LmdbStore.open(dir, { layout: kWidgetLayout });
+  t.teardown(() => store.close());
+  const flagId = store.transact((w) => w.listKeyed(kFlagRecords)[0]!.id);
+  const draft = { id: 'd1', orgId: 'o', size: 1, flagId };
+  store.transact((w) => w.putKeyed(kWidgetDraftRecords, draft));
+  const flag = store.transact((w) => w.getKeyed(kFlagRecords, flagId))!;
+  const revision = store.revision();
+  t.throws(() => store.transact((w) => w.deleteKeyed(kFlagRecords, flag)), {
+    code: 'INVALID_REQUEST',
+    detail: 'widget drafts hang off this flag: delete them first',
+  });
+  t.throws(
+    () => store.transact((w) => kFlagCommands.flagDelete.run(w, { flagId, principal: kOperator }, at)),
+    { code: 'INVALID_REQUEST', detail: 'widget drafts hang off this flag: delete them first' },
+    'the flag command is refused so',
+  );
+  t.ok(
+    store.transact((w) => w.getKeyed(kFlagRecords, flagId)),
+    'the flag stays',
+  );
+  t.equal(store.revision(), revision, 'nothing written');
+  store.transact((w) => w.deleteKeyed(kWidgetDraftRecords, draft));
+  store.transact((w) => w.deleteKeyed(kFlagRecords, flag));
+  t.equal(
+    store.transact((w) => w.getKeyed(kFlagRecords, flagId)),
+    undefined,
+    'once the draft is gone, the flag is deleted',
+  );
+});
+
 t.test('the layout refuses a lifecycle it cannot keep', async (t) => {
   const thing = (hangsOff: KeyedKind<{ id: string }>['hangsOff'], deletedAs?: 'thingDeleted') =>
     keyedRecords<{ id: string }>()({ name: 'thing', database: 'things', relayed: false, key: (x) => x.id, hangsOff, deletedAs });
@@ -132,4 +169,8 @@ t.test('the layout refuses a lifecycle it cannot keep', async (t) => {
   t.throws(() => storeLayout(owner(thing({ kind: 'flag', via: 'byFlag', onDelete: 'keep' }))), /via byFlag, a lookup it does not declare/);
   t.throws(() => storeLayout(owner(thing({ kind: 'flag', via: null, onDelete: 'cascade' }))), /deleted with flag but declares no deletion/);
   t.doesNotThrow(() => storeLayout(owner(thing({ kind: 'flag', via: null, onDelete: 'cascade' }, 'thingDeleted'))));
+  t.throws(
+    () => storeLayout(owner(thing({ kind: 'flag', via: null, onDelete: 'refuse', refusal: 'no' }))),
+    /thing refuses deletions of flag but declares no deletion/,
+  );
 });
