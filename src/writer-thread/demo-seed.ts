@@ -33,23 +33,27 @@ export const kDemoProjectIds = { shop: 'prj_DemoWebShop', platform: 'prj_DemoPla
  */
 export function seedDemo(w: StoreWriter, input: { ownerPasswordHash?: string }, now: number): DemoSeed | { seeded: false } {
   if (!w.isEmpty()) return { seeded: false };
-  const org = orgCreate(w, { name: 'Demo Org', plan: 'teams', principal: kOperator }, now);
-  const owner = userCreate(w, { email: 'owner@demo.flagwire.test', name: 'Demo Owner' }, now);
-  orgAddMember(w, { orgId: org.id, userId: owner.id, role: 'owner', principal: kOperator }, now);
-  if (input.ownerPasswordHash !== undefined) userPassword(w, { userId: owner.id, passwordHash: input.ownerPasswordHash }, now);
-  const shop = projectCreate(w, { name: 'Web shop', orgId: org.id, kind: 'single', principal: kOperator }, now, kDemoProjectIds.shop);
+  // Each record a millisecond after the one before (from 100 ms ago): lists, oldest first, then show the
+  // demo in the order it is written here, not by random ids as records made in one millisecond are.
+  let written = now - 100;
+  const at = () => ++written;
+  const org = orgCreate(w, { name: 'Demo Org', plan: 'teams', principal: kOperator }, at());
+  const owner = userCreate(w, { email: 'owner@demo.flagwire.test', name: 'Demo Owner' }, at());
+  orgAddMember(w, { orgId: org.id, userId: owner.id, role: 'owner', principal: kOperator }, at());
+  if (input.ownerPasswordHash !== undefined) userPassword(w, { userId: owner.id, passwordHash: input.ownerPasswordHash }, at());
+  const shop = projectCreate(w, { name: 'Web shop', orgId: org.id, kind: 'single', principal: kOperator }, at(), kDemoProjectIds.shop);
   const platform = projectCreate(
     w,
     { name: 'Platform', orgId: org.id, kind: 'multi', environments: ['staging', 'production'], principal: kOperator },
-    now,
+    at(),
     kDemoProjectIds.platform,
   );
   const beta = audienceCreate(
     w,
     { principal: kOperator, projectId: shop.id, name: 'Beta testers', rules: [{ attribute: 'plan', values: ['beta'] }] },
-    now,
+    at(),
   );
-  const create = (projectId: string, body: FlagCreate) => flagCreate(w, { projectId, body, principal: kOperator }, now);
+  const create = (projectId: string, body: FlagCreate) => flagCreate(w, { projectId, body, principal: kOperator }, at());
   const flags = [
     create(shop.id, {
       name: 'new-checkout',
@@ -69,7 +73,7 @@ export function seedDemo(w: StoreWriter, input: { ownerPasswordHash?: string }, 
     }),
   ];
   const token = (projectId: string, name: string, permission: 'read' | 'write') =>
-    tokenCreate(w, { projectId, principal: principalOf(owner.id), name, permission }, now);
+    tokenCreate(w, { projectId, principal: principalOf(owner.id), name, permission }, at());
   const tokens = [
     token(shop.id, 'demo-read', 'read'),
     token(shop.id, 'demo-write', 'write'),

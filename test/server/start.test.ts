@@ -35,12 +35,23 @@ t.test('serve --demo seeds an empty data dir, prints working tokens, and /health
   t.match(out, new RegExp(`Find the ids again: npx flagwire project list --data ${server.dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
   const listed = await cli(server.dataDir, ['project', 'list', '--org', orgId!]);
   t.equal(listed.code, 0);
-  // Both were created in the same millisecond, so the list's order (oldest first, then by id) is the ids'.
-  const byId = (a: { id?: string }, b: { id?: string }) => (a.id! < b.id! ? -1 : 1);
+  // The seed writes each record a millisecond after the one before: lists, oldest first, are in its order.
   t.strictSame(
     listed.json.projects.map((p: { id: string; name: string }) => ({ id: p.id, name: p.name })),
-    printed.sort(byId),
-    'project list gives the printed ids',
+    printed,
+    'project list gives the printed ids, in the order printed',
+  );
+  const flags = await cli(server.dataDir, ['flag', 'list', printed[0]!.id!]);
+  t.strictSame(
+    flags.json.flags.map((f: { name: string }) => f.name),
+    ['new-checkout', 'dark-mode', 'holiday-banner'],
+    "the web shop's flags in the order the demo made them",
+  );
+  const tokens = await cli(server.dataDir, ['token', 'list', printed[0]!.id!]);
+  t.strictSame(
+    tokens.json.tokens.map((k: { name: string }) => k.name),
+    ['demo-read', 'demo-write'],
+    'and its tokens',
   );
 });
 
