@@ -5,8 +5,8 @@
 //     the commands the capabilities declare, so help, the version and usage errors need no capability;
 //   dist/src/cli/bundle/main.js: main.js with every source module it imports in one file, and what it
 //     imports only on use (serve's server, a PostgreSQL client) in files of their own beside it, so a
-//     command never loads the packages those import (uWebSockets.js, piscina, pino, pg); the npm
-//     packages stay apart, as Node loads them. A module's import.meta.url is rewritten to the URL of its
+//     command other than serve never loads the packages those import (uWebSockets.js, piscina, pino,
+//     pg); the npm packages stay apart, as Node loads them. A module's import.meta.url is rewritten to the URL of its
 //     own file, so what it finds next to itself (worker files, package.json) is found as before.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
@@ -16,7 +16,7 @@ const kCliDir = new URL('../dist/src/cli/', import.meta.url);
 const kBundleDir = new URL('bundle/', kCliDir).pathname;
 
 const { kCliCommands } = await import(new URL('commands.js', kCliDir).href);
-const kShapeKeys = ['name', 'usage', 'summary', 'positionals', 'argumentHelp', 'options', 'notes', 'longRunning'];
+const kShapeKeys = ['name', 'usage', 'summary', 'positionals', 'argumentHelp', 'options', 'notes'];
 const shapes = kCliCommands.map((command) =>
   Object.fromEntries(kShapeKeys.filter((k) => command[k] !== undefined).map((k) => [k, command[k]])),
 );

@@ -16,9 +16,10 @@
 // Pipelines run a command per step, so this entry loads as little as it can (docs/architecture.md,
 // "The command line's start"): help, the version and usage errors are answered from the commands'
 // shapes that the build derives from them (commands.json), with no capability loaded; a command runs
-// from the build's bundle of main.js (bundle/main.js), one file instead of some 300 modules; serve,
-// which starts threads that load the modules anyway, from main.js itself. A process given a test's own
-// capability (FLAGWIRE_TEST_CAPABILITY) has commands the derived table lacks: it runs main.js for all.
+// from the build's bundle of main.js (bundle/main.js), some 30 files instead of some 300 modules, serve
+// too (its main thread: the threads it starts load their own modules). A process given a test's own
+// capability (FLAGWIRE_TEST_CAPABILITY) has commands the derived table lacks, and the capability's
+// module shares Flagwire's modules: it runs main.js for all.
 import { readFileSync, statSync } from 'node:fs';
 import type { CommandSpec } from '../cli-command/args.js';
 import { kTestSwitches } from '../test-switches.js';
@@ -62,7 +63,9 @@ if (
   if ('outcome' in answered) {
     outcome = answered.outcome;
   } else {
-    const { main } = (await import(answered.line.spec.longRunning ? './main.js' : './bundle/main.js')) as Main;
+    // A specifier tsc does not resolve: the bundle is the build's, made after tsc.
+    const bundle = './bundle/main.js';
+    const { main } = (await import(bundle)) as Main;
     outcome = await main(argv, io);
   }
 } else {

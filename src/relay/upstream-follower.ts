@@ -15,11 +15,16 @@
 // Whatever happens upstream, the copy keeps serving what it holds; its state is reported to the main
 // thread (readiness, the log) as a RelayStatus.
 import { backoffMs } from '../outbox/outbox.js';
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
+import { loadOnUse } from '../load-on-use.js';
 import type { Config } from '../config.js';
 import type { RelayStatus } from '../model/follow-state.js';
 import { decodeFollowResponse, encodeFollowRequest, kFollowPath, type RelayPayload } from './wire.js';
 import type { StoreCopy } from '../store/interfaces.js';
+
+// Loaded when a relay first dials its upstream: every node's writer thread loads this module, and only a
+// relay's uses it (about 40 ms of a thread's start).
+const grpcLib = loadOnUse<typeof grpc>('@grpc/grpc-js');
 
 // Doubling from 250 ms to 10 s, jittered (src/outbox/outbox.ts backoffMs: the one backoff rule).
 const kRetry = { firstDelayMs: 250, maxDelayMs: 10_000, jitter: true } as const;
@@ -130,9 +135,10 @@ export class UpstreamFollower {
   /** One Follow stream, applied as it comes, until it ends. */
   private follow(discovery: Discovery): Promise<Ended> {
     const url = new URL(this.upstream.url);
-    const credentials = url.protocol === 'https:' ? grpc.credentials.createSsl() : grpc.credentials.createInsecure();
-    const client = new grpc.Client(`${url.hostname}:${discovery.syncPort}`, credentials);
-    const metadata = new grpc.Metadata();
+    const lib = grpcLib();
+    const credentials = url.protocol === 'https:' ? lib.credentials.createSsl() : lib.credentials.createInsecure();
+    const client = new lib.Client(`${url.hostname}:${discovery.syncPort}`, credentials);
+    const metadata = new lib.Metadata();
     metadata.set('authorization', `Bearer ${this.upstream.token}`);
     const request = { source: this.copy.replicaOf() ?? '', revision: this.copy.replicaRevision() };
     const call = client.makeServerStreamRequest(kFollowPath, encodeFollowRequest, decodeFollowResponse, request, metadata);
@@ -160,10 +166,10 @@ export class UpstreamFollower {
         clearTimeout(silence);
         this.call = null;
         client.close();
-        const refused = status.code === grpc.status.UNAUTHENTICATED;
+        const refused = status.code === lib.status.UNAUTHENTICATED;
         const text = refused
           ? refusedText(this.upstream.url, status.details)
-          : (failure ?? `the upstream's stream ended (${grpc.status[status.code]}${status.details ? `: ${status.details}` : ''})`);
+          : (failure ?? `the upstream's stream ended (${lib.status[status.code]}${status.details ? `: ${status.details}` : ''})`);
         resolve({ refused, delivered, text });
       });
     });
