@@ -53,38 +53,3 @@ export function murmur3String(text: string, seed = 0): number {
   const bytes = Buffer.from(text, 'utf8');
   return murmur3x86_32(bytes, bytes.length, seed);
 }
-
-/**
- * MurmurHash3's x86 32-bit mixing over a string's UTF-16 code units, two to a block: for hashes that
- * only this code compares (the OFREP bulk ETag's context part), where a string need not become bytes
- * first. Not the bucketing contract above (that one hashes UTF-8).
- */
-export function murmur3Text(text: string, seed = 0): number {
-  let h = seed | 0;
-  const length = text.length;
-  const blocks = length & ~1;
-  let i = 0;
-  for (; i < blocks; i += 2) {
-    let k = text.charCodeAt(i) | (text.charCodeAt(i + 1) << 16);
-    k = Math.imul(k, kC1);
-    k = (k << 15) | (k >>> 17);
-    k = Math.imul(k, kC2);
-    h ^= k;
-    h = (h << 13) | (h >>> 19);
-    h = (Math.imul(h, 5) + 0xe6546b64) | 0;
-  }
-  if (i < length) {
-    let k = text.charCodeAt(i);
-    k = Math.imul(k, kC1);
-    k = (k << 15) | (k >>> 17);
-    k = Math.imul(k, kC2);
-    h ^= k;
-  }
-  h ^= length;
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
-}

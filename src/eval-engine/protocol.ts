@@ -212,12 +212,6 @@ export class ResultWriter {
     this.pos += body.length;
   }
 
-  /** An ASCII (latin1) text, written straight in: an ETag computed as text needs no Buffer of its own. */
-  pushLatin1(text: string): void {
-    if (this.pos + text.length > this.bytes.length) this.grow(this.pos + text.length);
-    this.pos += this.bytes.write(text, this.pos, 'latin1');
-  }
-
   pushByte(byte: number): void {
     if (this.pos + 1 > this.bytes.length) this.grow(this.pos + 1);
     this.bytes[this.pos++] = byte;

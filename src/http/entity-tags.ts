@@ -12,12 +12,8 @@ export function etag(configTag: string, body: Uint8Array): Buffer {
 /** RFC 9110 If-None-Match: `*`, or a list of entity tags compared weakly (a `W/` prefix is ignored). */
 export function matchesIfNoneMatch(header: string, tag: Uint8Array): boolean {
   if (header === '') return false;
-  return matchesIfNoneMatchText(header, Buffer.from(tag.buffer, tag.byteOffset, tag.byteLength).toString('latin1'));
-}
-
-/** matchesIfNoneMatch for a tag held as text (ASCII): a header holding just that tag costs one comparison. */
-export function matchesIfNoneMatchText(header: string, wanted: string): boolean {
-  if (header === '') return false;
+  const wanted = Buffer.from(tag.buffer, tag.byteOffset, tag.byteLength).toString('latin1');
+  // What a client that holds this answer sends: just its tag, one comparison.
   if (header === wanted) return true;
   for (const part of header.split(',')) {
     let candidate = part.trim();

@@ -21,8 +21,7 @@ import {
 } from '../eval-engine/engine.js';
 import { kAudiencePlanDetail } from '../eval-engine/bodies.js';
 import { decidedBy, type Decision } from '../eval-engine/evaluate.js';
-import { etag, matchesIfNoneMatch, matchesIfNoneMatchText } from '../http/entity-tags.js';
-import { murmur3Text } from '../bytes/murmur3.js';
+import { etag, matchesIfNoneMatch } from '../http/entity-tags.js';
 import { decodePathId } from '../http/path-id.js';
 import { kRevisionNotReachedDetail } from '../http/revisions.js';
 import type { ResultWriter } from '../eval-engine/protocol.js';
@@ -40,9 +39,6 @@ const kInactivityDelaySec = 120;
 const kMaxTails = 10_000;
 const kComma = 0x2c;
 const kCommaBytes = Buffer.from(',');
-/** The ETag's two 32-bit halves are hashed with these seeds (as etag() in src/http/entity-tags.ts). */
-const kTagSeedA = 0;
-const kTagSeedB = 0x9747b28c;
 /**
  * The bulk answer's form, in the context ETag's hash: a release that changes what an unchanged
  * configuration answers an unchanged context bumps it, so that no client keeps an old answer on a 304.
@@ -171,9 +167,9 @@ export class OfrepEvaluator {
     const audiencesAllowed = this.engine.audiencesAllowed(entry.org);
     const tag = projectReadsClock(entry) ? null : contextTag(entry, body, audiencesAllowed);
     // What a client that holds this context's answer sends back: answered before anything is evaluated.
-    if (tag !== null && matchesIfNoneMatchText(ifNoneMatch, tag)) {
+    if (tag !== null && matchesIfNoneMatch(ifNoneMatch, tag)) {
       out.open();
-      out.pushLatin1(tag);
+      out.push(tag);
       out.close(304, tag.length);
       return;
     }
@@ -181,7 +177,7 @@ export class OfrepEvaluator {
     const erred = this.writeFlags(entry, env, audiencesAllowed, out);
     out.push(this.bulkTail(entry.id, env));
     if (tag !== null && !erred) {
-      out.pushLatin1(tag);
+      out.push(tag);
       out.close(200, tag.length);
       return;
     }
@@ -253,15 +249,8 @@ export class OfrepEvaluator {
  * audiences now (a trial that ends changes answers while nothing stored does). Two bodies of one context
  * written differently get different tags: a 200 where a 304 would do, never a stale 304.
  */
-function contextTag(project: ProjectEntry, body: string, audiencesAllowed: boolean): string {
-  const mix = kBulkTagForm * 2 + (audiencesAllowed ? 1 : 0);
-  const a = murmur3Text(project.id, murmur3Text(body, kTagSeedA ^ mix));
-  const b = murmur3Text(project.id, murmur3Text(body, kTagSeedB ^ mix));
-  return `"${project.configTag}-${hex8(a)}${hex8(b)}"`;
-}
-
-function hex8(n: number): string {
-  return n.toString(16).padStart(8, '0');
+function contextTag(project: ProjectEntry, body: string, audiencesAllowed: boolean): Buffer {
+  return etag(project.configTag, Buffer.from(`${kBulkTagForm}${audiencesAllowed ? 'a' : '-'}${project.id}\n${body}`));
 }
 
 /** Whether a rule of one of the project's flags (any environment) may read `$flagd.timestamp`; once per compiled project. */
