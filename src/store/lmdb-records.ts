@@ -407,11 +407,10 @@ export abstract class LmdbRecords implements StoreWriter {
     const stored = db.get(key);
     if (stored === undefined) return;
     // What hangs off it and refuses its deletion: the whole write is refused, nothing deleted.
-    for (const dependent of this.layoutOf().refusals.get(kind.name) ?? []) {
-      const { via } = dependent.hangsOff!;
+    for (const { kind: dependent, via, refusal } of this.layoutOf().refusals.get(kind.name) ?? []) {
       const hanging =
         via === null ? this.getKeyed(dependent, key) !== undefined : this.lookupEntries(dependent, via, key, { limit: 1 }).length > 0;
-      if (hanging) throw new FlagwireError('INVALID_REQUEST', (dependent.hangsOff as { refusal: string }).refusal);
+      if (hanging) throw new FlagwireError('INVALID_REQUEST', refusal);
     }
     // What hangs off it and goes with it, each recorded as its own deletion first: a copy applying the
     // changes in order finds nothing left to cascade.

@@ -20,6 +20,13 @@ export interface RecordOwner {
   readonly environmentState?: readonly EnvironmentBearing<any>[];
 }
 
+/** A kind whose records refuse the deletion of the record they hang off (HangsOff `refuse`), as declared. */
+export interface Refusal {
+  readonly kind: KeyedKind<unknown>;
+  readonly via: string | null;
+  readonly refusal: string;
+}
+
 /** What a change of one kind does: to PostgreSQL's table of current records, and to a node's copy. */
 export interface ChangeKind {
   records(value: unknown): { put: RecordKey | null; remove: RecordKey[] };
@@ -46,7 +53,7 @@ export interface StoreLayout {
   /** The kinds whose records a deletion of one of a kind's records deletes with it (HangsOff cascade), by that kind's name. */
   readonly cascades: ReadonlyMap<string, readonly KeyedKind<unknown>[]>;
   /** By kind name: the kinds whose records refuse a deletion of the record they hang off (HangsOff `refuse`). */
-  readonly refusals: ReadonlyMap<string, readonly KeyedKind<unknown>[]>;
+  readonly refusals: ReadonlyMap<string, readonly Refusal[]>;
   /** The kinds that bear on an environment's state, each once. */
   // biome-ignore lint/suspicious/noExplicitAny: kinds of every record type; each is handed its own values.
   readonly bearingKinds: readonly EnvironmentBearing<any>[];
@@ -106,7 +113,7 @@ export function storeLayout(owners: readonly RecordOwner[]): StoreLayout {
       });
   }
   const cascades = new Map<string, KeyedKind<unknown>[]>();
-  const refusals = new Map<string, KeyedKind<unknown>[]>();
+  const refusals = new Map<string, Refusal[]>();
   for (const kind of kinds) {
     const parent = kind.hangsOff;
     if (parent === undefined) continue;
@@ -123,7 +130,8 @@ export function storeLayout(owners: readonly RecordOwner[]): StoreLayout {
       // Else the record it hangs off could never be deleted.
       if (kind.removal === undefined)
         throw new Error(`record kind ${kind.name} refuses deletions of ${parent.kind} but declares no deletion`);
-      refusals.set(parent.kind, [...(refusals.get(parent.kind) ?? []), kind as KeyedKind<unknown>]);
+      const refusal: Refusal = { kind: kind as KeyedKind<unknown>, via: parent.via, refusal: parent.refusal };
+      refusals.set(parent.kind, [...(refusals.get(parent.kind) ?? []), refusal]);
     }
   }
   const unused = [...ownerOf.keys()].filter((database) => !used.has(database));
