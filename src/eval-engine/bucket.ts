@@ -1,7 +1,7 @@
 // Sticky percentage bucketing (design §2): bucket(flagId, key) = murmur3_x86_32(utf8(flagId + ":" + key), 0) mod 100,
 // or, for a flag made with `bucketing: "fractional"` (issue 44), flagd's fractional point over the same hash,
 // floor(hash * 100 / 2^32), which a stock flagd provider computes for {"fractional": [{"cat": [id, ":", key]}, ...]}.
-import { murmur3Range } from '../bytes/murmur3.js';
+import { murmur3Range, murmur3String } from '../bytes/murmur3.js';
 import { bucketPoint } from '../targeting/fractional.js';
 import { maxUtf8Bytes, writeUtf8 } from '../bytes/utf8.js';
 
@@ -56,8 +56,7 @@ function keyHash(flagId: string, key: string): number {
     if (idStart < 0) {
       // An id of more than kKeyAt bytes: hashed from its own bytes (never an id Flagwire makes).
       lastFlagId = null;
-      const bytes = Buffer.from(`${flagId}:${key}`);
-      return murmur3Range(bytes, 0, bytes.length, 0);
+      return murmur3String(`${flagId}:${key}`);
     }
     lastFlagId = flagId;
   }

@@ -46,7 +46,6 @@ export type EngineStore = Pick<
   | 'getAudience'
   | 'listAudiences'
   | 'getOrg'
-  | 'getKeyed'
 >;
 
 /** One state of a flag version (the flag's, or one environment's), compiled: the spec's rules, and its typed variants if it has them. */
