@@ -37,15 +37,7 @@ import { getFlag, listFlags } from '../flags/flag-store.js';
 
 export type EngineStore = Pick<
   SnapshotReader,
-  | 'resetReadTxn'
-  | 'configSeq'
-  | 'revision'
-  | 'getKeyed'
-  | 'listKeyedBy'
-  | 'getProject'
-  | 'getAudience'
-  | 'listAudiences'
-  | 'getOrg'
+  'resetReadTxn' | 'configSeq' | 'revision' | 'getKeyed' | 'listKeyedBy' | 'getProject' | 'getAudience' | 'listAudiences' | 'getOrg'
 >;
 
 /** One state of a flag version (the flag's, or one environment's), compiled: the spec's rules, and its typed variants if it has them. */
