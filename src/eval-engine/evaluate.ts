@@ -33,6 +33,8 @@ export interface CompiledState {
   readonly audience: CompiledAudience | null;
   /** The flag's bucketing is flagd's fractional point (bucket.ts); false: design §2's modulo. */
   readonly fractional: boolean;
+  /** The experiment its answers belong to (issue 58); null: none, and its answers are as they were before experiments. */
+  readonly experiment: string | null;
 }
 
 /** Attribute lookup: the request's query parameters other than cohort, env and targetingKey. */
@@ -66,6 +68,7 @@ export function compileState(state: EffectiveState, audience: Audience | undefin
     audienceId: state.audienceId,
     audience: state.audienceId !== null && audience !== undefined ? compileAudience(audience) : null,
     fractional: bucketing === 'fractional',
+    experiment: state.experiment ?? null,
   };
 }
 
@@ -129,6 +132,15 @@ export function decisionValue(decision: Decision): boolean {
 
 export function decidedBy(decision: Decision): DecidedBy {
   return (decision >> 1) as DecidedBy;
+}
+
+/**
+ * Whether a boolean state's decision counts as an exposure of its experiment (issue 58): only the
+ * percentage split allocates, in or out; a disabled state, a listed cohort, an audience and a static
+ * 0 or 100% do not (nor does a roll: OFREP refuses it, and the Evaluation API's is not sticky).
+ */
+export function decisionInExperiment(decision: Decision): boolean {
+  return decision >> 1 === kDecidedSplit;
 }
 
 /** The rules of design §2, reporting which one decided (see the table above). */
