@@ -3,7 +3,7 @@
 // flag then names it where each protocol carries flag metadata, with whether it is an exposure: OFREP's
 // `metadata` (single and bulk, and through OpenFeature's stock OFREP provider), the Evaluation API beside
 // `enabled`, and flagd's flag metadata in the flag set. Match (the split), disabled, cohort override and
-// error, each on every surface.
+// error, each on every surface. A flag file exports, plans and applies it.
 import t from 'tap';
 import { OpenFeature } from '@openfeature/server-sdk';
 import { OFREPProvider } from '@openfeature/ofrep-provider';
@@ -126,4 +126,23 @@ t.test("flagd's flag set names the experiment in the flag's metadata", async (t)
   t.equal(set.status, 200, set.text);
   t.match(set.json.flags['new-checkout'].metadata, { id: flagId, name: 'new-checkout', experimentKey: 'checkout-2026' });
   t.notOk('inExperiment' in set.json.flags['new-checkout'].metadata, "flagd's fixed metadata cannot say it per answer");
+});
+
+t.test('a flag file carries the experiment: exported, planned as a field, applied and ended', async (t) => {
+  const file = (await api('GET', '/api/v1/export', undefined, secrets.read)).json;
+  t.equal(file.flags['new-checkout'].experiment, 'checkout-2026', 'exported');
+  t.notOk('experiment' in file.flags.checkout, 'a flag without one: none written');
+  file.flags.checkout.experiment = 'from-a-file';
+  delete file.flags['new-checkout'].experiment;
+  const planned = await api('POST', '/api/v1/plan', file, secrets.read);
+  t.equal(planned.status, 200, planned.text);
+  const fields = (name: string) => planned.json.changes.find((c: { name: string }) => c.name === name)?.fields;
+  t.strictSame(fields('checkout'), [{ path: 'experiment', before: null, after: 'from-a-file' }]);
+  t.strictSame(fields('new-checkout'), [{ path: 'experiment', before: 'checkout-2026', after: null }]);
+  const applied = await api('POST', '/api/v1/apply', file);
+  t.equal(applied.status, 200, applied.text);
+  t.match((await ofrep(`/${ids.flag}`, { targetingKey: inKey })).json.metadata, { experimentKey: 'from-a-file' });
+  t.notOk('experimentKey' in (await ofrep(`/${flagId}`, { targetingKey: inKey })).json.metadata, 'ended by the file');
+  const again = await api('POST', '/api/v1/plan', (await api('GET', '/api/v1/export', undefined, secrets.read)).json, secrets.read);
+  t.equal(again.json.changed, false, 'its own export plans no change');
 });
