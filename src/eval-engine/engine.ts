@@ -217,7 +217,7 @@ export class EvalEngine {
 
   /** The 200 body of `state` for the parsed request: one of the flag version's prebuilt bodies. */
   private answerBody(entry: FlagEntry, state: EvalState): Buffer {
-    const decision = decideState(entry.id, state, this.query);
+    const decision = decideState(state, this.query);
     const enabled = decisionValue(decision);
     if (state.variants === null) return entry.bodies[enabled ? 1 : 0];
     const resolution = resolveVariant(state.variants, decision, this.query, this.now);
@@ -393,7 +393,7 @@ export class EvalEngine {
             ? compileVariants(effective.typed, flag.name)
             : compileVariants(fragments.typed(effective.typed), flag.name, fragments.shared);
       }
-      return { ...compileState(effective, audience(effective.audienceId), flag.bucketing), variants };
+      return { ...compileState(flag.id, effective, audience(effective.audienceId), flag.bucketing), variants };
     };
     let state: EvalState | null = null;
     let envs: Map<string, EvalState> | null = null;
