@@ -30,6 +30,8 @@ export interface ClientFeaturesInput {
   audiences: readonly Audience[];
   /** The organisation's plan allows audiences now (EvalEngine.audiencesAllowed). */
   audiencesAllowed: boolean;
+  /** Only flags whose name starts with it (the SDKs' `namePrefix`); '' for every flag. */
+  namePrefix: string;
 }
 
 export interface UnleashConstraint {
@@ -82,6 +84,7 @@ export function buildClientFeatures(input: ClientFeaturesInput): ClientFeatures 
   const features: UnleashFeature[] = [];
   const omitted: OmittedFeature[] = [];
   for (const flag of input.flags) {
+    if (!flag.name.startsWith(input.namePrefix)) continue;
     const said = featureInUnleash(flag, input);
     if (typeof said === 'string') omitted.push({ flagId: flag.id, name: flag.name, reason: said });
     else features.push(said);

@@ -1,8 +1,10 @@
 // GET /api/client/features: a project environment's flags in Unleash's client API model (version 2),
 // for Unleash's stock server SDKs, which fetch it and evaluate locally (client-features.ts says how each
-// flag is said, and which are left out). The token decides the project (access.ts). The ETag is what
-// decides the answer (the project's configuration tag, the plan's audience switch, the environment), so
-// an SDK's poll that finds nothing new is a 304 without building anything.
+// flag is said, and which are left out). The token decides the project (access.ts); of the SDKs' filters,
+// `namePrefix` is applied, and `project` and `tag` are not needed (the token's project is the one
+// served) and are ignored. The ETag is what decides the answer (the project's configuration tag, the
+// plan's audience switch, the environment, the prefix), so an SDK's poll that finds nothing new is a
+// 304 without building anything.
 import type { ServiceRouteSpec } from '../capability/capability.js';
 import { projectConfigTag } from '../eval-engine/config-tag.js';
 import { listFlags } from '../flags/flag-store.js';
@@ -31,6 +33,7 @@ export const kUnleashRoutes = {
       tag: 'Unleash',
       summary: "The token's project environment in Unleash's client API model, for Unleash's server SDKs",
       parameters: [
+        { name: 'namePrefix', in: 'query', schema: { type: 'string' }, description: 'Only flags whose name starts with it' },
         { name: 'If-None-Match', in: 'header', schema: { type: 'string' }, description: 'ETag of a previous answer: 304 when unchanged' },
       ],
       responses: {
@@ -64,13 +67,15 @@ export const kUnleashRoutes = {
           const flags = listFlags(store, project.id);
           const audiences = store.listAudiences(project.id);
           const configTag = projectConfigTag(project, flags, audiences, org, projectFragments(store, project.id)?.updatedAt);
-          const tag = `"${kForm}${audiencesAllowed ? '+' : '-'}${configTag}${environment === null ? '' : `-${Buffer.from(environment).toString('hex')}`}"`;
+          const namePrefix = query.get('namePrefix') ?? '';
+          const hex = (text: string | null) => (text === null || text === '' ? '' : `-${Buffer.from(text).toString('hex')}`);
+          const tag = `"${kForm}${audiencesAllowed ? '+' : '-'}${configTag}${hex(environment)}.${hex(namePrefix)}"`;
           const headers = revisionHeaders(store.revision(), ['ETag', tag]);
           if (matchesIfNoneMatch(ifNoneMatch, Buffer.from(tag))) {
             status = 304;
             send(res, 304, '', 'application/json', headers);
           } else {
-            const { json } = buildClientFeatures({ projectId: project.id, environment, flags, audiences, audiencesAllowed });
+            const { json } = buildClientFeatures({ projectId: project.id, environment, flags, audiences, audiencesAllowed, namePrefix });
             send(res, 200, json, 'application/json', headers);
           }
         } catch (err) {

@@ -136,6 +136,41 @@ t.test('the answer: version 2, the said flags, the left-out ones named; ETag and
   ]);
 });
 
+t.test("the SDK's namePrefix: only those flags, under their own ETag", async (t) => {
+  const all = await features(secrets.read);
+  const beta = await call(server.baseUrl, 'GET', '/api/client/features?namePrefix=beta-&project=ignored', {
+    headers: { authorization: secrets.read },
+  });
+  t.equal(beta.status, 200);
+  t.same(
+    beta.json.features.map((f: { name: string }) => f.name),
+    ['beta-split', 'beta-everyone'],
+  );
+  t.same(beta.json.flagwire.omitted, [], 'the left-out flags outside the prefix are not named either');
+  t.not(beta.headers.get('etag'), all.headers.get('etag'));
+  const unleash = new Unleash({
+    url: `${server.baseUrl}/api`,
+    appName: 'flagwire-test-prefix',
+    namePrefix: 'beta-',
+    customHeaders: { Authorization: secrets.read },
+    disableMetrics: true,
+    refreshInterval: 60_000,
+    storageProvider: new InMemStorageProvider(),
+  });
+  t.teardown(() => unleash.destroy());
+  await new Promise<void>((resolve, reject) => {
+    unleash.once('synchronized', () => resolve());
+    unleash.once('error', reject);
+  });
+  t.same(
+    unleash
+      .getFeatureToggleDefinitions()!
+      .map((f) => f.name)
+      .sort(),
+    ['beta-everyone', 'beta-split'],
+  );
+});
+
 t.test('a project with environments: the token limited to one of them decides which', async (t) => {
   const staging = await features(secrets.stagingWrite);
   t.equal(staging.status, 200);
