@@ -231,10 +231,10 @@ async function buildPaths(seeded: Seeded, server: Server, ofrep: boolean): Promi
     {
       flag: kStaticName,
       name: 'engine: decideState on the context',
-      value: (i) => decisionValue(decideState(staticFlag.id, staticFlag.state, fill(c(i)))),
+      value: (i) => decisionValue(decideState(staticFlag.state, fill(c(i)))),
       run(n) {
         let sum = 0;
-        for (let i = 0; i < n; i++) sum += decideState(staticFlag.id, staticFlag.state, fill(kContexts[i & 1023]!)) & 1;
+        for (let i = 0; i < n; i++) sum += decideState(staticFlag.state, fill(kContexts[i & 1023]!)) & 1;
         return sum;
       },
     },
@@ -261,11 +261,11 @@ async function buildPaths(seeded: Seeded, server: Server, ofrep: boolean): Promi
     {
       flag: kFiveRuleName,
       name: 'engine: decideState + resolveVariant on the context',
-      value: (i) => resolveVariant(fiveRule.state.variants!, decideState(fiveRule.id, fiveRule.state, fill(c(i))), ctx, Date.now()).value,
+      value: (i) => resolveVariant(fiveRule.state.variants!, decideState(fiveRule.state, fill(c(i))), ctx, Date.now()).value,
       run(n) {
         let sum = 0;
         for (let i = 0; i < n; i++) {
-          const decision = decideState(fiveRule.id, fiveRule.state, fill(kContexts[i & 1023]!));
+          const decision = decideState(fiveRule.state, fill(kContexts[i & 1023]!));
           sum += (resolveVariant(fiveRule.state.variants!, decision, ctx, Date.now()).value as string).length;
         }
         return sum;

@@ -58,6 +58,7 @@ scope.flagd.flagKey = 'checkout';
 
 // Baseline: the Evaluation API's boolean flag with an audience and a 50% split.
 const state = compileState(
+  'flg_cHQLsDzwqQaBEiBh',
   { enabled: true, trafficPercentage: 50, audienceId: 'aud', cohorts: [] },
   {
     id: 'aud',
@@ -123,7 +124,7 @@ const variants: [string, (i: number) => void][] = [
   [
     'baseline: src/eval-engine evaluateState (audience + 50%)',
     (i) => {
-      sink += evaluateState('flg_cHQLsDzwqQaBEiBh', state, evalContexts[i & 1023]!) ? 1 : 0;
+      sink += evaluateState(state, evalContexts[i & 1023]!) ? 1 : 0;
     },
   ],
 ];

@@ -21,6 +21,7 @@ import { storeLayout, type StoreLayout } from './store/store-layout.js';
 import { kSnapshots } from './snapshots/capability.js';
 import { kSync } from './sync/capability.js';
 import { kTokens } from './tokens/capability.js';
+import { kUnleash } from './unleash/capability.js';
 import { kWebhooks } from './webhooks/capability.js';
 import type { WebhookEvent } from './capability/webhook-events.js';
 import type { AnyCommand } from './writer/command.js';
@@ -42,6 +43,7 @@ export const kCapabilities = [
   kMail,
   kSnapshots,
   kSync,
+  kUnleash,
   kRelay,
   kEvaluation,
   kApprovals,

@@ -15,19 +15,28 @@ export function murmur3x86_32(bytes: Uint8Array, length: number = bytes.length, 
 
 /** Hash of `bytes[start..end)`: the same as murmur3x86_32 of those bytes alone, with no view made of them. */
 export function murmur3Range(bytes: Uint8Array, start: number, end: number, seed = 0): number {
-  let h = seed | 0;
+  return murmur3Continue(seed | 0, 0, bytes, start, end);
+}
+
+/**
+ * The state after mixing the whole 4-byte blocks of `bytes[start..end)` into state `h` (a seed, or what an
+ * earlier call returned); `end - start` is a multiple of 4. With murmur3Continue, a hash of bytes that
+ * share a prefix mixes the prefix's blocks once (src/eval-engine/bucket.ts: a flag id's).
+ */
+export function murmur3Blocks(bytes: Uint8Array, start: number, end: number, h: number): number {
+  for (let i = start; i < end; i += 4) h = mixBlock(h, bytes[i]! | (bytes[i + 1]! << 8) | (bytes[i + 2]! << 16) | (bytes[i + 3]! << 24));
+  return h;
+}
+
+/**
+ * Hash of what state `h` has mixed (`hashedLength` bytes, whole blocks: murmur3Blocks) followed by
+ * `bytes[start..end)`: the same as murmur3x86_32 of all of them at once.
+ */
+export function murmur3Continue(h: number, hashedLength: number, bytes: Uint8Array, start: number, end: number): number {
   const length = end - start;
   const blocks = start + (length & ~3);
   let i = start;
-  for (; i < blocks; i += 4) {
-    let k = bytes[i]! | (bytes[i + 1]! << 8) | (bytes[i + 2]! << 16) | (bytes[i + 3]! << 24);
-    k = Math.imul(k, kC1);
-    k = (k << 15) | (k >>> 17);
-    k = Math.imul(k, kC2);
-    h ^= k;
-    h = (h << 13) | (h >>> 19);
-    h = (Math.imul(h, 5) + 0xe6546b64) | 0;
-  }
+  for (; i < blocks; i += 4) h = mixBlock(h, bytes[i]! | (bytes[i + 1]! << 8) | (bytes[i + 2]! << 16) | (bytes[i + 3]! << 24));
   // Tail: the 1 to 3 bytes after the last whole block, little-endian, as in the reference.
   const tail = length & 3;
   if (tail !== 0) {
@@ -39,13 +48,22 @@ export function murmur3Range(bytes: Uint8Array, start: number, end: number, seed
     k = Math.imul(k, kC2);
     h ^= k;
   }
-  h ^= length;
+  h ^= hashedLength + length;
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;
   h = Math.imul(h, 0xc2b2ae35);
   h ^= h >>> 16;
   return h >>> 0;
+}
+
+function mixBlock(h: number, block: number): number {
+  let k = Math.imul(block, kC1);
+  k = (k << 15) | (k >>> 17);
+  k = Math.imul(k, kC2);
+  h ^= k;
+  h = (h << 13) | (h >>> 19);
+  return (Math.imul(h, 5) + 0xe6546b64) | 0;
 }
 
 /** Hash of a string's UTF-8 bytes (convenience for tests and tools; the hot path uses `bucket`). */

@@ -232,7 +232,7 @@ export class EvalEngine {
 
   /** The 200 body of `state` for the parsed request: one of the flag version's prebuilt bodies. */
   private answerBody(entry: FlagEntry, state: EvalState): Buffer {
-    const decision = decideState(entry.id, state, this.query);
+    const decision = decideState(state, this.query);
     const enabled = decisionValue(decision);
     if (state.variants === null) {
       const experiment = state.experimentBodies;
@@ -415,7 +415,7 @@ export class EvalEngine {
             : compileVariants(fragments.typed(effective.typed), flag.name, fragments.shared, experiment);
       }
       const experimentBodies = experiment === null ? null : { eval: [], ofrepBodies: null, ofrepPairs: null };
-      return { ...compileState(effective, audience(effective.audienceId), flag.bucketing), variants, experimentBodies };
+      return { ...compileState(flag.id, effective, audience(effective.audienceId), flag.bucketing), variants, experimentBodies };
     };
     let state: EvalState | null = null;
     let envs: Map<string, EvalState> | null = null;

@@ -8,7 +8,7 @@
 //   else          -> random integer 0..99 < trafficPercentage    (fresh roll each request)
 import type { Audience } from '../model/projects.js';
 import type { EffectiveState } from '../flags/flag-state.js';
-import { bucketOf } from './bucket.js';
+import { bucketAt, bucketPrefix, type BucketPrefix } from './bucket.js';
 import type { Flag } from '../model/flags.js';
 
 /** An audience rule with its values in a Set: exact, case-sensitive lookups in O(1). */
@@ -33,6 +33,8 @@ export interface CompiledState {
   readonly audience: CompiledAudience | null;
   /** The flag's bucketing is flagd's fractional point (bucket.ts); false: design §2's modulo. */
   readonly fractional: boolean;
+  /** The flag's id as bucketing hashes it, mixed once (bucket.ts). */
+  readonly prefix: BucketPrefix;
   /** The experiment its answers belong to (issue 58); null: none, and its answers are as they were before experiments. */
   readonly experiment: string | null;
 }
@@ -58,9 +60,16 @@ export function compileAudience(audience: Audience): CompiledAudience {
 
 const kNoCohorts: ReadonlySet<string> = new Set();
 
-/** `audience` is the record `state.audienceId` names (undefined if it does not exist). */
-/** `bucketing` is the flag's own (src/model/flags.ts). */
-export function compileState(state: EffectiveState, audience: Audience | undefined, bucketing: Flag['bucketing']): CompiledState {
+/**
+ * A state of the flag `flagId`. `audience` is the record `state.audienceId` names (undefined if it does not
+ * exist); `bucketing` is the flag's own (src/model/flags.ts).
+ */
+export function compileState(
+  flagId: string,
+  state: EffectiveState,
+  audience: Audience | undefined,
+  bucketing: Flag['bucketing'],
+): CompiledState {
   return {
     enabled: state.enabled,
     trafficPercentage: state.trafficPercentage,
@@ -68,6 +77,7 @@ export function compileState(state: EffectiveState, audience: Audience | undefin
     audienceId: state.audienceId,
     audience: state.audienceId !== null && audience !== undefined ? compileAudience(audience) : null,
     fractional: bucketing === 'fractional',
+    prefix: bucketPrefix(flagId),
     experiment: state.experiment ?? null,
   };
 }
@@ -144,7 +154,7 @@ export function decisionInExperiment(decision: Decision): boolean {
 }
 
 /** The rules of design §2, reporting which one decided (see the table above). */
-export function decideState(flagId: string, state: CompiledState, ctx: EvalContext, roll: () => number = randomRoll): Decision {
+export function decideState(state: CompiledState, ctx: EvalContext, roll: () => number = randomRoll): Decision {
   if (!state.enabled) return kDecidedDisabled << 1;
   const { cohort } = ctx;
   if (cohort !== null && state.cohorts.has(cohort)) return (kDecidedCohort << 1) | 1;
@@ -159,12 +169,12 @@ export function decideState(flagId: string, state: CompiledState, ctx: EvalConte
   if (percentage <= 0) return fixed << 1;
   const key = ctx.targetingKey ?? cohort;
   if (key !== null) {
-    return (kDecidedSplit << 1) | (bucketOf(state.fractional, flagId, key) < percentage ? 1 : 0);
+    return (kDecidedSplit << 1) | (bucketAt(state.fractional, state.prefix, key) < percentage ? 1 : 0);
   }
   return (kDecidedRoll << 1) | (roll() < percentage ? 1 : 0);
 }
 
 /** The Evaluation API's answer: the value alone. */
-export function evaluateState(flagId: string, state: CompiledState, ctx: EvalContext, roll: () => number = randomRoll): boolean {
-  return (decideState(flagId, state, ctx, roll) & 1) === 1;
+export function evaluateState(state: CompiledState, ctx: EvalContext, roll: () => number = randomRoll): boolean {
+  return (decideState(state, ctx, roll) & 1) === 1;
 }

@@ -5,7 +5,7 @@
 // deciding with bare numbers and prebuilt answers, while this path allocates freely.
 import type { Resolution } from '../targeting/compiled-flag.js';
 import { type IfBranch, ifBranch } from '../targeting/if-branch.js';
-import { bucketOf } from './bucket.js';
+import { bucketAt } from './bucket.js';
 import type { EvalState } from './engine.js';
 import {
   blockedByPlan,
@@ -43,7 +43,6 @@ export interface Explanation {
  * same state and context (`audiencesAllowed` and `nowMs` as the engine's for its batch).
  */
 export function explainState(
-  flagId: string,
   state: EvalState,
   ctx: EvalContext & RuleContext,
   audiencesAllowed: boolean,
@@ -53,7 +52,7 @@ export function explainState(
   if (blockedByPlan(state, audiencesAllowed))
     return { enabled: null, decision: null, why: { by: 'plan', audienceId: state.audienceId! }, resolution: null, ruleBranch: null };
   let rolled = -1;
-  const decision = decideState(flagId, state, ctx, () => (rolled = roll()));
+  const decision = decideState(state, ctx, () => (rolled = roll()));
   const enabled = decisionValue(decision);
   const variants = state.variants;
   const resolution = variants === null ? null : resolveVariant(variants, decision, ctx, nowMs);
@@ -62,10 +61,10 @@ export function explainState(
     variants === null || !enabled || variants.flag.rule === null
       ? null
       : ifBranch(variants.targeting, variants.flag.key, ctx.ruleData(), Math.floor(nowMs / 1000));
-  return { enabled, decision, why: whyOf(flagId, state, ctx, decidedBy(decision), enabled, rolled), resolution, ruleBranch };
+  return { enabled, decision, why: whyOf(state, ctx, decidedBy(decision), enabled, rolled), resolution, ruleBranch };
 }
 
-function whyOf(flagId: string, state: EvalState, ctx: EvalContext, by: DecidedBy, enabled: boolean, rolled: number): Why {
+function whyOf(state: EvalState, ctx: EvalContext, by: DecidedBy, enabled: boolean, rolled: number): Why {
   const percentage = state.trafficPercentage;
   if (by === kDecidedDisabled) return { by: 'disabled' };
   if (by === kDecidedCohort) return { by: 'cohort', cohort: ctx.cohort! };
@@ -79,7 +78,7 @@ function whyOf(flagId: string, state: EvalState, ctx: EvalContext, by: DecidedBy
   if (by === kDecidedSplit) {
     const keyFrom = ctx.targetingKey !== null ? 'targetingKey' : 'cohort';
     const key = (ctx.targetingKey ?? ctx.cohort)!;
-    return { by: 'split', key, keyFrom, bucket: bucketOf(state.fractional, flagId, key), percentage };
+    return { by: 'split', key, keyFrom, bucket: bucketAt(state.fractional, state.prefix, key), percentage };
   }
   if (by === kDecidedRoll) return { by: 'roll', roll: rolled, percentage };
   return { by: 'static', percentage };

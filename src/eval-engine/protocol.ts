@@ -29,6 +29,7 @@
 
 import type { FlagUsage } from '../model/flags.js';
 import { maxUtf8Bytes, readUtf8, writeUtf8 } from '../bytes/utf8.js';
+import { grownAnswerBuffer } from './batch-channel.js';
 
 /** A route number (src/all-routes.ts), 0..255: which evaluation route set (routes.ts) evaluates the request. */
 export type Route = number;
@@ -250,8 +251,8 @@ export class ResultWriter {
     const written = (this.header - kAnswersHeaderBytes) / 12 + 1;
     const headerBytes = kAnswersHeaderBytes + 12 * this.count;
     const projected = headerBytes + Math.ceil(((needed - headerBytes) / written) * this.count);
-    // Not zero-filled (every byte read back is written first), and its own ArrayBuffer: transferable.
-    const next = Buffer.allocUnsafeSlow(Math.max(needed, this.bytes.length * 2, projected));
+    // The batch channel's kind of buffer: the slot's new, larger buffer, kept for the next batches.
+    const next = Buffer.from(grownAnswerBuffer(Math.max(needed, this.bytes.length * 2, projected)));
     this.bytes.copy(next, 0, 0, this.pos);
     this.bytes = next;
   }

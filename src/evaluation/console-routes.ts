@@ -86,7 +86,7 @@ function playground(call: ApiCall): PlaygroundView {
   const results = project.flags.map((flag) => {
     const saved = stateInProjectEnv(flag, env)!;
     const state = tried !== undefined && flag.id === tried.flagId ? { ...saved, variants: triedVariants } : saved;
-    const explained = explainState(flag.id, state, ctx, allowed, engine.batchTime);
+    const explained = explainState(state, ctx, allowed, engine.batchTime);
     const ruleRan = explained.enabled === true && state.variants !== null && state.variants.flag.rule !== null;
     return result(flag, explained, ruleRan, audiences, env);
   });

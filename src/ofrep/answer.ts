@@ -51,19 +51,18 @@ export interface OfrepState extends CompiledState {
 }
 
 /**
- * OFREP's answer for `state` of the flag `flagId` and `ctx`: a slot (a boolean decision, or one of the
+ * OFREP's answer for a flag's `state` and `ctx`: a slot (a boolean decision, or one of the
  * two failures above) or, for a state with typed variants, the variant's Resolution. `nowMs` gives
  * `$flagd.timestamp`. Allocates nothing but what a rule builds.
  */
 export function ofrepAnswer(
-  flagId: string,
   state: OfrepState,
   ctx: EvalContext & RuleContext,
   audiencesAllowed: boolean,
   nowMs: number,
 ): number | Resolution {
   if (blockedByPlan(state, audiencesAllowed)) return kSlotAudiencePlan;
-  const decision = decideState(flagId, state, ctx, noRoll);
+  const decision = decideState(state, ctx, noRoll);
   if (decidedBy(decision) === kDecidedRoll) return kSlotKeyMissing;
   if (state.variants === null) return decision;
   return resolveVariant(state.variants, decision, ctx, nowMs);

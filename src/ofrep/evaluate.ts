@@ -141,7 +141,7 @@ export class OfrepEvaluator {
     if (state === kEnvUnknown) {
       return out.put(400, ofrepFailureBody(key, 'INVALID_CONTEXT', `Unknown environment "${ctx.env}" for this flag; ${entry.validEnvs}.`));
     }
-    const answer = ofrepAnswer(entry.id, state, ctx, this.engine.audiencesAllowed(entry.org), this.engine.batchTime);
+    const answer = ofrepAnswer(state, ctx, this.engine.audiencesAllowed(entry.org), this.engine.batchTime);
     if (typeof answer === 'number') return out.put(answer < kSlotAudiencePlan ? 200 : 400, flagBody(entry, state, answer, byName));
     out.put(answer.errorCode === undefined ? 200 : 400, variantBody(entry, state, answer, byName));
   }
@@ -219,7 +219,7 @@ export class OfrepEvaluator {
       if (i > 0) out.pushByte(kComma);
       const flag = flags[i]!;
       const state = stateInProjectEnv(flag, env)!;
-      const answer = ofrepAnswer(flag.id, state, ctx, audiencesAllowed, now);
+      const answer = ofrepAnswer(state, ctx, audiencesAllowed, now);
       // Each flag twice, under its id and under its name: the web provider looks flags up by the key
       // the application asks for, and either key must work (docs/decisions.md: OFREP, keys). Both
       // entries are one cached Buffer per answer: one copy per flag.

@@ -97,8 +97,9 @@ function withRevisions(docs: RouteDocs): Record<string, object> {
 /** One documented route's operation: its security follows from its auth. */
 function operation(route: RouteDeclaration, docs: RouteDocs): object {
   const revisions = namesRevisions(docs);
-  // A flag set names the revision it was built at, and waits for none (its stream is the sync service).
-  const parameters = [...(docs.parameters ?? []), ...(revisions && docs.tag !== 'Sync' ? [kMinRevisionParam] : [])];
+  // A flag set or Unleash's features name the revision they were built at, and wait for none (they are polled or streamed).
+  const waits = docs.tag !== 'Sync' && docs.tag !== 'Unleash';
+  const parameters = [...(docs.parameters ?? []), ...(revisions && waits ? [kMinRevisionParam] : [])];
   return {
     operationId: docs.operationId,
     tags: [docs.tag],
@@ -142,6 +143,7 @@ const kTags = [
   { name: 'Evaluation API', description: 'Credential-free evaluation of one flag or a whole project, and the change stream' },
   { name: 'OFREP', description: "OpenFeature Remote Evaluation Protocol, for the OpenFeature SDKs' OFREP providers" },
   { name: 'Sync', description: "A project environment's flagd flag set, with a token: the sync service's (gRPC, docs/api.md) over HTTP" },
+  { name: 'Unleash', description: "Unleash's client API, for Unleash's stock server SDKs, with a token (docs/api.md: Unleash's SDKs)" },
   { name: 'Service', description: 'Liveness, readiness, metrics, this document and the error documentation' },
 ];
 

@@ -63,7 +63,7 @@ function compileFlag(flag: SnapshotFlag, audiences: ReadonlyMap<string, Audience
   return {
     id: flag.id,
     name: flag.name,
-    state: { ...compileState(state, audience, flag.bucketing), variants },
+    state: { ...compileState(flag.id, state, audience, flag.bucketing), variants },
     metadata: Object.freeze({ id: flag.id, name: flag.name }),
     decided: [],
   };

@@ -54,7 +54,7 @@ export function resolveFlag<T extends FlagValue>(
   }
   // As EvalEngine.audiencesAllowed at `nowMs`: a trial that ended since the snapshot no longer allows them.
   const audiencesAllowed = snapshot.audiencesAllowed && nowMs < snapshot.audiencesUntil;
-  const answer = ofrepAnswer(flag.id, flag.state, ctx, audiencesAllowed, nowMs);
+  const answer = ofrepAnswer(flag.state, ctx, audiencesAllowed, nowMs);
   if (typeof answer === 'number') {
     if (answer === kSlotAudiencePlan) throw new GeneralError(kAudiencePlanDetail);
     if (answer === kSlotKeyMissing) throw new TargetingKeyMissingError(kKeyMissingDetails);

@@ -27,7 +27,7 @@ export type RouteMethod = 'get' | 'post' | 'patch' | 'del' | 'options' | 'any';
  */
 export type RouteAuth = 'none' | 'token' | 'session' | 'test';
 
-export type OpenApiTag = 'Management API' | 'Evaluation API' | 'OFREP' | 'Sync' | 'Service';
+export type OpenApiTag = 'Management API' | 'Evaluation API' | 'OFREP' | 'Sync' | 'Unleash' | 'Service';
 
 /** A route's OpenAPI operation; its security follows from the route's auth. */
 export interface RouteDocs {

@@ -1,10 +1,11 @@
 // The batch channel between the main thread and one worker (src/eval-engine/batch-channel.ts), with a real
 // worker thread (batch-channel-worker.ts): work and answers that fit a slot, and ones that travel on the
-// port because they do not, in both directions and out of order; never an answer from inside post(); a
-// worker that dies holding one slot while another waits; stopping.
+// port because they do not, in both directions and out of order; a slot grown by a large answer, kept on
+// both sides; never an answer from inside post(); a worker that dies holding one slot while another waits;
+// stopping.
 import { Worker } from 'node:worker_threads';
 import t from 'tap';
-import { ChannelEnd, kSlotBytes, SlotKind, type SlotWork } from '../../src/eval-engine/batch-channel.js';
+import { ChannelEnd, kMaxSlotBytes, kSlotBytes, SlotKind, type SlotWork } from '../../src/eval-engine/batch-channel.js';
 
 const kWorker = new URL('./batch-channel-worker.js', import.meta.url);
 /** Work of this many requests ends the test worker (process.exit(70)). */
@@ -26,7 +27,13 @@ interface Seen {
 }
 
 /** Work of `length` payload bytes (value i % 251) asking for an answer of `answerBytes`. */
-function work(kind: SlotKind, count: number, length: number, answerBytes: number): { work: SlotWork; answer: Promise<Seen> } {
+function work(
+  kind: SlotKind,
+  count: number,
+  length: number,
+  answerBytes: number,
+): { work: SlotWork; answer: Promise<Seen>; buffer: () => ArrayBufferLike | null } {
+  let answeredIn: ArrayBufferLike | null = null;
   const requests = new ArrayBuffer(8 + length + 64);
   const view = new DataView(requests);
   view.setUint32(0, answerBytes, true);
@@ -40,12 +47,14 @@ function work(kind: SlotKind, count: number, length: number, answerBytes: number
   });
   return {
     answer,
+    buffer: () => answeredIn,
     work: {
       kind,
       requests,
       bytes: 8 + length,
       count,
       answered: (buffer) => {
+        answeredIn = buffer;
         const out = new DataView(buffer);
         answered({
           kind: out.getUint32(0, true),
@@ -89,6 +98,7 @@ t.test('work and answers that fit a slot, and ones that do not, both ways', asyn
   channel.post(1, bigOut.work);
   channel.post(0, bigIn.work);
   const [a, b, c] = await Promise.all([bigIn.answer, bigOut.answer, both.answer]);
+  // Requests that came on the port, answered in their own buffer: back on the port.
   t.same(a, {
     kind: 0,
     count: 1,
@@ -98,7 +108,9 @@ t.test('work and answers that fit a slot, and ones that do not, both ways', asyn
     answerBytes: kSlotBytes + 18,
     inPlace: false,
   });
-  t.same(b, { kind: SlotKind.Usage, count: 2, length: 100, sum: sumOf(100), lastByte: 0xab, answerBytes: kSlotBytes * 2, inPlace: false });
+  // Answers that outgrew their slot: a shared buffer of the next power of two, the slot's from now on.
+
+  t.same(b, { kind: SlotKind.Usage, count: 2, length: 100, sum: sumOf(100), lastByte: 0xab, answerBytes: kSlotBytes * 2, inPlace: true });
   t.same(c, {
     kind: SlotKind.Probe,
     count: 4,
@@ -106,7 +118,7 @@ t.test('work and answers that fit a slot, and ones that do not, both ways', asyn
     sum: sumOf(kSlotBytes * 3),
     lastByte: 0xab,
     answerBytes: kSlotBytes * 4,
-    inPlace: false,
+    inPlace: true,
   });
   t.ok(channel.isFree(0) && channel.isFree(1) && channel.isFree(2));
 
@@ -120,6 +132,41 @@ t.test('work and answers that fit a slot, and ones that do not, both ways', asyn
     const ok = await Promise.all(posted);
     if (!ok.every(Boolean)) t.fail(`round ${round}: an answer that is not its request's`);
   }
+});
+
+t.test('a grown slot is kept on both sides: what fits it next is written in place; past kMaxSlotBytes, a buffer of its own', async (t) => {
+  const channel = new ChannelEnd(2, () => {});
+  const worker = startWorker(channel);
+  t.teardown(() => worker.terminate());
+
+  const grows = work(SlotKind.Batch, 1, 100, kSlotBytes * 3);
+  channel.post(1, grows.work);
+  t.match(await grows.answer, { answerBytes: kSlotBytes * 4, inPlace: true, lastByte: 0xab });
+  const grown = grows.buffer();
+  // Requests and an answer larger than the first slot size, within the grown one: both in place.
+  const fits = work(SlotKind.Batch, 2, kSlotBytes * 2, kSlotBytes * 3 + 5);
+  channel.post(1, fits.work);
+  t.same(await fits.answer, {
+    kind: 0,
+    count: 2,
+    length: kSlotBytes * 2,
+    sum: sumOf(kSlotBytes * 2),
+    lastByte: 0xab,
+    answerBytes: kSlotBytes * 4,
+    inPlace: true,
+  });
+  t.equal(fits.buffer(), grown, 'the requests went into the grown slot and the answer came back in it: no new buffer');
+  const other = work(SlotKind.Batch, 3, 10, 64);
+  channel.post(0, other.work);
+  t.match(await other.answer, { answerBytes: kSlotBytes, inPlace: true }, 'the other slot keeps its own size');
+
+  const huge = work(SlotKind.Batch, 4, 10, kMaxSlotBytes + 1);
+  channel.post(1, huge.work);
+  t.match(await huge.answer, { count: 4, answerBytes: kMaxSlotBytes + 1, inPlace: false, lastByte: 0xab }, 'past the limit: transferred');
+  const after = work(SlotKind.Batch, 5, kSlotBytes * 2, 64);
+  channel.post(1, after.work);
+  t.match(await after.answer, { count: 5, sum: sumOf(kSlotBytes * 2) });
+  t.equal(after.buffer(), grown, 'and the slot is still the grown one');
 });
 
 t.test('an answer is never delivered from inside post()', async (t) => {

@@ -21,7 +21,7 @@ import type { Audience } from '../../src/model/projects.js';
 const kFlag = 'flg_reasons';
 const audience: Audience = { id: 'aud_1', projectId: 'p', name: 'Beta', updatedAt: 0, rules: [{ attribute: 'plan', values: ['beta'] }] };
 const state = (over: Partial<EffectiveState> = {}, aud?: Audience) =>
-  compileState({ enabled: true, trafficPercentage: 100, cohorts: [], audienceId: null, ...over }, aud, undefined);
+  compileState(kFlag, { enabled: true, trafficPercentage: 100, cohorts: [], audienceId: null, ...over }, aud, undefined);
 const ctx = (o: { cohort?: string; targetingKey?: string; plan?: string } = {}): EvalContext => ({
   cohort: o.cohort ?? null,
   targetingKey: o.targetingKey ?? null,
@@ -31,7 +31,7 @@ const never = () => {
   throw new Error('no roll expected');
 };
 const decide = (s: ReturnType<typeof state>, c: EvalContext, roll: () => number = never) => {
-  const d = decideState(kFlag, s, c, roll);
+  const d = decideState(s, c, roll);
   return [decidedBy(d), decisionValue(d)];
 };
 
@@ -89,7 +89,7 @@ t.test("evaluateState is decideState's value, for every combination", async (t) 
   for (const s of states)
     for (const c of contexts)
       t.equal(
-        evaluateState(kFlag, s, c, () => 5),
-        decisionValue(decideState(kFlag, s, c, () => 5)),
+        evaluateState(s, c, () => 5),
+        decisionValue(decideState(s, c, () => 5)),
       );
 });

@@ -19,7 +19,7 @@ const audience: Audience = {
 };
 
 const state = (over: Partial<EffectiveState> = {}, aud: Audience | undefined = undefined) =>
-  compileState({ enabled: true, trafficPercentage: 100, cohorts: [], audienceId: null, ...over }, aud, undefined);
+  compileState(kFlag, { enabled: true, trafficPercentage: 100, cohorts: [], audienceId: null, ...over }, aud, undefined);
 
 function ctx(opts: { cohort?: string; targetingKey?: string; attrs?: Record<string, string> } = {}): EvalContext {
   const attrs = opts.attrs ?? {};
@@ -36,35 +36,35 @@ const never = () => {
 
 t.test('rule: not enabled -> false, whatever else the request carries', async (t) => {
   const s = state({ enabled: false, cohorts: ['alice'] });
-  t.equal(evaluateState(kFlag, s, ctx({ cohort: 'alice' }), never), false);
-  t.equal(evaluateState(kFlag, s, ctx({ targetingKey: 'k' }), never), false);
-  t.equal(evaluateState(kFlag, s, ctx(), never), false);
+  t.equal(evaluateState(s, ctx({ cohort: 'alice' }), never), false);
+  t.equal(evaluateState(s, ctx({ targetingKey: 'k' }), never), false);
+  t.equal(evaluateState(s, ctx(), never), false);
 });
 
 t.test('rule: a cohort in the effective list -> true, regardless of percentage and audience', async (t) => {
   const s = state({ trafficPercentage: 0, cohorts: ['alice', 'bob'], audienceId: audience.id }, audience);
-  t.equal(evaluateState(kFlag, s, ctx({ cohort: 'alice' }), never), true, '0% and audience not matched');
-  t.equal(evaluateState(kFlag, s, ctx({ cohort: 'bob', targetingKey: 'x' }), never), true);
-  t.equal(evaluateState(kFlag, s, ctx({ cohort: 'Alice' }), never), false, 'exact, case-sensitive');
-  t.equal(evaluateState(kFlag, s, ctx({ cohort: 'carol' }), never), false, 'not in list: the other rules decide');
+  t.equal(evaluateState(s, ctx({ cohort: 'alice' }), never), true, '0% and audience not matched');
+  t.equal(evaluateState(s, ctx({ cohort: 'bob', targetingKey: 'x' }), never), true);
+  t.equal(evaluateState(s, ctx({ cohort: 'Alice' }), never), false, 'exact, case-sensitive');
+  t.equal(evaluateState(s, ctx({ cohort: 'carol' }), never), false, 'not in list: the other rules decide');
 });
 
 t.test('rule: audience set and not matched -> false (even at 100%)', async (t) => {
   const s = state({ audienceId: audience.id }, audience);
-  t.equal(evaluateState(kFlag, s, ctx({ attrs: { plan: 'beta', country: 'NL' } }), never), true, 'every rule matches');
-  t.equal(evaluateState(kFlag, s, ctx({ attrs: { plan: 'alpha', country: 'NL' } }), never), true, 'any value of a rule');
-  t.equal(evaluateState(kFlag, s, ctx({ attrs: { plan: 'beta', country: 'DE' } }), never), false, 'one rule fails');
-  t.equal(evaluateState(kFlag, s, ctx({ attrs: { plan: 'beta' } }), never), false, 'missing attribute');
-  t.equal(evaluateState(kFlag, s, ctx({ attrs: { plan: 'Beta', country: 'NL' } }), never), false, 'case-sensitive');
-  t.equal(evaluateState(kFlag, s, ctx({ attrs: { plan: '', country: 'NL' } }), never), false, 'empty value');
-  t.equal(evaluateState(kFlag, s, ctx({ cohort: 'beta', targetingKey: 'NL' }), never), false, 'cohort/targetingKey are not attributes');
+  t.equal(evaluateState(s, ctx({ attrs: { plan: 'beta', country: 'NL' } }), never), true, 'every rule matches');
+  t.equal(evaluateState(s, ctx({ attrs: { plan: 'alpha', country: 'NL' } }), never), true, 'any value of a rule');
+  t.equal(evaluateState(s, ctx({ attrs: { plan: 'beta', country: 'DE' } }), never), false, 'one rule fails');
+  t.equal(evaluateState(s, ctx({ attrs: { plan: 'beta' } }), never), false, 'missing attribute');
+  t.equal(evaluateState(s, ctx({ attrs: { plan: 'Beta', country: 'NL' } }), never), false, 'case-sensitive');
+  t.equal(evaluateState(s, ctx({ attrs: { plan: '', country: 'NL' } }), never), false, 'empty value');
+  t.equal(evaluateState(s, ctx({ cohort: 'beta', targetingKey: 'NL' }), never), false, 'cohort/targetingKey are not attributes');
 });
 
 t.test('rule: an audience id whose audience no longer exists never matches (fail closed)', async (t) => {
   const s = state({ audienceId: 'aud_gone' }, undefined);
   t.equal(s.audience, null);
-  t.equal(evaluateState(kFlag, s, ctx({ attrs: { plan: 'beta', country: 'NL' } }), never), false);
-  t.equal(evaluateState(kFlag, state({ audienceId: 'aud_gone', cohorts: ['c'] }), ctx({ cohort: 'c' }), never), true, 'cohort still wins');
+  t.equal(evaluateState(s, ctx({ attrs: { plan: 'beta', country: 'NL' } }), never), false);
+  t.equal(evaluateState(state({ audienceId: 'aud_gone', cohorts: ['c'] }), ctx({ cohort: 'c' }), never), true, 'cohort still wins');
 });
 
 t.test('matchesAudience: every rule present and equal to one of its values', async (t) => {
@@ -78,7 +78,7 @@ t.test('rule: with targetingKey, bucket(flagId, targetingKey) < percentage (stic
     const s = state({ trafficPercentage: pct });
     for (let i = 0; i < 200; i++) {
       const key = `user-${i}`;
-      t.equal(evaluateState(kFlag, s, ctx({ targetingKey: key }), never), bucket(kFlag, key) < pct);
+      t.equal(evaluateState(s, ctx({ targetingKey: key }), never), bucket(kFlag, key) < pct);
     }
   }
 });
@@ -86,34 +86,34 @@ t.test('rule: with targetingKey, bucket(flagId, targetingKey) < percentage (stic
 t.test('rule: targetingKey is the key even when a cohort (not in the list) is sent', async (t) => {
   const s = state({ trafficPercentage: 50, cohorts: ['other'] });
   for (let i = 0; i < 100; i++) {
-    const got = evaluateState(kFlag, s, ctx({ targetingKey: `k${i}`, cohort: `c${i}` }), never);
+    const got = evaluateState(s, ctx({ targetingKey: `k${i}`, cohort: `c${i}` }), never);
     t.equal(got, bucket(kFlag, `k${i}`) < 50);
   }
 });
 
 t.test('rule: with only cohort, the cohort is the bucketing key (sticky)', async (t) => {
   const s = state({ trafficPercentage: 50, cohorts: ['listed'] });
-  for (let i = 0; i < 100; i++) t.equal(evaluateState(kFlag, s, ctx({ cohort: `c${i}` }), never), bucket(kFlag, `c${i}`) < 50);
+  for (let i = 0; i < 100; i++) t.equal(evaluateState(s, ctx({ cohort: `c${i}` }), never), bucket(kFlag, `c${i}`) < 50);
 });
 
 t.test('rule: neither key -> a fresh roll each request, compared with the percentage', async (t) => {
   const s = state({ trafficPercentage: 30 });
   t.equal(
-    evaluateState(kFlag, s, ctx(), () => 29),
+    evaluateState(s, ctx(), () => 29),
     true,
   );
   t.equal(
-    evaluateState(kFlag, s, ctx(), () => 30),
+    evaluateState(s, ctx(), () => 30),
     false,
   );
   let rolls = 0;
-  evaluateState(kFlag, s, ctx(), () => {
+  evaluateState(s, ctx(), () => {
     rolls++;
     return 0;
   });
   t.equal(rolls, 1, 'one roll per evaluation');
   const seen = new Set<boolean>();
-  for (let i = 0; i < 200; i++) seen.add(evaluateState(kFlag, state({ trafficPercentage: 50 }), ctx()));
+  for (let i = 0; i < 200; i++) seen.add(evaluateState(state({ trafficPercentage: 50 }), ctx()));
   t.same([...seen].sort(), [false, true], 'the default roll gives both answers at 50%');
 });
 
@@ -129,11 +129,11 @@ t.test('randomRoll is an integer 0..99 and covers the range', async (t) => {
 
 t.test('0% is false and 100% is true for everyone in the audience, keyed or not', async (t) => {
   for (let i = 0; i < 100; i++) {
-    t.equal(evaluateState(kFlag, state({ trafficPercentage: 0 }), ctx({ targetingKey: `k${i}` }), never), false);
-    t.equal(evaluateState(kFlag, state({ trafficPercentage: 100 }), ctx({ targetingKey: `k${i}` }), never), true);
+    t.equal(evaluateState(state({ trafficPercentage: 0 }), ctx({ targetingKey: `k${i}` }), never), false);
+    t.equal(evaluateState(state({ trafficPercentage: 100 }), ctx({ targetingKey: `k${i}` }), never), true);
   }
-  t.equal(evaluateState(kFlag, state({ trafficPercentage: 0 }), ctx(), never), false);
-  t.equal(evaluateState(kFlag, state({ trafficPercentage: 100 }), ctx(), never), true);
+  t.equal(evaluateState(state({ trafficPercentage: 0 }), ctx(), never), false);
+  t.equal(evaluateState(state({ trafficPercentage: 100 }), ctx(), never), true);
 });
 
 t.test('a flag made with fractional bucketing splits as flagd-core does with fractional over "id:key"', async (t) => {
@@ -149,11 +149,11 @@ t.test('a flag made with fractional bucketing splits as flagd-core does with fra
         },
       },
     });
-    const s = compileState({ enabled: true, trafficPercentage: pct, cohorts: [], audienceId: null }, undefined, 'fractional');
+    const s = compileState(kFlag, { enabled: true, trafficPercentage: pct, cohorts: [], audienceId: null }, undefined, 'fractional');
     let differsFromModulo = 0;
     for (let i = 0; i < 500; i++) {
       const key = `user-${i}`;
-      const ours = evaluateState(kFlag, s, ctx({ targetingKey: key }), never);
+      const ours = evaluateState(s, ctx({ targetingKey: key }), never);
       t.equal(ours, oracle.resolve('f', 'boolean', { targetingKey: key }, 0).value, `${key} at ${pct}%`);
       t.equal(ours, fractionalBucket(kFlag, key) < pct);
       if (ours !== bucket(kFlag, key) < pct) differsFromModulo++;
@@ -168,7 +168,7 @@ t.test('raising the percentage only ever adds keys', async (t) => {
   for (let pct = 0; pct <= 100; pct += 5) {
     const on = new Set<string>();
     for (let i = 0; i < 300; i++)
-      if (evaluateState(kFlag, state({ trafficPercentage: pct }), ctx({ targetingKey: `u${i}` }), never)) on.add(`u${i}`);
+      if (evaluateState(state({ trafficPercentage: pct }), ctx({ targetingKey: `u${i}` }), never)) on.add(`u${i}`);
     for (const k of before) if (!on.has(k)) t.fail(`${k} dropped at ${pct}%`);
     before = on;
   }
@@ -179,9 +179,6 @@ t.test('the same key gets the same bucket in every environment (the flag id is t
   const prod = state({ trafficPercentage: 40 });
   const staging = state({ trafficPercentage: 40, cohorts: ['x'] });
   for (let i = 0; i < 100; i++) {
-    t.equal(
-      evaluateState(kFlag, prod, ctx({ targetingKey: `k${i}` }), never),
-      evaluateState(kFlag, staging, ctx({ targetingKey: `k${i}` }), never),
-    );
+    t.equal(evaluateState(prod, ctx({ targetingKey: `k${i}` }), never), evaluateState(staging, ctx({ targetingKey: `k${i}` }), never));
   }
 });

@@ -43,7 +43,7 @@ function explain(flagId: string, query: string, roll?: () => number) {
   const entry = engine.lookupFlag(flagId);
   if (!entry.found || !q.parse(query)) throw new Error(`${flagId}?${query}`);
   const state = stateInEnv(entry, q.env) as EvalState;
-  return explainState(entry.id, state, q, engine.audiencesAllowed(entry.org), engine.batchTime, roll);
+  return explainState(state, q, engine.audiencesAllowed(entry.org), engine.batchTime, roll);
 }
 const evaluated = (flagId: string, query: string) => answer('flag', flagId, query);
 

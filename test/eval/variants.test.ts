@@ -27,9 +27,9 @@ function query(raw: string): EvalQuery {
 
 /** [enabled, reason, variant, value] for a state and a query string. */
 function answer(typed: TypedVariants, over: Partial<EffectiveState>, raw: string, aud?: Audience) {
-  const state = compileState({ enabled: true, trafficPercentage: 100, cohorts: [], audienceId: null, ...over }, aud, undefined);
+  const state = compileState(kFlag, { enabled: true, trafficPercentage: 100, cohorts: [], audienceId: null, ...over }, aud, undefined);
   const q: EvalContext & EvalQuery = query(raw);
-  const decision = decideState(kFlag, state, q, () => 0);
+  const decision = decideState(state, q, () => 0);
   const r = resolveVariant(compileVariants(typed, 'checkout-colour'), decision, q, kNow);
   return [decisionValue(decision), r.reason, r.variant, r.value];
 }
@@ -118,9 +118,9 @@ t.test('what a rule reads: every query parameter, the three named ones too, the 
 });
 
 t.test('the answers a state can give are built once: the same object for the same outcome', async (t) => {
-  const state = compileState({ enabled: true, trafficPercentage: 100, cohorts: [], audienceId: null }, undefined, undefined);
+  const state = compileState(kFlag, { enabled: true, trafficPercentage: 100, cohorts: [], audienceId: null }, undefined, undefined);
   const variants = compileVariants(colours, 'c');
   const q = query('country=se');
-  const d = decideState(kFlag, state, q, () => 0);
+  const d = decideState(state, q, () => 0);
   t.equal(resolveVariant(variants, d, q, kNow), resolveVariant(variants, d, query('country=se'), kNow));
 });

@@ -239,7 +239,7 @@ interface Compiled {
 
 /** Flagwire's OFREP answer: src/ofrep/answer.ts's own (the plan's refusal aside: such flags are left out). */
 function ofrepAnswerOf(c: Compiled, ctx: OfrepContext): Answer | 'TARGETING_KEY_MISSING' {
-  const answer = ofrepAnswer(c.flag.id, c.state, ctx, true, kNowMs);
+  const answer = ofrepAnswer(c.state, ctx, true, kNowMs);
   if (answer === kSlotKeyMissing) return 'TARGETING_KEY_MISSING';
   if (answer === kSlotAudiencePlan) throw new Error(`${c.flag.name}: refused by the plan, yet served`);
   if (typeof answer === 'number') {
@@ -325,7 +325,7 @@ export function checkProject(project: GeneratedProject, contexts: number, tally:
         flag,
         type: typed === undefined ? 'boolean' : variantType(Object.values(typed.variants)[0]!),
         state: {
-          ...compileState(effective, audience, flag.bucketing),
+          ...compileState(flag.id, effective, audience, flag.bucketing),
           variants: typed === undefined ? null : compileVariants(typed, flag.name),
         },
         typed,

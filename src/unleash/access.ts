@@ -1,0 +1,71 @@
+// Who may read a project's flags in Unleash's model (GET /api/client/features): a token of the project,
+// as for a flag set (src/sync/access.ts), since the answer shows rules and cohort lists. Unleash's server
+// SDKs send their token as the whole Authorization header (`customHeaders: {Authorization: '<token>'}`),
+// so a header without "Bearer " is read as the token itself. The token decides the project (spec:
+// Authentication 2); Unleash's SDKs name no environment, so a project with environments is read through
+// a token limited to exactly one of them, which is the one served.
+import type { TokenUseLog } from '../capability/capability.js';
+import { FlagwireError } from '../errors.js';
+import type { AuthFailures } from '../http/auth-failures.js';
+import { validEnvironmentsText } from '../model/environments.js';
+import type { Project } from '../model/projects.js';
+import { authorizeToken } from '../model/token-access.js';
+import type { Token } from '../model/tokens.js';
+import type { StoreReader } from '../store/interfaces.js';
+import { identifyToken } from '../tokens/auth.js';
+
+export interface FeaturesGrant {
+  readonly token: Token;
+  readonly project: Project;
+  /** null: a single-environment project. */
+  readonly environment: string | null;
+}
+
+const kMissing =
+  'Send a token of the project in the header "Authorization": Unleash\'s SDKs send customHeaders: {Authorization: "<token>"}.';
+
+export class FeaturesAccess {
+  constructor(
+    private readonly store: StoreReader,
+    private readonly authFailures: AuthFailures,
+    private readonly activity: TokenUseLog,
+  ) {}
+
+  /** The grant of a request with `authorization` from `ip` at `now`, or the refusal (thrown), recorded on the token when one was named. */
+  grant(authorization: string, ip: string, path: string, now: number): FeaturesGrant {
+    this.authFailures.check(ip, now);
+    let token: Token;
+    try {
+      if (authorization === '') throw new FlagwireError('MISSING_TOKEN', kMissing);
+      token = identifyToken(this.store, /^bearer /i.test(authorization) ? authorization : `Bearer ${authorization}`);
+    } catch (err) {
+      this.authFailures.record(ip, now);
+      throw err;
+    }
+    try {
+      const granted = this.authorize(token, now);
+      this.activity.used(token.id, 'GET', path, 200, now);
+      return granted;
+    } catch (err) {
+      if (err instanceof FlagwireError) this.activity.refused(token.id, err, 'GET', path, now);
+      throw err;
+    }
+  }
+
+  private authorize(token: Token, now: number): FeaturesGrant {
+    const { project } = authorizeToken(this.store, token, now);
+    if (project.kind === 'single') return { token, project, environment: null };
+    const environment = token.environments.length === 1 ? token.environments[0]! : null;
+    if (environment === null) {
+      throw new FlagwireError(
+        'INVALID_REQUEST',
+        "This project has environments and Unleash's SDKs name none: use a token limited to one environment, the one to serve " +
+          `(${validEnvironmentsText(project)}).`,
+      );
+    }
+    if (!project.environments.includes(environment)) {
+      throw new FlagwireError('NOT_FOUND', `Unknown environment "${environment}" for this project; ${validEnvironmentsText(project)}.`);
+    }
+    return { token, project, environment };
+  }
+}
