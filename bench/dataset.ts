@@ -64,7 +64,7 @@ function cohortList(prefix: string, n: number): string[] {
 function mixedState(
   i: number,
   audiences: readonly string[],
-): Required<Omit<EnvironmentState, 'audienceId' | 'variants' | 'defaultVariant' | 'targeting' | 'metadata'>> & {
+): Required<Omit<EnvironmentState, 'audienceId' | 'variants' | 'defaultVariant' | 'targeting' | 'metadata' | 'experiment'>> & {
   audienceId: string | null;
 } {
   return {

@@ -4,6 +4,7 @@ import type { Capability, ServiceRouteSpec } from './capability/capability.js';
 import type { GrpcServiceSpec } from './capability/grpc-service.js';
 import { kApprovals } from './approvals/capability.js';
 import { kAudit } from './audit-log/capability.js';
+import { kClientKeys } from './client-keys/capability.js';
 import { kEvaluation } from './evaluation/capability.js';
 import { kFlagsAsCode } from './flags-as-code/capability.js';
 import { kFragments } from './fragments/capability.js';
@@ -37,6 +38,7 @@ export const kCapabilities = [
   kWebhooks,
   kFlagsAsCode,
   kTokens,
+  kClientKeys,
   kAudit,
   kMail,
   kSnapshots,

@@ -5,7 +5,7 @@
 // it may change. One command per verb then serves the Management API, the web console and the command
 // line alike.
 import { FlagwireError } from '../errors.js';
-import { requireUser } from '../model/lookups.js';
+import { requireProject, requireUser } from '../model/lookups.js';
 import { can, describeRole, projectRole } from '../model/permissions.js';
 import type { User } from '../model/accounts.js';
 import type { Project } from '../model/projects.js';
@@ -81,6 +81,22 @@ export function actorFor(w: StoreWriter, principal: Principal, project: Project,
     case 'plan':
       return planActor(principal.planId, principal.what);
   }
+}
+
+/**
+ * Who acts on a project's records, resolved once in the transaction: a token acts in its own project
+ * (another project's record is then not found); a person or the operator in the project `projectOf`
+ * names (the project of the record named, or its 404), the person needing `action` there.
+ */
+export function actorInProject(
+  w: StoreWriter,
+  principal: Principal,
+  projectOf: () => string,
+  action: Action,
+  now: number,
+): { project: Project; actor: Actor } {
+  const project = principal.kind === 'token' ? tokenProject(w, principal, now) : requireProject(w, projectOf());
+  return { project, actor: actorFor(w, principal, project, action, now) };
 }
 
 /** A release plan acting on its own schedule (`what`: `rollout`, `scheduled change`), audited as `plan:<id>`. */

@@ -34,6 +34,14 @@ export function renderFields(fields: readonly (readonly [string, string])[]): st
   return fields.map(([label, value]) => `${label.padEnd(width)}  ${value}`.trimEnd()).join('\n');
 }
 
+/**
+ * A secret made now (a token's, a relay key's, a client key's): the line that says what to do with it,
+ * the secret alone on its line to copy, then the record's fields. It is printed this once.
+ */
+export function renderNewSecret(heading: string, secret: string, fields: readonly (readonly [string, string])[]): string {
+  return [heading, '', `  ${secret}`, '', renderFields(fields)].join('\n');
+}
+
 /** Unix ms as ISO-8601 UTC; `empty` for null (and for 0 where 0 means "never"). */
 export function formatTime(ms: number | null, empty = '-'): string {
   return ms === null || ms === 0 ? empty : new Date(ms).toISOString();

@@ -7,6 +7,7 @@ import { kInvalidMinRevisionDetail, kRevisionNotReachedDetail } from '../http/re
 import type { EvalFlag } from '../model/eval-shapes.js';
 import type { Flag } from '../model/flags.js';
 import type { Resolution } from '../targeting/compiled-flag.js';
+import { inExperiment } from './variants.js';
 
 /** `{id, name, enabled}` in that order: built once per flag version, never per request. */
 export function evalFlagBody(flag: Flag, enabled: boolean): Buffer {
@@ -15,15 +16,34 @@ export function evalFlagBody(flag: Flag, enabled: boolean): Buffer {
 }
 
 /**
+ * `{id, name, enabled, experimentKey, inExperiment}`: a boolean state's answer while it runs an
+ * experiment (issue 58), built once per state and decision, never per request.
+ */
+export function evalExperimentBody(flag: { id: string; name: string }, experiment: string, enabled: boolean, exposed: boolean): Buffer {
+  const body: EvalFlag = { id: flag.id, name: flag.name, enabled, experimentKey: experiment, inExperiment: exposed };
+  return Buffer.from(JSON.stringify(body));
+}
+
+/**
  * `{id, name, enabled, variant, value}` for a state with typed variants. Where the caller's own default
  * applies (disabled, no default variant, a rule's error) `variant` and `value` are left out, as OFREP
- * leaves them out (open-feature/protocol ADR-0006).
+ * leaves them out (open-feature/protocol ADR-0006). With an experiment, `experimentKey` and
+ * `inExperiment` follow (the answer's, fixed when the state was compiled: src/eval-engine/variants.ts).
  */
-export function evalVariantBody(flag: { id: string; name: string }, enabled: boolean, answer: Resolution): Buffer {
+export function evalVariantBody(
+  flag: { id: string; name: string },
+  enabled: boolean,
+  answer: Resolution,
+  experiment: string | null,
+): Buffer {
   const body: EvalFlag = { id: flag.id, name: flag.name, enabled };
   if (answer.value !== undefined) {
     body.variant = answer.variant;
     body.value = answer.value;
+  }
+  if (experiment !== null) {
+    body.experimentKey = experiment;
+    body.inExperiment = inExperiment(answer);
   }
   return Buffer.from(JSON.stringify(body));
 }

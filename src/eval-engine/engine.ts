@@ -23,8 +23,8 @@ import { notFoundDetail } from '../model/lookups.js';
 import { hasAudiences } from '../model/plans.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { SnapshotReader } from '../store/interfaces.js';
-import { evalErrorBody, evalFlagBody, evalVariantBody, kAudiencePlanBody } from './bodies.js';
-import { blockedByPlan, compileState, decideState, decisionValue, type CompiledState } from './evaluate.js';
+import { evalErrorBody, evalExperimentBody, evalFlagBody, evalVariantBody, kAudiencePlanBody } from './bodies.js';
+import { blockedByPlan, compileState, decideState, decisionInExperiment, decisionValue, type CompiledState } from './evaluate.js';
 import { compileVariants, resolveVariant, type CompiledVariants } from './variants.js';
 import type { Resolution } from '../targeting/compiled-flag.js';
 import type { ResultWriter } from './protocol.js';
@@ -44,6 +44,21 @@ export type EngineStore = Pick<
 export interface EvalState extends CompiledState {
   /** Null: a boolean flag state. */
   readonly variants: CompiledVariants | null;
+  /** With an experiment, this state's own bodies (they name it); null without one, the flag version's serve. */
+  readonly experimentBodies: ExperimentBodies | null;
+}
+
+/**
+ * The answers of a state with an experiment, built on first use and kept with the flag version: they say
+ * the experiment and whether each answer is an exposure, so they are the state's (a group flag's
+ * environments may run different experiments), where a state without one shares its flag version's.
+ */
+export interface ExperimentBodies {
+  /** The Evaluation API's body of a boolean state, by decision (reason << 1 | value). */
+  readonly eval: (Buffer | undefined)[];
+  /** OFREP's bodies and bulk pairs of a boolean state, as FlagEntry's ofrepBodies and ofrepPairs. */
+  ofrepBodies: (Buffer | undefined)[] | null;
+  ofrepPairs: (Buffer | undefined)[] | null;
 }
 
 /**
@@ -219,7 +234,12 @@ export class EvalEngine {
   private answerBody(entry: FlagEntry, state: EvalState): Buffer {
     const decision = decideState(state, this.query);
     const enabled = decisionValue(decision);
-    if (state.variants === null) return entry.bodies[enabled ? 1 : 0];
+    if (state.variants === null) {
+      const experiment = state.experimentBodies;
+      if (experiment === null) return entry.bodies[enabled ? 1 : 0];
+      experiment.eval[decision] ??= evalExperimentBody(entry, state.experiment!, enabled, decisionInExperiment(decision));
+      return experiment.eval[decision];
+    }
     const resolution = resolveVariant(state.variants, decision, this.query, this.now);
     // A rule's error names its cause (a new answer each time); the body says only "no value": one per state.
     const answer = resolution.errorCode === undefined ? resolution : state.variants.flag.answers.ruleFailed;
@@ -227,7 +247,7 @@ export class EvalEngine {
     const bodies = entry.variantBodies[enabled ? 1 : 0];
     let body = bodies.get(answer);
     if (body === undefined) {
-      body = evalVariantBody(entry, enabled, answer);
+      body = evalVariantBody(entry, enabled, answer, state.experiment);
       bodies.set(answer, body);
     }
     return body;
@@ -385,15 +405,17 @@ export class EvalEngine {
     // (issue 55), so a flag's compile costs its own rule, not the fragments it names.
     const compile = (env: string | null): EvalState => {
       const effective = effectiveState(flag, env);
+      const experiment = effective.experiment ?? null;
       let variants: CompiledVariants | null = null;
       if (effective.typed !== undefined) {
         const fragments = this.fragmentsOf(project.id)?.resolved;
         variants =
           fragments === undefined
-            ? compileVariants(effective.typed, flag.name)
-            : compileVariants(fragments.typed(effective.typed), flag.name, fragments.shared);
+            ? compileVariants(effective.typed, flag.name, null, experiment)
+            : compileVariants(fragments.typed(effective.typed), flag.name, fragments.shared, experiment);
       }
-      return { ...compileState(flag.id, effective, audience(effective.audienceId), flag.bucketing), variants };
+      const experimentBodies = experiment === null ? null : { eval: [], ofrepBodies: null, ofrepPairs: null };
+      return { ...compileState(flag.id, effective, audience(effective.audienceId), flag.bucketing), variants, experimentBodies };
     };
     let state: EvalState | null = null;
     let envs: Map<string, EvalState> | null = null;

@@ -35,6 +35,8 @@ export interface CompiledState {
   readonly fractional: boolean;
   /** The flag's id as bucketing hashes it, mixed once (bucket.ts). */
   readonly prefix: BucketPrefix;
+  /** The experiment its answers belong to (issue 58); null: none, and its answers are as they were before experiments. */
+  readonly experiment: string | null;
 }
 
 /** Attribute lookup: the request's query parameters other than cohort, env and targetingKey. */
@@ -76,6 +78,7 @@ export function compileState(
     audience: state.audienceId !== null && audience !== undefined ? compileAudience(audience) : null,
     fractional: bucketing === 'fractional',
     prefix: bucketPrefix(flagId),
+    experiment: state.experiment ?? null,
   };
 }
 
@@ -139,6 +142,15 @@ export function decisionValue(decision: Decision): boolean {
 
 export function decidedBy(decision: Decision): DecidedBy {
   return (decision >> 1) as DecidedBy;
+}
+
+/**
+ * Whether a boolean state's decision counts as an exposure of its experiment (issue 58): only the
+ * percentage split allocates, in or out; a disabled state, a listed cohort, an audience and a static
+ * 0 or 100% do not (nor does a roll: OFREP refuses it, and the Evaluation API's is not sticky).
+ */
+export function decisionInExperiment(decision: Decision): boolean {
+  return decision >> 1 === kDecidedSplit;
 }
 
 /** The rules of design §2, reporting which one decided (see the table above). */

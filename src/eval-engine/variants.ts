@@ -10,11 +10,16 @@
 //   in: 100%, no audience                   flagd's answer for the rule     the default variant, STATIC
 //   in: the percentage split (or roll)      flagd's answer for the rule     the default variant, SPLIT
 //
+// A state with an experiment (issue 58) has each of these answers twice over in its metadata: every answer
+// names the experiment (experimentKey), and inExperiment is true for the allocations (a rule's variant
+// and the percentage split, in or out) and false for the rest (disabled, a cohort override, an audience
+// or a default, a rule's error). Both are fixed per answer, so they are built here, once.
+//
 // Without a default variant, every "default variant" above is flagd's DEFAULT with no value. `enabled`
 // (the Evaluation API's field) stays the gate's answer. Every answer but a rule's error that names its
 // cause is built once per flag version: an evaluation returns one of them, most of them flagd's own
 // (compiled-flag.ts), plus the one reason flagd has no answer for, SPLIT.
-import type { TypedVariants } from '../model/flags.js';
+import { kExperimentKeyField, kInExperimentField, type TypedVariants } from '../model/flags.js';
 import { compileFlag, defaultVariantAnswer, type CompiledFlag, type Resolution } from '../targeting/compiled-flag.js';
 import { evaluateFlag } from '../targeting/evaluate.js';
 import { readsClock } from '../targeting/reads-clock.js';
@@ -36,32 +41,69 @@ export interface CompiledVariants {
   readonly matched: Resolution;
   /** Whether the rule may read `$flagd.timestamp`: its answer to one context may change with the time. */
   readonly readsClock: boolean;
+  /**
+   * With an experiment: each rule answer an allocation gives (inExperiment true) mapped to the same answer
+   * marked false, served where a listed cohort let the caller in; null without an experiment.
+   */
+  readonly cohortAnswers: ReadonlyMap<Resolution, Resolution> | null;
 }
 
 const kNoMetadata = Object.freeze({});
+
+/** Whether an answer of a state with an experiment counts as an exposure (its metadata, built here). */
+export function inExperiment(answer: Resolution): boolean {
+  return answer.flagMetadata[kInExperimentField] === true;
+}
 
 /**
  * `flagKey` is `$flagd.flagKey` and the default seed of `fractional`: the flag's name, its key in a
  * flagd definition, so a definition moved between flagd and Flagwire splits callers the same way.
  * `shared`: the project's fragments as its rule holds them, compiled once for all its flags (engine.ts).
  */
-export function compileVariants(typed: TypedVariants, flagKey: string, shared: SharedRules | null = null): CompiledVariants {
+export function compileVariants(
+  typed: TypedVariants,
+  flagKey: string,
+  shared: SharedRules | null = null,
+  experiment: string | null = null,
+): CompiledVariants {
   const targeting = Object.keys(typed.targeting).length === 0 ? null : typed.targeting;
-  const metadata = typed.metadata ?? kNoMetadata;
-  const flag = compileFlag(
+  const own = typed.metadata ?? kNoMetadata;
+  // The experiment's keys win over the state's own metadata of those names: they are Flagwire's to say.
+  const metadata = experiment === null ? own : { ...own, [kExperimentKeyField]: experiment, [kInExperimentField]: false };
+  let flag = compileFlag(
     flagKey,
     { state: 'ENABLED', variants: typed.variants, defaultVariant: typed.defaultVariant, targeting, metadata },
     kNoMetadata,
     [],
     shared,
   );
+  let split = defaultVariantAnswer(flag, 'SPLIT');
+  let cohortAnswers: Map<Resolution, Resolution> | null = null;
+  if (experiment !== null) {
+    // The allocations: a rule's variant, and the split's default variant (in or out of the percentage).
+    const exposed = Object.freeze({ ...metadata, [kInExperimentField]: true });
+    cohortAnswers = new Map();
+    const matches = new Map<string, Resolution>();
+    for (const [name, answer] of flag.answers.matches) {
+      const allocated = Object.freeze({ ...answer, flagMetadata: exposed });
+      matches.set(name, allocated);
+      cohortAnswers.set(allocated, answer);
+    }
+    flag = { ...flag, answers: { ...flag.answers, matches } };
+    split = Object.freeze({ ...split, flagMetadata: exposed });
+  }
   const answers = flag.answers;
   return {
     flag,
     targeting,
-    split: defaultVariantAnswer(flag, 'SPLIT'),
-    matched: flag.defaultVariant === null ? answers.default : answers.matches.get(flag.defaultVariant)!,
+    split,
+    // A listed cohort or a matched audience: the default variant, never an allocation.
+    matched:
+      flag.defaultVariant === null
+        ? answers.default
+        : (cohortAnswers?.get(answers.matches.get(flag.defaultVariant)!) ?? answers.matches.get(flag.defaultVariant)!),
     readsClock: readsClock(targeting),
+    cohortAnswers,
   };
 }
 
@@ -72,7 +114,11 @@ export function resolveVariant(variants: CompiledVariants, decision: Decision, c
   const answers = flag.answers;
   if (by === kDecidedDisabled) return answers.disabled;
   if (!decisionValue(decision)) return by === kDecidedAudience || by === kDecidedStatic ? answers.default : variants.split;
-  if (flag.rule !== null) return evaluateFlag(flag, context.ruleData(), Math.floor(nowMs / 1000));
+  if (flag.rule !== null) {
+    const answer = evaluateFlag(flag, context.ruleData(), Math.floor(nowMs / 1000));
+    // A listed cohort is an override, not an allocation: the rule's variant, not counted as an exposure.
+    return by === kDecidedCohort && variants.cohortAnswers !== null ? (variants.cohortAnswers.get(answer) ?? answer) : answer;
+  }
   if (by === kDecidedCohort || by === kDecidedAudience) return variants.matched;
   if (by === kDecidedStatic) return answers.static;
   return variants.split;

@@ -284,6 +284,7 @@ class ChangeRunner {
     if (wide !== null || !sameCohorts(was.cohorts, state.cohorts)) patch.cohorts = body.cohorts;
     if (was.audience !== state.audience) patch.audienceId = body.audienceId;
     if (!sameTyped(was.typed, state.typed)) Object.assign(patch, typedBody(state, true));
+    if (was.experiment !== state.experiment) patch.experiment = state.experiment ?? null;
     patchFlagAs(this.w, { projectId: this.project.id, flagId, env, actor: this.applier.actor, patch }, this.now);
   }
 
@@ -296,6 +297,7 @@ class ChangeRunner {
       cohorts: inherits ? [] : state.cohorts,
       audienceId: state.audience === null ? null : this.audienceId(state.audience),
       ...typedBody(state, false),
+      ...(state.experiment === undefined ? {} : { experiment: state.experiment }),
     };
   }
 
@@ -322,13 +324,19 @@ function sameState(a: ModelState, b: ModelState): boolean {
     a.trafficPercentage === b.trafficPercentage &&
     a.audience === b.audience &&
     sameCohorts(a.cohorts, b.cohorts) &&
-    sameTyped(a.typed, b.typed)
+    sameTyped(a.typed, b.typed) &&
+    a.experiment === b.experiment
   );
 }
 
 function isDefaultState(state: ModelState): boolean {
   return (
-    !state.enabled && state.trafficPercentage === 0 && state.audience === null && state.cohorts.length === 0 && state.typed === undefined
+    !state.enabled &&
+    state.trafficPercentage === 0 &&
+    state.audience === null &&
+    state.cohorts.length === 0 &&
+    state.typed === undefined &&
+    state.experiment === undefined
   );
 }
 

@@ -36,6 +36,7 @@ import {
   Cohorts,
   Description,
   Enabled,
+  ExperimentKey,
   kLimits,
   kNameRegExp,
   kTypedProperties,
@@ -67,6 +68,7 @@ const StateFields = {
   cohorts: Type.Optional(Cohorts),
   audience: Type.Optional(Type.Union([AudienceName, Type.Null()], { 'x-error': 'must be the name of an audience (string) or null' })),
   ...kTypedProperties,
+  experiment: Type.Optional(ExperimentKey),
 };
 
 // A flag's bucketing (issue 44): written only for a fractional flag; left out, the flag is a modulo flag.
@@ -284,6 +286,7 @@ class FileReader {
     };
     const typed = this.typed(path, state);
     if (typed !== undefined) out.typed = typed;
+    if (state.experiment !== undefined) out.experiment = state.experiment;
     return out;
   }
 
@@ -372,6 +375,7 @@ function fileState(state: ModelState): Record<string, unknown> {
     if (Object.keys(typed.targeting).length > 0) out.targeting = typed.targeting;
     if (typed.metadata !== undefined && Object.keys(typed.metadata).length > 0) out.metadata = typed.metadata;
   }
+  if (state.experiment !== undefined) out.experiment = state.experiment;
   return out;
 }
 

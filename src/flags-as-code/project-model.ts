@@ -24,6 +24,8 @@ export interface ModelState {
   cohorts: string[];
   /** Absent: a boolean flag (state). */
   typed?: TypedVariants;
+  /** The experiment its answers belong to (issue 58); absent: none. */
+  experiment?: string;
 }
 
 interface ModelFlagBase {
@@ -100,6 +102,7 @@ function modelFlag(flag: Flag, project: Project, audienceName: ReadonlyMap<strin
       cohorts: [...s.cohorts],
     };
     if (s.typed !== undefined) out.typed = s.typed;
+    if (s.experiment !== undefined) out.experiment = s.experiment;
     return out;
   };
   const base = { description: flag.description, tags: [...flag.tags], ...bucketingField(flag.bucketing) };

@@ -1,6 +1,6 @@
 // How a flag bears on an environment's state (src/store/interfaces.ts: EnvironmentBearing), for the approvals
 // gate: what evaluation in the environment reads of it. A flag absent, or at an environment's defaults
-// there (off, 0%, no audience, no cohorts, no typed variants), reads as nothing: making a flag that
+// there (off, 0%, no audience, no cohorts, no typed variants, no experiment), reads as nothing: making a flag that
 // starts off in a guarded environment needs no approval, turning it on there does. One at its defaults
 // that a pending release plan or change request will turn on there is read as if it were on: what clients
 // will evaluate it by (its name, its bucketing) is guarded from the plan's approval, or the request's
@@ -36,6 +36,7 @@ function atDefaults(state: EffectiveState): boolean {
     state.trafficPercentage === kDefaultEnvState.trafficPercentage &&
     state.audienceId === null &&
     state.cohorts.length === 0 &&
-    state.typed === undefined
+    state.typed === undefined &&
+    state.experiment === undefined
   );
 }

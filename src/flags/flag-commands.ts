@@ -24,7 +24,7 @@ import { parseJsonObject, type ReceivedBody } from '../model/request-body.js';
 import { compileValidator } from '../model/validation.js';
 import type { StoreReader, StoreWriter } from '../store/interfaces.js';
 import { exactList, requireName } from '../model/input-checks.js';
-import { applyFlagPatch, normaliseCohorts, withTyped, type FieldChanges } from './patch-rules.js';
+import { applyFlagPatch, normaliseCohorts, withExperiment, withTyped, type FieldChanges } from './patch-rules.js';
 import { appliedTyped, mergeTyped, typedProblems } from './variant-rules.js';
 import { actorFor, type Actor, type Principal, tokenProject } from '../actor/audit-actor.js';
 import type { FlagAuditAction } from './audit-actions.js';
@@ -113,13 +113,16 @@ export function createFlagAs(w: StoreWriter, input: CreateFlagAsInput, now: numb
           ...base,
           kind: 'flag',
           cohorts: normaliseCohorts(body.cohorts ?? []),
-          state: withTyped(
-            {
-              enabled: body.enabled ?? kDefaultEnvState.enabled,
-              trafficPercentage: body.trafficPercentage ?? kDefaultEnvState.trafficPercentage,
-              audienceId: body.audienceId ?? null,
-            },
-            appliedTyped(undefined, body),
+          state: withExperiment(
+            withTyped(
+              {
+                enabled: body.enabled ?? kDefaultEnvState.enabled,
+                trafficPercentage: body.trafficPercentage ?? kDefaultEnvState.trafficPercentage,
+                audienceId: body.audienceId ?? null,
+              },
+              appliedTyped(undefined, body),
+            ),
+            body.experiment,
           ),
         }
       : { ...base, kind: 'groupflag', cohorts: [], environments: mapValues(envStates, toEnvState) };
@@ -314,14 +317,17 @@ function asRecord(value: unknown): Record<string, unknown> | null {
 
 function toEnvState(state: EnvironmentState): EnvState {
   const cohorts = normaliseCohorts(state.cohorts ?? []);
-  return withTyped(
-    {
-      enabled: state.enabled ?? kDefaultEnvState.enabled,
-      trafficPercentage: state.trafficPercentage ?? kDefaultEnvState.trafficPercentage,
-      audienceId: state.audienceId ?? null,
-      cohorts: cohorts.length === 0 ? null : cohorts,
-    },
-    appliedTyped(undefined, state),
+  return withExperiment(
+    withTyped(
+      {
+        enabled: state.enabled ?? kDefaultEnvState.enabled,
+        trafficPercentage: state.trafficPercentage ?? kDefaultEnvState.trafficPercentage,
+        audienceId: state.audienceId ?? null,
+        cohorts: cohorts.length === 0 ? null : cohorts,
+      },
+      appliedTyped(undefined, state),
+    ),
+    state.experiment,
   );
 }
 

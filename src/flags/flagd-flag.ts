@@ -22,7 +22,7 @@
 // A flag that flagd's language cannot say exactly is not said at all: the answer names why
 // (flagdInexpressible), and each caller leaves the flag out and names it.
 import { effectiveState, type EffectiveState } from './flag-state.js';
-import type { Flag, TypedVariants } from '../model/flags.js';
+import { type Flag, kExperimentKeyField, type TypedVariants } from '../model/flags.js';
 import type { Audience, AudienceRule } from '../model/projects.js';
 import { kNoFragments } from './fragment-records.js';
 import { ResolvedFragments } from './fragment-resolve.js';
@@ -166,8 +166,11 @@ function withFragments(state: EffectiveState, fragments: ResolvedFragments): Eff
 }
 
 function flagdFlag(flag: Flag, state: EffectiveState, audiences: readonly Audience[]): FlagdFlag {
-  // OFREP's metadata names the flag's id and name on every answer; flagd serves the flag's metadata.
-  const metadata = { ...state.typed?.metadata, id: flag.id, name: flag.name };
+  // OFREP's metadata names the flag's id and name on every answer; flagd serves the flag's metadata. An
+  // experiment is named too (issue 58); whether an answer is an exposure varies per answer, which flagd's
+  // fixed metadata cannot say (docs/api.md: Experiments).
+  const metadata: FlagdFlag['metadata'] = { ...state.typed?.metadata, id: flag.id, name: flag.name };
+  if (state.experiment !== undefined) metadata[kExperimentKeyField] = state.experiment;
   const typed = state.typed;
   if (typed === undefined) return booleanFlag(flag, state, audiences, metadata);
   if (!state.enabled) {

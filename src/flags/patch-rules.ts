@@ -34,6 +34,20 @@ export function withTyped<S extends FlagState>(state: S, typed: TypedVariants | 
 }
 
 /**
+ * `experiment` on a state made without it: the key only while there is one (as `typed`), so a state
+ * without an experiment keeps exactly the keys it had before experiments existed.
+ */
+export function withExperiment<S extends FlagState>(state: S, experiment: string | null | undefined): S {
+  return experiment === null || experiment === undefined ? state : { ...state, experiment };
+}
+
+/** A patch's experiment over the state's: absent keeps it, null ends it. */
+function patchedExperiment(current: string | undefined, patch: FlagPatch): string | undefined {
+  if (patch.experiment === undefined) return current;
+  return patch.experiment ?? undefined;
+}
+
+/**
  * Applies `patch` to `flag` (to environment `env` of a group flag). A patch whose result equals the
  * stored state reports `changed: false` and returns the flag untouched: nothing is to be written.
  */
@@ -46,26 +60,32 @@ export function applyFlagPatch(flag: Flag, env: string | null, patch: FlagPatch,
     next = {
       ...flag,
       cohorts,
-      state: withTyped(
-        {
-          enabled: patch.enabled ?? flag.state.enabled,
-          trafficPercentage: patch.trafficPercentage ?? flag.state.trafficPercentage,
-          audienceId: patch.audienceId === undefined ? flag.state.audienceId : patch.audienceId,
-        },
-        appliedTyped(flag.state.typed, patch),
+      state: withExperiment(
+        withTyped(
+          {
+            enabled: patch.enabled ?? flag.state.enabled,
+            trafficPercentage: patch.trafficPercentage ?? flag.state.trafficPercentage,
+            audienceId: patch.audienceId === undefined ? flag.state.audienceId : patch.audienceId,
+          },
+          appliedTyped(flag.state.typed, patch),
+        ),
+        patchedExperiment(flag.state.experiment, patch),
       ),
     };
   } else {
     if (env === null) throw new Error('a group flag is patched one environment at a time');
     const entry = envEntry(flag, env);
-    const nextEntry: EnvState = withTyped(
-      {
-        enabled: patch.enabled ?? entry.enabled,
-        trafficPercentage: patch.trafficPercentage ?? entry.trafficPercentage,
-        audienceId: patch.audienceId === undefined ? entry.audienceId : patch.audienceId,
-        cohorts: patch.cohorts === undefined ? entry.cohorts : overrideFor(entry.cohorts, flag.cohorts, patch.cohorts),
-      },
-      appliedTyped(entry.typed, patch),
+    const nextEntry: EnvState = withExperiment(
+      withTyped(
+        {
+          enabled: patch.enabled ?? entry.enabled,
+          trafficPercentage: patch.trafficPercentage ?? entry.trafficPercentage,
+          audienceId: patch.audienceId === undefined ? entry.audienceId : patch.audienceId,
+          cohorts: patch.cohorts === undefined ? entry.cohorts : overrideFor(entry.cohorts, flag.cohorts, patch.cohorts),
+        },
+        appliedTyped(entry.typed, patch),
+      ),
+      patchedExperiment(entry.experiment, patch),
     );
     if (sameEntry(entry, nextEntry)) return { changed: false, flag, changes: {} };
     next = { ...flag, environments: { ...flag.environments, [env]: nextEntry } };
@@ -96,7 +116,8 @@ function sameEntry(a: EnvState, b: EnvState): boolean {
     a.trafficPercentage === b.trafficPercentage &&
     a.audienceId === b.audienceId &&
     (a.cohorts === null ? b.cohorts === null : b.cohorts !== null && sameCohorts(a.cohorts, b.cohorts)) &&
-    sameTyped(a.typed, b.typed)
+    sameTyped(a.typed, b.typed) &&
+    a.experiment === b.experiment
   );
 }
 
@@ -105,6 +126,7 @@ function diff(before: EffectiveState, after: EffectiveState): FieldChanges {
   for (const key of ['enabled', 'trafficPercentage', 'audienceId'] as const) {
     if (before[key] !== after[key]) changes[key] = { before: before[key], after: after[key] };
   }
+  if (before.experiment !== after.experiment) changes.experiment = { before: before.experiment ?? null, after: after.experiment ?? null };
   if (!sameCohorts(before.cohorts, after.cohorts)) changes.cohorts = { before: before.cohorts, after: after.cohorts };
   Object.assign(changes, typedChanges(before.typed, after.typed));
   return changes;

@@ -34,8 +34,17 @@ const kFlagFacts = {
   evaluations: Evaluations,
 };
 
-/** Adds the typed-variant fields of `state` to a representation, when it has them (a boolean flag's has none). */
-function addTyped(out: TypedFields, state: EffectiveState): void {
+/** Shown only on a state that carries one: every other representation keeps the bytes it had. */
+const Experiment = Type.Optional(
+  Type.String({ description: "The experiment this state's answers belong to (issue 58; docs/api.md: Experiments); absent: none" }),
+);
+
+/**
+ * Adds the typed-variant fields of `state` to a representation, when it has them (a boolean flag's has
+ * none), and its experiment when it has one.
+ */
+function addTyped(out: TypedFields & { experiment?: string }, state: EffectiveState): void {
+  if (state.experiment !== undefined) out.experiment = state.experiment;
   if (state.typed === undefined) return;
   out.variants = state.typed.variants;
   out.defaultVariant = state.typed.defaultVariant;
@@ -55,6 +64,7 @@ export const FlatFlag = Type.Object(
     audienceId: Type.Union([Type.String(), Type.Null()]),
     environment: Type.Optional(Type.String({ description: 'Set when a group flag is shown for one environment' })),
     ...kTypedProperties,
+    experiment: Experiment,
   },
   { description: 'A flag in flat form: a single-environment flag, or one environment of a group flag' },
 );
@@ -67,6 +77,7 @@ export const EnvironmentEntry = Type.Object({
   audienceId: Type.Union([Type.String(), Type.Null()]),
   updatedAt: Millis,
   ...kTypedProperties,
+  experiment: Experiment,
 });
 export type EnvironmentEntry = Static<typeof EnvironmentEntry>;
 

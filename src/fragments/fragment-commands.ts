@@ -3,14 +3,13 @@
 // A fragment decides the answers of every flag whose rule names it, in every environment, so the rules
 // that keep those flags loadable are checked here, in the transaction that writes: a change is checked
 // with every flag that uses it, and a fragment in use is not deleted.
-import { type Actor, actorFor, type Principal, tokenProject } from '../actor/audit-actor.js';
+import { type Actor, actorInProject, type Principal } from '../actor/audit-actor.js';
 import { FlagwireError } from '../errors.js';
 import type { Flag, TypedVariants } from '../model/flags.js';
 import { sameJson, sharedRuleProblems, typedProblems } from '../flags/variant-rules.js';
 import { requireEveryEnvironment } from '../model/environments.js';
-import { requireProject } from '../model/lookups.js';
 import type { Project } from '../model/projects.js';
-import { parseJsonObject, type ReceivedBody } from '../model/request-body.js';
+import { checkedBody, type ReceivedBody } from '../model/request-body.js';
 import { compileValidator } from '../model/validation.js';
 import type { StoreReader, StoreWriter } from '../store/interfaces.js';
 import { kMaxRuleBytes, ruleRefs } from '../targeting/refs.js';
@@ -80,18 +79,9 @@ function useText(use: FragmentUse): string {
  * needing a flag editor's role. A token must cover every environment: a fragment decides them all.
  */
 function actingOn(w: StoreWriter, principal: Principal, projectId: string, now: number): { project: Project; actor: Actor } {
-  const project = principal.kind === 'token' ? tokenProject(w, principal, now) : requireProject(w, projectId);
-  const actor = actorFor(w, principal, project, 'editFlags', now);
-  requireEveryEnvironment(actor.environments, kFragmentWhat);
-  return { project, actor };
-}
-
-/** The body as a JSON object checked against `validator`, or the 400 listing every problem. */
-function checkedBody<T>(received: ReceivedBody, validator: { check(v: unknown): v is T; problems(v: unknown): string[] }): T {
-  const parsed = parseJsonObject(received, 'create');
-  if (!parsed.ok) throw new FlagwireError('INVALID_REQUEST', parsed.problem);
-  if (!validator.check(parsed.value)) throw new FlagwireError('INVALID_REQUEST', validator.problems(parsed.value).join('; '));
-  return parsed.value;
+  const acting = actorInProject(w, principal, () => projectId, 'editFlags', now);
+  requireEveryEnvironment(acting.actor.environments, kFragmentWhat);
+  return acting;
 }
 
 /**

@@ -10,6 +10,17 @@ export const EvalFlag = Type.Object({
     Type.String({ description: "Only on a flag with typed variants, when it serves one: the variant's name (docs/design.md §2b)" }),
   ),
   value: Type.Optional(Type.Unknown({ description: "Only with `variant`: the variant's value (boolean, string, number or object)" })),
+  experimentKey: Type.Optional(
+    Type.String({
+      description: "Only while the flag (environment) runs an experiment (issue 58): the experiment's key (docs/api.md: Experiments)",
+    }),
+  ),
+  inExperiment: Type.Optional(
+    Type.Boolean({
+      description:
+        'With experimentKey: whether this answer counts as an exposure (a percentage split or a rule allocated the caller); false for a disabled flag, a cohort override, an audience or a static default, and an error',
+    }),
+  ),
 });
 export type EvalFlag = Static<typeof EvalFlag>;
 export const EvalFlagList = Type.Array(EvalFlag, { description: 'Every flag of the project, in creation order' });

@@ -27,7 +27,20 @@ export interface FlagState {
    * typed variants existed. Present: the state's typed variants; for a group flag, per environment.
    */
   typed?: TypedVariants;
+  /**
+   * The experiment this state's answers belong to (issue 58; docs/api.md: Experiments), a slug. Absent
+   * (the key itself): none, and the record keeps exactly the keys it had before experiments existed.
+   */
+  experiment?: string;
 }
+
+/**
+ * The flag metadata keys every answer of a state with an experiment carries (issue 58; docs/api.md:
+ * Experiments), in OFREP's `metadata`, flagd's flag metadata and beside the Evaluation API's answer:
+ * the experiment's key (Amplitude's name for it) and whether this answer is an exposure (LaunchDarkly's).
+ */
+export const kExperimentKeyField = 'experimentKey';
+export const kInExperimentField = 'inExperiment';
 
 /** One environment of a group flag. `cohorts` is the environment's own override; null inherits the flag-wide list. */
 export interface EnvState extends FlagState {

@@ -19,8 +19,16 @@ export function randomId(length: number): string {
 export const kTokenIdLength = 20;
 export const kTokenPrefix = 'fw';
 
+/**
+ * A new secret: its prefix says what it is (`fw` an API token, `fwr` a relay key, `fwc` a client key), so
+ * one is never taken for another, and 40 base62 characters (about 238 bits) follow it.
+ */
+export function newSecret(prefix: string): string {
+  return `${prefix}_${randomId(40)}`;
+}
+
 export function newTokenSecret(): string {
-  return `${kTokenPrefix}_${randomId(40)}`;
+  return newSecret(kTokenPrefix);
 }
 
 export function hashSecret(secret: string): string {

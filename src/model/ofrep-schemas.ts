@@ -44,6 +44,17 @@ export type OfrepEvaluationRequest = Static<typeof OfrepEvaluationRequest>;
 export const kOfrepReasons = ['STATIC', 'TARGETING_MATCH', 'SPLIT', 'DEFAULT', 'DISABLED'] as const;
 export type OfrepReason = (typeof kOfrepReasons)[number];
 
+/** What an answer of a flag state with an experiment adds to its metadata (issue 58; docs/api.md: Experiments). */
+const kExperimentMetadata = {
+  experimentKey: Type.Optional(Type.String({ description: 'Only while the flag (environment) runs an experiment: its key' })),
+  inExperiment: Type.Optional(
+    Type.Boolean({
+      description:
+        'With experimentKey: whether this answer is an exposure (the percentage split, or a rule choosing the variant); false for a disabled flag, a cohort override, an audience or static answer, and an error',
+    }),
+  ),
+};
+
 export const OfrepEvaluationSuccess = Type.Object(
   {
     key: Type.String({ description: "The key as asked: the flag's id, or its name (docs/decisions.md: OFREP, keys)" }),
@@ -64,6 +75,7 @@ export const OfrepEvaluationSuccess = Type.Object(
     metadata: Type.Object({
       id: Type.String({ description: "The flag's id (never changes)" }),
       name: Type.String({ description: "The flag's name (unique in its project; a rename changes it)" }),
+      ...kExperimentMetadata,
     }),
   },
   { description: 'Flag evaluation success response' },
@@ -78,6 +90,11 @@ export const OfrepEvaluationFailure = Type.Object(
     key: Type.String(),
     errorCode: Type.Union(kOfrepErrorCodes.map((c) => Type.Literal(c))),
     errorDetails: Type.String(),
+    metadata: Type.Optional(
+      Type.Object(kExperimentMetadata, {
+        description: 'Only while the flag (environment) runs an experiment: it names it, never an exposure',
+      }),
+    ),
   },
   { description: 'Flag evaluation failure response' },
 );

@@ -1,5 +1,6 @@
 // JSON request bodies of POST and PATCH: content type, empty body, encoding and syntax, each with a fix in the detail.
 import { isUtf8 } from 'node:buffer';
+import { FlagwireError } from '../errors.js';
 import { unicodeProblems } from './validation.js';
 
 export type BodyKind = 'create' | 'patch';
@@ -88,4 +89,15 @@ export function parseJsonObject(body: ReceivedBody, kind: BodyKind): ParsedBody 
   if (problems.length > 0) return { ok: false, problem: problems.join('; ') };
   if (kind === 'patch' && Object.keys(value).length === 0) return { ok: false, problem: kNoFields };
   return { ok: true, value: value as Record<string, unknown> };
+}
+
+/**
+ * A created record's body as a JSON object checked against `validator` (a compiled TypeBox schema:
+ * src/model/validation.ts), or the 400 listing every problem.
+ */
+export function checkedBody<T>(received: ReceivedBody, validator: { check(v: unknown): v is T; problems(v: unknown): string[] }): T {
+  const parsed = parseJsonObject(received, 'create');
+  if (!parsed.ok) throw new FlagwireError('INVALID_REQUEST', parsed.problem);
+  if (!validator.check(parsed.value)) throw new FlagwireError('INVALID_REQUEST', validator.problems(parsed.value).join('; '));
+  return parsed.value;
 }

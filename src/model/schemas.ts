@@ -73,6 +73,23 @@ export type TypedFields = Static<typeof TypedFields>;
 export const kVariantKeys = Object.keys(kTypedProperties) as (keyof typeof kTypedProperties)[];
 
 /**
+ * An experiment key (issue 58): while a flag state carries one, every answer for it names the experiment
+ * and says whether it counts as an exposure (docs/api.md: Experiments). A short slug, so it reads the
+ * same in a URL, a metric label and an event.
+ */
+export const kExperimentKeyPattern = '^[a-z0-9][a-z0-9_-]{0,63}$';
+export const ExperimentKey = Type.String({
+  pattern: kExperimentKeyPattern,
+  description:
+    "The experiment this state's answers belong to: every answer names it (OFREP metadata experimentKey, inExperiment); a slug of lowercase letters, digits, - and _",
+  'x-error': 'must be a slug of 1 to 64 lowercase letters, digits, - and _, starting with a letter or digit',
+});
+const ExperimentPatch = Type.Union([ExperimentKey, Type.Null()], {
+  description: 'An experiment key, or null to end the experiment',
+  'x-error': 'must be an experiment key (a slug of 1 to 64 lowercase letters, digits, - and _, starting with a letter or digit) or null',
+});
+
+/**
  * How a flag's percentage buckets its keys (issue 44; design §2), chosen when the flag is made and never
  * changed after: another bucket function would move users in and out of the flag. A record stores
  * "modulo" as the field's absence (src/model/flags.ts), and a representation shows it only for "fractional".
@@ -92,6 +109,7 @@ export const FlagPatch = Type.Object(
     cohorts: Type.Optional(Cohorts),
     audienceId: Type.Optional(AudienceId),
     ...kTypedProperties,
+    experiment: Type.Optional(ExperimentPatch),
     bucketing: Type.Optional(Bucketing),
   },
   { additionalProperties: false },
@@ -106,6 +124,7 @@ export const EnvironmentState = Type.Object(
     cohorts: Type.Optional(Cohorts),
     audienceId: Type.Optional(AudienceId),
     ...kTypedProperties,
+    experiment: Type.Optional(ExperimentKey),
   },
   { additionalProperties: false, 'x-error': 'must be an object with optional enabled, trafficPercentage, cohorts, audienceId' },
 );
@@ -158,6 +177,7 @@ export const FlagCreate = Type.Object(
     cohorts: Type.Optional(Cohorts),
     audienceId: Type.Optional(AudienceId),
     ...kTypedProperties,
+    experiment: Type.Optional(ExperimentKey),
     environments: Type.Optional(
       Type.Record(Type.String(), EnvironmentState, {
         'x-error': 'must be an object keyed by environment name',
@@ -168,7 +188,7 @@ export const FlagCreate = Type.Object(
 );
 export type FlagCreate = Static<typeof FlagCreate>;
 
-export const kFlatStateKeys = ['enabled', 'trafficPercentage', 'cohorts', 'audienceId'] as const;
+export const kFlatStateKeys = ['enabled', 'trafficPercentage', 'cohorts', 'audienceId', 'experiment'] as const;
 
 /** The `x-error` text of a schema, if it has one. */
 export function schemaErrorText(schema: TSchema): string | undefined {

@@ -11,6 +11,7 @@
 // (src/provider) runs too; this file turns answers into bytes, cached per flag version.
 import {
   type EvalEngine,
+  type EvalState,
   type FlagEntry,
   kEnvMissing,
   kEnvUnknown,
@@ -20,7 +21,8 @@ import {
   stateInProjectEnv,
 } from '../eval-engine/engine.js';
 import { kAudiencePlanDetail } from '../eval-engine/bodies.js';
-import { decidedBy, type Decision } from '../eval-engine/evaluate.js';
+import { decidedBy, type Decision, decisionInExperiment } from '../eval-engine/evaluate.js';
+import { kExperimentKeyField, kInExperimentField } from '../model/flags.js';
 import { etag, matchesIfNoneMatch } from '../http/entity-tags.js';
 import { decodePathId } from '../http/path-id.js';
 import { kRevisionNotReachedDetail } from '../http/revisions.js';
@@ -47,11 +49,21 @@ const kBulkTagForm = 1;
 /** Per compiled project (dropped with it when the store moves): whether one of its rules reads the clock. */
 const kReadsClock = new WeakMap<ProjectEntry, boolean>();
 
-/** `{"errorCode", "errorDetails"}` (bulk) or with `key` first (single flag), as bytes. */
-export function ofrepFailureBody(key: string | null, code: OfrepErrorCode, details: string): Buffer {
+/**
+ * `{"errorCode", "errorDetails"}` (bulk) or with `key` first (single flag), as bytes; a flag state's
+ * failure while it runs an experiment adds `metadata` naming it, never an exposure (issue 58).
+ */
+export function ofrepFailureBody(key: string | null, code: OfrepErrorCode, details: string, experiment: string | null = null): Buffer {
+  if (experiment !== null)
+    return Buffer.from(JSON.stringify({ key, errorCode: code, errorDetails: details, metadata: experimentMetadata(experiment, false) }));
   return Buffer.from(
     JSON.stringify(key === null ? { errorCode: code, errorDetails: details } : { key, errorCode: code, errorDetails: details }),
   );
+}
+
+/** What an answer of a state with an experiment adds to its metadata (docs/api.md: Experiments). */
+function experimentMetadata(experiment: string, exposed: boolean): Record<string, string | boolean> {
+  return { [kExperimentKeyField]: experiment, [kInExperimentField]: exposed };
 }
 
 /** spec (OFREP): 500 generalErrorResponse. What every OFREP request of a failed batch gets. */
@@ -130,8 +142,8 @@ export class OfrepEvaluator {
       return out.put(400, ofrepFailureBody(key, 'INVALID_CONTEXT', `Unknown environment "${ctx.env}" for this flag; ${entry.validEnvs}.`));
     }
     const answer = ofrepAnswer(state, ctx, this.engine.audiencesAllowed(entry.org), this.engine.batchTime);
-    if (typeof answer === 'number') return out.put(answer < kSlotAudiencePlan ? 200 : 400, flagBody(entry, answer, byName));
-    out.put(answer.errorCode === undefined ? 200 : 400, variantBody(entry, answer, byName));
+    if (typeof answer === 'number') return out.put(answer < kSlotAudiencePlan ? 200 : 400, flagBody(entry, state, answer, byName));
+    out.put(answer.errorCode === undefined ? 200 : 400, variantBody(entry, state, answer, byName));
   }
 
   /**
@@ -211,13 +223,13 @@ export class OfrepEvaluator {
       // Each flag twice, under its id and under its name: the web provider looks flags up by the key
       // the application asks for, and either key must work (docs/decisions.md: OFREP, keys). Both
       // entries are one cached Buffer per answer: one copy per flag.
-      if (typeof answer === 'number') out.push(flagPair(flag, answer));
-      else if (answer.errorCode === undefined) out.push(variantPair(flag, answer));
+      if (typeof answer === 'number') out.push(flagPair(flag, state, answer));
+      else if (answer.errorCode === undefined) out.push(variantPair(flag, state, answer));
       else {
         erred = true;
-        out.push(variantBody(flag, answer, false));
+        out.push(variantBody(flag, state, answer, false));
         out.pushByte(kComma);
-        out.push(variantBody(flag, answer, true));
+        out.push(variantBody(flag, state, answer, true));
       }
     }
     return erred;
@@ -275,28 +287,28 @@ export function ofrepStreamPath(projectId: string, env: string | null): string {
 
 /**
  * A flag version's OFREP body for a decision or failure slot, keyed by its id or by its name; built on
- * first use and kept with the version (slots 0..kSlots-1 by id, kSlots.. by name).
+ * first use and kept with the version (slots 0..kSlots-1 by id, kSlots.. by name). A state with an
+ * experiment keeps its own (they name it: src/eval-engine/engine.ts, ExperimentBodies).
  */
-function flagBody(flag: FlagEntry, slot: Decision, byName: boolean): Buffer {
-  flag.ofrepBodies ??= new Array<Buffer | undefined>(2 * kSlots);
-  const bodies = flag.ofrepBodies;
+function flagBody(flag: FlagEntry, state: EvalState, slot: Decision, byName: boolean): Buffer {
+  const holder = state.experimentBodies ?? flag;
+  holder.ofrepBodies ??= new Array<Buffer | undefined>(2 * kSlots);
+  const bodies = holder.ofrepBodies;
   const index = byName ? kSlots + slot : slot;
   let body = bodies[index];
   if (body === undefined) {
     const key = byName ? flag.name : flag.id;
-    if (slot === kSlotAudiencePlan) body = ofrepFailureBody(key, 'GENERAL', kAudiencePlanDetail);
-    else if (slot === kSlotKeyMissing) body = ofrepFailureBody(key, 'TARGETING_KEY_MISSING', kKeyMissingDetails);
+    const experiment = state.experiment;
+    if (slot === kSlotAudiencePlan) body = ofrepFailureBody(key, 'GENERAL', kAudiencePlanDetail, experiment);
+    else if (slot === kSlotKeyMissing) body = ofrepFailureBody(key, 'TARGETING_KEY_MISSING', kKeyMissingDetails, experiment);
     else {
       const value = (slot & 1) === 1;
-      body = Buffer.from(
-        JSON.stringify({
-          key,
-          value,
-          reason: kReasons[decidedBy(slot)],
-          variant: value ? 'on' : 'off',
-          metadata: { id: flag.id, name: flag.name },
-        }),
-      );
+      const metadata = {
+        id: flag.id,
+        name: flag.name,
+        ...(experiment === null ? {} : experimentMetadata(experiment, decisionInExperiment(slot))),
+      };
+      body = Buffer.from(JSON.stringify({ key, value, reason: kReasons[decidedBy(slot)], variant: value ? 'on' : 'off', metadata }));
     }
     bodies[index] = body;
   }
@@ -304,22 +316,23 @@ function flagBody(flag: FlagEntry, slot: Decision, byName: boolean): Buffer {
 }
 
 /** A flag version's two entries for a decision or failure slot, by id then by name, comma-separated (bulk). */
-function flagPair(flag: FlagEntry, slot: Decision): Buffer {
-  flag.ofrepPairs ??= new Array<Buffer | undefined>(kSlots);
-  let pair = flag.ofrepPairs[slot];
+function flagPair(flag: FlagEntry, state: EvalState, slot: Decision): Buffer {
+  const holder = state.experimentBodies ?? flag;
+  holder.ofrepPairs ??= new Array<Buffer | undefined>(kSlots);
+  let pair = holder.ofrepPairs[slot];
   if (pair === undefined) {
-    pair = Buffer.concat([flagBody(flag, slot, false), kCommaBytes, flagBody(flag, slot, true)]);
-    flag.ofrepPairs[slot] = pair;
+    pair = Buffer.concat([flagBody(flag, state, slot, false), kCommaBytes, flagBody(flag, state, slot, true)]);
+    holder.ofrepPairs[slot] = pair;
   }
   return pair;
 }
 
 /** A variant state's two entries for a successful `answer`, by id then by name (bulk); kept with the version. */
-function variantPair(flag: FlagEntry, answer: Resolution): Buffer {
+function variantPair(flag: FlagEntry, state: EvalState, answer: Resolution): Buffer {
   flag.ofrepVariantPairs ??= new Map();
   let pair = flag.ofrepVariantPairs.get(answer);
   if (pair === undefined) {
-    pair = Buffer.concat([variantBody(flag, answer, false), kCommaBytes, variantBody(flag, answer, true)]);
+    pair = Buffer.concat([variantBody(flag, state, answer, false), kCommaBytes, variantBody(flag, state, answer, true)]);
     flag.ofrepVariantPairs.set(answer, pair);
   }
   return pair;
@@ -329,11 +342,13 @@ function variantPair(flag: FlagEntry, answer: Resolution): Buffer {
  * A variant state's OFREP body for `answer`, keyed by id or by name. A success carries the variant and
  * its value; where the caller's own default applies (DISABLED, DEFAULT without a default variant) it
  * has neither, as open-feature/protocol ADR-0006 says; a rule's error is GENERAL with flagd's message.
- * Kept with the version, but for errors (their message may name a variant the request computed).
+ * Kept with the version, but for errors (their message may name a variant the request computed). A state
+ * with an experiment has its own answers (variants.ts), whose metadata already names it.
  */
-function variantBody(flag: FlagEntry, answer: Resolution, byName: boolean): Buffer {
+function variantBody(flag: FlagEntry, state: EvalState, answer: Resolution, byName: boolean): Buffer {
   const key = byName ? flag.name : flag.id;
-  if (answer.errorCode !== undefined) return ofrepFailureBody(key, 'GENERAL', answer.errorMessage ?? 'The targeting rule failed.');
+  if (answer.errorCode !== undefined)
+    return ofrepFailureBody(key, 'GENERAL', answer.errorMessage ?? 'The targeting rule failed.', state.experiment);
   flag.ofrepVariantBodies ??= [new Map(), new Map()];
   const bodies = flag.ofrepVariantBodies[byName ? 1 : 0];
   let body = bodies.get(answer);

@@ -59,7 +59,7 @@ export function compileSnapshot(snapshot: Snapshot): CompiledSnapshot {
 function compileFlag(flag: SnapshotFlag, audiences: ReadonlyMap<string, Audience>): ProviderFlag {
   const { state } = flag;
   const audience = state.audienceId === null ? undefined : audiences.get(state.audienceId);
-  const variants = state.typed === undefined ? null : compileVariants(state.typed, flag.name);
+  const variants = state.typed === undefined ? null : compileVariants(state.typed, flag.name, null, state.experiment ?? null);
   return {
     id: flag.id,
     name: flag.name,

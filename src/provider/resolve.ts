@@ -15,7 +15,8 @@ import {
   TypeMismatchError,
 } from '@openfeature/server-sdk';
 import { kAudiencePlanDetail } from '../eval-engine/bodies.js';
-import { decidedBy } from '../eval-engine/evaluate.js';
+import { decidedBy, decisionInExperiment } from '../eval-engine/evaluate.js';
+import { kExperimentKeyField, kInExperimentField } from '../model/flags.js';
 import { kKeyMissingDetails, kReasons, kSlotAudiencePlan, kSlotKeyMissing, ofrepAnswer } from '../ofrep/answer.js';
 import type { OfrepContext } from '../ofrep/context.js';
 import type { CompiledSnapshot } from './compile.js';
@@ -61,7 +62,13 @@ export function resolveFlag<T extends FlagValue>(
     let decided = flag.decided[answer];
     if (decided === undefined) {
       const value = (answer & 1) === 1;
-      decided = Object.freeze({ value, reason: kReasons[decidedBy(answer)], variant: value ? 'on' : 'off', flagMetadata: flag.metadata });
+      // With an experiment, the answer names it and whether it is an exposure (issue 58), as OFREP's does.
+      const experiment = flag.state.experiment;
+      const flagMetadata =
+        experiment === null
+          ? flag.metadata
+          : { ...flag.metadata, [kExperimentKeyField]: experiment, [kInExperimentField]: decisionInExperiment(answer) };
+      decided = Object.freeze({ value, reason: kReasons[decidedBy(answer)], variant: value ? 'on' : 'off', flagMetadata });
       flag.decided[answer] = decided;
     }
     return decided as ResolutionDetails<T>;

@@ -1,22 +1,20 @@
 // Relay keys on the command line: create (the secret shown once), list, revoke. Only here: a relay key
 // is the operator's, as the data dir and the node's settings are (docs/decisions.md: The relay's upstream).
 import { command, type CliCommand, str } from '../cli-command/cli-command.js';
-import { formatTime, renderFields, renderTable } from '../cli-command/output.js';
+import { formatTime, renderNewSecret, renderTable } from '../cli-command/output.js';
 import type { RelayKeyView } from './records.js';
 import { kRelayKeyCommands, listRelayKeys, relayKeyView } from './relay-key-commands.js';
 
 function renderCreatedKey(key: RelayKeyView & { secret: string }): string {
-  return [
+  return renderNewSecret(
     'Relay key secret (shown only now; give it to the relay as --upstream-token, it cannot be shown again):',
-    '',
-    `  ${key.secret}`,
-    '',
-    renderFields([
+    key.secret,
+    [
       ['id', key.id],
       ['name', key.name],
       ['created', formatTime(key.createdAt)],
-    ]),
-  ].join('\n');
+    ],
+  );
 }
 
 function renderKeys(result: { keys: RelayKeyView[] }): string {

@@ -2,18 +2,13 @@
 // and revoke. The command line alone runs them: a relay key is the operator's credential, like the
 // data dir it follows (docs/decisions.md: The relay's upstream).
 import { FlagwireError } from '../errors.js';
-import { hashSecret, randomId } from '../model/ids.js';
+import { hashSecret, newSecret, randomId } from '../model/ids.js';
 import { requireName } from '../model/input-checks.js';
 import type { StoreReader, StoreWriter } from '../store/interfaces.js';
 import { commandTable } from '../writer/command.js';
 import { kRelayKeyRecords, type RelayKey, type RelayKeyView } from './records.js';
 
 export const kRelayKeyPrefix = 'fwr';
-
-/** A new key's secret: the prefix says what it is (a relay key, not an API token's `fw_`). */
-function newRelayKeySecret(): string {
-  return `${kRelayKeyPrefix}_${randomId(40)}`;
-}
 
 export function relayKeyView(key: RelayKey): RelayKeyView {
   const { secretHash: _hidden, ...view } = key;
@@ -27,7 +22,7 @@ export function listRelayKeys(store: StoreReader): RelayKey[] {
 
 function relayKeyCreate(w: StoreWriter, input: { name: string }, now: number): RelayKeyView & { secret: string } {
   const name = requireName('name', input.name);
-  const secret = newRelayKeySecret();
+  const secret = newSecret(kRelayKeyPrefix);
   const key: RelayKey = { id: `rk_${randomId(16)}`, name, secretHash: hashSecret(secret), createdAt: now, revokedAt: null };
   w.putKeyed(kRelayKeyRecords, key);
   return { ...relayKeyView(key), secret };

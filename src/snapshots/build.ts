@@ -57,6 +57,7 @@ function snapshotFlag(flag: Flag, env: string | null, fragments: ResolvedFragmen
     state: { enabled: state.enabled, trafficPercentage: state.trafficPercentage, audienceId: state.audienceId, cohorts: state.cohorts },
   };
   if (state.typed !== undefined) out.state.typed = fragments.typed(state.typed);
+  if (state.experiment !== undefined) out.state.experiment = state.experiment;
   if (flag.bucketing !== undefined) out.bucketing = flag.bucketing;
   return out;
 }

@@ -28,6 +28,7 @@ export const SnapshotState = Type.Object({
   audienceId: kNullableString,
   cohorts: Type.Array(Type.String(), { description: 'The effective cohort list (an environment override, else the flag-wide list)' }),
   typed: Type.Optional(SnapshotTyped),
+  experiment: Type.Optional(Type.String({ description: "The experiment the state's answers belong to (issue 58); absent: none" })),
 });
 
 export const SnapshotFlag = Type.Object({

@@ -1,6 +1,6 @@
 // How the command line prints tokens and their activity, without --json (src/cli-command/output.ts
 // says how it prints everything: tables, fields, times).
-import { formatList, formatTime, indent, renderFields, renderTable } from '../cli-command/output.js';
+import { formatList, formatTime, indent, renderFields, renderNewSecret, renderTable } from '../cli-command/output.js';
 import { inRotationGrace, tokenStatus } from '../model/permissions.js';
 import type { TokenActivity } from '../model/tokens.js';
 import type { CreatedToken, RotatedToken, TokenView } from './token-commands.js';
@@ -18,13 +18,11 @@ function tokenFields(token: TokenView): [string, string][] {
 }
 
 export function renderCreatedToken(token: CreatedToken): string {
-  return [
+  return renderNewSecret(
     'Token secret (shown only now; store it in a secret store, it cannot be shown again):',
-    '',
-    `  ${token.secret}`,
-    '',
-    renderFields(tokenFields(token)),
-  ].join('\n');
+    token.secret,
+    tokenFields(token),
+  );
 }
 
 export function renderRotatedToken(token: RotatedToken): string {

@@ -5,11 +5,11 @@
 // on one node or on PostgreSQL. The deliverer (deliverer.ts) claims a delivery, sends it and records the
 // outcome, each a transaction that checks the delivery's state first: one node sends it at a time.
 import { FlagwireError } from '../errors.js';
-import { type Actor, actorFor, type Principal, tokenProject } from '../actor/audit-actor.js';
+import { type Actor, actorInProject, type Principal } from '../actor/audit-actor.js';
 import type { AuditEntry } from '../model/audit.js';
 import { requireEveryEnvironment } from '../model/environments.js';
 import { randomId } from '../model/ids.js';
-import { deliveryNotFound, requireProject, webhookNotFound } from '../model/lookups.js';
+import { deliveryNotFound, webhookNotFound } from '../model/lookups.js';
 import type { Project } from '../model/projects.js';
 import { parseJsonObject, type ReceivedBody } from '../model/request-body.js';
 import { compileValidator } from '../model/validation.js';
@@ -71,8 +71,7 @@ export const kWebhookWhat = 'A webhook';
  * names (the project of the webhook or delivery named, or its 404), the person needing a flag editor's role.
  */
 function actingOn(w: StoreWriter, principal: Principal, projectOf: () => string, now: number): { project: Project; actor: Actor } {
-  const project = principal.kind === 'token' ? tokenProject(w, principal, now) : requireProject(w, projectOf());
-  return { project, actor: actorFor(w, principal, project, 'editFlags', now) };
+  return actorInProject(w, principal, projectOf, 'editFlags', now);
 }
 
 function projectOfWebhook(w: StoreWriter, webhookId: string): string {

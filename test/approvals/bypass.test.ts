@@ -482,6 +482,17 @@ const kProbes: { [N in CommandName]: Probe<N> } = {
   mailClaim: { free: 'mail is not configuration', inputs: () => [{ seq: 1, nodeId: 'n', claimMs: 1000 }] },
   mailRelease: { free: 'mail is not configuration', inputs: () => [{ seq: 1, nodeId: 'n' }] },
   mailResult: { free: 'mail is not configuration', inputs: () => [{ seq: 1, error: null }] },
+  clientKeyCreate: {
+    free: 'a client key is a credential, not what evaluation reads',
+    inputs: () => [
+      {
+        principal: kOperator,
+        projectId: ids.multi,
+        received: jsonBody(JSON.stringify({ name: 'probe', environment: 'production', uses: ['events'] })),
+      },
+    ],
+  },
+  clientKeyRevoke: { free: 'a client key is a credential', inputs: () => [{ principal: kOperator, keyId: 'ck_none' }] },
   relayKeyCreate: { free: 'a relay key is a credential', inputs: () => [{ name: 'probe' }] },
   relayKeyRevoke: { free: 'a relay key is a credential', inputs: () => [{ keyId: 'rk_none' }] },
   requestReject: {

@@ -249,3 +249,14 @@ t.test("an edit is checked on top of its author's pending request, not only the 
   );
   t.equal(wrong.code, 'INVALID_REQUEST', "one wrong on top of the request too is refused with the flag's words");
 });
+
+t.test('an experiment in a guarded environment is held, even on a flag that is off there; in another it is not', async (t) => {
+  const off = world.outcome('flagCreate', { projectId: ids.multi, principal: editor, body: { name: 'exp-off-flag' } }, t0);
+  t.ok(off.applied);
+  const flagId = findFlagByName(world.store, ids.multi, 'exp-off-flag')!.id;
+  const patch = (env: string) =>
+    world.outcome('flagPatch', { flagId, env, principal: editor, patch: { experiment: 'guarded-test' } } as never, t0);
+  held(patch('production'));
+  t.equal((getFlag(world.store, flagId) as GroupFlag).environments.production?.experiment, undefined, 'not applied');
+  t.ok(patch('staging').applied, 'staging is not guarded');
+});

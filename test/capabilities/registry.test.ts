@@ -146,6 +146,7 @@ t.test('the webhook events are the families docs/webhooks.md names', async (t) =
     audience: 'flag',
     fragment: 'flag',
     token: 'token',
+    'client-key': null,
     schedule: 'plan',
     rollout: 'plan',
     webhook: null,

@@ -158,12 +158,12 @@ t.test('what a relay is sent: the kinds evaluation, OFREP, snapshots, flag sets 
   for (const kind of kStoreLayout.kinds) t.type(kind.relayed, 'boolean', `${kind.name} states whether it is relayed`);
   t.strictSame(
     kStoreLayout.relayed.map((kind) => kind.name).sort(),
-    ['audience', 'flag', 'fragments', 'org', 'project', 'relayKey', 'token'],
+    ['audience', 'clientKey', 'flag', 'fragments', 'org', 'project', 'relayKey', 'token'],
     'the relayed kinds; users, sessions, mail, webhooks, audit and node work stay home',
   );
   t.strictSame(
     [...kStoreLayout.relayedChanges].sort(),
-    ['audience', 'flag', 'flagDeleted', 'fragments', 'org', 'project', 'relayKey', 'token'],
+    ['audience', 'clientKey', 'flag', 'flagDeleted', 'fragments', 'org', 'project', 'relayKey', 'token'],
     "their change kinds, a relayed kind's deletion included",
   );
   t.strictSame(

@@ -47,10 +47,22 @@ const kFieldNames: Readonly<Record<string, string>> = {
   graceEndsAt: "old secret's end",
   gracePeriodSeconds: "old secret's grace period (seconds)",
   expiresAt: 'expiry',
+  clientKey: 'client key',
 };
 
 /** Keys whose value is the thing itself (a flag, a token, ...): made or removed rather than set or cleared. */
-const kThings = new Set(['flag', 'token', 'audience', 'environment', 'webhook', 'rollout', 'schedule', 'invitation', 'member']);
+const kThings = new Set([
+  'flag',
+  'token',
+  'clientKey',
+  'audience',
+  'environment',
+  'webhook',
+  'rollout',
+  'schedule',
+  'invitation',
+  'member',
+]);
 
 /** A field that holds a time (`at`, `expiresAt`, `graceEndsAt`, ...): Unix ms in the log. */
 const isTimeKey = (key: string) => key === 'at' || /[a-z]At$/.test(key);

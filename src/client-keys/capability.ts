@@ -1,0 +1,19 @@
+// Client keys as a capability (issue 58; docs/decisions.md: Client keys): a project's public keys for
+// browsers and apps, made, listed and revoked over the Management API and the command line.
+import { defineCapability } from '../capability/capability.js';
+import { kClientKeyAuditActions, kClientKeyCommands } from './client-key-commands.js';
+import { kClientKeyCli } from './cli.js';
+import { kClientKeyRecords } from './records.js';
+import { kClientKeyApiRoutes } from './routes.js';
+import { ClientKeyCreate, ClientKeyCreated, ClientKeyList, ClientKeyRevoked } from './schemas.js';
+
+export const kClientKeys = defineCapability({
+  name: 'client-keys',
+  databases: ['clientKeys'],
+  records: [kClientKeyRecords],
+  commands: kClientKeyCommands,
+  routes: kClientKeyApiRoutes,
+  schemas: { ClientKeyCreate, ClientKeyCreated, ClientKeyList, ClientKeyRevoked },
+  cli: kClientKeyCli,
+  auditActions: kClientKeyAuditActions,
+});

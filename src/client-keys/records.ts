@@ -1,0 +1,61 @@
+// Client keys (issue 58; docs/decisions.md: Client keys): a project's public keys, for code that runs in
+// browsers and apps, which can never read rules nor change anything. Each key names the uses it allows
+// (a declared list: `events` now; the Unleash front-end API will add `frontend`). Kept hashed, as API
+// tokens are, under the hash: a request's key is found in one read.
+import { byCreation } from '../model/by-creation.js';
+import type { StoreReader, StoreWriter } from '../store/interfaces.js';
+import { keyedRecords } from '../store/record-kinds.js';
+
+/** What a client key may be used for: `events`, sending exposures and outcomes (POST /ofrep/v1/events). */
+export const kClientKeyUses = ['events'] as const;
+export type ClientKeyUse = (typeof kClientKeyUses)[number];
+
+export interface ClientKey {
+  /** `ck_` and random characters: what lists show and revoke takes. */
+  id: string;
+  projectId: string;
+  name: string;
+  /** The environment its answers and events belong to: a multi-environment project's; null on a single one. */
+  environment: string | null;
+  uses: ClientKeyUse[];
+  /** Hex SHA-256 of the secret (src/model/ids.ts hashSecret); the secret itself is never stored. */
+  secretHash: string;
+  createdAt: number;
+  /** Who made it, as the audit log names them (`token:<id>`, `user:<id>`, `console`), and their name. */
+  createdBy: string;
+  createdByName: string;
+  revokedAt: number | null;
+}
+
+export const kClientKeyRecords = keyedRecords<ClientKey>()({
+  name: 'clientKey',
+  database: 'clientKeys',
+  // Relayed as API tokens are: a relay answers the clients of evaluation, and a later use of these keys
+  // (Unleash's front-end API) is evaluation's. Only the hash travels.
+  relayed: true,
+  key: (key) => key.secretHash,
+  indexes: {
+    /** A project's keys, revoked ones too. */
+    project: { keysOf: (key) => [key.projectId] },
+    /** A key by its id (revoke). */
+    id: { keysOf: (key) => [key.id] },
+  },
+});
+
+/** The key whose secret hashes to `secretHash`, revoked or not; undefined: no such key. */
+export function getClientKeyByHash(r: StoreReader, secretHash: string): ClientKey | undefined {
+  return r.getKeyed(kClientKeyRecords, secretHash);
+}
+
+export function getClientKey(r: StoreReader, id: string): ClientKey | undefined {
+  return r.listKeyedBy(kClientKeyRecords, 'id', id)[0];
+}
+
+/** A project's keys, revoked ones too, oldest first. */
+export function listClientKeys(r: StoreReader, projectId: string): ClientKey[] {
+  return r.listKeyedBy(kClientKeyRecords, 'project', projectId).sort(byCreation);
+}
+
+export function putClientKey(w: StoreWriter, key: ClientKey): void {
+  w.putKeyed(kClientKeyRecords, key);
+}
