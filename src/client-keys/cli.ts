@@ -58,6 +58,7 @@ export const kClientKeyCli: readonly CliCommand[] = [
     usage: 'client-key revoke KEY_ID [--as USER_ID]',
     summary: 'revoke a client key: refused from then on -> {id, revokedAt}',
     positionals: ['KEY_ID'],
+    argumentHelp: { KEY_ID: 'a client key id (ck_...; `flagwire client-key list PROJECT_ID` shows them)' },
     options: { as: str('USER_ID', kAsFlagEditor) },
     run: (args, ctx) =>
       ctx.write(kClientKeyCommands.clientKeyRevoke, { principal: principalOf(args.string('as')), keyId: args.positional('KEY_ID') }),
