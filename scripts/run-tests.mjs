@@ -7,8 +7,14 @@
 // file (http/auth-failures.test.js: 2.9 CPU s under tap's runner, 1.4 run by node), a sixth of the
 // suite's CPU on a 2-core machine. The test files themselves are tap's (`import t from 'tap'`): run
 // alone they print TAP, exit non-zero on a failure and honour TAP_TIMEOUT.
+//
+// FLAGWIRE_TEST_TIMES=1 ends with a table of every file's CPU seconds (user + system of its whole process
+// tree: the servers, PostgreSQL and Chromium it started included) and wall seconds, the costliest first,
+// and the totals: the suite's cost measured on a machine other jobs share, where wall time is noise. Each
+// file then runs under scripts/cpu-times.py (python3), which counts the daemons a file leaves to it.
 import { spawn } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { Parser } from 'tap-parser';
 
@@ -24,6 +30,8 @@ const kKillGraceS = 60;
 // FLAGWIRE_TEST_OUTPUT=all prints every file's output (the long reliability run's figures are comment
 // lines); by default only a failed file's.
 const kAllOutput = process.env.FLAGWIRE_TEST_OUTPUT === 'all';
+const kTimes = process.env.FLAGWIRE_TEST_TIMES === '1';
+const timesDir = kTimes ? mkdtempSync(join(tmpdir(), 'flagwire-test-times-')) : null;
 
 const root = process.cwd();
 // Folders whose files start servers, nodes, PostgreSQL or Chromium, many of them a minute or more each:
@@ -57,14 +65,27 @@ function countPoints(parser, totals) {
   parser.on('child', (child) => countPoints(child, totals));
 }
 
-function runFile(file) {
+/** `user sys wall` as scripts/cpu-times.py wrote them; null when it could not (killed). */
+function readTimes(path) {
+  try {
+    const [user, sys, wall] = readFileSync(path, 'utf8').trim().split(' ').map(Number);
+    return { user, sys, wall };
+  } catch {
+    return null;
+  }
+}
+
+function runFile(file, index) {
   return new Promise((resolve) => {
     const started = Date.now();
     const counts = { passed: 0, failed: 0, skipped: 0 };
     const parser = new Parser();
     countPoints(parser, counts);
     let output = '';
-    const child = spawn(process.execPath, ['--enable-source-maps', file], {
+    const command = [process.execPath, '--enable-source-maps', file];
+    const timesFile = timesDir === null ? null : join(timesDir, String(index));
+    if (timesFile !== null) command.unshift('python3', 'scripts/cpu-times.py', timesFile);
+    const child = spawn(command[0], command.slice(1), {
       cwd: root,
       // FLAGWIRE_SYNC_PORT: every server a test starts leaves the sync service off unless the test asks
       // for it (test/helpers/server.ts): servers start in parallel, and its default port is one port.
@@ -89,7 +110,8 @@ function runFile(file) {
       clearTimeout(timer);
       parser.end();
       const ok = code === 0 && parser.ok && !timedOut;
-      resolve({ file, ok, code, signal, timedOut, counts, output, seconds: (Date.now() - started) / 1000 });
+      const times = timesFile === null ? null : readTimes(timesFile);
+      resolve({ file, ok, code, signal, timedOut, counts, output, times, seconds: (Date.now() - started) / 1000 });
     });
   });
 }
@@ -97,19 +119,23 @@ function runFile(file) {
 const files = testFiles(process.argv.slice(2));
 const totals = { passed: 0, failed: 0, skipped: 0 };
 const failedFiles = [];
+const timed = [];
 const started = Date.now();
 let next = 0;
 let done = 0;
 
 async function worker() {
   while (next < files.length) {
-    const r = await runFile(files[next++]);
+    const index = next++;
+    const r = await runFile(files[index], index);
     done++;
+    const name = relative(root, r.file);
+    if (r.times !== null) timed.push({ name, ...r.times });
     totals.passed += r.counts.passed;
     totals.failed += r.counts.failed;
     totals.skipped += r.counts.skipped;
-    const name = relative(root, r.file);
-    const time = `# time=${r.seconds.toFixed(1)}s`;
+    const cpu = r.times === null ? '' : ` cpu=${(r.times.user + r.times.sys).toFixed(1)}s`;
+    const time = `# time=${r.seconds.toFixed(1)}s${cpu}`;
     if (r.ok) {
       console.log(`ok ${done} - ${name} ${time}`);
       if (kAllOutput) console.log(r.output.replace(/^/gm, '    '));
@@ -125,6 +151,22 @@ async function worker() {
 }
 
 await Promise.all(Array.from({ length: Math.min(kJobs, files.length) }, worker));
+if (timesDir !== null) {
+  rmSync(timesDir, { recursive: true, force: true });
+  timed.sort((a, b) => b.user + b.sys - (a.user + a.sys));
+  const sum = (f) => timed.reduce((s, x) => s + f(x), 0);
+  console.log('#   cpu_s  user_s   sys_s  wall_s  file');
+  for (const x of timed) {
+    const cols = [x.user + x.sys, x.user, x.sys, x.wall].map((v) => v.toFixed(2).padStart(7));
+    console.log(`# ${cols.join(' ')}  ${x.name}`);
+  }
+  const sums = [sum((x) => x.user + x.sys), sum((x) => x.user), sum((x) => x.sys), sum((x) => x.wall)];
+  console.log(`# ${sums.map((v) => v.toFixed(1).padStart(7)).join(' ')}  total of ${timed.length} files`);
+  // The runner's own (parsing every file's TAP): the whole run's is measured by
+  // python3 scripts/cpu-times.py OUT node scripts/run-tests.mjs.
+  const own = process.resourceUsage();
+  console.log(`# runner's own CPU: ${((own.userCPUTime + own.systemCPUTime) / 1e6).toFixed(1)} s`);
+}
 console.log(`1..${files.length}`);
 for (const name of failedFiles) console.log(`# failed: ${name}`);
 console.log(`# files: ${files.length}, failed files: ${failedFiles.length}, time=${((Date.now() - started) / 1000).toFixed(1)}s`);
