@@ -8,6 +8,11 @@
 // suite's CPU on a 2-core machine. The test files themselves are tap's (`import t from 'tap'`): run
 // alone they print TAP, exit non-zero on a failure and honour TAP_TIMEOUT.
 //
+// Shared services: a PostgreSQL cluster for the files that call sharedPostgres() and a Chromium for those
+// that launch one (launchChromium, demoConsole), started when the first such file is due and ended when
+// the run ends, instead of one per file (test/helpers/postgres.ts, test/helpers/web-console.ts). A file
+// is taken to need one when its code names that helper; a file run alone starts its own.
+//
 // FLAGWIRE_TEST_TIMES=1 ends with a table of every file's CPU seconds (user + system of its whole process
 // tree: the servers, PostgreSQL and Chromium it started included) and wall seconds, the costliest first,
 // and the totals: the suite's cost measured on a machine other jobs share, where wall time is noise. Each
@@ -16,6 +21,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Parser } from 'tap-parser';
 
 // Three files at once on a 2-core machine: many files spend much of their time waiting on the servers,
@@ -75,7 +81,56 @@ function readTimes(path) {
   }
 }
 
-function runFile(file, index) {
+/** A service files share: started on the first call of `get`, ended by `end` if it was started. */
+function sharedService(start) {
+  let started = null;
+  return {
+    /** The environment that points a file at it; empty when it could not start (the file starts its own). */
+    get() {
+      started ??= start().catch((err) => {
+        console.log(`# shared service not started: ${err.stack ?? err}`);
+        return { env: {}, end: async () => {} };
+      });
+      return started.then((s) => s.env);
+    },
+    async end() {
+      if (started !== null) await (await started).end();
+    },
+  };
+}
+
+const helper = (name) => import(pathToFileURL(join(root, 'dist/test/helpers', name)).href);
+
+const kShared = [
+  {
+    // Called by a file that uses the shared cluster: its code names it.
+    needle: /\bsharedPostgres\(/,
+    service: sharedService(async () => {
+      const { startPostgres, kSharedClusterEnv } = await helper('postgres.js');
+      const cluster = await startPostgres();
+      return { env: { [kSharedClusterEnv]: `${cluster.socketDir} ${cluster.port}` }, end: () => cluster.destroy() };
+    }),
+  },
+  {
+    needle: /\b(launchChromium|demoConsole)\(/,
+    service: sharedService(async () => {
+      const { ensureChromium, kChromiumLaunch, kSharedChromiumEnv } = await helper('web-console.js');
+      const { chromium } = await import('playwright-core');
+      ensureChromium();
+      const server = await chromium.launchServer(kChromiumLaunch);
+      return { env: { [kSharedChromiumEnv]: server.wsEndpoint() }, end: () => server.close() };
+    }),
+  },
+];
+
+/** The environment of the shared services `file` uses, each started if it is the first to. */
+async function sharedEnv(file) {
+  const text = readFileSync(file, 'utf8');
+  const envs = await Promise.all(kShared.filter((s) => s.needle.test(text)).map((s) => s.service.get()));
+  return Object.assign({}, ...envs);
+}
+
+function runFile(file, index, shared) {
   return new Promise((resolve) => {
     const started = Date.now();
     const counts = { passed: 0, failed: 0, skipped: 0 };
@@ -89,7 +144,7 @@ function runFile(file, index) {
       cwd: root,
       // FLAGWIRE_SYNC_PORT: every server a test starts leaves the sync service off unless the test asks
       // for it (test/helpers/server.ts): servers start in parallel, and its default port is one port.
-      env: { FLAGWIRE_SYNC_PORT: '0', ...process.env, TAP_TIMEOUT: String(kFileTimeoutS) },
+      env: { FLAGWIRE_SYNC_PORT: '0', ...process.env, ...shared, TAP_TIMEOUT: String(kFileTimeoutS) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout.on('data', (chunk) => {
@@ -127,7 +182,7 @@ let done = 0;
 async function worker() {
   while (next < files.length) {
     const index = next++;
-    const r = await runFile(files[index], index);
+    const r = await runFile(files[index], index, await sharedEnv(files[index]));
     done++;
     const name = relative(root, r.file);
     if (r.times !== null) timed.push({ name, ...r.times });
@@ -150,7 +205,15 @@ async function worker() {
   }
 }
 
+// Interrupted, the shared services end too (a cluster left running holds its port and its memory).
+const endShared = () => Promise.all(kShared.map((s) => s.service.end()));
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    void endShared().finally(() => process.exit(130));
+  });
+}
 await Promise.all(Array.from({ length: Math.min(kJobs, files.length) }, worker));
+await endShared();
 if (timesDir !== null) {
   rmSync(timesDir, { recursive: true, force: true });
   timed.sort((a, b) => b.user + b.sys - (a.user + a.sys));
@@ -162,8 +225,8 @@ if (timesDir !== null) {
   }
   const sums = [sum((x) => x.user + x.sys), sum((x) => x.user), sum((x) => x.sys), sum((x) => x.wall)];
   console.log(`# ${sums.map((v) => v.toFixed(1).padStart(7)).join(' ')}  total of ${timed.length} files`);
-  // The runner's own (parsing every file's TAP): the whole run's is measured by
-  // python3 scripts/cpu-times.py OUT node scripts/run-tests.mjs.
+  // The runner's own (parsing every file's TAP); the shared services' are its children's, which only a
+  // measure of the whole run sees: python3 scripts/cpu-times.py OUT node scripts/run-tests.mjs.
   const own = process.resourceUsage();
   console.log(`# runner's own CPU: ${((own.userCPUTime + own.systemCPUTime) / 1e6).toFixed(1)} s`);
 }
