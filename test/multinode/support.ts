@@ -88,13 +88,17 @@ export async function waitReady(node: TestServer, ms = 60_000): Promise<any> {
   }
 }
 
-/** Polls `probe` until it returns true; returns the milliseconds it took (the bound only catches a hang). */
+/**
+ * Polls `probe` until it returns true; returns the milliseconds it took (the bound only catches a hang).
+ * Every 10 ms: a probe is a request to a node or PostgreSQL, and polled every 2 ms they kept the test
+ * process and the node busy for as long as a wait lasted (the times are reported, never asserted on).
+ */
 export async function until(probe: () => Promise<boolean>, ms = 60_000, what = 'condition'): Promise<number> {
   const start = performance.now();
   for (;;) {
     if (await probe()) return performance.now() - start;
     if (performance.now() - start > ms) throw new Error(`${what} not seen within ${ms} ms`);
-    await sleep(2);
+    await sleep(10);
   }
 }
 
