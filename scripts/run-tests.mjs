@@ -14,9 +14,11 @@
 // is taken to need one when its code names that helper; a file run alone starts its own.
 //
 // FLAGWIRE_TEST_TIMES=1 ends with a table of every file's CPU seconds (user + system of its whole process
-// tree: the servers, PostgreSQL and Chromium it started included) and wall seconds, the costliest first,
-// and the totals: the suite's cost measured on a machine other jobs share, where wall time is noise. Each
-// file then runs under scripts/cpu-times.py (python3), which counts the daemons a file leaves to it.
+// tree: the servers, PostgreSQL and Chromium it started included), wall seconds and the seconds its process
+// ran on after its last test line (after_s: root teardowns, or a job slot held for nothing), the
+// costliest first, and the totals: the suite's cost measured on a machine other jobs share, where wall
+// time is noise. Each file then runs under scripts/cpu-times.py (python3), which counts the daemons a
+// file leaves to it.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -136,6 +138,10 @@ function runFile(file, index, shared) {
     const counts = { passed: 0, failed: 0, skipped: 0 };
     const parser = new Parser();
     countPoints(parser, counts);
+    // When the file last printed a test line, the plan and summary comments that tap prints only as the
+    // process ends left out: a process that runs on long after it, past its root teardowns, holds a job
+    // slot for nothing (a timer or a handle left open).
+    let lastPoint = null;
     let output = '';
     const command = [process.execPath, '--enable-source-maps', file];
     const timesFile = timesDir === null ? null : join(timesDir, String(index));
@@ -148,6 +154,12 @@ function runFile(file, index, shared) {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout.on('data', (chunk) => {
+      if (
+        String(chunk)
+          .split('\n')
+          .some((line) => !/^(\d+\.\.\d+.*|# .*|\s*)$/.test(line))
+      )
+        lastPoint = Date.now();
       output += chunk;
       parser.write(chunk);
     });
@@ -165,7 +177,8 @@ function runFile(file, index, shared) {
       clearTimeout(timer);
       parser.end();
       const ok = code === 0 && parser.ok && !timedOut;
-      const times = timesFile === null ? null : readTimes(timesFile);
+      const measured = timesFile === null ? null : readTimes(timesFile);
+      const times = measured && { ...measured, after: lastPoint === null ? 0 : (Date.now() - lastPoint) / 1000 };
       resolve({ file, ok, code, signal, timedOut, counts, output, times, seconds: (Date.now() - started) / 1000 });
     });
   });
@@ -218,12 +231,13 @@ if (timesDir !== null) {
   rmSync(timesDir, { recursive: true, force: true });
   timed.sort((a, b) => b.user + b.sys - (a.user + a.sys));
   const sum = (f) => timed.reduce((s, x) => s + f(x), 0);
-  console.log('#   cpu_s  user_s   sys_s  wall_s  file');
+  // after_s: how long the file's process ran on after its last test line.
+  console.log('#   cpu_s  user_s   sys_s  wall_s after_s  file');
   for (const x of timed) {
-    const cols = [x.user + x.sys, x.user, x.sys, x.wall].map((v) => v.toFixed(2).padStart(7));
+    const cols = [x.user + x.sys, x.user, x.sys, x.wall, x.after].map((v) => v.toFixed(2).padStart(7));
     console.log(`# ${cols.join(' ')}  ${x.name}`);
   }
-  const sums = [sum((x) => x.user + x.sys), sum((x) => x.user), sum((x) => x.sys), sum((x) => x.wall)];
+  const sums = [sum((x) => x.user + x.sys), sum((x) => x.user), sum((x) => x.sys), sum((x) => x.wall), sum((x) => x.after)];
   console.log(`# ${sums.map((v) => v.toFixed(1).padStart(7)).join(' ')}  total of ${timed.length} files`);
   // The runner's own (parsing every file's TAP); the shared services' are its children's, which only a
   // measure of the whole run sees: python3 scripts/cpu-times.py OUT node scripts/run-tests.mjs.
