@@ -7,9 +7,23 @@
 // file (http/auth-failures.test.js: 2.9 CPU s under tap's runner, 1.4 run by node), a sixth of the
 // suite's CPU on a 2-core machine. The test files themselves are tap's (`import t from 'tap'`): run
 // alone they print TAP, exit non-zero on a failure and honour TAP_TIMEOUT.
+//
+// Shared services: a PostgreSQL cluster for the files that call sharedPostgres() and a Chromium for those
+// that launch one (launchChromium, demoConsole), started when the first such file is due and ended when
+// the run ends, instead of one per file (test/helpers/postgres.ts, test/helpers/web-console.ts). A file
+// is taken to need one when its code names that helper; a file run alone starts its own.
+//
+// FLAGWIRE_TEST_TIMES=1 ends with a table of every file's CPU seconds (user + system of its whole process
+// tree: the servers, PostgreSQL and Chromium it started included), wall seconds and the seconds its process
+// ran on after its last test line (after_s: root teardowns, or a job slot held for nothing), the
+// costliest first, and the totals: the suite's cost measured on a machine other jobs share, where wall
+// time is noise. Each file then runs under scripts/cpu-times.py (python3), which counts the daemons a
+// file leaves to it.
 import { spawn } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Parser } from 'tap-parser';
 
 // Three files at once on a 2-core machine: many files spend much of their time waiting on the servers,
@@ -24,6 +38,8 @@ const kKillGraceS = 60;
 // FLAGWIRE_TEST_OUTPUT=all prints every file's output (the long reliability run's figures are comment
 // lines); by default only a failed file's.
 const kAllOutput = process.env.FLAGWIRE_TEST_OUTPUT === 'all';
+const kTimes = process.env.FLAGWIRE_TEST_TIMES === '1';
+const timesDir = kTimes ? mkdtempSync(join(tmpdir(), 'flagwire-test-times-')) : null;
 
 const root = process.cwd();
 // Folders whose files start servers, nodes, PostgreSQL or Chromium, many of them a minute or more each:
@@ -57,21 +73,93 @@ function countPoints(parser, totals) {
   parser.on('child', (child) => countPoints(child, totals));
 }
 
-function runFile(file) {
+/** `user sys wall` as scripts/cpu-times.py wrote them; null when it could not (killed). */
+function readTimes(path) {
+  try {
+    const [user, sys, wall] = readFileSync(path, 'utf8').trim().split(' ').map(Number);
+    return { user, sys, wall };
+  } catch {
+    return null;
+  }
+}
+
+/** A service files share: started on the first call of `get`, ended by `end` if it was started. */
+function sharedService(start) {
+  let started = null;
+  return {
+    /** The environment that points a file at it; empty when it could not start (the file starts its own). */
+    get() {
+      started ??= start().catch((err) => {
+        console.log(`# shared service not started: ${err.stack ?? err}`);
+        return { env: {}, end: async () => {} };
+      });
+      return started.then((s) => s.env);
+    },
+    async end() {
+      if (started !== null) await (await started).end();
+    },
+  };
+}
+
+const helper = (name) => import(pathToFileURL(join(root, 'dist/test/helpers', name)).href);
+
+const kShared = [
+  {
+    // Called by a file that uses the shared cluster: its code names it.
+    needle: /\bsharedPostgres\(/,
+    service: sharedService(async () => {
+      const { startPostgres, kSharedClusterEnv } = await helper('postgres.js');
+      const cluster = await startPostgres();
+      return { env: { [kSharedClusterEnv]: `${cluster.socketDir} ${cluster.port}` }, end: () => cluster.destroy() };
+    }),
+  },
+  {
+    needle: /\b(launchChromium|demoConsole)\(/,
+    service: sharedService(async () => {
+      const { ensureChromium, kChromiumLaunch, kSharedChromiumEnv } = await helper('web-console.js');
+      const { chromium } = await import('playwright-core');
+      ensureChromium();
+      const server = await chromium.launchServer(kChromiumLaunch);
+      return { env: { [kSharedChromiumEnv]: server.wsEndpoint() }, end: () => server.close() };
+    }),
+  },
+];
+
+/** The environment of the shared services `file` uses, each started if it is the first to. */
+async function sharedEnv(file) {
+  const text = readFileSync(file, 'utf8');
+  const envs = await Promise.all(kShared.filter((s) => s.needle.test(text)).map((s) => s.service.get()));
+  return Object.assign({}, ...envs);
+}
+
+function runFile(file, index, shared) {
   return new Promise((resolve) => {
     const started = Date.now();
     const counts = { passed: 0, failed: 0, skipped: 0 };
     const parser = new Parser();
     countPoints(parser, counts);
+    // When the file last printed a test line, the plan and summary comments that tap prints only as the
+    // process ends left out: a process that runs on long after it, past its root teardowns, holds a job
+    // slot for nothing (a timer or a handle left open).
+    let lastPoint = null;
     let output = '';
-    const child = spawn(process.execPath, ['--enable-source-maps', file], {
+    const command = [process.execPath, '--enable-source-maps', file];
+    const timesFile = timesDir === null ? null : join(timesDir, String(index));
+    if (timesFile !== null) command.unshift('python3', 'scripts/cpu-times.py', timesFile);
+    const child = spawn(command[0], command.slice(1), {
       cwd: root,
       // FLAGWIRE_SYNC_PORT: every server a test starts leaves the sync service off unless the test asks
       // for it (test/helpers/server.ts): servers start in parallel, and its default port is one port.
-      env: { FLAGWIRE_SYNC_PORT: '0', ...process.env, TAP_TIMEOUT: String(kFileTimeoutS) },
+      env: { FLAGWIRE_SYNC_PORT: '0', ...process.env, ...shared, TAP_TIMEOUT: String(kFileTimeoutS) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout.on('data', (chunk) => {
+      if (
+        String(chunk)
+          .split('\n')
+          .some((line) => !/^(\d+\.\.\d+.*|# .*|\s*)$/.test(line))
+      )
+        lastPoint = Date.now();
       output += chunk;
       parser.write(chunk);
     });
@@ -89,7 +177,9 @@ function runFile(file) {
       clearTimeout(timer);
       parser.end();
       const ok = code === 0 && parser.ok && !timedOut;
-      resolve({ file, ok, code, signal, timedOut, counts, output, seconds: (Date.now() - started) / 1000 });
+      const measured = timesFile === null ? null : readTimes(timesFile);
+      const times = measured && { ...measured, after: lastPoint === null ? 0 : (Date.now() - lastPoint) / 1000 };
+      resolve({ file, ok, code, signal, timedOut, counts, output, times, seconds: (Date.now() - started) / 1000 });
     });
   });
 }
@@ -97,19 +187,23 @@ function runFile(file) {
 const files = testFiles(process.argv.slice(2));
 const totals = { passed: 0, failed: 0, skipped: 0 };
 const failedFiles = [];
+const timed = [];
 const started = Date.now();
 let next = 0;
 let done = 0;
 
 async function worker() {
   while (next < files.length) {
-    const r = await runFile(files[next++]);
+    const index = next++;
+    const r = await runFile(files[index], index, await sharedEnv(files[index]));
     done++;
+    const name = relative(root, r.file);
+    if (r.times !== null) timed.push({ name, ...r.times });
     totals.passed += r.counts.passed;
     totals.failed += r.counts.failed;
     totals.skipped += r.counts.skipped;
-    const name = relative(root, r.file);
-    const time = `# time=${r.seconds.toFixed(1)}s`;
+    const cpu = r.times === null ? '' : ` cpu=${(r.times.user + r.times.sys).toFixed(1)}s`;
+    const time = `# time=${r.seconds.toFixed(1)}s${cpu}`;
     if (r.ok) {
       console.log(`ok ${done} - ${name} ${time}`);
       if (kAllOutput) console.log(r.output.replace(/^/gm, '    '));
@@ -124,7 +218,32 @@ async function worker() {
   }
 }
 
+// Interrupted, the shared services end too (a cluster left running holds its port and its memory).
+const endShared = () => Promise.all(kShared.map((s) => s.service.end()));
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    void endShared().finally(() => process.exit(130));
+  });
+}
 await Promise.all(Array.from({ length: Math.min(kJobs, files.length) }, worker));
+await endShared();
+if (timesDir !== null) {
+  rmSync(timesDir, { recursive: true, force: true });
+  timed.sort((a, b) => b.user + b.sys - (a.user + a.sys));
+  const sum = (f) => timed.reduce((s, x) => s + f(x), 0);
+  // after_s: how long the file's process ran on after its last test line.
+  console.log('#   cpu_s  user_s   sys_s  wall_s after_s  file');
+  for (const x of timed) {
+    const cols = [x.user + x.sys, x.user, x.sys, x.wall, x.after].map((v) => v.toFixed(2).padStart(7));
+    console.log(`# ${cols.join(' ')}  ${x.name}`);
+  }
+  const sums = [sum((x) => x.user + x.sys), sum((x) => x.user), sum((x) => x.sys), sum((x) => x.wall), sum((x) => x.after)];
+  console.log(`# ${sums.map((v) => v.toFixed(1).padStart(7)).join(' ')}  total of ${timed.length} files`);
+  // The runner's own (parsing every file's TAP); the shared services' are its children's, which only a
+  // measure of the whole run sees: python3 scripts/cpu-times.py OUT node scripts/run-tests.mjs.
+  const own = process.resourceUsage();
+  console.log(`# runner's own CPU: ${((own.userCPUTime + own.systemCPUTime) / 1e6).toFixed(1)} s`);
+}
 console.log(`1..${files.length}`);
 for (const name of failedFiles) console.log(`# failed: ${name}`);
 console.log(`# files: ${files.length}, failed files: ${failedFiles.length}, time=${((Date.now() - started) / 1000).toFixed(1)}s`);

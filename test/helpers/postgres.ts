@@ -6,6 +6,11 @@
 // The nodes connect as `flagwire`, a role that is not a superuser and owns its databases: what the
 // docs/deployment.md says is enough. Administration (creating roles and databases) goes over the unix socket as
 // the cluster's superuser.
+//
+// A test file that never stops, kills or hangs PostgreSQL takes sharedPostgres(): under the suite's runner
+// (scripts/run-tests.mjs) one cluster serves every such file, each in databases of its own, instead of a
+// cluster started and stopped per file (about 0.5 CPU s and 2 s of a job slot each); run alone, the file
+// starts its own.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
@@ -19,12 +24,23 @@ const kEnsureScript = fileURLToPath(new URL('../../../scripts/ensure-postgres.sh
 const kRole = 'flagwire';
 const kPassword = 'flagwire-test';
 
-export interface TestPostgres {
-  readonly port: number;
+/** A cluster's databases, as a test that only reads and writes them has it. */
+export interface TestDatabases {
   /** A new empty database owned by the `flagwire` role; its connection URL. */
   newDatabase(): Promise<string>;
   /** Runs SQL as the cluster's superuser in `database`. */
   admin<T extends pg.QueryResultRow = pg.QueryResultRow>(database: string, sql: string, params?: unknown[]): Promise<pg.QueryResult<T>>;
+  /** Done with them: a private cluster is stopped and removed, a shared one's databases of this file dropped. */
+  destroy(): Promise<void>;
+}
+
+/** Where the suite's shared cluster is (`SOCKET_DIR PORT`), set by the runner for the files that use it. */
+export const kSharedClusterEnv = 'FLAGWIRE_TEST_POSTGRES';
+
+export interface TestPostgres extends TestDatabases {
+  readonly port: number;
+  /** The directory of its unix socket (and of its data): where the superuser connects. */
+  readonly socketDir: string;
   /** kill -9 of every process of the cluster, the postmaster and its backends (a crash). */
   kill9(): void;
   /**
@@ -38,8 +54,6 @@ export interface TestPostgres {
   start(): Promise<void>;
   /** Stops the cluster (SIGINT to its PID: fast shutdown, clients disconnected; then waits for it to end). */
   stop(): Promise<void>;
-  /** Stops it and removes its directory. */
-  destroy(): Promise<void>;
 }
 
 let bindir: string | null = null;
@@ -184,17 +198,9 @@ export async function startPostgres(): Promise<TestPostgres> {
     pid = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
   };
   await start();
-  const admin = async <T extends pg.QueryResultRow>(database: string, sql: string, params: unknown[] = []) => {
-    const client = new pg.Client({ host: dir, port, user: 'postgres', database });
-    await client.connect();
-    try {
-      return await client.query<T>(sql, params);
-    } finally {
-      await client.end();
-    }
-  };
+  const admin = adminOf(dir, port);
   await admin('postgres', `CREATE ROLE ${kRole} LOGIN NOSUPERUSER PASSWORD '${kPassword}'`);
-  let databases = 0;
+  const newDatabase = databaseMaker(admin, port, 'flagwire');
   let stopped: number[] = [];
   const resume = () => {
     for (const p of stopped) {
@@ -214,11 +220,8 @@ export async function startPostgres(): Promise<TestPostgres> {
   };
   return {
     port,
-    async newDatabase() {
-      const name = `flagwire_${++databases}`;
-      await admin('postgres', `CREATE DATABASE ${name} OWNER ${kRole}`);
-      return `postgres://${kRole}:${kPassword}@127.0.0.1:${port}/${name}`;
-    },
+    socketDir: dir,
+    newDatabase,
     admin,
     kill9() {
       if (!isPostmaster(pid, data)) throw new Error('kill9: the cluster is not running');
@@ -257,6 +260,68 @@ export async function startPostgres(): Promise<TestPostgres> {
     async destroy() {
       await stop();
       rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+type Admin = TestDatabases['admin'];
+
+/** SQL as the superuser of the cluster whose socket is in `socketDir`: one connection per statement. */
+function adminOf(socketDir: string, port: number): Admin {
+  return async <T extends pg.QueryResultRow>(database: string, sql: string, params: unknown[] = []) => {
+    const client = new pg.Client({ host: socketDir, port, user: 'postgres', database });
+    await client.connect();
+    try {
+      return await client.query<T>(sql, params);
+    } finally {
+      await client.end();
+    }
+  };
+}
+
+/** Makes databases `${prefix}_1`, `${prefix}_2`, ... owned by the `flagwire` role; each call's URL. */
+function databaseMaker(admin: Admin, port: number, prefix: string, made: string[] = []): () => Promise<string> {
+  return async () => {
+    const name = `${prefix}_${made.length + 1}`;
+    made.push(name);
+    await admin('postgres', `CREATE DATABASE ${name} OWNER ${kRole}`);
+    return `postgres://${kRole}:${kPassword}@127.0.0.1:${port}/${name}`;
+  };
+}
+
+/**
+ * Databases for a test file that never stops, kills or hangs PostgreSQL: in the suite's shared cluster
+ * when the runner started one (kSharedClusterEnv), named after this process so that files running at
+ * once never meet; else in a cluster of this file's own. The shared cluster's other files' sessions are
+ * in pg_stat_activity too: a test that reads it keeps to its own database (datname = current_database()).
+ */
+export async function sharedPostgres(): Promise<TestDatabases> {
+  const shared = process.env[kSharedClusterEnv];
+  if (shared === undefined || shared === '') return startPostgres();
+  const [socketDir, port] = shared.split(' ') as [string, string];
+  // A pool per database: a test polling the cluster (pg_stat_activity every few milliseconds) would
+  // otherwise start a backend per statement. A private cluster keeps a connection per statement: its
+  // tests kill and restart it under their connections. Never killed, the shared one keeps them.
+  const pools = new Map<string, pg.Pool>();
+  const admin: Admin = (database, sql, params = []) => {
+    let pool = pools.get(database);
+    if (pool === undefined) {
+      pool = new pg.Pool({ host: socketDir, port: Number(port), user: 'postgres', database, max: 4 });
+      // An idle connection's error (the database dropped under it) ends that connection only.
+      pool.on('error', () => {});
+      pools.set(database, pool);
+    }
+    return pool.query(sql, params);
+  };
+  const made: string[] = [];
+  return {
+    newDatabase: databaseMaker(admin, Number(port), `flagwire_p${process.pid}`, made),
+    admin,
+    async destroy() {
+      await Promise.all([...pools.values()].map((pool) => pool.end()));
+      // FORCE: a node of this file that has not ended yet still holds a connection.
+      const drop = adminOf(socketDir, Number(port));
+      for (const name of made) await drop('postgres', `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     },
   };
 }

@@ -4,7 +4,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { kCli, startTestServer, type TestServer } from './server.js';
 import { plainNode } from './plain-process.js';
 
@@ -16,10 +16,32 @@ export function ensureChromium(): void {
   execFileSync('sh', [kEnsureChromium], { stdio: 'inherit', timeout: 600_000 });
 }
 
-/** Debian's Chromium (installed when missing), headless, closed when the test `t` ends. */
+/** How Chromium is started, by a test file or by the suite's runner (scripts/run-tests.mjs). */
+export const kChromiumLaunch = { executablePath: kChromium, headless: true, args: ['--no-sandbox'] };
+
+/**
+ * The websocket endpoint of the suite's shared Chromium (playwright's launchServer), set by the runner for
+ * the files that launch one: a Chromium start and end per file cost about 1 CPU s.
+ */
+export const kSharedChromiumEnv = 'FLAGWIRE_TEST_CHROMIUM';
+
+/**
+ * Debian's Chromium (installed when missing), headless, closed when the test `t` ends: under the suite's
+ * runner, a connection to its shared Chromium, whose close ends every context the test made in it (the
+ * pages and cookies of each test are its own either way); run alone, a Chromium of this test's own.
+ */
 export async function launchChromium(t: { teardown(fn: () => unknown): void }): Promise<Browser> {
-  ensureChromium();
-  const browser = await chromium.launch({ executablePath: kChromium, headless: true, args: ['--no-sandbox'] });
+  const shared = process.env[kSharedChromiumEnv];
+  // Loaded here, not with this module: playwright costs about 0.5 CPU s to load, and many files use
+  // only this module's HTTP helpers.
+  const { chromium } = await import('playwright-core');
+  let browser: Browser;
+  if (shared !== undefined && shared !== '') {
+    browser = await chromium.connect(shared);
+  } else {
+    ensureChromium();
+    browser = await chromium.launch(kChromiumLaunch);
+  }
   t.teardown(() => browser.close());
   return browser;
 }

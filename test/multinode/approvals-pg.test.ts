@@ -17,12 +17,12 @@ import t from 'tap';
 import { call } from '../helpers/http.js';
 import { ok, type TestContext } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
-import { startPostgres } from '../helpers/postgres.js';
+import { sharedPostgres } from '../helpers/postgres.js';
 import type { TestServer } from '../helpers/server.js';
 import { pollUntil } from '../helpers/poll.js';
 import { changeLog, cli, seedWithConsole, startReadyNodes } from './support.js';
 
-const cluster = await startPostgres();
+const cluster = await sharedPostgres();
 t.teardown(() => cluster.destroy());
 /** Rounds of each race: a race that goes wrong now and then shows in one of them. */
 const kRounds = 4;
@@ -85,7 +85,7 @@ t.test('two approvers on two nodes at once', async (t) => {
       (
         await cluster.admin<{ n: string }>(
           database,
-          `SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%flagwire_meta FOR UPDATE%'${
+          `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%flagwire_meta FOR UPDATE%'${
             whose === 'all' ? '' : ` AND application_name ${whose === 'approvals' ? '=' : '<>'} $1`
           }`,
           whose === 'all' ? [] : [kApprover],

@@ -17,13 +17,13 @@ import { tempDir } from '../helpers/scratch-dir.js';
 import { consoleCall, setPassword, signIn } from '../helpers/web-console.js';
 import { holdConsole } from '../helpers/held-console.js';
 import { call, scrapeMetrics } from '../helpers/http.js';
-import { startPostgres } from '../helpers/postgres.js';
+import { sharedPostgres } from '../helpers/postgres.js';
 import type { TestServer } from '../helpers/server.js';
 import { createTokenWithConsole, type Seeded, seedWithConsole, startReadyNodes, until } from './support.js';
 
 const kAttempts = 5;
 
-const pg = await startPostgres();
+const pg = await sharedPostgres();
 t.teardown(() => pg.destroy());
 
 t.test('a PATCH queued on node A is refused when B revoked its token first in PostgreSQL', async (t) => {

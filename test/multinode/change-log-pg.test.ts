@@ -11,11 +11,11 @@ import { runCommand } from '../../src/writer-thread/commands.js';
 import type { Change } from '../../src/store/changes.js';
 import type { StoreWriter } from '../../src/store/interfaces.js';
 import { openForCli, type CliStore } from '../../src/store/open-store.js';
-import { startPostgres } from '../helpers/postgres.js';
+import { sharedPostgres } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { getFlag } from '../../src/flags/flag-store.js';
 
-const pg = await startPostgres();
+const pg = await sharedPostgres();
 t.teardown(() => pg.destroy());
 
 const now = Date.UTC(2030, 0, 1);

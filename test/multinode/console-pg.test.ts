@@ -5,12 +5,12 @@ import t from 'tap';
 import { call } from '../helpers/http.js';
 import { cli, ok } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
-import { startPostgres } from '../helpers/postgres.js';
+import { sharedPostgres } from '../helpers/postgres.js';
 import { kMigrations } from '../../src/store/pg/migrations.js';
 import { buildWorld } from '../helpers/world.js';
 import { startNode, waitReady } from './support.js';
 
-const pg = await startPostgres();
+const pg = await sharedPostgres();
 t.teardown(() => pg.destroy());
 
 t.test('commands at once on an empty database migrate it once; the env var works as --database', async (t) => {

@@ -9,11 +9,11 @@ import { tempDir } from '../helpers/scratch-dir.js';
 import { consoleCall, signIn } from '../helpers/web-console.js';
 import { scrapeMetrics } from '../helpers/http.js';
 import { plainNode } from '../helpers/plain-process.js';
-import { startPostgres } from '../helpers/postgres.js';
+import { sharedPostgres } from '../helpers/postgres.js';
 import type { TestServer } from '../helpers/server.js';
 import { seedWithConsole, startReadyNodes, until, waitReady } from './support.js';
 
-const pg = await startPostgres();
+const pg = await sharedPostgres();
 t.teardown(() => pg.destroy());
 
 /** `flagwire user password USER_ID --database URL`, the password on standard input. */

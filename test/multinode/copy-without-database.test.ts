@@ -5,11 +5,11 @@ import t from 'tap';
 import { call } from '../helpers/http.js';
 import { cli, expectRefused, ok } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
-import { startPostgres } from '../helpers/postgres.js';
+import { sharedPostgres } from '../helpers/postgres.js';
 import { startTestServer } from '../helpers/server.js';
 import { seedWithConsole, startNode, waitReady } from './support.js';
 
-const pg = await startPostgres();
+const pg = await sharedPostgres();
 t.teardown(() => pg.destroy());
 
 t.test('a copy without --database: writes refused and nothing changes, reads say they read a copy, serve refuses', async (t) => {

@@ -7,11 +7,11 @@ import t from 'tap';
 import type { Change } from '../../src/store/changes.js';
 import { call, scrapeMetrics } from '../helpers/http.js';
 import { tempDir } from '../helpers/scratch-dir.js';
-import { startPostgres } from '../helpers/postgres.js';
+import { sharedPostgres } from '../helpers/postgres.js';
 import type { TestServer } from '../helpers/server.js';
 import { pgRevisions, seedWithConsole, startNode, waitReady, type PgRevision } from './support.js';
 
-const pg = await startPostgres();
+const pg = await sharedPostgres();
 t.teardown(() => pg.destroy());
 
 // Generous bounds that only catch a hang: a loaded 2-core machine may take seconds where a quiet one

@@ -5,14 +5,14 @@
 import t from 'tap';
 import { call } from '../helpers/http.js';
 import { pollUntil } from '../helpers/poll.js';
-import { startPostgres } from '../helpers/postgres.js';
+import { sharedPostgres } from '../helpers/postgres.js';
 import type { TestServer } from '../helpers/server.js';
 import { exportStore } from '../helpers/store-export.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
 import { kUnlimited } from '../reliability/support.js';
 import { seedWithConsole, startNode, startReadyNodes, waitReady } from './support.js';
 
-const pg = await startPostgres();
+const pg = await sharedPostgres();
 t.teardown(() => pg.destroy());
 // The receiver listens on loopback: the allow-list lets exactly that through.
 const kNodeEnv = { ...kUnlimited, FLAGWIRE_WEBHOOK_ALLOW: '127.0.0.1' };

@@ -13,7 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { call, scrapeMetrics, type Reply } from '../helpers/http.js';
 import { cli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
-import { startPostgres } from '../helpers/postgres.js';
+import { sharedPostgres, startPostgres } from '../helpers/postgres.js';
 import { tempDataDir, type TestServer } from '../helpers/server.js';
 import { kUnlimited } from '../reliability/support.js';
 import { evaluate, seedWithConsole, startNode, startReadyNodes, until, waitReady } from './support.js';
@@ -25,7 +25,7 @@ const pg = await startPostgres();
 t.teardown(() => pg.destroy());
 // A second cluster that never hangs: a node started on it at the same moment as one started during the
 // hang is the baseline, slowed by the same load (a start measured earlier would not be).
-const pgOther = await startPostgres();
+const pgOther = await sharedPostgres();
 t.teardown(() => pgOther.destroy());
 
 /** Whether `node` says PostgreSQL answers: /ready's replica.connected and the gauge, which must agree to count. */

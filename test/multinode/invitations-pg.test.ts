@@ -6,11 +6,11 @@ import t from 'tap';
 import { ok } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { consoleCall, setPassword, signIn } from '../helpers/web-console.js';
-import { startPostgres } from '../helpers/postgres.js';
+import { sharedPostgres } from '../helpers/postgres.js';
 import type { TestServer } from '../helpers/server.js';
 import { seedWithConsole, startReadyNodes, until } from './support.js';
 
-const pg = await startPostgres();
+const pg = await sharedPostgres();
 t.teardown(() => pg.destroy());
 
 t.test('an invitation made on one node is accepted on another', async (t) => {

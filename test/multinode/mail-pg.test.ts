@@ -7,11 +7,11 @@
 import t from 'tap';
 import type { MailMessage } from '../../src/model/mail.js';
 import { call } from '../helpers/http.js';
-import { startPostgres } from '../helpers/postgres.js';
+import { sharedPostgres } from '../helpers/postgres.js';
 import { smtpServer } from '../helpers/smtp.js';
 import { changeLog, createTokenWithConsole, seedWithConsole, startReadyNodes, until } from './support.js';
 
-const pg = await startPostgres();
+const pg = await sharedPostgres();
 t.teardown(() => pg.destroy());
 
 const kMessages = 4;

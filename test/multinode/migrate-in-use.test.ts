@@ -5,11 +5,11 @@ import t from 'tap';
 import { call } from '../helpers/http.js';
 import { cli, ok } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
-import { startPostgres } from '../helpers/postgres.js';
+import { sharedPostgres } from '../helpers/postgres.js';
 import { startTestServer } from '../helpers/server.js';
 import { buildWorld } from '../helpers/world.js';
 
-const pg = await startPostgres();
+const pg = await sharedPostgres();
 t.teardown(() => pg.destroy());
 
 async function recordsIn(url: string): Promise<number> {

@@ -5,14 +5,14 @@ import { kStoreLayout } from '../../src/capabilities.js';
 import { call } from '../helpers/http.js';
 import { cli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
-import { startPostgres } from '../helpers/postgres.js';
+import { sharedPostgres } from '../helpers/postgres.js';
 import { openForCli } from '../../src/store/open-store.js';
 import { runCommand } from '../../src/writer-thread/commands.js';
 import type { TestServer } from '../helpers/server.js';
 import { createTokenWithConsole, seedWithConsole, startReadyNodes } from './support.js';
 import { principalOf } from '../../src/actor/audit-actor.js';
 
-const pg = await startPostgres();
+const pg = await sharedPostgres();
 t.teardown(() => pg.destroy());
 const kRounds = 10;
 

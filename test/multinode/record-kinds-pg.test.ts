@@ -8,7 +8,7 @@ import { kStoreLayout } from '../../src/capabilities.js';
 import { LmdbStore } from '../../src/store/lmdb-store.js';
 import { migrateToPostgres, openForCli } from '../../src/store/open-store.js';
 import { runCommand } from '../../src/writer-thread/commands.js';
-import { startPostgres } from '../helpers/postgres.js';
+import { sharedPostgres } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { exportStore } from '../helpers/store-export.js';
 import { kWidgetDraftRecords, kWidgetLayout, kWidgetRecords, type Widget } from '../helpers/widgets.js';
@@ -16,7 +16,7 @@ import { kOperator } from '../../src/actor/audit-actor.js';
 import { deleteFlag, putFlag } from '../../src/flags/flag-store.js';
 import type { Flag } from '../../src/model/flags.js';
 
-const pg = await startPostgres();
+const pg = await sharedPostgres();
 t.teardown(() => pg.destroy());
 
 const now = Date.UTC(2030, 0, 1);

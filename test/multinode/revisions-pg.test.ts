@@ -8,13 +8,13 @@
 import t from 'tap';
 import { holdLock } from '../helpers/hold-lock.js';
 import { call, type Reply } from '../helpers/http.js';
-import { startPostgres } from '../helpers/postgres.js';
+import { sharedPostgres } from '../helpers/postgres.js';
 import type { TestServer } from '../helpers/server.js';
 import { readStream, readyId } from '../helpers/sse.js';
 import { seedWithConsole, startReadyNodes } from './support.js';
 
 const kWaitMs = 1500;
-const pg = await startPostgres();
+const pg = await sharedPostgres();
 t.teardown(() => pg.destroy());
 
 const revisionOf = (r: Reply): number => {

@@ -7,12 +7,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { call } from '../helpers/http.js';
-import { startPostgres } from '../helpers/postgres.js';
+import { sharedPostgres } from '../helpers/postgres.js';
 import { prometheusPort, startExporter, startPrometheus } from '../helpers/prometheus.js';
 import { kUnlimited } from '../reliability/support.js';
 import { changeLog, seedWithConsole, startReadyNodes } from './support.js';
 
-const pg = await startPostgres();
+const pg = await sharedPostgres();
 t.teardown(() => pg.destroy());
 const kHangMs = 60_000;
 

@@ -23,13 +23,13 @@ import { cli, type TestContext } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { advanceClock, flushActivity, writerIdle } from '../helpers/test-hooks.js';
 import { call } from '../helpers/http.js';
-import { startPostgres } from '../helpers/postgres.js';
+import { sharedPostgres } from '../helpers/postgres.js';
 import type { TestServer } from '../helpers/server.js';
 import { consoleCall, setPassword, signIn } from '../helpers/web-console.js';
 import { kUnlimited } from '../reliability/support.js';
 import { changeLog, seedWithConsole, startNode, waitReady } from './support.js';
 
-const pg = await startPostgres();
+const pg = await sharedPostgres();
 t.teardown(() => pg.destroy());
 
 const kHangMs = 60_000;

@@ -8,11 +8,11 @@ import t from 'tap';
 import { kIdleInWriteMs } from '../../src/store/pg/pg-system.js';
 import { holdLock } from '../helpers/hold-lock.js';
 import { call } from '../helpers/http.js';
-import { startPostgres } from '../helpers/postgres.js';
+import { sharedPostgres } from '../helpers/postgres.js';
 import type { TestServer } from '../helpers/server.js';
 import { seedWithConsole, startReadyNodes } from './support.js';
 
-const pg = await startPostgres();
+const pg = await sharedPostgres();
 t.teardown(() => pg.destroy());
 
 t.test("a node stuck inside its write does not hold the other nodes' writes", async (t) => {

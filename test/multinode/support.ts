@@ -8,7 +8,7 @@ import { patchedRecord } from '../../src/store/record-patch.js';
 import { call } from '../helpers/http.js';
 import { cli, ok, type TestContext } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
-import type { TestPostgres } from '../helpers/postgres.js';
+import type { TestDatabases } from '../helpers/postgres.js';
 import { startTestServer, tempDataDir, type TestServer } from '../helpers/server.js';
 
 // Change sets are stored as msgpack (src/store/pg/pg-system.ts): read back the same way.
@@ -27,7 +27,7 @@ export interface PgRevision {
  * record a node's copy holds once it has applied them to the version before, the log's own earlier
  * revisions being that version. Throws when the log does not reach back to that version.
  */
-export async function pgRevisions(pg: TestPostgres, database: string): Promise<PgRevision[]> {
+export async function pgRevisions(pg: TestDatabases, database: string): Promise<PgRevision[]> {
   const { rows } = await pg.admin<{ revision: string; changes: Buffer }>(
     database,
     'SELECT revision, changes FROM flagwire_changes ORDER BY revision',
@@ -54,7 +54,7 @@ export async function pgRevisions(pg: TestPostgres, database: string): Promise<P
 }
 
 /** Every change of PostgreSQL's change log in `database` (each whole: pgRevisions), with its revision, oldest first. */
-export async function changeLog(pg: TestPostgres, database: string): Promise<{ revision: number; change: Change }[]> {
+export async function changeLog(pg: TestDatabases, database: string): Promise<{ revision: number; change: Change }[]> {
   return (await pgRevisions(pg, database)).flatMap(({ revision, changes }) => changes.map((change) => ({ revision, change })));
 }
 
@@ -88,13 +88,17 @@ export async function waitReady(node: TestServer, ms = 60_000): Promise<any> {
   }
 }
 
-/** Polls `probe` until it returns true; returns the milliseconds it took (the bound only catches a hang). */
+/**
+ * Polls `probe` until it returns true; returns the milliseconds it took (the bound only catches a hang).
+ * Every 10 ms: a probe is a request to a node or PostgreSQL, and polled every 2 ms they kept the test
+ * process and the node busy for as long as a wait lasted (the times are reported, never asserted on).
+ */
 export async function until(probe: () => Promise<boolean>, ms = 60_000, what = 'condition'): Promise<number> {
   const start = performance.now();
   for (;;) {
     if (await probe()) return performance.now() - start;
     if (performance.now() - start > ms) throw new Error(`${what} not seen within ${ms} ms`);
-    await sleep(2);
+    await sleep(10);
   }
 }
 

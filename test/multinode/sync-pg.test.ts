@@ -5,14 +5,14 @@ import t from 'tap';
 import * as grpc from '@grpc/grpc-js';
 import { call } from '../helpers/http.js';
 import { pollUntil } from '../helpers/poll.js';
-import { startPostgres } from '../helpers/postgres.js';
+import { sharedPostgres } from '../helpers/postgres.js';
 import { startTestServer, tempDataDir } from '../helpers/server.js';
 import { SyncClient } from '../helpers/sync-client.js';
 import { cli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { createTokenWithConsole, seedWithConsole, startNode, waitReady } from './support.js';
 
-const pg = await startPostgres();
+const pg = await sharedPostgres();
 t.teardown(() => pg.destroy());
 
 t.test('a change written through node A is pushed to a stream on node B; a revocation on A ends it', async (t) => {

@@ -8,11 +8,11 @@ import t from 'tap';
 import { call, scrapeMetrics } from '../helpers/http.js';
 import { cli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
-import { startPostgres } from '../helpers/postgres.js';
+import { sharedPostgres } from '../helpers/postgres.js';
 import type { TestServer } from '../helpers/server.js';
 import { evaluate, seedWithConsole, startReadyNodes, until, waitReady } from './support.js';
 
-const pg = await startPostgres();
+const pg = await sharedPostgres();
 t.teardown(() => pg.destroy());
 
 t.test('two nodes follow one PostgreSQL', async (t) => {

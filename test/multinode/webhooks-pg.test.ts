@@ -11,13 +11,13 @@ import t from 'tap';
 import type { WebhookDelivery } from '../../src/webhooks/records.js';
 import { call } from '../helpers/http.js';
 import { pollUntil } from '../helpers/poll.js';
-import { startPostgres } from '../helpers/postgres.js';
+import { sharedPostgres } from '../helpers/postgres.js';
 import type { TestServer } from '../helpers/server.js';
 import { type Received, startReceiver } from '../helpers/webhook-receiver.js';
 import { kUnlimited } from '../reliability/support.js';
 import { changeLog, type Seeded, seedWithConsole, startReadyNodes } from './support.js';
 
-const pg = await startPostgres();
+const pg = await sharedPostgres();
 t.teardown(() => pg.destroy());
 const kHangMs = 60_000;
 // The receivers listen on loopback: the allow-list lets exactly that through.

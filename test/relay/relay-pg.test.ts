@@ -7,14 +7,14 @@
 import t from 'tap';
 import { call } from '../helpers/http.js';
 import { pollUntil } from '../helpers/poll.js';
-import { startPostgres } from '../helpers/postgres.js';
+import { sharedPostgres } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { freePort, startTestServer, tempDataDir, type TestServer } from '../helpers/server.js';
 import { SyncClient } from '../helpers/sync-client.js';
 import { cli, seedWithConsole, waitReady } from '../multinode/support.js';
 import { createRelayKey, relayReady, servedRevision, startRelay, waitCaughtUp } from './support.js';
 
-const pg = await startPostgres();
+const pg = await sharedPostgres();
 t.teardown(() => pg.destroy());
 
 /** A node on `url` with its sync service (relays follow it there). */
