@@ -97,7 +97,7 @@ async function everyDatabase(t: TestContext): Promise<string> {
   const dir = tempDir(t);
   // Every database of the layout holds entries: the world's accounts, projects, flags and tokens, and
   // a webhook with a pending delivery, a scheduled change, a rollout, an invitation (its mail queued), a session,
-  // usage, token activity, a relay key and a shared fragment.
+  // usage, token activity, a relay key, a client key and a shared fragment.
   const world = buildWorld(dir);
   const { ids } = world;
   const at = Date.now();
@@ -129,6 +129,11 @@ async function everyDatabase(t: TestContext): Promise<string> {
   world.run('recordUsage', { counts: [{ flagId: ids.flag, evaluations: 3, lastEvaluatedAt: at }] });
   world.run('recordActivity', { batches: [{ tokenId: world.tokenIds.read!, lastUsedAt: at, recent: [], denials: [] }] }, at);
   world.run('relayKeyCreate', { name: 'edge' }, at);
+  world.run(
+    'clientKeyCreate',
+    { principal: kOperator, projectId: ids.single, received: jsonBody(JSON.stringify({ name: 'web', uses: ['events'] })) },
+    at,
+  );
   const fragment = jsonBody(JSON.stringify({ name: 'paying', rule: { '==': [{ var: 'plan' }, 'pro'] } }));
   world.run('fragmentCreate', { principal: kOperator, projectId: ids.single, received: fragment }, at);
   // A guarded environment: a scheduled change there is held as a change request, and once approved its
