@@ -19,7 +19,7 @@
 // (the Evaluation API's field) stays the gate's answer. Every answer but a rule's error that names its
 // cause is built once per flag version: an evaluation returns one of them, most of them flagd's own
 // (compiled-flag.ts), plus the one reason flagd has no answer for, SPLIT.
-import { kExperimentKeyField, kInExperimentField, type TypedVariants } from '../model/flags.js';
+import { experimentMetadata, kInExperimentField, type TypedVariants } from '../model/flags.js';
 import { compileFlag, defaultVariantAnswer, type CompiledFlag, type Resolution } from '../targeting/compiled-flag.js';
 import { evaluateFlag } from '../targeting/evaluate.js';
 import { readsClock } from '../targeting/reads-clock.js';
@@ -69,7 +69,7 @@ export function compileVariants(
   const targeting = Object.keys(typed.targeting).length === 0 ? null : typed.targeting;
   const own = typed.metadata ?? kNoMetadata;
   // The experiment's keys win over the state's own metadata of those names: they are Flagwire's to say.
-  const metadata = experiment === null ? own : { ...own, [kExperimentKeyField]: experiment, [kInExperimentField]: false };
+  const metadata = experiment === null ? own : { ...own, ...experimentMetadata(experiment, false) };
   let flag = compileFlag(
     flagKey,
     { state: 'ENABLED', variants: typed.variants, defaultVariant: typed.defaultVariant, targeting, metadata },
@@ -81,7 +81,7 @@ export function compileVariants(
   let cohortAnswers: Map<Resolution, Resolution> | null = null;
   if (experiment !== null) {
     // The allocations: a rule's variant, and the split's default variant (in or out of the percentage).
-    const exposed = Object.freeze({ ...metadata, [kInExperimentField]: true });
+    const exposed = Object.freeze({ ...metadata, ...experimentMetadata(experiment, true) });
     cohortAnswers = new Map();
     const matches = new Map<string, Resolution>();
     for (const [name, answer] of flag.answers.matches) {

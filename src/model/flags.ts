@@ -42,6 +42,11 @@ export interface FlagState {
 export const kExperimentKeyField = 'experimentKey';
 export const kInExperimentField = 'inExperiment';
 
+/** What an answer of a state with an experiment adds to its flag metadata: the experiment, and whether the answer is an exposure. */
+export function experimentMetadata(experiment: string, exposed: boolean): Record<string, string | boolean> {
+  return { [kExperimentKeyField]: experiment, [kInExperimentField]: exposed };
+}
+
 /** One environment of a group flag. `cohorts` is the environment's own override; null inherits the flag-wide list. */
 export interface EnvState extends FlagState {
   cohorts: string[] | null;

@@ -22,7 +22,7 @@ import {
 } from '../eval-engine/engine.js';
 import { kAudiencePlanDetail } from '../eval-engine/bodies.js';
 import { decidedBy, type Decision, decisionInExperiment } from '../eval-engine/evaluate.js';
-import { kExperimentKeyField, kInExperimentField } from '../model/flags.js';
+import { experimentMetadata } from '../model/flags.js';
 import { etag, matchesIfNoneMatch } from '../http/entity-tags.js';
 import { decodePathId } from '../http/path-id.js';
 import { kRevisionNotReachedDetail } from '../http/revisions.js';
@@ -59,11 +59,6 @@ export function ofrepFailureBody(key: string | null, code: OfrepErrorCode, detai
   return Buffer.from(
     JSON.stringify(key === null ? { errorCode: code, errorDetails: details } : { key, errorCode: code, errorDetails: details }),
   );
-}
-
-/** What an answer of a state with an experiment adds to its metadata (docs/api.md: Experiments). */
-function experimentMetadata(experiment: string, exposed: boolean): Record<string, string | boolean> {
-  return { [kExperimentKeyField]: experiment, [kInExperimentField]: exposed };
 }
 
 /** spec (OFREP): 500 generalErrorResponse. What every OFREP request of a failed batch gets. */

@@ -16,7 +16,7 @@ import {
 } from '@openfeature/server-sdk';
 import { kAudiencePlanDetail } from '../eval-engine/bodies.js';
 import { decidedBy, decisionInExperiment } from '../eval-engine/evaluate.js';
-import { kExperimentKeyField, kInExperimentField } from '../model/flags.js';
+import { experimentMetadata } from '../model/flags.js';
 import { kKeyMissingDetails, kReasons, kSlotAudiencePlan, kSlotKeyMissing, ofrepAnswer } from '../ofrep/answer.js';
 import type { OfrepContext } from '../ofrep/context.js';
 import type { CompiledSnapshot } from './compile.js';
@@ -65,9 +65,7 @@ export function resolveFlag<T extends FlagValue>(
       // With an experiment, the answer names it and whether it is an exposure (issue 58), as OFREP's does.
       const experiment = flag.state.experiment;
       const flagMetadata =
-        experiment === null
-          ? flag.metadata
-          : { ...flag.metadata, [kExperimentKeyField]: experiment, [kInExperimentField]: decisionInExperiment(answer) };
+        experiment === null ? flag.metadata : { ...flag.metadata, ...experimentMetadata(experiment, decisionInExperiment(answer)) };
       decided = Object.freeze({ value, reason: kReasons[decidedBy(answer)], variant: value ? 'on' : 'off', flagMetadata });
       flag.decided[answer] = decided;
     }
