@@ -42,11 +42,6 @@ export function fractionalBucket(flagId: string, key: string): number {
   return bucketAt(true, bucketPrefix(flagId), key);
 }
 
-/** The bucket of `key` under a flag's bucketing (tools and tests; the hot path compiles the prefix once: bucketAt). */
-export function bucketOf(fractional: boolean, flagId: string, key: string): number {
-  return bucketAt(fractional, bucketPrefix(flagId), key);
-}
-
 // One scratch buffer per thread: the key is written into it once per key (an OFREP bulk request asks
 // every flag for one key), with room before it for a prefix's last bytes, so that nothing is allocated
 // per evaluation:
