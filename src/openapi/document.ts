@@ -97,9 +97,7 @@ function withRevisions(docs: RouteDocs): Record<string, object> {
 /** One documented route's operation: its security follows from its auth. */
 function operation(route: RouteDeclaration, docs: RouteDocs): object {
   const revisions = namesRevisions(docs);
-  // A flag set or Unleash's features name the revision they were built at, and wait for none (they are polled or streamed).
-  const waits = docs.tag !== 'Sync' && docs.tag !== 'Unleash';
-  const parameters = [...(docs.parameters ?? []), ...(revisions && waits ? [kMinRevisionParam] : [])];
+  const parameters = [...(docs.parameters ?? []), ...(revisions && docs.waitsForRevision !== false ? [kMinRevisionParam] : [])];
   return {
     operationId: docs.operationId,
     tags: [docs.tag],

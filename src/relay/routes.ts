@@ -32,6 +32,7 @@ export const kRelayRoutes = {
       operationId: 'getRelayDiscovery',
       tag: 'Sync',
       summary: "How a relay follows this node: the sync service's port, the source and the revision (a relay key, not an API token)",
+      waitsForRevision: false,
       responses: {
         '200': { description: 'Where to follow this node', content: { 'application/json': { schema: RelayDiscovery } } },
         ...apiErrors([401, 404, 429]),

@@ -39,6 +39,11 @@ export interface RouteDocs {
   readonly request?: { readonly schema: TSchema; readonly required: boolean };
   /** By status: responses whose schemas are components (json() in src/routes/openapi-parts.ts). */
   readonly responses: Readonly<Record<string, object>>;
+  /**
+   * false: the answer names the revision it was built at but never waits for Flagwire-Min-Revision
+   * (polled or streamed: a flag set, Unleash's client features), so the parameter is not documented.
+   */
+  readonly waitsForRevision?: false;
 }
 
 export interface RouteDeclaration {

@@ -26,6 +26,7 @@ export const kSyncRoutes = {
       operationId: 'getFlagSet',
       tag: 'Sync',
       summary: "A project environment's flagd flag set (the sync service's, over HTTP)",
+      waitsForRevision: false,
       parameters: [
         pathParam('project_id', 'Project id: the token must be one of this project'),
         kEnvParam,

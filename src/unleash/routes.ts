@@ -32,6 +32,7 @@ export const kUnleashRoutes = {
       operationId: 'getUnleashClientFeatures',
       tag: 'Unleash',
       summary: "The token's project environment in Unleash's client API model, for Unleash's server SDKs",
+      waitsForRevision: false,
       parameters: [
         { name: 'namePrefix', in: 'query', schema: { type: 'string' }, description: 'Only flags whose name starts with it' },
         { name: 'If-None-Match', in: 'header', schema: { type: 'string' }, description: 'ETag of a previous answer: 304 when unchanged' },
