@@ -21,6 +21,25 @@ function refusedWith(t: Test, r: Reply, status: number, error: string, detail?: 
   if (detail !== undefined) t.match(r.json.detail, detail);
 }
 
+/** The stock SDK on this server with the read token, once it has its first answer; destroyed at `t`'s end. */
+async function startSdk(t: Test, appName: string, namePrefix?: string): Promise<Unleash> {
+  const unleash = new Unleash({
+    url: `${server.baseUrl}/api`,
+    appName,
+    namePrefix,
+    customHeaders: { Authorization: secrets.read },
+    disableMetrics: true,
+    refreshInterval: 60_000,
+    storageProvider: new InMemStorageProvider(),
+  });
+  t.teardown(() => unleash.destroy());
+  await new Promise<void>((resolve, reject) => {
+    unleash.once('synchronized', () => resolve());
+    unleash.once('error', reject);
+  });
+  return unleash;
+}
+
 const create = (name: string, body: Record<string, unknown>, projectId = ids.single) =>
   world.run('flagCreate', { projectId, body: { name, ...body }, principal: kOperator }).id;
 const userIdAudience = world.run('audienceCreate', {
@@ -42,19 +61,7 @@ create('padded-cohort', { enabled: true, trafficPercentage: 10, cohorts: [' bob'
 const kSaid = ['checkout', 'banner', 'beta-split', 'everyone', 'beta-everyone', 'cohorts-only', 'nobody'];
 
 t.test('the stock SDK answers every said flag as the Evaluation API does, for every caller', async (t) => {
-  const unleash = new Unleash({
-    url: `${server.baseUrl}/api`,
-    appName: 'flagwire-test',
-    customHeaders: { Authorization: secrets.read },
-    disableMetrics: true,
-    refreshInterval: 60_000,
-    storageProvider: new InMemStorageProvider(),
-  });
-  t.teardown(() => unleash.destroy());
-  await new Promise<void>((resolve, reject) => {
-    unleash.once('synchronized', () => resolve());
-    unleash.once('error', reject);
-  });
+  const unleash = await startSdk(t, 'flagwire-test');
   t.same(
     unleash
       .getFeatureToggleDefinitions()!
@@ -148,20 +155,7 @@ t.test("the SDK's namePrefix: only those flags, under their own ETag", async (t)
   t.same(beta.json.features.map((f: { name: string }) => f.name).sort(), ['beta-everyone', 'beta-split']);
   t.same(beta.json.flagwire.omitted, [], 'the left-out flags outside the prefix are not named either');
   t.not(beta.headers.get('etag'), all.headers.get('etag'));
-  const unleash = new Unleash({
-    url: `${server.baseUrl}/api`,
-    appName: 'flagwire-test-prefix',
-    namePrefix: 'beta-',
-    customHeaders: { Authorization: secrets.read },
-    disableMetrics: true,
-    refreshInterval: 60_000,
-    storageProvider: new InMemStorageProvider(),
-  });
-  t.teardown(() => unleash.destroy());
-  await new Promise<void>((resolve, reject) => {
-    unleash.once('synchronized', () => resolve());
-    unleash.once('error', reject);
-  });
+  const unleash = await startSdk(t, 'flagwire-test-prefix', 'beta-');
   t.same(
     unleash
       .getFeatureToggleDefinitions()!
