@@ -378,11 +378,19 @@ export const kSavedEvent = 'flagwire-saved';
  */
 export const kSignedInEvent = 'flagwire-signed-in';
 
-/** Runs `work` from a form's submit: the page does not reload; errors go to the status line. */
+/**
+ * Runs `work` from a form's submit: the page does not reload; errors go to the status line. A change that
+ * became a change request is no unsaved edit either: the request holds it, so the link to it leads there
+ * without asking, even before the page is drawn again.
+ */
 export function onSubmit(work: (form: HTMLFormElement) => Promise<void>): EventListener {
   return (event) => {
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;
-    work(form).then(() => form.dispatchEvent(new Event(kSavedEvent, { bubbles: true })), sayError);
+    const saved = () => form.dispatchEvent(new Event(kSavedEvent, { bubbles: true }));
+    work(form).then(saved, (err: unknown) => {
+      if (err instanceof RequestOpened) saved();
+      sayError(err);
+    });
   };
 }

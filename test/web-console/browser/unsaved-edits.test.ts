@@ -1,9 +1,10 @@
 // Edits not yet saved (src/web-console/browser/unsaved-edits.ts), in a DOM: a form whose fields differ
 // from what they held when drawn makes leaving ask (the console's dialog for the app's own navigation,
-// the browser's prompt on unload); search forms, forms marked as no edit and saved forms never do.
+// the browser's prompt on unload); search forms, forms marked as no edit, saved forms and forms whose
+// change became a change request never do.
 import '../../helpers/browser-dom.js';
 import t from 'tap';
-import { h, kSavedEvent } from '../../../src/web-console/browser/dom.js';
+import { h, kRequestOpenedEvent, kSavedEvent, newPageStatus, onSubmit, RequestOpened } from '../../../src/web-console/browser/dom.js';
 import { kNotAnEdit, mayLeave, rememberForms } from '../../../src/web-console/browser/unsaved-edits.js';
 import { kConsoleUrl, settle } from '../../helpers/browser-dom.js';
 
@@ -104,4 +105,30 @@ t.test('a form whose save succeeded holds its saved values, not an edit', async 
   t.equal(mayLeave(hashChange()), false, 'an edit after the save asks again');
   dialog()!.close();
   await settle();
+});
+
+t.test('a form whose change became a change request holds no edit: the request holds it', async (t) => {
+  const held = form('Name');
+  const opened = { id: 'chr_1', summary: 'flag.rename', title: 'Rename checkout-v3', approvals: [], required: 1 };
+  held.addEventListener(
+    'submit',
+    onSubmit(async () => Promise.reject(new RequestOpened(opened, false))),
+  );
+  // What app.ts's route does first on the request-opened event, before it reads the page to draw it again.
+  const routeBegins = () => newPageStatus();
+  window.addEventListener(kRequestOpenedEvent, routeBegins);
+  t.teardown(() => window.removeEventListener(kRequestOpenedEvent, routeBegins));
+  const [box] = draw(held);
+  type(box!, 'checkout-v4');
+  t.equal(mayLeave(hashChange()), false, 'typed, not yet sent: leaving asks');
+  dialog()!.close();
+  await settle();
+  held.dispatchEvent(new Event('submit', { cancelable: true }));
+  await settle();
+  // The page is drawn again later (app.ts routes on the request-opened event); until then the typed
+  // name is still on screen, and the status line's link to the request must lead there without asking.
+  t.equal(box!.value, 'checkout-v4', 'the form not drawn again yet');
+  t.match(document.getElementById('status')!.textContent, /Not applied: this change needs approval/);
+  t.equal(mayLeave(hashChange()), true, 'leaving does not ask');
+  t.equal(unloadAsks(), false);
 });
