@@ -6,7 +6,7 @@ import { byCreation } from '../model/by-creation.js';
 import type { StoreReader, StoreWriter } from '../store/interfaces.js';
 import { keyedRecords } from '../store/record-kinds.js';
 
-/** What a client key may be used for: `events`, sending exposures and outcomes (POST /ofrep/v1/events, not served yet). */
+/** What a client key may be used for: `events`, sending exposures and outcomes (POST /ofrep/v1/events). */
 export const kClientKeyUses = ['events'] as const;
 export type ClientKeyUse = (typeof kClientKeyUses)[number];
 
