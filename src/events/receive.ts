@@ -33,7 +33,11 @@ export function tallyScope(key: ClientKey): TallyScope {
  * `batch`'s events as counted events, the ones that cannot count added to its rejections, by index.
  * Reads the flags of the key's project in `store` (a snapshot the caller renewed).
  */
-export function resolveBatch(store: StoreReader, key: ClientKey, batch: ReadBatch): { events: CountedEvent[]; rejected: EventRejection[] } {
+export function resolveBatch(
+  store: StoreReader,
+  key: ClientKey,
+  batch: ReadBatch,
+): { events: CountedEvent[]; indexes: number[]; rejected: EventRejection[] } {
   const resolved = new Map<string, Resolved>();
   const resolve = (flagKey: string): Resolved => {
     let found = resolved.get(flagKey);
@@ -44,24 +48,26 @@ export function resolveBatch(store: StoreReader, key: ClientKey, batch: ReadBatc
     return found;
   };
   const events: CountedEvent[] = [];
+  const indexes: number[] = [];
   const rejected = [...batch.rejected];
-  for (const [index, event] of batch.events.entries()) {
+  for (const [i, event] of batch.events.entries()) {
+    const index = batch.indexes[i]!;
     if (event.kind === 'track') {
       events.push({ kind: 'track', subject: event.targetingKey, metric: event.key, value: millionths(event.value), at: event.timestamp });
+      indexes.push(index);
       continue;
     }
     const flag = resolve(event.key);
     const variant = event.variant ?? '';
-    if (typeof flag === 'string') rejected.push({ index: batch.indexes[index]!, reason: flag });
+    if (typeof flag === 'string') rejected.push({ index, reason: flag });
     else if (!flag.variants.includes(variant))
-      rejected.push({
-        index: batch.indexes[index]!,
-        reason: `variant "${variant}" is not one of flag "${event.key}"'s variants (${flag.variants.join(', ')})`,
-      });
-    else events.push({ kind: 'exposure', subject: event.targetingKey, experiment: flag.experiment, variant, at: event.timestamp });
+      rejected.push({ index, reason: `variant "${variant}" is not one of flag "${event.key}"'s variants (${flag.variants.join(', ')})` });
+    else {
+      events.push({ kind: 'exposure', subject: event.targetingKey, experiment: flag.experiment, variant, at: event.timestamp });
+      indexes.push(index);
+    }
   }
-  rejected.sort((a, b) => a.index - b.index);
-  return { events, rejected };
+  return { events, indexes, rejected };
 }
 
 function resolveFlag(store: StoreReader, key: ClientKey, flagKey: string): Resolved {
@@ -81,8 +87,7 @@ export function countBatch(
   tally: TallyFile,
   key: ClientKey,
   batchId: string | null,
-  events: readonly CountedEvent[],
-  rejected: EventRejection[],
+  resolved: { events: readonly CountedEvent[]; indexes: readonly number[]; rejected: readonly EventRejection[] },
   now: number,
 ): Promise<EventsAnswer> {
   const scope = tallyScope(key);
@@ -92,7 +97,9 @@ export function countBatch(
       const counted = txn.batch(scope, batchId);
       if (counted !== undefined) return counted.answer as EventsAnswer;
     }
-    const { counted, duplicates } = tallyBatch(txn, scope, events);
+    const { counted, duplicates, refused } = tallyBatch(txn, scope, resolved.events);
+    const rejected = [...resolved.rejected, ...refused.map(({ position, reason }) => ({ index: resolved.indexes[position]!, reason }))];
+    rejected.sort((a, b) => a.index - b.index);
     const answer: EventsAnswer = { accepted: counted + duplicates, duplicates, rejected };
     if (batchId !== null) txn.putBatch(scope, batchId, { at: now, answer });
     return answer;

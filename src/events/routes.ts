@@ -80,8 +80,7 @@ function eventsHandler(
     const key = access.grant(headers.authorization, headers.apiKey, 'events', headers.ip, now);
     const batch = readBatch(await readEventsBody(bytes, headers.contentEncoding, headers.contentType), now);
     deps.store.resetReadTxn();
-    const { events, rejected } = resolveBatch(deps.store, key, batch);
-    const answer = await countBatch(deps.events.tally, key, batch.batchId, events, rejected, now);
+    const answer = await countBatch(deps.events.tally, key, batch.batchId, resolveBatch(deps.store, key, batch), now);
     send(headers.res, 200, JSON.stringify(answerOf(answer)), 'application/json', revisionHeaders(deps.store.revision()));
     return 200;
   };

@@ -11,17 +11,18 @@
 // - Each change of a subject's total x or y moves the sums by exactly what it changes: Σy by the value,
 //   Σy² by y'² - y², Σxy by x'y' - xy; so the sums always equal those recomputed from the subjects'
 //   totals, and, being BigInt, in any order of addition.
-import type { MetricSums, SubjectInExperiment, SubjectTotal, TallyScope, TallyTxn } from '../store/tally-file.js';
+import type { MetricSums, SubjectInExperiment, SubjectState, SubjectTotal, TallyScope, TallyTxn } from '../store/tally-file.js';
 
 /** An event ready to count: an exposure names its experiment (the flag's, resolved when received). */
 export type CountedEvent =
   | { readonly kind: 'exposure'; readonly subject: string; readonly experiment: string; readonly variant: string; readonly at: number }
   | { readonly kind: 'track'; readonly subject: string; readonly metric: string; readonly value: bigint; readonly at: number };
 
-/** What a batch did: events counted, and exposures that were a subject's second or later (no change). */
+/** What a batch did: events counted, exposures that were a subject's second or later (no change), and events refused by position. */
 export interface TallyOutcome {
   counted: number;
   duplicates: number;
+  refused: { position: number; reason: string }[];
 }
 
 const kNoTotal: SubjectTotal = { events: 0, total: 0n };
@@ -44,22 +45,31 @@ export const emptySums = (): MetricSums => ({
   sumOfProducts: 0n,
 });
 
+/** Bounds on one subject's state, so that no client can grow it without end: experiments, and metrics. */
+export const kMaxExperimentsPerSubject = 100;
+export const kMaxMetricsPerSubject = 200;
+
 /**
- * Counts `events` of `scope` in `txn`. The sums and arms a batch touches are read once and written once
- * at its end (a batch of 1,000 events of one experiment would otherwise rewrite the same rows 1,000 times).
+ * Counts `events` of `scope` in `txn`; an event that would pass a subject's bounds is not counted, and
+ * named by its position in `events` with why. A subject's state, and the sums and arms a batch touches,
+ * are read once and written once at its end (a batch of a subject's events would otherwise rewrite the
+ * same records once per event).
  */
 export function tallyBatch(txn: TallyTxn, scope: TallyScope, events: readonly CountedEvent[]): TallyOutcome {
   const tally = new BatchTally(txn, scope);
-  const outcome: TallyOutcome = { counted: 0, duplicates: 0 };
-  for (const event of events) {
-    if (event.kind === 'exposure' ? tally.expose(event) : tally.track(event)) outcome.counted++;
-    else outcome.duplicates++;
+  const outcome: TallyOutcome = { counted: 0, duplicates: 0, refused: [] };
+  for (const [position, event] of events.entries()) {
+    const result = event.kind === 'exposure' ? tally.expose(event) : tally.track(event);
+    if (result === true) outcome.counted++;
+    else if (result === false) outcome.duplicates++;
+    else outcome.refused.push({ position, reason: result });
   }
   tally.flush();
   return outcome;
 }
 
 class BatchTally {
+  private readonly subjects = new Map<string, SubjectState>();
   private readonly sums = new Map<string, { experiment: string; variant: string; metric: string; sums: MetricSums }>();
   private readonly arms = new Map<string, { experiment: string; variant: string; subjects: number }>();
 
@@ -68,38 +78,57 @@ class BatchTally {
     private readonly scope: TallyScope,
   ) {}
 
-  /** Whether the exposure was the subject's first to its experiment. */
-  expose(event: Extract<CountedEvent, { kind: 'exposure' }>): boolean {
-    const { txn, scope } = this;
-    if (txn.exposure(scope, event.subject, event.experiment) !== undefined) return false;
-    txn.putExposure(scope, event.subject, event.experiment, { variant: event.variant, at: event.at });
+  /** Whether the exposure was the subject's first to its experiment; or why it is not counted. */
+  expose(event: Extract<CountedEvent, { kind: 'exposure' }>): boolean | string {
+    const subject = this.subject(event.subject);
+    if (subject.exposures.has(event.experiment)) return false;
+    if (subject.exposures.size >= kMaxExperimentsPerSubject)
+      return `subject "${event.subject}" is in ${kMaxExperimentsPerSubject} experiments already, the most one subject may be`;
+    subject.exposures.set(event.experiment, { variant: event.variant, at: event.at });
     this.arm(event.experiment, event.variant).subjects++;
-    for (const [metric, pre] of txn.totalsOf(scope, event.subject)) {
-      txn.putInExperiment(scope, event.subject, event.experiment, metric, { pre, post: kNoTotal });
-      this.move(event.experiment, event.variant, metric, { pre: kNoTotal, post: kNoTotal }, { pre, post: kNoTotal });
+    const metrics = new Map<string, SubjectInExperiment>();
+    subject.inExperiments.set(event.experiment, metrics);
+    for (const [metric, pre] of subject.totals) {
+      const now = { pre, post: kNoTotal };
+      metrics.set(metric, now);
+      this.move(event.experiment, event.variant, metric, { pre: kNoTotal, post: kNoTotal }, now);
     }
     return true;
   }
 
-  /** A track is always counted (true). */
-  track(event: Extract<CountedEvent, { kind: 'track' }>): boolean {
-    const { txn, scope } = this;
-    const before = txn.total(scope, event.subject, event.metric) ?? kNoTotal;
-    txn.putTotal(scope, event.subject, event.metric, add(before, event.value));
-    for (const [experiment, exposure] of txn.exposuresOf(scope, event.subject)) {
-      const was = txn.inExperiment(scope, event.subject, experiment, event.metric) ?? { pre: kNoTotal, post: kNoTotal };
+  /** A track counted (true), or why it is not. */
+  track(event: Extract<CountedEvent, { kind: 'track' }>): true | string {
+    const subject = this.subject(event.subject);
+    const before = subject.totals.get(event.metric);
+    if (before === undefined && subject.totals.size >= kMaxMetricsPerSubject)
+      return `subject "${event.subject}" has ${kMaxMetricsPerSubject} metrics already, the most one subject may have`;
+    subject.totals.set(event.metric, add(before ?? kNoTotal, event.value));
+    for (const [experiment, exposure] of subject.exposures) {
+      const metrics = subject.inExperiments.get(experiment)!;
+      const was = metrics.get(event.metric) ?? { pre: kNoTotal, post: kNoTotal };
       const now =
         event.at >= exposure.at ? { pre: was.pre, post: add(was.post, event.value) } : { pre: add(was.pre, event.value), post: was.post };
-      txn.putInExperiment(scope, event.subject, experiment, event.metric, now);
+      metrics.set(event.metric, now);
       this.move(experiment, exposure.variant, event.metric, was, now);
     }
     return true;
   }
 
-  /** Writes the sums and arms the batch moved. */
+  /** Writes the subjects, sums and arms the batch moved. */
   flush(): void {
-    for (const { experiment, variant, metric, sums } of this.sums.values()) this.txn.putSums(this.scope, experiment, variant, metric, sums);
-    for (const { experiment, variant, subjects } of this.arms.values()) this.txn.putArm(this.scope, experiment, variant, subjects);
+    const { txn, scope } = this;
+    for (const [subject, state] of this.subjects) txn.putSubject(scope, subject, state);
+    for (const { experiment, variant, metric, sums } of this.sums.values()) txn.putSums(scope, experiment, variant, metric, sums);
+    for (const { experiment, variant, subjects } of this.arms.values()) txn.putArm(scope, experiment, variant, subjects);
+  }
+
+  private subject(subject: string): SubjectState {
+    let state = this.subjects.get(subject);
+    if (state === undefined) {
+      state = this.txn.subject(this.scope, subject);
+      this.subjects.set(subject, state);
+    }
+    return state;
   }
 
   private arm(experiment: string, variant: string): { experiment: string; variant: string; subjects: number } {

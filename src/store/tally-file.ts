@@ -6,14 +6,16 @@
 // writer thread), and a transaction's promise settles once its commit is on disk.
 //
 // Key layouts (ordered array keys; the scope is [projectId, environment], '' for a single project's):
-//   batches        [projectId, environment, batchId]                      -> {at, answer}
-//   batchExpiry    [at, projectId, environment, batchId]                  -> null (what to forget when)
-//   exposures      [projectId, environment, subject, experiment]          -> {variant, at}
-//   totals         [projectId, environment, subject, metric]              -> {events, total}
-//   inExperiment   [projectId, environment, subject, experiment, metric]  -> {preEvents, pre, postEvents, post}
-//   arms           [projectId, environment, experiment, variant]          -> subjects
-//   sums           [projectId, environment, experiment, variant, metric]  -> MetricSums
-// A subject's rows are keyed by the subject first, so erasing a subject reads a range of each.
+//   batches      [projectId, environment, batchId]                  -> {at, answer}
+//   batchExpiry  [at, projectId, environment, batchId]              -> null (what to forget when)
+//   subjects     [projectId, environment, subject]                  -> the subject's whole state: its first
+//                exposure to each experiment, its running total per metric, its totals per experiment
+//                and metric before and after exposure (pairs in arrays: names are the clients', and an
+//                object keyed by them could be given "__proto__")
+//   arms         [projectId, environment, experiment, variant]          -> subjects
+//   sums         [projectId, environment, experiment, variant, metric]  -> MetricSums
+// A subject's state is one read and one write however many of its events a batch holds, and erasing a
+// subject is one record (and what it added to the sums).
 // Totals and sums are integers of millionths as BigInt, stored as decimal strings: exact, so sums kept
 // as events arrive equal those recomputed from the events, bit for bit, in any order of addition.
 import { join } from 'node:path';
@@ -45,6 +47,16 @@ export interface SubjectInExperiment {
   readonly post: SubjectTotal;
 }
 
+/** A subject's state, as a batch reads and changes it. */
+export interface SubjectState {
+  /** Experiment -> its first exposure. */
+  readonly exposures: Map<string, FirstExposure>;
+  /** Metric -> the running total of every outcome. */
+  readonly totals: Map<string, SubjectTotal>;
+  /** Experiment -> metric -> the totals before and after exposure: a map for every experiment of `exposures`. */
+  readonly inExperiments: Map<string, Map<string, SubjectInExperiment>>;
+}
+
 /**
  * An experiment's variant's sums of a metric over its subjects, each subject's totals x (before its
  * exposure) and y (after): Σ events, subjects with an event, Σy, Σy², the same of x, and Σxy.
@@ -74,14 +86,9 @@ export interface TallyTxn {
   putBatch(scope: TallyScope, batchId: string, batch: CountedBatch): void;
   /** Forgets up to `limit` batches counted before `before` (Unix ms); returns how many. */
   forgetBatches(before: number, limit: number): number;
-  exposure(scope: TallyScope, subject: string, experiment: string): FirstExposure | undefined;
-  putExposure(scope: TallyScope, subject: string, experiment: string, exposure: FirstExposure): void;
-  exposuresOf(scope: TallyScope, subject: string): [experiment: string, exposure: FirstExposure][];
-  total(scope: TallyScope, subject: string, metric: string): SubjectTotal | undefined;
-  putTotal(scope: TallyScope, subject: string, metric: string, total: SubjectTotal): void;
-  totalsOf(scope: TallyScope, subject: string): [metric: string, total: SubjectTotal][];
-  inExperiment(scope: TallyScope, subject: string, experiment: string, metric: string): SubjectInExperiment | undefined;
-  putInExperiment(scope: TallyScope, subject: string, experiment: string, metric: string, totals: SubjectInExperiment): void;
+  /** A subject's state; an empty one for a subject not seen yet. */
+  subject(scope: TallyScope, subject: string): SubjectState;
+  putSubject(scope: TallyScope, subject: string, state: SubjectState): void;
   arm(scope: TallyScope, experiment: string, variant: string): number;
   putArm(scope: TallyScope, experiment: string, variant: string, subjects: number): void;
   sums(scope: TallyScope, experiment: string, variant: string, metric: string): MetricSums | undefined;
@@ -96,19 +103,41 @@ export interface ExperimentTally {
 
 type Key = (string | number)[];
 
-interface StoredTotal {
-  events: number;
-  total: string;
+/** A subject's state as stored: [experiment, variant, at][], [metric, events, total][], [experiment, metric, preEvents, pre, postEvents, post][]. */
+interface StoredSubject {
+  e: [string, string, number][];
+  t: [string, number, string][];
+  x: [string, string, number, string, number, string][];
 }
-interface StoredInExperiment {
-  preEvents: number;
-  pre: string;
-  postEvents: number;
-  post: string;
+
+function toSubject(stored: StoredSubject | undefined): SubjectState {
+  const state: SubjectState = { exposures: new Map(), totals: new Map(), inExperiments: new Map() };
+  if (stored === undefined) return state;
+  // Every experiment the subject is in has its map of metrics, an empty one included (it stores no row).
+  for (const [experiment, variant, at] of stored.e) {
+    state.exposures.set(experiment, { variant, at });
+    state.inExperiments.set(experiment, new Map());
+  }
+  for (const [metric, events, total] of stored.t) state.totals.set(metric, { events, total: BigInt(total) });
+  for (const [experiment, metric, preEvents, pre, postEvents, post] of stored.x)
+    state.inExperiments
+      .get(experiment)!
+      .set(metric, { pre: { events: preEvents, total: BigInt(pre) }, post: { events: postEvents, total: BigInt(post) } });
+  return state;
 }
+
+function fromSubject(state: SubjectState): StoredSubject {
+  const stored: StoredSubject = { e: [], t: [], x: [] };
+  for (const [experiment, { variant, at }] of state.exposures) stored.e.push([experiment, variant, at]);
+  for (const [metric, { events, total }] of state.totals) stored.t.push([metric, events, String(total)]);
+  for (const [experiment, metrics] of state.inExperiments)
+    for (const [metric, { pre, post }] of metrics)
+      stored.x.push([experiment, metric, pre.events, String(pre.total), post.events, String(post.total)]);
+  return stored;
+}
+
 type StoredSums = { [K in keyof MetricSums]: MetricSums[K] extends bigint ? string : number };
 
-const toTotal = (s: StoredTotal): SubjectTotal => ({ events: s.events, total: BigInt(s.total) });
 const fromSums = (s: StoredSums): MetricSums => ({
   events: s.events,
   subjects: s.subjects,
@@ -135,18 +164,14 @@ const toStoredSums = (s: MetricSums): StoredSums => ({
 export class TallyFile implements TallyTxn {
   private readonly batches: Database<CountedBatch, Key>;
   private readonly batchExpiry: Database<null, Key>;
-  private readonly exposures: Database<FirstExposure, Key>;
-  private readonly totals: Database<StoredTotal, Key>;
-  private readonly inExperiments: Database<StoredInExperiment, Key>;
+  private readonly subjects: Database<StoredSubject, Key>;
   private readonly arms: Database<number, Key>;
   private readonly sumsDb: Database<StoredSums, Key>;
 
   private constructor(private readonly root: RootDatabase) {
     this.batches = root.openDB({ name: 'batches' });
     this.batchExpiry = root.openDB({ name: 'batchExpiry' });
-    this.exposures = root.openDB({ name: 'exposures' });
-    this.totals = root.openDB({ name: 'totals' });
-    this.inExperiments = root.openDB({ name: 'inExperiment' });
+    this.subjects = root.openDB({ name: 'subjects' });
     this.arms = root.openDB({ name: 'arms' });
     this.sumsDb = root.openDB({ name: 'sums' });
   }
@@ -201,49 +226,12 @@ export class TallyFile implements TallyTxn {
     return forgotten;
   }
 
-  exposure(scope: TallyScope, subject: string, experiment: string): FirstExposure | undefined {
-    return this.exposures.get([scope.projectId, scope.environment, subject, experiment]);
+  subject(scope: TallyScope, subject: string): SubjectState {
+    return toSubject(this.subjects.get([scope.projectId, scope.environment, subject]));
   }
 
-  putExposure(scope: TallyScope, subject: string, experiment: string, exposure: FirstExposure): void {
-    this.exposures.put([scope.projectId, scope.environment, subject, experiment], exposure);
-  }
-
-  exposuresOf(scope: TallyScope, subject: string): [string, FirstExposure][] {
-    const prefix = [scope.projectId, scope.environment, subject];
-    return withPrefix(this.exposures, prefix).map(({ key, value }) => [String(key[3]), value]);
-  }
-
-  total(scope: TallyScope, subject: string, metric: string): SubjectTotal | undefined {
-    const stored = this.totals.get([scope.projectId, scope.environment, subject, metric]);
-    return stored === undefined ? undefined : toTotal(stored);
-  }
-
-  putTotal(scope: TallyScope, subject: string, metric: string, total: SubjectTotal): void {
-    this.totals.put([scope.projectId, scope.environment, subject, metric], { events: total.events, total: String(total.total) });
-  }
-
-  totalsOf(scope: TallyScope, subject: string): [string, SubjectTotal][] {
-    const prefix = [scope.projectId, scope.environment, subject];
-    return withPrefix(this.totals, prefix).map(({ key, value }) => [String(key[3]), toTotal(value)]);
-  }
-
-  inExperiment(scope: TallyScope, subject: string, experiment: string, metric: string): SubjectInExperiment | undefined {
-    const stored = this.inExperiments.get([scope.projectId, scope.environment, subject, experiment, metric]);
-    if (stored === undefined) return undefined;
-    return {
-      pre: { events: stored.preEvents, total: BigInt(stored.pre) },
-      post: { events: stored.postEvents, total: BigInt(stored.post) },
-    };
-  }
-
-  putInExperiment(scope: TallyScope, subject: string, experiment: string, metric: string, totals: SubjectInExperiment): void {
-    this.inExperiments.put([scope.projectId, scope.environment, subject, experiment, metric], {
-      preEvents: totals.pre.events,
-      pre: String(totals.pre.total),
-      postEvents: totals.post.events,
-      post: String(totals.post.total),
-    });
+  putSubject(scope: TallyScope, subject: string, state: SubjectState): void {
+    this.subjects.put([scope.projectId, scope.environment, subject], fromSubject(state));
   }
 
   arm(scope: TallyScope, experiment: string, variant: string): number {

@@ -6,7 +6,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { type CountedEvent, emptySums, millionths, tallyBatch } from '../../src/events/tally.js';
+import {
+  type CountedEvent,
+  emptySums,
+  kMaxExperimentsPerSubject,
+  kMaxMetricsPerSubject,
+  millionths,
+  tallyBatch,
+} from '../../src/events/tally.js';
 import { type MetricSums, TallyFile, type TallyScope } from '../../src/store/tally-file.js';
 
 const scope: TallyScope = { projectId: 'prj_1', environment: 'production' };
@@ -164,7 +171,7 @@ t.test("a subject's first exposure fixes its variant; outcomes before it are the
       track(1, at + 5),
     ]),
   );
-  t.strictSame(first, { counted: 4, duplicates: 1 }, 'the second exposure is a duplicate');
+  t.strictSame(first, { counted: 4, duplicates: 1, refused: [] }, 'the second exposure is a duplicate');
   const read = tally.experiment(scope, 'checkout');
   t.strictSame(read.arms, [{ variant: 'b', subjects: 1 }], 'counted once, in the variant of its first exposure');
   t.strictSame(read.sums, [
@@ -189,4 +196,50 @@ t.test("a subject's first exposure fixes its variant; outcomes before it are the
     { arms: [], sums: [] },
     'another environment holds nothing',
   );
+});
+
+t.test("a subject's state is bounded: past its metrics or experiments, an event is refused and named", async (t) => {
+  const tally = openTally(t);
+  const at = 1_795_000_000_000;
+  const tracks: CountedEvent[] = Array.from({ length: kMaxMetricsPerSubject + 2 }, (_, i) => ({
+    kind: 'track',
+    subject: 'u1',
+    metric: `m${i}`,
+    value: 1_000_000n,
+    at,
+  }));
+  const first = await tally.transact((txn) => tallyBatch(txn, scope, tracks));
+  t.equal(first.counted, kMaxMetricsPerSubject);
+  t.strictSame(
+    first.refused.map((r) => r.position),
+    [kMaxMetricsPerSubject, kMaxMetricsPerSubject + 1],
+  );
+  t.match(first.refused[0]!.reason, `has ${kMaxMetricsPerSubject} metrics already`);
+  const again = await tally.transact((txn) => tallyBatch(txn, scope, [{ ...tracks[0]!, at: at + 1 }]));
+  t.equal(again.counted, 1, 'a metric it has still counts');
+
+  const exposures: CountedEvent[] = Array.from({ length: kMaxExperimentsPerSubject + 1 }, (_, i) => ({
+    kind: 'exposure',
+    subject: 'u2',
+    experiment: `e${i}`,
+    variant: 'a',
+    at,
+  }));
+  const exposed = await tally.transact((txn) => tallyBatch(txn, scope, exposures));
+  t.equal(exposed.counted, kMaxExperimentsPerSubject);
+  t.match(exposed.refused, [{ position: kMaxExperimentsPerSubject, reason: /in 100 experiments already/ }]);
+});
+
+t.test('a subject named as an object key would be (__proto__, constructor) is a subject like any other', async (t) => {
+  const tally = openTally(t);
+  const at = 1_795_000_000_000;
+  const events: CountedEvent[] = [
+    { kind: 'exposure', subject: '__proto__', experiment: 'constructor', variant: 'toString', at },
+    { kind: 'track', subject: '__proto__', metric: '__proto__', value: 2_000_000n, at: at + 1 },
+  ];
+  await tally.transact((txn) => tallyBatch(txn, scope, events));
+  const read = tally.experiment(scope, 'constructor');
+  t.strictSame(read.arms, [{ variant: 'toString', subjects: 1 }]);
+  t.equal(read.sums[0]?.metric, '__proto__');
+  t.equal(read.sums[0]?.sums.sum, 2_000_000n);
 });
