@@ -2,7 +2,8 @@
 // generator never the ceiling): an embedded node over a project whose flag runs an experiment, sent
 // batches of 1,000 events (a fifth exposures of fresh subjects, the rest their outcomes) by `clients`
 // concurrent keep-alive senders for `seconds`, the batches made before the clock starts. It prints the
-// events counted per second, the node's CPU per 1,000 events and the load generator's CPU share.
+// events counted per second, the node's CPU per 1,000 events and the load generator's CPU share, and
+// OFREP evaluations' latency (one at a time) for `seconds` before the events and while they are sent.
 // Run: npm run build && node dist/bench/events.bench.js [--seconds 10] [--clients 4] [--profile DIR]
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -31,7 +32,7 @@ const cpuMs = (pid: number) => {
 const dataDir = mkdtempSync(join(tmpdir(), 'flagwire-events-bench-'));
 const store = LmdbStore.open(dataDir, { layout: kStoreLayout });
 const now = Date.now();
-const secret = store.transact((w) => {
+const { secret, projectId } = store.transact((w) => {
   const orgId = runCommand(w, 'orgCreate', { principal: kOperator, name: 'Bench', plan: 'enterprise' }, now).id;
   const projectId = runCommand(w, 'projectCreate', { principal: kOperator, name: 'Shop', orgId, kind: 'single' }, now).id;
   runCommand(
@@ -41,7 +42,7 @@ const secret = store.transact((w) => {
     now,
   );
   const received = { bytes: Buffer.from(JSON.stringify({ name: 'bench', uses: ['events'] })), contentType: 'application/json' };
-  return runCommand(w, 'clientKeyCreate', { principal: kOperator, projectId, received }, now).secret;
+  return { secret: runCommand(w, 'clientKeyCreate', { principal: kOperator, projectId, received }, now).secret, projectId };
 });
 store.close();
 
@@ -91,15 +92,43 @@ const post = async (body: string) => {
 await post(batch(-1)); // warm: the tally file opened, the routes compiled
 counted = 0;
 
+/**
+ * Evaluation latency beside it: one OFREP evaluation at a time (another flag, as another service of the
+ * project would ask it) for `ms`, each timed; the 50th and 99th percentiles in ms.
+ */
+async function probeEvaluations(ms: number): Promise<{ p50: number; p99: number; count: number }> {
+  const times: number[] = [];
+  const until = performance.now() + ms;
+  let n = 0;
+  while (performance.now() < until) {
+    const started = performance.now();
+    const r = await fetch(`http://127.0.0.1:${port}/ofrep/v1/evaluate/flags/new-checkout`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-flagwire-project': projectId },
+      body: JSON.stringify({ context: { targetingKey: `probe-${n++}` } }),
+    });
+    await r.arrayBuffer();
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!;
+  return { p50: at(0.5), p99: at(0.99), count: times.length };
+}
+
+const quiet = await probeEvaluations(kSeconds * 1000);
+
 const serverBefore = cpuMs(child.pid!);
 const selfBefore = process.cpuUsage();
 const t0 = performance.now();
 const deadline = t0 + kSeconds * 1000;
-await Promise.all(
-  Array.from({ length: kClients }, async () => {
-    while (performance.now() < deadline && next < bodies.length) await post(bodies[next++]!);
-  }),
-);
+const [, busy] = await Promise.all([
+  Promise.all(
+    Array.from({ length: kClients }, async () => {
+      while (performance.now() < deadline && next < bodies.length) await post(bodies[next++]!);
+    }),
+  ),
+  probeEvaluations(kSeconds * 1000),
+]);
 const seconds = (performance.now() - t0) / 1000;
 const serverMs = cpuMs(child.pid!) - serverBefore;
 const self = process.cpuUsage(selfBefore);
@@ -107,11 +136,13 @@ const exited = new Promise((resolve) => child.once('exit', resolve));
 child.kill('SIGTERM');
 await exited;
 
+console.log(`# ${JSON.stringify(machineInfo())}; load ${loadavg()[0]!.toFixed(1)}; ${kClients} clients, batches of ${kBatch}, ${seconds.toFixed(1)} s`);
 console.log(
-  `# ${JSON.stringify(machineInfo())}; load ${loadavg()[0]!.toFixed(1)}; ${kClients} clients, batches of ${kBatch}, ${seconds.toFixed(1)} s`,
+  '| events counted / s | node CPU ms per 1,000 events | node CPU % | generator CPU % | refused batches | OFREP p50 / p99 ms, quiet | with events |',
 );
-console.log('| events counted / s | node CPU ms per 1,000 events | node CPU % | generator CPU % | refused batches |');
-console.log('|---:|---:|---:|---:|---:|');
+console.log('|---:|---:|---:|---:|---:|---:|---:|');
+const ms = (v: number) => v.toFixed(2);
 console.log(
-  `| ${Math.round(counted / seconds)} | ${((serverMs / counted) * 1000).toFixed(1)} | ${((serverMs / 1000 / seconds) * 100).toFixed(0)} | ${(((self.user + self.system) / 1e6 / seconds) * 100).toFixed(0)} | ${refused} |`,
+  `| ${Math.round(counted / seconds)} | ${((serverMs / counted) * 1000).toFixed(1)} | ${((serverMs / 1000 / seconds) * 100).toFixed(0)} | ` +
+    `${(((self.user + self.system) / 1e6 / seconds) * 100).toFixed(0)} | ${refused} | ${ms(quiet.p50)} / ${ms(quiet.p99)} | ${ms(busy.p50)} / ${ms(busy.p99)} |`,
 );

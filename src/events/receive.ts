@@ -5,7 +5,7 @@ import type { ClientKey } from '../client-keys/records.js';
 import { findFlagByName } from '../flags/flag-store.js';
 import { effectiveState } from '../flags/flag-state.js';
 import type { StoreReader } from '../store/interfaces.js';
-import type { TallyFile, TallyScope } from '../store/tally-file.js';
+import type { TallyScope, TallyTxn } from '../store/tally-file.js';
 import type { EventRejection, ReadBatch } from './schemas.js';
 import { type CountedEvent, millionths, tallyBatch } from './tally.js';
 
@@ -80,28 +80,26 @@ function resolveFlag(store: StoreReader, key: ClientKey, flagKey: string): Resol
 }
 
 /**
- * Counts `events` of `key` in one transaction, settled once on disk; a batch id counted before (within
- * kBatchIdMemoryMs) changes nothing and answers what it answered then.
+ * Counts a resolved batch of `key` in `txn`; a batch id counted before (within kBatchIdMemoryMs) changes
+ * nothing and answers what it answered then.
  */
 export function countBatch(
-  tally: TallyFile,
+  txn: TallyTxn,
   key: ClientKey,
   batchId: string | null,
   resolved: { events: readonly CountedEvent[]; indexes: readonly number[]; rejected: readonly EventRejection[] },
   now: number,
-): Promise<EventsAnswer> {
+): EventsAnswer {
   const scope = tallyScope(key);
-  return tally.transact((txn) => {
-    txn.forgetBatches(now - kBatchIdMemoryMs, kForgetPerBatch);
-    if (batchId !== null) {
-      const counted = txn.batch(scope, batchId);
-      if (counted !== undefined) return counted.answer as EventsAnswer;
-    }
-    const { counted, duplicates, refused } = tallyBatch(txn, scope, resolved.events);
-    const rejected = [...resolved.rejected, ...refused.map(({ position, reason }) => ({ index: resolved.indexes[position]!, reason }))];
-    rejected.sort((a, b) => a.index - b.index);
-    const answer: EventsAnswer = { accepted: counted + duplicates, duplicates, rejected };
-    if (batchId !== null) txn.putBatch(scope, batchId, { at: now, answer });
-    return answer;
-  });
+  txn.forgetBatches(now - kBatchIdMemoryMs, kForgetPerBatch);
+  if (batchId !== null) {
+    const counted = txn.batch(scope, batchId);
+    if (counted !== undefined) return counted.answer as EventsAnswer;
+  }
+  const { counted, duplicates, refused } = tallyBatch(txn, scope, resolved.events);
+  const rejected = [...resolved.rejected, ...refused.map(({ position, reason }) => ({ index: resolved.indexes[position]!, reason }))];
+  rejected.sort((a, b) => a.index - b.index);
+  const answer: EventsAnswer = { accepted: counted + duplicates, duplicates, rejected };
+  if (batchId !== null) txn.putBatch(scope, batchId, { at: now, answer });
+  return answer;
 }

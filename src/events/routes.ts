@@ -80,7 +80,8 @@ function eventsHandler(
     const key = access.grant(headers.authorization, headers.apiKey, 'events', headers.ip, now);
     const batch = readBatch(await readEventsBody(bytes, headers.contentEncoding, headers.contentType), now);
     deps.store.resetReadTxn();
-    const answer = await countBatch(deps.events.tally, key, batch.batchId, resolveBatch(deps.store, key, batch), now);
+    const resolved = resolveBatch(deps.store, key, batch);
+    const answer = await deps.events.count((txn) => countBatch(txn, key, batch.batchId, resolved, now));
     send(headers.res, 200, JSON.stringify(answerOf(answer)), 'application/json', revisionHeaders(deps.store.revision()));
     return 200;
   };
