@@ -117,6 +117,7 @@ export const kFramingError = {
 };
 
 export const kBearer = [{ bearerAuth: [] }];
+export const kClientKeyAuth = [{ clientKey: [] }];
 export const pathParam = (name: string, description: string) => ({
   name,
   in: 'path',

@@ -22,10 +22,11 @@ import { json, kFramingError } from './openapi-parts.js';
 export type RouteMethod = 'get' | 'post' | 'patch' | 'del' | 'options' | 'any';
 
 /**
- * Who may call a route: 'none' (public), 'token' (a Management API bearer token), 'session' (a web
- * console session), 'test' (test hooks, registered only with FLAGWIRE_TEST_HOOKS=1).
+ * Who may call a route: 'none' (public), 'token' (a Management API bearer token), 'clientKey' (a
+ * project's client key, src/client-keys), 'session' (a web console session), 'test' (test hooks,
+ * registered only with FLAGWIRE_TEST_HOOKS=1).
  */
-export type RouteAuth = 'none' | 'token' | 'session' | 'test';
+export type RouteAuth = 'none' | 'token' | 'clientKey' | 'session' | 'test';
 
 export type OpenApiTag = 'Management API' | 'Evaluation API' | 'OFREP' | 'Sync' | 'Unleash' | 'Service';
 

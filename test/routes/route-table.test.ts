@@ -46,7 +46,8 @@ t.test('every route with docs is one operation of the OpenAPI paths, and there a
   for (const [name, route] of documented) {
     const op = paths[openApiPath(route.pattern)]?.[route.method] as { operationId: string; security: unknown[] } | undefined;
     t.equal(op?.operationId, route.docs?.operationId, name);
-    t.same(op?.security, route.auth === 'token' ? [{ bearerAuth: [] }] : [], `${name}: security from its auth`);
+    const security = route.auth === 'token' ? [{ bearerAuth: [] }] : route.auth === 'clientKey' ? [{ clientKey: [] }] : [];
+    t.same(op?.security, security, `${name}: security from its auth`);
   }
   for (const [name, route] of routes)
     if (route.auth === 'none' && route.docs === undefined)
