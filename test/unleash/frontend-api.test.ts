@@ -4,11 +4,13 @@
 // POST; the answer in Unleash Edge's shape at /api/frontend, /all, /features/{name} and the legacy
 // /api/proxy; ETag and 304 (the stock client's own poll too); the SDK's metrics accepted; a client key of
 // the use `frontend` decides the project and the environment, and every other credential is refused in
-// the Evaluation API's envelope; CORS as a browser needs it.
+// the Evaluation API's envelope; CORS as a browser needs it; generated requests never get a 5xx.
+import fc from 'fast-check';
 import t, { type Test } from 'tap';
 import { type IVariant, InMemoryStorageProvider, UnleashClient } from 'unleash-proxy-client';
 import { kOperator } from '../../src/actor/audit-actor.js';
 import { jsonBody } from '../../src/model/request-body.js';
+import { kBadEscapes, kProtoWords, unicode } from '../helpers/fuzz-bodies.js';
 import { call, type Reply } from '../helpers/http.js';
 import { startWorldServer } from '../helpers/world-server.js';
 
@@ -346,4 +348,65 @@ t.test('CORS: the preflight allows what unleash-proxy-client sends; every answer
   t.equal(answer.headers.get('access-control-allow-origin'), '*');
   const refused = await frontend('GET', '/api/frontend', null, { headers: { origin: 'https://shop.example' } });
   t.equal(refused.headers.get('access-control-allow-origin'), '*', 'a refusal too, so the page can read why');
+});
+
+t.test('generated requests: never a 5xx, every 200 a toggle or a list of them', async (t) => {
+  const seed = Number(process.env.FLAGWIRE_FUZZ_SEED ?? Date.now() % 2 ** 31);
+  const word = fc.oneof(fc.constantFrom(...kProtoWords, ...kBadEscapes, 'cohort', 'plan', ''), unicode);
+  const paramName = fc.oneof(
+    fc.constantFrom('userId', 'sessionId', 'environment', 'properties', 'properties[]', 'properties[cohort]', 'properties[plan]'),
+    word.map((w) => `properties[${w}]`),
+    word,
+  );
+  const param = fc.tuple(paramName, fc.oneof(word, fc.constantFrom('beta', 'alice', 'vip'))).map(([k, v]) => `${k}=${v}`);
+  const context = fc.dictionary(
+    fc.oneof(fc.constantFrom('userId', 'sessionId', 'properties', 'context'), word),
+    fc.oneof(fc.jsonValue(), fc.dictionary(word, fc.jsonValue(), { maxKeys: 5 })),
+    { maxKeys: 6 },
+  );
+  const body = fc.oneof(
+    context.map((c) => JSON.stringify({ context: c })),
+    context.map((c) => JSON.stringify(c)),
+    fc.json(),
+    fc.constantFrom('', '{', 'null', '[]', '{"context": null}', '{"context": {"properties": [1]}}', '"x"', ...kBadEscapes),
+  );
+  const request = fc.record({
+    base: fc.constantFrom('/api/frontend', '/api/proxy'),
+    path: fc.oneof(
+      fc.constantFrom('', '/all', '/client/metrics', '/client/register'),
+      fc.oneof(fc.constantFrom(...kNames, 'b-only'), word).map((name) => `/features/${name === '' ? 'x' : name}`),
+    ),
+    method: fc.constantFrom('GET', 'POST'),
+    query: fc.array(param, { maxLength: 6 }).map((ps) => ps.join('&')),
+    body,
+    key: fc.oneof(
+      { weight: 6, arbitrary: fc.constant(web) },
+      { weight: 1, arbitrary: fc.constantFrom(eventsOnly, '', 'Bearer ', secrets.read, 'fwc_short') },
+    ),
+  });
+  let answered = 0;
+  await fc.assert(
+    fc.asyncProperty(request, async (r) => {
+      const reply = await call(server.baseUrl, r.method, `${r.base}${r.path}?${r.query}`, {
+        headers: r.key === '' ? {} : { authorization: r.key },
+        ...(r.method === 'POST' ? { raw: r.body } : {}),
+      });
+      const describe = `${r.method} ${r.base}${r.path}?${r.query} ${r.method === 'POST' ? r.body : ''}: ${reply.status} ${reply.text.slice(0, 300)}`;
+      if (reply.status >= 500 || reply.status < 200) throw new Error(describe);
+      if (reply.status !== 200) return;
+      answered++;
+      const toggles = r.path.startsWith('/features/') ? [reply.json] : reply.json?.toggles;
+      if (!Array.isArray(toggles)) throw new Error(`not toggles: ${describe}`);
+      for (const toggle of toggles) {
+        const ok =
+          typeof toggle.name === 'string' &&
+          typeof toggle.enabled === 'boolean' &&
+          typeof toggle.variant?.name === 'string' &&
+          toggle.impressionData === false;
+        if (!ok) throw new Error(`a broken toggle: ${describe}`);
+      }
+    }),
+    { numRuns: 400, seed },
+  );
+  t.ok(answered > 40, `answered ${answered} of 400 (seed ${seed}): the generated requests reach the answers`);
 });
