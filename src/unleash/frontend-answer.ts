@@ -54,18 +54,27 @@ export interface ToggleDecision {
   answer: Resolution | null;
 }
 
+/** decideToggle's answer: one object, rewritten by each call, so a list of flags allocates none per flag. */
+const decided: ToggleDecision = { enabled: false, answer: null };
+
 /**
  * The Evaluation API's answer for `state` and `ctx` (src/eval-engine/engine.ts answerBody): the gate, then the
- * variant; a state whose audience the plan does not allow is off. `nowMs` gives `$flagd.timestamp`.
+ * variant; a state whose audience the plan does not allow is off. `nowMs` gives `$flagd.timestamp`. The
+ * object returned is rewritten by the next call: read it first.
  */
 export function decideToggle(state: EvalState, ctx: EvalContext & RuleContext, audiencesAllowed: boolean, nowMs: number): ToggleDecision {
-  if (blockedByPlan(state, audiencesAllowed)) return { enabled: false, answer: null };
+  decided.answer = null;
+  if (blockedByPlan(state, audiencesAllowed)) {
+    decided.enabled = false;
+    return decided;
+  }
   const decision = decideState(state, ctx);
-  const enabled = decisionValue(decision);
-  if (state.variants === null) return { enabled, answer: null };
+  decided.enabled = decisionValue(decision);
+  if (state.variants === null) return decided;
   const answer = resolveVariant(state.variants, decision, ctx, nowMs);
   // A rule's error names its cause (a new answer each time); the toggle says only "no value": one per state.
-  return { enabled, answer: answer.errorCode === undefined ? answer : state.variants.flag.answers.ruleFailed };
+  decided.answer = answer.errorCode === undefined ? answer : state.variants.flag.answers.ruleFailed;
+  return decided;
 }
 
 /** The toggle's JSON for `flag` and `decision`, built on first use and kept with the flag version. */
