@@ -14,12 +14,13 @@
 // (HTTP header values hold no line break, so "\n" parts them.) A path's GET and POST share a route
 // number (src/all-routes.ts numbers paths): the 'q' or 'b' says which the worker reads.
 import type { HttpRequest, TemplatedApp } from 'uWebSockets.js';
+import { ErrorBody } from '../errors.js';
 import { evalErrorBody, kInternalErrorBody, kOverloadedBody, kRevisionNotReachedBody } from '../eval-engine/bodies.js';
 import type { Route } from '../eval-engine/protocol.js';
 import type { EvalQueue, EvalRoutes } from '../eval-engine/routes.js';
 import { type BodyBudget, bodyRefusal } from '../http/body.js';
 import { type PendingResponse, trackAbort } from '../http/http.js';
-import { apiErrors, json, pathParam } from '../routes/openapi-parts.js';
+import { json, pathParam } from '../routes/openapi-parts.js';
 import { type RouteCounts, type RouteDeclaration, type RouteNumbers, registerRoutes } from '../routes/route-table.js';
 import { UnleashContextRequest, UnleashToggle, UnleashToggles } from './frontend-schemas.js';
 
@@ -39,7 +40,21 @@ const kContextQuery = {
   description:
     "Unleash's context as unleash-proxy-client writes it: userId, sessionId, properties[<name>]=<value> (any other name is a property)",
 };
-const kErrors = apiErrors([400, 401, 403, 413, 503]);
+/** Its refusals, in the Evaluation API's envelope ({error, detail}: src/client-keys/access.ts says which). */
+const kErrors = {
+  '400': json(ErrorBody, 'Invalid request: a POST body that is not a JSON object, or whose context or properties is not one'),
+  '401': json(ErrorBody, 'No client key, not one, an unknown one or a revoked one'),
+  '403': json(
+    ErrorBody,
+    "Forbidden: an API token or a relay key; Insufficient permission: a key without the use frontend; or the key's environment is gone",
+  ),
+  '413': json(ErrorBody, 'The body is over 1 MiB (the connection is closed)'),
+  '500': json(ErrorBody, 'Internal server error'),
+  '503': json(
+    ErrorBody,
+    'The evaluation queue is full or the server is stopping, or the server holds as many request bodies as it allows (Retry-After: 1)',
+  ),
+};
 
 /** One path's routes, under `base` (/api/frontend or /api/proxy); `op` prefixes their operation ids. */
 function frontendRoutes(base: string, op: string, legacy: string) {
@@ -75,7 +90,8 @@ function frontendRoutes(base: string, op: string, legacy: string) {
       responses: {
         '200': json(UnleashToggle, 'The toggle', kEtagHeader),
         '304': { description: 'Not modified: the If-None-Match ETag is still current', headers: kEtagHeader },
-        ...apiErrors([400, 401, 403, 404, 413, 503]),
+        '404': json(ErrorBody, "Not found: no flag of the key's project has this name"),
+        ...kErrors,
       },
     },
   });
