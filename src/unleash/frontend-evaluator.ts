@@ -36,6 +36,8 @@ const kEmpty = Buffer.alloc(0);
 /** The answer's form, in its ETag: a release that says an unchanged answer differently bumps it. */
 const kTagForm = 'u1';
 const kOff: ToggleDecision = Object.freeze({ enabled: false, answer: null });
+/** Client keys kept at most (clientKey()): far more than one node's front ends use at once. */
+const kMaxKeys = 10_000;
 /** Per compiled project (dropped with it when the store moves): its flags by name, as Unleash Edge orders toggles. */
 const kByName = new WeakMap<ProjectEntry, readonly FlagEntry[]>();
 
@@ -51,6 +53,9 @@ export default function frontendEvaluator(engine: EvalEngine, routes: readonly R
 
 export class FrontendEvaluator {
   private readonly ctx = new UnleashContext();
+  /** Keys that passed, by Authorization header as sent, at `keysRevision` (clientKey()). */
+  private readonly keys = new Map<string, ClientKey>();
+  private keysRevision = -1;
 
   constructor(private readonly engine: EvalEngine) {}
 
@@ -61,7 +66,7 @@ export class FrontendEvaluator {
     const ifNoneMatch = extra.slice(split + 1);
     let key: ClientKey;
     try {
-      key = identifyClientKey(this.engine.snapshot, authorization, 'frontend');
+      key = this.clientKey(authorization);
     } catch (err) {
       if (err instanceof FlagwireError) return out.put(err.status, evalErrorBody(err.code, err.detail));
       throw err;
@@ -76,6 +81,28 @@ export class FrontendEvaluator {
     const refusal = kind === 'feature' ? this.feature(key, decodePathId(rawName), out) : this.toggles(key, kind === 'all', out);
     if (refusal !== null) return out.put(refusal.status, refusal.body);
     out.closeTagged(etag(kTagForm, out.openBody()), ifNoneMatch);
+  }
+
+  /**
+   * The key `authorization` names, allowed the use `frontend`, or its refusal (thrown). Kept while the
+   * store's revision stands: a key made, changed or revoked moves it (client keys are relayed records,
+   * which move configSeq, the revision of a node on its own data file, as a commit moves a copy's), so
+   * a kept key is never staler than the flags it answers. Only keys that passed are kept, at most
+   * kMaxKeys: unknown keys sent at random cannot grow it.
+   */
+  private clientKey(authorization: string): ClientKey {
+    const revision = this.engine.revision;
+    if (revision !== this.keysRevision) {
+      this.keys.clear();
+      this.keysRevision = revision;
+    }
+    let key = this.keys.get(authorization);
+    if (key === undefined) {
+      key = identifyClientKey(this.engine.snapshot, authorization, 'frontend');
+      if (this.keys.size >= kMaxKeys) this.keys.clear();
+      this.keys.set(authorization, key);
+    }
+    return key;
   }
 
   /** Opens and writes `{"toggles":[...]}`: every flag, or only those on (as Unleash Edge lists them); or the refusal. */

@@ -328,6 +328,14 @@ t.test('refusals: no key, an API token, a relay key, a revoked key, a key withou
   t.equal(client.isEnabled('colour'), false);
 });
 
+t.test('a key revoked while in use is refused from the next request on', async (t) => {
+  const key = makeKey('soon revoked', ['frontend']);
+  for (let i = 0; i < 3; i++) t.equal((await frontend('GET', '/api/frontend?userId=u1', key.secret)).status, 200, 'in use');
+  world.run('clientKeyRevoke', { principal: kOperator, keyId: key.id });
+  refusedWith(t, await frontend('GET', '/api/frontend?userId=u1', key.secret), 401, 'Token revoked', new RegExp(key.id));
+  refusedWith(t, await frontend('POST', '/api/proxy/client/metrics', key.secret, { body: {} }), 401, 'Token revoked', /revoked/);
+});
+
 t.test('CORS: the preflight allows what unleash-proxy-client sends; every answer allows any origin', async (t) => {
   for (const path of ['/api/frontend', '/api/frontend/all', '/api/proxy/client/metrics']) {
     const preflight = await call(server.baseUrl, 'OPTIONS', path, {
