@@ -6,9 +6,9 @@ import type { StoreReader, StoreWriter } from '../store/interfaces.js';
 import { keyedRecords } from '../store/record-kinds.js';
 
 /**
- * What a client key may be used for: `events`, sending exposures and outcomes (POST /ofrep/v1/events, not
- * served yet); `frontend`, Unleash's front-end API (src/unleash/frontend-routes.ts: evaluated answers for
- * one context, never a rule).
+ * What a client key may be used for: `events`, sending exposures and outcomes (POST /ofrep/v1/events);
+ * `frontend`, Unleash's front-end API (src/unleash/frontend-routes.ts: evaluated answers for one context,
+ * never a rule).
  */
 export const kClientKeyUses = ['events', 'frontend'] as const;
 export type ClientKeyUse = (typeof kClientKeyUses)[number];

@@ -23,8 +23,7 @@ export const ClientKeyCreate = Type.Object(
       minItems: 1,
       maxItems: kClientKeyUses.length,
       uniqueItems: true,
-      description:
-        "What the key may be used for: events (POST /ofrep/v1/events, not served yet), frontend (Unleash's front-end API, /api/frontend)",
+      description: "What the key may be used for: events (POST /ofrep/v1/events), frontend (Unleash's front-end API, /api/frontend)",
       'x-error': `must be a non-empty array of distinct uses: ${kClientKeyUses.join(', ')}`,
     }),
   },

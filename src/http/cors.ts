@@ -11,9 +11,10 @@ const kAllowHeaders = 'Content-Type, Authorization';
 /**
  * OFREP from browsers also sends X-Flagwire-Project and If-None-Match (docs/decisions.md: OFREP), and a
  * reconnecting EventSource sends Last-Event-ID (docs/operations.md: Change stream): only the OFREP and
- * stream paths allow them. OFREP's also allow Flagwire-Min-Revision: a page's read-your-writes.
+ * stream paths allow them. OFREP's also allow Flagwire-Min-Revision: a page's read-your-writes, and
+ * Content-Encoding: a page may gzip its batch of events (POST /ofrep/v1/events).
  */
-const kOfrepAllowHeaders = `${kAllowHeaders}, X-Flagwire-Project, If-None-Match, Last-Event-ID, ${kMinRevisionName}`;
+const kOfrepAllowHeaders = `${kAllowHeaders}, X-Flagwire-Project, If-None-Match, Last-Event-ID, ${kMinRevisionName}, Content-Encoding`;
 const kStreamAllowHeaders = `${kAllowHeaders}, Last-Event-ID`;
 /**
  * Unleash's front-end API (src/unleash/frontend-routes.ts): what unleash-proxy-client sends, If-None-Match

@@ -141,6 +141,7 @@ const kTags = [
   { name: 'Management API', description: "Flags of the token's project, with a bearer token (Teams and Enterprise plans)" },
   { name: 'Evaluation API', description: 'Credential-free evaluation of one flag or a whole project, and the change stream' },
   { name: 'OFREP', description: "OpenFeature Remote Evaluation Protocol, for the OpenFeature SDKs' OFREP providers" },
+  { name: 'Events', description: 'Exposures and outcomes sent by browsers and apps, with a client key (docs/events.md)' },
   { name: 'Sync', description: "A project environment's flagd flag set, with a token: the sync service's (gRPC, docs/api.md) over HTTP" },
   {
     name: 'Unleash',
@@ -168,11 +169,11 @@ export function buildOpenApiDocument({ version, license }: { version: string; li
       schemas: JSON.parse(JSON.stringify(Object.fromEntries(components))) as object,
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'A project token: fw_ followed by 40 characters' },
-        clientKey: {
-          type: 'apiKey',
-          in: 'header',
-          name: 'Authorization',
-          description: 'A client key (fwc_ followed by 40 characters): the whole header, or after "Bearer "',
+        clientKeyAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            "A client key of the project: fwc_ followed by 40 characters (Unleash's front-end API also takes it as the whole Authorization header, as its SDKs send it)",
         },
       },
     },

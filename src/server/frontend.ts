@@ -14,6 +14,7 @@ import { kTestSwitches } from '../test-switches.js';
 import { routeNumbers } from '../all-routes.js';
 import { evaluationApiRoutes, kEvaluationApiRoutes } from '../eval-engine/evaluation-api-routes.js';
 import { Planner } from '../flags-as-code/planner.js';
+import { EventCounter } from '../events/event-counter.js';
 import { createEvaluation, type Evaluation } from '../eval-engine/service.js';
 import type { BodyBudgets } from '../http/body.js';
 import { InFlight } from '../http/in-flight.js';
@@ -137,10 +138,12 @@ export async function createFrontend(options: FrontendOptions): Promise<Frontend
   // The Management API's reads go through a memo renewed per request (src/store/memo-reader.ts).
   const reader = new MemoReader(store);
   const planner = new Planner(config.dataDir);
+  const events = new EventCounter(config.dataDir);
   const deps = {
     store: faults === null ? reader : withFaults(reader, faults),
     writer,
     planner,
+    events,
     clock,
     config,
     log,
@@ -188,6 +191,7 @@ export async function createFrontend(options: FrontendOptions): Promise<Frontend
       await evaluation.close();
       await activity.stop();
       await planner.close();
+      await events.close();
       app.close();
     },
   };

@@ -271,7 +271,7 @@ t.test("the SDK's metrics and registration are accepted (202) for a key that may
     const accepted = await frontend('POST', path, web, { body: { appName: 'web', bucket: { toggles: {} } } });
     t.equal(accepted.status, 202, path);
     t.equal(accepted.text, '');
-    refusedWith(t, await frontend('POST', path, eventsOnly, { body: {} }), 403, 'Insufficient permission', /not "frontend"/);
+    refusedWith(t, await frontend('POST', path, eventsOnly, { body: {} }), 403, 'Insufficient permission', /may not be used for frontend/);
   }
 });
 
@@ -297,14 +297,26 @@ t.test("the key decides the project's environment; the context's environment is 
 
 t.test('refusals: no key, an API token, a relay key, a revoked key, a key without the use, anything else', async (t) => {
   refusedWith(t, await frontend('GET', '/api/frontend', null), 401, 'Missing bearer token', /client key/);
-  refusedWith(t, await frontend('GET', '/api/frontend', secrets.read), 403, 'Forbidden', /API token or a relay key: it reads rules/);
-  refusedWith(t, await frontend('GET', '/api/frontend', `Bearer ${secrets.write}`), 403, 'Forbidden', /reads rules/);
-  refusedWith(t, await frontend('GET', '/api/frontend/all', `fwr_${'a'.repeat(40)}`), 403, 'Forbidden', /reads rules/);
+  refusedWith(t, await frontend('GET', '/api/frontend', secrets.read), 401, 'Invalid token', /API tokens never go in a browser or app/);
+  refusedWith(t, await frontend('GET', '/api/frontend', `Bearer ${secrets.write}`), 401, 'Invalid token', /API tokens never go/);
+  refusedWith(
+    t,
+    await frontend('GET', '/api/frontend/all', `fwr_${'a'.repeat(40)}`),
+    401,
+    'Invalid token',
+    /This is a relay key: relay keys never go/,
+  );
   refusedWith(t, await frontend('GET', '/api/frontend', revoked.secret), 401, 'Token revoked', new RegExp(revoked.id));
-  refusedWith(t, await frontend('GET', '/api/frontend', eventsOnly), 403, 'Insufficient permission', /events, not "frontend"/);
-  refusedWith(t, await frontend('GET', '/api/frontend', `fwc_${'a'.repeat(40)}`), 401, 'Invalid token', /No such client key/);
+  refusedWith(
+    t,
+    await frontend('GET', '/api/frontend', eventsOnly),
+    403,
+    'Insufficient permission',
+    /may not be used for frontend \(its uses: events\)/,
+  );
+  refusedWith(t, await frontend('GET', '/api/frontend', `fwc_${'a'.repeat(40)}`), 401, 'Invalid token', /does not exist/);
   refusedWith(t, await frontend('GET', '/api/proxy', 'not-a-key'), 401, 'Malformed bearer token', /fwc_/);
-  refusedWith(t, await frontend('GET', '/api/frontend/features/colour', secrets.read), 403, 'Forbidden', /reads rules/);
+  refusedWith(t, await frontend('GET', '/api/frontend/features/colour', secrets.read), 401, 'Invalid token', /API tokens never go/);
   refusedWith(t, await frontend('POST', '/api/frontend', web, { body: '[1]' }), 400, 'Invalid request', /JSON object/);
   const notJson = await call(server.baseUrl, 'POST', '/api/frontend', { headers: { authorization: web }, raw: '{"context":' });
   refusedWith(t, notJson, 400, 'Invalid request', /not valid JSON/);

@@ -1,0 +1,16 @@
+// Events as a capability (issue 58; docs/events.md): exposures and outcomes sent by browsers and apps
+// with a client key, counted once per subject into exact statistics per experiment, variant and metric,
+// in the data dir's tally file (src/store/tally-file.ts), never through the writer thread.
+import { defineCapability } from '../capability/capability.js';
+import { kEventsApiRoutes } from './api-routes.js';
+import { kEventsRoutes } from './routes.js';
+import { EventBatch, EventsAccepted } from './schemas.js';
+import { GoffCollectorBody } from './goff-collector.js';
+import { ExperimentStatistics } from './statistics.js';
+
+export const kEvents = defineCapability({
+  name: 'events',
+  serviceRoutes: kEventsRoutes,
+  routes: kEventsApiRoutes,
+  schemas: { EventBatch, EventsAccepted, GoffCollectorBody, ExperimentStatistics },
+});
