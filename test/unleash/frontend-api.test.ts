@@ -8,7 +8,7 @@
 import fc from 'fast-check';
 import t, { type Test } from 'tap';
 import { type IVariant, InMemoryStorageProvider, UnleashClient } from 'unleash-proxy-client';
-import { kOperator } from '../../src/actor/audit-actor.js';
+import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
 import { jsonBody } from '../../src/model/request-body.js';
 import { kBadEscapes, kProtoWords, unicode } from '../helpers/fuzz-bodies.js';
 import { call, type Reply } from '../helpers/http.js';
@@ -346,6 +346,14 @@ t.test('a key revoked while in use is refused from the next request on', async (
   world.run('clientKeyRevoke', { principal: kOperator, keyId: key.id });
   refusedWith(t, await frontend('GET', '/api/frontend?userId=u1', key.secret), 401, 'Token revoked', new RegExp(key.id));
   refusedWith(t, await frontend('POST', '/api/proxy/client/metrics', key.secret, { body: {} }), 401, 'Token revoked', /revoked/);
+});
+
+t.test('a key whose environment was renamed away is refused, as a token keeps its old name (spec: Token settings)', async (t) => {
+  world.run('envRename', { projectId: ids.multi, from: 'staging', to: 'stage', principal: principalOf(ids.owner) });
+  t.teardown(() => world.run('envRename', { projectId: ids.multi, from: 'stage', to: 'staging', principal: principalOf(ids.owner) }));
+  for (const path of ['/api/frontend', '/api/frontend/all', '/api/frontend/features/search'])
+    refusedWith(t, await frontend('GET', `${path}?userId=u1`, staging), 403, 'Forbidden', /environment is no longer one of its project's/);
+  t.equal((await frontend('GET', '/api/frontend?userId=u1', production)).status, 200, "the other environment's key still answers");
 });
 
 t.test('CORS: the preflight allows what unleash-proxy-client sends; every answer allows any origin', async (t) => {
