@@ -143,7 +143,11 @@ const kTags = [
   { name: 'OFREP', description: "OpenFeature Remote Evaluation Protocol, for the OpenFeature SDKs' OFREP providers" },
   { name: 'Events', description: 'Exposures and outcomes sent by browsers and apps, with a client key (docs/events.md)' },
   { name: 'Sync', description: "A project environment's flagd flag set, with a token: the sync service's (gRPC, docs/api.md) over HTTP" },
-  { name: 'Unleash', description: "Unleash's client API, for Unleash's stock server SDKs, with a token (docs/api.md: Unleash's SDKs)" },
+  {
+    name: 'Unleash',
+    description:
+      "Unleash's client API, for Unleash's stock server SDKs, with a token; its front-end API, for its front-end SDKs, with a client key (docs/api.md: Unleash's SDKs)",
+  },
   { name: 'Service', description: 'Liveness, readiness, metrics, this document and the error documentation' },
 ];
 
@@ -165,7 +169,12 @@ export function buildOpenApiDocument({ version, license }: { version: string; li
       schemas: JSON.parse(JSON.stringify(Object.fromEntries(components))) as object,
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'A project token: fw_ followed by 40 characters' },
-        clientKeyAuth: { type: 'http', scheme: 'bearer', description: 'A client key of the project: fwc_ followed by 40 characters' },
+        clientKeyAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            "A client key of the project: fwc_ followed by 40 characters (Unleash's front-end API also takes it as the whole Authorization header, as its SDKs send it)",
+        },
       },
     },
   };

@@ -23,6 +23,7 @@ import type { RateLimiter } from '../http/rate-limit.js';
 import { Metrics } from '../metrics/metrics.js';
 import { kOfrepRoutes, ofrepRoutes } from '../ofrep/routes.js';
 import type { Store } from '../store/interfaces.js';
+import { kUnleashFrontendRoutes, unleashFrontendRoutes } from '../unleash/frontend-routes.js';
 import { MemoReader } from '../store/memo-reader.js';
 import type { WriterClient } from '../writer/client.js';
 import type { SignInLimits } from '../web-console/sign-in-limits.js';
@@ -99,11 +100,12 @@ export async function createFrontend(options: FrontendOptions): Promise<Frontend
     waitMs: config.minRevisionWaitMs,
     maxWaiting: kMaxWaitingForRevision,
   });
-  // The evaluation route sets onto evaluation, each from its own module: the Evaluation API's and OFREP's,
-  // each given its routes' numbers (derived from the declarations) once, here.
+  // The evaluation route sets onto evaluation, each from its own module: the Evaluation API's, OFREP's and
+  // Unleash's front-end API's, each given its routes' numbers (derived from the declarations) once, here.
   const routeSets = [
     evaluationApiRoutes(metrics, routeNumbers(kEvaluationApiRoutes)),
     ofrepRoutes({ bodies: bodies.credentialFree, metrics, numbers: routeNumbers(kOfrepRoutes) }),
+    unleashFrontendRoutes({ bodies: bodies.credentialFree, metrics, numbers: routeNumbers(kUnleashFrontendRoutes) }),
   ];
   // A relay writes nothing: no token activity, no flag usage (docs/deployment.md: relays).
   const recordsTo = config.upstream === null ? writer : null;
