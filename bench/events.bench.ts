@@ -136,7 +136,9 @@ const exited = new Promise((resolve) => child.once('exit', resolve));
 child.kill('SIGTERM');
 await exited;
 
-console.log(`# ${JSON.stringify(machineInfo())}; load ${loadavg()[0]!.toFixed(1)}; ${kClients} clients, batches of ${kBatch}, ${seconds.toFixed(1)} s`);
+console.log(
+  `# ${JSON.stringify(machineInfo())}; load ${loadavg()[0]!.toFixed(1)}; ${kClients} clients, batches of ${kBatch}, ${seconds.toFixed(1)} s`,
+);
 console.log(
   '| events counted / s | node CPU ms per 1,000 events | node CPU % | generator CPU % | refused batches | OFREP p50 / p99 ms, quiet | with events |',
 );
