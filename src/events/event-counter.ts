@@ -1,8 +1,10 @@
 // The front end's handle on the tally file (src/store/tally-file.ts), where the events routes count and
 // the statistics route reads: opened on first use, so a node that is never sent an event never opens it.
+// With it, the projects' event rate (event-rate.ts), shared by both events routes.
 import type { Config } from '../config.js';
 import { FlagwireError } from '../errors.js';
 import { TallyFile, type TallyTxn } from '../store/tally-file.js';
+import { EventRate } from './event-rate.js';
 
 declare module '../routes/handler.js' {
   interface RouteServices {
@@ -12,11 +14,17 @@ declare module '../routes/handler.js' {
 }
 
 export class EventCounter {
+  /** How many events each project may send: both events routes take from it. */
+  readonly rate: EventRate;
+  private readonly dataDir: string;
   private file: TallyFile | null = null;
   /** Settles once the batch counted last has run its transaction's work (see count). */
   private ran: Promise<void> = Promise.resolve();
 
-  constructor(private readonly dataDir: string) {}
+  constructor(config: Readonly<Pick<Config, 'dataDir' | 'eventsPerSecond' | 'httpThreads'>>) {
+    this.dataDir = config.dataDir;
+    this.rate = new EventRate(config.eventsPerSecond, config.httpThreads);
+  }
 
   get tally(): TallyFile {
     this.file ??= TallyFile.open(this.dataDir);

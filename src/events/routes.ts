@@ -79,6 +79,9 @@ function eventsHandler(
     deps.store.resetReadTxn();
     const key = access.grant(headers.authorization, headers.apiKey, 'events', headers.ip, now);
     const batch = readBatch(await readEventsBody(bytes, headers.contentEncoding, headers.contentType), now);
+    const { rate } = deps.events;
+    const wait = rate.take(key.projectId, batch.events.length, deps.clock.now());
+    if (wait > 0) return sendRefusal(headers.res, rate.refusal(wait), deps, path, 'events batch', [['Retry-After', String(wait)]]);
     deps.store.resetReadTxn();
     const resolved = resolveBatch(deps.store, key, batch);
     const answer = await deps.events.count((txn) => countBatch(txn, key, batch.batchId, resolved, now));

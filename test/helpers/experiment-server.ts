@@ -9,8 +9,8 @@ export function must(r: Reply, status: number): any {
   return r.json;
 }
 
-export async function startExperimentServer(t: { teardown(fn: () => Promise<unknown>): void }) {
-  const { server, world } = await startWorldServer(t);
+export async function startExperimentServer(t: { teardown(fn: () => Promise<unknown>): void }, env: Record<string, string> = {}) {
+  const { server, world } = await startWorldServer(t, env);
   const base = server.baseUrl;
   const { secrets } = world;
   must(
