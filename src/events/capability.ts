@@ -4,7 +4,7 @@
 import { defineCapability } from '../capability/capability.js';
 import { kEventsApiRoutes } from './api-routes.js';
 import { kEventsRoutes } from './routes.js';
-import { EventBatch, EventsAccepted } from './schemas.js';
+import { EventBatch, EventsAccepted, SubjectErase, SubjectErased } from './schemas.js';
 import { GoffCollectorBody } from './goff-collector.js';
 import { ExperimentStatistics } from './statistics.js';
 
@@ -12,5 +12,5 @@ export const kEvents = defineCapability({
   name: 'events',
   serviceRoutes: kEventsRoutes,
   routes: kEventsApiRoutes,
-  schemas: { EventBatch, EventsAccepted, GoffCollectorBody, ExperimentStatistics },
+  schemas: { EventBatch, EventsAccepted, GoffCollectorBody, ExperimentStatistics, SubjectErase, SubjectErased },
 });
