@@ -8,8 +8,9 @@
 //     command other than serve never loads the packages those import (uWebSockets.js, piscina, pino,
 //     pg); the npm packages stay apart, as Node loads them. A module's import.meta.url is rewritten to the URL of its
 //     own file, so what it finds next to itself (worker files, package.json) is found as before.
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { relative } from 'node:path';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const kCliDir = new URL('../dist/src/cli/', import.meta.url);
@@ -23,14 +24,67 @@ const shapes = kCliCommands.map((command) =>
 writeFileSync(new URL('commands.json', kCliDir), `${JSON.stringify(shapes)}\n`);
 
 /** Each source module's import.meta.url, as the URL of its own file relative to the bundle's (every piece is in one folder). */
-const ownUrls = {
-  name: 'own-import-meta-url',
+function ownUrls(path, text) {
+  if (!text.includes('import.meta.url')) return text;
+  const own = JSON.stringify(relative(kBundleDir, path));
+  return text.replaceAll('import.meta.url', `new URL(${own}, import.meta.url).href`);
+}
+
+/**
+ * The parts a capability loads on use (OnUse, src/capability/capability.ts), gathered into one piece per
+ * kind: its command-line commands (`cli.js`) and its routes (a module named `*routes.js`: Management API,
+ * service, hosted and console routes). Left to itself, esbuild cuts a piece for each set of those some 45
+ * imports that share a module, and a node's main thread, which loads them all, loaded 150 files instead
+ * of 39 (about 100 ms more of its CPU before /health). Each part's import becomes an import of its
+ * kind's piece (capability-cli-*.js, capability-routes-*.js: a module of this plugin's that imports every
+ * capability's parts of that kind), so a command still loads no route (test/cli/cli-start.test.ts).
+ */
+const kPartKinds = [
+  { kind: 'capability-cli', test: (file) => file === 'cli.js' },
+  { kind: 'capability-routes', test: (file) => file.endsWith('routes.js') },
+];
+const kDeclarations = readdirSync(new URL('..', kCliDir), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory() && existsSync(new URL(`../${entry.name}/capability.js`, kCliDir)))
+  .map((entry) => fileURLToPath(new URL(`../${entry.name}/capability.js`, kCliDir)));
+const kPartImport = /import\('(\.{1,2}\/[^']+\.js)'\)/g;
+/** Each kind's parts: the absolute path of each module, in the order found. */
+const kParts = new Map(kPartKinds.map(({ kind }) => [kind, []]));
+for (const path of kDeclarations) {
+  for (const [, spec] of readFileSync(path, 'utf8').matchAll(kPartImport)) {
+    const part = kPartKinds.find(({ test }) => test(basename(spec)));
+    if (part !== undefined) kParts.get(part.kind).push(join(dirname(path), spec));
+  }
+}
+function gatheredParts(path, text) {
+  if (!kDeclarations.includes(path)) return text;
+  return text.replace(kPartImport, (whole, spec) => {
+    const part = kPartKinds.find(({ test }) => test(basename(spec)));
+    if (part === undefined) return whole;
+    const index = kParts.get(part.kind).indexOf(join(dirname(path), spec));
+    return `import('flagwire-parts:${part.kind}').then((parts) => parts.p${index})`;
+  });
+}
+
+const sourceRewrites = {
+  name: 'source-rewrites',
   setup(b) {
+    b.onResolve({ filter: /^flagwire-parts:/ }, (args) => ({
+      path: args.path.slice('flagwire-parts:'.length),
+      namespace: 'flagwire-parts',
+    }));
+    // esbuild resolves only what a file imports: the pieces name their parts by absolute path.
+    b.onResolve({ filter: /.*/, namespace: 'flagwire-parts' }, (args) => ({ path: args.path }));
+    b.onLoad({ filter: /.*/, namespace: 'flagwire-parts' }, (args) => ({
+      contents: kParts
+        .get(args.path)
+        .map((path, i) => `export * as p${i} from ${JSON.stringify(path)};`)
+        .join('\n'),
+      loader: 'js',
+    }));
     b.onLoad({ filter: /\/dist\/src\/.*\.js$/ }, (args) => {
       const text = readFileSync(args.path, 'utf8');
-      if (!text.includes('import.meta.url')) return undefined;
-      const own = JSON.stringify(relative(kBundleDir, args.path));
-      return { contents: text.replaceAll('import.meta.url', `new URL(${own}, import.meta.url).href`), loader: 'js' };
+      const contents = gatheredParts(args.path, ownUrls(args.path, text));
+      return contents === text ? undefined : { contents, loader: 'js' };
     });
   },
 };
@@ -47,6 +101,6 @@ await build({
   platform: 'node',
   target: 'node20',
   sourcemap: true,
-  plugins: [ownUrls],
+  plugins: [sourceRewrites],
   logLevel: 'warning',
 });

@@ -2,9 +2,8 @@
 // client API for server SDKs that evaluate locally, GET /api/client/features (routes.ts), says a project
 // environment's flags in Unleash's model (client-features.ts).
 import { defineCapability } from '../capability/capability.js';
-import { kUnleashRoutes } from './routes.js';
 
 export const kUnleash = defineCapability({
   name: 'unleash',
-  serviceRoutes: kUnleashRoutes,
+  serviceRoutes: async () => (await import('./routes.js')).kUnleashRoutes,
 });

@@ -127,6 +127,14 @@ t.test('help loads no capability; a store command runs from the bundle without t
     [],
     'and from no module outside it',
   );
+  t.ok(
+    run.ours.some((p) => /^cli\/bundle\/capability-cli-\w+\.js$/.test(p)),
+    "the capabilities' command-line commands are loaded",
+  );
+  t.notOk(
+    run.ours.some((p) => /^cli\/bundle\/capability-routes-\w+\.js$/.test(p)),
+    'and none of their routes (loaded on use: src/capability/capability.ts, OnUse)',
+  );
   for (const name of ['uWebSockets.js', 'piscina', 'pino', 'pg', '@grpc/grpc-js', 'nodemailer']) {
     t.notOk(run.packages.has(name), `${name} is not loaded`);
   }
