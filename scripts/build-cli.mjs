@@ -7,7 +7,10 @@
 //     imports only on use (serve's server, a PostgreSQL client) in files of their own beside it, so a
 //     command other than serve never loads the packages those import (uWebSockets.js, piscina, pino,
 //     pg); the npm packages stay apart, as Node loads them. A module's import.meta.url is rewritten to the URL of its
-//     own file, so what it finds next to itself (worker files, package.json) is found as before.
+//     own file, so what it finds next to itself (worker files, package.json) is found as before;
+//   dist/src/cli/bundle/writer/actor.js: the writer thread's entry bundled the same way, which the bundle
+//     above starts instead of the modules (a node's writer thread loaded some 190 of them: bench/RESULTS.md,
+//     issue 57 item 2).
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,11 +26,29 @@ const shapes = kCliCommands.map((command) =>
 );
 writeFileSync(new URL('commands.json', kCliDir), `${JSON.stringify(shapes)}\n`);
 
-/** Each source module's import.meta.url, as the URL of its own file relative to the bundle's (every piece is in one folder). */
-function ownUrls(path, text) {
+const kSrcDir = fileURLToPath(new URL('..', kCliDir));
+/**
+ * The threads' entries bundled (each by its path under dist/src, with its bundle's): a source module that
+ * starts one (`new Worker(new URL('../writer-thread/actor.js', import.meta.url))`) starts its bundle
+ * instead, when it runs from a bundle itself. A process that runs the modules unbundled (a test's
+ * in-process server, a test's capability) starts them unbundled as before.
+ */
+const kThreadBundles = new Map([['writer-thread/actor.js', 'writer/actor.js']]);
+
+/**
+ * Each source module's import.meta.url, as the URL of its own file relative to the bundle's (every piece
+ * of one bundle is in one folder), and a URL it makes of a thread's entry, as that entry's bundle.
+ */
+function ownUrls(path, text, outdir) {
   if (!text.includes('import.meta.url')) return text;
-  const own = JSON.stringify(relative(kBundleDir, path));
-  return text.replaceAll('import.meta.url', `new URL(${own}, import.meta.url).href`);
+  const threads = text.replace(/new URL\('(\.{1,2}\/[^']+\.js)', import\.meta\.url\)/g, (whole, spec) => {
+    const bundled = kThreadBundles.get(relative(kSrcDir, join(dirname(path), spec)));
+    return bundled === undefined
+      ? whole
+      : `new URL(${JSON.stringify(relative(dirname(path), join(kBundleDir, bundled)))}, import.meta.url)`;
+  });
+  const own = JSON.stringify(relative(outdir, path));
+  return threads.replaceAll('import.meta.url', `new URL(${own}, import.meta.url).href`);
 }
 
 /**
@@ -65,7 +86,8 @@ function gatheredParts(path, text) {
   });
 }
 
-const sourceRewrites = {
+/** The rewrites above, for a bundle made in `outdir`. */
+const sourceRewrites = (outdir) => ({
   name: 'source-rewrites',
   setup(b) {
     b.onResolve({ filter: /^flagwire-parts:/ }, (args) => ({
@@ -83,17 +105,15 @@ const sourceRewrites = {
     }));
     b.onLoad({ filter: /\/dist\/src\/.*\.js$/ }, (args) => {
       const text = readFileSync(args.path, 'utf8');
-      const contents = gatheredParts(args.path, ownUrls(args.path, text));
+      const contents = gatheredParts(args.path, ownUrls(args.path, text, outdir));
       return contents === text ? undefined : { contents, loader: 'js' };
     });
   },
-};
+});
 
 // The pieces' names carry a hash: the last build's are removed first.
 rmSync(kBundleDir, { recursive: true, force: true });
-await build({
-  entryPoints: [new URL('main.js', kCliDir).pathname],
-  outdir: kBundleDir,
+const kOptions = {
   bundle: true,
   splitting: true,
   packages: 'external',
@@ -101,6 +121,16 @@ await build({
   platform: 'node',
   target: 'node20',
   sourcemap: true,
-  plugins: [sourceRewrites],
   logLevel: 'warning',
-});
+};
+await build({ ...kOptions, entryPoints: [join(kSrcDir, 'cli/main.js')], outdir: kBundleDir, plugins: [sourceRewrites(kBundleDir)] });
+for (const [entry, bundled] of kThreadBundles) {
+  const outdir = dirname(join(kBundleDir, bundled));
+  await build({
+    ...kOptions,
+    entryPoints: [join(kSrcDir, entry)],
+    outdir,
+    splitting: process.env.SPLIT !== '0',
+    plugins: [sourceRewrites(outdir)],
+  });
+}

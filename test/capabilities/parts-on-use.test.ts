@@ -4,9 +4,13 @@
 // the commands and serves nothing, loads none of them (it loaded some 80 such modules before: issue 57,
 // item 2). Seen by the module log (test/helpers/module-log.ts), which names every module any thread of
 // the process loads.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
+import { plainNode } from '../helpers/plain-process.js';
+import { scratchDir } from '../helpers/scratch-dir.js';
+import { kCli } from '../helpers/server.js';
 
 const kModuleLog = fileURLToPath(new URL('../helpers/module-log.js', import.meta.url));
 const kDist = new URL('../../src/', import.meta.url).href;
@@ -48,4 +52,57 @@ t.test('a front end loads every capability part it serves from the same declarat
   t.equal(run.code, 0, run.stderr);
   for (const path of ['flags/routes.js', 'flags/console-routes.js', 'flags/cli.js', 'sync/routes.js', 'ofrep/routes.js'])
     t.ok(run.ours.includes(path), `${path} is loaded`);
+});
+
+t.test("a node started from the command line's bundle runs its writer thread from the writer's bundle, without routes", async (t) => {
+  // The writer thread's entry is bundled as the command line's is (scripts/build-cli.mjs): one file and
+  // a few pieces instead of some 190 modules. Its routes and commands stay in pieces it never loads.
+  const env: NodeJS.ProcessEnv = { ...process.env, FLAGWIRE_SYNC_PORT: '0', FLAGWIRE_LOG_LEVEL: 'warn' };
+  delete env.FLAGWIRE_TEST_CAPABILITY;
+  delete env.FLAGWIRE_DATA;
+  const [file, args] = plainNode(['--import', kModuleLog, kCli, 'serve', '--port', '0', '--data', scratchDir('flagwire-parts-')]);
+  const child = spawn(file, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const port = await new Promise<number>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const found = /127\.0\.0\.1:(\d+)/.exec(out)?.[1];
+      if (found !== undefined) resolve(Number(found));
+    });
+    child.once('exit', (code) => reject(new Error(`the node exited (${code}) before listening: ${stderr}`)));
+  });
+  // Polled: the node answers /health once its threads are up, however busy the machine.
+  let status = 0;
+  for (const deadline = Date.now() + 60_000; status !== 200 && Date.now() < deadline; ) {
+    status = await fetch(`http://127.0.0.1:${port}/health`).then(
+      (r) => r.status,
+      () => 0,
+    );
+    if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  t.equal(status, 200, 'the node serves');
+  child.kill('SIGTERM');
+  await exited;
+  const loaded = stderr
+    .split('\n')
+    .filter((l) => l.startsWith(`loaded ${kDist}`))
+    .map((l) => l.slice(`loaded ${kDist}`.length));
+  t.ok(loaded.includes('cli/bundle/writer/actor.js'), "the writer thread ran from the writer's bundle");
+  t.notOk(loaded.includes('writer-thread/actor.js'), 'not from its modules');
+  const parts = readdirSync(new URL('cli/bundle/writer/', kDist)).filter((name) => /^capability-(routes|cli)-\w+\.js$/.test(name));
+  t.equal(parts.length, 2, "the writer's bundle has its pieces of routes and of command-line commands");
+  t.strictSame(
+    loaded.filter((path) => parts.some((name) => path === `cli/bundle/writer/${name}`)),
+    [],
+    "the writer's bundle loaded no piece of routes or command-line commands",
+  );
+  t.ok(
+    loaded.some((path) => /^cli\/bundle\/capability-routes-\w+\.js$/.test(path)),
+    "the front end loaded the capabilities' routes, from the command line's bundle",
+  );
 });
