@@ -8,9 +8,10 @@
 //     command other than serve never loads the packages those import (uWebSockets.js, piscina, pino,
 //     pg); the npm packages stay apart, as Node loads them. A module's import.meta.url is rewritten to the URL of its
 //     own file, so what it finds next to itself (worker files, package.json) is found as before;
-//   dist/src/cli/bundle/writer/actor.js: the writer thread's entry bundled the same way, which the bundle
-//     above starts instead of the modules (a node's writer thread loaded some 190 of them: bench/RESULTS.md,
-//     issue 57 item 2).
+//   dist/src/cli/bundle/writer/actor.js and eval/worker.js: the writer thread's and an evaluation
+//     worker's entries bundled the same way, which the bundle above starts instead of the modules (a
+//     node's writer thread loaded some 190 of them, an evaluation worker 75: bench/RESULTS.md, issue 57
+//     item 2).
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,7 +34,14 @@ const kSrcDir = fileURLToPath(new URL('..', kCliDir));
  * instead, when it runs from a bundle itself. A process that runs the modules unbundled (a test's
  * in-process server, a test's capability) starts them unbundled as before.
  */
-const kThreadBundles = new Map([['writer-thread/actor.js', 'writer/actor.js']]);
+const kThreadBundles = [
+  { dir: 'writer', entries: ['writer-thread/actor.js'] },
+  // An evaluation worker imports its route sets' evaluators by URL (src/eval-engine/worker.ts): they are
+  // entries of its bundle, so that they and the worker share one copy of each module (the engine).
+  { dir: 'eval', entries: ['eval-engine/worker.js', 'ofrep/ofrep-evaluator.js', 'eval-engine/evaluation-api-evaluator.js'] },
+];
+/** Each bundled entry's path under dist/src, and its bundle's under the command line's. */
+const kBundledEntries = new Map(kThreadBundles.flatMap(({ dir, entries }) => entries.map((entry) => [entry, `${dir}/${basename(entry)}`])));
 
 /**
  * Each source module's import.meta.url, as the URL of its own file relative to the bundle's (every piece
@@ -42,7 +50,7 @@ const kThreadBundles = new Map([['writer-thread/actor.js', 'writer/actor.js']]);
 function ownUrls(path, text, outdir) {
   if (!text.includes('import.meta.url')) return text;
   const threads = text.replace(/new URL\('(\.{1,2}\/[^']+\.js)', import\.meta\.url\)/g, (whole, spec) => {
-    const bundled = kThreadBundles.get(relative(kSrcDir, join(dirname(path), spec)));
+    const bundled = kBundledEntries.get(relative(kSrcDir, join(dirname(path), spec)));
     return bundled === undefined
       ? whole
       : `new URL(${JSON.stringify(relative(dirname(path), join(kBundleDir, bundled)))}, import.meta.url)`;
@@ -124,13 +132,13 @@ const kOptions = {
   logLevel: 'warning',
 };
 await build({ ...kOptions, entryPoints: [join(kSrcDir, 'cli/main.js')], outdir: kBundleDir, plugins: [sourceRewrites(kBundleDir)] });
-for (const [entry, bundled] of kThreadBundles) {
-  const outdir = dirname(join(kBundleDir, bundled));
+for (const { dir, entries } of kThreadBundles) {
+  const outdir = join(kBundleDir, dir);
   await build({
     ...kOptions,
-    entryPoints: [join(kSrcDir, entry)],
+    entryPoints: entries.map((entry) => join(kSrcDir, entry)),
+    entryNames: '[name]',
     outdir,
-    splitting: process.env.SPLIT !== '0',
     plugins: [sourceRewrites(outdir)],
   });
 }

@@ -54,55 +54,67 @@ t.test('a front end loads every capability part it serves from the same declarat
     t.ok(run.ours.includes(path), `${path} is loaded`);
 });
 
-t.test("a node started from the command line's bundle runs its writer thread from the writer's bundle, without routes", async (t) => {
-  // The writer thread's entry is bundled as the command line's is (scripts/build-cli.mjs): one file and
-  // a few pieces instead of some 190 modules. Its routes and commands stay in pieces it never loads.
-  const env: NodeJS.ProcessEnv = { ...process.env, FLAGWIRE_SYNC_PORT: '0', FLAGWIRE_LOG_LEVEL: 'warn' };
-  delete env.FLAGWIRE_TEST_CAPABILITY;
-  delete env.FLAGWIRE_DATA;
-  const [file, args] = plainNode(['--import', kModuleLog, kCli, 'serve', '--port', '0', '--data', scratchDir('flagwire-parts-')]);
-  const child = spawn(file, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  const port = await new Promise<number>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const found = /127\.0\.0\.1:(\d+)/.exec(out)?.[1];
-      if (found !== undefined) resolve(Number(found));
+t.test(
+  "a node started from the command line's bundle runs its writer and evaluation threads from bundles, the writer without routes",
+  async (t) => {
+    // The writer thread's and an evaluation worker's entries are bundled as the command line's is
+    // (scripts/build-cli.mjs): a few files instead of some 190 and 75 modules. The writer's routes and
+    // commands stay in pieces it never loads.
+    const env: NodeJS.ProcessEnv = { ...process.env, FLAGWIRE_SYNC_PORT: '0', FLAGWIRE_LOG_LEVEL: 'warn' };
+    delete env.FLAGWIRE_TEST_CAPABILITY;
+    delete env.FLAGWIRE_DATA;
+    const [file, args] = plainNode(['--import', kModuleLog, kCli, 'serve', '--port', '0', '--data', scratchDir('flagwire-parts-')]);
+    const child = spawn(file, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
     });
-    child.once('exit', (code) => reject(new Error(`the node exited (${code}) before listening: ${stderr}`)));
-  });
-  // Polled: the node answers /health once its threads are up, however busy the machine.
-  let status = 0;
-  for (const deadline = Date.now() + 60_000; status !== 200 && Date.now() < deadline; ) {
-    status = await fetch(`http://127.0.0.1:${port}/health`).then(
-      (r) => r.status,
-      () => 0,
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    const port = await new Promise<number>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        const found = /127\.0\.0\.1:(\d+)/.exec(out)?.[1];
+        if (found !== undefined) resolve(Number(found));
+      });
+      child.once('exit', (code) => reject(new Error(`the node exited (${code}) before listening: ${stderr}`)));
+    });
+    // Polled: the node answers /health once its threads are up, however busy the machine.
+    let status = 0;
+    for (const deadline = Date.now() + 60_000; status !== 200 && Date.now() < deadline; ) {
+      status = await fetch(`http://127.0.0.1:${port}/health`).then(
+        (r) => r.status,
+        () => 0,
+      );
+      if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    t.equal(status, 200, 'the node serves');
+    child.kill('SIGTERM');
+    await exited;
+    const loaded = stderr
+      .split('\n')
+      .filter((l) => l.startsWith(`loaded ${kDist}`))
+      .map((l) => l.slice(`loaded ${kDist}`.length));
+    t.ok(loaded.includes('cli/bundle/writer/actor.js'), "the writer thread ran from the writer's bundle");
+    t.notOk(loaded.includes('writer-thread/actor.js'), 'not from its modules');
+    // Piscina loads a worker's own file past the module hooks: the modules that file imports tell.
+    for (const entry of ['ofrep-evaluator.js', 'evaluation-api-evaluator.js'])
+      t.ok(loaded.includes(`cli/bundle/eval/${entry}`), `an evaluation worker loaded ${entry} from its bundle`);
+    t.strictSame(
+      loaded.filter((path) => /^(eval-engine|ofrep|targeting)\//.test(path)),
+      [],
+      'and no evaluation module unbundled',
     );
-    if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  t.equal(status, 200, 'the node serves');
-  child.kill('SIGTERM');
-  await exited;
-  const loaded = stderr
-    .split('\n')
-    .filter((l) => l.startsWith(`loaded ${kDist}`))
-    .map((l) => l.slice(`loaded ${kDist}`.length));
-  t.ok(loaded.includes('cli/bundle/writer/actor.js'), "the writer thread ran from the writer's bundle");
-  t.notOk(loaded.includes('writer-thread/actor.js'), 'not from its modules');
-  const parts = readdirSync(new URL('cli/bundle/writer/', kDist)).filter((name) => /^capability-(routes|cli)-\w+\.js$/.test(name));
-  t.equal(parts.length, 2, "the writer's bundle has its pieces of routes and of command-line commands");
-  t.strictSame(
-    loaded.filter((path) => parts.some((name) => path === `cli/bundle/writer/${name}`)),
-    [],
-    "the writer's bundle loaded no piece of routes or command-line commands",
-  );
-  t.ok(
-    loaded.some((path) => /^cli\/bundle\/capability-routes-\w+\.js$/.test(path)),
-    "the front end loaded the capabilities' routes, from the command line's bundle",
-  );
-});
+    const parts = readdirSync(new URL('cli/bundle/writer/', kDist)).filter((name) => /^capability-(routes|cli)-\w+\.js$/.test(name));
+    t.equal(parts.length, 2, "the writer's bundle has its pieces of routes and of command-line commands");
+    t.strictSame(
+      loaded.filter((path) => parts.some((name) => path === `cli/bundle/writer/${name}`)),
+      [],
+      "the writer's bundle loaded no piece of routes or command-line commands",
+    );
+    t.ok(
+      loaded.some((path) => /^cli\/bundle\/capability-routes-\w+\.js$/.test(path)),
+      "the front end loaded the capabilities' routes, from the command line's bundle",
+    );
+  },
+);
