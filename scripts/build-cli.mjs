@@ -8,6 +8,8 @@
 //     command other than serve never loads the packages those import (uWebSockets.js, piscina, pino,
 //     pg); the npm packages stay apart, as Node loads them. A module's import.meta.url is rewritten to the URL of its
 //     own file, so what it finds next to itself (worker files, package.json) is found as before;
+//   dist/src/cli/bundle/serve/main.js: the same, in one file, for serve (a long-running command), which
+//     loads all of it;
 //   dist/src/cli/bundle/writer/actor.js and eval/worker.js: the writer thread's and an evaluation
 //     worker's entries bundled the same way, which the bundle above starts instead of the modules (a
 //     node's writer thread loaded some 190 of them, an evaluation worker 75: bench/RESULTS.md, issue 57
@@ -21,7 +23,8 @@ const kCliDir = new URL('../dist/src/cli/', import.meta.url);
 const kBundleDir = new URL('bundle/', kCliDir).pathname;
 
 const { kCliCommands } = await import(new URL('commands.js', kCliDir).href);
-const kShapeKeys = ['name', 'usage', 'summary', 'positionals', 'argumentHelp', 'options', 'notes'];
+// longRunning too: the entry runs a long-running command (serve) from its own bundle.
+const kShapeKeys = ['name', 'usage', 'summary', 'positionals', 'argumentHelp', 'options', 'notes', 'longRunning'];
 const shapes = kCliCommands.map((command) =>
   Object.fromEntries(kShapeKeys.filter((k) => command[k] !== undefined).map((k) => [k, command[k]])),
 );
@@ -132,6 +135,18 @@ const kOptions = {
   logLevel: 'warning',
 };
 await build({ ...kOptions, entryPoints: [join(kSrcDir, 'cli/main.js')], outdir: kBundleDir, plugins: [sourceRewrites(kBundleDir)] });
+// serve loads the server, every route and every command: one file, no pieces. Cut into pieces as above
+// (57 files), its main thread spent about 30 ms more of CPU before /health (bench/RESULTS.md, issue 57
+// item 2). What it imports on use is in the file but runs on use; only the npm packages that some module
+// of it imports statically are loaded at once, and those are the server's (uWebSockets.js, piscina, pino).
+const kServeDir = join(kBundleDir, 'serve');
+await build({
+  ...kOptions,
+  entryPoints: [join(kSrcDir, 'cli/main.js')],
+  splitting: false,
+  outdir: kServeDir,
+  plugins: [sourceRewrites(kServeDir)],
+});
 for (const { dir, entries } of kThreadBundles) {
   const outdir = join(kBundleDir, dir);
   await build({

@@ -112,9 +112,10 @@ t.test(
       [],
       "the writer's bundle loaded no piece of routes or command-line commands",
     );
-    t.ok(
-      loaded.some((path) => /^cli\/bundle\/capability-routes-\w+\.js$/.test(path)),
-      "the front end loaded the capabilities' routes, from the command line's bundle",
+    t.strictSame(
+      loaded.filter((path) => path.startsWith('cli/bundle/') && !/^cli\/bundle\/(writer|eval)\//.test(path)),
+      ['cli/bundle/serve/main.js'],
+      'the main thread ran from the one file of serve, routes and all',
     );
   },
 );
