@@ -5,7 +5,7 @@
 // item 2). Seen by the module log (test/helpers/module-log.ts), which names every module any thread of
 // the process loads.
 import { spawn, spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { plainNode } from '../helpers/plain-process.js';
@@ -14,8 +14,18 @@ import { kCli } from '../helpers/server.js';
 
 const kModuleLog = fileURLToPath(new URL('../helpers/module-log.js', import.meta.url));
 const kDist = new URL('../../src/', import.meta.url).href;
-/** A module of a capability's part loaded on use: its routes (Management API, service, hosted, console) or its commands. */
-const kPartModule = /(^|\/)([\w-]*routes|cli)\.js$/;
+/**
+ * Every module a capability's declaration imports on use (its routes, console routes, command-line
+ * commands, background work and gRPC services), by path under dist/src: read from the declarations, so
+ * a new capability's parts are counted as they are declared.
+ */
+const kOnUse = readdirSync(new URL('.', kDist), { withFileTypes: true }).flatMap((entry) => {
+  const declaration = new URL(`${entry.name}/capability.js`, kDist);
+  if (!entry.isDirectory() || !existsSync(declaration)) return [];
+  return [...readFileSync(declaration, 'utf8').matchAll(/import\('(\.{1,2}\/[^']+\.js)'\)/g)].map(([, spec]) =>
+    new URL(spec!, declaration).href.slice(kDist.length),
+  );
+});
 
 /** Flagwire's own modules (paths under dist/src) that `script` loads in any of its threads, and its stdout. */
 function loadedBy(script: string[]): { code: number | null; stdout: string; stderr: string; ours: string[] } {
@@ -34,10 +44,12 @@ t.test("the writer thread loads the capabilities' records and commands, and none
   t.match(JSON.parse(run.stdout), { name: 'Writer only' }, 'the writer committed a command');
   for (const path of ['writer-thread/actor.js', 'capabilities.js', 'flags/command-table.js', 'approvals/gate.js'])
     t.ok(run.ours.includes(path), `it loaded ${path}`);
+  t.ok(kOnUse.length > 40, `the capabilities declare ${kOnUse.length} modules loaded on use`);
+  t.ok(kOnUse.includes('flags/routes.js') && kOnUse.includes('flags/cli.js'), "the flags' routes and commands among them");
   t.strictSame(
-    run.ours.filter((path) => kPartModule.test(path)),
+    run.ours.filter((path) => kOnUse.includes(path)),
     [],
-    'no route, console route or command-line module',
+    'none of them: no route, console route, command-line command or background work',
   );
 });
 
