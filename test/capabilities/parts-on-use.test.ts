@@ -91,16 +91,17 @@ t.test(
       });
       child.once('exit', (code) => reject(new Error(`the node exited (${code}) before listening: ${stderr}`)));
     });
-    // Polled: the node answers /health once its threads are up, however busy the machine.
+    // Polled: /ready answers 200 once every evaluation worker has answered a probe (and so loaded its
+    // evaluators), however busy the machine.
     let status = 0;
     for (const deadline = Date.now() + 60_000; status !== 200 && Date.now() < deadline; ) {
-      status = await fetch(`http://127.0.0.1:${port}/health`).then(
+      status = await fetch(`http://127.0.0.1:${port}/ready`).then(
         (r) => r.status,
         () => 0,
       );
       if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    t.equal(status, 200, 'the node serves');
+    t.equal(status, 200, 'the node is ready');
     child.kill('SIGTERM');
     await exited;
     const loaded = stderr
