@@ -20,6 +20,7 @@ import type { Flag } from '../src/model/flags.js';
 import type { Audience } from '../src/model/projects.js';
 import { kFiveRuleTargeting, kFiveRuleVariants } from './five-rule-flag.js';
 import { listFlags } from '../src/flags/flag-store.js';
+import { jsonBody } from '../src/model/request-body.js';
 
 export interface BenchFlag {
   id: string;
@@ -221,7 +222,8 @@ function generate(store: LmdbStore): BenchData {
 
 /** The projects of the OFREP bulk bench (ofrep-bulk.bench.ts): one per flag count, ids in that order. */
 export interface BulkData {
-  projects: { id: string; flags: number }[];
+  /** `frontendKey`: a client key of the project with the use `frontend` (Unleash's front-end API). */
+  projects: { id: string; flags: number; frontendKey: string }[];
 }
 
 /**
@@ -272,7 +274,17 @@ export async function generateBulkDataset(dataDir: string, flagCounts: readonly 
         });
       }
     }
-    return { projects: projects.map(({ id, flags }) => ({ id, flags })) };
+    const keys = store.transact((w) =>
+      projects.map(
+        (project) =>
+          run(w, 'clientKeyCreate', {
+            principal: kOperator,
+            projectId: project.id,
+            received: jsonBody(JSON.stringify({ name: 'bench', uses: ['frontend'] })),
+          }).secret,
+      ),
+    );
+    return { projects: projects.map(({ id, flags }, p) => ({ id, flags, frontendKey: keys[p]! })) };
   } finally {
     await store.close();
   }

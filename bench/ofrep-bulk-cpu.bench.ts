@@ -4,7 +4,9 @@
 // into one batch buffer as the worker writes them (OfrepEvaluator.evaluateBulk into a ResultWriter,
 // the buffer kept when it grew, as the batch channel keeps a grown slot). No sockets, no main thread:
 // thread CPU, so a figure holds on a busy machine where req/s per node CPU-second does not (the
-// server-level figure is bench/ofrep-bulk.bench.ts's).
+// server-level figure is bench/ofrep-bulk.bench.ts's). Beside it, the same for Unleash's front-end API
+// (issue 60: GET /api/frontend as unleash-proxy-client asks it, the same contexts as its query, the
+// client key checked per request), since both answer every flag of a project.
 //
 // With `--baseline DIR` (another build's checkout, built), that build is measured in turn with this one,
 // each round a fresh process per build on its own copy of the data: the ratio is side by side.
@@ -27,21 +29,32 @@ const kContexts = 1000;
 /** Answers per measurement: about a second of CPU for each project. */
 const kAnswers = { 5: 200_000, 350: 6_000 } as const;
 
-interface ChildFigures {
-  /** µs of thread CPU per answer, by flag count. */
-  [flags: number]: number;
+/** The routes measured: OFREP's bulk evaluation, and Unleash's front-end API where the build has it. */
+const kRoutes = ['ofrep', 'unleash'] as const;
+type MeasuredRoute = (typeof kRoutes)[number];
+
+/** µs of thread CPU per answer, by route and flag count; a route the build lacks is absent. */
+type ChildFigures = Partial<Record<MeasuredRoute, Record<number, number>>>;
+
+interface ChildInput {
+  dist: string;
+  dataDir: string;
+  projects: { id: string; frontendKey: string }[];
 }
 
-/** In a child process: `dist`'s OfrepEvaluator over the data dir, µs per answer for each project. */
-async function measureHere(dist: string, dataDir: string, projectIds: string[]): Promise<ChildFigures> {
+/** In a child process: `dist`'s evaluators over the data dir, µs per answer for each route and project. */
+async function measureHere({ dist, dataDir, projects }: ChildInput): Promise<ChildFigures> {
   const load = (path: string) => import(pathToFileURL(join(dist, path)).href);
   const { LmdbStore } = await load('src/store/lmdb-store.js');
   const { EvalEngine } = await load('src/eval-engine/engine.js');
   const { ResultWriter } = await load('src/eval-engine/protocol.js');
   const { OfrepEvaluator } = await load('src/ofrep/evaluate.js');
+  // A baseline built before Unleash's front-end API has no such module: its column stays empty.
+  const frontendModule = await load('src/unleash/frontend-evaluator.js').catch(() => null);
   const store = LmdbStore.open(dataDir, { readOnly: true });
   const engine = new EvalEngine(store, () => Date.now());
   const ofrep = new OfrepEvaluator(engine);
+  const frontend = frontendModule === null ? null : new frontendModule.FrontendEvaluator(engine);
   const bodies = Array.from({ length: kContexts }, (_, i) =>
     JSON.stringify({
       context: {
@@ -55,24 +68,40 @@ async function measureHere(dist: string, dataDir: string, projectIds: string[]):
       },
     }),
   );
+  // The same contexts as unleash-proxy-client writes them into GET /api/frontend's query.
+  const queries = Array.from(
+    { length: kContexts },
+    (_, i) =>
+      `appName=web&environment=default&sessionId=${i}&userId=user-${i}&properties%5Bplan%5D=beta&properties%5Bcountry%5D=NL` +
+      `&properties%5Bversion%5D=2.3.1&properties%5Bemail%5D=user-${i}%40example.com&properties%5Btier%5D=gold`,
+  );
   let buffer: ArrayBufferLike = new SharedArrayBuffer(256 * 1024);
-  const run = (projectId: string, answers: number) => {
+  const run = (route: MeasuredRoute, project: ChildInput['projects'][number], answers: number) => {
+    const extra = `q${project.frontendKey}\n`;
     for (let i = 0; i < answers; i += kBatch) {
       engine.beginBatch();
       const out = new ResultWriter(buffer, kBatch);
-      for (let j = 0; j < kBatch; j++) ofrep.evaluateBulk(projectId, bodies[(i + j) % kContexts]!, '', out);
+      for (let j = 0; j < kBatch; j++) {
+        if (route === 'ofrep') ofrep.evaluateBulk(project.id, bodies[(i + j) % kContexts]!, '', out);
+        else frontend.evaluate('enabled', '', queries[(i + j) % kContexts]!, extra, out);
+      }
       const answered = out.finish();
       if (answered instanceof SharedArrayBuffer) buffer = answered;
     }
   };
   const figures: ChildFigures = {};
-  for (const [p, flags] of kFlagCounts.entries()) {
-    const answers = kAnswers[flags];
-    run(projectIds[p]!, answers / 4);
-    const before = process.cpuUsage();
-    run(projectIds[p]!, answers);
-    const used = process.cpuUsage(before);
-    figures[flags] = (used.user + used.system) / answers;
+  for (const route of kRoutes) {
+    if (route === 'unleash' && frontend === null) continue;
+    const byFlags: Record<number, number> = {};
+    for (const [p, flags] of kFlagCounts.entries()) {
+      const answers = kAnswers[flags];
+      run(route, projects[p]!, answers / 4);
+      const before = process.cpuUsage();
+      run(route, projects[p]!, answers);
+      const used = process.cpuUsage(before);
+      byFlags[flags] = (used.user + used.system) / answers;
+    }
+    figures[route] = byFlags;
   }
   await store.close();
   return figures;
@@ -83,14 +112,13 @@ async function main(): Promise<void> {
     options: { rounds: { type: 'string', default: '5' }, baseline: { type: 'string' }, child: { type: 'string' } },
   });
   if (values.child !== undefined) {
-    const { dist, dataDir, projectIds } = JSON.parse(values.child) as { dist: string; dataDir: string; projectIds: string[] };
-    process.stdout.write(JSON.stringify(await measureHere(dist, dataDir, projectIds)));
+    process.stdout.write(JSON.stringify(await measureHere(JSON.parse(values.child) as ChildInput)));
     return;
   }
   const work = mkdtempSync(join(tmpdir(), 'flagwire-bulk-cpu-'));
   try {
     const data = await generateBulkDataset(join(work, 'data'), kFlagCounts);
-    const projectIds = data.projects.map((p) => p.id);
+    const projects = data.projects.map(({ id, frontendKey }) => ({ id, frontendKey }));
     const builds = [{ name: 'this build', dist: kDist }];
     if (values.baseline !== undefined) builds.unshift({ name: `baseline (${values.baseline})`, dist: join(values.baseline, 'dist') });
     const results = new Map<string, ChildFigures[]>();
@@ -102,7 +130,7 @@ async function main(): Promise<void> {
         cpSync(join(work, 'data'), dataDir, { recursive: true });
         const out = execFileSync(
           process.execPath,
-          [join(kDist, 'bench/ofrep-bulk-cpu.bench.js'), '--child', JSON.stringify({ dist: build.dist, dataDir, projectIds })],
+          [join(kDist, 'bench/ofrep-bulk-cpu.bench.js'), '--child', JSON.stringify({ dist: build.dist, dataDir, projects })],
           { encoding: 'utf8' },
         );
         rmSync(dataDir, { recursive: true, force: true });
@@ -113,20 +141,24 @@ async function main(): Promise<void> {
     console.log(
       `# ${JSON.stringify(machineInfo())}; ${values.rounds} rounds, builds in turn; load ${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}`,
     );
-    console.log('| build | µs of CPU per answer, 5 flags (median, min-max) | 350 flags |');
-    console.log('|---|---:|---:|');
-    const medians = new Map<string, ChildFigures>();
+    console.log('| build | route | µs of CPU per answer, 5 flags (median, min-max) | 350 flags |');
+    console.log('|---|---|---:|---:|');
+    const medians = new Map<string, Record<number, number>>();
     for (const [name, runs] of results) {
-      const cells = kFlagCounts.map((flags) => {
-        const values = runs.map((r) => r[flags]!);
-        return `${median(values).toFixed(1)} (${Math.min(...values).toFixed(1)}-${Math.max(...values).toFixed(1)})`;
-      });
-      medians.set(name, Object.fromEntries(kFlagCounts.map((flags) => [flags, median(runs.map((r) => r[flags]!))])));
-      console.log(`| ${name} | ${cells.join(' | ')} |`);
+      for (const route of kRoutes) {
+        const measured = runs.map((r) => r[route]).filter((f): f is Record<number, number> => f !== undefined);
+        if (measured.length === 0) continue;
+        const cells = kFlagCounts.map((flags) => {
+          const values = measured.map((r) => r[flags]!);
+          return `${median(values).toFixed(1)} (${Math.min(...values).toFixed(1)}-${Math.max(...values).toFixed(1)})`;
+        });
+        medians.set(`${name} ${route}`, Object.fromEntries(kFlagCounts.map((flags) => [flags, median(measured.map((r) => r[flags]!))])));
+        console.log(`| ${name} | ${route} | ${cells.join(' | ')} |`);
+      }
     }
     if (builds.length === 2) {
-      const [base, mine] = builds.map((b) => medians.get(b.name)!);
-      console.log(`| this build ÷ baseline | ${kFlagCounts.map((f) => (mine![f]! / base![f]!).toFixed(2)).join(' | ')} |`);
+      const [base, mine] = builds.map((b) => medians.get(`${b.name} ofrep`)!);
+      console.log(`| this build ÷ baseline | ofrep | ${kFlagCounts.map((f) => (mine![f]! / base![f]!).toFixed(2)).join(' | ')} |`);
     }
   } finally {
     rmSync(work, { recursive: true, force: true });

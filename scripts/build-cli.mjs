@@ -37,11 +37,26 @@ const kSrcDir = fileURLToPath(new URL('..', kCliDir));
  * instead, when it runs from a bundle itself. A process that runs the modules unbundled (a test's
  * in-process server, a test's capability) starts them unbundled as before.
  */
+/**
+ * The evaluators route sets name (`workerModule: new URL('./ofrep-evaluator.js', import.meta.url).href`,
+ * src/eval-engine/routes.ts), by path under dist/src: read from the modules that declare them, so a new
+ * route set's evaluator is bundled as it is declared.
+ */
+function declaredEvaluators(dir = kSrcDir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return path === kBundleDir.replace(/\/$/, '') ? [] : declaredEvaluators(path);
+    if (!entry.name.endsWith('.js')) return [];
+    return [...readFileSync(path, 'utf8').matchAll(/workerModule: new URL\('(\.{1,2}\/[^']+\.js)', import\.meta\.url\)/g)].map(([, spec]) =>
+      relative(kSrcDir, join(dir, spec)),
+    );
+  });
+}
 const kThreadBundles = [
   { dir: 'writer', entries: ['writer-thread/actor.js'] },
   // An evaluation worker imports its route sets' evaluators by URL (src/eval-engine/worker.ts): they are
   // entries of its bundle, so that they and the worker share one copy of each module (the engine).
-  { dir: 'eval', entries: ['eval-engine/worker.js', 'ofrep/ofrep-evaluator.js', 'eval-engine/evaluation-api-evaluator.js'] },
+  { dir: 'eval', entries: ['eval-engine/worker.js', ...declaredEvaluators()] },
 ];
 /** Each bundled entry's path under dist/src, and its bundle's under the command line's. */
 const kBundledEntries = new Map(kThreadBundles.flatMap(({ dir, entries }) => entries.map((entry) => [entry, `${dir}/${basename(entry)}`])));

@@ -7,7 +7,8 @@
 // all, and none native (lmdb, uWebSockets.js and msgpackr are the server's; the build fails if one is
 // reached). @openfeature/server-sdk is a peer dependency: the application's own SDK, so the provider's
 // events and errors are the ones the application's OpenFeature sees. Types: tsc's declarations of
-// src/provider/index.ts and provider.ts, which name nothing but the SDK's types.
+// src/provider/index.ts, provider.ts and events.ts, which name nothing but the SDK's types. Its subpath
+// `/events` (src/provider/events.ts alone, for pages too) sends exposures and outcomes.
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,6 +35,12 @@ try {
   await build({ ...common, format: 'cjs', outfile: join(pkg, 'dist/index.cjs') });
   const native = Object.keys(esm.metafile.inputs).filter((input) => kNative.test(input));
   if (native.length > 0) throw new Error(`the provider reaches server-only packages: ${native.join(', ')}`);
+  // `@flagwire/openfeature-provider/events`: the events hook and sender alone, for pages as well as
+  // servers, so it must reach nothing of Node's (the build fails if it does).
+  const events = { ...common, entryPoints: [join(root, 'src/provider/events.ts')], platform: 'neutral', external: [] };
+  const eventsEsm = await build({ ...events, format: 'esm', outfile: join(pkg, 'dist/events.js') });
+  await build({ ...events, format: 'cjs', outfile: join(pkg, 'dist/events.cjs') });
+  if (Object.keys(eventsEsm.metafile.inputs).length !== 1) throw new Error('the events entry must be src/provider/events.ts alone');
 
   const types = join(work, 'types');
   execFileSync(
@@ -46,7 +53,7 @@ try {
     ],
     { stdio: 'inherit' },
   );
-  for (const name of ['index.d.ts', 'provider.d.ts']) copyFileSync(join(types, 'provider', name), join(pkg, 'dist', name));
+  for (const name of ['index.d.ts', 'provider.d.ts', 'events.d.ts']) copyFileSync(join(types, 'provider', name), join(pkg, 'dist', name));
 
   const manifest = {
     name: '@flagwire/openfeature-provider',
@@ -57,7 +64,10 @@ try {
     main: './dist/index.cjs',
     module: './dist/index.js',
     types: './dist/index.d.ts',
-    exports: { '.': { types: './dist/index.d.ts', import: './dist/index.js', require: './dist/index.cjs' } },
+    exports: {
+      '.': { types: './dist/index.d.ts', import: './dist/index.js', require: './dist/index.cjs' },
+      './events': { types: './dist/events.d.ts', import: './dist/events.js', require: './dist/events.cjs' },
+    },
     files: ['dist'],
     engines: { node: '>=20' },
     peerDependencies: { '@openfeature/server-sdk': '^1.13.0' },

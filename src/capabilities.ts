@@ -6,6 +6,7 @@ import { kApprovals } from './approvals/capability.js';
 import { kAudit } from './audit-log/capability.js';
 import { kClientKeys } from './client-keys/capability.js';
 import { kEvaluation } from './evaluation/capability.js';
+import { kEvents } from './events/capability.js';
 import { kFlagsAsCode } from './flags-as-code/capability.js';
 import { kFragments } from './fragments/capability.js';
 import { kInvitations } from './invitations/capability.js';
@@ -39,6 +40,7 @@ export const kCapabilities = [
   kFlagsAsCode,
   kTokens,
   kClientKeys,
+  kEvents,
   kAudit,
   kMail,
   kSnapshots,

@@ -60,6 +60,8 @@ export const Config = Type.Object({
   syncMaxUnreadBytes: Type.Integer({ minimum: 1024 * 1024 }),
   /** The change streams (SSE) one front end keeps open at once; one more is refused 503. */
   streamMaxConnections: Type.Integer({ minimum: 1 }),
+  /** Events a project may send per second (src/events/event-rate.ts), the process's threads together. */
+  eventsPerSecond: Type.Integer({ minimum: 1000 }),
   /** The revisions the data file's change log keeps (src/store/change-log.ts): how far behind a relay may fall and catch up without a full copy. */
   changeLogRevisions: Type.Integer({ minimum: 1 }),
   /** The bytes of change sets the change log keeps (src/store/change-log.ts), its newest revision always: a relay further behind gets a full copy. */
@@ -128,6 +130,7 @@ const kSettings = {
   syncMaxStreams: 'FLAGWIRE_SYNC_MAX_STREAMS',
   syncMaxUnreadBytes: 'FLAGWIRE_SYNC_MAX_UNREAD_BYTES',
   streamMaxConnections: 'FLAGWIRE_STREAM_MAX_CONNECTIONS',
+  eventsPerSecond: 'FLAGWIRE_EVENTS_PER_SECOND',
   changeLogRevisions: 'FLAGWIRE_CHANGE_LOG_REVISIONS',
   changeLogBytes: 'FLAGWIRE_CHANGE_LOG_BYTES',
 } as const satisfies Record<keyof Config, string>;
@@ -333,6 +336,8 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     ),
     // Each stream holds at most 64 KiB queued for a slow reader (docs/operations.md: Change stream).
     streamMaxConnections: integer('streamMaxConnections', env.FLAGWIRE_STREAM_MAX_CONNECTIONS ?? '10000', 1, 1_000_000),
+    // At least a full batch (1,000 events), which must be able to pass at once (docs/events.md: Limits).
+    eventsPerSecond: integer('eventsPerSecond', env.FLAGWIRE_EVENTS_PER_SECOND ?? '50000', 1000, 10_000_000),
     changeLogRevisions: changeLog.revisions,
     changeLogBytes: changeLog.bytes,
   };

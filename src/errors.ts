@@ -24,6 +24,7 @@ export const kErrors = {
   REQUEST_CHANGED: { status: 409, title: 'Change request changed', anchor: 'change-request-changed' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Request body too large', anchor: 'payload-too-large' },
   TOO_MANY_AUTH_FAILURES: { status: 429, title: 'Too many failed authentication attempts', anchor: 'too-many-requests' },
+  TOO_MANY_EVENTS: { status: 429, title: 'Too many events', anchor: 'too-many-events' },
   INTERNAL: { status: 500, title: 'Internal server error', anchor: 'internal-error' },
   STORE_UNAVAILABLE: { status: 503, title: 'Storage unavailable', anchor: 'storage-unavailable' },
   STORE_BUSY: { status: 503, title: 'Storage busy', anchor: 'storage-busy' },

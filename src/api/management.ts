@@ -29,6 +29,7 @@ import { kRoutes, registerRoutes } from '../routes/route-table.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { WriterClient } from '../writer/client.js';
 import type { Planner } from '../flags-as-code/planner.js';
+import type { EventCounter } from '../events/event-counter.js';
 import type { ActivityRecorder } from '../tokens/activity.js';
 import { identifyToken, refuseUrlTokens } from '../tokens/auth.js';
 import type { AuthFailures } from '../http/auth-failures.js';
@@ -40,6 +41,8 @@ export interface ManagementDeps {
   writer: WriterClient;
   /** Plans of flag files, on a thread of their own (src/flags-as-code/planner.ts). */
   planner: Planner;
+  /** The tally file of events (src/events/event-counter.ts). */
+  events: EventCounter;
   clock: Clock;
   /** Replaced once the listen port is known (see withListenPort). */
   config: Readonly<Config>;

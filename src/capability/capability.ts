@@ -9,7 +9,7 @@
 // derived from that list, never kept beside it; so are the store's (the databases it opens, what a full
 // copy clears and copies, what migrate-to-postgres exports, the change kinds: src/store/store-layout.ts). docs/architecture.md ("Adding a capability") says how to
 // add one.
-import type { ManagementHandler } from '../routes/handler.js';
+import type { ManagementHandler, RouteServices } from '../routes/handler.js';
 import type { BackgroundWork } from './background-work.js';
 import type { GrpcServiceSpec } from './grpc-service.js';
 import type { EnvironmentBearing } from '../store/interfaces.js';
@@ -21,6 +21,7 @@ import type { ApiRoute } from '../console-route/call.js';
 import type { RecordKind } from '../store/record-kinds.js';
 import type { Logger } from 'pino';
 import type { AuthFailures } from '../http/auth-failures.js';
+import type { BodyBudget } from '../http/body.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { SnapshotReader } from '../store/interfaces.js';
@@ -51,13 +52,15 @@ export interface ServiceRouteSpec extends RouteDeclaration {
  * (the token checks' lockout and activity, the store, the clock). Declared here, not taken from the
  * Management API's own deps, which stand above the capabilities.
  */
-export interface ServiceRouteDeps {
+export interface ServiceRouteDeps extends RouteServices {
   store: SnapshotReader;
   clock: Clock;
   config: Readonly<Config>;
   log: Logger;
   authFailures: AuthFailures;
   activity: TokenUseLog;
+  /** The request-body budget a route with a body reads it from (src/http/body.ts). */
+  bodies: BodyBudget;
   /** Request counts by route number; null or absent when metrics are off. */
   metrics?: RouteCounts | null;
 }

@@ -13,15 +13,13 @@ import { checkedBody, type ReceivedBody } from '../model/request-body.js';
 import { compileValidator } from '../model/validation.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { commandTable } from '../writer/command.js';
-import { type ClientKey, getClientKey, listClientKeys, putClientKey } from './records.js';
+import { type ClientKey, getClientKey, kClientKeyPrefix, listClientKeys, putClientKey } from './records.js';
 import { ClientKeyCreate, type ClientKeyCreated, type ClientKeyRevoked, clientKeyView } from './schemas.js';
 
 /** Every audit action the client key commands write. */
 export const kClientKeyAuditActions = ['client-key.create', 'client-key.revoke'] as const;
 type ClientKeyAuditAction = (typeof kClientKeyAuditActions)[number];
 
-/** A client key's secret starts `fwc_`: never taken for an API token (`fw_`) or a relay key (`fwr_`). */
-export const kClientKeyPrefix = 'fwc';
 /** Keys a project may have that are not revoked (as its API tokens are bounded: spec, Limits). */
 export const kMaxActiveClientKeys = 50;
 

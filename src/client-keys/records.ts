@@ -1,14 +1,19 @@
 // Client keys (issue 58; docs/decisions.md: Client keys): a project's public keys, for code that runs in
 // browsers and apps, which can never read rules nor change anything. Each key names the uses it allows
-// (a declared list: `events` now; the Unleash front-end API will add `frontend`). Kept hashed, as API
-// tokens are, under the hash: a request's key is found in one read.
+// (a declared list). Kept hashed, as API tokens are, under the hash: a request's key is found in one read.
 import { byCreation } from '../model/by-creation.js';
 import type { StoreReader, StoreWriter } from '../store/interfaces.js';
 import { keyedRecords } from '../store/record-kinds.js';
 
-/** What a client key may be used for: `events`, sending exposures and outcomes (POST /ofrep/v1/events, not served yet). */
-export const kClientKeyUses = ['events'] as const;
+/**
+ * What a client key may be used for: `events`, sending exposures and outcomes (POST /ofrep/v1/events);
+ * `frontend`, Unleash's front-end API (src/unleash/frontend-routes.ts: evaluated answers for one context,
+ * never a rule).
+ */
+export const kClientKeyUses = ['events', 'frontend'] as const;
 export type ClientKeyUse = (typeof kClientKeyUses)[number];
+/** A client key's secret starts `fwc_`: never taken for an API token (`fw_`) or a relay key (`fwr_`). */
+export const kClientKeyPrefix = 'fwc';
 
 export interface ClientKey {
   /** `ck_` and random characters: what lists show and revoke takes. */
@@ -30,8 +35,8 @@ export interface ClientKey {
 export const kClientKeyRecords = keyedRecords<ClientKey>()({
   name: 'clientKey',
   database: 'clientKeys',
-  // Relayed as API tokens are: a relay answers the clients of evaluation, and a later use of these keys
-  // (Unleash's front-end API) is evaluation's. Only the hash travels.
+  // Relayed as API tokens are: a relay answers the clients of evaluation, and Unleash's front-end API,
+  // which these keys open, is evaluation's. Only the hash travels.
   relayed: true,
   key: (key) => key.secretHash,
   indexes: {
@@ -43,7 +48,7 @@ export const kClientKeyRecords = keyedRecords<ClientKey>()({
 });
 
 /** The key whose secret hashes to `secretHash`, revoked or not; undefined: no such key. */
-export function getClientKeyByHash(r: StoreReader, secretHash: string): ClientKey | undefined {
+export function getClientKeyByHash(r: Pick<StoreReader, 'getKeyed'>, secretHash: string): ClientKey | undefined {
   return r.getKeyed(kClientKeyRecords, secretHash);
 }
 

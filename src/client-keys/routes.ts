@@ -18,7 +18,7 @@ export const kClientKeyApiRoutes: Readonly<Record<string, ManagementRouteSpec>> 
       operationId: 'createClientKey',
       tag: 'Management API',
       summary:
-        "Make a client key of the token's project: a public key for browsers and apps that may only do what its uses name (events: send exposures and outcomes)",
+        "Make a client key of the token's project: a public key for browsers and apps that may only do what its uses name (events: send exposures and outcomes; frontend: Unleash's front-end API)",
       request: { schema: ClientKeyCreate, required: true },
       responses: {
         '201': json(ClientKeyCreated, 'Made; its secret is shown only now'),

@@ -16,14 +16,14 @@ export const ClientKeyCreate = Type.Object(
     environment: Type.Optional(
       Type.String({
         minLength: 1,
-        description: 'The environment its events belong to: required on a multi-environment project, refused on a single one',
+        description: 'The environment its answers and events belong to: required on a multi-environment project, refused on a single one',
       }),
     ),
     uses: Type.Array(kUse, {
       minItems: 1,
       maxItems: kClientKeyUses.length,
       uniqueItems: true,
-      description: 'What the key may be used for: events (POST /ofrep/v1/events, not served yet)',
+      description: "What the key may be used for: events (POST /ofrep/v1/events), frontend (Unleash's front-end API, /api/frontend)",
       'x-error': `must be a non-empty array of distinct uses: ${kClientKeyUses.join(', ')}`,
     }),
   },

@@ -290,6 +290,14 @@ export class EvalEngine {
     return this.batchRevision;
   }
 
+  /**
+   * The batch's snapshot, for what a route set reads beside flags (Unleash's front-end API reads the
+   * client key a request names: src/unleash/frontend-evaluator.ts), so it is as fresh as the flags.
+   */
+  get snapshot(): Pick<EngineStore, 'getKeyed'> {
+    return this.store;
+  }
+
   /** This batch's time (the clock's ms): `$flagd.timestamp` of every rule it runs. */
   get batchTime(): number {
     return this.now;

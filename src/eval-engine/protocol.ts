@@ -29,6 +29,7 @@
 
 import type { FlagUsage } from '../model/flags.js';
 import { maxUtf8Bytes, readUtf8, writeUtf8 } from '../bytes/utf8.js';
+import { matchesIfNoneMatch } from '../http/entity-tags.js';
 import { grownAnswerBuffer } from './batch-channel.js';
 
 /** A route number (src/all-routes.ts), 0..255: which evaluation route set (routes.ts) evaluates the request. */
@@ -226,6 +227,21 @@ export class ResultWriter {
   /** Drops the bytes pushed since `open()` (a 304 answers without the body it hashed). */
   rewind(): void {
     this.pos = this.bodyStart;
+  }
+
+  /**
+   * Closes the open answer with its ETag `tag` (a hash of the bytes pushed since `open()`): a 304 with
+   * only the tag where `ifNoneMatch` names it, the body it hashed dropped; else a 200 with both.
+   */
+  closeTagged(tag: Uint8Array, ifNoneMatch: string): void {
+    if (matchesIfNoneMatch(ifNoneMatch, tag)) {
+      this.rewind();
+      this.push(tag);
+      this.close(304, tag.length);
+      return;
+    }
+    this.push(tag);
+    this.close(200, tag.length);
   }
 
   /** `tagBytes`: the last that many bytes pushed are the answer's ETag, not its body. */

@@ -11,10 +11,18 @@ const kAllowHeaders = 'Content-Type, Authorization';
 /**
  * OFREP from browsers also sends X-Flagwire-Project and If-None-Match (docs/decisions.md: OFREP), and a
  * reconnecting EventSource sends Last-Event-ID (docs/operations.md: Change stream): only the OFREP and
- * stream paths allow them. OFREP's also allow Flagwire-Min-Revision: a page's read-your-writes.
+ * stream paths allow them. OFREP's also allow Flagwire-Min-Revision: a page's read-your-writes, and
+ * Content-Encoding: a page may gzip its batch of events (POST /ofrep/v1/events).
  */
-const kOfrepAllowHeaders = `${kAllowHeaders}, X-Flagwire-Project, If-None-Match, Last-Event-ID, ${kMinRevisionName}`;
+const kOfrepAllowHeaders = `${kAllowHeaders}, X-Flagwire-Project, If-None-Match, Last-Event-ID, ${kMinRevisionName}, Content-Encoding`;
 const kStreamAllowHeaders = `${kAllowHeaders}, Last-Event-ID`;
+/**
+ * Unleash's front-end API (src/unleash/frontend-routes.ts): what unleash-proxy-client sends, If-None-Match
+ * and its own headers (older releases name them with x-).
+ */
+const kUnleashAllowHeaders =
+  `${kAllowHeaders}, If-None-Match, unleash-appname, unleash-connection-id, unleash-sdk, ` +
+  'x-unleash-appname, x-unleash-connection-id, x-unleash-sdk';
 
 /** `path`: the request path, read in the handler (uWS's request is gone once it returns). */
 export function answerPreflight(res: PendingResponse, path: string): void {
@@ -22,7 +30,9 @@ export function answerPreflight(res: PendingResponse, path: string): void {
     ? kOfrepAllowHeaders
     : path.startsWith('/v1/stream/')
       ? kStreamAllowHeaders
-      : kAllowHeaders;
+      : path.startsWith('/api/frontend') || path.startsWith('/api/proxy')
+        ? kUnleashAllowHeaders
+        : kAllowHeaders;
   // Pipelined preflights to a client that does not read fill the socket: see send().
   if (!res.tracked) trackAbort(res);
   res.cork(() => {

@@ -189,15 +189,7 @@ export class OfrepEvaluator {
       return;
     }
     // The answer's bytes decide its tag: a context's answer may differ from one request to the next.
-    const bytesTag = etag(entry.configTag, out.openBody());
-    if (matchesIfNoneMatch(ifNoneMatch, bytesTag)) {
-      out.rewind();
-      out.push(bytesTag);
-      out.close(304, bytesTag.length);
-      return;
-    }
-    out.push(bytesTag);
-    out.close(200, bytesTag.length);
+    out.closeTagged(etag(entry.configTag, out.openBody()), ifNoneMatch);
   }
 
   /**

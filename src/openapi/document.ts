@@ -8,6 +8,7 @@ import { openApiPath, type RouteDeclaration, type RouteDocs } from '../routes/ro
 import {
   apiErrors,
   kBearer,
+  kClientKeyAuth,
   kMinRevisionParam,
   kRevisionResponseHeader,
   kServiceComponents,
@@ -102,7 +103,7 @@ function operation(route: RouteDeclaration, docs: RouteDocs): object {
     operationId: docs.operationId,
     tags: [docs.tag],
     summary: docs.summary,
-    security: route.auth === 'token' ? kBearer : [],
+    security: route.auth === 'token' ? kBearer : route.auth === 'clientKey' ? kClientKeyAuth : [],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(docs.request
       ? { requestBody: { required: docs.request.required, content: { 'application/json': { schema: ref(docs.request.schema) } } } }
@@ -140,8 +141,13 @@ const kTags = [
   { name: 'Management API', description: "Flags of the token's project, with a bearer token (Teams and Enterprise plans)" },
   { name: 'Evaluation API', description: 'Credential-free evaluation of one flag or a whole project, and the change stream' },
   { name: 'OFREP', description: "OpenFeature Remote Evaluation Protocol, for the OpenFeature SDKs' OFREP providers" },
+  { name: 'Events', description: 'Exposures and outcomes sent by browsers and apps, with a client key (docs/events.md)' },
   { name: 'Sync', description: "A project environment's flagd flag set, with a token: the sync service's (gRPC, docs/api.md) over HTTP" },
-  { name: 'Unleash', description: "Unleash's client API, for Unleash's stock server SDKs, with a token (docs/api.md: Unleash's SDKs)" },
+  {
+    name: 'Unleash',
+    description:
+      "Unleash's client API, for Unleash's stock server SDKs, with a token; its front-end API, for its front-end SDKs, with a client key (docs/api.md: Unleash's SDKs)",
+  },
   { name: 'Service', description: 'Liveness, readiness, metrics, this document and the error documentation' },
 ];
 
@@ -161,7 +167,15 @@ export function buildOpenApiDocument({ version, license }: { version: string; li
     paths: resolved(openApiPaths(), names),
     components: {
       schemas: JSON.parse(JSON.stringify(Object.fromEntries(components))) as object,
-      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A project token: fw_ followed by 40 characters' } },
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'A project token: fw_ followed by 40 characters' },
+        clientKeyAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            "A client key of the project: fwc_ followed by 40 characters (Unleash's front-end API also takes it as the whole Authorization header, as its SDKs send it)",
+        },
+      },
     },
   };
 }

@@ -26,10 +26,12 @@ import {
   ProviderEvents,
   ProviderFatalError,
   type ResolutionDetails,
+  type TrackingEventDetails,
 } from '@openfeature/server-sdk';
 import { OfrepContext } from '../ofrep/context.js';
 import type { Snapshot } from '../snapshots/shape.js';
 import { followChanges } from './change-stream.js';
+import type { FlagwireEvents } from './events.js';
 import { changedFlags, type CompiledSnapshot, compileSnapshot } from './compile.js';
 import { resolveFlag } from './resolve.js';
 import { fetchSnapshot, SnapshotRefused, type SnapshotSource } from './snapshot-client.js';
@@ -50,6 +52,11 @@ export interface FlagwireProviderOptions {
   initialTimeoutMs?: number;
   /** Where failures to save the snapshot file are reported (default: console). */
   logger?: Pick<Logger, 'warn'>;
+  /**
+   * Where `client.track(...)` sends outcomes (src/provider/events.ts); absent: track does nothing. Add its
+   * `hook` too (OpenFeature.addHooks) for the exposures.
+   */
+  events?: FlagwireEvents;
 }
 
 const kFetchTimeoutMs = 30_000;
@@ -81,12 +88,19 @@ export class FlagwireProvider implements Provider {
   private periodic: NodeJS.Timeout | null = null;
   private saving: Promise<void> = Promise.resolve();
   private following: Promise<void> | null = null;
+  private readonly eventsOut: FlagwireEvents | null;
 
   constructor(options: FlagwireProviderOptions) {
     this.source = { url: options.url, token: options.token, project: options.project, environment: options.environment ?? null };
     this.snapshotPath = options.snapshotPath ?? null;
     this.initialTimeoutMs = options.initialTimeoutMs ?? 5000;
     this.logger = options.logger ?? console;
+    this.eventsOut = options.events ?? null;
+  }
+
+  /** OpenFeature's tracking API: an outcome of the context's subject, sent with the events (options.events). */
+  track(trackingEventName: string, context: EvaluationContext, trackingEventDetails: TrackingEventDetails): void {
+    this.eventsOut?.track(trackingEventName, context, trackingEventDetails);
   }
 
   async initialize(): Promise<void> {

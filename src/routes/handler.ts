@@ -40,7 +40,7 @@ export interface RouteServices {}
 export interface HandlerDeps extends RouteServices {
   store: SnapshotReader;
   writer: WriterClient;
-  config: Readonly<Pick<Config, 'webhookAllow' | 'prometheusMetrics'>>;
+  config: Readonly<Pick<Config, 'webhookAllow' | 'prometheusMetrics' | 'databaseUrl' | 'upstream'>>;
   /** The time rules that depend on it read (a plan's trial, expiry). */
   clock: Clock;
 }

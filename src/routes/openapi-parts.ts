@@ -117,6 +117,8 @@ export const kFramingError = {
 };
 
 export const kBearer = [{ bearerAuth: [] }];
+/** A client key's security requirement (routes whose auth is `clientKey`). */
+export const kClientKeyAuth = [{ clientKeyAuth: [] }];
 export const pathParam = (name: string, description: string) => ({
   name,
   in: 'path',

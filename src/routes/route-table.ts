@@ -22,12 +22,13 @@ import { json, kFramingError } from './openapi-parts.js';
 export type RouteMethod = 'get' | 'post' | 'patch' | 'del' | 'options' | 'any';
 
 /**
- * Who may call a route: 'none' (public), 'token' (a Management API bearer token), 'session' (a web
- * console session), 'test' (test hooks, registered only with FLAGWIRE_TEST_HOOKS=1).
+ * Who may call a route: 'none' (public), 'token' (a Management API bearer token), 'clientKey' (a
+ * project's client key, src/client-keys, never an API token: the routes browsers and apps send to),
+ * 'session' (a web console session), 'test' (test hooks, registered only with FLAGWIRE_TEST_HOOKS=1).
  */
-export type RouteAuth = 'none' | 'token' | 'session' | 'test';
+export type RouteAuth = 'none' | 'token' | 'clientKey' | 'session' | 'test';
 
-export type OpenApiTag = 'Management API' | 'Evaluation API' | 'OFREP' | 'Sync' | 'Unleash' | 'Service';
+export type OpenApiTag = 'Management API' | 'Evaluation API' | 'OFREP' | 'Events' | 'Sync' | 'Unleash' | 'Service';
 
 /** A route's OpenAPI operation; its security follows from the route's auth. */
 export interface RouteDocs {

@@ -19,13 +19,14 @@ export function clientAddresses(config: Readonly<Config>): (res: HttpResponse, r
   };
 }
 
-/** Answers `err` in the spec's envelope (an unexpected one logged as `what`, at `path`); returns the status sent. */
+/** Answers `err` in the spec's envelope (an unexpected one logged as `what`, at `path`), with `headers` beside; returns the status sent. */
 export function sendRefusal(
   res: HttpResponse,
   err: unknown,
   deps: { config: Readonly<Config>; log: Logger; store: Pick<StoreReader, 'revision'> },
   path: string,
   what: string,
+  headers: readonly (readonly [string, string])[] = [],
 ): number {
   const error = answerableError(err, (e) => deps.log.error({ err: e, path }, what));
   send(
@@ -33,7 +34,7 @@ export function sendRefusal(
     error.status,
     JSON.stringify(errorEnvelope(error, deps.config.docsUrl)),
     'application/json',
-    revisionHeaders(deps.store.revision()),
+    revisionHeaders(deps.store.revision(), ...headers),
   );
   return error.status;
 }

@@ -33,6 +33,8 @@ const kExplain: Record<ErrorCode, string> = {
   PAYLOAD_TOO_LARGE: 'The request body is over 1 MiB. Send a smaller body.',
   TOO_MANY_AUTH_FAILURES:
     'Too many requests from this address failed authentication (no, malformed or unknown token). Wait a minute before retrying; until then every request from the address is refused.',
+  TOO_MANY_EVENTS:
+    "The project's clients sent more events than it may send per second (FLAGWIRE_EVENTS_PER_SECOND, docs/events.md: Limits). Nothing of the batch was counted; send it again, under the same batch id, after the seconds in Retry-After.",
   INTERNAL: 'An unexpected error on the server. It has been logged; retry, and report it if it persists.',
   STORE_UNAVAILABLE:
     'The change could not be written (storage full or read-only, PostgreSQL unreachable when it is the system of record or not answering within the write timeout, or the server is stopping). Nothing was changed; retry after the time in Retry-After. Only if PostgreSQL went away during the commit itself and did not come back within 30 seconds does the detail say the outcome is unknown: read the record back before retrying.',

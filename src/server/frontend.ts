@@ -14,6 +14,7 @@ import { kTestSwitches } from '../test-switches.js';
 import { routeNumbers } from '../all-routes.js';
 import { evaluationApiRoutes, kEvaluationApiRoutes } from '../eval-engine/evaluation-api-routes.js';
 import { Planner } from '../flags-as-code/planner.js';
+import { EventCounter } from '../events/event-counter.js';
 import { createEvaluation, type Evaluation } from '../eval-engine/service.js';
 import type { BodyBudgets } from '../http/body.js';
 import { InFlight } from '../http/in-flight.js';
@@ -22,6 +23,7 @@ import type { RateLimiter } from '../http/rate-limit.js';
 import { Metrics } from '../metrics/metrics.js';
 import { kOfrepRoutes, ofrepRoutes } from '../ofrep/routes.js';
 import type { Store } from '../store/interfaces.js';
+import { kUnleashFrontendRoutes, unleashFrontendRoutes } from '../unleash/frontend-routes.js';
 import { MemoReader } from '../store/memo-reader.js';
 import type { WriterClient } from '../writer/client.js';
 import type { SignInLimits } from '../web-console/sign-in-limits.js';
@@ -98,11 +100,12 @@ export async function createFrontend(options: FrontendOptions): Promise<Frontend
     waitMs: config.minRevisionWaitMs,
     maxWaiting: kMaxWaitingForRevision,
   });
-  // The evaluation route sets onto evaluation, each from its own module: the Evaluation API's and OFREP's,
-  // each given its routes' numbers (derived from the declarations) once, here.
+  // The evaluation route sets onto evaluation, each from its own module: the Evaluation API's, OFREP's and
+  // Unleash's front-end API's, each given its routes' numbers (derived from the declarations) once, here.
   const routeSets = [
     evaluationApiRoutes(metrics, routeNumbers(kEvaluationApiRoutes)),
     ofrepRoutes({ bodies: bodies.credentialFree, metrics, numbers: routeNumbers(kOfrepRoutes) }),
+    unleashFrontendRoutes({ bodies: bodies.credentialFree, metrics, numbers: routeNumbers(kUnleashFrontendRoutes) }),
   ];
   // A relay writes nothing: no token activity, no flag usage (docs/deployment.md: relays).
   const recordsTo = config.upstream === null ? writer : null;
@@ -135,10 +138,12 @@ export async function createFrontend(options: FrontendOptions): Promise<Frontend
   // The Management API's reads go through a memo renewed per request (src/store/memo-reader.ts).
   const reader = new MemoReader(store);
   const planner = new Planner(config.dataDir);
+  const events = new EventCounter(config);
   const deps = {
     store: faults === null ? reader : withFaults(reader, faults),
     writer,
     planner,
+    events,
     clock,
     config,
     log,
@@ -186,6 +191,7 @@ export async function createFrontend(options: FrontendOptions): Promise<Frontend
       await evaluation.close();
       await activity.stop();
       await planner.close();
+      await events.close();
       app.close();
     },
   };

@@ -23,6 +23,7 @@ import type { StoreLayout } from './store-layout.js';
 import type { KeyedKind } from './interfaces.js';
 import { declaredLookups, fileAll } from './keyed-lookups.js';
 import { settleAfterOpen, writeTransaction } from './write-txn.js';
+import { kTallyFileName } from './tally-file.js';
 
 /**
  * How a store is opened. For writing, with its layout (src/capabilities.ts kStoreLayout): the databases
@@ -428,7 +429,7 @@ function openRoot(path: string, readOnly: boolean): RootDatabase {
 /** A data dir holding files that are not ours (or a damaged data file) is refused, never written over. */
 function refuseForeignFiles(dataDir: string): void {
   if (!existsSync(dataDir)) return;
-  const ours = new Set([kFileName, `${kFileName}-lock`]);
+  const ours = new Set([kFileName, `${kFileName}-lock`, kTallyFileName, `${kTallyFileName}-lock`]);
   const foreign = readdirSync(dataDir).filter((name) => !ours.has(name) && !name.startsWith('.'));
   if (foreign.length > 0) {
     throw new StoreOpenError(

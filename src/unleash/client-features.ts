@@ -3,10 +3,8 @@
 // (docs/api.md: Unleash's SDKs). Each flag is said only where Unleash's model says exactly what it does;
 // every other flag is left out and named, as the flagd flag sets do (src/sync/flag-set.ts).
 //
-// The context, as an application gives it to an Unleash SDK (docs/api.md says it to users):
-//   userId                  what Flagwire buckets by: the targetingKey, else the cohort
-//   properties.cohort       the cohort, checked against the flag's cohort list
-//   properties.<attribute>  the audience's attributes
+// The context, as an application gives it to an Unleash SDK, maps as context.ts says: userId (else
+// sessionId) is the targeting key, properties.cohort the cohort, properties.<attribute> the attributes.
 //
 // A boolean flag, enabled, becomes these strategies (Unleash answers true if any strategy does):
 //   1. default, constraint cohort IN [cohorts]                     (a listed cohort: true, whatever else)
@@ -15,11 +13,12 @@
 // flexibleRollout is true when murmur3(groupId + ":" + userId) % 100 + 1 <= P, that is when Flagwire's
 // bucket, murmur3(flagId + ":" + key) % 100, is below P: the same bucket for the same key (for a key of
 // ASCII characters with the Node SDK, whose murmurhash3js hashes UTF-16 code units cut to a byte where
-// Flagwire hashes UTF-8). Without a userId it rolls, as Flagwire does without a key. At 100% the rollout is
+// Flagwire hashes UTF-8). Without a userId or sessionId it rolls, as Flagwire does without a key or cohort. At 100% the rollout is
 // the default strategy; at 0% there is none; a flag no caller can get is `enabled: false`.
 import { effectiveState } from '../flags/flag-state.js';
 import type { Flag } from '../model/flags.js';
 import type { Audience } from '../model/projects.js';
+import { isAttribute, kCohortProperty, kUnleashFields } from './context.js';
 
 /** What decides how a project's flags are said in one environment. */
 export interface ClientFeaturesInput {
@@ -72,14 +71,6 @@ export interface ClientFeatures {
   omitted: OmittedFeature[];
 }
 
-/**
- * Context names Unleash's SDKs read from the context itself (or that the convention above gives a
- * meaning): an audience rule on one of them would read something else there than in Flagwire.
- */
-const kUnleashFields = new Set(['userId', 'sessionId', 'remoteAddress', 'environment', 'appName', 'currentTime', 'cohort']);
-/** Never attributes in Flagwire (src/ofrep/context.ts): a rule on them is never met. */
-const kNotAttributes = new Set(['targetingKey', 'env']);
-
 export function buildClientFeatures(input: ClientFeaturesInput): ClientFeatures {
   const features: UnleashFeature[] = [];
   const omitted: OmittedFeature[] = [];
@@ -106,14 +97,15 @@ export function featureInUnleash(flag: Flag, input: ClientFeaturesInput): Unleas
     if (!input.audiencesAllowed) return 'it applies an audience, which the organisation’s plan does not allow now';
     audience = input.audiences.find((a) => a.id === state.audienceId) ?? null;
     for (const rule of audience?.rules ?? []) {
-      if (kUnleashFields.has(rule.attribute) || kNotAttributes.has(rule.attribute))
+      // Unleash's SDKs read their own fields from the context itself, not from properties.
+      if (kUnleashFields.has(rule.attribute) || !isAttribute(rule.attribute))
         return `its audience reads "${rule.attribute}", which is not an attribute in Unleash’s context as Flagwire maps it`;
       if (!trimmed(rule.values)) return 'an audience value is empty or has spaces around it, which Unleash’s SDKs trim from a constraint';
     }
   }
   const strategies: UnleashStrategy[] = [];
   if (state.enabled && state.cohorts.length > 0) {
-    strategies.push({ name: 'default', parameters: {}, constraints: [inConstraint('cohort', state.cohorts)] });
+    strategies.push({ name: 'default', parameters: {}, constraints: [inConstraint(kCohortProperty, state.cohorts)] });
   }
   // An audience that no longer exists never matches (design §2): only the cohorts let callers in.
   const audienceMet = state.audienceId === null || audience !== null;

@@ -35,7 +35,7 @@ t.test('CORS: every response allows any origin; preflight needs no token', async
   t.equal(ofrepPre.headers.get('access-control-allow-origin'), '*');
   t.equal(
     ofrepPre.headers.get('access-control-allow-headers'),
-    'Content-Type, Authorization, X-Flagwire-Project, If-None-Match, Last-Event-ID, Flagwire-Min-Revision',
-    'OFREP clients send four more',
+    'Content-Type, Authorization, X-Flagwire-Project, If-None-Match, Last-Event-ID, Flagwire-Min-Revision, Content-Encoding',
+    'OFREP clients send five more (Content-Encoding: a gzipped batch of events)',
   );
 });

@@ -46,7 +46,8 @@ t.test('every route with docs is one operation of the OpenAPI paths, and there a
   for (const [name, route] of documented) {
     const op = paths[openApiPath(route.pattern)]?.[route.method] as { operationId: string; security: unknown[] } | undefined;
     t.equal(op?.operationId, route.docs?.operationId, name);
-    t.same(op?.security, route.auth === 'token' ? [{ bearerAuth: [] }] : [], `${name}: security from its auth`);
+    const security = route.auth === 'token' ? [{ bearerAuth: [] }] : route.auth === 'clientKey' ? [{ clientKeyAuth: [] }] : [];
+    t.same(op?.security, security, `${name}: security from its auth`);
   }
   for (const [name, route] of routes)
     if (route.auth === 'none' && route.docs === undefined)
@@ -98,6 +99,7 @@ t.test("the Management API's routes and their labels: by the path's shape, whate
       'POST /api/v1/client-keys',
       'GET /api/v1/client-keys',
       'POST /api/v1/client-keys/:key_id/revoke',
+      'GET /api/v1/experiments/:experiment/statistics',
       'GET /v1/snapshots/:project_id',
       'GET /api/v1/change-requests',
       'GET /api/v1/change-requests/:request_id',

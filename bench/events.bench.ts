@@ -1,0 +1,151 @@
+// Events accepted by one node (issue 58: at least 50,000 a second on this 2-core machine, the load
+// generator never the ceiling): an embedded node over a project whose flag runs an experiment, sent
+// batches of 1,000 events (a fifth exposures of fresh subjects, the rest their outcomes) by `clients`
+// concurrent keep-alive senders for `seconds`, the batches made before the clock starts. It prints the
+// events counted per second, the node's CPU per 1,000 events and the load generator's CPU share, and
+// OFREP evaluations' latency (one at a time) for `seconds` before the events and while they are sent.
+// Run: npm run build && node dist/bench/events.bench.js [--seconds 10] [--clients 4] [--profile DIR]
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { kOperator } from '../src/actor/audit-actor.js';
+import { kStoreLayout } from '../src/capabilities.js';
+import { LmdbStore } from '../src/store/lmdb-store.js';
+import { runCommand } from '../src/writer-thread/commands.js';
+import { machineInfo } from './environment.js';
+
+const { values } = parseArgs({
+  options: { seconds: { type: 'string', default: '10' }, clients: { type: 'string', default: '4' }, profile: { type: 'string' } },
+});
+const kSeconds = Number(values.seconds);
+const kClients = Number(values.clients);
+const kBatch = 1000;
+const kTick = 10; // ms per clock tick (USER_HZ 100)
+
+const cpuMs = (pid: number) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * kTick;
+};
+
+const dataDir = mkdtempSync(join(tmpdir(), 'flagwire-events-bench-'));
+const store = LmdbStore.open(dataDir, { layout: kStoreLayout });
+const now = Date.now();
+const { secret, projectId } = store.transact((w) => {
+  const orgId = runCommand(w, 'orgCreate', { principal: kOperator, name: 'Bench', plan: 'enterprise' }, now).id;
+  const projectId = runCommand(w, 'projectCreate', { principal: kOperator, name: 'Shop', orgId, kind: 'single' }, now).id;
+  runCommand(
+    w,
+    'flagCreate',
+    { projectId, principal: kOperator, body: { name: 'new-checkout', enabled: true, trafficPercentage: 50, experiment: 'checkout' } },
+    now,
+  );
+  const received = { bytes: Buffer.from(JSON.stringify({ name: 'bench', uses: ['events'] })), contentType: 'application/json' };
+  return { secret: runCommand(w, 'clientKeyCreate', { principal: kOperator, projectId, received }, now).secret, projectId };
+});
+store.close();
+
+/** Batch `n`: 200 fresh subjects exposed, then 4 outcomes each (purchase with a value, clicks). */
+function batch(n: number): string {
+  const events: object[] = [];
+  const at = Date.now();
+  for (let i = 0; i < kBatch / 5; i++) {
+    const subject = `user-${n}-${i}`;
+    events.push({ kind: 'exposure', key: 'new-checkout', targetingKey: subject, variant: i % 2 === 0 ? 'on' : 'off', timestamp: at });
+    events.push({ kind: 'track', key: 'purchase', targetingKey: subject, value: 10 + (i % 7), timestamp: at });
+    for (let k = 0; k < 3; k++) events.push({ kind: 'track', key: 'clicks', targetingKey: subject, timestamp: at });
+  }
+  return JSON.stringify({ events });
+}
+
+// --profile DIR: the node's threads' CPU profiles written there (dist/bench/profile-summary.js DIR reads them).
+const profile = values.profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${values.profile}`];
+const cli = new URL('../src/cli/cli.js', import.meta.url).pathname;
+const child: ChildProcess = spawn(process.execPath, [...profile, cli, 'serve', '--port', '0', '--data', dataDir], {
+  stdio: ['ignore', 'pipe', 'inherit'],
+  // The project's event rate raised out of the way: what one node counts is measured, not the limit.
+  env: { ...process.env, FLAGWIRE_SYNC_PORT: '0', FLAGWIRE_LOG_LEVEL: 'warn', FLAGWIRE_EVENTS_PER_SECOND: '10000000' },
+});
+const port = await new Promise<number>((resolve, reject) => {
+  let out = '';
+  child.stdout!.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+    const found = /127\.0\.0\.1:(\d+)/.exec(out)?.[1];
+    if (found !== undefined) resolve(Number(found));
+  });
+  child.once('exit', (code) => reject(new Error(`the node exited (${code}): ${out}`)));
+});
+const url = `http://127.0.0.1:${port}/ofrep/v1/events`;
+const headers = { authorization: `Bearer ${secret}`, 'content-type': 'application/json' };
+
+// Enough distinct batches for the run at 100,000 events a second, made before the clock starts.
+const bodies = Array.from({ length: Math.ceil((kSeconds * 100_000) / kBatch) + kClients }, (_, n) => batch(n));
+let next = 0;
+let counted = 0;
+let refused = 0;
+const post = async (body: string) => {
+  const r = await fetch(url, { method: 'POST', headers, body });
+  const answer = (await r.json()) as { accepted?: number };
+  if (r.status === 200) counted += answer.accepted ?? 0;
+  else refused++;
+};
+await post(batch(-1)); // warm: the tally file opened, the routes compiled
+counted = 0;
+
+/**
+ * Evaluation latency beside it: one OFREP evaluation at a time (another flag, as another service of the
+ * project would ask it) for `ms`, each timed; the 50th and 99th percentiles in ms.
+ */
+async function probeEvaluations(ms: number): Promise<{ p50: number; p99: number; count: number }> {
+  const times: number[] = [];
+  const until = performance.now() + ms;
+  let n = 0;
+  while (performance.now() < until) {
+    const started = performance.now();
+    const r = await fetch(`http://127.0.0.1:${port}/ofrep/v1/evaluate/flags/new-checkout`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-flagwire-project': projectId },
+      body: JSON.stringify({ context: { targetingKey: `probe-${n++}` } }),
+    });
+    await r.arrayBuffer();
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!;
+  return { p50: at(0.5), p99: at(0.99), count: times.length };
+}
+
+const quiet = await probeEvaluations(kSeconds * 1000);
+
+const serverBefore = cpuMs(child.pid!);
+const selfBefore = process.cpuUsage();
+const t0 = performance.now();
+const deadline = t0 + kSeconds * 1000;
+const [, busy] = await Promise.all([
+  Promise.all(
+    Array.from({ length: kClients }, async () => {
+      while (performance.now() < deadline && next < bodies.length) await post(bodies[next++]!);
+    }),
+  ),
+  probeEvaluations(kSeconds * 1000),
+]);
+const seconds = (performance.now() - t0) / 1000;
+const serverMs = cpuMs(child.pid!) - serverBefore;
+const self = process.cpuUsage(selfBefore);
+const exited = new Promise((resolve) => child.once('exit', resolve));
+child.kill('SIGTERM');
+await exited;
+
+console.log(
+  `# ${JSON.stringify(machineInfo())}; load ${loadavg()[0]!.toFixed(1)}; ${kClients} clients, batches of ${kBatch}, ${seconds.toFixed(1)} s`,
+);
+console.log(
+  '| events counted / s | node CPU ms per 1,000 events | node CPU % | generator CPU % | refused batches | OFREP p50 / p99 ms, quiet | with events |',
+);
+console.log('|---:|---:|---:|---:|---:|---:|---:|');
+const ms = (v: number) => v.toFixed(2);
+console.log(
+  `| ${Math.round(counted / seconds)} | ${((serverMs / counted) * 1000).toFixed(1)} | ${((serverMs / 1000 / seconds) * 100).toFixed(0)} | ` +
+    `${(((self.user + self.system) / 1e6 / seconds) * 100).toFixed(0)} | ${refused} | ${ms(quiet.p50)} / ${ms(quiet.p99)} | ${ms(busy.p50)} / ${ms(busy.p99)} |`,
+);

@@ -1,0 +1,53 @@
+// How many events a project may send (docs/events.md: Limits): a token bucket per project that holds
+// one second of its rate and refills continuously, so a client sending at the rate is never refused, a
+// burst of up to a second's worth passes, and a flood is refused with how long to wait. Each front-end
+// thread keeps its own buckets with its share of the rate (the process's rate divided by its threads):
+// uWS hands connections to the threads in turn, so a project's share is the rate whichever thread its
+// clients reach. A batch is admitted or refused whole: half a batch counted would have its retry count
+// the other half twice.
+import { FlagwireError } from '../errors.js';
+
+interface Bucket {
+  tokens: number;
+  at: number;
+}
+
+export class EventRate {
+  private readonly perMs: number;
+  private readonly capacity: number;
+  /** One bucket per project that sent events: as many as the node has projects at most. */
+  private readonly buckets = new Map<string, Bucket>();
+
+  /** `perSecond`: the process's rate per project; `threads`: the front-end threads sharing it. */
+  constructor(
+    private readonly perSecond: number,
+    threads: number,
+  ) {
+    this.capacity = perSecond / threads;
+    this.perMs = this.capacity / 1000;
+  }
+
+  /** Takes `events` from `projectId`'s bucket at `now`: 0, or the seconds to wait before the batch would pass (nothing taken). */
+  take(projectId: string, events: number, now: number): number {
+    let bucket = this.buckets.get(projectId);
+    if (bucket === undefined) {
+      bucket = { tokens: this.capacity, at: now };
+      this.buckets.set(projectId, bucket);
+    }
+    bucket.tokens = Math.min(this.capacity, bucket.tokens + (now - bucket.at) * this.perMs);
+    bucket.at = now;
+    if (events <= bucket.tokens) {
+      bucket.tokens -= events;
+      return 0;
+    }
+    return Math.max(1, Math.ceil((Math.min(events, this.capacity) - bucket.tokens) / this.perMs / 1000));
+  }
+
+  /** The refusal of a batch that must wait `seconds`. */
+  refusal(seconds: number): FlagwireError {
+    return new FlagwireError(
+      'TOO_MANY_EVENTS',
+      `This project's clients sent more than ${this.perSecond} events a second; nothing of this batch was counted. Send it again after ${seconds} s (Retry-After), under the same batch id.`,
+    );
+  }
+}

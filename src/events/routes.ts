@@ -1,0 +1,125 @@
+// The events routes (issue 58, item 2; docs/events.md): POST /ofrep/v1/events, Flagwire's batch of
+// exposures and outcomes (proposed for OFREP, open-feature/protocol issue 71), and POST /v1/data/collector,
+// GO Feature Flag's collector body, which its stock providers send. Both take a client key with the
+// `events` use, read the body within the body budget (gzip inflated with a bound: body.ts), name each bad
+// event in the answer and count the rest once (receive.ts), answering 200 only once they are on disk.
+// Counted on an embedded node only (refuseUnlessCounted says why).
+import type { HttpRequest } from 'uWebSockets.js';
+import type { ServiceRouteDeps, ServiceRouteSpec } from '../capability/capability.js';
+import { ClientKeyAccess } from '../client-keys/access.js';
+import { errorEnvelope } from '../errors.js';
+import { bodyRefusal } from '../http/body.js';
+import { type PendingResponse, send } from '../http/http.js';
+import { revisionHeaders } from '../http/revisions.js';
+import { apiErrors, json } from '../routes/openapi-parts.js';
+import { clientAddresses, sendRefusal } from '../routes/service-route-parts.js';
+import { readEventsBody } from './body.js';
+import { refuseUnlessCounted } from './event-counter.js';
+import { readEventBatch } from './event-batch.js';
+import { GoffCollectorBody, readGoffCollectorBatch } from './goff-collector.js';
+import { countBatch, type EventsAnswer, resolveBatch } from './receive.js';
+import { EventBatch, EventsAccepted, type ReadBatch } from './schemas.js';
+
+const kEventsPath = '/ofrep/v1/events';
+const kCollectorPath = '/v1/data/collector';
+
+const kRefusals = apiErrors([400, 401, 403, 404, 413, 429, 503]);
+
+export const kEventsRoutes = {
+  postEvents: {
+    method: 'post',
+    pattern: kEventsPath,
+    auth: 'clientKey',
+    docs: {
+      operationId: 'postEvents',
+      tag: 'Events',
+      summary:
+        "Send a batch of exposures and outcomes with a client key (events use): each bad event named, the rest counted once, on disk when answered (Flagwire's extension, proposed for OFREP)",
+      waitsForRevision: false,
+      request: { schema: EventBatch, required: true },
+      responses: { '200': json(EventsAccepted, 'Counted: how many, and each event refused with why'), ...kRefusals },
+    },
+    handler: (deps, route) => eventsHandler(deps, route, kEventsPath, readEventBatch, (answer) => answer),
+  },
+  postGoffCollector: {
+    method: 'post',
+    pattern: kCollectorPath,
+    auth: 'clientKey',
+    docs: {
+      operationId: 'postGoffCollector',
+      tag: 'Events',
+      summary:
+        "GO Feature Flag's data collector, as its stock providers send it (feature events are exposures, tracking events outcomes), with a client key (events use)",
+      waitsForRevision: false,
+      request: { schema: GoffCollectorBody, required: true },
+      responses: { '200': json(EventsAccepted, 'Counted, as POST /ofrep/v1/events answers, and ingestedContentCount'), ...kRefusals },
+    },
+    handler: (deps, route) =>
+      eventsHandler(deps, route, kCollectorPath, readGoffCollectorBatch, (answer) => ({
+        ...answer,
+        ingestedContentCount: answer.accepted,
+      })),
+  },
+} satisfies Record<string, ServiceRouteSpec>;
+
+function eventsHandler(
+  deps: ServiceRouteDeps,
+  route: number,
+  path: string,
+  readBatch: (body: Readonly<Record<string, unknown>>, now: number) => ReadBatch,
+  answerOf: (answer: EventsAnswer) => object,
+): (res: PendingResponse, req: HttpRequest) => void {
+  const access = new ClientKeyAccess(deps.store, deps.authFailures);
+  const addressOf = clientAddresses(deps.config);
+  const goff = path === kCollectorPath;
+
+  const receive = async (bytes: Uint8Array, headers: Headers): Promise<number> => {
+    refuseUnlessCounted(deps.config);
+    const now = deps.clock.now();
+    deps.store.resetReadTxn();
+    const key = access.grant(headers.authorization, headers.apiKey, 'events', headers.ip, now);
+    const batch = readBatch(await readEventsBody(bytes, headers.contentEncoding, headers.contentType), now);
+    const { rate } = deps.events;
+    const wait = rate.take(key.projectId, batch.events.length, deps.clock.now());
+    if (wait > 0) return sendRefusal(headers.res, rate.refusal(wait), deps, path, 'events batch', [['Retry-After', String(wait)]]);
+    deps.store.resetReadTxn();
+    const resolved = resolveBatch(deps.store, key, batch);
+    const answer = await deps.events.count((txn) => countBatch(txn, key, batch.batchId, resolved, now));
+    send(headers.res, 200, JSON.stringify(answerOf(answer)), 'application/json', revisionHeaders(deps.store.revision()));
+    return 200;
+  };
+
+  return (res, req) => {
+    const headers: Headers = {
+      res,
+      ip: addressOf(res, req),
+      authorization: req.getHeader('authorization'),
+      apiKey: goff ? req.getHeader('x-api-key') : '',
+      contentEncoding: req.getHeader('content-encoding'),
+      contentType: req.getHeader('content-type'),
+    };
+    deps.bodies.read(res, req.getHeader('content-length'), (result) => {
+      if (!result.ok) {
+        deps.metrics?.request(route, result.reason === 'busy' ? 503 : 413);
+        // The rest of the body is not read: the connection closes after the answer.
+        const refusal = JSON.stringify(errorEnvelope(bodyRefusal(result.reason), deps.config.docsUrl));
+        send(res, result.reason === 'busy' ? 503 : 413, refusal, 'application/json', revisionHeaders(deps.store.revision()), true);
+        return;
+      }
+      // Held until it is counted or refused, then handed back to the budget.
+      receive(result.body, headers)
+        .catch((err: unknown) => sendRefusal(res, err, deps, path, 'events batch failed'))
+        .then((status) => deps.metrics?.request(route, status))
+        .finally(result.release);
+    });
+  };
+}
+
+interface Headers {
+  readonly res: PendingResponse;
+  readonly ip: string;
+  readonly authorization: string;
+  readonly apiKey: string;
+  readonly contentEncoding: string;
+  readonly contentType: string;
+}

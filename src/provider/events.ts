@@ -1,0 +1,211 @@
+// FlagwireEvents: what an application sends back to Flagwire (issue 58, item 3; docs/events.md), for
+// OpenFeature's server and web SDKs alike, with any provider (Flagwire's, the stock OFREP and flagd ones):
+//
+//   hook       an OpenFeature hook whose `after` stage records an exposure when an answer says it is one
+//              (flag metadata `experimentKey` and `inExperiment: true`), once per subject and experiment
+//   track()    an outcome (FlagwireProvider's `track` calls it, so `client.track(...)` works there)
+//
+// Events are sent in batches to POST /ofrep/v1/events with a client key: when 1,000 are waiting, and at
+// least every 10 s. A batch carries an id and is sent again under it while the server cannot be reached
+// (or answers 429 or 5xx), so a batch whose answer was lost is counted once. At most `maxQueued` events
+// wait; past that the oldest are dropped (and counted in `dropped`), so an application whose Flagwire is
+// down for a day does not grow without end. It imports nothing of Node's: browsers load it as it is.
+
+/** What the hook reads of OpenFeature's hook context (the server and web SDKs' alike). */
+interface HookContextLike {
+  readonly flagKey: string;
+  readonly context: { readonly targetingKey?: string };
+}
+
+/** What the hook reads of an evaluation's details. */
+interface DetailsLike {
+  readonly variant?: string;
+  readonly flagMetadata?: Readonly<Record<string, unknown>>;
+}
+
+export interface FlagwireEventsOptions {
+  /** The Flagwire server's base URL, e.g. https://flags.example.com. */
+  url: string;
+  /** A client key of the project with the `events` use (fwc_...): safe in a page, it can only send events. */
+  clientKey: string;
+  /** How long an event waits at most before its batch is sent (default and most: 10,000 ms). */
+  flushIntervalMs?: number;
+  /** Events per batch (default and most: 1,000): a full batch is sent at once. */
+  maxBatch?: number;
+  /** Events held at most while they cannot be sent (default 10,000); past it the oldest are dropped. */
+  maxQueued?: number;
+  /** Subject and experiment pairs remembered as exposed, so each is sent once (default 100,000; the oldest forgotten first). */
+  rememberExposures?: number;
+  /** The fetch to send with (default: the global one). */
+  fetch?: typeof fetch;
+  /** Told of a batch the server refused (a 4xx other than 429: it is not sent again) or could not be reached. */
+  onError?: (error: Error) => void;
+}
+
+interface Event {
+  kind: 'exposure' | 'track';
+  key: string;
+  targetingKey: string;
+  variant?: string;
+  value?: number;
+  details?: Record<string, string | number | boolean | null>;
+  timestamp: number;
+}
+
+const kMaxBatch = 1000;
+const kMaxFlushIntervalMs = 10_000;
+/** What the server keeps of `details`: flat values, this many entries, strings this long, this many bytes as JSON. */
+const kMaxDetailEntries = 20;
+const kMaxDetailLength = 256;
+const kMaxDetailsBytes = 2048;
+
+export class FlagwireEvents {
+  /** The OpenFeature hook: add it with `OpenFeature.addHooks(events.hook)` (or a client's addHooks). */
+  readonly hook: { after(hookContext: HookContextLike, details: DetailsLike): void };
+  private readonly endpoint: string;
+  private readonly headers: Record<string, string>;
+  private readonly maxBatch: number;
+  private readonly maxQueued: number;
+  private readonly remember: number;
+  private readonly send: typeof fetch;
+  private readonly onError: (error: Error) => void;
+  /** Events not yet in a batch. */
+  private queue: Event[] = [];
+  /** Batches formed and not yet answered, oldest first, each kept under its id until the server has it. */
+  private readonly batches: { batchId: string; events: Event[] }[] = [];
+  /** Subject and experiment pairs already sent (a Map for its insertion order: the oldest forgotten first). */
+  private readonly exposed = new Map<string, true>();
+  private readonly timer: ReturnType<typeof setInterval>;
+  private readonly batchPrefix = globalThis.crypto.randomUUID();
+  private batchSeq = 0;
+  private flushing: Promise<void> | null = null;
+  private closed = false;
+  /** Events dropped because more than `maxQueued` were waiting. */
+  dropped = 0;
+
+  constructor(options: FlagwireEventsOptions) {
+    this.endpoint = `${options.url.replace(/\/+$/, '')}/ofrep/v1/events`;
+    this.headers = { authorization: `Bearer ${options.clientKey}`, 'content-type': 'application/json' };
+    this.maxBatch = Math.min(Math.max(1, options.maxBatch ?? kMaxBatch), kMaxBatch);
+    this.maxQueued = Math.max(this.maxBatch, options.maxQueued ?? 10 * kMaxBatch);
+    this.remember = Math.max(1, options.rememberExposures ?? 100_000);
+    this.send = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.onError = options.onError ?? ((error) => console.warn(`Flagwire events: ${error.message}`));
+    const every = Math.min(Math.max(1, options.flushIntervalMs ?? kMaxFlushIntervalMs), kMaxFlushIntervalMs);
+    this.timer = setInterval(() => void this.flush(), every);
+    // In Node, the timer alone does not keep the application running.
+    (this.timer as { unref?: () => void }).unref?.();
+    this.hook = { after: (hookContext, details) => this.exposure(hookContext, details) };
+  }
+
+  /** Records an outcome of the subject `context.targetingKey`: `name` is the metric, `details.value` its value (default 1). */
+  track(name: string, context: { readonly targetingKey?: string }, details: Readonly<Record<string, unknown>> = {}): void {
+    if (this.closed || context.targetingKey === undefined || context.targetingKey === '') return;
+    const { value, ...rest } = details;
+    this.add({
+      kind: 'track',
+      key: name,
+      targetingKey: context.targetingKey,
+      ...(typeof value === 'number' && Number.isFinite(value) ? { value } : {}),
+      ...flatDetails(rest),
+      timestamp: Date.now(),
+    });
+  }
+
+  /** Sends every waiting event now; settles when the server has them or could not take them (they wait for the next try). */
+  flush(): Promise<void> {
+    this.flushing ??= this.sendAll().finally(() => {
+      this.flushing = null;
+    });
+    return this.flushing;
+  }
+
+  /** Stops the timer and sends what waits; later events are ignored. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.timer);
+    await this.flushing;
+    await this.flush();
+  }
+
+  private exposure(hookContext: HookContextLike, details: DetailsLike): void {
+    const metadata = details.flagMetadata;
+    const experiment = metadata?.experimentKey;
+    const subject = hookContext.context.targetingKey;
+    if (this.closed || metadata?.inExperiment !== true || typeof experiment !== 'string') return;
+    if (subject === undefined || subject === '' || details.variant === undefined) return;
+    const pair = `${experiment}\u0000${subject}`;
+    if (this.exposed.has(pair)) return;
+    this.exposed.set(pair, true);
+    if (this.exposed.size > this.remember) this.exposed.delete(this.exposed.keys().next().value!);
+    this.add({ kind: 'exposure', key: hookContext.flagKey, targetingKey: subject, variant: details.variant, timestamp: Date.now() });
+  }
+
+  private add(event: Event): void {
+    this.queue.push(event);
+    if (this.waiting() > this.maxQueued) this.dropOldest();
+    if (this.queue.length >= this.maxBatch) void this.flush();
+  }
+
+  private waiting(): number {
+    return this.batches.reduce((n, batch) => n + batch.events.length, this.queue.length);
+  }
+
+  /** Drops the oldest batch that is not being sent (the first may be), else the oldest event of the queue. */
+  private dropOldest(): void {
+    if (this.batches.length > 1) this.dropped += this.batches.splice(1, 1)[0]!.events.length;
+    else {
+      this.queue.shift();
+      this.dropped++;
+    }
+  }
+
+  private async sendAll(): Promise<void> {
+    while (this.queue.length > 0) {
+      this.batches.push({ batchId: `${this.batchPrefix}-${++this.batchSeq}`, events: this.queue.splice(0, this.maxBatch) });
+    }
+    while (this.batches.length > 0) {
+      const batch = this.batches[0]!;
+      let status: number;
+      try {
+        const answer = await this.send(this.endpoint, { method: 'POST', headers: this.headers, body: JSON.stringify(batch) });
+        status = answer.status;
+        if (status === 200) this.sayRejected((await answer.json()) as { rejected?: { index: number; reason: string }[] });
+        else if (status >= 400 && status !== 429 && status < 500)
+          this.onError(new Error(`a batch was refused (${status}): ${await answer.text()}`));
+        else await answer.body?.cancel();
+      } catch (err) {
+        this.onError(new Error(`Flagwire could not be reached (${(err as Error).message}); the batch is sent again later`));
+        return;
+      }
+      // Busy or failing: sent again at the next flush, under the same id.
+      if (status === 429 || status >= 500) return;
+      this.batches.shift();
+    }
+  }
+
+  /** Events of a counted batch the server refused (a field out of bounds, a flag without an experiment): said once per batch. */
+  private sayRejected(answer: { rejected?: { index: number; reason: string }[] }): void {
+    const rejected = answer.rejected ?? [];
+    if (rejected.length > 0)
+      this.onError(new Error(`${rejected.length} event(s) of a batch were refused, the first: ${rejected[0]!.reason}`));
+  }
+}
+
+/** `details` as the server keeps them: flat values only, at most 20 entries, strings cut to 256 characters, 2 KiB as JSON. */
+function flatDetails(details: Readonly<Record<string, unknown>>): { details?: Record<string, string | number | boolean | null> } {
+  const kept: [string, string | number | boolean | null][] = [];
+  let bytes = 2;
+  for (const [name, raw] of Object.entries(details)) {
+    const value = typeof raw === 'string' ? raw.slice(0, kMaxDetailLength) : raw;
+    const flat =
+      value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
+    if (!flat || name.length > 64) continue;
+    const size = new TextEncoder().encode(JSON.stringify([name, value])).length;
+    if (kept.length === kMaxDetailEntries || bytes + size > kMaxDetailsBytes) break;
+    kept.push([name, value]);
+    bytes += size;
+  }
+  // fromEntries defines own properties: a detail named "__proto__" stays a detail.
+  return kept.length === 0 ? {} : { details: Object.fromEntries(kept) };
+}

@@ -1,0 +1,267 @@
+// The tally file: a second LMDB file in the data dir (tally.mdb) for what clients report of their
+// subjects, per project environment: each subject's first exposure to an experiment, its running totals
+// per metric, and per experiment, variant and metric the exact sums the statistics are read from. Its
+// own file, so these writes never wait for the configuration's write lock nor add to its change log;
+// they are made by the front end's threads in lmdb-js's batched asynchronous transactions (never the
+// writer thread), and a transaction's promise settles once its commit is on disk.
+//
+// Key layouts (ordered array keys; the scope is [projectId, environment], '' for a single project's):
+//   batches      [projectId, environment, batchId]                  -> {at, answer}
+//   batchExpiry  [at, projectId, environment, batchId]              -> null (what to forget when)
+//   subjects     [projectId, environment, subject]                  -> the subject's whole state: its first
+//                exposure to each experiment, its running total per metric, its totals per experiment
+//                and metric before and after exposure (pairs in arrays: names are the clients', and an
+//                object keyed by them could be given "__proto__")
+//   arms         [projectId, environment, experiment, variant]          -> subjects
+//   sums         [projectId, environment, experiment, variant, metric]  -> MetricSums
+// A subject's state is one read and one write however many of its events a batch holds, and erasing a
+// subject is one record (and what it added to the sums).
+// Totals and sums are integers of millionths as BigInt, stored as decimal strings: exact, so sums kept
+// as events arrive equal those recomputed from the events, bit for bit, in any order of addition.
+import { join } from 'node:path';
+import { type Database, open, type RootDatabase } from 'lmdb';
+
+export const kTallyFileName = 'tally.mdb';
+
+/** Whose events: a project and one of its environments ('' for a project without environments). */
+export interface TallyScope {
+  readonly projectId: string;
+  readonly environment: string;
+}
+
+/** A subject's first exposure to an experiment: the variant it fixed, and when (Unix ms). */
+export interface FirstExposure {
+  readonly variant: string;
+  readonly at: number;
+}
+
+/** A subject's running total of a metric: how many events, and their values summed (millionths). */
+export interface SubjectTotal {
+  readonly events: number;
+  readonly total: bigint;
+}
+
+/** A subject's totals of a metric in an experiment: before its first exposure (the covariate) and after. */
+export interface SubjectInExperiment {
+  readonly pre: SubjectTotal;
+  readonly post: SubjectTotal;
+}
+
+/** A subject's state, as a batch reads and changes it. */
+export interface SubjectState {
+  /** Experiment -> its first exposure. */
+  readonly exposures: Map<string, FirstExposure>;
+  /** Metric -> the running total of every outcome. */
+  readonly totals: Map<string, SubjectTotal>;
+  /** Experiment -> metric -> the totals before and after exposure: a map for every experiment of `exposures`. */
+  readonly inExperiments: Map<string, Map<string, SubjectInExperiment>>;
+}
+
+/**
+ * An experiment's variant's sums of a metric over its subjects, each subject's totals x (before its
+ * exposure) and y (after): Σ events, subjects with an event, Σy, Σy², the same of x, and Σxy.
+ * Values in millionths (squares and products in millionths squared).
+ */
+export interface MetricSums {
+  events: number;
+  subjects: number;
+  sum: bigint;
+  sumOfSquares: bigint;
+  covariateEvents: number;
+  covariateSubjects: number;
+  covariateSum: bigint;
+  covariateSumOfSquares: bigint;
+  sumOfProducts: bigint;
+}
+
+/** A batch already counted: its answer, given again to a retry of it. */
+export interface CountedBatch {
+  readonly at: number;
+  readonly answer: unknown;
+}
+
+/** The reads and writes of one transaction of the tally file; reads see the transaction's own writes. */
+export interface TallyTxn {
+  batch(scope: TallyScope, batchId: string): CountedBatch | undefined;
+  putBatch(scope: TallyScope, batchId: string, batch: CountedBatch): void;
+  /** Forgets up to `limit` batches counted before `before` (Unix ms); returns how many. */
+  forgetBatches(before: number, limit: number): number;
+  /** A subject's state; an empty one for a subject not seen yet. */
+  subject(scope: TallyScope, subject: string): SubjectState;
+  putSubject(scope: TallyScope, subject: string, state: SubjectState): void;
+  arm(scope: TallyScope, experiment: string, variant: string): number;
+  putArm(scope: TallyScope, experiment: string, variant: string, subjects: number): void;
+  sums(scope: TallyScope, experiment: string, variant: string, metric: string): MetricSums | undefined;
+  putSums(scope: TallyScope, experiment: string, variant: string, metric: string, sums: MetricSums): void;
+}
+
+/** An experiment's statistics as stored: each variant's subjects, and its sums per metric. */
+export interface ExperimentTally {
+  readonly arms: readonly { readonly variant: string; readonly subjects: number }[];
+  readonly sums: readonly { readonly variant: string; readonly metric: string; readonly sums: MetricSums }[];
+}
+
+type Key = (string | number)[];
+
+/** A subject's state as stored: [experiment, variant, at][], [metric, events, total][], [experiment, metric, preEvents, pre, postEvents, post][]. */
+interface StoredSubject {
+  e: [string, string, number][];
+  t: [string, number, string][];
+  x: [string, string, number, string, number, string][];
+}
+
+function toSubject(stored: StoredSubject | undefined): SubjectState {
+  const state: SubjectState = { exposures: new Map(), totals: new Map(), inExperiments: new Map() };
+  if (stored === undefined) return state;
+  // Every experiment the subject is in has its map of metrics, an empty one included (it stores no row).
+  for (const [experiment, variant, at] of stored.e) {
+    state.exposures.set(experiment, { variant, at });
+    state.inExperiments.set(experiment, new Map());
+  }
+  for (const [metric, events, total] of stored.t) state.totals.set(metric, { events, total: BigInt(total) });
+  for (const [experiment, metric, preEvents, pre, postEvents, post] of stored.x)
+    state.inExperiments
+      .get(experiment)!
+      .set(metric, { pre: { events: preEvents, total: BigInt(pre) }, post: { events: postEvents, total: BigInt(post) } });
+  return state;
+}
+
+function fromSubject(state: SubjectState): StoredSubject {
+  const stored: StoredSubject = { e: [], t: [], x: [] };
+  for (const [experiment, { variant, at }] of state.exposures) stored.e.push([experiment, variant, at]);
+  for (const [metric, { events, total }] of state.totals) stored.t.push([metric, events, String(total)]);
+  for (const [experiment, metrics] of state.inExperiments)
+    for (const [metric, { pre, post }] of metrics)
+      stored.x.push([experiment, metric, pre.events, String(pre.total), post.events, String(post.total)]);
+  return stored;
+}
+
+type StoredSums = { [K in keyof MetricSums]: MetricSums[K] extends bigint ? string : number };
+
+const fromSums = (s: StoredSums): MetricSums => ({
+  events: s.events,
+  subjects: s.subjects,
+  sum: BigInt(s.sum),
+  sumOfSquares: BigInt(s.sumOfSquares),
+  covariateEvents: s.covariateEvents,
+  covariateSubjects: s.covariateSubjects,
+  covariateSum: BigInt(s.covariateSum),
+  covariateSumOfSquares: BigInt(s.covariateSumOfSquares),
+  sumOfProducts: BigInt(s.sumOfProducts),
+});
+const toStoredSums = (s: MetricSums): StoredSums => ({
+  events: s.events,
+  subjects: s.subjects,
+  sum: String(s.sum),
+  sumOfSquares: String(s.sumOfSquares),
+  covariateEvents: s.covariateEvents,
+  covariateSubjects: s.covariateSubjects,
+  covariateSum: String(s.covariateSum),
+  covariateSumOfSquares: String(s.covariateSumOfSquares),
+  sumOfProducts: String(s.sumOfProducts),
+});
+
+export class TallyFile implements TallyTxn {
+  private readonly batches: Database<CountedBatch, Key>;
+  private readonly batchExpiry: Database<null, Key>;
+  private readonly subjects: Database<StoredSubject, Key>;
+  private readonly arms: Database<number, Key>;
+  private readonly sumsDb: Database<StoredSums, Key>;
+
+  private constructor(private readonly root: RootDatabase) {
+    this.batches = root.openDB({ name: 'batches' });
+    this.batchExpiry = root.openDB({ name: 'batchExpiry' });
+    this.subjects = root.openDB({ name: 'subjects' });
+    this.arms = root.openDB({ name: 'arms' });
+    this.sumsDb = root.openDB({ name: 'sums' });
+  }
+
+  /** Opens (creating if needed) the tally file of `dataDir`. */
+  static open(dataDir: string): TallyFile {
+    // overlappingSync off, as the data file's: a transaction's promise settles once it is on disk.
+    return new TallyFile(open({ path: join(dataDir, kTallyFileName), maxDbs: 8, overlappingSync: false }));
+  }
+
+  /**
+   * Runs `fn` in one write transaction (lmdb-js batches it with others waiting) and settles once the
+   * commit is durable; `fn` must be synchronous and throw nothing it wants kept.
+   */
+  transact<T>(fn: (txn: TallyTxn) => T): Promise<T> {
+    return this.root.transaction(() => fn(this));
+  }
+
+  /** An experiment's arms and sums, read now. */
+  experiment(scope: TallyScope, experiment: string): ExperimentTally {
+    const prefix = [scope.projectId, scope.environment, experiment];
+    return {
+      arms: withPrefix(this.arms, prefix).map(({ key, value }) => ({ variant: String(key[3]), subjects: value })),
+      sums: withPrefix(this.sumsDb, prefix).map(({ key, value }) => ({
+        variant: String(key[3]),
+        metric: String(key[4]),
+        sums: fromSums(value),
+      })),
+    };
+  }
+
+  close(): Promise<void> {
+    return this.root.close();
+  }
+
+  batch(scope: TallyScope, batchId: string): CountedBatch | undefined {
+    return this.batches.get([scope.projectId, scope.environment, batchId]);
+  }
+
+  putBatch(scope: TallyScope, batchId: string, batch: CountedBatch): void {
+    this.batches.put([scope.projectId, scope.environment, batchId], batch);
+    this.batchExpiry.put([batch.at, scope.projectId, scope.environment, batchId], null);
+  }
+
+  forgetBatches(before: number, limit: number): number {
+    let forgotten = 0;
+    for (const key of this.batchExpiry.getKeys({ end: [before], limit })) {
+      this.batches.remove(key.slice(1));
+      this.batchExpiry.remove(key);
+      forgotten++;
+    }
+    return forgotten;
+  }
+
+  subject(scope: TallyScope, subject: string): SubjectState {
+    return toSubject(this.subjects.get([scope.projectId, scope.environment, subject]));
+  }
+
+  putSubject(scope: TallyScope, subject: string, state: SubjectState): void {
+    this.subjects.put([scope.projectId, scope.environment, subject], fromSubject(state));
+  }
+
+  arm(scope: TallyScope, experiment: string, variant: string): number {
+    return this.arms.get([scope.projectId, scope.environment, experiment, variant]) ?? 0;
+  }
+
+  putArm(scope: TallyScope, experiment: string, variant: string, subjects: number): void {
+    this.arms.put([scope.projectId, scope.environment, experiment, variant], subjects);
+  }
+
+  sums(scope: TallyScope, experiment: string, variant: string, metric: string): MetricSums | undefined {
+    const stored = this.sumsDb.get([scope.projectId, scope.environment, experiment, variant, metric]);
+    return stored === undefined ? undefined : fromSums(stored);
+  }
+
+  putSums(scope: TallyScope, experiment: string, variant: string, metric: string, sums: MetricSums): void {
+    this.sumsDb.put([scope.projectId, scope.environment, experiment, variant, metric], toStoredSums(sums));
+  }
+}
+
+/**
+ * The entries whose keys start with `prefix`, in key order. Read from the prefix on until a key leaves
+ * it, rather than up to an end key: no string bounds every subject (keys compare as UTF-8, so no
+ * single character sorts after all others).
+ */
+function withPrefix<V>(db: Database<V, Key>, prefix: Key): { key: Key; value: V }[] {
+  const found: { key: Key; value: V }[] = [];
+  for (const entry of db.getRange({ start: prefix })) {
+    if (!prefix.every((part, i) => entry.key[i] === part)) break;
+    found.push(entry);
+  }
+  return found;
+}

@@ -1,0 +1,153 @@
+// Unleash's context in Flagwire's terms: the one home of the mapping, which the client API says in
+// Unleash's model (client-features.ts) and the front-end API evaluates (frontend-evaluator.ts), and
+// docs/api.md (Unleash's SDKs) tells users. docs/decisions.md says why.
+//
+//   Unleash's context         Flagwire's
+//   userId                    the targeting key (what Flagwire buckets by)
+//   sessionId                 the targeting key when there is no userId: Unleash's default stickiness
+//                             buckets by userId, then sessionId, as the client API's rollouts do
+//   properties.cohort         the cohort, checked against the flag's cohort list
+//   properties.<name>         the attribute <name> (never targetingKey, cohort or env: src/ofrep/context.ts)
+//   environment               ignored: the credential names the environment
+//   appName, remoteAddress,   read by no Flagwire rule
+//   currentTime
+//
+// Without a targeting key and a cohort, a percentage rolls, as Flagwire's Evaluation API and Unleash's
+// default stickiness do. The front-end API takes the context as a query (`userId=u&properties[plan]=pro`,
+// as unleash-proxy-client writes it) or as a JSON body (`{"context": {...}}`, or the context itself, as
+// Unleash Edge reads it); a name that is none of Unleash's fields is a property, as Unleash's own
+// front-end API reads `?plan=pro`. Property values that are numbers or booleans match by their JSON text.
+import type { EvalContext } from '../eval-engine/evaluate.js';
+import type { RuleContext } from '../eval-engine/variants.js';
+
+/** Unleash's own context fields: never properties. */
+export const kUnleashFields: ReadonlySet<string> = new Set([
+  'userId',
+  'sessionId',
+  'remoteAddress',
+  'environment',
+  'appName',
+  'currentTime',
+]);
+/** The property that is Flagwire's cohort. */
+export const kCohortProperty = 'cohort';
+/** Never attributes in Flagwire (src/ofrep/context.ts): a rule on them is never met. */
+const kNotAttributes: ReadonlySet<string> = new Set(['targetingKey', kCohortProperty, 'env']);
+/** Whether a property of this name is an attribute an audience rule reads. */
+export function isAttribute(name: string): boolean {
+  return !kNotAttributes.has(name);
+}
+
+const kShape = 'Send {"context": {"userId": "user-1", "properties": {"plan": "beta"}}}, or the context itself.';
+const kPropertyParam = /^properties\[(.*)\]$/;
+
+/** One request's context. Each worker reuses one instance (a parse resets it). */
+export class UnleashContext implements EvalContext, RuleContext {
+  targetingKey: string | null = null;
+  cohort: string | null = null;
+  /** The credential's environment (null: a single-environment project): what a flagd rule reads as `env`. */
+  env: string | null = null;
+  /** Why the context cannot be read (the 400's detail), or null. */
+  error: string | null = null;
+  private fields: Record<string, string> = Object.create(null);
+  private properties: Record<string, string> = Object.create(null);
+  private data: Record<string, string> | null = null;
+
+  /** A query string as sent (the part after "?"), form-decoded as unleash-proxy-client encodes it. */
+  parseQuery(raw: string): boolean {
+    this.reset();
+    for (const [name, value] of new URLSearchParams(raw)) {
+      const property = kPropertyParam.exec(name);
+      if (property !== null) this.put(this.properties, property[1]!, value);
+      else if (kUnleashFields.has(name)) this.put(this.fields, name, value);
+      else this.put(this.properties, name, value);
+    }
+    return this.settle();
+  }
+
+  /** A JSON body: `{"context": {...}}`, or the context itself; empty is an empty context. */
+  parseBody(raw: string): boolean {
+    this.reset();
+    if (raw.trim() === '') return this.settle();
+    let body: unknown;
+    try {
+      body = JSON.parse(raw);
+    } catch (err) {
+      return this.fail(`The request body is not valid JSON (${(err as Error).message}). ${kShape}`);
+    }
+    if (!isObject(body)) return this.fail(`The request body must be a JSON object. ${kShape}`);
+    const context = Object.hasOwn(body, 'context') ? body.context : body;
+    if (!isObject(context)) return this.fail(`"context" must be a JSON object. ${kShape}`);
+    for (const name in context) {
+      const value = context[name];
+      if (name === 'properties') {
+        if (value === null || value === undefined) continue;
+        if (!isObject(value)) return this.fail(`"properties" must be a JSON object of strings. ${kShape}`);
+        for (const property in value) this.put(this.properties, property, textOf(value[property]));
+      } else if (kUnleashFields.has(name)) this.put(this.fields, name, textOf(value));
+      else this.put(this.properties, name, textOf(value));
+    }
+    return this.settle();
+  }
+
+  attribute(name: string): string | undefined {
+    if (!isAttribute(name)) return undefined;
+    return this.properties[name];
+  }
+
+  /** What a flagd rule reads: targetingKey, cohort and env, then every property (the Evaluation API's shape). */
+  ruleData(): Readonly<Record<string, string>> {
+    if (this.data !== null) return this.data;
+    const data: Record<string, string> = {};
+    const put = (name: string, value: string | null | undefined) => {
+      if (value === null || value === undefined || Object.hasOwn(data, name)) return;
+      // "__proto__" is data, as JSON.parse makes it (src/eval-engine/query.ts).
+      if (name === '__proto__') Object.defineProperty(data, name, { value, enumerable: true, writable: true });
+      else data[name] = value;
+    };
+    put('targetingKey', this.targetingKey);
+    put('cohort', this.cohort);
+    put('env', this.env);
+    for (const name in this.properties) put(name, this.properties[name]);
+    this.data = data;
+    return data;
+  }
+
+  private reset(): void {
+    this.targetingKey = null;
+    this.cohort = null;
+    this.env = null;
+    this.error = null;
+    this.fields = Object.create(null);
+    this.properties = Object.create(null);
+    this.data = null;
+  }
+
+  /** The first of a repeated name counts; an empty value is absent; a value that is no text is dropped. */
+  private put(into: Record<string, string>, name: string, value: string | undefined): void {
+    if (value === undefined || value === '' || name in into) return;
+    into[name] = value;
+  }
+
+  private settle(): boolean {
+    this.targetingKey = this.fields.userId ?? this.fields.sessionId ?? null;
+    this.cohort = this.properties[kCohortProperty] ?? null;
+    return true;
+  }
+
+  private fail(detail: string): false {
+    this.error = detail;
+    return false;
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** A context value as text: strings as they are, numbers and booleans by their JSON text; nothing else is one. */
+function textOf(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return undefined;
+}

@@ -1,0 +1,223 @@
+// Unleash's front-end API (issue 60, item 1; docs/api.md: Unleash's front-end API), an evaluation route set
+// (src/eval-engine/routes.ts): the stock unleash-proxy-client, and so its React, Vue and mobile wrappers,
+// connects unchanged. Each route is served at /api/frontend and at its legacy /api/proxy path, as Unleash
+// Edge serves both. Main thread: read the POST body (1 MiB cap, within the process's credential-free body
+// budget) and put the request into the evaluation batch; the eval workers check the client key in the
+// batch's snapshot and evaluate (frontend-evaluator.ts).
+//
+// Its requests in the batch (src/eval-engine/protocol.ts):
+//
+//   route            id          query                            extra
+//   every one        flag name   the query (GET) or body (POST)   'q' (a query) or 'b' (a body), then the
+//                    (features)                                   Authorization header, "\n", If-None-Match
+//
+// (HTTP header values hold no line break, so "\n" parts them.) A path's GET and POST share a route
+// number (src/all-routes.ts numbers paths): the 'q' or 'b' says which the worker reads.
+import type { HttpRequest, TemplatedApp } from 'uWebSockets.js';
+import { ErrorBody } from '../errors.js';
+import { evalErrorBody, kInternalErrorBody, kOverloadedBody, kRevisionNotReachedBody } from '../eval-engine/bodies.js';
+import type { Route } from '../eval-engine/protocol.js';
+import type { EvalQueue, EvalRoutes } from '../eval-engine/routes.js';
+import { type BodyBudget, bodyRefusal } from '../http/body.js';
+import { type PendingResponse, trackAbort } from '../http/http.js';
+import { json, pathParam } from '../routes/openapi-parts.js';
+import { type RouteCounts, type RouteDeclaration, type RouteNumbers, registerRoutes } from '../routes/route-table.js';
+import { UnleashContextRequest, UnleashToggle, UnleashToggles } from './frontend-schemas.js';
+
+const kEtagHeader = { ETag: { schema: { type: 'string' }, description: 'Changes when the answer does' } };
+const kIfNoneMatch = {
+  name: 'If-None-Match',
+  in: 'header',
+  schema: { type: 'string' },
+  description: 'ETag of a previous answer: 304 when unchanged',
+};
+const kContextQuery = {
+  name: 'context',
+  in: 'query',
+  style: 'form',
+  explode: true,
+  schema: { type: 'object', additionalProperties: { type: 'string' } },
+  description:
+    "Unleash's context as unleash-proxy-client writes it: userId, sessionId, properties[<name>]=<value> (any other name is a property)",
+};
+/** Its refusals, in the Evaluation API's envelope ({error, detail}: src/client-keys/access.ts says which). */
+const kErrors = {
+  '400': json(ErrorBody, 'Invalid request: a POST body that is not a JSON object, or whose context or properties is not one'),
+  '401': json(ErrorBody, 'No client key, not one (an API token or a relay key among them), an unknown one or a revoked one'),
+  '403': json(ErrorBody, "Insufficient permission: a key without the use frontend; Forbidden: the key's environment is gone"),
+  '413': json(ErrorBody, 'The body is over 1 MiB (the connection is closed)'),
+  '500': json(ErrorBody, 'Internal server error'),
+  '503': json(
+    ErrorBody,
+    'The evaluation queue is full or the server is stopping, or the server holds as many request bodies as it allows (Retry-After: 1)',
+  ),
+};
+
+/** One path's routes, under `base` (/api/frontend or /api/proxy); `op` prefixes their operation ids. */
+function frontendRoutes(base: string, op: string, legacy: string) {
+  const read = (kind: 'enabled' | 'all', method: 'get' | 'post', path: string, what: string): RouteDeclaration => ({
+    method,
+    pattern: `${base}${path}`,
+    auth: 'clientKey',
+    docs: {
+      operationId: `${op}${kind === 'all' ? 'All' : ''}${method === 'get' ? '' : 'Post'}`,
+      tag: 'Unleash',
+      summary: `${legacy}${what} for the context ${method === 'get' ? 'in the query' : 'in the body'}, in Unleash Edge's shape`,
+      waitsForRevision: false,
+      parameters: method === 'get' ? [kContextQuery, kIfNoneMatch] : [kIfNoneMatch],
+      ...(method === 'post' ? { request: { schema: UnleashContextRequest, required: false } } : {}),
+      responses: {
+        '200': json(UnleashToggles, 'The toggles, by name', kEtagHeader),
+        '304': { description: 'Not modified: the If-None-Match ETag is still current', headers: kEtagHeader },
+        ...kErrors,
+      },
+    },
+  });
+  const feature = (method: 'get' | 'post'): RouteDeclaration => ({
+    method,
+    pattern: `${base}/features/:name`,
+    auth: 'clientKey',
+    docs: {
+      operationId: `${op}Feature${method === 'get' ? '' : 'Post'}`,
+      tag: 'Unleash',
+      summary: `${legacy}One flag of the key's project environment, evaluated for the context, in Unleash Edge's toggle shape`,
+      waitsForRevision: false,
+      parameters: [pathParam('name', "The flag's name"), ...(method === 'get' ? [kContextQuery] : []), kIfNoneMatch],
+      ...(method === 'post' ? { request: { schema: UnleashContextRequest, required: false } } : {}),
+      responses: {
+        '200': json(UnleashToggle, 'The toggle', kEtagHeader),
+        '304': { description: 'Not modified: the If-None-Match ETag is still current', headers: kEtagHeader },
+        '404': json(ErrorBody, "Not found: no flag of the key's project has this name"),
+        ...kErrors,
+      },
+    },
+  });
+  const report = (path: string, what: string, id: string): RouteDeclaration => ({
+    method: 'post',
+    pattern: `${base}/client/${path}`,
+    auth: 'clientKey',
+    docs: {
+      operationId: `${op}${id}`,
+      tag: 'Unleash',
+      summary: `${legacy}${what}: accepted (202) once the key is checked, and not kept (docs/api.md: Unleash's front-end API)`,
+      waitsForRevision: false,
+      responses: { '202': { description: 'Accepted; the body is empty' }, ...kErrors },
+    },
+  });
+  return {
+    Enabled: read('enabled', 'get', '', "The flags on for the context (Unleash's /api/frontend): the key's project environment"),
+    EnabledPost: read('enabled', 'post', '', "The flags on for the context (Unleash's /api/frontend): the key's project environment"),
+    All: read('all', 'get', '/all', "Every flag of the key's project environment, off ones too"),
+    AllPost: read('all', 'post', '/all', "Every flag of the key's project environment, off ones too"),
+    Feature: feature('get'),
+    FeaturePost: feature('post'),
+    Metrics: report('metrics', "The SDK's counts of its answers", 'Metrics'),
+    Register: report('register', "The SDK's registration", 'Register'),
+  } as const;
+}
+
+/** `routes` with each name prefixed: one path's routes under their route names. */
+function named<P extends string, T extends Record<string, RouteDeclaration>>(
+  prefix: P,
+  routes: T,
+): { [K in keyof T & string as `${P}${K}`]: T[K] } {
+  return Object.fromEntries(Object.entries(routes).map(([name, route]) => [`${prefix}${name}`, route])) as {
+    [K in keyof T & string as `${P}${K}`]: T[K];
+  };
+}
+
+/** Its routes' declarations (the unleash capability lists them: capability.ts). */
+export const kUnleashFrontendRoutes = {
+  ...named('unleashFrontend', frontendRoutes('/api/frontend', 'unleashFrontend', '')),
+  ...named('unleashProxy', frontendRoutes('/api/proxy', 'unleashProxy', 'Legacy path (Unleash Edge serves it too): ')),
+} satisfies Record<string, RouteDeclaration>;
+
+type Numbers = RouteNumbers<typeof kUnleashFrontendRoutes>;
+
+/** The route numbers of each kind, in kFrontendKinds' order (frontend-kinds.ts), /api/frontend's then /api/proxy's: the worker's table. */
+function routesOf(numbers: Numbers): Route[] {
+  return [
+    numbers.unleashFrontendEnabled,
+    numbers.unleashFrontendAll,
+    numbers.unleashFrontendFeature,
+    numbers.unleashFrontendMetrics,
+    numbers.unleashFrontendRegister,
+    numbers.unleashProxyEnabled,
+    numbers.unleashProxyAll,
+    numbers.unleashProxyFeature,
+    numbers.unleashProxyMetrics,
+    numbers.unleashProxyRegister,
+  ];
+}
+
+export interface FrontendRoutesOptions {
+  /** The credential-free share of the process's request-body budget: a client key is no secret. */
+  bodies: BodyBudget;
+  /** Where refused (413, 503) requests are counted; null when metrics are off. */
+  metrics: RouteCounts | null;
+  numbers: Numbers;
+}
+
+export function unleashFrontendRoutes({ bodies, metrics, numbers }: FrontendRoutesOptions): EvalRoutes {
+  return {
+    routes: routesOf(numbers),
+    workerModule: new URL('./frontend-evaluator.js', import.meta.url).href,
+    internalErrorBody: kInternalErrorBody,
+    revisionNotReachedBody: kRevisionNotReachedBody,
+    register: (app, queue) => registerFrontendRoutes(app, queue, bodies, metrics, numbers),
+  };
+}
+
+const kTooLargeBody = evalErrorBody('PAYLOAD_TOO_LARGE', bodyRefusal('tooLarge').detail);
+const kBusyBody = evalErrorBody('SERVER_BUSY', bodyRefusal('busy').detail);
+
+function registerFrontendRoutes(
+  app: TemplatedApp,
+  queue: EvalQueue,
+  bodies: BodyBudget,
+  metrics: RouteCounts | null,
+  numbers: Numbers,
+): void {
+  const overloaded = (res: PendingResponse, route: Route) => {
+    metrics?.request(route, 503);
+    queue.refuse(res, 503, kOverloadedBody, true);
+  };
+  // Read everything off `req` first (stack-allocated), then queue the request or read its body.
+  const get = (route: Route) => (res: PendingResponse, req: HttpRequest) => {
+    const extra = `q${req.getHeader('authorization')}\n${req.getHeader('if-none-match')}`;
+    const name = req.getParameter(0) ?? '';
+    const query = req.getQuery() ?? '';
+    trackAbort(res);
+    if (!queue.add(res, route, name, query, extra)) overloaded(res, route);
+  };
+  const post = (route: Route) => (res: PendingResponse, req: HttpRequest) => {
+    const extra = `b${req.getHeader('authorization')}\n${req.getHeader('if-none-match')}`;
+    const name = req.getParameter(0) ?? '';
+    bodies.read(res, req.getHeader('content-length'), (result) => {
+      if (result.ok) {
+        let accepted: boolean;
+        try {
+          accepted = queue.add(res, route, name, result.body, extra);
+        } finally {
+          // The batcher copied the body into its batch, where its own byte bound covers it.
+          result.release();
+        }
+        if (!accepted) overloaded(res, route);
+      } else if (result.reason === 'busy') {
+        metrics?.request(route, 503);
+        // The rest of the body is not read: close the connection after the answer.
+        queue.refuse(res, 503, kBusyBody, true, true);
+      } else {
+        metrics?.request(route, 413);
+        queue.refuse(res, 413, kTooLargeBody, false, true);
+      }
+    });
+  };
+  const handlers = Object.fromEntries(
+    Object.entries(kUnleashFrontendRoutes).map(([name, route]) => {
+      const number = numbers[name as keyof Numbers];
+      return [name, route.method === 'get' ? get(number) : post(number)];
+    }),
+  );
+  registerRoutes(app, kUnleashFrontendRoutes, handlers);
+}
