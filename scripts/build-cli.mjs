@@ -16,6 +16,7 @@
 //     item 2).
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
@@ -113,9 +114,28 @@ function gatheredParts(path, text) {
 }
 
 /** The rewrites above, for a bundle made in `outdir`. */
+/**
+ * lmdb and msgpackr, which every thread of a node and every command loads, from their CommonJS builds
+ * (one file each) instead of their ES modules (lmdb's entry and the modules it imports): about 12 ms less
+ * of CPU per load. Both are required, so a thread never holds a copy of each.
+ */
+const kRequired = ['lmdb', 'msgpackr'];
+const kRequire = createRequire(new URL('../package.json', import.meta.url));
+function requiredModule(name) {
+  const names = Object.keys(kRequire(name)).filter((key) => /^[A-Za-z_$][\w$]*$/.test(key) && key !== 'default');
+  return [
+    "import { createRequire } from 'node:module';",
+    `const required = createRequire(import.meta.url)(${JSON.stringify(name)});`,
+    ...names.map((key) => `export const ${key} = required.${key};`),
+    'export default required;',
+  ].join('\n');
+}
+
 const sourceRewrites = (outdir) => ({
   name: 'source-rewrites',
   setup(b) {
+    b.onResolve({ filter: new RegExp(`^(${kRequired.join('|')})$`) }, (args) => ({ path: args.path, namespace: 'flagwire-required' }));
+    b.onLoad({ filter: /.*/, namespace: 'flagwire-required' }, (args) => ({ contents: requiredModule(args.path), loader: 'js' }));
     b.onResolve({ filter: /^flagwire-parts:/ }, (args) => ({
       path: args.path.slice('flagwire-parts:'.length),
       namespace: 'flagwire-parts',
