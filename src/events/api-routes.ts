@@ -1,12 +1,58 @@
-// The events capability's Management API route: an experiment's statistics as counted (docs/api.md:
-// Events), read with a token of the project, from the tally file this node keeps.
+// The events capability's Management API routes (docs/api.md: Events): a subject erased, with a write
+// token (what it added to the statistics taken back, in the tally file, never through the writer: its
+// key is the personal data erased, so no audit entry names it), and an experiment's statistics as
+// counted, with a read token.
 import type { ManagementRouteSpec } from '../capability/capability.js';
 import { requireEnvironmentAllowed, resolveEnvParam } from '../model/environments.js';
+import { FlagwireError } from '../errors.js';
+import { parseJsonObject } from '../model/request-body.js';
+import { compileValidator } from '../model/validation.js';
 import { apiErrors, json, pathParam } from '../routes/openapi-parts.js';
 import { refuseUnlessCounted } from './event-counter.js';
+import { SubjectErase, SubjectErased } from './schemas.js';
+import { eraseSubject } from './tally.js';
 import { ExperimentStatistics, statisticsView } from './statistics.js';
 
+const kEraseValidator = compileValidator(SubjectErase, { quoteKeys: false });
+
 export const kEventsApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
+  apiEraseSubject: {
+    method: 'post',
+    pattern: '/api/v1/events/subjects/erase',
+    via: 'management',
+    auth: 'token',
+    docs: {
+      operationId: 'eraseSubject',
+      tag: 'Management API',
+      summary:
+        "Erase a subject's counted events in an environment: its exposures and totals forgotten, the statistics taken back to the other subjects' alone",
+      parameters: [
+        { name: 'env', in: 'query', schema: { type: 'string' }, description: 'The environment (required on a multi-environment project)' },
+      ],
+      request: { schema: SubjectErase, required: true },
+      responses: { '200': json(SubjectErased, 'Erased, on disk'), ...apiErrors([400, 401, 402, 403, 404, 413, 429, 500, 503]) },
+    },
+    handler: {
+      kind: 'write',
+      async run(request, auth, received, release, { config, events }) {
+        try {
+          refuseUnlessCounted(config);
+          const env = resolveEnvParam(auth.project, request.query.get('env'), true, 'list');
+          requireEnvironmentAllowed(auth.token.environments, env);
+          const parsed = parseJsonObject(received, 'create');
+          if (!parsed.ok) throw new FlagwireError('INVALID_REQUEST', parsed.problem);
+          if (!kEraseValidator.check(parsed.value))
+            throw new FlagwireError('INVALID_REQUEST', kEraseValidator.problems(parsed.value).join('; '));
+          const { targetingKey } = parsed.value;
+          const scope = { projectId: auth.project.id, environment: env ?? '' };
+          const erased = await events.count((txn) => eraseSubject(txn, scope, targetingKey));
+          return { status: 200, value: { targetingKey, environment: env, erased } };
+        } finally {
+          release();
+        }
+      },
+    },
+  },
   apiExperimentStatistics: {
     method: 'get',
     pattern: '/api/v1/experiments/:experiment/statistics',

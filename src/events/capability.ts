@@ -2,7 +2,7 @@
 // with a client key, counted once per subject into exact statistics per experiment, variant and metric,
 // in the data dir's tally file (src/store/tally-file.ts), never through the writer thread.
 import { defineCapability } from '../capability/capability.js';
-import { EventBatch, EventsAccepted } from './schemas.js';
+import { EventBatch, EventsAccepted, SubjectErase, SubjectErased } from './schemas.js';
 import { GoffCollectorBody } from './goff-collector.js';
 import { ExperimentStatistics } from './statistics.js';
 
@@ -10,5 +10,5 @@ export const kEvents = defineCapability({
   name: 'events',
   serviceRoutes: async () => (await import('./routes.js')).kEventsRoutes,
   routes: async () => (await import('./api-routes.js')).kEventsApiRoutes,
-  schemas: { EventBatch, EventsAccepted, GoffCollectorBody, ExperimentStatistics },
+  schemas: { EventBatch, EventsAccepted, GoffCollectorBody, ExperimentStatistics, SubjectErase, SubjectErased },
 });

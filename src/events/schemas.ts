@@ -131,6 +131,29 @@ export interface ReadBatch {
   readonly rejected: readonly EventRejection[];
 }
 
+/** The body of a subject's erasure: its targeting key. */
+export const SubjectErase = Type.Object(
+  {
+    targetingKey: Type.String({
+      minLength: 1,
+      maxLength: kMaxTargetingKeyLength,
+      description: 'The subject to erase: the targeting key its events named',
+      'x-error': `must be a non-empty string of at most ${kMaxTargetingKeyLength} characters`,
+    }),
+  },
+  { additionalProperties: false },
+);
+
+/** The answer to an erasure: whether anything of the subject was kept. */
+export const SubjectErased = Type.Object(
+  {
+    targetingKey: Type.String(),
+    environment: Type.Union([Type.String(), Type.Null()]),
+    erased: Type.Boolean({ description: 'false: nothing of this subject was kept in this environment' }),
+  },
+  { additionalProperties: false },
+);
+
 /** The answer to a batch: events kept (exposures already kept included), those exposures, and each event refused with why. */
 export const EventsAccepted = Type.Object(
   {

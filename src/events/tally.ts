@@ -45,6 +45,14 @@ export const emptySums = (): MetricSums => ({
   sumOfProducts: 0n,
 });
 
+/** Erases `subject` of `scope` (docs/events.md: Erasing a subject): whether anything of it was kept. */
+export function eraseSubject(txn: TallyTxn, scope: TallyScope, subject: string): boolean {
+  const tally = new BatchTally(txn, scope);
+  const erased = tally.erase(subject);
+  tally.flush();
+  return erased;
+}
+
 /** Bounds on one subject's state, so that no client can grow it without end: experiments, and metrics. */
 export const kMaxExperimentsPerSubject = 100;
 export const kMaxMetricsPerSubject = 200;
@@ -111,6 +119,24 @@ class BatchTally {
       metrics.set(event.metric, now);
       this.move(experiment, exposure.variant, event.metric, was, now);
     }
+    return true;
+  }
+
+  /**
+   * Takes a subject out: each experiment's arm loses it and each sum loses exactly what its totals
+   * added, so the sums equal those of the other subjects alone; then its state is forgotten. Whether it
+   * was there.
+   */
+  erase(subject: string): boolean {
+    const state = this.subject(subject);
+    if (state.exposures.size === 0 && state.totals.size === 0) return false;
+    for (const [experiment, { variant }] of state.exposures) {
+      this.arm(experiment, variant).subjects--;
+      for (const [metric, was] of state.inExperiments.get(experiment)!)
+        this.move(experiment, variant, metric, was, { pre: kNoTotal, post: kNoTotal });
+    }
+    this.subjects.delete(subject);
+    this.txn.removeSubject(this.scope, subject);
     return true;
   }
 

@@ -89,6 +89,8 @@ export interface TallyTxn {
   /** A subject's state; an empty one for a subject not seen yet. */
   subject(scope: TallyScope, subject: string): SubjectState;
   putSubject(scope: TallyScope, subject: string, state: SubjectState): void;
+  /** Forgets a subject's state (what it added to the sums is the caller's to take back first). */
+  removeSubject(scope: TallyScope, subject: string): void;
   arm(scope: TallyScope, experiment: string, variant: string): number;
   putArm(scope: TallyScope, experiment: string, variant: string, subjects: number): void;
   sums(scope: TallyScope, experiment: string, variant: string, metric: string): MetricSums | undefined;
@@ -232,6 +234,10 @@ export class TallyFile implements TallyTxn {
 
   putSubject(scope: TallyScope, subject: string, state: SubjectState): void {
     this.subjects.put([scope.projectId, scope.environment, subject], fromSubject(state));
+  }
+
+  removeSubject(scope: TallyScope, subject: string): void {
+    this.subjects.remove([scope.projectId, scope.environment, subject]);
   }
 
   arm(scope: TallyScope, experiment: string, variant: string): number {

@@ -276,3 +276,32 @@ t.test('a page may gzip its batch: the preflight allows Content-Encoding', async
   t.equal(r.status, 204);
   t.match(r.headers.get('access-control-allow-headers'), /Content-Encoding/);
 });
+
+t.test("a subject erased: its exposures and totals forgotten, the statistics the other subjects' alone", async (t) => {
+  const before = (await stats(secrets.multiRead, 'checkout-2026', 'staging')).json;
+  const on = (s: { variants: { variant: string }[] }) => s.variants.find((v) => v.variant === 'on') as any;
+  t.equal(on(before).subjects, 2, 'ann and fay');
+  const erase = (token: string, body: unknown, env = 'staging') =>
+    call(base, 'POST', `/api/v1/events/subjects/erase?env=${env}`, { token, body });
+  const readOnly = await erase(secrets.multiRead, { targetingKey: 'fay' });
+  t.equal(readOnly.status, 403, readOnly.text);
+  const bad = await erase(secrets.multiWrite, { targetingKey: '' });
+  t.equal(bad.status, 400, bad.text);
+  const erased = await erase(secrets.multiWrite, { targetingKey: 'fay' });
+  t.equal(erased.status, 200, erased.text);
+  t.strictSame(erased.json, { targetingKey: 'fay', environment: 'staging', erased: true });
+  const after = (await stats(secrets.multiRead, 'checkout-2026', 'staging')).json;
+  t.equal(on(after).subjects, 1, 'fay is gone');
+  t.match(
+    on(after).metrics.find((m: { metric: string }) => m.metric === 'signup'),
+    { events: 0, subjects: 0, sum: '0', sumOfSquares: '0' },
+    'her signup taken back',
+  );
+  t.strictSame(
+    on(after).metrics.find((m: { metric: string }) => m.metric === 'purchase'),
+    on(before).metrics.find((m: { metric: string }) => m.metric === 'purchase'),
+    "ann's purchases as they were",
+  );
+  const again = await erase(secrets.multiWrite, { targetingKey: 'fay' });
+  t.strictSame(again.json.erased, false, 'nothing left the second time');
+});

@@ -11,6 +11,7 @@ import {
   emptySums,
   kMaxExperimentsPerSubject,
   kMaxMetricsPerSubject,
+  eraseSubject,
   millionths,
   tallyBatch,
 } from '../../src/events/tally.js';
@@ -242,4 +243,39 @@ t.test('a subject named as an object key would be (__proto__, constructor) is a 
   t.strictSame(read.arms, [{ variant: 'toString', subjects: 1 }]);
   t.equal(read.sums[0]?.metric, '__proto__');
   t.equal(read.sums[0]?.sums.sum, 2_000_000n);
+});
+
+t.test("a subject erased takes back exactly what it added: the sums are the other subjects' alone", async (t) => {
+  const tally = openTally(t);
+  const next = random(7);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
+  const subjects = Array.from({ length: 25 }, (_, i) => `user-${i}`);
+  const start = 1_795_000_000_000;
+  const all: CountedEvent[] = [];
+  for (let batch = 0; batch < 10; batch++) {
+    const events: CountedEvent[] = Array.from({ length: 40 }, () => {
+      const at = start + Math.floor(next() * 3_600_000);
+      return next() < 0.3
+        ? { kind: 'exposure', subject: pick(subjects), experiment: pick(['checkout', 'search']), variant: pick(['a', 'b']), at }
+        : { kind: 'track', subject: pick(subjects), metric: pick(['purchase', 'clicks']), value: millionths(pick([1, 2.5, -3])), at };
+    });
+    await tally.transact((txn) => tallyBatch(txn, scope, events));
+    all.push(...events);
+  }
+  const erased = new Set(['user-3', 'user-11', 'user-17']);
+  for (const subject of erased) t.equal(await tally.transact((txn) => eraseSubject(txn, scope, subject)), true, `${subject} was kept`);
+  t.equal(await tally.transact((txn) => eraseSubject(txn, scope, 'user-3')), false, 'erased twice: nothing left the second time');
+  const expected = recompute(all.filter((e) => !erased.has(e.subject)));
+  const got = stored(tally, ['checkout', 'search']);
+  // An arm or a sum whose subjects were all erased stays, at zero: compare what is not zero.
+  const nonZero = <V>(m: Map<string, V>, zero: (v: V) => boolean) => new Map([...m].filter(([, v]) => !zero(v)));
+  const empty = (s: MetricSums) =>
+    JSON.stringify(s, (_, v) => (typeof v === 'bigint' ? String(v) : v)) ===
+    JSON.stringify(emptySums(), (_, v) => (typeof v === 'bigint' ? String(v) : v));
+  t.strictSame(
+    nonZero(got.arms, (n) => n === 0),
+    expected.arms,
+    "each variant's subjects, without the erased",
+  );
+  t.strictSame(nonZero(got.sums, empty), nonZero(expected.sums, empty), 'every sum, bit for bit, without the erased');
 });

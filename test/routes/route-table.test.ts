@@ -99,6 +99,7 @@ t.test("the Management API's routes and their labels: by the path's shape, whate
       'POST /api/v1/client-keys',
       'GET /api/v1/client-keys',
       'POST /api/v1/client-keys/:key_id/revoke',
+      'POST /api/v1/events/subjects/erase',
       'GET /api/v1/experiments/:experiment/statistics',
       'GET /v1/snapshots/:project_id',
       'GET /api/v1/change-requests',
