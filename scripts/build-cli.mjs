@@ -7,39 +7,159 @@
 //     imports only on use (serve's server, a PostgreSQL client) in files of their own beside it, so a
 //     command other than serve never loads the packages those import (uWebSockets.js, piscina, pino,
 //     pg); the npm packages stay apart, as Node loads them. A module's import.meta.url is rewritten to the URL of its
-//     own file, so what it finds next to itself (worker files, package.json) is found as before.
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { relative } from 'node:path';
+//     own file, so what it finds next to itself (worker files, package.json) is found as before;
+//   dist/src/cli/bundle/serve/main.js: the same, in one file, for serve (a long-running command), which
+//     loads all of it;
+//   dist/src/cli/bundle/writer/actor.js and eval/worker.js: the writer thread's and an evaluation
+//     worker's entries bundled the same way, which the bundle above starts instead of the modules (a
+//     node's writer thread loaded some 190 of them, an evaluation worker 75: bench/RESULTS.md, issue 57
+//     item 2).
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, relative } from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const kCliDir = new URL('../dist/src/cli/', import.meta.url);
 const kBundleDir = new URL('bundle/', kCliDir).pathname;
 
 const { kCliCommands } = await import(new URL('commands.js', kCliDir).href);
-const kShapeKeys = ['name', 'usage', 'summary', 'positionals', 'argumentHelp', 'options', 'notes'];
+// longRunning too: the entry runs a long-running command (serve) from its own bundle.
+const kShapeKeys = ['name', 'usage', 'summary', 'positionals', 'argumentHelp', 'options', 'notes', 'longRunning'];
 const shapes = kCliCommands.map((command) =>
   Object.fromEntries(kShapeKeys.filter((k) => command[k] !== undefined).map((k) => [k, command[k]])),
 );
 writeFileSync(new URL('commands.json', kCliDir), `${JSON.stringify(shapes)}\n`);
 
-/** Each source module's import.meta.url, as the URL of its own file relative to the bundle's (every piece is in one folder). */
-const ownUrls = {
-  name: 'own-import-meta-url',
+const kSrcDir = fileURLToPath(new URL('..', kCliDir));
+/**
+ * The threads' entries bundled (each by its path under dist/src, with its bundle's): a source module that
+ * starts one (`new Worker(new URL('../writer-thread/actor.js', import.meta.url))`) starts its bundle
+ * instead, when it runs from a bundle itself. A process that runs the modules unbundled (a test's
+ * in-process server, a test's capability) starts them unbundled as before.
+ */
+/**
+ * The evaluators route sets name (`workerModule: new URL('./ofrep-evaluator.js', import.meta.url).href`,
+ * src/eval-engine/routes.ts), by path under dist/src: read from the modules that declare them, so a new
+ * route set's evaluator is bundled as it is declared.
+ */
+function declaredEvaluators(dir = kSrcDir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return path === kBundleDir.replace(/\/$/, '') ? [] : declaredEvaluators(path);
+    if (!entry.name.endsWith('.js')) return [];
+    return [...readFileSync(path, 'utf8').matchAll(/workerModule: new URL\('(\.{1,2}\/[^']+\.js)', import\.meta\.url\)/g)].map(([, spec]) =>
+      relative(kSrcDir, join(dir, spec)),
+    );
+  });
+}
+const kThreadBundles = [
+  { dir: 'writer', entries: ['writer-thread/actor.js'] },
+  // An evaluation worker imports its route sets' evaluators by URL (src/eval-engine/worker.ts): they are
+  // entries of its bundle, so that they and the worker share one copy of each module (the engine).
+  { dir: 'eval', entries: ['eval-engine/worker.js', ...declaredEvaluators()] },
+];
+/** Each bundled entry's path under dist/src, and its bundle's under the command line's. */
+const kBundledEntries = new Map(kThreadBundles.flatMap(({ dir, entries }) => entries.map((entry) => [entry, `${dir}/${basename(entry)}`])));
+
+/**
+ * Each source module's import.meta.url, as the URL of its own file relative to the bundle's (every piece
+ * of one bundle is in one folder), and a URL it makes of a thread's entry, as that entry's bundle.
+ */
+function ownUrls(path, text, outdir) {
+  if (!text.includes('import.meta.url')) return text;
+  const threads = text.replace(/new URL\('(\.{1,2}\/[^']+\.js)', import\.meta\.url\)/g, (whole, spec) => {
+    const bundled = kBundledEntries.get(relative(kSrcDir, join(dirname(path), spec)));
+    return bundled === undefined
+      ? whole
+      : `new URL(${JSON.stringify(relative(dirname(path), join(kBundleDir, bundled)))}, import.meta.url)`;
+  });
+  const own = JSON.stringify(relative(outdir, path));
+  return threads.replaceAll('import.meta.url', `new URL(${own}, import.meta.url).href`);
+}
+
+/**
+ * The parts a capability loads on use (OnUse, src/capability/capability.ts), gathered into one piece per
+ * kind: its command-line commands (`cli.js`) and its routes (a module named `*routes.js`: Management API,
+ * service, hosted and console routes). Left to itself, esbuild cuts a piece for each set of those some 45
+ * imports that share a module, and a node's main thread, which loads them all, loaded 150 files instead
+ * of 39 (about 100 ms more of its CPU before /health). Each part's import becomes an import of its
+ * kind's piece (capability-cli-*.js, capability-routes-*.js: a module of this plugin's that imports every
+ * capability's parts of that kind), so a command still loads no route (test/cli/cli-start.test.ts).
+ */
+const kPartKinds = [
+  { kind: 'capability-cli', test: (file) => file === 'cli.js' },
+  { kind: 'capability-routes', test: (file) => file.endsWith('routes.js') },
+];
+const kDeclarations = readdirSync(new URL('..', kCliDir), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory() && existsSync(new URL(`../${entry.name}/capability.js`, kCliDir)))
+  .map((entry) => fileURLToPath(new URL(`../${entry.name}/capability.js`, kCliDir)));
+const kPartImport = /import\('(\.{1,2}\/[^']+\.js)'\)/g;
+/** Each kind's parts: the absolute path of each module, in the order found. */
+const kParts = new Map(kPartKinds.map(({ kind }) => [kind, []]));
+for (const path of kDeclarations) {
+  for (const [, spec] of readFileSync(path, 'utf8').matchAll(kPartImport)) {
+    const part = kPartKinds.find(({ test }) => test(basename(spec)));
+    if (part !== undefined) kParts.get(part.kind).push(join(dirname(path), spec));
+  }
+}
+function gatheredParts(path, text) {
+  if (!kDeclarations.includes(path)) return text;
+  return text.replace(kPartImport, (whole, spec) => {
+    const part = kPartKinds.find(({ test }) => test(basename(spec)));
+    if (part === undefined) return whole;
+    const index = kParts.get(part.kind).indexOf(join(dirname(path), spec));
+    return `import('flagwire-parts:${part.kind}').then((parts) => parts.p${index})`;
+  });
+}
+
+/** The rewrites above, for a bundle made in `outdir`. */
+/**
+ * lmdb and msgpackr, which every thread of a node and every command loads, from their CommonJS builds
+ * (one file each) instead of their ES modules (lmdb's entry and the modules it imports): about 12 ms less
+ * of CPU per load. Both are required, so a thread never holds a copy of each.
+ */
+const kRequired = ['lmdb', 'msgpackr'];
+const kRequire = createRequire(new URL('../package.json', import.meta.url));
+function requiredModule(name) {
+  const names = Object.keys(kRequire(name)).filter((key) => /^[A-Za-z_$][\w$]*$/.test(key) && key !== 'default');
+  return [
+    "import { createRequire } from 'node:module';",
+    `const required = createRequire(import.meta.url)(${JSON.stringify(name)});`,
+    ...names.map((key) => `export const ${key} = required.${key};`),
+    'export default required;',
+  ].join('\n');
+}
+
+const sourceRewrites = (outdir) => ({
+  name: 'source-rewrites',
   setup(b) {
+    b.onResolve({ filter: new RegExp(`^(${kRequired.join('|')})$`) }, (args) => ({ path: args.path, namespace: 'flagwire-required' }));
+    b.onLoad({ filter: /.*/, namespace: 'flagwire-required' }, (args) => ({ contents: requiredModule(args.path), loader: 'js' }));
+    b.onResolve({ filter: /^flagwire-parts:/ }, (args) => ({
+      path: args.path.slice('flagwire-parts:'.length),
+      namespace: 'flagwire-parts',
+    }));
+    // esbuild resolves only what a file imports: the pieces name their parts by absolute path.
+    b.onResolve({ filter: /.*/, namespace: 'flagwire-parts' }, (args) => ({ path: args.path }));
+    b.onLoad({ filter: /.*/, namespace: 'flagwire-parts' }, (args) => ({
+      contents: kParts
+        .get(args.path)
+        .map((path, i) => `export * as p${i} from ${JSON.stringify(path)};`)
+        .join('\n'),
+      loader: 'js',
+    }));
     b.onLoad({ filter: /\/dist\/src\/.*\.js$/ }, (args) => {
       const text = readFileSync(args.path, 'utf8');
-      if (!text.includes('import.meta.url')) return undefined;
-      const own = JSON.stringify(relative(kBundleDir, args.path));
-      return { contents: text.replaceAll('import.meta.url', `new URL(${own}, import.meta.url).href`), loader: 'js' };
+      const contents = gatheredParts(args.path, ownUrls(args.path, text, outdir));
+      return contents === text ? undefined : { contents, loader: 'js' };
     });
   },
-};
+});
 
 // The pieces' names carry a hash: the last build's are removed first.
 rmSync(kBundleDir, { recursive: true, force: true });
-await build({
-  entryPoints: [new URL('main.js', kCliDir).pathname],
-  outdir: kBundleDir,
+const kOptions = {
   bundle: true,
   splitting: true,
   packages: 'external',
@@ -47,6 +167,28 @@ await build({
   platform: 'node',
   target: 'node20',
   sourcemap: true,
-  plugins: [ownUrls],
   logLevel: 'warning',
+};
+await build({ ...kOptions, entryPoints: [join(kSrcDir, 'cli/main.js')], outdir: kBundleDir, plugins: [sourceRewrites(kBundleDir)] });
+// serve loads the server, every route and every command: one file, no pieces. Cut into pieces as above
+// (57 files), its main thread spent about 30 ms more of CPU before /health (bench/RESULTS.md, issue 57
+// item 2). What it imports on use is in the file but runs on use; only the npm packages that some module
+// of it imports statically are loaded at once, and those are the server's (uWebSockets.js, piscina, pino).
+const kServeDir = join(kBundleDir, 'serve');
+await build({
+  ...kOptions,
+  entryPoints: [join(kSrcDir, 'cli/main.js')],
+  splitting: false,
+  outdir: kServeDir,
+  plugins: [sourceRewrites(kServeDir)],
 });
+for (const { dir, entries } of kThreadBundles) {
+  const outdir = join(kBundleDir, dir);
+  await build({
+    ...kOptions,
+    entryPoints: entries.map((entry) => join(kSrcDir, entry)),
+    entryNames: '[name]',
+    outdir,
+    plugins: [sourceRewrites(outdir)],
+  });
+}

@@ -8,9 +8,12 @@
 // the labels in the table's order (the routes of one path share it), so a new route is given one by
 // being declared. Whatever reads a number (the metrics, the evaluation batch, a route set's handlers,
 // the Management API's dispatch) is given it here, once, at start-up.
+//
+// The capabilities' routes are loaded on use (OnUse, src/capability/capability.ts): this module loads them
+// when it loads, and only a front end imports it, so the writer thread and the command line never do.
 import { kCapabilityList } from './capabilities.js';
 import type { ManagementHandler } from './routes/handler.js';
-import type { Capability, ManagementRouteSpec } from './capability/capability.js';
+import { type Capability, loadPart, type ManagementRouteSpec, type ServiceRouteSpec } from './capability/capability.js';
 import { compilePattern, decodeParams, matchesSegments, type PathPattern } from './http/route-pattern.js';
 import { kRoutes, routeLabel, type RouteDeclaration, type RouteDeclarations, type RouteNumbers } from './routes/route-table.js';
 
@@ -23,6 +26,8 @@ export interface RouteTable {
   readonly routes: Readonly<Record<string, RouteDeclaration>>;
   /** The capabilities' Management API routes by name, in the table's order. */
   readonly api: readonly (readonly [string, ManagementRouteSpec])[];
+  /** The capabilities' routes outside the Management API (their serviceRoutes) by name, in the table's order. */
+  readonly service: readonly (readonly [string, ServiceRouteSpec])[];
   /** The metrics' route labels, by route number: each counted label once, in the table's order. */
   readonly labels: readonly string[];
   /** A counted route's number by its name: the index of its label. */
@@ -33,9 +38,15 @@ export interface RouteTable {
  * The route table of `capabilities` (src/capabilities.ts's list; a test adds one of its own). A name
  * declared twice, or more labels than the evaluation batch's u8 can number, is a start-up error.
  */
-export function routeTable(capabilities: readonly Capability[]): RouteTable {
-  const api = capabilities.flatMap((c) => Object.entries(c.routes ?? {}));
-  const others = capabilities.flatMap((c) => [...Object.entries(c.serviceRoutes ?? {}), ...Object.entries(c.hostedRoutes ?? {})]);
+export async function routeTable(capabilities: readonly Capability[]): Promise<RouteTable> {
+  const [apiParts, serviceParts, hostedParts] = await Promise.all([
+    loadPart(capabilities, 'routes'),
+    loadPart(capabilities, 'serviceRoutes'),
+    loadPart(capabilities, 'hostedRoutes'),
+  ]);
+  const api = apiParts.flatMap((routes) => Object.entries(routes ?? {}));
+  const service = serviceParts.flatMap((routes) => Object.entries(routes ?? {}));
+  const others = capabilities.flatMap((_, i) => [...Object.entries(serviceParts[i] ?? {}), ...Object.entries(hostedParts[i] ?? {})]);
   const routes: Record<string, RouteDeclaration> = {};
   const labels: string[] = [];
   const numbers = new Map<string, number>();
@@ -51,10 +62,10 @@ export function routeTable(capabilities: readonly Capability[]): RouteTable {
   }
   // An evaluation route's number travels in the evaluation batch as a u8 (src/eval-engine/protocol.ts).
   if (labels.length > 256) throw new Error("route numbers must fit the evaluation batch's u8");
-  return { routes, api, labels, numbers };
+  return { routes, api, service, labels, numbers };
 }
 
-const kRouteTable = routeTable(kCapabilityList);
+const kRouteTable = await routeTable(kCapabilityList);
 
 /** Every route by name, in the OpenAPI document's order. */
 export const kAllRoutes: Readonly<Record<string, RouteDeclaration>> = kRouteTable.routes;
@@ -82,6 +93,9 @@ export function routeNumbers<T extends RouteDeclarations>(routes: T): RouteNumbe
   }
   return numbers as RouteNumbers<T>;
 }
+
+/** Every capability's routes outside the Management API, by route name, in the order the capabilities are listed. */
+export const kCapabilityServiceRoutes: readonly (readonly [string, ServiceRouteSpec])[] = kRouteTable.service;
 
 /**
  * The Management API's routes declared outside /api/v1 (the native snapshot, src/snapshots): uWS gives

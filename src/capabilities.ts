@@ -1,6 +1,6 @@
 // Every capability of Flagwire, listed once. Adding a capability is one line here (docs/architecture.md,
 // "Adding a capability"); the tables the rest of Flagwire reads are derived below.
-import type { Capability, ServiceRouteSpec } from './capability/capability.js';
+import type { Capability } from './capability/capability.js';
 import type { GrpcServiceSpec } from './capability/grpc-service.js';
 import { kApprovals } from './approvals/capability.js';
 import { kAudit } from './audit-log/capability.js';
@@ -78,11 +78,6 @@ export function capabilityCommands(capabilities: readonly Capability[]): Readonl
 
 /** Every capability's writer commands by name; a name declared twice is a start-up error. */
 export const kCapabilityCommands: ReadonlyMap<string, AnyCommand> = capabilityCommands(kCapabilityList);
-
-/** Every capability's routes outside the Management API, by route name, in the order the capabilities are listed. */
-export const kCapabilityServiceRoutes: readonly (readonly [string, ServiceRouteSpec])[] = kCapabilityList.flatMap((c) =>
-  Object.entries(c.serviceRoutes ?? {}),
-);
 
 /** Every capability's gRPC services, hosted on the sync service's port; a name declared twice is a start-up error. */
 export const kCapabilityGrpcServices: readonly GrpcServiceSpec[] = [

@@ -3,11 +3,8 @@
 // writer command runs through), and the commands, routes and command-line commands that decide them.
 import { defineCapability } from '../capability/capability.js';
 import { kApprovalAuditActions } from './audit-actions.js';
-import { kApprovalCli } from './cli.js';
 import { kApprovalCommands } from './command-table.js';
-import { kApprovalConsoleRoutes } from './console-routes.js';
 import { kApprovedPlanRecords, kChangeRequestRecords } from './records.js';
-import { kApprovalApiRoutes } from './routes.js';
 import { ChangeRequestedBody } from './change-requested.js';
 import { ChangeRequestList, ChangeRequestView, CommentBody } from './request-view.js';
 
@@ -16,15 +13,15 @@ export const kApprovals = defineCapability({
   databases: ['changeRequests', 'approvedPlans'],
   records: [kChangeRequestRecords, kApprovedPlanRecords],
   commands: kApprovalCommands,
-  routes: kApprovalApiRoutes,
+  routes: async () => (await import('./routes.js')).kApprovalApiRoutes,
   schemas: {
     ChangeRequest: ChangeRequestView,
     ChangeRequestList,
     ChangeRequested: ChangeRequestedBody,
     ChangeRequestComment: CommentBody,
   },
-  consoleRoutes: kApprovalConsoleRoutes,
-  cli: kApprovalCli,
+  consoleRoutes: async () => (await import('./console-routes.js')).kApprovalConsoleRoutes,
+  cli: async () => (await import('./cli.js')).kApprovalCli,
   auditActions: kApprovalAuditActions,
   webhookEvent: 'request',
 });

@@ -2,13 +2,11 @@
 // the web console. Every other capability writes its own entries.
 import { kAuditRecords } from '../store/record-kinds.js';
 import { defineCapability } from '../capability/capability.js';
-import { kAuditCli } from './cli.js';
-import { kAuditRoutes } from './console-routes.js';
 
 export const kAudit = defineCapability({
   name: 'audit-log',
   databases: ['audit'],
   records: [kAuditRecords],
-  cli: kAuditCli,
-  consoleRoutes: kAuditRoutes,
+  cli: async () => (await import('./cli.js')).kAuditCli,
+  consoleRoutes: async () => (await import('./console-routes.js')).kAuditRoutes,
 });

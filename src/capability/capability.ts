@@ -1,6 +1,9 @@
 // A capability of Flagwire (flags, tokens, webhooks, release plans, ...) declared in one value, in its
 // own folder: the databases and kinds of record it stores, the writer commands it adds, its Management
-// API routes and their handlers, its web console routes, its command-line commands and its audit actions. src/capabilities.ts lists every capability
+// API routes and their handlers, its web console routes, its command-line commands and its audit actions. The
+// parts only a front end or the command line uses (its routes, console routes and command-line commands)
+// are declared as functions that import them (OnUse), so a thread that never serves or runs them (the
+// writer thread, a command) never loads their modules. src/capabilities.ts lists every capability
 // once; every table another part needs (the writer's commands by name, the route table, the console's
 // JSON API, the command line's index and help, the audit actions and the webhook event of each) is
 // derived from that list, never kept beside it; so are the store's (the databases it opens, what a full
@@ -69,6 +72,27 @@ export interface TokenUseLog {
   refused(tokenId: string, error: FlagwireError, method: string, path: string, at: number): void;
 }
 
+/**
+ * A part of a capability that only some threads use, loaded on first use: declared as a function that
+ * imports its module, `async () => (await import('./routes.js')).kFlagApiRoutes`, never imported
+ * statically by capability.ts. Every thread loads the declarations (the writer thread needs the records
+ * and commands, a command its commands); only a front end loads the routes, only the command line its
+ * commands: the writer thread loaded some 80 modules of routes, console routes and commands it never ran
+ * (bench/RESULTS.md, issue 57 item 2). A dynamic import is loaded once per thread, so each call gives the same value.
+ */
+export type OnUse<T> = () => Promise<T>;
+
+/** The parts of a capability loaded on use (OnUse). */
+export type OnUsePart = 'routes' | 'serviceRoutes' | 'hostedRoutes' | 'consoleRoutes' | 'cli';
+
+/** What a capability's `part` holds, loaded. */
+export type LoadedPart<K extends OnUsePart> = Awaited<ReturnType<NonNullable<Capability[K]>>>;
+
+/** Each capability's `part`, loaded (in parallel), in their order: undefined for one that declares none. */
+export function loadPart<K extends OnUsePart>(capabilities: readonly Capability[], part: K): Promise<(LoadedPart<K> | undefined)[]> {
+  return Promise.all(capabilities.map((c) => c[part]?.() as Promise<LoadedPart<K>> | undefined));
+}
+
 export interface Capability {
   /** Its folder's name under src/. */
   readonly name: string;
@@ -87,21 +111,21 @@ export interface Capability {
    * capability's (src/openapi/document.ts); a name declared twice fails its build.
    */
   readonly schemas?: Readonly<Record<string, TSchema>>;
-  /** Its Management API routes by route name (the name the metrics and tests know it by). */
-  readonly routes?: Readonly<Record<string, ManagementRouteSpec>>;
-  /** Its routes outside the Management API, by route name. */
-  readonly serviceRoutes?: Readonly<Record<string, ServiceRouteSpec>>;
+  /** Its Management API routes by route name (the name the metrics and tests know it by), loaded on use. */
+  readonly routes?: OnUse<Readonly<Record<string, ManagementRouteSpec>>>;
+  /** Its routes outside the Management API, by route name, loaded on use. */
+  readonly serviceRoutes?: OnUse<Readonly<Record<string, ServiceRouteSpec>>>;
   /**
    * Its routes that a part the front end builds at start-up registers and serves (evaluation's route
    * sets on the evaluation service's batches, the change streams on the change feed), by route name:
    * declared here for the route table, the OpenAPI document and the metrics like every other route; the
-   * part is given their numbers (src/all-routes.ts, routeNumbers) when the front end builds it.
+   * part is given their numbers (src/all-routes.ts, routeNumbers) when the front end builds it. Loaded on use.
    */
-  readonly hostedRoutes?: RouteDeclarations;
-  /** Its web console JSON API routes (/console/api/...). */
-  readonly consoleRoutes?: readonly ApiRoute[];
-  /** Its command-line commands, in the order the index lists them. */
-  readonly cli?: readonly CliCommand[];
+  readonly hostedRoutes?: OnUse<RouteDeclarations>;
+  /** Its web console JSON API routes (/console/api/...), loaded on use. */
+  readonly consoleRoutes?: OnUse<readonly ApiRoute[]>;
+  /** Its command-line commands, in the order the index lists them, loaded on use. */
+  readonly cli?: OnUse<readonly CliCommand[]>;
   /** Every audit action its commands write (a closed list: `as const` in the capability). */
   readonly auditActions?: readonly string[];
   /** The webhook event its audit actions are sent as (docs/webhooks.md); absent: no webhook hears of them. */

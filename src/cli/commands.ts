@@ -3,7 +3,7 @@
 // in one transaction, or a store read) and how it prints for people (output.ts); the --json output is
 // the returned value itself.
 import { kCapabilityList, kStoreLayout } from '../capabilities.js';
-import type { Capability } from '../capability/capability.js';
+import { type Capability, loadPart } from '../capability/capability.js';
 import { bool, command, type CliCommand, str } from '../cli-command/cli-command.js';
 import { UsageError } from '../cli-command/args.js';
 
@@ -78,9 +78,12 @@ const kMigrate = command({
 });
 
 /** The command line's commands: serve, then each capability's in the order given, then migrate-to-postgres. */
-export function cliCommands(capabilities: readonly Capability[]): readonly CliCommand[] {
-  return [kServe, ...capabilities.flatMap((c) => c.cli ?? []), kMigrate];
+export async function cliCommands(capabilities: readonly Capability[]): Promise<readonly CliCommand[]> {
+  return [kServe, ...(await loadPart(capabilities, 'cli')).flatMap((commands) => commands ?? []), kMigrate];
 }
 
-/** Every command of the command line, the capabilities' in the order src/capabilities.ts lists them. */
-export const kCliCommands: readonly CliCommand[] = cliCommands(kCapabilityList);
+/**
+ * Every command of the command line, the capabilities' in the order src/capabilities.ts lists them:
+ * loaded when this module loads (the command line's own, OnUse: src/capability/capability.ts).
+ */
+export const kCliCommands: readonly CliCommand[] = await cliCommands(kCapabilityList);

@@ -2,9 +2,7 @@
 // browsers and apps, made, listed and revoked over the Management API and the command line.
 import { defineCapability } from '../capability/capability.js';
 import { kClientKeyAuditActions, kClientKeyCommands } from './client-key-commands.js';
-import { kClientKeyCli } from './cli.js';
 import { kClientKeyRecords } from './records.js';
-import { kClientKeyApiRoutes } from './routes.js';
 import { ClientKeyCreate, ClientKeyCreated, ClientKeyList, ClientKeyRevoked } from './schemas.js';
 
 export const kClientKeys = defineCapability({
@@ -12,8 +10,8 @@ export const kClientKeys = defineCapability({
   databases: ['clientKeys'],
   records: [kClientKeyRecords],
   commands: kClientKeyCommands,
-  routes: kClientKeyApiRoutes,
+  routes: async () => (await import('./routes.js')).kClientKeyApiRoutes,
   schemas: { ClientKeyCreate, ClientKeyCreated, ClientKeyList, ClientKeyRevoked },
-  cli: kClientKeyCli,
+  cli: async () => (await import('./cli.js')).kClientKeyCli,
   auditActions: kClientKeyAuditActions,
 });

@@ -5,13 +5,16 @@
 // numbers); and the web console's playground (console-routes.ts), evaluation explained for one
 // context by the same engine run in-process. It stores nothing and adds no command.
 import { defineCapability } from '../capability/capability.js';
-import { kEvaluationApiRoutes } from '../eval-engine/evaluation-api-routes.js';
-import { kOfrepRoutes } from '../ofrep/routes.js';
-import { kStreamRoutes } from '../stream/routes.js';
-import { kPlaygroundRoutes } from './console-routes.js';
 
 export const kEvaluation = defineCapability({
   name: 'evaluation',
-  hostedRoutes: { ...kEvaluationApiRoutes, ...kStreamRoutes, ...kOfrepRoutes },
-  consoleRoutes: kPlaygroundRoutes,
+  hostedRoutes: async () => {
+    const [api, stream, ofrep] = await Promise.all([
+      import('../eval-engine/evaluation-api-routes.js'),
+      import('../stream/routes.js'),
+      import('../ofrep/routes.js'),
+    ]);
+    return { ...api.kEvaluationApiRoutes, ...stream.kStreamRoutes, ...ofrep.kOfrepRoutes };
+  },
+  consoleRoutes: async () => (await import('./console-routes.js')).kPlaygroundRoutes,
 });

@@ -3,17 +3,15 @@
 // environment or audience command that makes it.
 import { defineCapability } from '../capability/capability.js';
 import { kFlagsAsCodeCommands } from './command-table.js';
-import { kFlagsAsCodeCli } from './cli.js';
-import { kFlagsAsCodeApiRoutes } from './routes.js';
 import { FlagFile } from './flag-file.js';
 import { PlanResult } from './schemas.js';
 
 export const kFlagsAsCode = defineCapability({
   name: 'flags-as-code',
   commands: kFlagsAsCodeCommands,
-  routes: kFlagsAsCodeApiRoutes,
+  routes: async () => (await import('./routes.js')).kFlagsAsCodeApiRoutes,
   schemas: { FlagFile, PlanResult },
-  cli: kFlagsAsCodeCli,
+  cli: async () => (await import('./cli.js')).kFlagsAsCodeCli,
   // Loaded when a node starts it (as mail's mailer is: src/mail/capability.ts says why). Before the node
   // listens, so its first answers reflect the file; after the release plans' scheduler, listed before
   // this capability: the file is applied over the changes that fell due while the node was down.

@@ -5,9 +5,6 @@ import { kFlagRecords, kUsageRecords } from './flag-store.js';
 import { defineCapability } from '../capability/capability.js';
 import { kFlagCommands } from './command-table.js';
 import { kFlagAuditActions } from './audit-actions.js';
-import { kFlagCli } from './cli.js';
-import { kFlagConsoleRoutes } from './console-routes.js';
-import { kFlagApiRoutes } from './routes.js';
 import { FlagdServingAnswer } from './flagd-serving-shape.js';
 import { FlagCreate, FlagPatch } from '../model/schemas.js';
 import { FlagList, FlagRepresentation, PatchResult } from './representation.js';
@@ -20,10 +17,10 @@ export const kFlags = defineCapability({
   databases: ['flags', 'usage', 'fragments'],
   records: [kFlagRecords, kUsageRecords, kFragmentRecords],
   commands: kFlagCommands,
-  routes: kFlagApiRoutes,
+  routes: async () => (await import('./routes.js')).kFlagApiRoutes,
   schemas: { FlagCreate, FlagPatch, FlagRepresentation, FlagList, PatchResult, FlagdServing: FlagdServingAnswer },
-  consoleRoutes: kFlagConsoleRoutes,
-  cli: kFlagCli,
+  consoleRoutes: async () => (await import('./console-routes.js')).kFlagConsoleRoutes,
+  cli: async () => (await import('./cli.js')).kFlagCli,
   auditActions: kFlagAuditActions,
   webhookEvent: 'flag',
   environmentState: [kFlagEnvironmentState, kFragmentEnvironmentState],

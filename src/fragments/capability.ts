@@ -6,19 +6,16 @@
 // flagd keeps them in the flags' own document, and the flag checks and evaluation read them.
 import { defineCapability } from '../capability/capability.js';
 import { kFragmentAuditActions } from './audit-actions.js';
-import { kFragmentCli } from './cli.js';
 import { kFragmentCommands } from './command-table.js';
-import { kFragmentConsoleRoutes } from './console-routes.js';
-import { kFragmentApiRoutes } from './routes.js';
 import { FragmentBody, FragmentCreate, FragmentDeleted, FragmentList, FragmentUpdate } from './schemas.js';
 
 export const kFragments = defineCapability({
   name: 'fragments',
   commands: kFragmentCommands,
-  routes: kFragmentApiRoutes,
+  routes: async () => (await import('./routes.js')).kFragmentApiRoutes,
   schemas: { FragmentCreate, FragmentUpdate, Fragment: FragmentBody, FragmentList, FragmentDeleted },
-  consoleRoutes: kFragmentConsoleRoutes,
-  cli: kFragmentCli,
+  consoleRoutes: async () => (await import('./console-routes.js')).kFragmentConsoleRoutes,
+  cli: async () => (await import('./cli.js')).kFragmentCli,
   auditActions: kFragmentAuditActions,
   webhookEvent: 'flag',
 });

@@ -2,13 +2,12 @@
 import { kInvitationRecords } from '../store/record-kinds.js';
 import { defineCapability } from '../capability/capability.js';
 import type { MemberAuditAction } from '../orgs/org-commands.js';
-import { kInvitationConsoleRoutes } from './console-routes.js';
 import { kInvitationCommands } from './invitation-commands.js';
 
 export const kInvitations = defineCapability({
   name: 'invitations',
   records: [kInvitationRecords],
   commands: kInvitationCommands,
-  consoleRoutes: kInvitationConsoleRoutes,
+  consoleRoutes: async () => (await import('./console-routes.js')).kInvitationConsoleRoutes,
   auditActions: ['member.invite', 'member.accept', 'member.decline'] as const satisfies readonly MemberAuditAction[],
 });

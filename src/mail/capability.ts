@@ -3,16 +3,14 @@
 import { kMailRecords } from '../store/record-kinds.js';
 import { defineCapability } from '../capability/capability.js';
 import { kMailCommands } from './command-table.js';
-import { kMailCli } from './cli.js';
-import { kMailRoutes } from './console-routes.js';
 
 export const kMail = defineCapability({
   name: 'mail',
   databases: ['mail', 'mailDue'],
   records: [kMailRecords],
   commands: kMailCommands,
-  cli: kMailCli,
-  consoleRoutes: kMailRoutes,
+  cli: async () => (await import('./cli.js')).kMailCli,
+  consoleRoutes: async () => (await import('./console-routes.js')).kMailRoutes,
   // Loaded when a node starts it, not with the declaration: the writer thread and the command line load
   // every capability and run no background work; and background.ts calls this file's commands, so a
   // static import would make a circle.

@@ -1,8 +1,6 @@
 // Organisations, users and their members as a capability (src/capability/capability.ts).
 import { kOrgRecords, kUserRecords, kMemberRecords } from '../store/record-kinds.js';
 import { defineCapability } from '../capability/capability.js';
-import { kOrgCli } from './cli.js';
-import { kOrgConsoleRoutes } from './console-routes.js';
 import { kOrgCommands, type MemberAuditAction } from './org-commands.js';
 
 export const kOrgs = defineCapability({
@@ -10,7 +8,7 @@ export const kOrgs = defineCapability({
   databases: ['orgs', 'users', 'members'],
   records: [kOrgRecords, kUserRecords, kMemberRecords],
   commands: kOrgCommands,
-  consoleRoutes: kOrgConsoleRoutes,
-  cli: kOrgCli,
+  consoleRoutes: async () => (await import('./console-routes.js')).kOrgConsoleRoutes,
+  cli: async () => (await import('./cli.js')).kOrgCli,
   auditActions: ['member.role'] as const satisfies readonly MemberAuditAction[],
 });

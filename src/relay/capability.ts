@@ -3,10 +3,8 @@
 // learns the sync port, the source and the revision (routes.ts); and the Follow stream on the sync
 // service's gRPC server (follow-service.ts), declared here and hosted by the sync service.
 import { defineCapability } from '../capability/capability.js';
-import { kRelayCli } from './cli.js';
 import { kRelayKeyRecords } from './records.js';
 import { kRelayKeyCommands } from './relay-key-commands.js';
-import { kRelayRoutes } from './routes.js';
 import { kRelayServiceName } from './wire.js';
 
 export const kRelay = defineCapability({
@@ -14,8 +12,8 @@ export const kRelay = defineCapability({
   databases: ['relayKeys'],
   records: [kRelayKeyRecords],
   commands: kRelayKeyCommands,
-  cli: kRelayCli,
-  serviceRoutes: kRelayRoutes,
+  cli: async () => (await import('./cli.js')).kRelayCli,
+  serviceRoutes: async () => (await import('./routes.js')).kRelayRoutes,
   // Loaded when the node's gRPC server starts (the writer thread and the command line never load it).
   grpcServices: [{ name: kRelayServiceName, start: async (host) => new (await import('./follow-service.js')).FollowService(host) }],
 });

@@ -5,10 +5,7 @@
 import { kRolloutRecords, kScheduleRecords } from './plan-store.js';
 import { defineCapability } from '../capability/capability.js';
 import { kReleasePlanCommands } from './command-table.js';
-import { kReleasePlanCli } from './cli.js';
-import { kReleasePlanConsoleRoutes } from './console-routes.js';
 import { kReleasePlanAuditActions } from './plan-actors.js';
-import { kReleasePlanApiRoutes } from './routes.js';
 import { RolloutBody, RolloutCreate, RolloutList, ScheduleCreate, ScheduledChangeBody, ScheduleList } from './schemas.js';
 import { kRolloutEnvironmentState, kScheduleEnvironmentState } from './environment-state.js';
 
@@ -17,7 +14,7 @@ export const kReleasePlans = defineCapability({
   databases: ['schedules', 'rollouts'],
   records: [kScheduleRecords, kRolloutRecords],
   commands: kReleasePlanCommands,
-  routes: kReleasePlanApiRoutes,
+  routes: async () => (await import('./routes.js')).kReleasePlanApiRoutes,
   schemas: {
     ScheduleCreate,
     ScheduledChange: ScheduledChangeBody,
@@ -26,8 +23,8 @@ export const kReleasePlans = defineCapability({
     Rollout: RolloutBody,
     RolloutList,
   },
-  consoleRoutes: kReleasePlanConsoleRoutes,
-  cli: kReleasePlanCli,
+  consoleRoutes: async () => (await import('./console-routes.js')).kReleasePlanConsoleRoutes,
+  cli: async () => (await import('./cli.js')).kReleasePlanCli,
   auditActions: kReleasePlanAuditActions,
   webhookEvent: 'plan',
   environmentState: [kScheduleEnvironmentState, kRolloutEnvironmentState],

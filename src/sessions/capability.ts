@@ -2,12 +2,11 @@
 import { kCredentialRecords, kSessionRecords } from '../store/record-kinds.js';
 import { defineCapability } from '../capability/capability.js';
 import { kSessionCommands } from './command-table.js';
-import { kSessionConsoleRoutes } from './console-routes.js';
 
 export const kSessions = defineCapability({
   name: 'sessions',
   databases: ['auth'],
   records: [kCredentialRecords, kSessionRecords],
   commands: kSessionCommands,
-  consoleRoutes: kSessionConsoleRoutes,
+  consoleRoutes: async () => (await import('./console-routes.js')).kSessionConsoleRoutes,
 });

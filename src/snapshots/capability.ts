@@ -1,11 +1,10 @@
 // Native snapshots of a project environment for in-process evaluation (issue 44) as a capability
 // (src/capability/capability.ts): one read route, no commands.
 import { defineCapability } from '../capability/capability.js';
-import { kSnapshotRoutes } from './routes.js';
 import { Snapshot } from './shape.js';
 
 export const kSnapshots = defineCapability({
   name: 'snapshots',
-  routes: kSnapshotRoutes,
+  routes: async () => (await import('./routes.js')).kSnapshotRoutes,
   schemas: { Snapshot },
 });

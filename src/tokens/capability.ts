@@ -1,9 +1,6 @@
 // API tokens and their recorded activity as a capability (src/capability/capability.ts).
 import { kTokenRecords, kActivityRecords } from '../store/record-kinds.js';
 import { defineCapability } from '../capability/capability.js';
-import { kTokenCli } from './cli.js';
-import { kTokenConsoleRoutes } from './console-routes.js';
-import { kTokenApiRoutes } from './routes.js';
 import { TokenDescription } from './representation.js';
 import { kTokenAuditActions, kTokenCommands } from './token-commands.js';
 
@@ -12,10 +9,10 @@ export const kTokens = defineCapability({
   databases: ['tokens', 'tokenHashes', 'activity'],
   records: [kTokenRecords, kActivityRecords],
   commands: kTokenCommands,
-  routes: kTokenApiRoutes,
+  routes: async () => (await import('./routes.js')).kTokenApiRoutes,
   schemas: { TokenDescription },
   auditActions: kTokenAuditActions,
-  cli: kTokenCli,
-  consoleRoutes: kTokenConsoleRoutes,
+  cli: async () => (await import('./cli.js')).kTokenCli,
+  consoleRoutes: async () => (await import('./console-routes.js')).kTokenConsoleRoutes,
   webhookEvent: 'token',
 });

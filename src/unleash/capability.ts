@@ -5,12 +5,10 @@
 // client key (src/client-keys).
 import { defineCapability } from '../capability/capability.js';
 import { UnleashContextRequest, UnleashToggle, UnleashToggles } from './frontend-schemas.js';
-import { kUnleashFrontendRoutes } from './frontend-routes.js';
-import { kUnleashRoutes } from './routes.js';
 
 export const kUnleash = defineCapability({
   name: 'unleash',
-  serviceRoutes: kUnleashRoutes,
-  hostedRoutes: kUnleashFrontendRoutes,
+  serviceRoutes: async () => (await import('./routes.js')).kUnleashRoutes,
+  hostedRoutes: async () => (await import('./frontend-routes.js')).kUnleashFrontendRoutes,
   schemas: { UnleashContextRequest, UnleashToggle, UnleashToggles },
 });

@@ -5,13 +5,15 @@
 // change is one writer command, the same function the CLI and the Management API call, with the
 // signed-in user as who acts, so roles, plans and texts are the writer's.
 import { kCapabilityList } from '../capabilities.js';
+import { loadPart } from '../capability/capability.js';
 import { FlagwireError } from '../errors.js';
 import { compilePattern, matchPath } from '../http/route-pattern.js';
 import type { ApiRoute } from '../console-route/call.js';
 
 export type { ApiCall, ApiRoute } from '../console-route/call.js';
 
-export const kApiRoutes: readonly ApiRoute[] = kCapabilityList.flatMap((c) => c.consoleRoutes ?? []);
+/** Every capability's console routes, loaded when this module loads (only a front end imports it: OnUse, src/capability/capability.ts). */
+export const kApiRoutes: readonly ApiRoute[] = (await loadPart(kCapabilityList, 'consoleRoutes')).flatMap((routes) => routes ?? []);
 
 export interface MatchedRoute {
   route: ApiRoute;

@@ -57,8 +57,12 @@ export interface CurrentSession {
 }
 
 export class ConsoleSessions {
-  /** Checked against when the e-mail address is unknown, so that answer takes as long as a wrong password. */
-  private readonly decoy = hashPassword(randomId(24));
+  /**
+   * Checked against when the e-mail address is unknown, so that answer takes as long as a wrong password.
+   * Made by the first sign-in, whatever its address, not at start: a scrypt hash is about 0.1 s of CPU,
+   * which every node's start paid (bench/RESULTS.md, issue 57 item 2); every first sign-in waits for it alike.
+   */
+  private decoy: Promise<string> | null = null;
 
   constructor(
     private readonly store: SnapshotReader,
@@ -76,10 +80,12 @@ export class ConsoleSessions {
       if (password.length > kMaxPasswordLength * 2)
         throw new FlagwireError('INVALID_REQUEST', 'the password is longer than any password Flagwire accepts');
       user = await this.limits.checking(async () => {
+        this.decoy ??= hashPassword(randomId(24));
+        const decoy = await this.decoy;
         this.store.resetReadTxn();
         const found = this.store.findUserByEmail(email.trim());
         const credential = found === undefined ? undefined : this.store.getCredential(found.id);
-        const ok = (await verifyPassword(password, credential?.passwordHash ?? (await this.decoy))) && credential !== undefined;
+        const ok = (await verifyPassword(password, credential?.passwordHash ?? decoy)) && credential !== undefined;
         return ok ? found : undefined;
       });
     } catch (err) {

@@ -5,9 +5,6 @@ import { kDeliveryRecords, kPayloadRecords, kWebhookRecords } from './webhook-st
 import { defineCapability } from '../capability/capability.js';
 import { kWebhookCommands } from './command-table.js';
 import { kWebhookAuditActions } from './audit-actions.js';
-import { kWebhookCli } from './cli.js';
-import { kWebhookRoutes } from './console-routes.js';
-import { kWebhookApiRoutes } from './routes.js';
 import { DeliveryBody, DeliveryList, WebhookCreate, WebhookCreated, WebhookDeleted, WebhookList } from './schemas.js';
 
 export const kWebhooks = defineCapability({
@@ -15,10 +12,10 @@ export const kWebhooks = defineCapability({
   databases: ['webhooks', 'deliveries', 'payloads'],
   records: [kWebhookRecords, kDeliveryRecords, kPayloadRecords],
   commands: kWebhookCommands,
-  routes: kWebhookApiRoutes,
+  routes: async () => (await import('./routes.js')).kWebhookApiRoutes,
   schemas: { WebhookCreate, WebhookCreated, WebhookList, WebhookDeleted, Delivery: DeliveryBody, DeliveryList },
-  consoleRoutes: kWebhookRoutes,
-  cli: kWebhookCli,
+  consoleRoutes: async () => (await import('./console-routes.js')).kWebhookRoutes,
+  cli: async () => (await import('./cli.js')).kWebhookCli,
   auditActions: kWebhookAuditActions,
   // Loaded when a node starts it (as mail's mailer is: src/mail/capability.ts says why).
   background: [

@@ -23,6 +23,7 @@ import { openApiPath, routeLabel } from '../../src/routes/route-table.js';
 import { kApiRoutes } from '../../src/web-console/api.js';
 import { isCommandName } from '../../src/writer-thread/commands.js';
 import { kWidgets, WidgetBody } from '../helpers/widgets.js';
+import { loadPart } from '../../src/capability/capability.js';
 
 /** The names in `names` given more than once. */
 function twice(names: readonly string[]): string[] {
@@ -38,7 +39,7 @@ t.test("every capability's commands are the writer's by name, each name declared
 });
 
 t.test("every capability's command-line commands are in the index, in the capabilities' order, each once", async (t) => {
-  const declared = kCapabilityList.flatMap((c) => c.cli ?? []);
+  const declared = (await loadPart(kCapabilityList, 'cli')).flatMap((commands) => commands ?? []);
   t.ok(declared.length > 0);
   const places = declared.map((command) => kCliCommands.indexOf(command));
   t.notOk(places.includes(-1), 'each is in the index');
@@ -51,7 +52,7 @@ t.test("every capability's command-line commands are in the index, in the capabi
 });
 
 t.test("every capability's console routes are in the console's JSON API, each method and pattern once", async (t) => {
-  const declared = kCapabilityList.flatMap((c) => c.consoleRoutes ?? []);
+  const declared = (await loadPart(kCapabilityList, 'consoleRoutes')).flatMap((routes) => routes ?? []);
   t.ok(declared.length > 0);
   for (const route of declared) t.ok(kApiRoutes.includes(route), `${route.method} /console/api/${route.pattern}`);
   for (const route of kApiRoutes) t.ok(declared.includes(route), `${route.method} /console/api/${route.pattern} is a capability's`);
@@ -65,7 +66,7 @@ t.test("every capability's console routes are in the console's JSON API, each me
 
 t.test("every capability's Management API routes are in the route table, labelled and documented", async (t) => {
   const paths = openApiPaths();
-  for (const [name, route] of kCapabilityList.flatMap((c) => Object.entries(c.routes ?? {}))) {
+  for (const [name, route] of (await loadPart(kCapabilityList, 'routes')).flatMap((routes) => Object.entries(routes ?? {}))) {
     t.equal(kAllRoutes[name], route, `${name} is in the route table`);
     t.equal(kRouteLabels[routeNumber(name)], routeLabel(route), `${name} is labelled by its derived number`);
     const method = route.method === 'del' ? 'delete' : route.method;
@@ -76,7 +77,8 @@ t.test("every capability's Management API routes are in the route table, labelle
 t.test(
   "every capability's other routes (service and hosted: evaluation's) are in the route table, numbered, and given their numbers",
   async (t) => {
-    const declared = kCapabilityList.flatMap((c) => [...Object.entries(c.serviceRoutes ?? {}), ...Object.entries(c.hostedRoutes ?? {})]);
+    const [service, hosted] = await Promise.all([loadPart(kCapabilityList, 'serviceRoutes'), loadPart(kCapabilityList, 'hostedRoutes')]);
+    const declared = [...service, ...hosted].flatMap((routes) => Object.entries(routes ?? {}));
     t.ok(
       declared.some(([name]) => name === 'evaluateFlag'),
       "the Evaluation API's routes are a capability's",
@@ -101,7 +103,7 @@ t.test(
     const commands = capabilityCommands(withWidgets);
     t.equal(commands.get('widgetCreate'), kWidgets.commands!.widgetCreate, "the writer's commands by name hold its command");
     t.equal(commands.size, kCapabilityCommands.size + 1, 'one command more');
-    const cli = cliCommands(withWidgets);
+    const cli = await cliCommands(withWidgets);
     t.strictSame(
       cli.map((c) => c.name),
       [...kCliCommands.slice(0, -1).map((c) => c.name), 'widget list', kCliCommands.at(-1)!.name],
@@ -122,18 +124,18 @@ t.test(
 );
 
 t.test('a route declared by a capability gets a number and a metrics label from its declaration alone', async (t) => {
-  const today = routeTable(kCapabilityList);
-  const withWidgets = routeTable([...kCapabilityList, kWidgets]);
+  const today = await routeTable(kCapabilityList);
+  const withWidgets = await routeTable([...kCapabilityList, kWidgets]);
   const number = withWidgets.numbers.get('apiListWidgets');
   t.ok(number !== undefined, 'the test-only route is numbered');
   t.equal(withWidgets.labels[number!], '/api/v1/widgets', 'and labelled by its pattern');
-  t.equal(withWidgets.routes.apiListWidgets, kWidgets.routes.apiListWidgets, 'in the table of every route');
+  t.equal(withWidgets.routes.apiListWidgets, (await kWidgets.routes()).apiListWidgets, 'in the table of every route');
   t.equal(withWidgets.labels.length, today.labels.length + 1, 'one label more (its two routes share a pattern)');
   t.equal(new Set(withWidgets.numbers.values()).size, withWidgets.labels.length, 'every label numbered, each once');
   for (const [name, n] of today.numbers)
     t.equal(withWidgets.labels[withWidgets.numbers.get(name)!], today.labels[n], `${name} keeps its label`);
   t.equal(today.numbers.get('apiListFlags'), today.numbers.get('apiCreateFlag'), "a path's routes share their label's number");
-  t.throws(() => routeTable([...kCapabilityList, kWidgets, kWidgets]), /route apiListWidgets is declared twice/);
+  await t.rejects(routeTable([...kCapabilityList, kWidgets, kWidgets]), /route apiListWidgets is declared twice/);
 });
 
 t.test('the webhook events are the families docs/webhooks.md names', async (t) => {

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import type { CommandSpec } from '../../src/cli-command/args.js';
+import type { CliCommand } from '../../src/cli-command/cli-command.js';
 import { answerBeforeRun, type CliIo } from '../../src/cli/answers.js';
 import { kCliCommands } from '../../src/cli/commands.js';
 import { main } from '../../src/cli/main.js';
@@ -43,7 +44,7 @@ function sources(loaded: string[]): { ours: string[]; packages: Set<string> } {
 }
 
 t.test("the derived table is the commands' shapes, in their order", async (t) => {
-  const shape = (c: CommandSpec) =>
+  const shape = (c: CliCommand) =>
     JSON.parse(
       JSON.stringify({
         name: c.name,
@@ -53,6 +54,7 @@ t.test("the derived table is the commands' shapes, in their order", async (t) =>
         argumentHelp: c.argumentHelp,
         options: c.options,
         notes: c.notes,
+        longRunning: c.longRunning,
       }),
     );
   t.strictSame(kDerived, kCliCommands.map(shape));
@@ -126,6 +128,14 @@ t.test('help loads no capability; a store command runs from the bundle without t
     ),
     [],
     'and from no module outside it',
+  );
+  t.ok(
+    run.ours.some((p) => /^cli\/bundle\/capability-cli-\w+\.js$/.test(p)),
+    "the capabilities' command-line commands are loaded",
+  );
+  t.notOk(
+    run.ours.some((p) => /^cli\/bundle\/capability-routes-\w+\.js$/.test(p)),
+    'and none of their routes (loaded on use: src/capability/capability.ts, OnUse)',
   );
   for (const name of ['uWebSockets.js', 'piscina', 'pino', 'pg', '@grpc/grpc-js', 'nodemailer']) {
     t.notOk(run.packages.has(name), `${name} is not loaded`);

@@ -1,4 +1,18 @@
 // `node --import THIS_FILE`: registers module-log-hooks.ts, so the process names every module it loads on stderr.
-import { register } from 'node:module';
+// CommonJS modules loaded by require() (createRequire: lmdb and msgpackr in the bundles, pg and
+// nodemailer on use) never reach those hooks in Node 20, so Module._load is wrapped to name them too, in
+// each thread (a worker thread runs this file as the main thread does).
+import Module, { register } from 'node:module';
+import { pathToFileURL } from 'node:url';
 
 register(new URL('./module-log-hooks.js', import.meta.url));
+
+type Load = (request: string, parent: unknown, isMain: boolean) => unknown;
+const internals = Module as unknown as { _load: Load; _resolveFilename: (request: string, parent: unknown, isMain: boolean) => string };
+const load = internals._load;
+internals._load = function (this: unknown, request: string, parent: unknown, isMain: boolean) {
+  const exports = load.call(this, request, parent, isMain);
+  if (!Module.isBuiltin(request))
+    process.stderr.write(`loaded ${pathToFileURL(internals._resolveFilename(request, parent, isMain)).href}\n`);
+  return exports;
+};

@@ -8,7 +8,7 @@
 // registration line (src/capabilities.ts): test/capabilities/served-capability.test.ts. So this module
 // must not import src/capabilities.ts, which loads it.
 import { type Principal, actorFor, tokenProject } from '../../src/actor/audit-actor.js';
-import { defineCapability } from '../../src/capability/capability.js';
+import { defineCapability, type ManagementRouteSpec } from '../../src/capability/capability.js';
 import { command } from '../../src/cli-command/cli-command.js';
 import { FlagwireError } from '../../src/errors.js';
 import { requireProjectFlag } from '../../src/flags/flag-lookups.js';
@@ -117,67 +117,73 @@ function widgetCreate(w: StoreWriter, input: WidgetCreateInput, now: number): Wi
 
 const kWidgetCommands = commandTable({ widgetCreate });
 
+// Declared as every capability's route is: no route number anywhere. One value, as a capability's routes
+// module exports it: every load of the routes gives the same declarations.
+const kWidgetRoutes = {
+  apiListWidgets: {
+    method: 'get',
+    pattern: '/api/v1/widgets',
+    via: 'management',
+    auth: 'token',
+    docs: {
+      operationId: 'listWidgets',
+      tag: 'Management API',
+      summary: "The widgets of the token's project's organisation",
+      responses: { '200': json(WidgetList, 'The widgets'), ...apiErrors([401, 429, 500]) },
+    },
+    handler: {
+      kind: 'read',
+      run: (_request, auth, { store }) => ({
+        widgets: auth.project.orgId === null ? [] : store.listKeyedBy(kWidgetRecords, 'org', [auth.project.orgId]),
+      }),
+    },
+  },
+  apiCreateWidget: {
+    method: 'post',
+    pattern: '/api/v1/widgets',
+    via: 'management',
+    auth: 'token',
+    docs: {
+      operationId: 'createWidget',
+      tag: 'Management API',
+      summary: 'Make a widget, hanging off a flag of the project if it names one',
+      request: { schema: WidgetCreate, required: true },
+      responses: { '201': json(WidgetBody, 'Made'), ...apiErrors([400, 401, 403, 404, 413, 429, 500, 503]) },
+    },
+    handler: {
+      kind: 'write',
+      async run(_request, auth, received, release, deps) {
+        const principal = { kind: 'token', tokenId: auth.token.id } as const;
+        const value = await deps.writer.call(kWidgetCommands.widgetCreate, { principal, received }, release);
+        return { status: 201, value };
+      },
+    },
+  },
+} satisfies Readonly<Record<string, ManagementRouteSpec>>;
+
+const kWidgetCli = [
+  command({
+    name: 'widget list',
+    usage: 'widget list',
+    summary: 'every widget -> {widgets}',
+    positionals: [],
+    options: {},
+    run: (_args, ctx) => ctx.read((r) => ({ widgets: r.listKeyed(kWidgetRecords) })),
+    human: (result: { widgets: Widget[] }) => result.widgets.map((w) => `${w.id} ${w.size}`).join('\n'),
+  }),
+];
+
 export const kWidgets = defineCapability({
   name: 'widgets',
   databases: ['widgets', 'widgetDrafts'],
   records: [kWidgetRecords, kWidgetDraftRecords],
   commands: kWidgetCommands,
-  cli: [
-    command({
-      name: 'widget list',
-      usage: 'widget list',
-      summary: 'every widget -> {widgets}',
-      positionals: [],
-      options: {},
-      run: (_args, ctx) => ctx.read((r) => ({ widgets: r.listKeyed(kWidgetRecords) })),
-      human: (result: { widgets: Widget[] }) => result.widgets.map((w) => `${w.id} ${w.size}`).join('\n'),
-    }),
-  ],
+  // Loaded on use, as every capability's command-line commands and routes are (OnUse, src/capability/capability.ts).
+  cli: async () => kWidgetCli,
   schemas: { Widget: WidgetBody, WidgetList, WidgetCreate },
   auditActions: ['widget.create'],
   webhookEvent: 'flag',
-  // Declared as every capability's route is: no route number anywhere.
-  routes: {
-    apiListWidgets: {
-      method: 'get',
-      pattern: '/api/v1/widgets',
-      via: 'management',
-      auth: 'token',
-      docs: {
-        operationId: 'listWidgets',
-        tag: 'Management API',
-        summary: "The widgets of the token's project's organisation",
-        responses: { '200': json(WidgetList, 'The widgets'), ...apiErrors([401, 429, 500]) },
-      },
-      handler: {
-        kind: 'read',
-        run: (_request, auth, { store }) => ({
-          widgets: auth.project.orgId === null ? [] : store.listKeyedBy(kWidgetRecords, 'org', [auth.project.orgId]),
-        }),
-      },
-    },
-    apiCreateWidget: {
-      method: 'post',
-      pattern: '/api/v1/widgets',
-      via: 'management',
-      auth: 'token',
-      docs: {
-        operationId: 'createWidget',
-        tag: 'Management API',
-        summary: 'Make a widget, hanging off a flag of the project if it names one',
-        request: { schema: WidgetCreate, required: true },
-        responses: { '201': json(WidgetBody, 'Made'), ...apiErrors([400, 401, 403, 404, 413, 429, 500, 503]) },
-      },
-      handler: {
-        kind: 'write',
-        async run(_request, auth, received, release, deps) {
-          const principal = { kind: 'token', tokenId: auth.token.id } as const;
-          const value = await deps.writer.call(kWidgetCommands.widgetCreate, { principal, received }, release);
-          return { status: 201, value };
-        },
-      },
-    },
-  },
+  routes: async () => kWidgetRoutes,
 });
 
 /** What FLAGWIRE_TEST_CAPABILITY loads (src/capabilities.ts). */

@@ -1,0 +1,138 @@
+// A capability's routes, console routes and command-line commands are loaded on use (OnUse,
+// src/capability/capability.ts): every thread loads the capabilities' declarations, but only a front
+// end loads their routes and only the command line their commands. The writer thread, which applies
+// the commands and serves nothing, loads none of them (it loaded some 80 such modules before: issue 57,
+// item 2). Seen by the module log (test/helpers/module-log.ts), which names every module any thread of
+// the process loads.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import t from 'tap';
+import { plainNode } from '../helpers/plain-process.js';
+import { scratchDir } from '../helpers/scratch-dir.js';
+import { kCli } from '../helpers/server.js';
+
+const kModuleLog = fileURLToPath(new URL('../helpers/module-log.js', import.meta.url));
+const kDist = new URL('../../src/', import.meta.url).href;
+/**
+ * Every module a capability's declaration imports on use (its routes, console routes, command-line
+ * commands, background work and gRPC services), by path under dist/src: read from the declarations, so
+ * a new capability's parts are counted as they are declared.
+ */
+const kOnUse = readdirSync(new URL('.', kDist), { withFileTypes: true }).flatMap((entry) => {
+  const declaration = new URL(`${entry.name}/capability.js`, kDist);
+  if (!entry.isDirectory() || !existsSync(declaration)) return [];
+  return [...readFileSync(declaration, 'utf8').matchAll(/import\('(\.{1,2}\/[^']+\.js)'\)/g)].map(([, spec]) =>
+    new URL(spec!, declaration).href.slice(kDist.length),
+  );
+});
+
+/** Flagwire's own modules (paths under dist/src) that `script` loads in any of its threads, and its stdout. */
+function loadedBy(script: string[]): { code: number | null; stdout: string; stderr: string; ours: string[] } {
+  const r = spawnSync(process.execPath, ['--import', kModuleLog, ...script], { encoding: 'utf8' });
+  const lines = r.stderr.split('\n');
+  const ours = lines
+    .filter((l) => l.startsWith(`loaded ${kDist}`))
+    .map((l) => l.slice(`loaded ${kDist}`.length))
+    .filter((path) => !path.startsWith('cli/bundle/'));
+  return { code: r.status, stdout: r.stdout, stderr: lines.filter((l) => !l.startsWith('loaded ')).join('\n'), ours };
+}
+
+t.test("the writer thread loads the capabilities' records and commands, and none of their routes or command-line commands", async (t) => {
+  const run = loadedBy([fileURLToPath(new URL('../helpers/writer-only.js', import.meta.url))]);
+  t.equal(run.code, 0, run.stderr);
+  t.match(JSON.parse(run.stdout), { name: 'Writer only' }, 'the writer committed a command');
+  for (const path of ['writer-thread/actor.js', 'capabilities.js', 'flags/command-table.js', 'approvals/gate.js'])
+    t.ok(run.ours.includes(path), `it loaded ${path}`);
+  t.ok(kOnUse.length > 40, `the capabilities declare ${kOnUse.length} modules loaded on use`);
+  t.ok(kOnUse.includes('flags/routes.js') && kOnUse.includes('flags/cli.js'), "the flags' routes and commands among them");
+  t.strictSame(
+    run.ours.filter((path) => kOnUse.includes(path)),
+    [],
+    'none of them: no route, console route, command-line command or background work',
+  );
+});
+
+t.test('a front end loads every capability part it serves from the same declarations', async (t) => {
+  // The other side of the rule, and the proof that the log above would name a part: the route table,
+  // the console's JSON API and the command line's index load the parts they are derived from.
+  const run = loadedBy([
+    '--input-type=module',
+    '-e',
+    `await import(${JSON.stringify(`${kDist}all-routes.js`)}); await import(${JSON.stringify(`${kDist}web-console/api.js`)}); await import(${JSON.stringify(`${kDist}cli/commands.js`)});`,
+  ]);
+  t.equal(run.code, 0, run.stderr);
+  for (const path of ['flags/routes.js', 'flags/console-routes.js', 'flags/cli.js', 'sync/routes.js', 'ofrep/routes.js'])
+    t.ok(run.ours.includes(path), `${path} is loaded`);
+});
+
+t.test(
+  "a node started from the command line's bundle runs its writer and evaluation threads from bundles, the writer without routes",
+  async (t) => {
+    // The writer thread's and an evaluation worker's entries are bundled as the command line's is
+    // (scripts/build-cli.mjs): a few files instead of some 190 and 75 modules. The writer's routes and
+    // commands stay in pieces it never loads.
+    const env: NodeJS.ProcessEnv = { ...process.env, FLAGWIRE_SYNC_PORT: '0', FLAGWIRE_LOG_LEVEL: 'warn' };
+    delete env.FLAGWIRE_TEST_CAPABILITY;
+    delete env.FLAGWIRE_DATA;
+    const [file, args] = plainNode(['--import', kModuleLog, kCli, 'serve', '--port', '0', '--data', scratchDir('flagwire-parts-')]);
+    const child = spawn(file, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    const port = await new Promise<number>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        const found = /127\.0\.0\.1:(\d+)/.exec(out)?.[1];
+        if (found !== undefined) resolve(Number(found));
+      });
+      child.once('exit', (code) => reject(new Error(`the node exited (${code}) before listening: ${stderr}`)));
+    });
+    // Polled: /ready answers 200 once every evaluation worker has answered a probe (and so loaded its
+    // evaluators), however busy the machine.
+    let status = 0;
+    for (const deadline = Date.now() + 60_000; status !== 200 && Date.now() < deadline; ) {
+      status = await fetch(`http://127.0.0.1:${port}/ready`).then(
+        (r) => r.status,
+        () => 0,
+      );
+      if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    t.equal(status, 200, 'the node is ready');
+    child.kill('SIGTERM');
+    await exited;
+    const loaded = stderr
+      .split('\n')
+      .filter((l) => l.startsWith(`loaded ${kDist}`))
+      .map((l) => l.slice(`loaded ${kDist}`.length));
+    t.ok(loaded.includes('cli/bundle/writer/actor.js'), "the writer thread ran from the writer's bundle");
+    t.notOk(loaded.includes('writer-thread/actor.js'), 'not from its modules');
+    // Piscina loads a worker's own file past the module hooks: the modules that file imports tell.
+    for (const entry of ['ofrep-evaluator.js', 'evaluation-api-evaluator.js', 'frontend-evaluator.js'])
+      t.ok(loaded.includes(`cli/bundle/eval/${entry}`), `an evaluation worker loaded ${entry} from its bundle`);
+    t.strictSame(
+      loaded.filter(
+        (path) =>
+          !path.startsWith('cli/bundle/') &&
+          !/^(cli\/(cli|answers)|cli-command\/(args|output)|errors|typebox|test-switches)\.js$/.test(path),
+      ),
+      [],
+      "no thread ran a module outside the bundles but the entry's own (test/cli/cli-start.test.ts)",
+    );
+    const parts = readdirSync(new URL('cli/bundle/writer/', kDist)).filter((name) => /^capability-(routes|cli)-\w+\.js$/.test(name));
+    t.equal(parts.length, 2, "the writer's bundle has its pieces of routes and of command-line commands");
+    t.strictSame(
+      loaded.filter((path) => parts.some((name) => path === `cli/bundle/writer/${name}`)),
+      [],
+      "the writer's bundle loaded no piece of routes or command-line commands",
+    );
+    t.strictSame(
+      loaded.filter((path) => path.startsWith('cli/bundle/') && !/^cli\/bundle\/(writer|eval)\//.test(path)),
+      ['cli/bundle/serve/main.js'],
+      'the main thread ran from the one file of serve, routes and all',
+    );
+  },
+);
