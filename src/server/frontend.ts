@@ -151,6 +151,7 @@ export async function createFrontend(options: FrontendOptions): Promise<Frontend
     bodies: bodies.management,
     revisions,
     evaluation,
+    usage: evaluation,
     activity,
     rateLimiter: options.rateLimiter,
     authFailures: options.authFailures,

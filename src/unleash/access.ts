@@ -1,4 +1,5 @@
-// Who may read a project's flags in Unleash's model (GET /api/client/features): a token of the project,
+// Who may read a project's flags in Unleash's model (GET /api/client/features, its stream) and report an
+// SDK's registration and counts (POST /api/client/register, /metrics): a token of the project,
 // as for a flag set (src/sync/access.ts), since the answer shows rules and cohort lists. Unleash's server
 // SDKs send their token as the whole Authorization header (`customHeaders: {Authorization: '<token>'}`),
 // so a header without "Bearer " is read as the token itself. The token decides the project (spec:
@@ -31,8 +32,19 @@ export class FeaturesAccess {
     private readonly activity: TokenUseLog,
   ) {}
 
-  /** The grant of a request with `authorization` from `ip` at `now`, or the refusal (thrown), recorded on the token when one was named. */
-  grant(authorization: string, ip: string, path: string, now: number): FeaturesGrant {
+  /**
+   * The grant of a `method` request with `authorization` from `ip` at `now`, or the refusal (thrown),
+   * recorded on the token when one was named; `check` (a POST's body) runs once the token is granted, so
+   * that a body it refuses is recorded on the token as that refusal, not as a use.
+   */
+  grant(
+    authorization: string,
+    ip: string,
+    method: 'GET' | 'POST',
+    path: string,
+    now: number,
+    check: (granted: FeaturesGrant) => void = () => {},
+  ): FeaturesGrant {
     this.authFailures.check(ip, now);
     let token: Token;
     try {
@@ -44,10 +56,11 @@ export class FeaturesAccess {
     }
     try {
       const granted = this.authorize(token, now);
-      this.activity.used(token.id, 'GET', path, 200, now);
+      check(granted);
+      this.activity.used(token.id, method, path, method === 'GET' ? 200 : 202, now);
       return granted;
     } catch (err) {
-      if (err instanceof FlagwireError) this.activity.refused(token.id, err, 'GET', path, now);
+      if (err instanceof FlagwireError) this.activity.refused(token.id, err, method, path, now);
       throw err;
     }
   }
