@@ -152,6 +152,7 @@ export async function createFrontend(options: FrontendOptions): Promise<Frontend
     revisions,
     evaluation,
     usage: evaluation,
+    changes: features.changes,
     activity,
     rateLimiter: options.rateLimiter,
     authFailures: options.authFailures,

@@ -10,7 +10,7 @@ import { FlagwireError } from '../errors.js';
 import type { AuthFailures } from '../http/auth-failures.js';
 import { validEnvironmentsText } from '../model/environments.js';
 import type { Project } from '../model/projects.js';
-import { authorizeToken } from '../model/token-access.js';
+import { type AccessReader, authorizeToken } from '../model/token-access.js';
 import type { Token } from '../model/tokens.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { identifyToken } from '../tokens/auth.js';
@@ -55,7 +55,7 @@ export class FeaturesAccess {
       throw err;
     }
     try {
-      const granted = this.authorize(token, now);
+      const granted = authorizeFeatures(this.store, token, now);
       check(granted);
       this.activity.used(token.id, method, path, method === 'GET' ? 200 : 202, now);
       return granted;
@@ -65,20 +65,36 @@ export class FeaturesAccess {
     }
   }
 
-  private authorize(token: Token, now: number): FeaturesGrant {
-    const { project } = authorizeToken(this.store, token, now);
-    if (project.kind === 'single') return { token, project, environment: null };
-    const environment = token.environments.length === 1 ? token.environments[0]! : null;
-    if (environment === null) {
-      throw new FlagwireError(
-        'INVALID_REQUEST',
-        "This project has environments and Unleash's SDKs name none: use a token limited to one environment, the one to serve " +
-          `(${validEnvironmentsText(project)}).`,
-      );
+  /**
+   * Whether `granted` still holds at `now`, the token as `store` has it now (revoked, expired, its plan
+   * lapsed, its environment gone: no longer): an open stream asks before each change it sends.
+   */
+  static stillGranted(store: AccessReader, granted: FeaturesGrant, now: number): boolean {
+    const token = store.getToken(granted.token.id);
+    if (token === undefined) return false;
+    try {
+      const again = authorizeFeatures(store, token, now);
+      return again.project.id === granted.project.id && again.environment === granted.environment;
+    } catch (err) {
+      if (err instanceof FlagwireError) return false;
+      throw err;
     }
-    if (!project.environments.includes(environment)) {
-      throw new FlagwireError('NOT_FOUND', `Unknown environment "${environment}" for this project; ${validEnvironmentsText(project)}.`);
-    }
-    return { token, project, environment };
   }
+}
+
+function authorizeFeatures(store: AccessReader, token: Token, now: number): FeaturesGrant {
+  const { project } = authorizeToken(store, token, now);
+  if (project.kind === 'single') return { token, project, environment: null };
+  const environment = token.environments.length === 1 ? token.environments[0]! : null;
+  if (environment === null) {
+    throw new FlagwireError(
+      'INVALID_REQUEST',
+      "This project has environments and Unleash's SDKs name none: use a token limited to one environment, the one to serve " +
+        `(${validEnvironmentsText(project)}).`,
+    );
+  }
+  if (!project.environments.includes(environment)) {
+    throw new FlagwireError('NOT_FOUND', `Unknown environment "${environment}" for this project; ${validEnvironmentsText(project)}.`);
+  }
+  return { token, project, environment };
 }

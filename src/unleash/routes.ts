@@ -12,6 +12,10 @@
 // Unleash Edge answer them (the SDK warns on anything else). A registration is checked and not kept; a
 // report's counts join the flag usage the eval workers count, written with theirs at the next flush
 // (src/eval-engine/usage.ts): 202 is "accepted", not "on disk", and no request pays a write.
+//
+// GET /api/client/streaming: the same features as Server-Sent Events (streaming.ts), for the SDKs'
+// streaming mode, on Flagwire's change feed (src/stream), after the same token check; the stream ends
+// once the token no longer holds.
 import type { HttpRequest } from 'uWebSockets.js';
 import type { ServiceRouteDeps, ServiceRouteSpec } from '../capability/capability.js';
 import { errorEnvelope } from '../errors.js';
@@ -29,11 +33,13 @@ import { refuseUrlTokens } from '../tokens/auth.js';
 import { FeaturesAccess } from './access.js';
 import { buildClientFeatures } from './client-features.js';
 import { readFeaturesSource } from './features-source.js';
+import { UnleashStream } from './streaming.js';
 import { UnleashClientMetrics, UnleashClientRegistration, usageOfReport } from './client-reports.js';
 
 const kPath = '/api/client/features';
 const kRegisterPath = '/api/client/register';
 const kMetricsPath = '/api/client/metrics';
+const kStreamingPath = '/api/client/streaming';
 const kRegistration = compileValidator(UnleashClientRegistration, { quoteKeys: false });
 const kMetrics = compileValidator(UnleashClientMetrics, { quoteKeys: false });
 
@@ -89,6 +95,49 @@ export const kUnleashRoutes = {
           status = sendRefusal(res, err, deps, kPath, 'unexpected error serving Unleash client features');
         }
         deps.metrics?.request(route, status);
+      };
+    },
+  },
+  clientStreaming: {
+    method: 'get',
+    pattern: kStreamingPath,
+    auth: 'token',
+    docs: {
+      operationId: 'streamUnleashClientFeatures',
+      tag: 'Unleash',
+      summary:
+        "The token's project environment in Unleash's client API model as Server-Sent Events, for Unleash's server SDKs in streaming mode",
+      waitsForRevision: false,
+      responses: {
+        '200': {
+          description:
+            '`unleash-connected` {events: [{type: "hydration", eventId, features, segments}]} first, then `unleash-updated` ' +
+            '{events: [feature-updated {eventId, feature} | feature-removed {eventId, featureName, project}]} for each commit that ' +
+            "changes the features; each event's id the store revision; a comment heartbeat every 15 s (docs/api.md: Unleash's SDKs)",
+          content: { 'text/event-stream': { schema: { type: 'string' } } },
+        },
+        ...apiErrors([400, 401, 402, 403, 404, 429, 503]),
+      },
+    },
+    handler: (deps, route) => {
+      const access = new FeaturesAccess(deps.store, deps.authFailures, deps.activity);
+      const addressOf = clientAddresses(deps.config);
+      const stream = new UnleashStream(deps.clock);
+      return (res, req) => {
+        const now = deps.clock.now();
+        const ip = addressOf(res, req);
+        const authorization = req.getHeader('authorization');
+        const query = new URLSearchParams(req.getQuery() ?? '');
+        deps.store.resetReadTxn();
+        try {
+          refuseUrlTokens(query);
+          const granted = access.grant(authorization, ip, 'GET', kStreamingPath, now);
+          deps.changes.openFollower(res, granted.project, granted.environment, stream, route, (store) =>
+            FeaturesAccess.stillGranted(store, granted, deps.clock.now()),
+          );
+        } catch (err) {
+          deps.metrics?.request(route, sendRefusal(res, err, deps, kStreamingPath, 'unexpected error opening an Unleash stream'));
+        }
       };
     },
   },
