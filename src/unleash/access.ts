@@ -6,6 +6,7 @@
 // Authentication 2); Unleash's SDKs name no environment, so a project with environments is read through
 // a token limited to exactly one of them, which is the one served.
 import type { TokenUseLog } from '../capability/capability.js';
+import { kClientKeyPrefix } from '../client-keys/records.js';
 import { FlagwireError } from '../errors.js';
 import type { AuthFailures } from '../http/auth-failures.js';
 import { validEnvironmentsText } from '../model/environments.js';
@@ -24,6 +25,9 @@ export interface FeaturesGrant {
 
 const kMissing =
   'Send a token of the project in the header "Authorization": Unleash\'s SDKs send customHeaders: {Authorization: "<token>"}.';
+
+const kClientKey =
+  "This is a client key, for Unleash's front-end SDKs (/api/frontend): Unleash's server SDKs read the flags' rules, so they need a token of the project (POST /api/v1/tokens).";
 
 export class FeaturesAccess {
   constructor(
@@ -49,7 +53,10 @@ export class FeaturesAccess {
     let token: Token;
     try {
       if (authorization === '') throw new FlagwireError('MISSING_TOKEN', kMissing);
-      token = identifyToken(this.store, /^bearer /i.test(authorization) ? authorization : `Bearer ${authorization}`);
+      const header = /^bearer /i.test(authorization) ? authorization : `Bearer ${authorization}`;
+      // A client key is public (it goes in browsers and apps): it never reads rules, so it is refused by its prefix, never looked up.
+      if (header.slice(7).trim().startsWith(`${kClientKeyPrefix}_`)) throw new FlagwireError('MALFORMED_TOKEN', kClientKey);
+      token = identifyToken(this.store, header);
     } catch (err) {
       this.authFailures.record(ip, now);
       throw err;

@@ -115,9 +115,9 @@ t.test('refusals: no token, a client key, a bad token; nothing counted', async (
   const body = report({ checkout: { yes: 5, no: 0 } });
   for (const path of ['/api/client/register', '/api/client/metrics']) {
     refusedWith(t, await post(path, null, body), 401, 'Missing bearer token', /customHeaders/);
-    // A client key is for the front-end API: it is not a token's shape.
-    refusedWith(t, await post(path, clientKey, body), 401, 'Malformed bearer token', /fw_/);
-    refusedWith(t, await post(path, `Bearer ${clientKey}`, body), 401, 'Malformed bearer token', /fw_/);
+    // A client key is for the front-end API, and reads no rules.
+    refusedWith(t, await post(path, clientKey, body), 401, 'Malformed bearer token', /a client key.*\/api\/frontend.*token of the project/);
+    refusedWith(t, await post(path, `Bearer ${clientKey}`, body), 401, 'Malformed bearer token', /a client key/);
     refusedWith(t, await post(path, `fw_${'x'.repeat(40)}`, body), 401, 'Invalid token');
     refusedWith(t, await post(path, 'not a token', body), 401, 'Malformed bearer token');
     refusedWith(t, await post(`${path}?token=${secrets.read}`, secrets.read, body), 400, 'Invalid request', /never accepted in the URL/);
