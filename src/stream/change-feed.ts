@@ -60,7 +60,7 @@ declare module '../routes/handler.js' {
 }
 
 /** What a stream's group is to a follower: its project and environment, and the store revision it reflects. */
-export type FollowedGroup = Pick<Group<unknown>, 'key' | 'projectId' | 'env' | 'seenRevision'>;
+export type FollowedGroup = Pick<Group<unknown>, 'projectId' | 'env' | 'seenRevision'>;
 
 /** A capability's stream format (see the head of this file). */
 export interface StreamFollower {
