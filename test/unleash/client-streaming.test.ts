@@ -83,18 +83,21 @@ t.test('the stock SDK in streaming mode sees every change without polling', asyn
   t.same(warnings, [], 'the SDK warned of nothing');
 });
 
-/** The stream's raw text for `ms`, read as the SDK's EventSource reads it. */
+/**
+ * The stream's raw text, read as the SDK's EventSource reads it, until the server ends it, `until` holds
+ * for what came, or a minute passed (which only catches a hang); `during` runs while it is read.
+ */
 async function readUnleashStream(
   authorization: string,
-  ms: number,
-  during?: () => Promise<void>,
+  during: () => Promise<void>,
+  until: (text: string) => boolean = () => false,
 ): Promise<{ status: number; text: string; ended: boolean }> {
   const controller = new AbortController();
   const res = await fetch(`${server.baseUrl}/api/client/streaming`, { signal: controller.signal, headers: { authorization } });
   let text = '';
   let ended = false;
   const reader = res.body!.getReader();
-  const timer = setTimeout(() => controller.abort(), ms);
+  const timer = setTimeout(() => controller.abort(), 60_000);
   const reading = (async () => {
     try {
       for (;;) {
@@ -102,28 +105,34 @@ async function readUnleashStream(
         ended = done;
         if (done) break;
         text += Buffer.from(value).toString();
+        if (until(text)) break;
       }
     } catch {
       // aborted: the time is up
     }
   })();
-  await during?.();
+  await during();
   await reading;
   clearTimeout(timer);
+  controller.abort();
   return { status: res.status, text, ended };
 }
 
 t.test('the events as Unleash sends them: a hydration, then the delta, each with the revision as id', async (t) => {
   const features = await call(server.baseUrl, 'GET', '/api/client/features', { headers: { authorization: secrets.read } });
   let id = '';
-  const { status, text } = await readUnleashStream(secrets.read, 3000, async () => {
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    id = world.run('flagCreate', {
-      projectId: ids.single,
-      body: { name: 'raw-streamed', enabled: true, trafficPercentage: 40 },
-      principal: kOperator,
-    }).id;
-  });
+  const { status, text } = await readUnleashStream(
+    secrets.read,
+    async () => {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      id = world.run('flagCreate', {
+        projectId: ids.single,
+        body: { name: 'raw-streamed', enabled: true, trafficPercentage: 40 },
+        principal: kOperator,
+      }).id;
+    },
+    (text) => text.includes('event: unleash-updated') && text.endsWith('\n\n'),
+  );
   t.equal(status, 200);
   const events = [...text.matchAll(/id: (\d+)\nevent: ([\w-]+)\ndata: (.*)\n\n/g)].map((m) => ({
     id: Number(m[1]),
@@ -134,7 +143,7 @@ t.test('the events as Unleash sends them: a hydration, then the delta, each with
   t.match(connected.data, { events: [{ type: 'hydration', eventId: connected.id, segments: [] }] });
   t.same(connected.data.events[0].features, features.json.features, 'the hydration is what GET /api/client/features says');
   const updated = events.filter((e) => e.name === 'unleash-updated');
-  t.equal(updated.length, 1, 'one update: the one commit');
+  t.equal(updated.length, 1, 'an update: the commit');
   t.ok(updated[0]!.id > connected.id, 'its id is the later revision');
   t.same(updated[0]!.data, {
     events: [
@@ -160,7 +169,7 @@ t.test('the events as Unleash sends them: a hydration, then the delta, each with
 t.test('a token revoked ends its stream, and is sent nothing more', async (t) => {
   const owner = principalOf(ids.owner);
   const made = world.run('tokenCreate', { projectId: ids.single, principal: owner, name: 'streamer', permission: 'read' });
-  const { text, ended } = await readUnleashStream(made.secret, 60_000, async () => {
+  const { text, ended } = await readUnleashStream(made.secret, async () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     world.run('tokenRevoke', { tokenId: made.id, principal: owner });
     world.run('flagCreate', { projectId: ids.single, body: { name: 'after-revoke', enabled: true }, principal: kOperator });
