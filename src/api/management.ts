@@ -30,6 +30,8 @@ import type { Metrics } from '../metrics/metrics.js';
 import type { WriterClient } from '../writer/client.js';
 import type { Planner } from '../flags-as-code/planner.js';
 import type { EventCounter } from '../events/event-counter.js';
+import type { UsageSink } from '../eval-engine/usage.js';
+import type { ChangeFeed } from '../stream/change-feed.js';
 import type { ActivityRecorder } from '../tokens/activity.js';
 import { identifyToken, refuseUrlTokens } from '../tokens/auth.js';
 import type { AuthFailures } from '../http/auth-failures.js';
@@ -43,6 +45,10 @@ export interface ManagementDeps {
   planner: Planner;
   /** The tally file of events (src/events/event-counter.ts). */
   events: EventCounter;
+  /** Flag usage counted outside the eval workers (src/eval-engine/usage.ts: Unleash's SDKs' reports). */
+  usage: UsageSink;
+  /** The change streams (src/stream/change-feed.ts), which a capability's stream follows. */
+  changes: ChangeFeed;
   clock: Clock;
   /** Replaced once the listen port is known (see withListenPort). */
   config: Readonly<Config>;

@@ -15,7 +15,7 @@ import type { RevisionWaiter } from '../http/revisions.js';
 import { EvalBatcher, type EvalMetrics } from './batcher.js';
 import type { EvalRoutes } from './routes.js';
 import { EvalPool } from './pool.js';
-import { UsageRecorder } from './usage.js';
+import { type UsageSink, UsageRecorder } from './usage.js';
 import type { WriterClient } from '../writer/client.js';
 
 export interface EvaluationOptions {
@@ -34,7 +34,7 @@ export interface EvaluationOptions {
 }
 
 /** The evaluation service: its routes, plus what readiness and metrics read. */
-export interface Evaluation extends RouteGroup {
+export interface Evaluation extends RouteGroup, UsageSink {
   /** Readiness probe: every worker answers a probe task within `timeoutMs` (pool.ts). */
   probe(timeoutMs: number): Promise<{ answered: number; workers: number }>;
   /** Accepted, unanswered requests (every evaluation route set's). */
@@ -113,6 +113,7 @@ export async function createEvaluation(options: EvaluationOptions): Promise<Eval
       return pool.threads;
     },
     flushUsage: () => usage?.flush() ?? Promise.resolve(),
+    addUsage: (counts) => usage?.add(counts),
     async close() {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([batcher.close(), new Promise((resolve) => (timer = setTimeout(resolve, kCloseWaitMs)))]);

@@ -10,6 +10,22 @@ import { addUsage, type FlagUsage } from '../model/flags.js';
 import type { WriterClient } from '../writer/client.js';
 import { Periodic } from '../background/periodic.js';
 
+/**
+ * Where counts made outside the eval workers join the next flush, summed with theirs: Unleash's server
+ * SDKs evaluate locally and report their counts (POST /api/client/metrics, src/unleash). Dropped on a
+ * relay, which writes nothing.
+ */
+export interface UsageSink {
+  addUsage(counts: readonly FlagUsage[]): void;
+}
+
+declare module '../routes/handler.js' {
+  interface RouteServices {
+    /** This front end's flag usage, written with the eval workers' counts. */
+    usage: UsageSink;
+  }
+}
+
 /** How often the counts are written: the most a kill loses, and how far behind lastEvaluatedAt may be. */
 export const kUsageFlushMs = 60_000;
 /** How long a flush waits for the workers' counts; a late worker's counts join the next flush. */

@@ -17,7 +17,7 @@ export interface AuthContext {
   org: Org;
 }
 
-type AccessReader = Pick<RecordReader, 'getToken' | 'getProject' | 'getOrg'>;
+export type AccessReader = Pick<RecordReader, 'getToken' | 'getProject' | 'getOrg'>;
 
 export function unknownToken(): FlagwireError {
   return new FlagwireError('UNKNOWN_TOKEN', 'This token does not exist; create one in the console.');

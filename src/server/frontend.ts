@@ -151,6 +151,8 @@ export async function createFrontend(options: FrontendOptions): Promise<Frontend
     bodies: bodies.management,
     revisions,
     evaluation,
+    usage: evaluation,
+    changes: features.changes,
     activity,
     rateLimiter: options.rateLimiter,
     authFailures: options.authFailures,

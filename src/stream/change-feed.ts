@@ -32,7 +32,13 @@
 // without etag): reload everything. A project unwatched meanwhile is compared once, on the reconnect.
 // Revisions being the cluster's, a reconnect to another node is replayed as well when that node has
 // kept the project's events since the id (events may then come twice: each names a flag to refetch).
+//
+// Followers: a capability's own stream format on the same connections, limits and heartbeats (Unleash's
+// client streaming: src/unleash/streaming.ts). A StreamFollower says what a connection gets first and,
+// once per group for each commit that advances it, what its connections get then (it keeps what it
+// compares per group: its connections all saw the group's revision).
 import type { HttpRequest, TemplatedApp } from 'uWebSockets.js';
+import type { Project } from '../model/projects.js';
 import { errorBody, FlagwireError } from '../errors.js';
 import { kCorsOrigin, kNoSniff, send, trackAbort, type PendingResponse } from '../http/http.js';
 import { validEnvironmentsText } from '../model/environments.js';
@@ -45,6 +51,24 @@ import { ChangePoller, type FeedStore, type Group } from './change-poller.js';
 import { event, refetchEvent } from './events.js';
 
 export type { FeedStore } from './change-poller.js';
+
+declare module '../routes/handler.js' {
+  interface RouteServices {
+    /** This front end's change feed, for a capability's stream (a StreamFollower). */
+    changes: ChangeFeed;
+  }
+}
+
+/** What a stream's group is to a follower: its project and environment, and the store revision it reflects. */
+export type FollowedGroup = Pick<Group<unknown>, 'projectId' | 'env' | 'seenRevision'>;
+
+/** A capability's stream format (see the head of this file). */
+export interface StreamFollower {
+  /** The events a connection opened now gets first: the group is at the store's revision, read from `store`. */
+  first(group: FollowedGroup, store: FeedStore): string;
+  /** The events for the group brought to store revision `revision`, '' for none: sent to each of its connections with this follower. */
+  advanced(group: FollowedGroup, revision: number, store: FeedStore): string;
+}
 
 /** Where the streams' answers and dropped readers are counted (src/metrics/metrics.ts). */
 export interface StreamMetrics extends RouteCounts {
@@ -72,7 +96,9 @@ export type StreamFormat = 'flagwire' | 'ofrep';
 
 interface Watcher {
   readonly connection: SseConnection;
-  readonly format: StreamFormat;
+  readonly format: StreamFormat | StreamFollower;
+  /** A follower's connection: whether its credential still holds, asked before each change and at each heartbeat. */
+  readonly allowed?: (store: FeedStore) => boolean;
 }
 
 const kDefaults = {
@@ -112,6 +138,7 @@ export class ChangeFeed {
       maxIdleGroups: this.options.maxIdleGroups,
       onError: (err) => this.options.onError?.(err),
       onEvents: (group, revision, events) => this.publish(group, revision, events),
+      onAdvanced: (group, revision) => this.follow(group, revision),
     });
   }
 
@@ -139,7 +166,7 @@ export class ChangeFeed {
       metrics?.request(route, status);
       send(res, status, body);
     };
-    if (this.closing || this.connections >= this.options.maxConnections) return fail(503, kTooMany);
+    if (this.full) return fail(503, kTooMany);
     store.resetReadTxn();
     const project = store.getProject(projectId);
     if (project === undefined) return fail(404, notFound(notFoundDetail('project', projectId)));
@@ -148,6 +175,46 @@ export class ChangeFeed {
     if (watchEnv !== null && !project.environments.includes(watchEnv)) {
       return fail(404, notFound(`Unknown environment "${watchEnv}" for this project; ${validEnvironmentsText(project)}.`));
     }
+    this.subscribe(res, project, watchEnv, { format }, route, (group) => this.replay(group, format, lastEventId));
+  }
+
+  /**
+   * Starts a follower's stream of `project` in `env` (null: a single-environment project), checked by the
+   * caller, counted under `route`: 503 at once when the feed is full or closing. Every stream's limits,
+   * heartbeats and slow-reader drops apply; the stream ends once `allowed` says its credential no longer
+   * holds (asked before each change and at each heartbeat), so a revoked token is sent nothing more.
+   */
+  openFollower(
+    res: PendingResponse,
+    project: Project,
+    env: string | null,
+    follower: StreamFollower,
+    route: number,
+    allowed: (store: FeedStore) => boolean,
+  ): void {
+    if (this.full) {
+      this.options.metrics?.request(route, 503);
+      send(res, 503, kTooMany);
+      return;
+    }
+    this.options.store.resetReadTxn();
+    this.subscribe(res, project, env, { format: follower, allowed }, route, (group) => follower.first(group, this.options.store));
+  }
+
+  private get full(): boolean {
+    return this.closing || this.connections >= this.options.maxConnections;
+  }
+
+  /** Answers 200, subscribes the connection to the group, and sends the hello, `first` and `ready`. */
+  private subscribe(
+    res: PendingResponse,
+    project: Project,
+    watchEnv: string | null,
+    kind: Omit<Watcher, 'connection'>,
+    route: number,
+    first: (group: Group<Watcher>) => string,
+  ): void {
+    const { store, metrics } = this.options;
     metrics?.request(route, 200);
     const connection = new SseConnection(res, {
       maxQueuedBytes: this.options.maxQueuedBytes,
@@ -158,7 +225,7 @@ export class ChangeFeed {
     });
     this.poller.expireIdle(performance.now());
     const group = this.poller.group(project, watchEnv, store.revision());
-    const watcher: Watcher = { connection, format };
+    const watcher: Watcher = { ...kind, connection };
     group.watchers.add(watcher);
     this.connections++;
     trackAbort(res, () => {
@@ -174,7 +241,7 @@ export class ChangeFeed {
       // Proxies (nginx) must pass events on as they come.
       res.writeHeader('X-Accel-Buffering', 'no');
       const ready = event(group.seenRevision, 'ready', { seq: group.seenRevision });
-      connection.send(kHello + this.replay(group, format, lastEventId) + ready);
+      connection.send(kHello + first(group) + ready);
     });
     this.startTimers();
   }
@@ -193,15 +260,32 @@ export class ChangeFeed {
     this.poller.poll();
   }
 
-  /** Sends a group's events seen at `revision` to its connections (a refetch to OFREP's). */
+  /** Sends a group's events seen at `revision` to its connections (a refetch to OFREP's; followers' are follow's). */
   private publish(group: Group<Watcher>, revision: number, events: string): void {
     let refetch: string | null = null;
     for (const { connection, format } of group.watchers) {
       if (format === 'flagwire') connection.send(events);
-      else {
+      else if (format === 'ofrep') {
         refetch ??= refetchEvent(revision, group.configTag);
         connection.send(refetch);
       }
+    }
+  }
+
+  /** A group brought to `revision`: each of its followers asked once, its answer sent to that follower's connections. */
+  private follow(group: Group<Watcher>, revision: number): void {
+    let said: Map<StreamFollower, string> | null = null;
+    for (const watcher of group.watchers) {
+      const { connection, format } = watcher;
+      if (typeof format === 'string') continue;
+      if (!this.stillAllowed(group, watcher)) continue;
+      said ??= new Map();
+      let events = said.get(format);
+      if (events === undefined) {
+        events = format.advanced(group, revision, this.options.store);
+        said.set(format, events);
+      }
+      if (events !== '') connection.send(events);
     }
   }
 
@@ -220,6 +304,14 @@ export class ChangeFeed {
     const missed = group.log.filter((logged) => logged.revision > last);
     if (missed.length === 0) return '';
     return format === 'ofrep' ? refetchEvent(group.seenRevision, group.configTag) : missed.map((logged) => logged.events).join('');
+  }
+
+  /** Whether a follower's connection may go on; one that may not is ended and unsubscribed. */
+  private stillAllowed(group: Group<Watcher>, watcher: Watcher): boolean {
+    if (watcher.allowed === undefined || watcher.allowed(this.options.store)) return true;
+    watcher.connection.end();
+    this.unsubscribe(group, watcher);
+    return false;
   }
 
   private unsubscribe(group: Group<Watcher>, watcher: Watcher): void {
@@ -244,10 +336,12 @@ export class ChangeFeed {
   private heartbeat(): void {
     const now = performance.now();
     this.poller.expireIdle(now);
+    this.options.store.resetReadTxn();
     for (const group of this.poller.all()) {
-      for (const { connection } of group.watchers) {
-        connection.checkStall(now);
-        connection.send(kHeartbeat);
+      for (const watcher of group.watchers) {
+        if (!this.stillAllowed(group, watcher)) continue;
+        watcher.connection.checkStall(now);
+        watcher.connection.send(kHeartbeat);
       }
     }
   }

@@ -18,7 +18,7 @@ import { listFlags } from '../flags/flag-store.js';
 
 export type FeedStore = Pick<
   SnapshotReader,
-  'resetReadTxn' | 'configSeq' | 'revision' | 'getProject' | 'listKeyedBy' | 'listAudiences' | 'getOrg' | 'getKeyed'
+  'resetReadTxn' | 'configSeq' | 'revision' | 'getProject' | 'listKeyedBy' | 'listAudiences' | 'getOrg' | 'getKeyed' | 'getToken'
 >;
 
 /** One commit's events for a group, as sent to Flagwire streams; `revision`: the store revision they were seen at, their ids. */

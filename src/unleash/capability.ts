@@ -1,14 +1,22 @@
 // Unleash's protocols as a capability (issue 60): Unleash's stock SDKs connect to Flagwire unchanged. The
 // client API for server SDKs that evaluate locally, GET /api/client/features (routes.ts), says a project
-// environment's flags in Unleash's model (client-features.ts); the front-end API for its front-end SDKs,
+// environment's flags in Unleash's model (client-features.ts), and POST /api/client/register and /metrics
+// take what the SDKs report (client-reports.ts); the front-end API for its front-end SDKs,
 // /api/frontend (frontend-routes.ts), answers them evaluated for one context, by the eval workers, to a
 // client key (src/client-keys).
 import { defineCapability } from '../capability/capability.js';
+import { UnleashClientMetrics, UnleashClientRegistration } from './client-reports.js';
 import { UnleashContextRequest, UnleashToggle, UnleashToggles } from './frontend-schemas.js';
 
 export const kUnleash = defineCapability({
   name: 'unleash',
   serviceRoutes: async () => (await import('./routes.js')).kUnleashRoutes,
   hostedRoutes: async () => (await import('./frontend-routes.js')).kUnleashFrontendRoutes,
-  schemas: { UnleashContextRequest, UnleashToggle, UnleashToggles },
+  schemas: {
+    UnleashContextRequest,
+    UnleashToggle,
+    UnleashToggles,
+    UnleashClientRegistration,
+    UnleashClientMetrics,
+  },
 });

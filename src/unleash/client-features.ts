@@ -72,6 +72,14 @@ export interface ClientFeatures {
 }
 
 export function buildClientFeatures(input: ClientFeaturesInput): ClientFeatures {
+  const { features, omitted } = saidFeatures(input);
+  // `flagwire` is Flagwire's own: Unleash's SDKs read version, features and segments.
+  const answer = { version: 2, features, segments: [], flagwire: { project: input.projectId, environment: input.environment, omitted } };
+  return { json: JSON.stringify(answer), omitted };
+}
+
+/** The flags said in Unleash's model, and those left out with why. */
+export function saidFeatures(input: ClientFeaturesInput): { features: UnleashFeature[]; omitted: OmittedFeature[] } {
   const features: UnleashFeature[] = [];
   const omitted: OmittedFeature[] = [];
   for (const flag of input.flags) {
@@ -80,9 +88,7 @@ export function buildClientFeatures(input: ClientFeaturesInput): ClientFeatures 
     if (typeof said === 'string') omitted.push({ flagId: flag.id, name: flag.name, reason: said });
     else features.push(said);
   }
-  // `flagwire` is Flagwire's own: Unleash's SDKs read version, features and segments.
-  const answer = { version: 2, features, segments: [], flagwire: { project: input.projectId, environment: input.environment, omitted } };
-  return { json: JSON.stringify(answer), omitted };
+  return { features, omitted };
 }
 
 /** `flag` in Unleash's model, or why that model cannot say it exactly. */

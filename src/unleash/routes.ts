@@ -1,3 +1,5 @@
+// Unleash's client API, for Unleash's server SDKs (docs/api.md: Unleash's SDKs).
+//
 // GET /api/client/features: a project environment's flags in Unleash's client API model (version 2),
 // for Unleash's stock server SDKs, which fetch it and evaluate locally (client-features.ts says how each
 // flag is said, and which are left out). The token decides the project (access.ts); of the SDKs' filters,
@@ -5,23 +7,41 @@
 // served) and are ignored. The ETag is what decides the answer (the project's configuration tag, the
 // plan's audience switch, the environment, the prefix), so an SDK's poll that finds nothing new is a
 // 304 without building anything.
-import type { ServiceRouteSpec } from '../capability/capability.js';
-import { projectConfigTag } from '../eval-engine/config-tag.js';
+//
+// POST /api/client/register and /api/client/metrics: what the SDKs report, answered 202 as Unleash and
+// Unleash Edge answer them (the SDK warns on anything else). A registration is checked and not kept; a
+// report's counts join the flag usage the eval workers count, written with theirs at the next flush
+// (src/eval-engine/usage.ts): 202 is "accepted", not "on disk", and no request pays a write.
+//
+// GET /api/client/streaming: the same features as Server-Sent Events (streaming.ts), for the SDKs'
+// streaming mode, on Flagwire's change feed (src/stream), after the same token check; the stream ends
+// once the token no longer holds.
+import type { HttpRequest } from 'uWebSockets.js';
+import type { ServiceRouteDeps, ServiceRouteSpec } from '../capability/capability.js';
+import { errorEnvelope } from '../errors.js';
 import { listFlags } from '../flags/flag-store.js';
-import { projectFragments } from '../flags/fragment-records.js';
+import { bodyRefusal } from '../http/body.js';
 import { matchesIfNoneMatch } from '../http/entity-tags.js';
-import { send } from '../http/http.js';
+import { type PendingResponse, send } from '../http/http.js';
 import { revisionHeaders } from '../http/revisions.js';
-import { hasAudiences } from '../model/plans.js';
+import { checkedBody } from '../model/request-body.js';
+import { compileValidator } from '../model/validation.js';
 import { apiErrors } from '../routes/openapi-parts.js';
+import type { TSchema } from '../typebox.js';
 import { clientAddresses, sendRefusal } from '../routes/service-route-parts.js';
 import { refuseUrlTokens } from '../tokens/auth.js';
 import { FeaturesAccess } from './access.js';
 import { buildClientFeatures } from './client-features.js';
+import { readFeaturesSource } from './features-source.js';
+import { UnleashStream } from './streaming.js';
+import { UnleashClientMetrics, UnleashClientRegistration, usageOfReport } from './client-reports.js';
 
 const kPath = '/api/client/features';
-/** The answer's form, in its ETag: a release that says an unchanged flag differently bumps it. */
-const kForm = 1;
+const kRegisterPath = '/api/client/register';
+const kMetricsPath = '/api/client/metrics';
+const kStreamingPath = '/api/client/streaming';
+const kRegistration = compileValidator(UnleashClientRegistration, { quoteKeys: false });
+const kMetrics = compileValidator(UnleashClientMetrics, { quoteKeys: false });
 
 export const kUnleashRoutes = {
   clientFeatures: {
@@ -61,22 +81,14 @@ export const kUnleashRoutes = {
         let status = 200;
         try {
           refuseUrlTokens(query);
-          const { project, environment } = access.grant(authorization, ip, kPath, now);
-          const { store } = deps;
-          const org = project.orgId === null ? null : (store.getOrg(project.orgId) ?? null);
-          const audiencesAllowed = hasAudiences(org, now);
-          const flags = listFlags(store, project.id);
-          const audiences = store.listAudiences(project.id);
-          const configTag = projectConfigTag(project, flags, audiences, org, projectFragments(store, project.id)?.updatedAt);
-          const namePrefix = query.get('namePrefix') ?? '';
-          const hex = (text: string | null) => (text === null || text === '' ? '' : `-${Buffer.from(text).toString('hex')}`);
-          const tag = `"${kForm}${audiencesAllowed ? '+' : '-'}${configTag}${hex(environment)}.${hex(namePrefix)}"`;
-          const headers = revisionHeaders(store.revision(), ['ETag', tag]);
+          const { project, environment } = access.grant(authorization, ip, 'GET', kPath, now);
+          const { input, tag } = readFeaturesSource(deps.store, project, environment, query.get('namePrefix') ?? '', now);
+          const headers = revisionHeaders(deps.store.revision(), ['ETag', tag]);
           if (matchesIfNoneMatch(ifNoneMatch, Buffer.from(tag))) {
             status = 304;
             send(res, 304, '', 'application/json', headers);
           } else {
-            const { json } = buildClientFeatures({ projectId: project.id, environment, flags, audiences, audiencesAllowed, namePrefix });
+            const { json } = buildClientFeatures(input);
             send(res, 200, json, 'application/json', headers);
           }
         } catch (err) {
@@ -86,4 +98,132 @@ export const kUnleashRoutes = {
       };
     },
   },
+  clientStreaming: {
+    method: 'get',
+    pattern: kStreamingPath,
+    auth: 'token',
+    docs: {
+      operationId: 'streamUnleashClientFeatures',
+      tag: 'Unleash',
+      summary:
+        "The token's project environment in Unleash's client API model as Server-Sent Events, for Unleash's server SDKs in streaming mode",
+      waitsForRevision: false,
+      responses: {
+        '200': {
+          description:
+            '`unleash-connected` {events: [{type: "hydration", eventId, features, segments}]} first, then `unleash-updated` ' +
+            '{events: [feature-updated {eventId, feature} | feature-removed {eventId, featureName, project}]} for each commit that ' +
+            "changes the features; each event's id the store revision; a comment heartbeat every 15 s (docs/api.md: Unleash's SDKs)",
+          content: { 'text/event-stream': { schema: { type: 'string' } } },
+        },
+        ...apiErrors([400, 401, 402, 403, 404, 429, 503]),
+      },
+    },
+    handler: (deps, route) => {
+      const access = new FeaturesAccess(deps.store, deps.authFailures, deps.activity);
+      const addressOf = clientAddresses(deps.config);
+      const stream = new UnleashStream(deps.clock);
+      return (res, req) => {
+        const now = deps.clock.now();
+        const ip = addressOf(res, req);
+        const authorization = req.getHeader('authorization');
+        const query = new URLSearchParams(req.getQuery() ?? '');
+        deps.store.resetReadTxn();
+        try {
+          refuseUrlTokens(query);
+          const granted = access.grant(authorization, ip, 'GET', kStreamingPath, now);
+          deps.changes.openFollower(res, granted.project, granted.environment, stream, route, (store) =>
+            FeaturesAccess.stillGranted(store, granted, deps.clock.now()),
+          );
+        } catch (err) {
+          deps.metrics?.request(route, sendRefusal(res, err, deps, kStreamingPath, 'unexpected error opening an Unleash stream'));
+        }
+      };
+    },
+  },
+  clientRegister: {
+    method: 'post',
+    pattern: kRegisterPath,
+    auth: 'token',
+    docs: reportDocs(
+      'registerUnleashClient',
+      "An Unleash server SDK's registration: checked, answered 202, not kept",
+      UnleashClientRegistration,
+    ),
+    handler: (deps, route) => reportHandler(deps, route, kRegisterPath, kRegistration, () => {}),
+  },
+  clientMetrics: {
+    method: 'post',
+    pattern: kMetricsPath,
+    auth: 'token',
+    docs: reportDocs(
+      'postUnleashClientMetrics',
+      "An Unleash server SDK's counts: each of the project's flags it names counted in its usage (yes + no), written at the next usage flush",
+      UnleashClientMetrics,
+    ),
+    handler: (deps, route) =>
+      reportHandler(deps, route, kMetricsPath, kMetrics, (report, project, now) => {
+        const counts = usageOfReport(report, listFlags(deps.store, project), now);
+        if (counts.length > 0) deps.usage.addUsage(counts);
+      }),
+  },
 } as const satisfies Record<string, ServiceRouteSpec>;
+
+function reportDocs(operationId: string, summary: string, schema: TSchema): ServiceRouteSpec['docs'] {
+  return {
+    operationId,
+    tag: 'Unleash',
+    summary,
+    waitsForRevision: false,
+    request: { schema, required: true },
+    responses: { '202': { description: 'Accepted; the body is empty' }, ...apiErrors([400, 401, 402, 403, 404, 413, 429, 503]) },
+  };
+}
+
+/**
+ * A report's route: the body read within the body budget, the token granted, the body checked against
+ * `validator`, then `take` (the project's id) and 202; every refusal in the Management API's envelope.
+ */
+function reportHandler<T>(
+  deps: ServiceRouteDeps,
+  route: number,
+  path: string,
+  validator: { check(value: unknown): value is T; problems(value: unknown): string[] },
+  take: (report: T, projectId: string, now: number) => void,
+): (res: PendingResponse, req: HttpRequest) => void {
+  const access = new FeaturesAccess(deps.store, deps.authFailures, deps.activity);
+  const addressOf = clientAddresses(deps.config);
+  return (res, req) => {
+    const ip = addressOf(res, req);
+    const authorization = req.getHeader('authorization');
+    const contentType = req.getHeader('content-type');
+    const query = new URLSearchParams(req.getQuery() ?? '');
+    deps.bodies.read(res, req.getHeader('content-length'), (result) => {
+      if (!result.ok) {
+        const status = result.reason === 'busy' ? 503 : 413;
+        deps.metrics?.request(route, status);
+        // The rest of the body is not read: the connection closes after the answer.
+        const refusal = JSON.stringify(errorEnvelope(bodyRefusal(result.reason), deps.config.docsUrl));
+        send(res, status, refusal, 'application/json', revisionHeaders(deps.store.revision()), true);
+        return;
+      }
+      let status = 202;
+      try {
+        const now = deps.clock.now();
+        deps.store.resetReadTxn();
+        refuseUrlTokens(query);
+        let report: T | undefined;
+        const { project } = access.grant(authorization, ip, 'POST', path, now, () => {
+          report = checkedBody({ bytes: result.body, contentType }, validator);
+        });
+        take(report!, project.id, now);
+        send(res, 202, '', 'application/json', revisionHeaders(deps.store.revision()));
+      } catch (err) {
+        status = sendRefusal(res, err, deps, path, 'unexpected error taking an Unleash client report');
+      } finally {
+        result.release();
+      }
+      deps.metrics?.request(route, status);
+    });
+  };
+}

@@ -179,6 +179,7 @@ t.test('a project with environments: the token limited to one of them decides wh
 t.test('tokens: missing, wrong, in the URL, of an organisation without the plan', async (t) => {
   refusedWith(t, await features(null), 401, 'Missing bearer token', /customHeaders/);
   refusedWith(t, await features(`fw_${'x'.repeat(40)}`), 401, 'Invalid token');
+  refusedWith(t, await features(`fwc_${'x'.repeat(32)}`), 401, 'Malformed bearer token', /a client key.*token of the project/);
   refusedWith(t, await features('not a token'), 401, 'Malformed bearer token');
   const inUrl = await call(server.baseUrl, 'GET', `/api/client/features?token=${secrets.read}`, {
     headers: { authorization: secrets.read },
