@@ -126,3 +126,24 @@ t.test('while nothing can be sent, at most maxQueued events wait; the oldest are
   await events.close();
   t.equal(events.dropped, 15);
 });
+
+t.test('the pairs remembered are the latest: an older one forgotten is sent again, a recent one is not', async (t) => {
+  const sent: string[] = [];
+  const events = new FlagwireEvents({
+    url: 'http://127.0.0.1:9',
+    clientKey,
+    rememberExposures: 2,
+    fetch: async (_input, init) => {
+      sent.push(...(JSON.parse(String(init?.body)) as { events: { targetingKey: string }[] }).events.map((e) => e.targetingKey));
+      return new Response('{"accepted":1,"duplicates":0,"rejected":[]}', { status: 200 });
+    },
+  });
+  const expose = (subject: string) =>
+    events.hook.after(
+      { flagKey: 'new-checkout', context: { targetingKey: subject } },
+      { variant: 'on', flagMetadata: { experimentKey: 'checkout-2026', inExperiment: true } },
+    );
+  for (const subject of ['a', 'b', 'c', 'c', 'b', 'a']) expose(subject);
+  await events.close();
+  t.strictSame(sent, ['a', 'b', 'c', 'a'], 'a, forgotten once c came, is sent again; b and c are not');
+});
