@@ -5,7 +5,7 @@
 // events counted per second, the node's CPU per 1,000 events and the load generator's CPU share, and
 // OFREP evaluations' latency (one at a time) before the events (as long as the run, up to 20 s) and while
 // they are sent.
-// Run: npm run build && node dist/bench/events.bench.js [--seconds 10] [--clients 4] [--profile DIR]
+// Run: npm run build && node dist/bench/events.bench.js [--seconds 10] [--clients 4] [--rate EVENTS_PER_S] [--profile DIR]
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -19,11 +19,18 @@ import { machineInfo } from './environment.js';
 import { rssKb } from './processes.js';
 
 const { values } = parseArgs({
-  options: { seconds: { type: 'string', default: '10' }, clients: { type: 'string', default: '4' }, profile: { type: 'string' } },
+  options: {
+    seconds: { type: 'string', default: '10' },
+    clients: { type: 'string', default: '4' },
+    profile: { type: 'string' },
+    // Events a second to send at, paced (a batch each 1,000 / rate s across the senders); absent: as fast as answered.
+    rate: { type: 'string' },
+  },
 });
 const kSeconds = Number(values.seconds);
 const kClients = Number(values.clients);
 const kBatch = 1000;
+const kBatchEveryMs = values.rate === undefined ? null : (kBatch * 1000) / Number(values.rate);
 const kTick = 10; // ms per clock tick (USER_HZ 100)
 
 const cpuMs = (pid: number) => {
@@ -134,7 +141,16 @@ const deadline = t0 + kSeconds * 1000;
 const [, busy] = await Promise.all([
   Promise.all(
     Array.from({ length: kClients }, async () => {
-      while (performance.now() < deadline) await post(bodies[next++ % bodies.length]!);
+      while (performance.now() < deadline) {
+        const n = next++;
+        if (kBatchEveryMs !== null) {
+          // Batch n is due at t0 + n * kBatchEveryMs: a sender that is early waits, one that is late sends at once.
+          const due = t0 + n * kBatchEveryMs - performance.now();
+          if (due > 0) await new Promise((resolve) => setTimeout(resolve, due));
+          if (performance.now() >= deadline) break;
+        }
+        await post(bodies[n % bodies.length]!);
+      }
     }),
   ),
   probeEvaluations(kSeconds * 1000),
@@ -151,7 +167,8 @@ await exited;
 rmSync(dataDir, { recursive: true, force: true });
 
 console.log(
-  `# ${JSON.stringify(machineInfo())}; load ${loadavg()[0]!.toFixed(1)}; ${kClients} clients, batches of ${kBatch}, ${seconds.toFixed(1)} s`,
+  `# ${JSON.stringify(machineInfo())}; load ${loadavg()[0]!.toFixed(1)}; ${kClients} clients, batches of ${kBatch}, ${seconds.toFixed(1)} s` +
+    (values.rate === undefined ? ', as fast as answered' : `, paced at ${values.rate} events/s`),
 );
 console.log(
   `# node RSS once settled: first ${mb(settled[0]!)} MB, last ${mb(settled.at(-1)!)} MB, least ${mb(Math.min(...settled))} MB, most ${mb(Math.max(...settled))} MB`,
