@@ -7,12 +7,10 @@
 import type { HttpRequest } from 'uWebSockets.js';
 import type { ServiceRouteDeps, ServiceRouteSpec } from '../capability/capability.js';
 import { ClientKeyAccess } from '../client-keys/access.js';
-import { errorEnvelope } from '../errors.js';
-import { bodyRefusal } from '../http/body.js';
 import { type PendingResponse, send } from '../http/http.js';
 import { revisionHeaders } from '../http/revisions.js';
 import { apiErrors, json } from '../routes/openapi-parts.js';
-import { clientAddresses, sendRefusal } from '../routes/service-route-parts.js';
+import { clientAddresses, readServiceBody, sendRefusal } from '../routes/service-route-parts.js';
 import { readEventsBody } from './body.js';
 import { refuseUnlessCounted } from './event-counter.js';
 import { readEventBatch } from './event-batch.js';
@@ -98,19 +96,12 @@ function eventsHandler(
       contentEncoding: req.getHeader('content-encoding'),
       contentType: req.getHeader('content-type'),
     };
-    deps.bodies.read(res, req.getHeader('content-length'), (result) => {
-      if (!result.ok) {
-        deps.metrics?.request(route, result.reason === 'busy' ? 503 : 413);
-        // The rest of the body is not read: the connection closes after the answer.
-        const refusal = JSON.stringify(errorEnvelope(bodyRefusal(result.reason), deps.config.docsUrl));
-        send(res, result.reason === 'busy' ? 503 : 413, refusal, 'application/json', revisionHeaders(deps.store.revision()), true);
-        return;
-      }
+    readServiceBody(res, req.getHeader('content-length'), deps, route, (body, release) => {
       // Held until it is counted or refused, then handed back to the budget.
-      receive(result.body, headers)
+      receive(body, headers)
         .catch((err: unknown) => sendRefusal(res, err, deps, path, 'events batch failed'))
         .then((status) => deps.metrics?.request(route, status))
-        .finally(result.release);
+        .finally(release);
     });
   };
 }

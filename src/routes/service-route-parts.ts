@@ -6,8 +6,10 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { answerableError, errorEnvelope } from '../errors.js';
 import { TrustedProxies } from '../http/client-address.js';
-import { send } from '../http/http.js';
+import { type BodyBudget, bodyRefusal } from '../http/body.js';
+import { type PendingResponse, send } from '../http/http.js';
 import { revisionHeaders } from '../http/revisions.js';
+import type { RouteCounts } from '../routes/route-table.js';
 import type { StoreReader } from '../store/interfaces.js';
 
 /** The client's address of a request, made once per front end: the peer, or the client a trusted proxy names. */
@@ -37,4 +39,33 @@ export function sendRefusal(
     revisionHeaders(deps.store.revision(), ...headers),
   );
   return error.status;
+}
+
+/**
+ * Reads a service route's request body within `deps.bodies` and hands it to `use` with its release.
+ * A body the budget refuses (over 1 MiB: 413; the budget spent: 503) is answered in the spec's envelope
+ * and counted under `route`, and the connection closes after it: the rest of the body is not read.
+ */
+export function readServiceBody(
+  res: PendingResponse,
+  contentLength: string,
+  deps: {
+    bodies: BodyBudget;
+    config: Readonly<Config>;
+    store: Pick<StoreReader, 'revision'>;
+    metrics?: Pick<RouteCounts, 'request'> | null;
+  },
+  route: number,
+  use: (body: Buffer, release: () => void) => void,
+): void {
+  deps.bodies.read(res, contentLength, (result) => {
+    if (result.ok) {
+      use(result.body, result.release);
+      return;
+    }
+    const refusal = bodyRefusal(result.reason);
+    deps.metrics?.request(route, refusal.status);
+    const body = JSON.stringify(errorEnvelope(refusal, deps.config.docsUrl));
+    send(res, refusal.status, body, 'application/json', revisionHeaders(deps.store.revision()), true);
+  });
 }

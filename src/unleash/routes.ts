@@ -18,9 +18,7 @@
 // once the token no longer holds.
 import type { HttpRequest } from 'uWebSockets.js';
 import type { ServiceRouteDeps, ServiceRouteSpec } from '../capability/capability.js';
-import { errorEnvelope } from '../errors.js';
 import { listFlags } from '../flags/flag-store.js';
-import { bodyRefusal } from '../http/body.js';
 import { matchesIfNoneMatch } from '../http/entity-tags.js';
 import { type PendingResponse, send } from '../http/http.js';
 import { revisionHeaders } from '../http/revisions.js';
@@ -28,7 +26,7 @@ import { checkedBody } from '../model/request-body.js';
 import { compileValidator } from '../model/validation.js';
 import { apiErrors } from '../routes/openapi-parts.js';
 import type { TSchema } from '../typebox.js';
-import { clientAddresses, sendRefusal } from '../routes/service-route-parts.js';
+import { clientAddresses, readServiceBody, sendRefusal } from '../routes/service-route-parts.js';
 import { refuseUrlTokens } from '../tokens/auth.js';
 import { FeaturesAccess } from './access.js';
 import { buildClientFeatures } from './client-features.js';
@@ -198,15 +196,7 @@ function reportHandler<T>(
     const authorization = req.getHeader('authorization');
     const contentType = req.getHeader('content-type');
     const query = new URLSearchParams(req.getQuery() ?? '');
-    deps.bodies.read(res, req.getHeader('content-length'), (result) => {
-      if (!result.ok) {
-        const status = result.reason === 'busy' ? 503 : 413;
-        deps.metrics?.request(route, status);
-        // The rest of the body is not read: the connection closes after the answer.
-        const refusal = JSON.stringify(errorEnvelope(bodyRefusal(result.reason), deps.config.docsUrl));
-        send(res, status, refusal, 'application/json', revisionHeaders(deps.store.revision()), true);
-        return;
-      }
+    readServiceBody(res, req.getHeader('content-length'), deps, route, (body, release) => {
       let status = 202;
       try {
         const now = deps.clock.now();
@@ -214,14 +204,14 @@ function reportHandler<T>(
         refuseUrlTokens(query);
         let report: T | undefined;
         const { project } = access.grant(authorization, ip, 'POST', path, now, () => {
-          report = checkedBody({ bytes: result.body, contentType }, validator);
+          report = checkedBody({ bytes: body, contentType }, validator);
         });
         take(report!, project.id, now);
         send(res, 202, '', 'application/json', revisionHeaders(deps.store.revision()));
       } catch (err) {
         status = sendRefusal(res, err, deps, path, 'unexpected error taking an Unleash client report');
       } finally {
-        result.release();
+        release();
       }
       deps.metrics?.request(route, status);
     });

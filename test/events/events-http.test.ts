@@ -252,6 +252,7 @@ t.test('a body that is not a batch is refused whole', async (t) => {
     headers: { 'content-type': 'application/json' },
   });
   t.equal(tooLarge.status, 413, tooLarge.text);
+  t.match(tooLarge.json, { error: 'Request body too large', detail: /larger than 1048576 bytes/ }, "in the spec's envelope");
 });
 
 t.test('the statistics route reads the token project and environment only', async (t) => {
