@@ -4,10 +4,9 @@
 // counted, with a read token.
 import type { ManagementRouteSpec } from '../capability/capability.js';
 import { requireEnvironmentAllowed, resolveEnvParam } from '../model/environments.js';
-import { FlagwireError } from '../errors.js';
-import { parseJsonObject } from '../model/request-body.js';
+import { checkedBody } from '../model/request-body.js';
 import { compileValidator } from '../model/validation.js';
-import { apiErrors, json, pathParam } from '../routes/openapi-parts.js';
+import { apiErrors, json, kEnvParam, pathParam } from '../routes/openapi-parts.js';
 import { refuseUnlessCounted } from './event-counter.js';
 import { SubjectErase, SubjectErased } from './schemas.js';
 import { eraseSubject } from './tally.js';
@@ -26,9 +25,7 @@ export const kEventsApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
       tag: 'Management API',
       summary:
         "Erase a subject's counted events in an environment: its exposures and totals forgotten, the statistics taken back to the other subjects' alone",
-      parameters: [
-        { name: 'env', in: 'query', schema: { type: 'string' }, description: 'The environment (required on a multi-environment project)' },
-      ],
+      parameters: [kEnvParam],
       request: { schema: SubjectErase, required: true },
       responses: { '200': json(SubjectErased, 'Erased, on disk'), ...apiErrors([400, 401, 402, 403, 404, 413, 429, 500, 503]) },
     },
@@ -39,11 +36,7 @@ export const kEventsApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
           refuseUnlessCounted(config);
           const env = resolveEnvParam(auth.project, request.query.get('env'), true, 'list');
           requireEnvironmentAllowed(auth.token.environments, env);
-          const parsed = parseJsonObject(received, 'create');
-          if (!parsed.ok) throw new FlagwireError('INVALID_REQUEST', parsed.problem);
-          if (!kEraseValidator.check(parsed.value))
-            throw new FlagwireError('INVALID_REQUEST', kEraseValidator.problems(parsed.value).join('; '));
-          const { targetingKey } = parsed.value;
+          const { targetingKey } = checkedBody(received, kEraseValidator);
           const scope = { projectId: auth.project.id, environment: env ?? '' };
           const erased = await events.count((txn) => eraseSubject(txn, scope, targetingKey));
           return { status: 200, value: { targetingKey, environment: env, erased } };
@@ -63,10 +56,7 @@ export const kEventsApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
       tag: 'Management API',
       summary:
         "An experiment's exact sufficient statistics in an environment: per variant its subjects, per metric the sums of each subject's totals after and before exposure",
-      parameters: [
-        pathParam('experiment', 'The experiment key its flags carry (`experiment` on a flag state)'),
-        { name: 'env', in: 'query', schema: { type: 'string' }, description: 'The environment (required on a multi-environment project)' },
-      ],
+      parameters: [pathParam('experiment', 'The experiment key its flags carry (`experiment` on a flag state)'), kEnvParam],
       responses: {
         '200': json(ExperimentStatistics, 'The statistics; no variant yet when nothing was counted'),
         ...apiErrors([400, 401, 402, 403, 404, 429, 500]),
