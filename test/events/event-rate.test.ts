@@ -19,10 +19,19 @@ const batch = (n: number) => ({
 const send = (key: string, body: unknown) => call(base, 'POST', '/ofrep/v1/events', { token: key, body });
 
 t.test('a flood is refused past a second of the rate; each batch sent again later counts once', async (t) => {
-  const bodies = Array.from({ length: 5 }, (_, n) => batch(n));
+  const bodies = Array.from({ length: 8 }, (_, n) => batch(n));
+  const started = performance.now();
   const answers = await Promise.all(bodies.map((body) => send(clientKey, body)));
+  const seconds = (performance.now() - started) / 1000;
   const refused = answers.filter((a) => a.status === 429);
-  t.ok(refused.length >= 3, `five batches of 1,000 at once: at most two pass (${answers.map((a) => a.status).join(', ')})`);
+  // A second's worth at first, then 1,000 more a second: however slow a busy machine made the requests,
+  // no more batches pass than the time they took allows, and eight sent at once cannot all pass.
+  const passed = answers.length - refused.length;
+  t.ok(
+    passed <= 1 + Math.floor(seconds),
+    `${passed} of 8 batches passed in ${seconds.toFixed(1)} s (${answers.map((a) => a.status).join(', ')})`,
+  );
+  t.ok(refused.length > 0, 'some were refused');
   for (const r of refused) {
     t.match(r.json, { error: 'Too many events', detail: /more than 1000 events a second; nothing of this batch was counted/ });
     t.ok(Number(r.headers.get('retry-after')) >= 1, 'Retry-After says how long');
