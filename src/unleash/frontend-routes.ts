@@ -13,6 +13,7 @@
 //
 // (HTTP header values hold no line break, so "\n" parts them.) A path's GET and POST share a route
 // number (src/all-routes.ts numbers paths): the 'q' or 'b' says which the worker reads.
+import { type FrontendKind, kFrontendKinds } from './frontend-kinds.js';
 import type { HttpRequest, TemplatedApp } from 'uWebSockets.js';
 import { ErrorBody } from '../errors.js';
 import { evalErrorBody, kInternalErrorBody, kOverloadedBody, kRevisionNotReachedBody } from '../eval-engine/bodies.js';
@@ -134,20 +135,17 @@ export const kUnleashFrontendRoutes = {
 
 type Numbers = RouteNumbers<typeof kUnleashFrontendRoutes>;
 
-/** The route numbers of each kind, in kFrontendKinds' order (frontend-kinds.ts), /api/frontend's then /api/proxy's: the worker's table. */
+/** A kind's route name within its path's routes (`all` -> `All`). */
+const routeName = <K extends FrontendKind>(kind: K) => `${kind[0]!.toUpperCase()}${kind.slice(1)}` as Capitalize<K>;
+
+/**
+ * The route numbers of each kind, in kFrontendKinds' order, /api/frontend's then /api/proxy's: the
+ * worker's table, derived from the declarations' names (a POST shares its GET's number: same path).
+ */
 function routesOf(numbers: Numbers): Route[] {
-  return [
-    numbers.unleashFrontendEnabled,
-    numbers.unleashFrontendAll,
-    numbers.unleashFrontendFeature,
-    numbers.unleashFrontendMetrics,
-    numbers.unleashFrontendRegister,
-    numbers.unleashProxyEnabled,
-    numbers.unleashProxyAll,
-    numbers.unleashProxyFeature,
-    numbers.unleashProxyMetrics,
-    numbers.unleashProxyRegister,
-  ];
+  return (['unleashFrontend', 'unleashProxy'] as const).flatMap((prefix) =>
+    kFrontendKinds.map((kind) => numbers[`${prefix}${routeName(kind)}`]),
+  );
 }
 
 export interface FrontendRoutesOptions {
