@@ -9,6 +9,7 @@
 //   ofrepFlag   flag key                    POST body (JSON)   X-Flagwire-Project header (may be empty)
 //   ofrepBulk   X-Flagwire-Project header   POST body (JSON)   If-None-Match header
 import type { HttpRequest, TemplatedApp } from 'uWebSockets.js';
+import { type QueueRefusals, queueWithBody } from '../eval-engine/queued-body.js';
 import type { EvalQueue, EvalRoutes } from '../eval-engine/routes.js';
 import type { Route } from '../eval-engine/protocol.js';
 import { kMaxBodyBytes, type BodyBudget } from '../http/body.js';
@@ -102,6 +103,9 @@ export function ofrepRoutes({ bodies, metrics, numbers }: OfrepRoutesOptions): E
 
 const kTooLargeDetails = `The request body is larger than ${kMaxBodyBytes} bytes (1 MiB); send a smaller context.`;
 const kBulkTooLarge = ofrepFailureBody(null, 'GENERAL', kTooLargeDetails);
+const kBulkRefusals: QueueRefusals = { tooLarge: () => kBulkTooLarge, busy: kOfrepBusyBody, overloaded: kOfrepOverloadedBody };
+/** A flag's 413 names the flag. */
+const kFlagRefusals: QueueRefusals = { ...kBulkRefusals, tooLarge: (id) => ofrepFailureBody(id, 'GENERAL', kTooLargeDetails) };
 const kBulkInvalidMinRevision = ofrepFailureBody(null, 'GENERAL', kInvalidMinRevisionDetail);
 
 function registerOfrepRoutes(
@@ -111,6 +115,7 @@ function registerOfrepRoutes(
   metrics: RouteCounts | null,
   { ofrepFlag: flagRoute, ofrepBulk: bulkRoute }: OfrepRoutesOptions['numbers'],
 ): void {
+  const parts = { queue, bodies, metrics };
   // Read everything off `req` first (stack-allocated), then the body (which attaches onAborted).
   const handle = (res: PendingResponse, route: Route, id: string, extra: string, contentLength: string, rawMinRevision: string): void => {
     const minRevision = minRevisionOf(rawMinRevision);
@@ -121,29 +126,9 @@ function registerOfrepRoutes(
       queue.refuse(res, 400, body, false, true);
       return;
     }
-    bodies.read(res, contentLength, (result) => {
-      if (result.ok) {
-        let accepted: boolean;
-        try {
-          accepted = queue.add(res, route, id, result.body, extra, minRevision);
-        } finally {
-          // The batcher copied the body into its batch (or, for a request that waits for its revision,
-          // kept a copy), where its own byte bound (64 MiB) covers it.
-          result.release();
-        }
-        if (accepted) return;
-        metrics?.request(route, 503);
-        queue.refuse(res, 503, kOfrepOverloadedBody, true);
-      } else if (result.reason === 'busy') {
-        metrics?.request(route, 503);
-        // The rest of the body is not read: close the connection after the answer.
-        queue.refuse(res, 503, kOfrepBusyBody, true, true);
-      } else {
-        metrics?.request(route, 413);
-        const body = route === flagRoute ? ofrepFailureBody(id, 'GENERAL', kTooLargeDetails) : kBulkTooLarge;
-        queue.refuse(res, 413, body, false, true);
-      }
-    });
+    // The batcher copies the body into its batch (or, for a request that waits for its revision, keeps a
+    // copy), where its own byte bound (64 MiB) covers it.
+    queueWithBody(res, contentLength, route, id, extra, minRevision, parts, route === flagRoute ? kFlagRefusals : kBulkRefusals);
   };
 
   registerRoutes(app, kOfrepRoutes, {

@@ -18,6 +18,7 @@ import type { HttpRequest, TemplatedApp } from 'uWebSockets.js';
 import { ErrorBody } from '../errors.js';
 import { evalErrorBody, kInternalErrorBody, kOverloadedBody, kRevisionNotReachedBody } from '../eval-engine/bodies.js';
 import type { Route } from '../eval-engine/protocol.js';
+import { type QueueRefusals, queueWithBody } from '../eval-engine/queued-body.js';
 import type { EvalQueue, EvalRoutes } from '../eval-engine/routes.js';
 import { type BodyBudget, bodyRefusal } from '../http/body.js';
 import { type PendingResponse, trackAbort } from '../http/http.js';
@@ -167,7 +168,11 @@ export function unleashFrontendRoutes({ bodies, metrics, numbers }: FrontendRout
 }
 
 const kTooLargeBody = evalErrorBody('PAYLOAD_TOO_LARGE', bodyRefusal('tooLarge').detail);
-const kBusyBody = evalErrorBody('SERVER_BUSY', bodyRefusal('busy').detail);
+const kRefusals: QueueRefusals = {
+  tooLarge: () => kTooLargeBody,
+  busy: evalErrorBody('SERVER_BUSY', bodyRefusal('busy').detail),
+  overloaded: kOverloadedBody,
+};
 
 function registerFrontendRoutes(
   app: TemplatedApp,
@@ -176,6 +181,7 @@ function registerFrontendRoutes(
   metrics: RouteCounts | null,
   numbers: Numbers,
 ): void {
+  const parts = { queue, bodies, metrics };
   const overloaded = (res: PendingResponse, route: Route) => {
     metrics?.request(route, 503);
     queue.refuse(res, 503, kOverloadedBody, true);
@@ -191,25 +197,7 @@ function registerFrontendRoutes(
   const post = (route: Route) => (res: PendingResponse, req: HttpRequest) => {
     const extra = `b${req.getHeader('authorization')}\n${req.getHeader('if-none-match')}`;
     const name = req.getParameter(0) ?? '';
-    bodies.read(res, req.getHeader('content-length'), (result) => {
-      if (result.ok) {
-        let accepted: boolean;
-        try {
-          accepted = queue.add(res, route, name, result.body, extra);
-        } finally {
-          // The batcher copied the body into its batch, where its own byte bound covers it.
-          result.release();
-        }
-        if (!accepted) overloaded(res, route);
-      } else if (result.reason === 'busy') {
-        metrics?.request(route, 503);
-        // The rest of the body is not read: close the connection after the answer.
-        queue.refuse(res, 503, kBusyBody, true, true);
-      } else {
-        metrics?.request(route, 413);
-        queue.refuse(res, 413, kTooLargeBody, false, true);
-      }
-    });
+    queueWithBody(res, req.getHeader('content-length'), route, name, extra, 0, parts, kRefusals);
   };
   const handlers = Object.fromEntries(
     Object.entries(kUnleashFrontendRoutes).map(([name, route]) => {
