@@ -58,6 +58,7 @@ const kMaxFlushIntervalMs = 10_000;
 const kMaxDetailEntries = 20;
 const kMaxDetailLength = 256;
 const kMaxDetailsBytes = 2048;
+const kUtf8 = new TextEncoder();
 
 export class FlagwireEvents {
   /** The OpenFeature hook: add it with `OpenFeature.addHooks(events.hook)` (or a client's addHooks). */
@@ -209,7 +210,7 @@ function flatDetails(details: Readonly<Record<string, unknown>>): { details?: Re
     const flat =
       value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
     if (!flat || name.length > 64) continue;
-    const size = new TextEncoder().encode(JSON.stringify([name, value])).length;
+    const size = kUtf8.encode(JSON.stringify([name, value])).length;
     if (kept.length === kMaxDetailEntries || bytes + size > kMaxDetailsBytes) break;
     kept.push([name, value]);
     bytes += size;
