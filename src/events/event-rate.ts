@@ -1,9 +1,9 @@
 // How many events a project may send (docs/events.md: Limits): a token bucket per project that holds
 // one second of its rate and refills continuously, so a client sending at the rate is never refused, a
-// burst of up to a second's worth passes, and a flood is refused with how long to wait. Each front-end
-// thread keeps its own buckets with its share of the rate (the process's rate divided by its threads):
-// uWS hands connections to the threads in turn, so a project's share is the rate whichever thread its
-// clients reach. A batch is admitted or refused whole: half a batch counted would have its retry count
+// burst of up to a second's worth passes, and a flood is refused with how long to wait. The events thread
+// of each front-end thread keeps its own buckets with its share of the rate (the process's rate divided
+// by the front-end threads): uWS hands connections to the threads in turn, so a project's share is the
+// rate whichever thread its clients reach. A batch is admitted or refused whole: half a batch counted would have its retry count
 // the other half twice.
 import { FlagwireError } from '../errors.js';
 
