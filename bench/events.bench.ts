@@ -3,9 +3,10 @@
 // batches of 1,000 events (a fifth exposures of fresh subjects, the rest their outcomes) by `clients`
 // concurrent keep-alive senders for `seconds`, the batches made before the clock starts. It prints the
 // events counted per second, the node's CPU per 1,000 events and the load generator's CPU share, and
-// OFREP evaluations' latency (one at a time) before the events (as long as the run, up to 20 s) and while
-// they are sent.
-// Run: npm run build && node dist/bench/events.bench.js [--seconds 10] [--clients 4] [--rate EVENTS_PER_S] [--profile DIR]
+// OFREP evaluations' latency (one at a time, another project's flag) before the events (as long as the
+// run, up to 20 s) and while they are sent. --flood keeps the node's default rate per project (50,000 a
+// second), so senders flat out are refused past it: what a flood costs another project's evaluations.
+// Run: npm run build && node dist/bench/events.bench.js [--seconds 10] [--clients 4] [--rate EVENTS_PER_S] [--flood] [--profile DIR]
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -25,6 +26,7 @@ const { values } = parseArgs({
     profile: { type: 'string' },
     // Events a second to send at, paced (a batch each 1,000 / rate s across the senders); absent: as fast as answered.
     rate: { type: 'string' },
+    flood: { type: 'boolean', default: false },
   },
 });
 const kSeconds = Number(values.seconds);
@@ -41,7 +43,7 @@ const cpuMs = (pid: number) => {
 const dataDir = mkdtempSync(join(tmpdir(), 'flagwire-events-bench-'));
 const store = LmdbStore.open(dataDir, { layout: kStoreLayout });
 const now = Date.now();
-const { secret, projectId } = store.transact((w) => {
+const { secret, otherId } = store.transact((w) => {
   const orgId = runCommand(w, 'orgCreate', { principal: kOperator, name: 'Bench', plan: 'enterprise' }, now).id;
   const projectId = runCommand(w, 'projectCreate', { principal: kOperator, name: 'Shop', orgId, kind: 'single' }, now).id;
   runCommand(
@@ -51,7 +53,15 @@ const { secret, projectId } = store.transact((w) => {
     now,
   );
   const received = { bytes: Buffer.from(JSON.stringify({ name: 'bench', uses: ['events'] })), contentType: 'application/json' };
-  return { secret: runCommand(w, 'clientKeyCreate', { principal: kOperator, projectId, received }, now).secret, projectId };
+  // Another project of the organisation, whose evaluations are probed beside the events.
+  const otherId = runCommand(w, 'projectCreate', { principal: kOperator, name: 'Search', orgId, kind: 'single' }, now).id;
+  runCommand(
+    w,
+    'flagCreate',
+    { projectId: otherId, principal: kOperator, body: { name: 'new-search', enabled: true, trafficPercentage: 50 } },
+    now,
+  );
+  return { secret: runCommand(w, 'clientKeyCreate', { principal: kOperator, projectId, received }, now).secret, otherId };
 });
 store.close();
 
@@ -73,8 +83,14 @@ const profile = values.profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-d
 const cli = new URL('../src/cli/cli.js', import.meta.url).pathname;
 const child: ChildProcess = spawn(process.execPath, [...profile, cli, 'serve', '--port', '0', '--data', dataDir], {
   stdio: ['ignore', 'pipe', 'inherit'],
-  // The project's event rate raised out of the way: what one node counts is measured, not the limit.
-  env: { ...process.env, FLAGWIRE_SYNC_PORT: '0', FLAGWIRE_LOG_LEVEL: 'warn', FLAGWIRE_EVENTS_PER_SECOND: '10000000' },
+  // The project's event rate raised out of the way (what one node counts is measured, not the limit),
+  // unless the run is a flood.
+  env: {
+    ...process.env,
+    FLAGWIRE_SYNC_PORT: '0',
+    FLAGWIRE_LOG_LEVEL: 'warn',
+    ...(values.flood ? {} : { FLAGWIRE_EVENTS_PER_SECOND: '10000000' }),
+  },
 });
 const port = await new Promise<number>((resolve, reject) => {
   let out = '';
@@ -105,8 +121,8 @@ await post(batch(-1)); // warm: the tally file opened, the routes compiled
 counted = 0;
 
 /**
- * Evaluation latency beside it: one OFREP evaluation at a time (another flag, as another service of the
- * project would ask it) for `ms`, each timed; the 50th and 99th percentiles in ms.
+ * Evaluation latency beside it: one OFREP evaluation at a time (another project's flag, as another
+ * team's service would ask it) for `ms`, each timed; the 50th and 99th percentiles in ms.
  */
 async function probeEvaluations(ms: number): Promise<{ p50: number; p99: number; count: number }> {
   const times: number[] = [];
@@ -114,9 +130,9 @@ async function probeEvaluations(ms: number): Promise<{ p50: number; p99: number;
   let n = 0;
   while (performance.now() < until) {
     const started = performance.now();
-    const r = await fetch(`http://127.0.0.1:${port}/ofrep/v1/evaluate/flags/new-checkout`, {
+    const r = await fetch(`http://127.0.0.1:${port}/ofrep/v1/evaluate/flags/new-search`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-flagwire-project': projectId },
+      headers: { 'content-type': 'application/json', 'x-flagwire-project': otherId },
       body: JSON.stringify({ context: { targetingKey: `probe-${n++}` } }),
     });
     await r.arrayBuffer();
@@ -168,7 +184,8 @@ rmSync(dataDir, { recursive: true, force: true });
 
 console.log(
   `# ${JSON.stringify(machineInfo())}; load ${loadavg()[0]!.toFixed(1)}; ${kClients} clients, batches of ${kBatch}, ${seconds.toFixed(1)} s` +
-    (values.rate === undefined ? ', as fast as answered' : `, paced at ${values.rate} events/s`),
+    (values.rate === undefined ? ', as fast as answered' : `, paced at ${values.rate} events/s`) +
+    (values.flood ? ', a flood past the default rate per project' : ''),
 );
 console.log(
   `# node RSS once settled: first ${mb(settled[0]!)} MB, last ${mb(settled.at(-1)!)} MB, least ${mb(Math.min(...settled))} MB, most ${mb(Math.max(...settled))} MB`,

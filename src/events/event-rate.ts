@@ -29,6 +29,25 @@ export class EventRate {
 
   /** Takes `events` from `projectId`'s bucket at `now`: 0, or the seconds to wait before the batch would pass (nothing taken). */
   take(projectId: string, events: number, now: number): number {
+    const bucket = this.refilled(projectId, now);
+    if (events <= bucket.tokens) {
+      bucket.tokens -= events;
+      return 0;
+    }
+    return this.wait(bucket, events);
+  }
+
+  /**
+   * 0 while `projectId` may send at least one event at `now`, else the seconds until it may (nothing
+   * taken): a batch is refused by this before it is read, so that a flood past the rate costs the node
+   * no parsing.
+   */
+  exhausted(projectId: string, now: number): number {
+    const bucket = this.refilled(projectId, now);
+    return bucket.tokens >= 1 ? 0 : this.wait(bucket, 1);
+  }
+
+  private refilled(projectId: string, now: number): Bucket {
     let bucket = this.buckets.get(projectId);
     if (bucket === undefined) {
       bucket = { tokens: this.capacity, at: now };
@@ -36,10 +55,10 @@ export class EventRate {
     }
     bucket.tokens = Math.min(this.capacity, bucket.tokens + (now - bucket.at) * this.perMs);
     bucket.at = now;
-    if (events <= bucket.tokens) {
-      bucket.tokens -= events;
-      return 0;
-    }
+    return bucket;
+  }
+
+  private wait(bucket: Bucket, events: number): number {
     return Math.max(1, Math.ceil((Math.min(events, this.capacity) - bucket.tokens) / this.perMs / 1000));
   }
 

@@ -69,16 +69,21 @@ const writes = new TallyWrites(start.dataDir);
 const rate = new EventRate(start.eventsPerSecond, start.httpThreads);
 
 async function receive(request: BatchRequest): Promise<EventsAnswer | BatchRefusal> {
+  const { projectId } = request.key;
+  const exhausted = rate.exhausted(projectId, request.now);
+  if (exhausted > 0) return rateRefusal(exhausted);
   const body = await readEventsBody(request.bytes, request.contentEncoding, request.contentType);
   const batch = kReaders[request.format](body, request.now);
-  const wait = rate.take(request.key.projectId, batch.events.length, request.now);
-  if (wait > 0) {
-    const { code, detail } = rate.refusal(wait);
-    return { code, detail, retryAfter: wait };
-  }
+  const wait = rate.take(projectId, batch.events.length, request.now);
+  if (wait > 0) return rateRefusal(wait);
   store.resetReadTxn();
   const resolved = resolveBatch(store, request.key, batch);
   return writes.count((txn) => countBatch(txn, request.key, batch.batchId, resolved, request.now));
+}
+
+function rateRefusal(seconds: number): BatchRefusal {
+  const { code, detail } = rate.refusal(seconds);
+  return { code, detail, retryAfter: seconds };
 }
 
 function reply(id: number, outcome: EventsAnswer | BatchRefusal): BatchReply {
