@@ -28,8 +28,8 @@ export function metricVerdict(c: Omit<MetricComparison, 'verdict'>, srm: SrmResu
     const [near, far] = raises ? [read.lower, read.upper] : [-read.upper, -read.lower];
     return `${c.variant} ${raises ? 'raises' : 'lowers'} ${c.metric} by ${size(Math.abs(read.estimate), kind)} (${size(near, kind)} to ${size(far, kind)}); you can stop.`;
   }
-  const range = `${size(read.lower, kind)} to ${size(read.upper, kind)}`;
+  const [lower, upper] = [size(read.lower, kind), size(read.upper, kind)];
   if (subjects < plannedSubjects)
-    return `No difference between ${c.variant} and the control on ${c.metric} yet (${range}); keep it running: ${kCount.format(subjects)} of ${kCount.format(plannedSubjects)} planned subjects.`;
-  return `${c.variant}'s effect on ${c.metric} is between ${range}, too small to tell from none at the planned ${kCount.format(plannedSubjects)} subjects; you can stop.`;
+    return `No difference between ${c.variant} and the control on ${c.metric} yet (${lower} to ${upper}); keep it running: ${kCount.format(subjects)} of ${kCount.format(plannedSubjects)} planned subjects.`;
+  return `${c.variant}'s effect on ${c.metric} is between ${lower} and ${upper}, too small to tell from none at the planned ${kCount.format(plannedSubjects)} subjects; you can stop.`;
 }

@@ -72,7 +72,11 @@ t.test('a treatment that lowers it, and one that changes nothing yet', async (t)
     none.verdict,
   );
   const done = experimentResults(statisticsOf(arms(3, 2_000, 0.2, 0), 10_000n), { ...plan, plannedSubjects: 4_000 }).comparisons[0];
-  t.match(done.verdict, /too small to tell from none at the planned 4,000 subjects; you can stop\.$/, done.verdict);
+  t.match(
+    done.verdict,
+    /^on's effect on checkout is between -\d+\.\d% and \d+\.\d%, too small to tell from none at the planned 4,000 subjects; you can stop\.$/,
+    done.verdict,
+  );
 });
 
 t.test('a sample-ratio mismatch overrides every verdict', async (t) => {
