@@ -5,6 +5,7 @@
 // millionths when the view is made, so the engine reads exactly what the store would hold.
 import { type ExperimentStatistics, statisticsView } from '../../src/events/statistics.js';
 import type { ExperimentPlan } from '../../src/experiments/results.js';
+import { logGamma } from '../../src/experiments/srm.js';
 import type { MetricSums } from '../../src/store/tally-file.js';
 
 /** xoshiro128** (Blackman & Vigna), seeded through splitmix32: fast, and the same stream on every machine. */
@@ -30,7 +31,7 @@ export class Random {
     this.d = next();
   }
 
-  uint32(): number {
+  private uint32(): number {
     const result = Math.imul(rotl(Math.imul(this.b, 5), 7), 9) >>> 0;
     const t = this.b << 9;
     this.c ^= this.a;
@@ -65,6 +66,38 @@ export class Random {
       }
     }
   }
+}
+
+/**
+ * A draw of Binomial(n, p), exactly (up to a double's rounding of the probabilities): inversion over the
+ * outcomes taken from the mode outwards, each probability from its neighbour's (pmf(k + 1) / pmf(k) =
+ * (n − k) / (k + 1) · p / (1 − p)), so a draw costs a few standard deviations of steps, not n.
+ */
+export function binomial(random: Random, n: number, p: number): number {
+  const mode = Math.floor((n + 1) * p);
+  const atMode = Math.exp(logGamma(n + 1) - logGamma(mode + 1) - logGamma(n - mode + 1) + mode * Math.log(p) + (n - mode) * Math.log1p(-p));
+  const odds = p / (1 - p);
+  let u = random.uniform() - atMode;
+  let up = mode;
+  let down = mode;
+  let pUp = atMode;
+  let pDown = atMode;
+  while (u >= 0 && (up < n || down > 0)) {
+    if (up < n) {
+      pUp *= ((n - up) / (up + 1)) * odds;
+      up++;
+      u -= pUp;
+      if (u < 0) return up;
+    }
+    if (down > 0) {
+      pDown *= down / (n - down + 1) / odds;
+      down--;
+      u -= pDown;
+      if (u < 0) return down;
+    }
+  }
+  // u < 0 at the mode, or every outcome taken and u, by rounding, a hair above 0: the mode, the likeliest.
+  return mode;
 }
 
 function rotl(x: number, k: number): number {
