@@ -61,6 +61,7 @@ export interface MetricComparison {
 }
 
 export interface ExperimentResults {
+  /** The check over the plan's arms, then any variant outside the plan that the statistics hold. */
   readonly srm: SrmResult & { readonly variants: readonly string[] };
   readonly comparisons: readonly MetricComparison[];
 }
@@ -107,16 +108,15 @@ export function experimentResults(
     return m === undefined ? undefined : storedSums(m);
   };
   const variants = plan.allocation.map((a) => a.variant);
-  const srm = srmCheck(
-    variants.map(subjectsOf),
-    plan.allocation.map((a) => a.weight),
-    {
-      alpha: options.alpha,
-      plannedSubjects: plan.plannedSubjects,
-      tolerance: options.srmTolerance,
-      previousPValue: options.previousSrmPValue,
-    },
-  );
+  // A variant the plan does not name that got subjects anyway counts in the check as an arm planned none.
+  const planned = new Set(variants);
+  const unplanned = statistics.variants.filter((v) => !planned.has(v.variant)).map((v) => v.variant);
+  const srm = srmCheck([...variants, ...unplanned].map(subjectsOf), [...plan.allocation.map((a) => a.weight), ...unplanned.map(() => 0)], {
+    alpha: options.alpha,
+    plannedSubjects: plan.plannedSubjects,
+    tolerance: options.srmTolerance,
+    previousPValue: options.previousSrmPValue,
+  });
   const subjects = variants.reduce((total, v) => total + subjectsOf(v), 0);
   const rho = mixtureRho(options.alpha, plan.plannedSubjects);
   const comparisons: MetricComparison[] = [];
@@ -154,5 +154,5 @@ export function experimentResults(
       comparisons.push({ ...comparison, verdict: metricVerdict(comparison, srm, subjects, plan.plannedSubjects) });
     }
   }
-  return { srm: { ...srm, variants }, comparisons };
+  return { srm: { ...srm, variants: [...variants, ...unplanned] }, comparisons };
 }

@@ -39,6 +39,11 @@ export function srmLogBayesFactor(counts: readonly number[], plan: readonly numb
   let n = 0;
   let log = 0;
   for (let i = 0; i < counts.length; i++) {
+    // An arm planned to get no one: any subject in it is a mismatch beyond doubt, and none adds nothing.
+    if (plan[i] === 0) {
+      if (counts[i] > 0) return Number.POSITIVE_INFINITY;
+      continue;
+    }
     const a = concentration * plan[i];
     n += counts[i];
     log += logGamma(a + counts[i]) - logGamma(a) - counts[i] * Math.log(plan[i]);
@@ -74,7 +79,7 @@ export interface SrmOptions {
 
 /**
  * The sequential sample-ratio check of `counts` (subjects per arm) against `weights` (the planned
- * allocation, any positive scale). A mismatch where p ≤ α. Otherwise the test cannot prove the split
+ * allocation, any scale; 0 for an arm that should get no one, as a variant outside the plan). A mismatch where p ≤ α. Otherwise the test cannot prove the split
  * right, only fail to find it wrong, so "no mismatch" is said only where the data could have seen one:
  * where each arm's always-valid confidence sequence for its share (sequential.ts, the arm against the
  * rest, at the same α and tuning) lies within the tolerance of its plan. Until then: not enough data
@@ -91,7 +96,9 @@ export function srmCheck(counts: readonly number[], weights: readonly number[], 
   if (pValue <= options.alpha) verdict = 'mismatch';
   else {
     const rho = mixtureRho(options.alpha, options.plannedSubjects);
+    // An arm planned to get no one has none here (or the check found a mismatch): nothing to bound.
     const within = planned.every((p, i) => {
+      if (p === 0) return true;
       const { lower, upper } = sequentialInterval(
         { estimate: observed[i], standardError: Math.sqrt((p * (1 - p)) / n) },
         n,

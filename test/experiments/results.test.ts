@@ -88,6 +88,23 @@ t.test('a sample-ratio mismatch overrides every verdict', async (t) => {
     t.match(c.verdict, /^The arms' subjects do not match the planned split \(p = .+\): on's results on checkout cannot be trusted/);
 });
 
+t.test('subjects in a variant outside the plan are a mismatch', async (t) => {
+  const statistics = statisticsOf(arms(5, 10_000, 0.2, 0), 10_000n);
+  const results = experimentResults(
+    { ...statistics, variants: [...statistics.variants, { variant: 'legacy', subjects: 3, metrics: [] }] },
+    plan,
+  );
+  t.same(results.srm.variants, ['off', 'on', 'legacy']);
+  t.same(results.srm.planned, [0.5, 0.5, 0]);
+  t.equal(results.srm.pValue, 0);
+  t.equal(results.srm.verdict, 'mismatch');
+  const none = experimentResults(
+    { ...statistics, variants: [...statistics.variants, { variant: 'legacy', subjects: 0, metrics: [] }] },
+    plan,
+  );
+  t.equal(none.srm.pValue, 1, 'an unplanned variant with no one in it changes nothing');
+});
+
 t.test('an experiment with nothing counted yet says so, and divides by nothing', async (t) => {
   const results = experimentResults({ experiment: 'x', environment: null, variants: [] }, plan, kDefaultAnalysis);
   t.equal(results.srm.verdict, 'not-enough-data');
