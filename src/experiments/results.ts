@@ -136,7 +136,11 @@ export function experimentResults(
       const cuped =
         controlSums.covariate === null
           ? null
-          : { theta, varianceReduction: unadjustedSe > 0 ? 1 - (absolute.standardError / unadjustedSe) ** 2 : 0 };
+          : {
+              theta,
+              // Nothing to reduce where the spread is 0 or not known yet (an arm of fewer than 2 subjects).
+              varianceReduction: unadjustedSe > 0 && Number.isFinite(unadjustedSe) ? 1 - (absolute.standardError / unadjustedSe) ** 2 : 0,
+            };
       const read = relative ?? absolute;
       const decision = read.lower > 0 ? 'higher' : read.upper < 0 ? 'lower' : 'inconclusive';
       const comparison = {

@@ -112,6 +112,7 @@ t.test('an experiment with nothing counted yet says so, and divides by nothing',
     t.equal(c.decision, 'inconclusive');
     t.equal(c.relative, null, 'no lift over a control mean of 0');
     t.equal(c.bayes, null);
+    t.same(c.cuped, c.kind === 'mean' ? { theta: 0, varianceReduction: 0 } : null, 'no reduction to report, and no NaN');
     t.equal(c.verdict, 'Not enough subjects yet to compare on with the control on checkout; keep it running.');
   }
 });
