@@ -15,16 +15,16 @@ import { metricVerdict } from './verdict.js';
 /** What the results are computed against: the experiment's plan. */
 export interface ExperimentPlan {
   readonly control: string;
-  /** Every arm with its planned weight (any positive scale), the control's included. */
+  /** Every arm with its planned weight (positive, any scale), the control's included. */
   readonly allocation: readonly { readonly variant: string; readonly weight: number }[];
   readonly metrics: readonly { readonly metric: string; readonly kind: MetricKind }[];
-  /** Subjects planned over all arms: the confidence sequences and the sample-ratio check are tuned to it. */
+  /** Subjects planned over all arms (at least 1): the confidence sequences and the sample-ratio check are tuned to it. */
   readonly plannedSubjects: number;
 }
 
 /** The choices of the analysis, each with the default docs/statistics.md gives reasons for. */
 export interface AnalysisOptions {
-  /** The error rate of every interval and test. */
+  /** The error rate of every interval and test, strictly between 0 and 1 (the caller checks it). */
   readonly alpha: number;
   /** The Bayesian lens's prior on the effect: null flat; τ for N(0, τ²). */
   readonly priorSd: number | null;
