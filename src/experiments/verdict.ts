@@ -30,6 +30,6 @@ export function metricVerdict(c: Omit<MetricComparison, 'verdict'>, srm: SrmResu
   }
   const [lower, upper] = [size(read.lower, kind), size(read.upper, kind)];
   if (subjects < plannedSubjects)
-    return `No difference between ${c.variant} and the control on ${c.metric} yet (${lower} to ${upper}); keep it running: ${kCount.format(subjects)} of ${kCount.format(plannedSubjects)} planned subjects.`;
+    return `No difference detected between ${c.variant} and the control on ${c.metric} yet (${lower} to ${upper}); keep it running: ${kCount.format(subjects)} of ${kCount.format(plannedSubjects)} planned subjects.`;
   return `${c.variant}'s effect on ${c.metric} is between ${lower} and ${upper}, too small to tell from none at the planned ${kCount.format(plannedSubjects)} subjects; you can stop.`;
 }

@@ -68,7 +68,7 @@ t.test('a treatment that lowers it, and one that changes nothing yet', async (t)
   t.equal(none.decision, 'inconclusive');
   t.match(
     none.verdict,
-    /^No difference between on and the control on checkout yet \(-\d+\.\d% to \d+\.\d%\); keep it running: 4,000 of 20,000 planned subjects\.$/,
+    /^No difference detected between on and the control on checkout yet \(-\d+\.\d% to \d+\.\d%\); keep it running: 4,000 of 20,000 planned subjects\.$/,
     none.verdict,
   );
   const done = experimentResults(statisticsOf(arms(3, 2_000, 0.2, 0), 10_000n), { ...plan, plannedSubjects: 4_000 }).comparisons[0];
