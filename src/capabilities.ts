@@ -7,6 +7,7 @@ import { kAudit } from './audit-log/capability.js';
 import { kClientKeys } from './client-keys/capability.js';
 import { kEvaluation } from './evaluation/capability.js';
 import { kEvents } from './events/capability.js';
+import { kExperiments } from './experiments/capability.js';
 import { kFlagsAsCode } from './flags-as-code/capability.js';
 import { kFragments } from './fragments/capability.js';
 import { kInvitations } from './invitations/capability.js';
@@ -41,6 +42,7 @@ export const kCapabilities = [
   kTokens,
   kClientKeys,
   kEvents,
+  kExperiments,
   kAudit,
   kMail,
   kSnapshots,

@@ -69,6 +69,34 @@ const hook = world.run('webhookCreate', {
   received: jsonBody(JSON.stringify({ url: 'https://hooks.example.com/x' })),
 });
 
+// Experiments made before the policy: in each project one not started (its start is tried below) and
+// one running (its stop is tried below), each on a flag of its own.
+const experimentBody = (key: string, flagId: string) =>
+  jsonBody(
+    JSON.stringify({
+      key,
+      flagId,
+      variants: [
+        { variant: 'on', weight: 1 },
+        { variant: 'off', weight: 1 },
+      ],
+      control: 'off',
+      metrics: [{ metric: 'checkout', kind: 'conversion' }],
+      primaryMetric: 'checkout',
+      plannedSubjects: 1000,
+    }),
+  );
+const experimentEnv = (projectId: string) => (projectId === ids.multi ? 'production' : null);
+for (const [projectId, draftFlag, runningFlag] of [
+  [ids.single, ids.flag, ids.flag2],
+  [ids.multi, ids.groupFlag, inheriting],
+] as const) {
+  const env = experimentEnv(projectId);
+  world.run('experimentCreate', { principal: kOperator, projectId, env, received: experimentBody('probe-draft', draftFlag) });
+  world.run('experimentCreate', { principal: kOperator, projectId, env, received: experimentBody('probe-running', runningFlag) });
+  world.run('experimentStart', { principal: kOperator, projectId, env, key: 'probe-running' });
+}
+
 // A shared fragment a flag on in production names.
 world.run('fragmentCreate', {
   principal: kOperator,
@@ -472,6 +500,38 @@ const kProbes: { [N in CommandName]: Probe<N> } = {
     inputs: () => [{ deliveryId: 'msg_none', outcome: { status: 200, error: null, latencyMs: 1 }, giveUpMs: 1000 }] as never,
   },
   webhookResultMany: { free: 'a delivery is not what evaluation reads', inputs: () => [{ results: [], giveUpMs: 1000 }] },
+  experimentCreate: {
+    free: 'an experiment not started is not what evaluation reads',
+    inputs: () => [{ principal: kOperator, projectId: ids.multi, env: 'production', received: experimentBody('probe-new', ids.groupFlag) }],
+  },
+  experimentUpdate: {
+    free: "an experiment's plan is not what evaluation reads",
+    inputs: () => [
+      {
+        principal: kOperator,
+        projectId: ids.multi,
+        env: 'production',
+        key: 'probe-draft',
+        received: jsonBody('{"plannedSubjects": 2000}'),
+      },
+    ],
+  },
+  experimentStart: {
+    guarded: true,
+    inputs: (principal, projectId) => [{ principal, projectId, env: experimentEnv(projectId), key: 'probe-draft' }],
+  },
+  experimentStop: {
+    guarded: true,
+    inputs: (principal, projectId) => [{ principal, projectId, env: experimentEnv(projectId), key: 'probe-running' }],
+  },
+  experimentDelete: {
+    free: 'an experiment not running is not what evaluation reads',
+    inputs: () => [{ principal: kOperator, projectId: ids.multi, env: 'production', key: 'probe-new' }],
+  },
+  experimentSrmLook: {
+    free: 'a look at the results is not what evaluation reads',
+    inputs: () => [{ projectId: ids.multi, environment: 'production', key: 'probe-running', pValue: 0.5 }],
+  },
   tokenCreate: {
     free: 'a token is a credential, not configuration',
     inputs: () => [{ projectId: ids.multi, principal: principalOf(ids.owner), name: 'probe', permission: 'write' }],

@@ -140,13 +140,14 @@ t.test('a route declared by a capability gets a number and a metrics label from 
 
 t.test('the webhook events are the families docs/webhooks.md names', async (t) => {
   // What a receiver subscribed to `flag`, `token` or `plan` hears of (docs/webhooks.md, "What is sent"):
-  // flags, environments, audiences and shared fragments; tokens; scheduled changes and rollouts. Webhooks'
+  // flags, environments, audiences, shared fragments and experiments; tokens; scheduled changes and rollouts. Webhooks'
   // own changes and memberships go to none.
   const kFamilies: Readonly<Record<string, WebhookEvent | null>> = {
     flag: 'flag',
     env: 'flag',
     audience: 'flag',
     fragment: 'flag',
+    experiment: 'flag',
     token: 'token',
     'client-key': null,
     schedule: 'plan',

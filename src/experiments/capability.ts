@@ -1,0 +1,28 @@
+// Experiments as a capability (issue 59; src/capability/capability.ts): per project environment and key,
+// the flag an experiment runs on, the arms, control, metrics and plan; started and stopped through the
+// flag state's `experiment` key; its results computed here from the events capability's statistics by
+// the engine beside it (results.ts and its modules; docs/statistics.md). Management API and CLI.
+import { defineCapability } from '../capability/capability.js';
+import { kExperimentAuditActions } from './audit-actions.js';
+import { kExperimentCommands } from './command-table.js';
+import { kExperimentRecords } from './experiment-records.js';
+import { ExperimentBody, ExperimentCreate, ExperimentDeleted, ExperimentList, ExperimentResultsBody, ExperimentUpdate } from './schemas.js';
+
+export const kExperiments = defineCapability({
+  name: 'experiments',
+  databases: ['experiments'],
+  records: [kExperimentRecords],
+  commands: kExperimentCommands,
+  routes: async () => (await import('./routes.js')).kExperimentApiRoutes,
+  schemas: {
+    ExperimentCreate,
+    ExperimentUpdate,
+    Experiment: ExperimentBody,
+    ExperimentList,
+    ExperimentDeleted,
+    ExperimentResults: ExperimentResultsBody,
+  },
+  cli: async () => (await import('./cli.js')).kExperimentCli,
+  auditActions: kExperimentAuditActions,
+  webhookEvent: 'flag',
+});
