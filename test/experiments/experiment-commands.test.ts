@@ -12,25 +12,12 @@ import { jsonBody } from '../../src/model/request-body.js';
 import { refusedCommand } from '../helpers/refused.js';
 import { tempDataDir } from '../helpers/server.js';
 import { buildWorld } from '../helpers/world.js';
+import { experimentPlan } from '../helpers/experiment-server.js';
 
 const world = buildWorld(tempDataDir());
 const { ids } = world;
 
-const plan = {
-  key: 'checkout-2026',
-  flagId: ids.flag,
-  variants: [
-    { variant: 'off', weight: 50 },
-    { variant: 'on', weight: 50 },
-  ],
-  control: 'off',
-  metrics: [
-    { metric: 'purchase', kind: 'conversion' },
-    { metric: 'revenue', kind: 'mean' },
-  ],
-  primaryMetric: 'purchase',
-  plannedSubjects: 10_000,
-};
+const plan = experimentPlan(ids.flag, 10_000);
 const single = { principal: kOperator, projectId: ids.single, env: null };
 const create = (body: object, target: object = single) =>
   world.run('experimentCreate', { ...single, ...target, received: jsonBody(JSON.stringify(body)) });
