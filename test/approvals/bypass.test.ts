@@ -18,6 +18,7 @@ import { ruleRefs } from '../../src/targeting/refs.js';
 import { kChangeRequestRecords, type ChangeRequest } from '../../src/approvals/records.js';
 import { requestView } from '../../src/approvals/request-view.js';
 import { buildWorld, type World } from '../helpers/world.js';
+import { experimentPlan } from '../helpers/experiment-plan.js';
 import { scratchDir } from '../helpers/scratch-dir.js';
 import { getRollout, listSchedules } from '../../src/release-plans/plan-store.js';
 import { listFlags } from '../../src/flags/flag-store.js';
@@ -71,21 +72,7 @@ const hook = world.run('webhookCreate', {
 
 // Experiments made before the policy: in each project one not started (its start is tried below) and
 // one running (its stop is tried below), each on a flag of its own.
-const experimentBody = (key: string, flagId: string) =>
-  jsonBody(
-    JSON.stringify({
-      key,
-      flagId,
-      variants: [
-        { variant: 'on', weight: 1 },
-        { variant: 'off', weight: 1 },
-      ],
-      control: 'off',
-      metrics: [{ metric: 'checkout', kind: 'conversion' }],
-      primaryMetric: 'checkout',
-      plannedSubjects: 1000,
-    }),
-  );
+const experimentBody = (key: string, flagId: string) => jsonBody(JSON.stringify({ ...experimentPlan(flagId, 1000), key }));
 const experimentEnv = (projectId: string) => (projectId === ids.multi ? 'production' : null);
 for (const [projectId, draftFlag, runningFlag] of [
   [ids.single, ids.flag, ids.flag2],

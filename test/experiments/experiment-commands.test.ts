@@ -12,7 +12,7 @@ import { jsonBody } from '../../src/model/request-body.js';
 import { refusedCommand } from '../helpers/refused.js';
 import { tempDataDir } from '../helpers/server.js';
 import { buildWorld } from '../helpers/world.js';
-import { experimentPlan } from '../helpers/experiment-server.js';
+import { experimentPlan } from '../helpers/experiment-plan.js';
 
 const world = buildWorld(tempDataDir());
 const { ids } = world;

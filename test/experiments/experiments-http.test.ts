@@ -6,7 +6,8 @@
 // change nothing; a running plan is not changed; another project's token finds nothing.
 import t from 'tap';
 import { experimentResults, kDefaultAnalysis } from '../../src/experiments/results.js';
-import { experimentPlan, must, startExperimentServer } from '../helpers/experiment-server.js';
+import { must, startExperimentServer } from '../helpers/experiment-server.js';
+import { experimentPlan } from '../helpers/experiment-plan.js';
 import { call } from '../helpers/http.js';
 import { pollUntil } from '../helpers/poll.js';
 import { refusedRequest } from '../helpers/refused.js';

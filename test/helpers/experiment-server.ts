@@ -29,25 +29,3 @@ export async function startExperimentServer(t: { teardown(fn: () => Promise<unkn
     must(await call(base, 'GET', '/api/v1/experiments/checkout-2026/statistics', { token: secrets.read }), 200);
   return { server, world, base, clientKey: key.secret as string, statistics };
 }
-
-/**
- * An experiment's create body on `flagId` (a boolean flag): off (the control) against on at 50/50, a
- * conversion (the primary) and a mean, for `plannedSubjects` subjects.
- */
-export function experimentPlan(flagId: string, plannedSubjects: number) {
-  return {
-    key: 'checkout-2026',
-    flagId,
-    variants: [
-      { variant: 'off', weight: 50 },
-      { variant: 'on', weight: 50 },
-    ],
-    control: 'off',
-    metrics: [
-      { metric: 'purchase', kind: 'conversion' as const },
-      { metric: 'revenue', kind: 'mean' as const },
-    ],
-    primaryMetric: 'purchase',
-    plannedSubjects,
-  };
-}

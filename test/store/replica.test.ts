@@ -9,6 +9,7 @@ import { jsonBody } from '../../src/model/request-body.js';
 import { kStoreLayout } from '../../src/capabilities.js';
 import { exportStore } from '../helpers/store-export.js';
 import { buildWorld } from '../helpers/world.js';
+import { experimentPlan } from '../helpers/experiment-plan.js';
 import { Store } from '../helpers/store.js';
 import { runCommand } from '../../src/writer-thread/commands.js';
 import { tempDir } from '../helpers/scratch-dir.js';
@@ -136,6 +137,12 @@ async function everyDatabase(t: TestContext): Promise<string> {
   );
   const fragment = jsonBody(JSON.stringify({ name: 'paying', rule: { '==': [{ var: 'plan' }, 'pro'] } }));
   world.run('fragmentCreate', { principal: kOperator, projectId: ids.single, received: fragment }, at);
+  const experiment = experimentPlan(ids.flag, 1000);
+  world.run(
+    'experimentCreate',
+    { principal: kOperator, projectId: ids.single, env: null, received: jsonBody(JSON.stringify(experiment)) },
+    at,
+  );
   // A guarded environment: a scheduled change there is held as a change request, and once approved its
   // plan is an approved plan.
   world.run('approvalsSet', { projectId: ids.single, env: null, required: 1, principal: kOperator }, at);
