@@ -5,6 +5,7 @@
 // start; the sample-ratio history only goes down.
 import t from 'tap';
 import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
+import { kMaxExperiments } from '../../src/experiments/experiment-commands.js';
 import { getExperiment } from '../../src/experiments/experiment-records.js';
 import { effectiveState } from '../../src/flags/flag-state.js';
 import { getFlag } from '../../src/flags/flag-store.js';
@@ -167,4 +168,13 @@ t.test('a guarded environment refuses a start (a change request cannot hold an e
     /changes experiment, which a change request cannot hold/,
   );
   t.equal(flagExperiment(ids.flag, null), undefined);
+});
+
+t.test('an environment keeps at most kMaxExperiments experiments: the next is refused, naming the limit', async (t) => {
+  const staging = { principal: kOperator, projectId: ids.multi, env: 'staging' };
+  for (let i = 0; i < kMaxExperiments; i++) create({ ...plan, key: `bounded-${i}`, flagId: ids.groupFlag }, staging);
+  t.match(
+    refusedCommand(t, world, 'INVALID_REQUEST', () => create({ ...plan, key: 'one-more', flagId: ids.groupFlag }, staging)),
+    new RegExp(`at most ${kMaxExperiments} experiments: delete one first`),
+  );
 });
