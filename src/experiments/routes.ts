@@ -2,8 +2,7 @@
 // experiments in an environment (`?env=`, as a flag's), listed, made, changed, started, stopped, deleted,
 // and their results. Another project's experiment is not found.
 import type { ManagementRouteSpec } from '../capability/capability.js';
-import type { EventCounter } from '../events/event-counter.js';
-import { refuseUnlessCounted } from '../events/event-counter.js';
+import { type EventCounter, refuseUnlessCounted } from '../events/event-counter.js';
 import { type ExperimentStatistics, statisticsView } from '../events/statistics.js';
 import { requireEnvironmentAllowed, resolveEnvParam } from '../model/environments.js';
 import type { ReceivedBody } from '../model/request-body.js';
