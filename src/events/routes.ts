@@ -3,7 +3,7 @@
 // GO Feature Flag's collector body, which its stock providers send. Both take a client key with the
 // `events` use, read the body within the body budget (gzip inflated with a bound: body.ts), name each bad
 // event in the answer and count the rest once (receive.ts), answering 200 only once they are on disk.
-// Counted on an embedded node only (refuseUnlessCounted says why).
+// Counted on an embedded node and on nodes sharing PostgreSQL; a relay refuses (refuseUnlessCounted says why).
 import type { HttpRequest } from 'uWebSockets.js';
 import type { ServiceRouteDeps, ServiceRouteSpec } from '../capability/capability.js';
 import { ClientKeyAccess } from '../client-keys/access.js';
@@ -15,7 +15,7 @@ import { readEventsBody } from './body.js';
 import { refuseUnlessCounted } from './event-counter.js';
 import { readEventBatch } from './event-batch.js';
 import { GoffCollectorBody, readGoffCollectorBatch } from './goff-collector.js';
-import { countBatch, type EventsAnswer, resolveBatch } from './receive.js';
+import { countBatch, type EventsAnswer, resolveBatch, tallyScope } from './receive.js';
 import { EventBatch, EventsAccepted, type ReadBatch } from './schemas.js';
 
 const kEventsPath = '/ofrep/v1/events';
@@ -82,7 +82,8 @@ function eventsHandler(
     if (wait > 0) return sendRefusal(headers.res, rate.refusal(wait), deps, path, 'events batch', [['Retry-After', String(wait)]]);
     deps.store.resetReadTxn();
     const resolved = resolveBatch(deps.store, key, batch);
-    const answer = await deps.events.count((txn) => countBatch(txn, key, batch.batchId, resolved, now));
+    const touches = { batchId: batch.batchId, subjects: resolved.events.map((e) => e.subject) };
+    const answer = await deps.events.count(tallyScope(key), touches, (txn) => countBatch(txn, key, batch.batchId, resolved, now));
     send(headers.res, 200, JSON.stringify(answerOf(answer)), 'application/json', revisionHeaders(deps.store.revision()));
     return 200;
   };
