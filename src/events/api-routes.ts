@@ -61,7 +61,7 @@ export const kEventsApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
       parameters: [pathParam('experiment', 'The experiment key its flags carry (`experiment` on a flag state)'), kEnvParam],
       responses: {
         '200': json(ExperimentStatistics, 'The statistics; no variant yet when nothing was counted'),
-        ...apiErrors([400, 401, 402, 403, 404, 429, 500]),
+        ...apiErrors([400, 401, 402, 403, 404, 429, 500, 503]),
       },
     },
     handler: {
