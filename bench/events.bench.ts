@@ -5,7 +5,9 @@
 // events counted per second, the node's CPU per 1,000 events and the load generator's CPU share, and
 // OFREP evaluations' latency (one at a time) before the events (as long as the run, up to 20 s) and while
 // they are sent.
-// Run: npm run build && node dist/bench/events.bench.js [--seconds 10] [--clients 4] [--rate EVENTS_PER_S] [--profile DIR]
+// --postgres: the node is one of nodes sharing a private PostgreSQL cluster (started here), whose
+// events are counted there, a PostgreSQL transaction per batch (docs/events.md: Where events are counted).
+// Run: npm run build && node dist/bench/events.bench.js [--seconds 10] [--clients 4] [--rate EVENTS_PER_S] [--profile DIR] [--postgres]
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -13,8 +15,9 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { kOperator } from '../src/actor/audit-actor.js';
 import { kStoreLayout } from '../src/capabilities.js';
-import { LmdbStore } from '../src/store/lmdb-store.js';
-import { runCommand } from '../src/writer-thread/commands.js';
+import { openForCli } from '../src/store/open-store.js';
+import { type CommandInput, type CommandName, runCommand } from '../src/writer-thread/commands.js';
+import { startPostgres } from '../test/helpers/postgres.js';
 import { machineInfo } from './environment.js';
 import { rssKb } from './processes.js';
 
@@ -25,6 +28,7 @@ const { values } = parseArgs({
     profile: { type: 'string' },
     // Events a second to send at, paced (a batch each 1,000 / rate s across the senders); absent: as fast as answered.
     rate: { type: 'string' },
+    postgres: { type: 'boolean', default: false },
   },
 });
 const kSeconds = Number(values.seconds);
@@ -39,21 +43,24 @@ const cpuMs = (pid: number) => {
 };
 
 const dataDir = mkdtempSync(join(tmpdir(), 'flagwire-events-bench-'));
-const store = LmdbStore.open(dataDir, { layout: kStoreLayout });
-const now = Date.now();
-const { secret, projectId } = store.transact((w) => {
-  const orgId = runCommand(w, 'orgCreate', { principal: kOperator, name: 'Bench', plan: 'enterprise' }, now).id;
-  const projectId = runCommand(w, 'projectCreate', { principal: kOperator, name: 'Shop', orgId, kind: 'single' }, now).id;
-  runCommand(
-    w,
-    'flagCreate',
-    { projectId, principal: kOperator, body: { name: 'new-checkout', enabled: true, trafficPercentage: 50, experiment: 'checkout' } },
-    now,
-  );
-  const received = { bytes: Buffer.from(JSON.stringify({ name: 'bench', uses: ['events'] })), contentType: 'application/json' };
-  return { secret: runCommand(w, 'clientKeyCreate', { principal: kOperator, projectId, received }, now).secret, projectId };
+const pg = values.postgres ? await startPostgres() : null;
+const databaseUrl = pg === null ? null : await pg.newDatabase();
+const { writes } = await openForCli(dataDir, kStoreLayout, databaseUrl);
+const run = async <N extends CommandName>(name: N, input: CommandInput<N>) => {
+  const [r] = await writes.commit(() => [(w) => runCommand(w, name, input, Date.now())]);
+  if (!r!.ok) throw r!.error;
+  return r!.value;
+};
+const orgId = (await run('orgCreate', { principal: kOperator, name: 'Bench', plan: 'enterprise' })).id;
+const projectId = (await run('projectCreate', { principal: kOperator, name: 'Shop', orgId, kind: 'single' })).id;
+await run('flagCreate', {
+  projectId,
+  principal: kOperator,
+  body: { name: 'new-checkout', enabled: true, trafficPercentage: 50, experiment: 'checkout' },
 });
-store.close();
+const received = { bytes: Buffer.from(JSON.stringify({ name: 'bench', uses: ['events'] })), contentType: 'application/json' };
+const { secret } = await run('clientKeyCreate', { principal: kOperator, projectId, received });
+await writes.close();
 
 /** Batch `n`: 200 fresh subjects exposed, then 4 outcomes each (purchase with a value, clicks). */
 function batch(n: number): string {
@@ -74,7 +81,13 @@ const cli = new URL('../src/cli/cli.js', import.meta.url).pathname;
 const child: ChildProcess = spawn(process.execPath, [...profile, cli, 'serve', '--port', '0', '--data', dataDir], {
   stdio: ['ignore', 'pipe', 'inherit'],
   // The project's event rate raised out of the way: what one node counts is measured, not the limit.
-  env: { ...process.env, FLAGWIRE_SYNC_PORT: '0', FLAGWIRE_LOG_LEVEL: 'warn', FLAGWIRE_EVENTS_PER_SECOND: '10000000' },
+  env: {
+    ...process.env,
+    FLAGWIRE_SYNC_PORT: '0',
+    FLAGWIRE_LOG_LEVEL: 'warn',
+    FLAGWIRE_EVENTS_PER_SECOND: '10000000',
+    ...(databaseUrl === null ? {} : { FLAGWIRE_DATABASE_URL: databaseUrl }),
+  },
 });
 const port = await new Promise<number>((resolve, reject) => {
   let out = '';
@@ -101,7 +114,9 @@ const post = async (body: string) => {
   if (r.status === 200) counted += answer.accepted ?? 0;
   else refused++;
 };
-await post(batch(-1)); // warm: the tally file opened, the routes compiled
+// A node on PostgreSQL serves once its copy has caught up (the client key is in it).
+while ((await fetch(`http://127.0.0.1:${port}/ready`)).status !== 200) await new Promise((resolve) => setTimeout(resolve, 50));
+await post(batch(-1)); // warm: the tally file (or PostgreSQL's pool) opened, the routes compiled
 counted = 0;
 
 /**
@@ -165,10 +180,12 @@ const exited = new Promise((resolve) => child.once('exit', resolve));
 child.kill('SIGTERM');
 await exited;
 rmSync(dataDir, { recursive: true, force: true });
+await pg?.destroy();
 
 console.log(
   `# ${JSON.stringify(machineInfo())}; load ${loadavg()[0]!.toFixed(1)}; ${kClients} clients, batches of ${kBatch}, ${seconds.toFixed(1)} s` +
-    (values.rate === undefined ? ', as fast as answered' : `, paced at ${values.rate} events/s`),
+    (values.rate === undefined ? ', as fast as answered' : `, paced at ${values.rate} events/s`) +
+    (pg === null ? ', embedded node' : ', node on PostgreSQL'),
 );
 console.log(
   `# node RSS once settled: first ${mb(settled[0]!)} MB, last ${mb(settled.at(-1)!)} MB, least ${mb(Math.min(...settled))} MB, most ${mb(Math.max(...settled))} MB`,

@@ -3,8 +3,8 @@
 // node, exactly the statistics a recomputation from the events gives (a subject exposed on one node has
 // its outcomes on the other counted in its variant); kill -9 of a node while clients send batches
 // under batch ids and send each again elsewhere until it is answered leaves every batch counted once;
-// a batch sent again to the other node is answered as the first time and counted once; a subject erased
-// on one node is gone from both nodes' statistics.
+// a batch sent again to the other node is answered as the first time and counted once, and its id is
+// forgotten a day later; a subject erased on one node is gone from both nodes' statistics.
 //
 // The events are sent in phases (outcomes before any exposure, then exposures, then exposures again,
 // then outcomes), each phase's batches at once to both nodes: within a phase the order PostgreSQL
@@ -16,6 +16,7 @@ import { type CountedEvent, millionths } from '../../src/events/tally.js';
 import { recomputedStatistics } from '../helpers/event-tally.js';
 import { random } from '../helpers/seeded-random.js';
 import { call, type Reply } from '../helpers/http.js';
+import { advanceClock } from '../helpers/test-hooks.js';
 import { sharedPostgres } from '../helpers/postgres.js';
 import type { TestContext } from '../helpers/cli.js';
 import type { TestServer } from '../helpers/server.js';
@@ -49,10 +50,10 @@ interface World {
 }
 
 /** Two nodes on a new database; the two flags running their experiments; a client key both nodes accept for them. */
-async function world(t: TestContext): Promise<World> {
+async function world(t: TestContext, env: Record<string, string> = {}): Promise<World> {
   const url = await pg.newDatabase();
   const seeded = await seedWithConsole(t, url);
-  const nodes = await startReadyNodes(t, url, 2);
+  const nodes = await startReadyNodes(t, url, 2, env);
   const a = nodes[0]!.baseUrl;
   const token = seeded.secret;
   const must = (r: Reply, status: number) => {
@@ -315,4 +316,35 @@ t.test("a subject erased on one node is gone from both nodes' statistics, exactl
   t.strictSame(twice.json, { targetingKey: 'user-3', environment: null, erased: false }, 'erased on B: nothing left of it on A');
   const kept = counted.filter((e) => e.subject !== 'user-3' && e.subject !== 'user-11');
   for (const node of nodes) await compare(t, node, token, kept, 'two subjects erased');
+});
+
+t.test('a batch id is one for both nodes, and forgotten 24 hours on by the batches that follow', async (t) => {
+  const { url, nodes, key, token } = await world(t, { FLAGWIRE_TEST_HOOKS: '1' });
+  const [a, b] = nodes as [TestServer, TestServer];
+  const database = new URL(url).pathname.slice(1);
+  const ids = async () =>
+    (
+      await pg.admin<{ id: string }>(database, "SELECT convert_from(batch_id, 'UTF8') AS id FROM flagwire_tally_batches ORDER BY 1")
+    ).rows.map((r) => r.id);
+  const send = (node: TestServer, batchId: string, subject: string) =>
+    call(node.baseUrl, 'POST', '/ofrep/v1/events', {
+      token: key,
+      body: { batchId, events: [{ kind: 'exposure', key: kFlags[0].name, targetingKey: subject, variant: 'on', timestamp: Date.now() }] },
+    });
+  const first = await send(a, 'day-1', 'ann');
+  t.strictSame(first.json, { accepted: 1, duplicates: 0, rejected: [] });
+  // The same id from B (another subject: were it counted, ann's exposure would not be the one counted).
+  const again = await send(b, 'day-1', 'bob');
+  t.strictSame(again.json, first.json, 'B answers the batch A counted as A did');
+  t.strictSame(await ids(), ['day-1']);
+  // A day and an hour later on A's clock, a batch there forgets the first one's id.
+  await advanceClock(a, 25 * 3600);
+  t.strictSame((await send(a, 'day-2', 'cat')).json, { accepted: 1, duplicates: 0, rejected: [] });
+  t.strictSame(await ids(), ['day-2'], "day-1's id forgotten, day-2's kept");
+  const stats = await call(b.baseUrl, 'GET', `/api/v1/experiments/${kFlags[0].experiment}/statistics`, { token });
+  t.strictSame(
+    stats.json.variants.map((v: { variant: string; subjects: number }) => [v.variant, v.subjects]),
+    [['on', 2]],
+    'ann and cat exposed; bob, in the batch sent again, not',
+  );
 });
