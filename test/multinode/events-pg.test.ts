@@ -4,7 +4,8 @@
 // its outcomes on the other counted in its variant); kill -9 of a node while clients send batches
 // under batch ids and send each again elsewhere until it is answered leaves every batch counted once;
 // a batch sent again to the other node is answered as the first time and counted once, and its id is
-// forgotten a day later; a subject erased on one node is gone from both nodes' statistics.
+// forgotten a day later; a subject erased on one node is gone from both nodes' statistics; a batch sent
+// while PostgreSQL is down is refused and counts nothing, and counts once sent again after.
 //
 // The events are sent in phases (outcomes before any exposure, then exposures, then exposures again,
 // then outcomes), each phase's batches at once to both nodes: within a phase the order PostgreSQL
@@ -17,7 +18,7 @@ import { recomputedStatistics } from '../helpers/event-tally.js';
 import { random } from '../helpers/seeded-random.js';
 import { call, type Reply } from '../helpers/http.js';
 import { advanceClock } from '../helpers/test-hooks.js';
-import { sharedPostgres } from '../helpers/postgres.js';
+import { sharedPostgres, startPostgres, type TestDatabases } from '../helpers/postgres.js';
 import type { TestContext } from '../helpers/cli.js';
 import type { TestServer } from '../helpers/server.js';
 import { seedWithConsole, startNode, startReadyNodes, until, waitReady } from './support.js';
@@ -49,9 +50,9 @@ interface World {
   token: string;
 }
 
-/** Two nodes on a new database; the two flags running their experiments; a client key both nodes accept for them. */
-async function world(t: TestContext, env: Record<string, string> = {}): Promise<World> {
-  const url = await pg.newDatabase();
+/** Two nodes on a new database (of the shared cluster, unless given another); the two flags running their experiments; a client key both nodes accept for them. */
+async function world(t: TestContext, env: Record<string, string> = {}, databases: TestDatabases = pg): Promise<World> {
+  const url = await databases.newDatabase();
   const seeded = await seedWithConsole(t, url);
   const nodes = await startReadyNodes(t, url, 2, env);
   const a = nodes[0]!.baseUrl;
@@ -346,5 +347,54 @@ t.test('a batch id is one for both nodes, and forgotten 24 hours on by the batch
     stats.json.variants.map((v: { variant: string; subjects: number }) => [v.variant, v.subjects]),
     [['on', 2]],
     'ann and cat exposed; bob, in the batch sent again, not',
+  );
+});
+
+t.test('PostgreSQL down: a batch is refused and counts nothing; sent again under its id once it is back, it counts once', async (t) => {
+  // A cluster of this test's own: it is stopped.
+  const own = await startPostgres();
+  t.teardown(() => own.destroy());
+  const { url, nodes, key, token } = await world(t, {}, own);
+  const node = nodes[0]!;
+  const database = new URL(url).pathname.slice(1);
+  const batch = {
+    batchId: 'while-down',
+    events: [
+      { kind: 'exposure', key: kFlags[0].name, targetingKey: 'ann', variant: 'on', timestamp: Date.now() },
+      { kind: 'track', key: 'purchase', targetingKey: 'ann', value: 5, timestamp: Date.now() },
+    ],
+  };
+  const send = () => call(node.baseUrl, 'POST', '/ofrep/v1/events', { token: key, body: batch });
+  const statistics = () => call(node.baseUrl, 'GET', `/api/v1/experiments/${kFlags[0].experiment}/statistics`, { token });
+  await own.stop();
+  const refused = await send();
+  t.equal(refused.status, 503, refused.text);
+  t.match(refused.json, { error: 'Storage unavailable', detail: /nothing of this request was counted/ });
+  t.equal((await statistics()).status, 503, 'the statistics cannot be read either');
+  await own.start();
+  const kept = await own.admin<{ n: number }>(database, 'SELECT count(*)::int AS n FROM flagwire_tally_subjects');
+  t.equal(kept.rows[0]!.n, 0, 'the refused batch left nothing in PostgreSQL');
+  // Sent again until PostgreSQL answers (the node's pool reconnects on use).
+  const answers: Reply[] = [];
+  await until(
+    async () => {
+      answers.push(await send());
+      return answers.at(-1)!.status === 200;
+    },
+    60_000,
+    'the batch counted once PostgreSQL is back',
+  );
+  const answer = answers.at(-1)!;
+  t.strictSame(answer.json, { accepted: 2, duplicates: 0, rejected: [] });
+  t.strictSame((await send()).json, answer.json, 'and once only');
+  const stats = await statistics();
+  t.equal(stats.status, 200, stats.text);
+  t.strictSame(
+    stats.json.variants.map((v: { variant: string; subjects: number; metrics: { sum: string }[] }) => [
+      v.variant,
+      v.subjects,
+      v.metrics[0]?.sum,
+    ]),
+    [['on', 1, '5']],
   );
 });
