@@ -5,10 +5,12 @@
 // One PostgreSQL transaction per call of `transact`, on the calling front-end thread's own pool (never
 // the writer thread, never the revision lock: configuration writes and events never wait for each
 // other), committed before it settles:
-//   1. transaction-level advisory locks, in one sorted order: the batch id's, then each subject's
-//      (a hash of its key: a collision only serialises two subjects). Every writer of a subject takes
-//      its lock first, so a subject's state is never written from a stale read, erasures included.
-//   2. the subjects' rows and the batch id's answer, read.
+//   1. the batch id locked (an advisory lock: a batch sent again to another node meanwhile waits for
+//      this one to end) and its answer read; a batch already answered reads nothing more.
+//   2. the subjects' rows locked (FOR UPDATE, in byte order; a row made first if absent, so there is one
+//      to lock) and read. Every writer of a subject locks its row first, so a subject's state is never
+//      written from a stale read, erasures included. Row locks live in the rows, not in PostgreSQL's
+//      shared lock table (which a thousand advisory locks per batch would fill).
 //   3. the caller's function, synchronous, on those rows in memory (StagedTally): the same code that
 //      counts into the tally file.
 //   4. its writes: subjects put or deleted, the batch's answer, old batch ids forgotten; and the arms'
@@ -42,9 +44,13 @@ const packr = new Packr({ useRecords: false });
 
 /** Rows per arm and per sum that transactions add to: contention on one is 1 in this many. */
 export const kTallySlots = 16;
-/** pg_advisory_xact_lock's first key ("flat" in ASCII, then +1), so other applications' locks do not collide. */
+/** pg_advisory_xact_lock's first key for batch ids ("flat" in ASCII), so other applications' locks do not collide. */
 const kBatchLock = 0x666c6174;
-const kSubjectLock = kBatchLock + 1;
+/**
+ * Tries of a transaction PostgreSQL ended as a deadlock: one can only arise when an erasure deleted a
+ * subject's row while a batch waited for it, and the batch then makes the row again out of order.
+ */
+const kTries = 3;
 /** How long a commit whose connection failed is asked about before it is given up as unknown. */
 const kCommitCheckMs = 3 * kIdleInWriteMs;
 
@@ -76,13 +82,24 @@ export class PgTally {
    * STORE_UNAVAILABLE when nothing was committed, or when whether it was cannot be learnt.
    */
   async transact<T>(scope: TallyScope, touches: TallyTouches, fn: (txn: TallyTxn) => T): Promise<T> {
+    for (let tried = 1; ; tried++) {
+      try {
+        return await this.once(scope, touches, fn);
+      } catch (err) {
+        // Rolled back, nothing applied: `fn` runs again on what the rows are now.
+        const deadlock = err instanceof FlagwireError && (err.cause as { code?: unknown } | undefined)?.code === '40P01';
+        if (!deadlock || tried === kTries) throw err;
+      }
+    }
+  }
+
+  private async once<T>(scope: TallyScope, touches: TallyTouches, fn: (txn: TallyTxn) => T): Promise<T> {
     const client = await this.connect();
     let xid: string;
     let staged: StagedTally;
     try {
       await client.query(`BEGIN; SET LOCAL idle_in_transaction_session_timeout = ${kIdleInWriteMs}`);
-      xid = await lock(client, scope, touches);
-      staged = await stage(client, scope, touches);
+      ({ xid, staged } = await lockAndRead(client, scope, touches));
     } catch (err) {
       throw await rolledBack(client, err);
     }
@@ -104,8 +121,9 @@ export class PgTally {
       return result;
     } catch (err) {
       client.release(err as Error);
+      // Committed or not, PostgreSQL knows: the answer is what it says (committed() throws when it cannot be asked).
       if (await this.committed(xid)) return result;
-      throw new FlagwireError('STORE_UNAVAILABLE', kCommitUnknown, { cause: err });
+      throw new FlagwireError('STORE_UNAVAILABLE', kUnavailable, { cause: err });
     }
   }
 
@@ -196,7 +214,8 @@ export class PgTally {
       } catch {
         // Not reachable yet: asked again below, until the bound.
       }
-      if (Date.now() > until) throw new FlagwireError('STORE_UNAVAILABLE', kCommitUnknown);
+      if (Date.now() > until)
+        throw new FlagwireError('STORE_UNAVAILABLE', kCommitUnknown, { cause: new Error(`transaction ${xid}: status unknown`) });
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
@@ -238,72 +257,89 @@ async function rolledBack(client: pg.PoolClient, err: unknown): Promise<Flagwire
   return new FlagwireError('STORE_UNAVAILABLE', kUnavailable, { cause: err });
 }
 
-/** Takes the transaction's advisory locks in one sorted order; returns its transaction id. */
-async function lock(client: pg.ClientBase, scope: TallyScope, touches: TallyTouches): Promise<string> {
-  const keys = new Map<string, [number, number]>();
-  const add = (k1: number, name: string) => {
-    const k2 = murmur3String(`${scope.projectId}\u0000${scope.environment}\u0000${name}`) | 0;
-    keys.set(`${k1}:${k2}`, [k1, k2]);
-  };
-  if (touches.batchId !== null) add(kBatchLock, touches.batchId);
-  for (const subject of touches.subjects) add(kSubjectLock, subject);
-  const sorted = [...keys.values()].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  // The subquery's OFFSET 0 keeps its order: the locks are taken row by row, in it.
+/** Locks and reads what `touches` names (steps 1 and 2 above), into a staged transaction; with the transaction's id. */
+async function lockAndRead(client: pg.ClientBase, scope: TallyScope, touches: TallyTouches): Promise<{ xid: string; staged: StagedTally }> {
+  const { projectId, environment } = scope;
+  const { batchId } = touches;
   const { rows } = await client.query<{ xid: string }>(
-    `SELECT txid_current()::text AS xid, count(pg_advisory_xact_lock(l.k1, l.k2)) AS locked
-     FROM (SELECT k1, k2 FROM unnest($1::int4[], $2::int4[]) WITH ORDINALITY AS u(k1, k2, n) ORDER BY n OFFSET 0) l`,
-    [sorted.map((k) => k[0]), sorted.map((k) => k[1])],
+    batchId === null ? 'SELECT txid_current()::text AS xid' : 'SELECT txid_current()::text AS xid, pg_advisory_xact_lock($1, $2)',
+    batchId === null ? [] : [kBatchLock, murmur3String(`${projectId}\u0000${environment}\u0000${batchId}`) | 0],
   );
-  return rows[0]!.xid;
-}
-
-/** Reads what `touches` names, under its locks, into a staged transaction. */
-async function stage(client: pg.ClientBase, scope: TallyScope, touches: TallyTouches): Promise<StagedTally> {
-  const subjects = [...new Set(touches.subjects)];
-  const { rows } = await client.query<{ subject: Buffer; state: Buffer }>(
-    'SELECT subject, state FROM flagwire_tally_subjects WHERE project_id = $1 AND environment = $2 AND subject = ANY($3::bytea[])',
-    [scope.projectId, scope.environment, subjects.map((s) => Buffer.from(s))],
-  );
-  const stored = new Map(rows.map((r) => [r.subject.toString(), r.state]));
-  const loaded = new Map(subjects.map((s) => [s, toSubject(unpack(stored.get(s)))]));
-  let prior: CountedBatch | undefined;
-  if (touches.batchId !== null) {
+  const xid = rows[0]!.xid;
+  const loaded = new Map<string, SubjectState>();
+  if (batchId !== null) {
     const batch = await client.query<{ at: string; answer: string }>(
       'SELECT at, answer FROM flagwire_tally_batches WHERE project_id = $1 AND environment = $2 AND batch_id = $3',
-      [scope.projectId, scope.environment, Buffer.from(touches.batchId)],
+      [projectId, environment, Buffer.from(batchId)],
     );
     const row = batch.rows[0];
-    if (row !== undefined) prior = { at: Number(row.at), answer: JSON.parse(row.answer) };
+    if (row !== undefined)
+      return { xid, staged: new StagedTally(scope, batchId, { at: Number(row.at), answer: JSON.parse(row.answer) }, loaded) };
   }
-  return new StagedTally(scope, touches.batchId, prior, loaded);
+  // Each subject by its bytes (two strings that differ only in unpaired surrogates are one row).
+  const names = new Map<string, string[]>();
+  for (const subject of new Set(touches.subjects)) {
+    const hex = Buffer.from(subject).toString('hex');
+    names.set(hex, [...(names.get(hex) ?? []), subject]);
+  }
+  // Hex sorts as the bytes do, which is how PostgreSQL orders bytea: rows made and locked in one order.
+  let missing = [...names.keys()].sort();
+  while (missing.length > 0) {
+    const keys = missing.map((hex) => Buffer.from(hex, 'hex'));
+    await client.query(
+      `INSERT INTO flagwire_tally_subjects (project_id, environment, subject, state)
+       SELECT $1, $2, u.subject, ''::bytea FROM unnest($3::bytea[]) WITH ORDINALITY AS u(subject, n) ORDER BY u.n
+       ON CONFLICT (project_id, environment, subject) DO NOTHING`,
+      [projectId, environment, keys],
+    );
+    const locked = await client.query<{ subject: Buffer; state: Buffer }>(
+      `SELECT subject, state FROM flagwire_tally_subjects WHERE project_id = $1 AND environment = $2 AND subject = ANY($3::bytea[])
+       ORDER BY subject FOR UPDATE`,
+      [projectId, environment, keys],
+    );
+    for (const { subject, state } of locked.rows)
+      for (const name of names.get(subject.toString('hex'))!) loaded.set(name, toSubject(unpack(state)));
+    // A row an erasure deleted while this waited for its lock is not returned: made and locked again.
+    missing = missing.filter((hex) => !loaded.has(names.get(hex)![0]!));
+  }
+  return { xid, staged: new StagedTally(scope, batchId, undefined, loaded) };
 }
 
-function unpack(state: Buffer | undefined): StoredSubject | undefined {
-  return state === undefined ? undefined : (packr.unpack(state) as StoredSubject);
+/** A row's state; none for a row made only to be locked (no bytes). */
+function unpack(state: Buffer): StoredSubject | undefined {
+  return state.length === 0 ? undefined : (packr.unpack(state) as StoredSubject);
 }
 
 /** Writes a staged transaction's changes. */
 async function write(client: pg.ClientBase, scope: TallyScope, staged: StagedTally): Promise<void> {
   const { projectId, environment } = scope;
-  const puts: [Buffer, Buffer][] = [];
-  const removes: Buffer[] = [];
-  for (const [subject, state] of staged.written) {
-    // A subject left with nothing (an erasure; a batch whose events of it were all refused) keeps no row.
-    if (state === null || (state.exposures.size === 0 && state.totals.size === 0)) removes.push(Buffer.from(subject));
-    else puts.push([Buffer.from(subject), packr.pack(fromSubject(state))]);
+  // By bytes: the last state written of a row is its state.
+  const puts = new Map<string, Buffer>();
+  const removes = new Set<string>();
+  for (const [subject, read] of staged.loaded) {
+    const state = staged.written.has(subject) ? staged.written.get(subject)! : read;
+    const hex = Buffer.from(subject).toString('hex');
+    // A subject left with nothing (erased; made only to be locked; its events all refused) keeps no row.
+    if (state === null || (state.exposures.size === 0 && state.totals.size === 0)) {
+      removes.add(hex);
+      puts.delete(hex);
+    } else if (staged.written.has(subject)) {
+      puts.set(hex, packr.pack(fromSubject(state)));
+      removes.delete(hex);
+    }
   }
-  if (puts.length > 0)
+  if (puts.size > 0)
     await client.query(
       `INSERT INTO flagwire_tally_subjects (project_id, environment, subject, state)
        SELECT $1, $2, u.subject, u.state FROM unnest($3::bytea[], $4::bytea[]) AS u(subject, state)
        ON CONFLICT (project_id, environment, subject) DO UPDATE SET state = EXCLUDED.state`,
-      [projectId, environment, puts.map((p) => p[0]), puts.map((p) => p[1])],
+      [projectId, environment, [...puts.keys()].map((hex) => Buffer.from(hex, 'hex')), [...puts.values()]],
     );
-  if (removes.length > 0)
+  if (removes.size > 0)
     await client.query('DELETE FROM flagwire_tally_subjects WHERE project_id = $1 AND environment = $2 AND subject = ANY($3::bytea[])', [
       projectId,
       environment,
-      removes,
+      [...removes].map((hex) => Buffer.from(hex, 'hex')),
     ]);
   // Each transaction adds to the rows of one slot, arms before sums and each in one sorted order, so
   // two transactions of a slot never wait for each other in a cycle.
@@ -378,7 +414,7 @@ class StagedTally implements TallyTxn {
     private readonly scope: TallyScope,
     private readonly batchId: string | null,
     private readonly prior: CountedBatch | undefined,
-    private readonly loaded: ReadonlyMap<string, SubjectState>,
+    readonly loaded: ReadonlyMap<string, SubjectState>,
   ) {}
 
   batch(scope: TallyScope, batchId: string): CountedBatch | undefined {
