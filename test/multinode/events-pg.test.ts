@@ -5,7 +5,8 @@
 // under batch ids and send each again elsewhere until it is answered leaves every batch counted once;
 // a batch sent again to the other node is answered as the first time and counted once, and its id is
 // forgotten a day later; a subject erased on one node is gone from both nodes' statistics; a batch sent
-// while PostgreSQL is down is refused and counts nothing, and counts once sent again after.
+// while PostgreSQL is down is refused and counts nothing, and counts once sent again after; batches of
+// 1,000 subjects, 8 at once on each node, the same subjects on both, count each subject once.
 //
 // The events are sent in phases (outcomes before any exposure, then exposures, then exposures again,
 // then outcomes), each phase's batches at once to both nodes: within a phase the order PostgreSQL
@@ -397,4 +398,32 @@ t.test('PostgreSQL down: a batch is refused and counts nothing; sent again under
     ]),
     [['on', 1, '5']],
   );
+});
+
+t.test('batches of 1,000 subjects each, 8 at once on each node: every one counted, every subject once', async (t) => {
+  const { nodes, key, token } = await world(t);
+  const now = Date.now();
+  // Each subject twice, at once: in a batch to A and in one to B (the second counted a duplicate, whichever it is).
+  const batchOf = (n: number) =>
+    Array.from({ length: 1000 }, (_, i) => {
+      const subject = `user-${(n % 8) * 1000 + i}`;
+      return { kind: 'exposure', key: kFlags[0].name, targetingKey: subject, variant: 'on', timestamp: now };
+    });
+  const answers = await Promise.all(
+    Array.from({ length: 16 }, (_, n) =>
+      call(nodes[Math.floor(n / 8)]!.baseUrl, 'POST', '/ofrep/v1/events', { token: key, body: { events: batchOf(n) } }),
+    ),
+  );
+  t.strictSame(
+    answers.map((r) => r.status),
+    Array(16).fill(200),
+    answers.find((r) => r.status !== 200)?.text ?? 'all answered 200',
+  );
+  t.equal(
+    answers.reduce((n, r) => n + r.json.duplicates, 0),
+    8000,
+    'each subject exposed once, its second exposure a duplicate',
+  );
+  const stats = await call(nodes[1]!.baseUrl, 'GET', `/api/v1/experiments/${kFlags[0].experiment}/statistics`, { token });
+  t.strictSame(stats.json.variants, [{ variant: 'on', subjects: 8000, metrics: [] }]);
 });
