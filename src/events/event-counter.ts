@@ -53,9 +53,9 @@ export class EventCounter {
 
   /**
    * Runs `apply` in a write transaction of its own and settles with its result once committed, on disk.
-   * `apply` works in `scope` on the batch id and subjects `touches` names (all PostgreSQL reads for it).
-   * With PostgreSQL, one transaction there (PgTally.transact: each runs its work on a connection of its
-   * own, so none holds this thread for more than its work).
+   * `apply` works in `scope` on the batch id and subjects `touches` names (what PostgreSQL reads for it).
+   * With PostgreSQL, one transaction there (PgTally.transact), its statements awaited, so the thread is
+   * held only for `apply`'s work. On the tally file:
    * lmdb-js runs every transaction callback waiting for the write lock in one go on this thread: eight
    * batches of 1,000 events held evaluation answers for 30 ms. So a batch's transaction is asked for
    * only once the one before it has run its work: the thread is held for one batch's few milliseconds
