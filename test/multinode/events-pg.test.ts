@@ -156,7 +156,8 @@ async function compare(t: TestContext, node: TestServer, token: string, counted:
 }
 
 t.test("the same subjects' events sent to both nodes at once: either node's statistics are exactly the recomputation's", async (t) => {
-  const { nodes, key, token } = await world(t);
+  // Two front-end threads a node: each counts on a pool of its own.
+  const { nodes, key, token } = await world(t, { FLAGWIRE_HTTP_THREADS: '2' });
   const { before, exposures, again, after } = phases(1, 40);
   const counted: CountedEvent[] = [];
   let sent = 0;
