@@ -43,7 +43,7 @@ import { kIdleInWriteMs, newPool } from './pg-system.js';
 const packr = new Packr({ useRecords: false });
 
 /** Rows per arm and per sum that transactions add to: contention on one is 1 in this many. */
-export const kTallySlots = 16;
+const kTallySlots = 16;
 /** pg_advisory_xact_lock's first key for batch ids ("flat" in ASCII), so other applications' locks do not collide. */
 const kBatchLock = 0x666c6174;
 /**
