@@ -12,12 +12,14 @@ import { readEventsBody } from './body.js';
 import { readEventBatch } from './event-batch.js';
 import { EventRate } from './event-rate.js';
 import { readGoffCollectorBatch } from './goff-collector.js';
-import { countBatch, type EventsAnswer, resolveBatch } from './receive.js';
+import { countBatch, type EventsAnswer, resolveBatch, tallyScope } from './receive.js';
 import type { ReadBatch } from './schemas.js';
 import { TallyWrites } from './tally-writes.js';
 
 export interface EventsThreadData {
   dataDir: string;
+  /** PostgreSQL's URL on a node that shares one: the batches are counted there (tally-writes.ts). */
+  databaseUrl: string | null;
   /** The process's rate per project (FLAGWIRE_EVENTS_PER_SECOND) and the front-end threads sharing it. */
   eventsPerSecond: number;
   httpThreads: number;
@@ -63,9 +65,10 @@ export type EventsThreadMessage = BatchRequest | 'close';
 
 const start = workerData as EventsThreadData;
 const port = parentPort!;
-// Exposures name flags: resolved in the node's local copy, as an evaluation worker reads it.
+// Exposures name flags: resolved in the node's local copy, as an evaluation worker reads it (a node on
+// PostgreSQL has one too).
 const store = LmdbStore.open(start.dataDir, { readOnly: true });
-const writes = new TallyWrites(start.dataDir);
+const writes = new TallyWrites(start);
 const rate = new EventRate(start.eventsPerSecond, start.httpThreads);
 
 async function receive(request: BatchRequest): Promise<EventsAnswer | BatchRefusal> {
@@ -78,7 +81,8 @@ async function receive(request: BatchRequest): Promise<EventsAnswer | BatchRefus
   if (wait > 0) return rateRefusal(wait);
   store.resetReadTxn();
   const resolved = resolveBatch(store, request.key, batch);
-  return writes.count((txn) => countBatch(txn, request.key, batch.batchId, resolved, request.now));
+  const touches = { batchId: batch.batchId, subjects: resolved.events.map((e) => e.subject) };
+  return writes.count(tallyScope(request.key), touches, (txn) => countBatch(txn, request.key, batch.batchId, resolved, request.now));
 }
 
 function rateRefusal(seconds: number): BatchRefusal {
