@@ -24,7 +24,7 @@ import { hasAudiences } from '../model/plans.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { SnapshotReader } from '../store/interfaces.js';
 import { evalErrorBody, evalExperimentBody, evalFlagBody, evalVariantBody, kAudiencePlanBody } from './bodies.js';
-import { blockedByPlan, compileState, decideState, decisionInExperiment, decisionValue, type CompiledState } from './evaluate.js';
+import { blockedByPlan, compileStateWith, decideState, decisionInExperiment, decisionValue, type CompiledState } from './evaluate.js';
 import { compileVariants, resolveVariant, type CompiledVariants } from './variants.js';
 import type { Resolution } from '../targeting/compiled-flag.js';
 import type { ResultWriter } from './protocol.js';
@@ -423,7 +423,7 @@ export class EvalEngine {
             : compileVariants(fragments.typed(effective.typed), flag.name, fragments.shared, experiment);
       }
       const experimentBodies = experiment === null ? null : { eval: [], ofrepBodies: null, ofrepPairs: null };
-      return { ...compileState(flag.id, effective, audience(effective.audienceId), flag.bucketing), variants, experimentBodies };
+      return compileStateWith(flag.id, effective, audience(effective.audienceId), flag.bucketing, { variants, experimentBodies });
     };
     let state: EvalState | null = null;
     let envs: Map<string, EvalState> | null = null;

@@ -1,8 +1,8 @@
 // A snapshot (src/snapshots/shape.ts) compiled for in-process evaluation with the engine's own functions,
-// as the server's engine compiles a flag version (src/eval-engine/engine.ts compileFlag): compileState with the
+// as the server's engine compiles a flag version (src/eval-engine/engine.ts compileFlag): compileStateWith with the
 // flag's bucketing and its audience, compileVariants with the flag's name as flagd's flag key.
 import type { ResolutionDetails } from '@openfeature/server-sdk';
-import { compileState } from '../eval-engine/evaluate.js';
+import { compileStateWith } from '../eval-engine/evaluate.js';
 import { compileVariants } from '../eval-engine/variants.js';
 import type { OfrepState } from '../ofrep/answer.js';
 import type { Audience } from '../model/projects.js';
@@ -63,7 +63,7 @@ function compileFlag(flag: SnapshotFlag, audiences: ReadonlyMap<string, Audience
   return {
     id: flag.id,
     name: flag.name,
-    state: { ...compileState(flag.id, state, audience, flag.bucketing), variants },
+    state: compileStateWith(flag.id, state, audience, flag.bucketing, { variants }),
     metadata: Object.freeze({ id: flag.id, name: flag.name }),
     decided: [],
   };
