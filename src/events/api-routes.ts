@@ -38,7 +38,8 @@ export const kEventsApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
           requireEnvironmentAllowed(auth.token.environments, env);
           const { targetingKey } = checkedBody(received, kEraseValidator);
           const scope = { projectId: auth.project.id, environment: env ?? '' };
-          const erased = await events.count((txn) => eraseSubject(txn, scope, targetingKey));
+          // Nothing to erase where no event was ever counted: no file is created for it.
+          const erased = events.existing !== null && (await events.count((txn) => eraseSubject(txn, scope, targetingKey)));
           return { status: 200, value: { targetingKey, environment: env, erased } };
         } finally {
           release();
@@ -69,8 +70,8 @@ export const kEventsApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
         const env = resolveEnvParam(auth.project, request.query.get('env'), true, 'list');
         requireEnvironmentAllowed(auth.token.environments, env);
         const experiment = request.params.experiment!;
-        const tally = events.tally.experiment({ projectId: auth.project.id, environment: env ?? '' }, experiment);
-        return statisticsView(experiment, env, tally);
+        const scope = { projectId: auth.project.id, environment: env ?? '' };
+        return statisticsView(experiment, env, events.existing?.experiment(scope, experiment) ?? { arms: [], sums: [] });
       },
     },
   },

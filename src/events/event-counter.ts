@@ -32,6 +32,14 @@ export class EventCounter {
   }
 
   /**
+   * The tally file for a read: null while none is on disk (a node never sent an event), so that reading
+   * the statistics there answers empty and creates no file.
+   */
+  get existing(): TallyFile | null {
+    return this.file === null && !TallyFile.exists(this.dataDir) ? null : this.tally;
+  }
+
+  /**
    * Runs `apply` in a write transaction of its own and settles with its result once committed, on disk.
    * lmdb-js runs every transaction callback waiting for the write lock in one go on this thread: eight
    * batches of 1,000 events held evaluation answers for 30 ms. So a batch's transaction is asked for

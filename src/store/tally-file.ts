@@ -18,6 +18,7 @@
 // subject is one record (and what it added to the sums).
 // Totals and sums are integers of millionths as BigInt, stored as decimal strings: exact, so sums kept
 // as events arrive equal those recomputed from the events, bit for bit, in any order of addition.
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Database, open, type RootDatabase } from 'lmdb';
 
@@ -176,6 +177,11 @@ export class TallyFile implements TallyTxn {
     this.subjects = root.openDB({ name: 'subjects' });
     this.arms = root.openDB({ name: 'arms' });
     this.sumsDb = root.openDB({ name: 'sums' });
+  }
+
+  /** Whether `dataDir` has a tally file: a node that was never sent an event has none. */
+  static exists(dataDir: string): boolean {
+    return existsSync(join(dataDir, kTallyFileName));
   }
 
   /** Opens (creating if needed) the tally file of `dataDir`. */
