@@ -5,6 +5,7 @@ import type { Config } from '../config.js';
 import { FlagwireError } from '../errors.js';
 import { TallyFile, type TallyTxn } from '../store/tally-file.js';
 import { EventRate } from './event-rate.js';
+import type { StorageLimits } from './receive.js';
 
 declare module '../routes/handler.js' {
   interface RouteServices {
@@ -16,13 +17,21 @@ declare module '../routes/handler.js' {
 export class EventCounter {
   /** How many events each project may send: both events routes take from it. */
   readonly rate: EventRate;
-  private readonly dataDir: string;
+  /** How much a project's events may keep (docs/operations.md: Limits). */
+  readonly limits: StorageLimits;
+  /** The data dir: the tally file's, and where a Parquet export writes its scratch files. */
+  readonly dataDir: string;
   private file: TallyFile | null = null;
   /** Settles once the batch counted last has run its transaction's work (see count). */
   private ran: Promise<void> = Promise.resolve();
 
-  constructor(config: Readonly<Pick<Config, 'dataDir' | 'eventsPerSecond' | 'httpThreads'>>) {
+  constructor(
+    config: Readonly<
+      Pick<Config, 'dataDir' | 'eventsPerSecond' | 'httpThreads' | 'eventSubjectsPerEnvironment' | 'rawEventBytesPerProject'>
+    >,
+  ) {
     this.dataDir = config.dataDir;
+    this.limits = { subjectsPerEnvironment: config.eventSubjectsPerEnvironment, rawBytesPerProject: config.rawEventBytesPerProject };
     this.rate = new EventRate(config.eventsPerSecond, config.httpThreads);
   }
 

@@ -15,7 +15,7 @@ import { readEventsBody } from './body.js';
 import { refuseUnlessCounted } from './event-counter.js';
 import { readEventBatch } from './event-batch.js';
 import { GoffCollectorBody, readGoffCollectorBatch } from './goff-collector.js';
-import { countBatch, type EventsAnswer, resolveBatch } from './receive.js';
+import { countBatch, type EventsAnswer, resolveBatch, StorageFull } from './receive.js';
 import { EventBatch, EventsAccepted, type ReadBatch } from './schemas.js';
 
 const kEventsPath = '/ofrep/v1/events';
@@ -82,7 +82,10 @@ function eventsHandler(
     if (wait > 0) return sendRefusal(headers.res, rate.refusal(wait), deps, path, 'events batch', [['Retry-After', String(wait)]]);
     deps.store.resetReadTxn();
     const resolved = resolveBatch(deps.store, key, batch);
-    const answer = await deps.events.count((txn) => countBatch(txn, key, batch.batchId, resolved, now));
+    const { events } = deps;
+    const answer = await events.count((txn) => countBatch(txn, key, batch.batchId, resolved, now, events.limits));
+    if (answer instanceof StorageFull)
+      return sendRefusal(headers.res, answer, deps, path, 'events batch', [['Retry-After', String(answer.retryAfter)]]);
     send(headers.res, 200, JSON.stringify(answerOf(answer)), 'application/json', revisionHeaders(deps.store.revision()));
     return 200;
   };

@@ -16,6 +16,7 @@ import {
   tallyBatch,
 } from '../../src/events/tally.js';
 import { type MetricSums, TallyFile, type TallyScope } from '../../src/store/tally-file.js';
+import { random } from '../helpers/seeded-random.js';
 
 const scope: TallyScope = { projectId: 'prj_1', environment: 'production' };
 
@@ -27,17 +28,6 @@ function openTally(t: Test): TallyFile {
     rmSync(dir, { recursive: true, force: true });
   });
   return tally;
-}
-
-/** A small seeded generator (mulberry32), so a failure can be replayed. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let r = Math.imul(a ^ (a >>> 15), 1 | a);
-    r = (r + Math.imul(r ^ (r >>> 7), 61 | r)) ^ r;
-    return ((r ^ (r >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 interface Totals {
