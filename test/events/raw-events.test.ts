@@ -2,7 +2,7 @@
 // project's settings ask for it (a setting changed through the Management API, by a write token of every
 // environment, audited); exported as JSON lines and as Parquet (read back with DuckDB), in the order they
 // were counted, within the asked range; an erased subject's raw events gone; expired ones never
-// exported and forgotten as batches arrive; none kept once the setting is off.
+// exported; none kept once the setting is off.
 import { DuckDBInstance } from '@duckdb/node-api';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -150,7 +150,7 @@ t.test("an erased subject's raw events are gone", async (t) => {
   );
 });
 
-t.test('expired events are never exported, and are forgotten as batches arrive', async (t) => {
+t.test('expired events are never exported (test/events/storage-limits.test.ts shows them forgotten)', async (t) => {
   t.equal((await settings(secrets.write, { rawEventRetentionDays: 1 })).status, 200);
   t.equal((await send([track('dan', 1)])).status, 200);
   t.equal(lines((await exported()).bytes).length, 4, 'ann 3, dan 1');
