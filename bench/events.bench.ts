@@ -5,7 +5,8 @@
 // events counted per second, the node's CPU per 1,000 events and the load generator's CPU share, and
 // OFREP evaluations' latency (one at a time) before the events (as long as the run, up to 20 s) and while
 // they are sent.
-// Run: npm run build && node dist/bench/events.bench.js [--seconds 10] [--clients 4] [--rate EVENTS_PER_S] [--profile DIR]
+// --raw-retention-days N: the project keeps its raw events (docs/events.md: Raw events), each kept as it is counted.
+// Run: npm run build && node dist/bench/events.bench.js [--seconds 10] [--clients 4] [--rate EVENTS_PER_S] [--raw-retention-days N] [--profile DIR]
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -25,6 +26,7 @@ const { values } = parseArgs({
     profile: { type: 'string' },
     // Events a second to send at, paced (a batch each 1,000 / rate s across the senders); absent: as fast as answered.
     rate: { type: 'string' },
+    'raw-retention-days': { type: 'string' },
   },
 });
 const kSeconds = Number(values.seconds);
@@ -51,6 +53,11 @@ const { secret, projectId } = store.transact((w) => {
     now,
   );
   const received = { bytes: Buffer.from(JSON.stringify({ name: 'bench', uses: ['events'] })), contentType: 'application/json' };
+  const days = values['raw-retention-days'];
+  if (days !== undefined) {
+    const settings = { bytes: Buffer.from(JSON.stringify({ rawEventRetentionDays: Number(days) })), contentType: 'application/json' };
+    runCommand(w, 'eventSettingsSet', { principal: kOperator, projectId, received: settings }, now);
+  }
   return { secret: runCommand(w, 'clientKeyCreate', { principal: kOperator, projectId, received }, now).secret, projectId };
 });
 store.close();

@@ -150,10 +150,11 @@ export function countBatch(
   if (full !== null) return full;
   const { counted, duplicates, refused } = tallyBatch(txn, scope, resolved.events);
   if (resolved.retentionDays !== null) {
-    const keepMs = resolved.retentionDays * kDayMs;
     const notCounted = new Set(refused.map(({ position }) => position));
-    for (const [position, event] of resolved.received.entries())
-      if (!notCounted.has(position)) txn.putRawEvent(scope, { ...event, value: event.kind === 'track' ? event.value : null }, now, keepMs);
+    const kept = resolved.received
+      .filter((_, position) => !notCounted.has(position))
+      .map((event) => ({ ...event, value: event.kind === 'track' ? event.value : null }));
+    txn.putRawEvents(scope, kept, now, resolved.retentionDays * kDayMs);
   }
   const rejected = [...resolved.rejected, ...refused.map(({ position, reason }) => ({ index: resolved.indexes[position]!, reason }))];
   rejected.sort((a, b) => a.index - b.index);

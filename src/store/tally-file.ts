@@ -131,10 +131,10 @@ export interface TallyTxn {
   subjectCount(scope: TallyScope): number;
   addSubjects(scope: TallyScope, delta: number): void;
   /**
-   * Keeps `event`, stored at `now` (or just after the raw event stored last, if that is later), for
-   * `keepMs`; counts its bytes toward its project's. Returns it as kept.
+   * Keeps `events`, in their order, stored at `now` (or at the time of the raw event stored last, if
+   * that is later), for `keepMs`; counts their bytes toward their project's.
    */
-  putRawEvent(scope: TallyScope, event: Omit<RawEvent, 'storedAt'>, now: number, keepMs: number): RawEvent;
+  putRawEvents(scope: TallyScope, events: readonly Omit<RawEvent, 'storedAt'>[], now: number, keepMs: number): void;
   /** Forgets up to `limit` raw events (any project's) that expired before `now`; returns how many. */
   forgetRawEvents(now: number, limit: number): number;
   /** Forgets every raw event of `subject` in `scope`; returns how many. */
@@ -329,22 +329,28 @@ export class TallyFile implements TallyTxn {
     this.usage.put(key, Math.max(0, this.count(key) + delta));
   }
 
-  putRawEvent(scope: TallyScope, event: Omit<RawEvent, 'storedAt'>, now: number, keepMs: number): RawEvent {
+  putRawEvents(scope: TallyScope, events: readonly Omit<RawEvent, 'storedAt'>[], now: number, keepMs: number): void {
+    if (events.length === 0) return;
+    // The last key and the project's bytes are read and written once per batch, not per event.
     const [lastAt, lastSeq] = (this.usage.get(['rawLast']) as [number, number] | undefined) ?? [0, -1];
     const at = Math.max(now, lastAt);
-    const seq = at === lastAt ? lastSeq + 1 : 0;
-    this.usage.put(['rawLast'], [at, seq]);
+    let seq = at === lastAt ? lastSeq : -1;
     const { projectId, environment } = scope;
-    const kept: RawEvent = { ...event, storedAt: at };
     const expiresAt = at + keepMs;
-    // What the event takes: its JSON, and its three keys (the subject's twice).
-    const bytes =
-      Buffer.byteLength(JSON.stringify(kept)) + 3 * (projectId.length + environment.length + 40) + 2 * event.targetingKey.length;
-    this.raw.put([projectId, environment, at, seq], { event: kept, expiresAt, bytes });
-    this.rawExpiry.put([expiresAt, projectId, environment, at, seq], null);
-    this.rawSubjects.put([projectId, environment, event.targetingKey, at, seq], null);
-    this.addRawBytes(projectId, bytes);
-    return kept;
+    // Each event's keys, beside its JSON: the subject's twice, the rest thrice.
+    const keyBytes = 3 * (projectId.length + environment.length + 40);
+    let added = 0;
+    for (const event of events) {
+      seq++;
+      const kept: RawEvent = { ...event, storedAt: at };
+      const bytes = Buffer.byteLength(JSON.stringify(kept)) + keyBytes + 2 * event.targetingKey.length;
+      this.raw.put([projectId, environment, at, seq], { event: kept, expiresAt, bytes });
+      this.rawExpiry.put([expiresAt, projectId, environment, at, seq], null);
+      this.rawSubjects.put([projectId, environment, event.targetingKey, at, seq], null);
+      added += bytes;
+    }
+    this.usage.put(['rawLast'], [at, seq]);
+    this.addRawBytes(projectId, added);
   }
 
   forgetRawEvents(now: number, limit: number): number {

@@ -54,9 +54,8 @@ t.test("an environment's raw events written to a file, as JSON lines and as Parq
     timestamp: now,
   });
   await tally.transact((txn) => {
-    for (const subject of ['ann', 'bob'])
-      txn.putRawEvent({ projectId: ids.multi, environment: 'staging' }, event(subject), now, 86_400_000);
-    txn.putRawEvent({ projectId: ids.multi, environment: 'production' }, event('cay'), now, 86_400_000);
+    txn.putRawEvents({ projectId: ids.multi, environment: 'staging' }, [event('ann'), event('bob')], now, 86_400_000);
+    txn.putRawEvents({ projectId: ids.multi, environment: 'production' }, [event('cay')], now, 86_400_000);
   });
   await tally.close();
   const out = join(outDir, 'staging.jsonl');
