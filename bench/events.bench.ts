@@ -8,7 +8,9 @@
 // second), so senders flat out are refused past it: what a flood costs another project's evaluations.
 // --postgres: the node is one of nodes sharing a private PostgreSQL cluster (started here), whose
 // events are counted there, a PostgreSQL transaction per batch (docs/events.md: Where events are counted).
-// Run: npm run build && node dist/bench/events.bench.js [--seconds 10] [--clients 4] [--rate EVENTS_PER_S] [--flood] [--profile DIR] [--postgres]
+// --raw-retention-days N: the project keeps its raw events (docs/events.md: Raw events), each kept as it is counted.
+// Run: npm run build && node dist/bench/events.bench.js [--seconds 10] [--clients 4] [--rate EVENTS_PER_S] [--flood]
+//   [--raw-retention-days N] [--profile DIR] [--postgres]
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -31,6 +33,7 @@ const { values } = parseArgs({
     rate: { type: 'string' },
     flood: { type: 'boolean', default: false },
     postgres: { type: 'boolean', default: false },
+    'raw-retention-days': { type: 'string' },
   },
 });
 const kSeconds = Number(values.seconds);
@@ -60,6 +63,11 @@ await run('flagCreate', {
   principal: kOperator,
   body: { name: 'new-checkout', enabled: true, trafficPercentage: 50, experiment: 'checkout' },
 });
+const days = values['raw-retention-days'];
+if (days !== undefined) {
+  const settings = { bytes: Buffer.from(JSON.stringify({ rawEventRetentionDays: Number(days) })), contentType: 'application/json' };
+  await run('eventSettingsSet', { principal: kOperator, projectId, received: settings });
+}
 const received = { bytes: Buffer.from(JSON.stringify({ name: 'bench', uses: ['events'] })), contentType: 'application/json' };
 const { secret } = await run('clientKeyCreate', { principal: kOperator, projectId, received });
 // Another project of the organisation, whose evaluations are probed beside the events.

@@ -6,7 +6,7 @@ import { Worker } from 'node:worker_threads';
 import type { Config } from '../config.js';
 import { FlagwireError } from '../errors.js';
 import type { TallyTouches } from '../store/pg/pg-tally.js';
-import type { ExperimentTally, TallyScope, TallyTxn } from '../store/tally-file.js';
+import type { ExperimentTally, TallyFile, TallyScope, TallyTxn } from '../store/tally-file.js';
 import type { BatchReply, BatchRequest, EventsThreadData, EventsThreadMessage, ReceivedBatch } from './events-thread.js';
 import type { EventsAnswer } from './receive.js';
 import { TallyWrites } from './tally-writes.js';
@@ -33,10 +33,40 @@ export class EventCounter {
   private readonly pending = new Map<number, Pending>();
   private nextId = 0;
 
-  constructor(config: Readonly<Pick<Config, 'dataDir' | 'databaseUrl' | 'eventsPerSecond' | 'httpThreads'>>) {
+  constructor(
+    config: Readonly<
+      Pick<
+        Config,
+        'dataDir' | 'databaseUrl' | 'eventsPerSecond' | 'httpThreads' | 'eventSubjectsPerEnvironment' | 'rawEventBytesPerProject'
+      >
+    >,
+  ) {
     this.writes = new TallyWrites(config);
     const { dataDir, databaseUrl, eventsPerSecond, httpThreads } = config;
-    this.threadData = { dataDir, databaseUrl, eventsPerSecond, httpThreads };
+    // The storage limits are the tally file's (docs/operations.md): PostgreSQL's disk is its operator's.
+    const limits =
+      databaseUrl === null
+        ? { subjectsPerEnvironment: config.eventSubjectsPerEnvironment, rawBytesPerProject: config.rawEventBytesPerProject }
+        : null;
+    this.threadData = { dataDir, databaseUrl, eventsPerSecond, httpThreads, limits };
+  }
+
+  /** The data dir: the tally file's, and where a Parquet export writes its scratch files. */
+  get dataDir(): string {
+    return this.threadData.dataDir;
+  }
+
+  /**
+   * The tally file for a read of raw events: null while none is on disk (a node never sent an event),
+   * so that an export there answers empty and creates no file.
+   */
+  get existing(): TallyFile | null {
+    return this.writes.existingFile;
+  }
+
+  /** Whether nothing was ever counted here: an embedded node without a tally file (an erasure there erases nothing and creates none). */
+  get countedNothing(): boolean {
+    return this.threadData.databaseUrl === null && this.writes.existingFile === null;
   }
 
   /** An experiment's arms and sums in `scope`, read now. */
@@ -103,6 +133,19 @@ export class EventCounter {
     }
     await this.writes.close();
   }
+}
+
+/**
+ * The refusal of the raw events' routes where none are kept: raw events are kept in the tally file, on an
+ * embedded node only (docs/events.md: Raw events).
+ */
+export function refuseUnlessRawKept(config: Readonly<Pick<Config, 'databaseUrl' | 'upstream'>>): void {
+  refuseUnlessCounted(config);
+  if (config.databaseUrl !== null)
+    throw new FlagwireError(
+      'NOT_FOUND',
+      'Raw events are kept on an embedded node only: this node keeps its data in PostgreSQL, where events are counted but not kept. Export them from an embedded node.',
+    );
 }
 
 /**

@@ -12,7 +12,7 @@ import { readEventsBody } from './body.js';
 import { readEventBatch } from './event-batch.js';
 import { EventRate } from './event-rate.js';
 import { readGoffCollectorBatch } from './goff-collector.js';
-import { countBatch, type EventsAnswer, resolveBatch, tallyScope } from './receive.js';
+import { countBatch, type EventsAnswer, resolveBatch, StorageFull, type StorageLimits, tallyScope } from './receive.js';
 import type { ReadBatch } from './schemas.js';
 import { TallyWrites } from './tally-writes.js';
 
@@ -23,6 +23,8 @@ export interface EventsThreadData {
   /** The process's rate per project (FLAGWIRE_EVENTS_PER_SECOND) and the front-end threads sharing it. */
   eventsPerSecond: number;
   httpThreads: number;
+  /** The storage limits of the tally file; null on a node on PostgreSQL, which keeps no raw events either. */
+  limits: StorageLimits | null;
 }
 
 /** The bodies the events routes take: Flagwire's batch, and GO Feature Flag's collector body. */
@@ -80,9 +82,15 @@ async function receive(request: BatchRequest): Promise<EventsAnswer | BatchRefus
   const wait = rate.take(projectId, batch.events.length, request.now);
   if (wait > 0) return rateRefusal(wait);
   store.resetReadTxn();
-  const resolved = resolveBatch(store, request.key, batch);
+  const read = resolveBatch(store, request.key, batch);
+  // Raw events are kept in the tally file only: a node on PostgreSQL counts them and keeps none.
+  const resolved = start.limits === null ? { ...read, retentionDays: null } : read;
   const touches = { batchId: batch.batchId, subjects: resolved.events.map((e) => e.subject) };
-  return writes.count(tallyScope(request.key), touches, (txn) => countBatch(txn, request.key, batch.batchId, resolved, request.now));
+  const counted = await writes.count(tallyScope(request.key), touches, (txn) =>
+    countBatch(txn, request.key, batch.batchId, resolved, request.now, start.limits),
+  );
+  if (counted instanceof StorageFull) return { code: counted.code, detail: counted.detail, retryAfter: counted.retryAfter };
+  return counted;
 }
 
 function rateRefusal(seconds: number): BatchRefusal {

@@ -28,6 +28,12 @@ export class TallyWrites {
     return this.file;
   }
 
+  /** The tally file, or null while none is on disk (never on a node on PostgreSQL): a read opens no new file. */
+  get existingFile(): TallyFile | null {
+    if (this.databaseUrl !== null) return null;
+    return this.file === null && !TallyFile.exists(this.dataDir) ? null : this.tally;
+  }
+
   private pgTally(url: string): Promise<PgTally> {
     this.pg ??= import('../store/pg/pg-tally.js').then(({ PgTally }) => PgTally.open(url, kPgConnections));
     return this.pg;
@@ -36,7 +42,7 @@ export class TallyWrites {
   /** An experiment's arms and sums in `scope`, read now. */
   async experiment(scope: TallyScope, experiment: string): Promise<ExperimentTally> {
     if (this.databaseUrl !== null) return (await this.pgTally(this.databaseUrl)).experiment(scope, experiment);
-    return this.tally.experiment(scope, experiment);
+    return this.existingFile?.experiment(scope, experiment) ?? { arms: [], sums: [] };
   }
 
   /**

@@ -141,7 +141,7 @@ t.test('a route declared by a capability gets a number and a metrics label from 
 t.test('the webhook events are the families docs/webhooks.md names', async (t) => {
   // What a receiver subscribed to `flag`, `token` or `plan` hears of (docs/webhooks.md, "What is sent"):
   // flags, environments, audiences and shared fragments; tokens; scheduled changes and rollouts. Webhooks'
-  // own changes and memberships go to none.
+  // own changes, memberships, client keys and a project's events settings go to none.
   const kFamilies: Readonly<Record<string, WebhookEvent | null>> = {
     flag: 'flag',
     env: 'flag',
@@ -149,6 +149,7 @@ t.test('the webhook events are the families docs/webhooks.md names', async (t) =
     fragment: 'flag',
     token: 'token',
     'client-key': null,
+    events: null,
     schedule: 'plan',
     rollout: 'plan',
     webhook: null,

@@ -6,7 +6,8 @@
 // a batch sent again to the other node is answered as the first time and counted once, and its id is
 // forgotten a day later; a subject erased on one node is gone from both nodes' statistics; a batch sent
 // while PostgreSQL is down is refused and counts nothing, and counts once sent again after; batches of
-// 1,000 subjects, 8 at once on each node, the same subjects on both, count each subject once.
+// 1,000 subjects, 8 at once on each node, the same subjects on both, count each subject once; a project
+// that asks to keep raw events has its events counted, none kept, and its export refused with why.
 //
 // The events are sent in phases (outcomes before any exposure, then exposures, then exposures again,
 // then outcomes), each phase's batches at once to both nodes: within a phase the order PostgreSQL
@@ -319,6 +320,23 @@ t.test("a subject erased on one node is gone from both nodes' statistics, exactl
   t.strictSame(twice.json, { targetingKey: 'user-3', environment: null, erased: false }, 'erased on B: nothing left of it on A');
   const kept = counted.filter((e) => e.subject !== 'user-3' && e.subject !== 'user-11');
   for (const node of nodes) await compare(t, node, token, kept, 'two subjects erased');
+});
+
+t.test('a project that keeps raw events, on PostgreSQL: its events count, none is kept, and the export says why', async (t) => {
+  const { nodes, key, token } = await world(t);
+  const set = await call(nodes[0]!.baseUrl, 'PATCH', '/api/v1/events/settings', { token, body: { rawEventRetentionDays: 30 } });
+  t.equal(set.status, 200, set.text);
+  const { before, exposures, after } = phases(4, 10);
+  const counted: CountedEvent[] = [];
+  for (const [i, events] of [before, exposures, after].entries()) {
+    const r = await call(nodes[i % 2]!.baseUrl, 'POST', '/ofrep/v1/events', { token: key, body: { events: events.map((e) => e.wire) } });
+    t.equal(r.status, 200, r.text);
+    counted.push(...events.map((e) => e.counted));
+  }
+  for (const node of nodes) await compare(t, node, token, counted, 'counted whatever the retention');
+  const exported = await call(nodes[1]!.baseUrl, 'GET', '/api/v1/events/export', { token });
+  t.equal(exported.status, 404, exported.text);
+  t.match(exported.json, { detail: /Raw events are kept on an embedded node only/ });
 });
 
 t.test('a batch id is one for both nodes, and forgotten 24 hours on by the batches that follow', async (t) => {

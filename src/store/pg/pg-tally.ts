@@ -475,6 +475,37 @@ class StagedTally implements TallyTxn {
     this.sumDeltas.set(JSON.stringify([experiment, variant, metric]), { experiment, variant, metric, sums: { ...sums } });
   }
 
+  // Raw events are kept in the tally file only, and the storage limits are the tally file's: a node on
+  // PostgreSQL keeps no raw event and counts no subjects (src/events/events-thread.ts passes it neither
+  // retention nor limits, docs/events.md: Raw events). So nothing expires or is erased here, a count of
+  // subjects is not kept, and what only retention or a limit would ask is a fault of the caller's.
+
+  subjectCount(): number {
+    throw new Error('a node on PostgreSQL keeps no count of subjects: it is given no storage limits');
+  }
+
+  addSubjects(): void {}
+
+  putRawEvents(): void {
+    throw new Error('a node on PostgreSQL keeps no raw events: it is given no retention');
+  }
+
+  forgetRawEvents(): number {
+    return 0;
+  }
+
+  removeRawEvents(): number {
+    return 0;
+  }
+
+  rawBytes(): number {
+    throw new Error('a node on PostgreSQL keeps no raw events: it is given no storage limits');
+  }
+
+  firstRawExpiry(): number | null {
+    throw new Error('a node on PostgreSQL keeps no raw events: it is given no storage limits');
+  }
+
   private check(scope: TallyScope): void {
     if (scope.projectId !== this.scope.projectId || scope.environment !== this.scope.environment)
       throw new Error('a staged tally transaction reads and writes the one scope it was opened for');
