@@ -6,7 +6,8 @@
 // an SDK would.
 import t from 'tap';
 import { type CompiledFeature, compileFeature, evaluateFeature, type UnleashFields } from '../../src/unleash/feature.js';
-import { kUnleashModel, modelProblems } from '../../src/unleash/model.js';
+import { kUnleashModel } from '../../src/unleash/model.js';
+import { modelProblems } from '../../src/unleash/model-problems.js';
 import { loadSpecifications, kSpecificationVersion, type VectorContext } from './specification-vectors.js';
 
 /** A vector's context as the SDKs read one: its own field, else its property; every value as text. */
