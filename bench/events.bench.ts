@@ -3,9 +3,12 @@
 // batches of 1,000 events (a fifth exposures of fresh subjects, the rest their outcomes) by `clients`
 // concurrent keep-alive senders for `seconds`, the batches made before the clock starts. It prints the
 // events counted per second, the node's CPU per 1,000 events and the load generator's CPU share, and
-// OFREP evaluations' latency (one at a time) before the events (as long as the run, up to 20 s) and while
-// they are sent.
-// Run: npm run build && node dist/bench/events.bench.js [--seconds 10] [--clients 4] [--rate EVENTS_PER_S] [--profile DIR]
+// OFREP evaluations' latency (one at a time, another project's flag) before the events (as long as the
+// run, up to 20 s) and while they are sent. --flood keeps the node's default rate per project (50,000 a
+// second), so senders flat out are refused past it: what a flood costs another project's evaluations.
+// --postgres: the node is one of nodes sharing a private PostgreSQL cluster (started here), whose
+// events are counted there, a PostgreSQL transaction per batch (docs/events.md: Where events are counted).
+// Run: npm run build && node dist/bench/events.bench.js [--seconds 10] [--clients 4] [--rate EVENTS_PER_S] [--flood] [--profile DIR] [--postgres]
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -13,8 +16,9 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { kOperator } from '../src/actor/audit-actor.js';
 import { kStoreLayout } from '../src/capabilities.js';
-import { LmdbStore } from '../src/store/lmdb-store.js';
-import { runCommand } from '../src/writer-thread/commands.js';
+import { openForCli } from '../src/store/open-store.js';
+import { type CommandInput, type CommandName, runCommand } from '../src/writer-thread/commands.js';
+import { startPostgres } from '../test/helpers/postgres.js';
 import { machineInfo } from './environment.js';
 import { rssKb } from './processes.js';
 
@@ -25,6 +29,8 @@ const { values } = parseArgs({
     profile: { type: 'string' },
     // Events a second to send at, paced (a batch each 1,000 / rate s across the senders); absent: as fast as answered.
     rate: { type: 'string' },
+    flood: { type: 'boolean', default: false },
+    postgres: { type: 'boolean', default: false },
   },
 });
 const kSeconds = Number(values.seconds);
@@ -39,21 +45,27 @@ const cpuMs = (pid: number) => {
 };
 
 const dataDir = mkdtempSync(join(tmpdir(), 'flagwire-events-bench-'));
-const store = LmdbStore.open(dataDir, { layout: kStoreLayout });
-const now = Date.now();
-const { secret, projectId } = store.transact((w) => {
-  const orgId = runCommand(w, 'orgCreate', { principal: kOperator, name: 'Bench', plan: 'enterprise' }, now).id;
-  const projectId = runCommand(w, 'projectCreate', { principal: kOperator, name: 'Shop', orgId, kind: 'single' }, now).id;
-  runCommand(
-    w,
-    'flagCreate',
-    { projectId, principal: kOperator, body: { name: 'new-checkout', enabled: true, trafficPercentage: 50, experiment: 'checkout' } },
-    now,
-  );
-  const received = { bytes: Buffer.from(JSON.stringify({ name: 'bench', uses: ['events'] })), contentType: 'application/json' };
-  return { secret: runCommand(w, 'clientKeyCreate', { principal: kOperator, projectId, received }, now).secret, projectId };
+const pg = values.postgres ? await startPostgres() : null;
+const databaseUrl = pg === null ? null : await pg.newDatabase();
+const { writes } = await openForCli(dataDir, kStoreLayout, databaseUrl);
+const run = async <N extends CommandName>(name: N, input: CommandInput<N>) => {
+  const [r] = await writes.commit(() => [(w) => runCommand(w, name, input, Date.now())]);
+  if (!r!.ok) throw r!.error;
+  return r!.value;
+};
+const orgId = (await run('orgCreate', { principal: kOperator, name: 'Bench', plan: 'enterprise' })).id;
+const projectId = (await run('projectCreate', { principal: kOperator, name: 'Shop', orgId, kind: 'single' })).id;
+await run('flagCreate', {
+  projectId,
+  principal: kOperator,
+  body: { name: 'new-checkout', enabled: true, trafficPercentage: 50, experiment: 'checkout' },
 });
-store.close();
+const received = { bytes: Buffer.from(JSON.stringify({ name: 'bench', uses: ['events'] })), contentType: 'application/json' };
+const { secret } = await run('clientKeyCreate', { principal: kOperator, projectId, received });
+// Another project of the organisation, whose evaluations are probed beside the events.
+const otherId = (await run('projectCreate', { principal: kOperator, name: 'Search', orgId, kind: 'single' })).id;
+await run('flagCreate', { projectId: otherId, principal: kOperator, body: { name: 'new-search', enabled: true, trafficPercentage: 50 } });
+await writes.close();
 
 /** Batch `n`: 200 fresh subjects exposed, then 4 outcomes each (purchase with a value, clicks). */
 function batch(n: number): string {
@@ -73,8 +85,15 @@ const profile = values.profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-d
 const cli = new URL('../src/cli/cli.js', import.meta.url).pathname;
 const child: ChildProcess = spawn(process.execPath, [...profile, cli, 'serve', '--port', '0', '--data', dataDir], {
   stdio: ['ignore', 'pipe', 'inherit'],
-  // The project's event rate raised out of the way: what one node counts is measured, not the limit.
-  env: { ...process.env, FLAGWIRE_SYNC_PORT: '0', FLAGWIRE_LOG_LEVEL: 'warn', FLAGWIRE_EVENTS_PER_SECOND: '10000000' },
+  // The project's event rate raised out of the way (what one node counts is measured, not the limit),
+  // unless the run is a flood.
+  env: {
+    ...process.env,
+    FLAGWIRE_SYNC_PORT: '0',
+    FLAGWIRE_LOG_LEVEL: 'warn',
+    ...(values.flood ? {} : { FLAGWIRE_EVENTS_PER_SECOND: '10000000' }),
+    ...(databaseUrl === null ? {} : { FLAGWIRE_DATABASE_URL: databaseUrl }),
+  },
 });
 const port = await new Promise<number>((resolve, reject) => {
   let out = '';
@@ -101,12 +120,14 @@ const post = async (body: string) => {
   if (r.status === 200) counted += answer.accepted ?? 0;
   else refused++;
 };
-await post(batch(-1)); // warm: the tally file opened, the routes compiled
+// A node on PostgreSQL serves once its copy has caught up (the client key is in it).
+while ((await fetch(`http://127.0.0.1:${port}/ready`)).status !== 200) await new Promise((resolve) => setTimeout(resolve, 50));
+await post(batch(-1)); // warm: the tally file (or PostgreSQL's pool) opened, the routes compiled
 counted = 0;
 
 /**
- * Evaluation latency beside it: one OFREP evaluation at a time (another flag, as another service of the
- * project would ask it) for `ms`, each timed; the 50th and 99th percentiles in ms.
+ * Evaluation latency beside it: one OFREP evaluation at a time (another project's flag, as another
+ * team's service would ask it) for `ms`, each timed; the 50th and 99th percentiles in ms.
  */
 async function probeEvaluations(ms: number): Promise<{ p50: number; p99: number; count: number }> {
   const times: number[] = [];
@@ -114,9 +135,9 @@ async function probeEvaluations(ms: number): Promise<{ p50: number; p99: number;
   let n = 0;
   while (performance.now() < until) {
     const started = performance.now();
-    const r = await fetch(`http://127.0.0.1:${port}/ofrep/v1/evaluate/flags/new-checkout`, {
+    const r = await fetch(`http://127.0.0.1:${port}/ofrep/v1/evaluate/flags/new-search`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-flagwire-project': projectId },
+      headers: { 'content-type': 'application/json', 'x-flagwire-project': otherId },
       body: JSON.stringify({ context: { targetingKey: `probe-${n++}` } }),
     });
     await r.arrayBuffer();
@@ -165,10 +186,13 @@ const exited = new Promise((resolve) => child.once('exit', resolve));
 child.kill('SIGTERM');
 await exited;
 rmSync(dataDir, { recursive: true, force: true });
+await pg?.destroy();
 
 console.log(
   `# ${JSON.stringify(machineInfo())}; load ${loadavg()[0]!.toFixed(1)}; ${kClients} clients, batches of ${kBatch}, ${seconds.toFixed(1)} s` +
-    (values.rate === undefined ? ', as fast as answered' : `, paced at ${values.rate} events/s`),
+    (values.rate === undefined ? ', as fast as answered' : `, paced at ${values.rate} events/s`) +
+    (values.flood ? ', a flood past the default rate per project' : '') +
+    (pg === null ? ', embedded node' : ', node on PostgreSQL'),
 );
 console.log(
   `# node RSS once settled: first ${mb(settled[0]!)} MB, last ${mb(settled.at(-1)!)} MB, least ${mb(Math.min(...settled))} MB, most ${mb(Math.max(...settled))} MB`,

@@ -207,15 +207,25 @@ class ManagementPipeline {
     trackAbort(res);
     const done = deps.inFlight.start();
     const answer = () => {
+      let pending = false;
       try {
         if (res.aborted) return;
         deps.store.resetReadTxn();
         const storeRevision = deps.store.revision();
-        this.succeed(res, request, auth.token, 200, handler.run(request, auth, deps), storeRevision);
+        const value = handler.run(request, auth, deps);
+        if (value instanceof Promise) {
+          pending = true;
+          value
+            .then(
+              (settled: unknown) => this.succeed(res, request, auth.token, 200, settled, storeRevision),
+              (err: unknown) => this.fail(res, request, auth.token, err),
+            )
+            .finally(done);
+        } else this.succeed(res, request, auth.token, 200, value, storeRevision);
       } catch (err) {
         this.fail(res, request, auth.token, err);
       } finally {
-        done();
+        if (!pending) done();
       }
     };
     this.atRevision(res, request, auth.token, minRevision, () => setImmediate(answer), done);

@@ -24,7 +24,7 @@ import { hasAudiences } from '../model/plans.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { SnapshotReader } from '../store/interfaces.js';
 import { evalErrorBody, evalExperimentBody, evalFlagBody, evalVariantBody, kAudiencePlanBody } from './bodies.js';
-import { blockedByPlan, compileState, decideState, decisionInExperiment, decisionValue, type CompiledState } from './evaluate.js';
+import { blockedByPlan, compileStateWith, decideState, decisionInExperiment, decisionValue, type CompiledState } from './evaluate.js';
 import { compileVariants, resolveVariant, type CompiledVariants } from './variants.js';
 import type { Resolution } from '../targeting/compiled-flag.js';
 import { compileUnleash, unleashVariants } from '../unleash/state.js';
@@ -425,14 +425,19 @@ export class EvalEngine {
       }
       const experimentBodies = experiment === null ? null : { eval: [], ofrepBodies: null, ofrepPairs: null };
       if (effective.unleash === undefined) {
-        return { ...compileState(flag.id, effective, audience(effective.audienceId), flag.bucketing), variants, experimentBodies };
+        return compileStateWith(flag.id, effective, audience(effective.audienceId), flag.bucketing, { variants, experimentBodies });
       }
       // Unleash's model (issue 60) decides in place of the audience, cohorts and percentage, which are not
       // read (so not compiled: a stored audience cannot refuse it by plan); its dependencies are read from
-      // this project's flags in the same environment.
-      const compiled = compileState(flag.id, { ...effective, audienceId: null, cohorts: [] }, undefined, flag.bucketing);
+      // this project's flags in the same environment. `unleash` is compileState's own field, set in place,
+      // so the state keeps every state's one hidden class.
       const unleash = compileUnleash(flag.name, effective.enabled, effective.unleash, (name) => this.unleashParent(project.id, env, name));
-      return { ...compiled, unleash, variants: unleashVariants(unleash), experimentBodies };
+      const unread = { ...effective, audienceId: null, cohorts: [] };
+      return compileStateWith(flag.id, unread, undefined, flag.bucketing, {
+        unleash,
+        variants: unleashVariants(unleash),
+        experimentBodies,
+      });
     };
     let state: EvalState | null = null;
     let envs: Map<string, EvalState> | null = null;

@@ -1,7 +1,7 @@
 // The events capability's Management API routes (docs/api.md: Events): a subject erased, with a write
 // token (what it added to the statistics taken back, in the tally file, never through the writer: its
 // key is the personal data erased, so no audit entry names it), and an experiment's statistics as
-// counted, with a read token.
+// counted, with a read token; in the tally file, or PostgreSQL's (event-counter.ts).
 import type { ManagementRouteSpec } from '../capability/capability.js';
 import { requireEnvironmentAllowed, resolveEnvParam } from '../model/environments.js';
 import { checkedBody } from '../model/request-body.js';
@@ -38,7 +38,9 @@ export const kEventsApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
           requireEnvironmentAllowed(auth.token.environments, env);
           const { targetingKey } = checkedBody(received, kEraseValidator);
           const scope = { projectId: auth.project.id, environment: env ?? '' };
-          const erased = await events.count((txn) => eraseSubject(txn, scope, targetingKey));
+          const erased = await events.count(scope, { batchId: null, subjects: [targetingKey] }, (txn) =>
+            eraseSubject(txn, scope, targetingKey),
+          );
           return { status: 200, value: { targetingKey, environment: env, erased } };
         } finally {
           release();
@@ -59,17 +61,17 @@ export const kEventsApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
       parameters: [pathParam('experiment', 'The experiment key its flags carry (`experiment` on a flag state)'), kEnvParam],
       responses: {
         '200': json(ExperimentStatistics, 'The statistics; no variant yet when nothing was counted'),
-        ...apiErrors([400, 401, 402, 403, 404, 429, 500]),
+        ...apiErrors([400, 401, 402, 403, 404, 429, 500, 503]),
       },
     },
     handler: {
       kind: 'read',
-      run(request, auth, { config, events }) {
+      async run(request, auth, { config, events }) {
         refuseUnlessCounted(config);
         const env = resolveEnvParam(auth.project, request.query.get('env'), true, 'list');
         requireEnvironmentAllowed(auth.token.environments, env);
         const experiment = request.params.experiment!;
-        const tally = events.tally.experiment({ projectId: auth.project.id, environment: env ?? '' }, experiment);
+        const tally = await events.experiment({ projectId: auth.project.id, environment: env ?? '' }, experiment);
         return statisticsView(experiment, env, tally);
       },
     },

@@ -1,77 +1,118 @@
-// The front end's handle on the tally file (src/store/tally-file.ts), where the events routes count and
-// the statistics route reads: opened on first use, so a node that is never sent an event never opens it.
-// With it, the projects' event rate (event-rate.ts), shared by both events routes.
+// The front end's handle on events: batches are handed to the events thread (events-thread.ts), started
+// with the first one, which reads, resolves and counts them; erasures and the statistics are the front
+// end's own writes and reads of the tally (tally-writes.ts: the tally file, or PostgreSQL's), opened on
+// first use.
+import { Worker } from 'node:worker_threads';
 import type { Config } from '../config.js';
 import { FlagwireError } from '../errors.js';
-import { TallyFile, type TallyTxn } from '../store/tally-file.js';
-import { EventRate } from './event-rate.js';
+import type { TallyTouches } from '../store/pg/pg-tally.js';
+import type { ExperimentTally, TallyScope, TallyTxn } from '../store/tally-file.js';
+import type { BatchReply, BatchRequest, EventsThreadData, EventsThreadMessage, ReceivedBatch } from './events-thread.js';
+import type { EventsAnswer } from './receive.js';
+import { TallyWrites } from './tally-writes.js';
 
 declare module '../routes/handler.js' {
   interface RouteServices {
-    /** The tally file of events, per front end (src/events). */
+    /** Events: the events thread, and the tally (src/events). */
     events: EventCounter;
   }
 }
 
+/** What became of a batch: counted (the answer), or refused (the error, and seconds of Retry-After if it says when to retry). */
+export type BatchOutcome = { answer: EventsAnswer } | { refusal: FlagwireError; retryAfter: number | null };
+
+interface Pending {
+  resolve(outcome: BatchOutcome): void;
+  reject(err: Error): void;
+}
+
 export class EventCounter {
-  /** How many events each project may send: both events routes take from it. */
-  readonly rate: EventRate;
-  private readonly dataDir: string;
-  private file: TallyFile | null = null;
-  /** Settles once the batch counted last has run its transaction's work (see count). */
-  private ran: Promise<void> = Promise.resolve();
+  private readonly writes: TallyWrites;
+  private readonly threadData: EventsThreadData;
+  private thread: Worker | null = null;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 0;
 
-  constructor(config: Readonly<Pick<Config, 'dataDir' | 'eventsPerSecond' | 'httpThreads'>>) {
-    this.dataDir = config.dataDir;
-    this.rate = new EventRate(config.eventsPerSecond, config.httpThreads);
+  constructor(config: Readonly<Pick<Config, 'dataDir' | 'databaseUrl' | 'eventsPerSecond' | 'httpThreads'>>) {
+    this.writes = new TallyWrites(config);
+    const { dataDir, databaseUrl, eventsPerSecond, httpThreads } = config;
+    this.threadData = { dataDir, databaseUrl, eventsPerSecond, httpThreads };
   }
 
-  get tally(): TallyFile {
-    this.file ??= TallyFile.open(this.dataDir);
-    return this.file;
+  /** An experiment's arms and sums in `scope`, read now. */
+  experiment(scope: TallyScope, experiment: string): Promise<ExperimentTally> {
+    return this.writes.experiment(scope, experiment);
   }
 
-  /**
-   * Runs `apply` in a write transaction of its own and settles with its result once committed, on disk.
-   * lmdb-js runs every transaction callback waiting for the write lock in one go on this thread: eight
-   * batches of 1,000 events held evaluation answers for 30 ms. So a batch's transaction is asked for
-   * only once the one before it has run its work: the thread is held for one batch's few milliseconds
-   * at a time, while the commits still overlap the next batch's work.
-   */
-  count<T>(apply: (txn: TallyTxn) => T): Promise<T> {
-    const started = this.ran.then(() => {
-      let done!: () => void;
-      const ran = new Promise<void>((resolve) => (done = resolve));
-      const committed = this.tally.transact((txn) => {
-        try {
-          return apply(txn);
-        } finally {
-          done();
-        }
-      });
-      // A transaction that fails before its work runs must not hold the next ones.
-      committed.catch(done);
-      return { ran, committed };
+  /** Runs `apply` in a write transaction of the tally of its own (an erasure): see TallyWrites.count. */
+  count<T>(scope: TallyScope, touches: TallyTouches, apply: (txn: TallyTxn) => T): Promise<T> {
+    return this.writes.count(scope, touches, apply);
+  }
+
+  /** Hands `batch` to the events thread: settles once it is counted (on disk) or refused. */
+  receive(batch: ReceivedBatch): Promise<BatchOutcome> {
+    const id = this.nextId++;
+    const request: BatchRequest = { id, ...batch };
+    return new Promise<BatchOutcome>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.started().postMessage(request satisfies EventsThreadMessage);
     });
-    this.ran = started.then(({ ran }) => ran);
-    return started.then(({ committed }) => committed);
   }
 
-  /** Closes the file once the front end has drained (every answered batch is on disk by then). */
+  private started(): Worker {
+    if (this.thread !== null) return this.thread;
+    const thread = new Worker(new URL('./events-thread.js', import.meta.url), { workerData: this.threadData });
+    // It never holds the process: a batch in flight is held by its request, and close() ends it.
+    thread.unref();
+    thread.on('message', (reply: BatchReply | 'closed') => this.settle(reply));
+    // A thread that fails (a fault of ours, never a client's) fails what it held; the next batch starts another.
+    const failed = (err: Error) => {
+      if (this.thread === thread) this.thread = null;
+      for (const { reject } of this.pending.values()) reject(err);
+      this.pending.clear();
+    };
+    thread.on('error', failed);
+    thread.on('exit', (code) => failed(new Error(`the events thread ended (exit code ${code})`)));
+    this.thread = thread;
+    return thread;
+  }
+
+  private settle(reply: BatchReply | 'closed'): void {
+    if (reply === 'closed') return;
+    const pending = this.pending.get(reply.id);
+    if (pending === undefined) return;
+    this.pending.delete(reply.id);
+    if ('answer' in reply) pending.resolve({ answer: reply.answer });
+    else if ('refusal' in reply)
+      pending.resolve({ refusal: new FlagwireError(reply.refusal.code, reply.refusal.detail), retryAfter: reply.refusal.retryAfter });
+    else pending.reject(new Error(`the events thread failed a batch: ${reply.failure}`));
+  }
+
+  /** Ends the events thread and closes the tally file, once the front end has drained (every answered batch is on disk by then). */
   async close(): Promise<void> {
-    await this.file?.close();
-    this.file = null;
+    const thread = this.thread;
+    this.thread = null;
+    if (thread !== null) {
+      const closed = new Promise<void>((resolve) => {
+        thread.on('message', (reply: BatchReply | 'closed') => reply === 'closed' && resolve());
+        thread.once('exit', () => resolve());
+      });
+      thread.postMessage('close' satisfies EventsThreadMessage);
+      await closed;
+      await thread.terminate();
+    }
+    await this.writes.close();
   }
 }
 
 /**
- * The refusal of every events route on a node that does not count them: with PostgreSQL, each node's own
- * tally file would hold only part of a subject's events (and a relay forwards no writes).
+ * The refusal of every events route on a relay: it takes no writes (its copy is the upstream's), and a
+ * relay's own tally would hold part of a subject's events. Embedded nodes and nodes on PostgreSQL count.
  */
-export function refuseUnlessCounted(config: Readonly<Pick<Config, 'databaseUrl' | 'upstream'>>): void {
-  if (config.databaseUrl !== null || config.upstream !== null)
+export function refuseUnlessCounted(config: Readonly<Pick<Config, 'upstream'>>): void {
+  if (config.upstream !== null)
     throw new FlagwireError(
       'NOT_FOUND',
-      'Events are counted on an embedded node only: this node keeps its data in PostgreSQL, or relays another node, where each node would hold part of a subject. Send them to an embedded node.',
+      'Events are not counted on a relay: it relays another node and takes no writes. Send them to the node it relays (or any node on its PostgreSQL).',
     );
 }

@@ -1,9 +1,9 @@
 // How many events a project may send (docs/events.md: Limits): a token bucket per project that holds
 // one second of its rate and refills continuously, so a client sending at the rate is never refused, a
-// burst of up to a second's worth passes, and a flood is refused with how long to wait. Each front-end
-// thread keeps its own buckets with its share of the rate (the process's rate divided by its threads):
-// uWS hands connections to the threads in turn, so a project's share is the rate whichever thread its
-// clients reach. A batch is admitted or refused whole: half a batch counted would have its retry count
+// burst of up to a second's worth passes, and a flood is refused with how long to wait. The events thread
+// of each front-end thread keeps its own buckets with its share of the rate (the process's rate divided
+// by the front-end threads): uWS hands connections to the threads in turn, so a project's share is the
+// rate whichever thread its clients reach. A batch is admitted or refused whole: half a batch counted would have its retry count
 // the other half twice.
 import { FlagwireError } from '../errors.js';
 
@@ -29,6 +29,25 @@ export class EventRate {
 
   /** Takes `events` from `projectId`'s bucket at `now`: 0, or the seconds to wait before the batch would pass (nothing taken). */
   take(projectId: string, events: number, now: number): number {
+    const bucket = this.refilled(projectId, now);
+    if (events <= bucket.tokens) {
+      bucket.tokens -= events;
+      return 0;
+    }
+    return this.wait(bucket, events);
+  }
+
+  /**
+   * 0 while `projectId` may send at least one event at `now`, else the seconds until it may (nothing
+   * taken): a batch is refused by this before it is read, so that a flood past the rate costs the node
+   * no parsing.
+   */
+  exhausted(projectId: string, now: number): number {
+    const bucket = this.refilled(projectId, now);
+    return bucket.tokens >= 1 ? 0 : this.wait(bucket, 1);
+  }
+
+  private refilled(projectId: string, now: number): Bucket {
     let bucket = this.buckets.get(projectId);
     if (bucket === undefined) {
       bucket = { tokens: this.capacity, at: now };
@@ -36,10 +55,10 @@ export class EventRate {
     }
     bucket.tokens = Math.min(this.capacity, bucket.tokens + (now - bucket.at) * this.perMs);
     bucket.at = now;
-    if (events <= bucket.tokens) {
-      bucket.tokens -= events;
-      return 0;
-    }
+    return bucket;
+  }
+
+  private wait(bucket: Bucket, events: number): number {
     return Math.max(1, Math.ceil((Math.min(events, this.capacity) - bucket.tokens) / this.perMs / 1000));
   }
 

@@ -1,9 +1,10 @@
 // The events routes (issue 58, item 2; docs/events.md): POST /ofrep/v1/events, Flagwire's batch of
 // exposures and outcomes (proposed for OFREP, open-feature/protocol issue 71), and POST /v1/data/collector,
 // GO Feature Flag's collector body, which its stock providers send. Both take a client key with the
-// `events` use, read the body within the body budget (gzip inflated with a bound: body.ts), name each bad
-// event in the answer and count the rest once (receive.ts), answering 200 only once they are on disk.
-// Counted on an embedded node only (refuseUnlessCounted says why).
+// `events` use and read the body within the body budget; the events thread (events-thread.ts) inflates
+// it with a bound (body.ts), names each bad event in the answer and counts the rest once (receive.ts),
+// and the route answers 200 only once they are on disk.
+// Counted on an embedded node and on nodes sharing PostgreSQL; a relay refuses (refuseUnlessCounted says why).
 import type { HttpRequest } from 'uWebSockets.js';
 import type { ServiceRouteDeps, ServiceRouteSpec } from '../capability/capability.js';
 import { ClientKeyAccess } from '../client-keys/access.js';
@@ -11,12 +12,11 @@ import { type PendingResponse, send } from '../http/http.js';
 import { revisionHeaders } from '../http/revisions.js';
 import { apiErrors, json } from '../routes/openapi-parts.js';
 import { clientAddresses, readServiceBody, sendRefusal } from '../routes/service-route-parts.js';
-import { readEventsBody } from './body.js';
 import { refuseUnlessCounted } from './event-counter.js';
-import { readEventBatch } from './event-batch.js';
-import { GoffCollectorBody, readGoffCollectorBatch } from './goff-collector.js';
-import { countBatch, type EventsAnswer, resolveBatch } from './receive.js';
-import { EventBatch, EventsAccepted, type ReadBatch } from './schemas.js';
+import type { BatchFormat } from './events-thread.js';
+import { GoffCollectorBody } from './goff-collector.js';
+import type { EventsAnswer } from './receive.js';
+import { EventBatch, EventsAccepted } from './schemas.js';
 
 const kEventsPath = '/ofrep/v1/events';
 const kCollectorPath = '/v1/data/collector';
@@ -37,7 +37,7 @@ export const kEventsRoutes = {
       request: { schema: EventBatch, required: true },
       responses: { '200': json(EventsAccepted, 'Counted: how many, and each event refused with why'), ...kRefusals },
     },
-    handler: (deps, route) => eventsHandler(deps, route, kEventsPath, readEventBatch, (answer) => answer),
+    handler: (deps, route) => eventsHandler(deps, route, kEventsPath, 'ofrep', (answer) => answer),
   },
   postGoffCollector: {
     method: 'post',
@@ -53,7 +53,7 @@ export const kEventsRoutes = {
       responses: { '200': json(EventsAccepted, 'Counted, as POST /ofrep/v1/events answers, and ingestedContentCount'), ...kRefusals },
     },
     handler: (deps, route) =>
-      eventsHandler(deps, route, kCollectorPath, readGoffCollectorBatch, (answer) => ({
+      eventsHandler(deps, route, kCollectorPath, 'goff', (answer) => ({
         ...answer,
         ingestedContentCount: answer.accepted,
       })),
@@ -64,26 +64,25 @@ function eventsHandler(
   deps: ServiceRouteDeps,
   route: number,
   path: string,
-  readBatch: (body: Readonly<Record<string, unknown>>, now: number) => ReadBatch,
+  format: BatchFormat,
   answerOf: (answer: EventsAnswer) => object,
 ): (res: PendingResponse, req: HttpRequest) => void {
   const access = new ClientKeyAccess(deps.store, deps.authFailures);
   const addressOf = clientAddresses(deps.config);
-  const goff = path === kCollectorPath;
+  const goff = format === 'goff';
 
   const receive = async (bytes: Uint8Array, headers: Headers): Promise<number> => {
     refuseUnlessCounted(deps.config);
     const now = deps.clock.now();
     deps.store.resetReadTxn();
     const key = access.grant(headers.authorization, headers.apiKey, 'events', headers.ip, now);
-    const batch = readBatch(await readEventsBody(bytes, headers.contentEncoding, headers.contentType), now);
-    const { rate } = deps.events;
-    const wait = rate.take(key.projectId, batch.events.length, deps.clock.now());
-    if (wait > 0) return sendRefusal(headers.res, rate.refusal(wait), deps, path, 'events batch', [['Retry-After', String(wait)]]);
-    deps.store.resetReadTxn();
-    const resolved = resolveBatch(deps.store, key, batch);
-    const answer = await deps.events.count((txn) => countBatch(txn, key, batch.batchId, resolved, now));
-    send(headers.res, 200, JSON.stringify(answerOf(answer)), 'application/json', revisionHeaders(deps.store.revision()));
+    const { contentEncoding, contentType } = headers;
+    const outcome = await deps.events.receive({ format, bytes, contentEncoding, contentType, key, now });
+    if ('refusal' in outcome) {
+      const retry = outcome.retryAfter === null ? [] : ([['Retry-After', String(outcome.retryAfter)]] as const);
+      return sendRefusal(headers.res, outcome.refusal, deps, path, 'events batch', retry);
+    }
+    send(headers.res, 200, JSON.stringify(answerOf(outcome.answer)), 'application/json', revisionHeaders(deps.store.revision()));
     return 200;
   };
 

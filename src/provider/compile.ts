@@ -1,8 +1,8 @@
 // A snapshot (src/snapshots/shape.ts) compiled for in-process evaluation with the engine's own functions,
-// as the server's engine compiles a flag version (src/eval-engine/engine.ts compileFlag): compileState with the
+// as the server's engine compiles a flag version (src/eval-engine/engine.ts compileFlag): compileStateWith with the
 // flag's bucketing and its audience, compileVariants with the flag's name as flagd's flag key.
 import type { ResolutionDetails } from '@openfeature/server-sdk';
-import { compileState } from '../eval-engine/evaluate.js';
+import { compileStateWith } from '../eval-engine/evaluate.js';
 import { compileVariants } from '../eval-engine/variants.js';
 import type { OfrepState } from '../ofrep/answer.js';
 import type { Audience } from '../model/projects.js';
@@ -70,7 +70,7 @@ function compileFlag(flag: SnapshotFlag, audiences: ReadonlyMap<string, Audience
     id: flag.id,
     name: flag.name,
     state:
-      state.unleash === undefined ? { ...compileState(flag.id, state, audience, flag.bucketing), variants } : unleashState(flag, parents),
+      state.unleash === undefined ? compileStateWith(flag.id, state, audience, flag.bucketing, { variants }) : unleashState(flag, parents),
     metadata: Object.freeze({ id: flag.id, name: flag.name }),
     decided: [],
   };
@@ -80,8 +80,11 @@ function compileFlag(flag: SnapshotFlag, audiences: ReadonlyMap<string, Audience
 function unleashState(flag: SnapshotFlag, parents: FeatureLookup): OfrepState {
   const { state } = flag;
   const unleash = compileUnleash(flag.name, state.enabled, state.unleash!, parents);
-  const compiled = compileState(flag.id, { ...state, audienceId: null, cohorts: [] }, undefined, flag.bucketing);
-  return { ...compiled, unleash, variants: unleashVariants(unleash) };
+  // `unleash` is compileState's own field, set in place: the state keeps every state's one hidden class.
+  return compileStateWith(flag.id, { ...state, audienceId: null, cohorts: [] }, undefined, flag.bucketing, {
+    unleash,
+    variants: unleashVariants(unleash),
+  });
 }
 
 function fingerprint(flag: SnapshotFlag, audiences: ReadonlyMap<string, Audience>, audiencesAllowed: boolean): string {

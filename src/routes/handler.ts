@@ -47,6 +47,7 @@ export interface HandlerDeps extends RouteServices {
 
 export interface ReadHandler {
   readonly kind: 'read';
+  /** The answer's value; or a promise of it, for a read that waits on something outside the node's copy (PostgreSQL's tally). */
   run(request: ApiRequest, auth: AuthContext, deps: HandlerDeps): unknown;
 }
 

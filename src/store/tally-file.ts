@@ -106,13 +106,13 @@ export interface ExperimentTally {
 type Key = (string | number)[];
 
 /** A subject's state as stored: [experiment, variant, at][], [metric, events, total][], [experiment, metric, preEvents, pre, postEvents, post][]. */
-interface StoredSubject {
+export interface StoredSubject {
   e: [string, string, number][];
   t: [string, number, string][];
   x: [string, string, number, string, number, string][];
 }
 
-function toSubject(stored: StoredSubject | undefined): SubjectState {
+export function toSubject(stored: StoredSubject | undefined): SubjectState {
   const state: SubjectState = { exposures: new Map(), totals: new Map(), inExperiments: new Map() };
   if (stored === undefined) return state;
   // Every experiment the subject is in has its map of metrics, an empty one included (it stores no row).
@@ -128,7 +128,7 @@ function toSubject(stored: StoredSubject | undefined): SubjectState {
   return state;
 }
 
-function fromSubject(state: SubjectState): StoredSubject {
+export function fromSubject(state: SubjectState): StoredSubject {
   const stored: StoredSubject = { e: [], t: [], x: [] };
   for (const [experiment, { variant, at }] of state.exposures) stored.e.push([experiment, variant, at]);
   for (const [metric, { events, total }] of state.totals) stored.t.push([metric, events, String(total)]);

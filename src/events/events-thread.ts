@@ -1,0 +1,111 @@
+// The events thread: where a front end's batches of events are read (inflated, parsed, checked), their
+// exposures resolved against the flags, and counted in the tally file, so that none of it holds the
+// front end's thread, which writes the evaluations' answers. Measured with everything on the front end's
+// thread, an evaluation that arrived behind a batch waited for it: at 50,000 events a second its p99 was
+// 1.6-2.0x its quiet figure (bench/RESULTS.md, issue 58). One per front-end thread, started with its
+// first batch (event-counter.ts), so a node that is never sent an event never starts it.
+import { parentPort, workerData } from 'node:worker_threads';
+import type { ClientKey } from '../client-keys/records.js';
+import { type ErrorCode, FlagwireError } from '../errors.js';
+import { LmdbStore } from '../store/lmdb-store.js';
+import { readEventsBody } from './body.js';
+import { readEventBatch } from './event-batch.js';
+import { EventRate } from './event-rate.js';
+import { readGoffCollectorBatch } from './goff-collector.js';
+import { countBatch, type EventsAnswer, resolveBatch, tallyScope } from './receive.js';
+import type { ReadBatch } from './schemas.js';
+import { TallyWrites } from './tally-writes.js';
+
+export interface EventsThreadData {
+  dataDir: string;
+  /** PostgreSQL's URL on a node that shares one: the batches are counted there (tally-writes.ts). */
+  databaseUrl: string | null;
+  /** The process's rate per project (FLAGWIRE_EVENTS_PER_SECOND) and the front-end threads sharing it. */
+  eventsPerSecond: number;
+  httpThreads: number;
+}
+
+/** The bodies the events routes take: Flagwire's batch, and GO Feature Flag's collector body. */
+const kReaders = {
+  ofrep: readEventBatch,
+  goff: readGoffCollectorBatch,
+} satisfies Record<string, (body: Readonly<Record<string, unknown>>, now: number) => ReadBatch>;
+export type BatchFormat = keyof typeof kReaders;
+
+/** A batch as the front end received it, with the client key that sent it (already granted the events use). */
+export interface ReceivedBatch {
+  format: BatchFormat;
+  bytes: Uint8Array;
+  contentEncoding: string;
+  contentType: string;
+  key: ClientKey;
+  now: number;
+}
+
+/** A received batch on its way to the events thread, with the id its reply names. */
+export interface BatchRequest extends ReceivedBatch {
+  id: number;
+}
+
+/** A refusal as it crosses back: the error's code and detail, and the seconds of Retry-After, if any. */
+export interface BatchRefusal {
+  code: ErrorCode;
+  detail: string;
+  retryAfter: number | null;
+}
+
+export type BatchReply =
+  | { id: number; answer: EventsAnswer }
+  | { id: number; refusal: BatchRefusal }
+  /** Something the client did not cause (the front end logs it and answers 500). */
+  | { id: number; failure: string };
+
+/** What the front end sends: a batch, or the word to close (every batch is answered by then). */
+export type EventsThreadMessage = BatchRequest | 'close';
+
+const start = workerData as EventsThreadData;
+const port = parentPort!;
+// Exposures name flags: resolved in the node's local copy, as an evaluation worker reads it (a node on
+// PostgreSQL has one too).
+const store = LmdbStore.open(start.dataDir, { readOnly: true });
+const writes = new TallyWrites(start);
+const rate = new EventRate(start.eventsPerSecond, start.httpThreads);
+
+async function receive(request: BatchRequest): Promise<EventsAnswer | BatchRefusal> {
+  const { projectId } = request.key;
+  const exhausted = rate.exhausted(projectId, request.now);
+  if (exhausted > 0) return rateRefusal(exhausted);
+  const body = await readEventsBody(request.bytes, request.contentEncoding, request.contentType);
+  const batch = kReaders[request.format](body, request.now);
+  const wait = rate.take(projectId, batch.events.length, request.now);
+  if (wait > 0) return rateRefusal(wait);
+  store.resetReadTxn();
+  const resolved = resolveBatch(store, request.key, batch);
+  const touches = { batchId: batch.batchId, subjects: resolved.events.map((e) => e.subject) };
+  return writes.count(tallyScope(request.key), touches, (txn) => countBatch(txn, request.key, batch.batchId, resolved, request.now));
+}
+
+function rateRefusal(seconds: number): BatchRefusal {
+  const { code, detail } = rate.refusal(seconds);
+  return { code, detail, retryAfter: seconds };
+}
+
+function reply(id: number, outcome: EventsAnswer | BatchRefusal): BatchReply {
+  return 'code' in outcome ? { id, refusal: outcome } : { id, answer: outcome };
+}
+
+port.on('message', (message: EventsThreadMessage) => {
+  if (message === 'close') {
+    void Promise.all([writes.close(), store.close()]).then(() => port.postMessage('closed'));
+    return;
+  }
+  receive(message).then(
+    (outcome) => port.postMessage(reply(message.id, outcome)),
+    (err: unknown) =>
+      port.postMessage(
+        err instanceof FlagwireError
+          ? { id: message.id, refusal: { code: err.code, detail: err.detail, retryAfter: null } }
+          : { id: message.id, failure: err instanceof Error ? (err.stack ?? err.message) : String(err) },
+      ),
+  );
+});

@@ -1,0 +1,162 @@
+// An experiment's results from its statistics as Flagwire serves them (src/events/statistics.ts): per
+// treatment and metric the effect with its always-valid intervals, CUPED's share of variance removed,
+// the Bayesian chance to beat control, and a sentence; and the sample-ratio check over every arm. Pure
+// and O(arms × metrics): the sums are the whole input, however many subjects they count.
+import type { ExperimentStatistics } from '../events/statistics.js';
+import type { MetricSums } from '../store/tally-file.js';
+import { type Posterior, posterior } from './bayes.js';
+import { cupedTheta } from './cuped.js';
+import { absoluteEffect, type Estimate, relativeEffect } from './effect.js';
+import { armMoments, armSums, type MetricKind } from './moments.js';
+import { mixtureRho, type SequentialInterval, sequentialInterval } from './sequential.js';
+import { type SrmResult, srmCheck } from './srm.js';
+import { metricVerdict } from './verdict.js';
+
+/** What the results are computed against: the experiment's plan. */
+export interface ExperimentPlan {
+  readonly control: string;
+  /** Every arm with its planned weight (positive, any scale), the control's included. */
+  readonly allocation: readonly { readonly variant: string; readonly weight: number }[];
+  readonly metrics: readonly { readonly metric: string; readonly kind: MetricKind }[];
+  /** Subjects planned over all arms (at least 1): the confidence sequences and the sample-ratio check are tuned to it. */
+  readonly plannedSubjects: number;
+}
+
+/** The choices of the analysis, each with the default docs/statistics.md gives reasons for. */
+export interface AnalysisOptions {
+  /** The error rate of every interval and test, strictly between 0 and 1 (the caller checks it). */
+  readonly alpha: number;
+  /** The Bayesian lens's prior on the effect: null flat; τ for N(0, τ²). */
+  readonly priorSd: number | null;
+  /** The sample-ratio check's tolerance, relative to each arm's planned share. */
+  readonly srmTolerance: number;
+  /** The sample-ratio check's p-value at the previous look, for its running minimum. */
+  readonly previousSrmPValue: number;
+}
+
+export const kDefaultAnalysis: AnalysisOptions = { alpha: 0.05, priorSd: null, srmTolerance: 0.01, previousSrmPValue: 1 };
+
+/** An effect at this look: estimate, standard error, the confidence sequence's interval and its p-value. */
+export type EffectResult = Estimate & SequentialInterval;
+
+/** How a treatment compares with the control on one metric. */
+export interface MetricComparison {
+  readonly metric: string;
+  readonly kind: MetricKind;
+  readonly variant: string;
+  /** Each arm's subjects and unadjusted mean (a conversion's rate). */
+  readonly control: { readonly subjects: number; readonly mean: number };
+  readonly treatment: { readonly subjects: number; readonly mean: number };
+  /** The difference of means, CUPED-adjusted where there is a covariate. */
+  readonly absolute: EffectResult;
+  /** The lift relative to the control's mean; null where that mean is 0. */
+  readonly relative: EffectResult | null;
+  /** CUPED's slope and the share of the difference's variance it removed; null without a covariate. */
+  readonly cuped: { readonly theta: number; readonly varianceReduction: number } | null;
+  /** The Bayesian view of the lift (of the difference where there is no lift); null where nothing is known yet. */
+  readonly bayes: Posterior | null;
+  /** Whether the always-valid interval (of the lift, else the difference) excludes 0, and which way. */
+  readonly decision: 'higher' | 'lower' | 'inconclusive';
+  readonly verdict: string;
+}
+
+export interface ExperimentResults {
+  /** The check over the plan's arms, then any variant outside the plan that the statistics hold. */
+  readonly srm: SrmResult & { readonly variants: readonly string[] };
+  readonly comparisons: readonly MetricComparison[];
+}
+
+/** An exact decimal of the statistics view as integer millionths (`power` 2: millionths squared). */
+export function parseExactDecimal(text: string, power: 1 | 2): bigint {
+  const scale = 6 * power;
+  const negative = text.startsWith('-');
+  const [whole, fraction = ''] = (negative ? text.slice(1) : text).split('.');
+  const n = BigInt(whole + fraction.padEnd(scale, '0'));
+  return negative ? -n : n;
+}
+
+type MetricStatistics = ExperimentStatistics['variants'][number]['metrics'][number];
+
+function storedSums(m: MetricStatistics): MetricSums {
+  return {
+    events: m.events,
+    subjects: m.subjects,
+    sum: parseExactDecimal(m.sum, 1),
+    sumOfSquares: parseExactDecimal(m.sumOfSquares, 2),
+    covariateEvents: m.covariate.events,
+    covariateSubjects: m.covariate.subjects,
+    covariateSum: parseExactDecimal(m.covariate.sum, 1),
+    covariateSumOfSquares: parseExactDecimal(m.covariate.sumOfSquares, 2),
+    sumOfProducts: parseExactDecimal(m.sumOfProducts, 2),
+  };
+}
+
+function withInterval(effect: Estimate, n: number, alpha: number, rho: number): EffectResult {
+  return { ...effect, ...sequentialInterval(effect, n, alpha, rho) };
+}
+
+/** The results of an experiment from its statistics view, against its plan. */
+export function experimentResults(
+  statistics: ExperimentStatistics,
+  plan: ExperimentPlan,
+  options: AnalysisOptions = kDefaultAnalysis,
+): ExperimentResults {
+  const byVariant = new Map(statistics.variants.map((v) => [v.variant, v]));
+  const subjectsOf = (variant: string) => byVariant.get(variant)?.subjects ?? 0;
+  const sumsOf = (variant: string, metric: string) => {
+    const m = byVariant.get(variant)?.metrics.find((s) => s.metric === metric);
+    return m === undefined ? undefined : storedSums(m);
+  };
+  const variants = plan.allocation.map((a) => a.variant);
+  // A variant the plan does not name that got subjects anyway counts in the check as an arm planned none.
+  const planned = new Set(variants);
+  const unplanned = statistics.variants.filter((v) => !planned.has(v.variant)).map((v) => v.variant);
+  const srm = srmCheck([...variants, ...unplanned].map(subjectsOf), [...plan.allocation.map((a) => a.weight), ...unplanned.map(() => 0)], {
+    alpha: options.alpha,
+    plannedSubjects: plan.plannedSubjects,
+    tolerance: options.srmTolerance,
+    previousPValue: options.previousSrmPValue,
+  });
+  const subjects = variants.reduce((total, v) => total + subjectsOf(v), 0);
+  const rho = mixtureRho(options.alpha, plan.plannedSubjects);
+  const comparisons: MetricComparison[] = [];
+  for (const { metric, kind } of plan.metrics) {
+    const controlSums = armSums(kind, subjectsOf(plan.control), sumsOf(plan.control, metric));
+    const control = armMoments(controlSums);
+    for (const variant of variants) {
+      if (variant === plan.control) continue;
+      const treatmentSums = armSums(kind, subjectsOf(variant), sumsOf(variant, metric));
+      const treatment = armMoments(treatmentSums);
+      const n = control.n + treatment.n;
+      const theta = cupedTheta(controlSums, treatmentSums);
+      const absolute = withInterval(absoluteEffect(control, treatment, theta), n, options.alpha, rho);
+      const lift = relativeEffect(control, treatment, theta);
+      const relative = lift === null ? null : withInterval(lift, n, options.alpha, rho);
+      const unadjustedSe = absoluteEffect(control, treatment, 0).standardError;
+      const cuped =
+        controlSums.covariate === null
+          ? null
+          : {
+              theta,
+              // Nothing to reduce where the spread is 0 or not known yet (an arm of fewer than 2 subjects).
+              varianceReduction: unadjustedSe > 0 && Number.isFinite(unadjustedSe) ? 1 - (absolute.standardError / unadjustedSe) ** 2 : 0,
+            };
+      const read = relative ?? absolute;
+      const decision = read.lower > 0 ? 'higher' : read.upper < 0 ? 'lower' : 'inconclusive';
+      const comparison = {
+        metric,
+        kind,
+        variant,
+        control: { subjects: control.n, mean: control.mean },
+        treatment: { subjects: treatment.n, mean: treatment.mean },
+        absolute,
+        relative,
+        cuped,
+        bayes: posterior(read, options.priorSd, options.alpha),
+        decision,
+      } as const;
+      comparisons.push({ ...comparison, verdict: metricVerdict(comparison, srm, subjects, plan.plannedSubjects) });
+    }
+  }
+  return { srm: { ...srm, variants: [...variants, ...unplanned] }, comparisons };
+}

@@ -1,0 +1,26 @@
+// A project's token bucket in-process (src/events/event-rate.ts): a batch admitted or refused whole, and
+// the check made before a batch is read, which refuses only when not one event may pass and takes nothing.
+import t from 'tap';
+import { EventRate } from '../../src/events/event-rate.js';
+
+t.test('a second of the rate at once, then the rate; a batch passes whole or waits', async (t) => {
+  const rate = new EventRate(1000, 1);
+  t.equal(rate.take('p', 1000, 0), 0, 'a second of the rate passes at once');
+  t.equal(rate.take('p', 1, 0), 1, 'then nothing more in the same instant: wait a second');
+  t.equal(rate.take('p', 500, 500), 0, 'half a second refills half');
+  t.equal(rate.take('p', 600, 1000), 1, 'more than refilled waits, and takes nothing');
+  t.equal(rate.take('p', 500, 1000), 0, 'what was not taken is still there');
+  t.equal(rate.take('q', 1000, 1000), 0, 'another project has a bucket of its own');
+});
+
+t.test('exhausted: refuses before a batch is read only when not one event may pass, and takes nothing', async (t) => {
+  const rate = new EventRate(1000, 2);
+  t.equal(rate.exhausted('p', 0), 0, 'a fresh project may send');
+  t.equal(rate.take('p', 500, 0), 0, "two front-end threads: each holds half a second's worth");
+  t.equal(rate.exhausted('p', 0), 1, 'an empty bucket: wait');
+  t.equal(rate.exhausted('p', 1), 1, 'half an event refilled (500 a second on this thread): still wait');
+  t.equal(rate.exhausted('p', 2), 0, 'one event refilled: a batch may be read (take decides)');
+  t.equal(rate.take('p', 1, 2), 0, 'exhausted took nothing: the one event is still there');
+  t.equal(rate.exhausted('p', 2), 1, 'and now it is spent');
+  t.equal(rate.exhausted('q', 2), 0, 'another project is not held by this one');
+});
