@@ -6,7 +6,11 @@
 // OFREP evaluations' latency (one at a time, another project's flag) before the events (as long as the
 // run, up to 20 s) and while they are sent. --flood keeps the node's default rate per project (50,000 a
 // second), so senders flat out are refused past it: what a flood costs another project's evaluations.
-// Run: npm run build && node dist/bench/events.bench.js [--seconds 10] [--clients 4] [--rate EVENTS_PER_S] [--flood] [--profile DIR]
+// --postgres: the node is one of nodes sharing a private PostgreSQL cluster (started here), whose
+// events are counted there, a PostgreSQL transaction per batch (docs/events.md: Where events are counted).
+// --raw-retention-days N: the project keeps its raw events (docs/events.md: Raw events), each kept as it is counted.
+// Run: npm run build && node dist/bench/events.bench.js [--seconds 10] [--clients 4] [--rate EVENTS_PER_S] [--flood]
+//   [--raw-retention-days N] [--profile DIR] [--postgres]
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -14,8 +18,9 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { kOperator } from '../src/actor/audit-actor.js';
 import { kStoreLayout } from '../src/capabilities.js';
-import { LmdbStore } from '../src/store/lmdb-store.js';
-import { runCommand } from '../src/writer-thread/commands.js';
+import { openForCli } from '../src/store/open-store.js';
+import { type CommandInput, type CommandName, runCommand } from '../src/writer-thread/commands.js';
+import { startPostgres } from '../test/helpers/postgres.js';
 import { machineInfo } from './environment.js';
 import { rssKb } from './processes.js';
 
@@ -27,6 +32,8 @@ const { values } = parseArgs({
     // Events a second to send at, paced (a batch each 1,000 / rate s across the senders); absent: as fast as answered.
     rate: { type: 'string' },
     flood: { type: 'boolean', default: false },
+    postgres: { type: 'boolean', default: false },
+    'raw-retention-days': { type: 'string' },
   },
 });
 const kSeconds = Number(values.seconds);
@@ -41,29 +48,32 @@ const cpuMs = (pid: number) => {
 };
 
 const dataDir = mkdtempSync(join(tmpdir(), 'flagwire-events-bench-'));
-const store = LmdbStore.open(dataDir, { layout: kStoreLayout });
-const now = Date.now();
-const { secret, otherId } = store.transact((w) => {
-  const orgId = runCommand(w, 'orgCreate', { principal: kOperator, name: 'Bench', plan: 'enterprise' }, now).id;
-  const projectId = runCommand(w, 'projectCreate', { principal: kOperator, name: 'Shop', orgId, kind: 'single' }, now).id;
-  runCommand(
-    w,
-    'flagCreate',
-    { projectId, principal: kOperator, body: { name: 'new-checkout', enabled: true, trafficPercentage: 50, experiment: 'checkout' } },
-    now,
-  );
-  const received = { bytes: Buffer.from(JSON.stringify({ name: 'bench', uses: ['events'] })), contentType: 'application/json' };
-  // Another project of the organisation, whose evaluations are probed beside the events.
-  const otherId = runCommand(w, 'projectCreate', { principal: kOperator, name: 'Search', orgId, kind: 'single' }, now).id;
-  runCommand(
-    w,
-    'flagCreate',
-    { projectId: otherId, principal: kOperator, body: { name: 'new-search', enabled: true, trafficPercentage: 50 } },
-    now,
-  );
-  return { secret: runCommand(w, 'clientKeyCreate', { principal: kOperator, projectId, received }, now).secret, otherId };
+const pg = values.postgres ? await startPostgres() : null;
+const databaseUrl = pg === null ? null : await pg.newDatabase();
+const { writes } = await openForCli(dataDir, kStoreLayout, databaseUrl);
+const run = async <N extends CommandName>(name: N, input: CommandInput<N>) => {
+  const [r] = await writes.commit(() => [(w) => runCommand(w, name, input, Date.now())]);
+  if (!r!.ok) throw r!.error;
+  return r!.value;
+};
+const orgId = (await run('orgCreate', { principal: kOperator, name: 'Bench', plan: 'enterprise' })).id;
+const projectId = (await run('projectCreate', { principal: kOperator, name: 'Shop', orgId, kind: 'single' })).id;
+await run('flagCreate', {
+  projectId,
+  principal: kOperator,
+  body: { name: 'new-checkout', enabled: true, trafficPercentage: 50, experiment: 'checkout' },
 });
-store.close();
+const days = values['raw-retention-days'];
+if (days !== undefined) {
+  const settings = { bytes: Buffer.from(JSON.stringify({ rawEventRetentionDays: Number(days) })), contentType: 'application/json' };
+  await run('eventSettingsSet', { principal: kOperator, projectId, received: settings });
+}
+const received = { bytes: Buffer.from(JSON.stringify({ name: 'bench', uses: ['events'] })), contentType: 'application/json' };
+const { secret } = await run('clientKeyCreate', { principal: kOperator, projectId, received });
+// Another project of the organisation, whose evaluations are probed beside the events.
+const otherId = (await run('projectCreate', { principal: kOperator, name: 'Search', orgId, kind: 'single' })).id;
+await run('flagCreate', { projectId: otherId, principal: kOperator, body: { name: 'new-search', enabled: true, trafficPercentage: 50 } });
+await writes.close();
 
 /** Batch `n`: 200 fresh subjects exposed, then 4 outcomes each (purchase with a value, clicks). */
 function batch(n: number): string {
@@ -90,6 +100,7 @@ const child: ChildProcess = spawn(process.execPath, [...profile, cli, 'serve', '
     FLAGWIRE_SYNC_PORT: '0',
     FLAGWIRE_LOG_LEVEL: 'warn',
     ...(values.flood ? {} : { FLAGWIRE_EVENTS_PER_SECOND: '10000000' }),
+    ...(databaseUrl === null ? {} : { FLAGWIRE_DATABASE_URL: databaseUrl }),
   },
 });
 const port = await new Promise<number>((resolve, reject) => {
@@ -117,7 +128,9 @@ const post = async (body: string) => {
   if (r.status === 200) counted += answer.accepted ?? 0;
   else refused++;
 };
-await post(batch(-1)); // warm: the tally file opened, the routes compiled
+// A node on PostgreSQL serves once its copy has caught up (the client key is in it).
+while ((await fetch(`http://127.0.0.1:${port}/ready`)).status !== 200) await new Promise((resolve) => setTimeout(resolve, 50));
+await post(batch(-1)); // warm: the tally file (or PostgreSQL's pool) opened, the routes compiled
 counted = 0;
 
 /**
@@ -181,11 +194,13 @@ const exited = new Promise((resolve) => child.once('exit', resolve));
 child.kill('SIGTERM');
 await exited;
 rmSync(dataDir, { recursive: true, force: true });
+await pg?.destroy();
 
 console.log(
   `# ${JSON.stringify(machineInfo())}; load ${loadavg()[0]!.toFixed(1)}; ${kClients} clients, batches of ${kBatch}, ${seconds.toFixed(1)} s` +
     (values.rate === undefined ? ', as fast as answered' : `, paced at ${values.rate} events/s`) +
-    (values.flood ? ', a flood past the default rate per project' : ''),
+    (values.flood ? ', a flood past the default rate per project' : '') +
+    (pg === null ? ', embedded node' : ', node on PostgreSQL'),
 );
 console.log(
   `# node RSS once settled: first ${mb(settled[0]!)} MB, last ${mb(settled.at(-1)!)} MB, least ${mb(Math.min(...settled))} MB, most ${mb(Math.max(...settled))} MB`,

@@ -62,6 +62,10 @@ export const Config = Type.Object({
   streamMaxConnections: Type.Integer({ minimum: 1 }),
   /** Events a project may send per second (src/events/event-rate.ts), the process's threads together. */
   eventsPerSecond: Type.Integer({ minimum: 1000 }),
+  /** Subjects a project environment's events may keep (src/events/receive.ts: storage limits). */
+  eventSubjectsPerEnvironment: Type.Integer({ minimum: 1 }),
+  /** Bytes a project's raw events may take in the tally file (src/events/receive.ts: storage limits). */
+  rawEventBytesPerProject: Type.Integer({ minimum: 1 }),
   /** The revisions the data file's change log keeps (src/store/change-log.ts): how far behind a relay may fall and catch up without a full copy. */
   changeLogRevisions: Type.Integer({ minimum: 1 }),
   /** The bytes of change sets the change log keeps (src/store/change-log.ts), its newest revision always: a relay further behind gets a full copy. */
@@ -131,6 +135,8 @@ const kSettings = {
   syncMaxUnreadBytes: 'FLAGWIRE_SYNC_MAX_UNREAD_BYTES',
   streamMaxConnections: 'FLAGWIRE_STREAM_MAX_CONNECTIONS',
   eventsPerSecond: 'FLAGWIRE_EVENTS_PER_SECOND',
+  eventSubjectsPerEnvironment: 'FLAGWIRE_EVENT_SUBJECTS_PER_ENVIRONMENT',
+  rawEventBytesPerProject: 'FLAGWIRE_RAW_EVENT_BYTES_PER_PROJECT',
   changeLogRevisions: 'FLAGWIRE_CHANGE_LOG_REVISIONS',
   changeLogBytes: 'FLAGWIRE_CHANGE_LOG_BYTES',
 } as const satisfies Record<keyof Config, string>;
@@ -338,6 +344,20 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     streamMaxConnections: integer('streamMaxConnections', env.FLAGWIRE_STREAM_MAX_CONNECTIONS ?? '10000', 1, 1_000_000),
     // At least a full batch (1,000 events), which must be able to pass at once (docs/events.md: Limits).
     eventsPerSecond: integer('eventsPerSecond', env.FLAGWIRE_EVENTS_PER_SECOND ?? '50000', 1000, 10_000_000),
+    // A subject's state is a few hundred bytes to a few KiB: 10 million of them, some GiB of tally file.
+    eventSubjectsPerEnvironment: integer(
+      'eventSubjectsPerEnvironment',
+      env.FLAGWIRE_EVENT_SUBJECTS_PER_ENVIRONMENT ?? '10000000',
+      1,
+      1_000_000_000,
+    ),
+    // 10 GiB: some 30 million events of a few hundred bytes, a month of 10 a second.
+    rawEventBytesPerProject: integer(
+      'rawEventBytesPerProject',
+      env.FLAGWIRE_RAW_EVENT_BYTES_PER_PROJECT ?? String(10 * 2 ** 30),
+      1,
+      2 ** 50,
+    ),
     changeLogRevisions: changeLog.revisions,
     changeLogBytes: changeLog.bytes,
   };

@@ -35,7 +35,8 @@ import type { ChangeFeed } from '../stream/change-feed.js';
 import type { ActivityRecorder } from '../tokens/activity.js';
 import { identifyToken, refuseUrlTokens } from '../tokens/auth.js';
 import type { AuthFailures } from '../http/auth-failures.js';
-import { JsonText, TaggedJson, type ApiRequest, type ReadHandler, type WriteHandler } from '../routes/handler.js';
+import { JsonText, StreamedAnswer, TaggedJson, type ApiRequest, type ReadHandler, type WriteHandler } from '../routes/handler.js';
+import { sendStreamed, type StreamFailed } from '../http/streamed-body.js';
 import { matchesIfNoneMatch } from '../http/entity-tags.js';
 
 export interface ManagementDeps {
@@ -207,15 +208,25 @@ class ManagementPipeline {
     trackAbort(res);
     const done = deps.inFlight.start();
     const answer = () => {
+      let pending = false;
       try {
         if (res.aborted) return;
         deps.store.resetReadTxn();
         const storeRevision = deps.store.revision();
-        this.succeed(res, request, auth.token, 200, handler.run(request, auth, deps), storeRevision);
+        const value = handler.run(request, auth, deps);
+        if (value instanceof Promise) {
+          pending = true;
+          value
+            .then(
+              (settled: unknown) => this.succeed(res, request, auth.token, 200, settled, storeRevision),
+              (err: unknown) => this.fail(res, request, auth.token, err),
+            )
+            .finally(done);
+        } else this.succeed(res, request, auth.token, 200, value, storeRevision);
       } catch (err) {
         this.fail(res, request, auth.token, err);
       } finally {
-        done();
+        if (!pending) done();
       }
     };
     this.atRevision(res, request, auth.token, minRevision, () => setImmediate(answer), done);
@@ -320,10 +331,41 @@ class ManagementPipeline {
     storeRevision: StoreRevision,
   ): void {
     if (value instanceof TaggedJson) return this.succeedTagged(res, request, token, status, value, storeRevision);
+    if (value instanceof StreamedAnswer) return this.succeedStreamed(res, request, token, status, value, storeRevision);
     this.deps.activity.used(token.id, request.method, request.path, status, this.deps.clock.now());
     this.deps.metrics?.request(request.metric, status);
     const text = value instanceof JsonText ? value.text : JSON.stringify(value);
     send(res, status, text, 'application/json', revisionHeaders(storeRevision));
+  }
+
+  /**
+   * A streamed answer: counted when it ends (a failure before its first byte answered as any error, one
+   * after it logged and the connection closed: the client sees a body cut short).
+   */
+  private succeedStreamed(
+    res: PendingResponse,
+    request: ApiRequest,
+    token: Token,
+    status: number,
+    value: StreamedAnswer,
+    storeRevision: StoreRevision,
+  ): void {
+    const headers = revisionHeaders(storeRevision, ...value.headers);
+    sendStreamed(res, status, value.contentType, headers, value.chunks).then(
+      () => {
+        this.deps.activity.used(token.id, request.method, request.path, status, this.deps.clock.now());
+        this.deps.metrics?.request(request.metric, status);
+      },
+      (err: StreamFailed) => {
+        if (!err.headersSent) return this.fail(res, request, token, err.cause);
+        this.deps.log.error({ err: err.cause, method: request.method, path: request.path }, 'a streamed answer failed after its status');
+        this.deps.metrics?.request(request.metric, 500);
+        if (!res.aborted) {
+          res.aborted = true;
+          res.close();
+        }
+      },
+    );
   }
 
   /** A tagged answer: 304 without a body when If-None-Match names its tag, else `status` with its ETag. */

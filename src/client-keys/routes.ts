@@ -3,7 +3,7 @@
 import type { ManagementRouteSpec } from '../capability/capability.js';
 import { isEnvironmentAllowed } from '../model/environments.js';
 import { apiErrors, json, pathParam } from '../routes/openapi-parts.js';
-import { tokenPrincipal } from '../routes/route-helpers.js';
+import { projectBodyWrite, tokenPrincipal } from '../routes/route-helpers.js';
 import { kClientKeyCommands } from './client-key-commands.js';
 import { listClientKeys } from './records.js';
 import { ClientKeyCreate, ClientKeyCreated, ClientKeyList, ClientKeyRevoked, clientKeyView } from './schemas.js';
@@ -25,13 +25,7 @@ export const kClientKeyApiRoutes: Readonly<Record<string, ManagementRouteSpec>> 
         ...apiErrors([400, 401, 402, 403, 413, 429, 500, 503]),
       },
     },
-    handler: {
-      kind: 'write',
-      async run(_request, auth, received, release, deps) {
-        const input = { principal: tokenPrincipal(auth), projectId: auth.project.id, received };
-        return { status: 201, value: await deps.writer.call(kClientKeyCommands.clientKeyCreate, input, release) };
-      },
-    },
+    handler: projectBodyWrite(kClientKeyCommands.clientKeyCreate, 201),
   },
   apiListClientKeys: {
     method: 'get',

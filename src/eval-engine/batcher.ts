@@ -10,9 +10,10 @@
 //
 // While every task slot is taken the open batch stays open and keeps growing, so under load batches
 // get larger (fewer hand-offs) instead of queueing many small tasks. A batch is closed at
-// maxBatchRequests requests or maxBatchBytes bytes. The number and the bytes of accepted, unanswered
-// requests are bounded; past either bound a request is answered 503 at once. A task that fails (its worker died,
-// the pool was destroyed) answers every request of its batch with the 500 eval body, and so does a
+// maxBatchRequests requests, at maxBatchBytes bytes of requests, or before its answers are expected to
+// outgrow maxBatchAnswerBytes. The number and the bytes of accepted, unanswered requests are bounded;
+// past either bound a request is answered 503 at once. A task that fails (its worker died, the pool was
+// destroyed) answers every request of its batch with the 500 eval body, and so does a
 // task that has not come back within `taskTimeoutMs` (a stuck worker): never a hang.
 //
 // The same batches carry every evaluation route set's requests (routes.ts): a request body travels in the query
@@ -75,6 +76,15 @@ export interface BatcherOptions {
    * could grow to maxBatchRequests MiB.
    */
   maxBatchBytes: number;
+  /**
+   * A batch is closed before its answers are expected to take more than this many bytes (requests × the
+   * bytes per answer of the batch answered last): the most a batch channel's slot keeps (batch-channel.ts,
+   * kMaxSlotBytes). Answers that outgrow it are written into a fresh buffer each batch, whose pages the
+   * kernel faults in one by one: 350-flag OFREP bulk answers (88 KB) in batches of 48-64, as 64
+   * connections make them (4.2-5.6 MB), cost the eval worker about twice the CPU per answer of batches
+   * of 8-32 (in-process; at the node 1.10-1.14x req/s per CPU-second: issue 57, bench/RESULTS.md).
+   */
+  maxBatchAnswerBytes: number;
   /** Bytes of accepted, unanswered requests at most; `add` refuses beyond it (memory stays bounded). */
   maxPendingBytes: number;
   /** A batch not back after this long is answered 500 (checked about once a second). */
@@ -139,6 +149,8 @@ export class EvalBatcher implements EvalQueue {
   private tasks = 0;
   private pending = 0;
   private pendingBytes = 0;
+  /** Bytes of the answers' buffer per answer in the batch answered last (0 before the first): what maxBatchAnswerBytes expects. */
+  private answerBytes = 0;
   private scheduled = false;
   private closing = false;
   private readonly freeBuffers: ArrayBuffer[] = [];
@@ -259,7 +271,11 @@ export class EvalBatcher implements EvalQueue {
     batch.responses.push(res);
     batch.routes.push(route);
     this.pending++;
-    if (batch.responses.length >= options.maxBatchRequests || writer.bytesUsed >= options.maxBatchBytes) {
+    if (
+      batch.responses.length >= options.maxBatchRequests ||
+      writer.bytesUsed >= options.maxBatchBytes ||
+      (batch.responses.length + 1) * this.answerBytes > options.maxBatchAnswerBytes
+    ) {
       this.full.push(batch);
       this.open = null;
     }
@@ -329,6 +345,7 @@ export class EvalBatcher implements EvalQueue {
       return;
     }
     const responses = batch.responses;
+    this.answerBytes = reader.bytesUsed / reader.count;
     const metrics = this.metrics;
     // Every answer of the batch names its revision: the same bytes for all of them (and, until the next
     // write, for the batches after), so naming it allocates nothing per answer.

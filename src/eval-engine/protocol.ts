@@ -292,6 +292,13 @@ export class ResultReader {
     return this.header[i * 3]! & 0xffff;
   }
 
+  /** Bytes of the buffer the answers take, header included: where the last answer ends. */
+  get bytesUsed(): number {
+    if (this.count === 0) return kAnswersHeaderBytes;
+    const last = (this.count - 1) * 3;
+    return this.header[last + 1]! + this.header[last + 2]!;
+  }
+
   /** Status and ETag length in one number (see the drawing): > 0xffff when the answer has an ETag. */
   word(i: number): number {
     return this.header[i * 3]!;

@@ -15,6 +15,7 @@ import type { RevisionWaiter } from '../http/revisions.js';
 import { EvalBatcher, type EvalMetrics } from './batcher.js';
 import type { EvalRoutes } from './routes.js';
 import { EvalPool } from './pool.js';
+import { kMaxSlotBytes } from './batch-channel.js';
 import { type UsageSink, UsageRecorder } from './usage.js';
 import type { WriterClient } from '../writer/client.js';
 
@@ -85,6 +86,7 @@ export async function createEvaluation(options: EvaluationOptions): Promise<Eval
     maxBatchRequests: kMaxBatchRequests,
     maxPendingRequests: kMaxPendingRequests,
     maxBatchBytes: kMaxBatchBytes,
+    maxBatchAnswerBytes: kMaxSlotBytes,
     maxPendingBytes: kMaxPendingBytes,
     taskTimeoutMs: kTaskTimeoutMs,
     onBatchError: (err, requests) => log.error({ err, requests }, 'evaluation batch failed; its requests were answered 500'),

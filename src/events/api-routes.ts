@@ -1,20 +1,95 @@
 // The events capability's Management API routes (docs/api.md: Events): a subject erased, with a write
 // token (what it added to the statistics taken back, in the tally file, never through the writer: its
 // key is the personal data erased, so no audit entry names it), and an experiment's statistics as
-// counted, with a read token.
+// counted, with a read token; in the tally file, or PostgreSQL's (event-counter.ts).
 import type { ManagementRouteSpec } from '../capability/capability.js';
 import { requireEnvironmentAllowed, resolveEnvParam } from '../model/environments.js';
 import { checkedBody } from '../model/request-body.js';
 import { compileValidator } from '../model/validation.js';
-import { apiErrors, json, kEnvParam, pathParam } from '../routes/openapi-parts.js';
-import { refuseUnlessCounted } from './event-counter.js';
-import { SubjectErase, SubjectErased } from './schemas.js';
+import { apiErrors, json, kEnvParam, pathParam, queryParam } from '../routes/openapi-parts.js';
+import { StreamedAnswer } from '../routes/handler.js';
+import { projectBodyWrite } from '../routes/route-helpers.js';
+import { refuseUnlessCounted, refuseUnlessRawKept } from './event-counter.js';
+import { exportFormat, jsonLines, parquet, timeParam } from './export.js';
+import { EventSettings, EventSettingsPatch, SubjectErase, SubjectErased } from './schemas.js';
+import { eventSettingsOf, kEventCommands } from './settings-commands.js';
 import { eraseSubject } from './tally.js';
 import { ExperimentStatistics, statisticsView } from './statistics.js';
 
 const kEraseValidator = compileValidator(SubjectErase, { quoteKeys: false });
+const kJsonLines = 'application/jsonl';
+const kParquet = 'application/vnd.apache.parquet';
 
 export const kEventsApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
+  apiEventSettings: {
+    method: 'get',
+    pattern: '/api/v1/events/settings',
+    via: 'management',
+    auth: 'token',
+    docs: {
+      operationId: 'getEventSettings',
+      tag: 'Management API',
+      summary: "The token's project's events settings: how many days its raw events are kept (null: none are)",
+      responses: { '200': json(EventSettings, 'The settings'), ...apiErrors([401, 402, 429, 500]) },
+    },
+    handler: { kind: 'read', run: (_request, auth) => eventSettingsOf(auth.project) },
+  },
+  apiSetEventSettings: {
+    method: 'patch',
+    pattern: '/api/v1/events/settings',
+    via: 'management',
+    auth: 'token',
+    docs: {
+      operationId: 'setEventSettings',
+      tag: 'Management API',
+      summary:
+        "Change the token's project's events settings (a token of every environment): `rawEventRetentionDays` 1 to 400 keeps each counted event as received for that many days, null keeps none; audited",
+      request: { schema: EventSettingsPatch, required: true },
+      responses: { '200': json(EventSettings, 'The settings now, on disk'), ...apiErrors([400, 401, 402, 403, 413, 429, 500, 503]) },
+    },
+    handler: projectBodyWrite(kEventCommands.eventSettingsSet, 200),
+  },
+  apiExportEvents: {
+    method: 'get',
+    pattern: '/api/v1/events/export',
+    via: 'management',
+    auth: 'token',
+    docs: {
+      operationId: 'exportEvents',
+      tag: 'Management API',
+      summary:
+        "A project environment's raw events (kept while its project's settings ask) stored from `from` to before `to`, in the order they were counted, as JSON lines or Parquet, streamed",
+      parameters: [
+        kEnvParam,
+        queryParam('from', 'The earliest time of storing, Unix ms or an ISO 8601 time (default: the first)'),
+        queryParam('to', 'The time of storing to stop before, Unix ms or an ISO 8601 time (default: now)'),
+        queryParam('format', '`jsonl` (the default) or `parquet`'),
+      ],
+      responses: {
+        '200': {
+          description: 'The events: one JSON object a line, or a Parquet file (written by DuckDB)',
+          content: { [kJsonLines]: { schema: { type: 'string' } }, [kParquet]: { schema: { type: 'string', format: 'binary' } } },
+        },
+        ...apiErrors([400, 401, 402, 403, 404, 429, 500]),
+      },
+    },
+    handler: {
+      kind: 'read',
+      run(request, auth, { config, events, clock }) {
+        refuseUnlessRawKept(config);
+        const env = resolveEnvParam(auth.project, request.query.get('env'), true, 'list');
+        requireEnvironmentAllowed(auth.token.environments, env);
+        const now = clock.now();
+        const format = exportFormat(request.query.get('format'));
+        const range = { from: timeParam('from', request.query.get('from'), 0), to: timeParam('to', request.query.get('to'), now + 1), now };
+        const scope = { projectId: auth.project.id, environment: env ?? '' };
+        const name = `attachment; filename="events-${auth.project.id}${env === null ? '' : `-${env}`}.${format}"`;
+        const disposition = [['Content-Disposition', name]] as const;
+        if (format === 'jsonl') return new StreamedAnswer(kJsonLines, jsonLines(events.existing, scope, range), disposition);
+        return new StreamedAnswer(kParquet, parquet(events.existing, scope, range, events.dataDir), disposition);
+      },
+    },
+  },
   apiEraseSubject: {
     method: 'post',
     pattern: '/api/v1/events/subjects/erase',
@@ -38,7 +113,10 @@ export const kEventsApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
           requireEnvironmentAllowed(auth.token.environments, env);
           const { targetingKey } = checkedBody(received, kEraseValidator);
           const scope = { projectId: auth.project.id, environment: env ?? '' };
-          const erased = await events.count((txn) => eraseSubject(txn, scope, targetingKey));
+          // Nothing to erase where no event was ever counted: no file is created for it.
+          const erased =
+            !events.countedNothing &&
+            (await events.count(scope, { batchId: null, subjects: [targetingKey] }, (txn) => eraseSubject(txn, scope, targetingKey)));
           return { status: 200, value: { targetingKey, environment: env, erased } };
         } finally {
           release();
@@ -59,17 +137,17 @@ export const kEventsApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
       parameters: [pathParam('experiment', 'The experiment key its flags carry (`experiment` on a flag state)'), kEnvParam],
       responses: {
         '200': json(ExperimentStatistics, 'The statistics; no variant yet when nothing was counted'),
-        ...apiErrors([400, 401, 402, 403, 404, 429, 500]),
+        ...apiErrors([400, 401, 402, 403, 404, 429, 500, 503]),
       },
     },
     handler: {
       kind: 'read',
-      run(request, auth, { config, events }) {
+      async run(request, auth, { config, events }) {
         refuseUnlessCounted(config);
         const env = resolveEnvParam(auth.project, request.query.get('env'), true, 'list');
         requireEnvironmentAllowed(auth.token.environments, env);
         const experiment = request.params.experiment!;
-        const tally = events.tally.experiment({ projectId: auth.project.id, environment: env ?? '' }, experiment);
+        const tally = await events.experiment({ projectId: auth.project.id, environment: env ?? '' }, experiment);
         return statisticsView(experiment, env, tally);
       },
     },

@@ -1,14 +1,28 @@
 // Events as a capability (issue 58; docs/events.md): exposures and outcomes sent by browsers and apps
 // with a client key, counted once per subject into exact statistics per experiment, variant and metric,
-// in the data dir's tally file (src/store/tally-file.ts), never through the writer thread.
+// in the data dir's tally file (src/store/tally-file.ts), never through the writer thread; and, for a
+// project that asks for it, its raw events kept for its retention and exported.
 import { defineCapability } from '../capability/capability.js';
-import { EventBatch, EventsAccepted, SubjectErase, SubjectErased } from './schemas.js';
+import { EventBatch, EventSettings, EventSettingsPatch, EventsAccepted, SubjectErase, SubjectErased } from './schemas.js';
 import { GoffCollectorBody } from './goff-collector.js';
+import { kEventAuditActions, kEventCommands } from './settings-commands.js';
 import { ExperimentStatistics } from './statistics.js';
 
 export const kEvents = defineCapability({
   name: 'events',
+  commands: kEventCommands,
   serviceRoutes: async () => (await import('./routes.js')).kEventsRoutes,
   routes: async () => (await import('./api-routes.js')).kEventsApiRoutes,
-  schemas: { EventBatch, EventsAccepted, GoffCollectorBody, ExperimentStatistics, SubjectErase, SubjectErased },
+  schemas: {
+    EventBatch,
+    EventsAccepted,
+    GoffCollectorBody,
+    ExperimentStatistics,
+    SubjectErase,
+    SubjectErased,
+    EventSettings,
+    EventSettingsPatch,
+  },
+  cli: async () => (await import('./cli.js')).kEventsCli,
+  auditActions: kEventAuditActions,
 });

@@ -1,17 +1,19 @@
 // The front end's handle on events: batches are handed to the events thread (events-thread.ts), started
 // with the first one, which reads, resolves and counts them; erasures and the statistics are the front
-// end's own writes and reads of the tally file (tally-writes.ts), opened on first use.
+// end's own writes and reads of the tally (tally-writes.ts: the tally file, or PostgreSQL's), opened on
+// first use.
 import { Worker } from 'node:worker_threads';
 import type { Config } from '../config.js';
 import { FlagwireError } from '../errors.js';
-import type { TallyFile, TallyTxn } from '../store/tally-file.js';
+import type { TallyTouches } from '../store/pg/pg-tally.js';
+import type { ExperimentTally, TallyFile, TallyScope, TallyTxn } from '../store/tally-file.js';
 import type { BatchReply, BatchRequest, EventsThreadData, EventsThreadMessage, ReceivedBatch } from './events-thread.js';
 import type { EventsAnswer } from './receive.js';
 import { TallyWrites } from './tally-writes.js';
 
 declare module '../routes/handler.js' {
   interface RouteServices {
-    /** Events: the events thread, and the tally file (src/events). */
+    /** Events: the events thread, and the tally (src/events). */
     events: EventCounter;
   }
 }
@@ -31,19 +33,50 @@ export class EventCounter {
   private readonly pending = new Map<number, Pending>();
   private nextId = 0;
 
-  constructor(config: Readonly<Pick<Config, 'dataDir' | 'eventsPerSecond' | 'httpThreads'>>) {
-    this.writes = new TallyWrites(config.dataDir);
-    this.threadData = { dataDir: config.dataDir, eventsPerSecond: config.eventsPerSecond, httpThreads: config.httpThreads };
+  constructor(
+    config: Readonly<
+      Pick<
+        Config,
+        'dataDir' | 'databaseUrl' | 'eventsPerSecond' | 'httpThreads' | 'eventSubjectsPerEnvironment' | 'rawEventBytesPerProject'
+      >
+    >,
+  ) {
+    this.writes = new TallyWrites(config);
+    const { dataDir, databaseUrl, eventsPerSecond, httpThreads } = config;
+    // The storage limits are the tally file's (docs/operations.md): PostgreSQL's disk is its operator's.
+    const limits =
+      databaseUrl === null
+        ? { subjectsPerEnvironment: config.eventSubjectsPerEnvironment, rawBytesPerProject: config.rawEventBytesPerProject }
+        : null;
+    this.threadData = { dataDir, databaseUrl, eventsPerSecond, httpThreads, limits };
   }
 
-  /** The tally file, for the statistics. */
-  get tally(): TallyFile {
-    return this.writes.tally;
+  /** The data dir: the tally file's, and where a Parquet export writes its scratch files. */
+  get dataDir(): string {
+    return this.threadData.dataDir;
   }
 
-  /** Runs `apply` in a write transaction of the tally file of its own (an erasure): see TallyWrites.count. */
-  count<T>(apply: (txn: TallyTxn) => T): Promise<T> {
-    return this.writes.count(apply);
+  /**
+   * The tally file for a read of raw events: null while none is on disk (a node never sent an event),
+   * so that an export there answers empty and creates no file.
+   */
+  get existing(): TallyFile | null {
+    return this.writes.existingFile;
+  }
+
+  /** Whether nothing was ever counted here: an embedded node without a tally file (an erasure there erases nothing and creates none). */
+  get countedNothing(): boolean {
+    return this.threadData.databaseUrl === null && this.writes.existingFile === null;
+  }
+
+  /** An experiment's arms and sums in `scope`, read now. */
+  experiment(scope: TallyScope, experiment: string): Promise<ExperimentTally> {
+    return this.writes.experiment(scope, experiment);
+  }
+
+  /** Runs `apply` in a write transaction of the tally of its own (an erasure): see TallyWrites.count. */
+  count<T>(scope: TallyScope, touches: TallyTouches, apply: (txn: TallyTxn) => T): Promise<T> {
+    return this.writes.count(scope, touches, apply);
   }
 
   /** Hands `batch` to the events thread: settles once it is counted (on disk) or refused. */
@@ -103,13 +136,26 @@ export class EventCounter {
 }
 
 /**
- * The refusal of every events route on a node that does not count them: with PostgreSQL, each node's own
- * tally file would hold only part of a subject's events (and a relay forwards no writes).
+ * The refusal of the raw events' routes where none are kept: raw events are kept in the tally file, on an
+ * embedded node only (docs/events.md: Raw events).
  */
-export function refuseUnlessCounted(config: Readonly<Pick<Config, 'databaseUrl' | 'upstream'>>): void {
-  if (config.databaseUrl !== null || config.upstream !== null)
+export function refuseUnlessRawKept(config: Readonly<Pick<Config, 'databaseUrl' | 'upstream'>>): void {
+  refuseUnlessCounted(config);
+  if (config.databaseUrl !== null)
     throw new FlagwireError(
       'NOT_FOUND',
-      'Events are counted on an embedded node only: this node keeps its data in PostgreSQL, or relays another node, where each node would hold part of a subject. Send them to an embedded node.',
+      'Raw events are kept on an embedded node only: this node keeps its data in PostgreSQL, where events are counted but not kept. Export them from an embedded node.',
+    );
+}
+
+/**
+ * The refusal of every events route on a relay: it takes no writes (its copy is the upstream's), and a
+ * relay's own tally would hold part of a subject's events. Embedded nodes and nodes on PostgreSQL count.
+ */
+export function refuseUnlessCounted(config: Readonly<Pick<Config, 'upstream'>>): void {
+  if (config.upstream !== null)
+    throw new FlagwireError(
+      'NOT_FOUND',
+      'Events are not counted on a relay: it relays another node and takes no writes. Send them to the node it relays (or any node on its PostgreSQL).',
     );
 }

@@ -12,15 +12,19 @@ import { readEventsBody } from './body.js';
 import { readEventBatch } from './event-batch.js';
 import { EventRate } from './event-rate.js';
 import { readGoffCollectorBatch } from './goff-collector.js';
-import { countBatch, type EventsAnswer, resolveBatch } from './receive.js';
+import { countBatch, type EventsAnswer, resolveBatch, StorageFull, type StorageLimits, tallyScope } from './receive.js';
 import type { ReadBatch } from './schemas.js';
 import { TallyWrites } from './tally-writes.js';
 
 export interface EventsThreadData {
   dataDir: string;
+  /** PostgreSQL's URL on a node that shares one: the batches are counted there (tally-writes.ts). */
+  databaseUrl: string | null;
   /** The process's rate per project (FLAGWIRE_EVENTS_PER_SECOND) and the front-end threads sharing it. */
   eventsPerSecond: number;
   httpThreads: number;
+  /** The storage limits of the tally file; null on a node on PostgreSQL, which keeps no raw events either. */
+  limits: StorageLimits | null;
 }
 
 /** The bodies the events routes take: Flagwire's batch, and GO Feature Flag's collector body. */
@@ -63,9 +67,10 @@ export type EventsThreadMessage = BatchRequest | 'close';
 
 const start = workerData as EventsThreadData;
 const port = parentPort!;
-// Exposures name flags: resolved in the node's local copy, as an evaluation worker reads it.
+// Exposures name flags: resolved in the node's local copy, as an evaluation worker reads it (a node on
+// PostgreSQL has one too).
 const store = LmdbStore.open(start.dataDir, { readOnly: true });
-const writes = new TallyWrites(start.dataDir);
+const writes = new TallyWrites(start);
 const rate = new EventRate(start.eventsPerSecond, start.httpThreads);
 
 async function receive(request: BatchRequest): Promise<EventsAnswer | BatchRefusal> {
@@ -77,8 +82,15 @@ async function receive(request: BatchRequest): Promise<EventsAnswer | BatchRefus
   const wait = rate.take(projectId, batch.events.length, request.now);
   if (wait > 0) return rateRefusal(wait);
   store.resetReadTxn();
-  const resolved = resolveBatch(store, request.key, batch);
-  return writes.count((txn) => countBatch(txn, request.key, batch.batchId, resolved, request.now));
+  const read = resolveBatch(store, request.key, batch);
+  // Raw events are kept in the tally file only: a node on PostgreSQL counts them and keeps none.
+  const resolved = start.limits === null ? { ...read, retentionDays: null } : read;
+  const touches = { batchId: batch.batchId, subjects: resolved.events.map((e) => e.subject) };
+  const counted = await writes.count(tallyScope(request.key), touches, (txn) =>
+    countBatch(txn, request.key, batch.batchId, resolved, request.now, start.limits),
+  );
+  if (counted instanceof StorageFull) return { code: counted.code, detail: counted.detail, retryAfter: counted.retryAfter };
+  return counted;
 }
 
 function rateRefusal(seconds: number): BatchRefusal {

@@ -4,7 +4,7 @@
 // `events` use and read the body within the body budget; the events thread (events-thread.ts) inflates
 // it with a bound (body.ts), names each bad event in the answer and counts the rest once (receive.ts),
 // and the route answers 200 only once they are on disk.
-// Counted on an embedded node only (refuseUnlessCounted says why).
+// Counted on an embedded node and on nodes sharing PostgreSQL; a relay refuses (refuseUnlessCounted says why).
 import type { HttpRequest } from 'uWebSockets.js';
 import type { ServiceRouteDeps, ServiceRouteSpec } from '../capability/capability.js';
 import { ClientKeyAccess } from '../client-keys/access.js';

@@ -169,3 +169,18 @@ export const EventsAccepted = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** The most days a project may keep its raw events: a year and a month. */
+export const kMaxRetentionDays = 400;
+
+const RetentionDays = Type.Union([Type.Integer({ minimum: 1, maximum: kMaxRetentionDays }), Type.Null()], {
+  description: 'Days each raw event is kept from when it was stored; null: raw events are not kept (the default)',
+  'x-error': `must be a whole number of days from 1 to ${kMaxRetentionDays}, or null (keep none)`,
+});
+
+/** A project's events settings. */
+export const EventSettings = Type.Object({ rawEventRetentionDays: RetentionDays }, { additionalProperties: false });
+export type EventSettings = Static<typeof EventSettings>;
+
+/** A change of a project's events settings: what it names changes, the rest stays. */
+export const EventSettingsPatch = Type.Object({ rawEventRetentionDays: Type.Optional(RetentionDays) }, { additionalProperties: false });

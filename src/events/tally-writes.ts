@@ -1,28 +1,61 @@
-// Writes to the tally file (src/store/tally-file.ts), one batch's work at a time: the events thread's
-// counts (events-thread.ts) and the front end's erasures and statistics each hold one. The file is
-// opened on first use, so a process that is never sent an event never opens it.
-import { TallyFile, type TallyTxn } from '../store/tally-file.js';
+// Where events are counted and the statistics read: the data dir's tally file (src/store/tally-file.ts)
+// on an embedded node, PostgreSQL's tally tables (src/store/pg/pg-tally.ts) on a node that shares a
+// database, so every node counts a subject alike. The events thread counts through one (events-thread.ts),
+// the front end erases and reads through its own (event-counter.ts). Opened on first use, so a process
+// that is never sent an event never opens the file, a pool, or loads PostgreSQL's client.
+import type { Config } from '../config.js';
+import type { PgTally, TallyTouches } from '../store/pg/pg-tally.js';
+import { type ExperimentTally, TallyFile, type TallyScope, type TallyTxn } from '../store/tally-file.js';
+
+/** Connections of one tally's pool to PostgreSQL: the batches it counts at once. */
+const kPgConnections = 4;
 
 export class TallyWrites {
   private file: TallyFile | null = null;
-  /** Settles once the work counted last has run in its transaction (see count). */
+  private pg: Promise<PgTally> | null = null;
+  /** Settles once the work counted last has run in its transaction of the tally file (see count). */
   private ran: Promise<void> = Promise.resolve();
+  private readonly dataDir: string;
+  private readonly databaseUrl: string | null;
 
-  constructor(private readonly dataDir: string) {}
+  constructor(config: Readonly<Pick<Config, 'dataDir' | 'databaseUrl'>>) {
+    this.dataDir = config.dataDir;
+    this.databaseUrl = config.databaseUrl;
+  }
 
-  get tally(): TallyFile {
+  private get tally(): TallyFile {
     this.file ??= TallyFile.open(this.dataDir);
     return this.file;
   }
 
+  /** The tally file, or null while none is on disk (never on a node on PostgreSQL): a read opens no new file. */
+  get existingFile(): TallyFile | null {
+    if (this.databaseUrl !== null) return null;
+    return this.file === null && !TallyFile.exists(this.dataDir) ? null : this.tally;
+  }
+
+  private pgTally(url: string): Promise<PgTally> {
+    this.pg ??= import('../store/pg/pg-tally.js').then(({ PgTally }) => PgTally.open(url, kPgConnections));
+    return this.pg;
+  }
+
+  /** An experiment's arms and sums in `scope`, read now. */
+  async experiment(scope: TallyScope, experiment: string): Promise<ExperimentTally> {
+    if (this.databaseUrl !== null) return (await this.pgTally(this.databaseUrl)).experiment(scope, experiment);
+    return this.existingFile?.experiment(scope, experiment) ?? { arms: [], sums: [] };
+  }
+
   /**
-   * Runs `apply` in a write transaction of its own and settles with its result once committed, on disk.
-   * lmdb-js runs every transaction callback waiting for the write lock in one go on this thread: eight
-   * batches of 1,000 events held the thread for 30 ms. So a transaction is asked for only once the one
-   * before it has run its work: the thread is held for one batch's few milliseconds at a time, while the
-   * commits still overlap the next batch's work.
+   * Runs `apply` in a write transaction of its own, working in `scope` on the batch id and subjects
+   * `touches` names, and settles with its result once committed, on disk.
+   * With PostgreSQL, one transaction there (PgTally.transact), on a connection of its own.
+   * In the tally file: lmdb-js runs every transaction callback waiting for the write lock in one go on
+   * this thread (eight batches of 1,000 events held it for 30 ms), so a transaction is asked for only
+   * once the one before it has run its work: the thread is held for one batch's few milliseconds at a
+   * time, while the commits still overlap the next batch's work.
    */
-  count<T>(apply: (txn: TallyTxn) => T): Promise<T> {
+  async count<T>(scope: TallyScope, touches: TallyTouches, apply: (txn: TallyTxn) => T): Promise<T> {
+    if (this.databaseUrl !== null) return (await this.pgTally(this.databaseUrl)).transact(scope, touches, apply);
     const started = this.ran.then(() => {
       let done!: () => void;
       const ran = new Promise<void>((resolve) => (done = resolve));
@@ -41,9 +74,12 @@ export class TallyWrites {
     return started.then(({ committed }) => committed);
   }
 
-  /** Closes the file once nothing more is counted (every answered batch is on disk by then). */
+  /** Closes the file or the pool once nothing more is counted (every answered batch is on disk by then). */
   async close(): Promise<void> {
     await this.file?.close();
     this.file = null;
+    const pg = this.pg;
+    this.pg = null;
+    await (await pg)?.close();
   }
 }

@@ -45,12 +45,17 @@ export const emptySums = (): MetricSums => ({
   sumOfProducts: 0n,
 });
 
-/** Erases `subject` of `scope` (docs/events.md: Erasing a subject): whether anything of it was kept. */
+/** Erases `subject` of `scope` (docs/events.md: Erasing a subject), its raw events too: whether anything of it was kept. */
 export function eraseSubject(txn: TallyTxn, scope: TallyScope, subject: string): boolean {
   const tally = new BatchTally(txn, scope);
   const erased = tally.erase(subject);
   tally.flush();
-  return erased;
+  return txn.removeRawEvents(scope, subject) > 0 || erased;
+}
+
+/** Whether a subject's state holds nothing: a subject not seen yet. */
+export function isNewSubject(state: SubjectState): boolean {
+  return state.exposures.size === 0 && state.totals.size === 0;
 }
 
 /** Bounds on one subject's state, so that no client can grow it without end: experiments, and metrics. */
@@ -78,6 +83,8 @@ export function tallyBatch(txn: TallyTxn, scope: TallyScope, events: readonly Co
 
 class BatchTally {
   private readonly subjects = new Map<string, SubjectState>();
+  /** The subjects this batch read with no state: those it gives one are new (the storage limit counts them). */
+  private readonly unseen = new Set<string>();
   private readonly sums = new Map<string, { experiment: string; variant: string; metric: string; sums: MetricSums }>();
   private readonly arms = new Map<string, { experiment: string; variant: string; subjects: number }>();
 
@@ -129,7 +136,7 @@ class BatchTally {
    */
   erase(subject: string): boolean {
     const state = this.subject(subject);
-    if (state.exposures.size === 0 && state.totals.size === 0) return false;
+    if (isNewSubject(state)) return false;
     for (const [experiment, { variant }] of state.exposures) {
       this.arm(experiment, variant).subjects--;
       for (const [metric, was] of state.inExperiments.get(experiment)!)
@@ -137,13 +144,21 @@ class BatchTally {
     }
     this.subjects.delete(subject);
     this.txn.removeSubject(this.scope, subject);
+    this.txn.addSubjects(this.scope, -1);
     return true;
   }
 
   /** Writes the subjects, sums and arms the batch moved. */
   flush(): void {
     const { txn, scope } = this;
-    for (const [subject, state] of this.subjects) txn.putSubject(scope, subject, state);
+    let added = 0;
+    for (const [subject, state] of this.subjects) {
+      // A subject only read (an erasure of one never seen) is not written.
+      if (isNewSubject(state)) continue;
+      txn.putSubject(scope, subject, state);
+      if (this.unseen.has(subject)) added++;
+    }
+    txn.addSubjects(scope, added);
     for (const { experiment, variant, metric, sums } of this.sums.values()) txn.putSums(scope, experiment, variant, metric, sums);
     for (const { experiment, variant, subjects } of this.arms.values()) txn.putArm(scope, experiment, variant, subjects);
   }
@@ -152,6 +167,7 @@ class BatchTally {
     let state = this.subjects.get(subject);
     if (state === undefined) {
       state = this.txn.subject(this.scope, subject);
+      if (isNewSubject(state)) this.unseen.add(subject);
       this.subjects.set(subject, state);
     }
     return state;

@@ -172,7 +172,7 @@ export const kExperimentCli: readonly CliCommand[] = [
       if (resolveDatabaseUrl(ctx.databaseFlag, process.env) !== null)
         throw new FlagwireError(
           'NOT_FOUND',
-          'Events are counted on an embedded node only: run this on the node whose data directory counts them.',
+          "This command reads the data directory's tally file; with PostgreSQL the counts are in the database: read the results through the API (GET /api/v1/experiments/{key}/results).",
         );
       const experiment = await ctx.read((r) =>
         readExperiment(r, args.positional('PROJECT_ID'), args.string('env') ?? null, args.positional('KEY')),

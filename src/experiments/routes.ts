@@ -32,12 +32,9 @@ function readEnv(request: ApiRequest, auth: AuthContext): string | null {
   return env;
 }
 
-/**
- * The experiment's statistics through the events capability's service. A function of its own, awaited:
- * on a node whose counts live elsewhere the read is asynchronous, and only this changes then.
- */
+/** The experiment's statistics through the events capability's service (a read of the tally, PostgreSQL's on a node that has it). */
 async function readStatistics(events: EventCounter, scope: TallyScope, key: string): Promise<ExperimentStatistics> {
-  return statisticsView(key, scope.environment === '' ? null : scope.environment, events.tally.experiment(scope, key));
+  return statisticsView(key, scope.environment === '' ? null : scope.environment, await events.experiment(scope, key));
 }
 
 /** A write of one experiment by key: the command's answer, 200. */

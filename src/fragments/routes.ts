@@ -2,7 +2,7 @@
 // made, changed and deleted (docs/api.md: Shared fragments). Another project's fragment is not found.
 import type { ManagementRouteSpec } from '../capability/capability.js';
 import { apiErrors, json, pathParam } from '../routes/openapi-parts.js';
-import { tokenPrincipal } from '../routes/route-helpers.js';
+import { projectBodyWrite, tokenPrincipal } from '../routes/route-helpers.js';
 import { kFragmentCommands } from './command-table.js';
 import { fragmentView } from './fragment-commands.js';
 import { listFragments } from '../flags/fragment-records.js';
@@ -39,13 +39,7 @@ export const kFragmentApiRoutes: Readonly<Record<string, ManagementRouteSpec>> =
       request: { schema: FragmentCreate, required: true },
       responses: { '201': json(FragmentBody, 'Made'), ...apiErrors([400, 401, 402, 403, 413, 429, 500, 503]) },
     },
-    handler: {
-      kind: 'write',
-      async run(_request, auth, received, release, deps) {
-        const input = { principal: tokenPrincipal(auth), projectId: auth.project.id, received };
-        return { status: 201, value: await deps.writer.call(kFragmentCommands.fragmentCreate, input, release) };
-      },
-    },
+    handler: projectBodyWrite(kFragmentCommands.fragmentCreate, 201),
   },
   apiUpdateFragment: {
     method: 'patch',

@@ -23,6 +23,11 @@ export interface Project {
    * guarded, so a project that never used it keeps its record as it was.
    */
   approvals?: ApprovalRule[];
+  /**
+   * Days its raw events are kept (docs/events.md: Raw events); absent: none are kept, so a project
+   * that never kept them keeps its record as it was.
+   */
+  rawEventRetentionDays?: number;
   createdAt: number;
 }
 

@@ -47,6 +47,7 @@ export interface HandlerDeps extends RouteServices {
 
 export interface ReadHandler {
   readonly kind: 'read';
+  /** The answer's value; or a promise of it, for a read that waits on something outside the node's copy (PostgreSQL's tally). */
   run(request: ApiRequest, auth: AuthContext, deps: HandlerDeps): unknown;
 }
 
@@ -71,6 +72,18 @@ export interface WriteHandler {
 }
 
 export type ManagementHandler = ReadHandler | WriteHandler;
+
+/**
+ * An answer sent a chunk at a time as the client reads it (src/http/streamed-body.ts): an export too
+ * large to hold. `headers`: its own beside the pipeline's (Content-Disposition).
+ */
+export class StreamedAnswer {
+  constructor(
+    readonly contentType: string,
+    readonly chunks: AsyncIterable<Uint8Array>,
+    readonly headers: readonly (readonly [string, string])[] = [],
+  ) {}
+}
 
 /** An answer already written as JSON text (an export: its bytes are the file's), sent as it is. */
 export class JsonText {

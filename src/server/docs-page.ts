@@ -35,6 +35,8 @@ const kExplain: Record<ErrorCode, string> = {
     'Too many requests from this address failed authentication (no, malformed or unknown token). Wait a minute before retrying; until then every request from the address is refused.',
   TOO_MANY_EVENTS:
     "The project's clients sent more events than it may send per second (FLAGWIRE_EVENTS_PER_SECOND, docs/events.md: Limits). Nothing of the batch was counted; send it again, under the same batch id, after the seconds in Retry-After.",
+  EVENT_STORAGE_FULL:
+    'The project is at one of its event storage limits (docs/operations.md: Limits): its environment has as many subjects as it may keep (FLAGWIRE_EVENT_SUBJECTS_PER_ENVIRONMENT), or its raw events take as many bytes as it may keep (FLAGWIRE_RAW_EVENT_BYTES_PER_PROJECT). Nothing of the batch was counted; the detail says which. Send it again, under the same batch id, after the seconds in Retry-After: when the oldest raw events expire, or an hour for subjects, which leave only when erased.',
   INTERNAL: 'An unexpected error on the server. It has been logged; retry, and report it if it persists.',
   STORE_UNAVAILABLE:
     'The change could not be written (storage full or read-only, PostgreSQL unreachable when it is the system of record or not answering within the write timeout, or the server is stopping). Nothing was changed; retry after the time in Retry-After. Only if PostgreSQL went away during the commit itself and did not come back within 30 seconds does the detail say the outcome is unknown: read the record back before retrying.',

@@ -14,10 +14,21 @@
 //                object keyed by them could be given "__proto__")
 //   arms         [projectId, environment, experiment, variant]          -> subjects
 //   sums         [projectId, environment, experiment, variant, metric]  -> MetricSums
+//   usage        ['subjects', projectId, environment] -> subjects with a state (the storage limit's count)
+//                ['rawBytes', projectId]              -> the bytes of the project's raw events kept
+//                ['rawLast']                          -> [at, seq] of the raw event stored last
+// Raw events, kept only for a project with a retention. at: when it was stored (Unix ms), never before
+// the one stored before it; seq: its place among those stored in that millisecond. So [at, seq] orders
+// a scope's raw events exactly as their transactions applied them (commits are serial), whichever
+// thread's clock stamped its batch: replayed in that order they give the statistics bit for bit.
+//   raw          [projectId, environment, at, seq]           -> the event as received, with when it expires
+//   rawExpiry    [expiresAt, projectId, environment, at, seq] -> null (what to forget when, in time order)
+//   rawSubjects  [projectId, environment, subject, at, seq]  -> null (a subject's raw events, to erase them)
 // A subject's state is one read and one write however many of its events a batch holds, and erasing a
 // subject is one record (and what it added to the sums).
 // Totals and sums are integers of millionths as BigInt, stored as decimal strings: exact, so sums kept
 // as events arrive equal those recomputed from the events, bit for bit, in any order of addition.
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Database, open, type RootDatabase } from 'lmdb';
 
@@ -74,6 +85,27 @@ export interface MetricSums {
   sumOfProducts: bigint;
 }
 
+/** An event as a client sent it (its fields checked), kept while its project keeps raw events. */
+export interface RawEvent {
+  readonly kind: 'exposure' | 'track';
+  readonly key: string;
+  readonly targetingKey: string;
+  readonly variant: string | null;
+  /** A track's value (1 when none was sent); null for an exposure. */
+  readonly value: number | null;
+  readonly details: Readonly<Record<string, string | number | boolean | null>> | null;
+  readonly timestamp: number;
+  /** When it was stored, Unix ms. */
+  readonly storedAt: number;
+}
+
+/** A raw event as stored: the event, when it expires, and its bytes as counted toward its project's. */
+interface StoredRaw {
+  readonly event: RawEvent;
+  readonly expiresAt: number;
+  readonly bytes: number;
+}
+
 /** A batch already counted: its answer, given again to a retry of it. */
 export interface CountedBatch {
   readonly at: number;
@@ -95,6 +127,22 @@ export interface TallyTxn {
   putArm(scope: TallyScope, experiment: string, variant: string, subjects: number): void;
   sums(scope: TallyScope, experiment: string, variant: string, metric: string): MetricSums | undefined;
   putSums(scope: TallyScope, experiment: string, variant: string, metric: string, sums: MetricSums): void;
+  /** Subjects of `scope` with a state, as counted by addSubjects. */
+  subjectCount(scope: TallyScope): number;
+  addSubjects(scope: TallyScope, delta: number): void;
+  /**
+   * Keeps `events`, in their order, stored at `now` (or at the time of the raw event stored last, if
+   * that is later), for `keepMs`; counts their bytes toward their project's.
+   */
+  putRawEvents(scope: TallyScope, events: readonly Omit<RawEvent, 'storedAt'>[], now: number, keepMs: number): void;
+  /** Forgets up to `limit` raw events (any project's) that expired before `now`; returns how many. */
+  forgetRawEvents(now: number, limit: number): number;
+  /** Forgets every raw event of `subject` in `scope`; returns how many. */
+  removeRawEvents(scope: TallyScope, subject: string): number;
+  /** The bytes of the raw events `projectId` keeps. */
+  rawBytes(projectId: string): number;
+  /** When the first raw event of these scopes expires (Unix ms); null when they keep none. */
+  firstRawExpiry(scopes: readonly TallyScope[]): number | null;
 }
 
 /** An experiment's statistics as stored: each variant's subjects, and its sums per metric. */
@@ -106,13 +154,13 @@ export interface ExperimentTally {
 type Key = (string | number)[];
 
 /** A subject's state as stored: [experiment, variant, at][], [metric, events, total][], [experiment, metric, preEvents, pre, postEvents, post][]. */
-interface StoredSubject {
+export interface StoredSubject {
   e: [string, string, number][];
   t: [string, number, string][];
   x: [string, string, number, string, number, string][];
 }
 
-function toSubject(stored: StoredSubject | undefined): SubjectState {
+export function toSubject(stored: StoredSubject | undefined): SubjectState {
   const state: SubjectState = { exposures: new Map(), totals: new Map(), inExperiments: new Map() };
   if (stored === undefined) return state;
   // Every experiment the subject is in has its map of metrics, an empty one included (it stores no row).
@@ -128,7 +176,7 @@ function toSubject(stored: StoredSubject | undefined): SubjectState {
   return state;
 }
 
-function fromSubject(state: SubjectState): StoredSubject {
+export function fromSubject(state: SubjectState): StoredSubject {
   const stored: StoredSubject = { e: [], t: [], x: [] };
   for (const [experiment, { variant, at }] of state.exposures) stored.e.push([experiment, variant, at]);
   for (const [metric, { events, total }] of state.totals) stored.t.push([metric, events, String(total)]);
@@ -169,6 +217,10 @@ export class TallyFile implements TallyTxn {
   private readonly subjects: Database<StoredSubject, Key>;
   private readonly arms: Database<number, Key>;
   private readonly sumsDb: Database<StoredSums, Key>;
+  private readonly usage: Database<number | [number, number], Key>;
+  private readonly raw: Database<StoredRaw, Key>;
+  private readonly rawExpiry: Database<null, Key>;
+  private readonly rawSubjects: Database<null, Key>;
 
   private constructor(private readonly root: RootDatabase) {
     this.batches = root.openDB({ name: 'batches' });
@@ -176,12 +228,21 @@ export class TallyFile implements TallyTxn {
     this.subjects = root.openDB({ name: 'subjects' });
     this.arms = root.openDB({ name: 'arms' });
     this.sumsDb = root.openDB({ name: 'sums' });
+    this.usage = root.openDB({ name: 'usage' });
+    this.raw = root.openDB({ name: 'raw' });
+    this.rawExpiry = root.openDB({ name: 'rawExpiry' });
+    this.rawSubjects = root.openDB({ name: 'rawSubjects' });
+  }
+
+  /** Whether `dataDir` has a tally file: a node that was never sent an event has none. */
+  static exists(dataDir: string): boolean {
+    return existsSync(join(dataDir, kTallyFileName));
   }
 
   /** Opens (creating if needed) the tally file of `dataDir`. */
   static open(dataDir: string): TallyFile {
     // overlappingSync off, as the data file's: a transaction's promise settles once it is on disk.
-    return new TallyFile(open({ path: join(dataDir, kTallyFileName), maxDbs: 8, overlappingSync: false }));
+    return new TallyFile(open({ path: join(dataDir, kTallyFileName), maxDbs: 12, overlappingSync: false }));
   }
 
   /**
@@ -256,6 +317,118 @@ export class TallyFile implements TallyTxn {
   putSums(scope: TallyScope, experiment: string, variant: string, metric: string, sums: MetricSums): void {
     this.sumsDb.put([scope.projectId, scope.environment, experiment, variant, metric], toStoredSums(sums));
   }
+
+  subjectCount(scope: TallyScope): number {
+    return this.count(['subjects', scope.projectId, scope.environment]);
+  }
+
+  addSubjects(scope: TallyScope, delta: number): void {
+    if (delta === 0) return;
+    const key = ['subjects', scope.projectId, scope.environment];
+    // Subjects counted before the count was kept may be erased: never below none.
+    this.usage.put(key, Math.max(0, this.count(key) + delta));
+  }
+
+  putRawEvents(scope: TallyScope, events: readonly Omit<RawEvent, 'storedAt'>[], now: number, keepMs: number): void {
+    if (events.length === 0) return;
+    // The last key and the project's bytes are read and written once per batch, not per event.
+    const [lastAt, lastSeq] = (this.usage.get(['rawLast']) as [number, number] | undefined) ?? [0, -1];
+    const at = Math.max(now, lastAt);
+    let seq = at === lastAt ? lastSeq : -1;
+    const { projectId, environment } = scope;
+    const expiresAt = at + keepMs;
+    // Each event's keys, beside its JSON: the subject's twice, the rest thrice.
+    const keyBytes = 3 * (projectId.length + environment.length + 40);
+    let added = 0;
+    for (const event of events) {
+      seq++;
+      const kept: RawEvent = { ...event, storedAt: at };
+      const bytes = Buffer.byteLength(JSON.stringify(kept)) + keyBytes + 2 * event.targetingKey.length;
+      this.raw.put([projectId, environment, at, seq], { event: kept, expiresAt, bytes });
+      this.rawExpiry.put([expiresAt, projectId, environment, at, seq], null);
+      this.rawSubjects.put([projectId, environment, event.targetingKey, at, seq], null);
+      added += bytes;
+    }
+    this.usage.put(['rawLast'], [at, seq]);
+    this.addRawBytes(projectId, added);
+  }
+
+  forgetRawEvents(now: number, limit: number): number {
+    let forgotten = 0;
+    for (const key of this.rawExpiry.getKeys({ end: [now], limit })) {
+      this.forgetRaw(key.slice(1));
+      forgotten++;
+    }
+    return forgotten;
+  }
+
+  removeRawEvents(scope: TallyScope, subject: string): number {
+    const prefix = [scope.projectId, scope.environment, subject];
+    const keys = withPrefix(this.rawSubjects, prefix).map(({ key }) => [scope.projectId, scope.environment, ...key.slice(3)]);
+    for (const key of keys) this.forgetRaw(key);
+    return keys.length;
+  }
+
+  rawBytes(projectId: string): number {
+    return this.count(['rawBytes', projectId]);
+  }
+
+  firstRawExpiry(scopes: readonly TallyScope[]): number | null {
+    let first: number | null = null;
+    for (const { projectId, environment } of scopes) {
+      const [oldest] = withPrefix(this.raw, [projectId, environment], 1);
+      if (oldest !== undefined && (first === null || oldest.value.expiresAt < first)) first = oldest.value.expiresAt;
+    }
+    return first;
+  }
+
+  /**
+   * Up to `limit` raw events of `scope` stored from `from` to before `to` (Unix ms), in the order they
+   * were stored, from after `after` (the key of the last one a previous page ended with) when given:
+   * an export reads them a page at a time, each page a short read of its own. `last`: where the next
+   * page starts (after), null when this one was the last.
+   */
+  rawEvents(
+    scope: TallyScope,
+    range: { from: number; to: number; now: number },
+    after: readonly (string | number)[] | null,
+    limit: number,
+  ): { events: RawEvent[]; last: Key | null } {
+    const { projectId, environment } = scope;
+    const start = after === null ? [projectId, environment, range.from] : [...after];
+    const events: RawEvent[] = [];
+    let last: Key | null = null;
+    let read = 0;
+    for (const { key, value } of this.raw.getRange({ start, end: [projectId, environment, range.to], limit: limit + 1 })) {
+      if (after !== null && key.length === after.length && key.every((part, i) => part === after[i])) continue;
+      if (read === limit) break;
+      read++;
+      last = key;
+      // Expired, but not yet forgotten: never exported.
+      if (value.expiresAt > range.now) events.push(value.event);
+    }
+    return { events, last: read === limit ? last : null };
+  }
+
+  /** Forgets the raw event of `key` ([projectId, environment, at, seq]) and its index entries. */
+  private forgetRaw(key: Key): void {
+    const stored = this.raw.get(key);
+    if (stored === undefined) return;
+    const [projectId, environment, at, seq] = key as [string, string, number, number];
+    this.raw.remove(key);
+    this.rawExpiry.remove([stored.expiresAt, projectId, environment, at, seq]);
+    this.rawSubjects.remove([projectId, environment, stored.event.targetingKey, at, seq]);
+    this.addRawBytes(projectId, -stored.bytes);
+  }
+
+  private addRawBytes(projectId: string, delta: number): void {
+    const key = ['rawBytes', projectId];
+    this.usage.put(key, Math.max(0, this.count(key) + delta));
+  }
+
+  private count(key: Key): number {
+    return (this.usage.get(key) as number | undefined) ?? 0;
+  }
 }
 
 /**
@@ -263,9 +436,9 @@ export class TallyFile implements TallyTxn {
  * it, rather than up to an end key: no string bounds every subject (keys compare as UTF-8, so no
  * single character sorts after all others).
  */
-function withPrefix<V>(db: Database<V, Key>, prefix: Key): { key: Key; value: V }[] {
+function withPrefix<V>(db: Database<V, Key>, prefix: Key, limit?: number): { key: Key; value: V }[] {
   const found: { key: Key; value: V }[] = [];
-  for (const entry of db.getRange({ start: prefix })) {
+  for (const entry of db.getRange({ start: prefix, limit })) {
     if (!prefix.every((part, i) => entry.key[i] === part)) break;
     found.push(entry);
   }

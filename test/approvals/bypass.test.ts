@@ -540,6 +540,10 @@ const kProbes: { [N in CommandName]: Probe<N> } = {
     ],
   },
   clientKeyRevoke: { free: 'a client key is a credential', inputs: () => [{ principal: kOperator, keyId: 'ck_none' }] },
+  eventSettingsSet: {
+    free: 'how long raw events are kept, which evaluation never reads',
+    inputs: () => [{ principal: kOperator, projectId: ids.multi, received: jsonBody(JSON.stringify({ rawEventRetentionDays: 30 })) }],
+  },
   relayKeyCreate: { free: 'a relay key is a credential', inputs: () => [{ name: 'probe' }] },
   relayKeyRevoke: { free: 'a relay key is a credential', inputs: () => [{ keyId: 'rk_none' }] },
   requestReject: {

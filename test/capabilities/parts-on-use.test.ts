@@ -109,6 +109,11 @@ t.test(
       .filter((l) => l.startsWith(`loaded ${kDist}`))
       .map((l) => l.slice(`loaded ${kDist}`.length));
     t.ok(loaded.includes('cli/bundle/writer/actor.js'), "the writer thread ran from the writer's bundle");
+    t.ok(stderr.includes('node_modules/lmdb/'), 'the log names packages too');
+    t.notOk(
+      stderr.includes('node_modules/@duckdb/'),
+      'no thread loaded DuckDB: the first Parquet export imports it (src/events/export.ts)',
+    );
     t.notOk(loaded.includes('writer-thread/actor.js'), 'not from its modules');
     // Piscina loads a worker's own file past the module hooks: the modules that file imports tell.
     for (const entry of ['ofrep-evaluator.js', 'evaluation-api-evaluator.js', 'frontend-evaluator.js'])

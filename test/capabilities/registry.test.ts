@@ -140,8 +140,8 @@ t.test('a route declared by a capability gets a number and a metrics label from 
 
 t.test('the webhook events are the families docs/webhooks.md names', async (t) => {
   // What a receiver subscribed to `flag`, `token` or `plan` hears of (docs/webhooks.md, "What is sent"):
-  // flags, environments, audiences, shared fragments and experiments; tokens; scheduled changes and rollouts. Webhooks'
-  // own changes and memberships go to none.
+  // flags, environments, audiences, shared fragments and experiments; tokens; scheduled changes and rollouts.
+  // Webhooks' own changes, memberships, client keys and a project's events settings go to none.
   const kFamilies: Readonly<Record<string, WebhookEvent | null>> = {
     flag: 'flag',
     env: 'flag',
@@ -150,6 +150,7 @@ t.test('the webhook events are the families docs/webhooks.md names', async (t) =
     experiment: 'flag',
     token: 'token',
     'client-key': null,
+    events: null,
     schedule: 'plan',
     rollout: 'plan',
     webhook: null,

@@ -120,6 +120,7 @@ function setup(over: Partial<BatcherOptions> = {}) {
     maxBatchRequests: 100,
     maxPendingRequests: 1000,
     maxBatchBytes: 1 << 20,
+    maxBatchAnswerBytes: 4 << 20,
     maxPendingBytes: 1 << 26,
     taskTimeoutMs: 60_000,
     onBatchError: (err) => errors.push(err),
@@ -197,6 +198,23 @@ t.test('a batch holds at most maxBatchRequests', async (t) => {
   for (let i = 0; i < 10; i++) add(`r${i}`);
   await settle();
   t.same(runner.tasks, [4, 4, 2]);
+});
+
+t.test("a batch closes before its answers would outgrow maxBatchAnswerBytes, at the last batch's bytes per answer", async (t) => {
+  const { runner, add } = setup({ maxBatchAnswerBytes: 1000 });
+  // Each answer is `<route>:<id>?` (103 bytes with a 100-character id) and its 12-byte entry.
+  const id = (i: number) => `r${i}`.padEnd(100, 'x');
+  for (let i = 0; i < 20; i++) add(id(i));
+  await settle();
+  t.same(runner.tasks, [20], 'before any answer the batch is bounded by requests and bytes only');
+  // 20 answers took 12 + 20 * 115 bytes: 115.6 per answer, so 8 fit 1,000 bytes and a 9th would not.
+  const later = Array.from({ length: 20 }, (_, i) => add(id(20 + i)));
+  await settle();
+  t.same(runner.tasks, [20, 8, 8, 4]);
+  t.ok(
+    later.every((l, i) => l.res.written?.body === `${kRouteFlag}:${id(20 + i)}?`),
+    'every request answered, in order',
+  );
 });
 
 t.test('the queue is bounded: past maxPendingRequests add() refuses', async (t) => {

@@ -41,6 +41,7 @@ async function poolAndBatcher(workers: number, maxBatchRequests: number, onBatch
     maxBatchRequests,
     maxPendingRequests: 10_000,
     maxBatchBytes: 1 << 20,
+    maxBatchAnswerBytes: 4 << 20,
     maxPendingBytes: 1 << 26,
     taskTimeoutMs: 60_000,
     onBatchError,

@@ -7,6 +7,7 @@
 import { gzipSync } from 'node:zlib';
 import t from 'tap';
 import { call, type Reply } from '../helpers/http.js';
+import { kColourFlag } from '../helpers/experiment-server.js';
 import { startWorldServer } from '../helpers/world-server.js';
 
 const { server, world } = await startWorldServer(t);
@@ -30,14 +31,7 @@ const made = await call(base, 'POST', '/api/v1/flags', {
 must(made, 201);
 const typed = await call(base, 'POST', '/api/v1/flags', {
   token: secrets.write,
-  body: {
-    name: 'button-colour',
-    enabled: true,
-    trafficPercentage: 100,
-    experiment: 'colour-test',
-    variants: { red: 'red', blue: 'blue' },
-    defaultVariant: 'red',
-  },
+  body: kColourFlag,
 });
 must(typed, 201);
 

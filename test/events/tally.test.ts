@@ -16,6 +16,8 @@ import {
   tallyBatch,
 } from '../../src/events/tally.js';
 import { type MetricSums, TallyFile, type TallyScope } from '../../src/store/tally-file.js';
+import { recompute } from '../helpers/event-tally.js';
+import { random } from '../helpers/seeded-random.js';
 
 const scope: TallyScope = { projectId: 'prj_1', environment: 'production' };
 
@@ -27,77 +29,6 @@ function openTally(t: Test): TallyFile {
     rmSync(dir, { recursive: true, force: true });
   });
   return tally;
-}
-
-/** A small seeded generator (mulberry32), so a failure can be replayed. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let r = Math.imul(a ^ (a >>> 15), 1 | a);
-    r = (r + Math.imul(r ^ (r >>> 7), 61 | r)) ^ r;
-    return ((r ^ (r >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-interface Totals {
-  preEvents: number;
-  pre: bigint;
-  postEvents: number;
-  post: bigint;
-}
-
-/** The sums recomputed from scratch: each subject's totals replayed in stored order, then summed. */
-function recompute(events: readonly CountedEvent[]) {
-  const exposures = new Map<string, { variant: string; at: number }>();
-  const running = new Map<string, { events: number; total: bigint }>();
-  const inExperiment = new Map<string, Totals>();
-  for (const e of events) {
-    if (e.kind === 'exposure') {
-      const id = `${e.subject}\n${e.experiment}`;
-      if (exposures.has(id)) continue;
-      exposures.set(id, { variant: e.variant, at: e.at });
-      for (const [key, total] of running) {
-        const [subject, metric] = key.split('\n');
-        if (subject === e.subject)
-          inExperiment.set(`${id}\n${metric}`, { preEvents: total.events, pre: total.total, postEvents: 0, post: 0n });
-      }
-      continue;
-    }
-    const key = `${e.subject}\n${e.metric}`;
-    const total = running.get(key) ?? { events: 0, total: 0n };
-    running.set(key, { events: total.events + 1, total: total.total + e.value });
-    for (const [id, exposure] of exposures) {
-      if (!id.startsWith(`${e.subject}\n`)) continue;
-      const rowKey = `${id}\n${e.metric}`;
-      const row = inExperiment.get(rowKey) ?? { preEvents: 0, pre: 0n, postEvents: 0, post: 0n };
-      if (e.at >= exposure.at) inExperiment.set(rowKey, { ...row, postEvents: row.postEvents + 1, post: row.post + e.value });
-      else inExperiment.set(rowKey, { ...row, preEvents: row.preEvents + 1, pre: row.pre + e.value });
-    }
-  }
-  const arms = new Map<string, number>();
-  for (const [id, { variant }] of exposures) {
-    const experiment = id.split('\n')[1]!;
-    arms.set(`${experiment}\n${variant}`, (arms.get(`${experiment}\n${variant}`) ?? 0) + 1);
-  }
-  const sums = new Map<string, MetricSums>();
-  for (const [rowKey, row] of inExperiment) {
-    const [subject, experiment, metric] = rowKey.split('\n');
-    const { variant } = exposures.get(`${subject}\n${experiment}`)!;
-    const key = `${experiment}\n${variant}\n${metric}`;
-    const s = sums.get(key) ?? emptySums();
-    s.events += row.postEvents;
-    s.subjects += row.postEvents > 0 ? 1 : 0;
-    s.sum += row.post;
-    s.sumOfSquares += row.post * row.post;
-    s.covariateEvents += row.preEvents;
-    s.covariateSubjects += row.preEvents > 0 ? 1 : 0;
-    s.covariateSum += row.pre;
-    s.covariateSumOfSquares += row.pre * row.pre;
-    s.sumOfProducts += row.pre * row.post;
-    sums.set(key, s);
-  }
-  return { arms, sums };
 }
 
 function stored(tally: TallyFile, experiments: readonly string[]) {

@@ -3,6 +3,16 @@
 import { call, type Reply } from './http.js';
 import { startWorldServer } from './world-server.js';
 
+/** A typed flag running experiment `colour-test` on everyone, with variants red and blue. */
+export const kColourFlag = {
+  name: 'button-colour',
+  enabled: true,
+  trafficPercentage: 100,
+  experiment: 'colour-test',
+  variants: { red: 'red', blue: 'blue' } as Record<string, string>,
+  defaultVariant: 'red',
+};
+
 /** A setup request's answer, or a throw (an assertion before the first test would come after tap's automatic end). */
 export function must(r: Reply, status: number): any {
   if (r.status !== status) throw new Error(`expected ${status}: ${r.status} ${r.text}`);

@@ -5,19 +5,9 @@
 import { Packr } from 'msgpackr';
 import t from 'tap';
 import { patchedRecord, recordChanges } from '../../src/store/record-patch.js';
+import { random } from '../helpers/seeded-random.js';
 
 const packr = new Packr({ useRecords: false });
-
-/** A small deterministic generator (mulberry32), so a failure names its seed. */
-function generator(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const kKeys = ['a', 'b', 'c', '10', '2', '__proto__', 'constructor', 'enabled', 'rules'];
 
@@ -78,7 +68,7 @@ function changed(next: () => number, record: unknown, depth = 0): unknown {
 t.test('applied to the version before, the changes give back the record as written, byte for byte', async (t) => {
   let patched = 0;
   for (let seed = 1; seed <= 3000; seed++) {
-    const next = generator(seed);
+    const next = random(seed);
     const before = { id: 'flg_1', ...(value(next, 0) as object) };
     const after = changed(next, before);
     const frozen = packr.pack(before);

@@ -14,6 +14,12 @@
 //                      Old revisions are pruned, by count (kChangeRetention in pg-system.ts) and by
 //                      bytes (FLAGWIRE_CHANGE_LOG_BYTES, counted in flagwire_meta.change_bytes, schema
 //                      2); a node behind them makes a full copy.
+//   flagwire_tally_*   what clients report of their subjects (schema 3; pg-tally.ts), the tally file's
+//                      records (src/store/tally-file.ts) shared by every node: batches counted (batch id ->
+//                      answer, forgotten after a day), subjects (each one's state, msgpack), and the arms
+//                      and sums as per-slot rows each transaction adds its deltas to. Names a client
+//                      chose are bytea (UTF-8): any string, NUL included, is a key, in the byte order
+//                      LMDB keeps. Never in the change log: nodes read these tables, never copy them.
 export interface Migration {
   version: number;
   name: string;
@@ -51,6 +57,55 @@ export const kMigrations: readonly Migration[] = [
     sql: `
       ALTER TABLE flagwire_meta ADD COLUMN change_bytes bigint NOT NULL DEFAULT 0;
       UPDATE flagwire_meta SET change_bytes = (SELECT coalesce(sum(octet_length(changes)), 0) FROM flagwire_changes);
+    `,
+  },
+  {
+    version: 3,
+    name: 'event tally',
+    sql: `
+      CREATE TABLE flagwire_tally_batches (
+        project_id text NOT NULL,
+        environment text NOT NULL,
+        batch_id bytea NOT NULL,
+        at bigint NOT NULL,
+        answer text NOT NULL,
+        PRIMARY KEY (project_id, environment, batch_id)
+      );
+      CREATE INDEX flagwire_tally_batches_at ON flagwire_tally_batches (at);
+      CREATE TABLE flagwire_tally_subjects (
+        project_id text NOT NULL,
+        environment text NOT NULL,
+        subject bytea NOT NULL,
+        state bytea NOT NULL,
+        PRIMARY KEY (project_id, environment, subject)
+      );
+      CREATE TABLE flagwire_tally_arms (
+        project_id text NOT NULL,
+        environment text NOT NULL,
+        experiment bytea NOT NULL,
+        variant bytea NOT NULL,
+        slot smallint NOT NULL,
+        subjects bigint NOT NULL,
+        PRIMARY KEY (project_id, environment, experiment, variant, slot)
+      );
+      CREATE TABLE flagwire_tally_sums (
+        project_id text NOT NULL,
+        environment text NOT NULL,
+        experiment bytea NOT NULL,
+        variant bytea NOT NULL,
+        metric bytea NOT NULL,
+        slot smallint NOT NULL,
+        events bigint NOT NULL,
+        subjects bigint NOT NULL,
+        sum numeric NOT NULL,
+        sum_of_squares numeric NOT NULL,
+        covariate_events bigint NOT NULL,
+        covariate_subjects bigint NOT NULL,
+        covariate_sum numeric NOT NULL,
+        covariate_sum_of_squares numeric NOT NULL,
+        sum_of_products numeric NOT NULL,
+        PRIMARY KEY (project_id, environment, experiment, variant, metric, slot)
+      );
     `,
   },
 ];

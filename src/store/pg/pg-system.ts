@@ -387,7 +387,7 @@ export class WriteTransaction implements RecordSource {
   }
 }
 
-function newPool(url: string, max: number): pg.Pool {
+export function newPool(url: string, max: number): pg.Pool {
   const pool = new (pgLib().Pool)({
     connectionString: url,
     max,

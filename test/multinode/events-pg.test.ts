@@ -1,0 +1,448 @@
+// Events counted on two nodes sharing PostgreSQL (issue 58, item 4; docs/events.md: Where events are
+// counted): exposures and outcomes of the same subjects sent to both nodes at once give, on either
+// node, exactly the statistics a recomputation from the events gives (a subject exposed on one node has
+// its outcomes on the other counted in its variant); kill -9 of a node while clients send batches
+// under batch ids and send each again elsewhere until it is answered leaves every batch counted once;
+// a batch sent again to the other node is answered as the first time and counted once, and its id is
+// forgotten a day later; a subject erased on one node is gone from both nodes' statistics; a batch sent
+// while PostgreSQL is down is refused and counts nothing, and counts once sent again after; batches of
+// 1,000 subjects, 8 at once on each node, the same subjects on both, count each subject once; a project
+// that asks to keep raw events has its events counted, none kept, and its export refused with why.
+//
+// The events are sent in phases (outcomes before any exposure, then exposures, then exposures again,
+// then outcomes), each phase's batches at once to both nodes: within a phase the order PostgreSQL
+// applies them in changes nothing (a subject's exposure fixes where its outcomes count; totals add
+// up), so the recomputation replays the phases in order and any order within them.
+import { setTimeout as sleep } from 'node:timers/promises';
+import t from 'tap';
+import { type CountedEvent, millionths } from '../../src/events/tally.js';
+import { recomputedStatistics } from '../helpers/event-tally.js';
+import { random } from '../helpers/seeded-random.js';
+import { call, type Reply } from '../helpers/http.js';
+import { advanceClock } from '../helpers/test-hooks.js';
+import { sharedPostgres, startPostgres, type TestDatabases } from '../helpers/postgres.js';
+import type { TestContext } from '../helpers/cli.js';
+import type { TestServer } from '../helpers/server.js';
+import { seedWithConsole, startNode, startReadyNodes, until, waitReady } from './support.js';
+
+const pg = await sharedPostgres();
+t.teardown(() => pg.destroy());
+
+/** An event as a client sends it, and as it counts. */
+interface Sent {
+  wire: Record<string, unknown>;
+  counted: CountedEvent;
+}
+
+/** Each flag the world declares: its name, the experiment it runs and its variants. */
+const kFlags = [
+  { name: 'checkout', experiment: 'checkout-2026', variants: ['on', 'off'] },
+  { name: 'colour', experiment: 'colour-test', variants: ['red', 'green', 'blue'] },
+] as const;
+const kMetrics = ['purchase', 'revenue', 'clicks'];
+/** Whole, fractional, negative and large values: none of them rounds in the sums. */
+const kValues = [1, 2.5, -0.75, 123456.789, 999_999_999, 0.000001];
+
+interface World {
+  url: string;
+  nodes: TestServer[];
+  /** The client key's secret (events use). */
+  key: string;
+  /** The write token's secret (the seeded owner's). */
+  token: string;
+}
+
+/** Two nodes on a new database (of the shared cluster, unless given another); the two flags running their experiments; a client key both nodes accept for them. */
+async function world(t: TestContext, env: Record<string, string> = {}, databases: TestDatabases = pg): Promise<World> {
+  const url = await databases.newDatabase();
+  const seeded = await seedWithConsole(t, url);
+  const nodes = await startReadyNodes(t, url, 2, env);
+  const a = nodes[0]!.baseUrl;
+  const token = seeded.secret;
+  const must = (r: Reply, status: number) => {
+    if (r.status !== status) throw new Error(`expected ${status}: ${r.status} ${r.text}`);
+  };
+  must(
+    await call(a, 'PATCH', `/api/v1/flags/${seeded.flagId}`, {
+      token,
+      body: { enabled: true, trafficPercentage: 50, experiment: kFlags[0].experiment },
+    }),
+    200,
+  );
+  must(
+    await call(a, 'POST', '/api/v1/flags', {
+      token,
+      body: {
+        name: kFlags[1].name,
+        enabled: true,
+        trafficPercentage: 100,
+        experiment: kFlags[1].experiment,
+        variants: { red: 'red', green: 'green', blue: 'blue' },
+        defaultVariant: 'red',
+      },
+    }),
+    201,
+  );
+  const made = await call(a, 'POST', '/api/v1/client-keys', { token, body: { name: 'web', uses: ['events'] } });
+  must(made, 201);
+  const key = made.json.secret as string;
+  // Both nodes know the key and both flags' experiments: an exposure of no variant of theirs is
+  // rejected for its variant (so counts nothing), not for its key or flag.
+  for (const node of nodes)
+    await until(
+      async () => {
+        const r = await call(node.baseUrl, 'POST', '/ofrep/v1/events', {
+          token: key,
+          body: {
+            events: kFlags.map((f) => ({ kind: 'exposure', key: f.name, targetingKey: 'probe', variant: 'none', timestamp: Date.now() })),
+          },
+        });
+        return r.status === 200 && r.json.rejected.every((x: { reason: string }) => /is not one of flag/.test(x.reason));
+      },
+      60_000,
+      'the key and flags on every node',
+    );
+  return { url, nodes, key, token };
+}
+
+/** The events of one run, in phases (see the file's head), from `seed`. */
+function phases(seed: number, subjects: number): { before: Sent[]; exposures: Sent[]; again: Sent[]; after: Sent[] } {
+  const next = random(seed);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
+  const now = Date.now();
+  const names = Array.from({ length: subjects }, (_, i) => `user-${i}`);
+  // Within the last two hours: exposures in the first, so outcomes fall on both sides of them.
+  const at = (from: number, span: number) => now - 2 * 3_600_000 + from + Math.floor(next() * span);
+  const track = (subject: string, when: number): Sent => {
+    const metric = pick(kMetrics);
+    const value = pick(kValues);
+    return {
+      wire: { kind: 'track', key: metric, targetingKey: subject, value, timestamp: when },
+      counted: { kind: 'track', subject, metric, value: millionths(value), at: when },
+    };
+  };
+  const exposure = (subject: string, flag: (typeof kFlags)[number], variant: string, when: number): Sent => ({
+    wire: { kind: 'exposure', key: flag.name, targetingKey: subject, variant, timestamp: when },
+    counted: { kind: 'exposure', subject, experiment: flag.experiment, variant, at: when },
+  });
+  const before = Array.from({ length: subjects * 2 }, () => track(pick(names), at(0, 7_200_000)));
+  const exposures: Sent[] = [];
+  const again: Sent[] = [];
+  for (const subject of names)
+    for (const flag of kFlags) {
+      if (next() < 0.2) continue;
+      const when = at(0, 3_600_000);
+      exposures.push(exposure(subject, flag, pick(flag.variants), when));
+      // A second exposure, another variant perhaps: a duplicate, which changes nothing.
+      if (next() < 0.5) again.push(exposure(subject, flag, pick(flag.variants), at(0, 7_200_000)));
+    }
+  const after = Array.from({ length: subjects * 8 }, () => track(pick(names), at(0, 7_200_000)));
+  return { before, exposures, again, after };
+}
+
+/** `events` in batches of at most `size`, in order. */
+function batches<T>(events: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < events.length; i += size) out.push(events.slice(i, i + size));
+  return out;
+}
+
+/** The statistics of every experiment on `node`, and as recomputed from `counted` in order. */
+async function compare(t: TestContext, node: TestServer, token: string, counted: readonly CountedEvent[], what: string): Promise<void> {
+  for (const { experiment } of kFlags) {
+    const r = await call(node.baseUrl, 'GET', `/api/v1/experiments/${experiment}/statistics`, { token });
+    t.equal(r.status, 200, r.text);
+    t.strictSame(r.json, recomputedStatistics(experiment, null, counted), `${what}: ${experiment} on ${node.baseUrl}, exactly`);
+  }
+}
+
+t.test("the same subjects' events sent to both nodes at once: either node's statistics are exactly the recomputation's", async (t) => {
+  // Two front-end threads a node: each counts on a pool of its own.
+  const { nodes, key, token } = await world(t, { FLAGWIRE_HTTP_THREADS: '2' });
+  const { before, exposures, again, after } = phases(1, 40);
+  const counted: CountedEvent[] = [];
+  let sent = 0;
+  for (const [phase, events, size] of [
+    ['before exposure', before, 20],
+    ['exposures', exposures, 15],
+    ['exposures again', again, 10],
+    ['after exposure', after, 40],
+  ] as const) {
+    // Every batch of the phase at once, to the nodes in turn: the same subjects on both.
+    const answers = await Promise.all(
+      batches(events, size).map((batch) =>
+        call(nodes[sent++ % 2]!.baseUrl, 'POST', '/ofrep/v1/events', { token: key, body: { events: batch.map((e) => e.wire) } }),
+      ),
+    );
+    for (const r of answers) t.equal(r.status, 200, r.text);
+    const accepted = answers.reduce((n, r) => n + r.json.accepted, 0);
+    const duplicates = answers.reduce((n, r) => n + r.json.duplicates, 0);
+    t.equal(accepted, events.length, `${phase}: every event accepted`);
+    t.equal(duplicates, phase === 'exposures again' ? events.length : 0, `${phase}: ${duplicates} duplicates`);
+    t.strictSame(
+      answers.flatMap((r) => r.json.rejected),
+      [],
+      `${phase}: none rejected`,
+    );
+    counted.push(...events.map((e) => e.counted));
+  }
+  for (const node of nodes) await compare(t, node, token, counted, 'sent to both nodes');
+  const stats = await call(nodes[0]!.baseUrl, 'GET', `/api/v1/experiments/${kFlags[0].experiment}/statistics`, { token });
+  t.ok(
+    stats.json.variants.some((v: { metrics: { events: number; covariate: { events: number } }[] }) =>
+      v.metrics.some((m) => m.events > 0 && m.covariate.events > 0),
+    ),
+    'outcomes counted on both sides of exposures',
+  );
+});
+
+t.test(
+  'kill -9 of a node while clients send batches under batch ids, each sent again until answered: every batch counted once',
+  async (t) => {
+    const { url, nodes, key, token } = await world(t);
+    const { before, exposures, again, after } = phases(2, 60);
+    const counted: CountedEvent[] = [];
+    // Exposures first, to node A then B (their order decides nothing here).
+    for (const [i, events] of [before, exposures, again].entries()) {
+      const r = await call(nodes[i % 2]!.baseUrl, 'POST', '/ofrep/v1/events', { token: key, body: { events: events.map((e) => e.wire) } });
+      t.equal(r.status, 200, r.text);
+      counted.push(...events.map((e) => e.counted));
+    }
+    // Then the outcomes, many times over, as batches under ids, by four clients, while node A is killed
+    // and started again. A client sends each batch to the nodes in turn, the next one after a failure,
+    // until one answers 200; one in five answered it sends again to the other node, which must answer
+    // the same and count nothing more.
+    const load = [...after, ...after, ...after, ...after, ...after];
+    const queue = batches(load, 25).map((batch, i) => ({ id: `client-batch-${i}`, batch }));
+    const live: (TestServer | null)[] = [...nodes];
+    const failures = new Map<string, number>();
+    const note = (what: string) => failures.set(what, (failures.get(what) ?? 0) + 1);
+    let answered = 0;
+    let resent = 0;
+    let answeredByRestarted = 0;
+    /** Batches sent to each node and not yet answered. */
+    const inFlight = [0, 0];
+    let turn = 0;
+    const body = (item: (typeof queue)[number]) => ({ batchId: item.id, events: item.batch.map((e) => e.wire) });
+    const post = async (node: TestServer | null, item: (typeof queue)[number]): Promise<Reply | null> => {
+      if (node === null) {
+        note('node down');
+        return null;
+      }
+      const at = live.indexOf(node);
+      inFlight[at]!++;
+      try {
+        const r = await call(node.baseUrl, 'POST', '/ofrep/v1/events', { token: key, body: body(item) });
+        if (r.status === 200) return r;
+        note(`${r.status} ${r.json?.detail ?? r.text}`.slice(0, 100));
+      } catch (err) {
+        // The node died with the batch in flight: the client does not know whether it counted.
+        note(String((err as Error).cause ?? err).slice(0, 60));
+      } finally {
+        inFlight[at]!--;
+      }
+      return null;
+    };
+    // The last third of the batches waits for A to be back: clients send to the restarted node too.
+    let back!: () => void;
+    const restarted = new Promise<void>((resolve) => (back = resolve));
+    const gate = Math.floor((queue.length * 2) / 3);
+    let taken = 0;
+    const client = async () => {
+      for (let item = queue.shift(); item !== undefined; item = queue.shift()) {
+        if (taken++ >= gate) await restarted;
+        let answer: Reply | null = null;
+        let at = turn++ % 2;
+        while (answer === null) {
+          answer = await post(live[at]!, item);
+          if (answer === null) {
+            at = 1 - at;
+            await sleep(20);
+          }
+        }
+        t.equal(answer.json.accepted, item.batch.length, `${item.id}: accepted whole`);
+        if (at === 0 && live[0] !== nodes[0]) answeredByRestarted++;
+        answered++;
+        if (answered % 5 === 0) {
+          let again: Reply | null = null;
+          for (let other = 1 - at; again === null; other = 1 - other) {
+            again = await post(live[other]!, item);
+            if (again === null) await sleep(20);
+          }
+          t.strictSame(again.json, answer.json, `${item.id} sent again: answered as the first time`);
+          resent++;
+        }
+      }
+    };
+    const chaos = async () => {
+      // Killed once a quarter of the batches are answered, with batches in flight to it.
+      await until(async () => answered >= 25 && inFlight[0]! > 0, 120_000, 'batches answered before the kill');
+      const a = live[0]!;
+      live[0] = null;
+      a.proc.kill('SIGKILL');
+      await a.stop();
+      t.comment(`node A killed with ${answered} batches answered`);
+      await sleep(500);
+      const restarted = await startNode(url, a.dataDir);
+      t.teardown(() => restarted.stop());
+      await waitReady(restarted);
+      live[0] = restarted;
+      back();
+      t.comment(`node A back with ${answered} batches answered`);
+    };
+    await Promise.all([chaos(), client(), client(), client(), client()]);
+    t.comment(`answered ${answered}, sent again ${resent}, failures on the way: ${JSON.stringify([...failures])}`);
+    t.ok(failures.size > 0, 'some batches were not answered by the killed node, and were sent again elsewhere');
+    t.ok(answeredByRestarted > 0, `the restarted node answered ${answeredByRestarted} batches`);
+    t.ok(live[0] !== null && live[0] !== nodes[0], 'node A was killed and started again');
+    counted.push(...load.map((e) => e.counted));
+    for (const node of live) await compare(t, node!, token, counted, 'after kill -9 under load');
+  },
+);
+
+t.test("a subject erased on one node is gone from both nodes' statistics, exactly", async (t) => {
+  const { nodes, key, token } = await world(t);
+  const { before, exposures, again, after } = phases(3, 30);
+  const counted: CountedEvent[] = [];
+  for (const [i, events] of [before, exposures, again, after].entries()) {
+    const r = await call(nodes[i % 2]!.baseUrl, 'POST', '/ofrep/v1/events', { token: key, body: { events: events.map((e) => e.wire) } });
+    t.equal(r.status, 200, r.text);
+    counted.push(...events.map((e) => e.counted));
+  }
+  const erase = (node: TestServer, subject: string) =>
+    call(node.baseUrl, 'POST', '/api/v1/events/subjects/erase', { token, body: { targetingKey: subject } });
+  for (const subject of ['user-3', 'user-11']) {
+    const r = await erase(nodes[1]!, subject);
+    t.equal(r.status, 200, r.text);
+    t.strictSame(r.json, { targetingKey: subject, environment: null, erased: true });
+  }
+  const twice = await erase(nodes[0]!, 'user-3');
+  t.strictSame(twice.json, { targetingKey: 'user-3', environment: null, erased: false }, 'erased on B: nothing left of it on A');
+  const kept = counted.filter((e) => e.subject !== 'user-3' && e.subject !== 'user-11');
+  for (const node of nodes) await compare(t, node, token, kept, 'two subjects erased');
+});
+
+t.test('a project that keeps raw events, on PostgreSQL: its events count, none is kept, and the export says why', async (t) => {
+  const { nodes, key, token } = await world(t);
+  const set = await call(nodes[0]!.baseUrl, 'PATCH', '/api/v1/events/settings', { token, body: { rawEventRetentionDays: 30 } });
+  t.equal(set.status, 200, set.text);
+  const { before, exposures, after } = phases(4, 10);
+  const counted: CountedEvent[] = [];
+  for (const [i, events] of [before, exposures, after].entries()) {
+    const r = await call(nodes[i % 2]!.baseUrl, 'POST', '/ofrep/v1/events', { token: key, body: { events: events.map((e) => e.wire) } });
+    t.equal(r.status, 200, r.text);
+    counted.push(...events.map((e) => e.counted));
+  }
+  for (const node of nodes) await compare(t, node, token, counted, 'counted whatever the retention');
+  const exported = await call(nodes[1]!.baseUrl, 'GET', '/api/v1/events/export', { token });
+  t.equal(exported.status, 404, exported.text);
+  t.match(exported.json, { detail: /Raw events are kept on an embedded node only/ });
+});
+
+t.test('a batch id is one for both nodes, and forgotten 24 hours on by the batches that follow', async (t) => {
+  const { url, nodes, key, token } = await world(t, { FLAGWIRE_TEST_HOOKS: '1' });
+  const [a, b] = nodes as [TestServer, TestServer];
+  const database = new URL(url).pathname.slice(1);
+  const ids = async () =>
+    (
+      await pg.admin<{ id: string }>(database, "SELECT convert_from(batch_id, 'UTF8') AS id FROM flagwire_tally_batches ORDER BY 1")
+    ).rows.map((r) => r.id);
+  const send = (node: TestServer, batchId: string, subject: string) =>
+    call(node.baseUrl, 'POST', '/ofrep/v1/events', {
+      token: key,
+      body: { batchId, events: [{ kind: 'exposure', key: kFlags[0].name, targetingKey: subject, variant: 'on', timestamp: Date.now() }] },
+    });
+  const first = await send(a, 'day-1', 'ann');
+  t.strictSame(first.json, { accepted: 1, duplicates: 0, rejected: [] });
+  // The same id from B (another subject: were it counted, ann's exposure would not be the one counted).
+  const again = await send(b, 'day-1', 'bob');
+  t.strictSame(again.json, first.json, 'B answers the batch A counted as A did');
+  t.strictSame(await ids(), ['day-1']);
+  // A day and an hour later on A's clock, a batch there forgets the first one's id.
+  await advanceClock(a, 25 * 3600);
+  t.strictSame((await send(a, 'day-2', 'cat')).json, { accepted: 1, duplicates: 0, rejected: [] });
+  t.strictSame(await ids(), ['day-2'], "day-1's id forgotten, day-2's kept");
+  const stats = await call(b.baseUrl, 'GET', `/api/v1/experiments/${kFlags[0].experiment}/statistics`, { token });
+  t.strictSame(
+    stats.json.variants.map((v: { variant: string; subjects: number }) => [v.variant, v.subjects]),
+    [['on', 2]],
+    'ann and cat exposed; bob, in the batch sent again, not',
+  );
+});
+
+t.test('PostgreSQL down: a batch is refused and counts nothing; sent again under its id once it is back, it counts once', async (t) => {
+  // A cluster of this test's own: it is stopped.
+  const own = await startPostgres();
+  t.teardown(() => own.destroy());
+  const { url, nodes, key, token } = await world(t, {}, own);
+  const node = nodes[0]!;
+  const database = new URL(url).pathname.slice(1);
+  const batch = {
+    batchId: 'while-down',
+    events: [
+      { kind: 'exposure', key: kFlags[0].name, targetingKey: 'ann', variant: 'on', timestamp: Date.now() },
+      { kind: 'track', key: 'purchase', targetingKey: 'ann', value: 5, timestamp: Date.now() },
+    ],
+  };
+  const send = () => call(node.baseUrl, 'POST', '/ofrep/v1/events', { token: key, body: batch });
+  const statistics = () => call(node.baseUrl, 'GET', `/api/v1/experiments/${kFlags[0].experiment}/statistics`, { token });
+  await own.stop();
+  const refused = await send();
+  t.equal(refused.status, 503, refused.text);
+  t.match(refused.json, { error: 'Storage unavailable', detail: /nothing of this request was counted/ });
+  t.equal((await statistics()).status, 503, 'the statistics cannot be read either');
+  await own.start();
+  const kept = await own.admin<{ n: number }>(database, 'SELECT count(*)::int AS n FROM flagwire_tally_subjects');
+  t.equal(kept.rows[0]!.n, 0, 'the refused batch left nothing in PostgreSQL');
+  // Sent again until PostgreSQL answers (the node's pool reconnects on use).
+  const answers: Reply[] = [];
+  await until(
+    async () => {
+      answers.push(await send());
+      return answers.at(-1)!.status === 200;
+    },
+    60_000,
+    'the batch counted once PostgreSQL is back',
+  );
+  const answer = answers.at(-1)!;
+  t.strictSame(answer.json, { accepted: 2, duplicates: 0, rejected: [] });
+  t.strictSame((await send()).json, answer.json, 'and once only');
+  const stats = await statistics();
+  t.equal(stats.status, 200, stats.text);
+  t.strictSame(
+    stats.json.variants.map((v: { variant: string; subjects: number; metrics: { sum: string }[] }) => [
+      v.variant,
+      v.subjects,
+      v.metrics[0]?.sum,
+    ]),
+    [['on', 1, '5']],
+  );
+});
+
+t.test('batches of 1,000 subjects each, 8 at once on each node: every one counted, every subject once', async (t) => {
+  const { nodes, key, token } = await world(t);
+  const now = Date.now();
+  // Each subject twice, at once: in a batch to A and in one to B (the second counted a duplicate, whichever it is).
+  const batchOf = (n: number) =>
+    Array.from({ length: 1000 }, (_, i) => {
+      const subject = `user-${(n % 8) * 1000 + i}`;
+      return { kind: 'exposure', key: kFlags[0].name, targetingKey: subject, variant: 'on', timestamp: now };
+    });
+  const answers = await Promise.all(
+    Array.from({ length: 16 }, (_, n) =>
+      call(nodes[Math.floor(n / 8)]!.baseUrl, 'POST', '/ofrep/v1/events', { token: key, body: { events: batchOf(n) } }),
+    ),
+  );
+  t.strictSame(
+    answers.map((r) => r.status),
+    Array(16).fill(200),
+    answers.find((r) => r.status !== 200)?.text ?? 'all answered 200',
+  );
+  t.equal(
+    answers.reduce((n, r) => n + r.json.duplicates, 0),
+    8000,
+    'each subject exposed once, its second exposure a duplicate',
+  );
+  const stats = await call(nodes[1]!.baseUrl, 'GET', `/api/v1/experiments/${kFlags[0].experiment}/statistics`, { token });
+  t.strictSame(stats.json.variants, [{ variant: 'on', subjects: 8000, metrics: [] }]);
+});
