@@ -12,6 +12,7 @@ import { cli } from '../helpers/cli.js';
 import { call } from '../helpers/http.js';
 import { scratchDir } from '../helpers/scratch-dir.js';
 import { startTestServer } from '../helpers/server.js';
+import { sharedPostgres } from '../helpers/postgres.js';
 import { startUnleash } from '../helpers/unleash-server.js';
 import { sdkFeatureNames, startUnleashSdk } from '../helpers/unleash-sdk.js';
 import { buildWorld } from '../helpers/world.js';
@@ -19,6 +20,7 @@ import { buildWorld } from '../helpers/world.js';
 const kEnvs = ['development', 'production'] as const;
 const unleash = await startUnleash(
   t,
+  await sharedPostgres(),
   kEnvs.map((environment) => ({ project: 'default', environment })),
 );
 t.comment(`Unleash started in ${unleash.started.wallMs} ms, ${unleash.started.cpuMs} ms of CPU`);
