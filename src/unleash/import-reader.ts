@@ -7,6 +7,7 @@
 import { FlagwireError } from '../errors.js';
 import { compileValidator } from '../model/validation.js';
 import type { Static, TSchema } from '../typebox.js';
+import type { Validator } from '../model/validation.js';
 import {
   AdminProjectEnvironments,
   AdminProjects,
@@ -19,6 +20,9 @@ import {
 } from './import-source.js';
 
 const kExport = compileValidator(UnleashExport, { quoteKeys: false });
+const kProjects = compileValidator(AdminProjects, { quoteKeys: false });
+const kProjectEnvironments = compileValidator(AdminProjectEnvironments, { quoteKeys: false });
+const kSegments = compileValidator(AdminSegments, { quoteKeys: false });
 
 /** An export file as read: its name (for messages) and its text. */
 export interface ExportFile {
@@ -118,7 +122,7 @@ export type Fetch = (url: string, init: { method: string; headers: Record<string
 /** A running Unleash read through its admin API: every project, every environment it has enabled. */
 export async function readUnleashApi(baseUrl: string, token: string, fetchFn: Fetch = fetch): Promise<UnleashSource> {
   const root = baseUrl.replace(/\/+$/, '');
-  const call = async <T extends TSchema>(method: string, path: string, schema: T, body?: unknown): Promise<Static<T>> => {
+  const call = async <T extends TSchema>(method: string, path: string, validator: Validator<T>, body?: unknown): Promise<Static<T>> => {
     let res: Response;
     try {
       res = await fetchFn(`${root}${path}`, {
@@ -139,26 +143,25 @@ export async function readUnleashApi(baseUrl: string, token: string, fetchFn: Fe
     } catch {
       throw refused(`Unleash at ${root} answered ${method} ${path} with something not JSON: is ${root} Unleash's URL (without /api)?`);
     }
-    const validator = compileValidator(schema, { quoteKeys: false });
     if (!validator.check(value))
       throw refused(
         `Unleash at ${root} answered ${method} ${path} in a shape this importer does not read: ${validator.problems(value).slice(0, 3).join('; ')}`,
       );
     return value;
   };
-  const { projects: listed } = await call('GET', '/api/admin/projects', AdminProjects);
+  const { projects: listed } = await call('GET', '/api/admin/projects', kProjects);
   const projects: SourceProject[] = [];
   const exports: EnvironmentExport[] = [];
   for (const p of listed) {
-    const { environments } = await call('GET', `/api/admin/environments/project/${encodeURIComponent(p.id)}`, AdminProjectEnvironments);
+    const { environments } = await call('GET', `/api/admin/environments/project/${encodeURIComponent(p.id)}`, kProjectEnvironments);
     const enabled = environments.filter((e) => e.enabled !== false).sort((a, b) => (a.sortOrder ?? 0) - (b.sortOrder ?? 0));
     projects.push({ id: p.id, name: p.name, description: p.description ?? '', environments: enabled.map((e) => e.name) });
     for (const e of enabled) {
-      const data = await call('POST', '/api/admin/features-batch/export', UnleashExport, { environment: e.name, project: p.id });
+      const data = await call('POST', '/api/admin/features-batch/export', kExport, { environment: e.name, project: p.id });
       exports.push({ environment: e.name, data });
     }
   }
-  const { segments } = await call('GET', '/api/admin/segments', AdminSegments);
+  const { segments } = await call('GET', '/api/admin/segments', kSegments);
   return {
     from: root,
     projects,
