@@ -11,6 +11,7 @@ import type { PlannedChange } from '../flags-as-code/schemas.js';
 import { FlagwireError } from '../errors.js';
 import type { AudienceRule, Project } from '../model/projects.js';
 import { sameName } from '../model/input-checks.js';
+import { hasAudiences } from '../model/plans.js';
 import { kLimits } from '../model/schemas.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { listedProblems } from '../targeting/problems.js';
@@ -52,8 +53,8 @@ export interface ImportPlan {
   notes: ImportNote[];
 }
 
-/** The import of `source` into organisation `orgId`, planned against the store as it is now. */
-export function importPlan(r: StoreReader, source: UnleashSource, orgId: string): ImportPlan {
+/** The import of `source` into organisation `orgId`, planned against the store as it is at `now`. */
+export function importPlan(r: StoreReader, source: UnleashSource, orgId: string, now: number): ImportPlan {
   const org = r.getOrg(orgId);
   if (org === undefined) throw new FlagwireError('NOT_FOUND', `No organisation "${orgId}" (\`flagwire org list\` shows them).`);
   const segments = new Map(source.segments.map((s) => [s.id, s]));
@@ -63,7 +64,14 @@ export function importPlan(r: StoreReader, source: UnleashSource, orgId: string)
   const projects = source.projects.map((p) => {
     const existing = inOrg.find((q) => sameName(q.name, p.name)) ?? null;
     const features = source.features.filter((f) => f.project === p.id).sort((a, b) => byCodePoint(a.name, b.name));
-    const model = projectFile(p, existing === null ? [] : existing.environments, features, segments, refused, notes);
+    const model = projectFile(
+      p,
+      existing === null ? [] : existing.environments,
+      features,
+      { segments, audiences: hasAudiences(org, now) },
+      refused,
+      notes,
+    );
     return planProject(r, p, existing, model);
   });
   return { orgId, from: source.from, projects, refused, notes };
@@ -74,7 +82,7 @@ function projectFile(
   project: SourceProject,
   stored: readonly string[],
   features: readonly SourceFeature[],
-  segments: ReadonlyMap<number, SourceSegment>,
+  org: { segments: ReadonlyMap<number, SourceSegment> /** The organisation's plan allows audiences now. */; audiences: boolean },
   refused: RefusedFlag[],
   notes: ImportNote[],
 ): ProjectModel {
@@ -93,8 +101,15 @@ function projectFile(
     const states: Record<string, ModelState> = {};
     for (const env of project.environments) {
       const config = feature.environments[env] ?? { enabled: false, strategies: [], variants: [] };
-      const mapped = mapEnvironment(env, config, segments);
+      const mapped = mapEnvironment(env, config, org.segments);
       if (!mapped.ok) refusals.push(...mapped.refusals);
+      else if (mapped.audience !== null && !org.audiences)
+        // Below Teams, the evaluation routes refuse a state that applies an audience: not what Unleash answered.
+        refusals.push({
+          where: `environments.${env}.strategies`,
+          reason: "constraints, which Flagwire says as an audience, and the organisation's plan has no audiences: Teams or higher has",
+          awaitsModel: false,
+        });
       else states[env] = { ...mapped.state, audience: mapped.audience === null ? null : audiences.nameOf(mapped.audience) };
     }
     const tags = feature.tags.filter((t) => t.length <= kLimits.tagLength);

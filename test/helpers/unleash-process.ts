@@ -31,6 +31,9 @@ const unleash = await start({
   logLevel: 'error',
 } as Parameters<typeof start>[0]);
 process.stdout.write('ready\n');
-process.once('SIGTERM', () => {
-  void unleash.stop().finally(() => process.exit(0));
-});
+const stop = () => void unleash.stop().finally(() => process.exit(0));
+process.once('SIGTERM', stop);
+// Its standard input is a pipe from the test: closed when the test process ends, however it ends, so an
+// Unleash never outlives the file that started it.
+process.stdin.once('close', stop);
+process.stdin.resume();

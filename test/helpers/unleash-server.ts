@@ -55,7 +55,7 @@ export async function startUnleash(
   const [file, args] = plainNode(['--enable-source-maps', kProcess]);
   const spawnedAt = Date.now();
   const child = spawn(file, args, {
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe'],
     env: {
       ...process.env,
       UNLEASH_TEST_DATABASE_URL: url,

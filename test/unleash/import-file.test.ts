@@ -14,7 +14,7 @@ const dir = scratchDir('flagwire-unleash-file-');
 // The export files beside the data directory: Flagwire refuses a data directory holding files not its own.
 const files = scratchDir('flagwire-unleash-exports-');
 const world = buildWorld(dir);
-const { orgA, orgB, multi } = world.ids;
+const { orgA, orgB, orgFree, multi } = world.ids;
 await world.store.close();
 
 const inList = (contextName: string, values: string[]) => ({
@@ -174,6 +174,14 @@ t.test('a project of the same name is updated: its environments kept, the flags 
       ['create', 'web-host'],
     ],
   );
+});
+
+t.test("below Teams, a flag whose constraints would be an audience is refused: the plan's evaluation would refuse it", async (t) => {
+  const r = await cli(dir, args(orgFree, dev, prod));
+  t.equal(r.code, 2);
+  const beta = r.json.plan.refused.find((f: { flag: string }) => f.flag === 'web-beta');
+  t.match(beta.refusals, [{ where: 'environments.development.strategies', reason: /plan has no audiences/, awaitsModel: false }]);
+  t.same(Object.keys(r.json.plan.projects[0].file.flags), ['web-banner'], 'the flag without constraints is carried');
 });
 
 t.test('what is not an export is refused with why, and nothing is written', async (t) => {
