@@ -6,6 +6,8 @@
 // for every imported flag. Flagwire's rule types today carry the shapes in kCarried; those in
 // kAwaitModel are refused and named until Unleash's model is a rule type (issue 60, item 3), and this
 // file then asserts them carried instead.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import t from 'tap';
 import type { Context } from 'unleash-client';
 import { cli } from '../helpers/cli.js';
@@ -149,6 +151,30 @@ t.test('the plan: one project with both environments, the carried flags, each ot
     listed.json.projects.some((p: { name: string }) => p.name === 'Default'),
     'no project was made',
   );
+});
+
+t.test("Unleash's own export files plan the same import, but for the segment an export names without its constraints", async (t) => {
+  // Beside the data directory: Flagwire refuses a data directory holding files not its own.
+  const exports = scratchDir('flagwire-unleash-real-exports-');
+  const files = await Promise.all(
+    kEnvs.map(async (environment) => {
+      const path = join(exports, `${environment}.json`);
+      writeFileSync(
+        path,
+        JSON.stringify(await unleash.admin('POST', '/api/admin/features-batch/export', { environment, project: 'default' })),
+      );
+      return path;
+    }),
+  );
+  const fromApi = (await cli(dir, importArgs)).json.plan;
+  const fromFiles = (await cli(dir, ['import', 'unleash', '--org', orgA, ...files.flatMap((f) => ['--file', f])])).json.plan;
+  t.same(fromFiles.refused.map((f: { flag: string }) => f.flag).sort(), [...Object.keys(kAwaitModel), 'pro-segment'].sort());
+  t.match(fromFiles.refused.find((f: { flag: string }) => f.flag === 'pro-segment').refusals, [
+    { reason: /segment "pro-customers", whose constraints an export file does not carry/, awaitsModel: false },
+  ]);
+  const { 'pro-segment': _segment, ...others } = fromApi.projects[0].file.flags;
+  t.same(fromFiles.projects[0].file.flags, others, 'every other flag the same as read from the API');
+  t.equal(fromFiles.projects[0].name, 'default', "a file has the project's id, not its name");
 });
 
 t.test('applied with --skip-refused, then planned again: no change', async (t) => {
