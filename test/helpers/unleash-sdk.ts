@@ -1,17 +1,12 @@
-// The stock Unleash server SDK (unleash-client) on a server's client API, as an application starts it:
-// once it has its first answer; destroyed at `t`'s end. What Flagwire's Unleash tests compare against.
+// The stock Unleash server SDK (unleash-client) on a Flagwire server, as Unleash's users start it: the
+// server's `/api`, a Flagwire token as the whole Authorization header, no metrics, polling rarely.
+import type { Test } from 'tap';
 import { InMemStorageProvider, Unleash } from 'unleash-client';
 
-/** `url`: the SDK's `url` (the server's address and `/api`); `token`: what it sends as Authorization. */
-export async function startUnleashSdk(
-  t: { teardown(fn: () => void): void },
-  url: string,
-  token: string,
-  appName: string,
-  namePrefix?: string,
-): Promise<Unleash> {
+/** The SDK with `token`, once it has its first answer; destroyed at `t`'s end. */
+export async function startUnleashSdk(t: Test, baseUrl: string, token: string, appName: string, namePrefix?: string): Promise<Unleash> {
   const unleash = new Unleash({
-    url,
+    url: `${baseUrl}/api`,
     appName,
     namePrefix,
     customHeaders: { Authorization: token },
@@ -25,9 +20,4 @@ export async function startUnleashSdk(
     unleash.once('error', reject);
   });
   return unleash;
-}
-
-/** The names of the features the SDK was given, sorted. */
-export function sdkFeatureNames(unleash: Unleash): string[] {
-  return (unleash.getFeatureToggleDefinitions() ?? []).map((f) => f.name).sort();
 }
