@@ -65,7 +65,7 @@ function cohortList(prefix: string, n: number): string[] {
 function mixedState(
   i: number,
   audiences: readonly string[],
-): Required<Omit<EnvironmentState, 'audienceId' | 'variants' | 'defaultVariant' | 'targeting' | 'metadata' | 'experiment'>> & {
+): Required<Omit<EnvironmentState, 'audienceId' | 'variants' | 'defaultVariant' | 'targeting' | 'metadata' | 'experiment' | 'unleash'>> & {
   audienceId: string | null;
 } {
   return {

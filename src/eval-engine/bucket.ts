@@ -20,10 +20,14 @@ export interface BucketPrefix {
   readonly rest: Uint8Array;
 }
 
-export function bucketPrefix(flagId: string): BucketPrefix {
+/**
+ * `seed` is murmur3's: 0 for Flagwire's bucketing; Unleash's rollouts and variants hash
+ * `groupId + ":" + value` the same way, with seed 0 and 86028157 (src/unleash/normalized.ts).
+ */
+export function bucketPrefix(flagId: string, seed = 0): BucketPrefix {
   const bytes = Buffer.from(`${flagId}:`, 'utf8');
   const hashed = bytes.length & ~3;
-  return { state: murmur3Blocks(bytes, 0, hashed, 0), hashed, rest: Uint8Array.from(bytes.subarray(hashed)) };
+  return { state: murmur3Blocks(bytes, 0, hashed, seed), hashed, rest: Uint8Array.from(bytes.subarray(hashed)) };
 }
 
 /** The bucket of `key` under a compiled flag's bucketing: flagd's fractional point when `fractional`, else design §2's modulo. */
@@ -53,8 +57,8 @@ let scratch = Buffer.allocUnsafe(256);
 let lastKey: string | null = null;
 let keyEnd = kKeyAt;
 
-/** murmur3_x86_32(utf8(flagId + ":" + key), 0), unsigned, from the flag's prefix. */
-function keyHash(prefix: BucketPrefix, key: string): number {
+/** murmur3_x86_32(utf8(flagId + ":" + key), seed), unsigned, from the flag's prefix (made with that seed). */
+export function keyHash(prefix: BucketPrefix, key: string): number {
   if (key !== lastKey) {
     const worst = kKeyAt + maxUtf8Bytes(key);
     if (worst > scratch.length) scratch = Buffer.allocUnsafe(Math.max(worst, scratch.length * 2));

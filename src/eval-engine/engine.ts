@@ -27,6 +27,7 @@ import { evalErrorBody, evalExperimentBody, evalFlagBody, evalVariantBody, kAudi
 import { blockedByPlan, compileState, decideState, decisionInExperiment, decisionValue, type CompiledState } from './evaluate.js';
 import { compileVariants, resolveVariant, type CompiledVariants } from './variants.js';
 import type { Resolution } from '../targeting/compiled-flag.js';
+import { compileUnleash, unleashVariants } from '../unleash/state.js';
 import type { ResultWriter } from './protocol.js';
 import { projectConfigTag } from './config-tag.js';
 import { EvalQuery } from './query.js';
@@ -423,7 +424,15 @@ export class EvalEngine {
             : compileVariants(fragments.typed(effective.typed), flag.name, fragments.shared, experiment);
       }
       const experimentBodies = experiment === null ? null : { eval: [], ofrepBodies: null, ofrepPairs: null };
-      return { ...compileState(flag.id, effective, audience(effective.audienceId), flag.bucketing), variants, experimentBodies };
+      if (effective.unleash === undefined) {
+        return { ...compileState(flag.id, effective, audience(effective.audienceId), flag.bucketing), variants, experimentBodies };
+      }
+      // Unleash's model (issue 60) decides in place of the audience, cohorts and percentage, which are not
+      // read (so not compiled: a stored audience cannot refuse it by plan); its dependencies are read from
+      // this project's flags in the same environment.
+      const compiled = compileState(flag.id, { ...effective, audienceId: null, cohorts: [] }, undefined, flag.bucketing);
+      const unleash = compileUnleash(flag.name, effective.enabled, effective.unleash, (name) => this.unleashParent(project.id, env, name));
+      return { ...compiled, unleash, variants: unleashVariants(unleash), experimentBodies };
     };
     let state: EvalState | null = null;
     let envs: Map<string, EvalState> | null = null;
@@ -456,6 +465,18 @@ export class EvalEngine {
       evaluations: 0,
       lastEvaluatedAt: 0,
     };
+  }
+
+  /**
+   * The Unleash model of the flag named `name` in a project's environment, as a dependency of another's
+   * reads it; undefined when there is no such flag or its state there has no Unleash model (an unmet
+   * dependency, as Unleash's SDKs take a parent they do not have).
+   */
+  private unleashParent(projectId: string, env: string | null, name: string) {
+    const project = this.compiledProject(projectId);
+    const entry = project.found ? project.byName.get(name) : undefined;
+    if (entry === undefined) return undefined;
+    return stateInProjectEnv(entry, env)?.unleash?.feature;
   }
 
   /** The project's shared fragments record (null: none), read once per snapshot. */

@@ -10,6 +10,8 @@ import type { Audience } from '../model/projects.js';
 import type { EffectiveState } from '../flags/flag-state.js';
 import { bucketAt, bucketPrefix, type BucketPrefix } from './bucket.js';
 import type { Flag } from '../model/flags.js';
+import type { UnleashFields } from '../unleash/constraints.js';
+import { type CompiledUnleash, decideUnleash } from '../unleash/state.js';
 
 /** An audience rule with its values in a Set: exact, case-sensitive lookups in O(1). */
 export interface CompiledRule {
@@ -37,6 +39,8 @@ export interface CompiledState {
   readonly prefix: BucketPrefix;
   /** The experiment its answers belong to (issue 58); null: none, and its answers are as they were before experiments. */
   readonly experiment: string | null;
+  /** The state's Unleash model (issue 60; src/unleash/state.ts), which decides past `enabled`; null: none. */
+  readonly unleash: CompiledUnleash | null;
 }
 
 /** Attribute lookup: the request's query parameters other than cohort, env and targetingKey. */
@@ -49,7 +53,11 @@ export interface Attributes {
 export interface EvalContext extends Attributes {
   readonly cohort: string | null;
   readonly targetingKey: string | null;
+  /** The context as Unleash's model reads it (src/unleash/fields.ts); absent: an empty one. */
+  readonly unleash?: UnleashFields;
 }
+
+const kNoFields: UnleashFields = { unleashField: () => undefined, unleashValue: () => undefined };
 
 export function compileAudience(audience: Audience): CompiledAudience {
   return {
@@ -79,6 +87,7 @@ export function compileState(
     fractional: bucketing === 'fractional',
     prefix: bucketPrefix(flagId),
     experiment: state.experiment ?? null,
+    unleash: null,
   };
 }
 
@@ -156,6 +165,8 @@ export function decisionInExperiment(decision: Decision): boolean {
 /** The rules of design §2, reporting which one decided (see the table above). */
 export function decideState(state: CompiledState, ctx: EvalContext, roll: () => number = randomRoll): Decision {
   if (!state.enabled) return kDecidedDisabled << 1;
+  // Unleash's model decides in place of the rules below (docs/design.md §2d): one field read for other states.
+  if (state.unleash !== null) return decideUnleash(state.unleash, ctx.unleash ?? kNoFields);
   const { cohort } = ctx;
   if (cohort !== null && state.cohorts.has(cohort)) return (kDecidedCohort << 1) | 1;
   let fixed = kDecidedStatic;

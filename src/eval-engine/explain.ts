@@ -61,7 +61,12 @@ export function explainState(
     variants === null || !enabled || variants.flag.rule === null
       ? null
       : ifBranch(variants.targeting, variants.flag.key, ctx.ruleData(), Math.floor(nowMs / 1000));
-  return { enabled, decision, why: whyOf(state, ctx, decidedBy(decision), enabled, rolled), resolution, ruleBranch };
+  // A state in Unleash's model: its strategies decided, not §2's rules (its percentage and audience are not read).
+  const why: Why =
+    state.unleash !== null && decidedBy(decision) !== kDecidedDisabled
+      ? { by: 'unleash', variant: resolution?.variant ?? 'disabled' }
+      : whyOf(state, ctx, decidedBy(decision), enabled, rolled);
+  return { enabled, decision, why, resolution, ruleBranch };
 }
 
 function whyOf(state: EvalState, ctx: EvalContext, by: DecidedBy, enabled: boolean, rolled: number): Why {

@@ -46,6 +46,11 @@ export interface CompiledVariants {
    * marked false, served where a listed cohort let the caller in; null without an experiment.
    */
   readonly cohortAnswers: ReadonlyMap<Resolution, Resolution> | null;
+  /**
+   * A state in Unleash's model (src/unleash/state.ts): past the disabled gate, its answer is the one its
+   * decision (decideState, called just before for the same state) found. Null for typed variants.
+   */
+  readonly unleash: { answer(): Resolution } | null;
 }
 
 const kNoMetadata = Object.freeze({});
@@ -104,6 +109,7 @@ export function compileVariants(
         : (cohortAnswers?.get(answers.matches.get(flag.defaultVariant)!) ?? answers.matches.get(flag.defaultVariant)!),
     readsClock: readsClock(targeting),
     cohortAnswers,
+    unleash: null,
   };
 }
 
@@ -113,6 +119,7 @@ export function resolveVariant(variants: CompiledVariants, decision: Decision, c
   const flag = variants.flag;
   const answers = flag.answers;
   if (by === kDecidedDisabled) return answers.disabled;
+  if (variants.unleash !== null) return variants.unleash.answer();
   if (!decisionValue(decision)) return by === kDecidedAudience || by === kDecidedStatic ? answers.default : variants.split;
   if (flag.rule !== null) {
     const answer = evaluateFlag(flag, context.ruleData(), Math.floor(nowMs / 1000));

@@ -36,4 +36,6 @@ export type Why =
       readonly percentage: number;
     }
   /** A split without a key: the Evaluation API rolls afresh on each request; `roll` is this one's. */
-  | { readonly by: 'roll'; readonly roll: number; readonly percentage: number };
+  | { readonly by: 'roll'; readonly roll: number; readonly percentage: number }
+  /** The state is in Unleash's model (design §2d): its strategies decided; `variant` is Unleash's variant name. */
+  | { readonly by: 'unleash'; readonly variant: string };

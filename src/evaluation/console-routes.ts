@@ -220,6 +220,10 @@ function gateText(why: Why, audiences: ReadonlyMap<string, Audience>, env: strin
       return `${why.bucket < why.percentage ? 'in' : 'not in'} the ${why.percentage}% rollout (bucket ${why.bucket} of 100, from the ${why.keyFrom})`;
     case 'roll':
       return `no targetingKey or cohort: each request rolls afresh against the ${why.percentage}% rollout (this roll: ${why.roll} of 100); OFREP asks for a key`;
+    case 'unleash':
+      return why.variant === 'disabled'
+        ? "Unleash's model: decided by its strategies and dependencies, without a variant"
+        : `Unleash's model: decided by its strategies, variant "${why.variant}"`;
   }
 }
 

@@ -285,6 +285,7 @@ class ChangeRunner {
     if (was.audience !== state.audience) patch.audienceId = body.audienceId;
     if (!sameTyped(was.typed, state.typed)) Object.assign(patch, typedBody(state, true));
     if (was.experiment !== state.experiment) patch.experiment = state.experiment ?? null;
+    if (!sameModel(was.unleash, state.unleash)) patch.unleash = state.unleash ?? null;
     patchFlagAs(this.w, { projectId: this.project.id, flagId, env, actor: this.applier.actor, patch }, this.now);
   }
 
@@ -298,6 +299,7 @@ class ChangeRunner {
       audienceId: state.audience === null ? null : this.audienceId(state.audience),
       ...typedBody(state, false),
       ...(state.experiment === undefined ? {} : { experiment: state.experiment }),
+      ...(state.unleash === undefined ? {} : { unleash: state.unleash }),
     };
   }
 
@@ -325,8 +327,14 @@ function sameState(a: ModelState, b: ModelState): boolean {
     a.audience === b.audience &&
     sameCohorts(a.cohorts, b.cohorts) &&
     sameTyped(a.typed, b.typed) &&
-    a.experiment === b.experiment
+    a.experiment === b.experiment &&
+    sameModel(a.unleash, b.unleash)
   );
+}
+
+/** Two states' Unleash models (issue 60) are the same when their JSON is: they are stored as written. */
+function sameModel(a: ModelState['unleash'], b: ModelState['unleash']): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
 }
 
 function isDefaultState(state: ModelState): boolean {
@@ -336,7 +344,8 @@ function isDefaultState(state: ModelState): boolean {
     state.audience === null &&
     state.cohorts.length === 0 &&
     state.typed === undefined &&
-    state.experiment === undefined
+    state.experiment === undefined &&
+    state.unleash === undefined
   );
 }
 

@@ -53,6 +53,8 @@ import { exactList, sameName } from '../model/input-checks.js';
 import { RefResolver } from '../targeting/refs.js';
 import { type DefinitionProblem, formatPath, listedProblems, problemText } from '../targeting/problems.js';
 import { Targeting as FlagdTargeting } from '../targeting/definition.js';
+import { UnleashModel } from '../unleash/model.js';
+import { unleashStateProblems } from '../unleash/model-problems.js';
 import { byCodePoint, defaultModelState, type ModelFlag, type ModelState, type ProjectModel } from './project-model.js';
 import { type FragmentRules, kNoFragments } from '../flags/fragment-records.js';
 import { fragmentNameProblem, fragmentRuleProblems } from '../fragments/fragment-commands.js';
@@ -69,6 +71,7 @@ const StateFields = {
   audience: Type.Optional(Type.Union([AudienceName, Type.Null()], { 'x-error': 'must be the name of an audience (string) or null' })),
   ...kTypedProperties,
   experiment: Type.Optional(ExperimentKey),
+  unleash: Type.Optional(UnleashModel),
 };
 
 // A flag's bucketing (issue 44): written only for a fractional flag; left out, the flag is a modulo flag.
@@ -287,6 +290,12 @@ class FileReader {
     const typed = this.typed(path, state);
     if (typed !== undefined) out.typed = typed;
     if (state.experiment !== undefined) out.experiment = state.experiment;
+    if (state.unleash !== undefined) {
+      out.unleash = state.unleash;
+      const at = formatPath([...path, 'unleash']);
+      for (const problem of unleashStateProblems(state.unleash, typed !== undefined, state.experiment !== undefined))
+        this.problems.push(`${at}${problem.slice('unleash'.length)}`);
+    }
     return out;
   }
 
@@ -376,6 +385,7 @@ function fileState(state: ModelState): Record<string, unknown> {
     if (typed.metadata !== undefined && Object.keys(typed.metadata).length > 0) out.metadata = typed.metadata;
   }
   if (state.experiment !== undefined) out.experiment = state.experiment;
+  if (state.unleash !== undefined) out.unleash = state.unleash;
   return out;
 }
 

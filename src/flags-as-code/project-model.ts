@@ -7,6 +7,7 @@
 // model does not carry them: the Management API's view, which cannot read them (spec: the flag-wide
 // list "cannot be set or read as such through the API"; no route lists audiences), and a file that
 // leaves them out. Null means "not managed here": plan leaves the stored ones as they are.
+import type { UnleashModel } from '../unleash/model.js';
 import { effectiveState } from '../flags/flag-state.js';
 import type { Flag, TypedVariants } from '../model/flags.js';
 import { bucketingField } from '../flags/bucketing.js';
@@ -26,6 +27,8 @@ export interface ModelState {
   typed?: TypedVariants;
   /** The experiment its answers belong to (issue 58); absent: none. */
   experiment?: string;
+  /** Unleash's model of the state (issue 60); absent: none. */
+  unleash?: UnleashModel;
 }
 
 interface ModelFlagBase {
@@ -103,6 +106,7 @@ function modelFlag(flag: Flag, project: Project, audienceName: ReadonlyMap<strin
     };
     if (s.typed !== undefined) out.typed = s.typed;
     if (s.experiment !== undefined) out.experiment = s.experiment;
+    if (s.unleash !== undefined) out.unleash = s.unleash;
     return out;
   };
   const base = { description: flag.description, tags: [...flag.tags], ...bucketingField(flag.bucketing) };

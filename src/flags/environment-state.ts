@@ -37,6 +37,7 @@ function atDefaults(state: EffectiveState): boolean {
     state.audienceId === null &&
     state.cohorts.length === 0 &&
     state.typed === undefined &&
-    state.experiment === undefined
+    state.experiment === undefined &&
+    state.unleash === undefined
   );
 }

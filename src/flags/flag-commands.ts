@@ -24,7 +24,17 @@ import { parseJsonObject, type ReceivedBody } from '../model/request-body.js';
 import { compileValidator } from '../model/validation.js';
 import type { StoreReader, StoreWriter } from '../store/interfaces.js';
 import { exactList, requireName } from '../model/input-checks.js';
-import { applyFlagPatch, normaliseCohorts, withExperiment, withTyped, type FieldChanges } from './patch-rules.js';
+import { UnleashModel } from '../unleash/model.js';
+import {
+  applyFlagPatch,
+  normaliseCohorts,
+  patchedUnleash,
+  withExperiment,
+  withTyped,
+  withUnleash,
+  type FieldChanges,
+} from './patch-rules.js';
+import { unleashStateProblems } from '../unleash/model-problems.js';
 import { appliedTyped, mergeTyped, typedProblems } from './variant-rules.js';
 import { actorFor, type Actor, type Principal, tokenProject } from '../actor/audit-actor.js';
 import type { FlagAuditAction } from './audit-actions.js';
@@ -41,6 +51,7 @@ const kPatchValidator = compileValidator(FlagPatch, { quoteKeys: true });
 const kAudienceIdCheck = compiledOnUse(AudienceId);
 const kTypedFieldsCheck = compiledOnUse(TypedFields);
 const kBucketingCheck = compiledOnUse(Bucketing);
+const kUnleashCheck = compiledOnUse(UnleashModel);
 
 /**
  * The body of a create or patch: as received (`received`, parsed here: the Management API's and the web
@@ -113,16 +124,19 @@ export function createFlagAs(w: StoreWriter, input: CreateFlagAsInput, now: numb
           ...base,
           kind: 'flag',
           cohorts: normaliseCohorts(body.cohorts ?? []),
-          state: withExperiment(
-            withTyped(
-              {
-                enabled: body.enabled ?? kDefaultEnvState.enabled,
-                trafficPercentage: body.trafficPercentage ?? kDefaultEnvState.trafficPercentage,
-                audienceId: body.audienceId ?? null,
-              },
-              appliedTyped(undefined, body),
+          state: withUnleash(
+            withExperiment(
+              withTyped(
+                {
+                  enabled: body.enabled ?? kDefaultEnvState.enabled,
+                  trafficPercentage: body.trafficPercentage ?? kDefaultEnvState.trafficPercentage,
+                  audienceId: body.audienceId ?? null,
+                },
+                appliedTyped(undefined, body),
+              ),
+              body.experiment,
             ),
-            body.experiment,
+            body.unleash,
           ),
         }
       : { ...base, kind: 'groupflag', cohorts: [], environments: mapValues(envStates, toEnvState) };
@@ -174,10 +188,13 @@ function createProjectProblems(w: StoreWriter, project: Project, raw: unknown): 
   if (name !== '' && findFlagByName(w, project.id, name) !== undefined)
     problems.push(`a flag named "${name}" already exists in this project`);
   const fragments = fragmentRules(projectFragments(w, project.id));
-  if (project.kind === 'single') problems.push(...createTypedProblems(body, '', fragments));
+  if (project.kind === 'single') problems.push(...createTypedProblems(body, '', fragments), ...createUnleashProblems(body, ''));
   else
     for (const [env, state] of Object.entries(environments ?? {}))
-      problems.push(...createTypedProblems(state, `environments.${env}.`, fragments));
+      problems.push(
+        ...createTypedProblems(state, `environments.${env}.`, fragments),
+        ...createUnleashProblems(state, `environments.${env}.`),
+      );
   return problems;
 }
 
@@ -191,6 +208,14 @@ function createTypedProblems(state: unknown, prefix: string, fragments: Fragment
   return typedInputProblems(undefined, state, fragments).map((p) =>
     p.path === '' ? `${prefix}${p.message}` : `${prefix}${p.path}: ${p.message}`,
   );
+}
+
+/** The Unleash-model problems of one state of a create body as sent; a model of the wrong shape is the schema's problem. */
+function createUnleashProblems(raw: unknown, prefix: string): string[] {
+  const state = asRecord(raw);
+  if (state === null || !kUnleashCheck.Check(state.unleash)) return [];
+  const typed = kTypedFieldsCheck.Check(state) && state.variants !== undefined && Object.keys(state.variants).length > 0;
+  return unleashStateProblems(state.unleash, typed, state.experiment !== undefined).map((p) => `${prefix}${p}`);
 }
 
 /**
@@ -298,6 +323,18 @@ export function checkPatch(
     const fragments = fragmentRules(projectFragments(w, project.id));
     for (const p of typedInputProblems(current, value, fragments)) problems.push(p.path === '' ? p.message : `"${p.path}": ${p.message}`);
   }
+  // The Unleash model the patch leaves, beside the typed variants it leaves: only once `env` is sound.
+  if (target !== null && patch !== null) {
+    const state = flag.kind === 'flag' ? flag.state : envEntry(flag, target.env ?? '');
+    const unleash = patchedUnleash(state.unleash, patch);
+    const merged = mergeTyped(state.typed, patch);
+    const typed = merged.ok ? merged.typed : state.typed;
+    const experiment = patch.experiment === undefined ? state.experiment : patch.experiment;
+    if (unleash !== undefined && (unleash !== state.unleash || typed !== state.typed || experiment !== state.experiment)) {
+      for (const p of unleashStateProblems(unleash, typed !== undefined, experiment !== null && experiment !== undefined))
+        problems.push(p.replace(/^([^:]*):/, '"$1":'));
+    }
+  }
   return { patch, problems };
 }
 
@@ -317,17 +354,20 @@ function asRecord(value: unknown): Record<string, unknown> | null {
 
 function toEnvState(state: EnvironmentState): EnvState {
   const cohorts = normaliseCohorts(state.cohorts ?? []);
-  return withExperiment(
-    withTyped(
-      {
-        enabled: state.enabled ?? kDefaultEnvState.enabled,
-        trafficPercentage: state.trafficPercentage ?? kDefaultEnvState.trafficPercentage,
-        audienceId: state.audienceId ?? null,
-        cohorts: cohorts.length === 0 ? null : cohorts,
-      },
-      appliedTyped(undefined, state),
+  return withUnleash(
+    withExperiment(
+      withTyped(
+        {
+          enabled: state.enabled ?? kDefaultEnvState.enabled,
+          trafficPercentage: state.trafficPercentage ?? kDefaultEnvState.trafficPercentage,
+          audienceId: state.audienceId ?? null,
+          cohorts: cohorts.length === 0 ? null : cohorts,
+        },
+        appliedTyped(undefined, state),
+      ),
+      state.experiment,
     ),
-    state.experiment,
+    state.unleash,
   );
 }
 

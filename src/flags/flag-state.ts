@@ -36,5 +36,6 @@ export function effectiveState(flag: Flag, env: string | null): EffectiveState {
   // Only when present: a boolean flag's state has no `typed` key at all.
   if (entry.typed !== undefined) state.typed = entry.typed;
   if (entry.experiment !== undefined) state.experiment = entry.experiment;
+  if (entry.unleash !== undefined) state.unleash = entry.unleash;
   return state;
 }

@@ -134,6 +134,12 @@ export function flagdInexpressible(
 }
 
 function whyInexpressible(flag: Flag, state: EffectiveState, audiences: readonly Audience[], audiencesAllowed: boolean): string | null {
+  if (state.unleash !== undefined) {
+    return (
+      "it is in Unleash's model, which flagd's rule language does not say (strategies hash with Unleash's groups and seeds, " +
+      "and OFREP answers its variants by Unleash's names): Unleash's SDKs read it from /api/client/features"
+    );
+  }
   // OFREP refuses the flag (GENERAL) before it looks at anything else, disabled or not (blockedByPlan).
   if (state.audienceId !== null && !audiencesAllowed) {
     return "it applies an audience and the organisation's plan has no audiences: OFREP answers it GENERAL";

@@ -1,6 +1,7 @@
 // The merge-patch rules of PATCH /api/v1/flags/{id} (spec rules 1-7 and 11), as a pure function.
 import { envEntry, effectiveState, type EffectiveState } from './flag-state.js';
 import type { EnvState, Flag, FlagState, TypedVariants } from '../model/flags.js';
+import type { UnleashModel } from '../unleash/model.js';
 import type { FlagPatch } from '../model/schemas.js';
 import { appliedTyped, sameTyped, typedChanges } from './variant-rules.js';
 
@@ -41,6 +42,22 @@ export function withExperiment<S extends FlagState>(state: S, experiment: string
   return experiment === null || experiment === undefined ? state : { ...state, experiment };
 }
 
+/** `unleash` on a state made without it: the key only while there is a model (as `experiment`). */
+export function withUnleash<S extends FlagState>(state: S, unleash: UnleashModel | null | undefined): S {
+  return unleash === null || unleash === undefined ? state : { ...state, unleash };
+}
+
+/** A patch's Unleash model over the state's: absent keeps it, null removes it, a model replaces it whole. */
+export function patchedUnleash(current: UnleashModel | undefined, patch: FlagPatch): UnleashModel | undefined {
+  if (patch.unleash === undefined) return current;
+  return patch.unleash ?? undefined;
+}
+
+/** Whether two states' Unleash models are the same (stored as given, so compared as JSON). */
+function sameUnleash(a: UnleashModel | undefined, b: UnleashModel | undefined): boolean {
+  return a === b || (a !== undefined && b !== undefined && JSON.stringify(a) === JSON.stringify(b));
+}
+
 /** A patch's experiment over the state's: absent keeps it, null ends it. */
 function patchedExperiment(current: string | undefined, patch: FlagPatch): string | undefined {
   if (patch.experiment === undefined) return current;
@@ -60,32 +77,38 @@ export function applyFlagPatch(flag: Flag, env: string | null, patch: FlagPatch,
     next = {
       ...flag,
       cohorts,
-      state: withExperiment(
-        withTyped(
-          {
-            enabled: patch.enabled ?? flag.state.enabled,
-            trafficPercentage: patch.trafficPercentage ?? flag.state.trafficPercentage,
-            audienceId: patch.audienceId === undefined ? flag.state.audienceId : patch.audienceId,
-          },
-          appliedTyped(flag.state.typed, patch),
+      state: withUnleash(
+        withExperiment(
+          withTyped(
+            {
+              enabled: patch.enabled ?? flag.state.enabled,
+              trafficPercentage: patch.trafficPercentage ?? flag.state.trafficPercentage,
+              audienceId: patch.audienceId === undefined ? flag.state.audienceId : patch.audienceId,
+            },
+            appliedTyped(flag.state.typed, patch),
+          ),
+          patchedExperiment(flag.state.experiment, patch),
         ),
-        patchedExperiment(flag.state.experiment, patch),
+        patchedUnleash(flag.state.unleash, patch),
       ),
     };
   } else {
     if (env === null) throw new Error('a group flag is patched one environment at a time');
     const entry = envEntry(flag, env);
-    const nextEntry: EnvState = withExperiment(
-      withTyped(
-        {
-          enabled: patch.enabled ?? entry.enabled,
-          trafficPercentage: patch.trafficPercentage ?? entry.trafficPercentage,
-          audienceId: patch.audienceId === undefined ? entry.audienceId : patch.audienceId,
-          cohorts: patch.cohorts === undefined ? entry.cohorts : overrideFor(entry.cohorts, flag.cohorts, patch.cohorts),
-        },
-        appliedTyped(entry.typed, patch),
+    const nextEntry: EnvState = withUnleash(
+      withExperiment(
+        withTyped(
+          {
+            enabled: patch.enabled ?? entry.enabled,
+            trafficPercentage: patch.trafficPercentage ?? entry.trafficPercentage,
+            audienceId: patch.audienceId === undefined ? entry.audienceId : patch.audienceId,
+            cohorts: patch.cohorts === undefined ? entry.cohorts : overrideFor(entry.cohorts, flag.cohorts, patch.cohorts),
+          },
+          appliedTyped(entry.typed, patch),
+        ),
+        patchedExperiment(entry.experiment, patch),
       ),
-      patchedExperiment(entry.experiment, patch),
+      patchedUnleash(entry.unleash, patch),
     );
     if (sameEntry(entry, nextEntry)) return { changed: false, flag, changes: {} };
     next = { ...flag, environments: { ...flag.environments, [env]: nextEntry } };
@@ -117,7 +140,8 @@ function sameEntry(a: EnvState, b: EnvState): boolean {
     a.audienceId === b.audienceId &&
     (a.cohorts === null ? b.cohorts === null : b.cohorts !== null && sameCohorts(a.cohorts, b.cohorts)) &&
     sameTyped(a.typed, b.typed) &&
-    a.experiment === b.experiment
+    a.experiment === b.experiment &&
+    sameUnleash(a.unleash, b.unleash)
   );
 }
 
@@ -129,5 +153,6 @@ function diff(before: EffectiveState, after: EffectiveState): FieldChanges {
   if (before.experiment !== after.experiment) changes.experiment = { before: before.experiment ?? null, after: after.experiment ?? null };
   if (!sameCohorts(before.cohorts, after.cohorts)) changes.cohorts = { before: before.cohorts, after: after.cohorts };
   Object.assign(changes, typedChanges(before.typed, after.typed));
+  if (!sameUnleash(before.unleash, after.unleash)) changes.unleash = { before: before.unleash ?? null, after: after.unleash ?? null };
   return changes;
 }

@@ -2,12 +2,13 @@
 // token's description is the tokens capability's: src/tokens/representation.ts). Each is one TypeBox value with its Static type of the same name: the value is the
 // OpenAPI document's schema (src/openapi/document.ts), the type is what the functions below return, so
 // the compiler refuses a representation that drifts from its published schema.
-import { Type, type Static } from '../typebox.js';
+import { CloneType, Type, type Static } from '../typebox.js';
 import { type EffectiveState, effectiveState } from './flag-state.js';
 import { bucketingField } from './bucketing.js';
 import { kTypedProperties, type TypedFields } from '../model/schemas.js';
 import type { Flag, FlagUsage } from '../model/flags.js';
 import type { Project } from '../model/projects.js';
+import { UnleashModel } from '../unleash/model.js';
 
 const Id = (description: string) => Type.String({ description });
 const Millis = Type.Number({ description: 'Unix time in milliseconds' });
@@ -39,12 +40,21 @@ const Experiment = Type.Optional(
   Type.String({ description: "The experiment this state's answers belong to (issue 58; docs/api.md: Experiments); absent: none" }),
 );
 
+/** Shown only on a state that has one (issue 60): every other representation keeps the bytes it had. */
+const Unleash = Type.Optional(
+  CloneType(UnleashModel, {
+    description:
+      "Unleash's model of this state (issue 60; docs/api.md: Unleash's model), as stored: it decides the answer where the state is enabled; absent: none",
+  }),
+);
+
 /**
  * Adds the typed-variant fields of `state` to a representation, when it has them (a boolean flag's has
- * none), and its experiment when it has one.
+ * none), its experiment when it has one, and its Unleash model when it has one.
  */
-function addTyped(out: TypedFields & { experiment?: string }, state: EffectiveState): void {
+function addTyped(out: TypedFields & { experiment?: string; unleash?: UnleashModel }, state: EffectiveState): void {
   if (state.experiment !== undefined) out.experiment = state.experiment;
+  if (state.unleash !== undefined) out.unleash = state.unleash;
   if (state.typed === undefined) return;
   out.variants = state.typed.variants;
   out.defaultVariant = state.typed.defaultVariant;
@@ -65,6 +75,7 @@ export const FlatFlag = Type.Object(
     environment: Type.Optional(Type.String({ description: 'Set when a group flag is shown for one environment' })),
     ...kTypedProperties,
     experiment: Experiment,
+    unleash: Unleash,
   },
   { description: 'A flag in flat form: a single-environment flag, or one environment of a group flag' },
 );
@@ -78,6 +89,7 @@ export const EnvironmentEntry = Type.Object({
   updatedAt: Millis,
   ...kTypedProperties,
   experiment: Experiment,
+  unleash: Unleash,
 });
 export type EnvironmentEntry = Static<typeof EnvironmentEntry>;
 

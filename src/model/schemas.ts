@@ -2,6 +2,7 @@
 // the OpenAPI document. `x-error` is the text a failed check reports after the field's path.
 import { CloneType, Type, type Static, type TSchema } from '../typebox.js';
 import { FlagMetadata, Targeting as FlagdTargeting, VariantValue } from '../targeting/definition.js';
+import { UnleashModel } from '../unleash/model.js';
 
 export const kLimits = {
   nameLength: 200,
@@ -90,6 +91,22 @@ const ExperimentPatch = Type.Union([ExperimentKey, Type.Null()], {
 });
 
 /**
+ * Unleash's model of a state (issue 60; src/unleash/model.ts): the shape of one feature of Unleash's client
+ * API in one environment. What the schema cannot say is checked by src/unleash/model-problems.ts.
+ */
+const Unleash = CloneType(UnleashModel, {
+  description:
+    "Unleash's model of this state: {strategies, variants?, dependencies?, segments?} as Unleash's client API serves a feature; while present, it decides the answer where the state is enabled, and trafficPercentage, audienceId and cohorts are not read",
+  'x-error':
+    "must be Unleash's model of a feature: an object with strategies and optional variants, dependencies, segments, impressionData",
+});
+const UnleashPatch = Type.Union([Unleash, Type.Null()], {
+  description: "Unleash's model of the state, or null to remove it",
+  'x-error':
+    "must be Unleash's model of a feature (an object with strategies and optional variants, dependencies, segments, impressionData) or null",
+});
+
+/**
  * How a flag's percentage buckets its keys (issue 44; design §2), chosen when the flag is made and never
  * changed after: another bucket function would move users in and out of the flag. A record stores
  * "modulo" as the field's absence (src/model/flags.ts), and a representation shows it only for "fractional".
@@ -110,6 +127,7 @@ export const FlagPatch = Type.Object(
     audienceId: Type.Optional(AudienceId),
     ...kTypedProperties,
     experiment: Type.Optional(ExperimentPatch),
+    unleash: Type.Optional(UnleashPatch),
     bucketing: Type.Optional(Bucketing),
   },
   { additionalProperties: false },
@@ -125,6 +143,7 @@ export const EnvironmentState = Type.Object(
     audienceId: Type.Optional(AudienceId),
     ...kTypedProperties,
     experiment: Type.Optional(ExperimentKey),
+    unleash: Type.Optional(Unleash),
   },
   { additionalProperties: false, 'x-error': 'must be an object with optional enabled, trafficPercentage, cohorts, audienceId' },
 );
@@ -178,6 +197,7 @@ export const FlagCreate = Type.Object(
     audienceId: Type.Optional(AudienceId),
     ...kTypedProperties,
     experiment: Type.Optional(ExperimentKey),
+    unleash: Type.Optional(Unleash),
     environments: Type.Optional(
       Type.Record(Type.String(), EnvironmentState, {
         'x-error': 'must be an object keyed by environment name',
@@ -188,7 +208,7 @@ export const FlagCreate = Type.Object(
 );
 export type FlagCreate = Static<typeof FlagCreate>;
 
-export const kFlatStateKeys = ['enabled', 'trafficPercentage', 'cohorts', 'audienceId', 'experiment'] as const;
+export const kFlatStateKeys = ['enabled', 'trafficPercentage', 'cohorts', 'audienceId', 'experiment', 'unleash'] as const;
 
 /** The `x-error` text of a schema, if it has one. */
 export function schemaErrorText(schema: TSchema): string | undefined {

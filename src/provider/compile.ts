@@ -7,6 +7,8 @@ import { compileVariants } from '../eval-engine/variants.js';
 import type { OfrepState } from '../ofrep/answer.js';
 import type { Audience } from '../model/projects.js';
 import type { Snapshot, SnapshotFlag } from '../snapshots/shape.js';
+import type { FeatureLookup } from '../unleash/feature.js';
+import { compileUnleash, unleashVariants } from '../unleash/state.js';
 
 export interface ProviderFlag {
   readonly id: string;
@@ -40,7 +42,11 @@ export function compileSnapshot(snapshot: Snapshot): CompiledSnapshot {
   const audiences = new Map<string, Audience>(snapshot.audiences.map((a) => [a.id, { ...a, projectId: snapshot.projectId }]));
   const byKey = new Map<string, ProviderFlag>();
   const fingerprints = new Map<string, string>();
-  for (const flag of snapshot.flags) byKey.set(flag.name, compileFlag(flag, audiences));
+  // A state in Unleash's model reads its parents by name from the same snapshot, when it is evaluated.
+  const parents = (name: string) => byName.get(name)?.state.unleash?.feature;
+  const byName = new Map<string, ProviderFlag>();
+  for (const flag of snapshot.flags) byName.set(flag.name, compileFlag(flag, audiences, parents));
+  for (const [name, flag] of byName) byKey.set(name, flag);
   for (const flag of snapshot.flags) {
     byKey.set(flag.id, byKey.get(flag.name)!);
     fingerprints.set(flag.id, fingerprint(flag, audiences, snapshot.audiencesAllowed));
@@ -56,17 +62,26 @@ export function compileSnapshot(snapshot: Snapshot): CompiledSnapshot {
   };
 }
 
-function compileFlag(flag: SnapshotFlag, audiences: ReadonlyMap<string, Audience>): ProviderFlag {
+function compileFlag(flag: SnapshotFlag, audiences: ReadonlyMap<string, Audience>, parents: FeatureLookup): ProviderFlag {
   const { state } = flag;
   const audience = state.audienceId === null ? undefined : audiences.get(state.audienceId);
   const variants = state.typed === undefined ? null : compileVariants(state.typed, flag.name, null, state.experiment ?? null);
   return {
     id: flag.id,
     name: flag.name,
-    state: { ...compileState(flag.id, state, audience, flag.bucketing), variants },
+    state:
+      state.unleash === undefined ? { ...compileState(flag.id, state, audience, flag.bucketing), variants } : unleashState(flag, parents),
     metadata: Object.freeze({ id: flag.id, name: flag.name }),
     decided: [],
   };
+}
+
+/** A state in Unleash's model, as the engine compiles one: its percentage, audience and cohorts not read. */
+function unleashState(flag: SnapshotFlag, parents: FeatureLookup): OfrepState {
+  const { state } = flag;
+  const unleash = compileUnleash(flag.name, state.enabled, state.unleash!, parents);
+  const compiled = compileState(flag.id, { ...state, audienceId: null, cohorts: [] }, undefined, flag.bucketing);
+  return { ...compiled, unleash, variants: unleashVariants(unleash) };
 }
 
 function fingerprint(flag: SnapshotFlag, audiences: ReadonlyMap<string, Audience>, audiencesAllowed: boolean): string {

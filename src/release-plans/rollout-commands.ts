@@ -81,7 +81,12 @@ function startRollout(
     const metrics = input.guardMetrics === null ? null : new MetricAllowList(input.guardMetrics);
     if (body.guard !== undefined) problems.push(...guardProblems(body.guard, metrics));
   }
-  const typed = effectiveState(flag, env).typed;
+  const { typed, unleash } = effectiveState(flag, env);
+  // A state in Unleash's model reads neither the percentage nor typed variants, which the steps set.
+  if (unleash !== undefined && problem === null)
+    problems.push(
+      `this flag${env === null ? '' : ` (environment ${env})`} is in Unleash's model, whose strategies decide in place of the percentage and variants a rollout sets: roll it out by its flexibleRollout, or remove the model first`,
+    );
   const byWeights = (body?.steps ?? []).some(isWeightsStep);
   if (body !== null && byWeights && problem === null) problems.push(...weightTargetProblems(typed, body.steps, env));
   const running = activeRollout(w, flag.id, env);

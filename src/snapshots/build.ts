@@ -58,6 +58,7 @@ function snapshotFlag(flag: Flag, env: string | null, fragments: ResolvedFragmen
   };
   if (state.typed !== undefined) out.state.typed = fragments.typed(state.typed);
   if (state.experiment !== undefined) out.state.experiment = state.experiment;
+  if (state.unleash !== undefined) out.state.unleash = state.unleash;
   if (flag.bucketing !== undefined) out.bucketing = flag.bucketing;
   return out;
 }

@@ -8,7 +8,8 @@
 // its typed variants. Audiences are those of the project its states name; a state naming one that is
 // missing keeps its audienceId and never matches, as on the server.
 import { FlagMetadata, Targeting, VariantValue } from '../targeting/definition.js';
-import { type Static, Type } from '../typebox.js';
+import { CloneType, type Static, Type } from '../typebox.js';
+import { UnleashModel } from '../unleash/model.js';
 
 const kNullableString = Type.Union([Type.String(), Type.Null()]);
 
@@ -29,6 +30,9 @@ export const SnapshotState = Type.Object({
   cohorts: Type.Array(Type.String(), { description: 'The effective cohort list (an environment override, else the flag-wide list)' }),
   typed: Type.Optional(SnapshotTyped),
   experiment: Type.Optional(Type.String({ description: "The experiment the state's answers belong to (issue 58); absent: none" })),
+  unleash: Type.Optional(
+    CloneType(UnleashModel, { description: "The state's Unleash model (issue 60; docs/design.md §2d), as stored; absent: none" }),
+  ),
 });
 
 export const SnapshotFlag = Type.Object({

@@ -30,7 +30,8 @@ const kDigits = /^[0-9]+$/;
 const kPartial = /^\d+(\.\d+)?$/;
 const kLeadingV = /^[vV]/;
 
-function parseStrict(text: string): SemVer | null {
+/** A version as node-semver's strict parse reads it (after trimming), or null: what Unleash's SEMVER_* operators compare. */
+export function parseStrict(text: string): SemVer | null {
   if (text.length > kMaxLength) return null;
   const m = kFull.exec(text.trim());
   if (m === null) return null;

@@ -15,10 +15,14 @@
 // ASCII characters with the Node SDK, whose murmurhash3js hashes UTF-16 code units cut to a byte where
 // Flagwire hashes UTF-8). Without a userId or sessionId it rolls, as Flagwire does without a key or cohort. At 100% the rollout is
 // the default strategy; at 0% there is none; a flag no caller can get is `enabled: false`.
+//
+// A flag whose state is in Unleash's model (issue 60, src/unleash/model.ts) is served as stored
+// (modelFeature): the SDK evaluates what Flagwire's server evaluates (src/unleash/feature.ts).
 import { effectiveState } from '../flags/flag-state.js';
 import type { Flag } from '../model/flags.js';
 import type { Audience } from '../model/projects.js';
 import { isAttribute, kCohortProperty, kUnleashFields } from './context.js';
+import type { UnleashDependency, UnleashModel, UnleashSegment, UnleashStrategy as ModelStrategy, UnleashVariant } from './model.js';
 
 /** What decides how a project's flags are said in one environment. */
 export interface ClientFeaturesInput {
@@ -54,10 +58,15 @@ export interface UnleashFeature {
   project: string;
   enabled: boolean;
   stale: false;
-  impressionData: false;
-  strategies: UnleashStrategy[];
-  variants: [];
+  impressionData: boolean;
+  /** A Flagwire flag's said strategies, or a flag in Unleash's model's own (its segment ids renumbered). */
+  strategies: (UnleashStrategy | ModelStrategy)[];
+  variants: UnleashVariant[];
+  dependencies?: UnleashDependency[];
 }
+
+/** The answer's segments: each flag in Unleash's model's own, with the id the answer gives it. */
+type ServedSegment = UnleashSegment;
 
 export interface OmittedFeature {
   flagId: string;
@@ -72,28 +81,43 @@ export interface ClientFeatures {
 }
 
 export function buildClientFeatures(input: ClientFeaturesInput): ClientFeatures {
-  const { features, omitted } = saidFeatures(input);
+  const { features, segments, omitted } = saidFeatures(input);
   // `flagwire` is Flagwire's own: Unleash's SDKs read version, features and segments.
-  const answer = { version: 2, features, segments: [], flagwire: { project: input.projectId, environment: input.environment, omitted } };
+  const answer = { version: 2, features, segments, flagwire: { project: input.projectId, environment: input.environment, omitted } };
   return { json: JSON.stringify(answer), omitted };
 }
 
-/** The flags said in Unleash's model, and those left out with why. */
-export function saidFeatures(input: ClientFeaturesInput): { features: UnleashFeature[]; omitted: OmittedFeature[] } {
+/** The flags said in Unleash's model, the segments they name, and those left out with why. */
+export function saidFeatures(input: ClientFeaturesInput): {
+  features: UnleashFeature[];
+  segments: ServedSegment[];
+  omitted: OmittedFeature[];
+} {
   const features: UnleashFeature[] = [];
+  const segments: ServedSegment[] = [];
   const omitted: OmittedFeature[] = [];
+  const modelNames = new Set(input.flags.filter((f) => effectiveState(f, input.environment).unleash !== undefined).map((f) => f.name));
   for (const flag of input.flags) {
     if (!flag.name.startsWith(input.namePrefix)) continue;
-    const said = featureInUnleash(flag, input);
+    const said = featureInUnleash(flag, input, modelNames, segments);
     if (typeof said === 'string') omitted.push({ flagId: flag.id, name: flag.name, reason: said });
     else features.push(said);
   }
-  return { features, omitted };
+  return { features, segments, omitted };
 }
 
-/** `flag` in Unleash's model, or why that model cannot say it exactly. */
-export function featureInUnleash(flag: Flag, input: ClientFeaturesInput): UnleashFeature | string {
+/**
+ * `flag` in Unleash's model, or why that model cannot say it exactly. `modelNames`: the flags whose state
+ * here is in Unleash's model (the only parents a dependency reads); `segments` gathers the answer's.
+ */
+export function featureInUnleash(
+  flag: Flag,
+  input: ClientFeaturesInput,
+  modelNames: ReadonlySet<string> = new Set(),
+  segments: ServedSegment[] = [],
+): UnleashFeature | string {
   const state = effectiveState(flag, input.environment);
+  if (state.unleash !== undefined) return modelFeature(flag, state.enabled, state.unleash, input, modelNames, segments);
   if (state.typed !== undefined) return 'a typed flag: its variants and rule are not said in Unleash’s model yet';
   if (flag.bucketing === 'fractional') return 'its bucketing is flagd’s fractional point, not Unleash’s hash';
   const trimmed = (values: readonly string[]) => values.every((v) => v !== '' && v.trim() === v);
@@ -139,6 +163,51 @@ export function featureInUnleash(flag: Flag, input: ClientFeaturesInput): Unleas
     strategies,
     variants: [],
   };
+}
+
+/**
+ * A flag in Unleash's model, served as stored: its strategies, variants, dependencies and impressionData,
+ * with its segments added to the answer's under ids unique in the answer (each flag's own ids may repeat
+ * another's). Left out when a dependency names a flag the SDK would read otherwise than Flagwire does: one
+ * whose state here is not in Unleash's model (Flagwire's server takes it as missing), or one the SDK's
+ * namePrefix leaves out.
+ */
+function modelFeature(
+  flag: Flag,
+  enabled: boolean,
+  model: UnleashModel,
+  input: ClientFeaturesInput,
+  modelNames: ReadonlySet<string>,
+  segments: ServedSegment[],
+): UnleashFeature | string {
+  for (const dependency of model.dependencies ?? []) {
+    const parent = dependency.feature;
+    if (!modelNames.has(parent) && input.flags.some((f) => f.name === parent))
+      return `it depends on "${parent}", whose state here is not in Unleash's model, which Flagwire's server reads as no parent`;
+    if (!parent.startsWith(input.namePrefix)) return `it depends on "${parent}", which the name prefix leaves out of this answer`;
+  }
+  const ids = new Map<number, number>();
+  for (const segment of model.segments ?? []) {
+    const id = segments.length + 1;
+    ids.set(segment.id, id);
+    segments.push(
+      segment.name === undefined ? { id, constraints: segment.constraints } : { id, name: segment.name, constraints: segment.constraints },
+    );
+  }
+  const strategies = model.strategies.map((s) => (s.segments === undefined ? s : { ...s, segments: s.segments.map((id) => ids.get(id)!) }));
+  const feature: UnleashFeature = {
+    name: flag.name,
+    description: flag.description,
+    type: 'release',
+    project: input.projectId,
+    enabled,
+    stale: false,
+    impressionData: model.impressionData === true,
+    strategies,
+    variants: model.variants ?? [],
+  };
+  if (model.dependencies !== undefined) feature.dependencies = model.dependencies;
+  return feature;
 }
 
 function inConstraint(contextName: string, values: readonly string[]): UnleashConstraint {

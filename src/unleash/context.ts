@@ -19,6 +19,7 @@
 // front-end API reads `?plan=pro`. Property values that are numbers or booleans match by their JSON text.
 import type { EvalContext } from '../eval-engine/evaluate.js';
 import type { RuleContext } from '../eval-engine/variants.js';
+import type { UnleashFields } from './constraints.js';
 
 /** Unleash's own context fields: never properties. */
 export const kUnleashFields: ReadonlySet<string> = new Set([
@@ -42,7 +43,7 @@ const kShape = 'Send {"context": {"userId": "user-1", "properties": {"plan": "be
 const kPropertyParam = /^properties\[(.*)\]$/;
 
 /** One request's context. Each worker reuses one instance (a parse resets it). */
-export class UnleashContext implements EvalContext, RuleContext {
+export class UnleashContext implements EvalContext, RuleContext, UnleashFields {
   targetingKey: string | null = null;
   cohort: string | null = null;
   /** The credential's environment (null: a single-environment project): what a flagd rule reads as `env`. */
@@ -88,6 +89,18 @@ export class UnleashContext implements EvalContext, RuleContext {
       else this.put(this.properties, name, textOf(value));
     }
     return this.settle();
+  }
+
+  /** A state in Unleash's model reads the context as sent (its environment is the key's, where it names one). */
+  readonly unleash: UnleashFields = this;
+
+  unleashField(name: string): string | undefined {
+    if (name === 'environment') return this.env ?? this.fields.environment;
+    return this.fields[name];
+  }
+
+  unleashValue(name: string): string | undefined {
+    return this.unleashField(name) ?? this.properties[name];
   }
 
   attribute(name: string): string | undefined {

@@ -11,7 +11,8 @@
 // A payload is Unleash's `{type, value}` with the value as text: a string is `string`, a number
 // `number`, an object `json`, and a boolean `json` too (`"true"`: Unleash has no boolean payload, and
 // JSON's text gives the value back with its type). impressionData is always false: Flagwire has no
-// impression events to ask for.
+// impression events to ask for. A state in Unleash's model answers as Unleash does: its variant (payload as
+// stored) or "disabled", and its impressionData.
 //
 // Bodies are built once per flag version and answer, never per request (kept with the compiled entry,
 // dropped with it when the store moves).
@@ -21,6 +22,7 @@ import { resolveVariant, type RuleContext } from '../eval-engine/variants.js';
 import type { VariantValue } from '../targeting/definition.js';
 import type { Resolution } from '../targeting/compiled-flag.js';
 import type { UnleashPayload, UnleashToggle, UnleashVariant } from './frontend-schemas.js';
+import { unleashToggleVariant } from './state.js';
 
 /** Unleash's variant for "none": what its SDKs answer for a toggle without variants, or one turned off. */
 export const kDisabledVariant: Readonly<UnleashVariant> = Object.freeze({ name: 'disabled', enabled: false });
@@ -33,6 +35,9 @@ export function payloadOf(value: VariantValue): UnleashPayload {
 
 /** The toggle for a gate's answer (`enabled`) and, for a typed flag, the variant's answer. */
 export function toggleOf(name: string, enabled: boolean, answer: Resolution | null): UnleashToggle {
+  // A state in Unleash's model: its variant and impressionData as Unleash says them (src/unleash/state.ts).
+  const unleash = answer === null ? undefined : unleashToggleVariant(answer);
+  if (unleash !== undefined) return { name, enabled, variant: { ...unleash.variant }, impressionData: unleash.impressionData };
   const variant =
     answer === null || answer.value === undefined || answer.variant === undefined
       ? { ...kDisabledVariant }

@@ -29,7 +29,9 @@ export const UnleashContextRequest = Type.Object(
 );
 
 export const UnleashPayload = Type.Object({
-  type: Type.Union([Type.Literal('string'), Type.Literal('number'), Type.Literal('json')]),
+  type: Type.Union([Type.Literal('string'), Type.Literal('number'), Type.Literal('json'), Type.Literal('csv')], {
+    description: "csv only for a flag in Unleash's model whose variant has it (its payload is served as stored)",
+  }),
   value: Type.String({ description: "The variant's value as text: a number's digits, an object's or a boolean's JSON" }),
 });
 export type UnleashPayload = Static<typeof UnleashPayload>;
@@ -45,7 +47,9 @@ export const UnleashToggle = Type.Object({
   name: Type.String({ description: "The flag's name" }),
   enabled: Type.Boolean({ description: "The Evaluation API's enabled for this context" }),
   variant: UnleashVariant,
-  impressionData: Type.Literal(false),
+  impressionData: Type.Boolean({
+    description: "false, but for a flag in Unleash's model that asks for impression events (its impressionData)",
+  }),
 });
 export type UnleashToggle = Static<typeof UnleashToggle>;
 

@@ -163,3 +163,27 @@ t.test("the explanation's answer is the engine's, over many keys and contexts", 
   t.equal(checked, 300 * contexts.length * flags.length, 'every answer the same');
   t.equal(evaluated(ids.freeAud, 'plan=beta').status, 403, 'where the explanation has no value, the flag route refuses');
 });
+
+t.test("a flag in Unleash's model: its strategies decided, the variant named, the answer the engine's", async (t) => {
+  const model = create({
+    name: 'unleash-tier',
+    enabled: true,
+    trafficPercentage: 0,
+    unleash: {
+      strategies: [
+        {
+          name: 'default',
+          constraints: [{ contextName: 'plan', operator: 'IN', values: ['beta'] }],
+          variants: [{ name: 'gold', weight: 1 }],
+        },
+      ],
+    },
+  });
+  const beta = explain(model, 'targetingKey=u1&plan=beta');
+  t.same(beta.why, { by: 'unleash', variant: 'gold' });
+  t.equal(beta.enabled, true, 'its percentage (0) is not read');
+  t.match(evaluated(model, 'targetingKey=u1&plan=beta').json, { enabled: true, variant: 'gold' });
+  const free = explain(model, 'targetingKey=u1&plan=free');
+  t.same([free.enabled, free.why], [false, { by: 'unleash', variant: 'disabled' }]);
+  t.match(evaluated(model, 'targetingKey=u1&plan=free').json, { enabled: false });
+});

@@ -86,6 +86,26 @@ function typedFields(type: VariantType): fc.Arbitrary<Json> {
   );
 }
 
+/** Unleash's models a boolean state may carry (issue 60): carried by export and apply as written. */
+const kUnleashModels: readonly Json[] = [
+  { strategies: [] },
+  {
+    strategies: [
+      {
+        name: 'flexibleRollout',
+        parameters: { rollout: '40', stickiness: 'default', groupId: 'g' },
+        constraints: [{ contextName: 'plan', operator: 'IN', values: ['pro'], caseInsensitive: true }],
+        segments: [3],
+        variants: [{ name: 'x', weight: 1, payload: { type: 'csv', value: 'a,b' } }],
+      },
+    ],
+    segments: [{ id: 3, name: 'eu', constraints: [{ contextName: 'country', operator: 'STR_ENDS_WITH', values: ['EU'] }] }],
+    variants: [{ name: 'a', weight: 2, stickiness: 'sessionId' }],
+    dependencies: [{ feature: 'checkout', enabled: false }],
+    impressionData: true,
+  },
+];
+
 function state(audiences: readonly string[], type: VariantType | null): fc.Arbitrary<Json> {
   const gate = fc.record(
     {
@@ -96,7 +116,11 @@ function state(audiences: readonly string[], type: VariantType | null): fc.Arbit
     },
     { requiredKeys: ['enabled', 'trafficPercentage'] },
   );
-  if (type === null) return gate;
+  if (type === null) {
+    return fc
+      .tuple(gate, fc.option(fc.constantFrom(...kUnleashModels), { nil: undefined, freq: 3 }))
+      .map(([g, unleash]) => (unleash === undefined ? g : { ...g, unleash }));
+  }
   return fc.tuple(gate, typedFields(type)).map(([g, typed]) => ({ ...g, ...typed }));
 }
 

@@ -5,6 +5,7 @@
 import { rmSync } from 'node:fs';
 import { ErrorCode, type EvaluationContext, type OpenFeatureError } from '@openfeature/server-sdk';
 import t from 'tap';
+import { kOperator } from '../../src/actor/audit-actor.js';
 import { Clock } from '../../src/clock.js';
 import { bucket, fractionalBucket } from '../../src/eval-engine/bucket.js';
 import { EvalEngine } from '../../src/eval-engine/engine.js';
@@ -114,4 +115,34 @@ t.test('changedFlags: each flag that differs, by id and by name; an audience cha
   t.same(changedFlags(same, compileSnapshot(audience)).sort(), [ids.aud, 'aud', ids.audHalf, 'aud-half'].sort());
   const removed = { ...before, flags: before.flags.filter((f) => f.id !== ids.on) };
   t.same(changedFlags(same, compileSnapshot(removed)).sort(), [ids.on, 'on'].sort(), 'a deleted flag');
+});
+
+t.test("flags in Unleash's model: the provider answers as OFREP does, dependencies read from the same snapshot", async (t) => {
+  const make = (name: string, unleash: Record<string, unknown>) =>
+    world.run('flagCreate', { projectId: ids.empty, principal: kOperator, body: { name, enabled: true, unleash } });
+  make('u-parent', {
+    strategies: [
+      {
+        name: 'flexibleRollout',
+        parameters: { rollout: '50', stickiness: 'default', groupId: 'u-parent' },
+        constraints: [{ contextName: 'plan', operator: 'IN', values: ['beta', 'pro'] }],
+        variants: [
+          { name: 'a', weight: 1, payload: { type: 'string', value: 'A' } },
+          { name: 'b', weight: 1 },
+        ],
+      },
+    ],
+  });
+  make('u-child', { strategies: [{ name: 'default' }], dependencies: [{ feature: 'u-parent', variants: ['a'] }] });
+  const snapshot = snapshotOf(ids.empty, null);
+  let on = 0;
+  for (let i = 0; i < 200; i++) {
+    const context = { targetingKey: `user-${i}`, plan: ['beta', 'pro', 'free'][i % 3]! };
+    for (const key of ['u-parent', 'u-child']) {
+      const { key: _key, metadata: _metadata, ...expected } = viaOfrep(key, context, ids.empty);
+      t.same(viaProvider(snapshot, key, context), expected, `${key} ${JSON.stringify(context)}`);
+      if (expected.value === true && key === 'u-child') on++;
+    }
+  }
+  t.ok(on > 10 && on < 100, `the child is on for some callers only (${on} of 200)`);
 });

@@ -150,3 +150,16 @@ t.test('steps are checked: holds, the order, the bounds; nothing written when re
   );
   refused(t, 'NOT_FOUND', () => start('flg_nope', kSteps));
 });
+
+t.test("a flag in Unleash's model takes no rollout: its strategies decide, not the percentage", async (t) => {
+  const flag = world.run('flagCreate', {
+    projectId: ids.single,
+    principal: kOperator,
+    body: { name: 'ramp-unleash', enabled: true, trafficPercentage: 0, unleash: { strategies: [{ name: 'default' }] } },
+  });
+  t.match(
+    refused(t, 'INVALID_REQUEST', () => start(flag.id, kSteps)),
+    /is in Unleash's model/,
+  );
+  t.equal(percentage(flag.id), 0, 'nothing changed');
+});
