@@ -62,7 +62,7 @@ export const kUnleashCli: readonly CliCommand[] = [
       if (args.flag('skip-refused') && !args.flag('apply')) throw new UsageError('--skip-refused goes with --apply', usage);
       const source = url !== undefined ? await readUnleashApi(url, args.string('token')!) : readExportFiles(readFiles(files!));
       const orgId = args.required('org');
-      const plan = await ctx.read((r) => importPlan(r, source, orgId, ctx.now));
+      const plan = await ctx.read((r) => importPlan(r, source, orgId));
       if (!args.flag('apply')) return { plan, applied: null };
       if (plan.refused.length > 0 && !args.flag('skip-refused'))
         throw new FlagwireError(

@@ -1,151 +1,114 @@
 // The importer's one mapping (issue 60, item 4): an Unleash feature's configuration in one environment as
 // a Flagwire flag state that answers every context as Unleash's SDKs do, or the reasons it cannot be.
 //
-// Today a state is Flagwire's own boolean state, read back the way client-features.ts says one in
-// Unleash's model (the context as context.ts maps it), so only what that model says exactly is carried:
-//   a `default` strategy with one constraint `cohort IN [...]`            -> the state's cohorts
-//   one `default` strategy (or flexibleRollout at 100% with the default   -> trafficPercentage 100, its
-//     or random stickiness), its constraints and its segments' all `IN`      constraints an audience
-//     on a property of the context, none inverted
-//   flexibleRollout at 0% (never true), or no strategy left              -> trafficPercentage 0
-//   enabled with no strategy at all (Unleash's SDKs: true for everyone)  -> trafficPercentage 100
-// Everything else is a refusal naming what, never dropped. Those marked `awaitsModel` are what Unleash's
-// model as a rule type (issue 60, item 3: strategies, constraints, segments and variants stored as
-// Unleash's client API says them) carries whole; once it is in, a state becomes that `unleash` block and
-// only strategies no SDK evaluates on a server (custom ones, applicationHostname) stay refused.
-import type { AudienceRule } from '../model/projects.js';
+// The state carries Unleash's model as a rule type (model.ts): the environment's strategies (constraints,
+// segments, variants), its variants, the feature's dependencies and the segments its strategies name,
+// as Unleash's client API says them, so Flagwire evaluates them as Unleash's SDKs do and serves them
+// verbatim on the client API. Refused, and named: what no server evaluates for an SDK (custom
+// strategies, applicationHostname), a segment the source has no constraints for (an export file's), and
+// whatever the model refuses to store (model-problems.ts: an expression RE2 cannot compile, an operand
+// that does not parse).
 import type { ModelState } from '../flags-as-code/project-model.js';
-import { isAttribute, kCohortProperty, kUnleashFields } from './context.js';
-import type { ExportConstraint, ExportStrategy, SourceEnvironmentConfig, SourceSegment } from './import-source.js';
+import type {
+  ExportConstraint,
+  ExportStrategy,
+  ExportVariant,
+  SourceEnvironmentConfig,
+  SourceFeature,
+  SourceSegment,
+} from './import-source.js';
+import {
+  kUnleashStrategies,
+  type UnleashConstraint,
+  type UnleashModel,
+  type UnleashPayload,
+  type UnleashStrategyVariant,
+} from './model.js';
+import { unleashStateProblems } from './model-problems.js';
 
 /** Why a part of a flag is not carried. */
 export interface Refusal {
   /** Where: the environment and strategy, or the flag itself. */
   where: string;
   reason: string;
-  /** Unleash's model as a rule type (issue 60, item 3) carries it: not yet in this Flagwire. */
-  awaitsModel: boolean;
 }
 
-export type MappedState = { ok: true; state: ModelState; audience: AudienceRule[] | null } | { ok: false; refusals: Refusal[] };
+export type MappedState = { ok: true; state: ModelState } | { ok: false; refusals: Refusal[] };
 
-/** Unleash's strategies no server SDK can evaluate for another host: never carried. */
 const kNeverCarried: Readonly<Record<string, string>> = {
   applicationHostname: "applicationHostname reads the host the SDK runs on, which Flagwire's server cannot know",
 };
-const kKnownStrategies = new Set([
-  'default',
-  'flexibleRollout',
-  'userWithId',
-  'remoteAddress',
-  'gradualRolloutUserId',
-  'gradualRolloutSessionId',
-  'gradualRolloutRandom',
-]);
 
-/** The part of a configuration a strategy is carried as, or why it cannot be. */
-type StrategyPart =
-  | { kind: 'cohorts'; cohorts: string[] }
-  | { kind: 'everyone'; rules: ExportConstraint[] }
-  | { kind: 'nobody' }
-  | { kind: 'refused'; reason: string; awaitsModel: boolean };
-
-/** `config` (an environment's) as a Flagwire state, with the segments its strategies may name. */
-export function mapEnvironment(env: string, config: SourceEnvironmentConfig, segments: ReadonlyMap<number, SourceSegment>): MappedState {
+/** `config` (an environment's) of `feature` as a Flagwire state, with the segments its strategies may name. */
+export function mapEnvironment(
+  env: string,
+  feature: SourceFeature,
+  config: SourceEnvironmentConfig,
+  segments: ReadonlyMap<number, SourceSegment>,
+): MappedState {
   const refusals: Refusal[] = [];
-  if (config.variants.length > 0)
-    refusals.push({ where: `environments.${env}.variants`, reason: `${config.variants.length} feature variant(s)`, awaitsModel: true });
-  const parts = config.strategies.map((s, i) => {
-    const part = strategyPart(s, segments);
-    if (part.kind === 'refused')
-      refusals.push({ where: `environments.${env}.strategies[${i}] (${label(s)})`, reason: part.reason, awaitsModel: part.awaitsModel });
-    return part;
+  const used = new Map<number, SourceSegment>();
+  config.strategies.forEach((s, i) => {
+    const where = `environments.${env}.strategies[${i}] (${s.title ? `${s.name} "${s.title}"` : s.name})`;
+    const never = kNeverCarried[s.name];
+    if (never !== undefined) refusals.push({ where, reason: never });
+    else if (!(kUnleashStrategies as readonly string[]).includes(s.name))
+      refusals.push({ where, reason: 'a custom strategy, which only SDKs given its code evaluate' });
+    for (const id of s.segments ?? []) {
+      const segment = segments.get(id);
+      if (segment === undefined) refusals.push({ where, reason: `segment ${id}, which the source does not define` });
+      else if (segment.constraints === null)
+        refusals.push({
+          where,
+          reason: `segment "${segment.name}", whose constraints an export file does not carry: import from the running Unleash (--url)`,
+        });
+      else used.set(id, segment);
+    }
   });
-  const cohortParts = parts.filter((p) => p.kind === 'cohorts');
-  const everyoneParts = parts.filter((p) => p.kind === 'everyone');
-  // Unleash answers true when any strategy does: Flagwire's state is one cohort list or'd with one audience.
-  if (cohortParts.length > 1 || everyoneParts.length > 1)
-    refusals.push({
-      where: `environments.${env}.strategies`,
-      reason: `${cohortParts.length > 1 ? 'several cohort lists' : 'several targeted strategies'}, any of which lets a caller in`,
-      awaitsModel: true,
-    });
   if (refusals.length > 0) return { ok: false, refusals };
-  const everyone = everyoneParts[0];
-  const rules = everyone === undefined ? [] : audienceRules(everyone.rules);
-  const state: ModelState = {
-    enabled: config.enabled,
-    // Enabled without any strategy, Unleash's SDKs answer true for everyone.
-    trafficPercentage: everyone !== undefined || config.strategies.length === 0 ? 100 : 0,
-    audience: null,
-    cohorts: cohortParts[0]?.cohorts ?? [],
+  const unleash: UnleashModel = {
+    strategies: config.strategies.map(strategy),
+    ...(config.variants.length > 0
+      ? { variants: config.variants.map((v) => ({ ...variant(v), ...(v.overrides?.length ? { overrides: v.overrides } : {}) })) }
+      : {}),
+    ...(feature.dependencies.length > 0 ? { dependencies: feature.dependencies } : {}),
+    ...(used.size > 0
+      ? { segments: [...used.values()].map((s) => ({ id: s.id, name: s.name, constraints: (s.constraints ?? []).map(constraint) })) }
+      : {}),
+    ...(feature.impressionData ? { impressionData: true } : {}),
   };
-  return { ok: true, state, audience: rules.length > 0 ? rules : null };
+  const problems = unleashStateProblems(unleash, false, false);
+  if (problems.length > 0) return { ok: false, refusals: problems.map((reason) => ({ where: `environments.${env}`, reason })) };
+  return { ok: true, state: { enabled: config.enabled, trafficPercentage: 0, audience: null, cohorts: [], unleash } };
 }
 
-function label(s: ExportStrategy): string {
-  return s.title ? `${s.name} "${s.title}"` : s.name;
+function strategy(s: ExportStrategy): UnleashModel['strategies'][number] {
+  return {
+    name: s.name,
+    parameters: s.parameters ?? {},
+    constraints: (s.constraints ?? []).map(constraint),
+    ...(s.segments?.length ? { segments: s.segments } : {}),
+    ...(s.variants?.length ? { variants: s.variants.map(variant) } : {}),
+  };
 }
 
-function strategyPart(s: ExportStrategy, segments: ReadonlyMap<number, SourceSegment>): StrategyPart {
-  const never = kNeverCarried[s.name];
-  if (never !== undefined) return { kind: 'refused', reason: never, awaitsModel: false };
-  if (!kKnownStrategies.has(s.name))
-    return { kind: 'refused', reason: `a custom strategy, which only SDKs given its code evaluate`, awaitsModel: false };
-  if ((s.variants ?? []).length > 0) return { kind: 'refused', reason: `${s.variants!.length} strategy variant(s)`, awaitsModel: true };
-  const constraints = [...(s.constraints ?? [])];
-  for (const id of s.segments ?? []) {
-    const segment = segments.get(id);
-    if (segment === undefined) return { kind: 'refused', reason: `segment ${id}, which the source does not define`, awaitsModel: false };
-    if (segment.constraints === null)
-      return {
-        kind: 'refused',
-        reason: `segment "${segment.name}", whose constraints an export file does not carry: import from the running Unleash (--url)`,
-        awaitsModel: false,
-      };
-    constraints.push(...segment.constraints);
-  }
-  const rollout = s.name === 'flexibleRollout' ? Number(s.parameters?.rollout ?? 100) : null;
-  if (rollout !== null && rollout <= 0) return { kind: 'nobody' };
-  if (s.name !== 'default' && !(rollout === 100 && everyoneSticks(String(s.parameters?.stickiness ?? 'default'))))
-    return { kind: 'refused', reason: strategyReason(s), awaitsModel: true };
-  const only = constraints.length === 1 ? constraints[0]! : null;
-  if (s.name === 'default' && only?.contextName === kCohortProperty && only.operator === 'IN' && only.inverted !== true) {
-    const cohorts = cleanValues(only.values ?? []);
-    return cohorts.length === 0 ? { kind: 'nobody' } : { kind: 'cohorts', cohorts };
-  }
-  const problem = constraints.map(constraintProblem).find((p) => p !== null);
-  if (problem !== undefined) return { kind: 'refused', reason: problem, awaitsModel: true };
-  if (constraints.some((c) => cleanValues(c.values ?? []).length === 0)) return { kind: 'nobody' };
-  return { kind: 'everyone', rules: constraints };
+function constraint(c: ExportConstraint): UnleashConstraint {
+  return {
+    contextName: c.contextName,
+    operator: c.operator,
+    ...(c.value === undefined ? {} : { value: c.value }),
+    ...(c.values === undefined ? {} : { values: c.values }),
+    inverted: c.inverted ?? false,
+    caseInsensitive: c.caseInsensitive ?? false,
+  };
 }
 
-/** flexibleRollout at 100% lets in everyone only where its stickiness needs no field of the context. */
-function everyoneSticks(stickiness: string): boolean {
-  return stickiness === 'default' || stickiness === 'random';
-}
-
-function strategyReason(s: ExportStrategy): string {
-  if (s.name === 'flexibleRollout')
-    return `a rollout of ${s.parameters?.rollout}% (stickiness ${s.parameters?.stickiness ?? 'default'}, group "${s.parameters?.groupId ?? ''}"): Flagwire's own percentage buckets by its flag id`;
-  if (s.name === 'userWithId') return 'userWithId, which reads userId: Flagwire reads userId as its targeting key';
-  return `the ${s.name} strategy`;
-}
-
-/** Why a constraint is not an audience rule (attribute IN values), or null. */
-function constraintProblem(c: ExportConstraint): string | null {
-  if (c.operator !== 'IN' || c.inverted === true) return `a constraint ${c.contextName} ${c.inverted ? 'NOT ' : ''}${c.operator}`;
-  if (c.contextName === kCohortProperty) return 'a constraint on cohort beside others';
-  if (kUnleashFields.has(c.contextName) || !isAttribute(c.contextName))
-    return `a constraint on ${c.contextName}, which Flagwire does not read as an attribute`;
-  return null;
-}
-
-/** A constraint's values as Unleash's SDKs compare them: empty ones dropped, the rest trimmed. */
-function cleanValues(values: readonly string[]): string[] {
-  return values.filter((v) => v !== '').map((v) => v.trim());
-}
-
-function audienceRules(constraints: readonly ExportConstraint[]): AudienceRule[] {
-  return constraints.map((c) => ({ attribute: c.contextName, values: cleanValues(c.values ?? []) }));
+function variant(v: ExportVariant): UnleashStrategyVariant {
+  return {
+    name: v.name,
+    weight: v.weight,
+    ...(v.stickiness === undefined ? {} : { stickiness: v.stickiness }),
+    ...(v.payload === undefined ? {} : { payload: v.payload as UnleashPayload }),
+    ...(v.weightType === 'fix' || v.weightType === 'variable' ? { weightType: v.weightType } : {}),
+  };
 }

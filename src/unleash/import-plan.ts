@@ -9,9 +9,8 @@ import { planChanges } from '../flags-as-code/plan.js';
 import { byCodePoint, type ModelGroupFlag, type ModelState, type ProjectModel, projectModel } from '../flags-as-code/project-model.js';
 import type { PlannedChange } from '../flags-as-code/schemas.js';
 import { FlagwireError } from '../errors.js';
-import type { AudienceRule, Project } from '../model/projects.js';
+import type { Project } from '../model/projects.js';
 import { sameName } from '../model/input-checks.js';
-import { hasAudiences } from '../model/plans.js';
 import { kLimits } from '../model/schemas.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { listedProblems } from '../targeting/problems.js';
@@ -53,8 +52,8 @@ export interface ImportPlan {
   notes: ImportNote[];
 }
 
-/** The import of `source` into organisation `orgId`, planned against the store as it is at `now`. */
-export function importPlan(r: StoreReader, source: UnleashSource, orgId: string, now: number): ImportPlan {
+/** The import of `source` into organisation `orgId`, planned against the store as it is now. */
+export function importPlan(r: StoreReader, source: UnleashSource, orgId: string): ImportPlan {
   const org = r.getOrg(orgId);
   if (org === undefined) throw new FlagwireError('NOT_FOUND', `No organisation "${orgId}" (\`flagwire org list\` shows them).`);
   const segments = new Map(source.segments.map((s) => [s.id, s]));
@@ -64,53 +63,32 @@ export function importPlan(r: StoreReader, source: UnleashSource, orgId: string,
   const projects = source.projects.map((p) => {
     const existing = inOrg.find((q) => sameName(q.name, p.name)) ?? null;
     const features = source.features.filter((f) => f.project === p.id).sort((a, b) => byCodePoint(a.name, b.name));
-    const model = projectFile(
-      p,
-      existing === null ? [] : existing.environments,
-      features,
-      { segments, audiences: hasAudiences(org, now) },
-      refused,
-      notes,
-    );
+    const model = projectFile(p, existing === null ? [] : existing.environments, features, segments, refused, notes);
     return planProject(r, p, existing, model);
   });
   return { orgId, from: source.from, projects, refused, notes };
 }
 
-/** The desired model of one project: its features that can be carried, with the audiences they need. */
+/** The desired model of one project: its features that can be carried. */
 function projectFile(
   project: SourceProject,
   stored: readonly string[],
   features: readonly SourceFeature[],
-  org: { segments: ReadonlyMap<number, SourceSegment> /** The organisation's plan allows audiences now. */; audiences: boolean },
+  segments: ReadonlyMap<number, SourceSegment>,
   refused: RefusedFlag[],
   notes: ImportNote[],
 ): ProjectModel {
   // A project's environments are never removed: the stored ones first, then Unleash's it lacks.
   const environments = [...stored, ...project.environments.filter((e) => !stored.includes(e))];
-  const audiences = new AudienceNames();
   const flags: Record<string, ModelGroupFlag> = {};
   for (const feature of features) {
     const refusals: Refusal[] = [];
-    if (feature.dependencies.length > 0)
-      refusals.push({
-        where: 'dependencies',
-        reason: `depends on ${feature.dependencies.map((d) => d.feature).join(', ')}`,
-        awaitsModel: true,
-      });
     const states: Record<string, ModelState> = {};
     for (const env of project.environments) {
       const config = feature.environments[env] ?? { enabled: false, strategies: [], variants: [] };
-      const mapped = mapEnvironment(env, config, org.segments);
-      if (!mapped.ok) refusals.push(...mapped.refusals);
-      else if (mapped.audience !== null && !org.audiences)
-        // Below Teams, the evaluation routes refuse a state that applies an audience: not what Unleash answered.
-        refusals.push({
-          where: `environments.${env}.strategies`,
-          reason: "constraints, which Flagwire says as an audience, and the organisation's plan has no audiences: Teams or higher has",
-          awaitsModel: false,
-        });
-      else states[env] = { ...mapped.state, audience: mapped.audience === null ? null : audiences.nameOf(mapped.audience) };
+      const mapped = mapEnvironment(env, feature, config, segments);
+      if (mapped.ok) states[env] = mapped.state;
+      else refusals.push(...mapped.refusals);
     }
     const tags = feature.tags.filter((t) => t.length <= kLimits.tagLength);
     for (const t of feature.tags)
@@ -120,8 +98,6 @@ function projectFile(
           flag: feature.name,
           note: `tag "${t}" is longer than ${kLimits.tagLength} characters: not carried`,
         });
-    if (feature.impressionData)
-      notes.push({ project: project.id, flag: feature.name, note: 'impressionData: Flagwire emits no impression events' });
     if (feature.stale) notes.push({ project: project.id, flag: feature.name, note: 'marked stale in Unleash: tagged unleash-stale' });
     if (refusals.length > 0) {
       refused.push({ project: project.id, flag: feature.name, refusals });
@@ -135,30 +111,7 @@ function projectFile(
       environments: states,
     };
   }
-  return { kind: 'multi', environments, audiences: audiences.defined(), flags, fragments: null };
-}
-
-/** Audiences named by their rules: the same constraints, in any flag of the project, are one audience. */
-class AudienceNames {
-  private readonly byRules = new Map<string, { name: string; rules: AudienceRule[] }>();
-
-  nameOf(rules: AudienceRule[]): string {
-    const key = JSON.stringify(rules);
-    let found = this.byRules.get(key);
-    if (found === undefined) {
-      const text = rules.map((r) => `${r.attribute} in ${r.values.join(', ')}`).join(' and ');
-      const base = `unleash: ${text}`.slice(0, kLimits.nameLength - 8);
-      let name = base;
-      for (let n = 2; [...this.byRules.values()].some((a) => sameName(a.name, name)); n++) name = `${base} (${n})`;
-      found = { name, rules };
-      this.byRules.set(key, found);
-    }
-    return found.name;
-  }
-
-  defined(): Record<string, AudienceRule[]> {
-    return Object.fromEntries([...this.byRules.values()].map((a) => [a.name, a.rules]));
-  }
+  return { kind: 'multi', environments, audiences: null, flags, fragments: null };
 }
 
 function planProject(r: StoreReader, source: SourceProject, existing: Project | null, desired: ProjectModel): ProjectImport {

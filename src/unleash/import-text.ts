@@ -20,8 +20,7 @@ function planLines(plan: ImportPlan): string[] {
     lines.push(`Not carried: ${plan.refused.length} flag(s) that would not answer as they do in Unleash, left out:`);
     for (const f of plan.refused) {
       lines.push(`  ${f.project}/${f.flag}`);
-      for (const r of f.refusals)
-        lines.push(`    ${r.where}: ${r.reason}${r.awaitsModel ? " (carried once Unleash's model is a Flagwire rule type)" : ''}`);
+      for (const r of f.refusals) lines.push(`    ${r.where}: ${r.reason}`);
     }
   }
   if (plan.notes.length > 0) {
