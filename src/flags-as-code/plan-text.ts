@@ -1,5 +1,6 @@
 // A plan as people read it (`flagwire plan` and `apply` without --json): one line per thing created,
-// changed or deleted, then one indented line per field, `before -> after` for a change.
+// changed or deleted, then one indented line per field, `before -> after` for a change (changeLines, which
+// the Unleash importer's plan prints too: src/unleash/import-text.ts).
 import type { PlannedChange, PlanResult } from './schemas.js';
 
 const kMark: Readonly<Record<PlannedChange['op'], string>> = { create: '+', update: '~', delete: '-' };
@@ -8,7 +9,7 @@ function value(v: unknown): string {
   return JSON.stringify(v) ?? 'null';
 }
 
-function changeLines(change: PlannedChange): string[] {
+export function changeLines(change: PlannedChange): string[] {
   const head = `${kMark[change.op]} ${change.kind} ${change.name}${change.consoleOnly ? '  (console only)' : ''}`;
   const fields = change.fields.map((f) =>
     change.op === 'create' ? `    ${f.path}: ${value(f.after)}` : `    ${f.path}: ${value(f.before)} -> ${value(f.after)}`,

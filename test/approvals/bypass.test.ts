@@ -297,6 +297,28 @@ const kProbes: { [N in CommandName]: Probe<N> } = {
         ? [{ principal, projectId, received: multiFile('applied'), prune: false, ifProjectRevision: null, ifPlan: null }]
         : [],
   },
+  unleashImport: {
+    guarded: true,
+    // An import into the guarded project: its file applied as `flagwire apply` applies one.
+    inputs: (principal, projectId) =>
+      projectId === ids.multi
+        ? [
+            {
+              principal,
+              orgId: world.store.getProject(ids.multi)!.orgId!,
+              projects: [
+                {
+                  name: world.store.getProject(ids.multi)!.name,
+                  projectId,
+                  environments: ['staging', 'production'],
+                  file: JSON.parse(Buffer.from(multiFile('imported').bytes).toString('utf8')),
+                  digest: null,
+                },
+              ],
+            },
+          ]
+        : [],
+  },
   audienceUpdate: {
     guarded: true,
     inputs: (principal, projectId) =>

@@ -1,0 +1,44 @@
+// The importer's plan and report as people read them (`flagwire import unleash` without --json): per
+// project, flags as code's lines (changeLines), then every flag not carried with each reason, then what
+// is left behind without changing an answer.
+import { changeLines } from '../flags-as-code/plan-text.js';
+import type { ImportPlan } from './import-plan.js';
+import type { ImportOutcome } from './import-cli.js';
+
+function planLines(plan: ImportPlan): string[] {
+  const lines = [`Import of Unleash (${plan.from}) into organisation ${plan.orgId}:`];
+  for (const p of plan.projects) {
+    lines.push(
+      p.projectId === null
+        ? `+ project ${p.name} (from Unleash's "${p.unleashProject}")`
+        : `~ project ${p.name} (${p.projectId}, from Unleash's "${p.unleashProject}")`,
+    );
+    lines.push(...p.changes.flatMap(changeLines).map((l) => `  ${l}`));
+    if (p.changes.length === 0) lines.push('  no changes');
+  }
+  if (plan.refused.length > 0) {
+    lines.push(`Not carried: ${plan.refused.length} flag(s) that would not answer as they do in Unleash, left out:`);
+    for (const f of plan.refused) {
+      lines.push(`  ${f.project}/${f.flag}`);
+      for (const r of f.refusals) lines.push(`    ${r.where}: ${r.reason}`);
+    }
+  }
+  if (plan.notes.length > 0) {
+    lines.push('Left behind, answers unchanged:');
+    for (const n of plan.notes) lines.push(`  ${n.project}/${n.flag}: ${n.note}`);
+  }
+  return lines;
+}
+
+export function renderImport(outcome: ImportOutcome): string {
+  const lines = planLines(outcome.plan);
+  if (outcome.applied === null) {
+    const changes = outcome.plan.projects.reduce((n, p) => n + p.changes.length, 0);
+    lines.push(
+      `${changes} change(s) planned, nothing applied: run again with --apply${outcome.plan.refused.length > 0 ? ' --skip-refused (the flags not carried stay out)' : ''}.`,
+    );
+  } else {
+    lines.push(`Applied: ${outcome.applied.map((r) => `${r.projectId} at revision ${r.revision}`).join(', ') || 'nothing to apply'}.`);
+  }
+  return lines.join('\n');
+}
