@@ -1,5 +1,6 @@
 // A project's token bucket in-process (src/events/event-rate.ts): a batch admitted or refused whole, and
-// the check made before a batch is read, which refuses only when not one event may pass and takes nothing.
+// the check made before a batch is read, which takes nothing and refuses only when not one event may pass,
+// or, after a refusal by the rate, not the refused batch's events.
 import t from 'tap';
 import { EventRate } from '../../src/events/event-rate.js';
 
@@ -23,4 +24,15 @@ t.test('exhausted: refuses before a batch is read only when not one event may pa
   t.equal(rate.take('p', 1, 2), 0, 'exhausted took nothing: the one event is still there');
   t.equal(rate.exhausted('p', 2), 1, 'and now it is spent');
   t.equal(rate.exhausted('q', 2), 0, 'another project is not held by this one');
+});
+
+t.test('exhausted after a refusal: the refused batch size must be there before another is read, until one passes', async (t) => {
+  const rate = new EventRate(1000, 1);
+  t.equal(rate.take('p', 900, 0), 0, 'most of the second spent');
+  t.equal(rate.take('p', 500, 0), 1, 'a batch of 500 refused by the rate');
+  t.equal(rate.exhausted('p', 100), 1, '200 events in the bucket: fewer than the refused 500, refused before it is read');
+  t.equal(rate.exhausted('p', 400), 0, '500 refilled: the next batch is read');
+  t.equal(rate.take('p', 10, 400), 0, 'a small batch passes');
+  t.equal(rate.exhausted('p', 400), 0, 'and once one passes, one event is enough again');
+  t.equal(rate.exhausted('q', 0), 0, "another project's refusal is not this one's");
 });
