@@ -7,7 +7,7 @@
 // model does not carry them: the Management API's view, which cannot read them (spec: the flag-wide
 // list "cannot be set or read as such through the API"; no route lists audiences), and a file that
 // leaves them out. Null means "not managed here": plan leaves the stored ones as they are.
-import type { UnleashModel } from '../unleash/model.js';
+import type { UnleashModel } from '../model/unleash-model.js';
 import { effectiveState } from '../flags/flag-state.js';
 import type { Flag, TypedVariants } from '../model/flags.js';
 import { bucketingField } from '../flags/bucketing.js';

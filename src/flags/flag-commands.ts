@@ -24,7 +24,7 @@ import { parseJsonObject, type ReceivedBody } from '../model/request-body.js';
 import { compileValidator } from '../model/validation.js';
 import type { StoreReader, StoreWriter } from '../store/interfaces.js';
 import { exactList, requireName } from '../model/input-checks.js';
-import { UnleashModel } from '../unleash/model.js';
+import { UnleashModel } from '../model/unleash-model.js';
 import {
   applyFlagPatch,
   normaliseCohorts,

@@ -8,7 +8,7 @@ import { bucketingField } from './bucketing.js';
 import { kTypedProperties, type TypedFields } from '../model/schemas.js';
 import type { Flag, FlagUsage } from '../model/flags.js';
 import type { Project } from '../model/projects.js';
-import { UnleashModel } from '../unleash/model.js';
+import { UnleashModel } from '../model/unleash-model.js';
 
 const Id = (description: string) => Type.String({ description });
 const Millis = Type.Number({ description: 'Unix time in milliseconds' });

@@ -1,7 +1,7 @@
 // Flags: a single flag's state, or a group flag's state per environment.
 // Plain data, like every record Flagwire keeps: the store writes them as they are and they cross threads as is.
 import type { VariantValue } from '../targeting/definition.js';
-import type { UnleashModel } from '../unleash/model.js';
+import type { UnleashModel } from './unleash-model.js';
 
 /**
  * A flag's typed variants (issue 25), in flagd's terms: named values of one type (boolean, string, number
@@ -34,7 +34,7 @@ export interface FlagState {
    */
   experiment?: string;
   /**
-   * Unleash's model of this state (issue 60; src/unleash/model.ts): its strategies, variants and
+   * Unleash's model of this state (issue 60; src/model/unleash-model.ts): its strategies, variants and
    * dependencies decide the answer where `enabled` is true, in place of the percentage, audience and
    * cohorts, which are then not read (docs/design.md §2d). Absent (the key itself): none, and the record
    * keeps exactly the keys it had before. Never beside `typed`.

@@ -2,7 +2,7 @@
 // the OpenAPI document. `x-error` is the text a failed check reports after the field's path.
 import { CloneType, Type, type Static, type TSchema } from '../typebox.js';
 import { FlagMetadata, Targeting as FlagdTargeting, VariantValue } from '../targeting/definition.js';
-import { UnleashModel } from '../unleash/model.js';
+import { UnleashModel } from './unleash-model.js';
 
 export const kLimits = {
   nameLength: 200,
@@ -91,7 +91,7 @@ const ExperimentPatch = Type.Union([ExperimentKey, Type.Null()], {
 });
 
 /**
- * Unleash's model of a state (issue 60; src/unleash/model.ts): the shape of one feature of Unleash's client
+ * Unleash's model of a state (issue 60; src/model/unleash-model.ts): the shape of one feature of Unleash's client
  * API in one environment. What the schema cannot say is checked by src/unleash/model-problems.ts.
  */
 const Unleash = CloneType(UnleashModel, {

@@ -9,7 +9,7 @@
 // missing keeps its audienceId and never matches, as on the server.
 import { FlagMetadata, Targeting, VariantValue } from '../targeting/definition.js';
 import { CloneType, type Static, Type } from '../typebox.js';
-import { UnleashModel } from '../unleash/model.js';
+import { UnleashModel } from '../model/unleash-model.js';
 
 const kNullableString = Type.Union([Type.String(), Type.Null()]);
 

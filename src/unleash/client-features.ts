@@ -16,13 +16,19 @@
 // Flagwire hashes UTF-8). Without a userId or sessionId it rolls, as Flagwire does without a key or cohort. At 100% the rollout is
 // the default strategy; at 0% there is none; a flag no caller can get is `enabled: false`.
 //
-// A flag whose state is in Unleash's model (issue 60, src/unleash/model.ts) is served as stored
+// A flag whose state is in Unleash's model (issue 60, src/model/unleash-model.ts) is served as stored
 // (modelFeature): the SDK evaluates what Flagwire's server evaluates (src/unleash/feature.ts).
 import { effectiveState } from '../flags/flag-state.js';
 import type { Flag } from '../model/flags.js';
 import type { Audience } from '../model/projects.js';
 import { isAttribute, kCohortProperty, kUnleashFields } from './context.js';
-import type { UnleashDependency, UnleashModel, UnleashSegment, UnleashStrategy as ModelStrategy, UnleashVariant } from './model.js';
+import type {
+  UnleashDependency,
+  UnleashModel,
+  UnleashSegment,
+  UnleashStrategy as ModelStrategy,
+  UnleashVariant,
+} from '../model/unleash-model.js';
 
 /** What decides how a project's flags are said in one environment. */
 export interface ClientFeaturesInput {

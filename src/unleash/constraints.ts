@@ -17,7 +17,7 @@
 import { Address4, Address6 } from 'ip-address';
 import { RE2JS } from 're2js';
 import { compareVersions, parseStrict, type SemVer } from '../targeting/sem-ver.js';
-import type { UnleashConstraint } from './model.js';
+import type { UnleashConstraint } from '../model/unleash-model.js';
 
 /** Unleash's context as a compiled model reads it; every value is text, as the SDKs turn them. */
 export interface UnleashFields {

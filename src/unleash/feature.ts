@@ -1,4 +1,4 @@
-// One feature in Unleash's model (model.ts), compiled once per flag version, and evaluated as Unleash's
+// One feature in Unleash's model (src/model/unleash-model.ts), compiled once per flag version, and evaluated as Unleash's
 // SDKs evaluate it (the client specification 6.1; unleash-client 6.12's client.ts, strategies and
 // variant.ts, whose behaviour this follows step by step, written anew):
 //
@@ -19,7 +19,14 @@
 import { type BucketPrefix, bucketPrefix, keyHash } from '../eval-engine/bucket.js';
 import { Address4 } from 'ip-address';
 import { compileConstraints, type Predicate, type UnleashFields } from './constraints.js';
-import type { UnleashConstraint, UnleashModel, UnleashPayload, UnleashStrategy, UnleashStrategyVariant, UnleashVariant } from './model.js';
+import type {
+  UnleashConstraint,
+  UnleashModel,
+  UnleashPayload,
+  UnleashStrategy,
+  UnleashStrategyVariant,
+  UnleashVariant,
+} from '../model/unleash-model.js';
 
 export type { UnleashFields } from './constraints.js';
 

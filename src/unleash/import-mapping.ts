@@ -1,7 +1,7 @@
 // The importer's one mapping (issue 60, item 4): an Unleash feature's configuration in one environment as
 // a Flagwire flag state that answers every context as Unleash's SDKs do, or the reasons it cannot be.
 //
-// The state carries Unleash's model as a rule type (model.ts): the environment's strategies (constraints,
+// The state carries Unleash's model as a rule type (src/model/unleash-model.ts): the environment's strategies (constraints,
 // segments, variants), its variants, the feature's dependencies and the segments its strategies name,
 // as Unleash's client API says them, so Flagwire evaluates them as Unleash's SDKs do and serves them
 // verbatim on the client API. Refused, and named: what no server evaluates for an SDK (custom
@@ -23,7 +23,7 @@ import {
   type UnleashModel,
   type UnleashPayload,
   type UnleashStrategyVariant,
-} from './model.js';
+} from '../model/unleash-model.js';
 import { unleashStateProblems } from './model-problems.js';
 
 /** Why a part of a flag is not carried. */

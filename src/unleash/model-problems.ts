@@ -1,4 +1,4 @@
-// What a schema cannot say of an Unleash model (model.ts): each part must be one Flagwire evaluates, so
+// What a schema cannot say of an Unleash model (src/model/unleash-model.ts): each part must be one Flagwire evaluates, so
 // a stored model never says something it does not do.
 import { parseStrict } from '../targeting/sem-ver.js';
 import { compileRegex } from './constraints.js';
@@ -9,7 +9,7 @@ import {
   type UnleashModel,
   type UnleashStrategy,
   type UnleashStrategyVariant,
-} from './model.js';
+} from '../model/unleash-model.js';
 
 /** The operators that take a list of operands (`values`); every other one takes one (`value`). */
 const kListOperators: ReadonlySet<string> = new Set(['IN', 'NOT_IN', 'STR_CONTAINS', 'STR_STARTS_WITH', 'STR_ENDS_WITH', 'IN_CIDR']);

@@ -1,4 +1,4 @@
-// A flag state in Unleash's model (model.ts) as Flagwire's evaluation routes answer it: compiled once per
+// A flag state in Unleash's model (src/model/unleash-model.ts) as Flagwire's evaluation routes answer it: compiled once per
 // flag version with every answer it can give, so an evaluation picks one and allocates no result.
 //
 // The gate (src/eval-engine/evaluate.ts decideState) reads `enabled` first, as for every state: not
@@ -20,7 +20,7 @@ import { compileFlag, type Resolution } from '../targeting/compiled-flag.js';
 import type { FlagMetadata } from '../targeting/definition.js';
 import type { CompiledVariants } from '../eval-engine/variants.js';
 import { type CompiledFeature, compileFeature, evaluateFeature, type FeatureLookup, type UnleashFields } from './feature.js';
-import type { UnleashModel } from './model.js';
+import type { UnleashModel } from '../model/unleash-model.js';
 import type { UnleashVariant as ToggleVariant } from './frontend-schemas.js';
 
 /** The decisions an Unleash state gives (evaluate.ts's encoding, reason << 1 | value: kDecidedAudience 2, kDecidedStatic 3). */

@@ -21,7 +21,7 @@ import type { Clock } from '../clock.js';
 import { event } from '../stream/events.js';
 import type { FeedStore, FollowedGroup, StreamFollower } from '../stream/change-feed.js';
 import { saidFeatures, type UnleashFeature } from './client-features.js';
-import type { UnleashSegment } from './model.js';
+import type { UnleashSegment } from '../model/unleash-model.js';
 import { readFeaturesSource } from './features-source.js';
 
 /** What a group's connections were last sent: the features' tag, each feature's JSON by name, each segment's by id. */

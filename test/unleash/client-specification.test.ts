@@ -6,7 +6,7 @@
 // an SDK would.
 import t from 'tap';
 import { type CompiledFeature, compileFeature, evaluateFeature, type UnleashFields } from '../../src/unleash/feature.js';
-import { kUnleashModel } from '../../src/unleash/model.js';
+import { kUnleashModel } from '../../src/model/unleash-model.js';
 import { modelProblems } from '../../src/unleash/model-problems.js';
 import { loadSpecifications, kSpecificationVersion, type VectorContext } from './specification-vectors.js';
 

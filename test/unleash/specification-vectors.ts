@@ -1,11 +1,11 @@
 // Unleash's client specification (@unleash/client-specification 6.1.0, Apache-2.0, the npm package's own
 // files, read where npm installed them): every specification file its index names, each folded into one
 // state (the delta files' events applied in order), and each feature of that state in Flagwire's rule
-// type (src/unleash/model.ts): its strategies, variants and dependencies, with the segments they name.
+// type (src/model/unleash-model.ts): its strategies, variants and dependencies, with the segments they name.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { UnleashModel, UnleashSegment } from '../../src/unleash/model.js';
+import type { UnleashModel, UnleashSegment } from '../../src/model/unleash-model.js';
 
 /** A context as a test vector gives it: Unleash's fields, and `properties`. */
 export interface VectorContext {
