@@ -119,3 +119,12 @@ export async function startUnleash(
     },
   };
 }
+
+/** An Unleash constraint `contextName IN values`, as Unleash's admin API takes it and its export writes it. */
+export const inList = (contextName: string, values: string[]) => ({
+  contextName,
+  operator: 'IN',
+  values,
+  inverted: false,
+  caseInsensitive: false,
+});

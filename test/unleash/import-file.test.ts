@@ -9,6 +9,7 @@ import t from 'tap';
 import { cli, expectRefused } from '../helpers/cli.js';
 import { scratchDir } from '../helpers/scratch-dir.js';
 import { buildWorld } from '../helpers/world.js';
+import { inList } from '../helpers/unleash-server.js';
 
 const dir = scratchDir('flagwire-unleash-file-');
 // The export files beside the data directory: Flagwire refuses a data directory holding files not its own.
@@ -17,13 +18,6 @@ const world = buildWorld(dir);
 const { orgA, orgB, multi } = world.ids;
 await world.store.close();
 
-const inList = (contextName: string, values: string[]) => ({
-  contextName,
-  operator: 'IN',
-  values,
-  inverted: false,
-  caseInsensitive: false,
-});
 const feature = (name: string, project: string) => ({
   name,
   project,

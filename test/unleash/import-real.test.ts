@@ -14,7 +14,7 @@ import { call } from '../helpers/http.js';
 import { scratchDir } from '../helpers/scratch-dir.js';
 import { startTestServer } from '../helpers/server.js';
 import { sharedPostgres } from '../helpers/postgres.js';
-import { startUnleash } from '../helpers/unleash-server.js';
+import { inList, startUnleash } from '../helpers/unleash-server.js';
 import { startUnleashSdk } from '../helpers/unleash-sdk.js';
 import { buildWorld } from '../helpers/world.js';
 
@@ -35,13 +35,6 @@ const strategy = (name: string, env: string, body: Record<string, unknown>) =>
 const on = (name: string, env: string) => unleash.admin('POST', `${project}/features/${name}/environments/${env}/on`);
 const rollout = (name: string, env: string, percent: number, extra: Record<string, unknown> = {}, stickiness = 'default') =>
   strategy(name, env, { name: 'flexibleRollout', parameters: { rollout: String(percent), stickiness, groupId: name }, ...extra });
-const inList = (contextName: string, values: string[]) => ({
-  contextName,
-  operator: 'IN',
-  values,
-  inverted: false,
-  caseInsensitive: false,
-});
 
 const segment = (await unleash.admin('POST', '/api/admin/segments', { name: 'pro-customers', constraints: [inList('plan', ['pro'])] })) as {
   id: number;
