@@ -11,6 +11,10 @@
 #   npm run build && bench/threads.sh                       # 2 cores: THREADS="1 2", 1 core each side
 #   THREADS="1 2 4 8" SERVER_CPUS=0-7 WRK_CPUS=8-15 WRK_THREADS=8 CONNS="64 256" bench/threads.sh
 #   ROUNDS=10 SCENARIOS=a THREADS=1 bench/threads.sh       # hello world and (a) ten times in turn: the median ratio
+#   EVAL_WORKERS=6 THREADS=2 SERVER_CPUS=0-7 ... bench/threads.sh   # another split of the server's cores
+#
+# By default each front-end thread gets one eval worker (FLAGWIRE_EVAL_WORKERS=N), so N threads keep 2N
+# threads busy on SERVER_CPUS; EVAL_WORKERS sets the workers for every N instead (at least one a thread).
 #
 # With ROUNDS=N the hello world and the scenarios run N times in turn on the same servers, and each
 # scenario's ratio to the hello world's CPU per request is printed as a median with its range: on a
@@ -76,12 +80,12 @@ run() { # label pid url conns [lua] -> prints one line, sets $rps and $cpr (CPU 
   fi
 }
 
-echo "# $(date -u +%FT%TZ) $(nproc) cores, node $(node -v), server on CPUs $server_cpus, wrk -t$wrk_threads on CPUs $wrk_cpus, ${dur}s runs"
+echo "# $(date -u +%FT%TZ) $(nproc) cores, node $(node -v), eval workers ${EVAL_WORKERS:-one per thread}, server on CPUs $server_cpus, wrk -t$wrk_threads on CPUs $wrk_cpus, ${dur}s runs"
 port=18400
 for n in $threads_list; do
   port=$((port + 2))
   data="$work/data-$n"
-  FLAGWIRE_HTTP_THREADS=$n FLAGWIRE_EVAL_WORKERS=$n FLAGWIRE_LOG_LEVEL=warn FLAGWIRE_RATE_LIMIT=1000000000 \
+  FLAGWIRE_HTTP_THREADS=$n FLAGWIRE_EVAL_WORKERS=${EVAL_WORKERS:-$n} FLAGWIRE_LOG_LEVEL=warn FLAGWIRE_RATE_LIMIT=1000000000 \
     taskset -c "$server_cpus" node "${node_flags[@]}" dist/src/cli/cli.js serve --demo --port "$port" --data "$data" >"$work/fw-$n.out" 2>&1 &
   fw=$!; pids+=("$fw")
   wait_for "$work/fw-$n.out"
