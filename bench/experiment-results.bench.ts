@@ -9,11 +9,18 @@
 // before, worth 0.01 to 100.00) and summed as the tally sums them. The work is O(arms × metrics) whatever
 // the subjects: only the integers' widths grow with them. 7 rounds of 200 calls; the median round's mean
 // per call, and the 99th percentile and the slowest of all the calls, are reported.
-// Run: npm run build && node dist/bench/experiment-results.bench.js
+// With --http, the same sums are written to a real node's tally file under a running experiment on a
+// typed flag (variants control, b, c), and GET /api/v1/experiments/{key}/results is timed from a client
+// on loopback, one request at a time (the issue's measure: the route's answer, the tally's read through
+// the events thread and the token's check included): 7 rounds of 200 requests, reported alike.
+// Run: npm run build && node dist/bench/experiment-results.bench.js [--http]
 import { performance } from 'node:perf_hooks';
 import { statisticsView } from '../src/events/statistics.js';
 import { type ExperimentPlan, experimentResults } from '../src/experiments/results.js';
-import type { ExperimentTally, MetricSums } from '../src/store/tally-file.js';
+import { type ExperimentTally, type MetricSums, TallyFile } from '../src/store/tally-file.js';
+import { call } from '../test/helpers/http.js';
+import { startTestServer, tempDataDir } from '../test/helpers/server.js';
+import { buildWorld } from '../test/helpers/world.js';
 
 const kSubjects = 10_000_000;
 const kVariants = ['control', 'b', 'c'];
@@ -73,7 +80,69 @@ const tally = drawTally();
 console.log(`${kSubjects.toLocaleString('en-US')} subjects drawn and summed in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
 let sink = 0;
-const stages = {
+const kHttp = process.argv.includes('--http');
+const kKey = 'bench-results';
+
+/**
+ * A node whose tally holds `tally` for a running experiment on a typed flag: the sums are written into
+ * its tally file directly (sending 10 million subjects' events would take the bench an hour), the
+ * experiment made and started through the Management API. Returns the GET that reads its results.
+ */
+async function httpStage(): Promise<{ stages: Record<string, () => unknown>; stop: () => Promise<void> }> {
+  const dataDir = tempDataDir();
+  const world = buildWorld(dataDir);
+  // The Management API's per-client limit (600 a minute by default) would refuse the rounds' 1,400 GETs.
+  const server = await startTestServer({ dataDir, env: { FLAGWIRE_RATE_LIMIT: '1000000000' } });
+  const { secrets } = world;
+  const api = async (method: string, path: string, body: unknown, status: number, token = secrets.write) => {
+    const r = await call(server.baseUrl, method, path, { token, body });
+    if (r.status !== status) throw new Error(`${method} ${path}: ${r.status} ${r.text}`);
+    return r.json;
+  };
+  const variants = Object.fromEntries(kVariants.map((v) => [v, v]));
+  const flag = await api(
+    'POST',
+    '/api/v1/flags',
+    { name: 'checkout-page', enabled: true, trafficPercentage: 100, variants, defaultVariant: 'control' },
+    201,
+  );
+  await api(
+    'POST',
+    '/api/v1/experiments',
+    {
+      key: kKey,
+      flagId: flag.id,
+      variants: plan.allocation,
+      control: plan.control,
+      metrics: plan.metrics,
+      primaryMetric: kMetrics[0],
+      plannedSubjects: kSubjects,
+    },
+    201,
+  );
+  await api('POST', `/api/v1/experiments/${kKey}/start`, {}, 200);
+  const file = TallyFile.open(dataDir);
+  const scope = { projectId: world.ids.single, environment: '' };
+  await file.transact((txn) => {
+    for (const { variant, subjects } of tally.arms) txn.putArm(scope, kKey, variant, subjects);
+    for (const { variant, metric, sums } of tally.sums) txn.putSums(scope, kKey, variant, metric, sums);
+  });
+  await file.close();
+  const first = await api('GET', `/api/v1/experiments/${kKey}/results`, undefined, 200, secrets.read);
+  console.log(
+    `via a node: ${first.comparisons.length} comparisons; sample-ratio check: ${first.srm.verdict}; observed ${first.srm.observed.join(', ')}`,
+  );
+  const results = () => call(server.baseUrl, 'GET', `/api/v1/experiments/${kKey}/results`, { token: secrets.read });
+  return {
+    stages: { 'GET results': results },
+    stop: async () => {
+      await server.stop();
+      await world.store.close();
+    },
+  };
+}
+
+const inProcess: Record<string, () => unknown> = {
   view: () => statisticsView('bench', null, tally),
   results: (() => {
     const view = statisticsView('bench', null, tally);
@@ -85,6 +154,8 @@ const stages = {
   })(),
   all: () => JSON.stringify(experimentResults(statisticsView('bench', null, tally), plan)),
 };
+const http = kHttp ? await httpStage() : null;
+const stages = http?.stages ?? inProcess;
 const perRound: Record<string, number[]> = Object.fromEntries(Object.keys(stages).map((name) => [name, []]));
 const calls: Record<string, number[]> = Object.fromEntries(Object.keys(stages).map((name) => [name, []]));
 for (let round = 0; round < kRounds; round++) {
@@ -92,9 +163,10 @@ for (let round = 0; round < kRounds; round++) {
     const start = performance.now();
     for (let i = 0; i < kCalls; i++) {
       const t0 = performance.now();
-      const out = run();
+      const out = await run();
       const ms = performance.now() - t0;
       calls[name].push(ms);
+      if (kHttp && (out as { status: number }).status !== 200) throw new Error(`results: ${(out as { status: number }).status}`);
       sink += typeof out === 'string' ? out.length : 1;
     }
     perRound[name].push((performance.now() - start) / kCalls);
