@@ -93,6 +93,7 @@ t.test("an Unleash-model flag's strategies read and edited in the flag page", as
   await page.getByLabel('Strategy 1 rollout % in production', { exact: true }).fill('100');
   await page.getByLabel('Strategy 1 constraint 1 operator in production', { exact: true }).selectOption('SEMVER_GTE');
   await page.getByLabel('Strategy 1 constraint 1 value in production', { exact: true }).fill('3.0.0');
+  await page.getByLabel('Feature variant 1 weight in production', { exact: true }).fill('700');
   await page.getByRole('button', { name: 'Move down strategy 1 in production' }).click();
   t.equal(
     await page.getByLabel('Strategy 1 strategy in production', { exact: true }).inputValue(),
@@ -115,12 +116,14 @@ t.test("an Unleash-model flag's strategies read and edited in the flag page", as
         constraints: [{ contextName: 'appVersion', operator: 'SEMVER_GTE', value: '3.0.0' }, ...rollout!.constraints!.slice(1)],
       },
     ],
+    variants: [{ name: 'a', weight: 700 }, kModel.variants[1]],
   };
   t.same(await stored(), edited, 'the Management API has the edited model, the rest as it was');
   t.equal(await enabledFor(v3), true, 'after: 100% and version 3.0.0 let carol in');
   t.equal(await enabledFor(v25), false, 'after: version 2.5.0 is not at or after 3.0.0');
   await production.getByText('Lets in 100% of users, sticky on default, group "checkout-v3".').waitFor();
   await production.getByText('appVersion is a version at or after "3.0.0"', { exact: true }).waitFor();
+  await production.getByText('a: weight 700 of 1200 (58.3%)', { exact: true }).waitFor();
 
   // ---- a bad value: the server's problem beside the field, nothing changed ----
   await production.getByText('Edit strategies in production').click();
@@ -142,4 +145,35 @@ t.test("an Unleash-model flag's strategies read and edited in the flag page", as
   await page.locator('#status', { hasText: 'a percentage from 0 to 100 is required' }).waitFor();
   t.same(await stored(), edited, 'nothing changed');
   t.equal(await enabledFor(v3), true, 'and the answers are as they were');
+
+  // ---- a strategy added and one removed, in staging ----
+  const staging = page.getByRole('region', { name: 'Unleash strategies in staging' });
+  await staging.getByText('Edit strategies in staging').click();
+  await page.getByRole('button', { name: 'Add strategy in staging' }).click();
+  await page.getByLabel('Strategy 2 rollout % in staging', { exact: true }).fill('25');
+  await page.getByRole('button', { name: 'Remove strategy 1 in staging' }).click();
+  await page.getByRole('button', { name: 'Save strategies in staging' }).click();
+  await page.locator('#status', { hasText: 'Saved Unleash strategies in staging of checkout-v3.' }).waitFor();
+  t.same((await call(base, 'GET', `/api/v1/flags/${flagId}`, { token })).json.environments.staging.unleash, {
+    strategies: [
+      { name: 'flexibleRollout', parameters: { rollout: '25', stickiness: 'default', groupId: 'checkout-v3' }, constraints: [] },
+    ],
+  });
+  await staging.getByText('Lets in 25% of users, sticky on default, group "checkout-v3".').waitFor();
+
+  // ---- changed elsewhere since the page was drawn: not overwritten ----
+  await production.getByText('Edit strategies in production').click();
+  const elsewhere = { strategies: [{ name: 'default' }] };
+  const patched = await call(base, 'PATCH', `/api/v1/flags/${flagId}?env=production`, { token, body: { unleash: elsewhere } });
+  t.equal(patched.status, 200, JSON.stringify(patched.json));
+  await page.getByLabel('Strategy 1 user ids (comma-separated) in production', { exact: true }).fill('alice,bob,carol');
+  const patchesThen = patches;
+  await page.getByRole('button', { name: 'Save strategies in production' }).click();
+  await page
+    .locator('#status', {
+      hasText: 'Not saved: the Unleash strategies in production of checkout-v3 were changed since this page was drawn.',
+    })
+    .waitFor();
+  t.equal(patches, patchesThen, 'no PATCH sent');
+  t.same(await stored(), elsewhere, 'the change made elsewhere stands');
 });

@@ -3,7 +3,8 @@
 // removed and reordered, their parameters, constraints (every operator of the client specification),
 // segments and variants, and the feature's variants. Saving sends the whole model in the flag's PATCH
 // (the API replaces the model whole); the server checks it (src/unleash/model-problems.ts) and a
-// refusal's every problem is shown beside the part it names, nothing saved. Segment definitions,
+// refusal's every problem is shown beside the part it names, nothing saved; a model changed since the
+// page was drawn is not overwritten (the save reads it again first). Segment definitions,
 // variant overrides and dependencies are kept as they are: the API edits them.
 import type { UnleashConstraint, UnleashModel, UnleashStrategy, UnleashStrategyVariant } from '../../model/unleash-model.js';
 import { ApiError, api, field, h, onSubmit, say } from './dom.js';
@@ -396,6 +397,16 @@ function editorForm(data: FlagPageView, env: string | null, stored: UnleashModel
         if (JSON.stringify(model) === JSON.stringify(stored))
           return say(`Nothing changed: ${flag.name} already had these strategies${where}.`);
         if (!(await confirmProtected(data.project, env, `Save the Unleash strategies${where} of ${flag.name}`))) return;
+        // The model is sent whole, and the PATCH has no precondition: a model changed since the page was
+        // drawn (by someone else, or another tab) would be overwritten unseen, so it is read again first.
+        // What changes between this read and the PATCH (milliseconds) is still overwritten.
+        const now = (await api<Pick<FlagPageView, 'flag'>>('GET', `flags/${flag.id}`)).flag;
+        const current = env === null ? now.unleash : now.environments?.[env]?.unleash;
+        if (JSON.stringify(current) !== JSON.stringify(stored))
+          return say(
+            `Not saved: the Unleash strategies${where} of ${flag.name} were changed since this page was drawn. Reload the page to see them, then make your change again.`,
+            'error',
+          );
         const query = env === null ? '' : `?env=${encodeURIComponent(env)}`;
         try {
           await api<{ changed: boolean }>('PATCH', `flags/${flag.id}${query}`, { unleash: model });
