@@ -65,7 +65,13 @@ t.test("an Unleash-model flag's strategies read and edited in the flag page", as
   page.on('request', (r) => {
     if (r.method() === 'PATCH') patches++;
   });
-  await page.goto(`${base}/console#/flags/${flagId}`);
+
+  // ---- the project page says which states are in Unleash's model ----
+  await page.goto(`${base}/console#/projects/prj_DemoPlatform`);
+  const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: 'checkout-v3' }) });
+  await row.getByText('Unleash model · 1 strategy', { exact: true }).waitFor();
+  await row.getByText('Unleash model · 2 strategies', { exact: true }).waitFor();
+  await row.getByRole('link', { name: 'checkout-v3' }).click();
   await page.getByRole('heading', { name: 'checkout-v3', level: 1 }).waitFor();
 
   // ---- said in words, per environment ----

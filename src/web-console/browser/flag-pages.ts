@@ -28,7 +28,8 @@ import type { FlagPageView, FlagPlansView, FlagRequestsView, FlagView, FlatState
 /** A state's percentage, cohorts, audience (by name: `audiences`, id to name) and variants at a glance (without on/off); a state in Unleash's model, its strategies' count. */
 function stateDetail(state: FlatState, audiences: ReadonlyMap<string, string>): string {
   // The percentage, cohorts and audience of a state in Unleash's model are not read: its strategies decide.
-  if (state.unleash !== undefined) return `Unleash model · ${state.unleash.strategies.length} strategies`;
+  const strategies = state.unleash?.strategies.length;
+  if (strategies !== undefined) return `Unleash model · ${strategies} ${strategies === 1 ? 'strategy' : 'strategies'}`;
   const audience = state.audienceId ? ` · audience ${audiences.get(state.audienceId) ?? state.audienceId}` : '';
   return `${state.trafficPercentage}%${state.cohorts.length > 0 ? ` · cohorts ${state.cohorts.join(', ')}` : ''}${audience}${state.variants ? ` · ${Object.keys(state.variants).length} variants` : ''}`;
 }
