@@ -20,12 +20,16 @@ import { rolloutSection } from './rollout-section.js';
 import { rulePlayground } from './rule-playground.js';
 import { hourlyChart } from './usage-chart.js';
 import { scheduleSection } from './schedule-section.js';
+import { unleashSection } from './unleash-editor.js';
 import { variantsForm } from './variant-editor.js';
 import { approvalsText, inEnvironments } from './requests-page.js';
 import type { FlagPageView, FlagPlansView, FlagRequestsView, FlagView, FlatState, ProjectView } from './views.js';
 
-/** A state's percentage, cohorts, audience (by name: `audiences`, id to name) and variants at a glance (without on/off). */
+/** A state's percentage, cohorts, audience (by name: `audiences`, id to name) and variants at a glance (without on/off); a state in Unleash's model, its strategies' count. */
 function stateDetail(state: FlatState, audiences: ReadonlyMap<string, string>): string {
+  // The percentage, cohorts and audience of a state in Unleash's model are not read: its strategies decide.
+  const strategies = state.unleash?.strategies.length;
+  if (strategies !== undefined) return `Unleash model · ${strategies} ${strategies === 1 ? 'strategy' : 'strategies'}`;
   const audience = state.audienceId ? ` · audience ${audiences.get(state.audienceId) ?? state.audienceId}` : '';
   return `${state.trafficPercentage}%${state.cohorts.length > 0 ? ` · cohorts ${state.cohorts.join(', ')}` : ''}${audience}${state.variants ? ` · ${Object.keys(state.variants).length} variants` : ''}`;
 }
@@ -333,8 +337,10 @@ export async function flagPage(flagId: string): Promise<void> {
   const { flag, project, can } = data;
   const reload = onThisPage(() => flagPage(flagId).catch(sayError));
   // Each state's form, then its variants (shown to a reader only where there are some), then, where it
-  // has variants (so a rule), the playground beside its rule.
+  // has variants (so a rule), the playground beside its rule. A state in Unleash's model has no typed
+  // variants (the API refuses both): its strategies take their place.
   const withVariants = (env: string | null, s: FlatState) => {
+    if (s.unleash !== undefined) return [stateForm(data, env, s, reload), unleashSection(data, env, s, reload)];
     const variants = can.editFlags || s.variants !== undefined ? variantsForm(data, env, s, reload) : null;
     return [
       stateForm(data, env, s, reload),

@@ -38,7 +38,7 @@ export type OpenedRequest = Pick<ChangeRequestView, 'id' | 'summary' | 'title' |
 /** A flag's state, flat or in one environment. */
 export type FlatState = Pick<
   EnvironmentEntry,
-  'enabled' | 'trafficPercentage' | 'cohorts' | 'audienceId' | 'variants' | 'defaultVariant' | 'targeting'
+  'enabled' | 'trafficPercentage' | 'cohorts' | 'audienceId' | 'variants' | 'defaultVariant' | 'targeting' | 'unleash'
 >;
 type KeysOfAny<U> = U extends unknown ? keyof U : never;
 /** A union read as one object: the keys every member has as they are, the others optional. */
