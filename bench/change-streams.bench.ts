@@ -117,7 +117,9 @@ function shares(kind: 'sse' | 'grpc', server: TestServer, projectId: string, sel
   return Array.from({ length: kProcesses }, (_, p) => {
     const count = Math.floor(kStreams / kProcesses) + (p < kStreams % kProcesses ? 1 : 0);
     return kind === 'sse'
-      ? { kind, count, url: `${server.baseUrl}/v1/stream/project/${projectId}` }
+      ? // Each process from an address of its own in 127/8: one source address reaches one port from
+        // about 28,000 ephemeral ports, fewer than 100,000 streams need.
+        { kind, count, url: `${server.baseUrl}/v1/stream/project/${projectId}`, localAddress: `127.0.0.${2 + p}` }
       : { kind, count, syncPort: server.syncPort, selector, perChannel: kPerChannel };
   });
 }
@@ -132,7 +134,11 @@ async function runPhase(
   const server = await startTestServer({
     dataDir: world.dataDir,
     syncPort: 'free',
-    env: { FLAGWIRE_RATE_LIMIT: '1000000000', FLAGWIRE_SYNC_MAX_STREAMS: String(kStreams + 100) },
+    env: {
+      FLAGWIRE_RATE_LIMIT: '1000000000',
+      FLAGWIRE_SYNC_MAX_STREAMS: String(kStreams + 100),
+      FLAGWIRE_STREAM_MAX_CONNECTIONS: String(kStreams + 100),
+    },
   });
   const pid = server.proc.pid!;
   pin(pid, kServerCpus);

@@ -15,7 +15,7 @@ import { connect as connectHttp2, constants, type ClientHttp2Session } from 'nod
 import { connect as connectTcp } from 'node:net';
 
 export type Share =
-  | { kind: 'sse'; count: number; url: string }
+  | { kind: 'sse'; count: number; url: string; localAddress: string }
   | { kind: 'grpc'; count: number; syncPort: number; selector: string; perChannel: number };
 
 export type ToClients = { open: Share } | { await: number } | { close: true };
@@ -69,9 +69,9 @@ function revisionScanner(pattern: RegExp, keep: number, into: Seen): (chunk: str
 }
 
 /** One SSE connection: every event's `id:` is the revision it was seen at (src/stream/change-feed.ts). */
-function openSse(url: URL, into: Seen): Promise<void> {
+function openSse(url: URL, localAddress: string, into: Seen): Promise<void> {
   return new Promise((resolve, reject) => {
-    const socket = connectTcp(Number(url.port), url.hostname);
+    const socket = connectTcp({ port: Number(url.port), host: url.hostname, localAddress });
     const scan = revisionScanner(/\nid: (\d+)\n/g, 32, into);
     let status = false;
     socket.setEncoding('latin1');
@@ -130,7 +130,7 @@ async function open(share: Share): Promise<void> {
     const lane = async () => {
       while (next < share.count) {
         const i = next++;
-        await openSse(url, seen[i]!);
+        await openSse(url, share.localAddress, seen[i]!);
       }
     };
     await Promise.all(Array.from({ length: Math.min(kConnecting, share.count) }, lane));
