@@ -9,7 +9,7 @@ import { compileValidator } from '../model/validation.js';
 import { apiErrors, json, kEnvParam, pathParam, queryParam } from '../routes/openapi-parts.js';
 import { StreamedAnswer } from '../routes/handler.js';
 import { projectBodyWrite } from '../routes/route-helpers.js';
-import { refuseUnlessCounted, refuseUnlessRawKept } from './event-counter.js';
+import { refuseUnlessCounted } from './event-counter.js';
 import { exportFormat, jsonLines, parquet, timeParam } from './export.js';
 import { EventSettings, EventSettingsPatch, SubjectErase, SubjectErased } from './schemas.js';
 import { eventSettingsOf, kEventCommands } from './settings-commands.js';
@@ -75,8 +75,8 @@ export const kEventsApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
     },
     handler: {
       kind: 'read',
-      run(request, auth, { config, events, clock }) {
-        refuseUnlessRawKept(config);
+      async run(request, auth, { config, events, clock }) {
+        refuseUnlessCounted(config);
         const env = resolveEnvParam(auth.project, request.query.get('env'), true, 'list');
         requireEnvironmentAllowed(auth.token.environments, env);
         const now = clock.now();
@@ -85,8 +85,9 @@ export const kEventsApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
         const scope = { projectId: auth.project.id, environment: env ?? '' };
         const name = `attachment; filename="events-${auth.project.id}${env === null ? '' : `-${env}`}.${format}"`;
         const disposition = [['Content-Disposition', name]] as const;
-        if (format === 'jsonl') return new StreamedAnswer(kJsonLines, jsonLines(events.existing, scope, range), disposition);
-        return new StreamedAnswer(kParquet, parquet(events.existing, scope, range, events.dataDir), disposition);
+        const pages = await events.rawPages();
+        if (format === 'jsonl') return new StreamedAnswer(kJsonLines, jsonLines(pages, scope, range), disposition);
+        return new StreamedAnswer(kParquet, parquet(pages, scope, range, events.dataDir), disposition);
       },
     },
   },
@@ -116,7 +117,9 @@ export const kEventsApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
           // Nothing to erase where no event was ever counted: no file is created for it.
           const erased =
             !events.countedNothing &&
-            (await events.count(scope, { batchId: null, subjects: [targetingKey] }, (txn) => eraseSubject(txn, scope, targetingKey)));
+            (await events.count(scope, { batchId: null, subjects: [targetingKey], removesRaw: true }, (txn) =>
+              eraseSubject(txn, scope, targetingKey),
+            ));
           return { status: 200, value: { targetingKey, environment: env, erased } };
         } finally {
           release();

@@ -1,17 +1,17 @@
 // The command line's events commands (docs/cli.md: Events): a project's events settings shown and
 // changed (through the writer, audited as the console or --as's user), and its raw events exported to
 // a file, read from the data dir's tally file directly (LMDB lets this process read it beside a
-// running server).
+// running server), or with --database from PostgreSQL's tally, where every node keeps them.
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
 import { principalOf } from '../actor/audit-actor.js';
 import { type CliCommand, command, str } from '../cli-command/cli-command.js';
 import { FlagwireError } from '../errors.js';
-import { resolveDataDir } from '../config.js';
+import { resolveDatabaseUrl, resolveDataDir } from '../config.js';
 import { requireProject } from '../model/lookups.js';
 import { jsonBody } from '../model/request-body.js';
-import { TallyFile } from '../store/tally-file.js';
+import { type RawEventPages, TallyFile } from '../store/tally-file.js';
 import { exportFormat, jsonLines, parquet, timeParam } from './export.js';
 import { type EventSettings, kMaxRetentionDays } from './schemas.js';
 import { eventSettingsOf, kEventCommands } from './settings-commands.js';
@@ -84,19 +84,28 @@ export const kEventsCli: readonly CliCommand[] = [
         now: ctx.now,
       };
       const dataDir = resolveDataDir(ctx.dataFlag, process.env, false);
-      const file = TallyFile.exists(dataDir) ? TallyFile.open(dataDir) : null;
+      const pages = await rawPages(dataDir, resolveDatabaseUrl(ctx.databaseFlag, process.env));
       const scope = { projectId: project.id, environment: env ?? '' };
       const out = args.required('out');
       try {
-        const chunks = format === 'jsonl' ? jsonLines(file, scope, range) : parquet(file, scope, range, dataDir);
+        const chunks = format === 'jsonl' ? jsonLines(pages, scope, range) : parquet(pages, scope, range, dataDir);
         return { out, format, bytes: await writeChunks(out, chunks) };
       } finally {
-        await file?.close();
+        await pages?.close();
       }
     },
     human: (result: Exported) => `Wrote ${result.bytes} bytes of ${result.format} to ${result.out}.`,
   }),
 ];
+
+/**
+ * Where the export reads: PostgreSQL's tally (one connection; its client loaded only here), or the
+ * data dir's tally file, null when it has none (nothing was ever counted there).
+ */
+async function rawPages(dataDir: string, databaseUrl: string | null): Promise<(RawEventPages & { close(): Promise<void> }) | null> {
+  if (databaseUrl !== null) return (await import('../store/pg/pg-tally.js')).PgTally.open(databaseUrl, 1);
+  return TallyFile.exists(dataDir) ? TallyFile.open(dataDir) : null;
+}
 
 /** Writes `chunks` to `path` as they come; returns how many bytes. */
 async function writeChunks(path: string, chunks: AsyncIterable<Uint8Array>): Promise<number> {

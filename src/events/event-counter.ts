@@ -6,7 +6,7 @@ import { Worker } from 'node:worker_threads';
 import type { Config } from '../config.js';
 import { FlagwireError } from '../errors.js';
 import type { TallyTouches } from '../store/pg/pg-tally.js';
-import type { ExperimentTally, TallyFile, TallyScope, TallyTxn } from '../store/tally-file.js';
+import type { ExperimentTally, RawEventPages, TallyScope, TallyTxn } from '../store/tally-file.js';
 import type { BatchReply, BatchRequest, EventsThreadData, EventsThreadMessage, ReceivedBatch } from './events-thread.js';
 import type { EventsAnswer } from './receive.js';
 import { TallyWrites } from './tally-writes.js';
@@ -43,11 +43,7 @@ export class EventCounter {
   ) {
     this.writes = new TallyWrites(config);
     const { dataDir, databaseUrl, eventsPerSecond, httpThreads } = config;
-    // The storage limits are the tally file's (docs/operations.md): PostgreSQL's disk is its operator's.
-    const limits =
-      databaseUrl === null
-        ? { subjectsPerEnvironment: config.eventSubjectsPerEnvironment, rawBytesPerProject: config.rawEventBytesPerProject }
-        : null;
+    const limits = { subjectsPerEnvironment: config.eventSubjectsPerEnvironment, rawBytesPerProject: config.rawEventBytesPerProject };
     this.threadData = { dataDir, databaseUrl, eventsPerSecond, httpThreads, limits };
   }
 
@@ -57,11 +53,12 @@ export class EventCounter {
   }
 
   /**
-   * The tally file for a read of raw events: null while none is on disk (a node never sent an event),
-   * so that an export there answers empty and creates no file.
+   * Where an export reads raw events: PostgreSQL's tally, or the tally file; null while no tally file
+   * is on disk (an embedded node never sent an event), so that an export there answers empty and
+   * creates no file.
    */
-  get existing(): TallyFile | null {
-    return this.writes.existingFile;
+  rawPages(): Promise<RawEventPages | null> {
+    return this.writes.rawPages();
   }
 
   /** Whether nothing was ever counted here: an embedded node without a tally file (an erasure there erases nothing and creates none). */
@@ -133,19 +130,6 @@ export class EventCounter {
     }
     await this.writes.close();
   }
-}
-
-/**
- * The refusal of the raw events' routes where none are kept: raw events are kept in the tally file, on an
- * embedded node only (docs/events.md: Raw events).
- */
-export function refuseUnlessRawKept(config: Readonly<Pick<Config, 'databaseUrl' | 'upstream'>>): void {
-  refuseUnlessCounted(config);
-  if (config.databaseUrl !== null)
-    throw new FlagwireError(
-      'NOT_FOUND',
-      'Raw events are kept on an embedded node only: this node keeps its data in PostgreSQL, where events are counted but not kept. Export them from an embedded node.',
-    );
 }
 
 /**

@@ -23,8 +23,8 @@ export interface EventsThreadData {
   /** The process's rate per project (FLAGWIRE_EVENTS_PER_SECOND) and the front-end threads sharing it. */
   eventsPerSecond: number;
   httpThreads: number;
-  /** The storage limits of the tally file; null on a node on PostgreSQL, which keeps no raw events either. */
-  limits: StorageLimits | null;
+  /** The storage limits (FLAGWIRE_EVENT_SUBJECTS_PER_ENVIRONMENT, FLAGWIRE_RAW_EVENT_BYTES_PER_PROJECT). */
+  limits: StorageLimits;
 }
 
 /** The bodies the events routes take: Flagwire's batch, and GO Feature Flag's collector body. */
@@ -82,10 +82,13 @@ async function receive(request: BatchRequest): Promise<EventsAnswer | BatchRefus
   const wait = rate.take(projectId, batch.events.length, request.now);
   if (wait > 0) return rateRefusal(wait);
   store.resetReadTxn();
-  const read = resolveBatch(store, request.key, batch);
-  // Raw events are kept in the tally file only: a node on PostgreSQL counts them and keeps none.
-  const resolved = start.limits === null ? { ...read, retentionDays: null } : read;
-  const touches = { batchId: batch.batchId, subjects: resolved.events.map((e) => e.subject) };
+  const resolved = resolveBatch(store, request.key, batch);
+  const touches = {
+    batchId: batch.batchId,
+    subjects: resolved.events.map((e) => e.subject),
+    // PostgreSQL's tally reads the project's raw bytes only for a batch that keeps raw events.
+    ...(resolved.retentionDays === null ? {} : { keepsRaw: { scopes: resolved.projectScopes, now: request.now } }),
+  };
   const counted = await writes.count(tallyScope(request.key), touches, (txn) =>
     countBatch(txn, request.key, batch.batchId, resolved, request.now, start.limits),
   );

@@ -1,6 +1,6 @@
 // Raw events exported (docs/events.md: Raw events): a project environment's kept events stored in a
 // time range, in the order they were counted, as JSON lines or as Parquet. Both are read from the
-// tally file a page at a time, so memory holds one page whatever the range:
+// tally file, or PostgreSQL's tally, a page at a time, so memory holds one page whatever the range:
 // - JSON lines go out page by page as they are read.
 // - Parquet is written by DuckDB (@duckdb/node-api), the well-kept writer of the format: the JSON lines
 //   go to a scratch file in the data dir, DuckDB copies them into a Parquet file in one pass within a
@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
 import { FlagwireError } from '../errors.js';
-import type { TallyFile, TallyScope } from '../store/tally-file.js';
+import type { RawCursor, RawEventPages, RawRange, TallyScope } from '../store/tally-file.js';
 
 /** Raw events read per page: at most some 3 MiB of them (an event with its details full is about 3 KiB). */
 const kPageEvents = 1000;
@@ -39,31 +39,29 @@ export function timeParam(name: string, raw: string | null | undefined, fallback
   return ms;
 }
 
-/** What an export reads: raw events stored from `from` to before `to` (Unix ms); `now`: those expired by then are left out. */
-export interface ExportRange {
-  readonly from: number;
-  readonly to: number;
-  readonly now: number;
-}
-
-/** The raw events of `scope` in `range` as JSON lines, a page per chunk; none when `file` is null (no event ever counted). */
-export async function* jsonLines(file: TallyFile | null, scope: TallyScope, range: ExportRange): AsyncGenerator<Uint8Array> {
-  if (file === null) return;
-  let after: readonly (string | number)[] | null = null;
+/** The raw events of `scope` in `range` as JSON lines, a page per chunk; none when `pages` is null (no event ever counted). */
+export async function* jsonLines(pages: RawEventPages | null, scope: TallyScope, range: RawRange): AsyncGenerator<Uint8Array> {
+  if (pages === null) return;
+  let after: RawCursor | null = null;
   do {
-    const page = file.rawEvents(scope, range, after, kPageEvents);
+    const page = await pages.rawEvents(scope, range, after, kPageEvents);
     if (page.events.length > 0) yield Buffer.from(page.events.map((event) => `${JSON.stringify(event)}\n`).join(''));
     after = page.last;
   } while (after !== null);
 }
 
 /** The same events as one Parquet file, written by DuckDB in a scratch dir under `dataDir`. */
-export async function* parquet(file: TallyFile | null, scope: TallyScope, range: ExportRange, dataDir: string): AsyncGenerator<Uint8Array> {
+export async function* parquet(
+  pages: RawEventPages | null,
+  scope: TallyScope,
+  range: RawRange,
+  dataDir: string,
+): AsyncGenerator<Uint8Array> {
   const scratch = await mkdtemp(join(dataDir, 'export-'));
   try {
     const lines = join(scratch, 'events.jsonl');
     const out = createWriteStream(lines);
-    for await (const chunk of jsonLines(file, scope, range)) if (!out.write(chunk)) await once(out, 'drain');
+    for await (const chunk of jsonLines(pages, scope, range)) if (!out.write(chunk)) await once(out, 'drain');
     out.end();
     await finished(out);
     const written = join(scratch, 'events.parquet');

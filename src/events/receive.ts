@@ -128,8 +128,7 @@ function resolveFlag(store: StoreReader, key: ClientKey, flagKey: string): Resol
 /**
  * Counts a resolved batch of `key` in `txn`, keeping each event counted as received when its project
  * keeps raw events; a batch id counted before (within kBatchIdMemoryMs) changes nothing and answers
- * what it answered then. A batch past a storage limit (null: none, on a node on PostgreSQL) applies
- * nothing and is answered StorageFull.
+ * what it answered then. A batch past a storage limit applies nothing and is answered StorageFull.
  * Each batch first forgets what expired (batch ids, raw events of any project), in bounded steps.
  */
 export function countBatch(
@@ -138,7 +137,7 @@ export function countBatch(
   batchId: string | null,
   resolved: ResolvedBatch,
   now: number,
-  limits: StorageLimits | null,
+  limits: StorageLimits,
 ): EventsAnswer | StorageFull {
   const scope = tallyScope(key);
   txn.forgetBatches(now - kBatchIdMemoryMs, kForgetPerBatch);
@@ -147,7 +146,7 @@ export function countBatch(
     const counted = txn.batch(scope, batchId);
     if (counted !== undefined) return counted.answer as EventsAnswer;
   }
-  const full = limits === null ? null : storageFull(txn, scope, resolved, now, limits);
+  const full = storageFull(txn, scope, resolved, now, limits);
   if (full !== null) return full;
   const { counted, duplicates, refused } = tallyBatch(txn, scope, resolved.events);
   if (resolved.retentionDays !== null) {

@@ -5,7 +5,7 @@
 // that is never sent an event never opens the file, a pool, or loads PostgreSQL's client.
 import type { Config } from '../config.js';
 import type { PgTally, TallyTouches } from '../store/pg/pg-tally.js';
-import { type ExperimentTally, TallyFile, type TallyScope, type TallyTxn } from '../store/tally-file.js';
+import { type ExperimentTally, type RawEventPages, TallyFile, type TallyScope, type TallyTxn } from '../store/tally-file.js';
 
 /** Connections of one tally's pool to PostgreSQL: the batches it counts at once. */
 const kPgConnections = 4;
@@ -37,6 +37,11 @@ export class TallyWrites {
   private pgTally(url: string): Promise<PgTally> {
     this.pg ??= import('../store/pg/pg-tally.js').then(({ PgTally }) => PgTally.open(url, kPgConnections));
     return this.pg;
+  }
+
+  /** Where raw events are read: PostgreSQL's tally, or the tally file (null while none is on disk). */
+  async rawPages(): Promise<RawEventPages | null> {
+    return this.databaseUrl === null ? this.existingFile : this.pgTally(this.databaseUrl);
   }
 
   /** An experiment's arms and sums in `scope`, read now. */

@@ -99,6 +99,15 @@ export interface RawEvent {
   readonly storedAt: number;
 }
 
+/**
+ * The bytes a raw event counts toward its project's (FLAGWIRE_RAW_EVENT_BYTES_PER_PROJECT), `json` its
+ * JSON: that and its keys here (the subject's twice, the rest thrice). PostgreSQL's tally counts the
+ * same, so a project's limit holds as many events on either store.
+ */
+export function rawEventBytes(scope: TallyScope, json: string, targetingKey: string): number {
+  return Buffer.byteLength(json) + 3 * (scope.projectId.length + scope.environment.length + 40) + 2 * targetingKey.length;
+}
+
 /** A raw event as stored: the event, when it expires, and its bytes as counted toward its project's. */
 interface StoredRaw {
   readonly event: RawEvent;
@@ -143,6 +152,30 @@ export interface TallyTxn {
   rawBytes(projectId: string): number;
   /** When the first raw event of these scopes expires (Unix ms); null when they keep none. */
   firstRawExpiry(scopes: readonly TallyScope[]): number | null;
+}
+
+/** Raw events stored from `from` to before `to` (Unix ms), those expired by `now` left out. */
+export interface RawRange {
+  readonly from: number;
+  readonly to: number;
+  readonly now: number;
+}
+
+/** Where the next page of raw events starts: after the event of this key. */
+export type RawCursor = readonly (string | number)[];
+
+/** A page of raw events, and where the next one starts (null: this one was the last). */
+export interface RawPage {
+  readonly events: RawEvent[];
+  readonly last: RawCursor | null;
+}
+
+/**
+ * Where an export reads raw events, a page at a time, in the order they were counted: the tally file,
+ * or PostgreSQL's tally (src/store/pg/pg-tally.ts).
+ */
+export interface RawEventPages {
+  rawEvents(scope: TallyScope, range: RawRange, after: RawCursor | null, limit: number): RawPage | Promise<RawPage>;
 }
 
 /** An experiment's statistics as stored: each variant's subjects, and its sums per metric. */
@@ -211,7 +244,7 @@ const toStoredSums = (s: MetricSums): StoredSums => ({
   sumOfProducts: String(s.sumOfProducts),
 });
 
-export class TallyFile implements TallyTxn {
+export class TallyFile implements TallyTxn, RawEventPages {
   private readonly batches: Database<CountedBatch, Key>;
   private readonly batchExpiry: Database<null, Key>;
   private readonly subjects: Database<StoredSubject, Key>;
@@ -337,13 +370,11 @@ export class TallyFile implements TallyTxn {
     let seq = at === lastAt ? lastSeq : -1;
     const { projectId, environment } = scope;
     const expiresAt = at + keepMs;
-    // Each event's keys, beside its JSON: the subject's twice, the rest thrice.
-    const keyBytes = 3 * (projectId.length + environment.length + 40);
     let added = 0;
     for (const event of events) {
       seq++;
       const kept: RawEvent = { ...event, storedAt: at };
-      const bytes = Buffer.byteLength(JSON.stringify(kept)) + keyBytes + 2 * event.targetingKey.length;
+      const bytes = rawEventBytes(scope, JSON.stringify(kept), event.targetingKey);
       this.raw.put([projectId, environment, at, seq], { event: kept, expiresAt, bytes });
       this.rawExpiry.put([expiresAt, projectId, environment, at, seq], null);
       this.rawSubjects.put([projectId, environment, event.targetingKey, at, seq], null);
@@ -388,12 +419,7 @@ export class TallyFile implements TallyTxn {
    * an export reads them a page at a time, each page a short read of its own. `last`: where the next
    * page starts (after), null when this one was the last.
    */
-  rawEvents(
-    scope: TallyScope,
-    range: { from: number; to: number; now: number },
-    after: readonly (string | number)[] | null,
-    limit: number,
-  ): { events: RawEvent[]; last: Key | null } {
+  rawEvents(scope: TallyScope, range: RawRange, after: RawCursor | null, limit: number): RawPage {
     const { projectId, environment } = scope;
     const start = after === null ? [projectId, environment, range.from] : [...after];
     const events: RawEvent[] = [];

@@ -3,13 +3,10 @@
 // environment, audited); exported as JSON lines and as Parquet (read back with DuckDB), in the order they
 // were counted, within the asked range; an erased subject's raw events gone; expired ones never
 // exported; none kept once the setting is off.
-import { DuckDBInstance } from '@duckdb/node-api';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import t from 'tap';
 import { call } from '../helpers/http.js';
 import { startExperimentServer } from '../helpers/experiment-server.js';
-import { scratchDir } from '../helpers/scratch-dir.js';
+import { parquetRows } from '../helpers/parquet-rows.js';
 import { advanceClock } from '../helpers/test-hooks.js';
 
 const { server, base, world, clientKey } = await startExperimentServer(t, { FLAGWIRE_TEST_HOOKS: '1' });
@@ -109,25 +106,7 @@ t.test('kept as received, exported in the order counted as JSON lines and as Par
   t.equal(p.status, 200);
   t.equal(p.type, 'application/vnd.apache.parquet');
   t.equal(p.bytes.subarray(0, 4).toString(), 'PAR1', 'a Parquet file');
-  const file = join(scratchDir('flagwire-parquet-'), 'events.parquet');
-  writeFileSync(file, p.bytes);
-  const db = await DuckDBInstance.create(':memory:');
-  const c = await db.connect();
-  const rows = (
-    await c.runAndReadAll(`SELECT kind, key, targetingKey, variant, value, details, timestamp, storedAt FROM '${file}'`)
-  ).getRowObjectsJson();
-  c.closeSync();
-  db.closeSync();
-  t.strictSame(
-    rows.map((row) => ({
-      ...row,
-      details: row.details === null ? null : JSON.parse(String(row.details)),
-      timestamp: Number(row.timestamp),
-      storedAt: Number(row.storedAt),
-    })),
-    kept,
-    "the Parquet file's rows are the JSON lines'",
-  );
+  t.strictSame(await parquetRows(p.bytes), kept, "the Parquet file's rows are the JSON lines'");
 
   const last = kept.at(-1).storedAt;
   t.equal(lines((await exported(`?from=${last + 1}`)).bytes).length, 0, 'from: after the last, none');

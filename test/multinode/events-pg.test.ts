@@ -6,24 +6,32 @@
 // a batch sent again to the other node is answered as the first time and counted once, and its id is
 // forgotten a day later; a subject erased on one node is gone from both nodes' statistics; a batch sent
 // while PostgreSQL is down is refused and counts nothing, and counts once sent again after; batches of
-// 1,000 subjects, 8 at once on each node, the same subjects on both, count each subject once; a project
-// that asks to keep raw events has its events counted, none kept, and its export refused with why.
+// 1,000 subjects, 8 at once on each node, the same subjects on both, count each subject once.
+// Raw events (a project that keeps them; PostgreSQL schema 4): through the kill -9 above, and sent
+// again, each kept exactly once; exported from the other node (JSON lines, Parquet, the command line)
+// as sent, in an order whose replay gives the statistics exactly; a subject erased on one node is gone
+// from both nodes' exports; expired ones forgotten by the batch that keeps more, or after any batch; and
+// the storage limits, with batches sent at once to both nodes, refuse exactly at their bounds.
 //
 // The events are sent in phases (outcomes before any exposure, then exposures, then exposures again,
 // then outcomes), each phase's batches at once to both nodes: within a phase the order PostgreSQL
 // applies them in changes nothing (a subject's exposure fixes where its outcomes count; totals add
 // up), so the recomputation replays the phases in order and any order within them.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { type CountedEvent, millionths } from '../../src/events/tally.js';
 import { recomputedStatistics } from '../helpers/event-tally.js';
 import { random } from '../helpers/seeded-random.js';
 import { call, type Reply } from '../helpers/http.js';
+import { parquetRows } from '../helpers/parquet-rows.js';
 import { advanceClock } from '../helpers/test-hooks.js';
 import { sharedPostgres, startPostgres, type TestDatabases } from '../helpers/postgres.js';
 import type { TestContext } from '../helpers/cli.js';
+import { tempDir } from '../helpers/scratch-dir.js';
 import type { TestServer } from '../helpers/server.js';
-import { seedWithConsole, startNode, startReadyNodes, until, waitReady } from './support.js';
+import { cli, seedWithConsole, startNode, startReadyNodes, until, waitReady } from './support.js';
 
 const pg = await sharedPostgres();
 t.teardown(() => pg.destroy());
@@ -50,6 +58,7 @@ interface World {
   key: string;
   /** The write token's secret (the seeded owner's). */
   token: string;
+  projectId: string;
 }
 
 /** Two nodes on a new database (of the shared cluster, unless given another); the two flags running their experiments; a client key both nodes accept for them. */
@@ -102,7 +111,83 @@ async function world(t: TestContext, env: Record<string, string> = {}, databases
       60_000,
       'the key and flags on every node',
     );
-  return { url, nodes, key, token };
+  return { url, nodes, key, token, projectId: seeded.projectId };
+}
+
+/** Sets how many days the project keeps raw events (null: none), and waits until every node's copy says so. */
+async function keepRaw(t: TestContext, { nodes, token }: World, days: number | null): Promise<void> {
+  const set = await call(nodes[0]!.baseUrl, 'PATCH', '/api/v1/events/settings', { token, body: { rawEventRetentionDays: days } });
+  t.equal(set.status, 200, set.text);
+  for (const node of nodes)
+    await until(
+      async () => (await call(node.baseUrl, 'GET', '/api/v1/events/settings', { token })).json.rawEventRetentionDays === days,
+      60_000,
+      'the retention on every node',
+    );
+}
+
+/** An event as a raw event keeps it (docs/events.md: Raw events), without when it was stored. */
+type KeptEvent = Record<'kind' | 'key' | 'targetingKey' | 'variant' | 'value' | 'details' | 'timestamp', unknown>;
+
+function asKept(wire: Record<string, unknown>): KeptEvent {
+  return {
+    kind: wire.kind,
+    key: wire.key,
+    targetingKey: wire.targetingKey,
+    variant: wire.kind === 'exposure' ? wire.variant : null,
+    value: wire.kind === 'track' ? wire.value : null,
+    details: null,
+    timestamp: wire.timestamp,
+  };
+}
+
+/** The raw events exported from `node` (JSON lines), in the export's order. */
+async function exported(node: TestServer, token: string, query = ''): Promise<(KeptEvent & { storedAt: number })[]> {
+  const r = await fetch(`${node.baseUrl}/api/v1/events/export${query}`, { headers: { authorization: `Bearer ${token}` } });
+  const text = await r.text();
+  if (r.status !== 200) throw new Error(`export: ${r.status} ${text}`);
+  return jsonLinesOf(text);
+}
+
+function jsonLinesOf(text: string): (KeptEvent & { storedAt: number })[] {
+  return text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line));
+}
+
+/** The events as sets: each kept event, without when it was stored, in one order. */
+function sortedKept(events: readonly KeptEvent[]): string[] {
+  return events
+    .map(({ kind, key, targetingKey, variant, value, details, timestamp }) =>
+      JSON.stringify([kind, key, targetingKey, variant, value, details, timestamp]),
+    )
+    .sort();
+}
+
+/** Raw events as they count, in their order: replayed, they give the statistics. */
+function replayed(events: readonly KeptEvent[]): CountedEvent[] {
+  return events.map((e): CountedEvent => {
+    const subject = e.targetingKey as string;
+    const at = e.timestamp as number;
+    if (e.kind === 'track') return { kind: 'track', subject, metric: e.key as string, value: millionths(e.value as number), at };
+    const experiment = kFlags.find((f) => f.name === e.key)!.experiment;
+    return { kind: 'exposure', subject, experiment, variant: e.variant as string, at };
+  });
+}
+
+/** The counts PostgreSQL keeps for the limits, beside what they count: the raw bytes per project and the subjects. */
+async function usage(url: string): Promise<{ bytes: string; rawSum: string; rows: number; subjects: string; subjectRows: number }> {
+  const database = new URL(url).pathname.slice(1);
+  const { rows } = await pg.admin<{ bytes: string; rawSum: string; rows: number; subjects: string; subjectRows: number }>(
+    database,
+    `SELECT (SELECT coalesce(sum(bytes), 0)::text FROM flagwire_tally_raw_bytes) AS bytes,
+            (SELECT coalesce(sum(bytes), 0)::text FROM flagwire_tally_raw) AS "rawSum",
+            (SELECT count(*)::int FROM flagwire_tally_raw) AS rows,
+            (SELECT coalesce(sum(subjects), 0)::text FROM flagwire_tally_subject_counts) AS subjects,
+            (SELECT count(*)::int FROM flagwire_tally_subjects) AS "subjectRows"`,
+  );
+  return rows[0]!;
 }
 
 /** The events of one run, in phases (see the file's head), from `seed`. */
@@ -199,7 +284,9 @@ t.test("the same subjects' events sent to both nodes at once: either node's stat
 t.test(
   'kill -9 of a node while clients send batches under batch ids, each sent again until answered: every batch counted once',
   async (t) => {
-    const { url, nodes, key, token } = await world(t);
+    const w = await world(t);
+    const { url, nodes, key, token } = w;
+    await keepRaw(t, w, 30);
     const { before, exposures, again, after } = phases(2, 60);
     const counted: CountedEvent[] = [];
     // Exposures first, to node A then B (their order decides nothing here).
@@ -297,6 +384,17 @@ t.test(
     t.ok(live[0] !== null && live[0] !== nodes[0], 'node A was killed and started again');
     counted.push(...load.map((e) => e.counted));
     for (const node of live) await compare(t, node!, token, counted, 'after kill -9 under load');
+    // Every event answered kept exactly once: none lost with the killed node, none twice for a batch sent again.
+    const kept = await exported(live[1]!, token);
+    t.strictSame(
+      sortedKept(kept),
+      sortedKept([...before, ...exposures, ...again, ...load].map((e) => asKept(e.wire))),
+      'the raw events exported from B are those sent, each once',
+    );
+    for (const node of live) await compare(t, node!, token, replayed(kept), 'the raw events replayed in the order exported');
+    const u = await usage(url);
+    t.equal(u.rows, kept.length);
+    t.equal(u.bytes, u.rawSum, "the project's raw bytes as counted are its raw events' bytes");
   },
 );
 
@@ -322,21 +420,164 @@ t.test("a subject erased on one node is gone from both nodes' statistics, exactl
   for (const node of nodes) await compare(t, node, token, kept, 'two subjects erased');
 });
 
-t.test('a project that keeps raw events, on PostgreSQL: its events count, none is kept, and the export says why', async (t) => {
-  const { nodes, key, token } = await world(t);
-  const set = await call(nodes[0]!.baseUrl, 'PATCH', '/api/v1/events/settings', { token, body: { rawEventRetentionDays: 30 } });
-  t.equal(set.status, 200, set.text);
-  const { before, exposures, after } = phases(4, 10);
-  const counted: CountedEvent[] = [];
-  for (const [i, events] of [before, exposures, after].entries()) {
-    const r = await call(nodes[i % 2]!.baseUrl, 'POST', '/ofrep/v1/events', { token: key, body: { events: events.map((e) => e.wire) } });
-    t.equal(r.status, 200, r.text);
-    counted.push(...events.map((e) => e.counted));
+t.test(
+  'raw events kept in PostgreSQL: exported from the other node as sent, as JSON lines, Parquet and by the command line; a subject erased on one node is gone from both',
+  async (t) => {
+    const w = await world(t);
+    const { url, nodes, key, token, projectId } = w;
+    const [a, b] = nodes as [TestServer, TestServer];
+    await keepRaw(t, w, 30);
+    const { before, exposures, again, after } = phases(4, 10);
+    const sent = [...before, ...exposures, ...again, ...after];
+    for (const [i, events] of [before, exposures, again, after].entries()) {
+      const body = { batchId: `raw-${i}`, events: events.map((e) => e.wire) };
+      const r = await call(nodes[i % 2]!.baseUrl, 'POST', '/ofrep/v1/events', { token: key, body });
+      t.equal(r.status, 200, r.text);
+      const resent = await call(nodes[(i + 1) % 2]!.baseUrl, 'POST', '/ofrep/v1/events', { token: key, body });
+      t.strictSame(resent.json, r.json, `batch ${i} sent again to the other node: answered as the first time`);
+    }
+    const kept = await exported(b, token);
+    t.strictSame(sortedKept(kept), sortedKept(sent.map((e) => asKept(e.wire))), 'exported from B: every event sent, once');
+    t.strictSame(await exported(a, token), kept, 'A exports the same, in the same order');
+    for (const node of nodes) await compare(t, node, token, replayed(kept), 'the raw events replayed in the order exported');
+
+    const p = await fetch(`${a.baseUrl}/api/v1/events/export?format=parquet`, { headers: { authorization: `Bearer ${token}` } });
+    t.equal(p.status, 200);
+    t.equal(p.headers.get('content-type'), 'application/vnd.apache.parquet');
+    t.strictSame(await parquetRows(new Uint8Array(await p.arrayBuffer())), kept, "the Parquet file's rows are the JSON lines'");
+    const out = join(tempDir(t), 'events.jsonl');
+    const run = await cli(tempDir(t), ['events', 'export', projectId, '--out', out, '--database', url]);
+    t.equal(run.code, 0, run.stderr);
+    t.strictSame(jsonLinesOf(readFileSync(out, 'utf8')), kept, 'the command line with --database exports the same');
+
+    const erased = await call(a.baseUrl, 'POST', '/api/v1/events/subjects/erase', { token, body: { targetingKey: 'user-3' } });
+    t.strictSame(erased.json, { targetingKey: 'user-3', environment: null, erased: true });
+    const left = kept.filter((e) => e.targetingKey !== 'user-3');
+    t.ok(left.length < kept.length, 'user-3 had raw events');
+    for (const node of nodes) t.strictSame(await exported(node, token), left, `user-3 erased on A: none of its events on ${node.baseUrl}`);
+    const twice = await call(b.baseUrl, 'POST', '/api/v1/events/subjects/erase', { token, body: { targetingKey: 'user-3' } });
+    t.equal(twice.json.erased, false, 'erased on A: nothing left of it on B');
+    for (const node of nodes)
+      await compare(t, node, token, replayed(left), 'the statistics after the erasure are the replay of the raw events left');
+    const u = await usage(url);
+    t.equal(u.rows, left.length);
+    t.equal(u.bytes, u.rawSum, "the project's raw bytes follow the erasure");
+    t.equal(Number(u.subjects), u.subjectRows, 'the count of subjects follows the erasure');
+  },
+);
+
+t.test(
+  "raw events expire by retention: the batch that keeps more forgets its project's first; with none kept, any batch forgets them after",
+  async (t) => {
+    const w = await world(t, { FLAGWIRE_TEST_HOOKS: '1' });
+    const { url, nodes, key, token } = w;
+    const [a, b] = nodes as [TestServer, TestServer];
+    await keepRaw(t, w, 1);
+    const track = (subject: string) => ({ kind: 'track', key: 'purchase', targetingKey: subject, value: 1, timestamp: Date.now() });
+    const send = (node: TestServer, events: unknown[]) => call(node.baseUrl, 'POST', '/ofrep/v1/events', { token: key, body: { events } });
+    t.equal((await send(a, [track('ann'), track('bob'), track('cay')])).status, 200);
+    t.equal((await usage(url)).rows, 3);
+    // A day and an hour on, on A's clock: its next batch keeps two more and forgets the three, in its transaction.
+    await advanceClock(a, 25 * 3600);
+    t.equal((await send(a, [track('dan'), track('eve')])).status, 200);
+    let u = await usage(url);
+    t.equal(u.rows, 2, 'the expired three forgotten by the batch that kept two');
+    t.equal(u.bytes, u.rawSum, 'and their bytes taken off');
+    t.strictSame(
+      // Stored at A's clock, a day on: B exports up to then.
+      (await exported(b, token, `?to=${Date.now() + 30 * 3_600_000}`)).map((e) => e.targetingKey),
+      ['dan', 'eve'],
+      'B exports only what is kept',
+    );
+    // No raw events kept any more: a batch on B, two days on, forgets the last two after its commit.
+    await keepRaw(t, w, null);
+    await advanceClock(b, 50 * 3600);
+    t.equal((await send(b, [track('fay')])).status, 200);
+    await until(async () => (await usage(url)).rows === 0, 60_000, 'the expired raw events forgotten after a batch');
+    u = await usage(url);
+    t.equal(u.bytes, '0', 'no raw bytes left');
+  },
+);
+
+t.test('the storage limits, with batches sent at once to both nodes, refuse exactly at their bounds', async (t) => {
+  const kSubjects = 50;
+  const kRawBytes = 20_000;
+  const w = await world(t, {
+    FLAGWIRE_EVENT_SUBJECTS_PER_ENVIRONMENT: String(kSubjects),
+    FLAGWIRE_RAW_EVENT_BYTES_PER_PROJECT: String(kRawBytes),
+  });
+  const { url, nodes, key, token } = w;
+  const send = (n: number, events: unknown[]) => call(nodes[n % 2]!.baseUrl, 'POST', '/ofrep/v1/events', { token: key, body: { events } });
+  /**
+   * Each batch's answer, 8 sent at once to each node. Batches of a project that take the same limit's
+   * row commit one at a time, so on a busy machine one may wait past its pool's 5 s for a connection:
+   * that 503 counted nothing, and the batch is sent again under its id, as a client does.
+   */
+  let batchNo = 0;
+  const sendAll = async (bodies: unknown[][]): Promise<Reply[]> => {
+    const answers: Reply[] = [];
+    const first = batchNo;
+    batchNo += bodies.length;
+    let next = 0;
+    const worker = async (node: number) => {
+      for (let i = next++; i < bodies.length; i = next++) {
+        const body = { batchId: `limits-${first + i}`, events: bodies[i] };
+        let r = await call(nodes[node]!.baseUrl, 'POST', '/ofrep/v1/events', { token: key, body });
+        while (r.status === 503) r = await call(nodes[node]!.baseUrl, 'POST', '/ofrep/v1/events', { token: key, body });
+        answers[i] = r;
+      }
+    };
+    await Promise.all(Array.from({ length: 16 }, (_, i) => worker(i % 2)));
+    return answers;
+  };
+  const subject = (i: number) => `s-${String(i).padStart(3, '0')}`;
+  const exposure = (i: number) => ({
+    kind: 'exposure',
+    key: kFlags[0].name,
+    targetingKey: subject(i),
+    variant: 'on',
+    timestamp: Date.now(),
+  });
+  // A new subject a batch, 100 of them, 8 at once on each node: 50 counted, exactly.
+  const answers = await sendAll(Array.from({ length: 100 }, (_, i) => [exposure(i)]));
+  const ok = answers.flatMap((r, i) => (r.status === 200 ? [i] : []));
+  t.equal(ok.length, kSubjects, `${kSubjects} batches counted`);
+  for (const r of answers.filter((r) => r.status !== 200)) {
+    t.equal(r.status, 429, r.text);
+    t.equal(r.headers.get('retry-after'), '3600');
+    t.match(r.json, {
+      error: 'Event storage full',
+      detail: /this batch would add 1: at most 50 are kept \(FLAGWIRE_EVENT_SUBJECTS_PER_ENVIRONMENT\)/,
+    });
   }
-  for (const node of nodes) await compare(t, node, token, counted, 'counted whatever the retention');
-  const exported = await call(nodes[1]!.baseUrl, 'GET', '/api/v1/events/export', { token });
-  t.equal(exported.status, 404, exported.text);
-  t.match(exported.json, { detail: /Raw events are kept on an embedded node only/ });
+  const stats = await call(nodes[1]!.baseUrl, 'GET', `/api/v1/experiments/${kFlags[0].experiment}/statistics`, { token });
+  t.strictSame(stats.json.variants, [{ variant: 'on', subjects: kSubjects, metrics: [] }], 'the refused ones counted nothing');
+  let u = await usage(url);
+  t.equal(u.subjects, String(kSubjects));
+  t.equal(u.subjectRows, kSubjects);
+  t.equal((await send(1, [exposure(ok[0]!)])).status, 200, 'a subject already kept still counts');
+
+  // Raw events: one track of one kept subject a batch, each of the same bytes b; a batch passes while the
+  // project's bytes are below the limit, so exactly ceil(limit / b) pass, however the nodes interleave.
+  await keepRaw(t, w, 30);
+  const track = () => ({ kind: 'track', key: 'purchase', targetingKey: subject(ok[0]!), value: 5, timestamp: Date.now() });
+  t.equal((await send(0, [track()])).status, 200);
+  const b = Number((await usage(url)).bytes);
+  const passes = Math.ceil(kRawBytes / b);
+  const more = await sendAll(Array.from({ length: passes + 30 }, () => [track()]));
+  t.equal(more.filter((r) => r.status === 200).length, passes - 1, `${passes} batches of ${b} bytes kept in all, the first included`);
+  for (const r of more.filter((r) => r.status !== 200)) {
+    t.equal(r.status, 429, r.text);
+    const wait = Number(r.headers.get('retry-after'));
+    t.ok(wait > 30 * 86_400 - 600 && wait <= 30 * 86_400, `Retry-After ${wait}: when the oldest raw event expires`);
+    t.match(r.json, { error: 'Event storage full', detail: /bytes of raw events, its most \(FLAGWIRE_RAW_EVENT_BYTES_PER_PROJECT\)/ });
+  }
+  u = await usage(url);
+  t.equal(u.rows, passes, 'the refused batches kept nothing');
+  t.equal(u.bytes, String(passes * b));
+  t.equal(u.rawSum, u.bytes);
+  const after = await call(nodes[0]!.baseUrl, 'GET', `/api/v1/experiments/${kFlags[0].experiment}/statistics`, { token });
+  t.equal(after.json.variants[0].metrics[0].events, passes, 'and counted nothing');
 });
 
 t.test('a batch id is one for both nodes, and forgotten 24 hours on by the batches that follow', async (t) => {

@@ -20,6 +20,10 @@
 //                      and sums as per-slot rows each transaction adds its deltas to. Names a client
 //                      chose are bytea (UTF-8): any string, NUL included, is a key, in the byte order
 //                      LMDB keeps. Never in the change log: nodes read these tables, never copy them.
+//                      Schema 4 adds what the storage limits and raw events need (pg-tally.ts): raw
+//                      events (each in its project environment under a sequence number: the order
+//                      they were counted in), the count of subjects per project environment and the
+//                      bytes of raw events per project, each one row that a batch locks to decide on it.
 export interface Migration {
   version: number;
   name: string;
@@ -105,6 +109,38 @@ export const kMigrations: readonly Migration[] = [
         covariate_sum_of_squares numeric NOT NULL,
         sum_of_products numeric NOT NULL,
         PRIMARY KEY (project_id, environment, experiment, variant, metric, slot)
+      );
+    `,
+  },
+  {
+    version: 4,
+    name: 'raw events and storage usage',
+    sql: `
+      CREATE SEQUENCE flagwire_tally_raw_seq;
+      CREATE TABLE flagwire_tally_raw (
+        project_id text NOT NULL,
+        environment text NOT NULL,
+        seq bigint NOT NULL DEFAULT nextval('flagwire_tally_raw_seq'),
+        event text NOT NULL,
+        subject bytea NOT NULL,
+        bytes bigint NOT NULL,
+        stored_at bigint NOT NULL, expires_at bigint NOT NULL,
+        PRIMARY KEY (project_id, environment, seq)
+      );
+      CREATE INDEX flagwire_tally_raw_expiry ON flagwire_tally_raw (expires_at);
+      CREATE INDEX flagwire_tally_raw_project_expiry ON flagwire_tally_raw (project_id, expires_at);
+      CREATE INDEX flagwire_tally_raw_subject ON flagwire_tally_raw (project_id, environment, subject);
+      CREATE TABLE flagwire_tally_subject_counts (
+        project_id text NOT NULL,
+        environment text NOT NULL,
+        subjects bigint NOT NULL,
+        PRIMARY KEY (project_id, environment)
+      );
+      INSERT INTO flagwire_tally_subject_counts (project_id, environment, subjects)
+        SELECT project_id, environment, count(*) FROM flagwire_tally_subjects GROUP BY project_id, environment;
+      CREATE TABLE flagwire_tally_raw_bytes (
+        project_id text PRIMARY KEY,
+        bytes bigint NOT NULL
       );
     `,
   },

@@ -11,15 +11,26 @@
 //      to lock) and read. Every writer of a subject locks its row first, so a subject's state is never
 //      written from a stale read, erasures included. Row locks live in the rows, not in PostgreSQL's
 //      shared lock table (which a thousand advisory locks per batch would fill).
-//   3. the caller's function, synchronous, on those rows in memory (StagedTally): the same code that
+//   3. the storage limits' counts (schema 4), read as the tally file's are in its transaction: the
+//      scope's subjects, its row locked (FOR UPDATE) when the transaction makes a subject; and, when it
+//      keeps raw events, the project's bytes of them, its row locked, after its raw events expired by
+//      now are forgotten. A limit is decided on what the last transaction to add to that count
+//      committed: two transactions of any nodes that both add take the row in turn, the second reading
+//      what the first wrote, so a limit holds exactly (the cost: a project environment's batches that
+//      make subjects, and a project's batches that keep raw events, commit one at a time).
+//   4. the caller's function, synchronous, on those rows in memory (StagedTally): the same code that
 //      counts into the tally file.
-//   4. its writes: subjects put or deleted, the batch's answer, old batch ids forgotten; and the arms'
-//      and sums' deltas added (`x = x + delta`) to the rows of one slot of kTallySlots, picked per
-//      transaction: sums are commutative, so any slot is right, and transactions of any node rarely
-//      wait for one another on a hot sum. The statistics sum the slots.
+//   5. its writes: subjects put or deleted, raw events kept or erased, the counts moved by their deltas,
+//      the batch's answer, old batch ids forgotten; and the arms' and sums' deltas added
+//      (`x = x + delta`) to the rows of one slot of kTallySlots, picked per transaction: sums are
+//      commutative, so any slot is right, and transactions of any node rarely wait for one another on a
+//      hot sum. The statistics sum the slots. Rows are locked in one order (subjects, the subjects'
+//      count, the raw bytes, then arms and sums), so transactions wait for one another in no cycle.
+//   6. after COMMIT, raw events of any project that expired forgotten in bounded steps (expireRaw).
 // A node killed mid-transaction leaves nothing (PostgreSQL rolls back a transaction whose connection is
 // gone, and frees its locks); what was answered was committed; a batch id's answer is in the same
-// transaction as its counts, so a batch retried at any node is counted once.
+// transaction as its counts, so a batch retried at any node is counted once, and its raw events are
+// kept once (they are written in that same transaction).
 import { randomInt } from 'node:crypto';
 import { Packr } from 'msgpackr';
 import type pg from 'pg';
@@ -30,6 +41,12 @@ import {
   type ExperimentTally,
   fromSubject,
   type MetricSums,
+  type RawCursor,
+  type RawEvent,
+  type RawEventPages,
+  type RawPage,
+  type RawRange,
+  rawEventBytes,
   type StoredSubject,
   type SubjectState,
   type TallyScope,
@@ -53,11 +70,20 @@ const kBatchLock = 0x666c6174;
 const kTries = 3;
 /** How long a commit whose connection failed is asked about before it is given up as unknown. */
 const kCommitCheckMs = 3 * kIdleInWriteMs;
+/** A project's expired raw events a transaction that keeps some of its own forgets first, at most. */
+const kForgetOwnRaw = 1000;
 
 /** What a transaction will read: the batch id it counts under, if any, and every subject it touches. */
 export interface TallyTouches {
   readonly batchId: string | null;
   readonly subjects: readonly string[];
+  /**
+   * Set when it keeps raw events of the project of `scopes` (its environments) at `now`: the project's
+   * raw events expired by then are forgotten first, and its bytes (locked) and first expiry read.
+   */
+  readonly keepsRaw?: { readonly scopes: readonly TallyScope[]; readonly now: number };
+  /** Set when it removes its subjects' raw events: they are counted as it reads them. */
+  readonly removesRaw?: boolean;
 }
 
 const kUnavailable =
@@ -65,8 +91,10 @@ const kUnavailable =
 const kCommitUnknown =
   'PostgreSQL, where events are counted, failed while committing this request, and whether it was counted cannot be known yet. A batch sent again under its batch id is counted once.';
 
-export class PgTally {
+export class PgTally implements RawEventPages {
   private migrated: Promise<void> | null = null;
+  /** The expiry of raw events running after a commit (expireRaw), if any. */
+  private expiring: Promise<void> | null = null;
 
   private constructor(private readonly pool: pg.Pool) {}
 
@@ -118,6 +146,7 @@ export class PgTally {
     try {
       await client.query('COMMIT');
       client.release();
+      if (staged.expire !== null) this.expireRaw(staged.expire.now, staged.expire.limit);
       return result;
     } catch (err) {
       client.release(err as Error);
@@ -167,8 +196,63 @@ export class PgTally {
     }
   }
 
-  close(): Promise<void> {
-    return this.pool.end();
+  /**
+   * Up to `limit` raw events of `scope` in `range`, in the order they were counted (their sequence
+   * numbers), after the one `after` names: an export reads a page at a time, each a query of its own.
+   */
+  async rawEvents(scope: TallyScope, range: RawRange, after: RawCursor | null, limit: number): Promise<RawPage> {
+    await this.ready();
+    try {
+      // By the column, a number (the text `at` is for the cursor only: sorted as text, 10 would come before 9).
+      const { rows } = await this.pool.query<{ at: string; event: string }>(
+        `SELECT seq::text AS at, event FROM flagwire_tally_raw
+         WHERE project_id = $1 AND environment = $2 AND seq > $3 AND stored_at >= $4 AND stored_at < $5 AND expires_at > $6
+         ORDER BY seq LIMIT $7`,
+        [scope.projectId, scope.environment, after?.[0] ?? 0, range.from, range.to, range.now, limit],
+      );
+      return {
+        events: rows.map((row) => JSON.parse(row.event) as RawEvent),
+        last: rows.length === limit ? [rows.at(-1)!.at] : null,
+      };
+    } catch (err) {
+      throw new FlagwireError('STORE_UNAVAILABLE', 'PostgreSQL, where raw events are kept, cannot be reached. Retry shortly.', {
+        cause: err,
+      });
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.expiring;
+    await this.pool.end();
+  }
+
+  /**
+   * Forgets up to `limit` raw events of any project that expired before `now`, and takes their bytes
+   * off their projects', in one statement (its own transaction) after a batch's commit, one at a time
+   * per pool: so a project that sends nothing more still has its events expire, in bounded steps, and
+   * no batch's transaction waits for another project's bytes row. Rows another transaction holds are
+   * skipped. A failure (PostgreSQL gone; two nodes' expiries waiting for each other's bytes rows, which
+   * PostgreSQL ends as a deadlock) changes nothing, and the next batch's expiry tries again.
+   */
+  private expireRaw(now: number, limit: number): void {
+    if (this.expiring !== null) return;
+    this.expiring = this.pool
+      .query(
+        `WITH gone AS (
+           DELETE FROM flagwire_tally_raw WHERE ctid IN (
+             SELECT ctid FROM flagwire_tally_raw WHERE expires_at < $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+           RETURNING project_id, bytes),
+         per AS (SELECT project_id, sum(bytes) AS bytes FROM gone GROUP BY project_id)
+         UPDATE flagwire_tally_raw_bytes AS r SET bytes = GREATEST(0, r.bytes - per.bytes) FROM per WHERE r.project_id = per.project_id`,
+        [now, limit],
+      )
+      .then(
+        () => undefined,
+        () => undefined,
+      )
+      .finally(() => {
+        this.expiring = null;
+      });
   }
 
   /** The schema migrated (once per pool: the node's store has usually done it already). */
@@ -274,7 +358,7 @@ async function lockAndRead(client: pg.ClientBase, scope: TallyScope, touches: Ta
     );
     const row = batch.rows[0];
     if (row !== undefined)
-      return { xid, staged: new StagedTally(scope, batchId, { at: Number(row.at), answer: JSON.parse(row.answer) }, loaded) };
+      return { xid, staged: new StagedTally(scope, batchId, { at: Number(row.at), answer: JSON.parse(row.answer) }, loaded, kNoUsage) };
   }
   // Each subject by its bytes (two strings that differ only in unpaired surrogates are one row).
   const names = new Map<string, string[]>();
@@ -302,7 +386,85 @@ async function lockAndRead(client: pg.ClientBase, scope: TallyScope, touches: Ta
     // A row an erasure deleted while this waited for its lock is not returned: made and locked again.
     missing = missing.filter((hex) => !loaded.has(names.get(hex)![0]!));
   }
-  return { xid, staged: new StagedTally(scope, batchId, undefined, loaded) };
+  const usage = await readUsage(client, scope, touches, loaded, names);
+  return { xid, staged: new StagedTally(scope, batchId, undefined, loaded, usage) };
+}
+
+/** What a transaction read of the storage limits' counts (step 3 above); null where it read none. */
+interface Usage {
+  readonly subjects: number | null;
+  /** The project's bytes of raw events as read, and those of its expired ones this transaction forgot. */
+  readonly raw: { readonly bytes: number; readonly forgotten: number; readonly firstExpiry: number | null } | null;
+  /** Its subjects' raw events, by subject. */
+  readonly rawOf: ReadonlyMap<string, number> | null;
+}
+
+const kNoUsage: Usage = { subjects: null, raw: null, rawOf: null };
+
+/**
+ * Reads the counts a limit is decided on (step 3 above), after the subjects' rows are locked: the
+ * scope's subjects (locked if this transaction may add one: a subject row it made has no state), the
+ * project's raw bytes when it keeps raw events, and the raw events of its subjects when it removes them.
+ */
+async function readUsage(
+  client: pg.ClientBase,
+  scope: TallyScope,
+  touches: TallyTouches,
+  loaded: ReadonlyMap<string, SubjectState>,
+  names: ReadonlyMap<string, string[]>,
+): Promise<Usage> {
+  const { projectId, environment } = scope;
+  const adds = [...loaded.values()].some(isEmpty);
+  if (adds)
+    await client.query(
+      'INSERT INTO flagwire_tally_subject_counts (project_id, environment, subjects) VALUES ($1, $2, 0) ON CONFLICT DO NOTHING',
+      [projectId, environment],
+    );
+  const counted = await client.query<{ subjects: string }>(
+    `SELECT subjects::text AS subjects FROM flagwire_tally_subject_counts WHERE project_id = $1 AND environment = $2${adds ? ' FOR UPDATE' : ''}`,
+    [projectId, environment],
+  );
+  const subjects = Number(counted.rows[0]?.subjects ?? 0);
+  let raw: Usage['raw'] = null;
+  if (touches.keepsRaw !== undefined) {
+    const { scopes, now } = touches.keepsRaw;
+    await client.query('INSERT INTO flagwire_tally_raw_bytes (project_id, bytes) VALUES ($1, 0) ON CONFLICT DO NOTHING', [projectId]);
+    const locked = await client.query<{ bytes: string }>(
+      'SELECT bytes::text AS bytes FROM flagwire_tally_raw_bytes WHERE project_id = $1 FOR UPDATE',
+      [projectId],
+    );
+    // As the tally file forgets expired events in the batch's transaction: the room they free counts for it.
+    const forgot = await client.query<{ bytes: string }>(
+      `WITH gone AS (
+         DELETE FROM flagwire_tally_raw WHERE ctid IN (
+           SELECT ctid FROM flagwire_tally_raw WHERE project_id = $1 AND expires_at < $2 ORDER BY expires_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+         RETURNING bytes)
+       SELECT coalesce(sum(bytes), 0)::text AS bytes FROM gone`,
+      [projectId, now, kForgetOwnRaw],
+    );
+    const first = await client.query<{ at: string | null }>(
+      'SELECT min(expires_at)::text AS at FROM flagwire_tally_raw WHERE project_id = $1 AND environment = ANY($2::text[])',
+      [projectId, scopes.map((s) => s.environment)],
+    );
+    const at = first.rows[0]!.at;
+    raw = { bytes: Number(locked.rows[0]!.bytes), forgotten: Number(forgot.rows[0]!.bytes), firstExpiry: at === null ? null : Number(at) };
+  }
+  let rawOf: Map<string, number> | null = null;
+  if (touches.removesRaw === true) {
+    const found = await client.query<{ subject: Buffer; events: number }>(
+      `SELECT subject, count(*)::int AS events FROM flagwire_tally_raw
+       WHERE project_id = $1 AND environment = $2 AND subject = ANY($3::bytea[]) GROUP BY subject`,
+      [projectId, environment, [...names.keys()].map((hex) => Buffer.from(hex, 'hex'))],
+    );
+    rawOf = new Map();
+    for (const { subject, events } of found.rows) for (const name of names.get(subject.toString('hex'))!) rawOf.set(name, events);
+  }
+  return { subjects, raw, rawOf };
+}
+
+/** Whether a subject's state holds nothing: one made only to be locked, erased, or whose events were all refused. */
+function isEmpty(state: SubjectState): boolean {
+  return state.exposures.size === 0 && state.totals.size === 0;
 }
 
 /** A row's state; none for a row made only to be locked (no bytes). */
@@ -320,7 +482,7 @@ async function write(client: pg.ClientBase, scope: TallyScope, staged: StagedTal
     const state = staged.written.has(subject) ? staged.written.get(subject)! : read;
     const hex = Buffer.from(subject).toString('hex');
     // A subject left with nothing (erased; made only to be locked; its events all refused) keeps no row.
-    if (state === null || (state.exposures.size === 0 && state.totals.size === 0)) {
+    if (state === null || isEmpty(state)) {
       removes.add(hex);
       puts.delete(hex);
     } else if (staged.written.has(subject)) {
@@ -341,6 +503,7 @@ async function write(client: pg.ClientBase, scope: TallyScope, staged: StagedTal
       environment,
       [...removes].map((hex) => Buffer.from(hex, 'hex')),
     ]);
+  await writeUsage(client, scope, staged);
   // Each transaction adds to the rows of one slot, arms before sums and each in one sorted order, so
   // two transactions of a slot never wait for each other in a cycle.
   const slot = randomInt(kTallySlots);
@@ -396,6 +559,54 @@ async function write(client: pg.ClientBase, scope: TallyScope, staged: StagedTal
     );
 }
 
+/** Writes a staged transaction's raw events, and moves the counts of the limits by what it changed (step 5 above). */
+async function writeUsage(client: pg.ClientBase, scope: TallyScope, staged: StagedTally): Promise<void> {
+  const { projectId, environment } = scope;
+  let bytes = -(staged.usage.raw?.forgotten ?? 0);
+  if (staged.rawRemoved.size > 0) {
+    const gone = await client.query<{ bytes: string }>(
+      `WITH gone AS (
+         DELETE FROM flagwire_tally_raw WHERE project_id = $1 AND environment = $2 AND subject = ANY($3::bytea[]) RETURNING bytes)
+       SELECT coalesce(sum(bytes), 0)::text AS bytes FROM gone`,
+      [projectId, environment, [...staged.rawRemoved].map((subject) => Buffer.from(subject))],
+    );
+    bytes -= Number(gone.rows[0]!.bytes);
+  }
+  const kept = staged.rawKept;
+  if (kept.length > 0) {
+    // In the order the batch counted them: the sequence numbers the rows take follow it.
+    await client.query(
+      `INSERT INTO flagwire_tally_raw (project_id, environment, stored_at, expires_at, subject, bytes, event)
+       SELECT $1, $2, u.stored_at, u.expires_at, u.subject, u.bytes, u.event
+       FROM unnest($3::bigint[], $4::bigint[], $5::bytea[], $6::bigint[], $7::text[])
+         WITH ORDINALITY AS u(stored_at, expires_at, subject, bytes, event, n) ORDER BY u.n`,
+      [
+        projectId,
+        environment,
+        kept.map((r) => r.storedAt),
+        kept.map((r) => r.expiresAt),
+        kept.map((r) => Buffer.from(r.subject)),
+        kept.map((r) => r.bytes),
+        kept.map((r) => r.json),
+      ],
+    );
+    bytes += kept.reduce((sum, r) => sum + r.bytes, 0);
+  }
+  // Never below none, as the tally file's counts.
+  if (staged.subjectDelta !== 0)
+    await client.query(
+      `INSERT INTO flagwire_tally_subject_counts AS c (project_id, environment, subjects) VALUES ($1, $2, GREATEST(0, $3::bigint))
+       ON CONFLICT (project_id, environment) DO UPDATE SET subjects = GREATEST(0, c.subjects + $3::bigint)`,
+      [projectId, environment, staged.subjectDelta],
+    );
+  if (bytes !== 0)
+    await client.query(
+      `INSERT INTO flagwire_tally_raw_bytes AS r (project_id, bytes) VALUES ($1, GREATEST(0, $2::bigint))
+       ON CONFLICT (project_id) DO UPDATE SET bytes = GREATEST(0, r.bytes + $2::bigint)`,
+      [projectId, bytes],
+    );
+}
+
 /**
  * One transaction's reads and writes in memory, on the rows PostgreSQL locked and read for it (one
  * scope's). Arms and sums are deltas: each reads as what the transaction has added to it so far (none
@@ -409,12 +620,18 @@ class StagedTally implements TallyTxn {
   readonly sumDeltas = new Map<string, { experiment: string; variant: string; metric: string; sums: MetricSums }>();
   put: { batchId: string; batch: CountedBatch } | null = null;
   forget: { before: number; limit: number } | null = null;
+  /** Raw events to expire after the commit (PgTally.expireRaw). */
+  expire: { now: number; limit: number } | null = null;
+  subjectDelta = 0;
+  readonly rawKept: { storedAt: number; expiresAt: number; subject: string; bytes: number; json: string }[] = [];
+  readonly rawRemoved = new Set<string>();
 
   constructor(
     private readonly scope: TallyScope,
     private readonly batchId: string | null,
     private readonly prior: CountedBatch | undefined,
     readonly loaded: ReadonlyMap<string, SubjectState>,
+    readonly usage: Usage,
   ) {}
 
   batch(scope: TallyScope, batchId: string): CountedBatch | undefined {
@@ -475,35 +692,57 @@ class StagedTally implements TallyTxn {
     this.sumDeltas.set(JSON.stringify([experiment, variant, metric]), { experiment, variant, metric, sums: { ...sums } });
   }
 
-  // Raw events are kept in the tally file only, and the storage limits are the tally file's: a node on
-  // PostgreSQL keeps no raw event and counts no subjects (src/events/events-thread.ts passes it neither
-  // retention nor limits, docs/events.md: Raw events). So nothing expires or is erased here, a count of
-  // subjects is not kept, and what only retention or a limit would ask is a fault of the caller's.
+  // The counts of the limits read as what was read (readUsage) and what this transaction moved them by:
+  // one it was not opened to read is a fault of the caller's (TallyTouches says what to ask for).
 
-  subjectCount(): number {
-    throw new Error('a node on PostgreSQL keeps no count of subjects: it is given no storage limits');
+  subjectCount(scope: TallyScope): number {
+    this.check(scope);
+    if (this.usage.subjects === null) throw new Error('a staged tally transaction of a batch already counted reads no count of subjects');
+    return Math.max(0, this.usage.subjects + this.subjectDelta);
   }
 
-  addSubjects(): void {}
-
-  putRawEvents(): void {
-    throw new Error('a node on PostgreSQL keeps no raw events: it is given no retention');
+  addSubjects(scope: TallyScope, delta: number): void {
+    this.check(scope);
+    this.subjectDelta += delta;
   }
 
-  forgetRawEvents(): number {
+  putRawEvents(scope: TallyScope, events: readonly Omit<RawEvent, 'storedAt'>[], now: number, keepMs: number): void {
+    this.check(scope);
+    if (this.usage.raw === null) throw new Error('a staged tally transaction keeps raw events only when opened to (keepsRaw)');
+    // Stored at the node's clock: their order is their sequence numbers', not their times'.
+    for (const event of events) {
+      const json = JSON.stringify({ ...event, storedAt: now } satisfies RawEvent);
+      const bytes = rawEventBytes(scope, json, event.targetingKey);
+      this.rawKept.push({ storedAt: now, expiresAt: now + keepMs, subject: event.targetingKey, bytes, json });
+    }
+  }
+
+  /** Forgotten after the commit (PgTally.expireRaw): none yet. */
+  forgetRawEvents(now: number, limit: number): number {
+    this.expire = { now, limit };
     return 0;
   }
 
-  removeRawEvents(): number {
-    return 0;
+  removeRawEvents(scope: TallyScope, subject: string): number {
+    this.check(scope);
+    if (this.usage.rawOf === null) throw new Error('a staged tally transaction removes raw events only when opened to (removesRaw)');
+    this.rawRemoved.add(subject);
+    return this.usage.rawOf.get(subject) ?? 0;
   }
 
-  rawBytes(): number {
-    throw new Error('a node on PostgreSQL keeps no raw events: it is given no storage limits');
+  rawBytes(projectId: string): number {
+    const { raw } = this.usage;
+    if (raw === null || projectId !== this.scope.projectId)
+      throw new Error('a staged tally transaction reads the raw bytes it was opened to keep');
+    const kept = this.rawKept.reduce((sum, r) => sum + r.bytes, 0);
+    return Math.max(0, raw.bytes - raw.forgotten + kept);
   }
 
-  firstRawExpiry(): number | null {
-    throw new Error('a node on PostgreSQL keeps no raw events: it is given no storage limits');
+  firstRawExpiry(scopes: readonly TallyScope[]): number | null {
+    const { raw } = this.usage;
+    if (raw === null || scopes.some((s) => s.projectId !== this.scope.projectId))
+      throw new Error('a staged tally transaction reads the first expiry of the raw events it was opened to keep');
+    return raw.firstExpiry;
   }
 
   private check(scope: TallyScope): void {
