@@ -133,7 +133,7 @@ export class Scheduler {
   private readGuard(plan: RolloutPlan): Promise<void> {
     const dueAt = plan.guardNextAt!;
     const done = this.guards
-      .read(plan.id, plan.guard!)
+      .read(plan)
       .then((reading) => (this.stopped ? null : this.work.recordGuardReading(plan.id, dueAt, reading)))
       .then((recorded) => {
         // null: stopped, or another node recorded this reading; the step is then any poll's to try (it runs once).
