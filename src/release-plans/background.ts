@@ -5,7 +5,7 @@ import { FlagwireError } from '../errors.js';
 import { TallyWrites } from '../events/tally-writes.js';
 import { kReleasePlanCommands } from './command-table.js';
 import { GuardReader } from './guard-reader.js';
-import type { RawReading } from './guards.js';
+import type { RawReading } from './guard-reader.js';
 import { MetricAllowList } from './promql-metrics.js';
 import { Scheduler } from './scheduler.js';
 

@@ -3,10 +3,10 @@
 // store, and returns the numbers or why there are none. It judges nothing (guards.ts and
 // experiment-guards.ts do, in the writer's transaction) and never throws.
 import { performance } from 'node:perf_hooks';
-import { statisticsView } from '../events/statistics.js';
+import { type ExperimentStatistics, statisticsView } from '../events/statistics.js';
 import type { ExperimentTally, TallyScope } from '../store/tally-file.js';
 import type { RolloutPlan } from './rollouts.js';
-import { kMaxGuardIntervalMs, type RawReading } from './guards.js';
+import { kMaxGuardIntervalMs, type SampledReading } from './guards.js';
 import { parseSelector, selectSamples } from './metric-selector.js';
 import type { MetricAllowList } from './promql-metrics.js';
 
@@ -27,6 +27,9 @@ export interface GuardSources {
   /** An experiment's arms and sums as stored (the tally file, or PostgreSQL's), read now: what its results are computed from. */
   experiment(scope: TallyScope, key: string): Promise<ExperimentTally>;
 }
+
+/** What a reading brought back: numbers or why there are none (guards.ts), or an experiment's statistics as stored. */
+export type RawReading = SampledReading | { statistics: ExperimentStatistics };
 
 export class GuardReader {
   /**

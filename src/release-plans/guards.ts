@@ -1,9 +1,8 @@
 // A rollout's guard (issue 27, item 3): what makes one valid, and what a reading means. Pure rules, one
 // home: the writer checks a guard with guardProblems when a rollout starts and judges each reading with
 // judgeReading in the transaction that records it; guard-reader.ts only fetches numbers.
-import type { ExperimentStatistics } from '../events/statistics.js';
 import type { GuardReading, RolloutGuard } from './rollouts.js';
-import { describeExperimentGuard, type ExperimentGuardInput, experimentGuardShapeProblems } from './experiment-guards.js';
+import { describeExperimentGuard, type ExperimentGuardInput, experimentGuardShapeProblems } from './experiment-guard-shape.js';
 import { parseSelector } from './metric-selector.js';
 import type { MetricAllowList } from './promql-metrics.js';
 
@@ -25,13 +24,11 @@ export interface GuardInput extends ExperimentGuardInput {
 }
 
 /**
- * What a reader brought back: the samples read (a Prometheus vector's values, or one number), an
- * experiment's statistics as stored (judged against the experiment in the writer), or why none could be
- * read. `invalid`: the source refused the expression itself (it will never read), which is a breach at
- * once; otherwise a failure counts towards kGuardMaxFailures.
+ * What a reader brought back of numbers (Prometheus, this server's metrics): the samples read (a
+ * Prometheus vector's values, or one number), or why none could be read. `invalid`: the source refused
+ * the expression itself (it will never read), which is a breach at once; otherwise a failure counts
+ * towards kGuardMaxFailures. An experiment guard's reading is its statistics (guard-reader.ts, RawReading).
  */
-export type RawReading = SampledReading | { statistics: ExperimentStatistics };
-/** A reading of numbers (Prometheus, this server's metrics), or why none could be read. */
 export type SampledReading = { values: number[]; note: string | null } | { error: string; invalid: boolean };
 
 /**

@@ -13,8 +13,7 @@ import type { Clock } from '../clock.js';
 import type { RolloutPlan } from './rollouts.js';
 import type { ScheduledChange } from './schedules.js';
 import type { SnapshotReader } from '../store/interfaces.js';
-import type { GuardReader } from './guard-reader.js';
-import type { RawReading } from './guards.js';
+import type { GuardReader, RawReading } from './guard-reader.js';
 import { listDueRollouts, listDueSchedules } from './plan-store.js';
 
 const kPollMs = 500;
