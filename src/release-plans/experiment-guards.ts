@@ -41,6 +41,12 @@ function finite(x: number): number | null {
   return Number.isFinite(x) ? x : null;
 }
 
+/** A Bayes factor as people read it: 3 significant digits, in powers of ten once it is past a million. */
+function bayesFactorText(factor: number | null): string {
+  if (factor === null) return 'infinite';
+  return factor < 1e6 ? kFigure.format(factor) : factor.toPrecision(3);
+}
+
 /** An effect as people read it: a lift in %, a difference as it is. */
 function effectText(value: number, effect: 'relative' | 'absolute'): string {
   return effect === 'relative' ? `${kFigure.format(value * 100)}%` : kFigure.format(value);
@@ -80,9 +86,11 @@ export function judgeExperimentReading(
     };
     const breached = srm.verdict === 'mismatch';
     const split = figures.arms.map((a) => `${a.variant} ${a.subjects}`).join(', ');
+    const planned = figures.arms.map((a) => `${a.variant} ${kFigure.format(a.planned * 100)}%`).join(', ');
+    const factor = bayesFactorText(figures.bayesFactor);
     const note = breached
-      ? `sample ratio mismatch in experiment ${experiment.key}: Bayes factor ${figures.bayesFactor === null ? 'infinite' : kFigure.format(figures.bayesFactor)} (p = ${srm.pValue.toPrecision(2)}, at most alpha ${experiment.alpha}) for ${split}, against the planned ${figures.arms.map((a) => kFigure.format(a.planned * 100)).join('/')}%`
-      : `no sample ratio mismatch found: Bayes factor ${figures.bayesFactor === null ? 'infinite' : kFigure.format(figures.bayesFactor)} for ${split}`;
+      ? `sample ratio mismatch in experiment ${experiment.key}: Bayes factor ${factor} (p = ${srm.pValue.toPrecision(2)}, at most alpha ${experiment.alpha}) for ${split}; planned ${planned}`
+      : `no sample ratio mismatch found: Bayes factor ${factor} for ${split}`;
     return { at, value: figures.bayesFactor, breached, note, failures: 0, figures };
   }
   const worse = (c: MetricComparison) => {
@@ -121,8 +129,9 @@ export function judgeExperimentReading(
     };
   const interval = `${effectText(read.estimate, effect)} (${effectText(read.lower, effect)} to ${effectText(read.upper, effect)}, always valid at alpha ${experiment.alpha}; ${subjects})`;
   const breached = worse(chosen);
+  const said = `${effect === 'relative' ? 'lift' : 'difference'} ${interval}`;
   const note = breached
-    ? `${chosen.variant} is worse than ${experiment.control} on ${chosen.metric} with confidence: ${effect === 'relative' ? 'lift' : 'difference'} ${interval}`
-    : `${chosen.variant} against ${experiment.control} on ${chosen.metric}: ${interval}`;
+    ? `${chosen.variant} is worse than ${experiment.control} on ${chosen.metric} with confidence: ${said}`
+    : `${chosen.variant} against ${experiment.control} on ${chosen.metric}: ${said}`;
   return { at, value: read.estimate, breached, note, failures: 0, figures };
 }

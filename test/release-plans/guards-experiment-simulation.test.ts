@@ -13,10 +13,10 @@
 //   rolls back at most 5% of 2,000 runs: it looks every interval, and the always-valid interval keeps
 //   its error rate however often it looks.
 import t from 'tap';
-import type { Experiment } from '../../src/experiments/experiment-records.js';
 import { judgeExperimentReading } from '../../src/release-plans/experiment-guards.js';
 import { storedGuard } from '../../src/release-plans/guards.js';
 import { binomial, evenArms, Random, statisticsOf } from '../experiments/simulate.js';
+import { experimentRecord } from '../helpers/experiment-plan.js';
 
 const kRuns = 2000;
 const kIntervals = 14;
@@ -24,27 +24,16 @@ const kSubjectsPerInterval = 500_000;
 const kTreatmentShare = 0.05;
 const kControlRate = 0.1;
 
-const experiment: Experiment = {
-  projectId: 'prj_sim',
-  environment: null,
+const experiment = experimentRecord({
   key: 'checkout',
-  flagId: 'flg_sim',
   variants: [
     { variant: 'off', weight: 95 },
     { variant: 'on', weight: 5 },
   ],
   control: 'off',
   metrics: [{ metric: 'purchase', kind: 'conversion' }],
-  primaryMetric: 'purchase',
   plannedSubjects: kSubjectsPerInterval,
-  alpha: 0.05,
-  startedAt: 0,
-  stoppedAt: null,
-  lowestSrmPValue: 1,
-  createdAt: 0,
-  updatedAt: 0,
-  createdBy: 'operator',
-};
+});
 const guard = storedGuard({ experiment: 'checkout', metric: 'purchase', worse: 'lower', onBreach: 'rollback' });
 
 /**
