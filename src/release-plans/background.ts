@@ -1,10 +1,11 @@
 // The release plans' background work: the scheduler (scheduler.ts), with the guard reader it asks
-// before a rollout's step (guard-reader.ts).
+// before a rollout's step (guard-reader.ts) and the tally its experiment guards read.
 import type { NodeServices, RunningWork } from '../capability/background-work.js';
 import { FlagwireError } from '../errors.js';
+import { TallyWrites } from '../events/tally-writes.js';
 import { kReleasePlanCommands } from './command-table.js';
 import { GuardReader } from './guard-reader.js';
-import type { RawReading } from './guards.js';
+import type { RawReading } from './guard-reader.js';
 import { MetricAllowList } from './promql-metrics.js';
 import { Scheduler } from './scheduler.js';
 
@@ -29,18 +30,26 @@ export async function startScheduler({ config, store, writer, clock, log, ownMet
     recordGuardReading: (rolloutId: string, dueAt: number, reading: RawReading) =>
       orRefused((refused) => writer.call(kReleasePlanCommands.rolloutGuardRecord, { rolloutId, dueAt, reading, ...refused })),
   };
+  // Experiments' statistics, for their guards: the scheduler's own reader of the tally (the front end's
+  // may be on another thread), opened at the first such reading; lmdb shares one environment per file.
+  const tally = new TallyWrites(config);
   const guards = new GuardReader({
     prometheusUrl: config.prometheusUrl,
     prometheusMetrics: new MetricAllowList(config.prometheusMetrics),
     timeoutMs: config.guardTimeoutMs,
     metrics: config.metrics,
     ownMetricsUrl,
+    experiment: (scope, key) => tally.experiment(scope, key),
   });
   const scheduler = new Scheduler(store, work, clock, log, guards);
+  const stop = async () => {
+    await scheduler.stop();
+    await tally.close();
+  };
   // A start that fails is stopped too: the guard readings it began then record nothing.
   await scheduler.start().catch(async (err: unknown) => {
-    await scheduler.stop();
+    await stop();
     throw err;
   });
-  return { stop: () => scheduler.stop() };
+  return { stop };
 }

@@ -1,9 +1,12 @@
 // Takes a guard's readings for the scheduler: asks the Prometheus server (its instant-query API,
-// GET /api/v1/query) or reads this node's own GET /metrics, and returns the numbers or why there are
-// none. It judges nothing (guards.ts does, in the writer's transaction) and never throws.
+// GET /api/v1/query), reads this node's own GET /metrics, or reads an experiment's statistics from the
+// store, and returns the numbers or why there are none. It judges nothing (guards.ts and
+// experiment-guards.ts do, in the writer's transaction) and never throws.
 import { performance } from 'node:perf_hooks';
-import type { RolloutGuard } from './rollouts.js';
-import { kMaxGuardIntervalMs, type RawReading } from './guards.js';
+import { type ExperimentStatistics, statisticsView } from '../events/statistics.js';
+import type { ExperimentTally, TallyScope } from '../store/tally-file.js';
+import type { RolloutPlan } from './rollouts.js';
+import { kMaxGuardIntervalMs, type SampledReading } from './guards.js';
 import { parseSelector, selectSamples } from './metric-selector.js';
 import type { MetricAllowList } from './promql-metrics.js';
 
@@ -21,7 +24,12 @@ export interface GuardSources {
   metrics: boolean;
   /** This node's own GET /metrics URL; null until it listens. */
   ownMetricsUrl(): string | null;
+  /** An experiment's arms and sums as stored (the tally file, or PostgreSQL's), read now: what its results are computed from. */
+  experiment(scope: TallyScope, key: string): Promise<ExperimentTally>;
 }
+
+/** What a reading brought back: numbers or why there are none (guards.ts), or an experiment's statistics as stored. */
+export type RawReading = SampledReading | { statistics: ExperimentStatistics };
 
 export class GuardReader {
   /**
@@ -33,20 +41,23 @@ export class GuardReader {
 
   constructor(private readonly sources: GuardSources) {}
 
-  async read(rolloutId: string, guard: RolloutGuard): Promise<RawReading> {
+  async read(plan: Pick<RolloutPlan, 'id' | 'projectId' | 'env' | 'guard'>): Promise<RawReading> {
+    const guard = plan.guard!;
     try {
+      // An experiment's statistics are read from the store, as its results route reads them, never over HTTP.
+      if (guard.experiment !== undefined) {
+        const tally = await this.sources.experiment({ projectId: plan.projectId, environment: plan.env ?? '' }, guard.experiment);
+        return { statistics: statisticsView(guard.experiment, plan.env, tally) };
+      }
       return guard.prometheus !== undefined
         ? await this.prometheus(guard.prometheus)
-        : await this.own(rolloutId, guard.flagwire!, guard.intervalMs);
+        : await this.own(plan.id, guard.flagwire!, guard.intervalMs);
     } catch (err) {
       const why =
         err instanceof Error && err.name === 'TimeoutError'
           ? `no answer in ${this.sources.timeoutMs} ms`
           : String((err as Error).message ?? err);
-      return {
-        error: `${guard.prometheus !== undefined ? 'Prometheus' : "this server's metrics"} could not be read: ${why}`,
-        invalid: false,
-      };
+      return { error: `${sourceName(guard)} could not be read: ${why}`, invalid: false };
     }
   }
 
@@ -91,6 +102,11 @@ export class GuardReader {
     const increase = found.sum >= before.sum ? found.sum - before.sum : found.sum;
     return { values: [increase / ((now - before.at) / 1000)], note: null };
   }
+}
+
+function sourceName(guard: NonNullable<RolloutPlan['guard']>): string {
+  if (guard.experiment !== undefined) return `the statistics of experiment ${guard.experiment}`;
+  return guard.prometheus !== undefined ? 'Prometheus' : "this server's metrics";
 }
 
 /**

@@ -2,6 +2,7 @@
 // home: the writer checks a guard with guardProblems when a rollout starts and judges each reading with
 // judgeReading in the transaction that records it; guard-reader.ts only fetches numbers.
 import type { GuardReading, RolloutGuard } from './rollouts.js';
+import { describeExperimentGuard, type ExperimentGuardInput, experimentGuardShapeProblems } from './experiment-guard-shape.js';
 import { parseSelector } from './metric-selector.js';
 import type { MetricAllowList } from './promql-metrics.js';
 
@@ -13,7 +14,7 @@ export const kMaxGuardIntervalMs = 24 * 3600 * 1000;
 export const kMaxGuardExpressionLength = 4096;
 
 /** A guard as a request states it: bounds, interval and action may be left out. */
-export interface GuardInput {
+export interface GuardInput extends ExperimentGuardInput {
   prometheus?: string;
   flagwire?: string;
   max?: number | null;
@@ -23,11 +24,12 @@ export interface GuardInput {
 }
 
 /**
- * What a reader brought back: the samples read (a Prometheus vector's values, or one number), or why
- * none could be read. `invalid`: the source refused the expression itself (it will never read), which
- * is a breach at once; otherwise a failure counts towards kGuardMaxFailures.
+ * What a reader brought back of numbers (Prometheus, this server's metrics): the samples read (a
+ * Prometheus vector's values, or one number), or why none could be read. `invalid`: the source refused
+ * the expression itself (it will never read), which is a breach at once; otherwise a failure counts
+ * towards kGuardMaxFailures. An experiment guard's reading is its statistics (guard-reader.ts, RawReading).
  */
-export type RawReading = { values: number[]; note: string | null } | { error: string; invalid: boolean };
+export type SampledReading = { values: number[]; note: string | null } | { error: string; invalid: boolean };
 
 /**
  * What is wrong with a guard (empty: nothing), each naming its field under `guard.`. `metrics`: the
@@ -36,9 +38,14 @@ export type RawReading = { values: number[]; note: string | null } | { error: st
  */
 export function guardProblems(guard: GuardInput, metrics: MetricAllowList | null): string[] {
   const problems: string[] = [];
-  const sources = [guard.prometheus, guard.flagwire].filter((s) => s !== undefined);
+  const sources = [guard.prometheus, guard.flagwire, guard.experiment].filter((s) => s !== undefined);
   if (sources.length !== 1)
-    problems.push('guard: give exactly one of prometheus (a PromQL expression) or flagwire (a metric of this server)');
+    problems.push(
+      "guard: give exactly one of prometheus (a PromQL expression), flagwire (a metric of this server) or experiment (an experiment's key)",
+    );
+  problems.push(...experimentGuardShapeProblems(guard));
+  // An experiment guard's statistics decide its breach; experimentGuardShapeProblems refuses bounds on it.
+  if (guard.experiment !== undefined) return problems;
   if (guard.prometheus !== undefined && metrics !== null) {
     const refused = metrics.problem(guard.prometheus);
     if (refused !== null) problems.push(`guard.prometheus: ${refused}`);
@@ -64,11 +71,16 @@ export function storedGuard(guard: GuardInput): RolloutGuard {
   };
   if (guard.prometheus !== undefined) stored.prometheus = guard.prometheus;
   if (guard.flagwire !== undefined) stored.flagwire = guard.flagwire;
+  if (guard.experiment !== undefined) stored.experiment = guard.experiment;
+  if (guard.metric !== undefined) stored.metric = guard.metric;
+  if (guard.worse !== undefined) stored.worse = guard.worse;
+  if (guard.sampleRatio === true) stored.sampleRatio = true;
   return stored;
 }
 
-/** The guard in a line: `prometheus: EXPR` or `flagwire: SELECTOR`, and its bounds. */
+/** The guard in a line: `prometheus: EXPR`, `flagwire: SELECTOR` or the experiment it reads, and its bounds. */
 export function describeGuard(guard: RolloutGuard): string {
+  if (guard.experiment !== undefined) return `${describeExperimentGuard(guard)} (on breach: ${guard.onBreach})`;
   const source = guard.prometheus !== undefined ? `prometheus: ${guard.prometheus}` : `flagwire: ${guard.flagwire}`;
   const bounds = [guard.min === null ? null : `min ${guard.min}`, guard.max === null ? null : `max ${guard.max}`].filter((b) => b !== null);
   return `${source} (${bounds.join(', ')}; on breach: ${guard.onBreach})`;
@@ -90,7 +102,7 @@ export function readingText(value: number): string {
  * A reading judged against the guard. Several samples (a Prometheus vector): the one farthest out of
  * bounds is the reading. None (no data): healthy, as a Prometheus alert does not fire on an empty result.
  */
-export function judgeReading(guard: RolloutGuard, raw: RawReading, failuresBefore: number, at: number): GuardReading {
+export function judgeReading(guard: RolloutGuard, raw: SampledReading, failuresBefore: number, at: number): GuardReading {
   if ('error' in raw) {
     const failures = failuresBefore + 1;
     const breached = raw.invalid || failures >= kGuardMaxFailures;

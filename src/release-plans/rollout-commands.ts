@@ -16,13 +16,17 @@ import { effectiveState, type EffectiveState } from '../flags/flag-state.js';
 import { randomId } from '../model/ids.js';
 import { rolloutNotFound } from '../model/lookups.js';
 import { requirePatchTarget } from '../flags/flag-lookups.js';
-import type { RolloutPlan, WeightsStep } from './rollouts.js';
+import type { GuardReading, RolloutGuard, RolloutPlan, WeightsStep } from './rollouts.js';
+import type { ExperimentStatistics } from '../events/statistics.js';
+import { getExperiment } from '../experiments/experiment-records.js';
+import { experimentGuardProblems, judgeExperimentReading } from './experiment-guards.js';
 import { compileValidator } from '../model/validation.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import type { PageRequest } from './list-pages.js';
 import { auditPlan, existingPlanRequest, newPlanRequest, type PlanBody } from './plan-actors.js';
 import { MetricAllowList } from './promql-metrics.js';
-import { describeGuard, guardProblems, judgeReading, type RawReading, storedGuard } from './guards.js';
+import { describeGuard, guardProblems, judgeReading, storedGuard } from './guards.js';
+import type { RawReading } from './guard-reader.js';
 import { isWeightsStep, unknownVariants, weightsHandChange, weightStepProblems, weightTargetProblems } from './rollout-weights.js';
 import { weightsTargeting } from '../flags/fractional-split.js';
 import { kRolloutActionFrom, RolloutCreate, type RolloutAction } from './schemas.js';
@@ -80,6 +84,8 @@ function startRollout(
     problems.push(...stepProblems(body.steps));
     const metrics = input.guardMetrics === null ? null : new MetricAllowList(input.guardMetrics);
     if (body.guard !== undefined) problems.push(...guardProblems(body.guard, metrics));
+    if (body.guard?.experiment !== undefined && problem === null)
+      problems.push(...experimentGuardProblems(body.guard, getExperiment(w, project.id, env, body.guard.experiment), flag.id, env));
   }
   const { typed, unleash } = effectiveState(flag, env);
   // A state in Unleash's model reads neither the percentage nor typed variants, which the steps set.
@@ -203,7 +209,10 @@ export function rolloutGuardRecord(
     auditPlan(w, planActor(plan.id, 'rollout'), plan, 'rollout.pause', { rollout: { before: 'running', after: input.refused } }, now);
     return save(w, { ...plan, status: 'paused', nextAt: null, guardNextAt: null, pausedReason: input.refused }, now);
   }
-  const reading = judgeReading(guard, input.reading, plan.guardReading?.failures ?? 0, now);
+  const reading =
+    'statistics' in input.reading
+      ? judgeExperimentGuard(w, plan, guard, input.reading.statistics, now)
+      : judgeReading(guard, input.reading, plan.guardReading?.failures ?? 0, now);
   if (!reading.breached) return save(w, { ...plan, guardReading: reading, guardNextAt: now + guard.intervalMs }, now);
   const why = `guard breached: ${reading.note}`;
   const after = guard.onBreach === 'rollback' ? 'rolled-back' : 'paused';
@@ -212,6 +221,24 @@ export function rolloutGuardRecord(
   const breached = { ...plan, guardReading: reading };
   if (guard.onBreach === 'rollback') return rollBack(w, breached, why, now);
   return save(w, { ...breached, status: 'paused', nextAt: null, guardNextAt: null, pausedReason: why }, now);
+}
+
+/**
+ * An experiment guard's reading, judged against the experiment as it is now: one deleted since the
+ * rollout started (or changed so the guard no longer fits it) will never read again, a breach at once.
+ */
+function judgeExperimentGuard(
+  w: StoreWriter,
+  plan: RolloutPlan,
+  guard: RolloutGuard,
+  statistics: ExperimentStatistics,
+  now: number,
+): GuardReading {
+  const experiment = getExperiment(w, plan.projectId, plan.env, guard.experiment!);
+  const problems = experimentGuardProblems(guard, experiment, plan.flagId, plan.env);
+  if (experiment === undefined || problems.length > 0)
+    return { at: now, value: null, breached: true, note: `the guard cannot be read: ${problems.join('; ')}`, failures: 0 };
+  return judgeExperimentReading(guard, experiment, statistics, now);
 }
 
 /**

@@ -33,6 +33,15 @@ export interface PercentageStep {
 export interface RolloutGuard {
   prometheus?: string;
   flagwire?: string;
+  /**
+   * Or an experiment's key in the rollout's project and environment (issue 59, item 4), read from its
+   * stored statistics: one of its metrics (`metric`, with the direction that is `worse`) or its sample-ratio
+   * check (`sampleRatio`). Such a guard has no bounds (max and min null): its statistics say when it breaches.
+   */
+  experiment?: string;
+  metric?: string;
+  worse?: 'lower' | 'higher';
+  sampleRatio?: true;
   /** Breach above this; null: no upper bound. */
   max: number | null;
   /** Breach below this; null: no lower bound. */
@@ -51,7 +60,41 @@ export interface GuardReading {
   note: string | null;
   /** Readings in a row that failed (the source could not be read): kGuardMaxFailures of them is a breach. */
   failures: number;
+  /** An experiment's guard: the figures the reading was judged on (the audit of a breach holds them). */
+  figures?: ExperimentGuardFigures;
 }
+
+/** What an experiment's guard read of a metric: the treatment that fared worst against the control. */
+export interface MetricGuardFigures {
+  experiment: string;
+  metric: string;
+  /** The treatment compared; the control's and its subjects and means. */
+  control: { variant: string; subjects: number; mean: number };
+  treatment: { variant: string; subjects: number; mean: number };
+  /** Relative: the lift over the control's mean; otherwise the difference of means (the control's mean is 0). */
+  effect: 'relative' | 'absolute';
+  estimate: number;
+  /** The always-valid interval at the experiment's alpha; null while it is unbounded (too few subjects). */
+  lower: number | null;
+  upper: number | null;
+  /** The confidence sequence's anytime-valid p-value. */
+  pValue: number;
+  alpha: number;
+}
+
+/** What an experiment's guard read of the sample-ratio check. */
+export interface SampleRatioGuardFigures {
+  experiment: string;
+  /** The Dirichlet-multinomial Bayes factor now (null: infinite, an arm planned none got subjects); a breach at 1/alpha. */
+  bayesFactor: number | null;
+  /** The check's anytime-valid p-value: the lowest of every look's 1/BF, the results' looks included. */
+  pValue: number;
+  alpha: number;
+  /** Each arm's subjects, planned share and observed share. */
+  arms: { variant: string; subjects: number; planned: number; observed: number }[];
+}
+
+export type ExperimentGuardFigures = MetricGuardFigures | SampleRatioGuardFigures;
 
 export type RolloutStatus = 'running' | 'paused' | 'completed' | 'rolled-back';
 

@@ -13,8 +13,7 @@ import type { Clock } from '../clock.js';
 import type { RolloutPlan } from './rollouts.js';
 import type { ScheduledChange } from './schedules.js';
 import type { SnapshotReader } from '../store/interfaces.js';
-import type { GuardReader } from './guard-reader.js';
-import type { RawReading } from './guards.js';
+import type { GuardReader, RawReading } from './guard-reader.js';
 import { listDueRollouts, listDueSchedules } from './plan-store.js';
 
 const kPollMs = 500;
@@ -133,7 +132,7 @@ export class Scheduler {
   private readGuard(plan: RolloutPlan): Promise<void> {
     const dueAt = plan.guardNextAt!;
     const done = this.guards
-      .read(plan.id, plan.guard!)
+      .read(plan)
       .then((reading) => (this.stopped ? null : this.work.recordGuardReading(plan.id, dueAt, reading)))
       .then((recorded) => {
         // null: stopped, or another node recorded this reading; the step is then any poll's to try (it runs once).

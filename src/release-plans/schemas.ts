@@ -5,6 +5,7 @@ import type { RolloutPlan, RolloutStatus } from './rollouts.js';
 import type { ScheduledChange } from './schedules.js';
 import { kDefaultGuardIntervalMs, kMaxGuardExpressionLength, kMaxGuardIntervalMs, kMinGuardIntervalMs } from './guards.js';
 import type { ProjectAccess } from '../console-route/access.js';
+import { kExperimentKeyPattern } from '../model/schemas.js';
 
 /** The body of POST /api/v1/flags/{id}/schedules: when, and the PATCH body to apply then. */
 export const ScheduleCreate = Type.Object(
@@ -82,6 +83,36 @@ export const RolloutGuardInput = Type.Object(
         'x-error': 'must be a metric selector, e.g. flagwire_http_requests_total{status="500"}',
       }),
     ),
+    experiment: Type.Optional(
+      Type.String({
+        pattern: kExperimentKeyPattern,
+        description:
+          "Instead: an experiment's key in the rollout's project and environment, on the flag the rollout drives: the guard reads its stored statistics (give metric and worse, or sampleRatio)",
+        'x-error': 'must be an experiment key (a slug of 1 to 64 lowercase letters, digits, - and _, starting with a letter or digit)',
+      }),
+    ),
+    metric: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description:
+          "With experiment: one of its metrics; a breach where a treatment is worse than the control by its always-valid interval at the experiment's alpha",
+        'x-error': "must be one of the experiment's metrics",
+      }),
+    ),
+    worse: Type.Optional(
+      Type.Union([Type.Literal('lower'), Type.Literal('higher')], {
+        description: 'With metric: which way is worse, "lower" (a conversion, revenue) or "higher" (errors, latency)',
+        'x-error': 'must be "lower" or "higher"',
+      }),
+    ),
+    sampleRatio: Type.Optional(
+      Type.Boolean({
+        description:
+          'With experiment, instead of metric: a breach where its sample-ratio check finds a mismatch (the Bayes factor reaches 1/alpha)',
+        'x-error': 'must be true or false',
+      }),
+    ),
     max: Type.Optional(guardBound('above')),
     min: Type.Optional(guardBound('below')),
     intervalMs: Type.Optional(
@@ -99,16 +130,47 @@ export const RolloutGuardInput = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false, 'x-error': 'must be an object: {prometheus or flagwire, max and/or min, intervalMs, onBreach}' },
+  {
+    additionalProperties: false,
+    'x-error':
+      'must be an object: {prometheus or flagwire, max and/or min, intervalMs, onBreach} or {experiment, metric and worse or sampleRatio, intervalMs, onBreach}',
+  },
 );
 
 export const RolloutGuardBody = Type.Object({
   prometheus: Type.Optional(Type.String()),
   flagwire: Type.Optional(Type.String()),
+  experiment: Type.Optional(Type.String()),
+  metric: Type.Optional(Type.String()),
+  worse: Type.Optional(Type.Union([Type.Literal('lower'), Type.Literal('higher')])),
+  sampleRatio: Type.Optional(Type.Literal(true)),
   max: Type.Union([Type.Number(), Type.Null()]),
   min: Type.Union([Type.Number(), Type.Null()]),
   intervalMs: Type.Integer(),
   onBreach: Type.Union([Type.Literal('pause'), Type.Literal('rollback')]),
+});
+
+const ArmFigures = Type.Object({ variant: Type.String(), subjects: Type.Integer(), mean: Type.Number() });
+const MetricGuardFiguresBody = Type.Object({
+  experiment: Type.String(),
+  metric: Type.String(),
+  control: ArmFigures,
+  treatment: Type.Object(ArmFigures.properties, { description: 'The treatment that fared worst against the control' }),
+  effect: Type.Union([Type.Literal('relative'), Type.Literal('absolute')], {
+    description: "relative: the lift over the control's mean; absolute: the difference of means (where the control's mean is 0)",
+  }),
+  estimate: Type.Number(),
+  lower: Type.Union([Type.Number(), Type.Null()], { description: 'The always-valid interval at alpha; null while unbounded' }),
+  upper: Type.Union([Type.Number(), Type.Null()]),
+  pValue: Type.Number({ description: "The confidence sequence's anytime-valid p-value" }),
+  alpha: Type.Number(),
+});
+const SampleRatioGuardFiguresBody = Type.Object({
+  experiment: Type.String(),
+  bayesFactor: Type.Union([Type.Number(), Type.Null()], { description: 'The Bayes factor now; null where it is infinite' }),
+  pValue: Type.Number({ description: "The check's anytime-valid p-value (the lowest 1/BF of every look)" }),
+  alpha: Type.Number(),
+  arms: Type.Array(Type.Object({ variant: Type.String(), subjects: Type.Integer(), planned: Type.Number(), observed: Type.Number() })),
 });
 
 export const GuardReadingBody = Type.Object({
@@ -117,6 +179,11 @@ export const GuardReadingBody = Type.Object({
   breached: Type.Boolean(),
   note: Type.Union([Type.String(), Type.Null()], { description: 'Why there is no value, or what the breach was' }),
   failures: Type.Integer({ description: 'Readings in a row that could not be taken' }),
+  figures: Type.Optional(
+    Type.Union([MetricGuardFiguresBody, SampleRatioGuardFiguresBody], {
+      description: "An experiment guard's reading: the figures it was judged on",
+    }),
+  ),
 });
 
 const kHoldMs = Type.Optional(

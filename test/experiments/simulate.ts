@@ -129,6 +129,19 @@ export class MetricTally {
     this.sumOfProducts += x * y;
   }
 
+  /** `count` subjects alike, each with the totals `add` takes: what `count` calls of it would sum. */
+  addAlike(count: number, y: number, events: number, x = 0, covariateEvents = 0): void {
+    this.events += count * events;
+    this.subjects += events > 0 ? count : 0;
+    this.sum += count * y;
+    this.sumOfSquares += count * y * y;
+    this.covariateEvents += count * covariateEvents;
+    this.covariateSubjects += covariateEvents > 0 ? count : 0;
+    this.covariateSum += count * x;
+    this.covariateSumOfSquares += count * x * x;
+    this.sumOfProducts += count * x * y;
+  }
+
   /** As the tally stores them: millionths (squares in millionths²), `unit` millionths to the test's unit. */
   stored(unit: bigint): MetricSums {
     const exact = (n: number) => {

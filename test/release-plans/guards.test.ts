@@ -15,6 +15,7 @@ import { refusedCommand } from '../helpers/refused.js';
 import { buildWorld } from '../helpers/world.js';
 import { listDueRollouts } from '../../src/release-plans/plan-store.js';
 import { getFlag } from '../../src/flags/flag-store.js';
+import type { RolloutGuard } from '../../src/release-plans/rollouts.js';
 
 const world = buildWorld(tempDataDir());
 t.teardown(() => world.store.close());
@@ -22,7 +23,17 @@ const { ids } = world;
 const kHour = 3_600_000;
 const t0 = Date.now();
 /** A reader's sources that allow every metric (the allow-list is tested on its own). */
-const kEverySource = { prometheusMetrics: new MetricAllowList(['*']), timeoutMs: 5000 };
+const kEverySource = {
+  prometheusMetrics: new MetricAllowList(['*']),
+  timeoutMs: 5000,
+  // The experiment guard's statistics: one arm's subjects as stored in scope `prj_a` and `staging` (any other: none).
+  experiment: async (scope: { projectId: string; environment: string }, key: string) => {
+    if (scope.projectId !== 'prj_a') throw new Error('tally closed');
+    return scope.environment === 'staging' && key === 'exp' ? { arms: [{ variant: 'on', subjects: 3 }], sums: [] } : { arms: [], sums: [] };
+  },
+};
+/** What the reader is given of a rollout: its id, project, environment and guard. */
+const planOf = (id: string, guard: RolloutGuard, projectId = 'prj_a', env: string | null = null) => ({ id, projectId, env, guard });
 const read = () => {
   world.store.resetReadTxn();
   return world.store;
@@ -46,7 +57,7 @@ t.test('a guard is checked when the rollout starts; nothing written when refused
       refusedCommand(t, world, 'INVALID_REQUEST', () => start(flag.id, guard)),
       text,
     );
-  refused(t, { max: 1 }, /exactly one of prometheus .* or flagwire/);
+  refused(t, { max: 1 }, /exactly one of prometheus .*, flagwire .* or experiment/);
   refused(t, { prometheus: 'up', flagwire: 'up', max: 1 }, /exactly one/);
   refused(t, { prometheus: 'up' }, /give max, min or both/);
   refused(t, { prometheus: 'up', min: 2, max: 1 }, /guard.min \(2\) is above guard.max \(1\)/);
@@ -238,33 +249,45 @@ t.test('the reader: Prometheus answers, refusals and silence; a counter of this 
     status: 200,
     body: JSON.stringify({ status: 'success', data: { resultType: 'vector', result: [{ metric: {}, value: [1, '0.5'] }] } }),
   };
-  t.same(await reader.read('r1', prom), { values: [0.5], note: null });
+  t.same(await reader.read(planOf('r1', prom)), { values: [0.5], note: null });
   state.answer = { status: 200, body: JSON.stringify({ status: 'success', data: { resultType: 'scalar', result: [1, '3'] } }) };
-  t.same(await reader.read('r1', prom), { values: [3], note: null });
+  t.same(await reader.read(planOf('r1', prom)), { values: [3], note: null });
   state.answer = { status: 200, body: JSON.stringify({ status: 'success', data: { resultType: 'vector', result: [] } }) };
-  t.match(await reader.read('r1', prom), { values: [], note: /empty result/ });
+  t.match(await reader.read(planOf('r1', prom)), { values: [], note: /empty result/ });
   state.answer = { status: 400, body: JSON.stringify({ status: 'error', errorType: 'bad_data', error: 'parse error at char 3' }) };
-  t.same(await reader.read('r1', prom), { error: 'Prometheus refused the expression: parse error at char 3', invalid: true });
+  t.same(await reader.read(planOf('r1', prom)), { error: 'Prometheus refused the expression: parse error at char 3', invalid: true });
   state.answer = { status: 503, body: 'unavailable' };
-  t.match(await reader.read('r1', prom), { error: /answered 503/, invalid: false });
+  t.match(await reader.read(planOf('r1', prom)), { error: /answered 503/, invalid: false });
   const none = new GuardReader({ ...kEverySource, prometheusUrl: null, metrics: true, ownMetricsUrl: () => null });
-  t.match(await none.read('r1', prom), { error: /FLAGWIRE_PROMETHEUS_URL/, invalid: false });
-  t.match(await none.read('r1', storedGuard({ flagwire: 'up', max: 1 })), { values: [], note: /not listening/ });
+  t.match(await none.read(planOf('r1', prom)), { error: /FLAGWIRE_PROMETHEUS_URL/, invalid: false });
+  t.match(await none.read(planOf('r1', storedGuard({ flagwire: 'up', max: 1 }))), { values: [], note: /not listening/ });
 
   const own = storedGuard({ flagwire: 'req{status="500"}', max: 1 });
   state.metrics = '# TYPE req counter\nreq{status="500"} 10\n';
-  t.match(await reader.read('r2', own), { values: [], note: /from its second reading/ });
+  t.match(await reader.read(planOf('r2', own)), { values: [], note: /from its second reading/ });
   await new Promise((r) => setTimeout(r, 200));
   state.metrics = '# TYPE req counter\nreq{status="500"} 30\n';
-  const rate = await reader.read('r2', own);
+  const rate = await reader.read(planOf('r2', own));
   t.ok('values' in rate && rate.values[0]! > 0 && rate.values[0]! <= 100, `20 more in about 0.2 s: ${JSON.stringify(rate)}`);
   // A baseline older than twice the guard's interval (the rollout was paused, another node read it) is none.
   const quick = storedGuard({ flagwire: 'req{status="500"}', max: 1, intervalMs: 1000 });
-  t.match(await reader.read('r4', quick), { values: [], note: /from its second reading/ });
+  t.match(await reader.read(planOf('r4', quick)), { values: [], note: /from its second reading/ });
   await new Promise((r) => setTimeout(r, 50));
-  t.match(await reader.read('r4', quick), { note: null }, 'a rate from the second reading');
+  t.match(await reader.read(planOf('r4', quick)), { note: null }, 'a rate from the second reading');
   await new Promise((r) => setTimeout(r, 2100));
-  t.match(await reader.read('r4', quick), { values: [], note: /from its second reading/ }, 'a stale baseline is none');
+  t.match(await reader.read(planOf('r4', quick)), { values: [], note: /from its second reading/ }, 'a stale baseline is none');
   state.metrics = '# TYPE g gauge\ng 7\n';
-  t.same(await reader.read('r3', storedGuard({ flagwire: 'g', max: 1 })), { values: [7], note: null });
+  t.same(await reader.read(planOf('r3', storedGuard({ flagwire: 'g', max: 1 }))), { values: [7], note: null });
+
+  // An experiment's statistics, read from the store in the rollout's project and environment, as stored.
+  const exp = storedGuard({ experiment: 'exp', sampleRatio: true });
+  t.same(await reader.read(planOf('r5', exp, 'prj_a', 'staging')), {
+    statistics: { experiment: 'exp', environment: 'staging', variants: [{ variant: 'on', subjects: 3, metrics: [] }] },
+  });
+  t.same(await reader.read(planOf('r5', exp, 'prj_a', null)), { statistics: { experiment: 'exp', environment: null, variants: [] } });
+  t.same(
+    await reader.read(planOf('r5', exp, 'prj_b', 'staging')),
+    { error: 'the statistics of experiment exp could not be read: tally closed', invalid: false },
+    'a read that fails is a failure, counted towards the breach of a guard that cannot see',
+  );
 });

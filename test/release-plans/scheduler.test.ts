@@ -56,6 +56,7 @@ t.test('everything due at start runs before start returns, past one batch; later
       timeoutMs: 5000,
       metrics: false,
       ownMetricsUrl: () => null,
+      experiment: async () => ({ arms: [], sums: [] }),
     }),
     20,
   );
