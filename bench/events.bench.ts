@@ -9,8 +9,11 @@
 // --postgres: the node is one of nodes sharing a private PostgreSQL cluster (started here), whose
 // events are counted there, a PostgreSQL transaction per batch (docs/events.md: Where events are counted).
 // --raw-retention-days N: the project keeps its raw events (docs/events.md: Raw events), each kept as it is counted.
+// --limit N: the node's rate per project is N events a second (FLAGWIRE_EVENTS_PER_SECOND), a flood past
+// it; at the least (1000) nearly every batch is refused, so the node's CPU per refused batch is a refusal's.
+// --cli PATH: the node is that build's dist/src/cli/cli.js (another build's, beside this one's, run in turn).
 // Run: npm run build && node dist/bench/events.bench.js [--seconds 10] [--clients 4] [--rate EVENTS_PER_S] [--flood]
-//   [--raw-retention-days N] [--profile DIR] [--postgres]
+//   [--raw-retention-days N] [--profile DIR] [--postgres] [--limit N] [--cli PATH]
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -34,6 +37,8 @@ const { values } = parseArgs({
     flood: { type: 'boolean', default: false },
     postgres: { type: 'boolean', default: false },
     'raw-retention-days': { type: 'string' },
+    cli: { type: 'string' },
+    limit: { type: 'string' },
   },
 });
 const kSeconds = Number(values.seconds);
@@ -90,7 +95,7 @@ function batch(n: number): string {
 
 // --profile DIR: the node's threads' CPU profiles written there (dist/bench/profile-summary.js DIR reads them).
 const profile = values.profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${values.profile}`];
-const cli = new URL('../src/cli/cli.js', import.meta.url).pathname;
+const cli = values.cli ?? new URL('../src/cli/cli.js', import.meta.url).pathname;
 const child: ChildProcess = spawn(process.execPath, [...profile, cli, 'serve', '--port', '0', '--data', dataDir], {
   stdio: ['ignore', 'pipe', 'inherit'],
   // The project's event rate raised out of the way (what one node counts is measured, not the limit),
@@ -99,7 +104,7 @@ const child: ChildProcess = spawn(process.execPath, [...profile, cli, 'serve', '
     ...process.env,
     FLAGWIRE_SYNC_PORT: '0',
     FLAGWIRE_LOG_LEVEL: 'warn',
-    ...(values.flood ? {} : { FLAGWIRE_EVENTS_PER_SECOND: '10000000' }),
+    ...(values.flood ? {} : { FLAGWIRE_EVENTS_PER_SECOND: values.limit ?? '10000000' }),
     ...(databaseUrl === null ? {} : { FLAGWIRE_DATABASE_URL: databaseUrl }),
   },
 });
@@ -200,17 +205,20 @@ console.log(
   `# ${JSON.stringify(machineInfo())}; load ${loadavg()[0]!.toFixed(1)}; ${kClients} clients, batches of ${kBatch}, ${seconds.toFixed(1)} s` +
     (values.rate === undefined ? ', as fast as answered' : `, paced at ${values.rate} events/s`) +
     (values.flood ? ', a flood past the default rate per project' : '') +
+    (values.limit === undefined ? '' : `, a flood past ${values.limit} events a second per project`) +
     (pg === null ? ', embedded node' : ', node on PostgreSQL'),
 );
 console.log(
   `# node RSS once settled: first ${mb(settled[0]!)} MB, last ${mb(settled.at(-1)!)} MB, least ${mb(Math.min(...settled))} MB, most ${mb(Math.max(...settled))} MB`,
 );
 console.log(
-  '| events counted / s | node CPU ms per 1,000 events | node CPU % | generator CPU % | refused batches | OFREP p50 / p99 ms, quiet | with events |',
+  '| events counted / s | node CPU ms per 1,000 events | node CPU % | generator CPU % | refused batches | node CPU ms per refused batch | OFREP p50 / p99 ms, quiet | with events |',
 );
-console.log('|---:|---:|---:|---:|---:|---:|---:|');
+console.log('|---:|---:|---:|---:|---:|---:|---:|---:|');
 const ms = (v: number) => v.toFixed(2);
+// All the node's CPU over the refused batches, what it counted included (as the flood's figures before were read).
+const perRefused = refused === 0 ? '-' : (serverMs / refused).toFixed(2);
 console.log(
   `| ${Math.round(counted / seconds)} | ${((serverMs / counted) * 1000).toFixed(1)} | ${((serverMs / 1000 / seconds) * 100).toFixed(0)} | ` +
-    `${(((self.user + self.system) / 1e6 / seconds) * 100).toFixed(0)} | ${refused} | ${ms(quiet.p50)} / ${ms(quiet.p99)} | ${ms(busy.p50)} / ${ms(busy.p99)} |`,
+    `${(((self.user + self.system) / 1e6 / seconds) * 100).toFixed(0)} | ${refused} | ${perRefused} | ${ms(quiet.p50)} / ${ms(quiet.p99)} | ${ms(busy.p50)} / ${ms(busy.p99)} |`,
 );

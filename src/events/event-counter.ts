@@ -1,9 +1,8 @@
 // The front end's handle on events: batches are handed to the events thread (events-thread.ts), started
-// with the first one, which reads, resolves and counts them, and a key whose project the thread's rate
+// with the first one, which reads, resolves and counts them; a key whose project the thread's rate
 // refused has its batches refused here, before they are read, until the thread would read them
-// (refused-keys.ts); erasures and the statistics are the front
-// end's own writes and reads of the tally (tally-writes.ts: the tally file, or PostgreSQL's), opened on
-// first use.
+// (refused-keys.ts). Erasures and the statistics are the front end's own writes and reads of the tally
+// (tally-writes.ts: the tally file, or PostgreSQL's), opened on first use.
 import { Worker } from 'node:worker_threads';
 import type { Config } from '../config.js';
 import { FlagwireError } from '../errors.js';
