@@ -18,13 +18,16 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import { Worker } from 'node:worker_threads';
 import { kOperator } from '../src/actor/audit-actor.js';
 import { kStoreLayout } from '../src/capabilities.js';
 import { openForCli } from '../src/store/open-store.js';
 import { type CommandInput, type CommandName, runCommand } from '../src/writer-thread/commands.js';
 import { startPostgres } from '../test/helpers/postgres.js';
 import { machineInfo } from './environment.js';
+import type { ProbeData, ProbeFigures } from './evaluation-probe.js';
 import { rssKb } from './processes.js';
 
 const { values } = parseArgs({
@@ -140,25 +143,13 @@ counted = 0;
 
 /**
  * Evaluation latency beside it: one OFREP evaluation at a time (another project's flag, as another
- * team's service would ask it) for `ms`, each timed; the 50th and 99th percentiles in ms.
+ * team's service would ask it) for `ms`, each timed, from a thread of its own (evaluation-probe.ts);
+ * the 50th and 99th percentiles in ms.
  */
-async function probeEvaluations(ms: number): Promise<{ p50: number; p99: number; count: number }> {
-  const times: number[] = [];
-  const until = performance.now() + ms;
-  let n = 0;
-  while (performance.now() < until) {
-    const started = performance.now();
-    const r = await fetch(`http://127.0.0.1:${port}/ofrep/v1/evaluate/flags/new-search`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-flagwire-project': otherId },
-      body: JSON.stringify({ context: { targetingKey: `probe-${n++}` } }),
-    });
-    await r.arrayBuffer();
-    times.push(performance.now() - started);
-  }
-  times.sort((a, b) => a - b);
-  const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!;
-  return { p50: at(0.5), p99: at(0.99), count: times.length };
+function probeEvaluations(ms: number): Promise<ProbeFigures> {
+  const data: ProbeData = { port, projectId: otherId, ms };
+  const worker = new Worker(new URL('./evaluation-probe.js', import.meta.url), { workerData: data });
+  return new Promise((resolve, reject) => worker.once('message', resolve).once('error', reject));
 }
 
 // Before the events: as long as the run, up to 20 s (a long run is for memory, not this baseline).
@@ -168,6 +159,10 @@ const quiet = await probeEvaluations(Math.min(kSeconds, 20) * 1000);
 const rss: number[] = [];
 const sampler = setInterval(() => rss.push(rssKb(child.pid!)), 1000);
 
+// The generator's own event loop delay while it sends: the probe's answers wait there too, so a probe's
+// latency is the node's only while this stays small.
+const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+loopDelay.enable();
 const serverBefore = cpuMs(child.pid!);
 const selfBefore = process.cpuUsage();
 const t0 = performance.now();
@@ -190,6 +185,7 @@ const [, busy] = await Promise.all([
   probeEvaluations(kSeconds * 1000),
 ]);
 const seconds = (performance.now() - t0) / 1000;
+loopDelay.disable();
 clearInterval(sampler);
 const settled = rss.slice(Math.floor(rss.length / 10));
 const mb = (kb: number) => (kb / 1024).toFixed(0);
@@ -210,6 +206,9 @@ console.log(
 );
 console.log(
   `# node RSS once settled: first ${mb(settled[0]!)} MB, last ${mb(settled.at(-1)!)} MB, least ${mb(Math.min(...settled))} MB, most ${mb(Math.max(...settled))} MB`,
+);
+console.log(
+  `# the generator's event loop delay while sending: p50 ${(loopDelay.percentile(50) / 1e6).toFixed(2)} ms, p99 ${(loopDelay.percentile(99) / 1e6).toFixed(2)} ms`,
 );
 console.log(
   '| events counted / s | node CPU ms per 1,000 events | node CPU % | generator CPU % | refused batches | node CPU ms per refused batch | OFREP p50 / p99 ms, quiet | with events |',
