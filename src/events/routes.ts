@@ -99,7 +99,8 @@ function eventsHandler(
     // refusal (measured on a bare uWS server, 8 fetch clients sending 100 KB bodies flat out: 50-58 us
     // kept open, 106-109 us closed, the reconnections' accepts included) and risks the 429 itself: a
     // socket closed with unread bytes is reset, and a reset may drop the answer before the client reads
-    // it. A body never finished holds nothing: uWS's idle timeout closes its connection.
+    // it. A body never finished holds nothing: uWS's idle timeout closes its connection. (A client may
+    // close it itself: Node's fetch, undici, does when the answer comes while it still writes the body.)
     const early = deps.events.refusedBeforeReading(secret, deps.clock.now());
     if (early !== null) {
       deps.metrics?.request(route, refuse(res, early));
