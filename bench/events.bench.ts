@@ -9,19 +9,25 @@
 // --postgres: the node is one of nodes sharing a private PostgreSQL cluster (started here), whose
 // events are counted there, a PostgreSQL transaction per batch (docs/events.md: Where events are counted).
 // --raw-retention-days N: the project keeps its raw events (docs/events.md: Raw events), each kept as it is counted.
+// --limit N: the node's rate per project is N events a second (FLAGWIRE_EVENTS_PER_SECOND), a flood past
+// it; at the least (1000) nearly every batch is refused, so the node's CPU per refused batch is a refusal's.
+// --cli PATH: the node is that build's dist/src/cli/cli.js (another build's, beside this one's, run in turn).
 // Run: npm run build && node dist/bench/events.bench.js [--seconds 10] [--clients 4] [--rate EVENTS_PER_S] [--flood]
-//   [--raw-retention-days N] [--profile DIR] [--postgres]
+//   [--raw-retention-days N] [--profile DIR] [--postgres] [--limit N] [--cli PATH]
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import { Worker } from 'node:worker_threads';
 import { kOperator } from '../src/actor/audit-actor.js';
 import { kStoreLayout } from '../src/capabilities.js';
 import { openForCli } from '../src/store/open-store.js';
 import { type CommandInput, type CommandName, runCommand } from '../src/writer-thread/commands.js';
 import { startPostgres } from '../test/helpers/postgres.js';
 import { machineInfo } from './environment.js';
+import type { ProbeData, ProbeFigures } from './evaluation-probe.js';
 import { rssKb } from './processes.js';
 
 const { values } = parseArgs({
@@ -34,6 +40,8 @@ const { values } = parseArgs({
     flood: { type: 'boolean', default: false },
     postgres: { type: 'boolean', default: false },
     'raw-retention-days': { type: 'string' },
+    cli: { type: 'string' },
+    limit: { type: 'string' },
   },
 });
 const kSeconds = Number(values.seconds);
@@ -90,7 +98,7 @@ function batch(n: number): string {
 
 // --profile DIR: the node's threads' CPU profiles written there (dist/bench/profile-summary.js DIR reads them).
 const profile = values.profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${values.profile}`];
-const cli = new URL('../src/cli/cli.js', import.meta.url).pathname;
+const cli = values.cli ?? new URL('../src/cli/cli.js', import.meta.url).pathname;
 const child: ChildProcess = spawn(process.execPath, [...profile, cli, 'serve', '--port', '0', '--data', dataDir], {
   stdio: ['ignore', 'pipe', 'inherit'],
   // The project's event rate raised out of the way (what one node counts is measured, not the limit),
@@ -99,7 +107,7 @@ const child: ChildProcess = spawn(process.execPath, [...profile, cli, 'serve', '
     ...process.env,
     FLAGWIRE_SYNC_PORT: '0',
     FLAGWIRE_LOG_LEVEL: 'warn',
-    ...(values.flood ? {} : { FLAGWIRE_EVENTS_PER_SECOND: '10000000' }),
+    ...(values.flood ? {} : { FLAGWIRE_EVENTS_PER_SECOND: values.limit ?? '10000000' }),
     ...(databaseUrl === null ? {} : { FLAGWIRE_DATABASE_URL: databaseUrl }),
   },
 });
@@ -135,25 +143,13 @@ counted = 0;
 
 /**
  * Evaluation latency beside it: one OFREP evaluation at a time (another project's flag, as another
- * team's service would ask it) for `ms`, each timed; the 50th and 99th percentiles in ms.
+ * team's service would ask it) for `ms`, each timed, from a thread of its own (evaluation-probe.ts);
+ * the 50th and 99th percentiles in ms.
  */
-async function probeEvaluations(ms: number): Promise<{ p50: number; p99: number; count: number }> {
-  const times: number[] = [];
-  const until = performance.now() + ms;
-  let n = 0;
-  while (performance.now() < until) {
-    const started = performance.now();
-    const r = await fetch(`http://127.0.0.1:${port}/ofrep/v1/evaluate/flags/new-search`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-flagwire-project': otherId },
-      body: JSON.stringify({ context: { targetingKey: `probe-${n++}` } }),
-    });
-    await r.arrayBuffer();
-    times.push(performance.now() - started);
-  }
-  times.sort((a, b) => a - b);
-  const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!;
-  return { p50: at(0.5), p99: at(0.99), count: times.length };
+function probeEvaluations(ms: number): Promise<ProbeFigures> {
+  const data: ProbeData = { port, projectId: otherId, ms };
+  const worker = new Worker(new URL('./evaluation-probe.js', import.meta.url), { workerData: data });
+  return new Promise((resolve, reject) => worker.once('message', resolve).once('error', reject));
 }
 
 // Before the events: as long as the run, up to 20 s (a long run is for memory, not this baseline).
@@ -163,6 +159,10 @@ const quiet = await probeEvaluations(Math.min(kSeconds, 20) * 1000);
 const rss: number[] = [];
 const sampler = setInterval(() => rss.push(rssKb(child.pid!)), 1000);
 
+// The generator's own event loop delay while it sends: the probe's answers wait there too, so a probe's
+// latency is the node's only while this stays small.
+const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+loopDelay.enable();
 const serverBefore = cpuMs(child.pid!);
 const selfBefore = process.cpuUsage();
 const t0 = performance.now();
@@ -185,6 +185,7 @@ const [, busy] = await Promise.all([
   probeEvaluations(kSeconds * 1000),
 ]);
 const seconds = (performance.now() - t0) / 1000;
+loopDelay.disable();
 clearInterval(sampler);
 const settled = rss.slice(Math.floor(rss.length / 10));
 const mb = (kb: number) => (kb / 1024).toFixed(0);
@@ -200,17 +201,23 @@ console.log(
   `# ${JSON.stringify(machineInfo())}; load ${loadavg()[0]!.toFixed(1)}; ${kClients} clients, batches of ${kBatch}, ${seconds.toFixed(1)} s` +
     (values.rate === undefined ? ', as fast as answered' : `, paced at ${values.rate} events/s`) +
     (values.flood ? ', a flood past the default rate per project' : '') +
+    (values.limit === undefined ? '' : `, a flood past ${values.limit} events a second per project`) +
     (pg === null ? ', embedded node' : ', node on PostgreSQL'),
 );
 console.log(
   `# node RSS once settled: first ${mb(settled[0]!)} MB, last ${mb(settled.at(-1)!)} MB, least ${mb(Math.min(...settled))} MB, most ${mb(Math.max(...settled))} MB`,
 );
 console.log(
-  '| events counted / s | node CPU ms per 1,000 events | node CPU % | generator CPU % | refused batches | OFREP p50 / p99 ms, quiet | with events |',
+  `# the generator's event loop delay while sending: p50 ${(loopDelay.percentile(50) / 1e6).toFixed(2)} ms, p99 ${(loopDelay.percentile(99) / 1e6).toFixed(2)} ms`,
 );
-console.log('|---:|---:|---:|---:|---:|---:|---:|');
+console.log(
+  '| events counted / s | node CPU ms per 1,000 events | node CPU % | generator CPU % | refused batches | node CPU ms per refused batch | OFREP p50 / p99 ms, quiet | with events |',
+);
+console.log('|---:|---:|---:|---:|---:|---:|---:|---:|');
 const ms = (v: number) => v.toFixed(2);
+// All the node's CPU over the refused batches, what it counted included (as the flood's figures before were read).
+const perRefused = refused === 0 ? '-' : (serverMs / refused).toFixed(2);
 console.log(
   `| ${Math.round(counted / seconds)} | ${((serverMs / counted) * 1000).toFixed(1)} | ${((serverMs / 1000 / seconds) * 100).toFixed(0)} | ` +
-    `${(((self.user + self.system) / 1e6 / seconds) * 100).toFixed(0)} | ${refused} | ${ms(quiet.p50)} / ${ms(quiet.p99)} | ${ms(busy.p50)} / ${ms(busy.p99)} |`,
+    `${(((self.user + self.system) / 1e6 / seconds) * 100).toFixed(0)} | ${refused} | ${perRefused} | ${ms(quiet.p50)} / ${ms(quiet.p99)} | ${ms(busy.p50)} / ${ms(busy.p99)} |`,
 );

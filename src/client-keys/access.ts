@@ -64,6 +64,14 @@ export function identifyClientKey(store: Pick<StoreReader, 'getKeyed'>, authoriz
   return key;
 }
 
+/**
+ * The secret a request sends as its client key: `Bearer <secret>` in `authorization`, else `apiKey` (an
+ * X-API-Key header where the route takes one); '' for none. No check: grant() makes them.
+ */
+export function clientKeySecret(authorization: string, apiKey: string): string {
+  return authorization !== '' ? bearerSecret(authorization) : apiKey.trim();
+}
+
 export class ClientKeyAccess {
   constructor(
     private readonly store: StoreReader,
@@ -79,7 +87,7 @@ export class ClientKeyAccess {
     this.authFailures.check(ip, now);
     let key: ClientKey;
     try {
-      const secret = authorization !== '' ? bearerSecret(authorization) : apiKey.trim();
+      const secret = clientKeySecret(authorization, apiKey);
       if (secret === '' && authorization !== '')
         throw new FlagwireError('MALFORMED_TOKEN', `The Authorization header must be "Bearer ${kClientKeyPrefix}_<secret>", a client key.`);
       key = findClientKey(this.store, secret, use);

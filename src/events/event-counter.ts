@@ -1,14 +1,17 @@
 // The front end's handle on events: batches are handed to the events thread (events-thread.ts), started
-// with the first one, which reads, resolves and counts them; erasures and the statistics are the front
-// end's own writes and reads of the tally (tally-writes.ts: the tally file, or PostgreSQL's), opened on
-// first use.
+// with the first one, which reads, resolves and counts them; a key whose project the thread's rate
+// refused has its batches refused here, before they are read, until the thread would read them
+// (refused-keys.ts). Erasures and the statistics are the front end's own writes and reads of the tally
+// (tally-writes.ts: the tally file, or PostgreSQL's), opened on first use.
 import { Worker } from 'node:worker_threads';
 import type { Config } from '../config.js';
 import { FlagwireError } from '../errors.js';
 import type { TallyTouches } from '../store/pg/pg-tally.js';
 import type { ExperimentTally, RawEventPages, TallyScope, TallyTxn } from '../store/tally-file.js';
 import type { BatchReply, BatchRequest, EventsThreadData, EventsThreadMessage, ReceivedBatch } from './events-thread.js';
+import { rateRefusal } from './event-rate.js';
 import type { EventsAnswer } from './receive.js';
+import { RefusedKeys } from './refused-keys.js';
 import { TallyWrites } from './tally-writes.js';
 
 declare module '../routes/handler.js' {
@@ -19,10 +22,17 @@ declare module '../routes/handler.js' {
 }
 
 /** What became of a batch: counted (the answer), or refused (the error, and seconds of Retry-After if it says when to retry). */
-export type BatchOutcome = { answer: EventsAnswer } | { refusal: FlagwireError; retryAfter: number | null };
+export type BatchOutcome = { answer: EventsAnswer } | BatchRefused;
+export interface BatchRefused {
+  refusal: FlagwireError;
+  retryAfter: number | null;
+}
+
+/** A reply the thread settles a batch with (a failure rejects it). */
+type Settled = Exclude<BatchReply, { failure: string }>;
 
 interface Pending {
-  resolve(outcome: BatchOutcome): void;
+  resolve(reply: Settled): void;
   reject(err: Error): void;
 }
 
@@ -32,6 +42,7 @@ export class EventCounter {
   private thread: Worker | null = null;
   private readonly pending = new Map<number, Pending>();
   private nextId = 0;
+  private readonly refused = new RefusedKeys();
 
   constructor(
     config: Readonly<
@@ -76,14 +87,34 @@ export class EventCounter {
     return this.writes.count(scope, touches, apply);
   }
 
-  /** Hands `batch` to the events thread: settles once it is counted (on disk) or refused. */
-  receive(batch: ReceivedBatch): Promise<BatchOutcome> {
+  /**
+   * The refusal of a batch sent with the client key `secret` at `now`, from its headers alone, while the
+   * rate refuses the key's project (as the events thread would refuse it, in the same words and with the
+   * same Retry-After); null when it is to be read and handed to the thread.
+   */
+  refusedBeforeReading(secret: string, now: number): BatchRefused | null {
+    const seconds = this.refused.retryAfter(secret, now);
+    return seconds === 0 ? null : { refusal: rateRefusal(this.threadData.eventsPerSecond, seconds), retryAfter: seconds };
+  }
+
+  /**
+   * Hands `batch`, sent with the client key `secret`, to the events thread: settles once it is counted
+   * (on disk) or refused. The secret stays on this thread: it is what refusedBeforeReading looks up.
+   */
+  async receive(batch: ReceivedBatch, secret: string): Promise<BatchOutcome> {
     const id = this.nextId++;
     const request: BatchRequest = { id, ...batch };
-    return new Promise<BatchOutcome>((resolve, reject) => {
+    const reply = await new Promise<Settled>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       this.started().postMessage(request satisfies EventsThreadMessage);
     });
+    if ('answer' in reply) {
+      this.refused.admit(secret);
+      return { answer: reply.answer };
+    }
+    const { code, detail, retryAfter, refusedUntil } = reply.refusal;
+    if (refusedUntil !== null) this.refused.refuse(secret, refusedUntil, batch.now);
+    return { refusal: new FlagwireError(code, detail), retryAfter };
   }
 
   private started(): Worker {
@@ -109,10 +140,8 @@ export class EventCounter {
     const pending = this.pending.get(reply.id);
     if (pending === undefined) return;
     this.pending.delete(reply.id);
-    if ('answer' in reply) pending.resolve({ answer: reply.answer });
-    else if ('refusal' in reply)
-      pending.resolve({ refusal: new FlagwireError(reply.refusal.code, reply.refusal.detail), retryAfter: reply.refusal.retryAfter });
-    else pending.reject(new Error(`the events thread failed a batch: ${reply.failure}`));
+    if ('failure' in reply) pending.reject(new Error(`the events thread failed a batch: ${reply.failure}`));
+    else pending.resolve(reply);
   }
 
   /** Ends the events thread and closes the tally file, once the front end has drained (every answered batch is on disk by then). */

@@ -51,8 +51,25 @@ export class EventRate {
    */
   exhausted(projectId: string, now: number): number {
     const bucket = this.refilled(projectId, now);
-    const needed = Math.max(1, bucket.refused);
+    const needed = this.needed(bucket);
     return bucket.tokens >= needed ? 0 : this.wait(bucket, needed);
+  }
+
+  /**
+   * When (ms) exhausted() stops refusing `projectId`, as its bucket stands (refilled at the last check):
+   * what the front end is told after a refusal by the rate, to refuse the project's next batches itself
+   * until then (refused-keys.ts). Its Retry-After is the one exhausted() gives.
+   */
+  refusedUntil(projectId: string): number {
+    const bucket = this.buckets.get(projectId);
+    if (bucket === undefined) return 0;
+    const needed = this.needed(bucket);
+    return bucket.tokens >= needed ? bucket.at : bucket.at + (needed - bucket.tokens) / this.perMs;
+  }
+
+  /** What the bucket must hold before a batch is read: never more than it can hold, or a batch past a second's worth would shut its project out for good. */
+  private needed(bucket: Bucket): number {
+    return Math.min(Math.max(1, bucket.refused), this.capacity);
   }
 
   private refilled(projectId: string, now: number): Bucket {
@@ -72,9 +89,14 @@ export class EventRate {
 
   /** The refusal of a batch that must wait `seconds`. */
   refusal(seconds: number): FlagwireError {
-    return new FlagwireError(
-      'TOO_MANY_EVENTS',
-      `This project's clients sent more than ${this.perSecond} events a second; nothing of this batch was counted. Send it again after ${seconds} s (Retry-After), under the same batch id.`,
-    );
+    return rateRefusal(this.perSecond, seconds);
   }
+}
+
+/** The refusal of a batch past a rate of `perSecond` events a second, to send again after `seconds`: the events thread's and the front end's. */
+export function rateRefusal(perSecond: number, seconds: number): FlagwireError {
+  return new FlagwireError(
+    'TOO_MANY_EVENTS',
+    `This project's clients sent more than ${perSecond} events a second; nothing of this batch was counted. Send it again after ${seconds} s (Retry-After), under the same batch id.`,
+  );
 }

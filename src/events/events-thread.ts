@@ -49,11 +49,16 @@ export interface BatchRequest extends ReceivedBatch {
   id: number;
 }
 
-/** A refusal as it crosses back: the error's code and detail, and the seconds of Retry-After, if any. */
+/**
+ * A refusal as it crosses back: the error's code and detail, the seconds of Retry-After, if any, and,
+ * for a refusal by the rate, when (ms) the project's next batch would be read: until then its front
+ * end refuses the key's batches before reading them (refused-keys.ts).
+ */
 export interface BatchRefusal {
   code: ErrorCode;
   detail: string;
   retryAfter: number | null;
+  refusedUntil: number | null;
 }
 
 export type BatchReply =
@@ -76,11 +81,11 @@ const rate = new EventRate(start.eventsPerSecond, start.httpThreads);
 async function receive(request: BatchRequest): Promise<EventsAnswer | BatchRefusal> {
   const { projectId } = request.key;
   const exhausted = rate.exhausted(projectId, request.now);
-  if (exhausted > 0) return rateRefusal(exhausted);
+  if (exhausted > 0) return rateRefusal(projectId, exhausted);
   const body = await readEventsBody(request.bytes, request.contentEncoding, request.contentType);
   const batch = kReaders[request.format](body, request.now);
   const wait = rate.take(projectId, batch.events.length, request.now);
-  if (wait > 0) return rateRefusal(wait);
+  if (wait > 0) return rateRefusal(projectId, wait);
   store.resetReadTxn();
   const resolved = resolveBatch(store, request.key, batch);
   const touches = {
@@ -92,13 +97,14 @@ async function receive(request: BatchRequest): Promise<EventsAnswer | BatchRefus
   const counted = await writes.count(tallyScope(request.key), touches, (txn) =>
     countBatch(txn, request.key, batch.batchId, resolved, request.now, start.limits),
   );
-  if (counted instanceof StorageFull) return { code: counted.code, detail: counted.detail, retryAfter: counted.retryAfter };
+  if (counted instanceof StorageFull)
+    return { code: counted.code, detail: counted.detail, retryAfter: counted.retryAfter, refusedUntil: null };
   return counted;
 }
 
-function rateRefusal(seconds: number): BatchRefusal {
+function rateRefusal(projectId: string, seconds: number): BatchRefusal {
   const { code, detail } = rate.refusal(seconds);
-  return { code, detail, retryAfter: seconds };
+  return { code, detail, retryAfter: seconds, refusedUntil: rate.refusedUntil(projectId) };
 }
 
 function reply(id: number, outcome: EventsAnswer | BatchRefusal): BatchReply {
@@ -115,7 +121,7 @@ port.on('message', (message: EventsThreadMessage) => {
     (err: unknown) =>
       port.postMessage(
         err instanceof FlagwireError
-          ? { id: message.id, refusal: { code: err.code, detail: err.detail, retryAfter: null } }
+          ? { id: message.id, refusal: { code: err.code, detail: err.detail, retryAfter: null, refusedUntil: null } }
           : { id: message.id, failure: err instanceof Error ? (err.stack ?? err.message) : String(err) },
       ),
   );
