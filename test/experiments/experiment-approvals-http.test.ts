@@ -87,6 +87,7 @@ t.test('approved by another person it runs; while it runs no path changes who ge
   t.not(approval.code, 0, 'the approval of the request asked for before it ran is refused');
   t.match(approval.stderr + approval.stdout, names);
   t.equal((await ok(['request', 'show', pending])).status, 'pending', 'which stays pending');
+  t.equal((await ok(['request', 'withdraw', pending, '--as', ids.editor])).status, 'withdrawn', 'its author may withdraw it');
 
   const file = await ok(['export', ids.multi]);
   file.flags.search.environments.production.trafficPercentage = 90;
@@ -108,8 +109,11 @@ t.test('approved by another person it runs; while it runs no path changes who ge
   t.equal(passed.code, 0, `a description passes: ${passed.stdout} ${passed.stderr}`);
   t.equal((await flag()).description, 'measured');
 
-  // The stop is held, and applied when approved: the flag drops the key.
-  const stop = requested(t, await api('POST', `/api/v1/experiments/${key}/stop?env=production`), 'stop');
+  // The stop, at the command line: held (exit 3), and applied when approved: the flag drops the key.
+  const stopping = await cli(server.dataDir, ['experiment', 'stop', ids.multi, key, '--env', 'production', '--as', ids.editor, '--json']);
+  t.equal(stopping.code, 3, `the stop: exit 3 ${stopping.stderr}`);
+  const stop = stopping.json.changeRequest.id as string;
+  t.match(stopping.json.changeRequest, { status: 'pending', author: { id: `user:${ids.editor}` } });
   t.match(await experiment(), { status: 'running' }, 'running while the stop is pending');
   t.equal((await approve(stop, ids.admin)).code, 0);
   t.match(await experiment(), { status: 'stopped' });
