@@ -3,7 +3,8 @@
 // with the change request and starts nothing; rejected, nothing changes; approved by another person,
 // the experiment runs and its flag's answers say so. While it runs, a change to who gets which variant
 // of its flag is refused with a 400 naming the experiment on every path: a PATCH (even by a bypass
-// token), a flag file applied, and an approved change request asked for before it ran; a file that
+// token), a flag file applied, an approved change request asked for before it ran, a scheduled change
+// falling due (failed, with why); a file that
 // changes only the description passes. The stop is held and applied the same way.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,6 +15,7 @@ import { principalOf } from '../../src/actor/audit-actor.js';
 import { cli } from '../helpers/cli.js';
 import { experimentPlan } from '../helpers/experiment-plan.js';
 import { call } from '../helpers/http.js';
+import { pollUntil } from '../helpers/poll.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { startWorldServer } from '../helpers/world-server.js';
 
@@ -99,6 +101,23 @@ t.test('approved by another person it runs; while it runs no path changes who ge
   const overApi = await api('POST', '/api/v1/apply', file, bypass.secret);
   t.equal(overApi.status, 400, 'the same file over the API: 400');
   t.match(overApi.json.detail, names);
+  t.strictSame(await flag(), before, 'nothing changed');
+
+  // A scheduled change falling due (approved as the bypass token made it): failed, with why.
+  const scheduled = await api(
+    'POST',
+    `/api/v1/flags/${ids.groupFlag}/schedules?env=production`,
+    { at: Date.now() + 1000, patch: { trafficPercentage: 55 } },
+    bypass.secret,
+  );
+  t.equal(scheduled.status, 201, scheduled.text);
+  const failed = await pollUntil(
+    'the scheduled change to run',
+    async () => (await api('GET', '/api/v1/schedules')).json.schedules.find((s: { id: string }) => s.id === scheduled.json.id),
+    (s: { status: string; outcome: string }) => s.status !== 'pending',
+  );
+  t.equal(failed.status, 'failed', 'a scheduled change falling due: failed');
+  t.match(failed.outcome, names);
   t.strictSame(await flag(), before, 'nothing changed');
 
   // A file that changes only the description: applied.
