@@ -1,6 +1,8 @@
 // Every capability of Flagwire, listed once. Adding a capability is one line here (docs/architecture.md,
 // "Adding a capability"); the tables the rest of Flagwire reads are derived below.
-import type { Capability } from './capability/capability.js';
+import type { Capability, WriteCheck } from './capability/capability.js';
+import type { Change } from './store/changes.js';
+import type { StoreReader } from './store/interfaces.js';
 import type { GrpcServiceSpec } from './capability/grpc-service.js';
 import { kApprovals } from './approvals/capability.js';
 import { kAudit } from './audit-log/capability.js';
@@ -80,6 +82,14 @@ export function capabilityCommands(capabilities: readonly Capability[]): Readonl
 
 /** Every capability's writer commands by name; a name declared twice is a start-up error. */
 export const kCapabilityCommands: ReadonlyMap<string, AnyCommand> = capabilityCommands(kCapabilityList);
+
+/** Every capability's write checks (Capability.writeChecks), run after each writer command in its transaction. */
+const kWriteChecks: readonly WriteCheck[] = kCapabilityList.flatMap((c) => c.writeChecks ?? []);
+
+/** Runs every capability's write check on what a command wrote (`changes`); one throws to refuse it. */
+export function checkWrites(r: StoreReader, changes: readonly Change[]): void {
+  for (const check of kWriteChecks) check(r, changes);
+}
 
 /** Every capability's gRPC services, hosted on the sync service's port; a name declared twice is a start-up error. */
 export const kCapabilityGrpcServices: readonly GrpcServiceSpec[] = [

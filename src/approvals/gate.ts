@@ -38,19 +38,36 @@ export type Gated<T> =
 type Run<T> = () => { value: T; entries: AuditEntry[] };
 
 /**
+ * The capabilities' write checks (src/capabilities.ts checkWrites), run on what a command wrote, reading
+ * the store as it left it: a change they refuse is refused whether it would be applied or held, or edit
+ * its author's request (what a request holds is checked again where it is applied, inside the approval's
+ * command).
+ */
+type Check = (r: StoreReader, changes: readonly Change[]) => void;
+
+/** Only checks: a trial that is always rolled back. */
+const checkedRollBack = (w: StoreReader, check: Check) => (changes: readonly Change[]) => {
+  check(w, changes);
+  return true;
+};
+
+/**
  * Runs `run` (a command, its audit entries collected) through the gate. `asker`: the audit actor the
  * command acts for (audit-actor.ts actorIdOf), when it names one: a change it refuses may be one its
  * author makes to their own pending request, which is checked on top of that request instead.
  */
-export function gate<T>(w: StoreWriter, run: Run<T>, now: number, asker: string | null): Gated<T> {
+export function gate<T>(w: StoreWriter, run: Run<T>, now: number, asker: string | null, check: Check): Gated<T> {
   let trial: Tentative<{ value: T; entries: AuditEntry[] }>;
   try {
-    trial = w.tentatively(run, (changes) => touchesPolicy(w, changes));
+    trial = w.tentatively(run, (changes) => {
+      check(w, changes);
+      return touchesPolicy(w, changes);
+    });
   } catch (err) {
     if (!(err instanceof FlagwireError) || asker === null) throw err;
-    const mine = ownPendingBeneath(w, asker, run);
+    const mine = ownPendingBeneath(w, asker, run, check);
     if (mine === null) throw err;
-    const { value: request, entries } = w.collectAudit(() => edit(w, mine, asker, run, now));
+    const { value: request, entries } = w.collectAudit(() => edit(w, mine, asker, run, check, now));
     return { applied: false, request, entries, edited: true };
   }
   if (trial.kept) return { applied: true, ...trial.value };
@@ -89,7 +106,7 @@ export function gate<T>(w: StoreWriter, run: Run<T>, now: number, asker: string 
       `This change also changes ${[...new Set(unheld.map((c) => c.kind))].join(', ')}, which a change request cannot hold, and it changes ${judgedEnvs(judged)}, which needs approval: nothing was changed. An Admin or Owner can clear the environment's approval policy first (flagwire approvals clear).`,
     );
   }
-  const { value: held, entries } = w.collectAudit(() => hold(w, judged, author, trial.changes, trial.value.entries, run, now));
+  const { value: held, entries } = w.collectAudit(() => hold(w, judged, author, trial.changes, trial.value.entries, run, check, now));
   return { applied: false, request: held.request, entries, edited: held.edited };
 }
 
@@ -154,7 +171,7 @@ function movesFieldsOf(r: StoreReader, request: ChangeRequest, before: ReadonlyM
  * again under the name a request deleting it frees); null when there is none. Each is tried on its own,
  * the last changed first, rolled back.
  */
-function ownPendingBeneath<T>(w: StoreWriter, asker: string, run: Run<T>): ChangeRequest | null {
+function ownPendingBeneath<T>(w: StoreWriter, asker: string, run: Run<T>, check: Check): ChangeRequest | null {
   for (const request of pendingRequestsBy(w, asAuthor(w, { id: asker, name: asker }))) {
     try {
       w.tentatively(
@@ -162,7 +179,7 @@ function ownPendingBeneath<T>(w: StoreWriter, asker: string, run: Run<T>): Chang
           w.applyChanges(rebased(w, request).changes);
           return run();
         },
-        () => true,
+        checkedRollBack(w, check),
       );
       return request;
     } catch (err) {
@@ -345,6 +362,7 @@ function hold<T>(
   changes: readonly Change[],
   entries: readonly AuditEntry[],
   run: Run<T>,
+  check: Check,
   now: number,
 ): { request: ChangeRequest; edited: boolean } {
   const compacted = compact(
@@ -356,7 +374,7 @@ function hold<T>(
   const author = asAuthor(w, actor);
   const mine = pending.find((q) => isAuthorOf(q, author) && q.changes.some((change) => keys.has(keyOf(w, change))));
   const envs = judged.rules.map((rule) => rule.env);
-  if (mine !== undefined) return { request: edit(w, mine, actor.id, run, now), edited: true };
+  if (mine !== undefined) return { request: edit(w, mine, actor.id, run, check, now), edited: true };
   if (pending.length >= kMaxPendingPerProject) {
     throw new FlagwireError(
       'APPROVAL_REQUIRED',
@@ -405,7 +423,7 @@ function changing(r: StoreReader, changes: readonly Change[], base: readonly unk
  * now is no change, and is not added. A change that adds nothing leaves it as it is; one that does voids
  * its approvals.
  */
-function edit<T>(w: StoreWriter, request: ChangeRequest, editorId: string, run: Run<T>, now: number): ChangeRequest {
+function edit<T>(w: StoreWriter, request: ChangeRequest, editorId: string, run: Run<T>, check: Check, now: number): ChangeRequest {
   const onNow = rebased(w, request);
   const bases = new Map(onNow.changes.map((change, i) => [keyOf(w, change), onNow.base[i]]));
   const trial = w.tentatively(
@@ -413,7 +431,7 @@ function edit<T>(w: StoreWriter, request: ChangeRequest, editorId: string, run: 
       w.applyChanges(onNow.changes);
       return run();
     },
-    () => true,
+    checkedRollBack(w, check),
   );
   if (trial.kept) throw new Error('an edit is always rolled back');
   const compacted = compact(

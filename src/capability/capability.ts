@@ -12,7 +12,7 @@
 import type { ManagementHandler, RouteServices } from '../routes/handler.js';
 import type { BackgroundWork } from './background-work.js';
 import type { GrpcServiceSpec } from './grpc-service.js';
-import type { EnvironmentBearing } from '../store/interfaces.js';
+import type { EnvironmentBearing, StoreReader } from '../store/interfaces.js';
 import type { CliCommand } from '../cli-command/cli-command.js';
 import type { FlagwireError } from '../errors.js';
 import type { WebhookEvent } from './webhook-events.js';
@@ -140,6 +140,28 @@ export interface Capability {
    */
   // biome-ignore lint/suspicious/noExplicitAny: each bearing is typed by its own kind; the list holds every kind's.
   readonly environmentState?: readonly EnvironmentBearing<any>[];
+  /**
+   * What every change must leave true, whatever made it (WriteCheck): checked in the writer's transaction
+   * after each command, an approved change request's apply included.
+   */
+  readonly writeChecks?: readonly WriteCheck[];
+}
+
+/**
+ * A rule on what the store may hold, checked after every writer command in its transaction (the approvals
+ * gate runs each: src/approvals/gate.ts), given what the command wrote and reading the store as it left it.
+ * It throws a FlagwireError to refuse the whole command, and nothing of it is written; so no surface (the
+ * API, the console, the command line, flags as code, an approved change request) goes around it.
+ */
+export type WriteCheck = (r: StoreReader, changes: readonly WrittenChange[]) => void;
+
+/**
+ * A change as a write check reads it: its kind's name and the record (src/store/changes.ts Change, which
+ * is typed from the capabilities' declarations, so a declaration cannot name it).
+ */
+export interface WrittenChange {
+  readonly kind: string;
+  readonly value: unknown;
 }
 
 /** Declares a capability; the value keeps its literal types (its command names, its audit actions). */

@@ -8,6 +8,7 @@
 import { type Actor, actorInProject, type Principal } from '../actor/audit-actor.js';
 import { FlagwireError } from '../errors.js';
 import { patchFlagAs } from '../flags/flag-commands.js';
+import { allocationOf } from './allocation.js';
 import { getFlag } from '../flags/flag-store.js';
 import { effectiveState } from '../flags/flag-state.js';
 import type { AuditEntry } from '../model/audit.js';
@@ -129,6 +130,7 @@ export function experimentCreate(w: StoreWriter, input: ExperimentCreateInput, n
     startedAt: null,
     stoppedAt: null,
     lowestSrmPValue: 1,
+    allocation: null,
     createdAt: now,
     updatedAt: now,
     createdBy: actor.id,
@@ -216,7 +218,13 @@ export function experimentStart(w: StoreWriter, input: ExperimentKeyInput, now: 
       `Flag ${flag.name} already runs experiment "${running}" here: stop it (or end it on the flag) before starting "${experiment.key}".`,
     );
   patchFlagAs(w, { projectId: project.id, flagId: flag.id, env, actor, patch: { experiment: experiment.key } }, now);
-  const started: Experiment = { ...experiment, startedAt: now, stoppedAt: null, updatedAt: Math.max(now, experiment.updatedAt + 1) };
+  const started: Experiment = {
+    ...experiment,
+    startedAt: now,
+    stoppedAt: null,
+    allocation: allocationOf(w, getFlag(w, flag.id)!, env),
+    updatedAt: Math.max(now, experiment.updatedAt + 1),
+  };
   putExperiment(w, started);
   audit(w, actor, started, 'experiment.start', { status: { before: experimentStatus(experiment), after: 'running' } }, now);
   return experimentView(started);

@@ -28,6 +28,11 @@ export interface Experiment {
    * check is anytime valid only as a running minimum (src/experiments/srm.ts), so each look is given it.
    */
   lowestSrmPValue: number;
+  /**
+   * Who got which variant of its flag there when it last started (allocation.ts allocationOf): while it
+   * runs, no change may move it (docs/decisions.md: Experiments). Null: never started.
+   */
+  allocation: Record<string, unknown> | null;
   createdAt: number;
   updatedAt: number;
   createdBy: string;

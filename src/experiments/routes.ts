@@ -8,7 +8,7 @@ import { requireEnvironmentAllowed, resolveEnvParam } from '../model/environment
 import type { ReceivedBody } from '../model/request-body.js';
 import type { ApiRequest } from '../routes/handler.js';
 import type { AuthContext } from '../model/token-access.js';
-import { apiErrors, json, kEnvParam, pathParam } from '../routes/openapi-parts.js';
+import { apiErrors, changeRequested, json, kEnvParam, pathParam } from '../routes/openapi-parts.js';
 import { tokenPrincipal } from '../routes/route-helpers.js';
 import type { TallyScope } from '../store/tally-file.js';
 import { kExperimentCommands } from './command-table.js';
@@ -49,11 +49,12 @@ function keyWrite<O>(command: WriterCommand<ExperimentKeyInput, O>): ManagementR
 
 const kWriteErrors = apiErrors([400, 401, 402, 403, 404, 413, 429, 500, 503]);
 /**
- * A start or stop changes the flag state evaluation reads, so where the environment is guarded the
- * approvals gate judges it; a change request cannot hold an experiment, so it is refused there (409
- * Approval required) and nothing changes (docs/decisions.md: Experiments).
+ * A start or stop changes the flag state evaluation reads, and a change to the plan or a delete may
+ * change what a pending start will run, so where the environment is guarded the approvals gate holds
+ * it as a change request (202, docs/approvals.md), or refuses it (409 Approval required) where it
+ * cannot be held; nothing changes.
  */
-const kGuardedWriteErrors = apiErrors([400, 401, 402, 403, 404, 409, 413, 429, 500, 503]);
+const kGuardedWriteErrors = { ...changeRequested(), ...apiErrors([400, 401, 402, 403, 404, 409, 413, 429, 500, 503]) };
 
 export const kExperimentApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
   apiListExperiments: {
@@ -130,7 +131,7 @@ export const kExperimentApiRoutes: Readonly<Record<string, ManagementRouteSpec>>
       summary: "Change an experiment's plan: refused while it runs (stop it first)",
       parameters: [kKeyParam, kEnvParam],
       request: { schema: ExperimentUpdate, required: true },
-      responses: { '200': json(ExperimentBody, 'Changed (or already so)'), ...kWriteErrors },
+      responses: { '200': json(ExperimentBody, 'Changed (or already so)'), ...kGuardedWriteErrors },
     },
     handler: {
       kind: 'write',
@@ -180,7 +181,7 @@ export const kExperimentApiRoutes: Readonly<Record<string, ManagementRouteSpec>>
       tag: 'Management API',
       summary: "Delete an experiment that is not running (a POST: the spec's CORS allows no DELETE); its statistics stay counted",
       parameters: [kKeyParam, kEnvParam],
-      responses: { '200': json(ExperimentDeleted, 'Deleted'), ...kWriteErrors },
+      responses: { '200': json(ExperimentDeleted, 'Deleted'), ...kGuardedWriteErrors },
     },
     handler: keyWrite(kExperimentCommands.experimentDelete),
   },

@@ -9,12 +9,16 @@ import type { RawReading } from './guard-reader.js';
 import { MetricAllowList } from './promql-metrics.js';
 import { Scheduler } from './scheduler.js';
 
-/** Runs `write`; refused by the approvals gate, runs it again telling it so (`{refused}`). */
+/**
+ * Runs `write`; refused by the approvals gate, or by a write check (Capability.writeChecks: a change to
+ * a running experiment's allocation, 400), runs it again telling it so (`{refused}`). The plan's
+ * commands answer what they refuse themselves, so a refusal that reaches here is one of those.
+ */
 async function orRefused<T>(write: (refused: { refused?: string }) => Promise<T>): Promise<T> {
   try {
     return await write({});
   } catch (err) {
-    if (!(err instanceof FlagwireError) || err.code !== 'APPROVAL_REQUIRED') throw err;
+    if (!(err instanceof FlagwireError) || (err.code !== 'APPROVAL_REQUIRED' && err.code !== 'INVALID_REQUEST')) throw err;
     return write({ refused: `${err.title}: ${err.detail}` });
   }
 }
@@ -22,7 +26,8 @@ async function orRefused<T>(write: (refused: { refused?: string }) => Promise<T>
 /** The scheduler, started: the changes and rollout steps that fell due while the node was down have run. */
 export async function startScheduler({ config, store, writer, clock, log, ownMetricsUrl }: NodeServices): Promise<RunningWork> {
   // A plan's change the approvals gate refuses (made before its environment was guarded, never approved:
-  // docs/approvals.md) is sent again with the refusal, which fails the change or pauses the rollout.
+  // docs/approvals.md), or a write check does (a running experiment's allocation), is sent again with
+  // the refusal, which fails the change or pauses the rollout.
   const work = {
     runSchedule: (scheduleId: string) => orRefused((refused) => writer.call(kReleasePlanCommands.scheduleRun, { scheduleId, ...refused })),
     advanceRollout: (rolloutId: string) =>

@@ -251,7 +251,8 @@ export function rolloutAdvance(w: StoreWriter, input: { rolloutId: string; refus
   if (plan === undefined || plan.status !== 'running' || plan.nextAt === null || plan.nextAt > now) return null;
   const flag = getFlag(w, plan.flagId);
   const changed = flag === undefined ? null : handChange(plan, effectiveState(flag, plan.env));
-  // The approvals gate refused its step (a plan never approved for a guarded environment): paused, with why.
+  // The approvals gate refused its step (a plan never approved for a guarded environment), or a write
+  // check did (a running experiment's allocation): paused, with why.
   if (input.refused !== undefined || flag === undefined || changed !== null) {
     const why = input.refused ?? (changed === null ? 'the flag was deleted' : `${changed}${lastChangedBy(w, plan)}`);
     const actor = planActor(plan.id, 'rollout');

@@ -130,14 +130,15 @@ export function scheduleRun(w: StoreWriter, input: { scheduleId: string; refused
   const actor = planActor(change.id, 'scheduled change');
   let next: ScheduledChange;
   try {
-    // The approvals gate refused its change (a plan never approved for a guarded environment): failed, with why.
+    // The approvals gate refused its change (a plan never approved for a guarded environment), or a write
+    // check did (a running experiment's allocation): failed, with why.
     if (input.refused !== undefined) throw new FlagwireError('APPROVAL_REQUIRED', input.refused);
     const result = patchFlagAs(w, { projectId: change.projectId, flagId: change.flagId, env: change.env, actor, patch: change.patch }, now);
     next = { ...change, status: 'applied', doneAt: now, outcome: result.changed ? 'changed' : 'no change' };
   } catch (err) {
     // patchFlagAs checks everything before it writes: a refusal left nothing half-written.
     if (!(err instanceof FlagwireError)) throw err;
-    next = { ...change, status: 'failed', doneAt: now, outcome: `${err.title}: ${err.detail}` };
+    next = { ...change, status: 'failed', doneAt: now, outcome: input.refused ?? `${err.title}: ${err.detail}` };
     auditPlan(w, actor, next, 'schedule.fail', { schedule: { before: 'pending', after: next.outcome } }, now);
   }
   putSchedule(w, next);

@@ -1,6 +1,6 @@
 // Every command the writer applies, by name: the message protocol of the writer actor, and the
 // functions the console runs in its own process. Each takes (store writer, input, now).
-import { type CapabilityCommands, kCapabilityCommands, webhookEventOf } from '../capabilities.js';
+import { type CapabilityCommands, checkWrites, kCapabilityCommands, webhookEventOf } from '../capabilities.js';
 import { FlagwireError } from '../errors.js';
 import { unicodeProblems } from '../model/validation.js';
 import type { StoreWriter } from '../store/interfaces.js';
@@ -47,7 +47,8 @@ export type Outcome<O> = { applied: true; value: O } | { applied: false; request
  * valid Unicode (the rule in unicodeProblems), checked here once for all commands and callers: the
  * console, the demo seed and the API's structured inputs (an API body arrives as bytes, and its
  * strings are checked where it is parsed). Every command passes the approvals gate here
- * (src/approvals/gate.ts): a change to a guarded environment becomes a change request instead.
+ * (src/approvals/gate.ts): a change to a guarded environment becomes a change request instead; and the
+ * capabilities' write checks (checkWrites), which refuse a change whatever made it.
  */
 export function runOutcome<I, O>(w: StoreWriter, command: WriterCommand<I, O>, input: I, now: number): Outcome<O>;
 export function runOutcome<N extends CommandName>(w: StoreWriter, name: N, input: CommandInput<N>, now: number): Outcome<CommandOutput<N>>;
@@ -60,7 +61,7 @@ export function runOutcome(
   const problems = unicodeProblems(input, { quoteKeys: false });
   if (problems.length > 0) throw new FlagwireError('INVALID_REQUEST', problems.join('; '));
   const fn = commandFunction(typeof command === 'string' ? command : command.name);
-  const gated = gate(w, () => w.collectAudit(() => fn(w, input, now)), now, askerOf(input));
+  const gated = gate(w, () => w.collectAudit(() => fn(w, input, now)), now, askerOf(input), checkWrites);
   // Every change the command audits is offered to its project's webhooks in this same transaction: the
   // outbox holds a delivery exactly when the change was committed (src/webhooks/webhook-commands.ts).
   if (gated.entries.length > 0) queueWebhookDeliveries(w, gated.entries, webhookEventOf, now);

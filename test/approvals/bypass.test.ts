@@ -71,12 +71,18 @@ const hook = world.run('webhookCreate', {
 });
 
 // Experiments made before the policy: in each project one not started (its start is tried below) and
-// one running (its stop is tried below), each on a flag of its own.
+// one running (its stop is tried below), each on a flag of its own; the running one's flag is one no
+// other probe changes, as while it runs nothing may change who gets which variant of it there.
 const experimentBody = (key: string, flagId: string) => jsonBody(JSON.stringify({ ...experimentPlan(flagId, 1000), key }));
 const experimentEnv = (projectId: string) => (projectId === ids.multi ? 'production' : null);
+const experimented = world.run('flagCreate', {
+  projectId: ids.multi,
+  principal: kOperator,
+  body: { name: 'experimented', environments: { production: { enabled: true, trafficPercentage: 50 } } },
+}).id;
 for (const [projectId, draftFlag, runningFlag] of [
   [ids.single, ids.flag, ids.flag2],
-  [ids.multi, ids.groupFlag, inheriting],
+  [ids.multi, ids.groupFlag, experimented],
 ] as const) {
   const env = experimentEnv(projectId);
   world.run('experimentCreate', { principal: kOperator, projectId, env, received: experimentBody('probe-draft', draftFlag) });
@@ -227,6 +233,8 @@ const kDependencies = {
   flag: [scheduled.flagId, asked.flagId, turnedOn.scheduled, turnedOn.asked],
   schedule: 'a scheduled change is what relies: made, run or cancelled by the probes of scheduleCreate, scheduleRun, scheduleCancel',
   rollout: 'a rollout is what relies: its own probes (rolloutStart, rolloutAct, rolloutAdvance) try it',
+  experiment:
+    "an experiment's plan, where a pending request will start it: none here (experimentStart's probes are held and withdrawn); test/experiments/experiment-guards.test.ts holds a change to one",
 } as const;
 
 /**

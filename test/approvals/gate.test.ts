@@ -3,35 +3,17 @@
 // to another field kept, one to its own field refusing it), audited with its approvers, and release
 // plans approved when made.
 import t from 'tap';
-import { kOperator, principalOf, type Principal } from '../../src/actor/audit-actor.js';
-import type { Outcome } from '../../src/writer-thread/commands.js';
+import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
 import { FlagwireError } from '../../src/errors.js';
 import { kApprovedPlanRecords } from '../../src/approvals/records.js';
 import { requestView } from '../../src/approvals/request-view.js';
 import { requireRequest } from '../../src/approvals/requests.js';
 import type { GroupFlag } from '../../src/model/flags.js';
-import { buildWorld } from '../helpers/world.js';
-import { scratchDir } from '../helpers/scratch-dir.js';
+import { guardedWorld, held } from '../helpers/guarded-world.js';
 import { listRollouts, listSchedules } from '../../src/release-plans/plan-store.js';
 import { findFlagByName, getFlag } from '../../src/flags/flag-store.js';
 
-const world = buildWorld(scratchDir('flagwire-approvals-gate-'));
-const { ids } = world;
-const t0 = Date.now();
-const editor = principalOf(ids.editor);
-const admin = principalOf(ids.admin);
-const owner = principalOf(ids.owner);
-const bypass: Principal = { kind: 'token', tokenId: world.tokenIds.multiWrite! };
-world.run(
-  'approvalsSet',
-  { projectId: ids.multi, env: 'production', required: 2, bypassTokens: [world.tokenIds.multiWrite!], principal: admin },
-  t0,
-);
-
-function held<T>(outcome: Outcome<T>): string {
-  if (outcome.applied) throw new Error('the change was applied');
-  return outcome.request.id;
-}
+const { world, ids, t0, editor, admin, owner, bypass } = guardedWorld('flagwire-approvals-gate-', 2);
 
 function production(): GroupFlag['environments'][string] | undefined {
   world.store.resetReadTxn();
