@@ -38,6 +38,7 @@ export function experimentRecord(plan: Pick<Experiment, 'key' | 'variants' | 'co
     startedAt: 0,
     stoppedAt: null,
     lowestSrmPValue: 1,
+    allocation: null,
     createdAt: 0,
     updatedAt: 0,
     createdBy: 'operator',
