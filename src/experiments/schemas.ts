@@ -136,6 +136,22 @@ const Comparison = Type.Object({
   verdict: Type.String(),
 });
 
+const IntervalPoint = Type.Object({
+  at: Type.Integer({ description: 'When the look was (Unix ms)' }),
+  metric: Type.String(),
+  comparisons: Type.Array(
+    Type.Object({
+      variant: Type.String(),
+      scale: Type.Union([Type.Literal('relative'), Type.Literal('absolute')], {
+        description: "`relative`: the lift; `absolute`: the difference (the control's mean was 0)",
+      }),
+      estimate: Type.Number(),
+      lower: Bound,
+      upper: Bound,
+    }),
+  ),
+});
+
 /** GET /api/v1/experiments/{key}/results: the experiment, its statistics' subjects and the analysis (docs/statistics.md). */
 export const ExperimentResultsBody = Type.Object(
   {
@@ -150,6 +166,11 @@ export const ExperimentResultsBody = Type.Object(
     }),
     primary: Type.Array(Comparison, { description: "The primary metric's comparisons, one per treatment" }),
     comparisons: Type.Array(Comparison, { description: 'Every metric and treatment' }),
+    history: Type.Array(IntervalPoint, {
+      maxItems: 90,
+      description:
+        "The primary metric's intervals at the first look at the results on each UTC day the experiment ran, oldest first (at most 90): the statistics are cumulative, so past intervals are kept, not computed again",
+    }),
   },
   { description: "An experiment's results against its plan (docs/statistics.md)" },
 );
