@@ -241,7 +241,7 @@ export async function experimentResultsPage(projectId: string, key: string, para
         action === 'start' ? 'Start experiment' : 'Stop experiment',
       )
     : null;
-  const subjects = results.srm.observed.reduce((a, b) => a + b, 0);
+  const subjects = [...subjectsByVariant(results).values()].reduce((a, b) => a + b, 0);
   show(
     `Experiment ${e.key}`,
     crumbs([`#/projects/${project.id}`, project.name], [experimentsHref(project.id, env), 'Experiments']),
@@ -258,7 +258,7 @@ export async function experimentResultsPage(projectId: string, key: string, para
       change,
     ),
     h('section', { 'aria-labelledby': 'verdict-heading' }, h('h2', { id: 'verdict-heading' }, 'Verdict'), results.primary.map(verdictLine)),
-    srmSection(results.srm),
+    srmSection(results),
     metricsSection(results.comparisons),
     historySection(results),
   );
@@ -268,7 +268,18 @@ function verdictLine(c: Comparison): HTMLElement {
   return h('p', { class: 'verdict' }, c.verdict);
 }
 
-function srmSection(srm: Results['srm']): HTMLElement {
+/** Subjects per variant as the comparisons count them (the sample-ratio check gives shares only). */
+function subjectsByVariant(results: Results): Map<string, number> {
+  const subjects = new Map<string, number>();
+  for (const c of results.comparisons) {
+    subjects.set(results.experiment.control, c.control.subjects);
+    subjects.set(c.variant, c.treatment.subjects);
+  }
+  return subjects;
+}
+
+function srmSection(results: Results): HTMLElement {
+  const { srm } = results;
   const p = srm.pValue.toPrecision(2);
   const sentence =
     srm.verdict === 'mismatch'
@@ -276,9 +287,8 @@ function srmSection(srm: Results['srm']): HTMLElement {
       : srm.verdict === 'no-mismatch'
         ? `The arms' subjects match the planned split (p = ${p}).`
         : `Not enough data to rule out a mismatch yet (p = ${p}).`;
-  const observed = srm.observed.reduce((a, b) => a + b, 0);
-  const planned = srm.planned.reduce((a, b) => a + b, 0);
-  const share = (n: number, of: number) => (of === 0 ? '—' : `${kPercent.format((n / of) * 100)}%`);
+  const subjects = subjectsByVariant(results);
+  const share = (x: number | undefined) => (x === undefined ? '—' : `${kPercent.format(x * 100)}%`);
   return h(
     'section',
     { 'aria-labelledby': 'srm-heading' },
@@ -290,16 +300,17 @@ function srmSection(srm: Results['srm']): HTMLElement {
       h(
         'tbody',
         {},
-        srm.variants.map((v, i) =>
-          h(
+        srm.variants.map((v, i) => {
+          const n = subjects.get(v);
+          return h(
             'tr',
             {},
             h('td', {}, v),
-            h('td', {}, kCount.format(srm.observed[i] ?? 0)),
-            h('td', {}, share(srm.observed[i] ?? 0, observed)),
-            h('td', {}, share(srm.planned[i] ?? 0, planned)),
-          ),
-        ),
+            h('td', {}, n === undefined ? '—' : kCount.format(n)),
+            h('td', {}, share(srm.observed[i])),
+            h('td', {}, share(srm.planned[i])),
+          );
+        }),
       ),
     ),
   );
