@@ -24,11 +24,10 @@ import {
   experimentStatus,
   getExperiment,
   type IntervalPoint,
-  kMaxIntervalPoints,
   listExperiments,
   putExperiment,
 } from './experiment-records.js';
-import { ExperimentCreate, type ExperimentBody, ExperimentUpdate } from './schemas.js';
+import { ExperimentCreate, type ExperimentBody, ExperimentUpdate, kMaxIntervalPoints } from './schemas.js';
 
 const kCreateValidator = compileValidator(ExperimentCreate, { quoteKeys: false });
 const kUpdateValidator = compileValidator(ExperimentUpdate, { quoteKeys: false });

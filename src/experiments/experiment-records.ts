@@ -30,7 +30,7 @@ export interface Experiment {
   lowestSrmPValue: number;
   /**
    * The primary metric's intervals as they stood at the first look at the results on each UTC day the
-   * experiment ran, oldest first, at most kMaxIntervalPoints (the oldest dropped): the statistics are
+   * experiment ran, oldest first, at most kMaxIntervalPoints of schemas.ts (the oldest dropped): the statistics are
    * cumulative sums, so an interval of the past cannot be computed again; this keeps them. Absent on a
    * record made before it was kept: none yet.
    */
@@ -39,9 +39,6 @@ export interface Experiment {
   updatedAt: number;
   createdBy: string;
 }
-
-/** Daily interval points an experiment keeps: a quarter of a year of days, a few kilobytes per experiment. */
-export const kMaxIntervalPoints = 90;
 
 /** The primary metric's intervals at one look: per treatment, the lift's (or, where the control's mean is 0, the difference's). */
 export interface IntervalPoint {

@@ -7,6 +7,8 @@ import { ExperimentKey } from '../model/schemas.js';
 export const kMaxArms = 20;
 /** Metrics an experiment may read. */
 export const kMaxMetrics = 20;
+/** Daily interval points an experiment keeps (its results' history): a quarter of a year of days, a few kilobytes. */
+export const kMaxIntervalPoints = 90;
 
 const kVariantName = Type.String({
   minLength: 1,
@@ -167,7 +169,7 @@ export const ExperimentResultsBody = Type.Object(
     primary: Type.Array(Comparison, { description: "The primary metric's comparisons, one per treatment" }),
     comparisons: Type.Array(Comparison, { description: 'Every metric and treatment' }),
     history: Type.Array(IntervalPoint, {
-      maxItems: 90,
+      maxItems: kMaxIntervalPoints,
       description:
         "The primary metric's intervals at the first look at the results on each UTC day the experiment ran, oldest first (at most 90): the statistics are cumulative, so past intervals are kept, not computed again",
     }),

@@ -6,7 +6,8 @@
 import t from 'tap';
 import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
 import { kMaxExperiments } from '../../src/experiments/experiment-commands.js';
-import { getExperiment, kMaxIntervalPoints } from '../../src/experiments/experiment-records.js';
+import { getExperiment } from '../../src/experiments/experiment-records.js';
+import { kMaxIntervalPoints } from '../../src/experiments/schemas.js';
 import { effectiveState } from '../../src/flags/flag-state.js';
 import { getFlag } from '../../src/flags/flag-store.js';
 import { jsonBody } from '../../src/model/request-body.js';
