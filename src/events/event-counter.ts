@@ -21,6 +21,13 @@ declare module '../routes/handler.js' {
   }
 }
 
+declare module '../console-route/call.js' {
+  interface ApiCall {
+    /** The tally's reads, for the console's experiment results (src/experiments/console-routes.ts). */
+    events: EventCounter;
+  }
+}
+
 /** What became of a batch: counted (the answer), or refused (the error, and seconds of Retry-After if it says when to retry). */
 export type BatchOutcome = { answer: EventsAnswer } | BatchRefused;
 export interface BatchRefused {

@@ -1,9 +1,10 @@
 // Experiments as a capability (issue 59; src/capability/capability.ts): per project environment and key,
 // the flag an experiment runs on, the arms, control, metrics and plan; started and stopped through the
 // flag state's `experiment` key; its results computed here from the events capability's statistics by
-// the engine beside it (results.ts and its modules; docs/statistics.md). Management API and CLI. A start
-// or stop in a guarded environment is a change request (environment-state.ts); a running experiment's
-// allocation does not change, whatever would change it (allocation.ts, a write check).
+// the engine beside it (results.ts and its modules; docs/statistics.md). Management API, CLI and the
+// web console's experiments pages. A start or stop in a guarded environment is a change request
+// (environment-state.ts); a running experiment's allocation does not change, whatever would change it
+// (allocation.ts, a write check).
 import { defineCapability } from '../capability/capability.js';
 import { checkRunningAllocations } from './allocation.js';
 import { kExperimentAuditActions } from './audit-actions.js';
@@ -26,6 +27,7 @@ export const kExperiments = defineCapability({
     ExperimentDeleted,
     ExperimentResults: ExperimentResultsBody,
   },
+  consoleRoutes: async () => (await import('./console-routes.js')).kExperimentRoutes,
   cli: async () => (await import('./cli.js')).kExperimentCli,
   auditActions: kExperimentAuditActions,
   webhookEvent: 'flag',

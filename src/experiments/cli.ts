@@ -16,7 +16,7 @@ import { TallyFile } from '../store/tally-file.js';
 import { kExperimentCommands } from './command-table.js';
 import { experimentNotFound, experimentView } from './experiment-commands.js';
 import { getExperiment, listExperiments } from './experiment-records.js';
-import { experimentResultsView, srmLookOf } from './results-view.js';
+import { experimentResultsView, lookOf } from './results-view.js';
 import type { ExperimentBody, ExperimentResultsBody } from './schemas.js';
 
 const kCreateUsage =
@@ -188,8 +188,8 @@ export const kExperimentCli: readonly CliCommand[] = [
       } finally {
         await tally.close();
       }
-      const look = srmLookOf(experiment, view);
-      if (look !== null) await ctx.write(kExperimentCommands.experimentSrmLook, look);
+      const look = lookOf(experiment, view, ctx.now);
+      if (look !== null) await ctx.write(kExperimentCommands.experimentLook, look);
       return view;
     },
     human: renderResults,

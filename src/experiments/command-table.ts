@@ -4,7 +4,7 @@ import { commandTable } from '../writer/command.js';
 import {
   experimentCreate,
   experimentDelete,
-  experimentSrmLook,
+  experimentLook,
   experimentStart,
   experimentStop,
   experimentUpdate,
@@ -16,5 +16,5 @@ export const kExperimentCommands = commandTable({
   experimentStart,
   experimentStop,
   experimentDelete,
-  experimentSrmLook,
+  experimentLook,
 });

@@ -24,10 +24,11 @@ import {
   type Experiment,
   experimentStatus,
   getExperiment,
+  type IntervalPoint,
   listExperiments,
   putExperiment,
 } from './experiment-records.js';
-import { ExperimentCreate, type ExperimentBody, ExperimentUpdate } from './schemas.js';
+import { ExperimentCreate, type ExperimentBody, ExperimentUpdate, kMaxIntervalPoints } from './schemas.js';
 
 const kCreateValidator = compileValidator(ExperimentCreate, { quoteKeys: false });
 const kUpdateValidator = compileValidator(ExperimentUpdate, { quoteKeys: false });
@@ -182,7 +183,7 @@ export function experimentUpdate(w: StoreWriter, input: ExperimentUpdateInput, n
 }
 
 /** The variants a flag's answers name in `env`: a typed flag's own, a boolean flag's `on` and `off`. */
-function flagVariants(flag: Flag, env: string | null): string[] {
+export function flagVariants(flag: Flag, env: string | null): string[] {
   const typed = effectiveState(flag, env).typed;
   return typed === undefined ? ['on', 'off'] : Object.keys(typed.variants);
 }
@@ -256,22 +257,42 @@ export function experimentDelete(w: StoreWriter, input: ExperimentKeyInput, now:
   return { key: experiment.key, deleted: true };
 }
 
+/** A look at the results: the sample-ratio check's p-value, and the day's interval point where one is due (lookOf, results-view.ts). */
+export interface ExperimentLook {
+  projectId: string;
+  environment: string | null;
+  key: string;
+  pValue: number;
+  point: IntervalPoint | null;
+}
+
 /**
- * A look at the results found the sample-ratio check's p-value `pValue`: kept where it is the lowest yet,
- * so every later look is given the running minimum. Not audited (a reading, not a change anyone made);
- * an experiment deleted meanwhile is left alone.
+ * A look at the results: its sample-ratio p-value kept where it is the lowest yet, so every later look is
+ * given the running minimum; its interval point appended where it is the first of its UTC day (the
+ * oldest dropped past kMaxIntervalPoints). Not audited (a reading, not a change anyone made); an
+ * experiment deleted meanwhile is left alone.
  */
-export function experimentSrmLook(
-  w: StoreWriter,
-  input: { projectId: string; environment: string | null; key: string; pValue: number },
-  now: number,
-): { lowestSrmPValue: number } {
+export function experimentLook(w: StoreWriter, input: ExperimentLook, now: number): { lowestSrmPValue: number } {
   const experiment = getExperiment(w, input.projectId, input.environment, input.key);
   if (experiment === undefined) return { lowestSrmPValue: input.pValue };
-  if (!(input.pValue < experiment.lowestSrmPValue)) return { lowestSrmPValue: experiment.lowestSrmPValue };
-  putExperiment(w, { ...experiment, lowestSrmPValue: input.pValue, updatedAt: Math.max(now, experiment.updatedAt + 1) });
-  return { lowestSrmPValue: input.pValue };
+  const lowestSrmPValue = Math.min(input.pValue, experiment.lowestSrmPValue);
+  const point = input.point !== null && intervalPointDue(experiment, input.point.at) ? input.point : null;
+  if (lowestSrmPValue === experiment.lowestSrmPValue && point === null) return { lowestSrmPValue };
+  const looked: Experiment = { ...experiment, lowestSrmPValue, updatedAt: Math.max(now, experiment.updatedAt + 1) };
+  if (point !== null) looked.intervals = [...(experiment.intervals ?? []), point].slice(-kMaxIntervalPoints);
+  putExperiment(w, looked);
+  return { lowestSrmPValue };
 }
+
+/** Whether a look at `at` adds the experiment's interval point: the first look of a UTC day while it runs. */
+export function intervalPointDue(experiment: Experiment, at: number): boolean {
+  if (experimentStatus(experiment) !== 'running') return false;
+  const last = experiment.intervals?.at(-1);
+  return last === undefined || utcDay(last.at) !== utcDay(at);
+}
+
+const kDayMs = 86_400_000;
+const utcDay = (ms: number) => Math.floor(ms / kDayMs);
 
 function audit(
   w: StoreWriter,

@@ -33,9 +33,23 @@ export interface Experiment {
    * runs, no change may move it (docs/decisions.md: Experiments). Null: never started.
    */
   allocation: Record<string, unknown> | null;
+  /**
+   * The primary metric's intervals as they stood at the first look at the results on each UTC day the
+   * experiment ran, oldest first, at most kMaxIntervalPoints of schemas.ts (the oldest dropped): the statistics are
+   * cumulative sums, so an interval of the past cannot be computed again; this keeps them. Absent on a
+   * record made before it was kept: none yet.
+   */
+  intervals?: IntervalPoint[];
   createdAt: number;
   updatedAt: number;
   createdBy: string;
+}
+
+/** The primary metric's intervals at one look: per treatment, the lift's (or, where the control's mean is 0, the difference's). */
+export interface IntervalPoint {
+  at: number;
+  metric: string;
+  comparisons: { variant: string; scale: 'relative' | 'absolute'; estimate: number; lower: number | null; upper: number | null }[];
 }
 
 export type ExperimentStatus = 'draft' | 'running' | 'stopped';

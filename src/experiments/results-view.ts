@@ -1,9 +1,10 @@
 // An experiment's results as the API answers them (issue 59, item 3): the analysis of src/experiments
-// against the experiment's plan, with the sample-ratio check given the lowest p-value seen so far, and
-// every bound that is infinite (nothing known yet) as null, since JSON has no infinity.
+// against the experiment's plan, with the sample-ratio check given the lowest p-value seen so far, the
+// primary metric's daily intervals kept so far, and every bound that is infinite (nothing known yet) as
+// null, since JSON has no infinity.
 import type { ExperimentStatistics } from '../events/statistics.js';
-import { experimentView } from './experiment-commands.js';
-import type { Experiment } from './experiment-records.js';
+import { type ExperimentLook, experimentView, intervalPointDue } from './experiment-commands.js';
+import type { Experiment, IntervalPoint } from './experiment-records.js';
 import { type EffectResult, experimentResults, kDefaultAnalysis, type MetricComparison } from './results.js';
 import type { ExperimentResultsBody } from './schemas.js';
 
@@ -68,12 +69,39 @@ export function experimentResultsView(experiment: Experiment, statistics: Experi
     },
     primary: comparisons.filter((c) => c.metric === experiment.primaryMetric),
     comparisons,
+    history: (experiment.intervals ?? []).filter((p) => p.metric === experiment.primaryMetric).map(copyPoint),
   };
 }
 
-/** What a look at the results keeps: the sample-ratio check's p-value, where it is the lowest yet (null: nothing to keep). */
-export function srmLookOf(experiment: Experiment, results: ExperimentResultsBody) {
-  return results.srm.pValue < experiment.lowestSrmPValue
-    ? { projectId: experiment.projectId, environment: experiment.environment, key: experiment.key, pValue: results.srm.pValue }
-    : null;
+function copyPoint(p: IntervalPoint): IntervalPoint {
+  return { at: p.at, metric: p.metric, comparisons: p.comparisons.map((c) => ({ ...c })) };
+}
+
+/** The primary metric's intervals in `results`, as a point of its history at `at`. */
+function intervalPoint(results: ExperimentResultsBody, at: number): IntervalPoint {
+  return {
+    at,
+    metric: results.experiment.primaryMetric,
+    comparisons: results.primary.map((c) => {
+      const read = c.relative ?? c.absolute;
+      return {
+        variant: c.variant,
+        scale: c.relative === null ? 'absolute' : 'relative',
+        estimate: read.estimate,
+        lower: read.lower,
+        upper: read.upper,
+      };
+    }),
+  };
+}
+
+/**
+ * What a look at the results at `now` keeps: the sample-ratio check's p-value where it is the lowest yet,
+ * and the primary metric's intervals where they are the day's first look (null: nothing to keep, no write).
+ */
+export function lookOf(experiment: Experiment, results: ExperimentResultsBody, now: number): ExperimentLook | null {
+  const point = intervalPointDue(experiment, now) ? intervalPoint(results, now) : null;
+  if (!(results.srm.pValue < experiment.lowestSrmPValue) && point === null) return null;
+  const { projectId, environment, key } = experiment;
+  return { projectId, environment, key, pValue: results.srm.pValue, point };
 }

@@ -2,20 +2,18 @@
 // experiments in an environment (`?env=`, as a flag's), listed, made, changed, started, stopped, deleted,
 // and their results. Another project's experiment is not found.
 import type { ManagementRouteSpec } from '../capability/capability.js';
-import { type EventCounter, refuseUnlessCounted } from '../events/event-counter.js';
-import { type ExperimentStatistics, statisticsView } from '../events/statistics.js';
+import { refuseUnlessCounted } from '../events/event-counter.js';
 import { requireEnvironmentAllowed, resolveEnvParam } from '../model/environments.js';
 import type { ReceivedBody } from '../model/request-body.js';
 import type { ApiRequest } from '../routes/handler.js';
 import type { AuthContext } from '../model/token-access.js';
 import { apiErrors, changeRequested, json, kEnvParam, pathParam } from '../routes/openapi-parts.js';
 import { tokenPrincipal } from '../routes/route-helpers.js';
-import type { TallyScope } from '../store/tally-file.js';
 import { kExperimentCommands } from './command-table.js';
 import { type ExperimentKeyInput, experimentNotFound, experimentView } from './experiment-commands.js';
 import type { WriterCommand } from '../writer/command.js';
 import { getExperiment, listExperiments } from './experiment-records.js';
-import { experimentResultsView, srmLookOf } from './results-view.js';
+import { lookAtResults } from './look.js';
 import { ExperimentBody, ExperimentCreate, ExperimentDeleted, ExperimentList, ExperimentResultsBody, ExperimentUpdate } from './schemas.js';
 
 const kKeyParam = pathParam('experiment', "The experiment's key (what its flag state carries as `experiment`)");
@@ -30,11 +28,6 @@ function readEnv(request: ApiRequest, auth: AuthContext): string | null {
   const env = resolveEnvParam(auth.project, request.query.get('env'), true, 'list');
   requireEnvironmentAllowed(auth.token.environments, env);
   return env;
-}
-
-/** The experiment's statistics through the events capability's service (a read of the tally, PostgreSQL's on a node that has it). */
-async function readStatistics(events: EventCounter, scope: TallyScope, key: string): Promise<ExperimentStatistics> {
-  return statisticsView(key, scope.environment === '' ? null : scope.environment, await events.experiment(scope, key));
 }
 
 /** A write of one experiment by key: the command's answer, 200. */
@@ -203,18 +196,12 @@ export const kExperimentApiRoutes: Readonly<Record<string, ManagementRouteSpec>>
     handler: {
       kind: 'write',
       permission: 'read',
-      async run(request, auth, _received, release, { config, events, store, writer }) {
+      async run(request, auth, _received, release, { clock, config, events, store, writer }) {
         release();
         refuseUnlessCounted(config);
         const env = readEnv(request, auth);
-        const key = request.params.experiment!;
         store.resetReadTxn();
-        const experiment = getExperiment(store, auth.project.id, env, key);
-        if (experiment === undefined) throw experimentNotFound(key);
-        const statistics = await readStatistics(events, { projectId: auth.project.id, environment: env ?? '' }, key);
-        const view = experimentResultsView(experiment, statistics);
-        const look = srmLookOf(experiment, view);
-        if (look !== null) await writer.call(kExperimentCommands.experimentSrmLook, look);
+        const view = await lookAtResults({ store, events, writer }, auth.project.id, env, request.params.experiment!, clock.now());
         return { status: 200, value: view };
       },
     },

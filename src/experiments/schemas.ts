@@ -7,6 +7,8 @@ import { ExperimentKey } from '../model/schemas.js';
 export const kMaxArms = 20;
 /** Metrics an experiment may read. */
 export const kMaxMetrics = 20;
+/** Daily interval points an experiment keeps (its results' history): a quarter of a year of days, a few kilobytes. */
+export const kMaxIntervalPoints = 90;
 
 const kVariantName = Type.String({
   minLength: 1,
@@ -136,6 +138,22 @@ const Comparison = Type.Object({
   verdict: Type.String(),
 });
 
+const IntervalPoint = Type.Object({
+  at: Type.Integer({ description: 'When the look was (Unix ms)' }),
+  metric: Type.String(),
+  comparisons: Type.Array(
+    Type.Object({
+      variant: Type.String(),
+      scale: Type.Union([Type.Literal('relative'), Type.Literal('absolute')], {
+        description: "`relative`: the lift; `absolute`: the difference (the control's mean was 0)",
+      }),
+      estimate: Type.Number(),
+      lower: Bound,
+      upper: Bound,
+    }),
+  ),
+});
+
 /** GET /api/v1/experiments/{key}/results: the experiment, its statistics' subjects and the analysis (docs/statistics.md). */
 export const ExperimentResultsBody = Type.Object(
   {
@@ -150,6 +168,11 @@ export const ExperimentResultsBody = Type.Object(
     }),
     primary: Type.Array(Comparison, { description: "The primary metric's comparisons, one per treatment" }),
     comparisons: Type.Array(Comparison, { description: 'Every metric and treatment' }),
+    history: Type.Array(IntervalPoint, {
+      maxItems: kMaxIntervalPoints,
+      description:
+        "The primary metric's intervals at the first look at the results on each UTC day the experiment ran, oldest first (at most 90): the statistics are cumulative, so past intervals are kept, not computed again",
+    }),
   },
   { description: "An experiment's results against its plan (docs/statistics.md)" },
 );

@@ -99,6 +99,7 @@ export function createApp(deps: AppDeps): uWS.TemplatedApp {
       inFlight: deps.inFlight,
       bodies: deps.consoleBodies,
       signInLimits: deps.signInLimits,
+      events: deps.events,
     });
   for (const feature of deps.features ?? []) feature.register(app);
   const notFound = Buffer.from(JSON.stringify(errorBody(new FlagwireError('NOT_FOUND', 'No such route.'))));

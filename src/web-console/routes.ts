@@ -6,6 +6,7 @@ import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
+import type { EventCounter } from '../events/event-counter.js';
 import { answerableError, errorEnvelope, FlagwireError, retryAfterSeconds } from '../errors.js';
 import { changeRequestedBody } from '../approvals/change-requested.js';
 import { ChangeRequested } from '../writer/change-requested.js';
@@ -44,6 +45,8 @@ export interface ConsoleDeps {
   /** The anonymous share of the body budget: sign-in bodies arrive before any credential. */
   bodies: BodyBudget;
   signInLimits: SignInLimits;
+  /** The tally's reads (an experiment's results). */
+  events: EventCounter;
 }
 
 /** The request's values, read in the handler before anything async (uWS's request lives on the stack). */
@@ -239,6 +242,7 @@ function callRoute(
     session: current.session,
     store: deps.store,
     writer: deps.writer,
+    events: deps.events,
     config: deps.config(),
     now: deps.clock.now(),
   };

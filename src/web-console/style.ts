@@ -70,6 +70,13 @@ button:disabled { background: var(--disabled-bg); color: var(--disabled-fg); bor
 button.toggle { min-width: 3.5em; }
 svg.hourly { display: block; margin-top: 4px; }
 svg.hourly rect { fill: var(--accent); }
+/* An experiment's intervals (experiment-charts.ts): 0 muted, the interval in the text's colour, the estimate accented. */
+svg.interval { display: block; width: 240px; max-width: 100%; height: auto; }
+svg.interval-plot { display: block; width: 100%; max-width: 480px; height: auto; border: 1px solid var(--line); border-radius: 4px; }
+svg.interval .zero, svg.interval-plot .zero { stroke: var(--muted); stroke-width: 1; stroke-dasharray: 3 2; }
+svg.interval .span, svg.interval-plot .span { stroke: var(--fg); stroke-width: 2; }
+svg.interval .estimate, svg.interval-plot .estimate { fill: var(--accent); }
+.verdict { font-size: 1.1rem; font-weight: 600; margin: 6px 0; }
 button.toggle.on { background: var(--on-bg); color: var(--on-fg); border-color: var(--on-line); }
 button.toggle.off { background: var(--off-bg); color: var(--off-fg); border-color: var(--off-line); }
 .secret { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; background: var(--warn-bg); color: var(--warn-fg); padding: 8px; border: 1px solid var(--warn-line); border-radius: 4px; word-break: break-all; }

@@ -545,9 +545,9 @@ const kProbes: { [N in CommandName]: Probe<N> } = {
     free: 'an experiment not running is not what evaluation reads',
     inputs: () => [{ principal: kOperator, projectId: ids.multi, env: 'production', key: 'probe-new' }],
   },
-  experimentSrmLook: {
+  experimentLook: {
     free: 'a look at the results is not what evaluation reads',
-    inputs: () => [{ projectId: ids.multi, environment: 'production', key: 'probe-running', pValue: 0.5 }],
+    inputs: () => [{ projectId: ids.multi, environment: 'production', key: 'probe-running', pValue: 0.5, point: null }],
   },
   tokenCreate: {
     free: 'a token is a credential, not configuration',

@@ -2,11 +2,12 @@
 // audited; starting sets the flag state's experiment key in the same transaction and stopping clears it;
 // a running experiment's plan is not changed, nor is it deleted; bad plans are refused naming the
 // field, and nothing is written; another project's token finds nothing; a guarded environment holds a
-// start; the sample-ratio history only goes down.
+// start; the sample-ratio history only goes down; the daily interval history is bounded.
 import t from 'tap';
 import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
 import { kMaxExperiments } from '../../src/experiments/experiment-commands.js';
 import { getExperiment } from '../../src/experiments/experiment-records.js';
+import { kMaxIntervalPoints } from '../../src/experiments/schemas.js';
 import { effectiveState } from '../../src/flags/flag-state.js';
 import { getFlag } from '../../src/flags/flag-store.js';
 import { jsonBody } from '../../src/model/request-body.js';
@@ -151,12 +152,51 @@ t.test("in a multi-environment project it runs in its environment only; another 
 
 t.test('the sample-ratio history keeps the lowest p-value seen', async (t) => {
   const look = (pValue: number) =>
-    world.run('experimentSrmLook', { projectId: ids.single, environment: null, key: 'checkout-2026', pValue }).lowestSrmPValue;
+    world.run('experimentLook', { projectId: ids.single, environment: null, key: 'checkout-2026', pValue, point: null })!.lowestSrmPValue;
   t.equal(look(0.4), 0.4);
   t.equal(look(0.7), 0.4, 'a higher p-value leaves it');
   t.equal(look(0.1), 0.1);
   world.store.resetReadTxn();
   t.equal(getExperiment(world.store, ids.single, null, 'checkout-2026')?.lowestSrmPValue, 0.1);
+});
+
+t.test('the interval history keeps the first look of each UTC day while it runs, at most kMaxIntervalPoints', async (t) => {
+  const kDay = 86_400_000;
+  const day0 = Date.UTC(2026, 0, 1);
+  const pointAt = (at: number, estimate: number) => ({
+    at,
+    metric: 'purchase',
+    comparisons: [{ variant: 'on', scale: 'relative' as const, estimate, lower: estimate - 0.1, upper: estimate + 0.1 }],
+  });
+  const look = (at: number, estimate = 0) =>
+    world.run('experimentLook', {
+      projectId: ids.single,
+      environment: null,
+      key: 'checkout-2026',
+      pValue: 0.5,
+      point: pointAt(at, estimate),
+    });
+  const kept = () => {
+    world.store.resetReadTxn();
+    return (getExperiment(world.store, ids.single, null, 'checkout-2026')?.intervals ?? []).map((p) => [p.at, p.comparisons[0]!.estimate]);
+  };
+  look(day0);
+  t.same(kept(), [], 'stopped: no point kept');
+  world.run('experimentStart', { ...single, key: 'checkout-2026' });
+  look(day0, 0.01);
+  look(day0 + 3_600_000, 0.02);
+  t.same(kept(), [[day0, 0.01]], "the day's first look only");
+  look(day0 + kDay, 0.03);
+  t.same(kept(), [
+    [day0, 0.01],
+    [day0 + kDay, 0.03],
+  ]);
+  for (let d = 2; d < kMaxIntervalPoints + 5; d++) look(day0 + d * kDay, d);
+  const bounded = kept();
+  t.equal(bounded.length, kMaxIntervalPoints, 'bounded');
+  t.same(bounded.at(-1), [day0 + (kMaxIntervalPoints + 4) * kDay, kMaxIntervalPoints + 4], 'the newest kept');
+  t.same(bounded[0], [day0 + 5 * kDay, 5], 'the oldest dropped');
+  world.run('experimentStop', { ...single, key: 'checkout-2026' });
 });
 
 t.test('a guarded environment holds a start as a change request (experiment-guards.test.ts): nothing changes until approved', async (t) => {

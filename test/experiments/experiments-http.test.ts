@@ -23,6 +23,7 @@ must(await api('PATCH', `/api/v1/flags/${flagId}`, { experiment: null }), 200);
 const evaluated = async () => (await call(base, 'GET', `/v1/flags/${flagId}?targetingKey=user-1`)).json;
 
 const plan = experimentPlan(flagId, 1000);
+const pick = ({ estimate, lower, upper }: { estimate: number; lower: number | null; upper: number | null }) => ({ estimate, lower, upper });
 
 const now = Date.now();
 const send = (events: object[]) => call(base, 'POST', '/ofrep/v1/events', { token: clientKey, body: { events } });
@@ -123,6 +124,16 @@ t.test('made, started: the answers say inExperiment, exposures count; results as
 
   const shown = must(await api('GET', '/api/v1/experiments/checkout-2026', undefined, secrets.read), 200);
   t.equal(shown.lowestSrmPValue, got.srm.pValue, 'the look kept its p-value, the lowest yet');
+  const primary = got.primary[0];
+  t.same(got.history, [], 'no day kept before the first look');
+  const again = must(await api('GET', '/api/v1/experiments/checkout-2026/results', undefined, secrets.read), 200);
+  t.same(
+    again.history.map((p: { metric: string; comparisons: unknown[] }) => [p.metric, p.comparisons]),
+    [['purchase', [{ variant: 'on', scale: 'relative', ...pick(primary.relative) }]]],
+    "the day's first look kept as the primary metric's interval point",
+  );
+  const third = must(await api('GET', '/api/v1/experiments/checkout-2026/results', undefined, secrets.read), 200);
+  t.equal(third.history.length, 1, 'one point a day');
 
   const stopped = await api('POST', '/api/v1/experiments/checkout-2026/stop');
   t.equal(stopped.status, 200, stopped.text);

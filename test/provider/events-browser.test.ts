@@ -2,25 +2,18 @@
 // stock OFREP web provider, bundled with the events module as an application bundles them, served from
 // its own origin; the hook alone sends each subject's exposure once, whatever the page evaluates, and the
 // server counts each subject once in the variant the page got.
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import t from 'tap';
 import { launchChromium } from '../helpers/web-console.js';
 import { startExperimentServer } from '../helpers/experiment-server.js';
-
-const kRoot = fileURLToPath(new URL('../../../', import.meta.url));
+import { servedSdkPage } from '../helpers/sdk-page.js';
 
 const { base, world, clientKey, statistics } = await startExperimentServer(t);
 const { ids } = world;
 
 // The application's bundle: what a page built with a bundler runs.
-const bundle = await build({
-  stdin: {
-    resolveDir: kRoot,
-    loader: 'js',
-    contents: `
+const appUrl = await servedSdkPage(
+  t,
+  `
       import { OpenFeature } from '@openfeature/web-sdk';
       import { OFREPWebProvider } from '@openfeature/ofrep-web-provider';
       import { FlagwireEvents } from './dist/src/provider/events.js';
@@ -38,18 +31,7 @@ const bundle = await build({
         await events.close();
         return variants;
       };`,
-  },
-  bundle: true,
-  write: false,
-  format: 'iife',
-  platform: 'browser',
-  logLevel: 'warning',
-});
-const page = `<!doctype html><html><head><title>shop</title><script>${bundle.outputFiles[0]!.text}</script></head><body>shop</body></html>`;
-const app = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page));
-await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
-t.teardown(() => new Promise((resolve) => app.close(resolve)));
-const appUrl = `http://127.0.0.1:${(app.address() as AddressInfo).port}/`;
+);
 
 t.test("a page's evaluations send each subject's exposure once, counted in the variant the page got", async (t) => {
   const browser = await launchChromium(t);

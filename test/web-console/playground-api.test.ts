@@ -6,23 +6,14 @@
 import t from 'tap';
 import { cli } from '../helpers/cli.js';
 import { call } from '../helpers/http.js';
-import { startTestServer } from '../helpers/server.js';
-import { consoleCall, demoPassword, kDemoOwner, setPassword, signIn } from '../helpers/web-console.js';
+import { demoWithViewer } from '../helpers/demo-viewer.js';
+import { consoleCall } from '../helpers/web-console.js';
 
 const kShop = 'prj_DemoWebShop';
 const kPlatform = 'prj_DemoPlatform';
 
 t.test('the playground endpoint: same answers as the Evaluation API, members only, bounded input', async (t) => {
-  const server = await startTestServer({ demo: true });
-  t.teardown(() => server.stop());
-  const base = server.baseUrl;
-  const dir = server.dataDir;
-  const owner = await signIn(base, kDemoOwner, demoPassword(server.output()));
-  const orgId = (await cli(dir, ['org', 'list'])).json.orgs[0].id as string;
-  const viewerId = (await cli(dir, ['user', 'create', '--email', 'viewer@demo.flagwire.test'])).json.id as string;
-  await cli(dir, ['org', 'add-member', orgId, viewerId, '--role', 'viewer']);
-  t.equal((await setPassword(dir, viewerId, 'viewer password 123\n')).code, 0);
-  const viewer = await signIn(base, 'viewer@demo.flagwire.test', 'viewer password 123');
+  const { base, dir, owner, viewer } = await demoWithViewer(t);
   // A project of an organisation neither user belongs to.
   const otherOrg = (await cli(dir, ['org', 'create', '--name', 'Elsewhere', '--plan', 'teams'])).json.id as string;
   const other = (await cli(dir, ['project', 'create', '--org', otherOrg, '--name', 'Theirs'])).json.id as string;

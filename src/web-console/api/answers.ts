@@ -17,6 +17,7 @@ import type { RolloutAction, RolloutBody, ScheduledChangeBody } from '../../rele
 import type { DeliveryBody, WebhookBody } from '../../webhooks/schemas.js';
 import type { FragmentBody } from '../../fragments/schemas.js';
 import type { ProjectAccess } from '../../console-route/access.js';
+import type { ExperimentBody, ExperimentResultsBody } from '../../experiments/schemas.js';
 
 /** The approvals pages' answers: the approvals capability's (src/approvals/console-routes.ts). */
 export type {
@@ -30,6 +31,19 @@ export type {
 } from '../../approvals/console-answers.js';
 /** The playground's answer: the evaluation capability's (src/evaluation/console-routes.ts). */
 export type { PlaygroundResult, PlaygroundView } from '../../evaluation/playground-answers.js';
+
+/** GET projects/:projectId/experiments?env=: the environment's experiments, and the flags one may run on with the variants each answers there. */
+export interface ExperimentsView extends ProjectAccess {
+  env: string | null;
+  experiments: ExperimentBody[];
+  flags: { id: string; name: string; variants: string[] }[];
+}
+
+/** GET projects/:projectId/experiments/:key/results?env=: the Management API's results, as the same look takes them. */
+export interface ExperimentResultsPageView extends ProjectAccess {
+  env: string | null;
+  results: ExperimentResultsBody;
+}
 
 /** GET session. */
 export interface SessionView {

@@ -13,6 +13,7 @@ import { show } from './shell.js';
 import { activityPage, tokensPage } from './token-pages.js';
 import { webhooksPage } from './webhooks-page.js';
 import { fragmentsPage } from './fragments-page.js';
+import { experimentResultsPage, experimentsPage } from './experiments-page.js';
 import { showWaiting } from './waiting-count.js';
 import { waitingPage } from './waiting-page.js';
 
@@ -36,6 +37,9 @@ export async function route(): Promise<void> {
     else if (parts[0] === 'projects' && parts[2] === 'tokens') await tokensPage(parts[1]!);
     else if (parts[0] === 'projects' && parts[2] === 'webhooks') await webhooksPage(parts[1]!);
     else if (parts[0] === 'projects' && parts[2] === 'fragments') await fragmentsPage(parts[1]!);
+    else if (parts[0] === 'projects' && parts[2] === 'experiments' && parts.length === 3) await experimentsPage(parts[1]!, params);
+    else if (parts[0] === 'projects' && parts[2] === 'experiments' && parts.length === 4)
+      await experimentResultsPage(parts[1]!, parts[3]!, params);
     else if (parts[0] === 'projects' && parts[2] === 'audit') await auditPage(parts[1]!, params);
     else if (parts[0] === 'projects' && parts[2] === 'settings') await settingsPage(parts[1]!);
     else if (parts[0] === 'projects' && parts[2] === 'playground') await playgroundPage(parts[1]!, params);

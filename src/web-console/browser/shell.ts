@@ -36,6 +36,7 @@ export function projectTabs(project: Project): HTMLElement {
     h('a', { href: `#/projects/${project.id}/tokens` }, 'Tokens'),
     h('a', { href: `#/projects/${project.id}/fragments` }, 'Shared fragments'),
     h('a', { href: `#/projects/${project.id}/webhooks` }, 'Webhooks'),
+    h('a', { href: `#/projects/${project.id}/experiments` }, 'Experiments'),
     h('a', { href: `#/projects/${project.id}/requests` }, 'Change requests'),
     h('a', { href: `#/projects/${project.id}/audit` }, 'Audit log'),
     h('a', { href: `#/projects/${project.id}/settings` }, settingsName(project)),

@@ -6,7 +6,8 @@ const kBar = 4;
 const kGap = 1;
 const kHeight = 20;
 
-function svg<K extends keyof SVGElementTagNameMap>(name: K, attrs: Record<string, string | number>): SVGElementTagNameMap[K] {
+/** An SVG element with its attributes (the experiment charts draw with it too). */
+export function svg<K extends keyof SVGElementTagNameMap>(name: K, attrs: Record<string, string | number>): SVGElementTagNameMap[K] {
   const el = document.createElementNS(kSvg, name);
   for (const [key, value] of Object.entries(attrs)) el.setAttribute(key, String(value));
   return el;

@@ -27,6 +27,8 @@ export type {
   TokensView,
   WebhooksView,
   FragmentsView,
+  ExperimentsView,
+  ExperimentResultsPageView,
 } from '../api/answers.js';
 export type { RolloutAction, RolloutBody } from '../../release-plans/schemas.js';
 export type { Org, User } from '../../model/accounts.js';
