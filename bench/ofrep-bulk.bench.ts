@@ -4,6 +4,12 @@
 // with rules, booleans at percentages, audiences, cohorts), answered 200 with every flag, and the same
 // request revalidated with the project's ETag (If-None-Match: 304, no body).
 //
+// With `--route frontend`, the same for Unleash's front-end API (issue 60, item 1): GET /api/frontend as
+// unleash-proxy-client asks it (the context as a query, `properties[name]=value`, the project's client key
+// as Authorization), the same 7 attributes and rotating key, answered 200 with the toggles on for the
+// context, and the same request revalidated with its ETag: Edge's own route beside Edge's figures.
+// `--route frontend-all` asks GET /api/frontend/all, every toggle of the project, off ones too.
+//
 // Each node serves with one front-end thread and one eval worker (FLAGWIRE_HTTP_THREADS=1,
 // FLAGWIRE_EVAL_WORKERS=1), every thread pinned to SERVER_CPUS (taskset -a); wrk runs pinned to WRK_CPUS.
 // The node's CPU (all threads, /proc) and wrk's are measured over every run: req/s per CPU-second of the
@@ -15,6 +21,8 @@
 //   node dist/bench/ofrep-bulk.bench.js --relay                          # and a relay of it, side by side
 //   node dist/bench/ofrep-bulk.bench.js --projects P5,P350 NAME=URL ...  # nodes already running (nothing started)
 //   node dist/bench/ofrep-bulk.bench.js --baseline /tmp/bulk-base       # and another build's node, side by side
+//   node dist/bench/ofrep-bulk.bench.js --route frontend                 # Unleash's front-end API instead of OFREP
+//   node dist/bench/ofrep-bulk.bench.js --route frontend-all             # its /all: every toggle, off ones too
 // Options: --seconds 8 --rounds 3 --connections 64 --server-cpus 0 --wrk-cpus 1
 //
 // --baseline DIR starts a second node from DIR's build (DIR/dist: another worktree, built) on a copy of the
@@ -75,6 +83,21 @@ const kBody = JSON.stringify({
   },
 });
 const kRevalidatedBody = kBody.replaceAll('{key}', 'user-1');
+// The front-end API's query: the same context as unleash-proxy-client writes it.
+const kFrontendPath =
+  '/api/frontend?userId={key}-7f3c&sessionId={key}&properties[plan]=beta&properties[country]=NL' +
+  '&properties[version]=2.3.1&properties[email]={key}@example.com&properties[tier]=gold';
+
+/** What a run asks: OFREP's bulk evaluation, or Unleash's front-end API (the toggles on, or all of them). */
+type Route = 'ofrep' | 'frontend' | 'frontend-all';
+const kRoutes: readonly Route[] = ['ofrep', 'frontend', 'frontend-all'];
+const kRouteLabel: Record<Route, string> = { ofrep: '', frontend: 'front-end API, ', 'frontend-all': 'front-end API /all, ' };
+
+/** A project as the requests name it: its id (OFREP's header) and its client key (the front-end API's). */
+interface ProjectRef {
+  id: string;
+  frontendKey: string | null;
+}
 
 function parseArgs(argv: string[]) {
   const options = {
@@ -86,6 +109,7 @@ function parseArgs(argv: string[]) {
     relay: false,
     projects: null as string[] | null,
     baseline: null as string | null,
+    route: 'ofrep' as Route,
   };
   const given: { name: string; url: string }[] = [];
   for (let i = 0; i < argv.length; i++) {
@@ -99,11 +123,18 @@ function parseArgs(argv: string[]) {
     else if (arg === '--relay') options.relay = true;
     else if (arg === '--projects') options.projects = value().split(',');
     else if (arg === '--baseline') options.baseline = value();
-    else if (/^[\w-]+=https?:\/\//.test(arg)) given.push({ name: arg.slice(0, arg.indexOf('=')), url: arg.slice(arg.indexOf('=') + 1) });
+    else if (arg === '--route') {
+      const name = value();
+      const route = kRoutes.find((r) => r === name);
+      if (route === undefined) throw new Error(`--route is one of ${kRoutes.join(', ')}, not ${name}`);
+      options.route = route;
+    } else if (/^[\w-]+=https?:\/\//.test(arg)) given.push({ name: arg.slice(0, arg.indexOf('=')), url: arg.slice(arg.indexOf('=') + 1) });
     else throw new Error(`unknown argument ${arg}`);
   }
   if (given.length > 0 && options.projects === null)
     throw new Error('nodes given by URL need --projects ID5,ID350 (the projects they serve)');
+  if (given.length > 0 && options.route !== 'ofrep')
+    throw new Error('--route frontend needs the nodes this bench starts (their client keys)');
   return { options, given };
 }
 
@@ -133,33 +164,58 @@ async function startNode(name: string, args: string[], env: NodeJS.ProcessEnv, c
   return server;
 }
 
-async function bulk(url: string, projectId: string, etag?: string): Promise<Response> {
-  return fetch(`${url}/ofrep/v1/evaluate/flags`, {
+/** The requests of a run on `route`: their path (with `{key}` for a rotating run), method, headers and body. */
+function routeRequest(route: Route, project: ProjectRef, revalidated: boolean) {
+  if (route !== 'ofrep') {
+    const path = route === 'frontend' ? kFrontendPath : kFrontendPath.replace('/api/frontend?', '/api/frontend/all?');
+    return {
+      method: 'GET',
+      path: revalidated ? path.replaceAll('{key}', 'user-1') : path,
+      headers: { authorization: project.frontendKey! } as Record<string, string>,
+      body: undefined,
+    };
+  }
+  return {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-flagwire-project': projectId, ...(etag ? { 'if-none-match': etag } : {}) },
-    body: kRevalidatedBody,
+    path: '/ofrep/v1/evaluate/flags',
+    headers: { 'content-type': 'application/json', 'x-flagwire-project': project.id } as Record<string, string>,
+    body: revalidated ? kRevalidatedBody : kBody,
+  };
+}
+
+async function bulk(url: string, route: Route, project: ProjectRef, etag?: string): Promise<Response> {
+  const r = routeRequest(route, project, true);
+  return fetch(`${url}${r.path}`, {
+    method: r.method,
+    headers: { ...r.headers, ...(etag ? { 'if-none-match': etag } : {}) },
+    ...(r.body === undefined ? {} : { body: r.body }),
   });
 }
 
-/** The project's ETag as the node answers it, after checking that the node answers every flag and a 304 to it. */
-async function etagOf(target: Target, projectId: string, flags: number): Promise<string> {
-  const first = await bulk(target.url, projectId);
-  const body = (await first.json()) as { flags?: unknown[] };
+/** The project's ETag as the node answers it, after checking that the node answers every flag (OFREP) or some (the front-end API) and a 304 to it. */
+async function etagOf(target: Target, route: Route, project: ProjectRef, flags: number): Promise<string> {
+  const first = await bulk(target.url, route, project);
+  const text = await first.text();
+  const body = JSON.parse(text) as { flags?: unknown[]; toggles?: unknown[] };
+  log(`${target.name} ${route}, ${flags} flags: ${body.flags?.length ?? body.toggles?.length} entries, ${text.length} bytes`);
   const etag = first.headers.get('etag');
-  // Every flag is listed twice, under its id and its name (docs/decisions.md: OFREP).
-  if (first.status !== 200 || body.flags?.length !== 2 * flags || etag === null) {
+  // OFREP lists every flag twice, under its id and its name (docs/decisions.md: OFREP); the front-end API
+  // lists the toggles on for the context, as Unleash's does.
+  const listed = route === 'ofrep' ? body.flags?.length === 2 * flags : (body.toggles?.length ?? 0) > 0;
+  if (first.status !== 200 || !listed || etag === null) {
     throw new Error(
-      `${target.name}: bulk answered ${first.status} with ${body.flags?.length} entries (expected ${2 * flags}) and ETag ${etag}`,
+      `${target.name}: ${route} answered ${first.status} with ${body.flags?.length ?? body.toggles?.length} entries (${flags} flags) and ETag ${etag}`,
     );
   }
-  const again = await bulk(target.url, projectId, etag);
+  const again = await bulk(target.url, route, project, etag);
   if (again.status !== 304) throw new Error(`${target.name}: If-None-Match answered ${again.status}, not 304`);
   return etag;
 }
 
 async function measure(
   target: Target,
-  projectId: string,
+  route: Route,
+  project: ProjectRef,
   etag: string | null,
   seconds: number,
   connections: number,
@@ -167,8 +223,8 @@ async function measure(
 ): Promise<Figures> {
   const node0 = target.pid === null ? null : cpuSample(target.pid);
   const gen0 = generatorCpuSeconds();
-  const headers = { 'content-type': 'application/json', 'x-flagwire-project': projectId };
-  const path = '/ofrep/v1/evaluate/flags';
+  const rotating = routeRequest(route, project, false);
+  const fixed = routeRequest(route, project, true);
   const run = runWrk({
     url: target.url,
     connections,
@@ -179,8 +235,23 @@ async function measure(
     // with its tag, as a client holding its answer does. A 200 run asks for a new targeting key each time.
     sequence:
       etag === null
-        ? { kind: 'rotate', method: 'POST', template: path, keys: kKeys, headers, body: kBody }
-        : { kind: 'fixed', request: { method: 'POST', path, headers: { ...headers, 'if-none-match': etag }, body: kRevalidatedBody } },
+        ? {
+            kind: 'rotate',
+            method: rotating.method,
+            template: rotating.path,
+            keys: kKeys,
+            headers: rotating.headers,
+            ...(rotating.body === undefined ? {} : { body: rotating.body }),
+          }
+        : {
+            kind: 'fixed',
+            request: {
+              method: fixed.method,
+              path: fixed.path,
+              headers: { ...fixed.headers, 'if-none-match': etag },
+              ...(fixed.body === undefined ? {} : { body: fixed.body }),
+            },
+          },
   });
   const r = await run.result;
   let nodeCores = Number.NaN;
@@ -201,12 +272,14 @@ async function measure(
 }
 
 /** Waits until the relay answers the primary's ETag for every project (it has caught up). */
-async function caughtUp(primary: Target, relay: Target, projectIds: string[]): Promise<void> {
+async function caughtUp(primary: Target, relay: Target, projects: ProjectRef[]): Promise<void> {
   const deadline = Date.now() + kStartWithinMs;
   for (;;) {
     const tags = await Promise.all(
-      projectIds.flatMap((id) =>
-        [primary, relay].map((t) => bulk(t.url, id).then((r) => (r.status === 200 ? r.headers.get('etag') : `status ${r.status}`))),
+      projects.flatMap((project) =>
+        [primary, relay].map((t) =>
+          bulk(t.url, 'ofrep', project).then((r) => (r.status === 200 ? r.headers.get('etag') : `status ${r.status}`)),
+        ),
       ),
     );
     let same = true;
@@ -221,12 +294,12 @@ async function main(): Promise<void> {
   const { options, given } = parseArgs(process.argv.slice(2));
   ensureWrk();
   const targets: Target[] = given.map((g) => ({ ...g, pid: null }));
-  let projectIds = options.projects ?? [];
+  let projects: ProjectRef[] = (options.projects ?? []).map((id) => ({ id, frontendKey: null }));
   const work = mkdtempSync(join(tmpdir(), 'flagwire-ofrep-bulk-'));
   try {
     if (targets.length === 0) {
       const data = await generateBulkDataset(join(work, 'primary'), kFlagCounts);
-      projectIds = data.projects.map((p) => p.id);
+      projects = data.projects.map((p) => ({ id: p.id, frontendKey: p.frontendKey }));
       if (options.baseline !== null) {
         // Copied before either node opens it: the same records, each node its own files.
         cpSync(join(work, 'primary'), join(work, 'baseline'), { recursive: true });
@@ -263,33 +336,36 @@ async function main(): Promise<void> {
           options.serverCpus,
         );
         const relayTarget = { name: 'relay', url: relay.url, pid: relay.pid };
-        await caughtUp(primaryTarget, relayTarget, projectIds);
+        await caughtUp(primaryTarget, relayTarget, projects);
         targets.push(relayTarget);
       }
     }
-    if (projectIds.length !== kFlagCounts.length)
-      throw new Error(`--projects names ${projectIds.length} projects, not ${kFlagCounts.length}`);
+    if (projects.length !== kFlagCounts.length) throw new Error(`--projects names ${projects.length} projects, not ${kFlagCounts.length}`);
+    const route = options.route;
     const scenarios: Scenario[] = kFlagCounts.flatMap((flags, project) => [
-      { label: `${flags} flags, 200`, project, revalidate: false },
-      { label: `${flags} flags, 304 (one context revalidated)`, project, revalidate: true },
+      { label: `${kRouteLabel[route]}${flags} flags, 200`, project, revalidate: false },
+      { label: `${kRouteLabel[route]}${flags} flags, 304 (one context revalidated)`, project, revalidate: true },
     ]);
     const etags = new Map<string, string>();
-    for (const t of targets) for (const [p, id] of projectIds.entries()) etags.set(`${t.name} ${id}`, await etagOf(t, id, kFlagCounts[p]!));
+    for (const t of targets)
+      for (const [p, project] of projects.entries()) etags.set(`${t.name} ${project.id}`, await etagOf(t, route, project, kFlagCounts[p]!));
     log(
       `targets: ${targets.map((t) => `${t.name} ${t.url}${t.pid === null ? '' : ` pid ${t.pid}`}`).join('; ')}; load ${loadavg()[0]!.toFixed(1)}`,
     );
     // Unmeasured: the first seconds of each route (JIT, the engine's caches) would count against it.
-    for (const t of targets) for (const id of projectIds) await measure(t, id, null, 2, options.connections, options.wrkCpus);
+    for (const t of targets)
+      for (const project of projects) await measure(t, route, project, null, 2, options.connections, options.wrkCpus);
     const runs = new Map<string, Figures[]>();
     const loads: number[] = [];
     for (let round = 0; round < options.rounds; round++) {
       for (const s of scenarios) {
         for (const t of targets) {
-          const id = projectIds[s.project]!;
+          const project = projects[s.project]!;
           const f = await measure(
             t,
-            id,
-            s.revalidate ? etags.get(`${t.name} ${id}`)! : null,
+            route,
+            project,
+            s.revalidate ? etags.get(`${t.name} ${project.id}`)! : null,
             options.seconds,
             options.connections,
             options.wrkCpus,

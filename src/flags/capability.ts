@@ -7,7 +7,7 @@ import { kFlagCommands } from './command-table.js';
 import { kFlagAuditActions } from './audit-actions.js';
 import { FlagdServingAnswer } from './flagd-serving-shape.js';
 import { FlagCreate, FlagPatch } from '../model/schemas.js';
-import { FlagList, FlagRepresentation, PatchResult } from './representation.js';
+import { FlagList, FlagRepresentation, PatchResult } from './representation-shapes.js';
 import { kFlagEnvironmentState } from './environment-state.js';
 import { kFragmentEnvironmentState } from './fragment-environment-state.js';
 import { kFragmentRecords } from './fragment-records.js';

@@ -2,7 +2,7 @@
 // everything: tables, fields, times): a flag as stored, flags as the Management API shows them, a flags
 // import's outcome.
 import { formatList, formatTime, renderFields, renderTable } from '../cli-command/output.js';
-import type { EnvironmentEntry, EnvironmentsFlag, FlatFlag } from './representation.js';
+import type { EnvironmentEntry, EnvironmentsFlag, FlatFlag } from './representation-shapes.js';
 import type { Flag } from '../model/flags.js';
 
 function formatState(s: { enabled: boolean; trafficPercentage: number; audienceId: string | null }): string {

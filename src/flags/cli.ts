@@ -8,7 +8,8 @@ import { isStale, kDefaultStaleDays, kMaxStaleDays, staleBefore, type Flag } fro
 import { requireProject } from '../model/lookups.js';
 import { requireFlag } from './flag-lookups.js';
 import type { Project } from '../model/projects.js';
-import { representFlag, type EnvironmentsFlag, type FlatFlag } from './representation.js';
+import { representFlag } from './representation.js';
+import type { EnvironmentsFlag, FlatFlag } from './representation-shapes.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { kFlagCommands } from './command-table.js';
 import { getUsage, listFlags } from './flag-store.js';

@@ -71,7 +71,7 @@ export interface UnleashFeature {
   dependencies?: UnleashDependency[];
 }
 
-/** The answer's segments: each flag in Unleash's model's own, with the id the answer gives it. */
+/** The answer's segments: each flag in Unleash's model's own, with the id the answer gives it (from 1). */
 type ServedSegment = UnleashSegment;
 
 export interface OmittedFeature {
@@ -85,6 +85,9 @@ export interface ClientFeatures {
   json: string;
   omitted: OmittedFeature[];
 }
+
+/** The id a missing segment is served under: no served segment has it. */
+const kNoSegment = 0;
 
 export function buildClientFeatures(input: ClientFeaturesInput): ClientFeatures {
   const { features, segments, omitted } = saidFeatures(input);
@@ -200,7 +203,11 @@ function modelFeature(
       segment.name === undefined ? { id, constraints: segment.constraints } : { id, name: segment.name, constraints: segment.constraints },
     );
   }
-  const strategies = model.strategies.map((s) => (s.segments === undefined ? s : { ...s, segments: s.segments.map((id) => ids.get(id)!) }));
+  // A segment id the model names but does not have is served as 0, which no served segment has (they
+  // count from 1): the SDK finds no segment, and the strategy never lets a context in, as on Flagwire.
+  const strategies = model.strategies.map((s) =>
+    s.segments === undefined ? s : { ...s, segments: s.segments.map((id) => ids.get(id) ?? kNoSegment) },
+  );
   const feature: UnleashFeature = {
     name: flag.name,
     description: flag.description,

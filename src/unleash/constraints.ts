@@ -7,7 +7,10 @@
 //   NUM_EQ/GT/GTE/LT/LTE  Number(context value) against Number(value); NaN on either side is no match
 //   DATE_AFTER/BEFORE  the context's currentTime (else the evaluation's time) against the value's date
 //   SEMVER_EQ/GT/LT/GTE/LTE  a strict semantic version without a leading "v", against the value's version
-//   REGEX              RE2 (re2js, as the Node SDK), found anywhere in the value; caseInsensitive: (?i)
+//   REGEX              RE2 (re2js, as the Node SDK), found anywhere in the value; caseInsensitive: (?i);
+//                      an expression RE2 rejects (lookaround, backreferences) is never met, as the SDK's
+//                      caught compile error is (so inverted: always met), and never tried on a
+//                      backtracking engine, whose time a crafted value could make exponential
 //   IN_CIDR            the context value, an IPv4 or IPv6 address, is one of the ranges or in one
 //   inverted           negates any of the above; an unknown operator is never met, inverted or not
 //

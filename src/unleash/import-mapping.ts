@@ -6,8 +6,9 @@
 // as Unleash's client API says them, so Flagwire evaluates them as Unleash's SDKs do and serves them
 // verbatim on the client API. Refused, and named: what no server evaluates for an SDK (custom
 // strategies, applicationHostname), a segment the source has no constraints for (an export file's), and
-// whatever the model refuses to store (model-problems.ts: an expression RE2 cannot compile, an operand
-// that does not parse).
+// whatever the model refuses to store (model-problems.ts: an operand that does not parse). A part the
+// SDKs never meet (an unknown operator, an expression RE2 does not compile) is carried: Flagwire reads
+// it as they do, and the flag's representation names it (unleashWarnings).
 import type { ModelState } from '../flags-as-code/project-model.js';
 import type {
   ExportConstraint,

@@ -1,5 +1,10 @@
-// What a schema cannot say of an Unleash model (src/model/unleash-model.ts): each part must be one Flagwire evaluates, so
-// a stored model never says something it does not do.
+// What a schema cannot say of an Unleash model (src/model/unleash-model.ts), in two lists:
+//   problems  a part Flagwire would evaluate otherwise than Unleash's SDKs, or one that is malformed: the
+//             model is refused, so a stored model never says something it does not do;
+//   warnings  a part the SDKs read, and so Flagwire reads, as never met (an operator they do not know, a
+//             segment that does not exist, an expression RE2 does not compile): stored and served as
+//             given, so every SDK answers as Flagwire does (Unleash's own server stores such models, and its
+//             client specification asks them), and named on the flag's representation (unleashWarnings).
 import { parseStrict } from '../targeting/sem-ver.js';
 import { compileRegex } from './constraints.js';
 import {
@@ -32,18 +37,32 @@ export function unleashStateProblems(model: UnleashModel, typed: boolean, experi
 
 /**
  * What is wrong with a model that has the schema's shape, each said with where it is (`at`, e.g.
- * `strategies[0].constraints[1]`); empty when Flagwire evaluates every part of it. A model the SDKs would
- * read as never true in part (an unknown strategy or operator, a segment that does not exist, an operand
- * that does not parse) is refused: it would say something it does not do.
+ * `strategies[0].constraints[1]`); empty when Flagwire evaluates every part of it as the SDKs do. A model
+ * with an unknown strategy or a malformed part (an operand that does not parse, a percentage out of
+ * range, an id used twice) is refused: it would say something it does not do.
  */
 export function modelProblems(model: UnleashModel): string[] {
+  return checked(model).problems;
+}
+
+/**
+ * The parts of a model that are never met, as the SDKs read them, each said with where it is; stored,
+ * and named. An unknown operator and a missing segment are never met (the strategy lets no context in);
+ * an expression RE2 does not compile is never met, so inverted it is always met (docs/decisions.md).
+ */
+export function modelWarnings(model: UnleashModel): string[] {
+  return checked(model).warnings;
+}
+
+function checked(model: UnleashModel): { problems: string[]; warnings: string[] } {
   const problems: string[] = [];
+  const warnings: string[] = [];
   const segmentIds = new Set<number>();
   (model.segments ?? []).forEach((segment, i) => {
     if (segmentIds.has(segment.id)) problems.push(`segments[${i}]: the id ${segment.id} is used twice`);
     segmentIds.add(segment.id);
     segment.constraints.forEach((c, j) => {
-      constraintProblems(c, `segments[${i}].constraints[${j}]`, problems);
+      constraintProblems(c, `segments[${i}].constraints[${j}]`, problems, warnings);
     });
   });
   model.strategies.forEach((strategy, i) => {
@@ -53,15 +72,16 @@ export function modelProblems(model: UnleashModel): string[] {
     }
     parameterProblems(strategy, at, problems);
     (strategy.constraints ?? []).forEach((c, j) => {
-      constraintProblems(c, `${at}.constraints[${j}]`, problems);
+      constraintProblems(c, `${at}.constraints[${j}]`, problems, warnings);
     });
     for (const id of strategy.segments ?? []) {
-      if (!segmentIds.has(id)) problems.push(`${at}.segments: no segment of the model has the id ${id}`);
+      if (!segmentIds.has(id))
+        warnings.push(`${at}.segments: no segment of the model has the id ${id}, so the strategy never lets a context in`);
     }
     variantProblems(strategy.variants ?? [], `${at}.variants`, problems);
   });
   variantProblems(model.variants ?? [], 'variants', problems);
-  return problems;
+  return { problems, warnings };
 }
 
 function parameterProblems(strategy: UnleashStrategy, at: string, problems: string[]): void {
@@ -91,10 +111,17 @@ function parameterProblems(strategy: UnleashStrategy, at: string, problems: stri
   }
 }
 
-function constraintProblems(constraint: UnleashConstraint, at: string, problems: string[]): void {
+/** What a constraint whose test always fails (the SDKs catch it as false) comes to, inverted or not. */
+function neverMet(constraint: UnleashConstraint): string {
+  return constraint.inverted === true ? 'the inverted constraint is always met' : 'the constraint is never met';
+}
+
+function constraintProblems(constraint: UnleashConstraint, at: string, problems: string[], warnings: string[]): void {
   const { operator } = constraint;
   if (!(kUnleashOperators as readonly string[]).includes(operator)) {
-    problems.push(`${at}: "${operator}" is not one of Unleash's operators (${kUnleashOperators.join(', ')})`);
+    warnings.push(
+      `${at}: "${operator}" is not one of Unleash's operators (${kUnleashOperators.join(', ')}), so the constraint is never met, inverted or not`,
+    );
     return;
   }
   if (!kListOperators.has(operator)) {
@@ -106,7 +133,7 @@ function constraintProblems(constraint: UnleashConstraint, at: string, problems:
     else if (operator.startsWith('SEMVER_') && parseStrict(constraint.value) === null)
       problems.push(`${at}: "${constraint.value}" is not a semantic version (MAJOR.MINOR.PATCH[-PRERELEASE])`);
     else if (operator === 'REGEX' && compileRegex(constraint.value, constraint.caseInsensitive === true) === null)
-      problems.push(`${at}: "${constraint.value}" is not a regular expression RE2 accepts`);
+      warnings.push(`${at}: "${constraint.value}" is not a regular expression RE2 accepts, so ${neverMet(constraint)}`);
   } else if (constraint.values === undefined) problems.push(`${at}: ${operator} takes a list of operands, "values"`);
 }
 

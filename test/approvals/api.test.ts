@@ -10,7 +10,7 @@ import t, { type Test } from 'tap';
 import { Value } from '@sinclair/typebox/value';
 import { ChangeRequestedBody } from '../../src/approvals/change-requested.js';
 import { ChangeRequestList, ChangeRequestView } from '../../src/approvals/request-view.js';
-import { FlatFlag } from '../../src/flags/representation.js';
+import { FlatFlag } from '../../src/flags/representation-shapes.js';
 import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
 import { cli } from '../helpers/cli.js';
 import { call, type Reply } from '../helpers/http.js';

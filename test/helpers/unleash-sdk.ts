@@ -4,7 +4,13 @@ import type { Test } from 'tap';
 import { InMemStorageProvider, Unleash } from 'unleash-client';
 
 /** The SDK with `token`, once it has its first answer; destroyed at `t`'s end. */
-export async function startUnleashSdk(t: Test, baseUrl: string, token: string, appName: string, namePrefix?: string): Promise<Unleash> {
+export async function startUnleashSdk(
+  t: Pick<Test, 'teardown'>,
+  baseUrl: string,
+  token: string,
+  appName: string,
+  namePrefix?: string,
+): Promise<Unleash> {
   const unleash = new Unleash({
     url: `${baseUrl}/api`,
     appName,

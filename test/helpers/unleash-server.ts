@@ -44,7 +44,7 @@ function processCpuMs(pid: number): number {
  * environments do from the start; the open-source server makes no others).
  */
 export async function startUnleash(
-  t: Test,
+  t: Pick<Test, 'teardown'>,
   databases: TestDatabases,
   tokens: { project: string; environment: string }[],
 ): Promise<TestUnleash> {

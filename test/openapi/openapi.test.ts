@@ -10,7 +10,7 @@ import t from 'tap';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import type { TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { FlagList, FlagRepresentation, PatchResult } from '../../src/flags/representation.js';
+import { FlagList, FlagRepresentation, PatchResult } from '../../src/flags/representation-shapes.js';
 import { TokenDescription } from '../../src/tokens/representation.js';
 import { ErrorEnvelope, ErrorBody as EvalErrorBody, kConsoleOnlyErrors, kErrors, type ErrorCode } from '../../src/errors.js';
 import { EvalFlag, EvalFlagList } from '../../src/model/eval-shapes.js';

@@ -1,11 +1,14 @@
 // Black-box: flags in Unleash's model through the Management API (issue 60, item 3): made and changed by
 // POST and PATCH /api/v1/flags (the model shown as stored), every refusal in the spec's envelope naming
-// where the model is wrong and changing nothing; GET /api/client/features serving models verbatim with
+// where the model is wrong and changing nothing; parts the SDKs never meet (an unknown operator, a
+// missing segment, an expression RE2 does not compile, inverted or not) stored, named on the flag, and
+// answered by the front-end API and OFREP as by the stock SDK on the client API; GET /api/client/features serving models verbatim with
 // their segments under ids unique in the answer; flagd's flag sets leaving them out with why; a
 // dependency on another flag in Unleash's model answered on OFREP; the state's percentage and audience
 // not read.
 import t from 'tap';
 import { call } from '../helpers/http.js';
+import { startUnleashSdk } from '../helpers/unleash-sdk.js';
 import { startWorldServer } from '../helpers/world-server.js';
 
 const { server, world } = await startWorldServer(t);
@@ -142,7 +145,7 @@ t.test("refusals: in the spec's envelope, naming where the model is wrong, and n
     unleash: {
       strategies: [
         { name: 'applicationHostname' },
-        { name: 'flexibleRollout', parameters: { rollout: '150' }, segments: [7] },
+        { name: 'flexibleRollout', parameters: { rollout: '150' } },
         { name: 'default', constraints: [{ contextName: 'v', operator: 'SEMVER_GT', value: 'one' }] },
       ],
     },
@@ -152,7 +155,6 @@ t.test("refusals: in the spec's envelope, naming where the model is wrong, and n
   t.match(bad.json.docs, /#invalid-request$/);
   t.match(bad.json.detail, /unleash\.strategies\[0\]: "applicationHostname" is not a strategy Flagwire evaluates/);
   t.match(bad.json.detail, /unleash\.strategies\[1\]\.parameters\.rollout: a percentage from 0 to 100 is required/);
-  t.match(bad.json.detail, /unleash\.strategies\[1\]\.segments: no segment of the model has the id 7/);
   t.match(bad.json.detail, /unleash\.strategies\[2\]\.constraints\[0\]: "one" is not a semantic version/);
   const shape = await post({ name: 'bad-shape', unleash: { strategies: [{ name: 'default', extra: 1 }] } });
   t.equal(shape.status, 400);
@@ -191,4 +193,82 @@ t.test('patch: a model replaced whole, refused with its path, and removed with n
     audit.some((e) => e.flagId === id && e.changes.unleash !== undefined),
     "the audit log records the model's change",
   );
+});
+
+t.test('parts the SDKs never meet are stored, named on the flag, and answered as the stock SDK answers them', async (t) => {
+  const constrained = (constraint: Record<string, unknown>) => ({ strategies: [{ name: 'default', constraints: [constraint] }] });
+  const models: Record<string, unknown> = {
+    'odd-operator': constrained({ contextName: 'plan', operator: 'STR_FUZZY', values: ['pro'] }),
+    'odd-operator-inverted': constrained({ contextName: 'plan', operator: 'STR_FUZZY', values: ['pro'], inverted: true }),
+    lookahead: constrained({ contextName: 'plan', operator: 'REGEX', value: '^(?=p)pro$' }),
+    // Unleash's SDKs catch the failed compile as a constraint not met, and invert that: always met.
+    'backreference-inverted': constrained({ contextName: 'plan', operator: 'REGEX', value: '^(p)\\1$', inverted: true }),
+    'missing-segment': {
+      strategies: [
+        { name: 'default', segments: [4] },
+        { name: 'userWithId', parameters: { userIds: 'u7' } },
+      ],
+    },
+  };
+  const flagIds = new Map<string, string>();
+  for (const [name, unleash] of Object.entries(models)) {
+    const made = await post({ name, enabled: true, unleash });
+    t.equal(made.status, 201, `${name}: stored (${JSON.stringify(made.json)})`);
+    t.same(made.json.unleash, unleash, `${name}: as sent`);
+    t.equal(made.json.unleashWarnings.length, 1, `${name}: one part named`);
+    flagIds.set(name, made.json.id);
+  }
+  const shown = async (name: string) =>
+    (await call(server.baseUrl, 'GET', `/api/v1/flags/${flagIds.get(name)}`, { token: secrets.read })).json.unleashWarnings as string[];
+  t.match(
+    (await shown('odd-operator'))[0],
+    /^unleash\.strategies\[0\]\.constraints\[0\]: "STR_FUZZY" is not one of Unleash's operators .*never met, inverted or not$/,
+  );
+  t.match(
+    (await shown('lookahead'))[0],
+    /^unleash\.strategies\[0\]\.constraints\[0\]: "\^\(\?=p\)pro\$" is not a regular expression RE2 accepts, so the constraint is never met$/,
+  );
+  t.match((await shown('backreference-inverted'))[0], /RE2 accepts, so the inverted constraint is always met$/);
+  t.match((await shown('missing-segment'))[0], /^unleash\.strategies\[0\]\.segments: no segment of the model has the id 4/);
+  const beta = await call(
+    server.baseUrl,
+    'GET',
+    `/api/v1/flags/${(await post({ name: 'no-warnings', enabled: true, unleash: betaModel })).json.id}`,
+    {
+      token: secrets.read,
+    },
+  );
+  t.equal(beta.json.unleashWarnings, undefined, 'a model without such parts shows none');
+
+  const key = world.run('clientKeyCreate', {
+    principal: (await import('../../src/actor/audit-actor.js')).kOperator,
+    projectId: ids.single,
+    received: (await import('../../src/model/request-body.js')).jsonBody(JSON.stringify({ name: 'web', uses: ['frontend'] })),
+  }).secret;
+  const sdk = await startUnleashSdk(t, server.baseUrl, secrets.read, 'never-met-test');
+  const expected: Record<string, boolean[]> = {
+    'odd-operator': [false, false],
+    'odd-operator-inverted': [false, false],
+    lookahead: [false, false],
+    'backreference-inverted': [true, true],
+    'missing-segment': [false, true],
+  };
+  const contexts = [
+    { userId: 'u1', properties: { plan: 'pro' } },
+    { userId: 'u7', properties: { plan: 'pp' } },
+  ];
+  for (const [name, answers] of Object.entries(expected)) {
+    contexts.forEach((context, i) => {
+      t.equal(sdk.isEnabled(name, context), answers[i], `the stock SDK: ${name} for ${context.userId}`);
+    });
+    for (const [i, context] of contexts.entries()) {
+      const toggle = await call(server.baseUrl, 'POST', `/api/frontend/features/${name}`, {
+        headers: { authorization: key },
+        body: { context },
+      });
+      t.equal(toggle.status === 200 && toggle.json.enabled === true, answers[i], `the front-end API: ${name} for ${context.userId}`);
+      const answer = await ofrep(name, { targetingKey: context.userId, ...context.properties });
+      t.equal(answer.json.value, answers[i], `OFREP: ${name} for ${context.userId}`);
+    }
+  }
 });

@@ -10,7 +10,7 @@ import type { Invitation } from '../../model/invitations.js';
 import type { MailMessage } from '../../model/mail.js';
 import type { TokenStatus } from '../../model/permissions.js';
 import type { Audience, Project } from '../../model/projects.js';
-import type { FlagRepresentation } from '../../flags/representation.js';
+import type { FlagRepresentation } from '../../flags/representation-shapes.js';
 import type { TokenDenialRecord, TokenRequestRecord, TokenView } from '../../model/tokens.js';
 import type { FlagdServing } from '../../flags/flagd-serving-shape.js';
 import type { RolloutAction, RolloutBody, ScheduledChangeBody } from '../../release-plans/schemas.js';
