@@ -219,7 +219,8 @@ function roleFromGroups(w: StoreWriter, settings: ScimSettings, userId: string):
 }
 
 /**
- * Gives each of `userIds` who is an active member the role its groups give now (Viewer for none),
+ * Gives each of `userIds` (the members of the mapped groups a change reached) who is an active member
+ * the role its groups give now (Viewer for none),
  * audited as member.role; refused, with nothing written, where that would demote the last Owner.
  */
 export function applyGroupRoles(w: StoreWriter, settings: ScimSettings, userIds: Iterable<string>, now: number): void {
@@ -254,6 +255,16 @@ function checkGroup(w: StoreWriter, orgId: string, state: GroupState, self: stri
   }
 }
 
+/** Whether the Owner mapped a group of this displayName to a role: only such a group's change moves roles. */
+function isMapped(settings: ScimSettings, displayName: string): boolean {
+  return Object.keys(settings.groupRoles).some((name) => name.toLowerCase() === displayName.toLowerCase());
+}
+
+/** The members whose role a group's change may move: none for a group mapped to nothing, before and after. */
+function reached(settings: ScimSettings, ...groups: ScimGroup[]): string[] {
+  return groups.filter((g) => isMapped(settings, g.displayName)).flatMap((g) => g.members);
+}
+
 export function createGroup(w: StoreWriter, settings: ScimSettings, state: GroupState, now: number): ScimGroup {
   const orgId = settings.orgId;
   checkGroup(w, orgId, state, null);
@@ -261,7 +272,7 @@ export function createGroup(w: StoreWriter, settings: ScimSettings, state: Group
     throw scimRefusal('tooMany', `An organisation holds at most ${kMaxScimGroups} SCIM groups.`);
   const group: ScimGroup = { orgId, id: `grp_${randomId(12)}`, ...state, created: now, lastModified: now, version: 1 };
   w.putKeyed(kScimGroupRecords, group);
-  applyGroupRoles(w, settings, group.members, now);
+  applyGroupRoles(w, settings, reached(settings, group), now);
   auditOrg(w, scimActor(orgId), 'scim.group.create', orgId, { [`group:${group.id}`]: { before: null, after: groupAudit(group) } }, now);
   return group;
 }
@@ -270,7 +281,7 @@ export function updateGroup(w: StoreWriter, settings: ScimSettings, before: Scim
   checkGroup(w, before.orgId, state, before.id);
   const after: ScimGroup = { ...before, ...state, lastModified: now, version: before.version + 1 };
   w.putKeyed(kScimGroupRecords, after);
-  applyGroupRoles(w, settings, [...before.members, ...after.members], now);
+  applyGroupRoles(w, settings, reached(settings, before, after), now);
   auditOrg(
     w,
     scimActor(before.orgId),
@@ -284,7 +295,7 @@ export function updateGroup(w: StoreWriter, settings: ScimSettings, before: Scim
 
 export function deleteGroup(w: StoreWriter, settings: ScimSettings, group: ScimGroup, now: number): void {
   w.deleteKeyed(kScimGroupRecords, group);
-  applyGroupRoles(w, settings, group.members, now);
+  applyGroupRoles(w, settings, reached(settings, group), now);
   auditOrg(
     w,
     scimActor(group.orgId),

@@ -22,7 +22,6 @@ import {
   deleteUser,
   notEnabled,
   orgGroups,
-  orgUsers,
   updateGroup,
   updateUser,
 } from './provisioning.js';
@@ -116,10 +115,12 @@ export function scimGroupRole(
     throw new FlagwireError('INVALID_REQUEST', `At most ${kMaxGroupRoles} groups map to roles.`);
   const next: ScimSettings = { ...settings, groupRoles };
   w.putKeyed(kScimSettingsRecords, next);
+  // The members of the groups of that name: their role follows the mapping now.
+  const named = orgGroups(w, input.orgId).filter((g) => g.displayName.toLowerCase() === group.toLowerCase());
   applyGroupRoles(
     w,
     next,
-    orgUsers(w, input.orgId).map((u) => u.id),
+    named.flatMap((g) => g.members),
     now,
   );
   auditOrg(
