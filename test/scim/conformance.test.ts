@@ -430,6 +430,12 @@ t.test('SCIM 2.0: routes, filters, paging, ETags, PATCH shapes, errors and depro
   scimError(await scim('GET', '/Users'), 401, undefined, 'the old secret');
   t.equal((await call(base, 'GET', '/scim/v2/Users', { token: rotated.json.secret })).json.totalResults, 4, 'the new one works');
 
+  // ---- disabled: its secret stops; what it provisioned stays ----
+  t.match((await consoleCall(base, owner, 'DELETE', `orgs/${orgId}/scim`)).json, { orgId, disabled: true });
+  scimError(await call(base, 'GET', '/scim/v2/Users', { token: rotated.json.secret }), 401, undefined, 'a disabled organisation’s secret');
+  t.equal((await consoleCall(base, owner, 'GET', `orgs/${orgId}/scim`)).json.enabled, false);
+  t.equal(await role(alice), 'editor', 'its members stay as they were');
+
   // ---- audited ----
   const auditBy = async (actor: string) =>
     (
@@ -439,9 +445,9 @@ t.test('SCIM 2.0: routes, filters, paging, ETags, PATCH shapes, errors and depro
       }[]
     ).map((e) => `${e.action} ${e.actor}`);
   const actions = new Set([...(await auditBy(`user:${home.user.id}`)), ...(await auditBy(`scim:${orgId}`))]);
-  // The Owner's settings (disable aside: not done here), and every write of the identity provider's.
-  const byOwner = new Set(['scim.enable', 'scim.rotate', 'scim.groupRole']);
+  // The Owner's settings, and every write of the identity provider's.
+  const byOwner = new Set(['scim.enable', 'scim.rotate', 'scim.groupRole', 'scim.disable']);
   for (const action of byOwner) t.ok(actions.has(`${action} user:${home.user.id}`), `${action} by the owner`);
-  for (const action of [...kScimAuditActions.filter((a) => !byOwner.has(a) && a !== 'scim.disable'), 'member.role', 'token.revoke'])
+  for (const action of [...kScimAuditActions.filter((a) => !byOwner.has(a)), 'member.role', 'token.revoke'])
     t.ok(actions.has(`${action} scim:${orgId}`), `${action} by SCIM`);
 });
