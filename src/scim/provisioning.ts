@@ -9,6 +9,7 @@ import type { Actor } from '../actor/audit-actor.js';
 import type { FlagwireError } from '../errors.js';
 import { kRoles, type Role } from '../model/accounts.js';
 import { randomId } from '../model/ids.js';
+import { inRotationGrace } from '../model/permissions.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { auditMembership } from '../orgs/org-commands.js';
 import { scimRefusal } from './errors.js';
@@ -186,8 +187,11 @@ function deprovision(w: StoreWriter, user: ScimUser, now: number): void {
   for (const project of w.listProjects()) {
     if (project.orgId !== orgId) continue;
     for (const token of w.listTokens(project.id)) {
-      if (token.createdBy !== user.id || token.revokedAt !== null) continue;
-      w.putToken({ ...token, revokedAt: now, revokedReason: reason });
+      if (token.createdBy !== user.id) continue;
+      // A rotated token's old secret still in its grace period stops now too.
+      const inGrace = inRotationGrace(token, now);
+      if (token.revokedAt !== null && !inGrace) continue;
+      w.putToken(inGrace ? { ...token, graceEndsAt: now, revokedReason: reason } : { ...token, revokedAt: now, revokedReason: reason });
       w.appendAudit({
         at: now,
         projectId: project.id,

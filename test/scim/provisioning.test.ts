@@ -6,6 +6,9 @@ import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
 import { orgAddMember, orgCreate, userCreate } from '../../src/orgs/org-commands.js';
 import type { FlagwireError } from '../../src/errors.js';
 import { hashSecret } from '../../src/model/ids.js';
+import { secretStatus } from '../../src/model/permissions.js';
+import { projectCreate } from '../../src/projects/project-commands.js';
+import { tokenCreate, tokenRotate } from '../../src/tokens/token-commands.js';
 import { kScimSettingsRecords } from '../../src/scim/records.js';
 import { scimEnable, scimGroupRole, scimGroupWrite, scimUserWrite } from '../../src/scim/scim-commands.js';
 import { Store } from '../helpers/store.js';
@@ -68,4 +71,40 @@ t.test('a write with a secret rotated meanwhile is refused; the last Owner is ne
     { detail: /last Owner/ },
     'unmapping it (the Owner would be a Viewer) is refused too',
   );
+});
+
+t.test("deprovisioning stops a rotated token's old secret still in its grace period, and the replacement", async (t) => {
+  const store = Store.open(tempDir(t, 'flagwire-scim-'));
+  t.teardown(() => store.close());
+  const { org, person, project } = store.transact((w) => {
+    const org = orgCreate(w, { name: 'Acme', plan: 'teams', principal: kOperator }, at);
+    const owner = userCreate(w, { email: 'owner@acme.test' }, at);
+    orgAddMember(w, { orgId: org.id, userId: owner.id, role: 'owner', principal: kOperator }, at);
+    const person = userCreate(w, { email: 'dev@acme.test' }, at);
+    orgAddMember(w, { orgId: org.id, userId: person.id, role: 'editor', principal: kOperator }, at);
+    const project = projectCreate(w, { name: 'App', orgId: org.id, kind: 'single', principal: kOperator }, at);
+    return { org, person, project };
+  });
+  const enabled = store.transact((w) => scimEnable(w, { orgId: org.id, principal: kOperator }, at));
+  const write = { orgId: org.id, secretHash: hashSecret(enabled.secret), base };
+  store.transact((w) => scimUserWrite(w, { ...write, verb: 'create', body: { userName: 'dev@acme.test' } }, at));
+  const token = store.transact((w) =>
+    tokenCreate(w, { projectId: project.id, principal: principalOf(person.id), name: 'ci', permission: 'read' }, at),
+  );
+  const rotated = store.transact((w) =>
+    tokenRotate(w, { tokenId: token.id, principal: principalOf(person.id), gracePeriodSeconds: 3600 }, at),
+  );
+  t.equal(secretStatus(store.getToken(token.id)!, at + 10), 'active', 'the old secret is in its grace');
+  store.transact((w) =>
+    scimUserWrite(
+      w,
+      { ...write, verb: 'patch', id: person.id, body: { Operations: [{ op: 'replace', value: { active: false } }] } },
+      at + 10,
+    ),
+  );
+  for (const id of [token.id, rotated.id]) {
+    const now = store.getToken(id)!;
+    t.equal(secretStatus(now, at + 11), 'revoked', `${id}: refused from then on`);
+    t.match(now.revokedReason, /dev@acme\.test was deprovisioned/, `${id}: with the reason`);
+  }
 });
