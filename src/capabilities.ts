@@ -17,6 +17,7 @@ import { kMail } from './mail/capability.js';
 import { kOrgs } from './orgs/capability.js';
 import { kProjects } from './projects/capability.js';
 import { kRelay } from './relay/capability.js';
+import { kScim } from './scim/capability.js';
 import { kFlags } from './flags/capability.js';
 import { kReleasePlans } from './release-plans/capability.js';
 import { kSessions } from './sessions/capability.js';
@@ -35,6 +36,7 @@ export const kCapabilities = [
   kOrgs,
   kSessions,
   kInvitations,
+  kScim,
   kProjects,
   kFlags,
   kFragments,

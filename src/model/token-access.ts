@@ -26,8 +26,14 @@ export function unknownToken(): FlagwireError {
 /** A real token may still be refused: 401 when revoked or expired, 402 when its organisation may not use the API now. */
 export function authorizeToken(r: AccessReader, token: Token, now: number): AuthContext {
   const status = secretStatus(token, now);
-  if (status === 'revoked')
-    throw new FlagwireError('TOKEN_REVOKED', 'This token has been revoked; use its replacement or create a new one.');
+  if (status === 'revoked') {
+    throw new FlagwireError(
+      'TOKEN_REVOKED',
+      token.revokedReason === undefined
+        ? 'This token has been revoked; use its replacement or create a new one.'
+        : `This token has been revoked: ${token.revokedReason}.`,
+    );
+  }
   if (status === 'expired') throw new FlagwireError('TOKEN_EXPIRED', 'This token has expired; create a new one in the console.');
   const project = r.getProject(token.projectId);
   const org = project?.orgId ? r.getOrg(project.orgId) : undefined;

@@ -22,6 +22,11 @@ export interface Token {
   rotatedBy?: string;
   revokedAt: number | null;
   /**
+   * Why it was revoked, when something other than a person's Revoke did it (SCIM's deprovisioning of its
+   * creator: src/scim): the 401 says it, so a pipeline's failure tells why. Absent: revoked by a person, or live.
+   */
+  revokedReason?: string;
+  /**
    * Unix ms until which a rotated token's old secret still authenticates (rotate's grace period); absent
    * when there was none. Optional: records written before grace periods existed have none.
    */

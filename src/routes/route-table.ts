@@ -24,9 +24,10 @@ export type RouteMethod = 'get' | 'post' | 'patch' | 'del' | 'options' | 'any';
 /**
  * Who may call a route: 'none' (public), 'token' (a Management API bearer token), 'clientKey' (a
  * project's client key, src/client-keys, never an API token: the routes browsers and apps send to),
- * 'session' (a web console session), 'test' (test hooks, registered only with FLAGWIRE_TEST_HOOKS=1).
+ * 'session' (a web console session), 'scim' (an organisation's SCIM secret, src/scim), 'test' (test hooks,
+ * registered only with FLAGWIRE_TEST_HOOKS=1).
  */
-export type RouteAuth = 'none' | 'token' | 'clientKey' | 'session' | 'test';
+export type RouteAuth = 'none' | 'token' | 'clientKey' | 'session' | 'scim' | 'test';
 
 export type OpenApiTag = 'Management API' | 'Evaluation API' | 'OFREP' | 'Events' | 'Sync' | 'Unleash' | 'Service';
 

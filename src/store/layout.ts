@@ -83,11 +83,11 @@ export function dataFilePath(dataDir: string): string {
 export const kSchemaVersion = 15;
 
 /**
- * Named databases an environment may open: the layout's 21, with room for more (LMDB fixes the limit
- * per open, not in the file, so raising it never changes a file). A layout declaring more is refused
- * (store-layout.ts).
+ * Named databases an environment may open: the layout's (32 once SCIM's came, issue 61), with room for
+ * more (LMDB fixes the limit per open, not in the file, so raising it never changes a file). A layout
+ * declaring more is refused (store-layout.ts).
  */
-export const kMaxDbs = 32;
+export const kMaxDbs = 48;
 
 /** Keys of the auth database: one database for both record kinds keeps the file within its 16 named databases. */
 export type AuthKey =

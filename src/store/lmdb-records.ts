@@ -349,6 +349,14 @@ export abstract class LmdbRecords implements StoreWriter {
     this.recordPut(kMemberRecords, member);
   }
 
+  deleteMember(member: Pick<Membership, 'orgId' | 'userId'>): void {
+    this.assertConfigTxn();
+    const role = this.getRole(member.orgId, member.userId);
+    if (role === undefined) return;
+    this.db.members.removeSync([member.orgId, member.userId]);
+    this.recordRemoval(kMemberRecords, { orgId: member.orgId, userId: member.userId, role });
+  }
+
   putProject(project: Project): void {
     this.assertConfigTxn();
     const base = this.baseOf(kProjectRecords, project);

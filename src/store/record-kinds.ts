@@ -135,6 +135,12 @@ export const kMemberRecords = recordKind<Membership>()({
       yield { orgId: key[0], userId: key[1], role: value as Role } satisfies Membership;
   },
   apply: (t, member) => t.writer.putMember(member),
+  // SCIM's deprovisioning ends a membership (src/scim).
+  removal: {
+    name: 'memberRemoved',
+    removes: (member) => [{ kind: 'member', key: JSON.stringify([member.orgId, member.userId]) }],
+    apply: (t, member) => t.writer.deleteMember(member),
+  },
 });
 
 export const kProjectRecords = recordKind<Project>()({

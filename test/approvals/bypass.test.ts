@@ -443,6 +443,36 @@ const kProbes: { [N in CommandName]: Probe<N> } = {
     inputs: () => [{ userId: ids.viewer, idHash: 'b'.repeat(64), csrfToken: 'c', expiresAt: t0 + 3_600_000 }],
   },
   sessionEnd: { free: 'a session is not configuration', inputs: () => [{ idHash: 'b'.repeat(64) }] },
+  scimEnable: { free: 'a SCIM secret is a credential', inputs: () => [{ orgId: ids.orgA, principal: kOperator }] },
+  scimDisable: { free: 'a SCIM secret is a credential', inputs: () => [{ orgId: ids.orgA, principal: kOperator }] },
+  scimGroupRole: {
+    free: "a group's role is a membership, not configuration",
+    inputs: () => [{ orgId: ids.orgA, principal: kOperator, group: 'Probe admins', role: 'admin' }],
+  },
+  scimUserWrite: {
+    free: 'a provisioned person is a membership (their tokens revoked are credentials), not configuration',
+    inputs: () => [
+      {
+        orgId: ids.orgA,
+        secretHash: 'd'.repeat(64),
+        base: 'http://probe/scim/v2',
+        verb: 'create' as const,
+        body: { userName: 'probe@a.test' },
+      },
+    ],
+  },
+  scimGroupWrite: {
+    free: "a group is its members' roles, not configuration",
+    inputs: () => [
+      {
+        orgId: ids.orgA,
+        secretHash: 'd'.repeat(64),
+        base: 'http://probe/scim/v2',
+        verb: 'create' as const,
+        body: { displayName: 'Probe' },
+      },
+    ],
+  },
   orgInvite: {
     free: 'an invitation is not configuration',
     inputs: () => [

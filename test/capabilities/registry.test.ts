@@ -141,7 +141,7 @@ t.test('a route declared by a capability gets a number and a metrics label from 
 t.test('the webhook events are the families docs/webhooks.md names', async (t) => {
   // What a receiver subscribed to `flag`, `token` or `plan` hears of (docs/webhooks.md, "What is sent"):
   // flags, environments, audiences, shared fragments and experiments; tokens; scheduled changes and rollouts.
-  // Webhooks' own changes, memberships, client keys and a project's events settings go to none.
+  // Webhooks' own changes, memberships, client keys, a project's events settings and SCIM's go to none.
   const kFamilies: Readonly<Record<string, WebhookEvent | null>> = {
     flag: 'flag',
     env: 'flag',
@@ -155,6 +155,7 @@ t.test('the webhook events are the families docs/webhooks.md names', async (t) =
     rollout: 'plan',
     webhook: null,
     member: null,
+    scim: null,
     approvals: 'request',
     request: 'request',
   };

@@ -69,7 +69,7 @@ t.test('a layout that contradicts itself is refused when it is built', async (t)
           records: many.map((d) => keyedRecords<Widget>()({ name: d, database: d, relayed: false, key: (w) => w.id })),
         },
       ]),
-    { message: /databases are declared; an environment opens at most 32/ },
+    { message: /databases are declared; an environment opens at most 48/ },
   );
 });
 

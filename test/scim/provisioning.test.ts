@@ -1,0 +1,110 @@
+// SCIM's writer rules in process (src/scim/provisioning.ts, scim-commands.ts): a write is authorised when
+// it is applied (a secret rotated meanwhile is refused and nothing is written), and no path demotes the
+// last Owner: neither a group's change nor the Owner's own mapping of a group to a lower role.
+import t from 'tap';
+import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
+import { orgAddMember, orgCreate, userCreate } from '../../src/orgs/org-commands.js';
+import type { FlagwireError } from '../../src/errors.js';
+import { hashSecret } from '../../src/model/ids.js';
+import { secretStatus } from '../../src/model/permissions.js';
+import { projectCreate } from '../../src/projects/project-commands.js';
+import { tokenCreate, tokenRotate } from '../../src/tokens/token-commands.js';
+import { kScimSettingsRecords } from '../../src/scim/records.js';
+import { scimEnable, scimGroupRole, scimGroupWrite, scimUserWrite } from '../../src/scim/scim-commands.js';
+import { Store } from '../helpers/store.js';
+import { tempDir } from '../helpers/scratch-dir.js';
+
+const at = Date.UTC(2030, 0, 1);
+
+/** The error `fn` throws; the test fails where it throws none. */
+function refusal(fn: () => unknown): FlagwireError | null {
+  try {
+    fn();
+  } catch (err) {
+    return err as FlagwireError;
+  }
+  return null;
+}
+const base = 'http://flagwire.test/scim/v2';
+
+t.test('a write with a secret rotated meanwhile is refused; the last Owner is never demoted by a mapping', async (t) => {
+  const store = Store.open(tempDir(t, 'flagwire-scim-'));
+  t.teardown(() => store.close());
+  const { org, owner } = store.transact((w) => {
+    const org = orgCreate(w, { name: 'Acme', plan: 'teams', principal: kOperator }, at);
+    const owner = userCreate(w, { email: 'owner@acme.test' }, at);
+    orgAddMember(w, { orgId: org.id, userId: owner.id, role: 'owner', principal: kOperator }, at);
+    return { org, owner };
+  });
+  const first = store.transact((w) => scimEnable(w, { orgId: org.id, principal: principalOf(owner.id) }, at));
+  store.transact((w) => scimEnable(w, { orgId: org.id, principal: kOperator }, at + 1));
+  const write = { orgId: org.id, secretHash: hashSecret(first.secret), base, verb: 'create' as const, body: { userName: 'a@acme.test' } };
+  t.match(
+    refusal(() => store.transact((w) => scimUserWrite(w, write, at + 2))),
+    { code: 'UNKNOWN_TOKEN', detail: /^scim:unauthorized: / },
+  );
+  t.equal(store.findUserByEmail('a@acme.test'), undefined, 'nothing written');
+
+  const secretHash = store.getKeyed(kScimSettingsRecords, org.id)!.secretHash;
+  const linked = store.transact((w) => scimUserWrite(w, { ...write, secretHash, body: { userName: 'owner@acme.test' } }, at + 3))!;
+  t.equal(linked.id, owner.id, 'the owner, linked');
+  store.transact((w) =>
+    scimGroupWrite(
+      w,
+      { orgId: org.id, secretHash, base, verb: 'create', body: { displayName: 'Leads', members: [{ value: owner.id }] } },
+      at + 4,
+    ),
+  );
+  t.equal(store.getRole(org.id, owner.id), 'owner', 'an unmapped group changes no role');
+  const before = store.getKeyed(kScimSettingsRecords, org.id);
+  t.match(
+    refusal(() => store.transact((w) => scimGroupRole(w, { orgId: org.id, principal: kOperator, group: 'leads', role: 'admin' }, at + 5))),
+    { detail: /^scim:mutability: .*last Owner/ },
+    'mapping the last Owner’s group to Admin is refused',
+  );
+  t.same(store.getKeyed(kScimSettingsRecords, org.id), before, 'the mapping is unchanged');
+  t.equal(store.getRole(org.id, owner.id), 'owner');
+  store.transact((w) => scimGroupRole(w, { orgId: org.id, principal: kOperator, group: 'Leads', role: 'owner' }, at + 6));
+  t.equal(store.getRole(org.id, owner.id), 'owner', 'mapped to Owner: still the Owner');
+  t.match(
+    refusal(() => store.transact((w) => scimGroupRole(w, { orgId: org.id, principal: kOperator, group: 'Leads', role: null }, at + 7))),
+    { detail: /last Owner/ },
+    'unmapping it (the Owner would be a Viewer) is refused too',
+  );
+});
+
+t.test("deprovisioning stops a rotated token's old secret still in its grace period, and the replacement", async (t) => {
+  const store = Store.open(tempDir(t, 'flagwire-scim-'));
+  t.teardown(() => store.close());
+  const { org, person, project } = store.transact((w) => {
+    const org = orgCreate(w, { name: 'Acme', plan: 'teams', principal: kOperator }, at);
+    const owner = userCreate(w, { email: 'owner@acme.test' }, at);
+    orgAddMember(w, { orgId: org.id, userId: owner.id, role: 'owner', principal: kOperator }, at);
+    const person = userCreate(w, { email: 'dev@acme.test' }, at);
+    orgAddMember(w, { orgId: org.id, userId: person.id, role: 'editor', principal: kOperator }, at);
+    const project = projectCreate(w, { name: 'App', orgId: org.id, kind: 'single', principal: kOperator }, at);
+    return { org, person, project };
+  });
+  const enabled = store.transact((w) => scimEnable(w, { orgId: org.id, principal: kOperator }, at));
+  const write = { orgId: org.id, secretHash: hashSecret(enabled.secret), base };
+  store.transact((w) => scimUserWrite(w, { ...write, verb: 'create', body: { userName: 'dev@acme.test' } }, at));
+  const token = store.transact((w) =>
+    tokenCreate(w, { projectId: project.id, principal: principalOf(person.id), name: 'ci', permission: 'read' }, at),
+  );
+  const rotated = store.transact((w) =>
+    tokenRotate(w, { tokenId: token.id, principal: principalOf(person.id), gracePeriodSeconds: 3600 }, at),
+  );
+  t.equal(secretStatus(store.getToken(token.id)!, at + 10), 'active', 'the old secret is in its grace');
+  store.transact((w) =>
+    scimUserWrite(
+      w,
+      { ...write, verb: 'patch', id: person.id, body: { Operations: [{ op: 'replace', value: { active: false } }] } },
+      at + 10,
+    ),
+  );
+  for (const id of [token.id, rotated.id]) {
+    const now = store.getToken(id)!;
+    t.equal(secretStatus(now, at + 11), 'revoked', `${id}: refused from then on`);
+    t.match(now.revokedReason, /dev@acme\.test was deprovisioned/, `${id}: with the reason`);
+  }
+});
