@@ -61,7 +61,9 @@ function where(env: string | null): string {
 function checkFlag(r: StoreReader, flag: Flag): void {
   for (const env of envsOf(flag)) {
     const experiment = runningOn(r, flag, env);
-    if (experiment === undefined || same(experiment.allocation, allocationOf(r, flag, env))) continue;
+    // A record started before allocations were kept has none to hold the flag to: unchecked until it
+    // starts again, rather than every change of its flag refused after an upgrade.
+    if (experiment === undefined || experiment.allocation === null || same(experiment.allocation, allocationOf(r, flag, env))) continue;
     throw new FlagwireError(
       'INVALID_REQUEST',
       `Flag ${flag.name} runs experiment "${experiment.key}"${where(env)}, and this change would alter who gets which variant there (its name, bucketing, on or off, percentage, cohorts, audience, variants, default variant, rule or the fragments it names) from what the experiment started with: nothing was changed. Stop the experiment first (its statistics are kept), or end it on the flag ("experiment": null).`,
