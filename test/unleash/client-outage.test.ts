@@ -1,0 +1,93 @@
+// Black-box: the stock unleash-client through an outage of the Flagwire it reads (issue 60's proof: "an
+// outage"). In streaming mode and in polling mode it is synchronised, the node stops, the SDK goes on
+// answering what it last had (as Unleash's SDKs do when their server is away), a flag changes while the
+// node is down, and once a node is back on the same port and data the SDK gets the change by itself.
+import { createServer } from 'node:net';
+import t, { type Test } from 'tap';
+import { InMemStorageProvider, Unleash } from 'unleash-client';
+import { kOperator } from '../../src/actor/audit-actor.js';
+import { startTestServer, tempDataDir, type TestServer } from '../helpers/server.js';
+import { buildWorld } from '../helpers/world.js';
+
+const dataDir = tempDataDir();
+const world = buildWorld(dataDir);
+const { ids, secrets } = world;
+const port = await portBelowEphemeral();
+let server: TestServer = await startTestServer({ dataDir, port });
+t.teardown(async () => {
+  await server.stop();
+  await world.store.close();
+});
+
+/**
+ * A free port below Linux's ephemeral range (32768 up). The SDK keeps dialling the node while it is
+ * down, and a dial whose ephemeral source port equals the node's port connects to itself (TCP's
+ * simultaneous open) and holds that port for half a minute: the node could not come back on it.
+ */
+async function portBelowEphemeral(): Promise<number> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const free = await new Promise<boolean>((resolve) => {
+      const probe = createServer();
+      probe.once('error', () => resolve(false));
+      probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+}
+
+/** Resolves once `done` holds, checked at each change the SDK hears and every 50 ms; a minute only catches a hang. */
+function until(unleash: Unleash, done: () => boolean): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      if (!done()) return;
+      clearTimeout(timer);
+      clearInterval(poll);
+      unleash.off('changed', check);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      clearInterval(poll);
+      reject(new Error('not within a minute'));
+    }, 60_000);
+    const poll = setInterval(check, 50);
+    unleash.on('changed', check);
+    check();
+  });
+}
+
+async function throughOutage(t: Test, mode: 'streaming' | 'polling', flagName: string): Promise<void> {
+  const flagId = world.run('flagCreate', {
+    projectId: ids.single,
+    body: { name: flagName, enabled: true, trafficPercentage: 100 },
+    principal: kOperator,
+  }).id;
+  const unleash = new Unleash({
+    url: `http://127.0.0.1:${port}/api`,
+    appName: `outage-${mode}`,
+    customHeaders: { Authorization: secrets.read },
+    disableMetrics: true,
+    refreshInterval: 200,
+    ...(mode === 'streaming' ? { experimentalMode: { type: 'streaming' as const } } : {}),
+    storageProvider: new InMemStorageProvider(),
+  });
+  const errors: unknown[] = [];
+  unleash.on('error', (err: unknown) => errors.push(err));
+  unleash.on('warn', () => {});
+  t.teardown(() => unleash.destroy());
+  await until(unleash, () => unleash.isEnabled(flagName));
+  t.equal(unleash.isEnabled(flagName), true, 'synchronised: on');
+
+  await server.stop();
+  await until(unleash, () => errors.length > 0);
+  t.ok(errors.length > 0, 'the SDK saw the node go away');
+  t.equal(unleash.isEnabled(flagName), true, 'while the node is down, the SDK answers what it last had');
+
+  world.run('flagPatch', { principal: kOperator, flagId, env: null, patch: { enabled: false } });
+  server = await startTestServer({ dataDir, port });
+  await until(unleash, () => !unleash.isEnabled(flagName));
+  t.equal(unleash.isEnabled(flagName), false, 'the node back: the change made while it was down reaches the SDK');
+}
+
+t.test('streaming: an outage, then the change made while it lasted', (t) => throughOutage(t, 'streaming', 'outage-streamed'));
+t.test('polling: an outage, then the change made while it lasted', (t) => throughOutage(t, 'polling', 'outage-polled'));
