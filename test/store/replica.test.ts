@@ -6,6 +6,7 @@
 import t from 'tap';
 import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
 import { jsonBody } from '../../src/model/request-body.js';
+import { hashSecret } from '../../src/model/ids.js';
 import { kStoreLayout } from '../../src/capabilities.js';
 import { exportStore } from '../helpers/store-export.js';
 import { buildWorld } from '../helpers/world.js';
@@ -98,7 +99,7 @@ async function everyDatabase(t: TestContext): Promise<string> {
   const dir = tempDir(t);
   // Every database of the layout holds entries: the world's accounts, projects, flags and tokens, and
   // a webhook with a pending delivery, a scheduled change, a rollout, an invitation (its mail queued), a session,
-  // usage, token activity, a relay key, a client key and a shared fragment.
+  // usage, token activity, a relay key, a client key, a shared fragment and SCIM's settings, user and group.
   const world = buildWorld(dir);
   const { ids } = world;
   const at = Date.now();
@@ -143,6 +144,11 @@ async function everyDatabase(t: TestContext): Promise<string> {
     { principal: kOperator, projectId: ids.single, env: null, received: jsonBody(JSON.stringify(experiment)) },
     at,
   );
+  // SCIM on for an organisation, with a user and a group provisioned.
+  const { secret } = world.run('scimEnable', { orgId: ids.orgA, principal: principalOf(ids.owner) }, at);
+  const scim = { orgId: ids.orgA, secretHash: hashSecret(secret), base: 'http://127.0.0.1/scim/v2', verb: 'create' as const };
+  world.run('scimUserWrite', { ...scim, body: { userName: 'provisioned@a.test' } }, at);
+  world.run('scimGroupWrite', { ...scim, body: { displayName: 'Leads' } }, at);
   // A guarded environment: a scheduled change there is held as a change request, and once approved its
   // plan is an approved plan.
   world.run('approvalsSet', { projectId: ids.single, env: null, required: 1, principal: kOperator }, at);
