@@ -36,3 +36,12 @@ t.test('exhausted after a refusal: the refused batch size must be there before a
   t.equal(rate.exhausted('p', 400), 0, 'and once one passes, one event is enough again');
   t.equal(rate.exhausted('q', 0), 0, "another project's refusal is not this one's");
 });
+
+t.test("a batch larger than a thread's share passes on a full bucket, and the rate is kept by the debt", async (t) => {
+  const rate = new EventRate(1000, 8);
+  t.equal(rate.take('p', 1000, 0), 0, '8 threads: 125 a second each, but a full batch of 1,000 passes on a full bucket');
+  t.equal(rate.take('p', 1, 0), 8, 'the bucket owes 875: nothing passes for 8 s');
+  t.equal(rate.exhausted('p', 4000), 4, 'half way, refused before it is read');
+  t.equal(rate.take('p', 1000, 7999), 1, 'not yet full: the next full batch waits');
+  t.equal(rate.take('p', 1000, 8000), 0, 'full again after 8 s: it passes, 1,000 events per 8 s on this thread, the rate');
+});

@@ -58,9 +58,11 @@ t.test("the thread's time: exhausted refuses until it, with the same Retry-After
   t.equal(keys.retryAfter('fwc_a', until), 0, 'and so does the front end');
 });
 
-t.test('a refused batch larger than the bucket holds waits only until the bucket is full', async (t) => {
+t.test('a batch larger than the bucket holds passes on a full bucket; the next waits until it is full again', async (t) => {
   const rate = new EventRate(1000, 2);
-  t.equal(rate.take('p', 1000, 0), 1, "1,000 events past a thread's 500 a second: refused");
-  t.equal(rate.refusedUntil('p'), 0, 'the bucket is full: no wait');
-  t.equal(rate.exhausted('p', 0), 0, 'the next batch is read: the project is never shut out for good');
+  t.equal(rate.take('p', 1000, 0), 0, "1,000 events past a thread's 500 a second pass on a full bucket");
+  t.equal(rate.take('p', 1000, 0), 2, 'the bucket owes 500: the next full batch waits 2 s');
+  t.equal(rate.refusedUntil('p'), 2000, 'the front end is told: until the bucket is full again');
+  t.equal(rate.exhausted('p', 1999), 1, 'refused before it is read until then');
+  t.equal(rate.exhausted('p', 2000), 0, 'and read from then on: the project is never shut out for good');
 });
