@@ -12,10 +12,10 @@ import { getFlag, kFlagRecords, listFlags } from '../flags/flag-store.js';
 import type { Flag } from '../model/flags.js';
 import { same } from '../approvals/record-diff.js';
 import type { WrittenChange } from '../capability/capability.js';
-import type { StoreReader } from '../store/interfaces.js';
+import type { StoreReader, StoreWriter } from '../store/interfaces.js';
 import { kAudienceRecords } from '../store/record-kinds.js';
 import { ruleRefs } from '../targeting/refs.js';
-import { type Experiment, experimentStatus, getExperiment } from './experiment-records.js';
+import { type Experiment, experimentStatus, getExperiment, putExperiment } from './experiment-records.js';
 
 /**
  * What decides who gets which variant of `flag` in `env`: its name (what clients ask for) and bucketing,
@@ -103,4 +103,16 @@ function checkDeleted(r: StoreReader, flag: Flag): void {
       `Flag ${flag.name} runs experiment "${experiment.key}"${where(env)}: it cannot be deleted while the experiment runs. Stop the experiment first (its statistics are kept).`,
     );
   }
+}
+
+/**
+ * Re-records the allocation of experiment `key` from its flag as it stands, where it runs on `flagId`:
+ * for the one writer that drives a running experiment's split, a rollout whose guard reads it (each step
+ * and the rollback, in the same transaction). Every other change is held to the allocation by the check.
+ */
+export function followAllocation(w: StoreWriter, projectId: string, env: string | null, key: string, flagId: string, now: number): void {
+  const experiment = getExperiment(w, projectId, env, key);
+  const flag = getFlag(w, flagId);
+  if (experiment === undefined || flag === undefined || experiment.flagId !== flagId || experimentStatus(experiment) !== 'running') return;
+  putExperiment(w, { ...experiment, allocation: allocationOf(w, flag, env), updatedAt: now });
 }

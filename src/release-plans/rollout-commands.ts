@@ -18,8 +18,8 @@ import { rolloutNotFound } from '../model/lookups.js';
 import { requirePatchTarget } from '../flags/flag-lookups.js';
 import type { GuardReading, RolloutGuard, RolloutPlan, WeightsStep } from './rollouts.js';
 import type { ExperimentStatistics } from '../events/statistics.js';
-import { experimentStatus, getExperiment, putExperiment } from '../experiments/experiment-records.js';
-import { allocationOf } from '../experiments/allocation.js';
+import { getExperiment } from '../experiments/experiment-records.js';
+import { followAllocation } from '../experiments/allocation.js';
 import { experimentGuardProblems, judgeExperimentReading } from './experiment-guards.js';
 import { compileValidator } from '../model/validation.js';
 import type { StoreWriter } from '../store/interfaces.js';
@@ -325,23 +325,8 @@ export function rollbackPatch(plan: RolloutPlan): Record<string, unknown> {
 /** A step (or the rollback) as a PATCH of the flag by `plan:<id>`: checked, audited and served like any write. */
 function patchFlag(w: StoreWriter, plan: RolloutPlan, patch: Record<string, unknown>, now: number): void {
   patchFlagAs(w, { projectId: plan.projectId, flagId: plan.flagId, env: plan.env, actor: planActor(plan.id, 'rollout'), patch }, now);
-  followGuardedExperiment(w, plan, now);
-}
-
-/**
- * A rollout whose guard reads an experiment running on its flag drives that experiment's split: each
- * step and the rollback re-record the experiment's allocation in the same transaction (docs/decisions.md:
- * Experiments). Any other change to a running experiment's split is still refused (the experiments'
- * write check), but the plan that watches the experiment must be able to step, and above all to roll
- * back on a breach.
- */
-function followGuardedExperiment(w: StoreWriter, plan: RolloutPlan, now: number): void {
-  const key = plan.guard?.experiment;
-  if (key === undefined) return;
-  const experiment = getExperiment(w, plan.projectId, plan.env, key);
-  const flag = getFlag(w, plan.flagId);
-  if (experiment === undefined || flag === undefined || experiment.flagId !== flag.id || experimentStatus(experiment) !== 'running') return;
-  putExperiment(w, { ...experiment, allocation: allocationOf(w, flag, plan.env), updatedAt: now });
+  // A rollout whose guard reads an experiment drives its split (docs/decisions.md: Experiments).
+  if (plan.guard?.experiment !== undefined) followAllocation(w, plan.projectId, plan.env, plan.guard.experiment, plan.flagId, now);
 }
 
 function save(w: StoreWriter, plan: RolloutPlan, now: number): RolloutPlan {
