@@ -34,7 +34,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateBulkDataset } from './dataset.js';
 import { machineInfo } from './environment.js';
-import { freePort } from '../test/helpers/server.js';
+import { freePort } from '../test/helpers/free-port.js';
 import { kDist } from './locations.js';
 import { log } from './log.js';
 import { cpuSample, generatorCpuSeconds, killAllSync, startServer, stopAll, type Server } from './processes.js';

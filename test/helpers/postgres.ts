@@ -14,11 +14,11 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { freePort } from './free-port.js';
 
 const kEnsureScript = fileURLToPath(new URL('../../../scripts/ensure-postgres.sh', import.meta.url));
 const kRole = 'flagwire';
@@ -61,17 +61,6 @@ let bindir: string | null = null;
 function binaries(): string {
   bindir ??= execFileSync(kEnsureScript, { encoding: 'utf8' }).trim();
   return bindir;
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 export function alive(pid: number): boolean {

@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from './postgres.js';
+import { freePort } from './free-port.js';
 import { scratchDir } from './scratch-dir.js';
 
 const kEnsureScript = fileURLToPath(new URL('../../../scripts/ensure-prometheus.sh', import.meta.url));

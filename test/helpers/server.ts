@@ -1,9 +1,9 @@
 // Starts the real server (the `flagwire serve` console command) on a free port with its own data dir.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { plainNode } from './plain-process.js';
 import { scratchDir } from './scratch-dir.js';
+import { freePort } from './free-port.js';
 
 export const kCli = fileURLToPath(new URL('../../src/cli/cli.js', import.meta.url));
 
@@ -45,17 +45,6 @@ export interface TestServerOptions {
 }
 
 /** A TCP port of 127.0.0.1 free now (the sync service cannot be asked for "any port": 0 turns it off). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
 /** A fresh data dir, removed when the test process exits. */
 export function tempDataDir(): string {
   return scratchDir('flagwire-test-');

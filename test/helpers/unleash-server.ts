@@ -8,7 +8,8 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
 import { plainNode } from './plain-process.js';
-import { freePort, type TestDatabases } from './postgres.js';
+import type { TestDatabases } from './postgres.js';
+import { freePort } from './free-port.js';
 
 const kProcess = fileURLToPath(new URL('./unleash-process.js', import.meta.url));
 /** A start that only catches a hang: migrations on a busy machine take seconds, never a minute. */

@@ -14,7 +14,8 @@ import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import { cli } from '../helpers/cli.js';
 import { call } from '../helpers/http.js';
-import { alive, freePort } from '../helpers/postgres.js';
+import { alive } from '../helpers/postgres.js';
+import { bindable, freePort } from '../helpers/free-port.js';
 import { plain } from '../helpers/plain-process.js';
 import { SyncClient } from '../helpers/sync-client.js';
 import { until } from './support.js';
@@ -38,14 +39,6 @@ function cluster(env: Record<string, string>, ...args: string[]): Promise<Run> {
     execFile(...plain(kScript, args), { env: { ...userEnv(), ...env }, timeout: 300_000 }, (err, stdout, stderr) => {
       resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : 1, stdout, stderr });
     });
-  });
-}
-
-function bindable(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
 }
 

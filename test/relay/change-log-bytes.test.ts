@@ -3,7 +3,8 @@
 // its upstream does and follows it again. Both real servers; the upstream's log read from its data file.
 import t, { type Test } from 'tap';
 import { call } from '../helpers/http.js';
-import { freePort, startTestServer, tempDataDir, type TestServer } from '../helpers/server.js';
+import { startTestServer, tempDataDir, type TestServer } from '../helpers/server.js';
+import { freePort } from '../helpers/free-port.js';
 import { buildWorld } from '../helpers/world.js';
 import { createRelayKey, relayReady, startRelay, waitCaughtUp } from './support.js';
 

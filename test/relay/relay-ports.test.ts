@@ -5,7 +5,8 @@
 import { spawn } from 'node:child_process';
 import t from 'tap';
 import { plainNode } from '../helpers/plain-process.js';
-import { freePort, kCli, startTestServer, tempDataDir } from '../helpers/server.js';
+import { kCli, startTestServer, tempDataDir } from '../helpers/server.js';
+import { freePort } from '../helpers/free-port.js';
 import { createRelayKey } from './support.js';
 
 const upstream = await startTestServer({ syncPort: 'free' });

@@ -9,7 +9,8 @@ import t from 'tap';
 import { call } from '../helpers/http.js';
 import { plainNode } from '../helpers/plain-process.js';
 import { pollUntil } from '../helpers/poll.js';
-import { freePort, kCli, startTestServer, tempDataDir } from '../helpers/server.js';
+import { kCli, startTestServer, tempDataDir } from '../helpers/server.js';
+import { freePort } from '../helpers/free-port.js';
 import { buildWorld } from '../helpers/world.js';
 
 /** `serve` with `args` and `env`, expected to stop at start-up: its exit code and stderr. */

@@ -12,7 +12,8 @@ import { OpenFeature } from '@openfeature/server-sdk';
 import { kOperator } from '../../src/actor/audit-actor.js';
 import { call } from '../helpers/http.js';
 import { pollUntil } from '../helpers/poll.js';
-import { freePort, startTestServer, tempDataDir, type TestServer } from '../helpers/server.js';
+import { startTestServer, tempDataDir, type TestServer } from '../helpers/server.js';
+import { freePort } from '../helpers/free-port.js';
 import { buildWorld } from '../helpers/world.js';
 import { createRelayKey, readStreamUntil, relayReady, revokeRelayKey, servedRevision, startRelay, waitCaughtUp } from './support.js';
 

@@ -3,41 +3,25 @@
 // synchronised, the node stops, the SDK goes on answering what it last had (as Unleash's SDKs do when
 // their server is away), a flag changes while the node is down, and once a node is back on the same port
 // and data the SDK gets the change by itself.
-import { createServer } from 'node:net';
 import t, { type Test } from 'tap';
 import { InMemStorageProvider, Unleash } from 'unleash-client';
 import { InMemoryStorageProvider, UnleashClient } from 'unleash-proxy-client';
 import { kOperator } from '../../src/actor/audit-actor.js';
 import { jsonBody } from '../../src/model/request-body.js';
+import { freePort } from '../helpers/free-port.js';
 import { startTestServer, tempDataDir, type TestServer } from '../helpers/server.js';
 import { buildWorld } from '../helpers/world.js';
 
 const dataDir = tempDataDir();
 const world = buildWorld(dataDir);
 const { ids, secrets } = world;
-const port = await portBelowEphemeral();
+// The node comes back on the same port, which the SDK keeps dialling while it is down (see freePort).
+const port = await freePort();
 let server: TestServer = await startTestServer({ dataDir, port });
 t.teardown(async () => {
   await server.stop();
   await world.store.close();
 });
-
-/**
- * A free port below Linux's ephemeral range (32768 up). The SDK keeps dialling the node while it is
- * down, and a dial whose ephemeral source port equals the node's port connects to itself (TCP's
- * simultaneous open) and holds that port for half a minute: the node could not come back on it.
- */
-async function portBelowEphemeral(): Promise<number> {
-  for (;;) {
-    const port = 20_000 + Math.floor(Math.random() * 12_000);
-    const free = await new Promise<boolean>((resolve) => {
-      const probe = createServer();
-      probe.once('error', () => resolve(false));
-      probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
-    });
-    if (free) return port;
-  }
-}
 
 /** Resolves once `done` holds, checked at each change the SDK hears and every 50 ms; a minute only catches a hang. */
 function until(unleash: Unleash, done: () => boolean): Promise<void> {

@@ -8,7 +8,7 @@ import t from 'tap';
 import { ok } from '../helpers/cli.js';
 import { call } from '../helpers/http.js';
 import { pollUntil } from '../helpers/poll.js';
-import { freePort } from '../helpers/postgres.js';
+import { freePort } from '../helpers/free-port.js';
 import { tempDataDir } from '../helpers/server.js';
 import { advanceClock } from '../helpers/test-hooks.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
