@@ -33,11 +33,6 @@ const kKnownCrossings = [
   'stream/change-poller.ts -> flags/flag-state.ts',
   'stream/change-poller.ts -> flags/flag-store.ts',
   'stream/change-poller.ts -> flags/fragment-records.ts',
-  // The provider compiles the snapshot whose shape the snapshots capability serves.
-  'provider/compile.ts -> snapshots/shape.ts',
-  'provider/provider.ts -> snapshots/shape.ts',
-  'provider/snapshot-client.ts -> snapshots/shape.ts',
-  'provider/snapshot-file.ts -> snapshots/shape.ts',
 ];
 
 /** Every TypeScript module under src/, by its path there. */
