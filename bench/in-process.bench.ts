@@ -41,7 +41,7 @@ import { OfrepContext } from '../src/ofrep/context.js';
 import { type CompiledSnapshot, compileSnapshot, type ProviderFlag } from '../src/provider/compile.js';
 import { FlagwireProvider } from '../src/provider/provider.js';
 import { resolveFlag } from '../src/provider/resolve.js';
-import type { Snapshot } from '../src/snapshots/shape.js';
+import type { Snapshot } from '../src/model/snapshot-shape.js';
 import { generateDataset } from './dataset.js';
 import { machineInfo } from './environment.js';
 import { fiveRuleContexts, kFiveRuleTargeting, kFiveRuleVariants } from './five-rule-flag.js';

@@ -8,10 +8,11 @@
 //   else          -> random integer 0..99 < trafficPercentage    (fresh roll each request)
 import type { Audience } from '../model/projects.js';
 import type { EffectiveState } from '../flags/flag-state.js';
-import { bucketAt, bucketPrefix, type BucketPrefix } from './bucket.js';
+import { bucketAt } from './bucket.js';
+import { bucketPrefix, type BucketPrefix } from '../bytes/bucket-hash.js';
 import type { Flag } from '../model/flags.js';
-import type { UnleashFields } from '../unleash/constraints.js';
-import { type CompiledUnleash, decideUnleash } from '../unleash/state.js';
+import type { UnleashFields } from '../unleash-rules/constraints.js';
+import { type CompiledUnleash, decideUnleash } from '../unleash-rules/state.js';
 
 /** An audience rule with its values in a Set: exact, case-sensitive lookups in O(1). */
 export interface CompiledRule {
@@ -39,7 +40,7 @@ export interface CompiledState {
   readonly prefix: BucketPrefix;
   /** The experiment its answers belong to (issue 58); null: none, and its answers are as they were before experiments. */
   readonly experiment: string | null;
-  /** The state's Unleash model (issue 60; src/unleash/state.ts), which decides past `enabled`; null: none. */
+  /** The state's Unleash model (issue 60; src/unleash-rules/state.ts), which decides past `enabled`; null: none. */
   readonly unleash: CompiledUnleash | null;
 }
 
@@ -53,7 +54,7 @@ export interface Attributes {
 export interface EvalContext extends Attributes {
   readonly cohort: string | null;
   readonly targetingKey: string | null;
-  /** The context as Unleash's model reads it (src/unleash/fields.ts); absent: an empty one. */
+  /** The context as Unleash's model reads it (src/unleash-rules/fields.ts); absent: an empty one. */
   readonly unleash?: UnleashFields;
 }
 

@@ -11,8 +11,8 @@
 // miss the cohort list. So a literal "+" in `cohort` is refused; a space must be sent as %20.
 // When a parameter repeats, the first occurrence counts. An empty `cohort`, `targetingKey` or `env` is
 // treated as absent.
-import type { UnleashFields } from '../unleash/constraints.js';
-import { FlatUnleashFields } from '../unleash/fields.js';
+import type { UnleashFields } from '../unleash-rules/constraints.js';
+import { FlatUnleashFields } from '../unleash-rules/fields.js';
 import type { EvalContext } from './evaluate.js';
 import type { RuleContext } from './variants.js';
 
@@ -34,7 +34,7 @@ export class EvalQuery implements EvalContext, RuleContext {
   cohort: string | null = null;
   targetingKey: string | null = null;
   env: string | null = null;
-  /** The context as a state in Unleash's model reads it (src/unleash/fields.ts). */
+  /** The context as a state in Unleash's model reads it (src/unleash-rules/fields.ts). */
   readonly unleash: UnleashFields = new FlatUnleashFields(this);
   /** Why the query cannot be decoded (the 400 detail), or null. */
   error: string | null = null;

@@ -24,6 +24,7 @@ import { compileFlag, defaultVariantAnswer, type CompiledFlag, type Resolution }
 import { evaluateFlag } from '../targeting/evaluate.js';
 import { readsClock } from '../targeting/reads-clock.js';
 import type { SharedRules } from '../targeting/compile-rule.js';
+import { type CompiledUnleash, latestUnleashAnswer } from '../unleash-rules/state.js';
 import { type Decision, decidedBy, decisionValue, kDecidedAudience, kDecidedCohort, kDecidedDisabled, kDecidedStatic } from './evaluate.js';
 
 /** What a request gives a rule: its whole evaluation context, built only when a rule runs. */
@@ -47,7 +48,7 @@ export interface CompiledVariants {
    */
   readonly cohortAnswers: ReadonlyMap<Resolution, Resolution> | null;
   /**
-   * A state in Unleash's model (src/unleash/state.ts): past the disabled gate, its answer is the one its
+   * A state in Unleash's model (src/unleash-rules/state.ts): past the disabled gate, its answer is the one its
    * decision (decideState, called just before for the same state) found. Null for typed variants.
    */
   readonly unleash: { answer(): Resolution } | null;
@@ -110,6 +111,33 @@ export function compileVariants(
     readsClock: readsClock(targeting),
     cohortAnswers,
     unleash: null,
+  };
+}
+
+/** What resolveVariant asks a state in Unleash's model: the answer its decision found. */
+const kUnleashAnswer = { answer: latestUnleashAnswer };
+
+/** A compiled state in Unleash's model as the typed-variant answers every route resolves. */
+export function unleashVariants(state: CompiledUnleash): CompiledVariants {
+  const flag = compileFlag(
+    state.feature.name,
+    {
+      state: 'ENABLED',
+      variants: { on: true, off: false },
+      defaultVariant: 'off',
+      targeting: null,
+      metadata: {},
+    },
+    {},
+  );
+  return {
+    flag: { ...flag, answers: { ...flag.answers, disabled: state.disabled } },
+    targeting: null,
+    split: state.off,
+    matched: state.on,
+    readsClock: state.readsClock,
+    cohortAnswers: null,
+    unleash: kUnleashAnswer,
   };
 }
 

@@ -54,7 +54,7 @@ import { RefResolver } from '../targeting/refs.js';
 import { type DefinitionProblem, formatPath, listedProblems, problemText } from '../targeting/problems.js';
 import { Targeting as FlagdTargeting } from '../targeting/definition.js';
 import { UnleashModel } from '../model/unleash-model.js';
-import { unleashStateProblems } from '../unleash/model-problems.js';
+import { unleashStateProblems } from '../unleash-rules/model-problems.js';
 import { byCodePoint, defaultModelState, type ModelFlag, type ModelState, type ProjectModel } from './project-model.js';
 import { type FragmentRules, kNoFragments } from '../flags/fragment-records.js';
 import { fragmentNameProblem, fragmentRuleProblems } from '../fragments/fragment-commands.js';

@@ -34,7 +34,7 @@ import {
   withUnleash,
   type FieldChanges,
 } from './patch-rules.js';
-import { unleashStateProblems } from '../unleash/model-problems.js';
+import { unleashStateProblems } from '../unleash-rules/model-problems.js';
 import { appliedTyped, mergeTyped, typedProblems } from './variant-rules.js';
 import { actorFor, type Actor, type Principal, tokenProject } from '../actor/audit-actor.js';
 import type { FlagAuditAction } from './audit-actions.js';

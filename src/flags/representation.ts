@@ -7,7 +7,7 @@ import type { TypedFields } from '../model/schemas.js';
 import type { Flag, FlagUsage } from '../model/flags.js';
 import type { Project } from '../model/projects.js';
 import type { UnleashModel } from '../model/unleash-model.js';
-import { modelWarnings } from '../unleash/model-problems.js';
+import { modelWarnings } from '../unleash-rules/model-problems.js';
 import type { EnvironmentEntry, EnvironmentsFlag, FlagList, FlagRepresentation, FlatFlag, PatchResult } from './representation-shapes.js';
 
 /**

@@ -11,8 +11,8 @@
 // characters of keys and strings, more than kMaxContextValues keys and items, or nested deeper than
 // kMaxContextDepth is refused with INVALID_CONTEXT before any flag is evaluated. What a rule may then build
 // from it is bounded by src/targeting/work-budget.ts. (The body itself is at most 1 MiB: src/http/body.ts.)
-import type { UnleashFields } from '../unleash/constraints.js';
-import { FlatUnleashFields } from '../unleash/fields.js';
+import type { UnleashFields } from '../unleash-rules/constraints.js';
+import { FlatUnleashFields } from '../unleash-rules/fields.js';
 import type { EvalContext } from '../eval-engine/evaluate.js';
 import type { RuleContext } from '../eval-engine/variants.js';
 import { compileValidator } from '../model/validation.js';
@@ -38,7 +38,7 @@ export class OfrepContext implements EvalContext, RuleContext {
   cohort: string | null = null;
   targetingKey: string | null = null;
   env: string | null = null;
-  /** The context as a state in Unleash's model reads it (src/unleash/fields.ts). */
+  /** The context as a state in Unleash's model reads it (src/unleash-rules/fields.ts). */
   readonly unleash: UnleashFields = new FlatUnleashFields(this);
   /** Set when parse() returned false. */
   errorCode: OfrepErrorCode = 'GENERAL';

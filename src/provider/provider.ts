@@ -29,7 +29,7 @@ import {
   type TrackingEventDetails,
 } from '@openfeature/server-sdk';
 import { OfrepContext } from '../ofrep/context.js';
-import type { Snapshot } from '../snapshots/shape.js';
+import type { Snapshot } from '../model/snapshot-shape.js';
 import { followChanges } from './change-stream.js';
 import type { FlagwireEvents } from './events.js';
 import { changedFlags, type CompiledSnapshot, compileSnapshot } from './compile.js';

@@ -1,7 +1,7 @@
 // GET /v1/snapshots/{project_id}[?env=] for the provider (src/snapshots/routes.ts): with the read token,
 // If-None-Match with the ETag of the snapshot it holds, a time limit, and a bound on the body's size.
 import { isSnapshot } from './snapshot-file.js';
-import type { Snapshot } from '../snapshots/shape.js';
+import type { Snapshot } from '../model/snapshot-shape.js';
 
 export interface SnapshotSource {
   /** The server's base URL (http://host:port). */

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { open, readFile, rename, rm } from 'node:fs/promises';
 import { compiledOnUse } from '../typebox.js';
-import { Snapshot } from '../snapshots/shape.js';
+import { Snapshot } from '../model/snapshot-shape.js';
 
 const kSnapshotCheck = compiledOnUse(Snapshot);
 

@@ -7,7 +7,7 @@ import type { Org } from '../model/accounts.js';
 import { hasAudiences } from '../model/plans.js';
 import type { Project } from '../model/projects.js';
 import type { SnapshotReader } from '../store/interfaces.js';
-import type { Snapshot, SnapshotAudience, SnapshotFlag } from './shape.js';
+import type { Snapshot, SnapshotAudience, SnapshotFlag } from '../model/snapshot-shape.js';
 import { fragmentRules, projectFragments } from '../flags/fragment-records.js';
 import { ResolvedFragments } from '../flags/fragment-resolve.js';
 import { listFlags } from '../flags/flag-store.js';

@@ -13,7 +13,7 @@ import { notFoundDetail } from '../model/lookups.js';
 import { etag } from '../http/entity-tags.js';
 import { apiErrors, json, pathParam, queryParam } from '../routes/openapi-parts.js';
 import { buildSnapshot } from './build.js';
-import { Snapshot } from './shape.js';
+import { Snapshot } from '../model/snapshot-shape.js';
 
 const kEtagHeaders = {
   ETag: { schema: { type: 'string' }, description: "Covers the snapshot's content (not its revision): send it as If-None-Match" },

@@ -19,7 +19,7 @@
 // front-end API reads `?plan=pro`. Property values that are numbers or booleans match by their JSON text.
 import type { EvalContext } from '../eval-engine/evaluate.js';
 import type { RuleContext } from '../eval-engine/variants.js';
-import type { UnleashFields } from './constraints.js';
+import type { UnleashFields } from '../unleash-rules/constraints.js';
 
 /** Unleash's own context fields: never properties. */
 export const kUnleashFields: ReadonlySet<string> = new Set([

@@ -22,7 +22,7 @@ import { resolveVariant, type RuleContext } from '../eval-engine/variants.js';
 import type { VariantValue } from '../targeting/definition.js';
 import type { Resolution } from '../targeting/compiled-flag.js';
 import type { UnleashPayload, UnleashToggle, UnleashVariant } from './frontend-schemas.js';
-import { unleashToggleVariant } from './state.js';
+import { unleashToggleVariant } from '../unleash-rules/state.js';
 
 /** Unleash's variant for "none": what its SDKs answer for a toggle without variants, or one turned off. */
 export const kDisabledVariant: Readonly<UnleashVariant> = Object.freeze({ name: 'disabled', enabled: false });
@@ -35,7 +35,7 @@ export function payloadOf(value: VariantValue): UnleashPayload {
 
 /** The toggle for a gate's answer (`enabled`) and, for a typed flag, the variant's answer. */
 export function toggleOf(name: string, enabled: boolean, answer: Resolution | null): UnleashToggle {
-  // A state in Unleash's model: its variant and impressionData as Unleash says them (src/unleash/state.ts).
+  // A state in Unleash's model: its variant and impressionData as Unleash says them (src/unleash-rules/state.ts).
   const unleash = answer === null ? undefined : unleashToggleVariant(answer);
   if (unleash !== undefined) return { name, enabled, variant: { ...unleash.variant }, impressionData: unleash.impressionData };
   const variant =

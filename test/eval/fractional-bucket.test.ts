@@ -4,7 +4,8 @@
 // the ones design §2 and api.md print.
 import { readFileSync } from 'node:fs';
 import t from 'tap';
-import { bucket, bucketAt, bucketPrefix, fractionalBucket } from '../../src/eval-engine/bucket.js';
+import { bucketPrefix } from '../../src/bytes/bucket-hash.js';
+import { bucket, bucketAt, fractionalBucket } from '../../src/eval-engine/bucket.js';
 import { murmur3String } from '../../src/bytes/murmur3.js';
 
 interface Fixture {

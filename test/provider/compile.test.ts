@@ -15,7 +15,7 @@ import { OfrepEvaluator } from '../../src/ofrep/evaluate.js';
 import { changedFlags, compileSnapshot } from '../../src/provider/compile.js';
 import { resolveFlag } from '../../src/provider/resolve.js';
 import { buildSnapshot } from '../../src/snapshots/build.js';
-import type { Snapshot } from '../../src/snapshots/shape.js';
+import type { Snapshot } from '../../src/model/snapshot-shape.js';
 import { buildEvalWorld } from '../eval/eval-world.js';
 
 const world = buildEvalWorld();

@@ -5,7 +5,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { readSnapshotFile, type SavedSnapshot, writeSnapshotFile } from '../../src/provider/snapshot-file.js';
-import type { Snapshot } from '../../src/snapshots/shape.js';
+import type { Snapshot } from '../../src/model/snapshot-shape.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 
 function snapshot(revision: number, flags: number): Snapshot {

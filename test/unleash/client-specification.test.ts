@@ -1,12 +1,12 @@
 // In-process: every case of Unleash's client specification (the npm package @unleash/client-specification,
 // Apache-2.0; test/unleash/specification-vectors.ts reads it) through Flagwire's compiled Unleash model
-// (src/unleash/feature.ts): each isEnabled case's answer, and each variant case's name, payload, enabled
+// (src/unleash-rules/feature.ts): each isEnabled case's answer, and each variant case's name, payload, enabled
 // and feature_enabled. Each feature is first checked as the Management API checks a flag's model
-// (src/unleash/model-problems.ts): none is refused, and the parts the SDKs never meet are named.
+// (src/unleash-rules/model-problems.ts): none is refused, and the parts the SDKs never meet are named.
 import t from 'tap';
-import { type CompiledFeature, compileFeature, evaluateFeature, type UnleashFields } from '../../src/unleash/feature.js';
+import { type CompiledFeature, compileFeature, evaluateFeature, type UnleashFields } from '../../src/unleash-rules/feature.js';
 import { kUnleashModel } from '../../src/model/unleash-model.js';
-import { modelProblems, modelWarnings } from '../../src/unleash/model-problems.js';
+import { modelProblems, modelWarnings } from '../../src/unleash-rules/model-problems.js';
 import { loadSpecifications, kSpecificationVersion, type VectorContext } from './specification-vectors.js';
 
 /** A vector's context as the SDKs read one: its own field, else its property; every value as text. */

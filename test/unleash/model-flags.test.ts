@@ -16,7 +16,7 @@ import type { Context, Unleash } from 'unleash-client';
 import { startUnleashSdk } from '../helpers/unleash-sdk.js';
 import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
 import { jsonBody } from '../../src/model/request-body.js';
-import { modelWarnings } from '../../src/unleash/model-problems.js';
+import { modelWarnings } from '../../src/unleash-rules/model-problems.js';
 import { call } from '../helpers/http.js';
 import { startWorldServer } from '../helpers/world-server.js';
 import { loadSpecifications, type Specification, type VectorContext, type VectorVariant } from './specification-vectors.js';

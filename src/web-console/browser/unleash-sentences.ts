@@ -42,7 +42,11 @@ export const kOperatorWords: Readonly<Record<UnleashOperator, string>> = {
   IN_CIDR: 'is an address in',
 };
 
-/** The operators whose operands are a list (`values`); the others take one (`value`), as model-problems.ts reads them. */
+/**
+ * The operators whose operands are a list (`values`); the others take one (`value`), as
+ * src/unleash-rules/model-problems.ts reads them. A copy: a browser loads only this folder's modules
+ * (src/web-console/assets.ts), and test/web-console/browser/unleash-editor.test.ts pins it to the server's check.
+ */
 export const kListOperators: ReadonlySet<string> = new Set(['IN', 'NOT_IN', 'STR_CONTAINS', 'STR_STARTS_WITH', 'STR_ENDS_WITH', 'IN_CIDR']);
 
 /** The strategies Flagwire evaluates, by what they do (a Record of the schema's list, as kOperatorWords). */

@@ -1,7 +1,8 @@
 // The native snapshot of one project environment (issue 44, contract 4): what Flagwire's evaluation
-// engine needs to answer that environment's flags exactly as the server does, served by
-// GET /v1/snapshots/{project_id} (routes.ts) and compiled in-process by the Flagwire OpenFeature provider
-// (src/provider/compile.ts) with the engine's own functions. One shape for both, as TypeBox.
+// engine needs to answer that environment's flags exactly as the server does, served by the snapshots
+// capability's GET /v1/snapshots/{project_id} (src/snapshots/routes.ts) and compiled in-process by the
+// Flagwire OpenFeature provider (src/provider/compile.ts) with the engine's own functions. One shape for
+// both, as TypeBox, below them both: the provider imports no capability.
 //
 // Each flag carries its state in the snapshot's environment as the engine resolves it (effectiveState:
 // a group flag's environment with its effective cohorts; a single flag's own state), its bucketing, and
@@ -9,7 +10,7 @@
 // missing keeps its audienceId and never matches, as on the server.
 import { FlagMetadata, Targeting, VariantValue } from '../targeting/definition.js';
 import { CloneType, type Static, Type } from '../typebox.js';
-import { UnleashModel } from '../model/unleash-model.js';
+import { UnleashModel } from './unleash-model.js';
 
 const kNullableString = Type.Union([Type.String(), Type.Null()]);
 

@@ -16,7 +16,7 @@
 // variants (UTF-8 as Unleash Edge and the other SDKs; the Node SDK hashes UTF-16 code units cut to a
 // byte, which agrees for ASCII). Every part that depends only on the feature (sets, hash prefixes,
 // weights, predicates) is made here; an evaluation allocates nothing unless it must roll at random.
-import { type BucketPrefix, bucketPrefix, keyHash } from '../eval-engine/bucket.js';
+import { type BucketPrefix, bucketPrefix, keyHash } from '../bytes/bucket-hash.js';
 import { Address4 } from 'ip-address';
 import { compileConstraints, type Predicate, type UnleashFields } from './constraints.js';
 import type {

@@ -16,14 +16,12 @@
 // serves the variant as Unleash does (unleashToggleVariant). Strategies that roll at random
 // (gradualRolloutRandom, a rollout with random stickiness or without a user or session id) are Unleash's
 // own: they roll on every evaluation, on OFREP too.
-import { compileFlag, type Resolution } from '../targeting/compiled-flag.js';
+import type { Resolution } from '../targeting/compiled-flag.js';
 import type { FlagMetadata } from '../targeting/definition.js';
-import type { CompiledVariants } from '../eval-engine/variants.js';
 import { type CompiledFeature, compileFeature, evaluateFeature, type FeatureLookup, type UnleashFields } from './feature.js';
-import type { UnleashModel } from '../model/unleash-model.js';
-import type { UnleashVariant as ToggleVariant } from './frontend-schemas.js';
+import type { UnleashModel, UnleashPayload } from '../model/unleash-model.js';
 
-/** The decisions an Unleash state gives (evaluate.ts's encoding, reason << 1 | value: kDecidedAudience 2, kDecidedStatic 3). */
+/** The decisions an Unleash state gives (src/eval-engine/evaluate.ts's encoding, reason << 1 | value: kDecidedAudience 2, kDecidedStatic 3). */
 const kDecisionOff = 2 << 1;
 const kDecisionOn = (2 << 1) | 1;
 const kDecisionStatic = (3 << 1) | 1;
@@ -32,12 +30,21 @@ const kDecisionStatic = (3 << 1) | 1;
 export interface CompiledUnleash {
   readonly feature: CompiledFeature;
   readonly off: Resolution;
+  /** Not enabled: DISABLED, the gate's answer before the feature is asked. */
+  readonly disabled: Resolution;
   /** On without a variant, by a strategy (or STATIC without strategies). */
   readonly on: Resolution;
   /** On with each variant, by the variant's place in the feature's allVariants. */
   readonly variants: readonly Resolution[];
   /** Whether its answer to one context may change with time alone (DATE_* constraints, random rolls). */
   readonly readsClock: boolean;
+}
+
+/** A variant as Unleash's SDKs answer getVariant ("disabled", not enabled: none), its payload as the model stores it. */
+interface ToggleVariant {
+  readonly name: string;
+  readonly enabled: boolean;
+  readonly payload?: UnleashPayload;
 }
 
 /** What Unleash's front-end API serves for an Unleash answer: its variant as Unleash says it, and impressionData. */
@@ -47,7 +54,7 @@ interface ToggleFacts {
 }
 
 const kToggles = new WeakMap<Resolution, ToggleFacts>();
-/** The answer of the latest decideUnleash (read by resolveVariant right after; see there). */
+/** The answer of the latest decideUnleash (read through latestUnleashAnswer right after; see there). */
 let latest: Resolution | null = null;
 
 function resolution(reason: Resolution['reason'], value: boolean, variant: string, flagMetadata: FlagMetadata): Resolution {
@@ -75,8 +82,10 @@ export function compileUnleash(name: string, enabled: boolean, model: UnleashMod
   const onReason = model.strategies.length === 0 ? 'STATIC' : 'TARGETING_MATCH';
   const off = resolution('DEFAULT', false, 'disabled', kNoMetadata);
   const on = resolution(onReason, true, 'disabled', kNoMetadata);
+  const disabled = resolution('DISABLED', false, 'disabled', Object.freeze({}));
   kToggles.set(off, { variant: none, impressionData });
   kToggles.set(on, { variant: none, impressionData });
+  kToggles.set(disabled, { variant: { name: 'disabled', enabled: false }, impressionData: false });
   const variants = feature.allVariants.map((v) => {
     const payload = v.payload;
     const metadata =
@@ -87,12 +96,12 @@ export function compileUnleash(name: string, enabled: boolean, model: UnleashMod
     kToggles.set(answer, { variant, impressionData });
     return answer;
   });
-  return { feature, off, on, variants, readsClock: modelReadsClock(model) };
+  return { feature, off, disabled, on, variants, readsClock: modelReadsClock(model) };
 }
 
 /**
- * The decision for an enabled Unleash state (decideState's, evaluate.ts), with its answer kept for
- * unleashVariants' resolveVariant, which every route calls right after the decision for the same state.
+ * The decision for an enabled Unleash state (decideState's, src/eval-engine/evaluate.ts), with its answer
+ * kept for latestUnleashAnswer.
  */
 export function decideUnleash(state: CompiledUnleash, ctx: UnleashFields): number {
   const answer = evaluateFeature(state.feature, ctx, Date.now());
@@ -105,33 +114,11 @@ export function decideUnleash(state: CompiledUnleash, ctx: UnleashFields): numbe
   return state.feature.strategies.length === 0 ? kDecisionStatic : kDecisionOn;
 }
 
-/** An Unleash state's answers as the typed-variant answers every route resolves (src/eval-engine/variants.ts). */
-export function unleashVariants(state: CompiledUnleash): CompiledVariants {
-  const flag = compileFlag(
-    state.feature.name,
-    {
-      state: 'ENABLED',
-      variants: { on: true, off: false },
-      defaultVariant: 'off',
-      targeting: null,
-      metadata: {},
-    },
-    {},
-  );
-  const disabled = resolution('DISABLED', false, 'disabled', Object.freeze({}));
-  kToggles.set(disabled, { variant: { name: 'disabled', enabled: false }, impressionData: false });
-  return {
-    flag: { ...flag, answers: { ...flag.answers, disabled } },
-    targeting: null,
-    split: state.off,
-    matched: state.on,
-    readsClock: state.readsClock,
-    cohortAnswers: null,
-    unleash: { answer: latestAnswer },
-  };
-}
-
-function latestAnswer(): Resolution {
+/**
+ * The answer of the latest decideUnleash: what src/eval-engine/variants.ts's resolveVariant answers for an
+ * Unleash state, which every route calls right after the decision for the same state.
+ */
+export function latestUnleashAnswer(): Resolution {
   return latest!;
 }
 

@@ -1,5 +1,5 @@
 // Unleash's context read from Flagwire's flat contexts (the Evaluation API's query, OFREP's `context`), for
-// a state in Unleash's model (src/unleash/state.ts): the mapping docs/api.md (Unleash's model) tells users.
+// a state in Unleash's model (src/unleash-rules/state.ts): the mapping docs/api.md (Unleash's model) tells users.
 //
 //   Unleash's context    read from
 //   userId               the attribute userId, else the targeting key (as Unleash's OpenFeature providers map it)
@@ -8,12 +8,13 @@
 //   any other name       the attribute of that name (sessionId, remoteAddress, appName, currentTime and
 //                        every property alike: a flat context has no separate properties)
 //
-// Unleash's front-end API reads Unleash's own context, fields and properties apart (context.ts).
-import type { Attributes } from '../eval-engine/evaluate.js';
+// Unleash's front-end API reads Unleash's own context, fields and properties apart (src/unleash/context.ts).
 import type { UnleashFields } from './constraints.js';
 
-/** A flat context: its attributes, targeting key and environment. */
-interface FlatContext extends Attributes {
+/** A flat context (the engine's EvalContext, OFREP's context): its attributes, targeting key, cohort and environment. */
+interface FlatContext {
+  /** The attribute's value, or undefined when the context does not carry it. */
+  attribute(name: string): string | undefined;
   readonly targetingKey: string | null;
   readonly cohort: string | null;
   readonly env: string | null;

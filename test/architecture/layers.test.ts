@@ -1,0 +1,151 @@
+// The house's layers (docs/architecture.md, "Capabilities": the layers): the capabilities stand on the mechanisms below
+// them, and only the parts that assemble the list of capabilities stand on the capabilities. A module
+// below the list (one that is no capability's, in a place that does not import src/capabilities.ts or
+// src/all-routes.ts, directly or through a place that does) imports no capability's module, a type
+// included: what a mechanism needs of a capability's rules lives below it, as src/unleash-rules holds
+// Unleash's model for the evaluation engine. The capabilities' folders are read from the declarations
+// src/capabilities.ts lists, the imports from the sources with TypeScript's own scanner.
+import { readdirSync, readFileSync } from 'node:fs';
+import { posix } from 'node:path';
+import t from 'tap';
+import ts from 'typescript';
+import { kCapabilities } from '../../src/capabilities.js';
+
+const kSrc = new URL('../../../src/', import.meta.url);
+const kList = 'capabilities.ts';
+/** The modules that assemble the list; a place that imports one of them stands above the capabilities. */
+const kAssemblers = [kList, 'all-routes.ts'];
+
+/**
+ * Imports from below into a capability that stand today, each a debt: the rule it needs belongs below,
+ * as Unleash's model moved to src/unleash-rules. The test fails on any import not listed, and on a
+ * listed one once it is gone, so the list only shrinks.
+ */
+const kKnownCrossings = [
+  // The flag records and their reads are the flags capability's (src/flags/flag-store.ts); the engine
+  // and the change poller read them, and usage counts are flags' writer command.
+  'eval-engine/engine.ts -> flags/flag-state.ts',
+  'eval-engine/engine.ts -> flags/flag-store.ts',
+  'eval-engine/engine.ts -> flags/fragment-records.ts',
+  'eval-engine/engine.ts -> flags/fragment-resolve.ts',
+  'eval-engine/evaluate.ts -> flags/flag-state.ts',
+  'eval-engine/usage.ts -> flags/command-table.ts',
+  'stream/change-poller.ts -> flags/flag-state.ts',
+  'stream/change-poller.ts -> flags/flag-store.ts',
+  'stream/change-poller.ts -> flags/fragment-records.ts',
+];
+
+/** Every TypeScript module under src/, by its path there. */
+const kModules = (readdirSync(kSrc, { recursive: true }) as string[])
+  .map((path) => path.split('\\').join('/'))
+  .filter((path) => path.endsWith('.ts') && !path.endsWith('.d.ts'));
+
+/** The module `specifier` names from `module` (both paths under src/), or null for a package or node: module. */
+function resolved(module: string, specifier: string): string | null {
+  if (!specifier.startsWith('.')) return null;
+  return posix.join(posix.dirname(module), specifier).replace(/\.js$/, '.ts');
+}
+
+/** What `module` imports of src/: static imports, re-exports, types and import() calls alike. */
+function importsOf(module: string): string[] {
+  const { importedFiles } = ts.preProcessFile(readFileSync(new URL(module, kSrc), 'utf8'), true, true);
+  return importedFiles.flatMap(({ fileName }) => resolved(module, fileName) ?? []);
+}
+
+/** A module's place: its folder under src/, or the module itself at src/'s top. */
+function placeOf(module: string): string {
+  return module.split('/')[0]!;
+}
+
+/** The folders of the capabilities src/capabilities.ts lists in kCapabilities, in its order. */
+function capabilityFolders(): string[] {
+  const source = ts.createSourceFile(kList, readFileSync(new URL(kList, kSrc), 'utf8'), ts.ScriptTarget.Latest);
+  const from = new Map<string, string>();
+  let listed: readonly ts.Expression[] = [];
+  for (const statement of source.statements) {
+    if (ts.isImportDeclaration(statement) && ts.isStringLiteral(statement.moduleSpecifier)) {
+      const bindings = statement.importClause?.namedBindings;
+      if (bindings !== undefined && ts.isNamedImports(bindings))
+        for (const element of bindings.elements) from.set(element.name.text, statement.moduleSpecifier.text);
+    }
+    if (ts.isVariableStatement(statement))
+      for (const declaration of statement.declarationList.declarations) {
+        if (!ts.isIdentifier(declaration.name) || declaration.name.text !== 'kCapabilities') continue;
+        let value = declaration.initializer;
+        while (value !== undefined && (ts.isSatisfiesExpression(value) || ts.isAsExpression(value))) value = value.expression;
+        if (value !== undefined && ts.isArrayLiteralExpression(value)) listed = value.elements;
+      }
+  }
+  return listed.map((element) => {
+    const specifier = ts.isIdentifier(element) ? from.get(element.text) : undefined;
+    if (specifier === undefined) throw new Error(`kCapabilities lists ${element.getText(source)}, not an imported name`);
+    return placeOf(resolved(kList, specifier)!);
+  });
+}
+
+const kCapabilityFolders = new Set(capabilityFolders());
+
+/** The places that import one of the list's assemblers, directly or through another such place. */
+function placesAbove(): Set<string> {
+  const above = new Set(kAssemblers);
+  const importedBy = new Map<string, Set<string>>();
+  for (const module of kModules) {
+    const place = placeOf(module);
+    const places = importedBy.get(place) ?? new Set();
+    for (const imported of importsOf(module)) places.add(placeOf(imported));
+    importedBy.set(place, places);
+  }
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [place, imported] of importedBy) {
+      if (above.has(place) || kCapabilityFolders.has(place) || ![...imported].some((p) => above.has(p))) continue;
+      above.add(place);
+      grew = true;
+    }
+  }
+  return above;
+}
+
+const kAbove = placesAbove();
+
+/** Every import of a capability's module from a module of another place, as `from -> to`. */
+function crossings(): { below: string[]; above: string[] } {
+  const below: string[] = [];
+  const above: string[] = [];
+  for (const module of kModules) {
+    const place = placeOf(module);
+    if (kCapabilityFolders.has(place)) continue;
+    for (const imported of importsOf(module))
+      if (kCapabilityFolders.has(placeOf(imported))) (kAbove.has(place) ? above : below).push(`${module} -> ${imported}`);
+  }
+  return { below, above };
+}
+
+t.test("the capabilities' folders are read from src/capabilities.ts's list", async (t) => {
+  t.equal(kCapabilityFolders.size, kCapabilities.length, 'one folder for each capability listed');
+  for (const folder of kCapabilityFolders) t.ok(kModules.includes(`${folder}/capability.ts`), `${folder} declares its capability`);
+  t.ok(kCapabilityFolders.has('unleash') && kCapabilityFolders.has('flags'), 'unleash and flags among them');
+});
+
+t.test('the places above the list are those that assemble it', async (t) => {
+  for (const place of ['server', 'cli', 'writer-thread', 'web-console', 'api', 'openapi'])
+    t.ok(kAbove.has(place), `${place} stands above the capabilities`);
+  for (const place of ['store', 'model', 'routes', 'writer', 'eval-engine', 'http', 'targeting', 'unleash-rules', 'ofrep'])
+    t.notOk(kAbove.has(place), `${place} stands below them`);
+});
+
+t.test("no module below the list imports a capability's module", async (t) => {
+  const { below, above } = crossings();
+  // The scan sees a crossing where one stands: the front end builds Unleash's front-end API's routes.
+  t.ok(above.includes('server/frontend.ts -> unleash/frontend-routes.ts'), 'an import from above is seen');
+  t.strictSame(
+    below.filter((crossing) => !kKnownCrossings.includes(crossing)),
+    [],
+    'none but the known ones: what a mechanism needs of a capability belongs below it',
+  );
+  t.strictSame(
+    kKnownCrossings.filter((crossing) => !below.includes(crossing)),
+    [],
+    'each known one still stands (drop it from the list once it is gone)',
+  );
+});
