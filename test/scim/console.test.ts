@@ -58,7 +58,7 @@ t.test('an Owner turns SCIM on, maps a group, rotates the secret and turns it of
   await page.reload();
   await page.getByRole('heading', { level: 1, name: heading }).waitFor();
   t.equal(await page.getByText(secret).count(), 0, 'the secret is not shown again');
-  await page.getByText(/^Last sync: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC .* 1 users, 1 groups\.$/).waitFor();
+  await page.getByText(/^Last sync: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC .* 1 user, 1 group\.$/).waitFor();
   const people = page.getByRole('region', { name: 'Provisioned people' });
   const aliceRow = people.getByRole('row', { name: /alice@demo\.test/ });
   await aliceRow.getByRole('cell', { name: 'Alice Archer' }).waitFor();
@@ -74,7 +74,7 @@ t.test('an Owner turns SCIM on, maps a group, rotates the secret and turns it of
   await page.getByLabel('Group name').fill('engineers');
   await page.getByRole('combobox', { name: /^Role/ }).selectOption('editor');
   await page.getByRole('button', { name: 'Map group' }).click();
-  await page.getByText('Members of group engineers are editor now.').waitFor();
+  await page.getByText('Members of group engineers hold the editor role now.').waitFor();
   await aliceRow.getByRole('cell', { name: 'editor' }).waitFor();
   await groups
     .getByRole('row', { name: /Engineers/ })

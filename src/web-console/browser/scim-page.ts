@@ -92,7 +92,7 @@ function groupRolesSection(data: ScimView, reload: Reload): HTMLElement {
   const setRole = async (group: string, role: string | null) => {
     await api('POST', `orgs/${data.orgId}/scim/group-roles`, { group, role });
     await reload();
-    say(role === null ? `Group ${group} gives no role now.` : `Members of group ${group} are ${role} now.`);
+    say(role === null ? `Group ${group} gives no role now.` : `Members of group ${group} hold the ${role} role now.`);
   };
   const mappings = Object.entries(data.groupRoles);
   const group = h('input', { type: 'text', name: 'group', required: true });
@@ -171,12 +171,14 @@ function listing(data: ScimView, what: string, count: number, columns: readonly 
   return [heading, h('p', { class: 'muted' }, `The ${data.shown} latest changed of ${count} ${what.toLowerCase()}.`), table];
 }
 
+const count = (n: number, thing: string) => `${n} ${thing}${n === 1 ? '' : 's'}`;
+
 function provisionedSection(data: ScimView): HTMLElement {
   return part(
     'Provisioned',
     data.lastSync === null
       ? 'Nothing provisioned yet.'
-      : `Last sync: ${formatTime(data.lastSync)} (the identity provider's latest change to a user or group). ${data.userCount} users, ${data.groupCount} groups.`,
+      : `Last sync: ${formatTime(data.lastSync)} (the identity provider's latest change to a user or group). ${count(data.userCount, 'user')}, ${count(data.groupCount, 'group')}.`,
     listing(
       data,
       'People',
