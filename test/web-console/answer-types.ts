@@ -12,6 +12,7 @@ import type { sessionView } from '../../src/sessions/console-routes.js';
 import type { activityView, tokensView } from '../../src/tokens/console-routes.js';
 import type { webhooksView } from '../../src/webhooks/console-routes.js';
 import type { fragmentsView } from '../../src/fragments/console-routes.js';
+import type { scimView } from '../../src/scim/console-routes.js';
 import type { experimentResultsPageView, experimentsView } from '../../src/experiments/console-routes.js';
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -36,6 +37,7 @@ export type AnswerChecks = [
   Holds<Answers<ReturnType<typeof flagRequestsView>, Declared.FlagRequestsView>>,
   Holds<Answers<ReturnType<typeof waitingView>, Declared.WaitingView>>,
   Holds<Answers<ReturnType<typeof approvalsView>, Declared.ApprovalsView>>,
+  Holds<Answers<ReturnType<typeof scimView>, Declared.ScimView>>,
   Holds<Answers<ReturnType<typeof experimentsView>, Declared.ExperimentsView>>,
   Holds<Answers<Awaited<ReturnType<typeof experimentResultsPageView>>, Declared.ExperimentResultsPageView>>,
 ];

@@ -29,6 +29,8 @@ export type {
   RequestsView,
   WaitingView,
 } from '../../approvals/console-answers.js';
+/** The SCIM page's answer: the scim capability's (src/scim/console-routes.ts). */
+export type { ScimView } from '../../scim/console-answers.js';
 /** The playground's answer: the evaluation capability's (src/evaluation/console-routes.ts). */
 export type { PlaygroundResult, PlaygroundView } from '../../evaluation/playground-answers.js';
 

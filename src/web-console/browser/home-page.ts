@@ -82,6 +82,8 @@ export async function homePage(): Promise<void> {
           { class: 'muted' },
           `Plan: ${org.plan} · your role: ${org.role} · `,
           h('a', { href: `#/orgs/${org.id}/members` }, 'Members and roles'),
+          // SCIM's settings are an Owner's alone (its groups may give the Owner role).
+          org.role === 'owner' ? [' · ', h('a', { href: `#/orgs/${org.id}/scim` }, 'SCIM provisioning')] : null,
         ),
         projectList(org.projects, create),
         create,

@@ -29,6 +29,7 @@ export type {
   FragmentsView,
   ExperimentsView,
   ExperimentResultsPageView,
+  ScimView,
 } from '../api/answers.js';
 export type { RolloutAction, RolloutBody } from '../../release-plans/schemas.js';
 export type { Org, User } from '../../model/accounts.js';
