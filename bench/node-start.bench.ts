@@ -1,11 +1,14 @@
 // What a node's start costs (issue 57, item 2: at most 0.5 s of CPU from spawn to serving, every thread
-// counted): an embedded node started on a data dir that holds the demo, `runs` times, each timed from the
-// spawn to the first 200 of /health, with the CPU of every thread of the process at that moment
+// counted, for an embedded node and a relay): an embedded node started on a data dir that holds the demo,
+// and a relay started on its copy of that node with its upstream down, `runs` times each, each timed from
+// the spawn to the first 200 of /health, with the CPU of every thread of the process at that moment
 // (/proc/PID/stat: user + system), and the main thread's apart; beside them, the CPU of the child
 // processes it waited for by then (the store's probe, src/store/verify.ts: a process of its own, so not a
-// thread of the node's, but paid at every start). With `--baseline DIR` (another build's
-// checkout, built), that build's node starts in turn with this one's, on a copy of the same data.
-// Run: npm run build && node dist/bench/node-start.bench.js [--runs N] [--baseline DIR]
+// thread of the node's, but paid at every start it runs). Each start is ended as `--stop` says before the
+// next: `term` (SIGTERM, a clean stop, as an orchestrator reschedules a node) or `kill` (kill -9, as after
+// a crash: the next start reads its data file through). With `--baseline DIR` (another build's checkout,
+// built), that build's node and relay start in turn with this one's, on copies of the same data.
+// Run: npm run build && node dist/bench/node-start.bench.js [--runs N] [--stop term|kill] [--baseline DIR]
 import { type ChildProcess, spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -14,10 +17,17 @@ import { parseArgs } from 'node:util';
 import { kStoreLayout } from '../src/capabilities.js';
 import { LmdbStore } from '../src/store/lmdb-store.js';
 import { seedDemo } from '../src/writer-thread/demo-seed.js';
+import { cli } from '../test/helpers/cli.js';
+import { call } from '../test/helpers/http.js';
+import { startTestServer } from '../test/helpers/server.js';
 import { machineInfo } from './environment.js';
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '10' }, baseline: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { runs: { type: 'string', default: '10' }, stop: { type: 'string', default: 'term' }, baseline: { type: 'string' } },
+});
 const kRuns = Number(values.runs);
+if (values.stop !== 'term' && values.stop !== 'kill') throw new Error('--stop is term or kill');
+const kStopSignal: NodeJS.Signals = values.stop === 'term' ? 'SIGTERM' : 'SIGKILL';
 const kTick = 10; // ms per clock tick (USER_HZ 100)
 
 /** user + system CPU of `path` (a /proc stat file), in ms; with `children`, of the child processes it waited for. */
@@ -40,12 +50,19 @@ function listeningPort(child: ChildProcess): Promise<number> {
   });
 }
 
-/** One start of `cli serve` on `dataDir`: wall ms to /health 200, the process's CPU ms then, its main thread's, its children's. */
-async function timedStart(cli: string, dataDir: string): Promise<{ wall: number; cpu: number; main: number; children: number }> {
+/**
+ * One start of `cli serve` on `dataDir` (a relay's with `upstream`'s settings): wall ms to /health 200, the
+ * process's CPU ms then, its main thread's, its children's; then ended by `--stop`'s signal.
+ */
+async function timedStart(
+  cliPath: string,
+  dataDir: string,
+  upstream: NodeJS.ProcessEnv,
+): Promise<{ wall: number; cpu: number; main: number; children: number }> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--data', dataDir], {
+  const child = spawn(process.execPath, [cliPath, 'serve', '--port', '0', '--data', dataDir], {
     stdio: ['ignore', 'pipe', 'ignore'],
-    env: { ...process.env, FLAGWIRE_SYNC_PORT: '0', FLAGWIRE_LOG_LEVEL: 'warn' },
+    env: { ...process.env, FLAGWIRE_SYNC_PORT: '0', FLAGWIRE_LOG_LEVEL: 'warn', ...upstream },
   });
   try {
     const port = await listeningPort(child);
@@ -66,7 +83,7 @@ async function timedStart(cli: string, dataDir: string): Promise<{ wall: number;
     };
   } finally {
     const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
+    child.kill(kStopSignal);
     await exited;
   }
 }
@@ -74,28 +91,54 @@ async function timedStart(cli: string, dataDir: string): Promise<{ wall: number;
 const seeded = mkdtempSync(join(tmpdir(), 'flagwire-start-bench-'));
 const store = LmdbStore.open(seeded, { layout: kStoreLayout });
 store.transact((w) => seedDemo(w, {}, Date.now()));
-store.close();
-const builds = [{ name: 'this build', cli: new URL('../src/cli/cli.js', import.meta.url).pathname, dir: seeded }];
+await store.close();
+
+// A relay's copy of that node: made by this build's relay from a node on a copy of the data, both then
+// stopped, so the relay starts with its upstream down (its settings name a port nothing listens on).
+const upstreamDir = mkdtempSync(join(tmpdir(), 'flagwire-start-bench-'));
+cpSync(seeded, upstreamDir, { recursive: true });
+const upstreamNode = await startTestServer({ dataDir: upstreamDir, syncPort: 'free' });
+const key = await cli(upstreamDir, ['relay', 'key', 'create', '--name', 'bench']);
+if (key.code !== 0) throw new Error(key.stderr);
+const relayEnv = { FLAGWIRE_UPSTREAM_URL: upstreamNode.baseUrl, FLAGWIRE_UPSTREAM_TOKEN: key.json.secret as string };
+const relayDir = mkdtempSync(join(tmpdir(), 'flagwire-start-bench-'));
+const relay = await startTestServer({ dataDir: relayDir, env: relayEnv });
+while ((await call(relay.baseUrl, 'GET', '/ready')).status !== 200) await new Promise((resolve) => setTimeout(resolve, 20));
+await relay.stop();
+await upstreamNode.stop();
+
+const thisCli = new URL('../src/cli/cli.js', import.meta.url).pathname;
+const starts = [
+  { name: 'node, this build', cli: thisCli, dir: seeded, env: {} },
+  { name: 'relay, this build', cli: thisCli, dir: relayDir, env: relayEnv },
+];
 if (values.baseline !== undefined) {
-  const copy = mkdtempSync(join(tmpdir(), 'flagwire-start-bench-'));
-  cpSync(seeded, copy, { recursive: true });
-  builds.push({ name: `baseline (${values.baseline})`, cli: join(values.baseline, 'dist/src/cli/cli.js'), dir: copy });
+  const baseCli = join(values.baseline, 'dist/src/cli/cli.js');
+  const copyOf = (dir: string) => {
+    const copy = mkdtempSync(join(tmpdir(), 'flagwire-start-bench-'));
+    cpSync(dir, copy, { recursive: true });
+    return copy;
+  };
+  starts.push(
+    { name: `node, baseline (${values.baseline})`, cli: baseCli, dir: copyOf(seeded), env: {} },
+    { name: `relay, baseline (${values.baseline})`, cli: baseCli, dir: copyOf(relayDir), env: relayEnv },
+  );
 }
 
 const samples = new Map<string, { wall: number[]; cpu: number[]; main: number[]; children: number[] }>();
 const loads: number[] = [];
 // A first start of each, not counted: it settles the data dir (a full open writes its meta once).
-for (const build of builds) await timedStart(build.cli, build.dir);
+for (const start of starts) await timedStart(start.cli, start.dir, start.env);
 for (let n = 0; n < kRuns; n++) {
-  // Alternated run by run, so a busy moment of the machine falls on both builds alike.
-  for (const build of n % 2 === 0 ? builds : [...builds].reverse()) {
-    const run = await timedStart(build.cli, build.dir);
-    const s = samples.get(build.name) ?? { wall: [], cpu: [], main: [], children: [] };
+  // Alternated run by run, so a busy moment of the machine falls on every build alike.
+  for (const start of n % 2 === 0 ? starts : [...starts].reverse()) {
+    const run = await timedStart(start.cli, start.dir, start.env);
+    const s = samples.get(start.name) ?? { wall: [], cpu: [], main: [], children: [] };
     s.wall.push(run.wall);
     s.cpu.push(run.cpu);
     s.main.push(run.main);
     s.children.push(run.children);
-    samples.set(build.name, s);
+    samples.set(start.name, s);
   }
   loads.push(loadavg()[0]!);
 }
@@ -105,9 +148,9 @@ const spread = (v: number[]) => {
   return `${sorted[0]!.toFixed(0)} / ${sorted[Math.floor(sorted.length / 2)]!.toFixed(0)} / ${sorted.at(-1)!.toFixed(0)}`;
 };
 console.log(
-  `# ${JSON.stringify(machineInfo())}; ${kRuns} starts each; load ${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}`,
+  `# ${JSON.stringify(machineInfo())}; ${kRuns} starts each, each ended by ${kStopSignal}; load ${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}`,
 );
-console.log('| build | wall ms to /health (min / median / max) | CPU ms, every thread | CPU ms, main thread | CPU ms, child processes |');
+console.log('| start | wall ms to /health (min / median / max) | CPU ms, every thread | CPU ms, main thread | CPU ms, child processes |');
 console.log('|---|---:|---:|---:|---:|');
 for (const [name, s] of samples)
   console.log(`| ${name} | ${spread(s.wall)} | ${spread(s.cpu)} | ${spread(s.main)} | ${spread(s.children)} |`);

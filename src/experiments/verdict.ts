@@ -1,12 +1,13 @@
 // The plain sentence a results page leads with: what the always-valid interval says, in the metric's
 // words, and whether the experiment can stop. A sentence never claims more than the interval: "raises"
 // only where the whole interval is above 0, and "no difference" never where it is not yet known.
+import { numberFormatOnUse } from '../load-on-use.js';
 import type { MetricComparison } from './results.js';
 import type { SrmResult } from './srm.js';
 
-const kFigures = new Intl.NumberFormat('en-US', { maximumSignificantDigits: 3 });
-const kCount = new Intl.NumberFormat('en-US');
-const kPercent = new Intl.NumberFormat('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+const kFigures = numberFormatOnUse({ maximumSignificantDigits: 3 });
+const kCount = numberFormatOnUse();
+const kPercent = numberFormatOnUse({ minimumFractionDigits: 1, maximumFractionDigits: 1 });
 
 /** An effect's size in its metric's words: a lift in %, a conversion's difference in points, a mean's in its units. */
 function size(value: number, kind: 'relative' | 'conversion' | 'mean'): string {

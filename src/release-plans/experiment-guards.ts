@@ -10,6 +10,7 @@ import type { ExperimentStatistics } from '../events/statistics.js';
 import type { Experiment } from '../experiments/experiment-records.js';
 import { experimentResults, kDefaultAnalysis, type MetricComparison } from '../experiments/results.js';
 import type { ExperimentGuardInput } from './experiment-guard-shape.js';
+import { numberFormatOnUse } from '../load-on-use.js';
 import type { GuardReading, MetricGuardFigures, RolloutGuard, SampleRatioGuardFigures } from './rollouts.js';
 
 /**
@@ -35,7 +36,7 @@ export function experimentGuardProblems(
   return [];
 }
 
-const kFigure = new Intl.NumberFormat('en-US', { maximumSignificantDigits: 3 });
+const kFigure = numberFormatOnUse({ maximumSignificantDigits: 3 });
 
 function finite(x: number): number | null {
   return Number.isFinite(x) ? x : null;

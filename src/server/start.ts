@@ -15,7 +15,7 @@ import { RateLimiter } from '../http/rate-limit.js';
 import { SignInLimits } from '../web-console/sign-in-limits.js';
 import type { Store } from '../store/interfaces.js';
 import type { DataDirClaim } from '../store/data-dir-claim.js';
-import { claimForServer, openStore, verifyStore } from '../store/open-store.js';
+import { claimForServer, markCleanStop, openStore, verifyStore } from '../store/open-store.js';
 import { WriterClient } from '../writer/client.js';
 import type { DemoSeed } from '../writer-thread/demo-seed.js';
 import { createFrontend } from './frontend.js';
@@ -132,6 +132,8 @@ async function startClaimed(config: Readonly<Config>, options: StartOptions, cla
       await backgroundStopped.afterDrain;
       await writer.close();
       await store.close();
+      // Still holding the data dir: its file as this run leaves it spares the next start its read-through.
+      if (!writer.failed) markCleanStop(config.dataDir);
       claim.release();
       log.info('flagwire stopped');
     })();

@@ -14,6 +14,7 @@ import type { ReplicaStatus } from './pg/follower.js';
 import { kPgUnavailableDetail, PgSystem } from './pg/pg-system.js';
 import { PgWritePath } from './pg/pg-write-path.js';
 import { catchUpLatest } from './pg/replica.js';
+import { markIntact, takeIntactMark } from './intact-mark.js';
 import { verifyDataFile } from './verify.js';
 import { LmdbWritePath } from './write-path.js';
 
@@ -28,8 +29,8 @@ export function openStore(dataDir: string, options: StoreOptions): Store {
 }
 
 /**
- * The server's start-up check before it opens the store: the data file reads end to end (verify.ts);
- * without PostgreSQL, the data dir is no database's copy (copyWithoutDatabase); with it, a data dir that
+ * The server's start-up check before it opens the store: the data file reads end to end (verify.ts),
+ * unless the mark of the last clean stop vouches for it as that stop left it (intact-mark.ts); without PostgreSQL, the data dir is no database's copy (copyWithoutDatabase); with it, a data dir that
  * has never followed it is brought up to date (the schema migrated, a full copy into an empty data dir),
  * and refused when it holds data of its own or PostgreSQL cannot be reached. A copy that has followed it
  * starts as it is, without asking PostgreSQL: the follower catches up right after (/ready waits for
@@ -42,7 +43,8 @@ export async function verifyStore(
   follows: Follows = { databaseUrl: null, upstream: null },
   changeLog?: ChangeLogBounds,
 ): Promise<void> {
-  await verifyDataFile(dataFilePath(dataDir), layout.databases);
+  const file = dataFilePath(dataDir);
+  if (!takeIntactMark(file)) await verifyDataFile(file, layout.databases);
   const copy = LmdbStore.open(dataDir, { layout, changeLog });
   const { databaseUrl } = follows;
   if (databaseUrl === null) {
@@ -69,6 +71,14 @@ export async function verifyStore(
     await pg.close();
     await copy.close();
   }
+}
+
+/**
+ * A server's clean stop, its writer and store closed without a failure: the data file is marked intact
+ * as it is now, so that the next start need not read it through (intact-mark.ts).
+ */
+export function markCleanStop(dataDir: string): void {
+  markIntact(dataFilePath(dataDir));
 }
 
 /**

@@ -17,7 +17,8 @@
 // List values are cleaned as the SDKs clean them: empty ones dropped, the rest trimmed. Everything that
 // depends only on the constraint (sets, lowered values, numbers, dates, versions, regular expressions,
 // ranges) is made here; an evaluation reads the context and compares.
-import { Address4, Address6 } from 'ip-address';
+import type { Address4, Address6 } from 'ip-address';
+import { ipAddress } from './ip-address.js';
 import { RE2JS } from 're2js';
 import { compareVersions, parseStrict, type SemVer } from '../targeting/sem-ver.js';
 import type { UnleashConstraint } from '../model/unleash-model.js';
@@ -143,6 +144,7 @@ function operatorPredicate(c: UnleashConstraint): Predicate | null {
       };
     }
     case 'IN_CIDR': {
+      const { Address4, Address6 } = ipAddress();
       const ranges = cleaned(c.values);
       const v4 = ranges.filter((r) => Address4.isValid(r)).map((r) => new Address4(r));
       const v6 = ranges.filter((r) => Address6.isValid(r)).map((r) => new Address6(r));

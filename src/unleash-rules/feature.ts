@@ -16,8 +16,9 @@
 // variants (UTF-8 as Unleash Edge and the other SDKs; the Node SDK hashes UTF-16 code units cut to a
 // byte, which agrees for ASCII). Every part that depends only on the feature (sets, hash prefixes,
 // weights, predicates) is made here; an evaluation allocates nothing unless it must roll at random.
+import type { Address4 } from 'ip-address';
 import { type BucketPrefix, bucketPrefix, keyHash } from '../bytes/bucket-hash.js';
-import { Address4 } from 'ip-address';
+import { ipAddress } from './ip-address.js';
 import { compileConstraints, type Predicate, type UnleashFields } from './constraints.js';
 import type {
   UnleashConstraint,
@@ -178,7 +179,7 @@ function compileOn(strategy: UnleashStrategy): (ctx: UnleashFields) => boolean {
 /** An IPv4 address or range as the SDK's remoteAddress strategy reads it, or null where it throws. */
 function address4(text: string): Address4 | null {
   try {
-    return new Address4(text);
+    return new (ipAddress().Address4)(text);
   } catch {
     return null;
   }

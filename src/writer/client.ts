@@ -64,6 +64,7 @@ export class WriterClient {
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   private closing = false;
+  private threadFailed = false;
   /** Changes refused with Storage busy since the writer was last seen free (logged once per episode). */
   private refusedBusy = 0;
   /** Called with the milliseconds from sending a command to its reply (metrics); null when nobody measures. */
@@ -249,6 +250,14 @@ export class WriterClient {
   }
 
   /**
+   * The actor's thread ended otherwise than by close (and was restarted), or its close failed: then the
+   * server's stop does not vouch for the data file (src/store/intact-mark.ts).
+   */
+  get failed(): boolean {
+    return this.threadFailed;
+  }
+
+  /**
    * The main thread's client: waits for every command sent so far to be answered, then stops the actor
    * (after the front-end threads' clients were closed). A front-end thread's: closes its channel.
    */
@@ -350,6 +359,7 @@ export class WriterClient {
     worker.on('message', (message: WriterReply[] | WriterNotice) => this.receive(message));
     worker.on('error', (err) => this.log.error({ err }, 'writer thread failed'));
     worker.on('exit', (code) => {
+      if (!this.closing || code !== 0) this.threadFailed = true;
       this.failPending();
       if (!this.closing) {
         this.log.error({ code }, 'writer thread exited; restarting it');
