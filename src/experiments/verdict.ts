@@ -1,7 +1,7 @@
 // The plain sentence a results page leads with: what the always-valid interval says, in the metric's
 // words, and whether the experiment can stop. A sentence never claims more than the interval: "raises"
 // only where the whole interval is above 0, and "no difference" never where it is not yet known.
-import type { MetricComparison } from './results.js';
+import type { MetricComparison } from './comparison.js';
 import type { SrmResult } from './srm.js';
 
 const kFigures = new Intl.NumberFormat('en-US', { maximumSignificantDigits: 3 });
