@@ -18,7 +18,7 @@ import { kFlagCommands } from '../src/flags/command-table.js';
 import { kStoreLayout, webhookEventOf } from '../src/capabilities.js';
 import { LmdbStore } from '../src/store/lmdb-store.js';
 import type { StoreWriter } from '../src/store/interfaces.js';
-import { getFlag } from '../src/flags/flag-store.js';
+import { getFlag } from '../src/flag-records/flag-store.js';
 
 const kWrites = Number(process.argv[2] ?? 300);
 const kRounds = Number(process.argv[3] ?? 5);

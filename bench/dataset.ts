@@ -19,7 +19,7 @@ import type { StoreWriter } from '../src/store/interfaces.js';
 import type { Flag } from '../src/model/flags.js';
 import type { Audience } from '../src/model/projects.js';
 import { kFiveRuleTargeting, kFiveRuleVariants } from './five-rule-flag.js';
-import { listFlags } from '../src/flags/flag-store.js';
+import { listFlags } from '../src/flag-records/flag-store.js';
 import { jsonBody } from '../src/model/request-body.js';
 
 export interface BenchFlag {

@@ -23,7 +23,7 @@ import { waitingFor } from './request-notices.js';
 import { versionFromIfMatch } from './request-version.js';
 import { listRequests, pendingRequests, requireRequest } from './requests.js';
 import { getRollout, getSchedule } from '../release-plans/plan-store.js';
-import { getFlag } from '../flags/flag-store.js';
+import { getFlag } from '../flag-records/flag-store.js';
 
 /** Decided requests the requests page lists, newest first: the history is paged no further in the console. */
 export const kHistoryShown = 50;

@@ -6,7 +6,7 @@
 import { type Names, requestTitle } from '../web-console/browser/audit-sentences.js';
 import type { StoreReader } from '../store/interfaces.js';
 import type { ChangeRequest } from './records.js';
-import { getFlag } from '../flags/flag-store.js';
+import { getFlag } from '../flag-records/flag-store.js';
 
 export function titleOf(r: StoreReader, request: ChangeRequest): string {
   // A flag the request makes is named by the request itself; any other by its name now.

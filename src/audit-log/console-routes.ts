@@ -2,7 +2,7 @@
 import { FlagwireError } from '../errors.js';
 import { projectAccess } from '../console-route/access.js';
 import type { ApiCall, ApiRoute } from '../console-route/call.js';
-import { listFlags } from '../flags/flag-store.js';
+import { listFlags } from '../flag-records/flag-store.js';
 
 const kDefaultAuditLimit = 25;
 const kMaxAuditLimit = 200;

@@ -17,7 +17,7 @@
 // store moved, a cache started over) hand their counts to `pending` first.
 import type { Org } from '../model/accounts.js';
 import { validEnvironmentsText } from '../model/environments.js';
-import { effectiveState } from '../flags/flag-state.js';
+import { effectiveState } from '../flag-records/flag-state.js';
 import { addUsage, type Flag, type FlagUsage } from '../model/flags.js';
 import { notFoundDetail } from '../model/lookups.js';
 import { hasAudiences } from '../model/plans.js';
@@ -32,9 +32,9 @@ import type { ResultWriter } from './protocol.js';
 import { projectConfigTag } from './config-tag.js';
 import { EvalQuery } from './query.js';
 import { decodePathId } from '../http/path-id.js';
-import { fragmentRules, projectFragments } from '../flags/fragment-records.js';
-import { ResolvedFragments } from '../flags/fragment-resolve.js';
-import { getFlag, listFlags } from '../flags/flag-store.js';
+import { fragmentRules, projectFragments } from '../flag-records/fragment-records.js';
+import { ResolvedFragments } from '../flag-records/fragment-resolve.js';
+import { getFlag, listFlags } from '../flag-records/flag-store.js';
 
 export type EngineStore = Pick<
   SnapshotReader,
@@ -166,7 +166,7 @@ export class EvalEngine {
   private readonly orgs = new Map<string, Org | null>();
   /**
    * Each project's shared fragments (null: none), read once per snapshot by the compiles that need them,
-   * each resolved and compiled once for every flag that names it (src/flags/fragment-resolve.ts).
+   * each resolved and compiled once for every flag that names it (src/flag-records/fragment-resolve.ts).
    */
   private readonly fragments = new Map<string, { readonly updatedAt: number; readonly resolved: ResolvedFragments } | null>();
   private readonly query = new EvalQuery();

@@ -7,7 +7,7 @@
 //   if key given  -> bucket(flagId, key) < trafficPercentage     (sticky; the flag's bucketing, bucket.ts)
 //   else          -> random integer 0..99 < trafficPercentage    (fresh roll each request)
 import type { Audience } from '../model/projects.js';
-import type { EffectiveState } from '../flags/flag-state.js';
+import type { EffectiveState } from '../flag-records/flag-state.js';
 import { bucketAt } from './bucket.js';
 import { bucketPrefix, type BucketPrefix } from '../bytes/bucket-hash.js';
 import type { Flag } from '../model/flags.js';

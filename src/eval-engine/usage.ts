@@ -5,7 +5,7 @@
 // with Storage busy (not applied) is kept and sent with the next one; one flush runs at a time.
 import type { Logger } from 'pino';
 import { FlagwireError } from '../errors.js';
-import { kFlagCommands } from '../flags/command-table.js';
+import { kUsageCommands } from '../flag-records/usage-commands.js';
 import { addUsage, type FlagUsage } from '../model/flags.js';
 import type { WriterClient } from '../writer/client.js';
 import { Periodic } from '../background/periodic.js';
@@ -83,7 +83,7 @@ export class UsageRecorder {
     const counts = [...this.pending.values()];
     this.pending = new Map();
     try {
-      await this.writer.call(kFlagCommands.recordUsage, { counts });
+      await this.writer.call(kUsageCommands.recordUsage, { counts });
     } catch (err) {
       // The writer logs the busy episode once; these counts were not written: keep them for the next flush.
       if (err instanceof FlagwireError && err.code === 'STORE_BUSY') this.add(counts);

@@ -23,12 +23,12 @@ import { projectAccess } from '../console-route/access.js';
 import type { PlaygroundResult, PlaygroundView } from './playground-answers.js';
 import type { ApiCall, ApiRoute } from '../console-route/call.js';
 import { compileForm, JsonObject } from '../console-route/forms.js';
-import { effectiveState } from '../flags/flag-state.js';
+import { effectiveState } from '../flag-records/flag-state.js';
 import { typedProblems } from '../flags/variant-rules.js';
-import { fragmentRules, projectFragments } from '../flags/fragment-records.js';
-import { resolvedTyped } from '../flags/fragment-resolve.js';
+import { fragmentRules, projectFragments } from '../flag-records/fragment-records.js';
+import { resolvedTyped } from '../flag-records/fragment-resolve.js';
 import { type CompiledVariants, compileVariants } from '../eval-engine/variants.js';
-import { getFlag } from '../flags/flag-store.js';
+import { getFlag } from '../flag-records/flag-store.js';
 
 /**
  * The Evaluation API's context is a query string, which uWebSockets.js holds to 4 KiB with the request

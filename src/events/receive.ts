@@ -2,8 +2,8 @@
 // flag key resolved to the experiment its state in the key's environment runs, its variant checked
 // against the flag's; then counted in one transaction of the tally file, once per batch id.
 import type { ClientKey } from '../client-keys/records.js';
-import { findFlagByName } from '../flags/flag-store.js';
-import { effectiveState } from '../flags/flag-state.js';
+import { findFlagByName } from '../flag-records/flag-store.js';
+import { effectiveState } from '../flag-records/flag-state.js';
 import type { StoreReader } from '../store/interfaces.js';
 import type { TallyScope, TallyTxn } from '../store/tally-file.js';
 import { FlagwireError } from '../errors.js';

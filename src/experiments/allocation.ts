@@ -6,9 +6,9 @@
 // wrote: the allocation the experiment started with is kept on its record, so the check reads only the
 // store as the command left it.
 import { FlagwireError } from '../errors.js';
-import { kFragmentRecords } from '../flags/fragment-records.js';
-import { effectiveState } from '../flags/flag-state.js';
-import { getFlag, kFlagRecords, listFlags } from '../flags/flag-store.js';
+import { kFragmentRecords } from '../flag-records/fragment-records.js';
+import { effectiveState } from '../flag-records/flag-state.js';
+import { getFlag, kFlagRecords, listFlags } from '../flag-records/flag-store.js';
 import type { Flag } from '../model/flags.js';
 import { same } from '../approvals/record-diff.js';
 import type { WrittenChange } from '../capability/capability.js';

@@ -5,7 +5,7 @@
 import type { Principal } from '../actor/audit-actor.js';
 import { projectAccess } from '../console-route/access.js';
 import type { ApiCall, ApiRoute } from '../console-route/call.js';
-import { listFlags } from '../flags/flag-store.js';
+import { listFlags } from '../flag-records/flag-store.js';
 import { resolveEnvParam } from '../model/environments.js';
 import { kExperimentCommands } from './command-table.js';
 import { experimentView, flagVariants } from './experiment-commands.js';

@@ -9,8 +9,8 @@ import { type Actor, actorInProject, type Principal } from '../actor/audit-actor
 import { FlagwireError } from '../errors.js';
 import { patchFlagAs } from '../flags/flag-commands.js';
 import { allocationOf } from './allocation.js';
-import { getFlag } from '../flags/flag-store.js';
-import { effectiveState } from '../flags/flag-state.js';
+import { getFlag } from '../flag-records/flag-store.js';
+import { effectiveState } from '../flag-records/flag-state.js';
 import type { AuditEntry } from '../model/audit.js';
 import { requireEnvironmentAllowed, resolveEnvParam } from '../model/environments.js';
 import type { Flag } from '../model/flags.js';

@@ -5,7 +5,8 @@
 import type { ExperimentStatistics } from '../events/statistics.js';
 import { type ExperimentLook, experimentView, intervalPointDue } from './experiment-commands.js';
 import type { Experiment, IntervalPoint } from './experiment-records.js';
-import { type EffectResult, experimentResults, kDefaultAnalysis, type MetricComparison } from './results.js';
+import type { EffectResult, MetricComparison } from './comparison.js';
+import { experimentResults, kDefaultAnalysis } from './results.js';
 import type { ExperimentResultsBody } from './schemas.js';
 
 type Comparison = ExperimentResultsBody['comparisons'][number];

@@ -4,13 +4,14 @@
 // and O(arms × metrics): the sums are the whole input, however many subjects they count.
 import type { ExperimentStatistics } from '../events/statistics.js';
 import type { MetricSums } from '../store/tally-file.js';
-import { type Posterior, posterior } from './bayes.js';
+import { posterior } from './bayes.js';
 import { cupedTheta } from './cuped.js';
 import { absoluteEffect, type Estimate, relativeEffect } from './effect.js';
 import { armMoments, armSums, type MetricKind } from './moments.js';
-import { mixtureRho, type SequentialInterval, sequentialInterval } from './sequential.js';
+import { mixtureRho, sequentialInterval } from './sequential.js';
 import { type SrmResult, srmCheck } from './srm.js';
 import { metricVerdict } from './verdict.js';
+import type { EffectResult, MetricComparison } from './comparison.js';
 
 /** What the results are computed against: the experiment's plan. */
 export interface ExperimentPlan {
@@ -35,30 +36,6 @@ export interface AnalysisOptions {
 }
 
 export const kDefaultAnalysis: AnalysisOptions = { alpha: 0.05, priorSd: null, srmTolerance: 0.01, previousSrmPValue: 1 };
-
-/** An effect at this look: estimate, standard error, the confidence sequence's interval and its p-value. */
-export type EffectResult = Estimate & SequentialInterval;
-
-/** How a treatment compares with the control on one metric. */
-export interface MetricComparison {
-  readonly metric: string;
-  readonly kind: MetricKind;
-  readonly variant: string;
-  /** Each arm's subjects and unadjusted mean (a conversion's rate). */
-  readonly control: { readonly subjects: number; readonly mean: number };
-  readonly treatment: { readonly subjects: number; readonly mean: number };
-  /** The difference of means, CUPED-adjusted where there is a covariate. */
-  readonly absolute: EffectResult;
-  /** The lift relative to the control's mean; null where that mean is 0. */
-  readonly relative: EffectResult | null;
-  /** CUPED's slope and the share of the difference's variance it removed; null without a covariate. */
-  readonly cuped: { readonly theta: number; readonly varianceReduction: number } | null;
-  /** The Bayesian view of the lift (of the difference where there is no lift); null where nothing is known yet. */
-  readonly bayes: Posterior | null;
-  /** Whether the always-valid interval (of the lift, else the difference) excludes 0, and which way. */
-  readonly decision: 'higher' | 'lower' | 'inconclusive';
-  readonly verdict: string;
-}
 
 export interface ExperimentResults {
   /** The check over the plan's arms, then any variant outside the plan that the statistics hold. */

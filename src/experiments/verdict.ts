@@ -2,7 +2,7 @@
 // words, and whether the experiment can stop. A sentence never claims more than the interval: "raises"
 // only where the whole interval is above 0, and "no difference" never where it is not yet known.
 import { numberFormatOnUse } from '../load-on-use.js';
-import type { MetricComparison } from './results.js';
+import type { MetricComparison } from './comparison.js';
 import type { SrmResult } from './srm.js';
 
 const kFigures = numberFormatOnUse({ maximumSignificantDigits: 3 });

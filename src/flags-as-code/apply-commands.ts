@@ -16,7 +16,7 @@ import { sameJson, sameTyped } from '../flags/variant-rules.js';
 import type { StoreReader, StoreWriter } from '../store/interfaces.js';
 import { fileRefusal, parseFlagFile } from './flag-file.js';
 import { formatPath } from '../targeting/problems.js';
-import { fragmentRules, projectFragments } from '../flags/fragment-records.js';
+import { fragmentRules, projectFragments } from '../flag-records/fragment-records.js';
 import { deleteFragmentAs, putFragmentAs } from '../fragments/fragment-commands.js';
 import { isConsoleOnlyField, planChanges, planDigest, type ProjectRevision, projectRevision } from './plan.js';
 import type { PlannedChange, PlanResult } from './schemas.js';
@@ -30,7 +30,7 @@ import {
   type ProjectModel,
   projectModel,
 } from './project-model.js';
-import { findFlagByName } from '../flags/flag-store.js';
+import { findFlagByName } from '../flag-records/flag-store.js';
 
 export interface PlanInput {
   projectId: string;

@@ -11,13 +11,13 @@ import { hasAudiences } from '../model/plans.js';
 import type { StoreReader } from '../store/interfaces.js';
 import type { Flag } from '../model/flags.js';
 import { flagInFlagd, type FlagdFlagContext } from '../flags/flagd-flag.js';
-import { fragmentRules, projectFragments } from '../flags/fragment-records.js';
-import { ResolvedFragments } from '../flags/fragment-resolve.js';
-import { listFragments } from '../flags/fragment-records.js';
+import { fragmentRules, projectFragments } from '../flag-records/fragment-records.js';
+import { ResolvedFragments } from '../flag-records/fragment-resolve.js';
+import { listFragments } from '../flag-records/fragment-records.js';
 import { fileDocument } from './flag-file.js';
 import { apiView, type ModelView, projectModel, sortedByName } from './project-model.js';
 import { kBucketingKey } from '../flags/bucketing.js';
-import { listFlags } from '../flags/flag-store.js';
+import { listFlags } from '../flag-records/flag-store.js';
 
 export type ExportFormat = 'flagwire' | 'flagd';
 export const kExportFormats: readonly ExportFormat[] = ['flagwire', 'flagd'];

@@ -56,7 +56,7 @@ import { Targeting as FlagdTargeting } from '../targeting/definition.js';
 import { UnleashModel } from '../model/unleash-model.js';
 import { unleashStateProblems } from '../unleash-rules/model-problems.js';
 import { byCodePoint, defaultModelState, type ModelFlag, type ModelState, type ProjectModel } from './project-model.js';
-import { type FragmentRules, kNoFragments } from '../flags/fragment-records.js';
+import { type FragmentRules, kNoFragments } from '../flag-records/fragment-records.js';
 import { fragmentNameProblem, fragmentRuleProblems } from '../fragments/fragment-commands.js';
 
 /** The format's version: a file says which it is written in. */

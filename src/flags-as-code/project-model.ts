@@ -8,13 +8,13 @@
 // list "cannot be set or read as such through the API"; no route lists audiences), and a file that
 // leaves them out. Null means "not managed here": plan leaves the stored ones as they are.
 import type { UnleashModel } from '../model/unleash-model.js';
-import { effectiveState } from '../flags/flag-state.js';
+import { effectiveState } from '../flag-records/flag-state.js';
 import type { Flag, TypedVariants } from '../model/flags.js';
 import { bucketingField } from '../flags/bucketing.js';
 import type { AudienceRule, Project, ProjectKind } from '../model/projects.js';
 import type { StoreReader } from '../store/interfaces.js';
-import { listFragments } from '../flags/fragment-records.js';
-import { listFlags } from '../flags/flag-store.js';
+import { listFragments } from '../flag-records/fragment-records.js';
+import { listFlags } from '../flag-records/flag-store.js';
 
 export interface ModelState {
   enabled: boolean;

@@ -12,7 +12,7 @@ import { representFlag } from './representation.js';
 import type { EnvironmentsFlag, FlatFlag } from './representation-shapes.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { kFlagCommands } from './command-table.js';
-import { getUsage, listFlags } from './flag-store.js';
+import { getUsage, listFlags } from '../flag-records/flag-store.js';
 
 const kFlagCreateUsage =
   'flag create PROJECT_ID --name NAME [--enabled] [--percentage N] [--env NAME]... [--bucketing modulo|fractional] [--as USER_ID]';

@@ -1,16 +1,19 @@
 // The flags capability's writer commands by name (src/writer/command.ts): what its routes, console
-// routes, command line and background work call by value, and what the writer looks up by name.
+// routes, command line and background work call by value, and what the writer looks up by name. Usage's
+// command is declared below the capabilities (src/flag-records/usage-commands.ts), where evaluation sends it.
 import { commandTable } from '../writer/command.js';
 import { flagCohorts, flagCreate, flagDelete, flagDescribe, flagPatch, flagRename, flagTags } from './flag-commands.js';
-import { recordUsage } from './usage-commands.js';
+import { kUsageCommands } from '../flag-records/usage-commands.js';
 
-export const kFlagCommands = commandTable({
-  flagCreate,
-  flagPatch,
-  flagRename,
-  flagDescribe,
-  flagTags,
-  flagCohorts,
-  flagDelete,
-  recordUsage,
-});
+export const kFlagCommands = {
+  ...commandTable({
+    flagCreate,
+    flagPatch,
+    flagRename,
+    flagDescribe,
+    flagTags,
+    flagCohorts,
+    flagDelete,
+  }),
+  ...kUsageCommands,
+};

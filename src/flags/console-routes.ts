@@ -11,8 +11,8 @@ import { type ApiCall, type ApiRoute, requireReceived } from '../console-route/c
 import { compileForm, FormText, FormTexts } from '../console-route/forms.js';
 import { kFlagCommands } from './command-table.js';
 import { flagdServing } from './flagd-serving.js';
-import { listFragments } from './fragment-records.js';
-import { getUsage, listFlags } from './flag-store.js';
+import { listFragments } from '../flag-records/fragment-records.js';
+import { getUsage, listFlags } from '../flag-records/flag-store.js';
 
 const kRenameForm = compileForm(Type.Object({ name: FormText }));
 const kDescribeForm = compileForm(Type.Object({ description: FormText }));

@@ -3,7 +3,7 @@
 import { compiledOnUse } from '../typebox.js';
 import { FlagwireError } from '../errors.js';
 import { isEnvironmentAllowed, validEnvironmentsText } from '../model/environments.js';
-import { envEntry, kDefaultEnvState } from './flag-state.js';
+import { envEntry, kDefaultEnvState } from '../flag-records/flag-state.js';
 import type { EnvState, Flag, TypedVariants } from '../model/flags.js';
 import { randomId } from '../model/ids.js';
 import { notFoundDetail, requireProject } from '../model/lookups.js';
@@ -39,9 +39,9 @@ import { appliedTyped, mergeTyped, typedProblems } from './variant-rules.js';
 import { actorFor, type Actor, type Principal, tokenProject } from '../actor/audit-actor.js';
 import type { FlagAuditAction } from './audit-actions.js';
 import { bucketingChangeProblem, bucketingField, bucketingOf } from './bucketing.js';
-import { type FragmentRules, fragmentRules, projectFragments } from './fragment-records.js';
+import { type FragmentRules, fragmentRules, projectFragments } from '../flag-records/fragment-records.js';
 import { flagRefsProblem } from './fragment-refs.js';
-import { deleteFlag, findFlagByName, putFlag } from './flag-store.js';
+import { deleteFlag, findFlagByName, putFlag } from '../flag-records/flag-store.js';
 
 // Every rule of a create and a patch is applied here, on the writer, from the body's JSON syntax and
 // schema to the rules that need the project (which only the writer reads in the transaction that

@@ -10,7 +10,7 @@ import type { Project } from '../model/projects.js';
 import type { AuthContext } from '../model/token-access.js';
 import type { ApiRequest, HandlerDeps } from '../routes/handler.js';
 import type { StoreReader } from '../store/interfaces.js';
-import { getFlag } from './flag-store.js';
+import { getFlag } from '../flag-records/flag-store.js';
 import type { Flag } from '../model/flags.js';
 
 export function requireFlag(r: StoreReader, id: string): Flag {

@@ -21,11 +21,11 @@
 //
 // A flag that flagd's language cannot say exactly is not said at all: the answer names why
 // (flagdInexpressible), and each caller leaves the flag out and names it.
-import { effectiveState, type EffectiveState } from './flag-state.js';
+import { effectiveState, type EffectiveState } from '../flag-records/flag-state.js';
 import { type Flag, kExperimentKeyField, type TypedVariants } from '../model/flags.js';
 import type { Audience, AudienceRule } from '../model/projects.js';
-import { kNoFragments } from './fragment-records.js';
-import { ResolvedFragments } from './fragment-resolve.js';
+import { kNoFragments } from '../flag-records/fragment-records.js';
+import { ResolvedFragments } from '../flag-records/fragment-resolve.js';
 
 /** A project without shared fragments: nothing to resolve. */
 const kNoResolvedFragments = new ResolvedFragments(kNoFragments);

@@ -1,7 +1,7 @@
 // The spec's response shapes of flags, made (their schemas: representation-shapes.ts; a token's
 // description is the tokens capability's: src/tokens/representation.ts): flag (flat and environments
 // form), flag list, patch result.
-import { type EffectiveState, effectiveState } from './flag-state.js';
+import { type EffectiveState, effectiveState } from '../flag-records/flag-state.js';
 import { bucketingField } from './bucketing.js';
 import type { TypedFields } from '../model/schemas.js';
 import type { Flag, FlagUsage } from '../model/flags.js';

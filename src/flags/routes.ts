@@ -12,7 +12,7 @@ import { apiErrors, changeRequested, json, kEnvParam, pathParam, queryParam } fr
 import { kFlagCommands } from './command-table.js';
 import { flagdServing } from './flagd-serving.js';
 import { FlagdServingAnswer } from './flagd-serving-shape.js';
-import { findFlagByName, getUsage, listFlags } from './flag-store.js';
+import { findFlagByName, getUsage, listFlags } from '../flag-records/flag-store.js';
 
 /** Checks `env` of a read against the project and the token; returns the environment to read. */
 function checkEnv(auth: AuthContext, env: string | null, route: EnvRoute): string | null {

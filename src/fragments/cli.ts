@@ -7,7 +7,7 @@ import { requireProject } from '../model/lookups.js';
 import { jsonBody } from '../model/request-body.js';
 import { kFragmentCommands } from './command-table.js';
 import { fragmentView } from './fragment-commands.js';
-import { listFragments } from '../flags/fragment-records.js';
+import { listFragments } from '../flag-records/fragment-records.js';
 import type { FragmentBody, FragmentDeleted } from './schemas.js';
 import type { FlagsImportResult } from './flagd-import-commands.js';
 

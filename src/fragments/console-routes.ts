@@ -6,7 +6,7 @@ import { projectAccess } from '../console-route/access.js';
 import { type ApiCall, type ApiRoute, requireReceived } from '../console-route/call.js';
 import { kFragmentCommands } from './command-table.js';
 import { fragmentUses, fragmentView } from './fragment-commands.js';
-import { listFragments } from '../flags/fragment-records.js';
+import { listFragments } from '../flag-records/fragment-records.js';
 
 export function fragmentsView(call: ApiCall) {
   const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);

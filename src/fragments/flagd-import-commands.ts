@@ -31,7 +31,7 @@ import { bucketingChangeProblem, bucketingOf, kBucketingKey } from '../flags/buc
 import type { FlagDefinitionDocument } from '../targeting/definition.js';
 import { RefResolver } from '../targeting/refs.js';
 import { type FragmentOutcome, putFragmentAs } from './fragment-commands.js';
-import { listFlags } from '../flags/flag-store.js';
+import { listFlags } from '../flag-records/flag-store.js';
 
 const kBucketingCheck = compiledOnUse(Bucketing);
 

@@ -23,9 +23,9 @@ import {
   type Fragment,
   type FragmentRules,
   type ProjectFragments,
-} from '../flags/fragment-records.js';
+} from '../flag-records/fragment-records.js';
 import { FragmentCreate, type FragmentBody, type FragmentDeleted, FragmentUpdate, kFragmentNamePattern } from './schemas.js';
-import { listFlags } from '../flags/flag-store.js';
+import { listFlags } from '../flag-records/flag-store.js';
 
 const kCreateValidator = compileValidator(FragmentCreate, { quoteKeys: false });
 const kUpdateValidator = compileValidator(FragmentUpdate, { quoteKeys: true });

@@ -5,7 +5,7 @@ import { apiErrors, json, pathParam } from '../routes/openapi-parts.js';
 import { projectBodyWrite, tokenPrincipal } from '../routes/route-helpers.js';
 import { kFragmentCommands } from './command-table.js';
 import { fragmentView } from './fragment-commands.js';
-import { listFragments } from '../flags/fragment-records.js';
+import { listFragments } from '../flag-records/fragment-records.js';
 import { FragmentBody, FragmentCreate, FragmentDeleted, FragmentList, FragmentUpdate } from './schemas.js';
 
 const kNameParam = pathParam('name', 'The fragment\'s name, as {"$ref": NAME} names it');

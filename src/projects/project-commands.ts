@@ -12,7 +12,7 @@ import { type Actor, actorFor, personOrOperator, type Principal } from '../actor
 import { exactList, requireName, sameName } from '../model/input-checks.js';
 import { can, describeRole } from '../model/permissions.js';
 import { renamePlansEnvironment } from '../release-plans/plan-environments.js';
-import { listFlags, putFlag } from '../flags/flag-store.js';
+import { listFlags, putFlag } from '../flag-records/flag-store.js';
 
 /** Every audit action the project commands write. */
 export const kProjectAuditActions = ['env.add', 'env.rename', 'env.protect', 'audience.create', 'audience.update'] as const;

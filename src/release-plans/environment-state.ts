@@ -5,7 +5,7 @@
 // What it will make evaluation read there (`reads`: the flag as each of its patches leaves it) is guarded
 // from then on: an audience or a shared fragment it will use is held for approval as one in use is.
 import { checkPatch } from '../flags/flag-commands.js';
-import { effectiveState } from '../flags/flag-state.js';
+import { effectiveState } from '../flag-records/flag-state.js';
 import { applyFlagPatch } from '../flags/patch-rules.js';
 import type { Flag } from '../model/flags.js';
 import type { EnvironmentBearing, EnvRead, StoreReader } from '../store/interfaces.js';
@@ -15,7 +15,7 @@ import { rollbackPatch, stepPatch } from './rollout-commands.js';
 import type { RolloutPlan } from './rollouts.js';
 import type { ScheduledChange } from './schedules.js';
 import { getRollout, getSchedule, listRollouts, listSchedules } from './plan-store.js';
-import { getFlag } from '../flags/flag-store.js';
+import { getFlag } from '../flag-records/flag-store.js';
 
 export const kScheduleEnvironmentState: EnvironmentBearing<ScheduledChange> = {
   kind: kScheduleRecords,

@@ -8,7 +8,8 @@
 // test, which read every interval would fire on noise), the sample ratio by the sequential Bayes factor.
 import type { ExperimentStatistics } from '../events/statistics.js';
 import type { Experiment } from '../experiments/experiment-records.js';
-import { experimentResults, kDefaultAnalysis, type MetricComparison } from '../experiments/results.js';
+import type { MetricComparison } from '../experiments/comparison.js';
+import { experimentResults, kDefaultAnalysis } from '../experiments/results.js';
 import type { ExperimentGuardInput } from './experiment-guard-shape.js';
 import { numberFormatOnUse } from '../load-on-use.js';
 import type { GuardReading, MetricGuardFigures, RolloutGuard, SampleRatioGuardFigures } from './rollouts.js';

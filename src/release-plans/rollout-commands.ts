@@ -12,7 +12,7 @@ import { FlagwireError } from '../errors.js';
 import { type Actor, type Principal, planActor } from '../actor/audit-actor.js';
 import { requireEnvironmentAllowed } from '../model/environments.js';
 import { patchFlagAs } from '../flags/flag-commands.js';
-import { effectiveState, type EffectiveState } from '../flags/flag-state.js';
+import { effectiveState, type EffectiveState } from '../flag-records/flag-state.js';
 import { randomId } from '../model/ids.js';
 import { rolloutNotFound } from '../model/lookups.js';
 import { requirePatchTarget } from '../flags/flag-lookups.js';
@@ -32,7 +32,7 @@ import { isWeightsStep, unknownVariants, weightsHandChange, weightStepProblems, 
 import { weightsTargeting } from '../flags/fractional-split.js';
 import { kRolloutActionFrom, RolloutCreate, type RolloutAction } from './schemas.js';
 import { getRollout, listFlagRollouts, putRollout } from './plan-store.js';
-import { getFlag } from '../flags/flag-store.js';
+import { getFlag } from '../flag-records/flag-store.js';
 
 const kCreateValidator = compileValidator(RolloutCreate, { quoteKeys: false });
 /** Steps a rollout may have, and how long one may be held: a rollout is bounded like everything a client makes. */

@@ -318,7 +318,7 @@ function migrateFrom10(path: string, root: RootDatabase, dbs: Databases): void {
   });
 }
 
-/** Schema 11 to 12: the fragments database (src/flags/fragment-records.ts), created empty by openDatabases; only the version moves. */
+/** Schema 11 to 12: the fragments database (src/flag-records/fragment-records.ts), created empty by openDatabases; only the version moves. */
 function migrateFrom11(path: string, root: RootDatabase, dbs: Databases): void {
   writeTransaction(root, path, () => {
     if (dbs.meta.get('schemaVersion') !== 11) return;

@@ -7,14 +7,14 @@
 // of a cluster), the number every API answer names too (src/http/revisions.ts).
 import { Periodic } from '../background/periodic.js';
 import { projectConfigTag } from '../eval-engine/config-tag.js';
-import { effectiveState } from '../flags/flag-state.js';
+import { effectiveState } from '../flag-records/flag-state.js';
 import type { Flag } from '../model/flags.js';
 import type { Project } from '../model/projects.js';
 import type { SnapshotReader } from '../store/interfaces.js';
 import { event } from './events.js';
-import { projectFragments } from '../flags/fragment-records.js';
+import { projectFragments } from '../flag-records/fragment-records.js';
 import { ruleRefs } from '../targeting/refs.js';
-import { listFlags } from '../flags/flag-store.js';
+import { listFlags } from '../flag-records/flag-store.js';
 
 export type FeedStore = Pick<
   SnapshotReader,

@@ -18,8 +18,8 @@ import { buildFlagSet, type OmittedFlag } from './flag-set.js';
 import { encodeFlagConfiguration } from './codec.js';
 import { frameMessage } from '../capability/grpc-server.js';
 import { flagSetIdOf } from './selector.js';
-import { fragmentRules, projectFragments } from '../flags/fragment-records.js';
-import { listFlags } from '../flags/flag-store.js';
+import { fragmentRules, projectFragments } from '../flag-records/fragment-records.js';
+import { listFlags } from '../flag-records/flag-store.js';
 
 export type FlagSetStore = Pick<SnapshotReader, 'revision' | 'listKeyedBy' | 'listAudiences' | 'getOrg' | 'getKeyed'>;
 

@@ -18,7 +18,7 @@
 //
 // A flag whose state is in Unleash's model (issue 60, src/model/unleash-model.ts) is served as stored
 // (modelFeature): the SDK evaluates what Flagwire's server evaluates (src/unleash-rules/feature.ts).
-import { effectiveState } from '../flags/flag-state.js';
+import { effectiveState } from '../flag-records/flag-state.js';
 import type { Flag } from '../model/flags.js';
 import type { Audience } from '../model/projects.js';
 import { isAttribute, kCohortProperty, kUnleashFields } from './context.js';

@@ -3,8 +3,8 @@
 // answer (the project's configuration tag, the plan's audience switch, the environment, the prefix):
 // the same tag, the same answer.
 import { projectConfigTag } from '../eval-engine/config-tag.js';
-import { listFlags } from '../flags/flag-store.js';
-import { projectFragments } from '../flags/fragment-records.js';
+import { listFlags } from '../flag-records/flag-store.js';
+import { projectFragments } from '../flag-records/fragment-records.js';
 import { hasAudiences } from '../model/plans.js';
 import type { Project } from '../model/projects.js';
 import type { StoreReader } from '../store/interfaces.js';

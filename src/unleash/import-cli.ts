@@ -6,19 +6,12 @@ import { UsageError } from '../cli-command/args.js';
 import { principalOf } from '../actor/audit-actor.js';
 import { bool, command, kAsFlagEditor, many, str, type CliCommand } from '../cli-command/cli-command.js';
 import { FlagwireError } from '../errors.js';
-import type { PlanResult } from '../flags-as-code/schemas.js';
 import { importInput, kUnleashImportCommands } from './import-command.js';
-import { type ImportPlan, importPlan } from './import-plan.js';
+import { importPlan } from './import-plan.js';
 import { readExportFiles, readUnleashApi } from './import-reader.js';
-import { renderImport } from './import-text.js';
+import { type ImportOutcome, renderImport } from './import-text.js';
 
 const kUsage = 'import unleash --org ORG_ID (--url URL --token TOKEN | --file EXPORT_FILE...) [--apply [--skip-refused]] [--as USER_ID]';
-
-/** What the command answers: the plan, and what was applied (null: a plan only). */
-export interface ImportOutcome {
-  plan: ImportPlan;
-  applied: PlanResult[] | null;
-}
 
 function readFiles(paths: readonly string[]) {
   return paths.map((name) => {

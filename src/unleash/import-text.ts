@@ -2,8 +2,14 @@
 // project, flags as code's lines (changeLines), then every flag not carried with each reason, then what
 // is left behind without changing an answer.
 import { changeLines } from '../flags-as-code/plan-text.js';
+import type { PlanResult } from '../flags-as-code/schemas.js';
 import type { ImportPlan } from './import-plan.js';
-import type { ImportOutcome } from './import-cli.js';
+
+/** What the command answers (import-cli.ts): the plan, and what was applied (null: a plan only). */
+export interface ImportOutcome {
+  plan: ImportPlan;
+  applied: PlanResult[] | null;
+}
 
 function planLines(plan: ImportPlan): string[] {
   const lines = [`Import of Unleash (${plan.from}) into organisation ${plan.orgId}:`];

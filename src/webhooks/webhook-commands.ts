@@ -38,7 +38,7 @@ import {
   putPayload,
   putWebhook,
 } from './webhook-store.js';
-import { getFlag, getUsage } from '../flags/flag-store.js';
+import { getFlag, getUsage } from '../flag-records/flag-store.js';
 
 const kCreateValidator = compileValidator(WebhookCreate, { quoteKeys: false });
 /** Webhooks a project may have: each change is queued once per webhook, in the change's transaction. */

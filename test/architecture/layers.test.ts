@@ -3,8 +3,9 @@
 // below the list (one that is no capability's, in a place that does not import src/capabilities.ts or
 // src/all-routes.ts, directly or through a place that does) imports no capability's module, a type
 // included: what a mechanism needs of a capability's rules lives below it, as src/unleash-rules holds
-// Unleash's model for the evaluation engine. The capabilities' folders are read from the declarations
-// src/capabilities.ts lists, the imports from the sources with TypeScript's own scanner.
+// Unleash's model for the evaluation engine and src/flag-records the flags' records and their reads. The
+// capabilities' folders are read from the declarations src/capabilities.ts lists, the imports from the
+// sources with TypeScript's own scanner.
 import { readdirSync, readFileSync } from 'node:fs';
 import { posix } from 'node:path';
 import t from 'tap';
@@ -15,25 +16,6 @@ const kSrc = new URL('../../../src/', import.meta.url);
 const kList = 'capabilities.ts';
 /** The modules that assemble the list; a place that imports one of them stands above the capabilities. */
 const kAssemblers = [kList, 'all-routes.ts'];
-
-/**
- * Imports from below into a capability that stand today, each a debt: the rule it needs belongs below,
- * as Unleash's model moved to src/unleash-rules. The test fails on any import not listed, and on a
- * listed one once it is gone, so the list only shrinks.
- */
-const kKnownCrossings = [
-  // The flag records and their reads are the flags capability's (src/flags/flag-store.ts); the engine
-  // and the change poller read them, and usage counts are flags' writer command.
-  'eval-engine/engine.ts -> flags/flag-state.ts',
-  'eval-engine/engine.ts -> flags/flag-store.ts',
-  'eval-engine/engine.ts -> flags/fragment-records.ts',
-  'eval-engine/engine.ts -> flags/fragment-resolve.ts',
-  'eval-engine/evaluate.ts -> flags/flag-state.ts',
-  'eval-engine/usage.ts -> flags/command-table.ts',
-  'stream/change-poller.ts -> flags/flag-state.ts',
-  'stream/change-poller.ts -> flags/flag-store.ts',
-  'stream/change-poller.ts -> flags/fragment-records.ts',
-];
 
 /** Every TypeScript module under src/, by its path there. */
 const kModules = (readdirSync(kSrc, { recursive: true }) as string[])
@@ -130,7 +112,7 @@ t.test("the capabilities' folders are read from src/capabilities.ts's list", asy
 t.test('the places above the list are those that assemble it', async (t) => {
   for (const place of ['server', 'cli', 'writer-thread', 'web-console', 'api', 'openapi'])
     t.ok(kAbove.has(place), `${place} stands above the capabilities`);
-  for (const place of ['store', 'model', 'routes', 'writer', 'eval-engine', 'http', 'targeting', 'unleash-rules', 'ofrep'])
+  for (const place of ['store', 'model', 'routes', 'writer', 'eval-engine', 'http', 'targeting', 'unleash-rules', 'flag-records', 'ofrep'])
     t.notOk(kAbove.has(place), `${place} stands below them`);
 });
 
@@ -138,14 +120,5 @@ t.test("no module below the list imports a capability's module", async (t) => {
   const { below, above } = crossings();
   // The scan sees a crossing where one stands: the front end builds Unleash's front-end API's routes.
   t.ok(above.includes('server/frontend.ts -> unleash/frontend-routes.ts'), 'an import from above is seen');
-  t.strictSame(
-    below.filter((crossing) => !kKnownCrossings.includes(crossing)),
-    [],
-    'none but the known ones: what a mechanism needs of a capability belongs below it',
-  );
-  t.strictSame(
-    kKnownCrossings.filter((crossing) => !below.includes(crossing)),
-    [],
-    'each known one still stands (drop it from the list once it is gone)',
-  );
+  t.strictSame(below, [], 'none: what a mechanism needs of a capability belongs below it');
 });

@@ -15,7 +15,7 @@ import {
   kDecidedStatic,
   type EvalContext,
 } from '../../src/eval-engine/evaluate.js';
-import type { EffectiveState } from '../../src/flags/flag-state.js';
+import type { EffectiveState } from '../../src/flag-records/flag-state.js';
 import type { Audience } from '../../src/model/projects.js';
 
 const kFlag = 'flg_reasons';

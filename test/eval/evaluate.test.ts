@@ -3,7 +3,7 @@ import t from 'tap';
 import { bucket, fractionalBucket } from '../../src/eval-engine/bucket.js';
 import { FlagdCoreOracle } from '../targeting/flagd-core-oracle.js';
 import { compileState, evaluateState, matchesAudience, randomRoll, type EvalContext } from '../../src/eval-engine/evaluate.js';
-import type { EffectiveState } from '../../src/flags/flag-state.js';
+import type { EffectiveState } from '../../src/flag-records/flag-state.js';
 import type { Audience } from '../../src/model/projects.js';
 
 const kFlag = 'flg_rules';

@@ -9,7 +9,7 @@ import { UsageRecorder, type UsageSource } from '../../src/eval-engine/usage.js'
 import { FlagwireError } from '../../src/errors.js';
 import type { FlagUsage } from '../../src/model/flags.js';
 import { engineOverWorld } from './eval-world.js';
-import { getUsage } from '../../src/flags/flag-store.js';
+import { getUsage } from '../../src/flag-records/flag-store.js';
 
 const { world, ids, clock, engine, answer } = engineOverWorld(t);
 const evaluate = (route: 'flag' | 'project', id: string, query = ''): void => void answer(route, id, query);

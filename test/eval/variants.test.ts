@@ -5,7 +5,7 @@ import { bucket } from '../../src/eval-engine/bucket.js';
 import { compileState, decideState, decisionValue, type EvalContext } from '../../src/eval-engine/evaluate.js';
 import { EvalQuery } from '../../src/eval-engine/query.js';
 import { compileVariants, resolveVariant } from '../../src/eval-engine/variants.js';
-import type { EffectiveState } from '../../src/flags/flag-state.js';
+import type { EffectiveState } from '../../src/flag-records/flag-state.js';
 import type { TypedVariants } from '../../src/model/flags.js';
 import type { Audience } from '../../src/model/projects.js';
 

@@ -14,7 +14,7 @@ import { jsonBody } from '../../src/model/request-body.js';
 import { fileText } from '../../src/flags-as-code/flag-file.js';
 import { buildWorld } from '../helpers/world.js';
 import { exportedFile } from '../helpers/flag-file-export.js';
-import { listFlags } from '../../src/flags/flag-store.js';
+import { listFlags } from '../../src/flag-records/flag-store.js';
 
 const kRuns = Number(process.env.FLAGWIRE_ROUND_TRIP_RUNS ?? 40);
 const kSeed = Number(process.env.FLAGWIRE_ROUND_TRIP_SEED ?? Date.now() % 2 ** 31);

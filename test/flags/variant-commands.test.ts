@@ -11,7 +11,7 @@ import type { FlagCreate, FlagPatch } from '../../src/model/schemas.js';
 import { tempDataDir } from '../helpers/server.js';
 import { buildWorld } from '../helpers/world.js';
 import { kEnvironmentEntryKeys, kFlatFlagKeys } from '../helpers/flag-keys.js';
-import { getFlag } from '../../src/flags/flag-store.js';
+import { getFlag } from '../../src/flag-records/flag-store.js';
 
 const world = buildWorld(tempDataDir());
 t.teardown(() => world.store.close());

@@ -6,16 +6,16 @@
 // winning a clash, and a clash that would break another flag refusing the whole file.
 import t from 'tap';
 import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
-import { kNoFragments } from '../../src/flags/fragment-records.js';
-import { resolvedTyped } from '../../src/flags/fragment-resolve.js';
+import { kNoFragments } from '../../src/flag-records/fragment-records.js';
+import { resolvedTyped } from '../../src/flag-records/fragment-resolve.js';
 import { sharedRuleProblems, typedProblems } from '../../src/flags/variant-rules.js';
-import { listFragments } from '../../src/flags/fragment-records.js';
+import { listFragments } from '../../src/flag-records/fragment-records.js';
 import { jsonBody } from '../../src/model/request-body.js';
 import { ruleRefs } from '../../src/targeting/refs.js';
 import { refusedCommand } from '../helpers/refused.js';
 import { tempDataDir } from '../helpers/server.js';
 import { buildWorld } from '../helpers/world.js';
-import { getFlag } from '../../src/flags/flag-store.js';
+import { getFlag } from '../../src/flag-records/flag-store.js';
 
 const kPro = { '==': [{ var: 'plan' }, 'pro'] };
 /** A rule that uses fragment "pro" 20 times: with a 60 KiB "pro", 1.2 MiB resolved, over a rule's 1 MiB. */

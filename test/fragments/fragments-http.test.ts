@@ -7,7 +7,7 @@
 import t from 'tap';
 import { call } from '../helpers/http.js';
 import { startWorldServer } from '../helpers/world-server.js';
-import { kFragmentRecords } from '../../src/flags/fragment-records.js';
+import { kFragmentRecords } from '../../src/flag-records/fragment-records.js';
 
 const { server, world } = await startWorldServer(t);
 const { ids, secrets } = world;

@@ -2,7 +2,7 @@
 // Run in a child process by fresh-read.ts, so the reader is a process that opened the data file anew
 // (after a crash, what matters is what is on disk, not what a long-lived reader's snapshot shows).
 import { Store } from './store.js';
-import { listFlags } from '../../src/flags/flag-store.js';
+import { listFlags } from '../../src/flag-records/flag-store.js';
 
 const store = Store.open(process.argv[2]!, { readOnly: true });
 const projects = store.listProjects().map((p) => ({

@@ -11,7 +11,7 @@ import {
   type Outcome,
 } from '../../src/writer-thread/commands.js';
 import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
-import { listFlags } from '../../src/flags/flag-store.js';
+import { listFlags } from '../../src/flag-records/flag-store.js';
 
 export interface World {
   store: Store;

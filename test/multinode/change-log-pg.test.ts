@@ -13,7 +13,7 @@ import type { StoreWriter } from '../../src/store/interfaces.js';
 import { openForCli, type CliStore } from '../../src/store/open-store.js';
 import { sharedPostgres } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/scratch-dir.js';
-import { getFlag } from '../../src/flags/flag-store.js';
+import { getFlag } from '../../src/flag-records/flag-store.js';
 
 const pg = await sharedPostgres();
 t.teardown(() => pg.destroy());

@@ -13,7 +13,7 @@ import { tempDir } from '../helpers/scratch-dir.js';
 import { exportStore } from '../helpers/store-export.js';
 import { kWidgetDraftRecords, kWidgetLayout, kWidgetRecords, type Widget } from '../helpers/widgets.js';
 import { kOperator } from '../../src/actor/audit-actor.js';
-import { deleteFlag, putFlag } from '../../src/flags/flag-store.js';
+import { deleteFlag, putFlag } from '../../src/flag-records/flag-store.js';
 import type { Flag } from '../../src/model/flags.js';
 
 const pg = await sharedPostgres();

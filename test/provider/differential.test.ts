@@ -17,7 +17,7 @@ import { resolveFlag } from '../../src/provider/resolve.js';
 import { buildSnapshot } from '../../src/snapshots/build.js';
 import { kOperator } from '../../src/actor/audit-actor.js';
 import { buildEvalWorld } from '../eval/eval-world.js';
-import { getFlag, listFlags, putFlag } from '../../src/flags/flag-store.js';
+import { getFlag, listFlags, putFlag } from '../../src/flag-records/flag-store.js';
 
 const kFlags = 120;
 const kContexts = 1000;

@@ -26,7 +26,7 @@ import { call } from '../helpers/http.js';
 import { plainNode } from '../helpers/plain-process.js';
 import { buildWorld } from '../helpers/world.js';
 import { kUnlimited } from './support.js';
-import { getFlag, listFlags } from '../../src/flags/flag-store.js';
+import { getFlag, listFlags } from '../../src/flag-records/flag-store.js';
 
 const kMiB = 1024 * 1024;
 

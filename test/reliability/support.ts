@@ -4,7 +4,7 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
 import { buildWorld, type World } from '../helpers/world.js';
-import { listFlags } from '../../src/flags/flag-store.js';
+import { listFlags } from '../../src/flag-records/flag-store.js';
 
 /** FLAGWIRE_LONG=1 (scripts/reliability-long.sh) runs the bigger versions of the crash-safety and fuzz tests. */
 export const kLong = process.env.FLAGWIRE_LONG === '1';

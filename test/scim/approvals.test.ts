@@ -8,8 +8,8 @@ import t from 'tap';
 import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
 import type { FlagwireError } from '../../src/errors.js';
 import { kScimSettingsRecords } from '../../src/scim/records.js';
-import { effectiveState } from '../../src/flags/flag-state.js';
-import { getFlag } from '../../src/flags/flag-store.js';
+import { effectiveState } from '../../src/flag-records/flag-state.js';
+import { getFlag } from '../../src/flag-records/flag-store.js';
 import { guardedWorld, held } from '../helpers/guarded-world.js';
 
 const kPatch = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';

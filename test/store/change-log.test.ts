@@ -19,7 +19,7 @@ import { kSchemaVersion } from '../../src/store/layout.js';
 import { LmdbStore } from '../../src/store/lmdb-store.js';
 import { LmdbWritePath } from '../../src/store/write-path.js';
 import { tempDir } from '../helpers/scratch-dir.js';
-import { getFlag } from '../../src/flags/flag-store.js';
+import { getFlag } from '../../src/flag-records/flag-store.js';
 
 const now = Date.UTC(2030, 0, 1);
 

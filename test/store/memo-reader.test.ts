@@ -7,7 +7,7 @@ import type { KeyedKind } from '../../src/store/interfaces.js';
 import { MemoReader } from '../../src/store/memo-reader.js';
 import { Store } from '../helpers/store.js';
 import { tempDir } from '../helpers/scratch-dir.js';
-import { getFlag, putFlag } from '../../src/flags/flag-store.js';
+import { getFlag, putFlag } from '../../src/flag-records/flag-store.js';
 
 const at = Date.UTC(2030, 0, 1);
 const org: Org = { id: 'org_1', name: 'Acme', plan: 'teams', trialEndsAt: null, standing: 'good', createdAt: at };

@@ -15,7 +15,7 @@ import { Store } from '../helpers/store.js';
 import { runCommand } from '../../src/writer-thread/commands.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import type { TestContext } from '../helpers/cli.js';
-import { listFlags } from '../../src/flags/flag-store.js';
+import { listFlags } from '../../src/flag-records/flag-store.js';
 
 const now = Date.UTC(2030, 0, 1);
 

@@ -11,7 +11,7 @@ import { defineCapability } from '../../src/capability/capability.js';
 import { StoreOpenError } from '../../src/store/data-file.js';
 import { LmdbStore } from '../../src/store/lmdb-store.js';
 import { keyedRecords } from '../../src/store/record-kinds.js';
-import { kFlagRecords } from '../../src/flags/flag-store.js';
+import { kFlagRecords } from '../../src/flag-records/flag-store.js';
 import { kStoreRecordOwner, storeLayout, type RecordOwner } from '../../src/store/store-layout.js';
 import { runCommand } from '../../src/writer-thread/commands.js';
 import { tempDir } from '../helpers/scratch-dir.js';

@@ -39,7 +39,7 @@ import {
   pendingSchedules,
   putSchedule,
 } from '../../src/release-plans/plan-store.js';
-import { deleteFlag, findFlagByName, getFlag, getUsage, listFlags, putFlag, putUsage } from '../../src/flags/flag-store.js';
+import { deleteFlag, findFlagByName, getFlag, getUsage, listFlags, putFlag, putUsage } from '../../src/flag-records/flag-store.js';
 
 const at = Date.UTC(2030, 0, 1);
 

@@ -17,7 +17,7 @@ import { buildEvalWorld } from '../eval/eval-world.js';
 import { call } from '../helpers/http.js';
 import { startTestServer } from '../helpers/server.js';
 import { kOperator } from '../../src/actor/audit-actor.js';
-import { putFlag } from '../../src/flags/flag-store.js';
+import { putFlag } from '../../src/flag-records/flag-store.js';
 
 const kFlags = 4000;
 const kSlowClients = 2;

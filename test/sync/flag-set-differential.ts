@@ -13,7 +13,7 @@ import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { compileState, decidedBy, decisionValue } from '../../src/eval-engine/evaluate.js';
 import { compileVariants } from '../../src/eval-engine/variants.js';
-import { effectiveState } from '../../src/flags/flag-state.js';
+import { effectiveState } from '../../src/flag-records/flag-state.js';
 import type { EnvState, Flag, FlagState, TypedVariants } from '../../src/model/flags.js';
 import { typedProblems } from '../../src/flags/variant-rules.js';
 import type { Audience } from '../../src/model/projects.js';

@@ -12,7 +12,7 @@ import { pollUntil } from '../helpers/poll.js';
 import { startTestServer, tempDataDir } from '../helpers/server.js';
 import { type OpenStream, type SyncCall, SyncClient, unreadCall } from '../helpers/sync-client.js';
 import { buildWorld } from '../helpers/world.js';
-import { findFlagByName } from '../../src/flags/flag-store.js';
+import { findFlagByName } from '../../src/flag-records/flag-store.js';
 
 const kMaxStreams = 4;
 const dataDir = tempDataDir();
