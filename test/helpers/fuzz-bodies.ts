@@ -46,8 +46,10 @@ const anyCodePoint = fc.nat({ max: 0x10ffff - kSurrogates }).map(
   },
 );
 
-/** Any string of Unicode code points, U+0000 and the astral planes included (fast-check's 'binary' strings). */
-export const unicode = fc.string({ unit: anyCodePoint, maxLength: 24 });
+/** Any string of at most `maxLength` Unicode code points, U+0000 and the astral planes included: fast-check's 'binary' strings. */
+export const binaryString = (maxLength: number) => fc.string({ unit: anyCodePoint, maxLength });
+
+export const unicode = binaryString(24);
 
 /** What the bodies pick names from: the data set's flag names and audience ids. */
 export interface BodyData {
