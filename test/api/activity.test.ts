@@ -12,9 +12,14 @@ import { principalOf } from '../../src/actor/audit-actor.js';
 const setup = (t: { teardown(fn: () => Promise<unknown>): void }, env: Record<string, string> = {}) =>
   startWorldServer(t, { FLAGWIRE_TEST_HOOKS: '1', ...env });
 const kDaySeconds = 24 * 3600;
+// One server for the tests that read only their own token's activity and mail (a start is about 1 CPU s),
+// started by the first of them; the restart test starts its own. Its clock moves forward in each test
+// that moves it, and each test's times are relative to it: the expired token's test (30 days on) is last.
+let sharedServer: ReturnType<typeof setup> | undefined;
+const shared = () => (sharedServer ??= setup(t));
 
 t.test('activity: last use and recent requests, flushed through the writer', async (t) => {
-  const { server, world } = await setup(t);
+  const { server, world } = await shared();
   await call(server.baseUrl, 'GET', '/api/v1/flags?name=x', { token: world.secrets.write });
   await call(server.baseUrl, 'PATCH', `/api/v1/flags/${world.ids.flag}`, { token: world.secrets.write, body: { enabled: false } });
   await flushActivity(server);
@@ -33,7 +38,7 @@ t.test('activity: last use and recent requests, flushed through the writer', asy
 });
 
 t.test('a refused real token is recorded and e-mailed once per 24 hours', async (t) => {
-  const { server, world } = await setup(t);
+  const { server, world } = await shared();
   const deny = () =>
     call(server.baseUrl, 'PATCH', `/api/v1/flags/${world.ids.flag}`, { token: world.secrets.read, body: { enabled: true } });
   const mail = () => {
@@ -85,7 +90,7 @@ t.test('the e-mail limit holds across restarts', async (t) => {
 });
 
 t.test("an expired token's refusal is a denial on its activity, e-mailed at most once per 24 hours", async (t) => {
-  const { server, world } = await setup(t);
+  const { server, world } = await shared();
   const expiring = world.run('tokenCreate', {
     projectId: world.ids.single,
     principal: principalOf(world.ids.editor),

@@ -3,6 +3,8 @@
 // audience, token and flag names through the CLI (the web console's API calls the same writer commands).
 import t from 'tap';
 import { cli } from '../helpers/cli.js';
+import { tempDataDir } from '../helpers/server.js';
+import { buildWorld } from '../helpers/world.js';
 import { startWorldServer } from '../helpers/world-server.js';
 import { FlagwireError } from '../../src/errors.js';
 import { requireName } from '../../src/model/input-checks.js';
@@ -60,9 +62,10 @@ t.test("the writer's one rule for names (requireName) refuses every control, at 
 });
 
 t.test('the CLI refuses a name with a control character for every command that takes one, and changes nothing', async (t) => {
-  const { server, world } = await startWorldServer(t);
-  await server.stop();
-  const dir = server.dataDir;
+  // The console on a data dir, no server: the world written to it by this process.
+  const dir = tempDataDir();
+  const world = buildWorld(dir);
+  t.teardown(() => world.store.close());
   const { ids } = world;
   const before = world.snapshot();
   // NUL cannot be passed in argv. Every command gets one of the other controls, in turn, so that each

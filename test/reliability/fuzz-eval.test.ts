@@ -11,7 +11,7 @@
 // Default run: 5,000 requests; FLAGWIRE_LONG=1: 40,000.
 import t from 'tap';
 import fc from 'fast-check';
-import { kBadEscapes } from '../helpers/fuzz-bodies.js';
+import { binaryString, kBadEscapes } from '../helpers/fuzz-bodies.js';
 import { startTestServer, tempDataDir } from '../helpers/server.js';
 import { HangError, RawClient, rawRequest, type RawReply } from '../helpers/raw-http.js';
 import { StoreDigest } from '../helpers/store-digest.js';
@@ -54,7 +54,7 @@ t.test(`Evaluation API fuzz: ${kRuns} generated requests (seed ${kSeed})`, async
   // The Management API fuzz's escapes, but for its '+%2B+', and two more (in this order: the same draws).
   const badEscapes = [...kBadEscapes.filter((e) => e !== '+%2B+'), '%2', '%u0041'];
   const protoWords = ['__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty'];
-  const unicode = fc.string({ unit: 'binary', maxLength: 20 });
+  const unicode = binaryString(20);
   // Raw bytes as they go on the wire: anything but the separators that end the request line or the target.
   const rawBytes = fc
     .uint8Array({ minLength: 1, maxLength: 24 })

@@ -3,15 +3,28 @@ import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import { cli } from '../helpers/cli.js';
 import { call } from '../helpers/http.js';
-import { kCli, startTestServer, tempDataDir } from '../helpers/server.js';
+import { kCli, startTestServer, tempDataDir, type TestServer } from '../helpers/server.js';
 import { SyncClient } from '../helpers/sync-client.js';
 import { kErrors } from '../../src/errors.js';
 import { kSchemaVersion } from '../../src/store/layout.js';
 import { plainNode } from '../helpers/plain-process.js';
 
+// Two servers for the tests that only ask them things, started by the first test that needs each, each
+// stopped by a test that proves how it stops (a start is about 1 CPU s): a demo one, sync service on
+// (the demo's seed, its sync service, then stopped for a start on its data), and a plain one, sync
+// service on (its ports taken by a second start, unknown routes, then its SIGTERM, last). The plain
+// one's requests come after the tests that spawnSync: a spawnSync stops this process's event loop, and
+// a kept-alive connection the server closed meanwhile would be taken for the next request unseen.
+let demoServer: Promise<TestServer> | undefined;
+let plainServer: Promise<TestServer> | undefined;
+const demo = () => (demoServer ??= startTestServer({ demo: true, syncPort: 'free' }));
+const plain = () => (plainServer ??= startTestServer({ syncPort: 'free' }));
+t.teardown(async () => {
+  for (const server of [demoServer, plainServer]) await (await server?.catch(() => undefined))?.stop();
+});
+
 t.test('serve --demo seeds an empty data dir, prints working tokens, and /health answers', async (t) => {
-  const server = await startTestServer({ demo: true });
-  t.teardown(() => server.stop());
+  const server = await demo();
   const health = await call(server.baseUrl, 'GET', '/health');
   t.equal(health.status, 200);
   t.same(health.json, { status: 'ok', storeVersion: kSchemaVersion });
@@ -56,12 +69,9 @@ t.test('serve --demo seeds an empty data dir, prints working tokens, and /health
 });
 
 t.test('serve --demo serves the sync service and prints the selector of a flagd in-process provider', async (t) => {
-  const server = await startTestServer({ demo: true, syncPort: 'free' });
+  const server = await demo();
   const client = new SyncClient(server.syncPort);
-  t.teardown(async () => {
-    client.close();
-    await server.stop();
-  });
+  t.teardown(() => client.close());
   const printed = /flagd in-process provider: host 127\.0\.0\.1, port (\d+), selector "(flagSetId=prj_\w+,token=fw_\w+)"/.exec(
     server.output(),
   );
@@ -72,43 +82,12 @@ t.test('serve --demo serves the sync service and prints the selector of a flagd 
 });
 
 t.test('serve --demo on a data dir with data seeds nothing', async (t) => {
-  const dataDir = tempDataDir();
-  const first = await startTestServer({ demo: true, dataDir });
+  const first = await demo();
   t.equal(await first.stop(), 0);
-  const second = await startTestServer({ demo: true, dataDir });
+  const second = await startTestServer({ demo: true, dataDir: first.dataDir });
   t.teardown(() => second.stop());
   t.match(second.output(), /not empty: no demo data seeded/);
   t.notMatch(second.output(), /fw_/);
-});
-
-t.test('SIGTERM stops the server cleanly and quickly', async (t) => {
-  const server = await startTestServer();
-  const code = await server.stop();
-  t.equal(code, 0, 'exit 0: closed before the shutdown deadline, which exits 1');
-  t.notMatch(
-    server.logs(),
-    /shutdown did not finish in time|drain budget ended with requests in flight/,
-    'nothing held it: no deadline, no request cut off',
-  );
-});
-
-t.test('unknown routes are JSON 404s; the docs page has an anchor for every error', async (t) => {
-  const server = await startTestServer();
-  t.teardown(() => server.stop());
-  const r = await call(server.baseUrl, 'GET', '/nope');
-  t.equal(r.status, 404);
-  t.equal(r.json.error, 'Not found');
-  t.equal(r.headers.get('access-control-allow-origin'), '*');
-  const docs = await call(server.baseUrl, 'GET', '/docs');
-  t.equal(docs.status, 200);
-  t.match(docs.headers.get('content-type'), /text\/html/);
-  const anchors = [...docs.text.matchAll(/id="([\w-]+)"/g)].map((m) => m[1]);
-  for (const { anchor, title } of Object.values(kErrors)) {
-    t.ok(anchors.includes(anchor), `#${anchor} is on the page`);
-    t.match(docs.text, title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  }
-  const documented = new Set<string>(Object.values(kErrors).map((e) => e.anchor));
-  for (const anchor of anchors) if (anchor !== 'rate-limited') t.ok(documented.has(anchor!), `#${anchor} belongs to an error`);
 });
 
 t.test('a bad setting stops start-up with one line naming it and exit code 2', async (t) => {
@@ -136,8 +115,7 @@ t.test('a bad setting stops start-up with one line naming it and exit code 2', a
 });
 
 t.test('a sync port already in use, or not a port, stops start-up with one line naming FLAGWIRE_SYNC_PORT and exit code 2', async (t) => {
-  const first = await startTestServer({ syncPort: 'free' });
-  t.teardown(() => first.stop());
+  const first = await plain();
   for (const [value, problem] of [
     [String(first.syncPort), new RegExp(`127\\.0\\.0\\.1:${first.syncPort} is already in use`)],
     ['70000', /70000 is outside 0\.\.65535/],
@@ -156,8 +134,7 @@ t.test('a sync port already in use, or not a port, stops start-up with one line 
 });
 
 t.test('a port already in use stops start-up with one line naming the port setting and exit code 2', async (t) => {
-  const first = await startTestServer();
-  t.teardown(() => first.stop());
+  const first = await plain();
   // Without an exclusive bind (SO_REUSEPORT) the second server would share the port and never exit.
   const r = spawnSync(...plainNode([kCli, 'serve', '--port', String(first.port), '--host', '127.0.0.1']), {
     env: { ...process.env, FLAGWIRE_DATA: tempDataDir(), FLAGWIRE_EVAL_WORKERS: '1' },
@@ -172,4 +149,33 @@ t.test('a port already in use stops start-up with one line naming the port setti
   t.notMatch(r.stderr, /\n\s+at /, 'no stack trace');
   t.notMatch(r.stdout, /listening/);
   t.equal((await call(first.baseUrl, 'GET', '/health')).status, 200, 'the first server keeps its port');
+});
+
+t.test('unknown routes are JSON 404s; the docs page has an anchor for every error', async (t) => {
+  const server = await plain();
+  const r = await call(server.baseUrl, 'GET', '/nope');
+  t.equal(r.status, 404);
+  t.equal(r.json.error, 'Not found');
+  t.equal(r.headers.get('access-control-allow-origin'), '*');
+  const docs = await call(server.baseUrl, 'GET', '/docs');
+  t.equal(docs.status, 200);
+  t.match(docs.headers.get('content-type'), /text\/html/);
+  const anchors = [...docs.text.matchAll(/id="([\w-]+)"/g)].map((m) => m[1]);
+  for (const { anchor, title } of Object.values(kErrors)) {
+    t.ok(anchors.includes(anchor), `#${anchor} is on the page`);
+    t.match(docs.text, title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  }
+  const documented = new Set<string>(Object.values(kErrors).map((e) => e.anchor));
+  for (const anchor of anchors) if (anchor !== 'rate-limited') t.ok(documented.has(anchor!), `#${anchor} belongs to an error`);
+});
+
+t.test('SIGTERM stops the server cleanly and quickly, after the requests of the tests before', async (t) => {
+  const server = await plain();
+  const code = await server.stop();
+  t.equal(code, 0, 'exit 0: closed before the shutdown deadline, which exits 1');
+  t.notMatch(
+    server.logs(),
+    /shutdown did not finish in time|drain budget ended with requests in flight/,
+    'nothing held it: no deadline, no request cut off',
+  );
 });

@@ -22,6 +22,11 @@ import { call } from '../helpers/http.js';
 const kViewer = 'viewer@demo.flagwire.test';
 const kViewerPassword = 'viewer password 123';
 const kHourMs = 3_600_000;
+// The last three tests each make and read flags of their own, in projects of their own or by id: one demo
+// server and browser for them (a start is about 1 CPU s), started by the first of them. The first test
+// moves the server's clock and adds a user: it has its own.
+let sharedConsole: ReturnType<typeof demoConsole> | undefined;
+const shared = () => (sharedConsole ??= demoConsole(t));
 
 /**
  * Sets the start form's table (of the environment `where` names) to `steps`, written as --steps is
@@ -191,7 +196,7 @@ t.test('a rollout started, shown as a timeline, stepped, paused, resumed, skippe
 });
 
 t.test('a group flag: a rollout per environment', async (t) => {
-  const { base, secret, ownerPage } = await demoConsole(t);
+  const { base, secret, ownerPage } = await shared();
   const platformWrite = secret('demo-platform-write');
   const off = { enabled: true, trafficPercentage: 0 };
   const created = await call(base, 'POST', '/api/v1/flags', {
@@ -217,7 +222,7 @@ t.test('a group flag: a rollout per environment', async (t) => {
 });
 
 t.test("a guarded rollout's timeline shows its guard and the guard's last reading, and why a breach paused it", async (t) => {
-  const { base, secret, ownerPage } = await demoConsole(t);
+  const { base, secret, ownerPage } = await shared();
   const shopWrite = secret('demo-write');
   const steps = [{ trafficPercentage: 10, holdMs: kHourMs }, { trafficPercentage: 100 }];
   // The server's own gauge of its evaluation workers (1 here): healthy below 100, a breach below 5.
@@ -264,7 +269,7 @@ t.test("a guarded rollout's timeline shows its guard and the guard's last readin
 t.test(
   "a rollout by variant weights with a guard, from the table and the guard's fields: the same rollout as the API's from the same JSON",
   async (t) => {
-    const { base, secret, ownerPage } = await demoConsole(t);
+    const { base, secret, ownerPage } = await shared();
     const shopWrite = secret('demo-write');
     const typed = async (name: string) => {
       const made = await call(base, 'POST', '/api/v1/flags', {
