@@ -4,7 +4,8 @@
 // key wins: docs/decisions.md); a change to a running experiment's plan or to its flag's allocation is
 // refused as the API refuses it, nothing written; export writes them back, and the export plans to
 // nothing; a file without `experiments` leaves them alone; prune deletes the undeclared; a guarded
-// environment holds a start as a change request.
+// environment holds a start as a change request, applied when approved; a token applies them in its
+// environments only.
 import t from 'tap';
 import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
 import { flagsPlan } from '../../src/flags-as-code/apply-commands.js';
@@ -224,11 +225,41 @@ t.test('a multi-environment file: by environment, then key; a guarded environmen
   t.notOk(outcome.applied, 'held as a change request');
   t.equal(stored(ids.multi, 'production', 'search-exp'), undefined, 'nothing made yet');
   t.equal(flagKey(ids.groupFlag, 'production'), undefined, 'its flag carries no key');
+  if (!outcome.applied) world.run('requestApprove', { requestId: outcome.request.id, principal: principalOf(ids.admin) }, 20_000);
+  t.match(stored(ids.multi, 'production', 'search-exp'), { startedAt: 20_000, stoppedAt: null }, 'approved: made and running');
+  t.equal(flagKey(ids.groupFlag, 'production'), 'search-exp', 'its flag carries the key');
 
   const staging = exportedFile(world, ids.multi);
-  staging.experiments = { staging: { 'search-exp': { ...declared(), flag: 'search' } } };
+  t.same(Object.keys(staging.experiments as object), ['production'], 'the export declares the approved one');
+  staging.experiments = { ...(staging.experiments as object), staging: { 'search-exp': { ...declared(), flag: 'search' } } };
   (staging.flags.search as typeof search).environments.staging!.experiment = 'search-exp';
   t.match(apply(ids.multi, staging).changes.at(-1), { kind: 'experiment', environment: 'staging' });
   t.match(stored(ids.multi, 'staging', 'search-exp'), { stoppedAt: null }, 'an unguarded environment starts at once');
-  t.same(Object.keys(exportedFile(world, ids.multi).experiments as object), ['staging'], 'exported by environment');
+  t.same(
+    Object.keys(exportedFile(world, ids.multi).experiments as object),
+    ['staging', 'production'],
+    "by environment, in the project's order",
+  );
+});
+
+t.test("a token applies experiments as it makes them: in its environments, and refused another's, nothing written", async (t) => {
+  const token = { kind: 'token' as const, tokenId: world.tokenIds.stagingWrite! };
+  const declaring = (env: string) => {
+    const file = exportedFile(world, ids.multi);
+    const experiments = file.experiments as Record<string, Record<string, unknown>>;
+    experiments[env] = { ...experiments[env], 'token-exp': { ...declared(), flag: 'search' } };
+    return { ...applyInput(ids.multi, file), principal: token };
+  };
+  t.match(
+    refusedCommand(t, world, 'ENVIRONMENT_NOT_PERMITTED', () => world.run('flagsApply', declaring('production'))),
+    /limited to: staging/,
+  );
+  t.equal(stored(ids.multi, 'production', 'token-exp'), undefined, 'nothing made');
+  const applied = world.run('flagsApply', declaring('staging'));
+  t.match(applied.changes, [{ op: 'create', kind: 'experiment', name: 'token-exp', environment: 'staging' }]);
+  t.match(
+    stored(ids.multi, 'staging', 'token-exp'),
+    { startedAt: null, createdBy: `token:${world.tokenIds.stagingWrite}` },
+    'made, as the token',
+  );
 });
