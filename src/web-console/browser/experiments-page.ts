@@ -293,18 +293,17 @@ function planSection(e: Experiment, editable: boolean, save: (change: object) =>
       ),
     ),
   );
-  const heading = h('h2', { id: 'plan-heading' }, 'Plan');
   const planned = h('p', {}, `${kCount.format(e.plannedSubjects)} planned subjects over every arm.`);
-  if (!editable) return h('section', { 'aria-labelledby': 'plan-heading' }, heading, arms, planned);
-  if (e.status === 'running')
-    return h(
-      'section',
-      { 'aria-labelledby': 'plan-heading' },
-      heading,
-      arms,
-      planned,
-      h('p', { class: 'muted' }, 'Its weights and planned size cannot change while it runs: stop it first (its statistics are kept).'),
-    );
+  const change = !editable
+    ? null
+    : e.status === 'running'
+      ? h('p', { class: 'muted' }, 'Its weights and planned size cannot change while it runs: stop it first (its statistics are kept).')
+      : planForm(e, save);
+  return h('section', { 'aria-labelledby': 'plan-heading' }, h('h2', { id: 'plan-heading' }, 'Plan'), arms, planned, change);
+}
+
+/** The weights and planned size of an experiment that does not run, as a form that saves them. */
+function planForm(e: Experiment, save: (change: object) => Promise<void>): HTMLElement {
   // What is typed is sent: the server's rule and its words decide (a weight must be a positive number).
   const weights = e.variants.map((v) =>
     h('input', { type: 'text', name: `weight-${v.variant}`, inputmode: 'decimal', size: 8, required: true, value: String(v.weight) }),
@@ -317,7 +316,7 @@ function planSection(e: Experiment, editable: boolean, save: (change: object) =>
     required: true,
     value: String(e.plannedSubjects),
   });
-  const form = h(
+  return h(
     'form',
     {
       onsubmit: onSubmit(() =>
@@ -341,7 +340,6 @@ function planSection(e: Experiment, editable: boolean, save: (change: object) =>
       h('button', { type: 'submit' }, 'Save plan'),
     ),
   );
-  return h('section', { 'aria-labelledby': 'plan-heading' }, heading, arms, planned, form);
 }
 
 function verdictLine(c: Comparison): HTMLElement {
