@@ -5,7 +5,7 @@
 // refused as the API refuses it, nothing written; export writes them back, and the export plans to
 // nothing; a file without `experiments` leaves them alone; prune deletes the undeclared; a guarded
 // environment holds a start as a change request, applied when approved; a token applies them in its
-// environments only.
+// environments only; an export applied to an empty project exports again to the same bytes.
 import t from 'tap';
 import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
 import { flagsPlan } from '../../src/flags-as-code/apply-commands.js';
@@ -262,4 +262,20 @@ t.test("a token applies experiments as it makes them: in its environments, and r
     { startedAt: null, createdBy: `token:${world.tokenIds.stagingWrite}` },
     'made, as the token',
   );
+});
+
+t.test('exported, applied to an empty project and exported again: the same bytes, experiments and their runs included', async (t) => {
+  const text = fileText(exportedFile(world, ids.multi));
+  t.match(text, /"experiments": \{\n {4}"staging": \{\n {6}"search-exp"/, 'the export declares experiments');
+  const copy = world.run('projectCreate', {
+    principal: kOperator,
+    name: 'Platform copy',
+    orgId: ids.orgA,
+    kind: 'multi',
+    environments: ['staging', 'production'],
+  }).id;
+  apply(copy, JSON.parse(text));
+  t.equal(fileText(exportedFile(world, copy)), text, 'the same bytes');
+  t.match(stored(copy, 'production', 'search-exp'), { stoppedAt: null, startedAt: Number }, 'running where its flag names it');
+  t.match(stored(copy, 'staging', 'token-exp'), { startedAt: null }, 'a draft where none does');
 });
