@@ -1,6 +1,6 @@
 // The console's experiments pages (docs/web-console.md: Experiments): a project environment's
-// experiments with the flags they may run on, made, started and stopped through the experiments
-// capability's writer commands as the signed-in user; and an experiment's results, the same look the
+// experiments with the flags they may run on, made, changed (arm weights, planned size), started and
+// stopped through the experiments capability's writer commands as the signed-in user; and an experiment's results, the same look the
 // Management API's results route takes (look.ts), so the page and the API answer alike.
 import type { Principal } from '../actor/audit-actor.js';
 import { projectAccess } from '../console-route/access.js';
@@ -63,6 +63,23 @@ export const kExperimentRoutes: readonly ApiRoute[] = [
       const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
       const input = { principal: userPrincipal(call), projectId: access.project.id, env: pageEnv(call, access), received: call.received! };
       return call.writer.call(kExperimentCommands.experimentCreate, input);
+    },
+  },
+  {
+    // PATCH /api/v1/experiments/{key}'s rules and texts (the page changes the weights and planned size):
+    // refused while the experiment runs, as the API refuses it.
+    method: 'PATCH',
+    pattern: 'projects/:projectId/experiments/:key',
+    run(call) {
+      const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
+      const input = {
+        principal: userPrincipal(call),
+        projectId: access.project.id,
+        env: pageEnv(call, access),
+        key: call.params.key!,
+        received: call.received!,
+      };
+      return call.writer.call(kExperimentCommands.experimentUpdate, input);
     },
   },
   { method: 'GET', pattern: 'projects/:projectId/experiments/:key/results', run: experimentResultsPageView },

@@ -5,7 +5,7 @@
 // start will run is held too, naming that request; a draft or stopped experiment nothing will start is
 // free to change, as a flag left at its defaults is.
 import type { EnvironmentBearing } from '../store/interfaces.js';
-import { type Experiment, experimentStatus, getExperiment, kExperimentRecords } from './experiment-records.js';
+import { type Experiment, experimentStatus, getExperiment, kExperimentRecords, planOf } from './experiment-records.js';
 
 export const kExperimentEnvironmentState: EnvironmentBearing<Experiment> = {
   kind: kExperimentRecords,
@@ -18,12 +18,7 @@ export const kExperimentEnvironmentState: EnvironmentBearing<Experiment> = {
     return {
       running,
       flagId: e.flagId,
-      variants: e.variants,
-      control: e.control,
-      metrics: e.metrics,
-      primaryMetric: e.primaryMetric,
-      plannedSubjects: e.plannedSubjects,
-      alpha: e.alpha,
+      ...planOf(e),
     };
   },
   // Started or stopped by an approval: when it was applied, which is when its flag's state changed.

@@ -26,6 +26,7 @@ import {
   getExperiment,
   type IntervalPoint,
   listExperiments,
+  planOf,
   putExperiment,
 } from './experiment-records.js';
 import { ExperimentCreate, type ExperimentBody, ExperimentUpdate, kMaxIntervalPoints } from './schemas.js';
@@ -70,12 +71,7 @@ export function experimentView(e: Experiment): ExperimentBody {
     key: e.key,
     environment: e.environment,
     flagId: e.flagId,
-    variants: e.variants.map((v) => ({ ...v })),
-    control: e.control,
-    metrics: e.metrics.map((m) => ({ ...m })),
-    primaryMetric: e.primaryMetric,
-    plannedSubjects: e.plannedSubjects,
-    alpha: e.alpha,
+    ...planOf(e),
     status: experimentStatus(e),
     startedAt: e.startedAt,
     stoppedAt: e.stoppedAt,
@@ -86,7 +82,7 @@ export function experimentView(e: Experiment): ExperimentBody {
 }
 
 /** The plan's own problems: one arm per variant, the control and the primary metric among them, one entry per metric. */
-function planProblems(plan: Pick<Experiment, 'variants' | 'control' | 'metrics' | 'primaryMetric'>): string[] {
+export function planProblems(plan: Pick<Experiment, 'variants' | 'control' | 'metrics' | 'primaryMetric'>): string[] {
   const problems: string[] = [];
   const variants = plan.variants.map((v) => v.variant);
   if (new Set(variants).size !== variants.length) problems.push('variants: each variant may be named once');

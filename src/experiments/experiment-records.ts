@@ -45,6 +45,21 @@ export interface Experiment {
   createdBy: string;
 }
 
+/** An experiment's plan: the arms compared and their weights, the control, the metrics, and its size and error rate. */
+export type ExperimentPlan = Pick<Experiment, 'variants' | 'control' | 'metrics' | 'primaryMetric' | 'plannedSubjects' | 'alpha'>;
+
+/** The plan of an experiment, in one key order (views compared as JSON rely on it), its lists copied. */
+export function planOf(e: ExperimentPlan): ExperimentPlan {
+  return {
+    variants: e.variants.map(({ variant, weight }) => ({ variant, weight })),
+    control: e.control,
+    metrics: e.metrics.map(({ metric, kind }) => ({ metric, kind })),
+    primaryMetric: e.primaryMetric,
+    plannedSubjects: e.plannedSubjects,
+    alpha: e.alpha,
+  };
+}
+
 /** The primary metric's intervals at one look: per treatment, the lift's (or, where the control's mean is 0, the difference's). */
 export interface IntervalPoint {
   at: number;

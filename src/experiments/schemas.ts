@@ -59,21 +59,33 @@ const kMetrics = Type.Array(Metric, { minItems: 1, maxItems: kMaxMetrics, descri
 const kControl = Type.String({ minLength: 1, maxLength: 200, description: 'The arm the others are compared with' });
 const kPrimary = Type.String({ minLength: 1, maxLength: 200, description: 'The metric the experiment decides on: one of metrics' });
 
+/** An experiment's plan as a body gives it: what the API's create and a flag file's entry share. */
+const kPlanFields = {
+  variants: kArms,
+  control: kControl,
+  metrics: kMetrics,
+  primaryMetric: kPrimary,
+  plannedSubjects: kPlannedSubjects,
+  alpha: Type.Optional(kAlpha),
+};
+
 /** The body of POST /api/v1/experiments. */
-export const ExperimentCreate = Type.Object(
+export const ExperimentCreate = Type.Object({ key: ExperimentKey, flagId: kFlagId, ...kPlanFields }, { additionalProperties: false });
+export type ExperimentCreate = Static<typeof ExperimentCreate>;
+
+/**
+ * An experiment as a flag file declares it (docs/flags-as-code.md: Experiments): the create body but that
+ * the flag is named, not identified (a file names everything), and its key is the entry's. Whether it
+ * runs is not written here: its flag state's `experiment` says it (docs/decisions.md).
+ */
+export const ExperimentInFile = Type.Object(
   {
-    key: ExperimentKey,
-    flagId: kFlagId,
-    variants: kArms,
-    control: kControl,
-    metrics: kMetrics,
-    primaryMetric: kPrimary,
-    plannedSubjects: kPlannedSubjects,
-    alpha: Type.Optional(kAlpha),
+    flag: Type.String({ minLength: 1, maxLength: 200, description: "The flag it runs on, by name: one of the file's flags" }),
+    ...kPlanFields,
   },
   { additionalProperties: false },
 );
-export type ExperimentCreate = Static<typeof ExperimentCreate>;
+export type ExperimentInFile = Static<typeof ExperimentInFile>;
 
 /** The body of PATCH /api/v1/experiments/{key}: what it names changes, the rest stays. */
 export const ExperimentUpdate = Type.Partial(Type.Omit(ExperimentCreate, ['key']), { additionalProperties: false });

@@ -1,13 +1,13 @@
 // Plan and apply a flag file (docs/flags-as-code.md). Plan reads; apply is one writer command, so one
 // transaction (one revision of PostgreSQL): every change of the file is written, or, when anything is
 // refused, nothing is. Each change goes through the command that makes it by hand (flag create and
-// patch, the console's edits, environments, audiences), with the same checks and the same audit entries
+// patch, the console's edits, environments, audiences, experiments), with the same checks and the same audit entries
 // under the same actor; a change to nothing writes nothing, so applying a file twice writes once.
 import { FlagwireError } from '../errors.js';
 import { type Actor, actorFor, type Principal, tokenProject } from '../actor/audit-actor.js';
 import type { Project } from '../model/projects.js';
 import { requireProject } from '../model/lookups.js';
-import { parseJsonObject, type ReceivedBody } from '../model/request-body.js';
+import { jsonBody, parseJsonObject, type ReceivedBody } from '../model/request-body.js';
 import { audienceCreate, audienceUpdate, envAdd } from '../projects/project-commands.js';
 import { createFlagAs, flagCohorts, flagDelete, flagDescribe, flagTags, patchFlagAs } from '../flags/flag-commands.js';
 import { sameCohorts } from '../flags/patch-rules.js';
@@ -31,6 +31,15 @@ import {
   projectModel,
 } from './project-model.js';
 import { findFlagByName } from '../flag-records/flag-store.js';
+import {
+  experimentCreate,
+  experimentDelete,
+  experimentStart,
+  experimentStop,
+  experimentUpdate,
+} from '../experiments/experiment-commands.js';
+import { experimentStatus, getExperiment } from '../experiments/experiment-records.js';
+import { experimentPath, type ModelExperiment } from './experiments.js';
 
 export interface PlanInput {
   projectId: string;
@@ -141,6 +150,8 @@ function apply(
   }
   // Deleted once the file's flags name them no more.
   for (const change of result.changes) if (change.kind === 'fragment' && change.op === 'delete') run.deleteFragment(change.name);
+  // After the flags: an experiment runs on a flag the file may make, and starts on its state as the file leaves it.
+  for (const change of result.changes) if (change.kind === 'experiment') run.experiment(change, desired.experiments ?? []);
   return result.changed ? { ...result, revision: projectRevision(w, project.id) } : result;
 }
 
@@ -208,6 +219,32 @@ class ChangeRunner {
 
   deleteFragment(name: string): void {
     this.inPath(formatPath(['$evaluators', name]), () => deleteFragmentAs(this.w, this.project, this.applier.actor, name, this.now));
+  }
+
+  /**
+   * An experiment made, changed or deleted through its own commands (their checks and audit entries),
+   * stopped or started as its flag's state in the file says (experiments.ts): stopped before its plan
+   * changes, started after. A change to a running experiment's plan is refused as the API refuses it.
+   */
+  experiment(change: PlannedChange, desired: readonly ModelExperiment[]): void {
+    const env = change.environment ?? null;
+    const target = { principal: this.applier.principal, projectId: this.project.id, env, key: change.name };
+    this.inPath(experimentPath(env, change.name), () => {
+      const stored = getExperiment(this.w, this.project.id, env, change.name);
+      const running = stored !== undefined && experimentStatus(stored) === 'running';
+      const wanted = desired.find((e) => e.environment === env && e.key === change.name);
+      if (running && wanted?.running !== true) experimentStop(this.w, target, this.now);
+      if (wanted === undefined) {
+        experimentDelete(this.w, target, this.now);
+        return;
+      }
+      const { flag, variants, control, metrics, primaryMetric, plannedSubjects, alpha } = wanted;
+      const plan = { flagId: this.flagId(flag), variants, control, metrics, primaryMetric, plannedSubjects, alpha };
+      if (stored === undefined)
+        experimentCreate(this.w, { ...target, received: jsonBody(JSON.stringify({ key: change.name, ...plan })) }, this.now);
+      else experimentUpdate(this.w, { ...target, received: jsonBody(JSON.stringify(plan)) }, this.now);
+      if (wanted.running && !running) experimentStart(this.w, target, this.now);
+    });
   }
 
   /** A refusal of a change, named by its place in the file: the transaction is abandoned whole. */

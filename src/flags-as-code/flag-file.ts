@@ -26,7 +26,8 @@
 // metadata). A file's `$evaluators` are the project's shared fragments (src/fragments), which a rule
 // names as `{"$ref": "name"}`: a rule keeps its references, as the stored flag does, and an evaluator
 // that refers to another is read written out (a fragment uses no `$ref`). A file without `$evaluators`
-// leaves the project's fragments as they are, and its rules may name them.
+// leaves the project's fragments as they are, and its rules may name them. Its `experiments` are the
+// project's experiments (experiments.ts), each running exactly while its flag state names it.
 import { type Static, type TSchema, Type } from '../typebox.js';
 import { FlagwireError } from '../errors.js';
 import type { TypedVariants } from '../model/flags.js';
@@ -58,6 +59,8 @@ import { unleashStateProblems } from '../unleash-rules/model-problems.js';
 import { byCodePoint, defaultModelState, type ModelFlag, type ModelState, type ProjectModel } from './project-model.js';
 import { type FragmentRules, kNoFragments } from '../flag-records/fragment-records.js';
 import { fragmentNameProblem, fragmentRuleProblems } from '../fragments/fragment-commands.js';
+import { ExperimentInFile } from '../experiments/schemas.js';
+import { fileExperiments, readFileExperiments } from './experiments.js';
 
 /** The format's version: a file says which it is written in. */
 export const kFileVersion = 1;
@@ -98,7 +101,13 @@ const FileAudience = Type.Object(
   { additionalProperties: false },
 );
 
-function fileSchema<F extends TSchema>(kind: ProjectKind, flag: F) {
+// A file's experiments (experiments.ts): by key; in a multi-environment project's file, by environment, then key.
+const SingleExperiments = Type.Record(Type.String(), ExperimentInFile, { 'x-error': 'must be an object keyed by experiment key' });
+const MultiExperiments = Type.Record(Type.String(), SingleExperiments, {
+  'x-error': 'must be an object keyed by environment name, then experiment key',
+});
+
+function fileSchema<F extends TSchema, E extends TSchema>(kind: ProjectKind, flag: F, experiments: E) {
   return Type.Object(
     {
       flagwire: Type.Literal(kFileVersion, { 'x-error': `must be ${kFileVersion}, the version of the flag file this Flagwire reads` }),
@@ -107,13 +116,14 @@ function fileSchema<F extends TSchema>(kind: ProjectKind, flag: F) {
       audiences: Type.Optional(Type.Record(Type.String(), FileAudience)),
       $evaluators: Type.Optional(Type.Record(Type.String(), FlagdTargeting)),
       flags: Type.Record(Type.String(), flag, { 'x-error': 'must be an object keyed by flag name' }),
+      experiments: Type.Optional(experiments),
     },
     { additionalProperties: false },
   );
 }
 
-const SingleFile = fileSchema('single', SingleFileFlag);
-const MultiFile = fileSchema('multi', GroupFileFlag);
+const SingleFile = fileSchema('single', SingleFileFlag, SingleExperiments);
+const MultiFile = fileSchema('multi', GroupFileFlag, MultiExperiments);
 /** A Flagwire flag file, of either kind of project (the OpenAPI document's component; plan and apply check it by its kind). */
 export const FlagFile = Type.Union([SingleFile, MultiFile], {
   description: 'A Flagwire flag file (docs/flags-as-code.md), as GET /api/v1/export writes it',
@@ -213,9 +223,13 @@ class FileReader {
           return [name, flag];
         }),
     );
+    const experiments =
+      file.experiments === undefined
+        ? {}
+        : { experiments: readFileExperiments(file.kind, file.experiments, environments, flags, this.problems) };
     this.problems.push(...this.refProblems.map(problemText));
     if (this.problems.length > 0) return { ok: false, problems: this.problems };
-    return { ok: true, model: { kind: file.kind, environments, audiences, flags, fragments: this.own } };
+    return { ok: true, model: { kind: file.kind, environments, audiences, flags, fragments: this.own, ...experiments } };
   }
 
   private environments(): string[] {
@@ -357,6 +371,8 @@ export function fileDocument(model: ProjectModel): Record<string, unknown> {
   // A project without fragments writes no `$evaluators`: its file is the one it was before fragments existed.
   if (model.fragments !== null && Object.keys(model.fragments).length > 0) doc.$evaluators = model.fragments;
   doc.flags = Object.fromEntries(Object.entries(model.flags).map(([name, flag]) => [name, fileFlag(flag)]));
+  // Likewise a project without experiments writes no `experiments`.
+  if (model.experiments !== undefined && model.experiments.length > 0) doc.experiments = fileExperiments(model.kind, model.experiments);
   return doc;
 }
 

@@ -10,7 +10,8 @@ function value(v: unknown): string {
 }
 
 export function changeLines(change: PlannedChange): string[] {
-  const head = `${kMark[change.op]} ${change.kind} ${change.name}${change.consoleOnly ? '  (console only)' : ''}`;
+  const where = change.environment === undefined ? '' : ` in ${change.environment}`;
+  const head = `${kMark[change.op]} ${change.kind} ${change.name}${where}${change.consoleOnly ? '  (console only)' : ''}`;
   const fields = change.fields.map((f) =>
     change.op === 'create' ? `    ${f.path}: ${value(f.after)}` : `    ${f.path}: ${value(f.before)} -> ${value(f.after)}`,
   );

@@ -15,6 +15,8 @@ import { fileFlag } from './flag-file.js';
 import { formatPath } from '../targeting/problems.js';
 import type { FieldChange, PlannedChange } from './schemas.js';
 import { defaultModelState, type ModelFlag, type ModelState, type ProjectModel } from './project-model.js';
+import { comparableExperiment, type ModelExperiment, sameExperiment } from './experiments.js';
+import { kExperimentAuditActions } from '../experiments/audit-actions.js';
 
 export interface PlanOptions {
   /** Delete the project's flags that the file does not name. */
@@ -68,7 +70,35 @@ export function planChanges(current: ProjectModel, desired: ProjectModel, option
     for (const name of Object.keys(current.fragments ?? {}))
       if (!Object.hasOwn(desired.fragments, name)) changes.push({ op: 'delete', kind: 'fragment', name, fields: [], consoleOnly: false });
   }
-  return { ok: true, changes, notInFile: options.prune ? [] : notInFile };
+  const experiments = experimentChanges(current.experiments ?? [], desired.experiments, options);
+  changes.push(...experiments.changes);
+  return { ok: true, changes, notInFile: options.prune ? [] : [...notInFile, ...experiments.notInFile] };
+}
+
+/**
+ * The experiments' changes, where the file declares experiments (none where it does not): each made or
+ * changed, field by field, whether it runs among them; those the file does not declare deleted with
+ * prune, else named as kept. The Management API may make each (consoleOnly false).
+ */
+function experimentChanges(
+  current: readonly ModelExperiment[],
+  desired: readonly ModelExperiment[] | undefined,
+  options: PlanOptions,
+): { changes: PlannedChange[]; notInFile: string[] } {
+  if (desired === undefined) return { changes: [], notInFile: [] };
+  const changes: PlannedChange[] = [];
+  const named = (e: ModelExperiment) => ({ name: e.key, ...(e.environment === null ? {} : { environment: e.environment }) });
+  for (const e of desired) {
+    const stored = current.find((c) => sameExperiment(c, e));
+    const fields = leafChanges(stored === undefined ? null : comparableExperiment(stored), comparableExperiment(e));
+    if (stored === undefined || fields.length > 0)
+      changes.push({ op: stored === undefined ? 'create' : 'update', kind: 'experiment', ...named(e), fields, consoleOnly: false });
+  }
+  const missing = current.filter((c) => !desired.some((e) => sameExperiment(c, e)));
+  if (options.prune)
+    for (const e of missing) changes.push({ op: 'delete', kind: 'experiment', ...named(e), fields: [], consoleOnly: false });
+  const notInFile = options.prune ? [] : missing.map((e) => `experiment ${e.key}${e.environment === null ? '' : ` in ${e.environment}`}`);
+  return { changes, notInFile };
 }
 
 /** Why the file cannot be applied to this project at all. */
@@ -205,11 +235,12 @@ function sortedKeys(value: unknown): unknown {
 
 /**
  * Whether an audited action changes what a flag file describes: every action the flags capability
- * declares, the projects capability's (environments, audiences) and the shared fragments'. Read at the
+ * declares, the projects capability's (environments, audiences), the shared fragments' and the
+ * experiments'. Read at the
  * call, not when the module loads, so the order the capabilities' modules load in does not matter.
  */
 function changesFlagFile(action: string): boolean {
-  return [kFlagAuditActions, kProjectAuditActions, kFragmentAuditActions].some((actions) =>
+  return [kFlagAuditActions, kProjectAuditActions, kFragmentAuditActions, kExperimentAuditActions].some((actions) =>
     (actions as readonly string[]).includes(action),
   );
 }
@@ -225,7 +256,7 @@ export type ProjectRevision = number;
 
 /**
  * The project's revision as flag files see it: the sequence number of its newest audit entry that
- * changed a flag, an environment, an audience or a shared fragment (0: none yet). Every such change is audited, in the
+ * changed a flag, an environment, an audience, a shared fragment or an experiment (0: none yet). Every such change is audited, in the
  * transaction that makes it, so the number moves with each of them and with nothing else (a token
  * created does not make a planned file stale). The same on every node: audit entries are records.
  */

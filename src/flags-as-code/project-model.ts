@@ -15,6 +15,8 @@ import type { AudienceRule, Project, ProjectKind } from '../model/projects.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { listFragments } from '../flag-records/fragment-records.js';
 import { listFlags } from '../flag-records/flag-store.js';
+import { experimentStatus, listExperiments, planOf } from '../experiments/experiment-records.js';
+import type { ModelExperiment } from './experiments.js';
 
 export interface ModelState {
   enabled: boolean;
@@ -66,6 +68,12 @@ export interface ProjectModel {
    * Null: not carried (a file without `$evaluators`), so plan leaves the stored ones as they are.
    */
   fragments: Record<string, Record<string, unknown>> | null;
+  /**
+   * The project's experiments (src/experiments; experiments.ts), by environment in the project's order,
+   * then key. Absent: not carried (a file without `experiments`, a model built elsewhere, as the Unleash
+   * importer's), so plan leaves the stored ones as they are.
+   */
+  experiments?: ModelExperiment[];
 }
 
 /** Whose view: the console's (everything) or the Management API's (see the header and apiView). */
@@ -81,9 +89,8 @@ export function projectModel(r: StoreReader, project: Project): ProjectModel {
   const audiences = r.listAudiences(project.id);
   const audienceName = new Map(audiences.map((a) => [a.id, a.name]));
   // fromEntries, not assignment: a flag named "__proto__" is a key like any other (assigned, it would set the prototype).
-  const flags: Record<string, ModelFlag> = Object.fromEntries(
-    sortedByName(listFlags(r, project.id)).map((flag) => [flag.name, modelFlag(flag, project, audienceName)]),
-  );
+  const stored = sortedByName(listFlags(r, project.id));
+  const flags: Record<string, ModelFlag> = Object.fromEntries(stored.map((flag) => [flag.name, modelFlag(flag, project, audienceName)]));
   return {
     kind: project.kind,
     environments: [...project.environments],
@@ -92,7 +99,28 @@ export function projectModel(r: StoreReader, project: Project): ProjectModel {
     ),
     flags,
     fragments: Object.fromEntries(listFragments(r, project.id).map((f) => [f.name, f.rule])),
+    experiments: storedExperiments(r, project, new Map(stored.map((f) => [f.id, f.name]))),
   };
+}
+
+/**
+ * The project's experiments on flags it still has (one whose flag was deleted has no name to be written
+ * under, and is left as it is), by environment in the project's order, then key.
+ */
+function storedExperiments(r: StoreReader, project: Project, flagNames: ReadonlyMap<string, string>): ModelExperiment[] {
+  const environments = project.kind === 'single' ? [null] : project.environments;
+  return environments.flatMap((env) =>
+    listExperiments(r, project.id, env)
+      .filter((e) => flagNames.has(e.flagId))
+      .sort((a, b) => byCodePoint(a.key, b.key))
+      .map((e) => ({
+        environment: env,
+        key: e.key,
+        flag: flagNames.get(e.flagId)!,
+        ...planOf(e),
+        running: experimentStatus(e) === 'running',
+      })),
+  );
 }
 
 function modelFlag(flag: Flag, project: Project, audienceName: ReadonlyMap<string, string>): ModelFlag {

@@ -5,7 +5,7 @@ import { type Static, Type } from '../typebox.js';
 export const FieldChange = Type.Object({
   path: Type.String({
     description:
-      'From the flag (or audience, or shared fragment): `trafficPercentage`, `environments.production.variants`, `rules`, `rule`',
+      'From the flag (or audience, or shared fragment, or experiment): `trafficPercentage`, `environments.production.variants`, `rules`, `rule`, `plannedSubjects`',
   }),
   before: Type.Unknown({ description: 'null where there is none (a create; a boolean state has no variants)' }),
   after: Type.Unknown(),
@@ -14,8 +14,15 @@ export type FieldChange = Static<typeof FieldChange>;
 
 export const PlannedChange = Type.Object({
   op: Type.Union([Type.Literal('create'), Type.Literal('update'), Type.Literal('delete')]),
-  kind: Type.Union([Type.Literal('environment'), Type.Literal('audience'), Type.Literal('fragment'), Type.Literal('flag')]),
-  name: Type.String(),
+  kind: Type.Union([
+    Type.Literal('environment'),
+    Type.Literal('audience'),
+    Type.Literal('fragment'),
+    Type.Literal('flag'),
+    Type.Literal('experiment'),
+  ]),
+  name: Type.String({ description: "The thing's name; an experiment's key" }),
+  environment: Type.Optional(Type.String({ description: "An experiment's environment (absent in a single-environment project)" })),
   fields: Type.Array(FieldChange, { description: 'Every field a create sets, or an update changes; [] for a delete or an environment' }),
   consoleOnly: Type.Boolean({
     description:
@@ -36,7 +43,10 @@ export const PlanResult = Type.Object({
     description:
       "SHA-256 (hex) of the project id and `changes`: the same changes give the same digest; apply's ifPlan takes it, so that what is applied is the plan that was reviewed",
   }),
-  notInFile: Type.Array(Type.String(), { description: 'Flags of the project the file does not name, kept (prune deletes them)' }),
+  notInFile: Type.Array(Type.String(), {
+    description:
+      'Flags of the project the file does not name, by name, and, where the file declares experiments, its experiments the file does not (`experiment KEY`, `experiment KEY in ENV`): kept (prune deletes them)',
+  }),
   ignored: Type.Array(Type.String(), { description: 'Parts of the file the Management API leaves to the console, left as they are' }),
 });
 export type PlanResult = Static<typeof PlanResult>;

@@ -261,6 +261,84 @@ export async function experimentResultsPage(projectId: string, key: string, para
     srmSection(results),
     metricsSection(results.comparisons),
     historySection(results),
+    planSection(e, can.editFlags, async (change) => {
+      await api<Experiment>('PATCH', apiPath(project.id, env, `/${encodeURIComponent(e.key)}`), change);
+      await reload();
+      say(`Plan of experiment ${e.key} saved.`);
+    }),
+  );
+}
+
+/**
+ * The arms with their weights and planned shares, and the planned size; before the experiment runs, a
+ * form that changes the weights and the planned size. While it runs the API refuses any change to its
+ * plan (its statistics are judged against it), so the page says so instead of offering the form.
+ */
+function planSection(e: Experiment, editable: boolean, save: (change: object) => Promise<void>): HTMLElement {
+  const total = e.variants.reduce((sum, v) => sum + v.weight, 0);
+  const arms = dataTable(
+    'Arms',
+    ['Variant', 'Weight', 'Planned share'],
+    h(
+      'tbody',
+      {},
+      e.variants.map((v) =>
+        h(
+          'tr',
+          {},
+          h('td', {}, v.variant === e.control ? `${v.variant} (control)` : v.variant),
+          h('td', {}, kFigures.format(v.weight)),
+          h('td', {}, `${kPercent.format((v.weight / total) * 100)}%`),
+        ),
+      ),
+    ),
+  );
+  const planned = h('p', {}, `${kCount.format(e.plannedSubjects)} planned subjects over every arm.`);
+  const change = !editable
+    ? null
+    : e.status === 'running'
+      ? h('p', { class: 'muted' }, 'Its weights and planned size cannot change while it runs: stop it first (its statistics are kept).')
+      : planForm(e, save);
+  return h('section', { 'aria-labelledby': 'plan-heading' }, h('h2', { id: 'plan-heading' }, 'Plan'), arms, planned, change);
+}
+
+/** The weights and planned size of an experiment that does not run, as a form that saves them. */
+function planForm(e: Experiment, save: (change: object) => Promise<void>): HTMLElement {
+  // What is typed is sent: the server's rule and its words decide (a weight must be a positive number).
+  const weights = e.variants.map((v) =>
+    h('input', { type: 'text', name: `weight-${v.variant}`, inputmode: 'decimal', size: 8, required: true, value: String(v.weight) }),
+  );
+  const plannedInput = h('input', {
+    type: 'text',
+    name: 'plannedSubjects',
+    inputmode: 'numeric',
+    size: 10,
+    required: true,
+    value: String(e.plannedSubjects),
+  });
+  return h(
+    'form',
+    {
+      onsubmit: onSubmit(() =>
+        save({
+          variants: e.variants.map((v, i) => ({ variant: v.variant, weight: Number(weights[i]!.value.trim()) })),
+          plannedSubjects: Number(plannedInput.value.trim()),
+        }),
+      ),
+    },
+    h(
+      'fieldset',
+      {},
+      h('legend', {}, 'Change the plan'),
+      h('p', { class: 'muted' }, 'Weights are shares on any scale (50 and 50, or 1 and 1). The plan is fixed once the experiment starts.'),
+      h(
+        'div',
+        { class: 'row' },
+        e.variants.map((v, i) => field(`Weight of ${v.variant}`, weights[i]!)),
+        field('Planned subjects', plannedInput),
+      ),
+      h('button', { type: 'submit' }, 'Save plan'),
+    ),
   );
 }
 
