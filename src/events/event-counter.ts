@@ -9,8 +9,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { FlagwireError } from '../errors.js';
-import type { TallyTouches } from '../store/pg/pg-tally.js';
-import type { ExperimentTally, RawEventPages, TallyScope, TallyTxn } from '../store/tally-file.js';
+import type { ExperimentTally, RawEventPages, TallyScope } from '../store/tally-file.js';
 import type { BatchRefusal, BatchReply, BatchRequest, EventsThreadData, EventsThreadMessage, ReceivedBatch } from './events-thread.js';
 import { rateRefusal } from './event-rate.js';
 import type { EventsAnswer } from './receive.js';
@@ -110,9 +109,9 @@ export class EventCounter {
     return this.writes.experiment(scope, experiment);
   }
 
-  /** Runs `apply` in a write transaction of the tally of its own (an erasure): see TallyWrites.count. */
-  count<T>(scope: TallyScope, touches: TallyTouches, apply: (txn: TallyTxn) => T): Promise<T> {
-    return this.writes.count(scope, touches, apply);
+  /** Erases `subject` of `scope` (TallyWrites.erase): whether anything of it was kept. */
+  erase(scope: TallyScope, subject: string): Promise<boolean> {
+    return this.writes.erase(scope, subject);
   }
 
   /**
