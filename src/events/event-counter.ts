@@ -68,6 +68,8 @@ export class EventCounter {
   private readonly restarts = new ThreadRestarts();
   /** Threads started before the one running: the test switch that kills a thread acts in the first only. */
   private startedBefore = 0;
+  /** Set by close(): exports still reading are cut (rawPages). */
+  private closing = false;
 
   constructor(
     config: Readonly<
@@ -93,10 +95,30 @@ export class EventCounter {
   /**
    * Where an export reads raw events: PostgreSQL's tally, or the tally file; null while no tally file
    * is on disk (an embedded node never sent an event), so that an export there answers empty and
-   * creates no file.
+   * creates no file. Once the node closes the tally (shutdown, past the drain of in-flight requests,
+   * which waits for exports), a page read refuses: an export still running is cut with that error
+   * (a 503 before its first byte, its connection closed after), never ended as if whole by a page a
+   * closing tally read as empty.
    */
-  rawPages(): Promise<RawEventPages | null> {
-    return this.writes.rawPages();
+  async rawPages(): Promise<RawEventPages | null> {
+    const pages = await this.writes.rawPages();
+    if (pages === null) return null;
+    return {
+      rawEvents: async (scope, range, after, limit) => {
+        this.refuseIfClosing();
+        const page = await pages.rawEvents(scope, range, after, limit);
+        this.refuseIfClosing();
+        return page;
+      },
+    };
+  }
+
+  private refuseIfClosing(): void {
+    if (this.closing)
+      throw new FlagwireError(
+        'SERVER_BUSY',
+        'This node is shutting down, and its export was cut before its end (its drain bound passed): export again, from another node or once this one is back.',
+      );
   }
 
   /** Whether nothing was ever counted here: an embedded node without a tally file (an erasure there erases nothing and creates none). */
@@ -197,6 +219,7 @@ export class EventCounter {
 
   /** Ends the events thread and closes the tally file, once the front end has drained (every answered batch is on disk by then). */
   async close(): Promise<void> {
+    this.closing = true;
     const thread = this.thread;
     // Taken first: the thread's exit, below, is then no death.
     this.thread = null;
