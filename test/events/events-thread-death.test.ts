@@ -11,6 +11,7 @@ import { ThreadRestarts } from '../../src/events/thread-restarts.js';
 import { recomputedStatistics } from '../helpers/event-tally.js';
 import { startExperimentServer, must } from '../helpers/experiment-server.js';
 import { call, type Reply } from '../helpers/http.js';
+import { until } from '../helpers/smtp.js';
 
 t.test('the thread killed after counting a batch, others in flight: 503s at once, a new thread, every event counted once', async (t) => {
   const { server, base, world, clientKey, statistics } = await startExperimentServer(t, {
@@ -69,6 +70,8 @@ t.test('the thread killed after counting a batch, others in flight: 503s at once
   }
   t.equal(first[0]!.status, 503, 'the batch counted when the thread died was not answered as counted');
   t.comment(`${refused.length} of ${ids.length} batches held by the thread when it died`);
+  // Its log line reaches the server's stderr on its own time: waited for (the bound only catches a hang).
+  await until('the death logged', () => /the events thread died/.test(server.logs()));
   t.match(server.logs(), /the events thread died/, 'the death is logged');
 
   const exportedNow = async () =>

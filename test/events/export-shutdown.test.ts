@@ -3,10 +3,12 @@
 // client reads on ends whole, every event once, before the node exits; one whose client stops reading
 // past the drain bound is cut, its connection closed, which its client sees as an error, never as a body
 // that ends as if whole.
+import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t, { type Test } from 'tap';
 import { startExperimentServer, must } from '../helpers/experiment-server.js';
 import { call } from '../helpers/http.js';
+import type { TestServer } from '../helpers/server.js';
 import { until } from '../helpers/smtp.js';
 
 /** A node keeping `events` raw events of about 1.3 KB each (their details), sent 600 a batch. */
@@ -44,6 +46,11 @@ async function sigtermMidExport(t: Test, events: number) {
   return { server, body, first };
 }
 
+/** Once all the node printed is read: its exit may come before the last of its stderr. */
+async function logsEnded(server: TestServer): Promise<void> {
+  if (!server.proc.stderr!.closed) await once(server.proc.stderr!, 'close');
+}
+
 /** What a reader reads to its end: the bytes, or the error it ends with. */
 async function readToEnd(reader: ReadableStreamDefaultReader<Uint8Array>, first: Uint8Array): Promise<{ text: string; error: unknown }> {
   const chunks = [Buffer.from(first)];
@@ -70,6 +77,7 @@ t.test('SIGTERM mid-export, its client reading on: the export ends whole, then t
     'every event, once, in order',
   );
   t.equal(await server.stop(), 0, 'the node exits 0');
+  await logsEnded(server);
   t.notMatch(server.logs(), /drain budget ended with requests in flight/, 'the export ended within the drain');
 });
 
@@ -78,6 +86,7 @@ t.test('SIGTERM mid-export, its client not reading past the drain bound: the exp
   const events = 12_000;
   const { server, body, first } = await sigtermMidExport(t, events);
   t.equal(await server.stop(), 0, 'the node exits 0, once its drain bound passed');
+  await logsEnded(server);
   t.match(server.logs(), /drain budget ended with requests in flight/, 'the export held the drain to its bound');
   // Read only now: what the sockets held, then the cut.
   await sleep(100);
