@@ -69,7 +69,7 @@ export const kEventsApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
           description: 'The events: one JSON object a line, or a Parquet file (written by DuckDB)',
           content: { [kJsonLines]: { schema: { type: 'string' } }, [kParquet]: { schema: { type: 'string', format: 'binary' } } },
         },
-        ...apiErrors([400, 401, 402, 403, 404, 429, 500]),
+        ...apiErrors([400, 401, 402, 403, 404, 429, 500, 503]),
       },
     },
     handler: {
