@@ -29,6 +29,11 @@ export interface TestSwitches {
    * test/helpers/widget-capability.ts, run by a server, a relay and the command line.
    */
   readonly capabilityModule: string | null;
+  /**
+   * FLAGWIRE_TEST_EVENTS_CRASH_BATCH_ID: the first events thread of each front end dies (an uncaught
+   * error) once it has counted the batch of this batch id, before it answers it (src/events/events-thread.ts).
+   */
+  readonly eventsCrashBatchId: string | null;
 }
 
 /** The FLAGWIRE_TEST_* switches of `env` (see TestSwitches). */
@@ -45,6 +50,7 @@ export function readTestSwitches(env: NodeJS.ProcessEnv): TestSwitches {
     streamMaxStallMs: positive(env.FLAGWIRE_TEST_STREAM_MAX_STALL_MS),
     replicaHeartbeatMs: positive(env.FLAGWIRE_TEST_REPLICA_HEARTBEAT_MS),
     capabilityModule: (hooks && env.FLAGWIRE_TEST_CAPABILITY) || null,
+    eventsCrashBatchId: (hooks && env.FLAGWIRE_TEST_EVENTS_CRASH_BATCH_ID) || null,
   });
 }
 

@@ -340,7 +340,8 @@ class ManagementPipeline {
 
   /**
    * A streamed answer: counted when it ends (a failure before its first byte answered as any error, one
-   * after it logged and the connection closed: the client sees a body cut short).
+   * after it logged and the connection closed: the client sees a body cut short). In flight until then,
+   * so a shutdown's drain waits for it within its bound rather than closing what it reads beneath it.
    */
   private succeedStreamed(
     res: PendingResponse,
@@ -351,7 +352,10 @@ class ManagementPipeline {
     storeRevision: StoreRevision,
   ): void {
     const headers = revisionHeaders(storeRevision, ...value.headers);
-    sendStreamed(res, status, value.contentType, headers, value.chunks).then(
+    const done = this.deps.inFlight.start();
+    const sent = sendStreamed(res, status, value.contentType, headers, value.chunks);
+    sent.then(done, done);
+    sent.then(
       () => {
         this.deps.activity.used(token.id, request.method, request.path, status, this.deps.clock.now());
         this.deps.metrics?.request(request.metric, status);

@@ -13,7 +13,6 @@ import { refuseUnlessCounted } from './event-counter.js';
 import { exportFormat, jsonLines, parquet, timeParam } from './export.js';
 import { EventSettings, EventSettingsPatch, SubjectErase, SubjectErased } from './schemas.js';
 import { eventSettingsOf, kEventCommands } from './settings-commands.js';
-import { eraseSubject } from './tally.js';
 import { ExperimentStatistics, statisticsView } from './statistics.js';
 
 const kEraseValidator = compileValidator(SubjectErase, { quoteKeys: false });
@@ -70,7 +69,7 @@ export const kEventsApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
           description: 'The events: one JSON object a line, or a Parquet file (written by DuckDB)',
           content: { [kJsonLines]: { schema: { type: 'string' } }, [kParquet]: { schema: { type: 'string', format: 'binary' } } },
         },
-        ...apiErrors([400, 401, 402, 403, 404, 429, 500]),
+        ...apiErrors([400, 401, 402, 403, 404, 429, 500, 503]),
       },
     },
     handler: {
@@ -115,11 +114,7 @@ export const kEventsApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
           const { targetingKey } = checkedBody(received, kEraseValidator);
           const scope = { projectId: auth.project.id, environment: env ?? '' };
           // Nothing to erase where no event was ever counted: no file is created for it.
-          const erased =
-            !events.countedNothing &&
-            (await events.count(scope, { batchId: null, subjects: [targetingKey], removesRaw: true }, (txn) =>
-              eraseSubject(txn, scope, targetingKey),
-            ));
+          const erased = !events.countedNothing && (await events.erase(scope, targetingKey));
           return { status: 200, value: { targetingKey, environment: env, erased } };
         } finally {
           release();

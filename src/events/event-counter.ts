@@ -2,17 +2,20 @@
 // with the first one, which reads, resolves and counts them; a key whose project the thread's rate
 // refused has its batches refused here, before they are read, until the thread would read them
 // (refused-keys.ts). Erasures and the statistics are the front end's own writes and reads of the tally
-// (tally-writes.ts: the tally file, or PostgreSQL's), opened on first use.
+// (tally-writes.ts: the tally file, or PostgreSQL's), opened on first use. A thread that dies (a fault
+// of ours) fails the batches it held with a 503, and the next batch starts another (thread-restarts.ts).
 import { Worker } from 'node:worker_threads';
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { FlagwireError } from '../errors.js';
-import type { TallyTouches } from '../store/pg/pg-tally.js';
-import type { ExperimentTally, RawEventPages, TallyScope, TallyTxn } from '../store/tally-file.js';
-import type { BatchReply, BatchRequest, EventsThreadData, EventsThreadMessage, ReceivedBatch } from './events-thread.js';
+import type { ExperimentTally, RawEventPages, TallyScope } from '../store/tally-file.js';
+import type { BatchRefusal, BatchReply, BatchRequest, EventsThreadData, EventsThreadMessage, ReceivedBatch } from './events-thread.js';
 import { rateRefusal } from './event-rate.js';
 import type { EventsAnswer } from './receive.js';
 import { RefusedKeys } from './refused-keys.js';
 import { TallyWrites } from './tally-writes.js';
+import { ThreadRestarts } from './thread-restarts.js';
 
 declare module '../routes/handler.js' {
   interface RouteServices {
@@ -38,6 +41,18 @@ export interface BatchRefused {
 /** A reply the thread settles a batch with (a failure rejects it). */
 type Settled = Exclude<BatchReply, { failure: string }>;
 
+/**
+ * The refusal of a batch the thread held when it died: it may have been counted (its transaction may
+ * have committed before the thread died) or not, and a batch id tells which when it is sent again.
+ */
+const kDiedHolding: BatchRefusal = {
+  code: 'SERVER_BUSY',
+  detail:
+    "This node's events thread stopped while it held this batch (a fault of the node, logged; the next batch starts it again). The batch may or may not have been counted: send it again under its batchId, and it is counted once.",
+  retryAfter: 1,
+  refusedUntil: null,
+};
+
 interface Pending {
   resolve(reply: Settled): void;
   reject(err: Error): void;
@@ -50,6 +65,11 @@ export class EventCounter {
   private readonly pending = new Map<number, Pending>();
   private nextId = 0;
   private readonly refused = new RefusedKeys();
+  private readonly restarts = new ThreadRestarts();
+  /** Threads started before the one running: the test switch that kills a thread acts in the first only. */
+  private startedBefore = 0;
+  /** Set by close(): exports still reading are cut (rawPages). */
+  private closing = false;
 
   constructor(
     config: Readonly<
@@ -58,11 +78,13 @@ export class EventCounter {
         'dataDir' | 'databaseUrl' | 'eventsPerSecond' | 'httpThreads' | 'eventSubjectsPerEnvironment' | 'rawEventBytesPerProject'
       >
     >,
+    private readonly log: Logger,
+    private readonly clock: Clock,
   ) {
     this.writes = new TallyWrites(config);
     const { dataDir, databaseUrl, eventsPerSecond, httpThreads } = config;
     const limits = { subjectsPerEnvironment: config.eventSubjectsPerEnvironment, rawBytesPerProject: config.rawEventBytesPerProject };
-    this.threadData = { dataDir, databaseUrl, eventsPerSecond, httpThreads, limits };
+    this.threadData = { dataDir, databaseUrl, eventsPerSecond, httpThreads, limits, startedBefore: 0 };
   }
 
   /** The data dir: the tally file's, and where a Parquet export writes its scratch files. */
@@ -73,10 +95,30 @@ export class EventCounter {
   /**
    * Where an export reads raw events: PostgreSQL's tally, or the tally file; null while no tally file
    * is on disk (an embedded node never sent an event), so that an export there answers empty and
-   * creates no file.
+   * creates no file. Once the node closes the tally (shutdown, past the drain of in-flight requests,
+   * which waits for exports), a page read refuses: an export still running is cut with that error
+   * (a 503 before its first byte, its connection closed after), never ended as if whole by a page a
+   * closing tally read as empty.
    */
-  rawPages(): Promise<RawEventPages | null> {
-    return this.writes.rawPages();
+  async rawPages(): Promise<RawEventPages | null> {
+    const pages = await this.writes.rawPages();
+    if (pages === null) return null;
+    return {
+      rawEvents: async (scope, range, after, limit) => {
+        this.refuseIfClosing();
+        const page = await pages.rawEvents(scope, range, after, limit);
+        this.refuseIfClosing();
+        return page;
+      },
+    };
+  }
+
+  private refuseIfClosing(): void {
+    if (this.closing)
+      throw new FlagwireError(
+        'SERVER_BUSY',
+        'This node is shutting down, and its export was cut before its end (its drain bound passed): export again, from another node or once this one is back.',
+      );
   }
 
   /** Whether nothing was ever counted here: an embedded node without a tally file (an erasure there erases nothing and creates none). */
@@ -89,9 +131,9 @@ export class EventCounter {
     return this.writes.experiment(scope, experiment);
   }
 
-  /** Runs `apply` in a write transaction of the tally of its own (an erasure): see TallyWrites.count. */
-  count<T>(scope: TallyScope, touches: TallyTouches, apply: (txn: TallyTxn) => T): Promise<T> {
-    return this.writes.count(scope, touches, apply);
+  /** Erases `subject` of `scope` (TallyWrites.erase): whether anything of it was kept. */
+  erase(scope: TallyScope, subject: string): Promise<boolean> {
+    return this.writes.erase(scope, subject);
   }
 
   /**
@@ -112,8 +154,10 @@ export class EventCounter {
     const id = this.nextId++;
     const request: BatchRequest = { id, ...batch };
     const reply = await new Promise<Settled>((resolve, reject) => {
+      const thread = this.started();
+      if (thread === null) return resolve({ id, refusal: this.downRefusal() });
       this.pending.set(id, { resolve, reject });
-      this.started().postMessage(request satisfies EventsThreadMessage);
+      thread.postMessage(request satisfies EventsThreadMessage);
     });
     if ('answer' in reply) {
       this.refused.admit(secret);
@@ -124,22 +168,44 @@ export class EventCounter {
     return { refusal: new FlagwireError(code, detail), retryAfter };
   }
 
-  private started(): Worker {
+  /** The events thread, started if none runs; null while a thread that died may not be started again yet. */
+  private started(): Worker | null {
     if (this.thread !== null) return this.thread;
-    const thread = new Worker(new URL('./events-thread.js', import.meta.url), { workerData: this.threadData });
+    const now = this.clock.now();
+    if (this.restarts.waitSeconds(now) > 0) return null;
+    const workerData: EventsThreadData = { ...this.threadData, startedBefore: this.startedBefore++ };
+    const thread = new Worker(new URL('./events-thread.js', import.meta.url), { workerData });
+    this.restarts.started(now);
     // It never holds the process: a batch in flight is held by its request, and close() ends it.
     thread.unref();
     thread.on('message', (reply: BatchReply | 'closed') => this.settle(reply));
-    // A thread that fails (a fault of ours, never a client's) fails what it held; the next batch starts another.
-    const failed = (err: Error) => {
-      if (this.thread === thread) this.thread = null;
-      for (const { reject } of this.pending.values()) reject(err);
+    // A thread that dies (a fault of ours, never a client's) refuses what it held with a 503 at once,
+    // never leaving a request to hang; an uncaught error is reported by 'error', then 'exit' follows.
+    let error: Error | null = null;
+    thread.on('error', (err) => {
+      error = err;
+    });
+    thread.on('exit', (code) => {
+      if (this.thread !== thread) return;
+      this.thread = null;
+      this.restarts.died(this.clock.now());
+      this.log.error({ err: error, exitCode: code, batchesHeld: this.pending.size }, 'the events thread died');
+      for (const [id, { resolve }] of this.pending) resolve({ id, refusal: kDiedHolding });
       this.pending.clear();
-    };
-    thread.on('error', failed);
-    thread.on('exit', (code) => failed(new Error(`the events thread ended (exit code ${code})`)));
+    });
     this.thread = thread;
     return thread;
+  }
+
+  /** The refusal of a batch while the thread that died may not be started again: nothing of it is counted. */
+  private downRefusal(): BatchRefusal {
+    const seconds = this.restarts.waitSeconds(this.clock.now());
+    return {
+      code: 'SERVER_BUSY',
+      detail: `This node's events thread stopped (a fault of the node, logged) and is started again in ${seconds} s. Nothing of this batch was counted: send it again after Retry-After.`,
+      retryAfter: seconds,
+      refusedUntil: null,
+    };
   }
 
   private settle(reply: BatchReply | 'closed'): void {
@@ -153,7 +219,9 @@ export class EventCounter {
 
   /** Ends the events thread and closes the tally file, once the front end has drained (every answered batch is on disk by then). */
   async close(): Promise<void> {
+    this.closing = true;
     const thread = this.thread;
+    // Taken first: the thread's exit, below, is then no death.
     this.thread = null;
     if (thread !== null) {
       const closed = new Promise<void>((resolve) => {

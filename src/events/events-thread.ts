@@ -8,6 +8,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { ClientKey } from '../client-keys/records.js';
 import { type ErrorCode, FlagwireError } from '../errors.js';
 import { LmdbStore } from '../store/lmdb-store.js';
+import { kTestSwitches } from '../test-switches.js';
 import { readEventsBody } from './body.js';
 import { readEventBatch } from './event-batch.js';
 import { EventRate } from './event-rate.js';
@@ -25,6 +26,8 @@ export interface EventsThreadData {
   httpThreads: number;
   /** The storage limits (FLAGWIRE_EVENT_SUBJECTS_PER_ENVIRONMENT, FLAGWIRE_RAW_EVENT_BYTES_PER_PROJECT). */
   limits: StorageLimits;
+  /** Events threads its front end started before this one (after one died: event-counter.ts). */
+  startedBefore: number;
 }
 
 /** The bodies the events routes take: Flagwire's batch, and GO Feature Flag's collector body. */
@@ -99,7 +102,22 @@ async function receive(request: BatchRequest): Promise<EventsAnswer | BatchRefus
   );
   if (counted instanceof StorageFull)
     return { code: counted.code, detail: counted.detail, retryAfter: counted.retryAfter, refusedUntil: null };
+  if (batch.batchId !== null && batch.batchId === kTestSwitches.eventsCrashBatchId && start.startedBefore === 0) await dieUnanswered();
   return counted;
+}
+
+/**
+ * The test switch's death (FLAGWIRE_TEST_EVENTS_CRASH_BATCH_ID): an uncaught error, as a fault of ours
+ * would kill the thread, once the batch is counted and before it is answered, with other batches in
+ * flight. Thrown from a task of its own, never inside a transaction's work: a thread that dies inside
+ * lmdb-js's transaction callback leaves that transaction committed with its work half done.
+ */
+function dieUnanswered(): Promise<never> {
+  return new Promise(() =>
+    setImmediate(() => {
+      throw new Error('the events thread killed by FLAGWIRE_TEST_EVENTS_CRASH_BATCH_ID');
+    }),
+  );
 }
 
 function rateRefusal(projectId: string, seconds: number): BatchRefusal {

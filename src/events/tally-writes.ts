@@ -6,9 +6,15 @@
 import type { Config } from '../config.js';
 import type { PgTally, TallyTouches } from '../store/pg/pg-tally.js';
 import { type ExperimentTally, type RawEventPages, TallyFile, type TallyScope, type TallyTxn } from '../store/tally-file.js';
+import { eraseSubject } from './tally.js';
 
 /** Connections of one tally's pool to PostgreSQL: the batches it counts at once. */
 const kPgConnections = 4;
+/**
+ * Raw events an erasure removes per transaction: a subject may have millions, and one transaction for
+ * them all would hold the tally file's write lock (every batch waits for it) and the memory of every key.
+ */
+export const kEraseRawPerTxn = 1000;
 
 export class TallyWrites {
   private file: TallyFile | null = null;
@@ -77,6 +83,25 @@ export class TallyWrites {
     });
     this.ran = started.then(({ ran }) => ran);
     return started.then(({ committed }) => committed);
+  }
+
+  /**
+   * Erases `subject` of `scope`: its counts in one transaction (count), which also reads where its raw
+   * events end; then those raw events, up to there, kEraseRawPerTxn per transaction until none is left.
+   * Those of a later subject of the same key, stored after that first transaction, stay. Settles, once
+   * all of it is on disk, with whether anything of the subject was kept. An erasure cut short (the node
+   * stopped) left its remaining raw events; the same erasure sent again removes them.
+   */
+  async erase(scope: TallyScope, subject: string): Promise<boolean> {
+    const { erased, rawEnd } = await this.count(scope, { batchId: null, subjects: [subject], readsRawEnd: true }, (txn) =>
+      eraseSubject(txn, scope, subject),
+    );
+    if (rawEnd === null) return erased;
+    const raw = this.databaseUrl === null ? this.tally : await this.pgTally(this.databaseUrl);
+    // Until a step removes none: on PostgreSQL a step may remove fewer than its bound while more remain
+    // (rows an expiry was forgetting meanwhile).
+    while ((await raw.removeRawEvents(scope, subject, rawEnd, kEraseRawPerTxn)) > 0);
+    return true;
   }
 
   /** Closes the file or the pool once nothing more is counted (every answered batch is on disk by then). */

@@ -11,7 +11,7 @@
 // - Each change of a subject's total x or y moves the sums by exactly what it changes: Σy by the value,
 //   Σy² by y'² - y², Σxy by x'y' - xy; so the sums always equal those recomputed from the subjects'
 //   totals, and, being BigInt, in any order of addition.
-import type { MetricSums, SubjectInExperiment, SubjectState, SubjectTotal, TallyScope, TallyTxn } from '../store/tally-file.js';
+import type { MetricSums, RawCursor, SubjectInExperiment, SubjectState, SubjectTotal, TallyScope, TallyTxn } from '../store/tally-file.js';
 
 /** An event ready to count: an exposure names its experiment (the flag's, resolved when received). */
 export type CountedEvent =
@@ -45,12 +45,16 @@ export const emptySums = (): MetricSums => ({
   sumOfProducts: 0n,
 });
 
-/** Erases `subject` of `scope` (docs/events.md: Erasing a subject), its raw events too: whether anything of it was kept. */
-export function eraseSubject(txn: TallyTxn, scope: TallyScope, subject: string): boolean {
+/**
+ * Erases `subject` of `scope` (docs/events.md: Erasing a subject): whether its counts were kept, and
+ * where its raw events end (null: it has none), which the erasure then removes in bounded steps of their
+ * own (TallyWrites.erase).
+ */
+export function eraseSubject(txn: TallyTxn, scope: TallyScope, subject: string): { erased: boolean; rawEnd: RawCursor | null } {
   const tally = new BatchTally(txn, scope);
   const erased = tally.erase(subject);
   tally.flush();
-  return txn.removeRawEvents(scope, subject) > 0 || erased;
+  return { erased, rawEnd: txn.rawEventsEnd(scope, subject) };
 }
 
 /** Whether a subject's state holds nothing: a subject not seen yet. */

@@ -138,7 +138,7 @@ export async function createFrontend(options: FrontendOptions): Promise<Frontend
   // The Management API's reads go through a memo renewed per request (src/store/memo-reader.ts).
   const reader = new MemoReader(store);
   const planner = new Planner(config.dataDir);
-  const events = new EventCounter(config);
+  const events = new EventCounter(config, log, clock);
   const deps = {
     store: faults === null ? reader : withFaults(reader, faults),
     writer,

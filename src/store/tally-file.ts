@@ -146,8 +146,12 @@ export interface TallyTxn {
   putRawEvents(scope: TallyScope, events: readonly Omit<RawEvent, 'storedAt'>[], now: number, keepMs: number): void;
   /** Forgets up to `limit` raw events (any project's) that expired before `now`; returns how many. */
   forgetRawEvents(now: number, limit: number): number;
-  /** Forgets every raw event of `subject` in `scope`; returns how many. */
-  removeRawEvents(scope: TallyScope, subject: string): number;
+  /**
+   * Where the raw events of `subject` in `scope` end now (the key of its last one), null when it has
+   * none: an erasure removes them up to there, a bounded step at a time (removeRawEvents), and leaves
+   * those of a later subject of the same key.
+   */
+  rawEventsEnd(scope: TallyScope, subject: string): RawCursor | null;
   /** The bytes of the raw events `projectId` keeps. */
   rawBytes(projectId: string): number;
   /** When the first raw event of these scopes expires (Unix ms); null when they keep none. */
@@ -393,11 +397,35 @@ export class TallyFile implements TallyTxn, RawEventPages {
     return forgotten;
   }
 
-  removeRawEvents(scope: TallyScope, subject: string): number {
+  rawEventsEnd(scope: TallyScope, subject: string): RawCursor | null {
     const prefix = [scope.projectId, scope.environment, subject];
-    const keys = withPrefix(this.rawSubjects, prefix).map(({ key }) => [scope.projectId, scope.environment, ...key.slice(3)]);
-    for (const key of keys) this.forgetRaw(key);
-    return keys.length;
+    // The subject's last key: read backwards from [...prefix, ''], past every key of it (a string sorts after every number).
+    for (const key of this.rawSubjects.getKeys({ start: [...prefix, ''], end: prefix, reverse: true, limit: 1 }))
+      if (prefix.every((part, i) => key[i] === part)) return key.slice(3);
+    return null;
+  }
+
+  /**
+   * Removes up to `limit` raw events of `subject` in `scope` stored up to `end` (rawEventsEnd), in a
+   * transaction of its own; settles with how many, once on disk. An erasure's step: each holds the
+   * write lock for a bounded time and reads a bounded page of keys, however many events the subject has.
+   */
+  removeRawEvents(scope: TallyScope, subject: string, end: RawCursor, limit: number): Promise<number> {
+    const { projectId, environment } = scope;
+    const [at, seq] = end as [number, number];
+    return this.root.transaction(() => {
+      const keys = this.rawSubjects.getKeys({
+        start: [projectId, environment, subject],
+        end: [projectId, environment, subject, at, seq + 1],
+        limit,
+      });
+      let removed = 0;
+      for (const key of keys) {
+        this.forgetRaw([projectId, environment, ...key.slice(3)]);
+        removed++;
+      }
+      return removed;
+    });
   }
 
   rawBytes(projectId: string): number {

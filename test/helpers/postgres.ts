@@ -26,8 +26,11 @@ const kPassword = 'flagwire-test';
 
 /** A cluster's databases, as a test that only reads and writes them has it. */
 export interface TestDatabases {
-  /** A new empty database owned by the `flagwire` role; its connection URL. */
-  newDatabase(): Promise<string>;
+  /**
+   * A new empty database owned by the `flagwire` role, or a copy of database `template` (of this
+   * cluster, with no session open on it: PostgreSQL copies its files); its connection URL.
+   */
+  newDatabase(template?: string): Promise<string>;
   /** Runs SQL as the cluster's superuser in `database`. */
   admin<T extends pg.QueryResultRow = pg.QueryResultRow>(database: string, sql: string, params?: unknown[]): Promise<pg.QueryResult<T>>;
   /** Done with them: a private cluster is stopped and removed, a shared one's databases of this file dropped. */
@@ -269,11 +272,11 @@ function adminOf(socketDir: string, port: number): Admin {
 }
 
 /** Makes databases `${prefix}_1`, `${prefix}_2`, ... owned by the `flagwire` role; each call's URL. */
-function databaseMaker(admin: Admin, port: number, prefix: string, made: string[] = []): () => Promise<string> {
-  return async () => {
+function databaseMaker(admin: Admin, port: number, prefix: string, made: string[] = []): (template?: string) => Promise<string> {
+  return async (template) => {
     const name = `${prefix}_${made.length + 1}`;
     made.push(name);
-    await admin('postgres', `CREATE DATABASE ${name} OWNER ${kRole}`);
+    await admin('postgres', `CREATE DATABASE ${name}${template === undefined ? '' : ` TEMPLATE ${template}`} OWNER ${kRole}`);
     return `postgres://${kRole}:${kPassword}@127.0.0.1:${port}/${name}`;
   };
 }

@@ -31,7 +31,7 @@ import { sharedPostgres, startPostgres, type TestDatabases } from '../helpers/po
 import type { TestContext } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import type { TestServer } from '../helpers/server.js';
-import { cli, seedWithConsole, startNode, startReadyNodes, until, waitReady } from './support.js';
+import { cli, type Seeded, seedWithConsole, startNode, startReadyNodes, until, waitReady } from './support.js';
 
 const pg = await sharedPostgres();
 t.teardown(() => pg.destroy());
@@ -61,10 +61,26 @@ interface World {
   projectId: string;
 }
 
+/**
+ * The console's seed of the shared cluster's worlds, made once and copied for each (PostgreSQL copies a
+ * template database's files): the six commands took 6-7 s of each world's 11-15 s at a load of 15.
+ */
+let seed: Promise<{ database: string; seeded: Seeded }> | null = null;
+
+/** A new database of `databases` holding the console's seed (a copy of the shared cluster's one), and the seed. */
+async function seededDatabase(t: TestContext, databases: TestDatabases): Promise<{ url: string; seeded: Seeded }> {
+  if (databases !== pg) {
+    const url = await databases.newDatabase();
+    return { url, seeded: await seedWithConsole(t, url) };
+  }
+  seed ??= pg.newDatabase().then(async (url) => ({ database: new URL(url).pathname.slice(1), seeded: await seedWithConsole(t, url) }));
+  const { database, seeded } = await seed;
+  return { url: await pg.newDatabase(database), seeded };
+}
+
 /** Two nodes on a new database (of the shared cluster, unless given another); the two flags running their experiments; a client key both nodes accept for them. */
 async function world(t: TestContext, env: Record<string, string> = {}, databases: TestDatabases = pg): Promise<World> {
-  const url = await databases.newDatabase();
-  const seeded = await seedWithConsole(t, url);
+  const { url, seeded } = await seededDatabase(t, databases);
   const nodes = await startReadyNodes(t, url, 2, env);
   const a = nodes[0]!.baseUrl;
   const token = seeded.secret;
@@ -95,6 +111,7 @@ async function world(t: TestContext, env: Record<string, string> = {}, databases
   const made = await call(a, 'POST', '/api/v1/client-keys', { token, body: { name: 'web', uses: ['events'] } });
   must(made, 201);
   const key = made.json.secret as string;
+  await caughtUp(nodes, token, made);
   // Both nodes know the key and both flags' experiments: an exposure of no variant of theirs is
   // rejected for its variant (so counts nothing), not for its key or flag.
   for (const node of nodes)
@@ -114,10 +131,22 @@ async function world(t: TestContext, env: Record<string, string> = {}, databases
   return { url, nodes, key, token, projectId: seeded.projectId };
 }
 
+/**
+ * Waits until each node's copy has the revision `written` was answered at: a read sent with
+ * Flagwire-Min-Revision waits there for it, where polling the node every 10 ms took CPU from the nodes
+ * it waited for. What the caller then checks with `until` holds at its first look (or, should the wait
+ * end first, a later one).
+ */
+async function caughtUp(nodes: readonly TestServer[], token: string, written: Reply): Promise<void> {
+  const headers = { 'flagwire-min-revision': written.headers.get('flagwire-revision') ?? '0' };
+  await Promise.all(nodes.map((node) => call(node.baseUrl, 'GET', '/api/v1/events/settings', { token, headers })));
+}
+
 /** Sets how many days the project keeps raw events (null: none), and waits until every node's copy says so. */
 async function keepRaw(t: TestContext, { nodes, token }: World, days: number | null): Promise<void> {
   const set = await call(nodes[0]!.baseUrl, 'PATCH', '/api/v1/events/settings', { token, body: { rawEventRetentionDays: days } });
   t.equal(set.status, 200, set.text);
+  await caughtUp(nodes, token, set);
   for (const node of nodes)
     await until(
       async () => (await call(node.baseUrl, 'GET', '/api/v1/events/settings', { token })).json.rawEventRetentionDays === days,

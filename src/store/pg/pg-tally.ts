@@ -82,8 +82,8 @@ export interface TallyTouches {
    * raw events expired by then are forgotten first, and its bytes (locked) and first expiry read.
    */
   readonly keepsRaw?: { readonly scopes: readonly TallyScope[]; readonly now: number };
-  /** Set when it removes its subjects' raw events: they are counted as it reads them. */
-  readonly removesRaw?: boolean;
+  /** Set when it reads where its subjects' raw events end (TallyTxn.rawEventsEnd: an erasure). */
+  readonly readsRawEnd?: boolean;
 }
 
 const kUnavailable =
@@ -214,6 +214,32 @@ export class PgTally implements RawEventPages {
         events: rows.map((row) => JSON.parse(row.event) as RawEvent),
         last: rows.length === limit ? [rows.at(-1)!.at] : null,
       };
+    } catch (err) {
+      throw new FlagwireError('STORE_UNAVAILABLE', 'PostgreSQL, where raw events are kept, cannot be reached. Retry shortly.', {
+        cause: err,
+      });
+    }
+  }
+
+  /**
+   * Removes up to `limit` raw events of `subject` in `scope` numbered up to `end` (rawEventsEnd) and
+   * takes their bytes off the project's, in one statement (its own transaction): an erasure's step,
+   * bounded however many events the subject has. Settles with how many.
+   */
+  async removeRawEvents(scope: TallyScope, subject: string, end: RawCursor, limit: number): Promise<number> {
+    await this.ready();
+    try {
+      const { rows } = await this.pool.query<{ removed: number }>(
+        `WITH gone AS (
+           DELETE FROM flagwire_tally_raw WHERE ctid IN (
+             SELECT ctid FROM flagwire_tally_raw WHERE project_id = $1 AND environment = $2 AND subject = $3 AND seq <= $4 LIMIT $5)
+           RETURNING bytes),
+         taken AS (
+           UPDATE flagwire_tally_raw_bytes SET bytes = GREATEST(0, bytes - (SELECT coalesce(sum(bytes), 0) FROM gone)) WHERE project_id = $1)
+         SELECT count(*)::int AS removed FROM gone`,
+        [scope.projectId, scope.environment, Buffer.from(subject), end[0], limit],
+      );
+      return rows[0]!.removed;
     } catch (err) {
       throw new FlagwireError('STORE_UNAVAILABLE', 'PostgreSQL, where raw events are kept, cannot be reached. Retry shortly.', {
         cause: err,
@@ -395,11 +421,11 @@ interface Usage {
   readonly subjects: number | null;
   /** The project's bytes of raw events as read, and those of its expired ones this transaction forgot. */
   readonly raw: { readonly bytes: number; readonly forgotten: number; readonly firstExpiry: number | null } | null;
-  /** Its subjects' raw events, by subject. */
-  readonly rawOf: ReadonlyMap<string, number> | null;
+  /** Where its subjects' raw events end (the sequence number of each one's last), by subject. */
+  readonly rawEnd: ReadonlyMap<string, string> | null;
 }
 
-const kNoUsage: Usage = { subjects: null, raw: null, rawOf: null };
+const kNoUsage: Usage = { subjects: null, raw: null, rawEnd: null };
 
 /**
  * Reads the counts a limit is decided on (step 3 above), after the subjects' rows are locked: the
@@ -449,17 +475,18 @@ async function readUsage(
     const at = first.rows[0]!.at;
     raw = { bytes: Number(locked.rows[0]!.bytes), forgotten: Number(forgot.rows[0]!.bytes), firstExpiry: at === null ? null : Number(at) };
   }
-  let rawOf: Map<string, number> | null = null;
-  if (touches.removesRaw === true) {
-    const found = await client.query<{ subject: Buffer; events: number }>(
-      `SELECT subject, count(*)::int AS events FROM flagwire_tally_raw
+  let rawEnd: Map<string, string> | null = null;
+  if (touches.readsRawEnd === true) {
+    // After the subjects' rows are locked: a batch of theirs that commits later takes later numbers.
+    const found = await client.query<{ subject: Buffer; last: string }>(
+      `SELECT subject, max(seq)::text AS last FROM flagwire_tally_raw
        WHERE project_id = $1 AND environment = $2 AND subject = ANY($3::bytea[]) GROUP BY subject`,
       [projectId, environment, [...names.keys()].map((hex) => Buffer.from(hex, 'hex'))],
     );
-    rawOf = new Map();
-    for (const { subject, events } of found.rows) for (const name of names.get(subject.toString('hex'))!) rawOf.set(name, events);
+    rawEnd = new Map();
+    for (const { subject, last } of found.rows) for (const name of names.get(subject.toString('hex'))!) rawEnd.set(name, last);
   }
-  return { subjects, raw, rawOf };
+  return { subjects, raw, rawEnd };
 }
 
 /** Whether a subject's state holds nothing: one made only to be locked, erased, or whose events were all refused. */
@@ -563,15 +590,6 @@ async function write(client: pg.ClientBase, scope: TallyScope, staged: StagedTal
 async function writeUsage(client: pg.ClientBase, scope: TallyScope, staged: StagedTally): Promise<void> {
   const { projectId, environment } = scope;
   let bytes = -(staged.usage.raw?.forgotten ?? 0);
-  if (staged.rawRemoved.size > 0) {
-    const gone = await client.query<{ bytes: string }>(
-      `WITH gone AS (
-         DELETE FROM flagwire_tally_raw WHERE project_id = $1 AND environment = $2 AND subject = ANY($3::bytea[]) RETURNING bytes)
-       SELECT coalesce(sum(bytes), 0)::text AS bytes FROM gone`,
-      [projectId, environment, [...staged.rawRemoved].map((subject) => Buffer.from(subject))],
-    );
-    bytes -= Number(gone.rows[0]!.bytes);
-  }
   const kept = staged.rawKept;
   if (kept.length > 0) {
     // In the order the batch counted them: the sequence numbers the rows take follow it.
@@ -624,7 +642,6 @@ class StagedTally implements TallyTxn {
   expire: { now: number; limit: number } | null = null;
   subjectDelta = 0;
   readonly rawKept: { storedAt: number; expiresAt: number; subject: string; bytes: number; json: string }[] = [];
-  readonly rawRemoved = new Set<string>();
 
   constructor(
     private readonly scope: TallyScope,
@@ -723,11 +740,12 @@ class StagedTally implements TallyTxn {
     return 0;
   }
 
-  removeRawEvents(scope: TallyScope, subject: string): number {
+  rawEventsEnd(scope: TallyScope, subject: string): RawCursor | null {
     this.check(scope);
-    if (this.usage.rawOf === null) throw new Error('a staged tally transaction removes raw events only when opened to (removesRaw)');
-    this.rawRemoved.add(subject);
-    return this.usage.rawOf.get(subject) ?? 0;
+    if (this.usage.rawEnd === null)
+      throw new Error('a staged tally transaction reads where raw events end only when opened to (readsRawEnd)');
+    const last = this.usage.rawEnd.get(subject);
+    return last === undefined ? null : [last];
   }
 
   rawBytes(projectId: string): number {
