@@ -1,6 +1,7 @@
 // A project's flags, and one flag (its state per environment, texts, deletion).
 import {
   api,
+  ApiError,
   dataTable,
   field,
   formatTime,
@@ -378,6 +379,30 @@ export async function flagPage(flagId: string): Promise<void> {
   );
 }
 
+/**
+ * A change of the flag sent with the version the page read (If-Match): if someone changed the flag since,
+ * nothing is saved (412), and the page is drawn again with the flag as it is now, saying so: null then.
+ */
+async function changeFlag<T>(
+  data: FlagPageView,
+  method: string,
+  path: string,
+  body: unknown,
+  reload: () => Promise<void>,
+): Promise<T | null> {
+  try {
+    return await api<T>(method, path, body, data.etag);
+  } catch (err) {
+    if (!(err instanceof ApiError) || err.status !== 412) throw err;
+    await reload();
+    say(
+      `${data.flag.name} was changed by someone else since this page showed it, so nothing was saved. The page now shows it as it is: check your change against it and make it again.`,
+      'error',
+    );
+    return null;
+  }
+}
+
 /** The form of the flag's state (flat), or of one environment's (`env`): sends only what was edited. */
 function stateForm(data: FlagPageView, env: string | null, state: FlatState, reload: () => Promise<void>): HTMLFormElement {
   const { flag, can } = data;
@@ -411,7 +436,8 @@ function stateForm(data: FlagPageView, env: string | null, state: FlatState, rel
         }
         if (!(await confirmProtected(data.project, env, `Save ${label.toLowerCase()} of ${flag.name}`))) return;
         const query = env === null ? '' : `?env=${encodeURIComponent(env)}`;
-        const result = await api<{ changed: boolean }>('PATCH', `flags/${flag.id}${query}`, patch);
+        const result = await changeFlag<{ changed: boolean }>(data, 'PATCH', `flags/${flag.id}${query}`, patch, reload);
+        if (result === null) return;
         await reload();
         if (!result.changed) return say(`Nothing changed: ${flag.name} already had these values.`);
         // What the page showed before, for each field sent: Undo puts exactly those back.
@@ -445,7 +471,7 @@ function flagSettings(data: FlagPageView, reload: () => Promise<void>): HTMLElem
       'form',
       {
         onsubmit: onSubmit(async () => {
-          await api('POST', `flags/${flag.id}/${path}`, body());
+          if ((await changeFlag(data, 'POST', `flags/${flag.id}/${path}`, body(), reload)) === null) return;
           await reload();
           settingSavedWithUndo(legend, flag, path, before, reload);
         }),
@@ -464,7 +490,7 @@ function flagSettings(data: FlagPageView, reload: () => Promise<void>): HTMLElem
     data.flagWideCohorts === null
       ? null
       : listEditor('Cohorts for every environment without its own', 'Flag-wide cohort', data.flagWideCohorts);
-  const confirmBox = deleteConfirmation(data);
+  const confirmBox = deleteConfirmation(data, reload);
   return h(
     'section',
     { 'aria-label': 'Flag settings' },
@@ -494,7 +520,7 @@ function flagSettings(data: FlagPageView, reload: () => Promise<void>): HTMLElem
 }
 
 /** The deletion's confirmation, hidden until the delete button shows it. */
-function deleteConfirmation(data: FlagPageView): HTMLElement {
+function deleteConfirmation(data: FlagPageView, reload: () => Promise<void>): HTMLElement {
   const { flag, project } = data;
   const confirmBox = h(
     'div',
@@ -506,7 +532,8 @@ function deleteConfirmation(data: FlagPageView): HTMLElement {
         type: 'button',
         class: 'danger',
         onclick: () => {
-          api('DELETE', `flags/${flag.id}`).then(() => {
+          changeFlag(data, 'DELETE', `flags/${flag.id}`, undefined, reload).then((deleted) => {
+            if (deleted === null) return;
             sayOnNextPage(`Flag ${flag.name} deleted.`);
             location.hash = `#/projects/${project.id}`;
           }, sayError);
