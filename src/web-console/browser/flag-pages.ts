@@ -1,7 +1,6 @@
 // A project's flags, and one flag (its state per environment, texts, deletion).
 import {
   api,
-  ApiError,
   dataTable,
   field,
   formatTime,
@@ -16,6 +15,7 @@ import {
   sayOnNextPage,
 } from './dom.js';
 import { confirmProtected, crumbs, emptyState, projectTabs, show, toForm } from './shell.js';
+import { changeFlag } from './flag-change.js';
 import { savedWithUndo, settingSavedWithUndo } from './flag-undo.js';
 import { rolloutSection } from './rollout-section.js';
 import { rulePlayground } from './rule-playground.js';
@@ -377,30 +377,6 @@ export async function flagPage(flagId: string): Promise<void> {
     rolloutSection(data, reload),
     can.editFlags ? flagSettings(data, reload) : null,
   );
-}
-
-/**
- * A change of the flag sent with the version the page read (If-Match): if someone changed the flag since,
- * nothing is saved (412), and the page is drawn again with the flag as it is now, saying so: null then.
- */
-async function changeFlag<T>(
-  data: FlagPageView,
-  method: string,
-  path: string,
-  body: unknown,
-  reload: () => Promise<void>,
-): Promise<T | null> {
-  try {
-    return await api<T>(method, path, body, data.etag);
-  } catch (err) {
-    if (!(err instanceof ApiError) || err.status !== 412) throw err;
-    await reload();
-    say(
-      `${data.flag.name} was changed by someone else since this page showed it, so nothing was saved. The page now shows it as it is: check your change against it and make it again.`,
-      'error',
-    );
-    return null;
-  }
 }
 
 /** The form of the flag's state (flat), or of one environment's (`env`): sends only what was edited. */
