@@ -121,6 +121,7 @@ class ManagementPipeline {
       authorization: req.getHeader('authorization'),
       contentType: req.getHeader('content-type'),
       ifNoneMatch: req.getHeader('if-none-match'),
+      ifMatch: req.getHeader('if-match'),
       flagId: match.params.flag_id ?? null,
       params: match.params,
       metric: match.metric,
@@ -334,8 +335,9 @@ class ManagementPipeline {
     if (value instanceof StreamedAnswer) return this.succeedStreamed(res, request, token, status, value, storeRevision);
     this.deps.activity.used(token.id, request.method, request.path, status, this.deps.clock.now());
     this.deps.metrics?.request(request.metric, status);
-    const text = value instanceof JsonText ? value.text : JSON.stringify(value);
-    send(res, status, text, 'application/json', revisionHeaders(storeRevision));
+    if (value instanceof JsonText)
+      return send(res, status, value.text, 'application/json', revisionHeaders(storeRevision, ...value.headers));
+    send(res, status, JSON.stringify(value), 'application/json', revisionHeaders(storeRevision));
   }
 
   /**

@@ -3,7 +3,7 @@
 // an If-Match entity tag, `--version`), and one of an older version is refused: what is applied is
 // always what was approved.
 import { FlagwireError } from '../errors.js';
-import { etag } from '../http/entity-tags.js';
+import { entityTagList, etag } from '../http/entity-tags.js';
 import type { ChangeRequest } from './records.js';
 
 export function versionOf(request: ChangeRequest): number {
@@ -26,7 +26,8 @@ const kTagVersion = /^(?:W\/)?"(chr_[A-Za-z0-9_-]+)\.v([1-9]\d{0,8})-[0-9a-f]{16
  */
 export function versionFromIfMatch(header: string, requestId: string): number | null {
   if (header === '') return null;
-  const m = kTagVersion.exec(header.trim());
+  const tags = entityTagList(header);
+  const m = tags.length === 1 ? kTagVersion.exec(tags[0]!) : null;
   if (m === null || m[1] !== requestId) {
     throw new FlagwireError(
       'INVALID_REQUEST',

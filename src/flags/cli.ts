@@ -13,11 +13,18 @@ import type { EnvironmentsFlag, FlatFlag } from './representation-shapes.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { kFlagCommands } from './command-table.js';
 import { getUsage, listFlags } from '../flag-records/flag-store.js';
+import { flagEtag } from './flag-version.js';
+
+/** Every flag edit's precondition (flag-version.ts): the version `flag version` printed. */
+const kIfVersion = str(
+  'ETAG',
+  'the version you read (`flag version`, or the ETag a GET answered): refused, and nothing changed, if the flag has changed since',
+);
 
 const kFlagCreateUsage =
   'flag create PROJECT_ID --name NAME [--enabled] [--percentage N] [--env NAME]... [--bucketing modulo|fractional] [--as USER_ID]';
 const kFlagVariantsUsage =
-  'flag variants FLAG_ID [--variants JSON] [--default-variant NAME] [--targeting JSON] [--metadata JSON] [--env NAME] [--as USER_ID]';
+  'flag variants FLAG_ID [--variants JSON] [--default-variant NAME] [--targeting JSON] [--metadata JSON] [--env NAME] [--if-version ETAG] [--as USER_ID]';
 
 type FlagView = FlatFlag | EnvironmentsFlag;
 
@@ -146,62 +153,79 @@ export const kFlagCli: readonly CliCommand[] = [
     human: flagOut.renderFlagView,
   }),
   command({
+    name: 'flag version',
+    usage: 'flag version FLAG_ID',
+    summary: "a flag's version, the ETag its GET answers, for an edit's --if-version -> {id, etag}",
+    positionals: ['FLAG_ID'],
+    options: {},
+    run: (args, ctx) =>
+      ctx.read((r) => {
+        const flag = requireFlag(r, args.positional('FLAG_ID'));
+        return { id: flag.id, etag: flagEtag(flag) };
+      }),
+    human: (result: { id: string; etag: string }) => result.etag,
+  }),
+  command({
     name: 'flag rename',
-    usage: 'flag rename FLAG_ID NAME [--as USER_ID]',
+    usage: 'flag rename FLAG_ID NAME [--if-version ETAG] [--as USER_ID]',
     summary: 'rename a flag -> flag',
     positionals: ['FLAG_ID', 'NAME'],
     argumentHelp: { NAME: 'the new name, unique in the project (exact)' },
-    options: { as: str('USER_ID', kAsFlagEditor) },
+    options: { 'if-version': kIfVersion, as: str('USER_ID', kAsFlagEditor) },
     run: (args, ctx) =>
       ctx.write(kFlagCommands.flagRename, {
         flagId: args.positional('FLAG_ID'),
         name: args.positional('NAME'),
         principal: principalOf(args.string('as')),
+        ifMatch: args.string('if-version') ?? '',
       }),
     human: flagOut.renderFlag,
   }),
   command({
     name: 'flag describe',
-    usage: 'flag describe FLAG_ID TEXT [--as USER_ID]',
+    usage: 'flag describe FLAG_ID TEXT [--if-version ETAG] [--as USER_ID]',
     summary: 'set a flag\'s description ("" clears it) -> flag',
     positionals: ['FLAG_ID', 'TEXT'],
     argumentHelp: { TEXT: 'the description ("" clears it)' },
-    options: { as: str('USER_ID', kAsFlagEditor) },
+    options: { 'if-version': kIfVersion, as: str('USER_ID', kAsFlagEditor) },
     run: (args, ctx) =>
       ctx.write(kFlagCommands.flagDescribe, {
         flagId: args.positional('FLAG_ID'),
         text: args.positional('TEXT'),
         principal: principalOf(args.string('as')),
+        ifMatch: args.string('if-version') ?? '',
       }),
     human: flagOut.renderFlag,
   }),
   command({
     name: 'flag tags',
-    usage: 'flag tags FLAG_ID T1,T2 [--as USER_ID]',
+    usage: 'flag tags FLAG_ID T1,T2 [--if-version ETAG] [--as USER_ID]',
     summary: 'replace a flag\'s tags ("" clears them) -> flag',
     positionals: ['FLAG_ID', 'TAGS'],
     argumentHelp: { TAGS: 'the new tags as a comma list ("" clears them)' },
-    options: { as: str('USER_ID', kAsFlagEditor) },
+    options: { 'if-version': kIfVersion, as: str('USER_ID', kAsFlagEditor) },
     run: (args, ctx) =>
       ctx.write(kFlagCommands.flagTags, {
         flagId: args.positional('FLAG_ID'),
         tags: splitList(args.positional('TAGS')),
         principal: principalOf(args.string('as')),
+        ifMatch: args.string('if-version') ?? '',
       }),
     human: flagOut.renderFlag,
   }),
   command({
     name: 'flag cohorts',
-    usage: 'flag cohorts FLAG_ID C1,C2 [--as USER_ID]',
+    usage: 'flag cohorts FLAG_ID C1,C2 [--if-version ETAG] [--as USER_ID]',
     summary: 'set the flag-wide cohort list of a group flag ("" clears it) -> flag',
     positionals: ['FLAG_ID', 'COHORTS'],
     argumentHelp: { COHORTS: 'the cohorts as a comma list ("" clears them)' },
-    options: { as: str('USER_ID', kAsFlagEditor) },
+    options: { 'if-version': kIfVersion, as: str('USER_ID', kAsFlagEditor) },
     run: (args, ctx) =>
       ctx.write(kFlagCommands.flagCohorts, {
         flagId: args.positional('FLAG_ID'),
         cohorts: splitList(args.positional('COHORTS')),
         principal: principalOf(args.string('as')),
+        ifMatch: args.string('if-version') ?? '',
       }),
     human: flagOut.renderFlag,
   }),
@@ -217,6 +241,7 @@ export const kFlagCli: readonly CliCommand[] = [
       targeting: str('JSON', "a flagd targeting rule (JsonLogic with flagd's operators); {} removes it"),
       metadata: str('JSON', "flagd's flag metadata, names to strings, numbers or booleans; {} removes it"),
       env: str('NAME', 'group flag: the environment to set (required there)'),
+      'if-version': kIfVersion,
       as: str('USER_ID', kAsFlagEditor),
     },
     notes:
@@ -240,6 +265,7 @@ export const kFlagCli: readonly CliCommand[] = [
         env: args.string('env') ?? null,
         patch,
         principal: principalOf(args.string('as')),
+        ifMatch: args.string('if-version') ?? '',
       });
       return ctx.read((r) => ({ changed: result.changed, flag: flagView(r, result.flag) }));
     },
@@ -248,12 +274,16 @@ export const kFlagCli: readonly CliCommand[] = [
   }),
   command({
     name: 'flag delete',
-    usage: 'flag delete FLAG_ID [--as USER_ID]',
+    usage: 'flag delete FLAG_ID [--if-version ETAG] [--as USER_ID]',
     summary: 'delete a flag -> {id, deleted}',
     positionals: ['FLAG_ID'],
-    options: { as: str('USER_ID', kAsFlagEditor) },
+    options: { 'if-version': kIfVersion, as: str('USER_ID', kAsFlagEditor) },
     run: (args, ctx) =>
-      ctx.write(kFlagCommands.flagDelete, { flagId: args.positional('FLAG_ID'), principal: principalOf(args.string('as')) }),
+      ctx.write(kFlagCommands.flagDelete, {
+        flagId: args.positional('FLAG_ID'),
+        principal: principalOf(args.string('as')),
+        ifMatch: args.string('if-version') ?? '',
+      }),
     human: flagOut.renderDeleted,
   }),
 ];

@@ -13,6 +13,7 @@ import { kFlagCommands } from './command-table.js';
 import { flagdServing } from './flagd-serving.js';
 import { listFragments } from '../flag-records/fragment-records.js';
 import { getUsage, listFlags } from '../flag-records/flag-store.js';
+import { flagEtag } from './flag-version.js';
 
 const kRenameForm = compileForm(Type.Object({ name: FormText }));
 const kDescribeForm = compileForm(Type.Object({ description: FormText }));
@@ -51,6 +52,8 @@ export function flagView(call: ApiCall) {
   return {
     ...access,
     flag: representFlag(flag, access.project, null, getUsage(call.store, flag.id)),
+    // The flag's version, which the page sends back as If-Match with each change (flag-version.ts).
+    etag: flagEtag(flag),
     // A group flag's flag-wide list, which the API never shows as such (spec: Flag-wide cohort list).
     flagWideCohorts: flag.kind === 'groupflag' ? flag.cohorts : null,
     // Whether flagd's flag sets serve it, per environment (docs/design.md §2c), as the Management API says.
@@ -96,6 +99,7 @@ export const kFlagConsoleRoutes: readonly ApiRoute[] = [
         flagId: flag.id,
         env,
         principal: { kind: 'user', userId: call.user.id },
+        ifMatch: call.ifMatch,
         received: requireReceived(call),
       });
       return patchResult(result.changed, result.flag, env, getUsage(call.store, flag.id));
@@ -109,6 +113,7 @@ export const kFlagConsoleRoutes: readonly ApiRoute[] = [
         flagId: flagAccess(call.store, call.user, call.params.flagId!, call.now).flag.id,
         name: kRenameForm.read(call.received).name,
         principal: principalOf(call.user.id),
+        ifMatch: call.ifMatch,
       }),
   },
   {
@@ -119,6 +124,7 @@ export const kFlagConsoleRoutes: readonly ApiRoute[] = [
         flagId: flagAccess(call.store, call.user, call.params.flagId!, call.now).flag.id,
         text: kDescribeForm.read(call.received).description,
         principal: principalOf(call.user.id),
+        ifMatch: call.ifMatch,
       }),
   },
   {
@@ -129,6 +135,7 @@ export const kFlagConsoleRoutes: readonly ApiRoute[] = [
         flagId: flagAccess(call.store, call.user, call.params.flagId!, call.now).flag.id,
         tags: kTagsForm.read(call.received).tags,
         principal: principalOf(call.user.id),
+        ifMatch: call.ifMatch,
       }),
   },
   {
@@ -139,6 +146,7 @@ export const kFlagConsoleRoutes: readonly ApiRoute[] = [
         flagId: flagAccess(call.store, call.user, call.params.flagId!, call.now).flag.id,
         cohorts: kCohortsForm.read(call.received).cohorts,
         principal: principalOf(call.user.id),
+        ifMatch: call.ifMatch,
       }),
   },
   {
@@ -148,6 +156,7 @@ export const kFlagConsoleRoutes: readonly ApiRoute[] = [
       call.writer.call(kFlagCommands.flagDelete, {
         flagId: flagAccess(call.store, call.user, call.params.flagId!, call.now).flag.id,
         principal: principalOf(call.user.id),
+        ifMatch: call.ifMatch,
       }),
   },
 ];

@@ -42,6 +42,7 @@ import { bucketingChangeProblem, bucketingField, bucketingOf } from './bucketing
 import { type FragmentRules, fragmentRules, projectFragments } from '../flag-records/fragment-records.js';
 import { flagRefsProblem } from './fragment-refs.js';
 import { deleteFlag, findFlagByName, putFlag } from '../flag-records/flag-store.js';
+import { requireFlagUnchanged } from './flag-version.js';
 
 // Every rule of a create and a patch is applied here, on the writer, from the body's JSON syntax and
 // schema to the rules that need the project (which only the writer reads in the transaction that
@@ -234,10 +235,19 @@ export type FlagPatchInput = {
   /** The `env` query parameter as sent. */
   env: string | null;
   principal: Principal;
+  /** The If-Match header ('' or absent: no precondition): flag-version.ts. */
+  ifMatch?: string;
 } & BodyInput<'patch'>;
 
 /** A patch by an actor already resolved (flagPatch's, an import's, flags as code's, a release plan's). */
-export type PatchFlagAsInput = { projectId: string; flagId: string; env: string | null; actor: Actor } & BodyInput<'patch'>;
+export type PatchFlagAsInput = {
+  projectId: string;
+  flagId: string;
+  env: string | null;
+  actor: Actor;
+  /** As FlagPatchInput's. */
+  ifMatch?: string;
+} & BodyInput<'patch'>;
 
 export interface FlagPatchResult {
   changed: boolean;
@@ -255,16 +265,18 @@ export function flagPatch(w: StoreWriter, input: FlagPatchInput, now: number): F
   const project = principal.kind === 'token' ? tokenProject(w, principal, now) : requireProject(w, requireFlag(w, input.flagId).projectId);
   const actor = actorFor(w, principal, project, 'editFlags', now);
   const body = 'received' in input ? { received: input.received } : { patch: input.patch };
-  return patchFlagAs(w, { projectId: project.id, flagId: input.flagId, env: input.env, actor, ...body }, now);
+  const target = { projectId: project.id, flagId: input.flagId, env: input.env, actor, ifMatch: input.ifMatch };
+  return patchFlagAs(w, { ...target, ...body }, now);
 }
 
 /**
- * A flag patch by a resolved actor. An unknown flag (404) and a disallowed environment (403) come first;
- * then the problems of the query, the body and its audience are reported together (spec rule 9). A
+ * A flag patch by a resolved actor. An unknown flag (404), a disallowed environment (403) and a flag
+ * changed since the If-Match's version (412) come first; then the problems of the query, the body and its audience are reported together (spec rule 9). A
  * no-op writes nothing.
  */
 export function patchFlagAs(w: StoreWriter, input: PatchFlagAsInput, now: number): FlagPatchResult {
   const { flag, project, env, problem } = requirePatchTarget(w, input.projectId, input.flagId, input.env, input.actor.environments);
+  requireFlagUnchanged(flag, input.ifMatch ?? '');
   const parsed: Parsed = 'received' in input ? parseJsonObject(input.received, 'patch') : { ok: true, value: input.patch };
   // A body that is not a JSON object cannot be checked further: its problem joins the query's.
   if (!parsed.ok) throw new FlagwireError('INVALID_REQUEST', [...(problem === null ? [] : [problem]), parsed.problem].join('; '));
@@ -396,12 +408,16 @@ interface ConsoleFlagInput {
   flagId: string;
   /** Who asks: the web console's user, the command line's --as user or the operator (principalOf). */
   principal: Principal;
+  /** The If-Match header, or the command line's --if-version ('' or absent: no precondition): flag-version.ts. */
+  ifMatch?: string;
 }
 
-/** The flag and who edits it; an unknown flag is refused before the person is checked. */
+/** The flag and who edits it; an unknown flag is refused before the person is checked, a changed one (412) after. */
 function consoleTarget(w: StoreWriter, input: ConsoleFlagInput, now: number): { flag: Flag; actor: Actor } {
   const flag = requireFlag(w, input.flagId);
-  return { flag, actor: actorFor(w, input.principal, requireProject(w, flag.projectId), 'editFlags', now) };
+  const actor = actorFor(w, input.principal, requireProject(w, flag.projectId), 'editFlags', now);
+  requireFlagUnchanged(flag, input.ifMatch ?? '');
+  return { flag, actor };
 }
 
 /** The audit action of a console edit of each field. */

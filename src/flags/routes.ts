@@ -13,6 +13,30 @@ import { kFlagCommands } from './command-table.js';
 import { flagdServing } from './flagd-serving.js';
 import { FlagdServingAnswer } from './flagd-serving-shape.js';
 import { findFlagByName, getUsage, listFlags } from '../flag-records/flag-store.js';
+import { flagEtag } from './flag-version.js';
+import { JsonText } from '../routes/handler.js';
+import type { Flag } from '../model/flags.js';
+
+/** A flag's answer with its ETag, which names the stored flag's version (flag-version.ts), not these bytes. */
+function withEtag(value: unknown, flag: Flag): JsonText {
+  return new JsonText(JSON.stringify(value), [['ETag', flagEtag(flag)]]);
+}
+
+const kFlagEtag = {
+  ETag: {
+    schema: { type: 'string' },
+    description:
+      "Names the flag's version: the whole stored flag, every environment's state with it (not its usage counts). Send it as If-Match to change the flag only if it is unchanged",
+  },
+};
+
+const kIfMatch = {
+  name: 'If-Match',
+  in: 'header',
+  schema: { type: 'string' },
+  description:
+    'The ETag a GET of the flag answered: the change is refused (412, nothing applied) if the flag has changed since. Absent: no precondition',
+};
 
 /** Checks `env` of a read against the project and the token; returns the environment to read. */
 function checkEnv(auth: AuthContext, env: string | null, route: EnvRoute): string | null {
@@ -102,13 +126,14 @@ export const kFlagApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
       tag: 'Management API',
       summary: 'One flag',
       parameters: [pathParam('flag_id', 'Flag id'), kEnvParam],
-      responses: { '200': json(FlagRepresentation, 'The flag'), ...apiErrors([400, 401, 402, 403, 404, 429, 500]) },
+      responses: { '200': json(FlagRepresentation, 'The flag', kFlagEtag), ...apiErrors([400, 401, 402, 403, 404, 429, 500]) },
     },
     handler: {
       kind: 'read',
       run(request, auth, { store }) {
         const flag = requireProjectFlag(store, auth.project.id, request.flagId!);
-        return representFlag(flag, auth.project, checkEnv(auth, request.query.get('env'), 'flag'), getUsage(store, flag.id));
+        const value = representFlag(flag, auth.project, checkEnv(auth, request.query.get('env'), 'flag'), getUsage(store, flag.id));
+        return withEtag(value, flag);
       },
     },
   },
@@ -141,25 +166,28 @@ export const kFlagApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
       operationId: 'patchFlag',
       tag: 'Management API',
       summary: "Change a flag's state (merge patch)",
-      parameters: [pathParam('flag_id', 'Flag id'), kEnvParam],
+      parameters: [pathParam('flag_id', 'Flag id'), kEnvParam, kIfMatch],
       request: { schema: FlagPatch, required: true },
       responses: {
-        '200': json(PatchResult, 'Applied (or nothing to change)'),
+        '200': json(PatchResult, 'Applied (or nothing to change)', kFlagEtag),
         ...changeRequested(),
-        ...apiErrors([400, 401, 402, 403, 404, 413, 429, 500, 503]),
+        ...apiErrors([400, 401, 402, 403, 404, 412, 413, 429, 500, 503]),
       },
     },
     handler: {
       kind: 'write',
       precheck: precheckFlagChange,
       async run(request, auth, received, release, deps) {
-        const input = { flagId: request.flagId!, env: request.query.get('env'), principal: tokenPrincipal(auth), received };
-        const { value: result, storeRevision } = await deps.writer.callAt(kFlagCommands.flagPatch, input, release);
-        return {
-          status: 200,
-          value: patchResult(result.changed, result.flag, input.env, getUsage(deps.store, result.flag.id)),
-          storeRevision,
+        const input = {
+          flagId: request.flagId!,
+          env: request.query.get('env'),
+          principal: tokenPrincipal(auth),
+          ifMatch: request.ifMatch,
+          received,
         };
+        const { value: result, storeRevision } = await deps.writer.callAt(kFlagCommands.flagPatch, input, release);
+        const value = patchResult(result.changed, result.flag, input.env, getUsage(deps.store, result.flag.id));
+        return { status: 200, value: withEtag(value, result.flag), storeRevision };
       },
     },
   },

@@ -1,5 +1,6 @@
 // Entity tags (RFC 9110 §8.8.3) of answers built from a content hash, and If-None-Match against them: the
-// OFREP bulk answer (src/ofrep/evaluate.ts) and the native snapshot (src/snapshots/routes.ts).
+// OFREP bulk answer (src/ofrep/evaluate.ts) and the native snapshot (src/snapshots/routes.ts). And the one
+// reading of an If-Match list: a flag's edit (src/flags/flag-version.ts), SCIM's writes, an approval's.
 import { murmur3x86_32 } from '../bytes/murmur3.js';
 
 /** `"<config tag>-<64-bit hash of the body>"`: strong, since it names these exact bytes. */
@@ -22,4 +23,20 @@ export function matchesIfNoneMatch(header: string, tag: Uint8Array): boolean {
     if (candidate === wanted) return true;
   }
   return false;
+}
+
+/** The entity tags of an If-Match or If-None-Match list as sent, each trimmed (`*` is one); none for ''. */
+export function entityTagList(header: string): string[] {
+  return header
+    .split(',')
+    .map((tag) => tag.trim())
+    .filter((tag) => tag !== '');
+}
+
+/**
+ * RFC 9110 §13.1.1 If-Match: `*`, or a list naming `tag` by strong comparison (a weak `W/` tag never
+ * matches one). An absent header ('') is no precondition at all: the caller decides that before asking.
+ */
+export function matchesIfMatch(header: string, tag: string): boolean {
+  return entityTagList(header).some((candidate) => candidate === '*' || candidate === tag);
 }

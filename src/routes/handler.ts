@@ -21,6 +21,8 @@ export interface ApiRequest {
   contentType: string;
   /** The If-None-Match header ('' when absent): a route answering TaggedJson answers 304 when it matches. */
   ifNoneMatch: string;
+  /** The If-Match header ('' when absent): a flag's change names the version it was read at (src/flags/flag-version.ts). */
+  ifMatch: string;
   /** The flag route's id, decoded; null on the other routes. */
   flagId: string | null;
   /** The route's other path parameters, decoded (`schedule_id`, `rollout_id`, `action`). */
@@ -85,9 +87,15 @@ export class StreamedAnswer {
   ) {}
 }
 
-/** An answer already written as JSON text (an export: its bytes are the file's), sent as it is. */
+/**
+ * An answer already written as JSON text (an export: its bytes are the file's), sent as it is.
+ * `headers`: its own beside the pipeline's (a flag's ETag, which names its version, not these bytes).
+ */
 export class JsonText {
-  constructor(readonly text: string) {}
+  constructor(
+    readonly text: string,
+    readonly headers: readonly (readonly [string, string])[] = [],
+  ) {}
 }
 
 /**

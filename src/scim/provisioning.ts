@@ -8,6 +8,7 @@
 import type { Actor } from '../actor/audit-actor.js';
 import type { FlagwireError } from '../errors.js';
 import { kRoles, type Role } from '../model/accounts.js';
+import { entityTagList } from '../http/entity-tags.js';
 import { randomId } from '../model/ids.js';
 import { inRotationGrace } from '../model/permissions.js';
 import type { StoreWriter } from '../store/interfaces.js';
@@ -71,7 +72,7 @@ export function orgGroups(w: StoreWriter, orgId: string): ScimGroup[] {
 /** The If-Match a write was sent with, against the resource's version now: 412 when it names another. */
 export function checkVersion(ifMatch: string, version: number, what: string): void {
   if (ifMatch === '' || ifMatch.trim() === '*') return;
-  const named = ifMatch.split(',').map((tag) => tag.trim().replace(/^W\//, ''));
+  const named = entityTagList(ifMatch).map((tag) => tag.replace(/^W\//, ''));
   if (!named.includes(`"${version}"`))
     throw scimRefusal('preconditionFailed', `${what} has changed: it is at version W/"${version}", not ${ifMatch}. Read it again.`);
 }

@@ -159,6 +159,8 @@ export interface RolloutEntry extends RolloutBody {
 /** GET flags/:flagId. */
 export interface FlagPageView extends ProjectAccess {
   flag: FlagRepresentation;
+  /** The flag's version (its Management API ETag): the page sends it as If-Match with each change of the flag. */
+  etag: string;
   flagWideCohorts: string[] | null;
   /** Whether flagd's flag sets serve the flag, per environment (GET /api/v1/flags/{id}/flagd's `flagd`). */
   flagd: FlagdServing[];

@@ -89,9 +89,11 @@ export function onThisPage<A extends unknown[]>(load: (...args: A) => Promise<vo
   };
 }
 
-export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+/** `ifMatch`: the version of what it changes that the page read (a flag's ETag): refused (412) if it changed since. */
+export async function api<T>(method: string, path: string, body?: unknown, ifMatch?: string): Promise<T> {
   const headers: Record<string, string> = {};
   if (method !== 'GET') headers['X-Flagwire-CSRF'] = csrfToken;
+  if (ifMatch !== undefined) headers['If-Match'] = ifMatch;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   const res = await fetch(`/console/api/${path}`, {
     method,

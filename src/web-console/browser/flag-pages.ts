@@ -15,6 +15,7 @@ import {
   sayOnNextPage,
 } from './dom.js';
 import { confirmProtected, crumbs, emptyState, projectTabs, show, toForm } from './shell.js';
+import { changeFlag } from './flag-change.js';
 import { savedWithUndo, settingSavedWithUndo } from './flag-undo.js';
 import { rolloutSection } from './rollout-section.js';
 import { rulePlayground } from './rule-playground.js';
@@ -411,7 +412,8 @@ function stateForm(data: FlagPageView, env: string | null, state: FlatState, rel
         }
         if (!(await confirmProtected(data.project, env, `Save ${label.toLowerCase()} of ${flag.name}`))) return;
         const query = env === null ? '' : `?env=${encodeURIComponent(env)}`;
-        const result = await api<{ changed: boolean }>('PATCH', `flags/${flag.id}${query}`, patch);
+        const result = await changeFlag<{ changed: boolean }>(data, 'PATCH', `flags/${flag.id}${query}`, patch, reload);
+        if (result === null) return;
         await reload();
         if (!result.changed) return say(`Nothing changed: ${flag.name} already had these values.`);
         // What the page showed before, for each field sent: Undo puts exactly those back.
@@ -445,7 +447,7 @@ function flagSettings(data: FlagPageView, reload: () => Promise<void>): HTMLElem
       'form',
       {
         onsubmit: onSubmit(async () => {
-          await api('POST', `flags/${flag.id}/${path}`, body());
+          if ((await changeFlag(data, 'POST', `flags/${flag.id}/${path}`, body(), reload)) === null) return;
           await reload();
           settingSavedWithUndo(legend, flag, path, before, reload);
         }),
@@ -464,7 +466,7 @@ function flagSettings(data: FlagPageView, reload: () => Promise<void>): HTMLElem
     data.flagWideCohorts === null
       ? null
       : listEditor('Cohorts for every environment without its own', 'Flag-wide cohort', data.flagWideCohorts);
-  const confirmBox = deleteConfirmation(data);
+  const confirmBox = deleteConfirmation(data, reload);
   return h(
     'section',
     { 'aria-label': 'Flag settings' },
@@ -494,7 +496,7 @@ function flagSettings(data: FlagPageView, reload: () => Promise<void>): HTMLElem
 }
 
 /** The deletion's confirmation, hidden until the delete button shows it. */
-function deleteConfirmation(data: FlagPageView): HTMLElement {
+function deleteConfirmation(data: FlagPageView, reload: () => Promise<void>): HTMLElement {
   const { flag, project } = data;
   const confirmBox = h(
     'div',
@@ -506,7 +508,8 @@ function deleteConfirmation(data: FlagPageView): HTMLElement {
         type: 'button',
         class: 'danger',
         onclick: () => {
-          api('DELETE', `flags/${flag.id}`).then(() => {
+          changeFlag(data, 'DELETE', `flags/${flag.id}`, undefined, reload).then((deleted) => {
+            if (deleted === null) return;
             sayOnNextPage(`Flag ${flag.name} deleted.`);
             location.hash = `#/projects/${project.id}`;
           }, sayError);

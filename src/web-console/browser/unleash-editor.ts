@@ -8,6 +8,7 @@
 // variant overrides and dependencies are kept as they are: the API edits them.
 import type { UnleashConstraint, UnleashModel, UnleashStrategy, UnleashStrategyVariant } from '../../model/unleash-model.js';
 import { ApiError, api, field, h, onSubmit, say } from './dom.js';
+import { changeFlag } from './flag-change.js';
 import { savedWithUndo } from './flag-undo.js';
 import { confirmProtected } from './shell.js';
 import {
@@ -397,9 +398,9 @@ function editorForm(data: FlagPageView, env: string | null, stored: UnleashModel
         if (JSON.stringify(model) === JSON.stringify(stored))
           return say(`Nothing changed: ${flag.name} already had these strategies${where}.`);
         if (!(await confirmProtected(data.project, env, `Save the Unleash strategies${where} of ${flag.name}`))) return;
-        // The model is sent whole, and the PATCH has no precondition: a model changed since the page was
-        // drawn (by someone else, or another tab) would be overwritten unseen, so it is read again first.
-        // What changes between this read and the PATCH (milliseconds) is still overwritten.
+        // The model is sent whole: a model changed since the page was drawn (by someone else, or another
+        // tab) would be overwritten unseen, so it is read again first, to say which part changed. What
+        // changes between this read and the PATCH is refused by the PATCH's If-Match (flag-change.ts).
         const now = (await api<Pick<FlagPageView, 'flag'>>('GET', `flags/${flag.id}`)).flag;
         const current = env === null ? now.unleash : now.environments?.[env]?.unleash;
         if (JSON.stringify(current) !== JSON.stringify(stored))
@@ -409,7 +410,7 @@ function editorForm(data: FlagPageView, env: string | null, stored: UnleashModel
           );
         const query = env === null ? '' : `?env=${encodeURIComponent(env)}`;
         try {
-          await api<{ changed: boolean }>('PATCH', `flags/${flag.id}${query}`, { unleash: model });
+          if ((await changeFlag(data, 'PATCH', `flags/${flag.id}${query}`, { unleash: model }, reload)) === null) return;
         } catch (err) {
           if (err instanceof ApiError && err.status === 400) showProblems(modelProblemsOf(err.detail));
           throw err;

@@ -4,7 +4,8 @@
 // one is not, and where. The server then checks the whole as a flagd definition (PATCH's rules) and
 // refuses with the place (`targeting.if[0]: unknown operator "foo"`): nothing invalid is ever saved.
 import { savedWithUndo } from './flag-undo.js';
-import { api, dataTable, field, h, onSubmit, say } from './dom.js';
+import { dataTable, field, h, onSubmit, say } from './dom.js';
+import { changeFlag } from './flag-change.js';
 import { ruleBuilder } from './rule-builder.js';
 import type { FlagPageView, FlatState } from './views.js';
 
@@ -110,7 +111,8 @@ export function variantsForm(data: FlagPageView, env: string | null, state: Flat
           patch.targeting = parsed.value;
         }
         const query = env === null ? '' : `?env=${encodeURIComponent(env)}`;
-        const result = await api<{ changed: boolean }>('PATCH', `flags/${flag.id}${query}`, patch);
+        const result = await changeFlag<{ changed: boolean }>(data, 'PATCH', `flags/${flag.id}${query}`, patch, reload);
+        if (result === null) return;
         await reload();
         if (!result.changed) return say(`Nothing changed: ${flag.name} already had these variants.`);
         // No variants before: Undo makes the state boolean again, as a save with no variants does.

@@ -138,3 +138,33 @@ t.test('a model changed since the page was drawn is not overwritten: nothing is 
   t.equal(held.length, 1, 'no PATCH');
   t.match(document.getElementById('status')!.textContent, /^Not saved: the Unleash strategies in production of checkout were changed/);
 });
+
+t.test('the save names the version the page read; a flag changed in between is refused, and the page drawn again', async (t) => {
+  const held = holdRequests();
+  let reloads = 0;
+  const data = {
+    flag: { id: 'f1', name: 'checkout' },
+    etag: '"flag-00000000000000aa"',
+    can: { editFlags: true },
+    project: { protectedEnvironments: [] },
+  };
+  const section = unleashSection(data as unknown as FlagPageView, 'production', { unleash: kModel } as FlatState, async () => {
+    reloads++;
+  })!;
+  document.getElementById('page')!.replaceChildren(section);
+  const rollout = section.querySelector<HTMLInputElement>('[aria-label="Strategy 1 rollout % in production"]')!;
+  rollout.value = '20';
+  rollout.dispatchEvent(new Event('input'));
+  section.querySelector('form')!.dispatchEvent(new Event('submit', { cancelable: true }));
+  await settle();
+  held[0]!.answer({ status: 200, body: { flag: { id: 'f1', environments: { production: { unleash: kModel } } } } });
+  await settle();
+  t.match(held[1], { method: 'PATCH', headers: { 'If-Match': '"flag-00000000000000aa"' } }, 'If-Match: the version the page read');
+  held[1]!.answer({ status: 412, body: { error: 'Precondition failed', detail: 'changed' } });
+  await settle();
+  t.equal(reloads, 1, 'the page is drawn again with the flag as it is now');
+  t.match(
+    document.getElementById('status')!.textContent,
+    /^checkout was changed by someone else since this page showed it, so nothing was saved\./,
+  );
+});
