@@ -3,6 +3,7 @@
 // thread serving the console sees the same ones, and a sign-out ends the session everywhere at once.
 import { kInvitationCommands } from '../invitations/invitation-commands.js';
 import { kSessionCommands } from '../sessions/command-table.js';
+import { passwordSignInRefusal } from '../sso/lockout.js';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { FlagwireError } from '../errors.js';
@@ -96,6 +97,9 @@ export class ConsoleSessions {
     // A wrong password keeps its reservation: that is the failure counted.
     if (user === undefined) throw new FlagwireError('SIGN_IN_FAILED', 'The e-mail address or the password is not right.');
     this.limits.giveBack(attempt);
+    // Told only to whoever knows the password: an organisation of theirs signs in by single sign-on only.
+    const ssoOnly = passwordSignInRefusal(this.store, user.id);
+    if (ssoOnly !== null) throw new FlagwireError('FORBIDDEN', ssoOnly);
     return this.start(user, now);
   }
 
