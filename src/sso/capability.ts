@@ -16,6 +16,7 @@ export const kSso = defineCapability({
   commands: kSsoCommands,
   schemas: { SsoSettingsPatch, SsoSettingsView, SsoRemoved },
   routes: async () => (await import('./api-routes.js')).kSsoApiRoutes,
+  serviceRoutes: async () => (await import('./routes.js')).kSsoRoutes,
   consoleRoutes: async () => (await import('./console-routes.js')).kSsoConsoleRoutes,
   cli: async () => (await import('./cli.js')).kSsoCli,
   auditActions: kSsoAuditActions,

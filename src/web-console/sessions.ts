@@ -145,9 +145,8 @@ export class ConsoleSessions {
   }
 
   private async start(user: User, now: number): Promise<SignedIn> {
-    // A fresh id at every sign-in: an id planted in the browser before sign-in is never the signed-in one.
-    const id = randomId(kSessionIdLength);
-    const session = { userId: user.id, idHash: hashSecret(id), csrfToken: randomId(kCsrfTokenLength), expiresAt: now + this.sessionMs };
+    const { id, session: fresh } = freshSession(now, this.sessionMs);
+    const session = { ...fresh, userId: user.id };
     await this.writer.call(kSessionCommands.sessionStart, session);
     return { id, session: { ...session, createdAt: now }, user };
   }
@@ -166,6 +165,15 @@ export class ConsoleSessions {
   async signOut(session: Session): Promise<void> {
     await this.writer.call(kSessionCommands.sessionEnd, { idHash: session.idHash });
   }
+}
+
+/**
+ * A new session's id (only ever in its cookie) and what the store keeps of it: drawn fresh at every
+ * sign-in (a password's, single sign-on's), so an id planted in the browser before sign-in is never the signed-in one.
+ */
+export function freshSession(now: number, sessionMs: number): { id: string; session: Pick<Session, 'idHash' | 'csrfToken' | 'expiresAt'> } {
+  const id = randomId(kSessionIdLength);
+  return { id, session: { idHash: hashSecret(id), csrfToken: randomId(kCsrfTokenLength), expiresAt: now + sessionMs } };
 }
 
 /** Whether `sent` is the session's CSRF token (compared in constant time). */
