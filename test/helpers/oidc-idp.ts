@@ -7,6 +7,7 @@ import { createServer, type Server } from 'node:http';
 import Provider, { type KoaContextWithOIDC } from 'oidc-provider';
 import { decodeJwt, exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from 'jose';
 import { freePort } from './server.js';
+import { consoleCall, type WebSession } from './web-console.js';
 
 export interface Person {
   email: string;
@@ -187,4 +188,21 @@ export async function signInAtIdp(jar: CookieJar, startUrl: string, login: strin
     url = new URL(posted.headers.get('location')!, url).href;
   }
   throw new Error('no redirect back to Flagwire after 20 hops');
+}
+
+/**
+ * The organisation's single sign-on set to `idp` by its Owner in the console (its groups asked for, a
+ * person unknown there made a member), with `groupRoles`: the console's answer.
+ */
+export function configureSso(base: string, owner: WebSession, orgId: string, idp: TestIdp, groupRoles: Record<string, string>) {
+  return consoleCall(base, owner, 'PATCH', `orgs/${orgId}/sso`, {
+    body: {
+      issuer: idp.issuer,
+      clientId: idp.clientId,
+      clientSecret: idp.clientSecret,
+      scopes: ['email', 'profile', 'groups'],
+      groupRoles,
+      createMembers: true,
+    },
+  });
 }

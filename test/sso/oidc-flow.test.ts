@@ -8,7 +8,7 @@
 // refuses it to every member but the break-glass Owner.
 import t from 'tap';
 import { startTestServer } from '../helpers/server.js';
-import { CookieJar, signInAtIdp, signingKey, startIdp } from '../helpers/oidc-idp.js';
+import { CookieJar, configureSso, signInAtIdp, signingKey, startIdp } from '../helpers/oidc-idp.js';
 import { consoleCall, demoPassword, kDemoOwner, setPassword, signIn, type WebSession } from '../helpers/web-console.js';
 
 const kCooldownMs = 5000;
@@ -29,16 +29,7 @@ t.test('OpenID Connect sign-in against oidc-provider', async (t) => {
   const none = await new CookieJar().get(start);
   t.equal(none.status, 404, 'an organisation without single sign-on has no sign-in to start');
 
-  const configured = await consoleCall(base, owner, 'PATCH', `orgs/${orgId}/sso`, {
-    body: {
-      issuer: idp.issuer,
-      clientId: idp.clientId,
-      clientSecret: idp.clientSecret,
-      scopes: ['email', 'profile', 'groups'],
-      groupRoles: { 'Flagwire Admins': 'admin' },
-      createMembers: true,
-    },
-  });
+  const configured = await configureSso(base, owner, orgId, idp, { 'Flagwire Admins': 'admin' });
   t.equal(configured.status, 200, JSON.stringify(configured.json));
   t.equal(configured.json.clientSecretSet, true);
 
