@@ -101,7 +101,7 @@ function callbackHandler(deps: ServiceRouteDeps, route: number): (res: PendingRe
   const finish = async (query: URLSearchParams, browser: string) => {
     const state = query.get('state') ?? '';
     if (state === '') throw new FlagwireError('SIGN_IN_FAILED', 'The identity provider sent no state back. Start again.');
-    // Taken first, whatever follows: a state (and so its code) is good once.
+    // Taken before the code is used: a state (and so its code) is good once, whatever follows.
     const flow = await deps.writer.call(kSsoCommands.ssoFlowTake, { stateHash: hashSecret(state), browserHash: hashSecret(browser) });
     const error = query.get('error');
     if (error !== null)

@@ -195,7 +195,10 @@ export function ssoFlowStart(w: StoreWriter, flow: SsoFlow, now: number): { expi
   return { expiresAt: flow.expiresAt };
 }
 
-/** The flow a returning browser names, taken (deleted) whatever follows: a state is good once, in the browser that started it. */
+/**
+ * The flow a returning browser names, taken (deleted): a state is good once. Refused in another browser,
+ * or past its time, the command writes nothing (a refusal never applies), so the flow stays for its own.
+ */
 export function ssoFlowTake(w: StoreWriter, input: { stateHash: string; browserHash: string }, now: number): SsoFlow {
   const flow = w.getKeyed(kSsoFlowRecords, input.stateHash);
   if (flow === undefined)

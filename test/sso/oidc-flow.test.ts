@@ -87,11 +87,13 @@ t.test('OpenID Connect sign-in against oidc-provider', async (t) => {
     t.match(await reused.json(), { detail: /refused the sign-in's code \(invalid_grant\)/ });
   });
 
-  await t.test('a state carried to another browser is refused (and used up)', async (t) => {
-    const { callback } = await signInAtIdp(new CookieJar(), start, 'alice');
+  await t.test("a state carried to another browser is refused, and stays its own browser's", async (t) => {
+    const jar = new CookieJar();
+    const { callback } = await signInAtIdp(jar, start, 'alice');
     const stranger = await new CookieJar().get(callback);
     t.equal(stranger.status, 401);
     t.match(await stranger.json(), { detail: /started in another browser/ });
+    t.equal((await jar.get(callback)).status, 302, 'the browser that started it still signs in');
   });
 
   await t.test('a changed group applies at the next sign-in', async (t) => {
