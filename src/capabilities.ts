@@ -18,6 +18,7 @@ import { kOrgs } from './orgs/capability.js';
 import { kProjects } from './projects/capability.js';
 import { kRelay } from './relay/capability.js';
 import { kScim } from './scim/capability.js';
+import { kSso } from './sso/capability.js';
 import { kFlags } from './flags/capability.js';
 import { kReleasePlans } from './release-plans/capability.js';
 import { kSessions } from './sessions/capability.js';
@@ -37,6 +38,7 @@ export const kCapabilities = [
   kSessions,
   kInvitations,
   kScim,
+  kSso,
   kProjects,
   kFlags,
   kFragments,

@@ -39,6 +39,10 @@ export const Config = Type.Object({
   consoleCreateOrgs: Type.Boolean(),
   /** Failed web console sign-ins allowed per address per minute, and per account per 15 minutes. */
   signInFailLimit: Type.Integer({ minimum: 1 }),
+  /** How far an ID token's exp and iat may be off this node's clock in single sign-on (src/sso/oidc.ts). */
+  oidcClockSkewMs: Type.Integer({ minimum: 0 }),
+  /** Single sign-on fetches an identity provider's signing keys again (a key it does not know) at most once in this time. */
+  oidcJwksCooldownMs: Type.Integer({ minimum: 100 }),
   /** A flag file this node follows for one project (src/flags-as-code/file-follower.ts); null: none. */
   flagsFile: Type.Union([Type.Object({ path: Type.String({ minLength: 1 }), projectId: Type.String({ minLength: 1 }) }), Type.Null()]),
   /** The Prometheus server that rollout guards' PromQL expressions are asked of (src/release-plans/guard-reader.ts); null: none. */
@@ -123,6 +127,8 @@ const kSettings = {
   consoleSessionMs: 'FLAGWIRE_CONSOLE_SESSION_HOURS',
   consoleCreateOrgs: 'FLAGWIRE_CONSOLE_CREATE_ORGS',
   signInFailLimit: 'FLAGWIRE_SIGN_IN_FAIL_LIMIT',
+  oidcClockSkewMs: 'FLAGWIRE_OIDC_CLOCK_SKEW_SECONDS',
+  oidcJwksCooldownMs: 'FLAGWIRE_OIDC_JWKS_COOLDOWN_MS',
   flagsFile: 'FLAGWIRE_FLAGS_FILE',
   prometheusUrl: 'FLAGWIRE_PROMETHEUS_URL',
   prometheusMetrics: 'FLAGWIRE_PROMETHEUS_METRICS',
@@ -322,6 +328,11 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     // Off: organisations are the operator's to make (`flagwire org create`), as they were before the console could.
     consoleCreateOrgs: onOff('consoleCreateOrgs', env.FLAGWIRE_CONSOLE_CREATE_ORGS ?? 'off'),
     signInFailLimit: integer('signInFailLimit', env.FLAGWIRE_SIGN_IN_FAIL_LIMIT ?? '10', 1, 1_000_000),
+    // A minute either way covers servers kept by NTP; more lets a token live longer than its issuer meant.
+    oidcClockSkewMs: integer('oidcClockSkewMs', env.FLAGWIRE_OIDC_CLOCK_SKEW_SECONDS ?? '60', 0, 300) * 1000,
+    // A token naming a key the node does not know fetches the keys again (a rotation), but not faster than
+    // this: a stream of forged kids cannot make the node hammer the identity provider.
+    oidcJwksCooldownMs: integer('oidcJwksCooldownMs', env.FLAGWIRE_OIDC_JWKS_COOLDOWN_MS ?? '30000', 100, 3_600_000),
     flagsFile: flagsFile(flags, env),
     prometheusUrl,
     prometheusMetrics: metricAllowList(env.FLAGWIRE_PROMETHEUS_METRICS ?? ''),

@@ -10,6 +10,20 @@ export const kRoles = ['owner', 'admin', 'editor', 'viewer'] as const;
 export const kMaxEmailLength = 254;
 export type Role = (typeof kRoles)[number];
 
+/**
+ * The highest role `groupRoles` (a group's name, matched without case -> a role) gives any of `groups`;
+ * null when none of them is mapped. SCIM's groups and single sign-on's group claim both map roles so.
+ */
+export function highestMappedRole(groupRoles: Readonly<Record<string, Role>>, groups: Iterable<string>): Role | null {
+  const mapped = new Map(Object.entries(groupRoles).map(([name, role]) => [name.toLowerCase(), role]));
+  let best: Role | null = null;
+  for (const group of groups) {
+    const role = mapped.get(group.toLowerCase());
+    if (role !== undefined && (best === null || kRoles.indexOf(role) < kRoles.indexOf(best))) best = role;
+  }
+  return best;
+}
+
 export type Standing = 'good' | 'lapsed';
 
 export interface Org {

@@ -5,7 +5,7 @@ import { kPlans, kRoles, type Membership, type Org, type Plan, type Role, type S
 import { randomId } from '../model/ids.js';
 import { requireOrg, requireUser } from '../model/lookups.js';
 import { can, describeRole } from '../model/permissions.js';
-import type { StoreWriter } from '../store/interfaces.js';
+import type { NewAuditEntry, StoreWriter } from '../store/interfaces.js';
 import { commandTable } from '../writer/command.js';
 import { requireEmail, requireName, sameName } from '../model/input-checks.js';
 import { type Actor, personOrOperator, type Principal } from '../actor/audit-actor.js';
@@ -142,18 +142,24 @@ export function auditMembership(
   change: { before: Role | null; after: Role | null },
   now: number,
 ): void {
+  auditOrg(w, actor, action, orgId, { [subject]: change }, now);
+}
+
+/**
+ * Appends an entry to each of the organisation's projects' audit logs: the log is per project, and a
+ * change to the organisation (a membership, SCIM's or single sign-on's settings) reaches all of them.
+ */
+export function auditOrg(
+  w: StoreWriter,
+  actor: Actor,
+  action: NewAuditEntry['action'],
+  orgId: string,
+  changes: Record<string, { before: unknown; after: unknown }>,
+  now: number,
+): void {
   for (const project of w.listProjects()) {
     if (project.orgId !== orgId) continue;
-    w.appendAudit({
-      at: now,
-      projectId: project.id,
-      actor: actor.id,
-      actorName: actor.name,
-      action,
-      flagId: null,
-      env: null,
-      changes: { [subject]: change },
-    });
+    w.appendAudit({ at: now, projectId: project.id, actor: actor.id, actorName: actor.name, action, flagId: null, env: null, changes });
   }
 }
 

@@ -7,12 +7,12 @@
 // Every write is audited in each of the organisation's projects, as a membership's change is.
 import type { Actor } from '../actor/audit-actor.js';
 import type { FlagwireError } from '../errors.js';
-import { kRoles, type Role } from '../model/accounts.js';
+import { highestMappedRole, type Role } from '../model/accounts.js';
 import { entityTagList } from '../http/entity-tags.js';
 import { randomId } from '../model/ids.js';
 import { inRotationGrace } from '../model/permissions.js';
 import type { StoreWriter } from '../store/interfaces.js';
-import { auditMembership } from '../orgs/org-commands.js';
+import { auditMembership, auditOrg } from '../orgs/org-commands.js';
 import { scimRefusal } from './errors.js';
 import { type GroupState, personEmail, personName, type UserState } from './resources.js';
 import { kScimGroupRecords, kScimUserRecords, type ScimGroup, type ScimSettings, type ScimUser } from './records.js';
@@ -44,21 +44,6 @@ export const kBaseRole: Role = 'viewer';
 /** Who SCIM's writes are audited as: the organisation's identity provider. */
 export function scimActor(orgId: string): Actor {
   return { id: `scim:${orgId}`, name: 'SCIM provisioning', environments: [] };
-}
-
-/** Appends an entry to each of the organisation's projects' audit logs. */
-export function auditOrg(
-  w: StoreWriter,
-  actor: Actor,
-  action: ScimAuditAction,
-  orgId: string,
-  changes: Record<string, { before: unknown; after: unknown }>,
-  now: number,
-): void {
-  for (const project of w.listProjects()) {
-    if (project.orgId !== orgId) continue;
-    w.appendAudit({ at: now, projectId: project.id, actor: actor.id, actorName: actor.name, action, flagId: null, env: null, changes });
-  }
 }
 
 export function orgUsers(w: StoreWriter, orgId: string): ScimUser[] {
@@ -213,14 +198,10 @@ function isLastOwner(w: StoreWriter, orgId: string): boolean {
 
 /** The highest role the owner mapped any of the person's groups to; null when none of them is mapped. */
 function roleFromGroups(w: StoreWriter, settings: ScimSettings, userId: string): Role | null {
-  const mapped = new Map(Object.entries(settings.groupRoles).map(([name, role]) => [name.toLowerCase(), role]));
-  let best: Role | null = null;
-  for (const group of orgGroups(w, settings.orgId)) {
-    const role = mapped.get(group.displayName.toLowerCase());
-    if (role === undefined || !group.members.includes(userId)) continue;
-    if (best === null || kRoles.indexOf(role) < kRoles.indexOf(best)) best = role;
-  }
-  return best;
+  const names = orgGroups(w, settings.orgId)
+    .filter((group) => group.members.includes(userId))
+    .map((group) => group.displayName);
+  return highestMappedRole(settings.groupRoles, names);
 }
 
 /**

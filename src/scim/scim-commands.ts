@@ -7,14 +7,13 @@ import { FlagwireError } from '../errors.js';
 import type { Role } from '../model/accounts.js';
 import { hashSecret, newSecret } from '../model/ids.js';
 import { requireOrg } from '../model/lookups.js';
-import { requireRole } from '../orgs/org-commands.js';
+import { auditOrg, requireRole } from '../orgs/org-commands.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { commandTable } from '../writer/command.js';
 import { scimRefusal } from './errors.js';
 import { patchGroup, patchOperations, patchUser } from './patch.js';
 import {
   applyGroupRoles,
-  auditOrg,
   checkVersion,
   createGroup,
   createUser,

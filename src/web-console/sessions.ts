@@ -3,6 +3,7 @@
 // thread serving the console sees the same ones, and a sign-out ends the session everywhere at once.
 import { kInvitationCommands } from '../invitations/invitation-commands.js';
 import { kSessionCommands } from '../sessions/command-table.js';
+import { passwordSignInRefusal } from '../sso/lockout.js';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { FlagwireError } from '../errors.js';
@@ -96,6 +97,9 @@ export class ConsoleSessions {
     // A wrong password keeps its reservation: that is the failure counted.
     if (user === undefined) throw new FlagwireError('SIGN_IN_FAILED', 'The e-mail address or the password is not right.');
     this.limits.giveBack(attempt);
+    // Told only to whoever knows the password: an organisation of theirs signs in by single sign-on only.
+    const ssoOnly = passwordSignInRefusal(this.store, user.id);
+    if (ssoOnly !== null) throw new FlagwireError('FORBIDDEN', ssoOnly);
     return this.start(user, now);
   }
 
@@ -141,9 +145,8 @@ export class ConsoleSessions {
   }
 
   private async start(user: User, now: number): Promise<SignedIn> {
-    // A fresh id at every sign-in: an id planted in the browser before sign-in is never the signed-in one.
-    const id = randomId(kSessionIdLength);
-    const session = { userId: user.id, idHash: hashSecret(id), csrfToken: randomId(kCsrfTokenLength), expiresAt: now + this.sessionMs };
+    const { id, session: fresh } = freshSession(now, this.sessionMs);
+    const session = { ...fresh, userId: user.id };
     await this.writer.call(kSessionCommands.sessionStart, session);
     return { id, session: { ...session, createdAt: now }, user };
   }
@@ -162,6 +165,15 @@ export class ConsoleSessions {
   async signOut(session: Session): Promise<void> {
     await this.writer.call(kSessionCommands.sessionEnd, { idHash: session.idHash });
   }
+}
+
+/**
+ * A new session's id (only ever in its cookie) and what the store keeps of it: drawn fresh at every
+ * sign-in (a password's, single sign-on's), so an id planted in the browser before sign-in is never the signed-in one.
+ */
+export function freshSession(now: number, sessionMs: number): { id: string; session: Pick<Session, 'idHash' | 'csrfToken' | 'expiresAt'> } {
+  const id = randomId(kSessionIdLength);
+  return { id, session: { idHash: hashSecret(id), csrfToken: randomId(kCsrfTokenLength), expiresAt: now + sessionMs } };
 }
 
 /** Whether `sent` is the session's CSRF token (compared in constant time). */

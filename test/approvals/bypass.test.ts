@@ -473,6 +473,41 @@ const kProbes: { [N in CommandName]: Probe<N> } = {
       },
     ],
   },
+  ssoSet: {
+    free: 'single sign-on is who may sign in, not configuration',
+    inputs: () => [
+      {
+        orgId: ids.orgA,
+        principal: kOperator,
+        received: jsonBody(JSON.stringify({ issuer: 'https://idp.test', clientId: 'probe', clientSecret: 'probe-secret' })),
+      },
+    ],
+  },
+  ssoRemove: { free: 'single sign-on is who may sign in, not configuration', inputs: () => [{ orgId: ids.orgA, principal: kOperator }] },
+  ssoFlowStart: {
+    free: 'a sign-in under way is not configuration',
+    inputs: () => [
+      { stateHash: 'e'.repeat(64), orgId: ids.orgA, nonce: 'n', codeVerifier: 'v', browserHash: 'f'.repeat(64), expiresAt: t0 + 600_000 },
+    ],
+  },
+  ssoFlowTake: {
+    free: 'a sign-in under way is not configuration',
+    inputs: () => [{ stateHash: 'e'.repeat(64), browserHash: 'f'.repeat(64) }],
+  },
+  ssoSignIn: {
+    free: 'a sign-in is a session (and a membership), not configuration',
+    inputs: () => [
+      {
+        orgId: ids.orgA,
+        issuer: 'https://idp.test',
+        subject: 'probe',
+        email: 'probe@a.test',
+        name: null,
+        groups: [],
+        session: { idHash: 'a'.repeat(64), csrfToken: 'c', expiresAt: t0 + 3_600_000 },
+      },
+    ],
+  },
   orgInvite: {
     free: 'an invitation is not configuration',
     inputs: () => [

@@ -141,7 +141,7 @@ t.test('a route declared by a capability gets a number and a metrics label from 
 t.test('the webhook events are the families docs/webhooks.md names', async (t) => {
   // What a receiver subscribed to `flag`, `token` or `plan` hears of (docs/webhooks.md, "What is sent"):
   // flags, environments, audiences, shared fragments and experiments; tokens; scheduled changes and rollouts.
-  // Webhooks' own changes, memberships, client keys, a project's events settings and SCIM's go to none.
+  // Webhooks' own changes, memberships, client keys, a project's events settings, SCIM's and single sign-on's go to none.
   const kFamilies: Readonly<Record<string, WebhookEvent | null>> = {
     flag: 'flag',
     env: 'flag',
@@ -156,6 +156,7 @@ t.test('the webhook events are the families docs/webhooks.md names', async (t) =
     webhook: null,
     member: null,
     scim: null,
+    sso: null,
     approvals: 'request',
     request: 'request',
   };

@@ -1,0 +1,141 @@
+// The browser's single sign-on routes (docs/sso.md: The flow), beside the console under /console so
+// the session cookie (Path=/console) they set is the console's:
+// - GET /console/sso/{orgId}/start: a sign-in under way is stored (its state's hash, nonce, PKCE
+//   verifier, and the hash of a binding cookie this browser is given), and the browser is sent to the
+//   identity provider's authorization endpoint.
+// - GET /console/sso/callback?code&state: the flow of that state is taken (once), the code exchanged,
+//   the ID token verified, and the person signed in (sso-commands.ts ssoSignIn): a session cookie and a
+//   redirect to the console. Every refusal is the spec's envelope, and the flow stays used.
+import type { HttpRequest } from 'uWebSockets.js';
+import type { ServiceRouteDeps, ServiceRouteSpec } from '../capability/capability.js';
+import { answerableError, errorEnvelope, FlagwireError } from '../errors.js';
+import { type PendingResponse, sendSameOrigin, trackAbort } from '../http/http.js';
+import { hashSecret, randomId } from '../model/ids.js';
+import { cookieValue, freshSession, sessionCookie } from '../web-console/sessions.js';
+import { OidcProviders, pkcePair } from './oidc.js';
+import { kSsoSettingsRecords } from './records.js';
+import { kFlowMs, kSsoCallbackPath, kSsoCommands } from './sso-commands.js';
+
+/** The cookie that binds a sign-in to the browser that started it: Lax, as the identity provider's redirect back is a cross-site navigation. */
+const kBindingCookie = 'flagwire_sso';
+const kNoStore = [['Cache-Control', 'no-store']] as const;
+/** An organisation id is at most this long; a longer one is not looked up. */
+const kMaxIdLength = 64;
+
+export const kSsoRoutes = {
+  ssoStart: {
+    method: 'get',
+    pattern: '/console/sso/:orgId/start',
+    auth: 'none',
+    label: '/console/sso/{orgId}/start',
+    handler: startHandler,
+  },
+  ssoCallback: { method: 'get', pattern: kSsoCallbackPath, auth: 'none', handler: callbackHandler },
+} satisfies Record<string, ServiceRouteSpec>;
+
+/** The providers of a node's front end: one per thread, made with the routes. */
+function providersOf(deps: ServiceRouteDeps): OidcProviders {
+  return new OidcProviders({
+    clockSkewMs: deps.config.oidcClockSkewMs,
+    jwksCooldownMs: deps.config.oidcJwksCooldownMs,
+    now: () => deps.clock.now(),
+  });
+}
+
+/** Answers with a redirect, or the refusal in the spec's envelope; counted under the route. */
+function answering(deps: ServiceRouteDeps, route: number, res: PendingResponse, path: string) {
+  return (work: Promise<{ location: string; cookies: string[] }>) =>
+    work.then(
+      ({ location, cookies }) => {
+        sendSameOrigin(res, 302, '', 'text/plain', [
+          ['Location', location],
+          ...cookies.map((c) => ['Set-Cookie', c] as const),
+          ...kNoStore,
+        ]);
+        deps.metrics?.request(route, 302);
+      },
+      (err: unknown) => {
+        const error = answerableError(err, (e) => deps.log.error({ err: e, path }, 'unexpected error in single sign-on'));
+        sendSameOrigin(res, error.status, JSON.stringify(errorEnvelope(error, deps.config.docsUrl)), 'application/json', kNoStore);
+        deps.metrics?.request(route, error.status);
+      },
+    );
+}
+
+const redirectUri = (deps: ServiceRouteDeps) => new URL(kSsoCallbackPath, deps.config.baseUrl).href;
+const secure = (deps: ServiceRouteDeps) => deps.config.baseUrl.startsWith('https:');
+
+function startHandler(deps: ServiceRouteDeps, route: number): (res: PendingResponse, req: HttpRequest) => void {
+  const providers = providersOf(deps);
+  const start = async (orgId: string) => {
+    deps.store.resetReadTxn();
+    const settings = orgId.length <= kMaxIdLength ? deps.store.getKeyed(kSsoSettingsRecords, orgId) : undefined;
+    if (settings === undefined) throw new FlagwireError('NOT_FOUND', `Organisation ${orgId} does not sign in with single sign-on.`);
+    const provider = await providers.provider(settings.issuer);
+    const state = randomId(43);
+    const nonce = randomId(43);
+    const browser = randomId(43);
+    const { verifier, challenge } = pkcePair();
+    const now = deps.clock.now();
+    await deps.writer.call(kSsoCommands.ssoFlowStart, {
+      stateHash: hashSecret(state),
+      orgId,
+      nonce,
+      codeVerifier: verifier,
+      browserHash: hashSecret(browser),
+      expiresAt: now + kFlowMs,
+    });
+    const location = providers.authorizationUrl(settings, provider.discovery, { state, nonce, challenge, redirectUri: redirectUri(deps) });
+    const binding = `${kBindingCookie}=${browser}; Path=/console/sso; Max-Age=${kFlowMs / 1000}; HttpOnly; SameSite=Lax${secure(deps) ? '; Secure' : ''}`;
+    return { location, cookies: [binding] };
+  };
+  return (res, req) => {
+    const orgId = decodeURIComponent(req.getParameter(0) ?? '');
+    trackAbort(res);
+    void answering(deps, route, res, '/console/sso/start')(start(orgId));
+  };
+}
+
+function callbackHandler(deps: ServiceRouteDeps, route: number): (res: PendingResponse, req: HttpRequest) => void {
+  const providers = providersOf(deps);
+  const finish = async (query: URLSearchParams, browser: string) => {
+    const state = query.get('state') ?? '';
+    if (state === '') throw new FlagwireError('SIGN_IN_FAILED', 'The identity provider sent no state back. Start again.');
+    // Taken before the code is used: a state (and so its code) is good once, whatever follows.
+    const flow = await deps.writer.call(kSsoCommands.ssoFlowTake, { stateHash: hashSecret(state), browserHash: hashSecret(browser) });
+    const error = query.get('error');
+    if (error !== null)
+      throw new FlagwireError('SIGN_IN_FAILED', `The identity provider did not sign you in (${error}${describe(query)}). Start again.`);
+    const code = query.get('code') ?? '';
+    if (code === '') throw new FlagwireError('SIGN_IN_FAILED', 'The identity provider sent no code back. Start again.');
+    deps.store.resetReadTxn();
+    const settings = deps.store.getKeyed(kSsoSettingsRecords, flow.orgId);
+    if (settings === undefined)
+      throw new FlagwireError('SIGN_IN_FAILED', `Organisation ${flow.orgId} no longer signs in with single sign-on.`);
+    const provider = await providers.provider(settings.issuer);
+    const idToken = await providers.exchange(settings, provider.discovery, code, flow.codeVerifier, redirectUri(deps));
+    const person = await providers.verify(settings, provider, idToken, flow.nonce);
+    const now = deps.clock.now();
+    const { id, session } = freshSession(now, deps.config.consoleSessionMs);
+    await deps.writer.call(kSsoCommands.ssoSignIn, { orgId: flow.orgId, issuer: settings.issuer, ...person, session });
+    return {
+      location: '/console/',
+      cookies: [
+        sessionCookie(id, session.expiresAt - now, secure(deps)),
+        `${kBindingCookie}=; Path=/console/sso; Max-Age=0; HttpOnly; SameSite=Lax${secure(deps) ? '; Secure' : ''}`,
+      ],
+    };
+  };
+  return (res, req) => {
+    const query = new URLSearchParams(req.getQuery() ?? '');
+    const browser = cookieValue(req.getHeader('cookie'), kBindingCookie) ?? '';
+    trackAbort(res);
+    void answering(deps, route, res, kSsoCallbackPath)(finish(query, browser));
+  };
+}
+
+/** The identity provider's error_description, when it sent one (short, as text only). */
+function describe(query: URLSearchParams): string {
+  const text = query.get('error_description');
+  return text === null ? '' : `: ${text.slice(0, 200)}`;
+}

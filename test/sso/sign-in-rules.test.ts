@@ -1,0 +1,109 @@
+// Who a verified sign-in signs in, in process (src/sso/sso-commands.ts ssoSignIn): the subject seen
+// before, else the organisation's member of that address; never an account of another organisation;
+// a new member only where createMembers is on and SCIM is off; roles from mapped groups, never the
+// break-glass Owner's nor the last Owner's; a sign-in under way good once.
+import t from 'tap';
+import { kOperator } from '../../src/actor/audit-actor.js';
+import { hashPassword } from '../../src/model/passwords.js';
+import { jsonBody } from '../../src/model/request-body.js';
+import { kSsoIdentityRecords } from '../../src/sso/records.js';
+import { commandStore } from '../helpers/command-store.js';
+
+const at = Date.UTC(2030, 0, 1);
+const kIssuer = 'https://idp.acme.test';
+
+t.test('the person a sign-in reaches, and the role it gives', async (t) => {
+  const { store, run, refused, member } = commandStore(t, 'flagwire-sso-rules-', at);
+  const org = run('orgCreate', { name: 'Acme', plan: 'teams', principal: kOperator });
+  const other = run('orgCreate', { name: 'Other', plan: 'teams', principal: kOperator });
+  const owner = member(org.id, 'owner', 'owner@acme.test');
+  const outsider = member(other.id, 'owner', 'boss@other.test');
+  const set = (body: unknown) => run('ssoSet', { orgId: org.id, principal: kOperator, received: jsonBody(JSON.stringify(body)) });
+  set({ issuer: kIssuer, clientId: 'flagwire', clientSecret: 'secret', groupRoles: { Admins: 'admin', Owners: 'owner' } });
+  let n = 0;
+  const signIn = (subject: string, email: string | null, groups: string[]) => ({
+    orgId: org.id,
+    issuer: kIssuer,
+    subject,
+    email,
+    name: null,
+    groups,
+    session: { idHash: (n++).toString(16).padStart(64, '0'), csrfToken: 'c', expiresAt: at + 3_600_000 },
+  });
+
+  t.match(refused('ssoSignIn', signIn('s-boss', 'boss@other.test', [])), { code: 'FORBIDDEN', message: /not a member of organisation/ });
+  t.match(refused('ssoSignIn', signIn('s-new', 'new@acme.test', [])), { code: 'FORBIDDEN', message: /turns on createMembers/ });
+  t.match(refused('ssoSignIn', signIn('s-none', null, [])), { code: 'SIGN_IN_FAILED', message: /no e-mail address/ });
+  t.match(refused('ssoSignIn', { ...signIn('s-owner', 'owner@acme.test', []), issuer: 'https://elsewhere.test' }), {
+    code: 'SIGN_IN_FAILED',
+  });
+  t.equal(store.getRole(other.id, outsider.id), 'owner', "the other organisation's Owner untouched");
+
+  // The only Owner signs in with no mapped group: keeps the role (the last Owner), linked by subject.
+  t.equal(run('ssoSignIn', signIn('s-owner', 'owner@acme.test', ['Nobody'])).user.id, owner.id);
+  t.equal(store.getRole(org.id, owner.id), 'owner', 'the last Owner keeps the role');
+  t.equal(store.getKeyed(kSsoIdentityRecords, `${org.id}/${kIssuer} s-owner`)?.userId, owner.id, 'the subject recorded');
+  // The subject is who they are from now on, whatever address the token names.
+  t.equal(run('ssoSignIn', signIn('s-owner', 'renamed@acme.test', ['Owners'])).user.id, owner.id);
+
+  set({ createMembers: true });
+  const made = run('ssoSignIn', signIn('s-new', 'new@acme.test', ['admins'])).user;
+  t.equal(store.getRole(org.id, made.id), 'admin', 'made a member with the role of their group (matched without case)');
+  t.equal(store.getCredential(made.id), undefined, 'no password');
+  run('ssoSignIn', signIn('s-new', 'new@acme.test', ['Owners', 'Admins']));
+  t.equal(store.getRole(org.id, made.id), 'owner', 'the highest of their groups');
+  run('ssoSignIn', signIn('s-owner', 'owner@acme.test', []));
+  t.equal(store.getRole(org.id, owner.id), 'viewer', 'with another Owner, no mapped group is Viewer');
+
+  // The break-glass Owner's role is never a sign-in's to change.
+  run('userPassword', { userId: made.id, passwordHash: await hashPassword('a long enough password') });
+  set({ ssoOnly: true, breakGlassUserId: made.id });
+  run('ssoSignIn', signIn('s-new', 'new@acme.test', []));
+  t.equal(store.getRole(org.id, made.id), 'owner', 'the break-glass Owner keeps the role');
+
+  // While SCIM provisions the organisation, single sign-on makes no one and moves no role.
+  run('scimEnable', { orgId: org.id, principal: kOperator });
+  t.match(refused('ssoSignIn', signIn('s-third', 'third@acme.test', ['Admins'])), {
+    code: 'FORBIDDEN',
+    message: /SCIM provisioning adds members/,
+  });
+  run('ssoSignIn', signIn('s-owner', 'owner@acme.test', ['Admins']));
+  t.equal(store.getRole(org.id, owner.id), 'viewer', "SCIM's groups give the roles");
+});
+
+t.test('a sign-in under way is taken once, in its own browser, in its time', async (t) => {
+  const { run, refused, member } = commandStore(t, 'flagwire-sso-flow-', at);
+  const org = run('orgCreate', { name: 'Acme', plan: 'teams', principal: kOperator });
+  member(org.id, 'owner', 'owner@acme.test');
+  t.match(
+    refused('ssoFlowStart', {
+      stateHash: 'a'.repeat(64),
+      orgId: org.id,
+      nonce: 'n',
+      codeVerifier: 'v',
+      browserHash: 'b'.repeat(64),
+      expiresAt: at + 1,
+    }),
+    {
+      code: 'NOT_FOUND',
+    },
+  );
+  run('ssoSet', {
+    orgId: org.id,
+    principal: kOperator,
+    received: jsonBody(JSON.stringify({ issuer: kIssuer, clientId: 'c', clientSecret: 's' })),
+  });
+  const flow = {
+    stateHash: 'a'.repeat(64),
+    orgId: org.id,
+    nonce: 'n',
+    codeVerifier: 'v',
+    browserHash: 'b'.repeat(64),
+    expiresAt: at + 600_000,
+  };
+  run('ssoFlowStart', flow);
+  t.match(refused('ssoFlowTake', { stateHash: flow.stateHash, browserHash: 'c'.repeat(64) }), { message: /another browser/ });
+  t.match(refused('ssoFlowTake', { stateHash: flow.stateHash, browserHash: flow.browserHash }, at + 600_000), { message: /too long/ });
+  t.match(run('ssoFlowTake', { stateHash: flow.stateHash, browserHash: flow.browserHash }), { nonce: 'n', codeVerifier: 'v' });
+  t.match(refused('ssoFlowTake', { stateHash: flow.stateHash, browserHash: flow.browserHash }), { message: /used already/ });
+});
