@@ -4,7 +4,7 @@
 // and each capability's `schemas`). Nothing here is a second, hand-written copy of a route or a schema.
 import { kAllRoutes } from '../all-routes.js';
 import { kCapabilityList } from '../capabilities.js';
-import { openApiPath, type RouteDeclaration, type RouteDocs } from '../routes/route-table.js';
+import { openApiMethod, openApiPath, type RouteDeclaration, type RouteDocs } from '../routes/route-table.js';
 import {
   apiErrors,
   kBearer,
@@ -118,8 +118,7 @@ export function openApiPaths(): Record<string, Record<string, object>> {
   for (const route of Object.values(kAllRoutes)) {
     if (route.docs === undefined) continue;
     const path = openApiPath(route.pattern);
-    const method = route.method === 'del' ? 'delete' : route.method;
-    paths[path] = { ...paths[path], [method]: operation(route, route.docs) };
+    paths[path] = { ...paths[path], [openApiMethod(route.method)]: operation(route, route.docs) };
   }
   return paths;
 }

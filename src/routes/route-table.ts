@@ -174,6 +174,11 @@ export function openApiPath(pattern: string): string {
   return pattern.replace(/:([a-z_]+)/g, '{$1}');
 }
 
+/** A route's method as OpenAPI names it: uWS's `del` is `delete`. */
+export function openApiMethod(method: RouteDeclaration['method']): string {
+  return method === 'del' ? 'delete' : method;
+}
+
 /** A counted route's metrics label. */
 export function routeLabel(route: RouteDeclaration): string {
   return route.label ?? openApiPath(route.pattern);

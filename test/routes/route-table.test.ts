@@ -3,7 +3,7 @@
 // running server registers exactly the declared routes.
 import t from 'tap';
 import type { TemplatedApp } from 'uWebSockets.js';
-import { kRoutes, openApiPath, registerRoutes, routeLabel, type RouteDeclaration } from '../../src/routes/route-table.js';
+import { kRoutes, openApiMethod, openApiPath, registerRoutes, routeLabel, type RouteDeclaration } from '../../src/routes/route-table.js';
 import { kEvaluationApiRoutes } from '../../src/eval-engine/evaluation-api-routes.js';
 import { kAllRoutes, kManagementRoutes, kRouteLabels, matchManagementRoute, routeNumber } from '../../src/all-routes.js';
 import { compilePattern, matchPath, matchesShape } from '../../src/http/route-pattern.js';
@@ -44,7 +44,7 @@ t.test('every route with docs is one operation of the OpenAPI paths, and there a
   const documented = routes.filter(([, r]) => r.docs !== undefined);
   t.equal(operations, documented.length);
   for (const [name, route] of documented) {
-    const op = paths[openApiPath(route.pattern)]?.[route.method] as { operationId: string; security: unknown[] } | undefined;
+    const op = paths[openApiPath(route.pattern)]?.[openApiMethod(route.method)] as { operationId: string; security: unknown[] } | undefined;
     t.equal(op?.operationId, route.docs?.operationId, name);
     const security = route.auth === 'token' ? [{ bearerAuth: [] }] : route.auth === 'clientKey' ? [{ clientKeyAuth: [] }] : [];
     t.same(op?.security, security, `${name}: security from its auth`);
@@ -72,6 +72,9 @@ t.test("the Management API's routes and their labels: by the path's shape, whate
     kManagementRoutes.map((r) => `${r.method} ${r.path.pattern}`),
     // In the capabilities' order (src/capabilities.ts), each one's routes in its declaration's order.
     [
+      'GET /api/v1/sso',
+      'PATCH /api/v1/sso',
+      'DELETE /api/v1/sso',
       'GET /api/v1/flags',
       'POST /api/v1/flags',
       'GET /api/v1/flags/:flag_id',

@@ -98,8 +98,9 @@ t.test("replaceAll replaces everything, and keeps the copy's configSeq moving", 
 async function everyDatabase(t: TestContext): Promise<string> {
   const dir = tempDir(t);
   // Every database of the layout holds entries: the world's accounts, projects, flags and tokens, and
-  // a webhook with a pending delivery, a scheduled change, a rollout, an invitation (its mail queued), a session,
-  // usage, token activity, a relay key, a client key, a shared fragment and SCIM's settings, user and group.
+  // a webhook with a pending delivery, a scheduled change, a rollout, an invitation (its mail queued), a
+  // session, usage, token activity, a relay key, a client key, a shared fragment, SCIM's settings, user
+  // and group, and single sign-on's settings, a sign-in under way and a person signed in.
   const world = buildWorld(dir);
   const { ids } = world;
   const at = Date.now();
@@ -149,6 +150,14 @@ async function everyDatabase(t: TestContext): Promise<string> {
   const scim = { orgId: ids.orgA, secretHash: hashSecret(secret), base: 'http://127.0.0.1/scim/v2', verb: 'create' as const };
   world.run('scimUserWrite', { ...scim, body: { userName: 'provisioned@a.test' } }, at);
   world.run('scimGroupWrite', { ...scim, body: { displayName: 'Leads' } }, at);
+  // Single sign-on for another organisation: its settings, a sign-in under way and a person signed in.
+  const issuer = 'https://idp.example.com';
+  const sso = jsonBody(JSON.stringify({ issuer, clientId: 'flagwire', clientSecret: 'secret' }));
+  world.run('ssoSet', { orgId: ids.orgB, principal: kOperator, received: sso }, at);
+  const flow = { orgId: ids.orgB, nonce: 'n', codeVerifier: 'v', browserHash: 'b'.repeat(64), expiresAt: at + 600_000 };
+  world.run('ssoFlowStart', { ...flow, stateHash: 'c'.repeat(64) }, at);
+  const session = { idHash: 'd'.repeat(64), csrfToken: 'csrf', expiresAt: at + 3_600_000 };
+  world.run('ssoSignIn', { orgId: ids.orgB, issuer, subject: 's-owner', email: 'owner@b.test', name: null, groups: [], session }, at);
   // A guarded environment: a scheduled change there is held as a change request, and once approved its
   // plan is an approved plan.
   world.run('approvalsSet', { projectId: ids.single, env: null, required: 1, principal: kOperator }, at);
