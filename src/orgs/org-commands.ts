@@ -9,6 +9,7 @@ import type { NewAuditEntry, StoreWriter } from '../store/interfaces.js';
 import { commandTable } from '../writer/command.js';
 import { requireEmail, requireName, sameName } from '../model/input-checks.js';
 import { type Actor, personOrOperator, type Principal } from '../actor/audit-actor.js';
+import { lastOwnerRefusal } from './owners.js';
 
 export interface OrgCreateInput {
   name: string;
@@ -88,9 +89,10 @@ export function userCreate(w: StoreWriter, input: UserCreateInput, now: number):
 
 /**
  * Who asks: the web console's signed-in user, who must be an Admin or Owner; only an Owner gives or
- * takes the Owner role, and the last Owner keeps it; and only a member's role changes there: someone
- * joins an organisation by accepting an invitation (invitation-commands.ts), never by another's say.
- * The operator at the command line: no check, and it adds members directly.
+ * takes the Owner role; and only a member's role changes there: someone joins an organisation by
+ * accepting an invitation (invitation-commands.ts), never by another's say. The operator at the command
+ * line: no permission check, and it adds members directly. For both, the last Owner keeps the role
+ * (owners.ts): the operator has no override, since making another Owner first is always open to it.
  */
 export function orgAddMember(w: StoreWriter, input: Membership & { principal: Principal }, now: number): Membership {
   const person = personOrOperator(w, input.principal, "change a member's role");
@@ -107,9 +109,11 @@ export function orgAddMember(w: StoreWriter, input: Membership & { principal: Pr
         `User ${input.userId} is not a member of organisation ${input.orgId}: invite them by e-mail address; they become a member when they accept.`,
       );
     }
-    if (before !== member.role)
-      auditMembership(w, person, 'member.role', member.orgId, `role of user:${member.userId}`, { before, after: member.role }, now);
   }
+  const refusal = lastOwnerRefusal(w, member.orgId, member.userId, role);
+  if (refusal !== null) throw new FlagwireError('INVALID_REQUEST', refusal);
+  if (person !== null && before !== member.role)
+    auditMembership(w, person, 'member.role', member.orgId, `role of user:${member.userId}`, { before, after: member.role }, now);
   w.putMember(member);
   return member;
 }
@@ -182,10 +186,6 @@ function checkRoleChange(w: StoreWriter, input: Membership, actingUserId: string
   const current = w.getRole(input.orgId, input.userId);
   if (current === 'owner' && !can(acting, 'grantOwner')) {
     throw new FlagwireError('FORBIDDEN', 'Only an Owner may give or take the Owner role.');
-  }
-  const owners = w.listMembers(input.orgId).filter((m) => m.role === 'owner');
-  if (current === 'owner' && input.role !== 'owner' && owners.length === 1) {
-    throw new FlagwireError('INVALID_REQUEST', 'An organisation keeps at least one Owner: make someone else Owner first.');
   }
 }
 

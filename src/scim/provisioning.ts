@@ -13,6 +13,7 @@ import { randomId } from '../model/ids.js';
 import { inRotationGrace } from '../model/permissions.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { auditMembership, auditOrg } from '../orgs/org-commands.js';
+import { lastOwnerRefusal } from '../orgs/owners.js';
 import { scimRefusal } from './errors.js';
 import { type GroupState, personEmail, personName, type UserState } from './resources.js';
 import { kScimGroupRecords, kScimUserRecords, type ScimGroup, type ScimSettings, type ScimUser } from './records.js';
@@ -158,12 +159,8 @@ export function deleteUser(w: StoreWriter, user: ScimUser, now: number): void {
 function deprovision(w: StoreWriter, user: ScimUser, now: number): void {
   const orgId = user.orgId;
   const role = w.getRole(orgId, user.id);
-  if (role === 'owner' && isLastOwner(w, orgId)) {
-    throw scimRefusal(
-      'mutability',
-      `${user.userName} is the last Owner of organisation ${orgId}: an organisation keeps at least one Owner. Make someone else Owner first.`,
-    );
-  }
+  const lastOwner = lastOwnerRefusal(w, orgId, user.id, null);
+  if (lastOwner !== null) throw scimRefusal('mutability', `${user.userName}: ${lastOwner}`);
   if (role !== undefined) {
     w.deleteMember({ orgId, userId: user.id });
     auditMembership(w, scimActor(orgId), 'member.role', orgId, `role of user:${user.id}`, { before: role, after: null }, now);
@@ -192,10 +189,6 @@ function deprovision(w: StoreWriter, user: ScimUser, now: number): void {
   }
 }
 
-function isLastOwner(w: StoreWriter, orgId: string): boolean {
-  return w.listMembers(orgId).filter((m) => m.role === 'owner').length === 1;
-}
-
 /** The highest role the owner mapped any of the person's groups to; null when none of them is mapped. */
 function roleFromGroups(w: StoreWriter, settings: ScimSettings, userId: string): Role | null {
   const names = orgGroups(w, settings.orgId)
@@ -217,12 +210,8 @@ export function applyGroupRoles(w: StoreWriter, settings: ScimSettings, userIds:
     if (user === undefined || !user.active || current === undefined) continue;
     const role = roleFromGroups(w, settings, userId) ?? kBaseRole;
     if (role === current) continue;
-    if (current === 'owner' && isLastOwner(w, orgId)) {
-      throw scimRefusal(
-        'mutability',
-        `This would make ${user.userName}, the last Owner of organisation ${orgId}, ${role === 'admin' ? 'an' : 'a'} ${role}: an organisation keeps at least one Owner. Make someone else Owner first.`,
-      );
-    }
+    const lastOwner = lastOwnerRefusal(w, orgId, userId, role);
+    if (lastOwner !== null) throw scimRefusal('mutability', `${user.userName}: ${lastOwner}`);
     w.putMember({ orgId, userId, role });
     auditMembership(w, scimActor(orgId), 'member.role', orgId, `role of user:${userId}`, { before: current, after: role }, now);
   }

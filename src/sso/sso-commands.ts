@@ -15,6 +15,7 @@ import { kScimSettingsRecords } from '../scim/records.js';
 import { sessionStart, type SessionStartInput } from '../sessions/session-commands.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { commandTable } from '../writer/command.js';
+import { lastOwnerRefusal } from '../orgs/owners.js';
 import { kSsoFlowRecords, kSsoIdentityRecords, kSsoSettingsRecords, type SsoFlow, type SsoSettings } from './records.js';
 import { SsoSettingsPatch, type SsoSettingsView } from './schemas.js';
 
@@ -287,7 +288,8 @@ function applyGroups(w: StoreWriter, settings: SsoSettings, userId: string, grou
   const current = w.getRole(orgId, userId);
   const role: Role = highestMappedRole(settings.groupRoles, groups) ?? 'viewer';
   if (current === undefined || current === role || settings.breakGlassUserId === userId) return;
-  if (current === 'owner' && w.listMembers(orgId).filter((m) => m.role === 'owner').length === 1) return;
+  // A sign-in is not refused for it: the last Owner signs in and keeps the role (owners.ts).
+  if (lastOwnerRefusal(w, orgId, userId, role) !== null) return;
   w.putMember({ orgId, userId, role });
   auditMembership(w, ssoActor(orgId), 'member.role', orgId, `role of user:${userId}`, { before: current, after: role }, now);
 }

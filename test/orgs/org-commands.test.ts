@@ -62,3 +62,24 @@ t.test("a role change made in the web console is audited in each of the organisa
   t.equal(store.listAudit('prj_1', { limit: 10, before: null }).length, 1, 'the command line (no acting user) is not audited, as before');
   t.equal(store.getRole('org_a', 'usr_ed'), 'admin');
 });
+
+t.test('the last Owner keeps the role, whoever asks; a permission refusal still comes first', async (t) => {
+  const store = Store.open(tempDir(t, 'flagwire-org-'));
+  t.teardown(() => store.close());
+  store.transact((w) => {
+    w.putOrg(org('org_a'));
+    w.putUser(user('usr_owner', 'Olive'));
+    w.putUser(user('usr_admin', 'Ada'));
+    w.putMember({ orgId: 'org_a', userId: 'usr_owner', role: 'owner' });
+    w.putMember({ orgId: 'org_a', userId: 'usr_admin', role: 'admin' });
+  });
+  const demote = (actingUserId?: string) => () =>
+    store.transact((w) =>
+      orgAddMember(w, { principal: principalOf(actingUserId), orgId: 'org_a', userId: 'usr_owner', role: 'admin' }, at),
+    );
+  const lastOwner = /keeps at least one Owner.*usr_owner is the last Owner of organisation org_a, and this would make them an admin/;
+  t.throws(demote('usr_owner'), { code: 'INVALID_REQUEST', detail: lastOwner }, 'the console: the Owner demoting themselves');
+  t.throws(demote(), { code: 'INVALID_REQUEST', detail: lastOwner }, 'the operator (no acting user)');
+  t.throws(demote('usr_admin'), { code: 'FORBIDDEN' }, 'an Admin may not take the Owner role at all');
+  t.equal(store.getRole('org_a', 'usr_owner'), 'owner', 'nothing written');
+});

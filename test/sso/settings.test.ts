@@ -52,6 +52,8 @@ t.test('settings: who may change them, what is checked, what is audited', async 
   const ownerToken = run('tokenCreate', { principal: principalOf(owner.id), projectId: project.id, name: 'ci', permission: 'write' });
   run('ssoSet', set({ kind: 'token', tokenId: ownerToken.id }, { scopes: ['email'] }));
   t.same(store.getKeyed(kSsoSettingsRecords, org.id)?.scopes, ['email']);
+  // Another Owner first: the last Owner is never demoted (src/orgs/owners.ts).
+  run('orgAddMember', { principal: kOperator, orgId: org.id, userId: admin.id, role: 'owner' });
   run('orgAddMember', { principal: kOperator, orgId: org.id, userId: owner.id, role: 'admin' });
   t.match(refused('ssoSet', set({ kind: 'token', tokenId: ownerToken.id }, { scopes: [] })), {
     code: 'FORBIDDEN',
