@@ -1,6 +1,7 @@
 // The single sign-on page of the web console (docs/sso.md: The settings), in Chromium against a real
 // server: an Owner follows the home page's link, turns single sign-on on against a real identity provider
-// (oidc-provider on loopback), the client secret never shown back; turning SSO only on without a
+// (oidc-provider on loopback), the client secret never shown back, and the sign-in link it shows, pasted
+// into the sign-in form, starts a sign-in; turning SSO only on without a
 // break-glass Owner is refused in the API's own words and changes nothing; with one it is saved; and
 // single sign-on is removed after a dialog. axe finds no WCAG 2.2 AA violation at 1,280 and 390 px,
 // light and dark.
@@ -18,7 +19,7 @@ import {
 
 t.test("an Owner turns single sign-on on, is refused a lock-out, sets SSO only and removes it from the console's page", async (t) => {
   ensureChromium();
-  const { server, base, ownerPage } = await demoConsole(t);
+  const { browser, server, base, ownerPage } = await demoConsole(t);
   const idp = await startIdp(`${base}/console/sso/callback`);
   t.teardown(() => idp.stop());
   const owner = await signIn(base, kDemoOwner, demoPassword(server.output()));
@@ -54,6 +55,15 @@ t.test("an Owner turns single sign-on on, is refused a lock-out, sets SSO only a
   });
   await page.getByRole('button', { name: 'Save single sign-on' }).waitFor();
   t.equal(await page.getByLabel(/^Client secret/).inputValue(), '', 'the secret is not shown back');
+
+  // The sign-in link the page shows, pasted whole into another browser's sign-in form, starts the sign-in.
+  const link = (await page.getByText(/\/console\/sso\/.*\/start$/).textContent())!;
+  t.equal(link, `${base}/console/sso/${orgId}/start`);
+  const visitor = await (await browser.newContext()).newPage();
+  await visitor.goto(`${base}/console/`);
+  await visitor.getByRole('textbox', { name: 'Organisation' }).fill(link);
+  await visitor.getByRole('button', { name: 'Continue with single sign-on' }).click();
+  await visitor.waitForURL((url) => url.href.startsWith(`${idp.issuer}/interaction/`));
   t.equal(await page.getByText(idp.clientSecret).count(), 0);
 
   // ---- SSO only without a break-glass Owner: refused in the API's words, nothing written ----
