@@ -1,11 +1,13 @@
 // The single sign-on page of the web console (docs/sso.md: The settings), in Chromium against a real
 // server: an Owner follows the home page's link, turns single sign-on on against a real identity provider
 // (oidc-provider on loopback), the client secret never shown back, and the sign-in link it shows, pasted
-// into the sign-in form, starts a sign-in; turning SSO only on without a
+// into the sign-in form, starts a sign-in. An Editor gets no link and the API refuses them (checked
+// before SSO only is on: then they could not sign in with a password). Turning SSO only on without a
 // break-glass Owner is refused in the API's own words and changes nothing; with one it is saved; and
 // single sign-on is removed after a dialog. axe finds no WCAG 2.2 AA violation at 1,280 and 390 px,
 // light and dark.
 import t from 'tap';
+import { cli } from '../helpers/cli.js';
 import { startIdp } from '../helpers/oidc-idp.js';
 import {
   consoleCall,
@@ -13,9 +15,14 @@ import {
   demoPassword,
   ensureChromium,
   kDemoOwner,
+  setPassword,
+  signedInPage,
   signIn,
   wcagViolationsEverywhere,
 } from '../helpers/web-console.js';
+
+const kEditor = 'editor@demo.flagwire.test';
+const kEditorPassword = 'editor password 123';
 
 t.test("an Owner turns single sign-on on, is refused a lock-out, sets SSO only and removes it from the console's page", async (t) => {
   ensureChromium();
@@ -65,6 +72,26 @@ t.test("an Owner turns single sign-on on, is refused a lock-out, sets SSO only a
   await visitor.getByRole('button', { name: 'Continue with single sign-on' }).click();
   await visitor.waitForURL((url) => url.href.startsWith(`${idp.issuer}/interaction/`));
   t.equal(await page.getByText(idp.clientSecret).count(), 0);
+
+  // ---- an Editor: no link, and the page's API refuses them, changing nothing ----
+  const editor = await cli(server.dataDir, ['user', 'create', '--email', kEditor, '--name', 'Demo Editor']);
+  t.equal((await cli(server.dataDir, ['org', 'add-member', orgId, editor.json.id, '--role', 'editor'])).code, 0);
+  t.equal((await setPassword(server.dataDir, editor.json.id, `${kEditorPassword}\n`)).code, 0);
+  const editorPage = await signedInPage(browser, base, kEditor, kEditorPassword);
+  await editorPage.getByRole('link', { name: 'Members and roles' }).waitFor();
+  t.equal(await editorPage.getByRole('link', { name: 'Single sign-on' }).count(), 0, 'an Editor gets no link');
+  const asEditor = await signIn(base, kEditor, kEditorPassword);
+  for (const method of ['GET', 'PATCH', 'DELETE'] as const) {
+    const refused = await consoleCall(
+      base,
+      asEditor,
+      method,
+      `orgs/${orgId}/sso`,
+      method === 'PATCH' ? { body: { createMembers: false } } : {},
+    );
+    t.equal(refused.status, 403, `${method} as an Editor: ${JSON.stringify(refused.json)}`);
+  }
+  t.match(await settings(), { enabled: true, createMembers: true }, "the Editor's tries changed nothing");
 
   // ---- SSO only without a break-glass Owner: refused in the API's words, nothing written ----
   await page.getByLabel(/^Password sign-in refused/).check();
