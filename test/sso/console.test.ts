@@ -7,22 +7,19 @@
 // single sign-on is removed after a dialog. axe finds no WCAG 2.2 AA violation at 1,280 and 390 px,
 // light and dark.
 import t from 'tap';
-import { cli } from '../helpers/cli.js';
 import { startIdp } from '../helpers/oidc-idp.js';
 import {
   consoleCall,
   demoConsole,
+  demoEditorPage,
   demoPassword,
+  kDemoEditor,
+  kDemoEditorPassword,
   ensureChromium,
   kDemoOwner,
-  setPassword,
-  signedInPage,
   signIn,
   wcagViolationsEverywhere,
 } from '../helpers/web-console.js';
-
-const kEditor = 'editor@demo.flagwire.test';
-const kEditorPassword = 'editor password 123';
 
 t.test("an Owner turns single sign-on on, is refused a lock-out, sets SSO only and removes it from the console's page", async (t) => {
   ensureChromium();
@@ -74,13 +71,9 @@ t.test("an Owner turns single sign-on on, is refused a lock-out, sets SSO only a
   t.equal(await page.getByText(idp.clientSecret).count(), 0);
 
   // ---- an Editor: no link, and the page's API refuses them, changing nothing ----
-  const editor = await cli(server.dataDir, ['user', 'create', '--email', kEditor, '--name', 'Demo Editor']);
-  t.equal((await cli(server.dataDir, ['org', 'add-member', orgId, editor.json.id, '--role', 'editor'])).code, 0);
-  t.equal((await setPassword(server.dataDir, editor.json.id, `${kEditorPassword}\n`)).code, 0);
-  const editorPage = await signedInPage(browser, base, kEditor, kEditorPassword);
-  await editorPage.getByRole('link', { name: 'Members and roles' }).waitFor();
+  const editorPage = await demoEditorPage(browser, server, orgId);
   t.equal(await editorPage.getByRole('link', { name: 'Single sign-on' }).count(), 0, 'an Editor gets no link');
-  const asEditor = await signIn(base, kEditor, kEditorPassword);
+  const asEditor = await signIn(base, kDemoEditor, kDemoEditorPassword);
   for (const method of ['GET', 'PATCH', 'DELETE'] as const) {
     const refused = await consoleCall(
       base,
