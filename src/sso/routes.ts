@@ -1,5 +1,9 @@
 // The browser's single sign-on routes (docs/sso.md: The flow), beside the console under /console so
 // the session cookie (Path=/console) they set is the console's:
+// - GET /console/sso/{orgId}: whether the organisation signs in with single sign-on, and where: the
+//   console's sign-in form asks before it sends the browser on, so that an organisation without it is
+//   told on the form and not answered with a bare JSON page. It reads only, and says no more than the
+//   start route's own 404 does.
 // - GET /console/sso/{orgId}/start: a sign-in under way is stored (its state's hash, nonce, PKCE
 //   verifier, and the hash of a binding cookie this browser is given), and the browser is sent to the
 //   identity provider's authorization endpoint.
@@ -13,8 +17,8 @@ import { type PendingResponse, sendSameOrigin, trackAbort } from '../http/http.j
 import { hashSecret, randomId } from '../model/ids.js';
 import { cookieValue, freshSession, sessionCookie } from '../web-console/sessions.js';
 import { OidcProviders, pkcePair } from './oidc.js';
-import { kSsoSettingsRecords } from './records.js';
-import { kFlowMs, kSsoCallbackPath, kSsoCommands } from './sso-commands.js';
+import { kSsoSettingsRecords, type SsoSettings } from './records.js';
+import { kFlowMs, kSsoCallbackPath, kSsoCommands, ssoStartPath } from './sso-commands.js';
 
 /** The cookie that binds a sign-in to the browser that started it: Lax, as the identity provider's redirect back is a cross-site navigation. */
 const kBindingCookie = 'flagwire_sso';
@@ -23,6 +27,13 @@ const kNoStore = [['Cache-Control', 'no-store']] as const;
 const kMaxIdLength = 64;
 
 export const kSsoRoutes = {
+  ssoLookup: {
+    method: 'get',
+    pattern: '/console/sso/:orgId',
+    auth: 'none',
+    label: '/console/sso/{orgId}',
+    handler: lookupHandler,
+  },
   ssoStart: {
     method: 'get',
     pattern: '/console/sso/:orgId/start',
@@ -42,14 +53,22 @@ function providersOf(deps: ServiceRouteDeps): OidcProviders {
   });
 }
 
-/** Answers with a redirect, or the refusal in the spec's envelope; counted under the route. */
+/** A route's answer: a redirect (with the cookies it sets), or JSON. */
+type Reply = { location: string; cookies: string[] } | { json: unknown };
+
+/** Answers with the reply, or the refusal in the spec's envelope; counted under the route. */
 function answering(deps: ServiceRouteDeps, route: number, res: PendingResponse, path: string) {
-  return (work: Promise<{ location: string; cookies: string[] }>) =>
+  return (work: Promise<Reply>) =>
     work.then(
-      ({ location, cookies }) => {
+      (reply) => {
+        if ('json' in reply) {
+          sendSameOrigin(res, 200, JSON.stringify(reply.json), 'application/json', kNoStore);
+          deps.metrics?.request(route, 200);
+          return;
+        }
         sendSameOrigin(res, 302, '', 'text/plain', [
-          ['Location', location],
-          ...cookies.map((c) => ['Set-Cookie', c] as const),
+          ['Location', reply.location],
+          ...reply.cookies.map((c) => ['Set-Cookie', c] as const),
           ...kNoStore,
         ]);
         deps.metrics?.request(route, 302);
@@ -62,15 +81,45 @@ function answering(deps: ServiceRouteDeps, route: number, res: PendingResponse, 
     );
 }
 
+/** The settings of the organisation the path names (still percent-encoded), read now; refused (404) where it has none. */
+function settingsOf(deps: ServiceRouteDeps, encoded: string): SsoSettings {
+  deps.store.resetReadTxn();
+  const orgId = decoded(encoded);
+  const settings = orgId !== null && orgId.length <= kMaxIdLength ? deps.store.getKeyed(kSsoSettingsRecords, orgId) : undefined;
+  if (settings === undefined)
+    throw new FlagwireError('NOT_FOUND', `Organisation ${orgId ?? encoded} does not sign in with single sign-on.`);
+  return settings;
+}
+
 const redirectUri = (deps: ServiceRouteDeps) => new URL(kSsoCallbackPath, deps.config.baseUrl).href;
 const secure = (deps: ServiceRouteDeps) => deps.config.baseUrl.startsWith('https:');
 
+/** A path segment decoded; null where its percent-encoding is malformed (it names no organisation then: a 404, not a thrown URIError). */
+function decoded(segment: string): string | null {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return null;
+  }
+}
+
+function lookupHandler(deps: ServiceRouteDeps, route: number): (res: PendingResponse, req: HttpRequest) => void {
+  const lookup = async (encoded: string) => {
+    const { orgId } = settingsOf(deps, encoded);
+    return { json: { orgId, signInPath: ssoStartPath(orgId) } };
+  };
+  return (res, req) => {
+    const encoded = req.getParameter(0) ?? '';
+    trackAbort(res);
+    void answering(deps, route, res, '/console/sso')(lookup(encoded));
+  };
+}
+
 function startHandler(deps: ServiceRouteDeps, route: number): (res: PendingResponse, req: HttpRequest) => void {
   const providers = providersOf(deps);
-  const start = async (orgId: string) => {
-    deps.store.resetReadTxn();
-    const settings = orgId.length <= kMaxIdLength ? deps.store.getKeyed(kSsoSettingsRecords, orgId) : undefined;
-    if (settings === undefined) throw new FlagwireError('NOT_FOUND', `Organisation ${orgId} does not sign in with single sign-on.`);
+  const start = async (encoded: string) => {
+    const settings = settingsOf(deps, encoded);
+    const { orgId } = settings;
     const provider = await providers.provider(settings.issuer);
     const state = randomId(43);
     const nonce = randomId(43);
@@ -90,9 +139,9 @@ function startHandler(deps: ServiceRouteDeps, route: number): (res: PendingRespo
     return { location, cookies: [binding] };
   };
   return (res, req) => {
-    const orgId = decodeURIComponent(req.getParameter(0) ?? '');
+    const encoded = req.getParameter(0) ?? '';
     trackAbort(res);
-    void answering(deps, route, res, '/console/sso/start')(start(orgId));
+    void answering(deps, route, res, '/console/sso/start')(start(encoded));
   };
 }
 

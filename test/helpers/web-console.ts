@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
+import { cli } from './cli.js';
 import { kCli, startTestServer, type TestServer } from './server.js';
 import { plainNode } from './plain-process.js';
 
@@ -74,6 +75,20 @@ export function setPassword(
   return new Promise((resolve) =>
     child.once('exit', (code) => resolve({ code: code ?? -1, json: stdout === '' ? null : JSON.parse(stdout) })),
   );
+}
+
+export const kDemoEditor = 'editor@demo.flagwire.test';
+export const kDemoEditorPassword = 'editor password 123';
+
+/** An Editor of `orgId` with a password, made with the real CLI, and a page signed in as them (at the home page). */
+export async function demoEditorPage(browser: Browser, server: TestServer, orgId: string): Promise<Page> {
+  const editor = await cli(server.dataDir, ['user', 'create', '--email', kDemoEditor, '--name', 'Demo Editor']);
+  const member = await cli(server.dataDir, ['org', 'add-member', orgId, editor.json.id, '--role', 'editor']);
+  const password = await setPassword(server.dataDir, editor.json.id, `${kDemoEditorPassword}\n`);
+  if (member.code !== 0 || password.code !== 0) throw new Error(`the demo Editor was not made: ${JSON.stringify([member, password])}`);
+  const page = await signedInPage(browser, server.baseUrl, kDemoEditor, kDemoEditorPassword);
+  await page.getByRole('link', { name: 'Members and roles' }).waitFor();
+  return page;
 }
 
 export interface WebSession {

@@ -10,18 +10,17 @@ import { call } from '../helpers/http.js';
 import {
   consoleCall,
   demoConsole,
+  demoEditorPage,
   demoPassword,
+  kDemoEditor,
+  kDemoEditorPassword,
   ensureChromium,
-  setPassword,
-  signedInPage,
   signIn,
   wcagViolationsEverywhere,
 } from '../helpers/web-console.js';
 
 const kUser = 'urn:ietf:params:scim:schemas:core:2.0:User';
 const kGroup = 'urn:ietf:params:scim:schemas:core:2.0:Group';
-const kEditor = 'editor@demo.flagwire.test';
-const kEditorPassword = 'editor password 123';
 
 t.test('an Owner turns SCIM on, maps a group, rotates the secret and turns it off from the SCIM page', async (t) => {
   ensureChromium();
@@ -122,17 +121,13 @@ t.test('an Owner turns SCIM on, maps a group, rotates the secret and turns it of
   t.equal((await scim(rotated, 'GET', '/Users')).status, 200, 'the new one works');
 
   // ---- an Editor: no link, and the page and its API refuse them ----
-  const editor = await cli(server.dataDir, ['user', 'create', '--email', kEditor, '--name', 'Demo Editor']);
-  t.equal((await cli(server.dataDir, ['org', 'add-member', orgId, editor.json.id, '--role', 'editor'])).code, 0);
-  t.equal((await setPassword(server.dataDir, editor.json.id, `${kEditorPassword}\n`)).code, 0);
-  const editorPage = await signedInPage(browser, base, kEditor, kEditorPassword);
-  await editorPage.getByRole('link', { name: 'Members and roles' }).waitFor();
+  const editorPage = await demoEditorPage(browser, server, orgId);
   t.equal(await editorPage.getByRole('link', { name: 'SCIM provisioning' }).count(), 0, 'an Editor gets no link');
   await editorPage.evaluate((hash) => {
     location.hash = hash;
   }, `#/orgs/${orgId}/scim`);
   await editorPage.getByText(/Only an Owner of organisation .* sees and changes its SCIM settings/).waitFor();
-  const asEditor = await signIn(base, kEditor, kEditorPassword);
+  const asEditor = await signIn(base, kDemoEditor, kDemoEditorPassword);
   for (const [method, path] of [
     ['GET', 'scim'],
     ['POST', 'scim/secret'],

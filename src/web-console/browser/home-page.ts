@@ -82,8 +82,15 @@ export async function homePage(): Promise<void> {
           { class: 'muted' },
           `Plan: ${org.plan} · your role: ${org.role} · `,
           h('a', { href: `#/orgs/${org.id}/members` }, 'Members and roles'),
-          // SCIM's settings are an Owner's alone (its groups may give the Owner role).
-          org.role === 'owner' ? [' · ', h('a', { href: `#/orgs/${org.id}/scim` }, 'SCIM provisioning')] : null,
+          // SCIM's and single sign-on's settings are an Owner's alone (their groups may give the Owner role).
+          org.role === 'owner'
+            ? [
+                ' · ',
+                h('a', { href: `#/orgs/${org.id}/scim` }, 'SCIM provisioning'),
+                ' · ',
+                h('a', { href: `#/orgs/${org.id}/sso` }, 'Single sign-on'),
+              ]
+            : null,
         ),
         projectList(org.projects, create),
         create,

@@ -9,6 +9,7 @@ import { membersPage } from './members-page.js';
 import { playgroundPage } from './playground-page.js';
 import { requestPage, requestsPage } from './requests-page.js';
 import { scimPage } from './scim-page.js';
+import { ssoPage } from './sso-page.js';
 import { settingsPage } from './settings-page.js';
 import { show } from './shell.js';
 import { activityPage, tokensPage } from './token-pages.js';
@@ -51,6 +52,7 @@ export async function route(): Promise<void> {
     else if (parts[0] === 'tokens') await activityPage(parts[1]!);
     else if (parts[0] === 'orgs' && parts[2] === 'members') await membersPage(parts[1]!);
     else if (parts[0] === 'orgs' && parts[2] === 'scim') await scimPage(parts[1]!);
+    else if (parts[0] === 'orgs' && parts[2] === 'sso') await ssoPage(parts[1]!);
     else if (parts[0] === 'mail') await mailPage();
     else if (parts[0] === 'join' && parts.length === 3) await joinPage(parts[1]!, parts[2]!);
     else notFound('No page of the console has this address.');

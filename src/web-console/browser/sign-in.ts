@@ -1,5 +1,5 @@
 // The sign-in form and the account bar.
-import { api, field, h, kSignedInEvent, onSubmit, say, sayError, sayOnNextPage, setCsrfToken } from './dom.js';
+import { ApiError, api, field, h, kSignedInEvent, onSubmit, say, sayError, sayOnNextPage, setCsrfToken } from './dom.js';
 import { show } from './shell.js';
 import { kNotAnEdit } from './unsaved-edits.js';
 import type { User } from './views.js';
@@ -29,6 +29,51 @@ export function signInPage(): void {
       field('Email', email),
       field('Password', password),
       h('p', {}, h('button', { type: 'submit' }, 'Sign in')),
+    ),
+    singleSignOn(),
+  );
+}
+
+/** A sign-in link as an Owner shares it (its settings' signInPath, or the whole address): its organisation id. */
+const kSignInLink = /\/console\/sso\/([^/?#]+)\/start/;
+
+/**
+ * Signing in through the organisation's identity provider (docs/sso.md): the person gives its id, or
+ * pastes its sign-in link. The server is asked first whether that organisation signs in so, and the
+ * browser sent to its start route only then: an organisation without it is told here, on the form, in
+ * the server's words (the start route would answer a bare JSON page).
+ */
+function singleSignOn(): HTMLElement {
+  const org = h('input', {
+    type: 'text',
+    name: 'organisation',
+    autocomplete: 'off',
+    spellcheck: 'false',
+    required: true,
+    'aria-describedby': 'sso-hint',
+  });
+  const hint = h('p', { id: 'sso-hint', class: 'muted' }, 'Its ID (org_…), or the sign-in link your administrator gave you.');
+  return h(
+    'section',
+    { 'aria-label': 'Single sign-on' },
+    h('h2', {}, 'Single sign-on'),
+    h(
+      'form',
+      {
+        ...kNotAnEdit,
+        onsubmit: onSubmit(async () => {
+          const given = org.value.trim();
+          const id = kSignInLink.exec(given)?.[1] ?? encodeURIComponent(given);
+          const res = await fetch(`/console/sso/${id}`, { credentials: 'same-origin' });
+          const data = (await res.json().catch(() => null)) as { signInPath?: string; error?: string; detail?: string } | null;
+          if (!res.ok || data?.signInPath === undefined)
+            throw new ApiError(res.status, data?.error ?? `HTTP ${res.status}`, data?.detail ?? '');
+          location.assign(data.signInPath);
+        }),
+      },
+      field('Organisation', org),
+      hint,
+      h('p', {}, h('button', { type: 'submit', class: 'secondary' }, 'Continue with single sign-on')),
     ),
   );
 }

@@ -33,6 +33,7 @@ export type {
 } from '../api/answers.js';
 export type { RolloutAction, RolloutBody } from '../../release-plans/schemas.js';
 export type { Org, User } from '../../model/accounts.js';
+export type { SsoSettingsView } from '../../sso/schemas.js';
 export type { Audience, Project } from '../../model/projects.js';
 
 export type Access = ProjectAccess;
