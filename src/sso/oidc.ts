@@ -5,7 +5,7 @@
 // iss, aud, azp, exp and iat within the clock skew, nonce). JWT and JWKS handling is jose's, a
 // well-kept library, rather than crypto written here.
 import { createHash, randomBytes } from 'node:crypto';
-import { createRemoteJWKSet, errors, type JWTPayload, jwtVerify } from 'jose';
+import type * as Jose from 'jose';
 import { FlagwireError } from '../errors.js';
 import type { SsoSettings } from './records.js';
 
@@ -38,11 +38,18 @@ const kMaxTokenAgeSeconds = 10 * 60;
 /** Groups taken from a token at most (each at most 256 characters): the claim is the identity provider's to fill. */
 const kMaxGroups = 1000;
 
+let jose: Promise<typeof Jose> | undefined;
+/**
+ * jose, loaded at a thread's first sign-in: its load costs 40-55 ms of CPU, which every node's start
+ * paid (serve's bundle imports it with the routes) though few organisations sign in with SSO.
+ */
+const joseOnUse = () => (jose ??= import('jose'));
+
 const signInFailed = (detail: string) => new FlagwireError('SIGN_IN_FAILED', detail);
 
 interface Provider {
   discovery: Discovery;
-  keys: ReturnType<typeof createRemoteJWKSet>;
+  keys: ReturnType<typeof Jose.createRemoteJWKSet>;
   readAt: number;
 }
 
@@ -63,6 +70,7 @@ export class OidcProviders {
     const kept = this.providers.get(issuer);
     if (kept !== undefined && this.options.now() - kept.readAt < kDiscoveryMs) return kept;
     const discovery = await discover(issuer);
+    const { createRemoteJWKSet } = await joseOnUse();
     const provider: Provider = {
       discovery,
       keys: createRemoteJWKSet(new URL(discovery.jwks_uri), {
@@ -123,7 +131,8 @@ export class OidcProviders {
 
   /** The ID token checked (signature by the provider's keys, iss, aud, azp, exp, iat, nonce) and what it says of the person. */
   async verify(settings: SsoSettings, provider: Provider, idToken: string, nonce: string): Promise<VerifiedPerson> {
-    let payload: JWTPayload;
+    const { errors, jwtVerify } = await joseOnUse();
+    let payload: Jose.JWTPayload;
     try {
       ({ payload } = await jwtVerify(idToken, provider.keys, {
         issuer: settings.issuer,
@@ -134,7 +143,8 @@ export class OidcProviders {
         currentDate: new Date(this.options.now()),
       }));
     } catch (err) {
-      if (err instanceof errors.JOSEError) throw signInFailed(`The identity provider's ID token was refused: ${tokenProblem(err)}.`);
+      if (err instanceof errors.JOSEError)
+        throw signInFailed(`The identity provider's ID token was refused: ${tokenProblem(err, errors)}.`);
       throw err;
     }
     // OpenID Connect Core §3.1.3.7: with several audiences, azp names the client the token was made for.
@@ -151,7 +161,7 @@ export class OidcProviders {
   }
 }
 
-function tokenProblem(err: errors.JOSEError): string {
+function tokenProblem(err: Jose.errors.JOSEError, errors: typeof Jose.errors): string {
   if (err instanceof errors.JWTExpired) return `it has expired (exp ${String(err.payload.exp)}, beyond the allowed clock skew)`;
   if (err instanceof errors.JWTClaimValidationFailed) return `its ${err.claim} claim is not right (${err.reason}: ${err.message})`;
   if (err instanceof errors.JWKSNoMatchingKey) return 'it is signed with a key the identity provider does not publish';

@@ -44,13 +44,20 @@ export const kSsoRoutes = {
   ssoCallback: { method: 'get', pattern: kSsoCallbackPath, auth: 'none', handler: callbackHandler },
 } satisfies Record<string, ServiceRouteSpec>;
 
-/** The providers of a node's front end: one per thread, made with the routes. */
+const kProviders = new WeakMap<ServiceRouteDeps, OidcProviders>();
+
+/** A front-end thread's providers (their discovery documents and keys kept), one for its start and callback routes. */
 function providersOf(deps: ServiceRouteDeps): OidcProviders {
-  return new OidcProviders({
-    clockSkewMs: deps.config.oidcClockSkewMs,
-    jwksCooldownMs: deps.config.oidcJwksCooldownMs,
-    now: () => deps.clock.now(),
-  });
+  let providers = kProviders.get(deps);
+  if (providers === undefined) {
+    providers = new OidcProviders({
+      clockSkewMs: deps.config.oidcClockSkewMs,
+      jwksCooldownMs: deps.config.oidcJwksCooldownMs,
+      now: () => deps.clock.now(),
+    });
+    kProviders.set(deps, providers);
+  }
+  return providers;
 }
 
 /** A route's answer: a redirect (with the cookies it sets), or JSON. */
