@@ -81,7 +81,8 @@ t.test(
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
     });
-    const exited = new Promise((resolve) => child.once('exit', resolve));
+    // 'close', not 'exit': the child's last lines on stderr (its threads' loads) may still be in the pipe at its exit.
+    const exited = new Promise((resolve) => child.once('close', resolve));
     const port = await new Promise<number>((resolve, reject) => {
       let out = '';
       child.stdout.on('data', (chunk: Buffer) => {
