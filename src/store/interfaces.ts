@@ -222,7 +222,7 @@ export interface StoreWriter extends StoreReader {
   putOrg(org: Org): void;
   putUser(user: User): void;
   putMember(member: Membership): void;
-  /** Ends a membership (SCIM's deprovisioning: src/scim); nothing when there is none. */
+  /** Ends a membership; nothing when there is none. */
   deleteMember(member: Pick<Membership, 'orgId' | 'userId'>): void;
   putProject(project: Project): void;
   putAudience(audience: Audience): void;

@@ -83,7 +83,7 @@ export function dataFilePath(dataDir: string): string {
 export const kSchemaVersion = 15;
 
 /**
- * Named databases an environment may open: the layout's (32 once SCIM's came, issue 61), with room for
+ * Named databases an environment may open: the layout's (35 in November 2026), with room for
  * more (LMDB fixes the limit per open, not in the file, so raising it never changes a file). A layout
  * declaring more is refused (store-layout.ts).
  */

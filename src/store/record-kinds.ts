@@ -135,7 +135,7 @@ export const kMemberRecords = recordKind<Membership>()({
       yield { orgId: key[0], userId: key[1], role: value as Role } satisfies Membership;
   },
   apply: (t, member) => t.writer.putMember(member),
-  // SCIM's deprovisioning ends a membership (src/scim).
+  // A membership can end (a person deprovisioned).
   removal: {
     name: 'memberRemoved',
     removes: (member) => [{ kind: 'member', key: JSON.stringify([member.orgId, member.userId]) }],
