@@ -9,25 +9,14 @@ import type { EnvState, Flag, FlagState, GroupFlag, SingleFlag } from '../../src
 import type { Audience } from '../../src/model/projects.js';
 import { buildFlagSet, type FlagSetInput } from '../../src/sync/flag-set.js';
 import type { FlagValueType } from '../../src/targeting/definition.js';
+import { singleFlagRecord } from '../helpers/flag-record.js';
 import { type Answer, FlagdCoreOracle } from '../targeting/flagd-core-oracle.js';
 import { checkProject, kNowMs, newTally, projectArb } from './flag-set-differential.js';
 
 const kProject = 'prj_1';
 
 function single(name: string, state: Partial<FlagState>, extra: Partial<SingleFlag> = {}): SingleFlag {
-  return {
-    id: `flg_${name}`,
-    projectId: kProject,
-    name,
-    description: '',
-    tags: [],
-    cohorts: [],
-    createdAt: 0,
-    updatedAt: 0,
-    kind: 'flag',
-    state: { enabled: true, trafficPercentage: 100, audienceId: null, ...state },
-    ...extra,
-  };
+  return singleFlagRecord(`flg_${name}`, kProject, name, state, extra);
 }
 
 function audience(id: string, rules: Audience['rules']): Audience {
