@@ -6,6 +6,7 @@ import { errorBody, FlagwireError, type ErrorBody, type ErrorCode } from '../err
 import { kInvalidMinRevisionDetail, kRevisionNotReachedDetail } from '../http/revisions.js';
 import type { EvalFlag } from '../model/eval-shapes.js';
 import type { Flag } from '../model/flags.js';
+import type { UnleashPayload } from '../model/unleash-model.js';
 import type { Resolution } from '../targeting/compiled-flag.js';
 import { inExperiment } from './variants.js';
 
@@ -25,21 +26,28 @@ export function evalExperimentBody(flag: { id: string; name: string }, experimen
 }
 
 /**
- * `{id, name, enabled, variant, value}` for a state with typed variants. Where the caller's own default
- * applies (disabled, no default variant, a rule's error) `variant` and `value` are left out, as OFREP
- * leaves them out (open-feature/protocol ADR-0006). With an experiment, `experimentKey` and
- * `inExperiment` follow (the answer's, fixed when the state was compiled: src/eval-engine/variants.ts).
+ * `{id, name, enabled, variant, value}` for a state with typed variants or in Unleash's model. Where the
+ * caller's own default applies (disabled, no default variant, a rule's error) `variant` and `value` are
+ * left out, as OFREP leaves them out (open-feature/protocol ADR-0006). An Unleash variant's `payload`
+ * follows as `unleashPayloadType` and `unleashPayload`, the keys OFREP's flag metadata gives it. With an
+ * experiment, `experimentKey` and `inExperiment` follow (the answer's, fixed when the state was compiled:
+ * src/eval-engine/variants.ts).
  */
 export function evalVariantBody(
   flag: { id: string; name: string },
   enabled: boolean,
   answer: Resolution,
   experiment: string | null,
+  payload: UnleashPayload | undefined,
 ): Buffer {
   const body: EvalFlag = { id: flag.id, name: flag.name, enabled };
   if (answer.value !== undefined) {
     body.variant = answer.variant;
     body.value = answer.value;
+  }
+  if (payload !== undefined) {
+    body.unleashPayloadType = payload.type;
+    body.unleashPayload = payload.value;
   }
   if (experiment !== null) {
     body.experimentKey = experiment;

@@ -27,7 +27,7 @@ import { evalErrorBody, evalExperimentBody, evalFlagBody, evalVariantBody, kAudi
 import { blockedByPlan, compileStateWith, decideState, decisionInExperiment, decisionValue, type CompiledState } from './evaluate.js';
 import { compileVariants, resolveVariant, type CompiledVariants, unleashVariants } from './variants.js';
 import type { Resolution } from '../targeting/compiled-flag.js';
-import { compileUnleash } from '../unleash-rules/state.js';
+import { compileUnleash, unleashToggleVariant } from '../unleash-rules/state.js';
 import type { ResultWriter } from './protocol.js';
 import { projectConfigTag } from './config-tag.js';
 import { EvalQuery } from './query.js';
@@ -248,7 +248,7 @@ export class EvalEngine {
     const bodies = entry.variantBodies[enabled ? 1 : 0];
     let body = bodies.get(answer);
     if (body === undefined) {
-      body = evalVariantBody(entry, enabled, answer, state.experiment);
+      body = evalVariantBody(entry, enabled, answer, state.experiment, unleashToggleVariant(answer)?.variant.payload);
       bodies.set(answer, body);
     }
     return body;

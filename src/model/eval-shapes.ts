@@ -10,6 +10,13 @@ export const EvalFlag = Type.Object({
     Type.String({ description: "Only on a flag with typed variants, when it serves one: the variant's name (docs/design.md §2b)" }),
   ),
   value: Type.Optional(Type.Unknown({ description: "Only with `variant`: the variant's value (boolean, string, number or object)" })),
+  unleashPayloadType: Type.Optional(
+    Type.String({
+      description:
+        "Only on a flag in Unleash's model whose variant has a payload: its type (string, json, csv, number; docs/api.md: Unleash's model)",
+    }),
+  ),
+  unleashPayload: Type.Optional(Type.String({ description: "With unleashPayloadType: the payload's text, as stored" })),
   experimentKey: Type.Optional(
     Type.String({
       description: "Only while the flag (environment) runs an experiment (issue 58): the experiment's key (docs/api.md: Experiments)",

@@ -6,6 +6,7 @@
 //   - of Unleash's front-end API (POST /api/frontend/features/{name}, a client key), which Flagwire's eval
 //     workers answer,
 //   - of OFREP (POST /ofrep/v1/evaluate/flags/{name}), the context flattened,
+//   - of the Evaluation API (GET /v1/flags/{id}), the same flat context as its query,
 // and each answer must be the case's expected one. Then the three are compared with one another over
 // generated contexts. Every feature is stored, those with parts the SDKs never meet (model-problems.ts:
 // an unknown operator, a missing segment, an expression RE2 does not compile) too, named on the flag.
@@ -37,6 +38,8 @@ interface SpecProject {
   projectId: string;
   token: string;
   frontendKey: string;
+  /** Each flag's id, by name. */
+  flagIds: Map<string, string>;
   /** Features the Management API names parts of as never met, with the flag's id. */
   warned: Map<string, string>;
 }
@@ -49,13 +52,15 @@ function makeProject(spec: Specification): SpecProject {
     projectId,
     received: jsonBody(JSON.stringify({ name: 'web', uses: ['frontend'] })),
   }).secret;
+  const flagIds = new Map<string, string>();
   const warned = new Map<string, string>();
   for (const feature of spec.features) {
     const body = { name: feature.name, enabled: feature.enabled, unleash: feature.model };
     const { id } = world.run('flagCreate', { projectId, body, principal: kOperator });
+    flagIds.set(feature.name, id);
     if (modelWarnings(feature.model).length > 0) warned.set(feature.name, id);
   }
-  return { spec, projectId, token, frontendKey, warned };
+  return { spec, projectId, token, frontendKey, flagIds, warned };
 }
 
 const projects = specifications.map(makeProject);
@@ -102,6 +107,21 @@ async function ofrep(p: SpecProject, name: string, context: VectorContext): Prom
   return r.json as OfrepAnswer;
 }
 
+/**
+ * The Evaluation API's answer for the flat context as its query (a null value left out: absent, as on
+ * OFREP), in OFREP's shape (its metadata beside the answer); null for a name no flag has.
+ */
+async function evaluationApi(p: SpecProject, name: string, context: VectorContext): Promise<OfrepAnswer | null> {
+  const id = p.flagIds.get(name);
+  if (id === undefined) return null;
+  const query = new URLSearchParams();
+  for (const [field, value] of Object.entries(flatContext(context))) if (value !== null) query.set(field, String(value));
+  const r = await call(server.baseUrl, 'GET', `/v1/flags/${id}?${query}`);
+  if (r.status !== 200) throw new Error(`Evaluation API ${name}: ${r.status} ${r.text}`);
+  const { enabled, variant, ...metadata } = r.json as { enabled: boolean; variant: string };
+  return { value: enabled, variant, metadata };
+}
+
 /** The variant a toggle or an OFREP answer says, in the specification's shape. */
 function variantOfToggle(toggle: Toggle | null): VectorVariant {
   if (toggle === null) return { name: 'disabled', enabled: false, feature_enabled: false };
@@ -133,7 +153,7 @@ function comparable(got: VectorVariant, expected: VectorVariant): VectorVariant 
 
 let asked = 0;
 
-t.test('every case of the client specification, asked of the stock SDK, the front-end API and OFREP', async (t) => {
+t.test('every case of the client specification, asked of the stock SDK, the front-end API, OFREP and the Evaluation API', async (t) => {
   for (const p of projects) {
     t.test(p.spec.file, async (t) => {
       const unleash = await startSdk(t, p.token);
@@ -141,6 +161,8 @@ t.test('every case of the client specification, asked of the stock SDK, the fron
         t.equal(unleash.isEnabled(c.toggleName, sdkContext(c.context)), c.expectedResult, `SDK: ${c.description}`);
         t.equal((await frontendToggle(p, c.toggleName, c.context))?.enabled ?? false, c.expectedResult, `front-end API: ${c.description}`);
         t.equal((await ofrep(p, c.toggleName, c.context))?.value ?? false, c.expectedResult, `OFREP: ${c.description}`);
+        const evaluated = await evaluationApi(p, c.toggleName, c.context);
+        t.equal(evaluated?.value ?? false, c.expectedResult, `Evaluation API: ${c.description}`);
         asked++;
       }
       for (const c of p.spec.variantTests) {
@@ -149,6 +171,8 @@ t.test('every case of the client specification, asked of the stock SDK, the fron
         const toggle = await frontendToggle(p, c.toggleName, c.context);
         t.same(comparable(variantOfToggle(toggle), expected), expected, `front-end API: ${c.description}`);
         t.same(comparable(variantOfOfrep(await ofrep(p, c.toggleName, c.context)), expected), expected, `OFREP: ${c.description}`);
+        const evaluated = variantOfOfrep(await evaluationApi(p, c.toggleName, c.context));
+        t.same(comparable(evaluated, expected), expected, `Evaluation API: ${c.description}`);
         asked++;
       }
     });
@@ -156,7 +180,7 @@ t.test('every case of the client specification, asked of the stock SDK, the fron
 });
 
 t.test('every case is asked; the flags with parts never met are stored, and their representation names the parts', async (t) => {
-  t.equal(asked, 279, 'every case of the specification asked of all three');
+  t.equal(asked, 279, 'every case of the specification asked of all four');
   const warned = projects.flatMap((p) => [...p.warned].map(([name, id]) => ({ p, name, id })));
   t.same(
     warned.map((w) => `${w.p.spec.file} ${w.name}`),

@@ -51,7 +51,7 @@ t.test('made, shown as stored, evaluated on OFREP; its percentage and audience n
   });
   t.match((await ofrep('beta-gate', { targetingKey: 'u1', plan: 'free' })).json, { value: false, variant: 'disabled', reason: 'DEFAULT' });
   const evaluation = await call(server.baseUrl, 'GET', `/v1/flags/${made.json.id}?targetingKey=u1&plan=beta`);
-  t.match(evaluation.json, { enabled: true, variant: 'blue', value: true });
+  t.match(evaluation.json, { enabled: true, variant: 'blue', value: true, unleashPayloadType: 'json', unleashPayload: '{"c": "blue"}' });
 });
 
 t.test("a dependency on another flag in Unleash's model: enabled, with a variant, or disabled", async (t) => {
