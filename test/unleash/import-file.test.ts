@@ -133,6 +133,12 @@ t.test('applied (skipping the refused flags): the projects are made; again, noth
   t.same(web.environments, ['development', 'production']);
   const flags = (await cli(dir, ['flag', 'list', web.id])).json.flags;
   t.same(flags.map((f: { name: string }) => f.name).sort(), ['web-banner', 'web-beta']);
+  const banner = flags.find((f: { name: string }) => f.name === 'web-banner');
+  t.same(
+    [banner.description, banner.tags],
+    ['web-banner here', ['simple:homepage', 'unleash-type:release']],
+    "Unleash's description and tags, stored",
+  );
   const again = await cli(dir, args(orgB, dev, prod));
   t.equal(again.code, 0);
   t.ok(again.json.plan.projects.every((p: { changes: unknown[] }) => p.changes.length === 0));

@@ -156,6 +156,15 @@ t.test('applied with --skip-refused, then planned again: no change', async (t) =
   const applied = await cli(dir, [...importArgs, '--apply', '--skip-refused']);
   t.equal(applied.code, 0, applied.stderr);
   t.equal(applied.json.applied.length, 1);
+  const projectId = (await cli(dir, ['project', 'list', '--org', orgA])).json.projects.find(
+    (p: { name: string }) => p.name === 'Default',
+  ).id;
+  const everyone = (await cli(dir, ['flag', 'list', projectId])).json.flags.find((f: { name: string }) => f.name === 'everyone');
+  t.same(
+    [everyone.description, everyone.tags],
+    ['on for all in development', ['simple:checkout', 'unleash-type:release']],
+    "Unleash's description and tags, stored",
+  );
   const again = await cli(dir, importArgs);
   t.equal(again.code, 0, 'the same import again changes nothing');
   t.same(again.json.plan.projects[0].changes, []);
