@@ -340,6 +340,26 @@ t.test('refusals: no key, an API token, a relay key, a revoked key, a key withou
   t.equal(client.isEnabled('colour'), false);
 });
 
+t.test('a front-end key reads no rule: every route that shows a flag’s rules refuses it', async (t) => {
+  const flagId = ids.flag;
+  const rules = [
+    '/api/client/features',
+    '/api/client/streaming',
+    '/api/v1/flags',
+    `/api/v1/flags/${flagId}`,
+    `/api/v1/flags/${flagId}/flagd`,
+    `/v1/flag-sets/${ids.single}`,
+  ];
+  for (const path of rules) {
+    for (const authorization of [web, `Bearer ${web}`]) {
+      const r = await frontend('GET', path, authorization);
+      t.equal(r.status, 401, `${path}: 401`);
+      t.notOk(/"strategies"|"trafficPercentage"|"cohorts"|"targeting"/.test(r.text), `${path}: no rule in the refusal`);
+    }
+  }
+  t.equal((await frontend('GET', '/api/frontend', web)).status, 200, 'the same key answers on the front-end API');
+});
+
 t.test('a key revoked while in use is refused from the next request on', async (t) => {
   const key = makeKey('soon revoked', ['frontend']);
   for (let i = 0; i < 3; i++) t.equal((await frontend('GET', '/api/frontend?userId=u1', key.secret)).status, 200, 'in use');
