@@ -12,8 +12,14 @@
 // --limit N: the node's rate per project is N events a second (FLAGWIRE_EVENTS_PER_SECOND), a flood past
 // it; at the least (1000) nearly every batch is refused, so the node's CPU per refused batch is a refusal's.
 // --cli PATH: the node is that build's dist/src/cli/cli.js (another build's, beside this one's, run in turn).
+// --server-cpus LIST: the node runs on those CPUs (taskset), the bench and its probe where it was started,
+// so that on a machine of many cores the senders never take the node's cores (a flood's cost to another
+// project is then the node's alone).
+// --wrk THREADS: the senders are wrk (bench/wrk.ts: native, THREADS threads, --clients connections) sending
+// one batch again and again, instead of this process's fetch senders, which one JavaScript thread caps:
+// a flood as hard as the cores given to it can push. Counted events are read from its 2xx answers.
 // Run: npm run build && node dist/bench/events.bench.js [--seconds 10] [--clients 4] [--rate EVENTS_PER_S] [--flood]
-//   [--raw-retention-days N] [--profile DIR] [--postgres] [--limit N] [--cli PATH]
+//   [--raw-retention-days N] [--profile DIR] [--postgres] [--limit N] [--cli PATH] [--server-cpus LIST] [--wrk THREADS]
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -29,6 +35,7 @@ import { startPostgres } from '../test/helpers/postgres.js';
 import { machineInfo } from './environment.js';
 import type { ProbeData, ProbeFigures } from './evaluation-probe.js';
 import { rssKb } from './processes.js';
+import { runWrk } from './wrk.js';
 
 const { values } = parseArgs({
   options: {
@@ -42,8 +49,11 @@ const { values } = parseArgs({
     'raw-retention-days': { type: 'string' },
     cli: { type: 'string' },
     limit: { type: 'string' },
+    'server-cpus': { type: 'string' },
+    wrk: { type: 'string' },
   },
 });
+if (values.wrk !== undefined && values.rate !== undefined) throw new Error('--wrk sends as fast as answered: no --rate');
 const kSeconds = Number(values.seconds);
 const kClients = Number(values.clients);
 const kBatch = 1000;
@@ -99,7 +109,11 @@ function batch(n: number): string {
 // --profile DIR: the node's threads' CPU profiles written there (dist/bench/profile-summary.js DIR reads them).
 const profile = values.profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${values.profile}`];
 const cli = values.cli ?? new URL('../src/cli/cli.js', import.meta.url).pathname;
-const child: ChildProcess = spawn(process.execPath, [...profile, cli, 'serve', '--port', '0', '--data', dataDir], {
+const nodeArgs = [...profile, cli, 'serve', '--port', '0', '--data', dataDir];
+const serverCpus = values['server-cpus'];
+const [command, args] =
+  serverCpus === undefined ? [process.execPath, nodeArgs] : ['taskset', ['-c', serverCpus, process.execPath, ...nodeArgs]];
+const child: ChildProcess = spawn(command, args, {
   stdio: ['ignore', 'pipe', 'inherit'],
   // The project's event rate raised out of the way (what one node counts is measured, not the limit),
   // unless the run is a flood.
@@ -167,21 +181,39 @@ const serverBefore = cpuMs(child.pid!);
 const selfBefore = process.cpuUsage();
 const t0 = performance.now();
 const deadline = t0 + kSeconds * 1000;
+/** wrk's senders: one batch, over and over, on `--clients` connections; what it counted and refused. */
+async function wrkSenders(threads: number): Promise<void> {
+  const request = { method: 'POST', path: '/ofrep/v1/events', headers, body: bodies[0]! };
+  const { result } = runWrk({
+    url: `http://127.0.0.1:${port}`,
+    connections: kClients,
+    durationSec: kSeconds,
+    threads,
+    cpus: null,
+    sequence: { kind: 'fixed', request },
+  });
+  const r = await result;
+  // Answers outside 2xx are refusals; a 2xx counted the batch's events (a repeated body is a new batch: no batchId).
+  refused = r.non2xx;
+  counted = (r.requests - r.non2xx) * kBatch;
+}
 const [, busy] = await Promise.all([
-  Promise.all(
-    Array.from({ length: kClients }, async () => {
-      while (performance.now() < deadline) {
-        const n = next++;
-        if (kBatchEveryMs !== null) {
-          // Batch n is due at t0 + n * kBatchEveryMs: a sender that is early waits, one that is late sends at once.
-          const due = t0 + n * kBatchEveryMs - performance.now();
-          if (due > 0) await new Promise((resolve) => setTimeout(resolve, due));
-          if (performance.now() >= deadline) break;
-        }
-        await post(bodies[n % bodies.length]!);
-      }
-    }),
-  ),
+  values.wrk !== undefined
+    ? wrkSenders(Number(values.wrk))
+    : Promise.all(
+        Array.from({ length: kClients }, async () => {
+          while (performance.now() < deadline) {
+            const n = next++;
+            if (kBatchEveryMs !== null) {
+              // Batch n is due at t0 + n * kBatchEveryMs: a sender that is early waits, one that is late sends at once.
+              const due = t0 + n * kBatchEveryMs - performance.now();
+              if (due > 0) await new Promise((resolve) => setTimeout(resolve, due));
+              if (performance.now() >= deadline) break;
+            }
+            await post(bodies[n % bodies.length]!);
+          }
+        }),
+      ),
   probeEvaluations(kSeconds * 1000),
 ]);
 const seconds = (performance.now() - t0) / 1000;

@@ -129,12 +129,19 @@ function reply(id: number, outcome: EventsAnswer | BatchRefusal): BatchReply {
   return 'code' in outcome ? { id, refusal: outcome } : { id, answer: outcome };
 }
 
+// Batches still being counted. The front end drains before it closes, but a batch whose client went away
+// is no request in flight any more: its count still finishes (or is refused) before the files close,
+// never failing on a closed database.
+const counting = new Set<Promise<void>>();
+
 port.on('message', (message: EventsThreadMessage) => {
   if (message === 'close') {
-    void Promise.all([writes.close(), store.close()]).then(() => port.postMessage('closed'));
+    void Promise.allSettled(counting)
+      .then(() => Promise.all([writes.close(), store.close()]))
+      .then(() => port.postMessage('closed'));
     return;
   }
-  receive(message).then(
+  const counted = receive(message).then(
     (outcome) => port.postMessage(reply(message.id, outcome)),
     (err: unknown) =>
       port.postMessage(
@@ -143,4 +150,6 @@ port.on('message', (message: EventsThreadMessage) => {
           : { id: message.id, failure: err instanceof Error ? (err.stack ?? err.message) : String(err) },
       ),
   );
+  counting.add(counted);
+  void counted.finally(() => counting.delete(counted));
 });

@@ -1,0 +1,73 @@
+// Refusals from headers answered late (a tarpit). A flooding client's connection carries one request at
+// a time: answered at once, a refusal from headers costs the node about 0.05 ms, and 64 connections sent
+// 92,000 of them a second to one 8-thread node, taking 4.8 of its 8 cores, and another project's
+// evaluations went from 0.44 to 7.08 ms at the p99 (bench/RESULTS.md, issue 58, 16 cores). Held half a
+// second to a second, each such connection asks at most twice a second, whatever the client does. Drawn
+// in that range, not fixed, so that a flood's connections, refused together, do not come due together:
+// held only until the refusal ended (about 20 ms at the default rate), 256 connections came due as one
+// burst every 20 ms, and the other project's p99 went to 1.80 ms. A client that honours Retry-After
+// sends no batch while refused, so it never waits here.
+//
+// Bounded: at most kMaxHeld answers wait per front-end thread (past it, a refusal is answered at once,
+// as before), each the response and its refusal, never the body. Due times are kept in slots of kTickMs
+// (a timing wheel): one timer per thread while anything waits, none when nothing does. A client gone is
+// skipped; a front end draining for shutdown answers what waits at the next tick, with Connection: close.
+import { type PendingResponse, trackAbort } from '../http/http.js';
+
+/** The longest a refusal is held (the shortest is half of it): about a refused batch's Retry-After. */
+export const kMaxHoldMs = 1000;
+/** The most answers waiting per front-end thread. */
+export const kMaxHeld = 10_000;
+const kTickMs = 20;
+
+interface Held {
+  readonly res: PendingResponse;
+  readonly answer: () => void;
+}
+
+export class HeldRefusals {
+  /** Answers due in the tick of the key (due time / kTickMs, rounded up). */
+  private readonly slots = new Map<number, Held[]>();
+  private count = 0;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly max = kMaxHeld) {}
+
+  /** How many answers wait now. */
+  get size(): number {
+    return this.count;
+  }
+
+  /**
+   * Answers `res` (by `answer`) in half a second to a second; at once when as many wait as may, or the
+   * front end drains. Timed by this thread's monotonic clock, whatever the node's clock says.
+   */
+  hold(res: PendingResponse, answer: () => void): void {
+    if (this.count >= this.max || res.drain?.draining === true) {
+      answer();
+      return;
+    }
+    trackAbort(res);
+    const tick = Math.ceil((performance.now() + kMaxHoldMs * (0.5 + Math.random() / 2)) / kTickMs);
+    const slot = this.slots.get(tick);
+    if (slot === undefined) this.slots.set(tick, [{ res, answer }]);
+    else slot.push({ res, answer });
+    this.count++;
+    this.timer ??= setInterval(() => this.answerDue(), kTickMs);
+  }
+
+  private answerDue(): void {
+    const tick = performance.now() / kTickMs;
+    for (const [due, slot] of this.slots) {
+      // Every response of a front end shares its drain: one says whether it drains.
+      if (due > tick && slot[0]!.res.drain?.draining !== true) continue;
+      this.slots.delete(due);
+      this.count -= slot.length;
+      for (const { res, answer } of slot) if (!res.aborted) answer();
+    }
+    if (this.count === 0 && this.timer !== null) {
+      clearInterval(this.timer);
+      this.timer = null;
+    }
+  }
+}
