@@ -56,7 +56,7 @@ export interface BackgroundWork {
    * copy (the sync service) runs there too.
    */
   readonly runsOnRelay: boolean;
-  /** Starts it; null when the node's settings leave it off (no SMTP server, no flag file). */
+  /** Starts it; null when nothing of it runs on: the node's settings leave it off (no SMTP server, no flag file), or it was all done at start (a sweep). */
   start(node: NodeServices): Promise<RunningWork | null>;
 }
 

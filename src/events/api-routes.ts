@@ -86,7 +86,7 @@ export const kEventsApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
         const disposition = [['Content-Disposition', name]] as const;
         const pages = await events.rawPages();
         if (format === 'jsonl') return new StreamedAnswer(kJsonLines, jsonLines(pages, scope, range), disposition);
-        return new StreamedAnswer(kParquet, parquet(pages, scope, range, events.dataDir), disposition);
+        return new StreamedAnswer(kParquet, parquet(pages, scope, range, events.scratch), disposition);
       },
     },
   },

@@ -25,4 +25,14 @@ export const kEvents = defineCapability({
   },
   cli: async () => (await import('./cli.js')).kEventsCli,
   auditActions: kEventAuditActions,
+  // At a node's start, before it listens: the export scratch folders left by processes that ended
+  // (export-scratch.ts). A relay exports nothing, and its data dir is its own.
+  background: [
+    {
+      name: 'export scratch sweep',
+      phase: 'before listening',
+      runsOnRelay: false,
+      start: async (node) => (await import('./export-scratch.js')).sweepLeftoverScratch(node),
+    },
+  ],
 });

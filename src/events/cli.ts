@@ -13,6 +13,7 @@ import { requireProject } from '../model/lookups.js';
 import { jsonBody } from '../model/request-body.js';
 import { type RawEventPages, TallyFile } from '../store/tally-file.js';
 import { exportFormat, jsonLines, parquet, timeParam } from './export.js';
+import { ExportScratch } from './export-scratch.js';
 import { type EventSettings, kMaxRetentionDays } from './schemas.js';
 import { eventSettingsOf, kEventCommands } from './settings-commands.js';
 
@@ -88,7 +89,7 @@ export const kEventsCli: readonly CliCommand[] = [
       const scope = { projectId: project.id, environment: env ?? '' };
       const out = args.required('out');
       try {
-        const chunks = format === 'jsonl' ? jsonLines(pages, scope, range) : parquet(pages, scope, range, dataDir);
+        const chunks = format === 'jsonl' ? jsonLines(pages, scope, range) : parquet(pages, scope, range, new ExportScratch(dataDir));
         return { out, format, bytes: await writeChunks(out, chunks) };
       } finally {
         await pages?.close();

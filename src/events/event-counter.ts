@@ -12,6 +12,7 @@ import { FlagwireError } from '../errors.js';
 import type { ExperimentTally, RawEventPages, TallyScope } from '../store/tally-file.js';
 import type { BatchRefusal, BatchReply, BatchRequest, EventsThreadData, EventsThreadMessage, ReceivedBatch } from './events-thread.js';
 import { rateRefusal } from './event-rate.js';
+import { cutByShutdown, ExportScratch } from './export-scratch.js';
 import type { EventsAnswer } from './receive.js';
 import { RefusedKeys } from './refused-keys.js';
 import { TallyWrites } from './tally-writes.js';
@@ -85,12 +86,11 @@ export class EventCounter {
     const { dataDir, databaseUrl, eventsPerSecond, httpThreads } = config;
     const limits = { subjectsPerEnvironment: config.eventSubjectsPerEnvironment, rawBytesPerProject: config.rawEventBytesPerProject };
     this.threadData = { dataDir, databaseUrl, eventsPerSecond, httpThreads, limits, startedBefore: 0 };
+    this.scratch = new ExportScratch(dataDir);
   }
 
-  /** The data dir: the tally file's, and where a Parquet export writes its scratch files. */
-  get dataDir(): string {
-    return this.threadData.dataDir;
-  }
+  /** Where this node's Parquet exports write their scratch files (in the data dir). */
+  readonly scratch: ExportScratch;
 
   /**
    * Where an export reads raw events: PostgreSQL's tally, or the tally file; null while no tally file
@@ -114,11 +114,7 @@ export class EventCounter {
   }
 
   private refuseIfClosing(): void {
-    if (this.closing)
-      throw new FlagwireError(
-        'SERVER_BUSY',
-        'This node is shutting down, and its export was cut before its end (its drain bound passed): export again, from another node or once this one is back.',
-      );
+    if (this.closing) throw cutByShutdown();
   }
 
   /** Whether nothing was ever counted here: an embedded node without a tally file (an erasure there erases nothing and creates none). */
@@ -233,6 +229,8 @@ export class EventCounter {
       await thread.terminate();
     }
     await this.writes.close();
+    // A folder that cannot be removed now (a file system turned read-only) is the next start's to remove.
+    await this.scratch.close().catch((err: unknown) => this.log.warn({ err }, 'an export scratch folder was left in the data dir'));
   }
 }
 

@@ -4,15 +4,15 @@
 // - JSON lines go out page by page as they are read.
 // - Parquet is written by DuckDB (@duckdb/node-api), the well-kept writer of the format: the JSON lines
 //   go to a scratch file in the data dir, DuckDB copies them into a Parquet file in one pass within a
-//   memory limit of its own, and that file is sent a chunk at a time; the scratch is removed whether
-//   the export ends, fails or its client goes away. DuckDB is imported here, on the first Parquet
+//   memory limit of its own, and that file is sent a chunk at a time; the scratch is removed however
+//   the export ends (export-scratch.ts). DuckDB is imported here, on the first Parquet
 //   export, never at start-up: its import takes some 220 ms and 35 MB of memory that no other route needs.
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
 import { FlagwireError } from '../errors.js';
+import type { ExportScratch } from './export-scratch.js';
 import type { RawCursor, RawEventPages, RawRange, TallyScope } from '../store/tally-file.js';
 
 /** Raw events read per page: at most some 3 MiB of them (an event with its details full is about 3 KiB). */
@@ -50,14 +50,14 @@ export async function* jsonLines(pages: RawEventPages | null, scope: TallyScope,
   } while (after !== null);
 }
 
-/** The same events as one Parquet file, written by DuckDB in a scratch dir under `dataDir`. */
+/** The same events as one Parquet file, written by DuckDB in a scratch folder of `scratches`. */
 export async function* parquet(
   pages: RawEventPages | null,
   scope: TallyScope,
   range: RawRange,
-  dataDir: string,
+  scratches: ExportScratch,
 ): AsyncGenerator<Uint8Array> {
-  const scratch = await mkdtemp(join(dataDir, 'export-'));
+  const scratch = await scratches.make();
   try {
     const lines = join(scratch, 'events.jsonl');
     const out = createWriteStream(lines);
@@ -68,7 +68,7 @@ export async function* parquet(
     await writeParquet(lines, written, scratch);
     yield* createReadStream(written, { highWaterMark: kFileChunkBytes });
   } finally {
-    await rm(scratch, { recursive: true, force: true });
+    await scratches.remove(scratch);
   }
 }
 

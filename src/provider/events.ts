@@ -1,5 +1,6 @@
 // FlagwireEvents: what an application sends back to Flagwire (issue 58, item 3; docs/events.md), for
-// OpenFeature's server and web SDKs alike, with any provider (Flagwire's, the stock OFREP and flagd ones):
+// OpenFeature's server and web SDKs alike, with any provider (exposures only where its answers carry
+// `inExperiment`: Flagwire's and the stock OFREP ones; flagd's fixed flag metadata cannot):
 //
 //   hook       an OpenFeature hook whose `after` stage records an exposure when an answer says it is one
 //              (flag metadata `experimentKey` and `inExperiment: true`), once per subject and experiment

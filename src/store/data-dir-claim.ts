@@ -10,6 +10,7 @@
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { StoreOpenError } from './data-file.js';
+import { isRunning, startTimeOf } from './process-life.js';
 
 export type ClaimRole = 'server' | 'migration';
 
@@ -82,26 +83,4 @@ function liveClaims(dataDir: string): Claim[] {
     else rmSync(join(dataDir, name), { force: true });
   }
   return live;
-}
-
-function isRunning(pid: number, recordedStart: string): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    // EPERM: a process of another user has this pid; only its start time can tell whether it is ours.
-    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
-  }
-  const start = startTimeOf(pid);
-  return start === null || recordedStart === '' || start === recordedStart;
-}
-
-/** The process's start time in clock ticks since boot (field 22 of /proc/<pid>/stat), or null off Linux. */
-function startTimeOf(pid: number): string | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name (field 2) may hold spaces and parentheses: count fields after its last ')'.
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
-  } catch {
-    return null;
-  }
 }

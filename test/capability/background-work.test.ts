@@ -125,6 +125,7 @@ t.test("the capabilities' background work: the scheduler before the flag file, t
     'scheduler: before listening',
     'deliverer: outbox',
     'file-follower: before listening',
+    'export scratch sweep: before listening',
     'mailer: outbox',
     'sync service: before listening',
   ]);

@@ -3,11 +3,13 @@
 // collector body to POST /v1/data/collector; each bad event is named by its index and the rest counted;
 // the statistics route then says exactly what a recomputation from the sent events says; a batch sent
 // again under its id is counted once; what is not a live client key is refused, and nothing is counted;
-// a body that is not a batch, too large, or a gzip bomb is refused whole.
+// a body that is not a batch, too large, or a gzip bomb is refused whole; the events key reads nothing;
+// events are counted while the writer waits for the data file's lock (they never go through it).
 import { gzipSync } from 'node:zlib';
 import t from 'tap';
 import { call, type Reply } from '../helpers/http.js';
 import { kColourFlag } from '../helpers/experiment-server.js';
+import { holdLock } from '../helpers/hold-lock.js';
 import { startWorldServer } from '../helpers/world-server.js';
 
 const { server, world } = await startWorldServer(t);
@@ -299,4 +301,49 @@ t.test("a subject erased: its exposures and totals forgotten, the statistics the
   );
   const again = await erase(secrets.multiWrite, { targetingKey: 'fay' });
   t.strictSame(again.json.erased, false, 'nothing left the second time');
+});
+
+t.test('a client key with the events use reads nothing: no flag, rule, key, statistic or event', async (t) => {
+  const { single } = world.ids;
+  // Each read of the project's: an API token's routes refuse a client key as no token at all (401); the
+  // one route that takes client keys (Unleash's front-end API) refuses it without that use (403).
+  const reads: [path: string, status: number][] = [
+    ['/api/v1/flags', 401],
+    ['/api/v1/client-keys', 401],
+    ['/api/v1/experiments/colour-test/statistics', 401],
+    ['/api/v1/events/export', 401],
+    [`/v1/flag-sets/${single}`, 401],
+    [`/v1/snapshots/${single}`, 401],
+    ['/api/frontend', 403],
+  ];
+  for (const [path, status] of reads) {
+    const r = await call(base, 'GET', path, { token: shop.secret });
+    t.equal(r.status, status, `GET ${path}: ${r.text}`);
+    t.notOk(r.text.includes('button-colour') || r.text.includes('colour-test'), `${path} names nothing of the project`);
+  }
+});
+
+t.test('events are counted while the writer cannot write: they never go through it', async (t) => {
+  const arm = async (variant: string) =>
+    ((await stats(secrets.read, 'colour-test')).json.variants.find((v: { variant: string }) => v.variant === variant)?.subjects ??
+      0) as number;
+  const before = await arm('red');
+  // Another process holds the data file's write lock: the writer thread waits for it, as every
+  // configuration change does.
+  const held = await holdLock(server.dataDir);
+  let patched = false;
+  const patch = call(base, 'PATCH', `/api/v1/flags/${world.ids.flag2}`, { token: secrets.write, body: { enabled: true } }).then((r) => {
+    patched = true;
+    return r;
+  });
+  const sent = await send(shop.secret, {
+    events: [exposure('held-1', 'red', now, 'button-colour'), track('held-1', 'signup', 1)],
+  });
+  t.equal(sent.status, 200, sent.text);
+  t.match(sent.json, { accepted: 2, duplicates: 0, rejected: [] });
+  t.equal(await arm('red'), before + 1, 'counted, and read, meanwhile');
+  t.ok(held.stillHeld(), 'the lock was held throughout');
+  t.notOk(patched, 'while a configuration change still waits for the writer');
+  await held.release();
+  t.equal((await patch).status, 200, 'which goes through once the lock is free');
 });

@@ -6,7 +6,8 @@
 // a batch sent again to the other node is answered as the first time and counted once, and its id is
 // forgotten a day later; a subject erased on one node is gone from both nodes' statistics; a batch sent
 // while PostgreSQL is down is refused and counts nothing, and counts once sent again after; batches of
-// 1,000 subjects, 8 at once on each node, the same subjects on both, count each subject once.
+// 1,000 subjects, 8 at once on each node, the same subjects on both, count each subject once; a batch
+// counts while another session holds the cluster's write lock, which configuration writes wait for.
 // Raw events (a project that keeps them; PostgreSQL schema 4): through the kill -9 above, and sent
 // again, each kept exactly once; exported from the other node (JSON lines, Parquet, the command line)
 // as sent, in an order whose replay gives the statistics exactly; a subject erased on one node is gone
@@ -20,6 +21,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import pgLib from 'pg';
 import t from 'tap';
 import { type CountedEvent, millionths } from '../../src/events/tally.js';
 import { recomputedStatistics } from '../helpers/event-tally.js';
@@ -638,6 +640,37 @@ t.test('a batch id is one for both nodes, and forgotten 24 hours on by the batch
     [['on', 2]],
     'ann and cat exposed; bob, in the batch sent again, not',
   );
+});
+
+t.test("a batch counts while a transaction holds the cluster's write lock: events never take it", async (t) => {
+  const { url, nodes, key, token } = await world(t);
+  const a = nodes[0]!.baseUrl;
+  // What every configuration write takes first (src/store/pg/pg-system.ts: the revision row), held by
+  // another session as a stuck writer of another node would hold it.
+  const holder = new pgLib.Client({ connectionString: url });
+  await holder.connect();
+  t.teardown(() => holder.end());
+  await holder.query('BEGIN');
+  await holder.query('SELECT revision FROM flagwire_meta FOR UPDATE');
+  let written = false;
+  const write = call(a, 'POST', '/api/v1/flags', { token, body: { name: 'made-while-held' } }).then((r) => {
+    written = true;
+    return r;
+  });
+  const sent = await call(a, 'POST', '/ofrep/v1/events', {
+    token: key,
+    body: { events: [{ kind: 'exposure', key: kFlags[0].name, targetingKey: 'held', variant: 'on', timestamp: Date.now() }] },
+  });
+  t.strictSame(sent.json, { accepted: 1, duplicates: 0, rejected: [] }, 'counted and answered');
+  const stats = await call(nodes[1]!.baseUrl, 'GET', `/api/v1/experiments/${kFlags[0].experiment}/statistics`, { token });
+  t.strictSame(
+    stats.json.variants.map((v: { variant: string; subjects: number }) => [v.variant, v.subjects]),
+    [['on', 1]],
+    "and in the other node's statistics",
+  );
+  t.notOk(written, 'while a configuration write waits for the lock');
+  await holder.query('ROLLBACK');
+  t.equal((await write).status, 201, 'which goes through once it is free');
 });
 
 t.test('PostgreSQL down: a batch is refused and counts nothing; sent again under its id once it is back, it counts once', async (t) => {

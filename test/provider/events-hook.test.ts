@@ -2,7 +2,8 @@
 // (issue 58, item 3): its hook on a client of the stock OFREP provider sends each subject's exposure
 // once, however often it is evaluated, only for answers that are exposures; FlagwireProvider's
 // `client.track(...)` sends outcomes; the timer sends without a flush; a batch whose answer was lost is
-// sent again under its id and counted once; what cannot be sent waits, bounded.
+// sent again under its id and counted once; what cannot be sent waits, bounded; a batch is at most
+// 1,000 events and 10 s, whatever the options ask.
 import { OFREPProvider } from '@openfeature/ofrep-provider';
 import { OpenFeature } from '@openfeature/server-sdk';
 import t from 'tap';
@@ -146,4 +147,41 @@ t.test('the pairs remembered are the latest: an older one forgotten is sent agai
   for (const subject of ['a', 'b', 'c', 'c', 'b', 'a']) expose(subject);
   await events.close();
   t.strictSame(sent, ['a', 'b', 'c', 'a'], 'a, forgotten once c came, is sent again; b and c are not');
+});
+
+t.test('a batch holds at most 1,000 events: a full one is sent at once, the rest within 10 s, whatever the options ask', async (t) => {
+  const batches: number[] = [];
+  let accepted = 0;
+  // Asked for more than the bounds allow: they hold nonetheless.
+  const events = new FlagwireEvents({
+    url: base,
+    clientKey,
+    maxBatch: 5000,
+    flushIntervalMs: 600_000,
+    onError: (err) => t.fail(err.message),
+    fetch: async (input, init) => {
+      batches.push((JSON.parse(String(init?.body)) as { events: unknown[] }).events.length);
+      const answer = await fetch(input, init);
+      accepted += ((await answer.clone().json()) as { accepted: number }).accepted;
+      return answer;
+    },
+  });
+  t.teardown(() => events.close());
+  for (let i = 0; i < 999; i++) events.track('batched', { targetingKey: `b${i % 50}` });
+  t.strictSame(batches, [], 'nothing sent before a batch is full');
+  events.track('batched', { targetingKey: 'b0' });
+  // The send begins in the same turn as the 1,000th event: no timer was waited for.
+  t.strictSame(batches, [1000], 'the full batch is sent at once');
+  for (let i = 0; i < 1500; i++) events.track('batched', { targetingKey: `b${i % 50}` });
+  // The rest goes by the timer, never flushed here: 10 s at most (asked: 600 s). The bound only catches a hang.
+  const deadline = Date.now() + 60_000;
+  while (accepted < 2500) {
+    if (Date.now() > deadline) throw new Error(`the timer did not send the rest within a minute: ${batches}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  t.ok(
+    batches.every((size) => size <= 1000),
+    `no batch above 1,000 events: ${batches}`,
+  );
+  t.equal(accepted, 2500, 'the server took every one');
 });

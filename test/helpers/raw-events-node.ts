@@ -1,0 +1,43 @@
+// A real node over the experiment world (experiment-server.ts) keeping raw events, for the export's
+// tests: the events sent, and a reader of its export's body.
+import { randomBytes } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import type { Test } from 'tap';
+import { must, startExperimentServer } from './experiment-server.js';
+import { call } from './http.js';
+
+/**
+ * A node keeping `events` raw events of about 1.3 KB each (their details), sent 600 a batch: the same
+ * details on each, or random ones (`random`), which no format compresses (a Parquet file as large as they).
+ */
+export async function nodeWithRawEvents(t: Test, events: number, random = false) {
+  const started = await startExperimentServer(t, { FLAGWIRE_LOG_LEVEL: 'info' });
+  const { base, world, clientKey } = started;
+  must(await call(base, 'PATCH', '/api/v1/events/settings', { token: world.secrets.write, body: { rawEventRetentionDays: 30 } }), 200);
+  const field = () => (random ? randomBytes(120).toString('hex') : 'x'.repeat(240));
+  for (let sent = 0; sent < events; sent += 600) {
+    const batch = Array.from({ length: Math.min(600, events - sent) }, (_, i) => ({
+      kind: 'track',
+      key: 'purchase',
+      targetingKey: `user-${sent + i}`,
+      value: sent + i,
+      details: Object.fromEntries(Array.from({ length: 5 }, (_, f) => [`field${f}`, field()])),
+      timestamp: Date.now(),
+    }));
+    must(await call(base, 'POST', '/ofrep/v1/events', { token: clientKey, body: { events: batch } }), 200);
+  }
+  /** The export's body, its status checked (200). */
+  const reader = async (format: 'jsonl' | 'parquet' = 'jsonl') => {
+    const r = await fetch(`${base}/api/v1/events/export?format=${format}`, { headers: { authorization: `Bearer ${world.secrets.read}` } });
+    t.equal(r.status, 200);
+    return r.body!.getReader();
+  };
+  return { ...started, reader };
+}
+
+/** The names in `dataDir` of what looks like an export's scratch folder (src/events/export-scratch.ts), sorted. */
+export function scratchFolders(dataDir: string): string[] {
+  return readdirSync(dataDir)
+    .filter((name) => name.startsWith('.export-'))
+    .sort();
+}
