@@ -26,11 +26,14 @@ const kMainRules: readonly Rule[] = [
   { bucket: 'hand-off: next batch posted (Piscina, futex wake)', frames: ['runTask ', 'postTask ', 'AtomicsNotify'] },
   { bucket: 'counting (metrics)', frames: ['/metrics/metrics.js', '/metrics/registry.js'] },
   { bucket: 'answer: uWS writes (status, headers, body)', frames: ['res_cork', 'res_end', 'res_writeHeader', 'res_writeStatus'] },
-  { bucket: 'answer: JS (batch loop, reading answers)', frames: ['answerBatch ', 'failBatch ', '/eval/protocol.js:2', 'answer '] },
+  { bucket: 'answer: JS (batch loop, reading answers)', frames: ['answerBatch ', 'failBatch ', '/eval-engine/protocol.js:2', 'answer '] },
   { bucket: 'hand-off: batch back (message, wake-up, promise)', frames: ['MessagePort::OnMessage', 'uv__async_io'] },
   { bucket: 'hand-off: batch sent (setImmediate turn)', frames: ['processImmediate', 'CheckImmediate', 'flushTurn', 'pump file'] },
   { bucket: 'request: onAborted', frames: ['res_onAborted', 'trackAbort'] },
-  { bucket: 'request: copy into the batch', frames: ['/eval/batcher.js', '/eval/protocol.js', 'WriteUtf8', 'Utf8Length'] },
+  {
+    bucket: 'request: copy into the batch',
+    frames: ['/eval-engine/batcher.js', '/eval-engine/protocol.js', 'enqueue ', 'WriteUtf8', 'Utf8Length'],
+  },
   { bucket: 'request: read off uWS (id, query, headers)', frames: ['req_get', 'getQuery', 'getParameter', 'getHeader', 'minRevisionOf'] },
   { bucket: 'request: handler (JS wrappers)', frames: ['uWS_App_', 'JSEntry'] },
   { bucket: 'uWS: parse and dispatch', frames: ['uws_linux', 'us_internal', 'uWS::'] },
@@ -42,10 +45,23 @@ const kWorkerRules: readonly Rule[] = [
   { bucket: 'GC', frames: ['Heap::', 'Scavenger', 'MarkCompact', 'IncrementalMarking', 'ConcurrentMarking', 'GCTracer'] },
   { bucket: 'waiting (Atomics.wait)', frames: ['FutexEmulation', 'atomicsWaitLoop', 'futex_wait'] },
   { bucket: 'read requests', frames: ['readRequests '] },
-  { bucket: 'LMDB snapshot and reads', frames: ['mdb_', '/lmdb/', 'resetReadTxn', 'beginBatch'] },
+  { bucket: 'LMDB snapshot and reads', frames: ['mdb_', '/lmdb/', '/msgpackr/', 'resetReadTxn', 'beginBatch'] },
   {
     bucket: 'evaluate and write answers',
-    frames: ['/eval/engine.js', '/eval/evaluate.js', '/eval/query.js', 'evaluation-api-evaluator', '/ofrep/', 'ResultWriter', 'put '],
+    // The serve bundle (bundle/eval/) names no source path but the route sets' evaluator modules: the
+    // rest of a batch's evaluation is found by evaluateBatch, once reading and LMDB are taken above.
+    frames: [
+      '/eval-engine/engine.js',
+      '/eval-engine/evaluate.js',
+      '/eval-engine/query.js',
+      'evaluation-api-evaluator',
+      'ofrep-evaluator',
+      'frontend-evaluator',
+      '/ofrep/',
+      'ResultWriter',
+      'put ',
+      'evaluateBatch ',
+    ],
   },
   {
     bucket: 'Piscina message (post, receive, clone)',

@@ -14,7 +14,7 @@
 //   evaluateProject  project id   raw query string   (empty)
 import type { HttpRequest, TemplatedApp } from 'uWebSockets.js';
 import { trackAbort, type PendingResponse } from '../http/http.js';
-import { kInvalidMinRevision, kMinRevisionHeader, minRevisionOf } from '../http/revisions.js';
+import { kInvalidMinRevision, kMinRevisionKey, minRevisionOf } from '../http/revisions.js';
 import { ErrorBody } from '../errors.js';
 import { EvalFlag, EvalFlagList } from '../model/eval-shapes.js';
 import { json, kEvalErrors, kEvalParams, pathParam } from '../routes/openapi-parts.js';
@@ -81,11 +81,12 @@ export function evaluationApiRoutes(metrics: RouteCounts | null, numbers: Evalua
       // Per request the main thread allocates only what uWS makes unavoidable: the id and query strings,
       // and the onAborted callback (uWS calls it without arguments, so it must close over `res`). The
       // strings are copied into the batch buffer at once; nothing is parsed here but Flagwire-Min-Revision,
-      // whose look-up is one header scan, and whose absence ('') is parsed without allocating.
+      // whose look-up is one header scan (its name as bytes: src/http/header-keys.ts), and whose absence
+      // ('') is parsed without allocating.
       const handle = (res: PendingResponse, req: HttpRequest, route: Route): void => {
         const id = req.getParameter(0) ?? '';
         const query = req.getQuery() ?? '';
-        const minRevision = minRevisionOf(req.getHeader(kMinRevisionHeader));
+        const minRevision = minRevisionOf(req.getHeader(kMinRevisionKey));
         trackAbort(res);
         if (minRevision === kInvalidMinRevision) {
           metrics?.request(route, 400);

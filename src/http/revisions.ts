@@ -10,11 +10,14 @@
 // it is not empty one interval renews this thread's snapshot and reads the revision (one LMDB get),
 // then answers those the copy reached and those whose wait ran out.
 import { FlagwireError } from '../errors.js';
+import { headerKey } from './header-keys.js';
 
 /** The response header: the revision the answer was computed at. */
 export const kRevisionHeader = 'Flagwire-Revision';
 /** The request header, as uWS's getHeader takes it (lower case): answer at this revision or a later one. */
 export const kMinRevisionHeader = 'flagwire-min-revision';
+/** The same as bytes, for the evaluation routes' handlers (header-keys.ts). */
+export const kMinRevisionKey = headerKey(kMinRevisionHeader);
 /** Its name as documented (OpenAPI, CORS preflights). */
 export const kMinRevisionName = 'Flagwire-Min-Revision';
 /** A header value that is not a revision (minRevisionOf). */

@@ -13,8 +13,9 @@ import { type QueueRefusals, queueWithBody } from '../eval-engine/queued-body.js
 import type { EvalQueue, EvalRoutes } from '../eval-engine/routes.js';
 import type { Route } from '../eval-engine/protocol.js';
 import { kMaxBodyBytes, type BodyBudget } from '../http/body.js';
+import { headerKey, kContentLengthKey, kIfNoneMatchKey } from '../http/header-keys.js';
 import type { PendingResponse } from '../http/http.js';
-import { kInvalidMinRevision, kInvalidMinRevisionDetail, kMinRevisionHeader, minRevisionOf } from '../http/revisions.js';
+import { kInvalidMinRevision, kInvalidMinRevisionDetail, kMinRevisionKey, minRevisionOf } from '../http/revisions.js';
 import {
   OfrepBulkFailure,
   OfrepBulkSuccess,
@@ -107,6 +108,8 @@ const kBulkRefusals: QueueRefusals = { tooLarge: () => kBulkTooLarge, busy: kOfr
 /** A flag's 413 names the flag. */
 const kFlagRefusals: QueueRefusals = { ...kBulkRefusals, tooLarge: (id) => ofrepFailureBody(id, 'GENERAL', kTooLargeDetails) };
 const kBulkInvalidMinRevision = ofrepFailureBody(null, 'GENERAL', kInvalidMinRevisionDetail);
+/** X-Flagwire-Project as bytes: read on every OFREP request (src/http/header-keys.ts). */
+const kProjectKey = headerKey('x-flagwire-project');
 
 function registerOfrepRoutes(
   app: TemplatedApp,
@@ -133,14 +136,14 @@ function registerOfrepRoutes(
 
   registerRoutes(app, kOfrepRoutes, {
     ofrepFlag: (res: PendingResponse, req: HttpRequest) => {
-      const minRevision = req.getHeader(kMinRevisionHeader);
-      handle(res, flagRoute, req.getParameter(0) ?? '', req.getHeader('x-flagwire-project'), req.getHeader('content-length'), minRevision);
+      const minRevision = req.getHeader(kMinRevisionKey);
+      handle(res, flagRoute, req.getParameter(0) ?? '', req.getHeader(kProjectKey), req.getHeader(kContentLengthKey), minRevision);
     },
     // Bulk: the batch request's id slot holds the project (header), its extra slot If-None-Match.
     ofrepBulk: (res: PendingResponse, req: HttpRequest) => {
-      const project = req.getHeader('x-flagwire-project');
-      const minRevision = req.getHeader(kMinRevisionHeader);
-      handle(res, bulkRoute, project, req.getHeader('if-none-match'), req.getHeader('content-length'), minRevision);
+      const project = req.getHeader(kProjectKey);
+      const minRevision = req.getHeader(kMinRevisionKey);
+      handle(res, bulkRoute, project, req.getHeader(kIfNoneMatchKey), req.getHeader(kContentLengthKey), minRevision);
     },
   });
 }

@@ -21,6 +21,7 @@ import type { Route } from '../eval-engine/protocol.js';
 import { type QueueRefusals, queueWithBody } from '../eval-engine/queued-body.js';
 import type { EvalQueue, EvalRoutes } from '../eval-engine/routes.js';
 import { type BodyBudget, bodyRefusal } from '../http/body.js';
+import { kAuthorizationKey, kContentLengthKey, kIfNoneMatchKey } from '../http/header-keys.js';
 import { type PendingResponse, trackAbort } from '../http/http.js';
 import { json, pathParam } from '../routes/openapi-parts.js';
 import { type RouteCounts, type RouteDeclaration, type RouteNumbers, registerRoutes } from '../routes/route-table.js';
@@ -188,16 +189,16 @@ function registerFrontendRoutes(
   };
   // Read everything off `req` first (stack-allocated), then queue the request or read its body.
   const get = (route: Route) => (res: PendingResponse, req: HttpRequest) => {
-    const extra = `q${req.getHeader('authorization')}\n${req.getHeader('if-none-match')}`;
+    const extra = `q${req.getHeader(kAuthorizationKey)}\n${req.getHeader(kIfNoneMatchKey)}`;
     const name = req.getParameter(0) ?? '';
     const query = req.getQuery() ?? '';
     trackAbort(res);
     if (!queue.add(res, route, name, query, extra)) overloaded(res, route);
   };
   const post = (route: Route) => (res: PendingResponse, req: HttpRequest) => {
-    const extra = `b${req.getHeader('authorization')}\n${req.getHeader('if-none-match')}`;
+    const extra = `b${req.getHeader(kAuthorizationKey)}\n${req.getHeader(kIfNoneMatchKey)}`;
     const name = req.getParameter(0) ?? '';
-    queueWithBody(res, req.getHeader('content-length'), route, name, extra, 0, parts, kRefusals);
+    queueWithBody(res, req.getHeader(kContentLengthKey), route, name, extra, 0, parts, kRefusals);
   };
   const handlers = Object.fromEntries(
     Object.entries(kUnleashFrontendRoutes).map(([name, route]) => {
