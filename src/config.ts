@@ -28,6 +28,7 @@ export const Config = Type.Object({
   logLevel: Type.Union(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'].map((l) => Type.Literal(l))),
   metrics: Type.Boolean(),
   writeTimeoutMs: Type.Integer({ minimum: 1 }),
+  shutdownDrainMs: Type.Integer({ minimum: 0 }),
   /** How long a request with Flagwire-Min-Revision waits for this node's copy to have it (src/http/revisions.ts). */
   minRevisionWaitMs: Type.Integer({ minimum: 0 }),
   /** Addresses and CIDR ranges of reverse proxies whose X-Forwarded-For is believed (src/http/client-address.ts). */
@@ -121,6 +122,7 @@ const kSettings = {
   logLevel: 'FLAGWIRE_LOG_LEVEL',
   metrics: 'FLAGWIRE_METRICS',
   writeTimeoutMs: 'FLAGWIRE_WRITE_TIMEOUT_MS',
+  shutdownDrainMs: 'FLAGWIRE_SHUTDOWN_DRAIN_MS',
   minRevisionWaitMs: 'FLAGWIRE_MIN_REVISION_WAIT_MS',
   trustedProxies: 'FLAGWIRE_TRUSTED_PROXIES',
   maxBufferedBodyBytes: 'FLAGWIRE_MAX_BUFFERED_BODY_BYTES',
@@ -312,6 +314,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     metrics: onOff('metrics', env.FLAGWIRE_METRICS ?? 'on'),
     // A write not committed in this time is answered 503 Storage busy and never applied (src/writer/client.ts).
     writeTimeoutMs: integer('writeTimeoutMs', env.FLAGWIRE_WRITE_TIMEOUT_MS ?? '10000', 1, 600_000),
+    shutdownDrainMs: integer('shutdownDrainMs', env.FLAGWIRE_SHUTDOWN_DRAIN_MS ?? '3500', 0, 600_000),
     // Well past the replication lag's tail (deployment.md: p99 45 ms under write load), short enough for a client to retry elsewhere.
     minRevisionWaitMs: integer('minRevisionWaitMs', env.FLAGWIRE_MIN_REVISION_WAIT_MS ?? '2000', 0, 60_000),
     trustedProxies,

@@ -36,14 +36,13 @@ export interface StartOptions {
   handleSignals?: boolean;
 }
 
-/** Whole shutdown budget: in-flight requests get most of it, closing the rest. */
-const kShutdownDrainMs = 3500;
 /**
- * After a signal the process exits within this time even if some part of closing hangs (a stuck worker
- * thread): every acknowledged write is already on disk, so nothing is lost by exiting, and an orchestrator
- * waiting on the process is never held past its grace period (commonly 5 s or more).
+ * After a signal the process exits within the drain budget (config.shutdownDrainMs, 3.5 s by default)
+ * and this much more even if some part of closing hangs (a stuck worker thread): every acknowledged write
+ * is already on disk, so nothing is lost by exiting, and an orchestrator waiting on the process is never
+ * held past its grace period (commonly 5 s or more: the default exits within 4.5 s).
  */
-const kShutdownDeadlineMs = 4500;
+const kShutdownCloseMs = 1000;
 
 /** The front end(s) as start-up and shutdown see them, whether on the main thread or on several threads. */
 interface Serving {
@@ -128,7 +127,7 @@ async function startClaimed(config: Readonly<Config>, options: StartOptions, cla
       uWS.us_listen_socket_close(listenSocket);
       await featuresStopped;
       await backgroundStopped.beforeDrain;
-      await serving.close(kShutdownDrainMs);
+      await serving.close(config.shutdownDrainMs);
       await backgroundStopped.afterDrain;
       await writer.close();
       await store.close();
@@ -139,7 +138,7 @@ async function startClaimed(config: Readonly<Config>, options: StartOptions, cla
     })();
     return closing;
   };
-  if (options.handleSignals) stopOnSignals(close, log);
+  if (options.handleSignals) stopOnSignals(close, log, config.shutdownDrainMs);
   // Only now say so: a supervisor (or a test) that signals as soon as it reads the line must find the
   // handlers installed, not the default action, which ends the process without draining or closing the store.
   log.info({ host: config.host, port, dataDir: config.dataDir, httpThreads: config.httpThreads }, 'flagwire listening');
@@ -174,13 +173,14 @@ function localUrl(host: string, port: number): string {
 }
 
 /** SIGTERM and SIGINT close the server (exit 0), or exit 1 when closing fails or outlasts its deadline. */
-function stopOnSignals(close: () => Promise<void>, log: Logger): void {
+function stopOnSignals(close: () => Promise<void>, log: Logger, drainMs: number): void {
+  const deadlineMs = drainMs + kShutdownCloseMs;
   const onSignal = (signal: NodeJS.Signals) => {
     log.info({ signal }, 'shutting down');
     setTimeout(() => {
-      log.error({ deadlineMs: kShutdownDeadlineMs }, 'shutdown did not finish in time; exiting');
+      log.error({ deadlineMs }, 'shutdown did not finish in time; exiting');
       process.exit(1);
-    }, kShutdownDeadlineMs).unref();
+    }, deadlineMs).unref();
     close().then(
       () => process.exit(0),
       (err: unknown) => {

@@ -10,9 +10,12 @@ import { nodeWithRawEvents, scratchFolders } from '../helpers/raw-events-node.js
 import type { TestServer } from '../helpers/server.js';
 import { until } from '../helpers/smtp.js';
 
-/** A node keeping `events` raw events sent SIGTERM once its export's first chunk is read, its client reading no more for now. */
-async function sigtermMidExport(t: Test, events: number, format: 'jsonl' | 'parquet' = 'jsonl', random = false) {
-  const { server, reader } = await nodeWithRawEvents(t, events, random);
+/**
+ * A node keeping `events` raw events sent SIGTERM once its export's first chunk is read, its client
+ * reading no more for now; its drain budget `drainMs` (FLAGWIRE_SHUTDOWN_DRAIN_MS).
+ */
+async function sigtermMidExport(t: Test, events: number, drainMs: number, format: 'jsonl' | 'parquet' = 'jsonl', random = false) {
+  const { server, reader } = await nodeWithRawEvents(t, events, random, { FLAGWIRE_SHUTDOWN_DRAIN_MS: String(drainMs) });
   const body = await reader(format);
   const first = await body.read();
   t.notOk(first.done, 'the export started');
@@ -49,8 +52,9 @@ async function readToEnd(reader: ReadableStreamDefaultReader<Uint8Array>, first:
 
 t.test('SIGTERM mid-export, its client reading on: the export ends whole, then the node exits 0', async (t) => {
   const events = 6000;
-  // Its client pauses: the node is held writing the rest when the signal comes, and drains.
-  const { server, body, first } = await sigtermMidExport(t, events);
+  // Its client pauses: the node is held writing the rest when the signal comes, and drains. A drain
+  // budget of a minute, which only a hang outlasts: at load, 8 MB took longer than the default 3.5 s.
+  const { server, body, first } = await sigtermMidExport(t, events, 60_000);
   await until('the node shutting down', () => /shutting down/.test(server.logs()));
   const read = await readToEnd(body, first.value!);
   t.equal(read.error, null, 'read to its end');
@@ -69,7 +73,7 @@ t.test('SIGTERM mid-export, its client reading on: the export ends whole, then t
 t.test('SIGTERM mid-export, its client not reading past the drain bound: the export is cut, which its client sees', async (t) => {
   // Far more than the sockets' buffers hold: the node cannot have written it all when the signal comes.
   const events = 12_000;
-  const { server, body, first } = await sigtermMidExport(t, events);
+  const { server, body, first } = await sigtermMidExport(t, events, 1000);
   t.equal(await exitCode(server), 0, 'the node exits 0, once its drain bound passed');
   await logsEnded(server);
   t.match(server.logs(), /drain budget ended with requests in flight/, 'the export held the drain to its bound');
@@ -88,7 +92,7 @@ t.test(
     // removes it is a race (the export's own end once its connection is closed, or the node's close:
     // export-scratch-close.test.ts); that none is left is what this proves.
     const events = 18_000;
-    const { server, body, first } = await sigtermMidExport(t, events, 'parquet', true);
+    const { server, body, first } = await sigtermMidExport(t, events, 1000, 'parquet', true);
     const folders = scratchFolders(server.dataDir);
     t.equal(folders.length, 1, 'the export writes in one scratch folder');
     t.match(folders[0], new RegExp(`^\\.export-${server.proc.pid}\\.[0-9]*-`), 'named for its process');

@@ -9,9 +9,10 @@ import { call } from './http.js';
 /**
  * A node keeping `events` raw events of about 1.3 KB each (their details), sent 600 a batch: the same
  * details on each, or random ones (`random`), which no format compresses (a Parquet file as large as they).
+ * `env` adds to the node's settings.
  */
-export async function nodeWithRawEvents(t: Test, events: number, random = false) {
-  const started = await startExperimentServer(t, { FLAGWIRE_LOG_LEVEL: 'info' });
+export async function nodeWithRawEvents(t: Test, events: number, random = false, env: Record<string, string> = {}) {
+  const started = await startExperimentServer(t, { FLAGWIRE_LOG_LEVEL: 'info', ...env });
   const { base, world, clientKey } = started;
   must(await call(base, 'PATCH', '/api/v1/events/settings', { token: world.secrets.write, body: { rawEventRetentionDays: 30 } }), 200);
   const field = () => (random ? randomBytes(120).toString('hex') : 'x'.repeat(240));
