@@ -15,7 +15,7 @@
 //     above starts instead of the modules (a node's writer thread loaded some 190 of them, an evaluation
 //     worker 75: bench/RESULTS.md, issue 57 item 2).
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join, relative } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -115,6 +115,47 @@ function gatheredParts(path, text) {
   });
 }
 
+/**
+ * The modules the command line's entry (cli.js) has loaded before it imports a bundle (the commands'
+ * shapes, errors, TypeBox), from esbuild's own reading of it: the bundles the main thread runs import
+ * these files rather than hold copies of them, so a command or a node compiles and runs each once. A copy
+ * in the bundle was a second module: TypeBox's 0.2 MB compiled and run twice in every node's main thread
+ * (issue 57, item 2).
+ */
+const kEntry = join(kSrcDir, 'cli/cli.js');
+const { inputs } = (
+  await build({
+    entryPoints: [kEntry],
+    bundle: true,
+    packages: 'external',
+    format: 'esm',
+    platform: 'node',
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+  })
+).metafile;
+/** What the entry loads at once: its static imports and theirs, not what it imports on use (main.js). */
+const kEntryModules = new Set();
+const toRead = [relative(process.cwd(), kEntry)];
+for (let from = toRead.pop(); from !== undefined; from = toRead.pop()) {
+  for (const { path, kind, external } of inputs[from].imports) {
+    if (kind !== 'import-statement' || external || kEntryModules.has(resolve(path))) continue;
+    kEntryModules.add(resolve(path));
+    toRead.push(path);
+  }
+}
+/** The entry's modules, imported from their own files by a bundle made in `outdir`. */
+const entryShared = (outdir) => ({
+  name: 'entry-shared',
+  setup(b) {
+    b.onResolve({ filter: /^\.{1,2}\// }, (args) => {
+      const path = join(args.resolveDir, args.path);
+      return kEntryModules.has(path) ? { path: `./${relative(outdir, path)}`, external: true } : undefined;
+    });
+  },
+});
+
 /** The rewrites above, for a bundle made in `outdir`. */
 /**
  * lmdb and msgpackr, which every thread of a node and every command loads, from their CommonJS builds
@@ -171,7 +212,12 @@ const kOptions = {
   sourcemap: true,
   logLevel: 'warning',
 };
-await build({ ...kOptions, entryPoints: [join(kSrcDir, 'cli/main.js')], outdir: kBundleDir, plugins: [sourceRewrites(kBundleDir)] });
+await build({
+  ...kOptions,
+  entryPoints: [join(kSrcDir, 'cli/main.js')],
+  outdir: kBundleDir,
+  plugins: [entryShared(kBundleDir), sourceRewrites(kBundleDir)],
+});
 // serve loads the server, every route and every command: one file, no pieces. Cut into pieces as above
 // (57 files), its main thread spent about 30 ms more of CPU before /health (bench/RESULTS.md, issue 57
 // item 2). What it imports on use is in the file but runs on use; only the npm packages that some module
@@ -182,7 +228,7 @@ await build({
   entryPoints: [join(kSrcDir, 'cli/main.js')],
   splitting: false,
   outdir: kServeDir,
-  plugins: [sourceRewrites(kServeDir)],
+  plugins: [entryShared(kServeDir), sourceRewrites(kServeDir)],
 });
 for (const { dir, entries } of kThreadBundles) {
   const outdir = join(kBundleDir, dir);
