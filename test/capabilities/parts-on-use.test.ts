@@ -139,8 +139,9 @@ t.test(
     );
     t.strictSame(
       loaded.filter((path) => path.startsWith('cli/bundle/') && !/^cli\/bundle\/(writer|eval)\//.test(path)),
-      ['cli/bundle/serve/main.js'],
-      'the main thread ran from the one file of serve, routes and all',
+      ['cli/bundle/serve/main.js', 'cli/bundle/pino.cjs'],
+      "the main thread ran from the one file of serve, routes and all, and pino's one file",
     );
+    t.notOk(stderr.includes('node_modules/pino/'), "no thread loaded pino's own files");
   },
 );
