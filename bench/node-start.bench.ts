@@ -6,8 +6,10 @@
 // processes it waited for by then (the store's probe, src/store/verify.ts: a process of its own, so not a
 // thread of the node's, but paid at every start it runs). Each start is ended as `--stop` says before the
 // next: `term` (SIGTERM, a clean stop, as an orchestrator reschedules a node) or `kill` (kill -9, as after
-// a crash: the next start reads its data file through). With `--baseline DIR` (another build's checkout,
-// built), that build's node and relay start in turn with this one's, on copies of the same data.
+// a crash: the next start reads its data file through). Beside them, a test's server (test/helpers/
+// server.ts) on a fresh empty data dir each time, as the suite's files start theirs, ended by SIGTERM.
+// With `--baseline DIR` (another build's checkout, built), that build's node, relay and test server
+// start in turn with this one's, on copies of the same data.
 // Run: npm run build && node dist/bench/node-start.bench.js [--runs N] [--stop term|kill] [--baseline DIR]
 import { type ChildProcess, spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync } from 'node:fs';
@@ -88,6 +90,27 @@ async function timedStart(
   }
 }
 
+/**
+ * One start of a test's server (test/helpers/server.ts: a fresh empty data dir, one evaluation worker,
+ * as about 140 test files start theirs), to its first /health 200, with the same figures.
+ */
+async function timedTestServerStart(cliPath: string): Promise<{ wall: number; cpu: number; main: number; children: number }> {
+  const t0 = performance.now();
+  const server = await startTestServer({ cli: cliPath });
+  try {
+    while ((await call(server.baseUrl, 'GET', '/health')).status !== 200) await new Promise((resolve) => setTimeout(resolve, 5));
+    const pid = server.proc.pid!;
+    return {
+      wall: performance.now() - t0,
+      cpu: cpuOf(`/proc/${pid}/stat`),
+      main: cpuOf(`/proc/${pid}/task/${pid}/stat`),
+      children: cpuOf(`/proc/${pid}/stat`, true),
+    };
+  } finally {
+    await server.stop();
+  }
+}
+
 const seeded = mkdtempSync(join(tmpdir(), 'flagwire-start-bench-'));
 const store = LmdbStore.open(seeded, { layout: kStoreLayout });
 store.transact((w) => seedDemo(w, {}, Date.now()));
@@ -108,9 +131,10 @@ await relay.stop();
 await upstreamNode.stop();
 
 const thisCli = new URL('../src/cli/cli.js', import.meta.url).pathname;
-const starts = [
+const starts: { name: string; cli: string; dir: string; env: NodeJS.ProcessEnv; testServer?: true }[] = [
   { name: 'node, this build', cli: thisCli, dir: seeded, env: {} },
   { name: 'relay, this build', cli: thisCli, dir: relayDir, env: relayEnv },
+  { name: 'test server, this build', cli: thisCli, dir: '', env: {}, testServer: true },
 ];
 if (values.baseline !== undefined) {
   const baseCli = join(values.baseline, 'dist/src/cli/cli.js');
@@ -122,17 +146,22 @@ if (values.baseline !== undefined) {
   starts.push(
     { name: `node, baseline (${values.baseline})`, cli: baseCli, dir: copyOf(seeded), env: {} },
     { name: `relay, baseline (${values.baseline})`, cli: baseCli, dir: copyOf(relayDir), env: relayEnv },
+    { name: `test server, baseline (${values.baseline})`, cli: baseCli, dir: '', env: {}, testServer: true },
   );
+}
+/** A start as its kind is timed: a test server's on a fresh data dir of its own. */
+function timed(start: (typeof starts)[number]) {
+  return start.testServer ? timedTestServerStart(start.cli) : timedStart(start.cli, start.dir, start.env);
 }
 
 const samples = new Map<string, { wall: number[]; cpu: number[]; main: number[]; children: number[] }>();
 const loads: number[] = [];
 // A first start of each, not counted: it settles the data dir (a full open writes its meta once).
-for (const start of starts) await timedStart(start.cli, start.dir, start.env);
+for (const start of starts) await timed(start);
 for (let n = 0; n < kRuns; n++) {
   // Alternated run by run, so a busy moment of the machine falls on every build alike.
   for (const start of n % 2 === 0 ? starts : [...starts].reverse()) {
-    const run = await timedStart(start.cli, start.dir, start.env);
+    const run = await timed(start);
     const s = samples.get(start.name) ?? { wall: [], cpu: [], main: [], children: [] };
     s.wall.push(run.wall);
     s.cpu.push(run.cpu);

@@ -15,7 +15,7 @@
 //     above starts instead of the modules (a node's writer thread loaded some 190 of them, an evaluation
 //     worker 75: bench/RESULTS.md, issue 57 item 2).
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join, relative } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -115,19 +115,70 @@ function gatheredParts(path, text) {
   });
 }
 
+/**
+ * The modules the command line's entry (cli.js) has loaded before it imports a bundle (the commands'
+ * shapes, errors, TypeBox), from esbuild's own reading of it: the bundles the main thread runs import
+ * these files rather than hold copies of them, so a command or a node compiles and runs each once. A copy
+ * in the bundle was a second module: TypeBox's 0.2 MB compiled and run twice in every node's main thread
+ * (issue 57, item 2).
+ */
+const kEntry = join(kSrcDir, 'cli/cli.js');
+const { inputs } = (
+  await build({
+    entryPoints: [kEntry],
+    bundle: true,
+    packages: 'external',
+    format: 'esm',
+    platform: 'node',
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+  })
+).metafile;
+/** What the entry loads at once: its static imports and theirs, not what it imports on use (main.js). */
+const kEntryModules = new Set();
+const toRead = [relative(process.cwd(), kEntry)];
+for (let from = toRead.pop(); from !== undefined; from = toRead.pop()) {
+  for (const { path, kind, external } of inputs[from].imports) {
+    if (kind !== 'import-statement' || external || kEntryModules.has(resolve(path))) continue;
+    kEntryModules.add(resolve(path));
+    toRead.push(path);
+  }
+}
+/** The entry's modules, imported from their own files by a bundle made in `outdir`. */
+const entryShared = (outdir) => ({
+  name: 'entry-shared',
+  setup(b) {
+    b.onResolve({ filter: /^\.{1,2}\// }, (args) => {
+      const path = join(args.resolveDir, args.path);
+      return kEntryModules.has(path) ? { path: `./${relative(outdir, path)}`, external: true } : undefined;
+    });
+  },
+});
+
 /** The rewrites above, for a bundle made in `outdir`. */
 /**
  * lmdb and msgpackr, which every thread of a node and every command loads, from their CommonJS builds
  * (one file each) instead of their ES modules (lmdb's entry and the modules it imports): about 12 ms less
  * of CPU per load. Both are required, so a thread never holds a copy of each.
  */
-const kRequired = ['lmdb', 'msgpackr'];
+const kRequired = ['lmdb', 'msgpackr', 'pino'];
 const kRequire = createRequire(new URL('../package.json', import.meta.url));
-function requiredModule(name) {
+/**
+ * pino, which serve's main thread loads, required from one CommonJS file of its modules and its
+ * packages' (bundle/pino.cjs, made below): Node resolved, read and compiled its 27 files one by one,
+ * 19-24 ms of CPU against 8-9 for the one file (`require` alone, 6 runs each). Flagwire logs to a
+ * destination (src/server/logger.ts), never through a transport, the one part of pino that looks for
+ * files beside its own (a transport's worker).
+ */
+const kOneFile = new Map([['pino', join(kBundleDir, 'pino.cjs')]]);
+function requiredModule(name, outdir) {
   const names = Object.keys(kRequire(name)).filter((key) => /^[A-Za-z_$][\w$]*$/.test(key) && key !== 'default');
+  const file = kOneFile.get(name);
+  const spec = file === undefined ? name : `./${relative(outdir, file)}`;
   return [
     "import { createRequire } from 'node:module';",
-    `const required = createRequire(import.meta.url)(${JSON.stringify(name)});`,
+    `const required = createRequire(import.meta.url)(${JSON.stringify(spec)});`,
     ...names.map((key) => `export const ${key} = required.${key};`),
     'export default required;',
   ].join('\n');
@@ -137,7 +188,7 @@ const sourceRewrites = (outdir) => ({
   name: 'source-rewrites',
   setup(b) {
     b.onResolve({ filter: new RegExp(`^(${kRequired.join('|')})$`) }, (args) => ({ path: args.path, namespace: 'flagwire-required' }));
-    b.onLoad({ filter: /.*/, namespace: 'flagwire-required' }, (args) => ({ contents: requiredModule(args.path), loader: 'js' }));
+    b.onLoad({ filter: /.*/, namespace: 'flagwire-required' }, (args) => ({ contents: requiredModule(args.path, outdir), loader: 'js' }));
     b.onResolve({ filter: /^flagwire-parts:/ }, (args) => ({
       path: args.path.slice('flagwire-parts:'.length),
       namespace: 'flagwire-parts',
@@ -161,6 +212,17 @@ const sourceRewrites = (outdir) => ({
 
 // The pieces' names carry a hash: the last build's are removed first.
 rmSync(kBundleDir, { recursive: true, force: true });
+for (const [name, outfile] of kOneFile) {
+  await build({
+    entryPoints: [kRequire.resolve(name)],
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    outfile,
+    logLevel: 'warning',
+  });
+}
 const kOptions = {
   bundle: true,
   splitting: true,
@@ -171,7 +233,12 @@ const kOptions = {
   sourcemap: true,
   logLevel: 'warning',
 };
-await build({ ...kOptions, entryPoints: [join(kSrcDir, 'cli/main.js')], outdir: kBundleDir, plugins: [sourceRewrites(kBundleDir)] });
+await build({
+  ...kOptions,
+  entryPoints: [join(kSrcDir, 'cli/main.js')],
+  outdir: kBundleDir,
+  plugins: [entryShared(kBundleDir), sourceRewrites(kBundleDir)],
+});
 // serve loads the server, every route and every command: one file, no pieces. Cut into pieces as above
 // (57 files), its main thread spent about 30 ms more of CPU before /health (bench/RESULTS.md, issue 57
 // item 2). What it imports on use is in the file but runs on use; only the npm packages that some module
@@ -182,7 +249,7 @@ await build({
   entryPoints: [join(kSrcDir, 'cli/main.js')],
   splitting: false,
   outdir: kServeDir,
-  plugins: [sourceRewrites(kServeDir)],
+  plugins: [entryShared(kServeDir), sourceRewrites(kServeDir)],
 });
 for (const { dir, entries } of kThreadBundles) {
   const outdir = join(kBundleDir, dir);

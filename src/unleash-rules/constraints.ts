@@ -19,7 +19,8 @@
 // ranges) is made here; an evaluation reads the context and compares.
 import type { Address4, Address6 } from 'ip-address';
 import { ipAddress } from './ip-address.js';
-import { RE2JS } from 're2js';
+import type * as Re2js from 're2js';
+import { loadOnUse } from '../load-on-use.js';
 import { compareVersions, parseStrict, type SemVer } from '../targeting/sem-ver.js';
 import type { UnleashConstraint } from '../model/unleash-model.js';
 
@@ -36,6 +37,13 @@ export type Predicate = (ctx: UnleashFields, nowMs: number) => boolean;
 
 const kNever: Predicate = () => false;
 
+/**
+ * re2js, loaded when a REGEX constraint is first compiled (src/load-on-use.ts): its load costs 8-13 ms
+ * of CPU in every thread that imported it (a node's main, writer and evaluation threads, every command),
+ * and few models hold a regular expression (issue 57, item 2).
+ */
+const re2js = loadOnUse<typeof Re2js>('re2js');
+
 function cleaned(values: readonly string[] | undefined): string[] {
   return (values ?? []).filter((v) => v !== '').map((v) => v.trim());
 }
@@ -46,9 +54,10 @@ export function contextVersion(text: string): SemVer | null {
 }
 
 /** `value` compiled for REGEX, or null when RE2 refuses it (the constraint is then never met). */
-export function compileRegex(value: string, caseInsensitive: boolean): RE2JS | null {
+export function compileRegex(value: string, caseInsensitive: boolean): Re2js.RE2JS | null {
   try {
-    return RE2JS.compile(value, caseInsensitive ? RE2JS.CASE_INSENSITIVE : 0);
+    const { RE2JS: re2 } = re2js();
+    return re2.compile(value, caseInsensitive ? re2.CASE_INSENSITIVE : 0);
   } catch {
     return null;
   }

@@ -12,10 +12,18 @@
 // forbidden IPv4 address through two IPv6 forms). Where the inside is public, the well-known
 // translations and tunnels may be sent to (an IPv6-only server reaches IPv4 receivers through NAT64);
 // the deprecated IPv4-compatible form never is.
-import ipaddr from 'ipaddr.js';
+import type * as IpaddrJs from 'ipaddr.js';
+import { loadOnUse } from '../load-on-use.js';
 
-type Ipv4 = ipaddr.IPv4;
-type Ipv6 = ipaddr.IPv6;
+type Ipv4 = IpaddrJs.IPv4;
+type Ipv6 = IpaddrJs.IPv6;
+
+/**
+ * ipaddr.js, loaded when a webhook's address is first judged (src/load-on-use.ts): imported, it cost
+ * 9-16 ms of CPU in every thread that loaded this module (a node's main and writer threads), and most
+ * nodes never judge an address at their start (issue 57, item 2).
+ */
+const ipaddrJs = loadOnUse<typeof IpaddrJs>('ipaddr.js');
 
 /** ipaddr.js's IPv4 range names as the refusal says them; a name not here (a newer ipaddr.js) is refused by name. */
 const kIpv4Words: Readonly<Record<string, string>> = {
@@ -72,9 +80,17 @@ const kEmbedded: Readonly<Record<string, (b: readonly number[]) => [form: string
 /** The ranges whose inside decides alone: a public IPv4 address inside may be sent to. */
 const kCarriers: ReadonlySet<string> = new Set(['ipv4Mapped', 'rfc6145', 'rfc6052', '6to4', 'teredo']);
 
-const kIpv4Compatible = ipaddr.IPv6.parseCIDR('::/96');
-const kLocalNat64 = ipaddr.IPv6.parseCIDR('64:ff9b:1::/48');
-const kGlobalUnicast = ipaddr.IPv6.parseCIDR('2000::/3');
+/** The IPv6 ranges judged beside ipaddr.js's names, parsed with its first load. */
+let ranges: { ipv4Compatible: [Ipv6, number]; localNat64: [Ipv6, number]; globalUnicast: [Ipv6, number] } | undefined;
+function ipv6Ranges(): NonNullable<typeof ranges> {
+  const { IPv6 } = ipaddrJs();
+  ranges ??= {
+    ipv4Compatible: IPv6.parseCIDR('::/96'),
+    localNat64: IPv6.parseCIDR('64:ff9b:1::/48'),
+    globalUnicast: IPv6.parseCIDR('2000::/3'),
+  };
+  return ranges;
+}
 
 /**
  * Why a webhook may not send to `address` (an IPv4 or IPv6 address as text), as a noun phrase for a
@@ -83,7 +99,7 @@ const kGlobalUnicast = ipaddr.IPv6.parseCIDR('2000::/3');
 export function specialAddress(address: string): string | null {
   let ip: Ipv4 | Ipv6;
   try {
-    ip = ipaddr.parse(address);
+    ip = ipaddrJs().parse(address);
   } catch {
     return 'an unreadable address';
   }
@@ -99,18 +115,18 @@ function ipv6Special(ip: Ipv6): string | null {
   const range = ipv6Range(ip);
   const bytes = ip.toByteArray();
   for (const [form, inside] of kEmbedded[range]?.(bytes) ?? []) {
-    const why = ipv4Special(new ipaddr.IPv4(inside));
+    const why = ipv4Special(new (ipaddrJs().IPv4)(inside));
     if (why !== null) return `${form} form of ${inside.join('.')}, ${why}`;
   }
   if (kCarriers.has(range)) return null;
-  if (range === 'unicast') return ip.match(kGlobalUnicast) ? null : 'a non-global (outside 2000::/3) address';
+  if (range === 'unicast') return ip.match(ipv6Ranges().globalUnicast) ? null : 'a non-global (outside 2000::/3) address';
   return `${kIpv6Words[range] ?? `a special-purpose (${range})`} address`;
 }
 
 /** ipaddr.js's name, with two it leaves as `unicast` or lumps together told apart. */
 function ipv6Range(ip: Ipv6): string {
   const range: string = ip.range();
-  if (range === 'unicast' && ip.match(kIpv4Compatible)) return 'ipv4Compatible';
-  if (range === 'rfc6052' && ip.match(kLocalNat64)) return 'localNat64';
+  if (range === 'unicast' && ip.match(ipv6Ranges().ipv4Compatible)) return 'ipv4Compatible';
+  if (range === 'rfc6052' && ip.match(ipv6Ranges().localNat64)) return 'localNat64';
   return range;
 }

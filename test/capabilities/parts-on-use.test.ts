@@ -115,6 +115,8 @@ t.test(
       stderr.includes('node_modules/@duckdb/'),
       'no thread loaded DuckDB: the first Parquet export imports it (src/events/export.ts)',
     );
+    t.notOk(stderr.includes('node_modules/re2js/'), 'no thread loaded re2js: the first REGEX constraint compiled loads it');
+    t.notOk(stderr.includes('node_modules/ipaddr.js/'), 'no thread loaded ipaddr.js: the first webhook address judged loads it');
     t.notOk(loaded.includes('writer-thread/actor.js'), 'not from its modules');
     // Piscina loads a worker's own file past the module hooks: the modules that file imports tell.
     for (const entry of ['ofrep-evaluator.js', 'evaluation-api-evaluator.js', 'frontend-evaluator.js'])
@@ -137,8 +139,9 @@ t.test(
     );
     t.strictSame(
       loaded.filter((path) => path.startsWith('cli/bundle/') && !/^cli\/bundle\/(writer|eval)\//.test(path)),
-      ['cli/bundle/serve/main.js'],
-      'the main thread ran from the one file of serve, routes and all',
+      ['cli/bundle/serve/main.js', 'cli/bundle/pino.cjs'],
+      "the main thread ran from the one file of serve, routes and all, and pino's one file",
     );
+    t.notOk(stderr.includes('node_modules/pino/'), "no thread loaded pino's own files");
   },
 );
