@@ -85,7 +85,8 @@ port=18400
 for n in $threads_list; do
   port=$((port + 2))
   data="$work/data-$n"
-  FLAGWIRE_HTTP_THREADS=$n FLAGWIRE_EVAL_WORKERS=${EVAL_WORKERS:-$n} FLAGWIRE_LOG_LEVEL=warn FLAGWIRE_RATE_LIMIT=1000000000 \
+  # The sync service off: its fixed port would refuse the start while any other node holds it.
+  FLAGWIRE_HTTP_THREADS=$n FLAGWIRE_EVAL_WORKERS=${EVAL_WORKERS:-$n} FLAGWIRE_LOG_LEVEL=warn FLAGWIRE_RATE_LIMIT=1000000000 FLAGWIRE_SYNC_PORT=0 \
     taskset -c "$server_cpus" node "${node_flags[@]}" dist/src/cli/cli.js serve --demo --port "$port" --data "$data" >"$work/fw-$n.out" 2>&1 &
   fw=$!; pids+=("$fw")
   wait_for "$work/fw-$n.out"
