@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import http from 'node:http';
 import t from 'tap';
 import { scrapeMetrics } from '../helpers/http.js';
-import { kCli, startTestServer, tempDataDir, type TestServer } from '../helpers/server.js';
+import { kCli, tempDataDir, type TestServer } from '../helpers/server.js';
 import { plainNode } from '../helpers/plain-process.js';
 import { alignClock } from '../helpers/test-hooks.js';
 import { startWorldServer } from '../helpers/world-server.js';
@@ -60,13 +60,14 @@ async function threadCounts(server: TestServer): Promise<number[]> {
 }
 
 // One threaded server for the tests that leave it as the next expects, in this order (spread, rate
-// limit, lockout, port taken, writes seen, SIGTERM drain, which stops it): a start of three threads and
-// three eval workers costs about 4 CPU s. The two that use up a per-address limit (counted by the TCP
-// peer: src/http/client-address.ts) connect from loopback addresses of their own, so the tests after
-// them, from 127.0.0.1, find their own counts untouched. The demo's sign-in test starts its own.
-const shared = startWorldServer(t, threaded());
+// limit, lockout, sign-in limit, port taken, writes seen, SIGTERM drain, which stops it): a start of
+// three threads and three eval workers costs about 4 CPU s. The three that use up a per-address limit
+// (counted by the TCP peer: src/http/client-address.ts) connect from loopback addresses of their own,
+// so the tests after them, from 127.0.0.1, find their own counts untouched.
+const shared = startWorldServer(t, threaded({ FLAGWIRE_SIGN_IN_FAIL_LIMIT: '4' }));
 const kRateLimitedAddress = '127.0.0.2';
 const kLockedOutAddress = '127.0.0.3';
+const kSignInAddress = '127.0.0.4';
 
 t.test("connections are spread over every thread; /metrics sums them and /ready covers every thread's workers", async (t) => {
   const { server, world } = await shared;
@@ -126,8 +127,7 @@ t.test("the 20 failed authentications lockout counts every thread's failures, ex
 });
 
 t.test('failed web console sign-ins are counted once per process, whatever thread answers them', async (t) => {
-  const server = await startTestServer({ demo: true, env: threaded({ FLAGWIRE_SIGN_IN_FAIL_LIMIT: '4' }) });
-  t.teardown(() => server.stop());
+  const { server } = await shared;
   // Six accounts from one address, at once: per-thread counts (two each) would answer all six 401.
   const wrong = await Promise.all(
     Array.from({ length: 6 }, (_, i) =>
@@ -138,6 +138,7 @@ t.test('failed web console sign-ins are counted once per process, whatever threa
         undefined,
         { email: `nobody${i}@x.test`, password: 'not the password at all' },
         { origin: server.baseUrl },
+        kSignInAddress,
       ),
     ),
   );
