@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import http from 'node:http';
 import t from 'tap';
 import { scrapeMetrics } from '../helpers/http.js';
-import { kCli, startTestServer, tempDataDir, type TestServer } from '../helpers/server.js';
+import { kCli, tempDataDir, type TestServer } from '../helpers/server.js';
 import { plainNode } from '../helpers/plain-process.js';
 import { alignClock } from '../helpers/test-hooks.js';
 import { startWorldServer } from '../helpers/world-server.js';
@@ -28,13 +28,14 @@ function fresh(
   token?: string,
   body?: unknown,
   extra: Record<string, string> = {},
+  localAddress?: string,
 ): Promise<{ status: number; json: any }> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { connection: 'close', ...extra };
     if (token !== undefined) headers.authorization = `Bearer ${token}`;
     const payload = body === undefined ? undefined : JSON.stringify(body);
     if (payload !== undefined) headers['content-type'] = 'application/json';
-    const req = http.request({ host: '127.0.0.1', port: server.port, path, method, headers, agent: false }, (res) => {
+    const req = http.request({ host: '127.0.0.1', port: server.port, path, method, headers, agent: false, localAddress }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (d: string) => (text += d));
@@ -58,10 +59,15 @@ async function threadCounts(server: TestServer): Promise<number[]> {
   return Array.from({ length: kThreads }, (_, i) => samples.get(`flagwire_http_thread_requests_total{thread="${i}"}`) ?? -1);
 }
 
-// One threaded server for the tests that leave it as the next expects, in this order (spread, port
-// taken, writes seen, SIGTERM drain, which stops it): a start of three threads and three eval workers
-// costs about 4 CPU s. Those that use up a per-address limit or need the demo start their own.
-const shared = startWorldServer(t, threaded());
+// One threaded server for the tests that leave it as the next expects, in this order (spread, rate
+// limit, lockout, sign-in limit, port taken, writes seen, SIGTERM drain, which stops it): a start of
+// three threads and three eval workers costs about 4 CPU s. The three that use up a per-address limit
+// (counted by the TCP peer: src/http/client-address.ts) connect from loopback addresses of their own,
+// so the tests after them, from 127.0.0.1, find their own counts untouched.
+const shared = startWorldServer(t, threaded({ FLAGWIRE_SIGN_IN_FAIL_LIMIT: '4' }));
+const kRateLimitedAddress = '127.0.0.2';
+const kLockedOutAddress = '127.0.0.3';
+const kSignInAddress = '127.0.0.4';
 
 t.test("connections are spread over every thread; /metrics sums them and /ready covers every thread's workers", async (t) => {
   const { server, world } = await shared;
@@ -88,12 +94,14 @@ t.test("connections are spread over every thread; /metrics sums them and /ready 
 });
 
 t.test('the 601st Management API request in a minute is refused, however the requests are spread and interleaved', async (t) => {
-  const { server, world } = await startWorldServer(t, threaded());
+  const { server, world } = await shared;
   await alignClock(server, 60);
   const statuses: number[] = [];
   // 700 requests, 25 at a time on connections of their own: the threads count into one limit at once.
   for (let sent = 0; sent < 700; sent += 25) {
-    const wave = await Promise.all(Array.from({ length: 25 }, () => fresh(server, 'GET', '/api/v1/token', world.secrets.read)));
+    const wave = await Promise.all(
+      Array.from({ length: 25 }, () => fresh(server, 'GET', '/api/v1/token', world.secrets.read, undefined, {}, kRateLimitedAddress)),
+    );
     statuses.push(...wave.map((r) => r.status));
   }
   t.equal(statuses.filter((s) => s === 200).length, 600, 'exactly 600 admitted');
@@ -103,13 +111,15 @@ t.test('the 601st Management API request in a minute is refused, however the req
 });
 
 t.test("the 20 failed authentications lockout counts every thread's failures, exactly", async (t) => {
-  const { server, world } = await startWorldServer(t, threaded());
-  const bad = await Promise.all(Array.from({ length: 30 }, () => fresh(server, 'GET', '/api/v1/token', 'fw_notATokenAtAll00000000')));
+  const { server, world } = await shared;
+  const bad = await Promise.all(
+    Array.from({ length: 30 }, () => fresh(server, 'GET', '/api/v1/token', 'fw_notATokenAtAll00000000', undefined, {}, kLockedOutAddress)),
+  );
   t.equal(bad.filter((r) => r.status === 401).length, 20, 'exactly 20 answered as failed authentications');
   t.equal(bad.filter((r) => r.status === 429).length, 10, 'the rest locked out');
   for (let i = 0; i < kThreads; i++) {
     t.equal(
-      (await fresh(server, 'GET', '/api/v1/token', world.secrets.read)).status,
+      (await fresh(server, 'GET', '/api/v1/token', world.secrets.read, undefined, {}, kLockedOutAddress)).status,
       429,
       `a valid token is locked out too (connection ${i})`,
     );
@@ -117,8 +127,7 @@ t.test("the 20 failed authentications lockout counts every thread's failures, ex
 });
 
 t.test('failed web console sign-ins are counted once per process, whatever thread answers them', async (t) => {
-  const server = await startTestServer({ demo: true, env: threaded({ FLAGWIRE_SIGN_IN_FAIL_LIMIT: '4' }) });
-  t.teardown(() => server.stop());
+  const { server } = await shared;
   // Six accounts from one address, at once: per-thread counts (two each) would answer all six 401.
   const wrong = await Promise.all(
     Array.from({ length: 6 }, (_, i) =>
@@ -129,6 +138,7 @@ t.test('failed web console sign-ins are counted once per process, whatever threa
         undefined,
         { email: `nobody${i}@x.test`, password: 'not the password at all' },
         { origin: server.baseUrl },
+        kSignInAddress,
       ),
     ),
   );
