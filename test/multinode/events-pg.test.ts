@@ -23,10 +23,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { type CountedEvent, millionths } from '../../src/events/tally.js';
 import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
-import { kStoreLayout } from '../../src/capabilities.js';
 import { flagCreate } from '../../src/flags/flag-commands.js';
 import { projectCreate } from '../../src/projects/project-commands.js';
-import { openForCli } from '../../src/store/open-store.js';
 import { tokenCreate } from '../../src/tokens/token-commands.js';
 import { recomputedStatistics } from '../helpers/event-tally.js';
 import { random } from '../helpers/seeded-random.js';
@@ -37,7 +35,7 @@ import { sharedPostgres, startPostgres, type TestDatabases } from '../helpers/po
 import type { TestContext } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import type { TestServer } from '../helpers/server.js';
-import { cli, type Seeded, seededDatabase, startNode, startReadyNodes, until, waitReady } from './support.js';
+import { cli, type Seeded, seededDatabase, startNode, startReadyNodes, until, waitReady, writeInProcess } from './support.js';
 
 const pg = await sharedPostgres();
 /** The file's own test, where what outlives one test is torn down. */
@@ -103,27 +101,17 @@ async function projectWorld(t: TestContext): Promise<World> {
 
 /**
  * A project `name` of the seeded organisation with a flag `checkout` and a write token of its owner, as
- * the console's three commands make them (the same commands, by the store's console path, in one
- * transaction): made in this process, where three console processes cost more than the two nodes the
- * shared ones save. The console's own runs are proven by the seed and test/cli.
+ * the console's three commands make them (the same commands, in one transaction), made in this process:
+ * three console processes cost about what the shared nodes save.
  */
-async function projectIn(t: TestContext, url: string, { orgId, ownerId }: Seeded, name: string): Promise<Seeded> {
-  const store = await openForCli(tempDir(t), kStoreLayout, url);
-  try {
-    const [made] = await store.writes.commit(() => [
-      (w) => {
-        const now = Date.now();
-        const project = projectCreate(w, { name, orgId, principal: kOperator }, now);
-        const flag = flagCreate(w, { projectId: project.id, body: { name: 'checkout' }, principal: principalOf(undefined) }, now);
-        const token = tokenCreate(w, { projectId: project.id, principal: principalOf(ownerId), name: 'ci', permission: 'write' }, now);
-        return { orgId, ownerId, projectId: project.id, flagId: flag.id, tokenId: token.id, secret: token.secret };
-      },
-    ]);
-    if (!made!.ok) throw made!.error;
-    return made!.value;
-  } finally {
-    await store.writes.close();
-  }
+function projectIn(t: TestContext, url: string, { orgId, ownerId }: Seeded, name: string): Promise<Seeded> {
+  return writeInProcess(t, url, (w) => {
+    const now = Date.now();
+    const project = projectCreate(w, { name, orgId, principal: kOperator }, now);
+    const flag = flagCreate(w, { projectId: project.id, body: { name: 'checkout' }, principal: principalOf(undefined) }, now);
+    const token = tokenCreate(w, { projectId: project.id, principal: principalOf(ownerId), name: 'ci', permission: 'write' }, now);
+    return { orgId, ownerId, projectId: project.id, flagId: flag.id, tokenId: token.id, secret: token.secret };
+  });
 }
 
 /** The two flags of `seeded`'s project running their experiments on `nodes`; a client key both nodes accept for them. */

@@ -4,6 +4,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Packr } from 'msgpackr';
 import { kStoreLayout } from '../../src/capabilities.js';
 import { changeOf, type Change, type LoggedChange } from '../../src/store/changes.js';
+import type { StoreWriter } from '../../src/store/interfaces.js';
+import { openForCli } from '../../src/store/open-store.js';
 import { patchedRecord } from '../../src/store/record-patch.js';
 import { call } from '../helpers/http.js';
 import { cli, ok, type TestContext } from '../helpers/cli.js';
@@ -143,6 +145,23 @@ export async function seededDatabase(t: TestContext, databases: TestDatabases): 
   }
   const { database, seeded } = await template;
   return { url: await databases.newDatabase(database), seeded };
+}
+
+/**
+ * Runs `write` in one transaction of the console's path to the store on `databaseUrl` (the path its
+ * commands write through), in this process, and answers what it returned. Setup that a test does not
+ * test: a console process per command (--database keeps them out of the test process) costs more CPU
+ * than a node's start; the console's own runs are proven by seedWithConsole and test/cli.
+ */
+export async function writeInProcess<T>(t: TestContext, databaseUrl: string, write: (w: StoreWriter) => T): Promise<T> {
+  const store = await openForCli(tempDir(t), kStoreLayout, databaseUrl);
+  try {
+    const [settled] = await store.writes.commit(() => [write]);
+    if (!settled!.ok) throw settled!.error;
+    return settled!.value;
+  } finally {
+    await store.writes.close();
+  }
 }
 
 /** `flagwire token create` in the seeded project as its owner, by the console with --database: its run, not checked. */
