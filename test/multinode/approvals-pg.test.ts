@@ -22,7 +22,7 @@ import type { TestContext } from '../helpers/cli.js';
 import { sharedPostgres } from '../helpers/postgres.js';
 import type { TestServer } from '../helpers/server.js';
 import { pollUntil } from '../helpers/poll.js';
-import { changeLog, cli, seedWithConsole, startReadyNodes, writeInProcess } from './support.js';
+import { changeLog, cli, seedInProcess, startReadyNodes, writeInProcess } from './support.js';
 
 const cluster = await sharedPostgres();
 t.teardown(() => cluster.destroy());
@@ -39,7 +39,7 @@ t.test('two approvers on two nodes at once', async (t) => {
   const url = await cluster.newDatabase();
   const database = new URL(url).pathname.slice(1);
   const db = ['--database', url];
-  const seeded = await seedWithConsole(t, url);
+  const seeded = await seedInProcess(t, url);
   // The console's `user create`, `org add-member` and `approvals set`, in this process (writeInProcess):
   // setup, where a console process per command cost more CPU than the nodes.
   const admin = (email: string) =>

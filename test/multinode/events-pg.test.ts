@@ -22,10 +22,6 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { type CountedEvent, millionths } from '../../src/events/tally.js';
-import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
-import { flagCreate } from '../../src/flags/flag-commands.js';
-import { projectCreate } from '../../src/projects/project-commands.js';
-import { tokenCreate } from '../../src/tokens/token-commands.js';
 import { recomputedStatistics } from '../helpers/event-tally.js';
 import { random } from '../helpers/seeded-random.js';
 import { call, type Reply } from '../helpers/http.js';
@@ -35,7 +31,17 @@ import { sharedPostgres, startPostgres, type TestDatabases } from '../helpers/po
 import type { TestContext } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import type { TestServer } from '../helpers/server.js';
-import { cli, type Seeded, seededDatabase, startNode, startReadyNodes, until, waitReady, writeInProcess } from './support.js';
+import {
+  cli,
+  projectInTransaction,
+  type Seeded,
+  seededDatabase,
+  startNode,
+  startReadyNodes,
+  until,
+  waitReady,
+  writeInProcess,
+} from './support.js';
 
 const pg = await sharedPostgres();
 /** The file's own test, where what outlives one test is torn down. */
@@ -89,7 +95,8 @@ let projects = 0;
 async function projectWorld(t: TestContext): Promise<World> {
   defaultNodes ??= seededDatabase(t, pg).then(async ({ url, seeded }) => ({ url, seeded, nodes: await startReadyNodes(root, url, 2) }));
   const { url, nodes, seeded } = await defaultNodes;
-  const project = await projectIn(t, url, seeded, `Shop ${++projects}`);
+  // Three console processes cost about what the shared nodes save: the project is made in this process.
+  const project = await writeInProcess(t, url, (w) => projectInTransaction(w, seeded, `Shop ${++projects}`));
   // Written beside the nodes, not through them: each node's copy is brought up to PostgreSQL's revision.
   const revision = Number(
     (await pg.admin<{ revision: string }>(new URL(url).pathname.slice(1), 'SELECT revision FROM flagwire_meta')).rows[0]!.revision,
@@ -97,21 +104,6 @@ async function projectWorld(t: TestContext): Promise<World> {
   for (const node of nodes)
     await until(async () => (await waitReady(node)).replica.revision >= revision, 60_000, `the project on ${node.baseUrl}`);
   return experiments(url, nodes, project);
-}
-
-/**
- * A project `name` of the seeded organisation with a flag `checkout` and a write token of its owner, as
- * the console's three commands make them (the same commands, in one transaction), made in this process:
- * three console processes cost about what the shared nodes save.
- */
-function projectIn(t: TestContext, url: string, { orgId, ownerId }: Seeded, name: string): Promise<Seeded> {
-  return writeInProcess(t, url, (w) => {
-    const now = Date.now();
-    const project = projectCreate(w, { name, orgId, principal: kOperator }, now);
-    const flag = flagCreate(w, { projectId: project.id, body: { name: 'checkout' }, principal: principalOf(undefined) }, now);
-    const token = tokenCreate(w, { projectId: project.id, principal: principalOf(ownerId), name: 'ci', permission: 'write' }, now);
-    return { orgId, ownerId, projectId: project.id, flagId: flag.id, tokenId: token.id, secret: token.secret };
-  });
 }
 
 /** The two flags of `seeded`'s project running their experiments on `nodes`; a client key both nodes accept for them. */

@@ -2,11 +2,16 @@
 // them (`serve --database URL --data DIR`), and the console with --database.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Packr } from 'msgpackr';
+import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
 import { kStoreLayout } from '../../src/capabilities.js';
+import { flagCreate } from '../../src/flags/flag-commands.js';
+import { orgAddMember, orgCreate, userCreate } from '../../src/orgs/org-commands.js';
+import { projectCreate } from '../../src/projects/project-commands.js';
 import { changeOf, type Change, type LoggedChange } from '../../src/store/changes.js';
 import type { StoreWriter } from '../../src/store/interfaces.js';
 import { openForCli } from '../../src/store/open-store.js';
 import { patchedRecord } from '../../src/store/record-patch.js';
+import { tokenCreate } from '../../src/tokens/token-commands.js';
 import { call } from '../helpers/http.js';
 import { cli, ok, type TestContext } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
@@ -162,6 +167,30 @@ export async function writeInProcess<T>(t: TestContext, databaseUrl: string, wri
   } finally {
     await store.writes.close();
   }
+}
+
+/**
+ * seedWithConsole's seed written in this process (writeInProcess): the same commands, in one
+ * transaction, for a file whose seed is setup only and made once (six console processes cost more CPU
+ * than a node's start).
+ */
+export function seedInProcess(t: TestContext, databaseUrl: string): Promise<Seeded> {
+  return writeInProcess(t, databaseUrl, (w) => {
+    const now = Date.now();
+    const org = orgCreate(w, { name: 'Acme', plan: 'teams', principal: kOperator }, now);
+    const user = userCreate(w, { email: 'owner@acme.test' }, now);
+    orgAddMember(w, { orgId: org.id, userId: user.id, role: 'owner', principal: kOperator }, now);
+    return projectInTransaction(w, { orgId: org.id, ownerId: user.id }, 'Shop');
+  });
+}
+
+/** A project `name` of the organisation, with a flag `checkout` and a write token of its owner, as seedWithConsole's last three commands make them. */
+export function projectInTransaction(w: StoreWriter, { orgId, ownerId }: Pick<Seeded, 'orgId' | 'ownerId'>, name: string): Seeded {
+  const now = Date.now();
+  const project = projectCreate(w, { name, orgId, principal: kOperator }, now);
+  const flag = flagCreate(w, { projectId: project.id, body: { name: 'checkout' }, principal: principalOf(undefined) }, now);
+  const token = tokenCreate(w, { projectId: project.id, principal: principalOf(ownerId), name: 'ci', permission: 'write' }, now);
+  return { orgId, ownerId, projectId: project.id, flagId: flag.id, tokenId: token.id, secret: token.secret };
 }
 
 /** `flagwire token create` in the seeded project as its owner, by the console with --database: its run, not checked. */
