@@ -137,15 +137,15 @@ const seedTemplates = new WeakMap<TestDatabases, Promise<{ database: string; see
 /**
  * A new database of `databases` holding the console's seed, and the seed: a copy of one seeded database
  * per cluster (PostgreSQL copies a template database's files; the seed's database has no session open
- * once its commands have ended). The seed's six console processes took 6-7 s of a test's 11-15 s at a
- * load of 15, and were the same for every test.
+ * once it is written). The seed's six console processes took 6-7 s of a test's 11-15 s at a load of
+ * 15, and were the same for every test; the one seed left is written in this process (seedInProcess).
  */
 export async function seededDatabase(t: TestContext, databases: TestDatabases): Promise<{ url: string; seeded: Seeded }> {
   let template = seedTemplates.get(databases);
   if (template === undefined) {
     template = databases
       .newDatabase()
-      .then(async (url) => ({ database: new URL(url).pathname.slice(1), seeded: await seedWithConsole(t, url) }));
+      .then(async (url) => ({ database: new URL(url).pathname.slice(1), seeded: await seedInProcess(t, url) }));
     seedTemplates.set(databases, template);
   }
   const { database, seeded } = await template;
